@@ -1,0 +1,60 @@
+// Devices: the Context a value lives on and the hooks a device provides.
+//
+// `Context` is {cpu|gpu, id} with MXNet's device-type codes (1 cpu, 2 gpu).
+// `DeviceAPI` is the per-device-type hook set (alloc, free, copies, sync);
+// the CPU one is built into core, the CUDA one is registered by kernels/cuda
+// when compiled. Implementations must be thread-safe.
+#ifndef WEFT_DEVICE_H_
+#define WEFT_DEVICE_H_
+
+#include <cstddef>
+#include <string>
+
+namespace weft {
+
+enum class DeviceType : int { kCPU = 1, kGPU = 2 };
+
+struct Context {
+  DeviceType dev_type = DeviceType::kCPU;
+  int dev_id = 0;
+
+  static Context CPU(int id = 0) { return {DeviceType::kCPU, id}; }
+  static Context GPU(int id = 0) { return {DeviceType::kGPU, id}; }
+  bool operator==(const Context& o) const { return dev_type == o.dev_type && dev_id == o.dev_id; }
+  bool operator!=(const Context& o) const { return !(*this == o); }
+  bool operator<(const Context& o) const {
+    return dev_type != o.dev_type ? dev_type < o.dev_type : dev_id < o.dev_id;
+  }
+  // "cpu(0)", "gpu(1)".
+  std::string ToString() const;
+  // Parses "cpu(0)", "gpu(1)", "cpu", "gpu"; throws Error(kDevice).
+  static Context Parse(const std::string& text);
+};
+
+const char* DeviceTypeName(DeviceType t);
+
+// Hooks a device type implements. Errors are thrown as weft::Error.
+class DeviceAPI {
+ public:
+  virtual ~DeviceAPI() = default;
+  // Number of usable devices of this type (0 when no driver/device).
+  virtual int DeviceCount() = 0;
+  // Allocates `bytes` (aligned to at least 64) on `ctx`; throws kOutOfMemory.
+  virtual void* Alloc(Context ctx, size_t bytes) = 0;
+  virtual void Free(Context ctx, void* ptr) = 0;
+  // Copies between host memory and memory of this device type.
+  virtual void CopyToHost(Context ctx, void* dst, const void* src, size_t bytes) = 0;
+  virtual void CopyFromHost(Context ctx, void* dst, const void* src, size_t bytes) = 0;
+  // Copies within one device (or between two devices of this type).
+  virtual void CopyDevice(Context dst_ctx, void* dst, Context src_ctx, const void* src,
+                          size_t bytes) = 0;
+  // Waits for all work queued on `ctx`.
+  virtual void Synchronize(Context ctx) = 0;
+};
+
+// The built-in host implementation.
+DeviceAPI* CpuDeviceAPI();
+
+}  // namespace weft
+
+#endif  // WEFT_DEVICE_H_

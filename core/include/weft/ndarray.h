@@ -1,0 +1,70 @@
+// NDArray: a reference-counted n-dimensional array on a device.
+//
+// An NDArray is a view (shape, dtype, byte offset) on a shared storage Chunk.
+// Copies of an NDArray share storage; `Reshape` and `Slice` return views on
+// the same chunk. `WaitToRead`/`WaitToWrite` block until pending engine work
+// on the array is done (operations are synchronous until the dependency
+// engine lands, so they return at once). An NDArray object is not
+// synchronised; distinct NDArrays may be used from different threads.
+#ifndef WEFT_NDARRAY_H_
+#define WEFT_NDARRAY_H_
+
+#include <cstddef>
+#include <memory>
+
+#include "weft/blob.h"
+#include "weft/storage.h"
+
+namespace weft {
+
+class Runtime;
+
+class NDArray {
+ public:
+  // An empty handle (is_none()).
+  NDArray() = default;
+  // Allocates uninitialised storage from `rt`'s pool for `ctx` (the global
+  // runtime when null). REQUIRES: shape.is_known() or rank 0; throws Error.
+  NDArray(const Shape& shape, Context ctx, DType dtype, Runtime* rt = nullptr);
+
+  bool is_none() const { return chunk_ == nullptr; }
+  const Shape& shape() const { return shape_; }
+  DType dtype() const { return dtype_; }
+  Context ctx() const;
+  int64_t Size() const { return shape_.Size(); }
+  size_t Bytes() const { return static_cast<size_t>(Size()) * DTypeSize(dtype_); }
+  // Pointer to the first element of this view.
+  void* dptr() const;
+  TBlob blob() const;
+  const std::shared_ptr<Chunk>& chunk() const { return chunk_; }
+  size_t byte_offset() const { return offset_; }
+
+  // A view with the same elements in a new shape; sizes must match.
+  NDArray Reshape(const Shape& shape) const;
+  // A view of rows [begin, end) along the first axis.
+  NDArray Slice(int64_t begin, int64_t end) const;
+  // A view of element `i` along the first axis, with that axis removed.
+  NDArray At(int64_t i) const;
+
+  // Copies `bytes` from host memory; `bytes` must equal Bytes().
+  void CopyFromHost(const void* src, size_t bytes);
+  // Copies into host memory; `bytes` must equal Bytes().
+  void CopyToHost(void* dst, size_t bytes) const;
+  // Copies elements into `dst` (same shape and dtype; any devices).
+  void CopyTo(NDArray* dst) const;
+  // A deep copy on `ctx`.
+  NDArray Copy(Context ctx) const;
+
+  void WaitToRead() const {}
+  void WaitToWrite() const {}
+
+ private:
+  std::shared_ptr<Chunk> chunk_;
+  Shape shape_;
+  DType dtype_ = DType::kFloat32;
+  size_t offset_ = 0;
+};
+
+}  // namespace weft
+
+#endif  // WEFT_NDARRAY_H_

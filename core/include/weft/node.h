@@ -1,0 +1,66 @@
+// Node and NodeEntry: the vertices and edges of a symbolic graph.
+//
+// A Node is either a variable (op == nullptr) or an operator application
+// with parsed attributes and input entries. A NodeEntry names one output of
+// a node. Nodes are shared (std::shared_ptr) and immutable once published
+// into a graph; passes build new nodes rather than editing old ones.
+// Operator gradients (OpDef::gradient) are written with these types.
+#ifndef WEFT_NODE_H_
+#define WEFT_NODE_H_
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "weft/param.h"
+
+namespace weft {
+
+struct OpDef;
+class OpRegistry;
+struct Node;
+using NodePtr = std::shared_ptr<Node>;
+
+struct NodeEntry {
+  NodePtr node;
+  uint32_t index = 0;
+  uint32_t version = 0;
+};
+
+// What an op instance is configured with.
+struct NodeAttrs {
+  const OpDef* op = nullptr;  // null for variables
+  std::string name;
+  StringMap dict;      // the raw string parameters and hidden attributes
+  ParamValues params;  // parsed from dict against op->params
+};
+
+struct Node {
+  NodeAttrs attrs;
+  std::vector<NodeEntry> inputs;
+  std::vector<NodePtr> control_deps;
+
+  bool is_variable() const { return attrs.op == nullptr; }
+  const OpDef* op() const { return attrs.op; }
+  // Number of outputs (1 for a variable).
+  uint32_t num_outputs() const;
+};
+
+// A new variable node named `name`.
+NodePtr MakeVariable(const std::string& name);
+
+// A new node applying `op_name` (looked up in `reg`) to `inputs` with string
+// parameters `params`; parameters are parsed and checked. Returns the node.
+NodePtr MakeOpNode(const OpRegistry& reg, const std::string& op_name,
+                   const std::string& node_name, std::vector<NodeEntry> inputs,
+                   const StringMap& params = {});
+
+// Output `index` of a new op node (see MakeOpNode).
+NodeEntry MakeOpEntry(const OpRegistry& reg, const std::string& op_name,
+                      const std::string& node_name, std::vector<NodeEntry> inputs,
+                      const StringMap& params = {}, uint32_t index = 0);
+
+}  // namespace weft
+
+#endif  // WEFT_NODE_H_

@@ -1,0 +1,139 @@
+// Operators: the typed OpDef, the op registry and the kernel registry.
+//
+// An OpDef is a plain struct of named fields (no string-keyed attributes):
+// parameters, arity, input/output names, bidirectional shape and type
+// inference, in-place pairs, mutated inputs and a symbolic gradient. Kernels
+// are registered separately per (op, device type, backend); the highest
+// priority backend wins, and others stay reachable for consistency tests.
+// Registries are filled once by plain calls (RegisterAllOps,
+// RegisterAllKernels) and then only read, which is thread-safe.
+#ifndef WEFT_OP_H_
+#define WEFT_OP_H_
+
+#include <functional>
+#include <map>
+#include <memory>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "weft/blob.h"
+#include "weft/node.h"
+#include "weft/param.h"
+
+namespace weft {
+
+// How a kernel writes an output (MXNet's OpReqType).
+enum class OpReq : int { kNull = 0, kWrite = 1, kInplace = 2, kAdd = 3 };
+
+// Shape inference: may read and fill both inputs and outputs. Returns true
+// when every shape is known afterwards; throws Error(kShape) on a conflict.
+using InferShapeFn =
+    std::function<bool(const NodeAttrs&, std::vector<Shape>* in, std::vector<Shape>* out)>;
+// Type inference, same contract with DType::kUnknown as "unknown".
+using InferTypeFn =
+    std::function<bool(const NodeAttrs&, std::vector<DType>* in, std::vector<DType>* out)>;
+// Symbolic gradient: given the node and the gradients of its outputs, returns
+// one gradient entry per input (built with MakeOpEntry on `reg`).
+using GradientFn = std::function<std::vector<NodeEntry>(
+    const OpRegistry& reg, const NodePtr& node, const std::vector<NodeEntry>& out_grads)>;
+using CountFn = std::function<int(const ParamValues&)>;
+using NamesFn = std::function<std::vector<std::string>(const ParamValues&)>;
+using InplaceFn = std::function<std::vector<std::pair<int, int>>(const ParamValues&)>;
+
+struct OpDef {
+  std::string name;
+  std::vector<std::string> aliases;
+  std::string doc;
+  std::vector<ParamDecl> params;
+
+  // Fixed arity; when the count fn is set it wins (e.g. from num_args).
+  int num_inputs = 1;
+  int num_outputs = 1;
+  CountFn num_inputs_fn;
+  CountFn num_outputs_fn;
+  // Parameter holding the variadic input count (e.g. "num_args"), or empty.
+  std::string key_var_num_args;
+
+  // Input/output names; default "data"/"output" (indexed when several).
+  NamesFn input_names;
+  NamesFn output_names;
+
+  InferShapeFn infer_shape;
+  InferTypeFn infer_type;
+  // (input, output) pairs that may share memory.
+  InplaceFn inplace;
+  // Inputs the op writes to (e.g. optimizer state); empty for pure ops.
+  std::function<std::vector<int>(const ParamValues&)> mutate_inputs;
+  // Null when the op has no gradient (an error on a path that needs one).
+  GradientFn gradient;
+  // Ops that create values without inputs take their context from a "ctx" param.
+  bool is_source = false;
+
+  int NumInputs(const ParamValues& p) const { return num_inputs_fn ? num_inputs_fn(p) : num_inputs; }
+  int NumOutputs(const ParamValues& p) const {
+    return num_outputs_fn ? num_outputs_fn(p) : num_outputs;
+  }
+  std::vector<std::string> InputNames(const ParamValues& p) const;
+  std::vector<std::string> OutputNames(const ParamValues& p) const;
+};
+
+class OpRegistry {
+ public:
+  // Adds `def` under its name and aliases; a duplicate name is a bug.
+  void Add(OpDef def);
+  // The op named `name` (or an alias), or null.
+  const OpDef* Find(const std::string& name) const;
+  // Like Find, but throws Error(kNotFound) naming `name`.
+  const OpDef& Get(const std::string& name) const;
+  // Canonical names, sorted.
+  std::vector<std::string> ListNames() const;
+  size_t size() const { return ops_.size(); }
+
+ private:
+  std::vector<std::unique_ptr<OpDef>> ops_;
+  std::map<std::string, const OpDef*> by_name_;
+};
+
+// Per-call context handed to kernels.
+struct RandomState;
+struct OpContext {
+  Context ctx;
+  bool is_train = false;
+  RandomState* rng = nullptr;  // set for ops that draw random numbers
+  void* stream = nullptr;      // device stream (CUDA), null on CPU
+};
+
+using KernelFn = std::function<void(const OpContext&, const NodeAttrs&, const std::vector<TBlob>& in,
+                                    const std::vector<OpReq>& req, const std::vector<TBlob>& out)>;
+
+struct Kernel {
+  std::string backend;  // "cpu", "blas", "cuda"
+  int priority = 0;     // higher wins
+  KernelFn fn;
+  // Whether `fn` honours OpReq::kAdd itself (otherwise the caller adds).
+  bool supports_add = false;
+};
+
+class KernelRegistry {
+ public:
+  void Add(const std::string& op, DeviceType dev, Kernel k);
+  // Highest-priority kernel for (op, dev), or null.
+  const Kernel* Find(const std::string& op, DeviceType dev) const;
+  // A specific backend's kernel, or null.
+  const Kernel* FindBackend(const std::string& op, DeviceType dev, const std::string& backend) const;
+  // Backends registered for (op, dev), highest priority first.
+  std::vector<std::string> Backends(const std::string& op, DeviceType dev) const;
+
+ private:
+  std::map<std::pair<std::string, DeviceType>, std::vector<Kernel>> kernels_;
+};
+
+// Fills `reg` with every operator (core/src/op/register_ops.cc).
+void RegisterAllOps(OpRegistry* reg);
+// Fills `reg` with every compiled kernel (kernels/register_kernels.cc).
+void RegisterAllKernels(KernelRegistry* reg);
+
+}  // namespace weft
+
+#endif  // WEFT_OP_H_

@@ -1,0 +1,68 @@
+// Runtime: owns the registries, device hooks, storage pools and RNG state.
+//
+// `Runtime::Global()` is created on first use (never by a static
+// initialiser) and lives until process exit; tests may build fresh Runtimes.
+// Registries are filled in the constructor and read-only afterwards; pool
+// and RNG access is synchronised internally.
+#ifndef WEFT_RUNTIME_H_
+#define WEFT_RUNTIME_H_
+
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <random>
+
+#include "weft/device.h"
+#include "weft/op.h"
+#include "weft/storage.h"
+
+namespace weft {
+
+// Per-context random generator; ops that draw numbers lock `mu`.
+struct RandomState {
+  std::mutex mu;
+  std::mt19937_64 engine{0};
+};
+
+class Runtime {
+ public:
+  Runtime();
+  ~Runtime();
+  Runtime(const Runtime&) = delete;
+  Runtime& operator=(const Runtime&) = delete;
+
+  static Runtime& Global();
+
+  const OpRegistry& ops() const { return ops_; }
+  const KernelRegistry& kernels() const { return kernels_; }
+
+  // The DeviceAPI for `t`; throws Error(kDevice) when it is not compiled in.
+  DeviceAPI* device_api(DeviceType t) const;
+  // Installs the hooks for a device type (kernels/cuda does this for GPUs).
+  void SetDeviceAPI(DeviceType t, DeviceAPI* api);
+  // The pool serving `ctx`; throws Error(kDevice) if the device is missing.
+  std::shared_ptr<StoragePool> storage(Context ctx);
+  // Sum of live bytes over every pool.
+  size_t live_bytes() const;
+  // The random state of `ctx`.
+  RandomState* rng(Context ctx);
+  // Reseeds every context's generator (context i gets seed mixed with its id).
+  void Seed(uint64_t seed);
+
+ private:
+  OpRegistry ops_;
+  KernelRegistry kernels_;
+  std::map<DeviceType, DeviceAPI*> apis_;
+  mutable std::mutex mu_;
+  std::map<Context, std::shared_ptr<StoragePool>> pools_;  // GUARDED_BY(mu_)
+  std::map<Context, std::unique_ptr<RandomState>> rngs_;    // GUARDED_BY(mu_)
+  uint64_t seed_ = 0;                                       // GUARDED_BY(mu_)
+};
+
+// Installs the CUDA DeviceAPI into `rt` when built with CUDA (no-op otherwise).
+void RegisterDeviceAPIs(Runtime* rt);
+
+}  // namespace weft
+
+#endif  // WEFT_RUNTIME_H_

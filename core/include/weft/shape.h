@@ -1,0 +1,62 @@
+// Shape: an n-dimensional extent with MXNet's partial-shape semantics.
+//
+// A default-constructed Shape has unknown rank (ndim() == -1). A dimension of
+// 0 means "unknown extent" (MXNet 1.x legacy semantics); a shape is known when
+// its rank is known and no dimension is 0. Rank 0 is a scalar (size 1).
+// Shapes are small values; copying is cheap. Not synchronised.
+#ifndef WEFT_SHAPE_H_
+#define WEFT_SHAPE_H_
+
+#include <cstdint>
+#include <initializer_list>
+#include <ostream>
+#include <string>
+#include <vector>
+
+namespace weft {
+
+class Shape {
+ public:
+  // Unknown rank.
+  Shape() = default;
+  Shape(std::initializer_list<int64_t> dims) : ndim_(static_cast<int>(dims.size())), dims_(dims) {}
+  explicit Shape(std::vector<int64_t> dims)
+      : ndim_(static_cast<int>(dims.size())), dims_(std::move(dims)) {}
+  // Rank `ndim` with every extent unknown (0).
+  static Shape Unknown(int ndim) { return Shape(std::vector<int64_t>(ndim, 0)); }
+
+  int ndim() const { return ndim_; }
+  bool ndim_known() const { return ndim_ >= 0; }
+  // Rank known and every extent > 0.
+  bool is_known() const;
+  int64_t operator[](int i) const { return dims_[i]; }
+  int64_t& operator[](int i) { return dims_[i]; }
+  const std::vector<int64_t>& dims() const { return dims_; }
+  // Product of extents (1 for a scalar). REQUIRES: ndim_known().
+  int64_t Size() const;
+  // Product of extents in [begin, end).
+  int64_t ProdRange(int begin, int end) const;
+
+  bool operator==(const Shape& o) const { return ndim_ == o.ndim_ && dims_ == o.dims_; }
+  bool operator!=(const Shape& o) const { return !(*this == o); }
+
+  // MXNet text form: "(2,3)", "(3,)", "()"; unknown rank prints "None".
+  std::string ToString() const;
+  // Parses "(2, 3)", "[2,3]", "(3,)", "5", "()" ; throws Error(kInvalidArgument).
+  static Shape Parse(const std::string& text);
+
+ private:
+  int ndim_ = -1;
+  std::vector<int64_t> dims_;
+};
+
+std::ostream& operator<<(std::ostream& os, const Shape& s);
+
+// Merges `src` into `*dst` (MXNet's shape_assign): unknown rank or unknown
+// extents in `dst` are filled from `src`. Returns false when both know a
+// rank or an extent and they differ; `*dst` is then unspecified.
+bool ShapeAssign(Shape* dst, const Shape& src);
+
+}  // namespace weft
+
+#endif  // WEFT_SHAPE_H_

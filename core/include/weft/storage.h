@@ -1,0 +1,79 @@
+// Storage: pooled device memory behind NDArrays.
+//
+// A `StoragePool` serves one Context through that device's DeviceAPI. Freed
+// blocks are kept by their rounded size and handed out again for requests of
+// the same rounded size (MXNet's pooled storage manager). A `Chunk` is one
+// allocation; it returns its block to the pool when the last shared owner
+// goes, and keeps the pool alive while it exists. Pools are thread-safe.
+#ifndef WEFT_STORAGE_H_
+#define WEFT_STORAGE_H_
+
+#include <cstddef>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <vector>
+
+#include "weft/device.h"
+
+namespace weft {
+
+class StoragePool;
+
+// One allocation. Owned through std::shared_ptr by NDArrays and views.
+class Chunk {
+ public:
+  Chunk(std::shared_ptr<StoragePool> pool, void* dptr, size_t bytes)
+      : pool_(std::move(pool)), dptr_(dptr), bytes_(bytes) {}
+  ~Chunk();
+  Chunk(const Chunk&) = delete;
+  Chunk& operator=(const Chunk&) = delete;
+
+  void* dptr() const { return dptr_; }
+  size_t bytes() const { return bytes_; }
+  Context ctx() const;
+
+ private:
+  std::shared_ptr<StoragePool> pool_;
+  void* dptr_;
+  size_t bytes_;
+};
+
+struct StorageStats {
+  size_t live_bytes = 0;    // held by live chunks (rounded sizes)
+  size_t pooled_bytes = 0;  // freed blocks kept for reuse
+  size_t num_allocs = 0;    // calls into the DeviceAPI
+  size_t num_reuses = 0;    // requests served from the pool
+};
+
+class StoragePool : public std::enable_shared_from_this<StoragePool> {
+ public:
+  StoragePool(Context ctx, DeviceAPI* api) : ctx_(ctx), api_(api) {}
+  ~StoragePool();
+
+  // Returns a chunk of at least `bytes` (a zero-byte request gets a valid,
+  // distinct block). Throws Error(kOutOfMemory) when the device refuses.
+  std::shared_ptr<Chunk> Alloc(size_t bytes);
+  // Frees every pooled (unused) block back to the device.
+  void ReleasePooled();
+  StorageStats stats() const;
+  Context ctx() const { return ctx_; }
+  DeviceAPI* api() const { return api_; }
+
+  // Requests are rounded up to this granularity (and to powers of two above 1 MiB/8).
+  static size_t RoundSize(size_t bytes);
+
+ private:
+  friend class Chunk;
+  void Release(void* dptr, size_t bytes);
+
+  Context ctx_;
+  DeviceAPI* api_;
+  mutable std::mutex mu_;
+  std::multimap<size_t, void*> free_;  // GUARDED_BY(mu_)
+  StorageStats stats_;                 // GUARDED_BY(mu_)
+};
+
+}  // namespace weft
+
+#endif  // WEFT_STORAGE_H_

@@ -1,0 +1,154 @@
+#include "weft/imperative.h"
+
+#include "weft/runtime.h"
+#include "weft/status.h"
+
+namespace weft {
+
+namespace {
+
+// Adds `src` into `dst` elementwise via the registered elemwise_add kernel.
+void AccumulateInto(Runtime* rt, const OpContext& octx, const NDArray& src, NDArray* dst) {
+  const OpDef& add = rt->ops().Get("elemwise_add");
+  const Kernel* k = rt->kernels().Find(add.name, dst->ctx().dev_type);
+  if (!k)
+    Fail(StatusCode::kNotImplemented, "req=add needs elemwise_add on ", dst->ctx().ToString());
+  NodeAttrs attrs;
+  attrs.op = &add;
+  attrs.params = ParseParams(add.name, &add.params, {});
+  k->fn(octx, attrs, {dst->blob(), src.blob()}, {OpReq::kWrite}, {dst->blob()});
+}
+
+}  // namespace
+
+void Invoke(Runtime* rt, const std::string& op_name, const std::vector<NDArray>& inputs,
+            const StringMap& params, std::vector<NDArray>* outputs, const InvokeOptions& opts) {
+  if (!rt) rt = &Runtime::Global();
+  const OpDef& op = rt->ops().Get(op_name);
+  NodeAttrs attrs;
+  attrs.op = &op;
+  attrs.name = op.name;
+  attrs.dict = params;
+  attrs.params = ParseParams(op.name, &op.params, params);
+
+  const int n_in = op.NumInputs(attrs.params);
+  const int n_out = op.NumOutputs(attrs.params);
+  if (static_cast<int>(inputs.size()) != n_in)
+    Fail(StatusCode::kInvalidArgument, "operator ", op.name, ": expected ", n_in, " input(s), given ",
+         inputs.size());
+  if (!outputs->empty() && static_cast<int>(outputs->size()) != n_out)
+    Fail(StatusCode::kInvalidArgument, "operator ", op.name, ": expected ", n_out, " output(s), given ",
+         outputs->size());
+  if (!opts.reqs.empty() && static_cast<int>(opts.reqs.size()) != n_out)
+    Fail(StatusCode::kInvalidArgument, "operator ", op.name, ": expected ", n_out, " request(s), given ",
+         opts.reqs.size());
+  outputs->resize(n_out);
+
+  // Context: the inputs' (all equal), else the ctx parameter, else cpu(0).
+  Context ctx = Context::CPU(0);
+  bool have_ctx = false;
+  std::vector<std::string> in_names = op.InputNames(attrs.params);
+  for (int i = 0; i < n_in; ++i) {
+    if (inputs[i].is_none())
+      Fail(StatusCode::kInvalidArgument, "operator ", op.name, ": input ", i, " ('", in_names[i],
+           "') is an empty array");
+    if (!have_ctx) {
+      ctx = inputs[i].ctx();
+      have_ctx = true;
+    } else if (inputs[i].ctx() != ctx) {
+      Fail(StatusCode::kDevice, "operator ", op.name, ": input ", i, " ('", in_names[i], "') is on ",
+           inputs[i].ctx().ToString(), " but input 0 is on ", ctx.ToString());
+    }
+  }
+  if (!have_ctx) {
+    for (const auto& o : *outputs)
+      if (!o.is_none()) {
+        ctx = o.ctx();
+        have_ctx = true;
+        break;
+      }
+  }
+  if (!have_ctx && op.is_source) {
+    for (const auto& d : op.params)
+      if (d.name == "ctx" && !attrs.params.IsNone("ctx")) ctx = attrs.params.GetContext("ctx");
+  }
+
+  std::vector<Shape> in_shapes(n_in), out_shapes(n_out);
+  std::vector<DType> in_types(n_in), out_types(n_out, DType::kUnknown);
+  for (int i = 0; i < n_in; ++i) {
+    in_shapes[i] = inputs[i].shape();
+    in_types[i] = inputs[i].dtype();
+  }
+  for (int i = 0; i < n_out; ++i) {
+    if (!(*outputs)[i].is_none()) {
+      out_shapes[i] = (*outputs)[i].shape();
+      out_types[i] = (*outputs)[i].dtype();
+    }
+  }
+  std::vector<Shape> given_out = out_shapes;
+  std::vector<DType> given_types = out_types;
+  if (!op.infer_shape(attrs, &in_shapes, &out_shapes))
+    Fail(StatusCode::kShape, "operator ", op.name, ": cannot infer output shapes from inputs");
+  if (!op.infer_type(attrs, &in_types, &out_types))
+    Fail(StatusCode::kDType, "operator ", op.name, ": cannot infer output dtypes from inputs");
+  for (int i = 0; i < n_in; ++i) {
+    if (in_shapes[i] != inputs[i].shape())
+      Fail(StatusCode::kShape, "operator ", op.name, ": input '", in_names[i], "' has shape ",
+           inputs[i].shape().ToString(), ", expected ", in_shapes[i].ToString());
+    if (in_types[i] != inputs[i].dtype())
+      Fail(StatusCode::kDType, "operator ", op.name, ": input '", in_names[i], "' has dtype ",
+           DTypeName(inputs[i].dtype()), ", expected ", DTypeName(in_types[i]));
+  }
+
+  OpContext octx;
+  octx.ctx = ctx;
+  octx.is_train = opts.is_train;
+  const Kernel* kernel = rt->kernels().Find(op.name, ctx.dev_type);
+  if (!kernel)
+    Fail(StatusCode::kNotImplemented, "operator ", op.name, " has no kernel for device ",
+         DeviceTypeName(ctx.dev_type));
+  octx.rng = rt->rng(ctx);
+
+  std::vector<OpReq> reqs(n_out, OpReq::kWrite);
+  std::vector<TBlob> in_blobs, out_blobs(n_out);
+  for (const auto& a : inputs) in_blobs.push_back(a.blob());
+  std::vector<std::pair<int, NDArray>> add_later;  // outputs needing a += step
+  for (int i = 0; i < n_out; ++i) {
+    NDArray& out = (*outputs)[i];
+    if (!opts.reqs.empty()) reqs[i] = opts.reqs[i];
+    if (out.is_none()) {
+      if (reqs[i] == OpReq::kAdd)
+        Fail(StatusCode::kInvalidArgument, "operator ", op.name, ": req=add needs an existing output ", i);
+      out = NDArray(out_shapes[i], ctx, out_types[i], rt);
+    } else {
+      if (given_out[i] != out_shapes[i])
+        Fail(StatusCode::kShape, "operator ", op.name, ": output ", i, " has shape ",
+             given_out[i].ToString(), ", expected ", out_shapes[i].ToString());
+      if (given_types[i] != out_types[i])
+        Fail(StatusCode::kDType, "operator ", op.name, ": output ", i, " has dtype ",
+             DTypeName(given_types[i]), ", expected ", DTypeName(out_types[i]));
+      if (out.ctx() != ctx)
+        Fail(StatusCode::kDevice, "operator ", op.name, ": output ", i, " is on ", out.ctx().ToString(),
+             ", expected ", ctx.ToString());
+    }
+    if (reqs[i] == OpReq::kAdd && !kernel->supports_add) {
+      NDArray tmp(out_shapes[i], ctx, out_types[i], rt);
+      add_later.emplace_back(i, tmp);
+      out_blobs[i] = tmp.blob();
+      reqs[i] = OpReq::kWrite;
+    } else {
+      out_blobs[i] = out.blob();
+    }
+  }
+  kernel->fn(octx, attrs, in_blobs, reqs, out_blobs);
+  for (auto& p : add_later) AccumulateInto(rt, octx, p.second, &(*outputs)[p.first]);
+}
+
+std::vector<NDArray> Invoke(const std::string& op_name, const std::vector<NDArray>& inputs,
+                            const StringMap& params) {
+  std::vector<NDArray> outputs;
+  Invoke(nullptr, op_name, inputs, params, &outputs);
+  return outputs;
+}
+
+}  // namespace weft

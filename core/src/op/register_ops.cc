@@ -1,0 +1,13 @@
+// The one visible list of every operator definition, in a fixed order.
+#include "weft/op.h"
+
+namespace weft {
+namespace op {
+void RegisterQuadratic(OpRegistry* reg);
+}  // namespace op
+
+void RegisterAllOps(OpRegistry* reg) {
+  op::RegisterQuadratic(reg);
+}
+
+}  // namespace weft

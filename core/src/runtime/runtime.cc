@@ -1,0 +1,74 @@
+#include "weft/runtime.h"
+
+#include "weft/status.h"
+
+namespace weft {
+
+Runtime::Runtime() {
+  apis_[DeviceType::kCPU] = CpuDeviceAPI();
+  RegisterAllOps(&ops_);
+  RegisterAllKernels(&kernels_);
+  RegisterDeviceAPIs(this);
+}
+
+Runtime::~Runtime() = default;
+
+Runtime& Runtime::Global() {
+  // Deliberately leaked: NDArrays held by static objects or by bindings'
+  // finalizers may outlive main(), and must still find their pools.
+  static Runtime* rt = new Runtime();
+  return *rt;
+}
+
+DeviceAPI* Runtime::device_api(DeviceType t) const {
+  auto it = apis_.find(t);
+  if (it == apis_.end())
+    Fail(StatusCode::kDevice, "device type ", DeviceTypeName(t),
+         " is not available: this build of libweft has no support for it");
+  return it->second;
+}
+
+void Runtime::SetDeviceAPI(DeviceType t, DeviceAPI* api) { apis_[t] = api; }
+
+std::shared_ptr<StoragePool> Runtime::storage(Context ctx) {
+  DeviceAPI* api = device_api(ctx.dev_type);
+  std::lock_guard<std::mutex> lock(mu_);
+  auto it = pools_.find(ctx);
+  if (it != pools_.end()) return it->second;
+  if (ctx.dev_id < 0 || ctx.dev_id >= api->DeviceCount())
+    Fail(StatusCode::kDevice, "device ", ctx.ToString(), " is not available (", api->DeviceCount(), " ",
+         DeviceTypeName(ctx.dev_type), " device(s) found)");
+  auto pool = std::make_shared<StoragePool>(ctx, api);
+  pools_[ctx] = pool;
+  return pool;
+}
+
+size_t Runtime::live_bytes() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  size_t total = 0;
+  for (const auto& kv : pools_) total += kv.second->stats().live_bytes;
+  return total;
+}
+
+RandomState* Runtime::rng(Context ctx) {
+  std::lock_guard<std::mutex> lock(mu_);
+  auto& slot = rngs_[ctx];
+  if (!slot) {
+    slot = std::make_unique<RandomState>();
+    slot->engine.seed(seed_ * 1000003ULL + static_cast<uint64_t>(ctx.dev_id) * 7919ULL +
+                      static_cast<uint64_t>(ctx.dev_type));
+  }
+  return slot.get();
+}
+
+void Runtime::Seed(uint64_t seed) {
+  std::lock_guard<std::mutex> lock(mu_);
+  seed_ = seed;
+  for (auto& kv : rngs_) {
+    std::lock_guard<std::mutex> l(kv.second->mu);
+    kv.second->engine.seed(seed * 1000003ULL + static_cast<uint64_t>(kv.first.dev_id) * 7919ULL +
+                           static_cast<uint64_t>(kv.first.dev_type));
+  }
+}
+
+}  // namespace weft

@@ -1,0 +1,78 @@
+#include "weft/storage.h"
+
+#include "weft/status.h"
+
+namespace weft {
+
+Chunk::~Chunk() { pool_->Release(dptr_, bytes_); }
+
+Context Chunk::ctx() const { return pool_->ctx(); }
+
+size_t StoragePool::RoundSize(size_t bytes) {
+  constexpr size_t kPage = 64;
+  constexpr size_t kLarge = size_t{1} << 20;
+  if (bytes == 0) return kPage;
+  if (bytes <= kLarge) return (bytes + kPage - 1) / kPage * kPage;
+  // Large blocks round to 1/8 of the next power of two to bound waste.
+  size_t p = kLarge;
+  while (p < bytes) p <<= 1;
+  size_t step = p / 8;
+  return (bytes + step - 1) / step * step;
+}
+
+std::shared_ptr<Chunk> StoragePool::Alloc(size_t bytes) {
+  size_t size = RoundSize(bytes);
+  void* ptr = nullptr;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    auto it = free_.find(size);
+    if (it != free_.end()) {
+      ptr = it->second;
+      free_.erase(it);
+      stats_.pooled_bytes -= size;
+      stats_.num_reuses++;
+    }
+  }
+  if (!ptr) {
+    try {
+      ptr = api_->Alloc(ctx_, size);
+    } catch (const Error&) {
+      // Retry once after returning every pooled block to the device.
+      ReleasePooled();
+      ptr = api_->Alloc(ctx_, size);
+    }
+    std::lock_guard<std::mutex> lock(mu_);
+    stats_.num_allocs++;
+  }
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    stats_.live_bytes += size;
+  }
+  return std::make_shared<Chunk>(shared_from_this(), ptr, size);
+}
+
+void StoragePool::Release(void* dptr, size_t bytes) {
+  std::lock_guard<std::mutex> lock(mu_);
+  stats_.live_bytes -= bytes;
+  stats_.pooled_bytes += bytes;
+  free_.emplace(bytes, dptr);
+}
+
+void StoragePool::ReleasePooled() {
+  std::multimap<size_t, void*> blocks;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    blocks.swap(free_);
+    stats_.pooled_bytes = 0;
+  }
+  for (auto& kv : blocks) api_->Free(ctx_, kv.second);
+}
+
+StorageStats StoragePool::stats() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return stats_;
+}
+
+StoragePool::~StoragePool() { ReleasePooled(); }
+
+}  // namespace weft

@@ -1,0 +1,147 @@
+#include "util/test_util.h"
+
+#include <cmath>
+#include <functional>
+#include <random>
+
+namespace weft {
+namespace test {
+
+NDArray Array(const Shape& shape, const std::vector<double>& values, DType dtype) {
+  NDArray a(shape, Context::CPU(0), dtype);
+  WEFT_CHECK(static_cast<int64_t>(values.size()) == a.Size()) << "value count vs shape " << shape;
+  DispatchDType(dtype, [&](auto t) {
+    using T = decltype(t);
+    if constexpr (std::is_same<T, Half>::value) {
+      Fail(StatusCode::kDType, "test Array(): float16 not supported");
+    } else {
+      T* p = static_cast<T*>(a.dptr());
+      for (size_t i = 0; i < values.size(); ++i) p[i] = static_cast<T>(values[i]);
+    }
+  });
+  return a;
+}
+
+NDArray RandomArray(const Shape& shape, DType dtype, double lo, double hi, unsigned seed) {
+  std::mt19937 gen(seed);
+  std::uniform_real_distribution<double> dist(lo, hi);
+  std::vector<double> v(static_cast<size_t>(shape.Size()));
+  for (auto& x : v) x = dist(gen);
+  return Array(shape, v, dtype);
+}
+
+std::vector<double> Values(const NDArray& a) {
+  std::vector<double> out(static_cast<size_t>(a.Size()));
+  DispatchDType(a.dtype(), [&](auto t) {
+    using T = decltype(t);
+    if constexpr (std::is_same<T, Half>::value) {
+      Fail(StatusCode::kDType, "test Values(): float16 not supported");
+    } else {
+      const T* p = static_cast<const T*>(a.dptr());
+      for (size_t i = 0; i < out.size(); ++i) out[i] = static_cast<double>(p[i]);
+    }
+  });
+  return out;
+}
+
+std::vector<NDArray> Run(const std::string& op, const std::vector<NDArray>& in, const StringMap& params) {
+  return Invoke(op, in, params);
+}
+
+namespace {
+
+using Memo = std::map<const Node*, std::vector<NDArray>>;
+
+const std::vector<NDArray>& EvalNode(const NodePtr& node, const std::map<const Node*, NDArray>& bindings,
+                                     Memo* memo) {
+  auto it = memo->find(node.get());
+  if (it != memo->end()) return it->second;
+  std::vector<NDArray> outs;
+  if (node->is_variable()) {
+    auto b = bindings.find(node.get());
+    WEFT_CHECK(b != bindings.end()) << "unbound variable " << node->attrs.name;
+    outs.push_back(b->second);
+  } else {
+    std::vector<NDArray> ins;
+    for (const auto& e : node->inputs) ins.push_back(EvalNode(e.node, bindings, memo)[e.index]);
+    Invoke(nullptr, node->attrs.op->name, ins, node->attrs.dict, &outs);
+  }
+  return (*memo)[node.get()] = outs;
+}
+
+double Dot(const NDArray& a, const NDArray& w) {
+  std::vector<double> x = Values(a), y = Values(w);
+  double s = 0;
+  for (size_t i = 0; i < x.size(); ++i) s += x[i] * y[i];
+  return s;
+}
+
+}  // namespace
+
+NDArray Eval(const NodeEntry& entry, const std::map<const Node*, NDArray>& bindings) {
+  Memo memo;
+  return EvalNode(entry.node, bindings, &memo)[entry.index];
+}
+
+double GradientError(const std::string& op_name, const std::vector<NDArray>& inputs, const StringMap& params,
+                     std::vector<int> wrt, double eps, std::string* where) {
+  Runtime& rt = Runtime::Global();
+  std::vector<NDArray> outs = Run(op_name, inputs, params);
+  std::vector<NDArray> weights;
+  for (size_t j = 0; j < outs.size(); ++j)
+    weights.push_back(RandomArray(outs[j].shape(), outs[j].dtype(), -1, 1, 100 + static_cast<unsigned>(j)));
+
+  // Symbolic: node over variables, gradient entries evaluated imperatively.
+  std::vector<NodeEntry> in_entries;
+  std::map<const Node*, NDArray> bindings;
+  for (size_t i = 0; i < inputs.size(); ++i) {
+    NodePtr v = MakeVariable("x" + std::to_string(i));
+    bindings[v.get()] = inputs[i];
+    in_entries.push_back({v, 0, 0});
+  }
+  NodePtr node = MakeOpNode(rt.ops(), op_name, "node", in_entries, params);
+  std::vector<NodeEntry> ograds;
+  for (size_t j = 0; j < outs.size(); ++j) {
+    NodePtr v = MakeVariable("ograd" + std::to_string(j));
+    bindings[v.get()] = weights[j];
+    ograds.push_back({v, 0, 0});
+  }
+  WEFT_CHECK(node->op()->gradient) << op_name << " declares no gradient";
+  std::vector<NodeEntry> grads = node->op()->gradient(rt.ops(), node, ograds);
+  WEFT_CHECK(grads.size() == inputs.size()) << "gradient count " << grads.size();
+
+  auto objective = [&](const std::vector<NDArray>& in) {
+    std::vector<NDArray> o = Run(op_name, in, params);
+    double s = 0;
+    for (size_t j = 0; j < o.size(); ++j) s += Dot(o[j], weights[j]);
+    return s;
+  };
+  if (wrt.empty())
+    for (size_t i = 0; i < inputs.size(); ++i) wrt.push_back(static_cast<int>(i));
+  double worst = 0;
+  for (int i : wrt) {
+    std::vector<double> sym = Values(Eval(grads[i], bindings));
+    std::vector<double> base = Values(inputs[i]);
+    for (size_t k = 0; k < base.size(); ++k) {
+      std::vector<NDArray> in = inputs;
+      std::vector<double> plus = base, minus = base;
+      plus[k] += eps;
+      minus[k] -= eps;
+      in[i] = Array(inputs[i].shape(), plus, inputs[i].dtype());
+      double fp = objective(in);
+      in[i] = Array(inputs[i].shape(), minus, inputs[i].dtype());
+      double fm = objective(in);
+      double num = (fp - fm) / (2 * eps);
+      double err = std::fabs(num - sym[k]) / std::max(1.0, std::fabs(num));
+      if (err > worst) {
+        worst = err;
+        if (where)
+          *where = StrCat("input ", i, " element ", k, ": numeric ", num, " symbolic ", sym[k]);
+      }
+    }
+  }
+  return worst;
+}
+
+}  // namespace test
+}  // namespace weft

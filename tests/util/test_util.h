@@ -1,0 +1,41 @@
+// Helpers shared by the C++ test suites: building arrays from vectors,
+// reading them back, evaluating symbolic gradients and numeric gradient checks.
+#ifndef WEFT_TESTS_UTIL_TEST_UTIL_H_
+#define WEFT_TESTS_UTIL_TEST_UTIL_H_
+
+#include <map>
+#include <string>
+#include <vector>
+
+#include "weft/imperative.h"
+#include "weft/ndarray.h"
+#include "weft/runtime.h"
+
+namespace weft {
+namespace test {
+
+// An array of `shape` holding `values` (converted to `dtype`) on cpu(0).
+NDArray Array(const Shape& shape, const std::vector<double>& values, DType dtype = DType::kFloat32);
+// Uniform random values in [lo, hi) from a fixed-seed generator.
+NDArray RandomArray(const Shape& shape, DType dtype, double lo, double hi, unsigned seed);
+// The elements of `a` as doubles (any numeric dtype).
+std::vector<double> Values(const NDArray& a);
+// Runs an op on the global runtime and returns its outputs.
+std::vector<NDArray> Run(const std::string& op, const std::vector<NDArray>& in, const StringMap& params = {});
+
+// Evaluates `entry` by invoking every node on the path imperatively.
+// `bindings` maps variable nodes to their values.
+NDArray Eval(const NodeEntry& entry, const std::map<const Node*, NDArray>& bindings);
+
+// Checks op's symbolic gradient (OpDef::gradient evaluated by Eval) against
+// central finite differences of sum_j <w_j, out_j> with random weights w_j,
+// for the inputs listed in `wrt` (all inputs when empty). Inputs should be
+// float64. Returns the largest relative error found; writes a description
+// of where into `where` when not null.
+double GradientError(const std::string& op, const std::vector<NDArray>& inputs, const StringMap& params,
+                     std::vector<int> wrt = {}, double eps = 1e-6, std::string* where = nullptr);
+
+}  // namespace test
+}  // namespace weft
+
+#endif  // WEFT_TESTS_UTIL_TEST_UTIL_H_
