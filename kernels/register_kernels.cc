@@ -6,6 +6,8 @@
 namespace weft {
 namespace cpu {
 void RegisterQuadraticCpu(KernelRegistry* reg);
+// [elemwise kernel declarations]
+// [tensor kernel declarations]
 }  // namespace cpu
 #if WEFT_USE_CUDA
 namespace cuda {
@@ -16,6 +18,8 @@ void RegisterCudaDeviceAPI(Runtime* rt);
 
 void RegisterAllKernels(KernelRegistry* reg) {
   cpu::RegisterQuadraticCpu(reg);
+  // [elemwise kernel registrations]
+  // [tensor kernel registrations]
 #if WEFT_USE_CUDA
   cuda::RegisterQuadraticCuda(reg);
 #endif
