@@ -210,6 +210,12 @@ WEFT_API WeftStatus weft_op_invoke_into(const char* op, WeftNDArray* const* inpu
                                         WeftNDArray* const* outputs, size_t num_outputs,
                                         const int* reqs);
 
+/* ---------------------------------------------------------------- symbols */
+/* [symbol API] */
+
+/* ----------------------------------------------------------------- engine */
+/* [engine API] */
+
 #ifdef __cplusplus
 }
 #endif
