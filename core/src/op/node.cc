@@ -4,6 +4,27 @@
 
 namespace weft {
 
+Node::~Node() {
+  // Move every input reference onto a local stack; a node is stripped of its
+  // own inputs only when the stack holds its last reference, so each node
+  // dies with no inputs left (no recursion) and shared nodes are untouched.
+  std::vector<NodePtr> refs;
+  auto take = [&refs](Node* n) {
+    for (NodeEntry& e : n->inputs)
+      if (e.node) refs.push_back(std::move(e.node));
+    for (NodePtr& d : n->control_deps)
+      if (d) refs.push_back(std::move(d));
+    n->inputs.clear();
+    n->control_deps.clear();
+  };
+  take(this);
+  while (!refs.empty()) {
+    NodePtr n = std::move(refs.back());
+    refs.pop_back();
+    if (n.use_count() == 1) take(n.get());
+  }
+}
+
 uint32_t Node::num_outputs() const {
   if (is_variable()) return 1;
   return static_cast<uint32_t>(attrs.op->NumOutputs(attrs.params));

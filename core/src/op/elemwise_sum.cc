@@ -1,0 +1,57 @@
+// Variadic sum and copy with MXNet names: ElementWiseSum (aliases add_n,
+// _ElementWiseSum) and identity (alias _copy).
+//
+// ElementWiseSum takes `num_args` (>= 1) inputs "arg0".."argN-1" of equal
+// shape and dtype (bidirectional inference) and may write in place of arg0;
+// its gradient hands the output gradient unchanged to every input (the same
+// entry, as MXNet's CloneGradient). identity copies its input, may run in
+// place, and its gradient is the output gradient itself.
+#include "op_common.h"
+
+namespace weft {
+namespace op {
+
+namespace {
+
+std::vector<NodeEntry> CloneGrad(const OpRegistry&, const NodePtr& n,
+                                 const std::vector<NodeEntry>& og) {
+  return std::vector<NodeEntry>(n->inputs.size(), og[0]);
+}
+
+}  // namespace
+
+void RegisterElemwiseSum(OpRegistry* reg) {
+  OpDef sum;
+  sum.name = "ElementWiseSum";
+  sum.aliases = {"add_n", "_ElementWiseSum"};
+  sum.doc = "Elementwise sum of num_args arrays of equal shape.";
+  ParamDecl num_args = RequiredParam("num_args", ParamType::kInt, "Number of inputs to add.");
+  num_args.lo = 1;
+  num_args.hi = 1 << 20;
+  sum.params = {num_args};
+  sum.num_inputs_fn = [](const ParamValues& p) { return static_cast<int>(p.GetInt("num_args")); };
+  sum.key_var_num_args = "num_args";
+  sum.input_names = [](const ParamValues& p) {
+    std::vector<std::string> names;
+    for (int64_t i = 0; i < p.GetInt("num_args"); ++i) names.push_back(StrCat("arg", i));
+    return names;
+  };
+  sum.infer_shape = ElemwiseShape;
+  sum.infer_type = ElemwiseType;
+  sum.inplace = InplaceFirst;
+  sum.gradient = CloneGrad;
+  reg->Add(std::move(sum));
+
+  OpDef id;
+  id.name = "identity";
+  id.aliases = {"_copy"};
+  id.doc = "Copies the input.";
+  id.infer_shape = ElemwiseShape;
+  id.infer_type = ElemwiseType;
+  id.inplace = InplaceFirst;
+  id.gradient = CloneGrad;
+  reg->Add(std::move(id));
+}
+
+}  // namespace op
+}  // namespace weft
