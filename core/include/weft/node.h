@@ -41,6 +41,13 @@ struct Node {
   std::vector<NodeEntry> inputs;
   std::vector<NodePtr> control_deps;
 
+  Node() = default;
+  Node(const Node&) = default;
+  Node& operator=(const Node&) = default;
+  // Releases the inputs iteratively, so that dropping the last reference to
+  // a very deep graph (an unrolled RNN) cannot overflow the stack.
+  ~Node();
+
   bool is_variable() const { return attrs.op == nullptr; }
   const OpDef* op() const { return attrs.op; }
   // Number of outputs (1 for a variable).

@@ -1,0 +1,257 @@
+// LoadJSON: RawGraph -> nodes, MXNet's legacy upgrades, semantic checks.
+#include <algorithm>
+#include <fstream>
+#include <sstream>
+#include <unordered_map>
+
+#include "json_raw.h"
+#include "weft/graph_algorithm.h"
+#include "weft/runtime.h"
+#include "weft/status.h"
+#include "weft/symbol_json.h"
+
+namespace weft {
+
+using json_internal::RawGraph;
+using json_internal::RawNode;
+
+namespace {
+
+template <typename... Args>
+[[noreturn]] void Bad(const Args&... args) {
+  Fail(StatusCode::kInvalidArgument, "symbol JSON: ", args...);
+}
+
+// Breaks every edge on destruction unless released, so that a rejected graph
+// (possibly cyclic) is freed.
+class EdgeGuard {
+ public:
+  explicit EdgeGuard(std::vector<NodePtr>* nodes) : nodes_(nodes) {}
+  ~EdgeGuard() {
+    if (!nodes_) return;
+    for (NodePtr& n : *nodes_) {
+      n->inputs.clear();
+      n->control_deps.clear();
+    }
+  }
+  void Release() { nodes_ = nullptr; }
+
+ private:
+  std::vector<NodePtr>* nodes_;
+};
+
+struct Loader {
+  const RawGraph& raw;
+  std::vector<NodePtr> nodes;
+  std::unordered_map<const Node*, size_t> index;
+  bool upgraded = false;
+
+  std::string Where(const Node& n) const {
+    auto it = index.find(&n);
+    std::string id = it == index.end() ? std::string("(added)") : std::to_string(it->second);
+    if (n.is_variable()) return StrCat("node ", id, " '", n.attrs.name, "'");
+    return StrCat("node ", id, " '", n.attrs.name, "' (", n.op()->name, ")");
+  }
+
+  void Parse(Node* n) const {
+    if (n->is_variable()) return;
+    try {
+      n->attrs.params = ParseParams(n->op()->name, &n->op()->params, n->attrs.dict);
+    } catch (const Error& e) {
+      Bad(Where(*n), ": ", e.what());
+    }
+    int nin = n->op()->NumInputs(n->attrs.params), nout = n->op()->NumOutputs(n->attrs.params);
+    if (nin < 0 || nout < 0 || nout > (1 << 16))
+      Bad(Where(*n), ": parameters give ", nin, " inputs and ", nout, " outputs");
+  }
+
+  // MXNet's UpgradeJSON_FixParsing: hidden keys become __key__, and
+  // "<input>_<key>" moves onto that input's variable as __key__.
+  void FixHiddenKeys(Node* n) {
+    auto matches = [](const std::string& key, const std::string& hk) {
+      size_t pos = key.rfind(hk);
+      return pos == 0 || (pos != std::string::npos && pos + hk.size() == key.size());
+    };
+    std::vector<std::pair<std::string, std::string>> hidden;
+    for (auto it = n->attrs.dict.begin(); it != n->attrs.dict.end();) {
+      bool is_hidden = false;
+      for (const auto& hk : HiddenKeys()) is_hidden = is_hidden || matches(it->first, hk);
+      if (!is_hidden) {
+        ++it;
+        continue;
+      }
+      hidden.push_back(*it);
+      it = n->attrs.dict.erase(it);
+    }
+    Parse(n);
+    for (const auto& kv : hidden) {
+      bool moved = false;
+      for (const auto& hk : HiddenKeys()) {
+        size_t pos = kv.first.rfind(hk);
+        if (pos == 0 && hk.size() == kv.first.size()) {
+          n->attrs.dict["__" + hk + "__"] = kv.second;
+          moved = true;
+          break;
+        }
+        if (pos == std::string::npos || pos <= 1 || pos + hk.size() != kv.first.size()) continue;
+        if (n->is_variable()) break;
+        std::vector<std::string> names = n->op()->InputNames(n->attrs.params);
+        auto at = std::find(names.begin(), names.end(), kv.first.substr(0, pos - 1));
+        size_t i = static_cast<size_t>(at - names.begin());
+        if (at != names.end() && i < n->inputs.size() && n->inputs[i].node->is_variable()) {
+          n->inputs[i].node->attrs.dict["__" + hk + "__"] = kv.second;
+          moved = true;
+        }
+        break;
+      }
+      if (!moved) n->attrs.dict[kv.first] = kv.second;
+      if (moved) upgraded = true;
+    }
+  }
+
+  // MXNet's UpgradeJSON_000800_000900: inputs missing at the end (auxiliary
+  // states were not saved before 0.9.0) become variables "<node>_<input>".
+  void AddMissingInputs(Node* n) {
+    size_t want = static_cast<size_t>(n->op()->NumInputs(n->attrs.params));
+    if (n->inputs.size() >= want) return;
+    if (want - n->inputs.size() > 1024) Bad(Where(*n), ": ", want - n->inputs.size(), " missing inputs");
+    std::vector<std::string> names = n->op()->InputNames(n->attrs.params);
+    for (size_t i = n->inputs.size(); i < want; ++i) {
+      std::string arg = i < names.size() ? names[i] : StrCat("input", i);
+      NodePtr var = MakeVariable(n->attrs.name.empty() ? arg : n->attrs.name + "_" + arg);
+      var->attrs.dict = n->attrs.dict;
+      n->inputs.push_back(NodeEntry{var, 0, 0});
+    }
+    upgraded = true;
+  }
+
+  void CheckNode(const Node& n) const {
+    if (!n.is_variable()) {
+      size_t want = static_cast<size_t>(n.op()->NumInputs(n.attrs.params));
+      if (n.inputs.size() != want) {
+        std::string names;
+        for (const auto& s : n.op()->InputNames(n.attrs.params)) names += (names.empty() ? "" : ", ") + s;
+        Bad(Where(n), " has ", n.inputs.size(), " inputs, the operator takes ", want, " (", names, ")");
+      }
+    }
+    for (size_t i = 0; i < n.inputs.size(); ++i) {
+      const NodeEntry& e = n.inputs[i];
+      if (e.index >= e.node->num_outputs())
+        Bad(Where(n), " input ", i, " reads output ", e.index, " of ", Where(*e.node), ", which has ",
+            e.node->num_outputs(), " outputs");
+    }
+  }
+};
+
+JsonGeneration GenerationOf(const RawGraph& raw) {
+  bool param = false, attr = false, attrs = false;
+  for (const RawNode& n : raw.nodes) {
+    param = param || n.has_param;
+    attr = attr || n.has_attr;
+    attrs = attrs || n.has_attrs;
+  }
+  if (param) return JsonGeneration::kMXNet08;
+  if (attr) return JsonGeneration::kMXNet09;
+  if (attrs || raw.mxnet_version >= 10000) return JsonGeneration::kMXNet1;
+  return raw.mxnet_version >= 900 ? JsonGeneration::kMXNet09 : JsonGeneration::kMXNet08;
+}
+
+}  // namespace
+
+const char* JsonGenerationName(JsonGeneration g) {
+  switch (g) {
+    case JsonGeneration::kMXNet08: return "0.8";
+    case JsonGeneration::kMXNet09: return "0.9";
+    case JsonGeneration::kMXNet1: return "1.x";
+  }
+  return "?";
+}
+
+LoadedSymbol LoadJSON(const std::string& text, const OpRegistry& reg) {
+  RawGraph raw = json_internal::ReadRawGraph(text);
+  Loader ld{raw, {}, {}, false};
+  EdgeGuard guard(&ld.nodes);
+  for (size_t i = 0; i < raw.nodes.size(); ++i) {
+    const RawNode& r = raw.nodes[i];
+    auto n = std::make_shared<Node>();
+    n->attrs.name = r.name;
+    n->attrs.dict = r.dict;
+    if (r.op == "null") {
+      if (!r.inputs.empty() || !r.control_deps.empty())
+        Bad("node ", i, " '", r.name, "' is a variable (op \"null\") but has inputs");
+    } else {
+      n->attrs.op = reg.Find(r.op);
+      if (!n->attrs.op)
+        Fail(StatusCode::kNotFound, "symbol JSON: node ", i, " '", r.name, "' uses operator '", r.op,
+             "', which is not registered");
+    }
+    ld.index[n.get()] = i;
+    ld.nodes.push_back(std::move(n));
+  }
+  for (size_t i = 0; i < raw.nodes.size(); ++i) {
+    for (const auto& e : raw.nodes[i].inputs)
+      ld.nodes[i]->inputs.push_back(NodeEntry{ld.nodes[e.node], e.index, e.version});
+    for (uint32_t d : raw.nodes[i].control_deps) ld.nodes[i]->control_deps.push_back(ld.nodes[d]);
+  }
+  for (uint32_t a : raw.arg_nodes)
+    if (!ld.nodes[a]->is_variable())
+      Bad("arg_nodes lists node ", a, " '", ld.nodes[a]->attrs.name, "', which is not a variable");
+  std::vector<NodeEntry> heads;
+  for (const auto& h : raw.heads) heads.push_back(NodeEntry{ld.nodes[h.node], h.index, h.version});
+  std::vector<NodeEntry> all;
+  for (const NodePtr& n : ld.nodes) all.push_back(NodeEntry{n, 0, 0});
+  try {
+    DFSVisit(all, [](const NodePtr&) {});
+  } catch (const Error& e) {
+    Bad(e.what());
+  }
+
+  LoadedSymbol out;
+  out.mxnet_version = raw.mxnet_version;
+  out.has_version = raw.has_version;
+  out.generation = GenerationOf(raw);
+  std::vector<NodePtr> order = TopoOrder(heads);
+  for (const NodePtr& n : order) {
+    if (raw.mxnet_version < kMXNetVersion) ld.FixHiddenKeys(n.get());
+    else ld.Parse(n.get());
+  }
+  if (raw.mxnet_version < 900)
+    for (const NodePtr& n : order)
+      if (!n->is_variable()) ld.AddMissingInputs(n.get());
+  for (const NodePtr& n : order) ld.CheckNode(*n);
+  for (size_t i = 0; i < heads.size(); ++i)
+    if (heads[i].index >= heads[i].node->num_outputs())
+      Bad("heads[", i, "] reads output ", heads[i].index, " of ", ld.Where(*heads[i].node), ", which has ",
+          heads[i].node->num_outputs(), " outputs");
+  guard.Release();
+  // Nodes not reachable from the heads are dropped; break their edges.
+  std::unordered_map<const Node*, bool> reachable;
+  for (const NodePtr& n : order) reachable[n.get()] = true;
+  for (NodePtr& n : ld.nodes) {
+    if (reachable.count(n.get())) continue;
+    n->inputs.clear();
+    n->control_deps.clear();
+  }
+  out.symbol.outputs = std::move(heads);
+  out.upgraded = ld.upgraded;
+  return out;
+}
+
+LoadedSymbol LoadJSON(const std::string& json) { return LoadJSON(json, Runtime::Global().ops()); }
+
+LoadedSymbol LoadJSONFile(const std::string& path, const OpRegistry& reg) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) Fail(StatusCode::kIO, "cannot open symbol file '", path, "'");
+  std::ostringstream ss;
+  ss << in.rdbuf();
+  if (in.bad()) Fail(StatusCode::kIO, "cannot read symbol file '", path, "'");
+  try {
+    return LoadJSON(ss.str(), reg);
+  } catch (const Error& e) {
+    Fail(e.code(), path, ": ", e.what());
+  }
+}
+
+LoadedSymbol LoadJSONFile(const std::string& path) { return LoadJSONFile(path, Runtime::Global().ops()); }
+
+}  // namespace weft
