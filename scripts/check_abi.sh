@@ -4,11 +4,12 @@
 #
 #   scripts/check_abi.sh [path/to/libweft.so] [path/to/abi.txt]
 #
-# Fails (exit 1) when a listed symbol is missing from the library: a removed
-# or renamed function breaks every binary built against an older libweft.
-# Symbols exported but not listed are printed as "added"; add them to
-# abi.txt when the change is released (the ABI only grows). Exit 2 on usage
-# errors (library or list not found, nm missing).
+# Fails (exit 1) when the exported weft_ symbols differ from the list: a
+# removed or renamed function breaks every binary built against an older
+# libweft, and an unlisted one is an ABI change nobody reviewed (add it to
+# abi.txt in the same commit). Also fails when anything other than weft_*
+# is exported. Exit 2 on usage errors (library or list not found, nm
+# missing).
 set -euo pipefail
 export LC_ALL=C
 
@@ -46,9 +47,18 @@ comm -23 "$tmp/expected" "$tmp/exported" >"$tmp/removed"
 comm -13 "$tmp/expected" "$tmp/exported" >"$tmp/added"
 
 status=0
+nm -D --defined-only "$lib" | awk 'NF >= 3 && $3 !~ /^weft_/ && $2 ~ /[TDBRVWiu]/ { print $3 }' |
+  grep -v -e '^_init$' -e '^_fini$' -e '^WEFT_' >"$tmp/foreign" || true
+
 if [[ -s "$tmp/added" ]]; then
-  echo "check_abi: added symbols (not yet in $(basename "$abi")):"
-  sed 's/^/  + /' "$tmp/added"
+  echo "check_abi: FAILED: exported but not listed in $(basename "$abi"):" >&2
+  sed 's/^/  + /' "$tmp/added" >&2
+  status=1
+fi
+if [[ -s "$tmp/foreign" ]]; then
+  echo "check_abi: FAILED: non-C-ABI symbols exported:" >&2
+  head -20 "$tmp/foreign" | sed 's/^/  ! /' >&2
+  status=1
 fi
 if [[ -s "$tmp/removed" ]]; then
   echo "check_abi: FAILED: symbols listed in $(basename "$abi") but not exported by $lib:" >&2

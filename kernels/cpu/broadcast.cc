@@ -96,16 +96,6 @@ void ForEachRow(const Geometry& g, F row) {
   }
 }
 
-// *y = v, or *y += v when kAdd.
-template <bool kAdd, typename T>
-inline void Put(T* y, T v) {
-  if constexpr (kAdd) {
-    *y += v;
-  } else {
-    *y = v;
-  }
-}
-
 // y[i] = f(a[i*sa], b[i*sb]) (or +=) for i in [0, n), serially with SIMD;
 // sa and sb are 0 (a repeated value) or 1 (a contiguous run). `y` may equal
 // a contiguous operand.

@@ -13,35 +13,6 @@ namespace cpu {
 
 namespace {
 
-// *y = v, or *y += v when kAdd.
-template <bool kAdd, typename T>
-inline void Put(T* y, T v) {
-  if constexpr (kAdd) {
-    *y += v;
-  } else {
-    *y = v;
-  }
-}
-
-template <bool kAdd, typename T, typename F>
-void MapLoop(const T* a, const T* b, T* y, int64_t n, F f) {
-#pragma omp parallel for simd schedule(static) if (n >= kParallelGrain)
-  for (int64_t i = 0; i < n; ++i) Put<kAdd>(y + i, f(a[i], b[i]));
-}
-
-// y[i] = f(a[i], b[i]) (or += under kAdd; kNull skips), in parallel and
-// SIMD. `y` may equal `a` or `b` but must not partially overlap them; `f`
-// is passed by value so the loop sees plain pointers (this vectorises at
-// -O2, unlike a by-reference closure).
-template <typename T, typename F>
-void Map(OpReq req, const T* a, const T* b, T* y, int64_t n, F f) {
-  if (req == OpReq::kAdd) {
-    MapLoop<true>(a, b, y, n, f);
-  } else if (req != OpReq::kNull) {
-    MapLoop<false>(a, b, y, n, f);
-  }
-}
-
 // Kernel computing out = f(data, s) with s the `scalar` parameter as T.
 template <typename F>
 Kernel ScalarKernel(const char* name, F f) {

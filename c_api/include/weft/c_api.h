@@ -7,7 +7,9 @@
  *   out-parameters, which are left untouched on failure.
  * - On failure, weft_last_error() returns a message naming the op/argument
  *   and what was expected versus given, and weft_last_error_code() the code.
- *   Both are thread-local and valid until the next weft_ call on the thread.
+ *   Both are thread-local and valid until the next failing weft_ call on
+ *   the thread: a successful call does not clear them, so read them only
+ *   after a non-OK status.
  * - No C++ exception crosses this boundary and nothing calls abort().
  * - Handles are opaque and of distinct types. Every handle created by a
  *   function here has exactly one owner, who releases it with the matching
