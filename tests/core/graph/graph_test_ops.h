@@ -46,7 +46,9 @@ inline OpDef TestBatchNorm() {
   OpDef d;
   d.name = "BatchNorm";
   d.params = {FloatParam("eps", "0.001", ""), FloatParam("momentum", "0.9", ""),
-              BoolParam("fix_gamma", "True", ""), BoolParam("use_global_stats", "False", "")};
+              BoolParam("fix_gamma", "True", ""), BoolParam("use_global_stats", "False", ""),
+              BoolParam("output_mean_var", "False", ""), IntParam("axis", "1", ""),
+              BoolParam("cudnn_off", "False", "")};
   d.num_inputs = 5;
   d.num_outputs = 3;
   d.input_names = FixedNames({"data", "gamma", "beta", "moving_mean", "moving_var"});
@@ -106,6 +108,7 @@ inline OpDef TestSoftmaxOutput() {
   d.infer_type = [](const NodeAttrs& a, std::vector<DType>* in, std::vector<DType>* out) {
     AssignType(a, out, 0, (*in)[0], "output 0");
     AssignType(a, in, 0, (*out)[0], "input 'data'");
+    AssignType(a, in, 1, (*in)[0], "input 'label'");  // as MXNet's legacy ops: one dtype
     return AllKnown(*in) && AllKnown(*out);
   };
   return d;
@@ -123,8 +126,12 @@ inline OpDef TestSliceChannel() {
   d.num_outputs_fn = [](const ParamValues& p) { return static_cast<int>(p.GetInt("num_outputs")); };
   d.infer_shape = [](const NodeAttrs& a, std::vector<Shape>* in, std::vector<Shape>* out) {
     Shape data = (*in)[0];
-    int axis = static_cast<int>(a.params.GetInt("axis"));
-    if (!data.ndim_known() || axis >= data.ndim()) return false;
+    if (!data.ndim_known()) return false;
+    int64_t axis = a.params.GetInt("axis");
+    if (axis < 0) axis += data.ndim();
+    if (axis < 0 || axis >= data.ndim())
+      Fail(StatusCode::kInvalidArgument, "SliceChannel: axis ", a.params.GetInt("axis"), " out of range for ",
+           data.ToString());
     data[axis] /= static_cast<int64_t>(out->size());
     for (size_t i = 0; i < out->size(); ++i) AssignShape(a, out, i, data, "output");
     return AllKnown(*out);

@@ -1,0 +1,90 @@
+#include "nn_spatial.h"
+
+namespace weft {
+namespace op {
+
+ParamDecl ShapeParam(const std::string& name, const std::string& def, const std::string& doc) {
+  ParamDecl d;
+  d.name = name;
+  d.type = ParamType::kShape;
+  d.default_value = def;
+  d.doc = doc;
+  return d;
+}
+
+ParamDecl EnumParam(const std::string& name, std::vector<std::string> choices,
+                    const std::string& def, bool optional, const std::string& doc) {
+  ParamDecl d;
+  d.name = name;
+  d.type = ParamType::kEnum;
+  d.choices = std::move(choices);
+  d.default_value = def;
+  d.optional = optional;
+  d.doc = doc;
+  return d;
+}
+
+ParamDecl IntRangeParam(const std::string& name, const std::string& def, double lo, double hi,
+                        const std::string& doc) {
+  ParamDecl d = IntParam(name, def, doc);
+  d.lo = lo;
+  d.hi = hi;
+  return d;
+}
+
+std::string OpLabel(const NodeAttrs& attrs) {
+  std::string s = "operator " + (attrs.op ? attrs.op->name : std::string("?"));
+  if (!attrs.name.empty() && attrs.op && attrs.name != attrs.op->name)
+    s += " (node '" + attrs.name + "')";
+  return s;
+}
+
+namespace {
+
+// Copies tuple `key` into `dst` (nsp values) when given; checks its length
+// and that every value is >= `min`.
+void ReadTuple(const NodeAttrs& attrs, const std::string& key, int nsp, int64_t min,
+               int64_t* dst) {
+  const Shape& t = attrs.params.GetShape(key);
+  if (t.ndim() <= 0) return;
+  if (t.ndim() != nsp)
+    Fail(StatusCode::kInvalidArgument, OpLabel(attrs), ": parameter '", key, "' has ", t.ndim(),
+         " value(s) ", t.ToString(), ", expected ", nsp, " (one per kernel axis)");
+  for (int i = 0; i < nsp; ++i) {
+    if (t[i] < min)
+      Fail(StatusCode::kInvalidArgument, OpLabel(attrs), ": parameter '", key, "' = ",
+           t.ToString(), " must have every value >= ", min);
+    dst[i] = t[i];
+  }
+}
+
+}  // namespace
+
+SpatialGeom ReadSpatialGeom(const NodeAttrs& attrs, bool has_dilate) {
+  SpatialGeom g;
+  const Shape& k = attrs.params.GetShape("kernel");
+  if (k.ndim() < 1 || k.ndim() > 3)
+    Fail(StatusCode::kInvalidArgument, OpLabel(attrs), ": parameter 'kernel' = ", k.ToString(),
+         " must have 1, 2 or 3 axes");
+  if (k.ndim() == 3)
+    Fail(StatusCode::kNotImplemented, OpLabel(attrs), ": 3-D kernels ('kernel' = ", k.ToString(),
+         ") are not supported; 1-D and 2-D are");
+  g.nsp = k.ndim();
+  ReadTuple(attrs, "kernel", g.nsp, 1, g.kernel);
+  ReadTuple(attrs, "stride", g.nsp, 1, g.stride);
+  ReadTuple(attrs, "pad", g.nsp, 0, g.pad);
+  if (has_dilate) ReadTuple(attrs, "dilate", g.nsp, 1, g.dilate);
+  return g;
+}
+
+void CheckChannelFirstLayout(const NodeAttrs& attrs, int nsp) {
+  if (attrs.params.IsNone("layout")) return;
+  const std::string& l = attrs.params.GetString("layout");
+  const char* want = nsp == 1 ? "NCW" : "NCHW";
+  if (l != want)
+    Fail(StatusCode::kNotImplemented, OpLabel(attrs), ": parameter 'layout' = '", l,
+         "' is not supported for a ", nsp, "-D kernel (only ", want, ")");
+}
+
+}  // namespace op
+}  // namespace weft

@@ -1,0 +1,59 @@
+// Parameter and geometry helpers shared by the spatial NN operators
+// (Convolution, Deconvolution, Pooling): MXNet's kernel/stride/dilate/pad
+// tuples, their defaults and validation. Internal to core/src/op.
+#ifndef WEFT_CORE_SRC_OP_NN_SPATIAL_H_
+#define WEFT_CORE_SRC_OP_NN_SPATIAL_H_
+
+#include <string>
+#include <vector>
+
+#include "op_common.h"
+
+namespace weft {
+namespace op {
+
+// A tuple parameter (kShape) with a default text such as "()".
+ParamDecl ShapeParam(const std::string& name, const std::string& def, const std::string& doc);
+// An enum parameter; `def` may be "None" when `optional`.
+ParamDecl EnumParam(const std::string& name, std::vector<std::string> choices,
+                    const std::string& def, bool optional, const std::string& doc);
+// An int parameter checked to lie in [lo, hi].
+ParamDecl IntRangeParam(const std::string& name, const std::string& def, double lo, double hi,
+                        const std::string& doc);
+
+// Spatial geometry of one op instance: `nsp` spatial axes (1 or 2) with
+// per-axis kernel, stride, dilation and padding (MXNet defaults: stride 1,
+// dilate 1, pad 0 when the tuple is empty).
+struct SpatialGeom {
+  int nsp = 0;
+  int64_t kernel[2] = {1, 1};
+  int64_t stride[2] = {1, 1};
+  int64_t dilate[2] = {1, 1};
+  int64_t pad[2] = {0, 0};
+  // Extent of the dilated kernel along axis i.
+  int64_t Dilated(int i) const { return dilate[i] * (kernel[i] - 1) + 1; }
+};
+
+// Reads kernel/stride/pad (and dilate when `has_dilate`) of `attrs`.
+// `kernel` must have 1 or 2 axes (kNotImplemented for 3); the other tuples
+// are empty or of the same length; kernel, stride, dilate >= 1 and pad >= 0.
+// Throws Error(kInvalidArgument) naming the op and the key.
+SpatialGeom ReadSpatialGeom(const NodeAttrs& attrs, bool has_dilate);
+
+// Fails with kNotImplemented unless the optional "layout" parameter is None
+// or the channel-first layout for `nsp` spatial axes (NCW / NCHW).
+void CheckChannelFirstLayout(const NodeAttrs& attrs, int nsp);
+
+// Convolution's shape inference on (data, weight[, bias]) -> (output).
+bool ConvolutionShape(const NodeAttrs& attrs, std::vector<Shape>* in, std::vector<Shape>* out);
+// Inference of a backward op (ograd, data, weight) -> (data_grad,
+// weight_grad[, bias_grad]) derived from the forward inference `fwd`.
+InferShapeFn ConvLikeBackwardShape(InferShapeFn fwd);
+
+// "operator <name> (node '<node>')" for messages.
+std::string OpLabel(const NodeAttrs& attrs);
+
+}  // namespace op
+}  // namespace weft
+
+#endif  // WEFT_CORE_SRC_OP_NN_SPATIAL_H_

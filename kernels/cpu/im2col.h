@@ -1,0 +1,212 @@
+// Building blocks of the convolution-family CPU kernels: the geometry of a
+// 1-D/2-D channel-first convolution read from the op's parameters, im2col /
+// col2im on one sample's channel block, and a row-major GEMM (OpenBLAS
+// sgemm/dgemm when built with it, a plain loop otherwise).
+//
+// A 1-D convolution is the 2-D one with H = 1 and a (1, k) kernel. The
+// column matrix of `channels` input channels has channels*kh*kw rows and
+// oh*ow columns: col[(c*kh + i)*kw + j][y*ow + x] =
+// in[c][y*sh - ph + i*dh][x*sw - pw + j*dw] (0 outside the input).
+// Stateless; thread-safe.
+#ifndef WEFT_KERNELS_CPU_IM2COL_H_
+#define WEFT_KERNELS_CPU_IM2COL_H_
+
+#include <algorithm>
+#include <cstdint>
+#include <cstring>
+
+#include "weft/op.h"
+#if WEFT_USE_OPENBLAS
+#include <cblas.h>
+#endif
+
+namespace weft {
+namespace cpu {
+
+// Geometry of a convolution between an input (N, C, H, W) and an output
+// (N, F, OH, OW); 1-D shapes have H = OH = 1.
+struct ConvGeom {
+  int64_t n = 1, c = 1, h = 1, w = 1;   // input
+  int64_t f = 1, oh = 1, ow = 1;        // output
+  int64_t groups = 1;
+  int64_t kh = 1, kw = 1, sh = 1, sw = 1, ph = 0, pw = 0, dh = 1, dw = 1;
+
+  int64_t InSpatial() const { return h * w; }
+  int64_t OutSpatial() const { return oh * ow; }
+  int64_t KernelSize() const { return kh * kw; }
+  // The column matrix is the input itself (1x1 kernel, stride 1, no pad).
+  bool Pointwise() const { return kh == 1 && kw == 1 && sh == 1 && sw == 1 && ph == 0 && pw == 0; }
+};
+
+// Reads the geometry from the op's kernel/stride/dilate/pad/num_group
+// (`dilate` only when `has_dilate`) and the (already validated) shapes of
+// the input `in` and output `out`, both channel-first of rank 3 or 4.
+inline ConvGeom MakeConvGeom(const ParamValues& p, const Shape& in, const Shape& out,
+                             bool has_dilate = true, bool has_group = true) {
+  ConvGeom g;
+  const int nd = in.ndim();
+  g.n = in[0];
+  g.c = in[1];
+  g.f = out[1];
+  g.w = in[nd - 1];
+  g.ow = out[nd - 1];
+  if (nd == 4) {
+    g.h = in[2];
+    g.oh = out[2];
+  }
+  if (has_group) g.groups = p.GetInt("num_group");
+  const Shape& k = p.GetShape("kernel");
+  const Shape& s = p.GetShape("stride");
+  const Shape& pad = p.GetShape("pad");
+  const int nsp = k.ndim();
+  // Maps tuple axis i (of nsp) to the (h, w) pair; 1-D uses w only.
+  auto at = [nsp](const Shape& t, int i, int64_t def) {
+    return t.ndim() == nsp ? t[i] : def;
+  };
+  g.kw = at(k, nsp - 1, 1);
+  g.sw = at(s, nsp - 1, 1);
+  g.pw = at(pad, nsp - 1, 0);
+  if (nsp == 2) {
+    g.kh = at(k, 0, 1);
+    g.sh = at(s, 0, 1);
+    g.ph = at(pad, 0, 0);
+  }
+  if (has_dilate) {
+    const Shape& d = p.GetShape("dilate");
+    g.dw = at(d, nsp - 1, 1);
+    if (nsp == 2) g.dh = at(d, 0, 1);
+  }
+  return g;
+}
+
+// Range [*lo, *hi) of output positions o in [0, n_out) whose input index
+// o*stride + off lies in [0, n_in).
+inline void ValidRange(int64_t n_out, int64_t n_in, int64_t stride, int64_t off, int64_t* lo,
+                       int64_t* hi) {
+  // o*stride + off >= 0  <=>  o >= ceil(-off / stride)
+  int64_t l = off >= 0 ? 0 : (-off + stride - 1) / stride;
+  // o*stride + off < n_in  <=>  o < ceil((n_in - off) / stride)
+  int64_t h = n_in - off <= 0 ? 0 : (n_in - off + stride - 1) / stride;
+  *lo = std::min(l, n_out);
+  *hi = std::max(*lo, std::min(h, n_out));
+}
+
+// Fills `col` (channels*kh*kw rows of oh*ow) from `in` (channels, h, w).
+template <typename T>
+void Im2Col(const ConvGeom& g, int64_t channels, const T* in, T* col) {
+  const int64_t rows = channels * g.kh * g.kw, P = g.OutSpatial();
+#pragma omp parallel for schedule(static) if (rows * P >= (int64_t{1} << 16))
+  for (int64_t r = 0; r < rows; ++r) {
+    const int64_t c = r / (g.kh * g.kw), i = (r / g.kw) % g.kh, j = r % g.kw;
+    const T* src = in + c * g.h * g.w;
+    T* dst = col + r * P;
+    const int64_t offx = j * g.dw - g.pw;
+    int64_t xlo, xhi;
+    ValidRange(g.ow, g.w, g.sw, offx, &xlo, &xhi);
+    for (int64_t y = 0; y < g.oh; ++y) {
+      T* d = dst + y * g.ow;
+      const int64_t iy = y * g.sh - g.ph + i * g.dh;
+      if (iy < 0 || iy >= g.h) {
+        for (int64_t x = 0; x < g.ow; ++x) d[x] = T(0);
+        continue;
+      }
+      const T* s = src + iy * g.w + offx;
+      for (int64_t x = 0; x < xlo; ++x) d[x] = T(0);
+      if (g.sw == 1) {
+        for (int64_t x = xlo; x < xhi; ++x) d[x] = s[x];
+      } else {
+        const int64_t sw = g.sw;
+        for (int64_t x = xlo; x < xhi; ++x) d[x] = s[x * sw];
+      }
+      for (int64_t x = xhi; x < g.ow; ++x) d[x] = T(0);
+    }
+  }
+}
+
+// Adds the columns `col` back into `in` (channels, h, w): the adjoint of
+// Im2Col. Channels are independent, so they are split over threads.
+template <typename T>
+void Col2ImAdd(const ConvGeom& g, int64_t channels, const T* col, T* in) {
+  const int64_t K = g.kh * g.kw, P = g.OutSpatial();
+#pragma omp parallel for schedule(static) if (channels * K * P >= (int64_t{1} << 16) && channels > 1)
+  for (int64_t c = 0; c < channels; ++c) {
+    T* dst = in + c * g.h * g.w;
+    for (int64_t i = 0; i < g.kh; ++i) {
+      for (int64_t j = 0; j < g.kw; ++j) {
+        const T* src = col + ((c * g.kh + i) * g.kw + j) * P;
+        const int64_t offx = j * g.dw - g.pw;
+        int64_t xlo, xhi;
+        ValidRange(g.ow, g.w, g.sw, offx, &xlo, &xhi);
+        for (int64_t y = 0; y < g.oh; ++y) {
+          const int64_t iy = y * g.sh - g.ph + i * g.dh;
+          if (iy < 0 || iy >= g.h) continue;
+          T* d = dst + iy * g.w + offx;
+          const T* s = src + y * g.ow;
+          if (g.sw == 1) {
+            for (int64_t x = xlo; x < xhi; ++x) d[x] += s[x];
+          } else {
+            const int64_t sw = g.sw;
+            for (int64_t x = xlo; x < xhi; ++x) d[x * sw] += s[x];
+          }
+        }
+      }
+    }
+  }
+}
+
+// C = alpha * op(A) . op(B) + beta * C, row-major; op(A) is m x k, op(B)
+// k x n. beta == 0 overwrites C without reading it.
+inline void Gemm(bool ta, bool tb, int64_t m, int64_t n, int64_t k, float alpha, const float* a,
+                 int64_t lda, const float* b, int64_t ldb, float beta, float* c, int64_t ldc);
+inline void Gemm(bool ta, bool tb, int64_t m, int64_t n, int64_t k, double alpha, const double* a,
+                 int64_t lda, const double* b, int64_t ldb, double beta, double* c, int64_t ldc);
+
+#if WEFT_USE_OPENBLAS
+inline CBLAS_TRANSPOSE CblasTr(bool t) { return t ? CblasTrans : CblasNoTrans; }
+inline void Gemm(bool ta, bool tb, int64_t m, int64_t n, int64_t k, float alpha, const float* a,
+                 int64_t lda, const float* b, int64_t ldb, float beta, float* c, int64_t ldc) {
+  cblas_sgemm(CblasRowMajor, CblasTr(ta), CblasTr(tb), static_cast<blasint>(m),
+              static_cast<blasint>(n), static_cast<blasint>(k), alpha, a,
+              static_cast<blasint>(lda), b, static_cast<blasint>(ldb), beta, c,
+              static_cast<blasint>(ldc));
+}
+inline void Gemm(bool ta, bool tb, int64_t m, int64_t n, int64_t k, double alpha, const double* a,
+                 int64_t lda, const double* b, int64_t ldb, double beta, double* c, int64_t ldc) {
+  cblas_dgemm(CblasRowMajor, CblasTr(ta), CblasTr(tb), static_cast<blasint>(m),
+              static_cast<blasint>(n), static_cast<blasint>(k), alpha, a,
+              static_cast<blasint>(lda), b, static_cast<blasint>(ldb), beta, c,
+              static_cast<blasint>(ldc));
+}
+#else
+template <typename T>
+void LoopGemm(bool ta, bool tb, int64_t m, int64_t n, int64_t k, T alpha, const T* a, int64_t lda,
+              const T* b, int64_t ldb, T beta, T* c, int64_t ldc) {
+#pragma omp parallel for schedule(static) if (m * n * k >= (int64_t{1} << 18) && m > 1)
+  for (int64_t i = 0; i < m; ++i) {
+    T* ci = c + i * ldc;
+    for (int64_t j = 0; j < n; ++j) ci[j] = beta == T(0) ? T(0) : beta * ci[j];
+    for (int64_t p = 0; p < k; ++p) {
+      const T aip = alpha * (ta ? a[p * lda + i] : a[i * lda + p]);
+      if (!tb) {
+        const T* bp = b + p * ldb;
+        for (int64_t j = 0; j < n; ++j) ci[j] += aip * bp[j];
+      } else {
+        for (int64_t j = 0; j < n; ++j) ci[j] += aip * b[j * ldb + p];
+      }
+    }
+  }
+}
+inline void Gemm(bool ta, bool tb, int64_t m, int64_t n, int64_t k, float alpha, const float* a,
+                 int64_t lda, const float* b, int64_t ldb, float beta, float* c, int64_t ldc) {
+  LoopGemm(ta, tb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
+}
+inline void Gemm(bool ta, bool tb, int64_t m, int64_t n, int64_t k, double alpha, const double* a,
+                 int64_t lda, const double* b, int64_t ldb, double beta, double* c, int64_t ldc) {
+  LoopGemm(ta, tb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
+}
+#endif
+
+}  // namespace cpu
+}  // namespace weft
+
+#endif  // WEFT_KERNELS_CPU_IM2COL_H_

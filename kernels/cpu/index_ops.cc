@@ -1,0 +1,159 @@
+// CPU kernels of Cast, clip, where, Embedding and their gradient ops.
+#include <algorithm>
+#include <cstring>
+#include <type_traits>
+#include <vector>
+
+#include "cpu/cpu_util.h"
+#include "weft/dtype.h"
+
+namespace weft {
+namespace cpu {
+
+namespace {
+
+// Calls f(T{}) for every dtype with arithmetic (not float16), naming `op`.
+template <typename F>
+void DispatchNumeric(DType t, const char* op, F&& f) {
+  DispatchDType(t, [&](auto v) {
+    using T = decltype(v);
+    if constexpr (std::is_same<T, Half>::value) {
+      Fail(StatusCode::kDType, "operator ", op, ": float16 is not supported");
+    } else {
+      f(v);
+    }
+  });
+}
+
+// y (dtype of `out`) = x (dtype of `in`) converted, honouring req.
+void Convert(const TBlob& in, OpReq req, const TBlob& out, const char* op) {
+  if (req == OpReq::kNull) return;
+  DispatchNumeric(in.dtype, op, [&](auto a) {
+    using I = decltype(a);
+    DispatchNumeric(out.dtype, op, [&](auto b) {
+      using O = decltype(b);
+      const I* x = in.data<I>();
+      O* y = out.data<O>();
+      ParallelFor(out.Size(), [&](int64_t i) { Store(req, &y[i], static_cast<O>(x[i])); });
+    });
+  });
+}
+
+void CastForward(const OpContext&, const NodeAttrs&, const std::vector<TBlob>& in, const std::vector<OpReq>& req,
+                 const std::vector<TBlob>& out) {
+  Convert(in[0], req[0], out[0], "Cast");
+}
+
+void CastBackward(const OpContext&, const NodeAttrs&, const std::vector<TBlob>& in, const std::vector<OpReq>& req,
+                  const std::vector<TBlob>& out) {
+  Convert(in[0], req[0], out[0], "_backward_Cast");
+}
+
+void ClipForward(const OpContext&, const NodeAttrs& attrs, const std::vector<TBlob>& in,
+                 const std::vector<OpReq>& req, const std::vector<TBlob>& out) {
+  const double lo = attrs.params.GetFloat("a_min"), hi = attrs.params.GetFloat("a_max");
+  DispatchFloat(in[0].dtype, "clip", [&](auto t) {
+    using T = decltype(t);
+    const T l = static_cast<T>(lo), h = static_cast<T>(hi);
+    const T* x = in[0].data<T>();
+    Map(req[0], x, x, out[0].data<T>(), out[0].Size(), [l, h](T a, T) { return a < l ? l : (a > h ? h : a); });
+  });
+}
+
+// in: ograd, data.
+void ClipBackward(const OpContext&, const NodeAttrs& attrs, const std::vector<TBlob>& in,
+                  const std::vector<OpReq>& req, const std::vector<TBlob>& out) {
+  const double lo = attrs.params.GetFloat("a_min"), hi = attrs.params.GetFloat("a_max");
+  DispatchFloat(in[0].dtype, "_backward_clip", [&](auto t) {
+    using T = decltype(t);
+    const T l = static_cast<T>(lo), h = static_cast<T>(hi);
+    Map(req[0], in[0].data<T>(), in[1].data<T>(), out[0].data<T>(), out[0].Size(),
+        [l, h](T g, T a) { return (a < l || a > h) ? T(0) : g; });
+  });
+}
+
+// in: condition, x, y.
+void WhereForward(const OpContext&, const NodeAttrs&, const std::vector<TBlob>& in, const std::vector<OpReq>& req,
+                  const std::vector<TBlob>& out) {
+  if (req[0] == OpReq::kNull) return;
+  const int64_t n = out[0].Size();
+  const int64_t row = in[0].Size() == n ? 1 : (in[0].Size() > 0 ? n / in[0].Size() : 1);
+  DispatchNumeric(in[0].dtype, "where", [&](auto c) {
+    using C = decltype(c);
+    DispatchFloat(in[1].dtype, "where", [&](auto t) {
+      using T = decltype(t);
+      const C* cond = in[0].data<C>();
+      const T* x = in[1].data<T>();
+      const T* y = in[2].data<T>();
+      T* o = out[0].data<T>();
+      ParallelFor(n, [&](int64_t i) { Store(req[0], &o[i], cond[i / row] != C(0) ? x[i] : y[i]); });
+    });
+  });
+}
+
+// Row index of embedding lookup `v`, clipped to [0, rows-1].
+template <typename I>
+int64_t Row(I v, int64_t rows) {
+  const int64_t r = static_cast<int64_t>(v);
+  return std::min<int64_t>(std::max<int64_t>(r, 0), rows - 1);
+}
+
+// in: data, weight.
+void EmbeddingForward(const OpContext&, const NodeAttrs& attrs, const std::vector<TBlob>& in,
+                      const std::vector<OpReq>& req, const std::vector<TBlob>& out) {
+  if (req[0] == OpReq::kNull) return;
+  const int64_t rows = attrs.params.GetInt("input_dim"), cols = attrs.params.GetInt("output_dim");
+  DispatchNumeric(in[0].dtype, "Embedding", [&](auto i) {
+    using I = decltype(i);
+    DispatchFloat(in[1].dtype, "Embedding", [&](auto t) {
+      using T = decltype(t);
+      const I* idx = in[0].data<I>();
+      const T* w = in[1].data<T>();
+      T* y = out[0].data<T>();
+      ParallelFor(in[0].Size(), [&](int64_t k) {
+        const T* src = w + Row(idx[k], rows) * cols;
+        T* dst = y + k * cols;
+        for (int64_t j = 0; j < cols; ++j) Store(req[0], &dst[j], src[j]);
+      });
+    });
+  });
+}
+
+// in: ograd, data; out: data_grad (zeros), weight_grad.
+void EmbeddingBackward(const OpContext&, const NodeAttrs& attrs, const std::vector<TBlob>& in,
+                       const std::vector<OpReq>& req, const std::vector<TBlob>& out) {
+  const int64_t rows = attrs.params.GetInt("input_dim"), cols = attrs.params.GetInt("output_dim");
+  if (req[0] == OpReq::kWrite || req[0] == OpReq::kInplace) std::memset(out[0].dptr, 0, out[0].Bytes());
+  if (req[1] == OpReq::kNull) return;
+  DispatchNumeric(in[1].dtype, "_backward_Embedding", [&](auto i) {
+    using I = decltype(i);
+    DispatchFloat(in[0].dtype, "_backward_Embedding", [&](auto t) {
+      using T = decltype(t);
+      const I* idx = in[1].data<I>();
+      const T* g = in[0].data<T>();
+      T* dw = out[1].data<T>();
+      if (req[1] != OpReq::kAdd) std::memset(dw, 0, out[1].Bytes());
+      // Sequential: several indices may hit the same row.
+      for (int64_t k = 0; k < in[1].Size(); ++k) {
+        T* dst = dw + Row(idx[k], rows) * cols;
+        const T* src = g + k * cols;
+        for (int64_t j = 0; j < cols; ++j) dst[j] += src[j];
+      }
+    });
+  });
+}
+
+}  // namespace
+
+void RegisterIndexOpsCpu(KernelRegistry* reg) {
+  reg->Add("Cast", DeviceType::kCPU, {"cpu", 0, CastForward, true});
+  reg->Add("_backward_Cast", DeviceType::kCPU, {"cpu", 0, CastBackward, true});
+  reg->Add("clip", DeviceType::kCPU, {"cpu", 0, ClipForward, true});
+  reg->Add("_backward_clip", DeviceType::kCPU, {"cpu", 0, ClipBackward, true});
+  reg->Add("where", DeviceType::kCPU, {"cpu", 0, WhereForward, true});
+  reg->Add("Embedding", DeviceType::kCPU, {"cpu", 0, EmbeddingForward, true});
+  reg->Add("_backward_Embedding", DeviceType::kCPU, {"cpu", 0, EmbeddingBackward, true});
+}
+
+}  // namespace cpu
+}  // namespace weft

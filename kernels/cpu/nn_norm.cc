@@ -1,0 +1,172 @@
+// CPU kernels of BatchNorm and _backward_BatchNorm (semantics in
+// core/src/op/nn_norm.cc). The data is viewed as (outer, C, inner) around
+// the channel axis; channels are independent and split over OpenMP threads.
+// Statistics are accumulated in double for both float32 and float64.
+#include <cmath>
+#include <vector>
+
+#include "cpu/cpu_util.h"
+#include "weft/dtype.h"
+
+namespace weft {
+namespace cpu {
+
+namespace {
+
+struct BNGeom {
+  int64_t outer = 1, c = 1, inner = 1;
+  double eps = 1e-3, momentum = 0.9;
+  bool fix_gamma = true;
+  bool batch_stats = false;  // training without use_global_stats
+  int64_t Count() const { return outer * inner; }
+};
+
+BNGeom MakeBNGeom(const OpContext& ctx, const ParamValues& p, const Shape& data) {
+  BNGeom g;
+  const int nd = data.ndim();
+  int64_t ax = p.GetInt("axis");
+  if (ax < 0) ax += nd;
+  const int a = static_cast<int>(ax);
+  g.outer = data.ProdRange(0, a);
+  g.c = data[a];
+  g.inner = data.ProdRange(a + 1, nd);
+  g.eps = p.GetFloat("eps");
+  g.momentum = p.GetFloat("momentum");
+  g.fix_gamma = p.GetBool("fix_gamma");
+  g.batch_stats = ctx.is_train && !p.GetBool("use_global_stats");
+  return g;
+}
+
+// Mean and biased variance of channel `c`.
+template <typename T>
+void ChannelStats(const BNGeom& g, const T* x, int64_t c, double* mean, double* var) {
+  double s = 0;
+  for (int64_t o = 0; o < g.outer; ++o) {
+    const T* xp = x + (o * g.c + c) * g.inner;
+    for (int64_t i = 0; i < g.inner; ++i) s += xp[i];
+  }
+  const double m = s / static_cast<double>(g.Count());
+  double v = 0;
+  for (int64_t o = 0; o < g.outer; ++o) {
+    const T* xp = x + (o * g.c + c) * g.inner;
+    for (int64_t i = 0; i < g.inner; ++i) {
+      const double d = xp[i] - m;
+      v += d * d;
+    }
+  }
+  *mean = m;
+  *var = v / static_cast<double>(g.Count());
+}
+
+template <typename T>
+void BNForward(const BNGeom& g, const T* x, const T* gamma, const T* beta, T* moving_mean,
+               T* moving_var, const std::vector<OpReq>& req, T* y, T* mean_out, T* var_out) {
+#pragma omp parallel for schedule(static) if (g.outer * g.c * g.inner >= kParallelGrain && g.c > 1)
+  for (int64_t c = 0; c < g.c; ++c) {
+    double mean, var;
+    if (g.batch_stats) {
+      ChannelStats(g, x, c, &mean, &var);
+      moving_mean[c] = static_cast<T>(moving_mean[c] * g.momentum + mean * (1 - g.momentum));
+      moving_var[c] = static_cast<T>(moving_var[c] * g.momentum + var * (1 - g.momentum));
+    } else {
+      mean = moving_mean[c];
+      var = moving_var[c];
+    }
+    const double scale = (g.fix_gamma ? 1.0 : static_cast<double>(gamma[c])) / std::sqrt(var + g.eps);
+    const T a = static_cast<T>(scale), b = static_cast<T>(beta[c] - mean * scale);
+    if (req[0] != OpReq::kNull) {
+      for (int64_t o = 0; o < g.outer; ++o) {
+        const T* xp = x + (o * g.c + c) * g.inner;
+        T* yp = y + (o * g.c + c) * g.inner;
+        if (req[0] == OpReq::kAdd) {
+          for (int64_t i = 0; i < g.inner; ++i) yp[i] += a * xp[i] + b;
+        } else {
+          for (int64_t i = 0; i < g.inner; ++i) yp[i] = a * xp[i] + b;
+        }
+      }
+    }
+    if (mean_out) Store(req[1], &mean_out[c], static_cast<T>(mean));
+    if (var_out) Store(req[2], &var_out[c], static_cast<T>(var));
+  }
+}
+
+// Gradients given dy; statistics from the batch or the moving averages.
+template <typename T>
+void BNBackward(const BNGeom& g, const T* dy, const T* x, const T* gamma, const T* moving_mean,
+                const T* moving_var, const std::vector<OpReq>& req, T* dx, T* dgamma, T* dbeta) {
+#pragma omp parallel for schedule(static) if (g.outer * g.c * g.inner >= kParallelGrain && g.c > 1)
+  for (int64_t c = 0; c < g.c; ++c) {
+    double mean, var;
+    if (g.batch_stats) {
+      ChannelStats(g, x, c, &mean, &var);
+    } else {
+      mean = moving_mean[c];
+      var = moving_var[c];
+    }
+    const double invstd = 1.0 / std::sqrt(var + g.eps);
+    double sum_dy = 0, sum_dy_xhat = 0;
+    for (int64_t o = 0; o < g.outer; ++o) {
+      const T* xp = x + (o * g.c + c) * g.inner;
+      const T* dp = dy + (o * g.c + c) * g.inner;
+      for (int64_t i = 0; i < g.inner; ++i) {
+        sum_dy += dp[i];
+        sum_dy_xhat += dp[i] * (xp[i] - mean);
+      }
+    }
+    sum_dy_xhat *= invstd;
+    const double gm = g.fix_gamma ? 1.0 : static_cast<double>(gamma[c]);
+    if (req[0] != OpReq::kNull) {
+      // Batch: dx = gm*invstd*(dy - sum_dy/m - xhat*sum_dy_xhat/m); moving: gm*invstd*dy.
+      const double m = static_cast<double>(g.Count());
+      const double k = gm * invstd;
+      const double c0 = g.batch_stats ? k * (-sum_dy / m + mean * invstd * sum_dy_xhat / m) : 0.0;
+      const double c1 = g.batch_stats ? -k * invstd * sum_dy_xhat / m : 0.0;
+      const T tk = static_cast<T>(k), t0 = static_cast<T>(c0), t1 = static_cast<T>(c1);
+      for (int64_t o = 0; o < g.outer; ++o) {
+        const T* xp = x + (o * g.c + c) * g.inner;
+        const T* dp = dy + (o * g.c + c) * g.inner;
+        T* dxp = dx + (o * g.c + c) * g.inner;
+        if (req[0] == OpReq::kAdd) {
+          for (int64_t i = 0; i < g.inner; ++i) dxp[i] += tk * dp[i] + t1 * xp[i] + t0;
+        } else {
+          for (int64_t i = 0; i < g.inner; ++i) dxp[i] = tk * dp[i] + t1 * xp[i] + t0;
+        }
+      }
+    }
+    Store(req[1], &dgamma[c], static_cast<T>(g.fix_gamma ? 0.0 : sum_dy_xhat));
+    Store(req[2], &dbeta[c], static_cast<T>(sum_dy));
+  }
+}
+
+void BatchNormCpu(const OpContext& ctx, const NodeAttrs& attrs, const std::vector<TBlob>& in,
+                  const std::vector<OpReq>& req, const std::vector<TBlob>& out) {
+  const BNGeom g = MakeBNGeom(ctx, attrs.params, in[0].shape);
+  DispatchFloat(in[0].dtype, "BatchNorm", [&](auto t) {
+    using T = decltype(t);
+    const bool stats = out.size() == 3;
+    BNForward(g, in[0].data<T>(), in[1].data<T>(), in[2].data<T>(), in[3].data<T>(),
+              in[4].data<T>(), req, out[0].data<T>(), stats ? out[1].data<T>() : nullptr,
+              stats ? out[2].data<T>() : nullptr);
+  });
+}
+
+void BatchNormBackwardCpu(const OpContext& ctx, const NodeAttrs& attrs,
+                          const std::vector<TBlob>& in, const std::vector<OpReq>& req,
+                          const std::vector<TBlob>& out) {
+  const BNGeom g = MakeBNGeom(ctx, attrs.params, in[1].shape);
+  DispatchFloat(in[0].dtype, "_backward_BatchNorm", [&](auto t) {
+    using T = decltype(t);
+    BNBackward(g, in[0].data<T>(), in[1].data<T>(), in[2].data<T>(), in[3].data<T>(),
+               in[4].data<T>(), req, out[0].data<T>(), out[1].data<T>(), out[2].data<T>());
+  });
+}
+
+}  // namespace
+
+void RegisterNNNormCpu(KernelRegistry* reg) {
+  reg->Add("BatchNorm", DeviceType::kCPU, {"cpu", 0, BatchNormCpu, true});
+  reg->Add("_backward_BatchNorm", DeviceType::kCPU, {"cpu", 0, BatchNormBackwardCpu, true});
+}
+
+}  // namespace cpu
+}  // namespace weft

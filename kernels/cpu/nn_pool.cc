@@ -1,0 +1,175 @@
+// CPU kernels of Pooling and _backward_Pooling (see core/src/op/nn_pool.cc
+// for the semantics). Each (n, c) plane is independent, so planes are split
+// over OpenMP threads; 1-D pooling is 2-D with H = 1.
+#include <algorithm>
+#include <limits>
+#include <string>
+
+#include "cpu/cpu_util.h"
+#include "weft/dtype.h"
+
+namespace weft {
+namespace cpu {
+
+namespace {
+
+enum class PoolKind { kMax, kAvg, kSum };
+
+// Geometry of a pooling from input (N, C, H, W) to output (N, C, OH, OW).
+struct PoolGeom {
+  int64_t planes = 1, h = 1, w = 1, oh = 1, ow = 1;
+  int64_t kh = 1, kw = 1, sh = 1, sw = 1, ph = 0, pw = 0;
+  PoolKind kind = PoolKind::kMax;
+  bool count_include_pad = true;
+};
+
+PoolGeom MakePoolGeom(const ParamValues& p, const Shape& in, const Shape& out) {
+  PoolGeom g;
+  const int nd = in.ndim();
+  g.planes = in[0] * in[1];
+  g.w = in[nd - 1];
+  g.ow = out[nd - 1];
+  if (nd == 4) {
+    g.h = in[2];
+    g.oh = out[2];
+  }
+  const std::string& type = p.GetString("pool_type");
+  g.kind = type == "max" ? PoolKind::kMax : type == "avg" ? PoolKind::kAvg : PoolKind::kSum;
+  g.count_include_pad = p.IsNone("count_include_pad") || p.GetBool("count_include_pad");
+  if (p.GetBool("global_pool")) {
+    g.kh = g.h;
+    g.kw = g.w;
+    return g;
+  }
+  const Shape& k = p.GetShape("kernel");
+  const Shape& s = p.GetShape("stride");
+  const Shape& pad = p.GetShape("pad");
+  const int nsp = k.ndim();
+  auto at = [nsp](const Shape& t, int i, int64_t def) { return t.ndim() == nsp ? t[i] : def; };
+  g.kw = at(k, nsp - 1, 1);
+  g.sw = at(s, nsp - 1, 1);
+  g.pw = at(pad, nsp - 1, 0);
+  if (nsp == 2) {
+    g.kh = at(k, 0, 1);
+    g.sh = at(s, 0, 1);
+    g.ph = at(pad, 0, 0);
+  }
+  return g;
+}
+
+// One output window: input rows [y0, y1), cols [x0, x1) and the avg divisor.
+struct Window {
+  int64_t y0, y1, x0, x1;
+  int64_t count;
+};
+
+inline Window WindowAt(const PoolGeom& g, int64_t oy, int64_t ox) {
+  Window win;
+  int64_t ys = oy * g.sh - g.ph, xs = ox * g.sw - g.pw;
+  const int64_t ye = std::min(ys + g.kh, g.h + g.ph), xe = std::min(xs + g.kw, g.w + g.pw);
+  const int64_t padded = (ye - ys) * (xe - xs);
+  win.y0 = std::max<int64_t>(ys, 0);
+  win.x0 = std::max<int64_t>(xs, 0);
+  win.y1 = std::max(win.y0, std::min(ye, g.h));
+  win.x1 = std::max(win.x0, std::min(xe, g.w));
+  win.count = g.count_include_pad ? padded : (win.y1 - win.y0) * (win.x1 - win.x0);
+  return win;
+}
+
+inline bool Empty(const Window& w) { return w.y0 >= w.y1 || w.x0 >= w.x1; }
+
+template <typename T>
+void PoolForward(const PoolGeom& g, const T* x, OpReq req, T* y) {
+  if (req == OpReq::kNull) return;
+  const int64_t HW = g.h * g.w, P = g.oh * g.ow;
+#pragma omp parallel for schedule(static) if (g.planes * P * g.kh * g.kw >= kParallelGrain)
+  for (int64_t pl = 0; pl < g.planes; ++pl) {
+    const T* xp = x + pl * HW;
+    T* yp = y + pl * P;
+    for (int64_t oy = 0; oy < g.oh; ++oy) {
+      for (int64_t ox = 0; ox < g.ow; ++ox) {
+        const Window win = WindowAt(g, oy, ox);
+        T v = T(0);
+        if (!Empty(win)) {
+          if (g.kind == PoolKind::kMax) {
+            v = -std::numeric_limits<T>::infinity();
+            for (int64_t iy = win.y0; iy < win.y1; ++iy)
+              for (int64_t ix = win.x0; ix < win.x1; ++ix) v = std::max(v, xp[iy * g.w + ix]);
+          } else {
+            for (int64_t iy = win.y0; iy < win.y1; ++iy)
+              for (int64_t ix = win.x0; ix < win.x1; ++ix) v += xp[iy * g.w + ix];
+            if (g.kind == PoolKind::kAvg) v /= static_cast<T>(win.count);
+          }
+        }
+        Store(req, &yp[oy * g.ow + ox], v);
+      }
+    }
+  }
+}
+
+template <typename T>
+void PoolBackward(const PoolGeom& g, const T* dy, const T* x, OpReq req, T* dx) {
+  if (req == OpReq::kNull) return;
+  const int64_t HW = g.h * g.w, P = g.oh * g.ow;
+#pragma omp parallel for schedule(static) if (g.planes * P * g.kh * g.kw >= kParallelGrain)
+  for (int64_t pl = 0; pl < g.planes; ++pl) {
+    const T* xp = x + pl * HW;
+    const T* dyp = dy + pl * P;
+    T* dxp = dx + pl * HW;
+    if (req != OpReq::kAdd)
+      for (int64_t i = 0; i < HW; ++i) dxp[i] = T(0);
+    for (int64_t oy = 0; oy < g.oh; ++oy) {
+      for (int64_t ox = 0; ox < g.ow; ++ox) {
+        const Window win = WindowAt(g, oy, ox);
+        if (Empty(win)) continue;
+        const T d = dyp[oy * g.ow + ox];
+        if (g.kind == PoolKind::kMax) {
+          int64_t best = win.y0 * g.w + win.x0;
+          T best_v = xp[best];
+          for (int64_t iy = win.y0; iy < win.y1; ++iy) {
+            const T* row = xp + iy * g.w;
+            for (int64_t ix = win.x0; ix < win.x1; ++ix) {
+              // Branch-free (conditional moves): random data mispredicts.
+              const bool gt = row[ix] > best_v;
+              best_v = gt ? row[ix] : best_v;
+              best = gt ? iy * g.w + ix : best;
+            }
+          }
+          dxp[best] += d;
+        } else {
+          const T s = g.kind == PoolKind::kAvg ? d / static_cast<T>(win.count) : d;
+          for (int64_t iy = win.y0; iy < win.y1; ++iy)
+            for (int64_t ix = win.x0; ix < win.x1; ++ix) dxp[iy * g.w + ix] += s;
+        }
+      }
+    }
+  }
+}
+
+void PoolingCpu(const OpContext&, const NodeAttrs& attrs, const std::vector<TBlob>& in,
+                const std::vector<OpReq>& req, const std::vector<TBlob>& out) {
+  const PoolGeom g = MakePoolGeom(attrs.params, in[0].shape, out[0].shape);
+  DispatchFloat(in[0].dtype, "Pooling", [&](auto t) {
+    using T = decltype(t);
+    PoolForward(g, in[0].data<T>(), req[0], out[0].data<T>());
+  });
+}
+
+void PoolingBackwardCpu(const OpContext&, const NodeAttrs& attrs, const std::vector<TBlob>& in,
+                        const std::vector<OpReq>& req, const std::vector<TBlob>& out) {
+  const PoolGeom g = MakePoolGeom(attrs.params, in[1].shape, in[0].shape);
+  DispatchFloat(in[0].dtype, "_backward_Pooling", [&](auto t) {
+    using T = decltype(t);
+    PoolBackward(g, in[0].data<T>(), in[1].data<T>(), req[0], out[0].data<T>());
+  });
+}
+
+}  // namespace
+
+void RegisterNNPoolCpu(KernelRegistry* reg) {
+  reg->Add("Pooling", DeviceType::kCPU, {"cpu", 0, PoolingCpu, true});
+  reg->Add("_backward_Pooling", DeviceType::kCPU, {"cpu", 0, PoolingBackwardCpu, true});
+}
+
+}  // namespace cpu
+}  // namespace weft

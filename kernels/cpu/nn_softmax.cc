@@ -1,0 +1,109 @@
+// CPU kernels of softmax, log_softmax, SoftmaxActivation and their
+// gradients. The data is viewed as (outer, n, inner) with the normalised
+// axis in the middle; each (outer, inner) line is independent and the
+// lines are split over threads. Contiguous lines (inner == 1) vectorise.
+#include <algorithm>
+#include <cmath>
+#include <string>
+#include <vector>
+
+#include "cpu/cpu_util.h"
+#include "cpu/nn_softmax.h"
+#include "weft/dtype.h"
+
+namespace weft {
+namespace cpu {
+
+SoftmaxView SoftmaxAxisView(const Shape& s, int64_t axis) {
+  SoftmaxView v;
+  if (s.ndim() == 0) return v;
+  if (axis < 0) axis += s.ndim();
+  const int a = static_cast<int>(axis);
+  v.outer = s.ProdRange(0, a);
+  v.n = s[a];
+  v.inner = s.ProdRange(a + 1, s.ndim());
+  return v;
+}
+
+namespace {
+
+SoftmaxView ViewOf(const NodeAttrs& attrs, const Shape& s) {
+  if (attrs.op->name == "SoftmaxActivation" || attrs.op->name == "_backward_SoftmaxActivation") {
+    if (attrs.params.GetString("mode") == "channel") return SoftmaxAxisView(s, 1);
+    SoftmaxView v;
+    v.outer = s[0];
+    v.n = s.ProdRange(1, s.ndim());
+    return v;
+  }
+  return SoftmaxAxisView(s, attrs.params.GetInt("axis"));
+}
+
+double Temperature(const NodeAttrs& attrs) {
+  const auto& decls = attrs.op->params;
+  for (const auto& d : decls)
+    if (d.name == "temperature") return attrs.params.IsNone("temperature") ? 1.0 : attrs.params.GetFloat("temperature");
+  return 1.0;
+}
+
+template <bool kLog>
+void Forward(const OpContext&, const NodeAttrs& attrs, const std::vector<TBlob>& in,
+             const std::vector<OpReq>& req, const std::vector<TBlob>& out) {
+  if (req[0] == OpReq::kNull) return;
+  const SoftmaxView v = ViewOf(attrs, in[0].shape);
+  const double temp = Temperature(attrs);
+  if (temp == 0)
+    Fail(StatusCode::kInvalidArgument, "operator ", attrs.op->name, ": temperature must be nonzero");
+  DispatchFloat(in[0].dtype, attrs.op->name.c_str(), [&](auto t) {
+    using T = decltype(t);
+    SoftmaxLines<kLog, T>(v, static_cast<T>(1.0 / temp), in[0].data<T>(), req[0], out[0].data<T>());
+  });
+}
+
+// in: ograd, output.
+template <bool kLog>
+void Backward(const OpContext&, const NodeAttrs& attrs, const std::vector<TBlob>& in,
+              const std::vector<OpReq>& req, const std::vector<TBlob>& out) {
+  if (req[0] == OpReq::kNull) return;
+  const SoftmaxView v = ViewOf(attrs, in[0].shape);
+  const double temp = Temperature(attrs);
+  DispatchFloat(in[0].dtype, attrs.op->name.c_str(), [&](auto t) {
+    using T = decltype(t);
+    const T* dy = in[0].data<T>();
+    const T* y = in[1].data<T>();
+    T* dx = out[0].data<T>();
+    const T inv_t = static_cast<T>(1.0 / temp);
+    const OpReq r = req[0];
+    const int64_t n = v.n, inner = v.inner;
+    ParallelFor(v.outer * inner, [&](int64_t line) {
+      const int64_t base = (line / inner) * n * inner + line % inner;
+      T s = T(0);
+      if (kLog) {
+        for (int64_t i = 0; i < n; ++i) s += dy[base + i * inner];
+        for (int64_t i = 0; i < n; ++i) {
+          const int64_t k = base + i * inner;
+          Store(r, &dx[k], (dy[k] - std::exp(y[k]) * s) * inv_t);
+        }
+      } else {
+        for (int64_t i = 0; i < n; ++i) s += dy[base + i * inner] * y[base + i * inner];
+        for (int64_t i = 0; i < n; ++i) {
+          const int64_t k = base + i * inner;
+          Store(r, &dx[k], y[k] * (dy[k] - s) * inv_t);
+        }
+      }
+    });
+  });
+}
+
+}  // namespace
+
+void RegisterNNSoftmaxCpu(KernelRegistry* reg) {
+  reg->Add("softmax", DeviceType::kCPU, {"cpu", 0, Forward<false>, true});
+  reg->Add("log_softmax", DeviceType::kCPU, {"cpu", 0, Forward<true>, true});
+  reg->Add("SoftmaxActivation", DeviceType::kCPU, {"cpu", 0, Forward<false>, true});
+  reg->Add("_backward_softmax", DeviceType::kCPU, {"cpu", 0, Backward<false>, true});
+  reg->Add("_backward_log_softmax", DeviceType::kCPU, {"cpu", 0, Backward<true>, true});
+  reg->Add("_backward_SoftmaxActivation", DeviceType::kCPU, {"cpu", 0, Backward<false>, true});
+}
+
+}  // namespace cpu
+}  // namespace weft

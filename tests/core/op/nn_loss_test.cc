@@ -1,0 +1,137 @@
+// The loss-output ops define their gradient rather than differentiate their
+// output (MXNet semantics), so their gradients are checked against closed
+// forms and PyTorch's cross-entropy gradient instead of finite differences.
+#include <gtest/gtest.h>
+
+#include <cmath>
+
+#include "util/op_refs.h"
+#include "util/test_util.h"
+
+namespace weft {
+namespace {
+
+// Evaluates op's symbolic gradient for the given head gradient (imperatively).
+std::vector<std::vector<double>> Grads(const std::string& op, const std::vector<NDArray>& in, const StringMap& params,
+                                       const NDArray& ograd) {
+  const OpRegistry& reg = Runtime::Global().ops();
+  std::map<const Node*, NDArray> bind;
+  std::vector<NodeEntry> entries;
+  for (size_t i = 0; i < in.size(); ++i) {
+    NodePtr v = MakeVariable("x" + std::to_string(i));
+    bind[v.get()] = in[i];
+    entries.push_back({v, 0, 0});
+  }
+  NodePtr node = MakeOpNode(reg, op, "n", entries, params);
+  NodePtr og = MakeVariable("og");
+  bind[og.get()] = ograd;
+  std::vector<std::vector<double>> out;
+  for (const auto& g : node->op()->gradient(reg, node, {{og, 0, 0}})) out.push_back(test::Values(test::Eval(g, bind)));
+  return out;
+}
+
+TEST(NNLoss, SoftmaxOutputGradientIsSoftmaxMinusOnehot) {
+  for (DType dt : {DType::kFloat32, DType::kFloat64}) {
+    NDArray x = test::Array({2, 3}, {1, 2, 3, 0, 0, 0}, dt);
+    NDArray label = test::Array({2}, {2, 0}, dt);
+    auto y = test::Run("SoftmaxOutput", {x, label}, {{"grad_scale", "2"}, {"normalization", "batch"}});
+    std::vector<double> p = test::Values(y[0]);
+    EXPECT_NEAR(p[3], 1.0 / 3, 1e-6);
+    auto g = Grads("SoftmaxOutput", {x, label}, {{"grad_scale", "2"}, {"normalization", "batch"}},
+                   test::Array({2, 3}, {5, 5, 5, 5, 5, 5}, dt));  // head gradient ignored
+    ASSERT_EQ(g.size(), 2u);
+    const std::vector<double> onehot = {0, 0, 1, 1, 0, 0};
+    for (size_t i = 0; i < 6; ++i) EXPECT_NEAR(g[0][i], (p[i] - onehot[i]) * 2 / 2, 1e-6) << i;
+    EXPECT_EQ(g[1], (std::vector<double>{0, 0}));
+  }
+}
+
+TEST(NNLoss, SoftmaxOutputIgnoreLabelAndValidNormalisation) {
+  NDArray x = test::Array({3, 2}, {0, 0, 1, 2, 3, 1}, DType::kFloat64);
+  NDArray label = test::Array({3}, {1, 5, 0}, DType::kFloat64);
+  StringMap params = {{"use_ignore", "True"}, {"ignore_label", "5"}, {"normalization", "valid"}};
+  auto p = test::Values(test::Run("SoftmaxOutput", {x, label}, params)[0]);
+  auto g = Grads("SoftmaxOutput", {x, label}, params, test::Array({3, 2}, {1, 1, 1, 1, 1, 1}, DType::kFloat64));
+  EXPECT_NEAR(g[0][0], p[0] / 2, 1e-15);
+  EXPECT_NEAR(g[0][1], (p[1] - 1) / 2, 1e-15);
+  EXPECT_EQ(g[0][2], 0);
+  EXPECT_EQ(g[0][3], 0);
+  EXPECT_NEAR(g[0][4], (p[4] - 1) / 2, 1e-15);
+}
+
+TEST(NNLoss, SoftmaxOutputOutGradAndSmoothing) {
+  NDArray x = test::Array({1, 3}, {0, 1, 2}, DType::kFloat64);
+  NDArray label = test::Array({1}, {1}, DType::kFloat64);
+  auto p = test::Values(test::Run("SoftmaxOutput", {x, label})[0]);
+  auto g = Grads("SoftmaxOutput", {x, label}, {{"out_grad", "True"}, {"smooth_alpha", "0.2"}},
+                 test::Array({1, 3}, {1, 2, 3}, DType::kFloat64));
+  EXPECT_NEAR(g[0][0], (p[0] - 0.1) * 1, 1e-15);
+  EXPECT_NEAR(g[0][1], (p[1] - 0.8) * 2, 1e-15);
+  EXPECT_NEAR(g[0][2], (p[2] - 0.1) * 3, 1e-15);
+}
+
+TEST(NNLoss, SoftmaxAliasAndLabelShapes) {
+  std::vector<Shape> in = {Shape({4, 3, 5, 6}), Shape()}, out;
+  EXPECT_TRUE(test::InferShapes("Softmax", {{"multi_output", "True"}}, &in, &out));
+  EXPECT_EQ(in[1], Shape({4, 5, 6}));
+  in = {Shape({4, 3, 5}), Shape()};
+  out.clear();
+  EXPECT_TRUE(test::InferShapes("SoftmaxOutput", {{"preserve_shape", "True"}}, &in, &out));
+  EXPECT_EQ(in[1], Shape({4, 3}));
+  in = {Shape(), Shape()};
+  out = {Shape({7, 10})};
+  EXPECT_TRUE(test::InferShapes("SoftmaxOutput", {}, &in, &out));
+  EXPECT_EQ(in[0], Shape({7, 10}));
+  EXPECT_EQ(in[1], Shape({7}));
+  NDArray x = test::Array({2, 3}, {1, 2, 3, 4, 5, 6});
+  EXPECT_TRUE(test::ThrowsError([&] { test::Run("SoftmaxOutput", {x, test::Array({3}, {0, 1, 2})}); },
+                                StatusCode::kShape, {"SoftmaxOutput", "label"}));
+  EXPECT_TRUE(test::ThrowsError([&] { Grads("SoftmaxOutput", {x, test::Array({2}, {0, 3})}, {}, x); },
+                                StatusCode::kInvalidArgument, {"SoftmaxOutput", "label"}));
+}
+
+TEST(NNLoss, RegressionOutputs) {
+  NDArray x = test::Array({2, 2}, {0.5, -1, 2, 0}, DType::kFloat64);
+  NDArray l = test::Array({2, 2}, {1, 1, 1, 1}, DType::kFloat64);
+  NDArray og = test::Array({2, 2}, {9, 9, 9, 9}, DType::kFloat64);
+  auto lin = Grads("LinearRegressionOutput", {x, l}, {{"grad_scale", "4"}}, og);
+  EXPECT_EQ(lin[0], (std::vector<double>{-1, -4, 2, -2}));  // 4/2 * (x - l)
+  EXPECT_EQ(lin[1], (std::vector<double>{0, 0, 0, 0}));
+  auto mae = Grads("MAERegressionOutput", {x, l}, {}, og);
+  EXPECT_EQ(mae[0], (std::vector<double>{-0.5, -0.5, 0.5, -0.5}));
+  auto y = test::Values(test::Run("LogisticRegressionOutput", {x, l})[0]);
+  EXPECT_NEAR(y[0], 1 / (1 + std::exp(-0.5)), 1e-15);
+  auto lg = Grads("LogisticRegressionOutput", {x, l}, {}, og);
+  EXPECT_NEAR(lg[0][0], (y[0] - 1) / 2, 1e-15);
+  // (N,) label for (N, 1) data.
+  auto g1 = Grads("LinearRegressionOutput", {test::Array({2, 1}, {3, 4}, DType::kFloat64),
+                                             test::Array({2}, {1, 1}, DType::kFloat64)},
+                  {}, test::Array({2, 1}, {1, 1}, DType::kFloat64));
+  EXPECT_EQ(g1[0], (std::vector<double>{2, 3}));
+  EXPECT_TRUE(test::ThrowsError([&] { test::Run("LinearRegressionOutput", {x, test::Array({3}, {1, 2, 3}, DType::kFloat64)}); },
+                                StatusCode::kShape, {"LinearRegressionOutput", "label"}));
+}
+
+TEST(NNLoss, MakeLossAndBlockGrad) {
+  NDArray x = test::Array({2, 2}, {0.5, -1, 2, 0}, DType::kFloat64);
+  NDArray og = test::Array({2, 2}, {9, 9, 9, 9}, DType::kFloat64);
+  EXPECT_EQ(test::Values(test::Run("make_loss", {x})[0]), test::Values(x));
+  EXPECT_EQ(Grads("MakeLoss", {x}, {{"grad_scale", "3"}}, og)[0], (std::vector<double>{3, 3, 3, 3}));
+  EXPECT_EQ(Grads("MakeLoss", {x}, {{"normalization", "batch"}}, og)[0], (std::vector<double>{0.5, 0.5, 0.5, 0.5}));
+  EXPECT_EQ(Grads("MakeLoss", {x}, {{"normalization", "valid"}, {"valid_thresh", "0.1"}}, og)[0],
+            (std::vector<double>{0.5, 0.5, 0.5, 0.5}));
+  EXPECT_EQ(test::Values(test::Run("stop_gradient", {x})[0]), test::Values(x));
+  EXPECT_EQ(Grads("BlockGrad", {x}, {}, og)[0], (std::vector<double>{0, 0, 0, 0}));
+}
+
+TEST(NNLoss, MatchesTorchReferences) {
+  for (const char* stem : {"SoftmaxOutput_basic", "SoftmaxOutput_scale_batch", "SoftmaxOutput_ignore_valid",
+                           "SoftmaxOutput_multi_output", "LinearRegressionOutput_basic", "LinearRegressionOutput_scale",
+                           "LogisticRegressionOutput_basic", "LogisticRegressionOutput_scale",
+                           "MAERegressionOutput_basic", "MAERegressionOutput_scale", "MakeLoss_basic", "MakeLoss_batch",
+                           "BlockGrad_basic"})
+    EXPECT_TRUE(test::CheckOpRef(stem));
+}
+
+}  // namespace
+}  // namespace weft

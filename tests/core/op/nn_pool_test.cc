@@ -1,0 +1,192 @@
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <string>
+#include <vector>
+
+#include "util/op_refs.h"
+#include "util/test_util.h"
+#include "weft/runtime.h"
+
+namespace weft {
+namespace {
+
+struct PoolCase {
+  Shape data;  // (N, C, [H,] W)
+  std::string type;
+  std::vector<int64_t> kernel, stride, pad;
+  std::string convention;  // "" = default (valid)
+  bool global = false;
+  int count_include_pad = -1;  // -1: not given
+};
+
+std::string Tuple(const std::vector<int64_t>& v) {
+  std::string s = "(";
+  for (size_t i = 0; i < v.size(); ++i) s += (i ? "," : "") + std::to_string(v[i]);
+  return s + (v.size() == 1 ? ",)" : ")");
+}
+
+StringMap PoolParams(const PoolCase& c) {
+  StringMap p = {{"pool_type", c.type}};
+  if (!c.kernel.empty()) p["kernel"] = Tuple(c.kernel);
+  if (!c.stride.empty()) p["stride"] = Tuple(c.stride);
+  if (!c.pad.empty()) p["pad"] = Tuple(c.pad);
+  if (!c.convention.empty()) p["pooling_convention"] = c.convention;
+  if (c.global) p["global_pool"] = "True";
+  if (c.count_include_pad >= 0) p["count_include_pad"] = c.count_include_pad ? "True" : "False";
+  return p;
+}
+
+// Pooling by its definition (MXNet's window clipping), in double; fills
+// the output shape.
+std::vector<double> NaivePool(const PoolCase& c, const std::vector<double>& x, Shape* oshape) {
+  const bool two = c.data.ndim() == 4;
+  const int64_t N = c.data[0], C = c.data[1], H = two ? c.data[2] : 1, W = c.data[c.data.ndim() - 1];
+  auto at = [&](const std::vector<int64_t>& v, int i, int64_t d) { return v.empty() ? d : v[i]; };
+  const int last = two ? 1 : 0;
+  int64_t kh = two ? at(c.kernel, 0, 1) : 1, kw = at(c.kernel, last, 1);
+  int64_t sh = two ? at(c.stride, 0, 1) : 1, sw = at(c.stride, last, 1);
+  int64_t ph = two ? at(c.pad, 0, 0) : 0, pw = at(c.pad, last, 0);
+  if (c.global) {
+    kh = H;
+    kw = W;
+    sh = sw = 1;
+    ph = pw = 0;
+  }
+  const bool full = c.convention == "full";
+  auto osize = [&](int64_t x, int64_t k, int64_t s, int64_t p) {
+    const double v = static_cast<double>(x + 2 * p - k) / s;
+    return 1 + static_cast<int64_t>(full ? std::ceil(v) : std::floor(v));
+  };
+  const int64_t OH = c.global ? 1 : osize(H, kh, sh, ph), OW = c.global ? 1 : osize(W, kw, sw, pw);
+  std::vector<int64_t> od = {N, C};
+  if (two) od.push_back(OH);
+  od.push_back(OW);
+  *oshape = Shape(od);
+  std::vector<double> y(N * C * OH * OW);
+  const bool cip = c.count_include_pad != 0;
+  for (int64_t nc = 0; nc < N * C; ++nc)
+    for (int64_t oy = 0; oy < OH; ++oy)
+      for (int64_t ox = 0; ox < OW; ++ox) {
+        const int64_t ys = oy * sh - ph, xs = ox * sw - pw;
+        const int64_t ye = std::min(ys + kh, H + ph), xe = std::min(xs + kw, W + pw);
+        double m = -std::numeric_limits<double>::infinity(), s = 0;
+        int64_t n_in = 0;
+        for (int64_t iy = ys; iy < ye; ++iy)
+          for (int64_t ix = xs; ix < xe; ++ix) {
+            if (iy < 0 || iy >= H || ix < 0 || ix >= W) continue;
+            const double v = x[(nc * H + iy) * W + ix];
+            m = std::max(m, v);
+            s += v;
+            ++n_in;
+          }
+        double r = c.type == "max" ? m : s;
+        if (c.type == "avg") r /= cip ? static_cast<double>((ye - ys) * (xe - xs)) : n_in;
+        y[(nc * OH + oy) * OW + ox] = n_in ? r : 0.0;
+      }
+  return y;
+}
+
+std::vector<PoolCase> Cases() {
+  return {
+      {{2, 3, 7, 6}, "max", {3, 3}, {2, 2}, {}, ""},
+      {{1, 2, 7, 7}, "max", {3, 3}, {2, 2}, {1, 1}, "full"},
+      {{2, 2, 6, 5}, "avg", {3, 2}, {2, 1}, {1, 1}, ""},
+      {{1, 2, 7, 8}, "avg", {3, 3}, {2, 3}, {1, 1}, "full", false, 0},
+      {{1, 3, 5, 5}, "avg", {2, 2}, {2, 2}, {}, "full", false, 1},
+      {{2, 2, 5, 4}, "sum", {2, 3}, {1, 1}, {0, 1}, ""},
+      {{2, 3, 5, 6}, "avg", {}, {}, {}, "", true},
+      {{1, 2, 4, 3}, "max", {}, {}, {}, "", true},
+      {{2, 3, 11}, "max", {3}, {2}, {1}, ""},
+      {{2, 2, 10}, "avg", {4}, {3}, {1}, "full", false, 0},
+      {{1, 2, 9}, "sum", {}, {}, {}, "", true},
+  };
+}
+
+TEST(NNPool, ForwardMatchesDefinition) {
+  for (const PoolCase& c : Cases()) {
+    for (DType dt : {DType::kFloat32, DType::kFloat64}) {
+      NDArray x = test::RandomArray(c.data, dt, -1, 1, 11);
+      Shape oshape;
+      std::vector<double> want = NaivePool(c, test::Values(x), &oshape);
+      auto y = test::Run("Pooling", {x}, PoolParams(c));
+      ASSERT_EQ(y.size(), 1u);
+      ASSERT_EQ(y[0].shape(), oshape) << c.type << " data " << c.data;
+      EXPECT_EQ(y[0].dtype(), dt);
+      std::vector<double> got = test::Values(y[0]);
+      const double tol = dt == DType::kFloat32 ? 1e-6 : 1e-14;
+      for (size_t i = 0; i < got.size(); ++i)
+        ASSERT_NEAR(got[i], want[i], tol * (1 + std::fabs(want[i])))
+            << c.type << " data " << c.data << " kernel " << Tuple(c.kernel) << " index " << i;
+    }
+  }
+}
+
+TEST(NNPool, GradientMatchesNumeric) {
+  for (const PoolCase& c : Cases()) {
+    NDArray x = test::RandomArray(c.data, DType::kFloat64, -1, 1, 12);
+    std::string where;
+    const double err = test::GradientError("Pooling", {x}, PoolParams(c), {}, 1e-6, &where);
+    EXPECT_LT(err, 1e-6) << c.type << " data " << c.data << ": " << where;
+  }
+}
+
+TEST(NNPool, FullConventionRoundsUp) {
+  // The VGG-reduced SSD file's pool3: 2x2 / 2 max pool, 75 -> 38 with full,
+  // 37 with valid; a 3x3 / 2 window gives 37 either way (72 / 2 is exact).
+  NDArray x = test::RandomArray({1, 2, 75, 75}, DType::kFloat32, 0, 1, 1);
+  StringMap p = {{"kernel", "(2,2)"}, {"stride", "(2,2)"}, {"pooling_convention", "full"}};
+  EXPECT_EQ(test::Run("Pooling", {x}, p)[0].shape(), Shape({1, 2, 38, 38}));
+  p["pooling_convention"] = "valid";
+  EXPECT_EQ(test::Run("Pooling", {x}, p)[0].shape(), Shape({1, 2, 37, 37}));
+  p["kernel"] = "(3,3)";
+  p["pooling_convention"] = "full";
+  EXPECT_EQ(test::Run("Pooling", {x}, p)[0].shape(), Shape({1, 2, 37, 37}));
+  p["pad"] = "(1,1)";
+  EXPECT_EQ(test::Run("Pooling", {x}, p)[0].shape(), Shape({1, 2, 38, 38}));
+}
+
+TEST(NNPool, MaxGradientGoesToFirstMaximum) {
+  NDArray x = test::Array({1, 1, 2, 2}, {1, 5, 5, 2}, DType::kFloat64);
+  NDArray dy = test::Array({1, 1, 1, 1}, {3}, DType::kFloat64);
+  auto dx = test::Run("_backward_Pooling", {dy, x}, {{"kernel", "(2,2)"}});
+  EXPECT_EQ(test::Values(dx[0]), (std::vector<double>{0, 3, 0, 0}));
+}
+
+TEST(NNPool, Rejects) {
+  auto expect_error = [](const NDArray& x, const StringMap& p, StatusCode code,
+                         const std::string& needle) {
+    try {
+      test::Run("Pooling", {x}, p);
+      FAIL() << "expected an error mentioning " << needle;
+    } catch (const Error& e) {
+      EXPECT_EQ(e.code(), code) << e.what();
+      EXPECT_NE(std::string(e.what()).find(needle), std::string::npos) << e.what();
+      EXPECT_NE(std::string(e.what()).find("Pooling"), std::string::npos) << e.what();
+    }
+  };
+  NDArray x = test::RandomArray({1, 2, 5, 5}, DType::kFloat32, 0, 1, 1);
+  expect_error(x, {{"kernel", "(7,7)"}}, StatusCode::kShape, "exceeds");
+  expect_error(x, {{"kernel", "(3,)"}}, StatusCode::kShape, "'data'");
+  expect_error(x, {{"kernel", "(3,3)"}, {"stride", "(0,1)"}}, StatusCode::kInvalidArgument,
+               "'stride'");
+  expect_error(x, {{"kernel", "(3,3)"}, {"pool_type", "median"}}, StatusCode::kInvalidArgument,
+               "pool_type");
+  expect_error(x, {{"kernel", "(3,3)"}, {"pool_type", "lp"}}, StatusCode::kNotImplemented, "lp");
+  expect_error(x, {}, StatusCode::kInvalidArgument, "kernel");
+  expect_error(test::RandomArray({2, 5}, DType::kFloat32, 0, 1, 1), {{"global_pool", "True"}},
+               StatusCode::kShape, "rank");
+}
+
+TEST(NNPoolRef, MatchesPyTorch) {
+  for (const char* stem :
+       {"Pooling_max_3x3_s2", "Pooling_max_full_pad", "Pooling_max_full_even",
+        "Pooling_avg_pad_include", "Pooling_avg_pad_exclude", "Pooling_avg_full", "Pooling_sum_pad",
+        "Pooling_global_avg", "Pooling_global_max", "Pooling_max1d", "Pooling_avg1d_exclude"})
+    EXPECT_TRUE(test::CheckOpRef(stem));
+}
+
+}  // namespace
+}  // namespace weft
