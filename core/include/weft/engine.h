@@ -1,0 +1,169 @@
+// Engine: the dependency engine that runs operations asynchronously and in
+// parallel while respecting the data dependencies of a serial program.
+//
+// A variable (VarHandle) is a token for a resource (an NDArray's storage, an
+// RNG state). An operation declares the variables it reads and writes; the
+// engine keeps a pending queue per variable: consecutive reads run
+// concurrently, a write waits for every earlier read and write and blocks
+// every later one. A variable's version grows by one per completed write.
+//
+// Errors: an exception thrown by an operation (or passed to its OnComplete)
+// is stored on the variables it writes, with the op's name prefixed to the
+// message. Later operations that read or write such a variable are skipped
+// and inherit the error. WaitForVar rethrows a variable's error once and
+// clears it (for every variable sharing it); WaitForAll rethrows the first
+// error raised since the last WaitForAll once and clears them all.
+//
+// Implementations: NaiveEngine runs every operation synchronously inside
+// Push (the reference and debugging engine; pushes are serialised by a lock)
+// and ThreadedEngine dispatches ready operations to per-device worker pools:
+// `cpu_threads` CPU workers, a priority pool for ops pushed with priority >
+// 0, and per-GPU compute and copy pools whose RunContext carries the stream
+// once CUDA lands. The global engine is chosen by WEFT_ENGINE=naive|threaded
+// (default threaded) with WEFT_ENGINE_THREADS CPU workers (default: the
+// number of cores, at most 8).
+//
+// Design choices (measured, see docs/engine.md): the worker queue is a
+// mutex + condition variable deque. A Boost.Lockfree MPMC queue with
+// spin-then-sleep measured no consistent gain (an op's cost is its block
+// allocation and wake-up, not the queue lock; spinning steals cores from
+// kernels) and its fences are unsupported by GCC's TSan. Boost.Fiber
+// workers measured ~4x slower per dispatched task (840-990 vs 240 ns) and
+// buy nothing while kernels block their OS thread; TSan cannot follow
+// Boost.Context stack switches either.
+//
+// All Engine methods are thread-safe. Shutdown: the global engine is leaked
+// like the Runtime; an atexit hook drains pending work and joins the
+// workers, after which pushes run synchronously in the caller, so NDArrays
+// destroyed during static destruction stay safe.
+#ifndef WEFT_ENGINE_H_
+#define WEFT_ENGINE_H_
+
+#include <cstdint>
+#include <exception>
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "weft/device.h"
+
+namespace weft {
+
+namespace engine {
+class Var;
+struct OprBlock;
+}  // namespace engine
+
+// An engine variable; created by NewVariable, freed by DeleteVariable.
+using VarHandle = engine::Var*;
+
+// Where an operation runs. `stream` is the device stream of the worker
+// (null on CPU and until the CUDA backend installs streams).
+struct RunContext {
+  Context ctx;
+  void* stream = nullptr;
+};
+
+class Engine;
+
+// Completion callback of an asynchronous operation. Call it exactly once,
+// from any thread, with the error when the operation failed.
+class OnComplete {
+ public:
+  void operator()(std::exception_ptr error = nullptr) const;
+
+ private:
+  friend class Engine;
+  OnComplete(Engine* engine, engine::OprBlock* opr) : engine_(engine), opr_(opr) {}
+  Engine* engine_;
+  engine::OprBlock* opr_;
+};
+
+// An asynchronous function: it must call `on_complete` exactly once, or
+// throw before calling it (the throw then counts as completion with error).
+using AsyncFn = std::function<void(RunContext, OnComplete)>;
+// A synchronous function: it has completed when it returns or throws.
+using SyncFn = std::function<void(RunContext)>;
+
+// What an operation does, to choose the worker pool.
+enum class FnProperty {
+  kNormal,          // compute on ctx's device
+  kCopyToDevice,    // host -> device copy (the device's copy pool)
+  kCopyFromDevice,  // device -> host copy (the device's copy pool)
+  kCpuPrioritized,  // CPU work in the priority pool
+};
+
+enum class EngineKind { kNaive, kThreaded };
+
+struct EngineOptions {
+  int cpu_threads = 0;       // CPU workers; 0: hardware threads, at most 8
+  int priority_threads = 1;  // priority pool workers
+  int device_threads = 1;    // compute workers per GPU (copy pools get 1)
+};
+
+class Engine {
+ public:
+  virtual ~Engine() = default;
+
+  // The process-wide engine, created on first use from WEFT_ENGINE and
+  // WEFT_ENGINE_THREADS; throws Error(kInvalidArgument) for bad values.
+  static Engine* Get();
+  // A fresh engine (tests, benchmarks); destroying it waits for its work.
+  static std::unique_ptr<Engine> Create(EngineKind kind, const EngineOptions& options = {});
+  // Parses "naive" / "threaded"; throws Error(kInvalidArgument).
+  static EngineKind ParseKind(const std::string& text);
+
+  virtual EngineKind kind() const = 0;
+  // Number of CPU workers (0 for the naive engine).
+  virtual int num_cpu_workers() const = 0;
+
+  // A new variable at version 0.
+  virtual VarHandle NewVariable() = 0;
+
+  // Schedules `fn` after every earlier operation on `writes` and after
+  // every earlier write to `reads`. Duplicates are ignored; a variable in
+  // both lists, or a null one, throws Error(kInvalidArgument) naming `name`.
+  // REQUIRES: no variable has been passed to DeleteVariable.
+  virtual void PushAsync(AsyncFn fn, Context ctx, const std::vector<VarHandle>& reads,
+                         const std::vector<VarHandle>& writes, int priority = 0,
+                         std::string name = "", FnProperty prop = FnProperty::kNormal) = 0;
+  // PushAsync of a function that completes when it returns (or throws).
+  virtual void PushSync(SyncFn fn, Context ctx, const std::vector<VarHandle>& reads,
+                        const std::vector<VarHandle>& writes, int priority = 0, std::string name = "",
+                        FnProperty prop = FnProperty::kNormal) = 0;
+
+  // Runs `on_delete` (may be empty) after every pending use of `var`, then
+  // frees the variable; it runs even when the variable holds an error.
+  virtual void DeleteVariable(SyncFn on_delete, Context ctx, VarHandle var) = 0;
+
+  // Blocks until every pending write to `var` completed, then rethrows and
+  // clears its error. Returns at once when no write is pending.
+  virtual void WaitForVar(VarHandle var) = 0;
+  // Blocks until every pushed operation completed, then rethrows the first
+  // error raised since the last WaitForAll and clears them all.
+  virtual void WaitForAll() = 0;
+
+  // Completed writes of `var`.
+  virtual uint64_t VarVersion(VarHandle var) const = 0;
+
+  // Stop waits for pending work (without rethrowing) and joins the workers;
+  // operations pushed while stopped run after Start. WaitForVar/WaitForAll
+  // while stopped with work pending throw Error(kInvalidArgument).
+  virtual void Stop() = 0;
+  virtual void Start() = 0;
+  // Stops for good (the process-exit hook of the global engine): drains
+  // pending work, joins the workers; later pushes run synchronously in the
+  // calling thread.
+  virtual void Shutdown() = 0;
+
+ protected:
+  OnComplete MakeOnComplete(engine::OprBlock* opr) { return OnComplete(this, opr); }
+  // Called through OnComplete.
+  virtual void Complete(engine::OprBlock* opr, std::exception_ptr error) = 0;
+  friend class OnComplete;
+};
+
+}  // namespace weft
+
+#endif  // WEFT_ENGINE_H_

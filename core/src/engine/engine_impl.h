@@ -1,0 +1,163 @@
+// Internals shared by the engines: variables with their pending queues,
+// operation blocks and the error boxes that carry a failure from an op to
+// the variables it writes. Everything here is internal to core/src/engine.
+#ifndef WEFT_CORE_SRC_ENGINE_ENGINE_IMPL_H_
+#define WEFT_CORE_SRC_ENGINE_ENGINE_IMPL_H_
+
+#include <atomic>
+#include <exception>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include "weft/engine.h"
+
+namespace weft {
+namespace engine {
+
+// A failure shared by every variable an op (and the ops skipped after it)
+// wrote. Take() hands the exception out once.
+class ErrorBox {
+ public:
+  explicit ErrorBox(std::exception_ptr e) : error_(std::move(e)) {}
+  bool has() const {
+    std::lock_guard<std::mutex> l(mu_);
+    return error_ != nullptr;
+  }
+  std::exception_ptr Take() {
+    std::lock_guard<std::mutex> l(mu_);
+    std::exception_ptr e = error_;
+    error_ = nullptr;
+    return e;
+  }
+
+ private:
+  mutable std::mutex mu_;
+  std::exception_ptr error_;  // GUARDED_BY(mu_)
+};
+using ErrorRef = std::shared_ptr<ErrorBox>;
+
+// What an operation is, beyond its function.
+enum class OprKind : uint8_t {
+  kUser,    // skipped when a variable holds an error
+  kWait,    // WaitForVar probe: never skipped, runs inline
+  kDelete,  // DeleteVariable: never skipped, runs inline, frees writes[0]
+};
+
+struct OprBlock {
+  AsyncFn fn;        // set for PushAsync
+  SyncFn sync_fn;    // set for PushSync and DeleteVariable (may be empty there)
+  Context ctx;
+  std::vector<Var*> reads, writes;
+  std::string name;
+  int priority = 0;
+  FnProperty prop = FnProperty::kNormal;
+  OprKind kind = OprKind::kUser;
+  // Variables not yet granted plus one guard held by the pusher.
+  std::atomic<int> wait{0};
+  // The error inherited from a variable (set when the op is skipped).
+  ErrorRef inherited;
+  // Owners of the block: the completion, plus the executing thread while
+  // an async function runs (it may complete before returning).
+  std::atomic<int> refs{1};
+};
+
+// Drops one owner of `op`; the last one deletes it.
+inline void ReleaseOpr(OprBlock* op) {
+  if (op->refs.fetch_sub(1, std::memory_order_acq_rel) == 1) delete op;
+}
+
+// A variable and its pending queue (the seed's algorithm). Ops are granted
+// in push order; reads next to each other are granted together.
+class Var {
+ public:
+  // Queues `op` as a reader; true when it is granted at once.
+  bool AppendRead(OprBlock* op);
+  // Queues `op` as a writer; true when it is granted at once.
+  bool AppendWrite(OprBlock* op);
+  // A granted read finished; appends newly granted ops to `ready`.
+  void CompleteRead(std::vector<OprBlock*>* ready);
+  // A granted write finished: bumps the version, stores `error` (when
+  // set) and appends newly granted ops to `ready`.
+  void CompleteWrite(const ErrorRef& error, std::vector<OprBlock*>* ready);
+  // True when no write is running or queued.
+  bool NoPendingWrite();
+  // The error box when it holds an error, else null.
+  ErrorRef error();
+  uint64_t version() const { return version_.load(std::memory_order_acquire); }
+
+ private:
+  struct Pending {
+    OprBlock* op;
+    bool write;
+  };
+  // Grants leading reads, or a leading write when nothing runs.
+  void GrantLocked(std::vector<OprBlock*>* ready);
+
+  std::mutex mu_;
+  std::vector<Pending> queue_;  // GUARDED_BY(mu_); entries from head_ on
+  size_t head_ = 0;             // GUARDED_BY(mu_)
+  int running_reads_ = 0;       // GUARDED_BY(mu_)
+  bool writing_ = false;        // GUARDED_BY(mu_)
+  ErrorRef error_;              // GUARDED_BY(mu_)
+  std::atomic<uint64_t> version_{0};
+};
+
+// A new user op block; throws like SetVars.
+std::unique_ptr<OprBlock> NewOpr(std::string name, Context ctx, const std::vector<VarHandle>& reads,
+                                 const std::vector<VarHandle>& writes, int priority, FnProperty prop);
+// The DeleteVariable block of `var`.
+std::unique_ptr<OprBlock> NewDeleteOpr(SyncFn on_delete, Context ctx, VarHandle var);
+
+// Runs `op`'s function on the calling thread; `complete` is called with
+// the failure (once, here for sync functions, via OnComplete for async).
+template <typename Complete>
+void RunOprFn(OprBlock* op, const RunContext& rc, OnComplete on_complete, Complete complete) {
+  if (op->fn) {
+    try {
+      op->fn(rc, on_complete);
+    } catch (...) {
+      complete(std::current_exception());
+    }
+    return;
+  }
+  std::exception_ptr error;
+  try {
+    if (op->sync_fn) op->sync_fn(rc);
+  } catch (...) {
+    error = std::current_exception();
+  }
+  complete(error);
+}
+
+// Fills `op`'s var lists from the user's, dropping duplicates; throws
+// Error(kInvalidArgument) for a null variable or one in both lists.
+void SetVars(OprBlock* op, const std::vector<VarHandle>& reads, const std::vector<VarHandle>& writes);
+
+// `error` with the op name prefixed to its message, as a weft::Error
+// (code kept for weft::Error, kInternal for anything else).
+std::exception_ptr NameError(const std::string& op_name, std::exception_ptr error);
+
+// The first variable error among `op`'s variables, or null.
+ErrorRef FindVarError(OprBlock* op);
+
+// Collects every ErrorRef raised since the last WaitForAll.
+class ErrorLog {
+ public:
+  void Add(const ErrorRef& e);
+  // Clears every logged error; rethrows the first that still held one.
+  void ThrowFirstAndClear();
+
+ private:
+  std::mutex mu_;
+  std::vector<ErrorRef> errors_;  // GUARDED_BY(mu_)
+};
+
+std::unique_ptr<Engine> MakeNaiveEngine();
+std::unique_ptr<Engine> MakeThreadedEngine(const EngineOptions& options);
+
+}  // namespace engine
+}  // namespace weft
+
+#endif  // WEFT_CORE_SRC_ENGINE_ENGINE_IMPL_H_

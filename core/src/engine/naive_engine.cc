@@ -1,0 +1,100 @@
+// NaiveEngine: runs every operation synchronously inside Push, in push
+// order, with the same error and version semantics as the threaded engine.
+#include <condition_variable>
+#include <mutex>
+
+#include "engine/engine_impl.h"
+#include "weft/status.h"
+
+namespace weft {
+namespace engine {
+namespace {
+
+class NaiveEngine final : public Engine {
+ public:
+  EngineKind kind() const override { return EngineKind::kNaive; }
+  int num_cpu_workers() const override { return 0; }
+  VarHandle NewVariable() override { return new Var(); }
+
+  void PushAsync(AsyncFn fn, Context ctx, const std::vector<VarHandle>& reads,
+                 const std::vector<VarHandle>& writes, int priority, std::string name,
+                 FnProperty prop) override {
+    auto op = NewOpr(std::move(name), ctx, reads, writes, priority, prop);
+    op->fn = std::move(fn);
+    Run(op.get());
+  }
+
+  void PushSync(SyncFn fn, Context ctx, const std::vector<VarHandle>& reads,
+                const std::vector<VarHandle>& writes, int priority, std::string name,
+                FnProperty prop) override {
+    auto op = NewOpr(std::move(name), ctx, reads, writes, priority, prop);
+    op->sync_fn = std::move(fn);
+    Run(op.get());
+  }
+
+  void DeleteVariable(SyncFn on_delete, Context ctx, VarHandle var) override {
+    Run(NewDeleteOpr(std::move(on_delete), ctx, var).get());
+  }
+
+  void WaitForVar(VarHandle var) override {
+    std::lock_guard<std::recursive_mutex> l(run_mu_);  // an op of another thread may be running
+    if (ErrorRef e = var->error())
+      if (std::exception_ptr x = e->Take()) std::rethrow_exception(x);
+  }
+
+  void WaitForAll() override {
+    std::lock_guard<std::recursive_mutex> l(run_mu_);
+    errors_.ThrowFirstAndClear();
+  }
+
+  uint64_t VarVersion(VarHandle var) const override { return var->version(); }
+  void Stop() override {}
+  void Start() override {}
+  void Shutdown() override {}
+
+ protected:
+  void Complete(OprBlock* op, std::exception_ptr error) override {
+    ErrorRef box = op->inherited;
+    if (error) {
+      box = std::make_shared<ErrorBox>(NameError(op->name, error));
+      errors_.Add(box);
+    }
+    std::vector<OprBlock*> none;  // nothing queues: every op runs inside its push
+    for (Var* w : op->writes) w->CompleteWrite(box, &none);
+    {
+      std::lock_guard<std::mutex> l(done_mu_);
+      op->wait.store(1, std::memory_order_release);
+    }
+    done_cv_.notify_all();
+  }
+
+ private:
+  // Runs `op` and waits for its completion (it may complete on another
+  // thread when asynchronous). Pushes are serialised; nested pushes from
+  // inside an op run at once (the lock is recursive).
+  void Run(OprBlock* op) {
+    std::lock_guard<std::recursive_mutex> l(run_mu_);
+    if (op->kind == OprKind::kUser) op->inherited = FindVarError(op);
+    if (op->inherited) {
+      Complete(op, nullptr);
+    } else {
+      RunOprFn(op, RunContext{op->ctx, nullptr}, MakeOnComplete(op),
+               [this, op](std::exception_ptr e) { Complete(op, std::move(e)); });
+      std::unique_lock<std::mutex> dl(done_mu_);
+      done_cv_.wait(dl, [op] { return op->wait.load(std::memory_order_acquire) == 1; });
+    }
+    if (op->kind == OprKind::kDelete) delete op->writes[0];
+  }
+
+  std::recursive_mutex run_mu_;
+  std::mutex done_mu_;
+  std::condition_variable done_cv_;
+  ErrorLog errors_;
+};
+
+}  // namespace
+
+std::unique_ptr<Engine> MakeNaiveEngine() { return std::make_unique<NaiveEngine>(); }
+
+}  // namespace engine
+}  // namespace weft

@@ -1,0 +1,65 @@
+// The worker queue of the threaded engine: a multi-producer multi-consumer
+// queue of ready operations with blocking Pop. A mutex + condition variable
+// deque; a Boost.Lockfree variant was measured and dropped (docs/engine.md).
+#ifndef WEFT_CORE_SRC_ENGINE_TASK_QUEUE_H_
+#define WEFT_CORE_SRC_ENGINE_TASK_QUEUE_H_
+
+#include <condition_variable>
+#include <deque>
+#include <mutex>
+
+#include "engine/engine_impl.h"
+
+namespace weft {
+namespace engine {
+
+// Push notifies only when a worker sleeps. Thread-safe.
+class TaskQueue {
+ public:
+  void Push(OprBlock* op) {
+    bool wake;
+    {
+      std::lock_guard<std::mutex> l(mu_);
+      queue_.push_back(op);
+      wake = sleepers_ > 0;
+    }
+    if (wake) cv_.notify_one();
+  }
+  // Blocks until an op is available (returned) or Stop was called (null).
+  OprBlock* Pop() {
+    std::unique_lock<std::mutex> l(mu_);
+    while (!stop_ && queue_.empty()) {
+      ++sleepers_;
+      cv_.wait(l);
+      --sleepers_;
+    }
+    if (stop_) return nullptr;
+    OprBlock* op = queue_.front();
+    queue_.pop_front();
+    return op;
+  }
+  // Wakes every Pop with null until Restart; queued ops are kept.
+  void Stop() {
+    {
+      std::lock_guard<std::mutex> l(mu_);
+      stop_ = true;
+    }
+    cv_.notify_all();
+  }
+  void Restart() {
+    std::lock_guard<std::mutex> l(mu_);
+    stop_ = false;
+  }
+
+ private:
+  std::mutex mu_;
+  std::condition_variable cv_;
+  std::deque<OprBlock*> queue_;  // GUARDED_BY(mu_)
+  int sleepers_ = 0;             // GUARDED_BY(mu_)
+  bool stop_ = false;            // GUARDED_BY(mu_)
+};
+
+}  // namespace engine
+}  // namespace weft
+
+#endif  // WEFT_CORE_SRC_ENGINE_TASK_QUEUE_H_

@@ -1,0 +1,257 @@
+// ThreadedEngine: per-variable pending queues (engine_impl.h) feeding
+// per-device worker pools. Pushes append to the variables' queues under
+// one push lock, so every queue sees the same global order and concurrent
+// pushers cannot build a wait cycle; completion takes only variable locks.
+#include <algorithm>
+#include <condition_variable>
+#include <map>
+#include <string>
+#include <thread>
+#include <utility>
+
+#include "engine/engine_impl.h"
+#include "engine/task_queue.h"
+#include "weft/status.h"
+
+namespace weft {
+namespace engine {
+namespace {
+
+class ThreadedEngine;
+
+// Threads that take ready ops from one queue and execute them.
+class WorkerPool {
+ public:
+  WorkerPool(ThreadedEngine* engine, int threads, RunContext rc)
+      : engine_(engine), threads_(threads), rc_(rc), queue_(std::make_unique<TaskQueue>()) {}
+  ~WorkerPool() { Stop(); }
+  void Push(OprBlock* op) { queue_->Push(op); }
+  void Start();
+  void Stop() {
+    queue_->Stop();
+    for (auto& t : workers_) t.join();
+    workers_.clear();
+    queue_->Restart();
+  }
+
+ private:
+  ThreadedEngine* engine_;
+  int threads_;
+  RunContext rc_;
+  std::unique_ptr<TaskQueue> queue_;
+  std::vector<std::thread> workers_;
+};
+
+class ThreadedEngine final : public Engine {
+ public:
+  explicit ThreadedEngine(const EngineOptions& options) : opts_(options) {
+    if (opts_.cpu_threads <= 0)
+      opts_.cpu_threads = std::clamp(static_cast<int>(std::thread::hardware_concurrency()), 1, 8);
+    opts_.priority_threads = std::max(1, opts_.priority_threads);
+    opts_.device_threads = std::max(1, opts_.device_threads);
+    cpu_pool_ = std::make_unique<WorkerPool>(this, opts_.cpu_threads, RunContext{Context::CPU(0)});
+    prio_pool_ = std::make_unique<WorkerPool>(this, opts_.priority_threads, RunContext{Context::CPU(0)});
+    cpu_pool_->Start();
+    prio_pool_->Start();
+  }
+  ~ThreadedEngine() override { Stop(); }
+
+  EngineKind kind() const override { return EngineKind::kThreaded; }
+  int num_cpu_workers() const override { return opts_.cpu_threads; }
+  VarHandle NewVariable() override { return new Var(); }
+
+  void PushAsync(AsyncFn fn, Context ctx, const std::vector<VarHandle>& reads,
+                 const std::vector<VarHandle>& writes, int priority, std::string name,
+                 FnProperty prop) override {
+    auto op = NewOpr(std::move(name), ctx, reads, writes, priority, prop);
+    op->fn = std::move(fn);
+    Submit(op.release());
+  }
+
+  void PushSync(SyncFn fn, Context ctx, const std::vector<VarHandle>& reads,
+                const std::vector<VarHandle>& writes, int priority, std::string name,
+                FnProperty prop) override {
+    auto op = NewOpr(std::move(name), ctx, reads, writes, priority, prop);
+    op->sync_fn = std::move(fn);
+    Submit(op.release());
+  }
+
+  void DeleteVariable(SyncFn on_delete, Context ctx, VarHandle var) override {
+    Submit(NewDeleteOpr(std::move(on_delete), ctx, var).release());
+  }
+
+  void WaitForVar(VarHandle var) override {
+    if (!var) Fail(StatusCode::kInvalidArgument, "WaitForVar: null variable");
+    if (!var->NoPendingWrite()) {
+      if (stopped_.load()) Fail(StatusCode::kInvalidArgument, "WaitForVar: the engine is stopped with work pending");
+      struct Signal {
+        std::mutex mu;
+        std::condition_variable cv;
+        bool done = false;
+      };
+      auto sig = std::make_shared<Signal>();
+      auto op = std::make_unique<OprBlock>();
+      op->name = "WaitForVar";
+      op->reads.push_back(var);
+      op->kind = OprKind::kWait;
+      op->fn = [sig](RunContext, OnComplete done) {
+        {
+          std::lock_guard<std::mutex> l(sig->mu);
+          sig->done = true;
+        }
+        sig->cv.notify_all();
+        done();
+      };
+      Submit(op.release());
+      std::unique_lock<std::mutex> l(sig->mu);
+      sig->cv.wait(l, [&] { return sig->done; });
+    }
+    if (ErrorRef e = var->error())
+      if (std::exception_ptr x = e->Take()) std::rethrow_exception(x);
+  }
+
+  void WaitForAll() override {
+    if (stopped_.load() && pending_.load() > 0)
+      Fail(StatusCode::kInvalidArgument, "WaitForAll: the engine is stopped with work pending");
+    WaitIdle();
+    errors_.ThrowFirstAndClear();
+  }
+
+  uint64_t VarVersion(VarHandle var) const override { return var->version(); }
+
+  void Stop() override {
+    std::lock_guard<std::mutex> l(life_mu_);
+    if (stopped_.load()) return;
+    WaitIdle();
+    stopped_.store(true);
+    cpu_pool_->Stop();
+    prio_pool_->Stop();
+    std::lock_guard<std::mutex> dl(dev_mu_);
+    for (auto& kv : dev_pools_) kv.second->Stop();
+  }
+
+  void Start() override {
+    std::lock_guard<std::mutex> l(life_mu_);
+    if (!stopped_.load() || shutdown_.load()) return;
+    cpu_pool_->Start();
+    prio_pool_->Start();
+    {
+      std::lock_guard<std::mutex> dl(dev_mu_);
+      for (auto& kv : dev_pools_) kv.second->Start();
+    }
+    stopped_.store(false);
+  }
+
+  void Shutdown() override {
+    Stop();
+    shutdown_.store(true);
+  }
+
+  // Runs a ready op on the calling thread.
+  void Execute(OprBlock* op, const RunContext& rc) {
+    if (op->kind == OprKind::kUser) op->inherited = FindVarError(op);
+    if (op->inherited) {
+      Complete(op, nullptr);
+      return;
+    }
+    op->refs.store(2, std::memory_order_relaxed);
+    RunOprFn(op, rc, MakeOnComplete(op), [this, op](std::exception_ptr e) { Complete(op, std::move(e)); });
+    ReleaseOpr(op);
+  }
+
+ protected:
+  void Complete(OprBlock* op, std::exception_ptr error) override {
+    ErrorRef box = op->inherited;
+    if (error) {
+      box = std::make_shared<ErrorBox>(NameError(op->name, error));
+      errors_.Add(box);
+    }
+    std::vector<OprBlock*> ready;
+    for (Var* r : op->reads) r->CompleteRead(&ready);
+    for (Var* w : op->writes) w->CompleteWrite(box, &ready);
+    Var* dead = op->kind == OprKind::kDelete ? op->writes[0] : nullptr;
+    ReleaseOpr(op);
+    delete dead;
+    for (OprBlock* o : ready)
+      if (o->wait.fetch_sub(1, std::memory_order_acq_rel) == 1) Dispatch(o);
+    if (pending_.fetch_sub(1, std::memory_order_acq_rel) == 1) {
+      std::lock_guard<std::mutex> l(finish_mu_);
+      finish_cv_.notify_all();
+    }
+  }
+
+ private:
+  void Submit(OprBlock* op) {
+    pending_.fetch_add(1, std::memory_order_relaxed);
+    const int n = static_cast<int>(op->reads.size() + op->writes.size());
+    op->wait.store(n + 1, std::memory_order_relaxed);
+    int granted = 0;
+    {
+      std::lock_guard<std::mutex> l(push_mu_);
+      for (Var* r : op->reads) granted += r->AppendRead(op);
+      for (Var* w : op->writes) granted += w->AppendWrite(op);
+    }
+    if (op->wait.fetch_sub(granted + 1, std::memory_order_acq_rel) == granted + 1) Dispatch(op);
+  }
+
+  void Dispatch(OprBlock* op) {
+    if (op->kind != OprKind::kUser || shutdown_.load(std::memory_order_relaxed)) {
+      Execute(op, RunContext{op->ctx, nullptr});  // waits, deletes and after shutdown: inline
+      return;
+    }
+    if (op->ctx.dev_type == DeviceType::kCPU) {
+      if (op->priority > 0 || op->prop == FnProperty::kCpuPrioritized)
+        prio_pool_->Push(op);
+      else
+        cpu_pool_->Push(op);
+      return;
+    }
+    DevicePool(op->ctx, op->prop)->Push(op);
+  }
+
+  // The compute or copy pool of a device, created on first use.
+  WorkerPool* DevicePool(Context ctx, FnProperty prop) {
+    const bool copy = prop == FnProperty::kCopyToDevice || prop == FnProperty::kCopyFromDevice;
+    std::lock_guard<std::mutex> l(dev_mu_);
+    auto& pool = dev_pools_[{ctx, copy}];
+    if (!pool) {
+      pool = std::make_unique<WorkerPool>(this, copy ? 1 : opts_.device_threads, RunContext{ctx, nullptr});
+      if (!stopped_.load()) pool->Start();
+    }
+    return pool.get();
+  }
+
+  void WaitIdle() {
+    std::unique_lock<std::mutex> l(finish_mu_);
+    finish_cv_.wait(l, [&] { return pending_.load(std::memory_order_acquire) == 0; });
+  }
+
+  EngineOptions opts_;
+  std::unique_ptr<WorkerPool> cpu_pool_, prio_pool_;
+  std::mutex dev_mu_;
+  std::map<std::pair<Context, bool>, std::unique_ptr<WorkerPool>> dev_pools_;  // GUARDED_BY(dev_mu_)
+  std::mutex push_mu_;  // orders appends to variable queues
+  std::atomic<int64_t> pending_{0};
+  std::mutex finish_mu_;
+  std::condition_variable finish_cv_;
+  std::mutex life_mu_;  // serialises Stop/Start
+  std::atomic<bool> stopped_{false};
+  std::atomic<bool> shutdown_{false};
+  ErrorLog errors_;
+};
+
+void WorkerPool::Start() {
+  for (int i = 0; i < threads_; ++i)
+    workers_.emplace_back([this] {
+      while (OprBlock* op = queue_->Pop()) engine_->Execute(op, rc_);
+    });
+}
+
+}  // namespace
+
+std::unique_ptr<Engine> MakeThreadedEngine(const EngineOptions& options) {
+  return std::make_unique<ThreadedEngine>(options);
+}
+
+}  // namespace engine
+}  // namespace weft

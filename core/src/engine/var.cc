@@ -1,0 +1,153 @@
+// Variables' pending queues, error boxes and the helpers both engines share.
+#include <utility>
+
+#include "engine/engine_impl.h"
+#include "weft/status.h"
+
+namespace weft {
+namespace engine {
+
+bool Var::AppendRead(OprBlock* op) {
+  std::lock_guard<std::mutex> l(mu_);
+  if (!writing_ && head_ == queue_.size()) {
+    ++running_reads_;
+    return true;
+  }
+  queue_.push_back({op, false});
+  return false;
+}
+
+bool Var::AppendWrite(OprBlock* op) {
+  std::lock_guard<std::mutex> l(mu_);
+  if (!writing_ && running_reads_ == 0 && head_ == queue_.size()) {
+    writing_ = true;
+    return true;
+  }
+  queue_.push_back({op, true});
+  return false;
+}
+
+void Var::CompleteRead(std::vector<OprBlock*>* ready) {
+  std::lock_guard<std::mutex> l(mu_);
+  if (--running_reads_ == 0) GrantLocked(ready);
+}
+
+void Var::CompleteWrite(const ErrorRef& error, std::vector<OprBlock*>* ready) {
+  std::lock_guard<std::mutex> l(mu_);
+  writing_ = false;
+  version_.fetch_add(1, std::memory_order_release);
+  if (error) error_ = error;
+  GrantLocked(ready);
+}
+
+void Var::GrantLocked(std::vector<OprBlock*>* ready) {
+  if (writing_) return;
+  while (head_ < queue_.size() && !queue_[head_].write) {
+    ++running_reads_;
+    ready->push_back(queue_[head_++].op);
+  }
+  if (running_reads_ == 0 && head_ < queue_.size()) {
+    writing_ = true;
+    ready->push_back(queue_[head_++].op);
+  }
+  if (head_ == queue_.size()) {
+    queue_.clear();
+    head_ = 0;
+  } else if (head_ >= 64 && head_ * 2 >= queue_.size()) {
+    queue_.erase(queue_.begin(), queue_.begin() + static_cast<std::ptrdiff_t>(head_));
+    head_ = 0;
+  }
+}
+
+bool Var::NoPendingWrite() {
+  std::lock_guard<std::mutex> l(mu_);
+  // Reads only queue behind a write, so an empty queue means no write.
+  return !writing_ && head_ == queue_.size();
+}
+
+ErrorRef Var::error() {
+  std::lock_guard<std::mutex> l(mu_);
+  return error_ && error_->has() ? error_ : nullptr;
+}
+
+void SetVars(OprBlock* op, const std::vector<VarHandle>& reads, const std::vector<VarHandle>& writes) {
+  auto contains = [](const std::vector<Var*>& v, Var* x) {
+    for (Var* y : v)
+      if (y == x) return true;
+    return false;
+  };
+  op->reads.reserve(reads.size());
+  op->writes.reserve(writes.size());
+  for (Var* w : writes) {
+    if (!w) Fail(StatusCode::kInvalidArgument, "engine op '", op->name, "': null variable in writes");
+    if (!contains(op->writes, w)) op->writes.push_back(w);
+  }
+  for (Var* r : reads) {
+    if (!r) Fail(StatusCode::kInvalidArgument, "engine op '", op->name, "': null variable in reads");
+    if (contains(op->writes, r))
+      Fail(StatusCode::kInvalidArgument, "engine op '", op->name,
+           "': a variable is listed in both reads and writes (expected disjoint lists)");
+    if (!contains(op->reads, r)) op->reads.push_back(r);
+  }
+}
+
+std::unique_ptr<OprBlock> NewOpr(std::string name, Context ctx, const std::vector<VarHandle>& reads,
+                                 const std::vector<VarHandle>& writes, int priority, FnProperty prop) {
+  auto op = std::make_unique<OprBlock>();
+  op->name = std::move(name);
+  SetVars(op.get(), reads, writes);
+  op->ctx = ctx;
+  op->priority = priority;
+  op->prop = prop;
+  return op;
+}
+
+std::unique_ptr<OprBlock> NewDeleteOpr(SyncFn on_delete, Context ctx, VarHandle var) {
+  auto op = NewOpr("DeleteVariable", ctx, {}, {var}, 0, FnProperty::kNormal);
+  op->kind = OprKind::kDelete;
+  op->sync_fn = std::move(on_delete);
+  return op;
+}
+
+std::exception_ptr NameError(const std::string& op_name, std::exception_ptr error) {
+  const std::string where = op_name.empty() ? std::string("engine op") : "engine op '" + op_name + "'";
+  try {
+    std::rethrow_exception(error);
+  } catch (const Error& e) {
+    return std::make_exception_ptr(Error(e.code(), StrCat(where, " failed: ", e.what())));
+  } catch (const std::exception& e) {
+    return std::make_exception_ptr(Error(StatusCode::kInternal, StrCat(where, " failed: ", e.what())));
+  } catch (...) {
+    return std::make_exception_ptr(Error(StatusCode::kInternal, StrCat(where, " failed: unknown exception")));
+  }
+}
+
+ErrorRef FindVarError(OprBlock* op) {
+  for (Var* v : op->reads)
+    if (ErrorRef e = v->error()) return e;
+  for (Var* v : op->writes)
+    if (ErrorRef e = v->error()) return e;
+  return nullptr;
+}
+
+void ErrorLog::Add(const ErrorRef& e) {
+  std::lock_guard<std::mutex> l(mu_);
+  errors_.push_back(e);
+}
+
+void ErrorLog::ThrowFirstAndClear() {
+  std::vector<ErrorRef> errors;
+  {
+    std::lock_guard<std::mutex> l(mu_);
+    errors.swap(errors_);
+  }
+  std::exception_ptr first;
+  for (const ErrorRef& e : errors) {
+    std::exception_ptr x = e->Take();
+    if (x && !first) first = x;
+  }
+  if (first) std::rethrow_exception(first);
+}
+
+}  // namespace engine
+}  // namespace weft
