@@ -8,8 +8,9 @@
 // "attr" and 0.8 "param" node keys, 2-element entries, no node_row_ptr or
 // graph attrs, backward_source_id; hidden keys (lr_mult, ctx_group, ...)
 // moved to __key__ form and "<input>_lr_mult" onto that input's variable;
-// before 0.9.0, missing trailing inputs (BatchNorm's moving_mean/var) added
-// as variables "<node>_<input>" from the OpDef's input names.
+// before 0.9.0, missing trailing inputs (BatchNorm's moving_mean/var; at
+// most 16 per node) added as variables "<node>_<input>" from the OpDef's
+// input names, carrying the node's attributes.
 // Loading validates everything: malformed input throws weft::Error, never
 // crashes. Stateless; thread-safe given a registry nobody is filling.
 #ifndef WEFT_SYMBOL_JSON_H_
@@ -47,7 +48,9 @@ struct LoadedSymbol {
 // Parses `json` and resolves ops in `reg`. Errors: kInvalidArgument for
 // malformed input (bad JSON, wrong types, missing keys, dangling ids,
 // cycles, wrong arity, bad parameters), naming the node and field;
-// kNotFound for an operator `reg` does not have, naming the op and node.
+// kNotFound when operators are not in `reg`, naming every such operator and
+// up to three nodes (id and name) using it: "symbol JSON: operators are not
+// registered: operator 'Pooling' (used by node 6 'pool1'); ...".
 LoadedSymbol LoadJSON(const std::string& json, const OpRegistry& reg);
 LoadedSymbol LoadJSON(const std::string& json);  // Runtime::Global().ops()
 

@@ -1,6 +1,7 @@
 // LoadJSON: RawGraph -> nodes, MXNet's legacy upgrades, semantic checks.
 #include <algorithm>
 #include <fstream>
+#include <map>
 #include <sstream>
 #include <unordered_map>
 
@@ -53,7 +54,10 @@ struct Loader {
     return StrCat("node ", id, " '", n.attrs.name, "' (", n.op()->name, ")");
   }
 
-  void Parse(Node* n) const {
+  // Parses the parameters and checks the arity: inputs beyond the op's
+  // count are an error, and so are missing ones unless `allow_missing` (the
+  // files before 0.9.0 did not store auxiliary states; at most kMaxMissing).
+  void Parse(Node* n, bool allow_missing) const {
     if (n->is_variable()) return;
     try {
       n->attrs.params = ParseParams(n->op()->name, &n->op()->params, n->attrs.dict);
@@ -63,11 +67,24 @@ struct Loader {
     int nin = n->op()->NumInputs(n->attrs.params), nout = n->op()->NumOutputs(n->attrs.params);
     if (nin < 0 || nout < 0 || nout > (1 << 16))
       Bad(Where(*n), ": parameters give ", nin, " inputs and ", nout, " outputs");
+    size_t have = n->inputs.size(), want = static_cast<size_t>(nin);
+    if (have > want || (have < want && (!allow_missing || want - have > kMaxMissing)))
+      Bad(Where(*n), " has ", have, " inputs, the operator takes ", want, InputList(*n, want));
+  }
+
+  static constexpr size_t kMaxMissing = 16;
+
+  // " (data, weight, bias)" for ops with few inputs, else "".
+  static std::string InputList(const Node& n, size_t want) {
+    if (want > 64) return "";
+    std::string names;
+    for (const auto& s : n.op()->InputNames(n.attrs.params)) names += (names.empty() ? "" : ", ") + s;
+    return " (" + names + ")";
   }
 
   // MXNet's UpgradeJSON_FixParsing: hidden keys become __key__, and
   // "<input>_<key>" moves onto that input's variable as __key__.
-  void FixHiddenKeys(Node* n) {
+  void FixHiddenKeys(Node* n, bool allow_missing) {
     auto matches = [](const std::string& key, const std::string& hk) {
       size_t pos = key.rfind(hk);
       return pos == 0 || (pos != std::string::npos && pos + hk.size() == key.size());
@@ -83,7 +100,7 @@ struct Loader {
       hidden.push_back(*it);
       it = n->attrs.dict.erase(it);
     }
-    Parse(n);
+    Parse(n, allow_missing);
     for (const auto& kv : hidden) {
       bool moved = false;
       for (const auto& hk : HiddenKeys()) {
@@ -114,7 +131,6 @@ struct Loader {
   void AddMissingInputs(Node* n) {
     size_t want = static_cast<size_t>(n->op()->NumInputs(n->attrs.params));
     if (n->inputs.size() >= want) return;
-    if (want - n->inputs.size() > 1024) Bad(Where(*n), ": ", want - n->inputs.size(), " missing inputs");
     std::vector<std::string> names = n->op()->InputNames(n->attrs.params);
     for (size_t i = n->inputs.size(); i < want; ++i) {
       std::string arg = i < names.size() ? names[i] : StrCat("input", i);
@@ -128,11 +144,8 @@ struct Loader {
   void CheckNode(const Node& n) const {
     if (!n.is_variable()) {
       size_t want = static_cast<size_t>(n.op()->NumInputs(n.attrs.params));
-      if (n.inputs.size() != want) {
-        std::string names;
-        for (const auto& s : n.op()->InputNames(n.attrs.params)) names += (names.empty() ? "" : ", ") + s;
-        Bad(Where(n), " has ", n.inputs.size(), " inputs, the operator takes ", want, " (", names, ")");
-      }
+      if (n.inputs.size() != want)
+        Bad(Where(n), " has ", n.inputs.size(), " inputs, the operator takes ", want, InputList(n, want));
     }
     for (size_t i = 0; i < n.inputs.size(); ++i) {
       const NodeEntry& e = n.inputs[i];
@@ -156,6 +169,21 @@ JsonGeneration GenerationOf(const RawGraph& raw) {
   return raw.mxnet_version >= 900 ? JsonGeneration::kMXNet09 : JsonGeneration::kMXNet08;
 }
 
+// Throws Error(kNotFound) listing every unregistered operator with the
+// nodes (id and name) that use it, at most 3 per operator.
+[[noreturn]] void FailUnknownOps(const RawGraph& raw, const std::map<std::string, std::vector<size_t>>& unknown) {
+  std::string msg;
+  for (const auto& [op, ids] : unknown) {
+    msg += StrCat(msg.empty() ? "" : "; ", "operator '", op, "' (used by ");
+    for (size_t k = 0; k < ids.size() && k < 3; ++k)
+      msg += StrCat(k ? ", " : "", "node ", ids[k], " '", raw.nodes[ids[k]].name, "'");
+    if (ids.size() > 3) msg += StrCat(" and ", ids.size() - 3, " more nodes");
+    msg += ")";
+  }
+  Fail(StatusCode::kNotFound, "symbol JSON: ", unknown.size() == 1 ? "an operator is" : "operators are",
+       " not registered: ", msg);
+}
+
 }  // namespace
 
 const char* JsonGenerationName(JsonGeneration g) {
@@ -171,6 +199,7 @@ LoadedSymbol LoadJSON(const std::string& text, const OpRegistry& reg) {
   RawGraph raw = json_internal::ReadRawGraph(text);
   Loader ld{raw, {}, {}, false};
   EdgeGuard guard(&ld.nodes);
+  std::map<std::string, std::vector<size_t>> unknown;  // op -> node ids using it
   for (size_t i = 0; i < raw.nodes.size(); ++i) {
     const RawNode& r = raw.nodes[i];
     auto n = std::make_shared<Node>();
@@ -181,13 +210,12 @@ LoadedSymbol LoadJSON(const std::string& text, const OpRegistry& reg) {
         Bad("node ", i, " '", r.name, "' is a variable (op \"null\") but has inputs");
     } else {
       n->attrs.op = reg.Find(r.op);
-      if (!n->attrs.op)
-        Fail(StatusCode::kNotFound, "symbol JSON: node ", i, " '", r.name, "' uses operator '", r.op,
-             "', which is not registered");
+      if (!n->attrs.op) unknown[r.op].push_back(i);
     }
     ld.index[n.get()] = i;
     ld.nodes.push_back(std::move(n));
   }
+  if (!unknown.empty()) FailUnknownOps(raw, unknown);
   for (size_t i = 0; i < raw.nodes.size(); ++i) {
     for (const auto& e : raw.nodes[i].inputs)
       ld.nodes[i]->inputs.push_back(NodeEntry{ld.nodes[e.node], e.index, e.version});
@@ -212,8 +240,8 @@ LoadedSymbol LoadJSON(const std::string& text, const OpRegistry& reg) {
   out.generation = GenerationOf(raw);
   std::vector<NodePtr> order = TopoOrder(heads);
   for (const NodePtr& n : order) {
-    if (raw.mxnet_version < kMXNetVersion) ld.FixHiddenKeys(n.get());
-    else ld.Parse(n.get());
+    if (raw.mxnet_version < kMXNetVersion) ld.FixHiddenKeys(n.get(), raw.mxnet_version < 900);
+    else ld.Parse(n.get(), false);
   }
   if (raw.mxnet_version < 900)
     for (const NodePtr& n : order)
