@@ -1,0 +1,590 @@
+/*
+ * weft.i: the single SWIG input for the Java, C# and Go bindings.
+ *
+ * It %includes c_api/include/weft/c_api.h verbatim, so every C ABI function
+ * gets a raw wrapper automatically; the hand-written layer of each language
+ * (java/, csharp/, go/) turns the raw functions into classes. The typemaps
+ * below are generic over the C ABI's conventions, so a new function usually
+ * needs no change here:
+ *
+ * - A WeftStatus return becomes the language's error INSIDE the same native
+ *   call (weft_last_error() is read in the wrapper right after the failing
+ *   call; Go may move a goroutine to another OS thread between two cgo calls,
+ *   so the thread-local message must never be read in a second call):
+ *     Java: the method returns void and throws ai.weft.WeftException(code, msg)
+ *     C#:   the method returns void and throws Weft.WeftException(code, msg)
+ *     Go:   the function returns error (*capi.Status{Code, Message}) or nil
+ *   Out-parameters are written only on success (as the C ABI guarantees).
+ * - Opaque handles (WEFT_HANDLE(T) below; one line per handle type) are plain
+ *   integers: Java long, C# long, Go uintptr. `T**` is an array of handles
+ *   (out: one slot per handle; Java long[], C# long[], Go []uintptr) and
+ *   `T* const*` an input array of handles.
+ * - Non-const pointers to int/int64_t/size_t/float/double are in/out arrays
+ *   (a scalar out-parameter is a 1-element array): Java arrays, C# arrays
+ *   (blittable, pinned by the marshaller), Go slices; the const versions are
+ *   input arrays. `const char* const*` is an input string array and
+ *   `const char**` out strings (library-owned, copied).
+ * - `void*` / `const void*` data pointers are zero-copy: Java direct
+ *   java.nio.Buffer, C# IntPtr (the C# layer pins arrays with `fixed`), Go
+ *   unsafe.Pointer (the Go layer passes a slice's first element).
+ * - Element counts stay explicit parameters of the raw layer; the raw layer is
+ *   not public (Java package-private, C# internal, Go internal package) and the
+ *   hand-written layer derives every count from the array it passes.
+ *
+ * weft_last_error()/weft_last_error_code() are not wrapped: reading them in a
+ * second call is exactly the race described above.
+ */
+%module weft_native
+
+%{
+#include <stdint.h>
+#include <string.h>
+
+#include <string>
+#include <vector>
+
+#include "weft/c_api.h"
+%}
+
+%ignore weft_last_error;
+%ignore weft_last_error_code;
+/* Enums and macros: the hand-written layers define their own typed
+ * equivalents (the values are stable ABI). */
+%rename("$ignore", %$isenum) "";
+%rename("$ignore", %$isenumitem) "";
+%ignore WEFT_API_VERSION;
+
+/* ======================================================================= */
+#if defined(SWIGJAVA)
+/* ======================================================================= */
+
+%pragma(java) moduleclassmodifiers="final class"
+%pragma(java) jniclassclassmodifiers="final class"
+%typemap(javafinalize) SWIGTYPE ""
+
+%{
+/* Throws ai.weft.WeftException(code, message) in the current Java thread. */
+static void WeftJavaThrow(JNIEnv* jenv, int code, const char* msg) {
+  jclass cls = jenv->FindClass("ai/weft/WeftException");
+  if (!cls) return; /* NoClassDefFoundError is pending */
+  jmethodID ctor = jenv->GetMethodID(cls, "<init>", "(ILjava/lang/String;)V");
+  if (!ctor) return;
+  jstring jmsg = jenv->NewStringUTF(msg ? msg : "");
+  jobject ex = jenv->NewObject(cls, ctor, (jint)code, jmsg);
+  if (ex) jenv->Throw((jthrowable)ex);
+}
+/* Scratch storage for a small array argument: on the stack up to N elements
+ * (no allocation on the common out-parameter path), else on the heap. */
+template <typename T, size_t N = 8>
+struct WeftScratch {
+  T small[N];
+  std::vector<T> big;
+  T* p = nullptr;
+  size_t n = 0;
+  T* alloc(size_t count) {
+    n = count;
+    if (count <= N) {
+      p = small;
+    } else {
+      big.resize(count);
+      p = big.data();
+    }
+    return p;
+  }
+};
+/* An argument error raised by the wrapper itself. */
+static void WeftJavaArgError(JNIEnv* jenv, const char* msg) {
+  WeftJavaThrow(jenv, WEFT_ERR_INVALID_ARGUMENT, msg);
+}
+%}
+
+%typemap(jni) WeftStatus "void"
+%typemap(jtype) WeftStatus "void"
+%typemap(jstype) WeftStatus "void"
+%typemap(javaout) WeftStatus { $jnicall; }
+%typemap(out) WeftStatus %{
+  if ($1 != WEFT_OK) {
+    WeftJavaThrow(jenv, (int)$1, weft_last_error());
+    return $null;
+  }
+%}
+
+%define WEFT_HANDLE(T)
+%typemap(jni) T*, const T* "jlong"
+%typemap(jtype) T*, const T* "long"
+%typemap(jstype) T*, const T* "long"
+%typemap(javain) T*, const T* "$javainput"
+%typemap(javaout) T*, const T* { return $jnicall; }
+%typemap(in) T*, const T* %{ $1 = ($1_ltype)(uintptr_t)$input; %}
+%typemap(out) T*, const T* %{ $result = (jlong)(uintptr_t)$1; %}
+/* T** : long[] of handles, in/out (every slot copied back on success). */
+%typemap(jni) T**, T* const* "jlongArray"
+%typemap(jtype) T**, T* const* "long[]"
+%typemap(jstype) T**, T* const* "long[]"
+%typemap(javain) T**, T* const* "$javainput"
+%typemap(in) T** (WeftScratch<T*> hv), T* const* (WeftScratch<T*> hv) %{
+  static_assert(sizeof(jlong) == sizeof(T*), "handles are 64-bit");
+  $1 = NULL;
+  if ($input) {
+    jsize n = jenv->GetArrayLength($input);
+    T** p = hv.alloc((size_t)n);
+    if (n) jenv->GetLongArrayRegion($input, 0, n, (jlong*)p);
+    $1 = ($1_ltype)p;
+  }
+%}
+%typemap(argout) T** %{
+  if ($input && hv$argnum.n) jenv->SetLongArrayRegion($input, 0, (jsize)hv$argnum.n, (const jlong*)hv$argnum.p);
+%}
+%enddef
+
+/* Arrays of a primitive C type: const CT* = input, CT* = in/out. */
+%define WEFT_JAVA_ARRAY(CT, JNIT, JARR, JT, REGION)
+%typemap(jni) CT*, const CT* #JARR
+%typemap(jtype) CT*, const CT* #JT "[]"
+%typemap(jstype) CT*, const CT* #JT "[]"
+%typemap(javain) CT*, const CT* "$javainput"
+%typemap(in) CT* (WeftScratch<CT> av), const CT* (WeftScratch<CT> av) %{
+  static_assert(sizeof(JNIT) == sizeof(CT), "JNI and C element sizes differ");
+  $1 = NULL;
+  if ($input) {
+    jsize n = jenv->GetArrayLength($input);
+    CT* p = av.alloc((size_t)n);
+    if (n) jenv->Get##REGION##ArrayRegion($input, 0, n, (JNIT*)p);
+    $1 = ($1_ltype)p;
+  }
+%}
+%typemap(argout) CT* %{
+  if ($input && av$argnum.n) jenv->Set##REGION##ArrayRegion($input, 0, (jsize)av$argnum.n, (const JNIT*)av$argnum.p);
+%}
+%typemap(argout) const CT* ""
+%enddef
+WEFT_JAVA_ARRAY(int, jint, jintArray, int, Int)
+WEFT_JAVA_ARRAY(int64_t, jlong, jlongArray, long, Long)
+WEFT_JAVA_ARRAY(size_t, jlong, jlongArray, long, Long)
+WEFT_JAVA_ARRAY(uint64_t, jlong, jlongArray, long, Long)
+WEFT_JAVA_ARRAY(float, jfloat, jfloatArray, float, Float)
+WEFT_JAVA_ARRAY(double, jdouble, jdoubleArray, double, Double)
+
+/* size_t/int64_t scalars are Java long. */
+%typemap(jni) size_t "jlong"
+%typemap(jtype) size_t "long"
+%typemap(jstype) size_t "long"
+%typemap(javain) size_t "$javainput"
+%typemap(javaout) size_t { return $jnicall; }
+%typemap(in) size_t %{ $1 = ($1_ltype)$input; %}
+%typemap(out) size_t %{ $result = (jlong)$1; %}
+%typemap(jni) int64_t "jlong"
+%typemap(jtype) int64_t "long"
+%typemap(jstype) int64_t "long"
+%typemap(javain) int64_t "$javainput"
+%typemap(javaout) int64_t { return $jnicall; }
+%typemap(in) int64_t %{ $1 = ($1_ltype)$input; %}
+%typemap(out) int64_t %{ $result = (jlong)$1; %}
+%typemap(jni) uint64_t "jlong"
+%typemap(jtype) uint64_t "long"
+%typemap(jstype) uint64_t "long"
+%typemap(javain) uint64_t "$javainput"
+%typemap(javaout) uint64_t { return $jnicall; }
+%typemap(in) uint64_t %{ $1 = ($1_ltype)$input; %}
+%typemap(out) uint64_t %{ $result = (jlong)$1; %}
+
+/* const char** : String[] out (library-owned strings are copied). */
+%typemap(jni) const char** "jobjectArray"
+%typemap(jtype) const char** "String[]"
+%typemap(jstype) const char** "String[]"
+%typemap(javain) const char** "$javainput"
+%typemap(in) const char** (std::vector<const char*> sv) %{
+  if ($input) {
+    sv.assign((size_t)jenv->GetArrayLength($input), (const char*)NULL);
+    $1 = ($1_ltype)sv.data();
+  } else {
+    $1 = NULL;
+  }
+%}
+%typemap(argout) const char** %{
+  if ($input) {
+    for (size_t i = 0; i < sv$argnum.size(); ++i) {
+      jstring s = sv$argnum[i] ? jenv->NewStringUTF(sv$argnum[i]) : NULL;
+      jenv->SetObjectArrayElement($input, (jsize)i, s);
+      if (s) jenv->DeleteLocalRef(s);
+    }
+  }
+%}
+
+/* const char* const* : String[] in (null elements stay NULL). */
+%typemap(jni) const char* const* "jobjectArray"
+%typemap(jtype) const char* const* "String[]"
+%typemap(jstype) const char* const* "String[]"
+%typemap(javain) const char* const* "$javainput"
+%typemap(in) const char* const* (std::vector<std::string> ss, std::vector<const char*> sp) %{
+  if ($input) {
+    jsize n = jenv->GetArrayLength($input);
+    ss.resize((size_t)n);
+    sp.assign((size_t)n, (const char*)NULL);
+    for (jsize i = 0; i < n; ++i) {
+      jstring s = (jstring)jenv->GetObjectArrayElement($input, i);
+      if (!s) continue;
+      const char* c = jenv->GetStringUTFChars(s, NULL);
+      if (!c) return $null;
+      ss[(size_t)i] = c;
+      jenv->ReleaseStringUTFChars(s, c);
+      jenv->DeleteLocalRef(s);
+      sp[(size_t)i] = ss[(size_t)i].c_str();
+    }
+    $1 = ($1_ltype)sp.data();
+  } else {
+    $1 = NULL;
+  }
+%}
+
+/* void* / const void* : a direct java.nio.Buffer (zero-copy). */
+%typemap(jni) void*, const void* "jobject"
+%typemap(jtype) void*, const void* "java.nio.Buffer"
+%typemap(jstype) void*, const void* "java.nio.Buffer"
+%typemap(javain) void*, const void* "$javainput"
+%typemap(in) void*, const void* %{
+  $1 = NULL;
+  if ($input) {
+    $1 = ($1_ltype)jenv->GetDirectBufferAddress($input);
+    if (!$1) {
+      WeftJavaArgError(jenv, "buffer is not a direct java.nio.Buffer");
+      return $null;
+    }
+  }
+%}
+
+/* Copying helpers: float[]/double[] (the JVM array is copied through a
+ * temporary native buffer). */
+%define WEFT_JAVA_COPY(CT, JNIT, JARR, JT, REGION)
+%typemap(jni) const CT* ARRAY_IN, CT* ARRAY_OUT #JARR
+%typemap(jtype) const CT* ARRAY_IN, CT* ARRAY_OUT #JT "[]"
+%typemap(jstype) const CT* ARRAY_IN, CT* ARRAY_OUT #JT "[]"
+%typemap(javain) const CT* ARRAY_IN, CT* ARRAY_OUT "$javainput"
+%typemap(in) const CT* ARRAY_IN (std::vector<CT> buf) %{
+  if (!$input) { WeftJavaArgError(jenv, "array is null"); return $null; }
+  buf.resize((size_t)jenv->GetArrayLength($input));
+  if (!buf.empty()) jenv->Get##REGION##ArrayRegion($input, 0, (jsize)buf.size(), (JNIT*)buf.data());
+  $1 = buf.data();
+%}
+%typemap(in) CT* ARRAY_OUT (std::vector<CT> buf) %{
+  if (!$input) { WeftJavaArgError(jenv, "array is null"); return $null; }
+  buf.resize((size_t)jenv->GetArrayLength($input));
+  $1 = buf.data();
+%}
+%typemap(argout) CT* ARRAY_OUT %{
+  if (!buf$argnum.empty()) jenv->Set##REGION##ArrayRegion($input, 0, (jsize)buf$argnum.size(), (const JNIT*)buf$argnum.data());
+%}
+%typemap(argout) const CT* ARRAY_IN ""
+%enddef
+WEFT_JAVA_COPY(float, jfloat, jfloatArray, float, Float)
+WEFT_JAVA_COPY(double, jdouble, jdoubleArray, double, Double)
+
+
+/* ======================================================================= */
+#elif defined(SWIGCSHARP)
+/* ======================================================================= */
+
+%pragma(csharp) moduleclassmodifiers="internal class"
+%typemap(csclassmodifiers) SWIGTYPE "internal class"
+
+/* WeftException(code, message) is created by a callback registered from the
+ * PINVOKE class and raised when the wrapper returns (SWIG's pending-exception
+ * mechanism), so the message is captured inside the failing native call. */
+%insert(runtime) %{
+typedef void (SWIGSTDCALL* WeftCSharpExceptionCallback_t)(int code, const char* msg);
+static WeftCSharpExceptionCallback_t weft_csharp_exception_callback = NULL;
+extern "C" SWIGEXPORT void SWIGSTDCALL WeftRegisterExceptionCallback_weft_native(
+    WeftCSharpExceptionCallback_t cb) {
+  weft_csharp_exception_callback = cb;
+}
+static void WeftCSharpThrow(int code, const char* msg) {
+  if (weft_csharp_exception_callback) weft_csharp_exception_callback(code, msg ? msg : "");
+}
+%}
+%pragma(csharp) imclasscode=%{
+  internal class WeftExceptionHelper {
+    public delegate void WeftExceptionDelegate(int code, string message);
+    static WeftExceptionDelegate weftDelegate = new WeftExceptionDelegate(SetPending);
+
+    [global::System.Runtime.InteropServices.DllImport("$dllimport",
+        EntryPoint = "WeftRegisterExceptionCallback_weft_native")]
+    public static extern void WeftRegisterExceptionCallback(WeftExceptionDelegate cb);
+
+    static void SetPending(int code, string message) {
+      SWIGPendingException.Set(new Weft.WeftException((Weft.ErrorCode)code, message));
+    }
+
+    static WeftExceptionHelper() { WeftRegisterExceptionCallback(weftDelegate); }
+  }
+  internal static WeftExceptionHelper weftExceptionHelper = new WeftExceptionHelper();
+%}
+
+%typemap(ctype) WeftStatus "void"
+%typemap(imtype) WeftStatus "void"
+%typemap(cstype) WeftStatus "void"
+%typemap(csout, excode=SWIGEXCODE) WeftStatus { $imcall;$excode }
+%typemap(out, canthrow=1) WeftStatus %{
+  if ($1 != WEFT_OK) {
+    WeftCSharpThrow((int)$1, weft_last_error());
+    return; /* the wrapper returns void */
+  }
+%}
+
+%define WEFT_HANDLE(T)
+%typemap(ctype) T*, const T* "int64_t"
+%typemap(imtype) T*, const T* "long"
+%typemap(cstype) T*, const T* "long"
+%typemap(csin) T*, const T* "$csinput"
+%typemap(csout, excode=SWIGEXCODE) T*, const T* { long r = $imcall;$excode return r; }
+%typemap(in) T*, const T* %{ $1 = ($1_ltype)(uintptr_t)$input; %}
+%typemap(out) T*, const T* %{ $result = (int64_t)(uintptr_t)$1; %}
+/* Handle arrays: long[] (a handle is pointer-sized; 64-bit only). */
+%typemap(ctype) T**, T* const* "int64_t*"
+%typemap(imtype, inattributes="[global::System.Runtime.InteropServices.In, global::System.Runtime.InteropServices.Out]") T**, T* const* "long[]"
+%typemap(cstype) T**, T* const* "long[]"
+%typemap(csin) T**, T* const* "$csinput"
+%typemap(in) T**, T* const* %{ $1 = ($1_ltype)$input; %}
+%enddef
+
+/* Arrays of primitive types: blittable, pinned by the marshaller. */
+%define WEFT_CS_ARRAY(CT, CST)
+%typemap(ctype) CT*, const CT* "CT*"
+%typemap(imtype, inattributes="[global::System.Runtime.InteropServices.In, global::System.Runtime.InteropServices.Out]") CT*, const CT* #CST "[]"
+%typemap(cstype) CT*, const CT* #CST "[]"
+%typemap(csin) CT*, const CT* "$csinput"
+%typemap(in) CT*, const CT* %{ $1 = ($1_ltype)$input; %}
+%enddef
+WEFT_CS_ARRAY(int, int)
+WEFT_CS_ARRAY(int64_t, long)
+WEFT_CS_ARRAY(size_t, ulong)
+WEFT_CS_ARRAY(uint64_t, ulong)
+WEFT_CS_ARRAY(float, float)
+WEFT_CS_ARRAY(double, double)
+
+%define WEFT_CS_SCALAR(CT, CST)
+%typemap(ctype) CT "CT"
+%typemap(imtype) CT #CST
+%typemap(cstype) CT #CST
+%typemap(csin) CT "$csinput"
+%typemap(csout, excode=SWIGEXCODE) CT { CST r = $imcall;$excode return r; }
+%typemap(in) CT %{ $1 = ($1_ltype)$input; %}
+%typemap(out) CT %{ $result = $1; %}
+%enddef
+WEFT_CS_SCALAR(size_t, ulong)
+WEFT_CS_SCALAR(int64_t, long)
+WEFT_CS_SCALAR(uint64_t, ulong)
+
+/* const char** : out strings as IntPtr[] (the C# layer copies them). */
+%typemap(ctype) const char** "const char**"
+%typemap(imtype, inattributes="[global::System.Runtime.InteropServices.In, global::System.Runtime.InteropServices.Out]") const char** "global::System.IntPtr[]"
+%typemap(cstype) const char** "global::System.IntPtr[]"
+%typemap(csin) const char** "$csinput"
+%typemap(in) const char** %{ $1 = ($1_ltype)$input; %}
+
+/* const char* const* : string[] in. */
+%typemap(ctype) const char* const* "const char**"
+%typemap(imtype, inattributes="[global::System.Runtime.InteropServices.In, global::System.Runtime.InteropServices.MarshalAs(global::System.Runtime.InteropServices.UnmanagedType.LPArray, ArraySubType = global::System.Runtime.InteropServices.UnmanagedType.LPStr)]") const char* const* "string[]"
+%typemap(cstype) const char* const* "string[]"
+%typemap(csin) const char* const* "$csinput"
+%typemap(in) const char* const* %{ $1 = ($1_ltype)$input; %}
+
+/* void* / const void* : IntPtr (zero-copy; the C# layer pins with fixed). */
+%typemap(ctype) void*, const void* "void*"
+%typemap(imtype) void*, const void* "global::System.IntPtr"
+%typemap(cstype) void*, const void* "global::System.IntPtr"
+%typemap(csin) void*, const void* "$csinput"
+%typemap(in) void*, const void* %{ $1 = ($1_ltype)$input; %}
+
+
+/* ======================================================================= */
+#elif defined(SWIGGO)
+/* ======================================================================= */
+
+%go_import("unsafe")
+
+/* Link flags for cgo: point CGO_CPPFLAGS/CGO_LDFLAGS at the headers and the
+ * library directory (pkg-config weft), -lweft comes from here. */
+%insert(cgo_comment_typedefs) %{
+#cgo LDFLAGS: -lweft
+#cgo CXXFLAGS: -std=c++17
+%}
+
+%insert(go_wrapper) %{
+// Status is a non-OK WeftStatus with the message captured in the same call.
+type Status struct {
+	Code    int
+	Message string
+}
+
+func (s *Status) Error() string { return s.Message }
+
+// weftStatus decodes "" (OK) or "<code>:<message>".
+func weftStatus(s string) error {
+	if s == "" {
+		return nil
+	}
+	code := 0
+	i := 0
+	for ; i < len(s) && s[i] >= '0' && s[i] <= '9'; i++ {
+		code = code*10 + int(s[i]-'0')
+	}
+	if i < len(s) && s[i] == ':' {
+		i++
+	}
+	return &Status{Code: code, Message: s[i:]}
+}
+
+// weftJoin packs strings as consecutive NUL-terminated bytes (a []string
+// holds Go pointers and may not be passed to C).
+func weftJoin(ss []string) string {
+	if ss == nil {
+		return ""
+	}
+	n := 0
+	for _, s := range ss {
+		n += len(s) + 1
+	}
+	b := make([]byte, 0, n)
+	for _, s := range ss {
+		b = append(b, s...)
+		b = append(b, 0)
+	}
+	return string(b)
+}
+%}
+
+%fragment("WeftGoStatus", "header", fragment="AllocateString") %{
+static _gostring_ WeftGoStatus(WeftStatus st) {
+  if (st == WEFT_OK) { _gostring_ r = {NULL, 0}; return r; }
+  std::string m = std::to_string((int)st) + ":" + weft_last_error();
+  return Swig_AllocateString(m.data(), m.size());
+}
+%}
+
+%typemap(gotype) WeftStatus "error"
+%typemap(imtype) WeftStatus "string"
+%typemap(out, fragment="WeftGoStatus") WeftStatus %{ $result = WeftGoStatus($1); %}
+%typemap(goout, fragment="CopyString") WeftStatus %{
+	if $1 == "" {
+		$result = nil
+	} else {
+		$result = weftStatus(swigCopyString($1))
+	}
+%}
+
+%define WEFT_HANDLE(T)
+%typemap(gotype) T*, const T* "uintptr"
+%typemap(imtype) T*, const T* "uintptr"
+%typemap(in) T*, const T* %{ $1 = ($1_ltype)$input; %}
+%typemap(out) T*, const T* %{ $result = (uintptr_t)$1; %}
+%typemap(gotype) T**, T* const* "[]uintptr"
+%typemap(imtype) T**, T* const* "[]uintptr"
+%typemap(in) T**, T* const* %{ $1 = ($1_ltype)$input.array; %}
+%enddef
+
+/* Primitive pointers: Go slices (zero-copy for the call). */
+%define WEFT_GO_ARRAY(CT, GT)
+%typemap(gotype) CT*, const CT* "[]" #GT
+%typemap(imtype) CT*, const CT* "[]" #GT
+%typemap(in) CT*, const CT* %{ $1 = ($1_ltype)$input.array; %}
+%enddef
+WEFT_GO_ARRAY(int, int32)
+WEFT_GO_ARRAY(int64_t, int64)
+WEFT_GO_ARRAY(size_t, uint64)
+WEFT_GO_ARRAY(uint64_t, uint64)
+WEFT_GO_ARRAY(float, float32)
+WEFT_GO_ARRAY(double, float64)
+
+%typemap(gotype) size_t "uint64"
+%typemap(imtype) size_t "uint64"
+%typemap(gotype) int64_t "int64"
+%typemap(imtype) int64_t "int64"
+%typemap(in) int64_t %{ $1 = ($1_ltype)$input; %}
+%typemap(out) int64_t %{ $result = $1; %}
+%typemap(gotype) uint64_t "uint64"
+%typemap(imtype) uint64_t "uint64"
+%typemap(in) uint64_t %{ $1 = ($1_ltype)$input; %}
+%typemap(out) uint64_t %{ $result = $1; %}
+
+/* const char** : out strings, []string (library-owned strings are copied). */
+%typemap(gotype) const char** "[]string"
+%typemap(imtype) const char** "[]string"
+%typemap(in) const char** (std::vector<const char*> sv) %{
+  sv.assign((size_t)$input.len, (const char*)NULL);
+  $1 = ($1_ltype)sv.data();
+%}
+%typemap(argout, fragment="AllocateString") const char** %{
+  for (size_t i = 0; i < sv$argnum.size(); ++i)
+    if (sv$argnum[i] && sv$argnum[i][0])
+      ((_gostring_*)$input.array)[i] = Swig_AllocateString(sv$argnum[i], strlen(sv$argnum[i]));
+%}
+/* A fresh slice goes to C (the caller's may hold Go pointers, which cgo
+ * forbids); the copies are stored back into the caller's slice. */
+%typemap(goin) const char** %{ $result = make([]string, len($input)) %}
+%typemap(goargout, fragment="CopyString") const char** %{
+	for i := range $input {
+		if $input[i] != "" {
+			$1[i] = swigCopyString($input[i])
+		} else {
+			$1[i] = ""
+		}
+	}
+%}
+
+/* const char* const* : []string in, packed by weftJoin. */
+%typemap(gotype) const char* const* "[]string"
+%typemap(imtype) const char* const* "string"
+%typemap(goin) const char* const* %{ $result = weftJoin($input) %}
+%typemap(in) const char* const* (std::vector<const char*> sp) %{
+  {
+    const char* p = $input.p;
+    const char* end = p + $input.n;
+    while (p < end) {
+      sp.push_back(p);
+      p += strlen(p) + 1;
+    }
+    $1 = ($1_ltype)sp.data();
+  }
+%}
+
+/* void* / const void* : unsafe.Pointer (zero-copy for the call). */
+%typemap(gotype) void*, const void* "unsafe.Pointer"
+%typemap(imtype) void*, const void* "unsafe.Pointer"
+%typemap(in) void*, const void* %{ $1 = ($1_ltype)$input; %}
+
+#endif
+
+/* One line per handle type of the C ABI (types not declared yet are
+ * harmless). */
+WEFT_HANDLE(WeftNDArray)
+WEFT_HANDLE(WeftSymbolHandle)
+WEFT_HANDLE(WeftStringList)
+WEFT_HANDLE(WeftShapeResult)
+WEFT_HANDLE(WeftTypeResult)
+WEFT_HANDLE(WeftExecutorHandle)
+WEFT_HANDLE(WeftExecutor)
+
+/* Copying helpers (the "array" overloads): the binding copies between a
+ * language array and a temporary native buffer, then calls the C ABI. The
+ * zero-copy paths call weft_ndarray_copy_from/_to directly. */
+%inline %{
+static WeftStatus weft_binding_copy_from_f32(WeftNDArray* arr, const float* ARRAY_IN, size_t count) {
+  return weft_ndarray_copy_from(arr, ARRAY_IN, count * sizeof(float));
+}
+static WeftStatus weft_binding_copy_to_f32(const WeftNDArray* arr, float* ARRAY_OUT, size_t count) {
+  return weft_ndarray_copy_to(arr, ARRAY_OUT, count * sizeof(float));
+}
+static WeftStatus weft_binding_copy_from_f64(WeftNDArray* arr, const double* ARRAY_IN, size_t count) {
+  return weft_ndarray_copy_from(arr, ARRAY_IN, count * sizeof(double));
+}
+static WeftStatus weft_binding_copy_to_f64(const WeftNDArray* arr, double* ARRAY_OUT, size_t count) {
+  return weft_ndarray_copy_to(arr, ARRAY_OUT, count * sizeof(double));
+}
+/* The ABI version this wrapper was compiled against (checked at load). */
+static int weft_binding_abi_version(void) { return WEFT_API_VERSION; }
+%}
+
+
+/* WEFT_API expands to a GCC attribute that SWIG need not see. */
+#define __attribute__(x)
+%include "weft/c_api.h"

@@ -1,0 +1,185 @@
+using System;
+using System.Collections.Generic;
+
+namespace Weft {
+
+/// <summary>
+/// An n-dimensional array on a device (owned handle; Dispose it). Any thread
+/// may use an NDArray; concurrent writes to one array are not ordered by the
+/// binding. Views (Reshape, Slice) share storage and are disposed separately.
+/// Transfers: CopyFrom/CopyTo(T[]) pin the managed array and the library reads
+/// or writes it directly (zero-copy); CopyFrom/CopyTo(IntPtr, bytes) use
+/// unmanaged memory; ToFloatArray/ToDoubleArray and the *Marshalled overloads
+/// copy through the P/Invoke marshaller.
+/// </summary>
+public sealed class NDArray : NativeHandle {
+  internal NDArray(long h) : base(h) {}
+
+  internal override void Free(long h) { weft_native.weft_ndarray_free(h); }
+
+  public static NDArray Create(DType dtype, params long[] shape) {
+    Native.EnsureLoaded();
+    var outp = new long[1];
+    weft_native.weft_ndarray_create(shape, shape.Length, (int)dtype, 1, 0, outp);
+    return new NDArray(outp[0]);
+  }
+
+  public static NDArray FromArray(float[] data, params long[] shape) {
+    var a = Create(DType.Float32, shape);
+    try { a.CopyFrom(data); } catch { a.Dispose(); throw; }
+    return a;
+  }
+
+  public static NDArray FromArray(double[] data, params long[] shape) {
+    var a = Create(DType.Float64, shape);
+    try { a.CopyFrom(data); } catch { a.Dispose(); throw; }
+    return a;
+  }
+
+  public int NDim {
+    get { var o = new int[1]; weft_native.weft_ndarray_ndim(Handle, o); return o[0]; }
+  }
+
+  public long[] Shape {
+    get {
+      long h = Handle;
+      var nd = new int[1];
+      weft_native.weft_ndarray_ndim(h, nd);
+      var shape = new long[nd[0]];
+      weft_native.weft_ndarray_shape(h, shape, (ulong)shape.Length);
+      return shape;
+    }
+  }
+
+  public long Size {
+    get { var o = new long[1]; weft_native.weft_ndarray_size(Handle, o); return o[0]; }
+  }
+
+  public DType DType {
+    get { var o = new int[1]; weft_native.weft_ndarray_dtype(Handle, o); return (DType)o[0]; }
+  }
+
+  /// <summary>Zero-copy: the library reads the pinned array (length must equal Size).</summary>
+  public unsafe void CopyFrom(float[] data) {
+    long h = Handle;
+    fixed (float* p = data) weft_native.weft_ndarray_copy_from(h, (IntPtr)p, (ulong)data.Length * 4);
+  }
+
+  public unsafe void CopyFrom(double[] data) {
+    long h = Handle;
+    fixed (double* p = data) weft_native.weft_ndarray_copy_from(h, (IntPtr)p, (ulong)data.Length * 8);
+  }
+
+  /// <summary>Zero-copy: the library writes into the pinned array (length must equal Size).</summary>
+  public unsafe void CopyTo(float[] output) {
+    long h = Handle;
+    fixed (float* p = output) weft_native.weft_ndarray_copy_to(h, (IntPtr)p, (ulong)output.Length * 4);
+  }
+
+  public unsafe void CopyTo(double[] output) {
+    long h = Handle;
+    fixed (double* p = output) weft_native.weft_ndarray_copy_to(h, (IntPtr)p, (ulong)output.Length * 8);
+  }
+
+  /// <summary>Unmanaged memory of exactly the array's bytes.</summary>
+  public void CopyFrom(IntPtr data, long bytes) {
+    weft_native.weft_ndarray_copy_from(Handle, data, (ulong)bytes);
+  }
+
+  public void CopyTo(IntPtr data, long bytes) {
+    weft_native.weft_ndarray_copy_to(Handle, data, (ulong)bytes);
+  }
+
+  /// <summary>Copying overloads: the array goes through the P/Invoke marshaller.</summary>
+  public void CopyFromMarshalled(float[] data) {
+    weft_native.weft_binding_copy_from_f32(Handle, data, (ulong)data.Length);
+  }
+
+  public void CopyToMarshalled(float[] output) {
+    weft_native.weft_binding_copy_to_f32(Handle, output, (ulong)output.Length);
+  }
+
+  /// <summary>A new array with the contents (float32).</summary>
+  public float[] ToFloatArray() {
+    var o = new float[checked((int)Size)];
+    CopyTo(o);
+    return o;
+  }
+
+  public double[] ToDoubleArray() {
+    var o = new double[checked((int)Size)];
+    CopyTo(o);
+    return o;
+  }
+
+  /// <summary>A view with a new shape; dispose it separately.</summary>
+  public NDArray Reshape(params long[] shape) {
+    var o = new long[1];
+    weft_native.weft_ndarray_reshape(Handle, shape, shape.Length, o);
+    return new NDArray(o[0]);
+  }
+
+  /// <summary>A view of rows [begin, end) along the first axis.</summary>
+  public NDArray Slice(long begin, long end) {
+    var o = new long[1];
+    weft_native.weft_ndarray_slice(Handle, begin, end, o);
+    return new NDArray(o[0]);
+  }
+
+  public void WaitToRead() { weft_native.weft_ndarray_wait_to_read(Handle); }
+}
+
+/// <summary>Imperative operator calls by name (MXNet-style string parameters).</summary>
+public static class Ops {
+  /// <summary>Runs op on inputs; returns its new outputs (caller disposes them).</summary>
+  public static NDArray[] Invoke(string op, IDictionary<string, object> parameters,
+                                 params NDArray[] inputs) {
+    Native.EnsureLoaded();
+    string[] keys, vals;
+    Params(parameters, out keys, out vals);
+    var ins = NativeHandle.Handles(inputs);
+    var outs = new long[16];
+    var n = new ulong[1];
+    weft_native.weft_op_invoke(op, ins, (ulong)ins.Length, keys, vals, (ulong)keys.Length, outs,
+                               (ulong)outs.Length, n);
+    var result = new NDArray[n[0]];
+    for (int i = 0; i < result.Length; ++i) result[i] = new NDArray(outs[i]);
+    return result;
+  }
+
+  /// <summary>As Invoke for a one-output operator.</summary>
+  public static NDArray Call(string op, IDictionary<string, object> parameters,
+                             params NDArray[] inputs) {
+    var outs = Invoke(op, parameters, inputs);
+    for (int i = 1; i < outs.Length; ++i) outs[i].Dispose();
+    return outs[0];
+  }
+
+  /// <summary>MXNet text of a value: arrays become "(a,b)".</summary>
+  public static string Format(object v) {
+    if (v is bool) return (bool)v ? "true" : "false";
+    var arr = v as Array;
+    if (arr != null && !(v is string)) {
+      var parts = new List<string>();
+      foreach (var x in arr) parts.Add(Convert.ToString(x, System.Globalization.CultureInfo.InvariantCulture));
+      return "(" + string.Join(",", parts) + (parts.Count == 1 ? ",)" : ")");
+    }
+    if (v is DType) return v.ToString().ToLowerInvariant();
+    return Convert.ToString(v, System.Globalization.CultureInfo.InvariantCulture);
+  }
+
+  internal static void Params(IDictionary<string, object> p, out string[] keys, out string[] vals) {
+    int n = p == null ? 0 : p.Count;
+    keys = new string[n];
+    vals = new string[n];
+    if (p == null) return;
+    int i = 0;
+    foreach (var kv in p) {
+      keys[i] = kv.Key;
+      vals[i] = Format(kv.Value);
+      ++i;
+    }
+  }
+}
+
+}

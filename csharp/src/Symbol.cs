@@ -1,0 +1,285 @@
+using System;
+using System.Collections.Generic;
+
+namespace Weft {
+
+/// <summary>
+/// A symbolic graph (MXNet semantics): a list of output entries. Owned handle;
+/// symbols made from it share nodes and stay valid after it is disposed. Not
+/// synchronised: Compose and SetAttr must not run concurrently with other calls
+/// on symbols sharing its nodes.
+/// </summary>
+public sealed class Symbol : NativeHandle {
+  internal Symbol(long h) : base(h) {}
+
+  internal override void Free(long h) { weft_native.weft_symbol_free(h); }
+
+  public static Symbol Variable(string name) {
+    Native.EnsureLoaded();
+    var o = new long[1];
+    weft_native.weft_symbol_create_variable(name, o);
+    return new Symbol(o[0]);
+  }
+
+  /// <summary>An uncomposed application of op; Compose it next.</summary>
+  public static Symbol Atomic(string op, IDictionary<string, object> parameters) {
+    Native.EnsureLoaded();
+    string[] keys, vals;
+    Ops.Params(parameters, out keys, out vals);
+    var o = new long[1];
+    weft_native.weft_symbol_create_atomic(op, keys, vals, (ulong)keys.Length, o);
+    return new Symbol(o[0]);
+  }
+
+  /// <summary>op(parameters)(inputs...) named name (null: automatic).</summary>
+  public static Symbol Create(string op, string name, IDictionary<string, object> parameters,
+                              params Symbol[] inputs) {
+    var s = Atomic(op, parameters);
+    try { s.Compose(name, inputs); } catch { s.Dispose(); throw; }
+    return s;
+  }
+
+  /// <summary>op(parameters)(key=input...) with inputs by name.</summary>
+  public static Symbol Create(string op, string name, IDictionary<string, object> parameters,
+                              IDictionary<string, Symbol> inputs) {
+    var s = Atomic(op, parameters);
+    try { s.Compose(name, inputs); } catch { s.Dispose(); throw; }
+    return s;
+  }
+
+  public void Compose(string name, params Symbol[] args) {
+    var hs = Handles(args);
+    weft_native.weft_symbol_compose(Handle, name, (ulong)hs.Length, null, hs);
+  }
+
+  public void Compose(string name, IDictionary<string, Symbol> args) {
+    var keys = new string[args.Count];
+    var hs = new long[args.Count];
+    int i = 0;
+    foreach (var kv in args) {
+      keys[i] = kv.Key;
+      hs[i++] = kv.Value.Handle;
+    }
+    weft_native.weft_symbol_compose(Handle, name, (ulong)hs.Length, keys, hs);
+  }
+
+  public static Symbol Group(params Symbol[] symbols) {
+    Native.EnsureLoaded();
+    var hs = Handles(symbols);
+    var o = new long[1];
+    weft_native.weft_symbol_group(hs, (ulong)hs.Length, o);
+    return new Symbol(o[0]);
+  }
+
+  public Symbol Copy() { var o = new long[1]; weft_native.weft_symbol_copy(Handle, o); return new Symbol(o[0]); }
+
+  public int NumOutputs {
+    get { var o = new ulong[1]; weft_native.weft_symbol_num_outputs(Handle, o); return (int)o[0]; }
+  }
+
+  public Symbol this[int index] {
+    get { var o = new long[1]; weft_native.weft_symbol_get_output(Handle, (ulong)index, o); return new Symbol(o[0]); }
+  }
+
+  public Symbol Internals() { var o = new long[1]; weft_native.weft_symbol_get_internals(Handle, o); return new Symbol(o[0]); }
+
+  public Symbol Children() { var o = new long[1]; weft_native.weft_symbol_get_children(Handle, o); return new Symbol(o[0]); }
+
+  public IList<string> ListArguments() { var o = new long[1]; weft_native.weft_symbol_list_arguments(Handle, o); return Take(o[0]); }
+
+  public IList<string> ListOutputs() { var o = new long[1]; weft_native.weft_symbol_list_outputs(Handle, o); return Take(o[0]); }
+
+  public IList<string> ListAuxiliaryStates() { var o = new long[1]; weft_native.weft_symbol_list_auxiliary_states(Handle, o); return Take(o[0]); }
+
+  public IList<string> ListInputs() { var o = new long[1]; weft_native.weft_symbol_list_inputs(Handle, o); return Take(o[0]); }
+
+  /// <summary>The node name, or null for a grouped symbol.</summary>
+  public string Name {
+    get { var o = new long[1]; weft_native.weft_symbol_get_name(Handle, o); var s = Take(o[0]); return s.Count == 0 ? null : s[0]; }
+  }
+
+  /// <summary>Attribute key, or null when absent.</summary>
+  public string GetAttr(string key) {
+    var o = new long[1];
+    weft_native.weft_symbol_get_attr(Handle, key, o);
+    var s = Take(o[0]);
+    return s.Count == 0 ? null : s[0];
+  }
+
+  public void SetAttr(string key, string value) { weft_native.weft_symbol_set_attr(Handle, key, value); }
+
+  public IDictionary<string, string> ListAttr(bool recursive) {
+    long[] k = new long[1], v = new long[1];
+    weft_native.weft_symbol_list_attr(Handle, recursive ? 1 : 0, k, v);
+    var keys = Take(k[0]);
+    var vals = Take(v[0]);
+    var d = new SortedDictionary<string, string>(StringComparer.Ordinal);
+    for (int i = 0; i < keys.Count; ++i) d[keys[i]] = vals[i];
+    return d;
+  }
+
+  public string ToJson() { var o = new long[1]; weft_native.weft_symbol_to_json(Handle, o); return Take(o[0])[0]; }
+
+  public void Save(string path) { weft_native.weft_symbol_save_file(Handle, path); }
+
+  public static Symbol FromJson(string json) {
+    Native.EnsureLoaded();
+    var o = new long[1];
+    weft_native.weft_symbol_from_json(json, o);
+    return new Symbol(o[0]);
+  }
+
+  public static Symbol Load(string path) {
+    Native.EnsureLoaded();
+    var o = new long[1];
+    weft_native.weft_symbol_from_json_file(path, o);
+    return new Symbol(o[0]);
+  }
+
+  /// <summary>Infers every shape; throws (Shape) unless all are known. Extent 0 = unknown.</summary>
+  public ShapeResult InferShape(IDictionary<string, long[]> known) { return InferShape(known, false); }
+
+  public ShapeResult InferShapePartial(IDictionary<string, long[]> known) { return InferShape(known, true); }
+
+  ShapeResult InferShape(IDictionary<string, long[]> known, bool partial) {
+    var names = new string[known.Count];
+    var indPtr = new ulong[known.Count + 1];
+    var dims = new List<long>();
+    int i = 0;
+    foreach (var kv in known) {
+      names[i] = kv.Key;
+      dims.AddRange(kv.Value);
+      indPtr[++i] = (ulong)dims.Count;
+    }
+    var o = new long[1];
+    if (partial)
+      weft_native.weft_symbol_infer_shape_partial(Handle, (ulong)names.Length, names, indPtr, dims.ToArray(), o);
+    else
+      weft_native.weft_symbol_infer_shape(Handle, (ulong)names.Length, names, indPtr, dims.ToArray(), o);
+    return ShapeResult.Take(o[0]);
+  }
+
+  public TypeResult InferType(IDictionary<string, DType> known) { return InferType(known, false); }
+
+  public TypeResult InferTypePartial(IDictionary<string, DType> known) { return InferType(known, true); }
+
+  TypeResult InferType(IDictionary<string, DType> known, bool partial) {
+    var names = new string[known.Count];
+    var codes = new int[known.Count];
+    int i = 0;
+    foreach (var kv in known) {
+      names[i] = kv.Key;
+      codes[i++] = (int)kv.Value;
+    }
+    var o = new long[1];
+    if (partial)
+      weft_native.weft_symbol_infer_type_partial(Handle, (ulong)names.Length, names, codes, o);
+    else
+      weft_native.weft_symbol_infer_type(Handle, (ulong)names.Length, names, codes, o);
+    return TypeResult.Take(o[0]);
+  }
+
+  /// <summary>Reads and frees a WeftStringList.</summary>
+  internal static IList<string> Take(long list) {
+    try {
+      var n = new ulong[1];
+      weft_native.weft_string_list_size(list, n);
+      var r = new List<string>((int)n[0]);
+      var s = new IntPtr[1];
+      for (ulong i = 0; i < n[0]; ++i) {
+        weft_native.weft_string_list_get(list, i, s);
+        r.Add(Library.Str(s[0]));
+      }
+      return r;
+    } finally {
+      weft_native.weft_string_list_free(list);
+    }
+  }
+}
+
+/// <summary>Shapes inferred for a symbol (a plain copy). Null = unknown rank; extent 0 = unknown.</summary>
+public sealed class ShapeResult {
+  public bool Complete;
+  public IDictionary<string, long[]> Arguments = new Dictionary<string, long[]>();
+  public IDictionary<string, long[]> Outputs = new Dictionary<string, long[]>();
+  public IDictionary<string, long[]> AuxiliaryStates = new Dictionary<string, long[]>();
+  public IList<string> Unknown = new List<string>();
+
+  internal static ShapeResult Take(long res) {
+    try {
+      var r = new ShapeResult();
+      var c = new int[1];
+      weft_native.weft_shape_result_complete(res, c);
+      r.Complete = c[0] != 0;
+      var groups = new[] { r.Arguments, r.Outputs, r.AuxiliaryStates };
+      for (int g = 0; g < 3; ++g) {
+        var n = new ulong[1];
+        weft_native.weft_shape_result_count(res, g, n);
+        for (ulong i = 0; i < n[0]; ++i) {
+          var name = new IntPtr[1];
+          var nd = new int[1];
+          weft_native.weft_shape_result_name(res, g, i, name);
+          weft_native.weft_shape_result_ndim(res, g, i, nd);
+          long[] dims = null;
+          if (nd[0] >= 0) {
+            dims = new long[nd[0]];
+            weft_native.weft_shape_result_dims(res, g, i, dims, (ulong)dims.Length);
+          }
+          groups[g][Library.Str(name[0])] = dims;
+        }
+      }
+      var nu = new ulong[1];
+      weft_native.weft_shape_result_num_unknown(res, nu);
+      for (ulong i = 0; i < nu[0]; ++i) {
+        var name = new IntPtr[1];
+        weft_native.weft_shape_result_unknown_name(res, i, name);
+        r.Unknown.Add(Library.Str(name[0]));
+      }
+      return r;
+    } finally {
+      weft_native.weft_shape_result_free(res);
+    }
+  }
+}
+
+/// <summary>Element types inferred for a symbol (a plain copy); null = unknown.</summary>
+public sealed class TypeResult {
+  public bool Complete;
+  public IDictionary<string, DType?> Arguments = new Dictionary<string, DType?>();
+  public IDictionary<string, DType?> Outputs = new Dictionary<string, DType?>();
+  public IDictionary<string, DType?> AuxiliaryStates = new Dictionary<string, DType?>();
+  public IList<string> Unknown = new List<string>();
+
+  internal static TypeResult Take(long res) {
+    try {
+      var r = new TypeResult();
+      var c = new int[1];
+      weft_native.weft_type_result_complete(res, c);
+      r.Complete = c[0] != 0;
+      var groups = new[] { r.Arguments, r.Outputs, r.AuxiliaryStates };
+      for (int g = 0; g < 3; ++g) {
+        var n = new ulong[1];
+        weft_native.weft_type_result_count(res, g, n);
+        for (ulong i = 0; i < n[0]; ++i) {
+          var name = new IntPtr[1];
+          var dt = new int[1];
+          weft_native.weft_type_result_name(res, g, i, name);
+          weft_native.weft_type_result_dtype(res, g, i, dt);
+          groups[g][Library.Str(name[0])] = dt[0] < 0 ? (DType?)null : (DType)dt[0];
+        }
+      }
+      var nu = new ulong[1];
+      weft_native.weft_type_result_num_unknown(res, nu);
+      for (ulong i = 0; i < nu[0]; ++i) {
+        var name = new IntPtr[1];
+        weft_native.weft_type_result_unknown_name(res, i, name);
+        r.Unknown.Add(Library.Str(name[0]));
+      }
+      return r;
+    } finally {
+      weft_native.weft_type_result_free(res);
+    }
+  }
+}
+
+}

@@ -1,0 +1,3 @@
+module ai.weft/weft
+
+go 1.19

@@ -1,0 +1,256 @@
+package weft
+
+import (
+	"runtime"
+	"unsafe"
+
+	"ai.weft/weft/internal/capi"
+)
+
+// DType is an element type (MXNet's codes, WeftDType in c_api.h).
+type DType int
+
+// Element types.
+const (
+	Float32 DType = 0
+	Float64 DType = 1
+	Float16 DType = 2
+	Uint8   DType = 3
+	Int32   DType = 4
+	Int8    DType = 5
+	Int64   DType = 6
+)
+
+// NDArray is an n-dimensional array on a device. Close it when done; views
+// (Reshape, Slice) share storage and are closed separately.
+//
+// Transfers: CopyFrom*/CopyTo* pass the slice itself to the library for the
+// duration of the call (zero-copy); ToFloat32/ToFloat64 allocate a new slice.
+type NDArray struct {
+	handle
+}
+
+func newNDArray(h uintptr) *NDArray {
+	a := &NDArray{handle{h: h, kind: "NDArray"}}
+	setFinalizer(a)
+	return a
+}
+
+// NewNDArray creates an uninitialised array of shape on cpu(0).
+func NewNDArray(dtype DType, shape ...int64) (*NDArray, error) {
+	out := make([]uintptr, 1)
+	if err := capi.Weft_ndarray_create(shape, len(shape), int(dtype), 1, 0, out); err != nil {
+		return nil, wrap(err)
+	}
+	return newNDArray(out[0]), nil
+}
+
+// FromFloat32 creates a float32 array of shape holding a copy of data.
+func FromFloat32(data []float32, shape ...int64) (*NDArray, error) {
+	a, err := NewNDArray(Float32, shape...)
+	if err != nil {
+		return nil, err
+	}
+	if err := a.CopyFromFloat32(data); err != nil {
+		a.Close()
+		return nil, err
+	}
+	return a, nil
+}
+
+// FromFloat64 creates a float64 array of shape holding a copy of data.
+func FromFloat64(data []float64, shape ...int64) (*NDArray, error) {
+	a, err := NewNDArray(Float64, shape...)
+	if err != nil {
+		return nil, err
+	}
+	if err := a.CopyFromFloat64(data); err != nil {
+		a.Close()
+		return nil, err
+	}
+	return a, nil
+}
+
+// Close releases the array; further calls return nil.
+func (a *NDArray) Close() error {
+	h := a.take()
+	if h == 0 {
+		return nil
+	}
+	runtime.SetFinalizer(a, nil)
+	return wrap(capi.Weft_ndarray_free(h))
+}
+
+// Closed reports whether Close was called.
+func (a *NDArray) Closed() bool { return a.closed() }
+
+// NDim is the rank.
+func (a *NDArray) NDim() (int, error) {
+	h, err := a.get()
+	if err != nil {
+		return 0, err
+	}
+	var nd [1]int32
+	err = capi.Weft_ndarray_ndim(h, nd[:])
+	runtime.KeepAlive(a)
+	return int(nd[0]), wrap(err)
+}
+
+// Shape is the extents.
+func (a *NDArray) Shape() ([]int64, error) {
+	h, err := a.get()
+	if err != nil {
+		return nil, err
+	}
+	defer runtime.KeepAlive(a)
+	var nd [1]int32
+	if err := capi.Weft_ndarray_ndim(h, nd[:]); err != nil {
+		return nil, wrap(err)
+	}
+	shape := make([]int64, nd[0])
+	if err := capi.Weft_ndarray_shape(h, shape, uint64(len(shape))); err != nil {
+		return nil, wrap(err)
+	}
+	return shape, nil
+}
+
+// Size is the number of elements.
+func (a *NDArray) Size() (int64, error) {
+	h, err := a.get()
+	if err != nil {
+		return 0, err
+	}
+	var n [1]int64
+	err = capi.Weft_ndarray_size(h, n[:])
+	runtime.KeepAlive(a)
+	return n[0], wrap(err)
+}
+
+// DType is the element type.
+func (a *NDArray) DType() (DType, error) {
+	h, err := a.get()
+	if err != nil {
+		return 0, err
+	}
+	var d [1]int32
+	err = capi.Weft_ndarray_dtype(h, d[:])
+	runtime.KeepAlive(a)
+	return DType(d[0]), wrap(err)
+}
+
+// copyFrom hands p (nbytes) to the library for the duration of the call.
+func (a *NDArray) copyFrom(p unsafe.Pointer, nbytes uint64) error {
+	h, err := a.get()
+	if err != nil {
+		return err
+	}
+	err = capi.Weft_ndarray_copy_from(h, p, nbytes)
+	runtime.KeepAlive(a)
+	return wrap(err)
+}
+
+func (a *NDArray) copyTo(p unsafe.Pointer, nbytes uint64) error {
+	h, err := a.get()
+	if err != nil {
+		return err
+	}
+	err = capi.Weft_ndarray_copy_to(h, p, nbytes)
+	runtime.KeepAlive(a)
+	return wrap(err)
+}
+
+// CopyFromFloat32 writes data (len must equal Size) without an intermediate copy.
+func (a *NDArray) CopyFromFloat32(data []float32) error {
+	err := a.copyFrom(sliceData(data), uint64(len(data))*4)
+	runtime.KeepAlive(data)
+	return err
+}
+
+// CopyToFloat32 reads into dst (len must equal Size) without an intermediate copy.
+func (a *NDArray) CopyToFloat32(dst []float32) error {
+	err := a.copyTo(sliceData(dst), uint64(len(dst))*4)
+	runtime.KeepAlive(dst)
+	return err
+}
+
+// CopyFromFloat64 writes data (len must equal Size).
+func (a *NDArray) CopyFromFloat64(data []float64) error {
+	err := a.copyFrom(sliceData(data), uint64(len(data))*8)
+	runtime.KeepAlive(data)
+	return err
+}
+
+// CopyToFloat64 reads into dst (len must equal Size).
+func (a *NDArray) CopyToFloat64(dst []float64) error {
+	err := a.copyTo(sliceData(dst), uint64(len(dst))*8)
+	runtime.KeepAlive(dst)
+	return err
+}
+
+// CopyFromBytes writes raw bytes (len must equal Size * element size).
+func (a *NDArray) CopyFromBytes(data []byte) error {
+	err := a.copyFrom(sliceData(data), uint64(len(data)))
+	runtime.KeepAlive(data)
+	return err
+}
+
+// ToFloat32 returns a new slice with the contents (float32 arrays).
+func (a *NDArray) ToFloat32() ([]float32, error) {
+	n, err := a.Size()
+	if err != nil {
+		return nil, err
+	}
+	out := make([]float32, n)
+	return out, a.CopyToFloat32(out)
+}
+
+// ToFloat64 returns a new slice with the contents (float64 arrays).
+func (a *NDArray) ToFloat64() ([]float64, error) {
+	n, err := a.Size()
+	if err != nil {
+		return nil, err
+	}
+	out := make([]float64, n)
+	return out, a.CopyToFloat64(out)
+}
+
+// Reshape returns a view with a new shape (same number of elements).
+func (a *NDArray) Reshape(shape ...int64) (*NDArray, error) {
+	h, err := a.get()
+	if err != nil {
+		return nil, err
+	}
+	out := make([]uintptr, 1)
+	err = capi.Weft_ndarray_reshape(h, shape, len(shape), out)
+	runtime.KeepAlive(a)
+	if err != nil {
+		return nil, wrap(err)
+	}
+	return newNDArray(out[0]), nil
+}
+
+// Slice returns a view of rows [begin, end) along the first axis.
+func (a *NDArray) Slice(begin, end int64) (*NDArray, error) {
+	h, err := a.get()
+	if err != nil {
+		return nil, err
+	}
+	out := make([]uintptr, 1)
+	err = capi.Weft_ndarray_slice(h, begin, end, out)
+	runtime.KeepAlive(a)
+	if err != nil {
+		return nil, wrap(err)
+	}
+	return newNDArray(out[0]), nil
+}
+
+// WaitToRead blocks until pending writes to a are done.
+func (a *NDArray) WaitToRead() error {
+	h, err := a.get()
+	if err != nil {
+		return err
+	}
+	err = capi.Weft_ndarray_wait_to_read(h)
+	runtime.KeepAlive(a)
+	return wrap(err)
+}

@@ -1,0 +1,221 @@
+package ai.weft;
+
+import java.nio.Buffer;
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import java.nio.DoubleBuffer;
+import java.nio.FloatBuffer;
+import java.nio.IntBuffer;
+import java.nio.LongBuffer;
+
+/**
+ * An n-dimensional array on a device (owned handle). Thread-safety: any thread
+ * may use an NDArray; concurrent writes to the same array are not ordered by
+ * the binding. Views (reshape, slice) share storage and are closed separately.
+ *
+ * <p>Data transfer: the {@code Buffer} overloads are zero-copy (a direct buffer
+ * in native byte order is read/written by the library); the array overloads
+ * copy through a temporary native buffer.
+ */
+public final class NDArray extends NativeHandle {
+  NDArray(long handle) {
+    super(handle);
+  }
+
+  @Override
+  void free(long h) {
+    weft_native.weft_ndarray_free(h);
+  }
+
+  /** An uninitialised array of {@code shape} on cpu(0). */
+  public static NDArray create(DType dtype, long... shape) {
+    Native.ensureLoaded();
+    long[] out = new long[1];
+    weft_native.weft_ndarray_create(shape, shape.length, dtype.code(), 1, 0, out);
+    return new NDArray(out[0]);
+  }
+
+  /** A float32 array of {@code shape} holding a copy of {@code data}. */
+  public static NDArray fromArray(float[] data, long... shape) {
+    NDArray a = create(DType.FLOAT32, shape);
+    try {
+      a.copyFrom(data);
+    } catch (RuntimeException e) {
+      a.close();
+      throw e;
+    }
+    return a;
+  }
+
+  /** A float64 array of {@code shape} holding a copy of {@code data}. */
+  public static NDArray fromArray(double[] data, long... shape) {
+    NDArray a = create(DType.FLOAT64, shape);
+    try {
+      a.copyFrom(data);
+    } catch (RuntimeException e) {
+      a.close();
+      throw e;
+    }
+    return a;
+  }
+
+  /** An array of {@code shape} filled from a direct buffer (zero-copy read). */
+  public static NDArray fromBuffer(Buffer data, DType dtype, long... shape) {
+    NDArray a = create(dtype, shape);
+    try {
+      a.copyFrom(data);
+    } catch (RuntimeException e) {
+      a.close();
+      throw e;
+    }
+    return a;
+  }
+
+  /** A direct FloatBuffer in native order with {@code n} elements. */
+  public static FloatBuffer allocateFloats(int n) {
+    return ByteBuffer.allocateDirect(n * 4).order(ByteOrder.nativeOrder()).asFloatBuffer();
+  }
+
+  /** A direct DoubleBuffer in native order with {@code n} elements. */
+  public static DoubleBuffer allocateDoubles(int n) {
+    return ByteBuffer.allocateDirect(n * 8).order(ByteOrder.nativeOrder()).asDoubleBuffer();
+  }
+
+  public int ndim() {
+    int[] out = new int[1];
+    weft_native.weft_ndarray_ndim(handle(), out);
+    return out[0];
+  }
+
+  public long[] shape() {
+    long h = handle();
+    int[] nd = new int[1];
+    weft_native.weft_ndarray_ndim(h, nd);
+    long[] shape = new long[nd[0]];
+    weft_native.weft_ndarray_shape(h, shape, shape.length);
+    return shape;
+  }
+
+  /** Number of elements. */
+  public long size() {
+    long[] out = new long[1];
+    weft_native.weft_ndarray_size(handle(), out);
+    return out[0];
+  }
+
+  public DType dtype() {
+    int[] out = new int[1];
+    weft_native.weft_ndarray_dtype(handle(), out);
+    return DType.fromCode(out[0]);
+  }
+
+  /** Copies {@code data} in; its length must equal size() (float32 arrays). */
+  public void copyFrom(float[] data) {
+    weft_native.weft_binding_copy_from_f32(handle(), data, data.length);
+  }
+
+  /** Copies {@code data} in; its length must equal size() (float64 arrays). */
+  public void copyFrom(double[] data) {
+    weft_native.weft_binding_copy_from_f64(handle(), data, data.length);
+  }
+
+  /** Copies out into {@code out}; its length must equal size(). */
+  public void copyTo(float[] out) {
+    weft_native.weft_binding_copy_to_f32(handle(), out, out.length);
+  }
+
+  /** Copies out into {@code out}; its length must equal size(). */
+  public void copyTo(double[] out) {
+    weft_native.weft_binding_copy_to_f64(handle(), out, out.length);
+  }
+
+  /** A new float[] with the contents (float32 arrays). */
+  public float[] toFloatArray() {
+    float[] out = new float[checkedSize()];
+    copyTo(out);
+    return out;
+  }
+
+  /** A new double[] with the contents (float64 arrays). */
+  public double[] toDoubleArray() {
+    double[] out = new double[checkedSize()];
+    copyTo(out);
+    return out;
+  }
+
+  /**
+   * Zero-copy write: the library reads the {@code remaining()} elements of the
+   * direct buffer {@code data} (native byte order), which must be exactly the
+   * array's bytes. The buffer's position is not changed.
+   */
+  public void copyFrom(Buffer data) {
+    long h = handle();
+    Buffer b = checkBuffer(data);
+    weft_native.weft_ndarray_copy_from(h, b, (long) b.remaining() * elementBytes(b));
+  }
+
+  /** Zero-copy read into the {@code remaining()} elements of a direct buffer. */
+  public void copyTo(Buffer out) {
+    long h = handle();
+    Buffer b = checkBuffer(out);
+    weft_native.weft_ndarray_copy_to(h, b, (long) b.remaining() * elementBytes(b));
+  }
+
+  /** A view with a new shape (same number of elements); close it separately. */
+  public NDArray reshape(long... shape) {
+    long[] out = new long[1];
+    weft_native.weft_ndarray_reshape(handle(), shape, shape.length, out);
+    return new NDArray(out[0]);
+  }
+
+  /** A view of rows [begin, end) along the first axis; close it separately. */
+  public NDArray slice(long begin, long end) {
+    long[] out = new long[1];
+    weft_native.weft_ndarray_slice(handle(), begin, end, out);
+    return new NDArray(out[0]);
+  }
+
+  /** Blocks until pending writes to this array are done. */
+  public void waitToRead() {
+    weft_native.weft_ndarray_wait_to_read(handle());
+  }
+
+  private int checkedSize() {
+    long n = size();
+    if (n > Integer.MAX_VALUE) {
+      throw new WeftException(ErrorCode.INVALID_ARGUMENT,
+          "NDArray of " + n + " elements does not fit a Java array");
+    }
+    return (int) n;
+  }
+
+  private static Buffer checkBuffer(Buffer b) {
+    if (b == null) throw new WeftException(ErrorCode.INVALID_ARGUMENT, "buffer is null");
+    if (!b.isDirect()) {
+      throw new WeftException(ErrorCode.INVALID_ARGUMENT,
+          "buffer is not direct (use ByteBuffer.allocateDirect(..).order(ByteOrder.nativeOrder()))");
+    }
+    ByteOrder order = byteOrder(b);
+    if (order != null && order != ByteOrder.nativeOrder()) {
+      throw new WeftException(ErrorCode.INVALID_ARGUMENT,
+          "buffer byte order is " + order + ", expected native order " + ByteOrder.nativeOrder());
+    }
+    return b.position() == 0 ? b : b.slice();
+  }
+
+  private static ByteOrder byteOrder(Buffer b) {
+    if (b instanceof FloatBuffer) return ((FloatBuffer) b).order();
+    if (b instanceof DoubleBuffer) return ((DoubleBuffer) b).order();
+    if (b instanceof IntBuffer) return ((IntBuffer) b).order();
+    if (b instanceof LongBuffer) return ((LongBuffer) b).order();
+    return null;  // ByteBuffer: raw bytes
+  }
+
+  private static int elementBytes(Buffer b) {
+    if (b instanceof ByteBuffer) return 1;
+    if (b instanceof FloatBuffer || b instanceof IntBuffer) return 4;
+    if (b instanceof DoubleBuffer || b instanceof LongBuffer) return 8;
+    if (b instanceof java.nio.ShortBuffer || b instanceof java.nio.CharBuffer) return 2;
+    throw new WeftException(ErrorCode.INVALID_ARGUMENT, "unsupported buffer type " + b.getClass());
+  }
+}

@@ -1,0 +1,272 @@
+package ai.weft;
+
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * A symbolic graph (MXNet semantics): a list of output entries. Owned handle;
+ * close it (symbols made from it share nodes and stay valid). A symbol is not
+ * synchronised: compose() and setAttr() must not run concurrently with other
+ * calls on symbols sharing its nodes.
+ */
+public final class Symbol extends NativeHandle {
+  Symbol(long handle) {
+    super(handle);
+  }
+
+  @Override
+  void free(long h) {
+    weft_native.weft_symbol_free(h);
+  }
+
+  private static long[] slot() {
+    return new long[1];
+  }
+
+  /** A variable named {@code name}. */
+  public static Symbol variable(String name) {
+    Native.ensureLoaded();
+    long[] out = slot();
+    weft_native.weft_symbol_create_variable(name, out);
+    return new Symbol(out[0]);
+  }
+
+  /** An uncomposed application of {@code op}; compose it next. */
+  public static Symbol atomic(String op, Map<String, ?> params) {
+    Native.ensureLoaded();
+    String[][] kv = Ops.params(params);
+    long[] out = slot();
+    weft_native.weft_symbol_create_atomic(op, kv[0], kv[1], kv[0].length, out);
+    return new Symbol(out[0]);
+  }
+
+  /** {@code op(params)(inputs...)} named {@code name} (null: automatic), inputs positional. */
+  public static Symbol create(String op, String name, Map<String, ?> params, Symbol... inputs) {
+    Symbol s = atomic(op, params);
+    try {
+      s.compose(name, inputs);
+    } catch (RuntimeException e) {
+      s.close();
+      throw e;
+    }
+    return s;
+  }
+
+  /** {@code op(params)(name=input...)} with inputs by name. */
+  public static Symbol create(String op, String name, Map<String, ?> params,
+      Map<String, Symbol> inputs) {
+    Symbol s = atomic(op, params);
+    try {
+      s.compose(name, inputs);
+    } catch (RuntimeException e) {
+      s.close();
+      throw e;
+    }
+    return s;
+  }
+
+  /** Composes in place with positional arguments. */
+  public void compose(String name, Symbol... args) {
+    long[] hs = handles(args);
+    weft_native.weft_symbol_compose(handle(), name, hs.length, null, hs);
+  }
+
+  /** Composes in place with arguments by input/variable name. */
+  public void compose(String name, Map<String, Symbol> args) {
+    String[] keys = new String[args.size()];
+    long[] hs = new long[args.size()];
+    int i = 0;
+    for (Map.Entry<String, Symbol> e : args.entrySet()) {
+      keys[i] = e.getKey();
+      hs[i] = e.getValue().handle();
+      ++i;
+    }
+    weft_native.weft_symbol_compose(handle(), name, hs.length, keys, hs);
+  }
+
+  /** The outputs of {@code symbols}, in order. */
+  public static Symbol group(Symbol... symbols) {
+    Native.ensureLoaded();
+    long[] hs = handles(symbols);
+    long[] out = slot();
+    weft_native.weft_symbol_group(hs, hs.length, out);
+    return new Symbol(out[0]);
+  }
+
+  /** A deep copy. */
+  public Symbol copy() {
+    long[] out = slot();
+    weft_native.weft_symbol_copy(handle(), out);
+    return new Symbol(out[0]);
+  }
+
+  public int numOutputs() {
+    long[] out = slot();
+    weft_native.weft_symbol_num_outputs(handle(), out);
+    return (int) out[0];
+  }
+
+  /** Output {@code index} alone. */
+  public Symbol get(int index) {
+    long[] out = slot();
+    weft_native.weft_symbol_get_output(handle(), index, out);
+    return new Symbol(out[0]);
+  }
+
+  /** Every output of every node, in topological order. */
+  public Symbol internals() {
+    long[] out = slot();
+    weft_native.weft_symbol_get_internals(handle(), out);
+    return new Symbol(out[0]);
+  }
+
+  /** The inputs of the output nodes. */
+  public Symbol children() {
+    long[] out = slot();
+    weft_native.weft_symbol_get_children(handle(), out);
+    return new Symbol(out[0]);
+  }
+
+  public List<String> listArguments() {
+    long[] out = slot();
+    weft_native.weft_symbol_list_arguments(handle(), out);
+    return Strings.take(out[0]);
+  }
+
+  public List<String> listOutputs() {
+    long[] out = slot();
+    weft_native.weft_symbol_list_outputs(handle(), out);
+    return Strings.take(out[0]);
+  }
+
+  public List<String> listAuxiliaryStates() {
+    long[] out = slot();
+    weft_native.weft_symbol_list_auxiliary_states(handle(), out);
+    return Strings.take(out[0]);
+  }
+
+  public List<String> listInputs() {
+    long[] out = slot();
+    weft_native.weft_symbol_list_inputs(handle(), out);
+    return Strings.take(out[0]);
+  }
+
+  /** The node name, or null for a grouped symbol. */
+  public String name() {
+    long[] out = slot();
+    weft_native.weft_symbol_get_name(handle(), out);
+    List<String> s = Strings.take(out[0]);
+    return s.isEmpty() ? null : s.get(0);
+  }
+
+  /** Attribute {@code key}, or null when absent. */
+  public String attr(String key) {
+    long[] out = slot();
+    weft_native.weft_symbol_get_attr(handle(), key, out);
+    List<String> s = Strings.take(out[0]);
+    return s.isEmpty() ? null : s.get(0);
+  }
+
+  public void setAttr(String key, String value) {
+    weft_native.weft_symbol_set_attr(handle(), key, value);
+  }
+
+  /** Attributes (recursive: every node's, keyed "node$key"), sorted by key. */
+  public Map<String, String> listAttr(boolean recursive) {
+    long[] keys = slot();
+    long[] vals = slot();
+    weft_native.weft_symbol_list_attr(handle(), recursive ? 1 : 0, keys, vals);
+    List<String> k = Strings.take(keys[0]);
+    List<String> v = Strings.take(vals[0]);
+    Map<String, String> m = new LinkedHashMap<>();
+    for (int i = 0; i < k.size(); ++i) m.put(k.get(i), v.get(i));
+    return m;
+  }
+
+  /** The MXNet 1.x JSON. */
+  public String toJson() {
+    long[] out = slot();
+    weft_native.weft_symbol_to_json(handle(), out);
+    return Strings.take(out[0]).get(0);
+  }
+
+  public void save(Path path) {
+    weft_native.weft_symbol_save_file(handle(), path.toString());
+  }
+
+  public static Symbol fromJson(String json) {
+    Native.ensureLoaded();
+    long[] out = slot();
+    weft_native.weft_symbol_from_json(json, out);
+    return new Symbol(out[0]);
+  }
+
+  public static Symbol load(Path path) {
+    Native.ensureLoaded();
+    long[] out = slot();
+    weft_native.weft_symbol_from_json_file(path.toString(), out);
+    return new Symbol(out[0]);
+  }
+
+  /** Infers every shape; fails (SHAPE) unless all are known. Extent 0 = unknown. */
+  public ShapeResult inferShape(Map<String, long[]> known) {
+    return inferShape(known, false);
+  }
+
+  /** As inferShape but never fails for missing information. */
+  public ShapeResult inferShapePartial(Map<String, long[]> known) {
+    return inferShape(known, true);
+  }
+
+  private ShapeResult inferShape(Map<String, long[]> known, boolean partial) {
+    int n = known.size();
+    String[] names = new String[n];
+    long[] indPtr = new long[n + 1];
+    List<Long> dims = new ArrayList<>();
+    int i = 0;
+    for (Map.Entry<String, long[]> e : known.entrySet()) {
+      names[i] = e.getKey();
+      for (long d : e.getValue()) dims.add(d);
+      indPtr[++i] = dims.size();
+    }
+    long[] d = new long[dims.size()];
+    for (int j = 0; j < d.length; ++j) d[j] = dims.get(j);
+    long[] out = slot();
+    if (partial) {
+      weft_native.weft_symbol_infer_shape_partial(handle(), n, names, indPtr, d, out);
+    } else {
+      weft_native.weft_symbol_infer_shape(handle(), n, names, indPtr, d, out);
+    }
+    return ShapeResult.take(out[0]);
+  }
+
+  /** Infers every element type; fails (DTYPE) unless all are known. */
+  public TypeResult inferType(Map<String, DType> known) {
+    return inferType(known, false);
+  }
+
+  public TypeResult inferTypePartial(Map<String, DType> known) {
+    return inferType(known, true);
+  }
+
+  private TypeResult inferType(Map<String, DType> known, boolean partial) {
+    int n = known.size();
+    String[] names = new String[n];
+    int[] codes = new int[n];
+    int i = 0;
+    for (Map.Entry<String, DType> e : known.entrySet()) {
+      names[i] = e.getKey();
+      codes[i++] = e.getValue().code();
+    }
+    long[] out = slot();
+    if (partial) {
+      weft_native.weft_symbol_infer_type_partial(handle(), n, names, codes, out);
+    } else {
+      weft_native.weft_symbol_infer_type(handle(), n, names, codes, out);
+    }
+    return TypeResult.take(out[0]);
+  }
+}

@@ -1,0 +1,254 @@
+package ai.weft;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import java.nio.FloatBuffer;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.atomic.AtomicReference;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.function.Executable;
+
+/** The cross-language conformance list (same cases in NUnit and go test). */
+class ConformanceTest {
+  private long liveAtStart;
+
+  @BeforeEach
+  void recordLive() {
+    liveAtStart = Weft.liveHandleCount();
+  }
+
+  @AfterEach
+  void noLeakedHandles() {
+    assertEquals(liveAtStart, Weft.liveHandleCount(), "live handles leaked by the test");
+  }
+
+  @AfterAll
+  static void liveHandleCountReturnsToZero() {
+    assertEquals(0, Weft.liveHandleCount(), "live handles at the end");
+    System.gc();  // ctest runs with -Dweft.leakcheck=true: every object was closed
+    assertEquals(0, Weft.leakedObjects(), "objects reported by the leak Cleaner");
+  }
+
+  private static WeftException expectError(ErrorCode code, Executable call, String... fragments) {
+    WeftException e = assertThrows(WeftException.class, call);
+    assertEquals(code, e.code(), e.getMessage());
+    for (String f : fragments) {
+      assertTrue(e.getMessage().contains(f), "message '" + e.getMessage() + "' lacks '" + f + "'");
+    }
+    return e;
+  }
+
+  @Test
+  void versionAndOpListing() {
+    assertEquals("0.1.0", Weft.version());
+    assertEquals(Weft.bindingAbiVersion(), Weft.abiVersion());
+    List<String> ops = Weft.opNames();
+    assertTrue(ops.contains("elemwise_add") && ops.contains("dot"), ops.toString());
+    OpInfo q = Weft.opInfo("quadratic");
+    assertEquals(3, q.params.size());
+    assertEquals("a", q.params.get(0).name);
+    expectError(ErrorCode.NOT_FOUND, () -> Weft.opInfo("no_such_op"), "no_such_op");
+  }
+
+  @Test
+  void createFreeAndDoubleCloseAreSafe() {
+    NDArray a = NDArray.create(DType.FLOAT32, 2, 3);
+    assertEquals(liveAtStart + 1, Weft.liveHandleCount());
+    assertArrayEquals(new long[] {2, 3}, a.shape());
+    assertEquals(DType.FLOAT32, a.dtype());
+    assertEquals(6, a.size());
+    a.close();
+    a.close();
+    assertTrue(a.isClosed());
+    expectError(ErrorCode.INVALID_HANDLE, a::shape, "closed");
+    try (Symbol s = Symbol.variable("x")) {
+      s.close();
+    }
+  }
+
+  @Test
+  void badOpNameIsNotFound() {
+    expectError(ErrorCode.NOT_FOUND, () -> Ops.call("no_such_op", null), "no_such_op");
+    expectError(ErrorCode.NOT_FOUND, () -> Symbol.atomic("no_such_op", null), "no_such_op");
+  }
+
+  @Test
+  void badParamIsInvalidArgument() {
+    try (NDArray x = NDArray.fromArray(new float[] {1, 2, 3, 4, 5, 6}, 2, 3)) {
+      expectError(ErrorCode.INVALID_ARGUMENT, () -> Ops.call("sum", Map.of("axis", "zz"), x),
+          "sum", "axis", "zz");
+      expectError(ErrorCode.INVALID_ARGUMENT, () -> Ops.call("quadratic", Map.of("d", 1), x),
+          "quadratic", "d");
+    }
+  }
+
+  @Test
+  void shapeMismatchIsShapeError() {
+    try (NDArray x = NDArray.create(DType.FLOAT32, 2, 3);
+        NDArray y = NDArray.create(DType.FLOAT32, 3, 2)) {
+      expectError(ErrorCode.SHAPE, () -> Ops.call("elemwise_add", null, x, y),
+          "elemwise_add", "(2,3)", "(3,2)");
+      expectError(ErrorCode.SHAPE, () -> x.reshape(4, 2), "reshape", "(4,2)");
+    }
+  }
+
+  @Test
+  void malformedJsonIsInvalidArgument() {
+    expectError(ErrorCode.INVALID_ARGUMENT, () -> Symbol.fromJson("{bad"), "JSON");
+  }
+
+  @Test
+  void zeroCopyRoundTrip() {
+    FloatBuffer in = NDArray.allocateFloats(6);
+    for (int i = 0; i < 6; ++i) in.put(i, i + 1);
+    FloatBuffer out =
+        ByteBuffer.allocateDirect(24).order(ByteOrder.nativeOrder()).asFloatBuffer();
+    try (NDArray a = NDArray.fromBuffer(in, DType.FLOAT32, 2, 3);
+        NDArray b = Ops.call("_mul_scalar", Map.of("scalar", 2), a)) {
+      b.copyTo(out);
+      for (int i = 0; i < 6; ++i) assertEquals(2f * (i + 1), out.get(i));
+      assertEquals(0, out.position());
+      a.copyTo(out);
+      for (int i = 0; i < 6; ++i) assertEquals(i + 1f, out.get(i));
+    }
+  }
+
+  @Test
+  void wrongBufferSizeRejected() {
+    try (NDArray a = NDArray.create(DType.FLOAT32, 2, 3)) {
+      expectError(ErrorCode.INVALID_ARGUMENT, () -> a.copyFrom(new float[5]), "nbytes", "24");
+      expectError(ErrorCode.INVALID_ARGUMENT, () -> a.copyTo(new float[7]), "nbytes", "24");
+      expectError(ErrorCode.INVALID_ARGUMENT, () -> a.copyFrom(NDArray.allocateFloats(7)),
+          "nbytes", "28");
+      expectError(ErrorCode.INVALID_ARGUMENT, () -> a.copyFrom(FloatBuffer.allocate(6)),
+          "not direct");
+      ByteOrder other = ByteOrder.nativeOrder() == ByteOrder.LITTLE_ENDIAN
+          ? ByteOrder.BIG_ENDIAN : ByteOrder.LITTLE_ENDIAN;
+      expectError(ErrorCode.INVALID_ARGUMENT,
+          () -> a.copyFrom(ByteBuffer.allocateDirect(24).order(other).asFloatBuffer()), "order");
+      expectError(ErrorCode.INVALID_ARGUMENT, () -> NDArray.fromArray(new float[3], 2, 2),
+          "nbytes");
+    }
+  }
+
+  @Test
+  void imperativeOpsWithKnownNumbers() {
+    try (NDArray x = NDArray.fromArray(new float[] {1, 2, 3, 4, 5, 6}, 2, 3);
+        NDArray w = NDArray.fromArray(new float[] {1, 0, 0, 1, 1, 1}, 3, 2);
+        NDArray sum = Ops.call("elemwise_add", null, x, x);
+        NDArray dot = Ops.call("dot", null, x, w);
+        NDArray rows = Ops.call("sum", Map.of("axis", 1), x);
+        NDArray q = Ops.call("quadratic", Map.of("a", 1, "b", -2, "c", 1), x)) {
+      assertArrayEquals(new float[] {2, 4, 6, 8, 10, 12}, sum.toFloatArray());
+      assertArrayEquals(new long[] {2, 2}, dot.shape());
+      assertArrayEquals(new float[] {4, 5, 10, 11}, dot.toFloatArray());
+      assertArrayEquals(new float[] {6, 15}, rows.toFloatArray());
+      assertArrayEquals(new float[] {0, 1, 4, 9, 16, 25}, q.toFloatArray());
+    }
+    try (NDArray d = NDArray.fromArray(new double[] {0.5, -1.5}, 2);
+        NDArray r = Ops.call("_plus_scalar", Map.of("scalar", 0.25), d)) {
+      assertEquals(DType.FLOAT64, r.dtype());
+      assertArrayEquals(new double[] {0.75, -1.25}, r.toDoubleArray());
+    }
+  }
+
+  @Test
+  void reshapeAndSliceAreViews() {
+    try (NDArray x = NDArray.fromArray(new float[] {1, 2, 3, 4, 5, 6}, 3, 2);
+        NDArray r = x.reshape(2, 3);
+        NDArray s = x.slice(1, 3)) {
+      assertArrayEquals(new long[] {2, 3}, r.shape());
+      assertArrayEquals(new long[] {2, 2}, s.shape());
+      assertArrayEquals(new float[] {3, 4, 5, 6}, s.toFloatArray());
+      s.copyFrom(new float[] {-3, -4, -5, -6});
+      assertArrayEquals(new float[] {1, 2, -3, -4, -5, -6}, r.toFloatArray());
+    }
+  }
+
+  @Test
+  void symbolCompositionWithAutomaticNames() {
+    try (Symbol x = Symbol.variable("x");
+        Symbol d = Symbol.create("dot", null, null, x);
+        Symbol fc1 = Symbol.create("dot", "fc1", null, x);
+        Symbol y = Symbol.variable("y");
+        Symbol byName = Symbol.create("dot", "fc2", null, Map.of("rhs", y));
+        Symbol g = Symbol.group(fc1, byName)) {
+      List<String> args = d.listArguments();
+      assertEquals(2, args.size());
+      assertEquals("x", args.get(0));
+      assertTrue(args.get(1).matches("dot\\d+_rhs"), args.toString());
+      assertEquals(List.of("x", "fc1_rhs"), fc1.listArguments());
+      assertEquals(List.of("fc2_lhs", "y"), byName.listArguments());
+      assertEquals(List.of("fc1_output", "fc2_output"), g.listOutputs());
+      assertEquals(2, g.numOutputs());
+      assertNull(g.name());
+      assertEquals("fc1", fc1.name());
+      fc1.setAttr("lr_mult", "0.5");
+      assertEquals("0.5", fc1.attr("lr_mult"));
+      assertFalse(fc1.listAttr(true).isEmpty());
+      try (Symbol back = Symbol.fromJson(g.toJson())) {
+        assertEquals(g.listArguments(), back.listArguments());
+      }
+    }
+  }
+
+  @Test
+  void partialShapeInference() {
+    try (Symbol x = Symbol.variable("x");
+        Symbol d = Symbol.create("dot", "fc", null, x)) {
+      Map<String, long[]> known = new LinkedHashMap<>();
+      known.put("x", new long[] {2, 3});
+      ShapeResult p = d.inferShapePartial(known);
+      assertFalse(p.complete);
+      assertArrayEquals(new long[] {2, 3}, p.arguments.get("x"));
+      assertTrue(p.unknown.contains("fc_rhs"), p.unknown.toString());
+      expectError(ErrorCode.SHAPE, () -> d.inferShape(known), "fc_rhs");
+      known.put("fc_rhs", new long[] {3, 4});
+      ShapeResult full = d.inferShape(known);
+      assertTrue(full.complete);
+      assertArrayEquals(new long[] {2, 4}, full.outputs.get("fc_output"));
+      TypeResult t = d.inferType(Map.of("x", DType.FLOAT64));
+      assertEquals(DType.FLOAT64, t.outputs.get("fc_output"));
+    }
+  }
+
+  @Test
+  void concurrentUseOnSeparateArrays() throws InterruptedException {
+    AtomicReference<Throwable> failure = new AtomicReference<>();
+    List<Thread> threads = new ArrayList<>();
+    for (int t = 0; t < 4; ++t) {
+      final float base = t;
+      threads.add(new Thread(() -> {
+        try {
+          for (int i = 0; i < 200; ++i) {
+            try (NDArray a = NDArray.fromArray(new float[] {base, i}, 2);
+                NDArray b = Ops.call("_plus_scalar", Map.of("scalar", 1), a)) {
+              float[] v = b.toFloatArray();
+              if (v[0] != base + 1 || v[1] != i + 1) throw new AssertionError("bad values");
+            }
+            WeftException e = assertThrows(WeftException.class, () -> Ops.call("nope" + base, null));
+            if (!e.getMessage().contains("nope" + base)) throw new AssertionError(e.getMessage());
+          }
+        } catch (Throwable e) {
+          failure.compareAndSet(null, e);
+        }
+      }));
+    }
+    for (Thread th : threads) th.start();
+    for (Thread th : threads) th.join();
+    if (failure.get() != null) throw new AssertionError(failure.get());
+  }
+}
