@@ -26,6 +26,7 @@ void RegisterNNLossCpu(KernelRegistry* reg);
 void RegisterNNNormCpu(KernelRegistry* reg);
 void RegisterNNPoolCpu(KernelRegistry* reg);
 void RegisterNNConvCpu(KernelRegistry* reg);
+void RegisterAssignCpu(KernelRegistry* reg);
 void RegisterReduceCpu(KernelRegistry* reg);
 void RegisterDotCpu(KernelRegistry* reg);
 void RegisterInitCpu(KernelRegistry* reg);
@@ -64,6 +65,7 @@ void RegisterAllKernels(KernelRegistry* reg) {
   cpu::RegisterNNNormCpu(reg);
   cpu::RegisterNNPoolCpu(reg);
   cpu::RegisterNNConvCpu(reg);
+  cpu::RegisterAssignCpu(reg);
   cpu::RegisterReduceCpu(reg);
   cpu::RegisterDotCpu(reg);
   cpu::RegisterInitCpu(reg);

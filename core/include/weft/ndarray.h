@@ -45,6 +45,10 @@ class NDArray {
   NDArray Slice(int64_t begin, int64_t end) const;
   // A view of element `i` along the first axis, with that axis removed.
   NDArray At(int64_t i) const;
+  // A view of this array's first bytes as `shape` and `dtype` (memory
+  // planners carve typed arrays out of raw blocks). Throws Error(kShape)
+  // when the view needs more bytes than the array has.
+  NDArray AsType(const Shape& shape, DType dtype) const;
 
   // Copies `bytes` from host memory; `bytes` must equal Bytes().
   void CopyFromHost(const void* src, size_t bytes);

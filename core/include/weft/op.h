@@ -69,6 +69,9 @@ struct OpDef {
   GradientFn gradient;
   // Ops that create values without inputs take their context from a "ctx" param.
   bool is_source = false;
+  // Loss ops (SoftmaxOutput, MakeLoss, ...) compute their own gradient and
+  // ignore the head gradient: autodiff needs no `_head_grad_<i>` for them.
+  bool is_loss = false;
 
   int NumInputs(const ParamValues& p) const { return num_inputs_fn ? num_inputs_fn(p) : num_inputs; }
   int NumOutputs(const ParamValues& p) const {

@@ -4,10 +4,12 @@
 // dense vectors indexed by entry id. Passes are pure: they never edit the
 // graph, hold no state, and may run concurrently on the same graph.
 //
-// Pipeline so far (namespace weft::pass):
-//   IndexedGraph g(symbol.outputs);
+// Pipeline (namespace weft::pass), as the executor runs it:
+//   Graph full = pass::Gradient(reg, forward, {xs, head_grads});  // training
+//   IndexedGraph g(full);
 //   pass::ShapeResult s = pass::InferShape(g, {{"data", Shape{32, 784}}});
 //   pass::TypeResult t = pass::InferType(g, {{"data", DType::kFloat32}});
+//   pass::MemoryPlan m = pass::PlanMemory(g, s, t, {});
 #ifndef WEFT_PASS_H_
 #define WEFT_PASS_H_
 
@@ -18,6 +20,7 @@
 
 #include "weft/dtype.h"
 #include "weft/graph.h"
+#include "weft/op.h"
 #include "weft/shape.h"
 
 namespace weft {
@@ -63,6 +66,90 @@ ShapeResult InferShape(const IndexedGraph& g, const ShapeMap& inputs = {});
 // or MXNet code). Conflicts throw Error(kDType) naming node, op, input and
 // both dtypes.
 TypeResult InferType(const IndexedGraph& g, const DTypeMap& inputs = {});
+
+// ------------------------------------------------------------ autodiff
+
+struct GradientSpec {
+  // Entries to differentiate with respect to (variables of the graph).
+  std::vector<NodeEntry> xs;
+  // One gradient entry per forward output (see HeadGradients).
+  std::vector<NodeEntry> head_grads;
+  // Up to this many gradients flowing into one entry are summed by one
+  // ElementWiseSum node; more are summed by a chain of elemwise_add nodes.
+  size_t sum_cap = 8;
+};
+
+// Symbolic reverse-mode differentiation (the seed's Gradient pass). Walks
+// the forward graph in reverse topological order from the head gradients,
+// sums the gradients flowing into each entry, and calls each op's
+// OpDef::gradient; outputs without a gradient get zeros_like. Only nodes
+// that depend on some x are differentiated. Returns a new graph whose
+// outputs are the forward outputs followed by one gradient per x (zeros_like
+// when no path joins x to the outputs); the forward nodes are shared, not
+// copied. Throws Error(kNotImplemented) naming the op and node when an op
+// on a path that needs a gradient has none, and Error(kInvalidArgument) for
+// an x not in the graph or a head_grads count that differs from the outputs.
+Graph Gradient(const OpRegistry& reg, const Graph& forward, const GradientSpec& spec);
+
+// MXNet's head gradients: for an output produced by a loss op (OpDef::
+// is_loss) a ones_like node (the op ignores it), otherwise a new variable
+// named "_head_grad_<i>". `*is_variable` (optional) tells which is which.
+std::vector<NodeEntry> HeadGradients(const OpRegistry& reg, const Graph& forward,
+                                     std::vector<bool>* is_variable = nullptr);
+
+// ------------------------------------------------------- memory planning
+
+struct MemoryPlanOptions {
+  // Reuse a free block whose size is within [size / match_range, size *
+  // match_range]; 1 reuses only equal sizes. 0 tries 1, 2, 4, 8 and 16 and
+  // keeps the smallest plan.
+  int match_range = 16;
+  // Nodes are coloured into this many groups (the longest paths first);
+  // storage is reused only within a group, so that groups may run
+  // concurrently. 1 = no colouring.
+  int num_groups = 1;
+  // Per entry (may be empty): true when the caller supplies the memory (a
+  // bound gradient array). Variables are always external.
+  std::vector<bool> external;
+  // Nodes [0, plan_nodes) are planned; 0 = all. Entries of later nodes are
+  // not allocated (e.g. plan only the forward part of a training graph).
+  uint32_t plan_nodes = 0;
+};
+
+struct MemoryPlan {
+  static constexpr int kExternal = -1;  // lives in a caller-supplied array
+  static constexpr int kNone = -2;      // not planned (node beyond plan_nodes)
+  // Per entry: the storage id (>= 0), kExternal or kNone.
+  std::vector<int> storage_id;
+  // Per entry: for kExternal entries the entry whose caller-supplied array
+  // holds the value (itself for variables; lhs for assign outputs and for
+  // an rhs computed directly into lhs).
+  std::vector<uint32_t> alias;
+  // Per entry: shares its input's storage (the op's in-place option).
+  std::vector<bool> inplace;
+  // Per entry: an op output nobody reads (its request is null).
+  std::vector<bool> unread;
+  // Per node: an assign whose rhs was computed into lhs (nothing to run).
+  std::vector<bool> noop;
+  // Per node: its colour group.
+  std::vector<int> group;
+  // Bytes of each storage id.
+  std::vector<size_t> storage_bytes;
+  int match_range = 16;       // the range used (the best one when searched)
+  size_t naive_bytes = 0;     // one buffer per planned op output
+  size_t planned_bytes = 0;   // sum of storage_bytes
+  size_t num_inplace = 0;     // outputs sharing their input's storage
+  size_t num_reused = 0;      // outputs served from the free list
+};
+
+// The seed's PlanMemory: reference counts per entry (readers, +1 for graph
+// outputs), in-place sharing when the op allows it and this node is the
+// input's last reader (same bytes and dtype), size-matched reuse from a free
+// list, release at refcount zero, and the assign cases. Throws
+// Error(kShape)/(kDType) naming the entry when a planned entry's shape or
+// dtype is unknown.
+MemoryPlan PlanMemory(const IndexedGraph& g, const ShapeResult& shapes, const TypeResult& types,
+                      const MemoryPlanOptions& options = {});
 
 }  // namespace pass
 }  // namespace weft

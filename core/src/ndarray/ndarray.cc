@@ -44,6 +44,21 @@ NDArray NDArray::Reshape(const Shape& shape) const {
   return r;
 }
 
+NDArray NDArray::AsType(const Shape& shape, DType dtype) const {
+  WEFT_CHECK(chunk_) << "AsType of an empty NDArray";
+  if (!shape.ndim_known() || (shape.ndim() > 0 && !shape.is_known()) || DTypeSize(dtype) == 0)
+    Fail(StatusCode::kShape, "cannot view an array as shape ", shape.ToString(), " of dtype code ",
+         static_cast<int>(dtype));
+  const size_t need = static_cast<size_t>(shape.Size()) * DTypeSize(dtype);
+  if (need > Bytes())
+    Fail(StatusCode::kShape, "cannot view ", Bytes(), " bytes (shape ", shape_.ToString(), ") as ",
+         shape.ToString(), " ", DTypeName(dtype), " (", need, " bytes)");
+  NDArray r = *this;
+  r.shape_ = shape;
+  r.dtype_ = dtype;
+  return r;
+}
+
 NDArray NDArray::Slice(int64_t begin, int64_t end) const {
   WEFT_CHECK(chunk_) << "Slice of an empty NDArray";
   if (shape_.ndim() < 1)

@@ -142,6 +142,7 @@ void AddLoss(OpRegistry* reg, const std::string& name, std::vector<std::string> 
   f.infer_type = ElemwiseType;
   f.inplace = InplaceFirst;
   f.gradient = LossGrad(backward, with_ograd);
+  f.is_loss = true;
   reg->Add(std::move(f));
 
   OpDef b;
@@ -177,6 +178,7 @@ void RegisterNNLoss(OpRegistry* reg) {
   m.infer_shape = ElemwiseShape;
   m.infer_type = ElemwiseType;
   m.inplace = InplaceFirst;
+  m.is_loss = true;
   m.gradient = [](const OpRegistry& r, const NodePtr& n, const std::vector<NodeEntry>&) {
     return BackwardNode(r, "_backward_MakeLoss", n, {n->inputs[0]}, 1);
   };

@@ -24,6 +24,7 @@ void RegisterNNLoss(OpRegistry* reg);
 void RegisterNNNorm(OpRegistry* reg);
 void RegisterNNPool(OpRegistry* reg);
 void RegisterNNConv(OpRegistry* reg);
+void RegisterAssign(OpRegistry* reg);
 void RegisterReduce(OpRegistry* reg);
 void RegisterDot(OpRegistry* reg);
 void RegisterInit(OpRegistry* reg);
@@ -53,6 +54,7 @@ void RegisterAllOps(OpRegistry* reg) {
   op::RegisterNNNorm(reg);
   op::RegisterNNPool(reg);
   op::RegisterNNConv(reg);
+  op::RegisterAssign(reg);
   op::RegisterReduce(reg);
   op::RegisterDot(reg);
   op::RegisterInit(reg);

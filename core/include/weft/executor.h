@@ -1,0 +1,135 @@
+// Executor: a symbol bound to arrays, run forward and backward.
+//
+// Binding builds the training graph (forward outputs, then the gradients of
+// every argument whose request is not null, by pass::Gradient), infers
+// shapes and dtypes from the bound arrays, plans memory (pass::PlanMemory)
+// and allocates the planned blocks once. Forward runs the forward nodes,
+// Backward the gradient nodes; gradients are written (or added) into the
+// bound gradient arrays, directly by the node that computes them when that
+// is safe. The executor holds shared references to every bound array.
+//
+// Thread-safety: distinct executors may be created and run concurrently
+// from different threads; one executor must not be used by two threads at
+// once (its calls mutate its arrays).
+#ifndef WEFT_EXECUTOR_H_
+#define WEFT_EXECUTOR_H_
+
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "weft/graph.h"
+#include "weft/ndarray.h"
+#include "weft/pass.h"
+#include "weft/symbol.h"
+
+namespace weft {
+
+class Runtime;
+
+// How a gradient array is written (MXNet's grad_req).
+enum class GradReq : int { kNull = 0, kWrite = 1, kAdd = 3 };
+// "null", "write", "add" ("inplace" is taken as "write"); throws
+// Error(kInvalidArgument) listing the valid names.
+GradReq ParseGradReq(const std::string& text);
+const char* GradReqName(GradReq req);
+
+struct ExecutorOptions {
+  int match_range = 16;  // see pass::MemoryPlanOptions (0 = search)
+  int num_groups = 1;    // colouring groups of the memory plan
+};
+
+// Gradient requests for SimpleBind: one value for every argument (then
+// arguments whose names end in "data" or "label" get null, as MXNet's
+// Module does), one per argument in ListArguments order, or by name
+// (missing names get null).
+struct GradReqSpec {
+  GradReq all = GradReq::kWrite;
+  std::vector<GradReq> per_argument;
+  std::map<std::string, GradReq> by_name;
+  static GradReqSpec All(GradReq r) { GradReqSpec s; s.all = r; return s; }
+};
+
+// The memory plan's figures (MemoryPlan of the bound graph).
+struct ExecutorMemory {
+  size_t naive_bytes = 0;    // one buffer per op output
+  size_t planned_bytes = 0;  // the planned blocks
+  size_t num_storage = 0;
+  size_t num_inplace = 0;
+  size_t num_reused = 0;
+  int match_range = 0;
+};
+
+class Executor {
+ public:
+  // Binds arrays in ListArguments / ListAuxiliaryStates order. `arg_grads`
+  // and `grad_reqs` are empty (no gradients), or one per argument (a none
+  // gradient array requires kNull); `grad_reqs` may also hold one value for
+  // all. Throws Error naming the argument for a missing or mis-shaped array.
+  static std::unique_ptr<Executor> Bind(const Symbol& symbol, Context ctx, std::vector<NDArray> args,
+                                        std::vector<NDArray> arg_grads, std::vector<GradReq> grad_reqs,
+                                        std::vector<NDArray> aux_states, const ExecutorOptions& options = {},
+                                        Runtime* rt = nullptr);
+  // Bind with arrays by name; every argument and aux state must be given.
+  static std::unique_ptr<Executor> BindByName(const Symbol& symbol, Context ctx,
+                                              const std::map<std::string, NDArray>& args,
+                                              const std::map<std::string, NDArray>& arg_grads,
+                                              const std::map<std::string, GradReq>& grad_reqs,
+                                              const std::map<std::string, NDArray>& aux_states,
+                                              const ExecutorOptions& options = {}, Runtime* rt = nullptr);
+  // Infers every shape/dtype from the given ones (dtypes default to
+  // float32) and allocates arguments, gradients and aux states (zeroed).
+  static std::unique_ptr<Executor> SimpleBind(const Symbol& symbol, Context ctx, const pass::ShapeMap& shapes,
+                                              const pass::DTypeMap& dtypes = {},
+                                              const GradReqSpec& grad_req = {},
+                                              const ExecutorOptions& options = {}, Runtime* rt = nullptr);
+  ~Executor();
+
+  // Runs the forward nodes; is_train selects training behaviour (BatchNorm
+  // batch statistics and moving-average updates, Dropout masks).
+  void Forward(bool is_train);
+  // Runs the gradient nodes after a Forward. `head_grads` holds one array
+  // per output, or may be empty when every output is a loss op (their head
+  // gradients are implicit). Throws Error(kInvalidArgument) when the
+  // executor has no gradients or Forward has not run.
+  void Backward(const std::vector<NDArray>& head_grads = {});
+
+  // A new executor for new input shapes that shares this one's arrays:
+  // arguments whose shape is unchanged are shared; changed ones (named in
+  // `shapes`, or any with partial_shaping) become views of the old memory
+  // when they fit, or new arrays when allow_up_sizing (else Error(kShape)).
+  std::unique_ptr<Executor> Reshape(const pass::ShapeMap& shapes, bool partial_shaping = false,
+                                    bool allow_up_sizing = false) const;
+
+  const std::vector<NDArray>& outputs() const { return outputs_; }
+  const std::vector<NDArray>& arg_arrays() const { return args_; }
+  // One per argument; none where the request is null.
+  const std::vector<NDArray>& grad_arrays() const { return grads_; }
+  const std::vector<NDArray>& aux_arrays() const { return aux_; }
+  const std::vector<GradReq>& grad_reqs() const { return reqs_; }
+  const std::vector<std::string>& arg_names() const { return arg_names_; }
+  const std::vector<std::string>& aux_names() const { return aux_names_; }
+  const std::vector<std::string>& output_names() const { return out_names_; }
+  const Symbol& symbol() const { return symbol_; }
+  Context ctx() const { return ctx_; }
+  ExecutorMemory memory() const;
+  // Nodes in execution order with their storage, and the memory figures.
+  std::string DebugString() const;
+
+ private:
+  struct Impl;
+  Executor();
+  // Builds the graph, plan and storage once the bound arrays are set.
+  void Init(const ExecutorOptions& options, Runtime* rt);
+  std::unique_ptr<Impl> impl_;
+  Symbol symbol_;
+  Context ctx_;
+  std::vector<std::string> arg_names_, aux_names_, out_names_;
+  std::vector<NDArray> args_, grads_, aux_, outputs_;
+  std::vector<GradReq> reqs_;
+};
+
+}  // namespace weft
+
+#endif  // WEFT_EXECUTOR_H_

@@ -1,0 +1,274 @@
+// Executor: building the bound graph and its memory, and running it.
+#include <algorithm>
+#include <sstream>
+
+#include "executor/executor_impl.h"
+#include "weft/imperative.h"
+#include "weft/runtime.h"
+#include "weft/status.h"
+
+namespace weft {
+
+namespace {
+
+std::string JoinNames(const std::vector<std::string>& names) {
+  std::string s;
+  for (const auto& n : names) s += (s.empty() ? "" : ", ") + n;
+  return s;
+}
+
+}  // namespace
+
+Executor::Executor() : impl_(new Impl) {}
+Executor::~Executor() = default;
+
+void Executor::Impl::Run(const Step& step, Context ctx, bool is_train) {
+  const IndexedGraph& g = *idx;
+  const Node& node = g.node(step.nid);
+  std::vector<TBlob> in, out;
+  for (const auto& e : g[step.nid].inputs) in.push_back(entries[g.entry_id(e)].blob());
+  std::vector<OpReq> reqs = step.reqs;
+  std::vector<std::pair<uint32_t, NDArray>> add_later;
+  for (uint32_t o = 0; o < node.num_outputs(); ++o) {
+    const NDArray& arr = entries[g.entry_id(step.nid, o)];
+    if (reqs[o] == OpReq::kAdd && !step.kernel->supports_add) {
+      NDArray tmp(arr.shape(), ctx, arr.dtype(), rt);
+      add_later.emplace_back(o, tmp);
+      out.push_back(tmp.blob());
+      reqs[o] = OpReq::kWrite;
+    } else {
+      out.push_back(arr.blob());
+    }
+  }
+  OpContext octx;
+  octx.ctx = ctx;
+  octx.is_train = is_train;
+  octx.rng = rt->rng(ctx);
+  step.kernel->fn(octx, node.attrs, in, reqs, out);
+  for (auto& [o, tmp] : add_later) {
+    std::vector<NDArray> outs{entries[g.entry_id(step.nid, o)]};
+    Invoke(rt, "elemwise_add", {outs[0], tmp}, {}, &outs);
+  }
+}
+
+void Executor::Init(const ExecutorOptions& options, Runtime* rt) {
+  Impl& m = *impl_;
+  m.rt = rt ? rt : &Runtime::Global();
+  const OpRegistry& reg = m.rt->ops();
+  Graph forward{symbol_.outputs};
+  IndexedGraph fidx(forward);
+  out_names_ = symbol_.ListOutputs();
+
+  // The training graph: gradients of every argument whose request is not null.
+  std::vector<NodeEntry> xs;
+  std::vector<size_t> x_args;
+  for (size_t i = 0; i < args_.size(); ++i) {
+    if (reqs_[i] == GradReq::kNull) continue;
+    xs.push_back(NodeEntry{fidx[fidx.argument_nodes()[i]].node, 0, 0});
+    x_args.push_back(i);
+  }
+  m.has_grads = !xs.empty();
+  std::vector<bool> head_is_var;
+  std::vector<NodeEntry> heads;
+  if (m.has_grads) {
+    heads = pass::HeadGradients(reg, forward, &head_is_var);
+    m.graph = pass::Gradient(reg, forward, {xs, heads});
+  } else {
+    m.graph = forward;
+  }
+  m.idx = std::make_unique<IndexedGraph>(m.graph);
+  const IndexedGraph& g = *m.idx;
+  m.num_forward_nodes = static_cast<uint32_t>(fidx.num_nodes());
+  for (uint32_t nid = 0; nid < m.num_forward_nodes; ++nid)
+    WEFT_CHECK(&g.node(nid) == &fidx.node(nid)) << "forward nodes must come first in the training graph";
+
+  // Shapes and dtypes from the bound arrays; head gradients take the outputs'.
+  pass::ShapeMap shape_in;
+  pass::DTypeMap type_in;
+  for (size_t i = 0; i < args_.size(); ++i) {
+    shape_in[arg_names_[i]] = args_[i].shape();
+    type_in[arg_names_[i]] = args_[i].dtype();
+  }
+  for (size_t i = 0; i < aux_.size(); ++i) {
+    shape_in[aux_names_[i]] = aux_[i].shape();
+    type_in[aux_names_[i]] = aux_[i].dtype();
+  }
+  pass::ShapeResult fshapes = pass::InferShape(fidx, shape_in);
+  pass::TypeResult ftypes = pass::InferType(fidx, type_in);
+  if (!fshapes.complete())
+    Fail(StatusCode::kShape, "bind: cannot infer the shapes of ", JoinNames(fshapes.unknown_names));
+  if (!ftypes.complete())
+    Fail(StatusCode::kDType, "bind: cannot infer the dtypes of ", JoinNames(ftypes.unknown_names));
+  m.head_grad_nid.assign(out_names_.size(), -1);
+  for (size_t i = 0; i < heads.size(); ++i) {
+    if (!head_is_var[i]) continue;
+    const std::string& name = heads[i].node->attrs.name;
+    shape_in[name] = fshapes.out_shapes[i];
+    type_in[name] = ftypes.out_types[i];
+    m.head_grad_nid[i] = g.node_id(heads[i].node.get());
+  }
+  m.shapes = pass::InferShape(g, shape_in);
+  m.types = pass::InferType(g, type_in);
+  if (!m.shapes.complete())
+    Fail(StatusCode::kShape, "bind: cannot infer the shapes of ", JoinNames(m.shapes.unknown_names));
+  if (!m.types.complete())
+    Fail(StatusCode::kDType, "bind: cannot infer the dtypes of ", JoinNames(m.types.unknown_names));
+
+  // Gradients go straight into the bound arrays when their producer is a
+  // gradient node whose output nobody else reads; otherwise they are copied.
+  const size_t n_entries = g.num_node_entries();
+  std::vector<int> readers(n_entries, 0), as_output(n_entries, 0);
+  for (uint32_t nid = 0; nid < g.num_nodes(); ++nid)
+    for (const auto& in : g[nid].inputs) ++readers[g.entry_id(in)];
+  for (const auto& out : g.outputs()) ++as_output[g.entry_id(out)];
+  std::vector<bool> external(n_entries, false);
+  std::vector<int64_t> direct_arg(n_entries, -1);
+  const size_t n_out = forward.outputs.size();
+  for (size_t k = 0; k < x_args.size(); ++k) {
+    const uint32_t ge = g.entry_id(g.outputs()[n_out + k]);
+    const uint32_t producer = g.entry(ge).node_id;
+    if (producer >= m.num_forward_nodes && !g.node(producer).is_variable() && as_output[ge] == 1 &&
+        readers[ge] == 0) {
+      external[ge] = true;
+      direct_arg[ge] = static_cast<int64_t>(x_args[k]);
+    } else {
+      m.grad_copies.push_back({ge, x_args[k]});
+    }
+  }
+
+  pass::MemoryPlanOptions popt;
+  popt.match_range = options.match_range;
+  popt.num_groups = options.num_groups;
+  popt.external = external;
+  m.plan = pass::PlanMemory(g, m.shapes, m.types, popt);
+
+  m.storage.clear();
+  for (size_t bytes : m.plan.storage_bytes)
+    m.storage.emplace_back(Shape{static_cast<int64_t>(std::max<size_t>(bytes, 1))}, ctx_, DType::kUint8, m.rt);
+  m.entries.assign(n_entries, NDArray());
+  const auto& arg_nodes = g.argument_nodes();
+  for (size_t i = 0; i < args_.size(); ++i) m.entries[g.entry_id(arg_nodes[i], 0)] = args_[i];
+  for (size_t i = 0; i < aux_.size(); ++i) m.entries[g.entry_id(g.aux_nodes()[i], 0)] = aux_[i];
+  for (size_t i = 0; i < m.head_grad_nid.size(); ++i)
+    if (m.head_grad_nid[i] >= 0) {
+      uint32_t e = g.entry_id(static_cast<uint32_t>(m.head_grad_nid[i]), 0);
+      m.entries[e] = NDArray(m.shapes.shapes[e], ctx_, m.types.dtypes[e], m.rt);
+    }
+  for (uint32_t e = 0; e < n_entries; ++e) {
+    if (direct_arg[e] >= 0) m.entries[e] = grads_[direct_arg[e]];
+    const int sid = m.plan.storage_id[e];
+    if (sid >= 0) m.entries[e] = m.storage[sid].AsType(m.shapes.shapes[e], m.types.dtypes[e]);
+  }
+  for (uint32_t e = 0; e < n_entries; ++e)
+    if (m.plan.storage_id[e] == pass::MemoryPlan::kExternal && m.plan.alias[e] != e)
+      m.entries[e] = m.entries[m.plan.alias[e]];
+
+  for (uint32_t nid = 0; nid < g.num_nodes(); ++nid) {
+    const Node& node = g.node(nid);
+    if (node.is_variable() || m.plan.noop[nid]) continue;
+    Impl::Step step;
+    step.nid = nid;
+    step.kernel = m.rt->kernels().Find(node.op()->name, ctx_.dev_type);
+    if (!step.kernel)
+      Fail(StatusCode::kNotImplemented, "bind: operator ", node.op()->name, " (node '", node.attrs.name,
+           "') has no kernel for device ", DeviceTypeName(ctx_.dev_type));
+    for (uint32_t o = 0; o < node.num_outputs(); ++o) {
+      const uint32_t e = g.entry_id(nid, o);
+      OpReq r = m.plan.unread[e] ? OpReq::kNull : OpReq::kWrite;
+      if (direct_arg[e] >= 0 && reqs_[direct_arg[e]] == GradReq::kAdd) r = OpReq::kAdd;
+      step.reqs.push_back(r);
+    }
+    (nid < m.num_forward_nodes ? m.forward_steps : m.backward_steps).push_back(std::move(step));
+  }
+  outputs_.clear();
+  for (size_t i = 0; i < n_out; ++i) outputs_.push_back(m.entries[g.entry_id(g.outputs()[i])]);
+}
+
+void Executor::Forward(bool is_train) {
+  Impl& m = *impl_;
+  for (const auto& step : m.forward_steps) m.Run(step, ctx_, is_train);
+  m.forward_done = true;
+  m.last_is_train = is_train;
+}
+
+void Executor::Backward(const std::vector<NDArray>& head_grads) {
+  Impl& m = *impl_;
+  if (!m.has_grads)
+    Fail(StatusCode::kInvalidArgument, "Backward: the executor has no gradients (every grad_req is null)");
+  if (!m.forward_done) Fail(StatusCode::kInvalidArgument, "Backward: Forward must run first");
+  if (!head_grads.empty() && head_grads.size() != outputs_.size())
+    Fail(StatusCode::kInvalidArgument, "Backward: expected ", outputs_.size(), " head gradient(s), given ",
+         head_grads.size());
+  const IndexedGraph& g = *m.idx;
+  for (size_t i = 0; i < outputs_.size(); ++i) {
+    if (m.head_grad_nid[i] < 0) continue;
+    if (head_grads.empty())
+      Fail(StatusCode::kInvalidArgument, "Backward: output '", out_names_[i],
+           "' is not a loss, so a head gradient is required (none given)");
+    NDArray& dst = m.entries[g.entry_id(static_cast<uint32_t>(m.head_grad_nid[i]), 0)];
+    const NDArray& src = head_grads[i];
+    if (src.is_none() || src.shape() != dst.shape() || src.dtype() != dst.dtype())
+      Fail(StatusCode::kShape, "Backward: head gradient ", i, " (output '", out_names_[i], "') is ",
+           src.is_none() ? std::string("empty") : src.shape().ToString() + " " + DTypeName(src.dtype()),
+           ", expected ", dst.shape().ToString(), " ", DTypeName(dst.dtype()));
+    src.CopyTo(&dst);
+  }
+  for (const auto& step : m.backward_steps) m.Run(step, ctx_, m.last_is_train);
+  for (const auto& c : m.grad_copies) {
+    NDArray& grad = grads_[c.arg];
+    if (reqs_[c.arg] == GradReq::kAdd) {
+      std::vector<NDArray> outs{grad};
+      Invoke(m.rt, "elemwise_add", {grad, m.entries[c.entry]}, {}, &outs);
+    } else {
+      m.entries[c.entry].CopyTo(&grad);
+    }
+  }
+}
+
+ExecutorMemory Executor::memory() const {
+  const pass::MemoryPlan& p = impl_->plan;
+  ExecutorMemory r;
+  r.naive_bytes = p.naive_bytes;
+  r.planned_bytes = p.planned_bytes;
+  r.num_storage = p.storage_bytes.size();
+  r.num_inplace = p.num_inplace;
+  r.num_reused = p.num_reused;
+  r.match_range = p.match_range;
+  return r;
+}
+
+std::string Executor::DebugString() const {
+  const Impl& m = *impl_;
+  const IndexedGraph& g = *m.idx;
+  std::ostringstream os;
+  os << "Executor on " << ctx_.ToString() << ": " << g.num_nodes() << " nodes (" << m.num_forward_nodes
+     << " forward), " << args_.size() << " arguments, " << aux_.size() << " aux states\n";
+  for (uint32_t nid = 0; nid < g.num_nodes(); ++nid) {
+    const Node& node = g.node(nid);
+    os << (nid < m.num_forward_nodes ? "  F " : "  B ") << nid << " ";
+    if (node.is_variable()) {
+      os << "Variable:" << node.attrs.name << "\n";
+      continue;
+    }
+    os << "Op:" << node.op()->name << ", Name=" << node.attrs.name << (m.plan.noop[nid] ? " (no-op)" : "")
+       << "\n";
+    for (const auto& in : g[nid].inputs) os << "      arg[" << g.entry_name(g.entry_id(in)) << "]\n";
+    for (uint32_t o = 0; o < node.num_outputs(); ++o) {
+      const uint32_t e = g.entry_id(nid, o);
+      const int sid = m.plan.storage_id[e];
+      os << "      out " << g.entry_name(e) << " " << m.shapes.shapes[e].ToString() << " ";
+      if (sid >= 0)
+        os << "storage " << sid << (m.plan.inplace[e] ? " (in place)" : "") << (m.plan.unread[e] ? " (unread)" : "");
+      else
+        os << "in bound array of '" << g.entry_name(m.plan.alias[e]) << "'";
+      os << "\n";
+    }
+  }
+  const ExecutorMemory mem = memory();
+  os << "Memory: planned " << mem.planned_bytes << " bytes in " << mem.num_storage << " blocks, naive "
+     << mem.naive_bytes << " bytes; " << mem.num_inplace << " in place, " << mem.num_reused
+     << " reused; match_range " << mem.match_range << "\n";
+  return os.str();
+}
+
+}  // namespace weft
