@@ -382,7 +382,47 @@ static void test_freed_and_foreign_handles(void** state) {
   assert_no_leaks();
 }
 
-/* Auxiliary states appear once an op with mutable inputs is registered. */
+static void test_null_outputs_and_arguments(void** state) {
+  WeftSymbolHandle *x, *q, *out = NULL;
+  WeftSymbolHandle* with_null[2];
+  WeftTypeResult* t = NULL;
+  WeftShapeResult* r = NULL;
+  WeftStringList* l = NULL;
+  (void)state;
+  x = var("x");
+  q = apply("relu", "q", &x, 1);
+  /* Every listing needs somewhere to put its list. */
+  EXPECT_ERR(weft_symbol_list_arguments(q, NULL), WEFT_ERR_INVALID_ARGUMENT, "'out'", "NULL");
+  EXPECT_ERR(weft_symbol_list_outputs(q, NULL), WEFT_ERR_INVALID_ARGUMENT, "'out'", "NULL");
+  EXPECT_ERR(weft_symbol_list_auxiliary_states(q, NULL), WEFT_ERR_INVALID_ARGUMENT, "'out'",
+             "NULL");
+  EXPECT_ERR(weft_symbol_list_inputs(q, NULL), WEFT_ERR_INVALID_ARGUMENT, "'out'", "NULL");
+  EXPECT_ERR(weft_symbol_list_arguments(NULL, &l), WEFT_ERR_INVALID_ARGUMENT, "'sym'", "NULL");
+  EXPECT_ERR(weft_symbol_get_attr(NULL, "k", &l), WEFT_ERR_INVALID_ARGUMENT, "'sym'", "NULL");
+  EXPECT_ERR(weft_symbol_set_attr(NULL, "k", "v"), WEFT_ERR_INVALID_ARGUMENT, "'sym'", "NULL");
+  EXPECT_ERR(weft_symbol_copy(NULL, &out), WEFT_ERR_INVALID_ARGUMENT, "'sym'", "NULL");
+  EXPECT_ERR(weft_symbol_get_output(NULL, 0, &out), WEFT_ERR_INVALID_ARGUMENT, "'sym'", "NULL");
+  EXPECT_ERR(weft_symbol_to_json(NULL, &l), WEFT_ERR_INVALID_ARGUMENT, "'sym'", "NULL");
+  EXPECT_ERR(weft_symbol_infer_type(NULL, 0, NULL, NULL, &t), WEFT_ERR_INVALID_ARGUMENT, "'sym'",
+             "NULL");
+  /* A NULL entry inside an array of handles is named by its index. */
+  with_null[0] = x;
+  with_null[1] = NULL;
+  EXPECT_ERR(weft_symbol_group(with_null, 2, &out), WEFT_ERR_INVALID_ARGUMENT, "symbols[1]");
+  assert_null(out);
+  assert_null(l);
+  assert_null(t);
+  OK(weft_symbol_free(q));
+  OK(weft_symbol_free(x));
+  /* A freed handle is refused by type inference and JSON export too. */
+  EXPECT_ERR(weft_symbol_infer_type_partial(x, 0, NULL, NULL, &t), WEFT_ERR_INVALID_HANDLE,
+             "'sym'", "freed or invalid WeftSymbolHandle");
+  EXPECT_ERR(weft_symbol_infer_shape(x, 0, NULL, NULL, NULL, &r), WEFT_ERR_INVALID_HANDLE, "'sym'");
+  EXPECT_ERR(weft_symbol_json_info(x, NULL, NULL, NULL, NULL), WEFT_ERR_INVALID_HANDLE, "'sym'");
+  assert_null(r);
+  assert_null(t);
+  assert_no_leaks();
+}
 
 int main(void) {
   const struct CMUnitTest tests[] = {
@@ -396,6 +436,7 @@ int main(void) {
       TEST(test_copy_is_deep),
       TEST(test_attributes),
       TEST(test_freed_and_foreign_handles),
+      TEST(test_null_outputs_and_arguments),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -76,12 +76,6 @@ static inline WeftSymbolHandle* make_abc(void) {
   return sum;
 }
 
-static inline int op_exists(const char* name) {
-  const char* doc = NULL;
-  size_t n = 0;
-  return weft_op_info(name, &doc, &n) == WEFT_OK;
-}
-
 /* Copies the dims of entry (group, index) into `dims` and returns the rank. */
 static inline int shape_of(const WeftShapeResult* r, int group, size_t index, int64_t* dims) {
   int ndim = -2;
