@@ -1,0 +1,204 @@
+// C ABI: NDArray files (MXNet NDArray lists, NumPy .npy) and library-owned
+// byte buffers. Lists and buffers are immutable once published.
+#include <string>
+#include <vector>
+
+#include "c_api_internal.h"
+#include "c_api_symbol_internal.h"
+#include "weft/ndarray_io.h"
+#include "weft/npy.h"
+
+namespace weft {
+namespace capi {
+namespace {
+
+// Tags above the symbol API's (0x20..0x23).
+constexpr HandleTag kNDArrayListTag = static_cast<HandleTag>(0x40);
+constexpr HandleTag kBufferTag = static_cast<HandleTag>(0x41);
+
+struct BufferObject {
+  std::string bytes;
+};
+
+}  // namespace
+
+template <>
+struct HandleTraits<WeftNDArrayList> {
+  using Object = NDArrayList;
+  static constexpr HandleTag kTag = kNDArrayListTag;
+};
+template <>
+struct HandleTraits<WeftBuffer> {
+  using Object = BufferObject;
+  static constexpr HandleTag kTag = kBufferTag;
+};
+
+namespace {
+
+const char* IoTypeName(HandleTag tag) {
+  return tag == kNDArrayListTag ? "WeftNDArrayList" : "WeftBuffer";
+}
+
+template <typename H>
+std::shared_ptr<typename HandleTraits<H>::Object> GetIo(const H* h, const char* arg) {
+  CheckNotNull(h, arg);
+  const uintptr_t bits = reinterpret_cast<uintptr_t>(h);
+  auto obj = TableOf<H>::Global().Lookup(bits);
+  if (!obj) FailBadSymbolApiHandle(bits, IoTypeName(HandleTraits<H>::kTag), arg);
+  return obj;
+}
+
+template <typename H>
+void FreeIo(H* h, const char* arg) {
+  if (!h) return;
+  const uintptr_t bits = reinterpret_cast<uintptr_t>(h);
+  if (!TableOf<H>::Global().Remove(bits))
+    FailBadSymbolApiHandle(bits, IoTypeName(HandleTraits<H>::kTag), arg);
+}
+
+// The list to save from C arguments (NULL array entries are none arrays).
+NDArrayList ListArg(WeftNDArray* const* arrays, const char* const* names, size_t num) {
+  CheckArray(arrays, num, "arrays");
+  NDArrayList list;
+  for (size_t i = 0; i < num; ++i) {
+    if (arrays[i]) {
+      list.arrays.push_back(*GetObject(arrays[i], StrCat("arrays[", i, "]").c_str()));
+    } else {
+      list.arrays.emplace_back();
+    }
+  }
+  if (names) {
+    for (size_t i = 0; i < num; ++i) {
+      if (!names[i]) Fail(StatusCode::kInvalidArgument, "argument 'names[", i, "]' is NULL");
+      list.names.emplace_back(names[i]);
+    }
+  }
+  return list;
+}
+
+void CheckListIndex(const NDArrayList& list, size_t index) {
+  if (index >= list.arrays.size())
+    Fail(StatusCode::kInvalidArgument, "index ", index, " is out of range (the list has ",
+         list.arrays.size(), " arrays)");
+}
+
+}  // namespace
+}  // namespace capi
+}  // namespace weft
+
+using weft::capi::CheckNotNull;
+using weft::capi::GetIo;
+using weft::capi::GetObject;
+using weft::capi::NewHandle;
+
+extern "C" {
+
+WeftStatus weft_ndarray_save_file(const char* path, WeftNDArray* const* arrays,
+                                  const char* const* names, size_t num) {
+  WEFT_API_BEGIN();
+  CheckNotNull(path, "path");
+  weft::NDArrayList list = weft::capi::ListArg(arrays, names, num);
+  weft::SaveNDArraysFile(list, path);
+  WEFT_API_END();
+}
+
+WeftStatus weft_ndarray_save_buffer(WeftNDArray* const* arrays, const char* const* names,
+                                    size_t num, WeftBuffer** out) {
+  WEFT_API_BEGIN();
+  CheckNotNull(out, "out");
+  weft::NDArrayList list = weft::capi::ListArg(arrays, names, num);
+  auto buf = std::make_shared<weft::capi::BufferObject>();
+  buf->bytes = weft::SaveNDArrays(list);
+  *out = NewHandle<WeftBuffer>(std::move(buf));
+  WEFT_API_END();
+}
+
+WeftStatus weft_buffer_data(const WeftBuffer* buf, const void** out_data, size_t* out_size) {
+  WEFT_API_BEGIN();
+  auto obj = GetIo(buf, "buf");
+  CheckNotNull(out_data, "out_data");
+  CheckNotNull(out_size, "out_size");
+  *out_data = obj->bytes.data();
+  *out_size = obj->bytes.size();
+  WEFT_API_END();
+}
+
+WeftStatus weft_buffer_free(WeftBuffer* buf) {
+  WEFT_API_BEGIN();
+  weft::capi::FreeIo(buf, "buf");
+  WEFT_API_END();
+}
+
+WeftStatus weft_ndarray_load_file(const char* path, WeftNDArrayList** out) {
+  WEFT_API_BEGIN();
+  CheckNotNull(path, "path");
+  CheckNotNull(out, "out");
+  auto list = std::make_shared<weft::NDArrayList>(weft::LoadNDArraysFile(path));
+  *out = NewHandle<WeftNDArrayList>(std::move(list));
+  WEFT_API_END();
+}
+
+WeftStatus weft_ndarray_load_buffer(const void* data, size_t size, WeftNDArrayList** out) {
+  WEFT_API_BEGIN();
+  weft::capi::CheckArray(data, size, "data");
+  CheckNotNull(out, "out");
+  auto list = std::make_shared<weft::NDArrayList>(weft::LoadNDArrays(data, size));
+  *out = NewHandle<WeftNDArrayList>(std::move(list));
+  WEFT_API_END();
+}
+
+WeftStatus weft_ndarray_list_size(const WeftNDArrayList* list, size_t* out_size, int* out_named) {
+  WEFT_API_BEGIN();
+  auto obj = GetIo(list, "list");
+  CheckNotNull(out_size, "out_size");
+  *out_size = obj->arrays.size();
+  if (out_named) *out_named = obj->names.empty() ? 0 : 1;
+  WEFT_API_END();
+}
+
+WeftStatus weft_ndarray_list_name(const WeftNDArrayList* list, size_t index,
+                                  const char** out_name) {
+  WEFT_API_BEGIN();
+  auto obj = GetIo(list, "list");
+  CheckNotNull(out_name, "out_name");
+  weft::capi::CheckListIndex(*obj, index);
+  if (obj->names.empty())
+    weft::Fail(weft::StatusCode::kInvalidArgument, "the list has no names (an unnamed file)");
+  *out_name = obj->names[index].c_str();
+  WEFT_API_END();
+}
+
+WeftStatus weft_ndarray_list_get(const WeftNDArrayList* list, size_t index, WeftNDArray** out) {
+  WEFT_API_BEGIN();
+  auto obj = GetIo(list, "list");
+  CheckNotNull(out, "out");
+  weft::capi::CheckListIndex(*obj, index);
+  const weft::NDArray& a = obj->arrays[index];
+  *out = a.is_none() ? nullptr : NewHandle<WeftNDArray>(std::make_shared<weft::NDArray>(a));
+  WEFT_API_END();
+}
+
+WeftStatus weft_ndarray_list_free(WeftNDArrayList* list) {
+  WEFT_API_BEGIN();
+  weft::capi::FreeIo(list, "list");
+  WEFT_API_END();
+}
+
+WeftStatus weft_ndarray_load_npy(const char* path, WeftNDArray** out) {
+  WEFT_API_BEGIN();
+  CheckNotNull(path, "path");
+  CheckNotNull(out, "out");
+  auto arr = std::make_shared<weft::NDArray>(weft::LoadNpyFile(path));
+  *out = NewHandle<WeftNDArray>(std::move(arr));
+  WEFT_API_END();
+}
+
+WeftStatus weft_ndarray_save_npy(const WeftNDArray* arr, const char* path) {
+  WEFT_API_BEGIN();
+  auto a = GetObject(arr, "arr");
+  CheckNotNull(path, "path");
+  weft::SaveNpyFile(*a, path);
+  WEFT_API_END();
+}
+
+}  // extern "C"
