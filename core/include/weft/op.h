@@ -69,6 +69,9 @@ struct OpDef {
   GradientFn gradient;
   // Ops that create values without inputs take their context from a "ctx" param.
   bool is_source = false;
+  // Ops that draw from the context's RandomState; the engine serialises
+  // them on the state's variable, so results are reproducible.
+  bool uses_rng = false;
 
   int NumInputs(const ParamValues& p) const { return num_inputs_fn ? num_inputs_fn(p) : num_inputs; }
   int NumOutputs(const ParamValues& p) const {
