@@ -83,7 +83,9 @@ TEST(EngineNDArray, SeedTraceDeletesAAfterItsReaders) {
   NDArray c = Invoke("_plus_scalar", {a}, {{"scalar", "2"}})[0];
   const size_t with_a = rt.live_bytes();
   a = NDArray();  // A.del() while B = A + B is still pending
-  EXPECT_EQ(rt.live_bytes(), with_a) << "A freed while an op still reads it";
+  if (Engine::Get()->kind() == EngineKind::kThreaded) {  // the naive engine has already run it
+    EXPECT_EQ(rt.live_bytes(), with_a) << "A freed while an op still reads it";
+  }
   EXPECT_EQ(test::Values(b), std::vector<double>(1024, 4.0));
   EXPECT_EQ(test::Values(c), std::vector<double>(1024, 4.0));
   Engine::Get()->WaitForAll();
