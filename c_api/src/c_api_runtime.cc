@@ -2,6 +2,7 @@
 // statistics, random seed and wait_all.
 #include "c_api_internal.h"
 #include "weft/device.h"
+#include "weft/engine.h"
 #include "weft/runtime.h"
 #include "weft/storage.h"
 
@@ -40,8 +41,9 @@ WeftStatus weft_random_seed(uint64_t seed) {
 
 WeftStatus weft_wait_all(void) {
   WEFT_API_BEGIN();
-  // Operations run synchronously until the dependency engine lands; this
-  // still drains every device queue so deferred device errors surface here.
+  // Drains the engine (rethrowing the first deferred op error, whose
+  // message names the op), then every device queue.
+  weft::Engine::Get()->WaitForAll();
   weft::Runtime& rt = weft::Runtime::Global();
   rt.device_api(weft::DeviceType::kCPU)->Synchronize(weft::Context::CPU(0));
 #if WEFT_USE_CUDA

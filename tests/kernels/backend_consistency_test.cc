@@ -45,6 +45,7 @@ BackendRun RunBackend(const std::string& op_name, const std::string& backend,
     outs.push_back(a.Copy(Context::CPU(0)));
     out_blobs.push_back(outs.back().blob());
   }
+  for (const auto& o : outs) o.WaitToRead();  // the copies run on the engine
   OpContext octx;
   octx.ctx = Context::CPU(0);
   k->fn(octx, attrs, in_blobs, std::vector<OpReq>(outs.size(), req), out_blobs);

@@ -31,6 +31,7 @@ NDArray RandomArray(const Shape& shape, DType dtype, double lo, double hi, unsig
 }
 
 std::vector<double> Values(const NDArray& a) {
+  a.WaitToRead();
   std::vector<double> out(static_cast<size_t>(a.Size()));
   DispatchDType(a.dtype(), [&](auto t) {
     using T = decltype(t);
@@ -45,7 +46,10 @@ std::vector<double> Values(const NDArray& a) {
 }
 
 std::vector<NDArray> Run(const std::string& op, const std::vector<NDArray>& in, const StringMap& params) {
-  return Invoke(op, in, params);
+  // Waits, so a kernel failure (deferred by the engine) is thrown here.
+  std::vector<NDArray> out = Invoke(op, in, params);
+  for (const auto& o : out) o.WaitToRead();
+  return out;
 }
 
 namespace {

@@ -106,9 +106,14 @@ class Engine {
  public:
   virtual ~Engine() = default;
 
-  // The process-wide engine, created on first use from WEFT_ENGINE and
-  // WEFT_ENGINE_THREADS; throws Error(kInvalidArgument) for bad values.
+  // The process-wide engine, created on first use from Configure's values
+  // or else WEFT_ENGINE and WEFT_ENGINE_THREADS; throws
+  // Error(kInvalidArgument) for bad values.
   static Engine* Get();
+  // Chooses the global engine before its first use (cpu_threads 0: the
+  // default). Throws Error(kInvalidArgument) once the engine exists (every
+  // NDArray allocation creates it) unless the request matches it.
+  static void Configure(EngineKind kind, int cpu_threads);
   // A fresh engine (tests, benchmarks); destroying it waits for its work.
   static std::unique_ptr<Engine> Create(EngineKind kind, const EngineOptions& options = {});
   // Parses "naive" / "threaded"; throws Error(kInvalidArgument).

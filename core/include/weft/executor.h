@@ -122,6 +122,8 @@ class Executor {
   Executor();
   // Builds the graph, plan and storage once the bound arrays are set.
   void Init(const ExecutorOptions& options, Runtime* rt);
+  // Waits for pending engine work on every bound array.
+  void WaitBound() const;
   std::unique_ptr<Impl> impl_;
   Symbol symbol_;
   Context ctx_;

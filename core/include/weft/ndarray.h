@@ -2,9 +2,13 @@
 //
 // An NDArray is a view (shape, dtype, byte offset) on a shared storage Chunk.
 // Copies of an NDArray share storage; `Reshape` and `Slice` return views on
-// the same chunk. `WaitToRead`/`WaitToWrite` block until pending engine work
-// on the array is done (operations are synchronous until the dependency
-// engine lands, so they return at once). An NDArray object is not
+// the same chunk. Operations on NDArrays (imperative ops, CopyTo) are pushed
+// to the dependency engine (engine.h) with the chunk's variable, and return
+// before they run. `WaitToRead` blocks until pending writes are done,
+// `WaitToWrite` until pending reads and writes are done; both, and the
+// synchronous host copies, rethrow the error of a failed operation that
+// wrote the array (its message names the op). `dptr()`/`blob()` never wait:
+// call WaitToRead first to read the bytes directly. An NDArray object is not
 // synchronised; distinct NDArrays may be used from different threads.
 #ifndef WEFT_NDARRAY_H_
 #define WEFT_NDARRAY_H_
@@ -50,17 +54,24 @@ class NDArray {
   // when the view needs more bytes than the array has.
   NDArray AsType(const Shape& shape, DType dtype) const;
 
-  // Copies `bytes` from host memory; `bytes` must equal Bytes().
+  // Copies `bytes` from host memory; `bytes` must equal Bytes(). Runs as an
+  // engine write and returns when it is done (`src` may be freed then).
   void CopyFromHost(const void* src, size_t bytes);
-  // Copies into host memory; `bytes` must equal Bytes().
+  // Waits for pending writes, then copies into host memory; `bytes` must
+  // equal Bytes().
   void CopyToHost(void* dst, size_t bytes) const;
-  // Copies elements into `dst` (same shape and dtype; any devices).
+  // Pushes a copy of the elements into `dst` (same shape and dtype; any
+  // devices) reading this array and writing `dst`.
   void CopyTo(NDArray* dst) const;
-  // A deep copy on `ctx`.
+  // A deep copy on `ctx` (pushed like CopyTo).
   NDArray Copy(Context ctx) const;
 
-  void WaitToRead() const {}
-  void WaitToWrite() const {}
+  // The engine variable of the storage (null for an empty array).
+  engine::Var* var() const { return chunk_ ? chunk_->var() : nullptr; }
+  // Block until pending writes (WaitToRead) or pending reads and writes
+  // (WaitToWrite) complete; rethrow a stored error. No-op when empty.
+  void WaitToRead() const;
+  void WaitToWrite() const;
 
  private:
   std::shared_ptr<Chunk> chunk_;

@@ -72,6 +72,9 @@ struct OpDef {
   // Loss ops (SoftmaxOutput, MakeLoss, ...) compute their own gradient and
   // ignore the head gradient: autodiff needs no `_head_grad_<i>` for them.
   bool is_loss = false;
+  // Ops that draw from the context's RandomState; the engine serialises
+  // them on the state's variable, so results are reproducible.
+  bool uses_rng = false;
 
   int NumInputs(const ParamValues& p) const { return num_inputs_fn ? num_inputs_fn(p) : num_inputs; }
   int NumOutputs(const ParamValues& p) const {

@@ -19,10 +19,17 @@
 
 namespace weft {
 
-// Per-context random generator; ops that draw numbers lock `mu`.
+namespace engine {
+class Var;
+}  // namespace engine
+
+// Per-context random generator; ops that draw numbers lock `mu`. `var` is
+// its engine variable: ops with OpDef::uses_rng write it, so random ops run
+// one at a time in push order and results are reproducible.
 struct RandomState {
   std::mutex mu;
   std::mt19937_64 engine{0};
+  engine::Var* var = nullptr;
 };
 
 class Runtime {
@@ -47,7 +54,9 @@ class Runtime {
   size_t live_bytes() const;
   // The random state of `ctx`.
   RandomState* rng(Context ctx);
-  // Reseeds every context's generator (context i gets seed mixed with its id).
+  // Reseeds every context's generator (context i gets seed mixed with its
+  // id), as an engine write on each state's variable, i.e. after every
+  // random op pushed before and before every one pushed after.
   void Seed(uint64_t seed);
 
  private:

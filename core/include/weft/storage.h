@@ -5,6 +5,11 @@
 // the same rounded size (MXNet's pooled storage manager). A `Chunk` is one
 // allocation; it returns its block to the pool when the last shared owner
 // goes, and keeps the pool alive while it exists. Pools are thread-safe.
+//
+// Each Chunk owns a dependency-engine variable (engine.h) created with it.
+// When the last owner goes, the chunk pushes DeleteVariable for it and the
+// block returns to the pool inside that callback, i.e. only after every
+// pending engine operation on the chunk has finished.
 #ifndef WEFT_STORAGE_H_
 #define WEFT_STORAGE_H_
 
@@ -18,13 +23,18 @@
 
 namespace weft {
 
+namespace engine {
+class Var;
+}  // namespace engine
+
 class StoragePool;
 
 // One allocation. Owned through std::shared_ptr by NDArrays and views.
 class Chunk {
  public:
-  Chunk(std::shared_ptr<StoragePool> pool, void* dptr, size_t bytes)
-      : pool_(std::move(pool)), dptr_(dptr), bytes_(bytes) {}
+  // Creates the chunk's engine variable (Engine::Get()).
+  Chunk(std::shared_ptr<StoragePool> pool, void* dptr, size_t bytes);
+  // Deletes the engine variable; the block is released after pending work.
   ~Chunk();
   Chunk(const Chunk&) = delete;
   Chunk& operator=(const Chunk&) = delete;
@@ -32,9 +42,12 @@ class Chunk {
   void* dptr() const { return dptr_; }
   size_t bytes() const { return bytes_; }
   Context ctx() const;
+  // The engine variable guarding this chunk's bytes.
+  engine::Var* var() const { return var_; }
 
  private:
   std::shared_ptr<StoragePool> pool_;
+  engine::Var* var_;
   void* dptr_;
   size_t bytes_;
 };

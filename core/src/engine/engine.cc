@@ -1,5 +1,7 @@
 // Engine selection, the global engine and its process-exit hook.
+#include <atomic>
 #include <cstdlib>
+#include <mutex>
 #include <string>
 
 #include "engine/engine_impl.h"
@@ -22,35 +24,70 @@ std::unique_ptr<Engine> Engine::Create(EngineKind kind, const EngineOptions& opt
 
 namespace {
 
-Engine* g_engine = nullptr;
+std::atomic<Engine*> g_engine{nullptr};
+std::mutex g_engine_mu;
+bool g_configured = false;      // GUARDED_BY(g_engine_mu)
+EngineKind g_kind;              // GUARDED_BY(g_engine_mu)
+EngineOptions g_opts;           // GUARDED_BY(g_engine_mu)
 
 void ShutdownGlobalEngine() {
   // Runs before the destructors of statics created before the engine;
   // NDArrays they free later are deleted synchronously.
-  if (g_engine) g_engine->Shutdown();
+  if (Engine* e = g_engine.load()) e->Shutdown();
 }
 
-Engine* CreateGlobalEngine() {
+// REQUIRES: g_engine_mu held.
+Engine* CreateGlobalEngineLocked() {
   EngineKind kind = EngineKind::kThreaded;
-  if (const char* s = std::getenv("WEFT_ENGINE"); s && *s) kind = Engine::ParseKind(s);
   EngineOptions opts;
-  if (const char* s = std::getenv("WEFT_ENGINE_THREADS"); s && *s) {
-    char* end = nullptr;
-    long n = std::strtol(s, &end, 10);
-    if (*end != '\0' || n < 1 || n > 1024)
-      Fail(StatusCode::kInvalidArgument, "WEFT_ENGINE_THREADS: expected an integer in [1, 1024], given '", s, "'");
-    opts.cpu_threads = static_cast<int>(n);
+  if (g_configured) {
+    kind = g_kind;
+    opts = g_opts;
+  } else {
+    if (const char* s = std::getenv("WEFT_ENGINE"); s && *s) kind = Engine::ParseKind(s);
+    if (const char* s = std::getenv("WEFT_ENGINE_THREADS"); s && *s) {
+      char* end = nullptr;
+      long n = std::strtol(s, &end, 10);
+      if (*end != '\0' || n < 1 || n > 1024)
+        Fail(StatusCode::kInvalidArgument, "WEFT_ENGINE_THREADS: expected an integer in [1, 1024], given '", s,
+             "'");
+      opts.cpu_threads = static_cast<int>(n);
+    }
   }
-  g_engine = Engine::Create(kind, opts).release();  // leaked, see engine.h
+  Engine* e = Engine::Create(kind, opts).release();  // leaked, see engine.h
+  g_engine.store(e, std::memory_order_release);
   std::atexit(ShutdownGlobalEngine);
-  return g_engine;
+  return e;
 }
+
+const char* KindName(EngineKind k) { return k == EngineKind::kNaive ? "naive" : "threaded"; }
 
 }  // namespace
 
 Engine* Engine::Get() {
-  static Engine* engine = CreateGlobalEngine();
-  return engine;
+  if (Engine* e = g_engine.load(std::memory_order_acquire)) return e;
+  std::lock_guard<std::mutex> l(g_engine_mu);
+  if (Engine* e = g_engine.load(std::memory_order_acquire)) return e;
+  return CreateGlobalEngineLocked();
+}
+
+void Engine::Configure(EngineKind kind, int cpu_threads) {
+  if (cpu_threads < 0 || cpu_threads > 1024)
+    Fail(StatusCode::kInvalidArgument, "engine configure: cpu_threads must be in [0, 1024], given ", cpu_threads);
+  std::lock_guard<std::mutex> l(g_engine_mu);
+  if (Engine* e = g_engine.load()) {
+    const bool same = e->kind() == kind &&
+                      (kind == EngineKind::kNaive || cpu_threads == 0 || e->num_cpu_workers() == cpu_threads);
+    if (!same)
+      Fail(StatusCode::kInvalidArgument, "engine configure: the engine is already running (", KindName(e->kind()),
+           ", ", e->num_cpu_workers(), " CPU workers); requested ", KindName(kind), " with ", cpu_threads,
+           " CPU workers; configure before the first array is created");
+    return;
+  }
+  g_configured = true;
+  g_kind = kind;
+  g_opts = EngineOptions{};
+  g_opts.cpu_threads = cpu_threads;
 }
 
 }  // namespace weft

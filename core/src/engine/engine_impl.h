@@ -128,6 +128,9 @@ void RunOprFn(OprBlock* op, const RunContext& rc, OnComplete on_complete, Comple
   } catch (...) {
     error = std::current_exception();
   }
+  // Drop the function (and what it captured, e.g. NDArray storage) before
+  // completing, so a waiter woken by the completion sees it released.
+  SyncFn().swap(op->sync_fn);
   complete(error);
 }
 

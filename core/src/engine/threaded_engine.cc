@@ -95,12 +95,14 @@ class ThreadedEngine final : public Engine {
       op->reads.push_back(var);
       op->kind = OprKind::kWait;
       op->fn = [sig](RunContext, OnComplete done) {
+        // Complete first: the waiter must find the variable idle (e.g. a
+        // DeleteVariable right after the wait then runs at once).
+        done();
         {
           std::lock_guard<std::mutex> l(sig->mu);
           sig->done = true;
         }
         sig->cv.notify_all();
-        done();
       };
       Submit(op.release());
       std::unique_lock<std::mutex> l(sig->mu);
@@ -149,8 +151,10 @@ class ThreadedEngine final : public Engine {
 
   // Runs a ready op on the calling thread.
   void Execute(OprBlock* op, const RunContext& rc) {
-    if (op->kind == OprKind::kUser) op->inherited = FindVarError(op);
+    if (op->kind == OprKind::kUser && !op->inherited) op->inherited = FindVarError(op);
     if (op->inherited) {
+      AsyncFn().swap(op->fn);  // release captures before waking waiters
+      SyncFn().swap(op->sync_fn);
       Complete(op, nullptr);
       return;
     }
@@ -172,8 +176,15 @@ class ThreadedEngine final : public Engine {
     Var* dead = op->kind == OprKind::kDelete ? op->writes[0] : nullptr;
     ReleaseOpr(op);
     delete dead;
+    // Decide inheritance for every newly ready op before any of them runs:
+    // a wait probe among them may wake a waiter that clears the error.
+    std::vector<OprBlock*> go;
     for (OprBlock* o : ready)
-      if (o->wait.fetch_sub(1, std::memory_order_acq_rel) == 1) Dispatch(o);
+      if (o->wait.fetch_sub(1, std::memory_order_acq_rel) == 1) {
+        if (o->kind == OprKind::kUser) o->inherited = FindVarError(o);
+        go.push_back(o);
+      }
+    for (OprBlock* o : go) Dispatch(o);
     if (pending_.fetch_sub(1, std::memory_order_acq_rel) == 1) {
       std::lock_guard<std::mutex> l(finish_mu_);
       finish_cv_.notify_all();

@@ -48,6 +48,7 @@ void Executor::Impl::Run(const Step& step, Context ctx, bool is_train) {
   for (auto& [o, tmp] : add_later) {
     std::vector<NDArray> outs{entries[g.entry_id(step.nid, o)]};
     Invoke(rt, "elemwise_add", {outs[0], tmp}, {}, &outs);
+    outs[0].WaitToRead();  // later steps run synchronously on its memory
   }
 }
 
@@ -184,8 +185,18 @@ void Executor::Init(const ExecutorOptions& options, Runtime* rt) {
   for (size_t i = 0; i < n_out; ++i) outputs_.push_back(m.entries[g.entry_id(g.outputs()[i])]);
 }
 
+// The executor runs its kernels synchronously in the calling thread (it is
+// not yet pushed to the dependency engine), so pending engine work on the
+// bound arrays must finish first.
+void Executor::WaitBound() const {
+  for (const auto* list : {&args_, &grads_, &aux_})
+    for (const NDArray& a : *list)
+      if (!a.is_none()) a.WaitToWrite();
+}
+
 void Executor::Forward(bool is_train) {
   Impl& m = *impl_;
+  WaitBound();
   for (const auto& step : m.forward_steps) m.Run(step, ctx_, is_train);
   m.forward_done = true;
   m.last_is_train = is_train;
@@ -200,6 +211,7 @@ void Executor::Backward(const std::vector<NDArray>& head_grads) {
     Fail(StatusCode::kInvalidArgument, "Backward: expected ", outputs_.size(), " head gradient(s), given ",
          head_grads.size());
   const IndexedGraph& g = *m.idx;
+  WaitBound();
   for (size_t i = 0; i < outputs_.size(); ++i) {
     if (m.head_grad_nid[i] < 0) continue;
     if (head_grads.empty())
@@ -212,6 +224,7 @@ void Executor::Backward(const std::vector<NDArray>& head_grads) {
            src.is_none() ? std::string("empty") : src.shape().ToString() + " " + DTypeName(src.dtype()),
            ", expected ", dst.shape().ToString(), " ", DTypeName(dst.dtype()));
     src.CopyTo(&dst);
+    dst.WaitToRead();
   }
   for (const auto& step : m.backward_steps) m.Run(step, ctx_, m.last_is_train);
   for (const auto& c : m.grad_copies) {
@@ -222,6 +235,7 @@ void Executor::Backward(const std::vector<NDArray>& head_grads) {
     } else {
       m.entries[c.entry].CopyTo(&grad);
     }
+    grad.WaitToRead();
   }
 }
 

@@ -24,6 +24,7 @@ NDArray Zeros(const Shape& shape, DType dtype, Context ctx, Runtime* rt) {
   NDArray a(shape, ctx, dtype, rt);
   std::vector<NDArray> outs{a};
   Invoke(rt, "zeros_like", {a}, {}, &outs);
+  a.WaitToRead();
   return a;
 }
 

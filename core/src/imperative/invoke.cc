@@ -1,5 +1,6 @@
 #include "weft/imperative.h"
 
+#include "weft/engine.h"
 #include "weft/runtime.h"
 #include "weft/status.h"
 
@@ -7,19 +8,91 @@ namespace weft {
 
 namespace {
 
-// Adds `src` into `dst` elementwise via the registered elemwise_add kernel.
-void AccumulateInto(Runtime* rt, const OpContext& octx, const NDArray& src, NDArray* dst) {
-  const OpDef& add = rt->ops().Get("elemwise_add");
-  const Kernel* k = rt->kernels().Find(add.name, dst->ctx().dev_type);
-  if (!k)
-    Fail(StatusCode::kNotImplemented, "req=add needs elemwise_add on ", dst->ctx().ToString());
-  NodeAttrs attrs;
-  attrs.op = &add;
-  attrs.params = ParseParams(add.name, &add.params, {});
-  k->fn(octx, attrs, {dst->blob(), src.blob()}, {OpReq::kWrite}, {dst->blob()});
+// Adds `src` into `dst` elementwise with the elemwise_add kernel `add`.
+void AccumulateInto(const KernelFn& add, const NodeAttrs& add_attrs, const OpContext& octx, const TBlob& src,
+                    const TBlob& dst) {
+  add(octx, add_attrs, {dst, src}, {OpReq::kWrite}, {dst});
+}
+
+bool Contains(const std::vector<VarHandle>& v, VarHandle x) {
+  for (VarHandle y : v)
+    if (y == x) return true;
+  return false;
 }
 
 }  // namespace
+
+void PushKernel(Runtime* rt, const Kernel& kernel, const NodeAttrs& attrs, Context ctx,
+                const std::vector<NDArray>& inputs, const std::vector<NDArray>& outputs,
+                const std::vector<OpReq>& reqs, bool is_train, const std::string& name) {
+  if (!rt) rt = &Runtime::Global();
+  const std::string op_name = !name.empty() ? name : attrs.op ? attrs.op->name : attrs.name;
+  WEFT_CHECK(reqs.size() == outputs.size()) << "PushKernel " << op_name << ": " << reqs.size()
+                                            << " requests for " << outputs.size() << " outputs";
+  OpContext octx;
+  octx.ctx = ctx;
+  octx.is_train = is_train;
+  std::vector<VarHandle> reads, writes;
+  if (attrs.op && attrs.op->uses_rng) {
+    octx.rng = rt->rng(ctx);
+    writes.push_back(octx.rng->var);
+  }
+  // Everything the closure touches is captured by value: blobs, requests,
+  // and the arrays themselves so their storage outlives the operation.
+  struct Call {
+    KernelFn fn;
+    NodeAttrs attrs;
+    OpContext octx;
+    std::vector<TBlob> in, out;
+    std::vector<OpReq> reqs;
+    std::vector<std::pair<TBlob, TBlob>> add_later;  // (temporary, output)
+    KernelFn add_fn;
+    NodeAttrs add_attrs;
+    std::vector<NDArray> keep;
+  };
+  auto call = std::make_shared<Call>();
+  call->fn = kernel.fn;
+  call->attrs = attrs;
+  call->octx = octx;
+  call->reqs = reqs;
+  for (const auto& a : inputs) call->in.push_back(a.blob());
+  for (size_t i = 0; i < outputs.size(); ++i) {
+    const NDArray& out = outputs[i];
+    WEFT_CHECK(!out.is_none()) << "PushKernel " << op_name << ": output " << i << " is not allocated";
+    if (reqs[i] == OpReq::kAdd && !kernel.supports_add) {
+      if (!call->add_fn) {
+        const OpDef& add = rt->ops().Get("elemwise_add");
+        const Kernel* k = rt->kernels().Find(add.name, ctx.dev_type);
+        if (!k) Fail(StatusCode::kNotImplemented, "operator ", op_name, ": req=add needs elemwise_add on ", ctx.ToString());
+        call->add_fn = k->fn;
+        call->add_attrs.op = &add;
+        call->add_attrs.name = add.name;
+        call->add_attrs.params = ParseParams(add.name, &add.params, {});
+      }
+      NDArray tmp(out.shape(), ctx, out.dtype(), rt);
+      call->keep.push_back(tmp);
+      call->out.push_back(tmp.blob());
+      call->add_later.emplace_back(tmp.blob(), out.blob());
+      call->reqs[i] = OpReq::kWrite;
+    } else {
+      call->out.push_back(out.blob());
+    }
+    if (reqs[i] != OpReq::kNull) writes.push_back(out.var());
+    call->keep.push_back(out);
+  }
+  for (const auto& a : inputs) {
+    if (!Contains(writes, a.var())) reads.push_back(a.var());
+    call->keep.push_back(a);
+  }
+  Engine::Get()->PushSync(
+      [call](RunContext rc) {
+        OpContext o = call->octx;
+        o.stream = rc.stream;
+        call->fn(o, call->attrs, call->in, call->reqs, call->out);
+        for (const auto& p : call->add_later) AccumulateInto(call->add_fn, call->add_attrs, o, p.first, p.second);
+      },
+      ctx, reads, writes, 0, op_name);
+}
 
 void Invoke(Runtime* rt, const std::string& op_name, const std::vector<NDArray>& inputs,
             const StringMap& params, std::vector<NDArray>* outputs, const InvokeOptions& opts) {
@@ -100,19 +173,12 @@ void Invoke(Runtime* rt, const std::string& op_name, const std::vector<NDArray>&
            DTypeName(inputs[i].dtype()), ", expected ", DTypeName(in_types[i]));
   }
 
-  OpContext octx;
-  octx.ctx = ctx;
-  octx.is_train = opts.is_train;
   const Kernel* kernel = rt->kernels().Find(op.name, ctx.dev_type);
   if (!kernel)
     Fail(StatusCode::kNotImplemented, "operator ", op.name, " has no kernel for device ",
          DeviceTypeName(ctx.dev_type));
-  octx.rng = rt->rng(ctx);
 
   std::vector<OpReq> reqs(n_out, OpReq::kWrite);
-  std::vector<TBlob> in_blobs, out_blobs(n_out);
-  for (const auto& a : inputs) in_blobs.push_back(a.blob());
-  std::vector<std::pair<int, NDArray>> add_later;  // outputs needing a += step
   for (int i = 0; i < n_out; ++i) {
     NDArray& out = (*outputs)[i];
     if (!opts.reqs.empty()) reqs[i] = opts.reqs[i];
@@ -131,17 +197,8 @@ void Invoke(Runtime* rt, const std::string& op_name, const std::vector<NDArray>&
         Fail(StatusCode::kDevice, "operator ", op.name, ": output ", i, " is on ", out.ctx().ToString(),
              ", expected ", ctx.ToString());
     }
-    if (reqs[i] == OpReq::kAdd && !kernel->supports_add) {
-      NDArray tmp(out_shapes[i], ctx, out_types[i], rt);
-      add_later.emplace_back(i, tmp);
-      out_blobs[i] = tmp.blob();
-      reqs[i] = OpReq::kWrite;
-    } else {
-      out_blobs[i] = out.blob();
-    }
   }
-  kernel->fn(octx, attrs, in_blobs, reqs, out_blobs);
-  for (auto& p : add_later) AccumulateInto(rt, octx, p.second, &(*outputs)[p.first]);
+  PushKernel(rt, *kernel, attrs, ctx, inputs, *outputs, reqs, opts.is_train, op.name);
 }
 
 std::vector<NDArray> Invoke(const std::string& op_name, const std::vector<NDArray>& inputs,

@@ -1,5 +1,6 @@
 #include "weft/ndarray.h"
 
+#include "weft/engine.h"
 #include "weft/runtime.h"
 
 namespace weft {
@@ -86,9 +87,17 @@ void NDArray::CopyFromHost(const void* src, size_t bytes) {
     Fail(StatusCode::kInvalidArgument, "copy from host: buffer has ", bytes, " bytes, expected ", Bytes(),
          " (", Size(), " x ", DTypeName(dtype_), " for shape ", shape_.ToString(), ")");
   if (bytes && !src) Fail(StatusCode::kInvalidArgument, "copy from host: source pointer is null");
-  WaitToWrite();
+  // The caller may free `src` on return, so wait for the copy.
   Context c = ctx();
-  Runtime::Global().device_api(c.dev_type)->CopyFromHost(c, dptr(), src, bytes);
+  void* dst = dptr();
+  std::shared_ptr<Chunk> keep = chunk_;
+  Engine* engine = Engine::Get();
+  engine->PushSync(
+      [c, dst, src, bytes, keep](RunContext) {
+        Runtime::Global().device_api(c.dev_type)->CopyFromHost(c, dst, src, bytes);
+      },
+      c, {}, {var()}, 0, "CopyFromHost", FnProperty::kCopyToDevice);
+  engine->WaitForVar(var());
 }
 
 void NDArray::CopyToHost(void* dst, size_t bytes) const {
@@ -97,7 +106,7 @@ void NDArray::CopyToHost(void* dst, size_t bytes) const {
     Fail(StatusCode::kInvalidArgument, "copy to host: buffer has ", bytes, " bytes, expected ", Bytes(),
          " (", Size(), " x ", DTypeName(dtype_), " for shape ", shape_.ToString(), ")");
   if (bytes && !dst) Fail(StatusCode::kInvalidArgument, "copy to host: destination pointer is null");
-  WaitToRead();
+  WaitToRead();  // rethrows the error of a failed op that wrote this array
   Context c = ctx();
   Runtime::Global().device_api(c.dev_type)->CopyToHost(c, dst, dptr(), bytes);
 }
@@ -108,16 +117,45 @@ void NDArray::CopyTo(NDArray* dst) const {
     Fail(StatusCode::kShape, "copy: destination is ", dst->shape().ToString(), " ", DTypeName(dst->dtype()),
          ", source is ", shape_.ToString(), " ", DTypeName(dtype_));
   Context s = ctx(), d = dst->ctx();
-  Runtime& rt = Runtime::Global();
-  if (s.dev_type == DeviceType::kCPU && d.dev_type == DeviceType::kCPU) {
-    CpuDeviceAPI()->CopyDevice(d, dst->dptr(), s, dptr(), Bytes());
-  } else if (s.dev_type == DeviceType::kCPU) {
-    rt.device_api(d.dev_type)->CopyFromHost(d, dst->dptr(), dptr(), Bytes());
-  } else if (d.dev_type == DeviceType::kCPU) {
-    rt.device_api(s.dev_type)->CopyToHost(s, dst->dptr(), dptr(), Bytes());
-  } else {
-    rt.device_api(d.dev_type)->CopyDevice(d, dst->dptr(), s, dptr(), Bytes());
-  }
+  void* to = dst->dptr();
+  const void* from = dptr();
+  const size_t n = Bytes();
+  if (to == from) return;
+  std::vector<VarHandle> reads;
+  if (var() != dst->var()) reads.push_back(var());
+  FnProperty prop = d.dev_type != DeviceType::kCPU   ? FnProperty::kCopyToDevice
+                    : s.dev_type != DeviceType::kCPU ? FnProperty::kCopyFromDevice
+                                                     : FnProperty::kNormal;
+  Context run_on = d.dev_type != DeviceType::kCPU ? d : s;
+  std::shared_ptr<Chunk> keep_src = chunk_, keep_dst = dst->chunk();
+  Engine::Get()->PushSync(
+      [s, d, to, from, n, keep_src, keep_dst](RunContext) {
+        Runtime& rt = Runtime::Global();
+        if (s.dev_type == DeviceType::kCPU && d.dev_type == DeviceType::kCPU) {
+          CpuDeviceAPI()->CopyDevice(d, to, s, from, n);
+        } else if (s.dev_type == DeviceType::kCPU) {
+          rt.device_api(d.dev_type)->CopyFromHost(d, to, from, n);
+        } else if (d.dev_type == DeviceType::kCPU) {
+          rt.device_api(s.dev_type)->CopyToHost(s, to, from, n);
+        } else {
+          rt.device_api(d.dev_type)->CopyDevice(d, to, s, from, n);
+        }
+      },
+      run_on, reads, {dst->var()}, 0, "CopyTo", prop);
+}
+
+void NDArray::WaitToRead() const {
+  if (chunk_) Engine::Get()->WaitForVar(var());
+}
+
+void NDArray::WaitToWrite() const {
+  if (!chunk_) return;
+  // A no-op write queues behind every pending read and write; it counts
+  // as a write in the variable's version. Skipped (error kept) when the
+  // variable holds an error, which WaitForVar then rethrows.
+  Engine* engine = Engine::Get();
+  engine->PushSync([](RunContext) {}, ctx(), {}, {var()}, 0, "WaitToWrite");
+  engine->WaitForVar(var());
 }
 
 NDArray NDArray::Copy(Context ctx) const {

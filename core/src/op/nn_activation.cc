@@ -109,6 +109,7 @@ void RegisterNNActivation(OpRegistry* reg) {
   d.infer_shape = ElemwiseShape;
   d.infer_type = ElemwiseType;
   d.inplace = InplaceFirst;
+  d.uses_rng = true;
   d.gradient = [](const OpRegistry& r, const NodePtr& n, const std::vector<NodeEntry>& og) {
     return BackwardNode(r, "_backward_Dropout", n, {og[0], OutEntry(n, 1)}, 1);
   };

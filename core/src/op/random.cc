@@ -65,6 +65,7 @@ OpDef SampleDef(const std::string& name, std::vector<std::string> aliases, const
                             FloatParam("scale", "1", "Standard deviation of the distribution."));
   d.num_inputs = 0;
   d.is_source = true;
+  d.uses_rng = true;
   d.infer_shape = SampleShape(uniform);
   d.infer_type = SampleType;
   return d;

@@ -1,5 +1,6 @@
 #include "weft/runtime.h"
 
+#include "weft/engine.h"
 #include "weft/status.h"
 
 namespace weft {
@@ -11,7 +12,14 @@ Runtime::Runtime() {
   RegisterDeviceAPIs(this);
 }
 
-Runtime::~Runtime() = default;
+Runtime::~Runtime() {
+  // Pending random ops may still use a state: the state is freed with its
+  // variable, after them.
+  for (auto& kv : rngs_) {
+    RandomState* state = kv.second.release();
+    Engine::Get()->DeleteVariable([state](RunContext) { delete state; }, kv.first, state->var);
+  }
+}
 
 Runtime& Runtime::Global() {
   // Deliberately leaked: NDArrays held by static objects or by bindings'
@@ -55,6 +63,7 @@ RandomState* Runtime::rng(Context ctx) {
   auto& slot = rngs_[ctx];
   if (!slot) {
     slot = std::make_unique<RandomState>();
+    slot->var = Engine::Get()->NewVariable();
     slot->engine.seed(seed_ * 1000003ULL + static_cast<uint64_t>(ctx.dev_id) * 7919ULL +
                       static_cast<uint64_t>(ctx.dev_type));
   }
@@ -65,9 +74,15 @@ void Runtime::Seed(uint64_t seed) {
   std::lock_guard<std::mutex> lock(mu_);
   seed_ = seed;
   for (auto& kv : rngs_) {
-    std::lock_guard<std::mutex> l(kv.second->mu);
-    kv.second->engine.seed(seed * 1000003ULL + static_cast<uint64_t>(kv.first.dev_id) * 7919ULL +
-                           static_cast<uint64_t>(kv.first.dev_type));
+    RandomState* state = kv.second.get();
+    const uint64_t s = seed * 1000003ULL + static_cast<uint64_t>(kv.first.dev_id) * 7919ULL +
+                       static_cast<uint64_t>(kv.first.dev_type);
+    Engine::Get()->PushSync(
+        [state, s](RunContext) {
+          std::lock_guard<std::mutex> l(state->mu);
+          state->engine.seed(s);
+        },
+        kv.first, {}, {state->var}, 0, "Seed");
   }
 }
 

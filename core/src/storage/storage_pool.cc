@@ -1,10 +1,22 @@
 #include "weft/storage.h"
 
+#include "weft/engine.h"
 #include "weft/status.h"
 
 namespace weft {
 
-Chunk::~Chunk() { pool_->Release(dptr_, bytes_); }
+Chunk::Chunk(std::shared_ptr<StoragePool> pool, void* dptr, size_t bytes)
+    : pool_(std::move(pool)), var_(Engine::Get()->NewVariable()), dptr_(dptr), bytes_(bytes) {}
+
+Chunk::~Chunk() {
+  // The callback owns the pool reference, so the pool outlives the release.
+  std::shared_ptr<StoragePool> pool = std::move(pool_);
+  void* dptr = dptr_;
+  size_t bytes = bytes_;
+  Context ctx = pool->ctx();
+  Engine::Get()->DeleteVariable([pool, dptr, bytes](RunContext) { pool->Release(dptr, bytes); }, ctx,
+                                var_);
+}
 
 Context Chunk::ctx() const { return pool_->ctx(); }
 

@@ -127,6 +127,7 @@ TEST(NDArray, ScalarHasOneElement) {
 TEST(NDArray, DeepCopyIsIndependent) {
   NDArray a = test::Array({3}, {1, 2, 3});
   NDArray b = a.Copy(Context::CPU(0));
+  a.WaitToWrite();  // the copy reading a is pushed to the engine
   static_cast<float*>(a.dptr())[0] = 9;
   EXPECT_EQ(test::Values(b), (std::vector<double>{1, 2, 3}));
   NDArray wrong(Shape({4}), Context::CPU(0), DType::kFloat32);

@@ -154,10 +154,10 @@ TEST_P(EngineErrorTest, AsyncErrorReportedThroughOnComplete) {
   });
   e_->PushAsync(
       [&](RunContext, OnComplete done) {
-        {
-          std::lock_guard<std::mutex> l(mu);
-          handed.push_back(done);
-        }
+        // Notify under the lock: the test may return (destroying cv) as
+        // soon as the helper has completed the op.
+        std::lock_guard<std::mutex> l(mu);
+        handed.push_back(done);
         cv.notify_all();
       },
       Context::CPU(), {}, {a}, 0, "async_copy");

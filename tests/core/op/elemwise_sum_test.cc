@@ -112,6 +112,7 @@ TEST(Identity, CopiesEveryDtype) {
   NDArray h =
       test::Run("_full", {}, {{"shape", "(3,)"}, {"value", "0.1"}, {"dtype", "float16"}})[0];
   NDArray hc = test::Run("identity", {h})[0];
+  hc.WaitToRead();
   EXPECT_EQ(std::memcmp(h.dptr(), hc.dptr(), h.Bytes()), 0);
 }
 
