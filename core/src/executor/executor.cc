@@ -9,15 +9,11 @@
 
 namespace weft {
 
-namespace {
-
 std::string JoinNames(const std::vector<std::string>& names) {
   std::string s;
   for (const auto& n : names) s += (s.empty() ? "" : ", ") + n;
   return s;
 }
-
-}  // namespace
 
 Executor::Executor() : impl_(new Impl) {}
 Executor::~Executor() = default;

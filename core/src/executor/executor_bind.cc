@@ -136,11 +136,9 @@ std::unique_ptr<Executor> Executor::SimpleBind(const Symbol& symbol, Context ctx
   pass::DTypeMap types = dtypes;
   const std::vector<std::string> arg_names = symbol.ListArguments(), aux_names = symbol.ListAuxiliaryStates();
   pass::ShapeResult s = pass::InferShape(g, shapes);
-  if (!s.complete()) {
-    std::string names;
-    for (const auto& n : s.unknown_names) names += (names.empty() ? "" : ", ") + n;
-    Fail(StatusCode::kShape, "simple_bind: cannot infer the shapes of ", names, " from the given shapes");
-  }
+  if (!s.complete())
+    Fail(StatusCode::kShape, "simple_bind: cannot infer the shapes of ", JoinNames(s.unknown_names),
+         " from the given shapes");
   // Dtypes default to float32 for arguments that no hint or given type fixes.
   pass::TypeResult t = pass::InferType(g, types);
   for (size_t i = 0; i < arg_names.size(); ++i)
@@ -148,11 +146,8 @@ std::unique_ptr<Executor> Executor::SimpleBind(const Symbol& symbol, Context ctx
   for (size_t i = 0; i < aux_names.size(); ++i)
     if (t.aux_types[i] == DType::kUnknown) types[aux_names[i]] = DType::kFloat32;
   if (!t.complete()) t = pass::InferType(g, types);
-  if (!t.complete()) {
-    std::string names;
-    for (const auto& n : t.unknown_names) names += (names.empty() ? "" : ", ") + n;
-    Fail(StatusCode::kDType, "simple_bind: cannot infer the dtypes of ", names);
-  }
+  if (!t.complete())
+    Fail(StatusCode::kDType, "simple_bind: cannot infer the dtypes of ", JoinNames(t.unknown_names));
   const size_t n = arg_names.size();
   std::vector<GradReq> reqs(n, grad_req.all);
   if (!grad_req.per_argument.empty()) {
@@ -185,11 +180,8 @@ std::unique_ptr<Executor> Executor::Reshape(const pass::ShapeMap& shapes, bool p
                                             bool allow_up_sizing) const {
   IndexedGraph g(symbol_.outputs);
   pass::ShapeResult s = pass::InferShape(g, shapes);
-  if (!s.complete()) {
-    std::string names;
-    for (const auto& n : s.unknown_names) names += (names.empty() ? "" : ", ") + n;
-    Fail(StatusCode::kShape, "reshape: cannot infer the shapes of ", names);
-  }
+  if (!s.complete())
+    Fail(StatusCode::kShape, "reshape: cannot infer the shapes of ", JoinNames(s.unknown_names));
   // Same shape: shared; new shape: a view of the old memory, or a new array.
   auto adapt = [&](const NDArray& old, const Shape& shape, const std::string& name, bool named) -> NDArray {
     if (old.is_none() || old.shape() == shape) return old;

@@ -4,6 +4,7 @@
 #define WEFT_CORE_SRC_EXECUTOR_EXECUTOR_IMPL_H_
 
 #include <memory>
+#include <string>
 #include <vector>
 
 #include "weft/executor.h"
@@ -11,6 +12,9 @@
 #include "weft/pass.h"
 
 namespace weft {
+
+// "a, b, c": entry names for error messages (e.g. what inference left unknown).
+std::string JoinNames(const std::vector<std::string>& names);
 
 struct Executor::Impl {
   // One op node to run, with its kernel and output requests.
