@@ -163,6 +163,16 @@ double TimeFwdBwd(const Model& m, int warmup, int iters) {
     auto t1 = std::chrono::steady_clock::now();
     if (i >= warmup) ms.push_back(std::chrono::duration<double, std::milli>(t1 - t0).count());
   }
+  // A timing of NaN/Inf arithmetic would mislead: every gradient must be finite.
+  for (size_t i = 0; i < ex->grad_arrays().size(); ++i) {
+    const NDArray& g = ex->grad_arrays()[i];
+    if (g.is_none()) continue;
+    std::vector<float> v(static_cast<size_t>(g.shape().Size()));
+    g.CopyToHost(v.data(), v.size() * sizeof(float));
+    for (float x : v)
+      if (!std::isfinite(x)) throw Error(StatusCode::kInternal,
+                                          m.name + ": non-finite gradient of " + ex->arg_names()[i]);
+  }
   std::sort(ms.begin(), ms.end());
   return ms[ms.size() / 2];
 }
