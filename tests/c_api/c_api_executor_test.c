@@ -273,12 +273,56 @@ static void test_reshape(void** state) {
   assert_no_leaks();
 }
 
+/* Auxiliary states are listed by name and shared: BatchNorm's moving
+ * statistics change after a training forward and not after inference. */
+static void test_aux_arrays(void** state) {
+  WeftSymbolHandle* data = var("data");
+  WeftSymbolHandle* bn = NULL;
+  WeftExecutor* ex = NULL;
+  WeftNDArrayList* l = NULL;
+  WeftNDArray* mean;
+  const char* names[1] = {"data"};
+  const size_t ind_ptr[2] = {0, 2};
+  const char* aux_names[2] = {"bn_moving_mean", "bn_moving_var"};
+  const float x[6] = {1, 2, 3, 5, 6, 7};
+  float m[3], zeros[3] = {0, 0, 0};
+  (void)state;
+
+  OK(weft_symbol_create_atomic("BatchNorm", NULL, NULL, 0, &bn));
+  OK(weft_symbol_compose(bn, "bn", 1, NULL, &data));
+  OK(weft_executor_simple_bind(bn, WEFT_CPU, 0, 1, names, ind_ptr, k23, 0, NULL, NULL, "null", &ex));
+  set_arg(ex, 0, x, 6);
+  OK(weft_executor_aux_arrays(ex, &l));
+  expect_list_names(l, aux_names, 2);
+  mean = list_get(l, 0);
+  OK(weft_ndarray_list_free(l));
+  read_f32(mean, m, 3);
+  assert_floats(m, zeros, 3);
+  OK(weft_executor_forward(ex, 0));
+  read_f32(mean, m, 3);
+  assert_floats(m, zeros, 3);
+  OK(weft_executor_forward(ex, 1));
+  read_f32(mean, m, 3);
+  /* Batch means 3, 4, 5; default momentum 0.9: 0.9 * 0 + 0.1 * mean. */
+  {
+    const float want[3] = {0.3f, 0.4f, 0.5f};
+    assert_floats(m, want, 3);
+  }
+
+  OK(weft_ndarray_free(mean));
+  OK(weft_executor_free(ex));
+  OK(weft_symbol_free(bn));
+  OK(weft_symbol_free(data));
+  assert_no_leaks();
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       TEST(test_simple_bind_elemwise),
       TEST(test_simple_bind_fc_softmax),
       TEST(test_bind_add),
       TEST(test_reshape),
+      TEST(test_aux_arrays),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
