@@ -4,6 +4,7 @@
 #include <vector>
 
 #include "c_api_internal.h"
+#include "c_api_ndarray_list.h"
 #include "c_api_symbol_internal.h"
 #include "weft/ndarray_io.h"
 #include "weft/npy.h"
@@ -12,8 +13,7 @@ namespace weft {
 namespace capi {
 namespace {
 
-// Tags above the symbol API's (0x20..0x23).
-constexpr HandleTag kNDArrayListTag = static_cast<HandleTag>(0x40);
+// kNDArrayListTag (0x40) is in c_api_ndarray_list.h.
 constexpr HandleTag kBufferTag = static_cast<HandleTag>(0x41);
 
 struct BufferObject {
@@ -22,11 +22,6 @@ struct BufferObject {
 
 }  // namespace
 
-template <>
-struct HandleTraits<WeftNDArrayList> {
-  using Object = NDArrayList;
-  static constexpr HandleTag kTag = kNDArrayListTag;
-};
 template <>
 struct HandleTraits<WeftBuffer> {
   using Object = BufferObject;

@@ -623,6 +623,128 @@ WEFT_API WeftStatus weft_type_result_unknown_name(const WeftTypeResult* res, siz
 /** Releases @p res (NULL is a no-op). */
 WEFT_API WeftStatus weft_type_result_free(WeftTypeResult* res);
 
+/* --------------------------------------------------------------- executor */
+/* [executor API] */
+/*
+ * An executor is a symbol bound to arrays on one device (weft/executor.h):
+ * binding builds the forward graph and, for every argument whose gradient
+ * request is not null, its gradient graph, infers shapes and dtypes, plans
+ * memory and allocates it once. The executor shares (does not copy) every
+ * array bound to it: writes through an argument handle are seen by the next
+ * forward, and results read through the handles returned by
+ * weft_executor_outputs() / _grad_arrays() reflect the latest run.
+ *
+ * Array lists are returned as ::WeftNDArrayList handles named by the
+ * symbol's arguments / outputs / aux states; weft_ndarray_list_get() on them
+ * yields handles sharing the executor's arrays (NULL for an argument whose
+ * gradient request is null). Threads: one executor must not be used by two
+ * threads at once; distinct executors may run concurrently.
+ */
+
+/** A bound symbol. Free with weft_executor_free(). */
+typedef struct WeftExecutor WeftExecutor;
+
+/** The memory plan of an executor (weft_executor_memory()). */
+typedef struct {
+  size_t naive_bytes;   /**< one buffer per operator output */
+  size_t planned_bytes; /**< the planned blocks actually allocated */
+  size_t num_storage;   /**< number of planned blocks */
+  size_t num_inplace;   /**< outputs written in place of an input */
+  size_t num_reused;    /**< outputs placed in a block freed earlier */
+  int match_range;      /**< the planner's match range (0 = search) */
+} WeftExecutorMemory;
+
+/**
+ * @brief Binds @p sym, allocating every argument, gradient and aux state
+ *        (zeroed) from the given input shapes, as MXNet's simple_bind.
+ * @param num_shapes, shape_names, ind_ptr, dims known shapes, CSR-style as in
+ *        weft_symbol_infer_shape() (every extent > 0 here).
+ * @param num_dtypes, dtype_names, dtypes optional ::WeftDType per variable
+ *        (others inferred, default float32); @p num_dtypes may be 0.
+ * @param grad_req "null", "write" or "add" for every argument, except that
+ *        arguments whose names end in "data" or "label" get "null" (as
+ *        MXNet's Module); NULL means "write".
+ * @param[out] out new handle; free with weft_executor_free().
+ * Errors: WEFT_ERR_INVALID_ARGUMENT (unknown name, bad grad_req),
+ * WEFT_ERR_SHAPE (shape conflict, or shapes that cannot be inferred, naming
+ * them), WEFT_ERR_DTYPE (bad code or conflict), WEFT_ERR_DEVICE.
+ */
+WEFT_API WeftStatus weft_executor_simple_bind(const WeftSymbolHandle* sym, int dev_type,
+                                              int dev_id, size_t num_shapes,
+                                              const char* const* shape_names,
+                                              const size_t* ind_ptr, const int64_t* dims,
+                                              size_t num_dtypes, const char* const* dtype_names,
+                                              const int* dtypes, const char* grad_req,
+                                              WeftExecutor** out);
+
+/**
+ * @brief Binds @p sym to existing arrays (shared, not copied).
+ * @param args @p num_args handles in weft_symbol_list_arguments() order (none NULL).
+ * @param arg_grads NULL (no gradients) or @p num_args entries, NULL where
+ *        the argument has no gradient.
+ * @param grad_reqs NULL (WEFT_REQ_WRITE where a gradient array is given,
+ *        WEFT_REQ_NULL elsewhere) or @p num_args ::WeftReq values; a NULL
+ *        gradient array requires WEFT_REQ_NULL.
+ * @param aux @p num_aux handles in weft_symbol_list_auxiliary_states() order.
+ * @param[out] out new handle; free with weft_executor_free().
+ * Errors name the argument: a wrong count, a missing array, a shape or dtype
+ * that conflicts with the graph, a gradient array of another shape.
+ */
+WEFT_API WeftStatus weft_executor_bind(const WeftSymbolHandle* sym, int dev_type, int dev_id,
+                                       WeftNDArray* const* args, size_t num_args,
+                                       WeftNDArray* const* arg_grads, const int* grad_reqs,
+                                       WeftNDArray* const* aux, size_t num_aux,
+                                       WeftExecutor** out);
+
+/** Runs the forward graph; @p is_train non-zero selects training behaviour. */
+WEFT_API WeftStatus weft_executor_forward(WeftExecutor* exec, int is_train);
+
+/**
+ * @brief Runs the gradient graph after a forward, writing (or adding to)
+ *        the gradient arrays.
+ * @param head_grads one array per output, or @p num_head_grads = 0 when
+ *        every output is a loss operator (implicit head gradients).
+ * Errors: WEFT_ERR_INVALID_ARGUMENT before any forward, without gradients,
+ * or for a wrong number of head gradients; WEFT_ERR_SHAPE for a mis-shaped one.
+ */
+WEFT_API WeftStatus weft_executor_backward(WeftExecutor* exec, WeftNDArray* const* head_grads,
+                                           size_t num_head_grads);
+
+/** @brief The outputs, named as weft_symbol_list_outputs(). @param[out] out new list. */
+WEFT_API WeftStatus weft_executor_outputs(const WeftExecutor* exec, WeftNDArrayList** out);
+/** @brief The argument arrays, named by argument. @param[out] out new list. */
+WEFT_API WeftStatus weft_executor_arg_arrays(const WeftExecutor* exec, WeftNDArrayList** out);
+/** @brief The gradient arrays, one per argument (none where grad_req is null). @param[out] out new list. */
+WEFT_API WeftStatus weft_executor_grad_arrays(const WeftExecutor* exec, WeftNDArrayList** out);
+/** @brief The auxiliary state arrays, named by state. @param[out] out new list. */
+WEFT_API WeftStatus weft_executor_aux_arrays(const WeftExecutor* exec, WeftNDArrayList** out);
+
+/**
+ * @brief A new executor for new input shapes sharing @p exec's arrays
+ *        (MXNet's Executor.reshape). @p exec stays valid.
+ * @param num_shapes, shape_names, ind_ptr, dims the new shapes (CSR-style).
+ * @param partial_shaping non-zero: arguments not named may change shape too.
+ * @param allow_up_sizing non-zero: an array that grows gets new memory
+ *        (else WEFT_ERR_SHAPE naming it).
+ * @param[out] out new handle; free with weft_executor_free().
+ */
+WEFT_API WeftStatus weft_executor_reshape(const WeftExecutor* exec, size_t num_shapes,
+                                          const char* const* shape_names, const size_t* ind_ptr,
+                                          const int64_t* dims, int partial_shaping,
+                                          int allow_up_sizing, WeftExecutor** out);
+
+/**
+ * @brief Nodes in execution order with their storage, and the memory plan.
+ * @param[out] out a list of one string; free with weft_string_list_free().
+ */
+WEFT_API WeftStatus weft_executor_print(const WeftExecutor* exec, WeftStringList** out);
+
+/** The memory plan's figures. */
+WEFT_API WeftStatus weft_executor_memory(const WeftExecutor* exec, WeftExecutorMemory* out);
+
+/** Releases @p exec (NULL is a no-op); bound arrays stay valid through their own handles. */
+WEFT_API WeftStatus weft_executor_free(WeftExecutor* exec);
+
 /* ----------------------------------------------------------------- engine */
 /* [engine API] */
 /*

@@ -1,0 +1,287 @@
+// C ABI: weft_executor_* (a symbol bound to arrays; weft/executor.h).
+// Array lists are returned as WeftNDArrayList handles (c_api_ndarray_list.h),
+// strings as a WeftStringList, like the symbol API.
+#include <memory>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "c_api_internal.h"
+#include "c_api_ndarray_list.h"
+#include "c_api_symbol_internal.h"
+#include "weft/executor.h"
+#include "weft/pass.h"
+
+namespace weft {
+namespace capi {
+
+// Above the NDArray-file tags (0x40, 0x41).
+constexpr HandleTag kExecutorTag = static_cast<HandleTag>(0x50);
+constexpr const char kExecutorTypeName[] = "WeftExecutor";
+
+template <>
+struct HandleTraits<WeftExecutor> {
+  using Object = Executor;
+  static constexpr HandleTag kTag = kExecutorTag;
+};
+
+namespace {
+
+std::shared_ptr<Executor> GetExec(const WeftExecutor* h, const char* arg) {
+  CheckNotNull(h, arg);
+  const uintptr_t bits = reinterpret_cast<uintptr_t>(h);
+  auto obj = TableOf<WeftExecutor>::Global().Lookup(bits);
+  if (!obj) {
+    if (HandleLayout::Tag(bits) == static_cast<uint32_t>(kNDArrayListTag))
+      Fail(StatusCode::kInvalidHandle, "argument '", arg, "' is a WeftNDArrayList handle, expected a ",
+           kExecutorTypeName, " handle");
+    FailBadSymbolApiHandle(bits, kExecutorTypeName, arg);  // names symbol and NDArray handles
+  }
+  return obj;
+}
+
+WeftExecutor* NewExec(std::unique_ptr<Executor> ex) {
+  return NewHandle<WeftExecutor>(std::shared_ptr<Executor>(std::move(ex)));
+}
+
+// Handles `arr[0..num)` (argument `arg`) as NDArrays; NULL entries are
+// accepted (as none arrays) only when `allow_null`.
+std::vector<NDArray> Arrays(WeftNDArray* const* arr, size_t num, const char* arg, bool allow_null) {
+  CheckArray(arr, num, arg);
+  std::vector<NDArray> out;
+  out.reserve(num);
+  for (size_t i = 0; i < num; ++i) {
+    const std::string name = StrCat(arg, "[", i, "]");
+    if (!arr[i]) {
+      if (!allow_null) Fail(StatusCode::kInvalidArgument, "argument '", name, "' is NULL");
+      out.emplace_back();
+      continue;
+    }
+    out.push_back(*GetObject(arr[i], name.c_str()));
+  }
+  return out;
+}
+
+GradReq ReqArg(int code, size_t i) {
+  switch (code) {
+    case WEFT_REQ_NULL: return GradReq::kNull;
+    case WEFT_REQ_WRITE: return GradReq::kWrite;
+    case WEFT_REQ_ADD: return GradReq::kAdd;
+  }
+  Fail(StatusCode::kInvalidArgument, "argument 'grad_reqs[", i, "]' is ", code,
+       ", expected WEFT_REQ_NULL (0), WEFT_REQ_WRITE (1) or WEFT_REQ_ADD (3)");
+}
+
+// Decodes CSR shapes (as weft_symbol_infer_shape) where every extent must be
+// known (> 0). Names must be non-NULL and distinct.
+pass::ShapeMap ShapeMapArg(size_t num, const char* const* names, const size_t* ind_ptr,
+                           const int64_t* dims) {
+  pass::ShapeMap map;
+  if (num == 0) return map;
+  CheckNotNull(names, "shape_names");
+  CheckNotNull(ind_ptr, "ind_ptr");
+  if (ind_ptr[0] != 0)
+    Fail(StatusCode::kInvalidArgument, "argument 'ind_ptr': ind_ptr[0] is ", ind_ptr[0], ", expected 0");
+  for (size_t i = 0; i < num; ++i) {
+    if (!names[i]) Fail(StatusCode::kInvalidArgument, "argument 'shape_names[", i, "]' is NULL");
+    if (ind_ptr[i + 1] < ind_ptr[i])
+      Fail(StatusCode::kInvalidArgument, "argument 'ind_ptr': ind_ptr[", i + 1, "] is ", ind_ptr[i + 1],
+           ", less than ind_ptr[", i, "] = ", ind_ptr[i], " (offsets must not decrease)");
+    if (ind_ptr[i + 1] - ind_ptr[i] > static_cast<size_t>(kMaxNdim))
+      Fail(StatusCode::kInvalidArgument, "argument 'ind_ptr': input '", names[i], "' has rank ",
+           ind_ptr[i + 1] - ind_ptr[i], ", expected at most ", kMaxNdim);
+  }
+  CheckArray(dims, ind_ptr[num], "dims");
+  for (size_t i = 0; i < num; ++i) {
+    std::vector<int64_t> d(dims + ind_ptr[i], dims + ind_ptr[i + 1]);
+    for (size_t k = 0; k < d.size(); ++k) {
+      if (d[k] <= 0)
+        Fail(StatusCode::kShape, "input '", names[i], "': extent ", k, " is ", d[k], " in shape ",
+             Shape(d).ToString(), "; expected > 0");
+    }
+    if (!map.emplace(names[i], Shape(std::move(d))).second)
+      Fail(StatusCode::kInvalidArgument, "argument 'shape_names': input '", names[i], "' is given twice");
+  }
+  return map;
+}
+
+pass::DTypeMap DTypeMapArg(size_t num, const char* const* names, const int* dtypes) {
+  pass::DTypeMap map;
+  if (num == 0) return map;
+  CheckNotNull(names, "dtype_names");
+  CheckNotNull(dtypes, "dtypes");
+  for (size_t i = 0; i < num; ++i) {
+    if (!names[i]) Fail(StatusCode::kInvalidArgument, "argument 'dtype_names[", i, "]' is NULL");
+    if (!IsValidDType(dtypes[i]))
+      Fail(StatusCode::kDType, "argument 'dtypes[", i, "]' (input '", names[i], "') is ", dtypes[i],
+           ", not a WeftDType code");
+    if (!map.emplace(names[i], static_cast<DType>(dtypes[i])).second)
+      Fail(StatusCode::kInvalidArgument, "argument 'dtype_names': input '", names[i], "' is given twice");
+  }
+  return map;
+}
+
+// A new named list of `arrays` (none entries stay none).
+WeftNDArrayList* NewList(const std::vector<NDArray>& arrays, const std::vector<std::string>& names) {
+  auto list = std::make_shared<NDArrayList>();
+  list->arrays = arrays;
+  list->names = names;
+  return NewHandle<WeftNDArrayList>(std::move(list));
+}
+
+}  // namespace
+}  // namespace capi
+}  // namespace weft
+
+using weft::Executor;
+using weft::GradReq;
+using weft::NDArray;
+using weft::StatusCode;
+using weft::capi::CheckArray;
+using weft::capi::CheckNotNull;
+using weft::capi::GetExec;
+
+extern "C" {
+
+WeftStatus weft_executor_simple_bind(const WeftSymbolHandle* sym, int dev_type, int dev_id,
+                                     size_t num_shapes, const char* const* shape_names,
+                                     const size_t* ind_ptr, const int64_t* dims, size_t num_dtypes,
+                                     const char* const* dtype_names, const int* dtypes,
+                                     const char* grad_req, WeftExecutor** out) {
+  WEFT_API_BEGIN();
+  auto s = weft::capi::Get(sym, "sym");
+  const weft::Context ctx = weft::capi::ContextArg(dev_type, dev_id);
+  weft::pass::ShapeMap shapes = weft::capi::ShapeMapArg(num_shapes, shape_names, ind_ptr, dims);
+  weft::pass::DTypeMap types = weft::capi::DTypeMapArg(num_dtypes, dtype_names, dtypes);
+  const GradReq req = weft::ParseGradReq(grad_req ? grad_req : "write");
+  CheckNotNull(out, "out");
+  auto ex = Executor::SimpleBind(s->sym, ctx, shapes, types, weft::GradReqSpec::All(req));
+  *out = weft::capi::NewExec(std::move(ex));
+  WEFT_API_END();
+}
+
+WeftStatus weft_executor_bind(const WeftSymbolHandle* sym, int dev_type, int dev_id,
+                              WeftNDArray* const* args, size_t num_args, WeftNDArray* const* arg_grads,
+                              const int* grad_reqs, WeftNDArray* const* aux, size_t num_aux,
+                              WeftExecutor** out) {
+  WEFT_API_BEGIN();
+  auto s = weft::capi::Get(sym, "sym");
+  const weft::Context ctx = weft::capi::ContextArg(dev_type, dev_id);
+  std::vector<NDArray> a = weft::capi::Arrays(args, num_args, "args", false);
+  std::vector<NDArray> grads;
+  std::vector<GradReq> reqs;
+  if (arg_grads) {
+    grads = weft::capi::Arrays(arg_grads, num_args, "arg_grads", true);
+    for (size_t i = 0; i < num_args; ++i)
+      reqs.push_back(grad_reqs ? weft::capi::ReqArg(grad_reqs[i], i)
+                               : (arg_grads[i] ? GradReq::kWrite : GradReq::kNull));
+  } else if (grad_reqs) {
+    for (size_t i = 0; i < num_args; ++i) {
+      if (weft::capi::ReqArg(grad_reqs[i], i) != GradReq::kNull)
+        weft::Fail(StatusCode::kInvalidArgument, "argument 'grad_reqs[", i, "]' is ", grad_reqs[i],
+                   " but 'arg_grads' is NULL (no gradient arrays); expected WEFT_REQ_NULL (0)");
+    }
+  }
+  std::vector<NDArray> x = weft::capi::Arrays(aux, num_aux, "aux", false);
+  CheckNotNull(out, "out");
+  auto ex = Executor::Bind(s->sym, ctx, std::move(a), std::move(grads), std::move(reqs), std::move(x));
+  *out = weft::capi::NewExec(std::move(ex));
+  WEFT_API_END();
+}
+
+WeftStatus weft_executor_forward(WeftExecutor* exec, int is_train) {
+  WEFT_API_BEGIN();
+  GetExec(exec, "exec")->Forward(is_train != 0);
+  WEFT_API_END();
+}
+
+WeftStatus weft_executor_backward(WeftExecutor* exec, WeftNDArray* const* head_grads,
+                                  size_t num_head_grads) {
+  WEFT_API_BEGIN();
+  auto ex = GetExec(exec, "exec");
+  std::vector<NDArray> heads = weft::capi::Arrays(head_grads, num_head_grads, "head_grads", false);
+  ex->Backward(heads);
+  WEFT_API_END();
+}
+
+WeftStatus weft_executor_outputs(const WeftExecutor* exec, WeftNDArrayList** out) {
+  WEFT_API_BEGIN();
+  auto ex = GetExec(exec, "exec");
+  CheckNotNull(out, "out");
+  *out = weft::capi::NewList(ex->outputs(), ex->output_names());
+  WEFT_API_END();
+}
+
+WeftStatus weft_executor_arg_arrays(const WeftExecutor* exec, WeftNDArrayList** out) {
+  WEFT_API_BEGIN();
+  auto ex = GetExec(exec, "exec");
+  CheckNotNull(out, "out");
+  *out = weft::capi::NewList(ex->arg_arrays(), ex->arg_names());
+  WEFT_API_END();
+}
+
+WeftStatus weft_executor_grad_arrays(const WeftExecutor* exec, WeftNDArrayList** out) {
+  WEFT_API_BEGIN();
+  auto ex = GetExec(exec, "exec");
+  CheckNotNull(out, "out");
+  std::vector<NDArray> grads = ex->grad_arrays();
+  grads.resize(ex->arg_names().size());  // none for every argument when there are no gradients
+  *out = weft::capi::NewList(grads, ex->arg_names());
+  WEFT_API_END();
+}
+
+WeftStatus weft_executor_aux_arrays(const WeftExecutor* exec, WeftNDArrayList** out) {
+  WEFT_API_BEGIN();
+  auto ex = GetExec(exec, "exec");
+  CheckNotNull(out, "out");
+  *out = weft::capi::NewList(ex->aux_arrays(), ex->aux_names());
+  WEFT_API_END();
+}
+
+WeftStatus weft_executor_reshape(const WeftExecutor* exec, size_t num_shapes,
+                                 const char* const* shape_names, const size_t* ind_ptr,
+                                 const int64_t* dims, int partial_shaping, int allow_up_sizing,
+                                 WeftExecutor** out) {
+  WEFT_API_BEGIN();
+  auto ex = GetExec(exec, "exec");
+  weft::pass::ShapeMap shapes = weft::capi::ShapeMapArg(num_shapes, shape_names, ind_ptr, dims);
+  CheckNotNull(out, "out");
+  auto re = ex->Reshape(shapes, partial_shaping != 0, allow_up_sizing != 0);
+  *out = weft::capi::NewExec(std::move(re));
+  WEFT_API_END();
+}
+
+WeftStatus weft_executor_print(const WeftExecutor* exec, WeftStringList** out) {
+  WEFT_API_BEGIN();
+  auto ex = GetExec(exec, "exec");
+  CheckNotNull(out, "out");
+  *out = weft::capi::NewStringList({ex->DebugString()});
+  WEFT_API_END();
+}
+
+WeftStatus weft_executor_memory(const WeftExecutor* exec, WeftExecutorMemory* out) {
+  WEFT_API_BEGIN();
+  auto ex = GetExec(exec, "exec");
+  CheckNotNull(out, "out");
+  const weft::ExecutorMemory m = ex->memory();
+  WeftExecutorMemory r;
+  r.naive_bytes = m.naive_bytes;
+  r.planned_bytes = m.planned_bytes;
+  r.num_storage = m.num_storage;
+  r.num_inplace = m.num_inplace;
+  r.num_reused = m.num_reused;
+  r.match_range = m.match_range;
+  *out = r;
+  WEFT_API_END();
+}
+
+WeftStatus weft_executor_free(WeftExecutor* exec) {
+  WEFT_API_BEGIN();
+  if (!exec) return WEFT_OK;
+  const uintptr_t bits = reinterpret_cast<uintptr_t>(exec);
+  auto obj = weft::capi::TableOf<WeftExecutor>::Global().Remove(bits);
+  if (!obj) GetExec(exec, "exec");  // throws the invalid-handle error
+  WEFT_API_END();
+}
+
+}  // extern "C"

@@ -1,0 +1,26 @@
+// The WeftNDArrayList handle type (not installed): lists of arrays with
+// optional names, made by the NDArray file loaders (c_api_ndarray_io.cc)
+// and by the executor's array accessors (c_api_executor.cc). Immutable once
+// published.
+#ifndef WEFT_C_API_SRC_C_API_NDARRAY_LIST_H_
+#define WEFT_C_API_SRC_C_API_NDARRAY_LIST_H_
+
+#include "c_api_internal.h"
+#include "weft/ndarray_io.h"
+
+namespace weft {
+namespace capi {
+
+// Above the symbol API's tags (0x20..0x23).
+constexpr HandleTag kNDArrayListTag = static_cast<HandleTag>(0x40);
+
+template <>
+struct HandleTraits<WeftNDArrayList> {
+  using Object = NDArrayList;
+  static constexpr HandleTag kTag = kNDArrayListTag;
+};
+
+}  // namespace capi
+}  // namespace weft
+
+#endif  // WEFT_C_API_SRC_C_API_NDARRAY_LIST_H_
