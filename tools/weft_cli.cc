@@ -2,6 +2,8 @@
 // only; no C++ internals).
 //
 //   weft inspect FILE.json [--shape NAME=D1,D2,...]... [--dtype NAME=TYPE]... [--json]
+//   weft run --symbol S.json [--params P.params] --input NAME=FILE.npy... [--output-dir DIR] [--train-mode]
+//   weft plan FILE.json --shape NAME=... [--dtype NAME=TYPE]... [--train]
 //   weft ops [--json]
 //   weft --version | --help
 //
@@ -17,12 +19,16 @@
 #include <utility>
 #include <vector>
 
+#include "cli_util.h"
 #include "weft/c_api.h"
 
-namespace {
+namespace weft_cli {
 
 const char kUsage[] =
     "usage: weft inspect FILE.json [--shape NAME=D1,D2,...]... [--dtype NAME=TYPE]... [--json]\n"
+    "       weft run --symbol S.json [--params P.params] --input NAME=FILE.npy... [--output-dir DIR]\n"
+    "                [--train-mode]\n"
+    "       weft plan FILE.json --shape NAME=D1,D2,...... [--dtype NAME=TYPE]... [--train]\n"
     "       weft ops [--json]\n"
     "       weft --version | --help\n"
     "\n"
@@ -32,43 +38,18 @@ const char kUsage[] =
     "         unknown extent, nothing after '=' for a scalar); --dtype an input type\n"
     "         (float32, float64, float16, uint8, int32, int8, int64). Unknown extents\n"
     "         print as ? (0 in --json), unknown dtypes as ? (null in --json).\n"
+    "run      binds a model (shapes from the inputs, parameters from an MXNet .params\n"
+    "         file with arg:/aux: names), runs forward and writes every output as\n"
+    "         DIR/<output>.npy (DIR defaults to .); prints outputs and planned memory.\n"
+    "plan     binds a model from input shapes and prints its memory plan: naive vs\n"
+    "         planned bytes, in-place and reuse counts, and each node's storage.\n"
+    "         --train plans the training graph (gradients of every non-data argument).\n"
     "ops      lists the registered operators with their parameters, defaults and docs.\n";
-
-const char* const kDTypeNames[] = {"float32", "float64", "float16", "uint8",
-                                   "int32",   "int8",    "int64"};
-
-// Thrown for a usage error (exit 2) or a library error (exit 1).
-struct Exit {
-  int code;
-  std::string message;
-};
 
 [[noreturn]] void Usage(const std::string& msg) { throw Exit{2, "weft: " + msg + "\n\n" + kUsage}; }
 
-// Throws Exit{1} with the library's last error when `s` is not WEFT_OK.
-void Check(WeftStatus s, const std::string& context) {
-  if (s != WEFT_OK) throw Exit{1, "weft " + context + ": error: " + weft_last_error()};
-}
-
-// Owns a C ABI handle; frees it with F on scope exit.
-template <typename H, WeftStatus (*F)(H*)>
-class Owned {
- public:
-  Owned() = default;
-  ~Owned() {
-    if (h_) F(h_);
-  }
-  Owned(const Owned&) = delete;
-  Owned& operator=(const Owned&) = delete;
-  H** out() { return &h_; }
-  H* get() const { return h_; }
-
- private:
-  H* h_ = nullptr;
-};
-using Sym = Owned<WeftSymbolHandle, weft_symbol_free>;
-using ShapeRes = Owned<WeftShapeResult, weft_shape_result_free>;
-using TypeRes = Owned<WeftTypeResult, weft_type_result_free>;
+const char* const kDTypeNames[7] = {"float32", "float64", "float16", "uint8",
+                                   "int32",   "int8",    "int64"};
 
 std::string JsonString(const std::string& s) {
   std::string out = "\"";
@@ -94,14 +75,6 @@ std::string JsonString(const std::string& s) {
 
 // ------------------------------------------------------------------ inspect
 
-struct ShapeArg {
-  std::string name;
-  std::vector<int64_t> dims;
-};
-struct DTypeArg {
-  std::string name;
-  int code;
-};
 struct InspectOptions {
   std::string file;
   std::vector<ShapeArg> shapes;
@@ -472,15 +445,17 @@ int Run(int argc, char** argv) {
   }
   if (cmd == "inspect") return Inspect(argc, argv);
   if (cmd == "ops") return Ops(argc, argv);
+  if (cmd == "run") return RunModel(argc, argv);
+  if (cmd == "plan") return Plan(argc, argv);
   Usage("unknown command '" + cmd + "'");
 }
 
-}  // namespace
+}  // namespace weft_cli
 
 int main(int argc, char** argv) {
   try {
-    return Run(argc, argv);
-  } catch (const Exit& e) {
+    return weft_cli::Run(argc, argv);
+  } catch (const weft_cli::Exit& e) {
     std::fflush(stdout);
     std::fprintf(stderr, "%s\n", e.message.c_str());
     return e.code;

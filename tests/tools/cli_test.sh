@@ -86,6 +86,21 @@ expect_lib_error() {
   expect_in err "error:" "$@"
 }
 
+# make_npy FILE HEXBYTES: a float32 .npy of shape (2,) with the given 8 data
+# bytes (little endian), written by hand so the test needs no NumPy.
+make_npy() {
+  local dict="{'descr': '<f4', 'fortran_order': False, 'shape': (2,), }"
+  while (( (10 + ${#dict} + 1) % 64 != 0 )); do dict+=" "; done
+  { printf '\x93NUMPY\x01\x00'; printf "\\x$(printf %02x $(( (${#dict} + 1) & 255 )))\\x$(printf %02x $(( (${#dict} + 1) >> 8 )))"
+    printf '%s\n' "$dict"; printf "$2"; } >"$1"
+}
+# npy_values FILE: the float32 values after a .npy file's header.
+npy_values() {
+  local hlen
+  hlen=$(od -An -tu2 -j8 -N2 "$1" | tr -d ' ')
+  od -An -tf4 -j$((10 + hlen)) "$1" | xargs
+}
+
 case "$case_name" in
   version)
     run --version
@@ -284,6 +299,66 @@ case "$case_name" in
       expect_rc 1
       expect_in err "'FullyConnected'" "'fc1'"
     fi
+    ;;
+  run_abc)
+    # sum = a*b + b*c with a=(1,2), b=(3,4), c=(5,6): (18, 32).
+    make_npy "$tmp/a.npy" '\x00\x00\x80\x3f\x00\x00\x00\x40'
+    make_npy "$tmp/b.npy" '\x00\x00\x40\x40\x00\x00\x80\x40'
+    make_npy "$tmp/c.npy" '\x00\x00\xa0\x40\x00\x00\xc0\x40'
+    run run --symbol abc.json --input a="$tmp/a.npy" --input b="$tmp/b.npy" --input=c="$tmp/c.npy" \
+      --output-dir "$tmp"
+    expect_rc 0
+    expect_empty err
+    expect_in out "sum_output (2,) float32 -> $tmp/sum_output.npy" "memory: planned"
+    [[ "$(npy_values "$tmp/sum_output.npy")" == "18 32" ]] ||
+      fail "sum_output holds '$(npy_values "$tmp/sum_output.npy")', expected '18 32'"
+    ;;
+  run_errors)
+    make_npy "$tmp/a.npy" '\x00\x00\x80\x3f\x00\x00\x00\x40'
+    printf 'not a npy file' >"$tmp/bad.npy"
+    run run --input a="$tmp/a.npy"
+    expect_rc 2; expect_in err "run: --symbol S.json is required"
+    run run --symbol abc.json
+    expect_rc 2; expect_in err "at least one --input"
+    run run --symbol abc.json --input z="$tmp/a.npy" --input a="$tmp/a.npy" --input b="$tmp/a.npy" --input c="$tmp/a.npy"
+    expect_rc 2; expect_in err "--input z: the model has no argument of that name"
+    run run --symbol abc.json --input a="$tmp/a.npy" --input a="$tmp/a.npy"
+    expect_rc 2; expect_in err "--input a given twice"
+    expect_lib_error run --symbol abc.json --input a="$tmp/a.npy" -- "argument 'b' has no value"
+    expect_lib_error run --symbol abc.json --input a="$tmp/bad.npy" -- "weft run --input a: error:"
+    expect_lib_error run --symbol abc.json --input a="$tmp/nope.npy" -- "nope.npy"
+    expect_lib_error run --symbol abc.json --params "$tmp/bad.npy" --input a="$tmp/a.npy" -- "bad.npy"
+    expect_lib_error run --symbol malformed.json --input a="$tmp/a.npy" -- "malformed.json"
+    run run --symbol abc.json --input a="$tmp/a.npy" --input b="$tmp/a.npy" --input c="$tmp/a.npy" \
+      --output-dir "$tmp/missing-dir"
+    expect_rc 1; expect_in err "missing-dir"
+    ;;
+  run_det1)
+    # MTCNN P-Net with its real .params; values are checked against PyTorch
+    # in tests/core/executor/det1_forward_test.cc, shapes and files here.
+    [[ -f "$shared/deepinsight__det1-0001.params" ]] || { echo "SKIP: no det1 params"; exit 77; }
+    run run --symbol "$shared/deepinsight__det1-symbol.json" --params "$shared/deepinsight__det1-0001.params" \
+      --input data=../../data/det1/input_24x36.npy --output-dir "$tmp"
+    expect_rc 0
+    expect_in out "conv4_2_output (1,4,7,13) float32" "prob1_output (1,2,7,13) float32" "memory: planned"
+    [[ $(stat -c %s "$tmp/conv4_2_output.npy") == $(stat -c %s ../../data/det1/conv4_2_24x36.npy) ]] ||
+      fail "conv4_2_output.npy size differs from the reference's"
+    ;;
+  plan_text)
+    run plan abc.json --shape a=2,3
+    expect_rc 0
+    expect_empty err
+    expect_in out "graph: inference" "memory: planned" "naive" "in place" "sum"
+    run plan abc.json --shape a=2,3 --train
+    expect_rc 0
+    expect_in out "graph: training" "memory: planned"
+    run plan abc.json
+    expect_rc 2; expect_in err "plan: at least one --shape"
+    run plan abc.json --shape a=2,?
+    expect_rc 2; expect_in err "plan needs every extent known"
+    run plan
+    expect_rc 2; expect_in err "plan: no symbol file given"
+    expect_lib_error plan abc.json --shape a=2,3 --shape b=4,3 -- "weft plan: error:"
     ;;
   *)
     echo "unknown case '$case_name'" >&2

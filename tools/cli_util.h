@@ -1,0 +1,77 @@
+// Shared pieces of the `weft` command-line tool: exit handling, owned C ABI
+// handles and option parsing (defined in weft_cli.cc), and the model
+// commands (cli_run.cc). Everything goes through the public C ABI only.
+#ifndef WEFT_TOOLS_CLI_UTIL_H_
+#define WEFT_TOOLS_CLI_UTIL_H_
+
+#include <cstdint>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "weft/c_api.h"
+
+namespace weft_cli {
+
+// Thrown for a usage error (exit 2) or a library error (exit 1).
+struct Exit {
+  int code;
+  std::string message;
+};
+
+// Throws Exit{2} with `msg` and the usage text.
+[[noreturn]] void Usage(const std::string& msg);
+
+// Throws Exit{1} with the library's last error when `s` is not WEFT_OK.
+inline void Check(WeftStatus s, const std::string& context) {
+  if (s != WEFT_OK) throw Exit{1, "weft " + context + ": error: " + weft_last_error()};
+}
+
+// Owns a C ABI handle; frees it with F on scope exit.
+template <typename H, WeftStatus (*F)(H*)>
+class Owned {
+ public:
+  Owned() = default;
+  explicit Owned(H* h) : h_(h) {}
+  ~Owned() {
+    if (h_) F(h_);
+  }
+  Owned(Owned&& o) noexcept : h_(o.h_) { o.h_ = nullptr; }
+  Owned(const Owned&) = delete;
+  Owned& operator=(const Owned&) = delete;
+  H** out() { return &h_; }
+  H* get() const { return h_; }
+
+ private:
+  H* h_ = nullptr;
+};
+using Sym = Owned<WeftSymbolHandle, weft_symbol_free>;
+using ShapeRes = Owned<WeftShapeResult, weft_shape_result_free>;
+using TypeRes = Owned<WeftTypeResult, weft_type_result_free>;
+using Array = Owned<WeftNDArray, weft_ndarray_free>;
+using ArrayList = Owned<WeftNDArrayList, weft_ndarray_list_free>;
+using StrList = Owned<WeftStringList, weft_string_list_free>;
+using Exec = Owned<WeftExecutor, weft_executor_free>;
+
+extern const char* const kDTypeNames[7];
+
+struct ShapeArg {
+  std::string name;
+  std::vector<int64_t> dims;
+};
+struct DTypeArg {
+  std::string name;
+  int code;
+};
+// Splits "NAME=VALUE" given to `opt` (usage error otherwise).
+std::pair<std::string, std::string> SplitAssign(const std::string& text, const char* opt);
+ShapeArg ParseShape(const std::string& text);  // NAME=D1,D2,... (0 or ? unknown)
+DTypeArg ParseDType(const std::string& text);  // NAME=float32 ...
+
+// `weft run` and `weft plan` (cli_run.cc).
+int RunModel(int argc, char** argv);
+int Plan(int argc, char** argv);
+
+}  // namespace weft_cli
+
+#endif  // WEFT_TOOLS_CLI_UTIL_H_
