@@ -72,55 +72,6 @@ GradReq ReqArg(int code, size_t i) {
        ", expected WEFT_REQ_NULL (0), WEFT_REQ_WRITE (1) or WEFT_REQ_ADD (3)");
 }
 
-// Decodes CSR shapes (as weft_symbol_infer_shape) where every extent must be
-// known (> 0). Names must be non-NULL and distinct.
-pass::ShapeMap ShapeMapArg(size_t num, const char* const* names, const size_t* ind_ptr,
-                           const int64_t* dims) {
-  pass::ShapeMap map;
-  if (num == 0) return map;
-  CheckNotNull(names, "shape_names");
-  CheckNotNull(ind_ptr, "ind_ptr");
-  if (ind_ptr[0] != 0)
-    Fail(StatusCode::kInvalidArgument, "argument 'ind_ptr': ind_ptr[0] is ", ind_ptr[0], ", expected 0");
-  for (size_t i = 0; i < num; ++i) {
-    if (!names[i]) Fail(StatusCode::kInvalidArgument, "argument 'shape_names[", i, "]' is NULL");
-    if (ind_ptr[i + 1] < ind_ptr[i])
-      Fail(StatusCode::kInvalidArgument, "argument 'ind_ptr': ind_ptr[", i + 1, "] is ", ind_ptr[i + 1],
-           ", less than ind_ptr[", i, "] = ", ind_ptr[i], " (offsets must not decrease)");
-    if (ind_ptr[i + 1] - ind_ptr[i] > static_cast<size_t>(kMaxNdim))
-      Fail(StatusCode::kInvalidArgument, "argument 'ind_ptr': input '", names[i], "' has rank ",
-           ind_ptr[i + 1] - ind_ptr[i], ", expected at most ", kMaxNdim);
-  }
-  CheckArray(dims, ind_ptr[num], "dims");
-  for (size_t i = 0; i < num; ++i) {
-    std::vector<int64_t> d(dims + ind_ptr[i], dims + ind_ptr[i + 1]);
-    for (size_t k = 0; k < d.size(); ++k) {
-      if (d[k] <= 0)
-        Fail(StatusCode::kShape, "input '", names[i], "': extent ", k, " is ", d[k], " in shape ",
-             Shape(d).ToString(), "; expected > 0");
-    }
-    if (!map.emplace(names[i], Shape(std::move(d))).second)
-      Fail(StatusCode::kInvalidArgument, "argument 'shape_names': input '", names[i], "' is given twice");
-  }
-  return map;
-}
-
-pass::DTypeMap DTypeMapArg(size_t num, const char* const* names, const int* dtypes) {
-  pass::DTypeMap map;
-  if (num == 0) return map;
-  CheckNotNull(names, "dtype_names");
-  CheckNotNull(dtypes, "dtypes");
-  for (size_t i = 0; i < num; ++i) {
-    if (!names[i]) Fail(StatusCode::kInvalidArgument, "argument 'dtype_names[", i, "]' is NULL");
-    if (!IsValidDType(dtypes[i]))
-      Fail(StatusCode::kDType, "argument 'dtypes[", i, "]' (input '", names[i], "') is ", dtypes[i],
-           ", not a WeftDType code");
-    if (!map.emplace(names[i], static_cast<DType>(dtypes[i])).second)
-      Fail(StatusCode::kInvalidArgument, "argument 'dtype_names': input '", names[i], "' is given twice");
-  }
-  return map;
-}
-
 // A new named list of `arrays` (none entries stay none).
 WeftNDArrayList* NewList(const std::vector<NDArray>& arrays, const std::vector<std::string>& names) {
   auto list = std::make_shared<NDArrayList>();
@@ -151,8 +102,10 @@ WeftStatus weft_executor_simple_bind(const WeftSymbolHandle* sym, int dev_type, 
   WEFT_API_BEGIN();
   auto s = weft::capi::Get(sym, "sym");
   const weft::Context ctx = weft::capi::ContextArg(dev_type, dev_id);
-  weft::pass::ShapeMap shapes = weft::capi::ShapeMapArg(num_shapes, shape_names, ind_ptr, dims);
-  weft::pass::DTypeMap types = weft::capi::DTypeMapArg(num_dtypes, dtype_names, dtypes);
+  weft::pass::ShapeMap shapes =
+      weft::capi::ShapeInputs(num_shapes, shape_names, "shape_names", ind_ptr, dims, true);
+  weft::pass::DTypeMap types =
+      weft::capi::DTypeInputs(num_dtypes, dtype_names, "dtype_names", dtypes);
   const GradReq req = weft::ParseGradReq(grad_req ? grad_req : "write");
   CheckNotNull(out, "out");
   auto ex = Executor::SimpleBind(s->sym, ctx, shapes, types, weft::GradReqSpec::All(req));
@@ -244,7 +197,8 @@ WeftStatus weft_executor_reshape(const WeftExecutor* exec, size_t num_shapes,
                                  WeftExecutor** out) {
   WEFT_API_BEGIN();
   auto ex = GetExec(exec, "exec");
-  weft::pass::ShapeMap shapes = weft::capi::ShapeMapArg(num_shapes, shape_names, ind_ptr, dims);
+  weft::pass::ShapeMap shapes =
+      weft::capi::ShapeInputs(num_shapes, shape_names, "shape_names", ind_ptr, dims, true);
   CheckNotNull(out, "out");
   auto re = ex->Reshape(shapes, partial_shaping != 0, allow_up_sizing != 0);
   *out = weft::capi::NewExec(std::move(re));

@@ -9,6 +9,74 @@
 #include "weft/graph.h"
 #include "weft/pass.h"
 
+namespace weft {
+namespace capi {
+namespace {
+
+// `names[0..num)` as strings: none NULL, no name twice.
+std::vector<std::string> InputNames(size_t num, const char* const* names, const char* arg) {
+  CheckArray(names, num, arg);
+  std::vector<std::string> out;
+  for (size_t i = 0; i < num; ++i) {
+    if (!names[i]) Fail(StatusCode::kInvalidArgument, "argument '", arg, "[", i, "]' is NULL");
+    for (size_t j = 0; j < i; ++j) {
+      if (out[j] == names[i])
+        Fail(StatusCode::kInvalidArgument, "argument '", arg, "': input '", names[i], "' is given twice (",
+             arg, "[", j, "] and ", arg, "[", i, "])");
+    }
+    out.push_back(names[i]);
+  }
+  return out;
+}
+
+}  // namespace
+
+pass::ShapeMap ShapeInputs(size_t num, const char* const* names, const char* names_arg,
+                           const size_t* ind_ptr, const int64_t* dims, bool require_known) {
+  std::vector<std::string> keys = InputNames(num, names, names_arg);
+  pass::ShapeMap map;
+  if (num == 0) return map;
+  CheckNotNull(ind_ptr, "ind_ptr");
+  if (ind_ptr[0] != 0)
+    Fail(StatusCode::kInvalidArgument, "argument 'ind_ptr': ind_ptr[0] is ", ind_ptr[0], ", expected 0");
+  for (size_t i = 0; i < num; ++i) {
+    if (ind_ptr[i + 1] < ind_ptr[i])
+      Fail(StatusCode::kInvalidArgument, "argument 'ind_ptr': ind_ptr[", i + 1, "] is ", ind_ptr[i + 1],
+           ", less than ind_ptr[", i, "] = ", ind_ptr[i], " (offsets must not decrease)");
+    if (ind_ptr[i + 1] - ind_ptr[i] > static_cast<size_t>(kMaxNdim))
+      Fail(StatusCode::kInvalidArgument, "argument 'ind_ptr': input '", keys[i], "' has rank ",
+           ind_ptr[i + 1] - ind_ptr[i], ", expected at most ", kMaxNdim);
+  }
+  CheckArray(dims, ind_ptr[num], "dims");
+  const int64_t min_extent = require_known ? 1 : 0;
+  for (size_t i = 0; i < num; ++i) {
+    std::vector<int64_t> d(dims + ind_ptr[i], dims + ind_ptr[i + 1]);
+    for (size_t k = 0; k < d.size(); ++k) {
+      if (d[k] < min_extent)
+        Fail(StatusCode::kShape, "input '", keys[i], "': extent ", k, " is ", d[k], " in shape ",
+             Shape(d).ToString(), require_known ? "; expected > 0" : "; expected >= 0 (0 = unknown)");
+    }
+    map[keys[i]] = Shape(std::move(d));
+  }
+  return map;
+}
+
+pass::DTypeMap DTypeInputs(size_t num, const char* const* names, const char* names_arg, const int* dtypes) {
+  std::vector<std::string> keys = InputNames(num, names, names_arg);
+  CheckArray(dtypes, num, "dtypes");
+  pass::DTypeMap map;
+  for (size_t i = 0; i < num; ++i) {
+    if (!IsValidDType(dtypes[i]))
+      Fail(StatusCode::kDType, "argument 'dtypes[", i, "]' (input '", keys[i], "') is ", dtypes[i],
+           ", expected a WeftDType code 0..6 (float32, float64, float16, uint8, int32, int8, int64)");
+    map[keys[i]] = static_cast<DType>(dtypes[i]);
+  }
+  return map;
+}
+
+}  // namespace capi
+}  // namespace weft
+
 using weft::Shape;
 using weft::StatusCode;
 using weft::capi::CheckArray;
@@ -33,54 +101,6 @@ void GroupNames(const weft::IndexedGraph& g, std::vector<std::string> names[3]) 
 }
 
 // Checks the input names (non-null, no repeats) and returns them.
-std::vector<std::string> InputNames(size_t num, const char* const* names) {
-  CheckArray(names, num, "names");
-  std::vector<std::string> out;
-  for (size_t i = 0; i < num; ++i) {
-    if (!names[i]) weft::Fail(StatusCode::kInvalidArgument, "argument 'names[", i, "]' is NULL");
-    for (size_t j = 0; j < i; ++j) {
-      if (out[j] == names[i])
-        weft::Fail(StatusCode::kInvalidArgument, "argument 'names': input '", names[i],
-                   "' is given twice (names[", j, "] and names[", i, "])");
-    }
-    out.push_back(names[i]);
-  }
-  return out;
-}
-
-// Decodes the CSR shape arguments into a name -> shape map.
-weft::pass::ShapeMap ShapeInputs(size_t num, const char* const* names, const size_t* ind_ptr,
-                                 const int64_t* dims) {
-  std::vector<std::string> keys = InputNames(num, names);
-  weft::pass::ShapeMap map;
-  if (num == 0) return map;
-  CheckNotNull(ind_ptr, "ind_ptr");
-  if (ind_ptr[0] != 0)
-    weft::Fail(StatusCode::kInvalidArgument, "argument 'ind_ptr': ind_ptr[0] is ", ind_ptr[0],
-               ", expected 0");
-  for (size_t i = 0; i < num; ++i) {
-    if (ind_ptr[i + 1] < ind_ptr[i])
-      weft::Fail(StatusCode::kInvalidArgument, "argument 'ind_ptr': ind_ptr[", i + 1, "] is ",
-                 ind_ptr[i + 1], ", less than ind_ptr[", i, "] = ", ind_ptr[i],
-                 " (offsets must not decrease)");
-    if (ind_ptr[i + 1] - ind_ptr[i] > static_cast<size_t>(weft::capi::kMaxNdim))
-      weft::Fail(StatusCode::kInvalidArgument, "argument 'ind_ptr': input '", keys[i],
-                 "' has rank ", ind_ptr[i + 1] - ind_ptr[i], ", expected at most ",
-                 weft::capi::kMaxNdim);
-  }
-  CheckArray(dims, ind_ptr[num], "dims");
-  for (size_t i = 0; i < num; ++i) {
-    std::vector<int64_t> d(dims + ind_ptr[i], dims + ind_ptr[i + 1]);
-    for (size_t k = 0; k < d.size(); ++k) {
-      if (d[k] < 0)
-        weft::Fail(StatusCode::kShape, "input '", keys[i], "': extent ", k, " is ", d[k],
-                   " in shape ", Shape(d).ToString(), "; expected >= 0 (0 = unknown)");
-    }
-    map[keys[i]] = Shape(std::move(d));
-  }
-  return map;
-}
-
 std::string JoinUnknown(const std::vector<std::string>& names, const std::vector<std::string>& what) {
   std::string s;
   for (size_t i = 0; i < names.size(); ++i) {
@@ -97,7 +117,7 @@ std::shared_ptr<ShapeResultObject> RunInferShape(const WeftSymbolHandle* sym, si
                                                  const char* const* names, const size_t* ind_ptr,
                                                  const int64_t* dims, WeftShapeResult** out) {
   auto s = Get(sym, "sym");
-  weft::pass::ShapeMap inputs = ShapeInputs(num, names, ind_ptr, dims);
+  weft::pass::ShapeMap inputs = weft::capi::ShapeInputs(num, names, "names", ind_ptr, dims, false);
   CheckNotNull(out, "out");
   weft::IndexedGraph g(s->sym.outputs);
   weft::pass::ShapeResult r = weft::pass::InferShape(g, inputs);
@@ -115,18 +135,8 @@ std::shared_ptr<TypeResultObject> RunInferType(const WeftSymbolHandle* sym, size
                                                const char* const* names, const int* dtypes,
                                                WeftTypeResult** out) {
   auto s = Get(sym, "sym");
-  std::vector<std::string> keys = InputNames(num, names);
-  CheckArray(dtypes, num, "dtypes");
+  weft::pass::DTypeMap inputs = weft::capi::DTypeInputs(num, names, "names", dtypes);
   CheckNotNull(out, "out");
-  weft::pass::DTypeMap inputs;
-  for (size_t i = 0; i < num; ++i) {
-    if (!weft::IsValidDType(dtypes[i]))
-      weft::Fail(StatusCode::kDType, "argument 'dtypes[", i, "]' (input '", keys[i], "') is ",
-                 dtypes[i],
-                 ", expected a WeftDType code 0..6 (float32, float64, float16, uint8, int32, "
-                 "int8, int64)");
-    inputs[keys[i]] = static_cast<weft::DType>(dtypes[i]);
-  }
   weft::IndexedGraph g(s->sym.outputs);
   weft::pass::TypeResult r = weft::pass::InferType(g, inputs);
   auto res = std::make_shared<TypeResultObject>();

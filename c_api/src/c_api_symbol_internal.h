@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "c_api_internal.h"
+#include "weft/pass.h"
 #include "weft/shape.h"
 #include "weft/symbol.h"
 #include "weft/symbol_json.h"
@@ -119,6 +120,14 @@ WeftSymbolHandle* NewSymbol(Symbol sym, std::optional<JsonInfo> json = std::null
 WeftStringList* NewStringList(std::vector<std::string> items);
 
 // Checks a group argument (WeftEntryGroup) and returns it as an index 0..2.
+// Decodes CSR input shapes (weft_symbol_infer_shape's convention):
+// `names[0..num)` (the C argument `names_arg`; none NULL or repeated),
+// offsets `ind_ptr[0..num]`, extents `dims`. Extents must be >= 0 (0 =
+// unknown) or, with `require_known`, > 0. Throws Error naming the argument.
+pass::ShapeMap ShapeInputs(size_t num, const char* const* names, const char* names_arg,
+                           const size_t* ind_ptr, const int64_t* dims, bool require_known);
+// Decodes `dtypes[0..num)` (WeftDType codes) for `names` (as ShapeInputs).
+pass::DTypeMap DTypeInputs(size_t num, const char* const* names, const char* names_arg, const int* dtypes);
 int GroupArg(int group);
 // Throws kInvalidArgument unless index < count ("<what> has <count> ...").
 void CheckIndex(size_t index, size_t count, const char* what);
