@@ -1,0 +1,217 @@
+// IDX (MNIST) reader, raw or gzip-compressed (see weft/idx.h).
+#include "weft/idx.h"
+
+#include <zlib.h>
+
+#include <algorithm>
+#include <climits>
+#include <cstring>
+#include <vector>
+
+#include "io/byte_io.h"
+#include "weft/runtime.h"
+
+namespace weft {
+namespace {
+
+struct IDXType {
+  unsigned char code;
+  const char* name;
+  size_t size;  // bytes per stored element
+  DType dtype;  // the dtype of the loaded array
+};
+
+constexpr IDXType kTypes[] = {
+    {kIDXUint8, "uint8", 1, DType::kUint8},     {kIDXInt8, "int8", 1, DType::kInt8},
+    {kIDXInt16, "int16", 2, DType::kInt32},     {kIDXInt32, "int32", 4, DType::kInt32},
+    {kIDXFloat32, "float32", 4, DType::kFloat32}, {kIDXFloat64, "float64", 8, DType::kFloat64},
+};
+
+const IDXType* FindType(unsigned char code) {
+  for (const IDXType& t : kTypes)
+    if (t.code == code) return &t;
+  return nullptr;
+}
+
+uint32_t BigU32(const unsigned char* p) {
+  return (uint32_t{p[0]} << 24) | (uint32_t{p[1]} << 16) | (uint32_t{p[2]} << 8) | uint32_t{p[3]};
+}
+
+// Copies `n` big-endian elements of `size` bytes into host order.
+void CopyBigEndian(unsigned char* dst, const unsigned char* src, size_t n, size_t size) {
+  if (!io::HostIsLittleEndian() || size == 1) {
+    std::memcpy(dst, src, n * size);
+    return;
+  }
+  for (size_t i = 0; i < n; ++i)
+    for (size_t b = 0; b < size; ++b) dst[i * size + b] = src[i * size + size - 1 - b];
+}
+
+bool IsGzip(const unsigned char* p, size_t size) { return size >= 2 && p[0] == 0x1f && p[1] == 0x8b; }
+
+NDArray ParseRaw(const unsigned char* p, size_t size, Runtime* rt) {
+  if (size < 4)
+    Fail(StatusCode::kInvalidArgument, "IDX: truncated header: expected at least 4 bytes, found ", size);
+  if (p[0] != 0 || p[1] != 0)
+    Fail(StatusCode::kInvalidArgument, "IDX: bad magic: expected bytes 0x00 0x00 <type> <rank>, found 0x",
+         std::hex, int{p[0]}, " 0x", int{p[1]}, std::dec, " (not an IDX file)");
+  const IDXType* type = FindType(p[2]);
+  if (!type)
+    Fail(StatusCode::kDType, "IDX: unknown type code 0x", std::hex, int{p[2]}, std::dec,
+         " (expected 0x08 uint8, 0x09 int8, 0x0B int16, 0x0C int32, 0x0D float32, 0x0E float64)");
+  const int rank = p[3];
+  if (rank == 0) Fail(StatusCode::kInvalidArgument, "IDX: rank 0 (expected at least 1 dimension)");
+  const size_t header = 4 + 4 * static_cast<size_t>(rank);
+  if (size < header)
+    Fail(StatusCode::kInvalidArgument, "IDX: truncated header: rank ", rank, " needs ", header,
+         " header bytes, found ", size);
+  std::vector<int64_t> dims(rank);
+  uint64_t count = 1;
+  for (int i = 0; i < rank; ++i) {
+    dims[i] = BigU32(p + 4 + 4 * i);
+    if (dims[i] == 0)
+      Fail(StatusCode::kInvalidArgument, "IDX: dimension ", i, " is 0 (zero-size arrays are not supported)");
+    // Every extent is < 2^32; stop before the product can overflow.
+    if (count > (uint64_t{1} << 62) / static_cast<uint64_t>(dims[i]))
+      Fail(StatusCode::kInvalidArgument, "IDX: shape ", Shape(dims), " is too large");
+    count *= static_cast<uint64_t>(dims[i]);
+  }
+  const Shape shape(dims);
+  const uint64_t found = size - header;
+  if (count > found / type->size || count * type->size != found) {
+    const bool truncated = count > found / type->size;
+    Fail(StatusCode::kInvalidArgument, "IDX: ", truncated ? "truncated data" : "trailing bytes",
+         ": shape ", shape, " of ", type->name, " needs ", count * type->size, " data bytes, found ",
+         found);
+  }
+  NDArray out(shape, Context::CPU(), type->dtype, rt);
+  const unsigned char* data = p + header;
+  if (type->code == kIDXInt16) {
+    std::vector<int16_t> tmp(count);
+    CopyBigEndian(reinterpret_cast<unsigned char*>(tmp.data()), data, count, 2);
+    std::vector<int32_t> wide(tmp.begin(), tmp.end());
+    out.CopyFromHost(wide.data(), wide.size() * sizeof(int32_t));
+  } else if (type->size == 1 || !io::HostIsLittleEndian()) {
+    out.CopyFromHost(data, count * type->size);
+  } else {
+    std::vector<unsigned char> tmp(count * type->size);
+    CopyBigEndian(tmp.data(), data, count, type->size);
+    out.CopyFromHost(tmp.data(), tmp.size());
+  }
+  return out;
+}
+
+NDArray Parse(const void* data, size_t size, const std::string& what, Runtime* rt) {
+  const auto* p = static_cast<const unsigned char*>(data);
+  if (IsGzip(p, size)) {
+    const std::string raw = GunzipBytes(p, size, what);
+    return ParseRaw(reinterpret_cast<const unsigned char*>(raw.data()), raw.size(), rt);
+  }
+  return ParseRaw(p, size, rt);
+}
+
+}  // namespace
+
+std::string GunzipBytes(const void* data, size_t size, const std::string& what, size_t max_bytes) {
+  const auto* in = static_cast<const unsigned char*>(data);
+  std::string out;
+  z_stream zs;
+  std::memset(&zs, 0, sizeof(zs));
+  // 16 + MAX_WBITS: gzip wrapper only.
+  if (inflateInit2(&zs, 16 + MAX_WBITS) != Z_OK)
+    Fail(StatusCode::kInternal, what, ": gzip: inflateInit2 failed");
+  size_t consumed = 0;
+  int members = 0;
+  std::vector<unsigned char> buf(size_t{1} << 16);
+  auto fail = [&](const std::string& msg) {
+    inflateEnd(&zs);
+    Fail(StatusCode::kInvalidArgument, what, ": gzip: ", msg);
+  };
+  while (true) {
+    // zlib takes uInt lengths: feed the input in chunks.
+    if (zs.avail_in == 0 && consumed < size) {
+      const size_t n = std::min<size_t>(size - consumed, UINT_MAX / 2);
+      zs.next_in = const_cast<unsigned char*>(in + consumed);
+      zs.avail_in = static_cast<uInt>(n);
+      consumed += n;
+    }
+    zs.next_out = buf.data();
+    zs.avail_out = static_cast<uInt>(buf.size());
+    const int rc = inflate(&zs, Z_NO_FLUSH);
+    const size_t produced = buf.size() - zs.avail_out;
+    if (out.size() + produced > max_bytes) fail(StrCat("inflated data exceeds ", max_bytes, " bytes"));
+    out.append(reinterpret_cast<const char*>(buf.data()), produced);
+    if (rc == Z_STREAM_END) {
+      ++members;
+      const size_t left = zs.avail_in + (size - consumed);
+      if (left == 0) break;
+      const unsigned char* next = in + (size - left);
+      if (!IsGzip(next, left))
+        fail(StrCat(left, " trailing bytes after gzip member ", members, " (not another gzip member)"));
+      if (inflateReset(&zs) != Z_OK) fail("inflateReset failed");
+      continue;
+    }
+    if (rc == Z_OK) continue;
+    if (rc == Z_BUF_ERROR && zs.avail_in == 0) {
+      if (consumed == size)
+        fail(StrCat("truncated stream: input ended after ", size, " bytes inside gzip member ", members + 1));
+      continue;  // more input follows
+    }
+    fail(StrCat("corrupt stream in member ", members + 1, ": ", zs.msg ? zs.msg : zError(rc)));
+  }
+  inflateEnd(&zs);
+  return out;
+}
+
+NDArray LoadIDXBytes(const void* data, size_t size, Runtime* rt) {
+  if (!data && size > 0) Fail(StatusCode::kInvalidArgument, "IDX bytes: data is null");
+  return Parse(data, size, "IDX bytes", rt);
+}
+
+NDArray LoadIDX(const std::string& path, Runtime* rt) {
+  std::string bytes;
+  {
+    io::FileSource src(path);
+    bytes.resize(src.size());
+    src.Read(bytes.data(), bytes.size());
+  }
+  try {
+    return Parse(bytes.data(), bytes.size(), path, rt);
+  } catch (const Error& e) {
+    const std::string msg = e.what();
+    // GunzipBytes already names the path.
+    if (msg.compare(0, path.size(), path) == 0) throw;
+    throw Error(e.code(), StrCat(path, ": ", msg));
+  }
+}
+
+MNISTData LoadMNIST(const std::string& images_path, const std::string& labels_path, Runtime* rt) {
+  NDArray images = LoadIDX(images_path, rt);
+  NDArray labels = LoadIDX(labels_path, rt);
+  if (images.dtype() != DType::kUint8 || images.shape().ndim() != 3)
+    Fail(StatusCode::kInvalidArgument, images_path, ": MNIST images: expected uint8 of rank 3 (N, rows, cols), found ",
+         DTypeName(images.dtype()), " ", images.shape());
+  if (labels.dtype() != DType::kUint8 || labels.shape().ndim() != 1)
+    Fail(StatusCode::kInvalidArgument, labels_path, ": MNIST labels: expected uint8 of rank 1 (N), found ",
+         DTypeName(labels.dtype()), " ", labels.shape());
+  const int64_t n = images.shape()[0];
+  if (labels.shape()[0] != n)
+    Fail(StatusCode::kInvalidArgument, "MNIST: ", images_path, " has ", n, " images but ", labels_path, " has ",
+         labels.shape()[0], " labels");
+  std::vector<uint8_t> px(static_cast<size_t>(images.Size()));
+  images.CopyToHost(px.data(), px.size());
+  std::vector<float> fpx(px.size());
+  for (size_t i = 0; i < px.size(); ++i) fpx[i] = static_cast<float>(px[i]) / 255.0f;
+  std::vector<uint8_t> lb(static_cast<size_t>(n));
+  labels.CopyToHost(lb.data(), lb.size());
+  std::vector<float> flb(lb.begin(), lb.end());
+
+  MNISTData out;
+  out.images = NDArray(Shape{n, 1, images.shape()[1], images.shape()[2]}, Context::CPU(), DType::kFloat32, rt);
+  out.images.CopyFromHost(fpx.data(), fpx.size() * sizeof(float));
+  out.labels = NDArray(Shape{n}, Context::CPU(), DType::kFloat32, rt);
+  out.labels.CopyFromHost(flb.data(), flb.size() * sizeof(float));
+  return out;
+}
+
+}  // namespace weft
