@@ -85,6 +85,9 @@ class NDArrayIter : public DataIter {
               std::vector<std::pair<std::string, NDArray>> label, int batch_size,
               bool shuffle = false, LastBatch last_batch = LastBatch::kPad, uint64_t seed = 0);
   ~NDArrayIter() override;
+  // Not copyable: a copy would share the batch arrays.
+  NDArrayIter(const NDArrayIter&) = delete;
+  NDArrayIter& operator=(const NDArrayIter&) = delete;
 
   // Starts an epoch: reshuffles (with shuffle) and, with kRollOver, carries
   // the samples left over by the epoch that just ended.

@@ -42,9 +42,10 @@ NDArray LoadIDXBytes(const void* data, size_t size, Runtime* rt = nullptr);
 
 // Inflates a gzip image (all members) with zlib. Throws
 // Error(kInvalidArgument) for a corrupt or truncated stream, naming
-// `what` (a path or "IDX bytes"); the output is bounded by `max_bytes`.
+// `what` (a path or "IDX bytes"); more than `max_bytes` of output (4 GiB
+// by default) is refused rather than allocated.
 std::string GunzipBytes(const void* data, size_t size, const std::string& what,
-                        size_t max_bytes = size_t{1} << 34);
+                        size_t max_bytes = size_t{1} << 32);
 
 // An MNIST/Fashion-MNIST pair: images float32 (N,1,28,28) in [0,1]
 // (uint8 pixel / 255), labels float32 (N).

@@ -54,6 +54,24 @@ class Metric {
  protected:
   // Throws Error(kShape) unless labels.size() == preds.size().
   void CheckPairs(const std::vector<NDArray>& labels, const std::vector<NDArray>& preds) const;
+  // Restores the sum and count on destruction unless Commit() was called,
+  // so an Update that throws adds nothing.
+  class UpdateGuard {
+   public:
+    explicit UpdateGuard(Metric* m) : m_(m), sum_(m->sum_metric_), num_(m->num_inst_) {}
+    ~UpdateGuard() {
+      if (m_) {
+        m_->sum_metric_ = sum_;
+        m_->num_inst_ = num_;
+      }
+    }
+    void Commit() { m_ = nullptr; }
+
+   private:
+    Metric* m_;
+    double sum_;
+    int64_t num_;
+  };
 
   std::string name_;
   double sum_metric_ = 0;

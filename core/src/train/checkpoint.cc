@@ -46,6 +46,7 @@ Checkpoint LoadCheckpoint(const std::string& prefix, int epoch, Runtime* rt) {
   Checkpoint out;
   out.symbol = LoadJSONFile(CheckpointSymbolPath(prefix), runtime.ops()).symbol;
   const NDArrayList list = LoadNDArraysFile(params_path, &runtime);
+  if (list.arrays.empty()) return out;  // a checkpoint without parameters
   try {
     ParamMaps maps = SplitParams(list);
     out.args = std::move(maps.args);

@@ -119,6 +119,7 @@ std::unique_ptr<Metric> Metric::Create(const std::string& name, const StringMap&
 Accuracy::Accuracy(int axis) : Metric("accuracy"), axis_(axis) {}
 
 void Accuracy::Update(const std::vector<NDArray>& labels, const std::vector<NDArray>& preds) {
+  UpdateGuard guard(this);
   CheckPairs(labels, preds);
   for (size_t i = 0; i < labels.size(); ++i) {
     const std::vector<double> label = HostValues(labels[i], name_, "label", i);
@@ -152,6 +153,7 @@ void Accuracy::Update(const std::vector<NDArray>& labels, const std::vector<NDAr
       if (static_cast<int64_t>(pred_label[k]) == static_cast<int64_t>(label[k])) sum_metric_ += 1;
     num_inst_ += static_cast<int64_t>(label.size());
   }
+  guard.Commit();
 }
 
 TopKAccuracy::TopKAccuracy(int top_k) : Metric(StrCat("top_k_accuracy_", top_k)), top_k_(top_k) {
@@ -159,6 +161,7 @@ TopKAccuracy::TopKAccuracy(int top_k) : Metric(StrCat("top_k_accuracy_", top_k))
 }
 
 void TopKAccuracy::Update(const std::vector<NDArray>& labels, const std::vector<NDArray>& preds) {
+  UpdateGuard guard(this);
   CheckPairs(labels, preds);
   for (size_t i = 0; i < labels.size(); ++i) {
     const std::vector<double> label = HostValues(labels[i], name_, "label", i);
@@ -187,11 +190,13 @@ void TopKAccuracy::Update(const std::vector<NDArray>& labels, const std::vector<
     }
     num_inst_ += n;
   }
+  guard.Commit();
 }
 
 CrossEntropy::CrossEntropy(double eps) : Metric("cross-entropy"), eps_(eps) {}
 
 void CrossEntropy::Update(const std::vector<NDArray>& labels, const std::vector<NDArray>& preds) {
+  UpdateGuard guard(this);
   CheckPairs(labels, preds);
   for (size_t i = 0; i < labels.size(); ++i) {
     const std::vector<double> label = HostValues(labels[i], name_, "label", i);
@@ -211,11 +216,13 @@ void CrossEntropy::Update(const std::vector<NDArray>& labels, const std::vector<
     }
     num_inst_ += n;
   }
+  guard.Commit();
 }
 
 MSE::MSE() : Metric("mse") {}
 
 void MSE::Update(const std::vector<NDArray>& labels, const std::vector<NDArray>& preds) {
+  UpdateGuard guard(this);
   CheckPairs(labels, preds);
   for (size_t i = 0; i < labels.size(); ++i) {
     const std::vector<double> label = HostValues(labels[i], name_, "label", i);
@@ -226,6 +233,7 @@ void MSE::Update(const std::vector<NDArray>& labels, const std::vector<NDArray>&
     sum_metric_ += s / static_cast<double>(label.size());
     num_inst_ += 1;
   }
+  guard.Commit();
 }
 
 CompositeMetric::CompositeMetric() : Metric("composite") {}
