@@ -61,22 +61,6 @@ void PrintMemory(const WeftExecutor* exec, const char* ctx) {
               m.planned_bytes, m.num_storage, m.naive_bytes, pct, m.num_inplace, m.num_reused);
 }
 
-// Option value of `a` (--opt VALUE or --opt=VALUE).
-struct Args {
-  int argc;
-  char** argv;
-  int i = 2;
-  bool Is(const std::string& a, const char* opt) const {
-    return a == opt || a.rfind(std::string(opt) + "=", 0) == 0;
-  }
-  std::string Value(const std::string& a, const char* opt) {
-    std::string prefix = std::string(opt) + "=";
-    if (a.compare(0, prefix.size(), prefix) == 0) return a.substr(prefix.size());
-    if (i + 1 >= argc) Usage(std::string(opt) + " needs a value");
-    return argv[++i];
-  }
-};
-
 }  // namespace
 
 int RunModel(int argc, char** argv) {

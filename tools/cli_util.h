@@ -68,6 +68,23 @@ std::pair<std::string, std::string> SplitAssign(const std::string& text, const c
 ShapeArg ParseShape(const std::string& text);  // NAME=D1,D2,... (0 or ? unknown)
 DTypeArg ParseDType(const std::string& text);  // NAME=float32 ...
 
+// A cursor over argv for "--opt VALUE" and "--opt=VALUE" options; `i`
+// starts after the subcommand.
+struct Args {
+  int argc;
+  char** argv;
+  int i = 2;
+  bool Is(const std::string& a, const char* opt) const {
+    return a == opt || a.rfind(std::string(opt) + "=", 0) == 0;
+  }
+  std::string Value(const std::string& a, const char* opt) {
+    std::string prefix = std::string(opt) + "=";
+    if (a.compare(0, prefix.size(), prefix) == 0) return a.substr(prefix.size());
+    if (i + 1 >= argc) Usage(std::string(opt) + " needs a value");
+    return argv[++i];
+  }
+};
+
 // `weft run` and `weft plan` (cli_run.cc).
 int RunModel(int argc, char** argv);
 int Plan(int argc, char** argv);

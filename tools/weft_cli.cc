@@ -126,19 +126,14 @@ DTypeArg ParseDType(const std::string& text) {
 
 InspectOptions ParseInspect(int argc, char** argv) {
   InspectOptions o;
-  for (int i = 2; i < argc; ++i) {
-    std::string a = argv[i];
-    auto value = [&](const char* opt) -> std::string {
-      std::string prefix = std::string(opt) + "=";
-      if (a.compare(0, prefix.size(), prefix) == 0) return a.substr(prefix.size());
-      if (i + 1 >= argc) Usage(std::string(opt) + " needs a value");
-      return argv[++i];
-    };
+  for (Args args{argc, argv}; args.i < argc; ++args.i) {
+    std::string a = argv[args.i];
+    auto value = [&](const char* opt) { return args.Value(a, opt); };
     if (a == "--json") {
       o.json = true;
-    } else if (a == "--shape" || a.rfind("--shape=", 0) == 0) {
+    } else if (args.Is(a, "--shape")) {
       o.shapes.push_back(ParseShape(value("--shape")));
-    } else if (a == "--dtype" || a.rfind("--dtype=", 0) == 0) {
+    } else if (args.Is(a, "--dtype")) {
       o.dtypes.push_back(ParseDType(value("--dtype")));
     } else if (a.size() > 1 && a[0] == '-') {
       Usage("inspect: unknown option '" + a + "'");

@@ -65,6 +65,9 @@ class DataIter {
   virtual std::vector<DataDesc> provide_data() const = 0;
   virtual std::vector<DataDesc> provide_label() const = 0;
   virtual int batch_size() const = 0;
+  // Batches Next() returns in the current epoch, or -1 when unknown (the
+  // progress bar's total).
+  virtual int64_t num_batches() const { return -1; }
 };
 
 enum class LastBatch { kPad, kDiscard, kRollOver };
@@ -105,7 +108,7 @@ class NDArrayIter : public DataIter {
   LastBatch last_batch() const { return last_batch_; }
   bool shuffle() const { return shuffle_; }
   // Batches Next() will return in the current epoch in total.
-  int64_t num_batches() const;
+  int64_t num_batches() const override;
 
  private:
   void Shuffle();

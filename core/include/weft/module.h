@@ -1,0 +1,135 @@
+// Module: a symbol with its parameters, bound for training or inference,
+// and the training loop around it (MXNet's Module and its fit()).
+//
+// A Module names which arguments are data and labels; every other argument
+// is a parameter. Bind() allocates an executor for the iterator's batch
+// shapes; InitParams() fills the parameters (an Initializer, optionally
+// overridden by given arrays such as a loaded checkpoint); InitOptimizer()
+// attaches an Optimizer (rescale_grad = 1/batch_size, multipliers from the
+// symbol's attributes). Fit() runs epochs: per batch forward, backward,
+// one optimizer update per parameter and a metric update, with a progress
+// bar on a terminal (plain lines otherwise) and, per epoch, the training
+// metric, throughput and the validation metric. Parameters live in the
+// executor's argument arrays and are updated in place.
+//
+// Padded batches (DataBatch::pad > 0, the last batch of an iterator in pad
+// mode) are trained on as given, as MXNet does; metrics skip the padded
+// rows so Score() counts every sample exactly once.
+//
+// Thread-safety: one Module must be used by one thread at a time.
+#ifndef WEFT_MODULE_H_
+#define WEFT_MODULE_H_
+
+#include <functional>
+#include <map>
+#include <memory>
+#include <ostream>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "weft/data_iter.h"
+#include "weft/executor.h"
+#include "weft/initializer.h"
+#include "weft/metric.h"
+#include "weft/optimizer.h"
+#include "weft/symbol.h"
+
+namespace weft {
+
+// How Fit reports progress.
+enum class ProgressMode {
+  kAuto,   // a bar when the stream is a terminal (stdout/stderr), else lines
+  kBar,    // a carriage-return progress bar
+  kLines,  // a plain line every `log_interval` batches
+  kNone,   // only the per-epoch summary
+  kSilent, // nothing
+};
+
+struct FitOptions {
+  int begin_epoch = 0;
+  int num_epoch = 1;
+  ProgressMode progress = ProgressMode::kAuto;
+  int log_interval = 100;           // batches between lines in kLines mode
+  std::ostream* log = nullptr;      // std::cout when null
+  std::string checkpoint_prefix;    // when set, SaveCheckpoint after each epoch
+};
+
+// One epoch's figures as Fit reports them.
+struct EpochResult {
+  int epoch = 0;
+  int64_t samples = 0;  // training samples (without padding)
+  double seconds = 0;   // training time of the epoch
+  double samples_per_sec = 0;
+  std::vector<std::pair<std::string, double>> train_metric;
+  std::vector<std::pair<std::string, double>> eval_metric;  // empty without a validation iterator
+};
+
+class Module {
+ public:
+  // Throws Error(kInvalidArgument) when a data or label name is not an
+  // argument of `symbol`.
+  Module(Symbol symbol, std::vector<std::string> data_names = {"data"},
+         std::vector<std::string> label_names = {"softmax_label"}, Context ctx = Context::CPU(0));
+  ~Module();
+
+  // Binds for the given batch shapes. for_training allocates gradients of
+  // every parameter (grad_req write; data and labels get none). Rebinding
+  // keeps the current parameter values.
+  void Bind(const std::vector<DataDesc>& data, const std::vector<DataDesc>& label, bool for_training = true);
+  bool binded() const { return exec_ != nullptr; }
+  bool for_training() const { return for_training_; }
+
+  // Fills every parameter and aux state: a given array is copied (shape must
+  // match; Error naming it otherwise); a missing one is initialised by
+  // `init`. Error naming it when it is missing and `init` is null, or when
+  // arrays were given, it is missing and !allow_missing (MXNet's rule).
+  void InitParams(Initializer* init, const std::map<std::string, NDArray>& arg_params = {},
+                  const std::map<std::string, NDArray>& aux_params = {}, bool allow_missing = true);
+  // Shares `optimizer` (its state lives there); sets rescale_grad to 1/batch_size and the multipliers
+  // from the symbol.
+  void InitOptimizer(std::shared_ptr<Optimizer> optimizer);
+
+  // Copies the batch into the bound data/label arrays and runs forward.
+  void Forward(const DataBatch& batch, bool is_train);
+  void Backward();
+  // One optimizer step on every parameter that has a gradient.
+  void Update();
+  // metric.Update on the labels and outputs of the last Forward, without
+  // the last `pad` rows.
+  void UpdateMetric(Metric* metric, const std::vector<NDArray>& labels, int pad = 0);
+  const std::vector<NDArray>& outputs() const;
+
+  // The training loop; returns one result per epoch.
+  std::vector<EpochResult> Fit(DataIter* train, DataIter* eval, Metric* metric, const FitOptions& options = {});
+  // Runs the iterator once (from Reset) in inference mode; the metric is
+  // reset first.
+  std::vector<std::pair<std::string, double>> Score(DataIter* data, Metric* metric);
+
+  // The parameters by name (the bound arrays themselves, not copies).
+  std::map<std::string, NDArray> arg_params() const;
+  std::map<std::string, NDArray> aux_params() const;
+  // Writes <prefix>-symbol.json and <prefix>-<epoch>.params.
+  void SaveCheckpoint(const std::string& prefix, int epoch) const;
+
+  const Symbol& symbol() const { return symbol_; }
+  Executor* executor() const { return exec_.get(); }
+  Optimizer* optimizer() const { return optimizer_.get(); }
+
+ private:
+  bool IsInput(const std::string& name) const;
+  void RequireBound(const char* what) const;
+
+  Symbol symbol_;
+  std::vector<std::string> data_names_, label_names_;
+  Context ctx_;
+  std::unique_ptr<Executor> exec_;
+  std::shared_ptr<Optimizer> optimizer_;
+  bool for_training_ = false;
+  int batch_size_ = 0;
+  std::vector<size_t> data_idx_, label_idx_;  // positions in the argument list
+};
+
+}  // namespace weft
+
+#endif  // WEFT_MODULE_H_

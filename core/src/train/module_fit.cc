@@ -1,0 +1,84 @@
+// Module: the training loop and evaluation.
+#include <chrono>
+#include <iostream>
+
+#include "train/progress.h"
+#include "weft/module.h"
+#include "weft/status.h"
+
+namespace weft {
+
+namespace {
+
+// Waits until every parameter update pushed so far has run.
+void WaitParams(const Module& m) {
+  for (const auto& kv : m.arg_params()) kv.second.WaitToRead();
+  for (const auto& kv : m.aux_params()) kv.second.WaitToRead();
+}
+
+}  // namespace
+
+std::vector<std::pair<std::string, double>> Module::Score(DataIter* data, Metric* metric) {
+  RequireBound("Score");
+  if (data == nullptr || metric == nullptr)
+    throw Error(Status::kInvalidArgument) << "Module::Score: null " << (data ? "metric" : "iterator");
+  metric->Reset();
+  data->Reset();
+  while (data->Next()) {
+    const DataBatch& batch = data->Value();
+    Forward(batch, false);
+    UpdateMetric(metric, batch.label, batch.pad);
+  }
+  return metric->Get();
+}
+
+std::vector<EpochResult> Module::Fit(DataIter* train, DataIter* eval, Metric* metric, const FitOptions& options) {
+  if (train == nullptr || metric == nullptr)
+    throw Error(Status::kInvalidArgument) << "Module::Fit: null " << (train ? "metric" : "training iterator");
+  if (options.num_epoch <= options.begin_epoch)
+    throw Error(Status::kInvalidArgument) << "Module::Fit: num_epoch (" << options.num_epoch
+                                          << ") must exceed begin_epoch (" << options.begin_epoch << ")";
+  if (!exec_ || !for_training_) Bind(train->provide_data(), train->provide_label(), true);
+  if (!optimizer_) throw Error(Status::kInvalidArgument) << "Module::Fit: call InitOptimizer first";
+  std::ostream* os = options.log ? options.log : &std::cout;
+  std::vector<EpochResult> results;
+  int64_t batches_per_epoch = train->num_batches();
+  for (int epoch = options.begin_epoch; epoch < options.num_epoch; ++epoch) {
+    EpochResult r;
+    r.epoch = epoch;
+    metric->Reset();
+    train->Reset();
+    Progress progress(os, options.progress, options.log_interval, epoch, batches_per_epoch);
+    auto start = std::chrono::steady_clock::now();
+    int64_t batch_no = 0;
+    while (train->Next()) {
+      const DataBatch& batch = train->Value();
+      Forward(batch, true);
+      Backward();
+      Update();
+      UpdateMetric(metric, batch.label, batch.pad);
+      r.samples += batch.data[0].shape()[0] - batch.pad;
+      ++batch_no;
+      if (options.progress < ProgressMode::kNone) progress.Step(batch_no, r.samples, metric->Get());
+    }
+    WaitParams(*this);
+    r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    r.samples_per_sec = r.seconds > 0 ? r.samples / r.seconds : 0;
+    r.train_metric = metric->Get();
+    progress.Finish();
+    const bool summary = options.progress != ProgressMode::kSilent;
+    if (summary)
+      *os << "Epoch[" << epoch << "] Train: " << FormatMetric(r.train_metric) << "  time " << r.seconds << " s  "
+          << static_cast<int64_t>(r.samples_per_sec) << " samples/s\n";
+    if (eval != nullptr) {
+      r.eval_metric = Score(eval, metric);
+      if (summary) *os << "Epoch[" << epoch << "] Validation: " << FormatMetric(r.eval_metric) << "\n";
+    }
+    os->flush();
+    if (!options.checkpoint_prefix.empty()) SaveCheckpoint(options.checkpoint_prefix, epoch + 1);
+    results.push_back(std::move(r));
+  }
+  return results;
+}
+
+}  // namespace weft
