@@ -37,6 +37,14 @@ class Owned {
     if (h_) F(h_);
   }
   Owned(Owned&& o) noexcept : h_(o.h_) { o.h_ = nullptr; }
+  Owned& operator=(Owned&& o) noexcept {
+    if (this != &o) {
+      if (h_) F(h_);
+      h_ = o.h_;
+      o.h_ = nullptr;
+    }
+    return *this;
+  }
   Owned(const Owned&) = delete;
   Owned& operator=(const Owned&) = delete;
   H** out() { return &h_; }
@@ -88,6 +96,8 @@ struct Args {
 // `weft run` and `weft plan` (cli_run.cc).
 int RunModel(int argc, char** argv);
 int Plan(int argc, char** argv);
+// `weft train` (cli_train.cc).
+int Train(int argc, char** argv);
 
 }  // namespace weft_cli
 

@@ -4,6 +4,7 @@
 //   weft inspect FILE.json [--shape NAME=D1,D2,...]... [--dtype NAME=TYPE]... [--json]
 //   weft run --symbol S.json [--params P.params] --input NAME=FILE.npy... [--output-dir DIR] [--train-mode]
 //   weft plan FILE.json --shape NAME=... [--dtype NAME=TYPE]... [--train]
+//   weft train --symbol S.json [--data-dir DIR] [--epochs N] [--batch-size B] [--save PREFIX] ...
 //   weft ops [--json]
 //   weft --version | --help
 //
@@ -29,6 +30,9 @@ const char kUsage[] =
     "       weft run --symbol S.json [--params P.params] --input NAME=FILE.npy... [--output-dir DIR]\n"
     "                [--train-mode]\n"
     "       weft plan FILE.json --shape NAME=D1,D2,...... [--dtype NAME=TYPE]... [--train]\n"
+    "       weft train --symbol S.json [--data-dir DIR] [--epochs N] [--batch-size B]\n"
+    "                [--optimizer sgd|adam] [--lr X] [--momentum M] [--wd W] [--init NAME]\n"
+    "                [--seed S] [--limit N] [--save PREFIX] [--progress auto|bar|lines|epoch|none]\n"
     "       weft ops [--json]\n"
     "       weft --version | --help\n"
     "\n"
@@ -44,6 +48,11 @@ const char kUsage[] =
     "plan     binds a model from input shapes and prints its memory plan: naive vs\n"
     "         planned bytes, in-place and reuse counts, and each node's storage.\n"
     "         --train plans the training graph (gradients of every non-data argument).\n"
+    "train    trains a model on MNIST-format IDX files (DIR defaults to Debian's\n"
+    "         /usr/share/datasets/fashion-mnist): shuffled batches (default 64), SGD with\n"
+    "         momentum 0.9 (lr 0.05) or Adam (lr 0.001), Xavier init; prints progress, the\n"
+    "         test accuracy and images/s, and with --save writes PREFIX-symbol.json and\n"
+    "         PREFIX-<epoch>.params (MXNet's checkpoint). --limit trains on the first N.\n"
     "ops      lists the registered operators with their parameters, defaults and docs.\n";
 
 [[noreturn]] void Usage(const std::string& msg) { throw Exit{2, "weft: " + msg + "\n\n" + kUsage}; }
@@ -442,6 +451,7 @@ int Run(int argc, char** argv) {
   if (cmd == "ops") return Ops(argc, argv);
   if (cmd == "run") return RunModel(argc, argv);
   if (cmd == "plan") return Plan(argc, argv);
+  if (cmd == "train") return Train(argc, argv);
   Usage("unknown command '" + cmd + "'");
 }
 
