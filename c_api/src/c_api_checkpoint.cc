@@ -1,0 +1,71 @@
+// C ABI: MXNet checkpoints (weft/checkpoint.h). Parameters come in as
+// parallel name/array arguments and go out as named WeftNDArrayLists.
+#include <map>
+#include <memory>
+#include <string>
+#include <utility>
+
+#include "c_api_ndarray_list.h"
+#include "c_api_train_internal.h"
+#include "weft/checkpoint.h"
+
+namespace {
+
+std::map<std::string, weft::NDArray> ParamMap(size_t num, const char* const* names, const char* names_arg,
+                                              WeftNDArray* const* arrays, const char* arrays_arg) {
+  std::map<std::string, weft::NDArray> out;
+  for (auto& kv : weft::capi::NamedArrays(num, names, names_arg, arrays, arrays_arg))
+    if (!out.emplace(kv.first, kv.second).second)
+      weft::Fail(weft::StatusCode::kInvalidArgument, "argument '", names_arg, "': name '", kv.first,
+                 "' is given twice");
+  return out;
+}
+
+WeftNDArrayList* NewParamList(const std::map<std::string, weft::NDArray>& m) {
+  auto list = std::make_shared<weft::NDArrayList>();
+  for (const auto& kv : m) {
+    list->names.push_back(kv.first);
+    list->arrays.push_back(kv.second);
+  }
+  return weft::capi::NewHandle<WeftNDArrayList>(std::move(list));
+}
+
+}  // namespace
+
+using weft::capi::CheckNotNull;
+
+WeftStatus weft_checkpoint_save(const char* prefix, int epoch, const WeftSymbolHandle* sym, size_t num_args,
+                                const char* const* arg_names, WeftNDArray* const* args, size_t num_aux,
+                                const char* const* aux_names, WeftNDArray* const* aux) {
+  WEFT_API_BEGIN();
+  CheckNotNull(prefix, "prefix");
+  auto s = weft::capi::Get(sym, "sym");
+  auto a = ParamMap(num_args, arg_names, "arg_names", args, "args");
+  auto x = ParamMap(num_aux, aux_names, "aux_names", aux, "aux");
+  weft::SaveCheckpoint(prefix, epoch, s->sym, a, x);
+  WEFT_API_END();
+}
+
+WeftStatus weft_checkpoint_load(const char* prefix, int epoch, WeftSymbolHandle** sym, WeftNDArrayList** args,
+                                WeftNDArrayList** aux) {
+  WEFT_API_BEGIN();
+  CheckNotNull(prefix, "prefix");
+  CheckNotNull(sym, "sym");
+  CheckNotNull(args, "args");
+  CheckNotNull(aux, "aux");
+  weft::Checkpoint ck = weft::LoadCheckpoint(prefix, epoch);
+  // Three handles: free the earlier ones if a later one cannot be made.
+  WeftSymbolHandle* s = weft::capi::NewSymbol(std::move(ck.symbol));
+  WeftNDArrayList* a = nullptr;
+  try {
+    a = NewParamList(ck.args);
+    *aux = NewParamList(ck.aux);
+  } catch (...) {
+    weft_ndarray_list_free(a);
+    weft_symbol_free(s);
+    throw;
+  }
+  *args = a;
+  *sym = s;
+  WEFT_API_END();
+}

@@ -1,0 +1,83 @@
+// C ABI: evaluation metrics (weft/metric.h).
+#include <memory>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "c_api_train_internal.h"
+
+using weft::capi::CheckArray;
+using weft::capi::CheckNotNull;
+using weft::capi::GetTrain;
+
+WeftStatus weft_metric_create(const char* name, size_t num_params, const char* const* keys,
+                              const char* const* vals, WeftMetric** out) {
+  WEFT_API_BEGIN();
+  CheckNotNull(name, "name");
+  CheckNotNull(out, "out");
+  std::shared_ptr<weft::Metric> m = weft::Metric::Create(name, weft::capi::ParamArgs(num_params, keys, vals));
+  *out = weft::capi::NewHandle<WeftMetric>(std::move(m));
+  WEFT_API_END();
+}
+
+WeftStatus weft_metric_composite_add(WeftMetric* m, const char* name, size_t num_params, const char* const* keys,
+                                     const char* const* vals) {
+  WEFT_API_BEGIN();
+  auto obj = GetTrain(m, "m");
+  CheckNotNull(name, "name");
+  auto* composite = dynamic_cast<weft::CompositeMetric*>(obj.get());
+  if (!composite)
+    weft::Fail(weft::StatusCode::kInvalidArgument, "argument 'm' is the metric '", obj->name(),
+               "', expected a composite metric (weft_metric_create(\"composite\"))");
+  composite->Add(weft::Metric::Create(name, weft::capi::ParamArgs(num_params, keys, vals)));
+  WEFT_API_END();
+}
+
+WeftStatus weft_metric_update(WeftMetric* m, size_t num_labels, WeftNDArray* const* labels, size_t num_preds,
+                              WeftNDArray* const* preds) {
+  WEFT_API_BEGIN();
+  auto obj = GetTrain(m, "m");
+  std::vector<weft::NDArray> l = weft::capi::ArrayArgs(num_labels, labels, "labels");
+  std::vector<weft::NDArray> p = weft::capi::ArrayArgs(num_preds, preds, "preds");
+  obj->Update(l, p);
+  WEFT_API_END();
+}
+
+WeftStatus weft_metric_num_values(const WeftMetric* m, size_t* out) {
+  WEFT_API_BEGIN();
+  auto obj = GetTrain(m, "m");
+  CheckNotNull(out, "out");
+  *out = obj->Get().size();
+  WEFT_API_END();
+}
+
+WeftStatus weft_metric_get(const WeftMetric* m, WeftStringList** names, double* values, size_t capacity,
+                           size_t* num) {
+  WEFT_API_BEGIN();
+  auto obj = GetTrain(m, "m");
+  CheckNotNull(names, "names");
+  CheckNotNull(num, "num");
+  const auto got = obj->Get();
+  if (capacity < got.size())
+    weft::Fail(weft::StatusCode::kInvalidArgument, "argument 'capacity' is ", capacity, ", the metric has ",
+               got.size(), " values");
+  CheckArray(values, got.size(), "values");
+  std::vector<std::string> n;
+  for (const auto& kv : got) n.push_back(kv.first);
+  *names = weft::capi::NewStringList(std::move(n));
+  for (size_t i = 0; i < got.size(); ++i) values[i] = got[i].second;
+  *num = got.size();
+  WEFT_API_END();
+}
+
+WeftStatus weft_metric_reset(WeftMetric* m) {
+  WEFT_API_BEGIN();
+  GetTrain(m, "m")->Reset();
+  WEFT_API_END();
+}
+
+WeftStatus weft_metric_free(WeftMetric* m) {
+  WEFT_API_BEGIN();
+  weft::capi::FreeTrain(m, "m");
+  WEFT_API_END();
+}
