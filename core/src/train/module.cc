@@ -18,9 +18,7 @@ Module::Module(Symbol symbol, std::vector<std::string> data_names, std::vector<s
     if (it == args.end()) {
       std::string all;
       for (const auto& a : args) all += (all.empty() ? "" : ", ") + a;
-      throw Error(Status::kInvalidArgument)
-          << "Module: " << kind << " name '" << name << "' is not an argument of the symbol (arguments: " << all
-          << ")";
+      Fail(StatusCode::kInvalidArgument, "Module: ", kind, " name '", name, "' is not an argument of the symbol (arguments: ", all, ")");
     }
     return static_cast<size_t>(it - args.begin());
   };
@@ -36,16 +34,14 @@ bool Module::IsInput(const std::string& name) const {
 }
 
 void Module::RequireBound(const char* what) const {
-  if (!exec_) throw Error(Status::kInvalidArgument) << "Module::" << what << ": call Bind first";
+  if (!exec_) Fail(StatusCode::kInvalidArgument, "Module::", what, ": call Bind first");
 }
 
 void Module::Bind(const std::vector<DataDesc>& data, const std::vector<DataDesc>& label, bool for_training) {
   if (data.size() != data_names_.size())
-    throw Error(Status::kInvalidArgument) << "Module::Bind: expected " << data_names_.size()
-                                          << " data descriptions, given " << data.size();
+    Fail(StatusCode::kInvalidArgument, "Module::Bind: expected ", data_names_.size(), " data descriptions, given ", data.size());
   if (label.size() != label_names_.size() && !(label.empty() && !for_training))
-    throw Error(Status::kInvalidArgument) << "Module::Bind: expected " << label_names_.size()
-                                          << " label descriptions, given " << label.size();
+    Fail(StatusCode::kInvalidArgument, "Module::Bind: expected ", label_names_.size(), " label descriptions, given ", label.size());
   pass::ShapeMap shapes;
   pass::DTypeMap dtypes;
   for (size_t i = 0; i < data.size(); ++i) {
@@ -80,14 +76,12 @@ void Module::InitParams(Initializer* init, const std::map<std::string, NDArray>&
     auto it = given.find(name);
     if (it != given.end()) {
       if (it->second.shape() != arr.shape())
-        throw Error(Status::kShape) << "Module::InitParams: " << kind << " '" << name << "' expects shape "
-                                    << arr.shape().ToString() << ", given " << it->second.shape().ToString();
+        Fail(StatusCode::kShape, "Module::InitParams: ", kind, " '", name, "' expects shape ", arr.shape(), ", given ", it->second.shape());
       if (it->second.chunk() != arr.chunk()) it->second.CopyTo(&arr);
       return;
     }
     if (init == nullptr || (!allow_missing && have_given))
-      throw Error(Status::kInvalidArgument) << "Module::InitParams: no value for " << kind << " '" << name
-                                            << "' and " << (init ? "allow_missing is false" : "no initializer");
+      Fail(StatusCode::kInvalidArgument, "Module::InitParams: no value for ", kind, " '", name, "' and ", (init ? "allow_missing is false" : "no initializer"));
     init->Init(name, &arr, symbol_.AttrDict()[name]);
   };
   const auto& names = exec_->arg_names();
@@ -99,7 +93,7 @@ void Module::InitParams(Initializer* init, const std::map<std::string, NDArray>&
 
 void Module::InitOptimizer(std::shared_ptr<Optimizer> optimizer) {
   RequireBound("InitOptimizer");
-  if (!optimizer) throw Error(Status::kInvalidArgument) << "Module::InitOptimizer: null optimizer";
+  if (!optimizer) Fail(StatusCode::kInvalidArgument, "Module::InitOptimizer: null optimizer");
   optimizer->set_rescale_grad(1.0f / static_cast<float>(batch_size_));
   optimizer->SetMultipliers(symbol_);
   optimizer_ = std::move(optimizer);
@@ -108,36 +102,33 @@ void Module::InitOptimizer(std::shared_ptr<Optimizer> optimizer) {
 void Module::Forward(const DataBatch& batch, bool is_train) {
   RequireBound("Forward");
   if (batch.data.size() != data_idx_.size())
-    throw Error(Status::kInvalidArgument) << "Module::Forward: expected " << data_idx_.size()
-                                          << " data arrays, given " << batch.data.size();
+    Fail(StatusCode::kInvalidArgument, "Module::Forward: expected ", data_idx_.size(), " data arrays, given ", batch.data.size());
   auto copy_in = [&](const NDArray& src, size_t arg, const std::string& name) {
     NDArray dst = exec_->arg_arrays()[arg];
     if (src.shape() != dst.shape())
-      throw Error(Status::kShape) << "Module::Forward: '" << name << "' bound with shape " << dst.shape().ToString()
-                                  << ", batch gives " << src.shape().ToString() << " (rebind for a new shape)";
+      Fail(StatusCode::kShape, "Module::Forward: '", name, "' bound with shape ", dst.shape(), ", batch gives ", src.shape(), " (rebind for a new shape)");
     src.CopyTo(&dst);
   };
   for (size_t i = 0; i < data_idx_.size(); ++i) copy_in(batch.data[i], data_idx_[i], data_names_[i]);
   if (!batch.label.empty()) {
     if (batch.label.size() != label_idx_.size())
-      throw Error(Status::kInvalidArgument) << "Module::Forward: expected " << label_idx_.size()
-                                            << " label arrays, given " << batch.label.size();
+      Fail(StatusCode::kInvalidArgument, "Module::Forward: expected ", label_idx_.size(), " label arrays, given ", batch.label.size());
     for (size_t i = 0; i < label_idx_.size(); ++i) copy_in(batch.label[i], label_idx_[i], label_names_[i]);
   } else if (is_train) {
-    throw Error(Status::kInvalidArgument) << "Module::Forward: a training batch needs labels";
+    Fail(StatusCode::kInvalidArgument, "Module::Forward: a training batch needs labels");
   }
   exec_->Forward(is_train);
 }
 
 void Module::Backward() {
   RequireBound("Backward");
-  if (!for_training_) throw Error(Status::kInvalidArgument) << "Module::Backward: bound without for_training";
+  if (!for_training_) Fail(StatusCode::kInvalidArgument, "Module::Backward: bound without for_training");
   exec_->Backward();
 }
 
 void Module::Update() {
   RequireBound("Update");
-  if (!optimizer_) throw Error(Status::kInvalidArgument) << "Module::Update: call InitOptimizer first";
+  if (!optimizer_) Fail(StatusCode::kInvalidArgument, "Module::Update: call InitOptimizer first");
   const auto& names = exec_->arg_names();
   for (size_t i = 0; i < names.size(); ++i) {
     const NDArray& grad = exec_->grad_arrays()[i];

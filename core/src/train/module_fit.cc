@@ -21,7 +21,7 @@ void WaitParams(const Module& m) {
 std::vector<std::pair<std::string, double>> Module::Score(DataIter* data, Metric* metric) {
   RequireBound("Score");
   if (data == nullptr || metric == nullptr)
-    throw Error(Status::kInvalidArgument) << "Module::Score: null " << (data ? "metric" : "iterator");
+    Fail(StatusCode::kInvalidArgument, "Module::Score: null ", (data ? "metric" : "iterator"));
   metric->Reset();
   data->Reset();
   while (data->Next()) {
@@ -34,12 +34,11 @@ std::vector<std::pair<std::string, double>> Module::Score(DataIter* data, Metric
 
 std::vector<EpochResult> Module::Fit(DataIter* train, DataIter* eval, Metric* metric, const FitOptions& options) {
   if (train == nullptr || metric == nullptr)
-    throw Error(Status::kInvalidArgument) << "Module::Fit: null " << (train ? "metric" : "training iterator");
+    Fail(StatusCode::kInvalidArgument, "Module::Fit: null ", (train ? "metric" : "training iterator"));
   if (options.num_epoch <= options.begin_epoch)
-    throw Error(Status::kInvalidArgument) << "Module::Fit: num_epoch (" << options.num_epoch
-                                          << ") must exceed begin_epoch (" << options.begin_epoch << ")";
+    Fail(StatusCode::kInvalidArgument, "Module::Fit: num_epoch (", options.num_epoch, ") must exceed begin_epoch (", options.begin_epoch, ")");
   if (!exec_ || !for_training_) Bind(train->provide_data(), train->provide_label(), true);
-  if (!optimizer_) throw Error(Status::kInvalidArgument) << "Module::Fit: call InitOptimizer first";
+  if (!optimizer_) Fail(StatusCode::kInvalidArgument, "Module::Fit: call InitOptimizer first");
   std::ostream* os = options.log ? options.log : &std::cout;
   std::vector<EpochResult> results;
   int64_t batches_per_epoch = train->num_batches();
