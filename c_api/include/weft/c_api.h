@@ -922,7 +922,7 @@ WEFT_API WeftStatus weft_optimizer_update(WeftOptimizer* opt, int index, const c
 /** MXNet's num_update: the largest per-index update count so far. */
 WEFT_API WeftStatus weft_optimizer_num_update(const WeftOptimizer* opt, int64_t* out_num_update);
 
-/** The learning rate the next update of @p name would use (schedule and lr_mult applied). */
+/** The learning rate for @p name at the current num_update (schedule and lr_mult applied, as MXNet's _get_lr). */
 WEFT_API WeftStatus weft_optimizer_learning_rate(const WeftOptimizer* opt, const char* name,
                                                  float* out_lr);
 
