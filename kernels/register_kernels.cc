@@ -32,6 +32,7 @@ void RegisterDotCpu(KernelRegistry* reg);
 void RegisterInitCpu(KernelRegistry* reg);
 void RegisterRandomCpu(KernelRegistry* reg);
 void RegisterElemwiseSumCpu(KernelRegistry* reg);
+void RegisterOptimizerOpsCpu(KernelRegistry* reg);
 }  // namespace cpu
 namespace blas {
 void RegisterDotBlas(KernelRegistry* reg);
@@ -71,6 +72,7 @@ void RegisterAllKernels(KernelRegistry* reg) {
   cpu::RegisterInitCpu(reg);
   cpu::RegisterRandomCpu(reg);
   cpu::RegisterElemwiseSumCpu(reg);
+  cpu::RegisterOptimizerOpsCpu(reg);
 #if WEFT_USE_OPENBLAS
   blas::RegisterDotBlas(reg);
 #endif

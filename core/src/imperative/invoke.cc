@@ -80,8 +80,17 @@ void PushKernel(Runtime* rt, const Kernel& kernel, const NodeAttrs& attrs, Conte
     if (reqs[i] != OpReq::kNull) writes.push_back(out.var());
     call->keep.push_back(out);
   }
+  // Inputs the op mutates (optimizer states, BatchNorm's moving statistics)
+  // are written by the operation, not read.
+  if (attrs.op && attrs.op->mutate_inputs) {
+    for (int i : attrs.op->mutate_inputs(attrs.params)) {
+      WEFT_CHECK(i >= 0 && static_cast<size_t>(i) < inputs.size())
+          << "PushKernel " << op_name << ": mutated input " << i << " of " << inputs.size();
+      if (!inputs[i].is_none() && !Contains(writes, inputs[i].var())) writes.push_back(inputs[i].var());
+    }
+  }
   for (const auto& a : inputs) {
-    if (!Contains(writes, a.var())) reads.push_back(a.var());
+    if (!Contains(writes, a.var()) && !Contains(reads, a.var())) reads.push_back(a.var());
     call->keep.push_back(a);
   }
   Engine::Get()->PushSync(

@@ -30,6 +30,7 @@ void RegisterDot(OpRegistry* reg);
 void RegisterInit(OpRegistry* reg);
 void RegisterRandom(OpRegistry* reg);
 void RegisterElemwiseSum(OpRegistry* reg);
+void RegisterOptimizerOps(OpRegistry* reg);
 }  // namespace op
 
 void RegisterAllOps(OpRegistry* reg) {
@@ -60,6 +61,7 @@ void RegisterAllOps(OpRegistry* reg) {
   op::RegisterInit(reg);
   op::RegisterRandom(reg);
   op::RegisterElemwiseSum(reg);
+  op::RegisterOptimizerOps(reg);
 }
 
 }  // namespace weft
