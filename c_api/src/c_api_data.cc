@@ -34,13 +34,13 @@ std::vector<NDArray> ArrayArgs(size_t num, WeftNDArray* const* arrays, const cha
   return out;
 }
 
-StringMap ParamArgs(size_t num, const char* const* keys, const char* const* vals) {
+StringMap ParamArgs(const char* const* keys, const char* const* vals, size_t num) {
   CheckArray(keys, num, "keys");
   CheckArray(vals, num, "vals");
   StringMap out;
   for (size_t i = 0; i < num; ++i) {
     if (!keys[i]) Fail(StatusCode::kInvalidArgument, "argument 'keys[", i, "]' is NULL");
-    if (!vals[i]) Fail(StatusCode::kInvalidArgument, "argument 'vals[", i, "]' is NULL");
+    if (!vals[i]) Fail(StatusCode::kInvalidArgument, "argument 'vals[", i, "]' is NULL (key '", keys[i], "')");
     if (!out.emplace(keys[i], vals[i]).second)
       Fail(StatusCode::kInvalidArgument, "parameter '", keys[i], "' is given twice");
   }

@@ -10,18 +10,18 @@ using weft::capi::CheckArray;
 using weft::capi::CheckNotNull;
 using weft::capi::GetTrain;
 
-WeftStatus weft_metric_create(const char* name, size_t num_params, const char* const* keys,
-                              const char* const* vals, WeftMetric** out) {
+WeftStatus weft_metric_create(const char* name, const char* const* keys, const char* const* vals,
+                              size_t num_params, WeftMetric** out) {
   WEFT_API_BEGIN();
   CheckNotNull(name, "name");
   CheckNotNull(out, "out");
-  std::shared_ptr<weft::Metric> m = weft::Metric::Create(name, weft::capi::ParamArgs(num_params, keys, vals));
+  std::shared_ptr<weft::Metric> m = weft::Metric::Create(name, weft::capi::ParamArgs(keys, vals, num_params));
   *out = weft::capi::NewHandle<WeftMetric>(std::move(m));
   WEFT_API_END();
 }
 
-WeftStatus weft_metric_composite_add(WeftMetric* m, const char* name, size_t num_params, const char* const* keys,
-                                     const char* const* vals) {
+WeftStatus weft_metric_composite_add(WeftMetric* m, const char* name, const char* const* keys,
+                                     const char* const* vals, size_t num_params) {
   WEFT_API_BEGIN();
   auto obj = GetTrain(m, "m");
   CheckNotNull(name, "name");
@@ -29,7 +29,7 @@ WeftStatus weft_metric_composite_add(WeftMetric* m, const char* name, size_t num
   if (!composite)
     weft::Fail(weft::StatusCode::kInvalidArgument, "argument 'm' is the metric '", obj->name(),
                "', expected a composite metric (weft_metric_create(\"composite\"))");
-  composite->Add(weft::Metric::Create(name, weft::capi::ParamArgs(num_params, keys, vals)));
+  composite->Add(weft::Metric::Create(name, weft::capi::ParamArgs(keys, vals, num_params)));
   WEFT_API_END();
 }
 

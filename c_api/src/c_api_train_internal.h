@@ -1,10 +1,12 @@
-// Handle types of the training C ABI (weft_data_iter_*, weft_metric_*) and
-// shared argument decoders (not installed). Tags 0x70.. are above the
-// executor's (0x50); 0x60.. is left to the optimizer API.
+// Handle types of the training C ABI (weft_initializer_*, weft_optimizer_*,
+// weft_data_iter_*, weft_metric_*, weft_module_*) and shared argument
+// decoders (not installed). Tags 0x60.. and 0x70.. are above the
+// executor's (0x50).
 #ifndef WEFT_C_API_SRC_C_API_TRAIN_INTERNAL_H_
 #define WEFT_C_API_SRC_C_API_TRAIN_INTERNAL_H_
 
 #include <memory>
+#include <mutex>
 #include <string>
 #include <utility>
 #include <vector>
@@ -13,14 +15,41 @@
 #include "c_api_ndarray_list.h"
 #include "c_api_symbol_internal.h"
 #include "weft/data_iter.h"
+#include "weft/initializer.h"
 #include "weft/metric.h"
+#include "weft/module.h"
+#include "weft/optimizer.h"
 
 namespace weft {
 namespace capi {
 
+constexpr HandleTag kInitializerTag = static_cast<HandleTag>(0x60);
+constexpr HandleTag kOptimizerTag = static_cast<HandleTag>(0x61);
 constexpr HandleTag kDataIterTag = static_cast<HandleTag>(0x70);
 constexpr HandleTag kMetricTag = static_cast<HandleTag>(0x71);
+constexpr HandleTag kModuleTag = static_cast<HandleTag>(0x72);
 
+// Initializers and optimizers are not thread-safe: calls through one handle
+// are serialised by its mutex. A module shares its optimizer (`opt`).
+struct InitializerObject {
+  std::mutex mu;
+  std::unique_ptr<Initializer> init;
+};
+struct OptimizerObject {
+  mutable std::mutex mu;
+  std::shared_ptr<Optimizer> opt;
+};
+
+template <>
+struct HandleTraits<WeftInitializer> {
+  using Object = InitializerObject;
+  static constexpr HandleTag kTag = kInitializerTag;
+};
+template <>
+struct HandleTraits<WeftOptimizer> {
+  using Object = OptimizerObject;
+  static constexpr HandleTag kTag = kOptimizerTag;
+};
 template <>
 struct HandleTraits<WeftDataIter> {
   using Object = NDArrayIter;
@@ -31,21 +60,35 @@ struct HandleTraits<WeftMetric> {
   using Object = Metric;
   static constexpr HandleTag kTag = kMetricTag;
 };
+template <>
+struct HandleTraits<WeftModule> {
+  using Object = Module;
+  static constexpr HandleTag kTag = kModuleTag;
+};
+
+// The C type name of a training handle tag, or null.
+inline const char* TrainTagName(uint32_t tag) {
+  switch (tag) {
+    case static_cast<uint32_t>(kInitializerTag): return "WeftInitializer";
+    case static_cast<uint32_t>(kOptimizerTag): return "WeftOptimizer";
+    case static_cast<uint32_t>(kDataIterTag): return "WeftDataIter";
+    case static_cast<uint32_t>(kMetricTag): return "WeftMetric";
+    case static_cast<uint32_t>(kModuleTag): return "WeftModule";
+    case static_cast<uint32_t>(kNDArrayListTag): return "WeftNDArrayList";
+    default: return nullptr;
+  }
+}
 
 // The C type name of H's tag, for messages.
 template <typename H>
-constexpr const char* TrainTypeName() {
-  return HandleTraits<H>::kTag == kDataIterTag ? "WeftDataIter" : "WeftMetric";
+const char* TrainTypeName() {
+  return TrainTagName(static_cast<uint32_t>(HandleTraits<H>::kTag));
 }
 
 // Throws Error(kInvalidHandle) for `bits` passed as `arg` where a handle of
 // C type `expected` was wanted, naming the type given when it is known.
 [[noreturn]] inline void FailBadTrainHandle(uintptr_t bits, const char* expected, const char* arg) {
-  const uint32_t tag = HandleLayout::Tag(bits);
-  const char* given = tag == static_cast<uint32_t>(kDataIterTag)      ? "WeftDataIter"
-                      : tag == static_cast<uint32_t>(kMetricTag)      ? "WeftMetric"
-                      : tag == static_cast<uint32_t>(kNDArrayListTag) ? "WeftNDArrayList"
-                                                                      : nullptr;
+  const char* given = TrainTagName(HandleLayout::Tag(bits));
   if (given && std::string(given) != expected)
     Fail(StatusCode::kInvalidHandle, "argument '", arg, "' is a ", given, " handle, expected a ", expected,
          " handle");
@@ -78,8 +121,8 @@ std::vector<std::pair<std::string, NDArray>> NamedArrays(size_t num, const char*
                                                          const char* arrays_arg);
 // `num` arrays (none NULL) from C argument `arg`.
 std::vector<NDArray> ArrayArgs(size_t num, WeftNDArray* const* arrays, const char* arg);
-// `num` string parameters (keys/vals, none NULL).
-StringMap ParamArgs(size_t num, const char* const* keys, const char* const* vals);
+// `num` string parameters (parallel keys/vals, none NULL, no key twice).
+StringMap ParamArgs(const char* const* keys, const char* const* vals, size_t num);
 
 }  // namespace capi
 }  // namespace weft

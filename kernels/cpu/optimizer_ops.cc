@@ -3,8 +3,9 @@
 // float64. As in MXNet the float parameters are read as float and cast to
 // the array's dtype. The output may alias the weight (the usual in-place
 // call); the states are updated in place. Each loop is branch-free inside
-// (clipping chosen outside) so it vectorises, and runs on OpenMP threads
-// when long. A kNull request still updates the states.
+// (no clip_gradient clips at +inf) so it vectorises (this file is built
+// with -fno-math-errno for Adam's sqrt), makes one pass over the arrays, and
+// runs on OpenMP threads when long. A kNull request still updates the states.
 #include <algorithm>
 #include <cmath>
 
@@ -55,24 +56,27 @@ void SGDMomUpdate(const OpContext&, const NodeAttrs& attrs, const std::vector<TB
     const T lr = Param<T>(attrs, "lr"), wd = Param<T>(attrs, "wd");
     const T rescale = Param<T>(attrs, "rescale_grad"), clip = Param<T>(attrs, "clip_gradient");
     const T momentum = Param<T>(attrs, "momentum");
-    const T lr_wd = lr * wd, lr_rescale = lr * rescale;
+    const T lr_wd = lr * wd;
     const T* w = in[0].data<T>();
     const T* g = in[1].data<T>();
     T* m = in[2].data<T>();
+    // With no output (kNull) only the state is written.
     const bool write = req[0] != OpReq::kNull;
-    // With no output the weight itself is not written (the states are).
     T* y = write ? out[0].data<T>() : nullptr;
     const int64_t n = in[0].Size();
-    if (clip >= 0) {
-#pragma omp parallel for simd schedule(static) if (n >= kParallelGrain)
-      for (int64_t i = 0; i < n; ++i) m[i] = momentum * m[i] - lr_wd * w[i] - lr * Clip(rescale * g[i], clip);
-    } else {
-#pragma omp parallel for simd schedule(static) if (n >= kParallelGrain)
-      for (int64_t i = 0; i < n; ++i) m[i] = momentum * m[i] - lr_wd * w[i] - lr_rescale * g[i];
-    }
+    const T c = clip >= 0 ? clip : static_cast<T>(INFINITY);
+    // One pass over the arrays: mom, then the weight from it. Clipping by
+    // +inf (no clip_gradient) leaves values unchanged.
     if (write) {
 #pragma omp parallel for simd schedule(static) if (n >= kParallelGrain)
-      for (int64_t i = 0; i < n; ++i) y[i] = w[i] + m[i];
+      for (int64_t i = 0; i < n; ++i) {
+        const T mi = momentum * m[i] - lr_wd * w[i] - lr * Clip(rescale * g[i], c);
+        m[i] = mi;
+        y[i] = w[i] + mi;
+      }
+    } else {
+#pragma omp parallel for simd schedule(static) if (n >= kParallelGrain)
+      for (int64_t i = 0; i < n; ++i) m[i] = momentum * m[i] - lr_wd * w[i] - lr * Clip(rescale * g[i], c);
     }
   });
 }
@@ -97,15 +101,24 @@ void AdamUpdate(const OpContext&, const NodeAttrs& attrs, const std::vector<TBlo
     const bool write = req[0] != OpReq::kNull;
     T* y = write ? out[0].data<T>() : nullptr;
     const int64_t n = in[0].Size();
-#pragma omp parallel for simd schedule(static) if (n >= kParallelGrain)
-    for (int64_t i = 0; i < n; ++i) {
-      const T gi = Clip(rescale * g[i] + wd * w[i], bound);
-      mean[i] = b1 * mean[i] + c1 * gi;
-      var[i] = b2 * var[i] + c2 * gi * gi;
-    }
+    // One pass: the moments, then the weight from them (when written).
     if (write) {
 #pragma omp parallel for simd schedule(static) if (n >= kParallelGrain)
-      for (int64_t i = 0; i < n; ++i) y[i] = w[i] - lr * mean[i] / (std::sqrt(var[i]) + eps);
+      for (int64_t i = 0; i < n; ++i) {
+        const T gi = Clip(rescale * g[i] + wd * w[i], bound);
+        const T mi = b1 * mean[i] + c1 * gi;
+        const T vi = b2 * var[i] + c2 * gi * gi;
+        mean[i] = mi;
+        var[i] = vi;
+        y[i] = w[i] - lr * mi / (std::sqrt(vi) + eps);
+      }
+    } else {
+#pragma omp parallel for simd schedule(static) if (n >= kParallelGrain)
+      for (int64_t i = 0; i < n; ++i) {
+        const T gi = Clip(rescale * g[i] + wd * w[i], bound);
+        mean[i] = b1 * mean[i] + c1 * gi;
+        var[i] = b2 * var[i] + c2 * gi * gi;
+      }
     }
   });
 }

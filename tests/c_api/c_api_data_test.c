@@ -260,7 +260,7 @@ static void test_data_iter_errors(void** state) {
   EXPECT_ERR(weft_data_iter_next(it, NULL), WEFT_ERR_INVALID_ARGUMENT, "'has_next' is NULL");
   EXPECT_ERR(weft_data_iter_next(NULL, &has), WEFT_ERR_INVALID_ARGUMENT, "'it' is NULL");
   /* A metric handle is not an iterator. */
-  OK(weft_metric_create("acc", 0, NULL, NULL, &m));
+  OK(weft_metric_create("acc", NULL, NULL, 0, &m));
   EXPECT_ERR(weft_data_iter_reset((WeftDataIter*)m), WEFT_ERR_INVALID_HANDLE, "expected a WeftDataIter");
   EXPECT_ERR(weft_data_iter_free((WeftDataIter*)m), WEFT_ERR_INVALID_HANDLE, "WeftDataIter");
   OK(weft_metric_free(m));
@@ -290,7 +290,7 @@ static void test_metric(void** state) {
   double values[3];
   size_t n = 0;
   (void)state;
-  OK(weft_metric_create("acc", 0, NULL, NULL, &m));
+  OK(weft_metric_create("acc", NULL, NULL, 0, &m));
   OK(weft_metric_update(m, 1, &label, 1, &pred));
   OK(weft_metric_get(m, &names, values, 3, &n));
   assert_int_equal(n, 1);
@@ -308,12 +308,12 @@ static void test_metric(void** state) {
   OK(weft_string_list_free(names));
   EXPECT_ERR(weft_metric_update(m, 1, &label2, 1, &pred), WEFT_ERR_SHAPE, "weft_metric_update", "(2,)", "(3,2)");
   EXPECT_ERR(weft_metric_update(m, 1, &label, 0, NULL), WEFT_ERR_SHAPE, "1 labels but 0 predictions");
-  EXPECT_ERR(weft_metric_composite_add(m, "mse", 0, NULL, NULL), WEFT_ERR_INVALID_ARGUMENT,
+  EXPECT_ERR(weft_metric_composite_add(m, "mse", NULL, NULL, 0), WEFT_ERR_INVALID_ARGUMENT,
              "expected a composite metric");
 
-  OK(weft_metric_create("composite", 0, NULL, NULL, &comp));
-  OK(weft_metric_composite_add(comp, "acc", 0, NULL, NULL));
-  OK(weft_metric_composite_add(comp, "top_k_accuracy", 1, keys, vals));
+  OK(weft_metric_create("composite", NULL, NULL, 0, &comp));
+  OK(weft_metric_composite_add(comp, "acc", NULL, NULL, 0));
+  OK(weft_metric_composite_add(comp, "top_k_accuracy", keys, vals, 1));
   OK(weft_metric_num_values(comp, &n));
   assert_int_equal(n, 2);
   OK(weft_metric_update(comp, 1, &label, 1, &pred));
@@ -326,18 +326,18 @@ static void test_metric(void** state) {
   assert_true(fabs(values[1] - 1.0) < 1e-12); /* two classes: top 2 always hits */
   OK(weft_string_list_free(names));
 
-  EXPECT_ERR(weft_metric_create("f1", 0, NULL, NULL, &m), WEFT_ERR_INVALID_ARGUMENT, "unknown name 'f1'");
-  EXPECT_ERR(weft_metric_create("top_k_accuracy", 1, keys, bad_vals, &m), WEFT_ERR_INVALID_ARGUMENT,
+  EXPECT_ERR(weft_metric_create("f1", NULL, NULL, 0, &m), WEFT_ERR_INVALID_ARGUMENT, "unknown name 'f1'");
+  EXPECT_ERR(weft_metric_create("top_k_accuracy", keys, bad_vals, 1, &m), WEFT_ERR_INVALID_ARGUMENT,
              "top_k: expected a number, given 'two'");
-  EXPECT_ERR(weft_metric_create("acc", 1, keys, NULL, &m), WEFT_ERR_INVALID_ARGUMENT, "'vals' is NULL");
-  EXPECT_ERR(weft_metric_create(NULL, 0, NULL, NULL, &m), WEFT_ERR_INVALID_ARGUMENT, "'name' is NULL");
+  EXPECT_ERR(weft_metric_create("acc", keys, NULL, 1, &m), WEFT_ERR_INVALID_ARGUMENT, "'vals' is NULL");
+  EXPECT_ERR(weft_metric_create(NULL, NULL, NULL, 0, &m), WEFT_ERR_INVALID_ARGUMENT, "'name' is NULL");
   OK(weft_metric_free(m));
   OK(weft_metric_free(comp));
   EXPECT_ERR(weft_metric_reset(m), WEFT_ERR_INVALID_HANDLE, "freed or invalid WeftMetric");
   EXPECT_ERR(weft_metric_free(comp), WEFT_ERR_INVALID_HANDLE, "freed or invalid WeftMetric");
   OK(weft_metric_free(NULL));
   OK(weft_ndarray_free(pred));
-  OK(weft_metric_create("acc", 0, NULL, NULL, &m));
+  OK(weft_metric_create("acc", NULL, NULL, 0, &m));
   EXPECT_ERR(weft_metric_update(m, 1, &label, 1, &pred), WEFT_ERR_INVALID_HANDLE, "'preds[0]'");
   OK(weft_metric_free(m));
   OK(weft_ndarray_free(label));

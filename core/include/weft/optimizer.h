@@ -96,9 +96,10 @@ class Optimizer {
   int64_t num_update() const { return num_update_; }
   // How many times `index` was updated (begin_num_update counted in).
   int64_t update_count(int index) const;
-  // The learning rate the next update of `name` would use before any
-  // per-optimizer correction: scheduler(num_update) (or learning_rate)
-  // times lr_mult(name).
+  // MXNet's _get_lr(name) at the current count: scheduler(num_update) (or
+  // learning_rate) times lr_mult(name), before Adam's bias correction.
+  // Update counts first, then reads this, so update k of a fresh optimizer
+  // uses scheduler(k).
   float current_lr(const std::string& name) const;
   // Weight decay for `name`: wd times wd_mult(name).
   float current_wd(const std::string& name) const;

@@ -85,18 +85,15 @@ NDArray ParseRaw(const unsigned char* p, size_t size, Runtime* rt) {
          found);
   }
   NDArray out(shape, Context::CPU(), type->dtype, rt);
+  // A fresh cpu array: no engine operation uses it yet, so it is filled in place.
+  out.WaitToWrite();
   const unsigned char* data = p + header;
   if (type->code == kIDXInt16) {
-    std::vector<int16_t> tmp(count);
-    CopyBigEndian(reinterpret_cast<unsigned char*>(tmp.data()), data, count, 2);
-    std::vector<int32_t> wide(tmp.begin(), tmp.end());
-    out.CopyFromHost(wide.data(), wide.size() * sizeof(int32_t));
-  } else if (type->size == 1 || !io::HostIsLittleEndian()) {
-    out.CopyFromHost(data, count * type->size);
+    auto* dst = static_cast<int32_t*>(out.dptr());
+    for (uint64_t i = 0; i < count; ++i)
+      dst[i] = static_cast<int16_t>(static_cast<uint16_t>((data[2 * i] << 8) | data[2 * i + 1]));
   } else {
-    std::vector<unsigned char> tmp(count * type->size);
-    CopyBigEndian(tmp.data(), data, count, type->size);
-    out.CopyFromHost(tmp.data(), tmp.size());
+    CopyBigEndian(static_cast<unsigned char*>(out.dptr()), data, count, type->size);
   }
   return out;
 }
@@ -122,7 +119,17 @@ std::string GunzipBytes(const void* data, size_t size, const std::string& what, 
     Fail(StatusCode::kInternal, what, ": gzip: inflateInit2 failed");
   size_t consumed = 0;
   int members = 0;
-  std::vector<unsigned char> buf(size_t{1} << 16);
+  // Inflates straight into `out`, grown geometrically; its first size is
+  // the trailer's ISIZE (the last member's length mod 2^32), bounded by
+  // deflate's largest ratio (1032:1) so a corrupt trailer cannot make a
+  // small input allocate much.
+  constexpr size_t kChunk = size_t{1} << 16;
+  size_t len = 0;
+  if (size >= 18) {
+    const unsigned char* t = in + size - 4;
+    const size_t isize = uint32_t{t[0]} | (uint32_t{t[1]} << 8) | (uint32_t{t[2]} << 16) | (uint32_t{t[3]} << 24);
+    out.resize(std::min({isize, max_bytes, size * 1032}) + 1);
+  }
   auto fail = [&](const std::string& msg) {
     inflateEnd(&zs);
     Fail(StatusCode::kInvalidArgument, what, ": gzip: ", msg);
@@ -135,12 +142,13 @@ std::string GunzipBytes(const void* data, size_t size, const std::string& what, 
       zs.avail_in = static_cast<uInt>(n);
       consumed += n;
     }
-    zs.next_out = buf.data();
-    zs.avail_out = static_cast<uInt>(buf.size());
+    if (out.size() == len) out.resize(std::max(out.size() * 2, len + kChunk));
+    const size_t room = std::min<size_t>(out.size() - len, UINT_MAX / 2);
+    zs.next_out = reinterpret_cast<unsigned char*>(&out[len]);
+    zs.avail_out = static_cast<uInt>(room);
     const int rc = inflate(&zs, Z_NO_FLUSH);
-    const size_t produced = buf.size() - zs.avail_out;
-    if (out.size() + produced > max_bytes) fail(StrCat("inflated data exceeds ", max_bytes, " bytes"));
-    out.append(reinterpret_cast<const char*>(buf.data()), produced);
+    len += room - zs.avail_out;
+    if (len > max_bytes) fail(StrCat("inflated data exceeds ", max_bytes, " bytes"));
     if (rc == Z_STREAM_END) {
       ++members;
       const size_t left = zs.avail_in + (size - consumed);
@@ -159,6 +167,7 @@ std::string GunzipBytes(const void* data, size_t size, const std::string& what, 
     }
     fail(StrCat("corrupt stream in member ", members + 1, ": ", zs.msg ? zs.msg : zError(rc)));
   }
+  out.resize(len);
   inflateEnd(&zs);
   return out;
 }
@@ -198,19 +207,21 @@ MNISTData LoadMNIST(const std::string& images_path, const std::string& labels_pa
   if (labels.shape()[0] != n)
     Fail(StatusCode::kInvalidArgument, "MNIST: ", images_path, " has ", n, " images but ", labels_path, " has ",
          labels.shape()[0], " labels");
-  std::vector<uint8_t> px(static_cast<size_t>(images.Size()));
-  images.CopyToHost(px.data(), px.size());
-  std::vector<float> fpx(px.size());
-  for (size_t i = 0; i < px.size(); ++i) fpx[i] = static_cast<float>(px[i]) / 255.0f;
-  std::vector<uint8_t> lb(static_cast<size_t>(n));
-  labels.CopyToHost(lb.data(), lb.size());
-  std::vector<float> flb(lb.begin(), lb.end());
-
   MNISTData out;
   out.images = NDArray(Shape{n, 1, images.shape()[1], images.shape()[2]}, Context::CPU(), DType::kFloat32, rt);
-  out.images.CopyFromHost(fpx.data(), fpx.size() * sizeof(float));
   out.labels = NDArray(Shape{n}, Context::CPU(), DType::kFloat32, rt);
-  out.labels.CopyFromHost(flb.data(), flb.size() * sizeof(float));
+  // Fresh cpu arrays, filled in place from the loaded bytes.
+  images.WaitToRead();
+  labels.WaitToRead();
+  out.images.WaitToWrite();
+  out.labels.WaitToWrite();
+  const auto* px = static_cast<const uint8_t*>(images.dptr());
+  auto* fpx = static_cast<float*>(out.images.dptr());
+  const int64_t num_px = images.Size();
+  for (int64_t i = 0; i < num_px; ++i) fpx[i] = static_cast<float>(px[i]) / 255.0f;
+  const auto* lb = static_cast<const uint8_t*>(labels.dptr());
+  auto* flb = static_cast<float*>(out.labels.dptr());
+  for (int64_t i = 0; i < n; ++i) flb[i] = static_cast<float>(lb[i]);
   return out;
 }
 

@@ -197,7 +197,8 @@ TEST(IDXTest, FashionMNISTTestSet) {
     ++count[static_cast<int>(l)];
   }
   for (int c = 0; c < 10; ++c) EXPECT_EQ(count[c], 1000) << "class " << c;
-  std::vector<double> px = test::Values(d.images);
+  std::vector<float> px(static_cast<size_t>(d.images.Size()));
+  d.images.CopyToHost(px.data(), px.size() * sizeof(float));
   double lo = 1, hi = 0, sum = 0;
   for (double v : px) {
     lo = std::min(lo, v);
