@@ -451,6 +451,7 @@ int Run(int argc, char** argv) {
   if (cmd == "ops") return Ops(argc, argv);
   if (cmd == "run") return RunModel(argc, argv);
   if (cmd == "plan") return Plan(argc, argv);
+  if (cmd == "train") return Train(argc, argv);
 
   Usage("unknown command '" + cmd + "'");
 }
