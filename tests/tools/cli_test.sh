@@ -344,6 +344,34 @@ case "$case_name" in
     [[ $(stat -c %s "$tmp/conv4_2_output.npy") == $(stat -c %s ../../data/det1/conv4_2_24x36.npy) ]] ||
       fail "conv4_2_output.npy size differs from the reference's"
     ;;
+  train_mlp)
+    # Two epochs of the example MLP on 2000 Fashion-MNIST images through the
+    # module C ABI: progress lines, test accuracy, checkpoint per epoch.
+    fm=/usr/share/datasets/fashion-mnist
+    [[ -f $fm/train-images-idx3-ubyte.gz ]] || { echo "SKIP: Fashion-MNIST not installed at $fm"; exit 77; }
+    run train --symbol ../../../examples/models/mlp-symbol.json --limit 2000 --epochs 2 --batch-size 50 \
+      --progress lines --save "$tmp/mlp"
+    expect_rc 0
+    expect_empty err
+    expect_in out "2000 images, batch 50, 2 epoch(s), sgd lr 0.05" "Epoch[0] Batch [40/40]" \
+      "Epoch[0] Train: accuracy=" "Epoch[1] Train: accuracy=" "(10000 images)" \
+      "checkpoint: $tmp/mlp-symbol.json, $tmp/mlp-0002.params"
+    for f in mlp-symbol.json mlp-0001.params mlp-0002.params; do
+      [[ -s "$tmp/$f" ]] || fail "checkpoint file $f was not written"
+    done
+    acc=$(sed -n 's/^test accuracy: \([0-9.]*\) .*/\1/p' "$tmp/out")
+    awk -v a="${acc:-0}" 'BEGIN { exit !(a >= 0.6) }' || fail "test accuracy '${acc}' below 0.6 (chance is 0.1)"
+    ;;
+  train_errors)
+    run train --epochs 1
+    expect_rc 2; expect_in err "train: --symbol S.json is required"
+    run train --symbol abc.json --epochs 0
+    expect_rc 2; expect_in err "--epochs expects an integer >= 1, given '0'"
+    run train --symbol abc.json --progress fancy
+    expect_rc 2; expect_in err "--progress expects auto, bar, lines, epoch or none, given 'fancy'"
+    expect_lib_error train --symbol abc.json --data-dir "$tmp/none" -- "$tmp/none/train-images-idx3-ubyte.gz"
+    expect_lib_error train --symbol malformed.json -- "malformed.json"
+    ;;
   plan_text)
     run plan abc.json --shape a=2,3
     expect_rc 0

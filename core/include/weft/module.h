@@ -41,7 +41,7 @@ namespace weft {
 enum class ProgressMode {
   kAuto,   // a bar when the stream is a terminal (stdout/stderr), else lines
   kBar,    // a carriage-return progress bar
-  kLines,  // a plain line every `log_interval` batches
+  kLines,  // a plain line every `log_interval` batches and after the last
   kNone,   // only the per-epoch summary
   kSilent, // nothing
 };

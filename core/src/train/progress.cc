@@ -39,7 +39,7 @@ void Progress::Step(int64_t batch, int64_t samples, const std::vector<std::pair<
   char speed[64];
   std::snprintf(speed, sizeof speed, "%.0f samples/s", rate);
   if (mode_ == ProgressMode::kLines) {
-    if (batch % log_interval_ != 0) return;
+    if (batch % log_interval_ != 0 && !(total_ > 0 && batch == total_)) return;
     *os_ << "Epoch[" << epoch_ << "] Batch [" << batch;
     if (total_ > 0) *os_ << "/" << total_;
     *os_ << "]  " << speed << "  " << FormatMetric(metric) << "\n" << std::flush;
