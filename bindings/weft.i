@@ -53,8 +53,9 @@
 %rename("$ignore", %$isenum) "";
 %rename("$ignore", %$isenumitem) "";
 %ignore WEFT_API_VERSION;
-/* The executor's memory figures (a struct of size_t) get their typed
- * wrappers with the executor classes (issue 8); until then, not exposed. */
+/* The executor's memory figures (a struct of size_t and int): the struct is
+ * not wrapped (SWIG's proxy for size_t members does not marshal in C#);
+ * weft_binding_executor_memory() below copies its fields into an array. */
 %ignore WeftExecutorMemory;
 %ignore weft_executor_memory;
 
@@ -551,6 +552,17 @@ WEFT_GO_ARRAY(double, float64)
   }
 %}
 
+/* Optional string arguments: "" is NULL (a Go string cannot be nil). */
+%typemap(in) const char* checkpoint_prefix %{
+  $1 = NULL;
+  if ($input.n) {
+    $1 = ($1_ltype)malloc($input.n + 1);
+    memcpy($1, $input.p, $input.n);
+    $1[$input.n] = '\0';
+  }
+%}
+%typemap(freearg) const char* checkpoint_prefix %{ free($1); %}
+
 /* void* / const void* : unsafe.Pointer (zero-copy for the call). */
 %typemap(gotype) void*, const void* "unsafe.Pointer"
 %typemap(imtype) void*, const void* "unsafe.Pointer"
@@ -567,6 +579,13 @@ WEFT_HANDLE(WeftShapeResult)
 WEFT_HANDLE(WeftTypeResult)
 WEFT_HANDLE(WeftExecutorHandle)
 WEFT_HANDLE(WeftExecutor)
+WEFT_HANDLE(WeftNDArrayList)
+WEFT_HANDLE(WeftBuffer)
+WEFT_HANDLE(WeftDataIter)
+WEFT_HANDLE(WeftMetric)
+WEFT_HANDLE(WeftInitializer)
+WEFT_HANDLE(WeftOptimizer)
+WEFT_HANDLE(WeftModule)
 
 /* Copying helpers (the "array" overloads): the binding copies between a
  * language array and a temporary native buffer, then calls the C ABI. The
@@ -583,6 +602,34 @@ static WeftStatus weft_binding_copy_from_f64(WeftNDArray* arr, const double* ARR
 }
 static WeftStatus weft_binding_copy_to_f64(const WeftNDArray* arr, double* ARRAY_OUT, size_t count) {
   return weft_ndarray_copy_to(arr, ARRAY_OUT, count * sizeof(double));
+}
+/* weft_executor_memory() as an array: out[0..5] = naive_bytes,
+ * planned_bytes, num_storage, num_inplace, num_reused, match_range. */
+static WeftStatus weft_binding_executor_memory(const WeftExecutor* exec, size_t* out6) {
+  WeftExecutorMemory m;
+  WeftStatus st = weft_executor_memory(exec, &m);
+  if (st != WEFT_OK) return st;
+  out6[0] = m.naive_bytes;
+  out6[1] = m.planned_bytes;
+  out6[2] = m.num_storage;
+  out6[3] = m.num_inplace;
+  out6[4] = m.num_reused;
+  out6[5] = (size_t)m.match_range;
+  return WEFT_OK;
+}
+/* A named WeftNDArrayList holding copies of @p num arrays (the C ABI makes
+ * lists only from files and buffers: through the .params format in memory). */
+static WeftStatus weft_binding_ndarray_list(WeftNDArray* const* arrays, const char* const* names,
+                                            size_t num, WeftNDArrayList** out) {
+  WeftBuffer* buf = NULL;
+  WeftStatus st = weft_ndarray_save_buffer(arrays, names, num, &buf);
+  if (st != WEFT_OK) return st;
+  const void* data = NULL;
+  size_t size = 0;
+  st = weft_buffer_data(buf, &data, &size);
+  if (st == WEFT_OK) st = weft_ndarray_load_buffer(data, size, out);
+  weft_buffer_free(buf);
+  return st;
 }
 /* The ABI version this wrapper was compiled against (checked at load). */
 static int weft_binding_abi_version(void) { return WEFT_API_VERSION; }

@@ -127,6 +127,32 @@ public sealed class NDArray : NativeHandle {
   }
 
   public void WaitToRead() { weft_native.weft_ndarray_wait_to_read(Handle); }
+
+  /// <summary>Saves named arrays to an MXNet NDArray-list file (".params").</summary>
+  public static void Save(string path, IDictionary<string, NDArray> arrays) {
+    Native.EnsureLoaded();
+    var names = NDArrayLists.Names(arrays);
+    var hs = NDArrayLists.Handles(arrays);
+    weft_native.weft_ndarray_save_file(path, hs, names, (ulong)hs.Length);
+  }
+
+  /// <summary>Loads an NDArray-list file by name, in file order (unnamed: "0", "1", ...).</summary>
+  public static Dictionary<string, NDArray> Load(string path) {
+    Native.EnsureLoaded();
+    var o = new long[1];
+    weft_native.weft_ndarray_load_file(path, o);
+    return NDArrayLists.Take(o[0]);
+  }
+
+  /// <summary>Disposes every array (null and null entries are fine).</summary>
+  public static void DisposeAll(IDictionary<string, NDArray> arrays) {
+    if (arrays != null) DisposeAll(arrays.Values);
+  }
+
+  public static void DisposeAll(IEnumerable<NDArray> arrays) {
+    if (arrays == null) return;
+    foreach (var a in arrays) if (a != null) a.Dispose();
+  }
 }
 
 /// <summary>Imperative operator calls by name (MXNet-style string parameters).</summary>

@@ -180,6 +180,38 @@ public final class NDArray extends NativeHandle {
     weft_native.weft_ndarray_wait_to_read(handle());
   }
 
+  /** Saves named arrays to an MXNet NDArray-list file (".params"). */
+  public static void save(String path, java.util.Map<String, NDArray> arrays) {
+    Native.ensureLoaded();
+    String[] names = NDArrayLists.names(arrays);
+    long[] hs = NDArrayLists.handles(arrays);
+    weft_native.weft_ndarray_save_file(path, hs, names, hs.length);
+  }
+
+  /**
+   * Loads an NDArray-list file as name to array, in file order (an unnamed
+   * file gives "0", "1", ...). The caller closes the arrays.
+   */
+  public static java.util.Map<String, NDArray> load(String path) {
+    Native.ensureLoaded();
+    long[] out = new long[1];
+    weft_native.weft_ndarray_load_file(path, out);
+    return NDArrayLists.take(out[0]);
+  }
+
+  /** Closes every array of {@code arrays} (null is fine). */
+  public static void closeAll(java.util.Map<String, NDArray> arrays) {
+    if (arrays != null) closeAll(arrays.values());
+  }
+
+  /** Closes every array of {@code arrays} (null entries are skipped). */
+  public static void closeAll(java.util.Collection<NDArray> arrays) {
+    if (arrays == null) return;
+    for (NDArray a : arrays) {
+      if (a != null) a.close();
+    }
+  }
+
   private int checkedSize() {
     long n = size();
     if (n > Integer.MAX_VALUE) {

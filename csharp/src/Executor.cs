@@ -1,0 +1,187 @@
+using System;
+using System.Collections.Generic;
+using System.Linq;
+
+namespace Weft {
+
+/// <summary>Reads and frees WeftNDArrayList handles; packs names and shapes.</summary>
+static class NDArrayLists {
+  /// <summary>
+  /// The arrays of list by name (unnamed lists: "0", "1", ...), in order;
+  /// entries without an array (a null gradient) are left out. Frees list; on
+  /// error the arrays taken so far are disposed.
+  /// </summary>
+  internal static Dictionary<string, NDArray> Take(long list) {
+    var r = new Dictionary<string, NDArray>();
+    try {
+      var n = new ulong[1];
+      var named = new int[1];
+      weft_native.weft_ndarray_list_size(list, n, named);
+      var name = new IntPtr[1];
+      var h = new long[1];
+      for (ulong i = 0; i < n[0]; ++i) {
+        string key = i.ToString();
+        if (named[0] != 0) {
+          weft_native.weft_ndarray_list_name(list, i, name);
+          key = Library.Str(name[0]);
+        }
+        weft_native.weft_ndarray_list_get(list, i, h);
+        if (h[0] != 0) r[key] = new NDArray(h[0]);
+      }
+      return r;
+    } catch {
+      NDArray.DisposeAll(r);
+      throw;
+    } finally {
+      weft_native.weft_ndarray_list_free(list);
+    }
+  }
+
+  /// <summary>The names (in order) and list order of Take: Dictionary keeps insertion order
+  /// for entries never removed, which is all Take does.</summary>
+  internal static List<NDArray> TakeList(long list) { return Take(list).Values.ToList(); }
+
+  internal static string[] Names(IDictionary<string, NDArray> m) {
+    return m == null ? new string[0] : m.Keys.ToArray();
+  }
+
+  internal static long[] Handles(IDictionary<string, NDArray> m) {
+    return m == null ? new long[0] : NativeHandle.Handles(m.Values.ToArray());
+  }
+
+  /// <summary>CSR packing of named shapes.</summary>
+  internal static void Shapes(IDictionary<string, long[]> shapes, out string[] names,
+                              out ulong[] indPtr, out long[] dims) {
+    names = new string[shapes.Count];
+    indPtr = new ulong[shapes.Count + 1];
+    var d = new List<long>();
+    int i = 0;
+    foreach (var kv in shapes) {
+      names[i] = kv.Key;
+      d.AddRange(kv.Value);
+      indPtr[++i] = (ulong)d.Count;
+    }
+    dims = d.ToArray();
+  }
+}
+
+/// <summary>Gradient request per argument for Executor.Bind.</summary>
+public enum GradReq { Null = 0, Write = 1, Add = 3 }
+
+/// <summary>weft_executor_memory() figures.</summary>
+public sealed class ExecutorMemory {
+  public ulong NaiveBytes, PlannedBytes, NumStorage, NumInplace, NumReused;
+  public int MatchRange;
+}
+
+/// <summary>
+/// A symbol bound to arrays (owned handle; Dispose it). The executor shares
+/// every array bound to it: writes through ArgArrays() handles are seen by the
+/// next Forward and Outputs() handles show the latest run. Returned
+/// dictionaries and lists hold new NDArray handles the caller disposes
+/// (NDArray.DisposeAll). One executor must not be used by two threads at once;
+/// distinct executors may run concurrently.
+/// </summary>
+public sealed class Executor : NativeHandle {
+  internal Executor(long h) : base(h) {}
+
+  internal override void Free(long h) { weft_native.weft_executor_free(h); }
+
+  /// <summary>
+  /// Binds sym on cpu(0), allocating (zeroed) every argument, gradient and aux
+  /// state from the input shapes by name. gradReq: "null", "write" or "add"
+  /// (null: "write"); arguments named *data/*label get no gradient.
+  /// </summary>
+  public static Executor SimpleBind(Symbol sym, IDictionary<string, long[]> shapes, string gradReq,
+                                    IDictionary<string, DType> dtypes = null) {
+    string[] names; ulong[] indPtr; long[] dims;
+    NDArrayLists.Shapes(shapes, out names, out indPtr, out dims);
+    var dn = dtypes == null ? new string[0] : dtypes.Keys.ToArray();
+    var codes = dn.Select(k => (int)dtypes[k]).ToArray();
+    var o = new long[1];
+    weft_native.weft_executor_simple_bind(sym.Handle, 1, 0, (ulong)names.Length, names, indPtr, dims,
+                                          (ulong)dn.Length, dn, codes, gradReq, o);
+    return new Executor(o[0]);
+  }
+
+  /// <summary>
+  /// Binds sym to existing arrays (shared), in ListArguments() order. argGrads
+  /// may be null or hold null where an argument has no gradient; gradReqs may
+  /// be null (Write where a gradient is given).
+  /// </summary>
+  public static Executor Bind(Symbol sym, IList<NDArray> args, IList<NDArray> argGrads,
+                              IList<GradReq> gradReqs, IList<NDArray> aux) {
+    var a = Handles(args.ToArray());
+    long[] g = null;
+    if (argGrads != null) {
+      if (argGrads.Count != a.Length)
+        throw new WeftException(ErrorCode.InvalidArgument, string.Format(
+            "Executor.Bind: argGrads has {0} entries, expected one per argument ({1})", argGrads.Count, a.Length));
+      g = argGrads.Select(x => x == null ? 0 : x.Handle).ToArray();
+    }
+    int[] r = null;
+    if (gradReqs != null) {
+      if (gradReqs.Count != a.Length)
+        throw new WeftException(ErrorCode.InvalidArgument, string.Format(
+            "Executor.Bind: gradReqs has {0} entries, expected one per argument ({1})", gradReqs.Count, a.Length));
+      r = gradReqs.Select(x => (int)x).ToArray();
+    }
+    var x2 = aux == null ? new long[0] : Handles(aux.ToArray());
+    var o = new long[1];
+    weft_native.weft_executor_bind(sym.Handle, 1, 0, a, (ulong)a.Length, g, r, x2, (ulong)x2.Length, o);
+    return new Executor(o[0]);
+  }
+
+  public void Forward(bool isTrain) { weft_native.weft_executor_forward(Handle, isTrain ? 1 : 0); }
+
+  /// <summary>Backward with one head gradient per output, or none when every output is a loss.</summary>
+  public void Backward(params NDArray[] headGrads) {
+    var hs = Handles(headGrads);
+    weft_native.weft_executor_backward(Handle, hs, (ulong)hs.Length);
+  }
+
+  /// <summary>The outputs in ListOutputs() order.</summary>
+  public List<NDArray> Outputs() { return NDArrayLists.TakeList(List(0)); }
+  public Dictionary<string, NDArray> OutputMap() { return NDArrayLists.Take(List(0)); }
+  public Dictionary<string, NDArray> ArgArrays() { return NDArrayLists.Take(List(1)); }
+  /// <summary>Gradients by argument name (arguments without gradient left out).</summary>
+  public Dictionary<string, NDArray> GradArrays() { return NDArrayLists.Take(List(2)); }
+  public Dictionary<string, NDArray> AuxArrays() { return NDArrayLists.Take(List(3)); }
+
+  long List(int which) {
+    long h = Handle;
+    var o = new long[1];
+    switch (which) {
+      case 0: weft_native.weft_executor_outputs(h, o); break;
+      case 1: weft_native.weft_executor_arg_arrays(h, o); break;
+      case 2: weft_native.weft_executor_grad_arrays(h, o); break;
+      default: weft_native.weft_executor_aux_arrays(h, o); break;
+    }
+    return o[0];
+  }
+
+  /// <summary>A new executor for new input shapes sharing this one's arrays.</summary>
+  public Executor Reshape(IDictionary<string, long[]> shapes, bool partialShaping, bool allowUpSizing) {
+    string[] names; ulong[] indPtr; long[] dims;
+    NDArrayLists.Shapes(shapes, out names, out indPtr, out dims);
+    var o = new long[1];
+    weft_native.weft_executor_reshape(Handle, (ulong)names.Length, names, indPtr, dims,
+                                      partialShaping ? 1 : 0, allowUpSizing ? 1 : 0, o);
+    return new Executor(o[0]);
+  }
+
+  public string DebugString() {
+    var o = new long[1];
+    weft_native.weft_executor_print(Handle, o);
+    return Symbol.Take(o[0])[0];
+  }
+
+  public ExecutorMemory Memory() {
+    var f = new ulong[6];
+    weft_native.weft_binding_executor_memory(Handle, f);
+    return new ExecutorMemory { NaiveBytes = f[0], PlannedBytes = f[1], NumStorage = f[2],
+                                NumInplace = f[3], NumReused = f[4], MatchRange = (int)f[5] };
+  }
+}
+
+}

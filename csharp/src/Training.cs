@@ -1,0 +1,315 @@
+using System;
+using System.Collections.Generic;
+using System.Linq;
+
+namespace Weft {
+
+/// <summary>
+/// A batch iterator over in-memory arrays (MXNet's NDArrayIter; owned handle).
+/// The source arrays are shared and must stay alive; batch arrays from Data() /
+/// Label() are rewritten by the next Next(). One thread at a time.
+/// </summary>
+public sealed class DataIter : NativeHandle {
+  internal DataIter(long h) : base(h) {}
+
+  internal override void Free(long h) { weft_native.weft_data_iter_free(h); }
+
+  /// <summary>lastBatch: "pad" (null), "discard" or "roll_over"; shuffle is seeded by seed.</summary>
+  public static DataIter FromArrays(IDictionary<string, NDArray> data, IDictionary<string, NDArray> label,
+                                    int batchSize, bool shuffle = false, string lastBatch = "pad",
+                                    ulong seed = 0) {
+    Native.EnsureLoaded();
+    var dn = NDArrayLists.Names(data);
+    var dh = NDArrayLists.Handles(data);
+    var ln = NDArrayLists.Names(label);
+    var lh = NDArrayLists.Handles(label);
+    var o = new long[1];
+    weft_native.weft_data_iter_create_ndarray((ulong)dn.Length, dn, dh, (ulong)ln.Length, ln, lh,
+                                              batchSize, shuffle ? 1 : 0, lastBatch, seed, o);
+    return new DataIter(o[0]);
+  }
+
+  /// <summary>Advances to the next batch; false at the end of the epoch.</summary>
+  public bool Next() {
+    var has = new int[1];
+    weft_native.weft_data_iter_next(Handle, has);
+    return has[0] != 0;
+  }
+
+  public void Reset() { weft_native.weft_data_iter_reset(Handle); }
+
+  public Dictionary<string, NDArray> Data() {
+    var o = new long[1];
+    weft_native.weft_data_iter_data(Handle, o);
+    return NDArrayLists.Take(o[0]);
+  }
+
+  public Dictionary<string, NDArray> Label() {
+    var o = new long[1];
+    weft_native.weft_data_iter_label(Handle, o);
+    return NDArrayLists.Take(o[0]);
+  }
+
+  public int Pad { get { var o = new int[1]; weft_native.weft_data_iter_pad(Handle, o); return o[0]; } }
+
+  public int BatchSize {
+    get { var o = new int[1]; weft_native.weft_data_iter_batch_size(Handle, o); return o[0]; }
+  }
+}
+
+/// <summary>An evaluation metric ("acc", "top_k_acc", "ce", "mse", "composite"; owned handle).</summary>
+public sealed class Metric : NativeHandle {
+  internal Metric(long h) : base(h) {}
+
+  internal override void Free(long h) { weft_native.weft_metric_free(h); }
+
+  public static Metric Create(string name, IDictionary<string, object> parameters = null) {
+    Native.EnsureLoaded();
+    string[] keys, vals;
+    Ops.Params(parameters, out keys, out vals);
+    var o = new long[1];
+    weft_native.weft_metric_create(name, keys, vals, (ulong)keys.Length, o);
+    return new Metric(o[0]);
+  }
+
+  public void Add(string name, IDictionary<string, object> parameters = null) {
+    string[] keys, vals;
+    Ops.Params(parameters, out keys, out vals);
+    weft_native.weft_metric_composite_add(Handle, name, keys, vals, (ulong)keys.Length);
+  }
+
+  public void Update(IList<NDArray> labels, IList<NDArray> preds) {
+    var l = Handles(labels.ToArray());
+    var p = Handles(preds.ToArray());
+    weft_native.weft_metric_update(Handle, (ulong)l.Length, l, (ulong)p.Length, p);
+  }
+
+  /// <summary>The current values by name (NaN before any instance).</summary>
+  public Dictionary<string, double> Get() {
+    long h = Handle;
+    var n = new ulong[1];
+    weft_native.weft_metric_num_values(h, n);
+    var names = new long[1];
+    var vals = new double[n[0]];
+    var num = new ulong[1];
+    weft_native.weft_metric_get(h, names, vals, (ulong)vals.Length, num);
+    var ns = Symbol.Take(names[0]);
+    var r = new Dictionary<string, double>();
+    for (int i = 0; i < (int)num[0]; ++i) r[ns[i]] = vals[i];
+    return r;
+  }
+
+  public double Value { get { return Get().Values.First(); } }
+
+  public void Reset() { weft_native.weft_metric_reset(Handle); }
+}
+
+/// <summary>A seeded parameter initializer ("uniform", "normal", "xavier", "constant", "zero", "one").</summary>
+public sealed class Initializer : NativeHandle {
+  internal Initializer(long h) : base(h) {}
+
+  internal override void Free(long h) { weft_native.weft_initializer_free(h); }
+
+  public static Initializer Create(string name, IDictionary<string, object> parameters, ulong seed) {
+    Native.EnsureLoaded();
+    string[] keys, vals;
+    Ops.Params(parameters, out keys, out vals);
+    var o = new long[1];
+    weft_native.weft_initializer_create(name, keys, vals, (ulong)keys.Length, seed, o);
+    return new Initializer(o[0]);
+  }
+
+  /// <summary>Fills arr for parameter paramName by MXNet's naming rules.</summary>
+  public void Init(string paramName, NDArray arr) {
+    weft_native.weft_initializer_init(Handle, paramName, arr.Handle);
+  }
+}
+
+/// <summary>An optimizer with per-parameter states ("sgd", "adam"; owned handle).</summary>
+public sealed class Optimizer : NativeHandle {
+  internal Optimizer(long h) : base(h) {}
+
+  internal override void Free(long h) { weft_native.weft_optimizer_free(h); }
+
+  public static Optimizer Create(string name, IDictionary<string, object> parameters = null) {
+    Native.EnsureLoaded();
+    string[] keys, vals;
+    Ops.Params(parameters, out keys, out vals);
+    var o = new long[1];
+    weft_native.weft_optimizer_create(name, keys, vals, (ulong)keys.Length, o);
+    return new Optimizer(o[0]);
+  }
+
+  public void SetLrScheduler(string kind, long[] steps, float factor, float stopFactorLr) {
+    var s = steps ?? new long[0];
+    weft_native.weft_optimizer_set_lr_scheduler(Handle, kind, s, (ulong)s.Length, factor, stopFactorLr);
+  }
+
+  public void SetRescaleGrad(float rescale) { weft_native.weft_optimizer_set_rescale_grad(Handle, rescale); }
+
+  public void Update(int index, string name, NDArray weight, NDArray grad) {
+    weft_native.weft_optimizer_update(Handle, index, name, weight.Handle, grad.Handle);
+  }
+
+  public long NumUpdate {
+    get { var o = new long[1]; weft_native.weft_optimizer_num_update(Handle, o); return o[0]; }
+  }
+
+  public float LearningRate(string name) {
+    var o = new float[1];
+    weft_native.weft_optimizer_learning_rate(Handle, name, o);
+    return o[0];
+  }
+}
+
+/// <summary>What Module.Fit prints on stdout.</summary>
+public enum Progress { Auto = 0, Bar = 1, Lines = 2, Epoch = 3, Silent = 4 }
+
+/// <summary>
+/// MXNet's Module training loop (owned handle). One module must not be used
+/// by two threads at once; distinct modules may run concurrently.
+/// </summary>
+public sealed class Module : NativeHandle {
+  internal Module(long h) : base(h) {}
+
+  internal override void Free(long h) { weft_native.weft_module_free(h); }
+
+  /// <summary>A module over sym on cpu(0) (defaults: "data" and "softmax_label").</summary>
+  public static Module Create(Symbol sym, IList<string> dataNames = null, IList<string> labelNames = null) {
+    var d = (dataNames ?? new[] { "data" }).ToArray();
+    var l = (labelNames ?? new[] { "softmax_label" }).ToArray();
+    var o = new long[1];
+    weft_native.weft_module_create(sym.Handle, (ulong)d.Length, d, (ulong)l.Length, l, 1, 0, o);
+    return new Module(o[0]);
+  }
+
+  public void Bind(DataIter iter, bool forTraining) {
+    weft_native.weft_module_bind(Handle, iter.Handle, forTraining ? 1 : 0);
+  }
+
+  /// <summary>Parameters from args/aux (either may be null), the rest from init (may be null).</summary>
+  public void InitParams(Initializer init, IDictionary<string, NDArray> args = null,
+                         IDictionary<string, NDArray> aux = null, bool allowMissing = false) {
+    long h = Handle;
+    long ih = init == null ? 0 : init.Handle;
+    long al = 0, xl = 0;
+    try {
+      al = ToList(args);
+      xl = ToList(aux);
+      weft_native.weft_module_init_params(h, ih, al, xl, allowMissing ? 1 : 0);
+    } finally {
+      weft_native.weft_ndarray_list_free(al);
+      weft_native.weft_ndarray_list_free(xl);
+    }
+  }
+
+  static long ToList(IDictionary<string, NDArray> m) {
+    if (m == null) return 0;
+    var names = NDArrayLists.Names(m);
+    var hs = NDArrayLists.Handles(m);
+    var o = new long[1];
+    weft_native.weft_binding_ndarray_list(hs, names, (ulong)hs.Length, o);
+    return o[0];
+  }
+
+  public void InitOptimizer(Optimizer opt) { weft_native.weft_module_init_optimizer(Handle, opt.Handle); }
+
+  public void Forward(DataIter iter, bool isTrain) {
+    weft_native.weft_module_forward(Handle, iter.Handle, isTrain ? 1 : 0);
+  }
+
+  public void Backward() { weft_native.weft_module_backward(Handle); }
+
+  public void Update() { weft_native.weft_module_update(Handle); }
+
+  public void UpdateMetric(Metric metric, DataIter iter) {
+    weft_native.weft_module_update_metric(Handle, metric.Handle, iter.Handle);
+  }
+
+  public Dictionary<string, NDArray> Outputs() {
+    var o = new long[1];
+    weft_native.weft_module_outputs(Handle, o);
+    return NDArrayLists.Take(o[0]);
+  }
+
+  public Dictionary<string, NDArray> ArgParams() {
+    var o = new long[1];
+    weft_native.weft_module_params(Handle, o, null);
+    return NDArrayLists.Take(o[0]);
+  }
+
+  public Dictionary<string, NDArray> AuxParams() {
+    var o = new long[1];
+    weft_native.weft_module_params(Handle, null, o);
+    return NDArrayLists.Take(o[0]);
+  }
+
+  /// <summary>Trains epochs [beginEpoch, numEpoch); returns the last epoch's samples per second.</summary>
+  public double Fit(DataIter train, DataIter eval, Metric metric, int beginEpoch, int numEpoch,
+                    Progress progress = Progress.Silent, string checkpointPrefix = null) {
+    var sps = new double[1];
+    weft_native.weft_module_fit(Handle, train.Handle, eval == null ? 0 : eval.Handle, metric.Handle,
+                                beginEpoch, numEpoch, (int)progress, checkpointPrefix, sps);
+    return sps[0];
+  }
+
+  public Dictionary<string, double> Score(DataIter iter, Metric metric) {
+    weft_native.weft_module_score(Handle, iter.Handle, metric.Handle);
+    return metric.Get();
+  }
+
+  public void SaveCheckpoint(string prefix, int epoch) {
+    weft_native.weft_module_save_checkpoint(Handle, prefix, epoch);
+  }
+}
+
+/// <summary>
+/// A checkpoint ("PREFIX-symbol.json" + "PREFIX-EPOCH.params"): Save writes one,
+/// Load reads one into an object owning the symbol and arrays (Dispose is idempotent).
+/// </summary>
+public sealed class Checkpoint : IDisposable {
+  public Symbol Symbol { get; private set; }
+  public Dictionary<string, NDArray> Args { get; private set; }
+  public Dictionary<string, NDArray> Aux { get; private set; }
+
+  public static void Save(string prefix, int epoch, Symbol sym, IDictionary<string, NDArray> args,
+                          IDictionary<string, NDArray> aux) {
+    Native.EnsureLoaded();
+    var an = NDArrayLists.Names(args);
+    var ah = NDArrayLists.Handles(args);
+    var xn = NDArrayLists.Names(aux);
+    var xh = NDArrayLists.Handles(aux);
+    weft_native.weft_checkpoint_save(prefix, epoch, sym.Handle, (ulong)an.Length, an, ah,
+                                     (ulong)xn.Length, xn, xh);
+  }
+
+  public static Checkpoint Load(string prefix, int epoch) {
+    Native.EnsureLoaded();
+    long[] s = new long[1], a = new long[1], x = new long[1];
+    weft_native.weft_checkpoint_load(prefix, epoch, s, a, x);
+    var sym = new Symbol(s[0]);
+    Dictionary<string, NDArray> args;
+    try {
+      args = NDArrayLists.Take(a[0]);
+    } catch {
+      sym.Dispose();
+      weft_native.weft_ndarray_list_free(x[0]);
+      throw;
+    }
+    try {
+      return new Checkpoint { Symbol = sym, Args = args, Aux = NDArrayLists.Take(x[0]) };
+    } catch {
+      sym.Dispose();
+      NDArray.DisposeAll(args);
+      throw;
+    }
+  }
+
+  public void Dispose() {
+    Symbol.Dispose();
+    NDArray.DisposeAll(Args);
+    NDArray.DisposeAll(Aux);
+  }
+}
+
+}

@@ -1,0 +1,382 @@
+package weft
+
+import (
+	"runtime"
+	"sort"
+	"strconv"
+
+	"ai.weft/weft/internal/capi"
+)
+
+// Named is an array with its name (ordered results: outputs, file entries).
+type Named struct {
+	Name  string
+	Array *NDArray
+}
+
+// takeList reads and frees a WeftNDArrayList: its arrays in order, named
+// ("0", "1", ... for an unnamed list); entries without an array (a null
+// gradient) are left out. On error the arrays taken so far are closed.
+func takeList(list uintptr) ([]Named, error) {
+	defer capi.Weft_ndarray_list_free(list)
+	var n [1]uint64
+	var named [1]int32
+	if err := capi.Weft_ndarray_list_size(list, n[:], named[:]); err != nil {
+		return nil, wrap(err)
+	}
+	out := make([]Named, 0, n[0])
+	name := make([]string, 1)
+	h := make([]uintptr, 1)
+	for i := uint64(0); i < n[0]; i++ {
+		key := strconv.FormatUint(i, 10)
+		if named[0] != 0 {
+			if err := capi.Weft_ndarray_list_name(list, i, name); err != nil {
+				CloseNamed(out)
+				return nil, wrap(err)
+			}
+			key = name[0]
+		}
+		if err := capi.Weft_ndarray_list_get(list, i, h); err != nil {
+			CloseNamed(out)
+			return nil, wrap(err)
+		}
+		if h[0] != 0 {
+			out = append(out, Named{key, newNDArray(h[0])})
+		}
+	}
+	return out, nil
+}
+
+// takeMap is takeList as a map.
+func takeMap(list uintptr) (map[string]*NDArray, error) {
+	l, err := takeList(list)
+	if err != nil {
+		return nil, err
+	}
+	m := make(map[string]*NDArray, len(l))
+	for _, e := range l {
+		m[e.Name] = e.Array
+	}
+	return m, nil
+}
+
+// CloseNamed closes every array of l.
+func CloseNamed(l []Named) {
+	for _, e := range l {
+		e.Array.Close()
+	}
+}
+
+// CloseAll closes every array of m (nil entries are skipped).
+func CloseAll(m map[string]*NDArray) {
+	for _, a := range m {
+		if a != nil {
+			a.Close()
+		}
+	}
+}
+
+// namedHandles returns m's names (sorted) and handles in that order.
+func namedHandles(m map[string]*NDArray) ([]string, []uintptr, error) {
+	names := make([]string, 0, len(m))
+	for k := range m {
+		names = append(names, k)
+	}
+	sort.Strings(names)
+	hs := make([]uintptr, len(names))
+	for i, k := range names {
+		h, err := m[k].get()
+		if err != nil {
+			return nil, nil, err
+		}
+		hs[i] = h
+	}
+	return names, hs, nil
+}
+
+// csrShapes packs named shapes CSR-style.
+func csrShapes(shapes map[string][]int64) (names []string, indPtr []uint64, dims []int64) {
+	for k := range shapes {
+		names = append(names, k)
+	}
+	sort.Strings(names)
+	indPtr = make([]uint64, 1, len(names)+1)
+	for _, k := range names {
+		dims = append(dims, shapes[k]...)
+		indPtr = append(indPtr, uint64(len(dims)))
+	}
+	if dims == nil {
+		dims = []int64{}
+	}
+	return names, indPtr, dims
+}
+
+// SaveParams saves named arrays to an MXNet NDArray-list file (".params").
+func SaveParams(path string, arrays map[string]*NDArray) error {
+	names, hs, err := namedHandles(arrays)
+	if err != nil {
+		return err
+	}
+	err = capi.Weft_ndarray_save_file(path, hs, names, uint64(len(hs)))
+	runtime.KeepAlive(arrays)
+	return wrap(err)
+}
+
+// LoadParams loads an NDArray-list file by name (unnamed files: "0", "1", ...).
+func LoadParams(path string) (map[string]*NDArray, error) {
+	out := make([]uintptr, 1)
+	if err := capi.Weft_ndarray_load_file(path, out); err != nil {
+		return nil, wrap(err)
+	}
+	return takeMap(out[0])
+}
+
+// GradReq is a gradient request for Bind.
+type GradReq int
+
+// Gradient requests.
+const (
+	GradNull  GradReq = 0
+	GradWrite GradReq = 1
+	GradAdd   GradReq = 3
+)
+
+// Executor is a symbol bound to arrays. It shares every array bound to it:
+// writes through ArgArrays are seen by the next Forward and Outputs show the
+// latest run. Returned arrays are new handles the caller closes. One
+// executor must not be used by two goroutines at once; distinct executors
+// may run concurrently.
+type Executor struct {
+	handle
+}
+
+func newExecutor(h uintptr) *Executor {
+	e := &Executor{handle{h: h, kind: "Executor"}}
+	setFinalizer(e)
+	return e
+}
+
+// Close releases the executor; further calls return nil.
+func (e *Executor) Close() error {
+	h := e.take()
+	if h == 0 {
+		return nil
+	}
+	runtime.SetFinalizer(e, nil)
+	return wrap(capi.Weft_executor_free(h))
+}
+
+// SimpleBind binds sym on cpu(0), allocating (zeroed) every argument,
+// gradient and aux state from the input shapes by name. gradReq is "null",
+// "write" or "add" ("" means "write"); *data/*label arguments get none.
+func SimpleBind(sym *Symbol, shapes map[string][]int64, gradReq string) (*Executor, error) {
+	s, err := sym.get()
+	if err != nil {
+		return nil, err
+	}
+	names, indPtr, dims := csrShapes(shapes)
+	if gradReq == "" {
+		gradReq = "write"
+	}
+	out := make([]uintptr, 1)
+	err = capi.Weft_executor_simple_bind(s, 1, 0, uint64(len(names)), names, indPtr, dims, 0,
+		nil, nil, gradReq, out)
+	runtime.KeepAlive(sym)
+	if err != nil {
+		return nil, wrap(err)
+	}
+	return newExecutor(out[0]), nil
+}
+
+// Bind binds sym to existing arrays (shared) in ListArguments order.
+// argGrads may be nil or hold nil where an argument has no gradient;
+// gradReqs may be nil (GradWrite where a gradient is given).
+func Bind(sym *Symbol, args, argGrads []*NDArray, gradReqs []GradReq, aux []*NDArray) (*Executor, error) {
+	s, err := sym.get()
+	if err != nil {
+		return nil, err
+	}
+	a, err := handlesOf(args)
+	if err != nil {
+		return nil, err
+	}
+	var g []uintptr
+	if argGrads != nil {
+		if len(argGrads) != len(a) {
+			return nil, errorf(InvalidArgument, "Bind: argGrads has %d entries, expected one per argument (%d)", len(argGrads), len(a))
+		}
+		g = make([]uintptr, len(a))
+		for i, x := range argGrads {
+			if x != nil {
+				if g[i], err = x.get(); err != nil {
+					return nil, err
+				}
+			}
+		}
+	}
+	var r []int32
+	if gradReqs != nil {
+		if len(gradReqs) != len(a) {
+			return nil, errorf(InvalidArgument, "Bind: gradReqs has %d entries, expected one per argument (%d)", len(gradReqs), len(a))
+		}
+		r = make([]int32, len(a))
+		for i, q := range gradReqs {
+			r[i] = int32(q)
+		}
+	}
+	x, err := handlesOf(aux)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]uintptr, 1)
+	err = capi.Weft_executor_bind(s, 1, 0, a, uint64(len(a)), g, r, x, uint64(len(x)), out)
+	runtime.KeepAlive(sym)
+	runtime.KeepAlive(args)
+	runtime.KeepAlive(argGrads)
+	runtime.KeepAlive(aux)
+	if err != nil {
+		return nil, wrap(err)
+	}
+	return newExecutor(out[0]), nil
+}
+
+// Forward runs the forward graph (isTrain selects training behaviour).
+func (e *Executor) Forward(isTrain bool) error {
+	h, err := e.get()
+	if err != nil {
+		return err
+	}
+	t := 0
+	if isTrain {
+		t = 1
+	}
+	err = capi.Weft_executor_forward(h, t)
+	runtime.KeepAlive(e)
+	return wrap(err)
+}
+
+// Backward runs the gradient graph with one head gradient per output, or
+// none when every output is a loss.
+func (e *Executor) Backward(headGrads ...*NDArray) error {
+	h, err := e.get()
+	if err != nil {
+		return err
+	}
+	hs, err := handlesOf(headGrads)
+	if err != nil {
+		return err
+	}
+	err = capi.Weft_executor_backward(h, hs, uint64(len(hs)))
+	runtime.KeepAlive(e)
+	runtime.KeepAlive(headGrads)
+	return wrap(err)
+}
+
+func (e *Executor) list(f func(uintptr, []uintptr) error) ([]Named, error) {
+	h, err := e.get()
+	if err != nil {
+		return nil, err
+	}
+	out := make([]uintptr, 1)
+	err = f(h, out)
+	runtime.KeepAlive(e)
+	if err != nil {
+		return nil, wrap(err)
+	}
+	return takeList(out[0])
+}
+
+func toMap(l []Named, err error) (map[string]*NDArray, error) {
+	if err != nil {
+		return nil, err
+	}
+	m := make(map[string]*NDArray, len(l))
+	for _, x := range l {
+		m[x.Name] = x.Array
+	}
+	return m, nil
+}
+
+// Outputs are the outputs in ListOutputs order.
+func (e *Executor) Outputs() ([]Named, error) { return e.list(capi.Weft_executor_outputs) }
+
+// ArgArrays are the argument arrays by name.
+func (e *Executor) ArgArrays() (map[string]*NDArray, error) {
+	return toMap(e.list(capi.Weft_executor_arg_arrays))
+}
+
+// GradArrays are the gradients by argument name (arguments without one left out).
+func (e *Executor) GradArrays() (map[string]*NDArray, error) {
+	return toMap(e.list(capi.Weft_executor_grad_arrays))
+}
+
+// AuxArrays are the auxiliary states by name.
+func (e *Executor) AuxArrays() (map[string]*NDArray, error) {
+	return toMap(e.list(capi.Weft_executor_aux_arrays))
+}
+
+// Reshape returns a new executor for new input shapes sharing e's arrays.
+func (e *Executor) Reshape(shapes map[string][]int64, partialShaping, allowUpSizing bool) (*Executor, error) {
+	h, err := e.get()
+	if err != nil {
+		return nil, err
+	}
+	names, indPtr, dims := csrShapes(shapes)
+	b := func(v bool) int {
+		if v {
+			return 1
+		}
+		return 0
+	}
+	out := make([]uintptr, 1)
+	err = capi.Weft_executor_reshape(h, uint64(len(names)), names, indPtr, dims, b(partialShaping), b(allowUpSizing), out)
+	runtime.KeepAlive(e)
+	if err != nil {
+		return nil, wrap(err)
+	}
+	return newExecutor(out[0]), nil
+}
+
+// DebugString lists the nodes in execution order with their storage.
+func (e *Executor) DebugString() (string, error) {
+	l, err := e.strings(capi.Weft_executor_print)
+	if err != nil || len(l) == 0 {
+		return "", err
+	}
+	return l[0], nil
+}
+
+func (e *Executor) strings(f func(uintptr, []uintptr) error) ([]string, error) {
+	h, err := e.get()
+	if err != nil {
+		return nil, err
+	}
+	out := make([]uintptr, 1)
+	err = f(h, out)
+	runtime.KeepAlive(e)
+	if err != nil {
+		return nil, wrap(err)
+	}
+	return takeStrings(out[0])
+}
+
+// ExecutorMemory is the memory plan's figures.
+type ExecutorMemory struct {
+	NaiveBytes, PlannedBytes, NumStorage, NumInplace, NumReused uint64
+	MatchRange                                                  int
+}
+
+// Memory returns the memory plan's figures.
+func (e *Executor) Memory() (ExecutorMemory, error) {
+	h, err := e.get()
+	if err != nil {
+		return ExecutorMemory{}, err
+	}
+	f := make([]uint64, 6)
+	err = capi.Weft_binding_executor_memory(h, f)
+	runtime.KeepAlive(e)
+	if err != nil {
+		return ExecutorMemory{}, wrap(err)
+	}
+	return ExecutorMemory{f[0], f[1], f[2], f[3], f[4], int(f[5])}, nil
+}

@@ -1,0 +1,181 @@
+package ai.weft;
+
+import java.util.List;
+import java.util.Map;
+
+/**
+ * A symbol bound to arrays (owned handle). The executor shares every array
+ * bound to it: writes through {@link #argArrays()} handles are seen by the
+ * next forward and {@link #outputs()} handles show the latest run. The maps
+ * and lists returned hold new NDArray handles the caller closes
+ * ({@link NDArray#closeAll}). Threads: one executor must not be used by two
+ * threads at once; distinct executors may run concurrently.
+ */
+public final class Executor extends NativeHandle {
+  Executor(long handle) {
+    super(handle);
+  }
+
+  @Override
+  void free(long h) {
+    weft_native.weft_executor_free(h);
+  }
+
+  /** Gradient request per argument for {@link #bind}. */
+  public enum GradReq {
+    NULL(0), WRITE(1), ADD(3);
+
+    final int code;
+
+    GradReq(int code) {
+      this.code = code;
+    }
+  }
+
+  /**
+   * Binds {@code sym} on cpu(0), allocating (zeroed) every argument, gradient
+   * and aux state from the input {@code shapes} by name. {@code gradReq} is
+   * "null", "write" or "add" (null: "write"); arguments named *data/*label
+   * get no gradient.
+   */
+  public static Executor simpleBind(Symbol sym, Map<String, long[]> shapes, String gradReq) {
+    return simpleBind(sym, shapes, null, gradReq);
+  }
+
+  /** As simpleBind with dtypes for some variables (others inferred, default float32). */
+  public static Executor simpleBind(Symbol sym, Map<String, long[]> shapes,
+      Map<String, DType> dtypes, String gradReq) {
+    NDArrayLists.Shapes s = new NDArrayLists.Shapes(shapes);
+    String[] dn = NDArrayLists.names(dtypes);
+    int[] codes = new int[dn.length];
+    for (int i = 0; i < dn.length; ++i) codes[i] = dtypes.get(dn[i]).code();
+    long[] out = new long[1];
+    weft_native.weft_executor_simple_bind(sym.handle(), 1, 0, s.names.length, s.names, s.indPtr,
+        s.dims, dn.length, dn, codes, gradReq, out);
+    return new Executor(out[0]);
+  }
+
+  /**
+   * Binds {@code sym} to existing arrays (shared, not copied), in
+   * listArguments() order. {@code argGrads} may be null (no gradients) or
+   * hold null where an argument has no gradient; {@code gradReqs} may be
+   * null (WRITE where a gradient is given).
+   */
+  public static Executor bind(Symbol sym, List<NDArray> args, List<NDArray> argGrads,
+      List<GradReq> gradReqs, List<NDArray> aux) {
+    long[] a = NativeHandle.handles(args.toArray(new NDArray[0]));
+    long[] g = null;
+    if (argGrads != null) {
+      g = new long[argGrads.size()];
+      for (int i = 0; i < g.length; ++i) g[i] = argGrads.get(i) == null ? 0 : argGrads.get(i).handle();
+      if (g.length != a.length) {
+        throw new WeftException(ErrorCode.INVALID_ARGUMENT, "Executor.bind: argGrads has "
+            + g.length + " entries, expected one per argument (" + a.length + ")");
+      }
+    }
+    int[] r = null;
+    if (gradReqs != null) {
+      if (gradReqs.size() != a.length) {
+        throw new WeftException(ErrorCode.INVALID_ARGUMENT, "Executor.bind: gradReqs has "
+            + gradReqs.size() + " entries, expected one per argument (" + a.length + ")");
+      }
+      r = new int[a.length];
+      for (int i = 0; i < r.length; ++i) r[i] = gradReqs.get(i).code;
+    }
+    long[] x = aux == null ? new long[0] : NativeHandle.handles(aux.toArray(new NDArray[0]));
+    long[] out = new long[1];
+    weft_native.weft_executor_bind(sym.handle(), 1, 0, a, a.length, g, r, x, x.length, out);
+    return new Executor(out[0]);
+  }
+
+  /** Runs the forward graph (isTrain selects training behaviour). */
+  public void forward(boolean isTrain) {
+    weft_native.weft_executor_forward(handle(), isTrain ? 1 : 0);
+  }
+
+  /** Backward with one head gradient per output, or none when every output is a loss. */
+  public void backward(NDArray... headGrads) {
+    long[] hs = handles(headGrads);
+    weft_native.weft_executor_backward(handle(), hs, hs.length);
+  }
+
+  /** The outputs in listOutputs() order (new handles sharing the executor's arrays). */
+  public List<NDArray> outputs() {
+    return NDArrayLists.takeList(list(0));
+  }
+
+  /** The outputs by name. */
+  public Map<String, NDArray> outputMap() {
+    return NDArrayLists.take(list(0));
+  }
+
+  /** The argument arrays by name. */
+  public Map<String, NDArray> argArrays() {
+    return NDArrayLists.take(list(1));
+  }
+
+  /** The gradient arrays by argument name (arguments without gradient left out). */
+  public Map<String, NDArray> gradArrays() {
+    return NDArrayLists.take(list(2));
+  }
+
+  /** The auxiliary states by name. */
+  public Map<String, NDArray> auxArrays() {
+    return NDArrayLists.take(list(3));
+  }
+
+  private long list(int which) {
+    long h = handle();
+    long[] out = new long[1];
+    switch (which) {
+      case 0: weft_native.weft_executor_outputs(h, out); break;
+      case 1: weft_native.weft_executor_arg_arrays(h, out); break;
+      case 2: weft_native.weft_executor_grad_arrays(h, out); break;
+      default: weft_native.weft_executor_aux_arrays(h, out); break;
+    }
+    return out[0];
+  }
+
+  /** A new executor for new input shapes sharing this one's arrays (this stays valid). */
+  public Executor reshape(Map<String, long[]> shapes, boolean partialShaping,
+      boolean allowUpSizing) {
+    NDArrayLists.Shapes s = new NDArrayLists.Shapes(shapes);
+    long[] out = new long[1];
+    weft_native.weft_executor_reshape(handle(), s.names.length, s.names, s.indPtr, s.dims,
+        partialShaping ? 1 : 0, allowUpSizing ? 1 : 0, out);
+    return new Executor(out[0]);
+  }
+
+  /** Nodes in execution order with their storage, and the memory plan. */
+  public String debugString() {
+    long[] out = new long[1];
+    weft_native.weft_executor_print(handle(), out);
+    return Strings.take(out[0]).get(0);
+  }
+
+  /** The memory plan's figures. */
+  public Memory memory() {
+    long[] f = new long[6];
+    weft_native.weft_binding_executor_memory(handle(), f);
+    return new Memory(f);
+  }
+
+  /** weft_executor_memory() figures. */
+  public static final class Memory {
+    public final long naiveBytes;
+    public final long plannedBytes;
+    public final long numStorage;
+    public final long numInplace;
+    public final long numReused;
+    public final int matchRange;
+
+    Memory(long[] f) {
+      naiveBytes = f[0];
+      plannedBytes = f[1];
+      numStorage = f[2];
+      numInplace = f[3];
+      numReused = f[4];
+      matchRange = (int) f[5];
+    }
+  }
+}

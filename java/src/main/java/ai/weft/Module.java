@@ -1,0 +1,151 @@
+package ai.weft;
+
+import java.util.Arrays;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * The training loop of MXNet's Module (owned handle): a symbol whose
+ * arguments split into data, labels and parameters, bound for an iterator's
+ * batch shapes, with an optimizer. One module must not be used by two
+ * threads at once; distinct modules may run concurrently.
+ */
+public final class Module extends NativeHandle {
+  Module(long handle) {
+    super(handle);
+  }
+
+  @Override
+  void free(long h) {
+    weft_native.weft_module_free(h);
+  }
+
+  /** What {@link #fit} prints on stdout. */
+  public enum Progress {
+    AUTO, BAR, LINES, EPOCH, SILENT
+  }
+
+  /** A module over {@code sym} on cpu(0); every other argument is a parameter. */
+  public static Module create(Symbol sym, List<String> dataNames, List<String> labelNames) {
+    String[] d = dataNames.toArray(new String[0]);
+    String[] l = labelNames == null ? new String[0] : labelNames.toArray(new String[0]);
+    long[] out = new long[1];
+    weft_native.weft_module_create(sym.handle(), d.length, d, l.length, l, 1, 0, out);
+    return new Module(out[0]);
+  }
+
+  /** As create with data "data" and label "softmax_label". */
+  public static Module create(Symbol sym) {
+    return create(sym, Arrays.asList("data"), Arrays.asList("softmax_label"));
+  }
+
+  /** Binds for the batch shapes of {@code iter}; forTraining allocates gradients. */
+  public void bind(DataIter iter, boolean forTraining) {
+    weft_native.weft_module_bind(handle(), iter.handle(), forTraining ? 1 : 0);
+  }
+
+  /**
+   * Sets every parameter and aux state from {@code args}/{@code aux} (either
+   * may be null), the rest from {@code init} (may be null when all are given).
+   */
+  public void initParams(Initializer init, Map<String, NDArray> args, Map<String, NDArray> aux,
+      boolean allowMissing) {
+    long h = handle();
+    long ih = init == null ? 0 : init.handle();
+    long al = 0;
+    long xl = 0;
+    try {
+      al = toList(args);
+      xl = toList(aux);
+      weft_native.weft_module_init_params(h, ih, al, xl, allowMissing ? 1 : 0);
+    } finally {
+      weft_native.weft_ndarray_list_free(al);
+      weft_native.weft_ndarray_list_free(xl);
+    }
+  }
+
+  /** Parameters from {@code init}. */
+  public void initParams(Initializer init) {
+    initParams(init, null, null, false);
+  }
+
+  /* A named WeftNDArrayList holding copies of m (0 for null). */
+  private static long toList(Map<String, NDArray> m) {
+    if (m == null) return 0;
+    String[] names = NDArrayLists.names(m);
+    long[] hs = NDArrayLists.handles(m);
+    long[] out = new long[1];
+    weft_native.weft_binding_ndarray_list(hs, names, hs.length, out);
+    return out[0];
+  }
+
+  /** Attaches {@code opt} (its state is shared); sets rescale_grad to 1/batch size. */
+  public void initOptimizer(Optimizer opt) {
+    weft_native.weft_module_init_optimizer(handle(), opt.handle());
+  }
+
+  /** Forward on the current batch of {@code iter}. */
+  public void forward(DataIter iter, boolean isTrain) {
+    weft_native.weft_module_forward(handle(), iter.handle(), isTrain ? 1 : 0);
+  }
+
+  public void backward() {
+    weft_native.weft_module_backward(handle());
+  }
+
+  /** One optimizer step on every parameter. */
+  public void update() {
+    weft_native.weft_module_update(handle());
+  }
+
+  /** Updates {@code metric} with the last outputs and {@code iter}'s labels (padding excluded). */
+  public void updateMetric(Metric metric, DataIter iter) {
+    weft_native.weft_module_update_metric(handle(), metric.handle(), iter.handle());
+  }
+
+  /** The last forward's outputs by name (new handles; close them). */
+  public Map<String, NDArray> outputs() {
+    long[] out = new long[1];
+    weft_native.weft_module_outputs(handle(), out);
+    return NDArrayLists.take(out[0]);
+  }
+
+  /** The parameters by name (new handles sharing the module's arrays; close them). */
+  public Map<String, NDArray> argParams() {
+    long[] out = new long[1];
+    weft_native.weft_module_params(handle(), out, null);
+    return NDArrayLists.take(out[0]);
+  }
+
+  /** The auxiliary states by name. */
+  public Map<String, NDArray> auxParams() {
+    long[] out = new long[1];
+    weft_native.weft_module_params(handle(), null, out);
+    return NDArrayLists.take(out[0]);
+  }
+
+  /**
+   * Trains epochs [beginEpoch, numEpoch) on {@code train}, evaluating
+   * {@code metric} on {@code eval} (may be null) after each; with a
+   * checkpointPrefix (may be null) a checkpoint is written per epoch.
+   * Returns the last epoch's samples per second.
+   */
+  public double fit(DataIter train, DataIter eval, Metric metric, int beginEpoch, int numEpoch,
+      Progress progress, String checkpointPrefix) {
+    double[] sps = new double[1];
+    weft_native.weft_module_fit(handle(), train.handle(), eval == null ? 0 : eval.handle(),
+        metric.handle(), beginEpoch, numEpoch, progress.ordinal(), checkpointPrefix, sps);
+    return sps[0];
+  }
+
+  /** Runs {@code iter} from its start in inference mode into {@code metric}; its values. */
+  public Map<String, Double> score(DataIter iter, Metric metric) {
+    weft_native.weft_module_score(handle(), iter.handle(), metric.handle());
+    return metric.get();
+  }
+
+  /** Writes prefix-symbol.json and prefix-EPOCH.params. */
+  public void saveCheckpoint(String prefix, int epoch) {
+    weft_native.weft_module_save_checkpoint(handle(), prefix, epoch);
+  }
+}

@@ -1,0 +1,53 @@
+package ai.weft;
+
+import java.util.Map;
+
+/**
+ * An optimizer with per-parameter states ("sgd", "adam"; owned handle). One
+ * thread at a time.
+ */
+public final class Optimizer extends NativeHandle {
+  Optimizer(long handle) {
+    super(handle);
+  }
+
+  @Override
+  void free(long h) {
+    weft_native.weft_optimizer_free(h);
+  }
+
+  public static Optimizer create(String name, Map<String, ?> params) {
+    Native.ensureLoaded();
+    String[][] kv = Ops.params(params);
+    long[] out = new long[1];
+    weft_native.weft_optimizer_create(name, kv[0], kv[1], kv[0].length, out);
+    return new Optimizer(out[0]);
+  }
+
+  /** Learning-rate schedule: "factor" (steps = {period}), "multifactor" or "none". */
+  public void setLrScheduler(String kind, long[] steps, float factor, float stopFactorLr) {
+    long[] s = steps == null ? new long[0] : steps;
+    weft_native.weft_optimizer_set_lr_scheduler(handle(), kind, s, s.length, factor, stopFactorLr);
+  }
+
+  public void setRescaleGrad(float rescale) {
+    weft_native.weft_optimizer_set_rescale_grad(handle(), rescale);
+  }
+
+  /** One update of parameter {@code index} ({@code weight} written in place). */
+  public void update(int index, String name, NDArray weight, NDArray grad) {
+    weft_native.weft_optimizer_update(handle(), index, name, weight.handle(), grad.handle());
+  }
+
+  public long numUpdate() {
+    long[] out = new long[1];
+    weft_native.weft_optimizer_num_update(handle(), out);
+    return out[0];
+  }
+
+  public float learningRate(String name) {
+    float[] out = new float[1];
+    weft_native.weft_optimizer_learning_rate(handle(), name, out);
+    return out[0];
+  }
+}

@@ -1,0 +1,420 @@
+package ai.weft;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.atomic.AtomicReference;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * Executor, training and checkpoint conformance (the same cases in NUnit and
+ * go test): a*b+c bound and differentiated with closed-form numbers, an MLP
+ * trained to a fixed accuracy, executors used from several threads, and the
+ * cross-language checkpoint (written here, read by C# and Go).
+ */
+class TrainingTest {
+  /* data -> FC(16) -> relu -> FC(4) -> SoftmaxOutput. */
+  static final String MLP_JSON = "{\"nodes\": ["
+      + "{\"op\": \"null\", \"name\": \"data\", \"inputs\": []},"
+      + "{\"op\": \"null\", \"name\": \"fc1_weight\", \"inputs\": []},"
+      + "{\"op\": \"null\", \"name\": \"fc1_bias\", \"inputs\": []},"
+      + "{\"op\": \"FullyConnected\", \"name\": \"fc1\", \"attrs\": {\"num_hidden\": \"16\"},"
+      + " \"inputs\": [[0, 0, 0], [1, 0, 0], [2, 0, 0]]},"
+      + "{\"op\": \"Activation\", \"name\": \"relu1\", \"attrs\": {\"act_type\": \"relu\"},"
+      + " \"inputs\": [[3, 0, 0]]},"
+      + "{\"op\": \"null\", \"name\": \"fc2_weight\", \"inputs\": []},"
+      + "{\"op\": \"null\", \"name\": \"fc2_bias\", \"inputs\": []},"
+      + "{\"op\": \"FullyConnected\", \"name\": \"fc2\", \"attrs\": {\"num_hidden\": \"4\"},"
+      + " \"inputs\": [[4, 0, 0], [5, 0, 0], [6, 0, 0]]},"
+      + "{\"op\": \"null\", \"name\": \"softmax_label\", \"inputs\": []},"
+      + "{\"op\": \"SoftmaxOutput\", \"name\": \"softmax\", \"inputs\": [[7, 0, 0], [8, 0, 0]]}],"
+      + "\"arg_nodes\": [0, 1, 2, 5, 6, 8], \"heads\": [[9, 0, 0]]}";
+  static final int N = 200;
+
+  private long liveAtStart;
+
+  @BeforeEach
+  void recordLive() {
+    liveAtStart = Weft.liveHandleCount();
+  }
+
+  @AfterEach
+  void noLeakedHandles() {
+    Weft.waitAll();
+    assertEquals(liveAtStart, Weft.liveHandleCount(), "live handles leaked by the test");
+  }
+
+  @AfterAll
+  static void liveHandleCountReturnsToZero() {
+    Weft.waitAll();
+    assertEquals(0, Weft.liveHandleCount(), "live handles at the end");
+  }
+
+  /** Cluster i%4 centred at (+-2, +-2) with a deterministic jitter in [-0.5, 0.5). */
+  static void blobs(float[] x, float[] y, int n, int seed) {
+    for (int i = 0; i < n; ++i) {
+      int c = i % 4;
+      seed = seed * 1103515245 + 12345;
+      x[2 * i] = (((c & 1) != 0 ? 2f : -2f) + (float) ((seed >>> 16) % 1000) / 1000f) - 0.5f;
+      seed = seed * 1103515245 + 12345;
+      x[2 * i + 1] = (((c & 2) != 0 ? 2f : -2f) + (float) ((seed >>> 16) % 1000) / 1000f) - 0.5f;
+      y[i] = c;
+    }
+  }
+
+  /** a*b+c as a graph. */
+  static Symbol abPlusC() {
+    try (Symbol a = Symbol.variable("a");
+        Symbol b = Symbol.variable("b");
+        Symbol c = Symbol.variable("c");
+        Symbol ab = Symbol.create("elemwise_mul", "ab", null, a, b)) {
+      return Symbol.create("elemwise_add", "out", null, ab, c);
+    }
+  }
+
+  static Map<String, long[]> shapes(long... shape) {
+    Map<String, long[]> m = new LinkedHashMap<>();
+    m.put("a", shape);
+    m.put("b", shape);
+    m.put("c", shape);
+    return m;
+  }
+
+  /** Forward and backward of a*b+c on executor {@code ex}, checked against the closed form. */
+  static void checkAbPlusC(Executor ex, float k) {
+    float[] a = {1 + k, 2, -3, 4};
+    float[] b = {5, -6 * k, 7, 0.5f};
+    float[] c = {0.25f, 1, 2 * k, -8};
+    float[] hg = {1, 2, 3, 4 + k};
+    Map<String, NDArray> args = ex.argArrays();
+    try {
+      args.get("a").copyFrom(a);
+      args.get("b").copyFrom(b);
+      args.get("c").copyFrom(c);
+    } finally {
+      NDArray.closeAll(args);
+    }
+    ex.forward(true);
+    List<NDArray> outs = ex.outputs();
+    try (NDArray head = NDArray.fromArray(hg, 2, 2)) {
+      float[] o = outs.get(0).toFloatArray();
+      for (int i = 0; i < 4; ++i) assertEquals(a[i] * b[i] + c[i], o[i], 0f, "out[" + i + "]");
+      ex.backward(head);
+    } finally {
+      NDArray.closeAll(outs);
+    }
+    Map<String, NDArray> g = ex.gradArrays();
+    try {
+      float[] ga = g.get("a").toFloatArray();
+      float[] gb = g.get("b").toFloatArray();
+      float[] gc = g.get("c").toFloatArray();
+      for (int i = 0; i < 4; ++i) {
+        assertEquals(hg[i] * b[i], ga[i], 0f, "d/da[" + i + "]");
+        assertEquals(hg[i] * a[i], gb[i], 0f, "d/db[" + i + "]");
+        assertEquals(hg[i], gc[i], 0f, "d/dc[" + i + "]");
+      }
+    } finally {
+      NDArray.closeAll(g);
+    }
+  }
+
+  @Test
+  void simpleBindForwardBackwardKnownNumbers() {
+    try (Symbol f = abPlusC(); Executor ex = Executor.simpleBind(f, shapes(2, 2), "write")) {
+      checkAbPlusC(ex, 0);
+      checkAbPlusC(ex, 1);
+      Executor.Memory m = ex.memory();
+      assertTrue(m.plannedBytes > 0 && m.naiveBytes >= m.plannedBytes, "memory plan");
+      assertTrue(ex.debugString().contains("elemwise_mul"));
+      try (Executor big = ex.reshape(shapes(3, 2), false, true)) {
+        Map<String, NDArray> args = big.argArrays();
+        try {
+          assertArrayEquals(new long[] {3, 2}, args.get("a").shape());
+        } finally {
+          NDArray.closeAll(args);
+        }
+      }
+      ex.close();
+      ex.close();
+      assertThrows(WeftException.class, () -> ex.forward(false));
+    }
+  }
+
+  @Test
+  void bindToExistingArrays() {
+    try (Symbol f = abPlusC();
+        NDArray a = NDArray.fromArray(new float[] {1, 2}, 2);
+        NDArray b = NDArray.fromArray(new float[] {3, 4}, 2);
+        NDArray c = NDArray.fromArray(new float[] {5, 6}, 2);
+        NDArray ga = NDArray.fromArray(new float[] {0, 0}, 2);
+        Executor ex = Executor.bind(f, List.of(a, b, c), java.util.Arrays.asList(ga, null, null),
+            null, null)) {
+      ex.forward(true);
+      List<NDArray> outs = ex.outputs();
+      try {
+        assertArrayEquals(new float[] {8, 14}, outs.get(0).toFloatArray(), 0f);
+      } finally {
+        NDArray.closeAll(outs);
+      }
+      try (NDArray hg = NDArray.fromArray(new float[] {1, 1}, 2)) {
+        ex.backward(hg);
+      }
+      assertArrayEquals(new float[] {3, 4}, ga.toFloatArray(), 0f);  // shared, d/da = b
+      Map<String, NDArray> grads = ex.gradArrays();
+      try {
+        assertEquals(List.of("a"), new ArrayList<>(grads.keySet()));
+      } finally {
+        NDArray.closeAll(grads);
+      }
+    }
+  }
+
+  @Test
+  void executorErrors() {
+    try (Symbol f = abPlusC()) {
+      WeftException e = assertThrows(WeftException.class,
+          () -> Executor.simpleBind(f, shapes(2, 2), "sometimes"));
+      assertEquals(ErrorCode.INVALID_ARGUMENT, e.code());
+      assertTrue(e.getMessage().contains("sometimes"), e.getMessage());
+      Map<String, long[]> bad = shapes(2, 2);
+      bad.put("c", new long[] {3, 3});
+      assertEquals(ErrorCode.SHAPE,
+          assertThrows(WeftException.class, () -> Executor.simpleBind(f, bad, null)).code());
+      try (Executor ex = Executor.simpleBind(f, shapes(2, 2), "write")) {
+        e = assertThrows(WeftException.class, () -> ex.backward());
+        assertEquals(ErrorCode.INVALID_ARGUMENT, e.code());
+      }
+    }
+  }
+
+  /** The MLP trained on the blobs with fixed seeds; the caller closes it. */
+  static final class Trained implements AutoCloseable {
+    final Symbol sym = Symbol.fromJson(MLP_JSON);
+    final NDArray x;
+    final NDArray y;
+    final DataIter iter;
+    final Module mod;
+
+    Trained(int epochs) {
+      float[] xs = new float[2 * N];
+      float[] ys = new float[N];
+      blobs(xs, ys, N, 7);
+      x = NDArray.fromArray(xs, N, 2);
+      y = NDArray.fromArray(ys, N);
+      iter = DataIter.ndarray(Map.of("data", x), Map.of("softmax_label", y), 16, true, "pad", 5);
+      mod = Module.create(sym);
+      mod.bind(iter, true);
+      try (Initializer init = Initializer.create("xavier", null, 3);
+          Optimizer opt = Optimizer.create("sgd", Map.of("learning_rate", 0.1, "momentum", 0.9));
+          Metric acc = Metric.create("acc")) {
+        mod.initParams(init);
+        mod.initOptimizer(opt);
+        if (epochs > 0) {
+          double sps = mod.fit(iter, null, acc, 0, epochs, Module.Progress.SILENT, null);
+          assertTrue(sps > 0, "samples per second " + sps);
+        }
+      }
+    }
+
+    @Override
+    public void close() {
+      mod.close();
+      iter.close();
+      x.close();
+      y.close();
+      sym.close();
+    }
+  }
+
+  @Test
+  void trainMlpToFixedAccuracy() {
+    try (Trained t = new Trained(5); Metric acc = Metric.create("acc")) {
+      Map<String, Double> v = t.mod.score(t.iter, acc);
+      assertTrue(v.get("accuracy") >= 0.98, "accuracy " + v);
+      // The same steps by hand keep it there.
+      t.iter.reset();
+      acc.reset();
+      while (t.iter.next()) {
+        t.mod.forward(t.iter, true);
+        t.mod.backward();
+        t.mod.update();
+        t.mod.updateMetric(acc, t.iter);
+      }
+      assertTrue(acc.value() >= 0.98, "manual loop accuracy " + acc.value());
+      Map<String, NDArray> outs = t.mod.outputs();
+      try {
+        assertArrayEquals(new long[] {16, 4}, outs.get("softmax_output").shape());
+      } finally {
+        NDArray.closeAll(outs);
+      }
+      Map<String, NDArray> params = t.mod.argParams();
+      try {
+        assertEquals(List.of("fc1_bias", "fc1_weight", "fc2_bias", "fc2_weight"),
+            new ArrayList<>(params.keySet()));
+      } finally {
+        NDArray.closeAll(params);
+      }
+    }
+  }
+
+  @Test
+  void untrainedIsNotAccurateAndErrorsAreReported() {
+    // The accuracy check above can fail: chance level is 0.25.
+    try (Trained t = new Trained(0); Metric acc = Metric.create("acc")) {
+      assertTrue(t.mod.score(t.iter, acc).get("accuracy") < 0.9);
+      WeftException e = assertThrows(WeftException.class, () -> Metric.create("nope"));
+      assertEquals(ErrorCode.INVALID_ARGUMENT, e.code());
+      e = assertThrows(WeftException.class, () -> Optimizer.create("sgd", Map.of("lr_typo", 1)));
+      assertTrue(e.getMessage().contains("lr_typo"), e.getMessage());
+      e = assertThrows(WeftException.class,
+          () -> t.mod.fit(t.iter, null, acc, 0, 0, Module.Progress.SILENT, null));
+      assertEquals(ErrorCode.INVALID_ARGUMENT, e.code());
+      assertTrue(e.getMessage().contains("num_epoch"), e.getMessage());
+      e = assertThrows(WeftException.class,
+          () -> Module.create(t.sym, List.of("no_such_input"), null));
+      assertTrue(e.getMessage().contains("no_such_input"), e.getMessage());
+    }
+  }
+
+  @Test
+  void dataIterBatchesAndPads() {
+    try (NDArray x = NDArray.fromArray(new float[] {0, 1, 2, 3, 4}, 5, 1);
+        DataIter it = DataIter.ndarray(Map.of("data", x), null, 2, false, "pad", 0)) {
+      assertEquals(2, it.batchSize());
+      int batches = 0;
+      int lastPad = -1;
+      float[] last = null;
+      while (it.next()) {
+        ++batches;
+        lastPad = it.pad();
+        Map<String, NDArray> d = it.data();
+        try {
+          last = d.get("data").toFloatArray();
+        } finally {
+          NDArray.closeAll(d);
+        }
+      }
+      assertEquals(3, batches);
+      assertEquals(1, lastPad);
+      assertNotNull(last);
+      assertEquals(4f, last[0], 0f);
+    }
+  }
+
+  @Test
+  void paramsFileAndCheckpointRoundTrip(@TempDir Path dir) {
+    try (Trained t = new Trained(2)) {
+      String prefix = dir.resolve("mlp").toString();
+      t.mod.saveCheckpoint(prefix, 2);
+      assertTrue(Files.exists(dir.resolve("mlp-0002.params")));
+      Map<String, NDArray> params = t.mod.argParams();
+      try (Checkpoint ck = Checkpoint.load(prefix, 2)) {
+        assertEquals(params.keySet(), ck.args.keySet());
+        for (String k : params.keySet()) {
+          assertArrayEquals(params.get(k).toFloatArray(), ck.args.get(k).toFloatArray(), 0f, k);
+        }
+        String p2 = dir.resolve("again").toString();
+        Checkpoint.save(p2, 0, ck.symbol, ck.args, ck.aux);
+        Map<String, NDArray> loaded = NDArray.load(p2 + "-0000.params");
+        try {
+          assertTrue(loaded.containsKey("arg:fc1_weight"), loaded.keySet().toString());
+        } finally {
+          NDArray.closeAll(loaded);
+        }
+      } finally {
+        NDArray.closeAll(params);
+      }
+      WeftException e = assertThrows(WeftException.class, () -> Checkpoint.load(prefix, 9));
+      assertEquals(ErrorCode.IO, e.code());
+    }
+  }
+
+  @Test
+  void concurrentSeparateExecutors() throws InterruptedException {
+    AtomicReference<Throwable> failure = new AtomicReference<>();
+    List<Thread> threads = new ArrayList<>();
+    for (int t = 0; t < 4; ++t) {
+      final float k = t;
+      threads.add(new Thread(() -> {
+        try (Symbol f = abPlusC(); Executor ex = Executor.simpleBind(f, shapes(2, 2), "write")) {
+          for (int i = 0; i < 50; ++i) checkAbPlusC(ex, k + i);
+        } catch (Throwable e) {
+          failure.compareAndSet(null, e);
+        }
+      }));
+    }
+    for (Thread th : threads) th.start();
+    for (Thread th : threads) th.join();
+    if (failure.get() != null) throw new AssertionError(failure.get());
+  }
+
+  /** Fixed input of the cross-language check: 8 points, two per cluster. */
+  static float[] probe() {
+    return new float[] {-2, -2, 2, -2, -2, 2, 2, 2, -1.5f, -2.5f, 2.5f, -1.5f, -2.25f, 1.75f, 1, 1};
+  }
+
+  /**
+   * Writes the cross-language checkpoint: mlp-0001.params/-symbol.json and
+   * expected.params (the probe input and the trained MLP's outputs on it)
+   * into -Dweft.xlang.dir (CTest fixture) or a temp dir, and reads them back.
+   */
+  @Test
+  void writeCrossLanguageCheckpoint(@TempDir Path tmp) {
+    String prop = System.getProperty("weft.xlang.dir");
+    Path dir = prop != null ? Path.of(prop) : tmp;
+    try (Trained t = new Trained(5);
+        NDArray input = NDArray.fromArray(probe(), 8, 2);
+        NDArray label = NDArray.create(DType.FLOAT32, 8);
+        DataIter it = DataIter.ndarray(Map.of("data", input), Map.of("softmax_label", label), 8,
+            false, "pad", 0);
+        Module m = Module.create(t.sym)) {
+      Files.createDirectories(dir);
+      String prefix = dir.resolve("mlp").toString();
+      t.mod.saveCheckpoint(prefix, 1);
+      float[] expected;
+      try (Checkpoint ck = Checkpoint.load(prefix, 1)) {
+        m.bind(it, false);
+        m.initParams(null, ck.args, ck.aux, false);
+        assertTrue(it.next());
+        m.forward(it, false);
+        Map<String, NDArray> outs = m.outputs();
+        try {
+          expected = outs.get("softmax_output").toFloatArray();
+          Map<String, NDArray> save = new LinkedHashMap<>();
+          save.put("input", input);
+          save.put("output", outs.get("softmax_output"));
+          NDArray.save(dir.resolve("expected.params").toString(), save);
+        } finally {
+          NDArray.closeAll(outs);
+        }
+      }
+      for (int i = 0; i < 8; ++i) {  // the probe is classified as its cluster
+        int best = 0;
+        for (int j = 1; j < 4; ++j) if (expected[4 * i + j] > expected[4 * i + best]) best = j;
+        assertEquals(i % 4, best, "probe " + i);
+      }
+      Map<String, NDArray> back = NDArray.load(dir.resolve("expected.params").toString());
+      try {
+        assertArrayEquals(expected, back.get("output").toFloatArray(), 0f);
+      } finally {
+        NDArray.closeAll(back);
+      }
+    } catch (java.io.IOException e) {
+      throw new AssertionError(e);
+    }
+  }
+}
