@@ -371,7 +371,7 @@ func TestCrossLanguageCheckpoint(t *testing.T) {
 		t.Fatalf("lengths %d %d", len(got), len(want))
 	}
 	for i := range want {
-		if math.Abs(float64(got[i]-want[i])) > 1e-6 {
+		if got[i] != want[i] || math.IsNaN(float64(got[i])) { // bit-identical expected
 			t.Fatalf("output[%d] = %v, Java wrote %v", i, got[i], want[i])
 		}
 	}
