@@ -281,6 +281,41 @@ func TestUntrainedIsNotAccurateAndErrorsAreReported(t *testing.T) {
 	expectError(t, err, InvalidArgument, "no_such_input")
 }
 
+func TestOptimizerInitializerMetricKnownNumbers(t *testing.T) {
+	checkLive(t)
+	sgd := must(NewOptimizer("sgd", Params{"learning_rate": 0.1}))
+	w := must(FromFloat32([]float32{1, 2}, 2))
+	g := must(FromFloat32([]float32{0.5, -1}, 2))
+	c := must(NewInitializer("constant", Params{"value": 3}, 1))
+	p := must(NewNDArray(Float32, 2, 2))
+	acc := must(NewMetric("acc", nil))
+	label := must(FromFloat32([]float32{0, 1}, 2))
+	pred := must(FromFloat32([]float32{0.9, 0.1, 0.8, 0.2}, 2, 2))
+	defer closeAll(t, sgd, w, g, c, p, acc, label, pred)
+	check(t, sgd.Update(0, "w", w, g)) // w - lr * g
+	wv := must(w.ToFloat32())
+	if math.Abs(float64(wv[0])-0.95) > 1e-6 || math.Abs(float64(wv[1])-2.1) > 1e-6 {
+		t.Fatalf("sgd step %v", wv)
+	}
+	if n := must(sgd.NumUpdate()); n != 1 {
+		t.Fatalf("num_update %d", n)
+	}
+	if lr := must(sgd.LearningRate("w")); math.Abs(float64(lr)-0.1) > 1e-7 {
+		t.Fatalf("lr %v", lr)
+	}
+	check(t, c.Init("x_weight", p))
+	floatsEqual(t, must(p.ToFloat32()), []float32{3, 3, 3, 3})
+	check(t, c.Init("x_bias", p))
+	floatsEqual(t, must(p.ToFloat32()), []float32{0, 0, 0, 0})
+	check(t, acc.Update([]*NDArray{label}, []*NDArray{pred}))
+	if v := must(acc.Get()); v["accuracy"] != 0.5 {
+		t.Fatalf("accuracy %v", v)
+	}
+	label3 := must(FromFloat32([]float32{0, 1, 1}, 3))
+	defer label3.Close()
+	expectError(t, acc.Update([]*NDArray{label3}, []*NDArray{pred}), ShapeError)
+}
+
 func TestParamsFileAndCheckpointRoundTrip(t *testing.T) {
 	checkLive(t)
 	dir := t.TempDir()

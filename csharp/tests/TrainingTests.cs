@@ -221,6 +221,33 @@ public class TrainingTests {
   }
 
   [Test]
+  public void OptimizerInitializerMetricKnownNumbers() {
+    using (var sgd = Optimizer.Create("sgd", new Dictionary<string, object> { { "learning_rate", 0.1 } }))
+    using (var w = NDArray.FromArray(new float[] { 1, 2 }, 2))
+    using (var g = NDArray.FromArray(new float[] { 0.5f, -1 }, 2))
+    using (var c = Initializer.Create("constant", new Dictionary<string, object> { { "value", 3 } }, 1))
+    using (var p = NDArray.Create(DType.Float32, 2, 2))
+    using (var acc = Metric.Create("acc"))
+    using (var label = NDArray.FromArray(new float[] { 0, 1 }, 2))
+    using (var pred = NDArray.FromArray(new float[] { 0.9f, 0.1f, 0.8f, 0.2f }, 2, 2)) {
+      sgd.Update(0, "w", w, g);  // w - lr * g
+      var wv = w.ToFloatArray();
+      Assert.AreEqual(0.95f, wv[0], 1e-6);
+      Assert.AreEqual(2.1f, wv[1], 1e-6);
+      Assert.AreEqual(1, sgd.NumUpdate);
+      Assert.AreEqual(0.1f, sgd.LearningRate("w"), 1e-7);
+      c.Init("x_weight", p);
+      Assert.AreEqual(new float[] { 3, 3, 3, 3 }, p.ToFloatArray());
+      c.Init("x_bias", p);
+      Assert.AreEqual(new float[] { 0, 0, 0, 0 }, p.ToFloatArray());
+      acc.Update(new[] { label }, new[] { pred });
+      Assert.AreEqual(0.5, acc.Get()["accuracy"]);
+      using (var label3 = NDArray.FromArray(new float[] { 0, 1, 1 }, 3))
+        Assert.AreEqual(ErrorCode.Shape, Assert.Throws<WeftException>(() => acc.Update(new[] { label3 }, new[] { pred })).Code);
+    }
+  }
+
+  [Test]
   public void ParamsFileAndCheckpointRoundTrip() {
     var dir = Path.Combine(Path.GetTempPath(), "weft-cs-" + Guid.NewGuid().ToString("N"));
     Directory.CreateDirectory(dir);

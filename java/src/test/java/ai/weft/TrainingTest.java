@@ -291,6 +291,34 @@ class TrainingTest {
   }
 
   @Test
+  void optimizerInitializerMetricKnownNumbers() {
+    try (Optimizer sgd = Optimizer.create("sgd", Map.of("learning_rate", 0.1));
+        NDArray w = NDArray.fromArray(new float[] {1, 2}, 2);
+        NDArray g = NDArray.fromArray(new float[] {0.5f, -1}, 2);
+        Initializer c = Initializer.create("constant", Map.of("value", 3), 1);
+        NDArray p = NDArray.create(DType.FLOAT32, 2, 2);
+        Metric acc = Metric.create("acc");
+        NDArray label = NDArray.fromArray(new float[] {0, 1}, 2);
+        NDArray pred = NDArray.fromArray(new float[] {0.9f, 0.1f, 0.8f, 0.2f}, 2, 2)) {
+      sgd.update(0, "w", w, g);  // w - lr * g
+      assertArrayEquals(new float[] {0.95f, 2.1f}, w.toFloatArray(), 1e-6f);
+      assertEquals(1, sgd.numUpdate());
+      assertEquals(0.1f, sgd.learningRate("w"), 1e-7f);
+      c.init("x_weight", p);
+      assertArrayEquals(new float[] {3, 3, 3, 3}, p.toFloatArray(), 0f);
+      c.init("x_bias", p);
+      assertArrayEquals(new float[] {0, 0, 0, 0}, p.toFloatArray(), 0f);
+      acc.update(List.of(label), List.of(pred));
+      assertEquals(0.5, acc.get().get("accuracy"), 0);
+      try (NDArray label3 = NDArray.fromArray(new float[] {0, 1, 1}, 3)) {
+        WeftException e = assertThrows(WeftException.class,
+            () -> acc.update(List.of(label3), List.of(pred)));
+        assertEquals(ErrorCode.SHAPE, e.code());
+      }
+    }
+  }
+
+  @Test
   void dataIterBatchesAndPads() {
     try (NDArray x = NDArray.fromArray(new float[] {0, 1, 2, 3, 4}, 5, 1);
         DataIter it = DataIter.ndarray(Map.of("data", x), null, 2, false, "pad", 0)) {
