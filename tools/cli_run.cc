@@ -12,19 +12,6 @@
 namespace weft_cli {
 namespace {
 
-std::vector<std::string> Strings(WeftStringList* list, const char* ctx) {
-  StrList owned(list);
-  size_t n = 0;
-  Check(weft_string_list_size(list, &n), ctx);
-  std::vector<std::string> out(n);
-  for (size_t i = 0; i < n; ++i) {
-    const char* s = nullptr;
-    Check(weft_string_list_get(list, i, &s), ctx);
-    out[i] = s;
-  }
-  return out;
-}
-
 std::string ShapeOf(const WeftNDArray* a, const char* ctx) {
   int ndim = 0;
   Check(weft_ndarray_ndim(a, &ndim), ctx);
@@ -60,22 +47,6 @@ void PrintMemory(const WeftExecutor* exec, const char* ctx) {
               "%zu reused\n",
               m.planned_bytes, m.num_storage, m.naive_bytes, pct, m.num_inplace, m.num_reused);
 }
-
-// Option value of `a` (--opt VALUE or --opt=VALUE).
-struct Args {
-  int argc;
-  char** argv;
-  int i = 2;
-  bool Is(const std::string& a, const char* opt) const {
-    return a == opt || a.rfind(std::string(opt) + "=", 0) == 0;
-  }
-  std::string Value(const std::string& a, const char* opt) {
-    std::string prefix = std::string(opt) + "=";
-    if (a.compare(0, prefix.size(), prefix) == 0) return a.substr(prefix.size());
-    if (i + 1 >= argc) Usage(std::string(opt) + " needs a value");
-    return argv[++i];
-  }
-};
 
 }  // namespace
 

@@ -55,6 +55,37 @@ using Exec = Owned<WeftExecutor, weft_executor_free>;
 
 extern const char* const kDTypeNames[7];
 
+// The strings of `list` (taking ownership: the list is freed).
+inline std::vector<std::string> Strings(WeftStringList* list, const char* ctx) {
+  StrList owned(list);
+  size_t n = 0;
+  Check(weft_string_list_size(list, &n), ctx);
+  std::vector<std::string> out(n);
+  for (size_t i = 0; i < n; ++i) {
+    const char* s = nullptr;
+    Check(weft_string_list_get(list, i, &s), ctx);
+    out[i] = s;
+  }
+  return out;
+}
+
+// Walks argv from the command's first argument; Value() reads an option's
+// value (--opt VALUE or --opt=VALUE).
+struct Args {
+  int argc;
+  char** argv;
+  int i = 2;
+  bool Is(const std::string& a, const char* opt) const {
+    return a == opt || a.rfind(std::string(opt) + "=", 0) == 0;
+  }
+  std::string Value(const std::string& a, const char* opt) {
+    std::string prefix = std::string(opt) + "=";
+    if (a.compare(0, prefix.size(), prefix) == 0) return a.substr(prefix.size());
+    if (i + 1 >= argc) Usage(std::string(opt) + " needs a value");
+    return argv[++i];
+  }
+};
+
 struct ShapeArg {
   std::string name;
   std::vector<int64_t> dims;
@@ -71,6 +102,8 @@ DTypeArg ParseDType(const std::string& text);  // NAME=float32 ...
 // `weft run` and `weft plan` (cli_run.cc).
 int RunModel(int argc, char** argv);
 int Plan(int argc, char** argv);
+// `weft place` (cli_place.cc).
+int Place(int argc, char** argv);
 
 }  // namespace weft_cli
 

@@ -4,6 +4,7 @@
 //   weft inspect FILE.json [--shape NAME=D1,D2,...]... [--dtype NAME=TYPE]... [--json]
 //   weft run --symbol S.json [--params P.params] --input NAME=FILE.npy... [--output-dir DIR] [--train-mode]
 //   weft plan FILE.json --shape NAME=... [--dtype NAME=TYPE]... [--train]
+//   weft place FILE.json [--group2ctx GROUP=DEV]... [--bind NAME=DEV]... [--default DEV] [--train]
 //   weft ops [--json]
 //   weft --version | --help
 //
@@ -29,6 +30,8 @@ const char kUsage[] =
     "       weft run --symbol S.json [--params P.params] --input NAME=FILE.npy... [--output-dir DIR]\n"
     "                [--train-mode]\n"
     "       weft plan FILE.json --shape NAME=D1,D2,...... [--dtype NAME=TYPE]... [--train]\n"
+    "       weft place FILE.json [--group2ctx GROUP=DEV]... [--bind NAME=DEV]... [--default DEV]\n"
+    "                [--train]\n"
     "       weft ops [--json]\n"
     "       weft --version | --help\n"
     "\n"
@@ -44,6 +47,11 @@ const char kUsage[] =
     "plan     binds a model from input shapes and prints its memory plan: naive vs\n"
     "         planned bytes, in-place and reuse counts, and each node's storage.\n"
     "         --train plans the training graph (gradients of every non-data argument).\n"
+    "place    assigns every node a device (DEV is cpu(N) or gpu(N)): --group2ctx maps\n"
+    "         a ctx_group attribute to a device, --bind fixes a variable's device (a\n"
+    "         bound array), --default places the rest (cpu(0)); prints each node of the\n"
+    "         placed graph with its device, cross-device copies marked. --train places\n"
+    "         the training graph (gradients of every argument).\n"
     "ops      lists the registered operators with their parameters, defaults and docs.\n";
 
 [[noreturn]] void Usage(const std::string& msg) { throw Exit{2, "weft: " + msg + "\n\n" + kUsage}; }
@@ -447,6 +455,7 @@ int Run(int argc, char** argv) {
   if (cmd == "ops") return Ops(argc, argv);
   if (cmd == "run") return RunModel(argc, argv);
   if (cmd == "plan") return Plan(argc, argv);
+  if (cmd == "place") return Place(argc, argv);
   Usage("unknown command '" + cmd + "'");
 }
 
