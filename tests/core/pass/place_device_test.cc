@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <functional>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -137,6 +138,38 @@ TEST(PlaceDevice, SeedExampleBackwardCopiesTheGradientBackToDev1) {
   pass::ShapeResult s = pass::InferShape(IndexedGraph(p.graph), {{"a", Shape{4, 3}}});
   EXPECT_TRUE(s.complete());
   EXPECT_EQ(s.out_shapes, (std::vector<Shape>(4, Shape{4, 3})));
+}
+
+TEST(PlaceDevice, PlacedTrainingGraphComputesTheClosedForms) {
+  // Evaluated node by node (contexts are labels, every array is on cpu(0)):
+  // the copies must not change a value. out = a*b + c, da = g*b, db = g*a,
+  // dc = g for head gradient g.
+  Graph full = Training(SeedNet(), {"a", "b", "c"});
+  pass::PlaceDeviceOptions o = SeedOptions();
+  o.fixed["_head_grad_0"] = kCpu1;
+  pass::Placement p = pass::PlaceDevice(Reg(), full, o);
+  ASSERT_EQ(p.num_copies, 3u);
+  const Shape s{2, 3};
+  std::map<std::string, NDArray> in = {{"a", test::RandomArray(s, DType::kFloat64, -2, 2, 1)},
+                                       {"b", test::RandomArray(s, DType::kFloat64, -2, 2, 2)},
+                                       {"c", test::RandomArray(s, DType::kFloat64, -2, 2, 3)},
+                                       {"_head_grad_0", test::RandomArray(s, DType::kFloat64, -2, 2, 4)}};
+  std::map<const Node*, NDArray> bindings;
+  for (const auto& kv : in) bindings[Find(p.graph, kv.first)] = kv.second;
+  std::vector<double> a = test::Values(in["a"]), b = test::Values(in["b"]), c = test::Values(in["c"]),
+                      g = test::Values(in["_head_grad_0"]);
+  std::vector<std::vector<double>> want(4, std::vector<double>(a.size()));
+  for (size_t i = 0; i < a.size(); ++i) {
+    want[0][i] = a[i] * b[i] + c[i];
+    want[1][i] = g[i] * b[i];
+    want[2][i] = g[i] * a[i];
+    want[3][i] = g[i];
+  }
+  for (size_t k = 0; k < 4; ++k) {
+    std::vector<double> got = test::Values(test::Eval(p.graph.outputs[k], bindings));
+    ASSERT_EQ(got.size(), want[k].size());
+    for (size_t i = 0; i < got.size(); ++i) EXPECT_DOUBLE_EQ(got[i], want[k][i]) << "output " << k << "[" << i << "]";
+  }
 }
 
 TEST(PlaceDevice, UnfixedHeadGradientFollowsItsConsumers) {
