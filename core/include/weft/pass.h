@@ -174,7 +174,7 @@ struct PlaceDeviceOptions {
 };
 
 struct Placement {
-  // The rewritten graph: `Graph` itself when one device suffices.
+  // The rewritten graph; the input graph itself when one device suffices.
   Graph graph;
   // Per node of IndexedGraph(graph): its device.
   std::vector<Context> devices;
@@ -185,10 +185,11 @@ struct Placement {
 // The seed's PlaceDevice. Devices: fixed variables, then grouped nodes; a
 // forward sweep gives a node without one its forward node's device when it
 // is a backward node (control_deps[0], see Gradient), else its first placed
-// input's; a reverse sweep gives unplaced inputs their consumer's device; a
-// last sweep places backward nodes whose forward node got placed late, and
-// everything else on default_ctx. Existing _CrossDeviceCopy nodes are
-// boundaries: never placed from their input nor passing their device to it.
+// input's; a reverse sweep gives unplaced inputs (not backward nodes) their
+// consumer's device; a last forward sweep applies the first rule again with
+// what is placed by then and puts the rest (a node with no placed neighbour)
+// on default_ctx. Existing _CrossDeviceCopy nodes are boundaries: never
+// placed from their input nor passing their device to it.
 // Then every edge between devices gets a _CrossDeviceCopy node on the
 // consumer's device, one per (source entry, device), shared by all consumers
 // there and named "<source node>_<output index>_copy" (as MXNet; a source
