@@ -77,8 +77,20 @@ void PushKernel(Runtime* rt, const Kernel& kernel, const NodeAttrs& attrs, Conte
     } else {
       call->out.push_back(out.blob());
     }
-    if (reqs[i] != OpReq::kNull) writes.push_back(out.var());
+    // A kNull output is declared written too: kernels may still use it
+    // (as scratch, or by ignoring the request), and an executor's planned
+    // block behind it may be reused by a later node.
+    writes.push_back(out.var());
     call->keep.push_back(out);
+  }
+  // Inputs the op mutates (BatchNorm's moving statistics, assign's lhs)
+  // are written, so waits on them see the update.
+  if (attrs.op && attrs.op->mutate_inputs) {
+    for (int i : attrs.op->mutate_inputs(attrs.params)) {
+      WEFT_CHECK(i >= 0 && static_cast<size_t>(i) < inputs.size())
+          << "PushKernel " << op_name << ": mutated input " << i << " of " << inputs.size();
+      writes.push_back(inputs[i].var());
+    }
   }
   for (const auto& a : inputs) {
     if (!Contains(writes, a.var())) reads.push_back(a.var());
