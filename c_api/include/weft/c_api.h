@@ -739,7 +739,15 @@ WEFT_API WeftStatus weft_executor_bind(const WeftSymbolHandle* sym, int dev_type
                                        WeftNDArray* const* aux, size_t num_aux,
                                        WeftExecutor** out);
 
-/** Runs the forward graph; @p is_train non-zero selects training behaviour. */
+/**
+ * @brief Runs the forward graph; @p is_train non-zero selects training behaviour.
+ *
+ * Asynchronous: every node is pushed to the dependency engine and the call
+ * returns before they run (independent branches may run in parallel). Read
+ * the outputs with weft_ndarray_copy_to() or weft_ndarray_wait_to_read(): a
+ * node's failure is reported there, once, naming the node as "<op>:<name>".
+ * This call fails only for a bad handle.
+ */
 WEFT_API WeftStatus weft_executor_forward(WeftExecutor* exec, int is_train);
 
 /**
@@ -749,6 +757,8 @@ WEFT_API WeftStatus weft_executor_forward(WeftExecutor* exec, int is_train);
  *        every output is a loss operator (implicit head gradients).
  * Errors: WEFT_ERR_INVALID_ARGUMENT before any forward, without gradients,
  * or for a wrong number of head gradients; WEFT_ERR_SHAPE for a mis-shaped one.
+ * Asynchronous like weft_executor_forward(): a gradient node's failure is
+ * reported by the sync copy or wait of the gradient arrays.
  */
 WEFT_API WeftStatus weft_executor_backward(WeftExecutor* exec, WeftNDArray* const* head_grads,
                                            size_t num_head_grads);
