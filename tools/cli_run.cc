@@ -12,19 +12,6 @@
 namespace weft_cli {
 namespace {
 
-std::vector<std::string> Strings(WeftStringList* list, const char* ctx) {
-  StrList owned(list);
-  size_t n = 0;
-  Check(weft_string_list_size(list, &n), ctx);
-  std::vector<std::string> out(n);
-  for (size_t i = 0; i < n; ++i) {
-    const char* s = nullptr;
-    Check(weft_string_list_get(list, i, &s), ctx);
-    out[i] = s;
-  }
-  return out;
-}
-
 std::string ShapeOf(const WeftNDArray* a, const char* ctx) {
   int ndim = 0;
   Check(weft_ndarray_ndim(a, &ndim), ctx);

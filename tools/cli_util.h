@@ -63,21 +63,22 @@ using Exec = Owned<WeftExecutor, weft_executor_free>;
 
 extern const char* const kDTypeNames[7];
 
-struct ShapeArg {
-  std::string name;
-  std::vector<int64_t> dims;
-};
-struct DTypeArg {
-  std::string name;
-  int code;
-};
-// Splits "NAME=VALUE" given to `opt` (usage error otherwise).
-std::pair<std::string, std::string> SplitAssign(const std::string& text, const char* opt);
-ShapeArg ParseShape(const std::string& text);  // NAME=D1,D2,... (0 or ? unknown)
-DTypeArg ParseDType(const std::string& text);  // NAME=float32 ...
+// The strings of `list` (taking ownership: the list is freed).
+inline std::vector<std::string> Strings(WeftStringList* list, const char* ctx) {
+  StrList owned(list);
+  size_t n = 0;
+  Check(weft_string_list_size(list, &n), ctx);
+  std::vector<std::string> out(n);
+  for (size_t i = 0; i < n; ++i) {
+    const char* s = nullptr;
+    Check(weft_string_list_get(list, i, &s), ctx);
+    out[i] = s;
+  }
+  return out;
+}
 
-// A cursor over argv for "--opt VALUE" and "--opt=VALUE" options; `i`
-// starts after the subcommand.
+// Walks argv from the command's first argument; Value() reads an option's
+// value (--opt VALUE or --opt=VALUE).
 struct Args {
   int argc;
   char** argv;
@@ -93,11 +94,26 @@ struct Args {
   }
 };
 
+struct ShapeArg {
+  std::string name;
+  std::vector<int64_t> dims;
+};
+struct DTypeArg {
+  std::string name;
+  int code;
+};
+// Splits "NAME=VALUE" given to `opt` (usage error otherwise).
+std::pair<std::string, std::string> SplitAssign(const std::string& text, const char* opt);
+ShapeArg ParseShape(const std::string& text);  // NAME=D1,D2,... (0 or ? unknown)
+DTypeArg ParseDType(const std::string& text);  // NAME=float32 ...
+
 // `weft run` and `weft plan` (cli_run.cc).
 int RunModel(int argc, char** argv);
 int Plan(int argc, char** argv);
 // `weft train` (cli_train.cc).
 int Train(int argc, char** argv);
+// `weft place` (cli_place.cc).
+int Place(int argc, char** argv);
 
 }  // namespace weft_cli
 

@@ -5,6 +5,7 @@
 //   weft run --symbol S.json [--params P.params] --input NAME=FILE.npy... [--output-dir DIR] [--train-mode]
 //   weft plan FILE.json --shape NAME=... [--dtype NAME=TYPE]... [--train]
 //   weft train --symbol S.json [--data-dir DIR] [--epochs N] [--batch-size B] [--save PREFIX] ...
+//   weft place FILE.json [--group2ctx GROUP=DEV]... [--bind NAME=DEV]... [--default DEV] [--train]
 //   weft ops [--json]
 //   weft --version | --help
 //
@@ -33,6 +34,8 @@ const char kUsage[] =
     "       weft train --symbol S.json [--data-dir DIR] [--epochs N] [--batch-size B]\n"
     "                [--optimizer sgd|adam] [--lr X] [--momentum M] [--wd W] [--init NAME]\n"
     "                [--seed S] [--limit N] [--save PREFIX] [--progress auto|bar|lines|epoch|none]\n"
+    "       weft place FILE.json [--group2ctx GROUP=DEV]... [--bind NAME=DEV]... [--default DEV]\n"
+    "                [--train]\n"
     "       weft ops [--json]\n"
     "       weft --version | --help\n"
     "\n"
@@ -53,6 +56,11 @@ const char kUsage[] =
     "         momentum 0.9 (lr 0.05) or Adam (lr 0.001), Xavier init; prints progress, the\n"
     "         test accuracy and images/s, and with --save writes PREFIX-symbol.json and\n"
     "         PREFIX-<epoch>.params (MXNet's checkpoint). --limit trains on the first N.\n"
+    "place    assigns every node a device (DEV is cpu(N) or gpu(N)): --group2ctx maps\n"
+    "         a ctx_group attribute to a device, --bind fixes a variable's device (a\n"
+    "         bound array), --default places the rest (cpu(0)); prints each node of the\n"
+    "         placed graph with its device, cross-device copies marked. --train places\n"
+    "         the training graph (gradients of every argument).\n"
     "ops      lists the registered operators with their parameters, defaults and docs.\n";
 
 [[noreturn]] void Usage(const std::string& msg) { throw Exit{2, "weft: " + msg + "\n\n" + kUsage}; }
@@ -453,6 +461,7 @@ int Run(int argc, char** argv) {
   if (cmd == "plan") return Plan(argc, argv);
   if (cmd == "train") return Train(argc, argv);
 
+  if (cmd == "place") return Place(argc, argv);
   Usage("unknown command '" + cmd + "'");
 }
 

@@ -1,4 +1,5 @@
-// CPU kernels of ElementWiseSum (float32/float64) and identity (every dtype).
+// CPU kernels of ElementWiseSum (float32/float64), identity and
+// _CrossDeviceCopy (every dtype; between CPU devices a copy is a memcpy).
 #include <cstring>
 #include <type_traits>
 
@@ -35,7 +36,7 @@ void ElementWiseSum(const OpContext&, const NodeAttrs&, const std::vector<TBlob>
 }
 
 // out = in (or out += in under kAdd) for every dtype; float16 cannot add.
-void Identity(const OpContext&, const NodeAttrs&, const std::vector<TBlob>& in,
+void Identity(const OpContext&, const NodeAttrs& attrs, const std::vector<TBlob>& in,
               const std::vector<OpReq>& req, const std::vector<TBlob>& out) {
   if (req[0] == OpReq::kNull) return;
   if (req[0] != OpReq::kAdd) {
@@ -45,7 +46,8 @@ void Identity(const OpContext&, const NodeAttrs&, const std::vector<TBlob>& in,
   DispatchDType(out[0].dtype, [&](auto t) {
     using T = decltype(t);
     if constexpr (std::is_same<T, Half>::value) {
-      Fail(StatusCode::kDType, "operator identity: req=add is not supported for float16");
+      Fail(StatusCode::kDType, "operator ", attrs.op ? attrs.op->name : "identity",
+           ": req=add is not supported for float16");
     } else {
       const T* x = in[0].data<T>();
       T* y = out[0].data<T>();
@@ -59,6 +61,7 @@ void Identity(const OpContext&, const NodeAttrs&, const std::vector<TBlob>& in,
 void RegisterElemwiseSumCpu(KernelRegistry* reg) {
   reg->Add("ElementWiseSum", DeviceType::kCPU, {"cpu", 0, ElementWiseSum, true});
   reg->Add("identity", DeviceType::kCPU, {"cpu", 0, Identity, true});
+  reg->Add("_CrossDeviceCopy", DeviceType::kCPU, {"cpu", 0, Identity, true});
 }
 
 }  // namespace cpu

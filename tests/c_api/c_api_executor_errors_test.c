@@ -1,7 +1,8 @@
 /*
  * C ABI tests of weft_executor_* error paths: NULL, freed, double-freed and
  * wrongly typed handles; missing arguments, wrong shapes, dtypes, gradient
- * sizes and requests; backward before forward and wrong head gradients.
+ * sizes and requests; backward before forward and wrong head gradients;
+ * a kernel failure reported at the sync copy, not by forward/backward.
  * Each test ends with no leaked handles or bytes.
  */
 #include "c_api_executor_util.h"
@@ -231,12 +232,62 @@ static void test_backward_errors(void** state) {
   assert_no_leaks();
 }
 
+/* A kernel failure is deferred (the executor runs on the engine): forward
+ * and backward return WEFT_OK, the sync copy of the array the failing node
+ * wrote returns the error once, naming the node's op, and a later round
+ * with a valid label works. */
+static void test_kernel_error_at_sync_copy(void** state) {
+  const int64_t k13[2] = {1, 3};
+  const int64_t k1[1] = {1};
+  const float zeros[3] = {0, 0, 0};
+  const float bad = 7, good = 2;
+  WeftSymbolHandle* in[2];
+  WeftSymbolHandle* sm;
+  WeftNDArray* args[2];
+  WeftNDArray* grads[2];
+  int reqs[2] = {WEFT_REQ_WRITE, WEFT_REQ_NULL};
+  WeftExecutor* ex = NULL;
+  float g[3];
+  (void)state;
+
+  in[0] = var("x");
+  in[1] = var("label");
+  sm = apply("SoftmaxOutput", "sm", in, 2);
+  args[0] = make_f32(k13, 2, zeros);
+  args[1] = make_f32(k1, 1, &bad);
+  grads[0] = make_f32(k13, 2, NULL);
+  grads[1] = NULL;
+  OK(weft_executor_bind(sm, WEFT_CPU, 0, args, 2, grads, reqs, NULL, 0, &ex));
+  OK(weft_executor_forward(ex, 1));
+  OK(weft_executor_backward(ex, NULL, 0));
+  EXPECT_ERR(weft_ndarray_copy_to(grads[0], g, sizeof g), WEFT_ERR_INVALID_ARGUMENT,
+             "weft_ndarray_copy_to", "SoftmaxOutput:sm", "label 7");
+  OK(weft_ndarray_wait_to_read(grads[0])); /* reported once */
+
+  OK(weft_ndarray_copy_from(args[1], &good, sizeof good));
+  OK(weft_executor_forward(ex, 1));
+  OK(weft_executor_backward(ex, NULL, 0));
+  read_f32(grads[0], g, 3);
+  assert_true(fabsf(g[0] - 1.0f / 3) < 1e-5f);
+  assert_true(fabsf(g[2] - (1.0f / 3 - 1)) < 1e-5f);
+
+  OK(weft_executor_free(ex));
+  OK(weft_ndarray_free(args[0]));
+  OK(weft_ndarray_free(args[1]));
+  OK(weft_ndarray_free(grads[0]));
+  OK(weft_symbol_free(in[0]));
+  OK(weft_symbol_free(in[1]));
+  OK(weft_symbol_free(sm));
+  assert_no_leaks();
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       TEST(test_handle_errors),
       TEST(test_bind_errors),
       TEST(test_simple_bind_errors),
       TEST(test_backward_errors),
+      TEST(test_kernel_error_at_sync_copy),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

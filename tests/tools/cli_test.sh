@@ -388,6 +388,44 @@ case "$case_name" in
     expect_rc 2; expect_in err "plan: no symbol file given"
     expect_lib_error plan abc.json --shape a=2,3 --shape b=4,3 -- "weft plan: error:"
     ;;
+  place_text)
+    # The seed's example: a*b in group dev1, +c in group dev2, the arguments
+    # bound on cpu(0) as simple_bind would: c and a*b are copied to cpu(1).
+    run place ctx_group.json --group2ctx dev1='cpu(0)' --group2ctx dev2='cpu(1)' \
+      --bind a='cpu(0)' --bind b='cpu(0)' --bind c='cpu(0)'
+    expect_rc 0
+    expect_empty err
+    expect_golden place_seed.txt
+    # Training: the head gradient (on add's device) is copied back once for
+    # both gradient nodes of mul.
+    run place ctx_group.json --group2ctx dev1=cpu --group2ctx=dev2='cpu(1)' \
+      --bind a='cpu(0)' --bind b='cpu(0)' --bind c='cpu(0)' --train
+    expect_rc 0
+    expect_golden place_seed_train.txt
+    # One device: nothing inserted.
+    run place ctx_group.json --group2ctx dev1='cpu(2)' --group2ctx dev2='cpu(2)' --default 'cpu(2)'
+    expect_rc 0
+    expect_in out "5 nodes on 1 device(s), 0 cross-device copies inserted" "cpu(2): 5 nodes"
+    ;;
+  place_errors)
+    expect_lib_error place ctx_group.json --group2ctx dev1='cpu(0)' -- \
+      "weft place: error:" "node 'add'" "group 'dev2'"
+    expect_lib_error place ctx_group.json --group2ctx dev1=cpu --group2ctx dev2=cpu --bind z=cpu -- \
+      "'z'" "no variable"
+    expect_lib_error place missing.json -- "missing.json"
+    run place
+    expect_rc 2; expect_in err "place: no symbol file given"
+    run place ctx_group.json --group2ctx dev1=tpu
+    expect_rc 2; expect_in err "--group2ctx dev1: device 'tpu' is not cpu(N) or gpu(N)"
+    run place ctx_group.json --group2ctx 'dev1=cpu(-1)'
+    expect_rc 2; expect_in err "device 'cpu(-1)'"
+    run place ctx_group.json --group2ctx dev1=cpu --group2ctx dev1=gpu
+    expect_rc 2; expect_in err "--group2ctx dev1 given twice"
+    run place ctx_group.json --bind a
+    expect_rc 2; expect_in err "expects NAME=VALUE"
+    run place ctx_group.json --frob
+    expect_rc 2; expect_in err "place: unknown option '--frob'"
+    ;;
   *)
     echo "unknown case '$case_name'" >&2
     exit 1

@@ -623,6 +623,49 @@ WEFT_API WeftStatus weft_type_result_unknown_name(const WeftTypeResult* res, siz
 /** Releases @p res (NULL is a no-op). */
 WEFT_API WeftStatus weft_type_result_free(WeftTypeResult* res);
 
+/* ------------------------------------------------------- device placement */
+/* [device placement API] */
+
+/**
+ * @brief Places every node of @p sym on a device and inserts the
+ *        cross-device copies (the PlaceDevice pass; see weft/pass.h).
+ *
+ * A node's device group is its "__ctx_group__" attribute (set with the
+ * "ctx_group" key of weft_symbol_create_variable/compose attributes) or a
+ * plain "ctx_group" attribute. Devices come from bound variables, then
+ * groups, then neighbours (backward nodes follow their forward node), then
+ * the default; each edge between devices gets a "_CrossDeviceCopy" node
+ * named "<source>_<output index>_copy" on the consumer's device, shared by
+ * the consumers there. Contexts are (::WeftDeviceType, id) pairs and are
+ * not allocated: any cpu(i) is accepted.
+ * @param train non-zero: place the training graph (the gradient of every
+ *        argument, MXNet's head gradients "_head_grad_<i>" placed with
+ *        their output unless fixed).
+ * @param num_groups, group_names, group_dev_types, group_dev_ids the
+ *        group -> device map (@p num_groups entries; no name twice).
+ * @param num_fixed, fixed_names, fixed_dev_types, fixed_dev_ids variables
+ *        whose arrays are bound on a device (no name twice).
+ * @param[out] out_names new list: the placed graph's node names in
+ *        topological order; free with weft_string_list_free().
+ * @param[out] out_ops new list of the same size: each node's operator,
+ *        "null" for a variable; free with weft_string_list_free().
+ * @param[out] out_devices new list of the same size: each node's device,
+ *        "cpu(1)"; free with weft_string_list_free().
+ * @param[out] out_num_copies number of _CrossDeviceCopy nodes inserted.
+ * Errors: WEFT_ERR_DEVICE for a group missing from the map (naming node and
+ * group), an op writing an input placed on another device (naming node,
+ * input and devices) or a bad device; WEFT_ERR_INVALID_ARGUMENT for a NULL
+ * or repeated name or a fixed name that is no variable;
+ * WEFT_ERR_NOT_IMPLEMENTED when @p train needs the gradient of an op that
+ * has none.
+ */
+WEFT_API WeftStatus weft_symbol_place_device(
+    const WeftSymbolHandle* sym, int train, int default_dev_type, int default_dev_id,
+    size_t num_groups, const char* const* group_names, const int* group_dev_types,
+    const int* group_dev_ids, size_t num_fixed, const char* const* fixed_names,
+    const int* fixed_dev_types, const int* fixed_dev_ids, WeftStringList** out_names,
+    WeftStringList** out_ops, WeftStringList** out_devices, size_t* out_num_copies);
+
 /* --------------------------------------------------------------- executor */
 /* [executor API] */
 /*
@@ -696,7 +739,15 @@ WEFT_API WeftStatus weft_executor_bind(const WeftSymbolHandle* sym, int dev_type
                                        WeftNDArray* const* aux, size_t num_aux,
                                        WeftExecutor** out);
 
-/** Runs the forward graph; @p is_train non-zero selects training behaviour. */
+/**
+ * @brief Runs the forward graph; @p is_train non-zero selects training behaviour.
+ *
+ * Asynchronous: every node is pushed to the dependency engine and the call
+ * returns before they run (independent branches may run in parallel). Read
+ * the outputs with weft_ndarray_copy_to() or weft_ndarray_wait_to_read(): a
+ * node's failure is reported there, once, naming the node as "<op>:<name>".
+ * This call fails only for a bad handle.
+ */
 WEFT_API WeftStatus weft_executor_forward(WeftExecutor* exec, int is_train);
 
 /**
@@ -706,6 +757,8 @@ WEFT_API WeftStatus weft_executor_forward(WeftExecutor* exec, int is_train);
  *        every output is a loss operator (implicit head gradients).
  * Errors: WEFT_ERR_INVALID_ARGUMENT before any forward, without gradients,
  * or for a wrong number of head gradients; WEFT_ERR_SHAPE for a mis-shaped one.
+ * Asynchronous like weft_executor_forward(): a gradient node's failure is
+ * reported by the sync copy or wait of the gradient arrays.
  */
 WEFT_API WeftStatus weft_executor_backward(WeftExecutor* exec, WeftNDArray* const* head_grads,
                                            size_t num_head_grads);

@@ -8,9 +8,23 @@
 // bound gradient arrays, directly by the node that computes them when that
 // is safe. The executor holds shared references to every bound array.
 //
+// Asynchrony: Forward and Backward push one dependency-engine operation per
+// node (imperative.h PushKernel; reads: its input arrays, writes: its
+// outputs and mutated inputs such as BatchNorm's moving statistics) and
+// return before the nodes run. Entries sharing a planned block share its
+// engine variable, so memory reuse is ordered; independent branches run in
+// parallel on the threaded engine (give ExecutorOptions::num_groups >= 2
+// so that the plan does not reuse one branch's blocks in another, which
+// orders them). Read results with WaitToRead / CopyToHost on outputs() or
+// the gradient arrays; a kernel failure surfaces there, naming the node as
+// "<op>:<node name>". Argument errors (bad head gradients, Backward before
+// Forward) are still thrown by the call itself. Arrays the caller changes
+// through NDArray operations before a Forward are ordered by the engine.
+//
 // Thread-safety: distinct executors may be created and run concurrently
 // from different threads; one executor must not be used by two threads at
-// once (its calls mutate its arrays).
+// once (its calls mutate its state). The arrays it exposes follow NDArray's
+// rules.
 #ifndef WEFT_EXECUTOR_H_
 #define WEFT_EXECUTOR_H_
 
@@ -86,13 +100,15 @@ class Executor {
                                               const ExecutorOptions& options = {}, Runtime* rt = nullptr);
   ~Executor();
 
-  // Runs the forward nodes; is_train selects training behaviour (BatchNorm
-  // batch statistics and moving-average updates, Dropout masks).
+  // Pushes the forward nodes to the engine and returns; is_train selects
+  // training behaviour (BatchNorm batch statistics and moving-average
+  // updates, Dropout masks).
   void Forward(bool is_train);
-  // Runs the gradient nodes after a Forward. `head_grads` holds one array
+  // Pushes the gradient nodes after a Forward. `head_grads` holds one array
   // per output, or may be empty when every output is a loss op (their head
   // gradients are implicit). Throws Error(kInvalidArgument) when the
-  // executor has no gradients or Forward has not run.
+  // executor has no gradients or Forward has not run, Error(kShape) for a
+  // mis-shaped head gradient; the head gradients are copied by the engine.
   void Backward(const std::vector<NDArray>& head_grads = {});
 
   // A new executor for new input shapes that shares this one's arrays:
@@ -122,8 +138,6 @@ class Executor {
   Executor();
   // Builds the graph, plan and storage once the bound arrays are set.
   void Init(const ExecutorOptions& options, Runtime* rt);
-  // Waits for pending engine work on every bound array.
-  void WaitBound() const;
   std::unique_ptr<Impl> impl_;
   Symbol symbol_;
   Context ctx_;

@@ -36,9 +36,10 @@ void Invoke(Runtime* rt, const std::string& op_name, const std::vector<NDArray>&
 
 // Pushes `kernel` to the global engine as one operation named `name`
 // (attrs.op->name when empty) that reads the inputs' variables and writes
-// the outputs' and those of the inputs the op mutates (OpDef::mutate_inputs),
-// plus the RNG state's variable of `ctx` when attrs.op->uses_rng. Outputs must be allocated on `ctx`; an output
-// sharing storage with an input is written, not read. A kAdd request on a
+// the outputs' (every output, kNull ones too), the inputs named by
+// attrs.op->mutate_inputs, and the RNG state's variable of `ctx` when
+// attrs.op->uses_rng. Outputs must be allocated on `ctx`; an input sharing
+// storage with a written array is written, not read. A kAdd request on a
 // kernel without supports_add runs the kernel into a temporary and adds it
 // with elemwise_add inside the same operation. The operation keeps the
 // arrays' storage alive until it has run; a kernel failure is stored on the

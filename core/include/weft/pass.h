@@ -10,6 +10,8 @@
 //   pass::ShapeResult s = pass::InferShape(g, {{"data", Shape{32, 784}}});
 //   pass::TypeResult t = pass::InferType(g, {{"data", DType::kFloat32}});
 //   pass::MemoryPlan m = pass::PlanMemory(g, s, t, {});
+// With device groups, pass::PlaceDevice(reg, full, {...}) rewrites `full`
+// first (cross-device copies) and the other passes index its result.
 #ifndef WEFT_PASS_H_
 #define WEFT_PASS_H_
 
@@ -18,6 +20,7 @@
 #include <string>
 #include <vector>
 
+#include "weft/device.h"
 #include "weft/dtype.h"
 #include "weft/graph.h"
 #include "weft/op.h"
@@ -86,7 +89,13 @@ struct GradientSpec {
 // that depend on some x are differentiated. Returns a new graph whose
 // outputs are the forward outputs followed by one gradient per x (zeros_like
 // when no path joins x to the outputs); the forward nodes are shared, not
-// copied. Throws Error(kNotImplemented) naming the op and node when an op
+// copied. Every node the pass creates records the forward node it
+// differentiates as control_deps[0] (MXNet's backward-node convention): the
+// nodes OpDef::gradient returns for node F and the sums/zeros of F's output
+// gradients get {F}; the sum or zeros_like giving x's gradient gets {x}. A
+// gradient function may set control deps itself (they are kept); forward
+// nodes are never edited. PlaceDevice places such a node with its forward
+// node. Throws Error(kNotImplemented) naming the op and node when an op
 // on a path that needs a gradient has none, and Error(kInvalidArgument) for
 // an x not in the graph or a head_grads count that differs from the outputs.
 Graph Gradient(const OpRegistry& reg, const Graph& forward, const GradientSpec& spec);
@@ -150,6 +159,48 @@ struct MemoryPlan {
 // dtype is unknown.
 MemoryPlan PlanMemory(const IndexedGraph& g, const ShapeResult& shapes, const TypeResult& types,
                       const MemoryPlanOptions& options = {});
+
+// ------------------------------------------------------- device placement
+
+struct PlaceDeviceOptions {
+  // Device of every node nothing else places.
+  Context default_ctx;
+  // Group name -> device. A node's group is its "__ctx_group__" attribute
+  // (what AttrScope({{"ctx_group", g}}) stores) or, failing that, "ctx_group".
+  std::map<std::string, Context> group2ctx;
+  // Variables whose arrays are already bound: name -> device. Wins over the
+  // variable's group.
+  std::map<std::string, Context> fixed;
+};
+
+struct Placement {
+  // The rewritten graph; the input graph itself when one device suffices.
+  Graph graph;
+  // Per node of IndexedGraph(graph): its device.
+  std::vector<Context> devices;
+  // The number of _CrossDeviceCopy nodes inserted.
+  size_t num_copies = 0;
+};
+
+// The seed's PlaceDevice. Devices: fixed variables, then grouped nodes; a
+// forward sweep gives a node without one its forward node's device when it
+// is a backward node (control_deps[0], see Gradient), else its first placed
+// input's; a reverse sweep gives unplaced inputs (not backward nodes) their
+// consumer's device; a last forward sweep applies the first rule again with
+// what is placed by then and puts the rest (a node with no placed neighbour)
+// on default_ctx. Existing _CrossDeviceCopy nodes are boundaries: never
+// placed from their input nor passing their device to it.
+// Then every edge between devices gets a _CrossDeviceCopy node on the
+// consumer's device, one per (source entry, device), shared by all consumers
+// there and named "<source node>_<output index>_copy" (as MXNet; a source
+// copied to two devices gives two copies of one name). The rewrite is
+// persistent: a node is rebuilt only when an input or control dep changed,
+// the others and the input graph are shared untouched. The intended order is
+// Gradient, then PlaceDevice. Throws Error(kDevice) for a group missing from
+// group2ctx (naming the node and the group) and for an op that mutates an
+// input placed on another device (naming the node, the input and both
+// devices); Error(kInvalidArgument) for a fixed name that is no variable.
+Placement PlaceDevice(const OpRegistry& reg, const Graph& graph, const PlaceDeviceOptions& options);
 
 }  // namespace pass
 }  // namespace weft

@@ -2,7 +2,8 @@
 //
 // `Runtime::Global()` is created on first use (never by a static
 // initialiser) and lives until process exit; tests may build fresh Runtimes.
-// Registries are filled in the constructor and read-only afterwards; pool
+// Registries are filled in the constructor and read-only afterwards (a
+// fresh runtime may be extended through mutable_ops/kernels first); pool
 // and RNG access is synchronised internally.
 #ifndef WEFT_RUNTIME_H_
 #define WEFT_RUNTIME_H_
@@ -43,6 +44,11 @@ class Runtime {
 
   const OpRegistry& ops() const { return ops_; }
   const KernelRegistry& kernels() const { return kernels_; }
+  // Registries to extend (tests, embedders adding their own operators).
+  // REQUIRES: no other thread uses this runtime meanwhile; call before
+  // binding or invoking anything on it.
+  OpRegistry* mutable_ops() { return &ops_; }
+  KernelRegistry* mutable_kernels() { return &kernels_; }
 
   // The DeviceAPI for `t`; throws Error(kDevice) when it is not compiled in.
   DeviceAPI* device_api(DeviceType t) const;

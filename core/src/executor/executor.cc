@@ -18,34 +18,15 @@ std::string JoinNames(const std::vector<std::string>& names) {
 Executor::Executor() : impl_(new Impl) {}
 Executor::~Executor() = default;
 
-void Executor::Impl::Run(const Step& step, Context ctx, bool is_train) {
+void Executor::Impl::Push(const Step& step, Context ctx, bool is_train) const {
   const IndexedGraph& g = *idx;
   const Node& node = g.node(step.nid);
-  std::vector<TBlob> in, out;
-  for (const auto& e : g[step.nid].inputs) in.push_back(entries[g.entry_id(e)].blob());
-  std::vector<OpReq> reqs = step.reqs;
-  std::vector<std::pair<uint32_t, NDArray>> add_later;
-  for (uint32_t o = 0; o < node.num_outputs(); ++o) {
-    const NDArray& arr = entries[g.entry_id(step.nid, o)];
-    if (reqs[o] == OpReq::kAdd && !step.kernel->supports_add) {
-      NDArray tmp(arr.shape(), ctx, arr.dtype(), rt);
-      add_later.emplace_back(o, tmp);
-      out.push_back(tmp.blob());
-      reqs[o] = OpReq::kWrite;
-    } else {
-      out.push_back(arr.blob());
-    }
-  }
-  OpContext octx;
-  octx.ctx = ctx;
-  octx.is_train = is_train;
-  octx.rng = rt->rng(ctx);
-  step.kernel->fn(octx, node.attrs, in, reqs, out);
-  for (auto& [o, tmp] : add_later) {
-    std::vector<NDArray> outs{entries[g.entry_id(step.nid, o)]};
-    Invoke(rt, "elemwise_add", {outs[0], tmp}, {}, &outs);
-    outs[0].WaitToRead();  // later steps run synchronously on its memory
-  }
+  std::vector<NDArray> in, out;
+  in.reserve(g[step.nid].inputs.size());
+  out.reserve(node.num_outputs());
+  for (const auto& e : g[step.nid].inputs) in.push_back(entries[g.entry_id(e)]);
+  for (uint32_t o = 0; o < node.num_outputs(); ++o) out.push_back(entries[g.entry_id(step.nid, o)]);
+  PushKernel(rt, *step.kernel, node.attrs, ctx, in, out, step.reqs, is_train, step.name);
 }
 
 void Executor::Init(const ExecutorOptions& options, Runtime* rt) {
@@ -165,6 +146,7 @@ void Executor::Init(const ExecutorOptions& options, Runtime* rt) {
     if (node.is_variable() || m.plan.noop[nid]) continue;
     Impl::Step step;
     step.nid = nid;
+    step.name = node.op()->name + ":" + node.attrs.name;
     step.kernel = m.rt->kernels().Find(node.op()->name, ctx_.dev_type);
     if (!step.kernel)
       Fail(StatusCode::kNotImplemented, "bind: operator ", node.op()->name, " (node '", node.attrs.name,
@@ -181,19 +163,18 @@ void Executor::Init(const ExecutorOptions& options, Runtime* rt) {
   for (size_t i = 0; i < n_out; ++i) outputs_.push_back(m.entries[g.entry_id(g.outputs()[i])]);
 }
 
-// The executor runs its kernels synchronously in the calling thread (it is
-// not yet pushed to the dependency engine), so pending engine work on the
-// bound arrays must finish first.
-void Executor::WaitBound() const {
-  for (const auto* list : {&args_, &grads_, &aux_})
-    for (const NDArray& a : *list)
-      if (!a.is_none()) a.WaitToWrite();
-}
-
+// Forward and Backward push one engine operation per node (PushKernel):
+// it reads the node's input entries and writes its output entries. Every
+// entry planned into one storage block is a view of that block's NDArray,
+// so they all share the block's engine variable, and the engine orders
+// every use of a block in push order, which is the order the memory plan
+// assumed: a node reusing a freed block waits for the last reader of the
+// block's previous entry. Bound arrays carry their own variables, so work
+// the caller pushed on them before Forward (copies, updates) is ordered
+// too, and nothing here waits.
 void Executor::Forward(bool is_train) {
   Impl& m = *impl_;
-  WaitBound();
-  for (const auto& step : m.forward_steps) m.Run(step, ctx_, is_train);
+  for (const auto& step : m.forward_steps) m.Push(step, ctx_, is_train);
   m.forward_done = true;
   m.last_is_train = is_train;
 }
@@ -207,22 +188,25 @@ void Executor::Backward(const std::vector<NDArray>& head_grads) {
     Fail(StatusCode::kInvalidArgument, "Backward: expected ", outputs_.size(), " head gradient(s), given ",
          head_grads.size());
   const IndexedGraph& g = *m.idx;
-  WaitBound();
+  // Check every head gradient before pushing anything.
   for (size_t i = 0; i < outputs_.size(); ++i) {
     if (m.head_grad_nid[i] < 0) continue;
     if (head_grads.empty())
       Fail(StatusCode::kInvalidArgument, "Backward: output '", out_names_[i],
            "' is not a loss, so a head gradient is required (none given)");
-    NDArray& dst = m.entries[g.entry_id(static_cast<uint32_t>(m.head_grad_nid[i]), 0)];
+    const NDArray& dst = m.entries[g.entry_id(static_cast<uint32_t>(m.head_grad_nid[i]), 0)];
     const NDArray& src = head_grads[i];
     if (src.is_none() || src.shape() != dst.shape() || src.dtype() != dst.dtype())
       Fail(StatusCode::kShape, "Backward: head gradient ", i, " (output '", out_names_[i], "') is ",
            src.is_none() ? std::string("empty") : src.shape().ToString() + " " + DTypeName(src.dtype()),
            ", expected ", dst.shape().ToString(), " ", DTypeName(dst.dtype()));
-    src.CopyTo(&dst);
-    dst.WaitToRead();
   }
-  for (const auto& step : m.backward_steps) m.Run(step, ctx_, m.last_is_train);
+  for (size_t i = 0; i < outputs_.size(); ++i) {
+    if (m.head_grad_nid[i] < 0) continue;
+    NDArray& dst = m.entries[g.entry_id(static_cast<uint32_t>(m.head_grad_nid[i]), 0)];
+    head_grads[i].CopyTo(&dst);
+  }
+  for (const auto& step : m.backward_steps) m.Push(step, ctx_, m.last_is_train);
   for (const auto& c : m.grad_copies) {
     NDArray& grad = grads_[c.arg];
     if (reqs_[c.arg] == GradReq::kAdd) {
@@ -231,7 +215,6 @@ void Executor::Backward(const std::vector<NDArray>& head_grads) {
     } else {
       m.entries[c.entry].CopyTo(&grad);
     }
-    grad.WaitToRead();
   }
 }
 

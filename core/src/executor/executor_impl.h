@@ -20,6 +20,7 @@ struct Executor::Impl {
   // One op node to run, with its kernel and output requests.
   struct Step {
     uint32_t nid = 0;
+    std::string name;  // "<op>:<node>", the engine operation's name
     const Kernel* kernel = nullptr;
     std::vector<OpReq> reqs;
   };
@@ -45,7 +46,9 @@ struct Executor::Impl {
   bool forward_done = false;
   bool last_is_train = false;
 
-  void Run(const Step& step, Context ctx, bool is_train);
+  // Pushes `step` to the engine (PushKernel) reading its input entries and
+  // writing its output entries; returns before it runs.
+  void Push(const Step& step, Context ctx, bool is_train) const;
 };
 
 }  // namespace weft

@@ -77,11 +77,14 @@ void PushKernel(Runtime* rt, const Kernel& kernel, const NodeAttrs& attrs, Conte
     } else {
       call->out.push_back(out.blob());
     }
-    if (reqs[i] != OpReq::kNull) writes.push_back(out.var());
+    // A kNull output is declared written too: kernels may still use it
+    // (as scratch, or by ignoring the request), and an executor's planned
+    // block behind it may be reused by a later node.
+    writes.push_back(out.var());
     call->keep.push_back(out);
   }
-  // Inputs the op mutates (optimizer states, BatchNorm's moving statistics)
-  // are written by the operation, not read.
+  // Inputs the op mutates (BatchNorm's moving statistics, assign's lhs)
+  // are written, so waits on them see the update.
   if (attrs.op && attrs.op->mutate_inputs) {
     for (int i : attrs.op->mutate_inputs(attrs.params)) {
       WEFT_CHECK(i >= 0 && static_cast<size_t>(i) < inputs.size())

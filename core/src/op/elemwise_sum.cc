@@ -1,11 +1,15 @@
-// Variadic sum and copy with MXNet names: ElementWiseSum (aliases add_n,
-// _ElementWiseSum) and identity (alias _copy).
+// Variadic sum and copies with MXNet names: ElementWiseSum (aliases add_n,
+// _ElementWiseSum), identity (alias _copy) and _CrossDeviceCopy.
 //
 // ElementWiseSum takes `num_args` (>= 1) inputs "arg0".."argN-1" of equal
 // shape and dtype (bidirectional inference) and may write in place of arg0;
 // its gradient hands the output gradient unchanged to every input (the same
 // entry, as MXNet's CloneGradient). identity copies its input, may run in
-// place, and its gradient is the output gradient itself.
+// place, and its gradient is the output gradient itself. _CrossDeviceCopy
+// is the copy PlaceDevice inserts between devices: identity in shape and
+// type, never in place (its output lives on another device); its gradient is
+// a _CrossDeviceCopy back, a backward node of the copy's source (control
+// dep), so that placement puts it on the source's device.
 #include "op_common.h"
 
 namespace weft {
@@ -51,6 +55,18 @@ void RegisterElemwiseSum(OpRegistry* reg) {
   id.inplace = InplaceFirst;
   id.gradient = CloneGrad;
   reg->Add(std::move(id));
+
+  OpDef cross;
+  cross.name = "_CrossDeviceCopy";
+  cross.doc = "Copies the input to the device this node is placed on (inserted by PlaceDevice).";
+  cross.infer_shape = ElemwiseShape;
+  cross.infer_type = ElemwiseType;
+  cross.gradient = [](const OpRegistry& r, const NodePtr& n, const std::vector<NodeEntry>& og) {
+    NodePtr back = MakeOpNode(r, "_CrossDeviceCopy", GradName(n, "backward"), {og[0]});
+    back->control_deps.push_back(n->inputs[0].node);
+    return std::vector<NodeEntry>{OutEntry(back)};
+  };
+  reg->Add(std::move(cross));
 }
 
 }  // namespace op

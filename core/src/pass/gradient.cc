@@ -1,5 +1,6 @@
 // Gradient: symbolic reverse-mode differentiation over the indexed graph.
 #include <string>
+#include <unordered_set>
 #include <vector>
 
 #include "weft/graph.h"
@@ -26,6 +27,34 @@ NodeEntry Aggregate(const OpRegistry& reg, const std::vector<NodeEntry>& terms, 
     acc = MakeOpEntry(reg, "elemwise_add", base + "_grad_add" + std::to_string(i), {acc, terms[i]});
   return acc;
 }
+
+// Records `forward` as the differentiated node of every node reachable from
+// `entries` that the pass has not seen yet (a node just created for it):
+// control_deps = {forward}, unless the op's gradient set control deps
+// itself. Such nodes are unpublished, so editing them is safe.
+class BackwardMarker {
+ public:
+  // Marks every node reachable from `entries` (and their inputs) as seen.
+  void Seen(const std::vector<NodeEntry>& entries) { Visit(entries, nullptr); }
+  void Attach(const std::vector<NodeEntry>& entries, const NodePtr& forward) {
+    Visit(entries, &forward);
+  }
+
+ private:
+  void Visit(const std::vector<NodeEntry>& entries, const NodePtr* forward) {
+    std::vector<Node*> stack;
+    for (const NodeEntry& e : entries)
+      if (e.node && seen_.insert(e.node.get()).second) stack.push_back(e.node.get());
+    while (!stack.empty()) {
+      Node* n = stack.back();
+      stack.pop_back();
+      if (forward && n->control_deps.empty()) n->control_deps.push_back(*forward);
+      for (const NodeEntry& in : n->inputs)
+        if (seen_.insert(in.node.get()).second) stack.push_back(in.node.get());
+    }
+  }
+  std::unordered_set<const Node*> seen_;
+};
 
 }  // namespace
 
@@ -65,6 +94,10 @@ Graph Gradient(const OpRegistry& reg, const Graph& forward, const GradientSpec& 
     for (const auto& in : g[nid].inputs)
       if (depends[in.node_id]) depends[nid] = true;
 
+  BackwardMarker marker;
+  for (uint32_t nid = 0; nid < g.num_nodes(); ++nid) marker.Seen({NodeEntry{g[nid].node, 0, 0}});
+  marker.Seen(spec.head_grads);
+
   std::vector<std::vector<NodeEntry>> grads(g.num_node_entries());
   for (size_t i = 0; i < forward.outputs.size(); ++i)
     grads[g.entry_id(forward.outputs[i])].push_back(spec.head_grads[i]);
@@ -89,7 +122,9 @@ Graph Gradient(const OpRegistry& reg, const Graph& forward, const GradientSpec& 
                          : Aggregate(reg, terms, cap, EntryLabel(out));
       terms.assign(1, out_grads[o]);
     }
+    marker.Attach(out_grads, node);
     std::vector<NodeEntry> in_grads = op->gradient(reg, node, out_grads);
+    marker.Attach(in_grads, node);
     if (in_grads.size() != node->inputs.size())
       Fail(StatusCode::kInternal, "Gradient: operator ", op->name, " (node '", node->attrs.name,
            "') returned ", in_grads.size(), " input gradients for ", node->inputs.size(), " inputs");
@@ -106,6 +141,7 @@ Graph Gradient(const OpRegistry& reg, const Graph& forward, const GradientSpec& 
     result.outputs.push_back(terms.empty()
                                  ? MakeOpEntry(reg, "zeros_like", EntryLabel(x) + "_zero_grad", {x})
                                  : Aggregate(reg, terms, cap, EntryLabel(x)));
+    marker.Attach({result.outputs.back()}, x.node);
   }
   return result;
 }

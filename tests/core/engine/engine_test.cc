@@ -154,7 +154,14 @@ TEST_P(EngineTest, AsyncOpCompletingOnAnotherThread) {
   }
   e->WaitForVar(v);
   EXPECT_EQ(value, 123);
-  for (auto& t : helpers) t.join();
+  // The last op may still be inside emplace_back (holding the lock) after
+  // its helper completed it: take the threads under the lock.
+  std::vector<std::thread> started;
+  {
+    std::lock_guard<std::mutex> l(helpers_mu);
+    started.swap(helpers);
+  }
+  for (auto& t : started) t.join();
   e->DeleteVariable({}, Context::CPU(), v);
   e->WaitForAll();
 }

@@ -1,0 +1,168 @@
+/*
+ * The device placement C ABI (weft_symbol_place_device): the seed's
+ * a * b (group dev1) + c (group dev2) example for inference and training,
+ * a single device, and the errors (missing group, a mutated input on
+ * another device, bad arguments). Pure C99 against libweft.so (CMocka).
+ */
+#include "c_api_symbol_util.h"
+
+/* op(args) named `name` in device group `group`. */
+static WeftSymbolHandle* grouped(const char* op, const char* name, const char* group,
+                                 WeftSymbolHandle** args, size_t n) {
+  const char* keys[] = {"ctx_group"};
+  const char* vals[] = {group};
+  WeftSymbolHandle* s = NULL;
+  OK(weft_symbol_create_atomic(op, keys, vals, 1, &s));
+  OK(weft_symbol_compose(s, name, n, NULL, args));
+  return s;
+}
+
+/* The seed's example with its intermediate handles freed. */
+static WeftSymbolHandle* seed_net(void) {
+  WeftSymbolHandle* a = var("a");
+  WeftSymbolHandle* b = var("b");
+  WeftSymbolHandle* c = var("c");
+  WeftSymbolHandle* ab[2], *mc[2], *mul, *add;
+  ab[0] = a;
+  ab[1] = b;
+  mul = grouped("elemwise_mul", "mul", "dev1", ab, 2);
+  mc[0] = mul;
+  mc[1] = c;
+  add = grouped("elemwise_add", "add", "dev2", mc, 2);
+  OK(weft_symbol_free(a));
+  OK(weft_symbol_free(b));
+  OK(weft_symbol_free(c));
+  OK(weft_symbol_free(mul));
+  return add;
+}
+
+static const char* g_groups[] = {"dev1", "dev2"};
+static const int g_group_types[] = {WEFT_CPU, WEFT_CPU};
+static const int g_group_ids[] = {0, 1};
+static const char* g_fixed[] = {"a", "b", "c"};
+static const int g_fixed_types[] = {WEFT_CPU, WEFT_CPU, WEFT_CPU};
+static const int g_fixed_ids[] = {0, 0, 0};
+
+static void expect_placement(WeftSymbolHandle* s, int train, const char* names, const char* ops,
+                             const char* devices, size_t copies) {
+  WeftStringList *n = NULL, *o = NULL, *d = NULL;
+  size_t num_copies = 99;
+  OK(weft_symbol_place_device(s, train, WEFT_CPU, 0, 2, g_groups, g_group_types, g_group_ids, 3,
+                              g_fixed, g_fixed_types, g_fixed_ids, &n, &o, &d, &num_copies));
+  expect_list(n, names);
+  expect_list(o, ops);
+  expect_list(d, devices);
+  assert_int_equal(num_copies, copies);
+}
+
+static void test_seed_example(void** state) {
+  WeftSymbolHandle* s = seed_net();
+  (void)state;
+  expect_placement(s, 0, "a,b,mul,mul_0_copy,c,c_0_copy,add",
+                   "null,null,elemwise_mul,_CrossDeviceCopy,null,_CrossDeviceCopy,elemwise_add",
+                   "cpu(0),cpu(0),cpu(0),cpu(1),cpu(0),cpu(1),cpu(1)", 2);
+  /* Training: the head gradient lives with add on cpu(1); mul's gradient
+   * nodes stay on mul's device and share one copy of it. */
+  expect_placement(s, 1,
+                   "a,b,mul,mul_0_copy,c,c_0_copy,add,_head_grad_0,_head_grad_0_0_copy,"
+                   "mul_lhs_grad,mul_rhs_grad",
+                   "null,null,elemwise_mul,_CrossDeviceCopy,null,_CrossDeviceCopy,elemwise_add,"
+                   "null,_CrossDeviceCopy,elemwise_mul,elemwise_mul",
+                   "cpu(0),cpu(0),cpu(0),cpu(1),cpu(0),cpu(1),cpu(1),cpu(1),cpu(0),cpu(0),cpu(0)", 3);
+  OK(weft_symbol_free(s));
+  assert_no_leaks();
+}
+
+static void test_single_device(void** state) {
+  WeftSymbolHandle* s = seed_net();
+  WeftStringList *n = NULL, *o = NULL, *d = NULL;
+  const int ids[] = {3, 3};
+  size_t copies = 99;
+  (void)state;
+  OK(weft_symbol_place_device(s, 0, WEFT_CPU, 3, 2, g_groups, g_group_types, ids, 0, NULL, NULL,
+                              NULL, &n, &o, &d, &copies));
+  expect_list(n, "a,b,mul,c,add");
+  expect_list(o, "null,null,elemwise_mul,null,elemwise_add");
+  expect_list(d, "cpu(3),cpu(3),cpu(3),cpu(3),cpu(3)");
+  assert_int_equal(copies, 0);
+  OK(weft_symbol_free(s));
+  assert_no_leaks();
+}
+
+static void test_errors(void** state) {
+  WeftSymbolHandle* s = seed_net();
+  WeftStringList *n = NULL, *o = NULL, *d = NULL;
+  size_t copies = 99;
+  const char* twice[] = {"dev1", "dev1"};
+  const int bad_types[] = {WEFT_CPU, 7};
+  const int bad_ids[] = {0, -1};
+  const char* nope[] = {"nope"};
+  (void)state;
+  EXPECT_ERR(weft_symbol_place_device(s, 0, WEFT_CPU, 0, 1, g_groups, g_group_types, g_group_ids,
+                                      0, NULL, NULL, NULL, &n, &o, &d, &copies),
+             WEFT_ERR_DEVICE, "node 'add'", "group 'dev2'", "dev1=cpu(0)");
+  EXPECT_ERR(weft_symbol_place_device(s, 0, WEFT_CPU, 0, 2, twice, g_group_types, g_group_ids, 0,
+                                      NULL, NULL, NULL, &n, &o, &d, &copies),
+             WEFT_ERR_INVALID_ARGUMENT, "'group_names'", "'dev1' is given twice");
+  EXPECT_ERR(weft_symbol_place_device(s, 0, WEFT_CPU, 0, 2, g_groups, bad_types, g_group_ids, 0,
+                                      NULL, NULL, NULL, &n, &o, &d, &copies),
+             WEFT_ERR_DEVICE, "'dev2'", "group_dev_types[1]", "is 7");
+  EXPECT_ERR(weft_symbol_place_device(s, 0, WEFT_CPU, 0, 2, g_groups, g_group_types, bad_ids, 0,
+                                      NULL, NULL, NULL, &n, &o, &d, &copies),
+             WEFT_ERR_DEVICE, "'dev2'", "group_dev_ids[1]", "is -1");
+  EXPECT_ERR(weft_symbol_place_device(s, 0, 5, 0, 2, g_groups, g_group_types, g_group_ids, 0,
+                                      NULL, NULL, NULL, &n, &o, &d, &copies),
+             WEFT_ERR_DEVICE, "default device", "is 5");
+  EXPECT_ERR(weft_symbol_place_device(s, 0, WEFT_CPU, 0, 2, g_groups, g_group_types, g_group_ids,
+                                      1, nope, g_fixed_types, g_fixed_ids, &n, &o, &d, &copies),
+             WEFT_ERR_INVALID_ARGUMENT, "'nope'", "no variable");
+  EXPECT_ERR(weft_symbol_place_device(s, 0, WEFT_CPU, 0, 2, NULL, g_group_types, g_group_ids, 0,
+                                      NULL, NULL, NULL, &n, &o, &d, &copies),
+             WEFT_ERR_INVALID_ARGUMENT, "'group_names'");
+  EXPECT_ERR(weft_symbol_place_device(s, 0, WEFT_CPU, 0, 0, NULL, NULL, NULL, 0, NULL, NULL, NULL,
+                                      NULL, &o, &d, &copies),
+             WEFT_ERR_INVALID_ARGUMENT, "'out_names'");
+  EXPECT_ERR(weft_symbol_place_device(NULL, 0, WEFT_CPU, 0, 0, NULL, NULL, NULL, 0, NULL, NULL,
+                                      NULL, &n, &o, &d, &copies),
+             WEFT_ERR_INVALID_ARGUMENT, "'sym'");
+  /* Out-parameters are untouched on failure. */
+  assert_null(n);
+  assert_null(o);
+  assert_null(d);
+  assert_int_equal(copies, 99);
+  OK(weft_symbol_free(s));
+  assert_no_leaks();
+}
+
+static void test_mutated_input_across_devices(void** state) {
+  WeftSymbolHandle* data = var("data");
+  WeftSymbolHandle* bn = grouped("BatchNorm", "bn", "dev2", &data, 1);
+  WeftStringList *n = NULL, *o = NULL, *d = NULL;
+  const char* fixed[] = {"data", "bn_moving_mean"};
+  const int ids[] = {0, 0};
+  size_t copies = 99;
+  (void)state;
+  /* Only data is fixed: the moving statistics follow BatchNorm to cpu(1). */
+  OK(weft_symbol_place_device(bn, 0, WEFT_CPU, 0, 2, g_groups, g_group_types, g_group_ids, 1,
+                              fixed, g_fixed_types, ids, &n, &o, &d, &copies));
+  expect_list(n, "data,data_0_copy,bn_gamma,bn_beta,bn_moving_mean,bn_moving_var,bn");
+  expect_list(o, "null,_CrossDeviceCopy,null,null,null,null,BatchNorm");
+  expect_list(d, "cpu(0),cpu(1),cpu(1),cpu(1),cpu(1),cpu(1),cpu(1)");
+  assert_int_equal(copies, 1);
+  EXPECT_ERR(weft_symbol_place_device(bn, 0, WEFT_CPU, 0, 2, g_groups, g_group_types, g_group_ids,
+                                      2, fixed, g_fixed_types, ids, &n, &o, &d, &copies),
+             WEFT_ERR_DEVICE, "node 'bn' (BatchNorm)", "input 'moving_mean'", "cpu(0)", "cpu(1)");
+  OK(weft_symbol_free(data));
+  OK(weft_symbol_free(bn));
+  assert_no_leaks();
+}
+
+int main(void) {
+  const struct CMUnitTest tests[] = {
+      TEST(test_seed_example),
+      TEST(test_single_device),
+      TEST(test_errors),
+      TEST(test_mutated_input_across_devices),
+  };
+  return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,116 @@
+// `weft place`: the device placement of a model (PlaceDevice through
+// weft_symbol_place_device), one line per node of the placed graph with its
+// device, the inserted _CrossDeviceCopy nodes marked. C ABI only.
+#include <algorithm>
+#include <cstdio>
+#include <cstdlib>
+#include <map>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "cli_util.h"
+
+namespace weft_cli {
+namespace {
+
+struct Ctx {
+  int type;
+  int id;
+};
+
+// "cpu(1)", "gpu(0)", "cpu" or "gpu" given to `opt` for `what`.
+Ctx ParseCtx(const std::string& text, const std::string& what) {
+  for (const auto& [prefix, type] : {std::pair<std::string, int>{"cpu", WEFT_CPU}, {"gpu", WEFT_GPU}}) {
+    if (text.compare(0, prefix.size(), prefix) != 0) continue;
+    std::string rest = text.substr(prefix.size());
+    if (rest.empty()) return {type, 0};
+    if (rest.size() > 2 && rest.front() == '(' && rest.back() == ')') {
+      std::string digits = rest.substr(1, rest.size() - 2);
+      char* end = nullptr;
+      long id = std::strtol(digits.c_str(), &end, 10);
+      if (!digits.empty() && *end == '\0' && digits[0] != '-' && digits[0] != '+' && id <= 1 << 20)
+        return {type, static_cast<int>(id)};
+    }
+  }
+  Usage(what + ": device '" + text + "' is not cpu(N) or gpu(N)");
+}
+
+// NAME=DEVICE options of one kind, in order, no name twice.
+struct CtxOptions {
+  std::vector<std::string> names;
+  std::vector<int> types, ids;
+  void Add(const std::string& text, const char* opt) {
+    auto kv = SplitAssign(text, opt);
+    for (const std::string& n : names)
+      if (n == kv.first) Usage(std::string(opt) + " " + kv.first + " given twice");
+    Ctx c = ParseCtx(kv.second, std::string(opt) + " " + kv.first);
+    names.push_back(kv.first);
+    types.push_back(c.type);
+    ids.push_back(c.id);
+  }
+  std::vector<const char*> CNames() const {
+    std::vector<const char*> out;
+    for (const std::string& n : names) out.push_back(n.c_str());
+    return out;
+  }
+};
+
+}  // namespace
+
+int Place(int argc, char** argv) {
+  std::string file;
+  CtxOptions groups, fixed;
+  Ctx def{WEFT_CPU, 0};
+  bool train = false;
+  for (Args a{argc, argv}; a.i < argc; ++a.i) {
+    std::string s = argv[a.i];
+    if (a.Is(s, "--group2ctx")) {
+      groups.Add(a.Value(s, "--group2ctx"), "--group2ctx");
+    } else if (a.Is(s, "--bind")) {
+      fixed.Add(a.Value(s, "--bind"), "--bind");
+    } else if (a.Is(s, "--default")) {
+      def = ParseCtx(a.Value(s, "--default"), "--default");
+    } else if (s == "--train") {
+      train = true;
+    } else if (s.size() > 1 && s[0] == '-') {
+      Usage("place: unknown option '" + s + "'");
+    } else if (file.empty()) {
+      file = s;
+    } else {
+      Usage("place: more than one file given ('" + file + "', '" + s + "')");
+    }
+  }
+  if (file.empty()) Usage("place: no symbol file given");
+  Sym sym;
+  Check(weft_symbol_from_json_file(file.c_str(), sym.out()), "place");
+  std::vector<const char*> group_names = groups.CNames(), fixed_names = fixed.CNames();
+  WeftStringList *names = nullptr, *ops = nullptr, *devices = nullptr;
+  size_t copies = 0;
+  Check(weft_symbol_place_device(sym.get(), train ? 1 : 0, def.type, def.id, group_names.size(),
+                                 group_names.data(), groups.types.data(), groups.ids.data(),
+                                 fixed_names.size(), fixed_names.data(), fixed.types.data(),
+                                 fixed.ids.data(), &names, &ops, &devices, &copies),
+        "place");
+  std::vector<std::string> n = Strings(names, "place"), o = Strings(ops, "place"),
+                           d = Strings(devices, "place");
+  std::map<std::string, size_t> per_device;
+  size_t width = 4;
+  for (size_t i = 0; i < n.size(); ++i) {
+    ++per_device[d[i]];
+    width = std::max(width, n[i].size());
+  }
+  std::printf("graph: %s\n", train ? "training (forward + gradients)" : "inference");
+  std::printf("placement: %zu nodes on %zu device(s), %zu cross-device copies inserted\n", n.size(),
+              per_device.size(), copies);
+  for (const auto& [dev, count] : per_device) std::printf("  %s: %zu nodes\n", dev.c_str(), count);
+  std::printf("\n");
+  for (size_t i = 0; i < n.size(); ++i) {
+    const bool copy = o[i] == "_CrossDeviceCopy";
+    std::printf("%4zu  %-*s  %-8s  %s%s\n", i, static_cast<int>(width), n[i].c_str(), d[i].c_str(),
+                o[i].c_str(), copy ? "  <- copy" : "");
+  }
+  return 0;
+}
+
+}  // namespace weft_cli
