@@ -72,7 +72,9 @@ GradReq ReqArg(int code, size_t i) {
        ", expected WEFT_REQ_NULL (0), WEFT_REQ_WRITE (1) or WEFT_REQ_ADD (3)");
 }
 
-// A new named list of `arrays` (none entries stay none).
+
+}  // namespace
+
 WeftNDArrayList* NewList(const std::vector<NDArray>& arrays, const std::vector<std::string>& names) {
   auto list = std::make_shared<NDArrayList>();
   list->arrays = arrays;
@@ -80,7 +82,6 @@ WeftNDArrayList* NewList(const std::vector<NDArray>& arrays, const std::vector<s
   return NewHandle<WeftNDArrayList>(std::move(list));
 }
 
-}  // namespace
 }  // namespace capi
 }  // namespace weft
 

@@ -18,16 +18,6 @@ namespace capi {
 
 namespace {
 
-std::vector<std::string> Names(size_t num, const char* const* names, const char* arg) {
-  CheckArray(names, num, arg);
-  std::vector<std::string> out;
-  for (size_t i = 0; i < num; ++i) {
-    if (!names[i]) Fail(StatusCode::kInvalidArgument, "argument '", arg, "[", i, "]' is NULL");
-    out.emplace_back(names[i]);
-  }
-  return out;
-}
-
 // A named list's arrays by name (a list without names is an error).
 std::map<std::string, NDArray> ByName(const WeftNDArrayList* list, const char* arg) {
   std::map<std::string, NDArray> out;
@@ -58,12 +48,13 @@ ProgressMode ProgressArg(int progress) {
 }
 
 WeftNDArrayList* NewNamedList(const std::map<std::string, NDArray>& m) {
-  auto l = std::make_shared<NDArrayList>();
+  std::vector<NDArray> arrays;
+  std::vector<std::string> names;
   for (const auto& kv : m) {
-    l->names.push_back(kv.first);
-    l->arrays.push_back(kv.second);
+    names.push_back(kv.first);
+    arrays.push_back(kv.second);
   }
-  return NewHandle<WeftNDArrayList>(std::move(l));
+  return NewList(arrays, names);
 }
 
 }  // namespace
@@ -78,8 +69,8 @@ WeftStatus weft_module_create(const WeftSymbolHandle* sym, size_t num_data, cons
                               WeftModule** out) {
   WEFT_API_BEGIN();
   auto s = Get(sym, "sym");
-  std::vector<std::string> data = Names(num_data, data_names, "data_names");
-  std::vector<std::string> label = Names(num_label, label_names, "label_names");
+  std::vector<std::string> data = InputNames(num_data, data_names, "data_names");
+  std::vector<std::string> label = InputNames(num_label, label_names, "label_names");
   if (data.empty()) Fail(StatusCode::kInvalidArgument, "argument 'num_data' is 0; a module needs a data input");
   Context ctx = ContextArg(dev_type, dev_id);
   CheckNotNull(out, "out");
@@ -150,10 +141,7 @@ WeftStatus weft_module_outputs(const WeftModule* mod, WeftNDArrayList** out) {
   WEFT_API_BEGIN();
   auto m = GetTrain(mod, "mod");
   CheckNotNull(out, "out");
-  auto l = std::make_shared<NDArrayList>();
-  l->arrays = m->outputs();
-  l->names = m->symbol().ListOutputs();
-  *out = NewHandle<WeftNDArrayList>(std::move(l));
+  *out = NewList(m->outputs(), m->symbol().ListOutputs());
   WEFT_API_END();
 }
 

@@ -20,6 +20,9 @@ struct HandleTraits<WeftNDArrayList> {
   static constexpr HandleTag kTag = kNDArrayListTag;
 };
 
+// A new named list handle of `arrays` (none entries stay none).
+WeftNDArrayList* NewList(const std::vector<NDArray>& arrays, const std::vector<std::string>& names);
+
 }  // namespace capi
 }  // namespace weft
 

@@ -11,8 +11,6 @@
 
 namespace weft {
 namespace capi {
-namespace {
-
 // `names[0..num)` as strings: none NULL, no name twice.
 std::vector<std::string> InputNames(size_t num, const char* const* names, const char* arg) {
   CheckArray(names, num, arg);
@@ -29,7 +27,6 @@ std::vector<std::string> InputNames(size_t num, const char* const* names, const 
   return out;
 }
 
-}  // namespace
 
 pass::ShapeMap ShapeInputs(size_t num, const char* const* names, const char* names_arg,
                            const size_t* ind_ptr, const int64_t* dims, bool require_known) {

@@ -119,6 +119,10 @@ WeftSymbolHandle* NewSymbol(Symbol sym, std::optional<JsonInfo> json = std::null
 // A new string list handle owning `items`.
 WeftStringList* NewStringList(std::vector<std::string> items);
 
+// `names[0..num)` (the C argument `arg`) as strings: none NULL, no name
+// twice (Error(kInvalidArgument) naming the argument and indices).
+std::vector<std::string> InputNames(size_t num, const char* const* names, const char* arg);
+
 // Checks a group argument (WeftEntryGroup) and returns it as an index 0..2.
 // Decodes CSR input shapes (weft_symbol_infer_shape's convention):
 // `names[0..num)` (the C argument `names_arg`; none NULL or repeated),
