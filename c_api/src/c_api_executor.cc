@@ -72,7 +72,6 @@ GradReq ReqArg(int code, size_t i) {
        ", expected WEFT_REQ_NULL (0), WEFT_REQ_WRITE (1) or WEFT_REQ_ADD (3)");
 }
 
-
 }  // namespace
 
 WeftNDArrayList* NewList(const std::vector<NDArray>& arrays, const std::vector<std::string>& names) {

@@ -216,6 +216,11 @@ static void test_errors(void** state) {
              "'sym' is NULL");
   EXPECT_ERR(weft_module_create(f.sym, 1, &bad_name, 1, &label_name, WEFT_CPU, 0, &m),
              WEFT_ERR_INVALID_ARGUMENT, "data name 'image' is not an argument");
+  {
+    const char* twice[2] = {"data", "data"};
+    EXPECT_ERR(weft_module_create(f.sym, 2, twice, 0, NULL, WEFT_CPU, 0, &m), WEFT_ERR_INVALID_ARGUMENT,
+               "input 'data' is given twice (data_names[0] and data_names[1])");
+  }
   EXPECT_ERR(weft_module_create(f.sym, 0, NULL, 0, NULL, WEFT_CPU, 0, &m), WEFT_ERR_INVALID_ARGUMENT,
              "needs a data input");
   EXPECT_ERR(weft_module_create(f.sym, 1, &data_name, 1, &label_name, 7, 0, &m), WEFT_ERR_DEVICE, "dev_type");
