@@ -71,6 +71,7 @@ void Module::InitParams(Initializer* init, const std::map<std::string, NDArray>&
                         const std::map<std::string, NDArray>& aux_params, bool allow_missing) {
   RequireBound("InitParams");
   const bool have_given = !arg_params.empty() || !aux_params.empty();
+  const std::map<std::string, StringMap> attrs = symbol_.AttrDict();  // one graph walk, not one per parameter
   auto fill = [&](const std::string& name, NDArray arr, const std::map<std::string, NDArray>& given,
                   const char* kind) {
     auto it = given.find(name);
@@ -82,7 +83,8 @@ void Module::InitParams(Initializer* init, const std::map<std::string, NDArray>&
     }
     if (init == nullptr || (!allow_missing && have_given))
       Fail(StatusCode::kInvalidArgument, "Module::InitParams: no value for ", kind, " '", name, "' and ", (init ? "allow_missing is false" : "no initializer"));
-    init->Init(name, &arr, symbol_.AttrDict()[name]);
+    auto a = attrs.find(name);
+    init->Init(name, &arr, a != attrs.end() ? a->second : StringMap{});
   };
   const auto& names = exec_->arg_names();
   for (size_t i = 0; i < names.size(); ++i)
