@@ -40,6 +40,14 @@ void RegisterDotBlas(KernelRegistry* reg);
 #if WEFT_USE_CUDA
 namespace cuda {
 void RegisterQuadraticCuda(KernelRegistry* reg);
+void RegisterElemwiseCuda(KernelRegistry* reg);
+void RegisterNNDenseCuda(KernelRegistry* reg);
+void RegisterNNConvCuda(KernelRegistry* reg);
+void RegisterNNPoolCuda(KernelRegistry* reg);
+void RegisterNNActivationCuda(KernelRegistry* reg);
+void RegisterNNNormCuda(KernelRegistry* reg);
+void RegisterNNSoftmaxCuda(KernelRegistry* reg);
+void RegisterNNLossCuda(KernelRegistry* reg);
 void RegisterCudaDeviceAPI(Runtime* rt);
 }  // namespace cuda
 #endif
@@ -78,6 +86,14 @@ void RegisterAllKernels(KernelRegistry* reg) {
 #endif
 #if WEFT_USE_CUDA
   cuda::RegisterQuadraticCuda(reg);
+  cuda::RegisterElemwiseCuda(reg);
+  cuda::RegisterNNDenseCuda(reg);
+  cuda::RegisterNNConvCuda(reg);
+  cuda::RegisterNNPoolCuda(reg);
+  cuda::RegisterNNActivationCuda(reg);
+  cuda::RegisterNNNormCuda(reg);
+  cuda::RegisterNNSoftmaxCuda(reg);
+  cuda::RegisterNNLossCuda(reg);
 #endif
 }
 

@@ -1,0 +1,182 @@
+// cuDNN kernels of Convolution and _backward_Convolution (semantics as
+// kernels/cpu/nn_conv.cc): 2-D as NCHW and 1-D as (N, C, 1, W), with
+// stride, pad, dilate and num_group (a cuDNN group count). Algorithms come
+// from the cudnnGet*Algorithm_v7 heuristics (the first one cuDNN reports
+// as supported, deterministic preferred for the gradients), with implicit
+// GEMM as the fallback; the math type is FMA only (no TF32), so float32
+// results stay comparable to the CPU reference. Workspace is stream-ordered
+// device memory. Requests: kAdd through beta = 1, kNull skips.
+#include <vector>
+
+#include "cuda/cuda_handles.h"
+#include "weft/dtype.h"
+
+namespace weft {
+namespace cuda {
+
+namespace {
+
+struct Geom {
+  int64_t n = 1, c = 1, h = 1, w = 1, f = 1, oh = 1, ow = 1, groups = 1;
+  int64_t kh = 1, kw = 1, sh = 1, sw = 1, ph = 0, pw = 0, dh = 1, dw = 1;
+};
+
+Geom MakeGeom(const ParamValues& p, const Shape& in, const Shape& out) {
+  Geom g;
+  const int nd = in.ndim();
+  g.n = in[0];
+  g.c = in[1];
+  g.f = out[1];
+  g.w = in[nd - 1];
+  g.ow = out[nd - 1];
+  if (nd == 4) {
+    g.h = in[2];
+    g.oh = out[2];
+  }
+  g.groups = p.GetInt("num_group");
+  const Shape& k = p.GetShape("kernel");
+  const int nsp = k.ndim();
+  auto at = [nsp](const Shape& t, int i, int64_t def) { return t.ndim() == nsp ? t[i] : def; };
+  const Shape& s = p.GetShape("stride");
+  const Shape& pad = p.GetShape("pad");
+  const Shape& d = p.GetShape("dilate");
+  g.kw = at(k, nsp - 1, 1);
+  g.sw = at(s, nsp - 1, 1);
+  g.pw = at(pad, nsp - 1, 0);
+  g.dw = at(d, nsp - 1, 1);
+  if (nsp == 2) {
+    g.kh = at(k, 0, 1);
+    g.sh = at(s, 0, 1);
+    g.ph = at(pad, 0, 0);
+    g.dh = at(d, 0, 1);
+  }
+  return g;
+}
+
+// The descriptors of one convolution.
+struct ConvSetup {
+  TensorDesc x, y, b;
+  FilterDesc w;
+  ConvDesc conv;
+  cudnnDataType_t type;
+
+  ConvSetup(const Geom& g, DType t, const char* op) : type(CudnnType(t, op)) {
+    x.Set(t, g.n, g.c, g.h, g.w, op);
+    y.Set(t, g.n, g.f, g.oh, g.ow, op);
+    b.Set(t, 1, g.f, 1, 1, op);
+    WEFT_CUDNN_CHECK(cudnnSetFilter4dDescriptor(w.d, type, CUDNN_TENSOR_NCHW, CudnnDim(g.f, op),
+                                                CudnnDim(g.c / g.groups, op), CudnnDim(g.kh, op),
+                                                CudnnDim(g.kw, op)));
+    WEFT_CUDNN_CHECK(cudnnSetConvolution2dDescriptor(
+        conv.d, CudnnDim(g.ph, op), CudnnDim(g.pw, op), CudnnDim(g.sh, op), CudnnDim(g.sw, op),
+        CudnnDim(g.dh, op), CudnnDim(g.dw, op), CUDNN_CROSS_CORRELATION, type));
+    WEFT_CUDNN_CHECK(cudnnSetConvolutionGroupCount(conv.d, CudnnDim(g.groups, op)));
+    WEFT_CUDNN_CHECK(cudnnSetConvolutionMathType(conv.d, CUDNN_FMA_MATH));
+  }
+};
+
+// Index of the first usable result (deterministic first when `det`), or -1.
+template <typename Perf>
+int PickAlgo(const Perf* perf, int count, bool det) {
+  if (det)
+    for (int i = 0; i < count; ++i)
+      if (perf[i].status == CUDNN_STATUS_SUCCESS && perf[i].determinism == CUDNN_DETERMINISTIC)
+        return i;
+  for (int i = 0; i < count; ++i)
+    if (perf[i].status == CUDNN_STATUS_SUCCESS) return i;
+  return -1;
+}
+
+constexpr int kMaxAlgos = 16;
+
+void ConvolutionCuda(const OpContext& ctx, const NodeAttrs& attrs, const std::vector<TBlob>& in,
+                     const std::vector<OpReq>& req, const std::vector<TBlob>& out) {
+  const char* op = "Convolution";
+  UseDevice(ctx, op);
+  if (req[0] == OpReq::kNull) return;
+  const Geom g = MakeGeom(attrs.params, in[0].shape, out[0].shape);
+  const DType t = in[0].dtype;
+  ConvSetup s(g, t, op);
+  cudnnHandle_t h = CudnnHandle(ctx);
+  cudnnConvolutionFwdAlgoPerf_t perf[kMaxAlgos];
+  int count = 0;
+  WEFT_CUDNN_CHECK(cudnnGetConvolutionForwardAlgorithm_v7(h, s.x.d, s.w.d, s.conv.d, s.y.d,
+                                                          kMaxAlgos, &count, perf));
+  const int pick = PickAlgo(perf, count, false);
+  const cudnnConvolutionFwdAlgo_t algo =
+      pick >= 0 ? perf[pick].algo : CUDNN_CONVOLUTION_FWD_ALGO_IMPLICIT_GEMM;
+  size_t ws_bytes = 0;
+  WEFT_CUDNN_CHECK(
+      cudnnGetConvolutionForwardWorkspaceSize(h, s.x.d, s.w.d, s.conv.d, s.y.d, algo, &ws_bytes));
+  DeviceBuffer ws(ctx, ws_bytes);
+  const Scalar one(t, 1.0), beta(t, BetaOf(req[0]));
+  WEFT_CUDNN_CHECK(cudnnConvolutionForward(h, one.ptr(), s.x.d, in[0].dptr, s.w.d, in[1].dptr,
+                                           s.conv.d, algo, ws.get(), ws_bytes, beta.ptr(), s.y.d,
+                                           out[0].dptr));
+  if (in.size() > 2)
+    WEFT_CUDNN_CHECK(cudnnAddTensor(h, one.ptr(), s.b.d, in[2].dptr, one.ptr(), s.y.d, out[0].dptr));
+  Finish(ctx, op);
+}
+
+// in: ograd, data, weight; out: data_grad, weight_grad[, bias_grad].
+void ConvolutionBackwardCuda(const OpContext& ctx, const NodeAttrs& attrs,
+                             const std::vector<TBlob>& in, const std::vector<OpReq>& req,
+                             const std::vector<TBlob>& out) {
+  const char* op = "_backward_Convolution";
+  UseDevice(ctx, op);
+  const Geom g = MakeGeom(attrs.params, in[1].shape, in[0].shape);
+  const DType t = in[0].dtype;
+  ConvSetup s(g, t, op);
+  cudnnHandle_t h = CudnnHandle(ctx);
+  const Scalar one(t, 1.0);
+  if (req[0] != OpReq::kNull) {
+    cudnnConvolutionBwdDataAlgoPerf_t perf[kMaxAlgos];
+    int count = 0;
+    WEFT_CUDNN_CHECK(cudnnGetConvolutionBackwardDataAlgorithm_v7(h, s.w.d, s.y.d, s.conv.d, s.x.d,
+                                                                 kMaxAlgos, &count, perf));
+    const int pick = PickAlgo(perf, count, true);
+    const cudnnConvolutionBwdDataAlgo_t algo =
+        pick >= 0 ? perf[pick].algo : CUDNN_CONVOLUTION_BWD_DATA_ALGO_1;
+    size_t ws_bytes = 0;
+    WEFT_CUDNN_CHECK(cudnnGetConvolutionBackwardDataWorkspaceSize(h, s.w.d, s.y.d, s.conv.d,
+                                                                  s.x.d, algo, &ws_bytes));
+    DeviceBuffer ws(ctx, ws_bytes);
+    const Scalar beta(t, BetaOf(req[0]));
+    WEFT_CUDNN_CHECK(cudnnConvolutionBackwardData(h, one.ptr(), s.w.d, in[2].dptr, s.y.d,
+                                                  in[0].dptr, s.conv.d, algo, ws.get(), ws_bytes,
+                                                  beta.ptr(), s.x.d, out[0].dptr));
+  }
+  if (req[1] != OpReq::kNull) {
+    cudnnConvolutionBwdFilterAlgoPerf_t perf[kMaxAlgos];
+    int count = 0;
+    WEFT_CUDNN_CHECK(cudnnGetConvolutionBackwardFilterAlgorithm_v7(
+        h, s.x.d, s.y.d, s.conv.d, s.w.d, kMaxAlgos, &count, perf));
+    const int pick = PickAlgo(perf, count, true);
+    const cudnnConvolutionBwdFilterAlgo_t algo =
+        pick >= 0 ? perf[pick].algo : CUDNN_CONVOLUTION_BWD_FILTER_ALGO_1;
+    size_t ws_bytes = 0;
+    WEFT_CUDNN_CHECK(cudnnGetConvolutionBackwardFilterWorkspaceSize(h, s.x.d, s.y.d, s.conv.d,
+                                                                    s.w.d, algo, &ws_bytes));
+    DeviceBuffer ws(ctx, ws_bytes);
+    const Scalar beta(t, BetaOf(req[1]));
+    WEFT_CUDNN_CHECK(cudnnConvolutionBackwardFilter(h, one.ptr(), s.x.d, in[1].dptr, s.y.d,
+                                                    in[0].dptr, s.conv.d, algo, ws.get(),
+                                                    ws_bytes, beta.ptr(), s.w.d, out[1].dptr));
+  }
+  if (out.size() > 2 && req[2] != OpReq::kNull) {
+    const Scalar beta(t, BetaOf(req[2]));
+    WEFT_CUDNN_CHECK(cudnnConvolutionBackwardBias(h, one.ptr(), s.y.d, in[0].dptr, beta.ptr(),
+                                                  s.b.d, out[2].dptr));
+  }
+  Finish(ctx, op);
+}
+
+}  // namespace
+
+void RegisterNNConvCuda(KernelRegistry* reg) {
+  reg->Add("Convolution", DeviceType::kGPU, {"cudnn", 0, ConvolutionCuda, true});
+  reg->Add("_backward_Convolution", DeviceType::kGPU, {"cudnn", 0, ConvolutionBackwardCuda, true});
+}
+
+}  // namespace cuda
+}  // namespace weft

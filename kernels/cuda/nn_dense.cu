@@ -1,0 +1,128 @@
+// CUDA kernels of FullyConnected and _backward_FullyConnected (semantics
+// as kernels/cpu/nn_dense.cc): the products are cuBLAS gemms on the
+// row-major blobs (computed as the transposed column-major products, no
+// copies); the bias broadcast and the bias gradient are small kernels.
+#include <limits>
+
+#include "cuda/cuda_handles.h"
+#include "weft/dtype.h"
+
+namespace weft {
+namespace cuda {
+
+namespace {
+
+int BlasDim(int64_t v) {
+  if (v > static_cast<int64_t>(std::numeric_limits<int>::max()))
+    Fail(StatusCode::kNotImplemented, "FullyConnected (cuBLAS): matrix extent ", v,
+         " exceeds cuBLAS's int range");
+  return static_cast<int>(v);
+}
+
+cublasOperation_t Op(bool t) { return t ? CUBLAS_OP_T : CUBLAS_OP_N; }
+
+// Row-major C (m x n) = alpha op(A) . op(B) + beta C, as the column-major
+// product C^T = op(B)^T . op(A)^T.
+void RowGemm(cublasHandle_t h, bool ta, bool tb, int64_t m, int64_t n, int64_t k, float alpha,
+             const float* a, const float* b, float beta, float* c) {
+  WEFT_CUBLAS_CHECK(cublasSgemm(h, Op(tb), Op(ta), BlasDim(n), BlasDim(m), BlasDim(k), &alpha, b,
+                                BlasDim(tb ? k : n), a, BlasDim(ta ? m : k), &beta, c, BlasDim(n)));
+}
+void RowGemm(cublasHandle_t h, bool ta, bool tb, int64_t m, int64_t n, int64_t k, double alpha,
+             const double* a, const double* b, double beta, double* c) {
+  WEFT_CUBLAS_CHECK(cublasDgemm(h, Op(tb), Op(ta), BlasDim(n), BlasDim(m), BlasDim(k), &alpha, b,
+                                BlasDim(tb ? k : n), a, BlasDim(ta ? m : k), &beta, c, BlasDim(n)));
+}
+
+// y (m x n) = bias broadcast over rows (or += under add).
+template <typename T>
+__global__ void BiasRows(const T* bias, T* y, int64_t m, int64_t n, bool add) {
+  for (int64_t i = blockIdx.x * static_cast<int64_t>(blockDim.x) + threadIdx.x; i < m * n;
+       i += static_cast<int64_t>(blockDim.x) * gridDim.x) {
+    const T b = bias[i % n];
+    y[i] = add ? y[i] + b : b;
+  }
+}
+
+// db[j] (req-aware) = sum over the m rows of dy[:, j]; one thread per column.
+template <typename T>
+__global__ void SumRows(const T* dy, T* db, int64_t m, int64_t n, bool add) {
+  for (int64_t j = blockIdx.x * static_cast<int64_t>(blockDim.x) + threadIdx.x; j < n;
+       j += static_cast<int64_t>(blockDim.x) * gridDim.x) {
+    T s = T(0);
+    for (int64_t i = 0; i < m; ++i) s += dy[i * n + j];
+    db[j] = add ? db[j] + s : s;
+  }
+}
+
+void FCDims(const NodeAttrs& attrs, const Shape& data, int64_t* m, int64_t* k) {
+  const int nd = data.ndim();
+  if (attrs.params.GetBool("flatten")) {
+    *m = data[0];
+    *k = data.ProdRange(1, nd);
+  } else {
+    *k = data[nd - 1];
+    *m = data.ProdRange(0, nd - 1);
+  }
+}
+
+void FCForward(const OpContext& ctx, const NodeAttrs& attrs, const std::vector<TBlob>& in,
+               const std::vector<OpReq>& req, const std::vector<TBlob>& out) {
+  UseDevice(ctx, "FullyConnected");
+  if (req[0] == OpReq::kNull) return;
+  int64_t m, k;
+  FCDims(attrs, in[0].shape, &m, &k);
+  const int64_t n = attrs.params.GetInt("num_hidden");
+  const bool has_bias = !attrs.params.GetBool("no_bias");
+  const bool add = req[0] == OpReq::kAdd;
+  DispatchFloat(in[0].dtype, "FullyConnected", [&](auto t) {
+    using T = decltype(t);
+    cublasHandle_t h = CublasHandle(ctx);
+    T* y = out[0].data<T>();
+    if (m * n == 0) return;
+    if (has_bias) {
+      BiasRows<T><<<GridFor(m * n), kBlock, 0, StreamOf(ctx)>>>(in[2].data<T>(), y, m, n, add);
+      RowGemm(h, false, true, m, n, k, T(1), in[0].data<T>(), in[1].data<T>(), T(1), y);
+    } else {
+      RowGemm(h, false, true, m, n, k, T(1), in[0].data<T>(), in[1].data<T>(), add ? T(1) : T(0),
+              y);
+    }
+  });
+  Finish(ctx, "FullyConnected");
+}
+
+// in: ograd (M x N), data (M x K), weight (N x K); out: dX, dW[, db].
+void FCBackward(const OpContext& ctx, const NodeAttrs& attrs, const std::vector<TBlob>& in,
+                const std::vector<OpReq>& req, const std::vector<TBlob>& out) {
+  UseDevice(ctx, "_backward_FullyConnected");
+  int64_t m, k;
+  FCDims(attrs, in[1].shape, &m, &k);
+  const int64_t n = attrs.params.GetInt("num_hidden");
+  DispatchFloat(in[0].dtype, "_backward_FullyConnected", [&](auto t) {
+    using T = decltype(t);
+    cublasHandle_t h = CublasHandle(ctx);
+    const T* dy = in[0].data<T>();
+    const T* x = in[1].data<T>();
+    const T* w = in[2].data<T>();
+    if (req[0] != OpReq::kNull && m * k > 0)
+      RowGemm(h, false, false, m, k, n, T(1), dy, w, req[0] == OpReq::kAdd ? T(1) : T(0),
+              out[0].data<T>());
+    if (req[1] != OpReq::kNull && n * k > 0)
+      RowGemm(h, true, false, n, k, m, T(1), dy, x, req[1] == OpReq::kAdd ? T(1) : T(0),
+              out[1].data<T>());
+    if (out.size() > 2 && req[2] != OpReq::kNull && n > 0)
+      SumRows<T><<<GridFor(n), kBlock, 0, StreamOf(ctx)>>>(dy, out[2].data<T>(), m, n,
+                                                          req[2] == OpReq::kAdd);
+  });
+  Finish(ctx, "_backward_FullyConnected");
+}
+
+}  // namespace
+
+void RegisterNNDenseCuda(KernelRegistry* reg) {
+  reg->Add("FullyConnected", DeviceType::kGPU, {"cublas", 0, FCForward, true});
+  reg->Add("_backward_FullyConnected", DeviceType::kGPU, {"cublas", 0, FCBackward, true});
+}
+
+}  // namespace cuda
+}  // namespace weft

@@ -1,0 +1,240 @@
+// The CUDA kernels of the neural-network ops against the CPU reference:
+// each case runs forward and backward on gpu(0) and cpu(0) with the same
+// random inputs (float32 rtol 1e-4, float64 rtol 1e-10, write and add
+// requests). Every test skips when no CUDA device is usable (always on
+// machines without a GPU driver); the file builds without CUDA too.
+#include <gtest/gtest.h>
+
+#include "kernels/cuda_test_util.h"
+
+namespace weft {
+namespace {
+
+using test::Compare;
+using test::CompareArrays;
+using test::In;
+
+bool NoGpu() { return test::GpuCount() == 0; }
+
+// Random arrays (dtype t, seeds from `seed`) for the given inputs.
+std::vector<NDArray> Randoms(const std::vector<In>& in, DType t, unsigned seed) {
+  std::vector<NDArray> out;
+  for (const In& d : in) out.push_back(test::RandomArray(d.shape, t, d.lo, d.hi, seed++));
+  return out;
+}
+
+// Runs `fwd` on cpu(0), then compares `bwd` on (ograd, extra...) where
+// `make` builds the backward inputs from the forward inputs, outputs and a
+// random ograd shaped like output 0.
+template <typename F>
+void CompareBackward(const std::string& fwd, const std::string& bwd, const std::vector<In>& in,
+                     const StringMap& params, bool train, F make) {
+  for (DType t : {DType::kFloat32, DType::kFloat64}) {
+    const std::vector<NDArray> x = Randoms(in, t, 1);
+    std::vector<NDArray> y;
+    InvokeOptions opts;
+    opts.is_train = train;
+    std::vector<NDArray> x_copy;
+    for (const auto& a : x) x_copy.push_back(a.Copy(Context::CPU(0)));
+    Invoke(nullptr, fwd, x_copy, params, &y, opts);
+    for (const auto& a : y) a.WaitToRead();
+    NDArray og = test::RandomArray(y[0].shape(), t, -1, 1, 77);
+    CompareArrays(bwd, make(og, x, y), params, train);
+  }
+}
+
+// ------------------------------------------------------------ FullyConnected
+
+TEST(CudaNN, FullyConnected) {
+  if (NoGpu()) GTEST_SKIP() << "no CUDA device";
+  struct C {
+    StringMap p;
+    std::vector<In> in;
+  };
+  const std::vector<C> cases = {
+      {{{"num_hidden", "7"}}, {{{4, 3, 5}}, {{7, 15}}, {{7}}}},
+      {{{"num_hidden", "7"}, {"no_bias", "True"}}, {{{4, 15}}, {{7, 15}}}},
+      {{{"num_hidden", "6"}, {"flatten", "False"}}, {{{4, 3, 5}}, {{6, 5}}, {{6}}}},
+  };
+  for (const C& c : cases) {
+    Compare("FullyConnected", c.in, c.p);
+    CompareBackward("FullyConnected", "_backward_FullyConnected", c.in, c.p, false,
+                    [](const NDArray& og, const std::vector<NDArray>& x, const std::vector<NDArray>&) {
+                      return std::vector<NDArray>{og, x[0], x[1]};
+                    });
+  }
+}
+
+// --------------------------------------------------------------- Convolution
+
+TEST(CudaNN, Convolution) {
+  if (NoGpu()) GTEST_SKIP() << "no CUDA device";
+  struct C {
+    StringMap p;
+    std::vector<In> in;
+  };
+  const std::vector<C> cases = {
+      // 2-D, groups, asymmetric stride/pad/dilate.
+      {{{"kernel", "(3,3)"}, {"stride", "(2,1)"}, {"pad", "(1,0)"}, {"dilate", "(1,2)"},
+        {"num_filter", "6"}, {"num_group", "2"}},
+       {{{2, 4, 7, 6}}, {{6, 2, 3, 3}}, {{6}}}},
+      // 1-D.
+      {{{"kernel", "(3,)"}, {"stride", "(2,)"}, {"pad", "(1,)"}, {"num_filter", "4"}},
+       {{{2, 3, 9}}, {{4, 3, 3}}, {{4}}}},
+      // Depthwise, no bias.
+      {{{"kernel", "(3,3)"}, {"pad", "(1,1)"}, {"num_filter", "4"}, {"num_group", "4"},
+        {"no_bias", "True"}},
+       {{{1, 4, 5, 5}}, {{4, 1, 3, 3}}}},
+      // 1x1.
+      {{{"kernel", "(1,1)"}, {"num_filter", "5"}}, {{{2, 3, 4, 4}}, {{5, 3, 1, 1}}, {{5}}}},
+  };
+  for (const C& c : cases) {
+    Compare("Convolution", c.in, c.p);
+    CompareBackward("Convolution", "_backward_Convolution", c.in, c.p, false,
+                    [](const NDArray& og, const std::vector<NDArray>& x, const std::vector<NDArray>&) {
+                      return std::vector<NDArray>{og, x[0], x[1]};
+                    });
+  }
+}
+
+// ------------------------------------------------------------------- Pooling
+
+TEST(CudaNN, Pooling) {
+  if (NoGpu()) GTEST_SKIP() << "no CUDA device";
+  const std::vector<StringMap> cases = {
+      {{"kernel", "(3,3)"}, {"stride", "(2,2)"}, {"pool_type", "max"}},
+      {{"kernel", "(3,3)"}, {"stride", "(2,2)"}, {"pad", "(1,1)"}, {"pool_type", "avg"}},
+      {{"kernel", "(3,3)"}, {"stride", "(2,2)"}, {"pad", "(1,1)"}, {"pool_type", "avg"},
+       {"count_include_pad", "False"}},
+      {{"kernel", "(2,2)"}, {"stride", "(2,2)"}, {"pad", "(1,1)"}, {"pool_type", "sum"}},
+      // full with a partial last window on W (direct kernels) and not on H.
+      {{"kernel", "(3,3)"}, {"stride", "(2,2)"}, {"pool_type", "max"},
+       {"pooling_convention", "full"}},
+      {{"kernel", "(3,3)"}, {"stride", "(2,2)"}, {"pad", "(1,1)"}, {"pool_type", "avg"},
+       {"pooling_convention", "full"}},
+      {{"global_pool", "True"}, {"pool_type", "max"}},
+      {{"global_pool", "True"}, {"pool_type", "avg"}},
+      // Windows wholly in the padding, and cudnn_off: direct kernels.
+      {{"kernel", "(2,2)"}, {"stride", "(1,1)"}, {"pad", "(2,2)"}, {"pool_type", "max"}},
+      {{"kernel", "(3,3)"}, {"stride", "(2,2)"}, {"pool_type", "avg"}, {"cudnn_off", "True"}},
+  };
+  const std::vector<In> data = {{{2, 3, 7, 8}, -2, 2}};
+  auto make = [](const NDArray& og, const std::vector<NDArray>& x, const std::vector<NDArray>&) {
+    return std::vector<NDArray>{og, x[0]};
+  };
+  for (const StringMap& p : cases) {
+    Compare("Pooling", data, p);
+    CompareBackward("Pooling", "_backward_Pooling", data, p, false, make);
+  }
+  const StringMap one_d = {{"kernel", "(3,)"}, {"stride", "(2,)"}, {"pool_type", "max"}};
+  Compare("Pooling", {{{2, 3, 10}}}, one_d);
+  CompareBackward("Pooling", "_backward_Pooling", {{{2, 3, 10}}}, one_d, false, make);
+}
+
+// ---------------------------------------------------------------- Activation
+
+TEST(CudaNN, Activation) {
+  if (NoGpu()) GTEST_SKIP() << "no CUDA device";
+  for (const char* act : {"relu", "sigmoid", "tanh", "softrelu", "softsign"}) {
+    const StringMap p = {{"act_type", act}};
+    const std::vector<In> data = {{{3, 4, 5}, -3, 3}};
+    Compare("Activation", data, p);
+    CompareBackward("Activation", "_backward_Activation", data, p, false,
+                    [](const NDArray& og, const std::vector<NDArray>& x,
+                       const std::vector<NDArray>& y) {
+                      return std::vector<NDArray>{og, x[0], y[0]};
+                    });
+  }
+}
+
+// ----------------------------------------------------------------- BatchNorm
+
+TEST(CudaNN, BatchNorm) {
+  if (NoGpu()) GTEST_SKIP() << "no CUDA device";
+  struct C {
+    StringMap p;
+    Shape data;
+    int64_t c;
+    bool train;
+  };
+  const std::vector<C> cases = {
+      {{}, {4, 3, 5, 2}, 3, true},
+      {{{"fix_gamma", "False"}}, {4, 3, 5, 2}, 3, true},
+      {{{"fix_gamma", "False"}, {"output_mean_var", "True"}}, {4, 3, 5, 2}, 3, true},
+      {{{"fix_gamma", "False"}}, {4, 3, 5, 2}, 3, false},
+      {{{"fix_gamma", "False"}, {"use_global_stats", "True"}, {"output_mean_var", "True"}},
+       {4, 3, 5, 2},
+       3,
+       true},
+      {{{"fix_gamma", "False"}, {"momentum", "0.7"}, {"eps", "1e-5"}}, {6, 4}, 4, true},
+      {{{"fix_gamma", "False"}, {"axis", "-1"}}, {2, 3, 4}, 4, true},
+  };
+  for (const C& c : cases) {
+    const std::vector<In> in = {
+        {c.data, -2, 2}, {{c.c}, 0.5, 1.5}, {{c.c}, -1, 1}, {{c.c}, -0.5, 0.5}, {{c.c}, 0.5, 1.5}};
+    Compare("BatchNorm", in, c.p, c.train);
+    CompareBackward("BatchNorm", "_backward_BatchNorm", in, c.p, c.train,
+                    [](const NDArray& og, const std::vector<NDArray>& x, const std::vector<NDArray>&) {
+                      return std::vector<NDArray>{og, x[0], x[1], x[3], x[4]};
+                    });
+  }
+}
+
+// ------------------------------------------------------------------- softmax
+
+TEST(CudaNN, Softmax) {
+  if (NoGpu()) GTEST_SKIP() << "no CUDA device";
+  struct C {
+    std::string op;
+    StringMap p;
+  };
+  const std::vector<C> cases = {
+      {"softmax", {}},
+      {"softmax", {{"axis", "1"}}},
+      {"softmax", {{"axis", "0"}, {"temperature", "2.5"}}},
+      {"log_softmax", {}},
+      {"log_softmax", {{"axis", "1"}, {"temperature", "0.5"}}},
+      {"SoftmaxActivation", {}},
+      {"SoftmaxActivation", {{"mode", "channel"}}},
+  };
+  const std::vector<In> data = {{{3, 5, 4}, -3, 3}};
+  for (const C& c : cases) {
+    Compare(c.op, data, c.p);
+    CompareBackward(c.op, "_backward_" + c.op, data, c.p, false,
+                    [](const NDArray& og, const std::vector<NDArray>&, const std::vector<NDArray>& y) {
+                      return std::vector<NDArray>{og, y[0]};
+                    });
+  }
+}
+
+// ------------------------------------------------------------- SoftmaxOutput
+
+TEST(CudaNN, SoftmaxOutput) {
+  if (NoGpu()) GTEST_SKIP() << "no CUDA device";
+  struct C {
+    StringMap p;
+    Shape data, label;
+  };
+  const std::vector<C> cases = {
+      {{}, {6, 5}, {6}},
+      {{{"use_ignore", "True"}, {"ignore_label", "2"}, {"normalization", "valid"}}, {6, 5}, {6}},
+      {{{"multi_output", "True"}, {"normalization", "batch"}, {"grad_scale", "2"}}, {2, 3, 4}, {2, 4}},
+      {{{"preserve_shape", "True"}, {"smooth_alpha", "0.1"}, {"out_grad", "True"}}, {2, 3, 4}, {2, 3}},
+  };
+  for (const C& c : cases) {
+    for (DType t : {DType::kFloat32, DType::kFloat64}) {
+      const int64_t classes = c.p.count("multi_output") ? c.data[1] : c.data[c.data.ndim() - 1];
+      std::vector<double> labels(static_cast<size_t>(c.label.Size()));
+      for (size_t i = 0; i < labels.size(); ++i) labels[i] = static_cast<double>((i * 7 + 3) % classes);
+      const NDArray label = test::Array(c.label, labels, t);
+      const NDArray x = test::RandomArray(c.data, t, -3, 3, 5);
+      CompareArrays("SoftmaxOutput", {x, label}, c.p);
+      const NDArray y = test::Run("SoftmaxOutput", {x, label}, c.p)[0];
+      const NDArray og = test::RandomArray(c.data, t, -1, 1, 6);
+      CompareArrays("_backward_SoftmaxOutput", {og, y, label}, c.p);
+    }
+  }
+}
+
+}  // namespace
+}  // namespace weft
