@@ -1,6 +1,6 @@
 // cuBLAS / cuDNN plumbing shared by the CUDA kernels: per-device library
-// handles bound to the call's stream, stream-ordered scratch memory, and
-// RAII cuDNN descriptors.
+// handles bound to the call's stream and RAII cuDNN descriptors (device
+// selection and scratch memory are in cuda_util.h).
 //
 // Handles are created lazily, one per (calling thread, device), and are
 // never destroyed (the engine's worker threads live as long as the process,
@@ -41,38 +41,10 @@
 namespace weft {
 namespace cuda {
 
-// Selects ctx.ctx's device for this thread; throws Error(kDevice) naming
-// `op` and the device when it does not exist (e.g. no driver).
-void UseDevice(const OpContext& ctx, const char* op);
-inline cudaStream_t StreamOf(const OpContext& ctx) { return static_cast<cudaStream_t>(ctx.stream); }
-// Waits for the work queued on ctx's stream and reports a launch or
-// asynchronous error as Error(kDevice) naming `op`.
-void Finish(const OpContext& ctx, const char* op);
-
-// This thread's handle for ctx's device, bound to ctx's stream. REQUIRES:
-// UseDevice(ctx) was called (the getters call it again, cheaply).
+// This thread's handle for ctx's device (selected first), bound to ctx's
+// stream.
 cublasHandle_t CublasHandle(const OpContext& ctx);
 cudnnHandle_t CudnnHandle(const OpContext& ctx);
-
-// Device memory allocated and freed in order on a stream (cudaMallocAsync),
-// so concurrent kernels on other streams never share it. Zero bytes gives
-// a null pointer.
-class DeviceBuffer {
- public:
-  DeviceBuffer(const OpContext& ctx, size_t bytes);
-  ~DeviceBuffer();
-  DeviceBuffer(const DeviceBuffer&) = delete;
-  DeviceBuffer& operator=(const DeviceBuffer&) = delete;
-  void* get() const { return ptr_; }
-  template <typename T>
-  T* as() const {
-    return static_cast<T*>(ptr_);
-  }
-
- private:
-  void* ptr_ = nullptr;
-  cudaStream_t stream_ = nullptr;
-};
 
 // CUDNN_DATA_FLOAT / _DOUBLE; other dtypes fail with kDType naming `op`.
 cudnnDataType_t CudnnType(DType t, const char* op);

@@ -5,7 +5,7 @@
 // per dtype switches on the (uniform) op code, which keeps nvcc's work to
 // two instantiations. Every kernel honours kNull/kWrite/kInplace/kAdd and
 // tolerates an output aliasing an input (each element is read first).
-#include "cuda/cuda_handles.h"
+#include "cuda/cuda_util.h"
 #include "cuda/elemwise.cuh"
 #include "weft/dtype.h"
 
