@@ -40,7 +40,7 @@ BNGeom MakeBNGeom(const OpContext& ctx, const ParamValues& p, const Shape& data)
 // Sum of x[0, n) and sum of (x - m)^2, accumulated in double; OpenMP SIMD
 // reductions, so the float-to-double conversions and adds vectorise.
 template <typename T>
-double SumOf(const T* x, int64_t n) {
+WEFT_SIMD_CLONES double SumOf(const T* x, int64_t n) {
   double s = 0;
 #pragma omp simd reduction(+ : s)
   for (int64_t i = 0; i < n; ++i) s += static_cast<double>(x[i]);
@@ -48,7 +48,7 @@ double SumOf(const T* x, int64_t n) {
 }
 
 template <typename T>
-double SumSqDev(const T* x, int64_t n, double m) {
+WEFT_SIMD_CLONES double SumSqDev(const T* x, int64_t n, double m) {
   double s = 0;
 #pragma omp simd reduction(+ : s)
   for (int64_t i = 0; i < n; ++i) {
@@ -60,7 +60,7 @@ double SumSqDev(const T* x, int64_t n, double m) {
 
 // Sum of dy and of dy * (x - m), in double.
 template <typename T>
-void SumDyDyDev(const T* dy, const T* x, int64_t n, double m, double* sum_dy, double* sum_dy_dev) {
+WEFT_SIMD_CLONES void SumDyDyDev(const T* dy, const T* x, int64_t n, double m, double* sum_dy, double* sum_dy_dev) {
   double a = 0, b = 0;
 #pragma omp simd reduction(+ : a, b)
   for (int64_t i = 0; i < n; ++i) {
@@ -70,6 +70,30 @@ void SumDyDyDev(const T* dy, const T* x, int64_t n, double m, double* sum_dy, do
   }
   *sum_dy += a;
   *sum_dy_dev += b;
+}
+
+// y (+)= a * x + b over n elements.
+template <typename T>
+WEFT_SIMD_CLONES void AffineLine(bool add, int64_t n, T a, const T* x, T b, T* y) {
+  if (add) {
+#pragma omp simd
+    for (int64_t i = 0; i < n; ++i) y[i] += a * x[i] + b;
+  } else {
+#pragma omp simd
+    for (int64_t i = 0; i < n; ++i) y[i] = a * x[i] + b;
+  }
+}
+
+// dx (+)= k * dy + c1 * x + c0 over n elements.
+template <typename T>
+WEFT_SIMD_CLONES void GradLine(bool add, int64_t n, T k, const T* dy, T c1, const T* x, T c0, T* dx) {
+  if (add) {
+#pragma omp simd
+    for (int64_t i = 0; i < n; ++i) dx[i] += k * dy[i] + c1 * x[i] + c0;
+  } else {
+#pragma omp simd
+    for (int64_t i = 0; i < n; ++i) dx[i] = k * dy[i] + c1 * x[i] + c0;
+  }
 }
 
 // Mean and biased variance of channel `c` (two passes, for accuracy).
@@ -104,13 +128,7 @@ void BNForward(const BNGeom& g, const T* x, const T* gamma, const T* beta, T* mo
       for (int64_t o = 0; o < g.outer; ++o) {
         const T* xp = x + (o * g.c + c) * g.inner;
         T* yp = y + (o * g.c + c) * g.inner;
-        if (req[0] == OpReq::kAdd) {
-#pragma omp simd
-          for (int64_t i = 0; i < g.inner; ++i) yp[i] += a * xp[i] + b;
-        } else {
-#pragma omp simd
-          for (int64_t i = 0; i < g.inner; ++i) yp[i] = a * xp[i] + b;
-        }
+        AffineLine(req[0] == OpReq::kAdd, g.inner, a, xp, b, yp);
       }
     }
     if (mean_out) Store(req[1], &mean_out[c], static_cast<T>(mean));
@@ -150,13 +168,7 @@ void BNBackward(const BNGeom& g, const T* dy, const T* x, const T* gamma, const 
         const T* xp = x + (o * g.c + c) * g.inner;
         const T* dp = dy + (o * g.c + c) * g.inner;
         T* dxp = dx + (o * g.c + c) * g.inner;
-        if (req[0] == OpReq::kAdd) {
-#pragma omp simd
-          for (int64_t i = 0; i < g.inner; ++i) dxp[i] += tk * dp[i] + t1 * xp[i] + t0;
-        } else {
-#pragma omp simd
-          for (int64_t i = 0; i < g.inner; ++i) dxp[i] = tk * dp[i] + t1 * xp[i] + t0;
-        }
+        GradLine(req[0] == OpReq::kAdd, g.inner, tk, dp, t1, xp, t0, dxp);
       }
     }
     Store(req[1], &dgamma[c], static_cast<T>(g.fix_gamma ? 0.0 : sum_dy_xhat));

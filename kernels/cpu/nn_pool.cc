@@ -94,7 +94,7 @@ void InteriorColumns(const PoolGeom& g, int64_t* lo, int64_t* hi) {
 // the same values as the generic loop (max is exact; NaN inputs are skipped
 // as by std::max there). `acc` holds ow values.
 template <typename T>
-void MaxPoolPlane(const PoolGeom& g, const T* xp, OpReq req, T* yp, T* acc) {
+WEFT_SIMD_CLONES void MaxPoolPlane(const PoolGeom& g, const T* xp, OpReq req, T* yp, T* acc) {
   int64_t lo, hi;
   InteriorColumns(g, &lo, &hi);
   const int64_t sw = g.sw;
@@ -137,7 +137,7 @@ void MaxPoolPlane(const PoolGeom& g, const T* xp, OpReq req, T* yp, T* acc) {
 // `a[i] = c ? v : a[i]` into a conditional store and then does not vectorise.
 // Positions are plane-local int32 (see RowwiseMax).
 template <typename T>
-void MaxPoolBackwardPlane(const PoolGeom& g, const T* xp, const T* dyp, T* dxp, T* best, int32_t* idx) {
+WEFT_SIMD_CLONES void MaxPoolBackwardPlane(const PoolGeom& g, const T* xp, const T* dyp, T* dxp, T* best, int32_t* idx) {
   int64_t lo, hi;
   InteriorColumns(g, &lo, &hi);
   const int32_t sw = static_cast<int32_t>(g.sw);

@@ -78,23 +78,8 @@ void Backward(const OpContext&, const NodeAttrs& attrs, const std::vector<TBlob>
     if (inner == 1 && r != OpReq::kAdd) {
       // Contiguous lines: SIMD reductions and maps.
 #pragma omp parallel for schedule(static) if (ParallelLines(lines * n))
-      for (int64_t line = 0; line < lines; ++line) {
-        const T* dyl = dy + line * n;
-        const T* yl = y + line * n;
-        T* dxl = dx + line * n;
-        T s = T(0);
-        if (kLog) {
-#pragma omp simd reduction(+ : s)
-          for (int64_t i = 0; i < n; ++i) s += dyl[i];
-#pragma omp simd
-          for (int64_t i = 0; i < n; ++i) dxl[i] = (dyl[i] - FastExp(yl[i]) * s) * inv_t;
-        } else {
-#pragma omp simd reduction(+ : s)
-          for (int64_t i = 0; i < n; ++i) s += dyl[i] * yl[i];
-#pragma omp simd
-          for (int64_t i = 0; i < n; ++i) dxl[i] = yl[i] * (dyl[i] - s) * inv_t;
-        }
-      }
+      for (int64_t line = 0; line < lines; ++line)
+        SoftmaxGradLineContiguous<kLog>(n, inv_t, dy + line * n, y + line * n, dx + line * n);
       return;
     }
 #pragma omp parallel for schedule(static) if (ParallelLines(lines * n))

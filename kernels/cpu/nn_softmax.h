@@ -59,7 +59,7 @@ inline bool ParallelLines(int64_t total) { return total >= kParallelGrain; }
 // One contiguous line: y = softmax(x * scale) (or its log), written (kWrite).
 // `y` may equal `x`.
 template <bool kLog, typename T>
-void SoftmaxLineContiguous(int64_t n, T scale, const T* x, T* y) {
+WEFT_SIMD_CLONES void SoftmaxLineContiguous(int64_t n, T scale, const T* x, T* y) {
   T mx = x[0] * scale;
 #pragma omp simd reduction(max : mx)
   for (int64_t i = 0; i < n; ++i) mx = std::max(mx, x[i] * scale);
@@ -80,6 +80,25 @@ void SoftmaxLineContiguous(int64_t n, T scale, const T* x, T* y) {
     const T inv = T(1) / sum;
 #pragma omp simd
     for (int64_t i = 0; i < n; ++i) y[i] *= inv;
+  }
+}
+
+// One contiguous line of the softmax (or log_softmax) gradient from the
+// output y: dx = y * (dy - sum(dy * y)) * inv_t, or (dy - exp(y) * sum(dy))
+// * inv_t; written (kWrite). `dx` may equal `dy` or `y`.
+template <bool kLog, typename T>
+WEFT_SIMD_CLONES void SoftmaxGradLineContiguous(int64_t n, T inv_t, const T* dy, const T* y, T* dx) {
+  T s = T(0);
+  if (kLog) {
+#pragma omp simd reduction(+ : s)
+    for (int64_t i = 0; i < n; ++i) s += dy[i];
+#pragma omp simd
+    for (int64_t i = 0; i < n; ++i) dx[i] = (dy[i] - FastExp(y[i]) * s) * inv_t;
+  } else {
+#pragma omp simd reduction(+ : s)
+    for (int64_t i = 0; i < n; ++i) s += dy[i] * y[i];
+#pragma omp simd
+    for (int64_t i = 0; i < n; ++i) dx[i] = y[i] * (dy[i] - s) * inv_t;
   }
 }
 
