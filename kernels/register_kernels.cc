@@ -37,6 +37,12 @@ void RegisterOptimizerOpsCpu(KernelRegistry* reg);
 namespace blas {
 void RegisterDotBlas(KernelRegistry* reg);
 }  // namespace blas
+#if WEFT_USE_DNNL
+namespace onednn {
+void RegisterNNDenseDnnl(KernelRegistry* reg);
+void RegisterNNConvDnnl(KernelRegistry* reg);
+}  // namespace onednn
+#endif
 #if WEFT_USE_CUDA
 namespace cuda {
 void RegisterQuadraticCuda(KernelRegistry* reg);
@@ -83,6 +89,11 @@ void RegisterAllKernels(KernelRegistry* reg) {
   cpu::RegisterOptimizerOpsCpu(reg);
 #if WEFT_USE_OPENBLAS
   blas::RegisterDotBlas(reg);
+#endif
+#if WEFT_USE_DNNL
+  // After the cpu kernels: they are the fallback of these.
+  onednn::RegisterNNDenseDnnl(reg);
+  onednn::RegisterNNConvDnnl(reg);
 #endif
 #if WEFT_USE_CUDA
   cuda::RegisterQuadraticCuda(reg);

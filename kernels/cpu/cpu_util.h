@@ -9,6 +9,17 @@
 namespace weft {
 namespace cpu {
 
+// Marks a hot leaf loop function for an extra AVX2+FMA (x86-64-v3) clone that
+// the dynamic loader picks on CPUs that have it (GCC function multiversioning;
+// the library itself is built for baseline x86-64, i.e. SSE2 vectors). A
+// macro because the attribute exists only for GCC on x86-64; elsewhere (and
+// for clang, which the fuzz build uses) it is empty.
+#if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__)
+#define WEFT_SIMD_CLONES __attribute__((target_clones("arch=x86-64-v3", "default")))
+#else
+#define WEFT_SIMD_CLONES
+#endif
+
 // Loops shorter than this run on one thread.
 constexpr int64_t kParallelGrain = 1 << 15;
 

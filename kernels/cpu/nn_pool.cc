@@ -4,6 +4,8 @@
 #include <algorithm>
 #include <limits>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "cpu/cpu_util.h"
 #include "weft/dtype.h"
@@ -78,10 +80,133 @@ inline Window WindowAt(const PoolGeom& g, int64_t oy, int64_t ox) {
 
 inline bool Empty(const Window& w) { return w.y0 >= w.y1 || w.x0 >= w.x1; }
 
+// Max pooling by output rows, vectorisable over the output columns whose
+// window lies inside the input ([*lo, *hi)); the others take WindowAt.
+void InteriorColumns(const PoolGeom& g, int64_t* lo, int64_t* hi) {
+  // ox*sw - pw >= 0 and ox*sw - pw + kw <= w.
+  int64_t l = (g.pw + g.sw - 1) / g.sw;
+  int64_t h = g.w - g.kw + g.pw < 0 ? 0 : (g.w - g.kw + g.pw) / g.sw + 1;
+  *lo = std::min(l, g.ow);
+  *hi = std::max(*lo, std::min(h, g.ow));
+}
+
+// One plane of max pooling: y = max over each window (0 for an empty one),
+// the same values as the generic loop (max is exact; NaN inputs are skipped
+// as by std::max there). `acc` holds ow values.
+template <typename T>
+WEFT_SIMD_CLONES void MaxPoolPlane(const PoolGeom& g, const T* xp, OpReq req, T* yp, T* acc) {
+  int64_t lo, hi;
+  InteriorColumns(g, &lo, &hi);
+  const int64_t sw = g.sw;
+  for (int64_t oy = 0; oy < g.oh; ++oy) {
+    const Window rows = WindowAt(g, oy, lo < hi ? lo : 0);
+    for (int64_t ox = lo; ox < hi; ++ox) acc[ox] = -std::numeric_limits<T>::infinity();
+    for (int64_t iy = rows.y0; iy < rows.y1; ++iy) {
+      for (int64_t kx = 0; kx < g.kw; ++kx) {
+        const T* src = xp + iy * g.w + kx - g.pw;
+#pragma omp simd
+        for (int64_t ox = lo; ox < hi; ++ox) {
+          const T v = src[ox * sw];
+          acc[ox] = v > acc[ox] ? v : acc[ox];
+        }
+      }
+    }
+    T* yrow = yp + oy * g.ow;
+    for (int64_t ox = 0; ox < g.ow; ++ox) {
+      T v;
+      if (ox >= lo && ox < hi) {
+        v = rows.y0 < rows.y1 ? acc[ox] : T(0);
+      } else {
+        const Window win = WindowAt(g, oy, ox);
+        v = T(0);
+        if (!Empty(win)) {
+          v = -std::numeric_limits<T>::infinity();
+          for (int64_t iy = win.y0; iy < win.y1; ++iy)
+            for (int64_t ix = win.x0; ix < win.x1; ++ix) v = std::max(v, xp[iy * g.w + ix]);
+        }
+      }
+      Store(req, &yrow[ox], v);
+    }
+  }
+}
+
+// One plane of max-pooling backward: each output's gradient goes to the
+// first maximum of its window in row-major order (as the generic loop).
+// `best` and `idx` hold 2 * ow values: the running maximum and its position
+// are updated from one half into the other (ping-pong), because GCC turns
+// `a[i] = c ? v : a[i]` into a conditional store and then does not vectorise.
+// Positions are plane-local int32 (see RowwiseMax).
+template <typename T>
+WEFT_SIMD_CLONES void MaxPoolBackwardPlane(const PoolGeom& g, const T* xp, const T* dyp, T* dxp, T* best, int32_t* idx) {
+  int64_t lo, hi;
+  InteriorColumns(g, &lo, &hi);
+  const int32_t sw = static_cast<int32_t>(g.sw);
+  for (int64_t oy = 0; oy < g.oh; ++oy) {
+    const Window rows = WindowAt(g, oy, lo < hi ? lo : 0);
+    if (rows.y0 < rows.y1) {
+      T* b_in = best;
+      T* b_out = best + g.ow;
+      int32_t* i_in = idx;
+      int32_t* i_out = idx + g.ow;
+      const int64_t first = rows.y0 * g.w - g.pw;
+      for (int64_t ox = lo; ox < hi; ++ox) {
+        i_in[ox] = static_cast<int32_t>(first + ox * g.sw);
+        b_in[ox] = xp[i_in[ox]];
+      }
+      for (int64_t iy = rows.y0; iy < rows.y1; ++iy) {
+        for (int64_t kx = 0; kx < g.kw; ++kx) {
+          const int32_t off = static_cast<int32_t>(iy * g.w + kx - g.pw);
+          const T* src = xp + off;
+#pragma omp simd
+          for (int64_t ox = lo; ox < hi; ++ox) {
+            // The index select as a bit mask: GCC does not if-convert it otherwise.
+            const T v = src[ox * sw], b = b_in[ox];
+            const int32_t take = -static_cast<int32_t>(v > b);
+            b_out[ox] = v > b ? v : b;
+            i_out[ox] = ((off + static_cast<int32_t>(ox) * sw) & take) | (i_in[ox] & ~take);
+          }
+          std::swap(b_in, b_out);
+          std::swap(i_in, i_out);
+        }
+      }
+      for (int64_t ox = lo; ox < hi; ++ox) dxp[i_in[ox]] += dyp[oy * g.ow + ox];
+    }
+    for (int64_t ox = 0; ox < g.ow; ++ox) {
+      if (ox == lo && hi > lo) ox = hi;
+      if (ox >= g.ow) break;
+      const Window win = WindowAt(g, oy, ox);
+      if (Empty(win)) continue;
+      int64_t b = win.y0 * g.w + win.x0;
+      T bv = xp[b];
+      for (int64_t iy = win.y0; iy < win.y1; ++iy)
+        for (int64_t ix = win.x0; ix < win.x1; ++ix) {
+          const bool gt = xp[iy * g.w + ix] > bv;
+          bv = gt ? xp[iy * g.w + ix] : bv;
+          b = gt ? iy * g.w + ix : b;
+        }
+      dxp[b] += dyp[oy * g.ow + ox];
+    }
+  }
+}
+
+// The row-wise max paths index a plane with int32.
+bool RowwiseMax(const PoolGeom& g) {
+  return g.kind == PoolKind::kMax && g.h * g.w < (int64_t{1} << 31);
+}
+
 template <typename T>
 void PoolForward(const PoolGeom& g, const T* x, OpReq req, T* y) {
   if (req == OpReq::kNull) return;
   const int64_t HW = g.h * g.w, P = g.oh * g.ow;
+  if (RowwiseMax(g)) {
+#pragma omp parallel if (g.planes * P * g.kh * g.kw >= kParallelGrain && g.planes > 1)
+    {
+      std::vector<T> acc(static_cast<size_t>(g.ow));
+#pragma omp for schedule(static)
+      for (int64_t pl = 0; pl < g.planes; ++pl) MaxPoolPlane(g, x + pl * HW, req, y + pl * P, acc.data());
+    }
+    return;
+  }
 #pragma omp parallel for schedule(static) if (g.planes * P * g.kh * g.kw >= kParallelGrain)
   for (int64_t pl = 0; pl < g.planes; ++pl) {
     const T* xp = x + pl * HW;
@@ -111,6 +236,20 @@ template <typename T>
 void PoolBackward(const PoolGeom& g, const T* dy, const T* x, OpReq req, T* dx) {
   if (req == OpReq::kNull) return;
   const int64_t HW = g.h * g.w, P = g.oh * g.ow;
+  if (RowwiseMax(g)) {
+#pragma omp parallel if (g.planes * P * g.kh * g.kw >= kParallelGrain && g.planes > 1)
+    {
+      std::vector<T> best(static_cast<size_t>(2 * g.ow));
+      std::vector<int32_t> idx(static_cast<size_t>(2 * g.ow));
+#pragma omp for schedule(static)
+      for (int64_t pl = 0; pl < g.planes; ++pl) {
+        T* dxp = dx + pl * HW;
+        if (req != OpReq::kAdd) std::fill(dxp, dxp + HW, T(0));
+        MaxPoolBackwardPlane(g, x + pl * HW, dy + pl * P, dxp, best.data(), idx.data());
+      }
+    }
+    return;
+  }
 #pragma omp parallel for schedule(static) if (g.planes * P * g.kh * g.kw >= kParallelGrain)
   for (int64_t pl = 0; pl < g.planes; ++pl) {
     const T* xp = x + pl * HW;

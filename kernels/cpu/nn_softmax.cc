@@ -1,7 +1,8 @@
 // CPU kernels of softmax, log_softmax, SoftmaxActivation and their
 // gradients. The data is viewed as (outer, n, inner) with the normalised
 // axis in the middle; each (outer, inner) line is independent and the
-// lines are split over threads. Contiguous lines (inner == 1) vectorise.
+// lines are split over threads. Contiguous lines (inner == 1) vectorise
+// (compiled with -O3 -fno-math-errno -fno-trapping-math, see CMakeLists.txt).
 #include <algorithm>
 #include <cmath>
 #include <string>
@@ -73,15 +74,23 @@ void Backward(const OpContext&, const NodeAttrs& attrs, const std::vector<TBlob>
     T* dx = out[0].data<T>();
     const T inv_t = static_cast<T>(1.0 / temp);
     const OpReq r = req[0];
-    const int64_t n = v.n, inner = v.inner;
-    ParallelFor(v.outer * inner, [&](int64_t line) {
+    const int64_t n = v.n, inner = v.inner, lines = v.outer * inner;
+    if (inner == 1 && r != OpReq::kAdd) {
+      // Contiguous lines: SIMD reductions and maps.
+#pragma omp parallel for schedule(static) if (ParallelLines(lines * n))
+      for (int64_t line = 0; line < lines; ++line)
+        SoftmaxGradLineContiguous<kLog>(n, inv_t, dy + line * n, y + line * n, dx + line * n);
+      return;
+    }
+#pragma omp parallel for schedule(static) if (ParallelLines(lines * n))
+    for (int64_t line = 0; line < lines; ++line) {
       const int64_t base = (line / inner) * n * inner + line % inner;
       T s = T(0);
       if (kLog) {
         for (int64_t i = 0; i < n; ++i) s += dy[base + i * inner];
         for (int64_t i = 0; i < n; ++i) {
           const int64_t k = base + i * inner;
-          Store(r, &dx[k], (dy[k] - std::exp(y[k]) * s) * inv_t);
+          Store(r, &dx[k], (dy[k] - FastExp(y[k]) * s) * inv_t);
         }
       } else {
         for (int64_t i = 0; i < n; ++i) s += dy[base + i * inner] * y[base + i * inner];
@@ -90,7 +99,7 @@ void Backward(const OpContext&, const NodeAttrs& attrs, const std::vector<TBlob>
           Store(r, &dx[k], y[k] * (dy[k] - s) * inv_t);
         }
       }
-    });
+    }
   });
 }
 

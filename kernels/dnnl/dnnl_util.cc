@@ -1,0 +1,117 @@
+// Plumbing of the oneDNN backend (see dnnl_util.h).
+#include "dnnl/dnnl_util.h"
+
+#include <cstdlib>
+#include <memory>
+#include <vector>
+
+#include "weft/status.h"
+
+namespace weft {
+namespace onednn {
+
+void InitDnnl() {
+  static const bool done = [] {
+    dnnl_set_jit_profiling_flags(0);
+    (void)Engine();
+    // Every transpose combination, small and large (oneDNN picks kernels by
+    // size), so their one-time JIT set-up happens now.
+    std::vector<float> a(256 * 256, 1.0f), c(256 * 256);
+    for (int64_t s : {1, 3, 8, 64, 256})
+      for (char ta : {'N', 'T'})
+        for (char tb : {'N', 'T'}) dnnl_sgemm(ta, tb, s, s, s, 1.0f, a.data(), s, a.data(), s, 0.0f, c.data(), s);
+    return true;
+  }();
+  (void)done;
+}
+
+const dnnl::engine& Engine() {
+  static const dnnl::engine* eng = new dnnl::engine(dnnl::engine::kind::cpu, 0);
+  return *eng;
+}
+
+dnnl::stream& ThreadStream() {
+  thread_local dnnl::stream s(Engine());
+  return s;
+}
+
+namespace {
+
+struct FreeDeleter {
+  void operator()(void* p) const { std::free(p); }
+};
+
+struct ScratchBuffer {
+  std::unique_ptr<void, FreeDeleter> ptr;
+  size_t bytes = 0;
+};
+
+}  // namespace
+
+void* Scratch(int slot, size_t bytes) {
+  thread_local ScratchBuffer buffers[kScratchSlots];
+  WEFT_CHECK(slot >= 0 && slot < kScratchSlots) << "dnnl scratch slot " << slot;
+  ScratchBuffer& b = buffers[slot];
+  if (b.bytes < bytes) {
+    const size_t rounded = (bytes + 63) / 64 * 64;
+    b.ptr.reset(std::aligned_alloc(64, rounded));
+    if (!b.ptr) {
+      b.bytes = 0;
+      Fail(StatusCode::kOutOfMemory, "dnnl backend: cannot allocate ", rounded, " scratch bytes");
+    }
+    b.bytes = rounded;
+  }
+  return b.ptr.get();
+}
+
+dnnl::memory AsLayout(const dnnl::memory& user, const dnnl::memory::desc& want, int slot) {
+  if (user.get_desc() == want) return user;
+  dnnl::memory src = user, m(want, Engine(), Scratch(slot, want.get_size()));
+  dnnl::reorder(src, m).execute(ThreadStream(), src, m);
+  return m;
+}
+
+OutputArg::OutputArg(const dnnl::memory& u, const dnnl::memory::desc& want, OpReq r, int slot)
+    : user(u), req(r) {
+  const bool direct = (r == OpReq::kWrite || r == OpReq::kInplace) && u.get_desc() == want;
+  target = direct ? u : dnnl::memory(want, Engine(), Scratch(slot, want.get_size()));
+}
+
+void OutputArg::Finish() const {
+  if (req == OpReq::kNull || target.get_data_handle() == user.get_data_handle()) return;
+  dnnl::primitive_attr attr;
+  if (req == OpReq::kAdd) {
+    dnnl::post_ops po;
+    po.append_sum(1.0f);
+    attr.set_post_ops(po);
+  }
+  dnnl::reorder::primitive_desc pd(Engine(), target.get_desc(), Engine(), user.get_desc(), attr);
+  dnnl::memory src = target, dst = user;
+  dnnl::reorder(pd).execute(ThreadStream(), src, dst);
+  ThreadStream().wait();
+}
+
+dnnl::memory::desc PlainDesc(const dnnl::memory::dims& dims) {
+  dnnl::memory::dims strides(dims.size(), 1);
+  for (size_t i = dims.size(); i-- > 1;) strides[i - 1] = strides[i] * dims[i];
+  return dnnl::memory::desc(dims, dnnl::memory::data_type::f32, strides);
+}
+
+KernelFn ReferenceKernel(const KernelRegistry& reg, const std::string& op) {
+  const Kernel* k = reg.FindBackend(op, DeviceType::kCPU, "cpu");
+  WEFT_CHECK(k != nullptr) << "dnnl backend: register the cpu kernel of " << op << " first";
+  return k->fn;
+}
+
+void Execute(const dnnl::primitive& prim, const dnnl::primitive_desc_base& pd,
+             std::unordered_map<int, dnnl::memory> args) {
+  const dnnl::memory::desc sd = pd.scratchpad_desc();
+  if (sd.get_size() > 0)
+    args[DNNL_ARG_SCRATCHPAD] = dnnl::memory(sd, Engine(), Scratch(kScratchSlots - 1, sd.get_size()));
+  dnnl::stream& s = ThreadStream();
+  prim.execute(s, args);
+  s.wait();
+}
+
+}  // namespace onednn
+}  // namespace weft

@@ -1,0 +1,73 @@
+// Shared plumbing of the optional oneDNN backend (kernels/dnnl/, built when
+// CMake finds oneDNN; backend name "dnnl"): the CPU engine, a stream and
+// reusable scratch buffers per thread, layout conversion between weft's
+// plain row-major blobs and the layouts a oneDNN primitive asks for, and the
+// fallback to the reference kernel for what the backend does not cover.
+// oneDNN runs its primitives on the same OpenMP runtime as the CPU kernels
+// (OMP_NUM_THREADS applies). Every function is thread-safe; the scratch
+// buffers are per thread, so a kernel must not hold one across calls.
+#ifndef WEFT_KERNELS_DNNL_DNNL_UTIL_H_
+#define WEFT_KERNELS_DNNL_DNNL_UTIL_H_
+
+#include <cstddef>
+#include <string>
+#include <unordered_map>
+
+#include <dnnl.hpp>
+
+#include "weft/op.h"
+
+namespace weft {
+namespace onednn {
+
+// Sets oneDNN up once per process (idempotent); called when the backend's
+// kernels are registered. It turns off oneDNN's JIT profiling hooks (ITT /
+// perf maps; DNNL_JIT_PROFILE is overridden): their state is set up lazily by
+// the first JIT-compiled kernel and was torn down under a kernel still
+// compiling while the process exited (a crash in tests that exit without
+// waiting), and it creates the engine and the sgemm kernels before the
+// runtime's dependency engine exists, so they outlive it at exit.
+void InitDnnl();
+
+// The process-wide CPU engine (created on first use).
+const dnnl::engine& Engine();
+// This thread's stream on Engine().
+dnnl::stream& ThreadStream();
+
+// This thread's scratch buffer number `slot` (0..kScratchSlots-1), grown to
+// at least `bytes` and 64-byte aligned; valid until the next call with the
+// same slot on this thread.
+constexpr int kScratchSlots = 6;
+void* Scratch(int slot, size_t bytes);
+
+// `user` (plain memory on Engine()) as memory of layout `want`: `user`
+// itself when the layouts match, else a copy reordered into scratch `slot`.
+dnnl::memory AsLayout(const dnnl::memory& user, const dnnl::memory::desc& want, int slot);
+
+// Where a primitive writes an output of layout `want` destined for `user`
+// under `req`: `user` itself for kWrite/kInplace when the layouts match,
+// else scratch `slot`. Finish() then moves the result into `user`
+// (reordering, and adding to it for kAdd).
+struct OutputArg {
+  dnnl::memory user, target;
+  OpReq req = OpReq::kWrite;
+  OutputArg(const dnnl::memory& user, const dnnl::memory::desc& want, OpReq req, int slot);
+  void Finish() const;
+};
+
+// A memory descriptor of float32 `dims` in plain row-major order.
+dnnl::memory::desc PlainDesc(const dnnl::memory::dims& dims);
+
+// The kernel `op` has in backend "cpu" of `reg` (the fallback); throws when
+// the reference kernel is not registered yet.
+KernelFn ReferenceKernel(const KernelRegistry& reg, const std::string& op);
+
+// Runs `prim` with `args` on this thread's stream and waits for it, with a
+// user-managed scratchpad of `pd` in scratch slot kScratchSlots - 1.
+void Execute(const dnnl::primitive& prim, const dnnl::primitive_desc_base& pd,
+             std::unordered_map<int, dnnl::memory> args);
+
+}  // namespace onednn
+}  // namespace weft
+
+#endif  // WEFT_KERNELS_DNNL_DNNL_UTIL_H_

@@ -1,0 +1,193 @@
+// oneDNN kernels of Convolution and _backward_Convolution: float32, 1-D and
+// 2-D, any kernel/stride/pad/dilate/num_group, with or without bias, every
+// request (kAdd through a reorder with a sum post-op). The primitives pick
+// their own (blocked, AVX-512 where the CPU has it) layouts; weft's plain
+// NCHW / (F, C/G, KH, KW) blobs are reordered to and from them per call, as
+// PyTorch's mkldnn path does. Primitive descriptors are cached per geometry.
+// float64, 3-D and geometries oneDNN refuses run the "cpu" reference kernel.
+#include <map>
+#include <memory>
+#include <mutex>
+#include <vector>
+
+#include "cpu/im2col.h"
+#include "dnnl/dnnl_util.h"
+#include "dnnl/nn_conv_dnnl.h"
+#include "weft/dtype.h"
+
+namespace weft {
+namespace onednn {
+
+namespace {
+
+using dnnl::memory;
+using dnnl::algorithm;
+using dnnl::convolution_backward_data;
+using dnnl::convolution_backward_weights;
+using dnnl::convolution_forward;
+
+// Every primitive of one convolution geometry, created on first use.
+struct ConvPrims {
+  memory::desc src, wei, bias, dst;  // plain user layouts
+  convolution_forward::primitive_desc fwd_pd;
+  convolution_forward fwd;
+  convolution_backward_data::primitive_desc bwd_data_pd;
+  convolution_backward_data bwd_data;
+  convolution_backward_weights::primitive_desc bwd_w_pd;
+  convolution_backward_weights bwd_w;
+};
+
+std::vector<int64_t> Key(const cpu::ConvGeom& g, bool bias) {
+  return {g.n, g.c, g.h, g.w, g.f, g.oh, g.ow, g.groups, g.kh, g.kw, g.sh, g.sw,
+          g.ph, g.pw, g.dh, g.dw, bias ? 1 : 0};
+}
+
+// Builds the primitives; throws dnnl::error when oneDNN refuses the geometry.
+std::shared_ptr<ConvPrims> Build(const cpu::ConvGeom& g, bool has_bias) {
+  auto p = std::make_shared<ConvPrims>();
+  const int64_t G = g.groups;
+  p->src = PlainDesc({g.n, g.c, g.h, g.w});
+  p->dst = PlainDesc({g.n, g.f, g.oh, g.ow});
+  p->wei = G == 1 ? PlainDesc({g.f, g.c, g.kh, g.kw}) : PlainDesc({G, g.f / G, g.c / G, g.kh, g.kw});
+  p->bias = PlainDesc({g.f});
+  const auto any = memory::format_tag::any;
+  const auto f32 = memory::data_type::f32;
+  const memory::desc src_any(p->src.dims(), f32, any), dst_any(p->dst.dims(), f32, any),
+      wei_any(p->wei.dims(), f32, any);
+  const memory::desc bias_md = has_bias ? p->bias : memory::desc();
+  const memory::dims strides{g.sh, g.sw}, dilates{g.dh - 1, g.dw - 1}, pad_l{g.ph, g.pw};
+  // MXNet's output extent floor((in + 2p - dk) / s) + 1: the right padding
+  // that makes oneDNN's extent equal it (may be below the left one).
+  const memory::dims pad_r{(g.oh - 1) * g.sh + (g.kh - 1) * g.dh + 1 - g.h - g.ph,
+                           (g.ow - 1) * g.sw + (g.kw - 1) * g.dw + 1 - g.w - g.pw};
+  dnnl::primitive_attr attr;
+  attr.set_scratchpad_mode(dnnl::scratchpad_mode::user);
+  const dnnl::engine& eng = Engine();
+  convolution_forward::desc fd(dnnl::prop_kind::forward_training, algorithm::convolution_direct, src_any,
+                               wei_any, bias_md, dst_any, strides, dilates, pad_l, pad_r);
+  p->fwd_pd = convolution_forward::primitive_desc(fd, attr, eng);
+  p->fwd = convolution_forward(p->fwd_pd);
+  convolution_backward_data::desc bd(algorithm::convolution_direct, src_any, wei_any, dst_any, strides,
+                                     dilates, pad_l, pad_r);
+  p->bwd_data_pd = convolution_backward_data::primitive_desc(bd, attr, eng, p->fwd_pd);
+  p->bwd_data = convolution_backward_data(p->bwd_data_pd);
+  convolution_backward_weights::desc wd(algorithm::convolution_direct, src_any, wei_any, bias_md, dst_any,
+                                        strides, dilates, pad_l, pad_r);
+  p->bwd_w_pd = convolution_backward_weights::primitive_desc(wd, attr, eng, p->fwd_pd);
+  p->bwd_w = convolution_backward_weights(p->bwd_w_pd);
+  return p;
+}
+
+// The cached primitives of (g, bias), or null when oneDNN does not cover them
+// (remembered, so the refusal costs once).
+std::shared_ptr<ConvPrims> Prims(const cpu::ConvGeom& g, bool bias) {
+  static std::mutex mu;
+  static std::map<std::vector<int64_t>, std::shared_ptr<ConvPrims>> cache;
+  const std::vector<int64_t> key = Key(g, bias);
+  {
+    std::lock_guard<std::mutex> lock(mu);
+    auto it = cache.find(key);
+    if (it != cache.end()) return it->second;
+  }
+  std::shared_ptr<ConvPrims> p;
+  try {
+    p = Build(g, bias);
+  } catch (const dnnl::error&) {
+    p = nullptr;
+  }
+  std::lock_guard<std::mutex> lock(mu);
+  if (cache.size() >= 512) cache.clear();  // bound the memory held by unusual workloads
+  cache[key] = p;
+  return p;
+}
+
+bool Covered(const std::vector<TBlob>& in, const Shape& data) {
+  return in[0].dtype == DType::kFloat32 && (data.ndim() == 3 || data.ndim() == 4);
+}
+
+memory Mem(const memory::desc& md, const TBlob& b) {
+  return memory(md, Engine(), const_cast<void*>(static_cast<const void*>(b.data<float>())));
+}
+
+void Forward(const ConvPrims& p, const TBlob& x, const TBlob& w, const TBlob* b, OpReq req, const TBlob& y) {
+  const memory src = AsLayout(Mem(p.src, x), p.fwd_pd.src_desc(), 0);
+  const memory wei = AsLayout(Mem(p.wei, w), p.fwd_pd.weights_desc(), 1);
+  const OutputArg dst(Mem(p.dst, y), p.fwd_pd.dst_desc(), req, 2);
+  std::unordered_map<int, memory> args{{DNNL_ARG_SRC, src}, {DNNL_ARG_WEIGHTS, wei}, {DNNL_ARG_DST, dst.target}};
+  if (b) args[DNNL_ARG_BIAS] = Mem(p.bias, *b);
+  Execute(p.fwd, p.fwd_pd, std::move(args));
+  dst.Finish();
+}
+
+// in: ograd, data, weight; out: data_grad, weight_grad[, bias_grad].
+void Backward(const ConvPrims& p, const std::vector<TBlob>& in, const std::vector<OpReq>& req,
+              const std::vector<TBlob>& out) {
+  const bool bias = out.size() > 2;
+  const bool want_w = req[1] != OpReq::kNull || (bias && req[2] != OpReq::kNull);
+  if (req[0] != OpReq::kNull) {
+    const memory ddst = AsLayout(Mem(p.dst, in[0]), p.bwd_data_pd.diff_dst_desc(), 0);
+    const memory wei = AsLayout(Mem(p.wei, in[2]), p.bwd_data_pd.weights_desc(), 1);
+    const OutputArg dsrc(Mem(p.src, out[0]), p.bwd_data_pd.diff_src_desc(), req[0], 2);
+    Execute(p.bwd_data, p.bwd_data_pd,
+            {{DNNL_ARG_DIFF_DST, ddst}, {DNNL_ARG_WEIGHTS, wei}, {DNNL_ARG_DIFF_SRC, dsrc.target}});
+    dsrc.Finish();
+  }
+  if (!want_w) return;
+  const memory ddst = AsLayout(Mem(p.dst, in[0]), p.bwd_w_pd.diff_dst_desc(), 0);
+  const memory src = AsLayout(Mem(p.src, in[1]), p.bwd_w_pd.src_desc(), 1);
+  // A kNull gradient still needs a destination: scratch, never copied out.
+  const OutputArg dwei(Mem(p.wei, out[1]), p.bwd_w_pd.diff_weights_desc(), req[1], 2);
+  std::unordered_map<int, memory> args{{DNNL_ARG_DIFF_DST, ddst}, {DNNL_ARG_SRC, src},
+                                       {DNNL_ARG_DIFF_WEIGHTS, dwei.target}};
+  if (bias) {
+    const OutputArg dbias(Mem(p.bias, out[2]), p.bwd_w_pd.diff_bias_desc(), req[2], 3);
+    args[DNNL_ARG_DIFF_BIAS] = dbias.target;
+    Execute(p.bwd_w, p.bwd_w_pd, std::move(args));
+    dbias.Finish();
+  } else {
+    Execute(p.bwd_w, p.bwd_w_pd, std::move(args));
+  }
+  dwei.Finish();
+}
+
+}  // namespace
+
+bool ConvolutionCovered(const ParamValues& params, const Shape& data, const Shape& out, DType dtype,
+                        bool bias) {
+  if (dtype != DType::kFloat32 || (data.ndim() != 3 && data.ndim() != 4)) return false;
+  return Prims(cpu::MakeConvGeom(params, data, out), bias) != nullptr;
+}
+
+void RegisterNNConvDnnl(KernelRegistry* reg) {
+  InitDnnl();
+  KernelFn ref_fwd = ReferenceKernel(*reg, "Convolution");
+  KernelFn ref_bwd = ReferenceKernel(*reg, "_backward_Convolution");
+  auto fwd = [ref_fwd](const OpContext& ctx, const NodeAttrs& attrs, const std::vector<TBlob>& in,
+                       const std::vector<OpReq>& req, const std::vector<TBlob>& out) {
+    if (req[0] == OpReq::kNull) return;
+    if (Covered(in, in[0].shape)) {
+      const cpu::ConvGeom g = cpu::MakeConvGeom(attrs.params, in[0].shape, out[0].shape);
+      if (auto p = Prims(g, in.size() > 2)) {
+        Forward(*p, in[0], in[1], in.size() > 2 ? &in[2] : nullptr, req[0], out[0]);
+        return;
+      }
+    }
+    ref_fwd(ctx, attrs, in, req, out);
+  };
+  auto bwd = [ref_bwd](const OpContext& ctx, const NodeAttrs& attrs, const std::vector<TBlob>& in,
+                       const std::vector<OpReq>& req, const std::vector<TBlob>& out) {
+    if (Covered(in, in[1].shape)) {
+      const cpu::ConvGeom g = cpu::MakeConvGeom(attrs.params, in[1].shape, in[0].shape);
+      if (auto p = Prims(g, out.size() > 2)) {
+        Backward(*p, in, req, out);
+        return;
+      }
+    }
+    ref_bwd(ctx, attrs, in, req, out);
+  };
+  reg->Add("Convolution", DeviceType::kCPU, {"dnnl", 20, fwd, true});
+  reg->Add("_backward_Convolution", DeviceType::kCPU, {"dnnl", 20, bwd, true});
+}
+
+}  // namespace onednn
+}  // namespace weft

@@ -1,0 +1,108 @@
+// oneDNN kernels of FullyConnected and _backward_FullyConnected (float32):
+// the same three products as the OpenBLAS kernels (kernels/cpu/nn_dense.cc),
+// run by oneDNN's row-major sgemm, which uses AVX-512 where the CPU has it
+// (OpenBLAS is held to AVX2 by OPENBLAS_CORETYPE=Haswell here). The bias add
+// and bias gradient are the same loops. float64 runs the "cpu" kernel.
+#include <vector>
+
+#include "cpu/cpu_util.h"
+#include "dnnl/dnnl_util.h"
+#include "weft/dtype.h"
+
+namespace weft {
+namespace onednn {
+
+namespace {
+
+// C (m x n, row-major) = op(A) . op(B) + beta * C.
+void Sgemm(bool ta, bool tb, int64_t m, int64_t n, int64_t k, const float* a, const float* b, float beta,
+           float* c) {
+  const dnnl_status_t st = dnnl_sgemm(ta ? 'T' : 'N', tb ? 'T' : 'N', m, n, k, 1.0f, a, ta ? m : k, b,
+                                      tb ? k : n, beta, c, n);
+  if (st != dnnl_success)
+    Fail(StatusCode::kInternal, "FullyConnected (dnnl): dnnl_sgemm(", m, "x", n, "x", k, ") failed with status ",
+         static_cast<int>(st));
+}
+
+// (rows M, reduced K) of the data view, as in the cpu kernel.
+void FCDims(const NodeAttrs& attrs, const Shape& data, int64_t* m, int64_t* k) {
+  const int nd = data.ndim();
+  if (attrs.params.GetBool("flatten")) {
+    *m = data[0];
+    *k = data.ProdRange(1, nd);
+  } else {
+    *k = data[nd - 1];
+    *m = data.ProdRange(0, nd - 1);
+  }
+}
+
+void Forward(const NodeAttrs& attrs, const std::vector<TBlob>& in, OpReq req, const TBlob& out) {
+  int64_t m, k;
+  FCDims(attrs, in[0].shape, &m, &k);
+  const int64_t n = attrs.params.GetInt("num_hidden");
+  float* y = out.data<float>();
+  const bool add = req == OpReq::kAdd;
+  if (in.size() > 2) {
+    const float* b = in[2].data<float>();
+    cpu::ParallelFor(m, [&](int64_t i) {
+      float* yi = y + i * n;
+      if (add) {
+        for (int64_t j = 0; j < n; ++j) yi[j] += b[j];
+      } else {
+        for (int64_t j = 0; j < n; ++j) yi[j] = b[j];
+      }
+    });
+    Sgemm(false, true, m, n, k, in[0].data<float>(), in[1].data<float>(), 1.0f, y);
+  } else {
+    Sgemm(false, true, m, n, k, in[0].data<float>(), in[1].data<float>(), add ? 1.0f : 0.0f, y);
+  }
+}
+
+// in: ograd (M x N), data (M x K), weight (N x K); out: dX, dW[, db].
+void Backward(const NodeAttrs& attrs, const std::vector<TBlob>& in, const std::vector<OpReq>& req,
+              const std::vector<TBlob>& out) {
+  int64_t m, k;
+  FCDims(attrs, in[1].shape, &m, &k);
+  const int64_t n = attrs.params.GetInt("num_hidden");
+  const float* dy = in[0].data<float>();
+  if (req[0] != OpReq::kNull)
+    Sgemm(false, false, m, k, n, dy, in[2].data<float>(), req[0] == OpReq::kAdd ? 1.0f : 0.0f,
+          out[0].data<float>());
+  if (req[1] != OpReq::kNull)
+    Sgemm(true, false, n, k, m, dy, in[1].data<float>(), req[1] == OpReq::kAdd ? 1.0f : 0.0f,
+          out[1].data<float>());
+  if (out.size() > 2 && req[2] != OpReq::kNull) {
+    float* db = out[2].data<float>();
+    std::vector<float> acc(static_cast<size_t>(n), 0.0f);
+    float* a = acc.data();
+    for (int64_t i = 0; i < m; ++i) {
+      const float* g = dy + i * n;
+      for (int64_t j = 0; j < n; ++j) a[j] += g[j];
+    }
+    for (int64_t j = 0; j < n; ++j) cpu::Store(req[2], &db[j], a[j]);
+  }
+}
+
+}  // namespace
+
+void RegisterNNDenseDnnl(KernelRegistry* reg) {
+  InitDnnl();
+  KernelFn ref_fwd = ReferenceKernel(*reg, "FullyConnected");
+  KernelFn ref_bwd = ReferenceKernel(*reg, "_backward_FullyConnected");
+  auto fwd = [ref_fwd](const OpContext& ctx, const NodeAttrs& attrs, const std::vector<TBlob>& in,
+                       const std::vector<OpReq>& req, const std::vector<TBlob>& out) {
+    if (req[0] == OpReq::kNull) return;
+    if (in[0].dtype != DType::kFloat32) return ref_fwd(ctx, attrs, in, req, out);
+    Forward(attrs, in, req[0], out[0]);
+  };
+  auto bwd = [ref_bwd](const OpContext& ctx, const NodeAttrs& attrs, const std::vector<TBlob>& in,
+                       const std::vector<OpReq>& req, const std::vector<TBlob>& out) {
+    if (in[0].dtype != DType::kFloat32) return ref_bwd(ctx, attrs, in, req, out);
+    Backward(attrs, in, req, out);
+  };
+  reg->Add("FullyConnected", DeviceType::kCPU, {"dnnl", 20, fwd, true});
+  reg->Add("_backward_FullyConnected", DeviceType::kCPU, {"dnnl", 20, bwd, true});
+}
+
+}  // namespace onednn
+}  // namespace weft
