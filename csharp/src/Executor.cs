@@ -94,12 +94,18 @@ public sealed class Executor : NativeHandle {
   /// </summary>
   public static Executor SimpleBind(Symbol sym, IDictionary<string, long[]> shapes, string gradReq,
                                     IDictionary<string, DType> dtypes = null) {
+    return SimpleBind(sym, Context.Cpu(), shapes, gradReq, dtypes);
+  }
+
+  /// <summary>As SimpleBind, on device ctx.</summary>
+  public static Executor SimpleBind(Symbol sym, Context ctx, IDictionary<string, long[]> shapes, string gradReq,
+                                    IDictionary<string, DType> dtypes = null) {
     string[] names; ulong[] indPtr; long[] dims;
     NDArrayLists.Shapes(shapes, out names, out indPtr, out dims);
     var dn = dtypes == null ? new string[0] : dtypes.Keys.ToArray();
     var codes = dn.Select(k => (int)dtypes[k]).ToArray();
     var o = new long[1];
-    weft_native.weft_executor_simple_bind(sym.Handle, 1, 0, (ulong)names.Length, names, indPtr, dims,
+    weft_native.weft_executor_simple_bind(sym.Handle, (int)ctx.Type, ctx.Id, (ulong)names.Length, names, indPtr, dims,
                                           (ulong)dn.Length, dn, codes, gradReq, o);
     return new Executor(o[0]);
   }
@@ -110,6 +116,12 @@ public sealed class Executor : NativeHandle {
   /// be null (Write where a gradient is given).
   /// </summary>
   public static Executor Bind(Symbol sym, IList<NDArray> args, IList<NDArray> argGrads,
+                              IList<GradReq> gradReqs, IList<NDArray> aux) {
+    return Bind(sym, Context.Cpu(), args, argGrads, gradReqs, aux);
+  }
+
+  /// <summary>As Bind, on device ctx (the arrays must live there).</summary>
+  public static Executor Bind(Symbol sym, Context ctx, IList<NDArray> args, IList<NDArray> argGrads,
                               IList<GradReq> gradReqs, IList<NDArray> aux) {
     var a = Handles(args.ToArray());
     long[] g = null;
@@ -128,7 +140,7 @@ public sealed class Executor : NativeHandle {
     }
     var x2 = aux == null ? new long[0] : Handles(aux.ToArray());
     var o = new long[1];
-    weft_native.weft_executor_bind(sym.Handle, 1, 0, a, (ulong)a.Length, g, r, x2, (ulong)x2.Length, o);
+    weft_native.weft_executor_bind(sym.Handle, (int)ctx.Type, ctx.Id, a, (ulong)a.Length, g, r, x2, (ulong)x2.Length, o);
     return new Executor(o[0]);
   }
 

@@ -39,19 +39,29 @@ public final class Executor extends NativeHandle {
    * get no gradient.
    */
   public static Executor simpleBind(Symbol sym, Map<String, long[]> shapes, String gradReq) {
-    return simpleBind(sym, shapes, null, gradReq);
+    return simpleBind(sym, Context.cpu(), shapes, null, gradReq);
   }
 
   /** As simpleBind with dtypes for some variables (others inferred, default float32). */
   public static Executor simpleBind(Symbol sym, Map<String, long[]> shapes,
       Map<String, DType> dtypes, String gradReq) {
+    return simpleBind(sym, Context.cpu(), shapes, dtypes, gradReq);
+  }
+
+  /**
+   * As simpleBind on device {@code ctx} (null: cpu(0)); {@code dtypes} may be
+   * null.
+   */
+  public static Executor simpleBind(Symbol sym, Context ctx, Map<String, long[]> shapes,
+      Map<String, DType> dtypes, String gradReq) {
+    Context c = Context.orDefault(ctx);
     NDArrayLists.Shapes s = new NDArrayLists.Shapes(shapes);
     String[] dn = NDArrayLists.names(dtypes);
     int[] codes = new int[dn.length];
     for (int i = 0; i < dn.length; ++i) codes[i] = dtypes.get(dn[i]).code();
     long[] out = new long[1];
-    weft_native.weft_executor_simple_bind(sym.handle(), 1, 0, s.names.length, s.names, s.indPtr,
-        s.dims, dn.length, dn, codes, gradReq, out);
+    weft_native.weft_executor_simple_bind(sym.handle(), c.typeCode(), c.id(), s.names.length,
+        s.names, s.indPtr, s.dims, dn.length, dn, codes, gradReq, out);
     return new Executor(out[0]);
   }
 
@@ -63,6 +73,13 @@ public final class Executor extends NativeHandle {
    */
   public static Executor bind(Symbol sym, List<NDArray> args, List<NDArray> argGrads,
       List<GradReq> gradReqs, List<NDArray> aux) {
+    return bind(sym, Context.cpu(), args, argGrads, gradReqs, aux);
+  }
+
+  /** As bind on device {@code ctx} (null: cpu(0)); the arrays must live there. */
+  public static Executor bind(Symbol sym, Context ctx, List<NDArray> args, List<NDArray> argGrads,
+      List<GradReq> gradReqs, List<NDArray> aux) {
+    Context c = Context.orDefault(ctx);
     long[] a = NativeHandle.handles(args.toArray(new NDArray[0]));
     long[] g = null;
     if (argGrads != null) {
@@ -84,7 +101,7 @@ public final class Executor extends NativeHandle {
     }
     long[] x = aux == null ? new long[0] : NativeHandle.handles(aux.toArray(new NDArray[0]));
     long[] out = new long[1];
-    weft_native.weft_executor_bind(sym.handle(), 1, 0, a, a.length, g, r, x, x.length, out);
+    weft_native.weft_executor_bind(sym.handle(), c.typeCode(), c.id(), a, a.length, g, r, x, x.length, out);
     return new Executor(out[0]);
   }
 
