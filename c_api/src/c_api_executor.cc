@@ -99,16 +99,28 @@ WeftStatus weft_executor_simple_bind(const WeftSymbolHandle* sym, int dev_type, 
                                      const size_t* ind_ptr, const int64_t* dims, size_t num_dtypes,
                                      const char* const* dtype_names, const int* dtypes,
                                      const char* grad_req, WeftExecutor** out) {
+  return weft_executor_simple_bind_group2ctx(sym, dev_type, dev_id, 0, nullptr, nullptr, nullptr, num_shapes,
+                                             shape_names, ind_ptr, dims, num_dtypes, dtype_names, dtypes,
+                                             grad_req, out);
+}
+
+WeftStatus weft_executor_simple_bind_group2ctx(
+    const WeftSymbolHandle* sym, int dev_type, int dev_id, size_t num_groups, const char* const* group_names,
+    const int* group_dev_types, const int* group_dev_ids, size_t num_shapes, const char* const* shape_names,
+    const size_t* ind_ptr, const int64_t* dims, size_t num_dtypes, const char* const* dtype_names,
+    const int* dtypes, const char* grad_req, WeftExecutor** out) {
   WEFT_API_BEGIN();
   auto s = weft::capi::Get(sym, "sym");
   const weft::Context ctx = weft::capi::ContextArg(dev_type, dev_id);
+  weft::ExecutorOptions options;
+  options.group2ctx = weft::capi::ContextMap(num_groups, group_names, group_dev_types, group_dev_ids, "group");
   weft::pass::ShapeMap shapes =
       weft::capi::ShapeInputs(num_shapes, shape_names, "shape_names", ind_ptr, dims, true);
   weft::pass::DTypeMap types =
       weft::capi::DTypeInputs(num_dtypes, dtype_names, "dtype_names", dtypes);
   const GradReq req = weft::ParseGradReq(grad_req ? grad_req : "write");
   CheckNotNull(out, "out");
-  auto ex = Executor::SimpleBind(s->sym, ctx, shapes, types, weft::GradReqSpec::All(req));
+  auto ex = Executor::SimpleBind(s->sym, ctx, shapes, types, weft::GradReqSpec::All(req), options);
   *out = weft::capi::NewExec(std::move(ex));
   WEFT_API_END();
 }
@@ -117,9 +129,21 @@ WeftStatus weft_executor_bind(const WeftSymbolHandle* sym, int dev_type, int dev
                               WeftNDArray* const* args, size_t num_args, WeftNDArray* const* arg_grads,
                               const int* grad_reqs, WeftNDArray* const* aux, size_t num_aux,
                               WeftExecutor** out) {
+  return weft_executor_bind_group2ctx(sym, dev_type, dev_id, 0, nullptr, nullptr, nullptr, args, num_args,
+                                      arg_grads, grad_reqs, aux, num_aux, out);
+}
+
+WeftStatus weft_executor_bind_group2ctx(const WeftSymbolHandle* sym, int dev_type, int dev_id,
+                                        size_t num_groups, const char* const* group_names,
+                                        const int* group_dev_types, const int* group_dev_ids,
+                                        WeftNDArray* const* args, size_t num_args,
+                                        WeftNDArray* const* arg_grads, const int* grad_reqs,
+                                        WeftNDArray* const* aux, size_t num_aux, WeftExecutor** out) {
   WEFT_API_BEGIN();
   auto s = weft::capi::Get(sym, "sym");
   const weft::Context ctx = weft::capi::ContextArg(dev_type, dev_id);
+  weft::ExecutorOptions options;
+  options.group2ctx = weft::capi::ContextMap(num_groups, group_names, group_dev_types, group_dev_ids, "group");
   std::vector<NDArray> a = weft::capi::Arrays(args, num_args, "args", false);
   std::vector<NDArray> grads;
   std::vector<GradReq> reqs;
@@ -137,7 +161,7 @@ WeftStatus weft_executor_bind(const WeftSymbolHandle* sym, int dev_type, int dev
   }
   std::vector<NDArray> x = weft::capi::Arrays(aux, num_aux, "aux", false);
   CheckNotNull(out, "out");
-  auto ex = Executor::Bind(s->sym, ctx, std::move(a), std::move(grads), std::move(reqs), std::move(x));
+  auto ex = Executor::Bind(s->sym, ctx, std::move(a), std::move(grads), std::move(reqs), std::move(x), options);
   *out = weft::capi::NewExec(std::move(ex));
   WEFT_API_END();
 }

@@ -12,6 +12,7 @@
 #define WEFT_C_API_SRC_C_API_INTERNAL_H_
 
 #include <cstdint>
+#include <map>
 #include <memory>
 #include <string>
 
@@ -101,6 +102,12 @@ Shape ShapeArg(const int64_t* shape, int ndim, const char* shape_arg, const char
 // Validates (dev_type, dev_id): kDevice for an unknown type, a negative id,
 // or a GPU in a build without CUDA.
 Context ContextArg(int dev_type, int dev_id);
+// Decodes `num` (name, dev_type, dev_id) triples into a map (a group2ctx);
+// names in messages are `<prefix>_names[i]`, `<prefix>_dev_types[i]`, ...:
+// kInvalidArgument for a NULL array or name or a repeated name, kDevice for
+// a bad device (naming the entry). In c_api_place.cc.
+std::map<std::string, Context> ContextMap(size_t num, const char* const* names, const int* types,
+                                          const int* ids, const std::string& prefix);
 
 }  // namespace capi
 }  // namespace weft

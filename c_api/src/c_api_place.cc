@@ -12,10 +12,7 @@
 
 namespace weft {
 namespace capi {
-namespace {
 
-// Decodes `num` (name, dev_type, dev_id) triples; the argument names in
-// messages are `<prefix>_names[i]`, `<prefix>_dev_types[i]`, ...
 std::map<std::string, Context> ContextMap(size_t num, const char* const* names, const int* types,
                                           const int* ids, const std::string& prefix) {
   const std::string names_arg = prefix + "_names", types_arg = prefix + "_dev_types",
@@ -36,6 +33,8 @@ std::map<std::string, Context> ContextMap(size_t num, const char* const* names, 
   }
   return map;
 }
+
+namespace {
 
 // The training graph: gradients of every argument, MXNet's head gradients.
 Graph TrainingGraph(const OpRegistry& reg, const Graph& forward) {

@@ -1,6 +1,9 @@
-// The CUDA DeviceAPI: device memory and host<->device copies via the CUDA
-// runtime. Without a driver or device, DeviceCount() is 0 and every
-// allocation on gpu(i) fails with Error(kDevice) instead of crashing.
+// The CUDA DeviceAPI: device memory, host<->device copies and the engine's
+// streams via the CUDA runtime. Without a driver or device, DeviceCount() is
+// 0 and every allocation or stream on gpu(i) fails with Error(kDevice)
+// instead of crashing. cudaMalloc is not called per array: StoragePool
+// (storage.h) keeps freed blocks by rounded size and hands them out again,
+// so Alloc/Free here are only its misses and its ReleasePooled.
 #include "cuda/cuda_util.h"
 #include "weft/runtime.h"
 
@@ -50,6 +53,27 @@ class CudaAPI final : public DeviceAPI {
   void Synchronize(Context ctx) override {
     WEFT_CUDA_CHECK(cudaSetDevice(ctx.dev_id));
     WEFT_CUDA_CHECK(cudaDeviceSynchronize());
+  }
+  // The engine's per-device streams (engine.h): one compute and one copy
+  // stream per GPU, created when the device's first op is dispatched.
+  // Blocking streams, so they stay ordered with the synchronous copies
+  // above (legacy default stream).
+  void* CreateStream(Context ctx) override {
+    if (ctx.dev_id < 0 || ctx.dev_id >= DeviceCount())
+      Fail(StatusCode::kDevice, "cannot create a stream on ", ctx.ToString(), ": ", DeviceCount(),
+           " gpu device(s) found");
+    WEFT_CUDA_CHECK(cudaSetDevice(ctx.dev_id));
+    cudaStream_t s = nullptr;
+    WEFT_CUDA_CHECK(cudaStreamCreate(&s));
+    return s;
+  }
+  void FreeStream(Context ctx, void* stream) override {
+    // Errors are ignored: streams are freed in destructors.
+    if (stream && cudaSetDevice(ctx.dev_id) == cudaSuccess) cudaStreamDestroy(static_cast<cudaStream_t>(stream));
+  }
+  void SyncStream(Context ctx, void* stream) override {
+    WEFT_CUDA_CHECK(cudaSetDevice(ctx.dev_id));
+    WEFT_CUDA_CHECK(cudaStreamSynchronize(static_cast<cudaStream_t>(stream)));
   }
 };
 

@@ -740,6 +740,56 @@ WEFT_API WeftStatus weft_executor_bind(const WeftSymbolHandle* sym, int dev_type
                                        WeftExecutor** out);
 
 /**
+ * @brief weft_executor_simple_bind() with device groups (MXNet's group2ctx):
+ *        nodes run on the device of their group, the "__ctx_group__"
+ *        attribute (the "ctx_group" key of weft_symbol_create_variable /
+ *        compose attributes, or weft_symbol_set_attr()) or "ctx_group".
+ *
+ * The training graph goes through the PlaceDevice pass (default device:
+ * (@p dev_type, @p dev_id)), which inserts "_CrossDeviceCopy" nodes on every
+ * edge between devices; every argument, gradient and aux array is allocated
+ * on its variable's placed device (see weft_ndarray_context()). cpu(0),
+ * cpu(1), ... are distinct devices with their own engine workers.
+ * @param num_groups, group_names, group_dev_types, group_dev_ids the map
+ *        group name -> device (::WeftDeviceType, id); @p num_groups 0 gives
+ *        exactly weft_executor_simple_bind().
+ * The other parameters are those of weft_executor_simple_bind().
+ * @param[out] out new handle; free with weft_executor_free().
+ * Errors: as weft_executor_simple_bind(); WEFT_ERR_INVALID_ARGUMENT for a
+ * NULL or repeated group name; WEFT_ERR_DEVICE for a bad or unavailable
+ * device (naming the group), or a node whose group is not in the map
+ * (naming the node and the group).
+ */
+WEFT_API WeftStatus weft_executor_simple_bind_group2ctx(
+    const WeftSymbolHandle* sym, int dev_type, int dev_id, size_t num_groups,
+    const char* const* group_names, const int* group_dev_types, const int* group_dev_ids,
+    size_t num_shapes, const char* const* shape_names, const size_t* ind_ptr, const int64_t* dims,
+    size_t num_dtypes, const char* const* dtype_names, const int* dtypes, const char* grad_req,
+    WeftExecutor** out);
+
+/**
+ * @brief weft_executor_bind() with device groups: like
+ *        weft_executor_simple_bind_group2ctx(), but the arrays are given.
+ *
+ * Each argument array fixes its variable's device (it may live on any
+ * device); every other node is placed by its group, its neighbours or the
+ * default device (@p dev_type, @p dev_id).
+ * @param num_groups, group_names, group_dev_types, group_dev_ids as in
+ *        weft_executor_simple_bind_group2ctx(); 0 gives weft_executor_bind().
+ * The other parameters are those of weft_executor_bind().
+ * @param[out] out new handle; free with weft_executor_free().
+ * Errors: as weft_executor_bind(); WEFT_ERR_DEVICE for a gradient array on
+ * another device than its argument, or an aux array on another device than
+ * its placed variable (naming it and both devices), and the group errors of
+ * weft_executor_simple_bind_group2ctx().
+ */
+WEFT_API WeftStatus weft_executor_bind_group2ctx(
+    const WeftSymbolHandle* sym, int dev_type, int dev_id, size_t num_groups,
+    const char* const* group_names, const int* group_dev_types, const int* group_dev_ids,
+    WeftNDArray* const* args, size_t num_args, WeftNDArray* const* arg_grads, const int* grad_reqs,
+    WeftNDArray* const* aux, size_t num_aux, WeftExecutor** out);
+
+/**
  * @brief Runs the forward graph; @p is_train non-zero selects training behaviour.
  *
  * Asynchronous: every node is pushed to the dependency engine and the call

@@ -50,6 +50,13 @@ class DeviceAPI {
                           size_t bytes) = 0;
   // Waits for all work queued on `ctx`.
   virtual void Synchronize(Context ctx) = 0;
+  // Streams, for devices with asynchronous queues (the CPU has none): a new
+  // stream on `ctx` (null: no streams; throws Error(kDevice) when the device
+  // is unusable), freeing one, and waiting for the work queued on one. The
+  // engine gives each GPU a compute stream and a copy stream (engine.h).
+  virtual void* CreateStream(Context) { return nullptr; }
+  virtual void FreeStream(Context, void*) {}
+  virtual void SyncStream(Context, void*) {}
 };
 
 // The built-in host implementation.

@@ -17,11 +17,16 @@
 // Implementations: NaiveEngine runs every operation synchronously inside
 // Push (the reference and debugging engine; pushes are serialised by a lock)
 // and ThreadedEngine dispatches ready operations to per-device worker pools:
-// `cpu_threads` CPU workers, a priority pool for ops pushed with priority >
-// 0, and per-GPU compute and copy pools whose RunContext carries the stream
-// once CUDA lands. The global engine is chosen by WEFT_ENGINE=naive|threaded
-// (default threaded) with WEFT_ENGINE_THREADS CPU workers (default: the
-// number of cores, at most 8).
+// `cpu_threads` workers for cpu(0), a priority pool for CPU ops pushed with
+// priority > 0, `device_threads` workers of its own for each cpu(i), i > 0
+// (created on the first op pushed there; so cpu(1), cpu(2), ... are
+// distinct devices whose ops run concurrently with each other and with
+// cpu(0), which multi-device placement uses), and per-GPU compute and copy
+// pools (copies: kCopyToDevice / kCopyFromDevice) whose RunContext carries
+// the device's compute or copy stream in the CUDA build. The global engine
+// is chosen by WEFT_ENGINE=naive|threaded (default threaded) with
+// WEFT_ENGINE_THREADS cpu(0) workers (default: the number of cores, at
+// most 8). NaiveEngine runs every device's ops inline in the pusher.
 //
 // Design choices (measured, see docs/engine.md): the worker queue is a
 // mutex + condition variable deque. A Boost.Lockfree MPMC queue with
@@ -99,7 +104,7 @@ enum class EngineKind { kNaive, kThreaded };
 struct EngineOptions {
   int cpu_threads = 0;       // CPU workers; 0: hardware threads, at most 8
   int priority_threads = 1;  // priority pool workers
-  int device_threads = 1;    // compute workers per GPU (copy pools get 1)
+  int device_threads = 1;    // workers per GPU and per cpu(i), i > 0 (GPU copy pools get 1)
 };
 
 class Engine {
@@ -120,7 +125,7 @@ class Engine {
   static EngineKind ParseKind(const std::string& text);
 
   virtual EngineKind kind() const = 0;
-  // Number of CPU workers (0 for the naive engine).
+  // Number of cpu(0) workers (0 for the naive engine).
   virtual int num_cpu_workers() const = 0;
 
   // A new variable at version 0.

@@ -52,6 +52,15 @@ const char* GradReqName(GradReq req);
 struct ExecutorOptions {
   int match_range = 16;  // see pass::MemoryPlanOptions (0 = search)
   int num_groups = 1;    // colouring groups of the memory plan
+  // Device groups (a node's "__ctx_group__" / "ctx_group" attribute) ->
+  // device. Empty: everything runs on the bind context and the graph is not
+  // rewritten. Otherwise the training graph goes through pass::PlaceDevice
+  // (default device: the bind context; Bind's argument arrays fix their
+  // variables' devices; head gradients sit on their output's device):
+  // every node runs on its device, planned blocks live on the device of the
+  // entries using them (never shared across devices) and _CrossDeviceCopy
+  // nodes copy between devices.
+  std::map<std::string, Context> group2ctx;
 };
 
 // Gradient requests for SimpleBind: one value for every argument (then
@@ -81,6 +90,11 @@ class Executor {
   // and `grad_reqs` are empty (no gradients), or one per argument (a none
   // gradient array requires kNull); `grad_reqs` may also hold one value for
   // all. Throws Error naming the argument for a missing or mis-shaped array.
+  // Without group2ctx every array must be on `ctx`; with it, arguments may
+  // be anywhere (they fix their variables' devices), and a gradient array
+  // on another device than its argument, or an aux array on another device
+  // than its placed variable, throws Error(kDevice) naming it and both
+  // devices. An unavailable device (gpu(i) without one) throws kDevice.
   static std::unique_ptr<Executor> Bind(const Symbol& symbol, Context ctx, std::vector<NDArray> args,
                                         std::vector<NDArray> arg_grads, std::vector<GradReq> grad_reqs,
                                         std::vector<NDArray> aux_states, const ExecutorOptions& options = {},
@@ -93,7 +107,8 @@ class Executor {
                                               const std::map<std::string, NDArray>& aux_states,
                                               const ExecutorOptions& options = {}, Runtime* rt = nullptr);
   // Infers every shape/dtype from the given ones (dtypes default to
-  // float32) and allocates arguments, gradients and aux states (zeroed).
+  // float32) and allocates arguments, gradients and aux states (zeroed), on
+  // their placed devices when options.group2ctx is given.
   static std::unique_ptr<Executor> SimpleBind(const Symbol& symbol, Context ctx, const pass::ShapeMap& shapes,
                                               const pass::DTypeMap& dtypes = {},
                                               const GradReqSpec& grad_req = {},
@@ -130,7 +145,13 @@ class Executor {
   const Symbol& symbol() const { return symbol_; }
   Context ctx() const { return ctx_; }
   ExecutorMemory memory() const;
-  // Nodes in execution order with their storage, and the memory figures.
+  // The bound graph (forward outputs, then one gradient per differentiated
+  // argument), after placement, and the device of each of its nodes
+  // (IndexedGraph(graph()) order).
+  const Graph& graph() const;
+  const std::vector<Context>& node_devices() const;
+  // Nodes in execution order with their storage (and devices when there
+  // are several), and the memory figures.
   std::string DebugString() const;
 
  private:

@@ -123,6 +123,10 @@ struct MemoryPlanOptions {
   // Nodes [0, plan_nodes) are planned; 0 = all. Entries of later nodes are
   // not allocated (e.g. plan only the forward part of a training graph).
   uint32_t plan_nodes = 0;
+  // Per node (may be empty = all 0): a dense device index (>= 0). A node's
+  // outputs are planned on its device; a block is never shared (reused or
+  // taken in place) across devices.
+  std::vector<int> node_device;
 };
 
 struct MemoryPlan {
@@ -144,6 +148,8 @@ struct MemoryPlan {
   std::vector<int> group;
   // Bytes of each storage id.
   std::vector<size_t> storage_bytes;
+  // The device index (MemoryPlanOptions::node_device) of each storage id.
+  std::vector<int> storage_device;
   int match_range = 16;       // the range used (the best one when searched)
   size_t naive_bytes = 0;     // one buffer per planned op output
   size_t planned_bytes = 0;   // sum of storage_bytes
@@ -172,6 +178,10 @@ struct PlaceDeviceOptions {
   // variable's group.
   std::map<std::string, Context> fixed;
 };
+
+// A node's device group: its "__ctx_group__" attribute, else "ctx_group";
+// null when it has none.
+const std::string* DeviceGroupOf(const Node& node);
 
 struct Placement {
   // The rewritten graph; the input graph itself when one device suffices.

@@ -11,6 +11,7 @@
 
 #include "engine/engine_impl.h"
 #include "engine/task_queue.h"
+#include "weft/runtime.h"
 #include "weft/status.h"
 
 namespace weft {
@@ -19,12 +20,16 @@ namespace {
 
 class ThreadedEngine;
 
-// Threads that take ready ops from one queue and execute them.
+// Threads that take ready ops from one queue and execute them. A GPU pool
+// owns its stream (rc.stream, from `api`) and frees it when destroyed.
 class WorkerPool {
  public:
-  WorkerPool(ThreadedEngine* engine, int threads, RunContext rc)
-      : engine_(engine), threads_(threads), rc_(rc), queue_(std::make_unique<TaskQueue>()) {}
-  ~WorkerPool() { Stop(); }
+  WorkerPool(ThreadedEngine* engine, int threads, RunContext rc, DeviceAPI* api = nullptr)
+      : engine_(engine), threads_(threads), rc_(rc), api_(api), queue_(std::make_unique<TaskQueue>()) {}
+  ~WorkerPool() {
+    Stop();
+    if (api_ && rc_.stream) api_->FreeStream(rc_.ctx, rc_.stream);
+  }
   void Push(OprBlock* op) { queue_->Push(op); }
   void Start();
   void Stop() {
@@ -38,6 +43,7 @@ class WorkerPool {
   ThreadedEngine* engine_;
   int threads_;
   RunContext rc_;
+  DeviceAPI* api_;
   std::unique_ptr<TaskQueue> queue_;
   std::vector<std::thread> workers_;
 };
@@ -149,8 +155,16 @@ class ThreadedEngine final : public Engine {
     shutdown_.store(true);
   }
 
-  // Runs a ready op on the calling thread.
-  void Execute(OprBlock* op, const RunContext& rc) {
+  // Runs a ready op on the calling thread. With a stream (GPU pools), a
+  // synchronous op completes once the work it queued on the stream is done,
+  // so that ops on other streams and the host see its results.
+  void Execute(OprBlock* op, const RunContext& rc, DeviceAPI* api = nullptr) {
+    if (api && rc.stream && op->sync_fn) {
+      op->sync_fn = [fn = std::move(op->sync_fn), api](RunContext r) {
+        fn(r);
+        api->SyncStream(r.ctx, r.stream);
+      };
+    }
     if (op->kind == OprKind::kUser && !op->inherited) op->inherited = FindVarError(op);
     if (op->inherited) {
       AsyncFn().swap(op->fn);  // release captures before waking waiters
@@ -213,20 +227,37 @@ class ThreadedEngine final : public Engine {
     if (op->ctx.dev_type == DeviceType::kCPU) {
       if (op->priority > 0 || op->prop == FnProperty::kCpuPrioritized)
         prio_pool_->Push(op);
-      else
+      else if (op->ctx.dev_id == 0)
         cpu_pool_->Push(op);
+      else
+        DevicePool(op->ctx, false)->Push(op);  // cpu(i), i > 0: its own workers
       return;
     }
-    DevicePool(op->ctx, op->prop)->Push(op);
+    const bool copy = op->prop == FnProperty::kCopyToDevice || op->prop == FnProperty::kCopyFromDevice;
+    DevicePool(op->ctx, copy)->Push(op);
   }
 
-  // The compute or copy pool of a device, created on first use.
-  WorkerPool* DevicePool(Context ctx, FnProperty prop) {
-    const bool copy = prop == FnProperty::kCopyToDevice || prop == FnProperty::kCopyFromDevice;
+  // The compute or copy pool of a device (cpu(i) for i > 0 has only a
+  // compute pool), created on first use.
+  WorkerPool* DevicePool(Context ctx, bool copy) {
     std::lock_guard<std::mutex> l(dev_mu_);
     auto& pool = dev_pools_[{ctx, copy}];
     if (!pool) {
-      pool = std::make_unique<WorkerPool>(this, copy ? 1 : opts_.device_threads, RunContext{ctx, nullptr});
+      // A GPU pool runs on its own stream: the compute stream, or the copy
+      // stream for copies. Without a usable device it gets none (the ops
+      // then fail on their own, naming the device).
+      RunContext rc{ctx, nullptr};
+      DeviceAPI* api = nullptr;
+      if (ctx.dev_type != DeviceType::kCPU) {
+        try {
+          api = Runtime::Global().device_api(ctx.dev_type);
+          rc.stream = api->CreateStream(ctx);
+        } catch (const Error&) {
+          api = nullptr;
+          rc.stream = nullptr;
+        }
+      }
+      pool = std::make_unique<WorkerPool>(this, copy ? 1 : opts_.device_threads, rc, api);
       if (!stopped_.load()) pool->Start();
     }
     return pool.get();
@@ -254,7 +285,7 @@ class ThreadedEngine final : public Engine {
 void WorkerPool::Start() {
   for (int i = 0; i < threads_; ++i)
     workers_.emplace_back([this] {
-      while (OprBlock* op = queue_->Pop()) engine_->Execute(op, rc_);
+      while (OprBlock* op = queue_->Pop()) engine_->Execute(op, rc_, api_);
     });
 }
 

@@ -18,7 +18,7 @@ std::string JoinNames(const std::vector<std::string>& names) {
 Executor::Executor() : impl_(new Impl) {}
 Executor::~Executor() = default;
 
-void Executor::Impl::Push(const Step& step, Context ctx, bool is_train) const {
+void Executor::Impl::Push(const Step& step, bool is_train) const {
   const IndexedGraph& g = *idx;
   const Node& node = g.node(step.nid);
   std::vector<NDArray> in, out;
@@ -26,39 +26,81 @@ void Executor::Impl::Push(const Step& step, Context ctx, bool is_train) const {
   out.reserve(node.num_outputs());
   for (const auto& e : g[step.nid].inputs) in.push_back(entries[g.entry_id(e)]);
   for (uint32_t o = 0; o < node.num_outputs(); ++o) out.push_back(entries[g.entry_id(step.nid, o)]);
-  PushKernel(rt, *step.kernel, node.attrs, ctx, in, out, step.reqs, is_train, step.name);
+  if (!step.kernel) {  // a _CrossDeviceCopy between device types: the engine's copy pools
+    in[0].CopyTo(&out[0]);
+    return;
+  }
+  PushKernel(rt, *step.kernel, node.attrs, step.ctx, in, out, step.reqs, is_train, step.name);
 }
+
+namespace {
+
+constexpr const char* kCopyOp = "_CrossDeviceCopy";
+
+// Fails with Error(kDevice) unless `ctx` can hold memory (gpu(i) without a
+// device, or a build without CUDA, cannot).
+void CheckDevice(Runtime* rt, Context ctx) {
+  try {
+    rt->storage(ctx);
+  } catch (const Error& e) {
+    Fail(StatusCode::kDevice, "bind: cannot run on ", ctx.ToString(), ": ", e.what());
+  }
+}
+
+}  // namespace
 
 void Executor::Init(const ExecutorOptions& options, Runtime* rt) {
   Impl& m = *impl_;
   m.rt = rt ? rt : &Runtime::Global();
+  m.group2ctx = options.group2ctx;
   const OpRegistry& reg = m.rt->ops();
   Graph forward{symbol_.outputs};
-  IndexedGraph fidx(forward);
   out_names_ = symbol_.ListOutputs();
+  const size_t n_out = forward.outputs.size();
 
-  // The training graph: gradients of every argument whose request is not null.
-  std::vector<NodeEntry> xs;
+  // The training graph: gradients of every argument whose request is not
+  // null; then, with device groups, placed and rewritten with copies.
   std::vector<size_t> x_args;
-  for (size_t i = 0; i < args_.size(); ++i) {
-    if (reqs_[i] == GradReq::kNull) continue;
-    xs.push_back(NodeEntry{fidx[fidx.argument_nodes()[i]].node, 0, 0});
-    x_args.push_back(i);
-  }
-  m.has_grads = !xs.empty();
   std::vector<bool> head_is_var;
   std::vector<NodeEntry> heads;
-  if (m.has_grads) {
-    heads = pass::HeadGradients(reg, forward, &head_is_var);
-    m.graph = pass::Gradient(reg, forward, {xs, heads});
+  Graph train = TrainingGraph(reg, forward, reqs_, &x_args, &heads, &head_is_var);
+  m.has_grads = !x_args.empty();
+  if (options.group2ctx.empty()) {
+    m.graph = std::move(train);
   } else {
-    m.graph = forward;
+    std::map<std::string, Context> fixed;
+    for (size_t i = 0; i < args_.size(); ++i) fixed[arg_names_[i]] = args_[i].ctx();
+    pass::Placement placed = PlaceTrainingGraph(reg, forward, train, heads, ctx_, options.group2ctx, fixed);
+    m.graph = std::move(placed.graph);
+    m.devices = std::move(placed.devices);
   }
   m.idx = std::make_unique<IndexedGraph>(m.graph);
   const IndexedGraph& g = *m.idx;
+  if (m.devices.empty()) m.devices.assign(g.num_nodes(), ctx_);
+  // The (placed) forward graph is a prefix of the training graph.
+  Graph placed_forward{std::vector<NodeEntry>(m.graph.outputs.begin(), m.graph.outputs.begin() + n_out)};
+  IndexedGraph fidx(placed_forward);
   m.num_forward_nodes = static_cast<uint32_t>(fidx.num_nodes());
   for (uint32_t nid = 0; nid < m.num_forward_nodes; ++nid)
     WEFT_CHECK(&g.node(nid) == &fidx.node(nid)) << "forward nodes must come first in the training graph";
+
+  // Devices: every one must exist; gradient and aux arrays must sit where
+  // their variables are placed.
+  std::vector<Context> device_list{ctx_};
+  for (const Context& c : m.devices)
+    if (std::find(device_list.begin(), device_list.end(), c) == device_list.end()) device_list.push_back(c);
+  for (const Context& c : device_list) CheckDevice(m.rt, c);
+  for (size_t i = 0; i < args_.size(); ++i)
+    if (!grads_[i].is_none() && grads_[i].ctx() != args_[i].ctx())
+      Fail(StatusCode::kDevice, "bind: the gradient array of '", arg_names_[i], "' is on ",
+           grads_[i].ctx().ToString(), ", but argument '", arg_names_[i], "' is placed on ",
+           args_[i].ctx().ToString());
+  for (size_t i = 0; i < aux_.size(); ++i) {
+    const Context want = m.devices[g.aux_nodes()[i]];
+    if (aux_[i].ctx() != want)
+      Fail(StatusCode::kDevice, "bind: auxiliary state '", aux_names_[i], "' is on ", aux_[i].ctx().ToString(),
+           ", but its variable is placed on ", want.ToString());
+  }
 
   // Shapes and dtypes from the bound arrays; head gradients take the outputs'.
   pass::ShapeMap shape_in;
@@ -93,7 +135,8 @@ void Executor::Init(const ExecutorOptions& options, Runtime* rt) {
     Fail(StatusCode::kDType, "bind: cannot infer the dtypes of ", JoinNames(m.types.unknown_names));
 
   // Gradients go straight into the bound arrays when their producer is a
-  // gradient node whose output nobody else reads; otherwise they are copied.
+  // gradient node on the array's device whose output nobody else reads;
+  // otherwise they are copied.
   const size_t n_entries = g.num_node_entries();
   std::vector<int> readers(n_entries, 0), as_output(n_entries, 0);
   for (uint32_t nid = 0; nid < g.num_nodes(); ++nid)
@@ -101,16 +144,15 @@ void Executor::Init(const ExecutorOptions& options, Runtime* rt) {
   for (const auto& out : g.outputs()) ++as_output[g.entry_id(out)];
   std::vector<bool> external(n_entries, false);
   std::vector<int64_t> direct_arg(n_entries, -1);
-  const size_t n_out = forward.outputs.size();
   for (size_t k = 0; k < x_args.size(); ++k) {
     const uint32_t ge = g.entry_id(g.outputs()[n_out + k]);
     const uint32_t producer = g.entry(ge).node_id;
     if (producer >= m.num_forward_nodes && !g.node(producer).is_variable() && as_output[ge] == 1 &&
-        readers[ge] == 0) {
+        readers[ge] == 0 && m.devices[producer] == grads_[x_args[k]].ctx()) {
       external[ge] = true;
       direct_arg[ge] = static_cast<int64_t>(x_args[k]);
     } else {
-      m.grad_copies.push_back({ge, x_args[k]});
+      m.grad_copies.push_back({ge, x_args[k], NDArray()});
     }
   }
 
@@ -118,19 +160,28 @@ void Executor::Init(const ExecutorOptions& options, Runtime* rt) {
   popt.match_range = options.match_range;
   popt.num_groups = options.num_groups;
   popt.external = external;
+  if (device_list.size() > 1) {
+    popt.node_device.resize(g.num_nodes());
+    for (uint32_t nid = 0; nid < g.num_nodes(); ++nid)
+      popt.node_device[nid] = static_cast<int>(
+          std::find(device_list.begin(), device_list.end(), m.devices[nid]) - device_list.begin());
+  }
   m.plan = pass::PlanMemory(g, m.shapes, m.types, popt);
 
   m.storage.clear();
-  for (size_t bytes : m.plan.storage_bytes)
-    m.storage.emplace_back(Shape{static_cast<int64_t>(std::max<size_t>(bytes, 1))}, ctx_, DType::kUint8, m.rt);
+  for (size_t sid = 0; sid < m.plan.storage_bytes.size(); ++sid)
+    m.storage.emplace_back(Shape{static_cast<int64_t>(std::max<size_t>(m.plan.storage_bytes[sid], 1))},
+                           device_list.at(static_cast<size_t>(m.plan.storage_device[sid])), DType::kUint8,
+                           m.rt);
   m.entries.assign(n_entries, NDArray());
   const auto& arg_nodes = g.argument_nodes();
   for (size_t i = 0; i < args_.size(); ++i) m.entries[g.entry_id(arg_nodes[i], 0)] = args_[i];
   for (size_t i = 0; i < aux_.size(); ++i) m.entries[g.entry_id(g.aux_nodes()[i], 0)] = aux_[i];
   for (size_t i = 0; i < m.head_grad_nid.size(); ++i)
     if (m.head_grad_nid[i] >= 0) {
-      uint32_t e = g.entry_id(static_cast<uint32_t>(m.head_grad_nid[i]), 0);
-      m.entries[e] = NDArray(m.shapes.shapes[e], ctx_, m.types.dtypes[e], m.rt);
+      const uint32_t nid = static_cast<uint32_t>(m.head_grad_nid[i]);
+      const uint32_t e = g.entry_id(nid, 0);
+      m.entries[e] = NDArray(m.shapes.shapes[e], m.devices[nid], m.types.dtypes[e], m.rt);
     }
   for (uint32_t e = 0; e < n_entries; ++e) {
     if (direct_arg[e] >= 0) m.entries[e] = grads_[direct_arg[e]];
@@ -140,6 +191,12 @@ void Executor::Init(const ExecutorOptions& options, Runtime* rt) {
   for (uint32_t e = 0; e < n_entries; ++e)
     if (m.plan.storage_id[e] == pass::MemoryPlan::kExternal && m.plan.alias[e] != e)
       m.entries[e] = m.entries[m.plan.alias[e]];
+  for (auto& c : m.grad_copies) {
+    const NDArray& src = m.entries[c.entry];
+    const NDArray& dst = grads_[c.arg];
+    if (reqs_[c.arg] == GradReq::kAdd && src.ctx() != dst.ctx())
+      c.staging = NDArray(dst.shape(), dst.ctx(), dst.dtype(), m.rt);
+  }
 
   for (uint32_t nid = 0; nid < g.num_nodes(); ++nid) {
     const Node& node = g.node(nid);
@@ -147,10 +204,15 @@ void Executor::Init(const ExecutorOptions& options, Runtime* rt) {
     Impl::Step step;
     step.nid = nid;
     step.name = node.op()->name + ":" + node.attrs.name;
-    step.kernel = m.rt->kernels().Find(node.op()->name, ctx_.dev_type);
-    if (!step.kernel)
-      Fail(StatusCode::kNotImplemented, "bind: operator ", node.op()->name, " (node '", node.attrs.name,
-           "') has no kernel for device ", DeviceTypeName(ctx_.dev_type));
+    step.ctx = m.devices[nid];
+    const bool cross_type = node.op()->name == kCopyOp &&
+                            m.devices[g[nid].inputs.at(0).node_id].dev_type != step.ctx.dev_type;
+    if (!cross_type) {
+      step.kernel = m.rt->kernels().Find(node.op()->name, step.ctx.dev_type);
+      if (!step.kernel)
+        Fail(StatusCode::kNotImplemented, "bind: operator ", node.op()->name, " (node '", node.attrs.name,
+             "') has no kernel for device ", DeviceTypeName(step.ctx.dev_type));
+    }
     for (uint32_t o = 0; o < node.num_outputs(); ++o) {
       const uint32_t e = g.entry_id(nid, o);
       OpReq r = m.plan.unread[e] ? OpReq::kNull : OpReq::kWrite;
@@ -174,7 +236,7 @@ void Executor::Init(const ExecutorOptions& options, Runtime* rt) {
 // too, and nothing here waits.
 void Executor::Forward(bool is_train) {
   Impl& m = *impl_;
-  for (const auto& step : m.forward_steps) m.Push(step, ctx_, is_train);
+  for (const auto& step : m.forward_steps) m.Push(step, is_train);
   m.forward_done = true;
   m.last_is_train = is_train;
 }
@@ -206,17 +268,26 @@ void Executor::Backward(const std::vector<NDArray>& head_grads) {
     NDArray& dst = m.entries[g.entry_id(static_cast<uint32_t>(m.head_grad_nid[i]), 0)];
     head_grads[i].CopyTo(&dst);
   }
-  for (const auto& step : m.backward_steps) m.Push(step, ctx_, m.last_is_train);
+  for (const auto& step : m.backward_steps) m.Push(step, m.last_is_train);
   for (const auto& c : m.grad_copies) {
     NDArray& grad = grads_[c.arg];
     if (reqs_[c.arg] == GradReq::kAdd) {
+      NDArray src = m.entries[c.entry];
+      if (!c.staging.is_none()) {  // from another device: copied here first
+        NDArray staging = c.staging;
+        src.CopyTo(&staging);
+        src = staging;
+      }
       std::vector<NDArray> outs{grad};
-      Invoke(m.rt, "elemwise_add", {grad, m.entries[c.entry]}, {}, &outs);
+      Invoke(m.rt, "elemwise_add", {grad, src}, {}, &outs);
     } else {
       m.entries[c.entry].CopyTo(&grad);
     }
   }
 }
+
+const Graph& Executor::graph() const { return impl_->graph; }
+const std::vector<Context>& Executor::node_devices() const { return impl_->devices; }
 
 ExecutorMemory Executor::memory() const {
   const pass::MemoryPlan& p = impl_->plan;
@@ -233,12 +304,15 @@ ExecutorMemory Executor::memory() const {
 std::string Executor::DebugString() const {
   const Impl& m = *impl_;
   const IndexedGraph& g = *m.idx;
+  bool several = false;
+  for (const Context& c : m.devices) several = several || c != ctx_;
   std::ostringstream os;
   os << "Executor on " << ctx_.ToString() << ": " << g.num_nodes() << " nodes (" << m.num_forward_nodes
      << " forward), " << args_.size() << " arguments, " << aux_.size() << " aux states\n";
   for (uint32_t nid = 0; nid < g.num_nodes(); ++nid) {
     const Node& node = g.node(nid);
     os << (nid < m.num_forward_nodes ? "  F " : "  B ") << nid << " ";
+    if (several) os << "[" << m.devices[nid].ToString() << "] ";
     if (node.is_variable()) {
       os << "Variable:" << node.attrs.name << "\n";
       continue;

@@ -14,9 +14,11 @@ bool EndsWith(const std::string& s, const std::string& suffix) {
   return s.size() >= suffix.size() && s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
 }
 
-void CheckArray(const NDArray& a, const std::string& what, Context ctx) {
+// A present array, on `ctx` unless `any_device` (with device groups, where
+// Init checks the devices against the placement).
+void CheckArray(const NDArray& a, const std::string& what, Context ctx, bool any_device) {
   if (a.is_none()) Fail(StatusCode::kInvalidArgument, "bind: ", what, " is missing (an empty array)");
-  if (a.ctx() != ctx)
+  if (!any_device && a.ctx() != ctx)
     Fail(StatusCode::kDevice, "bind: ", what, " is on ", a.ctx().ToString(), ", expected ", ctx.ToString());
 }
 
@@ -70,20 +72,21 @@ std::unique_ptr<Executor> Executor::Bind(const Symbol& symbol, Context ctx, std:
   if (arg_grads.empty()) arg_grads.resize(n);
   if (arg_grads.size() != n)
     Fail(StatusCode::kInvalidArgument, "bind: expected ", n, " gradient array(s), given ", arg_grads.size());
+  const bool groups = !options.group2ctx.empty();
   for (size_t i = 0; i < n; ++i) {
-    CheckArray(args[i], "argument '" + ex->arg_names_[i] + "'", ctx);
+    CheckArray(args[i], "argument '" + ex->arg_names_[i] + "'", ctx, groups);
     if (grad_reqs[i] == GradReq::kNull) continue;
     const std::string what = "gradient array of '" + ex->arg_names_[i] + "'";
     if (arg_grads[i].is_none())
       Fail(StatusCode::kInvalidArgument, "bind: ", what, " is missing but grad_req is ", GradReqName(grad_reqs[i]));
-    CheckArray(arg_grads[i], what, ctx);
+    CheckArray(arg_grads[i], what, ctx, groups);
     if (arg_grads[i].shape() != args[i].shape() || arg_grads[i].dtype() != args[i].dtype())
       Fail(StatusCode::kShape, "bind: ", what, " is ", arg_grads[i].shape().ToString(), " ",
            DTypeName(arg_grads[i].dtype()), ", expected ", args[i].shape().ToString(), " ",
            DTypeName(args[i].dtype()));
   }
   for (size_t i = 0; i < aux_states.size(); ++i)
-    CheckArray(aux_states[i], "auxiliary state '" + ex->aux_names_[i] + "'", ctx);
+    CheckArray(aux_states[i], "auxiliary state '" + ex->aux_names_[i] + "'", ctx, groups);
   ex->args_ = std::move(args);
   ex->grads_ = std::move(arg_grads);
   ex->reqs_ = std::move(grad_reqs);
@@ -167,12 +170,38 @@ std::unique_ptr<Executor> Executor::SimpleBind(const Symbol& symbol, Context ctx
     for (size_t i = 0; i < n; ++i)
       if (EndsWith(arg_names[i], "data") || EndsWith(arg_names[i], "label")) reqs[i] = GradReq::kNull;
   }
+  // With device groups (as MXNet's simple_bind): an argument goes to its
+  // group's device, else to `ctx`; an aux state to where PlaceDevice puts
+  // it with the arguments so fixed (next to the op that updates it).
+  std::map<std::string, Context> var_dev;
+  if (!options.group2ctx.empty()) {
+    const Graph forward{symbol.outputs};
+    for (uint32_t nid : g.argument_nodes()) {
+      const std::string* group = pass::DeviceGroupOf(g.node(nid));
+      auto it = group ? options.group2ctx.find(*group) : options.group2ctx.end();
+      var_dev[g.node(nid).attrs.name] = it == options.group2ctx.end() ? ctx : it->second;
+    }
+    std::vector<size_t> x_args;
+    std::vector<NodeEntry> heads;
+    std::vector<bool> head_is_var;
+    const Graph train = TrainingGraph(rt->ops(), forward, reqs, &x_args, &heads, &head_is_var);
+    const pass::Placement placed =
+        PlaceTrainingGraph(rt->ops(), forward, train, heads, ctx, options.group2ctx, var_dev);
+    IndexedGraph pg(placed.graph);
+    for (uint32_t nid : pg.aux_nodes()) var_dev[pg.node(nid).attrs.name] = placed.devices[nid];
+  }
+  auto device_of = [&](const std::string& name) {
+    auto it = var_dev.find(name);
+    return it == var_dev.end() ? ctx : it->second;
+  };
   std::vector<NDArray> args, grads, aux;
   for (size_t i = 0; i < n; ++i) {
-    args.push_back(Zeros(s.arg_shapes[i], t.arg_types[i], ctx, rt));
-    grads.push_back(reqs[i] == GradReq::kNull ? NDArray() : Zeros(s.arg_shapes[i], t.arg_types[i], ctx, rt));
+    const Context c = device_of(arg_names[i]);
+    args.push_back(Zeros(s.arg_shapes[i], t.arg_types[i], c, rt));
+    grads.push_back(reqs[i] == GradReq::kNull ? NDArray() : Zeros(s.arg_shapes[i], t.arg_types[i], c, rt));
   }
-  for (size_t i = 0; i < aux_names.size(); ++i) aux.push_back(Zeros(s.aux_shapes[i], t.aux_types[i], ctx, rt));
+  for (size_t i = 0; i < aux_names.size(); ++i)
+    aux.push_back(Zeros(s.aux_shapes[i], t.aux_types[i], device_of(aux_names[i]), rt));
   return Bind(symbol, ctx, std::move(args), std::move(grads), std::move(reqs), std::move(aux), options, rt);
 }
 
@@ -204,6 +233,7 @@ std::unique_ptr<Executor> Executor::Reshape(const pass::ShapeMap& shapes, bool p
   for (size_t i = 0; i < aux_.size(); ++i)
     aux.push_back(adapt(aux_[i], s.aux_shapes[i], aux_names_[i], shapes.count(aux_names_[i]) > 0));
   ExecutorOptions opt;
+  opt.group2ctx = impl_->group2ctx;
   opt.match_range = impl_->plan.match_range;
   opt.num_groups = 1;
   for (int grp : impl_->plan.group) opt.num_groups = std::max(opt.num_groups, grp + 1);

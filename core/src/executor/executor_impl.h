@@ -3,6 +3,7 @@
 #ifndef WEFT_CORE_SRC_EXECUTOR_EXECUTOR_IMPL_H_
 #define WEFT_CORE_SRC_EXECUTOR_EXECUTOR_IMPL_H_
 
+#include <map>
 #include <memory>
 #include <string>
 #include <vector>
@@ -21,19 +22,23 @@ struct Executor::Impl {
   struct Step {
     uint32_t nid = 0;
     std::string name;  // "<op>:<node>", the engine operation's name
-    const Kernel* kernel = nullptr;
+    const Kernel* kernel = nullptr;  // null for a copy between device types
     std::vector<OpReq> reqs;
+    Context ctx;  // the node's device
   };
   // A gradient that could not be written directly into its bound array.
   struct GradCopy {
     uint32_t entry = 0;
     size_t arg = 0;
+    NDArray staging;  // on the gradient array's device, when an add crosses devices
   };
 
   Runtime* rt = nullptr;
+  std::map<std::string, Context> group2ctx;  // ExecutorOptions::group2ctx
   Graph graph;  // forward outputs, then one gradient per differentiated argument
   std::unique_ptr<IndexedGraph> idx;
   uint32_t num_forward_nodes = 0;
+  std::vector<Context> devices;  // per node of *idx
   pass::ShapeResult shapes;
   pass::TypeResult types;
   pass::MemoryPlan plan;
@@ -48,8 +53,23 @@ struct Executor::Impl {
 
   // Pushes `step` to the engine (PushKernel) reading its input entries and
   // writing its output entries; returns before it runs.
-  void Push(const Step& step, Context ctx, bool is_train) const;
+  void Push(const Step& step, bool is_train) const;
 };
+
+// The training graph of `symbol` for these gradient requests (one per
+// argument): the forward graph when every request is null, else Gradient
+// with MXNet's head gradients (`heads`, `head_is_var`). `xs` receives the
+// differentiated arguments' indices.
+Graph TrainingGraph(const OpRegistry& reg, const Graph& forward, const std::vector<GradReq>& reqs,
+                    std::vector<size_t>* x_args, std::vector<NodeEntry>* heads, std::vector<bool>* head_is_var);
+
+// PlaceDevice over `train` (built from `forward` by TrainingGraph):
+// default device `ctx`, `fixed` variables (argument arrays), and every head
+// gradient variable fixed on its forward output's device.
+pass::Placement PlaceTrainingGraph(const OpRegistry& reg, const Graph& forward, const Graph& train,
+                                   const std::vector<NodeEntry>& heads, Context ctx,
+                                   const std::map<std::string, Context>& group2ctx,
+                                   const std::map<std::string, Context>& fixed);
 
 }  // namespace weft
 

@@ -21,16 +21,6 @@ namespace {
 
 constexpr const char* kCopyOp = "_CrossDeviceCopy";
 
-// The node's device group: "__ctx_group__" (AttrScope, MXNet JSON) or the
-// plain "ctx_group" key; null when it has none.
-const std::string* GroupOf(const Node& n) {
-  for (const char* key : {"__ctx_group__", "ctx_group"}) {
-    auto it = n.attrs.dict.find(key);
-    if (it != n.attrs.dict.end()) return &it->second;
-  }
-  return nullptr;
-}
-
 bool IsCopy(const Node& n) { return n.op() && n.op()->name == kCopyOp; }
 
 std::string GroupList(const std::map<std::string, Context>& group2ctx) {
@@ -57,7 +47,7 @@ std::vector<Context> AssignDevices(const IndexedGraph& g, const PlaceDeviceOptio
       Fail(StatusCode::kInvalidArgument, "PlaceDevice: a device is fixed for '", kv.first,
            "', which is no variable of the graph");
   for (uint32_t nid = 0; nid < n; ++nid) {
-    const std::string* group = GroupOf(g.node(nid));
+    const std::string* group = DeviceGroupOf(g.node(nid));
     if (dev[nid] || !group) continue;
     auto it = o.group2ctx.find(*group);
     if (it == o.group2ctx.end())
@@ -112,6 +102,14 @@ void CheckMutatedInputs(const IndexedGraph& g, const std::vector<Context>& dev) 
 }
 
 }  // namespace
+
+const std::string* DeviceGroupOf(const Node& n) {
+  for (const char* key : {"__ctx_group__", "ctx_group"}) {
+    auto it = n.attrs.dict.find(key);
+    if (it != n.attrs.dict.end()) return &it->second;
+  }
+  return nullptr;
+}
 
 Placement PlaceDevice(const OpRegistry& reg, const Graph& graph, const PlaceDeviceOptions& options) {
   IndexedGraph g(graph);

@@ -20,8 +20,10 @@ namespace {
 
 class Allocator {
  public:
-  Allocator(int match_range, int groups, std::vector<size_t>* bytes)
-      : match_range_(match_range), free_(groups), bytes_(bytes) {}
+  // Free lists are kept per key (colour group x device), so a block is
+  // handed out again only within its key.
+  Allocator(int match_range, int keys, std::vector<size_t>* bytes)
+      : match_range_(match_range), free_(keys), bytes_(bytes) {}
 
   // A storage id of at least `size` bytes for `group`; `*reused` tells
   // whether it came from the free list.
@@ -142,7 +144,21 @@ MemoryPlan PlanWithRange(const IndexedGraph& g, const ShapeResult& s, const Type
     }
   }
 
-  Allocator alloc(match_range, std::max(1, opt.num_groups), &p.storage_bytes);
+  // The allocator's key: colour group x device.
+  const int groups = std::max(1, opt.num_groups);
+  int num_devices = 1;
+  if (!opt.node_device.empty()) {
+    if (opt.node_device.size() != g.num_nodes())
+      Fail(StatusCode::kInvalidArgument, "PlanMemory: node_device has ", opt.node_device.size(),
+           " entries for ", g.num_nodes(), " nodes");
+    for (int d : opt.node_device) {
+      if (d < 0) Fail(StatusCode::kInvalidArgument, "PlanMemory: node_device holds ", d, ", expected >= 0");
+      num_devices = std::max(num_devices, d + 1);
+    }
+  }
+  auto device_of = [&](uint32_t nid) { return opt.node_device.empty() ? 0 : opt.node_device[nid]; };
+  auto key_of = [&](uint32_t nid) { return p.group[nid] * num_devices + device_of(nid); };
+  Allocator alloc(match_range, groups * num_devices, &p.storage_bytes);
   for (uint32_t nid = 0; nid < n; ++nid) {
     const Node& node = g.node(nid);
     if (node.is_variable()) continue;
@@ -168,7 +184,7 @@ MemoryPlan PlanWithRange(const IndexedGraph& g, const ShapeResult& s, const Type
         const auto readers = std::count_if(inputs.begin(), inputs.end(),
                                            [&](const IndexedGraph::EntryRef& r) { return g.entry_id(r) == ie; });
         if (sid >= 0 && !taken[pr.first] && refs[ie] == 1 && readers == 1 && t.dtypes[ie] == t.dtypes[e] &&
-            EntryBytes(g, s, t, ie) == size && alloc.group_of(sid) == p.group[nid]) {
+            EntryBytes(g, s, t, ie) == size && alloc.group_of(sid) == key_of(nid)) {
           p.storage_id[e] = sid;
           p.inplace[e] = true;
           taken[pr.first] = true;
@@ -178,7 +194,7 @@ MemoryPlan PlanWithRange(const IndexedGraph& g, const ShapeResult& s, const Type
       }
       if (!p.inplace[e]) {
         bool reused = false;
-        p.storage_id[e] = alloc.Request(size, p.group[nid], &reused);
+        p.storage_id[e] = alloc.Request(size, key_of(nid), &reused);
         if (reused) ++p.num_reused;
       }
     }
@@ -200,6 +216,9 @@ MemoryPlan PlanWithRange(const IndexedGraph& g, const ShapeResult& s, const Type
     }
   }
   for (size_t b : p.storage_bytes) p.planned_bytes += b;
+  p.storage_device.resize(p.storage_bytes.size());
+  for (size_t id = 0; id < p.storage_bytes.size(); ++id)
+    p.storage_device[id] = alloc.group_of(static_cast<int>(id)) % num_devices;
   return p;
 }
 
