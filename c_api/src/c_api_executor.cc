@@ -72,6 +72,54 @@ GradReq ReqArg(int code, size_t i) {
        ", expected WEFT_REQ_NULL (0), WEFT_REQ_WRITE (1) or WEFT_REQ_ADD (3)");
 }
 
+// The bodies of weft_executor_simple_bind(_group2ctx) and
+// weft_executor_bind(_group2ctx), so that each entry point reports errors
+// under its own name; num_groups 0 = no device groups.
+void SimpleBind(const WeftSymbolHandle* sym, int dev_type, int dev_id, size_t num_groups,
+                const char* const* group_names, const int* group_dev_types, const int* group_dev_ids,
+                size_t num_shapes, const char* const* shape_names, const size_t* ind_ptr, const int64_t* dims,
+                size_t num_dtypes, const char* const* dtype_names, const int* dtypes, const char* grad_req,
+                WeftExecutor** out) {
+  auto s = Get(sym, "sym");
+  const Context ctx = ContextArg(dev_type, dev_id);
+  ExecutorOptions options;
+  options.group2ctx = ContextMap(num_groups, group_names, group_dev_types, group_dev_ids, "group");
+  pass::ShapeMap shapes = ShapeInputs(num_shapes, shape_names, "shape_names", ind_ptr, dims, true);
+  pass::DTypeMap types = DTypeInputs(num_dtypes, dtype_names, "dtype_names", dtypes);
+  const GradReq req = ParseGradReq(grad_req ? grad_req : "write");
+  CheckNotNull(out, "out");
+  auto ex = Executor::SimpleBind(s->sym, ctx, shapes, types, GradReqSpec::All(req), options);
+  *out = NewExec(std::move(ex));
+}
+
+void Bind(const WeftSymbolHandle* sym, int dev_type, int dev_id, size_t num_groups, const char* const* group_names,
+          const int* group_dev_types, const int* group_dev_ids, WeftNDArray* const* args, size_t num_args,
+          WeftNDArray* const* arg_grads, const int* grad_reqs, WeftNDArray* const* aux, size_t num_aux,
+          WeftExecutor** out) {
+  auto s = Get(sym, "sym");
+  const Context ctx = ContextArg(dev_type, dev_id);
+  ExecutorOptions options;
+  options.group2ctx = ContextMap(num_groups, group_names, group_dev_types, group_dev_ids, "group");
+  std::vector<NDArray> a = Arrays(args, num_args, "args", false);
+  std::vector<NDArray> grads;
+  std::vector<GradReq> reqs;
+  if (arg_grads) {
+    grads = Arrays(arg_grads, num_args, "arg_grads", true);
+    for (size_t i = 0; i < num_args; ++i)
+      reqs.push_back(grad_reqs ? ReqArg(grad_reqs[i], i) : (arg_grads[i] ? GradReq::kWrite : GradReq::kNull));
+  } else if (grad_reqs) {
+    for (size_t i = 0; i < num_args; ++i) {
+      if (ReqArg(grad_reqs[i], i) != GradReq::kNull)
+        Fail(StatusCode::kInvalidArgument, "argument 'grad_reqs[", i, "]' is ", grad_reqs[i],
+             " but 'arg_grads' is NULL (no gradient arrays); expected WEFT_REQ_NULL (0)");
+    }
+  }
+  std::vector<NDArray> x = Arrays(aux, num_aux, "aux", false);
+  CheckNotNull(out, "out");
+  auto ex = Executor::Bind(s->sym, ctx, std::move(a), std::move(grads), std::move(reqs), std::move(x), options);
+  *out = NewExec(std::move(ex));
+}
+
 }  // namespace
 
 WeftNDArrayList* NewList(const std::vector<NDArray>& arrays, const std::vector<std::string>& names) {
@@ -99,9 +147,10 @@ WeftStatus weft_executor_simple_bind(const WeftSymbolHandle* sym, int dev_type, 
                                      const size_t* ind_ptr, const int64_t* dims, size_t num_dtypes,
                                      const char* const* dtype_names, const int* dtypes,
                                      const char* grad_req, WeftExecutor** out) {
-  return weft_executor_simple_bind_group2ctx(sym, dev_type, dev_id, 0, nullptr, nullptr, nullptr, num_shapes,
-                                             shape_names, ind_ptr, dims, num_dtypes, dtype_names, dtypes,
-                                             grad_req, out);
+  WEFT_API_BEGIN();
+  weft::capi::SimpleBind(sym, dev_type, dev_id, 0, nullptr, nullptr, nullptr, num_shapes, shape_names, ind_ptr,
+                         dims, num_dtypes, dtype_names, dtypes, grad_req, out);
+  WEFT_API_END();
 }
 
 WeftStatus weft_executor_simple_bind_group2ctx(
@@ -110,18 +159,8 @@ WeftStatus weft_executor_simple_bind_group2ctx(
     const size_t* ind_ptr, const int64_t* dims, size_t num_dtypes, const char* const* dtype_names,
     const int* dtypes, const char* grad_req, WeftExecutor** out) {
   WEFT_API_BEGIN();
-  auto s = weft::capi::Get(sym, "sym");
-  const weft::Context ctx = weft::capi::ContextArg(dev_type, dev_id);
-  weft::ExecutorOptions options;
-  options.group2ctx = weft::capi::ContextMap(num_groups, group_names, group_dev_types, group_dev_ids, "group");
-  weft::pass::ShapeMap shapes =
-      weft::capi::ShapeInputs(num_shapes, shape_names, "shape_names", ind_ptr, dims, true);
-  weft::pass::DTypeMap types =
-      weft::capi::DTypeInputs(num_dtypes, dtype_names, "dtype_names", dtypes);
-  const GradReq req = weft::ParseGradReq(grad_req ? grad_req : "write");
-  CheckNotNull(out, "out");
-  auto ex = Executor::SimpleBind(s->sym, ctx, shapes, types, weft::GradReqSpec::All(req), options);
-  *out = weft::capi::NewExec(std::move(ex));
+  weft::capi::SimpleBind(sym, dev_type, dev_id, num_groups, group_names, group_dev_types, group_dev_ids,
+                         num_shapes, shape_names, ind_ptr, dims, num_dtypes, dtype_names, dtypes, grad_req, out);
   WEFT_API_END();
 }
 
@@ -129,8 +168,10 @@ WeftStatus weft_executor_bind(const WeftSymbolHandle* sym, int dev_type, int dev
                               WeftNDArray* const* args, size_t num_args, WeftNDArray* const* arg_grads,
                               const int* grad_reqs, WeftNDArray* const* aux, size_t num_aux,
                               WeftExecutor** out) {
-  return weft_executor_bind_group2ctx(sym, dev_type, dev_id, 0, nullptr, nullptr, nullptr, args, num_args,
-                                      arg_grads, grad_reqs, aux, num_aux, out);
+  WEFT_API_BEGIN();
+  weft::capi::Bind(sym, dev_type, dev_id, 0, nullptr, nullptr, nullptr, args, num_args, arg_grads, grad_reqs, aux,
+                   num_aux, out);
+  WEFT_API_END();
 }
 
 WeftStatus weft_executor_bind_group2ctx(const WeftSymbolHandle* sym, int dev_type, int dev_id,
@@ -140,29 +181,8 @@ WeftStatus weft_executor_bind_group2ctx(const WeftSymbolHandle* sym, int dev_typ
                                         WeftNDArray* const* arg_grads, const int* grad_reqs,
                                         WeftNDArray* const* aux, size_t num_aux, WeftExecutor** out) {
   WEFT_API_BEGIN();
-  auto s = weft::capi::Get(sym, "sym");
-  const weft::Context ctx = weft::capi::ContextArg(dev_type, dev_id);
-  weft::ExecutorOptions options;
-  options.group2ctx = weft::capi::ContextMap(num_groups, group_names, group_dev_types, group_dev_ids, "group");
-  std::vector<NDArray> a = weft::capi::Arrays(args, num_args, "args", false);
-  std::vector<NDArray> grads;
-  std::vector<GradReq> reqs;
-  if (arg_grads) {
-    grads = weft::capi::Arrays(arg_grads, num_args, "arg_grads", true);
-    for (size_t i = 0; i < num_args; ++i)
-      reqs.push_back(grad_reqs ? weft::capi::ReqArg(grad_reqs[i], i)
-                               : (arg_grads[i] ? GradReq::kWrite : GradReq::kNull));
-  } else if (grad_reqs) {
-    for (size_t i = 0; i < num_args; ++i) {
-      if (weft::capi::ReqArg(grad_reqs[i], i) != GradReq::kNull)
-        weft::Fail(StatusCode::kInvalidArgument, "argument 'grad_reqs[", i, "]' is ", grad_reqs[i],
-                   " but 'arg_grads' is NULL (no gradient arrays); expected WEFT_REQ_NULL (0)");
-    }
-  }
-  std::vector<NDArray> x = weft::capi::Arrays(aux, num_aux, "aux", false);
-  CheckNotNull(out, "out");
-  auto ex = Executor::Bind(s->sym, ctx, std::move(a), std::move(grads), std::move(reqs), std::move(x), options);
-  *out = weft::capi::NewExec(std::move(ex));
+  weft::capi::Bind(sym, dev_type, dev_id, num_groups, group_names, group_dev_types, group_dev_ids, args, num_args,
+                   arg_grads, grad_reqs, aux, num_aux, out);
   WEFT_API_END();
 }
 

@@ -242,6 +242,12 @@ static void test_group_errors(void** state) {
   EXPECT_ERR(weft_executor_simple_bind_group2ctx(s, WEFT_GPU, 0, 0, NULL, NULL, NULL, 3, kNames,
                                                  kIndPtr, kDims, 0, NULL, NULL, "write", &ex),
              WEFT_ERR_DEVICE, "gpu");
+  /* The plain functions share the bodies but report under their own names. */
+  EXPECT_ERR(weft_executor_simple_bind(s, WEFT_GPU, 0, 3, kNames, kIndPtr, kDims, 0, NULL, NULL, "write",
+                                       &ex),
+             WEFT_ERR_DEVICE, "weft_executor_simple_bind:", "gpu");
+  EXPECT_ERR(weft_executor_bind(s, WEFT_CPU, 0, args, 3, NULL, NULL, NULL, 0, &ex), WEFT_ERR_DEVICE,
+             "weft_executor_bind:", "argument 'a'", "cpu(1)");
   EXPECT_ERR(weft_executor_bind_group2ctx(NULL, WEFT_CPU, 0, 2, g_groups, g_types, g_ids, args, 3,
                                           NULL, NULL, NULL, 0, &ex),
              WEFT_ERR_INVALID_ARGUMENT, "sym");

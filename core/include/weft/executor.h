@@ -21,6 +21,13 @@
 // Forward) are still thrown by the call itself. Arrays the caller changes
 // through NDArray operations before a Forward are ordered by the engine.
 //
+// Devices: by default everything runs on the bind context. With
+// ExecutorOptions::group2ctx the training graph is placed by
+// pass::PlaceDevice (nodes grouped by their ctx_group attribute) and
+// rewritten with _CrossDeviceCopy nodes; each node then runs on its device
+// (cpu(1), cpu(2), ... have engine workers of their own, engine.h) and
+// reads planned memory on that device; graph() and node_devices() show it.
+//
 // Thread-safety: distinct executors may be created and run concurrently
 // from different threads; one executor must not be used by two threads at
 // once (its calls mutate its state). The arrays it exposes follow NDArray's

@@ -326,6 +326,27 @@ TEST(ExecutorPlace, GpuWithoutDeviceIsADeviceError) {
   }
 }
 
+// Reshape keeps the device groups: new arrays stay on their devices.
+TEST(ExecutorPlace, ReshapeKeepsDevices) {
+  NameScope names;
+  Symbol net = Chain();
+  const ExecutorOptions opt = Groups({{"dev1", kCpu1}, {"dev2", kCpu2}, {"dev3", kCpu3}});
+  auto ex = Executor::SimpleBind(net, kCpu0, {{"a", Shape{2, 2}}}, {}, GradReqSpec::All(GradReq::kWrite), opt);
+  auto big = ex->Reshape({{"a", Shape{3, 2}}}, true, true);
+  EXPECT_EQ(big->node_devices(), ex->node_devices());
+  for (size_t i = 0; i < 4; ++i) {
+    NDArray dst = big->arg_arrays()[i];
+    test::Array(Shape{3, 2}, {1, 2, 3, 4, 5, 6}).CopyTo(&dst);
+  }
+  big->Forward(false);
+  EXPECT_EQ(big->outputs()[0].ctx(), kCpu3);
+  const auto out = test::Values(big->outputs()[0]);
+  for (size_t k = 0; k < out.size(); ++k) {
+    const double x = static_cast<double>(k + 1), t = std::tanh(6 * x * x) + x;  // ((x + x) * 3 * x), + x
+    EXPECT_NEAR(out[k], t * t, 1e-5 * t * t) << k;
+  }
+}
+
 // Without group2ctx nothing changes: one device, the graph not rewritten.
 TEST(ExecutorPlace, NoGroupsLeavesTheGraph) {
   NameScope names;
