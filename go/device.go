@@ -2,6 +2,7 @@ package weft
 
 import (
 	"runtime"
+	"sort"
 	"strconv"
 
 	"ai.weft/weft/internal/capi"
@@ -80,11 +81,35 @@ func (a *NDArray) Context() (Context, error) {
 type BindOption func(*bindConfig)
 
 type bindConfig struct {
-	ctx Context
+	ctx       Context
+	group2ctx map[string]Context
 }
 
 // OnDevice binds on ctx (default cpu(0)).
 func OnDevice(ctx Context) BindOption { return func(c *bindConfig) { c.ctx = ctx } }
+
+// WithGroup2Ctx gives a device per group (SimpleBind and Bind; MXNet's
+// group2ctx): a node's "ctx_group" attribute, set with SetAttr, names its
+// group. Arguments of a group are allocated on its device, the rest on the
+// OnDevice one; the library inserts the copies between devices. A group used
+// by the symbol but missing from the map fails with DeviceError naming it.
+func WithGroup2Ctx(group2ctx map[string]Context) BindOption {
+	return func(c *bindConfig) { c.group2ctx = group2ctx }
+}
+
+// groups returns the group map as parallel slices in name order.
+func (c *bindConfig) groups() (names []string, types, ids []int32) {
+	for k := range c.group2ctx {
+		names = append(names, k)
+	}
+	sort.Strings(names)
+	for _, k := range names {
+		t, id := c.group2ctx[k].codes()
+		types = append(types, int32(t))
+		ids = append(ids, int32(id))
+	}
+	return names, types, ids
+}
 
 func bindConfigOf(opts []BindOption) bindConfig {
 	var c bindConfig

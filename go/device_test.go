@@ -124,3 +124,67 @@ func TestMnistLoader(t *testing.T) {
 	_, _, err = LoadMNIST(dir+"/t10k-images-idx3-ubyte.gz", dir+"/no-such-labels.gz")
 	expectError(t, err, IOError, "no-such-labels.gz")
 }
+
+// groupedAbPlusC is a*b in group "stage1" (a, b too), +c in group "stage2" (c too).
+func groupedAbPlusC(t *testing.T) *Symbol {
+	a := must(Variable("a"))
+	b := must(Variable("b"))
+	c := must(Variable("c"))
+	check(t, a.SetAttr("ctx_group", "stage1"))
+	check(t, b.SetAttr("ctx_group", "stage1"))
+	check(t, c.SetAttr("ctx_group", "stage2"))
+	ab := must(Apply("elemwise_mul", "ab", nil, a, b))
+	check(t, ab.SetAttr("ctx_group", "stage1"))
+	out := must(Apply("elemwise_add", "out", nil, ab, c))
+	check(t, out.SetAttr("ctx_group", "stage2"))
+	closeAll(t, a, b, c, ab)
+	return out
+}
+
+// TestGroup2CtxPlacesArgumentsOnTheirGroupsDevice: SimpleBind with stage1 on
+// cpu(1) and stage2 on cpu(2) allocates each group's arguments (and
+// gradients) on its device, and forward/backward across the devices match the
+// closed form; Bind takes arrays living on their group's device; a group
+// missing from the map fails with DeviceError naming it.
+func TestGroup2CtxPlacesArgumentsOnTheirGroupsDevice(t *testing.T) {
+	checkLive(t)
+	g2c := map[string]Context{"stage1": CPU(1), "stage2": CPU(2)}
+	f := groupedAbPlusC(t)
+	defer f.Close()
+	ex := must(SimpleBind(f, abShapes(2, 2), "write", WithGroup2Ctx(g2c)))
+	defer ex.Close()
+	args := must(ex.ArgArrays())
+	grads := must(ex.GradArrays())
+	for name, want := range map[string]Context{"a": CPU(1), "b": CPU(1), "c": CPU(2)} {
+		if got := must(args[name].Context()); got != want {
+			t.Errorf("argument %s on %v, want %v", name, got, want)
+		}
+	}
+	if got := must(grads["c"].Context()); got != CPU(2) {
+		t.Errorf("gradient of c on %v, want cpu(2)", got)
+	}
+	CloseAll(args)
+	CloseAll(grads)
+	check(t, checkAbPlusC(ex, 3))
+	_, err := SimpleBind(f, abShapes(2, 2), "write", WithGroup2Ctx(map[string]Context{"stage1": CPU(1)}))
+	expectError(t, err, DeviceError, "stage2")
+	_, err = NewModule(f, []string{"a"}, nil, WithGroup2Ctx(g2c))
+	expectError(t, err, InvalidArgument, "WithGroup2Ctx")
+
+	a := must(NewNDArrayOn(CPU(1), Float32, 2))
+	b := must(NewNDArrayOn(CPU(1), Float32, 2))
+	c := must(NewNDArrayOn(CPU(2), Float32, 2))
+	defer closeAll(t, a, b, c)
+	check(t, a.CopyFromFloat32([]float32{1, 2}))
+	check(t, b.CopyFromFloat32([]float32{3, 4}))
+	check(t, c.CopyFromFloat32([]float32{5, 6}))
+	bound := must(Bind(f, []*NDArray{a, b, c}, nil, nil, nil, WithGroup2Ctx(g2c)))
+	defer bound.Close()
+	check(t, bound.Forward(false))
+	outs := must(bound.Outputs())
+	defer CloseNamed(outs)
+	if got := must(outs[0].Array.Context()); got != CPU(2) {
+		t.Errorf("output on %v, want cpu(2)", got)
+	}
+	floatsEqual(t, must(outs[0].Array.ToFloat32()), []float32{8, 14})
+}

@@ -182,8 +182,14 @@ func SimpleBind(sym *Symbol, shapes map[string][]int64, gradReq string, opts ...
 		gradReq = "write"
 	}
 	out := make([]uintptr, 1)
-	err = capi.Weft_executor_simple_bind(s, devType, devID, uint64(len(names)), names, indPtr, dims, 0,
-		nil, nil, gradReq, out)
+	if len(cfg.group2ctx) == 0 {
+		err = capi.Weft_executor_simple_bind(s, devType, devID, uint64(len(names)), names, indPtr, dims, 0,
+			nil, nil, gradReq, out)
+	} else {
+		gn, gt, gi := cfg.groups()
+		err = capi.Weft_executor_simple_bind_group2ctx(s, devType, devID, uint64(len(gn)), gn, gt, gi,
+			uint64(len(names)), names, indPtr, dims, 0, nil, nil, gradReq, out)
+	}
 	runtime.KeepAlive(sym)
 	if err != nil {
 		return nil, wrap(err)
@@ -235,7 +241,13 @@ func Bind(sym *Symbol, args, argGrads []*NDArray, gradReqs []GradReq, aux []*NDA
 		return nil, err
 	}
 	out := make([]uintptr, 1)
-	err = capi.Weft_executor_bind(s, devType, devID, a, uint64(len(a)), g, r, x, uint64(len(x)), out)
+	if len(cfg.group2ctx) == 0 {
+		err = capi.Weft_executor_bind(s, devType, devID, a, uint64(len(a)), g, r, x, uint64(len(x)), out)
+	} else {
+		gn, gt, gi := cfg.groups()
+		err = capi.Weft_executor_bind_group2ctx(s, devType, devID, uint64(len(gn)), gn, gt, gi, a,
+			uint64(len(a)), g, r, x, uint64(len(x)), out)
+	}
 	runtime.KeepAlive(sym)
 	runtime.KeepAlive(args)
 	runtime.KeepAlive(argGrads)

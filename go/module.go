@@ -29,6 +29,9 @@ type Module struct {
 // device); every argument not named in dataNames or labelNames is a parameter.
 func NewModule(sym *Symbol, dataNames, labelNames []string, opts ...BindOption) (*Module, error) {
 	cfg := bindConfigOf(opts)
+	if len(cfg.group2ctx) != 0 {
+		return nil, errorf(InvalidArgument, "NewModule: WithGroup2Ctx applies to SimpleBind and Bind only")
+	}
 	devType, devID := cfg.ctx.codes()
 	s, err := sym.get()
 	if err != nil {

@@ -108,6 +108,69 @@ public partial class TrainingTests {
     Assert.AreEqual(ErrorCode.IO, e.Code, e.Message);
     StringAssert.Contains("no-such-labels.gz", e.Message);
   }
+
+  /// <summary>a*b in group "stage1" (a, b too), +c in group "stage2" (c too).</summary>
+  static Symbol GroupedAbPlusC() {
+    using (var a = Symbol.Variable("a"))
+    using (var b = Symbol.Variable("b"))
+    using (var c = Symbol.Variable("c")) {
+      a.SetAttr("ctx_group", "stage1");
+      b.SetAttr("ctx_group", "stage1");
+      c.SetAttr("ctx_group", "stage2");
+      using (var ab = Symbol.Create("elemwise_mul", "ab", null, a, b)) {
+        ab.SetAttr("ctx_group", "stage1");
+        var output = Symbol.Create("elemwise_add", "out", null, ab, c);
+        output.SetAttr("ctx_group", "stage2");
+        return output;
+      }
+    }
+  }
+
+  /// <summary>
+  /// group2ctx: SimpleBind with stage1 on cpu(1) and stage2 on cpu(2)
+  /// allocates each group's arguments (and gradients) on its device, and
+  /// forward/backward across the devices match the closed form; Bind takes
+  /// arrays living on their group's device; a group missing from the map
+  /// fails with ErrorCode.Device naming it.
+  /// </summary>
+  [Test]
+  public void Group2CtxPlacesArgumentsOnTheirGroupsDevice() {
+    var g2c = new Dictionary<string, Context> { { "stage1", Context.Cpu(1) }, { "stage2", Context.Cpu(2) } };
+    using (var f = GroupedAbPlusC())
+    using (var ex = Executor.SimpleBind(f, Context.Cpu(), Shapes(2, 2), "write", null, g2c)) {
+      var args = ex.ArgArrays();
+      var grads = ex.GradArrays();
+      try {
+        Assert.AreEqual(Context.Cpu(1), args["a"].Context);
+        Assert.AreEqual(Context.Cpu(1), args["b"].Context);
+        Assert.AreEqual(Context.Cpu(2), args["c"].Context);
+        Assert.AreEqual(Context.Cpu(2), grads["c"].Context);
+      } finally {
+        NDArray.DisposeAll(args);
+        NDArray.DisposeAll(grads);
+      }
+      CheckAbPlusC(ex, 3);
+      var e = Assert.Throws<WeftException>(() => Executor.SimpleBind(f, Context.Cpu(), Shapes(2, 2), "write", null,
+          new Dictionary<string, Context> { { "stage1", Context.Cpu(1) } }));
+      Assert.AreEqual(ErrorCode.Device, e.Code, e.Message);
+      StringAssert.Contains("stage2", e.Message);
+      using (var a = NDArray.Create(Context.Cpu(1), DType.Float32, 2))
+      using (var b = NDArray.Create(Context.Cpu(1), DType.Float32, 2))
+      using (var c = NDArray.Create(Context.Cpu(2), DType.Float32, 2)) {
+        a.CopyFrom(new float[] { 1, 2 });
+        b.CopyFrom(new float[] { 3, 4 });
+        c.CopyFrom(new float[] { 5, 6 });
+        using (var bound = Executor.Bind(f, Context.Cpu(), new[] { a, b, c }, null, null, null, g2c)) {
+          bound.Forward(false);
+          var outs = bound.Outputs();
+          try {
+            Assert.AreEqual(Context.Cpu(2), outs[0].Context);
+            Assert.AreEqual(new float[] { 8, 14 }, outs[0].ToFloatArray());
+          } finally { NDArray.DisposeAll(outs); }
+        }
+      }
+    }
+  }
 }
 
 }
