@@ -166,10 +166,13 @@ func (e *Executor) Close() error {
 	return wrap(capi.Weft_executor_free(h))
 }
 
-// SimpleBind binds sym on cpu(0), allocating (zeroed) every argument,
-// gradient and aux state from the input shapes by name. gradReq is "null",
-// "write" or "add" ("" means "write"); *data/*label arguments get none.
-func SimpleBind(sym *Symbol, shapes map[string][]int64, gradReq string) (*Executor, error) {
+// SimpleBind binds sym on cpu(0) (OnDevice chooses another device),
+// allocating (zeroed) every argument, gradient and aux state from the input
+// shapes by name. gradReq is "null", "write" or "add" ("" means "write");
+// *data/*label arguments get none.
+func SimpleBind(sym *Symbol, shapes map[string][]int64, gradReq string, opts ...BindOption) (*Executor, error) {
+	cfg := bindConfigOf(opts)
+	devType, devID := cfg.ctx.codes()
 	s, err := sym.get()
 	if err != nil {
 		return nil, err
@@ -179,8 +182,14 @@ func SimpleBind(sym *Symbol, shapes map[string][]int64, gradReq string) (*Execut
 		gradReq = "write"
 	}
 	out := make([]uintptr, 1)
-	err = capi.Weft_executor_simple_bind(s, 1, 0, uint64(len(names)), names, indPtr, dims, 0,
-		nil, nil, gradReq, out)
+	if len(cfg.group2ctx) == 0 {
+		err = capi.Weft_executor_simple_bind(s, devType, devID, uint64(len(names)), names, indPtr, dims, 0,
+			nil, nil, gradReq, out)
+	} else {
+		gn, gt, gi := cfg.groups()
+		err = capi.Weft_executor_simple_bind_group2ctx(s, devType, devID, uint64(len(gn)), gn, gt, gi,
+			uint64(len(names)), names, indPtr, dims, 0, nil, nil, gradReq, out)
+	}
 	runtime.KeepAlive(sym)
 	if err != nil {
 		return nil, wrap(err)
@@ -190,8 +199,11 @@ func SimpleBind(sym *Symbol, shapes map[string][]int64, gradReq string) (*Execut
 
 // Bind binds sym to existing arrays (shared) in ListArguments order.
 // argGrads may be nil or hold nil where an argument has no gradient;
-// gradReqs may be nil (GradWrite where a gradient is given).
-func Bind(sym *Symbol, args, argGrads []*NDArray, gradReqs []GradReq, aux []*NDArray) (*Executor, error) {
+// gradReqs may be nil (GradWrite where a gradient is given). OnDevice binds
+// on another device than cpu(0) (the arrays must live there).
+func Bind(sym *Symbol, args, argGrads []*NDArray, gradReqs []GradReq, aux []*NDArray, opts ...BindOption) (*Executor, error) {
+	cfg := bindConfigOf(opts)
+	devType, devID := cfg.ctx.codes()
 	s, err := sym.get()
 	if err != nil {
 		return nil, err
@@ -229,7 +241,13 @@ func Bind(sym *Symbol, args, argGrads []*NDArray, gradReqs []GradReq, aux []*NDA
 		return nil, err
 	}
 	out := make([]uintptr, 1)
-	err = capi.Weft_executor_bind(s, 1, 0, a, uint64(len(a)), g, r, x, uint64(len(x)), out)
+	if len(cfg.group2ctx) == 0 {
+		err = capi.Weft_executor_bind(s, devType, devID, a, uint64(len(a)), g, r, x, uint64(len(x)), out)
+	} else {
+		gn, gt, gi := cfg.groups()
+		err = capi.Weft_executor_bind_group2ctx(s, devType, devID, uint64(len(gn)), gn, gt, gi, a,
+			uint64(len(a)), g, r, x, uint64(len(x)), out)
+	}
 	runtime.KeepAlive(sym)
 	runtime.KeepAlive(args)
 	runtime.KeepAlive(argGrads)

@@ -25,15 +25,20 @@ type Module struct {
 	handle
 }
 
-// NewModule creates a module over sym on cpu(0); every argument not named in
-// dataNames or labelNames is a parameter.
-func NewModule(sym *Symbol, dataNames, labelNames []string) (*Module, error) {
+// NewModule creates a module over sym on cpu(0) (OnDevice chooses another
+// device); every argument not named in dataNames or labelNames is a parameter.
+func NewModule(sym *Symbol, dataNames, labelNames []string, opts ...BindOption) (*Module, error) {
+	cfg := bindConfigOf(opts)
+	if len(cfg.group2ctx) != 0 {
+		return nil, errorf(InvalidArgument, "NewModule: WithGroup2Ctx applies to SimpleBind and Bind only")
+	}
+	devType, devID := cfg.ctx.codes()
 	s, err := sym.get()
 	if err != nil {
 		return nil, err
 	}
 	out := make([]uintptr, 1)
-	err = capi.Weft_module_create(s, uint64(len(dataNames)), dataNames, uint64(len(labelNames)), labelNames, 1, 0, out)
+	err = capi.Weft_module_create(s, uint64(len(dataNames)), dataNames, uint64(len(labelNames)), labelNames, devType, devID, out)
 	runtime.KeepAlive(sym)
 	if err != nil {
 		return nil, wrap(err)

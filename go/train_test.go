@@ -411,3 +411,77 @@ func TestCrossLanguageCheckpoint(t *testing.T) {
 		}
 	}
 }
+
+func closeTo(t *testing.T, what string, got, want []float32) {
+	t.Helper()
+	if len(got) != len(want) {
+		t.Fatalf("%s: %d values %v, want %v", what, len(got), got, want)
+	}
+	for i := range want {
+		if math.Abs(float64(got[i]-want[i])) > 1e-6 {
+			t.Fatalf("%s[%d] = %v, want %v (all: %v)", what, i, got[i], want[i], got)
+		}
+	}
+}
+
+// TestMlpForwardBackwardKnownNumbers: x (2,3) -> FullyConnected(2) -> relu ->
+// FullyConnected(1), head gradient g = (1, -2). By hand: fc1 = x W1^T + b1 =
+// [[-0.5, 2.25], [3, -1.25]], relu keeps (0, 2.25) and (3, 0); y = h W2^T +
+// b2 = (-1.75, 6.5); dW2 = g^T h = (-6, 2.25), db2 = -1; dh = g W2 =
+// [[2, -1], [-4, 2]] masked by relu to [[0, -1], [-4, 0]]; dW1 = dh^T x,
+// db1 = column sums, dx = dh W1.
+func TestMlpForwardBackwardKnownNumbers(t *testing.T) {
+	checkLive(t)
+	x := must(Variable("x"))
+	fc1 := must(Apply("FullyConnected", "fc1", Params{"num_hidden": 2}, x))
+	relu := must(Apply("Activation", "relu1", Params{"act_type": "relu"}, fc1))
+	fc2 := must(Apply("FullyConnected", "fc2", Params{"num_hidden": 1}, relu))
+	defer closeAll(t, x, fc1, relu, fc2)
+	argNames := must(fc2.ListArguments())
+	if fmt.Sprint(argNames) != "[x fc1_weight fc1_bias fc2_weight fc2_bias]" {
+		t.Fatalf("arguments %v", argNames)
+	}
+	ex := must(SimpleBind(fc2, map[string][]int64{"x": {2, 3}}, "write"))
+	defer ex.Close()
+	args := must(ex.ArgArrays())
+	if s := must(args["fc1_weight"].Shape()); fmt.Sprint(s) != "[2 3]" {
+		t.Fatalf("fc1_weight shape %v", s)
+	}
+	if s := must(args["fc2_weight"].Shape()); fmt.Sprint(s) != "[1 2]" {
+		t.Fatalf("fc2_weight shape %v", s)
+	}
+	for name, v := range map[string][]float32{
+		"x":          {1, 2, -1, 0.5, -1, 2},
+		"fc1_weight": {0.5, -0.25, 1, 1, 0.5, -0.5},
+		"fc1_bias":   {0.5, -0.25},
+		"fc2_weight": {2, -1},
+		"fc2_bias":   {0.5},
+	} {
+		check(t, args[name].CopyFromFloat32(v))
+	}
+	CloseAll(args)
+	check(t, ex.Forward(true))
+	outs := must(ex.Outputs())
+	y, err := outs[0].Array.ToFloat32()
+	shape := must(outs[0].Array.Shape())
+	CloseNamed(outs)
+	check(t, err)
+	if fmt.Sprint(shape) != "[2 1]" {
+		t.Fatalf("output shape %v", shape)
+	}
+	closeTo(t, "y", y, []float32{-1.75, 6.5})
+	head := must(FromFloat32([]float32{1, -2}, 2, 1))
+	check(t, ex.Backward(head))
+	head.Close()
+	g := must(ex.GradArrays())
+	defer CloseAll(g)
+	for name, want := range map[string][]float32{
+		"fc2_weight": {-6, 2.25},
+		"fc2_bias":   {-1},
+		"fc1_weight": {-2, 4, -8, -1, -2, 1},
+		"fc1_bias":   {-4, -1},
+		"x":          {-1, -0.5, 0.5, -2, 1, -4},
+	} {
+		closeTo(t, "d "+name, must(g[name].ToFloat32()), want)
+	}
+}

@@ -92,6 +92,29 @@ func TestVersionAndOpListing(t *testing.T) {
 	expectError(t, err, NotFound, "no_such_op")
 }
 
+// TestNDArrayOnADevice: an array created on cpu(1) reports cpu(1); gpu(0)
+// fails naming the device.
+func TestNDArrayOnADevice(t *testing.T) {
+	checkLive(t)
+	a := must(NewNDArrayOn(CPU(1), Float32, 2, 2))
+	b := must(NewNDArray(Float32, 2))
+	defer closeAll(t, a, b)
+	ctx := must(a.Context())
+	if ctx != CPU(1) || ctx.String() != "cpu(1)" || ctx.Type != CPUDevice || ctx.ID != 1 {
+		t.Fatalf("context %#v (%v), want cpu(1)", ctx, ctx)
+	}
+	if ctx := must(b.Context()); ctx != CPU(0) {
+		t.Fatalf("default context %v, want cpu(0)", ctx)
+	}
+	if (Context{}).String() != "cpu(0)" || GPU(3).String() != "gpu(3)" {
+		t.Fatalf("names %v %v", Context{}, GPU(3))
+	}
+	check(t, a.CopyFromFloat32([]float32{1, 2, 3, 4}))
+	floatsEqual(t, must(a.ToFloat32()), []float32{1, 2, 3, 4})
+	_, err := NewNDArrayOn(GPU(0), Float32, 2)
+	expectError(t, err, DeviceError, "gpu(0)")
+}
+
 func TestCreateFreeAndDoubleCloseAreSafe(t *testing.T) {
 	checkLive(t)
 	before := LiveHandleCount()

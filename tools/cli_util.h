@@ -112,6 +112,8 @@ int RunModel(int argc, char** argv);
 int Plan(int argc, char** argv);
 // `weft train` (cli_train.cc).
 int Train(int argc, char** argv);
+// `weft predict` (cli_predict.cc).
+int Predict(int argc, char** argv);
 // `weft place` (cli_place.cc).
 int Place(int argc, char** argv);
 

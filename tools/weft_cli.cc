@@ -5,6 +5,7 @@
 //   weft run --symbol S.json [--params P.params] --input NAME=FILE.npy... [--output-dir DIR] [--train-mode]
 //   weft plan FILE.json --shape NAME=... [--dtype NAME=TYPE]... [--train]
 //   weft train --symbol S.json [--data-dir DIR] [--epochs N] [--batch-size B] [--save PREFIX] ...
+//   weft predict --checkpoint PREFIX --epoch N [--data-dir DIR] [--limit N] [--out FILE] ...
 //   weft place FILE.json [--group2ctx GROUP=DEV]... [--bind NAME=DEV]... [--default DEV] [--train]
 //   weft ops [--json]
 //   weft --version | --help
@@ -34,6 +35,8 @@ const char kUsage[] =
     "       weft train --symbol S.json [--data-dir DIR] [--epochs N] [--batch-size B]\n"
     "                [--optimizer sgd|adam] [--lr X] [--momentum M] [--wd W] [--init NAME]\n"
     "                [--seed S] [--limit N] [--save PREFIX] [--progress auto|bar|lines|epoch|none]\n"
+    "       weft predict --checkpoint PREFIX --epoch N [--data-dir DIR] [--set t10k|train]\n"
+    "                [--limit N] [--batch-size B] [--out FILE]\n"
     "       weft place FILE.json [--group2ctx GROUP=DEV]... [--bind NAME=DEV]... [--default DEV]\n"
     "                [--train]\n"
     "       weft ops [--json]\n"
@@ -56,6 +59,11 @@ const char kUsage[] =
     "         momentum 0.9 (lr 0.05) or Adam (lr 0.001), Xavier init; prints progress, the\n"
     "         test accuracy and images/s, and with --save writes PREFIX-symbol.json and\n"
     "         PREFIX-<epoch>.params (MXNet's checkpoint). --limit trains on the first N.\n"
+    "predict  classifies MNIST-format images (DIR/SET-images-idx3-ubyte.gz, default the\n"
+    "         t10k set of Debian's Fashion-MNIST; --limit: the first N) with the\n"
+    "         checkpoint PREFIX-symbol.json + PREFIX-<epoch>.params (inputs data and\n"
+    "         softmax_label; batches of 100, last one padded), prints the accuracy and\n"
+    "         with --out writes each image's predicted class (arg max), one per line.\n"
     "place    assigns every node a device (DEV is cpu(N) or gpu(N)): --group2ctx maps\n"
     "         a ctx_group attribute to a device, --bind fixes a variable's device (a\n"
     "         bound array), --default places the rest (cpu(0)); prints each node of the\n"
@@ -460,6 +468,7 @@ int Run(int argc, char** argv) {
   if (cmd == "run") return RunModel(argc, argv);
   if (cmd == "plan") return Plan(argc, argv);
   if (cmd == "train") return Train(argc, argv);
+  if (cmd == "predict") return Predict(argc, argv);
 
   if (cmd == "place") return Place(argc, argv);
   Usage("unknown command '" + cmd + "'");

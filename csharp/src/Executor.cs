@@ -94,14 +94,43 @@ public sealed class Executor : NativeHandle {
   /// </summary>
   public static Executor SimpleBind(Symbol sym, IDictionary<string, long[]> shapes, string gradReq,
                                     IDictionary<string, DType> dtypes = null) {
+    return SimpleBind(sym, Context.Cpu(), shapes, gradReq, dtypes);
+  }
+
+  /// <summary>
+  /// As SimpleBind, on device ctx, with an optional device per group
+  /// (group2ctx: a node's "ctx_group" attribute, set with Symbol.SetAttr, to
+  /// a device; MXNet's group2ctx). Arguments of a group are allocated on its
+  /// device, the rest on ctx; the library inserts the copies between devices.
+  /// A group used by the symbol but missing from the map fails with
+  /// ErrorCode.Device naming it.
+  /// </summary>
+  public static Executor SimpleBind(Symbol sym, Context ctx, IDictionary<string, long[]> shapes, string gradReq,
+                                    IDictionary<string, DType> dtypes = null,
+                                    IDictionary<string, Context> group2ctx = null) {
     string[] names; ulong[] indPtr; long[] dims;
     NDArrayLists.Shapes(shapes, out names, out indPtr, out dims);
     var dn = dtypes == null ? new string[0] : dtypes.Keys.ToArray();
     var codes = dn.Select(k => (int)dtypes[k]).ToArray();
     var o = new long[1];
-    weft_native.weft_executor_simple_bind(sym.Handle, 1, 0, (ulong)names.Length, names, indPtr, dims,
-                                          (ulong)dn.Length, dn, codes, gradReq, o);
+    if (group2ctx == null || group2ctx.Count == 0) {
+      weft_native.weft_executor_simple_bind(sym.Handle, (int)ctx.Type, ctx.Id, (ulong)names.Length, names, indPtr,
+                                            dims, (ulong)dn.Length, dn, codes, gradReq, o);
+    } else {
+      string[] gn; int[] gt, gi;
+      Groups(group2ctx, out gn, out gt, out gi);
+      weft_native.weft_executor_simple_bind_group2ctx(sym.Handle, (int)ctx.Type, ctx.Id, (ulong)gn.Length, gn, gt,
+                                                      gi, (ulong)names.Length, names, indPtr, dims, (ulong)dn.Length,
+                                                      dn, codes, gradReq, o);
+    }
     return new Executor(o[0]);
+  }
+
+  /// <summary>A group to device map as parallel arrays, in name order.</summary>
+  static void Groups(IDictionary<string, Context> m, out string[] names, out int[] types, out int[] ids) {
+    names = m.Keys.OrderBy(k => k, StringComparer.Ordinal).ToArray();
+    types = names.Select(k => (int)m[k].Type).ToArray();
+    ids = names.Select(k => m[k].Id).ToArray();
   }
 
   /// <summary>
@@ -111,6 +140,16 @@ public sealed class Executor : NativeHandle {
   /// </summary>
   public static Executor Bind(Symbol sym, IList<NDArray> args, IList<NDArray> argGrads,
                               IList<GradReq> gradReqs, IList<NDArray> aux) {
+    return Bind(sym, Context.Cpu(), args, argGrads, gradReqs, aux);
+  }
+
+  /// <summary>
+  /// As Bind, on device ctx, with an optional device per group (group2ctx, see
+  /// SimpleBind). Each array must live on its node's device.
+  /// </summary>
+  public static Executor Bind(Symbol sym, Context ctx, IList<NDArray> args, IList<NDArray> argGrads,
+                              IList<GradReq> gradReqs, IList<NDArray> aux,
+                              IDictionary<string, Context> group2ctx = null) {
     var a = Handles(args.ToArray());
     long[] g = null;
     if (argGrads != null) {
@@ -128,7 +167,15 @@ public sealed class Executor : NativeHandle {
     }
     var x2 = aux == null ? new long[0] : Handles(aux.ToArray());
     var o = new long[1];
-    weft_native.weft_executor_bind(sym.Handle, 1, 0, a, (ulong)a.Length, g, r, x2, (ulong)x2.Length, o);
+    if (group2ctx == null || group2ctx.Count == 0) {
+      weft_native.weft_executor_bind(sym.Handle, (int)ctx.Type, ctx.Id, a, (ulong)a.Length, g, r, x2,
+                                     (ulong)x2.Length, o);
+    } else {
+      string[] gn; int[] gt, gi;
+      Groups(group2ctx, out gn, out gt, out gi);
+      weft_native.weft_executor_bind_group2ctx(sym.Handle, (int)ctx.Type, ctx.Id, (ulong)gn.Length, gn, gt, gi, a,
+                                               (ulong)a.Length, g, r, x2, (ulong)x2.Length, o);
+    }
     return new Executor(o[0]);
   }
 

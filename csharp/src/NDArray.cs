@@ -17,11 +17,35 @@ public sealed class NDArray : NativeHandle {
 
   internal override void Free(long h) { weft_native.weft_ndarray_free(h); }
 
+  /// <summary>An uninitialised array of shape on cpu(0).</summary>
   public static NDArray Create(DType dtype, params long[] shape) {
+    return Create(Context.Cpu(), dtype, shape);
+  }
+
+  /// <summary>An uninitialised array of shape on device ctx.</summary>
+  public static NDArray Create(Context ctx, DType dtype, params long[] shape) {
     Native.EnsureLoaded();
     var outp = new long[1];
-    weft_native.weft_ndarray_create(shape, shape.Length, (int)dtype, 1, 0, outp);
+    weft_native.weft_ndarray_create(shape, shape.Length, (int)dtype, (int)ctx.Type, ctx.Id, outp);
     return new NDArray(outp[0]);
+  }
+
+  /// <summary>Loads an IDX file (MNIST's format, raw or gzip) into a new cpu(0) array.</summary>
+  public static NDArray LoadIdx(string path) {
+    Native.EnsureLoaded();
+    var outp = new long[1];
+    weft_native.weft_idx_load(path, outp);
+    return new NDArray(outp[0]);
+  }
+
+  /// <summary>The device the array lives on.</summary>
+  public Context Context {
+    get {
+      var t = new int[1];
+      var i = new int[1];
+      weft_native.weft_ndarray_context(Handle, t, i);
+      return new Context((DeviceType)t[0], i[0]);
+    }
   }
 
   public static NDArray FromArray(float[] data, params long[] shape) {

@@ -176,10 +176,16 @@ public sealed class Module : NativeHandle {
 
   /// <summary>A module over sym on cpu(0) (defaults: "data" and "softmax_label").</summary>
   public static Module Create(Symbol sym, IList<string> dataNames = null, IList<string> labelNames = null) {
+    return Create(sym, Context.Cpu(), dataNames, labelNames);
+  }
+
+  /// <summary>A module over sym on device ctx.</summary>
+  public static Module Create(Symbol sym, Context ctx, IList<string> dataNames = null,
+                              IList<string> labelNames = null) {
     var d = (dataNames ?? new[] { "data" }).ToArray();
     var l = (labelNames ?? new[] { "softmax_label" }).ToArray();
     var o = new long[1];
-    weft_native.weft_module_create(sym.Handle, (ulong)d.Length, d, (ulong)l.Length, l, 1, 0, o);
+    weft_native.weft_module_create(sym.Handle, (ulong)d.Length, d, (ulong)l.Length, l, (int)ctx.Type, ctx.Id, o);
     return new Module(o[0]);
   }
 

@@ -56,6 +56,24 @@ public class ConformanceTests {
     ExpectError(ErrorCode.NotFound, () => Library.OpInfo("no_such_op"), "no_such_op");
   }
 
+  /// <summary>An NDArray created on cpu(1) reports cpu(1); gpu(0) fails naming the device.</summary>
+  [Test]
+  public void NDArrayOnADevice() {
+    using (var a = NDArray.Create(Context.Cpu(1), DType.Float32, 2, 2))
+    using (var b = NDArray.Create(DType.Float32, 2)) {
+      Assert.AreEqual(Context.Cpu(1), a.Context);
+      Assert.AreEqual("cpu(1)", a.Context.ToString());
+      Assert.AreEqual(DeviceType.Cpu, a.Context.Type);
+      Assert.AreEqual(1, a.Context.Id);
+      Assert.AreEqual(Context.Cpu(), b.Context);
+      Assert.AreNotEqual(Context.Cpu(1), b.Context);
+      Assert.AreEqual(Context.Cpu(), default(Context));
+      a.CopyFrom(new float[] { 1, 2, 3, 4 });
+      Assert.AreEqual(new float[] { 1, 2, 3, 4 }, a.ToFloatArray());
+    }
+    ExpectError(ErrorCode.Device, () => NDArray.Create(Context.Gpu(0), DType.Float32, 2), "gpu(0)");
+  }
+
   [Test]
   public void CreateFreeAndDoubleDisposeAreSafe() {
     var a = NDArray.Create(DType.Float32, 2, 3);

@@ -10,7 +10,7 @@ namespace Weft.Tests {
 
 /// <summary>Executor, training and checkpoint cases (same list in JUnit and go test).</summary>
 [TestFixture]
-public class TrainingTests {
+public partial class TrainingTests {
   internal const string MlpJson = "{\"nodes\": [" +
       "{\"op\": \"null\", \"name\": \"data\", \"inputs\": []}," +
       "{\"op\": \"null\", \"name\": \"fc1_weight\", \"inputs\": []}," +
@@ -111,6 +111,60 @@ public class TrainingTests {
       ex.Dispose();
       ex.Dispose();
       Assert.Throws<WeftException>(() => ex.Forward(false));
+    }
+  }
+
+  static Dictionary<string, object> P(params object[] kv) {
+    var d = new Dictionary<string, object>();
+    for (int i = 0; i < kv.Length; i += 2) d[(string)kv[i]] = kv[i + 1];
+    return d;
+  }
+
+  static void AssertClose(float[] want, float[] got, string what) {
+    Assert.AreEqual(want.Length, got.Length, what + " length");
+    for (int i = 0; i < want.Length; ++i) Assert.AreEqual(want[i], got[i], 1e-6, what + "[" + i + "]");
+  }
+
+  /// <summary>
+  /// x (2,3) -> FullyConnected(2) -> relu -> FullyConnected(1), head gradient
+  /// g = (1, -2). By hand: fc1 = x W1^T + b1 = [[-0.5, 2.25], [3, -1.25]],
+  /// relu keeps (0, 2.25) and (3, 0); y = h W2^T + b2 = (-1.75, 6.5);
+  /// dW2 = g^T h = (-6, 2.25), db2 = -1; dh = g W2 = [[2, -1], [-4, 2]] masked
+  /// by relu to [[0, -1], [-4, 0]]; dW1 = dh^T x, db1 = column sums, dx = dh W1.
+  /// </summary>
+  [Test]
+  public void MlpForwardBackwardKnownNumbers() {
+    using (var x = Symbol.Variable("x"))
+    using (var fc1 = Symbol.Create("FullyConnected", "fc1", P("num_hidden", 2), x))
+    using (var relu = Symbol.Create("Activation", "relu1", P("act_type", "relu"), fc1))
+    using (var fc2 = Symbol.Create("FullyConnected", "fc2", P("num_hidden", 1), relu))
+    using (var ex = Executor.SimpleBind(fc2, new Dictionary<string, long[]> { { "x", new long[] { 2, 3 } } }, "write")) {
+      Assert.AreEqual(new[] { "x", "fc1_weight", "fc1_bias", "fc2_weight", "fc2_bias" }, fc2.ListArguments().ToArray());
+      var args = ex.ArgArrays();
+      try {
+        Assert.AreEqual(new long[] { 2, 3 }, args["fc1_weight"].Shape);
+        Assert.AreEqual(new long[] { 1, 2 }, args["fc2_weight"].Shape);
+        args["x"].CopyFrom(new float[] { 1, 2, -1, 0.5f, -1, 2 });
+        args["fc1_weight"].CopyFrom(new float[] { 0.5f, -0.25f, 1, 1, 0.5f, -0.5f });
+        args["fc1_bias"].CopyFrom(new float[] { 0.5f, -0.25f });
+        args["fc2_weight"].CopyFrom(new float[] { 2, -1 });
+        args["fc2_bias"].CopyFrom(new float[] { 0.5f });
+      } finally { NDArray.DisposeAll(args); }
+      ex.Forward(true);
+      var outs = ex.Outputs();
+      try {
+        Assert.AreEqual(new long[] { 2, 1 }, outs[0].Shape);
+        AssertClose(new[] { -1.75f, 6.5f }, outs[0].ToFloatArray(), "y");
+        using (var head = NDArray.FromArray(new float[] { 1, -2 }, 2, 1)) ex.Backward(head);
+      } finally { NDArray.DisposeAll(outs); }
+      var g = ex.GradArrays();
+      try {
+        AssertClose(new[] { -6f, 2.25f }, g["fc2_weight"].ToFloatArray(), "d fc2_weight");
+        AssertClose(new[] { -1f }, g["fc2_bias"].ToFloatArray(), "d fc2_bias");
+        AssertClose(new[] { -2f, 4, -8, -1, -2, 1 }, g["fc1_weight"].ToFloatArray(), "d fc1_weight");
+        AssertClose(new[] { -4f, -1 }, g["fc1_bias"].ToFloatArray(), "d fc1_bias");
+        AssertClose(new[] { -1f, -0.5f, 0.5f, -2, 1, -4 }, g["x"].ToFloatArray(), "d x");
+      } finally { NDArray.DisposeAll(g); }
     }
   }
 

@@ -362,6 +362,34 @@ case "$case_name" in
     acc=$(sed -n 's/^test accuracy: \([0-9.]*\) .*/\1/p' "$tmp/out")
     awk -v a="${acc:-0}" 'BEGIN { exit !(a >= 0.6) }' || fail "test accuracy '${acc}' below 0.6 (chance is 0.1)"
     ;;
+  predict_mlp)
+    # A briefly trained MLP classifies the first 300 test images: the file has
+    # one class per image, and the printed accuracy is the file's agreement
+    # with the labels (read here from the IDX file, independently of weft).
+    fm=/usr/share/datasets/fashion-mnist
+    [[ -f $fm/t10k-labels-idx1-ubyte.gz ]] || { echo "SKIP: Fashion-MNIST not installed at $fm"; exit 77; }
+    run train --symbol ../../../examples/models/mlp-symbol.json --limit 1000 --epochs 1 --batch-size 50 \
+      --progress none --save "$tmp/mlp"
+    expect_rc 0
+    run predict --checkpoint "$tmp/mlp" --epoch 1 --limit 300 --out "$tmp/pred.txt"
+    expect_rc 0
+    expect_empty err
+    expect_in out "on 300 images ($tmp/mlp-0001.params)"
+    [[ $(wc -l <"$tmp/pred.txt") -eq 300 ]] || fail "pred.txt has $(wc -l <"$tmp/pred.txt") lines, expected 300"
+    grep -qvE '^[0-9]$' "$tmp/pred.txt" && fail "pred.txt holds a line that is not a class 0-9"
+    gzip -dc "$fm/t10k-labels-idx1-ubyte.gz" | tail -c +9 | head -c 300 | od -An -tu1 -v | xargs -n1 >"$tmp/labels.txt"
+    correct=$(paste -d' ' "$tmp/pred.txt" "$tmp/labels.txt" | awk '$1 == $2 { n++ } END { print n + 0 }')
+    want=$(awk -v c="$correct" 'BEGIN { printf "accuracy %.2f%% on 300 images", 100 * c / 300 }')
+    expect_in out "$want"
+    (( correct >= 150 )) || fail "only $correct of 300 correct (chance is 30)"
+    ;;
+  predict_errors)
+    expect_usage_error "predict: --checkpoint PREFIX is required" predict --epoch 1
+    expect_usage_error "predict: --epoch N is required" predict --checkpoint x
+    expect_usage_error "--limit expects an integer >= 1, given '0'" predict --checkpoint x --epoch 1 --limit 0
+    expect_usage_error "predict: unexpected argument 'extra'" predict --checkpoint x --epoch 1 extra
+    expect_lib_error predict --checkpoint "$tmp/none" --epoch 3 -- "$tmp/none-symbol.json"
+    ;;
   train_errors)
     run train --epochs 1
     expect_rc 2; expect_in err "train: --symbol S.json is required"

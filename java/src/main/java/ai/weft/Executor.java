@@ -39,20 +39,78 @@ public final class Executor extends NativeHandle {
    * get no gradient.
    */
   public static Executor simpleBind(Symbol sym, Map<String, long[]> shapes, String gradReq) {
-    return simpleBind(sym, shapes, null, gradReq);
+    return simpleBind(sym, Context.cpu(), shapes, null, gradReq);
   }
 
   /** As simpleBind with dtypes for some variables (others inferred, default float32). */
   public static Executor simpleBind(Symbol sym, Map<String, long[]> shapes,
       Map<String, DType> dtypes, String gradReq) {
+    return simpleBind(sym, Context.cpu(), shapes, dtypes, gradReq);
+  }
+
+  /**
+   * As simpleBind on device {@code ctx} (null: cpu(0)); {@code dtypes} may be
+   * null.
+   */
+  public static Executor simpleBind(Symbol sym, Context ctx, Map<String, long[]> shapes,
+      Map<String, DType> dtypes, String gradReq) {
+    Context c = Context.orDefault(ctx);
     NDArrayLists.Shapes s = new NDArrayLists.Shapes(shapes);
     String[] dn = NDArrayLists.names(dtypes);
     int[] codes = new int[dn.length];
     for (int i = 0; i < dn.length; ++i) codes[i] = dtypes.get(dn[i]).code();
     long[] out = new long[1];
-    weft_native.weft_executor_simple_bind(sym.handle(), 1, 0, s.names.length, s.names, s.indPtr,
-        s.dims, dn.length, dn, codes, gradReq, out);
+    weft_native.weft_executor_simple_bind(sym.handle(), c.typeCode(), c.id(), s.names.length,
+        s.names, s.indPtr, s.dims, dn.length, dn, codes, gradReq, out);
     return new Executor(out[0]);
+  }
+
+  /**
+   * As simpleBind on device {@code ctx} with a device per group
+   * ({@code group2ctx}: a node's "ctx_group" attribute, set with
+   * {@link Symbol#setAttr}, to a device; MXNet's group2ctx). Arguments of a
+   * group are allocated on its device, the rest on {@code ctx}; the library
+   * inserts the copies between devices. A group used by the symbol but
+   * missing from the map fails with DEVICE naming it.
+   */
+  public static Executor simpleBind(Symbol sym, Context ctx, Map<String, Context> group2ctx,
+      Map<String, long[]> shapes, Map<String, DType> dtypes, String gradReq) {
+    if (group2ctx == null || group2ctx.isEmpty()) {
+      return simpleBind(sym, ctx, shapes, dtypes, gradReq);
+    }
+    Context c = Context.orDefault(ctx);
+    Groups g = new Groups(group2ctx);
+    NDArrayLists.Shapes s = new NDArrayLists.Shapes(shapes);
+    String[] dn = NDArrayLists.names(dtypes);
+    int[] codes = new int[dn.length];
+    for (int i = 0; i < dn.length; ++i) codes[i] = dtypes.get(dn[i]).code();
+    long[] out = new long[1];
+    weft_native.weft_executor_simple_bind_group2ctx(sym.handle(), c.typeCode(), c.id(),
+        g.names.length, g.names, g.types, g.ids, s.names.length, s.names, s.indPtr, s.dims,
+        dn.length, dn, codes, gradReq, out);
+    return new Executor(out[0]);
+  }
+
+  /** A group to device map as parallel arrays, in name order. */
+  private static final class Groups {
+    final String[] names;
+    final int[] types;
+    final int[] ids;
+
+    Groups(Map<String, Context> m) {
+      names = new java.util.TreeSet<>(m.keySet()).toArray(new String[0]);
+      types = new int[names.length];
+      ids = new int[names.length];
+      for (int i = 0; i < names.length; ++i) {
+        Context c = m.get(names[i]);
+        if (c == null) {
+          throw new WeftException(ErrorCode.INVALID_ARGUMENT,
+              "group2ctx: group '" + names[i] + "' has no device (null)");
+        }
+        types[i] = c.typeCode();
+        ids[i] = c.id();
+      }
+    }
   }
 
   /**
@@ -63,6 +121,23 @@ public final class Executor extends NativeHandle {
    */
   public static Executor bind(Symbol sym, List<NDArray> args, List<NDArray> argGrads,
       List<GradReq> gradReqs, List<NDArray> aux) {
+    return bind(sym, Context.cpu(), args, argGrads, gradReqs, aux);
+  }
+
+  /** As bind on device {@code ctx} (null: cpu(0)); the arrays must live there. */
+  public static Executor bind(Symbol sym, Context ctx, List<NDArray> args, List<NDArray> argGrads,
+      List<GradReq> gradReqs, List<NDArray> aux) {
+    return bind(sym, ctx, null, args, argGrads, gradReqs, aux);
+  }
+
+  /**
+   * As bind on device {@code ctx} with a device per group ({@code group2ctx},
+   * see the simpleBind overload; null or empty: none). Each array must live
+   * on its node's device.
+   */
+  public static Executor bind(Symbol sym, Context ctx, Map<String, Context> group2ctx,
+      List<NDArray> args, List<NDArray> argGrads, List<GradReq> gradReqs, List<NDArray> aux) {
+    Context c = Context.orDefault(ctx);
     long[] a = NativeHandle.handles(args.toArray(new NDArray[0]));
     long[] g = null;
     if (argGrads != null) {
@@ -84,7 +159,14 @@ public final class Executor extends NativeHandle {
     }
     long[] x = aux == null ? new long[0] : NativeHandle.handles(aux.toArray(new NDArray[0]));
     long[] out = new long[1];
-    weft_native.weft_executor_bind(sym.handle(), 1, 0, a, a.length, g, r, x, x.length, out);
+    if (group2ctx == null || group2ctx.isEmpty()) {
+      weft_native.weft_executor_bind(sym.handle(), c.typeCode(), c.id(), a, a.length, g, r, x,
+          x.length, out);
+    } else {
+      Groups gr = new Groups(group2ctx);
+      weft_native.weft_executor_bind_group2ctx(sym.handle(), c.typeCode(), c.id(),
+          gr.names.length, gr.names, gr.types, gr.ids, a, a.length, g, r, x, x.length, out);
+    }
     return new Executor(out[0]);
   }
 

@@ -27,10 +27,18 @@ public final class Module extends NativeHandle {
 
   /** A module over {@code sym} on cpu(0); every other argument is a parameter. */
   public static Module create(Symbol sym, List<String> dataNames, List<String> labelNames) {
+    return create(sym, Context.cpu(), dataNames, labelNames);
+  }
+
+  /** A module over {@code sym} on device {@code ctx} (null: cpu(0)). */
+  public static Module create(Symbol sym, Context ctx, List<String> dataNames,
+      List<String> labelNames) {
+    Context c = Context.orDefault(ctx);
     String[] d = dataNames.toArray(new String[0]);
     String[] l = labelNames == null ? new String[0] : labelNames.toArray(new String[0]);
     long[] out = new long[1];
-    weft_native.weft_module_create(sym.handle(), d.length, d, l.length, l, 1, 0, out);
+    weft_native.weft_module_create(sym.handle(), d.length, d, l.length, l, c.typeCode(), c.id(),
+        out);
     return new Module(out[0]);
   }
 

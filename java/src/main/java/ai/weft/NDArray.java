@@ -29,9 +29,23 @@ public final class NDArray extends NativeHandle {
 
   /** An uninitialised array of {@code shape} on cpu(0). */
   public static NDArray create(DType dtype, long... shape) {
+    return create(Context.cpu(), dtype, shape);
+  }
+
+  /** An uninitialised array of {@code shape} on device {@code ctx} (null: cpu(0)). */
+  public static NDArray create(Context ctx, DType dtype, long... shape) {
+    Native.ensureLoaded();
+    Context c = Context.orDefault(ctx);
+    long[] out = new long[1];
+    weft_native.weft_ndarray_create(shape, shape.length, dtype.code(), c.typeCode(), c.id(), out);
+    return new NDArray(out[0]);
+  }
+
+  /** Loads an IDX file (MNIST's format, raw or gzip) into a new cpu(0) array. */
+  public static NDArray loadIdx(String path) {
     Native.ensureLoaded();
     long[] out = new long[1];
-    weft_native.weft_ndarray_create(shape, shape.length, dtype.code(), 1, 0, out);
+    weft_native.weft_idx_load(path, out);
     return new NDArray(out[0]);
   }
 
@@ -107,6 +121,14 @@ public final class NDArray extends NativeHandle {
     int[] out = new int[1];
     weft_native.weft_ndarray_dtype(handle(), out);
     return DType.fromCode(out[0]);
+  }
+
+  /** The device the array lives on. */
+  public Context context() {
+    int[] type = new int[1];
+    int[] id = new int[1];
+    weft_native.weft_ndarray_context(handle(), type, id);
+    return Context.of(Context.DeviceType.fromCode(type[0]), id[0]);
   }
 
   /** Copies {@code data} in; its length must equal size() (float32 arrays). */

@@ -63,6 +63,23 @@ class ConformanceTest {
     expectError(ErrorCode.NOT_FOUND, () -> Weft.opInfo("no_such_op"), "no_such_op");
   }
 
+  /** An NDArray created on cpu(1) reports cpu(1); gpu(0) fails naming the device. */
+  @Test
+  void ndarrayOnADevice() {
+    try (NDArray a = NDArray.create(Context.cpu(1), DType.FLOAT32, 2, 2);
+        NDArray b = NDArray.create(DType.FLOAT32, 2)) {
+      assertEquals(Context.cpu(1), a.context());
+      assertEquals("cpu(1)", a.context().toString());
+      assertEquals(Context.DeviceType.CPU, a.context().type());
+      assertEquals(1, a.context().id());
+      assertEquals(Context.cpu(), b.context());
+      assertFalse(Context.cpu(1).equals(b.context()));
+      a.copyFrom(new float[] {1, 2, 3, 4});
+      assertArrayEquals(new float[] {1, 2, 3, 4}, a.toFloatArray());
+    }
+    expectError(ErrorCode.DEVICE, () -> NDArray.create(Context.gpu(0), DType.FLOAT32, 2), "gpu(0)");
+  }
+
   @Test
   void createFreeAndDoubleCloseAreSafe() {
     NDArray a = NDArray.create(DType.FLOAT32, 2, 3);

@@ -154,6 +154,58 @@ class TrainingTest {
     }
   }
 
+  /**
+   * x (2,3) -> FullyConnected(2) -> relu -> FullyConnected(1), head gradient
+   * g = (1, -2). By hand: fc1 = x W1^T + b1 = [[-0.5, 2.25], [3, -1.25]],
+   * relu keeps (0, 2.25) and (3, 0); y = h W2^T + b2 = (-1.75, 6.5);
+   * dW2 = g^T h = (-6, 2.25), db2 = -1; dh = g W2 = [[2, -1], [-4, 2]] masked
+   * by relu to [[0, -1], [-4, 0]]; dW1 = dh^T x, db1 = column sums, dx = dh W1.
+   */
+  @Test
+  void mlpForwardBackwardKnownNumbers() {
+    try (Symbol x = Symbol.variable("x");
+        Symbol fc1 = Symbol.create("FullyConnected", "fc1", Map.of("num_hidden", 2), x);
+        Symbol relu = Symbol.create("Activation", "relu1", Map.of("act_type", "relu"), fc1);
+        Symbol fc2 = Symbol.create("FullyConnected", "fc2", Map.of("num_hidden", 1), relu);
+        Executor ex = Executor.simpleBind(fc2, Map.of("x", new long[] {2, 3}), "write")) {
+      assertEquals(List.of("x", "fc1_weight", "fc1_bias", "fc2_weight", "fc2_bias"),
+          fc2.listArguments());
+      Map<String, NDArray> args = ex.argArrays();
+      try {
+        assertArrayEquals(new long[] {2, 3}, args.get("fc1_weight").shape());
+        assertArrayEquals(new long[] {1, 2}, args.get("fc2_weight").shape());
+        args.get("x").copyFrom(new float[] {1, 2, -1, 0.5f, -1, 2});
+        args.get("fc1_weight").copyFrom(new float[] {0.5f, -0.25f, 1, 1, 0.5f, -0.5f});
+        args.get("fc1_bias").copyFrom(new float[] {0.5f, -0.25f});
+        args.get("fc2_weight").copyFrom(new float[] {2, -1});
+        args.get("fc2_bias").copyFrom(new float[] {0.5f});
+      } finally {
+        NDArray.closeAll(args);
+      }
+      ex.forward(true);
+      List<NDArray> outs = ex.outputs();
+      try (NDArray head = NDArray.fromArray(new float[] {1, -2}, 2, 1)) {
+        assertArrayEquals(new long[] {2, 1}, outs.get(0).shape());
+        assertArrayEquals(new float[] {-1.75f, 6.5f}, outs.get(0).toFloatArray(), 1e-6f);
+        ex.backward(head);
+      } finally {
+        NDArray.closeAll(outs);
+      }
+      Map<String, NDArray> g = ex.gradArrays();
+      try {
+        assertArrayEquals(new float[] {-6, 2.25f}, g.get("fc2_weight").toFloatArray(), 1e-6f);
+        assertArrayEquals(new float[] {-1}, g.get("fc2_bias").toFloatArray(), 1e-6f);
+        assertArrayEquals(new float[] {-2, 4, -8, -1, -2, 1}, g.get("fc1_weight").toFloatArray(),
+            1e-6f);
+        assertArrayEquals(new float[] {-4, -1}, g.get("fc1_bias").toFloatArray(), 1e-6f);
+        assertArrayEquals(new float[] {-1, -0.5f, 0.5f, -2, 1, -4}, g.get("x").toFloatArray(),
+            1e-6f);
+      } finally {
+        NDArray.closeAll(g);
+      }
+    }
+  }
+
   @Test
   void bindToExistingArrays() {
     try (Symbol f = abPlusC();
@@ -315,31 +367,6 @@ class TrainingTest {
             () -> acc.update(List.of(label3), List.of(pred)));
         assertEquals(ErrorCode.SHAPE, e.code());
       }
-    }
-  }
-
-  @Test
-  void dataIterBatchesAndPads() {
-    try (NDArray x = NDArray.fromArray(new float[] {0, 1, 2, 3, 4}, 5, 1);
-        DataIter it = DataIter.ndarray(Map.of("data", x), null, 2, false, "pad", 0)) {
-      assertEquals(2, it.batchSize());
-      int batches = 0;
-      int lastPad = -1;
-      float[] last = null;
-      while (it.next()) {
-        ++batches;
-        lastPad = it.pad();
-        Map<String, NDArray> d = it.data();
-        try {
-          last = d.get("data").toFloatArray();
-        } finally {
-          NDArray.closeAll(d);
-        }
-      }
-      assertEquals(3, batches);
-      assertEquals(1, lastPad);
-      assertNotNull(last);
-      assertEquals(4f, last[0], 0f);
     }
   }
 

@@ -1,0 +1,75 @@
+# The bindings' example programs (examples/java, examples/csharp, examples/go):
+# ClassifyFashion in each language, included from bindings/CMakeLists.txt
+# (it uses that directory's variables: WEFT_JAR, WEFT_DLL, WEFT_GO_MOD, ...).
+# Each loads a `weft train` checkpoint, classifies Fashion-MNIST test images
+# and compares with `weft predict`. Launchers in build/bin:
+#   classify-fashion-java, classify-fashion-csharp, classify-fashion-go
+# (arguments: PREFIX EPOCH DATA_DIR N CPP_PREDICTIONS).
+set(WEFT_EX ${CMAKE_SOURCE_DIR}/examples)
+set(WEFT_EX_BIN ${CMAKE_RUNTIME_OUTPUT_DIRECTORY})
+
+# ------------------------------------------------------------------- Java
+set(CMAKE_JAVA_COMPILE_FLAGS --release 11 -Xlint:all -Xlint:-options -Werror -encoding UTF-8)
+add_jar(weft_example_java SOURCES ${WEFT_EX}/java/ClassifyFashion.java
+  INCLUDE_JARS weft_classes OUTPUT_NAME weft-examples OUTPUT_DIR ${WEFT_LIBDIR})
+get_target_property(WEFT_EX_JAR weft_example_java JAR_FILE)
+add_dependencies(weft_example_java weft_jar)
+file(GENERATE OUTPUT ${WEFT_EX_BIN}/classify-fashion-java
+  CONTENT "#!/bin/sh\nexec '${Java_JAVA_EXECUTABLE}' -Dweft.library.path='${WEFT_LIBDIR}' -cp '${WEFT_JAR}:${WEFT_EX_JAR}' ClassifyFashion \"$@\"\n"
+  FILE_PERMISSIONS OWNER_READ OWNER_WRITE OWNER_EXECUTE GROUP_READ GROUP_EXECUTE WORLD_READ WORLD_EXECUTE)
+
+# ------------------------------------------------------------------- C#
+set(WEFT_EX_EXE ${WEFT_LIBDIR}/ClassifyFashion.exe)
+add_custom_command(OUTPUT ${WEFT_EX_EXE}
+  COMMAND ${WEFT_MCS} -nologo -warnaserror -target:exe -out:${WEFT_EX_EXE} -r:${WEFT_DLL}
+          ${WEFT_EX}/csharp/ClassifyFashion.cs
+  DEPENDS ${WEFT_DLL} weft_dll ${WEFT_EX}/csharp/ClassifyFashion.cs VERBATIM)
+add_custom_target(weft_example_csharp ALL DEPENDS ${WEFT_EX_EXE})
+file(GENERATE OUTPUT ${WEFT_EX_BIN}/classify-fashion-csharp
+  CONTENT "#!/bin/sh\nexec '${WEFT_MONO}' '${WEFT_EX_EXE}' \"$@\"\n"
+  FILE_PERMISSIONS OWNER_READ OWNER_WRITE OWNER_EXECUTE GROUP_READ GROUP_EXECUTE WORLD_READ WORLD_EXECUTE)
+
+# ------------------------------------------------------------------- Go
+# A module of its own beside the build tree's ai.weft/weft (replace).
+set(WEFT_EX_GO ${CMAKE_BINARY_DIR}/examples/go)
+file(CONFIGURE OUTPUT ${WEFT_EX_GO}/go.mod CONTENT
+  "module ai.weft/examples\n\ngo 1.19\n\nrequire ai.weft/weft v0.0.0\n\nreplace ai.weft/weft => ${WEFT_GO_MOD}\n")
+add_custom_command(OUTPUT ${WEFT_EX_GO}/classify-fashion/main.go
+  COMMAND ${CMAKE_COMMAND} -E copy ${WEFT_EX}/go/classify-fashion/main.go ${WEFT_EX_GO}/classify-fashion/main.go
+  DEPENDS ${WEFT_EX}/go/classify-fashion/main.go VERBATIM)
+add_custom_command(OUTPUT ${WEFT_EX_BIN}/classify-fashion-go
+  COMMAND ${CMAKE_COMMAND} -E env ${WEFT_GO_ENV} ${WEFT_GO} build -o ${WEFT_EX_BIN}/classify-fashion-go
+          ./classify-fashion
+  WORKING_DIRECTORY ${WEFT_EX_GO}
+  DEPENDS ${WEFT_EX_GO}/classify-fashion/main.go ${WEFT_GO_COPIED} ${WEFT_GO_CAPI}/capi.go
+          ${WEFT_GO_CAPI}/capi_wrap.cxx weft weft_go VERBATIM)
+add_custom_target(weft_example_go ALL DEPENDS ${WEFT_EX_BIN}/classify-fashion-go)
+
+# ----------------------------------------------------------------- tests
+# A tiny checkpoint (the example MLP after 10 batches of 50 images) and the
+# C++ predictions for the first 300 test images, as CTest fixtures; each
+# language's example must agree with C++ on every image, and must report a
+# disagreement for each image when the C++ file is perturbed
+# (examples/check_classify.sh).
+if(WEFT_BUILD_TESTS)
+  set(WEFT_FM /usr/share/datasets/fashion-mnist)
+  set(WEFT_EX_DIR ${CMAKE_BINARY_DIR}/examples/tiny)
+  add_test(NAME examples.train_tiny_checkpoint
+    COMMAND bash -c "mkdir -p \"$1\" && shift && exec \"$@\"" train_tiny ${WEFT_EX_DIR}
+            $<TARGET_FILE:weft_cli> train --symbol ${WEFT_EX}/models/mlp-symbol.json --data-dir ${WEFT_FM} --limit 500 --epochs 1
+            --batch-size 50 --progress none --save ${WEFT_EX_DIR}/mlp)
+  set_tests_properties(examples.train_tiny_checkpoint PROPERTIES LABELS examples
+    FIXTURES_SETUP weft_examples_checkpoint)
+  add_test(NAME examples.predict_cpp
+    COMMAND $<TARGET_FILE:weft_cli> predict --checkpoint ${WEFT_EX_DIR}/mlp --epoch 1
+            --data-dir ${WEFT_FM} --limit 300 --out ${WEFT_EX_DIR}/cpp.txt)
+  set_tests_properties(examples.predict_cpp PROPERTIES LABELS examples
+    FIXTURES_REQUIRED weft_examples_checkpoint FIXTURES_SETUP weft_examples_predictions)
+  foreach(lang java csharp go)
+    add_test(NAME examples.classify_${lang}
+      COMMAND bash ${WEFT_EX}/check_classify.sh ${WEFT_EX_BIN}/classify-fashion-${lang}
+              ${WEFT_EX_DIR}/mlp 1 ${WEFT_FM} 300 ${WEFT_EX_DIR}/cpp.txt)
+    set_tests_properties(examples.classify_${lang} PROPERTIES LABELS "examples;${lang}"
+      FIXTURES_REQUIRED "weft_examples_checkpoint;weft_examples_predictions" TIMEOUT 60)
+  endforeach()
+endif()
