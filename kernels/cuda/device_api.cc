@@ -34,18 +34,25 @@ class CudaAPI final : public DeviceAPI {
     // Errors are ignored: freeing happens in destructors and at exit.
     if (cudaSetDevice(ctx.dev_id) == cudaSuccess) cudaFree(ptr);
   }
-  void CopyToHost(Context ctx, void* dst, const void* src, size_t bytes) override {
+  // With a stream (the engine's copy stream for this device) the copy is
+  // queued there and the engine waits for the stream before the op
+  // completes; without one it is done on return.
+  void CopyToHost(Context ctx, void* dst, const void* src, size_t bytes, void* stream) override {
     WEFT_CUDA_CHECK(cudaSetDevice(ctx.dev_id));
-    WEFT_CUDA_CHECK(cudaMemcpy(dst, src, bytes, cudaMemcpyDeviceToHost));
+    Copy(dst, src, bytes, cudaMemcpyDeviceToHost, stream);
   }
-  void CopyFromHost(Context ctx, void* dst, const void* src, size_t bytes) override {
+  void CopyFromHost(Context ctx, void* dst, const void* src, size_t bytes, void* stream) override {
     WEFT_CUDA_CHECK(cudaSetDevice(ctx.dev_id));
-    WEFT_CUDA_CHECK(cudaMemcpy(dst, src, bytes, cudaMemcpyHostToDevice));
+    Copy(dst, src, bytes, cudaMemcpyHostToDevice, stream);
   }
-  void CopyDevice(Context dst_ctx, void* dst, Context src_ctx, const void* src, size_t bytes) override {
+  void CopyDevice(Context dst_ctx, void* dst, Context src_ctx, const void* src, size_t bytes,
+                  void* stream) override {
+    WEFT_CUDA_CHECK(cudaSetDevice(dst_ctx.dev_id));
     if (dst_ctx.dev_id == src_ctx.dev_id) {
-      WEFT_CUDA_CHECK(cudaSetDevice(dst_ctx.dev_id));
-      WEFT_CUDA_CHECK(cudaMemcpy(dst, src, bytes, cudaMemcpyDeviceToDevice));
+      Copy(dst, src, bytes, cudaMemcpyDeviceToDevice, stream);
+    } else if (stream) {
+      WEFT_CUDA_CHECK(cudaMemcpyPeerAsync(dst, dst_ctx.dev_id, src, src_ctx.dev_id, bytes,
+                                          static_cast<cudaStream_t>(stream)));
     } else {
       WEFT_CUDA_CHECK(cudaMemcpyPeer(dst, dst_ctx.dev_id, src, src_ctx.dev_id, bytes));
     }
@@ -56,8 +63,8 @@ class CudaAPI final : public DeviceAPI {
   }
   // The engine's per-device streams (engine.h): one compute and one copy
   // stream per GPU, created when the device's first op is dispatched.
-  // Blocking streams, so they stay ordered with the synchronous copies
-  // above (legacy default stream).
+  // Blocking streams, so they stay ordered with work on the legacy default
+  // stream (the copies made without a stream).
   void* CreateStream(Context ctx) override {
     if (ctx.dev_id < 0 || ctx.dev_id >= DeviceCount())
       Fail(StatusCode::kDevice, "cannot create a stream on ", ctx.ToString(), ": ", DeviceCount(),
@@ -74,6 +81,14 @@ class CudaAPI final : public DeviceAPI {
   void SyncStream(Context ctx, void* stream) override {
     WEFT_CUDA_CHECK(cudaSetDevice(ctx.dev_id));
     WEFT_CUDA_CHECK(cudaStreamSynchronize(static_cast<cudaStream_t>(stream)));
+  }
+
+ private:
+  static void Copy(void* dst, const void* src, size_t bytes, cudaMemcpyKind kind, void* stream) {
+    if (stream)
+      WEFT_CUDA_CHECK(cudaMemcpyAsync(dst, src, bytes, kind, static_cast<cudaStream_t>(stream)));
+    else
+      WEFT_CUDA_CHECK(cudaMemcpy(dst, src, bytes, kind));
   }
 };
 

@@ -42,12 +42,15 @@ class DeviceAPI {
   // Allocates `bytes` (aligned to at least 64) on `ctx`; throws kOutOfMemory.
   virtual void* Alloc(Context ctx, size_t bytes) = 0;
   virtual void Free(Context ctx, void* ptr) = 0;
-  // Copies between host memory and memory of this device type.
-  virtual void CopyToHost(Context ctx, void* dst, const void* src, size_t bytes) = 0;
-  virtual void CopyFromHost(Context ctx, void* dst, const void* src, size_t bytes) = 0;
+  // Copies between host memory and memory of this device type. With a
+  // `stream` (an engine copy pool's RunContext::stream) the copy is only
+  // queued on it and the engine waits for the stream before the op
+  // completes; with null it is finished on return.
+  virtual void CopyToHost(Context ctx, void* dst, const void* src, size_t bytes, void* stream) = 0;
+  virtual void CopyFromHost(Context ctx, void* dst, const void* src, size_t bytes, void* stream) = 0;
   // Copies within one device (or between two devices of this type).
   virtual void CopyDevice(Context dst_ctx, void* dst, Context src_ctx, const void* src,
-                          size_t bytes) = 0;
+                          size_t bytes, void* stream) = 0;
   // Waits for all work queued on `ctx`.
   virtual void Synchronize(Context ctx) = 0;
   // Streams, for devices with asynchronous queues (the CPU has none): a new

@@ -59,13 +59,13 @@ class CpuAPI final : public DeviceAPI {
     return p;
   }
   void Free(Context, void* ptr) override { std::free(ptr); }
-  void CopyToHost(Context, void* dst, const void* src, size_t bytes) override {
+  void CopyToHost(Context, void* dst, const void* src, size_t bytes, void*) override {
     if (bytes) std::memcpy(dst, src, bytes);
   }
-  void CopyFromHost(Context, void* dst, const void* src, size_t bytes) override {
+  void CopyFromHost(Context, void* dst, const void* src, size_t bytes, void*) override {
     if (bytes) std::memcpy(dst, src, bytes);
   }
-  void CopyDevice(Context, void* dst, Context, const void* src, size_t bytes) override {
+  void CopyDevice(Context, void* dst, Context, const void* src, size_t bytes, void*) override {
     if (bytes) std::memmove(dst, src, bytes);
   }
   void Synchronize(Context) override {}

@@ -93,8 +93,8 @@ void NDArray::CopyFromHost(const void* src, size_t bytes) {
   std::shared_ptr<Chunk> keep = chunk_;
   Engine* engine = Engine::Get();
   engine->PushSync(
-      [c, dst, src, bytes, keep](RunContext) {
-        Runtime::Global().device_api(c.dev_type)->CopyFromHost(c, dst, src, bytes);
+      [c, dst, src, bytes, keep](RunContext rc) {
+        Runtime::Global().device_api(c.dev_type)->CopyFromHost(c, dst, src, bytes, rc.stream);
       },
       c, {}, {var()}, 0, "CopyFromHost", FnProperty::kCopyToDevice);
   engine->WaitForVar(var());
@@ -108,7 +108,7 @@ void NDArray::CopyToHost(void* dst, size_t bytes) const {
   if (bytes && !dst) Fail(StatusCode::kInvalidArgument, "copy to host: destination pointer is null");
   WaitToRead();  // rethrows the error of a failed op that wrote this array
   Context c = ctx();
-  Runtime::Global().device_api(c.dev_type)->CopyToHost(c, dst, dptr(), bytes);
+  Runtime::Global().device_api(c.dev_type)->CopyToHost(c, dst, dptr(), bytes, nullptr);
 }
 
 void NDArray::CopyTo(NDArray* dst) const {
@@ -129,16 +129,16 @@ void NDArray::CopyTo(NDArray* dst) const {
   Context run_on = d.dev_type != DeviceType::kCPU ? d : s;
   std::shared_ptr<Chunk> keep_src = chunk_, keep_dst = dst->chunk();
   Engine::Get()->PushSync(
-      [s, d, to, from, n, keep_src, keep_dst](RunContext) {
+      [s, d, to, from, n, keep_src, keep_dst](RunContext rc) {
         Runtime& rt = Runtime::Global();
         if (s.dev_type == DeviceType::kCPU && d.dev_type == DeviceType::kCPU) {
-          CpuDeviceAPI()->CopyDevice(d, to, s, from, n);
+          CpuDeviceAPI()->CopyDevice(d, to, s, from, n, nullptr);
         } else if (s.dev_type == DeviceType::kCPU) {
-          rt.device_api(d.dev_type)->CopyFromHost(d, to, from, n);
+          rt.device_api(d.dev_type)->CopyFromHost(d, to, from, n, rc.stream);
         } else if (d.dev_type == DeviceType::kCPU) {
-          rt.device_api(s.dev_type)->CopyToHost(s, to, from, n);
+          rt.device_api(s.dev_type)->CopyToHost(s, to, from, n, rc.stream);
         } else {
-          rt.device_api(d.dev_type)->CopyDevice(d, to, s, from, n);
+          rt.device_api(d.dev_type)->CopyDevice(d, to, s, from, n, rc.stream);
         }
       },
       run_on, reads, {dst->var()}, 0, "CopyTo", prop);
