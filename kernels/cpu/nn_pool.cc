@@ -90,18 +90,126 @@ void InteriorColumns(const PoolGeom& g, int64_t* lo, int64_t* hi) {
   *hi = std::max(*lo, std::min(h, g.ow));
 }
 
+// The 3-wide stride-2 windows (kw = 3, sw = 2) of NR input rows from row y0
+// and output columns [lo, hi) (interior): each row is split into its even
+// and odd columns counted from column -pw, so the window of output column ox
+// is ev[r][ox], od[r][ox], ev[r][ox + 1] of each row r (unit-stride vectors
+// instead of stride-2 gathers). The window loops run in whole blocks of
+// kSplitBlock columns (no scalar remainder loop, whose branches mispredict
+// on random data): the split rows and the results have kSplitPad columns of
+// slack past ow whose values are ignored. `buf` holds 2 * NR * SplitStride(ow)
+// values.
+constexpr int64_t kSplitBlock = 8, kSplitPad = 16;
+inline int64_t SplitStride(int64_t ow) { return ow + kSplitPad; }
+
+template <typename T, int NR>
+inline void SplitRowsK3S2(const T* xp, int64_t w, int64_t pw, int64_t y0, int64_t lo, int64_t hi,
+                          int64_t ow, T* buf, const T* (&ev)[NR], const T* (&od)[NR]) {
+  for (int r = 0; r < NR; ++r) {
+    T* e = buf + (2 * r) * SplitStride(ow);
+    T* o = e + SplitStride(ow);
+    const T* src = xp + (y0 + r) * w - pw;
+#pragma omp simd
+    for (int64_t j = lo; j < hi; ++j) {
+      e[j] = src[2 * j];
+      o[j] = src[2 * j + 1];
+    }
+    if (hi > lo) e[hi] = src[2 * hi];  // the last column of window hi - 1
+    ev[r] = e;
+    od[r] = o;
+  }
+}
+
+// Max of those windows into y[lo, hi), as MaxPoolPlane's generic loop
+// (from -inf, take strictly greater: NaN inputs are skipped).
+template <typename T, int NR>
+WEFT_SIMD_CLONES void MaxRowK3S2(const T* xp, int64_t w, int64_t pw, int64_t y0, int64_t lo,
+                                 int64_t hi, int64_t ow, T* buf, T* y) {
+  const T* ev[NR];
+  const T* od[NR];
+  SplitRowsK3S2<T, NR>(xp, w, pw, y0, lo, hi, ow, buf, ev, od);
+  for (int64_t o0 = lo; o0 < hi; o0 += kSplitBlock) {
+#pragma omp simd
+  for (int64_t ox = o0; ox < o0 + kSplitBlock; ++ox) {
+    T m = -std::numeric_limits<T>::infinity();
+    // Written out (no inner loop): GCC does not vectorise the ox loop otherwise.
+    auto step = [&m](T v) { m = v > m ? v : m; };
+    step(ev[0][ox]);
+    step(od[0][ox]);
+    step(ev[0][ox + 1]);
+    if constexpr (NR >= 2) {
+      step(ev[1][ox]);
+      step(od[1][ox]);
+      step(ev[1][ox + 1]);
+    }
+    if constexpr (NR >= 3) {
+      step(ev[2][ox]);
+      step(od[2][ox]);
+      step(ev[2][ox + 1]);
+    }
+    y[ox] = m;
+  }
+  }
+}
+
+// Argmax of those windows into arg[lo, hi) (plane-local indices): the first
+// maximum in row-major order, as the generic loop (start from the window's
+// first element, take strictly greater).
+template <typename T, int NR>
+WEFT_SIMD_CLONES void ArgmaxRowK3S2(const T* xp, int64_t w, int64_t pw, int64_t y0, int64_t lo,
+                                    int64_t hi, int64_t ow, T* buf, int32_t* arg) {
+  const T* ev[NR];
+  const T* od[NR];
+  SplitRowsK3S2<T, NR>(xp, w, pw, y0, lo, hi, ow, buf, ev, od);
+  int32_t off[NR];
+  for (int r = 0; r < NR; ++r) off[r] = static_cast<int32_t>((y0 + r) * w - pw);
+  for (int64_t o0 = lo; o0 < hi; o0 += kSplitBlock) {
+#pragma omp simd
+  for (int64_t ox = o0; ox < o0 + kSplitBlock; ++ox) {
+    const int32_t c = 2 * static_cast<int32_t>(ox);
+    T b = ev[0][ox];
+    int32_t k = off[0] + c;
+    // Written out (no inner loops): GCC does not vectorise the ox loop otherwise.
+    auto step = [&b, &k](T v, int32_t pos) {
+      const bool take = v > b;
+      b = take ? v : b;
+      k = take ? pos : k;
+    };
+    step(od[0][ox], off[0] + c + 1);
+    step(ev[0][ox + 1], off[0] + c + 2);
+    if constexpr (NR >= 2) {
+      step(ev[1][ox], off[1] + c);
+      step(od[1][ox], off[1] + c + 1);
+      step(ev[1][ox + 1], off[1] + c + 2);
+    }
+    if constexpr (NR >= 3) {
+      step(ev[2][ox], off[2] + c);
+      step(od[2][ox], off[2] + c + 1);
+      step(ev[2][ox + 1], off[2] + c + 2);
+    }
+    arg[ox] = k;
+  }
+  }
+}
+
 // One plane of max pooling: y = max over each window (0 for an empty one),
 // the same values as the generic loop (max is exact; NaN inputs are skipped
-// as by std::max there). `acc` holds ow values.
+// as by std::max there). `acc` holds SplitStride(ow) values, `buf`
+// 6 * SplitStride(ow) for MaxRowK3S2.
 template <typename T>
-WEFT_SIMD_CLONES void MaxPoolPlane(const PoolGeom& g, const T* xp, OpReq req, T* yp, T* acc) {
+WEFT_SIMD_CLONES void MaxPoolPlane(const PoolGeom& g, const T* xp, OpReq req, T* yp, T* acc, T* buf) {
   int64_t lo, hi;
   InteriorColumns(g, &lo, &hi);
   const int64_t sw = g.sw;
+  const bool k3s2 = g.kw == 3 && g.sw == 2;
   for (int64_t oy = 0; oy < g.oh; ++oy) {
     const Window rows = WindowAt(g, oy, lo < hi ? lo : 0);
-    for (int64_t ox = lo; ox < hi; ++ox) acc[ox] = -std::numeric_limits<T>::infinity();
-    for (int64_t iy = rows.y0; iy < rows.y1; ++iy) {
+    const int64_t nr = rows.y1 - rows.y0;
+    if (k3s2 && nr == 3) MaxRowK3S2<T, 3>(xp, g.w, g.pw, rows.y0, lo, hi, g.ow, buf, acc);
+    else if (k3s2 && nr == 2) MaxRowK3S2<T, 2>(xp, g.w, g.pw, rows.y0, lo, hi, g.ow, buf, acc);
+    else if (k3s2 && nr == 1) MaxRowK3S2<T, 1>(xp, g.w, g.pw, rows.y0, lo, hi, g.ow, buf, acc);
+    else for (int64_t ox = lo; ox < hi; ++ox) acc[ox] = -std::numeric_limits<T>::infinity();
+    for (int64_t iy = k3s2 && nr <= 3 ? rows.y1 : rows.y0; iy < rows.y1; ++iy) {
       for (int64_t kx = 0; kx < g.kw; ++kx) {
         const T* src = xp + iy * g.w + kx - g.pw;
 #pragma omp simd
@@ -132,18 +240,28 @@ WEFT_SIMD_CLONES void MaxPoolPlane(const PoolGeom& g, const T* xp, OpReq req, T*
 
 // One plane of max-pooling backward: each output's gradient goes to the
 // first maximum of its window in row-major order (as the generic loop).
-// `best` and `idx` hold 2 * ow values: the running maximum and its position
-// are updated from one half into the other (ping-pong), because GCC turns
-// `a[i] = c ? v : a[i]` into a conditional store and then does not vectorise.
-// Positions are plane-local int32 (see RowwiseMax).
+// 3-wide stride-2 windows take ArgmaxRowK3S2; for the others `best` and `idx`
+// hold 2 * ow values: the running maximum and its position are updated from
+// one half into the other (ping-pong), because GCC turns `a[i] = c ? v : a[i]`
+// into a conditional store and then does not vectorise. `best` holds at least
+// 6 * SplitStride(ow) values and `idx` 2 * SplitStride(ow). Positions are
+// plane-local int32 (see RowwiseMax).
 template <typename T>
 WEFT_SIMD_CLONES void MaxPoolBackwardPlane(const PoolGeom& g, const T* xp, const T* dyp, T* dxp, T* best, int32_t* idx) {
   int64_t lo, hi;
   InteriorColumns(g, &lo, &hi);
   const int32_t sw = static_cast<int32_t>(g.sw);
+  const bool k3s2 = g.kw == 3 && g.sw == 2;
   for (int64_t oy = 0; oy < g.oh; ++oy) {
     const Window rows = WindowAt(g, oy, lo < hi ? lo : 0);
-    if (rows.y0 < rows.y1) {
+    const int64_t nr = rows.y1 - rows.y0;
+    if (k3s2 && nr >= 1 && nr <= 3 && lo < hi) {
+      int32_t* arg = idx;
+      if (nr == 3) ArgmaxRowK3S2<T, 3>(xp, g.w, g.pw, rows.y0, lo, hi, g.ow, best, arg);
+      else if (nr == 2) ArgmaxRowK3S2<T, 2>(xp, g.w, g.pw, rows.y0, lo, hi, g.ow, best, arg);
+      else ArgmaxRowK3S2<T, 1>(xp, g.w, g.pw, rows.y0, lo, hi, g.ow, best, arg);
+      for (int64_t ox = lo; ox < hi; ++ox) dxp[arg[ox]] += dyp[oy * g.ow + ox];
+    } else if (rows.y0 < rows.y1) {
       T* b_in = best;
       T* b_out = best + g.ow;
       int32_t* i_in = idx;
@@ -201,9 +319,11 @@ void PoolForward(const PoolGeom& g, const T* x, OpReq req, T* y) {
   if (RowwiseMax(g)) {
 #pragma omp parallel if (g.planes * P * g.kh * g.kw >= kParallelGrain && g.planes > 1)
     {
-      std::vector<T> acc(static_cast<size_t>(g.ow));
+      std::vector<T> acc(static_cast<size_t>(SplitStride(g.ow)));
+      std::vector<T> buf(static_cast<size_t>(6 * SplitStride(g.ow)));
 #pragma omp for schedule(static)
-      for (int64_t pl = 0; pl < g.planes; ++pl) MaxPoolPlane(g, x + pl * HW, req, y + pl * P, acc.data());
+      for (int64_t pl = 0; pl < g.planes; ++pl)
+        MaxPoolPlane(g, x + pl * HW, req, y + pl * P, acc.data(), buf.data());
     }
     return;
   }
@@ -239,8 +359,9 @@ void PoolBackward(const PoolGeom& g, const T* dy, const T* x, OpReq req, T* dx) 
   if (RowwiseMax(g)) {
 #pragma omp parallel if (g.planes * P * g.kh * g.kw >= kParallelGrain && g.planes > 1)
     {
-      std::vector<T> best(static_cast<size_t>(2 * g.ow));
-      std::vector<int32_t> idx(static_cast<size_t>(2 * g.ow));
+      // Ping-pong state of the generic rows, or the split rows of ArgmaxRowK3S2.
+      std::vector<T> best(static_cast<size_t>(6 * SplitStride(g.ow)));
+      std::vector<int32_t> idx(static_cast<size_t>(2 * SplitStride(g.ow)));
 #pragma omp for schedule(static)
       for (int64_t pl = 0; pl < g.planes; ++pl) {
         T* dxp = dx + pl * HW;

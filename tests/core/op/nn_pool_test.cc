@@ -155,6 +155,61 @@ TEST(NNPool, MaxGradientGoesToFirstMaximum) {
   EXPECT_EQ(test::Values(dx[0]), (std::vector<double>{0, 3, 0, 0}));
 }
 
+// Max-pooling backward by its definition: each window's gradient goes to its
+// first element, replaced only by a strictly greater one in row-major order
+// (so the first maximum among ties, and a NaN only when it comes first).
+std::vector<double> NaiveMaxBackward(const PoolCase& c, const std::vector<double>& x,
+                                     const std::vector<double>& dy, const Shape& oshape) {
+  const int64_t P = c.data[0] * c.data[1], H = c.data[2], W = c.data[3];
+  const int64_t OH = oshape[2], OW = oshape[3];
+  std::vector<double> dx(x.size(), 0.0);
+  for (int64_t p = 0; p < P; ++p)
+    for (int64_t oy = 0; oy < OH; ++oy)
+      for (int64_t ox = 0; ox < OW; ++ox) {
+        const int64_t ys = oy * c.stride[0] - c.pad[0], xs = ox * c.stride[1] - c.pad[1];
+        int64_t best = -1;
+        for (int64_t iy = std::max<int64_t>(ys, 0); iy < std::min(ys + c.kernel[0], H); ++iy)
+          for (int64_t ix = std::max<int64_t>(xs, 0); ix < std::min(xs + c.kernel[1], W); ++ix) {
+            const int64_t i = (p * H + iy) * W + ix;
+            if (best < 0 || x[i] > x[best]) best = i;
+          }
+        if (best >= 0) dx[best] += dy[(p * OH + oy) * OW + ox];
+      }
+  return dx;
+}
+
+TEST(NNPool, MaxGradientTiesAndNaNOnWidePlanes) {
+  // Planes wide enough for the vectorised 3-wide stride-2 path (and a 2-wide
+  // one for the generic rows), values from {0, 1, 2} so most windows tie,
+  // and a few NaNs: the gradient must land where the definition puts it.
+  const std::vector<PoolCase> cases = {
+      {{2, 3, 23, 37}, "max", {3, 3}, {2, 2}, {1, 1}, ""},
+      {{1, 2, 24, 40}, "max", {3, 3}, {2, 2}, {0, 0}, ""},
+      {{1, 2, 21, 36}, "max", {3, 3}, {2, 2}, {1, 1}, "full"},
+      {{1, 2, 20, 33}, "max", {2, 3}, {1, 2}, {0, 1}, ""},
+      {{1, 2, 18, 35}, "max", {2, 2}, {2, 2}, {0, 0}, ""},
+  };
+  for (const PoolCase& c : cases) {
+    for (DType dt : {DType::kFloat32, DType::kFloat64}) {
+      std::vector<double> xv = test::Values(test::RandomArray(c.data, DType::kFloat64, 0, 3, 21));
+      for (size_t i = 0; i < xv.size(); ++i)
+        xv[i] = i % 97 == 5 ? std::numeric_limits<double>::quiet_NaN() : std::floor(xv[i]);
+      NDArray x = test::Array(c.data, xv, dt);
+      Shape oshape;
+      NaivePool(c, xv, &oshape);
+      NDArray dy = test::RandomArray(oshape, dt, -1, 1, 22);
+      const std::vector<double> want = NaiveMaxBackward(c, xv, test::Values(dy), oshape);
+      auto dx = test::Run("_backward_Pooling", {dy, x}, PoolParams(c));
+      ASSERT_EQ(dx.size(), 1u);
+      const std::vector<double> got = test::Values(dx[0]);
+      ASSERT_EQ(got.size(), want.size());
+      for (size_t i = 0; i < got.size(); ++i)
+        ASSERT_NEAR(got[i], want[i], 1e-5) << "data " << c.data << " kernel " << Tuple(c.kernel)
+                                           << " pad " << Tuple(c.pad) << " index " << i;
+    }
+  }
+}
+
 TEST(NNPool, Rejects) {
   auto expect_error = [](const NDArray& x, const StringMap& p, StatusCode code,
                          const std::string& needle) {
