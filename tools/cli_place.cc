@@ -1,6 +1,7 @@
 // `weft place`: the device placement of a model (PlaceDevice through
 // weft_symbol_place_device), one line per node of the placed graph with its
-// device, the inserted _CrossDeviceCopy nodes marked. C ABI only.
+// device, the inserted _CrossDeviceCopy nodes marked; or, with --dot, the
+// placed graph as Graphviz (cli_place_dot.cc). C ABI only.
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
@@ -9,6 +10,7 @@
 #include <utility>
 #include <vector>
 
+#include "cli_place.h"
 #include "cli_util.h"
 
 namespace weft_cli {
@@ -62,7 +64,7 @@ int Place(int argc, char** argv) {
   std::string file;
   CtxOptions groups, fixed;
   Ctx def{WEFT_CPU, 0};
-  bool train = false;
+  bool train = false, dot = false;
   for (Args a{argc, argv}; a.i < argc; ++a.i) {
     std::string s = argv[a.i];
     if (a.Is(s, "--group2ctx")) {
@@ -73,6 +75,8 @@ int Place(int argc, char** argv) {
       def = ParseCtx(a.Value(s, "--default"), "--default");
     } else if (s == "--train") {
       train = true;
+    } else if (s == "--dot") {
+      dot = true;
     } else if (s.size() > 1 && s[0] == '-') {
       Usage("place: unknown option '" + s + "'");
     } else if (file.empty()) {
@@ -85,6 +89,19 @@ int Place(int argc, char** argv) {
   Sym sym;
   Check(weft_symbol_from_json_file(file.c_str(), sym.out()), "place");
   std::vector<const char*> group_names = groups.CNames(), fixed_names = fixed.CNames();
+  if (dot) {
+    Sym placed;
+    size_t num_copies = 0;
+    Check(weft_symbol_place_device_graph(sym.get(), train ? 1 : 0, def.type, def.id, group_names.size(),
+                                         group_names.data(), groups.types.data(), groups.ids.data(),
+                                         fixed_names.size(), fixed_names.data(), fixed.types.data(),
+                                         fixed.ids.data(), placed.out(), &num_copies),
+          "place");
+    WeftStringList* json = nullptr;
+    Check(weft_symbol_to_json(placed.get(), &json), "place");
+    PrintPlacementDot(Strings(json, "place").at(0));
+    return 0;
+  }
   WeftStringList *names = nullptr, *ops = nullptr, *devices = nullptr;
   size_t copies = 0;
   Check(weft_symbol_place_device(sym.get(), train ? 1 : 0, def.type, def.id, group_names.size(),

@@ -6,7 +6,7 @@
 //   weft plan FILE.json --shape NAME=... [--dtype NAME=TYPE]... [--train]
 //   weft train --symbol S.json [--data-dir DIR] [--epochs N] [--batch-size B] [--save PREFIX] ...
 //   weft predict --checkpoint PREFIX --epoch N [--data-dir DIR] [--limit N] [--out FILE] ...
-//   weft place FILE.json [--group2ctx GROUP=DEV]... [--bind NAME=DEV]... [--default DEV] [--train]
+//   weft place FILE.json [--group2ctx GROUP=DEV]... [--bind NAME=DEV]... [--default DEV] [--train] [--dot]
 //   weft ops [--json]
 //   weft --version | --help
 //
@@ -38,7 +38,7 @@ const char kUsage[] =
     "       weft predict --checkpoint PREFIX --epoch N [--data-dir DIR] [--set t10k|train]\n"
     "                [--limit N] [--batch-size B] [--out FILE]\n"
     "       weft place FILE.json [--group2ctx GROUP=DEV]... [--bind NAME=DEV]... [--default DEV]\n"
-    "                [--train]\n"
+    "                [--train] [--dot]\n"
     "       weft ops [--json]\n"
     "       weft --version | --help\n"
     "\n"
@@ -68,7 +68,9 @@ const char kUsage[] =
     "         a ctx_group attribute to a device, --bind fixes a variable's device (a\n"
     "         bound array), --default places the rest (cpu(0)); prints each node of the\n"
     "         placed graph with its device, cross-device copies marked. --train places\n"
-    "         the training graph (gradients of every argument).\n"
+    "         the training graph (gradients of every argument). --dot prints the placed\n"
+    "         graph as Graphviz instead (a fill colour per device, copies as ellipses):\n"
+    "         weft place m.json --group2ctx a=cpu(1) --dot | dot -Tsvg > m.svg\n"
     "ops      lists the registered operators with their parameters, defaults and docs.\n";
 
 [[noreturn]] void Usage(const std::string& msg) { throw Exit{2, "weft: " + msg + "\n\n" + kUsage}; }

@@ -1,6 +1,8 @@
-// weft_symbol_place_device: the PlaceDevice pass over a symbol (or its
-// training graph), returned as parallel string lists.
+// weft_symbol_place_device(_graph): the PlaceDevice pass over a symbol (or
+// its training graph), returned as parallel string lists or as the placed
+// graph with a "__device__" attribute on every node.
 #include <map>
+#include <memory>
 #include <string>
 #include <utility>
 #include <vector>
@@ -36,35 +38,49 @@ std::map<std::string, Context> ContextMap(size_t num, const char* const* names, 
 
 namespace {
 
-// The training graph: gradients of every argument, MXNet's head gradients.
-Graph TrainingGraph(const OpRegistry& reg, const Graph& forward) {
-  IndexedGraph g(forward);
+// The PlaceDevice pass over `s` (or its training graph: the gradient of
+// every argument with MXNet's head gradients) for the C arguments.
+pass::Placement PlaceSymbol(const Symbol& s, int train, int default_dev_type, int default_dev_id,
+                            size_t num_groups, const char* const* group_names,
+                            const int* group_dev_types, const int* group_dev_ids, size_t num_fixed,
+                            const char* const* fixed_names, const int* fixed_dev_types,
+                            const int* fixed_dev_ids) {
+  pass::PlaceDeviceOptions options;
+  try {
+    options.default_ctx = ContextArg(default_dev_type, default_dev_id);
+  } catch (const Error& e) {
+    Fail(e.code(), "default device (default_dev_type, default_dev_id): ", e.what());
+  }
+  options.group2ctx = ContextMap(num_groups, group_names, group_dev_types, group_dev_ids, "group");
+  options.fixed = ContextMap(num_fixed, fixed_names, fixed_dev_types, fixed_dev_ids, "fixed");
+  const OpRegistry& reg = Runtime::Global().ops();
+  const Graph forward{s.outputs};
+  if (!train) return pass::PlaceDevice(reg, forward, options);
+  IndexedGraph fidx(forward);
   pass::GradientSpec spec;
-  for (uint32_t nid : g.argument_nodes()) spec.xs.push_back(NodeEntry{g[nid].node, 0, 0});
+  for (uint32_t nid : fidx.argument_nodes()) spec.xs.push_back(NodeEntry{fidx[nid].node, 0, 0});
   spec.head_grads = pass::HeadGradients(reg, forward);
-  return pass::Gradient(reg, forward, spec);
+  const Graph graph = pass::Gradient(reg, forward, spec);
+  return pass::PlaceTrainingGraph(reg, forward, graph, spec.head_grads, std::move(options));
 }
 
-// Fixes each head-gradient variable "_head_grad_<i>" (not fixed already) on
-// the device of forward output i, as an executor allocates it there.
-void PlaceHeadGradients(const OpRegistry& reg, const Graph& forward, const Graph& full,
-                        pass::PlaceDeviceOptions* options) {
-  IndexedGraph placed_in(forward), g(full);
-  pass::PlaceDeviceOptions fwd_options = *options;
-  fwd_options.fixed.clear();  // only the forward graph's variables
-  for (uint32_t nid : placed_in.input_nodes()) {
-    auto it = options->fixed.find(placed_in.node(nid).attrs.name);
-    if (it != options->fixed.end()) fwd_options.fixed.insert(*it);
+// A deep copy of the placed graph whose every node carries its device in
+// the "__device__" attribute (the placement shares nodes with the input
+// symbol, which must not change).
+Symbol DeviceAnnotated(const pass::Placement& p) {
+  IndexedGraph g(p.graph);
+  std::vector<NodePtr> fresh(g.num_nodes());
+  for (uint32_t nid = 0; nid < g.num_nodes(); ++nid) {
+    auto n = std::make_shared<Node>();
+    n->attrs = g.node(nid).attrs;
+    n->attrs.dict["__device__"] = p.devices[nid].ToString();
+    for (const auto& in : g[nid].inputs) n->inputs.push_back(NodeEntry{fresh[in.node_id], in.index, in.version});
+    for (uint32_t c : g[nid].control_deps) n->control_deps.push_back(fresh[c]);
+    fresh[nid] = std::move(n);
   }
-  pass::Placement fwd = pass::PlaceDevice(reg, forward, fwd_options);
-  IndexedGraph placed(fwd.graph);
-  for (size_t i = 0; i < forward.outputs.size(); ++i) {
-    const std::string name = "_head_grad_" + std::to_string(i);
-    bool present = false;
-    for (uint32_t nid : g.input_nodes()) present = present || g.node(nid).attrs.name == name;
-    if (present && !options->fixed.count(name))
-      options->fixed[name] = fwd.devices[placed.outputs()[i].node_id];
-  }
+  Symbol out;
+  for (const auto& e : g.outputs()) out.outputs.push_back(NodeEntry{fresh[e.node_id], e.index, e.version});
+  return out;
 }
 
 }  // namespace
@@ -87,22 +103,9 @@ WeftStatus weft_symbol_place_device(const WeftSymbolHandle* sym, int train, int 
   CheckNotNull(out_ops, "out_ops");
   CheckNotNull(out_devices, "out_devices");
   CheckNotNull(out_num_copies, "out_num_copies");
-  pass::PlaceDeviceOptions options;
-  try {
-    options.default_ctx = ContextArg(default_dev_type, default_dev_id);
-  } catch (const Error& e) {
-    Fail(e.code(), "default device (default_dev_type, default_dev_id): ", e.what());
-  }
-  options.group2ctx = ContextMap(num_groups, group_names, group_dev_types, group_dev_ids, "group");
-  options.fixed = ContextMap(num_fixed, fixed_names, fixed_dev_types, fixed_dev_ids, "fixed");
-  const OpRegistry& reg = Runtime::Global().ops();
-  const Graph forward{s->sym.outputs};
-  Graph graph = forward;
-  if (train) {
-    graph = TrainingGraph(reg, forward);
-    PlaceHeadGradients(reg, forward, graph, &options);
-  }
-  pass::Placement p = pass::PlaceDevice(reg, graph, options);
+  const pass::Placement p =
+      PlaceSymbol(s->sym, train, default_dev_type, default_dev_id, num_groups, group_names, group_dev_types,
+                  group_dev_ids, num_fixed, fixed_names, fixed_dev_types, fixed_dev_ids);
   IndexedGraph g(p.graph);
   std::vector<std::string> names, ops, devices;
   for (uint32_t nid = 0; nid < g.num_nodes(); ++nid) {
@@ -123,6 +126,26 @@ WeftStatus weft_symbol_place_device(const WeftSymbolHandle* sym, int train, int 
   *out_names = lists[0];
   *out_ops = lists[1];
   *out_devices = lists[2];
+  *out_num_copies = p.num_copies;
+  WEFT_API_END();
+}
+
+WeftStatus weft_symbol_place_device_graph(const WeftSymbolHandle* sym, int train, int default_dev_type,
+                                          int default_dev_id, size_t num_groups,
+                                          const char* const* group_names, const int* group_dev_types,
+                                          const int* group_dev_ids, size_t num_fixed,
+                                          const char* const* fixed_names, const int* fixed_dev_types,
+                                          const int* fixed_dev_ids, WeftSymbolHandle** out_placed,
+                                          size_t* out_num_copies) {
+  WEFT_API_BEGIN();
+  using namespace weft::capi;  // NOLINT: the body is a thin adapter
+  auto s = Get(sym, "sym");
+  CheckNotNull(out_placed, "out_placed");
+  CheckNotNull(out_num_copies, "out_num_copies");
+  const weft::pass::Placement p =
+      PlaceSymbol(s->sym, train, default_dev_type, default_dev_id, num_groups, group_names, group_dev_types,
+                  group_dev_ids, num_fixed, fixed_names, fixed_dev_types, fixed_dev_ids);
+  *out_placed = NewSymbol(DeviceAnnotated(p));
   *out_num_copies = p.num_copies;
   WEFT_API_END();
 }

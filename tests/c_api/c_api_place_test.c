@@ -1,9 +1,12 @@
 /*
- * The device placement C ABI (weft_symbol_place_device): the seed's
- * a * b (group dev1) + c (group dev2) example for inference and training,
- * a single device, and the errors (missing group, a mutated input on
+ * The device placement C ABI (weft_symbol_place_device, _graph): the
+ * seed's a * b (group dev1) + c (group dev2) example for inference and
+ * training, as lists and as an annotated graph, a single device, and the
+ * errors (missing group, a mutated input on
  * another device, bad arguments). Pure C99 against libweft.so (CMocka).
  */
+#include <string.h>
+
 #include "c_api_symbol_util.h"
 
 /* op(args) named `name` in device group `group`. */
@@ -69,6 +72,90 @@ static void test_seed_example(void** state) {
                    "null,null,elemwise_mul,_CrossDeviceCopy,null,_CrossDeviceCopy,elemwise_add,"
                    "null,_CrossDeviceCopy,elemwise_mul,elemwise_mul",
                    "cpu(0),cpu(0),cpu(0),cpu(1),cpu(0),cpu(1),cpu(1),cpu(1),cpu(0),cpu(0),cpu(0)", 3);
+  OK(weft_symbol_free(s));
+  assert_no_leaks();
+}
+
+/* Each node of `placed` as "name@device", comma-separated, in topological order. */
+static void node_devices(const WeftSymbolHandle* placed, char* buf, size_t cap) {
+  WeftSymbolHandle* internals = NULL;
+  size_t n = 0;
+  buf[0] = '\0';
+  OK(weft_symbol_get_internals(placed, &internals));
+  OK(weft_symbol_num_outputs(internals, &n));
+  for (size_t i = 0; i < n; ++i) {
+    WeftSymbolHandle* out = NULL;
+    WeftStringList *name = NULL, *dev = NULL;
+    const char *ns = NULL, *ds = NULL;
+    size_t k = 0;
+    OK(weft_symbol_get_output(internals, i, &out));
+    OK(weft_symbol_get_name(out, &name));
+    OK(weft_symbol_get_attr(out, "__device__", &dev));
+    OK(weft_string_list_size(dev, &k));
+    assert_int_equal(k, 1);
+    OK(weft_string_list_get(name, 0, &ns));
+    OK(weft_string_list_get(dev, 0, &ds));
+    if (i) strncat(buf, ",", cap - strlen(buf) - 1);
+    strncat(buf, ns, cap - strlen(buf) - 1);
+    strncat(buf, "@", cap - strlen(buf) - 1);
+    strncat(buf, ds, cap - strlen(buf) - 1);
+    OK(weft_string_list_free(name));
+    OK(weft_string_list_free(dev));
+    OK(weft_symbol_free(out));
+  }
+  OK(weft_symbol_free(internals));
+}
+
+static void test_placed_graph(void** state) {
+  WeftSymbolHandle* s = seed_net();
+  WeftSymbolHandle *placed = NULL, *untouched = NULL;
+  WeftStringList *json = NULL, *dev = NULL;
+  const char* text = NULL;
+  size_t copies = 99, k = 9;
+  char buf[1024];
+  (void)state;
+  OK(weft_symbol_place_device_graph(s, 0, WEFT_CPU, 0, 2, g_groups, g_group_types, g_group_ids, 3,
+                                    g_fixed, g_fixed_types, g_fixed_ids, &placed, &copies));
+  assert_int_equal(copies, 2);
+  node_devices(placed, buf, sizeof buf);
+  assert_string_equal(buf, "a@cpu(0),b@cpu(0),mul@cpu(0),mul_0_copy@cpu(1),c@cpu(0),c_0_copy@cpu(1),add@cpu(1)");
+  /* The JSON carries the copies and the devices; the input symbol has neither. */
+  OK(weft_symbol_to_json(placed, &json));
+  OK(weft_string_list_get(json, 0, &text));
+  assert_non_null(strstr(text, "_CrossDeviceCopy"));
+  assert_non_null(strstr(text, "__device__"));
+  OK(weft_string_list_free(json));
+  OK(weft_symbol_get_attr(s, "__device__", &dev));
+  OK(weft_string_list_size(dev, &k));
+  assert_int_equal(k, 0);
+  OK(weft_string_list_free(dev));
+  OK(weft_symbol_to_json(s, &json));
+  OK(weft_string_list_get(json, 0, &text));
+  assert_null(strstr(text, "_CrossDeviceCopy"));
+  assert_null(strstr(text, "__device__"));
+  OK(weft_string_list_free(json));
+  OK(weft_symbol_free(placed));
+  /* Training: the gradient nodes and the head gradient's copy are in the graph. */
+  OK(weft_symbol_place_device_graph(s, 1, WEFT_CPU, 0, 2, g_groups, g_group_types, g_group_ids, 3,
+                                    g_fixed, g_fixed_types, g_fixed_ids, &placed, &copies));
+  assert_int_equal(copies, 3);
+  node_devices(placed, buf, sizeof buf);
+  assert_string_equal(buf,
+                      "a@cpu(0),b@cpu(0),mul@cpu(0),mul_0_copy@cpu(1),c@cpu(0),c_0_copy@cpu(1),add@cpu(1),"
+                      "_head_grad_0@cpu(1),_head_grad_0_0_copy@cpu(0),mul_lhs_grad@cpu(0),mul_rhs_grad@cpu(0)");
+  OK(weft_symbol_free(placed));
+  /* Errors as weft_symbol_place_device; the out-parameters stay untouched. */
+  EXPECT_ERR(weft_symbol_place_device_graph(s, 0, WEFT_CPU, 0, 1, g_groups, g_group_types, g_group_ids,
+                                            0, NULL, NULL, NULL, &untouched, &copies),
+             WEFT_ERR_DEVICE, "node 'add'", "group 'dev2'");
+  EXPECT_ERR(weft_symbol_place_device_graph(s, 0, WEFT_CPU, 0, 0, NULL, NULL, NULL, 0, NULL, NULL,
+                                            NULL, NULL, &copies),
+             WEFT_ERR_INVALID_ARGUMENT, "'out_placed'");
+  EXPECT_ERR(weft_symbol_place_device_graph(NULL, 0, WEFT_CPU, 0, 0, NULL, NULL, NULL, 0, NULL, NULL,
+                                            NULL, &untouched, &copies),
+             WEFT_ERR_INVALID_ARGUMENT, "'sym'");
+  assert_null(untouched);
+  assert_int_equal(copies, 3);
   OK(weft_symbol_free(s));
   assert_no_leaks();
 }
@@ -160,6 +247,7 @@ static void test_mutated_input_across_devices(void** state) {
 int main(void) {
   const struct CMUnitTest tests[] = {
       TEST(test_seed_example),
+      TEST(test_placed_graph),
       TEST(test_single_device),
       TEST(test_errors),
       TEST(test_mutated_input_across_devices),

@@ -435,6 +435,22 @@ case "$case_name" in
     expect_rc 0
     expect_in out "5 nodes on 1 device(s), 0 cross-device copies inserted" "cpu(2): 5 nodes"
     ;;
+  place_dot)
+    # The seed's example as Graphviz: a fill colour per device, the two
+    # copies as ellipses, edges through them.
+    run place ctx_group.json --group2ctx dev1='cpu(0)' --group2ctx dev2='cpu(1)' \
+      --bind a='cpu(0)' --bind b='cpu(0)' --bind c='cpu(0)' --dot
+    expect_rc 0
+    expect_empty err
+    expect_golden place_seed.dot
+    if command -v dot >/dev/null 2>&1; then
+      dot -Tsvg "$tmp/out" >/dev/null 2>"$tmp/doterr" || fail "dot rejects the output: $(cat "$tmp/doterr")"
+    fi
+    run place ctx_group.json --group2ctx dev1='cpu(0)' --group2ctx dev2='cpu(1)' --train --dot
+    expect_rc 0
+    expect_in out "_head_grad_0" "mul_lhs_grad" "shape=ellipse"
+    expect_lib_error place ctx_group.json --group2ctx dev1='cpu(0)' --dot -- "node 'add'" "group 'dev2'"
+    ;;
   place_errors)
     expect_lib_error place ctx_group.json --group2ctx dev1='cpu(0)' -- \
       "weft place: error:" "node 'add'" "group 'dev2'"

@@ -666,6 +666,26 @@ WEFT_API WeftStatus weft_symbol_place_device(
     const int* fixed_dev_types, const int* fixed_dev_ids, WeftStringList** out_names,
     WeftStringList** out_ops, WeftStringList** out_devices, size_t* out_num_copies);
 
+/**
+ * @brief The placement of weft_symbol_place_device() as a graph: a new
+ *        symbol holding the placed graph (the training graph when @p train
+ *        is non-zero, the _CrossDeviceCopy nodes included) whose every node
+ *        carries its device in the attribute "__device__" ("cpu(1)").
+ *
+ * Same arguments and errors as weft_symbol_place_device(); @p sym is not
+ * changed. The result is an ordinary symbol: weft_symbol_to_json() gives
+ * the edges (`weft place --dot` draws it), weft_symbol_get_attr() a node's
+ * device.
+ * @param[out] out_placed new handle; free with weft_symbol_free().
+ * @param[out] out_num_copies number of _CrossDeviceCopy nodes inserted.
+ */
+WEFT_API WeftStatus weft_symbol_place_device_graph(
+    const WeftSymbolHandle* sym, int train, int default_dev_type, int default_dev_id,
+    size_t num_groups, const char* const* group_names, const int* group_dev_types,
+    const int* group_dev_ids, size_t num_fixed, const char* const* fixed_names,
+    const int* fixed_dev_types, const int* fixed_dev_ids, WeftSymbolHandle** out_placed,
+    size_t* out_num_copies);
+
 /* --------------------------------------------------------------- executor */
 /* [executor API] */
 /*

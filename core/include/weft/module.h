@@ -68,7 +68,7 @@ struct EpochResult {
 class Module {
  public:
   // Throws Error(kInvalidArgument) when a data or label name is not an
-  // argument of `symbol`.
+  // argument of `symbol`, Error(kDevice) when `ctx` is not available.
   Module(Symbol symbol, std::vector<std::string> data_names = {"data"},
          std::vector<std::string> label_names = {"softmax_label"}, Context ctx = Context::CPU(0));
   ~Module();

@@ -212,6 +212,15 @@ struct Placement {
 // devices); Error(kInvalidArgument) for a fixed name that is no variable.
 Placement PlaceDevice(const OpRegistry& reg, const Graph& graph, const PlaceDeviceOptions& options);
 
+// PlaceDevice over a training graph `train` that Gradient built from
+// `forward` with the head gradients `heads` (HeadGradients): every head
+// gradient variable `train` uses and `options.fixed` does not name is fixed
+// on the device of its forward output, where an executor allocates it (and
+// Backward copies the caller's head gradient). Fixed names that are not
+// variables of `forward` are ignored when placing the forward graph.
+Placement PlaceTrainingGraph(const OpRegistry& reg, const Graph& forward, const Graph& train,
+                             const std::vector<NodeEntry>& heads, PlaceDeviceOptions options);
+
 }  // namespace pass
 }  // namespace weft
 

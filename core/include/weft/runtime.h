@@ -54,6 +54,9 @@ class Runtime {
   DeviceAPI* device_api(DeviceType t) const;
   // Installs the hooks for a device type (kernels/cuda does this for GPUs).
   void SetDeviceAPI(DeviceType t, DeviceAPI* api);
+  // Throws Error(kDevice) naming `ctx` and the number of devices found when
+  // this build or machine has no such device (gpu(0) without CUDA or GPU).
+  void CheckDevice(Context ctx) const;
   // The pool serving `ctx`; throws Error(kDevice) if the device is missing.
   std::shared_ptr<StoragePool> storage(Context ctx);
   // Sum of live bytes over every pool.

@@ -2,6 +2,7 @@
 // (the bound graph) and SimpleBind (where to allocate each array).
 #include <map>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "executor/executor_impl.h"
@@ -33,21 +34,7 @@ pass::Placement PlaceTrainingGraph(const OpRegistry& reg, const Graph& forward, 
   o.default_ctx = ctx;
   o.group2ctx = group2ctx;
   o.fixed = fixed;
-  // A head gradient variable lives on its output's device (Backward copies
-  // the caller's head gradient there), as `weft place --train` shows it.
-  bool head_vars = false;
-  for (const auto& h : heads) head_vars = head_vars || h.node->is_variable();
-  if (head_vars) {
-    pass::Placement fwd = pass::PlaceDevice(reg, forward, o);
-    IndexedGraph placed(fwd.graph), full(train);
-    for (size_t i = 0; i < heads.size() && i < forward.outputs.size(); ++i) {
-      if (!heads[i].node->is_variable()) continue;
-      bool used = false;
-      for (uint32_t nid : full.input_nodes()) used = used || &full.node(nid) == heads[i].node.get();
-      if (used) o.fixed[heads[i].node->attrs.name] = fwd.devices[placed.outputs()[i].node_id];
-    }
-  }
-  return pass::PlaceDevice(reg, train, o);
+  return pass::PlaceTrainingGraph(reg, forward, train, heads, std::move(o));
 }
 
 }  // namespace weft

@@ -38,14 +38,23 @@ DeviceAPI* Runtime::device_api(DeviceType t) const {
 
 void Runtime::SetDeviceAPI(DeviceType t, DeviceAPI* api) { apis_[t] = api; }
 
+void Runtime::CheckDevice(Context ctx) const {
+  auto it = apis_.find(ctx.dev_type);
+  if (it == apis_.end())
+    Fail(StatusCode::kDevice, "device ", ctx.ToString(), " is not available: this build of libweft has no ",
+         DeviceTypeName(ctx.dev_type), " support");
+  const int count = it->second->DeviceCount();
+  if (ctx.dev_id < 0 || ctx.dev_id >= count)
+    Fail(StatusCode::kDevice, "device ", ctx.ToString(), " is not available (", count, " ",
+         DeviceTypeName(ctx.dev_type), " device(s) found)");
+}
+
 std::shared_ptr<StoragePool> Runtime::storage(Context ctx) {
   DeviceAPI* api = device_api(ctx.dev_type);
   std::lock_guard<std::mutex> lock(mu_);
   auto it = pools_.find(ctx);
   if (it != pools_.end()) return it->second;
-  if (ctx.dev_id < 0 || ctx.dev_id >= api->DeviceCount())
-    Fail(StatusCode::kDevice, "device ", ctx.ToString(), " is not available (", api->DeviceCount(), " ",
-         DeviceTypeName(ctx.dev_type), " device(s) found)");
+  CheckDevice(ctx);
   auto pool = std::make_shared<StoragePool>(ctx, api);
   pools_[ctx] = pool;
   return pool;

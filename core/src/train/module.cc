@@ -4,6 +4,7 @@
 #include <algorithm>
 
 #include "weft/checkpoint.h"
+#include "weft/runtime.h"
 #include "weft/status.h"
 
 namespace weft {
@@ -24,6 +25,7 @@ Module::Module(Symbol symbol, std::vector<std::string> data_names, std::vector<s
   };
   for (const auto& n : data_names_) data_idx_.push_back(find(n, "data"));
   for (const auto& n : label_names_) label_idx_.push_back(find(n, "label"));
+  Runtime::Global().CheckDevice(ctx_);  // fail here, not at the first Bind
 }
 
 Module::~Module() = default;

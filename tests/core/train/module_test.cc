@@ -12,6 +12,7 @@
 
 #include "weft/checkpoint.h"
 #include "weft/module.h"
+#include "weft/runtime.h"
 #include "weft/status.h"
 
 namespace weft {
@@ -189,6 +190,26 @@ TEST(Module, ErrorsNameWhatIsWrong) {
   b.label.clear();
   b.data = {data.x};
   EXPECT_NE(message([&] { mod.Forward(b, true); }).find("needs labels"), std::string::npos);
+}
+
+TEST(Module, UnavailableDeviceFailsAtCreation) {
+  int gpus = 0;
+  try {
+    gpus = Runtime::Global().device_api(DeviceType::kGPU)->DeviceCount();
+  } catch (const Error&) {
+    gpus = 0;  // a build without CUDA
+  }
+  // cpu(i) always exists; gpu(n) never does with n GPUs.
+  for (Context ctx : {Context::GPU(gpus), Context{DeviceType::kCPU, -1}}) {
+    try {
+      Module m(Mlp(), {"data"}, {"softmax_label"}, ctx);
+      FAIL() << ctx.ToString() << " was accepted";
+    } catch (const Error& e) {
+      EXPECT_EQ(e.code(), StatusCode::kDevice) << e.what();
+      EXPECT_NE(std::string(e.what()).find(ctx.ToString()), std::string::npos) << e.what();
+    }
+  }
+  EXPECT_NO_THROW(Module(Mlp(), {"data"}, {"softmax_label"}, Context{DeviceType::kCPU, 1}));
 }
 
 }  // namespace
