@@ -1,7 +1,7 @@
-// Building blocks of the convolution-family CPU kernels: the geometry of a
-// 1-D/2-D channel-first convolution read from the op's parameters, im2col /
-// col2im on one sample's channel block, and a row-major GEMM (OpenBLAS
-// sgemm/dgemm when built with it, a plain loop otherwise).
+// Building blocks of the convolution-family CPU kernels: im2col / col2im on
+// one sample's channel block and a row-major GEMM (OpenBLAS sgemm/dgemm
+// when built with it, a plain loop otherwise), over the ConvGeom of
+// nn_geometry.h.
 //
 // A 1-D convolution is the 2-D one with H = 1 and a (1, k) kernel. The
 // column matrix of `channels` input channels has channels*kh*kw rows and
@@ -15,6 +15,7 @@
 #include <cstdint>
 #include <cstring>
 
+#include "nn_geometry.h"
 #include "weft/op.h"
 #if WEFT_USE_OPENBLAS
 #include <cblas.h>
@@ -22,62 +23,6 @@
 
 namespace weft {
 namespace cpu {
-
-// Geometry of a convolution between an input (N, C, H, W) and an output
-// (N, F, OH, OW); 1-D shapes have H = OH = 1.
-struct ConvGeom {
-  int64_t n = 1, c = 1, h = 1, w = 1;   // input
-  int64_t f = 1, oh = 1, ow = 1;        // output
-  int64_t groups = 1;
-  int64_t kh = 1, kw = 1, sh = 1, sw = 1, ph = 0, pw = 0, dh = 1, dw = 1;
-
-  int64_t InSpatial() const { return h * w; }
-  int64_t OutSpatial() const { return oh * ow; }
-  int64_t KernelSize() const { return kh * kw; }
-  // The column matrix is the input itself (1x1 kernel, stride 1, no pad).
-  bool Pointwise() const { return kh == 1 && kw == 1 && sh == 1 && sw == 1 && ph == 0 && pw == 0; }
-};
-
-// Reads the geometry from the op's kernel/stride/dilate/pad/num_group
-// (`dilate` only when `has_dilate`) and the (already validated) shapes of
-// the input `in` and output `out`, both channel-first of rank 3 or 4.
-inline ConvGeom MakeConvGeom(const ParamValues& p, const Shape& in, const Shape& out,
-                             bool has_dilate = true, bool has_group = true) {
-  ConvGeom g;
-  const int nd = in.ndim();
-  g.n = in[0];
-  g.c = in[1];
-  g.f = out[1];
-  g.w = in[nd - 1];
-  g.ow = out[nd - 1];
-  if (nd == 4) {
-    g.h = in[2];
-    g.oh = out[2];
-  }
-  if (has_group) g.groups = p.GetInt("num_group");
-  const Shape& k = p.GetShape("kernel");
-  const Shape& s = p.GetShape("stride");
-  const Shape& pad = p.GetShape("pad");
-  const int nsp = k.ndim();
-  // Maps tuple axis i (of nsp) to the (h, w) pair; 1-D uses w only.
-  auto at = [nsp](const Shape& t, int i, int64_t def) {
-    return t.ndim() == nsp ? t[i] : def;
-  };
-  g.kw = at(k, nsp - 1, 1);
-  g.sw = at(s, nsp - 1, 1);
-  g.pw = at(pad, nsp - 1, 0);
-  if (nsp == 2) {
-    g.kh = at(k, 0, 1);
-    g.sh = at(s, 0, 1);
-    g.ph = at(pad, 0, 0);
-  }
-  if (has_dilate) {
-    const Shape& d = p.GetShape("dilate");
-    g.dw = at(d, nsp - 1, 1);
-    if (nsp == 2) g.dh = at(d, 0, 1);
-  }
-  return g;
-}
 
 // Range [*lo, *hi) of output positions o in [0, n_out) whose input index
 // o*stride + off lies in [0, n_in).

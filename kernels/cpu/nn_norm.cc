@@ -8,36 +8,13 @@
 #include <vector>
 
 #include "cpu/cpu_util.h"
+#include "nn_geometry.h"
 #include "weft/dtype.h"
 
 namespace weft {
 namespace cpu {
 
 namespace {
-
-struct BNGeom {
-  int64_t outer = 1, c = 1, inner = 1;
-  double eps = 1e-3, momentum = 0.9;
-  bool fix_gamma = true;
-  bool batch_stats = false;  // training without use_global_stats
-  int64_t Count() const { return outer * inner; }
-};
-
-BNGeom MakeBNGeom(const OpContext& ctx, const ParamValues& p, const Shape& data) {
-  BNGeom g;
-  const int nd = data.ndim();
-  int64_t ax = p.GetInt("axis");
-  if (ax < 0) ax += nd;
-  const int a = static_cast<int>(ax);
-  g.outer = data.ProdRange(0, a);
-  g.c = data[a];
-  g.inner = data.ProdRange(a + 1, nd);
-  g.eps = p.GetFloat("eps");
-  g.momentum = p.GetFloat("momentum");
-  g.fix_gamma = p.GetBool("fix_gamma");
-  g.batch_stats = ctx.is_train && !p.GetBool("use_global_stats");
-  return g;
-}
 
 // Sum of x[0, n) and sum of (x - m)^2, accumulated in double; OpenMP SIMD
 // reductions, so the float-to-double conversions and adds vectorise.

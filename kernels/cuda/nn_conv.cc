@@ -9,49 +9,13 @@
 #include <vector>
 
 #include "cuda/cuda_handles.h"
+#include "nn_geometry.h"
 #include "weft/dtype.h"
 
 namespace weft {
 namespace cuda {
 
 namespace {
-
-struct Geom {
-  int64_t n = 1, c = 1, h = 1, w = 1, f = 1, oh = 1, ow = 1, groups = 1;
-  int64_t kh = 1, kw = 1, sh = 1, sw = 1, ph = 0, pw = 0, dh = 1, dw = 1;
-};
-
-Geom MakeGeom(const ParamValues& p, const Shape& in, const Shape& out) {
-  Geom g;
-  const int nd = in.ndim();
-  g.n = in[0];
-  g.c = in[1];
-  g.f = out[1];
-  g.w = in[nd - 1];
-  g.ow = out[nd - 1];
-  if (nd == 4) {
-    g.h = in[2];
-    g.oh = out[2];
-  }
-  g.groups = p.GetInt("num_group");
-  const Shape& k = p.GetShape("kernel");
-  const int nsp = k.ndim();
-  auto at = [nsp](const Shape& t, int i, int64_t def) { return t.ndim() == nsp ? t[i] : def; };
-  const Shape& s = p.GetShape("stride");
-  const Shape& pad = p.GetShape("pad");
-  const Shape& d = p.GetShape("dilate");
-  g.kw = at(k, nsp - 1, 1);
-  g.sw = at(s, nsp - 1, 1);
-  g.pw = at(pad, nsp - 1, 0);
-  g.dw = at(d, nsp - 1, 1);
-  if (nsp == 2) {
-    g.kh = at(k, 0, 1);
-    g.sh = at(s, 0, 1);
-    g.ph = at(pad, 0, 0);
-    g.dh = at(d, 0, 1);
-  }
-  return g;
-}
 
 // The descriptors of one convolution.
 struct ConvSetup {
@@ -60,7 +24,7 @@ struct ConvSetup {
   ConvDesc conv;
   cudnnDataType_t type;
 
-  ConvSetup(const Geom& g, DType t, const char* op) : type(CudnnType(t, op)) {
+  ConvSetup(const ConvGeom& g, DType t, const char* op) : type(CudnnType(t, op)) {
     x.Set(t, g.n, g.c, g.h, g.w, op);
     y.Set(t, g.n, g.f, g.oh, g.ow, op);
     b.Set(t, 1, g.f, 1, 1, op);
@@ -94,7 +58,7 @@ void ConvolutionCuda(const OpContext& ctx, const NodeAttrs& attrs, const std::ve
   const char* op = "Convolution";
   UseDevice(ctx, op);
   if (req[0] == OpReq::kNull) return;
-  const Geom g = MakeGeom(attrs.params, in[0].shape, out[0].shape);
+  const ConvGeom g = MakeConvGeom(attrs.params, in[0].shape, out[0].shape);
   const DType t = in[0].dtype;
   ConvSetup s(g, t, op);
   cudnnHandle_t h = CudnnHandle(ctx);
@@ -124,7 +88,7 @@ void ConvolutionBackwardCuda(const OpContext& ctx, const NodeAttrs& attrs,
                              const std::vector<TBlob>& out) {
   const char* op = "_backward_Convolution";
   UseDevice(ctx, op);
-  const Geom g = MakeGeom(attrs.params, in[1].shape, in[0].shape);
+  const ConvGeom g = MakeConvGeom(attrs.params, in[1].shape, in[0].shape);
   const DType t = in[0].dtype;
   ConvSetup s(g, t, op);
   cudnnHandle_t h = CudnnHandle(ctx);

@@ -16,36 +16,13 @@
 // only differentiates through batch statistics). Requests: kAdd through
 // cuDNN's beta for the data, and the small store kernels for the rest.
 #include "cuda/cuda_handles.h"
+#include "nn_geometry.h"
 #include "weft/dtype.h"
 
 namespace weft {
 namespace cuda {
 
 namespace {
-
-struct BNGeom {
-  int64_t outer = 1, c = 1, inner = 1;
-  double eps = 1e-3, momentum = 0.9;
-  bool fix_gamma = true;
-  bool batch_stats = false;
-  __host__ __device__ int64_t Count() const { return outer * inner; }
-};
-
-BNGeom MakeBNGeom(const OpContext& ctx, const ParamValues& p, const Shape& data) {
-  BNGeom g;
-  const int nd = data.ndim();
-  int64_t ax = p.GetInt("axis");
-  if (ax < 0) ax += nd;
-  const int a = static_cast<int>(ax);
-  g.outer = data.ProdRange(0, a);
-  g.c = data[a];
-  g.inner = data.ProdRange(a + 1, nd);
-  g.eps = p.GetFloat("eps");
-  g.momentum = p.GetFloat("momentum");
-  g.fix_gamma = p.GetBool("fix_gamma");
-  g.batch_stats = ctx.is_train && !p.GetBool("use_global_stats");
-  return g;
-}
 
 __device__ inline int64_t GridStart() {
   return blockIdx.x * static_cast<int64_t>(blockDim.x) + threadIdx.x;

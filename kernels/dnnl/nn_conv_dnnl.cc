@@ -37,13 +37,13 @@ struct ConvPrims {
   convolution_backward_weights bwd_w;
 };
 
-std::vector<int64_t> Key(const cpu::ConvGeom& g, bool bias) {
+std::vector<int64_t> Key(const ConvGeom& g, bool bias) {
   return {g.n, g.c, g.h, g.w, g.f, g.oh, g.ow, g.groups, g.kh, g.kw, g.sh, g.sw,
           g.ph, g.pw, g.dh, g.dw, bias ? 1 : 0};
 }
 
 // Builds the primitives; throws dnnl::error when oneDNN refuses the geometry.
-std::shared_ptr<ConvPrims> Build(const cpu::ConvGeom& g, bool has_bias) {
+std::shared_ptr<ConvPrims> Build(const ConvGeom& g, bool has_bias) {
   auto p = std::make_shared<ConvPrims>();
   const int64_t G = g.groups;
   p->src = PlainDesc({g.n, g.c, g.h, g.w});
@@ -80,7 +80,7 @@ std::shared_ptr<ConvPrims> Build(const cpu::ConvGeom& g, bool has_bias) {
 
 // The cached primitives of (g, bias), or null when oneDNN does not cover them
 // (remembered, so the refusal costs once).
-std::shared_ptr<ConvPrims> Prims(const cpu::ConvGeom& g, bool bias) {
+std::shared_ptr<ConvPrims> Prims(const ConvGeom& g, bool bias) {
   static std::mutex mu;
   static std::map<std::vector<int64_t>, std::shared_ptr<ConvPrims>> cache;
   const std::vector<int64_t> key = Key(g, bias);
@@ -155,7 +155,7 @@ void Backward(const ConvPrims& p, const std::vector<TBlob>& in, const std::vecto
 bool ConvolutionCovered(const ParamValues& params, const Shape& data, const Shape& out, DType dtype,
                         bool bias) {
   if (dtype != DType::kFloat32 || (data.ndim() != 3 && data.ndim() != 4)) return false;
-  return Prims(cpu::MakeConvGeom(params, data, out), bias) != nullptr;
+  return Prims(MakeConvGeom(params, data, out), bias) != nullptr;
 }
 
 void RegisterNNConvDnnl(KernelRegistry* reg) {
@@ -166,7 +166,7 @@ void RegisterNNConvDnnl(KernelRegistry* reg) {
                        const std::vector<OpReq>& req, const std::vector<TBlob>& out) {
     if (req[0] == OpReq::kNull) return;
     if (Covered(in, in[0].shape)) {
-      const cpu::ConvGeom g = cpu::MakeConvGeom(attrs.params, in[0].shape, out[0].shape);
+      const ConvGeom g = MakeConvGeom(attrs.params, in[0].shape, out[0].shape);
       if (auto p = Prims(g, in.size() > 2)) {
         Forward(*p, in[0], in[1], in.size() > 2 ? &in[2] : nullptr, req[0], out[0]);
         return;
@@ -177,7 +177,7 @@ void RegisterNNConvDnnl(KernelRegistry* reg) {
   auto bwd = [ref_bwd](const OpContext& ctx, const NodeAttrs& attrs, const std::vector<TBlob>& in,
                        const std::vector<OpReq>& req, const std::vector<TBlob>& out) {
     if (Covered(in, in[1].shape)) {
-      const cpu::ConvGeom g = cpu::MakeConvGeom(attrs.params, in[1].shape, in[0].shape);
+      const ConvGeom g = MakeConvGeom(attrs.params, in[1].shape, in[0].shape);
       if (auto p = Prims(g, out.size() > 2)) {
         Backward(*p, in, req, out);
         return;

@@ -1,0 +1,101 @@
+// Device-independent geometry of the NN kernels, read from an op's parsed
+// parameters and its (already validated) shapes: the CPU, oneDNN and CUDA
+// backends of one op decode its parameters here, once. Plain host code that
+// nvcc also compiles; the small accessors are callable from CUDA kernels.
+#ifndef WEFT_KERNELS_NN_GEOMETRY_H_
+#define WEFT_KERNELS_NN_GEOMETRY_H_
+
+#include <cstdint>
+
+#include "weft/op.h"
+
+#ifdef __CUDACC__
+#define WEFT_HOST_DEVICE __host__ __device__
+#else
+#define WEFT_HOST_DEVICE
+#endif
+
+namespace weft {
+
+// Geometry of a convolution between an input (N, C, H, W) and an output
+// (N, F, OH, OW); 1-D shapes have H = OH = 1 and a (1, k) kernel.
+struct ConvGeom {
+  int64_t n = 1, c = 1, h = 1, w = 1;  // input
+  int64_t f = 1, oh = 1, ow = 1;       // output
+  int64_t groups = 1;
+  int64_t kh = 1, kw = 1, sh = 1, sw = 1, ph = 0, pw = 0, dh = 1, dw = 1;
+
+  int64_t InSpatial() const { return h * w; }
+  int64_t OutSpatial() const { return oh * ow; }
+  int64_t KernelSize() const { return kh * kw; }
+  // The column matrix is the input itself (1x1 kernel, stride 1, no pad).
+  bool Pointwise() const { return kh == 1 && kw == 1 && sh == 1 && sw == 1 && ph == 0 && pw == 0; }
+};
+
+// Reads kernel/stride/pad, `dilate` (when `has_dilate`) and `num_group`
+// (when `has_group`) with the shapes of the input `in` and output `out`,
+// both channel-first of rank 3 or 4.
+inline ConvGeom MakeConvGeom(const ParamValues& p, const Shape& in, const Shape& out,
+                             bool has_dilate = true, bool has_group = true) {
+  ConvGeom g;
+  const int nd = in.ndim();
+  g.n = in[0];
+  g.c = in[1];
+  g.f = out[1];
+  g.w = in[nd - 1];
+  g.ow = out[nd - 1];
+  if (nd == 4) {
+    g.h = in[2];
+    g.oh = out[2];
+  }
+  if (has_group) g.groups = p.GetInt("num_group");
+  const Shape& k = p.GetShape("kernel");
+  const Shape& s = p.GetShape("stride");
+  const Shape& pad = p.GetShape("pad");
+  const int nsp = k.ndim();
+  // Maps tuple axis i (of nsp) to the (h, w) pair; 1-D uses w only.
+  auto at = [nsp](const Shape& t, int i, int64_t def) { return t.ndim() == nsp ? t[i] : def; };
+  g.kw = at(k, nsp - 1, 1);
+  g.sw = at(s, nsp - 1, 1);
+  g.pw = at(pad, nsp - 1, 0);
+  if (nsp == 2) {
+    g.kh = at(k, 0, 1);
+    g.sh = at(s, 0, 1);
+    g.ph = at(pad, 0, 0);
+  }
+  if (has_dilate) {
+    const Shape& d = p.GetShape("dilate");
+    g.dw = at(d, nsp - 1, 1);
+    if (nsp == 2) g.dh = at(d, 0, 1);
+  }
+  return g;
+}
+
+// BatchNorm's data viewed as (outer, C, inner) around the channel axis.
+struct BNGeom {
+  int64_t outer = 1, c = 1, inner = 1;
+  double eps = 1e-3, momentum = 0.9;
+  bool fix_gamma = true;
+  bool batch_stats = false;  // training without use_global_stats
+  WEFT_HOST_DEVICE int64_t Count() const { return outer * inner; }
+};
+
+inline BNGeom MakeBNGeom(const OpContext& ctx, const ParamValues& p, const Shape& data) {
+  BNGeom g;
+  const int nd = data.ndim();
+  int64_t ax = p.GetInt("axis");
+  if (ax < 0) ax += nd;
+  const int a = static_cast<int>(ax);
+  g.outer = data.ProdRange(0, a);
+  g.c = data[a];
+  g.inner = data.ProdRange(a + 1, nd);
+  g.eps = p.GetFloat("eps");
+  g.momentum = p.GetFloat("momentum");
+  g.fix_gamma = p.GetBool("fix_gamma");
+  g.batch_stats = ctx.is_train && !p.GetBool("use_global_stats");
+  return g;
+}
+
+}  // namespace weft
+
+#endif  // WEFT_KERNELS_NN_GEOMETRY_H_
