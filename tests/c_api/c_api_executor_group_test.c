@@ -42,35 +42,9 @@ static WeftSymbolHandle* grouped_var(const char* name, const char* group) {
   return v;
 }
 
-/* op(args) named `name` in device group `group`. */
-static WeftSymbolHandle* grouped(const char* op, const char* name, const char* group,
-                                 WeftSymbolHandle** args, size_t n) {
-  const char* keys[] = {"ctx_group"};
-  const char* vals[1];
-  WeftSymbolHandle* s = NULL;
-  vals[0] = group;
-  OK(weft_symbol_create_atomic(op, keys, vals, 1, &s));
-  OK(weft_symbol_compose(s, name, n, NULL, args));
-  return s;
-}
-
 /* a, b and mul = a * b in dev1; c and add = mul + c in dev2. */
 static WeftSymbolHandle* seed_net(void) {
-  WeftSymbolHandle* a = grouped_var("a", "dev1");
-  WeftSymbolHandle* b = grouped_var("b", "dev1");
-  WeftSymbolHandle* c = grouped_var("c", "dev2");
-  WeftSymbolHandle *ab[2], *mc[2], *mul, *add;
-  ab[0] = a;
-  ab[1] = b;
-  mul = grouped("elemwise_mul", "mul", "dev1", ab, 2);
-  mc[0] = mul;
-  mc[1] = c;
-  add = grouped("elemwise_add", "add", "dev2", mc, 2);
-  OK(weft_symbol_free(a));
-  OK(weft_symbol_free(b));
-  OK(weft_symbol_free(c));
-  OK(weft_symbol_free(mul));
-  return add;
+  return seed_net_of(grouped_var("a", "dev1"), grouped_var("b", "dev1"), grouped_var("c", "dev2"));
 }
 
 static const char* kNames[3] = {"a", "b", "c"};

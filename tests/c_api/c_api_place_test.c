@@ -9,35 +9,8 @@
 
 #include "c_api_symbol_util.h"
 
-/* op(args) named `name` in device group `group`. */
-static WeftSymbolHandle* grouped(const char* op, const char* name, const char* group,
-                                 WeftSymbolHandle** args, size_t n) {
-  const char* keys[] = {"ctx_group"};
-  const char* vals[] = {group};
-  WeftSymbolHandle* s = NULL;
-  OK(weft_symbol_create_atomic(op, keys, vals, 1, &s));
-  OK(weft_symbol_compose(s, name, n, NULL, args));
-  return s;
-}
-
 /* The seed's example with its intermediate handles freed. */
-static WeftSymbolHandle* seed_net(void) {
-  WeftSymbolHandle* a = var("a");
-  WeftSymbolHandle* b = var("b");
-  WeftSymbolHandle* c = var("c");
-  WeftSymbolHandle* ab[2], *mc[2], *mul, *add;
-  ab[0] = a;
-  ab[1] = b;
-  mul = grouped("elemwise_mul", "mul", "dev1", ab, 2);
-  mc[0] = mul;
-  mc[1] = c;
-  add = grouped("elemwise_add", "add", "dev2", mc, 2);
-  OK(weft_symbol_free(a));
-  OK(weft_symbol_free(b));
-  OK(weft_symbol_free(c));
-  OK(weft_symbol_free(mul));
-  return add;
-}
+static WeftSymbolHandle* seed_net(void) { return seed_net_of(var("a"), var("b"), var("c")); }
 
 static const char* g_groups[] = {"dev1", "dev2"};
 static const int g_group_types[] = {WEFT_CPU, WEFT_CPU};

@@ -52,6 +52,36 @@ static inline WeftSymbolHandle* apply(const char* op, const char* name, WeftSymb
   return s;
 }
 
+/* op(args) named `name` in device group `group` (its "ctx_group" attribute). */
+static inline WeftSymbolHandle* grouped(const char* op, const char* name, const char* group,
+                                        WeftSymbolHandle** args, size_t n) {
+  const char* keys[] = {"ctx_group"};
+  const char* vals[1];
+  WeftSymbolHandle* s = NULL;
+  vals[0] = group;
+  OK(weft_symbol_create_atomic(op, keys, vals, 1, &s));
+  OK(weft_symbol_compose(s, name, n, NULL, args));
+  return s;
+}
+
+/* The seed's placement example: mul = a * b in group dev1, add = mul + c in
+ * group dev2; frees a, b, c and mul, returns add. */
+static inline WeftSymbolHandle* seed_net_of(WeftSymbolHandle* a, WeftSymbolHandle* b,
+                                            WeftSymbolHandle* c) {
+  WeftSymbolHandle *ab[2], *mc[2], *mul, *add;
+  ab[0] = a;
+  ab[1] = b;
+  mul = grouped("elemwise_mul", "mul", "dev1", ab, 2);
+  mc[0] = mul;
+  mc[1] = c;
+  add = grouped("elemwise_add", "add", "dev2", mc, 2);
+  OK(weft_symbol_free(a));
+  OK(weft_symbol_free(b));
+  OK(weft_symbol_free(c));
+  OK(weft_symbol_free(mul));
+  return add;
+}
+
 /* a*b + b*c (MXNet's mutual inference example) with its variables freed. */
 static inline WeftSymbolHandle* make_abc(void) {
   WeftSymbolHandle* a = var("a");
