@@ -212,6 +212,17 @@ WEFT_SIMD_CLONES void MaxPoolBackwardPlane(const PoolGeom& g, const T* xp, const
   }
 }
 
+// Software prefetch of a row of n values (rw 1: for writing) some rows
+// ahead of the one being read or written.
+constexpr int64_t kAhead = 4;
+template <typename T>
+inline void PrefetchRow(const T* p, int64_t n, int rw) {
+  for (int64_t i = 0; i < n; i += 64 / sizeof(T)) {
+    if (rw) __builtin_prefetch(p + i, 1, 3);
+    else __builtin_prefetch(p + i, 0, 3);
+  }
+}
+
 // Scratch of MaxPoolBackwardPlaneK3S2, per thread: `split` the split rows of
 // the last 3 input rows (slot iy % 3), `code` and `dy` per output row its
 // window codes and a copy of its gradient (row stride `cs`, valid from index
@@ -267,6 +278,7 @@ WEFT_K3S2_CLONES void MaxPoolBackwardPlaneK3S2(const PoolGeom& g, const T* xp, c
     for (int64_t oy = oy0; oy < oy1; ++oy)
       GatherRowK3S2(s->code.data() + oy * cs + s->kLead, s->dy.data() + oy * cs + s->kLead,
                     static_cast<int>(iy - (oy * g.sh - g.ph)), s->nb, ge, go);
+    if (iy + kAhead < g.h) PrefetchRow(dxp + (iy + kAhead) * g.w, g.w, 1);
     InterleaveRowK3S2(ge, go, g.w, g.pw, req == OpReq::kAdd, dxp + iy * g.w);
   };
   int64_t done = 0;  // input rows [0, done) emitted
@@ -285,6 +297,7 @@ WEFT_K3S2_CLONES void MaxPoolBackwardPlaneK3S2(const PoolGeom& g, const T* xp, c
         const int64_t iy = rows.y0 + r;
         T* e = s->split.data() + (iy % 3) * 2 * ss;
         if (slot_row[iy % 3] != iy) {
+          if (iy + kAhead < g.h) PrefetchRow(xp + (iy + kAhead) * g.w, g.w, 0);
           SplitRowK3S2(xp + iy * g.w - g.pw, lo, hi, e, e + ss);
           slot_row[iy % 3] = iy;
         }
