@@ -230,7 +230,7 @@ inline void PrefetchRow(const T* p, int64_t n, int rw) {
 // `go` one input row's split gradient (`nj` values used, `nb` computed).
 template <typename T>
 struct K3S2Scratch {
-  static constexpr int64_t kLead = kSplitBlock;
+  static constexpr int64_t kLead = kCodeBlock;
   int64_t nj, nb, cs;
   std::vector<T> split, dy, ge, go;
   std::vector<K3S2Code<T>> code;
@@ -239,9 +239,9 @@ struct K3S2Scratch {
     // Split columns j with 2j - pw or 2j + 1 - pw in [0, w), rounded up to
     // whole blocks; windows up to ox = nb - 1 have codes (ow on: -1).
     nj = (g.w - 1 + g.pw) / 2 + 1;
-    nb = (nj + kSplitBlock - 1) / kSplitBlock * kSplitBlock;
-    // ArgmaxCodeRowK3S2 writes up to block past ow (< ow + kSplitBlock).
-    cs = kLead + std::max(nb, (g.ow + 2 * kSplitBlock - 1) / kSplitBlock * kSplitBlock);
+    nb = (nj + kCodeBlock - 1) / kCodeBlock * kCodeBlock;
+    // ArgmaxCodeRowK3S2 writes up to a block past ow (< ow + kCodeBlock).
+    cs = kLead + std::max(nb, (g.ow + 2 * kCodeBlock - 1) / kCodeBlock * kCodeBlock);
     split.resize(static_cast<size_t>(6 * SplitStride(g.ow)));
     dy.assign(static_cast<size_t>(g.oh * cs), T(0));
     code.assign(static_cast<size_t>(g.oh * cs), K3S2Code<T>(-1));
@@ -251,12 +251,14 @@ struct K3S2Scratch {
 };
 
 // One plane of max-pooling backward for 3-wide stride-2 windows at most 3
-// rows high (see nn_pool_k3s2.h): first every output row's window codes
-// (interior windows vectorised on split rows, each input row split once; the
-// border windows as the generic loop), then every input row's gradient from
-// the codes of the at most 3 output rows whose windows hold it, interleaved
-// into dxp (assigned, or added for kAdd: every element is written, so dx
-// needs no zero fill).
+// rows high (see nn_pool_k3s2.h). Output rows in order: each output row's
+// window codes (interior windows vectorised on split rows, each input row
+// split once into a ring of 3; the border windows as the generic loop), then
+// every input row no later output row reaches gets its gradient from the
+// codes of the at most 3 output rows whose windows hold it, interleaved into
+// dxp (assigned, or added for kAdd: every element is written, so dx needs no
+// zero fill). Every x row is read before the dx rows at or below it are
+// written.
 template <typename T>
 WEFT_K3S2_CLONES void MaxPoolBackwardPlaneK3S2(const PoolGeom& g, const T* xp, const T* dyp,
                                                OpReq req, T* dxp, K3S2Scratch<T>* s) {
