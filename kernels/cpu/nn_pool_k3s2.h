@@ -53,8 +53,8 @@ namespace {
 // WEFT_SIMD_CLONES plus an AVX-512 (x86-64-v4) clone, for the backward
 // plane loop only: its compares and selects take one uop each with AVX-512
 // mask registers, against a 2-3 uop variable blend with AVX2, and GCC 12
-// runs its loops on 512-bit vectors (0.70 -> 0.52 ms against the AVX2 clone
-// on the benchmark shape, in one A/B).
+// runs its loops on 512-bit vectors (bare kernel on the benchmark shape,
+// bench/README.md: 0.45-0.47 ms, against 0.58 ms for the AVX2 clone).
 #if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__)
 #define WEFT_K3S2_CLONES __attribute__((target_clones("arch=x86-64-v4", "arch=x86-64-v3", "default")))
 #else
