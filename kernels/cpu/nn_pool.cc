@@ -224,10 +224,11 @@ inline void PrefetchRow(const T* p, int64_t n, int rw) {
 }
 
 // Scratch of MaxPoolBackwardPlaneK3S2, per thread: `split` the split rows of
-// the last 3 input rows (slot iy % 3), `code` and `dy` per output row its
-// window codes and a copy of its gradient (row stride `cs`, valid from index
-// -1 = kLead - 1 of the row, -1 codes and zero gradient from ow on), `ge` and
-// `go` one input row's split gradient (`nj` values used, `nb` computed).
+// the last 3 input rows (slot iy % 3), `code` and `dy` for the last 3 output
+// rows (slot oy % 3) their window codes and a copy of their gradient (row
+// stride `cs`, valid from index -1 = kLead - 1 of the row, -1 codes and zero
+// gradient from ow on), `ge` and `go` one input row's split gradient (`nj`
+// values used, `nb` computed).
 template <typename T>
 struct K3S2Scratch {
   static constexpr int64_t kLead = kCodeBlock;
@@ -243,8 +244,8 @@ struct K3S2Scratch {
     // ArgmaxCodeRowK3S2 writes up to a block past ow (< ow + kCodeBlock).
     cs = kLead + std::max(nb, (g.ow + 2 * kCodeBlock - 1) / kCodeBlock * kCodeBlock);
     split.resize(static_cast<size_t>(6 * SplitStride(g.ow)));
-    dy.assign(static_cast<size_t>(g.oh * cs), T(0));
-    code.assign(static_cast<size_t>(g.oh * cs), K3S2Code<T>(-1));
+    dy.assign(static_cast<size_t>(3 * cs), T(0));
+    code.assign(static_cast<size_t>(3 * cs), K3S2Code<T>(-1));
     ge.resize(static_cast<size_t>(nb));
     go.resize(static_cast<size_t>(nb));
   }
@@ -268,7 +269,9 @@ WEFT_K3S2_CLONES void MaxPoolBackwardPlaneK3S2(const PoolGeom& g, const T* xp, c
   const int64_t ss = SplitStride(g.ow), cs = s->cs;
   int64_t slot_row[3] = {-1, -1, -1};  // the input row split in each slot
   // The gradient of input row iy, once the codes of every output row whose
-  // windows hold it (ys <= iy < ys + kh) are known.
+  // windows hold it (ys <= iy < ys + kh) are known. Emitted at output row oy
+  // (below), iy >= ys(oy) (or oy = 0), so those rows are oy - 2 .. oy (kh <= 3):
+  // 3 slots of codes suffice.
   auto emit_row = [&](int64_t iy) {
     const int64_t first = iy + g.ph - g.kh + 1;
     const int64_t oy0 = first <= 0 ? 0 : (first + g.sh - 1) / g.sh;
@@ -277,16 +280,18 @@ WEFT_K3S2_CLONES void MaxPoolBackwardPlaneK3S2(const PoolGeom& g, const T* xp, c
     T* go = s->go.data();
     std::fill(ge, ge + s->nb, T(0));
     std::fill(go, go + s->nb, T(0));
-    for (int64_t oy = oy0; oy < oy1; ++oy)
-      GatherRowK3S2(s->code.data() + oy * cs + s->kLead, s->dy.data() + oy * cs + s->kLead,
+    for (int64_t oy = oy0; oy < oy1; ++oy) {
+      const int64_t slot = (oy % 3) * cs + s->kLead;
+      GatherRowK3S2(s->code.data() + slot, s->dy.data() + slot,
                     static_cast<int>(iy - (oy * g.sh - g.ph)), s->nb, ge, go);
+    }
     if (iy + kAhead < g.h) PrefetchRow(dxp + (iy + kAhead) * g.w, g.w, 1);
     InterleaveRowK3S2(ge, go, g.w, g.pw, req == OpReq::kAdd, dxp + iy * g.w);
   };
   int64_t done = 0;  // input rows [0, done) emitted
   for (int64_t oy = 0; oy < g.oh; ++oy) {
-    Code* code = s->code.data() + oy * cs + s->kLead;
-    T* dy = s->dy.data() + oy * cs + s->kLead;
+    Code* code = s->code.data() + (oy % 3) * cs + s->kLead;
+    T* dy = s->dy.data() + (oy % 3) * cs + s->kLead;
     std::copy(dyp + oy * g.ow, dyp + (oy + 1) * g.ow, dy);
     const int64_t ys = oy * g.sh - g.ph;  // window row 0
     const Window rows = WindowAt(g, oy, lo < hi ? lo : 0);

@@ -56,7 +56,8 @@ namespace {
 // runs its loops on 512-bit vectors (bare kernel on the benchmark shape,
 // bench/README.md: 0.45-0.47 ms, against 0.58 ms for the AVX2 clone).
 #if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__)
-#define WEFT_K3S2_CLONES __attribute__((target_clones("arch=x86-64-v4", "arch=x86-64-v3", "default")))
+#define WEFT_K3S2_CLONES \
+  __attribute__((target_clones("arch=x86-64-v4", "arch=x86-64-v3", "default")))
 #else
 #define WEFT_K3S2_CLONES
 #endif
