@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "cpu/cpu_util.h"
+#include "cpu/nn_pool_k3s2.h"
 #include "weft/dtype.h"
 
 namespace weft {
@@ -90,108 +91,6 @@ void InteriorColumns(const PoolGeom& g, int64_t* lo, int64_t* hi) {
   *hi = std::max(*lo, std::min(h, g.ow));
 }
 
-// The 3-wide stride-2 windows (kw = 3, sw = 2) of NR input rows from row y0
-// and output columns [lo, hi) (interior): each row is split into its even
-// and odd columns counted from column -pw, so the window of output column ox
-// is ev[r][ox], od[r][ox], ev[r][ox + 1] of each row r (unit-stride vectors
-// instead of stride-2 gathers). The window loops run in whole blocks of
-// kSplitBlock columns (no scalar remainder loop, whose branches mispredict
-// on random data): the split rows and the results have kSplitPad columns of
-// slack past ow whose values are ignored. `buf` holds 2 * NR * SplitStride(ow)
-// values.
-constexpr int64_t kSplitBlock = 8, kSplitPad = 16;
-inline int64_t SplitStride(int64_t ow) { return ow + kSplitPad; }
-
-template <typename T, int NR>
-inline void SplitRowsK3S2(const T* xp, int64_t w, int64_t pw, int64_t y0, int64_t lo, int64_t hi,
-                          int64_t ow, T* buf, const T* (&ev)[NR], const T* (&od)[NR]) {
-  for (int r = 0; r < NR; ++r) {
-    T* e = buf + (2 * r) * SplitStride(ow);
-    T* o = e + SplitStride(ow);
-    const T* src = xp + (y0 + r) * w - pw;
-#pragma omp simd
-    for (int64_t j = lo; j < hi; ++j) {
-      e[j] = src[2 * j];
-      o[j] = src[2 * j + 1];
-    }
-    if (hi > lo) e[hi] = src[2 * hi];  // the last column of window hi - 1
-    ev[r] = e;
-    od[r] = o;
-  }
-}
-
-// Max of those windows into y[lo, hi), as MaxPoolPlane's generic loop
-// (from -inf, take strictly greater: NaN inputs are skipped).
-template <typename T, int NR>
-WEFT_SIMD_CLONES void MaxRowK3S2(const T* xp, int64_t w, int64_t pw, int64_t y0, int64_t lo,
-                                 int64_t hi, int64_t ow, T* buf, T* y) {
-  const T* ev[NR];
-  const T* od[NR];
-  SplitRowsK3S2<T, NR>(xp, w, pw, y0, lo, hi, ow, buf, ev, od);
-  for (int64_t o0 = lo; o0 < hi; o0 += kSplitBlock) {
-#pragma omp simd
-  for (int64_t ox = o0; ox < o0 + kSplitBlock; ++ox) {
-    T m = -std::numeric_limits<T>::infinity();
-    // Written out (no inner loop): GCC does not vectorise the ox loop otherwise.
-    auto step = [&m](T v) { m = v > m ? v : m; };
-    step(ev[0][ox]);
-    step(od[0][ox]);
-    step(ev[0][ox + 1]);
-    if constexpr (NR >= 2) {
-      step(ev[1][ox]);
-      step(od[1][ox]);
-      step(ev[1][ox + 1]);
-    }
-    if constexpr (NR >= 3) {
-      step(ev[2][ox]);
-      step(od[2][ox]);
-      step(ev[2][ox + 1]);
-    }
-    y[ox] = m;
-  }
-  }
-}
-
-// Argmax of those windows into arg[lo, hi) (plane-local indices): the first
-// maximum in row-major order, as the generic loop (start from the window's
-// first element, take strictly greater).
-template <typename T, int NR>
-WEFT_SIMD_CLONES void ArgmaxRowK3S2(const T* xp, int64_t w, int64_t pw, int64_t y0, int64_t lo,
-                                    int64_t hi, int64_t ow, T* buf, int32_t* arg) {
-  const T* ev[NR];
-  const T* od[NR];
-  SplitRowsK3S2<T, NR>(xp, w, pw, y0, lo, hi, ow, buf, ev, od);
-  int32_t off[NR];
-  for (int r = 0; r < NR; ++r) off[r] = static_cast<int32_t>((y0 + r) * w - pw);
-  for (int64_t o0 = lo; o0 < hi; o0 += kSplitBlock) {
-#pragma omp simd
-  for (int64_t ox = o0; ox < o0 + kSplitBlock; ++ox) {
-    const int32_t c = 2 * static_cast<int32_t>(ox);
-    T b = ev[0][ox];
-    int32_t k = off[0] + c;
-    // Written out (no inner loops): GCC does not vectorise the ox loop otherwise.
-    auto step = [&b, &k](T v, int32_t pos) {
-      const bool take = v > b;
-      b = take ? v : b;
-      k = take ? pos : k;
-    };
-    step(od[0][ox], off[0] + c + 1);
-    step(ev[0][ox + 1], off[0] + c + 2);
-    if constexpr (NR >= 2) {
-      step(ev[1][ox], off[1] + c);
-      step(od[1][ox], off[1] + c + 1);
-      step(ev[1][ox + 1], off[1] + c + 2);
-    }
-    if constexpr (NR >= 3) {
-      step(ev[2][ox], off[2] + c);
-      step(od[2][ox], off[2] + c + 1);
-      step(ev[2][ox + 1], off[2] + c + 2);
-    }
-    arg[ox] = k;
-  }
-  }
-}
-
 // One plane of max pooling: y = max over each window (0 for an empty one),
 // the same values as the generic loop (max is exact; NaN inputs are skipped
 // as by std::max there). `acc` holds SplitStride(ow) values, `buf`
@@ -238,30 +137,42 @@ WEFT_SIMD_CLONES void MaxPoolPlane(const PoolGeom& g, const T* xp, OpReq req, T*
   }
 }
 
+// Row and column (*by, *bx) of the first maximum of a non-empty window in
+// row-major order: start from its first element, take strictly greater (so
+// a NaN is skipped unless it comes first). Branch-free: random data
+// mispredicts.
+template <typename T>
+inline void FirstMax(const PoolGeom& g, const T* xp, const Window& win, int64_t* by, int64_t* bx) {
+  int64_t y = win.y0, x = win.x0;
+  T bv = xp[y * g.w + x];
+  for (int64_t iy = win.y0; iy < win.y1; ++iy)
+    for (int64_t ix = win.x0; ix < win.x1; ++ix) {
+      const T v = xp[iy * g.w + ix];
+      const bool gt = v > bv;
+      bv = gt ? v : bv;
+      y = gt ? iy : y;
+      x = gt ? ix : x;
+    }
+  *by = y;
+  *bx = x;
+}
+
 // One plane of max-pooling backward: each output's gradient goes to the
-// first maximum of its window in row-major order (as the generic loop).
-// 3-wide stride-2 windows take ArgmaxRowK3S2; for the others `best` and `idx`
-// hold 2 * ow values: the running maximum and its position are updated from
-// one half into the other (ping-pong), because GCC turns `a[i] = c ? v : a[i]`
-// into a conditional store and then does not vectorise. `best` holds at least
-// 6 * SplitStride(ow) values and `idx` 2 * SplitStride(ow). Positions are
-// plane-local int32 (see RowwiseMax).
+// first maximum of its window in row-major order (as the generic loop),
+// added into dxp (zeroed by the caller). `best` and `idx` hold 2 * ow values:
+// the running maximum and its position are updated from one half into the
+// other (ping-pong), because GCC turns `a[i] = c ? v : a[i]` into a
+// conditional store and then does not vectorise. Positions are plane-local
+// int32 (see RowwiseMax). 3-wide stride-2 windows take
+// MaxPoolBackwardPlaneK3S2 instead.
 template <typename T>
 WEFT_SIMD_CLONES void MaxPoolBackwardPlane(const PoolGeom& g, const T* xp, const T* dyp, T* dxp, T* best, int32_t* idx) {
   int64_t lo, hi;
   InteriorColumns(g, &lo, &hi);
   const int32_t sw = static_cast<int32_t>(g.sw);
-  const bool k3s2 = g.kw == 3 && g.sw == 2;
   for (int64_t oy = 0; oy < g.oh; ++oy) {
     const Window rows = WindowAt(g, oy, lo < hi ? lo : 0);
-    const int64_t nr = rows.y1 - rows.y0;
-    if (k3s2 && nr >= 1 && nr <= 3 && lo < hi) {
-      int32_t* arg = idx;
-      if (nr == 3) ArgmaxRowK3S2<T, 3>(xp, g.w, g.pw, rows.y0, lo, hi, g.ow, best, arg);
-      else if (nr == 2) ArgmaxRowK3S2<T, 2>(xp, g.w, g.pw, rows.y0, lo, hi, g.ow, best, arg);
-      else ArgmaxRowK3S2<T, 1>(xp, g.w, g.pw, rows.y0, lo, hi, g.ow, best, arg);
-      for (int64_t ox = lo; ox < hi; ++ox) dxp[arg[ox]] += dyp[oy * g.ow + ox];
-    } else if (rows.y0 < rows.y1) {
+    if (rows.y0 < rows.y1) {
       T* b_in = best;
       T* b_out = best + g.ow;
       int32_t* i_in = idx;
@@ -294,16 +205,134 @@ WEFT_SIMD_CLONES void MaxPoolBackwardPlane(const PoolGeom& g, const T* xp, const
       if (ox >= g.ow) break;
       const Window win = WindowAt(g, oy, ox);
       if (Empty(win)) continue;
-      int64_t b = win.y0 * g.w + win.x0;
-      T bv = xp[b];
-      for (int64_t iy = win.y0; iy < win.y1; ++iy)
-        for (int64_t ix = win.x0; ix < win.x1; ++ix) {
-          const bool gt = xp[iy * g.w + ix] > bv;
-          bv = gt ? xp[iy * g.w + ix] : bv;
-          b = gt ? iy * g.w + ix : b;
-        }
-      dxp[b] += dyp[oy * g.ow + ox];
+      int64_t by, bx;
+      FirstMax(g, xp, win, &by, &bx);
+      dxp[by * g.w + bx] += dyp[oy * g.ow + ox];
     }
+  }
+}
+
+// Software prefetch of a row of n values (rw 1: for writing) some rows
+// ahead of the one being read or written.
+constexpr int64_t kAhead = 4;
+template <typename T>
+inline void PrefetchRow(const T* p, int64_t n, int rw) {
+  for (int64_t i = 0; i < n; i += 64 / sizeof(T)) {
+    if (rw) __builtin_prefetch(p + i, 1, 3);
+    else __builtin_prefetch(p + i, 0, 3);
+  }
+}
+
+// Scratch of MaxPoolBackwardPlaneK3S2, per thread: `split` the split rows of
+// the last 3 input rows (slot iy % 3), `code` and `dy` for the last 3 output
+// rows (slot oy % 3) their window codes and a copy of their gradient (row
+// stride `cs`, valid from index -1 = kLead - 1 of the row, -1 codes and zero
+// gradient from ow on), `ge` and `go` one input row's split gradient (`nj`
+// values used, `nb` computed).
+template <typename T>
+struct K3S2Scratch {
+  static constexpr int64_t kLead = kCodeBlock;
+  int64_t nj, nb, cs;
+  std::vector<T> split, dy, ge, go;
+  std::vector<K3S2Code<T>> code;
+
+  explicit K3S2Scratch(const PoolGeom& g) {
+    // Split columns j with 2j - pw or 2j + 1 - pw in [0, w), rounded up to
+    // whole blocks; windows up to ox = nb - 1 have codes (ow on: -1).
+    nj = (g.w - 1 + g.pw) / 2 + 1;
+    nb = (nj + kCodeBlock - 1) / kCodeBlock * kCodeBlock;
+    // ArgmaxCodeRowK3S2 writes up to a block past ow (< ow + kCodeBlock).
+    cs = kLead + std::max(nb, (g.ow + 2 * kCodeBlock - 1) / kCodeBlock * kCodeBlock);
+    split.resize(static_cast<size_t>(6 * SplitStride(g.ow)));
+    dy.assign(static_cast<size_t>(3 * cs), T(0));
+    code.assign(static_cast<size_t>(3 * cs), K3S2Code<T>(-1));
+    ge.resize(static_cast<size_t>(nb));
+    go.resize(static_cast<size_t>(nb));
+  }
+};
+
+// One plane of max-pooling backward for 3-wide stride-2 windows at most 3
+// rows high (see nn_pool_k3s2.h). Output rows in order: each output row's
+// window codes (interior windows vectorised on split rows, each input row
+// split once into a ring of 3; the border windows as the generic loop), then
+// every input row no later output row reaches gets its gradient from the
+// codes of the at most 3 output rows whose windows hold it, interleaved into
+// dxp (assigned, or added for kAdd: every element is written, so dx needs no
+// zero fill). Every x row is read before the dx rows at or below it are
+// written.
+template <typename T>
+WEFT_K3S2_CLONES void MaxPoolBackwardPlaneK3S2(const PoolGeom& g, const T* xp, const T* dyp,
+                                               OpReq req, T* dxp, K3S2Scratch<T>* s) {
+  using Code = K3S2Code<T>;
+  int64_t lo, hi;
+  InteriorColumns(g, &lo, &hi);
+  const int64_t ss = SplitStride(g.ow), cs = s->cs;
+  int64_t slot_row[3] = {-1, -1, -1};  // the input row split in each slot
+  // The gradient of input row iy, once the codes of every output row whose
+  // windows hold it (ys <= iy < ys + kh) are known. Emitted at output row oy
+  // (below), iy >= ys(oy) (or oy = 0), so those rows are oy - 2 .. oy (kh <= 3):
+  // 3 slots of codes suffice.
+  auto emit_row = [&](int64_t iy) {
+    const int64_t first = iy + g.ph - g.kh + 1;
+    const int64_t oy0 = first <= 0 ? 0 : (first + g.sh - 1) / g.sh;
+    const int64_t oy1 = std::min(g.oh, (iy + g.ph) / g.sh + 1);
+    T* ge = s->ge.data();
+    T* go = s->go.data();
+    std::fill(ge, ge + s->nb, T(0));
+    std::fill(go, go + s->nb, T(0));
+    for (int64_t oy = oy0; oy < oy1; ++oy) {
+      const int64_t slot = (oy % 3) * cs + s->kLead;
+      GatherRowK3S2(s->code.data() + slot, s->dy.data() + slot,
+                    static_cast<int>(iy - (oy * g.sh - g.ph)), s->nb, ge, go);
+    }
+    if (iy + kAhead < g.h) PrefetchRow(dxp + (iy + kAhead) * g.w, g.w, 1);
+    InterleaveRowK3S2(ge, go, g.w, g.pw, req == OpReq::kAdd, dxp + iy * g.w);
+  };
+  int64_t done = 0;  // input rows [0, done) emitted
+  for (int64_t oy = 0; oy < g.oh; ++oy) {
+    Code* code = s->code.data() + (oy % 3) * cs + s->kLead;
+    T* dy = s->dy.data() + (oy % 3) * cs + s->kLead;
+    std::copy(dyp + oy * g.ow, dyp + (oy + 1) * g.ow, dy);
+    const int64_t ys = oy * g.sh - g.ph;  // window row 0
+    const Window rows = WindowAt(g, oy, lo < hi ? lo : 0);
+    const int64_t nr = rows.y1 - rows.y0;
+    const bool vec = lo < hi && nr > 0;  // interior windows vectorised
+    if (vec) {
+      const T* ev[3];
+      const T* od[3];
+      for (int64_t r = 0; r < nr; ++r) {
+        const int64_t iy = rows.y0 + r;
+        T* e = s->split.data() + (iy % 3) * 2 * ss;
+        if (slot_row[iy % 3] != iy) {
+          if (iy + kAhead < g.h) PrefetchRow(xp + (iy + kAhead) * g.w, g.w, 0);
+          SplitRowK3S2(xp + iy * g.w - g.pw, lo, hi, e, e + ss);
+          slot_row[iy % 3] = iy;
+        }
+        ev[r] = e;
+        od[r] = e + ss;
+      }
+      const int r0 = static_cast<int>(rows.y0 - ys);
+      if (nr == 3) ArgmaxCodeRowK3S2<T, 3>(ev, od, r0, lo, hi, code);
+      else if (nr == 2) ArgmaxCodeRowK3S2<T, 2>(ev, od, r0, lo, hi, code);
+      else ArgmaxCodeRowK3S2<T, 1>(ev, od, r0, lo, hi, code);
+      std::fill(code + g.ow, code + cs - s->kLead, Code(-1));
+    }
+    for (int64_t ox = 0; ox < g.ow; ++ox) {
+      if (ox == lo && vec) ox = hi;
+      if (ox >= g.ow) break;
+      const Window win = WindowAt(g, oy, ox);
+      Code c = -1;
+      if (!Empty(win)) {
+        int64_t by, bx;
+        FirstMax(g, xp, win, &by, &bx);
+        c = static_cast<Code>(3 * (by - ys) + (bx - (ox * g.sw - g.pw)));
+      }
+      code[ox] = c;
+    }
+    // Rows no later output row reaches (all of them after the last one),
+    // emitted now so their stores overlap the next rows' compares.
+    const int64_t ready = oy + 1 < g.oh ? std::min(g.h, (oy + 1) * g.sh - g.ph) : g.h;
+    for (; done < ready; ++done) emit_row(done);
   }
 }
 
@@ -356,12 +385,22 @@ template <typename T>
 void PoolBackward(const PoolGeom& g, const T* dy, const T* x, OpReq req, T* dx) {
   if (req == OpReq::kNull) return;
   const int64_t HW = g.h * g.w, P = g.oh * g.ow;
+  if (g.kind == PoolKind::kMax && g.kw == 3 && g.sw == 2 && g.kh <= 3) {
+#pragma omp parallel if (g.planes * P * g.kh * g.kw >= kParallelGrain && g.planes > 1)
+    {
+      K3S2Scratch<T> scratch(g);
+#pragma omp for schedule(static)
+      for (int64_t pl = 0; pl < g.planes; ++pl)
+        MaxPoolBackwardPlaneK3S2(g, x + pl * HW, dy + pl * P, req, dx + pl * HW, &scratch);
+    }
+    return;
+  }
   if (RowwiseMax(g)) {
 #pragma omp parallel if (g.planes * P * g.kh * g.kw >= kParallelGrain && g.planes > 1)
     {
-      // Ping-pong state of the generic rows, or the split rows of ArgmaxRowK3S2.
-      std::vector<T> best(static_cast<size_t>(6 * SplitStride(g.ow)));
-      std::vector<int32_t> idx(static_cast<size_t>(2 * SplitStride(g.ow)));
+      // Ping-pong state of MaxPoolBackwardPlane.
+      std::vector<T> best(static_cast<size_t>(2 * g.ow));
+      std::vector<int32_t> idx(static_cast<size_t>(2 * g.ow));
 #pragma omp for schedule(static)
       for (int64_t pl = 0; pl < g.planes; ++pl) {
         T* dxp = dx + pl * HW;

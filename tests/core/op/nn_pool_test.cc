@@ -8,6 +8,7 @@
 
 #include "util/op_refs.h"
 #include "util/test_util.h"
+#include "weft/imperative.h"
 #include "weft/runtime.h"
 
 namespace weft {
@@ -208,6 +209,80 @@ TEST(NNPool, MaxGradientTiesAndNaNOnWidePlanes) {
                                            << " pad " << Tuple(c.pad) << " index " << i;
     }
   }
+}
+
+TEST(NNPool, MaxGradient3x3Stride2Shapes) {
+  // The 3-wide stride-2 backward path (window codes, split rows) over the
+  // shapes where its bookkeeping changes: odd and even widths, pad 0/1/2,
+  // planes far wider than a block, too narrow for any interior window,
+  // window heights 1-3 and row strides 1-3, the full convention (partial
+  // last windows), 1-D; req kAdd as well as kWrite; ties and NaNs.
+  const std::vector<PoolCase> cases = {
+      {{1, 64, 112, 112}, "max", {3, 3}, {2, 2}, {1, 1}, ""},
+      {{2, 3, 17, 29}, "max", {3, 3}, {2, 2}, {1, 1}, ""},
+      {{1, 2, 16, 30}, "max", {3, 3}, {2, 2}, {0, 0}, ""},
+      {{1, 2, 15, 31}, "max", {3, 3}, {2, 2}, {0, 0}, "full"},
+      {{1, 2, 14, 30}, "max", {3, 3}, {2, 2}, {1, 1}, "full"},
+      {{1, 2, 13, 203}, "max", {3, 3}, {2, 2}, {2, 2}, ""},
+      {{1, 2, 12, 202}, "max", {3, 3}, {2, 2}, {2, 2}, "full"},
+      {{1, 2, 5, 3}, "max", {3, 3}, {2, 2}, {1, 1}, ""},
+      {{1, 2, 4, 4}, "max", {3, 3}, {2, 2}, {1, 1}, "full"},
+      {{1, 2, 3, 5}, "max", {3, 3}, {2, 2}, {0, 0}, ""},
+      {{1, 2, 9, 41}, "max", {3, 3}, {1, 2}, {1, 1}, ""},
+      {{1, 2, 10, 40}, "max", {2, 3}, {2, 2}, {0, 1}, ""},
+      {{1, 2, 11, 39}, "max", {1, 3}, {3, 2}, {0, 1}, ""},
+      {{1, 2, 12, 38}, "max", {3, 3}, {3, 2}, {1, 0}, "full"},
+      {{1, 2, 12, 38}, "max", {4, 3}, {2, 2}, {1, 1}, ""},
+  };
+  // 1-D data as 2-D planes of height 1 for NaiveMaxBackward.
+  const std::vector<PoolCase> cases1d = {
+      {{2, 3, 45}, "max", {3}, {2}, {1}, ""},
+      {{2, 3, 44}, "max", {3}, {2}, {0}, "full"},
+  };
+  auto check = [](const PoolCase& c, const PoolCase& c2d, DType dt, bool add) {
+    std::vector<double> xv = test::Values(test::RandomArray(c.data, DType::kFloat64, 0, 5, 31));
+    for (size_t i = 0; i < xv.size(); ++i)
+      xv[i] = i % 89 == 7 ? std::numeric_limits<double>::quiet_NaN() : std::floor(xv[i]);
+    NDArray x = test::Array(c.data, xv, dt);
+    Shape oshape, oshape2d;
+    NaivePool(c, xv, &oshape);
+    NaivePool(c2d, xv, &oshape2d);
+    NDArray dy = test::RandomArray(oshape, dt, -1, 1, 32);
+    std::vector<double> want = NaiveMaxBackward(c2d, xv, test::Values(dy), oshape2d);
+    std::vector<NDArray> dx;
+    if (add) {
+      NDArray init = test::RandomArray(c.data, dt, -1, 1, 33);
+      const std::vector<double> iv = test::Values(init);
+      for (size_t i = 0; i < want.size(); ++i) want[i] += iv[i];
+      dx = {init};
+      InvokeOptions opts;
+      opts.reqs = {OpReq::kAdd};
+      Invoke(nullptr, "_backward_Pooling", {dy, x}, PoolParams(c), &dx, opts);
+    } else {
+      dx = test::Run("_backward_Pooling", {dy, x}, PoolParams(c));
+    }
+    ASSERT_EQ(dx.size(), 1u);
+    const std::vector<double> got = test::Values(dx[0]);
+    ASSERT_EQ(got.size(), want.size());
+    const double tol = dt == DType::kFloat32 ? 1e-5 : 1e-12;
+    for (size_t i = 0; i < got.size(); ++i)
+      ASSERT_NEAR(got[i], want[i], tol) << "data " << c.data << " kernel " << Tuple(c.kernel)
+                                        << " stride " << Tuple(c.stride) << " pad " << Tuple(c.pad)
+                                        << " " << c.convention << (add ? " kAdd" : "")
+                                        << " index " << i;
+  };
+  for (DType dt : {DType::kFloat32, DType::kFloat64})
+    for (bool add : {false, true}) {
+      for (const PoolCase& c : cases) check(c, c, dt, add);
+      for (const PoolCase& c : cases1d) {
+        PoolCase c2d = c;
+        c2d.data = Shape({c.data[0], c.data[1], 1, c.data[2]});
+        c2d.kernel = {1, c.kernel[0]};
+        c2d.stride = {1, c.stride[0]};
+        c2d.pad = {0, c.pad[0]};
+        check(c, c2d, dt, add);
+      }
+    }
 }
 
 TEST(NNPool, Rejects) {
