@@ -15,55 +15,13 @@
 #include <string>
 
 #include "cuda/cuda_handles.h"
+#include "nn_geometry.h"
 #include "weft/dtype.h"
 
 namespace weft {
 namespace cuda {
 
 namespace {
-
-enum class PoolKind { kMax, kAvg, kSum };
-
-struct PoolGeom {
-  int64_t planes = 1, h = 1, w = 1, oh = 1, ow = 1;
-  int64_t kh = 1, kw = 1, sh = 1, sw = 1, ph = 0, pw = 0;
-  PoolKind kind = PoolKind::kMax;
-  bool count_include_pad = true;
-};
-
-PoolGeom MakePoolGeom(const ParamValues& p, const Shape& in, const Shape& out) {
-  PoolGeom g;
-  const int nd = in.ndim();
-  g.planes = in[0] * in[1];
-  g.w = in[nd - 1];
-  g.ow = out[nd - 1];
-  if (nd == 4) {
-    g.h = in[2];
-    g.oh = out[2];
-  }
-  const std::string& type = p.GetString("pool_type");
-  g.kind = type == "max" ? PoolKind::kMax : type == "avg" ? PoolKind::kAvg : PoolKind::kSum;
-  g.count_include_pad = p.IsNone("count_include_pad") || p.GetBool("count_include_pad");
-  if (p.GetBool("global_pool")) {
-    g.kh = g.h;
-    g.kw = g.w;
-    return g;
-  }
-  const Shape& k = p.GetShape("kernel");
-  const Shape& s = p.GetShape("stride");
-  const Shape& pad = p.GetShape("pad");
-  const int nsp = k.ndim();
-  auto at = [nsp](const Shape& t, int i, int64_t def) { return t.ndim() == nsp ? t[i] : def; };
-  g.kw = at(k, nsp - 1, 1);
-  g.sw = at(s, nsp - 1, 1);
-  g.pw = at(pad, nsp - 1, 0);
-  if (nsp == 2) {
-    g.kh = at(k, 0, 1);
-    g.sh = at(s, 0, 1);
-    g.ph = at(pad, 0, 0);
-  }
-  return g;
-}
 
 // Whether cuDNN computes exactly what the reference does (see the top).
 bool CudnnMatches(const PoolGeom& g, const ParamValues& p) {
