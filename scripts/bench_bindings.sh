@@ -36,12 +36,23 @@ run_go() {
      CGO_LDFLAGS="-L$B/lib -Wl,-rpath,$B/lib" go build -o "$OUT/weftbench" ./cmd/weftbench)
   "$OUT/weftbench"
 }
+# Each harness runs in RUNS separate processes (default 3) and the table shows
+# the median: the 4 MB copies' speed varies by up to ~30% between processes
+# with where the buffers land in memory, in C as much as in the bindings.
+RUNS="${WEFT_BENCH_RUNS:-3}"
 for lang in c java csharp go; do
-  "run_$lang" > "$OUT/$lang.txt"
+  for r in $(seq "$RUNS"); do "run_$lang" > "$OUT/$lang.$r.txt"; done
 done
 
-value() {  # value <lang> <metric> <divisor>
-  awk -v m="$2" -v d="$3" '$1 == m { printf "%.1f", $2 / d; found = 1 } END { if (!found) printf "-" }' "$OUT/$1.txt"
+value() {  # value <lang> <metric> <divisor>: the median over the runs
+  cat "$OUT/$1".*.txt | awk -v m="$2" -v d="$3" '$1 == m { v[n++] = $2 / d }
+    END { if (!n) { printf "-"; exit }
+          for (i = 0; i < n; ++i) for (j = i + 1; j < n; ++j) if (v[j] < v[i]) { t = v[i]; v[i] = v[j]; v[j] = t }
+          printf "%.1f", n % 2 ? v[(n - 1) / 2] : (v[n / 2 - 1] + v[n / 2]) / 2 }'
+}
+range() {  # range <lang> <metric> <divisor>: min-max over the runs
+  cat "$OUT/$1".*.txt | awk -v m="$2" -v d="$3" '$1 == m { x = $2 / d; if (!n++ || x < lo) lo = x; if (n == 1 || x > hi) hi = x }
+    END { if (!n) printf "-"; else printf "%.0f-%.0f", lo, hi }'
 }
 printf '%-44s %10s %10s %10s %10s\n' "benchmark" "C" "Java" "C#" "Go"
 row() {  # row <label> <metric> <divisor>
@@ -52,3 +63,5 @@ row "trivial call weft_abi_version (ns/call)" version_call 1
 row "handle query weft_ndarray_ndim (ns/call)" shape_query 1
 row "1M floats in+out, zero-copy (us)" copy_1m_inout 1000
 row "1M floats in+out, copying path (us)" copy_1m_inout_copying 1000
+printf '%-44s %10s %10s %10s %10s\n' "  zero-copy min-max over $RUNS runs (us)" "$(range c copy_1m_inout 1000)" \
+  "$(range java copy_1m_inout 1000)" "$(range csharp copy_1m_inout 1000)" "$(range go copy_1m_inout 1000)"
