@@ -4,11 +4,13 @@
 #ifndef WEFT_CORE_SRC_ENGINE_TASK_QUEUE_H_
 #define WEFT_CORE_SRC_ENGINE_TASK_QUEUE_H_
 
+#include <atomic>
 #include <condition_variable>
 #include <deque>
 #include <mutex>
 
 #include "engine/engine_impl.h"
+#include "engine/spin_wait.h"
 
 namespace weft {
 namespace engine {
@@ -21,12 +23,15 @@ class TaskQueue {
     {
       std::lock_guard<std::mutex> l(mu_);
       queue_.push_back(op);
+      size_.store(queue_.size(), std::memory_order_release);
       wake = sleepers_ > 0;
     }
     if (wake) cv_.notify_one();
   }
-  // Blocks until an op is available (returned) or Stop was called (null).
+  // Blocks until an op is available (returned) or Stop was called (null);
+  // polls for a moment (SpinWait) before it sleeps.
   OprBlock* Pop() {
+    SpinWait([this] { return size_.load(std::memory_order_acquire) > 0 || stop_flag_.load(std::memory_order_acquire); });
     std::unique_lock<std::mutex> l(mu_);
     while (!stop_ && queue_.empty()) {
       ++sleepers_;
@@ -36,6 +41,7 @@ class TaskQueue {
     if (stop_) return nullptr;
     OprBlock* op = queue_.front();
     queue_.pop_front();
+    size_.store(queue_.size(), std::memory_order_release);
     return op;
   }
   // Wakes every Pop with null until Restart; queued ops are kept.
@@ -43,12 +49,14 @@ class TaskQueue {
     {
       std::lock_guard<std::mutex> l(mu_);
       stop_ = true;
+      stop_flag_.store(true, std::memory_order_release);
     }
     cv_.notify_all();
   }
   void Restart() {
     std::lock_guard<std::mutex> l(mu_);
     stop_ = false;
+    stop_flag_.store(false, std::memory_order_release);
   }
 
  private:
@@ -57,6 +65,9 @@ class TaskQueue {
   std::deque<OprBlock*> queue_;  // GUARDED_BY(mu_)
   int sleepers_ = 0;             // GUARDED_BY(mu_)
   bool stop_ = false;            // GUARDED_BY(mu_)
+  // Mirrors of queue_.size() and stop_ for the lock-free poll in Pop.
+  std::atomic<size_t> size_{0};
+  std::atomic<bool> stop_flag_{false};
 };
 
 }  // namespace engine

@@ -3,6 +3,7 @@
 // one push lock, so every queue sees the same global order and concurrent
 // pushers cannot build a wait cycle; completion takes only variable locks.
 #include <algorithm>
+#include <atomic>
 #include <condition_variable>
 #include <map>
 #include <string>
@@ -93,7 +94,8 @@ class ThreadedEngine final : public Engine {
       struct Signal {
         std::mutex mu;
         std::condition_variable cv;
-        bool done = false;
+        bool done = false;                 // GUARDED_BY(mu)
+        std::atomic<bool> posted{false};  // done, for the poll before sleeping
       };
       auto sig = std::make_shared<Signal>();
       auto op = std::make_unique<OprBlock>();
@@ -107,10 +109,12 @@ class ThreadedEngine final : public Engine {
         {
           std::lock_guard<std::mutex> l(sig->mu);
           sig->done = true;
+          sig->posted.store(true, std::memory_order_release);
         }
         sig->cv.notify_all();
       };
       Submit(op.release());
+      engine::SpinWait([&] { return sig->posted.load(std::memory_order_acquire); }, kWaitSpinBudget);
       std::unique_lock<std::mutex> l(sig->mu);
       sig->cv.wait(l, [&] { return sig->done; });
     }
