@@ -13,8 +13,15 @@ namespace cpu {
 // the dynamic loader picks on CPUs that have it (GCC function multiversioning;
 // the library itself is built for baseline x86-64, i.e. SSE2 vectors). A
 // macro because the attribute exists only for GCC on x86-64; elsewhere (and
-// for clang, which the fuzz build uses) it is empty.
-#if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__)
+// for clang, which the fuzz build uses) it is empty. Sanitizer builds get
+// no clones either: the clones' resolvers are instrumented and run while
+// the dynamic loader relocates libweft, before the sanitizer runtime is up,
+// and ThreadSanitizer crashes there.
+#if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__) && \
+    !defined(__SANITIZE_THREAD__) && !defined(__SANITIZE_ADDRESS__)
+#define WEFT_HAVE_TARGET_CLONES 1
+#endif
+#if WEFT_HAVE_TARGET_CLONES
 #define WEFT_SIMD_CLONES __attribute__((target_clones("arch=x86-64-v3", "default")))
 #else
 #define WEFT_SIMD_CLONES

@@ -55,7 +55,7 @@ namespace {
 // mask registers, against a 2-3 uop variable blend with AVX2, and GCC 12
 // runs its loops on 512-bit vectors (bare kernel on the benchmark shape,
 // bench/README.md: 0.45-0.47 ms, against 0.58 ms for the AVX2 clone).
-#if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__)
+#if WEFT_HAVE_TARGET_CLONES
 #define WEFT_K3S2_CLONES \
   __attribute__((target_clones("arch=x86-64-v4", "arch=x86-64-v3", "default")))
 #else
