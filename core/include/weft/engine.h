@@ -102,7 +102,7 @@ enum class FnProperty {
 enum class EngineKind { kNaive, kThreaded };
 
 struct EngineOptions {
-  int cpu_threads = 0;       // CPU workers; 0: hardware threads, at most 8
+  int cpu_threads = 0;       // CPU workers; 0: cores / OpenMP threads per kernel, 1 to 8
   int priority_threads = 1;  // priority pool workers
   int device_threads = 1;    // workers per GPU and per cpu(i), i > 0 (GPU copy pools get 1)
 };

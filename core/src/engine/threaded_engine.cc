@@ -10,6 +10,10 @@
 #include <thread>
 #include <utility>
 
+#ifdef _OPENMP
+#include <omp.h>
+#endif
+
 #include "engine/engine_impl.h"
 #include "engine/task_queue.h"
 #include "weft/runtime.h"
@@ -49,11 +53,24 @@ class WorkerPool {
   std::vector<std::thread> workers_;
 };
 
+// The default number of cpu(0) workers: the cores divided by the OpenMP
+// team a kernel may start (OMP_NUM_THREADS, else the cores), so that workers
+// times team size stays within the cores; 1 to 8. Each worker thread owns
+// its own OpenMP team, and on 2 cores two teams of 2 took the cores from
+// each other (docs/engine.md).
+int DefaultCpuWorkers() {
+  const int cores = std::max(1, static_cast<int>(std::thread::hardware_concurrency()));
+  int team = 1;
+#ifdef _OPENMP
+  team = std::max(1, omp_get_max_threads());
+#endif
+  return std::clamp(cores / team, 1, 8);
+}
+
 class ThreadedEngine final : public Engine {
  public:
   explicit ThreadedEngine(const EngineOptions& options) : opts_(options) {
-    if (opts_.cpu_threads <= 0)
-      opts_.cpu_threads = std::clamp(static_cast<int>(std::thread::hardware_concurrency()), 1, 8);
+    if (opts_.cpu_threads <= 0) opts_.cpu_threads = DefaultCpuWorkers();
     opts_.priority_threads = std::max(1, opts_.priority_threads);
     opts_.device_threads = std::max(1, opts_.device_threads);
     cpu_pool_ = std::make_unique<WorkerPool>(this, opts_.cpu_threads, RunContext{Context::CPU(0)});
