@@ -18,6 +18,11 @@
 //           only for the backend Invoke picks.
 //   kernel  the backend's kernel function called directly on the blobs
 //           (KernelRegistry::FindBackend), i.e. without Invoke's overhead.
+//           The timing loop itself runs as one engine operation, on the
+//           worker thread Invoke's kernels run on: a kernel called from the
+//           main thread would start a second OpenMP team, and two teams on
+//           few cores slow each other (libgomp stops spinning when it
+//           manages more threads than cores).
 // scripts/bench_nn_ops_torch.py prints the same rows for PyTorch;
 // scripts/bench_nn_ops.sh runs both with 1 and 2 threads and joins them.
 //
@@ -32,6 +37,7 @@
 #include <string>
 #include <vector>
 
+#include "weft/engine.h"
 #include "weft/imperative.h"
 #include "weft/runtime.h"
 #include "weft/status.h"
@@ -198,7 +204,14 @@ double TimeKernel(const Call& c, const Kernel& k, int warmup, int iters) {
   ctx.ctx = kCpu;
   ctx.is_train = true;
   const std::vector<OpReq> req(out.size(), OpReq::kWrite);
-  return TimeMs(warmup, iters, [&] { k.fn(ctx, attrs, in, req, out); });
+  double ms = 0;
+  Engine* engine = Engine::Get();
+  VarHandle done = engine->NewVariable();
+  engine->PushSync([&](RunContext) { ms = TimeMs(warmup, iters, [&] { k.fn(ctx, attrs, in, req, out); }); },
+                   kCpu, {}, {done}, 0, "TimeKernel");
+  engine->WaitForVar(done);
+  engine->DeleteVariable({}, kCpu, done);
+  return ms;
 }
 
 // Timing NaN/Inf arithmetic would mislead: every output must be finite.
