@@ -18,6 +18,15 @@
 
 namespace weft {
 
+// The (h, w) values of a spatial tuple parameter (kernel, stride, pad,
+// dilate) of an op whose kernel has `nsp` axes: a 1-D tuple sets w only, and
+// a tuple of another length (an unset one) gives `def`.
+inline void SpatialPair(const Shape& t, int nsp, int64_t def, int64_t* h, int64_t* w) {
+  const bool set = t.ndim() == nsp;
+  *w = set ? t[nsp - 1] : def;
+  if (nsp == 2) *h = set ? t[0] : def;
+}
+
 // Geometry of a convolution between an input (N, C, H, W) and an output
 // (N, F, OH, OW); 1-D shapes have H = OH = 1 and a (1, k) kernel.
 struct ConvGeom {
@@ -50,25 +59,11 @@ inline ConvGeom MakeConvGeom(const ParamValues& p, const Shape& in, const Shape&
     g.oh = out[2];
   }
   if (has_group) g.groups = p.GetInt("num_group");
-  const Shape& k = p.GetShape("kernel");
-  const Shape& s = p.GetShape("stride");
-  const Shape& pad = p.GetShape("pad");
-  const int nsp = k.ndim();
-  // Maps tuple axis i (of nsp) to the (h, w) pair; 1-D uses w only.
-  auto at = [nsp](const Shape& t, int i, int64_t def) { return t.ndim() == nsp ? t[i] : def; };
-  g.kw = at(k, nsp - 1, 1);
-  g.sw = at(s, nsp - 1, 1);
-  g.pw = at(pad, nsp - 1, 0);
-  if (nsp == 2) {
-    g.kh = at(k, 0, 1);
-    g.sh = at(s, 0, 1);
-    g.ph = at(pad, 0, 0);
-  }
-  if (has_dilate) {
-    const Shape& d = p.GetShape("dilate");
-    g.dw = at(d, nsp - 1, 1);
-    if (nsp == 2) g.dh = at(d, 0, 1);
-  }
+  const int nsp = p.GetShape("kernel").ndim();
+  SpatialPair(p.GetShape("kernel"), nsp, 1, &g.kh, &g.kw);
+  SpatialPair(p.GetShape("stride"), nsp, 1, &g.sh, &g.sw);
+  SpatialPair(p.GetShape("pad"), nsp, 0, &g.ph, &g.pw);
+  if (has_dilate) SpatialPair(p.GetShape("dilate"), nsp, 1, &g.dh, &g.dw);
   return g;
 }
 
@@ -126,19 +121,10 @@ inline PoolGeom MakePoolGeom(const ParamValues& p, const Shape& in, const Shape&
     g.kw = g.w;
     return g;
   }
-  const Shape& k = p.GetShape("kernel");
-  const Shape& s = p.GetShape("stride");
-  const Shape& pad = p.GetShape("pad");
-  const int nsp = k.ndim();
-  auto at = [nsp](const Shape& t, int i, int64_t def) { return t.ndim() == nsp ? t[i] : def; };
-  g.kw = at(k, nsp - 1, 1);
-  g.sw = at(s, nsp - 1, 1);
-  g.pw = at(pad, nsp - 1, 0);
-  if (nsp == 2) {
-    g.kh = at(k, 0, 1);
-    g.sh = at(s, 0, 1);
-    g.ph = at(pad, 0, 0);
-  }
+  const int nsp = p.GetShape("kernel").ndim();
+  SpatialPair(p.GetShape("kernel"), nsp, 1, &g.kh, &g.kw);
+  SpatialPair(p.GetShape("stride"), nsp, 1, &g.sh, &g.sw);
+  SpatialPair(p.GetShape("pad"), nsp, 0, &g.ph, &g.pw);
   return g;
 }
 
