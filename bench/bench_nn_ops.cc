@@ -23,8 +23,8 @@
 //           main thread would start a second OpenMP team, and two teams on
 //           few cores slow each other (libgomp stops spinning when it
 //           manages more threads than cores).
-// scripts/bench_nn_ops_torch.py prints the same rows for PyTorch;
-// scripts/bench_nn_ops.sh runs both with 1 and 2 threads and joins them.
+// bench/bench_nn_ops_torch.py prints the same rows for PyTorch;
+// bench/bench_nn_ops.sh runs both with 1 and 2 threads and joins them.
 //
 // Usage: weft_bench_nn_ops [--iters N] [--warmup W] [--filter OPNAME]
 #include <algorithm>

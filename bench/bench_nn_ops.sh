@@ -1,11 +1,11 @@
 #!/usr/bin/env bash
 # Single NN operators, forward and backward, of weft (bench/bench_nn_ops.cc)
-# beside PyTorch (scripts/bench_nn_ops_torch.py, Debian /usr/bin/python3) with
+# beside PyTorch (bench/bench_nn_ops_torch.py, Debian /usr/bin/python3) with
 # 1 and 2 threads in one run, then one joined table: weft's times (Invoke and
 # the bare kernel, per registered backend), PyTorch's, and ratio = weft /
 # PyTorch (> 1: weft slower), from Invoke for the backend Invoke picks and
 # from the bare kernel for the other backends.
-# Usage: scripts/bench_nn_ops.sh [build-dir] [extra args for both, e.g. --iters 100]
+# Usage: bench/bench_nn_ops.sh [build-dir] [extra args for both, e.g. --iters 100]
 # Build first: cmake --build build --target weft_bench_nn_ops
 # OPENBLAS_CORETYPE is left as the machine sets it.
 set -euo pipefail
@@ -19,7 +19,7 @@ trap 'rm -rf "$out"' EXIT
 for t in 1 2; do
   echo "== $t thread(s) =="
   OMP_NUM_THREADS=$t OPENBLAS_NUM_THREADS=$t "$bench" "$@" | tee -a "$out/rows"
-  OMP_NUM_THREADS=$t OPENBLAS_NUM_THREADS=$t /usr/bin/python3 "$root/scripts/bench_nn_ops_torch.py" \
+  OMP_NUM_THREADS=$t OPENBLAS_NUM_THREADS=$t /usr/bin/python3 "$root/bench/bench_nn_ops_torch.py" \
     --threads "$t" "$@" | tee -a "$out/rows"
   echo
 done
