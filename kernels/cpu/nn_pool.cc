@@ -380,18 +380,9 @@ void PoolBackward(const PoolGeom& g, const T* dy, const T* x, OpReq req, T* dx) 
         if (Empty(win)) continue;
         const T d = dyp[oy * g.ow + ox];
         if (g.kind == PoolKind::kMax) {
-          int64_t best = win.y0 * g.w + win.x0;
-          T best_v = xp[best];
-          for (int64_t iy = win.y0; iy < win.y1; ++iy) {
-            const T* row = xp + iy * g.w;
-            for (int64_t ix = win.x0; ix < win.x1; ++ix) {
-              // Branch-free (conditional moves): random data mispredicts.
-              const bool gt = row[ix] > best_v;
-              best_v = gt ? row[ix] : best_v;
-              best = gt ? iy * g.w + ix : best;
-            }
-          }
-          dxp[best] += d;
+          int64_t by, bx;
+          FirstMax(g, xp, win, &by, &bx);
+          dxp[by * g.w + bx] += d;
         } else {
           const T s = g.kind == PoolKind::kAvg ? d / static_cast<T>(win.count) : d;
           for (int64_t iy = win.y0; iy < win.y1; ++iy)
