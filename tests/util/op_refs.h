@@ -85,10 +85,7 @@ struct OpRef {
 // The directory holding the reference files.
 inline std::string OpRefDir() {
   if (const char* env = std::getenv("WEFT_OP_REFS_DIR")) return env;
-  std::string here = __FILE__;  // .../tests/util/op_refs.h
-  size_t slash = here.rfind('/');
-  std::string util = slash == std::string::npos ? "." : here.substr(0, slash);
-  return util + "/../data/op_refs";
+  return TestDataDir() + "/op_refs";
 }
 
 namespace op_refs_detail {

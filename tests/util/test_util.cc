@@ -7,6 +7,9 @@
 namespace weft {
 namespace test {
 
+std::string TestDataDir() { return WEFT_TEST_DATA; }
+std::string SharedTestDataDir() { return WEFT_SHARED_TESTDATA; }
+
 NDArray Array(const Shape& shape, const std::vector<double>& values, DType dtype) {
   NDArray a(shape, Context::CPU(0), dtype);
   WEFT_CHECK(static_cast<int64_t>(values.size()) == a.Size()) << "value count vs shape " << shape;

@@ -20,6 +20,11 @@ NDArray Array(const Shape& shape, const std::vector<double>& values, DType dtype
 NDArray RandomArray(const Shape& shape, DType dtype, double lo, double hi, unsigned seed);
 // The elements of `a` as doubles (any numeric dtype).
 std::vector<double> Values(const NDArray& a);
+// tests/data in the source tree (the build sets it on test_util.cc only, so
+// no other test object depends on where the tree lives).
+std::string TestDataDir();
+// ../shared/testdata beside the source tree.
+std::string SharedTestDataDir();
 // Runs an op on the global runtime and returns its outputs.
 std::vector<NDArray> Run(const std::string& op, const std::vector<NDArray>& in, const StringMap& params = {});
 

@@ -18,7 +18,7 @@
 namespace weft {
 namespace {
 
-std::string RefDir() { return std::string(WEFT_TEST_DATA) + "/det1"; }
+std::string RefDir() { return test::TestDataDir() + "/det1"; }
 
 void ExpectClose(const NDArray& got, const NDArray& want, const std::string& what) {
   ASSERT_EQ(got.shape(), want.shape()) << what;

@@ -23,7 +23,7 @@ std::string ReadBytes(const std::string& path) {
   EXPECT_TRUE(test::ReadTextFile(path, &s)) << path;
   return s;
 }
-std::string DataDir() { return std::string(WEFT_TEST_DATA); }
+std::string DataDir() { return test::TestDataDir(); }
 
 // Little-endian builders for hand-made records.
 void PutU32(std::string* s, uint32_t v) {

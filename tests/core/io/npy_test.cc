@@ -12,7 +12,7 @@
 namespace weft {
 namespace {
 
-std::string Npy(const std::string& name) { return std::string(WEFT_TEST_DATA) + "/npy/" + name; }
+std::string Npy(const std::string& name) { return test::TestDataDir() + "/npy/" + name; }
 std::string Bytes(const std::string& path) {
   std::string s;
   EXPECT_TRUE(test::ReadTextFile(path, &s)) << path;

@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "util/test_util.h"
 #include "weft/status.h"
 
 namespace weft {
@@ -34,14 +35,8 @@ std::string ExpectWeftError(F f, StatusCode code, const std::vector<std::string>
 }
 
 // The folder of shared MXNet model files (../shared/testdata/mxnet-models
-// beside the source tree), or "" when this build does not know it.
-inline std::string ModelDir() {
-#ifdef WEFT_SHARED_TESTDATA
-  return std::string(WEFT_SHARED_TESTDATA) + "/mxnet-models";
-#else
-  return "";
-#endif
-}
+// beside the source tree).
+inline std::string ModelDir() { return test::SharedTestDataDir() + "/mxnet-models"; }
 
 // The contents of `path`; false when it cannot be read.
 inline bool ReadTextFile(const std::string& path, std::string* out) {

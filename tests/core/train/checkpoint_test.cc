@@ -113,7 +113,7 @@ TEST(CheckpointTest, LoadsTheRealMXNetCheckpointDet1) {
     }
   EXPECT_EQ(ck.args.at("conv1_weight").shape(), (Shape{10, 3, 3, 3}));
   // Bound with its parameters it reproduces the PyTorch reference outputs.
-  const std::string ref = std::string(WEFT_TEST_DATA) + "/det1/";
+  const std::string ref = test::TestDataDir() + "/det1/";
   std::map<std::string, NDArray> args = ck.args;
   args["data"] = LoadNpyFile(ref + "input_12x12.npy");
   auto ex = Executor::BindByName(ck.symbol, Context::CPU(), args, {}, {}, ck.aux);
