@@ -6,12 +6,14 @@ Run once with Debian's interpreter (python3-numpy):
 The .npy files are written by numpy itself (numpy.save / numpy.lib.format),
 so the weft reader and writer are checked against an independent producer.
 The .params file is written with struct from the layout MXNet documents
-(list magic 0x112, V2 records), independently of weft's C++ writer.
+(list magic 0x112, V2 records; scripts/mxnet_params.py), independently of
+weft's C++ writer.
 """
 import os
-import struct
 
 import numpy as np
+
+from mxnet_params import write_params
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 NPY = os.path.join(ROOT, "tests", "data", "npy")
@@ -40,14 +42,6 @@ def npy_files():
     np.save(os.path.join(NPY, "complex.npy"), np.arange(3, dtype=np.complex64))
 
 
-def v2_record(a, dev_type=1, dev_id=0):
-    flags = {np.float32: 0, np.float64: 1, np.uint8: 3, np.int32: 4, np.int64: 6}
-    out = struct.pack("<Iii", 0xF993FAC9, 0, a.ndim)
-    out += struct.pack("<%dq" % a.ndim, *a.shape)
-    out += struct.pack("<iii", dev_type, dev_id, flags[a.dtype.type])
-    return out + a.astype(a.dtype.newbyteorder("<")).tobytes(order="C")
-
-
 def params_files():
     os.makedirs(PARAMS, exist_ok=True)
     arrays = [
@@ -58,14 +52,7 @@ def params_files():
         ("aux:count", np.array([7, 8, 9], dtype=np.int32)),
         ("arg:pixels", np.array([0, 255, 128, 1], dtype=np.uint8).reshape(2, 1, 2)),
     ]
-    blob = struct.pack("<QQQ", 0x112, 0, len(arrays))
-    for _, a in arrays:
-        blob += v2_record(a)
-    blob += struct.pack("<Q", len(arrays))
-    for name, _ in arrays:
-        blob += struct.pack("<Q", len(name)) + name.encode()
-    with open(os.path.join(PARAMS, "v2_mixed.params"), "wb") as f:
-        f.write(blob)
+    write_params(os.path.join(PARAMS, "v2_mixed.params"), arrays)
 
 
 if __name__ == "__main__":

@@ -1,0 +1,174 @@
+// Inference timing of a saved MXNet model through the C ABI only (the users' route),
+// for bench/bench_infer_peers.sh beside ONNX Runtime and PyTorch.
+//
+//   weft_bench_infer DIR MODEL BATCH [--iters N] [--warmup W]
+//
+// Loads DIR/MODEL-symbol.json and DIR/MODEL-0000.params, simple_binds with grad_req
+// null for the shape of DIR/MODEL-b<BATCH>-input.npy, copies the params in, then times
+// forward + copy of the output to host. Checks the output against PyTorch's
+// (DIR/MODEL-b<BATCH>-output.npy) and prints one line:
+//   infer engine=weft model=M batch=B threads=T median_ms=X min_ms=Y max_abs_diff=D rel_diff=R
+// Exits 1 (after printing the line) when max_abs_diff / max|expected| > 1e-4.
+#include <weft/c_api.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <map>
+#include <string>
+#include <vector>
+
+namespace {
+
+void Check(WeftStatus s, const char* what) {
+  if (s == WEFT_OK) return;
+  std::fprintf(stderr, "weft_bench_infer: %s failed: %s\n", what, weft_last_error());
+  std::exit(2);
+}
+
+int64_t Size(const WeftNDArray* a) {
+  int64_t n = 0;
+  Check(weft_ndarray_size(a, &n), "weft_ndarray_size");
+  return n;
+}
+
+std::vector<float> ToHost(const WeftNDArray* a) {
+  std::vector<float> v(static_cast<size_t>(Size(a)));
+  Check(weft_ndarray_copy_to(a, v.data(), v.size() * sizeof(float)), "weft_ndarray_copy_to");
+  return v;
+}
+
+WeftNDArray* LoadNpy(const std::string& path) {
+  WeftNDArray* a = nullptr;
+  Check(weft_ndarray_load_npy(path.c_str(), &a), path.c_str());
+  return a;
+}
+
+// Copies every array of `list` (named by the executor) from `params[prefix + name]`,
+// and the one named "data" from `data`.
+void CopyIn(WeftNDArrayList* list, const std::map<std::string, WeftNDArray*>& params,
+            const std::string& prefix, const WeftNDArray* data) {
+  size_t n = 0;
+  Check(weft_ndarray_list_size(list, &n, nullptr), "weft_ndarray_list_size");
+  for (size_t i = 0; i < n; ++i) {
+    const char* name = nullptr;
+    Check(weft_ndarray_list_name(list, i, &name), "weft_ndarray_list_name");
+    auto it = params.find(prefix + name);
+    const WeftNDArray* src = std::strcmp(name, "data") ? nullptr : data;
+    if (!src && it == params.end()) {
+      std::fprintf(stderr, "weft_bench_infer: no %s%s in the params file\n", prefix.c_str(), name);
+      std::exit(2);
+    }
+    WeftNDArray* dst = nullptr;
+    Check(weft_ndarray_list_get(list, i, &dst), "weft_ndarray_list_get");
+    std::vector<float> v = ToHost(src ? src : it->second);
+    if (static_cast<int64_t>(v.size()) != Size(dst)) {
+      std::fprintf(stderr, "weft_bench_infer: %s%s has %zu elements, the graph wants %lld\n",
+                   prefix.c_str(), name, v.size(), static_cast<long long>(Size(dst)));
+      std::exit(2);
+    }
+    Check(weft_ndarray_copy_from(dst, v.data(), v.size() * sizeof(float)), name);
+    weft_ndarray_free(dst);
+  }
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  if (argc < 4) {
+    std::fprintf(stderr, "usage: %s DIR MODEL BATCH [--iters N] [--warmup W]\n", argv[0]);
+    return 2;
+  }
+  const std::string dir = argv[1], model = argv[2];
+  const int batch = std::atoi(argv[3]);
+  int iters = 20, warmup = 3;
+  for (int i = 4; i + 1 < argc; i += 2) {
+    if (!std::strcmp(argv[i], "--iters")) iters = std::max(1, std::atoi(argv[i + 1]));
+    if (!std::strcmp(argv[i], "--warmup")) warmup = std::atoi(argv[i + 1]);
+  }
+  const std::string stem = dir + "/" + model, case_stem = stem + "-b" + std::to_string(batch);
+
+  WeftSymbolHandle* sym = nullptr;
+  Check(weft_symbol_from_json_file((stem + "-symbol.json").c_str(), &sym), "load symbol");
+  WeftNDArrayList* plist = nullptr;
+  Check(weft_ndarray_load_file((stem + "-0000.params").c_str(), &plist), "load params");
+  std::map<std::string, WeftNDArray*> params;
+  size_t np = 0;
+  Check(weft_ndarray_list_size(plist, &np, nullptr), "weft_ndarray_list_size");
+  for (size_t i = 0; i < np; ++i) {
+    const char* name = nullptr;
+    Check(weft_ndarray_list_name(plist, i, &name), "weft_ndarray_list_name");
+    Check(weft_ndarray_list_get(plist, i, &params[name]), "weft_ndarray_list_get");
+  }
+
+  WeftNDArray* input = LoadNpy(case_stem + "-input.npy");
+  WeftNDArray* expected = LoadNpy(case_stem + "-output.npy");
+  int ndim = 0;
+  Check(weft_ndarray_ndim(input, &ndim), "weft_ndarray_ndim");
+  std::vector<int64_t> dims(static_cast<size_t>(ndim));
+  Check(weft_ndarray_shape(input, dims.data(), dims.size()), "weft_ndarray_shape");
+  const char* shape_names[] = {"data"};
+  const size_t ind_ptr[] = {0, dims.size()};
+  WeftExecutor* exec = nullptr;
+  Check(weft_executor_simple_bind(sym, WEFT_CPU, 0, 1, shape_names, ind_ptr, dims.data(), 0,
+                                  nullptr, nullptr, "null", &exec),
+        "weft_executor_simple_bind");
+
+  WeftNDArrayList *args = nullptr, *aux = nullptr, *outs = nullptr;
+  Check(weft_executor_arg_arrays(exec, &args), "weft_executor_arg_arrays");
+  Check(weft_executor_aux_arrays(exec, &aux), "weft_executor_aux_arrays");
+  CopyIn(args, params, "arg:", input);
+  CopyIn(aux, params, "aux:", nullptr);
+  Check(weft_executor_outputs(exec, &outs), "weft_executor_outputs");
+  WeftNDArray* out = nullptr;
+  Check(weft_ndarray_list_get(outs, 0, &out), "weft_ndarray_list_get");
+
+  std::vector<float> host(static_cast<size_t>(Size(out)));
+  std::vector<double> ms;
+  for (int i = 0; i < warmup + iters; ++i) {
+    auto t0 = std::chrono::steady_clock::now();
+    Check(weft_executor_forward(exec, 0), "weft_executor_forward");
+    Check(weft_ndarray_copy_to(out, host.data(), host.size() * sizeof(float)), "forward");
+    auto t1 = std::chrono::steady_clock::now();
+    if (i >= warmup) ms.push_back(std::chrono::duration<double, std::milli>(t1 - t0).count());
+  }
+  std::sort(ms.begin(), ms.end());
+
+  const std::vector<float> want = ToHost(expected);
+  if (want.size() != host.size()) {
+    std::fprintf(stderr, "weft_bench_infer: output has %zu values, PyTorch's %zu\n", host.size(),
+                 want.size());
+    return 1;
+  }
+  double diff = 0, scale = 0;
+  for (size_t i = 0; i < host.size(); ++i) {
+    diff = std::max(diff, std::fabs(static_cast<double>(host[i]) - want[i]));
+    scale = std::max(scale, std::fabs(static_cast<double>(want[i])));
+  }
+  const double rel = diff / std::max(scale, 1e-30);
+  const char* threads = std::getenv("OMP_NUM_THREADS");
+  std::printf("infer engine=weft model=%s batch=%d threads=%s median_ms=%.4f min_ms=%.4f "
+              "max_abs_diff=%.3g rel_diff=%.3g\n",
+              model.c_str(), batch, threads ? threads : "default", ms[ms.size() / 2], ms[0], diff,
+              rel);
+  if (!(rel <= 1e-4)) {
+    std::fprintf(stderr, "weft_bench_infer: %s b%d differs from PyTorch: max abs diff %g (%g "
+                 "relative to max |expected| %g) > 1e-4\n", model.c_str(), batch, diff, rel, scale);
+    return 1;
+  }
+
+  for (auto& kv : params) weft_ndarray_free(kv.second);
+  weft_ndarray_free(out);
+  weft_ndarray_free(input);
+  weft_ndarray_free(expected);
+  weft_ndarray_list_free(outs);
+  weft_ndarray_list_free(args);
+  weft_ndarray_list_free(aux);
+  weft_ndarray_list_free(plist);
+  weft_executor_free(exec);
+  weft_symbol_free(sym);
+  return 0;
+}

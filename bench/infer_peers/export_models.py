@@ -1,0 +1,221 @@
+#!/usr/bin/python3
+"""Builds the inference benchmark's models in PyTorch and writes them for each engine.
+
+Run with Debian's interpreter (python3-torch 1.13, python3-onnx):
+    /usr/bin/python3 bench/infer_peers/export_models.py [out-dir]   (default build/bench_infer)
+
+Models (seeded, each ending in softmax): mlp (784-512-512-10, ReLU), lenet
+(conv5x5x20-relu-maxpool2-conv5x5x50-relu-maxpool2-flatten-fc500-relu-fc10 on
+1x28x28) and resnet18 (basic blocks, BatchNorm in eval mode with non-trivial
+running stats, gamma and beta, 1x1 conv+BN projection shortcuts, global average
+pool, fc 1000 on 3x224x224). For each model NAME it writes:
+  NAME.onnx (opset 13, dynamic batch), NAME-symbol.json (MXNet 1.x symbol),
+  NAME-0000.params (arg:/aux: arrays), NAME.pt (PyTorch state dict), and per
+  benchmarked batch B: NAME-b<B>-input.npy and NAME-b<B>-output.npy (PyTorch's).
+"""
+import json
+import os
+import sys
+
+import numpy as np
+import torch
+from torch import nn
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(os.path.dirname(HERE))
+sys.path.insert(0, os.path.join(ROOT, "scripts"))
+from mxnet_params import write_params  # noqa: E402
+
+INPUT_SHAPES = {"mlp": (784,), "lenet": (1, 28, 28), "resnet18": (3, 224, 224)}
+BATCHES = {"mlp": (1, 128), "lenet": (64,), "resnet18": (1, 8)}
+
+
+class BasicBlock(nn.Module):
+    def __init__(self, cin, cout, stride):
+        super().__init__()
+        self.conv1 = nn.Conv2d(cin, cout, 3, stride, 1, bias=False)
+        self.bn1 = nn.BatchNorm2d(cout)
+        self.conv2 = nn.Conv2d(cout, cout, 3, 1, 1, bias=False)
+        self.bn2 = nn.BatchNorm2d(cout)
+        self.proj = None
+        if stride != 1 or cin != cout:
+            self.proj = nn.Sequential(nn.Conv2d(cin, cout, 1, stride, bias=False),
+                                      nn.BatchNorm2d(cout))
+
+    def forward(self, x):
+        y = self.bn2(self.conv2(torch.relu(self.bn1(self.conv1(x)))))
+        return torch.relu(y + (x if self.proj is None else self.proj(x)))
+
+
+def resnet18():
+    blocks, cin = [], 64
+    for cout, stride in ((64, 1), (128, 2), (256, 2), (512, 2)):
+        blocks += [BasicBlock(cin, cout, stride), BasicBlock(cout, cout, 1)]
+        cin = cout
+    return nn.Sequential(nn.Conv2d(3, 64, 7, 2, 3, bias=False), nn.BatchNorm2d(64), nn.ReLU(),
+                         nn.MaxPool2d(3, 2, 1), *blocks, nn.AdaptiveAvgPool2d(1), nn.Flatten(),
+                         nn.Linear(512, 1000), nn.Softmax(1))
+
+
+def build(name):
+    """The PyTorch model NAME (untrained weights; call randomise_bn after)."""
+    if name == "mlp":
+        return nn.Sequential(nn.Linear(784, 512), nn.ReLU(), nn.Linear(512, 512), nn.ReLU(),
+                             nn.Linear(512, 10), nn.Softmax(1))
+    if name == "lenet":
+        return nn.Sequential(nn.Conv2d(1, 20, 5), nn.ReLU(), nn.MaxPool2d(2), nn.Conv2d(20, 50, 5),
+                             nn.ReLU(), nn.MaxPool2d(2), nn.Flatten(), nn.Linear(800, 500),
+                             nn.ReLU(), nn.Linear(500, 10), nn.Softmax(1))
+    return resnet18()
+
+
+def randomise_bn(model, x):
+    """Running stats near the batch statistics of x (so activations stay in range)
+    but perturbed, and random gamma/beta: a wrong BN folding shows in the output."""
+    bns = [m for m in model.modules() if isinstance(m, nn.BatchNorm2d)]
+    for m in bns:
+        m.momentum = 1.0
+    model.train()
+    with torch.no_grad():
+        model(x)
+        for m in bns:
+            c = m.num_features
+            m.running_mean += 0.2 * torch.randn(c) * m.running_var.sqrt()
+            m.running_var *= torch.empty(c).uniform_(0.5, 2.0)
+            m.weight.uniform_(0.5, 1.5)
+            m.bias.normal_(0.0, 0.2)
+    model.eval()
+
+
+class MxGraph:
+    """An MXNet 1.x symbol JSON graph and its arg:/aux: arrays."""
+
+    def __init__(self):
+        self.nodes, self.params = [], []
+
+    def _node(self, op, name, inputs=(), attrs=None):
+        node = {"op": op, "name": name, "inputs": [[i, 0, 0] for i in inputs]}
+        if op != "null":
+            node["attrs"] = {k: str(v) for k, v in (attrs or {}).items()}
+        self.nodes.append(node)
+        return len(self.nodes) - 1
+
+    def var(self, name, value=None, aux=False):
+        if value is not None:
+            arr = value.detach().numpy().astype(np.float32)
+            self.params.append(("%s:%s" % ("aux" if aux else "arg", name), arr))
+        return self._node("null", name)
+
+    def fc(self, x, name, m):
+        w, b = self.var(name + "_weight", m.weight), self.var(name + "_bias", m.bias)
+        return self._node("FullyConnected", name, (x, w, b), {"num_hidden": m.out_features})
+
+    def conv(self, x, name, m):
+        attrs = {"kernel": m.kernel_size, "stride": m.stride, "pad": m.padding,
+                 "num_filter": m.out_channels, "no_bias": m.bias is None}
+        ins = [x, self.var(name + "_weight", m.weight)]
+        if m.bias is not None:
+            ins.append(self.var(name + "_bias", m.bias))
+        return self._node("Convolution", name, ins, attrs)
+
+    def bn(self, x, name, m):
+        ins = [x, self.var(name + "_gamma", m.weight), self.var(name + "_beta", m.bias),
+               self.var(name + "_moving_mean", m.running_mean, aux=True),
+               self.var(name + "_moving_var", m.running_var, aux=True)]
+        attrs = {"axis": 1, "eps": m.eps, "fix_gamma": False, "momentum": 0.9,
+                 "use_global_stats": False}
+        return self._node("BatchNorm", name, ins, attrs)
+
+    def relu(self, x, name):
+        return self._node("Activation", name, (x,), {"act_type": "relu"})
+
+    def pool(self, x, name, m):
+        if isinstance(m, nn.AdaptiveAvgPool2d):
+            attrs = {"global_pool": True, "kernel": (1, 1), "pool_type": "avg"}
+        else:
+            k, s, p = m.kernel_size, m.stride, m.padding
+            attrs = {"kernel": (k, k), "stride": (s, s), "pad": (p, p), "pool_type": "max"}
+        return self._node("Pooling", name, (x,), attrs)
+
+    def op(self, op, name, inputs):
+        return self._node(op, name, inputs, {})
+
+    def json(self):
+        row, rows = 0, [0]
+        for n in self.nodes:
+            row += 3 if n["op"] == "BatchNorm" else 1
+            rows.append(row)
+        args = [i for i, n in enumerate(self.nodes) if n["op"] == "null"]
+        return {"nodes": self.nodes, "arg_nodes": args, "node_row_ptr": rows,
+                "heads": [[len(self.nodes) - 1, 0, 0]], "attrs": {"mxnet_version": ["int", 10900]}}
+
+
+def to_mx(model):
+    """Walks the Sequential model, emitting MXNet nodes with MXNet-style names."""
+    g, x, count = MxGraph(), None, {}
+    x = g.var("data")
+
+    def name(kind):
+        count[kind] = count.get(kind, 0) + 1
+        return "%s%d" % (kind, count[kind] - 1)
+
+    def conv_bn(x, conv, bn, relu):
+        x = g.bn(g.conv(x, name("conv"), conv), name("bn"), bn)
+        return g.relu(x, name("relu")) if relu else x
+
+    for i, m in enumerate(model):
+        if isinstance(m, nn.Linear):
+            x = g.fc(x, name("fc"), m)
+        elif isinstance(m, nn.Conv2d):
+            if isinstance(model[i + 1], nn.BatchNorm2d):
+                x = conv_bn(x, m, model[i + 1], False)
+            else:
+                x = g.conv(x, name("conv"), m)
+        elif isinstance(m, nn.ReLU):
+            x = g.relu(x, name("relu"))
+        elif isinstance(m, (nn.MaxPool2d, nn.AdaptiveAvgPool2d)):
+            x = g.pool(x, name("pool"), m)
+        elif isinstance(m, nn.Flatten):
+            x = g.op("Flatten", name("flatten"), (x,))
+        elif isinstance(m, nn.Softmax):
+            x = g.op("softmax", "softmax", (x,))
+        elif isinstance(m, BasicBlock):
+            y = conv_bn(conv_bn(x, m.conv1, m.bn1, True), m.conv2, m.bn2, False)
+            short = x if m.proj is None else conv_bn(x, m.proj[0], m.proj[1], False)
+            x = g.relu(g.op("elemwise_add", name("add"), (y, short)), name("relu"))
+        elif not isinstance(m, nn.BatchNorm2d):
+            raise TypeError("no MXNet mapping for %s" % type(m).__name__)
+    return g
+
+
+def export(name, out):
+    torch.manual_seed({"mlp": 1, "lenet": 2, "resnet18": 3}[name])
+    model = build(name)
+    randomise_bn(model, torch.randn(16, *INPUT_SHAPES[name]))
+    g = to_mx(model)
+    with open(os.path.join(out, name + "-symbol.json"), "w") as f:
+        json.dump(g.json(), f, indent=1)
+    write_params(os.path.join(out, name + "-0000.params"), g.params)
+    torch.save(model.state_dict(), os.path.join(out, name + ".pt"))
+    dummy = torch.randn(2, *INPUT_SHAPES[name])
+    torch.onnx.export(model, dummy, os.path.join(out, name + ".onnx"), opset_version=13,
+                      input_names=["data"], output_names=["softmax"],
+                      dynamic_axes={"data": {0: "batch"}, "softmax": {0: "batch"}})
+    for b in BATCHES[name]:
+        x = torch.randn(b, *INPUT_SHAPES[name])
+        with torch.no_grad():
+            y = model(x)
+        np.save(os.path.join(out, "%s-b%d-input.npy" % (name, b)), x.numpy())
+        np.save(os.path.join(out, "%s-b%d-output.npy" % (name, b)), y.numpy())
+    print("exported %s: %d params, %d nodes" % (name, len(g.params), len(g.nodes)))
+
+
+def main():
+    out = sys.argv[1] if len(sys.argv) > 1 else os.path.join(ROOT, "build", "bench_infer")
+    os.makedirs(out, exist_ok=True)
+    for name in ("mlp", "lenet", "resnet18"):
+        export(name, out)
+
+
+if __name__ == "__main__":
+    main()
