@@ -1,0 +1,77 @@
+#!/usr/bin/env bash
+# Model inference of weft (bench/bench_infer.cc through the C ABI) beside ONNX Runtime
+# (bench/infer_peers/ort_bench.js, onnxruntime-node, CPU EP) and PyTorch
+# (bench/infer_peers/torch_bench.py, Debian /usr/bin/python3) on the same weights and
+# inputs, in one run: for each rep, for 1 and 2 threads, for each case the three engines
+# run one after the other. Then a markdown table of medians over reps and the ratios
+# weft/ORT and weft/PyTorch (> 1: weft slower) with their min-max range over reps.
+# Usage: bench/bench_infer_peers.sh [build-dir] [--reps R] [--iters N] [--warmup W]
+#                                   [--weft-env "WEFT_ENGINE=naive ..."] [--cases "mlp:1 lenet:64"]
+# --weft-env: extra environment for the weft runs only (e.g. to compare engines).
+# Build first: cmake --build build --target weft_bench_infer (needs -DWEFT_BUILD_BENCH=ON).
+# Installs onnxruntime-node into BUILD/ort_node if missing (the only network use) and
+# exports the models into BUILD/bench_infer when export_models.py is newer than them.
+# OPENBLAS_CORETYPE is left as the machine sets it.
+set -euo pipefail
+root="$(cd "$(dirname "$0")/.." && pwd)"
+build="$root/build" reps=3 iters=20 warmup=3 weft_env=""
+cases="mlp:1 mlp:128 lenet:64 resnet18:1 resnet18:8"
+while (($#)); do
+  case "$1" in
+    --reps) reps="$2"; shift 2 ;;
+    --iters) iters="$2"; shift 2 ;;
+    --warmup) warmup="$2"; shift 2 ;;
+    --weft-env) weft_env="$2"; shift 2 ;;
+    --cases) cases="$2"; shift 2 ;;
+    -*) echo "unknown option $1" >&2; exit 2 ;;
+    *) build="$1"; shift ;;
+  esac
+done
+build="$(cd "$build" && pwd)"
+bench="$build/bin/weft_bench_infer" data="$build/bench_infer" node_dir="$build/ort_node"
+peers="$root/bench/infer_peers"
+[[ -x "$bench" ]] || { echo "missing $bench; build target weft_bench_infer first" >&2; exit 1; }
+if [[ ! -d "$node_dir/node_modules/onnxruntime-node" ]]; then
+  mkdir -p "$node_dir"
+  [[ -f "$node_dir/package.json" ]] || echo '{"private": true}' > "$node_dir/package.json"
+  (cd "$node_dir" && ONNXRUNTIME_NODE_INSTALL=skip npm install --no-audit --no-fund onnxruntime-node)
+fi
+stamp="$data/resnet18-b8-output.npy"
+if [[ ! -f "$stamp" || "$peers/export_models.py" -nt "$stamp" ]]; then
+  /usr/bin/python3 "$peers/export_models.py" "$data"
+fi
+read -ra wenv <<< "$weft_env"
+inherited="$(env | grep '^WEFT_' | tr '\n' ' ' || true)"
+echo "weft engine env: ${weft_env:-none}; inherited WEFT_*: ${inherited:-none} (default engine: threaded)"
+echo "onnxruntime-node $(node -p "require('$node_dir/node_modules/onnxruntime-node/package.json').version")," \
+  "torch $(/usr/bin/python3 -c 'import torch; print(torch.__version__)'), reps $reps, iters $iters"
+rows="$(mktemp)"
+trap 'rm -f "$rows"' EXIT
+failed=0
+run() {  # rep, command...: one result line tagged with the rep, or a failure noted
+  local rep="$1" line
+  shift
+  if line="$("$@")"; then
+    echo "$line rep=$rep" | tee -a "$rows"
+  else
+    echo "FAILED (rep $rep): $*" >&2
+    failed=1
+  fi
+}
+for ((rep = 1; rep <= reps; ++rep)); do
+  for t in 1 2; do
+    for c in $cases; do
+      model="${c%:*}" batch="${c#*:}"
+      args=("$data" "$model" "$batch" --iters "$iters" --warmup "$warmup")
+      run "$rep" env OMP_NUM_THREADS="$t" OPENBLAS_NUM_THREADS="$t" "${wenv[@]}" "$bench" "${args[@]}"
+      run "$rep" env NODE_PATH="$node_dir/node_modules" node "$peers/ort_bench.js" "${args[@]}" \
+        --threads "$t"
+      run "$rep" env OMP_NUM_THREADS="$t" OPENBLAS_NUM_THREADS="$t" /usr/bin/python3 \
+        "$peers/torch_bench.py" "${args[@]}" --threads "$t"
+    done
+  done
+done
+echo
+echo "== inference ms (median over $reps reps of each run's median); weft env: ${weft_env:-none} =="
+/usr/bin/python3 "$peers/table.py" "$rows"
+if ((failed)); then echo "some runs FAILED (see above)" >&2; exit 1; fi

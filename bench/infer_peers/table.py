@@ -1,0 +1,41 @@
+#!/usr/bin/python3
+"""Joins the `infer engine=... rep=R` lines of bench/bench_infer_peers.sh into a markdown
+table: per model, batch and threads the median over reps of each engine's median ms, and
+weft/ORT, weft/PyTorch as the ratio of those medians with the min-max of the per-rep
+ratios in brackets (> 1: weft slower)."""
+import statistics
+import sys
+
+ENGINES = ("weft", "ort", "torch")
+
+
+def main():
+    times = {}  # (model, batch, threads) -> engine -> rep -> ms
+    order = []
+    for line in open(sys.argv[1]):
+        if not line.startswith("infer "):
+            continue
+        f = dict(kv.split("=", 1) for kv in line.split()[1:])
+        key = (f["model"], int(f["batch"]), f["threads"])
+        if key not in times:
+            times[key] = {}
+            order.append(key)
+        times[key].setdefault(f["engine"], {})[f["rep"]] = float(f["median_ms"])
+    print("| model | batch | threads | Weft ms | ORT ms | PyTorch ms | Weft/ORT | Weft/PyTorch |")
+    print("|---|---|---|---|---|---|---|---|")
+    for key in sorted(order, key=lambda k: (k[2], order.index(k))):
+        by = times[key]
+        med = {e: statistics.median(by[e].values()) if e in by else None for e in ENGINES}
+        cells = ["%.3f" % med[e] if med[e] is not None else "-" for e in ENGINES]
+        for peer in ("ort", "torch"):
+            if med["weft"] is None or med[peer] is None:
+                cells.append("-")
+                continue
+            reps = [by["weft"][r] / by[peer][r] for r in by["weft"] if r in by[peer]]
+            rng = " (%.2f–%.2f)" % (min(reps), max(reps)) if len(reps) > 1 else ""
+            cells.append("%.2f%s" % (med["weft"] / med[peer], rng))
+        print("| %s | %d | %s | %s |" % (key[0], key[1], key[2], " | ".join(cells)))
+
+
+if __name__ == "__main__":
+    main()
