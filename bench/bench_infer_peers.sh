@@ -9,8 +9,9 @@
 #                                   [--weft-env "WEFT_ENGINE=naive ..."] [--cases "mlp:1 lenet:64"]
 # --weft-env: extra environment for the weft runs only (e.g. to compare engines).
 # Build first: cmake --build build --target weft_bench_infer (needs -DWEFT_BUILD_BENCH=ON).
-# Installs onnxruntime-node into BUILD/ort_node if missing (the only network use) and
-# exports the models into BUILD/bench_infer when export_models.py is newer than them.
+# Installs python3-torch, nodejs, npm (apt) and onnxruntime-node (npm, into BUILD/ort_node)
+# when missing, and exports the models into BUILD/bench_infer when export_models.py is
+# newer than them.
 # OPENBLAS_CORETYPE is left as the machine sets it.
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
@@ -31,6 +32,18 @@ build="$(cd "$build" && pwd)"
 bench="$build/bin/weft_bench_infer" data="$build/bench_infer" node_dir="$build/ort_node"
 peers="$root/bench/infer_peers"
 [[ -x "$bench" ]] || { echo "missing $bench; build target weft_bench_infer first" >&2; exit 1; }
+need=()  # Debian packages for the peers (./dev does not install them)
+/usr/bin/python3 -c 'import torch' 2>/dev/null || need+=(python3-torch)
+command -v node > /dev/null || need+=(nodejs)
+command -v npm > /dev/null || need+=(npm)
+if ((${#need[@]})); then
+  echo "installing ${need[*]}"
+  sudo=""
+  [[ "$(id -u)" -ne 0 ]] && sudo="sudo"
+  $sudo apt-get -o DPkg::Lock::Timeout=600 update -qq
+  DEBIAN_FRONTEND=noninteractive $sudo apt-get -o DPkg::Lock::Timeout=600 install -y -qq \
+    --no-install-recommends "${need[@]}"
+fi
 if [[ ! -d "$node_dir/node_modules/onnxruntime-node" ]]; then
   mkdir -p "$node_dir"
   [[ -f "$node_dir/package.json" ]] || echo '{"private": true}' > "$node_dir/package.json"
