@@ -71,6 +71,35 @@ dnnl::memory AsLayout(const dnnl::memory& user, const dnnl::memory::desc& want, 
   return m;
 }
 
+namespace {
+
+// One input reordered into a backend layout, owned by a call's state.
+struct CachedInput {
+  const void* src = nullptr;
+  uint64_t version = 0;
+  dnnl::memory mem;  // oneDNN-allocated, in the wanted layout
+};
+
+}  // namespace
+
+dnnl::memory CachedLayout(const OpContext& ctx, int input, const dnnl::memory& user,
+                          const dnnl::memory::desc& want, int slot) {
+  if (user.get_desc() == want) return user;
+  if (!ctx.state || !ctx.input_versions) return AsLayout(user, want, slot);
+  auto* c = static_cast<CachedInput*>(ctx.state->get());
+  const uint64_t version = ctx.input_versions[input];
+  if (c && c->src == user.get_data_handle() && c->version == version && c->mem.get_desc() == want)
+    return c->mem;
+  auto fresh = std::make_shared<CachedInput>();
+  fresh->src = user.get_data_handle();
+  fresh->version = version;
+  fresh->mem = dnnl::memory(want, Engine());
+  dnnl::memory src = user;
+  dnnl::reorder(src, fresh->mem).execute(ThreadStream(), src, fresh->mem);
+  *ctx.state = fresh;
+  return fresh->mem;
+}
+
 OutputArg::OutputArg(const dnnl::memory& u, const dnnl::memory::desc& want, OpReq r, int slot)
     : user(u), req(r) {
   const bool direct = (r == OpReq::kWrite || r == OpReq::kInplace) && u.get_desc() == want;

@@ -44,6 +44,14 @@ void* Scratch(int slot, size_t bytes);
 // itself when the layouts match, else a copy reordered into scratch `slot`.
 dnnl::memory AsLayout(const dnnl::memory& user, const dnnl::memory::desc& want, int slot);
 
+// Like AsLayout for input `input` of a bound call: the reordered copy is
+// kept in ctx.state and reused while the input's version and address are
+// unchanged (weights reordered once per bind, not per call). Falls back to
+// AsLayout when the call has no state (one-off imperative calls). The call's
+// state holds one cached input: use it for one input per kernel.
+dnnl::memory CachedLayout(const OpContext& ctx, int input, const dnnl::memory& user,
+                          const dnnl::memory::desc& want, int slot);
+
 // Where a primitive writes an output of layout `want` destined for `user`
 // under `req`: `user` itself for kWrite/kInplace when the layouts match,
 // else scratch `slot`. Finish() then moves the result into `user`

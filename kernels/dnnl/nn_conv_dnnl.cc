@@ -3,7 +3,9 @@
 // request (kAdd through a reorder with a sum post-op). The primitives pick
 // their own (blocked, AVX-512 where the CPU has it) layouts; weft's plain
 // NCHW / (F, C/G, KH, KW) blobs are reordered to and from them per call, as
-// PyTorch's mkldnn path does. Primitive descriptors are cached per geometry.
+// PyTorch's mkldnn path does, except the forward weights of a bound call
+// (an executor's node), which are reordered once and reused while the
+// weight array is unchanged (CachedLayout). Primitive descriptors are cached per geometry.
 // float64, 3-D and geometries oneDNN refuses run the "cpu" reference kernel.
 #include <map>
 #include <memory>
@@ -109,9 +111,10 @@ memory Mem(const memory::desc& md, const TBlob& b) {
   return memory(md, Engine(), const_cast<void*>(static_cast<const void*>(b.data<float>())));
 }
 
-void Forward(const ConvPrims& p, const TBlob& x, const TBlob& w, const TBlob* b, OpReq req, const TBlob& y) {
+void Forward(const OpContext& ctx, const ConvPrims& p, const TBlob& x, const TBlob& w, const TBlob* b, OpReq req,
+             const TBlob& y) {
   const memory src = AsLayout(Mem(p.src, x), p.fwd_pd.src_desc(), 0);
-  const memory wei = AsLayout(Mem(p.wei, w), p.fwd_pd.weights_desc(), 1);
+  const memory wei = CachedLayout(ctx, 1, Mem(p.wei, w), p.fwd_pd.weights_desc(), 1);
   const OutputArg dst(Mem(p.dst, y), p.fwd_pd.dst_desc(), req, 2);
   std::unordered_map<int, memory> args{{DNNL_ARG_SRC, src}, {DNNL_ARG_WEIGHTS, wei}, {DNNL_ARG_DST, dst.target}};
   if (b) args[DNNL_ARG_BIAS] = Mem(p.bias, *b);
@@ -168,7 +171,7 @@ void RegisterNNConvDnnl(KernelRegistry* reg) {
     if (Covered(in, in[0].shape)) {
       const ConvGeom g = MakeConvGeom(attrs.params, in[0].shape, out[0].shape);
       if (auto p = Prims(g, in.size() > 2)) {
-        Forward(*p, in[0], in[1], in.size() > 2 ? &in[2] : nullptr, req[0], out[0]);
+        Forward(ctx, *p, in[0], in[1], in.size() > 2 ? &in[2] : nullptr, req[0], out[0]);
         return;
       }
     }

@@ -9,7 +9,8 @@
 //
 // Errors: an exception thrown by an operation (or passed to its OnComplete)
 // is stored on the variables it writes, with the op's name prefixed to the
-// message. Later operations that read or write such a variable are skipped
+// message (an OpPartError names the failing part of the operation instead,
+// e.g. one node of an executor's bulked segment). Later operations that read or write such a variable are skipped
 // and inherit the error. WaitForVar rethrows a variable's error once and
 // clears it (for every variable sharing it); WaitForAll rethrows the first
 // error raised since the last WaitForAll once and clears them all.
@@ -49,9 +50,11 @@
 #include <functional>
 #include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "weft/device.h"
+#include "weft/status.h"
 
 namespace weft {
 
@@ -71,6 +74,19 @@ struct RunContext {
 };
 
 class Engine;
+
+// An error an operation attributes to a named part of itself: the engine
+// reports "engine op '<part>' failed: <message>" rather than the
+// operation's own name.
+class OpPartError : public Error {
+ public:
+  OpPartError(StatusCode code, const std::string& msg, std::string part)
+      : Error(code, msg), part_(std::move(part)) {}
+  const std::string& part() const { return part_; }
+
+ private:
+  std::string part_;
+};
 
 // Completion callback of an asynchronous operation. Call it exactly once,
 // from any thread, with the error when the operation failed.

@@ -8,10 +8,13 @@
 // bound gradient arrays, directly by the node that computes them when that
 // is safe. The executor holds shared references to every bound array.
 //
-// Asynchrony: Forward and Backward push one dependency-engine operation per
-// node (imperative.h PushKernel; reads: its input arrays, writes: its
-// outputs and mutated inputs such as BatchNorm's moving statistics) and
-// return before the nodes run. Entries sharing a planned block share its
+// Asynchrony: Forward and Backward push dependency-engine operations and
+// return before the nodes run. Each node's kernel call (imperative.h
+// KernelCall; reads: its input arrays, writes: its outputs and mutated
+// inputs such as BatchNorm's moving statistics) is bound once at bind;
+// consecutive dependent nodes are pushed as one operation (bulk execution,
+// ExecutorOptions::bulk_max_nodes), ending where an output or gradient
+// the caller reads is produced. Entries sharing a planned block share its
 // engine variable, so memory reuse is ordered; independent branches run in
 // parallel on the threaded engine (give ExecutorOptions::num_groups >= 2
 // so that the plan does not reuse one branch's blocks in another, which
@@ -59,6 +62,12 @@ const char* GradReqName(GradReq req);
 struct ExecutorOptions {
   int match_range = 16;  // see pass::MemoryPlanOptions (0 = search)
   int num_groups = 1;    // colouring groups of the memory plan
+  // Bulk execution: Forward/Backward push runs of consecutive dependent
+  // nodes on one device as one engine operation of at most this many nodes
+  // (a serial chain then costs one engine hand-off, not one per node).
+  // 0 or 1: one operation per node; negative: WEFT_EXEC_BULK_MAX_NODES from
+  // the environment, else 64.
+  int bulk_max_nodes = -1;
   // Device groups (a node's "__ctx_group__" / "ctx_group" attribute) ->
   // device. Empty: everything runs on the bind context and the graph is not
   // rewritten. Otherwise the training graph goes through pass::PlaceDevice

@@ -11,9 +11,12 @@
 #ifndef WEFT_IMPERATIVE_H_
 #define WEFT_IMPERATIVE_H_
 
+#include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
+#include "weft/engine.h"
 #include "weft/ndarray.h"
 #include "weft/op.h"
 
@@ -34,18 +37,57 @@ void Invoke(Runtime* rt, const std::string& op_name, const std::vector<NDArray>&
             const StringMap& params, std::vector<NDArray>* outputs,
             const InvokeOptions& opts = {});
 
-// Pushes `kernel` to the global engine as one operation named `name`
-// (attrs.op->name when empty) that reads the inputs' variables and writes
-// the outputs' (every output, kNull ones too), the inputs named by
-// attrs.op->mutate_inputs, and the RNG state's variable of `ctx` when
-// attrs.op->uses_rng. Outputs must be allocated on `ctx`; an input sharing
-// storage with a written array is written, not read. A kAdd request on a
-// kernel without supports_add runs the kernel into a temporary and adds it
-// with elemwise_add inside the same operation. The operation keeps the
-// arrays' storage alive until it has run; a kernel failure is stored on the
-// outputs (engine.h). This is the entry point for other core code (the
-// executor) to run a node's kernel on NDArrays. Throws Error when elemwise_add
-// is needed but missing for `ctx`.
+// One kernel call with its arrays bound, built once by PrepareKernel and run
+// any number of times: the kernel, its parameters, the blobs of its inputs
+// and outputs, and the engine variables it reads and writes (the inputs';
+// every output, kNull ones too; the inputs named by attrs.op->mutate_inputs;
+// the RNG state's variable of `ctx` when attrs.op->uses_rng). An input
+// sharing storage with a written array is written, not read. A kAdd request
+// on a kernel without supports_add runs the kernel into a temporary
+// (allocated once, here) and adds it with elemwise_add. The call holds the
+// arrays, so their storage outlives it. Immutable after PrepareKernel: one
+// call may run on any thread, but runs that share outputs must be ordered by
+// the engine (as PushKernel and the executor's segments do).
+class KernelCall {
+ public:
+  // Runs the kernel (and any kAdd accumulation) on the calling thread.
+  void Run(const RunContext& rc, bool is_train) const;
+  const std::vector<VarHandle>& reads() const { return reads_; }
+  const std::vector<VarHandle>& writes() const { return writes_; }
+  const std::string& name() const { return name_; }
+  Context ctx() const { return octx_.ctx; }
+
+ private:
+  friend std::shared_ptr<const KernelCall> PrepareKernel(Runtime*, const Kernel&, const NodeAttrs&, Context,
+                                                         const std::vector<NDArray>&, const std::vector<NDArray>&,
+                                                         const std::vector<OpReq>&, const std::string&);
+  KernelFn fn_;
+  NodeAttrs attrs_;
+  OpContext octx_;
+  std::vector<TBlob> in_, out_;
+  std::vector<OpReq> reqs_;
+  std::vector<std::pair<TBlob, TBlob>> add_later_;  // (temporary, output)
+  KernelFn add_fn_;
+  NodeAttrs add_attrs_;
+  std::vector<NDArray> keep_;
+  std::vector<VarHandle> reads_, writes_;
+  std::string name_;
+  std::vector<VarHandle> in_vars_;           // per input, for OpContext::input_versions
+  mutable std::shared_ptr<void> state_;      // OpContext::state; runs are ordered by the engine
+  mutable std::vector<uint64_t> versions_;   // scratch for input_versions
+};
+
+// Binds `kernel` to these arrays (see KernelCall). `name` names the call in
+// engine errors (attrs.op->name when empty). Outputs must be allocated on
+// `ctx`. Throws Error when elemwise_add is needed but missing for `ctx`.
+std::shared_ptr<const KernelCall> PrepareKernel(Runtime* rt, const Kernel& kernel, const NodeAttrs& attrs,
+                                                Context ctx, const std::vector<NDArray>& inputs,
+                                                const std::vector<NDArray>& outputs,
+                                                const std::vector<OpReq>& reqs, const std::string& name = "");
+
+// PrepareKernel, then one engine operation on the global engine running it
+// with `is_train`: the entry point for core code that runs one kernel on
+// NDArrays. A kernel failure is stored on the outputs (engine.h).
 void PushKernel(Runtime* rt, const Kernel& kernel, const NodeAttrs& attrs, Context ctx,
                 const std::vector<NDArray>& inputs, const std::vector<NDArray>& outputs,
                 const std::vector<OpReq>& reqs, bool is_train, const std::string& name = "");

@@ -108,6 +108,15 @@ struct OpContext {
   bool is_train = false;
   RandomState* rng = nullptr;  // set for ops that draw random numbers
   void* stream = nullptr;      // device stream (CUDA), null on CPU
+  // A bound call's state, kept between its runs (the executor binds each
+  // node's call once; one-off imperative calls get a fresh one): a kernel
+  // may cache data derived from its inputs there, e.g. weights reordered
+  // into a backend's layout. Runs of one call are ordered (they write the
+  // same outputs), so no lock is needed. `input_versions[i]` is input i's
+  // completed-write count (Engine::VarVersion) when the kernel runs: cached
+  // data derived from an input is stale once its version differs.
+  std::shared_ptr<void>* state = nullptr;
+  const uint64_t* input_versions = nullptr;
 };
 
 using KernelFn = std::function<void(const OpContext&, const NodeAttrs&, const std::vector<TBlob>& in,

@@ -113,6 +113,8 @@ std::exception_ptr NameError(const std::string& op_name, std::exception_ptr erro
   const std::string where = op_name.empty() ? std::string("engine op") : "engine op '" + op_name + "'";
   try {
     std::rethrow_exception(error);
+  } catch (const OpPartError& e) {
+    return std::make_exception_ptr(Error(e.code(), StrCat("engine op '", e.part(), "' failed: ", e.what())));
   } catch (const Error& e) {
     return std::make_exception_ptr(Error(e.code(), StrCat(where, " failed: ", e.what())));
   } catch (const std::exception& e) {

@@ -3,6 +3,7 @@
 #include <sstream>
 
 #include "executor/executor_impl.h"
+#include "weft/engine.h"
 #include "weft/imperative.h"
 #include "weft/runtime.h"
 #include "weft/status.h"
@@ -18,19 +19,33 @@ std::string JoinNames(const std::vector<std::string>& names) {
 Executor::Executor() : impl_(new Impl) {}
 Executor::~Executor() = default;
 
-void Executor::Impl::Push(const Step& step, bool is_train) const {
-  const IndexedGraph& g = *idx;
-  const Node& node = g.node(step.nid);
-  std::vector<NDArray> in, out;
-  in.reserve(g[step.nid].inputs.size());
-  out.reserve(node.num_outputs());
-  for (const auto& e : g[step.nid].inputs) in.push_back(entries[g.entry_id(e)]);
-  for (uint32_t o = 0; o < node.num_outputs(); ++o) out.push_back(entries[g.entry_id(step.nid, o)]);
-  if (!step.kernel) {  // a _CrossDeviceCopy between device types: the engine's copy pools
-    in[0].CopyTo(&out[0]);
+void Executor::Impl::Push(const std::shared_ptr<const Segment>& seg, bool is_train) const {
+  if (seg->copy_nid >= 0) {  // a _CrossDeviceCopy between device types: the engine's copy pools
+    const IndexedGraph& g = *idx;
+    const uint32_t nid = static_cast<uint32_t>(seg->copy_nid);
+    NDArray out = entries[g.entry_id(nid, 0)];
+    entries[g.entry_id(g[nid].inputs.at(0))].CopyTo(&out);
     return;
   }
-  PushKernel(rt, *step.kernel, node.attrs, step.ctx, in, out, step.reqs, is_train, step.name);
+  if (seg->calls.size() == 1) {  // the engine names the node itself
+    std::shared_ptr<const KernelCall> call = seg->calls[0];
+    Engine::Get()->PushSync([call, is_train](RunContext rc) { call->Run(rc, is_train); }, seg->ctx,
+                            seg->reads, seg->writes, 0, seg->name);
+    return;
+  }
+  Engine::Get()->PushSync(
+      [seg, is_train](RunContext rc) {
+        for (const auto& call : seg->calls) {
+          try {
+            call->Run(rc, is_train);
+          } catch (const Error& e) {
+            throw OpPartError(e.code(), e.what(), call->name());
+          } catch (const std::exception& e) {
+            throw OpPartError(StatusCode::kInternal, e.what(), call->name());
+          }
+        }
+      },
+      seg->ctx, seg->reads, seg->writes, 0, seg->name);
 }
 
 namespace {
@@ -213,20 +228,33 @@ void Executor::Init(const ExecutorOptions& options, Runtime* rt) {
         Fail(StatusCode::kNotImplemented, "bind: operator ", node.op()->name, " (node '", node.attrs.name,
              "') has no kernel for device ", DeviceTypeName(step.ctx.dev_type));
     }
+    std::vector<NDArray> in, out;
+    for (const auto& e : g[nid].inputs) in.push_back(m.entries[g.entry_id(e)]);
     for (uint32_t o = 0; o < node.num_outputs(); ++o) {
       const uint32_t e = g.entry_id(nid, o);
       OpReq r = m.plan.unread[e] ? OpReq::kNull : OpReq::kWrite;
       if (direct_arg[e] >= 0 && reqs_[direct_arg[e]] == GradReq::kAdd) r = OpReq::kAdd;
       step.reqs.push_back(r);
+      out.push_back(m.entries[e]);
     }
+    if (step.kernel) step.call = PrepareKernel(m.rt, *step.kernel, node.attrs, step.ctx, in, out, step.reqs, step.name);
     (nid < m.num_forward_nodes ? m.forward_steps : m.backward_steps).push_back(std::move(step));
   }
   outputs_.clear();
   for (size_t i = 0; i < n_out; ++i) outputs_.push_back(m.entries[g.entry_id(g.outputs()[i])]);
+
+  // Bulk execution: the forward outputs and the gradient arrays are what
+  // a caller reads, so segments end where they are produced.
+  std::vector<bool> visible(n_entries, false);
+  for (const auto& o : g.outputs()) visible[g.entry_id(o)] = true;
+  m.bulk_max_nodes = ResolveBulkMaxNodes(options.bulk_max_nodes);
+  m.forward_segments = Impl::BulkSegments(m.forward_steps, g, visible, m.bulk_max_nodes);
+  m.backward_segments = Impl::BulkSegments(m.backward_steps, g, visible, m.bulk_max_nodes);
 }
 
-// Forward and Backward push one engine operation per node (PushKernel):
-// it reads the node's input entries and writes its output entries. Every
+// Forward and Backward push one engine operation per segment of nodes
+// (BulkSegments; each node's kernel call was bound at Init): it reads the
+// entries its nodes read from outside it and writes their outputs. Every
 // entry planned into one storage block is a view of that block's NDArray,
 // so they all share the block's engine variable, and the engine orders
 // every use of a block in push order, which is the order the memory plan
@@ -236,7 +264,7 @@ void Executor::Init(const ExecutorOptions& options, Runtime* rt) {
 // too, and nothing here waits.
 void Executor::Forward(bool is_train) {
   Impl& m = *impl_;
-  for (const auto& step : m.forward_steps) m.Push(step, is_train);
+  for (const auto& seg : m.forward_segments) m.Push(seg, is_train);
   m.forward_done = true;
   m.last_is_train = is_train;
 }
@@ -268,7 +296,7 @@ void Executor::Backward(const std::vector<NDArray>& head_grads) {
     NDArray& dst = m.entries[g.entry_id(static_cast<uint32_t>(m.head_grad_nid[i]), 0)];
     head_grads[i].CopyTo(&dst);
   }
-  for (const auto& step : m.backward_steps) m.Push(step, m.last_is_train);
+  for (const auto& seg : m.backward_segments) m.Push(seg, m.last_is_train);
   for (const auto& c : m.grad_copies) {
     NDArray& grad = grads_[c.arg];
     if (reqs_[c.arg] == GradReq::kAdd) {
@@ -335,6 +363,8 @@ std::string Executor::DebugString() const {
   os << "Memory: planned " << mem.planned_bytes << " bytes in " << mem.num_storage << " blocks, naive "
      << mem.naive_bytes << " bytes; " << mem.num_inplace << " in place, " << mem.num_reused
      << " reused; match_range " << mem.match_range << "\n";
+  os << "Engine operations: " << m.forward_segments.size() << " forward, " << m.backward_segments.size()
+     << " backward (bulk_max_nodes " << m.bulk_max_nodes << ")\n";
   return os.str();
 }
 

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "weft/executor.h"
+#include "weft/imperative.h"
 #include "weft/op.h"
 #include "weft/pass.h"
 
@@ -25,6 +26,16 @@ struct Executor::Impl {
     const Kernel* kernel = nullptr;  // null for a copy between device types
     std::vector<OpReq> reqs;
     Context ctx;  // the node's device
+    std::shared_ptr<const KernelCall> call;  // bound to the entries at bind; null for a copy
+  };
+  // Consecutive steps pushed as one engine operation (bulk execution): it
+  // reads what its steps read from outside it and writes what they write.
+  struct Segment {
+    std::vector<std::shared_ptr<const KernelCall>> calls;  // empty for a copy step
+    int64_t copy_nid = -1;  // the copy step's node, or -1
+    std::vector<VarHandle> reads, writes;
+    std::string name;  // "<first step>..<last step>" (or the step's name)
+    Context ctx;
   };
   // A gradient that could not be written directly into its bound array.
   struct GradCopy {
@@ -45,15 +56,32 @@ struct Executor::Impl {
   std::vector<NDArray> storage;  // one block per storage id
   std::vector<NDArray> entries;  // the array of every planned entry
   std::vector<Step> forward_steps, backward_steps;
+  // Shared with the engine operations in flight, so freeing the executor
+  // while they run is safe.
+  std::vector<std::shared_ptr<const Segment>> forward_segments, backward_segments;
+  int bulk_max_nodes = 0;  // ExecutorOptions::bulk_max_nodes resolved
   std::vector<int64_t> head_grad_nid;  // per output: its _head_grad variable, or -1
   std::vector<GradCopy> grad_copies;
   bool has_grads = false;
   bool forward_done = false;
   bool last_is_train = false;
 
-  // Pushes `step` to the engine (PushKernel) reading its input entries and
-  // writing its output entries; returns before it runs.
-  void Push(const Step& step, bool is_train) const;
+  // Pushes `seg` to the engine as one operation running its steps in order
+  // (a cross-device copy step goes to the engine's copy pools by itself);
+  // returns before it runs.
+  void Push(const std::shared_ptr<const Segment>& seg, bool is_train) const;
+
+  // Groups `steps` (in push order) into segments of at most `max_nodes`
+  // steps: a segment continues while the next step is on the same device,
+  // reads a variable the segment writes (so independent branches stay in
+  // separate operations and can overlap), and the segment has not produced
+  // an entry in `visible` (an array the caller may read: it is finished as
+  // early as before). A copy between device types is a segment of its own.
+  // max_nodes <= 1: one segment per step.
+  static std::vector<std::shared_ptr<const Segment>> BulkSegments(const std::vector<Step>& steps,
+                                                                 const IndexedGraph& g,
+                                                                 const std::vector<bool>& visible,
+                                                                 int max_nodes);
 };
 
 // The training graph of `symbol` for these gradient requests (one per
@@ -62,6 +90,11 @@ struct Executor::Impl {
 // differentiated arguments' indices.
 Graph TrainingGraph(const OpRegistry& reg, const Graph& forward, const std::vector<GradReq>& reqs,
                     std::vector<size_t>* x_args, std::vector<NodeEntry>* heads, std::vector<bool>* head_is_var);
+
+// ExecutorOptions::bulk_max_nodes resolved: a negative value takes
+// WEFT_EXEC_BULK_MAX_NODES from the environment (0 or 1: no bulking), else
+// kDefaultBulkMaxNodes. Throws Error(kInvalidArgument) for a malformed value.
+int ResolveBulkMaxNodes(int option);
 
 // PlaceDevice over `train` (built from `forward` by TrainingGraph):
 // default device `ctx`, `fixed` variables (argument arrays), and every head

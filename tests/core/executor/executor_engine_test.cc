@@ -245,6 +245,34 @@ TEST(ExecutorEngine, KernelErrorSurfacesAtTheWaitNamingTheNode) {
   EXPECT_EQ(test::Values(ex->outputs()[0]), (std::vector<double>{4, 6}));
 }
 
+// With bulk execution the failing node sits inside one engine operation
+// with its neighbours: the error still names it, not the segment.
+TEST(ExecutorEngine, KernelErrorInsideABulkedSegmentNamesTheNode) {
+  NameScope scope;
+  Symbol h = Op("_plus_scalar", {Symbol::CreateVariable("x")}, {{"scalar", "1"}}, "before");
+  Symbol y = Op("_mul_scalar", {Hook(h, "middle")}, {{"scalar", "2"}}, "after");
+  ExecutorOptions opt;
+  opt.bulk_max_nodes = 64;
+  auto ex = Executor::SimpleBind(y, kCpu, {{"x", Shape{2}}}, {}, GradReqSpec::All(GradReq::kNull), opt,
+                                 TestRuntime());
+  EXPECT_NE(ex->DebugString().find("Engine operations: 1 forward"), std::string::npos) << ex->DebugString();
+  SetX(ex.get(), {1, 2});
+  SetHook([](const std::string& node) { Fail(StatusCode::kInvalidArgument, "node ", node, " refuses"); });
+  ex->Forward(false);
+  try {
+    ex->outputs()[0].WaitToRead();
+    ADD_FAILURE() << "expected the kernel error at the wait";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.code(), StatusCode::kInvalidArgument);
+    EXPECT_NE(std::string(e.what()).find("engine op '_test_hook:middle' failed: node middle refuses"),
+              std::string::npos)
+        << e.what();
+  }
+  SetHook(nullptr);
+  ex->Forward(false);
+  EXPECT_EQ(test::Values(ex->outputs()[0]), (std::vector<double>{6, 8}));
+}
+
 // A failure in a gradient node (SoftmaxOutput's label check) surfaces at
 // the gradient array, and Backward still returns normally.
 TEST(ExecutorEngine, BackwardKernelErrorSurfacesAtTheGradient) {

@@ -1,0 +1,82 @@
+// Bulk execution: grouping an executor's steps into engine operations.
+#include <algorithm>
+#include <cstdlib>
+#include <string>
+
+#include "executor/executor_impl.h"
+#include "weft/status.h"
+
+namespace weft {
+
+namespace {
+
+constexpr int kDefaultBulkMaxNodes = 64;
+
+bool Contains(const std::vector<VarHandle>& v, VarHandle x) {
+  return std::find(v.begin(), v.end(), x) != v.end();
+}
+
+void AddUnique(std::vector<VarHandle>* v, VarHandle x) {
+  if (!Contains(*v, x)) v->push_back(x);
+}
+
+}  // namespace
+
+int ResolveBulkMaxNodes(int option) {
+  if (option >= 0) return option;
+  const char* env = std::getenv("WEFT_EXEC_BULK_MAX_NODES");
+  if (!env || !*env) return kDefaultBulkMaxNodes;
+  char* end = nullptr;
+  const long v = std::strtol(env, &end, 10);
+  if (*end != '\0' || v < 0 || v > 1000000)
+    Fail(StatusCode::kInvalidArgument, "WEFT_EXEC_BULK_MAX_NODES is '", env,
+         "', expected a node count from 0 (no bulking) to 1000000");
+  return static_cast<int>(v);
+}
+
+std::vector<std::shared_ptr<const Executor::Impl::Segment>> Executor::Impl::BulkSegments(
+    const std::vector<Step>& steps, const IndexedGraph& g, const std::vector<bool>& visible, int max_nodes) {
+  std::vector<Segment> segs;
+  std::vector<VarHandle> reads;  // every variable the open segment's steps read
+  // Finishes `seg`: its reads are what its steps read and none of them writes.
+  auto Close = [](Segment* seg, std::vector<VarHandle>* all_reads) {
+    for (VarHandle r : *all_reads)
+      if (!Contains(seg->writes, r)) AddUnique(&seg->reads, r);
+    all_reads->clear();
+    if (seg->calls.size() > 1) seg->name += ".." + seg->calls.back()->name();
+  };
+  bool open = false, ends = false;
+  for (const auto& step : steps) {
+    const bool copy = !step.call;
+    bool join = open && !copy && !ends && step.ctx == segs.back().ctx &&
+                static_cast<int>(segs.back().calls.size()) < max_nodes;
+    if (join) {  // a dependent step: it reads what the segment writes
+      join = false;
+      for (VarHandle r : step.call->reads()) join = join || Contains(segs.back().writes, r);
+    }
+    if (!join) {
+      if (open) Close(&segs.back(), &reads);
+      segs.emplace_back();
+      segs.back().ctx = step.ctx;
+      segs.back().name = step.name;
+      open = true;
+    }
+    Segment& seg = segs.back();
+    ends = copy;
+    if (copy) {
+      seg.copy_nid = step.nid;
+    } else {
+      seg.calls.push_back(step.call);
+      for (VarHandle w : step.call->writes()) AddUnique(&seg.writes, w);
+      for (VarHandle r : step.call->reads()) AddUnique(&reads, r);
+    }
+    const Node& node = g.node(step.nid);
+    for (uint32_t o = 0; o < node.num_outputs(); ++o) ends = ends || visible[g.entry_id(step.nid, o)];
+  }
+  if (open) Close(&segs.back(), &reads);
+  std::vector<std::shared_ptr<const Segment>> out;
+  for (auto& seg : segs) out.push_back(std::make_shared<const Segment>(std::move(seg)));
+  return out;
+}
+
+}  // namespace weft
