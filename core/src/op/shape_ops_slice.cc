@@ -186,13 +186,7 @@ Shape DiagOut(const ParamValues& p, const Shape& d) {
 
 OpDef ViewDef(const std::string& name, std::vector<std::string> aliases, const std::string& doc,
               std::vector<ParamDecl> params, InferShapeFn shape) {
-  OpDef f;
-  f.name = name;
-  f.aliases = std::move(aliases);
-  f.doc = doc;
-  f.params = std::move(params);
-  f.infer_shape = std::move(shape);
-  f.infer_type = ElemwiseType;
+  OpDef f = ShapeOpDef(name, std::move(aliases), doc, std::move(params), std::move(shape));
   f.gradient = ViewGrad(name);
   return f;
 }

@@ -162,18 +162,6 @@ bool StackShape(const NodeAttrs& attrs, std::vector<Shape>* in, std::vector<Shap
   return AllKnown(*in) && AllKnown(*out);
 }
 
-OpDef Def(const std::string& name, std::vector<std::string> aliases, const std::string& doc,
-          std::vector<ParamDecl> params, InferShapeFn shape) {
-  OpDef f;
-  f.name = name;
-  f.aliases = std::move(aliases);
-  f.doc = doc;
-  f.params = std::move(params);
-  f.infer_shape = std::move(shape);
-  f.infer_type = ElemwiseType;
-  return f;
-}
-
 std::vector<NodeEntry> ReduceGrad(const OpRegistry& r, const NodePtr& n, const std::vector<NodeEntry>& og) {
   std::vector<NodeEntry> g = {GradOp(r, "_broadcast_backward_reduce", n, "backward", {og[0], n->inputs[0]})};
   if (n->inputs.size() > 1) g.push_back(GradOp(r, "zeros_like", n, "rhs_backward", {n->inputs[1]}));
@@ -213,7 +201,7 @@ StridedView RepeatView(const ParamValues& p, const Shape& data, const Shape&) {
 }
 
 void RegisterShapeOpsTile(OpRegistry* reg) {
-  OpDef t = Def("tile", {}, "Repeats the whole array `reps` times per axis.",
+  OpDef t = ShapeOpDef("tile", {}, "Repeats the whole array `reps` times per axis.",
                 {RequiredParam("reps", ParamType::kShape, "Repetitions per axis.")}, OutFromData<TileOut>);
   t.gradient = [](const OpRegistry& r, const NodePtr& n, const std::vector<NodeEntry>& og) {
     return BackwardNode(r, "_backward_tile", n, {og[0], n->inputs[0]}, 1);
@@ -222,7 +210,7 @@ void RegisterShapeOpsTile(OpRegistry* reg) {
 
   ParamDecl axis = IntParam("axis", "None", "Axis to repeat along; None flattens.");
   axis.optional = true;
-  OpDef rp = Def("repeat", {}, "Repeats each element `repeats` times.",
+  OpDef rp = ShapeOpDef("repeat", {}, "Repeats each element `repeats` times.",
                  {RequiredParam("repeats", ParamType::kInt, "Repetitions of each element."), axis},
                  OutFromData<RepeatOut>);
   rp.gradient = [](const OpRegistry& r, const NodePtr& n, const std::vector<NodeEntry>& og) {
@@ -232,12 +220,12 @@ void RegisterShapeOpsTile(OpRegistry* reg) {
   AddViewBackward(reg, "tile");
   AddViewBackward(reg, "repeat");
 
-  OpDef bt = Def("broadcast_to", {}, "Broadcasts unit axes to `shape` (0 keeps the extent).",
+  OpDef bt = ShapeOpDef("broadcast_to", {}, "Broadcasts unit axes to `shape` (0 keeps the extent).",
                  {TypedParam("shape", ParamType::kShape, "()", "Target shape.")}, OutFromData<BroadcastToOut>);
   bt.gradient = ReduceGrad;
   reg->Add(std::move(bt));
 
-  OpDef ba = Def("broadcast_axis", {"broadcast_axes"}, "Broadcasts the unit axes `axis` to `size`.",
+  OpDef ba = ShapeOpDef("broadcast_axis", {"broadcast_axes"}, "Broadcasts the unit axes `axis` to `size`.",
                  {TypedParam("axis", ParamType::kShape, "()", "Axes to broadcast."), TypedParam("size", ParamType::kShape, "()", "Target extents.")},
                  OutFromData<BroadcastAxisOut>);
   ba.gradient = ReduceGrad;
@@ -247,7 +235,7 @@ void RegisterShapeOpsTile(OpRegistry* reg) {
   la.optional = true;
   ParamDecl ra = TypedParam("rhs_axes", ParamType::kShape, "None", "Axes of rhs giving the target extents.");
   ra.optional = true;
-  OpDef bl = Def("broadcast_like", {}, "Broadcasts lhs to rhs's shape (or on the given axes).", {la, ra},
+  OpDef bl = ShapeOpDef("broadcast_like", {}, "Broadcasts lhs to rhs's shape (or on the given axes).", {la, ra},
                  BroadcastLikeShape);
   bl.num_inputs = 2;
   bl.input_names = FixedNames({"lhs", "rhs"});
@@ -258,7 +246,7 @@ void RegisterShapeOpsTile(OpRegistry* reg) {
   ParamDecl n = RequiredParam("num_args", ParamType::kInt, "Number of inputs to stack.");
   n.lo = 1;
   n.hi = 1e6;
-  OpDef st = Def("stack", {}, "Joins arrays of one shape along a new axis.",
+  OpDef st = ShapeOpDef("stack", {}, "Joins arrays of one shape along a new axis.",
                  {IntParam("axis", "0", "Position of the new axis in the result."), n}, StackShape);
   st.key_var_num_args = "num_args";
   st.num_inputs_fn = [](const ParamValues& p) { return static_cast<int>(p.GetInt("num_args")); };

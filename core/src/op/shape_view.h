@@ -12,11 +12,13 @@
 // is the input and the big array is the output. `injective` says whether
 // two steps can reach the same element (they can for tile, repeat and the
 // broadcasts), which decides whether a gradient scatter may run in parallel.
+// Also here: the small helpers the shape_ops_*.cc files share.
 #ifndef WEFT_CORE_SRC_OP_SHAPE_VIEW_H_
 #define WEFT_CORE_SRC_OP_SHAPE_VIEW_H_
 
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "op_common.h"
@@ -56,6 +58,19 @@ inline ParamDecl TypedParam(const std::string& name, ParamType type, const std::
   d.default_value = def;
   d.doc = doc;
   return d;
+}
+
+// An OpDef with elementwise type inference (no gradient yet).
+inline OpDef ShapeOpDef(const std::string& name, std::vector<std::string> aliases, const std::string& doc,
+                        std::vector<ParamDecl> params, InferShapeFn shape) {
+  OpDef f;
+  f.name = name;
+  f.aliases = std::move(aliases);
+  f.doc = doc;
+  f.params = std::move(params);
+  f.infer_shape = std::move(shape);
+  f.infer_type = ElemwiseType;
+  return f;
 }
 
 // Shape inference of ops whose output shape follows from the data shape
