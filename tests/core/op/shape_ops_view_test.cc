@@ -36,6 +36,20 @@ TEST(ShapeOpsView, SliceValuesAndDtypes) {
   EXPECT_EQ(test::Values(z[0]), (std::vector<double>{4, 5, 6, 7}));
 }
 
+TEST(ShapeOpsView, Float16IsMovedBitExact) {
+  NDArray h(Shape({2, 3}), Context::CPU(0), DType::kFloat16);
+  uint16_t* p = static_cast<uint16_t*>(h.dptr());
+  for (int i = 0; i < 6; ++i) p[i] = static_cast<uint16_t>(0x3c00 + i);
+  auto y = test::Run("reverse", {h}, {{"axis", "1"}});
+  auto z = test::Run("slice", {y[0]}, {{"begin", "(1, 1)"}, {"end", "(2, 3)"}});
+  y[0].WaitToRead();
+  z[0].WaitToRead();
+  EXPECT_EQ(z[0].dtype(), DType::kFloat16);
+  const uint16_t* q = static_cast<const uint16_t*>(z[0].dptr());
+  EXPECT_EQ(q[0], 0x3c04);
+  EXPECT_EQ(q[1], 0x3c03);
+}
+
 TEST(ShapeOpsView, SliceErrorsAndInference) {
   NDArray x = test::Array({2, 4}, std::vector<double>(8, 1));
   EXPECT_TRUE(test::ThrowsError([&] { test::Run("slice", {x}, {{"begin", "(0, 0)"}, {"end", "(1,)"}}); },
