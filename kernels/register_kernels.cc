@@ -18,6 +18,7 @@ void RegisterNNMiscCpu(KernelRegistry* reg);
 void RegisterIndexOpsCpu(KernelRegistry* reg);
 void RegisterShapeOpsJoinCpu(KernelRegistry* reg);
 void RegisterShapeOpsCpu(KernelRegistry* reg);
+void RegisterShapeOpsViewCpu(KernelRegistry* reg);
 void RegisterNNDeconvCpu(KernelRegistry* reg);
 void RegisterNNDenseCpu(KernelRegistry* reg);
 void RegisterNNActivationCpu(KernelRegistry* reg);
@@ -72,6 +73,7 @@ void RegisterAllKernels(KernelRegistry* reg) {
   cpu::RegisterIndexOpsCpu(reg);
   cpu::RegisterShapeOpsJoinCpu(reg);
   cpu::RegisterShapeOpsCpu(reg);
+  cpu::RegisterShapeOpsViewCpu(reg);
   cpu::RegisterNNDeconvCpu(reg);
   cpu::RegisterNNDenseCpu(reg);
   cpu::RegisterNNActivationCpu(reg);
