@@ -154,6 +154,31 @@ void Multinomial(const OpContext& octx, const NodeAttrs&, const std::vector<TBlo
   });
 }
 
+// in: ograd (of the log-probabilities), data, sample; out: data's gradient.
+void MultinomialBackward(const OpContext&, const NodeAttrs&, const std::vector<TBlob>& in,
+                         const std::vector<OpReq>& req, const std::vector<TBlob>& out) {
+  if (req[0] == OpReq::kNull) return;
+  const Shape& ds = in[1].shape;
+  const int64_t k = ds[ds.ndim() - 1], dists = in[1].Size() / k, draws = in[0].Size() / dists;
+  if (req[0] != OpReq::kAdd) std::memset(out[0].dptr, 0, out[0].Bytes());
+  DispatchFloat(in[1].dtype, "_backward_sample_multinomial", [&](auto t) {
+    using T = decltype(t);
+    DispatchNumeric(in[2].dtype, "_backward_sample_multinomial", [&](auto i) {
+      using I = decltype(i);
+      const T* g = in[0].data<T>();
+      const T* p = in[1].data<T>();
+      const I* smp = in[2].data<I>();
+      T* dx = out[0].data<T>();
+      ParallelFor(dists, [&](int64_t d) {
+        for (int64_t s = 0; s < draws; ++s) {
+          const int64_t c = d * k + static_cast<int64_t>(smp[d * draws + s]);
+          dx[c] += g[d * draws + s] / p[c];
+        }
+      });
+    });
+  });
+}
+
 void Shuffle(const OpContext& octx, const NodeAttrs&, const std::vector<TBlob>& in, const std::vector<OpReq>& req,
              const std::vector<TBlob>& out) {
   if (req[0] == OpReq::kNull) return;
@@ -201,6 +226,7 @@ void RegisterRandomCpu(KernelRegistry* reg) {
   reg->Add("_random_poisson", DeviceType::kCPU, {"cpu", 0, Poisson, true});
   reg->Add("_random_randint", DeviceType::kCPU, {"cpu", 0, RandInt, true});
   reg->Add("_sample_multinomial", DeviceType::kCPU, {"cpu", 0, Multinomial, true});
+  reg->Add("_backward_sample_multinomial", DeviceType::kCPU, {"cpu", 0, MultinomialBackward, true});
   reg->Add("_shuffle", DeviceType::kCPU, {"cpu", 0, Shuffle, true});
 }
 

@@ -21,7 +21,10 @@
 // data.shape[:-1] + shape (1-D data: `shape`, or (1,)); with get_prob a
 // second output holds the log-probability of each draw (data's dtype).
 // _shuffle (alias shuffle)(data): a random permutation of the first axis.
-// No gradients (the outputs do not depend on a differentiable input).
+// Gradients: with get_prob, _sample_multinomial ->
+// `_backward_sample_multinomial(ograd_log_prob, data, sample)`, adding
+// ograd / p[sample] to the drawn category's probability (MXNet's REINFORCE
+// gradient); without it, zeros. The source ops and _shuffle have none.
 #include "op_common.h"
 
 namespace weft {
@@ -150,6 +153,41 @@ OpDef MultinomialDef() {
   d.uses_rng = true;
   d.infer_shape = MultinomialShapeFn;
   d.infer_type = MultinomialType;
+  d.gradient = [](const OpRegistry& r, const NodePtr& n, const std::vector<NodeEntry>& og) {
+    if (og.size() < 2)
+      return std::vector<NodeEntry>{MakeOpEntry(r, "zeros_like", GradName(n, "zero"), {n->inputs[0]})};
+    return BackwardNode(r, "_backward_sample_multinomial", n, {og[1], n->inputs[0], OutEntry(n, 0)}, 1);
+  };
+  return d;
+}
+
+bool MultinomialBackwardShape(const NodeAttrs& attrs, std::vector<Shape>* in, std::vector<Shape>* out) {
+  AssignShape(attrs, out, 0, (*in)[1], "output");
+  AssignShape(attrs, in, 1, (*out)[0], "input 'data'");
+  if ((*in)[1].ndim_known()) {
+    const Shape s = MultinomialShape(attrs, (*in)[1]);
+    AssignShape(attrs, in, 0, s, "input 'ograd'");
+    AssignShape(attrs, in, 2, s, "input 'sample'");
+  }
+  return AllKnown(*in) && AllKnown(*out);
+}
+
+bool MultinomialBackwardType(const NodeAttrs& attrs, std::vector<DType>* in, std::vector<DType>* out) {
+  AssignType(attrs, in, 0, (*in)[1], "input 'ograd'");
+  AssignType(attrs, out, 0, (*in)[1], "output");
+  AssignType(attrs, in, 1, (*out)[0], "input 'data'");
+  return AllKnown(*in) && AllKnown(*out);
+}
+
+OpDef MultinomialBackwardDef() {
+  OpDef d;
+  d.name = "_backward_sample_multinomial";
+  d.doc = "Gradient of _sample_multinomial's log-probabilities: ograd / p at the drawn categories.";
+  d.params = MultinomialDef().params;
+  d.num_inputs = 3;
+  d.input_names = FixedNames({"ograd", "data", "sample"});
+  d.infer_shape = MultinomialBackwardShape;
+  d.infer_type = MultinomialBackwardType;
   return d;
 }
 
@@ -186,6 +224,7 @@ void RegisterRandom(OpRegistry* reg) {
                      RequiredParam("low", ParamType::kInt, "Lower bound (inclusive)."),
                      RequiredParam("high", ParamType::kInt, "Upper bound (exclusive).")));
   reg->Add(MultinomialDef());
+  reg->Add(MultinomialBackwardDef());
   reg->Add(ShuffleDef());
 }
 

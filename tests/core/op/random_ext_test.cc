@@ -132,6 +132,28 @@ TEST(RandomExt, MultinomialFrequenciesAndLogProb) {
             std::vector<double>(4, 2.0));
 }
 
+// With get_prob, the gradient w.r.t. the probabilities is sum over draws of
+// ograd / p[drawn]; the symbolic gradient sees the forward's own samples.
+TEST(RandomExt, MultinomialLogProbGradient) {
+  Runtime::Global().Seed(4);
+  const OpRegistry& reg = Runtime::Global().ops();
+  NodePtr data = MakeVariable("data");
+  NodePtr node = MakeOpNode(reg, "_sample_multinomial", "m", {{data, 0, 0}}, {{"shape", "(5,)"}, {"get_prob", "True"}});
+  NodePtr og0 = MakeVariable("og0"), og1 = MakeVariable("og1");
+  std::vector<NodeEntry> grads = node->op()->gradient(reg, node, {{og0, 0, 0}, {og1, 0, 0}});
+  ASSERT_EQ(grads.size(), 1u);
+  NDArray p = test::Array({2, 3}, {0.5, 0.25, 0.25, 0.1, 0.6, 0.3}, DType::kFloat64);
+  NDArray g = test::Array({2, 5}, {1, 2, 3, 4, 5, -1, -2, -3, -4, -5}, DType::kFloat64);
+  NDArray sample = test::Array({2, 5}, {0, 2, 2, 1, 0, 1, 1, 2, 0, 1}, DType::kInt32);
+  auto dx = test::Run("_backward_sample_multinomial", {g, p, sample}, {{"shape", "(5,)"}, {"get_prob", "True"}});
+  std::vector<double> want = {(1 + 5) / 0.5, 4 / 0.25, (2 + 3) / 0.25, -4 / 0.1, (-1 - 2 - 5) / 0.6, -3 / 0.3};
+  std::vector<double> got = test::Values(dx[0]);
+  for (int i = 0; i < 6; ++i) EXPECT_NEAR(got[i], want[i], 1e-12) << i;
+  // The graph gradient runs the same op on the node's sample output.
+  EXPECT_EQ(grads[0].node->op()->name, "_backward_sample_multinomial");
+  EXPECT_EQ(grads[0].node->inputs[2].node, node);
+}
+
 TEST(RandomExt, ShufflePermutesRows) {
   Runtime::Global().Seed(8);
   std::vector<double> vals(200);
