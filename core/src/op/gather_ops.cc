@@ -1,20 +1,21 @@
 // Gathering and scattering by index with MXNet's names and parameters:
 //   pick(data, index; axis=-1, keepdims=False, mode='clip'): data[.., index,
 //     ..] along axis; index has data's shape without that axis (or with
-//     extent 1 under keepdims). axis=None is rejected, as in MXNet.
+//     extent 1 under keepdims; index may take either form, as in MXNet).
+//     axis=None is rejected, as in MXNet.
 //   one_hot(indices; depth, on_value=1, off_value=0, dtype='float32'):
 //     indices.shape + (depth,), on_value at each index, off_value elsewhere
 //     (indices outside [0, depth) give a row of off_value).
 //   take(a, indices; axis=0, mode='clip'): a.shape[:axis] + indices.shape +
 //     a.shape[axis+1:]; mode 'clip' clamps, 'wrap' wraps, 'raise' fails on
 //     an out-of-range index.
-//   gather_nd(data, indices): indices (M, Y...) address the first M axes;
-//     output Y... + data.shape[M:].
+//   gather_nd(data, indices): indices (M, Y...) (at least 2-D) address the
+//     first M axes; output Y... + data.shape[M:].
 //   scatter_nd(data, indices; shape): zeros of `shape` with data written at
 //     the addressed positions (the last write wins on duplicates).
 // Indices of pick/one_hot/take are any numeric dtype (float values are
-// truncated); gather_nd/scatter_nd accept negative indices (counted from the
-// end) and fail on others out of range.
+// truncated); gather_nd/scatter_nd accept indices in [-n, n) (negative
+// ones count from the end, as MXNet) and fail on others.
 // Gradients: pick -> `_backward_pick(ograd, data, index)`; take ->
 // `_backward_take(ograd, a, indices)`; gather_nd ->
 // `_backward_gather_nd(ograd, indices, data)` (a scatter-add; MXNet's takes
@@ -59,8 +60,20 @@ std::vector<ParamDecl> PickParams() {
   return {axis, BoolParam("keepdims", "False", "Keep the picked axis with extent 1."), ModeParam({"clip", "wrap"})};
 }
 
-// pick and _backward_pick: `d` = data slot, `x` = index slot, output 0 =
-// picked values (pick) or data's gradient (_backward_pick).
+// data's shape reduced over the picked axis (extent 1 under `keepdims`;
+// a 1-D input gives (1,)), as MXNet's ReduceAxisShapeImpl.
+Shape PickedShape(const Shape& data, int axis, bool keepdims) {
+  if (data.ndim() == 1) return Shape({1});
+  std::vector<int64_t> dims;
+  for (int i = 0; i < data.ndim(); ++i)
+    if (i != axis) dims.push_back(data[i]);
+    else if (keepdims) dims.push_back(1);
+  return Shape(dims);
+}
+
+// pick(data, index) and _backward_pick(ograd, data, index). The output
+// (and ograd) follow `keepdims`; as in MXNet, index may have either form:
+// data's rank (extent 1 at the axis) or one less.
 bool PickShape(const NodeAttrs& attrs, std::vector<Shape>* in, std::vector<Shape>* out) {
   const bool back = attrs.op->name == "_backward_pick";
   const size_t d = back ? 1 : 0, x = back ? 2 : 1;
@@ -68,29 +81,15 @@ bool PickShape(const NodeAttrs& attrs, std::vector<Shape>* in, std::vector<Shape
     AssignShape(attrs, out, 0, (*in)[1], "output");
     AssignShape(attrs, in, 1, (*out)[0], "input 'data'");
   }
-  Shape& small = back ? (*in)[0] : (*out)[0];
-  std::vector<Shape> pair = {(*in)[x], small};
-  Shape s;
-  for (const Shape& p : pair)
-    if (!ShapeAssign(&s, p))
-      Fail(StatusCode::kShape, "operator ", attrs.op->name, ": index ", (*in)[x].ToString(), " and ",
-           back ? "ograd " : "output ", small.ToString(), " differ");
-  const Shape& data = (*in)[d];
-  if (data.ndim_known()) {
-    const int axis = GatherAxis(attrs, data.ndim());
-    std::vector<int64_t> dims;
-    for (int i = 0; i < data.ndim(); ++i)
-      if (i != axis) dims.push_back(data[i]);
-      else if (attrs.params.GetBool("keepdims")) dims.push_back(1);
-    if (dims.empty()) dims.push_back(1);
-    if (!ShapeAssign(&s, Shape(dims)))
-      Fail(StatusCode::kShape, "operator ", attrs.op->name, ": index ", (*in)[x].ToString(),
-           " does not match data ", data.ToString(), " without axis ", axis, " (expected ", Shape(dims).ToString(),
-           ")");
-  }
-  AssignShape(attrs, in, x, s, "input 'index'");
-  if (back) AssignShape(attrs, in, 0, s, "input 'ograd'");
-  else AssignShape(attrs, out, 0, s, "output");
+  const Shape data = (*in)[d];
+  if (!data.ndim_known()) return false;
+  const int axis = GatherAxis(attrs, data.ndim());
+  const bool keep = attrs.params.GetBool("keepdims");
+  if (back) AssignShape(attrs, in, 0, PickedShape(data, axis, keep), "input 'ograd'");
+  else AssignShape(attrs, out, 0, PickedShape(data, axis, keep), "output");
+  const Shape& idx = (*in)[x];
+  const bool idx_keep = idx.ndim_known() ? idx.ndim() == data.ndim() : keep;
+  AssignShape(attrs, in, x, PickedShape(data, axis, idx_keep), "input 'index'");
   return AllKnown(*in) && AllKnown(*out);
 }
 
@@ -158,13 +157,15 @@ bool TakeShape(const NodeAttrs& attrs, std::vector<Shape>* in, std::vector<Shape
 
 // Output shape of gather_nd for data `d` and indices `x` (ranks known).
 Shape GatherNdShape(const NodeAttrs& attrs, const Shape& d, const Shape& x) {
-  if (x.ndim() < 1 || x[0] == 0) return Shape();
+  if (x.ndim() < 2)
+    Fail(StatusCode::kShape, "operator ", attrs.op->name, ": indices ", x.ToString(),
+         " need at least 2 dimensions (M, Y...)");
+  if (x[0] == 0) return Shape();
   if (x[0] > d.ndim())
     Fail(StatusCode::kShape, "operator ", attrs.op->name, ": indices ", x.ToString(), " address ", x[0],
          " axes of an array with ndim ", d.ndim(), " (expected indices.shape[0] <= ", d.ndim(), ")");
   std::vector<int64_t> dims(x.dims().begin() + 1, x.dims().end());
   dims.insert(dims.end(), d.dims().begin() + x[0], d.dims().end());
-  if (dims.empty()) dims.push_back(1);
   return Shape(dims);
 }
 

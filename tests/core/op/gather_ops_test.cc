@@ -60,12 +60,21 @@ TEST(GatherOps, ClosedForms) {
   opts.reqs = {OpReq::kAdd};
   Invoke(nullptr, "pick", {d, test::Array({2}, {1, 0})}, {}, &out, opts);
   EXPECT_EQ(test::Values(out[0]), (std::vector<double>{12, 23}));
+  // The index may keep the picked axis even without keepdims (MXNet).
+  auto y = test::Run("pick", {d, test::Array({2, 1}, {0, 1})}, {{"axis", "1"}});
+  EXPECT_EQ(y[0].shape(), Shape({2}));
+  EXPECT_EQ(test::Values(y[0]), (std::vector<double>{1, 4}));
 }
 
 TEST(GatherOps, PartialShapeInference) {
   std::vector<Shape> in = {Shape({3, 0, 5}), Shape()}, out;
   EXPECT_FALSE(test::InferShapes("pick", {{"axis", "1"}}, &in, &out));
   EXPECT_EQ(in[1], Shape({3, 5}));
+  EXPECT_EQ(out[0], Shape({3, 5}));
+  in = {Shape({3, 4, 5}), Shape::Unknown(3)};
+  out.clear();
+  EXPECT_TRUE(test::InferShapes("pick", {{"axis", "-2"}}, &in, &out));
+  EXPECT_EQ(in[1], Shape({3, 1, 5}));
   EXPECT_EQ(out[0], Shape({3, 5}));
   in = {Shape()};
   out = {Shape({2, 3, 4})};
@@ -93,7 +102,9 @@ TEST(GatherOps, ErrorPaths) {
   EXPECT_TRUE(test::ThrowsError([&] { test::Run("pick", {x, test::Array({2}, {0, 1})}, {{"axis", "None"}}); },
                                 StatusCode::kInvalidArgument, {"pick", "axis=None"}));
   EXPECT_TRUE(test::ThrowsError([&] { test::Run("pick", {x, test::Array({3}, {0, 1, 0})}, {}); },
-                                StatusCode::kShape, {"pick", "(3,)", "(2,)"}));
+                                StatusCode::kShape, {"pick", "index", "(3,)", "(2,)"}));
+  EXPECT_TRUE(test::ThrowsError([&] { test::Run("gather_nd", {x, test::Array({2}, {0, 1})}, {}); },
+                                StatusCode::kShape, {"gather_nd", "at least 2 dimensions"}));
   EXPECT_TRUE(test::ThrowsError([&] { test::Run("gather_nd", {x, test::Array({3, 1}, {0, 0, 0})}, {}); },
                                 StatusCode::kShape, {"gather_nd", "ndim 2"}));
   EXPECT_TRUE(test::ThrowsError([&] { test::Run("gather_nd", {x, test::Array({2, 1}, {0, 3})}, {}); },
