@@ -16,6 +16,8 @@ void RegisterNNLRNCpu(KernelRegistry* reg);
 void RegisterNNNormInstCpu(KernelRegistry* reg);
 void RegisterNNMiscCpu(KernelRegistry* reg);
 void RegisterIndexOpsCpu(KernelRegistry* reg);
+void RegisterSortOpsCpu(KernelRegistry* reg);
+void RegisterGatherOpsCpu(KernelRegistry* reg);
 void RegisterShapeOpsJoinCpu(KernelRegistry* reg);
 void RegisterShapeOpsCpu(KernelRegistry* reg);
 void RegisterShapeOpsViewCpu(KernelRegistry* reg);
@@ -71,6 +73,8 @@ void RegisterAllKernels(KernelRegistry* reg) {
   cpu::RegisterNNNormInstCpu(reg);
   cpu::RegisterNNMiscCpu(reg);
   cpu::RegisterIndexOpsCpu(reg);
+  cpu::RegisterSortOpsCpu(reg);
+  cpu::RegisterGatherOpsCpu(reg);
   cpu::RegisterShapeOpsJoinCpu(reg);
   cpu::RegisterShapeOpsCpu(reg);
   cpu::RegisterShapeOpsViewCpu(reg);

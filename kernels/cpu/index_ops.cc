@@ -5,25 +5,13 @@
 #include <vector>
 
 #include "cpu/cpu_util.h"
+#include "cpu/index_util.h"
 #include "weft/dtype.h"
 
 namespace weft {
 namespace cpu {
 
 namespace {
-
-// Calls f(T{}) for every dtype with arithmetic (not float16), naming `op`.
-template <typename F>
-void DispatchNumeric(DType t, const char* op, F&& f) {
-  DispatchDType(t, [&](auto v) {
-    using T = decltype(v);
-    if constexpr (std::is_same<T, Half>::value) {
-      Fail(StatusCode::kDType, "operator ", op, ": float16 is not supported");
-    } else {
-      f(v);
-    }
-  });
-}
 
 // y (dtype of `out`) = x (dtype of `in`) converted, honouring req.
 void Convert(const TBlob& in, OpReq req, const TBlob& out, const char* op) {

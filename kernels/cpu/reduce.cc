@@ -1,11 +1,18 @@
-// CPU kernels of sum, mean and their gradients (float32/float64).
+// CPU kernels of sum, mean, max, min, prod, nansum, nanprod, norm and their
+// gradients (float32/float64).
 //
 // The input shape is simplified first: extent-1 axes are dropped and
 // neighbouring axes that are both reduced or both kept are merged. The last
 // merged axis is walked contiguously; every other axis is either "kept"
 // (indexes the output) or "reduced" (summed over). Work is split over kept
 // positions, so threads never write the same output element. Sums
-// accumulate in double for both dtypes.
+// accumulate in double for both dtypes; every reduction is one reducer
+// (Init/Add in double) run by the same loop, and every gradient one
+// element-wise factor of (data, out) times the broadcast ograd.
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <utility>
 #include <vector>
 
 #include "cpu/cpu_util.h"
@@ -33,17 +40,19 @@ struct ReducePlan {
 
 // Flags of the axes of a rank-`ndim` input that the op reduces. The op's
 // shape inference has already validated `axis`.
-std::vector<bool> ReducedFlags(const ParamValues& p, int ndim) {
+std::vector<bool> ReducedFlags(const ParamValues& p, int ndim, bool exclude) {
   if (p.IsNone("axis") || p.GetShape("axis").ndim() == 0) return std::vector<bool>(ndim, true);
   const Shape& axis = p.GetShape("axis");
   std::vector<bool> flags(ndim, false);
   for (int i = 0; i < axis.ndim(); ++i) flags[axis[i] < 0 ? axis[i] + ndim : axis[i]] = true;
-  if (p.GetBool("exclude")) flags.flip();
+  if (exclude && p.GetBool("exclude")) flags.flip();
   return flags;
 }
 
-ReducePlan MakePlan(const ParamValues& p, const Shape& data) {
-  std::vector<bool> flags = ReducedFlags(p, data.ndim());
+// norm (and _backward_norm) have no `exclude` parameter.
+ReducePlan MakePlan(const NodeAttrs& attrs, const Shape& data) {
+  const bool exclude = attrs.op->name.find("norm") == std::string::npos;
+  std::vector<bool> flags = ReducedFlags(attrs.params, data.ndim(), exclude);
   std::vector<int64_t> extents;
   std::vector<bool> reduced;
   for (int i = 0; i < data.ndim(); ++i) {
@@ -102,95 +111,176 @@ void ForEachReduced(const ReducePlan& plan, F&& body) {
   }
 }
 
-// out = scale * (sum over reduced axes of in), honouring req.
-void ReduceForward(const char* op, bool mean, const NodeAttrs& attrs, const std::vector<TBlob>& in,
-                   const std::vector<OpReq>& req, const std::vector<TBlob>& out) {
-  if (req[0] == OpReq::kNull) return;
-  const ReducePlan plan = MakePlan(attrs.params, in[0].shape);
-  const double scale = mean ? static_cast<double>(out[0].Size()) / in[0].Size() : 1.0;
+// Reducers: Init value, Add(acc, x) and Final(acc, count) in double.
+struct SumR {
+  static double Init() { return 0; }
+  static double Add(double a, double x) { return a + x; }
+};
+struct MaxR {
+  static double Init() { return -std::numeric_limits<double>::infinity(); }
+  static double Add(double a, double x) { return (x > a || std::isnan(x)) && !std::isnan(a) ? x : a; }
+};
+struct MinR {
+  static double Init() { return std::numeric_limits<double>::infinity(); }
+  static double Add(double a, double x) { return (x < a || std::isnan(x)) && !std::isnan(a) ? x : a; }
+};
+struct ProdR {
+  static double Init() { return 1; }
+  static double Add(double a, double x) { return a * x; }
+};
+struct NanSumR {
+  static double Init() { return 0; }
+  static double Add(double a, double x) { return std::isnan(x) ? a : a + x; }
+};
+struct NanProdR {
+  static double Init() { return 1; }
+  static double Add(double a, double x) { return std::isnan(x) ? a : a * x; }
+};
+struct L1R {
+  static double Init() { return 0; }
+  static double Add(double a, double x) { return a + std::fabs(x); }
+};
+struct L2R {
+  static double Init() { return 0; }
+  static double Add(double a, double x) { return a + x * x; }
+};
+
+// out = post(reduction R over the reduced axes of in), honouring req; `T`
+// is the input type, `U` the output type.
+template <typename R, typename T, typename U, typename Post>
+void ReduceLoop(const ReducePlan& plan, const T* x, U* y, OpReq req, Post post) {
   const int64_t L = plan.inner;
-  DispatchFloat(in[0].dtype, op, [&](auto t) {
-    using T = decltype(t);
-    const T* x = in[0].data<T>();
-    T* y = out[0].data<T>();
-    const int64_t work = plan.num_kept * plan.num_reduced * L;
+  const int64_t work = plan.num_kept * plan.num_reduced * L;
 #pragma omp parallel if (work >= kParallelGrain && plan.num_kept > 1)
-    {
-      std::vector<double> acc(plan.inner_reduced ? 1 : L);
+  {
+    std::vector<double> acc(plan.inner_reduced ? 1 : L);
 #pragma omp for schedule(static)
-      for (int64_t k = 0; k < plan.num_kept; ++k) {
-        const T* xk = x + KeptOffset(plan, k);
-        if (plan.inner_reduced) {
-          double s = 0;
-          ForEachReduced(plan, [&](int64_t off) {
-            const T* row = xk + off;
-            for (int64_t j = 0; j < L; ++j) s += row[j];
-          });
-          Store(req[0], &y[k], static_cast<T>(s * scale));
-        } else {
-          double* a = acc.data();
-          for (int64_t j = 0; j < L; ++j) a[j] = 0;
-          ForEachReduced(plan, [&](int64_t off) {
-            const T* row = xk + off;
-            for (int64_t j = 0; j < L; ++j) a[j] += row[j];
-          });
-          T* yk = y + k * L;
-          for (int64_t j = 0; j < L; ++j) Store(req[0], &yk[j], static_cast<T>(a[j] * scale));
-        }
+    for (int64_t k = 0; k < plan.num_kept; ++k) {
+      const T* xk = x + KeptOffset(plan, k);
+      if (plan.inner_reduced) {
+        double s = R::Init();
+        ForEachReduced(plan, [&](int64_t off) {
+          const T* row = xk + off;
+          for (int64_t j = 0; j < L; ++j) s = R::Add(s, row[j]);
+        });
+        Store(req, &y[k], static_cast<U>(post(s)));
+      } else {
+        double* a = acc.data();
+        for (int64_t j = 0; j < L; ++j) a[j] = R::Init();
+        ForEachReduced(plan, [&](int64_t off) {
+          const T* row = xk + off;
+          for (int64_t j = 0; j < L; ++j) a[j] = R::Add(a[j], row[j]);
+        });
+        U* yk = y + k * L;
+        for (int64_t j = 0; j < L; ++j) Store(req, &yk[j], static_cast<U>(post(a[j])));
       }
     }
-  });
+  }
 }
 
-// dx = scale * ograd broadcast back over the reduced axes; in = (ograd, data).
-void ReduceBackward(const char* op, bool mean, const NodeAttrs& attrs, const std::vector<TBlob>& in,
-                    const std::vector<OpReq>& req, const std::vector<TBlob>& out) {
+template <typename R, typename Post>
+void ReduceForward(const char* op, const NodeAttrs& attrs, const std::vector<TBlob>& in,
+                   const std::vector<OpReq>& req, const std::vector<TBlob>& out, Post post) {
   if (req[0] == OpReq::kNull) return;
-  const ReducePlan plan = MakePlan(attrs.params, in[1].shape);
-  const double scale = mean ? static_cast<double>(in[0].Size()) / in[1].Size() : 1.0;
-  const int64_t L = plan.inner;
+  const ReducePlan plan = MakePlan(attrs, in[0].shape);
   DispatchFloat(in[0].dtype, op, [&](auto t) {
     using T = decltype(t);
-    const T* g = in[0].data<T>();
-    T* dx = out[0].data<T>();
-    const T s = static_cast<T>(scale);
-    const int64_t work = plan.num_kept * plan.num_reduced * L;
-#pragma omp parallel for schedule(static) if (work >= kParallelGrain && plan.num_kept > 1)
-    for (int64_t k = 0; k < plan.num_kept; ++k) {
-      T* dk = dx + KeptOffset(plan, k);
-      if (plan.inner_reduced) {
-        const T v = g[k] * s;
-        ForEachReduced(plan, [&](int64_t off) {
-          T* row = dk + off;
-          for (int64_t j = 0; j < L; ++j) Store(req[0], &row[j], v);
-        });
-      } else {
-        const T* gk = g + k * L;
-        ForEachReduced(plan, [&](int64_t off) {
-          T* row = dk + off;
-          for (int64_t j = 0; j < L; ++j) Store(req[0], &row[j], gk[j] * s);
-        });
-      }
-    }
+    DispatchFloat(out[0].dtype, op, [&](auto u) {
+      using U = decltype(u);
+      ReduceLoop<R>(plan, in[0].data<T>(), out[0].data<U>(), req[0], post);
+    });
   });
 }
 
-void SumForward(const OpContext&, const NodeAttrs& attrs, const std::vector<TBlob>& in,
-                const std::vector<OpReq>& req, const std::vector<TBlob>& out) {
-  ReduceForward("sum", false, attrs, in, req, out);
+// dx = ograd * grad(x, out) broadcast back over the reduced axes; in =
+// (ograd, data[, out]). `grad(x, y)` gets data and the forward output (0
+// when there is no `out` input). ograd/out have type U, data/dx type T.
+template <typename G>
+void ReduceBackward(const char* op, const NodeAttrs& attrs, const std::vector<TBlob>& in,
+                    const std::vector<OpReq>& req, const std::vector<TBlob>& out, G grad) {
+  if (req[0] == OpReq::kNull) return;
+  const ReducePlan plan = MakePlan(attrs, in[1].shape);
+  const int64_t L = plan.inner;
+  const bool has_out = in.size() > 2;
+  DispatchFloat(in[1].dtype, op, [&](auto t) {
+    using T = decltype(t);
+    DispatchFloat(in[0].dtype, op, [&](auto u) {
+      using U = decltype(u);
+      const U* g = in[0].data<U>();
+      const U* y = has_out ? in[2].data<U>() : nullptr;
+      const T* x = in[1].data<T>();
+      T* dx = out[0].data<T>();
+      const int64_t work = plan.num_kept * plan.num_reduced * L;
+#pragma omp parallel for schedule(static) if (work >= kParallelGrain && plan.num_kept > 1)
+      for (int64_t k = 0; k < plan.num_kept; ++k) {
+        const int64_t base = KeptOffset(plan, k);
+        ForEachReduced(plan, [&](int64_t off) {
+          const int64_t o = base + off;
+          for (int64_t j = 0; j < L; ++j) {
+            const int64_t yi = plan.inner_reduced ? k : k * L + j;
+            const double yv = y ? static_cast<double>(y[yi]) : 0.0;
+            Store(req[0], &dx[o + j], static_cast<T>(g[yi] * grad(static_cast<double>(x[o + j]), yv)));
+          }
+        });
+      }
+    });
+  });
 }
-void MeanForward(const OpContext&, const NodeAttrs& attrs, const std::vector<TBlob>& in,
-                 const std::vector<OpReq>& req, const std::vector<TBlob>& out) {
-  ReduceForward("mean", true, attrs, in, req, out);
-}
-void SumBackward(const OpContext&, const NodeAttrs& attrs, const std::vector<TBlob>& in,
-                 const std::vector<OpReq>& req, const std::vector<TBlob>& out) {
-  ReduceBackward("_backward_sum", false, attrs, in, req, out);
-}
-void MeanBackward(const OpContext&, const NodeAttrs& attrs, const std::vector<TBlob>& in,
-                  const std::vector<OpReq>& req, const std::vector<TBlob>& out) {
-  ReduceBackward("_backward_mean", true, attrs, in, req, out);
-}
+
+double Identity(double a) { return a; }
+double One(double, double) { return 1; }
+
+// A kernel function `Name` whose body is the remaining macro arguments.
+#define WEFT_REDUCE_KERNEL(Name, ...)                                                \
+  void Name(const OpContext&, const NodeAttrs& attrs, const std::vector<TBlob>& in, \
+            const std::vector<OpReq>& req, const std::vector<TBlob>& out) {         \
+    __VA_ARGS__;                                                                     \
+  }
+
+WEFT_REDUCE_KERNEL(SumForward, ReduceForward<SumR>("sum", attrs, in, req, out, Identity))
+WEFT_REDUCE_KERNEL(MeanForward, {
+  const double scale = static_cast<double>(out[0].Size()) / std::max<int64_t>(in[0].Size(), 1);
+  ReduceForward<SumR>("mean", attrs, in, req, out, [scale](double a) { return a * scale; });
+})
+WEFT_REDUCE_KERNEL(MaxForward, ReduceForward<MaxR>("max", attrs, in, req, out, Identity))
+WEFT_REDUCE_KERNEL(MinForward, ReduceForward<MinR>("min", attrs, in, req, out, Identity))
+WEFT_REDUCE_KERNEL(ProdForward, ReduceForward<ProdR>("prod", attrs, in, req, out, Identity))
+WEFT_REDUCE_KERNEL(NanSumForward, ReduceForward<NanSumR>("nansum", attrs, in, req, out, Identity))
+WEFT_REDUCE_KERNEL(NanProdForward, ReduceForward<NanProdR>("nanprod", attrs, in, req, out, Identity))
+WEFT_REDUCE_KERNEL(NormForward, {
+  if (attrs.params.GetInt("ord") == 1)
+    ReduceForward<L1R>("norm", attrs, in, req, out, Identity);
+  else
+    ReduceForward<L2R>("norm", attrs, in, req, out, [](double a) { return std::sqrt(a); });
+})
+
+WEFT_REDUCE_KERNEL(SumBackward, ReduceBackward("_backward_sum", attrs, in, req, out, One))
+WEFT_REDUCE_KERNEL(MeanBackward, {
+  const double scale = static_cast<double>(in[0].Size()) / std::max<int64_t>(in[1].Size(), 1);
+  ReduceBackward("_backward_mean", attrs, in, req, out, [scale](double, double) { return scale; });
+})
+// Every element equal to the extreme gets the gradient (MXNet's eq mask).
+WEFT_REDUCE_KERNEL(MaxBackward, ReduceBackward("_backward_max", attrs, in, req, out,
+                                               [](double x, double y) { return x == y ? 1.0 : 0.0; }))
+WEFT_REDUCE_KERNEL(MinBackward, ReduceBackward("_backward_min", attrs, in, req, out,
+                                               [](double x, double y) { return x == y ? 1.0 : 0.0; }))
+WEFT_REDUCE_KERNEL(ProdBackward, ReduceBackward("_backward_prod", attrs, in, req, out,
+                                                [](double x, double y) { return y / x; }))
+WEFT_REDUCE_KERNEL(NanSumBackward, ReduceBackward("_backward_nansum", attrs, in, req, out,
+                                                  [](double x, double) { return std::isnan(x) ? 0.0 : 1.0; }))
+WEFT_REDUCE_KERNEL(NanProdBackward,
+                   ReduceBackward("_backward_nanprod", attrs, in, req, out,
+                                  [](double x, double y) { return std::isnan(x) ? 0.0 : y / x; }))
+WEFT_REDUCE_KERNEL(NormBackward, {
+  if (attrs.params.GetInt("ord") == 1)
+    ReduceBackward("_backward_norm", attrs, in, req, out,
+                   [](double x, double) { return static_cast<double>((x > 0) - (x < 0)); });
+  else
+    ReduceBackward("_backward_norm", attrs, in, req, out,
+                   [](double x, double y) { return y == 0 ? 0.0 : x / y; });
+})
+
+#undef WEFT_REDUCE_KERNEL
 
 }  // namespace
 
@@ -199,6 +289,14 @@ void RegisterReduceCpu(KernelRegistry* reg) {
   reg->Add("mean", DeviceType::kCPU, {"cpu", 0, MeanForward, true});
   reg->Add("_backward_sum", DeviceType::kCPU, {"cpu", 0, SumBackward, true});
   reg->Add("_backward_mean", DeviceType::kCPU, {"cpu", 0, MeanBackward, true});
+  const std::pair<const char*, KernelFn> more[] = {
+      {"max", MaxForward},         {"min", MinForward},
+      {"prod", ProdForward},       {"nansum", NanSumForward},
+      {"nanprod", NanProdForward}, {"norm", NormForward},
+      {"_backward_max", MaxBackward},         {"_backward_min", MinBackward},
+      {"_backward_prod", ProdBackward},       {"_backward_nansum", NanSumBackward},
+      {"_backward_nanprod", NanProdBackward}, {"_backward_norm", NormBackward}};
+  for (const auto& [name, fn] : more) reg->Add(name, DeviceType::kCPU, {"cpu", 0, fn, true});
 }
 
 }  // namespace cpu

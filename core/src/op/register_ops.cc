@@ -14,6 +14,8 @@ void RegisterNNLRN(OpRegistry* reg);
 void RegisterNNNormInst(OpRegistry* reg);
 void RegisterNNMisc(OpRegistry* reg);
 void RegisterIndexOps(OpRegistry* reg);
+void RegisterSortOps(OpRegistry* reg);
+void RegisterGatherOps(OpRegistry* reg);
 void RegisterShapeOpsJoin(OpRegistry* reg);
 void RegisterShapeOps(OpRegistry* reg);
 void RegisterShapeOpsSlice(OpRegistry* reg);
@@ -48,6 +50,8 @@ void RegisterAllOps(OpRegistry* reg) {
   op::RegisterNNNormInst(reg);
   op::RegisterNNMisc(reg);
   op::RegisterIndexOps(reg);
+  op::RegisterSortOps(reg);
+  op::RegisterGatherOps(reg);
   op::RegisterShapeOpsJoin(reg);
   op::RegisterShapeOps(reg);
   op::RegisterShapeOpsSlice(reg);
