@@ -37,6 +37,7 @@ void RegisterVisionBoxCpu(KernelRegistry* reg);
 void RegisterVisionMultiBoxCpu(KernelRegistry* reg);
 void RegisterVisionROICpu(KernelRegistry* reg);
 void RegisterVisionResizeCpu(KernelRegistry* reg);
+void RegisterVisionSamplingCpu(KernelRegistry* reg);
 }  // namespace cpu
 namespace blas {
 void RegisterDotBlas(KernelRegistry* reg);
@@ -95,6 +96,7 @@ void RegisterAllKernels(KernelRegistry* reg) {
   cpu::RegisterVisionMultiBoxCpu(reg);
   cpu::RegisterVisionROICpu(reg);
   cpu::RegisterVisionResizeCpu(reg);
+  cpu::RegisterVisionSamplingCpu(reg);
 #if WEFT_USE_OPENBLAS
   blas::RegisterDotBlas(reg);
 #endif

@@ -140,9 +140,7 @@ void ForEachAlignTap(const NodeAttrs& attrs, const ROIGeom& g, int64_t cout, con
   const T scale = static_cast<T>(static_cast<float>(g.scale)), off = aligned ? T(0.5) : T(0);
   const T x0 = roi[1] * scale - off, y0 = roi[2] * scale - off;
   T rw = roi[3] * scale - off - x0, rh = roi[4] * scale - off - y0;
-  if (aligned && (rw <= 0 || rh <= 0))
-    Fail(StatusCode::kInvalidArgument, "operator _contrib_ROIAlign: with aligned=True every ROI needs a positive ",
-         "width and height, given ", rw, " x ", rh);
+  if (aligned && (rw <= 0 || rh <= 0)) return;  // rejected by CheckAlignedROIs
   if (!aligned) {
     rw = std::max(rw, T(1));
     rh = std::max(rh, T(1));
@@ -169,6 +167,21 @@ void ForEachAlignTap(const NodeAttrs& attrs, const ROIGeom& g, int64_t cout, con
     }
 }
 
+// With aligned=True MXNet requires every (valid) ROI to have a positive
+// extent; checked before the parallel loops, which must not throw.
+template <typename T>
+void CheckAlignedROIs(const NodeAttrs& attrs, const ROIGeom& g, const T* rois) {
+  if (!attrs.params.GetBool("aligned")) return;
+  const T scale = static_cast<T>(static_cast<float>(g.scale));
+  for (int64_t n = 0; n < g.r; ++n) {
+    const T* roi = rois + n * 5;
+    const T rw = (roi[3] - roi[1]) * scale, rh = (roi[4] - roi[2]) * scale;
+    if (roi[0] >= 0 && (rw <= 0 || rh <= 0))
+      Fail(StatusCode::kInvalidArgument, "operator _contrib_ROIAlign: with aligned=True every ROI needs a ",
+           "positive width and height; ROI ", n, " is ", rw, " x ", rh);
+  }
+}
+
 void ROIAlignCpu(const OpContext&, const NodeAttrs& attrs, const std::vector<TBlob>& in,
                  const std::vector<OpReq>& req, const std::vector<TBlob>& out) {
   if (req[0] == OpReq::kNull) return;
@@ -178,6 +191,7 @@ void ROIAlignCpu(const OpContext&, const NodeAttrs& attrs, const std::vector<TBl
     using T = decltype(t);
     const T *x = in[0].data<T>(), *rois = in[1].data<T>();
     T* y = out[0].data<T>();
+    CheckAlignedROIs(attrs, g, rois);
 #pragma omp parallel for schedule(dynamic) if (g.r * cout * bins >= 1024)
     for (int64_t n = 0; n < g.r; ++n) {
       std::vector<T> acc(static_cast<size_t>(bins));

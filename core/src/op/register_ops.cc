@@ -35,6 +35,7 @@ void RegisterVisionBox(OpRegistry* reg);
 void RegisterVisionMultiBox(OpRegistry* reg);
 void RegisterVisionROI(OpRegistry* reg);
 void RegisterVisionResize(OpRegistry* reg);
+void RegisterVisionSampling(OpRegistry* reg);
 }  // namespace op
 
 void RegisterAllOps(OpRegistry* reg) {
@@ -70,6 +71,7 @@ void RegisterAllOps(OpRegistry* reg) {
   op::RegisterVisionMultiBox(reg);
   op::RegisterVisionROI(reg);
   op::RegisterVisionResize(reg);
+  op::RegisterVisionSampling(reg);
 }
 
 }  // namespace weft
