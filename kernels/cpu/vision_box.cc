@@ -55,8 +55,9 @@ NMSGeom MakeNMSGeom(const ParamValues& p, const Shape& s) {
   g.coord = p.GetInt("coord_start");
   g.score = p.GetInt("score_index");
   g.id = p.GetInt("id_index");
-  g.overlap = p.GetFloat("overlap_thresh");
-  g.valid = p.GetFloat("valid_thresh");
+  // MXNet keeps both thresholds as float.
+  g.overlap = static_cast<float>(p.GetFloat("overlap_thresh"));
+  g.valid = static_cast<float>(p.GetFloat("valid_thresh"));
   g.background = static_cast<double>(p.GetInt("background_id"));
   g.force = p.GetBool("force_suppress");
   g.in_center = p.GetString("in_format") == "center";
