@@ -171,6 +171,55 @@ def box_iou_cases():
     write_case("_contrib_box_iou", "center", [a, b], {"format": "center"}, fn("center"))
 
 
+def box_coder_cases():
+    B, N = 2, 5
+    data = rand(B, N, 4, lo=-1.5, hi=1.5)
+    corner = boxes(N)[None]
+    def decode(fmt, stds, clip):
+        def fn(x, a):
+            xn, an = x.detach().numpy(), a.detach().numpy()[0]
+            if fmt == "corner":
+                aw, ah = an[:, 2] - an[:, 0], an[:, 3] - an[:, 1]
+                ax, ay = an[:, 0] + aw / 2, an[:, 1] + ah / 2
+            else:
+                ax, ay, aw, ah = an.T
+            s = [f32(v) for v in stds]
+            ox, oy = xn[..., 0] * s[0] * aw + ax, xn[..., 1] * s[1] * ah + ay
+            dw, dh = xn[..., 2] * s[2], xn[..., 3] * s[3]
+            if clip > 0:
+                dw, dh = np.minimum(dw, f32(clip)), np.minimum(dh, f32(clip))
+            ow, oh = np.exp(dw) * aw / 2, np.exp(dh) * ah / 2
+            return zero_grad(np.stack([ox - ow, oy - oh, ox + ow, oy + oh], -1), x, a)
+        return fn
+    write_case("_contrib_box_decode", "center", [data, corner], {}, decode("center", (1, 1, 1, 1), -1))
+    write_case("_contrib_box_decode", "corner_stds_clip", [data, corner],
+               {"format": "corner", "std0": 0.1, "std1": 0.1, "std2": 0.2, "std3": 0.2, "clip": 0.25},
+               decode("corner", (0.1, 0.1, 0.2, 0.2), 0.25))
+    M = 3
+    samples = np.array([[1, 0, 1, -1, 1], [0, 1, 1, 1, 0]], dtype=np.float64)
+    matches = rand_int(B, N, lo=0, hi=M)
+    anchors = boxes(B * N).reshape(B, N, 4)
+    refs = boxes(B * M).reshape(B, M, 4)
+    means, stds = np.array([0.0, 0.1, -0.1, 0.0]), np.array([0.1, 0.1, 0.2, 0.2])
+    def encode(s, mt, a, r, mu, sd):
+        sn, mn, an, rn = s.numpy(), mt.numpy(), a.detach().numpy(), r.detach().numpy()
+        mun, sdn = mu.detach().numpy(), sd.detach().numpy()
+        t, m = np.zeros((B, N, 4)), np.zeros((B, N, 4))
+        for b in range(B):
+            for i in range(N):
+                if sn[b, i] <= 0.5:
+                    continue
+                g, q = rn[b, int(mn[b, i])], an[b, i]
+                gw, gh, qw, qh = g[2] - g[0], g[3] - g[1], q[2] - q[0], q[3] - q[1]
+                t[b, i] = ((((g[0] + gw / 2) - (q[0] + qw / 2)) / qw - mun[0]) / sdn[0],
+                           (((g[1] + gh / 2) - (q[1] + qh / 2)) / qh - mun[1]) / sdn[1],
+                           (np.log(gw / qw) - mun[2]) / sdn[2], (np.log(gh / qh) - mun[3]) / sdn[3])
+                m[b, i] = 1
+        return zero_grad(t, a, r, mu, sd), zero_grad(m, a, r)
+    write_case("_contrib_box_encode", "basic", [samples, matches, anchors, refs, means, stds], {}, encode,
+               diff=[2, 3, 4, 5])
+
+
 # --------------------------------------------------------------------------
 # MultiBox
 
@@ -585,7 +634,7 @@ def sampling_cases():
 
 CASES = [box_nms_cases, box_iou_cases, prior_cases, detection_cases, target_cases,
          roi_pooling_cases, roi_align_cases, adaptive_cases, resize_cases,
-         sampling_cases]
+         sampling_cases, box_coder_cases]
 
 if __name__ == "__main__":
     run_cases(CASES)

@@ -1,7 +1,9 @@
-// CPU kernels of _contrib_box_nms, its backward and _contrib_box_iou
+// CPU kernels of _contrib_box_nms, its backward, _contrib_box_iou,
+// _contrib_box_decode and _contrib_box_encode
 // (semantics in core/src/op/vision_box.cc). NMS runs per batch, batches
 // split over threads; arithmetic is in the data's dtype, as MXNet's.
 #include <algorithm>
+#include <cmath>
 #include <numeric>
 #include <vector>
 
@@ -201,12 +203,80 @@ void BoxIoUCpu(const OpContext&, const NodeAttrs& attrs, const std::vector<TBlob
   });
 }
 
+void BoxDecodeCpu(const OpContext&, const NodeAttrs& attrs, const std::vector<TBlob>& in,
+                  const std::vector<OpReq>& req, const std::vector<TBlob>& out) {
+  if (req[0] == OpReq::kNull) return;
+  const ParamValues& p = attrs.params;
+  const bool corner = p.GetString("format") == "corner";
+  const int64_t n = in[0].shape[1], rows = in[0].shape.Size() / 4;
+  DispatchFloat(in[0].dtype, "_contrib_box_decode", [&](auto t) {
+    using T = decltype(t);
+    // MXNet keeps the parameters as float.
+    auto f = [&](const char* k) { return static_cast<T>(static_cast<float>(p.GetFloat(k))); };
+    const T s0 = f("std0"), s1 = f("std1"), s2 = f("std2"), s3 = f("std3"), clip = f("clip");
+    const bool has_clip = clip > 0;
+    const T *x = in[0].data<T>(), *anc = in[1].data<T>();
+    T* y = out[0].data<T>();
+    ParallelFor(rows, [&](int64_t i) {
+      const T* a = anc + (i % n) * 4;
+      T ax = a[0], ay = a[1], aw = a[2], ah = a[3];
+      if (corner) {
+        aw -= ax;
+        ah -= ay;
+        ax += aw * T(0.5);
+        ay += ah * T(0.5);
+      }
+      const T* d = x + i * 4;
+      const T ox = d[0] * s0 * aw + ax, oy = d[1] * s1 * ah + ay;
+      T dw = d[2] * s2, dh = d[3] * s3;
+      if (has_clip) {
+        dw = std::min(dw, clip);
+        dh = std::min(dh, clip);
+      }
+      const T ow = std::exp(dw) * aw * T(0.5), oh = std::exp(dh) * ah * T(0.5);
+      const T v[4] = {ox - ow, oy - oh, ox + ow, oy + oh};
+      for (int k = 0; k < 4; ++k) Store(req[0], &y[i * 4 + k], v[k]);
+    });
+  });
+}
+
+void BoxEncodeCpu(const OpContext&, const NodeAttrs&, const std::vector<TBlob>& in,
+                  const std::vector<OpReq>& req, const std::vector<TBlob>& out) {
+  const int64_t n = in[2].shape[1], m = in[3].shape[1], rows = in[2].shape[0] * n;
+  DispatchFloat(in[2].dtype, "_contrib_box_encode", [&](auto t) {
+    using T = decltype(t);
+    const T *samples = in[0].data<T>(), *matches = in[1].data<T>(), *anc = in[2].data<T>(), *refs = in[3].data<T>(),
+            *means = in[4].data<T>(), *stds = in[5].data<T>();
+    T *tgt = out[0].data<T>(), *mask = out[1].data<T>();
+    ParallelFor(rows, [&](int64_t i) {
+      const bool valid = samples[i] > T(0.5);
+      T v[4] = {0, 0, 0, 0};
+      if (valid) {
+        const T* r = refs + ((i / n) * m + static_cast<int64_t>(matches[i])) * 4;
+        const T* a = anc + i * 4;
+        const T rw = r[2] - r[0], rh = r[3] - r[1], rx = r[0] + rw * T(0.5), ry = r[1] + rh * T(0.5);
+        const T aw = a[2] - a[0], ah = a[3] - a[1], ax = a[0] + aw * T(0.5), ay = a[1] + ah * T(0.5);
+        v[0] = ((rx - ax) / aw - means[0]) / stds[0];
+        v[1] = ((ry - ay) / ah - means[1]) / stds[1];
+        v[2] = (std::log(rw / aw) - means[2]) / stds[2];
+        v[3] = (std::log(rh / ah) - means[3]) / stds[3];
+      }
+      for (int k = 0; k < 4; ++k) {
+        Store(req[0], &tgt[i * 4 + k], v[k]);
+        Store(req[1], &mask[i * 4 + k], valid ? T(1) : T(0));
+      }
+    });
+  });
+}
+
 }  // namespace
 
 void RegisterVisionBoxCpu(KernelRegistry* reg) {
   reg->Add("_contrib_box_nms", DeviceType::kCPU, {"cpu", 0, BoxNMSCpu, false});
   reg->Add("_backward_contrib_box_nms", DeviceType::kCPU, {"cpu", 0, BoxNMSBackwardCpu, true});
   reg->Add("_contrib_box_iou", DeviceType::kCPU, {"cpu", 0, BoxIoUCpu, true});
+  reg->Add("_contrib_box_decode", DeviceType::kCPU, {"cpu", 0, BoxDecodeCpu, true});
+  reg->Add("_contrib_box_encode", DeviceType::kCPU, {"cpu", 0, BoxEncodeCpu, true});
 }
 
 }  // namespace cpu

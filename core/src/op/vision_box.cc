@@ -1,6 +1,7 @@
 // Box operators of GluonCV-style detectors with MXNet 1.9's names and
 // semantics: _contrib_box_nms (alias _contrib_box_non_maximum_suppression)
-// with _backward_contrib_box_nms, and _contrib_box_iou.
+// with _backward_contrib_box_nms, _contrib_box_iou, _contrib_box_decode
+// and _contrib_box_encode.
 //
 // box_nms(data (..., N, W)) -> (output, record). Every row of W values holds
 // a score at score_index, 4 coordinates from coord_start (corner
@@ -23,6 +24,16 @@
 // box_iou(lhs (..., 4), rhs (..., 4); format) -> lhs.shape[:-1] +
 // rhs.shape[:-1]: pairwise IoU (0 where boxes do not intersect). MXNet's
 // gradient is zero for both inputs.
+//
+// box_decode(data (B, N, 4), anchors (., N, 4); std0..std3 = 1, clip = -1,
+// format = center) -> (B, N, 4) corner boxes: anchors (in `format`) to
+// centre/size, centre += data[0:2] * std * size, size *= exp(min(data[2:4]
+// * std, clip)) (no clip when clip <= 0); the GluonCV box decoder.
+// box_encode(samples (B, N), matches (B, N), anchors (B, N, 4), refs
+// (B, M, 4), means (4), stds (4)) -> (targets, masks) (B, N, 4): for
+// samples > 0.5 the matched ref box's centre offset / anchor size and log
+// size ratio, minus means, over stds (masks 1); else 0. Both have zero
+// gradients, as in MXNet.
 #include "nn_spatial.h"
 
 namespace weft {
@@ -111,6 +122,35 @@ std::vector<NodeEntry> ZeroGrads(const OpRegistry& r, const NodePtr& n, const st
   return g;
 }
 
+bool BoxDecodeShape(const NodeAttrs& attrs, std::vector<Shape>* in, std::vector<Shape>* out) {
+  const Shape &d = (*in)[0], &a = (*in)[1];
+  if (d.ndim_known() && (d.ndim() != 3 || (d[2] > 0 && d[2] != 4)))
+    Fail(StatusCode::kShape, OpLabel(attrs), ": input 'data' must be (batch, num_anchors, 4), given ", d.ToString());
+  if (a.ndim_known() && (a.ndim() < 3 || (a[a.ndim() - 1] > 0 && a[a.ndim() - 1] != 4)))
+    Fail(StatusCode::kShape, OpLabel(attrs), ": input 'anchors' must be (1, num_anchors, 4), given ", a.ToString());
+  if ((*out)[0].ndim_known()) AssignShape(attrs, in, 0, (*out)[0], "input 'data'");
+  if (!(*in)[0].ndim_known()) return false;
+  AssignShape(attrs, out, 0, (*in)[0], "output");
+  return AllKnown(*in) && AllKnown(*out);
+}
+
+bool BoxEncodeShape(const NodeAttrs& attrs, std::vector<Shape>* in, std::vector<Shape>* out) {
+  AssignShape(attrs, in, 4, Shape({4}), "input 'means'");
+  AssignShape(attrs, in, 5, Shape({4}), "input 'stds'");
+  const Shape& a = (*in)[2];
+  if (!a.ndim_known()) return false;
+  if (a.ndim() != 3 || (a[2] > 0 && a[2] != 4))
+    Fail(StatusCode::kShape, OpLabel(attrs), ": input 'anchors' must be (batch, num_anchors, 4), given ", a.ToString());
+  AssignShape(attrs, in, 0, Shape({a[0], a[1]}), "input 'samples'");
+  AssignShape(attrs, in, 1, Shape({a[0], a[1]}), "input 'matches'");
+  const Shape& r = (*in)[3];
+  if (r.ndim_known() && (r.ndim() != 3 || (r[2] > 0 && r[2] != 4)))
+    Fail(StatusCode::kShape, OpLabel(attrs), ": input 'refs' must be (batch, num_refs, 4), given ", r.ToString());
+  AssignShape(attrs, out, 0, a, "output 'targets'");
+  AssignShape(attrs, out, 1, a, "output 'masks'");
+  return AllKnown(*in) && AllKnown(*out);
+}
+
 }  // namespace
 
 // Shared with vision_multibox.cc: every input's gradient is zeros_like(input).
@@ -157,6 +197,32 @@ void RegisterVisionBox(OpRegistry* reg) {
   iou.infer_type = ElemwiseType;
   iou.gradient = ZeroGrads;
   reg->Add(std::move(iou));
+
+  OpDef dec;
+  dec.name = "_contrib_box_decode";
+  dec.doc = "Decodes box regression outputs against anchors into corner boxes (MXNet semantics).";
+  dec.params = {FloatParam("std0", "1", "Scale of the x offset."), FloatParam("std1", "1", "Scale of the y offset."),
+                FloatParam("std2", "1", "Scale of the log width."), FloatParam("std3", "1", "Scale of the log height."),
+                FloatParam("clip", "-1", "Upper bound of the scaled log sizes when > 0."),
+                EnumParam("format", {"corner", "center"}, "center", false, "Anchor encoding.")};
+  dec.num_inputs = 2;
+  dec.input_names = FixedNames({"data", "anchors"});
+  dec.infer_shape = BoxDecodeShape;
+  dec.infer_type = ElemwiseType;
+  dec.gradient = ZeroGrads;
+  reg->Add(std::move(dec));
+
+  OpDef enc;
+  enc.name = "_contrib_box_encode";
+  enc.doc = "Encodes matched reference boxes as regression targets of anchors (MXNet semantics).";
+  enc.num_inputs = 6;
+  enc.num_outputs = 2;
+  enc.input_names = FixedNames({"samples", "matches", "anchors", "refs", "means", "stds"});
+  enc.output_names = FixedNames({"targets", "masks"});
+  enc.infer_shape = BoxEncodeShape;
+  enc.infer_type = ElemwiseType;
+  enc.gradient = ZeroGrads;
+  reg->Add(std::move(enc));
 }
 
 }  // namespace op

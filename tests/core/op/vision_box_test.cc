@@ -20,6 +20,30 @@ TEST(VisionBoxRef, BoxIoUMatchesNumPy) {
   EXPECT_TRUE(test::CheckOpRef("_contrib_box_iou_center"));
 }
 
+TEST(VisionBoxRef, BoxCodersMatchNumPy) {
+  for (const char* s : {"_contrib_box_decode_center", "_contrib_box_decode_corner_stds_clip", "_contrib_box_encode_basic"})
+    EXPECT_TRUE(test::CheckOpRef(s)) << s;
+}
+
+TEST(VisionBox, CoderShapes) {
+  std::vector<Shape> in(6), out(2);
+  in[2] = Shape({2, 7, 4});
+  EXPECT_FALSE(test::InferShapes("_contrib_box_encode", {}, &in, &out));  // refs unknown
+  EXPECT_EQ(in[0], Shape({2, 7}));
+  EXPECT_EQ(in[4], Shape({4}));
+  EXPECT_EQ(out[1], Shape({2, 7, 4}));
+  in = {Shape(), Shape({1, 7, 4})};
+  out = {Shape({3, 7, 4})};
+  EXPECT_TRUE(test::InferShapes("_contrib_box_decode", {}, &in, &out));
+  EXPECT_EQ(in[0], Shape({3, 7, 4}));
+  EXPECT_TRUE(test::ThrowsError(
+      [] {
+        test::Run("_contrib_box_decode", {test::RandomArray({2, 3, 5}, DType::kFloat32, 0, 1, 1),
+                                          test::RandomArray({1, 3, 4}, DType::kFloat32, 0, 1, 1)});
+      },
+      StatusCode::kShape, {"box_decode", "'data'"}));
+}
+
 TEST(VisionBox, NMSClosedForm) {
   // [score, x1, y1, x2, y2]: box 1 overlaps box 0 (IoU 0.81) and is dropped;
   // box 2 is disjoint; box 3 is below valid_thresh.
