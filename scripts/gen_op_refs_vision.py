@@ -220,6 +220,38 @@ def box_coder_cases():
                diff=[2, 3, 4, 5])
 
 
+def matching_cases():
+    def ref(th, ascend, topk):
+        def fn(x):
+            xn = x.detach().numpy()
+            R, C = xn.shape[-2:]
+            flat = xn.reshape(-1, R, C)
+            rows, cols = -np.ones((len(flat), R)), -np.ones((len(flat), C))
+            for b, sc in enumerate(flat):
+                keys = sc.reshape(-1)
+                order = sorted(range(R * C), key=lambda k: keys[k] if ascend else -keys[k])
+                count = 0
+                for k in order:
+                    r, c = divmod(k, C)
+                    if rows[b, r] != -1 or cols[b, c] != -1:
+                        continue
+                    if not (keys[k] < f32(th) if ascend else keys[k] > f32(th)):
+                        break
+                    rows[b, r], cols[b, c] = c, r
+                    count += 1
+                    if topk > 0 and count > topk:
+                        break
+            return (zero_grad(rows.reshape(xn.shape[:-1]), x),
+                    zero_grad(cols.reshape(xn.shape[:-2] + (C,)), x))
+        return fn
+    x = rand(2, 4, 3, lo=0, hi=1)
+    write_case("_contrib_bipartite_matching", "descend", [x], {"threshold": 0.2}, ref(0.2, False, -1))
+    write_case("_contrib_bipartite_matching", "ascend_topk", [x], {"threshold": 0.7, "is_ascend": True, "topk": 1},
+               ref(0.7, True, 1))
+    write_case("_contrib_bipartite_matching", "batch_axes", [rand(2, 2, 3, 5, lo=0, hi=1)], {"threshold": 0.5},
+               ref(0.5, False, -1))
+
+
 # --------------------------------------------------------------------------
 # MultiBox
 
@@ -634,7 +666,7 @@ def sampling_cases():
 
 CASES = [box_nms_cases, box_iou_cases, prior_cases, detection_cases, target_cases,
          roi_pooling_cases, roi_align_cases, adaptive_cases, resize_cases,
-         sampling_cases, box_coder_cases]
+         sampling_cases, box_coder_cases, matching_cases]
 
 if __name__ == "__main__":
     run_cases(CASES)

@@ -1,5 +1,5 @@
 // CPU kernels of _contrib_box_nms, its backward, _contrib_box_iou,
-// _contrib_box_decode and _contrib_box_encode
+// _contrib_box_decode, _contrib_box_encode and _contrib_bipartite_matching
 // (semantics in core/src/op/vision_box.cc). NMS runs per batch, batches
 // split over threads; arithmetic is in the data's dtype, as MXNet's.
 #include <algorithm>
@@ -269,6 +269,39 @@ void BoxEncodeCpu(const OpContext&, const NodeAttrs&, const std::vector<TBlob>& 
   });
 }
 
+void MatchingCpu(const OpContext&, const NodeAttrs& attrs, const std::vector<TBlob>& in,
+                 const std::vector<OpReq>&, const std::vector<TBlob>& out) {
+  const Shape& s = in[0].shape;
+  const int64_t rows = s[s.ndim() - 2], cols = s[s.ndim() - 1], batches = s.Size() / (rows * cols);
+  const bool ascend = attrs.params.GetBool("is_ascend");
+  const int64_t topk = attrs.params.GetInt("topk");
+  const float thresh = static_cast<float>(attrs.params.GetFloat("threshold"));
+  DispatchFloat(in[0].dtype, "_contrib_bipartite_matching", [&](auto t) {
+    using T = decltype(t);
+#pragma omp parallel for schedule(dynamic) if (batches > 1 && s.Size() >= kParallelGrain)
+    for (int64_t b = 0; b < batches; ++b) {
+      const T* score = in[0].data<T>() + b * rows * cols;
+      T *rm = out[0].data<T>() + b * rows, *cm = out[1].data<T>() + b * cols;
+      std::fill(rm, rm + rows, T(-1));
+      std::fill(cm, cm + cols, T(-1));
+      std::vector<int64_t> order(static_cast<size_t>(rows * cols));
+      std::iota(order.begin(), order.end(), 0);
+      std::stable_sort(order.begin(), order.end(), [&](int64_t i, int64_t j) {
+        return ascend ? score[i] < score[j] : score[i] > score[j];
+      });
+      int64_t count = 0;
+      for (int64_t k : order) {
+        const int64_t r = k / cols, c = k % cols;
+        if (rm[r] != -1 || cm[c] != -1) continue;
+        if (!(ascend ? score[k] < thresh : score[k] > thresh)) break;
+        rm[r] = static_cast<T>(c);
+        cm[c] = static_cast<T>(r);
+        if (topk > 0 && ++count > topk) break;
+      }
+    }
+  });
+}
+
 }  // namespace
 
 void RegisterVisionBoxCpu(KernelRegistry* reg) {
@@ -277,6 +310,7 @@ void RegisterVisionBoxCpu(KernelRegistry* reg) {
   reg->Add("_contrib_box_iou", DeviceType::kCPU, {"cpu", 0, BoxIoUCpu, true});
   reg->Add("_contrib_box_decode", DeviceType::kCPU, {"cpu", 0, BoxDecodeCpu, true});
   reg->Add("_contrib_box_encode", DeviceType::kCPU, {"cpu", 0, BoxEncodeCpu, true});
+  reg->Add("_contrib_bipartite_matching", DeviceType::kCPU, {"cpu", 0, MatchingCpu, false});
 }
 
 }  // namespace cpu

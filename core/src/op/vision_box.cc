@@ -1,7 +1,7 @@
 // Box operators of GluonCV-style detectors with MXNet 1.9's names and
 // semantics: _contrib_box_nms (alias _contrib_box_non_maximum_suppression)
-// with _backward_contrib_box_nms, _contrib_box_iou, _contrib_box_decode
-// and _contrib_box_encode.
+// with _backward_contrib_box_nms, _contrib_box_iou, _contrib_box_decode,
+// _contrib_box_encode and _contrib_bipartite_matching.
 //
 // box_nms(data (..., N, W)) -> (output, record). Every row of W values holds
 // a score at score_index, 4 coordinates from coord_start (corner
@@ -34,6 +34,14 @@
 // samples > 0.5 the matched ref box's centre offset / anchor size and log
 // size ratio, minus means, over stds (masks 1); else 0. Both have zero
 // gradients, as in MXNet.
+//
+// bipartite_matching(data (..., R, C); threshold (required), is_ascend =
+// False, topk = -1) -> (row_match (..., R), col_match (..., C)): per batch,
+// the (r, c) pairs in stable score order (descending, or ascending with
+// is_ascend) are matched greedily while both are free; the walk stops at
+// the first free pair whose score fails the threshold (> for descending,
+// < for ascending) or once the count exceeds topk (MXNet keeps that last
+// match). Unmatched entries are -1. Zero gradient.
 #include "nn_spatial.h"
 
 namespace weft {
@@ -151,6 +159,19 @@ bool BoxEncodeShape(const NodeAttrs& attrs, std::vector<Shape>* in, std::vector<
   return AllKnown(*in) && AllKnown(*out);
 }
 
+bool MatchingShape(const NodeAttrs& attrs, std::vector<Shape>* in, std::vector<Shape>* out) {
+  const Shape& d = (*in)[0];
+  if (!d.ndim_known()) return false;
+  if (d.ndim() < 2)
+    Fail(StatusCode::kShape, OpLabel(attrs), ": input 'data' must have rank >= 2 (..., rows, cols), given ",
+         d.ToString());
+  std::vector<int64_t> r(d.dims().begin(), d.dims().end() - 1), c = r;
+  c.back() = d[d.ndim() - 1];
+  AssignShape(attrs, out, 0, Shape(r), "output 0");
+  AssignShape(attrs, out, 1, Shape(c), "output 1");
+  return AllKnown(*in) && AllKnown(*out);
+}
+
 }  // namespace
 
 // Shared with vision_multibox.cc: every input's gradient is zeros_like(input).
@@ -223,6 +244,18 @@ void RegisterVisionBox(OpRegistry* reg) {
   enc.infer_type = ElemwiseType;
   enc.gradient = ZeroGrads;
   reg->Add(std::move(enc));
+
+  OpDef bm;
+  bm.name = "_contrib_bipartite_matching";
+  bm.doc = "Greedy bipartite matching of a score matrix (MXNet semantics).";
+  bm.params = {BoolParam("is_ascend", "False", "Match the lowest scores first."),
+               RequiredParam("threshold", ParamType::kFloat, "Scores must beat this to match."),
+               IntParam("topk", "-1", "Limit of matches, -1 for none.")};
+  bm.num_outputs = 2;
+  bm.infer_shape = MatchingShape;
+  bm.infer_type = ElemwiseType;
+  bm.gradient = ZeroGrads;
+  reg->Add(std::move(bm));
 }
 
 }  // namespace op

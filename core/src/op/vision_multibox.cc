@@ -25,7 +25,8 @@
 //   cls_target (B, A): bipartite then threshold matching of anchors to the
 //   ground truths (label rows [cls, xmin, ymin, xmax, ymax] up to the first
 //   cls == -1), optional hard negative mining on the background softmax
-//   probability, encoded box offsets for positives.
+//   probability, encoded box offsets for positives. minimum_negative_samples
+//   is accepted but, as in MXNet's CPU kernel, unused.
 #include "nn_spatial.h"
 #include "vision_params.h"
 

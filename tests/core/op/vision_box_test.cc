@@ -21,7 +21,9 @@ TEST(VisionBoxRef, BoxIoUMatchesNumPy) {
 }
 
 TEST(VisionBoxRef, BoxCodersMatchNumPy) {
-  for (const char* s : {"_contrib_box_decode_center", "_contrib_box_decode_corner_stds_clip", "_contrib_box_encode_basic"})
+  for (const char* s : {"_contrib_box_decode_center", "_contrib_box_decode_corner_stds_clip", "_contrib_box_encode_basic",
+                        "_contrib_bipartite_matching_descend", "_contrib_bipartite_matching_ascend_topk",
+                        "_contrib_bipartite_matching_batch_axes"})
     EXPECT_TRUE(test::CheckOpRef(s)) << s;
 }
 
@@ -42,6 +44,16 @@ TEST(VisionBox, CoderShapes) {
                                           test::RandomArray({1, 3, 4}, DType::kFloat32, 0, 1, 1)});
       },
       StatusCode::kShape, {"box_decode", "'data'"}));
+}
+
+TEST(VisionBox, MatchingClosedForm) {
+  // Scores [[0.9, 0.8], [0.7, 0.1]]: (0, 0) first, then (1, 1) fails 0.5.
+  NDArray x = test::Array({2, 2}, {0.9, 0.8, 0.7, 0.1});
+  auto y = test::Run("_contrib_bipartite_matching", {x}, {{"threshold", "0.5"}});
+  EXPECT_EQ(test::Values(y[0]), (std::vector<double>{0, -1}));
+  EXPECT_EQ(test::Values(y[1]), (std::vector<double>{0, -1}));
+  EXPECT_TRUE(test::ThrowsError([&] { test::Run("_contrib_bipartite_matching", {x}); }, StatusCode::kInvalidArgument,
+                                {"threshold"}));
 }
 
 TEST(VisionBox, NMSClosedForm) {
