@@ -43,6 +43,7 @@
 // < for ascending) or once the count exceeds topk (MXNet keeps that last
 // match). Unmatched entries are -1. Zero gradient.
 #include "nn_spatial.h"
+#include "vision_params.h"
 
 namespace weft {
 namespace op {
@@ -174,7 +175,6 @@ bool MatchingShape(const NodeAttrs& attrs, std::vector<Shape>* in, std::vector<S
 
 }  // namespace
 
-// Shared with vision_multibox.cc: every input's gradient is zeros_like(input).
 GradientFn VisionZeroGradient() { return ZeroGrads; }
 
 void RegisterVisionBox(OpRegistry* reg) {

@@ -33,8 +33,6 @@
 namespace weft {
 namespace op {
 
-GradientFn VisionZeroGradient();
-
 namespace {
 
 const char* kVariances = "(0.1, 0.1, 0.2, 0.2)";
