@@ -36,6 +36,11 @@ void RegisterInitCpu(KernelRegistry* reg);
 void RegisterRandomCpu(KernelRegistry* reg);
 void RegisterElemwiseSumCpu(KernelRegistry* reg);
 void RegisterOptimizerOpsCpu(KernelRegistry* reg);
+void RegisterVisionBoxCpu(KernelRegistry* reg);
+void RegisterVisionMultiBoxCpu(KernelRegistry* reg);
+void RegisterVisionROICpu(KernelRegistry* reg);
+void RegisterVisionResizeCpu(KernelRegistry* reg);
+void RegisterVisionSamplingCpu(KernelRegistry* reg);
 }  // namespace cpu
 namespace blas {
 void RegisterDotBlas(KernelRegistry* reg);
@@ -93,6 +98,11 @@ void RegisterAllKernels(KernelRegistry* reg) {
   cpu::RegisterRandomCpu(reg);
   cpu::RegisterElemwiseSumCpu(reg);
   cpu::RegisterOptimizerOpsCpu(reg);
+  cpu::RegisterVisionBoxCpu(reg);
+  cpu::RegisterVisionMultiBoxCpu(reg);
+  cpu::RegisterVisionROICpu(reg);
+  cpu::RegisterVisionResizeCpu(reg);
+  cpu::RegisterVisionSamplingCpu(reg);
 #if WEFT_USE_OPENBLAS
   blas::RegisterDotBlas(reg);
 #endif

@@ -36,6 +36,11 @@ void RegisterInit(OpRegistry* reg);
 void RegisterRandom(OpRegistry* reg);
 void RegisterElemwiseSum(OpRegistry* reg);
 void RegisterOptimizerOps(OpRegistry* reg);
+void RegisterVisionBox(OpRegistry* reg);
+void RegisterVisionMultiBox(OpRegistry* reg);
+void RegisterVisionROI(OpRegistry* reg);
+void RegisterVisionResize(OpRegistry* reg);
+void RegisterVisionSampling(OpRegistry* reg);
 }  // namespace op
 
 void RegisterAllOps(OpRegistry* reg) {
@@ -72,6 +77,11 @@ void RegisterAllOps(OpRegistry* reg) {
   op::RegisterRandom(reg);
   op::RegisterElemwiseSum(reg);
   op::RegisterOptimizerOps(reg);
+  op::RegisterVisionBox(reg);
+  op::RegisterVisionMultiBox(reg);
+  op::RegisterVisionROI(reg);
+  op::RegisterVisionResize(reg);
+  op::RegisterVisionSampling(reg);
 }
 
 }  // namespace weft
