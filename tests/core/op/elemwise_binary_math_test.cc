@@ -9,6 +9,7 @@
 #include <limits>
 
 #include "util/op_refs.h"
+#include "weft/symbol_json.h"
 #include "util/test_util.h"
 
 namespace weft {
@@ -246,6 +247,42 @@ TEST(ElemwiseBinaryMath, EveryOpHasAKernelWithReqAdd) {
   Invoke(nullptr, "_backward_broadcast_maximum", {og, l, r}, {}, &outs, opts);
   EXPECT_EQ(test::Values(outs[0]), (std::vector<double>{10, 11, 11, 10}));
   EXPECT_EQ(test::Values(outs[1]), (std::vector<double>{11, 11}));
+}
+
+// The variable named `name` among the ancestors of `e`, or null.
+NodePtr FindVariable(const NodeEntry& e, const std::string& name) {
+  if (e.node->is_variable()) return e.node->attrs.name == name ? e.node : nullptr;
+  for (const NodeEntry& in : e.node->inputs)
+    if (NodePtr v = FindVariable(in, name)) return v;
+  return nullptr;
+}
+
+// How exported models spell these ops: ReLU6 as _maximum_scalar (MXNet 1.9
+// with is_int) then the legacy _MinimumScalar, a BERT-style
+// _contrib_div_sqrt_dim, and an attention mask from broadcast_lesser.
+TEST(ElemwiseBinaryMath, LoadsAndRunsExportedSpellings) {
+  const std::string text = R"JS({"attrs": {"mxnet_version": ["int", 10900]},
+    "heads": [[3, 0, 0], [6, 0, 0]], "arg_nodes": [0, 4],
+    "node_row_ptr": [0, 1, 2, 3, 4, 5, 6, 7],
+    "nodes": [
+      {"op": "null", "name": "data", "inputs": []},
+      {"op": "_maximum_scalar", "name": "r0", "attrs": {"scalar": "0.0", "is_int": "False"},
+       "inputs": [[0, 0, 0]]},
+      {"op": "_MinimumScalar", "name": "r6", "attrs": {"scalar": "6"}, "inputs": [[1, 0, 0]]},
+      {"op": "_contrib_div_sqrt_dim", "name": "q", "inputs": [[2, 0, 0]]},
+      {"op": "null", "name": "len", "inputs": []},
+      {"op": "broadcast_lesser", "name": "lt", "inputs": [[0, 0, 0], [4, 0, 0]]},
+      {"op": "_equal_scalar", "name": "mask", "attrs": {"scalar": "1"}, "inputs": [[5, 0, 0]]}
+    ]})JS";
+  LoadedSymbol s = LoadJSON(text);
+  const NodeEntry& q = s.symbol.outputs[0];
+  std::map<const Node*, NDArray> bind = {
+      {FindVariable(q, "data").get(),
+       test::Array({2, 4}, {-3, 1, 8, 4, 6.5, 0, 2, -1}, DType::kFloat64)},
+      {FindVariable(s.symbol.outputs[1], "len").get(), test::Array({2, 1}, {2, 5}, DType::kFloat64)}};
+  EXPECT_EQ(test::Values(test::Eval(q, bind)), (std::vector<double>{0, 0.5, 3, 2, 3, 0, 1, 0}));
+  EXPECT_EQ(test::Values(test::Eval(s.symbol.outputs[1], bind)),
+            (std::vector<double>{1, 1, 0, 0, 0, 1, 1, 1}));
 }
 
 }  // namespace
