@@ -12,9 +12,10 @@ namespace cpu {
 void RegisterElemwiseUnaryCpu(KernelRegistry* reg) {
   auto add = [reg](const char* name, Kernel k) { reg->Add(name, DeviceType::kCPU, std::move(k)); };
 
+  // relu keeps NaN, and its gradient is NaN there, as MXNet's relu/relu_grad.
   add("relu", UnaryKernel("relu", [](auto x) {
         using T = decltype(x);
-        return x > T(0) ? x : T(0);
+        return x > T(0) || x != x ? x : T(0);
       }));
   add("sigmoid", UnaryKernel("sigmoid", [](auto x) {
         using T = decltype(x);
@@ -31,7 +32,7 @@ void RegisterElemwiseUnaryCpu(KernelRegistry* reg) {
   // Backward ops: (g, y) for relu/sigmoid/tanh/sqrt; (g, x) for log/square/abs.
   add("_backward_relu", BinaryKernel("_backward_relu", [](auto g, auto y) {
         using T = decltype(g);
-        return y > T(0) ? g : T(0);
+        return y > T(0) ? g : (y != y ? y : T(0));
       }));
   add("_backward_sigmoid", BinaryKernel("_backward_sigmoid", [](auto g, auto y) {
         using T = decltype(g);
