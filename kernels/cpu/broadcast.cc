@@ -1,7 +1,8 @@
 // CPU kernels of the broadcasting binary ops (broadcast_add/sub/mul/div,
 // maximum/minimum/power/hypot/mod and the comparisons),
 // `_broadcast_backward_reduce` and the `_backward_broadcast_*` ops, for
-// float32 and float64. Every kernel honours kNull/kWrite/kInplace/kAdd.
+// float32 and float64 (maximum/minimum/mod and the comparisons also for
+// int32, int64, int8 and uint8, as MXNet). Every kernel honours kNull/kWrite/kInplace/kAdd.
 //
 // Iteration works on a collapsed geometry: size-1 axes of the result are
 // dropped and adjacent axes merged when each operand is present on both or
@@ -16,6 +17,7 @@
 #include <vector>
 
 #include "cpu/cpu_util.h"
+#include "cpu/elemwise_kernels.h"
 #include "cpu/elemwise_math.h"
 #include "weft/dtype.h"
 
@@ -238,12 +240,13 @@ void ReduceTo(const T* src, const Shape& big, T* dst, const Shape& small, OpReq 
   }
 }
 
-// Kernel computing out = f(lhs, rhs) with broadcasting.
-template <typename F>
+// Kernel computing out = f(lhs, rhs) with broadcasting (integer dtypes
+// too when kInts).
+template <bool kInts = false, typename F>
 Kernel BroadcastKernel(const char* name, F f) {
   KernelFn fn = [name, f](const OpContext&, const NodeAttrs&, const std::vector<TBlob>& in,
                           const std::vector<OpReq>& req, const std::vector<TBlob>& out) {
-    DispatchFloat(in[0].dtype, name, [&](auto t) {
+    DispatchElemwise<kInts>(in[0].dtype, name, [&](auto t) {
       using T = decltype(t);
       if (req[0] == OpReq::kAdd) {
         BroadcastApply<true, T>(in[0], in[1], out[0], f);
@@ -316,16 +319,16 @@ void RegisterBroadcastCpu(KernelRegistry* reg) {
 
   auto add = [reg](const char* name, Kernel k) { reg->Add(name, DeviceType::kCPU, std::move(k)); };
   add("broadcast_maximum",
-      BroadcastKernel("broadcast_maximum", [](auto a, auto b) { return Maximum(a, b); }));
+      BroadcastKernel<true>("broadcast_maximum", [](auto a, auto b) { return Maximum(a, b); }));
   add("broadcast_minimum",
-      BroadcastKernel("broadcast_minimum", [](auto a, auto b) { return Minimum(a, b); }));
+      BroadcastKernel<true>("broadcast_minimum", [](auto a, auto b) { return Minimum(a, b); }));
   add("broadcast_power",
       BroadcastKernel("broadcast_power", [](auto a, auto b) { return std::pow(a, b); }));
   add("broadcast_hypot",
       BroadcastKernel("broadcast_hypot", [](auto a, auto b) { return std::hypot(a, b); }));
-  add("broadcast_mod", BroadcastKernel("broadcast_mod", [](auto a, auto b) { return Mod(a, b); }));
+  add("broadcast_mod", BroadcastKernel<true>("broadcast_mod", [](auto a, auto b) { return Mod(a, b); }));
   ForEachCompare([&add](const CompareNames& n, auto f) {
-    add(n.broadcast, BroadcastKernel(n.broadcast, f));
+    add(n.broadcast, BroadcastKernel<true>(n.broadcast, f));
   });
 
   add("_backward_broadcast_maximum",

@@ -1,11 +1,14 @@
 // Kernel factories shared by the CPU elementwise families (unary, unary
-// math, same-shape binary, scalar, comparisons): each turns a generic
-// lambda into a float32/float64 Kernel honouring kNull/kWrite/kInplace/kAdd
-// that tolerates outputs aliasing inputs (every element's inputs are read
-// before its outputs are written).
+// math, same-shape binary, scalar, comparisons, broadcast): each turns a
+// generic lambda into a float32/float64 Kernel (also int32/int64/int8/uint8
+// when kInts, for ops MXNet runs on integers) honouring
+// kNull/kWrite/kInplace/kAdd that tolerates outputs aliasing inputs (every
+// element's inputs are read before its outputs are written).
 #ifndef WEFT_KERNELS_CPU_ELEMWISE_KERNELS_H_
 #define WEFT_KERNELS_CPU_ELEMWISE_KERNELS_H_
 
+#include <cstdint>
+#include <type_traits>
 #include <vector>
 
 #include "cpu/cpu_util.h"
@@ -13,6 +16,31 @@
 
 namespace weft {
 namespace cpu {
+
+// Calls f(T{}) for float32/float64 and, when kInts, int32/int64/int8/uint8;
+// other dtypes fail with Error(kDType) naming `op`.
+template <bool kInts, typename F>
+void DispatchElemwise(DType t, const char* op, F&& f) {
+  if constexpr (kInts) {
+    switch (t) {
+      case DType::kInt32:
+        return f(int32_t{});
+      case DType::kInt64:
+        return f(int64_t{});
+      case DType::kInt8:
+        return f(int8_t{});
+      case DType::kUint8:
+        return f(uint8_t{});
+      case DType::kFloat32:
+      case DType::kFloat64:
+        break;
+      default:
+        Fail(StatusCode::kDType, "operator ", op, ": dtype ", DTypeName(t),
+             " is not supported (expected float32, float64, int32, int64, int8 or uint8)");
+    }
+  }
+  DispatchFloat(t, op, f);
+}
 
 // out = f(data), f a generic lambda T -> T.
 template <typename F>
@@ -30,11 +58,11 @@ Kernel UnaryKernel(const char* name, F f) {
 
 // out = f(in0, in1) on same-shape inputs, f a generic lambda (T, T) -> T:
 // binary ops (lhs, rhs) and unary gradients (ograd, x or y).
-template <typename F>
+template <bool kInts = false, typename F>
 Kernel BinaryKernel(const char* name, F f) {
   KernelFn fn = [name, f](const OpContext&, const NodeAttrs&, const std::vector<TBlob>& in,
                           const std::vector<OpReq>& req, const std::vector<TBlob>& out) {
-    DispatchFloat(in[0].dtype, name, [&](auto t) {
+    DispatchElemwise<kInts>(in[0].dtype, name, [&](auto t) {
       using T = decltype(t);
       Map(req[0], in[0].data<T>(), in[1].data<T>(), out[0].data<T>(), out[0].Size(), f);
     });
@@ -67,13 +95,17 @@ Kernel BinaryBackwardKernel(const char* name, FL fl, FR fr) {
 }
 
 // out = f(data, s), s the `scalar` parameter cast to T (as MXNet does).
-template <typename F>
+// Integer data (kInts) needs is_int=True: MXNet gives float64 otherwise.
+template <bool kInts = false, typename F>
 Kernel ScalarKernel(const char* name, F f) {
   KernelFn fn = [name, f](const OpContext&, const NodeAttrs& attrs, const std::vector<TBlob>& in,
                           const std::vector<OpReq>& req, const std::vector<TBlob>& out) {
     const double scalar = attrs.params.GetFloat("scalar");
-    DispatchFloat(in[0].dtype, name, [&](auto t) {
+    DispatchElemwise<kInts>(in[0].dtype, name, [&](auto t) {
       using T = decltype(t);
+      if (std::is_integral<T>::value && !attrs.params.GetBool("is_int"))
+        Fail(StatusCode::kDType, "operator ", name, ": ", DTypeName(in[0].dtype),
+             " data with is_int=False (a float64 result in MXNet) is not supported");
       const T s = static_cast<T>(scalar);
       const T* x = in[0].data<T>();
       Map(req[0], x, x, out[0].data<T>(), out[0].Size(), [f, s](T v, T) { return f(v, s); });

@@ -25,13 +25,13 @@ void RegisterElemwiseScalarCpu(KernelRegistry* reg) {
   add("_rpower_scalar",
       ScalarKernel("_rpower_scalar", [](auto x, auto s) { return std::pow(s, x); }));
   add("_maximum_scalar",
-      ScalarKernel("_maximum_scalar", [](auto x, auto s) { return Maximum(x, s); }));
+      ScalarKernel<true>("_maximum_scalar", [](auto x, auto s) { return Maximum(x, s); }));
   add("_minimum_scalar",
-      ScalarKernel("_minimum_scalar", [](auto x, auto s) { return Minimum(x, s); }));
+      ScalarKernel<true>("_minimum_scalar", [](auto x, auto s) { return Minimum(x, s); }));
   add("_hypot_scalar",
       ScalarKernel("_hypot_scalar", [](auto x, auto s) { return std::hypot(x, s); }));
-  add("_mod_scalar", ScalarKernel("_mod_scalar", [](auto x, auto s) { return Mod(x, s); }));
-  add("_rmod_scalar", ScalarKernel("_rmod_scalar", [](auto x, auto s) { return Mod(s, x); }));
+  add("_mod_scalar", ScalarKernel<true>("_mod_scalar", [](auto x, auto s) { return Mod(x, s); }));
+  add("_rmod_scalar", ScalarKernel<true>("_rmod_scalar", [](auto x, auto s) { return Mod(s, x); }));
 
   add("_backward_rpower_scalar",  // (dy, y): dx = dy * y * ln(s)
       ScalarBackwardKernel("_backward_rpower_scalar",

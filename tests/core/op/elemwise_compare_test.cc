@@ -137,6 +137,44 @@ TEST(ElemwiseCompare, AliasesKernelsAndReqAdd) {
   EXPECT_EQ(test::Values(acc), (std::vector<double>{10, 10, 11}));
 }
 
+TEST(ElemwiseCompare, IntegerDTypesAsMXNet) {
+  for (DType dt : {DType::kInt32, DType::kInt64, DType::kInt8, DType::kUint8}) {
+    const NDArray a = test::Array({2, 3}, {0, 1, 2, 3, 4, 5}, dt);
+    const NDArray b = test::Array({3}, {1, 1, 4}, dt);
+    auto y = test::Run("broadcast_greater_equal", {a, b});
+    EXPECT_EQ(y[0].dtype(), dt);
+    EXPECT_EQ(test::Values(y[0]), (std::vector<double>{0, 1, 0, 1, 1, 1})) << DTypeName(dt);
+    const NDArray c = test::Array({2, 3}, {0, 2, 2, 0, 4, 1}, dt);
+    EXPECT_EQ(test::Values(test::Run("_equal", {a, c})[0]),
+              (std::vector<double>{1, 0, 1, 0, 1, 0}));
+    EXPECT_EQ(test::Values(test::Run("_logical_xor", {a, c})[0]),
+              (std::vector<double>{0, 0, 0, 1, 0, 0}));
+    // The scalar is cast to the integer dtype (is_int defaults to True).
+    EXPECT_EQ(test::Values(test::Run("_lesser_scalar", {a}, {{"scalar", "2"}})[0]),
+              (std::vector<double>{1, 1, 0, 0, 0, 0}));
+    EXPECT_EQ(test::Values(test::Run("_maximum_scalar", {a}, {{"scalar", "3"}})[0]),
+              (std::vector<double>{3, 3, 3, 3, 4, 5}));
+    EXPECT_EQ(test::Values(test::Run("broadcast_mod", {a, b})[0]),
+              (std::vector<double>{0, 0, 2, 0, 0, 1}));
+    EXPECT_EQ(test::Values(test::Run("_minimum", {a, c})[0]),
+              (std::vector<double>{0, 1, 2, 0, 4, 1}));
+  }
+  const NDArray i = test::Array({2}, {-5, 5}, DType::kInt32);
+  EXPECT_EQ(test::Values(test::Run("_mod_scalar", {i}, {{"scalar", "3"}})[0]),
+            (std::vector<double>{1, 2}));
+  EXPECT_TRUE(test::ThrowsError(
+      [&] {
+        test::Run("_equal_scalar", {i}, {{"scalar", "1.5"}, {"is_int", "False"}});
+      },
+      StatusCode::kDType, {"_equal_scalar", "int32", "is_int=False"}));
+  // Gradients stay float-only.
+  EXPECT_TRUE(test::ThrowsError(
+      [&] {
+        test::Run("_backward_maximum", {i, i, i});
+      },
+      StatusCode::kDType, {"_backward_maximum", "int32"}));
+}
+
 TEST(ElemwiseCompare, ErrorsNameOpAndShapes) {
   EXPECT_TRUE(test::ThrowsError(
       [] {
