@@ -11,6 +11,8 @@ void RegisterElemwiseUnaryCpu(KernelRegistry* reg);
 void RegisterElemwiseBinaryCpu(KernelRegistry* reg);
 void RegisterBroadcastCpu(KernelRegistry* reg);
 void RegisterElemwiseScalarCpu(KernelRegistry* reg);
+void RegisterElemwiseUnaryMathCpu(KernelRegistry* reg);
+void RegisterElemwiseCompareCpu(KernelRegistry* reg);
 // [tensor kernel declarations]
 void RegisterNNLRNCpu(KernelRegistry* reg);
 void RegisterNNNormInstCpu(KernelRegistry* reg);
@@ -73,6 +75,8 @@ void RegisterAllKernels(KernelRegistry* reg) {
   cpu::RegisterElemwiseBinaryCpu(reg);
   cpu::RegisterBroadcastCpu(reg);
   cpu::RegisterElemwiseScalarCpu(reg);
+  cpu::RegisterElemwiseUnaryMathCpu(reg);
+  cpu::RegisterElemwiseCompareCpu(reg);
   // [tensor kernel registrations]
   cpu::RegisterNNLRNCpu(reg);
   cpu::RegisterNNNormInstCpu(reg);

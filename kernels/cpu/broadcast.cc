@@ -1,6 +1,8 @@
-// CPU kernels of the broadcasting binary ops (broadcast_add/sub/mul/div),
-// `_broadcast_backward_reduce` and `_backward_broadcast_div`, for float32
-// and float64. Every kernel honours kNull/kWrite/kInplace/kAdd.
+// CPU kernels of the broadcasting binary ops (broadcast_add/sub/mul/div,
+// maximum/minimum/power/hypot/mod and the comparisons),
+// `_broadcast_backward_reduce` and the `_backward_broadcast_*` ops, for
+// float32 and float64 (maximum/minimum/mod and the comparisons also for
+// int32, int64, int8 and uint8, as MXNet). Every kernel honours kNull/kWrite/kInplace/kAdd.
 //
 // Iteration works on a collapsed geometry: size-1 axes of the result are
 // dropped and adjacent axes merged when each operand is present on both or
@@ -11,9 +13,12 @@
 // loop. Reductions sum in double and parallelise over output elements.
 #include <algorithm>
 #include <array>
+#include <cmath>
 #include <vector>
 
 #include "cpu/cpu_util.h"
+#include "cpu/elemwise_kernels.h"
+#include "cpu/elemwise_math.h"
 #include "weft/dtype.h"
 
 namespace weft {
@@ -235,12 +240,13 @@ void ReduceTo(const T* src, const Shape& big, T* dst, const Shape& small, OpReq 
   }
 }
 
-// Kernel computing out = f(lhs, rhs) with broadcasting.
-template <typename F>
+// Kernel computing out = f(lhs, rhs) with broadcasting (integer dtypes
+// too when kInts).
+template <bool kInts = false, typename F>
 Kernel BroadcastKernel(const char* name, F f) {
   KernelFn fn = [name, f](const OpContext&, const NodeAttrs&, const std::vector<TBlob>& in,
                           const std::vector<OpReq>& req, const std::vector<TBlob>& out) {
-    DispatchFloat(in[0].dtype, name, [&](auto t) {
+    DispatchElemwise<kInts>(in[0].dtype, name, [&](auto t) {
       using T = decltype(t);
       if (req[0] == OpReq::kAdd) {
         BroadcastApply<true, T>(in[0], in[1], out[0], f);
@@ -261,31 +267,36 @@ void BroadcastBackwardReduce(const OpContext&, const NodeAttrs&, const std::vect
   });
 }
 
-// lhs_grad = R(g / r), rhs_grad = R(-g * l / r^2) through full-size temporaries.
-void BackwardBroadcastDiv(const OpContext&, const NodeAttrs&, const std::vector<TBlob>& in,
-                          const std::vector<OpReq>& req, const std::vector<TBlob>& out) {
-  DispatchFloat(in[0].dtype, "_backward_broadcast_div", [&](auto t) {
-    using T = decltype(t);
-    const T* g = in[0].data<T>();
-    const T* l = in[1].data<T>();
-    const T* r = in[2].data<T>();
-    const Shape& big = in[0].shape;
-    std::vector<T> tl(static_cast<size_t>(big.Size())), tr(tl.size());
-    const Geometry geo = Collapse(big, {in[1].shape, in[2].shape});
-    const int64_t sl = geo.strides[0].back(), sr = geo.strides[1].back();
-    ForEachRow(geo, [&](int64_t yo, const std::array<int64_t, 2>& o, int64_t len) {
-      const T* lp = l + o[0];
-      const T* rp = r + o[1];
-      for (int64_t i = 0; i < len; ++i) {
-        const T ri = rp[i * sr];
-        const T q = g[yo + i] / ri;
-        tl[yo + i] = q;
-        tr[yo + i] = -q * lp[i * sl] / ri;
-      }
+// Kernel of `_backward_broadcast_<op>(ograd, lhs, rhs)`: lhs_grad =
+// R(fl(g, l, r)), rhs_grad = R(fr(g, l, r)) through full-size temporaries,
+// R summing to each input's shape.
+template <typename FL, typename FR>
+Kernel BroadcastBackwardKernel(const char* name, FL fl, FR fr) {
+  KernelFn fn = [name, fl, fr](const OpContext&, const NodeAttrs&, const std::vector<TBlob>& in,
+                               const std::vector<OpReq>& req, const std::vector<TBlob>& out) {
+    DispatchFloat(in[0].dtype, name, [&](auto t) {
+      using T = decltype(t);
+      const T* g = in[0].data<T>();
+      const T* l = in[1].data<T>();
+      const T* r = in[2].data<T>();
+      const Shape& big = in[0].shape;
+      std::vector<T> tl(static_cast<size_t>(big.Size())), tr(tl.size());
+      const Geometry geo = Collapse(big, {in[1].shape, in[2].shape});
+      const int64_t sl = geo.strides[0].back(), sr = geo.strides[1].back();
+      ForEachRow(geo, [&](int64_t yo, const std::array<int64_t, 2>& o, int64_t len) {
+        const T* lp = l + o[0];
+        const T* rp = r + o[1];
+        for (int64_t i = 0; i < len; ++i) {
+          const T gi = g[yo + i], li = lp[i * sl], ri = rp[i * sr];
+          tl[yo + i] = static_cast<T>(fl(gi, li, ri));
+          tr[yo + i] = static_cast<T>(fr(gi, li, ri));
+        }
+      });
+      ReduceTo(tl.data(), big, out[0].data<T>(), out[0].shape, req[0]);
+      ReduceTo(tr.data(), big, out[1].data<T>(), out[1].shape, req[1]);
     });
-    ReduceTo(tl.data(), big, out[0].data<T>(), out[0].shape, req[0]);
-    ReduceTo(tr.data(), big, out[1].data<T>(), out[1].shape, req[1]);
-  });
+  };
+  return {"cpu", 0, fn, true};
 }
 
 }  // namespace
@@ -301,7 +312,49 @@ void RegisterBroadcastCpu(KernelRegistry* reg) {
            BroadcastKernel("broadcast_div", [](auto a, auto b) { return a / b; }));
   reg->Add("_broadcast_backward_reduce", DeviceType::kCPU,
            {"cpu", 0, BroadcastBackwardReduce, true});
-  reg->Add("_backward_broadcast_div", DeviceType::kCPU, {"cpu", 0, BackwardBroadcastDiv, true});
+  reg->Add("_backward_broadcast_div", DeviceType::kCPU,
+           BroadcastBackwardKernel(
+               "_backward_broadcast_div", [](auto g, auto, auto r) { return g / r; },
+               [](auto g, auto l, auto r) { return -(g / r) * l / r; }));
+
+  auto add = [reg](const char* name, Kernel k) { reg->Add(name, DeviceType::kCPU, std::move(k)); };
+  add("broadcast_maximum",
+      BroadcastKernel<true>("broadcast_maximum", [](auto a, auto b) { return Maximum(a, b); }));
+  add("broadcast_minimum",
+      BroadcastKernel<true>("broadcast_minimum", [](auto a, auto b) { return Minimum(a, b); }));
+  add("broadcast_power",
+      BroadcastKernel("broadcast_power", [](auto a, auto b) { return std::pow(a, b); }));
+  add("broadcast_hypot",
+      BroadcastKernel("broadcast_hypot", [](auto a, auto b) { return std::hypot(a, b); }));
+  add("broadcast_mod", BroadcastKernel<true>("broadcast_mod", [](auto a, auto b) { return Mod(a, b); }));
+  ForEachCompare([&add](const CompareNames& n, auto f) {
+    add(n.broadcast, BroadcastKernel<true>(n.broadcast, f));
+  });
+
+  add("_backward_broadcast_maximum",
+      BroadcastBackwardKernel(
+          "_backward_broadcast_maximum",
+          [](auto g, auto l, auto r) { return l >= r ? g : decltype(g)(0); },
+          [](auto g, auto l, auto r) { return l < r ? g : decltype(g)(0); }));
+  add("_backward_broadcast_minimum",
+      BroadcastBackwardKernel(
+          "_backward_broadcast_minimum",
+          [](auto g, auto l, auto r) { return l <= r ? g : decltype(g)(0); },
+          [](auto g, auto l, auto r) { return l > r ? g : decltype(g)(0); }));
+  add("_backward_broadcast_power",
+      BroadcastBackwardKernel(
+          "_backward_broadcast_power",
+          [](auto g, auto l, auto r) { return g * std::pow(l, r - decltype(g)(1)) * r; },
+          [](auto g, auto l, auto r) { return g * std::pow(l, r) * std::log(l); }));
+  add("_backward_broadcast_hypot",
+      BroadcastBackwardKernel(
+          "_backward_broadcast_hypot",
+          [](auto g, auto l, auto r) { return g * l / std::hypot(l, r); },
+          [](auto g, auto l, auto r) { return g * r / std::hypot(l, r); }));
+  add("_backward_broadcast_mod",
+      BroadcastBackwardKernel(
+          "_backward_broadcast_mod", [](auto g, auto, auto) { return g; },
+          [](auto g, auto l, auto r) { return g * ModRhsGrad(l, r); }));
 }
 
 }  // namespace cpu

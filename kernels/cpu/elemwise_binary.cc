@@ -1,51 +1,18 @@
 // CPU kernels of the same-shape binary elementwise ops (elemwise_add/sub/
-// mul/div) and `_backward_div`, for float32 and float64. Every kernel
+// mul/div, _maximum/_minimum/_power/_hypot/_mod) and their `_backward_*`
+// ops, for float32 and float64 (_maximum/_minimum/_mod also for int32,
+// int64, int8 and uint8, as MXNet). Every kernel
 // honours kNull/kWrite/kInplace/kAdd and tolerates outputs aliasing inputs
 // (each element's inputs are read before its outputs are written).
 // elemwise_add is also what imperative req=add accumulation calls with the
 // output aliasing lhs.
-#include "cpu/cpu_util.h"
-#include "weft/dtype.h"
+#include <cmath>
+
+#include "cpu/elemwise_kernels.h"
+#include "cpu/elemwise_math.h"
 
 namespace weft {
 namespace cpu {
-
-namespace {
-
-// Kernel computing out = f(lhs, rhs) with `f` a generic lambda (T, T) -> T.
-template <typename F>
-Kernel BinaryKernel(const char* name, F f) {
-  KernelFn fn = [name, f](const OpContext&, const NodeAttrs&, const std::vector<TBlob>& in,
-                          const std::vector<OpReq>& req, const std::vector<TBlob>& out) {
-    DispatchFloat(in[0].dtype, name, [&](auto t) {
-      using T = decltype(t);
-      Map(req[0], in[0].data<T>(), in[1].data<T>(), out[0].data<T>(), out[0].Size(), f);
-    });
-  };
-  return {"cpu", 0, fn, true};
-}
-
-// lhs_grad = g / r, rhs_grad = -g * l / r^2.
-void BackwardDiv(const OpContext&, const NodeAttrs&, const std::vector<TBlob>& in,
-                 const std::vector<OpReq>& req, const std::vector<TBlob>& out) {
-  DispatchFloat(in[0].dtype, "_backward_div", [&](auto t) {
-    using T = decltype(t);
-    const T* g = in[0].data<T>();
-    const T* l = in[1].data<T>();
-    const T* r = in[2].data<T>();
-    T* dl = out[0].data<T>();
-    T* dr = out[1].data<T>();
-    const OpReq ql = req[0], qr = req[1];
-    ParallelFor(out[0].Size(), [&](int64_t i) {
-      const T gi = g[i], li = l[i], ri = r[i];
-      const T q = gi / ri;
-      Store(ql, &dl[i], q);
-      Store(qr, &dr[i], -q * li / ri);
-    });
-  });
-}
-
-}  // namespace
 
 void RegisterElemwiseBinaryCpu(KernelRegistry* reg) {
   reg->Add("elemwise_add", DeviceType::kCPU,
@@ -56,7 +23,37 @@ void RegisterElemwiseBinaryCpu(KernelRegistry* reg) {
            BinaryKernel("elemwise_mul", [](auto a, auto b) { return a * b; }));
   reg->Add("elemwise_div", DeviceType::kCPU,
            BinaryKernel("elemwise_div", [](auto a, auto b) { return a / b; }));
-  reg->Add("_backward_div", DeviceType::kCPU, {"cpu", 0, BackwardDiv, true});
+  reg->Add("_backward_div", DeviceType::kCPU,
+           BinaryBackwardKernel(
+               "_backward_div", [](auto g, auto, auto r) { return g / r; },
+               [](auto g, auto l, auto r) { return -(g / r) * l / r; }));
+
+  auto add = [reg](const char* name, Kernel k) { reg->Add(name, DeviceType::kCPU, std::move(k)); };
+  add("_maximum", BinaryKernel<true>("_maximum", [](auto a, auto b) { return Maximum(a, b); }));
+  add("_minimum", BinaryKernel<true>("_minimum", [](auto a, auto b) { return Minimum(a, b); }));
+  add("_power", BinaryKernel("_power", [](auto a, auto b) { return std::pow(a, b); }));
+  add("_hypot", BinaryKernel("_hypot", [](auto a, auto b) { return std::hypot(a, b); }));
+  add("_mod", BinaryKernel<true>("_mod", [](auto a, auto b) { return Mod(a, b); }));
+  add("_backward_maximum",
+      BinaryBackwardKernel(
+          "_backward_maximum", [](auto g, auto l, auto r) { return l >= r ? g : decltype(g)(0); },
+          [](auto g, auto l, auto r) { return l < r ? g : decltype(g)(0); }));
+  add("_backward_minimum",
+      BinaryBackwardKernel(
+          "_backward_minimum", [](auto g, auto l, auto r) { return l <= r ? g : decltype(g)(0); },
+          [](auto g, auto l, auto r) { return l > r ? g : decltype(g)(0); }));
+  add("_backward_power",
+      BinaryBackwardKernel(
+          "_backward_power",
+          [](auto g, auto l, auto r) { return g * std::pow(l, r - decltype(g)(1)) * r; },
+          [](auto g, auto l, auto r) { return g * std::pow(l, r) * std::log(l); }));
+  add("_backward_hypot",
+      BinaryBackwardKernel(
+          "_backward_hypot", [](auto g, auto l, auto r) { return g * l / std::hypot(l, r); },
+          [](auto g, auto l, auto r) { return g * r / std::hypot(l, r); }));
+  add("_backward_mod", BinaryBackwardKernel(
+                           "_backward_mod", [](auto g, auto, auto) { return g; },
+                           [](auto g, auto l, auto r) { return g * ModRhsGrad(l, r); }));
 }
 
 }  // namespace cpu

@@ -1,51 +1,15 @@
-// CPU kernels of the array-with-scalar ops (_plus_scalar ... _power_scalar)
-// and their `_backward_*_scalar` ops, for float32 and float64. The `scalar`
-// parameter is cast to the array's dtype first, as MXNet does. Every kernel
+// CPU kernels of the array-with-scalar ops (_plus_scalar ... _power_scalar,
+// _rpower/_maximum/_minimum/_hypot/_mod/_rmod_scalar) and their
+// `_backward_*_scalar` ops, for float32 and float64. The `scalar` parameter is cast to the array's dtype first, as MXNet does. Every kernel
 // honours kNull/kWrite/kInplace/kAdd and tolerates its output aliasing an
 // input.
 #include <cmath>
 
-#include "cpu/cpu_util.h"
-#include "weft/dtype.h"
+#include "cpu/elemwise_kernels.h"
+#include "cpu/elemwise_math.h"
 
 namespace weft {
 namespace cpu {
-
-namespace {
-
-// Kernel computing out = f(data, s) with s the `scalar` parameter as T.
-template <typename F>
-Kernel ScalarKernel(const char* name, F f) {
-  KernelFn fn = [name, f](const OpContext&, const NodeAttrs& attrs, const std::vector<TBlob>& in,
-                          const std::vector<OpReq>& req, const std::vector<TBlob>& out) {
-    const double scalar = attrs.params.GetFloat("scalar");
-    DispatchFloat(in[0].dtype, name, [&](auto t) {
-      using T = decltype(t);
-      const T s = static_cast<T>(scalar);
-      const T* x = in[0].data<T>();
-      Map(req[0], x, x, out[0].data<T>(), out[0].Size(), [f, s](T v, T) { return f(v, s); });
-    });
-  };
-  return {"cpu", 0, fn, true};
-}
-
-// Kernel computing dx = f(ograd, data, s).
-template <typename F>
-Kernel ScalarBackwardKernel(const char* name, F f) {
-  KernelFn fn = [name, f](const OpContext&, const NodeAttrs& attrs, const std::vector<TBlob>& in,
-                          const std::vector<OpReq>& req, const std::vector<TBlob>& out) {
-    const double scalar = attrs.params.GetFloat("scalar");
-    DispatchFloat(in[0].dtype, name, [&](auto t) {
-      using T = decltype(t);
-      const T s = static_cast<T>(scalar);
-      Map(req[0], in[0].data<T>(), in[1].data<T>(), out[0].data<T>(), out[0].Size(),
-          [f, s](T g, T x) { return f(g, x, s); });
-    });
-  };
-  return {"cpu", 0, fn, true};
-}
-
-}  // namespace
 
 void RegisterElemwiseScalarCpu(KernelRegistry* reg) {
   auto add = [reg](const char* name, Kernel k) { reg->Add(name, DeviceType::kCPU, std::move(k)); };
@@ -57,6 +21,35 @@ void RegisterElemwiseScalarCpu(KernelRegistry* reg) {
   add("_rdiv_scalar", ScalarKernel("_rdiv_scalar", [](auto x, auto s) { return s / x; }));
   add("_power_scalar",
       ScalarKernel("_power_scalar", [](auto x, auto s) { return std::pow(x, s); }));
+
+  add("_rpower_scalar",
+      ScalarKernel("_rpower_scalar", [](auto x, auto s) { return std::pow(s, x); }));
+  add("_maximum_scalar",
+      ScalarKernel<true>("_maximum_scalar", [](auto x, auto s) { return Maximum(x, s); }));
+  add("_minimum_scalar",
+      ScalarKernel<true>("_minimum_scalar", [](auto x, auto s) { return Minimum(x, s); }));
+  add("_hypot_scalar",
+      ScalarKernel("_hypot_scalar", [](auto x, auto s) { return std::hypot(x, s); }));
+  add("_mod_scalar", ScalarKernel<true>("_mod_scalar", [](auto x, auto s) { return Mod(x, s); }));
+  add("_rmod_scalar", ScalarKernel<true>("_rmod_scalar", [](auto x, auto s) { return Mod(s, x); }));
+
+  add("_backward_rpower_scalar",  // (dy, y): dx = dy * y * ln(s)
+      ScalarBackwardKernel("_backward_rpower_scalar",
+                           [](auto g, auto y, auto s) { return g * y * std::log(s); }));
+  add("_backward_maximum_scalar",
+      ScalarBackwardKernel("_backward_maximum_scalar",
+                           [](auto g, auto x, auto s) { return x >= s ? g : decltype(g)(0); }));
+  add("_backward_minimum_scalar",
+      ScalarBackwardKernel("_backward_minimum_scalar",
+                           [](auto g, auto x, auto s) { return x <= s ? g : decltype(g)(0); }));
+  add("_backward_hypot_scalar",
+      ScalarBackwardKernel("_backward_hypot_scalar",
+                           [](auto g, auto x, auto s) { return g * x / std::hypot(x, s); }));
+  add("_backward_mod_scalar",
+      ScalarBackwardKernel("_backward_mod_scalar", [](auto g, auto, auto) { return g; }));
+  add("_backward_rmod_scalar",
+      ScalarBackwardKernel("_backward_rmod_scalar",
+                           [](auto g, auto x, auto s) { return g * ModRhsGrad(s, x); }));
 
   add("_backward_rdiv_scalar",
       ScalarBackwardKernel("_backward_rdiv_scalar",

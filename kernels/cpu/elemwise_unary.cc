@@ -4,49 +4,18 @@
 // written).
 #include <cmath>
 
-#include "cpu/cpu_util.h"
-#include "weft/dtype.h"
+#include "cpu/elemwise_kernels.h"
 
 namespace weft {
 namespace cpu {
 
-namespace {
-
-// Kernel computing out = f(data) with `f` a generic lambda T -> T.
-template <typename F>
-Kernel UnaryKernel(const char* name, F f) {
-  KernelFn fn = [name, f](const OpContext&, const NodeAttrs&, const std::vector<TBlob>& in,
-                          const std::vector<OpReq>& req, const std::vector<TBlob>& out) {
-    DispatchFloat(in[0].dtype, name, [&](auto t) {
-      using T = decltype(t);
-      const T* x = in[0].data<T>();
-      Map(req[0], x, x, out[0].data<T>(), out[0].Size(), [f](T v, T) { return f(v); });
-    });
-  };
-  return {"cpu", 0, fn, true};
-}
-
-// Kernel computing dx = f(ograd, v) with v the forward input or output.
-template <typename F>
-Kernel BackwardKernel(const char* name, F f) {
-  KernelFn fn = [name, f](const OpContext&, const NodeAttrs&, const std::vector<TBlob>& in,
-                          const std::vector<OpReq>& req, const std::vector<TBlob>& out) {
-    DispatchFloat(in[0].dtype, name, [&](auto t) {
-      using T = decltype(t);
-      Map(req[0], in[0].data<T>(), in[1].data<T>(), out[0].data<T>(), out[0].Size(), f);
-    });
-  };
-  return {"cpu", 0, fn, true};
-}
-
-}  // namespace
-
 void RegisterElemwiseUnaryCpu(KernelRegistry* reg) {
   auto add = [reg](const char* name, Kernel k) { reg->Add(name, DeviceType::kCPU, std::move(k)); };
 
+  // relu keeps NaN, and its gradient is NaN there, as MXNet's relu/relu_grad.
   add("relu", UnaryKernel("relu", [](auto x) {
         using T = decltype(x);
-        return x > T(0) ? x : T(0);
+        return x > T(0) || x != x ? x : T(0);
       }));
   add("sigmoid", UnaryKernel("sigmoid", [](auto x) {
         using T = decltype(x);
@@ -61,28 +30,28 @@ void RegisterElemwiseUnaryCpu(KernelRegistry* reg) {
   add("negative", UnaryKernel("negative", [](auto x) { return -x; }));
 
   // Backward ops: (g, y) for relu/sigmoid/tanh/sqrt; (g, x) for log/square/abs.
-  add("_backward_relu", BackwardKernel("_backward_relu", [](auto g, auto y) {
+  add("_backward_relu", BinaryKernel("_backward_relu", [](auto g, auto y) {
         using T = decltype(g);
-        return y > T(0) ? g : T(0);
+        return y > T(0) ? g : (y != y ? y : T(0));
       }));
-  add("_backward_sigmoid", BackwardKernel("_backward_sigmoid", [](auto g, auto y) {
+  add("_backward_sigmoid", BinaryKernel("_backward_sigmoid", [](auto g, auto y) {
         using T = decltype(g);
         return g * y * (T(1) - y);
       }));
-  add("_backward_tanh", BackwardKernel("_backward_tanh", [](auto g, auto y) {
+  add("_backward_tanh", BinaryKernel("_backward_tanh", [](auto g, auto y) {
         using T = decltype(g);
         return g * (T(1) - y * y);
       }));
-  add("_backward_sqrt", BackwardKernel("_backward_sqrt", [](auto g, auto y) {
+  add("_backward_sqrt", BinaryKernel("_backward_sqrt", [](auto g, auto y) {
         using T = decltype(g);
         return T(0.5) * g / y;
       }));
-  add("_backward_log", BackwardKernel("_backward_log", [](auto g, auto x) { return g / x; }));
-  add("_backward_square", BackwardKernel("_backward_square", [](auto g, auto x) {
+  add("_backward_log", BinaryKernel("_backward_log", [](auto g, auto x) { return g / x; }));
+  add("_backward_square", BinaryKernel("_backward_square", [](auto g, auto x) {
         using T = decltype(g);
         return T(2) * g * x;
       }));
-  add("_backward_abs", BackwardKernel("_backward_abs", [](auto g, auto x) {
+  add("_backward_abs", BinaryKernel("_backward_abs", [](auto g, auto x) {
         using T = decltype(g);
         return x > T(0) ? g : (x < T(0) ? -g : T(0));
       }));

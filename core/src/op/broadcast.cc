@@ -1,6 +1,7 @@
 // Broadcasting binary operators with MXNet names and aliases:
 // broadcast_add (broadcast_plus), broadcast_sub (broadcast_minus),
-// broadcast_mul and broadcast_div on inputs ("lhs", "rhs").
+// broadcast_mul, broadcast_div and broadcast_maximum/minimum/power/hypot/mod
+// on inputs ("lhs", "rhs"); the comparisons are in elemwise_compare.cc.
 //
 // Shapes follow numpy/MXNet rules: align on the right, pad the shorter with
 // leading 1s, and each pair of extents must be equal or contain a 1. As in
@@ -13,8 +14,9 @@
 // internal op `_broadcast_backward_reduce(ograd, like)` (sum over the axes
 // along which `like` was broadcast): add -> (R(dy, lhs), R(dy, rhs));
 // sub -> (R(dy, lhs), R(negative(dy), rhs)); mul -> (R(dy*rhs, lhs),
-// R(dy*lhs, rhs)) with broadcast_mul; div -> `_backward_broadcast_div(dy,
-// lhs, rhs)` whose two outputs already have the inputs' shapes.
+// R(dy*lhs, rhs)) with broadcast_mul; div and the math ops ->
+// `_backward_broadcast_<op>(dy, lhs, rhs)` whose two outputs already have
+// the inputs' shapes (MXNet's formulas; max/min give ties to lhs).
 #include <algorithm>
 
 #include "elemwise_common.h"
@@ -69,7 +71,7 @@ bool ReduceInferShape(const NodeAttrs& attrs, std::vector<Shape>* in, std::vecto
   return AllKnown(*in) && AllKnown(*out);
 }
 
-bool BackwardDivInferShape(const NodeAttrs& attrs, std::vector<Shape>* in,
+bool BroadcastBackwardInferShape(const NodeAttrs& attrs, std::vector<Shape>* in,
                            std::vector<Shape>* out) {
   AssignShape(attrs, out, 0, (*in)[1], "output 0 (lhs_grad)");
   AssignShape(attrs, out, 1, (*in)[2], "output 1 (rhs_grad)");
@@ -81,6 +83,54 @@ bool BackwardDivInferShape(const NodeAttrs& attrs, std::vector<Shape>* in,
          " is not the broadcast of lhs ", l.ToString(), " and rhs ", r.ToString());
   return AllKnown(*in) && AllKnown(*out);
 }
+
+// Sums `grad` (the output's shape) down to the shape of `like`.
+NodeEntry ReduceTo(const OpRegistry& r, const NodePtr& n, const std::string& suffix,
+                   const NodeEntry& grad, const NodeEntry& like) {
+  return GradOp(r, "_broadcast_backward_reduce", n, suffix, {grad, like});
+}
+
+// Broadcasting math ops whose gradient is `_backward_broadcast_<op>(dy,
+// lhs, rhs)`, with MXNet's formulas.
+struct BroadcastMathSpec {
+  const char* name;
+  const char* doc;
+  const char* backward_doc;
+};
+
+const BroadcastMathSpec kMathSpecs[] = {
+    {"broadcast_maximum", "Elementwise maximum with broadcasting (NaN in either gives NaN).",
+     "Gradient of broadcast_maximum: lhs_grad = R(dy * (lhs >= rhs)), "
+     "rhs_grad = R(dy * (lhs < rhs))."},
+    {"broadcast_minimum", "Elementwise minimum with broadcasting (NaN in either gives NaN).",
+     "Gradient of broadcast_minimum: lhs_grad = R(dy * (lhs <= rhs)), "
+     "rhs_grad = R(dy * (lhs > rhs))."},
+    {"broadcast_power", "Power with broadcasting: out = lhs ^ rhs.",
+     "Gradient of broadcast_power: lhs_grad = R(dy * rhs * lhs^(rhs - 1)), "
+     "rhs_grad = R(dy * lhs^rhs * ln(lhs))."},
+    {"broadcast_hypot", "Hypotenuse with broadcasting: out = sqrt(lhs^2 + rhs^2).",
+     "Gradient of broadcast_hypot: lhs_grad = R(dy * lhs / out), rhs_grad = R(dy * rhs / out)."},
+    {"broadcast_mod",
+     "Modulo with broadcasting and the sign of the divisor (Python's %); 0 where rhs is 0.",
+     "Gradient of broadcast_mod: lhs_grad = R(dy), rhs_grad = R(-dy * floor(lhs / rhs))."},
+};
+
+// A `_backward_broadcast_<op>` OpDef: inputs (ograd, lhs, rhs), outputs
+// with the shapes of lhs and rhs.
+OpDef BroadcastBackwardDef(std::string name, std::string doc) {
+  OpDef d;
+  d.name = std::move(name);
+  d.doc = std::move(doc);
+  d.num_inputs = 3;
+  d.num_outputs = 2;
+  d.input_names = FixedNames({"ograd", "lhs", "rhs"});
+  d.output_names = FixedNames({"lhs_grad", "rhs_grad"});
+  d.infer_shape = BroadcastBackwardInferShape;
+  d.infer_type = ElemwiseType;
+  return d;
+}
+
+}  // namespace
 
 OpDef BroadcastDef(std::string name, std::vector<std::string> aliases, std::string doc) {
   OpDef d;
@@ -94,14 +144,6 @@ OpDef BroadcastDef(std::string name, std::vector<std::string> aliases, std::stri
   d.inplace = InplaceEither;
   return d;
 }
-
-// Sums `grad` (the output's shape) down to the shape of `like`.
-NodeEntry ReduceTo(const OpRegistry& r, const NodePtr& n, const std::string& suffix,
-                   const NodeEntry& grad, const NodeEntry& like) {
-  return GradOp(r, "_broadcast_backward_reduce", n, suffix, {grad, like});
-}
-
-}  // namespace
 
 void RegisterBroadcast(OpRegistry* reg) {
   OpDef add = BroadcastDef("broadcast_add", {"broadcast_plus"},
@@ -148,18 +190,21 @@ void RegisterBroadcast(OpRegistry* reg) {
   red.infer_type = ElemwiseType;
   reg->Add(std::move(red));
 
-  OpDef bdiv;
-  bdiv.name = "_backward_broadcast_div";
-  bdiv.doc =
+  reg->Add(BroadcastBackwardDef(
+      "_backward_broadcast_div",
       "Gradient of broadcast_div: lhs_grad = R(dy / rhs), rhs_grad = R(-dy * lhs / rhs^2), "
-      "R summing to each input's shape.";
-  bdiv.num_inputs = 3;
-  bdiv.num_outputs = 2;
-  bdiv.input_names = FixedNames({"ograd", "lhs", "rhs"});
-  bdiv.output_names = FixedNames({"lhs_grad", "rhs_grad"});
-  bdiv.infer_shape = BackwardDivInferShape;
-  bdiv.infer_type = ElemwiseType;
-  reg->Add(std::move(bdiv));
+      "R summing to each input's shape."));
+
+  for (const BroadcastMathSpec& m : kMathSpecs) {
+    OpDef d = BroadcastDef(m.name, {}, m.doc);
+    const std::string backward = std::string("_backward_") + m.name;
+    d.gradient = [backward](const OpRegistry& r, const NodePtr& n,
+                            const std::vector<NodeEntry>& og) {
+      return BackwardNode(r, backward, n, {og[0], n->inputs[0], n->inputs[1]}, 2);
+    };
+    reg->Add(std::move(d));
+    reg->Add(BroadcastBackwardDef(backward, m.backward_doc));
+  }
 }
 
 }  // namespace op

@@ -1,15 +1,15 @@
 // Same-shape binary elementwise operators with MXNet names and aliases:
-// elemwise_add/sub/mul/div on inputs ("lhs", "rhs") of equal shape and
-// dtype (bidirectional inference), output in place of either input.
+// elemwise_add/sub/mul/div and _maximum/_minimum/_power/_hypot/_mod on
+// inputs ("lhs", "rhs") of equal shape and dtype (bidirectional inference),
+// output in place of either input. Comparisons: elemwise_compare.cc.
 // Gradients: add -> (dy, dy); sub -> (dy, -dy); mul -> (dy*rhs, dy*lhs)
-// with elemwise_mul; div -> `_backward_div(dy, lhs, rhs)` with two outputs.
+// with elemwise_mul; div and the math ops -> `_backward_<op>(dy, lhs, rhs)`
+// with two outputs (MXNet's formulas; max/min give ties to lhs).
 // elemwise_add also serves imperative req=add accumulation (invoke.cc).
 #include "elemwise_common.h"
 
 namespace weft {
 namespace op {
-
-namespace {
 
 OpDef BinaryDef(std::string name, std::vector<std::string> aliases, std::string doc) {
   OpDef d;
@@ -23,6 +23,35 @@ OpDef BinaryDef(std::string name, std::vector<std::string> aliases, std::string 
   d.inplace = InplaceEither;
   return d;
 }
+
+namespace {
+
+// Binary math ops whose gradient is `_backward_<op>(dy, lhs, rhs)` with two
+// outputs, as MXNet's ElemwiseGradUseIn.
+struct BinaryMathSpec {
+  const char* name;
+  const char* alias;
+  const char* doc;
+  const char* backward;
+  const char* backward_doc;
+};
+
+const BinaryMathSpec kMathSpecs[] = {
+    {"_maximum", "_Maximum", "Elementwise maximum (NaN in either input gives NaN).",
+     "_backward_maximum",
+     "Gradient of _maximum: lhs_grad = dy * (lhs >= rhs), rhs_grad = dy * (lhs < rhs)."},
+    {"_minimum", "_Minimum", "Elementwise minimum (NaN in either input gives NaN).",
+     "_backward_minimum",
+     "Gradient of _minimum: lhs_grad = dy * (lhs <= rhs), rhs_grad = dy * (lhs > rhs)."},
+    {"_power", "_Power", "Elementwise power: out = lhs ^ rhs.", "_backward_power",
+     "Gradient of _power: lhs_grad = dy * rhs * lhs^(rhs - 1), rhs_grad = dy * lhs^rhs * ln(lhs)."},
+    {"_hypot", "_Hypot", "Hypotenuse: out = sqrt(lhs^2 + rhs^2), elementwise.", "_backward_hypot",
+     "Gradient of _hypot: lhs_grad = dy * lhs / out, rhs_grad = dy * rhs / out."},
+    {"_mod", "_Mod",
+     "Modulo with the sign of the divisor (Python's %): out = lhs - floor(lhs / rhs) * rhs; "
+     "0 where rhs is 0.",
+     "_backward_mod", "Gradient of _mod: lhs_grad = dy, rhs_grad = -dy * floor(lhs / rhs)."},
+};
 
 }  // namespace
 
@@ -56,20 +85,20 @@ void RegisterElemwiseBinary(OpRegistry* reg) {
   };
   reg->Add(std::move(div));
 
-  OpDef bdiv;
-  bdiv.name = "_backward_div";
-  bdiv.doc = "Gradient of elemwise_div: lhs_grad = dy / rhs, rhs_grad = -dy * lhs / rhs^2.";
-  bdiv.num_inputs = 3;
-  bdiv.num_outputs = 2;
-  bdiv.input_names = FixedNames({"ograd", "lhs", "rhs"});
-  bdiv.output_names = FixedNames({"lhs_grad", "rhs_grad"});
-  bdiv.infer_shape = ElemwiseShape;
-  bdiv.infer_type = ElemwiseType;
-  // The kernel reads all three inputs of an element before writing it.
-  bdiv.inplace = [](const ParamValues&) {
-    return std::vector<std::pair<int, int>>{{0, 0}, {1, 0}, {2, 1}};
-  };
-  reg->Add(std::move(bdiv));
+  for (const BinaryMathSpec& m : kMathSpecs) {
+    OpDef d = BinaryDef(m.name, {m.alias}, m.doc);
+    const std::string backward = m.backward;
+    d.gradient = [backward](const OpRegistry& r, const NodePtr& n,
+                            const std::vector<NodeEntry>& og) {
+      return BackwardNode(r, backward, n, {og[0], n->inputs[0], n->inputs[1]}, 2);
+    };
+    reg->Add(std::move(d));
+    reg->Add(BackwardBinaryDef(m.backward, m.backward_doc));
+  }
+
+  reg->Add(BackwardBinaryDef(
+      "_backward_div",
+      "Gradient of elemwise_div: lhs_grad = dy / rhs, rhs_grad = -dy * lhs / rhs^2."));
 }
 
 }  // namespace op

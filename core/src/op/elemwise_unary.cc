@@ -10,23 +10,6 @@ namespace op {
 
 namespace {
 
-// Gradient dx = backward_op(ograd, y) when `use_output`, else (ograd, x).
-GradientFn GradVia(const std::string& backward_op, bool use_output) {
-  return [backward_op, use_output](const OpRegistry& r, const NodePtr& n,
-                                   const std::vector<NodeEntry>& og) {
-    NodeEntry second = use_output ? OutEntry(n) : n->inputs[0];
-    return BackwardNode(r, backward_op, n, {og[0], second}, 1);
-  };
-}
-
-struct UnarySpec {
-  const char* name;
-  const char* doc;
-  const char* backward;  // `_backward_<name>`
-  bool use_output;       // the backward op reads y (else x)
-  const char* backward_doc;
-};
-
 const UnarySpec kSpecs[] = {
     {"relu", "Rectified linear unit y = max(x, 0), elementwise.", "_backward_relu", true,
      "Gradient of relu from its output: dx = dy * (y > 0)."},
@@ -47,12 +30,7 @@ const UnarySpec kSpecs[] = {
 }  // namespace
 
 void RegisterElemwiseUnary(OpRegistry* reg) {
-  for (const UnarySpec& s : kSpecs) {
-    OpDef f = UnaryDef(s.name, s.doc);
-    f.gradient = GradVia(s.backward, s.use_output);
-    reg->Add(std::move(f));
-    reg->Add(BackwardDef(s.backward, s.use_output ? "output" : "data", s.backward_doc));
-  }
+  for (const UnarySpec& s : kSpecs) AddUnaryWithBackward(reg, s);
 
   // exp: dx = dy * y, as MXNet's ElemwiseGradUseOut{"_mul"}.
   OpDef e = UnaryDef("exp", "Exponential y = e^x, elementwise.");

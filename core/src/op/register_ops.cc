@@ -9,6 +9,8 @@ void RegisterElemwiseUnary(OpRegistry* reg);
 void RegisterElemwiseBinary(OpRegistry* reg);
 void RegisterBroadcast(OpRegistry* reg);
 void RegisterElemwiseScalar(OpRegistry* reg);
+void RegisterElemwiseUnaryMath(OpRegistry* reg);
+void RegisterElemwiseCompare(OpRegistry* reg);
 // [tensor op declarations]
 void RegisterNNLRN(OpRegistry* reg);
 void RegisterNNNormInst(OpRegistry* reg);
@@ -50,6 +52,8 @@ void RegisterAllOps(OpRegistry* reg) {
   op::RegisterElemwiseBinary(reg);
   op::RegisterBroadcast(reg);
   op::RegisterElemwiseScalar(reg);
+  op::RegisterElemwiseUnaryMath(reg);
+  op::RegisterElemwiseCompare(reg);
   // [tensor op registrations]
   op::RegisterNNLRN(reg);
   op::RegisterNNNormInst(reg);

@@ -78,11 +78,12 @@ TEST(ElemwiseScalar, AliasesResolve) {
   }
 }
 
-TEST(ElemwiseScalar, ScalarDefaultsToZero) {
+// MXNet 1.9's NumpyBinaryScalarParam: scalar defaults to 1.
+TEST(ElemwiseScalar, ScalarDefaultsToOne) {
   NDArray x = test::Array({3}, {1.5, -2, 4});
-  EXPECT_EQ(test::Values(test::Run("_plus_scalar", {x})[0]), test::Values(x));
-  EXPECT_EQ(test::Values(test::Run("_mul_scalar", {x})[0]), (std::vector<double>{0, 0, 0}));
-  EXPECT_EQ(test::Values(test::Run("_power_scalar", {x})[0]), (std::vector<double>{1, 1, 1}));
+  EXPECT_EQ(test::Values(test::Run("_plus_scalar", {x})[0]), (std::vector<double>{2.5, -1, 5}));
+  EXPECT_EQ(test::Values(test::Run("_mul_scalar", {x})[0]), test::Values(x));
+  EXPECT_EQ(test::Values(test::Run("_power_scalar", {x})[0]), test::Values(x));
 }
 
 TEST(ElemwiseScalar, InPlaceWritesIntoInput) {
@@ -181,8 +182,9 @@ TEST(ElemwiseScalar, EveryOpHasDocParamDocAndCpuKernel) {
   for (const auto& name : names) {
     const OpDef& op = rt.ops().Get(name);
     EXPECT_FALSE(op.doc.empty()) << name;
-    ASSERT_EQ(op.params.size(), 1u) << name;
+    ASSERT_EQ(op.params.size(), 2u) << name;
     EXPECT_EQ(op.params[0].name, "scalar");
+    EXPECT_EQ(op.params[1].name, "is_int");
     EXPECT_FALSE(op.params[0].doc.empty()) << name;
     const Kernel* k = rt.kernels().Find(name, DeviceType::kCPU);
     ASSERT_NE(k, nullptr) << name;

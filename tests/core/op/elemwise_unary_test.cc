@@ -67,6 +67,21 @@ TEST(ElemwiseUnary, ReluAndAbsAtSignBoundaries) {
   EXPECT_EQ(test::Values(a[0]), (std::vector<double>{1.5, 0, 2}));
 }
 
+TEST(ElemwiseUnary, ReluKeepsNaNAsMXNet) {
+  const double nan = std::nan("");
+  for (DType dt : {DType::kFloat32, DType::kFloat64}) {
+    auto y = test::Values(test::Run("relu", {test::Array({3}, {nan, -1, 2}, dt)})[0]);
+    EXPECT_TRUE(std::isnan(y[0]));
+    EXPECT_EQ(y[1], 0);
+    EXPECT_EQ(y[2], 2);
+    auto g = test::Values(test::Run("_backward_relu", {test::Array({3}, {1, 1, 1}, dt),
+                                                       test::Array({3}, {nan, 0, 2}, dt)})[0]);
+    EXPECT_TRUE(std::isnan(g[0]));
+    EXPECT_EQ(g[1], 0);
+    EXPECT_EQ(g[2], 1);
+  }
+}
+
 TEST(ElemwiseUnary, LargeArrayRunsInParallelCorrectly) {
   NDArray x = test::RandomArray({70000}, DType::kFloat32, -2, 2, 3);
   auto y = test::Run("tanh", {x});
