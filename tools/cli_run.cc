@@ -1,6 +1,6 @@
 // `weft run` (bind a model to .npy inputs and .params, or --init values,
-// forward, write .npy outputs) and `weft plan` (the memory plan of a model bound from shapes),
-// over the public C ABI only.
+// forward, write .npy outputs) and `weft plan` (the memory plan of a model
+// bound from shapes), over the public C ABI only.
 #include <algorithm>
 #include <cerrno>
 #include <cstdio>

@@ -364,7 +364,8 @@ int main(int argc, char** argv) {
     // be written while forward still runs): let it finish, or exit()
     // destroys statics that running kernels use (oneDNN's) before the
     // engine's exit hook waits for them. Its own error is not reported.
-    weft_wait_all();
+    // Usage errors come before any work is pushed.
+    if (e.code != 2) weft_wait_all();
     std::fflush(stdout);
     std::fprintf(stderr, "%s\n", e.message.c_str());
     return e.code;
