@@ -169,7 +169,6 @@ InitReport FillMissing(const WeftSymbolHandle* sym, const std::vector<std::strin
       report.from_attr.push_back(name);
     } else {
       Check(weft_initializer_init(rule.get(), name.c_str(), arr.get()), ctx);
-      report.num_rule += 1;
     }
     values->erase(name);
     values->emplace(name, std::move(arr));

@@ -12,10 +12,10 @@
 
 namespace weft_cli {
 
-// What FillMissing filled: how many by the initializer's rules, which from
-// their "__init__" attribute, which inputs (*data, *label) with zeros.
+// What FillMissing filled otherwise than by the initializer's rules: the
+// names initialised by their "__init__" attribute, the inputs (*data,
+// *label) given zeros.
 struct InitReport {
-  size_t num_rule = 0;
   std::vector<std::string> from_attr, zero_inputs;
 };
 
