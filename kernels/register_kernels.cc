@@ -13,6 +13,8 @@ void RegisterBroadcastCpu(KernelRegistry* reg);
 void RegisterElemwiseScalarCpu(KernelRegistry* reg);
 // [tensor kernel declarations]
 void RegisterNNLRNCpu(KernelRegistry* reg);
+void RegisterNNRnnCpu(KernelRegistry* reg);
+void RegisterNNSequenceCpu(KernelRegistry* reg);
 void RegisterNNNormInstCpu(KernelRegistry* reg);
 void RegisterNNMiscCpu(KernelRegistry* reg);
 void RegisterIndexOpsCpu(KernelRegistry* reg);
@@ -67,6 +69,8 @@ void RegisterAllKernels(KernelRegistry* reg) {
   cpu::RegisterElemwiseScalarCpu(reg);
   // [tensor kernel registrations]
   cpu::RegisterNNLRNCpu(reg);
+  cpu::RegisterNNRnnCpu(reg);
+  cpu::RegisterNNSequenceCpu(reg);
   cpu::RegisterNNNormInstCpu(reg);
   cpu::RegisterNNMiscCpu(reg);
   cpu::RegisterIndexOpsCpu(reg);

@@ -11,6 +11,8 @@ void RegisterBroadcast(OpRegistry* reg);
 void RegisterElemwiseScalar(OpRegistry* reg);
 // [tensor op declarations]
 void RegisterNNLRN(OpRegistry* reg);
+void RegisterNNRnn(OpRegistry* reg);
+void RegisterNNSequence(OpRegistry* reg);
 void RegisterNNNormInst(OpRegistry* reg);
 void RegisterNNMisc(OpRegistry* reg);
 void RegisterIndexOps(OpRegistry* reg);
@@ -42,6 +44,8 @@ void RegisterAllOps(OpRegistry* reg) {
   op::RegisterElemwiseScalar(reg);
   // [tensor op registrations]
   op::RegisterNNLRN(reg);
+  op::RegisterNNRnn(reg);
+  op::RegisterNNSequence(reg);
   op::RegisterNNNormInst(reg);
   op::RegisterNNMisc(reg);
   op::RegisterIndexOps(reg);
