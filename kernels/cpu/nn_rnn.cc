@@ -1,12 +1,14 @@
 // CPU kernels of RNN and _backward_RNN: decode the op's parameters and
 // blobs into an RnnConfig, run the layer sweeps of kernels/cpu/nn_rnn.h
 // and store the results under each output's OpReq. The backward kernel
-// reruns the forward sweep (the op keeps no state between calls).
+// takes the buffers of the matching training forward from RnnWorkCache
+// (kernels/cpu/nn_rnn_cache.h) or, without one, reruns the forward sweep.
 #include <cstring>
 #include <vector>
 
 #include "cpu/cpu_util.h"
 #include "cpu/nn_rnn.h"
+#include "cpu/nn_rnn_cache.h"
 #include "cpu/nn_seq_lengths.h"
 #include "weft/dtype.h"
 
@@ -70,6 +72,23 @@ RnnConfig MakeConfig(const NodeAttrs& attrs, const std::vector<TBlob>& in, bool 
   return cfg;
 }
 
+// The configuration as a cache key (inputs are compared separately).
+std::string ConfigKey(const RnnConfig& c) {
+  return StrCat(static_cast<int>(c.mode), ",", c.L, ",", c.D, ",", c.T, ",", c.N, ",", c.I, ",", c.H, ",", c.p, ",",
+                c.dropout, ",", c.clip, ",", c.clip_min, ",", c.clip_max, ",", c.lengths != nullptr);
+}
+
+// Bytes of the buffers RnnForwardSweep keeps for `c`.
+size_t WorkBytes(const RnnConfig& c, size_t elem) {
+  const int64_t nh = c.N * c.H, tn = c.T * c.N;
+  int64_t per_dir = tn * c.G() * c.H + (c.T + 1) * nh;
+  if (c.mode == RnnMode::kLstm) per_dir += (c.T + 1) * nh;
+  if (c.mode == RnnMode::kGru) per_dir += tn * c.H;
+  int64_t n = c.L * c.D * per_dir + c.L * tn * c.D * c.H;
+  if (c.dropout) n += 2 * (c.L - 1) * tn * c.D * c.H;
+  return static_cast<size_t>(n) * elem;
+}
+
 // Copies `n` values into `dst` under `req`.
 template <typename T>
 void StoreAll(OpReq req, const T* src, T* dst, int64_t n) {
@@ -107,6 +126,8 @@ void RNNForward(const OpContext& ctx, const NodeAttrs& attrs, const std::vector<
     StoreAll(req[0], work.y[cfg.L - 1].get(), out[0].data<T>(), out[0].Size());
     if (out.size() > 1) StoreFinalStates(cfg, work, false, req[1], out[1].data<T>());
     if (out.size() > 2) StoreFinalStates(cfg, work, true, req[2], out[2].data<T>());
+    // In training, hand the sweep's buffers to the backward call.
+    if (ctx.is_train) RnnWorkCache<T>::Get().Put(ConfigKey(cfg), in, std::move(work), WorkBytes(cfg, sizeof(T)));
   });
 }
 
@@ -123,7 +144,9 @@ void RNNBackward(const OpContext& ctx, const NodeAttrs& attrs, const std::vector
     RnnWork<T> work;
     const T* x = in[0].data<T>();
     const T* w = in[1].data<T>();
-    RnnForwardSweep<T>(cfg, x, w, in[2].data<T>(), lstm ? in[3].data<T>() : nullptr, &work);
+    const std::vector<TBlob> fwd_in(in.begin(), in.begin() + static_cast<std::ptrdiff_t>(ni));
+    if (!ctx.is_train || !RnnWorkCache<T>::Get().Take(ConfigKey(cfg), fwd_in, &work))
+      RnnForwardSweep<T>(cfg, x, w, in[2].data<T>(), lstm ? in[3].data<T>() : nullptr, &work);
     const T* dy = in[ni].data<T>();
     const T* dhy = nog > 1 ? in[ni + 1].data<T>() : nullptr;
     const T* dcy = nog > 2 ? in[ni + 2].data<T>() : nullptr;

@@ -111,6 +111,31 @@ TEST(NNRnn, DropoutBetweenLayersInTraining) {
   EXPECT_EQ(test::Values(g[1]), test::Values(RunMode("_backward_RNN", {in[0], in[1], in[2], og}, p, true)[1]));
 }
 
+// A training forward hands its buffers to the backward; the result equals
+// the backward that reruns the sweep itself.
+TEST(NNRnn, BackwardAfterTrainingForwardMatchesRecompute) {
+  for (const char* p : {"0", "0.4"}) {
+    auto in = SmallInputs(4, true, 3, 2, 3, 3, 2, 2, 61);
+    StringMap params = {{"mode", "lstm"}, {"state_size", "3"}, {"num_layers", "2"}, {"bidirectional", "True"},
+                        {"state_outputs", "True"}, {"p", p}};
+    std::vector<NDArray> bin = in;
+    bin.push_back(test::RandomArray({3, 2, 6}, DType::kFloat64, -1, 1, 7));
+    bin.push_back(test::RandomArray({4, 2, 3}, DType::kFloat64, -1, 1, 8));
+    bin.push_back(test::RandomArray({4, 2, 3}, DType::kFloat64, -1, 1, 9));
+    auto recomputed = RunMode("_backward_RNN", bin, params, true);
+    RunMode("RNN", in, params, true);
+    auto handed = RunMode("_backward_RNN", bin, params, true);
+    for (size_t i = 0; i < recomputed.size(); ++i)
+      EXPECT_EQ(test::Values(recomputed[i]), test::Values(handed[i])) << "p " << p << " input " << i;
+    // Other inputs than the forward's: no hand-over (the recomputed result).
+    RunMode("RNN", in, params, true);
+    std::vector<NDArray> other = bin;
+    other[0] = test::RandomArray({3, 2, 3}, DType::kFloat64, -1, 1, 99);
+    auto g_other = RunMode("_backward_RNN", other, params, true);
+    EXPECT_NE(test::Values(g_other[1]), test::Values(recomputed[1]));
+  }
+}
+
 TEST(NNRnn, ShapeInference) {
   std::vector<Shape> in = {Shape({5, 4, 3}), Shape(), Shape(), Shape()}, out;
   ASSERT_TRUE(test::InferShapes("RNN", {{"mode", "lstm"}, {"state_size", "6"}, {"num_layers", "2"},
