@@ -58,6 +58,7 @@ RnnConfig MakeConfig(const NodeAttrs& attrs, const std::vector<TBlob>& in, bool 
     cfg.clip = true;
     cfg.clip_min = p.GetFloat("lstm_state_clip_min");
     cfg.clip_max = p.GetFloat("lstm_state_clip_max");
+    cfg.clip_nan = p.GetBool("lstm_state_clip_nan");
   }
   const size_t nstate = cfg.mode == RnnMode::kLstm ? 4 : 3;
   if (p.GetBool("use_sequence_length")) {
@@ -75,7 +76,7 @@ RnnConfig MakeConfig(const NodeAttrs& attrs, const std::vector<TBlob>& in, bool 
 // The configuration as a cache key (inputs are compared separately).
 std::string ConfigKey(const RnnConfig& c) {
   return StrCat(static_cast<int>(c.mode), ",", c.L, ",", c.D, ",", c.T, ",", c.N, ",", c.I, ",", c.H, ",", c.p, ",",
-                c.dropout, ",", c.clip, ",", c.clip_min, ",", c.clip_max, ",", c.lengths != nullptr);
+                c.dropout, ",", c.clip, ",", c.clip_min, ",", c.clip_max, ",", c.clip_nan, ",", c.lengths != nullptr);
 }
 
 // Bytes of the buffers RnnForwardSweep keeps for `c`.

@@ -28,6 +28,7 @@ struct RnnConfig {
   bool dropout = false;  // training with p > 0
   uint64_t seed = 0;     // dropout masks are a function of (seed, layer, index)
   bool clip = false;     // LSTM cell-state clipping (cuDNN semantics)
+  bool clip_nan = false;  // clipping also maps NaN cell states to clip_min
   double clip_min = 0, clip_max = 0;
   const int64_t* lengths = nullptr;  // per batch row (use_sequence_length), or null
 
@@ -62,8 +63,9 @@ inline int64_t PrevSlot(int64_t t, int64_t d) { return d ? t + 1 : t; }
 inline int64_t CurSlot(int64_t t, int64_t d) { return d ? t : t + 1; }
 
 // Forward sweep over all layers. x: (T, N, I); w: packed parameters;
-// hx, cx: (L*D, N, H) (cx LSTM only). Fills `work` (the last layer's
-// output is work->y[L-1]). hy/cy (may be null) receive the final states.
+// hx, cx: (L*D, N, H) (cx LSTM only). Fills `work`: the last layer's
+// output is work->y[L-1]; the final state of (l, d) is slot d ? 0 : T of
+// dirs[l*D + d].h (and .c).
 template <typename T>
 void RnnForwardSweep(const RnnConfig& cfg, const T* x, const T* w, const T* hx, const T* cx,
                      RnnWork<T>* work);

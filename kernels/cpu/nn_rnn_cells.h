@@ -59,7 +59,10 @@ void CellForward(const RnnConfig& cfg, int64_t t, T* g, const T* gh, const T* bh
         const T gg = std::tanh(gb[2 * H + j] + ghb[2 * H + j]);
         const T o = Sigmoid(gb[3 * H + j] + ghb[3 * H + j]);
         T cv = f * cpb[j] + i * gg;
-        if (cfg.clip) cv = std::min(std::max(cv, T(cfg.clip_min)), T(cfg.clip_max));
+        if (cfg.clip) {
+          cv = cfg.clip_nan ? std::fmin(std::fmax(cv, T(cfg.clip_min)), T(cfg.clip_max))
+                            : std::min(std::max(cv, T(cfg.clip_min)), T(cfg.clip_max));
+        }
         cb[j] = cv;
         hb[j] = o * std::tanh(cv);
         gb[j] = i;

@@ -20,15 +20,18 @@
 //   row's length give zero output and leave its state unchanged; the
 //   reverse direction starts at the row's last step) and of the LSTM cell
 //   clipping to [lstm_state_clip_min, lstm_state_clip_max] (zero gradient
-//   where clipped). projection_size is rejected (kNotImplemented).
+//   where clipped; with lstm_state_clip_nan a NaN cell state becomes the
+//   minimum, else it propagates). projection_size is rejected
+//   (kNotImplemented).
 // Shape inference as MXNet's: from data, the states, the parameter size
 // and the outputs follow; a wrong parameter vector names both sizes.
 //
 // Gradient: `_backward_RNN(data, parameters, state[, state_cell]
 // [, sequence_length], ograd_output[, ograd_state[, ograd_statecell]])`
-// with one output per RNN input (sequence_length gets zeros). The op is
-// stateless, so it reruns the forward sweep before backpropagating
-// through time.
+// with one output per RNN input (sequence_length gets zeros). Ops keep no
+// state, so the CPU kernel takes the buffers of the training forward on
+// identical inputs when there is one (kernels/cpu/nn_rnn_cache.h) and
+// otherwise reruns the forward sweep before backpropagating through time.
 #include "nn_spatial.h"
 
 namespace weft {

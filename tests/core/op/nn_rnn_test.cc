@@ -74,6 +74,16 @@ TEST(NNRnn, ClippedLstmGradientMatchesNumeric) {
   EXPECT_LT(test::GradientError("RNN", in, p, {}, 1e-7, &where), 1e-5) << where;
 }
 
+TEST(NNRnn, ClipNanMapsNanCellStatesToTheMinimum) {
+  auto in = SmallInputs(4, true, 2, 2, 2, 3, 1, 1, 23);
+  in[0] = test::Array({2, 2, 2}, std::vector<double>(8, std::nan("")), DType::kFloat64);
+  StringMap p = {{"mode", "lstm"}, {"state_size", "3"}, {"num_layers", "1"}, {"state_outputs", "True"},
+                 {"lstm_state_clip_min", "-0.5"}, {"lstm_state_clip_max", "0.5"}};
+  for (double v : test::Values(test::Run("RNN", in, p)[2])) EXPECT_TRUE(std::isnan(v));
+  p["lstm_state_clip_nan"] = "True";
+  for (double v : test::Values(test::Run("RNN", in, p)[2])) EXPECT_EQ(v, -0.5);
+}
+
 TEST(NNRnn, SequenceLengthGradientMatchesNumeric) {
   auto in = SmallInputs(4, true, 4, 3, 2, 2, 2, 2, 31);
   in.push_back(test::Array({3}, {2, 4, 1}, DType::kInt32));
