@@ -43,6 +43,7 @@ void RegisterDotBlas(KernelRegistry* reg);
 namespace onednn {
 void RegisterNNDenseDnnl(KernelRegistry* reg);
 void RegisterNNConvDnnl(KernelRegistry* reg);
+void RegisterNNRnnDnnl(KernelRegistry* reg);
 }  // namespace onednn
 #endif
 #if WEFT_USE_CUDA
@@ -98,6 +99,7 @@ void RegisterAllKernels(KernelRegistry* reg) {
   // After the cpu kernels: they are the fallback of these.
   onednn::RegisterNNDenseDnnl(reg);
   onednn::RegisterNNConvDnnl(reg);
+  onednn::RegisterNNRnnDnnl(reg);
 #endif
 #if WEFT_USE_CUDA
   cuda::RegisterQuadraticCuda(reg);

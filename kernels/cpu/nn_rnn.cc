@@ -76,7 +76,7 @@ RnnConfig MakeConfig(const NodeAttrs& attrs, const std::vector<TBlob>& in, bool 
 // The configuration as a cache key (inputs are compared separately).
 std::string ConfigKey(const RnnConfig& c) {
   return StrCat(static_cast<int>(c.mode), ",", c.L, ",", c.D, ",", c.T, ",", c.N, ",", c.I, ",", c.H, ",", c.p, ",",
-                c.dropout, ",", c.clip, ",", c.clip_min, ",", c.clip_max, ",", c.clip_nan, ",", c.lengths != nullptr);
+                c.dropout, ",", c.clip, ",", c.clip_min, ",", c.clip_max, ",", c.clip_nan, ",", c.lengths != nullptr, ",", c.sgemm != nullptr);
 }
 
 // Bytes of the buffers RnnForwardSweep keeps for `c`.
@@ -114,10 +114,13 @@ void StoreFinalStates(const RnnConfig& cfg, const RnnWork<T>& work, bool cell, O
   }
 }
 
-void RNNForward(const OpContext& ctx, const NodeAttrs& attrs, const std::vector<TBlob>& in,
-                const std::vector<OpReq>& req, const std::vector<TBlob>& out) {
+}  // namespace
+
+void RNNForwardKernel(const OpContext& ctx, const NodeAttrs& attrs, const std::vector<TBlob>& in,
+                      const std::vector<OpReq>& req, const std::vector<TBlob>& out, RnnSgemm sgemm) {
   std::vector<int64_t> lengths;
-  const RnnConfig cfg = MakeConfig(attrs, in, ctx.is_train, &lengths);
+  RnnConfig cfg = MakeConfig(attrs, in, ctx.is_train, &lengths);
+  cfg.sgemm = sgemm;
   const bool lstm = cfg.mode == RnnMode::kLstm;
   DispatchFloat(in[0].dtype, "RNN", [&](auto t) {
     using T = decltype(t);
@@ -133,11 +136,12 @@ void RNNForward(const OpContext& ctx, const NodeAttrs& attrs, const std::vector<
 }
 
 // in: RNN inputs (ni), then output gradients; out: one gradient per RNN input.
-void RNNBackward(const OpContext& ctx, const NodeAttrs& attrs, const std::vector<TBlob>& in,
-                 const std::vector<OpReq>& req, const std::vector<TBlob>& out) {
+void RNNBackwardKernel(const OpContext& ctx, const NodeAttrs& attrs, const std::vector<TBlob>& in,
+                       const std::vector<OpReq>& req, const std::vector<TBlob>& out, RnnSgemm sgemm) {
   const size_t ni = out.size();
   std::vector<int64_t> lengths;
-  const RnnConfig cfg = MakeConfig(attrs, in, ctx.is_train, &lengths);
+  RnnConfig cfg = MakeConfig(attrs, in, ctx.is_train, &lengths);
+  cfg.sgemm = sgemm;
   const bool lstm = cfg.mode == RnnMode::kLstm;
   const size_t nog = in.size() - ni;
   DispatchFloat(in[0].dtype, "_backward_RNN", [&](auto t) {
@@ -176,11 +180,13 @@ void RNNBackward(const OpContext& ctx, const NodeAttrs& attrs, const std::vector
   }
 }
 
-}  // namespace
-
 void RegisterNNRnnCpu(KernelRegistry* reg) {
-  reg->Add("RNN", DeviceType::kCPU, {"cpu", 0, RNNForward, true});
-  reg->Add("_backward_RNN", DeviceType::kCPU, {"cpu", 0, RNNBackward, true});
+  auto fwd = [](const OpContext& c, const NodeAttrs& a, const std::vector<TBlob>& in, const std::vector<OpReq>& req,
+                const std::vector<TBlob>& out) { RNNForwardKernel(c, a, in, req, out, nullptr); };
+  auto bwd = [](const OpContext& c, const NodeAttrs& a, const std::vector<TBlob>& in, const std::vector<OpReq>& req,
+                const std::vector<TBlob>& out) { RNNBackwardKernel(c, a, in, req, out, nullptr); };
+  reg->Add("RNN", DeviceType::kCPU, {"cpu", 0, fwd, true});
+  reg->Add("_backward_RNN", DeviceType::kCPU, {"cpu", 0, bwd, true});
 }
 
 }  // namespace cpu

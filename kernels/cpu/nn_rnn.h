@@ -16,10 +16,17 @@
 #include <memory>
 #include <vector>
 
+#include "weft/op.h"
+
 namespace weft {
 namespace cpu {
 
 enum class RnnMode { kRelu, kTanh, kLstm, kGru };
+
+// A row-major float32 GEMM, C (m x n, ldc) = op(A) . op(B) + beta * C,
+// the sweeps' products for float32 (float64 always uses cblas_dgemm).
+using RnnSgemm = void (*)(bool ta, bool tb, int64_t m, int64_t n, int64_t k, const float* a, int64_t lda,
+                          const float* b, int64_t ldb, float beta, float* c, int64_t ldc);
 
 struct RnnConfig {
   RnnMode mode = RnnMode::kLstm;
@@ -31,6 +38,7 @@ struct RnnConfig {
   bool clip_nan = false;  // clipping also maps NaN cell states to clip_min
   double clip_min = 0, clip_max = 0;
   const int64_t* lengths = nullptr;  // per batch row (use_sequence_length), or null
+  RnnSgemm sgemm = nullptr;          // null: cblas_sgemm
 
   int64_t G() const { return mode == RnnMode::kLstm ? 4 : mode == RnnMode::kGru ? 3 : 1; }
   int64_t In(int64_t l) const { return l == 0 ? I : D * H; }
@@ -78,6 +86,14 @@ void RnnForwardSweep(const RnnConfig& cfg, const T* x, const T* w, const T* hx, 
 template <typename T>
 void RnnBackwardSweep(const RnnConfig& cfg, const T* x, const T* w, const T* dy, const T* dhy,
                       const T* dcy, T* dx, bool dx_add, T* dw, T* dhx, T* dcx, RnnWork<T>* work);
+
+// The kernels of RNN and _backward_RNN with float32 products through
+// `sgemm` (null: cblas_sgemm); the "cpu" backend registers them with null,
+// the "dnnl" backend (kernels/dnnl/nn_rnn_dnnl.cc) with oneDNN's sgemm.
+void RNNForwardKernel(const OpContext& ctx, const NodeAttrs& attrs, const std::vector<TBlob>& in,
+                      const std::vector<OpReq>& req, const std::vector<TBlob>& out, RnnSgemm sgemm);
+void RNNBackwardKernel(const OpContext& ctx, const NodeAttrs& attrs, const std::vector<TBlob>& in,
+                       const std::vector<OpReq>& req, const std::vector<TBlob>& out, RnnSgemm sgemm);
 
 }  // namespace cpu
 }  // namespace weft

@@ -39,12 +39,13 @@ blasint Dim(int64_t v) {
 CBLAS_TRANSPOSE Trans(bool t) { return t ? CblasTrans : CblasNoTrans; }
 
 // C (m x n, ldc) = op(A) . op(B) + beta * C, row-major.
-void Gemm(bool ta, bool tb, int64_t m, int64_t n, int64_t k, const float* a, int64_t lda,
+void Gemm(const RnnConfig& cfg, bool ta, bool tb, int64_t m, int64_t n, int64_t k, const float* a, int64_t lda,
           const float* b, int64_t ldb, float beta, float* c, int64_t ldc) {
+  if (cfg.sgemm) return cfg.sgemm(ta, tb, m, n, k, a, lda, b, ldb, beta, c, ldc);
   cblas_sgemm(CblasRowMajor, Trans(ta), Trans(tb), Dim(m), Dim(n), Dim(k), 1.0f, a, Dim(lda), b,
               Dim(ldb), beta, c, Dim(ldc));
 }
-void Gemm(bool ta, bool tb, int64_t m, int64_t n, int64_t k, const double* a, int64_t lda,
+void Gemm(const RnnConfig&, bool ta, bool tb, int64_t m, int64_t n, int64_t k, const double* a, int64_t lda,
           const double* b, int64_t ldb, double beta, double* c, int64_t ldc) {
   cblas_dgemm(CblasRowMajor, Trans(ta), Trans(tb), Dim(m), Dim(n), Dim(k), 1.0, a, Dim(lda), b,
               Dim(ldb), beta, c, Dim(ldc));
@@ -125,7 +126,7 @@ void RnnForwardSweep(const RnnConfig& cfg, const T* x, const T* w, const T* hx, 
       const T* bx = w + cfg.BiasOffset(l, d);
       const T* bh = bx + GH;
       T* gates = dir.gates.get();
-      Gemm(false, true, TN, GH, In, in, In, wx, In, T(0), gates, GH);
+      Gemm(cfg, false, true, TN, GH, In, in, In, wx, In, T(0), gates, GH);
       // Biases: GRU keeps b_hn for the recurrent side (it is gated by r).
       const int64_t nb = gru ? 2 * H : GH;
 #pragma omp parallel for schedule(static) if (TN * GH >= (1 << 16))
@@ -143,7 +144,7 @@ void RnnForwardSweep(const RnnConfig& cfg, const T* x, const T* w, const T* hx, 
         T* hc = dir.h.get() + CurSlot(t, d) * NH;
         const T* cp = lstm ? dir.c.get() + PrevSlot(t, d) * NH : nullptr;
         T* cc = lstm ? dir.c.get() + CurSlot(t, d) * NH : nullptr;
-        Gemm(false, true, N, GH, H, hp, H, wh, H, T(0), gh.get(), GH);
+        Gemm(cfg, false, true, N, GH, H, hp, H, wh, H, T(0), gh.get(), GH);
         rnn::CellForward(cfg, t, gates + t * N * GH, gh.get(), bh + 2 * H, hp, cp, hc, cc,
                          gru ? dir.hn.get() + t * NH : nullptr);
         for (int64_t b = 0; b < N; ++b) {
@@ -205,10 +206,10 @@ void RnnBackwardSweep(const RnnConfig& cfg, const T* x, const T* w, const T* dy,
         T* hnt = gru ? dir.hn.get() + t * NH : nullptr;
         rnn::CellBackward(cfg, t, gt, hnt, hp, cp, hc, cc, dh.get(), dc.get());
         if (gru) {
-          Gemm(false, false, N, H, 2 * H, gt, GH, wh, H, T(1), dh.get(), H);
-          Gemm(false, false, N, H, H, hnt, H, wh + 2 * H * H, H, T(1), dh.get(), H);
+          Gemm(cfg, false, false, N, H, 2 * H, gt, GH, wh, H, T(1), dh.get(), H);
+          Gemm(cfg, false, false, N, H, H, hnt, H, wh + 2 * H * H, H, T(1), dh.get(), H);
         } else {
-          Gemm(false, false, N, H, GH, gt, GH, wh, H, T(1), dh.get(), H);
+          Gemm(cfg, false, false, N, H, GH, gt, GH, wh, H, T(1), dh.get(), H);
         }
       }
       if (dhx) std::memcpy(dhx + idx * NH, dh.get(), sizeof(T) * NH);
@@ -216,15 +217,15 @@ void RnnBackwardSweep(const RnnConfig& cfg, const T* x, const T* w, const T* dy,
       // Weight and bias gradients of every step at once.
       const T* hprev = dir.h.get() + (d ? NH : 0);
       if (gru) {
-        Gemm(true, false, 2 * H, H, TN, gates, GH, hprev, H, T(1), dwh, H);
-        Gemm(true, false, H, H, TN, dir.hn.get(), H, hprev, H, T(1), dwh + 2 * H * H, H);
+        Gemm(cfg, true, false, 2 * H, H, TN, gates, GH, hprev, H, T(1), dwh, H);
+        Gemm(cfg, true, false, H, H, TN, dir.hn.get(), H, hprev, H, T(1), dwh + 2 * H * H, H);
       } else {
-        Gemm(true, false, GH, H, TN, gates, GH, hprev, H, T(1), dwh, H);
+        Gemm(cfg, true, false, GH, H, TN, gates, GH, hprev, H, T(1), dwh, H);
       }
-      Gemm(true, false, GH, In, TN, gates, GH, in, In, T(1), dwx, In);
+      Gemm(cfg, true, false, GH, In, TN, gates, GH, in, In, T(1), dwx, In);
       if (dxl) {
         const T beta = (d > 0 || (l == 0 && dx_add)) ? T(1) : T(0);
-        Gemm(false, false, TN, In, GH, gates, GH, wx, In, beta, dxl, In);
+        Gemm(cfg, false, false, TN, In, GH, gates, GH, wx, In, beta, dxl, In);
       }
       AddColumnSums(gates, TN, GH, GH, dbx);
       if (gru) {

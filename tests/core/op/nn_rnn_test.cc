@@ -146,6 +146,67 @@ TEST(NNRnn, BackwardAfterTrainingForwardMatchesRecompute) {
   }
 }
 
+// Every registered backend's kernels (cpu: OpenBLAS sgemm; dnnl: oneDNN's)
+// agree in float32, forward and backward, with kWrite requests.
+TEST(NNRnn, BackendsAgree) {
+  const OpRegistry& reg = Runtime::Global().ops();
+  const KernelRegistry& kreg = Runtime::Global().kernels();
+  const StringMap params = {{"mode", "lstm"}, {"state_size", "5"}, {"num_layers", "2"}, {"bidirectional", "True"},
+                            {"state_outputs", "True"}};
+  std::vector<NDArray> in;
+  for (const auto& a : SmallInputs(4, true, 4, 3, 6, 5, 2, 2, 71)) in.push_back(a.Copy(Context::CPU(0)));
+  for (auto& a : in) {
+    std::vector<double> v = test::Values(a);
+    a = test::Array(a.shape(), v, DType::kFloat32);
+  }
+  std::vector<NDArray> bin = in;
+  bin.push_back(test::RandomArray({4, 3, 10}, DType::kFloat32, -1, 1, 1));
+  bin.push_back(test::RandomArray({4, 3, 5}, DType::kFloat32, -1, 1, 2));
+  bin.push_back(test::RandomArray({4, 3, 5}, DType::kFloat32, -1, 1, 3));
+  auto run = [&](const std::string& op, const std::string& backend, const std::vector<NDArray>& args) {
+    NodeAttrs attrs;
+    attrs.op = &reg.Get(op);
+    attrs.name = op;
+    attrs.dict = params;
+    attrs.params = ParseParams(op, &attrs.op->params, params);
+    std::vector<Shape> ishapes, oshapes(static_cast<size_t>(attrs.op->NumOutputs(attrs.params)));
+    for (const auto& a : args) ishapes.push_back(a.shape());
+    attrs.op->infer_shape(attrs, &ishapes, &oshapes);
+    std::vector<TBlob> ib, ob;
+    std::vector<NDArray> outs;
+    for (const auto& a : args) {
+      a.WaitToRead();
+      ib.push_back(a.blob());
+    }
+    for (const auto& s : oshapes) {
+      outs.emplace_back(s, Context::CPU(0), DType::kFloat32);
+      outs.back().WaitToRead();
+      ob.push_back(outs.back().blob());
+    }
+    OpContext octx;
+    octx.ctx = Context::CPU(0);
+    octx.is_train = false;
+    kreg.FindBackend(op, DeviceType::kCPU, backend)->fn(octx, attrs, ib, std::vector<OpReq>(ob.size(), OpReq::kWrite),
+                                                         ob);
+    std::vector<std::vector<double>> r;
+    for (const auto& o : outs) r.push_back(test::Values(o));
+    return r;
+  };
+  const auto backends = kreg.Backends("RNN", DeviceType::kCPU);
+  ASSERT_FALSE(backends.empty());
+  for (const auto& op : {std::string("RNN"), std::string("_backward_RNN")}) {
+    const auto& args = op == "RNN" ? in : bin;
+    auto want = run(op, "cpu", args);
+    for (const auto& b : backends) {
+      auto got = run(op, b, args);
+      ASSERT_EQ(got.size(), want.size());
+      for (size_t i = 0; i < got.size(); ++i)
+        for (size_t j = 0; j < got[i].size(); ++j)
+          ASSERT_NEAR(got[i][j], want[i][j], 2e-5 * (1 + std::fabs(want[i][j]))) << op << " " << b << " out " << i;
+    }
+  }
+}
+
 TEST(NNRnn, ShapeInference) {
   std::vector<Shape> in = {Shape({5, 4, 3}), Shape(), Shape(), Shape()}, out;
   ASSERT_TRUE(test::InferShapes("RNN", {{"mode", "lstm"}, {"state_size", "6"}, {"num_layers", "2"},
