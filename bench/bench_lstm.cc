@@ -4,7 +4,8 @@
 //   mode lstm, 2 layers, state_size 512, input 512, seq 35, batch 32,
 //   float32, training mode (OpContext::is_train), state outputs on;
 //   "fwd" = RNN, "bwd" = _backward_RNN with head gradients for output,
-//   hy and cy, both
+//   hy and cy, both through the backend Invoke picks ("dnnl", oneDNN's
+//   sgemm, when weft is built with oneDNN; else "cpu", OpenBLAS), both
 //   through weft::Invoke with preallocated outputs, waiting for them.
 // Each iteration runs the forward, then the backward (which takes the
 // forward's buffers, as in training); prints one line per pass,
@@ -88,6 +89,7 @@ int Main(int argc, char** argv) {
     tt.push_back(ms(t0, t2));
   }
   auto fwd = MedianMin(tf), bwd = MedianMin(tb), both = MedianMin(tt);
+  std::printf("weft backend: %s\n", Runtime::Global().kernels().Find("RNN", DeviceType::kCPU)->backend.c_str());
   std::printf("weft | fwd | %.3f | %.3f\n", fwd.first, fwd.second);
   std::printf("weft | bwd | %.3f | %.3f\n", bwd.first, bwd.second);
   std::printf("weft | fwd+bwd | %.3f | %.3f\n", both.first, both.second);
