@@ -147,7 +147,8 @@ TEST(NNRnn, BackwardAfterTrainingForwardMatchesRecompute) {
 }
 
 // Every registered backend's kernels (cpu: OpenBLAS sgemm; dnnl: oneDNN's)
-// agree in float32, forward and backward, with kWrite requests.
+// agree in float32, forward and backward, with kWrite requests; kAdd adds
+// the same values to outputs holding ones.
 TEST(NNRnn, BackendsAgree) {
   const OpRegistry& reg = Runtime::Global().ops();
   const KernelRegistry& kreg = Runtime::Global().kernels();
@@ -163,7 +164,8 @@ TEST(NNRnn, BackendsAgree) {
   bin.push_back(test::RandomArray({4, 3, 10}, DType::kFloat32, -1, 1, 1));
   bin.push_back(test::RandomArray({4, 3, 5}, DType::kFloat32, -1, 1, 2));
   bin.push_back(test::RandomArray({4, 3, 5}, DType::kFloat32, -1, 1, 3));
-  auto run = [&](const std::string& op, const std::string& backend, const std::vector<NDArray>& args) {
+  auto run = [&](const std::string& op, const std::string& backend, const std::vector<NDArray>& args,
+                 OpReq req = OpReq::kWrite) {
     NodeAttrs attrs;
     attrs.op = &reg.Get(op);
     attrs.name = op;
@@ -179,15 +181,14 @@ TEST(NNRnn, BackendsAgree) {
       ib.push_back(a.blob());
     }
     for (const auto& s : oshapes) {
-      outs.emplace_back(s, Context::CPU(0), DType::kFloat32);
+      outs.push_back(test::Array(s, std::vector<double>(static_cast<size_t>(s.Size()), 1.0), DType::kFloat32));
       outs.back().WaitToRead();
       ob.push_back(outs.back().blob());
     }
     OpContext octx;
     octx.ctx = Context::CPU(0);
     octx.is_train = false;
-    kreg.FindBackend(op, DeviceType::kCPU, backend)->fn(octx, attrs, ib, std::vector<OpReq>(ob.size(), OpReq::kWrite),
-                                                         ob);
+    kreg.FindBackend(op, DeviceType::kCPU, backend)->fn(octx, attrs, ib, std::vector<OpReq>(ob.size(), req), ob);
     std::vector<std::vector<double>> r;
     for (const auto& o : outs) r.push_back(test::Values(o));
     return r;
@@ -203,6 +204,10 @@ TEST(NNRnn, BackendsAgree) {
       for (size_t i = 0; i < got.size(); ++i)
         for (size_t j = 0; j < got[i].size(); ++j)
           ASSERT_NEAR(got[i][j], want[i][j], 2e-5 * (1 + std::fabs(want[i][j]))) << op << " " << b << " out " << i;
+      auto added = run(op, b, args, OpReq::kAdd);
+      for (size_t i = 0; i < added.size(); ++i)
+        for (size_t j = 0; j < added[i].size(); ++j)
+          ASSERT_NEAR(added[i][j], want[i][j] + 1, 2e-5 * (1 + std::fabs(want[i][j]))) << op << " " << b << " kAdd " << i;
     }
   }
 }
