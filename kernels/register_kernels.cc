@@ -15,6 +15,8 @@ void RegisterElemwiseUnaryMathCpu(KernelRegistry* reg);
 void RegisterElemwiseCompareCpu(KernelRegistry* reg);
 // [tensor kernel declarations]
 void RegisterNNLRNCpu(KernelRegistry* reg);
+void RegisterNNRnnCpu(KernelRegistry* reg);
+void RegisterNNSequenceCpu(KernelRegistry* reg);
 void RegisterNNNormInstCpu(KernelRegistry* reg);
 void RegisterNNMiscCpu(KernelRegistry* reg);
 void RegisterIndexOpsCpu(KernelRegistry* reg);
@@ -51,6 +53,7 @@ void RegisterDotBlas(KernelRegistry* reg);
 namespace onednn {
 void RegisterNNDenseDnnl(KernelRegistry* reg);
 void RegisterNNConvDnnl(KernelRegistry* reg);
+void RegisterNNRnnDnnl(KernelRegistry* reg);
 }  // namespace onednn
 #endif
 #if WEFT_USE_CUDA
@@ -79,6 +82,8 @@ void RegisterAllKernels(KernelRegistry* reg) {
   cpu::RegisterElemwiseCompareCpu(reg);
   // [tensor kernel registrations]
   cpu::RegisterNNLRNCpu(reg);
+  cpu::RegisterNNRnnCpu(reg);
+  cpu::RegisterNNSequenceCpu(reg);
   cpu::RegisterNNNormInstCpu(reg);
   cpu::RegisterNNMiscCpu(reg);
   cpu::RegisterIndexOpsCpu(reg);
@@ -114,6 +119,7 @@ void RegisterAllKernels(KernelRegistry* reg) {
   // After the cpu kernels: they are the fallback of these.
   onednn::RegisterNNDenseDnnl(reg);
   onednn::RegisterNNConvDnnl(reg);
+  onednn::RegisterNNRnnDnnl(reg);
 #endif
 #if WEFT_USE_CUDA
   cuda::RegisterQuadraticCuda(reg);

@@ -13,6 +13,8 @@ void RegisterElemwiseUnaryMath(OpRegistry* reg);
 void RegisterElemwiseCompare(OpRegistry* reg);
 // [tensor op declarations]
 void RegisterNNLRN(OpRegistry* reg);
+void RegisterNNRnn(OpRegistry* reg);
+void RegisterNNSequence(OpRegistry* reg);
 void RegisterNNNormInst(OpRegistry* reg);
 void RegisterNNMisc(OpRegistry* reg);
 void RegisterIndexOps(OpRegistry* reg);
@@ -56,6 +58,8 @@ void RegisterAllOps(OpRegistry* reg) {
   op::RegisterElemwiseCompare(reg);
   // [tensor op registrations]
   op::RegisterNNLRN(reg);
+  op::RegisterNNRnn(reg);
+  op::RegisterNNSequence(reg);
   op::RegisterNNNormInst(reg);
   op::RegisterNNMisc(reg);
   op::RegisterIndexOps(reg);
