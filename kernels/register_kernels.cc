@@ -14,6 +14,9 @@ void RegisterElemwiseScalarCpu(KernelRegistry* reg);
 // [tensor kernel declarations]
 void RegisterNNLRNCpu(KernelRegistry* reg);
 void RegisterNNNormInstCpu(KernelRegistry* reg);
+void RegisterNNLayerNormCpu(KernelRegistry* reg);
+void RegisterNNLossExtraCpu(KernelRegistry* reg);
+void RegisterNNCTCCpu(KernelRegistry* reg);
 void RegisterNNMiscCpu(KernelRegistry* reg);
 void RegisterIndexOpsCpu(KernelRegistry* reg);
 void RegisterShapeOpsJoinCpu(KernelRegistry* reg);
@@ -68,6 +71,9 @@ void RegisterAllKernels(KernelRegistry* reg) {
   // [tensor kernel registrations]
   cpu::RegisterNNLRNCpu(reg);
   cpu::RegisterNNNormInstCpu(reg);
+  cpu::RegisterNNLayerNormCpu(reg);
+  cpu::RegisterNNLossExtraCpu(reg);
+  cpu::RegisterNNCTCCpu(reg);
   cpu::RegisterNNMiscCpu(reg);
   cpu::RegisterIndexOpsCpu(reg);
   cpu::RegisterShapeOpsJoinCpu(reg);

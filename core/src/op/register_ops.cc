@@ -12,6 +12,9 @@ void RegisterElemwiseScalar(OpRegistry* reg);
 // [tensor op declarations]
 void RegisterNNLRN(OpRegistry* reg);
 void RegisterNNNormInst(OpRegistry* reg);
+void RegisterNNLayerNorm(OpRegistry* reg);
+void RegisterNNLossExtra(OpRegistry* reg);
+void RegisterNNCTC(OpRegistry* reg);
 void RegisterNNMisc(OpRegistry* reg);
 void RegisterIndexOps(OpRegistry* reg);
 void RegisterShapeOpsJoin(OpRegistry* reg);
@@ -43,6 +46,9 @@ void RegisterAllOps(OpRegistry* reg) {
   // [tensor op registrations]
   op::RegisterNNLRN(reg);
   op::RegisterNNNormInst(reg);
+  op::RegisterNNLayerNorm(reg);
+  op::RegisterNNLossExtra(reg);
+  op::RegisterNNCTC(reg);
   op::RegisterNNMisc(reg);
   op::RegisterIndexOps(reg);
   op::RegisterShapeOpsJoin(reg);
