@@ -6,10 +6,10 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
-#include <type_traits>
 #include <vector>
 
 #include "cpu/cpu_util.h"
+#include "cpu/label_util.h"
 #include "weft/dtype.h"
 
 namespace weft {
@@ -25,21 +25,6 @@ double LogAdd(double a, double b) {
   return std::max(a, b) + std::log1p(std::exp(-std::abs(a - b)));
 }
 
-// A 1-D or 2-D index/length input as int64 values (any dtype but float16).
-std::vector<int64_t> IntValues(const TBlob& b, const char* what) {
-  std::vector<int64_t> v(b.Size());
-  DispatchDType(b.dtype, [&](auto t) {
-    using L = decltype(t);
-    if constexpr (std::is_same_v<L, Half>) {
-      Fail(StatusCode::kDType, "operator CTCLoss: input '", what, "' of dtype float16 is not supported");
-    } else {
-      const L* p = b.data<L>();
-      for (size_t i = 0; i < v.size(); ++i) v[i] = static_cast<int64_t>(p[i]);
-    }
-  });
-  return v;
-}
-
 // One sequence's frames and label (without blanks).
 struct CTCSeq {
   int64_t frames = 0;
@@ -51,11 +36,11 @@ struct CTCSeq {
 std::vector<CTCSeq> ReadSequences(const NodeAttrs& attrs, const std::vector<TBlob>& in, int64_t blank) {
   const ParamValues& p = attrs.params;
   const int64_t T = in[0].shape[0], B = in[0].shape[1], A = in[0].shape[2], L = in[1].shape[1];
-  const std::vector<int64_t> labels = IntValues(in[1], "label");
+  const std::vector<int64_t> labels = IntValues(in[1], "CTCLoss", "label");
   std::vector<int64_t> dl, ll;
   size_t next = 2;
-  if (p.GetBool("use_data_lengths")) dl = IntValues(in[next++], "data_lengths");
-  if (p.GetBool("use_label_lengths")) ll = IntValues(in[next++], "label_lengths");
+  if (p.GetBool("use_data_lengths")) dl = IntValues(in[next++], "CTCLoss", "data_lengths");
+  if (p.GetBool("use_label_lengths")) ll = IntValues(in[next++], "CTCLoss", "label_lengths");
   const int64_t pad = p.GetString("blank_label") == "first" ? 0 : -1;
   std::vector<CTCSeq> seqs(B);
   for (int64_t b = 0; b < B; ++b) {

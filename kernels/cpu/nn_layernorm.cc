@@ -3,9 +3,10 @@
 // around the axis: with the default last axis (inner = 1) each row is
 // contiguous and handled by vectorised row loops; otherwise the inner axis
 // is the vector axis. GroupNorm's groups are contiguous rows with a scalar
-// gamma/beta each. Rows are split over OpenMP threads; statistics are
-// accumulated in double. gamma/beta gradients are reduced over a fixed
-// number of row chunks (norm_util.h), so results do not depend on threads.
+// gamma/beta each. Rows (GroupNorm: chunks of rows when they are few and
+// long) are split over OpenMP threads; statistics are accumulated in
+// double. Partial sums are reduced over a fixed chunking that depends on the
+// shape only (norm_util.h), so results do not depend on the thread count.
 #include <cmath>
 #include <vector>
 
@@ -214,20 +215,24 @@ void GroupNormCpu(const OpContext&, const NodeAttrs& attrs, const std::vector<TB
   int64_t G, rows, M;
   GroupNormGeom(attrs, in[0].shape, &G, &rows, &M);
   const double eps = attrs.params.GetFloat("eps");
+  std::vector<double> mean(rows), rstd(rows);
   DispatchFloat(in[0].dtype, "GroupNorm", [&](auto t) {
     using T = decltype(t);
     const T *x = in[0].data<T>(), *gamma = in[1].data<T>(), *beta = in[2].data<T>();
     T* y = out[0].data<T>();
+    RowsMoments(x, rows, M, eps, mean.data(), rstd.data());
+    for (int64_t r = 0; r < rows; ++r) StoreStats<T>(out, req, r, mean[r], rstd[r]);
+    if (req[0] == OpReq::kNull) return;
+    const int64_t per = ChunksPerRow(rows, M);
 #pragma omp parallel for schedule(static) if (rows * M >= kParallelGrain)
-    for (int64_t r = 0; r < rows; ++r) {
-      double m, rs;
-      RowMoments(x + r * M, M, eps, &m, &rs);
-      StoreStats<T>(out, req, r, m, rs);
-      const double a = rs * gamma[r % G];
-      const T ta = static_cast<T>(a), tb = static_cast<T>(beta[r % G] - m * a);
-      const T* xp = x + r * M;
-      T* yp = y + r * M;
-      if (req[0] != OpReq::kNull) AffineRow(req[0], M, xp, xp, yp, ta, T(0), tb);
+    for (int64_t u = 0; u < rows * per; ++u) {
+      const int64_t r = u / per;
+      int64_t lo, hi;
+      ChunkRange(M, per, u % per, &lo, &hi);
+      const double a = rstd[r] * gamma[r % G];
+      const T ta = static_cast<T>(a), tb = static_cast<T>(beta[r % G] - mean[r] * a);
+      const T* xp = x + r * M + lo;
+      AffineRow(req[0], hi - lo, xp, xp, y + r * M + lo, ta, T(0), tb);
     }
   });
 }
@@ -237,24 +242,40 @@ void GroupNormBackwardCpu(const OpContext&, const NodeAttrs& attrs, const std::v
   int64_t G, rows, M;
   GroupNormGeom(attrs, in[1].shape, &G, &rows, &M);
   const double eps = attrs.params.GetFloat("eps");
-  std::vector<double> sdy(rows), sdyx(rows);  // per row: sum(dy), sum(dy * xhat)
+  const int64_t per = ChunksPerRow(rows, M), units = rows * per;
+  std::vector<double> mean(rows), rstd(rows), part_dy(units), part_dyx(units);
   DispatchFloat(in[0].dtype, "_backward_GroupNorm", [&](auto t) {
     using T = decltype(t);
     const T *dy = in[0].data<T>(), *x = in[1].data<T>(), *gamma = in[2].data<T>();
     T* dx = out[0].data<T>();
+    RowsMoments(x, rows, M, eps, mean.data(), rstd.data());
+    // Per chunk: sum(dy) and sum(dy * (x - mean)).
 #pragma omp parallel for schedule(static) if (rows * M >= kParallelGrain)
+    for (int64_t u = 0; u < units; ++u) {
+      const int64_t r = u / per;
+      int64_t lo, hi;
+      ChunkRange(M, per, u % per, &lo, &hi);
+      RowDySums(dy + r * M + lo, x + r * M + lo, hi - lo, mean[r], &part_dy[u], &part_dyx[u]);
+    }
+    std::vector<double> sdy(rows, 0.0), sdyx(rows, 0.0);  // per row: sum(dy), sum(dy * xhat)
     for (int64_t r = 0; r < rows; ++r) {
-      const T *xp = x + r * M, *dp = dy + r * M;
-      double m, rs, s0, s1;
-      RowMoments(xp, M, eps, &m, &rs);
-      RowDySums(dp, xp, M, m, &s0, &s1);
-      sdy[r] = s0;
-      sdyx[r] = s1 * rs;
-      if (req[0] == OpReq::kNull) continue;
-      // dx = k * (dy - s0 / M - xhat * sdyx / M) = k * dy + t1 * x + t0.
-      const double k = gamma[r % G] * rs, c1 = -k * rs * sdyx[r] / M;
-      const T tk = static_cast<T>(k), t1 = static_cast<T>(c1), t0 = static_cast<T>(-k * s0 / M - c1 * m);
-      AffineRow(req[0], M, dp, xp, dx + r * M, tk, t1, t0);
+      for (int64_t k = 0; k < per; ++k) {
+        sdy[r] += part_dy[r * per + k];
+        sdyx[r] += part_dyx[r * per + k];
+      }
+      sdyx[r] *= rstd[r];
+    }
+    if (req[0] != OpReq::kNull) {
+#pragma omp parallel for schedule(static) if (rows * M >= kParallelGrain)
+      for (int64_t u = 0; u < units; ++u) {
+        const int64_t r = u / per;
+        int64_t lo, hi;
+        ChunkRange(M, per, u % per, &lo, &hi);
+        // dx = k * (dy - sdy / M - xhat * sdyx / M) = k * dy + t1 * x + t0.
+        const double k = gamma[r % G] * rstd[r], c1 = -k * rstd[r] * sdyx[r] / M;
+        const T tk = static_cast<T>(k), t1 = static_cast<T>(c1), t0 = static_cast<T>(-k * sdy[r] / M - c1 * mean[r]);
+        AffineRow(req[0], hi - lo, dy + r * M + lo, x + r * M + lo, dx + r * M + lo, tk, t1, t0);
+      }
     }
     T *dgamma = out[1].data<T>(), *dbeta = out[2].data<T>();
     for (int64_t gi = 0; gi < G; ++gi) {

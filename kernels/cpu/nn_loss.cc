@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "cpu/cpu_util.h"
+#include "cpu/label_util.h"
 #include "cpu/nn_softmax.h"
 #include "weft/dtype.h"
 
@@ -32,18 +33,6 @@ void SoftmaxOutputForward(const OpContext&, const NodeAttrs& attrs, const std::v
     using T = decltype(t);
     SoftmaxLines<false, T>(v, T(1), in[0].data<T>(), req[0], out[0].data<T>());
   });
-}
-
-// The label at flat position `i` as MXNet's int class index; fails unless
-// it is a whole number in [0, classes).
-template <typename T>
-int64_t ClassIndex(const char* op, const T* label, int64_t i, int64_t classes) {
-  const double l = static_cast<double>(label[i]);
-  const int64_t li = static_cast<int64_t>(l);
-  if (l != static_cast<double>(li) || li < 0 || li >= classes)
-    Fail(StatusCode::kInvalidArgument, "operator ", op, ": label ", l, " at position ", i,
-         " is not a class index in [0, ", classes, ")");
-  return li;
 }
 
 // MXNet's "valid" count: labels whose int value differs from ignore_label

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "cpu/cpu_util.h"
+#include "cpu/label_util.h"
 #include "cpu/nn_softmax.h"
 #include "weft/dtype.h"
 
@@ -13,18 +14,6 @@ namespace weft {
 namespace cpu {
 
 namespace {
-
-// The class index label[n] of a K-way row; fails unless a whole number in
-// [0, K).
-template <typename T>
-int64_t LabelAt(const T* label, int64_t n, int64_t K) {
-  const double l = static_cast<double>(label[n]);
-  const int64_t li = static_cast<int64_t>(l);
-  if (l != static_cast<double>(li) || li < 0 || li >= K)
-    Fail(StatusCode::kInvalidArgument, "operator softmax_cross_entropy: label ", l, " at position ", n,
-         " is not a class index in [0, ", K, ")");
-  return li;
-}
 
 void SoftmaxCECpu(const OpContext&, const NodeAttrs&, const std::vector<TBlob>& in,
                   const std::vector<OpReq>& req, const std::vector<TBlob>& out) {
@@ -39,7 +28,8 @@ void SoftmaxCECpu(const OpContext&, const NodeAttrs&, const std::vector<TBlob>& 
     SoftmaxLines<true, T>(v, T(1), x, OpReq::kWrite, logp.data());
     double loss = 0;
     for (int64_t n = 0; n < N; ++n) {
-      const double p = std::exp(static_cast<double>(logp[n * K + LabelAt(label, n, K)]));
+      const int64_t k = ClassIndex("softmax_cross_entropy", label, n, K);
+      const double p = std::exp(static_cast<double>(logp[n * K + k]));
       loss -= std::log(std::max(p, 1e-8));
     }
     Store(req[0], out[0].data<T>(), static_cast<T>(loss));
@@ -60,7 +50,7 @@ void SoftmaxCEBackwardCpu(const OpContext&, const NodeAttrs&, const std::vector<
     v.outer = N;
     v.n = K;
     SoftmaxLines<false, T>(v, T(1), x, OpReq::kWrite, p.data());
-    for (int64_t n = 0; n < N; ++n) p[n * K + LabelAt(label, n, K)] -= T(1);
+    for (int64_t n = 0; n < N; ++n) p[n * K + ClassIndex("softmax_cross_entropy", label, n, K)] -= T(1);
     const T g = og[0];
     T* dx = out[0].data<T>();
     Map(req[0], p.data(), p.data(), dx, N * K, [g](T a, T) { return a * g; });

@@ -6,11 +6,11 @@
 #include <algorithm>
 #include <cmath>
 #include <cstring>
-#include <type_traits>
 #include <string>
 #include <vector>
 
 #include "cpu/cpu_util.h"
+#include "cpu/label_util.h"
 #include "cpu/nn_softmax.h"
 #include "weft/dtype.h"
 
@@ -51,21 +51,11 @@ double Temperature(const NodeAttrs& attrs) {
 // The per-line lengths of softmax's `length` input, each checked to lie in
 // [0, n].
 std::vector<int64_t> Lengths(const TBlob& len, int64_t n) {
-  std::vector<int64_t> l(len.Size());
-  DispatchDType(len.dtype, [&](auto t) {
-    using L = decltype(t);
-    if constexpr (std::is_same_v<L, Half>) {
-      Fail(StatusCode::kDType, "operator softmax: input 'length' of dtype float16 is not supported");
-    } else {
-      const L* p = len.data<L>();
-      for (size_t i = 0; i < l.size(); ++i) {
-        l[i] = static_cast<int64_t>(p[i]);
-        if (l[i] < 0 || l[i] > n)
-          Fail(StatusCode::kInvalidArgument, "operator softmax: length ", l[i], " at position ", i,
-               " is outside [0, ", n, "]");
-      }
-    }
-  });
+  std::vector<int64_t> l = IntValues(len, "softmax", "length");
+  for (size_t i = 0; i < l.size(); ++i)
+    if (l[i] < 0 || l[i] > n)
+      Fail(StatusCode::kInvalidArgument, "operator softmax: length ", l[i], " at position ", i, " is outside [0, ",
+           n, "]");
   return l;
 }
 

@@ -82,18 +82,45 @@ TEST(NNLayerNorm, LargeRowsForwardAndBackward) {
 
 TEST(NNLayerNorm, GroupNormLargeMatchesLayerNormOfFlatGroups) {
   // GroupNorm with gamma = 1, beta = 0 equals LayerNorm of the (N * G, M)
-  // view with unit gamma and zero beta.
-  const int64_t N = 3, C = 8, S = 2048, G = 4, M = C / G * S;
-  NDArray x = test::RandomArray({N, C, S}, DType::kFloat32, -2, 2, 31);
-  auto y = test::Run("GroupNorm", {x, test::Array({G}, std::vector<double>(G, 1.0)),
-                                   test::Array({G}, std::vector<double>(G, 0.0))},
-                     {{"num_groups", "4"}});
-  NDArray xf = test::Array({N * G, M}, test::Values(x));
-  auto z = test::Run("LayerNorm", {xf, test::Array({M}, std::vector<double>(M, 1.0)),
-                                   test::Array({M}, std::vector<double>(M, 0.0))});
-  const auto yv = test::Values(y[0]), zv = test::Values(z[0]);
-  ASSERT_EQ(yv.size(), zv.size());
-  for (size_t i = 0; i < yv.size(); ++i) ASSERT_NEAR(yv[i], zv[i], 1e-5) << i;
+  // view with unit gamma and zero beta, forward and data gradient; its
+  // gamma/beta gradients are per-group sums of dy * xhat and dy. The shapes
+  // take GroupNorm's chunked long-row path (few rows of many elements).
+  struct Case {
+    int64_t N, C, S, G;
+  };
+  for (const Case& c : {Case{3, 8, 2048, 4}, Case{1, 4, 16384, 1}}) {
+    const int64_t rows = c.N * c.G, M = c.C / c.G * c.S;
+    NDArray x = test::RandomArray({c.N, c.C, c.S}, DType::kFloat64, -2, 2, 31);
+    NDArray dy = test::RandomArray({c.N, c.C, c.S}, DType::kFloat64, -1, 1, 32);
+    NDArray ones_g = test::Array({c.G}, std::vector<double>(c.G, 1.0), DType::kFloat64);
+    NDArray zeros_g = test::Array({c.G}, std::vector<double>(c.G, 0.0), DType::kFloat64);
+    const StringMap p = {{"num_groups", std::to_string(c.G)}};
+    auto y = test::Run("GroupNorm", {x, ones_g, zeros_g}, p);
+    auto gg = test::Run("_backward_GroupNorm", {dy, x, ones_g}, p);
+    NDArray xf = test::Array({rows, M}, test::Values(x), DType::kFloat64);
+    NDArray dyf = test::Array({rows, M}, test::Values(dy), DType::kFloat64);
+    NDArray ones_m = test::Array({M}, std::vector<double>(M, 1.0), DType::kFloat64);
+    auto z = test::Run("LayerNorm", {xf, ones_m, test::Array({M}, std::vector<double>(M, 0.0), DType::kFloat64)});
+    auto zg = test::Run("_backward_LayerNorm", {dyf, xf, ones_m});
+    const auto yv = test::Values(y[0]), zv = test::Values(z[0]);
+    const auto dxv = test::Values(gg[0]), dzv = test::Values(zg[0]), dyv = test::Values(dy);
+    ASSERT_EQ(yv.size(), zv.size());
+    for (size_t i = 0; i < yv.size(); ++i) {
+      ASSERT_NEAR(yv[i], zv[i], 1e-12) << i;
+      ASSERT_NEAR(dxv[i], dzv[i], 1e-12) << i;
+    }
+    std::vector<double> dgamma(c.G, 0), dbeta(c.G, 0);
+    for (int64_t r = 0; r < rows; ++r)
+      for (int64_t m = 0; m < M; ++m) {
+        dgamma[r % c.G] += dyv[r * M + m] * zv[r * M + m];
+        dbeta[r % c.G] += dyv[r * M + m];
+      }
+    const auto dgv = test::Values(gg[1]), dbv = test::Values(gg[2]);
+    for (int64_t g = 0; g < c.G; ++g) {
+      EXPECT_NEAR(dgv[g], dgamma[g], 1e-9);
+      EXPECT_NEAR(dbv[g], dbeta[g], 1e-9);
+    }
+  }
 }
 
 TEST(NNLayerNorm, AddRequestAccumulates) {
