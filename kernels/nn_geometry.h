@@ -9,6 +9,7 @@
 #include <string>
 
 #include "weft/op.h"
+#include "weft/status.h"
 
 #ifdef __CUDACC__
 #define WEFT_HOST_DEVICE __host__ __device__
@@ -103,9 +104,14 @@ struct PoolGeom {
   bool count_include_pad = true;
 };
 
+// 1-D and 2-D only: 3-D pooling has its own CPU kernel (kernels/cpu/
+// nn_pool3d.cc), and backends built on this geometry reject it.
 inline PoolGeom MakePoolGeom(const ParamValues& p, const Shape& in, const Shape& out) {
   PoolGeom g;
   const int nd = in.ndim();
+  if (nd > 4)
+    Fail(StatusCode::kNotImplemented, "operator Pooling: this backend supports 1-D and 2-D pooling; data ",
+         in.ToString(), " needs 3-D (CPU only)");
   g.planes = in[0] * in[1];
   g.w = in[nd - 1];
   g.ow = out[nd - 1];
