@@ -46,10 +46,15 @@ struct ConvGeom {
 // Reads kernel/stride/pad, `dilate` (when `has_dilate`) and `num_group`
 // (when `has_group`) with the shapes of the input `in` and output `out`,
 // both channel-first of rank 3 or 4.
+// 1-D and 2-D only: 3-D convolution has its own CPU kernel
+// (kernels/cpu/nn_conv3d.cc), and backends built on this geometry reject it.
 inline ConvGeom MakeConvGeom(const ParamValues& p, const Shape& in, const Shape& out,
                              bool has_dilate = true, bool has_group = true) {
   ConvGeom g;
   const int nd = in.ndim();
+  if (nd > 4)
+    Fail(StatusCode::kNotImplemented, "convolution geometry: this backend supports 1-D and 2-D data; ",
+         in.ToString(), " needs 3-D (CPU Convolution only)");
   g.n = in[0];
   g.c = in[1];
   g.f = out[1];

@@ -50,13 +50,6 @@ TEST(NNPool3d, Rejects) {
   EXPECT_TRUE(test::ThrowsError(
       [&] { test::Run("Pooling", {test::RandomArray({1, 1, 4, 4}, DType::kFloat32, 0, 1, 1)}, {{"kernel", "(2, 2, 2)"}}); },
       StatusCode::kShape, {"Pooling", "rank 5"}));
-  // Convolution keeps rejecting 3-D kernels.
-  EXPECT_TRUE(test::ThrowsError(
-      [&] {
-        test::Run("Convolution", {x, test::RandomArray({2, 1, 2, 2, 2}, DType::kFloat32, 0, 1, 1)},
-                  {{"kernel", "(2, 2, 2)"}, {"num_filter", "2"}, {"no_bias", "True"}});
-      },
-      StatusCode::kNotImplemented, {"Convolution", "3-D"}));
 }
 
 }  // namespace
