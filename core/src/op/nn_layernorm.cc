@@ -1,5 +1,5 @@
 // Layer and group normalisation with MXNet 1.9's names and semantics:
-// LayerNorm and GroupNorm, with `_backward_LayerNorm` and
+// LayerNorm (alias _npx_layer_norm) and GroupNorm, with `_backward_LayerNorm` and
 // `_backward_GroupNorm`.
 //
 // LayerNorm(data, gamma, beta; axis = -1, eps = 1e-5, output_mean_var =
@@ -109,10 +109,11 @@ InferShapeFn NormBackwardShape(InferShapeFn fwd) {
   };
 }
 
-void AddNormOp(OpRegistry* reg, const std::string& name, const std::string& doc,
-               std::vector<ParamDecl> params, InferShapeFn shape) {
+void AddNormOp(OpRegistry* reg, const std::string& name, std::vector<std::string> aliases,
+               const std::string& doc, std::vector<ParamDecl> params, InferShapeFn shape) {
   OpDef f;
   f.name = name;
+  f.aliases = std::move(aliases);
   f.doc = doc;
   f.params = params;
   f.num_inputs = 3;
@@ -143,9 +144,10 @@ void AddNormOp(OpRegistry* reg, const std::string& name, const std::string& doc,
 }  // namespace
 
 void RegisterNNLayerNorm(OpRegistry* reg) {
-  AddNormOp(reg, "LayerNorm", "Layer normalisation: each slice along `axis` normalised by its own statistics.",
-            LayerNormParams(), LayerNormShape);
-  AddNormOp(reg, "GroupNorm",
+  AddNormOp(reg, "LayerNorm", {"_npx_layer_norm"},
+            "Layer normalisation: each slice along `axis` normalised by its own statistics.", LayerNormParams(),
+            LayerNormShape);
+  AddNormOp(reg, "GroupNorm", {},
             "Group normalisation: each (sample, channel group) normalised by its own statistics, "
             "with per-group gamma and beta.",
             GroupNormParams(), GroupNormShape);

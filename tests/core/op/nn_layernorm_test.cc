@@ -147,7 +147,7 @@ TEST(NNLayerNorm, ShapeInference) {
   // Backward from the output: data follows.
   in = {Shape(), Shape(), Shape()};
   out = {Shape({5, 7})};
-  EXPECT_TRUE(test::InferShapes("LayerNorm", {}, &in, &out));
+  EXPECT_TRUE(test::InferShapes("_npx_layer_norm", {}, &in, &out));
   EXPECT_EQ(in[0], Shape({5, 7}));
   EXPECT_EQ(in[1], Shape({7}));
   in = {Shape({2, 6, 3}), Shape(), Shape()};
