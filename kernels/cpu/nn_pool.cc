@@ -1,6 +1,7 @@
 // CPU kernels of Pooling and _backward_Pooling (see core/src/op/nn_pool.cc
 // for the semantics). Each (n, c) plane is independent, so planes are split
-// over OpenMP threads; 1-D pooling is 2-D with H = 1.
+// over OpenMP threads; 1-D pooling is 2-D with H = 1; 3-D data goes to
+// nn_pool3d.cc.
 #include <algorithm>
 #include <limits>
 #include <string>
@@ -8,6 +9,7 @@
 #include <vector>
 
 #include "cpu/cpu_util.h"
+#include "cpu/nn_pool3d.h"
 #include "cpu/nn_pool_k3s2.h"
 #include "nn_geometry.h"
 #include "weft/dtype.h"
@@ -395,6 +397,7 @@ void PoolBackward(const PoolGeom& g, const T* dy, const T* x, OpReq req, T* dx) 
 
 void PoolingCpu(const OpContext&, const NodeAttrs& attrs, const std::vector<TBlob>& in,
                 const std::vector<OpReq>& req, const std::vector<TBlob>& out) {
+  if (in[0].shape.ndim() == 5) return Pool3dForwardCpu(attrs, in[0], req[0], out[0]);
   const PoolGeom g = MakePoolGeom(attrs.params, in[0].shape, out[0].shape);
   DispatchFloat(in[0].dtype, "Pooling", [&](auto t) {
     using T = decltype(t);
@@ -404,6 +407,7 @@ void PoolingCpu(const OpContext&, const NodeAttrs& attrs, const std::vector<TBlo
 
 void PoolingBackwardCpu(const OpContext&, const NodeAttrs& attrs, const std::vector<TBlob>& in,
                         const std::vector<OpReq>& req, const std::vector<TBlob>& out) {
+  if (in[1].shape.ndim() == 5) return Pool3dBackwardCpu(attrs, in[0], in[1], req[0], out[0]);
   const PoolGeom g = MakePoolGeom(attrs.params, in[1].shape, in[0].shape);
   DispatchFloat(in[0].dtype, "_backward_Pooling", [&](auto t) {
     using T = decltype(t);
