@@ -295,6 +295,34 @@ WEFT_K3S2_CLONES void MaxPoolBackwardPlaneK3S2(const PoolGeom& g, const T* xp, c
   }
 }
 
+// 2x2 windows at stride 2 without padding, every window inside the plane
+// (LeNet/VGG-style pooling): a vertical max of the two rows, then of
+// horizontal pairs, both contiguous loops. NaNs are skipped as in
+// MaxPoolPlane: values start from -inf and only a greater one replaces it.
+bool MaxK2S2(const PoolGeom& g) {
+  return g.kind == PoolKind::kMax && g.kh == 2 && g.kw == 2 && g.sh == 2 && g.sw == 2 && g.ph == 0 &&
+         g.pw == 0 && 2 * g.oh <= g.h && 2 * g.ow <= g.w;
+}
+
+template <typename T>
+WEFT_SIMD_CLONES void MaxPlaneK2S2(const PoolGeom& g, const T* xp, OpReq req, T* yp, T* m) {
+  const int64_t n = 2 * g.ow;
+  for (int64_t oy = 0; oy < g.oh; ++oy) {
+    const T* r0 = xp + 2 * oy * g.w;
+    const T* r1 = r0 + g.w;
+#pragma omp simd
+    for (int64_t j = 0; j < n; ++j) {
+      const T a = r0[j] > -std::numeric_limits<T>::infinity() ? r0[j] : -std::numeric_limits<T>::infinity();
+      m[j] = r1[j] > a ? r1[j] : a;
+    }
+    T* yrow = yp + oy * g.ow;
+    for (int64_t ox = 0; ox < g.ow; ++ox) {
+      const T a = m[2 * ox], b = m[2 * ox + 1];
+      Store(req, &yrow[ox], b > a ? b : a);
+    }
+  }
+}
+
 // The row-wise max paths index a plane with int32.
 bool RowwiseMax(const PoolGeom& g) {
   return g.kind == PoolKind::kMax && g.h * g.w < (int64_t{1} << 31);
@@ -304,6 +332,15 @@ template <typename T>
 void PoolForward(const PoolGeom& g, const T* x, OpReq req, T* y) {
   if (req == OpReq::kNull) return;
   const int64_t HW = g.h * g.w, P = g.oh * g.ow;
+  if (MaxK2S2(g)) {
+#pragma omp parallel if (g.planes * P * 4 >= kParallelGrain && g.planes > 1)
+    {
+      std::vector<T> m(static_cast<size_t>(2 * g.ow));
+#pragma omp for schedule(static)
+      for (int64_t pl = 0; pl < g.planes; ++pl) MaxPlaneK2S2(g, x + pl * HW, req, y + pl * P, m.data());
+    }
+    return;
+  }
   if (RowwiseMax(g)) {
 #pragma omp parallel if (g.planes * P * g.kh * g.kw >= kParallelGrain && g.planes > 1)
     {
