@@ -15,7 +15,12 @@ lstm_lm: the PTB language model of MXNet's example/rnn/bucketing
 (-1, hidden) -> FullyConnected -> SoftmaxOutput on (batch*seq, vocab).
 lstm_lm-states is the same cell with get_next_state=True and the begin
 states as inputs (the stateful inference form): it also outputs the final
-states.
+states. lstm_lm-gluon is the same model as example/gluon/word_language_model
+(RNNModel: Embedding, Dropout, gluon.rnn.LSTM, Dropout, Dense) exports it:
+time-major, inputs data0 (tokens) and data1/data2 (begin states), the LSTM's
+weights and biases flattened with Reshape(-1) and packed by
+_rnn_param_concat, state_outputs=True, logits and both final states as
+outputs.
 
 transformer: two BERT encoder cells as GluonNLP 0.x exports them.
 Multi-head attention from FullyConnected(flatten=False), Reshape (0,0,H,-1),
@@ -135,6 +140,53 @@ def lstm_lm_symbol(path, with_states):
     s.save(path, [sm] + (rnn[1:] if with_states else []))
 
 
+def gluon_param(s, name, shape):
+    """A Gluon Parameter's variable, with the attributes export writes (an
+    input-size extent not known before the first forward is 0)."""
+    return s.var(name, __shape__=shape, __dtype__=0, __lr_mult__=1.0, __wd_mult__=1.0, __storage_type__=0)
+
+
+def lstm_lm_gluon_symbol(path):
+    s = Sym()
+    pre = "rnnmodel0_"
+    data = s.var("data0")
+    embed_w = gluon_param(s, pre + "embedding0_weight", (VOCAB, EMBED))
+    x = s.op("Embedding", pre + "embedding0_fwd", [data, embed_w], input_dim=VOCAB, output_dim=EMBED,
+             dtype="float32", sparse_grad=False)
+    x = s.op("Dropout", pre + "dropout0_fwd", [x], p=0.2, axes=())
+    flat = []
+    for t in ("weight", "bias"):  # Gluon's packing order: t, layer, direction, gate
+        for l in range(LAYERS):
+            for g in ("i2h", "h2h"):
+                name = f"{pre}lstm0_l{l}_{g}_{t}"
+                n_in = (0 if l == 0 else HIDDEN) if g == "i2h" else HIDDEN  # LSTM(input_size=0)
+                shape = (4 * HIDDEN, n_in) if t == "weight" else (4 * HIDDEN,)
+                flat.append(s.op("Reshape", f"{pre}lstm0_reshape{len(flat)}", [gluon_param(s, name, shape)],
+                                 shape=(-1,)))
+    params = s.op("_rnn_param_concat", pre + "lstm0_rnn_param_concat0", flat, num_args=len(flat), dim=0)
+    h0, c0 = s.var("data1"), s.var("data2")
+    rnn = s.op("RNN", pre + "lstm0_rnn0", [x, params, h0, c0], nout=3, state_size=HIDDEN, num_layers=LAYERS,
+               bidirectional=False, p=0.0, state_outputs=True, mode="lstm", use_sequence_length=False,
+               projection_size="None", lstm_state_clip_min="None", lstm_state_clip_max="None",
+               lstm_state_clip_nan=False)
+    y = s.op("Dropout", pre + "dropout1_fwd", [rnn[0]], p=0.2, axes=())
+    y = s.op("Reshape", pre + "reshape0", [y], shape=(-1, HIDDEN))
+    fw = gluon_param(s, pre + "dense0_weight", (VOCAB, HIDDEN))
+    fb = gluon_param(s, pre + "dense0_bias", (VOCAB,))
+    y = s.op("FullyConnected", pre + "dense0_fwd", [y, fw, fb], num_hidden=VOCAB, flatten=True, no_bias=False)
+    s.save(path, [y, rnn[1], rnn[2]])
+
+
+def gluon_lstm_params(lstm):
+    """gluon.rnn.LSTM's parameters (l<layer>_<i2h|h2h>_<weight|bias>) from torch's."""
+    out = []
+    for l in range(LAYERS):
+        for g, k in (("i2h", "ih"), ("h2h", "hh")):
+            for t in ("weight", "bias"):
+                out.append((f"arg:rnnmodel0_lstm0_l{l}_{g}_{t}", f32(getattr(lstm, f"{t}_{k}_l{l}"))))
+    return out
+
+
 def gen_lstm_lm():
     folder = os.path.join(OUT, "lstm_lm")
     os.makedirs(folder, exist_ok=True)
@@ -164,11 +216,21 @@ def gen_lstm_lm():
         zeros = torch.zeros(LAYERS, BATCH, HIDDEN, dtype=torch.float64)
         prob0, _, _ = forward((zeros, zeros))
         prob1, h1, c1 = forward((h0, c0))
+        y, (h2, c2) = lstm(embed(tokens.t()), (h0, c0))  # Gluon model: time-major throughout
+        logits2 = fc(y.reshape(-1, HIDDEN))
     lstm_lm_symbol(os.path.join(folder, "lstm_lm-symbol.json"), False)
     lstm_lm_symbol(os.path.join(folder, "lstm_lm-states-symbol.json"), True)
     write_params(os.path.join(folder, "lstm_lm-0000.params"), [
         ("arg:embed_weight", f32(embed.weight)), ("arg:lstm_parameters", f32(pack_lstm(lstm))),
         ("arg:pred_weight", f32(fc.weight)), ("arg:pred_bias", f32(fc.bias))])
+    lstm_lm_gluon_symbol(os.path.join(folder, "lstm_lm-gluon-symbol.json"))
+    write_params(os.path.join(folder, "lstm_lm-gluon-0000.params"), [
+        ("arg:rnnmodel0_embedding0_weight", f32(embed.weight))] + gluon_lstm_params(lstm) + [
+        ("arg:rnnmodel0_dense0_weight", f32(fc.weight)), ("arg:rnnmodel0_dense0_bias", f32(fc.bias))])
+    save_npy(folder, "data_tn.npy", tokens.t().numpy())
+    save_npy(folder, "gluon_logits.npy", f32(logits2))
+    save_npy(folder, "gluon_state_output.npy", f32(h2))
+    save_npy(folder, "gluon_statecell_output.npy", f32(c2))
     save_npy(folder, "data.npy", tokens.numpy())  # token ids as float32, as the data iterator gives them
     save_npy(folder, "softmax_label.npy", label.numpy())
     save_npy(folder, "begin_state_0.npy", f32(h0))

@@ -73,6 +73,28 @@ case "$case_name" in
     expect_close lstm_rnn_state_output $lm/states_state_output.npy
     expect_close lstm_rnn_statecell_output $lm/states_statecell_output.npy
     ;;
+  lstm_lm_gluon)
+    # The same weights as example/gluon/word_language_model exports them:
+    # time-major, _rnn_param_concat of the flattened Gluon parameters,
+    # logits and the final states out.
+    run_model --symbol $lm/lstm_lm-gluon-symbol.json --params $lm/lstm_lm-gluon-0000.params \
+      --input data0=$lm/data_tn.npy --input data1=$lm/begin_state_0.npy --input data2=$lm/begin_state_1.npy
+    expect_close rnnmodel0_dense0_fwd_output $lm/gluon_logits.npy
+    expect_close rnnmodel0_lstm0_rnn0_state_output $lm/gluon_state_output.npy
+    expect_close rnnmodel0_lstm0_rnn0_statecell_output $lm/gluon_statecell_output.npy
+    ;;
+  lstm_lm_gluon_init)
+    # Without weights: the layer-0 i2h weight's `__shape__` (48, 0) is
+    # completed through Reshape and _rnn_param_concat from RNN's parameter
+    # size, so --init can fill all 11 parameters.
+    run_model --symbol $lm/lstm_lm-gluon-symbol.json --init xavier \
+      --input data0=$lm/data_tn.npy --input data1=$lm/begin_state_0.npy --input data2=$lm/begin_state_1.npy
+    grep -qF "filled 11 of 14 arguments/auxiliary states" "$tmp/out" || fail "init line: $(cat "$tmp/out")"
+    for f in rnnmodel0_dense0_fwd_output:"'shape': (15, 20)" rnnmodel0_lstm0_rnn0_state_output:"'shape': (2, 3, 12)"; do
+      [[ -f "$tmp/${f%%:*}.npy" && "$(npy_shape "$tmp/${f%%:*}.npy")" == "${f#*:}" ]] ||
+        fail "${f%%:*}.npy missing or not ${f#*:}"
+    done
+    ;;
   transformer)
     # Two BERT encoder cells (length-masked softmax, where-masked softmax,
     # erf and LeakyReLU GELU, LayerNorm); valid lengths 6 and 4.

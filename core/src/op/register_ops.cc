@@ -14,6 +14,7 @@ void RegisterElemwiseCompare(OpRegistry* reg);
 // [tensor op declarations]
 void RegisterNNLRN(OpRegistry* reg);
 void RegisterNNRnn(OpRegistry* reg);
+void RegisterNNRnnParamConcat(OpRegistry* reg);
 void RegisterNNSequence(OpRegistry* reg);
 void RegisterNNNormInst(OpRegistry* reg);
 void RegisterNNLayerNorm(OpRegistry* reg);
@@ -62,6 +63,7 @@ void RegisterAllOps(OpRegistry* reg) {
   // [tensor op registrations]
   op::RegisterNNLRN(reg);
   op::RegisterNNRnn(reg);
+  op::RegisterNNRnnParamConcat(reg);
   op::RegisterNNSequence(reg);
   op::RegisterNNNormInst(reg);
   op::RegisterNNLayerNorm(reg);
