@@ -27,6 +27,7 @@ void RegisterSortOpsCpu(KernelRegistry* reg);
 void RegisterGatherOpsCpu(KernelRegistry* reg);
 void RegisterShapeOpsJoinCpu(KernelRegistry* reg);
 void RegisterNNRnnParamConcatCpu(KernelRegistry* reg);
+void RegisterContribTransformerCpu(KernelRegistry* reg);
 void RegisterShapeOpsCpu(KernelRegistry* reg);
 void RegisterShapeOpsViewCpu(KernelRegistry* reg);
 void RegisterNNDeconvCpu(KernelRegistry* reg);
@@ -98,6 +99,7 @@ void RegisterAllKernels(KernelRegistry* reg) {
   cpu::RegisterGatherOpsCpu(reg);
   cpu::RegisterShapeOpsJoinCpu(reg);
   cpu::RegisterNNRnnParamConcatCpu(reg);  // after Concat: runs its kernel
+  cpu::RegisterContribTransformerCpu(reg);
   cpu::RegisterShapeOpsCpu(reg);
   cpu::RegisterShapeOpsViewCpu(reg);
   cpu::RegisterNNDeconvCpu(reg);

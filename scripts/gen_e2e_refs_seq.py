@@ -32,6 +32,10 @@ _masked_softmax does (arange_like, broadcast_lesser, where with -1e18,
 softmax * mask), scales the scores with _div_scalar, uses
 LeakyReLU(act_type='gelu') and broadcast_add residuals. Both end in
 LayerNorm(eps 1e-12). The torch reference is a plain re-implementation.
+transformer-interleaved is layer 0 as GluonNLP 0.10's BERT exports it with
+fused attention: time-major, one FullyConnected to per-head [q, k, v]
+blocks, _contrib_interleaved_matmul_selfatt_qk, length-masked softmax,
+_contrib_interleaved_matmul_selfatt_valatt.
 """
 import json
 import math
@@ -263,12 +267,8 @@ def attention_symbol(s, x, valid, pre, layer):
         q = s.op("_contrib_div_sqrt_dim", f"{pre}div_sqrt_dim0", [q])
     score = s.op("batch_dot", f"{pre}batch_dot0", [q, k], transpose_b=True)
     if layer == 0:
-        # length (B*H, T): valid_length repeated per head, broadcast per query
-        ln = s.op("Cast", f"{pre}cast0", [valid], dtype="int32")
-        ln = s.op("repeat", f"{pre}repeat0", [ln], repeats=HEADS, axis=0)
-        ln = s.op("expand_dims", f"{pre}expand_dims0", [ln], axis=1)
-        ln = s.op("broadcast_axis", f"{pre}broadcast_axis0", [ln], axis=1, size=T)
-        att = s.op("softmax", f"{pre}softmax0", [score, ln], axis=-1, use_length=True)
+        att = s.op("softmax", f"{pre}softmax0", [score, length_per_head(s, valid, pre)], axis=-1,
+                   use_length=True)
     else:
         score = s.op("_div_scalar", f"{pre}div_scalar0", [score], scalar=math.sqrt(C // HEADS))
         steps = s.op("_contrib_arange_like", f"{pre}arange_like0", [x], axis=1)
@@ -297,10 +297,48 @@ def layer_norm(s, x, name):
     return s.op("LayerNorm", name, [x, g, b], axis=-1, eps=EPS)
 
 
-def encoder_cell_symbol(s, x, valid, layer):
+def length_per_head(s, valid, pre):
+    """softmax's length (B*H, T): valid_length repeated per head and query."""
+    ln = s.op("Cast", f"{pre}cast0", [valid], dtype="int32")
+    ln = s.op("repeat", f"{pre}repeat0", [ln], repeats=HEADS, axis=0)
+    ln = s.op("expand_dims", f"{pre}expand_dims0", [ln], axis=1)
+    return s.op("broadcast_axis", f"{pre}broadcast_axis0", [ln], axis=1, size=T)
+
+
+def interleaved_attention_symbol(s, x, valid, pre):
+    """GluonNLP 0.10's fused self-attention on x (B, T, C): one projection to
+    per-head [q, k, v] blocks, time-major, the interleaved matmuls."""
+    xt = s.op("transpose", f"{pre}transpose0", [x], axes=(1, 0, 2))
+    w, b = s.var(f"{pre}qkv_weight"), s.var(f"{pre}qkv_bias")
+    qkv = s.op("FullyConnected", f"{pre}qkv_fwd", [xt, w, b], num_hidden=3 * C, flatten=False)
+    score = s.op("_contrib_interleaved_matmul_selfatt_qk", f"{pre}interleaved_qk0", [qkv], heads=HEADS)
+    att = s.op("softmax", f"{pre}softmax0", [score, length_per_head(s, valid, pre)], axis=-1, use_length=True)
+    ctx = s.op("_contrib_interleaved_matmul_selfatt_valatt", f"{pre}interleaved_valatt0", [qkv, att],
+               heads=HEADS)
+    ctx = s.op("transpose", f"{pre}transpose1", [ctx], axes=(1, 0, 2))
+    w, b = s.var(f"{pre}proj_weight"), s.var(f"{pre}proj_bias")
+    return s.op("FullyConnected", f"{pre}proj_fwd", [ctx, w, b], num_hidden=C, flatten=False)
+
+
+def interleave_qkv(p, pre):
+    """The fused projection's weight and bias: for every head, its rows of
+    the query, key and value projections in turn."""
+    d = C // HEADS
+    ws, bs = [], []
+    for h in range(HEADS):
+        for n in ("query", "key", "value"):
+            ws.append(p[f"{pre}{n}_weight"][h * d:(h + 1) * d])
+            bs.append(p[f"{pre}{n}_bias"][h * d:(h + 1) * d])
+    return torch.cat(ws), torch.cat(bs)
+
+
+def encoder_cell_symbol(s, x, valid, layer, interleaved=False):
     pre = f"enc{layer}_"
     add = "elemwise_add" if layer == 0 else "broadcast_add"
-    att = attention_symbol(s, x, valid, pre + "att_", layer)
+    if interleaved:
+        att = interleaved_attention_symbol(s, x, valid, pre + "att_")
+    else:
+        att = attention_symbol(s, x, valid, pre + "att_", layer)
     x = layer_norm(s, s.op(add, pre + "add0", [att, x]), pre + "ln0")
     w1, b1 = s.var(pre + "ffn1_weight"), s.var(pre + "ffn1_bias")
     h = s.op("FullyConnected", pre + "ffn1_fwd", [x, w1, b1], num_hidden=FFN, flatten=False)
@@ -374,6 +412,18 @@ def gen_transformer():
     save_npy(folder, "data.npy", f32(x))
     save_npy(folder, "valid_length.npy", np.asarray(VALID, dtype=np.float32))
     save_npy(folder, "output.npy", f32(y))
+    # Layer 0 again with the fused projection and the interleaved matmuls.
+    s = Sym()
+    data, valid = s.var("data"), s.var("valid_length")
+    s.save(os.path.join(folder, "transformer-interleaved-symbol.json"),
+           [encoder_cell_symbol(s, data, valid, 0, interleaved=True)])
+    fused = {n: t for n, t in p.items() if n.startswith("enc0_") and not
+             any(n.startswith(f"enc0_att_{k}_") for k in ("query", "key", "value"))}
+    fused["enc0_att_qkv_weight"], fused["enc0_att_qkv_bias"] = interleave_qkv(p, "enc0_att_")
+    write_params(os.path.join(folder, "transformer-interleaved-0000.params"),
+                 [("arg:" + n, f32(t)) for n, t in fused.items()])
+    with torch.no_grad():
+        save_npy(folder, "interleaved_output.npy", f32(torch_encoder(p, x, VALID, 0)))
 
 
 def main():

@@ -102,6 +102,14 @@ case "$case_name" in
       --input data=transformer/data.npy --input valid_length=transformer/valid_length.npy
     expect_close enc1_ln1_output transformer/output.npy
     ;;
+  transformer_interleaved)
+    # Layer 0's weights as GluonNLP 0.10's fused attention exports them: one
+    # projection to per-head [q, k, v] blocks and the interleaved matmuls.
+    run_model --symbol transformer/transformer-interleaved-symbol.json \
+      --params transformer/transformer-interleaved-0000.params \
+      --input data=transformer/data.npy --input valid_length=transformer/valid_length.npy
+    expect_close enc0_ln1_output transformer/interleaved_output.npy
+    ;;
   *)
     echo "unknown case '$case_name'" >&2
     exit 1

@@ -15,6 +15,7 @@ void RegisterElemwiseCompare(OpRegistry* reg);
 void RegisterNNLRN(OpRegistry* reg);
 void RegisterNNRnn(OpRegistry* reg);
 void RegisterNNRnnParamConcat(OpRegistry* reg);
+void RegisterContribTransformer(OpRegistry* reg);
 void RegisterNNSequence(OpRegistry* reg);
 void RegisterNNNormInst(OpRegistry* reg);
 void RegisterNNLayerNorm(OpRegistry* reg);
@@ -64,6 +65,7 @@ void RegisterAllOps(OpRegistry* reg) {
   op::RegisterNNLRN(reg);
   op::RegisterNNRnn(reg);
   op::RegisterNNRnnParamConcat(reg);
+  op::RegisterContribTransformer(reg);
   op::RegisterNNSequence(reg);
   op::RegisterNNNormInst(reg);
   op::RegisterNNLayerNorm(reg);
