@@ -39,6 +39,35 @@ TEST(ContribTransformer, Gradients) {
   EXPECT_LT(test::GradientError(kValAtt, {qkv, att}, {{"heads", "2"}}, {}, 1e-6, &where), 1e-6) << where;
 }
 
+// kAdd into outputs holding 1 gives the kWrite values plus 1.
+void ExpectAddsToOnes(const std::string& op, const std::vector<NDArray>& in) {
+  auto want = test::Run(op, in, {{"heads", "2"}});
+  std::vector<NDArray> outs;
+  std::vector<OpReq> reqs;
+  for (const NDArray& w : want) {
+    outs.push_back(test::Array(w.shape(), std::vector<double>(static_cast<size_t>(w.Size()), 1.0), DType::kFloat64));
+    reqs.push_back(OpReq::kAdd);
+  }
+  InvokeOptions opts;
+  opts.reqs = reqs;
+  Invoke(nullptr, op, in, {{"heads", "2"}}, &outs, opts);
+  for (size_t k = 0; k < outs.size(); ++k) {
+    const auto wv = test::Values(want[k]), av = test::Values(outs[k]);
+    for (size_t i = 0; i < wv.size(); ++i) EXPECT_NEAR(av[i], wv[i] + 1, 1e-12) << op << " output " << k;
+  }
+}
+
+TEST(ContribTransformer, AddRequests) {
+  NDArray qkv = test::RandomArray({3, 2, 12}, DType::kFloat64, -1, 1, 1);
+  NDArray att = test::RandomArray({4, 3, 3}, DType::kFloat64, 0, 1, 2);
+  NDArray dyqk = test::RandomArray({4, 3, 3}, DType::kFloat64, -1, 1, 3);
+  NDArray dyva = test::RandomArray({3, 2, 4}, DType::kFloat64, -1, 1, 4);
+  ExpectAddsToOnes(kQK, {qkv});
+  ExpectAddsToOnes(kValAtt, {qkv, att});
+  ExpectAddsToOnes("_backward_interleaved_matmul_selfatt_qk", {dyqk, qkv});
+  ExpectAddsToOnes("_backward_interleaved_matmul_selfatt_valatt", {dyva, qkv, att});
+}
+
 TEST(ContribTransformer, PartialShapes) {
   std::vector<Shape> in = {Shape({7, 3, 24})}, out = {Shape()};
   EXPECT_TRUE(test::InferShapes(kQK, {{"heads", "4"}}, &in, &out));
