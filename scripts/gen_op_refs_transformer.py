@@ -8,7 +8,10 @@ Run with Debian's interpreter (python3-torch 1.13, numpy):
 Writes tests/data/op_refs/<op>_<case>.json. The references follow the
 reshape/transpose recipe of MXNet's operator documentation: qkv (L, B, E*3)
 viewed as (L, B, heads, 3, D); q, k, v moved to (B*heads, L, D); qk =
-(q / sqrt(D)) k^T; valatt = attention v moved back to (L, B, heads*D).
+(q / sqrt(D)) k^T; valatt = attention v moved back to (L, B, heads*D)
+(MXNet's kernels; its documentation's transpose_b=True for valatt is a
+slip). encdec: queries (Lq, B, heads*D) and keys_values (Lk, B, heads*2*D)
+with [k, v] blocks per head.
 """
 import math
 import os
@@ -18,10 +21,16 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from gen_op_refs import rand, run_cases, write_case  # noqa: E402
 
 
-def split(qkv, heads, which):
-    L, B, E3 = qkv.shape
-    t = qkv.reshape(L, B, heads, 3, E3 // (3 * heads))[:, :, :, which, :]
+def split(qkv, heads, which, parts=3):
+    L, B, E = qkv.shape
+    t = qkv.reshape(L, B, heads, parts, E // (parts * heads))[:, :, :, which, :]
     return t.permute(1, 2, 0, 3).reshape(B * heads, L, -1)
+
+
+def merge(out, B, heads):
+    """(B*heads, L, D) -> (L, B, heads*D)."""
+    L = out.shape[1]
+    return out.reshape(B, heads, L, -1).permute(2, 0, 1, 3).reshape(L, B, -1)
 
 
 def qk(qkv, heads):
@@ -31,8 +40,7 @@ def qk(qkv, heads):
 
 def valatt(qkv, att, heads):
     L, B, E3 = qkv.shape
-    out = att @ split(qkv, heads, 2)  # (B*heads, L, D)
-    return out.reshape(B, heads, L, -1).permute(2, 0, 1, 3).reshape(L, B, E3 // 3)
+    return merge(att @ split(qkv, heads, 2), B, heads)
 
 
 def selfatt_cases():
@@ -45,7 +53,26 @@ def selfatt_cases():
                    lambda x, a, h=heads: valatt(x, a, h))
 
 
-CASES = [selfatt_cases]
+def encdec_qk(q, kv, heads):
+    qh, k = split(q, heads, 0, parts=1), split(kv, heads, 0, parts=2)
+    return (qh / math.sqrt(qh.shape[-1])) @ k.transpose(1, 2)
+
+
+def encdec_valatt(kv, att, heads):
+    return merge(att @ split(kv, heads, 1, parts=2), kv.shape[1], heads)
+
+
+def encdec_cases():
+    for case, (Lq, Lk, B, heads, D) in (("q3k5b2h2", (3, 5, 2, 2, 3)), ("q4k2b1h1", (4, 2, 1, 1, 2))):
+        q, kv = rand(Lq, B, heads * D), rand(Lk, B, heads * 2 * D)
+        write_case("_contrib_interleaved_matmul_encdec_qk", case, [q, kv], {"heads": heads},
+                   lambda a, b, h=heads: encdec_qk(a, b, h))
+        att = rand(B * heads, Lq, Lk, lo=0, hi=1)
+        write_case("_contrib_interleaved_matmul_encdec_valatt", case, [kv, att], {"heads": heads},
+                   lambda a, b, h=heads: encdec_valatt(a, b, h))
+
+
+CASES = [selfatt_cases, encdec_cases]
 
 if __name__ == "__main__":
     run_cases(CASES)

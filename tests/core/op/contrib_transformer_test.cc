@@ -10,11 +10,17 @@ namespace {
 
 const char* kQK = "_contrib_interleaved_matmul_selfatt_qk";
 const char* kValAtt = "_contrib_interleaved_matmul_selfatt_valatt";
+const char* kEncQK = "_contrib_interleaved_matmul_encdec_qk";
+const char* kEncValAtt = "_contrib_interleaved_matmul_encdec_valatt";
 
 TEST(ContribTransformer, MatchPyTorch) {
   for (const char* c : {"l5b2h3", "l4b1h1"}) {
     EXPECT_TRUE(test::CheckOpRef(std::string(kQK) + "_" + c)) << c;
     EXPECT_TRUE(test::CheckOpRef(std::string(kValAtt) + "_" + c)) << c;
+  }
+  for (const char* c : {"q3k5b2h2", "q4k2b1h1"}) {
+    EXPECT_TRUE(test::CheckOpRef(std::string(kEncQK) + "_" + c)) << c;
+    EXPECT_TRUE(test::CheckOpRef(std::string(kEncValAtt) + "_" + c)) << c;
   }
 }
 
@@ -37,6 +43,11 @@ TEST(ContribTransformer, Gradients) {
   std::string where;
   EXPECT_LT(test::GradientError(kQK, {qkv}, {{"heads", "2"}}, {}, 1e-6, &where), 1e-6) << where;
   EXPECT_LT(test::GradientError(kValAtt, {qkv, att}, {{"heads", "2"}}, {}, 1e-6, &where), 1e-6) << where;
+  NDArray q = test::RandomArray({2, 2, 4}, DType::kFloat64, -1, 1, 3);
+  NDArray kv = test::RandomArray({3, 2, 8}, DType::kFloat64, -1, 1, 4);
+  NDArray att2 = test::RandomArray({4, 2, 3}, DType::kFloat64, 0, 1, 5);
+  EXPECT_LT(test::GradientError(kEncQK, {q, kv}, {{"heads", "2"}}, {}, 1e-6, &where), 1e-6) << where;
+  EXPECT_LT(test::GradientError(kEncValAtt, {kv, att2}, {{"heads", "2"}}, {}, 1e-6, &where), 1e-6) << where;
 }
 
 // kAdd into outputs holding 1 gives the kWrite values plus 1.
@@ -66,6 +77,14 @@ TEST(ContribTransformer, AddRequests) {
   ExpectAddsToOnes(kValAtt, {qkv, att});
   ExpectAddsToOnes("_backward_interleaved_matmul_selfatt_qk", {dyqk, qkv});
   ExpectAddsToOnes("_backward_interleaved_matmul_selfatt_valatt", {dyva, qkv, att});
+  NDArray q = test::RandomArray({2, 2, 4}, DType::kFloat64, -1, 1, 5);
+  NDArray kv = test::RandomArray({3, 2, 8}, DType::kFloat64, -1, 1, 6);
+  NDArray att2 = test::RandomArray({4, 2, 3}, DType::kFloat64, 0, 1, 7);
+  NDArray dyq = test::RandomArray({2, 2, 4}, DType::kFloat64, -1, 1, 8);
+  ExpectAddsToOnes(kEncQK, {q, kv});
+  ExpectAddsToOnes(kEncValAtt, {kv, att2});
+  ExpectAddsToOnes("_backward_interleaved_matmul_encdec_qk", {att2, q, kv});
+  ExpectAddsToOnes("_backward_interleaved_matmul_encdec_valatt", {dyq, kv, att2});
 }
 
 TEST(ContribTransformer, PartialShapes) {
@@ -86,6 +105,17 @@ TEST(ContribTransformer, PartialShapes) {
   out = {Shape()};
   EXPECT_TRUE(test::InferShapes(kValAtt, {{"heads", "4"}}, &in, &out));
   EXPECT_EQ(in[1], Shape({12, 7, 7}));
+  // encdec: queries and keys_values from each other and the scores.
+  in = {Shape({5, 3, 8}), Shape()};
+  out = {Shape({0, 0, 9})};
+  EXPECT_TRUE(test::InferShapes(kEncQK, {{"heads", "4"}}, &in, &out));
+  EXPECT_EQ(in[1], Shape({9, 3, 16}));
+  EXPECT_EQ(out[0], Shape({12, 5, 9}));
+  in = {Shape({9, 3, 16}), Shape()};
+  out = {Shape({5, 0, 0})};
+  EXPECT_TRUE(test::InferShapes(kEncValAtt, {{"heads", "4"}}, &in, &out));
+  EXPECT_EQ(in[1], Shape({12, 5, 9}));
+  EXPECT_EQ(out[0], Shape({5, 3, 8}));
 }
 
 TEST(ContribTransformer, Errors) {
@@ -98,6 +128,13 @@ TEST(ContribTransformer, Errors) {
   NDArray att = test::RandomArray({4, 3, 2}, DType::kFloat32, 0, 1, 2);
   EXPECT_TRUE(test::ThrowsError([&] { test::Run(kValAtt, {qkv, att}, {{"heads", "2"}}); }, StatusCode::kShape,
                                 {kValAtt, "attention", "(4,3,2)"}));
+  NDArray q = test::RandomArray({2, 2, 4}, DType::kFloat32, -1, 1, 3);
+  NDArray kv = test::RandomArray({3, 2, 6}, DType::kFloat32, -1, 1, 4);
+  EXPECT_TRUE(test::ThrowsError([&] { test::Run(kEncQK, {q, kv}, {{"heads", "2"}}); }, StatusCode::kShape,
+                                {kEncQK, "keys_values"}));
+  NDArray kv2 = test::RandomArray({3, 3, 8}, DType::kFloat32, -1, 1, 4);
+  EXPECT_TRUE(test::ThrowsError([&] { test::Run(kEncQK, {q, kv2}, {{"heads", "2"}}); }, StatusCode::kShape,
+                                {kEncQK, "keys_values", "(3,3,8)"}));
 }
 
 }  // namespace
