@@ -26,6 +26,8 @@ void RegisterIndexOpsCpu(KernelRegistry* reg);
 void RegisterSortOpsCpu(KernelRegistry* reg);
 void RegisterGatherOpsCpu(KernelRegistry* reg);
 void RegisterShapeOpsJoinCpu(KernelRegistry* reg);
+void RegisterNNRnnParamConcatCpu(KernelRegistry* reg);
+void RegisterContribTransformerCpu(KernelRegistry* reg);
 void RegisterShapeOpsCpu(KernelRegistry* reg);
 void RegisterShapeOpsViewCpu(KernelRegistry* reg);
 void RegisterNNDeconvCpu(KernelRegistry* reg);
@@ -96,6 +98,8 @@ void RegisterAllKernels(KernelRegistry* reg) {
   cpu::RegisterSortOpsCpu(reg);
   cpu::RegisterGatherOpsCpu(reg);
   cpu::RegisterShapeOpsJoinCpu(reg);
+  cpu::RegisterNNRnnParamConcatCpu(reg);  // after Concat: runs its kernel
+  cpu::RegisterContribTransformerCpu(reg);
   cpu::RegisterShapeOpsCpu(reg);
   cpu::RegisterShapeOpsViewCpu(reg);
   cpu::RegisterNNDeconvCpu(reg);

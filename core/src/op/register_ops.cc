@@ -14,6 +14,8 @@ void RegisterElemwiseCompare(OpRegistry* reg);
 // [tensor op declarations]
 void RegisterNNLRN(OpRegistry* reg);
 void RegisterNNRnn(OpRegistry* reg);
+void RegisterNNRnnParamConcat(OpRegistry* reg);
+void RegisterContribTransformer(OpRegistry* reg);
 void RegisterNNSequence(OpRegistry* reg);
 void RegisterNNNormInst(OpRegistry* reg);
 void RegisterNNLayerNorm(OpRegistry* reg);
@@ -62,6 +64,8 @@ void RegisterAllOps(OpRegistry* reg) {
   // [tensor op registrations]
   op::RegisterNNLRN(reg);
   op::RegisterNNRnn(reg);
+  op::RegisterNNRnnParamConcat(reg);
+  op::RegisterContribTransformer(reg);
   op::RegisterNNSequence(reg);
   op::RegisterNNNormInst(reg);
   op::RegisterNNLayerNorm(reg);
