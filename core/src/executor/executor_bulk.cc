@@ -1,6 +1,8 @@
 // Bulk execution: grouping an executor's steps into engine operations.
 #include <algorithm>
 #include <cstdlib>
+#include <map>
+#include <set>
 #include <string>
 
 #include "executor/executor_impl.h"
@@ -45,30 +47,51 @@ std::vector<std::shared_ptr<const Executor::Impl::Segment>> Executor::Impl::Bulk
     all_reads->clear();
     if (seg->calls.size() > 1) seg->name += ".." + seg->calls.back()->name();
   };
+  // owner: the segment that last wrote a variable (in this list); deps: the
+  // segments each segment already waits for. A step joins the open segment
+  // only when it depends on it and on nothing the segment does not already
+  // wait for: joining must never make the segment's earlier steps wait for
+  // more (an independent branch would otherwise be chained to its twin by
+  // the node that joins them).
+  std::map<VarHandle, int> owner;
+  std::vector<std::set<int>> deps;
+  auto owners_of = [&owner](const KernelCall& call) {
+    std::set<int> o;
+    for (const auto* vars : {&call.reads(), &call.writes()})
+      for (VarHandle v : *vars) {
+        auto it = owner.find(v);
+        if (it != owner.end()) o.insert(it->second);
+      }
+    return o;
+  };
   bool open = false, ends = false;
   for (const auto& step : steps) {
     const bool copy = !step.call;
+    const int cur = static_cast<int>(segs.size()) - 1;
+    std::set<int> mine;
+    if (!copy) mine = owners_of(*step.call);
     bool join = open && !copy && !ends && step.ctx == segs.back().ctx &&
-                static_cast<int>(segs.back().calls.size()) < max_nodes;
-    if (join) {  // a dependent step: it uses what the segment writes (in place: it writes it too)
-      join = false;
-      for (VarHandle r : step.call->reads()) join = join || Contains(segs.back().writes, r);
-      for (VarHandle w : step.call->writes()) join = join || Contains(segs.back().writes, w);
-    }
+                static_cast<int>(segs.back().calls.size()) < max_nodes && mine.count(cur) > 0;
+    for (int o : mine) join = join && (o == cur || deps[static_cast<size_t>(cur)].count(o) > 0);
     if (!join) {
       if (open) Close(&segs.back(), &reads);
       segs.emplace_back();
       segs.back().ctx = step.ctx;
       segs.back().name = step.name;
+      deps.push_back(mine);
       open = true;
     }
     Segment& seg = segs.back();
+    const int id = static_cast<int>(segs.size()) - 1;
     ends = copy;
     if (copy) {
       seg.copy_nid = step.nid;
     } else {
       seg.calls.push_back(step.call);
-      for (VarHandle w : step.call->writes()) AddUnique(&seg.writes, w);
+      for (VarHandle w : step.call->writes()) {
+        AddUnique(&seg.writes, w);
+        owner[w] = id;
+      }
       for (VarHandle r : step.call->reads()) AddUnique(&reads, r);
     }
     const Node& node = g.node(step.nid);

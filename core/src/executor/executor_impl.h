@@ -73,10 +73,11 @@ struct Executor::Impl {
 
   // Groups `steps` (in push order) into segments of at most `max_nodes`
   // steps: a segment continues while the next step is on the same device,
-  // uses a variable the segment writes (so independent branches stay in
-  // separate operations and can overlap), and the segment has not produced
-  // an entry in `visible` (an array the caller may read: it is finished as
-  // early as before). A copy between device types is a segment of its own.
+  // uses a variable the segment writes, depends on no other segment the
+  // segment does not already wait for (so independent branches stay in
+  // separate operations and can overlap, and a join node does not chain
+  // them), and the segment has not produced an entry in `visible` (an array
+  // the caller may read: it is finished as early as before). A copy between device types is a segment of its own.
   // max_nodes <= 1: one segment per step.
   static std::vector<std::shared_ptr<const Segment>> BulkSegments(const std::vector<Step>& steps,
                                                                  const IndexedGraph& g,
