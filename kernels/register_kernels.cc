@@ -68,6 +68,7 @@ void RegisterNNConvCuda(KernelRegistry* reg);
 void RegisterNNPoolCuda(KernelRegistry* reg);
 void RegisterNNActivationCuda(KernelRegistry* reg);
 void RegisterNNNormCuda(KernelRegistry* reg);
+void RegisterNNLayerNormCuda(KernelRegistry* reg);
 void RegisterNNSoftmaxCuda(KernelRegistry* reg);
 void RegisterNNLossCuda(KernelRegistry* reg);
 void RegisterCudaDeviceAPI(Runtime* rt);
@@ -135,6 +136,7 @@ void RegisterAllKernels(KernelRegistry* reg) {
   cuda::RegisterNNPoolCuda(reg);
   cuda::RegisterNNActivationCuda(reg);
   cuda::RegisterNNNormCuda(reg);
+  cuda::RegisterNNLayerNormCuda(reg);
   cuda::RegisterNNSoftmaxCuda(reg);
   cuda::RegisterNNLossCuda(reg);
 #endif
