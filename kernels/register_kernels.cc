@@ -69,6 +69,7 @@ void RegisterNNPoolCuda(KernelRegistry* reg);
 void RegisterNNActivationCuda(KernelRegistry* reg);
 void RegisterNNNormCuda(KernelRegistry* reg);
 void RegisterNNLayerNormCuda(KernelRegistry* reg);
+void RegisterNNSequenceCuda(KernelRegistry* reg);
 void RegisterNNSoftmaxCuda(KernelRegistry* reg);
 void RegisterNNLossCuda(KernelRegistry* reg);
 void RegisterCudaDeviceAPI(Runtime* rt);
@@ -137,6 +138,7 @@ void RegisterAllKernels(KernelRegistry* reg) {
   cuda::RegisterNNActivationCuda(reg);
   cuda::RegisterNNNormCuda(reg);
   cuda::RegisterNNLayerNormCuda(reg);
+  cuda::RegisterNNSequenceCuda(reg);
   cuda::RegisterNNSoftmaxCuda(reg);
   cuda::RegisterNNLossCuda(reg);
 #endif

@@ -207,6 +207,7 @@ TEST(CudaNoDevice, EveryKernelFailsCleanly) {
   ExpectDeviceError("_contrib_div_sqrt_dim", {}, {x}, {x});
   ExpectDeviceError("LayerNorm", {}, {x, {6}, {6}}, {x});
   ExpectDeviceError("_backward_LayerNorm", {}, {x, x, {6}}, {x, {6}, {6}});
+  ExpectDeviceError("SequenceMask", {{"use_sequence_length", "True"}}, {x, {3}}, {x});
 #else
   GTEST_SKIP() << "built without CUDA";
 #endif
@@ -260,7 +261,7 @@ TEST(CudaKernels, RegisteredWhenBuiltWithCuda) {
         "_backward_maximum", "_backward_minimum", "_maximum_scalar", "_minimum_scalar",
         "_backward_maximum_scalar", "_backward_minimum_scalar", "_equal_scalar",
         "_not_equal_scalar", "_greater_scalar", "_greater_equal_scalar", "_lesser_scalar",
-        "_lesser_equal_scalar", "LayerNorm", "_backward_LayerNorm"})
+        "_lesser_equal_scalar", "LayerNorm", "_backward_LayerNorm", "SequenceMask"})
     EXPECT_NE(k.Find(op, DeviceType::kGPU), nullptr) << op;
   EXPECT_EQ(k.Find("Convolution", DeviceType::kGPU)->backend, "cudnn");
   EXPECT_EQ(k.Find("FullyConnected", DeviceType::kGPU)->backend, "cublas");
