@@ -25,18 +25,19 @@ constexpr double kTwoOverSqrtPi = 1.12837916709551257390;
 
 // NaN-propagating maximum/minimum as the CPU (a NaN lhs wins; ties give a).
 template <typename T>
-__device__ inline T Max(T a, T b) {
+__host__ __device__ inline T Max(T a, T b) {
   return a != a ? a : (a > b ? a : b);
 }
 template <typename T>
-__device__ inline T Min(T a, T b) {
+__host__ __device__ inline T Min(T a, T b) {
   return a != a ? a : (a < b ? a : b);
 }
 
+// (host too, so that a host build can check the formulas against the CPU)
 template <typename T>
-__device__ inline T Apply(MapOp f, T a, T b, T s, T s2) {
+__host__ __device__ inline T Apply(MapOp f, T a, T b, T s, T s2) {
   switch (f) {
-    case MapOp::kRelu: return a > T(0) ? a : T(0);
+    case MapOp::kRelu: return a > T(0) || a != a ? a : T(0);  // keeps NaN, as the CPU
     case MapOp::kSigmoid: return T(1) / (T(1) + exp(-a));
     case MapOp::kTanh: return tanh(a);
     case MapOp::kExp: return exp(a);
@@ -50,7 +51,7 @@ __device__ inline T Apply(MapOp f, T a, T b, T s, T s2) {
     case MapOp::kErf: return erf(a);
     case MapOp::kRsqrt: return T(1) / sqrt(a);  // not rsqrt(): the CPU rounds twice
     case MapOp::kReciprocal: return T(1) / a;
-    case MapOp::kReluGrad: return b > T(0) ? a : T(0);
+    case MapOp::kReluGrad: return b > T(0) ? a : (b != b ? b : T(0));  // NaN at NaN
     case MapOp::kSigmoidGrad: return a * b * (T(1) - b);
     case MapOp::kTanhGrad: return a * (T(1) - b * b);
     case MapOp::kSqrtGrad: return T(0.5) * a / b;
@@ -123,23 +124,28 @@ __device__ inline void StoreReq(int req, T* dst, T v) {
 }
 
 // div: lhs_grad = g / r, rhs_grad = -g * l / r^2; maximum: g to lhs where
-// l >= r, else to rhs; minimum: g to lhs where l <= r, else to rhs (each
-// output with its request).
+// l >= r, to rhs where l < r; minimum: g to lhs where l <= r, to rhs where
+// l > r (a NaN in l or r sends nothing to either side, as on the CPU).
+template <typename T>
+__host__ __device__ inline void ApplyBinaryGrad(BinGrad f, T g, T l, T r, T* dl, T* dr) {
+  if (f == BinGrad::kDiv) {
+    *dl = g / r;
+    *dr = -*dl * l / r;
+  } else {
+    const bool is_max = f == BinGrad::kMaximum;
+    *dl = (is_max ? l >= r : l <= r) ? g : T(0);
+    *dr = (is_max ? l < r : l > r) ? g : T(0);
+  }
+}
+
+// ApplyBinaryGrad over n elements, each output with its request.
 template <typename T>
 __global__ void BinaryGrad(BinGrad f, const T* g, const T* l, const T* r, T* dl, T* dr,
                            int64_t n, int ql, int qr) {
   for (int64_t i = blockIdx.x * static_cast<int64_t>(blockDim.x) + threadIdx.x; i < n;
        i += static_cast<int64_t>(blockDim.x) * gridDim.x) {
-    const T gi = g[i], li = l[i], ri = r[i];
     T vl, vr;
-    if (f == BinGrad::kDiv) {
-      vl = gi / ri;
-      vr = -vl * li / ri;
-    } else {
-      const bool to_lhs = f == BinGrad::kMaximum ? li >= ri : li <= ri;
-      vl = to_lhs ? gi : T(0);
-      vr = to_lhs ? T(0) : gi;
-    }
+    ApplyBinaryGrad(f, g[i], l[i], r[i], &vl, &vr);
     StoreReq(ql, &dl[i], vl);
     StoreReq(qr, &dr[i], vr);
   }
@@ -153,22 +159,97 @@ enum class Scalars {
   kSqrtDim,    // s = sqrt(data's last dimension)
 };
 
-// A kernel y = f(in[0], in[1] when `binary`, the scalars).
+// The scalars (s, s2) of a map kernel from its parameters and data shape.
+void ScalarsOf(Scalars sc, const NodeAttrs& attrs, const Shape& data, double* s, double* s2) {
+  *s = *s2 = 0.0;
+  if (sc == Scalars::kScalar) {
+    *s = attrs.params.GetFloat("scalar");
+  } else if (sc == Scalars::kAlphaBeta) {
+    *s = static_cast<float>(attrs.params.GetFloat("alpha"));
+    *s2 = static_cast<float>(attrs.params.GetFloat("beta"));
+  } else if (sc == Scalars::kSqrtDim) {
+    *s = std::sqrt(static_cast<double>(data[data.ndim() - 1]));
+  }
+}
+
+// The ops of the map kernel: y = f(in[0], in[1] when `binary`, the scalars).
+struct MapEntry {
+  const char* name;
+  MapOp f;
+  bool binary;
+  Scalars sc;
+};
+constexpr Scalars kNo = Scalars::kNone, kS = Scalars::kScalar;
+const MapEntry kMapEntries[] = {
+    {"relu", MapOp::kRelu, false, kNo},
+    {"sigmoid", MapOp::kSigmoid, false, kNo},
+    {"tanh", MapOp::kTanh, false, kNo},
+    {"exp", MapOp::kExp, false, kNo},
+    {"log", MapOp::kLog, false, kNo},
+    {"sqrt", MapOp::kSqrt, false, kNo},
+    {"square", MapOp::kSquare, false, kNo},
+    {"abs", MapOp::kAbs, false, kNo},
+    {"negative", MapOp::kNegative, false, kNo},
+    {"erf", MapOp::kErf, false, kNo},
+    {"rsqrt", MapOp::kRsqrt, false, kNo},
+    {"reciprocal", MapOp::kReciprocal, false, kNo},
+    {"hard_sigmoid", MapOp::kHardSigmoid, false, Scalars::kAlphaBeta},
+    {"_contrib_div_sqrt_dim", MapOp::kDivScalar, false, Scalars::kSqrtDim},
+    {"_backward_relu", MapOp::kReluGrad, true, kNo},
+    {"_backward_sigmoid", MapOp::kSigmoidGrad, true, kNo},
+    {"_backward_tanh", MapOp::kTanhGrad, true, kNo},
+    {"_backward_sqrt", MapOp::kSqrtGrad, true, kNo},
+    {"_backward_log", MapOp::kLogGrad, true, kNo},
+    {"_backward_square", MapOp::kSquareGrad, true, kNo},
+    {"_backward_abs", MapOp::kAbsGrad, true, kNo},
+    {"_backward_erf", MapOp::kErfGrad, true, kNo},
+    {"_backward_rsqrt", MapOp::kRsqrtGrad, true, kNo},
+    {"_backward_reciprocal", MapOp::kReciprocalGrad, true, kNo},
+    {"_backward_hard_sigmoid", MapOp::kHardSigmoidGrad, true, Scalars::kAlphaBeta},
+    {"elemwise_add", MapOp::kAdd, true, kNo},
+    {"elemwise_sub", MapOp::kSub, true, kNo},
+    {"elemwise_mul", MapOp::kMul, true, kNo},
+    {"elemwise_div", MapOp::kDiv, true, kNo},
+    {"_maximum", MapOp::kMaximum, true, kNo},
+    {"_minimum", MapOp::kMinimum, true, kNo},
+    {"_plus_scalar", MapOp::kPlusScalar, false, kS},
+    {"_minus_scalar", MapOp::kMinusScalar, false, kS},
+    {"_rminus_scalar", MapOp::kRMinusScalar, false, kS},
+    {"_mul_scalar", MapOp::kMulScalar, false, kS},
+    {"_div_scalar", MapOp::kDivScalar, false, kS},
+    {"_rdiv_scalar", MapOp::kRDivScalar, false, kS},
+    {"_power_scalar", MapOp::kPowerScalar, false, kS},
+    {"_maximum_scalar", MapOp::kMaximumScalar, false, kS},
+    {"_minimum_scalar", MapOp::kMinimumScalar, false, kS},
+    {"_equal_scalar", MapOp::kEqualScalar, false, kS},
+    {"_not_equal_scalar", MapOp::kNotEqualScalar, false, kS},
+    {"_greater_scalar", MapOp::kGreaterScalar, false, kS},
+    {"_greater_equal_scalar", MapOp::kGreaterEqualScalar, false, kS},
+    {"_lesser_scalar", MapOp::kLesserScalar, false, kS},
+    {"_lesser_equal_scalar", MapOp::kLesserEqualScalar, false, kS},
+    {"_backward_rdiv_scalar", MapOp::kRDivScalarGrad, true, kS},
+    {"_backward_power_scalar", MapOp::kPowerScalarGrad, true, kS},
+    {"_backward_maximum_scalar", MapOp::kMaximumScalarGrad, true, kS},
+    {"_backward_minimum_scalar", MapOp::kMinimumScalarGrad, true, kS},
+};
+
+struct BinaryGradEntry {
+  const char* name;
+  BinGrad f;
+};
+const BinaryGradEntry kBinaryGradEntries[] = {
+    {"_backward_div", BinGrad::kDiv},
+    {"_backward_maximum", BinGrad::kMaximum},
+    {"_backward_minimum", BinGrad::kMinimum},
+};
+
 Kernel MapKernelFor(const char* name, MapOp f, bool binary, Scalars sc) {
   KernelFn fn = [name, f, binary, sc](const OpContext& ctx, const NodeAttrs& attrs,
                                       const std::vector<TBlob>& in, const std::vector<OpReq>& req,
                                       const std::vector<TBlob>& out) {
     UseDevice(ctx, name);
-    double s = 0.0, s2 = 0.0;
-    if (sc == Scalars::kScalar) {
-      s = attrs.params.GetFloat("scalar");
-    } else if (sc == Scalars::kAlphaBeta) {
-      s = static_cast<float>(attrs.params.GetFloat("alpha"));
-      s2 = static_cast<float>(attrs.params.GetFloat("beta"));
-    } else if (sc == Scalars::kSqrtDim) {
-      const Shape& d = in[0].shape;
-      s = std::sqrt(static_cast<double>(d[d.ndim() - 1]));
-    }
+    double s, s2;
+    ScalarsOf(sc, attrs, in[0].shape, &s, &s2);
     LaunchMap(ctx, f, in[0].dtype, in[0].dptr, binary ? in[1].dptr : nullptr, s, out[0].dptr,
               out[0].Size(), req[0], name, s2);
     Finish(ctx, name);
@@ -208,72 +289,10 @@ void LaunchMap(const OpContext& ctx, MapOp f, DType t, const void* a, const void
 }
 
 void RegisterElemwiseCuda(KernelRegistry* reg) {
-  struct Entry {
-    const char* name;
-    MapOp f;
-    bool binary;
-    Scalars sc;
-  };
-  constexpr Scalars kNo = Scalars::kNone, kS = Scalars::kScalar;
-  static const Entry kEntries[] = {
-      {"relu", MapOp::kRelu, false, kNo},
-      {"sigmoid", MapOp::kSigmoid, false, kNo},
-      {"tanh", MapOp::kTanh, false, kNo},
-      {"exp", MapOp::kExp, false, kNo},
-      {"log", MapOp::kLog, false, kNo},
-      {"sqrt", MapOp::kSqrt, false, kNo},
-      {"square", MapOp::kSquare, false, kNo},
-      {"abs", MapOp::kAbs, false, kNo},
-      {"negative", MapOp::kNegative, false, kNo},
-      {"erf", MapOp::kErf, false, kNo},
-      {"rsqrt", MapOp::kRsqrt, false, kNo},
-      {"reciprocal", MapOp::kReciprocal, false, kNo},
-      {"hard_sigmoid", MapOp::kHardSigmoid, false, Scalars::kAlphaBeta},
-      {"_contrib_div_sqrt_dim", MapOp::kDivScalar, false, Scalars::kSqrtDim},
-      {"_backward_relu", MapOp::kReluGrad, true, kNo},
-      {"_backward_sigmoid", MapOp::kSigmoidGrad, true, kNo},
-      {"_backward_tanh", MapOp::kTanhGrad, true, kNo},
-      {"_backward_sqrt", MapOp::kSqrtGrad, true, kNo},
-      {"_backward_log", MapOp::kLogGrad, true, kNo},
-      {"_backward_square", MapOp::kSquareGrad, true, kNo},
-      {"_backward_abs", MapOp::kAbsGrad, true, kNo},
-      {"_backward_erf", MapOp::kErfGrad, true, kNo},
-      {"_backward_rsqrt", MapOp::kRsqrtGrad, true, kNo},
-      {"_backward_reciprocal", MapOp::kReciprocalGrad, true, kNo},
-      {"_backward_hard_sigmoid", MapOp::kHardSigmoidGrad, true, Scalars::kAlphaBeta},
-      {"elemwise_add", MapOp::kAdd, true, kNo},
-      {"elemwise_sub", MapOp::kSub, true, kNo},
-      {"elemwise_mul", MapOp::kMul, true, kNo},
-      {"elemwise_div", MapOp::kDiv, true, kNo},
-      {"_maximum", MapOp::kMaximum, true, kNo},
-      {"_minimum", MapOp::kMinimum, true, kNo},
-      {"_plus_scalar", MapOp::kPlusScalar, false, kS},
-      {"_minus_scalar", MapOp::kMinusScalar, false, kS},
-      {"_rminus_scalar", MapOp::kRMinusScalar, false, kS},
-      {"_mul_scalar", MapOp::kMulScalar, false, kS},
-      {"_div_scalar", MapOp::kDivScalar, false, kS},
-      {"_rdiv_scalar", MapOp::kRDivScalar, false, kS},
-      {"_power_scalar", MapOp::kPowerScalar, false, kS},
-      {"_maximum_scalar", MapOp::kMaximumScalar, false, kS},
-      {"_minimum_scalar", MapOp::kMinimumScalar, false, kS},
-      {"_equal_scalar", MapOp::kEqualScalar, false, kS},
-      {"_not_equal_scalar", MapOp::kNotEqualScalar, false, kS},
-      {"_greater_scalar", MapOp::kGreaterScalar, false, kS},
-      {"_greater_equal_scalar", MapOp::kGreaterEqualScalar, false, kS},
-      {"_lesser_scalar", MapOp::kLesserScalar, false, kS},
-      {"_lesser_equal_scalar", MapOp::kLesserEqualScalar, false, kS},
-      {"_backward_rdiv_scalar", MapOp::kRDivScalarGrad, true, kS},
-      {"_backward_power_scalar", MapOp::kPowerScalarGrad, true, kS},
-      {"_backward_maximum_scalar", MapOp::kMaximumScalarGrad, true, kS},
-      {"_backward_minimum_scalar", MapOp::kMinimumScalarGrad, true, kS},
-  };
-  for (const Entry& e : kEntries)
+  for (const MapEntry& e : kMapEntries)
     reg->Add(e.name, DeviceType::kGPU, MapKernelFor(e.name, e.f, e.binary, e.sc));
-  reg->Add("_backward_div", DeviceType::kGPU, BinaryGradKernelFor("_backward_div", BinGrad::kDiv));
-  reg->Add("_backward_maximum", DeviceType::kGPU,
-           BinaryGradKernelFor("_backward_maximum", BinGrad::kMaximum));
-  reg->Add("_backward_minimum", DeviceType::kGPU,
-           BinaryGradKernelFor("_backward_minimum", BinGrad::kMinimum));
+  for (const BinaryGradEntry& e : kBinaryGradEntries)
+    reg->Add(e.name, DeviceType::kGPU, BinaryGradKernelFor(e.name, e.f));
 }
 
 }  // namespace cuda
