@@ -8,7 +8,10 @@ root=$(cd "$(dirname "$0")/.." && pwd)
 build=${1:-$root/build}
 nvcc=${NVCC:-/usr/local/cuda/bin/nvcc}
 cuda_lib=${CUDA_LIB:-/usr/local/cuda/lib}
-[ -f "$build/lib/libweft_static.a" ] || { echo "no $build/lib/libweft_static.a (build weft_static with CUDA on)" >&2; exit 2; }
+if [ ! -f "$build/lib/libweft_static.a" ]; then
+  echo "no $build/lib/libweft_static.a (build the weft_static target with CUDA on)" >&2
+  exit 2
+fi
 out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT
 "$nvcc" -DWEFT_USE_CUDA=1 -I"$root/core/include" -I"$root/kernels" -O1 -std=c++17 \

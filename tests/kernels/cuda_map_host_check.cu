@@ -11,21 +11,45 @@
 #include "cuda/elemwise.cu"
 #include "weft/runtime.h"
 
-using namespace weft;
-using namespace weft::cuda;
+namespace weft {
+namespace cuda {
+namespace {
 
-template <typename T>
-bool Same(T a, T b, double tol) {
-  if (std::isnan((double)a) || std::isnan((double)b)) return std::isnan((double)a) && std::isnan((double)b);
-  if (a == b) return true;
-  return std::fabs((double)a - (double)b) <= tol * std::fabs((double)b);
+int g_bad = 0, g_checked = 0;
+
+// Equal within the relative tolerance, NaN matching NaN.
+bool Same(double a, double b, double tol) {
+  if (std::isnan(a) || std::isnan(b)) return std::isnan(a) && std::isnan(b);
+  return a == b || std::fabs(a - b) <= tol * std::fabs(b);
 }
 
-int bad = 0, checked = 0;
+// Counts one comparison; prints the first 40 mismatches.
+void Check(const char* op, const char* what, int i, double map, double cpu, double tol) {
+  ++g_checked;
+  if (Same(map, cpu, tol) || ++g_bad > 40) return;
+  std::printf("%s (%s) element %d: map %.17g cpu %.17g\n", op, what, i, map, cpu);
+}
+
+// Runs `name`'s CPU kernel on host blobs with the given parameters.
+void RunCpu(const char* name, const StringMap& dict, const std::vector<TBlob>& in,
+            const std::vector<TBlob>& out, NodeAttrs* attrs) {
+  Runtime& rt = Runtime::Global();
+  const OpDef& op = rt.ops().Get(name);
+  attrs->op = &op;
+  attrs->name = op.name;
+  attrs->dict = dict;
+  attrs->params = ParseParams(op.name, &op.params, dict);
+  OpContext ctx;
+  ctx.ctx = Context::CPU(0);
+  const std::vector<OpReq> req(out.size(), OpReq::kWrite);
+  rt.kernels().Find(name, DeviceType::kCPU)->fn(ctx, *attrs, in, req, out);
+}
 
 template <typename T>
 void CheckAll() {
-  const double tol = sizeof(T) == 4 ? 1e-6 : 1e-13;
+  const double tol = sizeof(T) == 4 ? 1e-6 : 1e-13;  // host libm vs the CPU's (SIMD) calls
+  const char* what = sizeof(T) == 4 ? "float32" : "float64";
+  // Ties with each other and the scalar 0.5, NaNs, and random values.
   const double set[] = {-2.5, -1, -0.5, 0, 0.3, 0.5, 1, 1.75, 2, 3, 6, 7, std::nan(""), 0.5, 1.75};
   std::mt19937 rng(3);
   std::uniform_int_distribution<int> pick(0, 14);
@@ -33,60 +57,54 @@ void CheckAll() {
   const int n = 36;
   std::vector<T> a(n), b(n), c(n);
   for (int i = 0; i < n; ++i) {
-    a[i] = i % 3 ? (T)set[pick(rng)] : (T)u(rng);
-    b[i] = i % 4 ? (T)set[pick(rng)] : (T)u(rng);
-    c[i] = (T)u(rng);
+    a[i] = static_cast<T>(i % 3 ? set[pick(rng)] : u(rng));
+    b[i] = static_cast<T>(i % 4 ? set[pick(rng)] : u(rng));
+    c[i] = static_cast<T>(u(rng));
   }
-  Runtime& rt = Runtime::Global();
-  const DType dt = sizeof(T) == 4 ? DType::kFloat32 : DType::kFloat64;
-  auto blob = [&](std::vector<T>& v) {
-    TBlob t; t.dptr = v.data(); t.shape = Shape({4, 9}); t.dtype = dt; t.ctx = Context::CPU(0); return t;
+  auto blob = [](std::vector<T>& v) {
+    TBlob t;
+    t.dptr = v.data();
+    t.shape = Shape({4, 9});
+    t.dtype = sizeof(T) == 4 ? DType::kFloat32 : DType::kFloat64;
+    return t;
   };
-  OpContext ctx; ctx.ctx = Context::CPU(0);
   for (const MapEntry& e : kMapEntries) {
-    const OpDef& op = rt.ops().Get(e.name);
     StringMap dict;
     if (e.sc == Scalars::kScalar) dict["scalar"] = "0.5";
-    if (e.sc == Scalars::kAlphaBeta) { dict["alpha"] = "0.1"; dict["beta"] = "0.3"; }
-    NodeAttrs attrs; attrs.op = &op; attrs.name = op.name; attrs.dict = dict;
-    attrs.params = ParseParams(op.name, &op.params, dict);
-    const Kernel* k = rt.kernels().Find(e.name, DeviceType::kCPU);
+    if (e.sc == Scalars::kAlphaBeta) dict = {{"alpha", "0.1"}, {"beta", "0.3"}};
     std::vector<T> y(n);
     std::vector<TBlob> in = {blob(a)};
     if (e.binary) in.push_back(blob(b));
-    std::vector<TBlob> out = {blob(y)};
-    k->fn(ctx, attrs, in, {OpReq::kWrite}, out);
+    NodeAttrs attrs;
+    RunCpu(e.name, dict, in, {blob(y)}, &attrs);
     double s, s2;
     ScalarsOf(e.sc, attrs, in[0].shape, &s, &s2);
     for (int i = 0; i < n; ++i) {
-      const T g = Apply<T>(e.f, a[i], e.binary ? b[i] : T(0), (T)s, (T)s2);
-      ++checked;
-      if (!Same(g, y[i], tol)) {
-        if (++bad < 40) printf("%s %s a=%g b=%g: map %.17g cpu %.17g\n", e.name, sizeof(T) == 4 ? "f32" : "f64", (double)a[i], (double)b[i], (double)g, (double)y[i]);
-      }
+      const T m =
+          Apply<T>(e.f, a[i], e.binary ? b[i] : T(0), static_cast<T>(s), static_cast<T>(s2));
+      Check(e.name, what, i, m, y[i], tol);
     }
   }
   for (const BinaryGradEntry& e : kBinaryGradEntries) {
-    const OpDef& op = rt.ops().Get(e.name);
-    NodeAttrs attrs; attrs.op = &op; attrs.name = op.name;
-    attrs.params = ParseParams(op.name, &op.params, {});
-    const Kernel* k = rt.kernels().Find(e.name, DeviceType::kCPU);
     std::vector<T> dl(n), dr(n);
-    std::vector<TBlob> out = {blob(dl), blob(dr)};
-    k->fn(ctx, attrs, {blob(c), blob(a), blob(b)}, {OpReq::kWrite, OpReq::kWrite}, out);
+    NodeAttrs attrs;
+    RunCpu(e.name, {}, {blob(c), blob(a), blob(b)}, {blob(dl), blob(dr)}, &attrs);
     for (int i = 0; i < n; ++i) {
-      T gl, gr;
-      ApplyBinaryGrad<T>(e.f, c[i], a[i], b[i], &gl, &gr);
-      checked += 2;
-      if (!Same(gl, dl[i], tol) || !Same(gr, dr[i], tol))
-        if (++bad < 40) printf("%s a=%g b=%g: map %g %g cpu %g %g\n", e.name, (double)a[i], (double)b[i], (double)gl, (double)gr, (double)dl[i], (double)dr[i]);
+      T ml, mr;
+      ApplyBinaryGrad<T>(e.f, c[i], a[i], b[i], &ml, &mr);
+      Check(e.name, what, i, ml, dl[i], tol);
+      Check(e.name, what, i, mr, dr[i], tol);
     }
   }
 }
 
+}  // namespace
+}  // namespace cuda
+}  // namespace weft
+
 int main() {
-  CheckAll<float>();
-  CheckAll<double>();
-  printf("checked %d values, %d mismatches\n", checked, bad);
-  return bad != 0;
+  weft::cuda::CheckAll<float>();
+  weft::cuda::CheckAll<double>();
+  std::printf("checked %d values, %d mismatches\n", weft::cuda::g_checked, weft::cuda::g_bad);
+  return weft::cuda::g_bad != 0;
 }
