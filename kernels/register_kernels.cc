@@ -70,6 +70,8 @@ void RegisterNNConvCuda(KernelRegistry* reg);
 void RegisterNNPoolCuda(KernelRegistry* reg);
 void RegisterNNActivationCuda(KernelRegistry* reg);
 void RegisterNNNormCuda(KernelRegistry* reg);
+void RegisterNNLayerNormCuda(KernelRegistry* reg);
+void RegisterNNSequenceCuda(KernelRegistry* reg);
 void RegisterNNSoftmaxCuda(KernelRegistry* reg);
 void RegisterNNLossCuda(KernelRegistry* reg);
 void RegisterCudaDeviceAPI(Runtime* rt);
@@ -139,6 +141,8 @@ void RegisterAllKernels(KernelRegistry* reg) {
   cuda::RegisterNNPoolCuda(reg);
   cuda::RegisterNNActivationCuda(reg);
   cuda::RegisterNNNormCuda(reg);
+  cuda::RegisterNNLayerNormCuda(reg);
+  cuda::RegisterNNSequenceCuda(reg);
   cuda::RegisterNNSoftmaxCuda(reg);
   cuda::RegisterNNLossCuda(reg);
 #endif

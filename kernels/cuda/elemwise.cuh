@@ -8,27 +8,33 @@
 namespace weft {
 namespace cuda {
 
-// y = f(a, b, s); unary forward ops ignore b, backward ops take (ograd, v).
+// y = f(a, b, s, s2); unary forward ops ignore b, backward ops take (ograd, v).
 enum class MapOp : int {
   // unary forward (a = data)
   kRelu, kSigmoid, kTanh, kExp, kLog, kSqrt, kSquare, kAbs, kNegative, kSoftrelu, kSoftsign,
+  kErf, kRsqrt, kReciprocal,
   // unary backward (a = ograd, b = output for relu/sigmoid/tanh/sqrt, input otherwise)
   kReluGrad, kSigmoidGrad, kTanhGrad, kSqrtGrad, kLogGrad, kSquareGrad, kAbsGrad,
-  kSoftreluGrad, kSoftsignGrad,
-  // binary (a = lhs, b = rhs)
-  kAdd, kSub, kMul, kDiv,
-  // with the scalar s (a = data)
+  kSoftreluGrad, kSoftsignGrad, kErfGrad, kRsqrtGrad, kReciprocalGrad,
+  // binary (a = lhs, b = rhs); maximum/minimum propagate a NaN lhs, else pick by > / <
+  kAdd, kSub, kMul, kDiv, kMaximum, kMinimum,
+  // with the scalar s (a = data); the comparisons give 0 or 1
   kPlusScalar, kMinusScalar, kRMinusScalar, kMulScalar, kDivScalar, kRDivScalar, kPowerScalar,
+  kMaximumScalar, kMinimumScalar, kEqualScalar, kNotEqualScalar, kGreaterScalar,
+  kGreaterEqualScalar, kLesserScalar, kLesserEqualScalar,
+  // clip(s * a + s2, 0, 1) (s = alpha, s2 = beta)
+  kHardSigmoid,
   // scalar backward (a = ograd, b = data)
-  kRDivScalarGrad, kPowerScalarGrad,
+  kRDivScalarGrad, kPowerScalarGrad, kMaximumScalarGrad, kMinimumScalarGrad, kHardSigmoidGrad,
 };
 
-// Runs y[i] = f(a[i], b[i], s) for i < n on ctx's stream with request
-// `req` (kNull skips, kAdd accumulates). `b` may be null for ops that do
-// not read it; `y` may alias `a` or `b`. float32/float64, else Error(kDType)
-// naming `op`. Does not wait for the kernel.
+// Runs y[i] = f(a[i], b[i], s, s2) for i < n on ctx's stream with request
+// `req` (kNull skips, kAdd accumulates); s and s2 are cast to the dtype.
+// `b` may be null for ops that do not read it; `y` may alias `a` or `b`.
+// float32/float64, else Error(kDType) naming `op`. Does not wait for the
+// kernel.
 void LaunchMap(const OpContext& ctx, MapOp f, DType t, const void* a, const void* b, double s,
-               void* y, int64_t n, OpReq req, const char* op);
+               void* y, int64_t n, OpReq req, const char* op, double s2 = 0.0);
 
 }  // namespace cuda
 }  // namespace weft
