@@ -7,6 +7,9 @@
 // (an executor's node), which are reordered once and reused while the
 // weight array is unchanged (CachedLayout). Primitive descriptors are cached per geometry.
 // float64, 3-D and geometries oneDNN refuses run the "cpu" reference kernel.
+// _fused_Convolution (pass::FuseConvActivation) is one forward_inference
+// convolution with post-ops: sum (the residual input, placed in the
+// destination first) and eltwise_relu.
 #include <map>
 #include <memory>
 #include <mutex>
@@ -44,24 +47,46 @@ std::vector<int64_t> Key(const ConvGeom& g, bool bias) {
           g.ph, g.pw, g.dh, g.dw, bias ? 1 : 0};
 }
 
+// The plain user layouts and oneDNN's geometry of one convolution.
+struct ConvDescs {
+  memory::desc src, wei, bias, dst;        // plain
+  memory::desc src_any, wei_any, dst_any;  // format_tag::any
+  memory::dims strides, dilates, pad_l, pad_r;
+};
+
+ConvDescs Descs(const ConvGeom& g) {
+  ConvDescs d;
+  const int64_t G = g.groups;
+  d.src = PlainDesc({g.n, g.c, g.h, g.w});
+  d.dst = PlainDesc({g.n, g.f, g.oh, g.ow});
+  d.wei = G == 1 ? PlainDesc({g.f, g.c, g.kh, g.kw}) : PlainDesc({G, g.f / G, g.c / G, g.kh, g.kw});
+  d.bias = PlainDesc({g.f});
+  const auto any = memory::format_tag::any;
+  const auto f32 = memory::data_type::f32;
+  d.src_any = memory::desc(d.src.dims(), f32, any);
+  d.dst_any = memory::desc(d.dst.dims(), f32, any);
+  d.wei_any = memory::desc(d.wei.dims(), f32, any);
+  d.strides = {g.sh, g.sw};
+  d.dilates = {g.dh - 1, g.dw - 1};
+  d.pad_l = {g.ph, g.pw};
+  // MXNet's output extent floor((in + 2p - dk) / s) + 1: the right padding
+  // that makes oneDNN's extent equal it (may be below the left one).
+  d.pad_r = {(g.oh - 1) * g.sh + (g.kh - 1) * g.dh + 1 - g.h - g.ph,
+             (g.ow - 1) * g.sw + (g.kw - 1) * g.dw + 1 - g.w - g.pw};
+  return d;
+}
+
 // Builds the primitives; throws dnnl::error when oneDNN refuses the geometry.
 std::shared_ptr<ConvPrims> Build(const ConvGeom& g, bool has_bias) {
   auto p = std::make_shared<ConvPrims>();
-  const int64_t G = g.groups;
-  p->src = PlainDesc({g.n, g.c, g.h, g.w});
-  p->dst = PlainDesc({g.n, g.f, g.oh, g.ow});
-  p->wei = G == 1 ? PlainDesc({g.f, g.c, g.kh, g.kw}) : PlainDesc({G, g.f / G, g.c / G, g.kh, g.kw});
-  p->bias = PlainDesc({g.f});
-  const auto any = memory::format_tag::any;
-  const auto f32 = memory::data_type::f32;
-  const memory::desc src_any(p->src.dims(), f32, any), dst_any(p->dst.dims(), f32, any),
-      wei_any(p->wei.dims(), f32, any);
+  const ConvDescs d = Descs(g);
+  p->src = d.src;
+  p->dst = d.dst;
+  p->wei = d.wei;
+  p->bias = d.bias;
+  const memory::desc &src_any = d.src_any, &dst_any = d.dst_any, &wei_any = d.wei_any;
   const memory::desc bias_md = has_bias ? p->bias : memory::desc();
-  const memory::dims strides{g.sh, g.sw}, dilates{g.dh - 1, g.dw - 1}, pad_l{g.ph, g.pw};
-  // MXNet's output extent floor((in + 2p - dk) / s) + 1: the right padding
-  // that makes oneDNN's extent equal it (may be below the left one).
-  const memory::dims pad_r{(g.oh - 1) * g.sh + (g.kh - 1) * g.dh + 1 - g.h - g.ph,
-                           (g.ow - 1) * g.sw + (g.kw - 1) * g.dw + 1 - g.w - g.pw};
+  const memory::dims &strides = d.strides, &dilates = d.dilates, &pad_l = d.pad_l, &pad_r = d.pad_r;
   dnnl::primitive_attr attr;
   attr.set_scratchpad_mode(dnnl::scratchpad_mode::user);
   const dnnl::engine& eng = Engine();
@@ -103,6 +128,54 @@ std::shared_ptr<ConvPrims> Prims(const ConvGeom& g, bool bias) {
   return p;
 }
 
+// The inference convolution of _fused_Convolution with its post-ops.
+struct FusedPrims {
+  ConvDescs d;
+  convolution_forward::primitive_desc pd;
+  convolution_forward fwd;
+};
+
+std::shared_ptr<FusedPrims> BuildFused(const ConvGeom& g, bool has_bias, bool sum, bool relu) {
+  auto p = std::make_shared<FusedPrims>();
+  p->d = Descs(g);
+  const ConvDescs& d = p->d;
+  dnnl::primitive_attr attr;
+  attr.set_scratchpad_mode(dnnl::scratchpad_mode::user);
+  dnnl::post_ops po;
+  if (sum) po.append_sum(1.0f);
+  if (relu) po.append_eltwise(1.0f, algorithm::eltwise_relu, 0.0f, 0.0f);
+  attr.set_post_ops(po);
+  convolution_forward::desc fd(dnnl::prop_kind::forward_inference, algorithm::convolution_direct, d.src_any,
+                               d.wei_any, has_bias ? d.bias : memory::desc(), d.dst_any, d.strides, d.dilates,
+                               d.pad_l, d.pad_r);
+  p->pd = convolution_forward::primitive_desc(fd, attr, Engine());
+  p->fwd = convolution_forward(p->pd);
+  return p;
+}
+
+std::shared_ptr<FusedPrims> FusedPrimsFor(const ConvGeom& g, bool bias, bool sum, bool relu) {
+  static std::mutex mu;
+  static std::map<std::vector<int64_t>, std::shared_ptr<FusedPrims>> cache;
+  std::vector<int64_t> key = Key(g, bias);
+  key.push_back(sum ? 1 : 0);
+  key.push_back(relu ? 1 : 0);
+  {
+    std::lock_guard<std::mutex> lock(mu);
+    auto it = cache.find(key);
+    if (it != cache.end()) return it->second;
+  }
+  std::shared_ptr<FusedPrims> p;
+  try {
+    p = BuildFused(g, bias, sum, relu);
+  } catch (const dnnl::error&) {
+    p = nullptr;
+  }
+  std::lock_guard<std::mutex> lock(mu);
+  if (cache.size() >= 512) cache.clear();
+  cache[key] = p;
+  return p;
+}
+
 bool Covered(const std::vector<TBlob>& in, const Shape& data) {
   return in[0].dtype == DType::kFloat32 && (data.ndim() == 3 || data.ndim() == 4);
 }
@@ -119,6 +192,23 @@ void Forward(const OpContext& ctx, const ConvPrims& p, const TBlob& x, const TBl
   std::unordered_map<int, memory> args{{DNNL_ARG_SRC, src}, {DNNL_ARG_WEIGHTS, wei}, {DNNL_ARG_DST, dst.target}};
   if (b) args[DNNL_ARG_BIAS] = Mem(p.bias, *b);
   Execute(p.fwd, p.fwd_pd, std::move(args));
+  dst.Finish();
+}
+
+// y = act(conv(x, w, b) + sum) for a kWrite / kInplace request: the sum is
+// placed in the destination (in oneDNN's layout) before the primitive runs.
+void FusedForward(const OpContext& ctx, const FusedPrims& p, const std::vector<TBlob>& in, bool has_bias,
+                  const TBlob* sum, const TBlob& y) {
+  const memory src = AsLayout(Mem(p.d.src, in[0]), p.pd.src_desc(), 0);
+  const memory wei = CachedLayout(ctx, 1, Mem(p.d.wei, in[1]), p.pd.weights_desc(), 1);
+  const OutputArg dst(Mem(p.d.dst, y), p.pd.dst_desc(), OpReq::kWrite, 2);
+  if (sum && sum->dptr != dst.target.get_data_handle()) {
+    memory s = Mem(p.d.dst, *sum), t = dst.target;
+    dnnl::reorder(s, t).execute(ThreadStream(), s, t);
+  }
+  std::unordered_map<int, memory> args{{DNNL_ARG_SRC, src}, {DNNL_ARG_WEIGHTS, wei}, {DNNL_ARG_DST, dst.target}};
+  if (has_bias) args[DNNL_ARG_BIAS] = Mem(p.d.bias, in[2]);
+  Execute(p.fwd, p.pd, std::move(args));
   dst.Finish();
 }
 
@@ -188,7 +278,23 @@ void RegisterNNConvDnnl(KernelRegistry* reg) {
     }
     ref_bwd(ctx, attrs, in, req, out);
   };
+  KernelFn ref_fused = ReferenceKernel(*reg, "_fused_Convolution");
+  auto fused = [ref_fused](const OpContext& ctx, const NodeAttrs& attrs, const std::vector<TBlob>& in,
+                           const std::vector<OpReq>& req, const std::vector<TBlob>& out) {
+    if (req[0] == OpReq::kNull) return;
+    const bool bias = !attrs.params.GetBool("no_bias"), sum = attrs.params.GetBool("with_sum");
+    const bool relu = attrs.params.GetString("act_type") == "relu";
+    if (req[0] != OpReq::kAdd && Covered(in, in[0].shape)) {
+      const ConvGeom g = MakeConvGeom(attrs.params, in[0].shape, out[0].shape);
+      if (auto p = FusedPrimsFor(g, bias, sum, relu)) {
+        FusedForward(ctx, *p, in, bias, sum ? &in.back() : nullptr, out[0]);
+        return;
+      }
+    }
+    ref_fused(ctx, attrs, in, req, out);
+  };
   reg->Add("Convolution", DeviceType::kCPU, {"dnnl", 20, fwd, true});
+  reg->Add("_fused_Convolution", DeviceType::kCPU, {"dnnl", 20, fused, true});
   reg->Add("_backward_Convolution", DeviceType::kCPU, {"dnnl", 20, bwd, true});
 }
 
