@@ -40,10 +40,11 @@
 // symbol computes with is_train=false; Forward(true) on it throws
 // Error(kInvalidArgument) (bind with optimize_inference=false for a
 // training-mode forward). It also has constant steps: op nodes whose inputs
-// are all constant, where variables are constant except data inputs
-// (arguments whose names end in "data" or "label") and ops drawing random
-// numbers or mutating inputs are never constant (e.g. the _bn_fold nodes
-// computing folded weights from the bound weights and statistics). Their
+// are all constant: aux states and parameters (arguments that no op reads
+// at a data-like input, named data*, arg*, lhs, rhs or label, and whose
+// names do not end in "data" or "label"); ops drawing random numbers or
+// mutating inputs are never constant. E.g. the _bn_fold nodes computing
+// folded weights from the bound weights and statistics. Their
 // outputs get blocks of their own in the memory plan (never reused), and
 // each constant step skips its kernel when every input's version
 // (OpContext::input_versions: a variable's engine version, or the content

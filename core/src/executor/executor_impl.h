@@ -72,10 +72,12 @@ bool ResolveOptimizeInference(bool option);
 Graph OptimizeInference(const OpRegistry& reg, const KernelRegistry& kernels, DeviceType dev, const Graph& forward,
                         std::vector<std::string>* applied);
 
-// Per node of `g`: whether it is constant. A variable is constant unless
-// it is a data input (an argument, not `is_aux`, whose name ends in "data"
-// or "label", MXNet's convention); an op node is when it has inputs, all
-// constant, and neither draws random numbers nor mutates an input.
+// Per node of `g`: whether it is constant. A variable is constant when it
+// is an aux state (`is_aux`) or a parameter: an argument no op reads at a
+// data-like input (named data*, arg*, lhs, rhs or label) whose own name
+// does not end in "data" or "label" (MXNet's convention for data inputs).
+// An op node is constant when it has inputs, all constant, and neither
+// draws random numbers nor mutates an input.
 std::vector<bool> ConstantNodes(const IndexedGraph& g, const std::vector<bool>& is_aux);
 
 // ExecutorOptions::bulk_max_nodes resolved
@@ -127,10 +129,12 @@ bool ResolveOptimizeInference(bool option);
 Graph OptimizeInference(const OpRegistry& reg, const KernelRegistry& kernels, DeviceType dev, const Graph& forward,
                         std::vector<std::string>* applied);
 
-// Per node of `g`: whether it is constant. A variable is constant unless
-// it is a data input (an argument, not `is_aux`, whose name ends in "data"
-// or "label", MXNet's convention); an op node is when it has inputs, all
-// constant, and neither draws random numbers nor mutates an input.
+// Per node of `g`: whether it is constant. A variable is constant when it
+// is an aux state (`is_aux`) or a parameter: an argument no op reads at a
+// data-like input (named data*, arg*, lhs, rhs or label) whose own name
+// does not end in "data" or "label" (MXNet's convention for data inputs).
+// An op node is constant when it has inputs, all constant, and neither
+// draws random numbers nor mutates an input.
 std::vector<bool> ConstantNodes(const IndexedGraph& g, const std::vector<bool>& is_aux);
 
 // ExecutorOptions::bulk_max_nodes resolved: a negative value takes

@@ -46,12 +46,27 @@ Graph OptimizeInference(const OpRegistry& reg, const KernelRegistry& kernels, De
 }
 
 std::vector<bool> ConstantNodes(const IndexedGraph& g, const std::vector<bool>& is_aux) {
+  // Variables read at a data-like input of some op.
+  std::vector<bool> read_as_data(g.num_nodes(), false);
+  for (uint32_t nid = 0; nid < g.num_nodes(); ++nid) {
+    const Node& node = g.node(nid);
+    if (node.is_variable()) continue;
+    const OpDef& op = *node.op();
+    std::vector<std::string> names;
+    if (op.input_names) names = op.input_names(node.attrs.params);
+    for (size_t i = 0; i < g[nid].inputs.size(); ++i) {
+      const std::string name = i < names.size() ? names[i] : "data";
+      const bool data_like = name.rfind("data", 0) == 0 || name.rfind("arg", 0) == 0 || name == "lhs" ||
+                             name == "rhs" || name == "label";
+      if (data_like) read_as_data[g[nid].inputs[i].node_id] = true;
+    }
+  }
   std::vector<bool> constant(g.num_nodes(), false);
   for (uint32_t nid = 0; nid < g.num_nodes(); ++nid) {
     const Node& node = g.node(nid);
     if (node.is_variable()) {
       const std::string& name = node.attrs.name;
-      constant[nid] = is_aux[nid] || !(EndsWith(name, "data") || EndsWith(name, "label"));
+      constant[nid] = is_aux[nid] || !(read_as_data[nid] || EndsWith(name, "data") || EndsWith(name, "label"));
       continue;
     }
     const OpDef& op = *node.op();

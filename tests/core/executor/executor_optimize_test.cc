@@ -82,7 +82,9 @@ TEST(ExecutorOptimize, BenchModelsMatch) {
     std::unique_ptr<Executor> ex;
     EXPECT_LT(test::CompareOptimized(c.symbol, {{"data", c.data}}, 3, &ex), 1e-5) << c.name;
     const std::string s = ex->DebugString();
-    if (c.folds) EXPECT_NE(s.find("FoldBatchNorm (" + std::to_string(c.folds) + " nodes)"), std::string::npos) << s;
+    if (c.folds) {
+      EXPECT_NE(s.find("FoldBatchNorm (" + std::to_string(c.folds) + " nodes)"), std::string::npos) << s;
+    }
     EXPECT_EQ(s.find("Op:BatchNorm"), std::string::npos) << c.name;
   }
 }
@@ -164,29 +166,46 @@ TEST(ExecutorOptimize, NewWeightsAfterBindArePickedUp) {
 }
 
 TEST(ExecutorOptimize, ConstantStepsSkipUntilAnInputChanges) {
-  // w + 1 reads only a parameter: a constant step whose output (a graph
-  // output here) is overwritten below to see whether the kernel ran.
-  Symbol y = Apply("_plus_scalar", {Symbol::CreateVariable("w")}, {{"scalar", "1"}}, "p");
-  auto ex = test::BindInference(y, {{"w", Shape{3}}}, true);
-  EXPECT_NE(ex->DebugString().find("Op:_plus_scalar, Name=p (constant)"), std::string::npos) << ex->DebugString();
-  NDArray w = ex->arg_arrays()[0], out = ex->outputs()[0];
-  test::Array(Shape{3}, {1, 2, 3}).CopyTo(&w);
+  // A _bn_fold of parameters (read at weight/gamma/... inputs): a constant
+  // step whose output (a graph output here) is overwritten below to see
+  // whether the kernel ran. gamma is fixed, beta 0, mean 0, var 1 - eps.
+  std::vector<Symbol> in;
+  for (const char* n : {"w", "gamma", "beta", "mean", "var"}) in.push_back(Symbol::CreateVariable(n));
+  Symbol y = Apply("_bn_fold", in, {{"no_bias", "True"}, {"eps", "0"}}, "fold")[0];
+  const pass::ShapeMap shapes{{"w", Shape{3, 1}}};
+  auto run = [&](Executor* ex, std::vector<double> w_values, bool clobber) {
+    NDArray w = ex->arg_arrays()[0], var = ex->arg_arrays()[4], out = ex->outputs()[0];
+    test::Array(Shape{3}, {1, 1, 1}).CopyTo(&var);
+    if (!w_values.empty()) test::Array(Shape{3, 1}, w_values).CopyTo(&w);
+    if (clobber) test::Array(Shape{3, 1}, {0, 0, 0}).CopyTo(&out);
+    ex->Forward(false);
+    return test::Values(out);
+  };
+  auto ex = test::BindInference(y, shapes, true);
+  EXPECT_NE(ex->DebugString().find("Op:_bn_fold, Name=fold (constant)"), std::string::npos) << ex->DebugString();
+  EXPECT_EQ(run(ex.get(), {1, 2, 3}, false), (std::vector<double>{1, 2, 3}));
+  // var is written by `run` every time: the fold runs again.
+  EXPECT_EQ(run(ex.get(), {}, true), (std::vector<double>{1, 2, 3}));
+  // Nothing written: skipped, the clobbered output stays.
+  NDArray out = ex->outputs()[0];
+  test::Array(Shape{3, 1}, {0, 0, 0}).CopyTo(&out);
   ex->Forward(false);
-  EXPECT_EQ(test::Values(out), (std::vector<double>{2, 3, 4}));
-  test::Array(Shape{3}, {0, 0, 0}).CopyTo(&out);
-  ex->Forward(false);  // w unchanged: skipped
   EXPECT_EQ(test::Values(out), (std::vector<double>{0, 0, 0}));
-  test::Array(Shape{3}, {5, 6, 7}).CopyTo(&w);
-  ex->Forward(false);  // w written: runs
-  EXPECT_EQ(test::Values(out), (std::vector<double>{6, 7, 8}));
+  // A weight written: runs.
+  NDArray w = ex->arg_arrays()[0];
+  test::Array(Shape{3, 1}, {5, 6, 7}).CopyTo(&w);
+  ex->Forward(false);
+  EXPECT_EQ(test::Values(out), (std::vector<double>{5, 6, 7}));
   // Not optimised: every Forward runs it.
-  auto plain = test::BindInference(y, {{"w", Shape{3}}}, false);
-  NDArray pw = plain->arg_arrays()[0], pout = plain->outputs()[0];
-  test::Array(Shape{3}, {1, 2, 3}).CopyTo(&pw);
+  auto plain = test::BindInference(y, shapes, false);
+  run(plain.get(), {1, 2, 3}, false);
+  NDArray pout = plain->outputs()[0];
+  test::Array(Shape{3, 1}, {0, 0, 0}).CopyTo(&pout);
   plain->Forward(false);
-  test::Array(Shape{3}, {0, 0, 0}).CopyTo(&pout);
-  plain->Forward(false);
-  EXPECT_EQ(test::Values(pout), (std::vector<double>{2, 3, 4}));
+  EXPECT_EQ(test::Values(pout), (std::vector<double>{1, 2, 3}));
+  // Data-like inputs are no parameters: w + 1 is no constant step.
+  Symbol p = Apply("_plus_scalar", {Symbol::CreateVariable("w")}, {{"scalar", "1"}}, "p");
+  EXPECT_EQ(test::BindInference(p, {{"w", Shape{3}}}, true)->DebugString().find("(constant)"), std::string::npos);
 }
 
 TEST(ExecutorOptimize, SecondForwardAllocatesNothing) {
