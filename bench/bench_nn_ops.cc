@@ -6,6 +6,8 @@
 //   Pooling         max 3x3 stride 2 pad 1 on 1x64x112x112 (ResNet's stem pool)
 //   BatchNorm       training (batch statistics), 32x64x28x28, fix_gamma False
 //   softmax         128x1000 along the last axis
+//   LayerNorm       (32*128)x768 and 64x512 rows, axis -1 (BERT-base's and a
+//                   small transformer's hidden sizes)
 // "fwd" runs the operator, "bwd" its `_backward_<op>` operator on a fixed head
 // gradient (inputs as the symbolic gradient passes them), every output with
 // request kWrite, in training mode (OpContext::is_train).
@@ -35,6 +37,7 @@
 #include <functional>
 #include <random>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "weft/engine.h"
@@ -154,6 +157,16 @@ std::vector<Case> Cases(const std::string& filter) {
     NDArray x = Random({128, 1000}, -4, 4, &rng), dy = Random({128, 1000}, -1, 1, &rng);
     cases.push_back(MakeCase("softmax", "128x1000, axis -1", {{"axis", "-1"}}, {x},
                              [&](const Call& f) { return std::vector<NDArray>{dy, f.outputs[0]}; }));
+  }
+  if (want("LayerNorm")) {
+    for (const auto& [rows, cols] : {std::pair<int64_t, int64_t>{32 * 128, 768}, {64, 512}}) {
+      NDArray x = Random({rows, cols}, -2, 2, &rng), gamma = Random({cols}, 0.5f, 1.5f, &rng),
+              beta = Random({cols}, -0.5f, 0.5f, &rng), dy = Random({rows, cols}, -1, 1, &rng);
+      cases.push_back(MakeCase("LayerNorm", std::to_string(rows) + "x" + std::to_string(cols) + ", axis -1",
+                               {{"axis", "-1"}, {"eps", "1e-5"}}, {x, gamma, beta}, [=](const Call& f) {
+                                 return std::vector<NDArray>{dy, f.inputs[0], f.inputs[1]};
+                               }));
+    }
   }
   return cases;
 }

@@ -33,13 +33,13 @@ for line in open(sys.argv[1]):
         continue
     impl, threads, op, pass_, shape, backend, invoke, kernel = f
     if impl == "torch":
-        torch[(threads, op, pass_)] = float(invoke)
+        torch[(threads, op, pass_, shape)] = float(invoke)
     else:
         weft.append((threads, op, pass_, shape, backend, invoke, kernel))
 print("| threads | op | pass | shape | weft backend | weft Invoke | weft kernel | torch | ratio |")
 print("|---|---|---|---|---|---|---|---|---|")
 for threads, op, pass_, shape, backend, invoke, kernel in weft:
-    t = torch.get((threads, op, pass_))
+    t = torch.get((threads, op, pass_, shape))
     ours = float(invoke) if invoke != "-" else float(kernel)
     ratio = f"{ours / t:.2f}" if t else "-"
     ts = f"{t:.4f}" if t else "-"

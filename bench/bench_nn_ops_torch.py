@@ -55,6 +55,12 @@ def cases(g):
     x = u((128, 1000), -4, 4, g)
     yield "softmax", "128x1000, axis -1", lambda x=x: F.softmax(x, dim=-1), [x]
 
+    for rows, cols in ((32 * 128, 768), (64, 512)):
+        x, gamma, beta = u((rows, cols), -2, 2, g), u((cols,), 0.5, 1.5, g), u((cols,), -0.5, 0.5, g)
+        yield ("LayerNorm", f"{rows}x{cols}, axis -1",
+               lambda x=x, gamma=gamma, beta=beta, cols=cols: F.layer_norm(x, (cols,), gamma, beta, eps=1e-5),
+               [x, gamma, beta])
+
 
 def main():
     ap = argparse.ArgumentParser()

@@ -9,6 +9,7 @@
 #include <string>
 
 #include "weft/op.h"
+#include "weft/status.h"
 
 #ifdef __CUDACC__
 #define WEFT_HOST_DEVICE __host__ __device__
@@ -45,10 +46,15 @@ struct ConvGeom {
 // Reads kernel/stride/pad, `dilate` (when `has_dilate`) and `num_group`
 // (when `has_group`) with the shapes of the input `in` and output `out`,
 // both channel-first of rank 3 or 4.
+// 1-D and 2-D only: 3-D convolution has its own CPU kernel
+// (kernels/cpu/nn_conv3d.cc), and backends built on this geometry reject it.
 inline ConvGeom MakeConvGeom(const ParamValues& p, const Shape& in, const Shape& out,
                              bool has_dilate = true, bool has_group = true) {
   ConvGeom g;
   const int nd = in.ndim();
+  if (nd > 4)
+    Fail(StatusCode::kNotImplemented, "convolution geometry: this backend supports 1-D and 2-D data; ",
+         in.ToString(), " needs 3-D (CPU Convolution only)");
   g.n = in[0];
   g.c = in[1];
   g.f = out[1];
@@ -103,9 +109,14 @@ struct PoolGeom {
   bool count_include_pad = true;
 };
 
+// 1-D and 2-D only: 3-D pooling has its own CPU kernel (kernels/cpu/
+// nn_pool3d.cc), and backends built on this geometry reject it.
 inline PoolGeom MakePoolGeom(const ParamValues& p, const Shape& in, const Shape& out) {
   PoolGeom g;
   const int nd = in.ndim();
+  if (nd > 4)
+    Fail(StatusCode::kNotImplemented, "operator Pooling: this backend supports 1-D and 2-D pooling; data ",
+         in.ToString(), " needs 3-D (CPU only)");
   g.planes = in[0] * in[1];
   g.w = in[nd - 1];
   g.ow = out[nd - 1];

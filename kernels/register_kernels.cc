@@ -15,12 +15,19 @@ void RegisterElemwiseUnaryMathCpu(KernelRegistry* reg);
 void RegisterElemwiseCompareCpu(KernelRegistry* reg);
 // [tensor kernel declarations]
 void RegisterNNLRNCpu(KernelRegistry* reg);
+void RegisterNNRnnCpu(KernelRegistry* reg);
+void RegisterNNSequenceCpu(KernelRegistry* reg);
 void RegisterNNNormInstCpu(KernelRegistry* reg);
+void RegisterNNLayerNormCpu(KernelRegistry* reg);
+void RegisterNNLossExtraCpu(KernelRegistry* reg);
+void RegisterNNCTCCpu(KernelRegistry* reg);
 void RegisterNNMiscCpu(KernelRegistry* reg);
 void RegisterIndexOpsCpu(KernelRegistry* reg);
 void RegisterSortOpsCpu(KernelRegistry* reg);
 void RegisterGatherOpsCpu(KernelRegistry* reg);
 void RegisterShapeOpsJoinCpu(KernelRegistry* reg);
+void RegisterNNRnnParamConcatCpu(KernelRegistry* reg);
+void RegisterContribTransformerCpu(KernelRegistry* reg);
 void RegisterShapeOpsCpu(KernelRegistry* reg);
 void RegisterShapeOpsViewCpu(KernelRegistry* reg);
 void RegisterNNDeconvCpu(KernelRegistry* reg);
@@ -52,6 +59,7 @@ void RegisterDotBlas(KernelRegistry* reg);
 namespace onednn {
 void RegisterNNDenseDnnl(KernelRegistry* reg);
 void RegisterNNConvDnnl(KernelRegistry* reg);
+void RegisterNNRnnDnnl(KernelRegistry* reg);
 }  // namespace onednn
 #endif
 #if WEFT_USE_CUDA
@@ -80,12 +88,19 @@ void RegisterAllKernels(KernelRegistry* reg) {
   cpu::RegisterElemwiseCompareCpu(reg);
   // [tensor kernel registrations]
   cpu::RegisterNNLRNCpu(reg);
+  cpu::RegisterNNRnnCpu(reg);
+  cpu::RegisterNNSequenceCpu(reg);
   cpu::RegisterNNNormInstCpu(reg);
+  cpu::RegisterNNLayerNormCpu(reg);
+  cpu::RegisterNNLossExtraCpu(reg);
+  cpu::RegisterNNCTCCpu(reg);
   cpu::RegisterNNMiscCpu(reg);
   cpu::RegisterIndexOpsCpu(reg);
   cpu::RegisterSortOpsCpu(reg);
   cpu::RegisterGatherOpsCpu(reg);
   cpu::RegisterShapeOpsJoinCpu(reg);
+  cpu::RegisterNNRnnParamConcatCpu(reg);  // after Concat: runs its kernel
+  cpu::RegisterContribTransformerCpu(reg);
   cpu::RegisterShapeOpsCpu(reg);
   cpu::RegisterShapeOpsViewCpu(reg);
   cpu::RegisterNNDeconvCpu(reg);
@@ -116,6 +131,7 @@ void RegisterAllKernels(KernelRegistry* reg) {
   // After the cpu kernels: they are the fallback of these.
   onednn::RegisterNNDenseDnnl(reg);
   onednn::RegisterNNConvDnnl(reg);
+  onednn::RegisterNNRnnDnnl(reg);
 #endif
 #if WEFT_USE_CUDA
   cuda::RegisterQuadraticCuda(reg);

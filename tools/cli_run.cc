@@ -1,16 +1,24 @@
-// `weft run` (bind a model to .npy inputs and .params, forward, write .npy
-// outputs) and `weft plan` (the memory plan of a model bound from shapes),
-// over the public C ABI only.
+// `weft run` (bind a model to .npy inputs and .params, or --init values,
+// forward, write .npy outputs) and `weft plan` (the memory plan of a model
+// bound from shapes), over the public C ABI only.
+#include <algorithm>
+#include <cerrno>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
+#include <filesystem>
 #include <map>
 #include <string>
+#include <system_error>
 #include <vector>
 
+#include "cli_init.h"
 #include "cli_util.h"
 
 namespace weft_cli {
 namespace {
+
+namespace fs = std::filesystem;
 
 std::string ShapeOf(const WeftNDArray* a, const char* ctx) {
   int ndim = 0;
@@ -48,44 +56,82 @@ void PrintMemory(const WeftExecutor* exec, const char* ctx) {
               m.planned_bytes, m.num_storage, m.naive_bytes, pct, m.num_inplace, m.num_reused);
 }
 
-}  // namespace
+// "a, b, c" (at most `limit` names, then "and N more").
+std::string NameList(const std::vector<std::string>& names, size_t limit = 12) {
+  std::string s;
+  for (size_t i = 0; i < names.size() && i < limit; ++i) s += (i ? ", " : "") + names[i];
+  if (names.size() > limit) s += " and " + std::to_string(names.size() - limit) + " more";
+  return s;
+}
 
-int RunModel(int argc, char** argv) {
-  std::string symbol_file, params_file, out_dir = ".";
+// Creates `dir` and its parents when missing (before anything is bound).
+void MakeOutputDir(const std::string& dir) {
+  std::error_code ec;
+  if (fs::is_directory(dir, ec)) return;
+  fs::create_directories(dir, ec);
+  if (ec || !fs::is_directory(dir))
+    throw Exit{1, "weft run: error: cannot create output directory '" + dir + "': " +
+                      (ec ? ec.message() : std::string("a file of that name exists"))};
+}
+
+struct RunOptions {
+  std::string symbol_file, params_file, out_dir = ".", init;
   std::vector<std::pair<std::string, std::string>> inputs;
-  bool train = false;
+  uint64_t seed = 1;
+  bool seed_given = false, train = false;
+};
+
+RunOptions ParseRun(int argc, char** argv) {
+  RunOptions o;
   for (Args a{argc, argv}; a.i < argc; ++a.i) {
     std::string s = argv[a.i];
     if (a.Is(s, "--symbol")) {
-      symbol_file = a.Value(s, "--symbol");
+      o.symbol_file = a.Value(s, "--symbol");
     } else if (a.Is(s, "--params")) {
-      params_file = a.Value(s, "--params");
+      o.params_file = a.Value(s, "--params");
     } else if (a.Is(s, "--input")) {
       auto kv = SplitAssign(a.Value(s, "--input"), "--input");
-      for (const auto& in : inputs)
+      for (const auto& in : o.inputs)
         if (in.first == kv.first) Usage("--input " + kv.first + " given twice");
-      inputs.push_back(kv);
+      o.inputs.push_back(kv);
     } else if (a.Is(s, "--output-dir")) {
-      out_dir = a.Value(s, "--output-dir");
+      o.out_dir = a.Value(s, "--output-dir");
+      if (o.out_dir.empty()) Usage("--output-dir needs a directory name");
+    } else if (a.Is(s, "--init")) {
+      o.init = a.Value(s, "--init");
+      if (o.init.empty()) Usage("--init needs an initializer name (xavier, uniform, normal, zero, one)");
+    } else if (a.Is(s, "--seed")) {
+      std::string v = a.Value(s, "--seed");
+      char* end = nullptr;
+      errno = 0;
+      unsigned long long n = std::strtoull(v.c_str(), &end, 10);
+      if (v.empty() || v[0] == '-' || *end != '\0' || errno == ERANGE)
+        Usage("--seed expects a non-negative integer, given '" + v + "'");
+      o.seed = n;
+      o.seed_given = true;
     } else if (s == "--train-mode") {
-      train = true;
+      o.train = true;
     } else {
       Usage("run: unexpected argument '" + s + "'");
     }
   }
-  if (symbol_file.empty()) Usage("run: --symbol S.json is required");
-  if (inputs.empty()) Usage("run: at least one --input NAME=FILE.npy is required");
+  if (o.symbol_file.empty()) Usage("run: --symbol S.json is required");
+  if (o.inputs.empty() && o.init.empty())
+    Usage("run: at least one --input NAME=FILE.npy is required (or --init to fill a model's shapes from hints)");
+  return o;
+}
 
-  Sym sym;
-  Check(weft_symbol_from_json_file(symbol_file.c_str(), sym.out()), "run");
-  std::map<std::string, Array> values;  // by argument / aux name
-  if (!params_file.empty()) {
+// Loads the --params file (names without arg:/aux:) and the --inputs into
+// `values`; an input replaces a parameter of the same name.
+void LoadValues(const RunOptions& o, std::map<std::string, Array>* values) {
+  if (!o.params_file.empty()) {
     ArrayList list;
-    Check(weft_ndarray_load_file(params_file.c_str(), list.out()), "run");
+    Check(weft_ndarray_load_file(o.params_file.c_str(), list.out()), "run");
     size_t n = 0;
     int named = 0;
     Check(weft_ndarray_list_size(list.get(), &n, &named), "run");
-    if (!named) throw Exit{1, "weft run: error: " + params_file + " has no array names (need arg:/aux: names)"};
+    if (!named)
+      throw Exit{1, "weft run: error: " + o.params_file + " has no array names (need arg:/aux: names)"};
     for (size_t k = 0; k < n; ++k) {
       const char* name = nullptr;
       Check(weft_ndarray_list_name(list.get(), k, &name), "run");
@@ -93,48 +139,68 @@ int RunModel(int argc, char** argv) {
       if (key.rfind("arg:", 0) == 0 || key.rfind("aux:", 0) == 0) key = key.substr(4);
       Array arr;
       Check(weft_ndarray_list_get(list.get(), k, arr.out()), "run");
-      values.erase(key);
-      values.emplace(key, std::move(arr));
+      values->erase(key);
+      values->emplace(key, std::move(arr));
     }
   }
-  for (const auto& in : inputs) {
+  for (const auto& in : o.inputs) {
     Array arr;
     Check(weft_ndarray_load_npy(in.second.c_str(), arr.out()), "run --input " + in.first);
-    values.erase(in.first);
-    values.emplace(in.first, std::move(arr));
+    values->erase(in.first);
+    values->emplace(in.first, std::move(arr));
   }
+}
 
+}  // namespace
+
+int RunModel(int argc, char** argv) {
+  const RunOptions o = ParseRun(argc, argv);
+  Sym sym;
+  Check(weft_symbol_from_json_file(o.symbol_file.c_str(), sym.out()), "run");
   WeftStringList* l = nullptr;
   Check(weft_symbol_list_arguments(sym.get(), &l), "run");
-  std::vector<std::string> arg_names = Strings(l, "run");
+  const std::vector<std::string> arg_names = Strings(l, "run");
   Check(weft_symbol_list_auxiliary_states(sym.get(), &l), "run");
-  std::vector<std::string> aux_names = Strings(l, "run");
-  std::vector<WeftNDArray*> args, aux;
-  for (const std::string& name : arg_names) {
-    auto it = values.find(name);
-    if (it == values.end())
-      throw Exit{1, "weft run: error: argument '" + name + "' has no value: give --input " + name +
-                        "=FILE.npy or a --params file with arg:" + name};
-    args.push_back(it->second.get());
+  const std::vector<std::string> aux_names = Strings(l, "run");
+  std::vector<std::string> variables = arg_names;
+  variables.insert(variables.end(), aux_names.begin(), aux_names.end());
+  for (const auto& in : o.inputs) {
+    if (std::find(variables.begin(), variables.end(), in.first) == variables.end())
+      Usage("--input " + in.first + ": the model has no argument or auxiliary state of that name");
   }
-  for (const std::string& name : aux_names) {
-    auto it = values.find(name);
-    if (it == values.end())
-      throw Exit{1, "weft run: error: auxiliary state '" + name + "' has no value in the --params file (aux:" +
-                        name + ")"};
-    aux.push_back(it->second.get());
-  }
-  for (const auto& in : inputs) {
-    bool known = false;
-    for (const std::string& n : arg_names) known = known || n == in.first;
-    if (!known) Usage("--input " + in.first + ": the model has no argument of that name");
-  }
+  if (o.seed_given) Check(weft_random_seed(o.seed), "run --seed");
 
+  std::map<std::string, Array> values;  // by argument / aux name
+  LoadValues(o, &values);
+  std::vector<std::string> missing;
+  for (const std::string& name : variables)
+    if (!values.count(name)) missing.push_back(name);
+  if (!missing.empty() && o.init.empty())
+    throw Exit{1, "weft run: error: " + std::to_string(missing.size()) +
+                      " argument(s)/auxiliary state(s) have no value: " + NameList(missing) +
+                      "; give them with --params P.params (arg:/aux: names) or --input NAME=FILE.npy, "
+                      "or fill them with --init xavier|uniform|normal [--seed N] to try the model "
+                      "without weights"};
+  if (!missing.empty()) {
+    InitReport r = FillMissing(sym.get(), variables, missing, o.init, o.seed, &values);
+    std::printf("init: %s (seed %llu) filled %zu of %zu arguments/auxiliary states", o.init.c_str(),
+                static_cast<unsigned long long>(o.seed), missing.size(), variables.size());
+    if (!r.from_attr.empty()) std::printf("; by __init__: %s", NameList(r.from_attr).c_str());
+    if (!r.zero_inputs.empty()) std::printf("; zeros for inputs: %s", NameList(r.zero_inputs).c_str());
+    std::printf("\n");
+  }
+  std::vector<WeftNDArray*> args, aux;
+  for (const std::string& name : arg_names) args.push_back(values.at(name).get());
+  for (const std::string& name : aux_names) aux.push_back(values.at(name).get());
+
+  // The output directory exists before anything runs: a failure to write
+  // an output must not leave forward work pending.
+  MakeOutputDir(o.out_dir);
   Exec exec;
   Check(weft_executor_bind(sym.get(), WEFT_CPU, 0, args.data(), args.size(), nullptr, nullptr, aux.data(),
                            aux.size(), exec.out()),
         "run");
-  Check(weft_executor_forward(exec.get(), train ? 1 : 0), "run");
+  Check(weft_executor_forward(exec.get(), o.train ? 1 : 0), "run");
   Check(weft_symbol_list_outputs(sym.get(), &l), "run");
   std::vector<std::string> out_names = Strings(l, "run");
   ArrayList outs;
@@ -142,7 +208,7 @@ int RunModel(int argc, char** argv) {
   for (size_t k = 0; k < out_names.size(); ++k) {
     Array arr;
     Check(weft_ndarray_list_get(outs.get(), k, arr.out()), "run");
-    std::string path = out_dir + "/" + FileName(out_names[k]) + ".npy";
+    std::string path = o.out_dir + "/" + FileName(out_names[k]) + ".npy";
     Check(weft_ndarray_save_npy(arr.get(), path.c_str()), "run");
     std::printf("%s %s %s -> %s\n", out_names[k].c_str(), ShapeOf(arr.get(), "run").c_str(),
                 DTypeOf(arr.get(), "run").c_str(), path.c_str());

@@ -1,6 +1,7 @@
-// Shared pieces of the `weft` command-line tool: exit handling, owned C ABI
-// handles and option parsing (defined in weft_cli.cc), and the model
-// commands (cli_run.cc). Everything goes through the public C ABI only.
+// Shared pieces of the `weft` command-line tool: exit handling and usage
+// (cli_help.cc), owned C ABI handles, option parsing and JSON text (defined
+// in weft_cli.cc), and the commands. Everything goes through the public C
+// ABI only.
 #ifndef WEFT_TOOLS_CLI_UTIL_H_
 #define WEFT_TOOLS_CLI_UTIL_H_
 
@@ -19,8 +20,12 @@ struct Exit {
   std::string message;
 };
 
-// Throws Exit{2} with `msg` and the usage text.
+// Throws Exit{2} with `msg` and the usage text (cli_help.cc).
 [[noreturn]] void Usage(const std::string& msg);
+// Whether `name` is a command with its own usage (cli_help.cc).
+bool IsCommand(const std::string& name);
+// Prints `command`'s usage on stdout, or every command's when it is none.
+void PrintHelp(const std::string& command);
 
 // Throws Exit{1} with the library's last error when `s` is not WEFT_OK.
 inline void Check(WeftStatus s, const std::string& context) {
@@ -102,11 +107,16 @@ struct DTypeArg {
   std::string name;
   int code;
 };
+// `s` as a JSON string literal; `names` as a JSON list of strings.
+std::string JsonString(const std::string& s);
+std::string NamesJson(const std::vector<std::string>& names);
 // Splits "NAME=VALUE" given to `opt` (usage error otherwise).
 std::pair<std::string, std::string> SplitAssign(const std::string& text, const char* opt);
 ShapeArg ParseShape(const std::string& text);  // NAME=D1,D2,... (0 or ? unknown)
 DTypeArg ParseDType(const std::string& text);  // NAME=float32 ...
 
+// `weft ops` (cli_ops.cc).
+int Ops(int argc, char** argv);
 // `weft run` and `weft plan` (cli_run.cc).
 int RunModel(int argc, char** argv);
 int Plan(int argc, char** argv);

@@ -2,14 +2,18 @@
 // only; no C++ internals).
 //
 //   weft inspect FILE.json [--shape NAME=D1,D2,...]... [--dtype NAME=TYPE]... [--json]
-//   weft run --symbol S.json [--params P.params] --input NAME=FILE.npy... [--output-dir DIR] [--train-mode]
+//   weft run --symbol S.json [--params P.params] [--input NAME=FILE.npy]... [--output-dir DIR]
+//            [--init NAME] [--seed N] [--train-mode]
 //   weft plan FILE.json --shape NAME=... [--dtype NAME=TYPE]... [--train]
 //   weft train --symbol S.json [--data-dir DIR] [--epochs N] [--batch-size B] [--save PREFIX] ...
 //   weft predict --checkpoint PREFIX --epoch N [--data-dir DIR] [--limit N] [--out FILE] ...
 //   weft place FILE.json [--group2ctx GROUP=DEV]... [--bind NAME=DEV]... [--default DEV] [--train] [--dot]
 //   weft ops [--json]
-//   weft --version | --help
+//   weft --version | --help | COMMAND --help
 //
+// The usage texts live in cli_help.cc, `ops` in cli_ops.cc, `run` and
+// `plan` in cli_run.cc (`run --init` in cli_init.cc), `train`, `predict` and
+// `place` in cli_train.cc, cli_predict.cc and cli_place.cc.
 // Exit codes: 0 success, 1 an error reported by the library (load, inference,
 // I/O), 2 a usage error. Results go to stdout, errors to stderr.
 #include <algorithm>
@@ -26,54 +30,6 @@
 #include "weft/c_api.h"
 
 namespace weft_cli {
-
-const char kUsage[] =
-    "usage: weft inspect FILE.json [--shape NAME=D1,D2,...]... [--dtype NAME=TYPE]... [--json]\n"
-    "       weft run --symbol S.json [--params P.params] --input NAME=FILE.npy... [--output-dir DIR]\n"
-    "                [--train-mode]\n"
-    "       weft plan FILE.json --shape NAME=D1,D2,...... [--dtype NAME=TYPE]... [--train]\n"
-    "       weft train --symbol S.json [--data-dir DIR] [--epochs N] [--batch-size B]\n"
-    "                [--optimizer sgd|adam] [--lr X] [--momentum M] [--wd W] [--init NAME]\n"
-    "                [--seed S] [--limit N] [--save PREFIX] [--progress auto|bar|lines|epoch|none]\n"
-    "       weft predict --checkpoint PREFIX --epoch N [--data-dir DIR] [--set t10k|train]\n"
-    "                [--limit N] [--batch-size B] [--out FILE]\n"
-    "       weft place FILE.json [--group2ctx GROUP=DEV]... [--bind NAME=DEV]... [--default DEV]\n"
-    "                [--train] [--dot]\n"
-    "       weft ops [--json]\n"
-    "       weft --version | --help\n"
-    "\n"
-    "inspect  loads an MXNet symbol file (1.x, 0.9 or 0.8 format) and prints the\n"
-    "         format generation, arguments, auxiliary states and outputs with their\n"
-    "         inferred shapes and dtypes. --shape gives an input shape (0 or ? for an\n"
-    "         unknown extent, nothing after '=' for a scalar); --dtype an input type\n"
-    "         (float32, float64, float16, uint8, int32, int8, int64). Unknown extents\n"
-    "         print as ? (0 in --json), unknown dtypes as ? (null in --json).\n"
-    "run      binds a model (shapes from the inputs, parameters from an MXNet .params\n"
-    "         file with arg:/aux: names), runs forward and writes every output as\n"
-    "         DIR/<output>.npy (DIR defaults to .); prints outputs and planned memory.\n"
-    "plan     binds a model from input shapes and prints its memory plan: naive vs\n"
-    "         planned bytes, in-place and reuse counts, and each node's storage.\n"
-    "         --train plans the training graph (gradients of every non-data argument).\n"
-    "train    trains a model on MNIST-format IDX files (DIR defaults to Debian's\n"
-    "         /usr/share/datasets/fashion-mnist): shuffled batches (default 64), SGD with\n"
-    "         momentum 0.9 (lr 0.05) or Adam (lr 0.001), Xavier init; prints progress, the\n"
-    "         test accuracy and images/s, and with --save writes PREFIX-symbol.json and\n"
-    "         PREFIX-<epoch>.params (MXNet's checkpoint). --limit trains on the first N.\n"
-    "predict  classifies MNIST-format images (DIR/SET-images-idx3-ubyte.gz, default the\n"
-    "         t10k set of Debian's Fashion-MNIST; --limit: the first N) with the\n"
-    "         checkpoint PREFIX-symbol.json + PREFIX-<epoch>.params (inputs data and\n"
-    "         softmax_label; batches of 100, last one padded), prints the accuracy and\n"
-    "         with --out writes each image's predicted class (arg max), one per line.\n"
-    "place    assigns every node a device (DEV is cpu(N) or gpu(N)): --group2ctx maps\n"
-    "         a ctx_group attribute to a device, --bind fixes a variable's device (a\n"
-    "         bound array), --default places the rest (cpu(0)); prints each node of the\n"
-    "         placed graph with its device, cross-device copies marked. --train places\n"
-    "         the training graph (gradients of every argument). --dot prints the placed\n"
-    "         graph as Graphviz instead (a fill colour per device, copies as ellipses):\n"
-    "         weft place m.json --group2ctx a=cpu(1) --dot | dot -Tsvg > m.svg\n"
-    "ops      lists the registered operators with their parameters, defaults and docs.\n";
-
-[[noreturn]] void Usage(const std::string& msg) { throw Exit{2, "weft: " + msg + "\n\n" + kUsage}; }
 
 const char* const kDTypeNames[7] = {"float32", "float64", "float16", "uint8",
                                    "int32",   "int8",    "int64"};
@@ -360,109 +316,32 @@ int Inspect(int argc, char** argv) {
   return 0;
 }
 
-// ---------------------------------------------------------------------- ops
-
-struct ParamInfo {
-  std::string name, type, doc;
-  bool required = false;
-  std::string def;
-};
-struct OpInfo {
-  std::string name, doc;
-  std::vector<ParamInfo> params;
-};
-
-std::vector<OpInfo> ListOps() {
-  size_t n = 0;
-  Check(weft_op_count(&n), "ops");
-  std::vector<OpInfo> ops(n);
-  for (size_t i = 0; i < n; ++i) {
-    const char* name = nullptr;
-    const char* doc = nullptr;
-    size_t np = 0;
-    Check(weft_op_name(i, &name), "ops");
-    Check(weft_op_info(name, &doc, &np), "ops");
-    ops[i].name = name;
-    ops[i].doc = doc ? doc : "";
-    for (size_t k = 0; k < np; ++k) {
-      const char *pn = nullptr, *pt = nullptr, *pd = nullptr, *pdoc = nullptr;
-      Check(weft_op_param(name, k, &pn, &pt, &pd, &pdoc), "ops");
-      ParamInfo p;
-      p.name = pn;
-      p.type = pt;
-      p.required = pd == nullptr;
-      p.def = pd ? pd : "";
-      p.doc = pdoc ? pdoc : "";
-      ops[i].params.push_back(std::move(p));
-    }
-  }
-  return ops;
-}
-
-// Prints `text` with every line indented by `indent` spaces.
-void PrintIndented(const std::string& text, int indent) {
-  size_t pos = 0;
-  while (pos <= text.size()) {
-    size_t nl = text.find('\n', pos);
-    std::string line = text.substr(pos, nl == std::string::npos ? std::string::npos : nl - pos);
-    std::printf("%*s%s\n", line.empty() ? 0 : indent, "", line.c_str());
-    if (nl == std::string::npos) break;
-    pos = nl + 1;
-  }
-}
-
-int Ops(int argc, char** argv) {
-  bool json = false;
-  for (int i = 2; i < argc; ++i) {
-    if (std::strcmp(argv[i], "--json") == 0)
-      json = true;
-    else
-      Usage(std::string("ops: unexpected argument '") + argv[i] + "'");
-  }
-  std::vector<OpInfo> ops = ListOps();
-  if (json) {
-    std::printf("[\n");
-    for (size_t i = 0; i < ops.size(); ++i) {
-      const OpInfo& op = ops[i];
-      std::printf("  {\"name\": %s, \"doc\": %s, \"params\": [", JsonString(op.name).c_str(),
-                  JsonString(op.doc).c_str());
-      for (size_t k = 0; k < op.params.size(); ++k) {
-        const ParamInfo& p = op.params[k];
-        std::printf("%s\n    {\"name\": %s, \"type\": %s, \"required\": %s, \"default\": %s, "
-                    "\"doc\": %s}",
-                    k ? "," : "", JsonString(p.name).c_str(), JsonString(p.type).c_str(),
-                    p.required ? "true" : "false",
-                    p.required ? "null" : JsonString(p.def).c_str(), JsonString(p.doc).c_str());
-      }
-      std::printf("%s]}%s\n", op.params.empty() ? "" : "\n  ", i + 1 < ops.size() ? "," : "");
-    }
-    std::printf("]\n");
-    return 0;
-  }
-  std::printf("%zu operators\n", ops.size());
-  for (const OpInfo& op : ops) {
-    std::printf("\n%s\n", op.name.c_str());
-    if (!op.doc.empty()) PrintIndented(op.doc, 4);
-    for (const ParamInfo& p : op.params) {
-      std::string head = "  " + p.name + " : " + p.type +
-                         (p.required ? std::string(", required") : ", default " + p.def);
-      std::printf("%s\n", head.c_str());
-      if (!p.doc.empty()) PrintIndented(p.doc, 6);
-    }
-  }
-  return 0;
-}
-
 int Run(int argc, char** argv) {
   if (argc < 2) Usage("no command given");
   std::string cmd = argv[1];
-  if (cmd == "--version" || cmd == "version") {
-    if (argc > 2) Usage("--version takes no arguments");
-    std::printf("weft %s (C ABI %d)\n", weft_version(), weft_abi_version());
+  if (cmd == "--help" || cmd == "-h" || cmd == "help") {
+    if (argc == 3 && (std::strcmp(argv[2], "--help") == 0 || std::strcmp(argv[2], "-h") == 0)) {
+      PrintHelp("help");
+      return 0;
+    }
+    if (argc > 3 || (argc == 3 && !IsCommand(argv[2])))
+      Usage(std::string("help: unknown command '") + argv[argc - 1] + "'");
+    PrintHelp(argc == 3 ? argv[2] : "");
     return 0;
   }
-  if (cmd == "--help" || cmd == "-h" || cmd == "help") {
-    std::fputs(kUsage, stdout);
+  if (cmd == "--version") cmd = "version";
+  // `weft CMD --help` (or -h anywhere after CMD): CMD's usage alone.
+  if (IsCommand(cmd)) {
+    for (int i = 2; i < argc; ++i) {
+      if (std::strcmp(argv[i], "--help") == 0 || std::strcmp(argv[i], "-h") == 0) {
+        PrintHelp(cmd);
+        return 0;
+      }
+    }
+  }
+  if (cmd == "version") {
+    if (argc > 2) Usage("--version takes no arguments");
+    std::printf("weft %s (C ABI %d)\n", weft_version(), weft_abi_version());
     return 0;
   }
   if (cmd == "inspect") return Inspect(argc, argv);
@@ -471,7 +350,6 @@ int Run(int argc, char** argv) {
   if (cmd == "plan") return Plan(argc, argv);
   if (cmd == "train") return Train(argc, argv);
   if (cmd == "predict") return Predict(argc, argv);
-
   if (cmd == "place") return Place(argc, argv);
   Usage("unknown command '" + cmd + "'");
 }
@@ -482,6 +360,12 @@ int main(int argc, char** argv) {
   try {
     return weft_cli::Run(argc, argv);
   } catch (const weft_cli::Exit& e) {
+    // An error may leave pushed work running (e.g. an output that cannot
+    // be written while forward still runs): let it finish, or exit()
+    // destroys statics that running kernels use (oneDNN's) before the
+    // engine's exit hook waits for them. Its own error is not reported.
+    // Usage errors come before any work is pushed.
+    if (e.code != 2) weft_wait_all();
     std::fflush(stdout);
     std::fprintf(stderr, "%s\n", e.message.c_str());
     return e.code;

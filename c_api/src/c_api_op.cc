@@ -1,9 +1,11 @@
-// weft_op_*: operator listing and documentation, and imperative invoke.
+// weft_op_*: operator listing and documentation (aliases included), and
+// imperative invoke.
 #include <memory>
 #include <string>
 #include <vector>
 
 #include "c_api_internal.h"
+#include "c_api_symbol_internal.h"
 #include "weft/imperative.h"
 #include "weft/op.h"
 #include "weft/param.h"
@@ -116,6 +118,14 @@ WeftStatus weft_op_param(const char* op, size_t index, const char** out_name, co
   if (out_type) *out_type = weft::ParamTypeName(d.type);
   if (out_default) *out_default = d.required ? nullptr : d.default_value.c_str();
   if (out_doc) *out_doc = d.doc.c_str();
+  WEFT_API_END();
+}
+
+WeftStatus weft_op_aliases(const char* op, WeftStringList** out_aliases) {
+  WEFT_API_BEGIN();
+  const weft::OpDef& def = FindOp(op);
+  CheckNotNull(out_aliases, "out_aliases");
+  *out_aliases = weft::capi::NewStringList(def.aliases);
   WEFT_API_END();
 }
 

@@ -8,6 +8,7 @@
 
 #include "cpu/cpu_util.h"
 #include "cpu/im2col.h"
+#include "cpu/nn_conv3d.h"
 #include "weft/dtype.h"
 
 namespace weft {
@@ -106,6 +107,7 @@ void ConvBackward(const ConvGeom& g, const T* dy, const T* x, const T* w, OpReq 
 
 void ConvolutionCpu(const OpContext&, const NodeAttrs& attrs, const std::vector<TBlob>& in,
                     const std::vector<OpReq>& req, const std::vector<TBlob>& out) {
+  if (in[0].shape.ndim() == 5) return Conv3dForwardCpu(attrs, in, req, out);
   const ConvGeom g = MakeConvGeom(attrs.params, in[0].shape, out[0].shape);
   DispatchFloat(in[0].dtype, "Convolution", [&](auto t) {
     using T = decltype(t);
@@ -117,6 +119,7 @@ void ConvolutionCpu(const OpContext&, const NodeAttrs& attrs, const std::vector<
 void ConvolutionBackwardCpu(const OpContext&, const NodeAttrs& attrs,
                             const std::vector<TBlob>& in, const std::vector<OpReq>& req,
                             const std::vector<TBlob>& out) {
+  if (in[1].shape.ndim() == 5) return Conv3dBackwardCpu(attrs, in, req, out);
   const ConvGeom g = MakeConvGeom(attrs.params, in[1].shape, in[0].shape);
   const bool bias = out.size() > 2;
   DispatchFloat(in[0].dtype, "_backward_Convolution", [&](auto t) {

@@ -9,6 +9,7 @@
 
 #include "cpu/cpu_util.h"
 #include "cpu/im2col.h"
+#include "cpu/nn_conv3d.h"
 #include "weft/dtype.h"
 
 namespace weft {
@@ -103,6 +104,7 @@ void DeconvBackward(const ConvGeom& g, const T* dy, const T* x, const T* w, OpRe
 
 void DeconvolutionCpu(const OpContext&, const NodeAttrs& attrs, const std::vector<TBlob>& in,
                       const std::vector<OpReq>& req, const std::vector<TBlob>& out) {
+  if (in[0].shape.ndim() == 5) return Deconv3dForwardCpu(attrs, in, req, out);
   const ConvGeom g = DeconvGeom(attrs.params, in[0].shape, out[0].shape);
   DispatchFloat(in[0].dtype, "Deconvolution", [&](auto t) {
     using T = decltype(t);
@@ -114,6 +116,7 @@ void DeconvolutionCpu(const OpContext&, const NodeAttrs& attrs, const std::vecto
 void DeconvolutionBackwardCpu(const OpContext&, const NodeAttrs& attrs,
                               const std::vector<TBlob>& in, const std::vector<OpReq>& req,
                               const std::vector<TBlob>& out) {
+  if (in[1].shape.ndim() == 5) return Deconv3dBackwardCpu(attrs, in, req, out);
   const ConvGeom g = DeconvGeom(attrs.params, in[1].shape, in[0].shape);
   const bool bias = out.size() > 2;
   DispatchFloat(in[0].dtype, "_backward_Deconvolution", [&](auto t) {

@@ -1,11 +1,13 @@
 // CPU kernels of the loss-output operators (SoftmaxOutput, the regression
 // outputs, MakeLoss, BlockGrad) and their gradient ops.
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <string>
 #include <vector>
 
 #include "cpu/cpu_util.h"
+#include "cpu/label_util.h"
 #include "cpu/nn_softmax.h"
 #include "weft/dtype.h"
 
@@ -33,59 +35,108 @@ void SoftmaxOutputForward(const OpContext&, const NodeAttrs& attrs, const std::v
   });
 }
 
-// in: ograd, output, label; out: data_grad, label_grad (zeros).
+// MXNet's "valid" count: labels whose int value differs from ignore_label
+// (whatever use_ignore says), at least 1.
+template <typename T>
+double ValidCount(const T* label, int64_t n, double ignore) {
+  const int ig = static_cast<int>(ignore);
+  double valid = 0;
+  for (int64_t i = 0; i < n; ++i) valid += static_cast<int>(label[i]) != ig ? 1 : 0;
+  return std::max(valid, 1.0);
+}
+
+// in: ograd, output, label; out: data_grad, label_grad (zeros). Semantics
+// (probability labels, normalisers, the flattened default) in
+// core/src/op/nn_loss.cc.
 void SoftmaxOutputBackward(const OpContext&, const NodeAttrs& attrs, const std::vector<TBlob>& in,
                            const std::vector<OpReq>& req, const std::vector<TBlob>& out) {
   const ParamValues& p = attrs.params;
-  const SoftmaxView v = SoftmaxOutputView(p, in[1].shape);
+  const Shape& ds = in[1].shape;
   const double scale = p.GetFloat("grad_scale");
-  const double ignore = p.GetFloat("ignore_label");
-  const bool use_ignore = p.GetBool("use_ignore");
-  const bool out_grad = p.GetBool("out_grad");
-  const double alpha = p.GetFloat("smooth_alpha");
+  const int ignore = static_cast<int>(p.GetFloat("ignore_label"));
+  const bool use_ignore = p.GetBool("use_ignore"), out_grad = p.GetBool("out_grad");
+  const bool multi = p.GetBool("multi_output");
   const std::string& norm = p.GetString("normalization");
   DispatchFloat(in[1].dtype, "_backward_SoftmaxOutput", [&](auto t) {
     using T = decltype(t);
-    const T* dy = in[0].data<T>();
-    const T* y = in[1].data<T>();
-    const T* label = in[2].data<T>();
+    const T *dy = in[0].data<T>(), *y = in[1].data<T>(), *label = in[2].data<T>();
     T* dx = out[0].data<T>();
+    const int64_t size = ds.Size(), nlabel = in[2].shape.Size();
+    if (req[1] == OpReq::kWrite || req[1] == OpReq::kInplace) std::memset(out[1].dptr, 0, out[1].Bytes());
+    if (req[0] == OpReq::kNull) return;
+    if (in[2].shape == ds) {  // probability label
+      const T k = static_cast<T>(scale);
+      if (out_grad) {
+        ParallelFor(size, [&](int64_t i) { Store(req[0], &dx[i], k * (y[i] - label[i]) * dy[i]); });
+      } else {
+        Map(req[0], y, label, dx, size, [k](T a, T b) { return (a - b) * k; });
+      }
+      return;
+    }
+    // Softmax lines as (outer, n classes, inner); line i = (o, s) uses
+    // label[i] (a prefix of the flattened labels).
+    SoftmaxView v;
+    double normaliser = 1, alpha = p.GetFloat("smooth_alpha");
+    if (multi) {
+      v = SoftmaxAxisView(ds, 1);
+      alpha = 0;
+      if (norm == "batch") normaliser = static_cast<double>(v.inner * v.outer);
+      else if (norm == "valid") normaliser = ValidCount(label, nlabel, ignore);
+      else normaliser = static_cast<double>(v.inner);
+    } else {
+      v = SoftmaxOutputView(p, ds);
+      if (norm == "batch") normaliser = static_cast<double>(nlabel);
+      else if (norm == "valid") normaliser = ValidCount(label, nlabel, ignore);
+    }
     const int64_t lines = v.outer * v.inner, n = v.n, inner = v.inner;
-    for (int64_t i = 0; i < lines; ++i) {
-      const double l = static_cast<double>(label[i]);
-      if (use_ignore && l == ignore) continue;
-      const int64_t li = static_cast<int64_t>(l);
-      if (l != static_cast<double>(li) || li < 0 || li >= n)
-        Fail(StatusCode::kInvalidArgument, "operator SoftmaxOutput: label ", l, " at position ", i,
-             " is not a class index in [0, ", n, ")");
-    }
-    double valid = static_cast<double>(lines);
-    if (use_ignore) {
-      valid = 0;
-      for (int64_t i = 0; i < lines; ++i) valid += static_cast<double>(label[i]) != ignore ? 1 : 0;
-    }
-    double normaliser = 1;
-    if (norm == "batch") normaliser = static_cast<double>(in[1].shape[0]);
-    else if (norm == "valid") normaliser = std::max(valid, 1.0);
+    if (nlabel < lines)
+      Fail(StatusCode::kShape, "operator SoftmaxOutput: input 'label' has ", nlabel, " values for ", lines,
+           " softmax rows");
+    for (int64_t i = 0; i < lines; ++i)
+      if (!(use_ignore && static_cast<int>(label[i]) == ignore)) ClassIndex("SoftmaxOutput", label, i, n);
     const T k = static_cast<T>(scale / normaliser);
     const T off = n > 1 ? static_cast<T>(alpha / static_cast<double>(n - 1)) : T(0);
     const T on = static_cast<T>(1 - alpha);
-    if (req[0] != OpReq::kNull) {
-      ParallelFor(lines, [&](int64_t line) {
-        const int64_t base = (line / inner) * n * inner + line % inner;
-        const double l = static_cast<double>(label[line]);
-        const bool skip = use_ignore && l == ignore;
-        const int64_t li = static_cast<int64_t>(l);
-        for (int64_t c = 0; c < n; ++c) {
-          const int64_t e = base + c * inner;
-          T g = skip ? T(0) : (y[e] - (c == li ? on : off)) * k;
-          if (out_grad) g *= dy[e];
-          Store(req[0], &dx[e], g);
-        }
-      });
-    }
-    if (req[1] == OpReq::kWrite || req[1] == OpReq::kInplace)
-      std::memset(out[1].dptr, 0, out[1].Bytes());
+    ParallelFor(lines, [&](int64_t line) {
+      const int64_t base = (line / inner) * n * inner + line % inner;
+      const bool skip = use_ignore && static_cast<int>(label[line]) == ignore;
+      const int64_t li = skip ? -1 : static_cast<int64_t>(label[line]);
+      for (int64_t c = 0; c < n; ++c) {
+        const int64_t e = base + c * inner;
+        T g = skip ? T(0) : (y[e] - (c == li ? on : off)) * k;
+        if (out_grad) g *= dy[e];
+        Store(req[0], &dx[e], g);
+      }
+    });
+  });
+}
+
+// in: output, label; out: data_grad, label_grad (zeros).
+void SVMOutputBackward(const OpContext&, const NodeAttrs& attrs, const std::vector<TBlob>& in,
+                       const std::vector<OpReq>& req, const std::vector<TBlob>& out) {
+  const ParamValues& p = attrs.params;
+  const Shape& s = in[0].shape;
+  const int64_t K = s.ndim() > 0 ? s[s.ndim() - 1] : 1, rows = s.Size() / std::max<int64_t>(K, 1);
+  const double margin = p.GetFloat("margin"), coef = p.GetFloat("regularization_coefficient");
+  const bool linear = p.GetBool("use_linear");
+  DispatchFloat(in[0].dtype, "_backward_SVMOutput", [&](auto t) {
+    using T = decltype(t);
+    const T *y = in[0].data<T>(), *label = in[1].data<T>();
+    T* dx = out[0].data<T>();
+    if (req[1] == OpReq::kWrite || req[1] == OpReq::kInplace) std::memset(out[1].dptr, 0, out[1].Bytes());
+    if (req[0] == OpReq::kNull) return;
+    for (int64_t r = 0; r < rows; ++r) ClassIndex("SVMOutput", label, r, K);
+    const T m = static_cast<T>(margin), c = static_cast<T>(coef);
+    ParallelFor(rows, [&](int64_t r) {
+      const int64_t k = static_cast<int64_t>(label[r]);
+      for (int64_t j = 0; j < K; ++j) {
+        const T x = y[r * K + j];
+        T g;
+        if (linear) g = j == k ? -c * T(m > x) : c * T(m > -x);
+        else g = j == k ? (m > x ? T(-2) * c * (m - x) : T(0)) : (m > -x ? T(2) * c * (m + x) : T(0));
+        Store(req[0], &dx[r * K + j], g);
+      }
+    });
   });
 }
 
@@ -165,6 +216,8 @@ void MakeLossBackward(const OpContext&, const NodeAttrs& attrs, const std::vecto
 void RegisterNNLossCpu(KernelRegistry* reg) {
   reg->Add("SoftmaxOutput", DeviceType::kCPU, {"cpu", 0, SoftmaxOutputForward, true});
   reg->Add("_backward_SoftmaxOutput", DeviceType::kCPU, {"cpu", 0, SoftmaxOutputBackward, true});
+  reg->Add("SVMOutput", DeviceType::kCPU, {"cpu", 0, Identity, true});
+  reg->Add("_backward_SVMOutput", DeviceType::kCPU, {"cpu", 0, SVMOutputBackward, true});
   reg->Add("LinearRegressionOutput", DeviceType::kCPU,
            {"cpu", 0, RegressionForward<RegKind::kLinear>, true});
   reg->Add("LogisticRegressionOutput", DeviceType::kCPU,

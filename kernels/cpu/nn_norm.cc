@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "cpu/cpu_util.h"
+#include "cpu/norm_util.h"
 #include "nn_geometry.h"
 #include "weft/dtype.h"
 
@@ -16,37 +17,11 @@ namespace cpu {
 
 namespace {
 
-// Sum of x[0, n) and sum of (x - m)^2, accumulated in double; OpenMP SIMD
-// reductions, so the float-to-double conversions and adds vectorise.
+// Adds sum(dy) and sum(dy * (x - m)) over x[0, n) to the two sums.
 template <typename T>
-WEFT_SIMD_CLONES double SumOf(const T* x, int64_t n) {
-  double s = 0;
-#pragma omp simd reduction(+ : s)
-  for (int64_t i = 0; i < n; ++i) s += static_cast<double>(x[i]);
-  return s;
-}
-
-template <typename T>
-WEFT_SIMD_CLONES double SumSqDev(const T* x, int64_t n, double m) {
-  double s = 0;
-#pragma omp simd reduction(+ : s)
-  for (int64_t i = 0; i < n; ++i) {
-    const double d = static_cast<double>(x[i]) - m;
-    s += d * d;
-  }
-  return s;
-}
-
-// Sum of dy and of dy * (x - m), in double.
-template <typename T>
-WEFT_SIMD_CLONES void SumDyDyDev(const T* dy, const T* x, int64_t n, double m, double* sum_dy, double* sum_dy_dev) {
+void SumDyDyDev(const T* dy, const T* x, int64_t n, double m, double* sum_dy, double* sum_dy_dev) {
   double a = 0, b = 0;
-#pragma omp simd reduction(+ : a, b)
-  for (int64_t i = 0; i < n; ++i) {
-    const double d = static_cast<double>(dy[i]);
-    a += d;
-    b += d * (static_cast<double>(x[i]) - m);
-  }
+  RowDySums(dy, x, n, m, &a, &b);
   *sum_dy += a;
   *sum_dy_dev += b;
 }

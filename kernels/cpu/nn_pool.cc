@@ -1,6 +1,7 @@
 // CPU kernels of Pooling and _backward_Pooling (see core/src/op/nn_pool.cc
 // for the semantics). Each (n, c) plane is independent, so planes are split
-// over OpenMP threads; 1-D pooling is 2-D with H = 1.
+// over OpenMP threads; 1-D pooling is 2-D with H = 1; 3-D data goes to
+// nn_pool3d.cc.
 #include <algorithm>
 #include <limits>
 #include <string>
@@ -8,6 +9,7 @@
 #include <vector>
 
 #include "cpu/cpu_util.h"
+#include "cpu/nn_pool3d.h"
 #include "cpu/nn_pool_k3s2.h"
 #include "nn_geometry.h"
 #include "weft/dtype.h"
@@ -293,6 +295,34 @@ WEFT_K3S2_CLONES void MaxPoolBackwardPlaneK3S2(const PoolGeom& g, const T* xp, c
   }
 }
 
+// 2x2 windows at stride 2 without padding, every window inside the plane
+// (LeNet/VGG-style pooling): a vertical max of the two rows, then of
+// horizontal pairs, both contiguous loops. NaNs are skipped as in
+// MaxPoolPlane: values start from -inf and only a greater one replaces it.
+bool MaxK2S2(const PoolGeom& g) {
+  return g.kind == PoolKind::kMax && g.kh == 2 && g.kw == 2 && g.sh == 2 && g.sw == 2 && g.ph == 0 &&
+         g.pw == 0 && 2 * g.oh <= g.h && 2 * g.ow <= g.w;
+}
+
+template <typename T>
+WEFT_SIMD_CLONES void MaxPlaneK2S2(const PoolGeom& g, const T* xp, OpReq req, T* yp, T* m) {
+  const int64_t n = 2 * g.ow;
+  for (int64_t oy = 0; oy < g.oh; ++oy) {
+    const T* r0 = xp + 2 * oy * g.w;
+    const T* r1 = r0 + g.w;
+#pragma omp simd
+    for (int64_t j = 0; j < n; ++j) {
+      const T a = r0[j] > -std::numeric_limits<T>::infinity() ? r0[j] : -std::numeric_limits<T>::infinity();
+      m[j] = r1[j] > a ? r1[j] : a;
+    }
+    T* yrow = yp + oy * g.ow;
+    for (int64_t ox = 0; ox < g.ow; ++ox) {
+      const T a = m[2 * ox], b = m[2 * ox + 1];
+      Store(req, &yrow[ox], b > a ? b : a);
+    }
+  }
+}
+
 // The row-wise max paths index a plane with int32.
 bool RowwiseMax(const PoolGeom& g) {
   return g.kind == PoolKind::kMax && g.h * g.w < (int64_t{1} << 31);
@@ -302,6 +332,15 @@ template <typename T>
 void PoolForward(const PoolGeom& g, const T* x, OpReq req, T* y) {
   if (req == OpReq::kNull) return;
   const int64_t HW = g.h * g.w, P = g.oh * g.ow;
+  if (MaxK2S2(g)) {
+#pragma omp parallel if (g.planes * P * 4 >= kParallelGrain && g.planes > 1)
+    {
+      std::vector<T> m(static_cast<size_t>(2 * g.ow));
+#pragma omp for schedule(static)
+      for (int64_t pl = 0; pl < g.planes; ++pl) MaxPlaneK2S2(g, x + pl * HW, req, y + pl * P, m.data());
+    }
+    return;
+  }
   if (RowwiseMax(g)) {
 #pragma omp parallel if (g.planes * P * g.kh * g.kw >= kParallelGrain && g.planes > 1)
     {
@@ -395,6 +434,7 @@ void PoolBackward(const PoolGeom& g, const T* dy, const T* x, OpReq req, T* dx) 
 
 void PoolingCpu(const OpContext&, const NodeAttrs& attrs, const std::vector<TBlob>& in,
                 const std::vector<OpReq>& req, const std::vector<TBlob>& out) {
+  if (in[0].shape.ndim() == 5) return Pool3dForwardCpu(attrs, in[0], req[0], out[0]);
   const PoolGeom g = MakePoolGeom(attrs.params, in[0].shape, out[0].shape);
   DispatchFloat(in[0].dtype, "Pooling", [&](auto t) {
     using T = decltype(t);
@@ -404,6 +444,7 @@ void PoolingCpu(const OpContext&, const NodeAttrs& attrs, const std::vector<TBlo
 
 void PoolingBackwardCpu(const OpContext&, const NodeAttrs& attrs, const std::vector<TBlob>& in,
                         const std::vector<OpReq>& req, const std::vector<TBlob>& out) {
+  if (in[1].shape.ndim() == 5) return Pool3dBackwardCpu(attrs, in[0], in[1], req[0], out[0]);
   const PoolGeom g = MakePoolGeom(attrs.params, in[1].shape, in[0].shape);
   DispatchFloat(in[0].dtype, "_backward_Pooling", [&](auto t) {
     using T = decltype(t);

@@ -5,10 +5,12 @@
 // (compiled with -O3 -fno-math-errno -fno-trapping-math, see CMakeLists.txt).
 #include <algorithm>
 #include <cmath>
+#include <cstring>
 #include <string>
 #include <vector>
 
 #include "cpu/cpu_util.h"
+#include "cpu/label_util.h"
 #include "cpu/nn_softmax.h"
 #include "weft/dtype.h"
 
@@ -46,6 +48,37 @@ double Temperature(const NodeAttrs& attrs) {
   return 1.0;
 }
 
+// The per-line lengths of softmax's `length` input, each checked to lie in
+// [0, n].
+std::vector<int64_t> Lengths(const TBlob& len, int64_t n) {
+  std::vector<int64_t> l = IntValues(len, "softmax", "length");
+  for (size_t i = 0; i < l.size(); ++i)
+    if (l[i] < 0 || l[i] > n)
+      Fail(StatusCode::kInvalidArgument, "operator softmax: length ", l[i], " at position ", i, " is outside [0, ",
+           n, "]");
+  return l;
+}
+
+// Masked softmax: line i normalised over its first len[i] entries, the rest 0.
+template <typename T>
+void MaskedSoftmaxLines(const SoftmaxView& v, T scale, const T* x, const std::vector<int64_t>& len, OpReq req,
+                        T* y) {
+  const int64_t n = v.n, inner = v.inner, lines = v.outer * inner;
+#pragma omp parallel for schedule(static) if (ParallelLines(lines * n))
+  for (int64_t line = 0; line < lines; ++line) {
+    const int64_t base = (line / inner) * n * inner + line % inner, m = len[line];
+    T mx = m > 0 ? x[base] * scale : T(0);
+    for (int64_t i = 1; i < m; ++i) mx = std::max(mx, x[base + i * inner] * scale);
+    T sum = T(0);
+    for (int64_t i = 0; i < m; ++i) sum += FastExp(x[base + i * inner] * scale - mx);
+    const T inv = m > 0 ? T(1) / sum : T(0);
+    for (int64_t i = 0; i < n; ++i) {
+      const int64_t k = base + i * inner;
+      Store(req, &y[k], i < m ? FastExp(x[k] * scale - mx) * inv : T(0));
+    }
+  }
+}
+
 template <bool kLog>
 void Forward(const OpContext&, const NodeAttrs& attrs, const std::vector<TBlob>& in,
              const std::vector<OpReq>& req, const std::vector<TBlob>& out) {
@@ -56,14 +89,23 @@ void Forward(const OpContext&, const NodeAttrs& attrs, const std::vector<TBlob>&
     Fail(StatusCode::kInvalidArgument, "operator ", attrs.op->name, ": temperature must be nonzero");
   DispatchFloat(in[0].dtype, attrs.op->name.c_str(), [&](auto t) {
     using T = decltype(t);
-    SoftmaxLines<kLog, T>(v, static_cast<T>(1.0 / temp), in[0].data<T>(), req[0], out[0].data<T>());
+    const T scale = static_cast<T>(1.0 / temp);
+    if (in.size() > 1) {  // softmax with use_length
+      MaskedSoftmaxLines<T>(v, scale, in[0].data<T>(), Lengths(in[1], v.n), req[0], out[0].data<T>());
+      return;
+    }
+    SoftmaxLines<kLog, T>(v, scale, in[0].data<T>(), req[0], out[0].data<T>());
   });
 }
 
-// in: ograd, output.
+// in: ograd, output[, length]; out: data_grad[, length_grad (zeros)]. With
+// a length the masked entries have output 0, so the unmasked formula gives
+// them a zero gradient and sums only the unmasked ones.
 template <bool kLog>
 void Backward(const OpContext&, const NodeAttrs& attrs, const std::vector<TBlob>& in,
               const std::vector<OpReq>& req, const std::vector<TBlob>& out) {
+  if (out.size() > 1 && (req[1] == OpReq::kWrite || req[1] == OpReq::kInplace))
+    std::memset(out[1].dptr, 0, out[1].Bytes());
   if (req[0] == OpReq::kNull) return;
   const SoftmaxView v = ViewOf(attrs, in[0].shape);
   const double temp = Temperature(attrs);

@@ -1,15 +1,15 @@
-// oneDNN kernels of Convolution and _backward_Convolution: float32, 1-D and
-// 2-D, any kernel/stride/pad/dilate/num_group, with or without bias, every
+// oneDNN kernels of Convolution and _backward_Convolution: float32, 1-D,
+// 2-D and 3-D, any kernel/stride/pad/dilate/num_group, with or without bias, every
 // request (kAdd through a reorder with a sum post-op). The primitives pick
 // their own (blocked, AVX-512 where the CPU has it) layouts; weft's plain
 // NCHW / (F, C/G, KH, KW) blobs are reordered to and from them per call, as
 // PyTorch's mkldnn path does, except the forward weights of a bound call
 // (an executor's node), which are reordered once and reused while the
-// weight array is unchanged (CachedLayout). Primitive descriptors are cached per geometry.
-// float64, 3-D and geometries oneDNN refuses run the "cpu" reference kernel.
-// _fused_Convolution (pass::FuseConvActivation) is one forward_inference
-// convolution with post-ops: sum (the residual input, placed in the
-// destination first) and eltwise_relu.
+// weight array is unchanged (CachedLayout). Primitive descriptors are cached
+// per geometry. float64 and geometries oneDNN refuses run the "cpu"
+// reference kernel. _fused_Convolution (pass::FuseConvActivation) is one
+// forward_inference convolution with post-ops: sum (the residual input,
+// placed in the destination first) and eltwise_relu.
 #include <map>
 #include <memory>
 #include <mutex>
@@ -42,51 +42,81 @@ struct ConvPrims {
   convolution_backward_weights bwd_w;
 };
 
-std::vector<int64_t> Key(const ConvGeom& g, bool bias) {
-  return {g.n, g.c, g.h, g.w, g.f, g.oh, g.ow, g.groups, g.kh, g.kw, g.sh, g.sw,
-          g.ph, g.pw, g.dh, g.dw, bias ? 1 : 0};
-}
-
-// The plain user layouts and oneDNN's geometry of one convolution.
-struct ConvDescs {
-  memory::desc src, wei, bias, dst;        // plain
-  memory::desc src_any, wei_any, dst_any;  // format_tag::any
-  memory::dims strides, dilates, pad_l, pad_r;
+// What the primitives of one geometry are built from: plain user dims and
+// the per-axis convolution parameters (2 axes for 1-D / 2-D data, which
+// runs as 2-D with H = 1, and 3 for 3-D).
+struct ConvDims {
+  memory::dims src, wei, dst, bias, strides, dilates, pad_l, pad_r;
 };
 
-ConvDescs Descs(const ConvGeom& g) {
-  ConvDescs d;
+// The right padding that makes oneDNN's output extent equal MXNet's
+// floor((in + 2p - dk) / s) + 1 (may be below the left one).
+int64_t PadRight(int64_t in, int64_t out, int64_t k, int64_t s, int64_t p, int64_t d) {
+  return (out - 1) * s + (k - 1) * d + 1 - in - p;
+}
+
+ConvDims DimsOf(const ConvGeom& g) {
+  ConvDims d;
   const int64_t G = g.groups;
-  d.src = PlainDesc({g.n, g.c, g.h, g.w});
-  d.dst = PlainDesc({g.n, g.f, g.oh, g.ow});
-  d.wei = G == 1 ? PlainDesc({g.f, g.c, g.kh, g.kw}) : PlainDesc({G, g.f / G, g.c / G, g.kh, g.kw});
-  d.bias = PlainDesc({g.f});
-  const auto any = memory::format_tag::any;
-  const auto f32 = memory::data_type::f32;
-  d.src_any = memory::desc(d.src.dims(), f32, any);
-  d.dst_any = memory::desc(d.dst.dims(), f32, any);
-  d.wei_any = memory::desc(d.wei.dims(), f32, any);
+  d.src = {g.n, g.c, g.h, g.w};
+  d.dst = {g.n, g.f, g.oh, g.ow};
+  d.wei = G == 1 ? memory::dims{g.f, g.c, g.kh, g.kw} : memory::dims{G, g.f / G, g.c / G, g.kh, g.kw};
+  d.bias = {g.f};
   d.strides = {g.sh, g.sw};
   d.dilates = {g.dh - 1, g.dw - 1};
   d.pad_l = {g.ph, g.pw};
-  // MXNet's output extent floor((in + 2p - dk) / s) + 1: the right padding
-  // that makes oneDNN's extent equal it (may be below the left one).
-  d.pad_r = {(g.oh - 1) * g.sh + (g.kh - 1) * g.dh + 1 - g.h - g.ph,
-             (g.ow - 1) * g.sw + (g.kw - 1) * g.dw + 1 - g.w - g.pw};
+  d.pad_r = {PadRight(g.h, g.oh, g.kh, g.sh, g.ph, g.dh), PadRight(g.w, g.ow, g.kw, g.sw, g.pw, g.dw)};
   return d;
 }
 
+// 3-D data (N, C, D, H, W) to out (N, F, OD, OH, OW).
+ConvDims DimsOf3d(const ParamValues& p, const Shape& data, const Shape& out) {
+  ConvDims d;
+  const int64_t G = p.GetInt("num_group"), C = data[1], F = out[1];
+  const Shape &k = p.GetShape("kernel"), &s = p.GetShape("stride"), &pad = p.GetShape("pad"),
+              &dil = p.GetShape("dilate");
+  d.src = {data[0], C, data[2], data[3], data[4]};
+  d.dst = {out[0], F, out[2], out[3], out[4]};
+  d.wei = G == 1 ? memory::dims{F, C, k[0], k[1], k[2]} : memory::dims{G, F / G, C / G, k[0], k[1], k[2]};
+  d.bias = {F};
+  for (int i = 0; i < 3; ++i) {
+    const int64_t si = s.ndim() == 3 ? s[i] : 1, pi = pad.ndim() == 3 ? pad[i] : 0,
+                  di = dil.ndim() == 3 ? dil[i] : 1;
+    d.strides.push_back(si);
+    d.dilates.push_back(di - 1);
+    d.pad_l.push_back(pi);
+    d.pad_r.push_back(PadRight(data[2 + i], out[2 + i], k[i], si, pi, di));
+  }
+  return d;
+}
+
+ConvDims DimsOf(const ParamValues& p, const Shape& data, const Shape& out) {
+  return data.ndim() == 5 ? DimsOf3d(p, data, out) : DimsOf(MakeConvGeom(p, data, out));
+}
+
+std::vector<int64_t> Key(const ConvDims& d, bool bias) {
+  std::vector<int64_t> key;
+  for (const memory::dims* v : {&d.src, &d.wei, &d.dst, &d.strides, &d.dilates, &d.pad_l, &d.pad_r}) {
+    key.push_back(static_cast<int64_t>(v->size()));
+    key.insert(key.end(), v->begin(), v->end());
+  }
+  key.push_back(bias ? 1 : 0);
+  return key;
+}
+
 // Builds the primitives; throws dnnl::error when oneDNN refuses the geometry.
-std::shared_ptr<ConvPrims> Build(const ConvGeom& g, bool has_bias) {
+std::shared_ptr<ConvPrims> Build(const ConvDims& g, bool has_bias) {
   auto p = std::make_shared<ConvPrims>();
-  const ConvDescs d = Descs(g);
-  p->src = d.src;
-  p->dst = d.dst;
-  p->wei = d.wei;
-  p->bias = d.bias;
-  const memory::desc &src_any = d.src_any, &dst_any = d.dst_any, &wei_any = d.wei_any;
+  p->src = PlainDesc(g.src);
+  p->dst = PlainDesc(g.dst);
+  p->wei = PlainDesc(g.wei);
+  p->bias = PlainDesc(g.bias);
+  const auto any = memory::format_tag::any;
+  const auto f32 = memory::data_type::f32;
+  const memory::desc src_any(p->src.dims(), f32, any), dst_any(p->dst.dims(), f32, any),
+      wei_any(p->wei.dims(), f32, any);
   const memory::desc bias_md = has_bias ? p->bias : memory::desc();
-  const memory::dims &strides = d.strides, &dilates = d.dilates, &pad_l = d.pad_l, &pad_r = d.pad_r;
+  const memory::dims &strides = g.strides, &dilates = g.dilates, &pad_l = g.pad_l, &pad_r = g.pad_r;
   dnnl::primitive_attr attr;
   attr.set_scratchpad_mode(dnnl::scratchpad_mode::user);
   const dnnl::engine& eng = Engine();
@@ -107,7 +137,7 @@ std::shared_ptr<ConvPrims> Build(const ConvGeom& g, bool has_bias) {
 
 // The cached primitives of (g, bias), or null when oneDNN does not cover them
 // (remembered, so the refusal costs once).
-std::shared_ptr<ConvPrims> Prims(const ConvGeom& g, bool bias) {
+std::shared_ptr<ConvPrims> Prims(const ConvDims& g, bool bias) {
   static std::mutex mu;
   static std::map<std::vector<int64_t>, std::shared_ptr<ConvPrims>> cache;
   const std::vector<int64_t> key = Key(g, bias);
@@ -130,30 +160,36 @@ std::shared_ptr<ConvPrims> Prims(const ConvGeom& g, bool bias) {
 
 // The inference convolution of _fused_Convolution with its post-ops.
 struct FusedPrims {
-  ConvDescs d;
+  memory::desc src, wei, bias, dst;  // plain user layouts
   convolution_forward::primitive_desc pd;
   convolution_forward fwd;
 };
 
-std::shared_ptr<FusedPrims> BuildFused(const ConvGeom& g, bool has_bias, bool sum, bool relu) {
+std::shared_ptr<FusedPrims> BuildFused(const ConvDims& g, bool has_bias, bool sum, bool relu) {
   auto p = std::make_shared<FusedPrims>();
-  p->d = Descs(g);
-  const ConvDescs& d = p->d;
+  p->src = PlainDesc(g.src);
+  p->dst = PlainDesc(g.dst);
+  p->wei = PlainDesc(g.wei);
+  p->bias = PlainDesc(g.bias);
+  const auto any = memory::format_tag::any;
+  const auto f32 = memory::data_type::f32;
   dnnl::primitive_attr attr;
   attr.set_scratchpad_mode(dnnl::scratchpad_mode::user);
   dnnl::post_ops po;
   if (sum) po.append_sum(1.0f);
   if (relu) po.append_eltwise(1.0f, algorithm::eltwise_relu, 0.0f, 0.0f);
   attr.set_post_ops(po);
-  convolution_forward::desc fd(dnnl::prop_kind::forward_inference, algorithm::convolution_direct, d.src_any,
-                               d.wei_any, has_bias ? d.bias : memory::desc(), d.dst_any, d.strides, d.dilates,
-                               d.pad_l, d.pad_r);
+  convolution_forward::desc fd(dnnl::prop_kind::forward_inference, algorithm::convolution_direct,
+                               memory::desc(g.src, f32, any), memory::desc(g.wei, f32, any),
+                               has_bias ? p->bias : memory::desc(), memory::desc(g.dst, f32, any), g.strides,
+                               g.dilates, g.pad_l, g.pad_r);
   p->pd = convolution_forward::primitive_desc(fd, attr, Engine());
   p->fwd = convolution_forward(p->pd);
   return p;
 }
 
-std::shared_ptr<FusedPrims> FusedPrimsFor(const ConvGeom& g, bool bias, bool sum, bool relu) {
+// As Prims, for the fused forward.
+std::shared_ptr<FusedPrims> FusedPrimsFor(const ConvDims& g, bool bias, bool sum, bool relu) {
   static std::mutex mu;
   static std::map<std::vector<int64_t>, std::shared_ptr<FusedPrims>> cache;
   std::vector<int64_t> key = Key(g, bias);
@@ -177,7 +213,7 @@ std::shared_ptr<FusedPrims> FusedPrimsFor(const ConvGeom& g, bool bias, bool sum
 }
 
 bool Covered(const std::vector<TBlob>& in, const Shape& data) {
-  return in[0].dtype == DType::kFloat32 && (data.ndim() == 3 || data.ndim() == 4);
+  return in[0].dtype == DType::kFloat32 && data.ndim() >= 3 && data.ndim() <= 5;
 }
 
 memory Mem(const memory::desc& md, const TBlob& b) {
@@ -199,15 +235,15 @@ void Forward(const OpContext& ctx, const ConvPrims& p, const TBlob& x, const TBl
 // placed in the destination (in oneDNN's layout) before the primitive runs.
 void FusedForward(const OpContext& ctx, const FusedPrims& p, const std::vector<TBlob>& in, bool has_bias,
                   const TBlob* sum, const TBlob& y) {
-  const memory src = AsLayout(Mem(p.d.src, in[0]), p.pd.src_desc(), 0);
-  const memory wei = CachedLayout(ctx, 1, Mem(p.d.wei, in[1]), p.pd.weights_desc(), 1);
-  const OutputArg dst(Mem(p.d.dst, y), p.pd.dst_desc(), OpReq::kWrite, 2);
+  const memory src = AsLayout(Mem(p.src, in[0]), p.pd.src_desc(), 0);
+  const memory wei = CachedLayout(ctx, 1, Mem(p.wei, in[1]), p.pd.weights_desc(), 1);
+  const OutputArg dst(Mem(p.dst, y), p.pd.dst_desc(), OpReq::kWrite, 2);
   if (sum && sum->dptr != dst.target.get_data_handle()) {
-    memory s = Mem(p.d.dst, *sum), t = dst.target;
+    memory s = Mem(p.dst, *sum), t = dst.target;
     dnnl::reorder(s, t).execute(ThreadStream(), s, t);
   }
   std::unordered_map<int, memory> args{{DNNL_ARG_SRC, src}, {DNNL_ARG_WEIGHTS, wei}, {DNNL_ARG_DST, dst.target}};
-  if (has_bias) args[DNNL_ARG_BIAS] = Mem(p.d.bias, in[2]);
+  if (has_bias) args[DNNL_ARG_BIAS] = Mem(p.bias, in[2]);
   Execute(p.fwd, p.pd, std::move(args));
   dst.Finish();
 }
@@ -247,8 +283,8 @@ void Backward(const ConvPrims& p, const std::vector<TBlob>& in, const std::vecto
 
 bool ConvolutionCovered(const ParamValues& params, const Shape& data, const Shape& out, DType dtype,
                         bool bias) {
-  if (dtype != DType::kFloat32 || (data.ndim() != 3 && data.ndim() != 4)) return false;
-  return Prims(MakeConvGeom(params, data, out), bias) != nullptr;
+  if (dtype != DType::kFloat32 || data.ndim() < 3 || data.ndim() > 5) return false;
+  return Prims(DimsOf(params, data, out), bias) != nullptr;
 }
 
 void RegisterNNConvDnnl(KernelRegistry* reg) {
@@ -259,8 +295,7 @@ void RegisterNNConvDnnl(KernelRegistry* reg) {
                        const std::vector<OpReq>& req, const std::vector<TBlob>& out) {
     if (req[0] == OpReq::kNull) return;
     if (Covered(in, in[0].shape)) {
-      const ConvGeom g = MakeConvGeom(attrs.params, in[0].shape, out[0].shape);
-      if (auto p = Prims(g, in.size() > 2)) {
+      if (auto p = Prims(DimsOf(attrs.params, in[0].shape, out[0].shape), in.size() > 2)) {
         Forward(ctx, *p, in[0], in[1], in.size() > 2 ? &in[2] : nullptr, req[0], out[0]);
         return;
       }
@@ -270,8 +305,7 @@ void RegisterNNConvDnnl(KernelRegistry* reg) {
   auto bwd = [ref_bwd](const OpContext& ctx, const NodeAttrs& attrs, const std::vector<TBlob>& in,
                        const std::vector<OpReq>& req, const std::vector<TBlob>& out) {
     if (Covered(in, in[1].shape)) {
-      const ConvGeom g = MakeConvGeom(attrs.params, in[1].shape, in[0].shape);
-      if (auto p = Prims(g, out.size() > 2)) {
+      if (auto p = Prims(DimsOf(attrs.params, in[1].shape, in[0].shape), out.size() > 2)) {
         Backward(*p, in, req, out);
         return;
       }
@@ -285,8 +319,7 @@ void RegisterNNConvDnnl(KernelRegistry* reg) {
     const bool bias = !attrs.params.GetBool("no_bias"), sum = attrs.params.GetBool("with_sum");
     const bool relu = attrs.params.GetString("act_type") == "relu";
     if (req[0] != OpReq::kAdd && Covered(in, in[0].shape)) {
-      const ConvGeom g = MakeConvGeom(attrs.params, in[0].shape, out[0].shape);
-      if (auto p = FusedPrimsFor(g, bias, sum, relu)) {
+      if (auto p = FusedPrimsFor(DimsOf(attrs.params, in[0].shape, out[0].shape), bias, sum, relu)) {
         FusedForward(ctx, *p, in, bias, sum ? &in.back() : nullptr, out[0]);
         return;
       }

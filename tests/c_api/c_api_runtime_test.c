@@ -1,6 +1,6 @@
 /*
  * C ABI test (C99, CMocka, against libweft.so): version, last error (and its
- * thread-locality), random seed, op listing and docs.
+ * thread-locality), random seed, op listing, docs and aliases.
  * Every test checks its happy path and error paths and ends with no leaked
  * handle or byte (assert_no_leaks).
  */
@@ -203,6 +203,77 @@ static void test_op_param(void** state) {
   assert_no_leaks();
 }
 
+/* Whether `list` holds `want`. */
+static int list_has(const WeftStringList* list, const char* want) {
+  size_t n = 0, i;
+  const char* s = NULL;
+  OK(weft_string_list_size(list, &n));
+  for (i = 0; i < n; ++i) {
+    OK(weft_string_list_get(list, i, &s));
+    if (strcmp(s, want) == 0) return 1;
+  }
+  return 0;
+}
+
+static void test_op_aliases(void** state) {
+  WeftStringList* list = NULL;
+  WeftStringList* untouched = (WeftStringList*)&list; /* any non-NULL marker */
+  size_t n = 0, count = 0, i, total = 0;
+  const char* s = NULL;
+  (void)state;
+  /* quadratic is registered with the alias _contrib_quadratic. */
+  OK(weft_op_aliases("quadratic", &list));
+  OK(weft_string_list_size(list, &n));
+  assert_int_equal(n, 1);
+  OK(weft_string_list_get(list, 0, &s));
+  assert_string_equal(s, "_contrib_quadratic");
+  OK(weft_string_list_free(list));
+  /* Looked up by an alias: the same list (the canonical name not in it). */
+  OK(weft_op_aliases("_contrib_quadratic", &list));
+  assert_true(list_has(list, "_contrib_quadratic"));
+  assert_false(list_has(list, "quadratic"));
+  OK(weft_string_list_free(list));
+  /* Several aliases: add_n is ElementWiseSum's. */
+  OK(weft_op_aliases("ElementWiseSum", &list));
+  assert_true(list_has(list, "add_n"));
+  OK(weft_string_list_free(list));
+
+  /* Every alias of every op resolves to that op; no alias is a canonical name. */
+  OK(weft_op_count(&count));
+  for (i = 0; i < count; ++i) {
+    const char* op = NULL;
+    size_t j, k;
+    OK(weft_op_name(i, &op));
+    OK(weft_op_aliases(op, &list));
+    OK(weft_string_list_size(list, &n));
+    for (j = 0; j < n; ++j) {
+      const char *doc = NULL, *doc2 = NULL, *other = NULL;
+      size_t np = 0;
+      OK(weft_string_list_get(list, j, &s));
+      assert_string_not_equal(s, op);
+      OK(weft_op_info(op, &doc, &np));
+      OK(weft_op_info(s, &doc2, &np));
+      assert_ptr_equal(doc, doc2);
+      for (k = 0; k < count; ++k) {
+        OK(weft_op_name(k, &other));
+        assert_string_not_equal(s, other);
+      }
+    }
+    total += n;
+    OK(weft_string_list_free(list));
+  }
+  assert_true(total >= 3);
+
+  list = untouched;
+  EXPECT_ERR(weft_op_aliases("no_such_op_q", &list), WEFT_ERR_NOT_FOUND, "weft_op_aliases",
+             "no_such_op_q");
+  assert_ptr_equal(list, untouched);
+  EXPECT_ERR(weft_op_aliases(NULL, &list), WEFT_ERR_INVALID_ARGUMENT,
+             "weft_op_aliases: argument 'op' is NULL");
+  EXPECT_ERR(weft_op_aliases("quadratic", NULL), WEFT_ERR_INVALID_ARGUMENT,
+             "weft_op_aliases: argument 'out_aliases' is NULL");
+  assert_no_leaks();
+}
 
 int main(void) {
   const struct CMUnitTest tests[] = {
@@ -214,6 +285,7 @@ int main(void) {
       TEST(test_op_listing),
       TEST(test_op_info),
       TEST(test_op_param),
+      TEST(test_op_aliases),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -140,6 +140,10 @@ std::vector<Case> ConvCases() {
       conv({2, 16, 7, 7}, 8, {8, 16, 1, 1}, {{"kernel", "(1,1)"}, {"no_bias", "True"}}),
       conv({2, 3, 17}, 5, {5, 3, 4}, {{"kernel", "(4,)"}, {"stride", "(2,)"}, {"pad", "(1,)"}}),
       conv({1, 64, 14, 14}, 32, {32, 64, 3, 3}, {{"kernel", "(3,3)"}, {"pad", "(1,1)"}}),
+      // 3-D (NCDHW): oneDNN against the direct reference kernel.
+      conv({2, 3, 5, 6, 7}, 4, {4, 3, 3, 2, 3}, {{"kernel", "(3,2,3)"}, {"stride", "(1,2,2)"}, {"pad", "(1,0,1)"}}),
+      conv({1, 4, 6, 5, 5}, 4, {4, 2, 2, 3, 3},
+           {{"kernel", "(2,3,3)"}, {"num_group", "2"}, {"dilate", "(2,1,1)"}, {"no_bias", "True"}}),
   };
 }
 

@@ -36,12 +36,19 @@ expect_rc() {
     sed 's/^/  stderr: /' "$tmp/err" >&2
   fi
 }
-# expect_in out|err STRING...: each fixed string occurs in stdout/stderr.
+# expect_in out|err STRING...: each fixed string occurs in stdout/stderr
+# (one spanning lines as a whole: grep -F would take each line apart).
 expect_in() {
-  local stream="$1"
+  local stream="$1" text="" s
   shift
   for s in "$@"; do
-    grep -qF -- "$s" "$tmp/$stream" || fail "'$last_cmd': $stream lacks '$s': $(head -c 600 "$tmp/$stream")"
+    if [[ "$s" == *$'\n'* ]]; then
+      [[ -n "$text" ]] || text="$(cat "$tmp/$stream"; echo .)"
+      [[ "$text" == *"$s"* ]] && continue
+    elif grep -qF -- "$s" "$tmp/$stream"; then
+      continue
+    fi
+    fail "'$last_cmd': $stream lacks '$s': $(head -c 600 "$tmp/$stream")"
   done
 }
 expect_empty() {
@@ -86,13 +93,27 @@ expect_lib_error() {
   expect_in err "error:" "$@"
 }
 
-# make_npy FILE HEXBYTES: a float32 .npy of shape (2,) with the given 8 data
-# bytes (little endian), written by hand so the test needs no NumPy.
-make_npy() {
-  local dict="{'descr': '<f4', 'fortran_order': False, 'shape': (2,), }"
+# npy_header FILE SHAPE: the header of a little-endian float32 .npy of the
+# given shape ("(2,)", "(2, 3)"), written by hand so the test needs no NumPy.
+npy_header() {
+  local dict="{'descr': '<f4', 'fortran_order': False, 'shape': $2, }"
   while (( (10 + ${#dict} + 1) % 64 != 0 )); do dict+=" "; done
   { printf '\x93NUMPY\x01\x00'; printf "\\x$(printf %02x $(( (${#dict} + 1) & 255 )))\\x$(printf %02x $(( (${#dict} + 1) >> 8 )))"
-    printf '%s\n' "$dict"; printf "$2"; } >"$1"
+    printf '%s\n' "$dict"; } >"$1"
+}
+# make_npy FILE HEXBYTES: a float32 .npy of shape (2,) with the given 8 data
+# bytes (little endian).
+make_npy() {
+  npy_header "$1" "(2,)"
+  printf "$2" >>"$1"
+}
+# make_npy_f32 FILE SHAPE VALUE...: a float32 .npy holding the values (perl
+# packs them).
+make_npy_f32() {
+  local file="$1" shape="$2"
+  shift 2
+  npy_header "$file" "$shape"
+  perl -e 'print pack("f<*", @ARGV)' "$@" >>"$file"
 }
 # npy_values FILE: the float32 values after a .npy file's header.
 npy_values() {
@@ -101,6 +122,20 @@ npy_values() {
   od -An -tf4 -j$((10 + hlen)) "$1" | xargs
 }
 
+# expect_values FILE V...: FILE's float32 values equal V... within 1e-5
+# (relative to max(1, |V|)).
+expect_values() {
+  local file="$1"
+  shift
+  local got
+  got="$(npy_values "$file")"
+  awk -v got="$got" -v want="$*" 'BEGIN {
+    n = split(got, g, " "); m = split(want, w, " ")
+    if (n != m) exit 1
+    for (i = 1; i <= n; i++) { d = g[i] - w[i]; if (d < 0) d = -d; s = w[i] < 0 ? -w[i] : w[i]
+      if (d > 1e-5 * (s > 1 ? s : 1)) exit 1 }
+  }' || fail "$file holds '$got', expected '$*'"
+}
 case "$case_name" in
   version)
     run --version
@@ -111,8 +146,43 @@ case "$case_name" in
   help)
     run --help
     expect_rc 0
-    expect_in out "usage: weft inspect FILE.json" "weft ops [--json]"
+    expect_in out "usage: weft inspect FILE.json" "weft ops [--json]" "COMMAND --help"
     expect_empty err
+    # Every subcommand is listed with its synopsis and its description.
+    for cmd in inspect run plan train predict place ops; do
+      expect_in out "weft $cmd " $'\n'"$cmd "
+    done
+    ;;
+  help_subcommands)
+    # `weft CMD --help` and `-h` print CMD's own usage (not the others') and
+    # exit 0, wherever the flag stands and whatever else is given.
+    for cmd in inspect run plan train predict place ops; do
+      for flag in --help -h; do
+        run "$cmd" "$flag"
+        expect_rc 0
+        expect_empty err
+        expect_in out "usage: weft $cmd "
+        [[ $(grep -c "weft " "$tmp/out") -le 3 ]] || fail "'$last_cmd' prints more than $cmd's usage"
+      done
+      run help "$cmd"
+      expect_rc 0
+      expect_in out "usage: weft $cmd "
+    done
+    run run --symbol abc.json --input a=x.npy --help
+    expect_rc 0; expect_in out "usage: weft run " "--init" "--seed" "auxiliary state"
+    expect_empty err
+    run inspect --frob -h
+    expect_rc 0; expect_in out "usage: weft inspect "
+    run ops -h
+    expect_rc 0; expect_in out "aliases"
+    for args in "version --help" "--version -h" "help --help" "-h -h"; do
+      run $args
+      expect_rc 0
+      expect_empty err
+      expect_in out "usage: weft --"
+    done
+    run help frobnicate
+    expect_rc 2; expect_in err "help: unknown command 'frobnicate'"
     ;;
   usage_errors)
     expect_usage_error "no command given"
@@ -250,7 +320,8 @@ case "$case_name" in
     expect_empty err
     grep -qE '^[0-9]+ operators$' "$tmp/out" || fail "no operator count line"
     expect_in out $'\nquadratic\n' "    Elementwise quadratic" "  a : float, default 0" \
-      $'\nElementWiseSum\n' "  num_args : int, required" $'\nelemwise_add\n'
+      $'\nElementWiseSum\n' "  num_args : int, required" $'\nelemwise_add\n' \
+      $'\nquadratic\n  aliases: _contrib_quadratic\n' "  aliases: add_n, _ElementWiseSum"
     ;;
   ops_json)
     run ops --json
@@ -259,11 +330,19 @@ case "$case_name" in
     expect_json
     expect_in out '{"name": "quadratic", "doc": "Elementwise quadratic' \
       '{"name": "a", "type": "float", "required": false, "default": "0", "doc": ' \
-      '{"name": "num_args", "type": "int", "required": true, "default": null'
+      '{"name": "num_args", "type": "int", "required": true, "default": null' \
+      '"aliases": ["_contrib_quadratic"], "params": [' '"aliases": ["add_n", "_ElementWiseSum"]'
     if command -v jq >/dev/null 2>&1; then
       n_text=$("$weft" ops | head -1 | cut -d' ' -f1)
       n_json=$(jq length "$tmp/out")
       [[ "$n_text" == "$n_json" ]] || fail "ops: text lists $n_text operators, JSON $n_json"
+      # Every op has an aliases list; quadratic's is exactly its one alias,
+      # and no alias is also listed as an operator.
+      jq -e 'all(.[]; .aliases | type == "array")' "$tmp/out" >/dev/null || fail "ops --json: an op lacks aliases"
+      [[ $(jq -c '.[] | select(.name == "quadratic") | .aliases' "$tmp/out") == '["_contrib_quadratic"]' ]] ||
+        fail "ops --json: quadratic's aliases are not [\"_contrib_quadratic\"]"
+      [[ $(jq '[.[].name] as $n | [.[].aliases[] | select(. as $a | $n | index($a))] | length' "$tmp/out") == 0 ]] ||
+        fail "ops --json: an alias is also an operator name"
     fi
     ;;
   shared_models)
@@ -321,17 +400,130 @@ case "$case_name" in
     run run --symbol abc.json
     expect_rc 2; expect_in err "at least one --input"
     run run --symbol abc.json --input z="$tmp/a.npy" --input a="$tmp/a.npy" --input b="$tmp/a.npy" --input c="$tmp/a.npy"
-    expect_rc 2; expect_in err "--input z: the model has no argument of that name"
+    expect_rc 2; expect_in err "--input z: the model has no argument or auxiliary state of that name"
     run run --symbol abc.json --input a="$tmp/a.npy" --input a="$tmp/a.npy"
     expect_rc 2; expect_in err "--input a given twice"
-    expect_lib_error run --symbol abc.json --input a="$tmp/a.npy" -- "argument 'b' has no value"
+    # Without weights or --init: every missing name, and the way out.
+    expect_lib_error run --symbol abc.json --input a="$tmp/a.npy" -- \
+      "2 argument(s)/auxiliary state(s) have no value: b, c" "--input NAME=FILE.npy" "--init xavier"
     expect_lib_error run --symbol abc.json --input a="$tmp/bad.npy" -- "weft run --input a: error:"
     expect_lib_error run --symbol abc.json --input a="$tmp/nope.npy" -- "nope.npy"
     expect_lib_error run --symbol abc.json --params "$tmp/bad.npy" --input a="$tmp/a.npy" -- "bad.npy"
     expect_lib_error run --symbol malformed.json --input a="$tmp/a.npy" -- "malformed.json"
-    run run --symbol abc.json --input a="$tmp/a.npy" --input b="$tmp/a.npy" --input c="$tmp/a.npy" \
-      --output-dir "$tmp/missing-dir"
-    expect_rc 1; expect_in err "missing-dir"
+    # An output directory that cannot be made (a file is in the way).
+    : >"$tmp/afile"
+    expect_lib_error run --symbol abc.json --input a="$tmp/a.npy" --input b="$tmp/a.npy" --input c="$tmp/a.npy" \
+      --output-dir "$tmp/afile/sub" -- "cannot create output directory '$tmp/afile/sub'"
+    run run --symbol abc.json --input a="$tmp/a.npy" --seed -3
+    expect_rc 2; expect_in err "--seed expects a non-negative integer, given '-3'"
+    run run --symbol abc.json --init
+    expect_rc 2; expect_in err "--init needs a value"
+    expect_lib_error run --symbol abc.json --input a="$tmp/a.npy" --init bogus -- "unknown initializer 'bogus'"
+    # The shapes --init needs must follow from what is given.
+    expect_lib_error run --symbol mlp.json --init xavier -- "cannot infer the shape of data" "--input"
+    ;;
+  run_output_dir)
+    # A fresh nested output directory is created with its parents, before
+    # the model runs; an existing one is reused.
+    make_npy "$tmp/a.npy" '\x00\x00\x80\x3f\x00\x00\x00\x40'
+    for dir in "$tmp/new/nested/dir" "$tmp/new/nested/dir" "$tmp/new/other"; do
+      run run --symbol abc.json --input a="$tmp/a.npy" --input b="$tmp/a.npy" --input c="$tmp/a.npy" --output-dir "$dir"
+      expect_rc 0
+      expect_empty err
+      expect_in out "sum_output (2,) float32 -> $dir/sum_output.npy"
+      expect_values "$dir/sum_output.npy" 2 8   # a*b + b*c with a = b = c = (1, 2)
+    done
+    ;;
+  run_aux_input)
+    # BatchNorm (eps 0.001, fix_gamma) in inference: (x - moving_mean) /
+    # sqrt(moving_var + eps) + beta. --init gives mean 0, var 1, beta 0;
+    # --input overrides the auxiliary states moving_mean and moving_var.
+    make_npy_f32 "$tmp/x.npy" "(2, 3)" 1 2 3 4 5 6
+    make_npy_f32 "$tmp/mean.npy" "(3,)" 1 2 3
+    make_npy_f32 "$tmp/var.npy" "(3,)" 3.999 0.999 8.999
+    run run --symbol batchnorm_09.json --input data="$tmp/x.npy" --init xavier --output-dir "$tmp/plain"
+    expect_rc 0
+    expect_in out "init: xavier (seed 1) filled 4 of 5"
+    scale=$(awk 'BEGIN { printf "%.7f", 1 / sqrt(1.001) }')
+    expect_values "$tmp/plain/bn0_output.npy" $(awk -v s="$scale" 'BEGIN { for (i = 1; i <= 6; i++) printf "%.7f ", i * s }')
+    run run --symbol batchnorm_09.json --input data="$tmp/x.npy" --input bn0_moving_mean="$tmp/mean.npy" \
+      --init xavier --output-dir "$tmp/mean"
+    expect_rc 0
+    expect_empty err
+    expect_in out "filled 3 of 5"
+    expect_values "$tmp/mean/bn0_output.npy" 0 0 0 $(awk -v s="$scale" 'BEGIN { printf "%.7f %.7f %.7f", 3 * s, 3 * s, 3 * s }')
+    # Both statistics given: sqrt(var + eps) = (2, 1, 3).
+    run run --symbol batchnorm_09.json --input data="$tmp/x.npy" --input bn0_moving_mean="$tmp/mean.npy" \
+      --input bn0_moving_var="$tmp/var.npy" --init xavier --output-dir "$tmp/both"
+    expect_rc 0
+    expect_values "$tmp/both/bn0_output.npy" 0 0 0 1.5 3 1
+    ;;
+  run_init)
+    # --init fills what is not given (w1 (5,3) and b1 (1,3) from the hints):
+    # the same seed gives identical outputs, another seed different ones.
+    make_npy_f32 "$tmp/x.npy" "(4, 5)" 1 -2 3 -4 5 0.5 1.5 -2.5 3.5 4.5 -1 -1 2 2 3 0.25 0 0 1 -1
+    for run_dir in 7a 7b 8a; do
+      seed=${run_dir%?}
+      run run --symbol mlp.json --input data="$tmp/x.npy" --init xavier --seed $seed --output-dir "$tmp/$run_dir"
+      expect_rc 0
+      expect_empty err
+      expect_in out "init: xavier (seed $seed) filled 2 of 3 arguments/auxiliary states" "relu1_output (4,3) float32"
+    done
+    cmp -s "$tmp/7a/relu1_output.npy" "$tmp/7b/relu1_output.npy" || fail "--init xavier --seed 7 twice: outputs differ"
+    cmp -s "$tmp/7a/total_output.npy" "$tmp/7b/total_output.npy" || fail "--seed 7 twice: total_output differs"
+    cmp -s "$tmp/7a/relu1_output.npy" "$tmp/8a/relu1_output.npy" && fail "--seed 7 and --seed 8 give the same output"
+    # The outputs are those of a real initialisation: not all zero.
+    [[ "$(npy_values "$tmp/7a/total_output.npy")" != "0 0 0 0" ]] || fail "xavier-initialised output is all zeros"
+    for init in uniform normal; do
+      run run --symbol mlp.json --input data="$tmp/x.npy" --init $init --output-dir "$tmp/$init"
+      expect_rc 0
+      expect_in out "init: $init (seed 1)"
+    done
+    cmp -s "$tmp/uniform/relu1_output.npy" "$tmp/normal/relu1_output.npy" && fail "uniform and normal give the same output"
+    # --init one: relu(x . ones + 1) summed over 3 columns.
+    run run --symbol mlp.json --input data="$tmp/x.npy" --init one --output-dir "$tmp/one"
+    expect_rc 0
+    expect_values "$tmp/one/total_output.npy" 12 25.5 18 3.75
+    # A parameter given with --input is kept; only the rest is filled.
+    make_npy_f32 "$tmp/b1.npy" "(1, 3)" 100 100 100
+    run run --symbol mlp.json --input data="$tmp/x.npy" --input b1="$tmp/b1.npy" --init one --output-dir "$tmp/b1"
+    expect_rc 0
+    expect_in out "filled 1 of 3"
+    expect_values "$tmp/b1/total_output.npy" 309 322.5 315 300.75
+    ;;
+  run_init_attr)
+    # __init__ attributes win over the name's rule: fc_bias (constant 0.5,
+    # where *bias would get 0) and s_gamma (constant 2, where *gamma would
+    # get 1); fc_weight has none and gets the rule (zero here).
+    make_npy_f32 "$tmp/x.npy" "(2, 3)" 1 2 3 4 5 6
+    run run --symbol init_attr.json --input data="$tmp/x.npy" --init zero --output-dir "$tmp"
+    expect_rc 0
+    expect_empty err
+    expect_in out "filled 3 of 4 arguments/auxiliary states; by __init__: fc_bias, s_gamma"
+    expect_values "$tmp/out_output.npy" 3 5 7 9 11 13
+    ;;
+  run_resnet50_init)
+    # ResNet-50 without weights: --init fills its 260 parameters and
+    # statistics (softmax_label gets zeros); outputs go to a fresh nested
+    # directory. Then an output that cannot be written (a directory in its
+    # place) is an error, not a crash, although forward work is pending.
+    model="$shared/pathak-ashutosh__resnet-50-symbol.json"
+    [[ -f "$model" ]] || { echo "SKIP: no $model"; exit 77; }
+    command -v perl >/dev/null || { echo "SKIP: no perl to write the input"; exit 77; }
+    npy_header "$tmp/x.npy" "(1, 3, 224, 224)"
+    perl -e 'print pack("f<*", map { ($_ % 17) / 8 - 1 } 0 .. 150527)' >>"$tmp/x.npy"
+    run run --symbol "$model" --input data="$tmp/x.npy" --init xavier --seed 3 --output-dir "$tmp/a/b"
+    expect_rc 0
+    expect_empty err
+    expect_in out "init: xavier (seed 3) filled 260 of 261 arguments/auxiliary states; zeros for inputs: softmax_label" \
+      "softmax_output (1,11586) float32 -> $tmp/a/b/softmax_output.npy"
+    [[ $(stat -c %s "$tmp/a/b/softmax_output.npy") -eq $((128 + 11586 * 4)) ]] || fail "softmax_output.npy has the wrong size"
+    mkdir -p "$tmp/blocked/softmax_output.npy"
+    for i in 1 2; do
+      run run --symbol "$model" --input data="$tmp/x.npy" --init xavier --output-dir "$tmp/blocked"
+      expect_rc 1
+      expect_in err "weft run: error:" "cannot open '$tmp/blocked/softmax_output.npy' for writing"
+    done
     ;;
   run_det1)
     # MTCNN P-Net with its real .params; values are checked against PyTorch

@@ -127,6 +127,19 @@ WEFT_API WeftStatus weft_op_param(const char* op, size_t index, const char** out
                                   const char** out_type, const char** out_default,
                                   const char** out_doc);
 
+/** An immutable list of strings. Free with weft_string_list_free(). */
+typedef struct WeftStringList WeftStringList;
+
+/**
+ * @brief The aliases of operator @p op (looked up by name or alias), as
+ *        registered: MXNet's other spellings, e.g. "_contrib_quadratic" for
+ *        "quadratic" (none for most operators; never the canonical name that
+ *        weft_op_name() lists).
+ * @param[out] out_aliases new list; free with weft_string_list_free().
+ * WEFT_ERR_NOT_FOUND for an unknown operator.
+ */
+WEFT_API WeftStatus weft_op_aliases(const char* op, WeftStringList** out_aliases);
+
 /* --------------------------------------------------------------- ndarray */
 
 /**
@@ -326,8 +339,7 @@ WEFT_API WeftStatus weft_op_invoke_into(const char* op, WeftNDArray* const* inpu
 
 /** A symbolic graph (a list of output entries). Free with weft_symbol_free(). */
 typedef struct WeftSymbolHandle WeftSymbolHandle;
-/** An immutable list of strings. Free with weft_string_list_free(). */
-typedef struct WeftStringList WeftStringList;
+/* WeftStringList (an immutable list of strings) is declared with the operators above. */
 /** Shapes inferred for a symbol. Free with weft_shape_result_free(). */
 typedef struct WeftShapeResult WeftShapeResult;
 /** Element types inferred for a symbol. Free with weft_type_result_free(). */

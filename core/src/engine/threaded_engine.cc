@@ -237,7 +237,13 @@ class ThreadedEngine final : public Engine {
       for (Var* r : op->reads) granted += r->AppendRead(op);
       for (Var* w : op->writes) granted += w->AppendWrite(op);
     }
-    if (op->wait.fetch_sub(granted + 1, std::memory_order_acq_rel) == granted + 1) Dispatch(op);
+    if (op->wait.fetch_sub(granted + 1, std::memory_order_acq_rel) == granted + 1) {
+      // Ready here (its inputs' writers already finished, or finished while
+      // it was being queued): decide inheritance before Submit returns, so a
+      // WaitForVar the pusher calls next cannot clear the error first.
+      if (op->kind == OprKind::kUser) op->inherited = FindVarError(op);
+      Dispatch(op);
+    }
   }
 
   void Dispatch(OprBlock* op) {

@@ -50,9 +50,10 @@ std::vector<std::shared_ptr<const Executor::Impl::Segment>> Executor::Impl::Bulk
     const bool copy = !step.call;
     bool join = open && !copy && !ends && step.ctx == segs.back().ctx &&
                 static_cast<int>(segs.back().calls.size()) < max_nodes;
-    if (join) {  // a dependent step: it reads what the segment writes
+    if (join) {  // a dependent step: it uses what the segment writes (in place: it writes it too)
       join = false;
       for (VarHandle r : step.call->reads()) join = join || Contains(segs.back().writes, r);
+      for (VarHandle w : step.call->writes()) join = join || Contains(segs.back().writes, w);
     }
     if (!join) {
       if (open) Close(&segs.back(), &reads);

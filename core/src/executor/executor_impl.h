@@ -99,7 +99,7 @@ std::vector<bool> ConstantNodes(const IndexedGraph& g, const std::vector<bool>& 
 
   // Groups `steps` (in push order) into segments of at most `max_nodes`
   // steps: a segment continues while the next step is on the same device,
-  // reads a variable the segment writes (so independent branches stay in
+  // uses a variable the segment writes (so independent branches stay in
   // separate operations and can overlap), and the segment has not produced
   // an entry in `visible` (an array the caller may read: it is finished as
   // early as before). A copy between device types is a segment of its own.

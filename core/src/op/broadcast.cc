@@ -118,15 +118,9 @@ const BroadcastMathSpec kMathSpecs[] = {
 // A `_backward_broadcast_<op>` OpDef: inputs (ograd, lhs, rhs), outputs
 // with the shapes of lhs and rhs.
 OpDef BroadcastBackwardDef(std::string name, std::string doc) {
-  OpDef d;
-  d.name = std::move(name);
-  d.doc = std::move(doc);
-  d.num_inputs = 3;
-  d.num_outputs = 2;
-  d.input_names = FixedNames({"ograd", "lhs", "rhs"});
-  d.output_names = FixedNames({"lhs_grad", "rhs_grad"});
+  OpDef d = BackwardBinaryDef(std::move(name), std::move(doc));
   d.infer_shape = BroadcastBackwardInferShape;
-  d.infer_type = ElemwiseType;
+  d.inplace = nullptr;  // the gradients are reductions to smaller shapes
   return d;
 }
 

@@ -6,7 +6,8 @@
 //   bias (num_filter,) unless no_bias; output (N, num_filter, [oh,] ow) with
 //   o = (x + 2*pad - (dilate*(k-1)+1)) / stride + 1 (floor). Channels are
 //   split into num_group independent groups (num_group == C is depthwise).
-//   Layout is channel-first (NCW / NCHW); 1-D and 2-D kernels.
+//   Layout is channel-first (NCW / NCHW / NCDHW); 1-D, 2-D and 3-D kernels
+//   (3-D: a direct CPU reference kernel; oneDNN and CUDA take 1-D / 2-D).
 // Inference is bidirectional as MXNet's: the batch flows between data and
 // output, C between data and weight (weight[1] * num_group), and a spatial
 // extent of data is recovered from the output's when that axis' stride is 1.
@@ -42,7 +43,7 @@ std::vector<ParamDecl> ConvParams() {
                 "cuDNN algorithm selection (ignored on CPU)."),
       BoolParam("cudnn_off", "False", "Turn off cuDNN (ignored on CPU)."),
       EnumParam("layout", {"NCW", "NCHW", "NCDHW", "NHWC", "NDHWC", "NWC"}, "None", true,
-                "Data layout; only channel-first NCW / NCHW is supported."),
+                "Data layout; only channel-first NCW / NCHW / NCDHW is supported."),
   };
 }
 
@@ -52,7 +53,7 @@ std::vector<ParamDecl> ConvParams() {
 // Shared with _backward_Convolution (see below).
 bool ConvolutionShape(const NodeAttrs& attrs, std::vector<Shape>* in, std::vector<Shape>* out) {
   const ParamValues& p = attrs.params;
-  const SpatialGeom g = ReadSpatialGeom(attrs, true);
+  const SpatialGeom g = ReadSpatialGeom(attrs, true, 3);
   CheckChannelFirstLayout(attrs, g.nsp);
   const int64_t F = p.GetInt("num_filter"), G = p.GetInt("num_group");
   if (F % G != 0)

@@ -4,7 +4,8 @@
 // Deconvolution(data, weight[, bias]; kernel, stride, dilate, pad, adj,
 // target_shape, num_filter, num_group, no_bias (default True), workspace,
 // cudnn_tune, cudnn_off, layout):
-//   data (N, C, [H,] W), weight (C, num_filter / num_group, [kh,] kw),
+//   data (N, C, [[D,] H,] W), weight (C, num_filter / num_group, [[kd,]
+//   kh,] kw) (3-D: a direct CPU reference kernel only),
 //   bias (num_filter,); output (N, num_filter, [oh,] ow) with
 //   o = stride*(x-1) + dilate*(k-1) + 1 - 2*pad + adj. When target_shape is
 //   given (non-zero) it is the output's spatial shape and pad/adj are
@@ -67,9 +68,9 @@ void ReadAxes(const NodeAttrs& attrs, const std::string& key, int nsp, int64_t d
 
 bool DeconvolutionShape(const NodeAttrs& attrs, std::vector<Shape>* in, std::vector<Shape>* out) {
   const ParamValues& p = attrs.params;
-  const SpatialGeom g = ReadSpatialGeom(attrs, true);
+  const SpatialGeom g = ReadSpatialGeom(attrs, true, 3);
   CheckChannelFirstLayout(attrs, g.nsp);
-  int64_t adj[2], target[2];
+  int64_t adj[3], target[3];
   ReadAxes(attrs, "adj", g.nsp, 0, adj);
   ReadAxes(attrs, "target_shape", g.nsp, 0, target);
   const bool use_target = p.GetShape("target_shape").ndim() > 0 && target[0] != 0;

@@ -2,21 +2,40 @@
 //
 // SoftmaxOutput (alias Softmax)(data, label; grad_scale=1, ignore_label=-1,
 //   multi_output=False, use_ignore=False, preserve_shape=False,
-//   normalization=null|batch|valid, out_grad=False, smooth_alpha=0):
-//   forward: softmax of data viewed as (N, K) (K = prod of the other axes);
-//   multi_output: over axis 1 of (N, C, ...), label (N, ...);
-//   preserve_shape: over the last axis, label = data shape minus last axis;
-//   otherwise label (N,).
-//   backward (ignores the head gradient unless out_grad):
-//   dx = (softmax - onehot(label)) * grad_scale / normaliser, rows whose
-//   label == ignore_label zeroed when use_ignore; normaliser 1 (null), N
-//   (batch) or the count of non-ignored labels (valid, at least 1).
-//   smooth_alpha spreads alpha over the non-label classes.
+//   normalization=null|batch|valid, out_grad=False, smooth_alpha=0),
+//   MXNet 1.x semantics, forward and backward:
+//   forward: softmax over axis 1 of (N, C, S) (multi_output), over the last
+//   axis (preserve_shape), or else over each sample's flattened values
+//   (data viewed as (N, K), K = prod of the other axes).
+//   label: of data's shape = a probability label, dx = (softmax - label) *
+//   grad_scale (no normaliser, no ignore). Otherwise class indices:
+//   multi_output: (N, prod(S)) inferred, (N, S...) or (N, 1, S...) accepted;
+//   dx[n, :, s] = (softmax - onehot(label[n, s])) * grad_scale / (null: S;
+//   batch: S * N; valid: count of labels != ignore_label, at least 1);
+//   smooth_alpha is not applied (as in MXNet).
+//   otherwise: label = data's shape without its last axis (flattened to L
+//   values); the softmax rows (R = prod of all but the last axis with
+//   preserve_shape, N otherwise) use label values 0..R-1 in order (so with
+//   data of rank > 2 and no preserve_shape, row n uses the n-th flattened
+//   label value as an index into its flattened K values, exactly as MXNet
+//   1.x); dx = (softmax - onehot) * grad_scale / (null: 1; batch: L; valid:
+//   count of labels != ignore_label, at least 1); smooth_alpha moves alpha
+//   from the label class to the others.
+//   use_ignore zeroes rows/positions labelled ignore_label (compared as
+//   ints); out_grad multiplies by the head gradient, otherwise ignored.
+//   Labels used as indices must lie in [0, classes) (an error here; MXNet
+//   silently skips the onehot).
 // LinearRegressionOutput / LogisticRegressionOutput / MAERegressionOutput
 //   (data, label; grad_scale=1): forward identity / sigmoid / identity;
 //   backward dx = grad_scale / m * f(out - label), m = label.Size()/label[0],
 //   f = identity, identity, sign respectively. Label shape = data shape (or
 //   (N,) for data (N, 1)).
+// SVMOutput(data, label; margin=1, regularization_coefficient=1,
+//   use_linear=False): forward identity; data viewed as (rows, K) over its
+//   last axis, label = data's shape without it. Backward (head gradient
+//   ignored), with k = label[row], c = regularization_coefficient, m =
+//   margin: L1 (use_linear): dx[k] = -c [m > x[k]], dx[j] = c [m > -x[j]];
+//   L2: dx[k] = -2c max(m - x[k], 0), dx[j] = 2c max(m + x[j], 0).
 // MakeLoss (alias make_loss)(data; grad_scale=1, valid_thresh=0,
 //   normalization=null|batch|valid): forward identity; dx = grad_scale /
 //   normaliser (batch: N; valid: count of data > valid_thresh, at least 1).
@@ -55,24 +74,34 @@ std::vector<ParamDecl> RegressionParams() {
   return {FloatParam("grad_scale", "1", "Scale of the gradient.")};
 }
 
+std::vector<ParamDecl> SVMOutputParams() {
+  return {FloatParam("margin", "1", "Outputs outside this margin are penalised."),
+          FloatParam("regularization_coefficient", "1", "Scale of the gradient."),
+          BoolParam("use_linear", "False", "L1-SVM objective (L2-SVM when false).")};
+}
+
 std::vector<ParamDecl> MakeLossParams() {
   return {FloatParam("grad_scale", "1", "Gradient value (before normalisation)."),
           FloatParam("valid_thresh", "0", "Elements above this count as valid (normalization=valid)."),
           LossEnum("normalization", "null", {"batch", "null", "valid"}, "Gradient normaliser.")};
 }
 
-// The label shape SoftmaxOutput expects for `d` (partially known is fine).
+// The class-index label shape SoftmaxOutput infers for data `d` (MXNet
+// 1.x): (N, prod(d[2:])) with multi_output, otherwise d without its last
+// axis (for preserve_shape and the flattened default alike). Unknown
+// extents stay 0.
 Shape SoftmaxLabelShape(const ParamValues& p, const Shape& d) {
-  std::vector<int64_t> dims;
   if (p.GetBool("multi_output")) {
-    for (int i = 0; i < d.ndim(); ++i)
-      if (i != 1) dims.push_back(d[i]);
-  } else if (p.GetBool("preserve_shape")) {
-    dims.assign(d.dims().begin(), d.dims().end() - 1);
-  } else {
-    dims.push_back(d[0]);
+    const bool rest_known = Shape(std::vector<int64_t>(d.dims().begin() + 2, d.dims().end())).is_known();
+    return Shape({d[0], rest_known ? d.ProdRange(2, d.ndim()) : 0});
   }
-  return Shape(dims);
+  return Shape(std::vector<int64_t>(d.dims().begin(), d.dims().end() - 1));
+}
+
+// Whether `l` could be `want` (ShapeAssign succeeds on a copy).
+bool Compatible(const Shape& l, const Shape& want) {
+  Shape t = l;
+  return ShapeAssign(&t, want);
 }
 
 bool SoftmaxOutputShape(const NodeAttrs& attrs, std::vector<Shape>* in, std::vector<Shape>* out) {
@@ -80,19 +109,49 @@ bool SoftmaxOutputShape(const NodeAttrs& attrs, std::vector<Shape>* in, std::vec
   AssignShape(attrs, in, 0, (*out)[0], "input 'data'");
   const Shape& d = (*in)[0];
   if (d.ndim_known()) {
-    const int min_rank = attrs.params.GetBool("multi_output") ? 2 : 1;
+    const bool multi = attrs.params.GetBool("multi_output");
+    const int min_rank = multi ? 2 : 1;
     if (d.ndim() < min_rank)
       Fail(StatusCode::kShape, "operator SoftmaxOutput: input 'data' must have rank >= ", min_rank,
            ", given ", d.ToString());
     const Shape want = SoftmaxLabelShape(attrs.params, d);
     const Shape& l = (*in)[1];
-    // MXNet also accepts a label of the data's own shape in the default mode
-    // when it is (N, 1)-like with the same element count.
-    if (l.is_known() && want.is_known() && l != want && l.Size() == want.Size() && l[0] == want[0]) {
-      // same elements in a different layout, accepted as MXNet does
+    if (multi && l.ndim_known()) {
+      // A label of data's shape is a probability label; MXNet also accepts
+      // (N, prod(spatial)), (N, spatial...) and data's shape with axis 1 = 1.
+      Shape spatial(std::vector<int64_t>(d.dims().begin(), d.dims().end()));
+      spatial[1] = 1;
+      std::vector<int64_t> squeezed = d.dims();
+      squeezed.erase(squeezed.begin() + 1);
+      if (Compatible(l, d) && !(l[1] == 1 && d[1] != 1)) {
+        AssignShape(attrs, in, 1, d, "input 'label'");
+      } else if (!Compatible(l, want) && !Compatible(l, Shape(squeezed)) && !Compatible(l, spatial)) {
+        Fail(StatusCode::kShape, "operator SoftmaxOutput: input 'label' must have shape ", want.ToString(),
+             ", ", Shape(squeezed).ToString(), ", ", spatial.ToString(), " or data's ", d.ToString(),
+             "; given ", l.ToString());
+      }
+    } else if (!multi && l.is_known() && want.is_known() && l != want && l != d && l.Size() == want.Size() &&
+               l.ndim() > 0 && want.ndim() > 0 && l[0] == want[0]) {
+      // same elements as the index label in another layout (e.g. (N, 1)), accepted
+    } else if (!multi && l.ndim_known() && l.ndim() == d.ndim()) {
+      AssignShape(attrs, in, 1, d, "input 'label'");  // probability label
     } else {
       AssignShape(attrs, in, 1, want, "input 'label'");
     }
+  }
+  return AllKnown(*in) && AllKnown(*out);
+}
+
+// SVMOutput: label = data without its last axis.
+bool SVMOutputShape(const NodeAttrs& attrs, std::vector<Shape>* in, std::vector<Shape>* out) {
+  AssignShape(attrs, out, 0, (*in)[0], "output");
+  AssignShape(attrs, in, 0, (*out)[0], "input 'data'");
+  const Shape& d = (*in)[0];
+  if (d.ndim_known()) {
+    if (d.ndim() < 1)
+      Fail(StatusCode::kShape, "operator SVMOutput: input 'data' must have rank >= 1, given ", d.ToString());
+    AssignShape(attrs, in, 1, Shape(std::vector<int64_t>(d.dims().begin(), d.dims().end() - 1)),
+                "input 'label'");
   }
   return AllKnown(*in) && AllKnown(*out);
 }
@@ -163,6 +222,8 @@ void AddLoss(OpRegistry* reg, const std::string& name, std::vector<std::string> 
 void RegisterNNLoss(OpRegistry* reg) {
   AddLoss(reg, "SoftmaxOutput", {"Softmax"}, "Softmax forward with the cross-entropy gradient.",
           SoftmaxOutputParams(), SoftmaxOutputShape, true);
+  AddLoss(reg, "SVMOutput", {}, "Identity forward with the (L1 or L2) one-vs-all hinge-loss gradient.",
+          SVMOutputParams(), SVMOutputShape, false);
   AddLoss(reg, "LinearRegressionOutput", {}, "Identity forward with the squared-loss gradient.",
           RegressionParams(), RegressionShape, false);
   AddLoss(reg, "LogisticRegressionOutput", {}, "Sigmoid forward with the logistic-loss gradient.",

@@ -1,8 +1,9 @@
 // Pooling with MXNet's names and semantics, and _backward_Pooling.
 //
 // Pooling(data; kernel, pool_type, global_pool, pooling_convention, stride,
-// pad, count_include_pad, p_value, cudnn_off, layout): data (N, C, [H,] W)
-// channel-first, 1-D or 2-D windows. pool_type max / avg / sum (lp is not
+// pad, count_include_pad, p_value, cudnn_off, layout): data (N, C, [[D,]
+// H,] W) channel-first, 1-D, 2-D or 3-D windows (3-D: CPU reference kernel
+// only). pool_type max / avg / sum (lp is not
 // supported). Output extent per spatial axis:
 //   valid: 1 + floor((x + 2*pad - k) / stride)
 //   full:  1 + ceil((x + 2*pad - k) / stride)   (e.g. 75 -> 38 for 3x3/2)
@@ -67,15 +68,15 @@ bool PoolingShape(const NodeAttrs& attrs, std::vector<Shape>* in, std::vector<Sh
   const Shape& d = (*in)[0];
   SpatialGeom g;
   if (!global) {
-    g = ReadSpatialGeom(attrs, false);
+    g = ReadSpatialGeom(attrs, false, 3);
   } else if (d.ndim_known()) {
     g.nsp = d.ndim() - 2;
   } else {
     return false;
   }
-  if (g.nsp < 1 || g.nsp > 2)
+  if (g.nsp < 1 || g.nsp > 3)
     Fail(StatusCode::kShape, OpLabel(attrs), ": input 'data' ", d.ToString(),
-         " must have rank 3 or 4 (N, C, [H,] W) for global pooling");
+         " must have rank 3, 4 or 5 (N, C, [[D,] H,] W) for global pooling");
   CheckChannelFirstLayout(attrs, g.nsp);
   const int nd = g.nsp + 2;
   if (!d.ndim_known()) return false;
@@ -122,7 +123,7 @@ void RegisterNNPool(OpRegistry* reg) {
   f.name = "Pooling";
   f.aliases = {"Pooling_v1"};
   f.doc =
-      "1-D / 2-D max, average or sum pooling on channel-first data, with stride, padding, "
+      "1-D / 2-D / 3-D max, average or sum pooling on channel-first data, with stride, padding, "
       "global pooling and valid/full output rounding (MXNet semantics).";
   f.params = PoolParams();
   f.infer_shape = PoolingShape;

@@ -60,13 +60,13 @@ void ReadTuple(const NodeAttrs& attrs, const std::string& key, int nsp, int64_t 
 
 }  // namespace
 
-SpatialGeom ReadSpatialGeom(const NodeAttrs& attrs, bool has_dilate) {
+SpatialGeom ReadSpatialGeom(const NodeAttrs& attrs, bool has_dilate, int max_nsp) {
   SpatialGeom g;
   const Shape& k = attrs.params.GetShape("kernel");
   if (k.ndim() < 1 || k.ndim() > 3)
     Fail(StatusCode::kInvalidArgument, OpLabel(attrs), ": parameter 'kernel' = ", k.ToString(),
          " must have 1, 2 or 3 axes");
-  if (k.ndim() == 3)
+  if (k.ndim() > max_nsp)
     Fail(StatusCode::kNotImplemented, OpLabel(attrs), ": 3-D kernels ('kernel' = ", k.ToString(),
          ") are not supported; 1-D and 2-D are");
   g.nsp = k.ndim();
@@ -80,7 +80,7 @@ SpatialGeom ReadSpatialGeom(const NodeAttrs& attrs, bool has_dilate) {
 void CheckChannelFirstLayout(const NodeAttrs& attrs, int nsp) {
   if (attrs.params.IsNone("layout")) return;
   const std::string& l = attrs.params.GetString("layout");
-  const char* want = nsp == 1 ? "NCW" : "NCHW";
+  const char* want = nsp == 1 ? "NCW" : nsp == 2 ? "NCHW" : "NCDHW";
   if (l != want)
     Fail(StatusCode::kNotImplemented, OpLabel(attrs), ": parameter 'layout' = '", l,
          "' is not supported for a ", nsp, "-D kernel (only ", want, ")");

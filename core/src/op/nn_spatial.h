@@ -21,27 +21,28 @@ ParamDecl EnumParam(const std::string& name, std::vector<std::string> choices,
 ParamDecl IntRangeParam(const std::string& name, const std::string& def, double lo, double hi,
                         const std::string& doc);
 
-// Spatial geometry of one op instance: `nsp` spatial axes (1 or 2) with
+// Spatial geometry of one op instance: `nsp` spatial axes (1 to 3) with
 // per-axis kernel, stride, dilation and padding (MXNet defaults: stride 1,
 // dilate 1, pad 0 when the tuple is empty).
 struct SpatialGeom {
   int nsp = 0;
-  int64_t kernel[2] = {1, 1};
-  int64_t stride[2] = {1, 1};
-  int64_t dilate[2] = {1, 1};
-  int64_t pad[2] = {0, 0};
+  int64_t kernel[3] = {1, 1, 1};
+  int64_t stride[3] = {1, 1, 1};
+  int64_t dilate[3] = {1, 1, 1};
+  int64_t pad[3] = {0, 0, 0};
   // Extent of the dilated kernel along axis i.
   int64_t Dilated(int i) const { return dilate[i] * (kernel[i] - 1) + 1; }
 };
 
 // Reads kernel/stride/pad (and dilate when `has_dilate`) of `attrs`.
-// `kernel` must have 1 or 2 axes (kNotImplemented for 3); the other tuples
-// are empty or of the same length; kernel, stride, dilate >= 1 and pad >= 0.
-// Throws Error(kInvalidArgument) naming the op and the key.
-SpatialGeom ReadSpatialGeom(const NodeAttrs& attrs, bool has_dilate);
+// `kernel` must have 1 to `max_nsp` axes (kNotImplemented for 3 when
+// max_nsp is 2); the other tuples are empty or of the same length; kernel,
+// stride, dilate >= 1 and pad >= 0. Throws Error(kInvalidArgument) naming
+// the op and the key.
+SpatialGeom ReadSpatialGeom(const NodeAttrs& attrs, bool has_dilate, int max_nsp = 2);
 
 // Fails with kNotImplemented unless the optional "layout" parameter is None
-// or the channel-first layout for `nsp` spatial axes (NCW / NCHW).
+// or the channel-first layout for `nsp` spatial axes (NCW / NCHW / NCDHW).
 void CheckChannelFirstLayout(const NodeAttrs& attrs, int nsp);
 
 // Convolution's shape inference on (data, weight[, bias]) -> (output).

@@ -13,7 +13,14 @@ void RegisterElemwiseUnaryMath(OpRegistry* reg);
 void RegisterElemwiseCompare(OpRegistry* reg);
 // [tensor op declarations]
 void RegisterNNLRN(OpRegistry* reg);
+void RegisterNNRnn(OpRegistry* reg);
+void RegisterNNRnnParamConcat(OpRegistry* reg);
+void RegisterContribTransformer(OpRegistry* reg);
+void RegisterNNSequence(OpRegistry* reg);
 void RegisterNNNormInst(OpRegistry* reg);
+void RegisterNNLayerNorm(OpRegistry* reg);
+void RegisterNNLossExtra(OpRegistry* reg);
+void RegisterNNCTC(OpRegistry* reg);
 void RegisterNNMisc(OpRegistry* reg);
 void RegisterIndexOps(OpRegistry* reg);
 void RegisterSortOps(OpRegistry* reg);
@@ -57,7 +64,14 @@ void RegisterAllOps(OpRegistry* reg) {
   op::RegisterElemwiseCompare(reg);
   // [tensor op registrations]
   op::RegisterNNLRN(reg);
+  op::RegisterNNRnn(reg);
+  op::RegisterNNRnnParamConcat(reg);
+  op::RegisterContribTransformer(reg);
+  op::RegisterNNSequence(reg);
   op::RegisterNNNormInst(reg);
+  op::RegisterNNLayerNorm(reg);
+  op::RegisterNNLossExtra(reg);
+  op::RegisterNNCTC(reg);
   op::RegisterNNMisc(reg);
   op::RegisterIndexOps(reg);
   op::RegisterSortOps(reg);

@@ -232,8 +232,10 @@ TEST(NNConv, Rejects) {
   expect_error({x, w, b}, {{"kernel", "(3,)"}, {"num_filter", "6"}}, StatusCode::kShape, "'data'");
   expect_error({x, w, b}, {{"kernel", "(3,3)"}, {"num_filter", "6"}, {"layout", "NHWC"}},
                StatusCode::kNotImplemented, "layout");
-  expect_error({x, w, b}, {{"kernel", "(3,3,3)"}, {"num_filter", "6"}},
-               StatusCode::kNotImplemented, "kernel");
+  // A 3-D kernel needs 5-D data.
+  expect_error({x, w, b}, {{"kernel", "(3,3,3)"}, {"num_filter", "6"}}, StatusCode::kShape, "rank 5");
+  expect_error({x, w, b}, {{"kernel", "(3,3,3,3)"}, {"num_filter", "6"}}, StatusCode::kInvalidArgument,
+               "'kernel'");
   expect_error({x, w}, {{"kernel", "(3,3)"}, {"num_filter", "6"}}, StatusCode::kInvalidArgument,
                "input");
 }

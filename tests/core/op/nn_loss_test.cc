@@ -73,7 +73,7 @@ TEST(NNLoss, SoftmaxOutputOutGradAndSmoothing) {
 TEST(NNLoss, SoftmaxAliasAndLabelShapes) {
   std::vector<Shape> in = {Shape({4, 3, 5, 6}), Shape()}, out;
   EXPECT_TRUE(test::InferShapes("Softmax", {{"multi_output", "True"}}, &in, &out));
-  EXPECT_EQ(in[1], Shape({4, 5, 6}));
+  EXPECT_EQ(in[1], Shape({4, 30}));  // MXNet 1.x infers (N, prod(spatial))
   in = {Shape({4, 3, 5}), Shape()};
   out.clear();
   EXPECT_TRUE(test::InferShapes("SoftmaxOutput", {{"preserve_shape", "True"}}, &in, &out));
@@ -88,6 +88,63 @@ TEST(NNLoss, SoftmaxAliasAndLabelShapes) {
                                 StatusCode::kShape, {"SoftmaxOutput", "label"}));
   EXPECT_TRUE(test::ThrowsError([&] { Grads("SoftmaxOutput", {x, test::Array({2}, {0, 3})}, {}, x); },
                                 StatusCode::kInvalidArgument, {"SoftmaxOutput", "label"}));
+}
+
+TEST(NNLoss, SoftmaxOutputLabelShapesOfMXNet) {
+  auto infer = [](const StringMap& p, Shape d, Shape l) {
+    std::vector<Shape> in = {d, l}, out;
+    test::InferShapes("SoftmaxOutput", p, &in, &out);
+    return in[1];
+  };
+  // Default mode: data without its last axis, also for rank > 2.
+  EXPECT_EQ(infer({}, Shape({2, 3, 4}), Shape()), Shape({2, 3}));
+  // A label of data's shape is a probability label, in every mode.
+  EXPECT_EQ(infer({}, Shape({2, 3, 4}), Shape({2, 0, 4})), Shape({2, 3, 4}));
+  EXPECT_EQ(infer({{"multi_output", "True"}}, Shape({2, 3, 4}), Shape({2, 3, 4})), Shape({2, 3, 4}));
+  // multi_output accepts (N, prod(S)), (N, S...) and (N, 1, S...).
+  const StringMap multi = {{"multi_output", "True"}};
+  EXPECT_EQ(infer(multi, Shape({2, 3, 4, 5}), Shape({2, 20})), Shape({2, 20}));
+  EXPECT_EQ(infer(multi, Shape({2, 3, 4, 5}), Shape({2, 4, 5})), Shape({2, 4, 5}));
+  EXPECT_EQ(infer(multi, Shape({2, 3, 4, 5}), Shape({2, 1, 4, 5})), Shape({2, 1, 4, 5}));
+  EXPECT_TRUE(test::ThrowsError([&] { infer(multi, Shape({2, 3, 4, 5}), Shape({2, 3})); }, StatusCode::kShape,
+                                {"SoftmaxOutput", "'label'", "(2,20)", "(2,3)"}));
+  EXPECT_TRUE(test::ThrowsError([&] { infer({}, Shape({2, 3, 4}), Shape({2, 4})); }, StatusCode::kShape,
+                                {"SoftmaxOutput", "'label'", "(2,3)", "(2,4)"}));
+}
+
+TEST(NNLoss, SoftmaxOutputProbabilityLabelClosedForm) {
+  // dx = (softmax - label) * grad_scale: no normaliser, ignore_label unused,
+  // times the head gradient with out_grad.
+  NDArray x = test::Array({2, 2}, {0, 1, 2, 2}, DType::kFloat64);
+  NDArray l = test::Array({2, 2}, {0.25, 0.75, 1, 0}, DType::kFloat64);
+  StringMap params = {{"grad_scale", "3"}, {"normalization", "valid"}, {"use_ignore", "True"}, {"ignore_label", "0"}};
+  auto p = test::Values(test::Run("SoftmaxOutput", {x, l}, params)[0]);
+  auto g = Grads("SoftmaxOutput", {x, l}, params, test::Array({2, 2}, {7, 7, 7, 7}, DType::kFloat64));
+  const std::vector<double> lv = test::Values(l);
+  for (int i = 0; i < 4; ++i) EXPECT_NEAR(g[0][i], (p[i] - lv[i]) * 3, 1e-15) << i;
+  params["out_grad"] = "True";
+  g = Grads("SoftmaxOutput", {x, l}, params, test::Array({2, 2}, {1, 2, 3, 4}, DType::kFloat64));
+  for (int i = 0; i < 4; ++i) EXPECT_NEAR(g[0][i], (p[i] - lv[i]) * 3 * (i + 1), 1e-14) << i;
+}
+
+TEST(NNLoss, SoftmaxOutputFlattenedDefaultUsesLeadingLabels) {
+  // Data (2, 2, 2), label (2, 2) = [[3, 0], [1, 1]]: sample 0 uses class 3
+  // and sample 1 class 0 of its 4 flattened values (MXNet 1.x); every
+  // sample's softmax runs over its 4 values.
+  NDArray x = test::Array({2, 2, 2}, {0, 1, 2, 3, 1, 1, 1, 1}, DType::kFloat64);
+  NDArray l = test::Array({2, 2}, {3, 0, 1, 1}, DType::kFloat64);
+  auto p = test::Values(test::Run("SoftmaxOutput", {x, l})[0]);
+  EXPECT_NEAR(p[4], 0.25, 1e-15);
+  auto g = Grads("SoftmaxOutput", {x, l}, {}, test::Array({2, 2, 2}, std::vector<double>(8, 1), DType::kFloat64));
+  const std::vector<double> onehot = {0, 0, 0, 1, 1, 0, 0, 0};
+  for (int i = 0; i < 8; ++i) EXPECT_NEAR(g[0][i], p[i] - onehot[i], 1e-15) << i;
+}
+
+TEST(NNLoss, SoftmaxOutputLabelModesMatchTorch) {
+  for (const char* stem : {"SoftmaxOutput_flat3d", "SoftmaxOutput_flat3d_batch", "SoftmaxOutput_preserve_batch",
+                           "SoftmaxOutput_valid_no_use_ignore", "SoftmaxOutput_prob", "SoftmaxOutput_prob_flat3d",
+                           "SoftmaxOutput_multi_null", "SoftmaxOutput_multi_batch_ignore"})
+    EXPECT_TRUE(test::CheckOpRef(stem));
 }
 
 TEST(NNLoss, RegressionOutputs) {

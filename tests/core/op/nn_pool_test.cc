@@ -103,7 +103,30 @@ std::vector<PoolCase> Cases() {
       {{2, 3, 11}, "max", {3}, {2}, {1}, ""},
       {{2, 2, 10}, "avg", {4}, {3}, {1}, "full", false, 0},
       {{1, 2, 9}, "sum", {}, {}, {}, "", true},
+      // 2x2 stride 2 (its own row-pair path), even and odd extents; with
+      // "full" on odd extents the last window is partial (general path).
+      {{2, 3, 8, 8}, "max", {2, 2}, {2, 2}, {}, ""},
+      {{1, 2, 7, 9}, "max", {2, 2}, {2, 2}, {}, ""},
+      {{1, 2, 7, 9}, "max", {2, 2}, {2, 2}, {}, "full"},
   };
+}
+
+// The 2x2 stride-2 path skips NaNs like the general one (a window of NaNs
+// only gives -inf) and honours req=add.
+TEST(NNPool, MaxK2S2NaNAndAdd) {
+  const double nan = std::numeric_limits<double>::quiet_NaN();
+  NDArray x = test::Array({1, 1, 2, 4}, {nan, 1, nan, nan, 3, nan, nan, nan});
+  const StringMap p = {{"pool_type", "max"}, {"kernel", "(2,2)"}, {"stride", "(2,2)"}};
+  std::vector<double> y = test::Values(test::Run("Pooling", {x}, p)[0]);
+  ASSERT_EQ(y.size(), 2u);
+  EXPECT_EQ(y[0], 3);
+  EXPECT_EQ(y[1], -std::numeric_limits<double>::infinity());
+  NDArray x2 = test::Array({1, 1, 2, 2}, {1, 5, 2, 4});
+  std::vector<NDArray> out{test::Array({1, 1, 1, 1}, {10})};
+  InvokeOptions o;
+  o.reqs = {OpReq::kAdd};
+  Invoke(nullptr, "Pooling", {x2}, p, &out, o);
+  EXPECT_EQ(test::Values(out[0]), (std::vector<double>{15}));
 }
 
 TEST(NNPool, ForwardMatchesDefinition) {

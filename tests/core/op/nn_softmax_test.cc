@@ -68,5 +68,30 @@ TEST(NNSoftmax, Errors) {
                                 StatusCode::kInvalidArgument, {"softmax", "temperature"}));
 }
 
+TEST(NNSoftmax, UseLengthMasksTheAxis) {
+  EXPECT_TRUE(test::CheckOpRef("softmax_length_last"));
+  EXPECT_TRUE(test::CheckOpRef("softmax_length_axis1_temp"));
+  // Length 0 gives an all-zero line; float lengths are accepted too.
+  NDArray x = test::Array({2, 3}, {1, 2, 3, 4, 5, 6}, DType::kFloat64);
+  auto y = test::Values(test::Run("softmax", {x, test::Array({2}, {0, 2}, DType::kFloat64)}, {{"use_length", "True"}})[0]);
+  const double e = std::exp(1.0);
+  const std::vector<double> want = {0, 0, 0, 1 / (1 + e), e / (1 + e), 0};
+  for (int i = 0; i < 6; ++i) EXPECT_NEAR(y[i], want[i], 1e-15) << i;
+  std::vector<Shape> in = {Shape({2, 3, 4}), Shape()}, out;
+  EXPECT_TRUE(test::InferShapes("softmax", {{"use_length", "True"}, {"axis", "-2"}}, &in, &out));
+  EXPECT_EQ(in[1], Shape({2, 4}));
+  std::string where;
+  EXPECT_LT(test::GradientError("softmax", {test::RandomArray({2, 4}, DType::kFloat64, -1, 1, 3),
+                                            test::Array({2}, {3, 1}, DType::kInt32)},
+                                {{"use_length", "True"}}, {0}, 1e-6, &where),
+            1e-6)
+      << where;
+  EXPECT_TRUE(test::ThrowsError(
+      [&] { test::Run("softmax", {x, test::Array({2}, {1, 4}, DType::kInt32)}, {{"use_length", "True"}}); },
+      StatusCode::kInvalidArgument, {"softmax", "length 4"}));
+  EXPECT_TRUE(test::ThrowsError([&] { test::Run("log_softmax", {x}, {{"use_length", "True"}}); },
+                                StatusCode::kInvalidArgument, {"log_softmax", "use_length"}));
+}
+
 }  // namespace
 }  // namespace weft

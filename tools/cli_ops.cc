@@ -1,0 +1,118 @@
+// `weft ops`: every registered operator with its aliases, documentation and
+// parameters (type, default or required, doc), as text or --json, through
+// the C ABI's weft_op_* listing.
+#include <cstdio>
+#include <cstring>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "cli_util.h"
+
+namespace weft_cli {
+namespace {
+
+struct ParamInfo {
+  std::string name, type, doc;
+  bool required = false;
+  std::string def;
+};
+struct OpInfo {
+  std::string name, doc;
+  std::vector<std::string> aliases;
+  std::vector<ParamInfo> params;
+};
+
+// Every registered operator (canonical names, sorted) through weft_op_*.
+std::vector<OpInfo> ListOps() {
+  size_t n = 0;
+  Check(weft_op_count(&n), "ops");
+  std::vector<OpInfo> ops(n);
+  for (size_t i = 0; i < n; ++i) {
+    const char* name = nullptr;
+    const char* doc = nullptr;
+    size_t np = 0;
+    Check(weft_op_name(i, &name), "ops");
+    Check(weft_op_info(name, &doc, &np), "ops");
+    ops[i].name = name;
+    ops[i].doc = doc ? doc : "";
+    WeftStringList* aliases = nullptr;
+    Check(weft_op_aliases(name, &aliases), "ops");
+    ops[i].aliases = Strings(aliases, "ops");
+    for (size_t k = 0; k < np; ++k) {
+      const char *pn = nullptr, *pt = nullptr, *pd = nullptr, *pdoc = nullptr;
+      Check(weft_op_param(name, k, &pn, &pt, &pd, &pdoc), "ops");
+      ParamInfo p;
+      p.name = pn;
+      p.type = pt;
+      p.required = pd == nullptr;
+      p.def = pd ? pd : "";
+      p.doc = pdoc ? pdoc : "";
+      ops[i].params.push_back(std::move(p));
+    }
+  }
+  return ops;
+}
+
+// Prints `text` with every line indented by `indent` spaces.
+void PrintIndented(const std::string& text, int indent) {
+  size_t pos = 0;
+  while (pos <= text.size()) {
+    size_t nl = text.find('\n', pos);
+    std::string line = text.substr(pos, nl == std::string::npos ? std::string::npos : nl - pos);
+    std::printf("%*s%s\n", line.empty() ? 0 : indent, "", line.c_str());
+    if (nl == std::string::npos) break;
+    pos = nl + 1;
+  }
+}
+
+}  // namespace
+
+int Ops(int argc, char** argv) {
+  bool json = false;
+  for (int i = 2; i < argc; ++i) {
+    if (std::strcmp(argv[i], "--json") == 0)
+      json = true;
+    else
+      Usage(std::string("ops: unexpected argument '") + argv[i] + "'");
+  }
+  std::vector<OpInfo> ops = ListOps();
+  if (json) {
+    std::printf("[\n");
+    for (size_t i = 0; i < ops.size(); ++i) {
+      const OpInfo& op = ops[i];
+      std::printf("  {\"name\": %s, \"doc\": %s, \"aliases\": %s, \"params\": [", JsonString(op.name).c_str(),
+                  JsonString(op.doc).c_str(), NamesJson(op.aliases).c_str());
+      for (size_t k = 0; k < op.params.size(); ++k) {
+        const ParamInfo& p = op.params[k];
+        std::printf("%s\n    {\"name\": %s, \"type\": %s, \"required\": %s, \"default\": %s, "
+                    "\"doc\": %s}",
+                    k ? "," : "", JsonString(p.name).c_str(), JsonString(p.type).c_str(),
+                    p.required ? "true" : "false",
+                    p.required ? "null" : JsonString(p.def).c_str(), JsonString(p.doc).c_str());
+      }
+      std::printf("%s]}%s\n", op.params.empty() ? "" : "\n  ", i + 1 < ops.size() ? "," : "");
+    }
+    std::printf("]\n");
+    return 0;
+  }
+  std::printf("%zu operators\n", ops.size());
+  for (const OpInfo& op : ops) {
+    std::printf("\n%s\n", op.name.c_str());
+    if (!op.aliases.empty()) {
+      std::string line = "  aliases: ";
+      for (size_t k = 0; k < op.aliases.size(); ++k) line += (k ? ", " : "") + op.aliases[k];
+      std::printf("%s\n", line.c_str());
+    }
+    if (!op.doc.empty()) PrintIndented(op.doc, 4);
+    for (const ParamInfo& p : op.params) {
+      std::string head = "  " + p.name + " : " + p.type +
+                         (p.required ? std::string(", required") : ", default " + p.def);
+      std::printf("%s\n", head.c_str());
+      if (!p.doc.empty()) PrintIndented(p.doc, 6);
+    }
+  }
+  return 0;
+}
+
+}  // namespace weft_cli
