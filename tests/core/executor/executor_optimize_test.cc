@@ -40,7 +40,9 @@ Symbol Fc(const Symbol& x, int n, const std::string& name) {
   return Apply("FullyConnected", {x}, {{"num_hidden", std::to_string(n)}}, name);
 }
 
-Symbol Softmax(const Symbol& x) { return Apply("SoftmaxOutput", {x, Symbol::CreateVariable("softmax_label")}, {}, "softmax"); }
+Symbol Softmax(const Symbol& x) {
+  return Apply("SoftmaxOutput", {x, Symbol::CreateVariable("softmax_label")}, {}, "softmax");
+}
 
 // The models of bench/bench_executor.cc.
 Symbol Mlp() {
@@ -52,7 +54,9 @@ Symbol LeNet() {
   auto pool = [](const Symbol& x, const std::string& n) {
     return Apply("Pooling", {x}, {{"kernel", "(2,2)"}, {"stride", "(2,2)"}, {"pool_type", "max"}}, n);
   };
-  Symbol h = pool(Relu(Apply("Convolution", {Symbol::CreateVariable("data")}, {{"kernel", "(5,5)"}, {"num_filter", "20"}}, "conv1"), "relu1"), "pool1");
+  Symbol h = Apply("Convolution", {Symbol::CreateVariable("data")}, {{"kernel", "(5,5)"}, {"num_filter", "20"}},
+                   "conv1");
+  h = pool(Relu(h, "relu1"), "pool1");
   h = pool(Relu(Apply("Convolution", {h}, {{"kernel", "(5,5)"}, {"num_filter", "50"}}, "conv2"), "relu2"), "pool2");
   h = Relu(Fc(Apply("Flatten", {h}, {}, "flatten"), 500, "fc1"), "relu3");
   return Softmax(Fc(h, 10, "fc2"));
@@ -60,7 +64,8 @@ Symbol LeNet() {
 
 Symbol ResNet18() {
   Symbol h = Relu(Bn(Conv(Symbol::CreateVariable("data"), 64, 7, 2, false, "conv0"), "bn0"), "relu0");
-  h = Apply("Pooling", {h}, {{"kernel", "(3,3)"}, {"stride", "(2,2)"}, {"pad", "(1,1)"}, {"pool_type", "max"}}, "pool0");
+  h = Apply("Pooling", {h}, {{"kernel", "(3,3)"}, {"stride", "(2,2)"}, {"pad", "(1,1)"}, {"pool_type", "max"}},
+            "pool0");
   const int filters[4] = {64, 128, 256, 512};
   for (int s = 0; s < 4; ++s)
     for (int b = 0; b < 2; ++b) {
@@ -113,7 +118,8 @@ TEST(ExecutorOptimize, ModelFilesMatch) {
       } catch (const Error&) {
         continue;
       }
-      EXPECT_LT(test::CompareOptimized(y, {{"data", shape}}, 9), 1e-5) << e.path().filename() << " " << shape.ToString();
+      EXPECT_LT(test::CompareOptimized(y, {{"data", shape}}, 9), 1e-5)
+          << e.path().filename() << " " << shape.ToString();
       const std::string dbg = test::BindInference(y, {{"data", shape}}, true)->DebugString();
       const size_t at = dbg.find("Inference passes: ");
       std::cout << "[ bound ] " << e.path().filename() << " with data " << shape.ToString() << ": "

@@ -76,7 +76,8 @@ TEST(FusedConvolutionOp, MatchesConvolutionAddRelu) {
     NDArray b = test::RandomArray(Shape{3}, dt, -1, 1, 3);
     NDArray s = test::RandomArray(Shape{2, 3, 3, 3}, dt, -1, 1, 4);
     const StringMap conv{{"kernel", "(3,3)"}, {"num_filter", "3"}};
-    NDArray ref = test::Run("relu", {test::Run("elemwise_add", {test::Run("Convolution", {x, w, b}, conv)[0], s})[0]})[0];
+    NDArray c = test::Run("Convolution", {x, w, b}, conv)[0];
+    NDArray ref = test::Run("relu", {test::Run("elemwise_add", {c, s})[0]})[0];
     StringMap fp = conv;
     fp["with_sum"] = "True";
     fp["act_type"] = "relu";
