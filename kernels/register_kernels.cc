@@ -38,6 +38,7 @@ void RegisterNNLossCpu(KernelRegistry* reg);
 void RegisterNNNormCpu(KernelRegistry* reg);
 void RegisterNNPoolCpu(KernelRegistry* reg);
 void RegisterNNConvCpu(KernelRegistry* reg);
+void RegisterInferenceOpsCpu(KernelRegistry* reg);
 void RegisterAssignCpu(KernelRegistry* reg);
 void RegisterReduceCpu(KernelRegistry* reg);
 void RegisterDotCpu(KernelRegistry* reg);
@@ -112,6 +113,7 @@ void RegisterAllKernels(KernelRegistry* reg) {
   cpu::RegisterNNNormCpu(reg);
   cpu::RegisterNNPoolCpu(reg);
   cpu::RegisterNNConvCpu(reg);
+  cpu::RegisterInferenceOpsCpu(reg);  // after Convolution: the fused convolution calls it
   cpu::RegisterAssignCpu(reg);
   cpu::RegisterReduceCpu(reg);
   cpu::RegisterDotCpu(reg);

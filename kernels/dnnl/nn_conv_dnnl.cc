@@ -7,7 +7,9 @@
 // (an executor's node), which are reordered once and reused while the
 // weight array is unchanged (CachedLayout). Primitive descriptors are cached
 // per geometry. float64 and geometries oneDNN refuses run the "cpu"
-// reference kernel.
+// reference kernel. _fused_Convolution (pass::FuseConvActivation) is one
+// forward_inference convolution with post-ops: sum (the residual input,
+// placed in the destination first) and eltwise_relu.
 #include <map>
 #include <memory>
 #include <mutex>
@@ -156,6 +158,60 @@ std::shared_ptr<ConvPrims> Prims(const ConvDims& g, bool bias) {
   return p;
 }
 
+// The inference convolution of _fused_Convolution with its post-ops.
+struct FusedPrims {
+  memory::desc src, wei, bias, dst;  // plain user layouts
+  convolution_forward::primitive_desc pd;
+  convolution_forward fwd;
+};
+
+std::shared_ptr<FusedPrims> BuildFused(const ConvDims& g, bool has_bias, bool sum, bool relu) {
+  auto p = std::make_shared<FusedPrims>();
+  p->src = PlainDesc(g.src);
+  p->dst = PlainDesc(g.dst);
+  p->wei = PlainDesc(g.wei);
+  p->bias = PlainDesc(g.bias);
+  const auto any = memory::format_tag::any;
+  const auto f32 = memory::data_type::f32;
+  dnnl::primitive_attr attr;
+  attr.set_scratchpad_mode(dnnl::scratchpad_mode::user);
+  dnnl::post_ops po;
+  if (sum) po.append_sum(1.0f);
+  if (relu) po.append_eltwise(1.0f, algorithm::eltwise_relu, 0.0f, 0.0f);
+  attr.set_post_ops(po);
+  convolution_forward::desc fd(dnnl::prop_kind::forward_inference, algorithm::convolution_direct,
+                               memory::desc(g.src, f32, any), memory::desc(g.wei, f32, any),
+                               has_bias ? p->bias : memory::desc(), memory::desc(g.dst, f32, any), g.strides,
+                               g.dilates, g.pad_l, g.pad_r);
+  p->pd = convolution_forward::primitive_desc(fd, attr, Engine());
+  p->fwd = convolution_forward(p->pd);
+  return p;
+}
+
+// As Prims, for the fused forward.
+std::shared_ptr<FusedPrims> FusedPrimsFor(const ConvDims& g, bool bias, bool sum, bool relu) {
+  static std::mutex mu;
+  static std::map<std::vector<int64_t>, std::shared_ptr<FusedPrims>> cache;
+  std::vector<int64_t> key = Key(g, bias);
+  key.push_back(sum ? 1 : 0);
+  key.push_back(relu ? 1 : 0);
+  {
+    std::lock_guard<std::mutex> lock(mu);
+    auto it = cache.find(key);
+    if (it != cache.end()) return it->second;
+  }
+  std::shared_ptr<FusedPrims> p;
+  try {
+    p = BuildFused(g, bias, sum, relu);
+  } catch (const dnnl::error&) {
+    p = nullptr;
+  }
+  std::lock_guard<std::mutex> lock(mu);
+  if (cache.size() >= 512) cache.clear();
+  cache[key] = p;
+  return p;
+}
+
 bool Covered(const std::vector<TBlob>& in, const Shape& data) {
   return in[0].dtype == DType::kFloat32 && data.ndim() >= 3 && data.ndim() <= 5;
 }
@@ -172,6 +228,23 @@ void Forward(const OpContext& ctx, const ConvPrims& p, const TBlob& x, const TBl
   std::unordered_map<int, memory> args{{DNNL_ARG_SRC, src}, {DNNL_ARG_WEIGHTS, wei}, {DNNL_ARG_DST, dst.target}};
   if (b) args[DNNL_ARG_BIAS] = Mem(p.bias, *b);
   Execute(p.fwd, p.fwd_pd, std::move(args));
+  dst.Finish();
+}
+
+// y = act(conv(x, w, b) + sum) for a kWrite / kInplace request: the sum is
+// placed in the destination (in oneDNN's layout) before the primitive runs.
+void FusedForward(const OpContext& ctx, const FusedPrims& p, const std::vector<TBlob>& in, bool has_bias,
+                  const TBlob* sum, const TBlob& y) {
+  const memory src = AsLayout(Mem(p.src, in[0]), p.pd.src_desc(), 0);
+  const memory wei = CachedLayout(ctx, 1, Mem(p.wei, in[1]), p.pd.weights_desc(), 1);
+  const OutputArg dst(Mem(p.dst, y), p.pd.dst_desc(), OpReq::kWrite, 2);
+  if (sum && sum->dptr != dst.target.get_data_handle()) {
+    memory s = Mem(p.dst, *sum), t = dst.target;
+    dnnl::reorder(s, t).execute(ThreadStream(), s, t);
+  }
+  std::unordered_map<int, memory> args{{DNNL_ARG_SRC, src}, {DNNL_ARG_WEIGHTS, wei}, {DNNL_ARG_DST, dst.target}};
+  if (has_bias) args[DNNL_ARG_BIAS] = Mem(p.bias, in[2]);
+  Execute(p.fwd, p.pd, std::move(args));
   dst.Finish();
 }
 
@@ -239,7 +312,22 @@ void RegisterNNConvDnnl(KernelRegistry* reg) {
     }
     ref_bwd(ctx, attrs, in, req, out);
   };
+  KernelFn ref_fused = ReferenceKernel(*reg, "_fused_Convolution");
+  auto fused = [ref_fused](const OpContext& ctx, const NodeAttrs& attrs, const std::vector<TBlob>& in,
+                           const std::vector<OpReq>& req, const std::vector<TBlob>& out) {
+    if (req[0] == OpReq::kNull) return;
+    const bool bias = !attrs.params.GetBool("no_bias"), sum = attrs.params.GetBool("with_sum");
+    const bool relu = attrs.params.GetString("act_type") == "relu";
+    if (req[0] != OpReq::kAdd && Covered(in, in[0].shape)) {
+      if (auto p = FusedPrimsFor(DimsOf(attrs.params, in[0].shape, out[0].shape), bias, sum, relu)) {
+        FusedForward(ctx, *p, in, bias, sum ? &in.back() : nullptr, out[0]);
+        return;
+      }
+    }
+    ref_fused(ctx, attrs, in, req, out);
+  };
   reg->Add("Convolution", DeviceType::kCPU, {"dnnl", 20, fwd, true});
+  reg->Add("_fused_Convolution", DeviceType::kCPU, {"dnnl", 20, fused, true});
   reg->Add("_backward_Convolution", DeviceType::kCPU, {"dnnl", 20, bwd, true});
 }
 

@@ -31,6 +31,29 @@
 // (cpu(1), cpu(2), ... have engine workers of their own, engine.h) and
 // reads planned memory on that device; graph() and node_devices() show it.
 //
+// Inference optimisation (ExecutorOptions::optimize_inference, on by
+// default): when no gradient is requested (every grad_req null) and no
+// device groups are given, bind rewrites the graph for inference with
+// pass::SimplifyInference, pass::FoldBatchNorm and pass::FuseConvActivation
+// (pass.h; a pass whose new op has no kernel on the bind device is skipped;
+// DebugString lists the passes that changed the graph). Such an executor computes what the
+// symbol computes with is_train=false; Forward(true) on it throws
+// Error(kInvalidArgument) (bind with optimize_inference=false for a
+// training-mode forward). It also has constant steps: op nodes whose inputs
+// are all constant: aux states and parameters (arguments that no op reads
+// at a data-like input, named data*, arg*, lhs, rhs or label, and whose
+// names do not end in "data" or "label"); ops drawing random numbers or
+// mutating inputs are never constant. E.g. the _bn_fold nodes computing
+// folded weights from the bound weights and statistics. Their
+// outputs get blocks of their own in the memory plan (never reused), and
+// each constant step skips its kernel when every input's version
+// (OpContext::input_versions: a variable's engine version, or the content
+// version of another constant step's output) and is_train equal those of
+// its last run. So folded weights are computed by the first Forward only,
+// and again after the caller writes a weight or statistic (any NDArray
+// write to a bound array bumps its version); their readers (the oneDNN
+// convolution's cached weight layout) see them change only then.
+//
 // Thread-safety: distinct executors may be created and run concurrently
 // from different threads; one executor must not be used by two threads at
 // once (its calls mutate its state). The arrays it exposes follow NDArray's
@@ -77,6 +100,10 @@ struct ExecutorOptions {
   // entries using them (never shared across devices) and _CrossDeviceCopy
   // nodes copy between devices.
   std::map<std::string, Context> group2ctx;
+  // Inference passes and constant steps (see above) when the executor has
+  // no gradients and no group2ctx. WEFT_EXEC_OPTIMIZE=0 in the environment
+  // turns them off too (for comparisons).
+  bool optimize_inference = true;
 };
 
 // Gradient requests for SimpleBind: one value for every argument (then
@@ -133,7 +160,8 @@ class Executor {
 
   // Pushes the forward nodes to the engine and returns; is_train selects
   // training behaviour (BatchNorm batch statistics and moving-average
-  // updates, Dropout masks).
+  // updates, Dropout masks). Throws Error(kInvalidArgument) for is_train on
+  // an executor whose graph the inference passes changed.
   void Forward(bool is_train);
   // Pushes the gradient nodes after a Forward. `head_grads` holds one array
   // per output, or may be empty when every output is a loss op (their head
@@ -167,7 +195,8 @@ class Executor {
   const Graph& graph() const;
   const std::vector<Context>& node_devices() const;
   // Nodes in execution order with their storage (and devices when there
-  // are several), and the memory figures.
+  // are several; "(constant)" marks constant steps), the inference passes
+  // that changed the graph, and the memory figures.
   std::string DebugString() const;
 
  private:

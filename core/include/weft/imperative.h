@@ -11,6 +11,8 @@
 #ifndef WEFT_IMPERATIVE_H_
 #define WEFT_IMPERATIVE_H_
 
+#include <atomic>
+#include <cstdint>
 #include <memory>
 #include <string>
 #include <utility>
@@ -48,6 +50,22 @@ void Invoke(Runtime* rt, const std::string& op_name, const std::vector<NDArray>&
 // arrays, so their storage outlives it. Immutable after PrepareKernel: one
 // call may run on any thread, but runs that share outputs must be ordered by
 // the engine (as PushKernel and the executor's segments do).
+// Content versions for a call (the executor's constant steps). A counter
+// stands in for an input's engine variable version in OpContext::
+// input_versions: the executor's constant entries are written by an engine
+// operation on every Forward, so their variables' versions grow even when a
+// skipped call left the content unchanged; a counter grows only when the
+// content is computed again.
+struct CallVersions {
+  // Per input (may be shorter): a counter, or null for the engine version.
+  std::vector<std::shared_ptr<std::atomic<uint64_t>>> inputs;
+  // Run skips the kernel when every input's version and is_train equal
+  // those of its last successful run; otherwise it runs the kernel and
+  // increments each of `outputs` (one per output, may be null).
+  bool skip_unchanged = false;
+  std::vector<std::shared_ptr<std::atomic<uint64_t>>> outputs;
+};
+
 class KernelCall {
  public:
   // Runs the kernel (and any kAdd accumulation) on the calling thread.
@@ -60,7 +78,8 @@ class KernelCall {
  private:
   friend std::shared_ptr<const KernelCall> PrepareKernel(Runtime*, const Kernel&, const NodeAttrs&, Context,
                                                          const std::vector<NDArray>&, const std::vector<NDArray>&,
-                                                         const std::vector<OpReq>&, const std::string&);
+                                                         const std::vector<OpReq>&, const std::string&,
+                                                         const CallVersions*);
   KernelFn fn_;
   NodeAttrs attrs_;
   OpContext octx_;
@@ -75,15 +94,20 @@ class KernelCall {
   std::vector<VarHandle> in_vars_;           // per input, for OpContext::input_versions
   mutable std::shared_ptr<void> state_;      // OpContext::state; runs are ordered by the engine
   mutable std::vector<uint64_t> versions_;   // scratch for input_versions
+  CallVersions counters_;                    // see CallVersions
+  mutable std::vector<uint64_t> last_versions_;  // of the last run (skip_unchanged)
+  mutable bool ran_ = false, last_is_train_ = false;
 };
 
 // Binds `kernel` to these arrays (see KernelCall). `name` names the call in
 // engine errors (attrs.op->name when empty). Outputs must be allocated on
 // `ctx`. Throws Error when elemwise_add is needed but missing for `ctx`.
+// `versions` (optional) gives content version counters (CallVersions).
 std::shared_ptr<const KernelCall> PrepareKernel(Runtime* rt, const Kernel& kernel, const NodeAttrs& attrs,
                                                 Context ctx, const std::vector<NDArray>& inputs,
                                                 const std::vector<NDArray>& outputs,
-                                                const std::vector<OpReq>& reqs, const std::string& name = "");
+                                                const std::vector<OpReq>& reqs, const std::string& name = "",
+                                                const CallVersions* versions = nullptr);
 
 // PrepareKernel, then one engine operation on the global engine running it
 // with `is_train`: the entry point for core code that runs one kernel on

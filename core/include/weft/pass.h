@@ -127,6 +127,10 @@ struct MemoryPlanOptions {
   // outputs are planned on its device; a block is never shared (reused or
   // taken in place) across devices.
   std::vector<int> node_device;
+  // Per entry (may be empty): a block of its own, never reused by a later
+  // entry nor taken in place by a reader (the executor's constant steps,
+  // whose outputs must survive between runs).
+  std::vector<bool> dedicated;
 };
 
 struct MemoryPlan {
@@ -220,6 +224,51 @@ Placement PlaceDevice(const OpRegistry& reg, const Graph& graph, const PlaceDevi
 // variables of `forward` are ignored when placing the forward graph.
 Placement PlaceTrainingGraph(const OpRegistry& reg, const Graph& forward, const Graph& train,
                              const std::vector<NodeEntry>& heads, PlaceDeviceOptions options);
+
+// ------------------------------------------------------ inference passes
+//
+// Rewrites of a forward graph for inference only (the seed's GraphCompile
+// optimisations; the executor runs them at bind when no gradient is
+// requested, see ExecutorOptions::optimize_inference). Like PlaceDevice
+// they are persistent: nodes are rebuilt only when an input changed, and
+// variables are never replaced, so arrays bound to the original graph's
+// variables bind to the result. The result computes what the input graph
+// computes in inference mode (is_train = false); in training mode it may
+// not.
+
+struct RewriteResult {
+  Graph graph;         // the input graph itself when nothing changed
+  size_t changes = 0;  // nodes removed, folded or fused
+};
+
+// Removes what inference does not need: Dropout in mode "training" (whose
+// mask nobody reads) and the identity-like ops identity/_copy and BlockGrad/
+// stop_gradient; their readers read the input instead. A node whose output
+// is a graph output is kept (the output stays an array of its own). Flatten
+// and Reshape are left alone: PlanMemory already lets them take their input's
+// block in place when they are its last reader, and their kernel skips the
+// copy then, so they are views already.
+RewriteResult SimplifyInference(const OpRegistry& reg, const Graph& graph);
+
+// Folds BatchNorm (output_mean_var false, moving statistics are variables)
+// into the Convolution (NCHW, BatchNorm axis 1) or FullyConnected (flatten,
+// axis 1) producing its data when BatchNorm is that output's only reader
+// (and it is no graph output): the layer gets weight' and bias' computed by a
+// `_bn_fold` node from the weight, the bias (if any), gamma, beta and the
+// moving statistics: s = gamma / sqrt(moving_var + eps) (gamma = 1 with
+// fix_gamma), weight' = weight * s per output channel, bias' = (bias or 0 -
+// moving_mean) * s + beta. The fold reads the bound arrays, so new weights
+// or statistics are picked up by the next run.
+RewriteResult FoldBatchNorm(const OpRegistry& reg, const Graph& graph);
+
+// Fuses a Convolution with what follows it into one `_fused_Convolution`
+// (the Convolution's parameters plus act_type "" or "relu" and with_sum;
+// inputs data, weight, [bias], [sum]): out = act(conv + sum). Patterns, each
+// intermediate output read only by the next node and no graph output:
+// Convolution -> relu (Activation act_type=relu, or relu), Convolution ->
+// elemwise_add (either side; the other operand becomes `sum`), and
+// Convolution -> elemwise_add -> relu.
+RewriteResult FuseConvActivation(const OpRegistry& reg, const Graph& graph);
 
 }  // namespace pass
 }  // namespace weft

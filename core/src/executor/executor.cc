@@ -80,6 +80,19 @@ void Executor::Init(const ExecutorOptions& options, Runtime* rt) {
   std::vector<NodeEntry> heads;
   Graph train = TrainingGraph(reg, forward, reqs_, &x_args, &heads, &head_is_var);
   m.has_grads = !x_args.empty();
+  // Inference only: the graph passes, then constant steps (below).
+  m.optimize = !m.has_grads && options.group2ctx.empty() && ResolveOptimizeInference(options.optimize_inference);
+  // The bound variables by node: the passes keep variables but may reorder them.
+  std::vector<const Node*> arg_var, aux_var;
+  {
+    IndexedGraph orig(forward);
+    for (uint32_t nid : orig.argument_nodes()) arg_var.push_back(&orig.node(nid));
+    for (uint32_t nid : orig.aux_nodes()) aux_var.push_back(&orig.node(nid));
+  }
+  if (m.optimize) {
+    train = OptimizeInference(reg, m.rt->kernels(), ctx_.dev_type, train, &m.passes);
+    if (!m.passes.empty()) forward = train;
+  }
   if (options.group2ctx.empty()) {
     m.graph = std::move(train);
   } else {
@@ -92,6 +105,7 @@ void Executor::Init(const ExecutorOptions& options, Runtime* rt) {
   m.idx = std::make_unique<IndexedGraph>(m.graph);
   const IndexedGraph& g = *m.idx;
   if (m.devices.empty()) m.devices.assign(g.num_nodes(), ctx_);
+  auto var_nid = [&](const Node* v) { return g.contains(v) ? static_cast<int64_t>(g.node_id(v)) : -1; };
   // The (placed) forward graph is a prefix of the training graph.
   Graph placed_forward{std::vector<NodeEntry>(m.graph.outputs.begin(), m.graph.outputs.begin() + n_out)};
   IndexedGraph fidx(placed_forward);
@@ -111,7 +125,8 @@ void Executor::Init(const ExecutorOptions& options, Runtime* rt) {
            grads_[i].ctx().ToString(), ", but argument '", arg_names_[i], "' is placed on ",
            args_[i].ctx().ToString());
   for (size_t i = 0; i < aux_.size(); ++i) {
-    const Context want = m.devices[g.aux_nodes()[i]];
+    if (var_nid(aux_var[i]) < 0) continue;
+    const Context want = m.devices[static_cast<size_t>(var_nid(aux_var[i]))];
     if (aux_[i].ctx() != want)
       Fail(StatusCode::kDevice, "bind: auxiliary state '", aux_names_[i], "' is on ", aux_[i].ctx().ToString(),
            ", but its variable is placed on ", want.ToString());
@@ -127,6 +142,15 @@ void Executor::Init(const ExecutorOptions& options, Runtime* rt) {
   for (size_t i = 0; i < aux_.size(); ++i) {
     shape_in[aux_names_[i]] = aux_[i].shape();
     type_in[aux_names_[i]] = aux_[i].dtype();
+  }
+  if (!m.passes.empty()) {  // only the variables the optimised graph still has
+    std::map<std::string, bool> present;
+    for (uint32_t nid : g.input_nodes()) present[g.node(nid).attrs.name] = true;
+    auto keep_present = [&](auto* map) {
+      for (auto it = map->begin(); it != map->end();) it = present.count(it->first) ? std::next(it) : map->erase(it);
+    };
+    keep_present(&shape_in);
+    keep_present(&type_in);
   }
   pass::ShapeResult fshapes = pass::InferShape(fidx, shape_in);
   pass::TypeResult ftypes = pass::InferType(fidx, type_in);
@@ -181,6 +205,25 @@ void Executor::Init(const ExecutorOptions& options, Runtime* rt) {
       popt.node_device[nid] = static_cast<int>(
           std::find(device_list.begin(), device_list.end(), m.devices[nid]) - device_list.begin());
   }
+  // Constant steps: their outputs get blocks of their own, and content
+  // counters that their readers see as input versions.
+  m.content.assign(n_entries, nullptr);
+  if (m.optimize) {
+    std::vector<bool> is_aux(g.num_nodes(), false);
+    for (const Node* v : aux_var)
+      if (var_nid(v) >= 0) is_aux[static_cast<size_t>(var_nid(v))] = true;
+    m.constant = ConstantNodes(g, is_aux);
+    popt.dedicated.assign(n_entries, false);
+    for (uint32_t nid = 0; nid < g.num_nodes(); ++nid) {
+      if (!m.constant[nid] || g.node(nid).is_variable()) continue;
+      for (uint32_t o = 0; o < g.node(nid).num_outputs(); ++o) {
+        popt.dedicated[g.entry_id(nid, o)] = true;
+        m.content[g.entry_id(nid, o)] = std::make_shared<std::atomic<uint64_t>>(0);
+      }
+    }
+  } else {
+    m.constant.assign(g.num_nodes(), false);
+  }
   m.plan = pass::PlanMemory(g, m.shapes, m.types, popt);
 
   m.storage.clear();
@@ -189,9 +232,10 @@ void Executor::Init(const ExecutorOptions& options, Runtime* rt) {
                            device_list.at(static_cast<size_t>(m.plan.storage_device[sid])), DType::kUint8,
                            m.rt);
   m.entries.assign(n_entries, NDArray());
-  const auto& arg_nodes = g.argument_nodes();
-  for (size_t i = 0; i < args_.size(); ++i) m.entries[g.entry_id(arg_nodes[i], 0)] = args_[i];
-  for (size_t i = 0; i < aux_.size(); ++i) m.entries[g.entry_id(g.aux_nodes()[i], 0)] = aux_[i];
+  for (size_t i = 0; i < args_.size(); ++i)
+    if (var_nid(arg_var[i]) >= 0) m.entries[g.entry_id(static_cast<uint32_t>(var_nid(arg_var[i])), 0)] = args_[i];
+  for (size_t i = 0; i < aux_.size(); ++i)
+    if (var_nid(aux_var[i]) >= 0) m.entries[g.entry_id(static_cast<uint32_t>(var_nid(aux_var[i])), 0)] = aux_[i];
   for (size_t i = 0; i < m.head_grad_nid.size(); ++i)
     if (m.head_grad_nid[i] >= 0) {
       const uint32_t nid = static_cast<uint32_t>(m.head_grad_nid[i]);
@@ -229,7 +273,13 @@ void Executor::Init(const ExecutorOptions& options, Runtime* rt) {
              "') has no kernel for device ", DeviceTypeName(step.ctx.dev_type));
     }
     std::vector<NDArray> in, out;
-    for (const auto& e : g[nid].inputs) in.push_back(m.entries[g.entry_id(e)]);
+    CallVersions versions;
+    versions.skip_unchanged = m.constant[nid];
+    for (const auto& e : g[nid].inputs) {
+      in.push_back(m.entries[g.entry_id(e)]);
+      versions.inputs.push_back(m.content[g.entry_id(e)]);
+    }
+    for (uint32_t o = 0; o < node.num_outputs(); ++o) versions.outputs.push_back(m.content[g.entry_id(nid, o)]);
     for (uint32_t o = 0; o < node.num_outputs(); ++o) {
       const uint32_t e = g.entry_id(nid, o);
       OpReq r = m.plan.unread[e] ? OpReq::kNull : OpReq::kWrite;
@@ -237,7 +287,8 @@ void Executor::Init(const ExecutorOptions& options, Runtime* rt) {
       step.reqs.push_back(r);
       out.push_back(m.entries[e]);
     }
-    if (step.kernel) step.call = PrepareKernel(m.rt, *step.kernel, node.attrs, step.ctx, in, out, step.reqs, step.name);
+    if (step.kernel)
+      step.call = PrepareKernel(m.rt, *step.kernel, node.attrs, step.ctx, in, out, step.reqs, step.name, &versions);
     (nid < m.num_forward_nodes ? m.forward_steps : m.backward_steps).push_back(std::move(step));
   }
   outputs_.clear();
@@ -264,6 +315,9 @@ void Executor::Init(const ExecutorOptions& options, Runtime* rt) {
 // too, and nothing here waits.
 void Executor::Forward(bool is_train) {
   Impl& m = *impl_;
+  if (is_train && !m.passes.empty())
+    Fail(StatusCode::kInvalidArgument, "Forward(is_train=true): the graph was optimised for inference (",
+         JoinNames(m.passes), "); bind with optimize_inference=false to run a training-mode forward");
   for (const auto& seg : m.forward_segments) m.Push(seg, is_train);
   m.forward_done = true;
   m.last_is_train = is_train;
@@ -346,7 +400,7 @@ std::string Executor::DebugString() const {
       continue;
     }
     os << "Op:" << node.op()->name << ", Name=" << node.attrs.name << (m.plan.noop[nid] ? " (no-op)" : "")
-       << "\n";
+       << (m.constant[nid] ? " (constant)" : "") << "\n";
     for (const auto& in : g[nid].inputs) os << "      arg[" << g.entry_name(g.entry_id(in)) << "]\n";
     for (uint32_t o = 0; o < node.num_outputs(); ++o) {
       const uint32_t e = g.entry_id(nid, o);
@@ -359,6 +413,8 @@ std::string Executor::DebugString() const {
       os << "\n";
     }
   }
+  os << "Inference passes: " << (m.optimize ? m.passes.empty() ? "none changed the graph" : JoinNames(m.passes)
+                                             : "off") << "\n";
   const ExecutorMemory mem = memory();
   os << "Memory: planned " << mem.planned_bytes << " bytes in " << mem.num_storage << " blocks, naive "
      << mem.naive_bytes << " bytes; " << mem.num_inplace << " in place, " << mem.num_reused

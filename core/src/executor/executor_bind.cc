@@ -234,6 +234,7 @@ std::unique_ptr<Executor> Executor::Reshape(const pass::ShapeMap& shapes, bool p
     aux.push_back(adapt(aux_[i], s.aux_shapes[i], aux_names_[i], shapes.count(aux_names_[i]) > 0));
   ExecutorOptions opt;
   opt.group2ctx = impl_->group2ctx;
+  opt.optimize_inference = impl_->optimize;
   opt.match_range = impl_->plan.match_range;
   opt.num_groups = 1;
   for (int grp : impl_->plan.group) opt.num_groups = std::max(opt.num_groups, grp + 1);

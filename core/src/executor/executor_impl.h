@@ -3,6 +3,7 @@
 #ifndef WEFT_CORE_SRC_EXECUTOR_EXECUTOR_IMPL_H_
 #define WEFT_CORE_SRC_EXECUTOR_EXECUTOR_IMPL_H_
 
+#include <atomic>
 #include <map>
 #include <memory>
 #include <string>
@@ -59,10 +60,35 @@ struct Executor::Impl {
   // Shared with the engine operations in flight, so freeing the executor
   // while they run is safe.
   std::vector<std::shared_ptr<const Segment>> forward_segments, backward_segments;
-  int bulk_max_nodes = 0;  // ExecutorOptions::bulk_max_nodes resolved
+  int bulk_max_nodes = 0;  // ExecutorOptions::optimize_inference resolved: false when the option is
+// off or WEFT_EXEC_OPTIMIZE is "0" (throws Error(kInvalidArgument) for a
+// value other than 0 or 1).
+bool ResolveOptimizeInference(bool option);
+
+// The inference passes over `forward` in order (SimplifyInference,
+// FoldBatchNorm, FuseConvActivation; a pass whose new op has no kernel for
+// `dev` is skipped); `applied` receives "<pass> (<n> nodes)" for each that
+// changed the graph.
+Graph OptimizeInference(const OpRegistry& reg, const KernelRegistry& kernels, DeviceType dev, const Graph& forward,
+                        std::vector<std::string>* applied);
+
+// Per node of `g`: whether it is constant. A variable is constant when it
+// is an aux state (`is_aux`) or a parameter: an argument no op reads at a
+// data-like input (named data*, arg*, lhs, rhs or label) whose own name
+// does not end in "data" or "label" (MXNet's convention for data inputs).
+// An op node is constant when it has inputs, all constant, and neither
+// draws random numbers nor mutates an input.
+std::vector<bool> ConstantNodes(const IndexedGraph& g, const std::vector<bool>& is_aux);
+
+// ExecutorOptions::bulk_max_nodes resolved
   std::vector<int64_t> head_grad_nid;  // per output: its _head_grad variable, or -1
   std::vector<GradCopy> grad_copies;
   bool has_grads = false;
+  bool optimize = false;                 // ExecutorOptions::optimize_inference resolved
+  std::vector<std::string> passes;       // the inference passes that changed the graph
+  std::vector<bool> constant;            // per node: a constant step (or a constant variable)
+  // Per entry of a constant step: its content version (CallVersions).
+  std::vector<std::shared_ptr<std::atomic<uint64_t>>> content;
   bool forward_done = false;
   bool last_is_train = false;
 
@@ -91,6 +117,26 @@ struct Executor::Impl {
 // differentiated arguments' indices.
 Graph TrainingGraph(const OpRegistry& reg, const Graph& forward, const std::vector<GradReq>& reqs,
                     std::vector<size_t>* x_args, std::vector<NodeEntry>* heads, std::vector<bool>* head_is_var);
+
+// ExecutorOptions::optimize_inference resolved: false when the option is
+// off or WEFT_EXEC_OPTIMIZE is "0" (throws Error(kInvalidArgument) for a
+// value other than 0 or 1).
+bool ResolveOptimizeInference(bool option);
+
+// The inference passes over `forward` in order (SimplifyInference,
+// FoldBatchNorm, FuseConvActivation; a pass whose new op has no kernel for
+// `dev` is skipped); `applied` receives "<pass> (<n> nodes)" for each that
+// changed the graph.
+Graph OptimizeInference(const OpRegistry& reg, const KernelRegistry& kernels, DeviceType dev, const Graph& forward,
+                        std::vector<std::string>* applied);
+
+// Per node of `g`: whether it is constant. A variable is constant when it
+// is an aux state (`is_aux`) or a parameter: an argument no op reads at a
+// data-like input (named data*, arg*, lhs, rhs or label) whose own name
+// does not end in "data" or "label" (MXNet's convention for data inputs).
+// An op node is constant when it has inputs, all constant, and neither
+// draws random numbers nor mutates an input.
+std::vector<bool> ConstantNodes(const IndexedGraph& g, const std::vector<bool>& is_aux);
 
 // ExecutorOptions::bulk_max_nodes resolved: a negative value takes
 // WEFT_EXEC_BULK_MAX_NODES from the environment (0 or 1: no bulking), else

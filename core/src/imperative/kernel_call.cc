@@ -21,20 +21,34 @@ void KernelCall::Run(const RunContext& rc, bool is_train) const {
   o.stream = rc.stream;
   o.is_train = is_train;
   Engine* engine = Engine::Get();
-  for (size_t i = 0; i < in_vars_.size(); ++i) versions_[i] = in_vars_[i] ? engine->VarVersion(in_vars_[i]) : 0;
+  for (size_t i = 0; i < in_vars_.size(); ++i) {
+    const auto* counter = i < counters_.inputs.size() ? counters_.inputs[i].get() : nullptr;
+    versions_[i] = counter ? counter->load(std::memory_order_acquire)
+                           : in_vars_[i] ? engine->VarVersion(in_vars_[i]) : 0;
+  }
+  if (counters_.skip_unchanged && ran_ && last_is_train_ == is_train && last_versions_ == versions_) return;
   o.state = &state_;
   o.input_versions = versions_.data();
   fn_(o, attrs_, in_, reqs_, out_);
   // dst += temporary, with the elemwise_add kernel.
   for (const auto& [tmp, dst] : add_later_) add_fn_(o, add_attrs_, {dst, tmp}, {OpReq::kWrite}, {dst});
+  if (counters_.skip_unchanged) {
+    last_versions_ = versions_;
+    last_is_train_ = is_train;
+    ran_ = true;
+    for (const auto& c : counters_.outputs)
+      if (c) c->fetch_add(1, std::memory_order_release);
+  }
 }
 
 std::shared_ptr<const KernelCall> PrepareKernel(Runtime* rt, const Kernel& kernel, const NodeAttrs& attrs,
                                                 Context ctx, const std::vector<NDArray>& inputs,
                                                 const std::vector<NDArray>& outputs,
-                                                const std::vector<OpReq>& reqs, const std::string& name) {
+                                                const std::vector<OpReq>& reqs, const std::string& name,
+                                                const CallVersions* versions) {
   if (!rt) rt = &Runtime::Global();
   auto call = std::make_shared<KernelCall>();
+  if (versions) call->counters_ = *versions;
   call->name_ = !name.empty() ? name : attrs.op ? attrs.op->name : attrs.name;
   const std::string& op_name = call->name_;
   WEFT_CHECK(reqs.size() == outputs.size()) << "PushKernel " << op_name << ": " << reqs.size()

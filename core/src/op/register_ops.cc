@@ -38,6 +38,7 @@ void RegisterNNLoss(OpRegistry* reg);
 void RegisterNNNorm(OpRegistry* reg);
 void RegisterNNPool(OpRegistry* reg);
 void RegisterNNConv(OpRegistry* reg);
+void RegisterInferenceOps(OpRegistry* reg);
 void RegisterAssign(OpRegistry* reg);
 void RegisterReduce(OpRegistry* reg);
 void RegisterDot(OpRegistry* reg);
@@ -88,6 +89,7 @@ void RegisterAllOps(OpRegistry* reg) {
   op::RegisterNNNorm(reg);
   op::RegisterNNPool(reg);
   op::RegisterNNConv(reg);
+  op::RegisterInferenceOps(reg);  // after Convolution: _fused_Convolution takes its parameters
   op::RegisterAssign(reg);
   op::RegisterReduce(reg);
   op::RegisterDot(reg);

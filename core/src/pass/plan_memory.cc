@@ -50,6 +50,12 @@ class Allocator {
     group_.push_back(group);
     return static_cast<int>(bytes_->size() - 1);
   }
+  // A block of its own for `group`, never handed out again.
+  int Dedicated(size_t size, int group) {
+    bytes_->push_back(size);
+    group_.push_back(group);
+    return static_cast<int>(bytes_->size() - 1);
+  }
   void Release(int id) { free_[group_[id]].emplace((*bytes_)[id], id); }
   int group_of(int id) const { return group_[id]; }
 
@@ -158,6 +164,7 @@ MemoryPlan PlanWithRange(const IndexedGraph& g, const ShapeResult& s, const Type
   }
   auto device_of = [&](uint32_t nid) { return opt.node_device.empty() ? 0 : opt.node_device[nid]; };
   auto key_of = [&](uint32_t nid) { return p.group[nid] * num_devices + device_of(nid); };
+  auto dedicated = [&](uint32_t e) { return e < opt.dedicated.size() && opt.dedicated[e]; };
   Allocator alloc(match_range, groups * num_devices, &p.storage_bytes);
   for (uint32_t nid = 0; nid < n; ++nid) {
     const Node& node = g.node(nid);
@@ -176,6 +183,10 @@ MemoryPlan PlanWithRange(const IndexedGraph& g, const ShapeResult& s, const Type
       }
       const size_t size = EntryBytes(g, s, t, e);
       p.naive_bytes += size;
+      if (dedicated(e)) {
+        p.storage_id[e] = alloc.Dedicated(size, key_of(nid));
+        continue;
+      }
       for (const auto& pr : pairs) {
         if (pr.second != static_cast<int>(o) || pr.first < 0 || pr.first >= static_cast<int>(inputs.size()))
           continue;
@@ -183,7 +194,8 @@ MemoryPlan PlanWithRange(const IndexedGraph& g, const ShapeResult& s, const Type
         const int sid = p.storage_id[ie];
         const auto readers = std::count_if(inputs.begin(), inputs.end(),
                                            [&](const IndexedGraph::EntryRef& r) { return g.entry_id(r) == ie; });
-        if (sid >= 0 && !taken[pr.first] && refs[ie] == 1 && readers == 1 && t.dtypes[ie] == t.dtypes[e] &&
+        if (sid >= 0 && !dedicated(ie) && !taken[pr.first] && refs[ie] == 1 && readers == 1 &&
+            t.dtypes[ie] == t.dtypes[e] &&
             EntryBytes(g, s, t, ie) == size && alloc.group_of(sid) == key_of(nid)) {
           p.storage_id[e] = sid;
           p.inplace[e] = true;
@@ -200,7 +212,7 @@ MemoryPlan PlanWithRange(const IndexedGraph& g, const ShapeResult& s, const Type
     }
     for (size_t i = 0; i < inputs.size(); ++i) {
       const uint32_t ie = g.entry_id(inputs[i]);
-      if (--refs[ie] == 0 && p.storage_id[ie] >= 0) {
+      if (--refs[ie] == 0 && p.storage_id[ie] >= 0 && !dedicated(ie)) {
         bool handed_over = false;
         for (size_t j = 0; j < inputs.size(); ++j)
           handed_over = handed_over || (taken[j] && g.entry_id(inputs[j]) == ie);
@@ -211,7 +223,7 @@ MemoryPlan PlanWithRange(const IndexedGraph& g, const ShapeResult& s, const Type
       const uint32_t e = g.entry_id(nid, o);
       if (refs[e] == 0 && p.storage_id[e] >= 0) {
         p.unread[e] = true;
-        alloc.Release(p.storage_id[e]);
+        if (!dedicated(e)) alloc.Release(p.storage_id[e]);
       }
     }
   }

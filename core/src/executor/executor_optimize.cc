@@ -1,0 +1,81 @@
+// Inference optimisation at bind: the graph passes and the constant steps.
+#include <cstdlib>
+#include <string>
+
+#include "executor/executor_impl.h"
+#include "weft/status.h"
+
+namespace weft {
+
+namespace {
+
+bool EndsWith(const std::string& s, const std::string& suffix) {
+  return s.size() >= suffix.size() && s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
+}
+
+}  // namespace
+
+bool ResolveOptimizeInference(bool option) {
+  if (!option) return false;
+  const char* env = std::getenv("WEFT_EXEC_OPTIMIZE");
+  if (!env || !*env) return true;
+  const std::string v(env);
+  if (v == "0") return false;
+  if (v == "1") return true;
+  Fail(StatusCode::kInvalidArgument, "WEFT_EXEC_OPTIMIZE is '", v, "', expected 0 or 1");
+}
+
+Graph OptimizeInference(const OpRegistry& reg, const KernelRegistry& kernels, DeviceType dev, const Graph& forward,
+                        std::vector<std::string>* applied) {
+  Graph g = forward;
+  struct Pass {
+    const char* name;
+    pass::RewriteResult (*fn)(const OpRegistry&, const Graph&);
+    const char* needs;  // the op it creates, or null
+  };
+  for (const Pass& p : {Pass{"SimplifyInference", pass::SimplifyInference, nullptr},
+                        Pass{"FoldBatchNorm", pass::FoldBatchNorm, "_bn_fold"},
+                        Pass{"FuseConvActivation", pass::FuseConvActivation, "_fused_Convolution"}}) {
+    if (p.needs && !kernels.Find(p.needs, dev)) continue;
+    pass::RewriteResult r = p.fn(reg, g);
+    if (r.changes == 0) continue;
+    applied->push_back(StrCat(p.name, " (", r.changes, " node", r.changes == 1 ? "" : "s", ")"));
+    g = std::move(r.graph);
+  }
+  return g;
+}
+
+std::vector<bool> ConstantNodes(const IndexedGraph& g, const std::vector<bool>& is_aux) {
+  // Variables read at a data-like input of some op.
+  std::vector<bool> read_as_data(g.num_nodes(), false);
+  for (uint32_t nid = 0; nid < g.num_nodes(); ++nid) {
+    const Node& node = g.node(nid);
+    if (node.is_variable()) continue;
+    const OpDef& op = *node.op();
+    std::vector<std::string> names;
+    if (op.input_names) names = op.input_names(node.attrs.params);
+    for (size_t i = 0; i < g[nid].inputs.size(); ++i) {
+      const std::string name = i < names.size() ? names[i] : "data";
+      const bool data_like = name.rfind("data", 0) == 0 || name.rfind("arg", 0) == 0 || name == "lhs" ||
+                             name == "rhs" || name == "label";
+      if (data_like) read_as_data[g[nid].inputs[i].node_id] = true;
+    }
+  }
+  std::vector<bool> constant(g.num_nodes(), false);
+  for (uint32_t nid = 0; nid < g.num_nodes(); ++nid) {
+    const Node& node = g.node(nid);
+    if (node.is_variable()) {
+      const std::string& name = node.attrs.name;
+      constant[nid] = is_aux[nid] || !(read_as_data[nid] || EndsWith(name, "data") || EndsWith(name, "label"));
+      continue;
+    }
+    const OpDef& op = *node.op();
+    if (op.uses_rng || (op.mutate_inputs && !op.mutate_inputs(node.attrs.params).empty())) continue;
+    bool all = !g[nid].inputs.empty();
+    for (const auto& in : g[nid].inputs) all = all && constant[in.node_id];
+    constant[nid] = all;
+  }
+  return constant;
+}
+
+}  // namespace weft
