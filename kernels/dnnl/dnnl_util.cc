@@ -3,6 +3,7 @@
 
 #include <cstdlib>
 #include <memory>
+#include <thread>
 #include <vector>
 
 #include "weft/status.h"
@@ -15,11 +16,21 @@ void InitDnnl() {
     dnnl_set_jit_profiling_flags(0);
     (void)Engine();
     // Every transpose combination, small and large (oneDNN picks kernels by
-    // size), so their one-time JIT set-up happens now.
-    std::vector<float> a(256 * 256, 1.0f), c(256 * 256);
-    for (int64_t s : {1, 3, 8, 64, 256})
-      for (char ta : {'N', 'T'})
-        for (char tb : {'N', 'T'}) dnnl_sgemm(ta, tb, s, s, s, 1.0f, a.data(), s, a.data(), s, 0.0f, c.data(), s);
+    // size), so their one-time JIT set-up happens now. On a thread of its
+    // own: the sgemm opens an OpenMP team, and a team left behind on the
+    // caller's thread (idle, but still counted by libgomp) puts libgomp
+    // into its throttled mode whenever an engine worker's team runs too
+    // (more OpenMP threads than cores), where team threads sleep between
+    // parallel regions instead of spinning: ResNet-18 b1 on 2 threads ran
+    // 1.45x slower on the threaded engine than inline (docs/engine.md).
+    // The team of a thread that exits is released with it.
+    std::thread([] {
+      std::vector<float> a(256 * 256, 1.0f), c(256 * 256);
+      for (int64_t s : {1, 3, 8, 64, 256})
+        for (char ta : {'N', 'T'})
+          for (char tb : {'N', 'T'})
+            dnnl_sgemm(ta, tb, s, s, s, 1.0f, a.data(), s, a.data(), s, 0.0f, c.data(), s);
+    }).join();
     return true;
   }();
   (void)done;
