@@ -86,25 +86,10 @@ bool RnnParamConcatShape(const NodeAttrs& attrs, std::vector<Shape>* in, std::ve
 }  // namespace
 
 void RegisterNNRnnParamConcat(OpRegistry* reg) {
-  OpDef c;
-  c.name = "_rnn_param_concat";
+  OpDef c = ConcatLikeDef("_rnn_param_concat",
+                          "Concat of RNN parameters: one or two inputs' extent along `dim` may come from the output.",
+                          RnnParamConcatParams(), RnnParamConcatShape);
   c.aliases = {"_npi_rnn_param_concat"};
-  c.doc = "Concat of RNN parameters: one or two inputs' extent along `dim` may come from the output.";
-  c.params = RnnParamConcatParams();
-  c.key_var_num_args = "num_args";
-  c.num_inputs_fn = [](const ParamValues& p) { return static_cast<int>(p.GetInt("num_args")); };
-  c.input_names = [](const ParamValues& p) {
-    std::vector<std::string> names;
-    for (int64_t i = 0; i < p.GetInt("num_args"); ++i) names.push_back("arg" + std::to_string(i));
-    return names;
-  };
-  c.infer_shape = RnnParamConcatShape;
-  c.infer_type = ElemwiseType;
-  c.gradient = [](const OpRegistry& r, const NodePtr& n, const std::vector<NodeEntry>& og) {
-    std::vector<NodeEntry> ins = {og[0]};
-    for (const auto& e : n->inputs) ins.push_back(e);
-    return BackwardNode(r, "_backward_Concat", n, ins, static_cast<int>(n->inputs.size()));
-  };
   reg->Add(std::move(c));
 }
 

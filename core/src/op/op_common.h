@@ -49,6 +49,11 @@ ParamDecl IntParam(const std::string& name, const std::string& def, const std::s
 ParamDecl BoolParam(const std::string& name, const std::string& def, const std::string& doc);
 ParamDecl RequiredParam(const std::string& name, ParamType type, const std::string& doc);
 
+// Concat's OpDef shape (core/src/op/shape_ops_join.cc): `num_args` inputs
+// "arg<i>", dtype shared, gradient through `_backward_Concat`; `shape` is its
+// shape inference (Concat's own, or a variant such as _rnn_param_concat's).
+OpDef ConcatLikeDef(std::string name, std::string doc, std::vector<ParamDecl> params, InferShapeFn shape);
+
 }  // namespace op
 }  // namespace weft
 

@@ -193,12 +193,11 @@ bool SliceAxisBackwardShape(const NodeAttrs& attrs, std::vector<Shape>* in, std:
 
 }  // namespace
 
-void RegisterShapeOpsJoin(OpRegistry* reg) {
+OpDef ConcatLikeDef(std::string name, std::string doc, std::vector<ParamDecl> params, InferShapeFn shape) {
   OpDef c;
-  c.name = "Concat";
-  c.aliases = {"concat"};
-  c.doc = "Joins arrays along `dim`.";
-  c.params = ConcatParams();
+  c.name = std::move(name);
+  c.doc = std::move(doc);
+  c.params = std::move(params);
   c.key_var_num_args = "num_args";
   c.num_inputs_fn = [](const ParamValues& p) { return static_cast<int>(p.GetInt("num_args")); };
   c.input_names = [](const ParamValues& p) {
@@ -206,13 +205,19 @@ void RegisterShapeOpsJoin(OpRegistry* reg) {
     for (int64_t i = 0; i < p.GetInt("num_args"); ++i) names.push_back("arg" + std::to_string(i));
     return names;
   };
-  c.infer_shape = ConcatShape;
+  c.infer_shape = std::move(shape);
   c.infer_type = ElemwiseType;
   c.gradient = [](const OpRegistry& r, const NodePtr& n, const std::vector<NodeEntry>& og) {
     std::vector<NodeEntry> ins = {og[0]};
     for (const auto& e : n->inputs) ins.push_back(e);
     return BackwardNode(r, "_backward_Concat", n, ins, static_cast<int>(n->inputs.size()));
   };
+  return c;
+}
+
+void RegisterShapeOpsJoin(OpRegistry* reg) {
+  OpDef c = ConcatLikeDef("Concat", "Joins arrays along `dim`.", ConcatParams(), ConcatShape);
+  c.aliases = {"concat"};
   reg->Add(std::move(c));
 
   OpDef cb;
