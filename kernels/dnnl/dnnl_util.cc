@@ -1,7 +1,10 @@
 // Plumbing of the oneDNN backend (see dnnl_util.h).
 #include "dnnl/dnnl_util.h"
 
+#include <algorithm>
 #include <cstdlib>
+#include <map>
+#include <mutex>
 #include <memory>
 #include <thread>
 #include <vector>
@@ -84,12 +87,53 @@ dnnl::memory AsLayout(const dnnl::memory& user, const dnnl::memory::desc& want, 
 
 namespace {
 
-// One input reordered into a backend layout, owned by a call's state.
+// One input reordered into a backend layout, owned by the states of the
+// calls using it.
 struct CachedInput {
   const void* src = nullptr;
   uint64_t version = 0;
   dnnl::memory mem;  // oneDNN-allocated, in the wanted layout
 };
+
+// Reordered inputs shared between calls (executors binding the same weight
+// array: a predictor's pool). Keyed by source address and version; an entry
+// lives while some call's state holds it, and such a state's executor holds
+// the source array, so no other array can sit at that address meanwhile.
+class SharedLayouts {
+ public:
+  std::shared_ptr<CachedInput> Find(const void* src, uint64_t version, const dnnl::memory::desc& want) {
+    std::lock_guard<std::mutex> lock(mu_);
+    auto it = entries_.find({src, version});
+    if (it == entries_.end()) return nullptr;
+    for (const auto& w : it->second)
+      if (auto c = w.lock())
+        if (c->mem.get_desc() == want) return c;
+    return nullptr;
+  }
+  // Adds `c`, or returns the equal entry another call added meanwhile.
+  std::shared_ptr<CachedInput> Add(const std::shared_ptr<CachedInput>& c) {
+    std::lock_guard<std::mutex> lock(mu_);
+    for (const auto& w : entries_[{c->src, c->version}])
+      if (auto other = w.lock())
+        if (other->mem.get_desc() == c->mem.get_desc()) return other;
+    for (auto it = entries_.begin(); it != entries_.end();) {  // drop expired entries
+      auto& v = it->second;
+      v.erase(std::remove_if(v.begin(), v.end(), [](const auto& w) { return w.expired(); }), v.end());
+      it = v.empty() ? entries_.erase(it) : std::next(it);
+    }
+    entries_[{c->src, c->version}].push_back(c);
+    return c;
+  }
+
+ private:
+  std::mutex mu_;
+  std::map<std::pair<const void*, uint64_t>, std::vector<std::weak_ptr<CachedInput>>> entries_;
+};
+
+SharedLayouts& Shared() {
+  static SharedLayouts* shared = new SharedLayouts();  // leaked: used during exit
+  return *shared;
+}
 
 }  // namespace
 
@@ -99,16 +143,22 @@ dnnl::memory CachedLayout(const OpContext& ctx, int input, const dnnl::memory& u
   if (!ctx.state || !ctx.input_versions) return AsLayout(user, want, slot);
   auto* c = static_cast<CachedInput*>(ctx.state->get());
   const uint64_t version = ctx.input_versions[input];
-  if (c && c->src == user.get_data_handle() && c->version == version && c->mem.get_desc() == want)
-    return c->mem;
+  const void* src = user.get_data_handle();
+  if (c && c->src == src && c->version == version && c->mem.get_desc() == want) return c->mem;
+  if (auto shared = Shared().Find(src, version, want)) {
+    *ctx.state = shared;
+    return shared->mem;
+  }
   auto fresh = std::make_shared<CachedInput>();
-  fresh->src = user.get_data_handle();
+  fresh->src = src;
   fresh->version = version;
   fresh->mem = dnnl::memory(want, Engine());
-  dnnl::memory src = user;
-  dnnl::reorder(src, fresh->mem).execute(ThreadStream(), src, fresh->mem);
-  *ctx.state = fresh;
-  return fresh->mem;
+  dnnl::memory from = user;
+  dnnl::reorder(from, fresh->mem).execute(ThreadStream(), from, fresh->mem);
+  ThreadStream().wait();
+  std::shared_ptr<CachedInput> kept = Shared().Add(fresh);
+  *ctx.state = kept;
+  return kept->mem;
 }
 
 OutputArg::OutputArg(const dnnl::memory& u, const dnnl::memory::desc& want, OpReq r, int slot)

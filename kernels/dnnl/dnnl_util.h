@@ -48,7 +48,9 @@ dnnl::memory AsLayout(const dnnl::memory& user, const dnnl::memory::desc& want, 
 // kept in ctx.state and reused while the input's version and address are
 // unchanged (weights reordered once per bind, not per call). Falls back to
 // AsLayout when the call has no state (one-off imperative calls). The call's
-// state holds one cached input: use it for one input per kernel.
+// state holds one cached input: use it for one input per kernel. Calls of
+// other executors reading the same array at the same version share the
+// reordered copy (a predictor's executors hold one copy of each weight).
 dnnl::memory CachedLayout(const OpContext& ctx, int input, const dnnl::memory& user,
                           const dnnl::memory::desc& want, int slot);
 

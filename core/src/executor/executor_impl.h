@@ -60,27 +60,7 @@ struct Executor::Impl {
   // Shared with the engine operations in flight, so freeing the executor
   // while they run is safe.
   std::vector<std::shared_ptr<const Segment>> forward_segments, backward_segments;
-  int bulk_max_nodes = 0;  // ExecutorOptions::optimize_inference resolved: false when the option is
-// off or WEFT_EXEC_OPTIMIZE is "0" (throws Error(kInvalidArgument) for a
-// value other than 0 or 1).
-bool ResolveOptimizeInference(bool option);
-
-// The inference passes over `forward` in order (SimplifyInference,
-// FoldBatchNorm, FuseConvActivation; a pass whose new op has no kernel for
-// `dev` is skipped); `applied` receives "<pass> (<n> nodes)" for each that
-// changed the graph.
-Graph OptimizeInference(const OpRegistry& reg, const KernelRegistry& kernels, DeviceType dev, const Graph& forward,
-                        std::vector<std::string>* applied);
-
-// Per node of `g`: whether it is constant. A variable is constant when it
-// is an aux state (`is_aux`) or a parameter: an argument no op reads at a
-// data-like input (named data*, arg*, lhs, rhs or label) whose own name
-// does not end in "data" or "label" (MXNet's convention for data inputs).
-// An op node is constant when it has inputs, all constant, and neither
-// draws random numbers nor mutates an input.
-std::vector<bool> ConstantNodes(const IndexedGraph& g, const std::vector<bool>& is_aux);
-
-// ExecutorOptions::bulk_max_nodes resolved
+  int bulk_max_nodes = 0;  // ExecutorOptions::bulk_max_nodes resolved
   std::vector<int64_t> head_grad_nid;  // per output: its _head_grad variable, or -1
   std::vector<GradCopy> grad_copies;
   bool has_grads = false;
@@ -137,6 +117,10 @@ Graph OptimizeInference(const OpRegistry& reg, const KernelRegistry& kernels, De
 // An op node is constant when it has inputs, all constant, and neither
 // draws random numbers nor mutates an input.
 std::vector<bool> ConstantNodes(const IndexedGraph& g, const std::vector<bool>& is_aux);
+// The op-node part of ConstantNodes: `constant` gives each variable's
+// constness (op nodes' values are ignored); an op node becomes constant as
+// described above.
+std::vector<bool> PropagateConstants(const IndexedGraph& g, std::vector<bool> constant);
 
 // ExecutorOptions::bulk_max_nodes resolved: a negative value takes
 // WEFT_EXEC_BULK_MAX_NODES from the environment (0 or 1: no bulking), else

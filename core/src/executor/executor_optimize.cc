@@ -64,11 +64,18 @@ std::vector<bool> ConstantNodes(const IndexedGraph& g, const std::vector<bool>& 
   std::vector<bool> constant(g.num_nodes(), false);
   for (uint32_t nid = 0; nid < g.num_nodes(); ++nid) {
     const Node& node = g.node(nid);
-    if (node.is_variable()) {
-      const std::string& name = node.attrs.name;
-      constant[nid] = is_aux[nid] || !(read_as_data[nid] || EndsWith(name, "data") || EndsWith(name, "label"));
-      continue;
-    }
+    if (!node.is_variable()) continue;
+    const std::string& name = node.attrs.name;
+    constant[nid] = is_aux[nid] || !(read_as_data[nid] || EndsWith(name, "data") || EndsWith(name, "label"));
+  }
+  return PropagateConstants(g, std::move(constant));
+}
+
+std::vector<bool> PropagateConstants(const IndexedGraph& g, std::vector<bool> constant) {
+  for (uint32_t nid = 0; nid < g.num_nodes(); ++nid) {
+    const Node& node = g.node(nid);
+    if (node.is_variable()) continue;
+    constant[nid] = false;
     const OpDef& op = *node.op();
     if (op.uses_rng || (op.mutate_inputs && !op.mutate_inputs(node.attrs.params).empty())) continue;
     bool all = !g[nid].inputs.empty();

@@ -1,0 +1,133 @@
+// Predictor: thread-safe inference for services, over one read-only copy of
+// a model's weights.
+//
+// Created from a symbol, its parameters (ParamMaps: "arg:"/"aux:" of a
+// .params file) and the names and shapes of its inputs; every other
+// argument is a weight and must be given. At creation the forward graph is
+// rewritten for inference (the executor's inference passes, executor.h)
+// and frozen: every node computable from the weights alone (the folded
+// BatchNorm weights, say) is computed once and its result becomes a
+// weight of its own, so executors hold no per-executor copy of it. The
+// predictor keeps its own copies of the parameters it uses: changing the
+// caller's arrays afterwards changes nothing.
+//
+// Predict may be called from any number of threads at once. A call takes
+// an idle executor bound for its input shapes from a pool; when none is
+// idle it binds one (at most PredictorOptions::max_executors per input
+// shape; beyond that it waits for one to come back). Every executor binds
+// the same weight arrays, so the weights, and the oneDNN convolution's
+// reordered weights (kernels/dnnl CachedLayout shares them by array
+// version), are held once whatever the number of callers; each executor
+// adds only its planned activations and inputs. Input shapes not seen
+// before bind new executors once, which are kept (at most max_shapes shape
+// sets; the least recently used idle set is dropped beyond that). A call
+// copies its inputs from host memory into the executor's input arrays and
+// its outputs into the caller's buffers: one copy each way, no other.
+//
+// Errors (weft::Error): a wrong number of inputs/outputs, an input shape
+// of the wrong rank or that the model cannot take (naming the input and
+// the expected vs given shape), a buffer of the wrong size (naming the
+// output, the bytes expected and given), and kernel failures naming the
+// node. A failed call leaves the predictor usable.
+//
+// Close(): calls waiting for an executor and later calls fail with
+// Error(kInvalidArgument, "... predictor is closed"); Close waits for the
+// calls already running to finish, so it returns only when no executor is
+// in use. The destructor closes.
+#ifndef WEFT_PREDICTOR_H_
+#define WEFT_PREDICTOR_H_
+
+#include <cstddef>
+#include <memory>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "weft/device.h"
+#include "weft/executor.h"
+#include "weft/ndarray_io.h"
+#include "weft/pass.h"
+#include "weft/shape.h"
+#include "weft/symbol.h"
+
+namespace weft {
+
+class Runtime;
+
+struct PredictorOptions {
+  // What Predict returns, in order: names of GetInternals().ListOutputs()
+  // ("conv4_2_output", "softmax_output") or node names ("fc1", its first
+  // output). Empty: the symbol's outputs.
+  std::vector<std::string> outputs;
+  // Executors per input shape set (concurrent calls of one shape); 0: the
+  // machine's cores, at least 2.
+  int max_executors = 0;
+  // Input shape sets kept bound (>= 1).
+  int max_shapes = 8;
+  // How each executor is bound (bulk_max_nodes, optimize_inference, ...);
+  // group2ctx must be empty.
+  ExecutorOptions executor;
+};
+
+// One input of a Predict call: `bytes` of host memory holding an array of
+// `shape` in the input's dtype (float32 unless the model says otherwise).
+struct HostInput {
+  const void* data = nullptr;
+  size_t bytes = 0;
+  Shape shape;
+};
+
+// One output buffer of a Predict call; `bytes` must equal the output's size.
+struct HostOutput {
+  void* data = nullptr;
+  size_t bytes = 0;
+};
+
+struct PredictorStats {
+  size_t executors = 0;     // bound executors, over all shape sets
+  size_t shape_sets = 0;    // input shape sets bound
+  size_t in_use = 0;        // executors running a call now
+  size_t weight_bytes = 0;  // the frozen weights, held once
+  size_t activation_bytes = 0;  // planned memory over all executors
+};
+
+class Predictor {
+ public:
+  // `inputs` names every input with its shape, in the order Predict takes
+  // them (the shapes of the first executors; later calls may use others). Throws Error naming what is
+  // wrong: an input that is no argument of the symbol, a weight that
+  // `params` lacks or of the wrong shape, an unknown output name, options
+  // out of range, shapes the model cannot take.
+  static std::unique_ptr<Predictor> Create(const Symbol& symbol, const ParamMaps& params,
+                                           const std::vector<std::pair<std::string, Shape>>& inputs, Context ctx,
+                                           const PredictorOptions& options = {}, Runtime* rt = nullptr);
+  ~Predictor();
+  Predictor(const Predictor&) = delete;
+  Predictor& operator=(const Predictor&) = delete;
+
+  // In the order Predict takes them.
+  const std::vector<std::string>& input_names() const;
+  const std::vector<DType>& input_dtypes() const;
+  const std::vector<std::string>& output_names() const;
+  const std::vector<DType>& output_dtypes() const;
+  // The output shapes for these input shapes (one per input, in
+  // input_names() order); binds an executor for them when none is bound.
+  std::vector<Shape> OutputShapes(const std::vector<Shape>& input_shapes);
+  // Runs the model on `inputs` (one per input, in input_names() order) and
+  // writes `outputs` (one per output). Thread-safe; blocks until done.
+  void Predict(const std::vector<HostInput>& inputs, const std::vector<HostOutput>& outputs);
+  // See the file comment. Idempotent.
+  void Close();
+  PredictorStats stats() const;
+  // The frozen inference symbol the executors bind (for inspection).
+  const Symbol& symbol() const;
+
+ private:
+  struct Impl;
+  explicit Predictor(std::unique_ptr<Impl> impl);
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace weft
+
+#endif  // WEFT_PREDICTOR_H_

@@ -1,0 +1,328 @@
+// Predictor (predictor.h): the executor pool and Predict.
+#include "weft/predictor.h"
+
+#include <algorithm>
+#include <condition_variable>
+#include <map>
+#include <mutex>
+#include <set>
+#include <thread>
+
+#include "predictor/predictor_freeze.h"
+#include "weft/runtime.h"
+#include "weft/status.h"
+
+namespace weft {
+
+namespace {
+
+using ShapeKey = std::vector<std::vector<int64_t>>;
+
+// One bound executor and its per-call arrays.
+struct Slot {
+  std::unique_ptr<Executor> ex;
+  std::vector<NDArray> inputs;  // the executor's input arrays, in input_names order
+};
+
+// The executors bound for one set of input shapes.
+struct ShapeSet {
+  std::vector<Shape> out_shapes;
+  std::vector<std::unique_ptr<Slot>> idle;
+  size_t bound = 0;  // executors created or being created (idle + in use)
+  uint64_t last_use = 0;
+  size_t activation_bytes = 0;  // planned bytes of one executor
+};
+
+bool EndsWith(const std::string& s, const std::string& suffix) {
+  return s.size() >= suffix.size() && s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
+}
+
+}  // namespace
+
+struct Predictor::Impl {
+  Runtime* rt = nullptr;
+  Context ctx;
+  PredictorOptions opts;
+  FrozenModel model;
+  std::vector<std::string> input_names, output_names;
+  std::vector<DType> input_dtypes, output_dtypes;
+  std::vector<std::string> implicit;  // label arguments the caller does not give (zeros)
+  std::vector<DType> implicit_dtypes;
+  size_t weight_bytes = 0;
+
+  mutable std::mutex mu;
+  std::condition_variable cv;  // an executor came back, or closed
+  std::map<ShapeKey, std::shared_ptr<ShapeSet>> sets;  // GUARDED_BY(mu)
+  bool closed = false;                                // GUARDED_BY(mu)
+  size_t in_use = 0;                                  // GUARDED_BY(mu)
+  uint64_t clock = 0;                                 // GUARDED_BY(mu)
+
+  ShapeKey Key(const std::vector<Shape>& shapes) const;
+  std::unique_ptr<Slot> Bind(const std::vector<Shape>& shapes) const;
+  // An idle executor for `shapes` (binding one when allowed); blocks while
+  // max_executors are in use. Throws when closed.
+  std::unique_ptr<Slot> Acquire(const std::vector<Shape>& shapes, std::shared_ptr<ShapeSet>* set);
+  void Release(const std::shared_ptr<ShapeSet>& set, std::unique_ptr<Slot> slot);
+  void EvictLocked();
+};
+
+ShapeKey Predictor::Impl::Key(const std::vector<Shape>& shapes) const {
+  if (shapes.size() != input_names.size())
+    Fail(StatusCode::kInvalidArgument, "predictor: expected ", input_names.size(), " input(s), given ",
+         shapes.size());
+  ShapeKey key;
+  for (size_t i = 0; i < shapes.size(); ++i) {
+    if (!shapes[i].is_known())
+      Fail(StatusCode::kShape, "predictor: input '", input_names[i], "' has shape ", shapes[i].ToString(),
+           ", expected every extent > 0");
+    key.push_back(shapes[i].dims());
+  }
+  return key;
+}
+
+std::unique_ptr<Slot> Predictor::Impl::Bind(const std::vector<Shape>& shapes) const {
+  const Symbol& sym = model.symbol;
+  pass::ShapeMap known;
+  pass::DTypeMap dtypes;
+  for (size_t i = 0; i < shapes.size(); ++i) {
+    known[input_names[i]] = shapes[i];
+    dtypes[input_names[i]] = input_dtypes[i];
+  }
+  for (const auto& [name, a] : model.args) known[name] = a.shape();
+  for (const auto& [name, a] : model.aux) known[name] = a.shape();
+  const IndexedGraph g(Graph{sym.outputs});
+  const pass::ShapeResult s = pass::InferShape(g, known);
+  auto slot = std::make_unique<Slot>();
+  std::map<std::string, NDArray> args = model.args;
+  const std::vector<std::string> arg_names = sym.ListArguments();
+  auto shape_of = [&](const std::string& name) {
+    for (size_t i = 0; i < arg_names.size(); ++i)
+      if (arg_names[i] == name) return s.arg_shapes[i];
+    return Shape();
+  };
+  for (size_t i = 0; i < shapes.size(); ++i) {
+    slot->inputs.emplace_back(shapes[i], ctx, input_dtypes[i], rt);
+    args[input_names[i]] = slot->inputs.back();
+  }
+  for (size_t i = 0; i < implicit.size(); ++i) {
+    const Shape shape = shape_of(implicit[i]);
+    if (!shape.is_known())
+      Fail(StatusCode::kShape, "predictor: cannot infer the shape of '", implicit[i], "' from the inputs");
+    NDArray zeros(shape, ctx, implicit_dtypes[i], rt);
+    std::vector<char> host(zeros.Bytes(), 0);
+    zeros.CopyFromHost(host.data(), host.size());
+    args[implicit[i]] = zeros;
+  }
+  ExecutorOptions eo = opts.executor;
+  slot->ex = Executor::BindByName(sym, ctx, args, {}, {}, model.aux, eo, rt);
+  return slot;
+}
+
+std::unique_ptr<Slot> Predictor::Impl::Acquire(const std::vector<Shape>& shapes, std::shared_ptr<ShapeSet>* set) {
+  const ShapeKey key = Key(shapes);
+  std::unique_lock<std::mutex> lock(mu);
+  for (;;) {
+    if (closed) Fail(StatusCode::kInvalidArgument, "predictor: the predictor is closed");
+    auto it = sets.find(key);
+    if (it == sets.end()) it = sets.emplace(key, std::make_shared<ShapeSet>()).first;
+    *set = it->second;
+    ShapeSet& ss = **set;
+    ss.last_use = ++clock;
+    if (!ss.idle.empty()) {
+      std::unique_ptr<Slot> slot = std::move(ss.idle.back());
+      ss.idle.pop_back();
+      ++in_use;
+      return slot;
+    }
+    if (ss.bound < static_cast<size_t>(opts.max_executors)) {
+      ++ss.bound;
+      ++in_use;
+      lock.unlock();
+      try {
+        std::unique_ptr<Slot> slot = Bind(shapes);
+        lock.lock();
+        if (ss.out_shapes.empty()) {
+          for (const NDArray& o : slot->ex->outputs()) ss.out_shapes.push_back(o.shape());
+          ss.activation_bytes = slot->ex->memory().planned_bytes;
+        }
+        EvictLocked();
+        return slot;
+      } catch (...) {
+        lock.lock();
+        --ss.bound;
+        --in_use;
+        if (ss.bound == 0 && sets.count(key) && sets[key] == *set) sets.erase(key);
+        cv.notify_all();
+        throw;
+      }
+    }
+    cv.wait(lock);
+  }
+}
+
+void Predictor::Impl::Release(const std::shared_ptr<ShapeSet>& set, std::unique_ptr<Slot> slot) {
+  std::lock_guard<std::mutex> lock(mu);
+  if (slot) set->idle.push_back(std::move(slot));
+  --in_use;
+  EvictLocked();
+  cv.notify_all();
+}
+
+void Predictor::Impl::EvictLocked() {
+  while (sets.size() > static_cast<size_t>(opts.max_shapes)) {
+    auto victim = sets.end();
+    for (auto it = sets.begin(); it != sets.end(); ++it) {
+      const ShapeSet& s = *it->second;
+      if (s.idle.size() != s.bound) continue;  // in use
+      if (victim == sets.end() || s.last_use < victim->second->last_use) victim = it;
+    }
+    if (victim == sets.end()) return;  // every set is in use: drop later
+    sets.erase(victim);
+  }
+}
+
+Predictor::Predictor(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
+
+Predictor::~Predictor() { Close(); }
+
+std::unique_ptr<Predictor> Predictor::Create(const Symbol& symbol, const ParamMaps& params,
+                                             const std::vector<std::pair<std::string, Shape>>& inputs, Context ctx,
+                                             const PredictorOptions& options, Runtime* rt) {
+  if (inputs.empty()) Fail(StatusCode::kInvalidArgument, "predictor: no inputs given");
+  if (!options.executor.group2ctx.empty())
+    Fail(StatusCode::kInvalidArgument, "predictor: device groups (group2ctx) are not supported");
+  if (options.max_executors < 0)
+    Fail(StatusCode::kInvalidArgument, "predictor: max_executors is ", options.max_executors, ", expected >= 0");
+  if (options.max_shapes < 1)
+    Fail(StatusCode::kInvalidArgument, "predictor: max_shapes is ", options.max_shapes, ", expected >= 1");
+  Runtime& runtime = rt ? *rt : Runtime::Global();
+  runtime.CheckDevice(ctx);
+  auto impl = std::make_unique<Impl>();
+  impl->rt = &runtime;
+  impl->ctx = ctx;
+  impl->opts = options;
+  if (impl->opts.max_executors == 0)
+    impl->opts.max_executors = std::max(2, static_cast<int>(std::thread::hardware_concurrency()));
+
+  const Symbol selected = SelectOutputs(symbol, options.outputs);
+  std::set<std::string> input_set;
+  for (const auto& [name, shape] : inputs) {
+    if (!input_set.insert(name).second)
+      Fail(StatusCode::kInvalidArgument, "predictor: input '", name, "' is given twice");
+    impl->input_names.push_back(name);
+  }
+  for (const std::string& name : selected.ListArguments())
+    if (!input_set.count(name) && !params.args.count(name) && EndsWith(name, "label")) {
+      impl->implicit.push_back(name);
+      input_set.insert(name);
+    }
+  impl->model = FreezeModel(selected, params, input_set, ctx, &runtime);
+  for (const auto& [name, a] : impl->model.args) impl->weight_bytes += a.Bytes();
+  for (const auto& [name, a] : impl->model.aux) impl->weight_bytes += a.Bytes();
+
+  // Dtypes: inputs as the graph infers them from the weights (float32 by default).
+  const IndexedGraph g(Graph{impl->model.symbol.outputs});
+  pass::DTypeMap known;
+  for (const auto& [name, a] : impl->model.args) known[name] = a.dtype();
+  for (const auto& [name, a] : impl->model.aux) known[name] = a.dtype();
+  const pass::TypeResult t = pass::InferType(g, known);
+  const std::vector<std::string> arg_names = impl->model.symbol.ListArguments();
+  auto dtype_of = [&](const std::string& name) {
+    for (size_t i = 0; i < arg_names.size(); ++i)
+      if (arg_names[i] == name && t.arg_types[i] != DType::kUnknown) return t.arg_types[i];
+    return DType::kFloat32;
+  };
+  for (const std::string& name : impl->input_names) impl->input_dtypes.push_back(dtype_of(name));
+  for (const std::string& name : impl->implicit) impl->implicit_dtypes.push_back(dtype_of(name));
+  impl->output_names = selected.ListOutputs();  // the rewritten nodes may have other names
+
+  std::unique_ptr<Predictor> p(new Predictor(std::move(impl)));
+  // Bind the first executor now: shape errors surface at creation.
+  std::vector<Shape> shapes;
+  for (const auto& [name, shape] : inputs) shapes.push_back(shape);
+  std::shared_ptr<ShapeSet> set;
+  std::unique_ptr<Slot> slot = p->impl_->Acquire(shapes, &set);
+  for (const NDArray& o : slot->ex->outputs()) p->impl_->output_dtypes.push_back(o.dtype());
+  p->impl_->Release(set, std::move(slot));
+  return p;
+}
+
+const std::vector<std::string>& Predictor::input_names() const { return impl_->input_names; }
+const std::vector<DType>& Predictor::input_dtypes() const { return impl_->input_dtypes; }
+const std::vector<std::string>& Predictor::output_names() const { return impl_->output_names; }
+const std::vector<DType>& Predictor::output_dtypes() const { return impl_->output_dtypes; }
+const Symbol& Predictor::symbol() const { return impl_->model.symbol; }
+
+std::vector<Shape> Predictor::OutputShapes(const std::vector<Shape>& input_shapes) {
+  std::shared_ptr<ShapeSet> set;
+  std::unique_ptr<Slot> slot = impl_->Acquire(input_shapes, &set);
+  std::vector<Shape> shapes;
+  for (const NDArray& o : slot->ex->outputs()) shapes.push_back(o.shape());
+  impl_->Release(set, std::move(slot));
+  return shapes;
+}
+
+void Predictor::Predict(const std::vector<HostInput>& inputs, const std::vector<HostOutput>& outputs) {
+  Impl& m = *impl_;
+  if (outputs.size() != m.output_names.size())
+    Fail(StatusCode::kInvalidArgument, "predictor: expected ", m.output_names.size(), " output buffer(s), given ",
+         outputs.size());
+  std::vector<Shape> shapes;
+  for (size_t i = 0; i < inputs.size(); ++i) {
+    if (!inputs[i].data && inputs[i].bytes > 0)
+      Fail(StatusCode::kInvalidArgument, "predictor: input '", i < m.input_names.size() ? m.input_names[i] : "?",
+           "' has no data");
+    shapes.push_back(inputs[i].shape);
+  }
+  std::shared_ptr<ShapeSet> set;
+  std::unique_ptr<Slot> slot = m.Acquire(shapes, &set);
+  try {
+    for (size_t i = 0; i < inputs.size(); ++i) {
+      NDArray& a = slot->inputs[i];
+      if (inputs[i].bytes != a.Bytes())
+        Fail(StatusCode::kInvalidArgument, "predictor: input '", m.input_names[i], "' of shape ",
+             a.shape().ToString(), " (", DTypeName(a.dtype()), ") needs ", a.Bytes(), " bytes, given ",
+             inputs[i].bytes);
+    }
+    for (size_t i = 0; i < outputs.size(); ++i) {
+      const NDArray& o = slot->ex->outputs()[i];
+      if (outputs[i].bytes != o.Bytes() || (!outputs[i].data && o.Bytes() > 0))
+        Fail(StatusCode::kInvalidArgument, "predictor: output '", m.output_names[i], "' of shape ",
+             o.shape().ToString(), " needs a buffer of ", o.Bytes(), " bytes, given ", outputs[i].bytes,
+             outputs[i].data ? "" : " (null)");
+    }
+    for (size_t i = 0; i < inputs.size(); ++i) slot->inputs[i].CopyFromHost(inputs[i].data, inputs[i].bytes);
+    slot->ex->Forward(false);
+    for (size_t i = 0; i < outputs.size(); ++i)
+      slot->ex->outputs()[i].CopyToHost(outputs[i].data, outputs[i].bytes);
+  } catch (...) {
+    // The executor stays usable after a kernel error (its error was
+    // delivered to this wait); return it.
+    m.Release(set, std::move(slot));
+    throw;
+  }
+  m.Release(set, std::move(slot));
+}
+
+void Predictor::Close() {
+  std::unique_lock<std::mutex> lock(impl_->mu);
+  impl_->closed = true;
+  impl_->cv.notify_all();
+  impl_->cv.wait(lock, [&] { return impl_->in_use == 0; });
+  impl_->sets.clear();
+}
+
+PredictorStats Predictor::stats() const {
+  std::lock_guard<std::mutex> lock(impl_->mu);
+  PredictorStats s;
+  s.shape_sets = impl_->sets.size();
+  s.in_use = impl_->in_use;
+  s.weight_bytes = impl_->weight_bytes;
+  for (const auto& [key, set] : impl_->sets) {
+    s.executors += set->bound;
+    s.activation_bytes += set->bound * set->activation_bytes;
+  }
+  return s;
+}
+
+}  // namespace weft

@@ -1,0 +1,263 @@
+// Predictor: a real model (MTCNN's P-Net with its real .params) against the
+// outputs PyTorch computed (scripts/gen_det1_refs.py), at two input sizes
+// through one predictor; a conv + BatchNorm net against an unoptimised
+// executor; frozen weights; threads; errors; Close.
+#include "weft/predictor.h"
+
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <cmath>
+#include <filesystem>
+#include <thread>
+
+#include "core/json/json_test_util.h"
+#include "core/pass/inference_test_util.h"
+#include "util/test_util.h"
+#include "weft/npy.h"
+#include "weft/runtime.h"
+#include "weft/symbol_json.h"
+
+namespace weft {
+namespace {
+
+using test::Apply;
+
+std::vector<float> Floats(const NDArray& a) {
+  std::vector<float> v(static_cast<size_t>(a.Size()));
+  a.CopyToHost(v.data(), v.size() * sizeof(float));
+  return v;
+}
+
+HostInput In(const std::vector<float>& v, const Shape& shape) { return {v.data(), v.size() * sizeof(float), shape}; }
+HostOutput Out(std::vector<float>* v) { return {v->data(), v->size() * sizeof(float)}; }
+
+double MaxAbsDiff(const std::vector<float>& a, const std::vector<float>& b) {
+  EXPECT_EQ(a.size(), b.size());
+  double m = 0;
+  for (size_t i = 0; i < a.size() && i < b.size(); ++i) m = std::max(m, std::fabs(double(a[i]) - b[i]));
+  return m;
+}
+
+TEST(Predictor, Det1MatchesPyTorchAtTwoInputSizes) {
+  const std::string dir = test::ModelDir();
+  if (!std::filesystem::exists(dir + "/deepinsight__det1-0001.params")) GTEST_SKIP() << "no det1 params";
+  const std::string ref = test::TestDataDir() + "/det1";
+  LoadedSymbol s = LoadJSONFile(dir + "/deepinsight__det1-symbol.json");
+  ParamMaps p = SplitParams(LoadNDArraysFile(dir + "/deepinsight__det1-0001.params"));
+  auto pred = Predictor::Create(s.symbol, p, {{"data", Shape{1, 3, 12, 12}}}, Context::CPU(0));
+  ASSERT_EQ(pred->input_names(), std::vector<std::string>{"data"});
+  ASSERT_EQ(pred->output_names().size(), 2u);
+  for (const std::string tag : {"12x12", "24x36", "12x12"}) {
+    NDArray input = LoadNpyFile(ref + "/input_" + tag + ".npy");
+    std::vector<float> in = Floats(input);
+    const std::vector<Shape> out_shapes = pred->OutputShapes({input.shape()});
+    NDArray conv = LoadNpyFile(ref + "/conv4_2_" + tag + ".npy"), prob = LoadNpyFile(ref + "/prob1_" + tag + ".npy");
+    ASSERT_EQ(out_shapes[0], conv.shape()) << tag;
+    ASSERT_EQ(out_shapes[1], prob.shape()) << tag;
+    std::vector<float> o0(conv.Size()), o1(prob.Size());
+    pred->Predict({In(in, input.shape())}, {Out(&o0), Out(&o1)});
+    EXPECT_LT(MaxAbsDiff(o0, Floats(conv)), 1e-4) << "conv4_2 " << tag;
+    EXPECT_LT(MaxAbsDiff(o1, Floats(prob)), 1e-4) << "prob1 " << tag;
+  }
+  EXPECT_EQ(pred->stats().shape_sets, 2u);
+}
+
+// conv -> BatchNorm -> relu -> FC -> SoftmaxOutput (label not given).
+Symbol ConvBnNet() {
+  Symbol h = Apply("Convolution", {Symbol::CreateVariable("data")},
+                   {{"kernel", "(3,3)"}, {"pad", "(1,1)"}, {"num_filter", "8"}}, "conv1");
+  h = Apply("BatchNorm", {h}, {{"fix_gamma", "False"}}, "bn1");
+  h = Apply("Activation", {h}, {{"act_type", "relu"}}, "relu1");
+  h = Apply("FullyConnected", {h}, {{"num_hidden", "5"}}, "fc1");
+  return Apply("SoftmaxOutput", {h, Symbol::CreateVariable("softmax_label")}, {}, "softmax");
+}
+
+struct Net {
+  Symbol sym = ConvBnNet();
+  ParamMaps params;
+  std::unique_ptr<Executor> ref;  // unoptimised, batch `batch`
+  explicit Net(int batch) {
+    ref = test::BindInference(sym, {{"data", Shape{batch, 3, 6, 6}}}, /*optimize=*/false);
+    test::FillRandom(ref.get(), 7);
+    const auto& names = ref->arg_names();
+    for (size_t i = 0; i < names.size(); ++i)
+      if (names[i] != "data" && names[i] != "softmax_label") params.args[names[i]] = ref->arg_arrays()[i].Copy(Context::CPU(0));
+    for (size_t i = 0; i < ref->aux_names().size(); ++i)
+      params.aux[ref->aux_names()[i]] = ref->aux_arrays()[i].Copy(Context::CPU(0));
+  }
+  std::vector<float> Input() const { return Floats(ref->arg_arrays()[0]); }
+  std::vector<float> Expected() {
+    ref->Forward(false);
+    return Floats(ref->outputs()[0]);
+  }
+};
+
+TEST(Predictor, FreezesFoldedWeightsAndMatchesTheUnoptimisedExecutor) {
+  Net net(2);
+  auto pred = Predictor::Create(net.sym, net.params, {{"data", Shape{2, 3, 6, 6}}}, Context::CPU(0));
+  // BatchNorm folded and its folded weights computed once: no _bn_fold or
+  // BatchNorm node is left, the weights are frozen variables.
+  std::vector<std::string> ops = test::OpNames(Graph{pred->symbol().outputs});
+  EXPECT_EQ(std::count(ops.begin(), ops.end(), "BatchNorm"), 0);
+  EXPECT_EQ(std::count(ops.begin(), ops.end(), "_bn_fold"), 0);
+  EXPECT_TRUE(pred->symbol().ListAuxiliaryStates().empty());
+  const std::vector<float> in = net.Input();
+  std::vector<float> out(2 * 5);
+  pred->Predict({In(in, Shape{2, 3, 6, 6})}, {Out(&out)});
+  const std::vector<float> want = net.Expected();
+  for (size_t i = 0; i < out.size(); ++i) EXPECT_NEAR(out[i], want[i], 1e-5 * (1 + std::fabs(want[i])));
+  // The predictor copied the weights: writing the caller's arrays changes nothing.
+  NDArray w = net.params.args.at("conv1_weight");
+  std::vector<float> zeros(static_cast<size_t>(w.Size()), 0.0f);
+  w.CopyFromHost(zeros.data(), zeros.size() * sizeof(float));
+  std::vector<float> again(out.size());
+  pred->Predict({In(in, Shape{2, 3, 6, 6})}, {Out(&again)});
+  EXPECT_EQ(again, out);
+}
+
+TEST(Predictor, BatchSizesInterleavedGiveEachSamplesResult) {
+  Net net(3);
+  auto pred = Predictor::Create(net.sym, net.params, {{"data", Shape{1, 3, 6, 6}}}, Context::CPU(0));
+  const std::vector<float> in = net.Input();  // 3 samples
+  const size_t sample = 3 * 6 * 6;
+  std::vector<float> batch(3 * 5);
+  for (int round = 0; round < 2; ++round) {
+    pred->Predict({In(in, Shape{3, 3, 6, 6})}, {Out(&batch)});
+    for (int b = 0; b < 3; ++b) {
+      std::vector<float> one(in.begin() + b * sample, in.begin() + (b + 1) * sample), out(5);
+      pred->Predict({In(one, Shape{1, 3, 6, 6})}, {Out(&out)});
+      for (int k = 0; k < 5; ++k) EXPECT_NEAR(out[k], batch[b * 5 + k], 1e-6) << "sample " << b;
+    }
+  }
+  EXPECT_EQ(pred->stats().shape_sets, 2u);
+}
+
+TEST(Predictor, ManyThreadsGiveTheSingleThreadResultsAndShareTheWeights) {
+  Net net(1);
+  PredictorOptions opts;
+  opts.max_executors = 4;
+  auto pred = Predictor::Create(net.sym, net.params, {{"data", Shape{1, 3, 6, 6}}}, Context::CPU(0), opts);
+  const int kInputs = 6;
+  std::vector<std::vector<float>> inputs, expected;
+  for (int i = 0; i < kInputs; ++i) {
+    inputs.push_back(Floats(test::RandomArray(Shape{1, 3, 6, 6}, DType::kFloat32, -1, 1, 100 + i)));
+    expected.emplace_back(5);
+    pred->Predict({In(inputs[i], Shape{1, 3, 6, 6})}, {Out(&expected[i])});
+  }
+  const PredictorStats before = pred->stats();
+  std::atomic<int> mismatches{0};
+  std::vector<std::thread> threads;
+  for (int t = 0; t < 8; ++t)
+    threads.emplace_back([&, t] {
+      std::vector<float> out(5);
+      for (int r = 0; r < 25; ++r) {
+        const int i = (t + r) % kInputs;
+        pred->Predict({In(inputs[i], Shape{1, 3, 6, 6})}, {Out(&out)});
+        if (out != expected[i]) ++mismatches;
+      }
+    });
+  for (auto& t : threads) t.join();
+  EXPECT_EQ(mismatches.load(), 0);
+  const PredictorStats after = pred->stats();
+  EXPECT_LE(after.executors, 4u);
+  EXPECT_GE(after.executors, before.executors);
+  EXPECT_EQ(after.weight_bytes, before.weight_bytes);  // weights held once
+  EXPECT_EQ(after.in_use, 0u);
+}
+
+TEST(Predictor, SelectsInternalOutputs) {
+  Net net(1);
+  PredictorOptions opts;
+  opts.outputs = {"fc1", "relu1_output"};
+  auto pred = Predictor::Create(net.sym, net.params, {{"data", Shape{1, 3, 6, 6}}}, Context::CPU(0), opts);
+  EXPECT_EQ(pred->output_names(), (std::vector<std::string>{"fc1_output", "relu1_output"}));
+  std::vector<float> fc(5), relu(8 * 36);
+  const std::vector<float> in = net.Input();
+  pred->Predict({In(in, Shape{1, 3, 6, 6})}, {Out(&fc), Out(&relu)});
+  for (float v : relu) EXPECT_GE(v, 0.0f);
+  // softmax of fc1 is the model's output.
+  const std::vector<float> want = net.Expected();
+  double sum = 0;
+  for (float v : fc) sum += std::exp(double(v));
+  for (int k = 0; k < 5; ++k) EXPECT_NEAR(std::exp(double(fc[k])) / sum, want[k], 1e-5);
+  opts.outputs = {"nope"};
+  test::ExpectWeftError([&] { Predictor::Create(net.sym, net.params, {{"data", Shape{1, 3, 6, 6}}},
+                                                Context::CPU(0), opts); },
+                        StatusCode::kInvalidArgument, {"output 'nope'", "fc1_output"});
+}
+
+TEST(Predictor, ErrorsNameTheInputOutputOrWeight) {
+  Net net(1);
+  const Shape s{1, 3, 6, 6};
+  ParamMaps missing = net.params;
+  missing.args.erase("fc1_weight");
+  test::ExpectWeftError([&] { Predictor::Create(net.sym, missing, {{"data", s}}, Context::CPU(0)); },
+                        StatusCode::kInvalidArgument, {"weight 'fc1_weight'", "missing"});
+  test::ExpectWeftError([&] { Predictor::Create(net.sym, net.params, {{"images", s}}, Context::CPU(0)); },
+                        StatusCode::kInvalidArgument, {"input 'images'", "no argument"});
+  auto pred = Predictor::Create(net.sym, net.params, {{"data", s}}, Context::CPU(0));
+  std::vector<float> in = net.Input(), out(5), small(4);
+  test::ExpectWeftError([&] { pred->Predict({}, {Out(&out)}); }, StatusCode::kInvalidArgument,
+                        {"expected 1 input(s), given 0"});
+  test::ExpectWeftError([&] { pred->Predict({{in.data(), 8, s}}, {Out(&out)}); }, StatusCode::kInvalidArgument,
+                        {"input 'data'", "needs 432 bytes, given 8"});
+  test::ExpectWeftError([&] { pred->Predict({In(in, s)}, {Out(&small)}); }, StatusCode::kInvalidArgument,
+                        {"output 'softmax_output'", "20 bytes, given 16"});
+  test::ExpectWeftError([&] { pred->Predict({In(in, Shape{1, 4, 6, 6})}, {Out(&out)}); }, StatusCode::kShape,
+                        {"conv1", "data"});
+  test::ExpectWeftError([&] { pred->Predict({In(in, Shape{1, 0, 6, 6})}, {Out(&out)}); }, StatusCode::kShape,
+                        {"input 'data'", "every extent > 0"});
+  // Still usable.
+  pred->Predict({In(in, s)}, {Out(&out)});
+  EXPECT_LT(MaxAbsDiff(out, net.Expected()), 1e-5);
+}
+
+TEST(Predictor, ForgetsTheLeastRecentlyUsedShapes) {
+  Net net(1);
+  PredictorOptions opts;
+  opts.max_shapes = 2;
+  auto pred = Predictor::Create(net.sym, net.params, {{"data", Shape{1, 3, 6, 6}}}, Context::CPU(0), opts);
+  for (int b : {2, 3, 4, 1}) {
+    std::vector<float> in(static_cast<size_t>(b) * 108, 0.5f), out(static_cast<size_t>(b) * 5);
+    pred->Predict({In(in, Shape{b, 3, 6, 6})}, {Out(&out)});
+    EXPECT_LE(pred->stats().shape_sets, 2u);
+  }
+}
+
+TEST(Predictor, CloseWhileCallsRunFailsLaterCallsOnly) {
+  Net net(1);
+  PredictorOptions opts;
+  opts.max_executors = 1;  // callers queue for the one executor
+  auto pred = Predictor::Create(net.sym, net.params, {{"data", Shape{1, 3, 6, 6}}}, Context::CPU(0), opts);
+  const std::vector<float> in = net.Input();
+  std::vector<float> want(5);
+  pred->Predict({In(in, Shape{1, 3, 6, 6})}, {Out(&want)});
+  std::atomic<int> ok{0}, closed{0}, other{0};
+  std::vector<std::thread> threads;
+  for (int t = 0; t < 4; ++t)
+    threads.emplace_back([&] {
+      std::vector<float> out(5);
+      for (int r = 0; r < 200; ++r) {
+        try {
+          pred->Predict({In(in, Shape{1, 3, 6, 6})}, {Out(&out)});
+          (out == want ? ok : other)++;
+        } catch (const Error& e) {
+          (std::string(e.what()).find("closed") != std::string::npos ? closed : other)++;
+        }
+      }
+    });
+  while (ok.load() + other.load() < 4) std::this_thread::yield();
+  pred->Close();
+  EXPECT_EQ(pred->stats().in_use, 0u);
+  for (auto& t : threads) t.join();
+  EXPECT_EQ(other.load(), 0);
+  EXPECT_GT(closed.load(), 0);
+  EXPECT_EQ(ok.load() + closed.load(), 800);
+  std::vector<float> out(5);
+  test::ExpectWeftError([&] { pred->Predict({In(in, Shape{1, 3, 6, 6})}, {Out(&out)}); },
+                        StatusCode::kInvalidArgument, {"closed"});
+}
+
+}  // namespace
+}  // namespace weft
