@@ -11,15 +11,6 @@
 namespace weft {
 namespace capi {
 
-// Above the symbol API's tags (0x20..0x23).
-constexpr HandleTag kNDArrayListTag = static_cast<HandleTag>(0x40);
-
-template <>
-struct HandleTraits<WeftNDArrayList> {
-  using Object = NDArrayList;
-  static constexpr HandleTag kTag = kNDArrayListTag;
-};
-
 // A new named list handle of `arrays` (none entries stay none).
 WeftNDArrayList* NewList(const std::vector<NDArray>& arrays, const std::vector<std::string>& names);
 
