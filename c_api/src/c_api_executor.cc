@@ -43,8 +43,9 @@ std::vector<NDArray> Arrays(WeftNDArray* const* arr, size_t num, const char* arg
 }
 
 // The bodies of the weft_executor_simple_bind* and weft_executor_bind*
-// entry points, so that each reports errors under its own name. `group` is
-// the device group map of the *_group2ctx forms (num_groups 0 = none).
+// entry points, so that each reports errors under its own name. `groups` is
+// the device group map of the *_group2ctx forms (num 0: none, or those of
+// `opts`); `opts` is that of the *_with_options forms (NULL: defaults).
 struct Groups {
   size_t num = 0;
   const char* const* names = nullptr;

@@ -1,5 +1,6 @@
-// The WeftNDArrayList handle type (not installed): lists of arrays with
-// optional names, made by the NDArray file loaders (c_api_ndarray_io.cc)
+// WeftNDArrayList objects (not installed): lists of arrays with optional
+// names (a weft::NDArrayList behind the handle; see c_api_handle.h), made by
+// the NDArray file loaders and weft_ndarray_list_create (c_api_ndarray_io.cc)
 // and by the executor's array accessors (c_api_executor.cc). Immutable once
 // published.
 #ifndef WEFT_C_API_SRC_C_API_NDARRAY_LIST_H_
