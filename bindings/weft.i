@@ -617,19 +617,11 @@ static WeftStatus weft_binding_executor_memory(const WeftExecutor* exec, size_t*
   out6[5] = (size_t)m.match_range;
   return WEFT_OK;
 }
-/* A named WeftNDArrayList holding copies of @p num arrays (the C ABI makes
- * lists only from files and buffers: through the .params format in memory). */
+/* A named WeftNDArrayList of @p num arrays (weft_ndarray_list_create; the
+ * list shares the arrays' storage). */
 static WeftStatus weft_binding_ndarray_list(WeftNDArray* const* arrays, const char* const* names,
                                             size_t num, WeftNDArrayList** out) {
-  WeftBuffer* buf = NULL;
-  WeftStatus st = weft_ndarray_save_buffer(arrays, names, num, &buf);
-  if (st != WEFT_OK) return st;
-  const void* data = NULL;
-  size_t size = 0;
-  st = weft_buffer_data(buf, &data, &size);
-  if (st == WEFT_OK) st = weft_ndarray_load_buffer(data, size, out);
-  weft_buffer_free(buf);
-  return st;
+  return weft_ndarray_list_create(arrays, names, num, out);
 }
 /* The ABI version this wrapper was compiled against (checked at load). */
 static int weft_binding_abi_version(void) { return WEFT_API_VERSION; }

@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
-# Checks that the built libweft.so still exports every symbol of the released
-# C ABI (c_api/abi.txt, one weft_ symbol per line, sorted).
+# Checks that the built libweft.so exports exactly the functions of the
+# released C ABI (c_api/abi.txt: one prototype per line, whose function names
+# are compared here; scripts/check_abi_prototypes.py compares the prototypes
+# with the headers).
 #
 #   scripts/check_abi.sh [path/to/libweft.so] [path/to/abi.txt]
 #
@@ -41,7 +43,9 @@ trap 'rm -rf "$tmp"' EXIT
 # Defined dynamic symbols whose name starts with weft_ (functions or data).
 nm -D --defined-only "$lib" | awk 'NF >= 3 && $3 ~ /^weft_/ { sub(/@.*/, "", $3); print $3 }' |
   sort -u >"$tmp/exported"
-grep -v -e '^[[:space:]]*$' -e '^#' "$abi" | sed 's/[[:space:]]*$//' | sort -u >"$tmp/expected"
+# The name before the first '(' of each listed prototype.
+grep -v -e '^[[:space:]]*$' -e '^#' "$abi" | sed -E -e 's/[[:space:]]*\(.*$//' -e 's/^.*[^A-Za-z0-9_]//' |
+  sort -u >"$tmp/expected"
 
 comm -23 "$tmp/expected" "$tmp/exported" >"$tmp/removed"
 comm -13 "$tmp/expected" "$tmp/exported" >"$tmp/added"

@@ -39,7 +39,7 @@ WeftStatus weft_checkpoint_save(const char* prefix, int epoch, const WeftSymbolH
                                 const char* const* aux_names, WeftNDArray* const* aux) {
   WEFT_API_BEGIN();
   CheckNotNull(prefix, "prefix");
-  auto s = weft::capi::Get(sym, "sym");
+  auto s = weft::capi::GetObject(sym, "sym");
   auto a = ParamMap(num_args, arg_names, "arg_names", args, "args");
   auto x = ParamMap(num_aux, aux_names, "aux_names", aux, "aux");
   weft::SaveCheckpoint(prefix, epoch, s->sym, a, x);

@@ -64,7 +64,7 @@ WeftNDArrayList* NewBatchList(const std::vector<NDArray>& arrays, const std::vec
 
 using weft::capi::CheckArray;
 using weft::capi::CheckNotNull;
-using weft::capi::GetTrain;
+using weft::capi::GetObject;
 
 WeftStatus weft_idx_load(const char* path, WeftNDArray** out) {
   WEFT_API_BEGIN();
@@ -109,7 +109,7 @@ WeftStatus weft_data_iter_create_ndarray(size_t num_data, const char* const* dat
 
 WeftStatus weft_data_iter_next(WeftDataIter* it, int* has_next) {
   WEFT_API_BEGIN();
-  auto obj = GetTrain(it, "it");
+  auto obj = GetObject(it, "it");
   CheckNotNull(has_next, "has_next");
   *has_next = obj->Next() ? 1 : 0;
   WEFT_API_END();
@@ -117,13 +117,13 @@ WeftStatus weft_data_iter_next(WeftDataIter* it, int* has_next) {
 
 WeftStatus weft_data_iter_reset(WeftDataIter* it) {
   WEFT_API_BEGIN();
-  GetTrain(it, "it")->Reset();
+  GetObject(it, "it")->Reset();
   WEFT_API_END();
 }
 
 WeftStatus weft_data_iter_data(const WeftDataIter* it, WeftNDArrayList** out) {
   WEFT_API_BEGIN();
-  auto obj = GetTrain(it, "it");
+  auto obj = GetObject(it, "it");
   CheckNotNull(out, "out");
   *out = weft::capi::NewBatchList(obj->Value().data, obj->provide_data());
   WEFT_API_END();
@@ -131,7 +131,7 @@ WeftStatus weft_data_iter_data(const WeftDataIter* it, WeftNDArrayList** out) {
 
 WeftStatus weft_data_iter_label(const WeftDataIter* it, WeftNDArrayList** out) {
   WEFT_API_BEGIN();
-  auto obj = GetTrain(it, "it");
+  auto obj = GetObject(it, "it");
   CheckNotNull(out, "out");
   *out = weft::capi::NewBatchList(obj->Value().label, obj->provide_label());
   WEFT_API_END();
@@ -139,7 +139,7 @@ WeftStatus weft_data_iter_label(const WeftDataIter* it, WeftNDArrayList** out) {
 
 WeftStatus weft_data_iter_pad(const WeftDataIter* it, int* pad) {
   WEFT_API_BEGIN();
-  auto obj = GetTrain(it, "it");
+  auto obj = GetObject(it, "it");
   CheckNotNull(pad, "pad");
   *pad = obj->Value().pad;
   WEFT_API_END();
@@ -147,7 +147,7 @@ WeftStatus weft_data_iter_pad(const WeftDataIter* it, int* pad) {
 
 WeftStatus weft_data_iter_index(const WeftDataIter* it, int64_t* out, size_t capacity, size_t* num) {
   WEFT_API_BEGIN();
-  auto obj = GetTrain(it, "it");
+  auto obj = GetObject(it, "it");
   CheckNotNull(num, "num");
   const std::vector<int64_t>& index = obj->Value().index;
   if (capacity < index.size())
@@ -161,7 +161,7 @@ WeftStatus weft_data_iter_index(const WeftDataIter* it, int64_t* out, size_t cap
 
 WeftStatus weft_data_iter_batch_size(const WeftDataIter* it, int* out) {
   WEFT_API_BEGIN();
-  auto obj = GetTrain(it, "it");
+  auto obj = GetObject(it, "it");
   CheckNotNull(out, "out");
   *out = obj->batch_size();
   WEFT_API_END();
@@ -169,6 +169,6 @@ WeftStatus weft_data_iter_batch_size(const WeftDataIter* it, int* out) {
 
 WeftStatus weft_data_iter_free(WeftDataIter* it) {
   WEFT_API_BEGIN();
-  weft::capi::FreeTrain(it, "it");
+  weft::capi::FreeHandle(it, "it");
   WEFT_API_END();
 }

@@ -1,7 +1,7 @@
 // C functions of the dependency engine: variables, pushing C callbacks,
 // completion of asynchronous callbacks, waits and engine selection.
 //
-// A WeftEngineVar handle owns a VarBox; freeing the handle destroys the box,
+// A WeftEngineVar handle owns an EngineVarObject; freeing the handle destroys it,
 // which pushes DeleteVariable (after the variable's pending functions). A
 // WeftEngineCompletion handle owns the OnComplete of one running async
 // function; weft_engine_complete removes it, so a second call is rejected.
@@ -13,23 +13,21 @@
 
 namespace weft {
 namespace capi {
-namespace {
 
-constexpr HandleTag kEngineVarTag = static_cast<HandleTag>(0x30);
-constexpr HandleTag kCompletionTag = static_cast<HandleTag>(0x31);
-
-struct VarBox {
-  VarBox() : var(Engine::Get()->NewVariable()) {}
-  ~VarBox() { Engine::Get()->DeleteVariable(nullptr, Context::CPU(0), var); }
-  VarBox(const VarBox&) = delete;
-  VarBox& operator=(const VarBox&) = delete;
+struct EngineVarObject {
+  EngineVarObject() : var(Engine::Get()->NewVariable()) {}
+  ~EngineVarObject() { Engine::Get()->DeleteVariable(nullptr, Context::CPU(0), var); }
+  EngineVarObject(const EngineVarObject&) = delete;
+  EngineVarObject& operator=(const EngineVarObject&) = delete;
   VarHandle var;
 };
 
-struct CompletionBox {
-  explicit CompletionBox(OnComplete d) : done(d) {}
+struct CompletionObject {
+  explicit CompletionObject(OnComplete d) : done(d) {}
   OnComplete done;
 };
+
+namespace {
 
 // Calls the user's deleter once, when the last copy of the owning closure
 // goes (after the function ran or was skipped, or when the push failed).
@@ -44,36 +42,11 @@ struct UserData {
   WeftEngineDeleter deleter;
 };
 
-const char* EngineTagName(HandleTag tag) {
-  if (tag == kEngineVarTag) return "WeftEngineVar";
-  if (tag == kCompletionTag) return "WeftEngineCompletion";
-  return HandleTagName(static_cast<uint32_t>(tag));
-}
-
-template <typename T, HandleTag kTag>
-std::shared_ptr<T> Lookup(const void* h, const char* arg, bool remove) {
-  CheckNotNull(h, arg);
-  const uintptr_t bits = reinterpret_cast<uintptr_t>(h);
-  auto& table = HandleTable<T, kTag>::Global();
-  std::shared_ptr<T> obj = remove ? table.Remove(bits) : table.Lookup(bits);
-  if (!obj) {
-    const char* given = EngineTagName(static_cast<HandleTag>(HandleLayout::Tag(bits)));
-    const char* expected = EngineTagName(kTag);
-    if (given && std::string(given) != expected)
-      Fail(StatusCode::kInvalidHandle, "argument '", arg, "' is a ", given, " handle, expected a ", expected,
-           " handle");
-    Fail(StatusCode::kInvalidHandle, "argument '", arg, "' is a freed or invalid ", expected, " handle");
-  }
-  return obj;
-}
-
-std::shared_ptr<VarBox> GetVar(const WeftEngineVar* v, const char* arg) {
-  return Lookup<VarBox, kEngineVarTag>(v, arg, false);
-}
+std::shared_ptr<EngineVarObject> GetVar(const WeftEngineVar* v, const char* arg) { return GetObject(v, arg); }
 
 // Resolves a (handles, count) list; `boxes` keeps the variables alive.
 std::vector<VarHandle> GetVars(WeftEngineVar* const* vars, size_t n, const char* arg,
-                               std::vector<std::shared_ptr<VarBox>>* boxes) {
+                               std::vector<std::shared_ptr<EngineVarObject>>* boxes) {
   CheckArray(vars, n, arg);
   std::vector<VarHandle> out;
   for (size_t i = 0; i < n; ++i) {
@@ -85,7 +58,7 @@ std::vector<VarHandle> GetVars(WeftEngineVar* const* vars, size_t n, const char*
 }
 
 struct PushArgs {
-  std::vector<std::shared_ptr<VarBox>> boxes;
+  std::vector<std::shared_ptr<EngineVarObject>> boxes;
   std::vector<VarHandle> reads, writes;
   std::string name;
 };
@@ -107,9 +80,9 @@ PushArgs CheckPush(const void* fn, WeftEngineVar* const* reads, size_t num_reads
 using weft::Engine;
 using weft::EngineKind;
 using weft::StatusCode;
-using weft::capi::CompletionBox;
+using weft::capi::CompletionObject;
 using weft::capi::UserData;
-using weft::capi::VarBox;
+using weft::capi::EngineVarObject;
 
 extern "C" {
 
@@ -135,15 +108,14 @@ WeftStatus weft_engine_info(int* out_kind, int* out_cpu_threads) {
 WeftStatus weft_engine_var_create(WeftEngineVar** out) {
   WEFT_API_BEGIN();
   weft::capi::CheckNotNull(out, "out");
-  auto box = std::make_shared<VarBox>();
-  uintptr_t h = weft::capi::HandleTable<VarBox, weft::capi::kEngineVarTag>::Global().Insert(std::move(box));
-  *out = reinterpret_cast<WeftEngineVar*>(h);
+  auto box = std::make_shared<EngineVarObject>();
+  *out = weft::capi::NewHandle<WeftEngineVar>(std::move(box));
   WEFT_API_END();
 }
 
 WeftStatus weft_engine_var_free(WeftEngineVar* var) {
   WEFT_API_BEGIN();
-  if (var) weft::capi::Lookup<VarBox, weft::capi::kEngineVarTag>(var, "var", true);
+  weft::capi::FreeHandle(var, "var");
   WEFT_API_END();
 }
 
@@ -178,10 +150,8 @@ WeftStatus weft_engine_push_async(WeftEngineAsyncFn fn, void* user_data, WeftEng
   auto a = weft::capi::CheckPush(reinterpret_cast<const void*>(fn), reads, num_reads, writes, num_writes, name);
   Engine::Get()->PushAsync(
       [fn, data](weft::RunContext, weft::OnComplete done) {
-        auto box = std::make_shared<CompletionBox>(done);
-        uintptr_t h =
-            weft::capi::HandleTable<CompletionBox, weft::capi::kCompletionTag>::Global().Insert(std::move(box));
-        fn(data->data, reinterpret_cast<WeftEngineCompletion*>(h));
+        auto box = std::make_shared<CompletionObject>(done);
+        fn(data->data, weft::capi::NewHandle<WeftEngineCompletion>(std::move(box)));
       },
       weft::Context::CPU(0), a.reads, a.writes, 0, a.name);
   WEFT_API_END();
@@ -189,7 +159,7 @@ WeftStatus weft_engine_push_async(WeftEngineAsyncFn fn, void* user_data, WeftEng
 
 WeftStatus weft_engine_complete(WeftEngineCompletion* done, const char* error) {
   WEFT_API_BEGIN();
-  auto box = weft::capi::Lookup<CompletionBox, weft::capi::kCompletionTag>(done, "done", true);
+  auto box = weft::capi::TakeHandle(done, "done");
   if (error)
     box->done(std::make_exception_ptr(weft::Error(StatusCode::kInternal, error)));
   else

@@ -6,6 +6,7 @@
 #include <utility>
 #include <vector>
 
+#include "c_api_executor_options.h"
 #include "c_api_internal.h"
 #include "c_api_ndarray_list.h"
 #include "c_api_symbol_internal.h"
@@ -15,30 +16,9 @@
 namespace weft {
 namespace capi {
 
-// Above the NDArray-file tags (0x40, 0x41).
-constexpr HandleTag kExecutorTag = static_cast<HandleTag>(0x50);
-constexpr const char kExecutorTypeName[] = "WeftExecutor";
-
-template <>
-struct HandleTraits<WeftExecutor> {
-  using Object = Executor;
-  static constexpr HandleTag kTag = kExecutorTag;
-};
-
 namespace {
 
-std::shared_ptr<Executor> GetExec(const WeftExecutor* h, const char* arg) {
-  CheckNotNull(h, arg);
-  const uintptr_t bits = reinterpret_cast<uintptr_t>(h);
-  auto obj = TableOf<WeftExecutor>::Global().Lookup(bits);
-  if (!obj) {
-    if (HandleLayout::Tag(bits) == static_cast<uint32_t>(kNDArrayListTag))
-      Fail(StatusCode::kInvalidHandle, "argument '", arg, "' is a WeftNDArrayList handle, expected a ",
-           kExecutorTypeName, " handle");
-    FailBadSymbolApiHandle(bits, kExecutorTypeName, arg);  // names symbol and NDArray handles
-  }
-  return obj;
-}
+std::shared_ptr<Executor> GetExec(const WeftExecutor* h, const char* arg) { return GetObject(h, arg); }
 
 WeftExecutor* NewExec(std::unique_ptr<Executor> ex) {
   return NewHandle<WeftExecutor>(std::shared_ptr<Executor>(std::move(ex)));
@@ -62,61 +42,63 @@ std::vector<NDArray> Arrays(WeftNDArray* const* arr, size_t num, const char* arg
   return out;
 }
 
-GradReq ReqArg(int code, size_t i) {
-  switch (code) {
-    case WEFT_REQ_NULL: return GradReq::kNull;
-    case WEFT_REQ_WRITE: return GradReq::kWrite;
-    case WEFT_REQ_ADD: return GradReq::kAdd;
-  }
-  Fail(StatusCode::kInvalidArgument, "argument 'grad_reqs[", i, "]' is ", code,
-       ", expected WEFT_REQ_NULL (0), WEFT_REQ_WRITE (1) or WEFT_REQ_ADD (3)");
-}
+// The bodies of the weft_executor_simple_bind* and weft_executor_bind*
+// entry points, so that each reports errors under its own name. `groups` is
+// the device group map of the *_group2ctx forms (num 0: none, or those of
+// `opts`); `opts` is that of the *_with_options forms (NULL: defaults).
+struct Groups {
+  size_t num = 0;
+  const char* const* names = nullptr;
+  const int* dev_types = nullptr;
+  const int* dev_ids = nullptr;
+};
 
-// The bodies of weft_executor_simple_bind(_group2ctx) and
-// weft_executor_bind(_group2ctx), so that each entry point reports errors
-// under its own name; num_groups 0 = no device groups.
-void SimpleBind(const WeftSymbolHandle* sym, int dev_type, int dev_id, size_t num_groups,
-                const char* const* group_names, const int* group_dev_types, const int* group_dev_ids,
-                size_t num_shapes, const char* const* shape_names, const size_t* ind_ptr, const int64_t* dims,
-                size_t num_dtypes, const char* const* dtype_names, const int* dtypes, const char* grad_req,
-                WeftExecutor** out) {
-  auto s = Get(sym, "sym");
+void SimpleBind(const WeftSymbolHandle* sym, int dev_type, int dev_id, const Groups& groups,
+                const WeftExecutorOptions* opts, size_t num_shapes, const char* const* shape_names,
+                const size_t* ind_ptr, const int64_t* dims, size_t num_dtypes, const char* const* dtype_names,
+                const int* dtypes, const char* grad_req, WeftExecutor** out) {
+  auto s = GetObject(sym, "sym");
   const Context ctx = ContextArg(dev_type, dev_id);
-  ExecutorOptions options;
-  options.group2ctx = ContextMap(num_groups, group_names, group_dev_types, group_dev_ids, "group");
+  BindOptions b = OptionsArg(opts, "opts");
+  if (groups.num) b.options.group2ctx = ContextMap(groups.num, groups.names, groups.dev_types, groups.dev_ids, "group");
   pass::ShapeMap shapes = ShapeInputs(num_shapes, shape_names, "shape_names", ind_ptr, dims, true);
   pass::DTypeMap types = DTypeInputs(num_dtypes, dtype_names, "dtype_names", dtypes);
-  const GradReq req = ParseGradReq(grad_req ? grad_req : "write");
+  GradReqSpec req = GradReqSpec::All(ParseGradReq(grad_req ? grad_req : "write"));
+  req.by_name = std::move(b.grad_req);
   CheckNotNull(out, "out");
-  auto ex = Executor::SimpleBind(s->sym, ctx, shapes, types, GradReqSpec::All(req), options);
+  auto ex = Executor::SimpleBind(s->sym, ctx, shapes, types, req, b.options);
   *out = NewExec(std::move(ex));
 }
 
-void Bind(const WeftSymbolHandle* sym, int dev_type, int dev_id, size_t num_groups, const char* const* group_names,
-          const int* group_dev_types, const int* group_dev_ids, WeftNDArray* const* args, size_t num_args,
+void Bind(const WeftSymbolHandle* sym, int dev_type, int dev_id, const Groups& groups,
+          const WeftExecutorOptions* opts, WeftNDArray* const* args, size_t num_args,
           WeftNDArray* const* arg_grads, const int* grad_reqs, WeftNDArray* const* aux, size_t num_aux,
           WeftExecutor** out) {
-  auto s = Get(sym, "sym");
+  auto s = GetObject(sym, "sym");
   const Context ctx = ContextArg(dev_type, dev_id);
-  ExecutorOptions options;
-  options.group2ctx = ContextMap(num_groups, group_names, group_dev_types, group_dev_ids, "group");
+  BindOptions b = OptionsArg(opts, "opts");
+  if (!b.grad_req.empty())
+    Fail(StatusCode::kInvalidArgument, "argument 'opts' sets gradient requests by name (for '",
+         b.grad_req.begin()->first, "'); bind takes them per argument in 'grad_reqs'");
+  if (groups.num) b.options.group2ctx = ContextMap(groups.num, groups.names, groups.dev_types, groups.dev_ids, "group");
   std::vector<NDArray> a = Arrays(args, num_args, "args", false);
   std::vector<NDArray> grads;
   std::vector<GradReq> reqs;
   if (arg_grads) {
     grads = Arrays(arg_grads, num_args, "arg_grads", true);
     for (size_t i = 0; i < num_args; ++i)
-      reqs.push_back(grad_reqs ? ReqArg(grad_reqs[i], i) : (arg_grads[i] ? GradReq::kWrite : GradReq::kNull));
+      reqs.push_back(grad_reqs ? ReqArg(grad_reqs[i], StrCat("grad_reqs[", i, "]"))
+                               : (arg_grads[i] ? GradReq::kWrite : GradReq::kNull));
   } else if (grad_reqs) {
     for (size_t i = 0; i < num_args; ++i) {
-      if (ReqArg(grad_reqs[i], i) != GradReq::kNull)
+      if (ReqArg(grad_reqs[i], StrCat("grad_reqs[", i, "]")) != GradReq::kNull)
         Fail(StatusCode::kInvalidArgument, "argument 'grad_reqs[", i, "]' is ", grad_reqs[i],
              " but 'arg_grads' is NULL (no gradient arrays); expected WEFT_REQ_NULL (0)");
     }
   }
   std::vector<NDArray> x = Arrays(aux, num_aux, "aux", false);
   CheckNotNull(out, "out");
-  auto ex = Executor::Bind(s->sym, ctx, std::move(a), std::move(grads), std::move(reqs), std::move(x), options);
+  auto ex = Executor::Bind(s->sym, ctx, std::move(a), std::move(grads), std::move(reqs), std::move(x), b.options);
   *out = NewExec(std::move(ex));
 }
 
@@ -148,8 +130,8 @@ WeftStatus weft_executor_simple_bind(const WeftSymbolHandle* sym, int dev_type, 
                                      const char* const* dtype_names, const int* dtypes,
                                      const char* grad_req, WeftExecutor** out) {
   WEFT_API_BEGIN();
-  weft::capi::SimpleBind(sym, dev_type, dev_id, 0, nullptr, nullptr, nullptr, num_shapes, shape_names, ind_ptr,
-                         dims, num_dtypes, dtype_names, dtypes, grad_req, out);
+  weft::capi::SimpleBind(sym, dev_type, dev_id, {}, nullptr, num_shapes, shape_names, ind_ptr, dims, num_dtypes,
+                         dtype_names, dtypes, grad_req, out);
   WEFT_API_END();
 }
 
@@ -159,7 +141,7 @@ WeftStatus weft_executor_simple_bind_group2ctx(
     const size_t* ind_ptr, const int64_t* dims, size_t num_dtypes, const char* const* dtype_names,
     const int* dtypes, const char* grad_req, WeftExecutor** out) {
   WEFT_API_BEGIN();
-  weft::capi::SimpleBind(sym, dev_type, dev_id, num_groups, group_names, group_dev_types, group_dev_ids,
+  weft::capi::SimpleBind(sym, dev_type, dev_id, {num_groups, group_names, group_dev_types, group_dev_ids}, nullptr,
                          num_shapes, shape_names, ind_ptr, dims, num_dtypes, dtype_names, dtypes, grad_req, out);
   WEFT_API_END();
 }
@@ -169,8 +151,7 @@ WeftStatus weft_executor_bind(const WeftSymbolHandle* sym, int dev_type, int dev
                               const int* grad_reqs, WeftNDArray* const* aux, size_t num_aux,
                               WeftExecutor** out) {
   WEFT_API_BEGIN();
-  weft::capi::Bind(sym, dev_type, dev_id, 0, nullptr, nullptr, nullptr, args, num_args, arg_grads, grad_reqs, aux,
-                   num_aux, out);
+  weft::capi::Bind(sym, dev_type, dev_id, {}, nullptr, args, num_args, arg_grads, grad_reqs, aux, num_aux, out);
   WEFT_API_END();
 }
 
@@ -181,8 +162,28 @@ WeftStatus weft_executor_bind_group2ctx(const WeftSymbolHandle* sym, int dev_typ
                                         WeftNDArray* const* arg_grads, const int* grad_reqs,
                                         WeftNDArray* const* aux, size_t num_aux, WeftExecutor** out) {
   WEFT_API_BEGIN();
-  weft::capi::Bind(sym, dev_type, dev_id, num_groups, group_names, group_dev_types, group_dev_ids, args, num_args,
-                   arg_grads, grad_reqs, aux, num_aux, out);
+  weft::capi::Bind(sym, dev_type, dev_id, {num_groups, group_names, group_dev_types, group_dev_ids}, nullptr, args,
+                   num_args, arg_grads, grad_reqs, aux, num_aux, out);
+  WEFT_API_END();
+}
+
+WeftStatus weft_executor_simple_bind_with_options(const WeftSymbolHandle* sym, int dev_type, int dev_id,
+                                                  size_t num_shapes, const char* const* shape_names,
+                                                  const size_t* ind_ptr, const int64_t* dims, size_t num_dtypes,
+                                                  const char* const* dtype_names, const int* dtypes,
+                                                  const WeftExecutorOptions* opts, WeftExecutor** out) {
+  WEFT_API_BEGIN();
+  weft::capi::SimpleBind(sym, dev_type, dev_id, {}, opts, num_shapes, shape_names, ind_ptr, dims, num_dtypes,
+                         dtype_names, dtypes, nullptr, out);
+  WEFT_API_END();
+}
+
+WeftStatus weft_executor_bind_with_options(const WeftSymbolHandle* sym, int dev_type, int dev_id,
+                                           WeftNDArray* const* args, size_t num_args, WeftNDArray* const* arg_grads,
+                                           const int* grad_reqs, WeftNDArray* const* aux, size_t num_aux,
+                                           const WeftExecutorOptions* opts, WeftExecutor** out) {
+  WEFT_API_BEGIN();
+  weft::capi::Bind(sym, dev_type, dev_id, {}, opts, args, num_args, arg_grads, grad_reqs, aux, num_aux, out);
   WEFT_API_END();
 }
 
@@ -275,10 +276,7 @@ WeftStatus weft_executor_memory(const WeftExecutor* exec, WeftExecutorMemory* ou
 
 WeftStatus weft_executor_free(WeftExecutor* exec) {
   WEFT_API_BEGIN();
-  if (!exec) return WEFT_OK;
-  const uintptr_t bits = reinterpret_cast<uintptr_t>(exec);
-  auto obj = weft::capi::TableOf<WeftExecutor>::Global().Remove(bits);
-  if (!obj) GetExec(exec, "exec");  // throws the invalid-handle error
+  weft::capi::FreeHandle(exec, "exec");
   WEFT_API_END();
 }
 

@@ -1,4 +1,4 @@
-// Handle tags, the live-handle counter and invalid-handle messages.
+// The handle registry's name table, live-handle counter and messages.
 #include "c_api_handle.h"
 
 #include "c_api_internal.h"
@@ -6,9 +6,26 @@
 namespace weft {
 namespace capi {
 
-const char* HandleTagName(uint32_t tag) {
-  switch (static_cast<HandleTag>(tag)) {
-    case HandleTag::kNDArray: return "WeftNDArray";
+const char* HandleKindName(uint32_t kind) {
+  switch (static_cast<HandleKind>(kind)) {
+    case HandleKind::kNone: return nullptr;
+    case HandleKind::kNDArray: return "WeftNDArray";
+    case HandleKind::kNDArrayList: return "WeftNDArrayList";
+    case HandleKind::kBuffer: return "WeftBuffer";
+    case HandleKind::kSymbol: return "WeftSymbolHandle";
+    case HandleKind::kStringList: return "WeftStringList";
+    case HandleKind::kShapeResult: return "WeftShapeResult";
+    case HandleKind::kTypeResult: return "WeftTypeResult";
+    case HandleKind::kEngineVar: return "WeftEngineVar";
+    case HandleKind::kEngineCompletion: return "WeftEngineCompletion";
+    case HandleKind::kExecutor: return "WeftExecutor";
+    case HandleKind::kExecutorOptions: return "WeftExecutorOptions";
+    case HandleKind::kInitializer: return "WeftInitializer";
+    case HandleKind::kOptimizer: return "WeftOptimizer";
+    case HandleKind::kDataIter: return "WeftDataIter";
+    case HandleKind::kMetric: return "WeftMetric";
+    case HandleKind::kModule: return "WeftModule";
+    case HandleKind::kCount: return nullptr;
   }
   return nullptr;
 }
@@ -18,13 +35,21 @@ std::atomic<size_t>& LiveHandleCounter() {
   return count;
 }
 
-std::string BadHandleMessage(uintptr_t h, const char* expected_type, const char* arg) {
-  const uint32_t tag = HandleLayout::Tag(h);
-  const char* given_type = HandleTagName(tag);
-  if (given_type && std::string(given_type) != expected_type)
-    return StrCat("argument '", arg, "' is a ", given_type, " handle, expected a ", expected_type,
-                  " handle");
-  return StrCat("argument '", arg, "' is a freed or invalid ", expected_type, " handle");
+void FailTableFull(HandleKind kind, size_t slots) {
+  Fail(StatusCode::kOutOfMemory, "too many live ", HandleKindName(static_cast<uint32_t>(kind)), " handles (",
+       slots, ")");
+}
+
+void FailNull(const char* arg) { Fail(StatusCode::kInvalidArgument, "argument '", arg, "' is NULL"); }
+
+void FailBadHandle(uintptr_t bits, HandleKind expected, const char* arg) {
+  const uint32_t given = HandleLayout::Kind(bits);
+  const char* want = HandleKindName(static_cast<uint32_t>(expected));
+  const char* given_name = HandleKindName(given);
+  if (given_name && given != static_cast<uint32_t>(expected))
+    Fail(StatusCode::kInvalidHandle, "argument '", arg, "' is a ", given_name, " handle, expected a ", want,
+         " handle");
+  Fail(StatusCode::kInvalidHandle, "argument '", arg, "' is a freed or invalid ", want, " handle");
 }
 
 }  // namespace capi

@@ -7,7 +7,9 @@
 // exception → WEFT_ERR_INTERNAL), prefixes the message with the C function's
 // name, stores it as the thread's last error and returns the status. A
 // successful call returns WEFT_OK and leaves the last error as it was.
-// Out-parameters are written only after every check has passed.
+// Out-parameters are written only after every check has passed. Handles are
+// made, resolved and freed through the registry in c_api_handle.h
+// (NewHandle, GetObject, TakeHandle, FreeHandle).
 #ifndef WEFT_C_API_SRC_C_API_INTERNAL_H_
 #define WEFT_C_API_SRC_C_API_INTERNAL_H_
 
@@ -36,63 +38,12 @@ WeftStatus ToStatus(StatusCode code) noexcept;
 
 // Throws Error(kInvalidArgument, "argument '<arg>' is NULL") when `p` is null.
 inline void CheckNotNull(const void* p, const char* arg) {
-  if (!p) Fail(StatusCode::kInvalidArgument, "argument '", arg, "' is NULL");
+  if (!p) FailNull(arg);
 }
 // Same for a (ptr, count) array: NULL is accepted only when count is 0.
 inline void CheckArray(const void* p, size_t count, const char* arg) {
   if (!p && count > 0)
     Fail(StatusCode::kInvalidArgument, "argument '", arg, "' is NULL but its count is ", count);
-}
-
-// Maps each C handle type to its C++ object and tag. Specialise per type.
-template <typename H>
-struct HandleTraits;
-
-template <>
-struct HandleTraits<WeftNDArray> {
-  using Object = NDArray;
-  static constexpr HandleTag kTag = HandleTag::kNDArray;
-};
-
-template <typename H>
-using TableOf = HandleTable<typename HandleTraits<H>::Object, HandleTraits<H>::kTag>;
-
-// Registers `obj` and returns a new handle owning it.
-template <typename H>
-H* NewHandle(std::shared_ptr<typename HandleTraits<H>::Object> obj) {
-  return reinterpret_cast<H*>(TableOf<H>::Global().Insert(std::move(obj)));
-}
-
-// The message for a handle that is not a live handle of type H.
-std::string BadHandleMessage(uintptr_t h, const char* expected_type, const char* arg);
-
-// Throws Error(kInvalidHandle) for `bits`, passed as argument `arg` where a
-// handle of type H was expected.
-template <typename H>
-[[noreturn]] void FailBadHandle(uintptr_t bits, const char* arg) {
-  const char* type = HandleTagName(static_cast<uint32_t>(HandleTraits<H>::kTag));
-  throw Error(StatusCode::kInvalidHandle, BadHandleMessage(bits, type, arg));
-}
-
-// The object behind `h`. Throws kInvalidArgument when `h` is NULL and
-// kInvalidHandle when it is freed, of another type or not a handle at all.
-template <typename H>
-std::shared_ptr<typename HandleTraits<H>::Object> GetObject(const H* h, const char* arg) {
-  CheckNotNull(h, arg);
-  const uintptr_t bits = reinterpret_cast<uintptr_t>(h);
-  auto obj = TableOf<H>::Global().Lookup(bits);
-  if (!obj) FailBadHandle<H>(bits, arg);
-  return obj;
-}
-
-// Releases `h` (NULL is a no-op); same errors as GetObject otherwise. The
-// object is destroyed here, outside the table's lock (views keep storage).
-template <typename H>
-void FreeHandle(H* h, const char* arg) {
-  if (!h) return;
-  const uintptr_t bits = reinterpret_cast<uintptr_t>(h);
-  auto obj = TableOf<H>::Global().Remove(bits);
-  if (!obj) FailBadHandle<H>(bits, arg);
 }
 
 // Validates a C shape argument: 0 <= ndim <= kMaxNdim, `shape` non-null when

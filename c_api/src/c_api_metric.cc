@@ -8,7 +8,7 @@
 
 using weft::capi::CheckArray;
 using weft::capi::CheckNotNull;
-using weft::capi::GetTrain;
+using weft::capi::GetObject;
 
 WeftStatus weft_metric_create(const char* name, const char* const* keys, const char* const* vals,
                               size_t num_params, WeftMetric** out) {
@@ -23,7 +23,7 @@ WeftStatus weft_metric_create(const char* name, const char* const* keys, const c
 WeftStatus weft_metric_composite_add(WeftMetric* m, const char* name, const char* const* keys,
                                      const char* const* vals, size_t num_params) {
   WEFT_API_BEGIN();
-  auto obj = GetTrain(m, "m");
+  auto obj = GetObject(m, "m");
   CheckNotNull(name, "name");
   auto* composite = dynamic_cast<weft::CompositeMetric*>(obj.get());
   if (!composite)
@@ -36,7 +36,7 @@ WeftStatus weft_metric_composite_add(WeftMetric* m, const char* name, const char
 WeftStatus weft_metric_update(WeftMetric* m, size_t num_labels, WeftNDArray* const* labels, size_t num_preds,
                               WeftNDArray* const* preds) {
   WEFT_API_BEGIN();
-  auto obj = GetTrain(m, "m");
+  auto obj = GetObject(m, "m");
   std::vector<weft::NDArray> l = weft::capi::ArrayArgs(num_labels, labels, "labels");
   std::vector<weft::NDArray> p = weft::capi::ArrayArgs(num_preds, preds, "preds");
   obj->Update(l, p);
@@ -45,7 +45,7 @@ WeftStatus weft_metric_update(WeftMetric* m, size_t num_labels, WeftNDArray* con
 
 WeftStatus weft_metric_num_values(const WeftMetric* m, size_t* out) {
   WEFT_API_BEGIN();
-  auto obj = GetTrain(m, "m");
+  auto obj = GetObject(m, "m");
   CheckNotNull(out, "out");
   *out = obj->Get().size();
   WEFT_API_END();
@@ -54,7 +54,7 @@ WeftStatus weft_metric_num_values(const WeftMetric* m, size_t* out) {
 WeftStatus weft_metric_get(const WeftMetric* m, WeftStringList** names, double* values, size_t capacity,
                            size_t* num) {
   WEFT_API_BEGIN();
-  auto obj = GetTrain(m, "m");
+  auto obj = GetObject(m, "m");
   CheckNotNull(names, "names");
   CheckNotNull(num, "num");
   const auto got = obj->Get();
@@ -72,12 +72,12 @@ WeftStatus weft_metric_get(const WeftMetric* m, WeftStringList** names, double* 
 
 WeftStatus weft_metric_reset(WeftMetric* m) {
   WEFT_API_BEGIN();
-  GetTrain(m, "m")->Reset();
+  GetObject(m, "m")->Reset();
   WEFT_API_END();
 }
 
 WeftStatus weft_metric_free(WeftMetric* m) {
   WEFT_API_BEGIN();
-  weft::capi::FreeTrain(m, "m");
+  weft::capi::FreeHandle(m, "m");
   WEFT_API_END();
 }

@@ -22,7 +22,7 @@ namespace {
 std::map<std::string, NDArray> ByName(const WeftNDArrayList* list, const char* arg) {
   std::map<std::string, NDArray> out;
   if (!list) return out;
-  auto l = GetTrain(list, arg);
+  auto l = GetObject(list, arg);
   if (l->names.size() != l->arrays.size())
     Fail(StatusCode::kInvalidArgument, "argument '", arg, "' is an unnamed list; parameters are matched by name");
   for (size_t i = 0; i < l->arrays.size(); ++i) {
@@ -68,7 +68,7 @@ WeftStatus weft_module_create(const WeftSymbolHandle* sym, size_t num_data, cons
                               size_t num_label, const char* const* label_names, int dev_type, int dev_id,
                               WeftModule** out) {
   WEFT_API_BEGIN();
-  auto s = Get(sym, "sym");
+  auto s = GetObject(sym, "sym");
   std::vector<std::string> data = InputNames(num_data, data_names, "data_names");
   std::vector<std::string> label = InputNames(num_label, label_names, "label_names");
   if (data.empty()) Fail(StatusCode::kInvalidArgument, "argument 'num_data' is 0; a module needs a data input");
@@ -80,8 +80,8 @@ WeftStatus weft_module_create(const WeftSymbolHandle* sym, size_t num_data, cons
 
 WeftStatus weft_module_bind(WeftModule* mod, const WeftDataIter* iter, int for_training) {
   WEFT_API_BEGIN();
-  auto m = GetTrain(mod, "mod");
-  auto it = GetTrain(iter, "iter");
+  auto m = GetObject(mod, "mod");
+  auto it = GetObject(iter, "iter");
   m->Bind(it->provide_data(), it->provide_label(), for_training != 0);
   WEFT_API_END();
 }
@@ -89,9 +89,9 @@ WeftStatus weft_module_bind(WeftModule* mod, const WeftDataIter* iter, int for_t
 WeftStatus weft_module_init_params(WeftModule* mod, const WeftInitializer* init, const WeftNDArrayList* args,
                                    const WeftNDArrayList* aux, int allow_missing) {
   WEFT_API_BEGIN();
-  auto m = GetTrain(mod, "mod");
+  auto m = GetObject(mod, "mod");
   std::shared_ptr<InitializerObject> in;
-  if (init) in = GetTrain(init, "init");
+  if (init) in = GetObject(init, "init");
   std::unique_lock<std::mutex> lock;
   if (in) lock = std::unique_lock<std::mutex>(in->mu);
   m->InitParams(in ? in->init.get() : nullptr, ByName(args, "args"), ByName(aux, "aux"), allow_missing != 0);
@@ -100,8 +100,8 @@ WeftStatus weft_module_init_params(WeftModule* mod, const WeftInitializer* init,
 
 WeftStatus weft_module_init_optimizer(WeftModule* mod, const WeftOptimizer* opt) {
   WEFT_API_BEGIN();
-  auto m = GetTrain(mod, "mod");
-  auto o = GetTrain(opt, "opt");
+  auto m = GetObject(mod, "mod");
+  auto o = GetObject(opt, "opt");
   std::lock_guard<std::mutex> lock(o->mu);
   m->InitOptimizer(o->opt);
   WEFT_API_END();
@@ -109,29 +109,29 @@ WeftStatus weft_module_init_optimizer(WeftModule* mod, const WeftOptimizer* opt)
 
 WeftStatus weft_module_forward(WeftModule* mod, const WeftDataIter* iter, int is_train) {
   WEFT_API_BEGIN();
-  auto m = GetTrain(mod, "mod");
-  auto it = GetTrain(iter, "iter");
+  auto m = GetObject(mod, "mod");
+  auto it = GetObject(iter, "iter");
   m->Forward(it->Value(), is_train != 0);
   WEFT_API_END();
 }
 
 WeftStatus weft_module_backward(WeftModule* mod) {
   WEFT_API_BEGIN();
-  GetTrain(mod, "mod")->Backward();
+  GetObject(mod, "mod")->Backward();
   WEFT_API_END();
 }
 
 WeftStatus weft_module_update(WeftModule* mod) {
   WEFT_API_BEGIN();
-  GetTrain(mod, "mod")->Update();
+  GetObject(mod, "mod")->Update();
   WEFT_API_END();
 }
 
 WeftStatus weft_module_update_metric(WeftModule* mod, WeftMetric* metric, const WeftDataIter* iter) {
   WEFT_API_BEGIN();
-  auto m = GetTrain(mod, "mod");
-  auto me = GetTrain(metric, "metric");
-  auto it = GetTrain(iter, "iter");
+  auto m = GetObject(mod, "mod");
+  auto me = GetObject(metric, "metric");
+  auto it = GetObject(iter, "iter");
   const DataBatch& b = it->Value();
   m->UpdateMetric(me.get(), b.label, b.pad);
   WEFT_API_END();
@@ -139,7 +139,7 @@ WeftStatus weft_module_update_metric(WeftModule* mod, WeftMetric* metric, const 
 
 WeftStatus weft_module_outputs(const WeftModule* mod, WeftNDArrayList** out) {
   WEFT_API_BEGIN();
-  auto m = GetTrain(mod, "mod");
+  auto m = GetObject(mod, "mod");
   CheckNotNull(out, "out");
   *out = NewList(m->outputs(), m->symbol().ListOutputs());
   WEFT_API_END();
@@ -147,7 +147,7 @@ WeftStatus weft_module_outputs(const WeftModule* mod, WeftNDArrayList** out) {
 
 WeftStatus weft_module_params(const WeftModule* mod, WeftNDArrayList** out_args, WeftNDArrayList** out_aux) {
   WEFT_API_BEGIN();
-  auto m = GetTrain(mod, "mod");
+  auto m = GetObject(mod, "mod");
   auto args = m->arg_params();
   auto aux = m->aux_params();
   WeftNDArrayList* a = out_args ? NewNamedList(args) : nullptr;
@@ -155,7 +155,7 @@ WeftStatus weft_module_params(const WeftModule* mod, WeftNDArrayList** out_args,
     try {
       *out_aux = NewNamedList(aux);
     } catch (...) {
-      if (a) FreeTrain(a, "out_args");
+      if (a) FreeHandle(a, "out_args");
       throw;
     }
   }
@@ -167,11 +167,11 @@ WeftStatus weft_module_fit(WeftModule* mod, WeftDataIter* train, WeftDataIter* e
                            int begin_epoch, int num_epoch, int progress, const char* checkpoint_prefix,
                            double* out_samples_per_sec) {
   WEFT_API_BEGIN();
-  auto m = GetTrain(mod, "mod");
-  auto tr = GetTrain(train, "train");
+  auto m = GetObject(mod, "mod");
+  auto tr = GetObject(train, "train");
   std::shared_ptr<NDArrayIter> ev;
-  if (eval) ev = GetTrain(eval, "eval");
-  auto me = GetTrain(metric, "metric");
+  if (eval) ev = GetObject(eval, "eval");
+  auto me = GetObject(metric, "metric");
   FitOptions fo;
   fo.begin_epoch = begin_epoch;
   fo.num_epoch = num_epoch;
@@ -184,16 +184,16 @@ WeftStatus weft_module_fit(WeftModule* mod, WeftDataIter* train, WeftDataIter* e
 
 WeftStatus weft_module_score(WeftModule* mod, WeftDataIter* iter, WeftMetric* metric) {
   WEFT_API_BEGIN();
-  auto m = GetTrain(mod, "mod");
-  auto it = GetTrain(iter, "iter");
-  auto me = GetTrain(metric, "metric");
+  auto m = GetObject(mod, "mod");
+  auto it = GetObject(iter, "iter");
+  auto me = GetObject(metric, "metric");
   m->Score(it.get(), me.get());
   WEFT_API_END();
 }
 
 WeftStatus weft_module_save_checkpoint(const WeftModule* mod, const char* prefix, int epoch) {
   WEFT_API_BEGIN();
-  auto m = GetTrain(mod, "mod");
+  auto m = GetObject(mod, "mod");
   CheckNotNull(prefix, "prefix");
   if (epoch < 0) Fail(StatusCode::kInvalidArgument, "argument 'epoch' is ", epoch, ", expected >= 0");
   m->SaveCheckpoint(prefix, epoch);
@@ -202,6 +202,6 @@ WeftStatus weft_module_save_checkpoint(const WeftModule* mod, const char* prefix
 
 WeftStatus weft_module_free(WeftModule* mod) {
   WEFT_API_BEGIN();
-  FreeTrain(mod, "mod");
+  FreeHandle(mod, "mod");
   WEFT_API_END();
 }

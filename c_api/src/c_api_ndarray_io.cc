@@ -1,5 +1,8 @@
 // C ABI: NDArray files (MXNet NDArray lists, NumPy .npy) and library-owned
-// byte buffers. Lists and buffers are immutable once published.
+// byte buffers, and lists made from arrays. Lists and buffers are
+// immutable once published.
+#include <map>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -11,45 +14,12 @@
 
 namespace weft {
 namespace capi {
-namespace {
-
-// kNDArrayListTag (0x40) is in c_api_ndarray_list.h.
-constexpr HandleTag kBufferTag = static_cast<HandleTag>(0x41);
 
 struct BufferObject {
   std::string bytes;
 };
 
-}  // namespace
-
-template <>
-struct HandleTraits<WeftBuffer> {
-  using Object = BufferObject;
-  static constexpr HandleTag kTag = kBufferTag;
-};
-
 namespace {
-
-const char* IoTypeName(HandleTag tag) {
-  return tag == kNDArrayListTag ? "WeftNDArrayList" : "WeftBuffer";
-}
-
-template <typename H>
-std::shared_ptr<typename HandleTraits<H>::Object> GetIo(const H* h, const char* arg) {
-  CheckNotNull(h, arg);
-  const uintptr_t bits = reinterpret_cast<uintptr_t>(h);
-  auto obj = TableOf<H>::Global().Lookup(bits);
-  if (!obj) FailBadSymbolApiHandle(bits, IoTypeName(HandleTraits<H>::kTag), arg);
-  return obj;
-}
-
-template <typename H>
-void FreeIo(H* h, const char* arg) {
-  if (!h) return;
-  const uintptr_t bits = reinterpret_cast<uintptr_t>(h);
-  if (!TableOf<H>::Global().Remove(bits))
-    FailBadSymbolApiHandle(bits, IoTypeName(HandleTraits<H>::kTag), arg);
-}
 
 // The list to save from C arguments (NULL array entries are none arrays).
 NDArrayList ListArg(WeftNDArray* const* arrays, const char* const* names, size_t num) {
@@ -82,7 +52,6 @@ void CheckListIndex(const NDArrayList& list, size_t index) {
 }  // namespace weft
 
 using weft::capi::CheckNotNull;
-using weft::capi::GetIo;
 using weft::capi::GetObject;
 using weft::capi::NewHandle;
 
@@ -110,7 +79,7 @@ WeftStatus weft_ndarray_save_buffer(WeftNDArray* const* arrays, const char* cons
 
 WeftStatus weft_buffer_data(const WeftBuffer* buf, const void** out_data, size_t* out_size) {
   WEFT_API_BEGIN();
-  auto obj = GetIo(buf, "buf");
+  auto obj = GetObject(buf, "buf");
   CheckNotNull(out_data, "out_data");
   CheckNotNull(out_size, "out_size");
   *out_data = obj->bytes.data();
@@ -120,7 +89,7 @@ WeftStatus weft_buffer_data(const WeftBuffer* buf, const void** out_data, size_t
 
 WeftStatus weft_buffer_free(WeftBuffer* buf) {
   WEFT_API_BEGIN();
-  weft::capi::FreeIo(buf, "buf");
+  weft::capi::FreeHandle(buf, "buf");
   WEFT_API_END();
 }
 
@@ -144,7 +113,7 @@ WeftStatus weft_ndarray_load_buffer(const void* data, size_t size, WeftNDArrayLi
 
 WeftStatus weft_ndarray_list_size(const WeftNDArrayList* list, size_t* out_size, int* out_named) {
   WEFT_API_BEGIN();
-  auto obj = GetIo(list, "list");
+  auto obj = GetObject(list, "list");
   CheckNotNull(out_size, "out_size");
   *out_size = obj->arrays.size();
   if (out_named) *out_named = obj->names.empty() ? 0 : 1;
@@ -154,7 +123,7 @@ WeftStatus weft_ndarray_list_size(const WeftNDArrayList* list, size_t* out_size,
 WeftStatus weft_ndarray_list_name(const WeftNDArrayList* list, size_t index,
                                   const char** out_name) {
   WEFT_API_BEGIN();
-  auto obj = GetIo(list, "list");
+  auto obj = GetObject(list, "list");
   CheckNotNull(out_name, "out_name");
   weft::capi::CheckListIndex(*obj, index);
   if (obj->names.empty())
@@ -165,7 +134,7 @@ WeftStatus weft_ndarray_list_name(const WeftNDArrayList* list, size_t index,
 
 WeftStatus weft_ndarray_list_get(const WeftNDArrayList* list, size_t index, WeftNDArray** out) {
   WEFT_API_BEGIN();
-  auto obj = GetIo(list, "list");
+  auto obj = GetObject(list, "list");
   CheckNotNull(out, "out");
   weft::capi::CheckListIndex(*obj, index);
   const weft::NDArray& a = obj->arrays[index];
@@ -175,7 +144,23 @@ WeftStatus weft_ndarray_list_get(const WeftNDArrayList* list, size_t index, Weft
 
 WeftStatus weft_ndarray_list_free(WeftNDArrayList* list) {
   WEFT_API_BEGIN();
-  weft::capi::FreeIo(list, "list");
+  weft::capi::FreeHandle(list, "list");
+  WEFT_API_END();
+}
+
+WeftStatus weft_ndarray_list_create(WeftNDArray* const* arrays, const char* const* names, size_t num,
+                                    WeftNDArrayList** out) {
+  WEFT_API_BEGIN();
+  auto list = std::make_shared<weft::NDArrayList>(weft::capi::ListArg(arrays, names, num));
+  std::map<std::string, size_t> seen;
+  for (size_t i = 0; i < list->names.size(); ++i) {
+    auto it = seen.emplace(list->names[i], i);
+    if (!it.second)
+      weft::Fail(weft::StatusCode::kInvalidArgument, "argument 'names[", i, "]' is '", list->names[i],
+                 "', already given as names[", it.first->second, "]");
+  }
+  CheckNotNull(out, "out");
+  *out = NewHandle<WeftNDArrayList>(std::move(list));
   WEFT_API_END();
 }
 

@@ -1,5 +1,6 @@
-// The WeftNDArrayList handle type (not installed): lists of arrays with
-// optional names, made by the NDArray file loaders (c_api_ndarray_io.cc)
+// WeftNDArrayList objects (not installed): lists of arrays with optional
+// names (a weft::NDArrayList behind the handle; see c_api_handle.h), made by
+// the NDArray file loaders and weft_ndarray_list_create (c_api_ndarray_io.cc)
 // and by the executor's array accessors (c_api_executor.cc). Immutable once
 // published.
 #ifndef WEFT_C_API_SRC_C_API_NDARRAY_LIST_H_
@@ -10,15 +11,6 @@
 
 namespace weft {
 namespace capi {
-
-// Above the symbol API's tags (0x20..0x23).
-constexpr HandleTag kNDArrayListTag = static_cast<HandleTag>(0x40);
-
-template <>
-struct HandleTraits<WeftNDArrayList> {
-  using Object = NDArrayList;
-  static constexpr HandleTag kTag = kNDArrayListTag;
-};
 
 // A new named list handle of `arrays` (none entries stay none).
 WeftNDArrayList* NewList(const std::vector<NDArray>& arrays, const std::vector<std::string>& names);

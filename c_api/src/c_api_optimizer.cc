@@ -27,7 +27,7 @@ namespace {
 using weft::StatusCode;
 using weft::capi::CheckNotNull;
 using weft::capi::GetObject;
-using weft::capi::GetTrain;
+using weft::capi::GetObject;
 
 WeftStatus weft_initializer_create(const char* name, const char* const* keys, const char* const* vals,
                                    size_t num_params, uint64_t seed, WeftInitializer** out) {
@@ -42,7 +42,7 @@ WeftStatus weft_initializer_create(const char* name, const char* const* keys, co
 
 WeftStatus weft_initializer_init(WeftInitializer* init, const char* param_name, WeftNDArray* arr) {
   WEFT_API_BEGIN();
-  auto obj = GetTrain(init, "init");
+  auto obj = GetObject(init, "init");
   CheckNotNull(param_name, "param_name");
   auto a = GetObject(arr, "arr");
   std::lock_guard<std::mutex> lock(obj->mu);
@@ -52,7 +52,7 @@ WeftStatus weft_initializer_init(WeftInitializer* init, const char* param_name, 
 
 WeftStatus weft_initializer_free(WeftInitializer* init) {
   WEFT_API_BEGIN();
-  weft::capi::FreeTrain(init, "init");
+  weft::capi::FreeHandle(init, "init");
   WEFT_API_END();
 }
 
@@ -70,7 +70,7 @@ WeftStatus weft_optimizer_create(const char* name, const char* const* keys, cons
 WeftStatus weft_optimizer_set_lr_scheduler(WeftOptimizer* opt, const char* kind, const int64_t* steps,
                                            size_t num_steps, float factor, float stop_factor_lr) {
   WEFT_API_BEGIN();
-  auto obj = GetTrain(opt, "opt");
+  auto obj = GetObject(opt, "opt");
   CheckNotNull(kind, "kind");
   const std::string k = kind;
   std::lock_guard<std::mutex> lock(obj->mu);
@@ -95,8 +95,8 @@ WeftStatus weft_optimizer_set_lr_scheduler(WeftOptimizer* opt, const char* kind,
 
 WeftStatus weft_optimizer_set_multipliers(WeftOptimizer* opt, const WeftSymbolHandle* sym) {
   WEFT_API_BEGIN();
-  auto obj = GetTrain(opt, "opt");
-  auto s = weft::capi::Get(sym, "sym");
+  auto obj = GetObject(opt, "opt");
+  auto s = weft::capi::GetObject(sym, "sym");
   std::lock_guard<std::mutex> lock(obj->mu);
   obj->opt->SetMultipliers(s->sym);
   WEFT_API_END();
@@ -104,7 +104,7 @@ WeftStatus weft_optimizer_set_multipliers(WeftOptimizer* opt, const WeftSymbolHa
 
 WeftStatus weft_optimizer_set_rescale_grad(WeftOptimizer* opt, float rescale_grad) {
   WEFT_API_BEGIN();
-  auto obj = GetTrain(opt, "opt");
+  auto obj = GetObject(opt, "opt");
   std::lock_guard<std::mutex> lock(obj->mu);
   obj->opt->set_rescale_grad(rescale_grad);
   WEFT_API_END();
@@ -113,7 +113,7 @@ WeftStatus weft_optimizer_set_rescale_grad(WeftOptimizer* opt, float rescale_gra
 WeftStatus weft_optimizer_update(WeftOptimizer* opt, int index, const char* name, WeftNDArray* weight,
                                  const WeftNDArray* grad) {
   WEFT_API_BEGIN();
-  auto obj = GetTrain(opt, "opt");
+  auto obj = GetObject(opt, "opt");
   CheckNotNull(name, "name");
   auto w = GetObject(weight, "weight");
   auto g = GetObject(grad, "grad");
@@ -124,7 +124,7 @@ WeftStatus weft_optimizer_update(WeftOptimizer* opt, int index, const char* name
 
 WeftStatus weft_optimizer_num_update(const WeftOptimizer* opt, int64_t* out_num_update) {
   WEFT_API_BEGIN();
-  auto obj = GetTrain(opt, "opt");
+  auto obj = GetObject(opt, "opt");
   CheckNotNull(out_num_update, "out_num_update");
   std::lock_guard<std::mutex> lock(obj->mu);
   *out_num_update = obj->opt->num_update();
@@ -133,7 +133,7 @@ WeftStatus weft_optimizer_num_update(const WeftOptimizer* opt, int64_t* out_num_
 
 WeftStatus weft_optimizer_learning_rate(const WeftOptimizer* opt, const char* name, float* out_lr) {
   WEFT_API_BEGIN();
-  auto obj = GetTrain(opt, "opt");
+  auto obj = GetObject(opt, "opt");
   CheckNotNull(name, "name");
   CheckNotNull(out_lr, "out_lr");
   std::lock_guard<std::mutex> lock(obj->mu);
@@ -143,6 +143,6 @@ WeftStatus weft_optimizer_learning_rate(const WeftOptimizer* opt, const char* na
 
 WeftStatus weft_optimizer_free(WeftOptimizer* opt) {
   WEFT_API_BEGIN();
-  weft::capi::FreeTrain(opt, "opt");
+  weft::capi::FreeHandle(opt, "opt");
   WEFT_API_END();
 }

@@ -98,7 +98,7 @@ WeftStatus weft_symbol_place_device(const WeftSymbolHandle* sym, int train, int 
   WEFT_API_BEGIN();
   using namespace weft;  // NOLINT: the body is a thin adapter
   using namespace weft::capi;
-  auto s = Get(sym, "sym");
+  auto s = GetObject(sym, "sym");
   CheckNotNull(out_names, "out_names");
   CheckNotNull(out_ops, "out_ops");
   CheckNotNull(out_devices, "out_devices");
@@ -139,7 +139,7 @@ WeftStatus weft_symbol_place_device_graph(const WeftSymbolHandle* sym, int train
                                           size_t* out_num_copies) {
   WEFT_API_BEGIN();
   using namespace weft::capi;  // NOLINT: the body is a thin adapter
-  auto s = Get(sym, "sym");
+  auto s = GetObject(sym, "sym");
   CheckNotNull(out_placed, "out_placed");
   CheckNotNull(out_num_copies, "out_num_copies");
   const weft::pass::Placement p =

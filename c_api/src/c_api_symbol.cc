@@ -13,25 +13,6 @@
 namespace weft {
 namespace capi {
 
-const char* AnyHandleTagName(uint32_t tag) {
-  switch (tag) {
-    case static_cast<uint32_t>(kSymbolTag): return "WeftSymbolHandle";
-    case static_cast<uint32_t>(kStringListTag): return "WeftStringList";
-    case static_cast<uint32_t>(kShapeResultTag): return "WeftShapeResult";
-    case static_cast<uint32_t>(kTypeResultTag): return "WeftTypeResult";
-    default: return HandleTagName(tag);
-  }
-}
-
-void FailBadSymbolApiHandle(uintptr_t bits, const char* expected, const char* arg) {
-  const char* given = AnyHandleTagName(HandleLayout::Tag(bits));
-  if (given && std::string(given) != expected)
-    Fail(StatusCode::kInvalidHandle, "argument '", arg, "' is a ", given, " handle, expected a ",
-         expected, " handle");
-  Fail(StatusCode::kInvalidHandle, "argument '", arg, "' is a freed or invalid ", expected,
-       " handle");
-}
-
 WeftSymbolHandle* NewSymbol(Symbol sym, std::optional<JsonInfo> json) {
   auto obj = std::make_shared<SymbolObject>();
   obj->sym = std::move(sym);
@@ -65,7 +46,7 @@ using weft::StatusCode;
 using weft::Symbol;
 using weft::capi::CheckArray;
 using weft::capi::CheckNotNull;
-using weft::capi::Get;
+using weft::capi::GetObject;
 using weft::capi::NewStringList;
 using weft::capi::NewSymbol;
 
@@ -78,7 +59,7 @@ std::vector<Symbol> GatherSymbols(WeftSymbolHandle* const* syms, size_t num, con
   out.reserve(num);
   for (size_t i = 0; i < num; ++i) {
     std::string name = weft::StrCat(arg, "[", i, "]");
-    out.push_back(Get(syms[i], name.c_str())->sym);
+    out.push_back(GetObject(syms[i], name.c_str())->sym);
   }
   return out;
 }
@@ -96,7 +77,7 @@ extern "C" {
 
 WeftStatus weft_string_list_size(const WeftStringList* list, size_t* out_size) {
   WEFT_API_BEGIN();
-  auto l = Get(list, "list");
+  auto l = GetObject(list, "list");
   CheckNotNull(out_size, "out_size");
   *out_size = l->items.size();
   WEFT_API_END();
@@ -104,7 +85,7 @@ WeftStatus weft_string_list_size(const WeftStringList* list, size_t* out_size) {
 
 WeftStatus weft_string_list_get(const WeftStringList* list, size_t index, const char** out_str) {
   WEFT_API_BEGIN();
-  auto l = Get(list, "list");
+  auto l = GetObject(list, "list");
   CheckNotNull(out_str, "out_str");
   weft::capi::CheckIndex(index, l->items.size(), "the string list");
   // The object is immutable and owned by the handle, so the pointer stays
@@ -115,7 +96,7 @@ WeftStatus weft_string_list_get(const WeftStringList* list, size_t index, const 
 
 WeftStatus weft_string_list_free(WeftStringList* list) {
   WEFT_API_BEGIN();
-  weft::capi::Free(list, "list");
+  weft::capi::FreeHandle(list, "list");
   WEFT_API_END();
 }
 
@@ -156,7 +137,7 @@ WeftStatus weft_symbol_create_atomic(const char* op, const char* const* keys,
 WeftStatus weft_symbol_compose(WeftSymbolHandle* sym, const char* name, size_t num_args,
                                const char* const* keys, WeftSymbolHandle* const* args) {
   WEFT_API_BEGIN();
-  auto s = Get(sym, "sym");
+  auto s = GetObject(sym, "sym");
   std::vector<Symbol> all = GatherSymbols(args, num_args, "args");
   std::vector<Symbol> positional;
   std::map<std::string, Symbol> kwargs;
@@ -191,7 +172,7 @@ WeftStatus weft_symbol_group(WeftSymbolHandle* const* symbols, size_t num,
 
 WeftStatus weft_symbol_copy(const WeftSymbolHandle* sym, WeftSymbolHandle** out) {
   WEFT_API_BEGIN();
-  auto s = Get(sym, "sym");
+  auto s = GetObject(sym, "sym");
   CheckNotNull(out, "out");
   *out = NewSymbol(s->sym.Copy());
   WEFT_API_END();
@@ -199,7 +180,7 @@ WeftStatus weft_symbol_copy(const WeftSymbolHandle* sym, WeftSymbolHandle** out)
 
 WeftStatus weft_symbol_free(WeftSymbolHandle* sym) {
   WEFT_API_BEGIN();
-  weft::capi::Free(sym, "sym");
+  weft::capi::FreeHandle(sym, "sym");
   WEFT_API_END();
 }
 
@@ -207,7 +188,7 @@ WeftStatus weft_symbol_free(WeftSymbolHandle* sym) {
 
 WeftStatus weft_symbol_num_outputs(const WeftSymbolHandle* sym, size_t* out_num) {
   WEFT_API_BEGIN();
-  auto s = Get(sym, "sym");
+  auto s = GetObject(sym, "sym");
   CheckNotNull(out_num, "out_num");
   *out_num = s->sym.num_outputs();
   WEFT_API_END();
@@ -216,7 +197,7 @@ WeftStatus weft_symbol_num_outputs(const WeftSymbolHandle* sym, size_t* out_num)
 WeftStatus weft_symbol_get_output(const WeftSymbolHandle* sym, size_t index,
                                   WeftSymbolHandle** out) {
   WEFT_API_BEGIN();
-  auto s = Get(sym, "sym");
+  auto s = GetObject(sym, "sym");
   CheckNotNull(out, "out");
   if (index >= s->sym.num_outputs()) {
     std::vector<std::string> names = s->sym.ListOutputs();
@@ -231,7 +212,7 @@ WeftStatus weft_symbol_get_output(const WeftSymbolHandle* sym, size_t index,
 
 WeftStatus weft_symbol_get_internals(const WeftSymbolHandle* sym, WeftSymbolHandle** out) {
   WEFT_API_BEGIN();
-  auto s = Get(sym, "sym");
+  auto s = GetObject(sym, "sym");
   CheckNotNull(out, "out");
   *out = NewSymbol(s->sym.GetInternals());
   WEFT_API_END();
@@ -239,7 +220,7 @@ WeftStatus weft_symbol_get_internals(const WeftSymbolHandle* sym, WeftSymbolHand
 
 WeftStatus weft_symbol_get_children(const WeftSymbolHandle* sym, WeftSymbolHandle** out) {
   WEFT_API_BEGIN();
-  auto s = Get(sym, "sym");
+  auto s = GetObject(sym, "sym");
   CheckNotNull(out, "out");
   *out = NewSymbol(s->sym.GetChildren());
   WEFT_API_END();
@@ -249,7 +230,7 @@ WeftStatus weft_symbol_get_children(const WeftSymbolHandle* sym, WeftSymbolHandl
 
 WeftStatus weft_symbol_list_arguments(const WeftSymbolHandle* sym, WeftStringList** out) {
   WEFT_API_BEGIN();
-  auto s = Get(sym, "sym");
+  auto s = GetObject(sym, "sym");
   CheckNotNull(out, "out");
   ReturnList(s->sym.ListArguments(), out);
   WEFT_API_END();
@@ -257,7 +238,7 @@ WeftStatus weft_symbol_list_arguments(const WeftSymbolHandle* sym, WeftStringLis
 
 WeftStatus weft_symbol_list_outputs(const WeftSymbolHandle* sym, WeftStringList** out) {
   WEFT_API_BEGIN();
-  auto s = Get(sym, "sym");
+  auto s = GetObject(sym, "sym");
   CheckNotNull(out, "out");
   ReturnList(s->sym.ListOutputs(), out);
   WEFT_API_END();
@@ -265,7 +246,7 @@ WeftStatus weft_symbol_list_outputs(const WeftSymbolHandle* sym, WeftStringList*
 
 WeftStatus weft_symbol_list_auxiliary_states(const WeftSymbolHandle* sym, WeftStringList** out) {
   WEFT_API_BEGIN();
-  auto s = Get(sym, "sym");
+  auto s = GetObject(sym, "sym");
   CheckNotNull(out, "out");
   ReturnList(s->sym.ListAuxiliaryStates(), out);
   WEFT_API_END();
@@ -273,7 +254,7 @@ WeftStatus weft_symbol_list_auxiliary_states(const WeftSymbolHandle* sym, WeftSt
 
 WeftStatus weft_symbol_list_inputs(const WeftSymbolHandle* sym, WeftStringList** out) {
   WEFT_API_BEGIN();
-  auto s = Get(sym, "sym");
+  auto s = GetObject(sym, "sym");
   CheckNotNull(out, "out");
   ReturnList(s->sym.ListInputs(), out);
   WEFT_API_END();
@@ -281,7 +262,7 @@ WeftStatus weft_symbol_list_inputs(const WeftSymbolHandle* sym, WeftStringList**
 
 WeftStatus weft_symbol_get_name(const WeftSymbolHandle* sym, WeftStringList** out) {
   WEFT_API_BEGIN();
-  auto s = Get(sym, "sym");
+  auto s = GetObject(sym, "sym");
   CheckNotNull(out, "out");
   std::optional<std::string> name = s->sym.GetName();
   std::vector<std::string> items;
@@ -295,7 +276,7 @@ WeftStatus weft_symbol_get_name(const WeftSymbolHandle* sym, WeftStringList** ou
 WeftStatus weft_symbol_get_attr(const WeftSymbolHandle* sym, const char* key,
                                 WeftStringList** out) {
   WEFT_API_BEGIN();
-  auto s = Get(sym, "sym");
+  auto s = GetObject(sym, "sym");
   CheckNotNull(key, "key");
   CheckNotNull(out, "out");
   std::optional<std::string> value = s->sym.GetAttr(key);
@@ -307,7 +288,7 @@ WeftStatus weft_symbol_get_attr(const WeftSymbolHandle* sym, const char* key,
 
 WeftStatus weft_symbol_set_attr(WeftSymbolHandle* sym, const char* key, const char* value) {
   WEFT_API_BEGIN();
-  auto s = Get(sym, "sym");
+  auto s = GetObject(sym, "sym");
   CheckNotNull(key, "key");
   CheckNotNull(value, "value");
   s->sym.SetAttr(key, value);
@@ -317,7 +298,7 @@ WeftStatus weft_symbol_set_attr(WeftSymbolHandle* sym, const char* key, const ch
 WeftStatus weft_symbol_list_attr(const WeftSymbolHandle* sym, int recursive,
                                  WeftStringList** out_keys, WeftStringList** out_values) {
   WEFT_API_BEGIN();
-  auto s = Get(sym, "sym");
+  auto s = GetObject(sym, "sym");
   CheckNotNull(out_keys, "out_keys");
   CheckNotNull(out_values, "out_values");
   weft::StringMap attrs = recursive ? s->sym.ListAttr() : s->sym.ListAttrShallow();

@@ -79,7 +79,7 @@ using weft::StatusCode;
 using weft::capi::CheckArray;
 using weft::capi::CheckIndex;
 using weft::capi::CheckNotNull;
-using weft::capi::Get;
+using weft::capi::GetObject;
 using weft::capi::GroupArg;
 using weft::capi::ShapeResultObject;
 using weft::capi::TypeResultObject;
@@ -113,7 +113,7 @@ std::string JoinUnknown(const std::vector<std::string>& names, const std::vector
 std::shared_ptr<ShapeResultObject> RunInferShape(const WeftSymbolHandle* sym, size_t num,
                                                  const char* const* names, const size_t* ind_ptr,
                                                  const int64_t* dims, WeftShapeResult** out) {
-  auto s = Get(sym, "sym");
+  auto s = GetObject(sym, "sym");
   weft::pass::ShapeMap inputs = weft::capi::ShapeInputs(num, names, "names", ind_ptr, dims, false);
   CheckNotNull(out, "out");
   weft::IndexedGraph g(s->sym.outputs);
@@ -131,7 +131,7 @@ std::shared_ptr<ShapeResultObject> RunInferShape(const WeftSymbolHandle* sym, si
 std::shared_ptr<TypeResultObject> RunInferType(const WeftSymbolHandle* sym, size_t num,
                                                const char* const* names, const int* dtypes,
                                                WeftTypeResult** out) {
-  auto s = Get(sym, "sym");
+  auto s = GetObject(sym, "sym");
   weft::pass::DTypeMap inputs = weft::capi::DTypeInputs(num, names, "names", dtypes);
   CheckNotNull(out, "out");
   weft::IndexedGraph g(s->sym.outputs);
@@ -182,7 +182,7 @@ WeftStatus weft_symbol_infer_shape(const WeftSymbolHandle* sym, size_t num_input
 
 WeftStatus weft_shape_result_complete(const WeftShapeResult* res, int* out_complete) {
   WEFT_API_BEGIN();
-  auto r = Get(res, "res");
+  auto r = GetObject(res, "res");
   CheckNotNull(out_complete, "out_complete");
   *out_complete = r->unknown.empty() ? 1 : 0;
   WEFT_API_END();
@@ -190,7 +190,7 @@ WeftStatus weft_shape_result_complete(const WeftShapeResult* res, int* out_compl
 
 WeftStatus weft_shape_result_count(const WeftShapeResult* res, int group, size_t* out_count) {
   WEFT_API_BEGIN();
-  auto r = Get(res, "res");
+  auto r = GetObject(res, "res");
   int g = GroupArg(group);
   CheckNotNull(out_count, "out_count");
   *out_count = r->shapes[g].size();
@@ -200,7 +200,7 @@ WeftStatus weft_shape_result_count(const WeftShapeResult* res, int group, size_t
 WeftStatus weft_shape_result_name(const WeftShapeResult* res, int group, size_t index,
                                   const char** out_name) {
   WEFT_API_BEGIN();
-  auto r = Get(res, "res");
+  auto r = GetObject(res, "res");
   int g = GroupArg(group);
   CheckNotNull(out_name, "out_name");
   CheckIndex(index, r->names[g].size(), kGroupWhat[g]);
@@ -211,7 +211,7 @@ WeftStatus weft_shape_result_name(const WeftShapeResult* res, int group, size_t 
 WeftStatus weft_shape_result_ndim(const WeftShapeResult* res, int group, size_t index,
                                   int* out_ndim) {
   WEFT_API_BEGIN();
-  auto r = Get(res, "res");
+  auto r = GetObject(res, "res");
   int g = GroupArg(group);
   CheckNotNull(out_ndim, "out_ndim");
   CheckIndex(index, r->shapes[g].size(), kGroupWhat[g]);
@@ -222,7 +222,7 @@ WeftStatus weft_shape_result_ndim(const WeftShapeResult* res, int group, size_t 
 WeftStatus weft_shape_result_dims(const WeftShapeResult* res, int group, size_t index,
                                   int64_t* out_dims, size_t capacity) {
   WEFT_API_BEGIN();
-  auto r = Get(res, "res");
+  auto r = GetObject(res, "res");
   int g = GroupArg(group);
   CheckIndex(index, r->shapes[g].size(), kGroupWhat[g]);
   const Shape& s = r->shapes[g][index];
@@ -238,7 +238,7 @@ WeftStatus weft_shape_result_dims(const WeftShapeResult* res, int group, size_t 
 
 WeftStatus weft_shape_result_num_unknown(const WeftShapeResult* res, size_t* out_num) {
   WEFT_API_BEGIN();
-  auto r = Get(res, "res");
+  auto r = GetObject(res, "res");
   CheckNotNull(out_num, "out_num");
   *out_num = r->unknown.size();
   WEFT_API_END();
@@ -247,7 +247,7 @@ WeftStatus weft_shape_result_num_unknown(const WeftShapeResult* res, size_t* out
 WeftStatus weft_shape_result_unknown_name(const WeftShapeResult* res, size_t index,
                                           const char** out_name) {
   WEFT_API_BEGIN();
-  auto r = Get(res, "res");
+  auto r = GetObject(res, "res");
   CheckNotNull(out_name, "out_name");
   CheckIndex(index, r->unknown.size(), "the list of unknown entries");
   *out_name = r->unknown[index].c_str();
@@ -256,7 +256,7 @@ WeftStatus weft_shape_result_unknown_name(const WeftShapeResult* res, size_t ind
 
 WeftStatus weft_shape_result_free(WeftShapeResult* res) {
   WEFT_API_BEGIN();
-  weft::capi::Free(res, "res");
+  weft::capi::FreeHandle(res, "res");
   WEFT_API_END();
 }
 
@@ -287,7 +287,7 @@ WeftStatus weft_symbol_infer_type(const WeftSymbolHandle* sym, size_t num_inputs
 
 WeftStatus weft_type_result_complete(const WeftTypeResult* res, int* out_complete) {
   WEFT_API_BEGIN();
-  auto r = Get(res, "res");
+  auto r = GetObject(res, "res");
   CheckNotNull(out_complete, "out_complete");
   *out_complete = r->unknown.empty() ? 1 : 0;
   WEFT_API_END();
@@ -295,7 +295,7 @@ WeftStatus weft_type_result_complete(const WeftTypeResult* res, int* out_complet
 
 WeftStatus weft_type_result_count(const WeftTypeResult* res, int group, size_t* out_count) {
   WEFT_API_BEGIN();
-  auto r = Get(res, "res");
+  auto r = GetObject(res, "res");
   int g = GroupArg(group);
   CheckNotNull(out_count, "out_count");
   *out_count = r->dtypes[g].size();
@@ -305,7 +305,7 @@ WeftStatus weft_type_result_count(const WeftTypeResult* res, int group, size_t* 
 WeftStatus weft_type_result_name(const WeftTypeResult* res, int group, size_t index,
                                  const char** out_name) {
   WEFT_API_BEGIN();
-  auto r = Get(res, "res");
+  auto r = GetObject(res, "res");
   int g = GroupArg(group);
   CheckNotNull(out_name, "out_name");
   CheckIndex(index, r->names[g].size(), kGroupWhat[g]);
@@ -316,7 +316,7 @@ WeftStatus weft_type_result_name(const WeftTypeResult* res, int group, size_t in
 WeftStatus weft_type_result_dtype(const WeftTypeResult* res, int group, size_t index,
                                   int* out_dtype) {
   WEFT_API_BEGIN();
-  auto r = Get(res, "res");
+  auto r = GetObject(res, "res");
   int g = GroupArg(group);
   CheckNotNull(out_dtype, "out_dtype");
   CheckIndex(index, r->dtypes[g].size(), kGroupWhat[g]);
@@ -326,7 +326,7 @@ WeftStatus weft_type_result_dtype(const WeftTypeResult* res, int group, size_t i
 
 WeftStatus weft_type_result_num_unknown(const WeftTypeResult* res, size_t* out_num) {
   WEFT_API_BEGIN();
-  auto r = Get(res, "res");
+  auto r = GetObject(res, "res");
   CheckNotNull(out_num, "out_num");
   *out_num = r->unknown.size();
   WEFT_API_END();
@@ -335,7 +335,7 @@ WeftStatus weft_type_result_num_unknown(const WeftTypeResult* res, size_t* out_n
 WeftStatus weft_type_result_unknown_name(const WeftTypeResult* res, size_t index,
                                          const char** out_name) {
   WEFT_API_BEGIN();
-  auto r = Get(res, "res");
+  auto r = GetObject(res, "res");
   CheckNotNull(out_name, "out_name");
   CheckIndex(index, r->unknown.size(), "the list of unknown entries");
   *out_name = r->unknown[index].c_str();
@@ -344,7 +344,7 @@ WeftStatus weft_type_result_unknown_name(const WeftTypeResult* res, size_t index
 
 WeftStatus weft_type_result_free(WeftTypeResult* res) {
   WEFT_API_BEGIN();
-  weft::capi::Free(res, "res");
+  weft::capi::FreeHandle(res, "res");
   WEFT_API_END();
 }
 

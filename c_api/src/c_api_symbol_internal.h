@@ -1,11 +1,7 @@
 // Handle types of the symbol C ABI (weft_symbol_*, weft_string_list_*,
 // weft_shape_result_*, weft_type_result_*) and their objects (not installed).
 //
-// The objects live in HandleTables (c_api_handle.h) like NDArrays. Their tags
-// are defined here, well above the core tags so that a tag added to
-// HandleTag later does not collide; HandleTagName() does not know them, so
-// this file has its own lookup/free helpers whose messages name the C type
-// expected and the one given.
+// The objects live in the handle registry (c_api_handle.h) like NDArrays.
 #ifndef WEFT_C_API_SRC_C_API_SYMBOL_INTERNAL_H_
 #define WEFT_C_API_SRC_C_API_SYMBOL_INTERNAL_H_
 
@@ -23,11 +19,6 @@
 
 namespace weft {
 namespace capi {
-
-constexpr HandleTag kSymbolTag = static_cast<HandleTag>(0x20);
-constexpr HandleTag kStringListTag = static_cast<HandleTag>(0x21);
-constexpr HandleTag kShapeResultTag = static_cast<HandleTag>(0x22);
-constexpr HandleTag kTypeResultTag = static_cast<HandleTag>(0x23);
 
 // What a loaded JSON file said about itself (weft_symbol_json_info).
 struct JsonInfo {
@@ -60,59 +51,6 @@ struct TypeResultObject {
   std::vector<int> dtypes[3];  // WeftDType codes, -1 = unknown
   std::vector<std::string> unknown;
 };
-
-template <>
-struct HandleTraits<WeftSymbolHandle> {
-  using Object = SymbolObject;
-  static constexpr HandleTag kTag = kSymbolTag;
-};
-template <>
-struct HandleTraits<WeftStringList> {
-  using Object = StringListObject;
-  static constexpr HandleTag kTag = kStringListTag;
-};
-template <>
-struct HandleTraits<WeftShapeResult> {
-  using Object = ShapeResultObject;
-  static constexpr HandleTag kTag = kShapeResultTag;
-};
-template <>
-struct HandleTraits<WeftTypeResult> {
-  using Object = TypeResultObject;
-  static constexpr HandleTag kTag = kTypeResultTag;
-};
-
-// The C type name of any handle tag (core or symbol), or null.
-const char* AnyHandleTagName(uint32_t tag);
-
-// Throws Error(kInvalidHandle) for `bits` passed as `arg` where a handle of
-// C type `expected` was wanted: "is a <given> handle, expected a <expected>
-// handle" or "is a freed or invalid <expected> handle".
-[[noreturn]] void FailBadSymbolApiHandle(uintptr_t bits, const char* expected, const char* arg);
-
-// The object behind `h` (kInvalidArgument when NULL, kInvalidHandle when
-// freed, of another type or no handle at all).
-template <typename H>
-std::shared_ptr<typename HandleTraits<H>::Object> Get(const H* h, const char* arg) {
-  CheckNotNull(h, arg);
-  const uintptr_t bits = reinterpret_cast<uintptr_t>(h);
-  auto obj = TableOf<H>::Global().Lookup(bits);
-  if (!obj)
-    FailBadSymbolApiHandle(bits, AnyHandleTagName(static_cast<uint32_t>(HandleTraits<H>::kTag)),
-                           arg);
-  return obj;
-}
-
-// Releases `h` (NULL is a no-op); same errors as Get otherwise.
-template <typename H>
-void Free(H* h, const char* arg) {
-  if (!h) return;
-  const uintptr_t bits = reinterpret_cast<uintptr_t>(h);
-  auto obj = TableOf<H>::Global().Remove(bits);
-  if (!obj)
-    FailBadSymbolApiHandle(bits, AnyHandleTagName(static_cast<uint32_t>(HandleTraits<H>::kTag)),
-                           arg);
-}
 
 // A new symbol handle owning `sym` (and `json` info, if any).
 WeftSymbolHandle* NewSymbol(Symbol sym, std::optional<JsonInfo> json = std::nullopt);

@@ -7,7 +7,7 @@
 
 using weft::StatusCode;
 using weft::capi::CheckNotNull;
-using weft::capi::Get;
+using weft::capi::GetObject;
 
 namespace {
 
@@ -35,7 +35,7 @@ extern "C" {
 
 WeftStatus weft_symbol_to_json(const WeftSymbolHandle* sym, WeftStringList** out) {
   WEFT_API_BEGIN();
-  auto s = Get(sym, "sym");
+  auto s = GetObject(sym, "sym");
   CheckNotNull(out, "out");
   std::vector<std::string> items{weft::SaveJSON(s->sym)};
   *out = weft::capi::NewStringList(std::move(items));
@@ -44,7 +44,7 @@ WeftStatus weft_symbol_to_json(const WeftSymbolHandle* sym, WeftStringList** out
 
 WeftStatus weft_symbol_save_file(const WeftSymbolHandle* sym, const char* path) {
   WEFT_API_BEGIN();
-  auto s = Get(sym, "sym");
+  auto s = GetObject(sym, "sym");
   CheckNotNull(path, "path");
   if (!*path) weft::Fail(StatusCode::kInvalidArgument, "argument 'path' is \"\", expected a file path");
   weft::SaveJSONFile(s->sym, path);
@@ -73,7 +73,7 @@ WeftStatus weft_symbol_from_json_file(const char* path, WeftSymbolHandle** out) 
 WeftStatus weft_symbol_json_info(const WeftSymbolHandle* sym, int* out_generation,
                                  int* out_mxnet_version, int* out_has_version, int* out_upgraded) {
   WEFT_API_BEGIN();
-  auto s = Get(sym, "sym");
+  auto s = GetObject(sym, "sym");
   if (!s->json)
     weft::Fail(StatusCode::kNotFound,
                "argument 'sym' was not loaded from JSON (only handles returned by "

@@ -36,7 +36,7 @@ extern "C" {
 #endif
 
 /** ABI version; bumped when functions are added. */
-#define WEFT_API_VERSION 1
+#define WEFT_API_VERSION 2
 
 /** Status codes (stable values). */
 typedef enum {
@@ -213,7 +213,12 @@ WEFT_API WeftStatus weft_ndarray_wait_to_write(const WeftNDArray* arr);
  * (checkpoints prefix them "arg:" / "aux:").
  */
 
-/** Arrays (and optional names) loaded from an NDArray file. Free with weft_ndarray_list_free(). */
+/**
+ * Arrays with optional names: loaded from an NDArray file, returned by the
+ * executor, data iterator and module accessors, or made by
+ * weft_ndarray_list_create(). Immutable once made. Free with
+ * weft_ndarray_list_free().
+ */
 typedef struct WeftNDArrayList WeftNDArrayList;
 /** Bytes owned by the library. Free with weft_buffer_free(). */
 typedef struct WeftBuffer WeftBuffer;
@@ -279,6 +284,23 @@ WEFT_API WeftStatus weft_ndarray_list_get(const WeftNDArrayList* list, size_t in
 
 /** Releases @p list (NULL is a no-op); handles from weft_ndarray_list_get() stay valid. */
 WEFT_API WeftStatus weft_ndarray_list_free(WeftNDArrayList* list);
+
+/**
+ * @brief A new list of @p num arrays (e.g. for weft_module_init_params()).
+ *        The list shares the arrays' storage (no copy), like the lists the
+ *        executor returns; weft_ndarray_save_buffer() writes the same arrays
+ *        as bytes.
+ * @param arrays @p num handles; a NULL entry is an empty (none) array, as
+ *        in weft_ndarray_save_file() and weft_ndarray_list_get().
+ * @param names NULL for an unnamed list, else @p num non-NULL names, none
+ *        repeated.
+ * @param[out] out new list; free with weft_ndarray_list_free().
+ * Errors: WEFT_ERR_INVALID_ARGUMENT for a NULL array pointer with @p num > 0,
+ * a NULL or repeated name (naming its index); WEFT_ERR_INVALID_HANDLE for a
+ * freed or foreign handle in @p arrays (naming its index).
+ */
+WEFT_API WeftStatus weft_ndarray_list_create(WeftNDArray* const* arrays, const char* const* names,
+                                             size_t num, WeftNDArrayList** out);
 
 /**
  * @brief Loads a NumPy .npy file (versions 1.0/2.0, C order, little endian;
@@ -879,6 +901,100 @@ WEFT_API WeftStatus weft_executor_memory(const WeftExecutor* exec, WeftExecutorM
 
 /** Releases @p exec (NULL is a no-op); bound arrays stay valid through their own handles. */
 WEFT_API WeftStatus weft_executor_free(WeftExecutor* exec);
+
+/*
+ * Executor options (weft/executor.h ExecutorOptions): one handle holding
+ * every binding option, set one at a time, so that a new option is a new
+ * setter and the bind functions keep their signatures. A fresh handle holds
+ * the C++ defaults; weft_executor_simple_bind_with_options() and
+ * weft_executor_bind_with_options() read it (NULL options = defaults) and
+ * keep no reference to it. Setters validate their value and change nothing
+ * on error. Threads: a handle may be shared; calls on it are serialised.
+ */
+
+/** Binding options. Free with weft_executor_options_free(). */
+typedef struct WeftExecutorOptions WeftExecutorOptions;
+
+/** @brief New options holding the defaults. @param[out] out free with weft_executor_options_free(). */
+WEFT_API WeftStatus weft_executor_options_create(WeftExecutorOptions** out);
+
+/** Releases @p opts (NULL is a no-op). */
+WEFT_API WeftStatus weft_executor_options_free(WeftExecutorOptions* opts);
+
+/**
+ * @brief The memory planner's match range (default 16; 0 searches for the
+ *        best). WEFT_ERR_INVALID_ARGUMENT when negative.
+ */
+WEFT_API WeftStatus weft_executor_options_set_match_range(WeftExecutorOptions* opts, int match_range);
+
+/**
+ * @brief Colouring groups of the memory plan (default 1): more groups let
+ *        independent branches run at once but reuse less memory.
+ *        WEFT_ERR_INVALID_ARGUMENT when < 1.
+ */
+WEFT_API WeftStatus weft_executor_options_set_num_groups(WeftExecutorOptions* opts, int num_groups);
+
+/**
+ * @brief Bulk execution: runs of at most @p max_nodes consecutive dependent
+ *        nodes are pushed as one engine operation. 0 or 1: one operation per
+ *        node; negative (the default): WEFT_EXEC_BULK_MAX_NODES from the
+ *        environment, else 64.
+ */
+WEFT_API WeftStatus weft_executor_options_set_bulk_max_nodes(WeftExecutorOptions* opts, int max_nodes);
+
+/**
+ * @brief Inference passes and constant folding for executors without
+ *        gradients or device groups: @p enable 1 (the default) or 0.
+ *        WEFT_ERR_INVALID_ARGUMENT for another value.
+ */
+WEFT_API WeftStatus weft_executor_options_set_optimize_inference(WeftExecutorOptions* opts, int enable);
+
+/**
+ * @brief Adds the device group @p group -> (::WeftDeviceType, @p dev_id)
+ *        (see weft_executor_simple_bind_group2ctx()).
+ * Errors: WEFT_ERR_INVALID_ARGUMENT for a NULL or already added group,
+ * WEFT_ERR_DEVICE for a bad or unavailable device.
+ */
+WEFT_API WeftStatus weft_executor_options_add_group(WeftExecutorOptions* opts, const char* group,
+                                                    int dev_type, int dev_id);
+
+/**
+ * @brief The gradient request (::WeftReq) of argument @p arg for
+ *        weft_executor_simple_bind_with_options(). Once any argument is
+ *        named, arguments not named get WEFT_REQ_NULL; without any, every
+ *        argument gets WEFT_REQ_WRITE except those whose names end in "data"
+ *        or "label". Setting an argument again replaces its request.
+ * Errors: WEFT_ERR_INVALID_ARGUMENT for a NULL or empty name or a bad
+ * request; binding fails when a name is not an argument of the symbol.
+ */
+WEFT_API WeftStatus weft_executor_options_set_grad_req(WeftExecutorOptions* opts, const char* arg,
+                                                       int req);
+
+/**
+ * @brief weft_executor_simple_bind() with options: gradient requests and
+ *        device groups come from @p opts (NULL: the defaults, as
+ *        weft_executor_simple_bind() with grad_req NULL).
+ * The other parameters and the errors are those of
+ * weft_executor_simple_bind() and weft_executor_simple_bind_group2ctx().
+ */
+WEFT_API WeftStatus weft_executor_simple_bind_with_options(
+    const WeftSymbolHandle* sym, int dev_type, int dev_id, size_t num_shapes, const char* const* shape_names,
+    const size_t* ind_ptr, const int64_t* dims, size_t num_dtypes, const char* const* dtype_names,
+    const int* dtypes, const WeftExecutorOptions* opts, WeftExecutor** out);
+
+/**
+ * @brief weft_executor_bind() with options: device groups come from @p opts
+ *        (NULL: the defaults); gradient requests are @p grad_reqs as in
+ *        weft_executor_bind(), so options with weft_executor_options_set_grad_req()
+ *        entries fail with WEFT_ERR_INVALID_ARGUMENT.
+ * The other parameters and the errors are those of weft_executor_bind() and
+ * weft_executor_bind_group2ctx().
+ */
+WEFT_API WeftStatus weft_executor_bind_with_options(const WeftSymbolHandle* sym, int dev_type, int dev_id,
+                                                    WeftNDArray* const* args, size_t num_args,
+                                                    WeftNDArray* const* arg_grads, const int* grad_reqs,
+                                                    WeftNDArray* const* aux, size_t num_aux,
+                                                    const WeftExecutorOptions* opts, WeftExecutor** out);
 
 /* ----------------------------------------------------------------- engine */
 /* [engine API] */
