@@ -25,6 +25,7 @@ const char* HandleKindName(uint32_t kind) {
     case HandleKind::kDataIter: return "WeftDataIter";
     case HandleKind::kMetric: return "WeftMetric";
     case HandleKind::kModule: return "WeftModule";
+    case HandleKind::kPredictor: return "WeftPredictor";
     case HandleKind::kCount: return nullptr;
   }
   return nullptr;

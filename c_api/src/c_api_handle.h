@@ -47,6 +47,7 @@ class Executor;
 class NDArrayIter;
 class Metric;
 class Module;
+class Predictor;
 
 namespace capi {
 
@@ -69,6 +70,7 @@ enum class HandleKind : uint32_t {
   kDataIter,
   kMetric,
   kModule,
+  kPredictor,
   kCount  // not a kind: the number of values above
 };
 
@@ -141,6 +143,7 @@ WEFT_CAPI_HANDLE(WeftOptimizer, OptimizerObject, HandleKind::kOptimizer);
 WEFT_CAPI_HANDLE(WeftDataIter, NDArrayIter, HandleKind::kDataIter);
 WEFT_CAPI_HANDLE(WeftMetric, Metric, HandleKind::kMetric);
 WEFT_CAPI_HANDLE(WeftModule, Module, HandleKind::kModule);
+WEFT_CAPI_HANDLE(WeftPredictor, Predictor, HandleKind::kPredictor);
 
 #undef WEFT_CAPI_HANDLE
 

@@ -1,0 +1,222 @@
+// C ABI: weft_predictor_* (thread-safe inference; weft/predictor.h).
+#include <cstdlib>
+#include <memory>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "c_api_internal.h"
+#include "c_api_symbol_internal.h"
+#include "weft/ndarray_io.h"
+#include "weft/predictor.h"
+#include "weft/symbol_json.h"
+
+namespace weft {
+namespace capi {
+
+namespace {
+
+std::shared_ptr<Predictor> GetPredictor(const WeftPredictor* h, const char* arg) { return GetObject(h, arg); }
+
+// `num` shapes in CSR form (`ind_ptr`, `dims`), every extent > 0; `what`
+// names them in messages ("input_names[i]" style through `names`).
+std::vector<Shape> ShapesArg(size_t num, const size_t* ind_ptr, const int64_t* dims) {
+  CheckArray(ind_ptr, num ? num + 1 : 0, "ind_ptr");
+  std::vector<Shape> shapes;
+  for (size_t i = 0; i < num; ++i) {
+    if (ind_ptr[i + 1] < ind_ptr[i] || ind_ptr[i + 1] - ind_ptr[i] > static_cast<size_t>(kMaxNdim))
+      Fail(StatusCode::kInvalidArgument, "argument 'ind_ptr' gives shape ", i, " ", ind_ptr[i + 1] - ind_ptr[i],
+           " extents (from ", ind_ptr[i], " to ", ind_ptr[i + 1], "), expected 0..", kMaxNdim);
+    const int ndim = static_cast<int>(ind_ptr[i + 1] - ind_ptr[i]);
+    if (ndim > 0) CheckNotNull(dims, "dims");
+    const std::string what = StrCat("dims of shape ", i);
+    shapes.push_back(ShapeArg(ndim ? dims + ind_ptr[i] : nullptr, ndim, what.c_str(), "ind_ptr"));
+  }
+  return shapes;
+}
+
+std::vector<std::string> Names(size_t num, const char* const* names, const char* arg) {
+  CheckArray(names, num, arg);
+  std::vector<std::string> out;
+  for (size_t i = 0; i < num; ++i) {
+    if (!names[i]) Fail(StatusCode::kInvalidArgument, "argument '", arg, "[", i, "]' is NULL");
+    out.emplace_back(names[i]);
+  }
+  return out;
+}
+
+int IntOption(const std::string& key, const char* value, int lo) {
+  char* end = nullptr;
+  const long v = std::strtol(value, &end, 10);
+  if (!*value || *end || v < lo || v > (1 << 20))
+    Fail(StatusCode::kInvalidArgument, "option '", key, "' is '", value, "', expected an integer >= ", lo);
+  return static_cast<int>(v);
+}
+
+PredictorOptions OptionsArg(size_t num_outputs, const char* const* output_names, size_t num, const char* const* keys,
+                            const char* const* values) {
+  PredictorOptions o;
+  o.outputs = Names(num_outputs, output_names, "output_names");
+  CheckArray(keys, num, "option_keys");
+  CheckArray(values, num, "option_values");
+  for (size_t i = 0; i < num; ++i) {
+    if (!keys[i] || !values[i]) Fail(StatusCode::kInvalidArgument, "option ", i, " has a NULL key or value");
+    const std::string key = keys[i];
+    if (key == "max_executors") {
+      o.max_executors = IntOption(key, values[i], 0);
+    } else if (key == "max_shapes") {
+      o.max_shapes = IntOption(key, values[i], 1);
+    } else if (key == "bulk_max_nodes") {
+      o.executor.bulk_max_nodes = IntOption(key, values[i], 0);
+    } else if (key == "optimize_inference") {
+      o.executor.optimize_inference = IntOption(key, values[i], 0) != 0;
+    } else {
+      Fail(StatusCode::kInvalidArgument, "unknown option '", key,
+           "' (known: max_executors, max_shapes, bulk_max_nodes, optimize_inference)");
+    }
+  }
+  return o;
+}
+
+WeftPredictor* Create(const Symbol& symbol, const NDArrayList& params, size_t num_inputs,
+                      const char* const* input_names, const size_t* ind_ptr, const int64_t* dims, int dev_type,
+                      int dev_id, size_t num_outputs, const char* const* output_names, size_t num_options,
+                      const char* const* option_keys, const char* const* option_values) {
+  const std::vector<std::string> names = Names(num_inputs, input_names, "input_names");
+  const std::vector<Shape> shapes = ShapesArg(num_inputs, ind_ptr, dims);
+  std::vector<std::pair<std::string, Shape>> inputs;
+  for (size_t i = 0; i < num_inputs; ++i) inputs.emplace_back(names[i], shapes[i]);
+  const PredictorOptions opts = OptionsArg(num_outputs, output_names, num_options, option_keys, option_values);
+  const Context ctx = ContextArg(dev_type, dev_id);
+  std::shared_ptr<Predictor> p = Predictor::Create(symbol, SplitParams(params), inputs, ctx, opts);
+  return NewHandle<WeftPredictor>(std::move(p));
+}
+
+}  // namespace
+}  // namespace capi
+}  // namespace weft
+
+using weft::capi::GetPredictor;
+
+WeftStatus weft_predictor_create(const char* symbol_json, const void* params, size_t params_size,
+                                 size_t num_inputs, const char* const* input_names, const size_t* ind_ptr,
+                                 const int64_t* dims, int dev_type, int dev_id, size_t num_outputs,
+                                 const char* const* output_names, size_t num_options,
+                                 const char* const* option_keys, const char* const* option_values,
+                                 WeftPredictor** out) {
+  WEFT_API_BEGIN();
+  weft::capi::CheckNotNull(symbol_json, "symbol_json");
+  weft::capi::CheckArray(params, params_size, "params");
+  weft::capi::CheckNotNull(out, "out");
+  const weft::LoadedSymbol l = weft::LoadJSON(symbol_json);
+  const weft::NDArrayList list = weft::LoadNDArrays(params, params_size);
+  *out = weft::capi::Create(l.symbol, list, num_inputs, input_names, ind_ptr, dims, dev_type, dev_id, num_outputs,
+                            output_names, num_options, option_keys, option_values);
+  WEFT_API_END();
+}
+
+WeftStatus weft_predictor_create_from_files(const char* symbol_path, const char* params_path, size_t num_inputs,
+                                            const char* const* input_names, const size_t* ind_ptr,
+                                            const int64_t* dims, int dev_type, int dev_id, size_t num_outputs,
+                                            const char* const* output_names, size_t num_options,
+                                            const char* const* option_keys, const char* const* option_values,
+                                            WeftPredictor** out) {
+  WEFT_API_BEGIN();
+  weft::capi::CheckNotNull(symbol_path, "symbol_path");
+  weft::capi::CheckNotNull(params_path, "params_path");
+  weft::capi::CheckNotNull(out, "out");
+  const weft::LoadedSymbol l = weft::LoadJSONFile(symbol_path);
+  const weft::NDArrayList list = weft::LoadNDArraysFile(params_path);
+  *out = weft::capi::Create(l.symbol, list, num_inputs, input_names, ind_ptr, dims, dev_type, dev_id, num_outputs,
+                            output_names, num_options, option_keys, option_values);
+  WEFT_API_END();
+}
+
+WeftStatus weft_predictor_list_inputs(const WeftPredictor* pred, WeftStringList** out) {
+  WEFT_API_BEGIN();
+  auto p = GetPredictor(pred, "pred");
+  weft::capi::CheckNotNull(out, "out");
+  *out = weft::capi::NewStringList(p->input_names());
+  WEFT_API_END();
+}
+
+WeftStatus weft_predictor_list_outputs(const WeftPredictor* pred, WeftStringList** out) {
+  WEFT_API_BEGIN();
+  auto p = GetPredictor(pred, "pred");
+  weft::capi::CheckNotNull(out, "out");
+  *out = weft::capi::NewStringList(p->output_names());
+  WEFT_API_END();
+}
+
+WeftStatus weft_predictor_output_shape(WeftPredictor* pred, size_t num_inputs, const size_t* ind_ptr,
+                                       const int64_t* dims, size_t index, int64_t* out_dims, size_t capacity,
+                                       size_t* out_ndim) {
+  WEFT_API_BEGIN();
+  auto p = GetPredictor(pred, "pred");
+  weft::capi::CheckArray(out_dims, capacity, "out_dims");
+  weft::capi::CheckNotNull(out_ndim, "out_ndim");
+  const std::vector<weft::Shape> shapes = p->OutputShapes(weft::capi::ShapesArg(num_inputs, ind_ptr, dims));
+  weft::capi::CheckIndex(index, shapes.size(), "the predictor's output list");
+  const weft::Shape& s = shapes[index];
+  if (static_cast<size_t>(s.ndim()) > capacity)
+    weft::Fail(weft::StatusCode::kInvalidArgument, "output ", index, " has ", s.ndim(),
+               " extents, more than 'capacity' (", capacity, ")");
+  for (int i = 0; i < s.ndim(); ++i) out_dims[i] = s[i];
+  *out_ndim = static_cast<size_t>(s.ndim());
+  WEFT_API_END();
+}
+
+WeftStatus weft_predictor_predict(WeftPredictor* pred, size_t num_inputs, const void* const* input_data,
+                                  const size_t* input_bytes, const size_t* ind_ptr, const int64_t* dims,
+                                  size_t num_outputs, void* const* output_data, const size_t* output_bytes) {
+  WEFT_API_BEGIN();
+  auto p = GetPredictor(pred, "pred");
+  weft::capi::CheckArray(input_data, num_inputs, "input_data");
+  weft::capi::CheckArray(input_bytes, num_inputs, "input_bytes");
+  weft::capi::CheckArray(output_data, num_outputs, "output_data");
+  weft::capi::CheckArray(output_bytes, num_outputs, "output_bytes");
+  const std::vector<weft::Shape> shapes = weft::capi::ShapesArg(num_inputs, ind_ptr, dims);
+  std::vector<weft::HostInput> in(num_inputs);
+  for (size_t i = 0; i < num_inputs; ++i) in[i] = {input_data[i], input_bytes[i], shapes[i]};
+  std::vector<weft::HostOutput> outs(num_outputs);
+  for (size_t i = 0; i < num_outputs; ++i) outs[i] = {output_data[i], output_bytes[i]};
+  p->Predict(in, outs);
+  WEFT_API_END();
+}
+
+WeftStatus weft_predictor_predict_float(WeftPredictor* pred, const float* input, size_t input_len,
+                                        const int64_t* shape, size_t ndim, float* output, size_t output_len) {
+  WEFT_API_BEGIN();
+  auto p = GetPredictor(pred, "pred");
+  weft::capi::CheckArray(input, input_len, "input");
+  weft::capi::CheckArray(output, output_len, "output");
+  if (ndim > static_cast<size_t>(weft::capi::kMaxNdim))
+    weft::Fail(weft::StatusCode::kInvalidArgument, "argument 'ndim' is ", ndim, ", expected at most ",
+               weft::capi::kMaxNdim);
+  const weft::Shape s = weft::capi::ShapeArg(shape, static_cast<int>(ndim), "shape", "ndim");
+  if (p->input_names().size() != 1 || p->output_names().size() != 1)
+    weft::Fail(weft::StatusCode::kInvalidArgument, "the model has ", p->input_names().size(), " input(s) and ",
+               p->output_names().size(), " output(s); weft_predictor_predict_float needs one of each");
+  if (p->input_dtypes()[0] != weft::DType::kFloat32 || p->output_dtypes()[0] != weft::DType::kFloat32)
+    weft::Fail(weft::StatusCode::kDType, "weft_predictor_predict_float needs float32 input and output, the model has ",
+               weft::DTypeName(p->input_dtypes()[0]), " and ", weft::DTypeName(p->output_dtypes()[0]));
+  p->Predict({{input, input_len * sizeof(float), s}}, {{output, output_len * sizeof(float)}});
+  WEFT_API_END();
+}
+
+WeftStatus weft_predictor_stats(const WeftPredictor* pred, WeftPredictorStats* out) {
+  WEFT_API_BEGIN();
+  auto p = GetPredictor(pred, "pred");
+  weft::capi::CheckNotNull(out, "out");
+  const weft::PredictorStats s = p->stats();
+  *out = WeftPredictorStats{s.executors, s.shape_sets, s.in_use, s.weight_bytes, s.activation_bytes};
+  WEFT_API_END();
+}
+
+WeftStatus weft_predictor_free(WeftPredictor* pred) {
+  WEFT_API_BEGIN();
+  if (!pred) return WEFT_OK;
+  auto p = weft::capi::TakeHandle(pred, "pred");
+  p->Close();  // calls in flight still hold it; they finish before Close returns
+  WEFT_API_END();
+}
