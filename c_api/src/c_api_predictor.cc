@@ -86,7 +86,8 @@ WeftPredictor* Create(const Symbol& symbol, const NDArrayList& params, size_t nu
   const std::vector<Shape> shapes = ShapesArg(num_inputs, ind_ptr, dims);
   std::vector<std::pair<std::string, Shape>> inputs;
   for (size_t i = 0; i < num_inputs; ++i) inputs.emplace_back(names[i], shapes[i]);
-  const PredictorOptions opts = OptionsArg(num_outputs, output_names, num_options, option_keys, option_values);
+  PredictorOptions opts = OptionsArg(num_outputs, output_names, num_options, option_keys, option_values);
+  opts.copy_params = false;  // `params` was loaded for this predictor alone
   const Context ctx = ContextArg(dev_type, dev_id);
   std::shared_ptr<Predictor> p = Predictor::Create(symbol, SplitParams(params), inputs, ctx, opts);
   return NewHandle<WeftPredictor>(std::move(p));

@@ -8,8 +8,9 @@
 // and frozen: every node computable from the weights alone (the folded
 // BatchNorm weights, say) is computed once and its result becomes a
 // weight of its own, so executors hold no per-executor copy of it. The
-// predictor keeps its own copies of the parameters it uses: changing the
-// caller's arrays afterwards changes nothing.
+// predictor keeps its own copies of the parameters it uses (unless
+// PredictorOptions::copy_params is false): changing the caller's arrays
+// afterwards changes nothing.
 //
 // Predict may be called from any number of threads at once. A call takes
 // an idle executor bound for its input shapes from a pool; when none is
@@ -64,6 +65,10 @@ struct PredictorOptions {
   int max_executors = 0;
   // Input shape sets kept bound (>= 1).
   int max_shapes = 8;
+  // false: the predictor binds the given parameter arrays themselves
+  // instead of copies (no second copy while loading; the caller must then
+  // never write them). The C ABI loads its own arrays and passes false.
+  bool copy_params = true;
   // How each executor is bound (bulk_max_nodes, optimize_inference, ...);
   // group2ctx must be empty.
   ExecutorOptions executor;

@@ -216,7 +216,7 @@ std::unique_ptr<Predictor> Predictor::Create(const Symbol& symbol, const ParamMa
       impl->implicit.push_back(name);
       input_set.insert(name);
     }
-  impl->model = FreezeModel(selected, params, input_set, ctx, &runtime);
+  impl->model = FreezeModel(selected, params, input_set, ctx, options.copy_params, &runtime);
   for (const auto& [name, a] : impl->model.args) impl->weight_bytes += a.Bytes();
   for (const auto& [name, a] : impl->model.aux) impl->weight_bytes += a.Bytes();
 

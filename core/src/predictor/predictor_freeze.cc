@@ -22,21 +22,22 @@ std::string FirstNames(const std::vector<std::string>& names, size_t n = 8) {
 
 // The copies of the weights `symbol` needs, on `ctx`.
 void CopyWeights(const Symbol& symbol, const ParamMaps& params, const std::set<std::string>& inputs, Context ctx,
-                 FrozenModel* m) {
+                 bool copy, FrozenModel* m) {
+  auto take = [&](const NDArray& a) { return copy || a.ctx() != ctx ? a.Copy(ctx) : a; };
   for (const std::string& name : symbol.ListArguments()) {
     if (inputs.count(name) || m->args.count(name)) continue;
     auto it = params.args.find(name);
     if (it == params.args.end() || it->second.is_none())
       Fail(StatusCode::kInvalidArgument, "predictor: weight '", name,
            "' is missing from the parameters (no 'arg:", name, "'); give it, or name it as an input");
-    m->args[name] = it->second.Copy(ctx);
+    m->args[name] = take(it->second);
   }
   for (const std::string& name : symbol.ListAuxiliaryStates()) {
     auto it = params.aux.find(name);
     if (it == params.aux.end() || it->second.is_none())
       Fail(StatusCode::kInvalidArgument, "predictor: auxiliary state '", name,
            "' is missing from the parameters (no 'aux:", name, "')");
-    m->aux[name] = it->second.Copy(ctx);
+    m->aux[name] = take(it->second);
   }
 }
 
@@ -64,7 +65,7 @@ Symbol SelectOutputs(const Symbol& symbol, const std::vector<std::string>& names
 }
 
 FrozenModel FreezeModel(const Symbol& symbol, const ParamMaps& params, const std::set<std::string>& inputs,
-                        Context ctx, Runtime* rt) {
+                        Context ctx, bool copy, Runtime* rt) {
   Runtime& runtime = rt ? *rt : Runtime::Global();
   const std::vector<std::string> arg_names = symbol.ListArguments();
   for (const std::string& in : inputs)
@@ -72,7 +73,7 @@ FrozenModel FreezeModel(const Symbol& symbol, const ParamMaps& params, const std
       Fail(StatusCode::kInvalidArgument, "predictor: input '", in, "' is no argument of the symbol (arguments: ",
            FirstNames(arg_names, 16), ")");
   FrozenModel m;
-  CopyWeights(symbol, params, inputs, ctx, &m);
+  CopyWeights(symbol, params, inputs, ctx, copy, &m);
 
   const Graph g = OptimizeInference(runtime.ops(), runtime.kernels(), ctx.dev_type, Graph{symbol.outputs}, &m.passes);
   const IndexedGraph idx(g);

@@ -34,11 +34,12 @@ Symbol SelectOutputs(const Symbol& symbol, const std::vector<std::string>& names
 // op node whose inputs are all weights (arguments not in `inputs`, and aux
 // states) once, on `ctx`, and replaces the results read by the rest of the
 // graph with new weight variables ("<node>_frozen<i>"). Weights are copied
-// from `params` onto `ctx` (the caller's arrays are not kept). Throws
+// from `params` onto `ctx` (the caller's arrays are not kept) when `copy`,
+// else bound as they are when already on `ctx`. Throws
 // Error(kInvalidArgument) for an input that is no argument, a weight
 // missing from `params`, and the executor's errors for wrong shapes.
 FrozenModel FreezeModel(const Symbol& symbol, const ParamMaps& params, const std::set<std::string>& inputs,
-                        Context ctx, Runtime* rt);
+                        Context ctx, bool copy, Runtime* rt);
 
 }  // namespace weft
 

@@ -116,6 +116,26 @@ TEST(Predictor, FreezesFoldedWeightsAndMatchesTheUnoptimisedExecutor) {
   EXPECT_EQ(again, out);
 }
 
+TEST(Predictor, WithoutCopyParamsBindsTheCallersArrays) {
+  Net net(1);
+  PredictorOptions opts;
+  opts.copy_params = false;
+  auto pred = Predictor::Create(net.sym, net.params, {{"data", Shape{1, 3, 6, 6}}}, Context::CPU(0), opts);
+  const std::vector<float> in = net.Input();
+  std::vector<float> before(5), after(5);
+  pred->Predict({In(in, Shape{1, 3, 6, 6})}, {Out(&before)});
+  // fc1_weight is bound as it is (not folded): zeroing it gives uniform probabilities
+  // when the bias is zeroed too.
+  for (const char* name : {"fc1_weight", "fc1_bias"}) {
+    NDArray w = net.params.args.at(name);
+    std::vector<float> zeros(static_cast<size_t>(w.Size()), 0.0f);
+    w.CopyFromHost(zeros.data(), zeros.size() * sizeof(float));
+  }
+  pred->Predict({In(in, Shape{1, 3, 6, 6})}, {Out(&after)});
+  for (float p : after) EXPECT_NEAR(p, 0.2f, 1e-6);
+  EXPECT_NE(before, after);
+}
+
 TEST(Predictor, BatchSizesInterleavedGiveEachSamplesResult) {
   Net net(3);
   auto pred = Predictor::Create(net.sym, net.params, {{"data", Shape{1, 3, 6, 6}}}, Context::CPU(0));
