@@ -1,7 +1,6 @@
 // The one visible list of every kernel registration, in a fixed order:
 // CPU reference kernels first, then the backends that override some of them.
-#include "weft/op.h"
-#include "weft/runtime.h"
+#include "register_kernels.h"
 
 namespace weft {
 namespace cpu {
@@ -126,9 +125,7 @@ void RegisterAllKernels(KernelRegistry* reg) {
   cpu::RegisterVisionROICpu(reg);
   cpu::RegisterVisionResizeCpu(reg);
   cpu::RegisterVisionSamplingCpu(reg);
-#if WEFT_USE_OPENBLAS
   blas::RegisterDotBlas(reg);
-#endif
 #if WEFT_USE_DNNL
   // After the cpu kernels: they are the fallback of these.
   onednn::RegisterNNDenseDnnl(reg);
@@ -148,6 +145,11 @@ void RegisterAllKernels(KernelRegistry* reg) {
   cuda::RegisterNNSoftmaxCuda(reg);
   cuda::RegisterNNLossCuda(reg);
 #endif
+}
+
+void InstallBuiltinKernels(Runtime* rt) {
+  RegisterAllKernels(rt->mutable_kernels());
+  RegisterDeviceAPIs(rt);
 }
 
 void RegisterDeviceAPIs(Runtime* rt) {

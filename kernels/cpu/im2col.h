@@ -12,14 +12,13 @@
 #define WEFT_KERNELS_CPU_IM2COL_H_
 
 #include <algorithm>
+#include <cblas.h>
+
 #include <cstdint>
 #include <cstring>
 
 #include "nn_geometry.h"
 #include "weft/op.h"
-#if WEFT_USE_OPENBLAS
-#include <cblas.h>
-#endif
 
 namespace weft {
 namespace cpu {
@@ -106,7 +105,6 @@ inline void Gemm(bool ta, bool tb, int64_t m, int64_t n, int64_t k, float alpha,
 inline void Gemm(bool ta, bool tb, int64_t m, int64_t n, int64_t k, double alpha, const double* a,
                  int64_t lda, const double* b, int64_t ldb, double beta, double* c, int64_t ldc);
 
-#if WEFT_USE_OPENBLAS
 inline CBLAS_TRANSPOSE CblasTr(bool t) { return t ? CblasTrans : CblasNoTrans; }
 inline void Gemm(bool ta, bool tb, int64_t m, int64_t n, int64_t k, float alpha, const float* a,
                  int64_t lda, const float* b, int64_t ldb, float beta, float* c, int64_t ldc) {
@@ -122,34 +120,6 @@ inline void Gemm(bool ta, bool tb, int64_t m, int64_t n, int64_t k, double alpha
               static_cast<blasint>(lda), b, static_cast<blasint>(ldb), beta, c,
               static_cast<blasint>(ldc));
 }
-#else
-template <typename T>
-void LoopGemm(bool ta, bool tb, int64_t m, int64_t n, int64_t k, T alpha, const T* a, int64_t lda,
-              const T* b, int64_t ldb, T beta, T* c, int64_t ldc) {
-#pragma omp parallel for schedule(static) if (m * n * k >= (int64_t{1} << 18) && m > 1)
-  for (int64_t i = 0; i < m; ++i) {
-    T* ci = c + i * ldc;
-    for (int64_t j = 0; j < n; ++j) ci[j] = beta == T(0) ? T(0) : beta * ci[j];
-    for (int64_t p = 0; p < k; ++p) {
-      const T aip = alpha * (ta ? a[p * lda + i] : a[i * lda + p]);
-      if (!tb) {
-        const T* bp = b + p * ldb;
-        for (int64_t j = 0; j < n; ++j) ci[j] += aip * bp[j];
-      } else {
-        for (int64_t j = 0; j < n; ++j) ci[j] += aip * b[j * ldb + p];
-      }
-    }
-  }
-}
-inline void Gemm(bool ta, bool tb, int64_t m, int64_t n, int64_t k, float alpha, const float* a,
-                 int64_t lda, const float* b, int64_t ldb, float beta, float* c, int64_t ldc) {
-  LoopGemm(ta, tb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
-}
-inline void Gemm(bool ta, bool tb, int64_t m, int64_t n, int64_t k, double alpha, const double* a,
-                 int64_t lda, const double* b, int64_t ldb, double beta, double* c, int64_t ldc) {
-  LoopGemm(ta, tb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
-}
-#endif
 
 }  // namespace cpu
 }  // namespace weft

@@ -1,5 +1,5 @@
 // CPU kernels of the element-moving shape operators. The element map of
-// each op is its StridedView (core/src/op/shape_view.h): forward gathers
+// each op is its StridedView (weft/strided_view.h): forward gathers
 // the output row by row through the view (any dtype; float16 only without
 // req=add), the `_backward_<op>` kernels zero the data gradient and scatter
 // the head gradient back through the same view (in parallel when the view
@@ -11,7 +11,7 @@
 #include <vector>
 
 #include "cpu/cpu_util.h"
-#include "op/shape_view.h"
+#include "weft/strided_view.h"
 #include "weft/dtype.h"
 
 namespace weft {

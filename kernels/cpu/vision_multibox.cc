@@ -7,7 +7,7 @@
 #include <vector>
 
 #include "cpu/cpu_util.h"
-#include "op/vision_params.h"
+#include "weft/float_tuple.h"
 #include "weft/dtype.h"
 
 namespace weft {

@@ -106,11 +106,9 @@ TEST(BackendConsistency, EveryCpuBackendMatchesReference) {
   for (const char* op : {"dot", "batch_dot", "_backward_dot", "_backward_batch_dot"}) {
     std::vector<std::string> backends = kernels.Backends(op, DeviceType::kCPU);
     EXPECT_NE(std::find(backends.begin(), backends.end(), "cpu"), backends.end()) << op;
-#if !defined(WEFT_USE_OPENBLAS) || WEFT_USE_OPENBLAS
     // OpenBLAS is a required dependency, so its backend must be registered and preferred.
     EXPECT_NE(std::find(backends.begin(), backends.end(), "blas"), backends.end()) << op;
     EXPECT_EQ(kernels.Find(op, DeviceType::kCPU)->backend, "blas") << op;
-#endif
   }
 
   int compared = 0;

@@ -144,10 +144,9 @@ class KernelRegistry {
   std::map<std::pair<std::string, DeviceType>, std::vector<Kernel>> kernels_;
 };
 
-// Fills `reg` with every operator (core/src/op/register_ops.cc).
+// Fills `reg` with every operator (core/src/op/register_ops.cc). Kernels
+// are registered by the kernels layer (kernels/register_kernels.h).
 void RegisterAllOps(OpRegistry* reg);
-// Fills `reg` with every compiled kernel (kernels/register_kernels.cc).
-void RegisterAllKernels(KernelRegistry* reg);
 
 }  // namespace weft
 

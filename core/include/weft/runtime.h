@@ -1,10 +1,13 @@
 // Runtime: owns the registries, device hooks, storage pools and RNG state.
 //
-// `Runtime::Global()` is created on first use (never by a static
-// initialiser) and lives until process exit; tests may build fresh Runtimes.
-// Registries are filled in the constructor and read-only afterwards (a
-// fresh runtime may be extended through mutable_ops/kernels first); pool
-// and RNG access is synchronised internally.
+// The constructor registers every operator and the CPU DeviceAPI; kernels
+// (and the CUDA DeviceAPI) are installed by whoever assembles the runtime:
+// `Runtime::Global()`, defined by the assembly unit init/runtime_global.cc
+// (not by core), is created on first use with every built-in kernel
+// (kernels/register_kernels.h) and lives until process exit. Tests may build
+// fresh Runtimes with a chosen set of kernels. Registries are read-only once
+// the runtime is in use (extend them through mutable_ops/kernels first);
+// pool and RNG access is synchronised internally.
 #ifndef WEFT_RUNTIME_H_
 #define WEFT_RUNTIME_H_
 
@@ -77,9 +80,6 @@ class Runtime {
   std::map<Context, std::unique_ptr<RandomState>> rngs_;    // GUARDED_BY(mu_)
   uint64_t seed_ = 0;                                       // GUARDED_BY(mu_)
 };
-
-// Installs the CUDA DeviceAPI into `rt` when built with CUDA (no-op otherwise).
-void RegisterDeviceAPIs(Runtime* rt);
 
 }  // namespace weft
 

@@ -1,18 +1,5 @@
-// Strided views: the element maps of the shape operators that move
-// elements without arithmetic (slice, slice_like, Crop, reverse, SwapAxis,
-// tile, repeat, broadcast_to/_like/_axis, depth_to_space, space_to_depth,
-// diag). Shape inference (core/src/op) and the CPU kernels
-// (kernels/cpu/shape_ops_view.cc) read the op's parameters through the same
-// function, so they cannot disagree.
-//
-// A view walks `dims` in row-major order; step k of the walk reads element
-// `offset + sum_i idx_i * strides[i]` of the "big" array. For a gather
-// (every op except diag of a 1-D input) the walk is the output in order and
-// the big array is the input; for a scatter (diag of a 1-D input) the walk
-// is the input and the big array is the output. `injective` says whether
-// two steps can reach the same element (they can for tile, repeat and the
-// broadcasts), which decides whether a gradient scatter may run in parallel.
-// Also here: the small helpers the shape_ops_*.cc files share.
+// The small helpers the shape_ops_*.cc files share, and StridedView (the
+// element map of each strided-view shape op, weft/strided_view.h).
 #ifndef WEFT_CORE_SRC_OP_SHAPE_VIEW_H_
 #define WEFT_CORE_SRC_OP_SHAPE_VIEW_H_
 
@@ -23,20 +10,10 @@
 
 #include "op_common.h"
 #include "weft/op.h"
+#include "weft/strided_view.h"
 
 namespace weft {
 namespace op {
-
-struct StridedView {
-  int64_t offset = 0;
-  std::vector<int64_t> dims, strides;
-  bool injective = true;
-  bool scatter = false;
-};
-
-// The view of forward op `op` (canonical name) with parameters `p` between
-// its data input of shape `data` and its output of shape `out` (both known).
-StridedView ShapeOpView(const std::string& op, const ParamValues& p, const Shape& data, const Shape& out);
 
 // A tuple of optional integers as MXNet writes slice's begin/end/step:
 // "(0, None, -1)", "[1,2]", "()", "3". Throws Error(kInvalidArgument)

@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "weft/float_tuple.h"
 #include "weft/op.h"
 
 namespace weft {
@@ -18,13 +19,6 @@ namespace op {
 // A float-tuple parameter (stored as kString) with default text `def`,
 // e.g. "(1.0,)"; parsed by FloatTupleValue.
 ParamDecl FloatTupleParam(const std::string& name, const std::string& def, const std::string& doc);
-
-// The values of float-tuple parameter `key` of `attrs` ("(a, b)", "[a, b]"
-// or a bare number; MXNet keeps them as float). Fails with
-// Error(kInvalidArgument) naming the op and the key on bad text, or when
-// `want_len` >= 0 and the length differs, or when `min_len` is not reached.
-std::vector<float> FloatTupleValue(const NodeAttrs& attrs, const std::string& key, int want_len = -1,
-                                   int min_len = 0);
 
 // Gradient giving zeros_like(input) for every input (defined in vision_box.cc).
 GradientFn VisionZeroGradient();

@@ -8,8 +8,6 @@ namespace weft {
 Runtime::Runtime() {
   apis_[DeviceType::kCPU] = CpuDeviceAPI();
   RegisterAllOps(&ops_);
-  RegisterAllKernels(&kernels_);
-  RegisterDeviceAPIs(this);
 }
 
 Runtime::~Runtime() {
@@ -19,13 +17,6 @@ Runtime::~Runtime() {
     RandomState* state = kv.second.release();
     Engine::Get()->DeleteVariable([state](RunContext) { delete state; }, kv.first, state->var);
   }
-}
-
-Runtime& Runtime::Global() {
-  // Deliberately leaked: NDArrays held by static objects or by bindings'
-  // finalizers may outlive main(), and must still find their pools.
-  static Runtime* rt = new Runtime();
-  return *rt;
 }
 
 DeviceAPI* Runtime::device_api(DeviceType t) const {

@@ -1,5 +1,6 @@
 #include <gtest/gtest.h>
 
+#include "register_kernels.h"
 #include "util/test_util.h"
 
 namespace weft {
@@ -21,6 +22,14 @@ TEST(OpRegistry, FindsNamesAndAliases) {
   auto names = rt.ops().ListNames();
   EXPECT_TRUE(std::is_sorted(names.begin(), names.end()));
   EXPECT_EQ(names.size(), rt.ops().size());
+}
+
+TEST(Runtime, AFreshRuntimeHasTheKernelsItsAssemblerInstalls) {
+  Runtime rt;  // core registers operators only
+  EXPECT_NE(rt.ops().Find("Convolution"), nullptr);
+  EXPECT_EQ(rt.kernels().Find("Convolution", DeviceType::kCPU), nullptr);
+  InstallBuiltinKernels(&rt);
+  EXPECT_NE(rt.kernels().Find("Convolution", DeviceType::kCPU), nullptr);
 }
 
 TEST(OpRegistry, DuplicateNameIsABug) {
