@@ -1,131 +1,268 @@
-// The usage texts of the `weft` command-line tool: one synopsis and one
-// description per subcommand. `weft --help` prints them all; `weft CMD
-// --help` (or -h, or `weft help CMD`) prints CMD's alone.
+// The command line of `weft` over CLI11: the command table, the option
+// helpers, the usage texts generated from the option definitions (a
+// synopsis per command, then CLI11's option table) and the dispatch that
+// turns CLI11's parse errors into usage errors (exit 2) naming the flag.
+// `weft --help` prints every command's synopsis and description; `weft CMD
+// --help` (or -h anywhere among its arguments, or `weft help CMD`) CMD's
+// usage alone.
+#include <charconv>
 #include <cstdio>
-#include <cstring>
+#include <memory>
 #include <string>
+#include <vector>
 
 #include "cli_util.h"
 
 namespace weft_cli {
 namespace {
 
-struct CommandHelp {
-  const char* name;
-  const char* synopsis;  // after "usage: "; continuation lines indented to match
-  const char* text;      // plain lines, indented when printed
-};
+constexpr size_t kWidth = 100;  // synopsis lines wrap here
 
-const CommandHelp kCommands[] = {
-    {"inspect", "weft inspect FILE.json [--shape NAME=D1,D2,...]... [--dtype NAME=TYPE]... [--json]\n",
-     "loads an MXNet symbol file (1.x, 0.9 or 0.8 format) and prints the\n"
-     "format generation, arguments, auxiliary states and outputs with their\n"
-     "inferred shapes and dtypes. --shape gives an input shape (0 or ? for an\n"
-     "unknown extent, nothing after '=' for a scalar); --dtype an input type\n"
-     "(float32, float64, float16, uint8, int32, int8, int64). Unknown extents\n"
-     "print as ? (0 in --json), unknown dtypes as ? (null in --json).\n"},
-    {"run",
-     "weft run --symbol S.json [--params P.params] [--input NAME=FILE.npy]... [--output-dir DIR]\n"
-     "                [--init xavier|uniform|normal|zero|one] [--seed N] [--train-mode]\n",
-     "binds a model (shapes from the inputs, parameters from an MXNet .params\n"
-     "file with arg:/aux: names), runs forward and writes every output as\n"
-     "DIR/<output>.npy (DIR defaults to .; created with its parents when\n"
-     "missing); prints outputs and planned memory. --input sets an argument or\n"
-     "an auxiliary state (e.g. a BatchNorm's moving_mean), overriding --params.\n"
-     "--init fills what neither gives with MXNet's initializer (weights by the\n"
-     "rule, *bias/*beta/*moving_mean 0, *gamma/*moving_var 1, __init__\n"
-     "attributes honoured; inputs named *data/*label get zeros), seeded by\n"
-     "--seed (default 1; it also seeds random operators). --train-mode runs\n"
-     "forward with training behaviour (batch statistics, Dropout).\n"},
-    {"plan", "weft plan FILE.json --shape NAME=D1,D2,...... [--dtype NAME=TYPE]... [--train]\n",
-     "binds a model from input shapes and prints its memory plan: naive vs\n"
-     "planned bytes, in-place and reuse counts, and each node's storage.\n"
-     "--train plans the training graph (gradients of every non-data argument).\n"},
-    {"train",
-     "weft train --symbol S.json [--data-dir DIR] [--epochs N] [--batch-size B]\n"
-     "                [--optimizer sgd|adam] [--lr X] [--momentum M] [--wd W] [--init NAME]\n"
-     "                [--seed S] [--limit N] [--save PREFIX] [--progress auto|bar|lines|epoch|none]\n",
-     "trains a model on MNIST-format IDX files (DIR defaults to Debian's\n"
-     "/usr/share/datasets/fashion-mnist): shuffled batches (default 64), SGD with\n"
-     "momentum 0.9 (lr 0.05) or Adam (lr 0.001), Xavier init; prints progress, the\n"
-     "test accuracy and images/s, and with --save writes PREFIX-symbol.json and\n"
-     "PREFIX-<epoch>.params (MXNet's checkpoint). --limit trains on the first N.\n"},
-    {"predict",
-     "weft predict --checkpoint PREFIX --epoch N [--data-dir DIR] [--set t10k|train]\n"
-     "                [--limit N] [--batch-size B] [--out FILE]\n",
-     "classifies MNIST-format images (DIR/SET-images-idx3-ubyte.gz, default the\n"
-     "t10k set of Debian's Fashion-MNIST; --limit: the first N) with the\n"
-     "checkpoint PREFIX-symbol.json + PREFIX-<epoch>.params (inputs data and\n"
-     "softmax_label; batches of 100, last one padded), prints the accuracy and\n"
-     "with --out writes each image's predicted class (arg max), one per line.\n"},
-    {"place",
-     "weft place FILE.json [--group2ctx GROUP=DEV]... [--bind NAME=DEV]... [--default DEV]\n"
-     "                [--train] [--dot]\n",
-     "assigns every node a device (DEV is cpu(N) or gpu(N)): --group2ctx maps\n"
-     "a ctx_group attribute to a device, --bind fixes a variable's device (a\n"
-     "bound array), --default places the rest (cpu(0)); prints each node of the\n"
-     "placed graph with its device, cross-device copies marked. --train places\n"
-     "the training graph (gradients of every argument). --dot prints the placed\n"
-     "graph as Graphviz instead (a fill colour per device, copies as ellipses):\n"
-     "weft place m.json --group2ctx a=cpu(1) --dot | dot -Tsvg > m.svg\n"},
-    {"ops", "weft ops [--json]\n",
-     "lists the registered operators with their aliases, parameters, defaults\n"
-     "and docs.\n"},
-    {"version", "weft --version | weft version\n", "prints the library version and its C ABI version.\n"},
-    {"help", "weft --help | -h | help [COMMAND]\n",
-     "prints this help, or COMMAND's usage alone (as weft COMMAND --help does).\n"},
-};
+// One option's synopsis token: "--shape NAME=D1,D2,...", "[--json]",
+// "FILE.json", "[--dtype NAME=TYPE]..." (repeatable).
+std::string Token(const CLI::Option* opt) {
+  std::string t = opt->get_positional() ? opt->get_name(true, false) : opt->get_name();
+  if (!opt->get_positional() && !opt->get_type_name().empty()) t += " " + opt->get_type_name();
+  if (!opt->get_required()) t = "[" + t + "]";
+  if (opt->get_multi_option_policy() == CLI::MultiOptionPolicy::TakeAll) t += "...";
+  return t;
+}
 
-const CommandHelp* Find(const std::string& name) {
-  for (const CommandHelp& c : kCommands)
-    if (name == c.name) return &c;
-  return nullptr;
+// "weft CMD TOKEN..." wrapped at kWidth, continuation lines indented to
+// line up after "usage: weft ". The help flag is left out.
+std::string Synopsis(const CLI::App* app) {
+  std::string prefix;
+  if (app->get_name() == "version") prefix = "weft --version | ";
+  if (app->get_name() == "help") prefix = "weft --help | -h | ";
+  std::string out = prefix + "weft " + app->get_name(), line = out;
+  for (const CLI::Option* opt : app->get_options()) {
+    if (opt == app->get_help_ptr()) continue;
+    std::string t = Token(opt);
+    if (line.size() + 1 + t.size() + 7 > kWidth) {
+      out += "\n" + std::string(16, ' ');
+      line = std::string(16, ' ');
+    } else {
+      out += " ";
+      line += " ";
+    }
+    out += t;
+    line += t;
+  }
+  return out + "\n";
 }
 
 // `text` with every non-empty line prefixed by `first` (first line) or `rest`.
-std::string Indent(const char* text, const std::string& first, const std::string& rest) {
+std::string Indent(const std::string& text, const std::string& first, const std::string& rest) {
   std::string out;
   bool line_start = true, first_line = true;
-  for (const char* p = text; *p; ++p) {
-    if (line_start && *p != '\n') out += first_line ? first : rest;
+  for (char c : text) {
+    if (line_start && c != '\n') out += first_line ? first : rest;
     if (line_start) first_line = false;
-    out += *p;
-    line_start = *p == '\n';
+    out += c;
+    line_start = c == '\n';
   }
   return out;
 }
 
-std::string FullUsage() {
-  std::string s;
-  bool first = true;
-  for (const CommandHelp& c : kCommands) {
-    if (std::strcmp(c.name, "help") == 0 || std::strcmp(c.name, "version") == 0) continue;
-    s += (first ? "usage: " : "       ") + std::string(c.synopsis);
-    first = false;
+// A command's help: the synopsis, the description, CLI11's option table.
+class Formatter : public CLI::Formatter {
+ public:
+  Formatter() {
+    label("Positionals", "arguments");
+    label("REQUIRED", "(required)");
+    column_width(34);
   }
-  s += "       weft --version | --help | COMMAND --help\n\n";
-  for (const CommandHelp& c : kCommands) {
-    if (std::strcmp(c.name, "help") == 0 || std::strcmp(c.name, "version") == 0) continue;
-    std::string name = c.name;
-    name.resize(9, ' ');
-    s += Indent(c.text, name, std::string(9, ' '));
+  std::string make_usage(const CLI::App* app, std::string) const override { return "usage: " + Synopsis(app); }
+  std::string make_option_opts(const CLI::Option* opt) const override {
+    if (opt->get_positional()) return opt->get_required() ? " (required)" : "";
+    return CLI::Formatter::make_option_opts(opt);
   }
-  return s;
+  std::string make_help(const CLI::App* app, std::string name, CLI::AppFormatMode mode) const override {
+    return make_usage(app, name) + Indent(app->get_description() + "\n", "  ", "  ") + make_positionals(app) +
+           make_groups(app, mode);
+  }
+};
+
+struct Command {
+  std::unique_ptr<CLI::App> app;
+  Runner run;
+};
+
+// A fresh CLI::App for `name` with the house conventions: extras collected
+// (reported by Dispatch), a repeated option keeps its last value.
+CLI::App* NewApp(std::vector<Command>* commands, const std::string& name) {
+  commands->push_back({std::make_unique<CLI::App>("", name), nullptr});
+  CLI::App* app = commands->back().app.get();
+  app->allow_extras();
+  app->option_defaults()->multi_option_policy(CLI::MultiOptionPolicy::TakeLast)->group("options");
+  app->set_help_flag("-h,--help", "print this usage and exit");
+  app->formatter(std::make_shared<Formatter>());
+  return app;
+}
+
+std::vector<Command>& Commands();
+
+const Command* Find(const std::string& name) {
+  for (const Command& c : Commands())
+    if (c.app->get_name() == name) return &c;
+  return nullptr;
+}
+
+std::vector<Command>& Commands() {
+  static std::vector<Command> commands = [] {
+    std::vector<Command> c;
+    NewApp(&c, "inspect");
+    c.back().run = DefineInspect(c.back().app.get());
+    NewApp(&c, "run");
+    c.back().run = DefineRun(c.back().app.get());
+    NewApp(&c, "plan");
+    c.back().run = DefinePlan(c.back().app.get());
+    NewApp(&c, "train");
+    c.back().run = DefineTrain(c.back().app.get());
+    NewApp(&c, "predict");
+    c.back().run = DefinePredict(c.back().app.get());
+    NewApp(&c, "place");
+    c.back().run = DefinePlace(c.back().app.get());
+    NewApp(&c, "ops");
+    c.back().run = DefineOps(c.back().app.get());
+    CLI::App* version = NewApp(&c, "version");
+    version->description("prints the library version and its C ABI version.");
+    c.back().run = [] {
+      std::printf("weft %s (C ABI %d)\n", weft_version(), weft_abi_version());
+      return 0;
+    };
+    CLI::App* help = NewApp(&c, "help");
+    help->description("prints this help, or COMMAND's usage alone (as weft COMMAND --help does).");
+    auto command = std::make_shared<std::string>();
+    help->add_option("COMMAND", *command, "a command");
+    c.back().run = [command] {
+      if (!command->empty() && !Find(*command)) Usage("help: unknown command '" + *command + "'");
+      std::fputs(command->empty() ? FullUsage().c_str() : Find(*command)->app->help().c_str(), stdout);
+      return 0;
+    };
+    return c;
+  }();
+  return commands;
+}
+
+// The usage error for CLI11's `e` while parsing `app`.
+[[noreturn]] void ParseFailure(const CLI::App* app, const CLI::ParseError& e) {
+  const std::string cmd = app->get_name(), what = e.what();
+  const size_t colon = what.find(": ");
+  const std::string flag = colon == std::string::npos ? std::string() : what.substr(0, colon);
+  if (dynamic_cast<const CLI::RequiredError*>(&e)) {
+    for (const CLI::Option* opt : app->get_options()) {
+      if (!opt->get_required() || opt->count() > 0) continue;
+      if (opt->get_positional()) Usage(cmd + ": no symbol file given");
+      Usage(cmd + ": " + opt->get_name() + " " + opt->get_type_name() + " is required");
+    }
+  }
+  // Our validators' messages start with "expects ...": "--epochs expects ...".
+  if (dynamic_cast<const CLI::ValidationError*>(&e) && !flag.empty()) Usage(flag + " " + what.substr(colon + 2));
+  if (dynamic_cast<const CLI::ArgumentMismatch*>(&e) && what.find(" missing") != std::string::npos && !flag.empty())
+    Usage(flag + " needs a value");
+  Usage(cmd + ": " + what);
+}
+
+// Arguments CLI11 left over (allow_extras): unknown options, a second file,
+// stray words.
+void CheckExtras(const CLI::App* app) {
+  const std::vector<std::string> rest = app->remaining();
+  if (rest.empty()) return;
+  const std::string cmd = app->get_name(), a = rest.front();
+  if (cmd == "version") Usage("--version takes no arguments");
+  if (a.size() > 1 && a[0] == '-') Usage(cmd + ": unknown option '" + a + "'");
+  for (const CLI::Option* opt : app->get_options())
+    if (opt->get_positional() && opt->count() > 0 && cmd != "help")
+      Usage(cmd + ": more than one file given ('" + opt->as<std::string>() + "', '" + a + "')");
+  Usage(cmd + ": unexpected argument '" + a + "'");
+}
+
+// "--epochs expects an integer >= 1, given 'x'", or "<= max" above it.
+template <typename T>
+CLI::Option* AddIntT(CLI::App* app, const std::string& name, T* out, T min, const std::string& desc) {
+  auto check = [name, min](std::string& text) -> std::string {
+    T v{};
+    const char* end = text.data() + text.size();
+    auto [ptr, ec] = std::from_chars(text.data(), end, v);
+    const bool negative = !text.empty() && text[0] == '-';
+    if (ec == std::errc::result_out_of_range && !negative)
+      return "expects an integer <= " + std::to_string(std::numeric_limits<T>::max()) + ", given '" + text + "'";
+    if (text.empty() || ec != std::errc() || ptr != end || v < min)
+      return std::string("expects ") + (min == 0 ? "a non-negative integer" : "an integer >= " + std::to_string(min)) +
+             ", given '" + text + "'";
+    return std::string();
+  };
+  return app->add_option(name, *out, desc)->type_name("N")->check(CLI::Validator(check, ""));
 }
 
 }  // namespace
 
-bool IsCommand(const std::string& name) { return Find(name) != nullptr; }
-
-void PrintHelp(const std::string& command) {
-  const CommandHelp* c = Find(command);
-  if (!c) {
-    std::fputs(FullUsage().c_str(), stdout);
-    return;
-  }
-  std::printf("usage: %s\n%s", c->synopsis, Indent(c->text, "  ", "  ").c_str());
+CLI::Option* AddInt(CLI::App* app, const std::string& name, int* out, int min, const std::string& desc) {
+  return AddIntT(app, name, out, min, desc);
+}
+CLI::Option* AddInt(CLI::App* app, const std::string& name, long* out, long min, const std::string& desc) {
+  return AddIntT(app, name, out, min, desc);
+}
+CLI::Option* AddInt(CLI::App* app, const std::string& name, uint64_t* out, uint64_t min, const std::string& desc) {
+  return AddIntT(app, name, out, min, desc);
 }
 
-[[noreturn]] void Usage(const std::string& msg) { throw Exit{2, "weft: " + msg + "\n\n" + FullUsage()}; }
+CLI::Option* AddList(CLI::App* app, const std::string& name, std::vector<std::string>* out,
+                     const std::string& type, const std::string& desc) {
+  return app->add_option(name, *out, desc)
+      ->type_name(type)
+      ->allow_extra_args(false)
+      ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
+}
+
+CLI::Option* AddChoice(CLI::App* app, const std::string& name, std::string* out,
+                       const std::vector<std::string>& choices, const std::string& desc) {
+  std::string type, listed;
+  for (size_t i = 0; i < choices.size(); ++i) {
+    type += (i ? "|" : "") + choices[i];
+    listed += (i == 0 ? "" : i + 1 == choices.size() ? " or " : ", ") + choices[i];
+  }
+  auto check = [choices, listed](std::string& text) -> std::string {
+    for (const std::string& c : choices)
+      if (text == c) return std::string();
+    return "expects " + listed + ", given '" + text + "'";
+  };
+  return app->add_option(name, *out, desc)->type_name(type)->check(CLI::Validator(check, ""));
+}
+
+std::string FullUsage() {
+  std::string s, text;
+  bool first = true;
+  for (const Command& c : Commands()) {
+    const std::string name = c.app->get_name();
+    if (name == "help" || name == "version") continue;
+    s += (first ? "usage: " : "       ") + Synopsis(c.app.get());
+    first = false;
+    text += Indent(c.app->get_description() + "\n", name + std::string(9 - name.size(), ' '), std::string(9, ' '));
+  }
+  return s + "       weft --version | --help | COMMAND --help\n\n" + text;
+}
+
+[[noreturn]] void Usage(const std::string& msg) { throw Exit{2, "weft: " + msg}; }
+
+int Dispatch(int argc, char** argv) {
+  if (argc < 2) Usage("no command given");
+  std::string name = argv[1];
+  if (name == "--help" || name == "-h") name = "help";
+  if (name == "--version") name = "version";
+  const Command* c = Find(name);
+  if (!c) Usage("unknown command '" + name + "'");
+  try {
+    c->app->parse(argc - 1, argv + 1);  // argv[1], the command, stands for the program name
+  } catch (const CLI::CallForHelp&) {
+    std::fputs(c->app->help().c_str(), stdout);
+    return 0;
+  } catch (const CLI::ParseError& e) {
+    ParseFailure(c->app.get(), e);
+  }
+  CheckExtras(c->app.get());
+  return c->run();
+}
 
 }  // namespace weft_cli

@@ -2,7 +2,7 @@
 // parameters (type, default or required, doc), as text or --json, through
 // the C ABI's weft_op_* listing.
 #include <cstdio>
-#include <cstring>
+#include <memory>
 #include <string>
 #include <utility>
 #include <vector>
@@ -66,34 +66,21 @@ void PrintIndented(const std::string& text, int indent) {
   }
 }
 
-}  // namespace
-
-int Ops(int argc, char** argv) {
-  bool json = false;
-  for (int i = 2; i < argc; ++i) {
-    if (std::strcmp(argv[i], "--json") == 0)
-      json = true;
-    else
-      Usage(std::string("ops: unexpected argument '") + argv[i] + "'");
-  }
+int Ops(bool json) {
   std::vector<OpInfo> ops = ListOps();
   if (json) {
-    std::printf("[\n");
-    for (size_t i = 0; i < ops.size(); ++i) {
-      const OpInfo& op = ops[i];
-      std::printf("  {\"name\": %s, \"doc\": %s, \"aliases\": %s, \"params\": [", JsonString(op.name).c_str(),
-                  JsonString(op.doc).c_str(), NamesJson(op.aliases).c_str());
-      for (size_t k = 0; k < op.params.size(); ++k) {
-        const ParamInfo& p = op.params[k];
-        std::printf("%s\n    {\"name\": %s, \"type\": %s, \"required\": %s, \"default\": %s, "
-                    "\"doc\": %s}",
-                    k ? "," : "", JsonString(p.name).c_str(), JsonString(p.type).c_str(),
-                    p.required ? "true" : "false",
-                    p.required ? "null" : JsonString(p.def).c_str(), JsonString(p.doc).c_str());
+    nlohmann::ordered_json out = nlohmann::ordered_json::array();
+    for (const OpInfo& op : ops) {
+      nlohmann::ordered_json params = nlohmann::ordered_json::array();
+      for (const ParamInfo& p : op.params) {
+        nlohmann::ordered_json def = nullptr;
+        if (!p.required) def = p.def;
+        params.push_back({{"name", p.name}, {"type", p.type}, {"required", p.required}, {"default", def},
+                          {"doc", p.doc}});
       }
-      std::printf("%s]}%s\n", op.params.empty() ? "" : "\n  ", i + 1 < ops.size() ? "," : "");
+      out.push_back({{"name", op.name}, {"doc", op.doc}, {"aliases", op.aliases}, {"params", params}});
     }
-    std::printf("]\n");
+    std::printf("%s\n", JsonText(out, 3).c_str());
     return 0;
   }
   std::printf("%zu operators\n", ops.size());
@@ -113,6 +100,15 @@ int Ops(int argc, char** argv) {
     }
   }
   return 0;
+}
+
+}  // namespace
+
+Runner DefineOps(CLI::App* app) {
+  auto json = std::make_shared<bool>(false);
+  app->description("lists the registered operators with their aliases, parameters, defaults\nand docs.");
+  app->add_flag("--json", *json, "print the list as JSON");
+  return [json] { return Ops(*json); };
 }
 
 }  // namespace weft_cli

@@ -6,6 +6,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <map>
+#include <memory>
 #include <string>
 #include <utility>
 #include <vector>
@@ -58,34 +59,20 @@ struct CtxOptions {
   }
 };
 
-}  // namespace
-
-int Place(int argc, char** argv) {
-  std::string file;
-  CtxOptions groups, fixed;
-  Ctx def{WEFT_CPU, 0};
+struct PlaceOptions {
+  std::string file, default_device;
+  std::vector<std::string> group2ctx, bind;
   bool train = false, dot = false;
-  for (Args a{argc, argv}; a.i < argc; ++a.i) {
-    std::string s = argv[a.i];
-    if (a.Is(s, "--group2ctx")) {
-      groups.Add(a.Value(s, "--group2ctx"), "--group2ctx");
-    } else if (a.Is(s, "--bind")) {
-      fixed.Add(a.Value(s, "--bind"), "--bind");
-    } else if (a.Is(s, "--default")) {
-      def = ParseCtx(a.Value(s, "--default"), "--default");
-    } else if (s == "--train") {
-      train = true;
-    } else if (s == "--dot") {
-      dot = true;
-    } else if (s.size() > 1 && s[0] == '-') {
-      Usage("place: unknown option '" + s + "'");
-    } else if (file.empty()) {
-      file = s;
-    } else {
-      Usage("place: more than one file given ('" + file + "', '" + s + "')");
-    }
-  }
-  if (file.empty()) Usage("place: no symbol file given");
+};
+
+int Place(const PlaceOptions& opts) {
+  const std::string& file = opts.file;
+  const bool train = opts.train, dot = opts.dot;
+  CtxOptions groups, fixed;
+  for (const std::string& text : opts.group2ctx) groups.Add(text, "--group2ctx");
+  for (const std::string& text : opts.bind) fixed.Add(text, "--bind");
+  Ctx def{WEFT_CPU, 0};
+  if (!opts.default_device.empty()) def = ParseCtx(opts.default_device, "--default");
   Sym sym;
   Check(weft_symbol_from_json_file(file.c_str(), sym.out()), "place");
   std::vector<const char*> group_names = groups.CNames(), fixed_names = fixed.CNames();
@@ -128,6 +115,25 @@ int Place(int argc, char** argv) {
                 o[i].c_str(), copy ? "  <- copy" : "");
   }
   return 0;
+}
+
+}  // namespace
+
+Runner DefinePlace(CLI::App* app) {
+  auto o = std::make_shared<PlaceOptions>();
+  app->description(
+      "assigns every node a device (DEV is cpu(N) or gpu(N)) and prints each\n"
+      "node of the placed graph with its device, cross-device copies marked;\n"
+      "with --dot the placed graph as Graphviz (a fill colour per device,\n"
+      "copies as ellipses):\n"
+      "weft place m.json --group2ctx a=cpu(1) --dot | dot -Tsvg > m.svg");
+  app->add_option("FILE.json", o->file, "the symbol file")->required();
+  AddList(app, "--group2ctx", &o->group2ctx, "GROUP=DEV", "the device of a ctx_group attribute");
+  AddList(app, "--bind", &o->bind, "NAME=DEV", "a variable's fixed device (a bound array)");
+  app->add_option("--default", o->default_device, "the device of the rest (cpu(0))")->type_name("DEV");
+  app->add_flag("--train", o->train, "place the training graph (gradients of every argument)");
+  app->add_flag("--dot", o->dot, "print the placed graph as Graphviz");
+  return [o] { return Place(*o); };
 }
 
 }  // namespace weft_cli

@@ -4,6 +4,7 @@
 // compare their predictions with (./dev demo).
 #include <cstdio>
 #include <cstdlib>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -22,52 +23,40 @@ struct PredictOptions {
   long limit = 0;
 };
 
-long ParseCount(const std::string& text, const char* opt, long min) {
-  char* end = nullptr;
-  long v = std::strtol(text.c_str(), &end, 10);
-  if (text.empty() || *end != '\0' || v < min)
-    Usage(std::string(opt) + " expects an integer >= " + std::to_string(min) + ", given '" + text + "'");
-  return v;
-}
-
-PredictOptions ParsePredict(int argc, char** argv) {
-  PredictOptions o;
-  for (Args a{argc, argv}; a.i < argc; ++a.i) {
-    std::string s = argv[a.i];
-    if (a.Is(s, "--checkpoint")) {
-      o.prefix = a.Value(s, "--checkpoint");
-    } else if (a.Is(s, "--epoch")) {
-      o.epoch = static_cast<int>(ParseCount(a.Value(s, "--epoch"), "--epoch", 0));
-    } else if (a.Is(s, "--data-dir")) {
-      o.data_dir = a.Value(s, "--data-dir");
-    } else if (a.Is(s, "--set")) {
-      o.set = a.Value(s, "--set");
-    } else if (a.Is(s, "--limit")) {
-      o.limit = ParseCount(a.Value(s, "--limit"), "--limit", 1);
-    } else if (a.Is(s, "--batch-size")) {
-      o.batch = static_cast<int>(ParseCount(a.Value(s, "--batch-size"), "--batch-size", 1));
-    } else if (a.Is(s, "--out")) {
-      o.out = a.Value(s, "--out");
-    } else {
-      Usage("predict: unexpected argument '" + s + "'");
-    }
-  }
-  if (o.prefix.empty()) Usage("predict: --checkpoint PREFIX is required");
-  if (o.epoch < 0) Usage("predict: --epoch N is required");
-  return o;
-}
-
-int64_t FirstExtent(const WeftNDArray* arr, int64_t* second = nullptr) {
+int64_t FirstExtent(const WeftNDArray* arr) {
   int64_t dims[8] = {0};
   Check(weft_ndarray_shape(arr, dims, 8), "predict");
-  if (second) *second = dims[1];
   return dims[0];
+}
+
+// The rows and classes of output `k` of `outs`, which must be a
+// classifier's float32 (batch, classes) scores.
+void ScoresShape(const WeftNDArrayList* outs, const WeftNDArray* out, int64_t batch, int64_t* rows,
+                 int64_t* classes) {
+  int ndim = 0, dtype = -1;
+  Check(weft_ndarray_ndim(out, &ndim), "predict");
+  Check(weft_ndarray_dtype(out, &dtype), "predict");
+  std::vector<int64_t> dims(static_cast<size_t>(ndim > 0 ? ndim : 0));
+  if (ndim > 0) Check(weft_ndarray_shape(out, dims.data(), dims.size()), "predict");
+  if (ndim == 2 && dims[0] == batch && dims[1] > 0 && dtype == 0) {
+    *rows = dims[0];
+    *classes = dims[1];
+    return;
+  }
+  const char* name = nullptr;
+  Check(weft_ndarray_list_name(outs, 0, &name), "predict");
+  std::string shape = "(";
+  for (size_t i = 0; i < dims.size(); ++i) shape += (i ? "," : "") + std::to_string(dims[i]);
+  shape += dims.size() == 1 ? ",)" : ")";
+  throw Exit{1, "weft predict: error: the checkpoint is not a classifier: predict needs its first output to be "
+                "float32 class scores of shape (batch, classes) = (" +
+                    std::to_string(batch) + ", C), but output '" + (name ? name : "?") + "' is " +
+                    (dtype >= 0 && dtype < 7 ? kDTypeNames[dtype] : "?") + " " + shape};
 }
 
 }  // namespace
 
-int Predict(int argc, char** argv) {
-  PredictOptions o = ParsePredict(argc, argv);
+int Predict(const PredictOptions& o) {
   Sym sym;
   ArrayList args, aux;
   Check(weft_checkpoint_load(o.prefix.c_str(), o.epoch, sym.out(), args.out(), aux.out()), "predict");
@@ -113,8 +102,8 @@ int Predict(int argc, char** argv) {
     Check(weft_module_outputs(mod.get(), outs.out()), "predict");
     Array out;
     Check(weft_ndarray_list_get(outs.get(), 0, out.out()), "predict");
-    int64_t classes = 0;
-    const int64_t rows = FirstExtent(out.get(), &classes);
+    int64_t rows = 0, classes = 0;
+    ScoresShape(outs.get(), out.get(), o.batch, &rows, &classes);
     scores.resize(static_cast<size_t>(rows * classes));
     Check(weft_ndarray_copy_to(out.get(), scores.data(), scores.size() * sizeof(float)), "predict");
     for (int64_t r = 0; r < rows - pad; ++r) {
@@ -139,6 +128,25 @@ int Predict(int argc, char** argv) {
   std::printf("C++:  accuracy %.2f%% on %lld images (%s-%04d.params)\n", 100.0 * correct / n,
               static_cast<long long>(n), o.prefix.c_str(), o.epoch);
   return 0;
+}
+
+Runner DefinePredict(CLI::App* app) {
+  auto o = std::make_shared<PredictOptions>();
+  app->description(
+      "classifies MNIST-format images (DIR/SET-images-idx3-ubyte.gz, default the\n"
+      "t10k set of Debian's Fashion-MNIST) with the checkpoint PREFIX-symbol.json\n"
+      "+ PREFIX-<epoch>.params (inputs data and softmax_label; the last batch\n"
+      "padded), prints the accuracy and with --out writes each image's\n"
+      "predicted class (arg max), one per line.");
+  app->add_option("--checkpoint", o->prefix, "the checkpoint's prefix")->type_name("PREFIX")->required();
+  AddInt(app, "--epoch", &o->epoch, 0, "the checkpoint's epoch")->required();
+  app->add_option("--data-dir", o->data_dir, "the IDX files (default /usr/share/datasets/fashion-mnist)")
+      ->type_name("DIR");
+  app->add_option("--set", o->set, "which images: DIR/SET-images-idx3-ubyte.gz (default t10k)")->type_name("t10k|train");
+  AddInt(app, "--limit", &o->limit, 1L, "classify the first N images only");
+  AddInt(app, "--batch-size", &o->batch, 1, "images per batch (default 100)")->type_name("B");
+  app->add_option("--out", o->out, "write the predicted classes here, one per line")->type_name("FILE");
+  return [o] { return Predict(*o); };
 }
 
 }  // namespace weft_cli

@@ -76,49 +76,23 @@ void MakeOutputDir(const std::string& dir) {
 
 struct RunOptions {
   std::string symbol_file, params_file, out_dir = ".", init;
-  std::vector<std::pair<std::string, std::string>> inputs;
+  std::vector<std::string> input_args;                     // NAME=FILE.npy as given
+  std::vector<std::pair<std::string, std::string>> inputs;  // split, each name once
   uint64_t seed = 1;
   bool seed_given = false, train = false;
 };
 
-RunOptions ParseRun(int argc, char** argv) {
-  RunOptions o;
-  for (Args a{argc, argv}; a.i < argc; ++a.i) {
-    std::string s = argv[a.i];
-    if (a.Is(s, "--symbol")) {
-      o.symbol_file = a.Value(s, "--symbol");
-    } else if (a.Is(s, "--params")) {
-      o.params_file = a.Value(s, "--params");
-    } else if (a.Is(s, "--input")) {
-      auto kv = SplitAssign(a.Value(s, "--input"), "--input");
-      for (const auto& in : o.inputs)
-        if (in.first == kv.first) Usage("--input " + kv.first + " given twice");
-      o.inputs.push_back(kv);
-    } else if (a.Is(s, "--output-dir")) {
-      o.out_dir = a.Value(s, "--output-dir");
-      if (o.out_dir.empty()) Usage("--output-dir needs a directory name");
-    } else if (a.Is(s, "--init")) {
-      o.init = a.Value(s, "--init");
-      if (o.init.empty()) Usage("--init needs an initializer name (xavier, uniform, normal, zero, one)");
-    } else if (a.Is(s, "--seed")) {
-      std::string v = a.Value(s, "--seed");
-      char* end = nullptr;
-      errno = 0;
-      unsigned long long n = std::strtoull(v.c_str(), &end, 10);
-      if (v.empty() || v[0] == '-' || *end != '\0' || errno == ERANGE)
-        Usage("--seed expects a non-negative integer, given '" + v + "'");
-      o.seed = n;
-      o.seed_given = true;
-    } else if (s == "--train-mode") {
-      o.train = true;
-    } else {
-      Usage("run: unexpected argument '" + s + "'");
-    }
+// Checks what CLI11 cannot: the --input values and the need for values.
+void CheckRun(RunOptions* o) {
+  for (const std::string& text : o->input_args) {
+    auto kv = SplitAssign(text, "--input");
+    for (const auto& in : o->inputs)
+      if (in.first == kv.first) Usage("--input " + kv.first + " given twice");
+    o->inputs.push_back(kv);
   }
-  if (o.symbol_file.empty()) Usage("run: --symbol S.json is required");
-  if (o.inputs.empty() && o.init.empty())
+  if (o->out_dir.empty()) Usage("--output-dir needs a directory name");
+  if (o->inputs.empty() && o->init.empty())
     Usage("run: at least one --input NAME=FILE.npy is required (or --init to fill a model's shapes from hints)");
-  return o;
 }
 
 // Loads the --params file (names without arg:/aux:) and the --inputs into
@@ -153,8 +127,9 @@ void LoadValues(const RunOptions& o, std::map<std::string, Array>* values) {
 
 }  // namespace
 
-int RunModel(int argc, char** argv) {
-  const RunOptions o = ParseRun(argc, argv);
+int RunModel(RunOptions* opts) {
+  CheckRun(opts);
+  const RunOptions& o = *opts;
   Sym sym;
   Check(weft_symbol_from_json_file(o.symbol_file.c_str(), sym.out()), "run");
   WeftStringList* l = nullptr;
@@ -217,29 +192,19 @@ int RunModel(int argc, char** argv) {
   return 0;
 }
 
-int Plan(int argc, char** argv) {
+struct PlanOptions {
   std::string file;
+  std::vector<std::string> shapes, dtypes;
+  bool train = false;
+};
+
+int Plan(const PlanOptions& o) {
+  const std::string& file = o.file;
+  const bool train = o.train;
   std::vector<ShapeArg> shapes;
   std::vector<DTypeArg> dtypes;
-  bool train = false;
-  for (Args a{argc, argv}; a.i < argc; ++a.i) {
-    std::string s = argv[a.i];
-    if (a.Is(s, "--shape")) {
-      shapes.push_back(ParseShape(a.Value(s, "--shape")));
-    } else if (a.Is(s, "--dtype")) {
-      dtypes.push_back(ParseDType(a.Value(s, "--dtype")));
-    } else if (s == "--train") {
-      train = true;
-    } else if (s.size() > 1 && s[0] == '-') {
-      Usage("plan: unknown option '" + s + "'");
-    } else if (file.empty()) {
-      file = s;
-    } else {
-      Usage("plan: more than one file given ('" + file + "', '" + s + "')");
-    }
-  }
-  if (file.empty()) Usage("plan: no symbol file given");
-  if (shapes.empty()) Usage("plan: at least one --shape NAME=D1,D2,... is required");
+  for (const std::string& text : o.shapes) shapes.push_back(ParseShape(text));
+  for (const std::string& text : o.dtypes) dtypes.push_back(ParseDType(text));
   std::vector<const char*> names, type_names;
   std::vector<size_t> ind_ptr{0};
   std::vector<int64_t> dims;
@@ -270,6 +235,42 @@ int Plan(int argc, char** argv) {
   std::printf("\n%s", text.empty() ? "" : text[0].c_str());
   if (!text.empty() && !text[0].empty() && text[0].back() != '\n') std::printf("\n");
   return 0;
+}
+
+Runner DefineRun(CLI::App* app) {
+  auto o = std::make_shared<RunOptions>();
+  app->description(
+      "binds a model (shapes from the inputs, parameters from an MXNet .params\n"
+      "file with arg:/aux: names), runs forward and writes every output as\n"
+      "DIR/<output>.npy (DIR created with its parents when missing); prints\n"
+      "outputs and planned memory. --init fills what neither --params nor\n"
+      "--input gives with MXNet's initializer (weights by the rule,\n"
+      "*bias/*beta/*moving_mean 0, *gamma/*moving_var 1, __init__ attributes\n"
+      "honoured; inputs named *data/*label get zeros).");
+  app->add_option("--symbol", o->symbol_file, "the symbol file")->type_name("S.json")->required();
+  app->add_option("--params", o->params_file, "parameters (MXNet .params, arg:/aux: names)")->type_name("P.params");
+  AddList(app, "--input", &o->input_args, "NAME=FILE.npy",
+          "an argument or auxiliary state (e.g. a BatchNorm's moving_mean); overrides --params");
+  app->add_option("--output-dir", o->out_dir, "where the outputs go (default .)")->type_name("DIR");
+  app->add_option("--init", o->init, "initializer for what is not given")->type_name("xavier|uniform|normal|zero|one");
+  CLI::Option* seed = AddInt(app, "--seed", &o->seed, uint64_t{0}, "seeds --init and random operators (default 1)");
+  app->add_flag("--train-mode", o->train, "forward with training behaviour (batch statistics, Dropout)");
+  return [o, seed] {
+    o->seed_given = seed->count() > 0;
+    return RunModel(o.get());
+  };
+}
+
+Runner DefinePlan(CLI::App* app) {
+  auto o = std::make_shared<PlanOptions>();
+  app->description(
+      "binds a model from input shapes and prints its memory plan: naive vs\n"
+      "planned bytes, in-place and reuse counts, and each node's storage.");
+  app->add_option("FILE.json", o->file, "the symbol file")->required();
+  AddList(app, "--shape", &o->shapes, "NAME=D1,D2,...", "an input's shape (every extent known)")->required();
+  AddList(app, "--dtype", &o->dtypes, "NAME=TYPE", "an input's type (float32, ...)");
+  app->add_flag("--train", o->train, "plan the training graph (gradients of every non-data argument)");
+  return [o] { return Plan(*o); };
 }
 
 }  // namespace weft_cli

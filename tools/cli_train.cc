@@ -1,11 +1,15 @@
 // `weft train`: trains a symbol on an MNIST-format dataset (IDX files, as
 // Debian's dataset-fashion-mnist installs them) through the C ABI's module
-// API, prints progress, the test accuracy and throughput, and writes an
-// MXNet checkpoint.
+// API, renders the progress (a bar or lines) from the module's batch-end
+// callback, prints the test accuracy and throughput, and writes an MXNet
+// checkpoint.
 #include <cstdio>
 #include <cstdlib>
+#include <memory>
 #include <string>
 #include <vector>
+
+#include <unistd.h>
 
 #include "cli_util.h"
 #include "weft/c_api.h"
@@ -21,64 +25,55 @@ using Mod = Owned<WeftModule, weft_module_free>;
 
 struct TrainOptions {
   std::string symbol, data_dir = "/usr/share/datasets/fashion-mnist", save, optimizer = "sgd", init = "xavier";
-  std::string lr, momentum = "0.9", wd = "0";
-  int epochs = 1, batch = 64, progress = WEFT_PROGRESS_AUTO;
+  std::string lr, momentum = "0.9", wd = "0", progress = "auto";
+  int epochs = 1, batch = 64;
   long limit = 0;
   uint64_t seed = 1;
 };
 
-long ParseInt(const std::string& text, const char* opt, long min) {
-  char* end = nullptr;
-  long v = std::strtol(text.c_str(), &end, 10);
-  if (text.empty() || *end != '\0' || v < min)
-    Usage(std::string(opt) + " expects an integer >= " + std::to_string(min) + ", given '" + text + "'");
-  return v;
-}
+// `--progress bar|lines` drawn from weft_module_fit_with_callback's batch-end
+// callback: a carriage-return bar redrawn at most ten times a second (and at
+// the last batch, which ends its line), or a line every 100 batches and
+// after the last.
+struct ProgressView {
+  bool bar = false;
+  double last_draw = -1;
 
-int ParseProgress(const std::string& text) {
-  const char* names[] = {"auto", "bar", "lines", "epoch", "none"};
-  for (int i = 0; i < 5; ++i)
-    if (text == names[i]) return i;
-  Usage("--progress expects auto, bar, lines, epoch or none, given '" + text + "'");
-}
-
-TrainOptions ParseTrain(int argc, char** argv) {
-  TrainOptions o;
-  for (Args a{argc, argv}; a.i < argc; ++a.i) {
-    std::string s = argv[a.i];
-    if (a.Is(s, "--symbol")) {
-      o.symbol = a.Value(s, "--symbol");
-    } else if (a.Is(s, "--data-dir")) {
-      o.data_dir = a.Value(s, "--data-dir");
-    } else if (a.Is(s, "--epochs")) {
-      o.epochs = static_cast<int>(ParseInt(a.Value(s, "--epochs"), "--epochs", 1));
-    } else if (a.Is(s, "--batch-size")) {
-      o.batch = static_cast<int>(ParseInt(a.Value(s, "--batch-size"), "--batch-size", 1));
-    } else if (a.Is(s, "--optimizer")) {
-      o.optimizer = a.Value(s, "--optimizer");
-    } else if (a.Is(s, "--lr")) {
-      o.lr = a.Value(s, "--lr");
-    } else if (a.Is(s, "--momentum")) {
-      o.momentum = a.Value(s, "--momentum");
-    } else if (a.Is(s, "--wd")) {
-      o.wd = a.Value(s, "--wd");
-    } else if (a.Is(s, "--init")) {
-      o.init = a.Value(s, "--init");
-    } else if (a.Is(s, "--seed")) {
-      o.seed = static_cast<uint64_t>(ParseInt(a.Value(s, "--seed"), "--seed", 0));
-    } else if (a.Is(s, "--save")) {
-      o.save = a.Value(s, "--save");
-    } else if (a.Is(s, "--progress")) {
-      o.progress = ParseProgress(a.Value(s, "--progress"));
-    } else if (a.Is(s, "--limit")) {
-      o.limit = ParseInt(a.Value(s, "--limit"), "--limit", 1);
-    } else {
-      Usage("train: unexpected argument '" + s + "'");
-    }
+  static int OnBatch(const WeftBatchEnd* b, void* self) {
+    static_cast<ProgressView*>(self)->Draw(*b);
+    return 0;
   }
-  if (o.symbol.empty()) Usage("train: --symbol S.json is required");
-  return o;
-}
+
+  void Draw(const WeftBatchEnd& b) {
+    const bool last = b.num_batches > 0 && b.batch >= b.num_batches;
+    if (b.batch == 1) last_draw = -1;
+    std::string metric;
+    char value[32];
+    for (size_t i = 0; i < b.num_metrics; ++i) {
+      std::snprintf(value, sizeof value, "%.4f", b.metric_values[i]);
+      metric += (i ? " " : "") + std::string(b.metric_names[i]) + "=" + value;
+    }
+    const double rate = b.seconds > 0 ? b.samples / b.seconds : 0;
+    std::string total = b.num_batches > 0 ? "/" + std::to_string(b.num_batches) : "";
+    if (!bar) {
+      if (b.batch % 100 != 0 && !last) return;
+      std::printf("Epoch[%d] Batch [%lld%s]  %.0f samples/s  %s\n", b.epoch, static_cast<long long>(b.batch),
+                  total.c_str(), rate, metric.c_str());
+    } else {
+      if (!last && last_draw >= 0 && b.seconds - last_draw < 0.1) return;
+      last_draw = b.seconds;
+      std::string drawn;
+      if (b.num_batches > 0) {
+        const int width = 30, filled = static_cast<int>(width * b.batch / b.num_batches);
+        drawn = "[" + std::string(filled, '=') + (filled < width ? ">" + std::string(width - filled - 1, ' ') : "") +
+                "] ";
+      }
+      std::printf("\rEpoch %d %s%lld%s  %.0f samples/s  %s   %s", b.epoch, drawn.c_str(),
+                  static_cast<long long>(b.batch), total.c_str(), rate, metric.c_str(), last ? "\n" : "");
+    }
+    std::fflush(stdout);
+  }
+};
 
 // The first extent of `arr`.
 int64_t Rows(const Array& arr) {
@@ -109,8 +104,7 @@ Iter MakeIter(const Array& images, const Array& labels, int batch, bool shuffle,
 
 }  // namespace
 
-int Train(int argc, char** argv) {
-  TrainOptions o = ParseTrain(argc, argv);
+int Train(const TrainOptions& o) {
   Sym sym;
   Check(weft_symbol_from_json_file(o.symbol.c_str(), sym.out()), "train");
   const std::string dir = o.data_dir + "/";
@@ -157,8 +151,15 @@ int Train(int argc, char** argv) {
   MetricH acc;
   Check(weft_metric_create("acc", nullptr, nullptr, 0, acc.out()), "train");
   double samples_per_sec = 0;
-  Check(weft_module_fit(mod.get(), train.get(), nullptr, acc.get(), 0, o.epochs, o.progress,
-                        o.save.empty() ? nullptr : o.save.c_str(), &samples_per_sec),
+  // The library prints each epoch's summary (none with --progress none);
+  // the bar and the lines are drawn here.
+  ProgressView view;
+  view.bar = o.progress == "bar" || (o.progress == "auto" && isatty(STDOUT_FILENO));
+  const bool draw = o.progress == "bar" || o.progress == "lines" || o.progress == "auto";
+  Check(weft_module_fit_with_callback(mod.get(), train.get(), nullptr, acc.get(), 0, o.epochs,
+                                      o.progress == "none" ? WEFT_PROGRESS_SILENT : WEFT_PROGRESS_EPOCH,
+                                      o.save.empty() ? nullptr : o.save.c_str(), draw ? ProgressView::OnBatch : nullptr,
+                                      &view, &samples_per_sec),
         "train");
   Check(weft_module_score(mod.get(), test.get(), acc.get()), "train");
   double value = 0;
@@ -173,6 +174,31 @@ int Train(int argc, char** argv) {
     std::printf("checkpoint: %s-symbol.json, %s%s\n", o.save.c_str(), o.save.c_str(), params);
   }
   return 0;
+}
+
+Runner DefineTrain(CLI::App* app) {
+  auto o = std::make_shared<TrainOptions>();
+  app->description(
+      "trains a model on MNIST-format IDX files: shuffled batches, SGD with\n"
+      "momentum or Adam, Xavier init; prints progress, the test accuracy and\n"
+      "images/s, and with --save writes PREFIX-symbol.json and\n"
+      "PREFIX-<epoch>.params (MXNet's checkpoint) after each epoch.");
+  app->add_option("--symbol", o->symbol, "the symbol to train")->type_name("S.json")->required();
+  app->add_option("--data-dir", o->data_dir, "the IDX files (default Debian's /usr/share/datasets/fashion-mnist)")
+      ->type_name("DIR");
+  AddInt(app, "--epochs", &o->epochs, 1, "epochs to train (default 1)");
+  AddInt(app, "--batch-size", &o->batch, 1, "samples per batch (default 64)")->type_name("B");
+  app->add_option("--optimizer", o->optimizer, "the optimizer (default sgd)")->type_name("sgd|adam");
+  app->add_option("--lr", o->lr, "learning rate (default 0.05 for sgd, 0.001 for adam)")->type_name("X");
+  app->add_option("--momentum", o->momentum, "sgd's momentum (default 0.9)")->type_name("M");
+  app->add_option("--wd", o->wd, "weight decay (default 0)")->type_name("W");
+  app->add_option("--init", o->init, "the initializer (default xavier)")->type_name("NAME");
+  AddInt(app, "--seed", &o->seed, uint64_t{0}, "seeds the initializer and the shuffling (default 1)")->type_name("S");
+  AddInt(app, "--limit", &o->limit, 1L, "train on the first N images only");
+  app->add_option("--save", o->save, "write a checkpoint after each epoch")->type_name("PREFIX");
+  AddChoice(app, "--progress", &o->progress, {"auto", "bar", "lines", "epoch", "none"},
+            "per-batch progress: auto (a bar on a terminal, else lines), bar, lines, epoch (summaries only), none");
+  return [o] { return Train(*o); };
 }
 
 }  // namespace weft_cli

@@ -1,14 +1,21 @@
-// Shared pieces of the `weft` command-line tool: exit handling and usage
-// (cli_help.cc), owned C ABI handles, option parsing and JSON text (defined
-// in weft_cli.cc), and the commands. Everything goes through the public C
-// ABI only.
+// Shared pieces of the `weft` command-line tool: exit handling, usage and
+// option helpers over CLI11 (cli_help.cc), owned C ABI handles, the
+// NAME=VALUE parsers and JSON text (weft_cli.cc), and the commands. Each
+// command defines its options on a CLI::App and returns the function that
+// runs it; the usage texts are generated from those definitions. Everything
+// goes through the public C ABI only. Single-threaded.
 #ifndef WEFT_TOOLS_CLI_UTIL_H_
 #define WEFT_TOOLS_CLI_UTIL_H_
 
 #include <cstdint>
+#include <functional>
+#include <limits>
 #include <string>
 #include <utility>
 #include <vector>
+
+#include <CLI/CLI.hpp>
+#include <nlohmann/json.hpp>
 
 #include "weft/c_api.h"
 
@@ -20,12 +27,29 @@ struct Exit {
   std::string message;
 };
 
-// Throws Exit{2} with `msg` and the usage text (cli_help.cc).
+// Throws Exit{2} with `msg`; main() adds the usage text (cli_help.cc).
 [[noreturn]] void Usage(const std::string& msg);
-// Whether `name` is a command with its own usage (cli_help.cc).
-bool IsCommand(const std::string& name);
-// Prints `command`'s usage on stdout, or every command's when it is none.
-void PrintHelp(const std::string& command);
+
+// What a command runs once its options are parsed into the state its
+// Define* function bound them to.
+using Runner = std::function<int()>;
+
+// Option helpers (cli_help.cc). An integer option whose value must lie in
+// [min, max]: anything else (not a number, out of range, or beyond the C
+// type) is a usage error naming the flag, e.g. "--epochs expects an integer
+// <= 2147483647, given '4294967297'". A repeated scalar option keeps the
+// last value.
+CLI::Option* AddInt(CLI::App* app, const std::string& name, int* out, int min, const std::string& desc);
+CLI::Option* AddInt(CLI::App* app, const std::string& name, long* out, long min, const std::string& desc);
+CLI::Option* AddInt(CLI::App* app, const std::string& name, uint64_t* out, uint64_t min,
+                    const std::string& desc);
+// A string option that may be given several times (one value each), in order.
+CLI::Option* AddList(CLI::App* app, const std::string& name, std::vector<std::string>* out,
+                     const std::string& type, const std::string& desc);
+// A string option whose value must be one of `choices` (usage error
+// "--progress expects auto, bar, ... or none, given 'x'" otherwise).
+CLI::Option* AddChoice(CLI::App* app, const std::string& name, std::string* out,
+                       const std::vector<std::string>& choices, const std::string& desc);
 
 // Throws Exit{1} with the library's last error when `s` is not WEFT_OK.
 inline void Check(WeftStatus s, const std::string& context) {
@@ -82,23 +106,6 @@ inline std::vector<std::string> Strings(WeftStringList* list, const char* ctx) {
   return out;
 }
 
-// Walks argv from the command's first argument; Value() reads an option's
-// value (--opt VALUE or --opt=VALUE).
-struct Args {
-  int argc;
-  char** argv;
-  int i = 2;
-  bool Is(const std::string& a, const char* opt) const {
-    return a == opt || a.rfind(std::string(opt) + "=", 0) == 0;
-  }
-  std::string Value(const std::string& a, const char* opt) {
-    std::string prefix = std::string(opt) + "=";
-    if (a.compare(0, prefix.size(), prefix) == 0) return a.substr(prefix.size());
-    if (i + 1 >= argc) Usage(std::string(opt) + " needs a value");
-    return argv[++i];
-  }
-};
-
 struct ShapeArg {
   std::string name;
   std::vector<int64_t> dims;
@@ -107,25 +114,31 @@ struct DTypeArg {
   std::string name;
   int code;
 };
-// `s` as a JSON string literal; `names` as a JSON list of strings.
-std::string JsonString(const std::string& s);
-std::string NamesJson(const std::vector<std::string>& names);
+// `j` as text: objects, and arrays holding objects or arrays, one member per
+// line (indented by 2 per level) down to `expand` levels; deeper values and
+// arrays of scalars on one line.
+std::string JsonText(const nlohmann::ordered_json& j, int expand = 2);
 // Splits "NAME=VALUE" given to `opt` (usage error otherwise).
 std::pair<std::string, std::string> SplitAssign(const std::string& text, const char* opt);
 ShapeArg ParseShape(const std::string& text);  // NAME=D1,D2,... (0 or ? unknown)
 DTypeArg ParseDType(const std::string& text);  // NAME=float32 ...
 
-// `weft ops` (cli_ops.cc).
-int Ops(int argc, char** argv);
-// `weft run` and `weft plan` (cli_run.cc).
-int RunModel(int argc, char** argv);
-int Plan(int argc, char** argv);
-// `weft train` (cli_train.cc).
-int Train(int argc, char** argv);
-// `weft predict` (cli_predict.cc).
-int Predict(int argc, char** argv);
-// `weft place` (cli_place.cc).
-int Place(int argc, char** argv);
+// The commands: each defines its options and description on `app` and
+// returns its runner. `inspect` (weft_cli.cc), `ops` (cli_ops.cc), `run`
+// and `plan` (cli_run.cc), `train` (cli_train.cc), `predict`
+// (cli_predict.cc), `place` (cli_place.cc).
+Runner DefineInspect(CLI::App* app);
+Runner DefineOps(CLI::App* app);
+Runner DefineRun(CLI::App* app);
+Runner DefinePlan(CLI::App* app);
+Runner DefineTrain(CLI::App* app);
+Runner DefinePredict(CLI::App* app);
+Runner DefinePlace(CLI::App* app);
+
+// Runs the command line (cli_help.cc): usage errors throw Exit{2}.
+int Dispatch(int argc, char** argv);
+// Every command's synopsis and description (`weft --help`).
+std::string FullUsage();
 
 }  // namespace weft_cli
 

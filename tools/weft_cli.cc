@@ -1,19 +1,12 @@
 // weft: command-line tool over the public C ABI of libweft (weft/c_api.h
 // only; no C++ internals).
 //
-//   weft inspect FILE.json [--shape NAME=D1,D2,...]... [--dtype NAME=TYPE]... [--json]
-//   weft run --symbol S.json [--params P.params] [--input NAME=FILE.npy]... [--output-dir DIR]
-//            [--init NAME] [--seed N] [--train-mode]
-//   weft plan FILE.json --shape NAME=... [--dtype NAME=TYPE]... [--train]
-//   weft train --symbol S.json [--data-dir DIR] [--epochs N] [--batch-size B] [--save PREFIX] ...
-//   weft predict --checkpoint PREFIX --epoch N [--data-dir DIR] [--limit N] [--out FILE] ...
-//   weft place FILE.json [--group2ctx GROUP=DEV]... [--bind NAME=DEV]... [--default DEV] [--train] [--dot]
-//   weft ops [--json]
-//   weft --version | --help | COMMAND --help
+//   weft COMMAND [OPTIONS]   (weft --help lists the commands, weft COMMAND --help one's options)
 //
-// The usage texts live in cli_help.cc, `ops` in cli_ops.cc, `run` and
-// `plan` in cli_run.cc (`run --init` in cli_init.cc), `train`, `predict` and
-// `place` in cli_train.cc, cli_predict.cc and cli_place.cc.
+// The command line (CLI11: options, generated usage, parse errors) is in
+// cli_help.cc; `ops` in cli_ops.cc, `run` and `plan` in cli_run.cc (`run
+// --init` in cli_init.cc), `train`, `predict` and `place` in cli_train.cc,
+// cli_predict.cc and cli_place.cc; `inspect` here.
 // Exit codes: 0 success, 1 an error reported by the library (load, inference,
 // I/O), 2 a usage error. Results go to stdout, errors to stderr.
 #include <algorithm>
@@ -22,6 +15,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <memory>
 #include <string>
 #include <utility>
 #include <vector>
@@ -34,34 +28,31 @@ namespace weft_cli {
 const char* const kDTypeNames[7] = {"float32", "float64", "float16", "uint8",
                                    "int32",   "int8",    "int64"};
 
-std::string JsonString(const std::string& s) {
-  std::string out = "\"";
-  for (unsigned char c : s) {
-    switch (c) {
-      case '"': out += "\\\""; break;
-      case '\\': out += "\\\\"; break;
-      case '\n': out += "\\n"; break;
-      case '\r': out += "\\r"; break;
-      case '\t': out += "\\t"; break;
-      default:
-        if (c < 0x20) {
-          char buf[8];
-          std::snprintf(buf, sizeof(buf), "\\u%04x", c);
-          out += buf;
-        } else {
-          out += static_cast<char>(c);
-        }
-    }
+namespace {
+
+std::string RenderJson(const nlohmann::ordered_json& j, int expand, size_t depth) {
+  bool nested = j.is_object();
+  for (const auto& v : j) nested = nested || v.is_structured();
+  if (expand <= 0 || !nested || j.empty()) return j.dump();
+  const std::string indent(2 * (depth + 1), ' ');
+  std::string s(1, j.is_object() ? '{' : '[');
+  for (auto it = j.begin(); it != j.end(); ++it) {
+    s += (it == j.begin() ? "\n" : ",\n") + indent;
+    if (j.is_object()) s += nlohmann::ordered_json(it.key()).dump() + ": ";
+    s += RenderJson(*it, expand - 1, depth + 1);
   }
-  return out + "\"";
+  return s + "\n" + std::string(2 * depth, ' ') + (j.is_object() ? '}' : ']');
 }
+
+}  // namespace
+
+std::string JsonText(const nlohmann::ordered_json& j, int expand) { return RenderJson(j, expand, 0); }
 
 // ------------------------------------------------------------------ inspect
 
 struct InspectOptions {
   std::string file;
-  std::vector<ShapeArg> shapes;
-  std::vector<DTypeArg> dtypes;
+  std::vector<std::string> shapes, dtypes;
   bool json = false;
 };
 
@@ -107,33 +98,16 @@ DTypeArg ParseDType(const std::string& text) {
         "', expected float32, float64, float16, uint8, int32, int8 or int64");
 }
 
-InspectOptions ParseInspect(int argc, char** argv) {
-  InspectOptions o;
-  for (Args args{argc, argv}; args.i < argc; ++args.i) {
-    std::string a = argv[args.i];
-    auto value = [&](const char* opt) { return args.Value(a, opt); };
-    if (a == "--json") {
-      o.json = true;
-    } else if (args.Is(a, "--shape")) {
-      o.shapes.push_back(ParseShape(value("--shape")));
-    } else if (args.Is(a, "--dtype")) {
-      o.dtypes.push_back(ParseDType(value("--dtype")));
-    } else if (a.size() > 1 && a[0] == '-') {
-      Usage("inspect: unknown option '" + a + "'");
-    } else if (o.file.empty()) {
-      o.file = a;
-    } else {
-      Usage("inspect: more than one file given ('" + o.file + "', '" + a + "')");
-    }
-  }
-  if (o.file.empty()) Usage("inspect: no symbol file given");
-  for (size_t i = 0; i < o.shapes.size(); ++i)
+// The --shape and --dtype values, each name at most once.
+void ParseInspect(const InspectOptions& o, std::vector<ShapeArg>* shapes, std::vector<DTypeArg>* dtypes) {
+  for (const std::string& text : o.shapes) shapes->push_back(ParseShape(text));
+  for (const std::string& text : o.dtypes) dtypes->push_back(ParseDType(text));
+  for (size_t i = 0; i < shapes->size(); ++i)
     for (size_t j = 0; j < i; ++j)
-      if (o.shapes[i].name == o.shapes[j].name) Usage("--shape " + o.shapes[i].name + " given twice");
-  for (size_t i = 0; i < o.dtypes.size(); ++i)
+      if ((*shapes)[i].name == (*shapes)[j].name) Usage("--shape " + (*shapes)[i].name + " given twice");
+  for (size_t i = 0; i < dtypes->size(); ++i)
     for (size_t j = 0; j < i; ++j)
-      if (o.dtypes[i].name == o.dtypes[j].name) Usage("--dtype " + o.dtypes[i].name + " given twice");
-  return o;
+      if ((*dtypes)[i].name == (*dtypes)[j].name) Usage("--dtype " + (*dtypes)[i].name + " given twice");
 }
 
 // One row of the report: an argument, auxiliary state or output.
@@ -175,11 +149,8 @@ std::string ShapeText(const Entry& e) {
   return s + ")";
 }
 
-std::string ShapeJson(const Entry& e) {
-  if (e.ndim < 0) return "null";
-  std::string s = "[";
-  for (size_t i = 0; i < e.dims.size(); ++i) s += (i ? ", " : "") + std::to_string(e.dims[i]);
-  return s + "]";
+nlohmann::ordered_json ShapeJson(const Entry& e) {
+  return e.ndim < 0 ? nlohmann::ordered_json(nullptr) : nlohmann::ordered_json(e.dims);
 }
 
 std::string DTypeText(int code) { return code >= 0 && code < 7 ? kDTypeNames[code] : "?"; }
@@ -223,26 +194,20 @@ void PrintTable(const char* title, const std::vector<Entry>& rows) {
                 ShapeText(e).c_str(), DTypeText(e.dtype).c_str());
 }
 
-std::string EntriesJson(const std::vector<Entry>& rows) {
-  if (rows.empty()) return "[]";
-  std::string s = "[\n";
-  for (size_t i = 0; i < rows.size(); ++i) {
-    const Entry& e = rows[i];
-    s += "    {\"name\": " + JsonString(e.name) + ", \"shape\": " + ShapeJson(e) +
-         ", \"dtype\": " + (e.dtype >= 0 && e.dtype < 7 ? JsonString(kDTypeNames[e.dtype]) : "null") +
-         "}" + (i + 1 < rows.size() ? ",\n" : "\n");
+nlohmann::ordered_json EntriesJson(const std::vector<Entry>& rows) {
+  nlohmann::ordered_json out = nlohmann::ordered_json::array();
+  for (const Entry& e : rows) {
+    nlohmann::ordered_json dtype = nullptr;
+    if (e.dtype >= 0 && e.dtype < 7) dtype = kDTypeNames[e.dtype];
+    out.push_back({{"name", e.name}, {"shape", ShapeJson(e)}, {"dtype", dtype}});
   }
-  return s + "  ]";
+  return out;
 }
 
-std::string NamesJson(const std::vector<std::string>& names) {
-  std::string s = "[";
-  for (size_t i = 0; i < names.size(); ++i) s += (i ? ", " : "") + JsonString(names[i]);
-  return s + "]";
-}
-
-int Inspect(int argc, char** argv) {
-  InspectOptions o = ParseInspect(argc, argv);
+int Inspect(const InspectOptions& o) {
+  std::vector<ShapeArg> shape_args;
+  std::vector<DTypeArg> dtype_args;
+  ParseInspect(o, &shape_args, &dtype_args);
   Sym sym;
   Check(weft_symbol_from_json_file(o.file.c_str(), sym.out()), "inspect");
   int generation = 0, version = 0, has_version = 0, upgraded = 0;
@@ -252,7 +217,7 @@ int Inspect(int argc, char** argv) {
   std::vector<const char*> shape_names;
   std::vector<size_t> ind_ptr{0};
   std::vector<int64_t> dims;
-  for (const ShapeArg& s : o.shapes) {
+  for (const ShapeArg& s : shape_args) {
     shape_names.push_back(s.name.c_str());
     dims.insert(dims.end(), s.dims.begin(), s.dims.end());
     ind_ptr.push_back(dims.size());
@@ -263,7 +228,7 @@ int Inspect(int argc, char** argv) {
         "inspect");
   std::vector<const char*> type_names;
   std::vector<int> codes;
-  for (const DTypeArg& d : o.dtypes) {
+  for (const DTypeArg& d : dtype_args) {
     type_names.push_back(d.name.c_str());
     codes.push_back(d.code);
   }
@@ -282,20 +247,19 @@ int Inspect(int argc, char** argv) {
   std::vector<std::string> unknown_types = Unknown(nullptr, types.get());
 
   if (o.json) {
-    std::printf("{\n");
-    std::printf("  \"file\": %s,\n", JsonString(o.file).c_str());
-    std::printf("  \"format\": \"%s\",\n", gen_name);
-    std::printf("  \"mxnet_version\": %d,\n", version);
-    std::printf("  \"has_version\": %s,\n", has_version ? "true" : "false");
-    std::printf("  \"upgraded\": %s,\n", upgraded ? "true" : "false");
-    std::printf("  \"shapes_complete\": %s,\n", unknown_shapes.empty() ? "true" : "false");
-    std::printf("  \"dtypes_complete\": %s,\n", unknown_types.empty() ? "true" : "false");
-    std::printf("  \"arguments\": %s,\n", EntriesJson(args).c_str());
-    std::printf("  \"auxiliary_states\": %s,\n", EntriesJson(aux).c_str());
-    std::printf("  \"outputs\": %s,\n", EntriesJson(outs).c_str());
-    std::printf("  \"unknown_shapes\": %s,\n", NamesJson(unknown_shapes).c_str());
-    std::printf("  \"unknown_dtypes\": %s\n", NamesJson(unknown_types).c_str());
-    std::printf("}\n");
+    nlohmann::ordered_json j = {{"file", o.file},
+                                {"format", gen_name},
+                                {"mxnet_version", version},
+                                {"has_version", has_version != 0},
+                                {"upgraded", upgraded != 0},
+                                {"shapes_complete", unknown_shapes.empty()},
+                                {"dtypes_complete", unknown_types.empty()},
+                                {"arguments", EntriesJson(args)},
+                                {"auxiliary_states", EntriesJson(aux)},
+                                {"outputs", EntriesJson(outs)},
+                                {"unknown_shapes", unknown_shapes},
+                                {"unknown_dtypes", unknown_types}};
+    std::printf("%s\n", JsonText(j).c_str());
     return 0;
   }
   std::printf("file: %s\n", o.file.c_str());
@@ -316,49 +280,27 @@ int Inspect(int argc, char** argv) {
   return 0;
 }
 
-int Run(int argc, char** argv) {
-  if (argc < 2) Usage("no command given");
-  std::string cmd = argv[1];
-  if (cmd == "--help" || cmd == "-h" || cmd == "help") {
-    if (argc == 3 && (std::strcmp(argv[2], "--help") == 0 || std::strcmp(argv[2], "-h") == 0)) {
-      PrintHelp("help");
-      return 0;
-    }
-    if (argc > 3 || (argc == 3 && !IsCommand(argv[2])))
-      Usage(std::string("help: unknown command '") + argv[argc - 1] + "'");
-    PrintHelp(argc == 3 ? argv[2] : "");
-    return 0;
-  }
-  if (cmd == "--version") cmd = "version";
-  // `weft CMD --help` (or -h anywhere after CMD): CMD's usage alone.
-  if (IsCommand(cmd)) {
-    for (int i = 2; i < argc; ++i) {
-      if (std::strcmp(argv[i], "--help") == 0 || std::strcmp(argv[i], "-h") == 0) {
-        PrintHelp(cmd);
-        return 0;
-      }
-    }
-  }
-  if (cmd == "version") {
-    if (argc > 2) Usage("--version takes no arguments");
-    std::printf("weft %s (C ABI %d)\n", weft_version(), weft_abi_version());
-    return 0;
-  }
-  if (cmd == "inspect") return Inspect(argc, argv);
-  if (cmd == "ops") return Ops(argc, argv);
-  if (cmd == "run") return RunModel(argc, argv);
-  if (cmd == "plan") return Plan(argc, argv);
-  if (cmd == "train") return Train(argc, argv);
-  if (cmd == "predict") return Predict(argc, argv);
-  if (cmd == "place") return Place(argc, argv);
-  Usage("unknown command '" + cmd + "'");
+Runner DefineInspect(CLI::App* app) {
+  auto o = std::make_shared<InspectOptions>();
+  app->description(
+      "loads an MXNet symbol file (1.x, 0.9 or 0.8 format) and prints the\n"
+      "format generation, arguments, auxiliary states and outputs with their\n"
+      "inferred shapes and dtypes. Unknown extents print as ? (0 in --json),\n"
+      "unknown dtypes as ? (null in --json).");
+  app->add_option("FILE.json", o->file, "the symbol file")->required();
+  AddList(app, "--shape", &o->shapes, "NAME=D1,D2,...",
+          "an input's shape (0 or ? for an unknown extent, nothing after '=' for a scalar)");
+  AddList(app, "--dtype", &o->dtypes, "NAME=TYPE",
+          "an input's type: float32, float64, float16, uint8, int32, int8 or int64");
+  app->add_flag("--json", o->json, "print the report as JSON");
+  return [o] { return Inspect(*o); };
 }
 
 }  // namespace weft_cli
 
 int main(int argc, char** argv) {
   try {
-    return weft_cli::Run(argc, argv);
+    return weft_cli::Dispatch(argc, argv);
   } catch (const weft_cli::Exit& e) {
     // An error may leave pushed work running (e.g. an output that cannot
     // be written while forward still runs): let it finish, or exit()
@@ -368,6 +310,7 @@ int main(int argc, char** argv) {
     if (e.code != 2) weft_wait_all();
     std::fflush(stdout);
     std::fprintf(stderr, "%s\n", e.message.c_str());
+    if (e.code == 2) std::fprintf(stderr, "\n%s", weft_cli::FullUsage().c_str());
     return e.code;
   }
 }

@@ -163,10 +163,12 @@ WeftStatus weft_module_params(const WeftModule* mod, WeftNDArrayList** out_args,
   WEFT_API_END();
 }
 
-WeftStatus weft_module_fit(WeftModule* mod, WeftDataIter* train, WeftDataIter* eval, WeftMetric* metric,
-                           int begin_epoch, int num_epoch, int progress, const char* checkpoint_prefix,
-                           double* out_samples_per_sec) {
-  WEFT_API_BEGIN();
+namespace {
+
+// weft_module_fit[_with_callback]; throws (the callers catch).
+void FitModule(WeftModule* mod, WeftDataIter* train, WeftDataIter* eval, WeftMetric* metric, int begin_epoch,
+               int num_epoch, int progress, const char* checkpoint_prefix, WeftBatchEndCallback callback,
+               void* user_data, double* out_samples_per_sec) {
   auto m = GetObject(mod, "mod");
   auto tr = GetObject(train, "train");
   std::shared_ptr<NDArrayIter> ev;
@@ -177,8 +179,50 @@ WeftStatus weft_module_fit(WeftModule* mod, WeftDataIter* train, WeftDataIter* e
   fo.num_epoch = num_epoch;
   fo.progress = ProgressArg(progress);
   if (checkpoint_prefix) fo.checkpoint_prefix = checkpoint_prefix;
+  if (callback) {
+    std::vector<const char*> names;
+    std::vector<double> values;
+    fo.batch_end_callback = [=](const BatchEndParam& p) mutable {
+      names.clear();
+      values.clear();
+      for (const auto& kv : *p.metric) {
+        names.push_back(kv.first.c_str());
+        values.push_back(kv.second);
+      }
+      WeftBatchEnd info;
+      info.epoch = p.epoch;
+      info.batch = p.batch;
+      info.num_batches = p.num_batches;
+      info.samples = p.samples;
+      info.seconds = p.seconds;
+      info.num_metrics = names.size();
+      info.metric_names = names.data();
+      info.metric_values = values.data();
+      return callback(&info, user_data) == 0;
+    };
+  }
   std::vector<EpochResult> r = m->Fit(tr.get(), ev.get(), me.get(), fo);
   if (out_samples_per_sec) *out_samples_per_sec = r.empty() ? 0 : r.back().samples_per_sec;
+}
+
+}  // namespace
+
+WeftStatus weft_module_fit(WeftModule* mod, WeftDataIter* train, WeftDataIter* eval, WeftMetric* metric,
+                           int begin_epoch, int num_epoch, int progress, const char* checkpoint_prefix,
+                           double* out_samples_per_sec) {
+  WEFT_API_BEGIN();
+  FitModule(mod, train, eval, metric, begin_epoch, num_epoch, progress, checkpoint_prefix, nullptr, nullptr,
+            out_samples_per_sec);
+  WEFT_API_END();
+}
+
+WeftStatus weft_module_fit_with_callback(WeftModule* mod, WeftDataIter* train, WeftDataIter* eval,
+                                         WeftMetric* metric, int begin_epoch, int num_epoch, int progress,
+                                         const char* checkpoint_prefix, WeftBatchEndCallback callback,
+                                         void* user_data, double* out_samples_per_sec) {
+  WEFT_API_BEGIN();
+  FitModule(mod, train, eval, metric, begin_epoch, num_epoch, progress, checkpoint_prefix, callback, user_data,
+            out_samples_per_sec);
   WEFT_API_END();
 }
 

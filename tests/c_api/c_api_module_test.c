@@ -2,10 +2,14 @@
  * C ABI tests of weft_module_*: an MLP trained through the C ABI on a fixed
  * synthetic task (four separable clusters) reaches a fixed accuracy, both
  * with weft_module_fit and with a hand-written loop; a checkpoint written by
- * the module and read back gives identical outputs; every error path. Each
- * test ends with no leaked handles or bytes.
+ * the module and read back gives identical outputs; the batch-end callback
+ * of weft_module_fit_with_callback (once per batch; non-zero stops training
+ * after that batch, WEFT_OK); every error path. Each test ends with no
+ * leaked handles or bytes.
  */
+#include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "c_test_util.h"
 
@@ -202,6 +206,106 @@ static void test_checkpoint_round_trip(void** state) {
   assert_no_leaks();
 }
 
+/* What the batch-end callback saw; stop_at: (epoch, batch) to return 1 at. */
+typedef struct {
+  int calls;
+  int epochs[32];
+  int64_t batches[32], num_batches[32], samples[32];
+  double acc[32];
+  int stop_epoch;
+  int64_t stop_batch;
+  int bad_metric;
+} Seen;
+
+static int record_batch(const WeftBatchEnd* info, void* user_data) {
+  Seen* s = (Seen*)user_data;
+  int i = s->calls++;
+  if (i >= 32) return 1;
+  s->epochs[i] = info->epoch;
+  s->batches[i] = info->batch;
+  s->num_batches[i] = info->num_batches;
+  s->samples[i] = info->samples;
+  if (info->num_metrics != 1 || strcmp(info->metric_names[0], "accuracy") != 0) s->bad_metric = 1;
+  s->acc[i] = info->num_metrics ? info->metric_values[0] : -1;
+  return info->epoch == s->stop_epoch && info->batch == s->stop_batch;
+}
+
+static void test_fit_callback_once_per_batch(void** state) {
+  Fixture f;
+  Seen seen;
+  double ips = -1;
+  int i;
+  (void)state;
+  memset(&seen, 0, sizeof seen);
+  seen.stop_epoch = -1;
+  fixture_make(&f, 64, 0); /* 200 samples: 4 batches, the last padded by 56 */
+  OK(weft_module_fit_with_callback(f.mod, f.iter, NULL, f.acc, 1, 3, WEFT_PROGRESS_SILENT, NULL, record_batch,
+                                   &seen, &ips));
+  assert_int_equal(seen.calls, 8);
+  assert_int_equal(seen.bad_metric, 0);
+  for (i = 0; i < 8; ++i) {
+    const int64_t samples[4] = {64, 128, 192, 200};
+    assert_int_equal(seen.epochs[i], 1 + i / 4);
+    assert_int_equal(seen.batches[i], i % 4 + 1);
+    assert_int_equal(seen.num_batches[i], 4);
+    assert_int_equal(seen.samples[i], samples[i % 4]);
+    assert_true(seen.acc[i] >= 0 && seen.acc[i] <= 1);
+  }
+  /* The last call's metric is the metric after the fit (the last epoch's). */
+  assert_true(seen.acc[7] == metric_value(f.acc));
+  assert_true(ips > 0);
+  /* A NULL callback is weft_module_fit. */
+  OK(weft_module_fit_with_callback(f.mod, f.iter, NULL, f.acc, 0, 1, WEFT_PROGRESS_SILENT, NULL, NULL, NULL,
+                                   NULL));
+  fixture_free(&f);
+  assert_no_leaks();
+}
+
+static void test_fit_callback_stops_training(void** state) {
+  Fixture f;
+  Seen seen;
+  char prefix[256], path[300];
+  const char* tmp = getenv("TMPDIR");
+  FILE* fp = NULL;
+  (void)state;
+  memset(&seen, 0, sizeof seen);
+  seen.stop_epoch = 1;
+  seen.stop_batch = 2;
+  fixture_make(&f, 64, 0);
+  snprintf(prefix, sizeof prefix, "%s/weft_c_module_stop", tmp ? tmp : "/tmp");
+  /* Stops in epoch 1 after batch 2: WEFT_OK, 6 calls, epochs 2.. never run,
+   * a checkpoint for epoch 0 (as 1) only. */
+  OK(weft_module_fit_with_callback(f.mod, f.iter, f.iter, f.acc, 0, 4, WEFT_PROGRESS_SILENT, prefix,
+                                   record_batch, &seen, NULL));
+  assert_int_equal(seen.calls, 6);
+  assert_int_equal(seen.epochs[5], 1);
+  assert_int_equal(seen.batches[5], 2);
+  /* metric holds the stopped epoch's training value (no evaluation ran). */
+  assert_true(metric_value(f.acc) == seen.acc[5]);
+  snprintf(path, sizeof path, "%s-0001.params", prefix);
+  fp = fopen(path, "rb");
+  assert_non_null(fp);
+  fclose(fp);
+  remove(path);
+  snprintf(path, sizeof path, "%s-0002.params", prefix);
+  assert_null(fopen(path, "rb"));
+  snprintf(path, sizeof path, "%s-symbol.json", prefix);
+  remove(path);
+  /* The module is usable afterwards: training goes on and converges. */
+  OK(weft_module_fit(f.mod, f.iter, NULL, f.acc, 1, 6, WEFT_PROGRESS_SILENT, NULL, NULL));
+  OK(weft_module_score(f.mod, f.iter, f.acc));
+  assert_true(metric_value(f.acc) >= 0.98);
+  /* The callback variant checks its arguments like weft_module_fit. */
+  EXPECT_ERR(weft_module_fit_with_callback(f.mod, f.iter, NULL, f.acc, 0, 1, 9, NULL, record_batch, &seen, NULL),
+             WEFT_ERR_INVALID_ARGUMENT, "weft_module_fit_with_callback", "'progress' is 9");
+  EXPECT_ERR(weft_module_fit_with_callback(f.mod, NULL, NULL, f.acc, 0, 1, WEFT_PROGRESS_SILENT, NULL,
+                                           record_batch, &seen, NULL),
+             WEFT_ERR_INVALID_ARGUMENT, "'train' is NULL");
+  assert_int_equal(seen.calls, 6);
+  fixture_free(&f);
+  assert_no_leaks();
+}
+
 static void test_errors(void** state) {
   Fixture f;
   WeftModule* m = NULL;
@@ -264,6 +368,8 @@ int main(void) {
       cmocka_unit_test_setup(test_fit_reaches_fixed_accuracy, setup),
       cmocka_unit_test_setup(test_manual_loop_and_outputs, setup),
       cmocka_unit_test_setup(test_checkpoint_round_trip, setup),
+      cmocka_unit_test_setup(test_fit_callback_once_per_batch, setup),
+      cmocka_unit_test_setup(test_fit_callback_stops_training, setup),
       cmocka_unit_test_setup(test_errors, setup),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);

@@ -232,14 +232,14 @@ case "$case_name" in
     expect_rc 0
     expect_json
     expect_golden inspect_mlp_partial.json
-    expect_in out '"shapes_complete": false' '{"name": "data", "shape": null' '"unknown_shapes": ["data"'
+    expect_in out '"shapes_complete": false' '{"name":"data","shape":null' '"unknown_shapes": ["data"'
     # A partly known input: unknown extents print as ? (0 in JSON).
     run inspect mlp.json --shape data=0,5
     expect_rc 0
     expect_in out "data  (?,5)" "shapes: partial"
     run inspect mlp.json --shape 'data=?,5' --json
     expect_rc 0
-    expect_in out '{"name": "data", "shape": [0, 5], "dtype": "float32"}'
+    expect_in out '{"name":"data","shape":[0,5],"dtype":"float32"}'
     ;;
   inspect_dtype)
     run inspect abc.json --dtype b=float64 --shape=b=7
@@ -248,7 +248,7 @@ case "$case_name" in
     run inspect abc.json --dtype b=int32 --json
     expect_rc 0
     expect_json
-    expect_in out '"dtypes_complete": true' '{"name": "c", "shape": null, "dtype": "int32"}'
+    expect_in out '"dtypes_complete": true' '{"name":"c","shape":null,"dtype":"int32"}'
     # A scalar input (nothing after '=').
     run inspect abc.json --shape a=
     expect_rc 0
@@ -270,7 +270,7 @@ case "$case_name" in
     expect_rc 0
     expect_json
     expect_golden inspect_legacy_09.json
-    expect_in out '"format": "0.9"' '"mxnet_version": 903' '{"name": "s_output", "shape": [1, 4], "dtype": null}'
+    expect_in out '"format": "0.9"' '"mxnet_version": 903' '{"name":"s_output","shape":[1,4],"dtype":null}'
     ;;
   inspect_aux_states)
     # An old (pre-0.9.0) BatchNorm without its moving_mean/var inputs: the
@@ -283,7 +283,7 @@ case "$case_name" in
       run inspect batchnorm_09.json --shape data=2,3 --json
       expect_rc 0
       expect_json
-      expect_in out '"auxiliary_states": [' '{"name": "bn0_moving_mean", "shape": [3]'
+      expect_in out '"auxiliary_states": [' '{"name":"bn0_moving_mean","shape":[3]'
     else
       expect_rc 1
       expect_empty out
@@ -328,10 +328,10 @@ case "$case_name" in
     expect_rc 0
     expect_empty err
     expect_json
-    expect_in out '{"name": "quadratic", "doc": "Elementwise quadratic' \
-      '{"name": "a", "type": "float", "required": false, "default": "0", "doc": ' \
-      '{"name": "num_args", "type": "int", "required": true, "default": null' \
-      '"aliases": ["_contrib_quadratic"], "params": [' '"aliases": ["add_n", "_ElementWiseSum"]'
+    expect_in out $'"name": "quadratic",\n    "doc": "Elementwise quadratic' \
+      '{"name":"a","type":"float","required":false,"default":"0","doc":' \
+      '{"name":"num_args","type":"int","required":true,"default":null' \
+      $'"aliases": ["_contrib_quadratic"],\n    "params": [' '"aliases": ["add_n","_ElementWiseSum"]'
     if command -v jq >/dev/null 2>&1; then
       n_text=$("$weft" ops | head -1 | cut -d' ' -f1)
       n_json=$(jq length "$tmp/out")
@@ -575,11 +575,64 @@ case "$case_name" in
     expect_in out "$want"
     (( correct >= 150 )) || fail "only $correct of 300 correct (chance is 30)"
     ;;
+  predict_not_classifier)
+    # A checkpoint whose first output is no (batch, classes) score matrix
+    # (here the images themselves, (100,1,28,28)): the error says what
+    # predict needs and what the checkpoint gives. The model has no
+    # parameters, so its .params file is an empty NDArray list.
+    fm=/usr/share/datasets/fashion-mnist
+    [[ -f $fm/t10k-images-idx3-ubyte.gz ]] || { echo "SKIP: Fashion-MNIST not installed at $fm"; exit 77; }
+    cp not_classifier-symbol.json "$tmp/nc-symbol.json"
+    printf '\x12\x01\x00\x00\x00\x00\x00\x00%024d' 0 | tr '0' '\000' >"$tmp/nc-0001.params"
+    expect_lib_error predict --checkpoint "$tmp/nc" --epoch 1 --limit 200 -- \
+      "not a classifier" "float32 class scores of shape (batch, classes) = (100, C)" \
+      "output 'image_output' is float32 (100,1,28,28)"
+    ;;
+  train_progress)
+    # The CLI draws the progress from the module's batch-end callback: a bar
+    # that ends its line at the last batch (before the library's epoch
+    # summary), lines, the summaries alone, or nothing.
+    fm=/usr/share/datasets/fashion-mnist
+    [[ -f $fm/train-images-idx3-ubyte.gz ]] || { echo "SKIP: Fashion-MNIST not installed at $fm"; exit 77; }
+    args=(train --symbol ../../../examples/models/mlp-symbol.json --limit 200 --epochs 2 --batch-size 20)
+    run "${args[@]}" --progress bar
+    expect_rc 0
+    expect_empty err
+    expect_in out $'\rEpoch 1 [==============================] 10/10  ' $'   \nEpoch[1] Train: accuracy=' \
+      $'\nEpoch[0] Train: accuracy='
+    grep -q "Batch \[" "$tmp/out" && fail "--progress bar printed lines"
+    run "${args[@]}" --progress lines
+    expect_rc 0
+    expect_in out $'\nEpoch[0] Batch [10/10]  ' $'\nEpoch[1] Batch [10/10]  ' "accuracy="
+    grep -q $'\r' "$tmp/out" && fail "--progress lines drew a bar"
+    run "${args[@]}" --progress epoch
+    expect_rc 0
+    expect_in out "Epoch[0] Train: accuracy=" "Epoch[1] Train: accuracy="
+    grep -qE $'Batch \\[|\r' "$tmp/out" && fail "--progress epoch printed per-batch progress"
+    run "${args[@]}" --progress none
+    expect_rc 0
+    expect_in out "test accuracy: "
+    grep -q "Epoch" "$tmp/out" && fail "--progress none printed progress: $(cat "$tmp/out")"
+    # Not a terminal: auto draws lines.
+    run "${args[@]}"
+    expect_rc 0
+    expect_in out "Epoch[1] Batch [10/10]"
+    ;;
   predict_errors)
     expect_usage_error "predict: --checkpoint PREFIX is required" predict --epoch 1
     expect_usage_error "predict: --epoch N is required" predict --checkpoint x
     expect_usage_error "--limit expects an integer >= 1, given '0'" predict --checkpoint x --epoch 1 --limit 0
     expect_usage_error "predict: unexpected argument 'extra'" predict --checkpoint x --epoch 1 extra
+    # Numeric flags beyond their C type or range are usage errors naming the
+    # flag (no silent narrowing: 4294967297 is not epoch 1).
+    expect_usage_error "--epoch expects an integer <= 2147483647, given '4294967297'" predict --checkpoint x --epoch 4294967297
+    expect_usage_error "--epoch expects a non-negative integer, given '-1'" predict --checkpoint x --epoch -1
+    expect_usage_error "--batch-size expects an integer <= 2147483647, given '2147483648'" \
+      predict --checkpoint x --epoch 1 --batch-size 2147483648
+    expect_usage_error "--limit expects an integer <= 9223372036854775807, given '9223372036854775808'" \
+      predict --checkpoint x --epoch 1 --limit 9223372036854775808
+    expect_usage_error "--epoch expects a non-negative integer, given '1x'" predict --checkpoint x --epoch 1x
+    expect_usage_error "--epoch needs a value" predict --checkpoint x --epoch
     expect_lib_error predict --checkpoint "$tmp/none" --epoch 3 -- "$tmp/none-symbol.json"
     ;;
   train_errors)
@@ -589,6 +642,16 @@ case "$case_name" in
     expect_rc 2; expect_in err "--epochs expects an integer >= 1, given '0'"
     run train --symbol abc.json --progress fancy
     expect_rc 2; expect_in err "--progress expects auto, bar, lines, epoch or none, given 'fancy'"
+    # Out of range for the C type: a usage error naming the flag, not a
+    # silent cast (4294967297 epochs used to train one).
+    expect_usage_error "--epochs expects an integer <= 2147483647, given '4294967297'" \
+      train --symbol abc.json --epochs 4294967297
+    expect_usage_error "--batch-size expects an integer <= 2147483647, given '99999999999'" \
+      train --symbol abc.json --batch-size 99999999999
+    expect_usage_error "--limit expects an integer >= 1, given '-5'" train --symbol abc.json --limit -5
+    expect_usage_error "--seed expects a non-negative integer, given '-1'" train --symbol abc.json --seed -1
+    expect_usage_error "--seed expects an integer <= 18446744073709551615, given '18446744073709551616'" \
+      train --symbol abc.json --seed 18446744073709551616
     expect_lib_error train --symbol abc.json --data-dir "$tmp/none" -- "$tmp/none/train-images-idx3-ubyte.gz"
     expect_lib_error train --symbol malformed.json -- "malformed.json"
     ;;
@@ -601,7 +664,7 @@ case "$case_name" in
     expect_rc 0
     expect_in out "graph: training" "memory: planned"
     run plan abc.json
-    expect_rc 2; expect_in err "plan: at least one --shape"
+    expect_rc 2; expect_in err "plan: --shape NAME=D1,D2,... is required"
     run plan abc.json --shape a=2,?
     expect_rc 2; expect_in err "plan needs every extent known"
     run plan

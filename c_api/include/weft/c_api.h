@@ -1447,6 +1447,51 @@ WEFT_API WeftStatus weft_module_fit(WeftModule* mod, WeftDataIter* train, WeftDa
                                     int progress, const char* checkpoint_prefix,
                                     double* out_samples_per_sec);
 
+/* The batch-end callback is C only: the SWIG bindings (bindings/weft.i
+ * %includes this header) do not wrap a C function pointer or this struct. */
+#ifndef SWIG
+/**
+ * What a batch-end callback sees after each training batch of
+ * weft_module_fit_with_callback(); every pointer is valid during the call
+ * only.
+ */
+typedef struct {
+  int epoch;                        /**< 0-based */
+  int64_t batch;                    /**< 1-based, within the epoch */
+  int64_t num_batches;              /**< batches per epoch; -1 when the iterator does not know */
+  int64_t samples;                  /**< samples trained so far this epoch, padding excluded */
+  double seconds;                   /**< since the epoch started */
+  size_t num_metrics;               /**< entries of metric_names / metric_values */
+  const char* const* metric_names;  /**< the training metric's names (e.g. "accuracy") */
+  const double* metric_values;      /**< its values over the epoch's batches so far */
+} WeftBatchEnd;
+
+/**
+ * A batch-end callback: return 0 to go on, non-zero to stop training after
+ * this batch. It runs on the thread that called weft_module_fit_with_callback()
+ * and must not call into @p mod.
+ */
+typedef int (*WeftBatchEndCallback)(const WeftBatchEnd* info, void* user_data);
+
+/**
+ * @brief weft_module_fit() with @p callback (may be NULL) called after every
+ *        training batch with @p user_data, after the @p progress printer.
+ * A non-zero return stops training cleanly: the call waits for the pushed
+ * updates and returns WEFT_OK; the parameters hold every update up to that
+ * batch; the stopped epoch gets its summary line (per @p progress) but no
+ * evaluation on @p eval and no checkpoint, and later epochs do not run;
+ * @p metric holds that epoch's training values so far and
+ * @p out_samples_per_sec its throughput. The module stays usable.
+ * Errors: those of weft_module_fit().
+ */
+WEFT_API WeftStatus weft_module_fit_with_callback(WeftModule* mod, WeftDataIter* train,
+                                                  WeftDataIter* eval, WeftMetric* metric,
+                                                  int begin_epoch, int num_epoch, int progress,
+                                                  const char* checkpoint_prefix,
+                                                  WeftBatchEndCallback callback, void* user_data,
+                                                  double* out_samples_per_sec);
+#endif /* SWIG */
+
 /** @brief Runs @p iter once from its start in inference mode into @p metric
  *         (reset first); read the values with weft_metric_get(). */
 WEFT_API WeftStatus weft_module_score(WeftModule* mod, WeftDataIter* iter, WeftMetric* metric);

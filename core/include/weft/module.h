@@ -7,10 +7,12 @@
 // overridden by given arrays such as a loaded checkpoint); InitOptimizer()
 // attaches an Optimizer (rescale_grad = 1/batch_size, multipliers from the
 // symbol's attributes). Fit() runs epochs: per batch forward, backward,
-// one optimizer update per parameter and a metric update, with a progress
-// bar on a terminal (plain lines otherwise) and, per epoch, the training
-// metric, throughput and the validation metric. Parameters live in the
-// executor's argument arrays and are updated in place.
+// one optimizer update per parameter, a metric update and the batch-end
+// callbacks (the caller's, and the built-in progress printer that
+// FitOptions::progress selects); per epoch, the training metric, throughput
+// and the validation metric. A batch-end callback returning false stops
+// training after that batch. Parameters live in the executor's argument
+// arrays and are updated in place.
 //
 // Padded batches (DataBatch::pad > 0, the last batch of an iterator in pad
 // mode) are trained on as given, as MXNet does; metrics skip the padded
@@ -20,6 +22,7 @@
 #ifndef WEFT_MODULE_H_
 #define WEFT_MODULE_H_
 
+#include <cstdint>
 #include <functional>
 #include <map>
 #include <memory>
@@ -46,6 +49,20 @@ enum class ProgressMode {
   kSilent, // nothing
 };
 
+// What a batch-end callback sees (valid during the call only).
+struct BatchEndParam {
+  int epoch = 0;
+  int64_t batch = 0;         // 1-based, within the epoch
+  int64_t num_batches = -1;  // batches per epoch, -1 when the iterator does not know
+  int64_t samples = 0;       // samples trained so far this epoch (without padding)
+  double seconds = 0;        // since the epoch started
+  const std::vector<std::pair<std::string, double>>* metric = nullptr;  // the training metric so far
+};
+
+// Called after each training batch (its update pushed, its metric counted).
+// Returning false stops Fit after this batch: see Fit.
+using BatchEndCallback = std::function<bool(const BatchEndParam&)>;
+
 struct FitOptions {
   int begin_epoch = 0;
   int num_epoch = 1;
@@ -53,12 +70,15 @@ struct FitOptions {
   int log_interval = 100;           // batches between lines in kLines mode
   std::ostream* log = nullptr;      // std::cout when null
   std::string checkpoint_prefix;    // when set, SaveCheckpoint after each epoch
+  BatchEndCallback batch_end_callback;  // optional; runs after the progress printer
 };
 
 // One epoch's figures as Fit reports them.
 struct EpochResult {
   int epoch = 0;
   int64_t samples = 0;  // training samples (without padding)
+  int64_t batches = 0;  // training batches run
+  bool stopped = false; // a batch-end callback stopped training during this epoch
   double seconds = 0;   // training time of the epoch
   double samples_per_sec = 0;
   std::vector<std::pair<std::string, double>> train_metric;
@@ -100,7 +120,13 @@ class Module {
   void UpdateMetric(Metric* metric, const std::vector<NDArray>& labels, int pad = 0);
   const std::vector<NDArray>& outputs() const;
 
-  // The training loop; returns one result per epoch.
+  // The training loop; returns one result per epoch run. When the batch-end
+  // callback returns false, Fit waits for the pushed updates, records the
+  // partial epoch (stopped = true, its training metric and throughput over
+  // the batches run, its summary printed) and returns: that epoch gets no
+  // validation and no checkpoint, later epochs do not run. The module stays
+  // usable (Score, SaveCheckpoint, a later Fit). An exception the callback
+  // throws propagates out of Fit.
   std::vector<EpochResult> Fit(DataIter* train, DataIter* eval, Metric* metric, const FitOptions& options = {});
   // Runs the iterator once (from Reset) in inference mode; the metric is
   // reset first.

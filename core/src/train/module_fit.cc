@@ -1,6 +1,7 @@
 // Module: the training loop and evaluation.
 #include <chrono>
 #include <iostream>
+#include <string>
 
 #include "train/progress.h"
 #include "weft/module.h"
@@ -41,15 +42,16 @@ std::vector<EpochResult> Module::Fit(DataIter* train, DataIter* eval, Metric* me
   if (!optimizer_) Fail(StatusCode::kInvalidArgument, "Module::Fit: call InitOptimizer first");
   std::ostream* os = options.log ? options.log : &std::cout;
   std::vector<EpochResult> results;
-  int64_t batches_per_epoch = train->num_batches();
+  const int64_t batches_per_epoch = train->num_batches();
+  Progress progress(os, options.progress, options.log_interval);
+  const bool per_batch = progress.active() || static_cast<bool>(options.batch_end_callback);
+  std::vector<std::pair<std::string, double>> metric_now;
   for (int epoch = options.begin_epoch; epoch < options.num_epoch; ++epoch) {
     EpochResult r;
     r.epoch = epoch;
     metric->Reset();
     train->Reset();
-    Progress progress(os, options.progress, options.log_interval, epoch, batches_per_epoch);
     auto start = std::chrono::steady_clock::now();
-    int64_t batch_no = 0;
     while (train->Next()) {
       const DataBatch& batch = train->Value();
       Forward(batch, true);
@@ -57,8 +59,21 @@ std::vector<EpochResult> Module::Fit(DataIter* train, DataIter* eval, Metric* me
       Update();
       UpdateMetric(metric, batch.label, batch.pad);
       r.samples += batch.data[0].shape()[0] - batch.pad;
-      ++batch_no;
-      if (options.progress < ProgressMode::kNone) progress.Step(batch_no, r.samples, metric->Get());
+      ++r.batches;
+      if (!per_batch) continue;
+      metric_now = metric->Get();
+      BatchEndParam p;
+      p.epoch = epoch;
+      p.batch = r.batches;
+      p.num_batches = batches_per_epoch;
+      p.samples = r.samples;
+      p.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+      p.metric = &metric_now;
+      progress.Step(p);
+      if (options.batch_end_callback && !options.batch_end_callback(p)) {
+        r.stopped = true;
+        break;
+      }
     }
     WaitParams(*this);
     r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
@@ -68,7 +83,13 @@ std::vector<EpochResult> Module::Fit(DataIter* train, DataIter* eval, Metric* me
     const bool summary = options.progress != ProgressMode::kSilent;
     if (summary)
       *os << "Epoch[" << epoch << "] Train: " << FormatMetric(r.train_metric) << "  time " << r.seconds << " s  "
-          << static_cast<int64_t>(r.samples_per_sec) << " samples/s\n";
+          << static_cast<int64_t>(r.samples_per_sec) << " samples/s"
+          << (r.stopped ? "  (stopped after batch " + std::to_string(r.batches) + ")" : std::string()) << "\n";
+    if (r.stopped) {
+      os->flush();
+      results.push_back(std::move(r));
+      break;
+    }
     if (eval != nullptr) {
       r.eval_metric = Score(eval, metric);
       if (summary) *os << "Epoch[" << epoch << "] Validation: " << FormatMetric(r.eval_metric) << "\n";

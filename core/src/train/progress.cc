@@ -23,43 +23,42 @@ bool Progress::IsTerminal(const std::ostream* os) {
   return false;
 }
 
-Progress::Progress(std::ostream* os, ProgressMode mode, int log_interval, int epoch, int64_t total)
-    : os_(os), mode_(mode), log_interval_(log_interval > 0 ? log_interval : 100), epoch_(epoch), total_(total),
-      start_(std::chrono::steady_clock::now()) {
+Progress::Progress(std::ostream* os, ProgressMode mode, int log_interval)
+    : os_(os), mode_(mode), log_interval_(log_interval > 0 ? log_interval : 100) {
   if (mode_ == ProgressMode::kAuto) mode_ = IsTerminal(os_) ? ProgressMode::kBar : ProgressMode::kLines;
 }
 
-double Progress::Elapsed() const {
-  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
-}
-
-void Progress::Step(int64_t batch, int64_t samples, const std::vector<std::pair<std::string, double>>& metric) {
-  double t = Elapsed();
-  double rate = t > 0 ? samples / t : 0;
+void Progress::Step(const BatchEndParam& p) {
+  if (!active()) return;
+  if (p.epoch != epoch_) last_draw_ = -1;
+  epoch_ = p.epoch;
+  const int64_t total = p.num_batches;
+  double rate = p.seconds > 0 ? p.samples / p.seconds : 0;
   char speed[64];
   std::snprintf(speed, sizeof speed, "%.0f samples/s", rate);
+  const std::string metric = p.metric ? FormatMetric(*p.metric) : std::string();
   if (mode_ == ProgressMode::kLines) {
-    if (batch % log_interval_ != 0 && !(total_ > 0 && batch == total_)) return;
-    *os_ << "Epoch[" << epoch_ << "] Batch [" << batch;
-    if (total_ > 0) *os_ << "/" << total_;
-    *os_ << "]  " << speed << "  " << FormatMetric(metric) << "\n" << std::flush;
-  } else if (mode_ == ProgressMode::kBar) {
-    bool last = total_ > 0 && batch >= total_;
-    if (!last && t - last_draw_ < 0.1) return;  // redraw at most ten times a second
-    last_draw_ = t;
-    constexpr int kWidth = 30;
-    std::string bar;
-    if (total_ > 0) {
-      int filled = static_cast<int>(kWidth * batch / total_);
-      if (filled > kWidth) filled = kWidth;
-      bar = "[" + std::string(filled, '=') + (filled < kWidth ? ">" : "") +
-            std::string(kWidth - filled - (filled < kWidth ? 1 : 0), ' ') + "] ";
-    }
-    *os_ << "\rEpoch " << epoch_ << " " << bar << batch;
-    if (total_ > 0) *os_ << "/" << total_;
-    *os_ << "  " << speed << "  " << FormatMetric(metric) << "   " << std::flush;
-    drawn_ = true;
+    if (p.batch % log_interval_ != 0 && !(total > 0 && p.batch == total)) return;
+    *os_ << "Epoch[" << p.epoch << "] Batch [" << p.batch;
+    if (total > 0) *os_ << "/" << total;
+    *os_ << "]  " << speed << "  " << metric << "\n" << std::flush;
+    return;
   }
+  bool last = total > 0 && p.batch >= total;
+  if (!last && last_draw_ >= 0 && p.seconds - last_draw_ < 0.1) return;  // redraw at most ten times a second
+  last_draw_ = p.seconds;
+  constexpr int kWidth = 30;
+  std::string bar;
+  if (total > 0) {
+    int filled = static_cast<int>(kWidth * p.batch / total);
+    if (filled > kWidth) filled = kWidth;
+    bar = "[" + std::string(filled, '=') + (filled < kWidth ? ">" : "") +
+          std::string(kWidth - filled - (filled < kWidth ? 1 : 0), ' ') + "] ";
+  }
+  *os_ << "\rEpoch " << p.epoch << " " << bar << p.batch;
+  if (total > 0) *os_ << "/" << total;
+  *os_ << "  " << speed << "  " << metric << "   " << std::flush;
+  drawn_ = true;
 }
 
 void Progress::Finish() {

@@ -1,9 +1,10 @@
-// Training progress output: a carriage-return bar on a terminal, plain
-// lines elsewhere. Internal to the training loop.
+// The built-in progress printer of Module::Fit (FitOptions::progress): a
+// carriage-return bar on a terminal, plain lines elsewhere, fed the same
+// BatchEndParam as the caller's batch-end callback. Internal to Fit; callers
+// that render their own progress (the weft CLI) use the callback instead.
 #ifndef WEFT_CORE_TRAIN_PROGRESS_H_
 #define WEFT_CORE_TRAIN_PROGRESS_H_
 
-#include <chrono>
 #include <cstdint>
 #include <ostream>
 #include <string>
@@ -16,24 +17,21 @@ namespace weft {
 
 class Progress {
  public:
-  // `total` batches per epoch, or <= 0 when unknown.
-  Progress(std::ostream* os, ProgressMode mode, int log_interval, int epoch, int64_t total);
-  // After batch `batch` (1-based) with `samples` trained so far this epoch.
-  void Step(int64_t batch, int64_t samples, const std::vector<std::pair<std::string, double>>& metric);
+  Progress(std::ostream* os, ProgressMode mode, int log_interval);
+  // Whether Step prints anything (kBar or kLines, kAuto resolved).
+  bool active() const { return mode_ == ProgressMode::kBar || mode_ == ProgressMode::kLines; }
+  // After a batch.
+  void Step(const BatchEndParam& p);
   // Ends the bar's line.
   void Finish();
   // True when `os` is std::cout or std::cerr attached to a terminal.
   static bool IsTerminal(const std::ostream* os);
 
  private:
-  double Elapsed() const;
-
   std::ostream* os_;
   ProgressMode mode_;
   int log_interval_;
-  int epoch_;
-  int64_t total_;
-  std::chrono::steady_clock::time_point start_;
+  int epoch_ = -1;
   double last_draw_ = -1;
   bool drawn_ = false;
 };

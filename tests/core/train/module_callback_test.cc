@@ -1,0 +1,193 @@
+// Module::Fit's batch-end callback: called once per batch with the epoch,
+// batch, sample count and training metric; returning false stops training
+// after that batch with the parameters updated through it, no validation or
+// checkpoint for the stopped epoch, and the module still usable.
+#include <gtest/gtest.h>
+
+#include <cstdio>
+#include <fstream>
+#include <map>
+#include <memory>
+#include <random>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "weft/module.h"
+
+namespace weft {
+namespace {
+
+const Context kCpu = Context::CPU(0);
+
+NDArray FromVector(const std::vector<float>& v, const Shape& shape) {
+  NDArray a(shape, kCpu, DType::kFloat32);
+  a.CopyFromHost(v.data(), v.size() * sizeof(float));
+  return a;
+}
+
+std::vector<float> ToVector(const NDArray& a) {
+  std::vector<float> v(static_cast<size_t>(a.Size()));
+  a.CopyToHost(v.data(), v.size() * sizeof(float));
+  return v;
+}
+
+Symbol Mlp() {
+  Symbol h = Symbol::Apply("FullyConnected", {Symbol::CreateVariable("data")}, {{"num_hidden", "8"}}, "fc1");
+  h = Symbol::Apply("Activation", {h}, {{"act_type", "relu"}}, "relu1");
+  h = Symbol::Apply("FullyConnected", {h}, {{"num_hidden", "4"}}, "fc2");
+  return Symbol::Apply("SoftmaxOutput", {h, Symbol::CreateVariable("softmax_label")}, {}, "softmax");
+}
+
+// 50 samples of four quadrant classes in batches of 16: 4 batches per epoch,
+// the last padded by 14.
+struct Fixture {
+  NDArray x, y;
+  std::unique_ptr<NDArrayIter> it;
+  std::unique_ptr<Module> mod;
+  std::unique_ptr<Metric> acc = Metric::Create("acc");
+  Fixture() {
+    std::mt19937 rng(5);
+    std::normal_distribution<float> noise(0.f, 0.5f);
+    std::vector<float> xv, yv;
+    for (int i = 0; i < 50; ++i) {
+      xv.push_back((i & 1 ? 2.f : -2.f) + noise(rng));
+      xv.push_back((i & 2 ? 2.f : -2.f) + noise(rng));
+      yv.push_back(static_cast<float>(i % 4));
+    }
+    x = FromVector(xv, Shape{50, 2});
+    y = FromVector(yv, Shape{50});
+    it = std::make_unique<NDArrayIter>(std::vector<std::pair<std::string, NDArray>>{{"data", x}},
+                                       std::vector<std::pair<std::string, NDArray>>{{"softmax_label", y}}, 16,
+                                       false, LastBatch::kPad);
+    mod = std::make_unique<Module>(Mlp());
+    mod->Bind(it->provide_data(), it->provide_label(), true);
+    auto init = Initializer::Create("xavier", {}, 3);
+    mod->InitParams(init.get());
+    mod->InitOptimizer(Optimizer::Create("sgd", {{"learning_rate", "0.1"}}));
+  }
+};
+
+TEST(ModuleCallback, CalledOncePerBatchWithEpochBatchSamplesAndMetric) {
+  Fixture f;
+  std::vector<BatchEndParam> seen;
+  std::vector<double> acc_seen;
+  FitOptions fo;
+  fo.num_epoch = 3;
+  fo.begin_epoch = 1;
+  fo.progress = ProgressMode::kSilent;
+  fo.batch_end_callback = [&](const BatchEndParam& p) {
+    seen.push_back(p);
+    EXPECT_NE(p.metric, nullptr);
+    if (p.metric == nullptr || p.metric->size() != 1) return false;
+    EXPECT_EQ((*p.metric)[0].first, "accuracy");
+    acc_seen.push_back((*p.metric)[0].second);
+    return true;
+  };
+  std::vector<EpochResult> r = f.mod->Fit(f.it.get(), nullptr, f.acc.get(), fo);
+  ASSERT_EQ(r.size(), 2u);
+  ASSERT_EQ(seen.size(), 8u);  // epochs 1 and 2, 4 batches each
+  const int64_t samples[4] = {16, 32, 48, 50};
+  for (size_t i = 0; i < seen.size(); ++i) {
+    EXPECT_EQ(seen[i].epoch, 1 + static_cast<int>(i / 4)) << i;
+    EXPECT_EQ(seen[i].batch, static_cast<int64_t>(i % 4) + 1) << i;
+    EXPECT_EQ(seen[i].num_batches, 4) << i;
+    EXPECT_EQ(seen[i].samples, samples[i % 4]) << i;
+    EXPECT_GE(seen[i].seconds, 0) << i;
+    EXPECT_GE(acc_seen[i], 0.0) << i;
+    EXPECT_LE(acc_seen[i], 1.0) << i;
+  }
+  // The last batch's metric is the epoch's training metric.
+  EXPECT_DOUBLE_EQ(acc_seen[3], r[0].train_metric[0].second);
+  EXPECT_DOUBLE_EQ(acc_seen[7], r[1].train_metric[0].second);
+  EXPECT_FALSE(r[0].stopped);
+  EXPECT_EQ(r[1].batches, 4);
+}
+
+TEST(ModuleCallback, ReturningFalseStopsAfterThatBatch) {
+  Fixture f;
+  int calls = 0;
+  std::map<std::string, std::vector<float>> at_stop;
+  FitOptions fo;
+  fo.num_epoch = 5;
+  fo.progress = ProgressMode::kNone;  // the summary only
+  std::ostringstream log;
+  fo.log = &log;
+  fo.checkpoint_prefix = ::testing::TempDir() + "weft_callback_stop";
+  fo.batch_end_callback = [&](const BatchEndParam& p) {
+    ++calls;
+    return !(p.epoch == 1 && p.batch == 2);  // stop in the second epoch's second batch
+  };
+  NDArrayIter val({{"data", f.x}}, {{"softmax_label", f.y}}, 16, false, LastBatch::kPad);
+  std::vector<EpochResult> r = f.mod->Fit(f.it.get(), &val, f.acc.get(), fo);
+  EXPECT_EQ(calls, 6);  // 4 in epoch 0, 2 in epoch 1
+  ASSERT_EQ(r.size(), 2u);
+  EXPECT_FALSE(r[0].stopped);
+  EXPECT_FALSE(r[0].eval_metric.empty());
+  EXPECT_TRUE(r[1].stopped);
+  EXPECT_EQ(r[1].batches, 2);
+  EXPECT_EQ(r[1].samples, 32);
+  EXPECT_TRUE(r[1].eval_metric.empty()) << "a stopped epoch is not validated";
+  EXPECT_NE(log.str().find("Epoch[1] Train: accuracy="), std::string::npos) << log.str();
+  EXPECT_NE(log.str().find("(stopped after batch 2)"), std::string::npos) << log.str();
+  EXPECT_EQ(log.str().find("Epoch[1] Validation"), std::string::npos) << log.str();
+  EXPECT_EQ(log.str().find("Epoch[2]"), std::string::npos) << log.str();
+  // Epoch 0 completed and was checkpointed as 1; the stopped epoch was not.
+  EXPECT_TRUE(std::ifstream(fo.checkpoint_prefix + "-0001.params").good());
+  EXPECT_FALSE(std::ifstream(fo.checkpoint_prefix + "-0002.params").good());
+  std::remove((fo.checkpoint_prefix + "-symbol.json").c_str());
+  std::remove((fo.checkpoint_prefix + "-0001.params").c_str());
+
+  // The module is usable: the parameters are readable, Score works, and a
+  // later Fit goes on from the stopped state (here: with the updates of the
+  // six batches run, which differ from the initial values).
+  std::vector<float> w = ToVector(f.mod->arg_params().at("fc1_weight"));
+  EXPECT_EQ(w.size(), 16u);
+  auto score = f.mod->Score(f.it.get(), f.acc.get());
+  ASSERT_EQ(score.size(), 1u);
+  fo.begin_epoch = 1;
+  fo.num_epoch = 2;
+  fo.checkpoint_prefix.clear();
+  fo.batch_end_callback = nullptr;
+  r = f.mod->Fit(f.it.get(), nullptr, f.acc.get(), fo);
+  ASSERT_EQ(r.size(), 1u);
+  EXPECT_EQ(r[0].batches, 4);
+  EXPECT_NE(ToVector(f.mod->arg_params().at("fc1_weight")), w);
+}
+
+TEST(ModuleCallback, StoppingMatchesAShorterRun) {
+  // Stopping after batch 2 leaves exactly the parameters of a run over the
+  // first 32 samples alone (same init, no shuffle): the stop is after the
+  // batch's update, and nothing after it ran.
+  Fixture stopped;
+  FitOptions fo;
+  fo.progress = ProgressMode::kSilent;
+  fo.batch_end_callback = [](const BatchEndParam& p) { return p.batch < 2; };
+  stopped.mod->Fit(stopped.it.get(), nullptr, stopped.acc.get(), fo);
+
+  Fixture shorter;
+  NDArray x32 = shorter.x.Slice(0, 32), y32 = shorter.y.Slice(0, 32);
+  NDArrayIter it32({{"data", x32}}, {{"softmax_label", y32}}, 16, false, LastBatch::kPad);
+  fo.batch_end_callback = nullptr;
+  shorter.mod->Fit(&it32, nullptr, shorter.acc.get(), fo);
+  for (const auto& kv : stopped.mod->arg_params())
+    EXPECT_EQ(ToVector(kv.second), ToVector(shorter.mod->arg_params().at(kv.first))) << kv.first;
+}
+
+TEST(ModuleCallback, ProgressLinesStillPrintedWithACallback) {
+  Fixture f;
+  FitOptions fo;
+  fo.progress = ProgressMode::kLines;
+  fo.log_interval = 2;
+  std::ostringstream log;
+  fo.log = &log;
+  int calls = 0;
+  fo.batch_end_callback = [&](const BatchEndParam&) { return ++calls > 0; };
+  f.mod->Fit(f.it.get(), nullptr, f.acc.get(), fo);
+  EXPECT_EQ(calls, 4);
+  EXPECT_NE(log.str().find("Epoch[0] Batch [2/4]"), std::string::npos) << log.str();
+  EXPECT_NE(log.str().find("Epoch[0] Batch [4/4]"), std::string::npos) << log.str();
+}
+
+}  // namespace
+}  // namespace weft
