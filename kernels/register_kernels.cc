@@ -5,14 +5,12 @@
 namespace weft {
 namespace cpu {
 void RegisterQuadraticCpu(KernelRegistry* reg);
-// [elemwise kernel declarations]
 void RegisterElemwiseUnaryCpu(KernelRegistry* reg);
 void RegisterElemwiseBinaryCpu(KernelRegistry* reg);
 void RegisterBroadcastCpu(KernelRegistry* reg);
 void RegisterElemwiseScalarCpu(KernelRegistry* reg);
 void RegisterElemwiseUnaryMathCpu(KernelRegistry* reg);
 void RegisterElemwiseCompareCpu(KernelRegistry* reg);
-// [tensor kernel declarations]
 void RegisterNNLRNCpu(KernelRegistry* reg);
 void RegisterNNRnnCpu(KernelRegistry* reg);
 void RegisterNNSequenceCpu(KernelRegistry* reg);
@@ -80,14 +78,12 @@ void RegisterCudaDeviceAPI(Runtime* rt);
 
 void RegisterAllKernels(KernelRegistry* reg) {
   cpu::RegisterQuadraticCpu(reg);
-  // [elemwise kernel registrations]
   cpu::RegisterElemwiseUnaryCpu(reg);
   cpu::RegisterElemwiseBinaryCpu(reg);
   cpu::RegisterBroadcastCpu(reg);
   cpu::RegisterElemwiseScalarCpu(reg);
   cpu::RegisterElemwiseUnaryMathCpu(reg);
   cpu::RegisterElemwiseCompareCpu(reg);
-  // [tensor kernel registrations]
   cpu::RegisterNNLRNCpu(reg);
   cpu::RegisterNNRnnCpu(reg);
   cpu::RegisterNNSequenceCpu(reg);

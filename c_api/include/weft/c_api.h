@@ -200,7 +200,6 @@ WEFT_API WeftStatus weft_ndarray_wait_to_read(const WeftNDArray* arr);
 WEFT_API WeftStatus weft_ndarray_wait_to_write(const WeftNDArray* arr);
 
 /* ---------------------------------------------------------- ndarray files */
-/* [ndarray files API] */
 
 /*
  * NDArray files: MXNet's NDArray-list format (".params" checkpoints,
@@ -339,7 +338,6 @@ WEFT_API WeftStatus weft_op_invoke_into(const char* op, WeftNDArray* const* inpu
                                         const int* reqs);
 
 /* ---------------------------------------------------------------- symbols */
-/* [symbol API] */
 
 /*
  * Symbolic graphs (MXNet semantics; see weft/symbol.h). A symbol is a list of
@@ -658,7 +656,6 @@ WEFT_API WeftStatus weft_type_result_unknown_name(const WeftTypeResult* res, siz
 WEFT_API WeftStatus weft_type_result_free(WeftTypeResult* res);
 
 /* ------------------------------------------------------- device placement */
-/* [device placement API] */
 
 /**
  * @brief Places every node of @p sym on a device and inserts the
@@ -721,7 +718,6 @@ WEFT_API WeftStatus weft_symbol_place_device_graph(
     size_t* out_num_copies);
 
 /* --------------------------------------------------------------- executor */
-/* [executor API] */
 /*
  * An executor is a symbol bound to arrays on one device (weft/executor.h):
  * binding builds the forward graph and, for every argument whose gradient
@@ -997,7 +993,6 @@ WEFT_API WeftStatus weft_executor_bind_with_options(const WeftSymbolHandle* sym,
                                                     const WeftExecutorOptions* opts, WeftExecutor** out);
 
 /* ----------------------------------------------------------------- engine */
-/* [engine API] */
 /*
  * The dependency engine runs pushed functions asynchronously and in
  * parallel, ordered by the variables they declare: a function that writes
@@ -1087,7 +1082,6 @@ WEFT_API WeftStatus weft_engine_complete(WeftEngineCompletion* done, const char*
 WEFT_API WeftStatus weft_engine_var_wait(const WeftEngineVar* var);
 
 /* ------------------------------------------------------ training: data */
-/* [training: data/metric/checkpoint API] */
 /*
  * Training data, metrics and checkpoints (weft/idx.h, weft/data_iter.h,
  * weft/metric.h, weft/checkpoint.h).
@@ -1348,7 +1342,6 @@ WEFT_API WeftStatus weft_optimizer_learning_rate(const WeftOptimizer* opt, const
 /** Frees @p opt and its states (NULL is a no-op). */
 WEFT_API WeftStatus weft_optimizer_free(WeftOptimizer* opt);
 
-/* [training: module API] */
 /*
  * A module (weft/module.h) is a symbol whose arguments split into data,
  * labels and parameters, bound for an iterator's batch shapes, with an

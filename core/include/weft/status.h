@@ -5,7 +5,6 @@
 // names the op/argument and what was expected versus given. Public C++ entry
 // points may throw `Error`; the C ABI converts every exception into a
 // `WeftStatus` plus a thread-local message, so nothing ever crosses it.
-// `Status` is the value form used where a failure is returned, not thrown.
 // `WEFT_CHECK(cond) << msg` throws an internal error for broken invariants.
 // Everything here is thread-safe (no shared state).
 #ifndef WEFT_STATUS_H_
@@ -44,25 +43,6 @@ class Error : public std::runtime_error {
 
  private:
   StatusCode code_;
-};
-
-// A success or a (code, message) failure.
-class Status {
- public:
-  Status() = default;
-  Status(StatusCode code, std::string msg) : code_(code), msg_(std::move(msg)) {}
-  static Status OK() { return Status(); }
-  bool ok() const { return code_ == StatusCode::kOk; }
-  StatusCode code() const { return code_; }
-  const std::string& message() const { return msg_; }
-  // Throws `Error` when not ok.
-  void ThrowIfError() const {
-    if (!ok()) throw Error(code_, msg_);
-  }
-
- private:
-  StatusCode code_ = StatusCode::kOk;
-  std::string msg_;
 };
 
 // Concatenates anything streamable into one string.

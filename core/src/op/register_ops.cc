@@ -4,14 +4,12 @@
 namespace weft {
 namespace op {
 void RegisterQuadratic(OpRegistry* reg);
-// [elemwise op declarations]
 void RegisterElemwiseUnary(OpRegistry* reg);
 void RegisterElemwiseBinary(OpRegistry* reg);
 void RegisterBroadcast(OpRegistry* reg);
 void RegisterElemwiseScalar(OpRegistry* reg);
 void RegisterElemwiseUnaryMath(OpRegistry* reg);
 void RegisterElemwiseCompare(OpRegistry* reg);
-// [tensor op declarations]
 void RegisterNNLRN(OpRegistry* reg);
 void RegisterNNRnn(OpRegistry* reg);
 void RegisterNNRnnParamConcat(OpRegistry* reg);
@@ -55,14 +53,12 @@ void RegisterVisionSampling(OpRegistry* reg);
 
 void RegisterAllOps(OpRegistry* reg) {
   op::RegisterQuadratic(reg);
-  // [elemwise op registrations]
   op::RegisterElemwiseUnary(reg);
   op::RegisterElemwiseBinary(reg);
   op::RegisterBroadcast(reg);
   op::RegisterElemwiseScalar(reg);
   op::RegisterElemwiseUnaryMath(reg);
   op::RegisterElemwiseCompare(reg);
-  // [tensor op registrations]
   op::RegisterNNLRN(reg);
   op::RegisterNNRnn(reg);
   op::RegisterNNRnnParamConcat(reg);

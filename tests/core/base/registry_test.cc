@@ -131,10 +131,6 @@ TEST(Status, CheckThrowsInternalWithLocation) {
     EXPECT_NE(std::string(e.what()).find("arithmetic"), std::string::npos);
     EXPECT_NE(std::string(e.what()).find("registry_test.cc"), std::string::npos);
   }
-  Status s(StatusCode::kShape, "bad");
-  EXPECT_FALSE(s.ok());
-  EXPECT_THROW(s.ThrowIfError(), Error);
-  EXPECT_NO_THROW(Status::OK().ThrowIfError());
 }
 
 }  // namespace

@@ -48,7 +48,12 @@ TEST(StoragePool, ChunksKeepThePoolAlive) {
     auto pool = std::make_shared<StoragePool>(Context::CPU(0), CpuDeviceAPI());
     c = pool->Alloc(128);
   }
-  static_cast<char*>(c->dptr())[0] = 1;  // pool still alive through the chunk
+  // The pool is gone from this scope but alive through the chunk: its
+  // memory is still usable and counted until the chunk is released.
+  EXPECT_GE(c->bytes(), 128u);
+  EXPECT_EQ(c->ctx(), Context::CPU(0));  // asks the pool
+  static_cast<char*>(c->dptr())[0] = 1;
+  EXPECT_EQ(static_cast<char*>(c->dptr())[0], 1);
   c.reset();
 }
 
