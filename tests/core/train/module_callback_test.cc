@@ -13,31 +13,15 @@
 #include <string>
 #include <vector>
 
+#include "core/train/train_test_util.h"
 #include "weft/module.h"
 
 namespace weft {
 namespace {
 
-const Context kCpu = Context::CPU(0);
+using test::ToVector;
 
-NDArray FromVector(const std::vector<float>& v, const Shape& shape) {
-  NDArray a(shape, kCpu, DType::kFloat32);
-  a.CopyFromHost(v.data(), v.size() * sizeof(float));
-  return a;
-}
-
-std::vector<float> ToVector(const NDArray& a) {
-  std::vector<float> v(static_cast<size_t>(a.Size()));
-  a.CopyToHost(v.data(), v.size() * sizeof(float));
-  return v;
-}
-
-Symbol Mlp() {
-  Symbol h = Symbol::Apply("FullyConnected", {Symbol::CreateVariable("data")}, {{"num_hidden", "8"}}, "fc1");
-  h = Symbol::Apply("Activation", {h}, {{"act_type", "relu"}}, "relu1");
-  h = Symbol::Apply("FullyConnected", {h}, {{"num_hidden", "4"}}, "fc2");
-  return Symbol::Apply("SoftmaxOutput", {h, Symbol::CreateVariable("softmax_label")}, {}, "softmax");
-}
+Symbol Mlp() { return test::BlobMlp(8); }
 
 // 50 samples of four quadrant classes in batches of 16: 4 batches per epoch,
 // the last padded by 14.
@@ -47,16 +31,9 @@ struct Fixture {
   std::unique_ptr<Module> mod;
   std::unique_ptr<Metric> acc = Metric::Create("acc");
   Fixture() {
-    std::mt19937 rng(5);
-    std::normal_distribution<float> noise(0.f, 0.5f);
-    std::vector<float> xv, yv;
-    for (int i = 0; i < 50; ++i) {
-      xv.push_back((i & 1 ? 2.f : -2.f) + noise(rng));
-      xv.push_back((i & 2 ? 2.f : -2.f) + noise(rng));
-      yv.push_back(static_cast<float>(i % 4));
-    }
-    x = FromVector(xv, Shape{50, 2});
-    y = FromVector(yv, Shape{50});
+    test::Blobs b = test::MakeBlobs(50, 5, 0.5f);
+    x = b.x;
+    y = b.y;
     it = std::make_unique<NDArrayIter>(std::vector<std::pair<std::string, NDArray>>{{"data", x}},
                                        std::vector<std::pair<std::string, NDArray>>{{"softmax_label", y}}, 16,
                                        false, LastBatch::kPad);

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "weft/checkpoint.h"
+#include "core/train/train_test_util.h"
 #include "weft/module.h"
 #include "weft/runtime.h"
 #include "weft/status.h"
@@ -18,43 +19,12 @@
 namespace weft {
 namespace {
 
-const Context kCpu = Context::CPU(0);
+using test::Blobs;
+using test::FromVector;
+using test::MakeBlobs;
+using test::ToVector;
 
-NDArray FromVector(const std::vector<float>& v, const Shape& shape) {
-  NDArray a(shape, kCpu, DType::kFloat32);
-  a.CopyFromHost(v.data(), v.size() * sizeof(float));
-  return a;
-}
-
-std::vector<float> ToVector(const NDArray& a) {
-  std::vector<float> v(static_cast<size_t>(a.Size()));
-  a.CopyToHost(v.data(), v.size() * sizeof(float));
-  return v;
-}
-
-// Four Gaussian blobs in 2-D centred at (±2, ±2), class = quadrant; fixed seed.
-struct Blobs {
-  NDArray x, y;
-};
-Blobs MakeBlobs(int n, uint32_t seed) {
-  std::mt19937 rng(seed);
-  std::normal_distribution<float> noise(0.f, 0.6f);
-  std::vector<float> x, y;
-  for (int i = 0; i < n; ++i) {
-    int c = i % 4;
-    x.push_back((c & 1 ? 2.f : -2.f) + noise(rng));
-    x.push_back((c & 2 ? 2.f : -2.f) + noise(rng));
-    y.push_back(static_cast<float>(c));
-  }
-  return {FromVector(x, Shape{n, 2}), FromVector(y, Shape{n})};
-}
-
-Symbol Mlp() {
-  Symbol h = Symbol::Apply("FullyConnected", {Symbol::CreateVariable("data")}, {{"num_hidden", "16"}}, "fc1");
-  h = Symbol::Apply("Activation", {h}, {{"act_type", "relu"}}, "relu1");
-  h = Symbol::Apply("FullyConnected", {h}, {{"num_hidden", "4"}}, "fc2");
-  return Symbol::Apply("SoftmaxOutput", {h, Symbol::CreateVariable("softmax_label")}, {}, "softmax");
-}
+Symbol Mlp() { return test::BlobMlp(16); }
 
 struct Trained {
   std::vector<EpochResult> results;
