@@ -85,19 +85,19 @@ if(WEFT_BUILD_TESTS)
       FIXTURES_REQUIRED "weft_examples_checkpoint;weft_examples_predictions" TIMEOUT 60)
   endforeach()
 
-  # A LeNet checkpoint (examples/models/lenet-symbol.json after 4 batches of
+  # A LeNet checkpoint (examples/models/lenet-symbol.json after 2 batches of
   # 50 images) for the predictor services; Java: 200 requests from 4 clients,
   # every answer's class checked against a direct predict of the same image.
   set(WEFT_EX_LENET ${CMAKE_BINARY_DIR}/examples/lenet)
   add_test(NAME examples.train_lenet_checkpoint
     COMMAND bash -c "mkdir -p \"$1\" && shift && exec \"$@\"" train_lenet ${WEFT_EX_LENET}
             $<TARGET_FILE:weft_cli> train --symbol ${WEFT_EX}/models/lenet-symbol.json --data-dir ${WEFT_FM}
-            --limit 200 --epochs 1 --batch-size 50 --progress none --save ${WEFT_EX_LENET}/lenet)
+            --limit 100 --epochs 1 --batch-size 50 --progress none --save ${WEFT_EX_LENET}/lenet)
   set_tests_properties(examples.train_lenet_checkpoint PROPERTIES LABELS examples
     FIXTURES_SETUP weft_examples_lenet)
   add_test(NAME examples.lenet_service_java
     COMMAND ${WEFT_EX_BIN}/lenet-load-java ${WEFT_EX_LENET}/lenet-symbol.json
             ${WEFT_EX_LENET}/lenet-0001.params ${WEFT_FM} 200 4)
   set_tests_properties(examples.lenet_service_java PROPERTIES LABELS "examples;java"
-    FIXTURES_REQUIRED weft_examples_lenet TIMEOUT 120)
+    FIXTURES_REQUIRED weft_examples_lenet TIMEOUT 300)
 endif()

@@ -200,6 +200,12 @@ class PredictorTest {
           () -> p.predict(FloatBuffer.wrap(x), new long[] {1, 2}, out.clear()));
       assertEquals(ErrorCode.INVALID_ARGUMENT, e.code());
       assertTrue(e.getMessage().contains("input 0 buffer is not direct"), e.getMessage());
+      e = assertThrows(WeftException.class, () -> p.predict(new java.nio.Buffer[] {bin},
+          new long[0][], new java.nio.Buffer[] {bout}));
+      assertTrue(e.getMessage().contains("1 input buffers but 0 shapes"), e.getMessage());
+      e = assertThrows(WeftException.class, () -> p.predict(new java.nio.Buffer[] {bin},
+          new long[][] {{1, 2}}, new java.nio.Buffer[0]));
+      assertEquals(ErrorCode.INVALID_ARGUMENT, e.code(), e.getMessage());
       FloatBuffer swapped = ByteBuffer.allocateDirect(8).order(
           ByteOrder.nativeOrder() == ByteOrder.BIG_ENDIAN ? ByteOrder.LITTLE_ENDIAN
                                                           : ByteOrder.BIG_ENDIAN).asFloatBuffer();
