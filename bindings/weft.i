@@ -284,6 +284,57 @@ WEFT_JAVA_ARRAY(double, jdouble, jdoubleArray, double, Double)
 WEFT_JAVA_COPY(float, jfloat, jfloatArray, float, Float)
 WEFT_JAVA_COPY(double, jdouble, jdoubleArray, double, Double)
 
+/* Predictor (Java). The handle; the stats struct as an array
+ * (weft_java_predictor_stats below); predict's data pointers as Buffer[] of
+ * direct buffers (zero-copy: each element's address is passed as is, the
+ * Java layer slices buffers whose position is not 0); predict_float's output
+ * is write-only (not copied in). The float[] path copies in and out with
+ * Get/SetFloatArrayRegion: a JNI critical array is not used because predict
+ * may block waiting for an executor, which a critical region must not do. */
+WEFT_HANDLE(WeftPredictor)
+%ignore WeftPredictorStats;
+%ignore weft_predictor_stats;
+%apply float* ARRAY_OUT { float* output };
+%typemap(jni) const void* const* input_data, void* const* output_data "jobjectArray"
+%typemap(jtype) const void* const* input_data, void* const* output_data "java.nio.Buffer[]"
+%typemap(jstype) const void* const* input_data, void* const* output_data "java.nio.Buffer[]"
+%typemap(javain) const void* const* input_data, void* const* output_data "$javainput"
+%typemap(in) const void* const* input_data (std::vector<void*> bp),
+             void* const* output_data (std::vector<void*> bp) %{
+  $1 = NULL;
+  if ($input) {
+    jsize n = jenv->GetArrayLength($input);
+    bp.assign((size_t)n, (void*)NULL);
+    for (jsize i = 0; i < n; ++i) {
+      jobject b = jenv->GetObjectArrayElement($input, i);
+      void* p = b ? jenv->GetDirectBufferAddress(b) : NULL;
+      if (b) jenv->DeleteLocalRef(b);
+      if (!p) {
+        std::string m = "data buffer " + std::to_string((long)i) + " is null or not a direct java.nio.Buffer";
+        WeftJavaArgError(jenv, m.c_str());
+        return $null;
+      }
+      bp[(size_t)i] = p;
+    }
+    $1 = ($1_ltype)bp.data();
+  }
+%}
+%inline %{
+/* weft_predictor_stats() as an array: out[0..4] = executors, shape_sets,
+ * in_use, weight_bytes, activation_bytes. */
+static WeftStatus weft_java_predictor_stats(const WeftPredictor* pred, size_t* out5) {
+  WeftPredictorStats s;
+  WeftStatus st = weft_predictor_stats(pred, &s);
+  if (st != WEFT_OK) return st;
+  out5[0] = s.executors;
+  out5[1] = s.shape_sets;
+  out5[2] = s.in_use;
+  out5[3] = s.weight_bytes;
+  out5[4] = s.activation_bytes;
+  return WEFT_OK;
+}
+%}
+
 
 /* ======================================================================= */
 #elif defined(SWIGCSHARP)

@@ -11,12 +11,24 @@ set(WEFT_EX_BIN ${CMAKE_RUNTIME_OUTPUT_DIRECTORY})
 # ------------------------------------------------------------------- Java
 set(CMAKE_JAVA_COMPILE_FLAGS --release 11 -Xlint:all -Xlint:-options -Werror -encoding UTF-8)
 add_jar(weft_example_java SOURCES ${WEFT_EX}/java/ClassifyFashion.java
+  ${WEFT_EX}/java/LenetService.java ${WEFT_EX}/java/LenetLoad.java
   INCLUDE_JARS weft_classes OUTPUT_NAME weft-examples OUTPUT_DIR ${WEFT_LIBDIR})
 get_target_property(WEFT_EX_JAR weft_example_java JAR_FILE)
 add_dependencies(weft_example_java weft_jar)
 file(GENERATE OUTPUT ${WEFT_EX_BIN}/classify-fashion-java
   CONTENT "#!/bin/sh\nexec '${Java_JAVA_EXECUTABLE}' -Dweft.library.path='${WEFT_LIBDIR}' -cp '${WEFT_JAR}:${WEFT_EX_JAR}' ClassifyFashion \"$@\"\n"
   FILE_PERMISSIONS OWNER_READ OWNER_WRITE OWNER_EXECUTE GROUP_READ GROUP_EXECUTE WORLD_READ WORLD_EXECUTE)
+# The LeNet HTTP service over a shared Predictor and its load generator / bench:
+#   lenet-service-java SYMBOL_JSON PARAMS PORT [THREADS]
+#   lenet-load-java SYMBOL_JSON PARAMS DATA_DIR N C | bench SYMBOL_JSON PARAMS CALLS
+foreach(ex service load)
+  string(SUBSTRING ${ex} 0 1 first)
+  string(TOUPPER ${first} first)
+  string(SUBSTRING ${ex} 1 -1 rest)
+  file(GENERATE OUTPUT ${WEFT_EX_BIN}/lenet-${ex}-java
+    CONTENT "#!/bin/sh\nexec '${Java_JAVA_EXECUTABLE}' -Dweft.library.path='${WEFT_LIBDIR}' -cp '${WEFT_JAR}:${WEFT_EX_JAR}' Lenet${first}${rest} \"$@\"\n"
+    FILE_PERMISSIONS OWNER_READ OWNER_WRITE OWNER_EXECUTE GROUP_READ GROUP_EXECUTE WORLD_READ WORLD_EXECUTE)
+endforeach()
 
 # ------------------------------------------------------------------- C#
 set(WEFT_EX_EXE ${WEFT_LIBDIR}/ClassifyFashion.exe)
@@ -72,4 +84,20 @@ if(WEFT_BUILD_TESTS)
     set_tests_properties(examples.classify_${lang} PROPERTIES LABELS "examples;${lang}"
       FIXTURES_REQUIRED "weft_examples_checkpoint;weft_examples_predictions" TIMEOUT 60)
   endforeach()
+
+  # A LeNet checkpoint (examples/models/lenet-symbol.json after 2 batches of
+  # 50 images) for the predictor services; Java: 200 requests from 4 clients,
+  # every answer's class checked against a direct predict of the same image.
+  set(WEFT_EX_LENET ${CMAKE_BINARY_DIR}/examples/lenet)
+  add_test(NAME examples.train_lenet_checkpoint
+    COMMAND bash -c "mkdir -p \"$1\" && shift && exec \"$@\"" train_lenet ${WEFT_EX_LENET}
+            $<TARGET_FILE:weft_cli> train --symbol ${WEFT_EX}/models/lenet-symbol.json --data-dir ${WEFT_FM}
+            --limit 100 --epochs 1 --batch-size 50 --progress none --save ${WEFT_EX_LENET}/lenet)
+  set_tests_properties(examples.train_lenet_checkpoint PROPERTIES LABELS examples
+    FIXTURES_SETUP weft_examples_lenet)
+  add_test(NAME examples.lenet_service_java
+    COMMAND ${WEFT_EX_BIN}/lenet-load-java ${WEFT_EX_LENET}/lenet-symbol.json
+            ${WEFT_EX_LENET}/lenet-0001.params ${WEFT_FM} 200 4)
+  set_tests_properties(examples.lenet_service_java PROPERTIES LABELS "examples;java"
+    FIXTURES_REQUIRED weft_examples_lenet TIMEOUT 300)
 endif()

@@ -1,0 +1,207 @@
+import ai.weft.Mnist;
+import ai.weft.NDArray;
+import ai.weft.Predictor;
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.net.HttpURLConnection;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.net.URL;
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import java.nio.FloatBuffer;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+/**
+ * A bounded load generator for {@link LenetService}: starts the service on
+ * 127.0.0.1 (an ephemeral port) in this process, sends N requests from C
+ * client threads (Fashion-MNIST test images; even requests as JSON, odd ones
+ * as raw float32), checks every answer's class against a direct predict of
+ * the same image, prints requests/s and p50/p99 latency, and stops.
+ *
+ * <pre>
+ *   LenetLoad SYMBOL_JSON PARAMS DATA_DIR N C        # exit 0: every answer agreed
+ *   LenetLoad bench SYMBOL_JSON PARAMS CALLS          # predict-call overhead (1 thread)
+ * </pre>
+ *
+ * The bench prints the median ns per predict call over CALLS calls of one
+ * image, for the float[] path (copies) and the direct FloatBuffer path
+ * (zero-copy); compare with the C bench on the same model.
+ */
+public final class LenetLoad {
+  private static final Pattern CLASS = Pattern.compile("\"class\": (\\d+)");
+
+  public static void main(String[] argv) throws Exception {
+    if (argv.length == 4 && argv[0].equals("bench")) {
+      bench(Path.of(argv[1]), Path.of(argv[2]), Integer.parseInt(argv[3]));
+      return;
+    }
+    if (argv.length != 5) {
+      System.err.println("usage: LenetLoad SYMBOL_JSON PARAMS DATA_DIR N C\n"
+          + "       LenetLoad bench SYMBOL_JSON PARAMS CALLS");
+      System.exit(2);
+    }
+    int n = Integer.parseInt(argv[3]);
+    int c = Integer.parseInt(argv[4]);
+    float[][] images = images(argv[2], Math.min(n, 1000));
+    int failures;
+    try (Predictor p = LenetService.load(Path.of(argv[0]), Path.of(argv[1]), c);
+        LenetService s = new LenetService(p,
+            new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), c)) {
+      int[] want = new int[images.length];
+      for (int i = 0; i < images.length; ++i) {
+        want[i] = LenetService.argmax(p.predict(images[i], LenetService.SHAPE));
+      }
+      failures = run(s.port(), images, want, n, c);
+      failures += expectBadRequest(s.port(), "[1, 2, 3]", "application/json", "expected 784 numbers");
+      failures += expectBadRequest(s.port(), "abcd", "application/octet-stream", "expected 3136 bytes");
+      System.out.println("stats: " + p.stats());
+    }
+    System.exit(failures == 0 ? 0 : 1);
+  }
+
+  /** N requests from C threads; returns the number of wrong or failed answers. */
+  static int run(int port, float[][] images, int[] want, int n, int c) throws Exception {
+    URL url = new URL("http://127.0.0.1:" + port + "/predict");
+    AtomicInteger next = new AtomicInteger();
+    AtomicInteger failures = new AtomicInteger();
+    long[] latency = new long[n];
+    List<Thread> clients = new ArrayList<>();
+    long t0 = System.nanoTime();
+    for (int k = 0; k < c; ++k) {
+      Thread t = new Thread(() -> {
+        for (int i = next.getAndIncrement(); i < n; i = next.getAndIncrement()) {
+          int img = i % images.length;
+          long start = System.nanoTime();
+          try {
+            String answer = post(url, images[img], i % 2 == 1);
+            latency[i] = System.nanoTime() - start;
+            Matcher m = CLASS.matcher(answer);
+            if (!m.find() || Integer.parseInt(m.group(1)) != want[img]) {
+              failures.incrementAndGet();
+              System.err.println("request " + i + ": expected class " + want[img] + ", got " + answer);
+            }
+          } catch (IOException e) {
+            latency[i] = System.nanoTime() - start;
+            failures.incrementAndGet();
+            System.err.println("request " + i + ": " + e);
+          }
+        }
+      });
+      t.start();
+      clients.add(t);
+    }
+    for (Thread t : clients) t.join();
+    double seconds = (System.nanoTime() - t0) / 1e9;
+    Arrays.sort(latency);
+    System.out.printf("%d requests, %d clients: %.1f requests/s, p50 %.3f ms, p99 %.3f ms, "
+            + "%d wrong or failed%n", n, c, n / seconds, latency[n / 2] / 1e6,
+        latency[Math.min(n - 1, (int) Math.ceil(n * 0.99) - 1)] / 1e6, failures.get());
+    return failures.get();
+  }
+
+  /** 1 unless a malformed body gets HTTP 400 with {@code message} in its error. */
+  static int expectBadRequest(int port, String body, String type, String message) throws IOException {
+    HttpURLConnection conn =
+        (HttpURLConnection) new URL("http://127.0.0.1:" + port + "/predict").openConnection();
+    conn.setRequestMethod("POST");
+    conn.setDoOutput(true);
+    conn.setRequestProperty("Content-Type", type);
+    try (OutputStream out = conn.getOutputStream()) {
+      out.write(body.getBytes(StandardCharsets.UTF_8));
+    }
+    int code = conn.getResponseCode();
+    String answer = "";
+    try (InputStream in = conn.getErrorStream()) {
+      if (in != null) answer = new String(in.readAllBytes(), StandardCharsets.UTF_8);
+    }
+    if (code == 400 && answer.contains(message)) return 0;
+    System.err.println("malformed " + type + " body: expected HTTP 400 naming '" + message
+        + "', got " + code + " " + answer);
+    return 1;
+  }
+
+  static String post(URL url, float[] image, boolean raw) throws IOException {
+    byte[] body;
+    if (raw) {
+      ByteBuffer b = ByteBuffer.allocate(4 * image.length).order(ByteOrder.LITTLE_ENDIAN);
+      b.asFloatBuffer().put(image);
+      body = b.array();
+    } else {
+      StringBuilder sb = new StringBuilder("[");
+      for (int i = 0; i < image.length; ++i) sb.append(i == 0 ? "" : ",").append(image[i]);
+      body = sb.append(']').toString().getBytes(StandardCharsets.UTF_8);
+    }
+    HttpURLConnection conn = (HttpURLConnection) url.openConnection();
+    conn.setRequestMethod("POST");
+    conn.setDoOutput(true);
+    conn.setRequestProperty("Content-Type", raw ? "application/octet-stream" : "application/json");
+    conn.setFixedLengthStreamingMode(body.length);
+    try (OutputStream out = conn.getOutputStream()) {
+      out.write(body);
+    }
+    int code = conn.getResponseCode();
+    try (InputStream in = code == 200 ? conn.getInputStream() : conn.getErrorStream()) {
+      ByteArrayOutputStream buf = new ByteArrayOutputStream();
+      if (in != null) in.transferTo(buf);
+      String s = buf.toString(StandardCharsets.UTF_8);
+      if (code != 200) throw new IOException("HTTP " + code + ": " + s);
+      return s;
+    }
+  }
+
+  /** The first n test images as float arrays of 784. */
+  static float[][] images(String dataDir, int n) {
+    try (Mnist test = Mnist.loadSet(dataDir, "t10k"); NDArray first = test.images.slice(0, n)) {
+      float[] all = first.toFloatArray();
+      float[][] out = new float[n][];
+      for (int i = 0; i < n; ++i) {
+        out[i] = Arrays.copyOfRange(all, i * LenetService.PIXELS, (i + 1) * LenetService.PIXELS);
+      }
+      return out;
+    }
+  }
+
+  /** Median ns per predict call of one image (deterministic pixels), 1 thread. */
+  static void bench(Path symbol, Path params, int calls) {
+    float[] x = new float[LenetService.PIXELS];
+    for (int i = 0; i < x.length; ++i) x[i] = (i * 37 % 256) / 255f;
+    try (Predictor p = LenetService.load(symbol, params, 1)) {
+      float[] out = new float[(int) p.outputSize(0, LenetService.SHAPE)];
+      FloatBuffer in = ByteBuffer.allocateDirect(4 * x.length).order(ByteOrder.nativeOrder())
+          .asFloatBuffer().put(x);
+      in.flip();
+      FloatBuffer ob = ByteBuffer.allocateDirect(4 * out.length).order(ByteOrder.nativeOrder())
+          .asFloatBuffer();
+      for (int i = 0; i < Math.max(10, calls / 10); ++i) {  // warm-up (JIT, executor bound)
+        p.predict(x, LenetService.SHAPE, out);
+        p.predict(in, LenetService.SHAPE, ob);
+      }
+      long[] ta = new long[calls];
+      long[] tb = new long[calls];
+      for (int i = 0; i < calls; ++i) {  // interleaved: both paths see the same machine load
+        long s = System.nanoTime();
+        p.predict(x, LenetService.SHAPE, out);
+        long m = System.nanoTime();
+        p.predict(in, LenetService.SHAPE, ob);
+        tb[i] = System.nanoTime() - m;
+        ta[i] = m - s;
+      }
+      Arrays.sort(ta);
+      Arrays.sort(tb);
+      long arrays = ta[calls / 2];
+      long[] t = tb;
+      System.out.printf("java predict, %d calls, 1 thread: float[] median %d ns/call, "
+          + "direct FloatBuffer median %d ns/call%n", calls, arrays, t[calls / 2]);
+    }
+  }
+}

@@ -1,0 +1,373 @@
+package ai.weft;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.UncheckedIOException;
+import java.nio.Buffer;
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import java.nio.FloatBuffer;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.atomic.AtomicInteger;
+
+/**
+ * Thread-safe inference for services (owned handle; the C ABI's
+ * weft_predictor_*). A predictor holds one read-only copy of a model's
+ * weights and a pool of executors bound to them; any number of threads may
+ * call {@code predict} at once (each call takes an idle executor for its
+ * input shapes, binding one up to {@code max_executors} per shape set, or
+ * waits for one). New input shapes bind once and are kept
+ * ({@code max_shapes} sets).
+ *
+ * <p>Data paths: direct {@link FloatBuffer}/{@link ByteBuffer} are passed to
+ * the library without a copy (their {@code remaining()} elements from
+ * {@code position()}; positions are not moved); {@code float[]} is copied in
+ * and out by the JNI wrapper. Options (all strings): {@code max_executors},
+ * {@code max_shapes}, {@code bulk_max_nodes}, {@code optimize_inference}.
+ *
+ * <p>{@link #close()} waits for calls already running; calls waiting for an
+ * executor fail ("closed"), later calls throw INVALID_HANDLE, and so do
+ * asynchronous calls not yet started (their future completes exceptionally).
+ */
+public final class Predictor extends NativeHandle {
+  private static final AtomicInteger THREADS = new AtomicInteger();
+  private final Object poolLock = new Object();
+  private ExecutorService pool;  // for predictAsync without an executor; lazily created
+
+  Predictor(long handle) {
+    super(handle);
+  }
+
+  @Override
+  void free(long h) {
+    synchronized (poolLock) {
+      if (pool != null) pool.shutdown();
+    }
+    weft_native.weft_predictor_free(h);
+  }
+
+  /** The figures of a predictor (weft_predictor_stats). */
+  public static final class Stats {
+    /** Bound executors over all shape sets. */
+    public final long executors;
+    /** Input shape sets bound. */
+    public final long shapeSets;
+    /** Executors running a call now. */
+    public final long inUse;
+    /** The frozen weights (held once). */
+    public final long weightBytes;
+    /** Planned memory over all executors. */
+    public final long activationBytes;
+
+    Stats(long[] s) {
+      executors = s[0];
+      shapeSets = s[1];
+      inUse = s[2];
+      weightBytes = s[3];
+      activationBytes = s[4];
+    }
+
+    @Override
+    public String toString() {
+      return "executors=" + executors + " shape_sets=" + shapeSets + " in_use=" + inUse
+          + " weight_bytes=" + weightBytes + " activation_bytes=" + activationBytes;
+    }
+  }
+
+  // ------------------------------------------------------------- loading
+
+  /**
+   * A predictor from symbol JSON text and the bytes of a .params file.
+   * {@code inputs}: input names in predict order with their first shapes;
+   * {@code outputs}: output or node names (null or empty: the symbol's
+   * outputs); {@code options}: may be null; {@code ctx}: null is cpu(0).
+   */
+  public static Predictor load(String symbolJson, byte[] params, Map<String, long[]> inputs,
+      List<String> outputs, Map<String, String> options, Context ctx) {
+    Native.ensureLoaded();
+    if (symbolJson == null || params == null) {
+      throw new WeftException(ErrorCode.INVALID_ARGUMENT, "symbol JSON and params must not be null");
+    }
+    ByteBuffer p = ByteBuffer.allocateDirect(Math.max(params.length, 1));
+    p.put(params).flip();
+    Args a = new Args(inputs, outputs, options, ctx);
+    long[] out = new long[1];
+    weft_native.weft_predictor_create(symbolJson, p, params.length, a.in.names.length,
+        a.in.names, a.in.indPtr, a.in.dims, a.ctx.typeCode(), a.ctx.id(), a.outputs.length,
+        a.outputs, a.keys.length, a.keys, a.values, out);
+    return new Predictor(out[0]);
+  }
+
+  /** As {@link #load(String, byte[], Map, List, Map, Context)} with one input, on cpu(0). */
+  public static Predictor load(String symbolJson, byte[] params, String input, long... shape) {
+    return load(symbolJson, params, Map.of(input, shape), null, null, null);
+  }
+
+  /** As load() reading the symbol JSON (UTF-8) and the .params bytes from streams (not closed). */
+  public static Predictor load(InputStream symbolJson, InputStream params,
+      Map<String, long[]> inputs, List<String> outputs, Map<String, String> options, Context ctx) {
+    try {
+      String json = new String(symbolJson.readAllBytes(), StandardCharsets.UTF_8);
+      return load(json, params.readAllBytes(), inputs, outputs, options, ctx);
+    } catch (IOException e) {
+      throw new UncheckedIOException("weft: reading a model stream: " + e.getMessage(), e);
+    }
+  }
+
+  /** A predictor from a -symbol.json and a .params file. */
+  public static Predictor fromFiles(Path symbol, Path params, Map<String, long[]> inputs,
+      List<String> outputs, Map<String, String> options, Context ctx) {
+    Native.ensureLoaded();
+    Args a = new Args(inputs, outputs, options, ctx);
+    long[] out = new long[1];
+    weft_native.weft_predictor_create_from_files(symbol.toString(), params.toString(),
+        a.in.names.length, a.in.names, a.in.indPtr, a.in.dims, a.ctx.typeCode(), a.ctx.id(),
+        a.outputs.length, a.outputs, a.keys.length, a.keys, a.values, out);
+    return new Predictor(out[0]);
+  }
+
+  /** The packed arguments of a create call. */
+  private static final class Args {
+    final NDArrayLists.Shapes in;
+    final String[] outputs;
+    final String[] keys;
+    final String[] values;
+    final Context ctx;
+
+    Args(Map<String, long[]> inputs, List<String> outs, Map<String, String> options, Context c) {
+      if (inputs == null || inputs.isEmpty()) {
+        throw new WeftException(ErrorCode.INVALID_ARGUMENT, "a predictor needs at least one input");
+      }
+      in = new NDArrayLists.Shapes(new LinkedHashMap<>(inputs));
+      outputs = outs == null ? new String[0] : outs.toArray(new String[0]);
+      keys = NDArrayLists.names(options);
+      values = new String[keys.length];
+      for (int i = 0; i < keys.length; ++i) values[i] = options.get(keys[i]);
+      ctx = Context.orDefault(c);
+    }
+  }
+
+  // ---------------------------------------------------------- describing
+
+  /** The input names in predict order. */
+  public List<String> inputs() {
+    long[] out = new long[1];
+    weft_native.weft_predictor_list_inputs(handle(), out);
+    return Strings.take(out[0]);
+  }
+
+  /** The output names in predict order. */
+  public List<String> outputs() {
+    long[] out = new long[1];
+    weft_native.weft_predictor_list_outputs(handle(), out);
+    return Strings.take(out[0]);
+  }
+
+  /** The shape of output {@code index} for these input shapes (one per input). */
+  public long[] outputShape(int index, long[]... inputShapes) {
+    Csr s = new Csr(inputShapes);
+    long[] dims = new long[8];
+    long[] ndim = new long[1];
+    weft_native.weft_predictor_output_shape(handle(), inputShapes.length, s.indPtr, s.dims, index,
+        dims, dims.length, ndim);
+    return java.util.Arrays.copyOf(dims, (int) ndim[0]);
+  }
+
+  /** The number of elements of output {@code index} for these input shapes. */
+  public long outputSize(int index, long[]... inputShapes) {
+    long n = 1;
+    for (long d : outputShape(index, inputShapes)) n *= d;
+    return n;
+  }
+
+  /** The predictor's figures. */
+  public Stats stats() {
+    long[] s = new long[5];
+    weft_native.weft_java_predictor_stats(handle(), s);
+    return new Stats(s);
+  }
+
+  // ---------------------------------------------------------- predicting
+
+  /**
+   * One float32 input of shape {@code shape} to one float32 output: fills
+   * {@code output} (its length must be the output's exact size). The arrays
+   * are copied in and out.
+   */
+  public void predict(float[] input, long[] shape, float[] output) {
+    if (input == null || output == null || shape == null) {
+      throw new WeftException(ErrorCode.INVALID_ARGUMENT, "input, shape and output must not be null");
+    }
+    weft_native.weft_predictor_predict_float(handle(), input, input.length, shape, shape.length,
+        output, output.length);
+  }
+
+  /** As predict(input, shape, output) into a new array of the output's size. */
+  public float[] predict(float[] input, long... shape) {
+    float[] out = new float[Math.toIntExact(outputSize(0, shape))];
+    predict(input, shape, out);
+    return out;
+  }
+
+  /**
+   * One input to one output, zero-copy: {@code input} and {@code output}
+   * must be direct and in native byte order; their remaining() elements are
+   * read and written (output: exactly the output's size).
+   */
+  public void predict(FloatBuffer input, long[] shape, FloatBuffer output) {
+    predict(new Buffer[] {input}, new long[][] {shape}, new Buffer[] {output});
+  }
+
+  /** As the FloatBuffer variant with raw bytes (the model's dtype, native byte order). */
+  public void predict(ByteBuffer input, long[] shape, ByteBuffer output) {
+    predict(new Buffer[] {input}, new long[][] {shape}, new Buffer[] {output});
+  }
+
+  /**
+   * N inputs (one shape each, in {@link #inputs()} order) to the outputs in
+   * {@link #outputs()} order, zero-copy: every buffer is a direct ByteBuffer
+   * or a direct FloatBuffer/IntBuffer/... in native byte order; the
+   * remaining() elements of each are used.
+   */
+  public void predict(Buffer[] inputs, long[][] shapes, Buffer[] outputs) {
+    if (inputs == null || shapes == null || outputs == null) {
+      throw new WeftException(ErrorCode.INVALID_ARGUMENT, "inputs, shapes and outputs must not be null");
+    }
+    if (shapes.length != inputs.length) {
+      throw new WeftException(ErrorCode.INVALID_ARGUMENT, "predict: " + inputs.length
+          + " input buffers but " + shapes.length + " shapes");
+    }
+    Buffer[] in = new Buffer[inputs.length];
+    long[] inBytes = new long[inputs.length];
+    for (int i = 0; i < in.length; ++i) {
+      in[i] = DirectBuffers.at(inputs[i], "input " + i);
+      inBytes[i] = DirectBuffers.bytes(inputs[i]);
+    }
+    Buffer[] out = new Buffer[outputs.length];
+    long[] outBytes = new long[outputs.length];
+    for (int j = 0; j < out.length; ++j) {
+      out[j] = DirectBuffers.at(outputs[j], "output " + j);
+      outBytes[j] = DirectBuffers.bytes(outputs[j]);
+    }
+    Csr s = new Csr(shapes);
+    weft_native.weft_predictor_predict(handle(), in.length, in, inBytes, s.indPtr, s.dims,
+        out.length, out, outBytes);
+  }
+
+  /**
+   * predict(input, shape) on a thread of this predictor's pool (daemon
+   * threads, created as needed; shut down by close()). The future completes
+   * with the output or exceptionally with the WeftException.
+   */
+  public CompletableFuture<float[]> predictAsync(float[] input, long... shape) {
+    try {
+      return predictAsync(input, shape, pool());
+    } catch (RejectedExecutionException e) {
+      return closedFuture();
+    }
+  }
+
+  /** As predictAsync(input, shape) on {@code executor}. */
+  public CompletableFuture<float[]> predictAsync(float[] input, long[] shape,
+      java.util.concurrent.Executor executor) {
+    try {
+      return CompletableFuture.supplyAsync(() -> predict(input, shape), executor);
+    } catch (RejectedExecutionException e) {
+      return closedFuture();
+    }
+  }
+
+  private static CompletableFuture<float[]> closedFuture() {
+    CompletableFuture<float[]> f = new CompletableFuture<>();
+    f.completeExceptionally(new WeftException(ErrorCode.INVALID_HANDLE, "Predictor is closed"));
+    return f;
+  }
+
+  private ExecutorService pool() {
+    synchronized (poolLock) {
+      if (isClosed()) throw new RejectedExecutionException("closed");  // free() holds the lock
+      if (pool == null) {
+        pool = Executors.newCachedThreadPool(r -> {
+          Thread t = new Thread(r, "weft-predictor-" + THREADS.incrementAndGet());
+          t.setDaemon(true);
+          return t;
+        });
+      }
+      return pool;
+    }
+  }
+
+  /** CSR packing of shapes without names. */
+  private static final class Csr {
+    final long[] indPtr;
+    final long[] dims;
+
+    Csr(long[][] shapes) {
+      indPtr = new long[shapes.length + 1];
+      List<Long> d = new ArrayList<>();
+      for (int i = 0; i < shapes.length; ++i) {
+        if (shapes[i] == null) {
+          throw new WeftException(ErrorCode.INVALID_ARGUMENT, "shape " + i + " is null");
+        }
+        for (long x : shapes[i]) d.add(x);
+        indPtr[i + 1] = d.size();
+      }
+      dims = new long[d.size()];
+      for (int k = 0; k < dims.length; ++k) dims[k] = d.get(k);
+    }
+  }
+
+  /** Direct-buffer checks for the zero-copy paths. */
+  static final class DirectBuffers {
+    private DirectBuffers() {}
+
+    /** {@code b} itself, or a slice starting at its position (the native side sees the base address). */
+    static Buffer at(Buffer b, String what) {
+      if (b == null) throw new WeftException(ErrorCode.INVALID_ARGUMENT, what + " buffer is null");
+      if (!b.isDirect()) {
+        throw new WeftException(ErrorCode.INVALID_ARGUMENT, what
+            + " buffer is not direct (use ByteBuffer.allocateDirect, or the float[] overload)");
+      }
+      ByteOrder order = order(b);
+      if (order != null && order != ByteOrder.nativeOrder()) {
+        throw new WeftException(ErrorCode.INVALID_ARGUMENT, what + " buffer is in " + order
+            + " byte order, expected the native " + ByteOrder.nativeOrder());
+      }
+      return b.position() == 0 ? b : b.slice();
+    }
+
+    /** Bytes remaining in {@code b}. */
+    static long bytes(Buffer b) {
+      return (long) b.remaining() * elementSize(b);
+    }
+
+    private static int elementSize(Buffer b) {
+      if (b instanceof ByteBuffer) return 1;
+      if (b instanceof java.nio.FloatBuffer || b instanceof java.nio.IntBuffer) return 4;
+      if (b instanceof java.nio.DoubleBuffer || b instanceof java.nio.LongBuffer) return 8;
+      if (b instanceof java.nio.ShortBuffer || b instanceof java.nio.CharBuffer) return 2;
+      throw new WeftException(ErrorCode.INVALID_ARGUMENT, "unsupported buffer type "
+          + b.getClass().getName());
+    }
+
+    /** The byte order of a multi-byte view (null for a ByteBuffer: raw bytes). */
+    private static ByteOrder order(Buffer b) {
+      if (b instanceof java.nio.FloatBuffer) return ((java.nio.FloatBuffer) b).order();
+      if (b instanceof java.nio.IntBuffer) return ((java.nio.IntBuffer) b).order();
+      if (b instanceof java.nio.DoubleBuffer) return ((java.nio.DoubleBuffer) b).order();
+      if (b instanceof java.nio.LongBuffer) return ((java.nio.LongBuffer) b).order();
+      if (b instanceof java.nio.ShortBuffer) return ((java.nio.ShortBuffer) b).order();
+      if (b instanceof java.nio.CharBuffer) return ((java.nio.CharBuffer) b).order();
+      return null;
+    }
+  }
+}
