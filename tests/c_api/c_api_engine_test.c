@@ -5,6 +5,8 @@
  * NDArray kernel errors through wait_to_read / copy_to / wait_all.
  */
 #include <pthread.h>
+#include <stdio.h>
+#include <string.h>
 #include <unistd.h>
 
 #include "c_test_util.h"
@@ -155,19 +157,24 @@ static void test_engine_errors(void** state) {
   OK(weft_engine_push_sync(append_step, &s, NULL, &a, 1, &b, 1, "dependent"));
   OK(weft_engine_push_sync(append_step, &s, NULL, NULL, 0, &c, 1, "unrelated"));
   EXPECT_ERR(weft_engine_var_wait(a), WEFT_ERR_INTERNAL, "weft_engine_var_wait", "'burner'", "disk on fire");
-  OK(weft_engine_var_wait(a)); /* once */
-  OK(weft_engine_var_wait(b)); /* same failure, already reported */
+  /* Every wait reports it, until a successful write releases it. */
+  EXPECT_ERR(weft_engine_var_wait(a), WEFT_ERR_INTERNAL, "'burner'");
+  EXPECT_ERR(weft_engine_var_wait(b), WEFT_ERR_INTERNAL, "'burner'");
   OK(weft_engine_var_wait(c));
   assert_int_equal(len, 1); /* only "unrelated" ran */
   OK(weft_engine_var_version(b, &version));
   assert_int_equal(version, 1); /* a skipped write still counts */
   OK(weft_wait_all());          /* nothing left to report */
+  EXPECT_ERR(weft_engine_var_wait(b), WEFT_ERR_INTERNAL, "'burner'"); /* wait_all took nothing from b */
+  OK(weft_engine_push_sync(append_step, &s, NULL, NULL, 0, &b, 1, "rewrite"));
+  OK(weft_engine_var_wait(b));
+  assert_int_equal(len, 2);
 
   /* An async failure, reported by weft_wait_all once. */
   OK(weft_engine_push_async(async_fail, NULL, NULL, NULL, 0, &c, 1, "async burner"));
   EXPECT_ERR(weft_wait_all(), WEFT_ERR_INTERNAL, "weft_wait_all", "'async burner'", "async failure");
   OK(weft_wait_all());
-  OK(weft_engine_var_wait(c));
+  EXPECT_ERR(weft_engine_var_wait(c), WEFT_ERR_INTERNAL, "'async burner'");
 
   OK(weft_engine_var_free(a));
   EXPECT_ERR(weft_engine_var_free(a), WEFT_ERR_INVALID_HANDLE, "freed");
@@ -194,7 +201,8 @@ static void test_ndarray_kernel_errors_are_deferred(void** state) {
   OK(weft_op_invoke("softmax", &a, 1, keys, zero, 1, y, 1, &n));
   EXPECT_ERR(weft_ndarray_wait_to_read(y[0]), WEFT_ERR_INVALID_ARGUMENT, "weft_ndarray_wait_to_read",
              "'softmax'", "temperature");
-  OK(weft_ndarray_wait_to_read(y[0]));
+  EXPECT_ERR(weft_ndarray_wait_to_read(y[0]), WEFT_ERR_INVALID_ARGUMENT, "'softmax'"); /* not consumed */
+  OK(weft_wait_all()); /* reported already */
   OK(weft_ndarray_free(y[0]));
 
   OK(weft_op_invoke("softmax", &a, 1, keys, zero, 1, y, 1, &n));
@@ -214,12 +222,64 @@ static void test_ndarray_kernel_errors_are_deferred(void** state) {
   assert_no_leaks();
 }
 
+/* Calls back into the library from an engine callback: waits are refused
+ * with a clear error instead of deadlocking on the worker running it. */
+typedef struct {
+  WeftStatus wait_all, copy_from, var_wait;
+  char message[512];
+  WeftNDArray* arr;
+  WeftEngineVar* self;
+} Reentry;
+
+static const char* reenter(void* p) {
+  Reentry* r = (Reentry*)p;
+  const float x[2] = {1, 2};
+  r->wait_all = weft_wait_all();
+  snprintf(r->message, sizeof r->message, "%s", weft_last_error());
+  r->copy_from = weft_ndarray_copy_from(r->arr, x, sizeof x);
+  r->var_wait = weft_engine_var_wait(r->self);
+  return NULL;
+}
+
+static void test_engine_callback_reentry(void** state) {
+  const int64_t shape[1] = {2};
+  const float zero[2] = {0, 0};
+  float out[2];
+  int kind = 0, threads = 0;
+  Reentry r;
+  WeftEngineVar* v = NULL;
+  (void)state;
+  memset(&r, 0, sizeof r);
+  OK(weft_engine_info(&kind, &threads));
+  r.arr = make_f32(shape, 1, zero);
+  OK(weft_engine_var_create(&v));
+  r.self = v;
+  OK(weft_engine_push_sync(reenter, &r, NULL, NULL, 0, &v, 1, "reentrant callback"));
+  OK(weft_engine_var_wait(v)); /* returns: no deadlock, and the callback itself succeeded */
+  assert_int_equal(r.wait_all, WEFT_ERR_INVALID_ARGUMENT);
+  assert_non_null(strstr(r.message, "inside engine op 'reentrant callback'"));
+  if (kind == WEFT_ENGINE_THREADED) {
+    assert_int_equal(r.copy_from, WEFT_ERR_INVALID_ARGUMENT);
+    assert_int_equal(r.var_wait, WEFT_ERR_INVALID_ARGUMENT);
+    read_f32(r.arr, out, 2);
+    assert_floats(out, zero, 2); /* the refused copy was never pushed */
+  } else {
+    assert_int_equal(r.copy_from, WEFT_OK); /* the naive engine runs it inline */
+  }
+  OK(weft_wait_all());
+  OK(weft_engine_var_free(v));
+  OK(weft_ndarray_free(r.arr));
+  OK(weft_wait_all());
+  assert_no_leaks();
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       TEST(test_engine_info_and_configure),
       TEST(test_engine_order_versions_deleters),
       TEST(test_engine_errors),
       TEST(test_ndarray_kernel_errors_are_deferred),
+      TEST(test_engine_callback_reentry),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -191,6 +191,49 @@ static void test_invoke_into(void** state) {
   assert_no_leaks();
 }
 
+/* An operator written into its own input (or a view of its bytes) reads its
+ * input before the output overwrites it: a temporary stands in. */
+static void test_invoke_into_own_input(void** state) {
+  const int64_t shape[2] = {3, 3};
+  const float x[9] = {1, 2, 3, 4, 5, 6, 7, 8, 9};
+  float want[9], out[9];
+  int i, j, k;
+  WeftNDArray* a = make_f32(shape, 2, x);
+  WeftNDArray* two[2];
+  WeftNDArray* view = NULL;
+  (void)state;
+  OK(weft_op_invoke_into("transpose", &a, 1, NULL, NULL, 0, &a, 1, NULL));
+  for (i = 0; i < 3; ++i)
+    for (j = 0; j < 3; ++j) want[i * 3 + j] = x[j * 3 + i];
+  read_f32(a, out, 9);
+  assert_floats(out, want, 9);
+
+  /* dot(a, a) into a, with a = x again. */
+  OK(weft_ndarray_copy_from(a, x, sizeof x));
+  two[0] = a;
+  two[1] = a;
+  OK(weft_op_invoke_into("dot", two, 2, NULL, NULL, 0, &a, 1, NULL));
+  for (i = 0; i < 3; ++i)
+    for (j = 0; j < 3; ++j) {
+      want[i * 3 + j] = 0;
+      for (k = 0; k < 3; ++k) want[i * 3 + j] += x[i * 3 + k] * x[k * 3 + j];
+    }
+  read_f32(a, out, 9);
+  assert_floats(out, want, 9);
+
+  /* The output is another handle on the input's bytes (a reshape view). */
+  OK(weft_ndarray_copy_from(a, x, sizeof x));
+  OK(weft_ndarray_reshape(a, shape, 2, &view));
+  OK(weft_op_invoke_into("transpose", &a, 1, NULL, NULL, 0, &view, 1, NULL));
+  for (i = 0; i < 3; ++i)
+    for (j = 0; j < 3; ++j) want[i * 3 + j] = x[j * 3 + i];
+  read_f32(a, out, 9);
+  assert_floats(out, want, 9);
+  OK(weft_ndarray_free(view));
+  OK(weft_ndarray_free(a));
+  assert_no_leaks();
+}
+
 static void test_invoke_into_errors(void** state) {
   const int64_t shape[1] = {4};
   const int64_t other[2] = {2, 2};
@@ -315,6 +358,7 @@ int main(void) {
       TEST(test_invoke_capacity_too_small),
       TEST(test_invoke_into),
       TEST(test_invoke_into_errors),
+      TEST(test_invoke_into_own_input),
       TEST(test_elemwise_add_and_dot),
       TEST(test_random_seed_reproducible),
   };

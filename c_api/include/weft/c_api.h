@@ -100,7 +100,12 @@ WEFT_API WeftStatus weft_storage_stats(int dev_type, int dev_id, size_t* live_by
 /** Seeds every random generator (random operators are reproducible). */
 WEFT_API WeftStatus weft_random_seed(uint64_t seed);
 
-/** Blocks until all pending work is done; reports a deferred error. */
+/**
+ * Blocks until all pending work is done; reports the first deferred error
+ * that no wait reported yet (without taking it from the failed arrays: their
+ * own waits still report it). Refused (WEFT_ERR_INVALID_ARGUMENT) from inside
+ * an engine callback, where it would wait for the callback itself.
+ */
 WEFT_API WeftStatus weft_wait_all(void);
 
 /* ------------------------------------------------------------- operators */
@@ -193,7 +198,11 @@ WEFT_API WeftStatus weft_ndarray_reshape(const WeftNDArray* arr, const int64_t* 
 WEFT_API WeftStatus weft_ndarray_slice(const WeftNDArray* arr, int64_t begin, int64_t end,
                                        WeftNDArray** out);
 
-/** Blocks until pending writes to @p arr are done. */
+/**
+ * Blocks until pending writes to @p arr are done; reports the failure of the
+ * operation that wrote it, on every call and every thread, until @p arr is
+ * written again successfully.
+ */
 WEFT_API WeftStatus weft_ndarray_wait_to_read(const WeftNDArray* arr);
 
 /** Blocks until pending reads and writes of @p arr are done. */
@@ -999,9 +1008,15 @@ WEFT_API WeftStatus weft_executor_bind_with_options(const WeftSymbolHandle* sym,
  * a variable runs after every earlier function using it; readers of the
  * same variable run concurrently. NDArray operations go through the same
  * engine. A function's failure is stored on the variables it writes: later
- * functions using them are skipped, and the failure (its message naming
- * the function) is reported once by weft_engine_var_wait on a written
- * variable or by weft_wait_all. Every function here is thread-safe.
+ * functions reading them are skipped (and so are writes until a wait has
+ * reported the failure). Every weft_engine_var_wait on a written variable
+ * reports the failure (its message naming the function), on any thread,
+ * until a later function writes the variable successfully or it is freed;
+ * weft_wait_all reports the first failure no wait reported yet. A callback
+ * must not wait (weft_wait_all, a wait on a variable with pending writes,
+ * weft_ndarray_copy_from): on the threaded engine such calls fail with
+ * WEFT_ERR_INVALID_ARGUMENT instead of deadlocking. Every function here is
+ * thread-safe.
  */
 
 /** An engine variable (a dependency token). Free with weft_engine_var_free(). */
@@ -1077,7 +1092,8 @@ WEFT_API WeftStatus weft_engine_complete(WeftEngineCompletion* done, const char*
 
 /**
  * @brief Blocks until every pending write of @p var completed, then reports
- * (once) a failure stored on it, naming the failed function.
+ * a failure stored on it, naming the failed function (every call, until the
+ * variable is written successfully or freed).
  */
 WEFT_API WeftStatus weft_engine_var_wait(const WeftEngineVar* var);
 

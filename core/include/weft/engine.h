@@ -10,10 +10,29 @@
 // Errors: an exception thrown by an operation (or passed to its OnComplete)
 // is stored on the variables it writes, with the op's name prefixed to the
 // message (an OpPartError names the failing part of the operation instead,
-// e.g. one node of an executor's bulked segment). Later operations that read or write such a variable are skipped
-// and inherit the error. WaitForVar rethrows a variable's error once and
-// clears it (for every variable sharing it); WaitForAll rethrows the first
-// error raised since the last WaitForAll once and clears them all.
+// e.g. one node of an executor's bulked segment). Later operations that read
+// such a variable are skipped and inherit the error; so are later writes
+// while no wait has reported the error yet. Every WaitForVar of a variable
+// holding an error rethrows it, on any thread and as often as it is called:
+// a wait never clears a variable's error. A variable's error is released
+// when an operation that writes it runs and succeeds (allowed once a wait
+// reported the error), or when the variable is deleted. WaitForAll rethrows
+// the first error raised since the last WaitForAll that no wait has
+// reported yet; it marks them all reported and drops them from its log,
+// without clearing them from the variables. Errors a WaitForVar reported
+// leave the log too (amortised), so the log holds unreported failures only.
+//
+// Waits from inside an operation (an engine callback) are refused: on the
+// threaded engine a WaitForVar that would block, and on every engine a
+// WaitForAll, throw Error(kInvalidArgument) naming the running op, since they
+// would wait for the operation itself or for its worker's queue.
+//
+// A worker thread that cannot be started (the system's thread limit) is a
+// status, never a crash: Create throws Error(kInternal) when a pool gets no
+// thread at all, a device pool created on first use fails the operations
+// pushed to it (the error lands on their variables, like a kernel failure)
+// and tries again on the next push; a pool that got some of its threads runs
+// with those.
 //
 // Implementations: NaiveEngine runs every operation synchronously inside
 // Push (the reference and debugging engine; pushes are serialised by a lock)
@@ -172,6 +191,14 @@ class Engine {
 
   // Completed writes of `var`.
   virtual uint64_t VarVersion(VarHandle var) const = 0;
+
+  // Throws Error(kInvalidArgument) naming `what` and the running op when a
+  // blocking wait issued now would deadlock (the calling thread runs an
+  // operation of this engine on the threaded engine). Callers that push
+  // work and then wait for it (NDArray::CopyFromHost) check before pushing.
+  virtual void CheckCanWait(const char* what) const = 0;
+  // Errors held for WaitForAll (not yet reported by any wait); diagnostics.
+  virtual size_t LoggedErrors() = 0;
 
   // Stop waits for pending work (without rethrowing) and joins the workers;
   // operations pushed while stopped run after Start. WaitForVar/WaitForAll

@@ -54,10 +54,17 @@
 // write to a bound array bumps its version); their readers (the oneDNN
 // convolution's cached weight layout) see them change only then.
 //
-// Thread-safety: distinct executors may be created and run concurrently
-// from different threads; one executor must not be used by two threads at
-// once (its calls mutate its state). The arrays it exposes follow NDArray's
-// rules.
+// Thread-safety: distinct executors may be created, reshaped, run and freed
+// concurrently from different threads, also when they share bound arrays
+// (weights) that they only read. One executor used by two threads at once
+// is safe and serialised: Forward and Backward take the executor's lock, so
+// each call pushes all its nodes before the other call pushes any; the
+// results are those of the calls in the order they took the lock (the
+// outputs hold the last one's; reading them while the other thread pushes
+// again sees whichever the engine ordered first). Reshape, the accessors
+// and DebugString read state fixed at bind and need no lock. Freeing an
+// executor while another thread calls it is undefined. The arrays it
+// exposes follow NDArray's rules.
 #ifndef WEFT_EXECUTOR_H_
 #define WEFT_EXECUTOR_H_
 

@@ -34,7 +34,11 @@ struct InvokeOptions {
 
 // Runs `op_name` on `inputs`. `*outputs` may be empty (all allocated) or
 // hold one NDArray per output, where none entries are allocated and given
-// arrays are written with their request (shape and dtype must match).
+// arrays are written with their request (shape and dtype must match). A
+// given output whose bytes overlap an input's (the op written into its own
+// input) is computed into a temporary and copied into the output after,
+// unless OpDef::inplace lists that (input, output) pair and both are the
+// same bytes.
 void Invoke(Runtime* rt, const std::string& op_name, const std::vector<NDArray>& inputs,
             const StringMap& params, std::vector<NDArray>* outputs,
             const InvokeOptions& opts = {});

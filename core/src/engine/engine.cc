@@ -3,11 +3,41 @@
 #include <cstdlib>
 #include <mutex>
 #include <string>
+#include <system_error>
+#include <thread>
+#include <utility>
 
 #include "engine/engine_impl.h"
 #include "weft/status.h"
 
 namespace weft {
+namespace engine {
+namespace {
+std::mutex g_thread_hook_mu;
+int g_fail_first = 0;  // GUARDED_BY(g_thread_hook_mu); 0: off
+int g_fail_count = 0;  // GUARDED_BY(g_thread_hook_mu)
+}  // namespace
+
+void SetThreadStartFailureForTesting(int first, int count) {
+  std::lock_guard<std::mutex> l(g_thread_hook_mu);
+  g_fail_first = first;
+  g_fail_count = count;
+}
+
+std::thread StartThread(std::function<void()> fn) {
+  {
+    std::lock_guard<std::mutex> l(g_thread_hook_mu);
+    if (g_fail_first > 0) {
+      if (--g_fail_first == 0) {
+        if (--g_fail_count > 0) g_fail_first = 1;
+        throw std::system_error(std::make_error_code(std::errc::resource_unavailable_try_again),
+                                "thread start refused by the test hook");
+      }
+    }
+  }
+  return std::thread(std::move(fn));
+}
+}  // namespace engine
 
 void OnComplete::operator()(std::exception_ptr error) const { engine_->Complete(opr_, std::move(error)); }
 

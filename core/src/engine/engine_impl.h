@@ -6,9 +6,11 @@
 
 #include <atomic>
 #include <exception>
+#include <functional>
 #include <memory>
 #include <mutex>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "weft/engine.h"
@@ -17,24 +19,23 @@ namespace weft {
 namespace engine {
 
 // A failure shared by every variable an op (and the ops skipped after it)
-// wrote. Take() hands the exception out once.
+// wrote. The exception is immutable; `delivered` turns true once a wait
+// (WaitForVar, WaitForAll) has reported it to a caller. Thread-safe.
 class ErrorBox {
  public:
   explicit ErrorBox(std::exception_ptr e) : error_(std::move(e)) {}
-  bool has() const {
-    std::lock_guard<std::mutex> l(mu_);
-    return error_ != nullptr;
+  const std::exception_ptr& error() const { return error_; }
+  bool delivered() const { return delivered_.load(std::memory_order_acquire); }
+  // Marks the error reported and rethrows it.
+  [[noreturn]] void Deliver() {
+    delivered_.store(true, std::memory_order_release);
+    std::rethrow_exception(error_);
   }
-  std::exception_ptr Take() {
-    std::lock_guard<std::mutex> l(mu_);
-    std::exception_ptr e = error_;
-    error_ = nullptr;
-    return e;
-  }
+  void MarkDelivered() { delivered_.store(true, std::memory_order_release); }
 
  private:
-  mutable std::mutex mu_;
-  std::exception_ptr error_;  // GUARDED_BY(mu_)
+  const std::exception_ptr error_;
+  std::atomic<bool> delivered_{false};
 };
 using ErrorRef = std::shared_ptr<ErrorBox>;
 
@@ -78,12 +79,13 @@ class Var {
   bool AppendWrite(OprBlock* op);
   // A granted read finished; appends newly granted ops to `ready`.
   void CompleteRead(std::vector<OprBlock*>* ready);
-  // A granted write finished: bumps the version, stores `error` (when
-  // set) and appends newly granted ops to `ready`.
+  // A granted write finished: bumps the version, replaces the variable's
+  // error by `error` (null: the op ran and succeeded, which releases a
+  // previous error) and appends newly granted ops to `ready`.
   void CompleteWrite(const ErrorRef& error, std::vector<OprBlock*>* ready);
   // True when no write is running or queued.
   bool NoPendingWrite();
-  // The error box when it holds an error, else null.
+  // The variable's error, or null.
   ErrorRef error();
   uint64_t version() const { return version_.load(std::memory_order_acquire); }
 
@@ -142,20 +144,58 @@ void SetVars(OprBlock* op, const std::vector<VarHandle>& reads, const std::vecto
 // (code kept for weft::Error, kInternal for anything else).
 std::exception_ptr NameError(const std::string& op_name, std::exception_ptr error);
 
-// The first variable error among `op`'s variables, or null.
+// The error a user op must inherit (and be skipped for), or null: the
+// first error of a variable it reads, else the first not yet delivered
+// error of a variable it writes. A write to a variable whose error was
+// already reported runs: it overwrites the failed content, and its success
+// releases the error (Var::CompleteWrite).
 ErrorRef FindVarError(OprBlock* op);
 
-// Collects every ErrorRef raised since the last WaitForAll.
+// The errors raised and not yet reported by WaitForAll. Entries delivered
+// by a WaitForVar are pruned (amortised, in Add) so that failures reported
+// one by one do not accumulate; the variables still hold their errors.
 class ErrorLog {
  public:
   void Add(const ErrorRef& e);
-  // Clears every logged error; rethrows the first that still held one.
-  void ThrowFirstAndClear();
+  // Empties the log; marks every entry delivered and rethrows the first
+  // one no WaitForVar had reported yet.
+  void ReportAndClear();
+  size_t size();
 
  private:
   std::mutex mu_;
   std::vector<ErrorRef> errors_;  // GUARDED_BY(mu_)
+  size_t prune_at_ = 64;          // GUARDED_BY(mu_)
 };
+
+// Marks the calling thread as running `op` of `engine` for its lifetime
+// (restoring the previous mark), so that a wait issued from inside the op's
+// function can be refused instead of deadlocking.
+class RunningOpScope {
+ public:
+  RunningOpScope(const Engine* engine, const OprBlock* op);
+  ~RunningOpScope();
+  RunningOpScope(const RunningOpScope&) = delete;
+  RunningOpScope& operator=(const RunningOpScope&) = delete;
+  // The op `engine` runs on this thread, or null.
+  static const OprBlock* Current(const Engine* engine);
+
+ private:
+  const Engine* prev_engine_;
+  const OprBlock* prev_op_;
+};
+
+// Throws Error(kInvalidArgument) when the calling thread runs an op of
+// `engine`: `what` (a wait) would wait for that op or its worker.
+void CheckNotInsideOp(const Engine* engine, const char* what);
+
+// Starts a thread running `fn`; throws std::system_error as the std::thread
+// constructor does when the system refuses one.
+std::thread StartThread(std::function<void()> fn);
+// Test hook: thread starts number `first` to `first + count - 1` from now
+// (1 is the next) through StartThread fail with std::system_error(EAGAIN);
+// first 0 turns it off. Internal (not exported from libweft.so).
+void SetThreadStartFailureForTesting(int first, int count = 1);
 
 std::unique_ptr<Engine> MakeNaiveEngine();
 std::unique_ptr<Engine> MakeThreadedEngine(const EngineOptions& options);

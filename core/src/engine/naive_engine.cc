@@ -39,15 +39,19 @@ class NaiveEngine final : public Engine {
   void WaitForVar(VarHandle var) override {
     std::lock_guard<std::recursive_mutex> l(run_mu_);  // an op of another thread may be running
     if (ErrorRef e = var->error())
-      if (std::exception_ptr x = e->Take()) std::rethrow_exception(x);
+      e->Deliver();
   }
 
   void WaitForAll() override {
+    CheckNotInsideOp(this, "WaitForAll");
     std::lock_guard<std::recursive_mutex> l(run_mu_);
-    errors_.ThrowFirstAndClear();
+    errors_.ReportAndClear();
   }
 
   uint64_t VarVersion(VarHandle var) const override { return var->version(); }
+  // Nested pushes run inline here, so a wait inside an op never blocks.
+  void CheckCanWait(const char*) const override {}
+  size_t LoggedErrors() override { return errors_.size(); }
   void Stop() override {}
   void Start() override {}
   void Shutdown() override {}
@@ -78,6 +82,7 @@ class NaiveEngine final : public Engine {
     if (op->inherited) {
       Complete(op, nullptr);
     } else {
+      RunningOpScope scope(this, op);
       RunOprFn(op, RunContext{op->ctx, nullptr}, MakeOnComplete(op),
                [this, op](std::exception_ptr e) { Complete(op, std::move(e)); });
       std::unique_lock<std::mutex> dl(done_mu_);

@@ -7,6 +7,7 @@
 #include <condition_variable>
 #include <map>
 #include <string>
+#include <system_error>
 #include <thread>
 #include <utility>
 
@@ -36,7 +37,11 @@ class WorkerPool {
     if (api_ && rc_.stream) api_->FreeStream(rc_.ctx, rc_.stream);
   }
   void Push(OprBlock* op) { queue_->Push(op); }
-  void Start();
+  // Starts the missing worker threads; a thread that cannot be started
+  // (std::system_error) ends the attempt. Returns false, with `*error` set,
+  // when the pool has no thread at all.
+  bool Start(std::string* error);
+  bool running() const { return !workers_.empty(); }
   void Stop() {
     queue_->Stop();
     for (auto& t : workers_) t.join();
@@ -75,8 +80,9 @@ class ThreadedEngine final : public Engine {
     opts_.device_threads = std::max(1, opts_.device_threads);
     cpu_pool_ = std::make_unique<WorkerPool>(this, opts_.cpu_threads, RunContext{Context::CPU(0)});
     prio_pool_ = std::make_unique<WorkerPool>(this, opts_.priority_threads, RunContext{Context::CPU(0)});
-    cpu_pool_->Start();
-    prio_pool_->Start();
+    std::string error;
+    if (!cpu_pool_->Start(&error) || !prio_pool_->Start(&error))
+      Fail(StatusCode::kInternal, "engine creation: ", error);  // the members' destructors join what started
   }
   ~ThreadedEngine() override { Stop(); }
 
@@ -107,6 +113,7 @@ class ThreadedEngine final : public Engine {
   void WaitForVar(VarHandle var) override {
     if (!var) Fail(StatusCode::kInvalidArgument, "WaitForVar: null variable");
     if (!var->NoPendingWrite()) {
+      CheckNotInsideOp(this, "WaitForVar");
       if (stopped_.load()) Fail(StatusCode::kInvalidArgument, "WaitForVar: the engine is stopped with work pending");
       struct Signal {
         std::mutex mu;
@@ -136,17 +143,20 @@ class ThreadedEngine final : public Engine {
       sig->cv.wait(l, [&] { return sig->done; });
     }
     if (ErrorRef e = var->error())
-      if (std::exception_ptr x = e->Take()) std::rethrow_exception(x);
+      e->Deliver();
   }
 
   void WaitForAll() override {
+    CheckNotInsideOp(this, "WaitForAll");
     if (stopped_.load() && pending_.load() > 0)
       Fail(StatusCode::kInvalidArgument, "WaitForAll: the engine is stopped with work pending");
     WaitIdle();
-    errors_.ThrowFirstAndClear();
+    errors_.ReportAndClear();
   }
 
   uint64_t VarVersion(VarHandle var) const override { return var->version(); }
+  void CheckCanWait(const char* what) const override { CheckNotInsideOp(this, what); }
+  size_t LoggedErrors() override { return errors_.size(); }
 
   void Stop() override {
     std::lock_guard<std::mutex> l(life_mu_);
@@ -162,11 +172,15 @@ class ThreadedEngine final : public Engine {
   void Start() override {
     std::lock_guard<std::mutex> l(life_mu_);
     if (!stopped_.load() || shutdown_.load()) return;
-    cpu_pool_->Start();
-    prio_pool_->Start();
+    std::string error;
+    if (!cpu_pool_->Start(&error) || !prio_pool_->Start(&error)) {
+      cpu_pool_->Stop();
+      prio_pool_->Stop();
+      Fail(StatusCode::kInternal, "engine start: ", error);
+    }
     {
       std::lock_guard<std::mutex> dl(dev_mu_);
-      for (auto& kv : dev_pools_) kv.second->Start();
+      for (auto& kv : dev_pools_) kv.second->Start(&error);  // one without threads retries on its next op
     }
     stopped_.store(false);
   }
@@ -194,6 +208,7 @@ class ThreadedEngine final : public Engine {
       return;
     }
     op->refs.store(2, std::memory_order_relaxed);
+    RunningOpScope scope(this, op);
     RunOprFn(op, rc, MakeOnComplete(op), [this, op](std::exception_ptr e) { Complete(op, std::move(e)); });
     ReleaseOpr(op);
   }
@@ -257,18 +272,34 @@ class ThreadedEngine final : public Engine {
       else if (op->ctx.dev_id == 0)
         cpu_pool_->Push(op);
       else
-        DevicePool(op->ctx, false)->Push(op);  // cpu(i), i > 0: its own workers
+        PushToDevicePool(op, false);  // cpu(i), i > 0: its own workers
       return;
     }
-    const bool copy = op->prop == FnProperty::kCopyToDevice || op->prop == FnProperty::kCopyFromDevice;
-    DevicePool(op->ctx, copy)->Push(op);
+    PushToDevicePool(op, op->prop == FnProperty::kCopyToDevice || op->prop == FnProperty::kCopyFromDevice);
+  }
+
+  void PushToDevicePool(OprBlock* op, bool copy) {
+    std::string error;
+    if (WorkerPool* pool = DevicePool(op->ctx, copy, &error))
+      pool->Push(op);
+    else
+      FailOpr(op, error);  // Complete prefixes "engine op '<name>' failed: "
+  }
+
+  // Fails `op` (not run) with `error`, as if its function had thrown it.
+  void FailOpr(OprBlock* op, const std::string& error) {
+    AsyncFn().swap(op->fn);
+    SyncFn().swap(op->sync_fn);
+    Complete(op, std::make_exception_ptr(Error(StatusCode::kInternal, error)));
   }
 
   // The compute or copy pool of a device (cpu(i) for i > 0 has only a
-  // compute pool), created on first use.
-  WorkerPool* DevicePool(Context ctx, bool copy) {
+  // compute pool), created on first use; null with `*error` set when none
+  // of its threads could be started (tried again on the next call).
+  WorkerPool* DevicePool(Context ctx, bool copy, std::string* error) {
     std::lock_guard<std::mutex> l(dev_mu_);
     auto& pool = dev_pools_[{ctx, copy}];
+    if (pool && !pool->running() && !stopped_.load() && !pool->Start(error)) return nullptr;
     if (!pool) {
       // A GPU pool runs on its own stream: the compute stream, or the copy
       // stream for copies. Without a usable device it gets none (the ops
@@ -285,7 +316,7 @@ class ThreadedEngine final : public Engine {
         }
       }
       pool = std::make_unique<WorkerPool>(this, copy ? 1 : opts_.device_threads, rc, api);
-      if (!stopped_.load()) pool->Start();
+      if (!stopped_.load() && !pool->Start(error)) return nullptr;
     }
     return pool.get();
   }
@@ -309,11 +340,21 @@ class ThreadedEngine final : public Engine {
   ErrorLog errors_;
 };
 
-void WorkerPool::Start() {
-  for (int i = 0; i < threads_; ++i)
-    workers_.emplace_back([this] {
-      while (OprBlock* op = queue_->Pop()) engine_->Execute(op, rc_, api_);
-    });
+bool WorkerPool::Start(std::string* error) {
+  while (static_cast<int>(workers_.size()) < threads_) {
+    try {
+      workers_.push_back(StartThread([this] {
+        while (OprBlock* op = queue_->Pop()) engine_->Execute(op, rc_, api_);
+      }));
+    } catch (const std::system_error& e) {
+      if (workers_.empty()) {
+        *error = StrCat("cannot start a worker thread for ", rc_.ctx.ToString(), " (", e.what(), ")");
+        return false;
+      }
+      break;  // run with the threads that started
+    }
+  }
+  return true;
 }
 
 }  // namespace

@@ -1,4 +1,5 @@
 // Variables' pending queues, error boxes and the helpers both engines share.
+#include <algorithm>
 #include <utility>
 
 #include "engine/engine_impl.h"
@@ -36,7 +37,7 @@ void Var::CompleteWrite(const ErrorRef& error, std::vector<OprBlock*>* ready) {
   std::lock_guard<std::mutex> l(mu_);
   writing_ = false;
   version_.fetch_add(1, std::memory_order_release);
-  if (error) error_ = error;
+  error_ = error;
   GrantLocked(ready);
 }
 
@@ -67,7 +68,7 @@ bool Var::NoPendingWrite() {
 
 ErrorRef Var::error() {
   std::lock_guard<std::mutex> l(mu_);
-  return error_ && error_->has() ? error_ : nullptr;
+  return error_;
 }
 
 void SetVars(OprBlock* op, const std::vector<VarHandle>& reads, const std::vector<VarHandle>& writes) {
@@ -128,27 +129,65 @@ ErrorRef FindVarError(OprBlock* op) {
   for (Var* v : op->reads)
     if (ErrorRef e = v->error()) return e;
   for (Var* v : op->writes)
-    if (ErrorRef e = v->error()) return e;
+    if (ErrorRef e = v->error())
+      if (!e->delivered()) return e;
   return nullptr;
 }
 
 void ErrorLog::Add(const ErrorRef& e) {
   std::lock_guard<std::mutex> l(mu_);
   errors_.push_back(e);
+  if (errors_.size() >= prune_at_) {
+    errors_.erase(std::remove_if(errors_.begin(), errors_.end(), [](const ErrorRef& x) { return x->delivered(); }),
+                  errors_.end());
+    prune_at_ = std::max<size_t>(64, 2 * errors_.size());
+  }
 }
 
-void ErrorLog::ThrowFirstAndClear() {
+void ErrorLog::ReportAndClear() {
   std::vector<ErrorRef> errors;
   {
     std::lock_guard<std::mutex> l(mu_);
     errors.swap(errors_);
+    prune_at_ = 64;
   }
-  std::exception_ptr first;
+  ErrorRef first;
   for (const ErrorRef& e : errors) {
-    std::exception_ptr x = e->Take();
-    if (x && !first) first = x;
+    if (!first && !e->delivered()) first = e;
+    e->MarkDelivered();
   }
-  if (first) std::rethrow_exception(first);
+  if (first) std::rethrow_exception(first->error());
+}
+
+size_t ErrorLog::size() {
+  std::lock_guard<std::mutex> l(mu_);
+  return errors_.size();
+}
+
+namespace {
+thread_local const Engine* tl_engine = nullptr;
+thread_local const OprBlock* tl_op = nullptr;
+}  // namespace
+
+RunningOpScope::RunningOpScope(const Engine* engine, const OprBlock* op) : prev_engine_(tl_engine), prev_op_(tl_op) {
+  tl_engine = engine;
+  tl_op = op;
+}
+
+RunningOpScope::~RunningOpScope() {
+  tl_engine = prev_engine_;
+  tl_op = prev_op_;
+}
+
+const OprBlock* RunningOpScope::Current(const Engine* engine) { return tl_engine == engine ? tl_op : nullptr; }
+
+void CheckNotInsideOp(const Engine* engine, const char* what) {
+  const OprBlock* op = RunningOpScope::Current(engine);
+  if (!op) return;
+  Fail(StatusCode::kInvalidArgument, what, " called from inside engine op '", op->name.empty() ? "<unnamed>" : op->name,
+       "' (an engine callback): the wait would block the worker that runs the callback, waiting for the callback "
+       "itself or for work queued behind it (a deadlock); wait after the callback returns, or declare the "
+       "variables the callback needs in its reads and writes");
 }
 
 }  // namespace engine

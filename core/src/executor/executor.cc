@@ -315,6 +315,7 @@ void Executor::Init(const ExecutorOptions& options, Runtime* rt) {
 // too, and nothing here waits.
 void Executor::Forward(bool is_train) {
   Impl& m = *impl_;
+  std::lock_guard<std::mutex> lock(m.call_mu);
   if (is_train && !m.passes.empty())
     Fail(StatusCode::kInvalidArgument, "Forward(is_train=true): the graph was optimised for inference (",
          JoinNames(m.passes), "); bind with optimize_inference=false to run a training-mode forward");
@@ -325,6 +326,7 @@ void Executor::Forward(bool is_train) {
 
 void Executor::Backward(const std::vector<NDArray>& head_grads) {
   Impl& m = *impl_;
+  std::lock_guard<std::mutex> lock(m.call_mu);
   if (!m.has_grads)
     Fail(StatusCode::kInvalidArgument, "Backward: the executor has no gradients (every grad_req is null)");
   if (!m.forward_done) Fail(StatusCode::kInvalidArgument, "Backward: Forward must run first");

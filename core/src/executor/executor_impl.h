@@ -6,6 +6,7 @@
 #include <atomic>
 #include <map>
 #include <memory>
+#include <mutex>
 #include <string>
 #include <vector>
 
@@ -20,6 +21,10 @@ namespace weft {
 std::string JoinNames(const std::vector<std::string>& names);
 
 struct Executor::Impl {
+  // Serialises the calls that push work or read the executor's run state
+  // (Forward, Backward, Reshape): one executor used by two threads at once
+  // runs their calls one after the other.
+  mutable std::mutex call_mu;
   // One op node to run, with its kernel and output requests.
   struct Step {
     uint32_t nid = 0;

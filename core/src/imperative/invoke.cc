@@ -110,7 +110,37 @@ void Invoke(Runtime* rt, const std::string& op_name, const std::vector<NDArray>&
              ", expected ", ctx.ToString());
     }
   }
-  PushKernel(rt, *kernel, attrs, ctx, inputs, *outputs, reqs, opts.is_train, op.name);
+  // A given output that overlaps an input's bytes (an op written into its
+  // own input, `transpose(a)` into `a`) would read what it already
+  // overwrote: the kernel writes a temporary, copied into the output after,
+  // unless OpDef::inplace declares that input/output pair and the two are
+  // the same bytes (elementwise ops run in place).
+  std::vector<NDArray> run_outputs = *outputs;
+  std::vector<std::pair<NDArray, NDArray>> copy_back;  // (temporary, output)
+  const std::vector<std::pair<int, int>> inplace =
+      op.inplace ? op.inplace(attrs.params) : std::vector<std::pair<int, int>>{};
+  for (int i = 0; i < n_out; ++i) {
+    const NDArray& out = (*outputs)[i];
+    if (reqs[i] == OpReq::kNull || out.Bytes() == 0) continue;
+    bool unsafe = false;
+    for (int j = 0; j < n_in && !unsafe; ++j) {
+      const NDArray& in = inputs[j];
+      if (in.chunk() != out.chunk() || in.Bytes() == 0) continue;
+      const size_t in_lo = in.byte_offset(), in_hi = in_lo + in.Bytes();
+      const size_t out_lo = out.byte_offset(), out_hi = out_lo + out.Bytes();
+      if (in_hi <= out_lo || out_hi <= in_lo) continue;  // disjoint bytes of one chunk
+      bool declared = false;
+      for (const auto& p : inplace) declared |= p.first == j && p.second == i;
+      unsafe = !(declared && in_lo == out_lo && in_hi == out_hi);
+    }
+    if (!unsafe) continue;
+    NDArray tmp(out_shapes[i], ctx, out_types[i], rt);
+    if (reqs[i] == OpReq::kAdd) out.CopyTo(&tmp);  // accumulate onto the output's current values
+    run_outputs[i] = tmp;
+    copy_back.emplace_back(tmp, out);
+  }
+  PushKernel(rt, *kernel, attrs, ctx, inputs, run_outputs, reqs, opts.is_train, op.name);
+  for (auto& tc : copy_back) tc.first.CopyTo(&tc.second);
 }
 
 std::vector<NDArray> Invoke(const std::string& op_name, const std::vector<NDArray>& inputs,

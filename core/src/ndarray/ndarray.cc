@@ -92,6 +92,7 @@ void NDArray::CopyFromHost(const void* src, size_t bytes) {
   void* dst = dptr();
   std::shared_ptr<Chunk> keep = chunk_;
   Engine* engine = Engine::Get();
+  engine->CheckCanWait("copy from host");  // before pushing: the push reads `src` later
   engine->PushSync(
       [c, dst, src, bytes, keep](RunContext rc) {
         Runtime::Global().device_api(c.dev_type)->CopyFromHost(c, dst, src, bytes, rc.stream);
@@ -151,9 +152,12 @@ void NDArray::WaitToRead() const {
 void NDArray::WaitToWrite() const {
   if (!chunk_) return;
   // A no-op write queues behind every pending read and write; it counts
-  // as a write in the variable's version. Skipped (error kept) when the
-  // variable holds an error, which WaitForVar then rethrows.
+  // as a write in the variable's version. The first wait rethrows an error
+  // the variable holds: the no-op write must not release it (it would, had
+  // a wait reported it already), since it leaves the failed content.
   Engine* engine = Engine::Get();
+  engine->CheckCanWait("WaitToWrite");
+  engine->WaitForVar(var());
   engine->PushSync([](RunContext) {}, ctx(), {}, {var()}, 0, "WaitToWrite");
   engine->WaitForVar(var());
 }

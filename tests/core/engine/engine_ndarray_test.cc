@@ -106,7 +106,8 @@ TEST(EngineNDArray, VersionCountsWritesOfAnArray) {
 }
 
 // Kernel failures are deferred to the wait / sync copy, name the op, are
-// reported once and propagate to dependent ops; shape errors stay synchronous.
+// reported by every wait and propagate to dependent ops; shape errors stay
+// synchronous.
 TEST(EngineNDArray, KernelErrorSurfacesAtWaitWithOpName) {
   Engine::Get()->WaitForAll();
   NDArray x = test::Array({2, 3}, {1, 2, 3, 4, 5, 6});
@@ -120,9 +121,18 @@ TEST(EngineNDArray, KernelErrorSurfacesAtWaitWithOpName) {
     EXPECT_NE(std::string(err.what()).find("'softmax'"), std::string::npos) << err.what();
     EXPECT_NE(std::string(err.what()).find("temperature"), std::string::npos) << err.what();
   }
-  EXPECT_NO_THROW(y.WaitToRead()) << "an error is reported once";
-  // z's error was the same failure, cleared with y's.
-  EXPECT_NO_THROW(z.WaitToRead());
+  EXPECT_THROW(y.WaitToRead(), Error) << "every wait reports it";
+  // z's error is the same failure.
+  try {
+    z.WaitToRead();
+    ADD_FAILURE() << "no error on the dependent array";
+  } catch (const Error& err) {
+    EXPECT_NE(std::string(err.what()).find("'softmax'"), std::string::npos) << err.what();
+  }
+  // Writing y again (the failure was reported) releases the error.
+  std::vector<float> fresh{1, 1, 1, 1, 1, 1};
+  y.CopyFromHost(fresh.data(), fresh.size() * sizeof(float));
+  EXPECT_NO_THROW(y.WaitToRead());
   EXPECT_EQ(test::Values(ok), (std::vector<double>{2, 3, 4, 5, 6, 7}));
 
   NDArray y2 = Invoke("softmax", {x}, {{"temperature", "0"}})[0];
