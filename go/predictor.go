@@ -18,7 +18,6 @@ import (
 	"io"
 	"runtime"
 	"sort"
-	"sync"
 	"unsafe"
 
 	"ai.weft/weft/internal/capi"
@@ -65,12 +64,11 @@ type Tensor struct {
 }
 
 // Predictor runs a model from any number of goroutines at once.
+// A goroutine that read the handle just before Close passes a stale handle,
+// which the library's handle table rejects (InvalidHandle): handles carry a
+// generation, so a freed one never names another object.
 type Predictor struct {
 	handle
-	// mu is held shared by every call into the library and exclusively by
-	// Close, so the native handle is never freed while a goroutine is
-	// about to use it.
-	mu         sync.RWMutex
 	firstShape []int64 // the first input's shape given at creation
 }
 
@@ -142,12 +140,12 @@ func LoadPredictorFiles(symbolPath, paramsPath string, cfg PredictorConfig) (*Pr
 	})
 }
 
-// Close closes the predictor: it waits for the calls in progress (also
-// those waiting for an executor) to finish, then releases the weights and
-// executors. Later calls return an *Error with InvalidHandle. Idempotent.
+// Close closes the predictor: calls waiting inside the library for an
+// executor fail with an *Error (InvalidArgument, "... closed"), calls
+// running finish first (Close returns after them), then the weights and
+// executors are released. Later calls return an *Error with InvalidHandle.
+// Idempotent.
 func (p *Predictor) Close() error {
-	p.mu.Lock()
-	defer p.mu.Unlock()
 	h := p.take()
 	if h == 0 {
 		return nil
@@ -156,10 +154,8 @@ func (p *Predictor) Close() error {
 	return wrap(capi.Weft_predictor_free(h))
 }
 
-// call runs f with the native handle while holding the shared lock.
+// call runs f with the native handle.
 func (p *Predictor) call(f func(h uintptr) error) error {
-	p.mu.RLock()
-	defer p.mu.RUnlock()
 	h, err := p.get()
 	if err != nil {
 		return err

@@ -11,6 +11,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"strings"
 	"sync"
 	"testing"
 )
@@ -338,36 +339,46 @@ func TestPredictorErrors(t *testing.T) {
 func TestPredictorClosedGivesInvalidHandle(t *testing.T) {
 	checkLive(t)
 	m := newLenet(t)
-	p := must(LoadPredictorFiles(m.symbolPath, m.paramsPath, lenetConfig("2")))
+	p := must(LoadPredictorFiles(m.symbolPath, m.paramsPath, lenetConfig("1")))
 	imgs := images(4, 2)
-	// Close while goroutines predict: each call succeeds or fails with
-	// InvalidHandle (it started after Close); none crashes or sees garbage.
+	// Close while goroutines predict (max_executors 1, so most wait for the
+	// executor): each goroutine predicts (right outputs) until its first
+	// error, which must be InvalidArgument "closed" (it was waiting when
+	// Close came) or InvalidHandle (it started after Close); none crashes.
 	want := make([]float32, 40)
 	check(t, p.Predict(context.Background(), imgs, want))
-	var wg sync.WaitGroup
-	start := make(chan struct{})
-	results := make(chan error, 6*20)
-	for g := 0; g < 6; g++ {
+	const goroutines = 6
+	var wg, warm sync.WaitGroup
+	ends := make(chan error, goroutines)
+	for g := 0; g < goroutines; g++ {
 		wg.Add(1)
+		warm.Add(1)
 		go func() {
 			defer wg.Done()
-			<-start
 			out := make([]float32, 40)
-			for r := 0; r < 20; r++ {
+			for n := 0; ; n++ {
 				err := p.Predict(context.Background(), imgs, out)
+				if n == 0 {
+					warm.Done()
+				}
 				if err == nil && !floatsSame(out, want) {
 					err = errorf(Internal, "wrong output %v", out)
 				}
-				results <- err
+				if err != nil {
+					ends <- err
+					return
+				}
 			}
 		}()
 	}
-	close(start)
+	warm.Wait() // every goroutine has made a call: Close comes while they run
 	check(t, p.Close())
 	wg.Wait()
-	close(results)
-	for err := range results {
-		if err != nil && !errors.Is(err, InvalidHandle) {
+	close(ends)
+	for err := range ends {
+		var we *Error
+		if !errors.Is(err, InvalidHandle) &&
+			!(errors.As(err, &we) && we.Code == InvalidArgument && strings.Contains(we.Message, "closed")) {
 			t.Errorf("during close: %v", err)
 		}
 	}
