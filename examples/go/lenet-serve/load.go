@@ -164,25 +164,44 @@ func checkBadRequests(url string) error {
 	return nil
 }
 
-// bench prints the median ns of one Predict call (1 goroutine, one sample,
-// rounds of 100 calls, the first tenth dropped as warm-up) for the LeNet
-// checkpoint and for a tiny model (relu over 10 floats, no weights), whose
-// time is almost all call overhead: cgo, the predictor's executor pool and
-// the copies in and out. Compare with weft_predictor_predict_float from C on
-// the same models.
+// bench prints the median ns of one predict call (1 thread, one sample,
+// rounds of 100 calls, the first tenth dropped as warm-up), from Go
+// (Predictor.Predict) and from C (weft_predictor_predict_float in a C loop,
+// bench_c.go), for the LeNet checkpoint and for a tiny model (relu over 10
+// floats, no weights) whose time is almost all call overhead: the binding,
+// the predictor's executor pool and the copies in and out.
 func bench(symbol, params string, calls int) error {
-	err := loadWithPredictor(symbol, params, "1", func(p *weft.Predictor) error {
-		return benchOne("lenet "+symbol, p, image(0), make([]float32, 10), calls)
-	})
+	js, err := os.ReadFile(symbol)
 	if err != nil {
 		return err
 	}
-	p, err := tinyPredictor()
+	pb, err := os.ReadFile(params)
 	if err != nil {
 		return err
 	}
-	defer p.Close()
-	return benchOne("tiny relu(1x10)", p, make([]float32, 10), make([]float32, 10), calls*10)
+	if err := benchPair("lenet", string(js), pb, []int64{1, 1, 28, 28}, image(0), 10, calls); err != nil {
+		return err
+	}
+	tjs, tpb, err := tinyModel()
+	if err != nil {
+		return err
+	}
+	return benchPair("tiny relu(1x10)", tjs, tpb, []int64{1, 10}, image(1)[:10], 10, calls*10)
+}
+
+func benchPair(name, js string, params []byte, shape []int64, in []float32, outLen, calls int) error {
+	p, err := weft.NewPredictor(js, params, weft.PredictorConfig{
+		Inputs:  []weft.PredictorInput{{Name: "data", Shape: shape}},
+		Options: map[string]string{"max_executors": "1"}})
+	if err != nil {
+		return err
+	}
+	err = benchOne(name, p, in, make([]float32, outLen), calls)
+	p.Close()
+	if err != nil {
+		return err
+	}
+	return benchC(name, js, params, shape, in, outLen, calls)
 }
 
 func benchOne(name string, p *weft.Predictor, in, out []float32, calls int) error {
@@ -200,40 +219,35 @@ func benchOne(name string, p *weft.Predictor, in, out []float32, calls int) erro
 	}
 	per = per[len(per)/10:]
 	sort.Float64s(per)
-	fmt.Printf("go Predict %s: median %.0f ns/call over %d rounds of %d calls\n", name, per[len(per)/2], len(per), round)
+	fmt.Printf("Go Predict       %s: median %.0f ns/call over %d rounds of %d calls\n", name, per[len(per)/2], len(per), round)
 	return nil
 }
 
-// tinyPredictor is relu over a (1,10) input: no weights (an empty .params).
-func tinyPredictor() (*weft.Predictor, error) {
+// tinyModel is relu over a (1,10) input: its JSON and an empty .params.
+func tinyModel() (string, []byte, error) {
 	x, err := weft.Variable("data")
 	if err != nil {
-		return nil, err
+		return "", nil, err
 	}
 	defer x.Close()
 	y, err := weft.Apply("Activation", "relu", weft.Params{"act_type": "relu"}, x)
 	if err != nil {
-		return nil, err
+		return "", nil, err
 	}
 	defer y.Close()
 	js, err := y.JSON()
 	if err != nil {
-		return nil, err
+		return "", nil, err
 	}
 	dir, err := os.MkdirTemp("", "lenet-serve-bench")
 	if err != nil {
-		return nil, err
+		return "", nil, err
 	}
 	defer os.RemoveAll(dir)
 	empty := filepath.Join(dir, "empty.params")
 	if err := weft.SaveParams(empty, map[string]*weft.NDArray{}); err != nil {
-		return nil, err
+		return "", nil, err
 	}
 	params, err := os.ReadFile(empty)
-	if err != nil {
-		return nil, err
-	}
-	return weft.NewPredictor(js, params, weft.PredictorConfig{
-		Inputs:  []weft.PredictorInput{{Name: "data", Shape: []int64{1, 10}}},
-		Options: map[string]string{"max_executors": "1"}})
+	return js, params, err
 }

@@ -5,7 +5,7 @@
 //	lenet-serve serve    -symbol S -params P [-addr A]     serve POST /predict until killed
 //	lenet-serve load     -url U -symbol S -params P [-n N -c C]
 //	lenet-serve selftest -symbol S -params P [-n N -c C]   serve on 127.0.0.1:0 and load it
-//	lenet-serve bench    -symbol S -params P [-calls K]    median ns per Predict call (1 goroutine)
+//	lenet-serve bench    -symbol S -params P [-calls K]    median ns per predict call, Go vs C (1 thread)
 //
 // A request carries one 28x28 image: a JSON array of 784 numbers, or 3136
 // bytes of little-endian float32 with Content-Type application/octet-stream.
