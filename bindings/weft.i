@@ -619,6 +619,49 @@ WEFT_GO_ARRAY(double, float64)
 %typemap(imtype) void*, const void* "unsafe.Pointer"
 %typemap(in) void*, const void* %{ $1 = ($1_ltype)$input; %}
 
+/* Predictor (Go). The handle type; the stats struct as an array; predict
+ * with packed buffers: an array of pointers to Go memory (void* const*) may
+ * not be passed to C, so the Go layer packs N inputs (outputs) into one
+ * buffer each and these helpers split them by their byte counts. */
+WEFT_HANDLE(WeftPredictor)
+%ignore WeftPredictorStats;
+%ignore weft_predictor_stats;
+%ignore weft_predictor_predict;
+%inline %{
+/* out5[0..4] = executors, shape_sets, in_use, weight_bytes, activation_bytes. */
+static WeftStatus weft_go_predictor_stats(const WeftPredictor* pred, size_t* out5) {
+  WeftPredictorStats s;
+  WeftStatus st = weft_predictor_stats(pred, &s);
+  if (st != WEFT_OK) return st;
+  out5[0] = s.executors;
+  out5[1] = s.shape_sets;
+  out5[2] = s.in_use;
+  out5[3] = s.weight_bytes;
+  out5[4] = s.activation_bytes;
+  return WEFT_OK;
+}
+/* weft_predictor_predict() with input i at in_packed + sum(input_bytes[0..i))
+ * and output j likewise in out_packed. */
+static WeftStatus weft_go_predictor_predict(WeftPredictor* pred, size_t num_inputs, const void* in_packed,
+                                            const size_t* input_bytes, const size_t* ind_ptr, const int64_t* dims,
+                                            size_t num_outputs, void* out_packed, const size_t* output_bytes) {
+  std::vector<const void*> in(num_inputs);
+  std::vector<void*> out(num_outputs);
+  size_t off = 0;
+  for (size_t i = 0; i < num_inputs; ++i) {
+    in[i] = (const char*)in_packed + off;
+    off += input_bytes[i];
+  }
+  off = 0;
+  for (size_t j = 0; j < num_outputs; ++j) {
+    out[j] = (char*)out_packed + off;
+    off += output_bytes[j];
+  }
+  return weft_predictor_predict(pred, num_inputs, in.data(), input_bytes, ind_ptr, dims, num_outputs,
+                                out.data(), output_bytes);
+}
+%}
+
 #endif
 
 /* One line per handle type of the C ABI (types not declared yet are

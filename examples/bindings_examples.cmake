@@ -57,6 +57,32 @@ add_custom_command(OUTPUT ${WEFT_EX_BIN}/classify-fashion-go
           ${WEFT_GO_CAPI}/capi_wrap.cxx weft weft_go VERBATIM)
 add_custom_target(weft_example_go ALL DEPENDS ${WEFT_EX_BIN}/classify-fashion-go)
 
+# lenet-serve: a weft.Predictor behind net/http, its bounded load generator
+# and a predict-call bench (build/bin/lenet-serve-go; see its main.go).
+set(WEFT_EX_GO_SERVE_SRC main.go server.go load.go bench_c.go)
+set(WEFT_EX_GO_SERVE "")
+foreach(f ${WEFT_EX_GO_SERVE_SRC})
+  add_custom_command(OUTPUT ${WEFT_EX_GO}/lenet-serve/${f}
+    COMMAND ${CMAKE_COMMAND} -E copy ${WEFT_EX}/go/lenet-serve/${f} ${WEFT_EX_GO}/lenet-serve/${f}
+    DEPENDS ${WEFT_EX}/go/lenet-serve/${f} VERBATIM)
+  list(APPEND WEFT_EX_GO_SERVE ${WEFT_EX_GO}/lenet-serve/${f})
+endforeach()
+add_custom_command(OUTPUT ${WEFT_EX_BIN}/lenet-serve-go
+  COMMAND ${CMAKE_COMMAND} -E env ${WEFT_GO_ENV} ${WEFT_GO} build -o ${WEFT_EX_BIN}/lenet-serve-go ./lenet-serve
+  WORKING_DIRECTORY ${WEFT_EX_GO}
+  DEPENDS ${WEFT_EX_GO_SERVE} ${WEFT_GO_COPIED} ${WEFT_GO_CAPI}/capi.go ${WEFT_GO_CAPI}/capi_wrap.cxx weft weft_go
+  VERBATIM)
+add_custom_target(weft_example_go_serve ALL DEPENDS ${WEFT_EX_BIN}/lenet-serve-go)
+if(WEFT_BUILD_TESTS)
+  # A seeded LeNet checkpoint, then 200 requests from 4 clients on
+  # 127.0.0.1, every answer checked against a direct Predict.
+  set(WEFT_EX_GO_SERVE_DIR ${CMAKE_BINARY_DIR}/examples/go-serve)
+  add_test(NAME examples.serve_go
+    COMMAND bash -c "set -e; mkdir -p \"$1\"; \"$2\" init -symbol \"$3\" -out \"$1/lenet\"; exec \"$2\" selftest -symbol \"$3\" -params \"$1/lenet-0000.params\" -n 200 -c 4"
+            serve_go ${WEFT_EX_GO_SERVE_DIR} ${WEFT_EX_BIN}/lenet-serve-go ${WEFT_EX}/models/lenet-symbol.json)
+  set_tests_properties(examples.serve_go PROPERTIES LABELS "examples;go" TIMEOUT 120)
+endif()
+
 # ----------------------------------------------------------------- tests
 # A tiny checkpoint (the example MLP after 10 batches of 50 images) and the
 # C++ predictions for the first 300 test images, as CTest fixtures; each

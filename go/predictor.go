@@ -1,0 +1,330 @@
+package weft
+
+// Predictor: thread-safe inference for services (weft_predictor_* of the C
+// ABI; semantics in core/include/weft/predictor.h).
+//
+// Ownership: a *Predictor owns one native predictor; Close releases it
+// (idempotent, safe from any goroutine); a finalizer closes a forgotten one.
+// Thread-safety: every method may be called from any number of goroutines
+// at once. The predictor holds one copy of the weights and a pool of
+// executors (at most "max_executors" per input shape set); callers beyond
+// that wait inside the library for an executor.
+// Cancellation: Predict checks its context before the call starts; a call
+// in progress (running or waiting for an executor inside the library)
+// cannot be interrupted and runs to completion.
+
+import (
+	"context"
+	"io"
+	"runtime"
+	"sort"
+	"unsafe"
+
+	"ai.weft/weft/internal/capi"
+)
+
+// PredictorInput names an input of the model with its first shape (the
+// shape later calls use unless they give another).
+type PredictorInput struct {
+	Name  string
+	Shape []int64
+}
+
+// PredictorConfig says how to build a Predictor.
+type PredictorConfig struct {
+	// Inputs in the order Predict takes them; every other argument of the
+	// symbol is a weight read from the parameters ("arg:"/"aux:" names;
+	// arguments ending in "label" that the parameters lack are fed zeros).
+	Inputs []PredictorInput
+	// Outputs returned, in order: internal outputs ("fc1_output") or node
+	// names ("fc1"). Empty: the symbol's outputs.
+	Outputs []string
+	// Device runs the model (the zero value is cpu(0)).
+	Device Context
+	// Options passed to the library as key/value strings: "max_executors"
+	// (per input shape set; default the number of cores, at least 2),
+	// "max_shapes" (default 8), "bulk_max_nodes", "optimize_inference"
+	// ("0"/"1"). An unknown key or a bad value is an InvalidArgument error.
+	Options map[string]string
+}
+
+// PredictorStats are a predictor's figures.
+type PredictorStats struct {
+	Executors       uint64 // bound executors over all shape sets
+	ShapeSets       uint64 // input shape sets bound
+	InUse           uint64 // executors running a call now
+	WeightBytes     uint64 // the frozen weights, held once
+	ActivationBytes uint64 // planned memory over all executors
+}
+
+// Tensor is one input of PredictTensors: float32 data of a shape.
+type Tensor struct {
+	Data  []float32
+	Shape []int64
+}
+
+// Predictor runs a model from any number of goroutines at once.
+// A goroutine that read the handle just before Close passes a stale handle,
+// which the library's handle table rejects (InvalidHandle): handles carry a
+// generation, so a freed one never names another object.
+type Predictor struct {
+	handle
+	firstShape []int64 // the first input's shape given at creation
+}
+
+func (c *PredictorConfig) split() (names []string, indPtr []uint64, dims []int64, keys, vals []string) {
+	indPtr = make([]uint64, 1, len(c.Inputs)+1)
+	dims = []int64{}
+	for _, in := range c.Inputs {
+		names = append(names, in.Name)
+		dims = append(dims, in.Shape...)
+		indPtr = append(indPtr, uint64(len(dims)))
+	}
+	for k := range c.Options {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	for _, k := range keys {
+		vals = append(vals, c.Options[k])
+	}
+	return
+}
+
+func newPredictor(cfg *PredictorConfig, create func(names []string, indPtr []uint64, dims []int64, devType, devID int, keys, vals []string, out []uintptr) error) (*Predictor, error) {
+	names, indPtr, dims, keys, vals := cfg.split()
+	devType, devID := cfg.Device.codes()
+	out := make([]uintptr, 1)
+	if err := create(names, indPtr, dims, devType, devID, keys, vals, out); err != nil {
+		return nil, wrap(err)
+	}
+	p := &Predictor{handle: handle{h: out[0], kind: "Predictor"}}
+	if len(cfg.Inputs) > 0 {
+		p.firstShape = append([]int64(nil), cfg.Inputs[0].Shape...)
+	}
+	setFinalizer(p)
+	return p, nil
+}
+
+// NewPredictor builds a predictor from symbol JSON text and the bytes of a
+// .params file (both are copied; params may be reused afterwards).
+func NewPredictor(symbolJSON string, params []byte, cfg PredictorConfig) (*Predictor, error) {
+	return newPredictor(&cfg, func(names []string, indPtr []uint64, dims []int64, devType, devID int, keys, vals []string, out []uintptr) error {
+		err := capi.Weft_predictor_create(symbolJSON, sliceData(params), uint64(len(params)), uint64(len(names)),
+			names, indPtr, dims, devType, devID, uint64(len(cfg.Outputs)), cfg.Outputs, uint64(len(keys)), keys,
+			vals, out)
+		runtime.KeepAlive(params)
+		return err
+	})
+}
+
+// LoadPredictor reads the symbol JSON and the .params bytes to their ends
+// and builds a predictor (NewPredictor).
+func LoadPredictor(symbol, params io.Reader, cfg PredictorConfig) (*Predictor, error) {
+	js, err := io.ReadAll(symbol)
+	if err != nil {
+		return nil, err
+	}
+	pb, err := io.ReadAll(params)
+	if err != nil {
+		return nil, err
+	}
+	return NewPredictor(string(js), pb, cfg)
+}
+
+// LoadPredictorFiles builds a predictor from a -symbol.json file and a
+// .params file.
+func LoadPredictorFiles(symbolPath, paramsPath string, cfg PredictorConfig) (*Predictor, error) {
+	return newPredictor(&cfg, func(names []string, indPtr []uint64, dims []int64, devType, devID int, keys, vals []string, out []uintptr) error {
+		return capi.Weft_predictor_create_from_files(symbolPath, paramsPath, uint64(len(names)), names, indPtr,
+			dims, devType, devID, uint64(len(cfg.Outputs)), cfg.Outputs, uint64(len(keys)), keys, vals, out)
+	})
+}
+
+// Close closes the predictor: calls waiting inside the library for an
+// executor fail with an *Error (InvalidArgument, "... closed"), calls
+// running finish first (Close returns after them), then the weights and
+// executors are released. Later calls return an *Error with InvalidHandle.
+// Idempotent.
+func (p *Predictor) Close() error {
+	h := p.take()
+	if h == 0 {
+		return nil
+	}
+	runtime.SetFinalizer(p, nil)
+	return wrap(capi.Weft_predictor_free(h))
+}
+
+// call runs f with the native handle.
+func (p *Predictor) call(f func(h uintptr) error) error {
+	h, err := p.get()
+	if err != nil {
+		return err
+	}
+	err = f(h)
+	runtime.KeepAlive(p)
+	return wrap(err)
+}
+
+func (p *Predictor) names(list func(uintptr, []uintptr) error) ([]string, error) {
+	var out []string
+	err := p.call(func(h uintptr) error {
+		l := make([]uintptr, 1)
+		if err := list(h, l); err != nil {
+			return err
+		}
+		var err error
+		out, err = takeStrings(l[0])
+		return err
+	})
+	return out, err
+}
+
+// InputNames lists the inputs in the order Predict takes them.
+func (p *Predictor) InputNames() ([]string, error) { return p.names(capi.Weft_predictor_list_inputs) }
+
+// OutputNames lists the outputs in the order Predict returns them.
+func (p *Predictor) OutputNames() ([]string, error) { return p.names(capi.Weft_predictor_list_outputs) }
+
+// OutputShape is the shape of output index for these input shapes (one per
+// input), binding an executor for them when none is bound yet.
+func (p *Predictor) OutputShape(index int, inputShapes ...[]int64) ([]int64, error) {
+	indPtr := make([]uint64, 1, len(inputShapes)+1)
+	dims := []int64{}
+	for _, s := range inputShapes {
+		dims = append(dims, s...)
+		indPtr = append(indPtr, uint64(len(dims)))
+	}
+	out := make([]int64, 8)
+	var ndim [1]uint64
+	err := p.call(func(h uintptr) error {
+		if index < 0 {
+			return errorf(InvalidArgument, "OutputShape: index %d is negative", index)
+		}
+		return capi.Weft_predictor_output_shape(h, uint64(len(inputShapes)), indPtr, dims, uint64(index), out,
+			uint64(len(out)), ndim[:])
+	})
+	if err != nil {
+		return nil, err
+	}
+	return out[:ndim[0]], nil
+}
+
+// BatchShape is the shape of a batch of the first input holding n floats:
+// its shape at creation with the first extent (the batch) set to n divided
+// by the product of the other extents.
+func (p *Predictor) BatchShape(n int) ([]int64, error) {
+	if len(p.firstShape) == 0 {
+		return nil, errorf(InvalidArgument, "Predict: the predictor has no input shape to scale; use PredictShape")
+	}
+	per := int64(1)
+	for _, d := range p.firstShape[1:] {
+		per *= d
+	}
+	if n == 0 || int64(n)%per != 0 {
+		return nil, errorf(InvalidArgument,
+			"Predict: input has %d floats, expected a positive multiple of %d (a batch of shape %v with any first extent)",
+			n, per, p.firstShape)
+	}
+	s := append([]int64(nil), p.firstShape...)
+	s[0] = int64(n) / per
+	return s, nil
+}
+
+// Predict runs a model with one float32 input and one float32 output: in
+// is a batch of the first input (BatchShape(len(in))), out receives the
+// output and must have exactly its size. The slices are used in place for
+// the duration of the call (no copy in Go). A context already done returns
+// its error without running; a call in progress is not interrupted.
+func (p *Predictor) Predict(ctx context.Context, in, out []float32) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	shape, err := p.BatchShape(len(in))
+	if err != nil {
+		return err
+	}
+	return p.predictShape(in, shape, out)
+}
+
+// PredictShape is Predict with the input's shape given.
+func (p *Predictor) PredictShape(ctx context.Context, in []float32, shape []int64, out []float32) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	return p.predictShape(in, shape, out)
+}
+
+func (p *Predictor) predictShape(in []float32, shape []int64, out []float32) error {
+	// The slices are passed as &s[0] (cgo allows Go memory holding no Go
+	// pointers for the call). The C ABI rejects a NULL buffer: an empty
+	// slice gets a valid address, so the library reports the size instead.
+	var zero [1]float32
+	if len(in) == 0 {
+		in = zero[:0:1]
+	}
+	if len(out) == 0 {
+		out = zero[:0:1]
+	}
+	if len(shape) == 0 {
+		shape = []int64{}
+	}
+	err := p.call(func(h uintptr) error {
+		return capi.Weft_predictor_predict_float(h, in, uint64(len(in)), shape, uint64(len(shape)), out,
+			uint64(len(out)))
+	})
+	runtime.KeepAlive(in)
+	runtime.KeepAlive(out)
+	return err
+}
+
+// PredictTensors runs a model with any number of float32 inputs (one per
+// input, in InputNames order) and outputs (one slice per output, each of
+// exactly the output's size). The inputs and outputs are copied through one
+// packed buffer each (cgo may not receive an array of Go pointers); Predict
+// avoids those copies for one input and one output.
+func (p *Predictor) PredictTensors(ctx context.Context, inputs []Tensor, outputs [][]float32) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	const f32 = uint64(unsafe.Sizeof(float32(0)))
+	inBytes := make([]uint64, len(inputs))
+	indPtr := make([]uint64, 1, len(inputs)+1)
+	dims := []int64{}
+	n := 0
+	for i, t := range inputs {
+		inBytes[i] = uint64(len(t.Data)) * f32
+		n += len(t.Data)
+		dims = append(dims, t.Shape...)
+		indPtr = append(indPtr, uint64(len(dims)))
+	}
+	in := make([]float32, 0, n+1)
+	for _, t := range inputs {
+		in = append(in, t.Data...)
+	}
+	outBytes := make([]uint64, len(outputs))
+	m := 0
+	for j, o := range outputs {
+		outBytes[j] = uint64(len(o)) * f32
+		m += len(o)
+	}
+	out := make([]float32, m+1) // +1: a valid address when empty
+	err := p.call(func(h uintptr) error {
+		return capi.Weft_go_predictor_predict(h, uint64(len(inputs)), unsafe.Pointer(&in[:1][0]), inBytes, indPtr,
+			dims, uint64(len(outputs)), unsafe.Pointer(&out[0]), outBytes)
+	})
+	if err != nil {
+		return err
+	}
+	off := 0
+	for _, o := range outputs {
+		off += copy(o, out[off:off+len(o)])
+	}
+	return nil
+}
+
+// Stats returns the predictor's figures.
+func (p *Predictor) Stats() (PredictorStats, error) {
+	var s [5]uint64
+	err := p.call(func(h uintptr) error { return capi.Weft_go_predictor_stats(h, s[:]) })
+	return PredictorStats{s[0], s[1], s[2], s[3], s[4]}, err
+}
