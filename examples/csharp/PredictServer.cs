@@ -8,6 +8,8 @@
 //   mono PredictServer.exe selftest SYMBOL DIR N C    init into DIR, serve on a free port, load it,
 //                                                     check every answer against a direct predict
 //   mono PredictServer.exe bench SYMBOL PARAMS CALLS  median ns per Predict call, 1 thread
+//   mono PredictServer.exe bench-tiny CALLS           the same on a 4->2 FullyConnected model
+//                                                     (per-call overhead: compute is negligible)
 //
 // A request body is one 28x28 image: a JSON array of 784 numbers, or 784
 // little-endian float32 (Content-Type: application/octet-stream). The answer
@@ -49,7 +51,14 @@ static class PredictServer {
       if (mode == "selftest" && args.Length == 5)
         return SelfTest(args[1], args[2], int.Parse(args[3]), int.Parse(args[4]));
       if (mode == "bench" && args.Length == 4) {
-        Bench(args[1], args[2], int.Parse(args[3]));
+        using (var p = Predictor.Create(File.ReadAllText(args[1]), File.ReadAllBytes(args[2]),
+                                        new[] { Predictor.Input("data", 1, 1, 28, 28) }, null, OneExecutor()))
+          Bench(p, "LeNet", Pixels, 10, int.Parse(args[3]));
+        return 0;
+      }
+      if (mode == "bench-tiny" && args.Length == 2) {
+        using (var p = TinyModel())
+          Bench(p, "FullyConnected 4->2", 4, 2, int.Parse(args[1]));
         return 0;
       }
     } catch (WeftException e) {
@@ -57,7 +66,8 @@ static class PredictServer {
       return 1;
     }
     Console.Error.WriteLine("usage: PredictServer.exe init SYMBOL PREFIX | serve SYMBOL PARAMS PORT | " +
-                            "load URL N C | selftest SYMBOL DIR N C | bench SYMBOL PARAMS CALLS");
+                            "load URL N C | selftest SYMBOL DIR N C | bench SYMBOL PARAMS CALLS | " +
+                            "bench-tiny CALLS");
     return 2;
   }
 
@@ -173,13 +183,26 @@ static class PredictServer {
     return inner.Split(',').Select(x => float.Parse(x.Trim(), NumberStyles.Float, CultureInfo.InvariantCulture)).ToArray();
   }
 
-  static string Answer(float[] probs) {
+  static int ArgMax(float[] v) {
     int k = 0;
-    for (int i = 1; i < probs.Length; ++i) if (probs[i] > probs[k]) k = i;
+    for (int i = 1; i < v.Length; ++i) if (v[i] > v[k]) k = i;
+    return k;
+  }
+
+  static string Answer(float[] probs) {
+    int k = ArgMax(probs);
     var sb = new StringBuilder("{\"class\": ").Append(k).Append(", \"probabilities\": [");
     for (int i = 0; i < probs.Length; ++i)
       sb.Append(i == 0 ? "" : ", ").Append(probs[i].ToString("R", CultureInfo.InvariantCulture));
     return sb.Append("]}").ToString();
+  }
+
+  static float[] ParseProbabilities(string json) {
+    const string key = "\"probabilities\": ";
+    int at = json.IndexOf(key, StringComparison.Ordinal);
+    int end = json.IndexOf(']', at < 0 ? 0 : at);
+    if (at < 0 || end < 0) throw new FormatException("no probabilities in " + json);
+    return ParseJsonArray(json.Substring(at + key.Length, end + 1 - at - key.Length));
   }
 
   static int ParseClass(string json) {
@@ -197,7 +220,8 @@ static class PredictServer {
     var images = new float[n][];
     for (int i = 0; i < n; ++i) {
       images[i] = new float[Pixels];
-      for (int j = 0; j < Pixels; ++j) images[i][j] = (float)rng.NextDouble();
+      double scale = 0.5 + 4 * rng.NextDouble(), offset = rng.NextDouble() - 0.5;
+      for (int j = 0; j < Pixels; ++j) images[i][j] = (float)(scale * (rng.NextDouble() - 0.5) + offset);
     }
     return images;
   }
@@ -205,10 +229,11 @@ static class PredictServer {
   /// <summary>
   /// n requests from c concurrent clients (image i % images.Length; even
   /// requests JSON, odd ones octet-stream); prints requests/s and p50/p99
-  /// latency. expected (optional): the class of each image; returns the
-  /// number of wrong or failed answers.
+  /// latency. expected (optional): the direct predict of each image (the
+  /// class and every probability must match exactly); returns the number of
+  /// wrong or failed answers.
   /// </summary>
-  static int Load(string url, float[][] images, int n, int c, int[] expected) {
+  static int Load(string url, float[][] images, int n, int c, float[][] expected) {
     ServicePointManager.DefaultConnectionLimit = Math.Max(c, 2);
     ServicePointManager.Expect100Continue = false;
     var latencies = new double[n];
@@ -223,8 +248,13 @@ static class PredictServer {
         try {
           var json = Post(url, image, i % 2 == 1);
           int k = ParseClass(json);
-          if (expected != null && k != expected[i % images.Length])
-            problem = "request " + i + ": class " + k + ", direct predict " + expected[i % images.Length];
+          if (expected != null) {
+            var want = expected[i % images.Length];
+            if (k != ArgMax(want))
+              problem = "request " + i + ": class " + k + ", direct predict " + ArgMax(want);
+            else if (!ParseProbabilities(json).SequenceEqual(want))
+              problem = "request " + i + ": probabilities differ from a direct predict: " + json;
+          }
         } catch (Exception e) {
           problem = "request " + i + ": " + e.Message;
         }
@@ -291,12 +321,9 @@ static class PredictServer {
     Init(symbolPath, prefix);
     var images = RandomImages(50, 7);
     using (var p = Open(symbolPath, prefix + "-0000.params")) {
-      var expected = images.Select(img => {
-        var probs = p.Predict(img);
-        return Array.IndexOf(probs, probs.Max());
-      }).ToArray();
-      if (expected.Distinct().Count() < 2)
-        Console.WriteLine("note: every image has class " + expected[0]);
+      var expected = images.Select(img => p.Predict(img)).ToArray();
+      Console.WriteLine("direct predict: " + expected.Select(ArgMax).Distinct().Count() + " distinct classes over " +
+                        images.Length + " images");
       using (var server = new Server(p, FreePort())) {
         int wrong = Load(server.Url, images, n, c, expected);
         string bad = null;
@@ -322,25 +349,43 @@ static class PredictServer {
     return 0;
   }
 
-  /// <summary>Median ns per Predictor.Predict(span, span) call, one thread,
-  /// one executor, the same image each call.</summary>
-  static void Bench(string symbolPath, string paramsPath, int calls) {
-    using (var p = Predictor.Create(File.ReadAllText(symbolPath), File.ReadAllBytes(paramsPath),
-                                    new[] { Predictor.Input("data", 1, 1, 28, 28) }, null,
-                                    new Dictionary<string, string> { { "max_executors", "1" } })) {
-      var image = RandomImages(1, 3)[0];
-      var output = new float[10];
-      for (int i = 0; i < Math.Min(calls, 200); ++i) p.Predict(image, output);  // warm up
-      var ns = new double[calls];
-      for (int i = 0; i < calls; ++i) {
-        long t0 = Stopwatch.GetTimestamp();
-        p.Predict(image, output);
-        ns[i] = (Stopwatch.GetTimestamp() - t0) * 1e9 / Stopwatch.Frequency;
+  static Dictionary<string, string> OneExecutor() {
+    return new Dictionary<string, string> { { "max_executors", "1" } };
+  }
+
+  /// <summary>data (1,4) -> FullyConnected(2), uniform weights, through a
+  /// temporary .params file read back into memory.</summary>
+  static Predictor TinyModel() {
+    var path = Path.GetTempFileName();
+    try {
+      using (var data = Symbol.Variable("data"))
+      using (var fc = Symbol.Create("FullyConnected", "fc", new Dictionary<string, object> { { "num_hidden", 2 } }, data))
+      using (var w = NDArray.FromArray(new float[] { 0.1f, 0.2f, 0.3f, 0.4f, -0.1f, -0.2f, -0.3f, -0.4f }, 2, 4))
+      using (var b = NDArray.FromArray(new float[] { 0.5f, -0.5f }, 2)) {
+        NDArray.Save(path, new Dictionary<string, NDArray> { { "arg:fc_weight", w }, { "arg:fc_bias", b } });
+        return Predictor.Create(fc.ToJson(), File.ReadAllBytes(path), new[] { Predictor.Input("data", 1, 4) },
+                                null, OneExecutor());
       }
-      Array.Sort(ns);
-      Console.WriteLine(string.Format(CultureInfo.InvariantCulture,
-          "csharp Predictor.Predict: {0} calls, median {1:F0} ns/call, p99 {2:F0} ns/call",
-          calls, Percentile(ns, 0.5), Percentile(ns, 0.99)));
+    } finally {
+      File.Delete(path);
     }
+  }
+
+  /// <summary>Median ns per Predictor.Predict(span, span) call, one thread,
+  /// one executor, the same input each call.</summary>
+  static void Bench(Predictor p, string what, int inputLength, int outputLength, int calls) {
+    var input = RandomImages(1, 3)[0].Take(inputLength).ToArray();
+    var output = new float[outputLength];
+    for (int i = 0; i < Math.Min(calls, 200); ++i) p.Predict(input, output);  // warm up
+    var ns = new double[calls];
+    for (int i = 0; i < calls; ++i) {
+      long t0 = Stopwatch.GetTimestamp();
+      p.Predict(input, output);
+      ns[i] = (Stopwatch.GetTimestamp() - t0) * 1e9 / Stopwatch.Frequency;
+    }
+    Array.Sort(ns);
+    Console.WriteLine(string.Format(CultureInfo.InvariantCulture,
+        "csharp Predictor.Predict ({0}): {1} calls, median {2:F0} ns/call, p99 {3:F0} ns/call",
+        what, calls, Percentile(ns, 0.5), Percentile(ns, 0.99)));
   }
 }
