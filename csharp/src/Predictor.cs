@@ -57,6 +57,7 @@ public sealed class Predictor : IDisposable {
   readonly PredictorHandle handle;
   readonly long[] firstShape;  // the first input's creation shape
   readonly long sampleSize;    // product of firstShape[1..]
+  long[] lastBatchShape;       // BatchShape's last answer (never mutated once published)
 
   Predictor(long h, long[] firstShape) {
     handle = new PredictorHandle(h);
@@ -147,14 +148,23 @@ public sealed class Predictor : IDisposable {
 
   /// <summary>The batch shape for `inputLength` floats: the creation shape
   /// with the first extent = inputLength / (floats per sample).</summary>
-  public long[] BatchShape(long inputLength) {
+  public long[] BatchShape(long inputLength) { return (long[])SharedBatchShape(inputLength).Clone(); }
+
+  /// <summary>BatchShape without the copy: the array may be in use by other
+  /// calls and is never modified.</summary>
+  long[] SharedBatchShape(long inputLength) {
     if (sampleSize <= 0 || inputLength <= 0 || inputLength % sampleSize != 0)
       throw new WeftException(ErrorCode.Shape, string.Format(
           "predictor input '{0}': {1} floats is not a whole number of samples of {2} floats " +
           "(shape ({3}) without its first extent)",
           InputName, inputLength, sampleSize, string.Join(",", firstShape)));
-    var s = (long[])firstShape.Clone();
-    s[0] = inputLength / sampleSize;
+    long batch = inputLength / sampleSize;
+    var last = Volatile.Read(ref lastBatchShape);
+    if (last != null && last[0] == batch) return last;
+    var s = new long[firstShape.Length];
+    Array.Copy(firstShape, s, s.Length);
+    s[0] = batch;
+    Volatile.Write(ref lastBatchShape, s);
     return s;
   }
 
@@ -167,7 +177,7 @@ public sealed class Predictor : IDisposable {
   /// Zero-copy: both spans are pinned and read/written by the library.
   /// </summary>
   public void Predict(ReadOnlySpan<float> input, Span<float> output) {
-    Predict(input, BatchShape(input.Length), output);
+    Predict(input, SharedBatchShape(input.Length), output);
   }
 
   /// <summary>Predict with an explicit input shape.</summary>
@@ -207,7 +217,7 @@ public sealed class Predictor : IDisposable {
   /// <summary>Allocating convenience: the output for `input` as a new array.</summary>
   public float[] Predict(float[] input) {
     if (input == null) throw new ArgumentNullException("input");
-    var shape = BatchShape(input.Length);
+    var shape = SharedBatchShape(input.Length);
     long n = 1;
     foreach (var d in OutputShape(0, shape)) n *= d;
     var output = new float[n];
