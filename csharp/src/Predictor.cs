@@ -10,7 +10,9 @@ namespace Weft {
 /// <summary>
 /// The native WeftPredictor* of a Predictor. ReleaseHandle runs once, after
 /// the last call holding a reference (DangerousAddRef) has returned, so a
-/// Dispose racing running predictions never frees under them.
+/// Dispose racing running predictions never frees under them. No
+/// GC.KeepAlive is needed: each call touches this object again in its
+/// finally (DangerousRelease) after the native call has returned.
 /// </summary>
 sealed class PredictorHandle : SafeHandle {
   PredictorHandle() : base(IntPtr.Zero, true) {}
