@@ -451,6 +451,36 @@ WEFT_CS_SCALAR(uint64_t, ulong)
 %typemap(csin) void*, const void* "$csinput"
 %typemap(in) void*, const void* %{ $1 = ($1_ltype)$input; %}
 
+/* Predictor (csharp/src/Predictor.cs). WeftPredictor is a handle (long);
+ * the stats struct (size_t members) is copied into an array, and the float
+ * predict takes IntPtr data so the C# layer can pin a Span<float>. The
+ * N-input weft_predictor_predict (void* const*) is not used from C#. */
+WEFT_HANDLE(WeftPredictor)
+%ignore WeftPredictorStats;
+%ignore weft_predictor_stats;
+%ignore weft_predictor_predict;
+%ignore weft_predictor_predict_float;
+%inline %{
+/* out5[0..4] = executors, shape_sets, in_use, weight_bytes, activation_bytes. */
+static WeftStatus weft_cs_predictor_stats(const WeftPredictor* pred, size_t* out5) {
+  WeftPredictorStats s;
+  WeftStatus st = weft_predictor_stats(pred, &s);
+  if (st != WEFT_OK) return st;
+  out5[0] = s.executors;
+  out5[1] = s.shape_sets;
+  out5[2] = s.in_use;
+  out5[3] = s.weight_bytes;
+  out5[4] = s.activation_bytes;
+  return WEFT_OK;
+}
+static WeftStatus weft_cs_predictor_predict_float(WeftPredictor* pred, const void* input,
+                                                  size_t input_len, const int64_t* shape,
+                                                  size_t ndim, void* output, size_t output_len) {
+  return weft_predictor_predict_float(pred, (const float*)input, input_len, shape, ndim,
+                                      (float*)output, output_len);
+}
+%}
+
 
 /* ======================================================================= */
 #elif defined(SWIGGO)

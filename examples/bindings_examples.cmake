@@ -40,6 +40,17 @@ add_custom_target(weft_example_csharp ALL DEPENDS ${WEFT_EX_EXE})
 file(GENERATE OUTPUT ${WEFT_EX_BIN}/classify-fashion-csharp
   CONTENT "#!/bin/sh\nexec '${WEFT_MONO}' '${WEFT_EX_EXE}' \"$@\"\n"
   FILE_PERMISSIONS OWNER_READ OWNER_WRITE OWNER_EXECUTE GROUP_READ GROUP_EXECUTE WORLD_READ WORLD_EXECUTE)
+# PredictServer: LeNet over HttpListener + load generator + call bench
+# (launcher build/bin/predict-server-csharp; see the header of the source).
+set(WEFT_EX_SERVER_EXE ${WEFT_LIBDIR}/PredictServer.exe)
+add_custom_command(OUTPUT ${WEFT_EX_SERVER_EXE}
+  COMMAND ${WEFT_MCS} -nologo -warnaserror -target:exe -out:${WEFT_EX_SERVER_EXE} -r:${WEFT_DLL}
+          -r:System.Net.dll ${WEFT_EX}/csharp/PredictServer.cs
+  DEPENDS ${WEFT_DLL} weft_dll ${WEFT_EX}/csharp/PredictServer.cs VERBATIM)
+add_custom_target(weft_example_csharp_server ALL DEPENDS ${WEFT_EX_SERVER_EXE})
+file(GENERATE OUTPUT ${WEFT_EX_BIN}/predict-server-csharp
+  CONTENT "#!/bin/sh\nexec '${WEFT_MONO}' '${WEFT_EX_SERVER_EXE}' \"$@\"\n"
+  FILE_PERMISSIONS OWNER_READ OWNER_WRITE OWNER_EXECUTE GROUP_READ GROUP_EXECUTE WORLD_READ WORLD_EXECUTE)
 
 # ------------------------------------------------------------------- Go
 # A module of its own beside the build tree's ai.weft/weft (replace).
@@ -126,4 +137,11 @@ if(WEFT_BUILD_TESTS)
             ${WEFT_EX_LENET}/lenet-0001.params ${WEFT_FM} 200 4)
   set_tests_properties(examples.lenet_service_java PROPERTIES LABELS "examples;java"
     FIXTURES_REQUIRED weft_examples_lenet TIMEOUT 300)
+  # The C# LeNet service: 200 requests from 4 clients, every class checked
+  # against a direct predict (xavier-initialised checkpoint written by the run).
+  add_test(NAME examples.predict_server_csharp
+    COMMAND ${WEFT_MONO} ${WEFT_EX_SERVER_EXE} selftest ${WEFT_EX}/models/lenet-symbol.json
+            ${CMAKE_BINARY_DIR}/examples/server-csharp 200 4)
+  set_tests_properties(examples.predict_server_csharp PROPERTIES LABELS "examples;csharp"
+    PASS_REGULAR_EXPRESSION "selftest OK" TIMEOUT 120)
 endif()

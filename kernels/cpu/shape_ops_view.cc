@@ -15,10 +15,6 @@
 #include "weft/dtype.h"
 
 namespace weft {
-namespace op {
-void ArangeStartStep(const ParamValues& p, double* start, double* step);
-}  // namespace op
-
 namespace cpu {
 
 namespace {

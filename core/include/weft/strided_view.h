@@ -36,6 +36,13 @@ struct StridedView {
 // its data input of shape `data` and its output of shape `out` (both known).
 StridedView ShapeOpView(const std::string& op, const ParamValues& p, const Shape& data, const Shape& out);
 
+// Parameter decoding the shape ops share with their kernels:
+// `axis` in [-nd, nd) made non-negative; throws naming `op` and `what`.
+int CheckAxis(const std::string& op, const std::string& what, int64_t axis, int nd);
+// _arange's effective start and step (stop=None without infer_range means
+// the range starts at 0).
+void ArangeStartStep(const ParamValues& p, double* start, double* step);
+
 }  // namespace op
 }  // namespace weft
 

@@ -17,8 +17,6 @@
 namespace weft {
 namespace op {
 
-// _arange's effective start and step (stop=None without infer_range means
-// the range starts at 0).
 void ArangeStartStep(const ParamValues& p, double* start, double* step) {
   const bool from_zero = p.IsNone("stop") && !p.GetBool("infer_range");
   *start = from_zero ? 0.0 : p.GetFloat("start");

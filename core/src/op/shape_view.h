@@ -24,9 +24,6 @@ std::vector<std::optional<int64_t>> ParseOptionalTuple(const std::string& op, co
 // Row-major strides of `s`.
 std::vector<int64_t> RowMajorStrides(const Shape& s);
 
-// `axis` in [-nd, nd) made non-negative; throws naming `op` and `what`.
-int CheckAxis(const std::string& op, const std::string& what, int64_t axis, int nd);
-
 // A parameter declaration of `type` with default text `def`.
 inline ParamDecl TypedParam(const std::string& name, ParamType type, const std::string& def, const std::string& doc) {
   ParamDecl d;
