@@ -57,6 +57,8 @@
  * not wrapped (SWIG's proxy for size_t members does not marshal in C#);
  * weft_binding_executor_memory() below copies its fields into an array. */
 %ignore WeftExecutorMemory;
+%ignore WeftPredictorStats;
+%ignore weft_predictor_stats;
 %ignore weft_executor_memory;
 
 /* ======================================================================= */
@@ -284,16 +286,14 @@ WEFT_JAVA_ARRAY(double, jdouble, jdoubleArray, double, Double)
 WEFT_JAVA_COPY(float, jfloat, jfloatArray, float, Float)
 WEFT_JAVA_COPY(double, jdouble, jdoubleArray, double, Double)
 
-/* Predictor (Java). The handle; the stats struct as an array
- * (weft_java_predictor_stats below); predict's data pointers as Buffer[] of
+/* Predictor (Java). The handle (its stats come through
+ * weft_binding_predictor_stats, shared); predict's data pointers as Buffer[] of
  * direct buffers (zero-copy: each element's address is passed as is, the
  * Java layer slices buffers whose position is not 0); predict_float's output
  * is write-only (not copied in). The float[] path copies in and out with
  * Get/SetFloatArrayRegion: a JNI critical array is not used because predict
  * may block waiting for an executor, which a critical region must not do. */
 WEFT_HANDLE(WeftPredictor)
-%ignore WeftPredictorStats;
-%ignore weft_predictor_stats;
 %apply float* ARRAY_OUT { float* output };
 %typemap(jni) const void* const* input_data, void* const* output_data "jobjectArray"
 %typemap(jtype) const void* const* input_data, void* const* output_data "java.nio.Buffer[]"
@@ -318,21 +318,6 @@ WEFT_HANDLE(WeftPredictor)
     }
     $1 = ($1_ltype)bp.data();
   }
-%}
-%inline %{
-/* weft_predictor_stats() as an array: out[0..4] = executors, shape_sets,
- * in_use, weight_bytes, activation_bytes. */
-static WeftStatus weft_java_predictor_stats(const WeftPredictor* pred, size_t* out5) {
-  WeftPredictorStats s;
-  WeftStatus st = weft_predictor_stats(pred, &s);
-  if (st != WEFT_OK) return st;
-  out5[0] = s.executors;
-  out5[1] = s.shape_sets;
-  out5[2] = s.in_use;
-  out5[3] = s.weight_bytes;
-  out5[4] = s.activation_bytes;
-  return WEFT_OK;
-}
 %}
 
 
@@ -452,27 +437,13 @@ WEFT_CS_SCALAR(uint64_t, ulong)
 %typemap(in) void*, const void* %{ $1 = ($1_ltype)$input; %}
 
 /* Predictor (csharp/src/Predictor.cs). WeftPredictor is a handle (long);
- * the stats struct (size_t members) is copied into an array, and the float
+ * its stats come through weft_binding_predictor_stats (shared), and the float
  * predict takes IntPtr data so the C# layer can pin a Span<float>. The
  * N-input weft_predictor_predict (void* const*) is not used from C#. */
 WEFT_HANDLE(WeftPredictor)
-%ignore WeftPredictorStats;
-%ignore weft_predictor_stats;
 %ignore weft_predictor_predict;
 %ignore weft_predictor_predict_float;
 %inline %{
-/* out5[0..4] = executors, shape_sets, in_use, weight_bytes, activation_bytes. */
-static WeftStatus weft_cs_predictor_stats(const WeftPredictor* pred, size_t* out5) {
-  WeftPredictorStats s;
-  WeftStatus st = weft_predictor_stats(pred, &s);
-  if (st != WEFT_OK) return st;
-  out5[0] = s.executors;
-  out5[1] = s.shape_sets;
-  out5[2] = s.in_use;
-  out5[3] = s.weight_bytes;
-  out5[4] = s.activation_bytes;
-  return WEFT_OK;
-}
 static WeftStatus weft_cs_predictor_predict_float(WeftPredictor* pred, const void* input,
                                                   size_t input_len, const int64_t* shape,
                                                   size_t ndim, void* output, size_t output_len) {
@@ -649,27 +620,13 @@ WEFT_GO_ARRAY(double, float64)
 %typemap(imtype) void*, const void* "unsafe.Pointer"
 %typemap(in) void*, const void* %{ $1 = ($1_ltype)$input; %}
 
-/* Predictor (Go). The handle type; the stats struct as an array; predict
+/* Predictor (Go). The handle type (stats: weft_binding_predictor_stats); predict
  * with packed buffers: an array of pointers to Go memory (void* const*) may
  * not be passed to C, so the Go layer packs N inputs (outputs) into one
  * buffer each and these helpers split them by their byte counts. */
 WEFT_HANDLE(WeftPredictor)
-%ignore WeftPredictorStats;
-%ignore weft_predictor_stats;
 %ignore weft_predictor_predict;
 %inline %{
-/* out5[0..4] = executors, shape_sets, in_use, weight_bytes, activation_bytes. */
-static WeftStatus weft_go_predictor_stats(const WeftPredictor* pred, size_t* out5) {
-  WeftPredictorStats s;
-  WeftStatus st = weft_predictor_stats(pred, &s);
-  if (st != WEFT_OK) return st;
-  out5[0] = s.executors;
-  out5[1] = s.shape_sets;
-  out5[2] = s.in_use;
-  out5[3] = s.weight_bytes;
-  out5[4] = s.activation_bytes;
-  return WEFT_OK;
-}
 /* weft_predictor_predict() with input i at in_packed + sum(input_bytes[0..i))
  * and output j likewise in out_packed. */
 static WeftStatus weft_go_predictor_predict(WeftPredictor* pred, size_t num_inputs, const void* in_packed,
@@ -739,6 +696,19 @@ static WeftStatus weft_binding_executor_memory(const WeftExecutor* exec, size_t*
   out6[3] = m.num_inplace;
   out6[4] = m.num_reused;
   out6[5] = (size_t)m.match_range;
+  return WEFT_OK;
+}
+/* weft_predictor_stats() as an array: out[0..4] = executors, shape_sets,
+ * in_use, weight_bytes, activation_bytes. */
+static WeftStatus weft_binding_predictor_stats(const WeftPredictor* pred, size_t* out5) {
+  WeftPredictorStats s;
+  WeftStatus st = weft_predictor_stats(pred, &s);
+  if (st != WEFT_OK) return st;
+  out5[0] = s.executors;
+  out5[1] = s.shape_sets;
+  out5[2] = s.in_use;
+  out5[3] = s.weight_bytes;
+  out5[4] = s.activation_bytes;
   return WEFT_OK;
 }
 /* A named WeftNDArrayList of @p num arrays (weft_ndarray_list_create; the

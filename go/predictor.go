@@ -325,6 +325,6 @@ func (p *Predictor) PredictTensors(ctx context.Context, inputs []Tensor, outputs
 // Stats returns the predictor's figures.
 func (p *Predictor) Stats() (PredictorStats, error) {
 	var s [5]uint64
-	err := p.call(func(h uintptr) error { return capi.Weft_go_predictor_stats(h, s[:]) })
+	err := p.call(func(h uintptr) error { return capi.Weft_binding_predictor_stats(h, s[:]) })
 	return PredictorStats{s[0], s[1], s[2], s[3], s[4]}, err
 }
