@@ -54,6 +54,19 @@ struct Loader {
     return StrCat("node ", id, " '", n.attrs.name, "' (", n.op()->name, ")");
   }
 
+  // Two variables with one name would be two arrays that a checkpoint (keyed
+  // by name) cannot tell apart, e.g. two layers both named "fc".
+  void CheckUniqueVariables(const std::vector<NodePtr>& order) const {
+    std::unordered_map<std::string, const Node*> seen;
+    for (const NodePtr& n : order) {
+      if (!n->is_variable()) continue;
+      auto [it, fresh] = seen.emplace(n->attrs.name, n.get());
+      if (!fresh)
+        Bad("two variables are named '", n->attrs.name, "': ", Where(*it->second), " and ", Where(*n),
+            " (argument names must be unique; are two layers named alike?)");
+    }
+  }
+
   // Parses the parameters and checks the arity: inputs beyond the op's
   // count are an error, and so are missing ones unless `allow_missing` (the
   // files before 0.9.0 did not store auxiliary states; at most kMaxMissing).
@@ -206,6 +219,7 @@ LoadedSymbol LoadJSON(const std::string& text, const OpRegistry& reg) {
     n->attrs.name = r.name;
     n->attrs.dict = r.dict;
     if (r.op == "null") {
+      if (r.name.empty()) Bad("node ", i, " is a variable (op \"null\") with an empty name");
       if (!r.inputs.empty() || !r.control_deps.empty())
         Bad("node ", i, " '", r.name, "' is a variable (op \"null\") but has inputs");
     } else {
@@ -247,6 +261,7 @@ LoadedSymbol LoadJSON(const std::string& text, const OpRegistry& reg) {
     for (const NodePtr& n : order)
       if (!n->is_variable()) ld.AddMissingInputs(n.get());
   for (const NodePtr& n : order) ld.CheckNode(*n);
+  ld.CheckUniqueVariables(order);
   for (size_t i = 0; i < heads.size(); ++i)
     if (heads[i].index >= heads[i].node->num_outputs())
       Bad("heads[", i, "] reads output ", heads[i].index, " of ", ld.Where(*heads[i].node), ", which has ",

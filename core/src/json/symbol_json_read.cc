@@ -86,6 +86,8 @@ RawNode ReadNode(const json& v, size_t i, size_t num_nodes) {
   if (!name.is_string()) Bad(what, " field \"name\" must be a string, got ", TypeOf(name));
   n.op = op.get<std::string>();
   n.name = name.get<std::string>();
+  if (n.name.find('\0') != std::string::npos)
+    Bad(what, " field \"name\" contains a NUL character (\\u0000) at offset ", n.name.find('\0'));
   what = StrCat("node ", i, " '", n.name, "'");
   n.inputs = ReadEntries(Require(v, "inputs", what), what + " inputs", num_nodes);
   auto dict = [&](const char* key, bool* flag) {
