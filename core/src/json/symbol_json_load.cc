@@ -5,6 +5,7 @@
 #include <sstream>
 #include <unordered_map>
 
+#include "io/byte_io.h"
 #include "json_raw.h"
 #include "weft/graph_algorithm.h"
 #include "weft/runtime.h"
@@ -283,6 +284,7 @@ LoadedSymbol LoadJSON(const std::string& text, const OpRegistry& reg) {
 LoadedSymbol LoadJSON(const std::string& json) { return LoadJSON(json, Runtime::Global().ops()); }
 
 LoadedSymbol LoadJSONFile(const std::string& path, const OpRegistry& reg) {
+  io::CheckReadableFile(path);
   std::ifstream in(path, std::ios::binary);
   if (!in) Fail(StatusCode::kIO, "cannot open symbol file '", path, "'");
   std::ostringstream ss;

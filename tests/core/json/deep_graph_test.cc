@@ -1,5 +1,6 @@
 // Deep graphs and deeply nested JSON on a small (1 MiB) thread stack: every
-// loader and graph pass must be iterative or depth-bounded.
+// loader and graph pass must be iterative or depth-bounded. Wide nodes
+// (65536 outputs): naming outputs must be linear.
 #include <gtest/gtest.h>
 #include <pthread.h>
 
@@ -70,6 +71,39 @@ TEST(DeepGraph, DeeplyNestedJSONIsRefusedOnSmallStack) {
   RunOnSmallStack([&] {
     test::ExpectWeftError([&] { LoadJSON(json); }, StatusCode::kInvalidArgument, {"nest", "deep"});
   });
+}
+
+// A 200-byte file: SliceChannel num_outputs=65536 (naming its outputs was
+// quadratic: about an hour for bind and ListOutputs).
+TEST(WideGraph, SliceChannelWith65536OutputsBindsAndListsQuickly) {
+  const std::string json = R"({"nodes": [{"op": "null", "name": "x", "inputs": []},
+      {"op": "SliceChannel", "name": "s", "attrs": {"num_outputs": "65536", "axis": "0"},
+       "inputs": [[0, 0, 0]]}], "arg_nodes": [0], "heads": [[1, 65535, 0]]})";
+  Symbol s = LoadJSON(json).symbol;
+  EXPECT_EQ(s.ListOutputs(), std::vector<std::string>{"s_output65535"});
+  std::vector<std::string> internals = s.GetInternals().ListOutputs();
+  ASSERT_EQ(internals.size(), 65537u);
+  EXPECT_EQ(internals[1], "s_output0");
+  auto ex = Executor::SimpleBind(s, Context::CPU(), {{"x", Shape{65536, 2}}}, {}, GradReqSpec::All(GradReq::kNull));
+  std::vector<float> in(65536 * 2);
+  for (size_t i = 0; i < in.size(); ++i) in[i] = static_cast<float>(i);
+  NDArray x = ex->arg_arrays()[0];
+  x.CopyFromHost(in.data(), in.size() * sizeof(float));
+  ex->Forward(false);
+  std::vector<float> out(2);
+  ex->outputs()[0].CopyToHost(out.data(), out.size() * sizeof(float));
+  EXPECT_EQ(out, (std::vector<float>{131070, 131071}));
+}
+
+TEST(WideGraph, SliceChannelErrorsNameNumOutputs) {
+  const std::string json = R"({"nodes": [{"op": "null", "name": "x", "inputs": []},
+      {"op": "SliceChannel", "name": "s", "attrs": {"num_outputs": "3", "axis": "0", "squeeze_axis": "True"},
+       "inputs": [[0, 0, 0]]}], "arg_nodes": [0], "heads": [[1, 0, 0]]})";
+  Symbol s = LoadJSON(json).symbol;
+  test::ExpectWeftError([&] { Executor::SimpleBind(s, Context::CPU(), {{"x", Shape{5, 2}}}); }, StatusCode::kShape,
+                        {"num_outputs=3"});
+  test::ExpectWeftError([&] { Executor::SimpleBind(s, Context::CPU(), {{"x", Shape{6, 2}}}); }, StatusCode::kShape,
+                        {"num_outputs=3", "extent 1"});
 }
 
 }  // namespace
