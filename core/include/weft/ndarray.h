@@ -36,7 +36,7 @@ class NDArray {
   DType dtype() const { return dtype_; }
   Context ctx() const;
   int64_t Size() const { return shape_.Size(); }
-  size_t Bytes() const { return static_cast<size_t>(Size()) * DTypeSize(dtype_); }
+  size_t Bytes() const { return ShapeBytes(shape_, DTypeSize(dtype_)); }
   // Pointer to the first element of this view.
   void* dptr() const;
   TBlob blob() const;

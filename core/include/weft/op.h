@@ -82,6 +82,9 @@ struct OpDef {
   }
   std::vector<std::string> InputNames(const ParamValues& p) const;
   std::vector<std::string> OutputNames(const ParamValues& p) const;
+  // OutputNames(p)[index] ("output<index>" past the list) without building
+  // the default list, so naming every output of a node is linear.
+  std::string OutputName(const ParamValues& p, uint32_t index) const;
 };
 
 class OpRegistry {

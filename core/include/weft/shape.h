@@ -32,10 +32,15 @@ class Shape {
   int64_t operator[](int i) const { return dims_[i]; }
   int64_t& operator[](int i) { return dims_[i]; }
   const std::vector<int64_t>& dims() const { return dims_; }
-  // Product of extents (1 for a scalar). REQUIRES: ndim_known().
+  // Product of extents (1 for a scalar). REQUIRES: ndim_known(). Throws
+  // Error(kShape) naming the shape when the product exceeds 2^63 - 1 (it
+  // never wraps).
   int64_t Size() const;
-  // Product of extents in [begin, end).
+  // Product of extents in [begin, end); throws like Size() on overflow.
   int64_t ProdRange(int begin, int end) const;
+  // Size() without throwing: false when the rank is unknown or the product
+  // of the extents exceeds 2^63 - 1.
+  bool CheckedSize(int64_t* size) const;
 
   bool operator==(const Shape& o) const { return ndim_ == o.ndim_ && dims_ == o.dims_; }
   bool operator!=(const Shape& o) const { return !(*this == o); }
@@ -51,6 +56,12 @@ class Shape {
 };
 
 std::ostream& operator<<(std::ostream& os, const Shape& s);
+
+// Bytes of a known `shape` at `elem_bytes` per element: the one checked size
+// computation behind every allocation. Throws Error(kShape) naming the shape
+// when the element count or the byte size does not fit (2^63 - 1 elements,
+// 2^64 - 1 bytes); never wraps.
+size_t ShapeBytes(const Shape& shape, size_t elem_bytes);
 
 // Merges `src` into `*dst` (MXNet's shape_assign): unknown rank or unknown
 // extents in `dst` are filled from `src`. Returns false when both know a

@@ -17,6 +17,7 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <string>
 #include <vector>
 
 #include "weft/device.h"
@@ -59,13 +60,25 @@ struct StorageStats {
   size_t num_reuses = 0;    // requests served from the pool
 };
 
+// The largest single allocation any pool accepts. Default: the machine's
+// physical memory; the environment variable WEFT_MAX_ALLOC_BYTES (read
+// once) or SetMaxAllocBytes lowers or raises it (0 restores the default).
+// Thread-safe.
+size_t MaxAllocBytes();
+void SetMaxAllocBytes(size_t bytes);
+// Throws Error(kOutOfMemory) "cannot allocate <what>: <bytes> bytes asked,
+// the limit is ..." when `bytes` exceeds MaxAllocBytes(). Callers check
+// before they allocate or fill anything; `what` names the array and shape.
+void CheckAllocBytes(size_t bytes, const std::string& what);
+
 class StoragePool : public std::enable_shared_from_this<StoragePool> {
  public:
   StoragePool(Context ctx, DeviceAPI* api) : ctx_(ctx), api_(api) {}
   ~StoragePool();
 
   // Returns a chunk of at least `bytes` (a zero-byte request gets a valid,
-  // distinct block). Throws Error(kOutOfMemory) when the device refuses.
+  // distinct block). Throws Error(kOutOfMemory) when the device refuses or
+  // `bytes` exceeds MaxAllocBytes().
   std::shared_ptr<Chunk> Alloc(size_t bytes);
   // Frees every pooled (unused) block back to the device.
   void ReleasePooled();

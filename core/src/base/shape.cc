@@ -13,15 +13,42 @@ bool Shape::is_known() const {
   return true;
 }
 
+namespace {
+
+// Product of dims[begin, end); false on int64 overflow.
+bool CheckedProd(const std::vector<int64_t>& dims, int begin, int end, int64_t* out) {
+  int64_t p = 1;
+  for (int i = begin; i < end; ++i)
+    if (__builtin_mul_overflow(p, dims[i], &p)) return false;
+  *out = p;
+  return true;
+}
+
+}  // namespace
+
 int64_t Shape::Size() const {
   WEFT_CHECK(ndim_ >= 0) << "Size() of a shape with unknown rank";
   return ProdRange(0, ndim_);
 }
 
 int64_t Shape::ProdRange(int begin, int end) const {
-  int64_t p = 1;
-  for (int i = begin; i < end; ++i) p *= dims_[i];
+  int64_t p = 0;
+  if (!CheckedProd(dims_, begin, end, &p))
+    Fail(StatusCode::kShape, "shape ", ToString(), " has more than 2^63 - 1 elements");
   return p;
+}
+
+bool Shape::CheckedSize(int64_t* size) const {
+  return ndim_ >= 0 && CheckedProd(dims_, 0, ndim_, size);
+}
+
+size_t ShapeBytes(const Shape& shape, size_t elem_bytes) {
+  const int64_t n = shape.Size();
+  size_t bytes = 0;
+  if (n < 0 || __builtin_mul_overflow(static_cast<size_t>(n), elem_bytes, &bytes))
+    Fail(StatusCode::kShape, "shape ", shape.ToString(), " of ", elem_bytes,
+         "-byte elements needs more than 2^64 - 1 bytes");
+  return bytes;
 }
 
 std::string Shape::ToString() const {

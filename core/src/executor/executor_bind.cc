@@ -22,6 +22,19 @@ void CheckArray(const NDArray& a, const std::string& what, Context ctx, bool any
     Fail(StatusCode::kDevice, "bind: ", what, " is on ", a.ctx().ToString(), ", expected ", ctx.ToString());
 }
 
+// The bytes of array `what` (shape, dtype); throws naming it when the size
+// overflows or exceeds the allocation limit (MaxAllocBytes).
+size_t CheckArraySize(const std::string& what, const Shape& shape, DType dtype) {
+  size_t bytes = 0;
+  try {
+    bytes = ShapeBytes(shape, DTypeSize(dtype));
+  } catch (const Error& e) {
+    Fail(e.code(), "bind: ", what, ": ", e.what());
+  }
+  CheckAllocBytes(bytes, StrCat(what, " of shape ", shape.ToString(), " ", DTypeName(dtype)));
+  return bytes;
+}
+
 NDArray Zeros(const Shape& shape, DType dtype, Context ctx, Runtime* rt) {
   NDArray a(shape, ctx, dtype, rt);
   std::vector<NDArray> outs{a};
@@ -194,6 +207,10 @@ std::unique_ptr<Executor> Executor::SimpleBind(const Symbol& symbol, Context ctx
     auto it = var_dev.find(name);
     return it == var_dev.end() ? ctx : it->second;
   };
+  // Refuse what cannot be allocated, by name, before allocating anything.
+  for (size_t i = 0; i < n; ++i) CheckArraySize(StrCat("argument '", arg_names[i], "'"), s.arg_shapes[i], t.arg_types[i]);
+  for (size_t i = 0; i < aux_names.size(); ++i)
+    CheckArraySize(StrCat("auxiliary state '", aux_names[i], "'"), s.aux_shapes[i], t.aux_types[i]);
   std::vector<NDArray> args, grads, aux;
   for (size_t i = 0; i < n; ++i) {
     const Context c = device_of(arg_names[i]);
@@ -217,7 +234,7 @@ std::unique_ptr<Executor> Executor::Reshape(const pass::ShapeMap& shapes, bool p
     if (!named && !partial_shaping)
       Fail(StatusCode::kShape, "reshape: '", name, "' would change from ", old.shape().ToString(), " to ",
            shape.ToString(), " but is not in the new shapes (set partial_shaping to allow it)");
-    const size_t need = static_cast<size_t>(shape.Size()) * DTypeSize(old.dtype());
+    const size_t need = CheckArraySize(StrCat("'", name, "'"), shape, old.dtype());
     if (need <= old.Bytes()) return old.AsType(shape, old.dtype());
     if (!allow_up_sizing)
       Fail(StatusCode::kShape, "reshape: '", name, "' grows from ", old.shape().ToString(), " to ",

@@ -7,11 +7,29 @@
 
 namespace weft {
 
+namespace {
+
+// Every pass indexes a node's inputs by the op's arity; a node made by
+// CreateAtomic and never composed has none.
+void CheckArity(const Node& n) {
+  const int want = n.op()->NumInputs(n.attrs.params);
+  if (want < 0 || n.inputs.size() == static_cast<size_t>(want)) return;
+  std::string names;
+  for (const auto& s : n.op()->InputNames(n.attrs.params)) names += (names.empty() ? "" : ", ") + s;
+  const std::string label =
+      n.attrs.name.empty() ? StrCat("an unnamed ", n.op()->name, " node") : StrCat("node '", n.attrs.name, "' (", n.op()->name, ")");
+  Fail(StatusCode::kInvalidArgument, label, " has ", n.inputs.size(), " inputs, the operator takes ", want, " (",
+       names, ")", n.inputs.empty() ? ": an operator symbol from create_atomic must be composed before use" : "");
+}
+
+}  // namespace
+
 IndexedGraph::IndexedGraph(const std::vector<NodeEntry>& outputs) {
   row_ptr_.push_back(0);
   DFSVisit(outputs, [&](const NodePtr& n) {
     uint32_t nid = static_cast<uint32_t>(nodes_.size());
     ids_[n.get()] = nid;
+    if (!n->is_variable()) CheckArity(*n);
     IndexedNode in;
     in.node = n;
     for (const NodeEntry& e : n->inputs) in.inputs.push_back({ids_.at(e.node.get()), e.index, e.version});
@@ -53,9 +71,7 @@ std::string IndexedGraph::entry_name(uint32_t eid) const {
 
 std::string OutputEntryName(const Node& node, uint32_t index) {
   if (node.is_variable()) return node.attrs.name;
-  std::vector<std::string> names = node.op()->OutputNames(node.attrs.params);
-  if (index < names.size()) return node.attrs.name + "_" + names[index];
-  return StrCat(node.attrs.name, "_output", index);
+  return node.attrs.name + "_" + node.op()->OutputName(node.attrs.params, index);
 }
 
 }  // namespace weft

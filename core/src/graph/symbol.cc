@@ -40,6 +40,10 @@ const NodeEntry& SingleOutput(const Symbol& s, const std::string& what) {
   if (s.outputs.size() != 1)
     Fail(StatusCode::kInvalidArgument, what, " must be a single-output symbol, but it has ",
          s.outputs.size(), " outputs");
+  const Node* n = s.outputs[0].node.get();
+  if (s.is_atomic() && n->op()->NumInputs(n->attrs.params) > 0)
+    Fail(StatusCode::kInvalidArgument, what, " is an uncomposed ", n->op()->name,
+         " symbol (from create_atomic); compose it with its inputs first");
   return s.outputs[0];
 }
 

@@ -1,5 +1,7 @@
 #include "io/byte_io.h"
 
+#include <sys/stat.h>
+
 #include <cerrno>
 #include <cstring>
 
@@ -23,7 +25,15 @@ MemorySource::MemorySource(const void* data, size_t size)
 
 void MemorySource::ReadRaw(void* dst, size_t n) { std::memcpy(dst, data_ + offset_, n); }
 
+void CheckReadableFile(const std::string& path) {
+  struct stat st;
+  if (::stat(path.c_str(), &st) != 0)
+    Fail(StatusCode::kIO, "cannot open '", path, "' for reading: ", std::strerror(errno));
+  if (S_ISDIR(st.st_mode)) Fail(StatusCode::kIO, path, " is a directory (expected a file)");
+}
+
 FileSource::FileSource(const std::string& path) : path_(path) {
+  CheckReadableFile(path);
   f_ = std::fopen(path.c_str(), "rb");
   if (!f_) Fail(StatusCode::kIO, "cannot open '", path, "' for reading: ", std::strerror(errno));
   if (std::fseek(f_, 0, SEEK_END) != 0) {

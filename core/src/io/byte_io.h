@@ -17,6 +17,10 @@
 namespace weft {
 namespace io {
 
+// Throws Error(kIO) "<path> is a directory" (or names the stat error) unless
+// `path` can be opened as a file; every file loader calls it first.
+void CheckReadableFile(const std::string& path);
+
 class ByteSource {
  public:
   virtual ~ByteSource() = default;

@@ -10,6 +10,7 @@
 
 #include "io/byte_io.h"
 #include "weft/runtime.h"
+#include "weft/storage.h"
 
 namespace weft {
 namespace {
@@ -98,10 +99,58 @@ NDArray ParseRaw(const unsigned char* p, size_t size, Runtime* rt) {
   return out;
 }
 
+// The first bytes (at most `n`) that a gzip stream inflates to; "" when it
+// is corrupt (GunzipBytes then reports the error).
+std::string InflatePrefix(const unsigned char* in, size_t size, size_t n) {
+  std::string out(n, '\0');
+  z_stream zs;
+  std::memset(&zs, 0, sizeof(zs));
+  if (inflateInit2(&zs, 16 + MAX_WBITS) != Z_OK) return "";
+  zs.next_in = const_cast<unsigned char*>(in);
+  zs.avail_in = static_cast<uInt>(std::min<size_t>(size, UINT_MAX / 2));
+  zs.next_out = reinterpret_cast<unsigned char*>(&out[0]);
+  zs.avail_out = static_cast<uInt>(n);
+  int rc = Z_OK;
+  while (zs.avail_out > 0 && rc == Z_OK) rc = inflate(&zs, Z_NO_FLUSH);
+  out.resize(n - zs.avail_out);
+  inflateEnd(&zs);
+  return out;
+}
+
+// The bytes a gzip-compressed IDX file declares in its header (header plus
+// data); refuses, naming the declared and allowed sizes, what exceeds the
+// allocation limit before anything is inflated. 0 when the header is bad
+// (ParseRaw reports it after inflating).
+size_t DeclaredGzipBytes(const unsigned char* p, size_t size) {
+  const std::string head = InflatePrefix(p, size, 4 + 4 * 255);
+  const auto* h = reinterpret_cast<const unsigned char*>(head.data());
+  if (head.size() < 4 || h[0] != 0 || h[1] != 0 || !FindType(h[2]) || h[3] == 0) return 0;
+  const size_t header = 4 + 4 * size_t{h[3]};
+  if (head.size() < header) return 0;
+  std::vector<int64_t> dims(h[3]);
+  for (size_t i = 0; i < dims.size(); ++i) dims[i] = BigU32(h + 4 + 4 * i);
+  const Shape shape(dims);
+  const IDXType* type = FindType(h[2]);
+  size_t bytes = 0;
+  try {
+    bytes = ShapeBytes(shape, type->size);
+  } catch (const Error&) {
+    Fail(StatusCode::kOutOfMemory, "IDX: the gzip-compressed data declares shape ", shape, " of ", type->name,
+         ", more bytes than fit in memory; the limit for one allocation is ", MaxAllocBytes(), " bytes");
+  }
+  if (bytes == 0) return 0;
+  CheckAllocBytes(bytes + header, StrCat("the IDX data: the gzip-compressed file (", size, " bytes) declares shape ",
+                                         shape, " of ", type->name));
+  return bytes + header;
+}
+
 NDArray Parse(const void* data, size_t size, const std::string& what, Runtime* rt) {
   const auto* p = static_cast<const unsigned char*>(data);
   if (IsGzip(p, size)) {
-    const std::string raw = GunzipBytes(p, size, what);
+    const size_t declared = DeclaredGzipBytes(p, size);
+    // Slack past the declared size lets ParseRaw name the trailing bytes.
+    const std::string raw =
+        declared ? GunzipBytes(p, size, what, declared + (size_t{1} << 20)) : GunzipBytes(p, size, what);
     return ParseRaw(reinterpret_cast<const unsigned char*>(raw.data()), raw.size(), rt);
   }
   return ParseRaw(p, size, rt);

@@ -5,6 +5,7 @@
 #include <sstream>
 #include <unordered_map>
 
+#include "io/byte_io.h"
 #include "json_raw.h"
 #include "weft/graph_algorithm.h"
 #include "weft/runtime.h"
@@ -52,6 +53,19 @@ struct Loader {
     std::string id = it == index.end() ? std::string("(added)") : std::to_string(it->second);
     if (n.is_variable()) return StrCat("node ", id, " '", n.attrs.name, "'");
     return StrCat("node ", id, " '", n.attrs.name, "' (", n.op()->name, ")");
+  }
+
+  // Two variables with one name would be two arrays that a checkpoint (keyed
+  // by name) cannot tell apart, e.g. two layers both named "fc".
+  void CheckUniqueVariables(const std::vector<NodePtr>& order) const {
+    std::unordered_map<std::string, const Node*> seen;
+    for (const NodePtr& n : order) {
+      if (!n->is_variable()) continue;
+      auto [it, fresh] = seen.emplace(n->attrs.name, n.get());
+      if (!fresh)
+        Bad("two variables are named '", n->attrs.name, "': ", Where(*it->second), " and ", Where(*n),
+            " (argument names must be unique; are two layers named alike?)");
+    }
   }
 
   // Parses the parameters and checks the arity: inputs beyond the op's
@@ -206,6 +220,7 @@ LoadedSymbol LoadJSON(const std::string& text, const OpRegistry& reg) {
     n->attrs.name = r.name;
     n->attrs.dict = r.dict;
     if (r.op == "null") {
+      if (r.name.empty()) Bad("node ", i, " is a variable (op \"null\") with an empty name");
       if (!r.inputs.empty() || !r.control_deps.empty())
         Bad("node ", i, " '", r.name, "' is a variable (op \"null\") but has inputs");
     } else {
@@ -247,6 +262,7 @@ LoadedSymbol LoadJSON(const std::string& text, const OpRegistry& reg) {
     for (const NodePtr& n : order)
       if (!n->is_variable()) ld.AddMissingInputs(n.get());
   for (const NodePtr& n : order) ld.CheckNode(*n);
+  ld.CheckUniqueVariables(order);
   for (size_t i = 0; i < heads.size(); ++i)
     if (heads[i].index >= heads[i].node->num_outputs())
       Bad("heads[", i, "] reads output ", heads[i].index, " of ", ld.Where(*heads[i].node), ", which has ",
@@ -268,6 +284,7 @@ LoadedSymbol LoadJSON(const std::string& text, const OpRegistry& reg) {
 LoadedSymbol LoadJSON(const std::string& json) { return LoadJSON(json, Runtime::Global().ops()); }
 
 LoadedSymbol LoadJSONFile(const std::string& path, const OpRegistry& reg) {
+  io::CheckReadableFile(path);
   std::ifstream in(path, std::ios::binary);
   if (!in) Fail(StatusCode::kIO, "cannot open symbol file '", path, "'");
   std::ostringstream ss;

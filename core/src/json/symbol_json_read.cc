@@ -86,6 +86,8 @@ RawNode ReadNode(const json& v, size_t i, size_t num_nodes) {
   if (!name.is_string()) Bad(what, " field \"name\" must be a string, got ", TypeOf(name));
   n.op = op.get<std::string>();
   n.name = name.get<std::string>();
+  if (n.name.find('\0') != std::string::npos)
+    Bad(what, " field \"name\" contains a NUL character (\\u0000) at offset ", n.name.find('\0'));
   what = StrCat("node ", i, " '", n.name, "'");
   n.inputs = ReadEntries(Require(v, "inputs", what), what + " inputs", num_nodes);
   auto dict = [&](const char* key, bool* flag) {
@@ -119,9 +121,37 @@ void ReadGraphAttrs(const json& v, RawGraph* g) {
   }
 }
 
+// The deepest array/object nesting a symbol file may use. MXNet files nest
+// at most 4 levels; the bound keeps nlohmann's recursive parser, dump() and
+// destructor within a small thread stack.
+constexpr int kMaxDepth = 64;
+
+// Refuses nesting deeper than kMaxDepth before the recursive parser runs
+// (brackets inside strings do not count).
+void CheckDepth(const std::string& text) {
+  int depth = 0;
+  bool in_string = false;
+  for (size_t i = 0; i < text.size(); ++i) {
+    const char c = text[i];
+    if (in_string) {
+      if (c == '\\') ++i;
+      else if (c == '"') in_string = false;
+    } else if (c == '"') {
+      in_string = true;
+    } else if (c == '[' || c == '{') {
+      if (++depth > kMaxDepth)
+        Bad("arrays and objects nest too deep at byte offset ", i, " (the limit is ", kMaxDepth,
+            " levels; MXNet files use 4)");
+    } else if (c == ']' || c == '}') {
+      --depth;
+    }
+  }
+}
+
 }  // namespace
 
 RawGraph ReadRawGraph(const std::string& text) {
+  CheckDepth(text);
   json root;
   try {
     root = json::parse(text);

@@ -12,8 +12,10 @@ NDArray::NDArray(const Shape& shape, Context ctx, DType dtype, Runtime* rt)
          ": every extent must be known and > 0");
   if (DTypeSize(dtype) == 0)
     Fail(StatusCode::kDType, "cannot allocate an NDArray of dtype code ", static_cast<int>(dtype));
+  const size_t bytes = ShapeBytes(shape, DTypeSize(dtype));
+  CheckAllocBytes(bytes, StrCat("an array of shape ", shape.ToString(), " ", DTypeName(dtype)));
   if (!rt) rt = &Runtime::Global();
-  chunk_ = rt->storage(ctx)->Alloc(Bytes());
+  chunk_ = rt->storage(ctx)->Alloc(bytes);
 }
 
 Context NDArray::ctx() const {
@@ -50,7 +52,7 @@ NDArray NDArray::AsType(const Shape& shape, DType dtype) const {
   if (!shape.ndim_known() || (shape.ndim() > 0 && !shape.is_known()) || DTypeSize(dtype) == 0)
     Fail(StatusCode::kShape, "cannot view an array as shape ", shape.ToString(), " of dtype code ",
          static_cast<int>(dtype));
-  const size_t need = static_cast<size_t>(shape.Size()) * DTypeSize(dtype);
+  const size_t need = ShapeBytes(shape, DTypeSize(dtype));
   if (need > Bytes())
     Fail(StatusCode::kShape, "cannot view ", Bytes(), " bytes (shape ", shape_.ToString(), ") as ",
          shape.ToString(), " ", DTypeName(dtype), " (", need, " bytes)");

@@ -24,6 +24,16 @@ std::vector<std::string> OpDef::OutputNames(const ParamValues& p) const {
   return IndexedNames("output", NumOutputs(p));
 }
 
+std::string OpDef::OutputName(const ParamValues& p, uint32_t index) const {
+  if (output_names) {
+    std::vector<std::string> names = output_names(p);
+    if (index < names.size()) return names[index];
+  } else if (static_cast<int64_t>(index) < NumOutputs(p)) {
+    return NumOutputs(p) == 1 ? std::string("output") : StrCat("output", index);
+  }
+  return StrCat("output", index);
+}
+
 void OpRegistry::Add(OpDef def) {
   auto owned = std::make_unique<OpDef>(std::move(def));
   const OpDef* ptr = owned.get();

@@ -140,7 +140,7 @@ bool SplitShape(const NodeAttrs& attrs, std::vector<Shape>* in, std::vector<Shap
   if (squeeze) {
     if (d[axis] > 0 && dims[axis] != 1)
       Fail(StatusCode::kShape, "operator SliceChannel: squeeze_axis=True needs parts of extent 1, data ",
-           d.ToString(), " gives ", dims[axis]);
+           d.ToString(), " split into num_outputs=", n, " gives ", dims[axis]);
     dims.erase(dims.begin() + axis);
   }
   for (size_t j = 0; j < out->size(); ++j) AssignShape(attrs, out, j, Shape(dims), StrCat("output ", j));

@@ -120,6 +120,10 @@ ShapeResult InferShape(const IndexedGraph& g, const ShapeMap& inputs) {
     if (all_known) break;
   }
   for (uint32_t eid = 0; eid < r.shapes.size(); ++eid) {
+    int64_t size = 0;
+    if (Known(r.shapes[eid]) && !r.shapes[eid].CheckedSize(&size))
+      Fail(StatusCode::kShape, "InferShape: '", g.entry_name(eid), "' has shape ", r.shapes[eid].ToString(),
+           ", more than 2^63 - 1 elements");
     if (Known(r.shapes[eid])) continue;
     r.unknown.push_back(eid);
     r.unknown_names.push_back(g.entry_name(eid));

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "weft/pass.h"
+#include "weft/storage.h"
 #include "weft/status.h"
 
 namespace weft {
@@ -101,7 +102,16 @@ size_t EntryBytes(const IndexedGraph& g, const ShapeResult& s, const TypeResult&
          shape.ToString(), ")");
   if (t.dtypes[eid] == DType::kUnknown)
     Fail(StatusCode::kDType, "PlanMemory: the dtype of '", g.entry_name(eid), "' is not known");
-  return static_cast<size_t>(shape.Size()) * DTypeSize(t.dtypes[eid]);
+  size_t bytes = 0;
+  try {
+    bytes = ShapeBytes(shape, DTypeSize(t.dtypes[eid]));
+  } catch (const Error& e) {
+    Fail(e.code(), "PlanMemory: '", g.entry_name(eid), "': ", e.what());
+  }
+  // Every entry must fit one allocation, so the plan's sums cannot wrap.
+  CheckAllocBytes(bytes, StrCat("'", g.entry_name(eid), "' of shape ", shape.ToString(), " ",
+                                DTypeName(t.dtypes[eid])));
+  return bytes;
 }
 
 MemoryPlan PlanWithRange(const IndexedGraph& g, const ShapeResult& s, const TypeResult& t,

@@ -1,5 +1,10 @@
 #include "weft/storage.h"
 
+#include <unistd.h>
+
+#include <atomic>
+#include <cstdlib>
+
 #include "weft/engine.h"
 #include "weft/status.h"
 
@@ -20,10 +25,45 @@ Chunk::~Chunk() {
 
 Context Chunk::ctx() const { return pool_->ctx(); }
 
+namespace {
+
+std::atomic<size_t> g_max_alloc{0};  // 0: the default
+
+size_t DefaultMaxAlloc() {
+  static const size_t bytes = [] {
+    if (const char* env = std::getenv("WEFT_MAX_ALLOC_BYTES")) {
+      char* end = nullptr;
+      unsigned long long v = std::strtoull(env, &end, 10);
+      if (end != env && *end == '\0' && v > 0) return static_cast<size_t>(v);
+    }
+    const long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGESIZE);
+    if (pages <= 0 || page <= 0) return size_t{1} << 40;
+    return static_cast<size_t>(pages) * static_cast<size_t>(page);
+  }();
+  return bytes;
+}
+
+}  // namespace
+
+size_t MaxAllocBytes() {
+  const size_t set = g_max_alloc.load(std::memory_order_relaxed);
+  return set ? set : DefaultMaxAlloc();
+}
+
+void SetMaxAllocBytes(size_t bytes) { g_max_alloc.store(bytes, std::memory_order_relaxed); }
+
+void CheckAllocBytes(size_t bytes, const std::string& what) {
+  const size_t limit = MaxAllocBytes();
+  if (bytes > limit)
+    Fail(StatusCode::kOutOfMemory, "cannot allocate ", what, ": ", bytes, " bytes asked, the limit for one allocation is ",
+         limit, " bytes (physical memory, or WEFT_MAX_ALLOC_BYTES)");
+}
+
 size_t StoragePool::RoundSize(size_t bytes) {
   constexpr size_t kPage = 64;
   constexpr size_t kLarge = size_t{1} << 20;
   if (bytes == 0) return kPage;
+  if (bytes > (size_t{1} << 62)) return bytes;  // no rounding can fit; the caller refuses it
   if (bytes <= kLarge) return (bytes + kPage - 1) / kPage * kPage;
   // Large blocks round to 1/8 of the next power of two to bound waste.
   size_t p = kLarge;
@@ -33,6 +73,7 @@ size_t StoragePool::RoundSize(size_t bytes) {
 }
 
 std::shared_ptr<Chunk> StoragePool::Alloc(size_t bytes) {
+  CheckAllocBytes(bytes, StrCat("a block on ", ctx_.ToString()));
   size_t size = RoundSize(bytes);
   void* ptr = nullptr;
   {

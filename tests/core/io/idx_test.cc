@@ -13,6 +13,7 @@
 
 #include "util/test_util.h"
 #include "weft/idx.h"
+#include "weft/storage.h"
 
 namespace weft {
 namespace {
@@ -157,6 +158,15 @@ TEST(IDXTest, CorruptGzipIsAnError) {
 
 TEST(IDXTest, MissingFileNamesThePath) {
   ExpectError([] { LoadIDX("/nonexistent/weft/t10k.gz"); }, StatusCode::kIO, {"/nonexistent/weft/t10k.gz"});
+}
+
+TEST(IDXTest, GzipBombNamesDeclaredAndAllowedSizes) {
+  // A few bytes on disk whose header declares 4.6 GB of uint8.
+  const std::string bomb = Gzip(IDX(0x08, {46, 100000000}, std::string(64, '\0')));
+  SetMaxAllocBytes(size_t{1} << 30);
+  ExpectError([&] { Load(bomb); }, StatusCode::kOutOfMemory,
+              {"declares shape (46,100000000) of uint8", "4600000012 bytes asked", "1073741824 bytes"});
+  SetMaxAllocBytes(0);
 }
 
 TEST(IDXTest, LoadMNISTScalesPixelsAndChecksTheFiles) {

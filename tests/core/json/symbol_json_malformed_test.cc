@@ -176,5 +176,25 @@ TEST(SymbolJsonMalformedTest, BadParameters) {
   });
 }
 
+TEST(SymbolJsonMalformedTest, VariableNames) {
+  // Two layers named "fc": their weights are two variables named fc_weight.
+  const std::string fc_twice = Doc(
+      kX + R"(, {"op": "null", "name": "fc_weight", "inputs": []},
+      {"op": "FullyConnected", "name": "fc", "attrs": {"num_hidden": "2", "no_bias": "True"},
+       "inputs": [[0, 0, 0], [1, 0, 0]]},
+      {"op": "null", "name": "fc_weight", "inputs": []},
+      {"op": "FullyConnected", "name": "fc", "attrs": {"num_hidden": "2", "no_bias": "True"},
+       "inputs": [[2, 0, 0], [3, 0, 0]]})",
+      "[[4, 0, 0]]", kVersion);
+  RunCases({
+      {"duplicate argument names", fc_twice, kBad,
+       {"two variables are named 'fc_weight'", "node 1 'fc_weight'", "node 3 'fc_weight'"}},
+      {"empty variable name", Doc(R"({"op": "null", "name": "", "inputs": []})"), kBad,
+       {"node 0 is a variable", "empty name"}},
+      {"NUL in a name", Doc(R"({"op": "null", "name": "a\u0000b", "inputs": []})"), kBad,
+       {"node 0", "NUL", "offset 1"}},
+  });
+}
+
 }  // namespace
 }  // namespace weft
