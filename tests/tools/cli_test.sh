@@ -307,7 +307,7 @@ case "$case_name" in
     expect_lib_error inspect malformed.json -- "malformed.json" "not valid JSON"
     ;;
   inspect_missing_file)
-    expect_lib_error inspect does-not-exist.json -- "cannot open symbol file 'does-not-exist.json'"
+    expect_lib_error inspect does-not-exist.json -- "cannot open 'does-not-exist.json'" "No such file"
     ;;
   inspect_unknown_op)
     expect_lib_error inspect unknown_op.json -- "unknown_op.json" "not registered" \

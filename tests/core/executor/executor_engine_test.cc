@@ -19,6 +19,7 @@
 
 #include "core/engine/engine_test_util.h"
 #include "op/op_common.h"
+#include "register_kernels.h"
 #include "util/test_util.h"
 #include "weft/engine.h"
 #include "weft/executor.h"
@@ -44,6 +45,7 @@ void SetHook(std::function<void(const std::string&)> f) {
 Runtime* TestRuntime() {
   static Runtime* rt = [] {
     auto* r = new Runtime();
+    InstallBuiltinKernels(r);
     OpDef d;
     d.name = "_test_hook";
     d.num_inputs = 1;
