@@ -244,6 +244,9 @@ std::unique_ptr<Predictor> Predictor::Create(const Symbol& symbol, const ParamMa
   std::unique_ptr<Slot> slot = p->impl_->Acquire(shapes, &set);
   for (const NDArray& o : slot->ex->outputs()) p->impl_->output_dtypes.push_back(o.dtype());
   p->impl_->Release(set, std::move(slot));
+  // Loading and freezing freed about a copy of the weights into the pool:
+  // give it back to the system (a predictor is created once, then serves).
+  runtime.storage(ctx)->ReleasePooled();
   return p;
 }
 

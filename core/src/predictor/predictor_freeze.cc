@@ -126,7 +126,7 @@ FrozenModel FreezeModel(const Symbol& symbol, const ParamMaps& params, const std
     std::string name = StrCat(idx.node(e.node_id).attrs.name, "_frozen", e.index);
     while (taken.count(name)) name += "_";
     taken.insert(name);
-    m.args[name] = ex->outputs()[k++].Copy(ctx);
+    m.args[name] = ex->outputs()[k++];  // its own block (outputs are never reused); kept after `ex` goes
     replacement[eid] = Symbol::CreateVariable(name).outputs[0];
   }
   for (auto& [name, array] : m.args) array.WaitToRead();
