@@ -15,7 +15,8 @@
 // Predict may be called from any number of threads at once. A call takes
 // an idle executor bound for its input shapes from a pool; when none is
 // idle it binds one (at most PredictorOptions::max_executors per input
-// shape; beyond that it waits for one to come back). Every executor binds
+// shape; beyond that it waits for one to come back, first come first served).
+// Every executor binds
 // the same weight arrays, so the weights, and the oneDNN convolution's
 // reordered weights (kernels/dnnl CachedLayout shares them by array
 // version), are held once whatever the number of callers; each executor

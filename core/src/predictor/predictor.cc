@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <condition_variable>
+#include <deque>
 #include <map>
 #include <mutex>
 #include <set>
@@ -24,8 +25,17 @@ struct Slot {
   std::vector<NDArray> inputs;  // the executor's input arrays, in input_names order
 };
 
+// A caller waiting for an executor of a shape set; Release hands a slot
+// to the longest waiting one (first come, first served).
+struct Waiter {
+  std::condition_variable cv;
+  std::unique_ptr<Slot> slot;
+  bool retry = false;  // a bind failed: try binding again
+};
+
 // The executors bound for one set of input shapes.
 struct ShapeSet {
+  std::deque<Waiter*> waiters;
   std::vector<Shape> out_shapes;
   std::vector<std::unique_ptr<Slot>> idle;
   size_t bound = 0;  // executors created or being created (idle + in use)
@@ -60,7 +70,7 @@ struct Predictor::Impl {
   ShapeKey Key(const std::vector<Shape>& shapes) const;
   std::unique_ptr<Slot> Bind(const std::vector<Shape>& shapes) const;
   // An idle executor for `shapes` (binding one when allowed); blocks while
-  // max_executors are in use. Throws when closed.
+  // max_executors are in use (first come, first served). Throws when closed.
   std::unique_ptr<Slot> Acquire(const std::vector<Shape>& shapes, std::shared_ptr<ShapeSet>* set);
   void Release(const std::shared_ptr<ShapeSet>& set, std::unique_ptr<Slot> slot);
   void EvictLocked();
@@ -151,17 +161,40 @@ std::unique_ptr<Slot> Predictor::Impl::Acquire(const std::vector<Shape>& shapes,
         lock.lock();
         --ss.bound;
         --in_use;
-        if (ss.bound == 0 && sets.count(key) && sets[key] == *set) sets.erase(key);
+        for (Waiter* w : ss.waiters) {
+          w->retry = true;
+          w->cv.notify_one();
+        }
+        if (ss.bound == 0 && ss.waiters.empty() && sets.count(key) && sets[key] == *set) sets.erase(key);
         cv.notify_all();
         throw;
       }
     }
-    cv.wait(lock);
+    // Queue for the next executor that comes back (handed over with in_use
+    // already counted).
+    Waiter w;
+    ss.waiters.push_back(&w);
+    w.cv.wait(lock, [&] { return w.slot || w.retry || closed; });
+    auto pos = std::find(ss.waiters.begin(), ss.waiters.end(), &w);
+    if (pos != ss.waiters.end()) ss.waiters.erase(pos);
+    if (w.slot && !closed) return std::move(w.slot);
+    if (w.slot) {  // closed meanwhile: the executor goes back unused
+      ss.idle.push_back(std::move(w.slot));
+      --in_use;
+      cv.notify_all();
+    }
   }
 }
 
 void Predictor::Impl::Release(const std::shared_ptr<ShapeSet>& set, std::unique_ptr<Slot> slot) {
   std::lock_guard<std::mutex> lock(mu);
+  if (slot && !closed && !set->waiters.empty()) {
+    Waiter* w = set->waiters.front();
+    set->waiters.pop_front();
+    w->slot = std::move(slot);
+    w->cv.notify_one();
+    return;
+  }
   if (slot) set->idle.push_back(std::move(slot));
   --in_use;
   EvictLocked();
@@ -310,6 +343,8 @@ void Predictor::Predict(const std::vector<HostInput>& inputs, const std::vector<
 void Predictor::Close() {
   std::unique_lock<std::mutex> lock(impl_->mu);
   impl_->closed = true;
+  for (auto& [key, set] : impl_->sets)
+    for (Waiter* w : set->waiters) w->cv.notify_one();
   impl_->cv.notify_all();
   impl_->cv.wait(lock, [&] { return impl_->in_use == 0; });
   impl_->sets.clear();
