@@ -65,10 +65,10 @@ class NaiveEngine final : public Engine {
     }
     std::vector<OprBlock*> none;  // nothing queues: every op runs inside its push
     for (Var* w : op->writes) w->CompleteWrite(box, &none);
-    {
-      std::lock_guard<std::mutex> l(done_mu_);
-      op->wait.store(1, std::memory_order_release);
-    }
+    // Notified under the lock: a waiter (the destructor included) returns
+    // only after the broadcast, so the engine may be destroyed at once.
+    std::lock_guard<std::mutex> l(done_mu_);
+    op->wait.store(1, std::memory_order_release);
     done_cv_.notify_all();
   }
 
