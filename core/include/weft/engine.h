@@ -45,8 +45,10 @@
 // pools (copies: kCopyToDevice / kCopyFromDevice) whose RunContext carries
 // the device's compute or copy stream in the CUDA build. The global engine
 // is chosen by WEFT_ENGINE=naive|threaded (default threaded) with
-// WEFT_ENGINE_THREADS cpu(0) workers (default: the number of cores, at
-// most 8). NaiveEngine runs every device's ops inline in the pusher.
+// WEFT_ENGINE_THREADS cpu(0) workers (default: the cores divided by the
+// OpenMP team a kernel may start, OMP_NUM_THREADS or else the cores, 1 to
+// 8: one worker on this 2-core machine unless OMP_NUM_THREADS=1).
+// NaiveEngine runs every device's ops inline in the pusher.
 //
 // Design choices (measured, see docs/engine.md): the worker queue is a
 // mutex + condition variable deque. A Boost.Lockfree MPMC queue with
