@@ -83,9 +83,11 @@ TEST(ExecutorBulk, TrainingResultsEqualOneOperationPerNode) {
       ex->Backward();
     }
     EXPECT_EQ(test::Values(one->outputs()[0]), test::Values(bulk->outputs()[0]));
-    for (size_t i = 0; i < one->grad_arrays().size(); ++i)
-      if (!one->grad_arrays()[i].is_none())
+    for (size_t i = 0; i < one->grad_arrays().size(); ++i) {
+      if (!one->grad_arrays()[i].is_none()) {
         EXPECT_EQ(test::Values(one->grad_arrays()[i]), test::Values(bulk->grad_arrays()[i])) << "grad " << i;
+      }
+    }
     for (size_t i = 0; i < one->aux_arrays().size(); ++i)
       EXPECT_EQ(test::Values(one->aux_arrays()[i]), test::Values(bulk->aux_arrays()[i])) << "aux " << i;
   }
