@@ -1,0 +1,18 @@
+# Tests of the installed tree (issue 22): the fixture install.prefix runs
+# `cmake --install` into a fresh prefix under the build tree, then each test
+# builds a consumer against that prefix only and runs it. Label: install.
+# Included from the top-level CMakeLists.txt after the bindings.
+set(WEFT_INSTALL_TEST_DIR ${CMAKE_BINARY_DIR}/install-test)
+set(WEFT_INSTALL_PREFIX ${WEFT_INSTALL_TEST_DIR}/prefix)
+set(WEFT_INSTALL_SRC ${CMAKE_SOURCE_DIR}/tests/install)
+
+add_test(NAME install.prefix COMMAND ${CMAKE_COMMAND} -DBUILD=${CMAKE_BINARY_DIR}
+  -DPREFIX=${WEFT_INSTALL_PREFIX} -P ${WEFT_INSTALL_SRC}/install_prefix.cmake)
+set_tests_properties(install.prefix PROPERTIES FIXTURES_SETUP weft_installed LABELS install)
+
+foreach(mode cmake pkgconfig)
+  add_test(NAME install.c_${mode} COMMAND ${WEFT_INSTALL_SRC}/run_c.sh ${mode} ${WEFT_INSTALL_PREFIX}
+    ${WEFT_INSTALL_TEST_DIR}/c_${mode} ${PROJECT_VERSION} ${CMAKE_INSTALL_LIBDIR})
+  set_tests_properties(install.c_${mode} PROPERTIES FIXTURES_REQUIRED weft_installed LABELS install
+    PASS_REGULAR_EXPRESSION "weft consumer ok")
+endforeach()
