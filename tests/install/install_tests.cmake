@@ -16,3 +16,10 @@ foreach(mode cmake pkgconfig)
   set_tests_properties(install.c_${mode} PROPERTIES FIXTURES_REQUIRED weft_installed LABELS install
     PASS_REGULAR_EXPRESSION "weft consumer ok")
 endforeach()
+
+if(WEFT_BUILD_BINDINGS)
+  add_test(NAME install.java COMMAND ${WEFT_INSTALL_SRC}/run_java.sh ${WEFT_INSTALL_PREFIX}
+    ${WEFT_INSTALL_TEST_DIR}/java ${PROJECT_VERSION})
+  set_tests_properties(install.java PROPERTIES FIXTURES_REQUIRED weft_installed LABELS "install;java"
+    PASS_REGULAR_EXPRESSION "weft java package ok")
+endif()
