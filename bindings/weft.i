@@ -461,10 +461,10 @@ static WeftStatus weft_cs_predictor_predict_float(WeftPredictor* pred, const voi
 
 %go_import("unsafe")
 
-/* Link flags for cgo: point CGO_CPPFLAGS/CGO_LDFLAGS at the headers and the
- * library directory (pkg-config weft), -lweft comes from here. */
+/* Compile and link flags for cgo from pkg-config (weft.pc: the installed one,
+ * or build/pkgconfig-uninstalled for the build tree; set PKG_CONFIG_PATH). */
 %insert(cgo_comment_typedefs) %{
-#cgo LDFLAGS: -lweft
+#cgo pkg-config: weft
 #cgo CXXFLAGS: -std=c++17
 %}
 

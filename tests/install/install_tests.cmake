@@ -23,3 +23,20 @@ if(WEFT_BUILD_BINDINGS)
   set_tests_properties(install.java PROPERTIES FIXTURES_REQUIRED weft_installed LABELS "install;java"
     PASS_REGULAR_EXPRESSION "weft java package ok")
 endif()
+
+if(WEFT_BUILD_BINDINGS)
+  # Go: the repository's module (go/, committed SWIG output) against the prefix.
+  add_test(NAME install.go COMMAND ${WEFT_INSTALL_SRC}/run_go.sh ${WEFT_INSTALL_PREFIX}
+    ${WEFT_INSTALL_TEST_DIR}/go ${CMAKE_SOURCE_DIR}/go ${PROJECT_VERSION}
+    ${WEFT_INSTALL_TEST_DIR}/gocache ${CMAKE_INSTALL_LIBDIR})
+  set_tests_properties(install.go PROPERTIES FIXTURES_REQUIRED weft_installed LABELS "install;go"
+    PASS_REGULAR_EXPRESSION "weft go module ok")
+endif()
+
+if(WEFT_BUILD_BINDINGS)
+  # C#: the NuGet package from a directory feed (skipped without Debian's nuget).
+  add_test(NAME install.csharp_nuget COMMAND ${WEFT_INSTALL_SRC}/run_csharp.sh ${WEFT_INSTALL_PREFIX}
+    ${WEFT_INSTALL_TEST_DIR}/csharp ${PROJECT_VERSION})
+  set_tests_properties(install.csharp_nuget PROPERTIES FIXTURES_REQUIRED weft_installed
+    LABELS "install;csharp" SKIP_RETURN_CODE 77 PASS_REGULAR_EXPRESSION "weft nuget package ok")
+endif()
