@@ -30,7 +30,7 @@ if(WEFT_BUILD_BINDINGS)
     ${WEFT_INSTALL_TEST_DIR}/go ${CMAKE_SOURCE_DIR}/go ${PROJECT_VERSION}
     ${WEFT_INSTALL_TEST_DIR}/gocache ${CMAKE_INSTALL_LIBDIR})
   set_tests_properties(install.go PROPERTIES FIXTURES_REQUIRED weft_installed LABELS "install;go"
-    PASS_REGULAR_EXPRESSION "weft go module ok")
+    FIXTURES_SETUP weft_go_consumer PASS_REGULAR_EXPRESSION "weft go module ok")
 endif()
 
 if(WEFT_BUILD_BINDINGS)
@@ -39,4 +39,15 @@ if(WEFT_BUILD_BINDINGS)
     ${WEFT_INSTALL_TEST_DIR}/csharp ${PROJECT_VERSION})
   set_tests_properties(install.csharp_nuget PROPERTIES FIXTURES_REQUIRED weft_installed
     LABELS "install;csharp" SKIP_RETURN_CODE 77 PASS_REGULAR_EXPRESSION "weft nuget package ok")
+endif()
+
+if(WEFT_BUILD_BINDINGS)
+  # Each binding against another libweft.so.0 with an older ABI version.
+  foreach(lang java csharp go)
+    add_test(NAME install.abi_mismatch_${lang} COMMAND ${WEFT_INSTALL_SRC}/run_abi_mismatch.sh ${lang}
+      ${WEFT_INSTALL_PREFIX} ${WEFT_INSTALL_TEST_DIR}/abi_mismatch_${lang} ${WEFT_INSTALL_TEST_DIR}/go/weftconsumer)
+    set_tests_properties(install.abi_mismatch_${lang} PROPERTIES FIXTURES_REQUIRED weft_installed
+      LABELS "install;${lang}" PASS_REGULAR_EXPRESSION "weft ${lang} ABI mismatch detected")
+  endforeach()
+  set_tests_properties(install.abi_mismatch_go PROPERTIES FIXTURES_REQUIRED "weft_installed;weft_go_consumer")
 endif()
