@@ -25,7 +25,7 @@ if(WEFT_NUGET)
     COMMAND ${CMAKE_COMMAND} -E copy ${WEFT_DLL} ${WEFT_NUPKG_STAGE}/Weft.dll
     COMMAND ${CMAKE_COMMAND} -E copy $<TARGET_FILE:weft_csharp> ${WEFT_NUPKG_STAGE}/libweft_csharp.so
     COMMAND ${CMAKE_COMMAND} -E copy $<TARGET_FILE:weft> ${WEFT_NUPKG_STAGE}/$<TARGET_SONAME_FILE_NAME:weft>
-    # Debug info stripped (libweft is ~120 MB with RelWithDebInfo's, ~15 MB without).
+    # Debug info stripped (libweft is ~120 MB with RelWithDebInfo's, ~7 MB without).
     COMMAND ${CMAKE_STRIP} --strip-debug ${WEFT_NUPKG_STAGE}/libweft_csharp.so
             ${WEFT_NUPKG_STAGE}/$<TARGET_SONAME_FILE_NAME:weft>
     COMMAND ${CMAKE_COMMAND} -E env HOME=${WEFT_NUPKG_STAGE}/home
