@@ -51,3 +51,11 @@ if(WEFT_BUILD_BINDINGS)
   endforeach()
   set_tests_properties(install.abi_mismatch_go PROPERTIES FIXTURES_REQUIRED "weft_installed;weft_go_consumer")
 endif()
+
+if(WEFT_BUILD_BINDINGS)
+  # Java through Debian's maven, offline (skipped without mvn and its plugins).
+  add_test(NAME install.java_maven COMMAND ${WEFT_INSTALL_SRC}/run_maven.sh ${WEFT_INSTALL_PREFIX}
+    ${WEFT_INSTALL_TEST_DIR}/maven ${PROJECT_VERSION})
+  set_tests_properties(install.java_maven PROPERTIES FIXTURES_REQUIRED weft_installed
+    LABELS "install;java" SKIP_RETURN_CODE 77 PASS_REGULAR_EXPRESSION "weft maven offline ok")
+endif()
