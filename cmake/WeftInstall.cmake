@@ -6,8 +6,11 @@
 include(GNUInstallDirs)
 include(CMakePackageConfigHelpers)
 
-# The installed weft.pc is relocatable (prefix relative to the .pc file).
-set(WEFT_PC_PREFIX "\${pcfiledir}/../..")
+# The installed weft.pc is relocatable (prefix relative to the .pc file, which
+# sits in <libdir>/pkgconfig: ../.. for lib, ../../.. for lib/x86_64-linux-gnu).
+file(RELATIVE_PATH WEFT_PC_UP /${CMAKE_INSTALL_LIBDIR}/pkgconfig /)
+string(REGEX REPLACE "/$" "" WEFT_PC_UP "${WEFT_PC_UP}")
+set(WEFT_PC_PREFIX "\${pcfiledir}/${WEFT_PC_UP}")
 set(WEFT_PC_LIBDIR "\${prefix}/${CMAKE_INSTALL_LIBDIR}")
 set(WEFT_PC_INCLUDEDIR "\${prefix}/${CMAKE_INSTALL_INCLUDEDIR}")
 configure_file(${CMAKE_SOURCE_DIR}/cmake/weft.pc.in ${CMAKE_BINARY_DIR}/weft.pc @ONLY)

@@ -45,7 +45,8 @@ if(WEFT_BUILD_BINDINGS)
   # Each binding against another libweft.so.0 with an older ABI version.
   foreach(lang java csharp go)
     add_test(NAME install.abi_mismatch_${lang} COMMAND ${WEFT_INSTALL_SRC}/run_abi_mismatch.sh ${lang}
-      ${WEFT_INSTALL_PREFIX} ${WEFT_INSTALL_TEST_DIR}/abi_mismatch_${lang} ${WEFT_INSTALL_TEST_DIR}/go/weftconsumer)
+      ${WEFT_INSTALL_PREFIX} ${WEFT_INSTALL_TEST_DIR}/abi_mismatch_${lang} ${WEFT_INSTALL_TEST_DIR}/go/weftconsumer
+      ${CMAKE_INSTALL_LIBDIR})
     set_tests_properties(install.abi_mismatch_${lang} PROPERTIES FIXTURES_REQUIRED weft_installed
       LABELS "install;${lang}" PASS_REGULAR_EXPRESSION "weft ${lang} ABI mismatch detected")
   endforeach()

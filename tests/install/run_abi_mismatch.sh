@@ -1,15 +1,15 @@
 #!/usr/bin/env bash
-# run_abi_mismatch.sh java|csharp|go PREFIX WORK [GO_CONSUMER]
+# run_abi_mismatch.sh java|csharp|go PREFIX WORK GO_CONSUMER [LIBDIR]
 # Loads a binding installed in PREFIX against another libweft.so.0 whose
 # weft_abi_version() is one less than the installed header's WEFT_API_VERSION
 # (make_fake_libweft.sh: same SONAME and exports). The load must fail with a
 # message naming both versions and that library's path. The same setup with
 # the real library must load (so the failure comes from the version check).
-# go: GO_CONSUMER is the program install.go built against PREFIX.
+# go: GO_CONSUMER is the program install.go built against PREFIX (ignored otherwise).
 set -euo pipefail
-lang="$1" prefix="$2" work="$3" go_consumer="${4:-}"
+lang="$1" prefix="$2" work="$3" go_consumer="$4" libdir="${5:-lib}"
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
-lib="$prefix/lib"  # CMAKE_INSTALL_LIBDIR for a prefix other than /usr
+lib="$prefix/$libdir"
 abi="$(sed -n 's/^#define WEFT_API_VERSION \([0-9]*\)$/\1/p' "$prefix/include/weft/c_api.h")"
 old=$((abi - 1))
 rm -rf "$work" && mkdir -p "$work/real" "$work/old"
@@ -32,7 +32,7 @@ case "$lang" in
     [ -x "$go_consumer" ] || { echo "no Go consumer at '$go_consumer' (built by install.go)" >&2; exit 1; }
     run() { LD_LIBRARY_PATH="$1" "$go_consumer"; }
     ;;
-  *) echo "usage: run_abi_mismatch.sh java|csharp|go PREFIX WORK [GO_CONSUMER]" >&2; exit 2 ;;
+  *) echo "usage: run_abi_mismatch.sh java|csharp|go PREFIX WORK GO_CONSUMER [LIBDIR]" >&2; exit 2 ;;
 esac
 
 run "$work/real" >"$work/real.log" 2>&1 || { cat "$work/real.log"; echo "the real library failed to load" >&2; exit 1; }
