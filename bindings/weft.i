@@ -37,6 +37,8 @@
 %module weft_native
 
 %{
+#include <dlfcn.h>
+#include <link.h>
 #include <stdint.h>
 #include <string.h>
 
@@ -459,10 +461,10 @@ static WeftStatus weft_cs_predictor_predict_float(WeftPredictor* pred, const voi
 
 %go_import("unsafe")
 
-/* Link flags for cgo: point CGO_CPPFLAGS/CGO_LDFLAGS at the headers and the
- * library directory (pkg-config weft), -lweft comes from here. */
+/* Compile and link flags for cgo from pkg-config (weft.pc: the installed one,
+ * or build/pkgconfig-uninstalled for the build tree; set PKG_CONFIG_PATH). */
 %insert(cgo_comment_typedefs) %{
-#cgo LDFLAGS: -lweft
+#cgo pkg-config: weft
 #cgo CXXFLAGS: -std=c++17
 %}
 
@@ -719,6 +721,19 @@ static WeftStatus weft_binding_ndarray_list(WeftNDArray* const* arrays, const ch
 }
 /* The ABI version this wrapper was compiled against (checked at load). */
 static int weft_binding_abi_version(void) { return WEFT_API_VERSION; }
+/* The file the process loaded libweft.so.0 from, or "" when unknown; named in
+ * the ABI-mismatch message at load. Looked up by SONAME among the loaded
+ * objects (the address of a libweft function may be a PLT stub in a non-PIE
+ * executable, so dladdr could name the program instead). */
+static const char* weft_binding_library_path(void) {
+  void* h = dlopen("libweft.so.0", RTLD_LAZY | RTLD_NOLOAD);
+  if (h == NULL) return "";
+  struct link_map* map = NULL;
+  const char* path = "";
+  if (dlinfo(h, RTLD_DI_LINKMAP, &map) == 0 && map != NULL && map->l_name != NULL) path = map->l_name;
+  dlclose(h);  /* still loaded: the wrapper links it */
+  return path;
+}
 %}
 
 

@@ -53,10 +53,10 @@ file(GENERATE OUTPUT ${WEFT_EX_BIN}/predict-server-csharp
   FILE_PERMISSIONS OWNER_READ OWNER_WRITE OWNER_EXECUTE GROUP_READ GROUP_EXECUTE WORLD_READ WORLD_EXECUTE)
 
 # ------------------------------------------------------------------- Go
-# A module of its own beside the build tree's ai.weft/weft (replace).
+# A module of its own beside the build tree's ${WEFT_GO_MODULE} (replace).
 set(WEFT_EX_GO ${CMAKE_BINARY_DIR}/examples/go)
 file(CONFIGURE OUTPUT ${WEFT_EX_GO}/go.mod CONTENT
-  "module ai.weft/examples\n\ngo 1.19\n\nrequire ai.weft/weft v0.0.0\n\nreplace ai.weft/weft => ${WEFT_GO_MOD}\n")
+  "module ai.weft/examples\n\ngo 1.19\n\nrequire ${WEFT_GO_MODULE} v0.0.0\n\nreplace ${WEFT_GO_MODULE} => ${WEFT_GO_MOD}\n")
 add_custom_command(OUTPUT ${WEFT_EX_GO}/classify-fashion/main.go
   COMMAND ${CMAKE_COMMAND} -E copy ${WEFT_EX}/go/classify-fashion/main.go ${WEFT_EX_GO}/classify-fashion/main.go
   DEPENDS ${WEFT_EX}/go/classify-fashion/main.go VERBATIM)

@@ -5,7 +5,7 @@ import (
 	"sort"
 	"strconv"
 
-	"ai.weft/weft/internal/capi"
+	"github.com/weft-ai/weft/go/internal/capi"
 )
 
 // DeviceType is a kind of device (WeftDeviceType in c_api.h).

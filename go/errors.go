@@ -3,7 +3,7 @@ package weft
 import (
 	"fmt"
 
-	"ai.weft/weft/internal/capi"
+	"github.com/weft-ai/weft/go/internal/capi"
 )
 
 // Code is a C ABI status code (stable values, WeftStatus in c_api.h). A Code

@@ -5,7 +5,7 @@ import (
 	"sort"
 	"strconv"
 
-	"ai.weft/weft/internal/capi"
+	"github.com/weft-ai/weft/go/internal/capi"
 )
 
 // Named is an array with its name (ordered results: outputs, file entries).

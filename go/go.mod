@@ -1,3 +1,3 @@
-module ai.weft/weft
+module github.com/weft-ai/weft/go
 
 go 1.19

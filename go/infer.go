@@ -3,7 +3,7 @@ package weft
 import (
 	"runtime"
 
-	"ai.weft/weft/internal/capi"
+	"github.com/weft-ai/weft/go/internal/capi"
 )
 
 // Shapes is a name → shape map; a nil shape has an unknown rank, an extent 0

@@ -3,7 +3,7 @@ package weft
 import (
 	"runtime"
 
-	"ai.weft/weft/internal/capi"
+	"github.com/weft-ai/weft/go/internal/capi"
 )
 
 // Progress selects what Module.Fit prints on stdout.

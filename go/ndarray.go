@@ -4,7 +4,7 @@ import (
 	"runtime"
 	"unsafe"
 
-	"ai.weft/weft/internal/capi"
+	"github.com/weft-ai/weft/go/internal/capi"
 )
 
 // DType is an element type (MXNet's codes, WeftDType in c_api.h).

@@ -6,7 +6,7 @@ import (
 	"strconv"
 	"strings"
 
-	"ai.weft/weft/internal/capi"
+	"github.com/weft-ai/weft/go/internal/capi"
 )
 
 // Params are operator parameters; values are formatted in MXNet syntax

@@ -20,7 +20,7 @@ import (
 	"sort"
 	"unsafe"
 
-	"ai.weft/weft/internal/capi"
+	"github.com/weft-ai/weft/go/internal/capi"
 )
 
 // PredictorInput names an input of the model with its first shape (the

@@ -18,13 +18,14 @@ package weft
 import (
 	"fmt"
 
-	"ai.weft/weft/internal/capi"
+	"github.com/weft-ai/weft/go/internal/capi"
 )
 
 func init() {
 	lib, binding := capi.Weft_abi_version(), capi.Weft_binding_abi_version()
 	if lib < binding {
-		panic(fmt.Sprintf("weft: ABI version mismatch: libweft has ABI version %d but the Go binding needs ABI version %d", lib, binding))
+		panic(fmt.Sprintf("weft: ABI version mismatch: the native library %s has ABI version %d but the Go binding needs ABI version %d",
+			capi.Weft_binding_library_path(), lib, binding))
 	}
 }
 

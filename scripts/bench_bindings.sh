@@ -32,8 +32,8 @@ run_go() {
   mkdir -p "$mod/cmd/weftbench"
   cp "$ROOT/bench/bindings/go/main.go" "$mod/cmd/weftbench/main.go"
   (cd "$mod" && env GOCACHE="$B/bindings/go/cache" GOPATH="$B/bindings/go/path" GOFLAGS=-mod=mod \
-     GOPROXY=off CGO_ENABLED=1 CGO_CPPFLAGS="-I$ROOT/c_api/include" CGO_CXXFLAGS="-std=c++17 -O2" \
-     CGO_LDFLAGS="-L$B/lib -Wl,-rpath,$B/lib" go build -o "$OUT/weftbench" ./cmd/weftbench)
+     GOPROXY=off CGO_ENABLED=1 PKG_CONFIG_PATH="$B/pkgconfig-uninstalled" CGO_CXXFLAGS="-O2" \
+     go build -o "$OUT/weftbench" ./cmd/weftbench)
   "$OUT/weftbench"
 }
 # Each harness runs in RUNS separate processes (default 3) and the table shows

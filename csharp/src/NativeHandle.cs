@@ -69,8 +69,9 @@ static class Native {
       int binding = weft_native.weft_binding_abi_version();
       if (lib < binding)
         throw new InvalidOperationException(string.Format(
-            "weft: ABI version mismatch: the native library libweft has ABI version {0} " +
-            "but the C# binding (Weft.dll) needs ABI version {1}", lib, binding));
+            "weft: ABI version mismatch: the native library {0} has ABI version {1} " +
+            "but the C# binding (Weft.dll) needs ABI version {2}",
+            weft_native.weft_binding_library_path(), lib, binding));
       loaded = true;
     }
   }

@@ -1,11 +1,11 @@
 // The Go example's module. The replace path assumes the build directory
 // build/ (CMake builds the example from a copy whose replace points at the
-// build tree's ai.weft/weft; after `cmake --install`, point it at
+// build tree's github.com/weft-ai/weft/go; after `cmake --install`, point it at
 // <prefix>/share/weft/go/weft).
 module ai.weft/examples
 
 go 1.19
 
-require ai.weft/weft v0.0.0
+require github.com/weft-ai/weft/go v0.0.0
 
-replace ai.weft/weft => ../../build/bindings/go/weft
+replace github.com/weft-ai/weft/go => ../../build/bindings/go/weft

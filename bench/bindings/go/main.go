@@ -12,7 +12,7 @@ import (
 	"os"
 	"time"
 
-	"ai.weft/weft"
+	weft "github.com/weft-ai/weft/go"
 )
 
 var sink int

@@ -15,7 +15,7 @@ import (
 	"strconv"
 	"strings"
 
-	"ai.weft/weft"
+	weft "github.com/weft-ai/weft/go"
 )
 
 const batch = 100 // as weft predict

@@ -5,7 +5,7 @@ package main
 // difference from the Go figure is the binding's cost per call.
 
 /*
-#cgo LDFLAGS: -lweft
+#cgo pkg-config: weft
 #include <stdint.h>
 #include <stdlib.h>
 #include <time.h>

@@ -19,7 +19,7 @@ import (
 	"sync"
 	"time"
 
-	"ai.weft/weft"
+	weft "github.com/weft-ai/weft/go"
 )
 
 // image returns pseudo-random image i (a fixed LCG per index).

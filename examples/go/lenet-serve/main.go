@@ -24,7 +24,7 @@ import (
 	"fmt"
 	"os"
 
-	"ai.weft/weft"
+	weft "github.com/weft-ai/weft/go"
 )
 
 func main() {

@@ -17,7 +17,7 @@ import (
 	"os"
 	"strings"
 
-	"ai.weft/weft"
+	weft "github.com/weft-ai/weft/go"
 )
 
 const pixels = 28 * 28
