@@ -363,7 +363,15 @@ static void WeftCSharpThrow(int code, const char* msg) {
 %typemap(ctype) WeftStatus "void"
 %typemap(imtype) WeftStatus "void"
 %typemap(cstype) WeftStatus "void"
-%typemap(csout, excode=SWIGEXCODE) WeftStatus { $imcall;$excode }
+/* A disposed WeftHandle argument: the marshaller's ObjectDisposedException
+ * becomes WeftException(InvalidHandle) like every other handle error. */
+%typemap(csout, excode=SWIGEXCODE) WeftStatus {
+    try {
+      $imcall;
+    } catch (global::System.ObjectDisposedException) {
+      throw Weft.WeftHandle.Disposed("a handle argument");
+    }$excode
+  }
 %typemap(out, canthrow=1) WeftStatus %{
   if ($1 != WEFT_OK) {
     WeftCSharpThrow((int)$1, weft_last_error());
@@ -371,15 +379,18 @@ static void WeftCSharpThrow(int code, const char* msg) {
   }
 %}
 
+/* A handle argument is a Weft.WeftHandle (a SafeHandle, NativeHandle.cs):
+ * the marshaller holds a reference on it for the duration of the call, so
+ * neither a racing Dispose nor the finalizer of an owner that became
+ * unreachable frees it under the call. No C function returns a handle. */
 %define WEFT_HANDLE(T)
-%typemap(ctype) T*, const T* "int64_t"
-%typemap(imtype) T*, const T* "long"
-%typemap(cstype) T*, const T* "long"
+%typemap(ctype) T*, const T* "void*"
+%typemap(imtype) T*, const T* "WeftHandle"
+%typemap(cstype) T*, const T* "WeftHandle"
 %typemap(csin) T*, const T* "$csinput"
-%typemap(csout, excode=SWIGEXCODE) T*, const T* { long r = $imcall;$excode return r; }
-%typemap(in) T*, const T* %{ $1 = ($1_ltype)(uintptr_t)$input; %}
-%typemap(out) T*, const T* %{ $result = (int64_t)(uintptr_t)$1; %}
-/* Handle arrays: long[] (a handle is pointer-sized; 64-bit only). */
+%typemap(in) T*, const T* %{ $1 = ($1_ltype)$input; %}
+/* Handle arrays: long[] of raw values (out: new handles the C# layer wraps
+ * at once; in: the C# layer keeps the owners alive with GC.KeepAlive). */
 %typemap(ctype) T**, T* const* "int64_t*"
 %typemap(imtype, inattributes="[global::System.Runtime.InteropServices.In, global::System.Runtime.InteropServices.Out]") T**, T* const* "long[]"
 %typemap(cstype) T**, T* const* "long[]"
@@ -429,6 +440,13 @@ WEFT_CS_SCALAR(uint64_t, ulong)
 %typemap(csin) const char* const* "$csinput"
 %typemap(in) const char* const* %{ $1 = ($1_ltype)$input; %}
 
+/* const void** : out data pointers as IntPtr[] (weft_buffer_data). */
+%typemap(ctype) const void** "const void**"
+%typemap(imtype, inattributes="[global::System.Runtime.InteropServices.In, global::System.Runtime.InteropServices.Out]") const void** "global::System.IntPtr[]"
+%typemap(cstype) const void** "global::System.IntPtr[]"
+%typemap(csin) const void** "$csinput"
+%typemap(in) const void** %{ $1 = ($1_ltype)$input; %}
+
 /* void* / const void* : IntPtr (zero-copy; the C# layer pins with fixed). */
 %typemap(ctype) void*, const void* "void*"
 %typemap(imtype) void*, const void* "global::System.IntPtr"
@@ -436,7 +454,7 @@ WEFT_CS_SCALAR(uint64_t, ulong)
 %typemap(csin) void*, const void* "$csinput"
 %typemap(in) void*, const void* %{ $1 = ($1_ltype)$input; %}
 
-/* Predictor (csharp/src/Predictor.cs). WeftPredictor is a handle (long);
+/* Predictor (csharp/src/Predictor.cs). WeftPredictor is a handle (WeftHandle);
  * its stats come through weft_binding_predictor_stats (shared), and the float
  * predict takes IntPtr data so the C# layer can pin a Span<float>. The
  * N-input weft_predictor_predict (void* const*) is not used from C#. */
