@@ -1,6 +1,9 @@
 using System;
 using System.Runtime.InteropServices;
 
+// The NUnit tests check the WeftHandle reference counting directly.
+[assembly: System.Runtime.CompilerServices.InternalsVisibleTo("WeftTests")]
+
 namespace Weft {
 
 /// <summary>
@@ -79,6 +82,7 @@ static class Frees {
 /// </summary>
 public abstract class NativeHandle : IDisposable {
   readonly WeftHandle handle;
+  volatile bool disposed;  // set by Dispose (the free waits for calls running)
 
   internal NativeHandle(long h, Action<WeftHandle> free) {
     Native.EnsureLoaded();
@@ -88,14 +92,17 @@ public abstract class NativeHandle : IDisposable {
   /// <summary>The handle (for raw calls); throws when disposed.</summary>
   internal WeftHandle Handle {
     get {
-      if (handle.IsClosed) throw WeftHandle.Disposed(GetType().Name);
+      if (disposed) throw WeftHandle.Disposed(GetType().Name);
       return handle;
     }
   }
 
-  public bool IsDisposed { get { return handle.IsClosed; } }
+  public bool IsDisposed { get { return disposed; } }
 
-  public void Dispose() { handle.Dispose(); }
+  public void Dispose() {
+    disposed = true;
+    handle.Dispose();
+  }
 
   /// <summary>
   /// The raw values of objs for a handle-array argument (null entries: 0).

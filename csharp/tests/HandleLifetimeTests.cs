@@ -1,5 +1,6 @@
 using System;
 using System.Collections.Generic;
+using System.Runtime.CompilerServices;
 using System.Threading;
 using NUnit.Framework;
 using Weft;
@@ -14,7 +15,7 @@ namespace Weft.Tests {
 /// </summary>
 [TestFixture]
 public class HandleLifetimeTests {
-  const int Rounds = 200;
+  const int Rounds = 100;
 
   /// <summary>Runs body Rounds times while another thread collects garbage
   /// and runs finalizers in a loop; rethrows the first failure.</summary>
@@ -30,8 +31,20 @@ public class HandleLifetimeTests {
     });
     collector.IsBackground = true;
     collector.Start();
+    // The calls run on a thread that ends before the checks, so no stale
+    // slot of its stack keeps a temporary alive for Mono's conservative GC.
+    Exception failure = null;
+    var caller = new Thread(() => {
+      try {
+        for (int i = 0; i < Rounds; ++i) body(i);
+      } catch (Exception e) {
+        failure = e;
+      }
+    });
     try {
-      for (int i = 0; i < Rounds; ++i) body(i);
+      caller.Start();
+      caller.Join();
+      if (failure != null) throw failure;
     } finally {
       Volatile.Write(ref stop, 1);
       collector.Join();
@@ -91,6 +104,51 @@ public class HandleLifetimeTests {
       Assert.AreEqual(before, Library.LiveHandleCount);
     });
     Assert.AreEqual(before, Library.LiveHandleCount);
+  }
+
+  [MethodImpl(MethodImplOptions.NoInlining)]
+  static WeftHandle HeldHandleOfUnreachableArray() {
+    var h = Vec(5, 6).Handle;
+    bool added = false;
+    h.DangerousAddRef(ref added);  // what the marshaller does for a call's duration
+    Assert.IsTrue(added);
+    return h;
+  }
+
+  /// <summary>
+  /// The property the GC stress above relies on, checked deterministically
+  /// (Mono scans stacks conservatively, so a stress test alone rarely sees an
+  /// owner die mid-call): a handle referenced by a running call is freed
+  /// neither by Dispose nor when its owner is collected, and is freed once
+  /// when the last reference goes.
+  /// </summary>
+  [Test]
+  public void AHandleHeldByACallIsFreedOnlyAfterTheCall() {
+    CollectAll();
+    long before = Library.LiveHandleCount;
+    var a = Vec(1, 2);
+    var h = a.Handle;
+    bool added = false;
+    h.DangerousAddRef(ref added);
+    a.Dispose();
+    Assert.IsTrue(a.IsDisposed);
+    Assert.AreEqual(before + 1, Library.LiveHandleCount, "freed under a running call");
+    var e = Assert.Throws<WeftException>(() => { var s = a.Shape; });
+    Assert.AreEqual(ErrorCode.InvalidHandle, e.Code);
+    h.DangerousRelease();
+    Assert.AreEqual(before, Library.LiveHandleCount, "not freed when the call returned");
+
+    // The owner becomes unreachable (collected) while a call holds its handle.
+    var held = HeldHandleOfUnreachableArray();
+    CollectAll();
+    Assert.AreEqual(before + 1, Library.LiveHandleCount, "freed by the GC under a running call");
+    var shape = new long[1];
+    weft_native.weft_ndarray_shape(held, shape, 1);  // the call can still use it
+    Assert.AreEqual(2, shape[0]);
+    held.DangerousRelease();
+    Assert.AreEqual(before + 1, Library.LiveHandleCount);
+    held.Dispose();  // (its finalizer would do the same; Mono's conservative GC may keep it longer)
+    Assert.AreEqual(before, Library.LiveHandleCount, "not freed once after the owner was collected");
   }
 
   /// <summary>A disposed object and a disposed handle in an array argument give
