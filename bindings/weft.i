@@ -440,13 +440,6 @@ WEFT_CS_SCALAR(uint64_t, ulong)
 %typemap(csin) const char* const* "$csinput"
 %typemap(in) const char* const* %{ $1 = ($1_ltype)$input; %}
 
-/* const void** : out data pointers as IntPtr[] (weft_buffer_data). */
-%typemap(ctype) const void** "const void**"
-%typemap(imtype, inattributes="[global::System.Runtime.InteropServices.In, global::System.Runtime.InteropServices.Out]") const void** "global::System.IntPtr[]"
-%typemap(cstype) const void** "global::System.IntPtr[]"
-%typemap(csin) const void** "$csinput"
-%typemap(in) const void** %{ $1 = ($1_ltype)$input; %}
-
 /* void* / const void* : IntPtr (zero-copy; the C# layer pins with fixed). */
 %typemap(ctype) void*, const void* "void*"
 %typemap(imtype) void*, const void* "global::System.IntPtr"
@@ -734,6 +727,19 @@ static WeftStatus weft_binding_predictor_stats(const WeftPredictor* pred, size_t
 static WeftStatus weft_binding_ndarray_list(WeftNDArray* const* arrays, const char* const* names,
                                             size_t num, WeftNDArrayList** out) {
   return weft_ndarray_list_create(arrays, names, num, out);
+}
+/* Copies the bytes of @p buf into @p dst (up to @p capacity; dst may be
+ * NULL when capacity is 0) and sets *out_size to the buffer's size: a
+ * binding calls it once for the size, then with its own array. */
+static WeftStatus weft_binding_buffer_copy(const WeftBuffer* buf, void* dst, size_t capacity,
+                                           size_t* out_size) {
+  const void* data = NULL;
+  size_t size = 0;
+  WeftStatus st = weft_buffer_data(buf, &data, &size);
+  if (st != WEFT_OK) return st;
+  if (capacity > 0 && dst) memcpy(dst, data, capacity < size ? capacity : size);
+  *out_size = size;
+  return WEFT_OK;
 }
 /* The ABI version this wrapper was compiled against (checked at load). */
 static int weft_binding_abi_version(void) { return WEFT_API_VERSION; }
