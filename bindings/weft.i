@@ -16,7 +16,9 @@
  *     Go:   the function returns error (*capi.Status{Code, Message}) or nil
  *   Out-parameters are written only on success (as the C ABI guarantees).
  * - Opaque handles (WEFT_HANDLE(T) below; one line per handle type) are plain
- *   integers: Java long, C# long, Go uintptr. `T**` is an array of handles
+ *   integers in Java (long) and Go (uintptr); in C# a handle argument is a
+ *   Weft.WeftHandle (one SafeHandle for every kind, csharp/src/NativeHandle.cs)
+ *   that the marshaller holds for the duration of the call. `T**` is an array of handles
  *   (out: one slot per handle; Java long[], C# long[], Go []uintptr) and
  *   `T* const*` an input array of handles.
  * - Non-const pointers to int/int64_t/size_t/float/double are in/out arrays
@@ -738,7 +740,7 @@ static WeftStatus weft_binding_buffer_copy(const WeftBuffer* buf, void* dst, siz
   WeftStatus st = weft_buffer_data(buf, &data, &size);
   if (st != WEFT_OK) return st;
   if (capacity > 0 && dst) memcpy(dst, data, capacity < size ? capacity : size);
-  *out_size = size;
+  if (out_size) *out_size = size;
   return WEFT_OK;
 }
 /* The ABI version this wrapper was compiled against (checked at load). */
