@@ -12,8 +12,9 @@ namespace Weft {
 /// WeftHandle (weft.i), so the P/Invoke marshaller adds a reference for the
 /// duration of each native call: a handle is never freed under a running
 /// call, neither by a racing Dispose (the free is deferred to the end of the
-/// last call) nor by the finalizer of an owner that became unreachable
-/// mid-call. ReleaseHandle never throws (it may run on the finalizer thread).
+/// last call) nor by this object's finalizer when its owner became
+/// unreachable mid-call (the call's argument keeps it reachable).
+/// ReleaseHandle never throws (it may run on the finalizer thread).
 /// Thread-safe.
 /// </summary>
 sealed class WeftHandle : SafeHandle {
