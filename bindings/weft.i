@@ -16,7 +16,9 @@
  *     Go:   the function returns error (*capi.Status{Code, Message}) or nil
  *   Out-parameters are written only on success (as the C ABI guarantees).
  * - Opaque handles (WEFT_HANDLE(T) below; one line per handle type) are plain
- *   integers: Java long, C# long, Go uintptr. `T**` is an array of handles
+ *   integers in Java (long) and Go (uintptr); in C# a handle argument is a
+ *   Weft.WeftHandle (one SafeHandle for every kind, csharp/src/NativeHandle.cs)
+ *   that the marshaller holds for the duration of the call. `T**` is an array of handles
  *   (out: one slot per handle; Java long[], C# long[], Go []uintptr) and
  *   `T* const*` an input array of handles.
  * - Non-const pointers to int/int64_t/size_t/float/double are in/out arrays
@@ -365,7 +367,15 @@ static void WeftCSharpThrow(int code, const char* msg) {
 %typemap(ctype) WeftStatus "void"
 %typemap(imtype) WeftStatus "void"
 %typemap(cstype) WeftStatus "void"
-%typemap(csout, excode=SWIGEXCODE) WeftStatus { $imcall;$excode }
+/* A disposed WeftHandle argument: the marshaller's ObjectDisposedException
+ * becomes WeftException(InvalidHandle) like every other handle error. */
+%typemap(csout, excode=SWIGEXCODE) WeftStatus {
+    try {
+      $imcall;
+    } catch (global::System.ObjectDisposedException) {
+      throw Weft.WeftHandle.Disposed("a handle argument");
+    }$excode
+  }
 %typemap(out, canthrow=1) WeftStatus %{
   if ($1 != WEFT_OK) {
     WeftCSharpThrow((int)$1, weft_last_error());
@@ -373,15 +383,18 @@ static void WeftCSharpThrow(int code, const char* msg) {
   }
 %}
 
+/* A handle argument is a Weft.WeftHandle (a SafeHandle, NativeHandle.cs):
+ * the marshaller holds a reference on it for the duration of the call, so
+ * neither a racing Dispose nor the finalizer of an owner that became
+ * unreachable frees it under the call. No C function returns a handle. */
 %define WEFT_HANDLE(T)
-%typemap(ctype) T*, const T* "int64_t"
-%typemap(imtype) T*, const T* "long"
-%typemap(cstype) T*, const T* "long"
+%typemap(ctype) T*, const T* "void*"
+%typemap(imtype) T*, const T* "WeftHandle"
+%typemap(cstype) T*, const T* "WeftHandle"
 %typemap(csin) T*, const T* "$csinput"
-%typemap(csout, excode=SWIGEXCODE) T*, const T* { long r = $imcall;$excode return r; }
-%typemap(in) T*, const T* %{ $1 = ($1_ltype)(uintptr_t)$input; %}
-%typemap(out) T*, const T* %{ $result = (int64_t)(uintptr_t)$1; %}
-/* Handle arrays: long[] (a handle is pointer-sized; 64-bit only). */
+%typemap(in) T*, const T* %{ $1 = ($1_ltype)$input; %}
+/* Handle arrays: long[] of raw values (out: new handles the C# layer wraps
+ * at once; in: the C# layer keeps the owners alive with GC.KeepAlive). */
 %typemap(ctype) T**, T* const* "int64_t*"
 %typemap(imtype, inattributes="[global::System.Runtime.InteropServices.In, global::System.Runtime.InteropServices.Out]") T**, T* const* "long[]"
 %typemap(cstype) T**, T* const* "long[]"
@@ -438,7 +451,7 @@ WEFT_CS_SCALAR(uint64_t, ulong)
 %typemap(csin) void*, const void* "$csinput"
 %typemap(in) void*, const void* %{ $1 = ($1_ltype)$input; %}
 
-/* Predictor (csharp/src/Predictor.cs). WeftPredictor is a handle (long);
+/* Predictor (csharp/src/Predictor.cs). WeftPredictor is a handle (WeftHandle);
  * its stats come through weft_binding_predictor_stats (shared), and the float
  * predict takes IntPtr data so the C# layer can pin a Span<float>. The
  * N-input weft_predictor_predict (void* const*) is not used from C#. */
@@ -718,6 +731,19 @@ static WeftStatus weft_binding_predictor_stats(const WeftPredictor* pred, size_t
 static WeftStatus weft_binding_ndarray_list(WeftNDArray* const* arrays, const char* const* names,
                                             size_t num, WeftNDArrayList** out) {
   return weft_ndarray_list_create(arrays, names, num, out);
+}
+/* Copies the bytes of @p buf into @p dst (up to @p capacity; dst may be
+ * NULL when capacity is 0) and sets *out_size to the buffer's size: a
+ * binding calls it once for the size, then with its own array. */
+static WeftStatus weft_binding_buffer_copy(const WeftBuffer* buf, void* dst, size_t capacity,
+                                           size_t* out_size) {
+  const void* data = NULL;
+  size_t size = 0;
+  WeftStatus st = weft_buffer_data(buf, &data, &size);
+  if (st != WEFT_OK) return st;
+  if (capacity > 0 && dst) memcpy(dst, data, capacity < size ? capacity : size);
+  if (out_size) *out_size = size;
+  return WEFT_OK;
 }
 /* The ABI version this wrapper was compiled against (checked at load). */
 static int weft_binding_abi_version(void) { return WEFT_API_VERSION; }

@@ -311,6 +311,35 @@ func (o *Optimizer) Update(index int, name string, weight, grad *NDArray) error 
 	return wrap(err)
 }
 
+// SetLrScheduler sets the learning-rate schedule, based at the optimizer's
+// learning_rate: kind "factor" (steps: one period), "multifactor"
+// (increasing update counts) or "none" (the constant rate again; steps
+// ignored); factor <= 1 is applied per step, stopFactorLr bounds "factor"
+// schedules from below (MXNet's default 1e-8).
+func (o *Optimizer) SetLrScheduler(kind string, steps []int64, factor, stopFactorLr float32) error {
+	h, err := o.get()
+	if err != nil {
+		return err
+	}
+	if steps == nil {
+		steps = []int64{}
+	}
+	err = capi.Weft_optimizer_set_lr_scheduler(h, kind, steps, uint64(len(steps)), factor, stopFactorLr)
+	runtime.KeepAlive(o)
+	return wrap(err)
+}
+
+// SetRescaleGrad sets the gradient scale (Module uses 1 / batch size).
+func (o *Optimizer) SetRescaleGrad(rescale float32) error {
+	h, err := o.get()
+	if err != nil {
+		return err
+	}
+	err = capi.Weft_optimizer_set_rescale_grad(h, rescale)
+	runtime.KeepAlive(o)
+	return wrap(err)
+}
+
 // NumUpdate is MXNet's num_update.
 func (o *Optimizer) NumUpdate() (int64, error) {
 	h, err := o.get()

@@ -181,4 +181,23 @@ WeftStatus weft_ndarray_save_npy(const WeftNDArray* arr, const char* path) {
   WEFT_API_END();
 }
 
+WeftStatus weft_ndarray_load_npy_buffer(const void* data, size_t size, WeftNDArray** out) {
+  WEFT_API_BEGIN();
+  weft::capi::CheckArray(data, size, "data");
+  CheckNotNull(out, "out");
+  auto arr = std::make_shared<weft::NDArray>(weft::LoadNpy(data, size));
+  *out = NewHandle<WeftNDArray>(std::move(arr));
+  WEFT_API_END();
+}
+
+WeftStatus weft_ndarray_save_npy_buffer(const WeftNDArray* arr, WeftBuffer** out) {
+  WEFT_API_BEGIN();
+  auto a = GetObject(arr, "arr");
+  CheckNotNull(out, "out");
+  auto buf = std::make_shared<weft::capi::BufferObject>();
+  buf->bytes = weft::SaveNpy(*a);
+  *out = NewHandle<WeftBuffer>(std::move(buf));
+  WEFT_API_END();
+}
+
 }  // extern "C"

@@ -11,8 +11,9 @@ static class NDArrayLists {
   /// entries without an array (a null gradient) are left out. Frees list; on
   /// error the arrays taken so far are disposed.
   /// </summary>
-  internal static Dictionary<string, NDArray> Take(long list) {
+  internal static Dictionary<string, NDArray> Take(long raw) {
     var r = new Dictionary<string, NDArray>();
+    var list = new WeftHandle(raw, Frees.NDArrayList);
     try {
       var n = new ulong[1];
       var named = new int[1];
@@ -33,7 +34,7 @@ static class NDArrayLists {
       NDArray.DisposeAll(r);
       throw;
     } finally {
-      weft_native.weft_ndarray_list_free(list);
+      list.Dispose();
     }
   }
 
@@ -83,9 +84,7 @@ public sealed class ExecutorMemory {
 /// distinct executors may run concurrently.
 /// </summary>
 public sealed class Executor : NativeHandle {
-  internal Executor(long h) : base(h) {}
-
-  internal override void Free(long h) { weft_native.weft_executor_free(h); }
+  internal Executor(long h) : base(h, Frees.Executor) {}
 
   /// <summary>
   /// Binds sym on cpu(0), allocating (zeroed) every argument, gradient and aux
@@ -151,12 +150,13 @@ public sealed class Executor : NativeHandle {
                               IList<GradReq> gradReqs, IList<NDArray> aux,
                               IDictionary<string, Context> group2ctx = null) {
     var a = Handles(args.ToArray());
+    var keep = new object[] { args, argGrads, aux };
     long[] g = null;
     if (argGrads != null) {
       if (argGrads.Count != a.Length)
         throw new WeftException(ErrorCode.InvalidArgument, string.Format(
             "Executor.Bind: argGrads has {0} entries, expected one per argument ({1})", argGrads.Count, a.Length));
-      g = argGrads.Select(x => x == null ? 0 : x.Handle).ToArray();
+      g = Handles(argGrads.ToArray());
     }
     int[] r = null;
     if (gradReqs != null) {
@@ -176,6 +176,7 @@ public sealed class Executor : NativeHandle {
       weft_native.weft_executor_bind_group2ctx(sym.Handle, (int)ctx.Type, ctx.Id, (ulong)gn.Length, gn, gt, gi, a,
                                                (ulong)a.Length, g, r, x2, (ulong)x2.Length, o);
     }
+    GC.KeepAlive(keep);
     return new Executor(o[0]);
   }
 
@@ -185,6 +186,7 @@ public sealed class Executor : NativeHandle {
   public void Backward(params NDArray[] headGrads) {
     var hs = Handles(headGrads);
     weft_native.weft_executor_backward(Handle, hs, (ulong)hs.Length);
+    GC.KeepAlive(headGrads);
   }
 
   /// <summary>The outputs in ListOutputs() order.</summary>
@@ -196,7 +198,7 @@ public sealed class Executor : NativeHandle {
   public Dictionary<string, NDArray> AuxArrays() { return NDArrayLists.Take(List(3)); }
 
   long List(int which) {
-    long h = Handle;
+    var h = Handle;
     var o = new long[1];
     switch (which) {
       case 0: weft_native.weft_executor_outputs(h, o); break;

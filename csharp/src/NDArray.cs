@@ -12,10 +12,8 @@ namespace Weft {
 /// unmanaged memory; ToFloatArray/ToDoubleArray and the *Marshalled overloads
 /// copy through the P/Invoke marshaller.
 /// </summary>
-public sealed class NDArray : NativeHandle {
-  internal NDArray(long h) : base(h) {}
-
-  internal override void Free(long h) { weft_native.weft_ndarray_free(h); }
+public sealed partial class NDArray : NativeHandle {
+  internal NDArray(long h) : base(h, Frees.NDArray) {}
 
   /// <summary>An uninitialised array of shape on cpu(0).</summary>
   public static NDArray Create(DType dtype, params long[] shape) {
@@ -66,7 +64,7 @@ public sealed class NDArray : NativeHandle {
 
   public long[] Shape {
     get {
-      long h = Handle;
+      var h = Handle;
       var nd = new int[1];
       weft_native.weft_ndarray_ndim(h, nd);
       var shape = new long[nd[0]];
@@ -85,23 +83,23 @@ public sealed class NDArray : NativeHandle {
 
   /// <summary>Zero-copy: the library reads the pinned array (length must equal Size).</summary>
   public unsafe void CopyFrom(float[] data) {
-    long h = Handle;
+    var h = Handle;
     fixed (float* p = data) weft_native.weft_ndarray_copy_from(h, (IntPtr)p, (ulong)data.Length * 4);
   }
 
   public unsafe void CopyFrom(double[] data) {
-    long h = Handle;
+    var h = Handle;
     fixed (double* p = data) weft_native.weft_ndarray_copy_from(h, (IntPtr)p, (ulong)data.Length * 8);
   }
 
   /// <summary>Zero-copy: the library writes into the pinned array (length must equal Size).</summary>
   public unsafe void CopyTo(float[] output) {
-    long h = Handle;
+    var h = Handle;
     fixed (float* p = output) weft_native.weft_ndarray_copy_to(h, (IntPtr)p, (ulong)output.Length * 4);
   }
 
   public unsafe void CopyTo(double[] output) {
-    long h = Handle;
+    var h = Handle;
     fixed (double* p = output) weft_native.weft_ndarray_copy_to(h, (IntPtr)p, (ulong)output.Length * 8);
   }
 
@@ -158,6 +156,7 @@ public sealed class NDArray : NativeHandle {
     var names = NDArrayLists.Names(arrays);
     var hs = NDArrayLists.Handles(arrays);
     weft_native.weft_ndarray_save_file(path, hs, names, (ulong)hs.Length);
+    GC.KeepAlive(arrays);
   }
 
   /// <summary>Loads an NDArray-list file by name, in file order (unnamed: "0", "1", ...).</summary>
@@ -192,9 +191,43 @@ public static class Ops {
     var n = new ulong[1];
     weft_native.weft_op_invoke(op, ins, (ulong)ins.Length, keys, vals, (ulong)keys.Length, outs,
                                (ulong)outs.Length, n);
+    GC.KeepAlive(inputs);
     var result = new NDArray[n[0]];
     for (int i = 0; i < result.Length; ++i) result[i] = new NDArray(outs[i]);
     return result;
+  }
+
+  /// <summary>
+  /// Runs op on inputs writing into existing outputs (their shapes and dtypes
+  /// must equal the inferred ones); each output is overwritten.
+  /// </summary>
+  public static void InvokeInto(string op, IDictionary<string, object> parameters, NDArray[] inputs,
+                                params NDArray[] outputs) {
+    InvokeInto(op, parameters, inputs, outputs, null);
+  }
+
+  /// <summary>As InvokeInto with one request per output (null: all Write;
+  /// Add accumulates into the output, Null leaves it untouched).</summary>
+  public static void InvokeInto(string op, IDictionary<string, object> parameters, NDArray[] inputs,
+                                NDArray[] outputs, IList<GradReq> reqs) {
+    Native.EnsureLoaded();
+    string[] keys, vals;
+    Params(parameters, out keys, out vals);
+    var ins = NativeHandle.Handles(inputs);
+    var outs = NativeHandle.Handles(outputs);
+    int[] r = null;
+    if (reqs != null) {
+      if (reqs.Count != outs.Length)
+        throw new WeftException(ErrorCode.InvalidArgument, string.Format(
+            "Ops.InvokeInto({0}): reqs has {1} entries, expected one per output ({2})", op, reqs.Count,
+            outs.Length));
+      r = new int[outs.Length];
+      for (int i = 0; i < r.Length; ++i) r[i] = (int)reqs[i];
+    }
+    weft_native.weft_op_invoke_into(op, ins, (ulong)ins.Length, keys, vals, (ulong)keys.Length, outs,
+                                    (ulong)outs.Length, r);
+    GC.KeepAlive(inputs);
+    GC.KeepAlive(outputs);
   }
 
   /// <summary>As Invoke for a one-output operator.</summary>

@@ -1,57 +1,119 @@
 using System;
-using System.Threading;
+using System.Runtime.InteropServices;
+
+// The NUnit tests check the WeftHandle reference counting directly.
+[assembly: System.Runtime.CompilerServices.InternalsVisibleTo("WeftTests")]
 
 namespace Weft {
 
 /// <summary>
-/// An owned C ABI handle. Dispose() frees it exactly once (idempotent, safe
-/// from several threads); using a disposed object throws WeftException with
-/// Code InvalidHandle. The finalizer is only a safety net for objects that were
-/// never disposed. Handles are generation-checked by the library, so a racing
-/// use-after-dispose is reported as an error, never undefined behaviour.
+/// One C ABI handle of any kind, owned (freed once by its kind's free
+/// function) or borrowed (never freed). Every raw wrapper takes handles as
+/// WeftHandle (weft.i), so the P/Invoke marshaller adds a reference for the
+/// duration of each native call: a handle is never freed under a running
+/// call, neither by a racing Dispose (the free is deferred to the end of the
+/// last call) nor by this object's finalizer when its owner became
+/// unreachable mid-call (the call's argument keeps it reachable).
+/// ReleaseHandle never throws (it may run on the finalizer thread).
+/// Thread-safe.
+/// </summary>
+sealed class WeftHandle : SafeHandle {
+  /// <summary>NULL, for optional handle arguments.</summary>
+  internal static readonly WeftHandle Null = new WeftHandle(0, null);
+
+  readonly Action<WeftHandle> free;
+
+  /// <summary>Owns h when free is given (h 0: nothing to free), else borrows it.</summary>
+  internal WeftHandle(long h, Action<WeftHandle> free) : base(IntPtr.Zero, free != null) {
+    SetHandle(new IntPtr(h));
+    this.free = free;
+  }
+
+  public override bool IsInvalid { get { return handle == IntPtr.Zero; } }
+
+  protected override bool ReleaseHandle() {
+    // This object is closed now, so the marshaller would refuse it: free
+    // through a borrowed copy of the raw value.
+    var raw = new WeftHandle(handle.ToInt64(), null);
+    GC.SuppressFinalize(raw);
+    try {
+      free(raw);
+      return true;
+    } catch (WeftException) {
+      return false;
+    }
+  }
+
+  /// <summary>The handle of owner, or Null for a null owner.</summary>
+  internal static WeftHandle Of(NativeHandle owner) { return owner == null ? Null : owner.Handle; }
+
+  /// <summary>The error a call on a disposed handle raises (the marshaller's
+  /// ObjectDisposedException, or the check in NativeHandle.Handle).</summary>
+  internal static WeftException Disposed(string what) {
+    return new WeftException(ErrorCode.InvalidHandle, what + " is disposed");
+  }
+}
+
+/// <summary>The free function of each handle kind (for WeftHandle).</summary>
+static class Frees {
+  internal static readonly Action<WeftHandle> NDArray = weft_native.weft_ndarray_free;
+  internal static readonly Action<WeftHandle> NDArrayList = weft_native.weft_ndarray_list_free;
+  internal static readonly Action<WeftHandle> Buffer = weft_native.weft_buffer_free;
+  internal static readonly Action<WeftHandle> StringList = weft_native.weft_string_list_free;
+  internal static readonly Action<WeftHandle> ShapeResult = weft_native.weft_shape_result_free;
+  internal static readonly Action<WeftHandle> TypeResult = weft_native.weft_type_result_free;
+  internal static readonly Action<WeftHandle> Symbol = weft_native.weft_symbol_free;
+  internal static readonly Action<WeftHandle> Executor = weft_native.weft_executor_free;
+  internal static readonly Action<WeftHandle> DataIter = weft_native.weft_data_iter_free;
+  internal static readonly Action<WeftHandle> Metric = weft_native.weft_metric_free;
+  internal static readonly Action<WeftHandle> Initializer = weft_native.weft_initializer_free;
+  internal static readonly Action<WeftHandle> Optimizer = weft_native.weft_optimizer_free;
+  internal static readonly Action<WeftHandle> Module = weft_native.weft_module_free;
+  internal static readonly Action<WeftHandle> Predictor = weft_native.weft_predictor_free;
+}
+
+/// <summary>
+/// A public object owning one C ABI handle (a WeftHandle). Dispose() frees it
+/// exactly once (idempotent, safe from several threads, deferred until calls
+/// running on it return); using a disposed object throws WeftException with
+/// Code InvalidHandle. No finalizer here: the WeftHandle's own (critical)
+/// finalizer frees a handle that was never disposed. Handles are
+/// generation-checked by the library, so a handle array racing a Dispose is
+/// reported as an error, never undefined behaviour.
 /// </summary>
 public abstract class NativeHandle : IDisposable {
-  long handle;
+  readonly WeftHandle handle;
+  volatile bool disposed;  // set by Dispose (the free waits for calls running)
 
-  internal NativeHandle(long handle) {
+  internal NativeHandle(long h, Action<WeftHandle> free) {
     Native.EnsureLoaded();
-    this.handle = handle;
+    handle = new WeftHandle(h, free);
   }
 
-  /// <summary>The raw handle; throws when disposed.</summary>
-  internal long Handle {
+  /// <summary>The handle (for raw calls); throws when disposed.</summary>
+  internal WeftHandle Handle {
     get {
-      long h = Interlocked.Read(ref handle);
-      if (h == 0)
-        throw new WeftException(ErrorCode.InvalidHandle, GetType().Name + " is disposed");
-      return h;
+      if (disposed) throw WeftHandle.Disposed(GetType().Name);
+      return handle;
     }
   }
 
-  public bool IsDisposed { get { return Interlocked.Read(ref handle) == 0; } }
+  public bool IsDisposed { get { return disposed; } }
 
   public void Dispose() {
-    Release(true);
-    GC.SuppressFinalize(this);
+    disposed = true;
+    handle.Dispose();
   }
 
-  ~NativeHandle() { Release(false); }
-
-  void Release(bool disposing) {
-    long h = Interlocked.Exchange(ref handle, 0);
-    if (h == 0) return;
-    try {
-      Free(h);
-    } catch (WeftException) {
-      if (disposing) throw;  // never throw on the finalizer thread
-    }
-  }
-
-  internal abstract void Free(long h);
-
+  /// <summary>
+  /// The raw values of objs for a handle-array argument (null entries: 0).
+  /// The caller keeps objs reachable until the call returns (GC.KeepAlive):
+  /// an array of raw values does not keep the owners alive.
+  /// </summary>
   internal static long[] Handles(NativeHandle[] objs) {
     var hs = new long[objs == null ? 0 : objs.Length];
-    for (int i = 0; i < hs.Length; ++i) hs[i] = objs[i].Handle;
+    for (int i = 0; i < hs.Length; ++i)
+      hs[i] = objs[i] == null ? 0 : objs[i].Handle.DangerousGetHandle().ToInt64();
     return hs;
   }
 }

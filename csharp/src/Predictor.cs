@@ -7,30 +7,6 @@ using System.Threading.Tasks;
 
 namespace Weft {
 
-/// <summary>
-/// The native WeftPredictor* of a Predictor. ReleaseHandle runs once, after
-/// the last call holding a reference (DangerousAddRef) has returned, so a
-/// Dispose racing running predictions never frees under them. No
-/// GC.KeepAlive is needed: each call touches this object again in its
-/// finally (DangerousRelease) after the native call has returned.
-/// </summary>
-sealed class PredictorHandle : SafeHandle {
-  PredictorHandle() : base(IntPtr.Zero, true) {}
-
-  internal PredictorHandle(long h) : base(IntPtr.Zero, true) { SetHandle(new IntPtr(h)); }
-
-  public override bool IsInvalid { get { return handle == IntPtr.Zero; } }
-
-  protected override bool ReleaseHandle() {
-    try {
-      weft_native.weft_predictor_free(handle.ToInt64());
-      return true;
-    } catch (WeftException) {
-      return false;  // never throw from a release (it may run on the finalizer thread)
-    }
-  }
-}
-
 /// <summary>A predictor's figures (weft_predictor_stats).</summary>
 public struct PredictorStats {
   /// <summary>Bound executors over all shape sets.</summary>
@@ -56,13 +32,16 @@ public struct PredictorStats {
 /// ErrorCode.InvalidHandle.
 /// </summary>
 public sealed class Predictor : IDisposable {
-  readonly PredictorHandle handle;
+  // Shared handle type (NativeHandle.cs). ReleaseHandle runs once, after the
+  // last call holding a reference (DangerousAddRef, or the marshaller's) has
+  // returned, so a Dispose racing running predictions never frees under them.
+  readonly WeftHandle handle;
   readonly long[] firstShape;  // the first input's creation shape
   readonly long sampleSize;    // product of firstShape[1..]
   long[] lastBatchShape;       // BatchShape's last answer (never mutated once published)
 
   Predictor(long h, long[] firstShape) {
-    handle = new PredictorHandle(h);
+    handle = new WeftHandle(h, Frees.Predictor);
     this.firstShape = (long[])firstShape.Clone();
     sampleSize = 1;
     for (int i = 1; i < firstShape.Length; ++i) sampleSize *= firstShape[i];
@@ -188,7 +167,7 @@ public sealed class Predictor : IDisposable {
     bool added = false;
     try {
       AddRef(ref added);
-      long h = handle.DangerousGetHandle().ToInt64();
+      var h = handle;
       fixed (float* pi = &MemoryMarshal.GetReference(input))
       fixed (float* po = &MemoryMarshal.GetReference(output)) {
         weft_native.weft_cs_predictor_predict_float(h, (IntPtr)pi, (ulong)input.Length, shape,
@@ -272,11 +251,11 @@ public sealed class Predictor : IDisposable {
     }
   }
 
-  void Call(Action<long> f) {
+  void Call(Action<WeftHandle> f) {
     bool added = false;
     try {
       AddRef(ref added);
-      f(handle.DangerousGetHandle().ToInt64());
+      f(handle);
     } finally {
       if (added) handle.DangerousRelease();
     }

@@ -10,9 +10,7 @@ namespace Weft {
 /// on symbols sharing its nodes.
 /// </summary>
 public sealed class Symbol : NativeHandle {
-  internal Symbol(long h) : base(h) {}
-
-  internal override void Free(long h) { weft_native.weft_symbol_free(h); }
+  internal Symbol(long h) : base(h, Frees.Symbol) {}
 
   public static Symbol Variable(string name) {
     Native.EnsureLoaded();
@@ -50,6 +48,7 @@ public sealed class Symbol : NativeHandle {
   public void Compose(string name, params Symbol[] args) {
     var hs = Handles(args);
     weft_native.weft_symbol_compose(Handle, name, (ulong)hs.Length, null, hs);
+    GC.KeepAlive(args);
   }
 
   public void Compose(string name, IDictionary<string, Symbol> args) {
@@ -58,9 +57,10 @@ public sealed class Symbol : NativeHandle {
     int i = 0;
     foreach (var kv in args) {
       keys[i] = kv.Key;
-      hs[i++] = kv.Value.Handle;
+      hs[i++] = kv.Value.Handle.DangerousGetHandle().ToInt64();
     }
     weft_native.weft_symbol_compose(Handle, name, (ulong)hs.Length, keys, hs);
+    GC.KeepAlive(args);
   }
 
   public static Symbol Group(params Symbol[] symbols) {
@@ -68,6 +68,7 @@ public sealed class Symbol : NativeHandle {
     var hs = Handles(symbols);
     var o = new long[1];
     weft_native.weft_symbol_group(hs, (ulong)hs.Length, o);
+    GC.KeepAlive(symbols);
     return new Symbol(o[0]);
   }
 
@@ -180,7 +181,8 @@ public sealed class Symbol : NativeHandle {
   }
 
   /// <summary>Reads and frees a WeftStringList.</summary>
-  internal static IList<string> Take(long list) {
+  internal static IList<string> Take(long raw) {
+    var list = new WeftHandle(raw, Frees.StringList);
     try {
       var n = new ulong[1];
       weft_native.weft_string_list_size(list, n);
@@ -192,7 +194,7 @@ public sealed class Symbol : NativeHandle {
       }
       return r;
     } finally {
-      weft_native.weft_string_list_free(list);
+      list.Dispose();
     }
   }
 }
@@ -205,7 +207,8 @@ public sealed class ShapeResult {
   public IDictionary<string, long[]> AuxiliaryStates = new Dictionary<string, long[]>();
   public IList<string> Unknown = new List<string>();
 
-  internal static ShapeResult Take(long res) {
+  internal static ShapeResult Take(long raw) {
+    var res = new WeftHandle(raw, Frees.ShapeResult);
     try {
       var r = new ShapeResult();
       var c = new int[1];
@@ -237,7 +240,7 @@ public sealed class ShapeResult {
       }
       return r;
     } finally {
-      weft_native.weft_shape_result_free(res);
+      res.Dispose();
     }
   }
 }
@@ -250,7 +253,8 @@ public sealed class TypeResult {
   public IDictionary<string, DType?> AuxiliaryStates = new Dictionary<string, DType?>();
   public IList<string> Unknown = new List<string>();
 
-  internal static TypeResult Take(long res) {
+  internal static TypeResult Take(long raw) {
+    var res = new WeftHandle(raw, Frees.TypeResult);
     try {
       var r = new TypeResult();
       var c = new int[1];
@@ -277,7 +281,7 @@ public sealed class TypeResult {
       }
       return r;
     } finally {
-      weft_native.weft_type_result_free(res);
+      res.Dispose();
     }
   }
 }

@@ -10,9 +10,7 @@ namespace Weft {
 /// Label() are rewritten by the next Next(). One thread at a time.
 /// </summary>
 public sealed class DataIter : NativeHandle {
-  internal DataIter(long h) : base(h) {}
-
-  internal override void Free(long h) { weft_native.weft_data_iter_free(h); }
+  internal DataIter(long h) : base(h, Frees.DataIter) {}
 
   /// <summary>lastBatch: "pad" (null), "discard" or "roll_over"; shuffle is seeded by seed.</summary>
   public static DataIter FromArrays(IDictionary<string, NDArray> data, IDictionary<string, NDArray> label,
@@ -26,6 +24,8 @@ public sealed class DataIter : NativeHandle {
     var o = new long[1];
     weft_native.weft_data_iter_create_ndarray((ulong)dn.Length, dn, dh, (ulong)ln.Length, ln, lh,
                                               batchSize, shuffle ? 1 : 0, lastBatch, seed, o);
+    GC.KeepAlive(data);
+    GC.KeepAlive(label);
     return new DataIter(o[0]);
   }
 
@@ -59,9 +59,7 @@ public sealed class DataIter : NativeHandle {
 
 /// <summary>An evaluation metric ("acc", "top_k_acc", "ce", "mse", "composite"; owned handle).</summary>
 public sealed class Metric : NativeHandle {
-  internal Metric(long h) : base(h) {}
-
-  internal override void Free(long h) { weft_native.weft_metric_free(h); }
+  internal Metric(long h) : base(h, Frees.Metric) {}
 
   public static Metric Create(string name, IDictionary<string, object> parameters = null) {
     Native.EnsureLoaded();
@@ -82,11 +80,13 @@ public sealed class Metric : NativeHandle {
     var l = Handles(labels.ToArray());
     var p = Handles(preds.ToArray());
     weft_native.weft_metric_update(Handle, (ulong)l.Length, l, (ulong)p.Length, p);
+    GC.KeepAlive(labels);
+    GC.KeepAlive(preds);
   }
 
   /// <summary>The current values by name (NaN before any instance).</summary>
   public Dictionary<string, double> Get() {
-    long h = Handle;
+    var h = Handle;
     var n = new ulong[1];
     weft_native.weft_metric_num_values(h, n);
     var names = new long[1];
@@ -106,9 +106,7 @@ public sealed class Metric : NativeHandle {
 
 /// <summary>A seeded parameter initializer ("uniform", "normal", "xavier", "constant", "zero", "one").</summary>
 public sealed class Initializer : NativeHandle {
-  internal Initializer(long h) : base(h) {}
-
-  internal override void Free(long h) { weft_native.weft_initializer_free(h); }
+  internal Initializer(long h) : base(h, Frees.Initializer) {}
 
   public static Initializer Create(string name, IDictionary<string, object> parameters, ulong seed) {
     Native.EnsureLoaded();
@@ -127,9 +125,7 @@ public sealed class Initializer : NativeHandle {
 
 /// <summary>An optimizer with per-parameter states ("sgd", "adam"; owned handle).</summary>
 public sealed class Optimizer : NativeHandle {
-  internal Optimizer(long h) : base(h) {}
-
-  internal override void Free(long h) { weft_native.weft_optimizer_free(h); }
+  internal Optimizer(long h) : base(h, Frees.Optimizer) {}
 
   public static Optimizer Create(string name, IDictionary<string, object> parameters = null) {
     Native.EnsureLoaded();
@@ -170,9 +166,7 @@ public enum Progress { Auto = 0, Bar = 1, Lines = 2, Epoch = 3, Silent = 4 }
 /// by two threads at once; distinct modules may run concurrently.
 /// </summary>
 public sealed class Module : NativeHandle {
-  internal Module(long h) : base(h) {}
-
-  internal override void Free(long h) { weft_native.weft_module_free(h); }
+  internal Module(long h) : base(h, Frees.Module) {}
 
   /// <summary>A module over sym on cpu(0) (defaults: "data" and "softmax_label").</summary>
   public static Module Create(Symbol sym, IList<string> dataNames = null, IList<string> labelNames = null) {
@@ -196,26 +190,23 @@ public sealed class Module : NativeHandle {
   /// <summary>Parameters from args/aux (either may be null), the rest from init (may be null).</summary>
   public void InitParams(Initializer init, IDictionary<string, NDArray> args = null,
                          IDictionary<string, NDArray> aux = null, bool allowMissing = false) {
-    long h = Handle;
-    long ih = init == null ? 0 : init.Handle;
-    long al = 0, xl = 0;
-    try {
-      al = ToList(args);
-      xl = ToList(aux);
+    var h = Handle;
+    var ih = WeftHandle.Of(init);
+    using (var al = ToList(args))
+    using (var xl = ToList(aux)) {
       weft_native.weft_module_init_params(h, ih, al, xl, allowMissing ? 1 : 0);
-    } finally {
-      weft_native.weft_ndarray_list_free(al);
-      weft_native.weft_ndarray_list_free(xl);
     }
   }
 
-  static long ToList(IDictionary<string, NDArray> m) {
-    if (m == null) return 0;
+  /// <summary>A new list sharing m's arrays (null: NULL).</summary>
+  static WeftHandle ToList(IDictionary<string, NDArray> m) {
+    if (m == null) return new WeftHandle(0, null);
     var names = NDArrayLists.Names(m);
     var hs = NDArrayLists.Handles(m);
     var o = new long[1];
     weft_native.weft_binding_ndarray_list(hs, names, (ulong)hs.Length, o);
-    return o[0];
+    GC.KeepAlive(m);
+    return new WeftHandle(o[0], Frees.NDArrayList);
   }
 
   public void InitOptimizer(Optimizer opt) { weft_native.weft_module_init_optimizer(Handle, opt.Handle); }
@@ -254,7 +245,7 @@ public sealed class Module : NativeHandle {
   public double Fit(DataIter train, DataIter eval, Metric metric, int beginEpoch, int numEpoch,
                     Progress progress = Progress.Silent, string checkpointPrefix = null) {
     var sps = new double[1];
-    weft_native.weft_module_fit(Handle, train.Handle, eval == null ? 0 : eval.Handle, metric.Handle,
+    weft_native.weft_module_fit(Handle, train.Handle, WeftHandle.Of(eval), metric.Handle,
                                 beginEpoch, numEpoch, (int)progress, checkpointPrefix, sps);
     return sps[0];
   }
@@ -287,6 +278,8 @@ public sealed class Checkpoint : IDisposable {
     var xh = NDArrayLists.Handles(aux);
     weft_native.weft_checkpoint_save(prefix, epoch, sym.Handle, (ulong)an.Length, an, ah,
                                      (ulong)xn.Length, xn, xh);
+    GC.KeepAlive(args);
+    GC.KeepAlive(aux);
   }
 
   public static Checkpoint Load(string prefix, int epoch) {
@@ -299,7 +292,7 @@ public sealed class Checkpoint : IDisposable {
       args = NDArrayLists.Take(a[0]);
     } catch {
       sym.Dispose();
-      weft_native.weft_ndarray_list_free(x[0]);
+      new WeftHandle(x[0], Frees.NDArrayList).Dispose();
       throw;
     }
     try {

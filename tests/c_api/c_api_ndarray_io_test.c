@@ -153,6 +153,75 @@ static void test_npy(void** state) {
   assert_no_leaks();
 }
 
+/* The bytes of @p path (malloc'd; *size set), or NULL. */
+static unsigned char* read_bytes(const char* path, size_t* size) {
+  FILE* f = fopen(path, "rb");
+  unsigned char* b;
+  long n;
+  if (!f) return NULL;
+  fseek(f, 0, SEEK_END);
+  n = ftell(f);
+  fseek(f, 0, SEEK_SET);
+  b = (unsigned char*)malloc((size_t)n);
+  *size = fread(b, 1, (size_t)n, f);
+  fclose(f);
+  return b;
+}
+
+static void test_npy_buffer(void** state) {
+  const int64_t s8[] = {2};
+  WeftNDArray* a = NULL;
+  WeftNDArray* b = NULL;
+  WeftNDArray* i8 = NULL;
+  WeftBuffer* buf = NULL;
+  const void* data = NULL;
+  size_t size = 0, file_size = 0;
+  int64_t shape[2];
+  int ndim = 0;
+  float v[6];
+  const float want[] = {-3, -2.5f, -2, -1.5f, -1, -0.5f};
+  unsigned char* file = read_bytes(WEFT_TEST_DATA "/npy/f32_2x3.npy", &file_size);
+  (void)state;
+  assert_non_null(file);
+  OK(weft_ndarray_load_npy_buffer(file, file_size, &a));
+  memset(file, 0, file_size); /* the array holds its own copy */
+  OK(weft_ndarray_ndim(a, &ndim));
+  assert_int_equal(ndim, 2);
+  OK(weft_ndarray_shape(a, shape, 2));
+  assert_int_equal(shape[0], 2);
+  assert_int_equal(shape[1], 3);
+  read_f32(a, v, 6);
+  assert_floats(v, want, 6);
+  /* Saved to memory: the same bytes as the file, which loads back. */
+  OK(weft_ndarray_save_npy_buffer(a, &buf));
+  OK(weft_buffer_data(buf, &data, &size));
+  free(file);
+  file = read_bytes(WEFT_TEST_DATA "/npy/f32_2x3.npy", &file_size);
+  assert_int_equal(size, file_size);
+  assert_memory_equal(data, file, size);
+  OK(weft_ndarray_load_npy_buffer(data, size, &b));
+  read_f32(b, v, 6);
+  assert_floats(v, want, 6);
+  OK(weft_ndarray_free(b));
+  /* Errors: NULL pointers, truncated and malformed bytes, dtype, freed handle. */
+  EXPECT_ERR(weft_ndarray_load_npy_buffer(NULL, 8, &b), WEFT_ERR_INVALID_ARGUMENT, "'data' is NULL");
+  EXPECT_ERR(weft_ndarray_load_npy_buffer(data, size, NULL), WEFT_ERR_INVALID_ARGUMENT, "'out' is NULL");
+  EXPECT_ERR(weft_ndarray_load_npy_buffer(data, 5, &b), WEFT_ERR_INVALID_ARGUMENT, "weft_ndarray_load_npy_buffer");
+  EXPECT_ERR(weft_ndarray_load_npy_buffer(data, size - 4, &b), WEFT_ERR_INVALID_ARGUMENT, "truncated");
+  file[0] = 'X';
+  EXPECT_ERR(weft_ndarray_load_npy_buffer(file, file_size, &b), WEFT_ERR_INVALID_ARGUMENT, "magic");
+  OK(weft_buffer_free(buf));
+  EXPECT_ERR(weft_ndarray_save_npy_buffer(NULL, &buf), WEFT_ERR_INVALID_ARGUMENT, "'arr' is NULL");
+  EXPECT_ERR(weft_ndarray_save_npy_buffer(a, NULL), WEFT_ERR_INVALID_ARGUMENT, "'out' is NULL");
+  OK(weft_ndarray_create(s8, 1, WEFT_INT8, WEFT_CPU, 0, &i8));
+  EXPECT_ERR(weft_ndarray_save_npy_buffer(i8, &buf), WEFT_ERR_DTYPE, "weft_ndarray_save_npy_buffer");
+  OK(weft_ndarray_free(i8));
+  OK(weft_ndarray_free(a));
+  EXPECT_ERR(weft_ndarray_save_npy_buffer(a, &buf), WEFT_ERR_INVALID_HANDLE, "freed or invalid WeftNDArray");
+  free(file);
+  assert_no_leaks();
+}
+
 static void test_errors(void** state) {
   const int64_t s[] = {2};
   const float v[] = {1, 2};
@@ -231,7 +300,7 @@ static void test_errors(void** state) {
 int main(void) {
   const struct CMUnitTest tests[] = {
       TEST(test_buffer_round_trip), TEST(test_file_round_trip_unnamed), TEST(test_shared_mxnet_files),
-      TEST(test_npy), TEST(test_errors),
+      TEST(test_npy), TEST(test_npy_buffer), TEST(test_errors),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -320,6 +320,19 @@ WEFT_API WeftStatus weft_ndarray_load_npy(const char* path, WeftNDArray** out);
 /** Saves @p arr as a .npy file (as numpy.save writes it); WEFT_ERR_DTYPE for other dtypes. */
 WEFT_API WeftStatus weft_ndarray_save_npy(const WeftNDArray* arr, const char* path);
 
+/**
+ * @brief As weft_ndarray_load_npy(), from the @p size bytes of a .npy image
+ *        at @p data (copied; @p data may be reused once the call returns).
+ * @param[out] out new cpu(0) handle; free with weft_ndarray_free().
+ */
+WEFT_API WeftStatus weft_ndarray_load_npy_buffer(const void* data, size_t size, WeftNDArray** out);
+
+/**
+ * @brief As weft_ndarray_save_npy(), into memory: the bytes numpy.save writes.
+ * @param[out] out new buffer; read with weft_buffer_data(), free with weft_buffer_free().
+ */
+WEFT_API WeftStatus weft_ndarray_save_npy_buffer(const WeftNDArray* arr, WeftBuffer** out);
+
 /* ------------------------------------------------------ imperative invoke */
 
 /**

@@ -221,6 +221,102 @@ public final class NDArray extends NativeHandle {
     return NDArrayLists.take(out[0]);
   }
 
+  /** The .params bytes of named arrays (what {@link #save(String, java.util.Map)} writes). */
+  public static byte[] saveToBytes(java.util.Map<String, NDArray> arrays) {
+    Native.ensureLoaded();
+    String[] names = NDArrayLists.names(arrays);
+    long[] hs = NDArrayLists.handles(arrays);
+    long[] out = new long[1];
+    weft_native.weft_ndarray_save_buffer(hs, names, hs.length, out);
+    java.lang.ref.Reference.reachabilityFence(arrays);
+    return takeBuffer(out[0]);
+  }
+
+  /** Writes the .params bytes of named arrays to {@code stream} (not closed). */
+  public static void save(java.io.OutputStream stream, java.util.Map<String, NDArray> arrays)
+      throws java.io.IOException {
+    stream.write(saveToBytes(arrays));
+  }
+
+  /** Loads an NDArray list from .params bytes, as {@link #load(String)}. */
+  public static java.util.Map<String, NDArray> load(byte[] data) {
+    Native.ensureLoaded();
+    long[] out = new long[1];
+    weft_native.weft_ndarray_load_buffer(direct(data), data.length, out);
+    return NDArrayLists.take(out[0]);
+  }
+
+  /** As {@link #load(byte[])} reading {@code stream} to its end (not closed). */
+  public static java.util.Map<String, NDArray> load(java.io.InputStream stream)
+      throws java.io.IOException {
+    return load(stream.readAllBytes());
+  }
+
+  /** Loads a NumPy .npy file into a new cpu(0) array. */
+  public static NDArray loadNpy(String path) {
+    Native.ensureLoaded();
+    long[] out = new long[1];
+    weft_native.weft_ndarray_load_npy(path, out);
+    return new NDArray(out[0]);
+  }
+
+  /** A new cpu(0) array from the bytes of a .npy image. */
+  public static NDArray loadNpy(byte[] data) {
+    Native.ensureLoaded();
+    long[] out = new long[1];
+    weft_native.weft_ndarray_load_npy_buffer(direct(data), data.length, out);
+    return new NDArray(out[0]);
+  }
+
+  /** As {@link #loadNpy(byte[])} reading {@code stream} to its end (not closed). */
+  public static NDArray loadNpy(java.io.InputStream stream) throws java.io.IOException {
+    return loadNpy(stream.readAllBytes());
+  }
+
+  /** Saves this array as a .npy file (float32/64, int32/64, uint8). */
+  public void saveNpy(String path) {
+    weft_native.weft_ndarray_save_npy(handle(), path);
+  }
+
+  /** The .npy image of this array (the bytes numpy.save writes). */
+  public byte[] toNpyBytes() {
+    long[] out = new long[1];
+    weft_native.weft_ndarray_save_npy_buffer(handle(), out);
+    return takeBuffer(out[0]);
+  }
+
+  /** Writes the .npy image of this array to {@code stream} (not closed). */
+  public void saveNpy(java.io.OutputStream stream) throws java.io.IOException {
+    stream.write(toNpyBytes());
+  }
+
+  /** A direct copy of {@code data} (the library reads native memory only). */
+  private static ByteBuffer direct(byte[] data) {
+    if (data == null) throw new NullPointerException("data");
+    ByteBuffer b = ByteBuffer.allocateDirect(Math.max(data.length, 1));
+    b.put(data).flip();
+    return b;
+  }
+
+  /** Copies and frees a WeftBuffer. */
+  private static byte[] takeBuffer(long buf) {
+    try {
+      long[] size = new long[1];
+      weft_native.weft_binding_buffer_copy(buf, null, 0, size);
+      if (size[0] > Integer.MAX_VALUE - 8) {
+        throw new WeftException(ErrorCode.INVALID_ARGUMENT,
+            "a buffer of " + size[0] + " bytes does not fit a Java array");
+      }
+      ByteBuffer b = ByteBuffer.allocateDirect((int) Math.max(size[0], 1));
+      weft_native.weft_binding_buffer_copy(buf, b, size[0], size);
+      byte[] r = new byte[(int) size[0]];
+      b.get(r);
+      return r;
+    } finally {
+      weft_native.weft_buffer_free(buf);
+    }
+  }
+
   /** Closes every array of {@code arrays} (null is fine). */
   public static void closeAll(java.util.Map<String, NDArray> arrays) {
     if (arrays != null) closeAll(arrays.values());
