@@ -5,7 +5,7 @@ import (
 	"io"
 	"runtime"
 
-	"ai.weft/weft/internal/capi"
+	"github.com/weft-ai/weft/go/internal/capi"
 )
 
 // NDArray serialisation in memory and on streams: MXNet NDArray lists
