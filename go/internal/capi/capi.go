@@ -60,160 +60,160 @@ typedef _gostring_ swig_type_26;
 typedef long long swig_type_27;
 typedef _goslice_ swig_type_28;
 typedef _gostring_ swig_type_29;
-typedef _gostring_ swig_type_30;
-typedef long long swig_type_31;
+typedef long long swig_type_30;
+typedef _goslice_ swig_type_31;
 typedef _gostring_ swig_type_32;
-typedef _goslice_ swig_type_33;
-typedef _goslice_ swig_type_34;
+typedef _gostring_ swig_type_33;
+typedef long long swig_type_34;
 typedef _gostring_ swig_type_35;
-typedef long long swig_type_36;
-typedef _gostring_ swig_type_37;
+typedef _goslice_ swig_type_36;
+typedef _goslice_ swig_type_37;
 typedef _gostring_ swig_type_38;
-typedef _goslice_ swig_type_39;
+typedef long long swig_type_39;
 typedef _gostring_ swig_type_40;
-typedef long long swig_type_41;
+typedef _gostring_ swig_type_41;
 typedef _goslice_ swig_type_42;
 typedef _gostring_ swig_type_43;
-typedef _gostring_ swig_type_44;
+typedef long long swig_type_44;
 typedef _goslice_ swig_type_45;
-typedef _goslice_ swig_type_46;
+typedef _gostring_ swig_type_46;
 typedef _gostring_ swig_type_47;
-typedef _gostring_ swig_type_48;
-typedef long long swig_type_49;
-typedef _goslice_ swig_type_50;
-typedef _goslice_ swig_type_51;
-typedef _goslice_ swig_type_52;
+typedef _goslice_ swig_type_48;
+typedef _goslice_ swig_type_49;
+typedef _gostring_ swig_type_50;
+typedef _gostring_ swig_type_51;
+typedef long long swig_type_52;
 typedef _goslice_ swig_type_53;
-typedef _gostring_ swig_type_54;
-typedef _gostring_ swig_type_55;
+typedef _goslice_ swig_type_54;
+typedef _goslice_ swig_type_55;
 typedef _goslice_ swig_type_56;
 typedef _gostring_ swig_type_57;
-typedef _goslice_ swig_type_58;
+typedef _gostring_ swig_type_58;
 typedef _goslice_ swig_type_59;
 typedef _gostring_ swig_type_60;
-typedef _gostring_ swig_type_61;
+typedef _goslice_ swig_type_61;
 typedef _goslice_ swig_type_62;
 typedef _gostring_ swig_type_63;
-typedef _goslice_ swig_type_64;
-typedef long long swig_type_65;
+typedef _gostring_ swig_type_64;
+typedef _goslice_ swig_type_65;
 typedef _gostring_ swig_type_66;
 typedef _goslice_ swig_type_67;
-typedef _gostring_ swig_type_68;
-typedef _goslice_ swig_type_69;
-typedef _gostring_ swig_type_70;
-typedef _goslice_ swig_type_71;
+typedef long long swig_type_68;
+typedef _gostring_ swig_type_69;
+typedef _goslice_ swig_type_70;
+typedef _gostring_ swig_type_71;
 typedef _goslice_ swig_type_72;
 typedef _gostring_ swig_type_73;
-typedef long long swig_type_74;
-typedef _gostring_ swig_type_75;
-typedef long long swig_type_76;
-typedef _gostring_ swig_type_77;
-typedef _goslice_ swig_type_78;
-typedef _goslice_ swig_type_79;
+typedef _goslice_ swig_type_74;
+typedef _goslice_ swig_type_75;
+typedef _gostring_ swig_type_76;
+typedef long long swig_type_77;
+typedef _gostring_ swig_type_78;
+typedef long long swig_type_79;
 typedef _gostring_ swig_type_80;
-typedef long long swig_type_81;
-typedef long long swig_type_82;
-typedef _goslice_ swig_type_83;
-typedef _gostring_ swig_type_84;
-typedef _gostring_ swig_type_85;
-typedef _gostring_ swig_type_86;
+typedef _goslice_ swig_type_81;
+typedef _goslice_ swig_type_82;
+typedef _gostring_ swig_type_83;
+typedef long long swig_type_84;
+typedef long long swig_type_85;
+typedef _goslice_ swig_type_86;
 typedef _gostring_ swig_type_87;
-typedef _goslice_ swig_type_88;
+typedef _gostring_ swig_type_88;
 typedef _gostring_ swig_type_89;
-typedef long long swig_type_90;
-typedef _gostring_ swig_type_91;
-typedef _goslice_ swig_type_92;
-typedef _gostring_ swig_type_93;
-typedef long long swig_type_94;
+typedef _gostring_ swig_type_90;
+typedef _goslice_ swig_type_91;
+typedef _gostring_ swig_type_92;
+typedef long long swig_type_93;
+typedef _gostring_ swig_type_94;
 typedef _goslice_ swig_type_95;
 typedef _gostring_ swig_type_96;
-typedef _goslice_ swig_type_97;
-typedef _gostring_ swig_type_98;
+typedef long long swig_type_97;
+typedef _goslice_ swig_type_98;
 typedef _gostring_ swig_type_99;
-typedef _gostring_ swig_type_100;
-typedef _goslice_ swig_type_101;
+typedef _goslice_ swig_type_100;
+typedef _gostring_ swig_type_101;
 typedef _gostring_ swig_type_102;
-typedef long long swig_type_103;
+typedef _gostring_ swig_type_103;
 typedef _goslice_ swig_type_104;
 typedef _gostring_ swig_type_105;
-typedef _goslice_ swig_type_106;
+typedef long long swig_type_106;
 typedef _goslice_ swig_type_107;
 typedef _gostring_ swig_type_108;
-typedef long long swig_type_109;
+typedef _goslice_ swig_type_109;
 typedef _goslice_ swig_type_110;
 typedef _gostring_ swig_type_111;
 typedef long long swig_type_112;
 typedef _goslice_ swig_type_113;
 typedef _gostring_ swig_type_114;
-typedef _gostring_ swig_type_115;
+typedef long long swig_type_115;
 typedef _goslice_ swig_type_116;
 typedef _gostring_ swig_type_117;
-typedef long long swig_type_118;
+typedef _gostring_ swig_type_118;
 typedef _goslice_ swig_type_119;
 typedef _gostring_ swig_type_120;
-typedef _gostring_ swig_type_121;
+typedef long long swig_type_121;
 typedef _goslice_ swig_type_122;
 typedef _gostring_ swig_type_123;
 typedef _gostring_ swig_type_124;
-typedef _gostring_ swig_type_125;
+typedef _goslice_ swig_type_125;
 typedef _gostring_ swig_type_126;
-typedef _goslice_ swig_type_127;
-typedef long long swig_type_128;
-typedef _gostring_ swig_type_129;
-typedef _gostring_ swig_type_130;
-typedef long long swig_type_131;
+typedef _gostring_ swig_type_127;
+typedef _gostring_ swig_type_128;
+typedef long long swig_type_129;
+typedef _goslice_ swig_type_130;
+typedef _gostring_ swig_type_131;
 typedef _goslice_ swig_type_132;
-typedef long long swig_type_133;
-typedef _goslice_ swig_type_134;
-typedef _gostring_ swig_type_135;
-typedef _gostring_ swig_type_136;
-typedef _goslice_ swig_type_137;
-typedef long long swig_type_138;
-typedef _gostring_ swig_type_139;
-typedef _gostring_ swig_type_140;
+typedef _gostring_ swig_type_133;
+typedef _gostring_ swig_type_134;
+typedef _goslice_ swig_type_135;
+typedef long long swig_type_136;
+typedef _gostring_ swig_type_137;
+typedef _gostring_ swig_type_138;
+typedef long long swig_type_139;
+typedef _goslice_ swig_type_140;
 typedef long long swig_type_141;
 typedef _goslice_ swig_type_142;
-typedef long long swig_type_143;
-typedef _goslice_ swig_type_144;
-typedef _gostring_ swig_type_145;
-typedef _goslice_ swig_type_146;
+typedef _gostring_ swig_type_143;
+typedef _gostring_ swig_type_144;
+typedef _goslice_ swig_type_145;
+typedef long long swig_type_146;
 typedef _gostring_ swig_type_147;
-typedef long long swig_type_148;
-typedef _goslice_ swig_type_149;
-typedef _gostring_ swig_type_150;
-typedef _gostring_ swig_type_151;
-typedef _gostring_ swig_type_152;
-typedef _goslice_ swig_type_153;
-typedef _gostring_ swig_type_154;
+typedef _gostring_ swig_type_148;
+typedef long long swig_type_149;
+typedef _goslice_ swig_type_150;
+typedef long long swig_type_151;
+typedef _goslice_ swig_type_152;
+typedef _gostring_ swig_type_153;
+typedef _goslice_ swig_type_154;
 typedef _gostring_ swig_type_155;
-typedef _gostring_ swig_type_156;
-typedef _gostring_ swig_type_157;
-typedef long long swig_type_158;
-typedef _goslice_ swig_type_159;
+typedef long long swig_type_156;
+typedef _goslice_ swig_type_157;
+typedef _gostring_ swig_type_158;
+typedef _gostring_ swig_type_159;
 typedef _gostring_ swig_type_160;
-typedef _gostring_ swig_type_161;
-typedef long long swig_type_162;
+typedef _goslice_ swig_type_161;
+typedef _gostring_ swig_type_162;
 typedef _gostring_ swig_type_163;
-typedef _goslice_ swig_type_164;
+typedef _gostring_ swig_type_164;
 typedef _gostring_ swig_type_165;
-typedef _goslice_ swig_type_166;
-typedef long long swig_type_167;
-typedef _goslice_ swig_type_168;
+typedef long long swig_type_166;
+typedef _goslice_ swig_type_167;
+typedef _gostring_ swig_type_168;
 typedef _gostring_ swig_type_169;
-typedef _goslice_ swig_type_170;
+typedef long long swig_type_170;
 typedef _gostring_ swig_type_171;
-typedef _gostring_ swig_type_172;
-typedef _goslice_ swig_type_173;
-typedef _gostring_ swig_type_174;
+typedef _goslice_ swig_type_172;
+typedef _gostring_ swig_type_173;
+typedef _goslice_ swig_type_174;
 typedef long long swig_type_175;
 typedef _goslice_ swig_type_176;
 typedef _gostring_ swig_type_177;
 typedef _goslice_ swig_type_178;
 typedef _gostring_ swig_type_179;
-typedef _goslice_ swig_type_180;
-typedef _gostring_ swig_type_181;
-typedef _goslice_ swig_type_182;
-typedef _gostring_ swig_type_183;
+typedef _gostring_ swig_type_180;
+typedef _goslice_ swig_type_181;
+typedef _gostring_ swig_type_182;
+typedef long long swig_type_183;
 typedef _goslice_ swig_type_184;
 typedef _gostring_ swig_type_185;
 typedef _goslice_ swig_type_186;
@@ -222,14 +222,14 @@ typedef _goslice_ swig_type_188;
 typedef _gostring_ swig_type_189;
 typedef _goslice_ swig_type_190;
 typedef _gostring_ swig_type_191;
-typedef _gostring_ swig_type_192;
-typedef _goslice_ swig_type_193;
-typedef _gostring_ swig_type_194;
+typedef _goslice_ swig_type_192;
+typedef _gostring_ swig_type_193;
+typedef _goslice_ swig_type_194;
 typedef _gostring_ swig_type_195;
-typedef _gostring_ swig_type_196;
+typedef _goslice_ swig_type_196;
 typedef _gostring_ swig_type_197;
 typedef _goslice_ swig_type_198;
-typedef _goslice_ swig_type_199;
+typedef _gostring_ swig_type_199;
 typedef _gostring_ swig_type_200;
 typedef _goslice_ swig_type_201;
 typedef _gostring_ swig_type_202;
@@ -237,65 +237,65 @@ typedef _gostring_ swig_type_203;
 typedef _gostring_ swig_type_204;
 typedef _gostring_ swig_type_205;
 typedef _goslice_ swig_type_206;
-typedef _gostring_ swig_type_207;
+typedef _goslice_ swig_type_207;
 typedef _gostring_ swig_type_208;
 typedef _goslice_ swig_type_209;
 typedef _gostring_ swig_type_210;
-typedef _goslice_ swig_type_211;
-typedef _goslice_ swig_type_212;
-typedef _goslice_ swig_type_213;
+typedef _gostring_ swig_type_211;
+typedef _gostring_ swig_type_212;
+typedef _gostring_ swig_type_213;
 typedef _goslice_ swig_type_214;
 typedef _gostring_ swig_type_215;
-typedef long long swig_type_216;
-typedef _gostring_ swig_type_217;
-typedef _goslice_ swig_type_218;
+typedef _gostring_ swig_type_216;
+typedef _goslice_ swig_type_217;
+typedef _gostring_ swig_type_218;
 typedef _goslice_ swig_type_219;
 typedef _goslice_ swig_type_220;
-typedef _gostring_ swig_type_221;
-typedef long long swig_type_222;
+typedef _goslice_ swig_type_221;
+typedef _goslice_ swig_type_222;
 typedef _gostring_ swig_type_223;
-typedef _goslice_ swig_type_224;
-typedef _goslice_ swig_type_225;
+typedef long long swig_type_224;
+typedef _gostring_ swig_type_225;
 typedef _goslice_ swig_type_226;
-typedef _gostring_ swig_type_227;
+typedef _goslice_ swig_type_227;
 typedef _goslice_ swig_type_228;
 typedef _gostring_ swig_type_229;
-typedef _goslice_ swig_type_230;
+typedef long long swig_type_230;
 typedef _gostring_ swig_type_231;
-typedef long long swig_type_232;
+typedef _goslice_ swig_type_232;
 typedef _goslice_ swig_type_233;
-typedef _gostring_ swig_type_234;
-typedef long long swig_type_235;
+typedef _goslice_ swig_type_234;
+typedef _gostring_ swig_type_235;
 typedef _goslice_ swig_type_236;
 typedef _gostring_ swig_type_237;
-typedef long long swig_type_238;
-typedef _goslice_ swig_type_239;
+typedef _goslice_ swig_type_238;
+typedef _gostring_ swig_type_239;
 typedef long long swig_type_240;
-typedef _gostring_ swig_type_241;
-typedef _goslice_ swig_type_242;
-typedef _gostring_ swig_type_243;
-typedef long long swig_type_244;
-typedef _goslice_ swig_type_245;
-typedef _gostring_ swig_type_246;
-typedef _gostring_ swig_type_247;
+typedef _goslice_ swig_type_241;
+typedef _gostring_ swig_type_242;
+typedef long long swig_type_243;
+typedef _goslice_ swig_type_244;
+typedef _gostring_ swig_type_245;
+typedef long long swig_type_246;
+typedef _goslice_ swig_type_247;
 typedef long long swig_type_248;
 typedef _gostring_ swig_type_249;
 typedef _goslice_ swig_type_250;
-typedef _goslice_ swig_type_251;
-typedef _gostring_ swig_type_252;
-typedef long long swig_type_253;
+typedef _gostring_ swig_type_251;
+typedef long long swig_type_252;
+typedef _goslice_ swig_type_253;
 typedef _gostring_ swig_type_254;
-typedef _goslice_ swig_type_255;
-typedef _goslice_ swig_type_256;
+typedef _gostring_ swig_type_255;
+typedef long long swig_type_256;
 typedef _gostring_ swig_type_257;
 typedef _goslice_ swig_type_258;
-typedef _gostring_ swig_type_259;
-typedef _goslice_ swig_type_260;
-typedef _gostring_ swig_type_261;
-typedef long long swig_type_262;
+typedef _goslice_ swig_type_259;
+typedef _gostring_ swig_type_260;
+typedef long long swig_type_261;
+typedef _gostring_ swig_type_262;
 typedef _goslice_ swig_type_263;
-typedef _gostring_ swig_type_264;
-typedef long long swig_type_265;
+typedef _goslice_ swig_type_264;
+typedef _gostring_ swig_type_265;
 typedef _goslice_ swig_type_266;
 typedef _gostring_ swig_type_267;
 typedef _goslice_ swig_type_268;
@@ -303,500 +303,511 @@ typedef _gostring_ swig_type_269;
 typedef long long swig_type_270;
 typedef _goslice_ swig_type_271;
 typedef _gostring_ swig_type_272;
-typedef _gostring_ swig_type_273;
-typedef long long swig_type_274;
+typedef long long swig_type_273;
+typedef _goslice_ swig_type_274;
 typedef _gostring_ swig_type_275;
 typedef _goslice_ swig_type_276;
-typedef _goslice_ swig_type_277;
+typedef _gostring_ swig_type_277;
 typedef long long swig_type_278;
-typedef _gostring_ swig_type_279;
-typedef _goslice_ swig_type_280;
-typedef _goslice_ swig_type_281;
-typedef _goslice_ swig_type_282;
-typedef _goslice_ swig_type_283;
+typedef _goslice_ swig_type_279;
+typedef _gostring_ swig_type_280;
+typedef _gostring_ swig_type_281;
+typedef long long swig_type_282;
+typedef _gostring_ swig_type_283;
 typedef _goslice_ swig_type_284;
 typedef _goslice_ swig_type_285;
-typedef _gostring_ swig_type_286;
-typedef long long swig_type_287;
-typedef _gostring_ swig_type_288;
+typedef long long swig_type_286;
+typedef _gostring_ swig_type_287;
+typedef _goslice_ swig_type_288;
 typedef _goslice_ swig_type_289;
 typedef _goslice_ swig_type_290;
-typedef long long swig_type_291;
-typedef _gostring_ swig_type_292;
+typedef _goslice_ swig_type_291;
+typedef _goslice_ swig_type_292;
 typedef _goslice_ swig_type_293;
-typedef _goslice_ swig_type_294;
-typedef _goslice_ swig_type_295;
-typedef _goslice_ swig_type_296;
-typedef _gostring_ swig_type_297;
-typedef long long swig_type_298;
-typedef _gostring_ swig_type_299;
-typedef _goslice_ swig_type_300;
+typedef _gostring_ swig_type_294;
+typedef long long swig_type_295;
+typedef _gostring_ swig_type_296;
+typedef _goslice_ swig_type_297;
+typedef _goslice_ swig_type_298;
+typedef long long swig_type_299;
+typedef _gostring_ swig_type_300;
 typedef _goslice_ swig_type_301;
-typedef long long swig_type_302;
-typedef _gostring_ swig_type_303;
+typedef _goslice_ swig_type_302;
+typedef _goslice_ swig_type_303;
 typedef _goslice_ swig_type_304;
 typedef _gostring_ swig_type_305;
-typedef _goslice_ swig_type_306;
+typedef long long swig_type_306;
 typedef _gostring_ swig_type_307;
 typedef _goslice_ swig_type_308;
-typedef long long swig_type_309;
-typedef _goslice_ swig_type_310;
-typedef _goslice_ swig_type_311;
+typedef _goslice_ swig_type_309;
+typedef long long swig_type_310;
+typedef _gostring_ swig_type_311;
 typedef _goslice_ swig_type_312;
-typedef long long swig_type_313;
+typedef _gostring_ swig_type_313;
 typedef _goslice_ swig_type_314;
 typedef _gostring_ swig_type_315;
-typedef long long swig_type_316;
-typedef _gostring_ swig_type_317;
+typedef _goslice_ swig_type_316;
+typedef long long swig_type_317;
 typedef _goslice_ swig_type_318;
 typedef _goslice_ swig_type_319;
-typedef long long swig_type_320;
-typedef _gostring_ swig_type_321;
+typedef _goslice_ swig_type_320;
+typedef long long swig_type_321;
 typedef _goslice_ swig_type_322;
-typedef _goslice_ swig_type_323;
+typedef _gostring_ swig_type_323;
 typedef long long swig_type_324;
 typedef _gostring_ swig_type_325;
 typedef _goslice_ swig_type_326;
-typedef _gostring_ swig_type_327;
-typedef _goslice_ swig_type_328;
+typedef _goslice_ swig_type_327;
+typedef long long swig_type_328;
 typedef _gostring_ swig_type_329;
-typedef long long swig_type_330;
-typedef _gostring_ swig_type_331;
-typedef _goslice_ swig_type_332;
-typedef _goslice_ swig_type_333;
+typedef _goslice_ swig_type_330;
+typedef _goslice_ swig_type_331;
+typedef long long swig_type_332;
+typedef _gostring_ swig_type_333;
 typedef _goslice_ swig_type_334;
-typedef long long swig_type_335;
+typedef _gostring_ swig_type_335;
 typedef _goslice_ swig_type_336;
-typedef _goslice_ swig_type_337;
-typedef _goslice_ swig_type_338;
-typedef long long swig_type_339;
+typedef _gostring_ swig_type_337;
+typedef long long swig_type_338;
+typedef _gostring_ swig_type_339;
 typedef _goslice_ swig_type_340;
-typedef _gostring_ swig_type_341;
-typedef _gostring_ swig_type_342;
-typedef _goslice_ swig_type_343;
-typedef long long swig_type_344;
-typedef _gostring_ swig_type_345;
+typedef _goslice_ swig_type_341;
+typedef _goslice_ swig_type_342;
+typedef long long swig_type_343;
+typedef _goslice_ swig_type_344;
+typedef _goslice_ swig_type_345;
 typedef _goslice_ swig_type_346;
-typedef _gostring_ swig_type_347;
+typedef long long swig_type_347;
 typedef _goslice_ swig_type_348;
 typedef _gostring_ swig_type_349;
-typedef _goslice_ swig_type_350;
-typedef _gostring_ swig_type_351;
-typedef _goslice_ swig_type_352;
+typedef _gostring_ swig_type_350;
+typedef _goslice_ swig_type_351;
+typedef long long swig_type_352;
 typedef _gostring_ swig_type_353;
-typedef long long swig_type_354;
+typedef _goslice_ swig_type_354;
 typedef _gostring_ swig_type_355;
 typedef _goslice_ swig_type_356;
-typedef _goslice_ swig_type_357;
+typedef _gostring_ swig_type_357;
 typedef _goslice_ swig_type_358;
 typedef _gostring_ swig_type_359;
 typedef _goslice_ swig_type_360;
 typedef _gostring_ swig_type_361;
-typedef _gostring_ swig_type_362;
+typedef long long swig_type_362;
 typedef _gostring_ swig_type_363;
-typedef _gostring_ swig_type_364;
-typedef _gostring_ swig_type_365;
-typedef _gostring_ swig_type_366;
+typedef _goslice_ swig_type_364;
+typedef _goslice_ swig_type_365;
+typedef _goslice_ swig_type_366;
 typedef _gostring_ swig_type_367;
-typedef _gostring_ swig_type_368;
+typedef _goslice_ swig_type_368;
 typedef _gostring_ swig_type_369;
 typedef _gostring_ swig_type_370;
 typedef _gostring_ swig_type_371;
 typedef _gostring_ swig_type_372;
-typedef long long swig_type_373;
+typedef _gostring_ swig_type_373;
 typedef _gostring_ swig_type_374;
-typedef _goslice_ swig_type_375;
-typedef _goslice_ swig_type_376;
-typedef long long swig_type_377;
+typedef _gostring_ swig_type_375;
+typedef _gostring_ swig_type_376;
+typedef _gostring_ swig_type_377;
 typedef _gostring_ swig_type_378;
-typedef _goslice_ swig_type_379;
-typedef _goslice_ swig_type_380;
-typedef _gostring_ swig_type_381;
-typedef _goslice_ swig_type_382;
-typedef long long swig_type_383;
+typedef _gostring_ swig_type_379;
+typedef _gostring_ swig_type_380;
+typedef long long swig_type_381;
+typedef _gostring_ swig_type_382;
+typedef _goslice_ swig_type_383;
 typedef _goslice_ swig_type_384;
-typedef _goslice_ swig_type_385;
-typedef _goslice_ swig_type_386;
-typedef long long swig_type_387;
+typedef long long swig_type_385;
+typedef _gostring_ swig_type_386;
+typedef _goslice_ swig_type_387;
 typedef _goslice_ swig_type_388;
 typedef _gostring_ swig_type_389;
-typedef _gostring_ swig_type_390;
-typedef _goslice_ swig_type_391;
+typedef _goslice_ swig_type_390;
+typedef long long swig_type_391;
 typedef _goslice_ swig_type_392;
-typedef _gostring_ swig_type_393;
-typedef _gostring_ swig_type_394;
-typedef _gostring_ swig_type_395;
+typedef _goslice_ swig_type_393;
+typedef _goslice_ swig_type_394;
+typedef long long swig_type_395;
 typedef _goslice_ swig_type_396;
 typedef _gostring_ swig_type_397;
-typedef void* swig_type_398;
-typedef void* swig_type_399;
-typedef long long swig_type_400;
-typedef long long swig_type_401;
+typedef _gostring_ swig_type_398;
+typedef _goslice_ swig_type_399;
+typedef _goslice_ swig_type_400;
+typedef _gostring_ swig_type_401;
 typedef _gostring_ swig_type_402;
 typedef _gostring_ swig_type_403;
-typedef void* swig_type_404;
-typedef void* swig_type_405;
-typedef long long swig_type_406;
-typedef long long swig_type_407;
-typedef _gostring_ swig_type_408;
-typedef _gostring_ swig_type_409;
+typedef _goslice_ swig_type_404;
+typedef _gostring_ swig_type_405;
+typedef void* swig_type_406;
+typedef void* swig_type_407;
+typedef long long swig_type_408;
+typedef long long swig_type_409;
 typedef _gostring_ swig_type_410;
 typedef _gostring_ swig_type_411;
-typedef _gostring_ swig_type_412;
-typedef _gostring_ swig_type_413;
-typedef _goslice_ swig_type_414;
-typedef _gostring_ swig_type_415;
+typedef void* swig_type_412;
+typedef void* swig_type_413;
+typedef long long swig_type_414;
+typedef long long swig_type_415;
 typedef _gostring_ swig_type_416;
 typedef _gostring_ swig_type_417;
-typedef _goslice_ swig_type_418;
-typedef _goslice_ swig_type_419;
+typedef _gostring_ swig_type_418;
+typedef _gostring_ swig_type_419;
 typedef _gostring_ swig_type_420;
-typedef long long swig_type_421;
-typedef _gostring_ swig_type_422;
-typedef _goslice_ swig_type_423;
-typedef long long swig_type_424;
+typedef _gostring_ swig_type_421;
+typedef _goslice_ swig_type_422;
+typedef _gostring_ swig_type_423;
+typedef _gostring_ swig_type_424;
 typedef _gostring_ swig_type_425;
 typedef _goslice_ swig_type_426;
-typedef _gostring_ swig_type_427;
-typedef long long swig_type_428;
-typedef _goslice_ swig_type_429;
+typedef _goslice_ swig_type_427;
+typedef _gostring_ swig_type_428;
+typedef long long swig_type_429;
 typedef _gostring_ swig_type_430;
 typedef _goslice_ swig_type_431;
-typedef _gostring_ swig_type_432;
+typedef long long swig_type_432;
 typedef _gostring_ swig_type_433;
 typedef _goslice_ swig_type_434;
 typedef _gostring_ swig_type_435;
-typedef _goslice_ swig_type_436;
-typedef _gostring_ swig_type_437;
-typedef _goslice_ swig_type_438;
-typedef _gostring_ swig_type_439;
-typedef _goslice_ swig_type_440;
-typedef long long swig_type_441;
+typedef long long swig_type_436;
+typedef _goslice_ swig_type_437;
+typedef _gostring_ swig_type_438;
+typedef _goslice_ swig_type_439;
+typedef _gostring_ swig_type_440;
+typedef _gostring_ swig_type_441;
 typedef _goslice_ swig_type_442;
 typedef _gostring_ swig_type_443;
 typedef _goslice_ swig_type_444;
 typedef _gostring_ swig_type_445;
-typedef _gostring_ swig_type_446;
+typedef _goslice_ swig_type_446;
 typedef _gostring_ swig_type_447;
-typedef _gostring_ swig_type_448;
-typedef _gostring_ swig_type_449;
-typedef long long swig_type_450;
-typedef _goslice_ swig_type_451;
-typedef _gostring_ swig_type_452;
+typedef _goslice_ swig_type_448;
+typedef long long swig_type_449;
+typedef _goslice_ swig_type_450;
+typedef _gostring_ swig_type_451;
+typedef _goslice_ swig_type_452;
 typedef _gostring_ swig_type_453;
 typedef _gostring_ swig_type_454;
 typedef _gostring_ swig_type_455;
-typedef long long swig_type_456;
+typedef _gostring_ swig_type_456;
 typedef _gostring_ swig_type_457;
 typedef long long swig_type_458;
 typedef _goslice_ swig_type_459;
-typedef long long swig_type_460;
-typedef _goslice_ swig_type_461;
+typedef _gostring_ swig_type_460;
+typedef _gostring_ swig_type_461;
 typedef _gostring_ swig_type_462;
-typedef _goslice_ swig_type_463;
-typedef _gostring_ swig_type_464;
-typedef _goslice_ swig_type_465;
-typedef _goslice_ swig_type_466;
-typedef long long swig_type_467;
-typedef _goslice_ swig_type_468;
-typedef _gostring_ swig_type_469;
+typedef _gostring_ swig_type_463;
+typedef long long swig_type_464;
+typedef _gostring_ swig_type_465;
+typedef long long swig_type_466;
+typedef _goslice_ swig_type_467;
+typedef long long swig_type_468;
+typedef _goslice_ swig_type_469;
 typedef _gostring_ swig_type_470;
-typedef _gostring_ swig_type_471;
+typedef _goslice_ swig_type_471;
 typedef _gostring_ swig_type_472;
-typedef long long swig_type_473;
-typedef _gostring_ swig_type_474;
-typedef _goslice_ swig_type_475;
-typedef long long swig_type_476;
+typedef _goslice_ swig_type_473;
+typedef _goslice_ swig_type_474;
+typedef long long swig_type_475;
+typedef _goslice_ swig_type_476;
 typedef _gostring_ swig_type_477;
-typedef _goslice_ swig_type_478;
+typedef _gostring_ swig_type_478;
 typedef _gostring_ swig_type_479;
 typedef _gostring_ swig_type_480;
-typedef _goslice_ swig_type_481;
-typedef _goslice_ swig_type_482;
+typedef long long swig_type_481;
+typedef _gostring_ swig_type_482;
 typedef _goslice_ swig_type_483;
-typedef _gostring_ swig_type_484;
+typedef long long swig_type_484;
 typedef _gostring_ swig_type_485;
-typedef _gostring_ swig_type_486;
+typedef _goslice_ swig_type_486;
 typedef _gostring_ swig_type_487;
-typedef long long swig_type_488;
-typedef long long swig_type_489;
+typedef _gostring_ swig_type_488;
+typedef _goslice_ swig_type_489;
 typedef _goslice_ swig_type_490;
-typedef _gostring_ swig_type_491;
+typedef _goslice_ swig_type_491;
 typedef _gostring_ swig_type_492;
 typedef _gostring_ swig_type_493;
 typedef _gostring_ swig_type_494;
 typedef _gostring_ swig_type_495;
-typedef _gostring_ swig_type_496;
-typedef _gostring_ swig_type_497;
-typedef long long swig_type_498;
-typedef _goslice_ swig_type_499;
+typedef long long swig_type_496;
+typedef long long swig_type_497;
+typedef _goslice_ swig_type_498;
+typedef _gostring_ swig_type_499;
 typedef _gostring_ swig_type_500;
 typedef _gostring_ swig_type_501;
-typedef _goslice_ swig_type_502;
-typedef long long swig_type_503;
+typedef _gostring_ swig_type_502;
+typedef _gostring_ swig_type_503;
 typedef _gostring_ swig_type_504;
 typedef _gostring_ swig_type_505;
-typedef _gostring_ swig_type_506;
-typedef _gostring_ swig_type_507;
+typedef long long swig_type_506;
+typedef _goslice_ swig_type_507;
 typedef _gostring_ swig_type_508;
-typedef _goslice_ swig_type_509;
-typedef _gostring_ swig_type_510;
-typedef _gostring_ swig_type_511;
-typedef _goslice_ swig_type_512;
+typedef _gostring_ swig_type_509;
+typedef _goslice_ swig_type_510;
+typedef long long swig_type_511;
+typedef _gostring_ swig_type_512;
 typedef _gostring_ swig_type_513;
 typedef _gostring_ swig_type_514;
-typedef long long swig_type_515;
+typedef _gostring_ swig_type_515;
 typedef _gostring_ swig_type_516;
-typedef long long swig_type_517;
+typedef _goslice_ swig_type_517;
 typedef _gostring_ swig_type_518;
-typedef _goslice_ swig_type_519;
-typedef _gostring_ swig_type_520;
+typedef _gostring_ swig_type_519;
+typedef _goslice_ swig_type_520;
 typedef _gostring_ swig_type_521;
 typedef _gostring_ swig_type_522;
-typedef _gostring_ swig_type_523;
+typedef long long swig_type_523;
 typedef _gostring_ swig_type_524;
-typedef _gostring_ swig_type_525;
+typedef long long swig_type_525;
 typedef _gostring_ swig_type_526;
-typedef _gostring_ swig_type_527;
-typedef _goslice_ swig_type_528;
+typedef _goslice_ swig_type_527;
+typedef _gostring_ swig_type_528;
 typedef _gostring_ swig_type_529;
-typedef _goslice_ swig_type_530;
-typedef _goslice_ swig_type_531;
+typedef _gostring_ swig_type_530;
+typedef _gostring_ swig_type_531;
 typedef _gostring_ swig_type_532;
 typedef _gostring_ swig_type_533;
-typedef _goslice_ swig_type_534;
+typedef _gostring_ swig_type_534;
 typedef _gostring_ swig_type_535;
-typedef _gostring_ swig_type_536;
+typedef _goslice_ swig_type_536;
 typedef _gostring_ swig_type_537;
-typedef _gostring_ swig_type_538;
-typedef _gostring_ swig_type_539;
+typedef _goslice_ swig_type_538;
+typedef _goslice_ swig_type_539;
 typedef _gostring_ swig_type_540;
-typedef long long swig_type_541;
-typedef long long swig_type_542;
+typedef _gostring_ swig_type_541;
+typedef _goslice_ swig_type_542;
 typedef _gostring_ swig_type_543;
-typedef _goslice_ swig_type_544;
-typedef _goslice_ swig_type_545;
-typedef long long swig_type_546;
+typedef _gostring_ swig_type_544;
+typedef _gostring_ swig_type_545;
+typedef _gostring_ swig_type_546;
 typedef _gostring_ swig_type_547;
-typedef long long swig_type_548;
-typedef _gostring_ swig_type_549;
-typedef _gostring_ swig_type_550;
-typedef _goslice_ swig_type_551;
-typedef _gostring_ swig_type_552;
-typedef _gostring_ swig_type_553;
-typedef _gostring_ swig_type_554;
-typedef long long swig_type_555;
-typedef _gostring_ swig_type_556;
-typedef _goslice_ swig_type_557;
-typedef _goslice_ swig_type_558;
-typedef long long swig_type_559;
+typedef _gostring_ swig_type_548;
+typedef long long swig_type_549;
+typedef long long swig_type_550;
+typedef _gostring_ swig_type_551;
+typedef _goslice_ swig_type_552;
+typedef _goslice_ swig_type_553;
+typedef long long swig_type_554;
+typedef _gostring_ swig_type_555;
+typedef long long swig_type_556;
+typedef _gostring_ swig_type_557;
+typedef _gostring_ swig_type_558;
+typedef _goslice_ swig_type_559;
 typedef _gostring_ swig_type_560;
-typedef long long swig_type_561;
+typedef _gostring_ swig_type_561;
 typedef _gostring_ swig_type_562;
-typedef _gostring_ swig_type_563;
-typedef _goslice_ swig_type_564;
-typedef _gostring_ swig_type_565;
+typedef long long swig_type_563;
+typedef _gostring_ swig_type_564;
+typedef _goslice_ swig_type_565;
 typedef _goslice_ swig_type_566;
-typedef _gostring_ swig_type_567;
-typedef _goslice_ swig_type_568;
-typedef _gostring_ swig_type_569;
-typedef long long swig_type_570;
-typedef _goslice_ swig_type_571;
+typedef long long swig_type_567;
+typedef _gostring_ swig_type_568;
+typedef long long swig_type_569;
+typedef _gostring_ swig_type_570;
+typedef _gostring_ swig_type_571;
 typedef _goslice_ swig_type_572;
-typedef long long swig_type_573;
+typedef _gostring_ swig_type_573;
 typedef _goslice_ swig_type_574;
-typedef long long swig_type_575;
+typedef _gostring_ swig_type_575;
 typedef _goslice_ swig_type_576;
 typedef _gostring_ swig_type_577;
-typedef _goslice_ swig_type_578;
-typedef long long swig_type_579;
+typedef long long swig_type_578;
+typedef _goslice_ swig_type_579;
 typedef _goslice_ swig_type_580;
 typedef long long swig_type_581;
 typedef _goslice_ swig_type_582;
 typedef long long swig_type_583;
-typedef _gostring_ swig_type_584;
-extern void _wrap_Swig_free_capi_eb413f0ef3696eb4(uintptr_t arg1);
-extern uintptr_t _wrap_Swig_malloc_capi_eb413f0ef3696eb4(swig_intgo arg1);
-extern swig_type_1 _wrap_weft_go_predictor_predict_capi_eb413f0ef3696eb4(uintptr_t arg1, swig_type_2 arg2, swig_voidp arg3, swig_type_3 arg4, swig_type_4 arg5, swig_type_5 arg6, swig_type_6 arg7, swig_voidp arg8, swig_type_7 arg9);
-extern swig_type_8 _wrap_weft_binding_copy_from_f32_capi_eb413f0ef3696eb4(uintptr_t arg1, swig_type_9 arg2, swig_type_10 arg3);
-extern swig_type_11 _wrap_weft_binding_copy_to_f32_capi_eb413f0ef3696eb4(uintptr_t arg1, swig_type_12 arg2, swig_type_13 arg3);
-extern swig_type_14 _wrap_weft_binding_copy_from_f64_capi_eb413f0ef3696eb4(uintptr_t arg1, swig_type_15 arg2, swig_type_16 arg3);
-extern swig_type_17 _wrap_weft_binding_copy_to_f64_capi_eb413f0ef3696eb4(uintptr_t arg1, swig_type_18 arg2, swig_type_19 arg3);
-extern swig_type_20 _wrap_weft_binding_executor_memory_capi_eb413f0ef3696eb4(uintptr_t arg1, swig_type_21 arg2);
-extern swig_type_22 _wrap_weft_binding_predictor_stats_capi_eb413f0ef3696eb4(uintptr_t arg1, swig_type_23 arg2);
-extern swig_type_24 _wrap_weft_binding_ndarray_list_capi_eb413f0ef3696eb4(swig_type_25 arg1, swig_type_26 arg2, swig_type_27 arg3, swig_type_28 arg4);
-extern swig_intgo _wrap_weft_binding_abi_version_capi_eb413f0ef3696eb4(void);
-extern swig_type_29 _wrap_weft_binding_library_path_capi_eb413f0ef3696eb4(void);
-extern swig_type_30 _wrap_weft_version_capi_eb413f0ef3696eb4(void);
-extern swig_intgo _wrap_weft_abi_version_capi_eb413f0ef3696eb4(void);
-extern swig_type_31 _wrap_weft_live_handle_count_capi_eb413f0ef3696eb4(void);
-extern swig_type_32 _wrap_weft_storage_stats_capi_eb413f0ef3696eb4(swig_intgo arg1, swig_intgo arg2, swig_type_33 arg3, swig_type_34 arg4);
-extern swig_type_35 _wrap_weft_random_seed_capi_eb413f0ef3696eb4(swig_type_36 arg1);
-extern swig_type_37 _wrap_weft_wait_all_capi_eb413f0ef3696eb4(void);
-extern swig_type_38 _wrap_weft_op_count_capi_eb413f0ef3696eb4(swig_type_39 arg1);
-extern swig_type_40 _wrap_weft_op_name_capi_eb413f0ef3696eb4(swig_type_41 arg1, swig_type_42 arg2);
-extern swig_type_43 _wrap_weft_op_info_capi_eb413f0ef3696eb4(swig_type_44 arg1, swig_type_45 arg2, swig_type_46 arg3);
-extern swig_type_47 _wrap_weft_op_param_capi_eb413f0ef3696eb4(swig_type_48 arg1, swig_type_49 arg2, swig_type_50 arg3, swig_type_51 arg4, swig_type_52 arg5, swig_type_53 arg6);
-extern swig_type_54 _wrap_weft_op_aliases_capi_eb413f0ef3696eb4(swig_type_55 arg1, swig_type_56 arg2);
-extern swig_type_57 _wrap_weft_ndarray_create_capi_eb413f0ef3696eb4(swig_type_58 arg1, swig_intgo arg2, swig_intgo arg3, swig_intgo arg4, swig_intgo arg5, swig_type_59 arg6);
-extern swig_type_60 _wrap_weft_ndarray_free_capi_eb413f0ef3696eb4(uintptr_t arg1);
-extern swig_type_61 _wrap_weft_ndarray_ndim_capi_eb413f0ef3696eb4(uintptr_t arg1, swig_type_62 arg2);
-extern swig_type_63 _wrap_weft_ndarray_shape_capi_eb413f0ef3696eb4(uintptr_t arg1, swig_type_64 arg2, swig_type_65 arg3);
-extern swig_type_66 _wrap_weft_ndarray_size_capi_eb413f0ef3696eb4(uintptr_t arg1, swig_type_67 arg2);
-extern swig_type_68 _wrap_weft_ndarray_dtype_capi_eb413f0ef3696eb4(uintptr_t arg1, swig_type_69 arg2);
-extern swig_type_70 _wrap_weft_ndarray_context_capi_eb413f0ef3696eb4(uintptr_t arg1, swig_type_71 arg2, swig_type_72 arg3);
-extern swig_type_73 _wrap_weft_ndarray_copy_from_capi_eb413f0ef3696eb4(uintptr_t arg1, swig_voidp arg2, swig_type_74 arg3);
-extern swig_type_75 _wrap_weft_ndarray_copy_to_capi_eb413f0ef3696eb4(uintptr_t arg1, swig_voidp arg2, swig_type_76 arg3);
-extern swig_type_77 _wrap_weft_ndarray_reshape_capi_eb413f0ef3696eb4(uintptr_t arg1, swig_type_78 arg2, swig_intgo arg3, swig_type_79 arg4);
-extern swig_type_80 _wrap_weft_ndarray_slice_capi_eb413f0ef3696eb4(uintptr_t arg1, swig_type_81 arg2, swig_type_82 arg3, swig_type_83 arg4);
-extern swig_type_84 _wrap_weft_ndarray_wait_to_read_capi_eb413f0ef3696eb4(uintptr_t arg1);
-extern swig_type_85 _wrap_weft_ndarray_wait_to_write_capi_eb413f0ef3696eb4(uintptr_t arg1);
-extern swig_type_86 _wrap_weft_ndarray_save_file_capi_eb413f0ef3696eb4(swig_type_87 arg1, swig_type_88 arg2, swig_type_89 arg3, swig_type_90 arg4);
-extern swig_type_91 _wrap_weft_ndarray_save_buffer_capi_eb413f0ef3696eb4(swig_type_92 arg1, swig_type_93 arg2, swig_type_94 arg3, swig_type_95 arg4);
-extern swig_type_96 _wrap_weft_buffer_data_capi_eb413f0ef3696eb4(uintptr_t arg1, swig_voidp arg2, swig_type_97 arg3);
-extern swig_type_98 _wrap_weft_buffer_free_capi_eb413f0ef3696eb4(uintptr_t arg1);
-extern swig_type_99 _wrap_weft_ndarray_load_file_capi_eb413f0ef3696eb4(swig_type_100 arg1, swig_type_101 arg2);
-extern swig_type_102 _wrap_weft_ndarray_load_buffer_capi_eb413f0ef3696eb4(swig_voidp arg1, swig_type_103 arg2, swig_type_104 arg3);
-extern swig_type_105 _wrap_weft_ndarray_list_size_capi_eb413f0ef3696eb4(uintptr_t arg1, swig_type_106 arg2, swig_type_107 arg3);
-extern swig_type_108 _wrap_weft_ndarray_list_name_capi_eb413f0ef3696eb4(uintptr_t arg1, swig_type_109 arg2, swig_type_110 arg3);
-extern swig_type_111 _wrap_weft_ndarray_list_get_capi_eb413f0ef3696eb4(uintptr_t arg1, swig_type_112 arg2, swig_type_113 arg3);
-extern swig_type_114 _wrap_weft_ndarray_list_free_capi_eb413f0ef3696eb4(uintptr_t arg1);
-extern swig_type_115 _wrap_weft_ndarray_list_create_capi_eb413f0ef3696eb4(swig_type_116 arg1, swig_type_117 arg2, swig_type_118 arg3, swig_type_119 arg4);
-extern swig_type_120 _wrap_weft_ndarray_load_npy_capi_eb413f0ef3696eb4(swig_type_121 arg1, swig_type_122 arg2);
-extern swig_type_123 _wrap_weft_ndarray_save_npy_capi_eb413f0ef3696eb4(uintptr_t arg1, swig_type_124 arg2);
-extern swig_type_125 _wrap_weft_op_invoke_capi_eb413f0ef3696eb4(swig_type_126 arg1, swig_type_127 arg2, swig_type_128 arg3, swig_type_129 arg4, swig_type_130 arg5, swig_type_131 arg6, swig_type_132 arg7, swig_type_133 arg8, swig_type_134 arg9);
-extern swig_type_135 _wrap_weft_op_invoke_into_capi_eb413f0ef3696eb4(swig_type_136 arg1, swig_type_137 arg2, swig_type_138 arg3, swig_type_139 arg4, swig_type_140 arg5, swig_type_141 arg6, swig_type_142 arg7, swig_type_143 arg8, swig_type_144 arg9);
-extern swig_type_145 _wrap_weft_string_list_size_capi_eb413f0ef3696eb4(uintptr_t arg1, swig_type_146 arg2);
-extern swig_type_147 _wrap_weft_string_list_get_capi_eb413f0ef3696eb4(uintptr_t arg1, swig_type_148 arg2, swig_type_149 arg3);
-extern swig_type_150 _wrap_weft_string_list_free_capi_eb413f0ef3696eb4(uintptr_t arg1);
-extern swig_type_151 _wrap_weft_symbol_create_variable_capi_eb413f0ef3696eb4(swig_type_152 arg1, swig_type_153 arg2);
-extern swig_type_154 _wrap_weft_symbol_create_atomic_capi_eb413f0ef3696eb4(swig_type_155 arg1, swig_type_156 arg2, swig_type_157 arg3, swig_type_158 arg4, swig_type_159 arg5);
-extern swig_type_160 _wrap_weft_symbol_compose_capi_eb413f0ef3696eb4(uintptr_t arg1, swig_type_161 arg2, swig_type_162 arg3, swig_type_163 arg4, swig_type_164 arg5);
-extern swig_type_165 _wrap_weft_symbol_group_capi_eb413f0ef3696eb4(swig_type_166 arg1, swig_type_167 arg2, swig_type_168 arg3);
-extern swig_type_169 _wrap_weft_symbol_copy_capi_eb413f0ef3696eb4(uintptr_t arg1, swig_type_170 arg2);
-extern swig_type_171 _wrap_weft_symbol_free_capi_eb413f0ef3696eb4(uintptr_t arg1);
-extern swig_type_172 _wrap_weft_symbol_num_outputs_capi_eb413f0ef3696eb4(uintptr_t arg1, swig_type_173 arg2);
-extern swig_type_174 _wrap_weft_symbol_get_output_capi_eb413f0ef3696eb4(uintptr_t arg1, swig_type_175 arg2, swig_type_176 arg3);
-extern swig_type_177 _wrap_weft_symbol_get_internals_capi_eb413f0ef3696eb4(uintptr_t arg1, swig_type_178 arg2);
-extern swig_type_179 _wrap_weft_symbol_get_children_capi_eb413f0ef3696eb4(uintptr_t arg1, swig_type_180 arg2);
-extern swig_type_181 _wrap_weft_symbol_list_arguments_capi_eb413f0ef3696eb4(uintptr_t arg1, swig_type_182 arg2);
-extern swig_type_183 _wrap_weft_symbol_list_outputs_capi_eb413f0ef3696eb4(uintptr_t arg1, swig_type_184 arg2);
-extern swig_type_185 _wrap_weft_symbol_list_auxiliary_states_capi_eb413f0ef3696eb4(uintptr_t arg1, swig_type_186 arg2);
-extern swig_type_187 _wrap_weft_symbol_list_inputs_capi_eb413f0ef3696eb4(uintptr_t arg1, swig_type_188 arg2);
-extern swig_type_189 _wrap_weft_symbol_get_name_capi_eb413f0ef3696eb4(uintptr_t arg1, swig_type_190 arg2);
-extern swig_type_191 _wrap_weft_symbol_get_attr_capi_eb413f0ef3696eb4(uintptr_t arg1, swig_type_192 arg2, swig_type_193 arg3);
-extern swig_type_194 _wrap_weft_symbol_set_attr_capi_eb413f0ef3696eb4(uintptr_t arg1, swig_type_195 arg2, swig_type_196 arg3);
-extern swig_type_197 _wrap_weft_symbol_list_attr_capi_eb413f0ef3696eb4(uintptr_t arg1, swig_intgo arg2, swig_type_198 arg3, swig_type_199 arg4);
-extern swig_type_200 _wrap_weft_symbol_to_json_capi_eb413f0ef3696eb4(uintptr_t arg1, swig_type_201 arg2);
-extern swig_type_202 _wrap_weft_symbol_save_file_capi_eb413f0ef3696eb4(uintptr_t arg1, swig_type_203 arg2);
-extern swig_type_204 _wrap_weft_symbol_from_json_capi_eb413f0ef3696eb4(swig_type_205 arg1, swig_type_206 arg2);
-extern swig_type_207 _wrap_weft_symbol_from_json_file_capi_eb413f0ef3696eb4(swig_type_208 arg1, swig_type_209 arg2);
-extern swig_type_210 _wrap_weft_symbol_json_info_capi_eb413f0ef3696eb4(uintptr_t arg1, swig_type_211 arg2, swig_type_212 arg3, swig_type_213 arg4, swig_type_214 arg5);
-extern swig_type_215 _wrap_weft_symbol_infer_shape_partial_capi_eb413f0ef3696eb4(uintptr_t arg1, swig_type_216 arg2, swig_type_217 arg3, swig_type_218 arg4, swig_type_219 arg5, swig_type_220 arg6);
-extern swig_type_221 _wrap_weft_symbol_infer_shape_capi_eb413f0ef3696eb4(uintptr_t arg1, swig_type_222 arg2, swig_type_223 arg3, swig_type_224 arg4, swig_type_225 arg5, swig_type_226 arg6);
-extern swig_type_227 _wrap_weft_shape_result_complete_capi_eb413f0ef3696eb4(uintptr_t arg1, swig_type_228 arg2);
-extern swig_type_229 _wrap_weft_shape_result_count_capi_eb413f0ef3696eb4(uintptr_t arg1, swig_intgo arg2, swig_type_230 arg3);
-extern swig_type_231 _wrap_weft_shape_result_name_capi_eb413f0ef3696eb4(uintptr_t arg1, swig_intgo arg2, swig_type_232 arg3, swig_type_233 arg4);
-extern swig_type_234 _wrap_weft_shape_result_ndim_capi_eb413f0ef3696eb4(uintptr_t arg1, swig_intgo arg2, swig_type_235 arg3, swig_type_236 arg4);
-extern swig_type_237 _wrap_weft_shape_result_dims_capi_eb413f0ef3696eb4(uintptr_t arg1, swig_intgo arg2, swig_type_238 arg3, swig_type_239 arg4, swig_type_240 arg5);
-extern swig_type_241 _wrap_weft_shape_result_num_unknown_capi_eb413f0ef3696eb4(uintptr_t arg1, swig_type_242 arg2);
-extern swig_type_243 _wrap_weft_shape_result_unknown_name_capi_eb413f0ef3696eb4(uintptr_t arg1, swig_type_244 arg2, swig_type_245 arg3);
-extern swig_type_246 _wrap_weft_shape_result_free_capi_eb413f0ef3696eb4(uintptr_t arg1);
-extern swig_type_247 _wrap_weft_symbol_infer_type_partial_capi_eb413f0ef3696eb4(uintptr_t arg1, swig_type_248 arg2, swig_type_249 arg3, swig_type_250 arg4, swig_type_251 arg5);
-extern swig_type_252 _wrap_weft_symbol_infer_type_capi_eb413f0ef3696eb4(uintptr_t arg1, swig_type_253 arg2, swig_type_254 arg3, swig_type_255 arg4, swig_type_256 arg5);
-extern swig_type_257 _wrap_weft_type_result_complete_capi_eb413f0ef3696eb4(uintptr_t arg1, swig_type_258 arg2);
-extern swig_type_259 _wrap_weft_type_result_count_capi_eb413f0ef3696eb4(uintptr_t arg1, swig_intgo arg2, swig_type_260 arg3);
-extern swig_type_261 _wrap_weft_type_result_name_capi_eb413f0ef3696eb4(uintptr_t arg1, swig_intgo arg2, swig_type_262 arg3, swig_type_263 arg4);
-extern swig_type_264 _wrap_weft_type_result_dtype_capi_eb413f0ef3696eb4(uintptr_t arg1, swig_intgo arg2, swig_type_265 arg3, swig_type_266 arg4);
-extern swig_type_267 _wrap_weft_type_result_num_unknown_capi_eb413f0ef3696eb4(uintptr_t arg1, swig_type_268 arg2);
-extern swig_type_269 _wrap_weft_type_result_unknown_name_capi_eb413f0ef3696eb4(uintptr_t arg1, swig_type_270 arg2, swig_type_271 arg3);
-extern swig_type_272 _wrap_weft_type_result_free_capi_eb413f0ef3696eb4(uintptr_t arg1);
-extern swig_type_273 _wrap_weft_symbol_place_device_capi_eb413f0ef3696eb4(uintptr_t arg1, swig_intgo arg2, swig_intgo arg3, swig_intgo arg4, swig_type_274 arg5, swig_type_275 arg6, swig_type_276 arg7, swig_type_277 arg8, swig_type_278 arg9, swig_type_279 arg10, swig_type_280 arg11, swig_type_281 arg12, swig_type_282 arg13, swig_type_283 arg14, swig_type_284 arg15, swig_type_285 arg16);
-extern swig_type_286 _wrap_weft_symbol_place_device_graph_capi_eb413f0ef3696eb4(uintptr_t arg1, swig_intgo arg2, swig_intgo arg3, swig_intgo arg4, swig_type_287 arg5, swig_type_288 arg6, swig_type_289 arg7, swig_type_290 arg8, swig_type_291 arg9, swig_type_292 arg10, swig_type_293 arg11, swig_type_294 arg12, swig_type_295 arg13, swig_type_296 arg14);
-extern swig_type_297 _wrap_weft_executor_simple_bind_capi_eb413f0ef3696eb4(uintptr_t arg1, swig_intgo arg2, swig_intgo arg3, swig_type_298 arg4, swig_type_299 arg5, swig_type_300 arg6, swig_type_301 arg7, swig_type_302 arg8, swig_type_303 arg9, swig_type_304 arg10, swig_type_305 arg11, swig_type_306 arg12);
-extern swig_type_307 _wrap_weft_executor_bind_capi_eb413f0ef3696eb4(uintptr_t arg1, swig_intgo arg2, swig_intgo arg3, swig_type_308 arg4, swig_type_309 arg5, swig_type_310 arg6, swig_type_311 arg7, swig_type_312 arg8, swig_type_313 arg9, swig_type_314 arg10);
-extern swig_type_315 _wrap_weft_executor_simple_bind_group2ctx_capi_eb413f0ef3696eb4(uintptr_t arg1, swig_intgo arg2, swig_intgo arg3, swig_type_316 arg4, swig_type_317 arg5, swig_type_318 arg6, swig_type_319 arg7, swig_type_320 arg8, swig_type_321 arg9, swig_type_322 arg10, swig_type_323 arg11, swig_type_324 arg12, swig_type_325 arg13, swig_type_326 arg14, swig_type_327 arg15, swig_type_328 arg16);
-extern swig_type_329 _wrap_weft_executor_bind_group2ctx_capi_eb413f0ef3696eb4(uintptr_t arg1, swig_intgo arg2, swig_intgo arg3, swig_type_330 arg4, swig_type_331 arg5, swig_type_332 arg6, swig_type_333 arg7, swig_type_334 arg8, swig_type_335 arg9, swig_type_336 arg10, swig_type_337 arg11, swig_type_338 arg12, swig_type_339 arg13, swig_type_340 arg14);
-extern swig_type_341 _wrap_weft_executor_forward_capi_eb413f0ef3696eb4(uintptr_t arg1, swig_intgo arg2);
-extern swig_type_342 _wrap_weft_executor_backward_capi_eb413f0ef3696eb4(uintptr_t arg1, swig_type_343 arg2, swig_type_344 arg3);
-extern swig_type_345 _wrap_weft_executor_outputs_capi_eb413f0ef3696eb4(uintptr_t arg1, swig_type_346 arg2);
-extern swig_type_347 _wrap_weft_executor_arg_arrays_capi_eb413f0ef3696eb4(uintptr_t arg1, swig_type_348 arg2);
-extern swig_type_349 _wrap_weft_executor_grad_arrays_capi_eb413f0ef3696eb4(uintptr_t arg1, swig_type_350 arg2);
-extern swig_type_351 _wrap_weft_executor_aux_arrays_capi_eb413f0ef3696eb4(uintptr_t arg1, swig_type_352 arg2);
-extern swig_type_353 _wrap_weft_executor_reshape_capi_eb413f0ef3696eb4(uintptr_t arg1, swig_type_354 arg2, swig_type_355 arg3, swig_type_356 arg4, swig_type_357 arg5, swig_intgo arg6, swig_intgo arg7, swig_type_358 arg8);
-extern swig_type_359 _wrap_weft_executor_print_capi_eb413f0ef3696eb4(uintptr_t arg1, swig_type_360 arg2);
-extern swig_type_361 _wrap_weft_executor_free_capi_eb413f0ef3696eb4(uintptr_t arg1);
-extern swig_type_362 _wrap_weft_executor_options_create_capi_eb413f0ef3696eb4(uintptr_t arg1);
-extern swig_type_363 _wrap_weft_executor_options_free_capi_eb413f0ef3696eb4(uintptr_t arg1);
-extern swig_type_364 _wrap_weft_executor_options_set_match_range_capi_eb413f0ef3696eb4(uintptr_t arg1, swig_intgo arg2);
-extern swig_type_365 _wrap_weft_executor_options_set_num_groups_capi_eb413f0ef3696eb4(uintptr_t arg1, swig_intgo arg2);
-extern swig_type_366 _wrap_weft_executor_options_set_bulk_max_nodes_capi_eb413f0ef3696eb4(uintptr_t arg1, swig_intgo arg2);
-extern swig_type_367 _wrap_weft_executor_options_set_optimize_inference_capi_eb413f0ef3696eb4(uintptr_t arg1, swig_intgo arg2);
-extern swig_type_368 _wrap_weft_executor_options_add_group_capi_eb413f0ef3696eb4(uintptr_t arg1, swig_type_369 arg2, swig_intgo arg3, swig_intgo arg4);
-extern swig_type_370 _wrap_weft_executor_options_set_grad_req_capi_eb413f0ef3696eb4(uintptr_t arg1, swig_type_371 arg2, swig_intgo arg3);
-extern swig_type_372 _wrap_weft_executor_simple_bind_with_options_capi_eb413f0ef3696eb4(uintptr_t arg1, swig_intgo arg2, swig_intgo arg3, swig_type_373 arg4, swig_type_374 arg5, swig_type_375 arg6, swig_type_376 arg7, swig_type_377 arg8, swig_type_378 arg9, swig_type_379 arg10, uintptr_t arg11, swig_type_380 arg12);
-extern swig_type_381 _wrap_weft_executor_bind_with_options_capi_eb413f0ef3696eb4(uintptr_t arg1, swig_intgo arg2, swig_intgo arg3, swig_type_382 arg4, swig_type_383 arg5, swig_type_384 arg6, swig_type_385 arg7, swig_type_386 arg8, swig_type_387 arg9, uintptr_t arg10, swig_type_388 arg11);
-extern swig_type_389 _wrap_weft_engine_configure_capi_eb413f0ef3696eb4(swig_intgo arg1, swig_intgo arg2);
-extern swig_type_390 _wrap_weft_engine_info_capi_eb413f0ef3696eb4(swig_type_391 arg1, swig_type_392 arg2);
-extern swig_type_393 _wrap_weft_engine_var_create_capi_eb413f0ef3696eb4(uintptr_t arg1);
-extern swig_type_394 _wrap_weft_engine_var_free_capi_eb413f0ef3696eb4(uintptr_t arg1);
-extern swig_type_395 _wrap_weft_engine_var_version_capi_eb413f0ef3696eb4(uintptr_t arg1, swig_type_396 arg2);
-extern swig_type_397 _wrap_weft_engine_push_sync_capi_eb413f0ef3696eb4(swig_type_398 arg1, swig_voidp arg2, swig_type_399 arg3, uintptr_t arg4, swig_type_400 arg5, uintptr_t arg6, swig_type_401 arg7, swig_type_402 arg8);
-extern swig_type_403 _wrap_weft_engine_push_async_capi_eb413f0ef3696eb4(swig_type_404 arg1, swig_voidp arg2, swig_type_405 arg3, uintptr_t arg4, swig_type_406 arg5, uintptr_t arg6, swig_type_407 arg7, swig_type_408 arg8);
-extern swig_type_409 _wrap_weft_engine_complete_capi_eb413f0ef3696eb4(uintptr_t arg1, swig_type_410 arg2);
-extern swig_type_411 _wrap_weft_engine_var_wait_capi_eb413f0ef3696eb4(uintptr_t arg1);
-extern swig_type_412 _wrap_weft_idx_load_capi_eb413f0ef3696eb4(swig_type_413 arg1, swig_type_414 arg2);
-extern swig_type_415 _wrap_weft_mnist_load_capi_eb413f0ef3696eb4(swig_type_416 arg1, swig_type_417 arg2, swig_type_418 arg3, swig_type_419 arg4);
-extern swig_type_420 _wrap_weft_data_iter_create_ndarray_capi_eb413f0ef3696eb4(swig_type_421 arg1, swig_type_422 arg2, swig_type_423 arg3, swig_type_424 arg4, swig_type_425 arg5, swig_type_426 arg6, swig_intgo arg7, swig_intgo arg8, swig_type_427 arg9, swig_type_428 arg10, swig_type_429 arg11);
-extern swig_type_430 _wrap_weft_data_iter_next_capi_eb413f0ef3696eb4(uintptr_t arg1, swig_type_431 arg2);
-extern swig_type_432 _wrap_weft_data_iter_reset_capi_eb413f0ef3696eb4(uintptr_t arg1);
-extern swig_type_433 _wrap_weft_data_iter_data_capi_eb413f0ef3696eb4(uintptr_t arg1, swig_type_434 arg2);
-extern swig_type_435 _wrap_weft_data_iter_label_capi_eb413f0ef3696eb4(uintptr_t arg1, swig_type_436 arg2);
-extern swig_type_437 _wrap_weft_data_iter_pad_capi_eb413f0ef3696eb4(uintptr_t arg1, swig_type_438 arg2);
-extern swig_type_439 _wrap_weft_data_iter_index_capi_eb413f0ef3696eb4(uintptr_t arg1, swig_type_440 arg2, swig_type_441 arg3, swig_type_442 arg4);
-extern swig_type_443 _wrap_weft_data_iter_batch_size_capi_eb413f0ef3696eb4(uintptr_t arg1, swig_type_444 arg2);
-extern swig_type_445 _wrap_weft_data_iter_free_capi_eb413f0ef3696eb4(uintptr_t arg1);
-extern swig_type_446 _wrap_weft_metric_create_capi_eb413f0ef3696eb4(swig_type_447 arg1, swig_type_448 arg2, swig_type_449 arg3, swig_type_450 arg4, swig_type_451 arg5);
-extern swig_type_452 _wrap_weft_metric_composite_add_capi_eb413f0ef3696eb4(uintptr_t arg1, swig_type_453 arg2, swig_type_454 arg3, swig_type_455 arg4, swig_type_456 arg5);
-extern swig_type_457 _wrap_weft_metric_update_capi_eb413f0ef3696eb4(uintptr_t arg1, swig_type_458 arg2, swig_type_459 arg3, swig_type_460 arg4, swig_type_461 arg5);
-extern swig_type_462 _wrap_weft_metric_num_values_capi_eb413f0ef3696eb4(uintptr_t arg1, swig_type_463 arg2);
-extern swig_type_464 _wrap_weft_metric_get_capi_eb413f0ef3696eb4(uintptr_t arg1, swig_type_465 arg2, swig_type_466 arg3, swig_type_467 arg4, swig_type_468 arg5);
-extern swig_type_469 _wrap_weft_metric_reset_capi_eb413f0ef3696eb4(uintptr_t arg1);
-extern swig_type_470 _wrap_weft_metric_free_capi_eb413f0ef3696eb4(uintptr_t arg1);
-extern swig_type_471 _wrap_weft_checkpoint_save_capi_eb413f0ef3696eb4(swig_type_472 arg1, swig_intgo arg2, uintptr_t arg3, swig_type_473 arg4, swig_type_474 arg5, swig_type_475 arg6, swig_type_476 arg7, swig_type_477 arg8, swig_type_478 arg9);
-extern swig_type_479 _wrap_weft_checkpoint_load_capi_eb413f0ef3696eb4(swig_type_480 arg1, swig_intgo arg2, swig_type_481 arg3, swig_type_482 arg4, swig_type_483 arg5);
-extern swig_type_484 _wrap_weft_initializer_create_capi_eb413f0ef3696eb4(swig_type_485 arg1, swig_type_486 arg2, swig_type_487 arg3, swig_type_488 arg4, swig_type_489 arg5, swig_type_490 arg6);
-extern swig_type_491 _wrap_weft_initializer_init_capi_eb413f0ef3696eb4(uintptr_t arg1, swig_type_492 arg2, uintptr_t arg3);
-extern swig_type_493 _wrap_weft_initializer_free_capi_eb413f0ef3696eb4(uintptr_t arg1);
-extern swig_type_494 _wrap_weft_optimizer_create_capi_eb413f0ef3696eb4(swig_type_495 arg1, swig_type_496 arg2, swig_type_497 arg3, swig_type_498 arg4, swig_type_499 arg5);
-extern swig_type_500 _wrap_weft_optimizer_set_lr_scheduler_capi_eb413f0ef3696eb4(uintptr_t arg1, swig_type_501 arg2, swig_type_502 arg3, swig_type_503 arg4, float arg5, float arg6);
-extern swig_type_504 _wrap_weft_optimizer_set_multipliers_capi_eb413f0ef3696eb4(uintptr_t arg1, uintptr_t arg2);
-extern swig_type_505 _wrap_weft_optimizer_set_rescale_grad_capi_eb413f0ef3696eb4(uintptr_t arg1, float arg2);
-extern swig_type_506 _wrap_weft_optimizer_update_capi_eb413f0ef3696eb4(uintptr_t arg1, swig_intgo arg2, swig_type_507 arg3, uintptr_t arg4, uintptr_t arg5);
-extern swig_type_508 _wrap_weft_optimizer_num_update_capi_eb413f0ef3696eb4(uintptr_t arg1, swig_type_509 arg2);
-extern swig_type_510 _wrap_weft_optimizer_learning_rate_capi_eb413f0ef3696eb4(uintptr_t arg1, swig_type_511 arg2, swig_type_512 arg3);
-extern swig_type_513 _wrap_weft_optimizer_free_capi_eb413f0ef3696eb4(uintptr_t arg1);
-extern swig_type_514 _wrap_weft_module_create_capi_eb413f0ef3696eb4(uintptr_t arg1, swig_type_515 arg2, swig_type_516 arg3, swig_type_517 arg4, swig_type_518 arg5, swig_intgo arg6, swig_intgo arg7, swig_type_519 arg8);
-extern swig_type_520 _wrap_weft_module_bind_capi_eb413f0ef3696eb4(uintptr_t arg1, uintptr_t arg2, swig_intgo arg3);
-extern swig_type_521 _wrap_weft_module_init_params_capi_eb413f0ef3696eb4(uintptr_t arg1, uintptr_t arg2, uintptr_t arg3, uintptr_t arg4, swig_intgo arg5);
-extern swig_type_522 _wrap_weft_module_init_optimizer_capi_eb413f0ef3696eb4(uintptr_t arg1, uintptr_t arg2);
-extern swig_type_523 _wrap_weft_module_forward_capi_eb413f0ef3696eb4(uintptr_t arg1, uintptr_t arg2, swig_intgo arg3);
-extern swig_type_524 _wrap_weft_module_backward_capi_eb413f0ef3696eb4(uintptr_t arg1);
-extern swig_type_525 _wrap_weft_module_update_capi_eb413f0ef3696eb4(uintptr_t arg1);
-extern swig_type_526 _wrap_weft_module_update_metric_capi_eb413f0ef3696eb4(uintptr_t arg1, uintptr_t arg2, uintptr_t arg3);
-extern swig_type_527 _wrap_weft_module_outputs_capi_eb413f0ef3696eb4(uintptr_t arg1, swig_type_528 arg2);
-extern swig_type_529 _wrap_weft_module_params_capi_eb413f0ef3696eb4(uintptr_t arg1, swig_type_530 arg2, swig_type_531 arg3);
-extern swig_type_532 _wrap_weft_module_fit_capi_eb413f0ef3696eb4(uintptr_t arg1, uintptr_t arg2, uintptr_t arg3, uintptr_t arg4, swig_intgo arg5, swig_intgo arg6, swig_intgo arg7, swig_type_533 arg8, swig_type_534 arg9);
-extern swig_type_535 _wrap_weft_module_score_capi_eb413f0ef3696eb4(uintptr_t arg1, uintptr_t arg2, uintptr_t arg3);
-extern swig_type_536 _wrap_weft_module_save_checkpoint_capi_eb413f0ef3696eb4(uintptr_t arg1, swig_type_537 arg2, swig_intgo arg3);
-extern swig_type_538 _wrap_weft_module_free_capi_eb413f0ef3696eb4(uintptr_t arg1);
-extern swig_type_539 _wrap_weft_predictor_create_capi_eb413f0ef3696eb4(swig_type_540 arg1, swig_voidp arg2, swig_type_541 arg3, swig_type_542 arg4, swig_type_543 arg5, swig_type_544 arg6, swig_type_545 arg7, swig_intgo arg8, swig_intgo arg9, swig_type_546 arg10, swig_type_547 arg11, swig_type_548 arg12, swig_type_549 arg13, swig_type_550 arg14, swig_type_551 arg15);
-extern swig_type_552 _wrap_weft_predictor_create_from_files_capi_eb413f0ef3696eb4(swig_type_553 arg1, swig_type_554 arg2, swig_type_555 arg3, swig_type_556 arg4, swig_type_557 arg5, swig_type_558 arg6, swig_intgo arg7, swig_intgo arg8, swig_type_559 arg9, swig_type_560 arg10, swig_type_561 arg11, swig_type_562 arg12, swig_type_563 arg13, swig_type_564 arg14);
-extern swig_type_565 _wrap_weft_predictor_list_inputs_capi_eb413f0ef3696eb4(uintptr_t arg1, swig_type_566 arg2);
-extern swig_type_567 _wrap_weft_predictor_list_outputs_capi_eb413f0ef3696eb4(uintptr_t arg1, swig_type_568 arg2);
-extern swig_type_569 _wrap_weft_predictor_output_shape_capi_eb413f0ef3696eb4(uintptr_t arg1, swig_type_570 arg2, swig_type_571 arg3, swig_type_572 arg4, swig_type_573 arg5, swig_type_574 arg6, swig_type_575 arg7, swig_type_576 arg8);
-extern swig_type_577 _wrap_weft_predictor_predict_float_capi_eb413f0ef3696eb4(uintptr_t arg1, swig_type_578 arg2, swig_type_579 arg3, swig_type_580 arg4, swig_type_581 arg5, swig_type_582 arg6, swig_type_583 arg7);
-extern swig_type_584 _wrap_weft_predictor_free_capi_eb413f0ef3696eb4(uintptr_t arg1);
+typedef _goslice_ swig_type_584;
+typedef _gostring_ swig_type_585;
+typedef _goslice_ swig_type_586;
+typedef long long swig_type_587;
+typedef _goslice_ swig_type_588;
+typedef long long swig_type_589;
+typedef _goslice_ swig_type_590;
+typedef long long swig_type_591;
+typedef _gostring_ swig_type_592;
+extern void _wrap_Swig_free_capi_7f658f417cd06050(uintptr_t arg1);
+extern uintptr_t _wrap_Swig_malloc_capi_7f658f417cd06050(swig_intgo arg1);
+extern swig_type_1 _wrap_weft_go_predictor_predict_capi_7f658f417cd06050(uintptr_t arg1, swig_type_2 arg2, swig_voidp arg3, swig_type_3 arg4, swig_type_4 arg5, swig_type_5 arg6, swig_type_6 arg7, swig_voidp arg8, swig_type_7 arg9);
+extern swig_type_8 _wrap_weft_binding_copy_from_f32_capi_7f658f417cd06050(uintptr_t arg1, swig_type_9 arg2, swig_type_10 arg3);
+extern swig_type_11 _wrap_weft_binding_copy_to_f32_capi_7f658f417cd06050(uintptr_t arg1, swig_type_12 arg2, swig_type_13 arg3);
+extern swig_type_14 _wrap_weft_binding_copy_from_f64_capi_7f658f417cd06050(uintptr_t arg1, swig_type_15 arg2, swig_type_16 arg3);
+extern swig_type_17 _wrap_weft_binding_copy_to_f64_capi_7f658f417cd06050(uintptr_t arg1, swig_type_18 arg2, swig_type_19 arg3);
+extern swig_type_20 _wrap_weft_binding_executor_memory_capi_7f658f417cd06050(uintptr_t arg1, swig_type_21 arg2);
+extern swig_type_22 _wrap_weft_binding_predictor_stats_capi_7f658f417cd06050(uintptr_t arg1, swig_type_23 arg2);
+extern swig_type_24 _wrap_weft_binding_ndarray_list_capi_7f658f417cd06050(swig_type_25 arg1, swig_type_26 arg2, swig_type_27 arg3, swig_type_28 arg4);
+extern swig_type_29 _wrap_weft_binding_buffer_copy_capi_7f658f417cd06050(uintptr_t arg1, swig_voidp arg2, swig_type_30 arg3, swig_type_31 arg4);
+extern swig_intgo _wrap_weft_binding_abi_version_capi_7f658f417cd06050(void);
+extern swig_type_32 _wrap_weft_binding_library_path_capi_7f658f417cd06050(void);
+extern swig_type_33 _wrap_weft_version_capi_7f658f417cd06050(void);
+extern swig_intgo _wrap_weft_abi_version_capi_7f658f417cd06050(void);
+extern swig_type_34 _wrap_weft_live_handle_count_capi_7f658f417cd06050(void);
+extern swig_type_35 _wrap_weft_storage_stats_capi_7f658f417cd06050(swig_intgo arg1, swig_intgo arg2, swig_type_36 arg3, swig_type_37 arg4);
+extern swig_type_38 _wrap_weft_random_seed_capi_7f658f417cd06050(swig_type_39 arg1);
+extern swig_type_40 _wrap_weft_wait_all_capi_7f658f417cd06050(void);
+extern swig_type_41 _wrap_weft_op_count_capi_7f658f417cd06050(swig_type_42 arg1);
+extern swig_type_43 _wrap_weft_op_name_capi_7f658f417cd06050(swig_type_44 arg1, swig_type_45 arg2);
+extern swig_type_46 _wrap_weft_op_info_capi_7f658f417cd06050(swig_type_47 arg1, swig_type_48 arg2, swig_type_49 arg3);
+extern swig_type_50 _wrap_weft_op_param_capi_7f658f417cd06050(swig_type_51 arg1, swig_type_52 arg2, swig_type_53 arg3, swig_type_54 arg4, swig_type_55 arg5, swig_type_56 arg6);
+extern swig_type_57 _wrap_weft_op_aliases_capi_7f658f417cd06050(swig_type_58 arg1, swig_type_59 arg2);
+extern swig_type_60 _wrap_weft_ndarray_create_capi_7f658f417cd06050(swig_type_61 arg1, swig_intgo arg2, swig_intgo arg3, swig_intgo arg4, swig_intgo arg5, swig_type_62 arg6);
+extern swig_type_63 _wrap_weft_ndarray_free_capi_7f658f417cd06050(uintptr_t arg1);
+extern swig_type_64 _wrap_weft_ndarray_ndim_capi_7f658f417cd06050(uintptr_t arg1, swig_type_65 arg2);
+extern swig_type_66 _wrap_weft_ndarray_shape_capi_7f658f417cd06050(uintptr_t arg1, swig_type_67 arg2, swig_type_68 arg3);
+extern swig_type_69 _wrap_weft_ndarray_size_capi_7f658f417cd06050(uintptr_t arg1, swig_type_70 arg2);
+extern swig_type_71 _wrap_weft_ndarray_dtype_capi_7f658f417cd06050(uintptr_t arg1, swig_type_72 arg2);
+extern swig_type_73 _wrap_weft_ndarray_context_capi_7f658f417cd06050(uintptr_t arg1, swig_type_74 arg2, swig_type_75 arg3);
+extern swig_type_76 _wrap_weft_ndarray_copy_from_capi_7f658f417cd06050(uintptr_t arg1, swig_voidp arg2, swig_type_77 arg3);
+extern swig_type_78 _wrap_weft_ndarray_copy_to_capi_7f658f417cd06050(uintptr_t arg1, swig_voidp arg2, swig_type_79 arg3);
+extern swig_type_80 _wrap_weft_ndarray_reshape_capi_7f658f417cd06050(uintptr_t arg1, swig_type_81 arg2, swig_intgo arg3, swig_type_82 arg4);
+extern swig_type_83 _wrap_weft_ndarray_slice_capi_7f658f417cd06050(uintptr_t arg1, swig_type_84 arg2, swig_type_85 arg3, swig_type_86 arg4);
+extern swig_type_87 _wrap_weft_ndarray_wait_to_read_capi_7f658f417cd06050(uintptr_t arg1);
+extern swig_type_88 _wrap_weft_ndarray_wait_to_write_capi_7f658f417cd06050(uintptr_t arg1);
+extern swig_type_89 _wrap_weft_ndarray_save_file_capi_7f658f417cd06050(swig_type_90 arg1, swig_type_91 arg2, swig_type_92 arg3, swig_type_93 arg4);
+extern swig_type_94 _wrap_weft_ndarray_save_buffer_capi_7f658f417cd06050(swig_type_95 arg1, swig_type_96 arg2, swig_type_97 arg3, swig_type_98 arg4);
+extern swig_type_99 _wrap_weft_buffer_data_capi_7f658f417cd06050(uintptr_t arg1, swig_voidp arg2, swig_type_100 arg3);
+extern swig_type_101 _wrap_weft_buffer_free_capi_7f658f417cd06050(uintptr_t arg1);
+extern swig_type_102 _wrap_weft_ndarray_load_file_capi_7f658f417cd06050(swig_type_103 arg1, swig_type_104 arg2);
+extern swig_type_105 _wrap_weft_ndarray_load_buffer_capi_7f658f417cd06050(swig_voidp arg1, swig_type_106 arg2, swig_type_107 arg3);
+extern swig_type_108 _wrap_weft_ndarray_list_size_capi_7f658f417cd06050(uintptr_t arg1, swig_type_109 arg2, swig_type_110 arg3);
+extern swig_type_111 _wrap_weft_ndarray_list_name_capi_7f658f417cd06050(uintptr_t arg1, swig_type_112 arg2, swig_type_113 arg3);
+extern swig_type_114 _wrap_weft_ndarray_list_get_capi_7f658f417cd06050(uintptr_t arg1, swig_type_115 arg2, swig_type_116 arg3);
+extern swig_type_117 _wrap_weft_ndarray_list_free_capi_7f658f417cd06050(uintptr_t arg1);
+extern swig_type_118 _wrap_weft_ndarray_list_create_capi_7f658f417cd06050(swig_type_119 arg1, swig_type_120 arg2, swig_type_121 arg3, swig_type_122 arg4);
+extern swig_type_123 _wrap_weft_ndarray_load_npy_capi_7f658f417cd06050(swig_type_124 arg1, swig_type_125 arg2);
+extern swig_type_126 _wrap_weft_ndarray_save_npy_capi_7f658f417cd06050(uintptr_t arg1, swig_type_127 arg2);
+extern swig_type_128 _wrap_weft_ndarray_load_npy_buffer_capi_7f658f417cd06050(swig_voidp arg1, swig_type_129 arg2, swig_type_130 arg3);
+extern swig_type_131 _wrap_weft_ndarray_save_npy_buffer_capi_7f658f417cd06050(uintptr_t arg1, swig_type_132 arg2);
+extern swig_type_133 _wrap_weft_op_invoke_capi_7f658f417cd06050(swig_type_134 arg1, swig_type_135 arg2, swig_type_136 arg3, swig_type_137 arg4, swig_type_138 arg5, swig_type_139 arg6, swig_type_140 arg7, swig_type_141 arg8, swig_type_142 arg9);
+extern swig_type_143 _wrap_weft_op_invoke_into_capi_7f658f417cd06050(swig_type_144 arg1, swig_type_145 arg2, swig_type_146 arg3, swig_type_147 arg4, swig_type_148 arg5, swig_type_149 arg6, swig_type_150 arg7, swig_type_151 arg8, swig_type_152 arg9);
+extern swig_type_153 _wrap_weft_string_list_size_capi_7f658f417cd06050(uintptr_t arg1, swig_type_154 arg2);
+extern swig_type_155 _wrap_weft_string_list_get_capi_7f658f417cd06050(uintptr_t arg1, swig_type_156 arg2, swig_type_157 arg3);
+extern swig_type_158 _wrap_weft_string_list_free_capi_7f658f417cd06050(uintptr_t arg1);
+extern swig_type_159 _wrap_weft_symbol_create_variable_capi_7f658f417cd06050(swig_type_160 arg1, swig_type_161 arg2);
+extern swig_type_162 _wrap_weft_symbol_create_atomic_capi_7f658f417cd06050(swig_type_163 arg1, swig_type_164 arg2, swig_type_165 arg3, swig_type_166 arg4, swig_type_167 arg5);
+extern swig_type_168 _wrap_weft_symbol_compose_capi_7f658f417cd06050(uintptr_t arg1, swig_type_169 arg2, swig_type_170 arg3, swig_type_171 arg4, swig_type_172 arg5);
+extern swig_type_173 _wrap_weft_symbol_group_capi_7f658f417cd06050(swig_type_174 arg1, swig_type_175 arg2, swig_type_176 arg3);
+extern swig_type_177 _wrap_weft_symbol_copy_capi_7f658f417cd06050(uintptr_t arg1, swig_type_178 arg2);
+extern swig_type_179 _wrap_weft_symbol_free_capi_7f658f417cd06050(uintptr_t arg1);
+extern swig_type_180 _wrap_weft_symbol_num_outputs_capi_7f658f417cd06050(uintptr_t arg1, swig_type_181 arg2);
+extern swig_type_182 _wrap_weft_symbol_get_output_capi_7f658f417cd06050(uintptr_t arg1, swig_type_183 arg2, swig_type_184 arg3);
+extern swig_type_185 _wrap_weft_symbol_get_internals_capi_7f658f417cd06050(uintptr_t arg1, swig_type_186 arg2);
+extern swig_type_187 _wrap_weft_symbol_get_children_capi_7f658f417cd06050(uintptr_t arg1, swig_type_188 arg2);
+extern swig_type_189 _wrap_weft_symbol_list_arguments_capi_7f658f417cd06050(uintptr_t arg1, swig_type_190 arg2);
+extern swig_type_191 _wrap_weft_symbol_list_outputs_capi_7f658f417cd06050(uintptr_t arg1, swig_type_192 arg2);
+extern swig_type_193 _wrap_weft_symbol_list_auxiliary_states_capi_7f658f417cd06050(uintptr_t arg1, swig_type_194 arg2);
+extern swig_type_195 _wrap_weft_symbol_list_inputs_capi_7f658f417cd06050(uintptr_t arg1, swig_type_196 arg2);
+extern swig_type_197 _wrap_weft_symbol_get_name_capi_7f658f417cd06050(uintptr_t arg1, swig_type_198 arg2);
+extern swig_type_199 _wrap_weft_symbol_get_attr_capi_7f658f417cd06050(uintptr_t arg1, swig_type_200 arg2, swig_type_201 arg3);
+extern swig_type_202 _wrap_weft_symbol_set_attr_capi_7f658f417cd06050(uintptr_t arg1, swig_type_203 arg2, swig_type_204 arg3);
+extern swig_type_205 _wrap_weft_symbol_list_attr_capi_7f658f417cd06050(uintptr_t arg1, swig_intgo arg2, swig_type_206 arg3, swig_type_207 arg4);
+extern swig_type_208 _wrap_weft_symbol_to_json_capi_7f658f417cd06050(uintptr_t arg1, swig_type_209 arg2);
+extern swig_type_210 _wrap_weft_symbol_save_file_capi_7f658f417cd06050(uintptr_t arg1, swig_type_211 arg2);
+extern swig_type_212 _wrap_weft_symbol_from_json_capi_7f658f417cd06050(swig_type_213 arg1, swig_type_214 arg2);
+extern swig_type_215 _wrap_weft_symbol_from_json_file_capi_7f658f417cd06050(swig_type_216 arg1, swig_type_217 arg2);
+extern swig_type_218 _wrap_weft_symbol_json_info_capi_7f658f417cd06050(uintptr_t arg1, swig_type_219 arg2, swig_type_220 arg3, swig_type_221 arg4, swig_type_222 arg5);
+extern swig_type_223 _wrap_weft_symbol_infer_shape_partial_capi_7f658f417cd06050(uintptr_t arg1, swig_type_224 arg2, swig_type_225 arg3, swig_type_226 arg4, swig_type_227 arg5, swig_type_228 arg6);
+extern swig_type_229 _wrap_weft_symbol_infer_shape_capi_7f658f417cd06050(uintptr_t arg1, swig_type_230 arg2, swig_type_231 arg3, swig_type_232 arg4, swig_type_233 arg5, swig_type_234 arg6);
+extern swig_type_235 _wrap_weft_shape_result_complete_capi_7f658f417cd06050(uintptr_t arg1, swig_type_236 arg2);
+extern swig_type_237 _wrap_weft_shape_result_count_capi_7f658f417cd06050(uintptr_t arg1, swig_intgo arg2, swig_type_238 arg3);
+extern swig_type_239 _wrap_weft_shape_result_name_capi_7f658f417cd06050(uintptr_t arg1, swig_intgo arg2, swig_type_240 arg3, swig_type_241 arg4);
+extern swig_type_242 _wrap_weft_shape_result_ndim_capi_7f658f417cd06050(uintptr_t arg1, swig_intgo arg2, swig_type_243 arg3, swig_type_244 arg4);
+extern swig_type_245 _wrap_weft_shape_result_dims_capi_7f658f417cd06050(uintptr_t arg1, swig_intgo arg2, swig_type_246 arg3, swig_type_247 arg4, swig_type_248 arg5);
+extern swig_type_249 _wrap_weft_shape_result_num_unknown_capi_7f658f417cd06050(uintptr_t arg1, swig_type_250 arg2);
+extern swig_type_251 _wrap_weft_shape_result_unknown_name_capi_7f658f417cd06050(uintptr_t arg1, swig_type_252 arg2, swig_type_253 arg3);
+extern swig_type_254 _wrap_weft_shape_result_free_capi_7f658f417cd06050(uintptr_t arg1);
+extern swig_type_255 _wrap_weft_symbol_infer_type_partial_capi_7f658f417cd06050(uintptr_t arg1, swig_type_256 arg2, swig_type_257 arg3, swig_type_258 arg4, swig_type_259 arg5);
+extern swig_type_260 _wrap_weft_symbol_infer_type_capi_7f658f417cd06050(uintptr_t arg1, swig_type_261 arg2, swig_type_262 arg3, swig_type_263 arg4, swig_type_264 arg5);
+extern swig_type_265 _wrap_weft_type_result_complete_capi_7f658f417cd06050(uintptr_t arg1, swig_type_266 arg2);
+extern swig_type_267 _wrap_weft_type_result_count_capi_7f658f417cd06050(uintptr_t arg1, swig_intgo arg2, swig_type_268 arg3);
+extern swig_type_269 _wrap_weft_type_result_name_capi_7f658f417cd06050(uintptr_t arg1, swig_intgo arg2, swig_type_270 arg3, swig_type_271 arg4);
+extern swig_type_272 _wrap_weft_type_result_dtype_capi_7f658f417cd06050(uintptr_t arg1, swig_intgo arg2, swig_type_273 arg3, swig_type_274 arg4);
+extern swig_type_275 _wrap_weft_type_result_num_unknown_capi_7f658f417cd06050(uintptr_t arg1, swig_type_276 arg2);
+extern swig_type_277 _wrap_weft_type_result_unknown_name_capi_7f658f417cd06050(uintptr_t arg1, swig_type_278 arg2, swig_type_279 arg3);
+extern swig_type_280 _wrap_weft_type_result_free_capi_7f658f417cd06050(uintptr_t arg1);
+extern swig_type_281 _wrap_weft_symbol_place_device_capi_7f658f417cd06050(uintptr_t arg1, swig_intgo arg2, swig_intgo arg3, swig_intgo arg4, swig_type_282 arg5, swig_type_283 arg6, swig_type_284 arg7, swig_type_285 arg8, swig_type_286 arg9, swig_type_287 arg10, swig_type_288 arg11, swig_type_289 arg12, swig_type_290 arg13, swig_type_291 arg14, swig_type_292 arg15, swig_type_293 arg16);
+extern swig_type_294 _wrap_weft_symbol_place_device_graph_capi_7f658f417cd06050(uintptr_t arg1, swig_intgo arg2, swig_intgo arg3, swig_intgo arg4, swig_type_295 arg5, swig_type_296 arg6, swig_type_297 arg7, swig_type_298 arg8, swig_type_299 arg9, swig_type_300 arg10, swig_type_301 arg11, swig_type_302 arg12, swig_type_303 arg13, swig_type_304 arg14);
+extern swig_type_305 _wrap_weft_executor_simple_bind_capi_7f658f417cd06050(uintptr_t arg1, swig_intgo arg2, swig_intgo arg3, swig_type_306 arg4, swig_type_307 arg5, swig_type_308 arg6, swig_type_309 arg7, swig_type_310 arg8, swig_type_311 arg9, swig_type_312 arg10, swig_type_313 arg11, swig_type_314 arg12);
+extern swig_type_315 _wrap_weft_executor_bind_capi_7f658f417cd06050(uintptr_t arg1, swig_intgo arg2, swig_intgo arg3, swig_type_316 arg4, swig_type_317 arg5, swig_type_318 arg6, swig_type_319 arg7, swig_type_320 arg8, swig_type_321 arg9, swig_type_322 arg10);
+extern swig_type_323 _wrap_weft_executor_simple_bind_group2ctx_capi_7f658f417cd06050(uintptr_t arg1, swig_intgo arg2, swig_intgo arg3, swig_type_324 arg4, swig_type_325 arg5, swig_type_326 arg6, swig_type_327 arg7, swig_type_328 arg8, swig_type_329 arg9, swig_type_330 arg10, swig_type_331 arg11, swig_type_332 arg12, swig_type_333 arg13, swig_type_334 arg14, swig_type_335 arg15, swig_type_336 arg16);
+extern swig_type_337 _wrap_weft_executor_bind_group2ctx_capi_7f658f417cd06050(uintptr_t arg1, swig_intgo arg2, swig_intgo arg3, swig_type_338 arg4, swig_type_339 arg5, swig_type_340 arg6, swig_type_341 arg7, swig_type_342 arg8, swig_type_343 arg9, swig_type_344 arg10, swig_type_345 arg11, swig_type_346 arg12, swig_type_347 arg13, swig_type_348 arg14);
+extern swig_type_349 _wrap_weft_executor_forward_capi_7f658f417cd06050(uintptr_t arg1, swig_intgo arg2);
+extern swig_type_350 _wrap_weft_executor_backward_capi_7f658f417cd06050(uintptr_t arg1, swig_type_351 arg2, swig_type_352 arg3);
+extern swig_type_353 _wrap_weft_executor_outputs_capi_7f658f417cd06050(uintptr_t arg1, swig_type_354 arg2);
+extern swig_type_355 _wrap_weft_executor_arg_arrays_capi_7f658f417cd06050(uintptr_t arg1, swig_type_356 arg2);
+extern swig_type_357 _wrap_weft_executor_grad_arrays_capi_7f658f417cd06050(uintptr_t arg1, swig_type_358 arg2);
+extern swig_type_359 _wrap_weft_executor_aux_arrays_capi_7f658f417cd06050(uintptr_t arg1, swig_type_360 arg2);
+extern swig_type_361 _wrap_weft_executor_reshape_capi_7f658f417cd06050(uintptr_t arg1, swig_type_362 arg2, swig_type_363 arg3, swig_type_364 arg4, swig_type_365 arg5, swig_intgo arg6, swig_intgo arg7, swig_type_366 arg8);
+extern swig_type_367 _wrap_weft_executor_print_capi_7f658f417cd06050(uintptr_t arg1, swig_type_368 arg2);
+extern swig_type_369 _wrap_weft_executor_free_capi_7f658f417cd06050(uintptr_t arg1);
+extern swig_type_370 _wrap_weft_executor_options_create_capi_7f658f417cd06050(uintptr_t arg1);
+extern swig_type_371 _wrap_weft_executor_options_free_capi_7f658f417cd06050(uintptr_t arg1);
+extern swig_type_372 _wrap_weft_executor_options_set_match_range_capi_7f658f417cd06050(uintptr_t arg1, swig_intgo arg2);
+extern swig_type_373 _wrap_weft_executor_options_set_num_groups_capi_7f658f417cd06050(uintptr_t arg1, swig_intgo arg2);
+extern swig_type_374 _wrap_weft_executor_options_set_bulk_max_nodes_capi_7f658f417cd06050(uintptr_t arg1, swig_intgo arg2);
+extern swig_type_375 _wrap_weft_executor_options_set_optimize_inference_capi_7f658f417cd06050(uintptr_t arg1, swig_intgo arg2);
+extern swig_type_376 _wrap_weft_executor_options_add_group_capi_7f658f417cd06050(uintptr_t arg1, swig_type_377 arg2, swig_intgo arg3, swig_intgo arg4);
+extern swig_type_378 _wrap_weft_executor_options_set_grad_req_capi_7f658f417cd06050(uintptr_t arg1, swig_type_379 arg2, swig_intgo arg3);
+extern swig_type_380 _wrap_weft_executor_simple_bind_with_options_capi_7f658f417cd06050(uintptr_t arg1, swig_intgo arg2, swig_intgo arg3, swig_type_381 arg4, swig_type_382 arg5, swig_type_383 arg6, swig_type_384 arg7, swig_type_385 arg8, swig_type_386 arg9, swig_type_387 arg10, uintptr_t arg11, swig_type_388 arg12);
+extern swig_type_389 _wrap_weft_executor_bind_with_options_capi_7f658f417cd06050(uintptr_t arg1, swig_intgo arg2, swig_intgo arg3, swig_type_390 arg4, swig_type_391 arg5, swig_type_392 arg6, swig_type_393 arg7, swig_type_394 arg8, swig_type_395 arg9, uintptr_t arg10, swig_type_396 arg11);
+extern swig_type_397 _wrap_weft_engine_configure_capi_7f658f417cd06050(swig_intgo arg1, swig_intgo arg2);
+extern swig_type_398 _wrap_weft_engine_info_capi_7f658f417cd06050(swig_type_399 arg1, swig_type_400 arg2);
+extern swig_type_401 _wrap_weft_engine_var_create_capi_7f658f417cd06050(uintptr_t arg1);
+extern swig_type_402 _wrap_weft_engine_var_free_capi_7f658f417cd06050(uintptr_t arg1);
+extern swig_type_403 _wrap_weft_engine_var_version_capi_7f658f417cd06050(uintptr_t arg1, swig_type_404 arg2);
+extern swig_type_405 _wrap_weft_engine_push_sync_capi_7f658f417cd06050(swig_type_406 arg1, swig_voidp arg2, swig_type_407 arg3, uintptr_t arg4, swig_type_408 arg5, uintptr_t arg6, swig_type_409 arg7, swig_type_410 arg8);
+extern swig_type_411 _wrap_weft_engine_push_async_capi_7f658f417cd06050(swig_type_412 arg1, swig_voidp arg2, swig_type_413 arg3, uintptr_t arg4, swig_type_414 arg5, uintptr_t arg6, swig_type_415 arg7, swig_type_416 arg8);
+extern swig_type_417 _wrap_weft_engine_complete_capi_7f658f417cd06050(uintptr_t arg1, swig_type_418 arg2);
+extern swig_type_419 _wrap_weft_engine_var_wait_capi_7f658f417cd06050(uintptr_t arg1);
+extern swig_type_420 _wrap_weft_idx_load_capi_7f658f417cd06050(swig_type_421 arg1, swig_type_422 arg2);
+extern swig_type_423 _wrap_weft_mnist_load_capi_7f658f417cd06050(swig_type_424 arg1, swig_type_425 arg2, swig_type_426 arg3, swig_type_427 arg4);
+extern swig_type_428 _wrap_weft_data_iter_create_ndarray_capi_7f658f417cd06050(swig_type_429 arg1, swig_type_430 arg2, swig_type_431 arg3, swig_type_432 arg4, swig_type_433 arg5, swig_type_434 arg6, swig_intgo arg7, swig_intgo arg8, swig_type_435 arg9, swig_type_436 arg10, swig_type_437 arg11);
+extern swig_type_438 _wrap_weft_data_iter_next_capi_7f658f417cd06050(uintptr_t arg1, swig_type_439 arg2);
+extern swig_type_440 _wrap_weft_data_iter_reset_capi_7f658f417cd06050(uintptr_t arg1);
+extern swig_type_441 _wrap_weft_data_iter_data_capi_7f658f417cd06050(uintptr_t arg1, swig_type_442 arg2);
+extern swig_type_443 _wrap_weft_data_iter_label_capi_7f658f417cd06050(uintptr_t arg1, swig_type_444 arg2);
+extern swig_type_445 _wrap_weft_data_iter_pad_capi_7f658f417cd06050(uintptr_t arg1, swig_type_446 arg2);
+extern swig_type_447 _wrap_weft_data_iter_index_capi_7f658f417cd06050(uintptr_t arg1, swig_type_448 arg2, swig_type_449 arg3, swig_type_450 arg4);
+extern swig_type_451 _wrap_weft_data_iter_batch_size_capi_7f658f417cd06050(uintptr_t arg1, swig_type_452 arg2);
+extern swig_type_453 _wrap_weft_data_iter_free_capi_7f658f417cd06050(uintptr_t arg1);
+extern swig_type_454 _wrap_weft_metric_create_capi_7f658f417cd06050(swig_type_455 arg1, swig_type_456 arg2, swig_type_457 arg3, swig_type_458 arg4, swig_type_459 arg5);
+extern swig_type_460 _wrap_weft_metric_composite_add_capi_7f658f417cd06050(uintptr_t arg1, swig_type_461 arg2, swig_type_462 arg3, swig_type_463 arg4, swig_type_464 arg5);
+extern swig_type_465 _wrap_weft_metric_update_capi_7f658f417cd06050(uintptr_t arg1, swig_type_466 arg2, swig_type_467 arg3, swig_type_468 arg4, swig_type_469 arg5);
+extern swig_type_470 _wrap_weft_metric_num_values_capi_7f658f417cd06050(uintptr_t arg1, swig_type_471 arg2);
+extern swig_type_472 _wrap_weft_metric_get_capi_7f658f417cd06050(uintptr_t arg1, swig_type_473 arg2, swig_type_474 arg3, swig_type_475 arg4, swig_type_476 arg5);
+extern swig_type_477 _wrap_weft_metric_reset_capi_7f658f417cd06050(uintptr_t arg1);
+extern swig_type_478 _wrap_weft_metric_free_capi_7f658f417cd06050(uintptr_t arg1);
+extern swig_type_479 _wrap_weft_checkpoint_save_capi_7f658f417cd06050(swig_type_480 arg1, swig_intgo arg2, uintptr_t arg3, swig_type_481 arg4, swig_type_482 arg5, swig_type_483 arg6, swig_type_484 arg7, swig_type_485 arg8, swig_type_486 arg9);
+extern swig_type_487 _wrap_weft_checkpoint_load_capi_7f658f417cd06050(swig_type_488 arg1, swig_intgo arg2, swig_type_489 arg3, swig_type_490 arg4, swig_type_491 arg5);
+extern swig_type_492 _wrap_weft_initializer_create_capi_7f658f417cd06050(swig_type_493 arg1, swig_type_494 arg2, swig_type_495 arg3, swig_type_496 arg4, swig_type_497 arg5, swig_type_498 arg6);
+extern swig_type_499 _wrap_weft_initializer_init_capi_7f658f417cd06050(uintptr_t arg1, swig_type_500 arg2, uintptr_t arg3);
+extern swig_type_501 _wrap_weft_initializer_free_capi_7f658f417cd06050(uintptr_t arg1);
+extern swig_type_502 _wrap_weft_optimizer_create_capi_7f658f417cd06050(swig_type_503 arg1, swig_type_504 arg2, swig_type_505 arg3, swig_type_506 arg4, swig_type_507 arg5);
+extern swig_type_508 _wrap_weft_optimizer_set_lr_scheduler_capi_7f658f417cd06050(uintptr_t arg1, swig_type_509 arg2, swig_type_510 arg3, swig_type_511 arg4, float arg5, float arg6);
+extern swig_type_512 _wrap_weft_optimizer_set_multipliers_capi_7f658f417cd06050(uintptr_t arg1, uintptr_t arg2);
+extern swig_type_513 _wrap_weft_optimizer_set_rescale_grad_capi_7f658f417cd06050(uintptr_t arg1, float arg2);
+extern swig_type_514 _wrap_weft_optimizer_update_capi_7f658f417cd06050(uintptr_t arg1, swig_intgo arg2, swig_type_515 arg3, uintptr_t arg4, uintptr_t arg5);
+extern swig_type_516 _wrap_weft_optimizer_num_update_capi_7f658f417cd06050(uintptr_t arg1, swig_type_517 arg2);
+extern swig_type_518 _wrap_weft_optimizer_learning_rate_capi_7f658f417cd06050(uintptr_t arg1, swig_type_519 arg2, swig_type_520 arg3);
+extern swig_type_521 _wrap_weft_optimizer_free_capi_7f658f417cd06050(uintptr_t arg1);
+extern swig_type_522 _wrap_weft_module_create_capi_7f658f417cd06050(uintptr_t arg1, swig_type_523 arg2, swig_type_524 arg3, swig_type_525 arg4, swig_type_526 arg5, swig_intgo arg6, swig_intgo arg7, swig_type_527 arg8);
+extern swig_type_528 _wrap_weft_module_bind_capi_7f658f417cd06050(uintptr_t arg1, uintptr_t arg2, swig_intgo arg3);
+extern swig_type_529 _wrap_weft_module_init_params_capi_7f658f417cd06050(uintptr_t arg1, uintptr_t arg2, uintptr_t arg3, uintptr_t arg4, swig_intgo arg5);
+extern swig_type_530 _wrap_weft_module_init_optimizer_capi_7f658f417cd06050(uintptr_t arg1, uintptr_t arg2);
+extern swig_type_531 _wrap_weft_module_forward_capi_7f658f417cd06050(uintptr_t arg1, uintptr_t arg2, swig_intgo arg3);
+extern swig_type_532 _wrap_weft_module_backward_capi_7f658f417cd06050(uintptr_t arg1);
+extern swig_type_533 _wrap_weft_module_update_capi_7f658f417cd06050(uintptr_t arg1);
+extern swig_type_534 _wrap_weft_module_update_metric_capi_7f658f417cd06050(uintptr_t arg1, uintptr_t arg2, uintptr_t arg3);
+extern swig_type_535 _wrap_weft_module_outputs_capi_7f658f417cd06050(uintptr_t arg1, swig_type_536 arg2);
+extern swig_type_537 _wrap_weft_module_params_capi_7f658f417cd06050(uintptr_t arg1, swig_type_538 arg2, swig_type_539 arg3);
+extern swig_type_540 _wrap_weft_module_fit_capi_7f658f417cd06050(uintptr_t arg1, uintptr_t arg2, uintptr_t arg3, uintptr_t arg4, swig_intgo arg5, swig_intgo arg6, swig_intgo arg7, swig_type_541 arg8, swig_type_542 arg9);
+extern swig_type_543 _wrap_weft_module_score_capi_7f658f417cd06050(uintptr_t arg1, uintptr_t arg2, uintptr_t arg3);
+extern swig_type_544 _wrap_weft_module_save_checkpoint_capi_7f658f417cd06050(uintptr_t arg1, swig_type_545 arg2, swig_intgo arg3);
+extern swig_type_546 _wrap_weft_module_free_capi_7f658f417cd06050(uintptr_t arg1);
+extern swig_type_547 _wrap_weft_predictor_create_capi_7f658f417cd06050(swig_type_548 arg1, swig_voidp arg2, swig_type_549 arg3, swig_type_550 arg4, swig_type_551 arg5, swig_type_552 arg6, swig_type_553 arg7, swig_intgo arg8, swig_intgo arg9, swig_type_554 arg10, swig_type_555 arg11, swig_type_556 arg12, swig_type_557 arg13, swig_type_558 arg14, swig_type_559 arg15);
+extern swig_type_560 _wrap_weft_predictor_create_from_files_capi_7f658f417cd06050(swig_type_561 arg1, swig_type_562 arg2, swig_type_563 arg3, swig_type_564 arg4, swig_type_565 arg5, swig_type_566 arg6, swig_intgo arg7, swig_intgo arg8, swig_type_567 arg9, swig_type_568 arg10, swig_type_569 arg11, swig_type_570 arg12, swig_type_571 arg13, swig_type_572 arg14);
+extern swig_type_573 _wrap_weft_predictor_list_inputs_capi_7f658f417cd06050(uintptr_t arg1, swig_type_574 arg2);
+extern swig_type_575 _wrap_weft_predictor_list_outputs_capi_7f658f417cd06050(uintptr_t arg1, swig_type_576 arg2);
+extern swig_type_577 _wrap_weft_predictor_output_shape_capi_7f658f417cd06050(uintptr_t arg1, swig_type_578 arg2, swig_type_579 arg3, swig_type_580 arg4, swig_type_581 arg5, swig_type_582 arg6, swig_type_583 arg7, swig_type_584 arg8);
+extern swig_type_585 _wrap_weft_predictor_predict_float_capi_7f658f417cd06050(uintptr_t arg1, swig_type_586 arg2, swig_type_587 arg3, swig_type_588 arg4, swig_type_589 arg5, swig_type_590 arg6, swig_type_591 arg7);
+extern swig_type_592 _wrap_weft_predictor_free_capi_7f658f417cd06050(uintptr_t arg1);
 #undef intgo
 */
 import "C"
@@ -839,13 +850,13 @@ func swigCopyString(s string) string {
 
 func Swig_free(arg1 uintptr) {
 	_swig_i_0 := arg1
-	C._wrap_Swig_free_capi_eb413f0ef3696eb4(C.uintptr_t(_swig_i_0))
+	C._wrap_Swig_free_capi_7f658f417cd06050(C.uintptr_t(_swig_i_0))
 }
 
 func Swig_malloc(arg1 int) (_swig_ret uintptr) {
 	var swig_r uintptr
 	_swig_i_0 := arg1
-	swig_r = (uintptr)(C._wrap_Swig_malloc_capi_eb413f0ef3696eb4(C.swig_intgo(_swig_i_0)))
+	swig_r = (uintptr)(C._wrap_Swig_malloc_capi_7f658f417cd06050(C.swig_intgo(_swig_i_0)))
 	return swig_r
 }
 
@@ -903,7 +914,7 @@ func Weft_go_predictor_predict(arg1 uintptr, arg2 uint64, arg3 unsafe.Pointer, a
 	_swig_i_6 := arg7
 	_swig_i_7 := arg8
 	_swig_i_8 := arg9
-	swig_r_p := C._wrap_weft_go_predictor_predict_capi_eb413f0ef3696eb4(C.uintptr_t(_swig_i_0), C.swig_type_2(_swig_i_1), C.swig_voidp(_swig_i_2), *(*C.swig_type_3)(unsafe.Pointer(&_swig_i_3)), *(*C.swig_type_4)(unsafe.Pointer(&_swig_i_4)), *(*C.swig_type_5)(unsafe.Pointer(&_swig_i_5)), C.swig_type_6(_swig_i_6), C.swig_voidp(_swig_i_7), *(*C.swig_type_7)(unsafe.Pointer(&_swig_i_8)))
+	swig_r_p := C._wrap_weft_go_predictor_predict_capi_7f658f417cd06050(C.uintptr_t(_swig_i_0), C.swig_type_2(_swig_i_1), C.swig_voidp(_swig_i_2), *(*C.swig_type_3)(unsafe.Pointer(&_swig_i_3)), *(*C.swig_type_4)(unsafe.Pointer(&_swig_i_4)), *(*C.swig_type_5)(unsafe.Pointer(&_swig_i_5)), C.swig_type_6(_swig_i_6), C.swig_voidp(_swig_i_7), *(*C.swig_type_7)(unsafe.Pointer(&_swig_i_8)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg4
@@ -933,7 +944,7 @@ func Weft_binding_copy_from_f32(arg1 uintptr, arg2 []float32, arg3 uint64) (_swi
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r_p := C._wrap_weft_binding_copy_from_f32_capi_eb413f0ef3696eb4(C.uintptr_t(_swig_i_0), *(*C.swig_type_9)(unsafe.Pointer(&_swig_i_1)), C.swig_type_10(_swig_i_2))
+	swig_r_p := C._wrap_weft_binding_copy_from_f32_capi_7f658f417cd06050(C.uintptr_t(_swig_i_0), *(*C.swig_type_9)(unsafe.Pointer(&_swig_i_1)), C.swig_type_10(_swig_i_2))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -954,7 +965,7 @@ func Weft_binding_copy_to_f32(arg1 uintptr, arg2 []float32, arg3 uint64) (_swig_
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r_p := C._wrap_weft_binding_copy_to_f32_capi_eb413f0ef3696eb4(C.uintptr_t(_swig_i_0), *(*C.swig_type_12)(unsafe.Pointer(&_swig_i_1)), C.swig_type_13(_swig_i_2))
+	swig_r_p := C._wrap_weft_binding_copy_to_f32_capi_7f658f417cd06050(C.uintptr_t(_swig_i_0), *(*C.swig_type_12)(unsafe.Pointer(&_swig_i_1)), C.swig_type_13(_swig_i_2))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -975,7 +986,7 @@ func Weft_binding_copy_from_f64(arg1 uintptr, arg2 []float64, arg3 uint64) (_swi
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r_p := C._wrap_weft_binding_copy_from_f64_capi_eb413f0ef3696eb4(C.uintptr_t(_swig_i_0), *(*C.swig_type_15)(unsafe.Pointer(&_swig_i_1)), C.swig_type_16(_swig_i_2))
+	swig_r_p := C._wrap_weft_binding_copy_from_f64_capi_7f658f417cd06050(C.uintptr_t(_swig_i_0), *(*C.swig_type_15)(unsafe.Pointer(&_swig_i_1)), C.swig_type_16(_swig_i_2))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -996,7 +1007,7 @@ func Weft_binding_copy_to_f64(arg1 uintptr, arg2 []float64, arg3 uint64) (_swig_
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r_p := C._wrap_weft_binding_copy_to_f64_capi_eb413f0ef3696eb4(C.uintptr_t(_swig_i_0), *(*C.swig_type_18)(unsafe.Pointer(&_swig_i_1)), C.swig_type_19(_swig_i_2))
+	swig_r_p := C._wrap_weft_binding_copy_to_f64_capi_7f658f417cd06050(C.uintptr_t(_swig_i_0), *(*C.swig_type_18)(unsafe.Pointer(&_swig_i_1)), C.swig_type_19(_swig_i_2))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -1016,7 +1027,7 @@ func Weft_binding_executor_memory(arg1 uintptr, arg2 []uint64) (_swig_ret error)
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_binding_executor_memory_capi_eb413f0ef3696eb4(C.uintptr_t(_swig_i_0), *(*C.swig_type_21)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_weft_binding_executor_memory_capi_7f658f417cd06050(C.uintptr_t(_swig_i_0), *(*C.swig_type_21)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -1036,7 +1047,7 @@ func Weft_binding_predictor_stats(arg1 uintptr, arg2 []uint64) (_swig_ret error)
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_binding_predictor_stats_capi_eb413f0ef3696eb4(C.uintptr_t(_swig_i_0), *(*C.swig_type_23)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_weft_binding_predictor_stats_capi_7f658f417cd06050(C.uintptr_t(_swig_i_0), *(*C.swig_type_23)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -1059,7 +1070,7 @@ func Weft_binding_ndarray_list(arg1 []uintptr, arg2 []string, arg3 uint64, arg4 
  _swig_i_1 = weftJoin(arg2) 
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
-	swig_r_p := C._wrap_weft_binding_ndarray_list_capi_eb413f0ef3696eb4(*(*C.swig_type_25)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_26)(unsafe.Pointer(&_swig_i_1)), C.swig_type_27(_swig_i_2), *(*C.swig_type_28)(unsafe.Pointer(&_swig_i_3)))
+	swig_r_p := C._wrap_weft_binding_ndarray_list_capi_7f658f417cd06050(*(*C.swig_type_25)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_26)(unsafe.Pointer(&_swig_i_1)), C.swig_type_27(_swig_i_2), *(*C.swig_type_28)(unsafe.Pointer(&_swig_i_3)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -1081,15 +1092,37 @@ func Weft_binding_ndarray_list(arg1 []uintptr, arg2 []string, arg3 uint64, arg4 
 	return swig_r_1
 }
 
+func Weft_binding_buffer_copy(arg1 uintptr, arg2 unsafe.Pointer, arg3 uint64, arg4 []uint64) (_swig_ret error) {
+	var swig_r string
+	_swig_i_0 := arg1
+	_swig_i_1 := arg2
+	_swig_i_2 := arg3
+	_swig_i_3 := arg4
+	swig_r_p := C._wrap_weft_binding_buffer_copy_capi_7f658f417cd06050(C.uintptr_t(_swig_i_0), C.swig_voidp(_swig_i_1), C.swig_type_30(_swig_i_2), *(*C.swig_type_31)(unsafe.Pointer(&_swig_i_3)))
+	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
+	if Swig_escape_always_false {
+		Swig_escape_val = arg4
+	}
+	var swig_r_1 error
+
+	if swig_r == "" {
+		swig_r_1 = nil
+	} else {
+		swig_r_1 = weftStatus(swigCopyString(swig_r))
+	}
+
+	return swig_r_1
+}
+
 func Weft_binding_abi_version() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_weft_binding_abi_version_capi_eb413f0ef3696eb4())
+	swig_r = (int)(C._wrap_weft_binding_abi_version_capi_7f658f417cd06050())
 	return swig_r
 }
 
 func Weft_binding_library_path() (_swig_ret string) {
 	var swig_r string
-	swig_r_p := C._wrap_weft_binding_library_path_capi_eb413f0ef3696eb4()
+	swig_r_p := C._wrap_weft_binding_library_path_capi_7f658f417cd06050()
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 string
  swig_r_1 = swigCopyString(swig_r) 
@@ -1098,7 +1131,7 @@ func Weft_binding_library_path() (_swig_ret string) {
 
 func Weft_version() (_swig_ret string) {
 	var swig_r string
-	swig_r_p := C._wrap_weft_version_capi_eb413f0ef3696eb4()
+	swig_r_p := C._wrap_weft_version_capi_7f658f417cd06050()
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 string
  swig_r_1 = swigCopyString(swig_r) 
@@ -1107,13 +1140,13 @@ func Weft_version() (_swig_ret string) {
 
 func Weft_abi_version() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_weft_abi_version_capi_eb413f0ef3696eb4())
+	swig_r = (int)(C._wrap_weft_abi_version_capi_7f658f417cd06050())
 	return swig_r
 }
 
 func Weft_live_handle_count() (_swig_ret uint64) {
 	var swig_r uint64
-	swig_r = (uint64)(C._wrap_weft_live_handle_count_capi_eb413f0ef3696eb4())
+	swig_r = (uint64)(C._wrap_weft_live_handle_count_capi_7f658f417cd06050())
 	return swig_r
 }
 
@@ -1123,7 +1156,7 @@ func Weft_storage_stats(arg1 int, arg2 int, arg3 []uint64, arg4 []uint64) (_swig
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
-	swig_r_p := C._wrap_weft_storage_stats_capi_eb413f0ef3696eb4(C.swig_intgo(_swig_i_0), C.swig_intgo(_swig_i_1), *(*C.swig_type_33)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_34)(unsafe.Pointer(&_swig_i_3)))
+	swig_r_p := C._wrap_weft_storage_stats_capi_7f658f417cd06050(C.swig_intgo(_swig_i_0), C.swig_intgo(_swig_i_1), *(*C.swig_type_36)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_37)(unsafe.Pointer(&_swig_i_3)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg3
@@ -1145,7 +1178,7 @@ func Weft_storage_stats(arg1 int, arg2 int, arg3 []uint64, arg4 []uint64) (_swig
 func Weft_random_seed(arg1 uint64) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
-	swig_r_p := C._wrap_weft_random_seed_capi_eb413f0ef3696eb4(C.swig_type_36(_swig_i_0))
+	swig_r_p := C._wrap_weft_random_seed_capi_7f658f417cd06050(C.swig_type_39(_swig_i_0))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 error
 
@@ -1160,7 +1193,7 @@ func Weft_random_seed(arg1 uint64) (_swig_ret error) {
 
 func Weft_wait_all() (_swig_ret error) {
 	var swig_r string
-	swig_r_p := C._wrap_weft_wait_all_capi_eb413f0ef3696eb4()
+	swig_r_p := C._wrap_weft_wait_all_capi_7f658f417cd06050()
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 error
 
@@ -1176,7 +1209,7 @@ func Weft_wait_all() (_swig_ret error) {
 func Weft_op_count(arg1 []uint64) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
-	swig_r_p := C._wrap_weft_op_count_capi_eb413f0ef3696eb4(*(*C.swig_type_39)(unsafe.Pointer(&_swig_i_0)))
+	swig_r_p := C._wrap_weft_op_count_capi_7f658f417cd06050(*(*C.swig_type_42)(unsafe.Pointer(&_swig_i_0)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -1197,7 +1230,7 @@ func Weft_op_name(arg1 uint64, arg2 []string) (_swig_ret error) {
 	_swig_i_0 := arg1
 	var _swig_i_1 []string
  _swig_i_1 = make([]string, len(arg2)) 
-	swig_r_p := C._wrap_weft_op_name_capi_eb413f0ef3696eb4(C.swig_type_41(_swig_i_0), *(*C.swig_type_42)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_weft_op_name_capi_7f658f417cd06050(C.swig_type_44(_swig_i_0), *(*C.swig_type_45)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 
 	for i := range _swig_i_1 {
@@ -1228,7 +1261,7 @@ func Weft_op_info(arg1 string, arg2 []string, arg3 []uint64) (_swig_ret error) {
 	var _swig_i_1 []string
  _swig_i_1 = make([]string, len(arg2)) 
 	_swig_i_2 := arg3
-	swig_r_p := C._wrap_weft_op_info_capi_eb413f0ef3696eb4(*(*C.swig_type_44)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_45)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_46)(unsafe.Pointer(&_swig_i_2)))
+	swig_r_p := C._wrap_weft_op_info_capi_7f658f417cd06050(*(*C.swig_type_47)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_48)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_49)(unsafe.Pointer(&_swig_i_2)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 
 	for i := range _swig_i_1 {
@@ -1271,7 +1304,7 @@ func Weft_op_param(arg1 string, arg2 uint64, arg3 []string, arg4 []string, arg5 
  _swig_i_4 = make([]string, len(arg5)) 
 	var _swig_i_5 []string
  _swig_i_5 = make([]string, len(arg6)) 
-	swig_r_p := C._wrap_weft_op_param_capi_eb413f0ef3696eb4(*(*C.swig_type_48)(unsafe.Pointer(&_swig_i_0)), C.swig_type_49(_swig_i_1), *(*C.swig_type_50)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_51)(unsafe.Pointer(&_swig_i_3)), *(*C.swig_type_52)(unsafe.Pointer(&_swig_i_4)), *(*C.swig_type_53)(unsafe.Pointer(&_swig_i_5)))
+	swig_r_p := C._wrap_weft_op_param_capi_7f658f417cd06050(*(*C.swig_type_51)(unsafe.Pointer(&_swig_i_0)), C.swig_type_52(_swig_i_1), *(*C.swig_type_53)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_54)(unsafe.Pointer(&_swig_i_3)), *(*C.swig_type_55)(unsafe.Pointer(&_swig_i_4)), *(*C.swig_type_56)(unsafe.Pointer(&_swig_i_5)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 
 	for i := range _swig_i_2 {
@@ -1339,7 +1372,7 @@ func Weft_op_aliases(arg1 string, arg2 []uintptr) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_op_aliases_capi_eb413f0ef3696eb4(*(*C.swig_type_55)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_56)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_weft_op_aliases_capi_7f658f417cd06050(*(*C.swig_type_58)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_59)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -1366,7 +1399,7 @@ func Weft_ndarray_create(arg1 []int64, arg2 int, arg3 int, arg4 int, arg5 int, a
 	_swig_i_3 := arg4
 	_swig_i_4 := arg5
 	_swig_i_5 := arg6
-	swig_r_p := C._wrap_weft_ndarray_create_capi_eb413f0ef3696eb4(*(*C.swig_type_58)(unsafe.Pointer(&_swig_i_0)), C.swig_intgo(_swig_i_1), C.swig_intgo(_swig_i_2), C.swig_intgo(_swig_i_3), C.swig_intgo(_swig_i_4), *(*C.swig_type_59)(unsafe.Pointer(&_swig_i_5)))
+	swig_r_p := C._wrap_weft_ndarray_create_capi_7f658f417cd06050(*(*C.swig_type_61)(unsafe.Pointer(&_swig_i_0)), C.swig_intgo(_swig_i_1), C.swig_intgo(_swig_i_2), C.swig_intgo(_swig_i_3), C.swig_intgo(_swig_i_4), *(*C.swig_type_62)(unsafe.Pointer(&_swig_i_5)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -1388,7 +1421,7 @@ func Weft_ndarray_create(arg1 []int64, arg2 int, arg3 int, arg4 int, arg5 int, a
 func Weft_ndarray_free(arg1 uintptr) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
-	swig_r_p := C._wrap_weft_ndarray_free_capi_eb413f0ef3696eb4(C.uintptr_t(_swig_i_0))
+	swig_r_p := C._wrap_weft_ndarray_free_capi_7f658f417cd06050(C.uintptr_t(_swig_i_0))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 error
 
@@ -1405,7 +1438,7 @@ func Weft_ndarray_ndim(arg1 uintptr, arg2 []int32) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_ndarray_ndim_capi_eb413f0ef3696eb4(C.uintptr_t(_swig_i_0), *(*C.swig_type_62)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_weft_ndarray_ndim_capi_7f658f417cd06050(C.uintptr_t(_swig_i_0), *(*C.swig_type_65)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -1426,7 +1459,7 @@ func Weft_ndarray_shape(arg1 uintptr, arg2 []int64, arg3 uint64) (_swig_ret erro
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r_p := C._wrap_weft_ndarray_shape_capi_eb413f0ef3696eb4(C.uintptr_t(_swig_i_0), *(*C.swig_type_64)(unsafe.Pointer(&_swig_i_1)), C.swig_type_65(_swig_i_2))
+	swig_r_p := C._wrap_weft_ndarray_shape_capi_7f658f417cd06050(C.uintptr_t(_swig_i_0), *(*C.swig_type_67)(unsafe.Pointer(&_swig_i_1)), C.swig_type_68(_swig_i_2))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -1446,7 +1479,7 @@ func Weft_ndarray_size(arg1 uintptr, arg2 []int64) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_ndarray_size_capi_eb413f0ef3696eb4(C.uintptr_t(_swig_i_0), *(*C.swig_type_67)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_weft_ndarray_size_capi_7f658f417cd06050(C.uintptr_t(_swig_i_0), *(*C.swig_type_70)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -1466,7 +1499,7 @@ func Weft_ndarray_dtype(arg1 uintptr, arg2 []int32) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_ndarray_dtype_capi_eb413f0ef3696eb4(C.uintptr_t(_swig_i_0), *(*C.swig_type_69)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_weft_ndarray_dtype_capi_7f658f417cd06050(C.uintptr_t(_swig_i_0), *(*C.swig_type_72)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -1487,7 +1520,7 @@ func Weft_ndarray_context(arg1 uintptr, arg2 []int32, arg3 []int32) (_swig_ret e
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r_p := C._wrap_weft_ndarray_context_capi_eb413f0ef3696eb4(C.uintptr_t(_swig_i_0), *(*C.swig_type_71)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_72)(unsafe.Pointer(&_swig_i_2)))
+	swig_r_p := C._wrap_weft_ndarray_context_capi_7f658f417cd06050(C.uintptr_t(_swig_i_0), *(*C.swig_type_74)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_75)(unsafe.Pointer(&_swig_i_2)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -1511,7 +1544,7 @@ func Weft_ndarray_copy_from(arg1 uintptr, arg2 unsafe.Pointer, arg3 uint64) (_sw
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r_p := C._wrap_weft_ndarray_copy_from_capi_eb413f0ef3696eb4(C.uintptr_t(_swig_i_0), C.swig_voidp(_swig_i_1), C.swig_type_74(_swig_i_2))
+	swig_r_p := C._wrap_weft_ndarray_copy_from_capi_7f658f417cd06050(C.uintptr_t(_swig_i_0), C.swig_voidp(_swig_i_1), C.swig_type_77(_swig_i_2))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 error
 
@@ -1529,7 +1562,7 @@ func Weft_ndarray_copy_to(arg1 uintptr, arg2 unsafe.Pointer, arg3 uint64) (_swig
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r_p := C._wrap_weft_ndarray_copy_to_capi_eb413f0ef3696eb4(C.uintptr_t(_swig_i_0), C.swig_voidp(_swig_i_1), C.swig_type_76(_swig_i_2))
+	swig_r_p := C._wrap_weft_ndarray_copy_to_capi_7f658f417cd06050(C.uintptr_t(_swig_i_0), C.swig_voidp(_swig_i_1), C.swig_type_79(_swig_i_2))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 error
 
@@ -1548,7 +1581,7 @@ func Weft_ndarray_reshape(arg1 uintptr, arg2 []int64, arg3 int, arg4 []uintptr) 
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
-	swig_r_p := C._wrap_weft_ndarray_reshape_capi_eb413f0ef3696eb4(C.uintptr_t(_swig_i_0), *(*C.swig_type_78)(unsafe.Pointer(&_swig_i_1)), C.swig_intgo(_swig_i_2), *(*C.swig_type_79)(unsafe.Pointer(&_swig_i_3)))
+	swig_r_p := C._wrap_weft_ndarray_reshape_capi_7f658f417cd06050(C.uintptr_t(_swig_i_0), *(*C.swig_type_81)(unsafe.Pointer(&_swig_i_1)), C.swig_intgo(_swig_i_2), *(*C.swig_type_82)(unsafe.Pointer(&_swig_i_3)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -1573,7 +1606,7 @@ func Weft_ndarray_slice(arg1 uintptr, arg2 int64, arg3 int64, arg4 []uintptr) (_
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
-	swig_r_p := C._wrap_weft_ndarray_slice_capi_eb413f0ef3696eb4(C.uintptr_t(_swig_i_0), C.swig_type_81(_swig_i_1), C.swig_type_82(_swig_i_2), *(*C.swig_type_83)(unsafe.Pointer(&_swig_i_3)))
+	swig_r_p := C._wrap_weft_ndarray_slice_capi_7f658f417cd06050(C.uintptr_t(_swig_i_0), C.swig_type_84(_swig_i_1), C.swig_type_85(_swig_i_2), *(*C.swig_type_86)(unsafe.Pointer(&_swig_i_3)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg4
@@ -1592,7 +1625,7 @@ func Weft_ndarray_slice(arg1 uintptr, arg2 int64, arg3 int64, arg4 []uintptr) (_
 func Weft_ndarray_wait_to_read(arg1 uintptr) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
-	swig_r_p := C._wrap_weft_ndarray_wait_to_read_capi_eb413f0ef3696eb4(C.uintptr_t(_swig_i_0))
+	swig_r_p := C._wrap_weft_ndarray_wait_to_read_capi_7f658f417cd06050(C.uintptr_t(_swig_i_0))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 error
 
@@ -1608,7 +1641,7 @@ func Weft_ndarray_wait_to_read(arg1 uintptr) (_swig_ret error) {
 func Weft_ndarray_wait_to_write(arg1 uintptr) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
-	swig_r_p := C._wrap_weft_ndarray_wait_to_write_capi_eb413f0ef3696eb4(C.uintptr_t(_swig_i_0))
+	swig_r_p := C._wrap_weft_ndarray_wait_to_write_capi_7f658f417cd06050(C.uintptr_t(_swig_i_0))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 error
 
@@ -1628,7 +1661,7 @@ func Weft_ndarray_save_file(arg1 string, arg2 []uintptr, arg3 []string, arg4 uin
 	var _swig_i_2 string
  _swig_i_2 = weftJoin(arg3) 
 	_swig_i_3 := arg4
-	swig_r_p := C._wrap_weft_ndarray_save_file_capi_eb413f0ef3696eb4(*(*C.swig_type_87)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_88)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_89)(unsafe.Pointer(&_swig_i_2)), C.swig_type_90(_swig_i_3))
+	swig_r_p := C._wrap_weft_ndarray_save_file_capi_7f658f417cd06050(*(*C.swig_type_90)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_91)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_92)(unsafe.Pointer(&_swig_i_2)), C.swig_type_93(_swig_i_3))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -1657,7 +1690,7 @@ func Weft_ndarray_save_buffer(arg1 []uintptr, arg2 []string, arg3 uint64, arg4 [
  _swig_i_1 = weftJoin(arg2) 
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
-	swig_r_p := C._wrap_weft_ndarray_save_buffer_capi_eb413f0ef3696eb4(*(*C.swig_type_92)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_93)(unsafe.Pointer(&_swig_i_1)), C.swig_type_94(_swig_i_2), *(*C.swig_type_95)(unsafe.Pointer(&_swig_i_3)))
+	swig_r_p := C._wrap_weft_ndarray_save_buffer_capi_7f658f417cd06050(*(*C.swig_type_95)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_96)(unsafe.Pointer(&_swig_i_1)), C.swig_type_97(_swig_i_2), *(*C.swig_type_98)(unsafe.Pointer(&_swig_i_3)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -1684,7 +1717,7 @@ func Weft_buffer_data(arg1 uintptr, arg2 *unsafe.Pointer, arg3 []uint64) (_swig_
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r_p := C._wrap_weft_buffer_data_capi_eb413f0ef3696eb4(C.uintptr_t(_swig_i_0), C.swig_voidp(_swig_i_1), *(*C.swig_type_97)(unsafe.Pointer(&_swig_i_2)))
+	swig_r_p := C._wrap_weft_buffer_data_capi_7f658f417cd06050(C.uintptr_t(_swig_i_0), C.swig_voidp(_swig_i_1), *(*C.swig_type_100)(unsafe.Pointer(&_swig_i_2)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg3
@@ -1703,7 +1736,7 @@ func Weft_buffer_data(arg1 uintptr, arg2 *unsafe.Pointer, arg3 []uint64) (_swig_
 func Weft_buffer_free(arg1 uintptr) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
-	swig_r_p := C._wrap_weft_buffer_free_capi_eb413f0ef3696eb4(C.uintptr_t(_swig_i_0))
+	swig_r_p := C._wrap_weft_buffer_free_capi_7f658f417cd06050(C.uintptr_t(_swig_i_0))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 error
 
@@ -1720,7 +1753,7 @@ func Weft_ndarray_load_file(arg1 string, arg2 []uintptr) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_ndarray_load_file_capi_eb413f0ef3696eb4(*(*C.swig_type_100)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_101)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_weft_ndarray_load_file_capi_7f658f417cd06050(*(*C.swig_type_103)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_104)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -1744,7 +1777,7 @@ func Weft_ndarray_load_buffer(arg1 unsafe.Pointer, arg2 uint64, arg3 []uintptr) 
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r_p := C._wrap_weft_ndarray_load_buffer_capi_eb413f0ef3696eb4(C.swig_voidp(_swig_i_0), C.swig_type_103(_swig_i_1), *(*C.swig_type_104)(unsafe.Pointer(&_swig_i_2)))
+	swig_r_p := C._wrap_weft_ndarray_load_buffer_capi_7f658f417cd06050(C.swig_voidp(_swig_i_0), C.swig_type_106(_swig_i_1), *(*C.swig_type_107)(unsafe.Pointer(&_swig_i_2)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg3
@@ -1765,7 +1798,7 @@ func Weft_ndarray_list_size(arg1 uintptr, arg2 []uint64, arg3 []int32) (_swig_re
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r_p := C._wrap_weft_ndarray_list_size_capi_eb413f0ef3696eb4(C.uintptr_t(_swig_i_0), *(*C.swig_type_106)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_107)(unsafe.Pointer(&_swig_i_2)))
+	swig_r_p := C._wrap_weft_ndarray_list_size_capi_7f658f417cd06050(C.uintptr_t(_swig_i_0), *(*C.swig_type_109)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_110)(unsafe.Pointer(&_swig_i_2)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -1790,7 +1823,7 @@ func Weft_ndarray_list_name(arg1 uintptr, arg2 uint64, arg3 []string) (_swig_ret
 	_swig_i_1 := arg2
 	var _swig_i_2 []string
  _swig_i_2 = make([]string, len(arg3)) 
-	swig_r_p := C._wrap_weft_ndarray_list_name_capi_eb413f0ef3696eb4(C.uintptr_t(_swig_i_0), C.swig_type_109(_swig_i_1), *(*C.swig_type_110)(unsafe.Pointer(&_swig_i_2)))
+	swig_r_p := C._wrap_weft_ndarray_list_name_capi_7f658f417cd06050(C.uintptr_t(_swig_i_0), C.swig_type_112(_swig_i_1), *(*C.swig_type_113)(unsafe.Pointer(&_swig_i_2)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 
 	for i := range _swig_i_2 {
@@ -1820,7 +1853,7 @@ func Weft_ndarray_list_get(arg1 uintptr, arg2 uint64, arg3 []uintptr) (_swig_ret
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r_p := C._wrap_weft_ndarray_list_get_capi_eb413f0ef3696eb4(C.uintptr_t(_swig_i_0), C.swig_type_112(_swig_i_1), *(*C.swig_type_113)(unsafe.Pointer(&_swig_i_2)))
+	swig_r_p := C._wrap_weft_ndarray_list_get_capi_7f658f417cd06050(C.uintptr_t(_swig_i_0), C.swig_type_115(_swig_i_1), *(*C.swig_type_116)(unsafe.Pointer(&_swig_i_2)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg3
@@ -1839,7 +1872,7 @@ func Weft_ndarray_list_get(arg1 uintptr, arg2 uint64, arg3 []uintptr) (_swig_ret
 func Weft_ndarray_list_free(arg1 uintptr) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
-	swig_r_p := C._wrap_weft_ndarray_list_free_capi_eb413f0ef3696eb4(C.uintptr_t(_swig_i_0))
+	swig_r_p := C._wrap_weft_ndarray_list_free_capi_7f658f417cd06050(C.uintptr_t(_swig_i_0))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 error
 
@@ -1859,7 +1892,7 @@ func Weft_ndarray_list_create(arg1 []uintptr, arg2 []string, arg3 uint64, arg4 [
  _swig_i_1 = weftJoin(arg2) 
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
-	swig_r_p := C._wrap_weft_ndarray_list_create_capi_eb413f0ef3696eb4(*(*C.swig_type_116)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_117)(unsafe.Pointer(&_swig_i_1)), C.swig_type_118(_swig_i_2), *(*C.swig_type_119)(unsafe.Pointer(&_swig_i_3)))
+	swig_r_p := C._wrap_weft_ndarray_list_create_capi_7f658f417cd06050(*(*C.swig_type_119)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_120)(unsafe.Pointer(&_swig_i_1)), C.swig_type_121(_swig_i_2), *(*C.swig_type_122)(unsafe.Pointer(&_swig_i_3)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -1885,7 +1918,7 @@ func Weft_ndarray_load_npy(arg1 string, arg2 []uintptr) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_ndarray_load_npy_capi_eb413f0ef3696eb4(*(*C.swig_type_121)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_122)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_weft_ndarray_load_npy_capi_7f658f417cd06050(*(*C.swig_type_124)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_125)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -1908,7 +1941,48 @@ func Weft_ndarray_save_npy(arg1 uintptr, arg2 string) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_ndarray_save_npy_capi_eb413f0ef3696eb4(C.uintptr_t(_swig_i_0), *(*C.swig_type_124)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_weft_ndarray_save_npy_capi_7f658f417cd06050(C.uintptr_t(_swig_i_0), *(*C.swig_type_127)(unsafe.Pointer(&_swig_i_1)))
+	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
+	if Swig_escape_always_false {
+		Swig_escape_val = arg2
+	}
+	var swig_r_1 error
+
+	if swig_r == "" {
+		swig_r_1 = nil
+	} else {
+		swig_r_1 = weftStatus(swigCopyString(swig_r))
+	}
+
+	return swig_r_1
+}
+
+func Weft_ndarray_load_npy_buffer(arg1 unsafe.Pointer, arg2 uint64, arg3 []uintptr) (_swig_ret error) {
+	var swig_r string
+	_swig_i_0 := arg1
+	_swig_i_1 := arg2
+	_swig_i_2 := arg3
+	swig_r_p := C._wrap_weft_ndarray_load_npy_buffer_capi_7f658f417cd06050(C.swig_voidp(_swig_i_0), C.swig_type_129(_swig_i_1), *(*C.swig_type_130)(unsafe.Pointer(&_swig_i_2)))
+	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
+	if Swig_escape_always_false {
+		Swig_escape_val = arg3
+	}
+	var swig_r_1 error
+
+	if swig_r == "" {
+		swig_r_1 = nil
+	} else {
+		swig_r_1 = weftStatus(swigCopyString(swig_r))
+	}
+
+	return swig_r_1
+}
+
+func Weft_ndarray_save_npy_buffer(arg1 uintptr, arg2 []uintptr) (_swig_ret error) {
+	var swig_r string
+	_swig_i_0 := arg1
+	_swig_i_1 := arg2
+	swig_r_p := C._wrap_weft_ndarray_save_npy_buffer_capi_7f658f417cd06050(C.uintptr_t(_swig_i_0), *(*C.swig_type_132)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -1937,7 +2011,7 @@ func Weft_op_invoke(arg1 string, arg2 []uintptr, arg3 uint64, arg4 []string, arg
 	_swig_i_6 := arg7
 	_swig_i_7 := arg8
 	_swig_i_8 := arg9
-	swig_r_p := C._wrap_weft_op_invoke_capi_eb413f0ef3696eb4(*(*C.swig_type_126)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_127)(unsafe.Pointer(&_swig_i_1)), C.swig_type_128(_swig_i_2), *(*C.swig_type_129)(unsafe.Pointer(&_swig_i_3)), *(*C.swig_type_130)(unsafe.Pointer(&_swig_i_4)), C.swig_type_131(_swig_i_5), *(*C.swig_type_132)(unsafe.Pointer(&_swig_i_6)), C.swig_type_133(_swig_i_7), *(*C.swig_type_134)(unsafe.Pointer(&_swig_i_8)))
+	swig_r_p := C._wrap_weft_op_invoke_capi_7f658f417cd06050(*(*C.swig_type_134)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_135)(unsafe.Pointer(&_swig_i_1)), C.swig_type_136(_swig_i_2), *(*C.swig_type_137)(unsafe.Pointer(&_swig_i_3)), *(*C.swig_type_138)(unsafe.Pointer(&_swig_i_4)), C.swig_type_139(_swig_i_5), *(*C.swig_type_140)(unsafe.Pointer(&_swig_i_6)), C.swig_type_141(_swig_i_7), *(*C.swig_type_142)(unsafe.Pointer(&_swig_i_8)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -1981,7 +2055,7 @@ func Weft_op_invoke_into(arg1 string, arg2 []uintptr, arg3 uint64, arg4 []string
 	_swig_i_6 := arg7
 	_swig_i_7 := arg8
 	_swig_i_8 := arg9
-	swig_r_p := C._wrap_weft_op_invoke_into_capi_eb413f0ef3696eb4(*(*C.swig_type_136)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_137)(unsafe.Pointer(&_swig_i_1)), C.swig_type_138(_swig_i_2), *(*C.swig_type_139)(unsafe.Pointer(&_swig_i_3)), *(*C.swig_type_140)(unsafe.Pointer(&_swig_i_4)), C.swig_type_141(_swig_i_5), *(*C.swig_type_142)(unsafe.Pointer(&_swig_i_6)), C.swig_type_143(_swig_i_7), *(*C.swig_type_144)(unsafe.Pointer(&_swig_i_8)))
+	swig_r_p := C._wrap_weft_op_invoke_into_capi_7f658f417cd06050(*(*C.swig_type_144)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_145)(unsafe.Pointer(&_swig_i_1)), C.swig_type_146(_swig_i_2), *(*C.swig_type_147)(unsafe.Pointer(&_swig_i_3)), *(*C.swig_type_148)(unsafe.Pointer(&_swig_i_4)), C.swig_type_149(_swig_i_5), *(*C.swig_type_150)(unsafe.Pointer(&_swig_i_6)), C.swig_type_151(_swig_i_7), *(*C.swig_type_152)(unsafe.Pointer(&_swig_i_8)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -2016,7 +2090,7 @@ func Weft_string_list_size(arg1 uintptr, arg2 []uint64) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_string_list_size_capi_eb413f0ef3696eb4(C.uintptr_t(_swig_i_0), *(*C.swig_type_146)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_weft_string_list_size_capi_7f658f417cd06050(C.uintptr_t(_swig_i_0), *(*C.swig_type_154)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -2038,7 +2112,7 @@ func Weft_string_list_get(arg1 uintptr, arg2 uint64, arg3 []string) (_swig_ret e
 	_swig_i_1 := arg2
 	var _swig_i_2 []string
  _swig_i_2 = make([]string, len(arg3)) 
-	swig_r_p := C._wrap_weft_string_list_get_capi_eb413f0ef3696eb4(C.uintptr_t(_swig_i_0), C.swig_type_148(_swig_i_1), *(*C.swig_type_149)(unsafe.Pointer(&_swig_i_2)))
+	swig_r_p := C._wrap_weft_string_list_get_capi_7f658f417cd06050(C.uintptr_t(_swig_i_0), C.swig_type_156(_swig_i_1), *(*C.swig_type_157)(unsafe.Pointer(&_swig_i_2)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 
 	for i := range _swig_i_2 {
@@ -2066,7 +2140,7 @@ func Weft_string_list_get(arg1 uintptr, arg2 uint64, arg3 []string) (_swig_ret e
 func Weft_string_list_free(arg1 uintptr) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
-	swig_r_p := C._wrap_weft_string_list_free_capi_eb413f0ef3696eb4(C.uintptr_t(_swig_i_0))
+	swig_r_p := C._wrap_weft_string_list_free_capi_7f658f417cd06050(C.uintptr_t(_swig_i_0))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 error
 
@@ -2083,7 +2157,7 @@ func Weft_symbol_create_variable(arg1 string, arg2 []uintptr) (_swig_ret error) 
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_symbol_create_variable_capi_eb413f0ef3696eb4(*(*C.swig_type_152)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_153)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_weft_symbol_create_variable_capi_7f658f417cd06050(*(*C.swig_type_160)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_161)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -2111,7 +2185,7 @@ func Weft_symbol_create_atomic(arg1 string, arg2 []string, arg3 []string, arg4 u
  _swig_i_2 = weftJoin(arg3) 
 	_swig_i_3 := arg4
 	_swig_i_4 := arg5
-	swig_r_p := C._wrap_weft_symbol_create_atomic_capi_eb413f0ef3696eb4(*(*C.swig_type_155)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_156)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_157)(unsafe.Pointer(&_swig_i_2)), C.swig_type_158(_swig_i_3), *(*C.swig_type_159)(unsafe.Pointer(&_swig_i_4)))
+	swig_r_p := C._wrap_weft_symbol_create_atomic_capi_7f658f417cd06050(*(*C.swig_type_163)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_164)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_165)(unsafe.Pointer(&_swig_i_2)), C.swig_type_166(_swig_i_3), *(*C.swig_type_167)(unsafe.Pointer(&_swig_i_4)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -2144,7 +2218,7 @@ func Weft_symbol_compose(arg1 uintptr, arg2 string, arg3 uint64, arg4 []string, 
 	var _swig_i_3 string
  _swig_i_3 = weftJoin(arg4) 
 	_swig_i_4 := arg5
-	swig_r_p := C._wrap_weft_symbol_compose_capi_eb413f0ef3696eb4(C.uintptr_t(_swig_i_0), *(*C.swig_type_161)(unsafe.Pointer(&_swig_i_1)), C.swig_type_162(_swig_i_2), *(*C.swig_type_163)(unsafe.Pointer(&_swig_i_3)), *(*C.swig_type_164)(unsafe.Pointer(&_swig_i_4)))
+	swig_r_p := C._wrap_weft_symbol_compose_capi_7f658f417cd06050(C.uintptr_t(_swig_i_0), *(*C.swig_type_169)(unsafe.Pointer(&_swig_i_1)), C.swig_type_170(_swig_i_2), *(*C.swig_type_171)(unsafe.Pointer(&_swig_i_3)), *(*C.swig_type_172)(unsafe.Pointer(&_swig_i_4)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -2171,7 +2245,7 @@ func Weft_symbol_group(arg1 []uintptr, arg2 uint64, arg3 []uintptr) (_swig_ret e
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r_p := C._wrap_weft_symbol_group_capi_eb413f0ef3696eb4(*(*C.swig_type_166)(unsafe.Pointer(&_swig_i_0)), C.swig_type_167(_swig_i_1), *(*C.swig_type_168)(unsafe.Pointer(&_swig_i_2)))
+	swig_r_p := C._wrap_weft_symbol_group_capi_7f658f417cd06050(*(*C.swig_type_174)(unsafe.Pointer(&_swig_i_0)), C.swig_type_175(_swig_i_1), *(*C.swig_type_176)(unsafe.Pointer(&_swig_i_2)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -2194,7 +2268,7 @@ func Weft_symbol_copy(arg1 uintptr, arg2 []uintptr) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_symbol_copy_capi_eb413f0ef3696eb4(C.uintptr_t(_swig_i_0), *(*C.swig_type_170)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_weft_symbol_copy_capi_7f658f417cd06050(C.uintptr_t(_swig_i_0), *(*C.swig_type_178)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -2213,7 +2287,7 @@ func Weft_symbol_copy(arg1 uintptr, arg2 []uintptr) (_swig_ret error) {
 func Weft_symbol_free(arg1 uintptr) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
-	swig_r_p := C._wrap_weft_symbol_free_capi_eb413f0ef3696eb4(C.uintptr_t(_swig_i_0))
+	swig_r_p := C._wrap_weft_symbol_free_capi_7f658f417cd06050(C.uintptr_t(_swig_i_0))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 error
 
@@ -2230,7 +2304,7 @@ func Weft_symbol_num_outputs(arg1 uintptr, arg2 []uint64) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_symbol_num_outputs_capi_eb413f0ef3696eb4(C.uintptr_t(_swig_i_0), *(*C.swig_type_173)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_weft_symbol_num_outputs_capi_7f658f417cd06050(C.uintptr_t(_swig_i_0), *(*C.swig_type_181)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -2251,7 +2325,7 @@ func Weft_symbol_get_output(arg1 uintptr, arg2 uint64, arg3 []uintptr) (_swig_re
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r_p := C._wrap_weft_symbol_get_output_capi_eb413f0ef3696eb4(C.uintptr_t(_swig_i_0), C.swig_type_175(_swig_i_1), *(*C.swig_type_176)(unsafe.Pointer(&_swig_i_2)))
+	swig_r_p := C._wrap_weft_symbol_get_output_capi_7f658f417cd06050(C.uintptr_t(_swig_i_0), C.swig_type_183(_swig_i_1), *(*C.swig_type_184)(unsafe.Pointer(&_swig_i_2)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg3
@@ -2271,7 +2345,7 @@ func Weft_symbol_get_internals(arg1 uintptr, arg2 []uintptr) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_symbol_get_internals_capi_eb413f0ef3696eb4(C.uintptr_t(_swig_i_0), *(*C.swig_type_178)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_weft_symbol_get_internals_capi_7f658f417cd06050(C.uintptr_t(_swig_i_0), *(*C.swig_type_186)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -2291,7 +2365,7 @@ func Weft_symbol_get_children(arg1 uintptr, arg2 []uintptr) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_symbol_get_children_capi_eb413f0ef3696eb4(C.uintptr_t(_swig_i_0), *(*C.swig_type_180)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_weft_symbol_get_children_capi_7f658f417cd06050(C.uintptr_t(_swig_i_0), *(*C.swig_type_188)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -2311,7 +2385,7 @@ func Weft_symbol_list_arguments(arg1 uintptr, arg2 []uintptr) (_swig_ret error) 
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_symbol_list_arguments_capi_eb413f0ef3696eb4(C.uintptr_t(_swig_i_0), *(*C.swig_type_182)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_weft_symbol_list_arguments_capi_7f658f417cd06050(C.uintptr_t(_swig_i_0), *(*C.swig_type_190)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -2331,7 +2405,7 @@ func Weft_symbol_list_outputs(arg1 uintptr, arg2 []uintptr) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_symbol_list_outputs_capi_eb413f0ef3696eb4(C.uintptr_t(_swig_i_0), *(*C.swig_type_184)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_weft_symbol_list_outputs_capi_7f658f417cd06050(C.uintptr_t(_swig_i_0), *(*C.swig_type_192)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -2351,7 +2425,7 @@ func Weft_symbol_list_auxiliary_states(arg1 uintptr, arg2 []uintptr) (_swig_ret 
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_symbol_list_auxiliary_states_capi_eb413f0ef3696eb4(C.uintptr_t(_swig_i_0), *(*C.swig_type_186)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_weft_symbol_list_auxiliary_states_capi_7f658f417cd06050(C.uintptr_t(_swig_i_0), *(*C.swig_type_194)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -2371,7 +2445,7 @@ func Weft_symbol_list_inputs(arg1 uintptr, arg2 []uintptr) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_symbol_list_inputs_capi_eb413f0ef3696eb4(C.uintptr_t(_swig_i_0), *(*C.swig_type_188)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_weft_symbol_list_inputs_capi_7f658f417cd06050(C.uintptr_t(_swig_i_0), *(*C.swig_type_196)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -2391,7 +2465,7 @@ func Weft_symbol_get_name(arg1 uintptr, arg2 []uintptr) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_symbol_get_name_capi_eb413f0ef3696eb4(C.uintptr_t(_swig_i_0), *(*C.swig_type_190)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_weft_symbol_get_name_capi_7f658f417cd06050(C.uintptr_t(_swig_i_0), *(*C.swig_type_198)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -2412,7 +2486,7 @@ func Weft_symbol_get_attr(arg1 uintptr, arg2 string, arg3 []uintptr) (_swig_ret 
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r_p := C._wrap_weft_symbol_get_attr_capi_eb413f0ef3696eb4(C.uintptr_t(_swig_i_0), *(*C.swig_type_192)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_193)(unsafe.Pointer(&_swig_i_2)))
+	swig_r_p := C._wrap_weft_symbol_get_attr_capi_7f658f417cd06050(C.uintptr_t(_swig_i_0), *(*C.swig_type_200)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_201)(unsafe.Pointer(&_swig_i_2)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -2436,7 +2510,7 @@ func Weft_symbol_set_attr(arg1 uintptr, arg2 string, arg3 string) (_swig_ret err
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r_p := C._wrap_weft_symbol_set_attr_capi_eb413f0ef3696eb4(C.uintptr_t(_swig_i_0), *(*C.swig_type_195)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_196)(unsafe.Pointer(&_swig_i_2)))
+	swig_r_p := C._wrap_weft_symbol_set_attr_capi_7f658f417cd06050(C.uintptr_t(_swig_i_0), *(*C.swig_type_203)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_204)(unsafe.Pointer(&_swig_i_2)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -2461,7 +2535,7 @@ func Weft_symbol_list_attr(arg1 uintptr, arg2 int, arg3 []uintptr, arg4 []uintpt
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
-	swig_r_p := C._wrap_weft_symbol_list_attr_capi_eb413f0ef3696eb4(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1), *(*C.swig_type_198)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_199)(unsafe.Pointer(&_swig_i_3)))
+	swig_r_p := C._wrap_weft_symbol_list_attr_capi_7f658f417cd06050(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1), *(*C.swig_type_206)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_207)(unsafe.Pointer(&_swig_i_3)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg3
@@ -2484,7 +2558,7 @@ func Weft_symbol_to_json(arg1 uintptr, arg2 []uintptr) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_symbol_to_json_capi_eb413f0ef3696eb4(C.uintptr_t(_swig_i_0), *(*C.swig_type_201)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_weft_symbol_to_json_capi_7f658f417cd06050(C.uintptr_t(_swig_i_0), *(*C.swig_type_209)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -2504,7 +2578,7 @@ func Weft_symbol_save_file(arg1 uintptr, arg2 string) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_symbol_save_file_capi_eb413f0ef3696eb4(C.uintptr_t(_swig_i_0), *(*C.swig_type_203)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_weft_symbol_save_file_capi_7f658f417cd06050(C.uintptr_t(_swig_i_0), *(*C.swig_type_211)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -2524,7 +2598,7 @@ func Weft_symbol_from_json(arg1 string, arg2 []uintptr) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_symbol_from_json_capi_eb413f0ef3696eb4(*(*C.swig_type_205)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_206)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_weft_symbol_from_json_capi_7f658f417cd06050(*(*C.swig_type_213)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_214)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -2547,7 +2621,7 @@ func Weft_symbol_from_json_file(arg1 string, arg2 []uintptr) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_symbol_from_json_file_capi_eb413f0ef3696eb4(*(*C.swig_type_208)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_209)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_weft_symbol_from_json_file_capi_7f658f417cd06050(*(*C.swig_type_216)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_217)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -2573,7 +2647,7 @@ func Weft_symbol_json_info(arg1 uintptr, arg2 []int32, arg3 []int32, arg4 []int3
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
 	_swig_i_4 := arg5
-	swig_r_p := C._wrap_weft_symbol_json_info_capi_eb413f0ef3696eb4(C.uintptr_t(_swig_i_0), *(*C.swig_type_211)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_212)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_213)(unsafe.Pointer(&_swig_i_3)), *(*C.swig_type_214)(unsafe.Pointer(&_swig_i_4)))
+	swig_r_p := C._wrap_weft_symbol_json_info_capi_7f658f417cd06050(C.uintptr_t(_swig_i_0), *(*C.swig_type_219)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_220)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_221)(unsafe.Pointer(&_swig_i_3)), *(*C.swig_type_222)(unsafe.Pointer(&_swig_i_4)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -2607,7 +2681,7 @@ func Weft_symbol_infer_shape_partial(arg1 uintptr, arg2 uint64, arg3 []string, a
 	_swig_i_3 := arg4
 	_swig_i_4 := arg5
 	_swig_i_5 := arg6
-	swig_r_p := C._wrap_weft_symbol_infer_shape_partial_capi_eb413f0ef3696eb4(C.uintptr_t(_swig_i_0), C.swig_type_216(_swig_i_1), *(*C.swig_type_217)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_218)(unsafe.Pointer(&_swig_i_3)), *(*C.swig_type_219)(unsafe.Pointer(&_swig_i_4)), *(*C.swig_type_220)(unsafe.Pointer(&_swig_i_5)))
+	swig_r_p := C._wrap_weft_symbol_infer_shape_partial_capi_7f658f417cd06050(C.uintptr_t(_swig_i_0), C.swig_type_224(_swig_i_1), *(*C.swig_type_225)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_226)(unsafe.Pointer(&_swig_i_3)), *(*C.swig_type_227)(unsafe.Pointer(&_swig_i_4)), *(*C.swig_type_228)(unsafe.Pointer(&_swig_i_5)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = _swig_i_2
@@ -2641,7 +2715,7 @@ func Weft_symbol_infer_shape(arg1 uintptr, arg2 uint64, arg3 []string, arg4 []ui
 	_swig_i_3 := arg4
 	_swig_i_4 := arg5
 	_swig_i_5 := arg6
-	swig_r_p := C._wrap_weft_symbol_infer_shape_capi_eb413f0ef3696eb4(C.uintptr_t(_swig_i_0), C.swig_type_222(_swig_i_1), *(*C.swig_type_223)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_224)(unsafe.Pointer(&_swig_i_3)), *(*C.swig_type_225)(unsafe.Pointer(&_swig_i_4)), *(*C.swig_type_226)(unsafe.Pointer(&_swig_i_5)))
+	swig_r_p := C._wrap_weft_symbol_infer_shape_capi_7f658f417cd06050(C.uintptr_t(_swig_i_0), C.swig_type_230(_swig_i_1), *(*C.swig_type_231)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_232)(unsafe.Pointer(&_swig_i_3)), *(*C.swig_type_233)(unsafe.Pointer(&_swig_i_4)), *(*C.swig_type_234)(unsafe.Pointer(&_swig_i_5)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = _swig_i_2
@@ -2670,7 +2744,7 @@ func Weft_shape_result_complete(arg1 uintptr, arg2 []int32) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_shape_result_complete_capi_eb413f0ef3696eb4(C.uintptr_t(_swig_i_0), *(*C.swig_type_228)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_weft_shape_result_complete_capi_7f658f417cd06050(C.uintptr_t(_swig_i_0), *(*C.swig_type_236)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -2691,7 +2765,7 @@ func Weft_shape_result_count(arg1 uintptr, arg2 int, arg3 []uint64) (_swig_ret e
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r_p := C._wrap_weft_shape_result_count_capi_eb413f0ef3696eb4(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1), *(*C.swig_type_230)(unsafe.Pointer(&_swig_i_2)))
+	swig_r_p := C._wrap_weft_shape_result_count_capi_7f658f417cd06050(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1), *(*C.swig_type_238)(unsafe.Pointer(&_swig_i_2)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg3
@@ -2714,7 +2788,7 @@ func Weft_shape_result_name(arg1 uintptr, arg2 int, arg3 uint64, arg4 []string) 
 	_swig_i_2 := arg3
 	var _swig_i_3 []string
  _swig_i_3 = make([]string, len(arg4)) 
-	swig_r_p := C._wrap_weft_shape_result_name_capi_eb413f0ef3696eb4(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1), C.swig_type_232(_swig_i_2), *(*C.swig_type_233)(unsafe.Pointer(&_swig_i_3)))
+	swig_r_p := C._wrap_weft_shape_result_name_capi_7f658f417cd06050(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1), C.swig_type_240(_swig_i_2), *(*C.swig_type_241)(unsafe.Pointer(&_swig_i_3)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 
 	for i := range _swig_i_3 {
@@ -2745,7 +2819,7 @@ func Weft_shape_result_ndim(arg1 uintptr, arg2 int, arg3 uint64, arg4 []int32) (
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
-	swig_r_p := C._wrap_weft_shape_result_ndim_capi_eb413f0ef3696eb4(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1), C.swig_type_235(_swig_i_2), *(*C.swig_type_236)(unsafe.Pointer(&_swig_i_3)))
+	swig_r_p := C._wrap_weft_shape_result_ndim_capi_7f658f417cd06050(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1), C.swig_type_243(_swig_i_2), *(*C.swig_type_244)(unsafe.Pointer(&_swig_i_3)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg4
@@ -2768,7 +2842,7 @@ func Weft_shape_result_dims(arg1 uintptr, arg2 int, arg3 uint64, arg4 []int64, a
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
 	_swig_i_4 := arg5
-	swig_r_p := C._wrap_weft_shape_result_dims_capi_eb413f0ef3696eb4(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1), C.swig_type_238(_swig_i_2), *(*C.swig_type_239)(unsafe.Pointer(&_swig_i_3)), C.swig_type_240(_swig_i_4))
+	swig_r_p := C._wrap_weft_shape_result_dims_capi_7f658f417cd06050(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1), C.swig_type_246(_swig_i_2), *(*C.swig_type_247)(unsafe.Pointer(&_swig_i_3)), C.swig_type_248(_swig_i_4))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg4
@@ -2788,7 +2862,7 @@ func Weft_shape_result_num_unknown(arg1 uintptr, arg2 []uint64) (_swig_ret error
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_shape_result_num_unknown_capi_eb413f0ef3696eb4(C.uintptr_t(_swig_i_0), *(*C.swig_type_242)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_weft_shape_result_num_unknown_capi_7f658f417cd06050(C.uintptr_t(_swig_i_0), *(*C.swig_type_250)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -2810,7 +2884,7 @@ func Weft_shape_result_unknown_name(arg1 uintptr, arg2 uint64, arg3 []string) (_
 	_swig_i_1 := arg2
 	var _swig_i_2 []string
  _swig_i_2 = make([]string, len(arg3)) 
-	swig_r_p := C._wrap_weft_shape_result_unknown_name_capi_eb413f0ef3696eb4(C.uintptr_t(_swig_i_0), C.swig_type_244(_swig_i_1), *(*C.swig_type_245)(unsafe.Pointer(&_swig_i_2)))
+	swig_r_p := C._wrap_weft_shape_result_unknown_name_capi_7f658f417cd06050(C.uintptr_t(_swig_i_0), C.swig_type_252(_swig_i_1), *(*C.swig_type_253)(unsafe.Pointer(&_swig_i_2)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 
 	for i := range _swig_i_2 {
@@ -2838,7 +2912,7 @@ func Weft_shape_result_unknown_name(arg1 uintptr, arg2 uint64, arg3 []string) (_
 func Weft_shape_result_free(arg1 uintptr) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
-	swig_r_p := C._wrap_weft_shape_result_free_capi_eb413f0ef3696eb4(C.uintptr_t(_swig_i_0))
+	swig_r_p := C._wrap_weft_shape_result_free_capi_7f658f417cd06050(C.uintptr_t(_swig_i_0))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 error
 
@@ -2859,7 +2933,7 @@ func Weft_symbol_infer_type_partial(arg1 uintptr, arg2 uint64, arg3 []string, ar
  _swig_i_2 = weftJoin(arg3) 
 	_swig_i_3 := arg4
 	_swig_i_4 := arg5
-	swig_r_p := C._wrap_weft_symbol_infer_type_partial_capi_eb413f0ef3696eb4(C.uintptr_t(_swig_i_0), C.swig_type_248(_swig_i_1), *(*C.swig_type_249)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_250)(unsafe.Pointer(&_swig_i_3)), *(*C.swig_type_251)(unsafe.Pointer(&_swig_i_4)))
+	swig_r_p := C._wrap_weft_symbol_infer_type_partial_capi_7f658f417cd06050(C.uintptr_t(_swig_i_0), C.swig_type_256(_swig_i_1), *(*C.swig_type_257)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_258)(unsafe.Pointer(&_swig_i_3)), *(*C.swig_type_259)(unsafe.Pointer(&_swig_i_4)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = _swig_i_2
@@ -2889,7 +2963,7 @@ func Weft_symbol_infer_type(arg1 uintptr, arg2 uint64, arg3 []string, arg4 []int
  _swig_i_2 = weftJoin(arg3) 
 	_swig_i_3 := arg4
 	_swig_i_4 := arg5
-	swig_r_p := C._wrap_weft_symbol_infer_type_capi_eb413f0ef3696eb4(C.uintptr_t(_swig_i_0), C.swig_type_253(_swig_i_1), *(*C.swig_type_254)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_255)(unsafe.Pointer(&_swig_i_3)), *(*C.swig_type_256)(unsafe.Pointer(&_swig_i_4)))
+	swig_r_p := C._wrap_weft_symbol_infer_type_capi_7f658f417cd06050(C.uintptr_t(_swig_i_0), C.swig_type_261(_swig_i_1), *(*C.swig_type_262)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_263)(unsafe.Pointer(&_swig_i_3)), *(*C.swig_type_264)(unsafe.Pointer(&_swig_i_4)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = _swig_i_2
@@ -2915,7 +2989,7 @@ func Weft_type_result_complete(arg1 uintptr, arg2 []int32) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_type_result_complete_capi_eb413f0ef3696eb4(C.uintptr_t(_swig_i_0), *(*C.swig_type_258)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_weft_type_result_complete_capi_7f658f417cd06050(C.uintptr_t(_swig_i_0), *(*C.swig_type_266)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -2936,7 +3010,7 @@ func Weft_type_result_count(arg1 uintptr, arg2 int, arg3 []uint64) (_swig_ret er
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r_p := C._wrap_weft_type_result_count_capi_eb413f0ef3696eb4(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1), *(*C.swig_type_260)(unsafe.Pointer(&_swig_i_2)))
+	swig_r_p := C._wrap_weft_type_result_count_capi_7f658f417cd06050(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1), *(*C.swig_type_268)(unsafe.Pointer(&_swig_i_2)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg3
@@ -2959,7 +3033,7 @@ func Weft_type_result_name(arg1 uintptr, arg2 int, arg3 uint64, arg4 []string) (
 	_swig_i_2 := arg3
 	var _swig_i_3 []string
  _swig_i_3 = make([]string, len(arg4)) 
-	swig_r_p := C._wrap_weft_type_result_name_capi_eb413f0ef3696eb4(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1), C.swig_type_262(_swig_i_2), *(*C.swig_type_263)(unsafe.Pointer(&_swig_i_3)))
+	swig_r_p := C._wrap_weft_type_result_name_capi_7f658f417cd06050(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1), C.swig_type_270(_swig_i_2), *(*C.swig_type_271)(unsafe.Pointer(&_swig_i_3)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 
 	for i := range _swig_i_3 {
@@ -2990,7 +3064,7 @@ func Weft_type_result_dtype(arg1 uintptr, arg2 int, arg3 uint64, arg4 []int32) (
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
-	swig_r_p := C._wrap_weft_type_result_dtype_capi_eb413f0ef3696eb4(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1), C.swig_type_265(_swig_i_2), *(*C.swig_type_266)(unsafe.Pointer(&_swig_i_3)))
+	swig_r_p := C._wrap_weft_type_result_dtype_capi_7f658f417cd06050(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1), C.swig_type_273(_swig_i_2), *(*C.swig_type_274)(unsafe.Pointer(&_swig_i_3)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg4
@@ -3010,7 +3084,7 @@ func Weft_type_result_num_unknown(arg1 uintptr, arg2 []uint64) (_swig_ret error)
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_type_result_num_unknown_capi_eb413f0ef3696eb4(C.uintptr_t(_swig_i_0), *(*C.swig_type_268)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_weft_type_result_num_unknown_capi_7f658f417cd06050(C.uintptr_t(_swig_i_0), *(*C.swig_type_276)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -3032,7 +3106,7 @@ func Weft_type_result_unknown_name(arg1 uintptr, arg2 uint64, arg3 []string) (_s
 	_swig_i_1 := arg2
 	var _swig_i_2 []string
  _swig_i_2 = make([]string, len(arg3)) 
-	swig_r_p := C._wrap_weft_type_result_unknown_name_capi_eb413f0ef3696eb4(C.uintptr_t(_swig_i_0), C.swig_type_270(_swig_i_1), *(*C.swig_type_271)(unsafe.Pointer(&_swig_i_2)))
+	swig_r_p := C._wrap_weft_type_result_unknown_name_capi_7f658f417cd06050(C.uintptr_t(_swig_i_0), C.swig_type_278(_swig_i_1), *(*C.swig_type_279)(unsafe.Pointer(&_swig_i_2)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 
 	for i := range _swig_i_2 {
@@ -3060,7 +3134,7 @@ func Weft_type_result_unknown_name(arg1 uintptr, arg2 uint64, arg3 []string) (_s
 func Weft_type_result_free(arg1 uintptr) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
-	swig_r_p := C._wrap_weft_type_result_free_capi_eb413f0ef3696eb4(C.uintptr_t(_swig_i_0))
+	swig_r_p := C._wrap_weft_type_result_free_capi_7f658f417cd06050(C.uintptr_t(_swig_i_0))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 error
 
@@ -3093,7 +3167,7 @@ func Weft_symbol_place_device(arg1 uintptr, arg2 int, arg3 int, arg4 int, arg5 u
 	_swig_i_13 := arg14
 	_swig_i_14 := arg15
 	_swig_i_15 := arg16
-	swig_r_p := C._wrap_weft_symbol_place_device_capi_eb413f0ef3696eb4(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1), C.swig_intgo(_swig_i_2), C.swig_intgo(_swig_i_3), C.swig_type_274(_swig_i_4), *(*C.swig_type_275)(unsafe.Pointer(&_swig_i_5)), *(*C.swig_type_276)(unsafe.Pointer(&_swig_i_6)), *(*C.swig_type_277)(unsafe.Pointer(&_swig_i_7)), C.swig_type_278(_swig_i_8), *(*C.swig_type_279)(unsafe.Pointer(&_swig_i_9)), *(*C.swig_type_280)(unsafe.Pointer(&_swig_i_10)), *(*C.swig_type_281)(unsafe.Pointer(&_swig_i_11)), *(*C.swig_type_282)(unsafe.Pointer(&_swig_i_12)), *(*C.swig_type_283)(unsafe.Pointer(&_swig_i_13)), *(*C.swig_type_284)(unsafe.Pointer(&_swig_i_14)), *(*C.swig_type_285)(unsafe.Pointer(&_swig_i_15)))
+	swig_r_p := C._wrap_weft_symbol_place_device_capi_7f658f417cd06050(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1), C.swig_intgo(_swig_i_2), C.swig_intgo(_swig_i_3), C.swig_type_282(_swig_i_4), *(*C.swig_type_283)(unsafe.Pointer(&_swig_i_5)), *(*C.swig_type_284)(unsafe.Pointer(&_swig_i_6)), *(*C.swig_type_285)(unsafe.Pointer(&_swig_i_7)), C.swig_type_286(_swig_i_8), *(*C.swig_type_287)(unsafe.Pointer(&_swig_i_9)), *(*C.swig_type_288)(unsafe.Pointer(&_swig_i_10)), *(*C.swig_type_289)(unsafe.Pointer(&_swig_i_11)), *(*C.swig_type_290)(unsafe.Pointer(&_swig_i_12)), *(*C.swig_type_291)(unsafe.Pointer(&_swig_i_13)), *(*C.swig_type_292)(unsafe.Pointer(&_swig_i_14)), *(*C.swig_type_293)(unsafe.Pointer(&_swig_i_15)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = _swig_i_5
@@ -3154,7 +3228,7 @@ func Weft_symbol_place_device_graph(arg1 uintptr, arg2 int, arg3 int, arg4 int, 
 	_swig_i_11 := arg12
 	_swig_i_12 := arg13
 	_swig_i_13 := arg14
-	swig_r_p := C._wrap_weft_symbol_place_device_graph_capi_eb413f0ef3696eb4(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1), C.swig_intgo(_swig_i_2), C.swig_intgo(_swig_i_3), C.swig_type_287(_swig_i_4), *(*C.swig_type_288)(unsafe.Pointer(&_swig_i_5)), *(*C.swig_type_289)(unsafe.Pointer(&_swig_i_6)), *(*C.swig_type_290)(unsafe.Pointer(&_swig_i_7)), C.swig_type_291(_swig_i_8), *(*C.swig_type_292)(unsafe.Pointer(&_swig_i_9)), *(*C.swig_type_293)(unsafe.Pointer(&_swig_i_10)), *(*C.swig_type_294)(unsafe.Pointer(&_swig_i_11)), *(*C.swig_type_295)(unsafe.Pointer(&_swig_i_12)), *(*C.swig_type_296)(unsafe.Pointer(&_swig_i_13)))
+	swig_r_p := C._wrap_weft_symbol_place_device_graph_capi_7f658f417cd06050(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1), C.swig_intgo(_swig_i_2), C.swig_intgo(_swig_i_3), C.swig_type_295(_swig_i_4), *(*C.swig_type_296)(unsafe.Pointer(&_swig_i_5)), *(*C.swig_type_297)(unsafe.Pointer(&_swig_i_6)), *(*C.swig_type_298)(unsafe.Pointer(&_swig_i_7)), C.swig_type_299(_swig_i_8), *(*C.swig_type_300)(unsafe.Pointer(&_swig_i_9)), *(*C.swig_type_301)(unsafe.Pointer(&_swig_i_10)), *(*C.swig_type_302)(unsafe.Pointer(&_swig_i_11)), *(*C.swig_type_303)(unsafe.Pointer(&_swig_i_12)), *(*C.swig_type_304)(unsafe.Pointer(&_swig_i_13)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = _swig_i_5
@@ -3207,7 +3281,7 @@ func Weft_executor_simple_bind(arg1 uintptr, arg2 int, arg3 int, arg4 uint64, ar
 	_swig_i_9 := arg10
 	_swig_i_10 := arg11
 	_swig_i_11 := arg12
-	swig_r_p := C._wrap_weft_executor_simple_bind_capi_eb413f0ef3696eb4(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1), C.swig_intgo(_swig_i_2), C.swig_type_298(_swig_i_3), *(*C.swig_type_299)(unsafe.Pointer(&_swig_i_4)), *(*C.swig_type_300)(unsafe.Pointer(&_swig_i_5)), *(*C.swig_type_301)(unsafe.Pointer(&_swig_i_6)), C.swig_type_302(_swig_i_7), *(*C.swig_type_303)(unsafe.Pointer(&_swig_i_8)), *(*C.swig_type_304)(unsafe.Pointer(&_swig_i_9)), *(*C.swig_type_305)(unsafe.Pointer(&_swig_i_10)), *(*C.swig_type_306)(unsafe.Pointer(&_swig_i_11)))
+	swig_r_p := C._wrap_weft_executor_simple_bind_capi_7f658f417cd06050(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1), C.swig_intgo(_swig_i_2), C.swig_type_306(_swig_i_3), *(*C.swig_type_307)(unsafe.Pointer(&_swig_i_4)), *(*C.swig_type_308)(unsafe.Pointer(&_swig_i_5)), *(*C.swig_type_309)(unsafe.Pointer(&_swig_i_6)), C.swig_type_310(_swig_i_7), *(*C.swig_type_311)(unsafe.Pointer(&_swig_i_8)), *(*C.swig_type_312)(unsafe.Pointer(&_swig_i_9)), *(*C.swig_type_313)(unsafe.Pointer(&_swig_i_10)), *(*C.swig_type_314)(unsafe.Pointer(&_swig_i_11)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = _swig_i_4
@@ -3253,7 +3327,7 @@ func Weft_executor_bind(arg1 uintptr, arg2 int, arg3 int, arg4 []uintptr, arg5 u
 	_swig_i_7 := arg8
 	_swig_i_8 := arg9
 	_swig_i_9 := arg10
-	swig_r_p := C._wrap_weft_executor_bind_capi_eb413f0ef3696eb4(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1), C.swig_intgo(_swig_i_2), *(*C.swig_type_308)(unsafe.Pointer(&_swig_i_3)), C.swig_type_309(_swig_i_4), *(*C.swig_type_310)(unsafe.Pointer(&_swig_i_5)), *(*C.swig_type_311)(unsafe.Pointer(&_swig_i_6)), *(*C.swig_type_312)(unsafe.Pointer(&_swig_i_7)), C.swig_type_313(_swig_i_8), *(*C.swig_type_314)(unsafe.Pointer(&_swig_i_9)))
+	swig_r_p := C._wrap_weft_executor_bind_capi_7f658f417cd06050(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1), C.swig_intgo(_swig_i_2), *(*C.swig_type_316)(unsafe.Pointer(&_swig_i_3)), C.swig_type_317(_swig_i_4), *(*C.swig_type_318)(unsafe.Pointer(&_swig_i_5)), *(*C.swig_type_319)(unsafe.Pointer(&_swig_i_6)), *(*C.swig_type_320)(unsafe.Pointer(&_swig_i_7)), C.swig_type_321(_swig_i_8), *(*C.swig_type_322)(unsafe.Pointer(&_swig_i_9)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg4
@@ -3302,7 +3376,7 @@ func Weft_executor_simple_bind_group2ctx(arg1 uintptr, arg2 int, arg3 int, arg4 
 	_swig_i_13 := arg14
 	_swig_i_14 := arg15
 	_swig_i_15 := arg16
-	swig_r_p := C._wrap_weft_executor_simple_bind_group2ctx_capi_eb413f0ef3696eb4(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1), C.swig_intgo(_swig_i_2), C.swig_type_316(_swig_i_3), *(*C.swig_type_317)(unsafe.Pointer(&_swig_i_4)), *(*C.swig_type_318)(unsafe.Pointer(&_swig_i_5)), *(*C.swig_type_319)(unsafe.Pointer(&_swig_i_6)), C.swig_type_320(_swig_i_7), *(*C.swig_type_321)(unsafe.Pointer(&_swig_i_8)), *(*C.swig_type_322)(unsafe.Pointer(&_swig_i_9)), *(*C.swig_type_323)(unsafe.Pointer(&_swig_i_10)), C.swig_type_324(_swig_i_11), *(*C.swig_type_325)(unsafe.Pointer(&_swig_i_12)), *(*C.swig_type_326)(unsafe.Pointer(&_swig_i_13)), *(*C.swig_type_327)(unsafe.Pointer(&_swig_i_14)), *(*C.swig_type_328)(unsafe.Pointer(&_swig_i_15)))
+	swig_r_p := C._wrap_weft_executor_simple_bind_group2ctx_capi_7f658f417cd06050(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1), C.swig_intgo(_swig_i_2), C.swig_type_324(_swig_i_3), *(*C.swig_type_325)(unsafe.Pointer(&_swig_i_4)), *(*C.swig_type_326)(unsafe.Pointer(&_swig_i_5)), *(*C.swig_type_327)(unsafe.Pointer(&_swig_i_6)), C.swig_type_328(_swig_i_7), *(*C.swig_type_329)(unsafe.Pointer(&_swig_i_8)), *(*C.swig_type_330)(unsafe.Pointer(&_swig_i_9)), *(*C.swig_type_331)(unsafe.Pointer(&_swig_i_10)), C.swig_type_332(_swig_i_11), *(*C.swig_type_333)(unsafe.Pointer(&_swig_i_12)), *(*C.swig_type_334)(unsafe.Pointer(&_swig_i_13)), *(*C.swig_type_335)(unsafe.Pointer(&_swig_i_14)), *(*C.swig_type_336)(unsafe.Pointer(&_swig_i_15)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = _swig_i_4
@@ -3362,7 +3436,7 @@ func Weft_executor_bind_group2ctx(arg1 uintptr, arg2 int, arg3 int, arg4 uint64,
 	_swig_i_11 := arg12
 	_swig_i_12 := arg13
 	_swig_i_13 := arg14
-	swig_r_p := C._wrap_weft_executor_bind_group2ctx_capi_eb413f0ef3696eb4(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1), C.swig_intgo(_swig_i_2), C.swig_type_330(_swig_i_3), *(*C.swig_type_331)(unsafe.Pointer(&_swig_i_4)), *(*C.swig_type_332)(unsafe.Pointer(&_swig_i_5)), *(*C.swig_type_333)(unsafe.Pointer(&_swig_i_6)), *(*C.swig_type_334)(unsafe.Pointer(&_swig_i_7)), C.swig_type_335(_swig_i_8), *(*C.swig_type_336)(unsafe.Pointer(&_swig_i_9)), *(*C.swig_type_337)(unsafe.Pointer(&_swig_i_10)), *(*C.swig_type_338)(unsafe.Pointer(&_swig_i_11)), C.swig_type_339(_swig_i_12), *(*C.swig_type_340)(unsafe.Pointer(&_swig_i_13)))
+	swig_r_p := C._wrap_weft_executor_bind_group2ctx_capi_7f658f417cd06050(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1), C.swig_intgo(_swig_i_2), C.swig_type_338(_swig_i_3), *(*C.swig_type_339)(unsafe.Pointer(&_swig_i_4)), *(*C.swig_type_340)(unsafe.Pointer(&_swig_i_5)), *(*C.swig_type_341)(unsafe.Pointer(&_swig_i_6)), *(*C.swig_type_342)(unsafe.Pointer(&_swig_i_7)), C.swig_type_343(_swig_i_8), *(*C.swig_type_344)(unsafe.Pointer(&_swig_i_9)), *(*C.swig_type_345)(unsafe.Pointer(&_swig_i_10)), *(*C.swig_type_346)(unsafe.Pointer(&_swig_i_11)), C.swig_type_347(_swig_i_12), *(*C.swig_type_348)(unsafe.Pointer(&_swig_i_13)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = _swig_i_4
@@ -3403,7 +3477,7 @@ func Weft_executor_forward(arg1 uintptr, arg2 int) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_executor_forward_capi_eb413f0ef3696eb4(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1))
+	swig_r_p := C._wrap_weft_executor_forward_capi_7f658f417cd06050(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 error
 
@@ -3421,7 +3495,7 @@ func Weft_executor_backward(arg1 uintptr, arg2 []uintptr, arg3 uint64) (_swig_re
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r_p := C._wrap_weft_executor_backward_capi_eb413f0ef3696eb4(C.uintptr_t(_swig_i_0), *(*C.swig_type_343)(unsafe.Pointer(&_swig_i_1)), C.swig_type_344(_swig_i_2))
+	swig_r_p := C._wrap_weft_executor_backward_capi_7f658f417cd06050(C.uintptr_t(_swig_i_0), *(*C.swig_type_351)(unsafe.Pointer(&_swig_i_1)), C.swig_type_352(_swig_i_2))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -3441,7 +3515,7 @@ func Weft_executor_outputs(arg1 uintptr, arg2 []uintptr) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_executor_outputs_capi_eb413f0ef3696eb4(C.uintptr_t(_swig_i_0), *(*C.swig_type_346)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_weft_executor_outputs_capi_7f658f417cd06050(C.uintptr_t(_swig_i_0), *(*C.swig_type_354)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -3461,7 +3535,7 @@ func Weft_executor_arg_arrays(arg1 uintptr, arg2 []uintptr) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_executor_arg_arrays_capi_eb413f0ef3696eb4(C.uintptr_t(_swig_i_0), *(*C.swig_type_348)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_weft_executor_arg_arrays_capi_7f658f417cd06050(C.uintptr_t(_swig_i_0), *(*C.swig_type_356)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -3481,7 +3555,7 @@ func Weft_executor_grad_arrays(arg1 uintptr, arg2 []uintptr) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_executor_grad_arrays_capi_eb413f0ef3696eb4(C.uintptr_t(_swig_i_0), *(*C.swig_type_350)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_weft_executor_grad_arrays_capi_7f658f417cd06050(C.uintptr_t(_swig_i_0), *(*C.swig_type_358)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -3501,7 +3575,7 @@ func Weft_executor_aux_arrays(arg1 uintptr, arg2 []uintptr) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_executor_aux_arrays_capi_eb413f0ef3696eb4(C.uintptr_t(_swig_i_0), *(*C.swig_type_352)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_weft_executor_aux_arrays_capi_7f658f417cd06050(C.uintptr_t(_swig_i_0), *(*C.swig_type_360)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -3528,7 +3602,7 @@ func Weft_executor_reshape(arg1 uintptr, arg2 uint64, arg3 []string, arg4 []uint
 	_swig_i_5 := arg6
 	_swig_i_6 := arg7
 	_swig_i_7 := arg8
-	swig_r_p := C._wrap_weft_executor_reshape_capi_eb413f0ef3696eb4(C.uintptr_t(_swig_i_0), C.swig_type_354(_swig_i_1), *(*C.swig_type_355)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_356)(unsafe.Pointer(&_swig_i_3)), *(*C.swig_type_357)(unsafe.Pointer(&_swig_i_4)), C.swig_intgo(_swig_i_5), C.swig_intgo(_swig_i_6), *(*C.swig_type_358)(unsafe.Pointer(&_swig_i_7)))
+	swig_r_p := C._wrap_weft_executor_reshape_capi_7f658f417cd06050(C.uintptr_t(_swig_i_0), C.swig_type_362(_swig_i_1), *(*C.swig_type_363)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_364)(unsafe.Pointer(&_swig_i_3)), *(*C.swig_type_365)(unsafe.Pointer(&_swig_i_4)), C.swig_intgo(_swig_i_5), C.swig_intgo(_swig_i_6), *(*C.swig_type_366)(unsafe.Pointer(&_swig_i_7)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = _swig_i_2
@@ -3557,7 +3631,7 @@ func Weft_executor_print(arg1 uintptr, arg2 []uintptr) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_executor_print_capi_eb413f0ef3696eb4(C.uintptr_t(_swig_i_0), *(*C.swig_type_360)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_weft_executor_print_capi_7f658f417cd06050(C.uintptr_t(_swig_i_0), *(*C.swig_type_368)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -3576,7 +3650,7 @@ func Weft_executor_print(arg1 uintptr, arg2 []uintptr) (_swig_ret error) {
 func Weft_executor_free(arg1 uintptr) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
-	swig_r_p := C._wrap_weft_executor_free_capi_eb413f0ef3696eb4(C.uintptr_t(_swig_i_0))
+	swig_r_p := C._wrap_weft_executor_free_capi_7f658f417cd06050(C.uintptr_t(_swig_i_0))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 error
 
@@ -3592,7 +3666,7 @@ func Weft_executor_free(arg1 uintptr) (_swig_ret error) {
 func Weft_executor_options_create(arg1 WeftExecutorOptions) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := getSwigcptr(arg1)
-	swig_r_p := C._wrap_weft_executor_options_create_capi_eb413f0ef3696eb4(C.uintptr_t(_swig_i_0))
+	swig_r_p := C._wrap_weft_executor_options_create_capi_7f658f417cd06050(C.uintptr_t(_swig_i_0))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 error
 
@@ -3608,7 +3682,7 @@ func Weft_executor_options_create(arg1 WeftExecutorOptions) (_swig_ret error) {
 func Weft_executor_options_free(arg1 WeftExecutorOptions) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := getSwigcptr(arg1)
-	swig_r_p := C._wrap_weft_executor_options_free_capi_eb413f0ef3696eb4(C.uintptr_t(_swig_i_0))
+	swig_r_p := C._wrap_weft_executor_options_free_capi_7f658f417cd06050(C.uintptr_t(_swig_i_0))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 error
 
@@ -3625,7 +3699,7 @@ func Weft_executor_options_set_match_range(arg1 WeftExecutorOptions, arg2 int) (
 	var swig_r string
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_executor_options_set_match_range_capi_eb413f0ef3696eb4(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1))
+	swig_r_p := C._wrap_weft_executor_options_set_match_range_capi_7f658f417cd06050(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 error
 
@@ -3642,7 +3716,7 @@ func Weft_executor_options_set_num_groups(arg1 WeftExecutorOptions, arg2 int) (_
 	var swig_r string
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_executor_options_set_num_groups_capi_eb413f0ef3696eb4(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1))
+	swig_r_p := C._wrap_weft_executor_options_set_num_groups_capi_7f658f417cd06050(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 error
 
@@ -3659,7 +3733,7 @@ func Weft_executor_options_set_bulk_max_nodes(arg1 WeftExecutorOptions, arg2 int
 	var swig_r string
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_executor_options_set_bulk_max_nodes_capi_eb413f0ef3696eb4(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1))
+	swig_r_p := C._wrap_weft_executor_options_set_bulk_max_nodes_capi_7f658f417cd06050(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 error
 
@@ -3676,7 +3750,7 @@ func Weft_executor_options_set_optimize_inference(arg1 WeftExecutorOptions, arg2
 	var swig_r string
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_executor_options_set_optimize_inference_capi_eb413f0ef3696eb4(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1))
+	swig_r_p := C._wrap_weft_executor_options_set_optimize_inference_capi_7f658f417cd06050(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 error
 
@@ -3695,7 +3769,7 @@ func Weft_executor_options_add_group(arg1 WeftExecutorOptions, arg2 string, arg3
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
-	swig_r_p := C._wrap_weft_executor_options_add_group_capi_eb413f0ef3696eb4(C.uintptr_t(_swig_i_0), *(*C.swig_type_369)(unsafe.Pointer(&_swig_i_1)), C.swig_intgo(_swig_i_2), C.swig_intgo(_swig_i_3))
+	swig_r_p := C._wrap_weft_executor_options_add_group_capi_7f658f417cd06050(C.uintptr_t(_swig_i_0), *(*C.swig_type_377)(unsafe.Pointer(&_swig_i_1)), C.swig_intgo(_swig_i_2), C.swig_intgo(_swig_i_3))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -3716,7 +3790,7 @@ func Weft_executor_options_set_grad_req(arg1 WeftExecutorOptions, arg2 string, a
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r_p := C._wrap_weft_executor_options_set_grad_req_capi_eb413f0ef3696eb4(C.uintptr_t(_swig_i_0), *(*C.swig_type_371)(unsafe.Pointer(&_swig_i_1)), C.swig_intgo(_swig_i_2))
+	swig_r_p := C._wrap_weft_executor_options_set_grad_req_capi_7f658f417cd06050(C.uintptr_t(_swig_i_0), *(*C.swig_type_379)(unsafe.Pointer(&_swig_i_1)), C.swig_intgo(_swig_i_2))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -3748,7 +3822,7 @@ func Weft_executor_simple_bind_with_options(arg1 uintptr, arg2 int, arg3 int, ar
 	_swig_i_9 := arg10
 	_swig_i_10 := getSwigcptr(arg11)
 	_swig_i_11 := arg12
-	swig_r_p := C._wrap_weft_executor_simple_bind_with_options_capi_eb413f0ef3696eb4(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1), C.swig_intgo(_swig_i_2), C.swig_type_373(_swig_i_3), *(*C.swig_type_374)(unsafe.Pointer(&_swig_i_4)), *(*C.swig_type_375)(unsafe.Pointer(&_swig_i_5)), *(*C.swig_type_376)(unsafe.Pointer(&_swig_i_6)), C.swig_type_377(_swig_i_7), *(*C.swig_type_378)(unsafe.Pointer(&_swig_i_8)), *(*C.swig_type_379)(unsafe.Pointer(&_swig_i_9)), C.uintptr_t(_swig_i_10), *(*C.swig_type_380)(unsafe.Pointer(&_swig_i_11)))
+	swig_r_p := C._wrap_weft_executor_simple_bind_with_options_capi_7f658f417cd06050(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1), C.swig_intgo(_swig_i_2), C.swig_type_381(_swig_i_3), *(*C.swig_type_382)(unsafe.Pointer(&_swig_i_4)), *(*C.swig_type_383)(unsafe.Pointer(&_swig_i_5)), *(*C.swig_type_384)(unsafe.Pointer(&_swig_i_6)), C.swig_type_385(_swig_i_7), *(*C.swig_type_386)(unsafe.Pointer(&_swig_i_8)), *(*C.swig_type_387)(unsafe.Pointer(&_swig_i_9)), C.uintptr_t(_swig_i_10), *(*C.swig_type_388)(unsafe.Pointer(&_swig_i_11)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = _swig_i_4
@@ -3792,7 +3866,7 @@ func Weft_executor_bind_with_options(arg1 uintptr, arg2 int, arg3 int, arg4 []ui
 	_swig_i_8 := arg9
 	_swig_i_9 := getSwigcptr(arg10)
 	_swig_i_10 := arg11
-	swig_r_p := C._wrap_weft_executor_bind_with_options_capi_eb413f0ef3696eb4(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1), C.swig_intgo(_swig_i_2), *(*C.swig_type_382)(unsafe.Pointer(&_swig_i_3)), C.swig_type_383(_swig_i_4), *(*C.swig_type_384)(unsafe.Pointer(&_swig_i_5)), *(*C.swig_type_385)(unsafe.Pointer(&_swig_i_6)), *(*C.swig_type_386)(unsafe.Pointer(&_swig_i_7)), C.swig_type_387(_swig_i_8), C.uintptr_t(_swig_i_9), *(*C.swig_type_388)(unsafe.Pointer(&_swig_i_10)))
+	swig_r_p := C._wrap_weft_executor_bind_with_options_capi_7f658f417cd06050(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1), C.swig_intgo(_swig_i_2), *(*C.swig_type_390)(unsafe.Pointer(&_swig_i_3)), C.swig_type_391(_swig_i_4), *(*C.swig_type_392)(unsafe.Pointer(&_swig_i_5)), *(*C.swig_type_393)(unsafe.Pointer(&_swig_i_6)), *(*C.swig_type_394)(unsafe.Pointer(&_swig_i_7)), C.swig_type_395(_swig_i_8), C.uintptr_t(_swig_i_9), *(*C.swig_type_396)(unsafe.Pointer(&_swig_i_10)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg4
@@ -3824,7 +3898,7 @@ func Weft_engine_configure(arg1 int, arg2 int) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_engine_configure_capi_eb413f0ef3696eb4(C.swig_intgo(_swig_i_0), C.swig_intgo(_swig_i_1))
+	swig_r_p := C._wrap_weft_engine_configure_capi_7f658f417cd06050(C.swig_intgo(_swig_i_0), C.swig_intgo(_swig_i_1))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 error
 
@@ -3841,7 +3915,7 @@ func Weft_engine_info(arg1 []int32, arg2 []int32) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_engine_info_capi_eb413f0ef3696eb4(*(*C.swig_type_391)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_392)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_weft_engine_info_capi_7f658f417cd06050(*(*C.swig_type_399)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_400)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -3863,7 +3937,7 @@ func Weft_engine_info(arg1 []int32, arg2 []int32) (_swig_ret error) {
 func Weft_engine_var_create(arg1 WeftEngineVar) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := getSwigcptr(arg1)
-	swig_r_p := C._wrap_weft_engine_var_create_capi_eb413f0ef3696eb4(C.uintptr_t(_swig_i_0))
+	swig_r_p := C._wrap_weft_engine_var_create_capi_7f658f417cd06050(C.uintptr_t(_swig_i_0))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 error
 
@@ -3879,7 +3953,7 @@ func Weft_engine_var_create(arg1 WeftEngineVar) (_swig_ret error) {
 func Weft_engine_var_free(arg1 WeftEngineVar) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := getSwigcptr(arg1)
-	swig_r_p := C._wrap_weft_engine_var_free_capi_eb413f0ef3696eb4(C.uintptr_t(_swig_i_0))
+	swig_r_p := C._wrap_weft_engine_var_free_capi_7f658f417cd06050(C.uintptr_t(_swig_i_0))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 error
 
@@ -3896,7 +3970,7 @@ func Weft_engine_var_version(arg1 WeftEngineVar, arg2 []uint64) (_swig_ret error
 	var swig_r string
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_engine_var_version_capi_eb413f0ef3696eb4(C.uintptr_t(_swig_i_0), *(*C.swig_type_396)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_weft_engine_var_version_capi_7f658f417cd06050(C.uintptr_t(_swig_i_0), *(*C.swig_type_404)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -3922,7 +3996,7 @@ func Weft_engine_push_sync(arg1 _swig_fnptr, arg2 unsafe.Pointer, arg3 _swig_fnp
 	_swig_i_5 := arg6
 	_swig_i_6 := arg7
 	_swig_i_7 := arg8
-	swig_r_p := C._wrap_weft_engine_push_sync_capi_eb413f0ef3696eb4(C.swig_type_398(_swig_i_0), C.swig_voidp(_swig_i_1), C.swig_type_399(_swig_i_2), C.uintptr_t(_swig_i_3), C.swig_type_400(_swig_i_4), C.uintptr_t(_swig_i_5), C.swig_type_401(_swig_i_6), *(*C.swig_type_402)(unsafe.Pointer(&_swig_i_7)))
+	swig_r_p := C._wrap_weft_engine_push_sync_capi_7f658f417cd06050(C.swig_type_406(_swig_i_0), C.swig_voidp(_swig_i_1), C.swig_type_407(_swig_i_2), C.uintptr_t(_swig_i_3), C.swig_type_408(_swig_i_4), C.uintptr_t(_swig_i_5), C.swig_type_409(_swig_i_6), *(*C.swig_type_410)(unsafe.Pointer(&_swig_i_7)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg8
@@ -3948,7 +4022,7 @@ func Weft_engine_push_async(arg1 _swig_fnptr, arg2 unsafe.Pointer, arg3 _swig_fn
 	_swig_i_5 := arg6
 	_swig_i_6 := arg7
 	_swig_i_7 := arg8
-	swig_r_p := C._wrap_weft_engine_push_async_capi_eb413f0ef3696eb4(C.swig_type_404(_swig_i_0), C.swig_voidp(_swig_i_1), C.swig_type_405(_swig_i_2), C.uintptr_t(_swig_i_3), C.swig_type_406(_swig_i_4), C.uintptr_t(_swig_i_5), C.swig_type_407(_swig_i_6), *(*C.swig_type_408)(unsafe.Pointer(&_swig_i_7)))
+	swig_r_p := C._wrap_weft_engine_push_async_capi_7f658f417cd06050(C.swig_type_412(_swig_i_0), C.swig_voidp(_swig_i_1), C.swig_type_413(_swig_i_2), C.uintptr_t(_swig_i_3), C.swig_type_414(_swig_i_4), C.uintptr_t(_swig_i_5), C.swig_type_415(_swig_i_6), *(*C.swig_type_416)(unsafe.Pointer(&_swig_i_7)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg8
@@ -3968,7 +4042,7 @@ func Weft_engine_complete(arg1 WeftEngineCompletion, arg2 string) (_swig_ret err
 	var swig_r string
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_engine_complete_capi_eb413f0ef3696eb4(C.uintptr_t(_swig_i_0), *(*C.swig_type_410)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_weft_engine_complete_capi_7f658f417cd06050(C.uintptr_t(_swig_i_0), *(*C.swig_type_418)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -3987,7 +4061,7 @@ func Weft_engine_complete(arg1 WeftEngineCompletion, arg2 string) (_swig_ret err
 func Weft_engine_var_wait(arg1 WeftEngineVar) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := getSwigcptr(arg1)
-	swig_r_p := C._wrap_weft_engine_var_wait_capi_eb413f0ef3696eb4(C.uintptr_t(_swig_i_0))
+	swig_r_p := C._wrap_weft_engine_var_wait_capi_7f658f417cd06050(C.uintptr_t(_swig_i_0))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 error
 
@@ -4004,7 +4078,7 @@ func Weft_idx_load(arg1 string, arg2 []uintptr) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_idx_load_capi_eb413f0ef3696eb4(*(*C.swig_type_413)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_414)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_weft_idx_load_capi_7f658f417cd06050(*(*C.swig_type_421)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_422)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -4029,7 +4103,7 @@ func Weft_mnist_load(arg1 string, arg2 string, arg3 []uintptr, arg4 []uintptr) (
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
-	swig_r_p := C._wrap_weft_mnist_load_capi_eb413f0ef3696eb4(*(*C.swig_type_416)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_417)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_418)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_419)(unsafe.Pointer(&_swig_i_3)))
+	swig_r_p := C._wrap_weft_mnist_load_capi_7f658f417cd06050(*(*C.swig_type_424)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_425)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_426)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_427)(unsafe.Pointer(&_swig_i_3)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -4069,7 +4143,7 @@ func Weft_data_iter_create_ndarray(arg1 uint64, arg2 []string, arg3 []uintptr, a
 	_swig_i_8 := arg9
 	_swig_i_9 := arg10
 	_swig_i_10 := arg11
-	swig_r_p := C._wrap_weft_data_iter_create_ndarray_capi_eb413f0ef3696eb4(C.swig_type_421(_swig_i_0), *(*C.swig_type_422)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_423)(unsafe.Pointer(&_swig_i_2)), C.swig_type_424(_swig_i_3), *(*C.swig_type_425)(unsafe.Pointer(&_swig_i_4)), *(*C.swig_type_426)(unsafe.Pointer(&_swig_i_5)), C.swig_intgo(_swig_i_6), C.swig_intgo(_swig_i_7), *(*C.swig_type_427)(unsafe.Pointer(&_swig_i_8)), C.swig_type_428(_swig_i_9), *(*C.swig_type_429)(unsafe.Pointer(&_swig_i_10)))
+	swig_r_p := C._wrap_weft_data_iter_create_ndarray_capi_7f658f417cd06050(C.swig_type_429(_swig_i_0), *(*C.swig_type_430)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_431)(unsafe.Pointer(&_swig_i_2)), C.swig_type_432(_swig_i_3), *(*C.swig_type_433)(unsafe.Pointer(&_swig_i_4)), *(*C.swig_type_434)(unsafe.Pointer(&_swig_i_5)), C.swig_intgo(_swig_i_6), C.swig_intgo(_swig_i_7), *(*C.swig_type_435)(unsafe.Pointer(&_swig_i_8)), C.swig_type_436(_swig_i_9), *(*C.swig_type_437)(unsafe.Pointer(&_swig_i_10)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = _swig_i_1
@@ -4104,7 +4178,7 @@ func Weft_data_iter_next(arg1 uintptr, arg2 []int32) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_data_iter_next_capi_eb413f0ef3696eb4(C.uintptr_t(_swig_i_0), *(*C.swig_type_431)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_weft_data_iter_next_capi_7f658f417cd06050(C.uintptr_t(_swig_i_0), *(*C.swig_type_439)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -4123,7 +4197,7 @@ func Weft_data_iter_next(arg1 uintptr, arg2 []int32) (_swig_ret error) {
 func Weft_data_iter_reset(arg1 uintptr) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
-	swig_r_p := C._wrap_weft_data_iter_reset_capi_eb413f0ef3696eb4(C.uintptr_t(_swig_i_0))
+	swig_r_p := C._wrap_weft_data_iter_reset_capi_7f658f417cd06050(C.uintptr_t(_swig_i_0))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 error
 
@@ -4140,7 +4214,7 @@ func Weft_data_iter_data(arg1 uintptr, arg2 []uintptr) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_data_iter_data_capi_eb413f0ef3696eb4(C.uintptr_t(_swig_i_0), *(*C.swig_type_434)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_weft_data_iter_data_capi_7f658f417cd06050(C.uintptr_t(_swig_i_0), *(*C.swig_type_442)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -4160,7 +4234,7 @@ func Weft_data_iter_label(arg1 uintptr, arg2 []uintptr) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_data_iter_label_capi_eb413f0ef3696eb4(C.uintptr_t(_swig_i_0), *(*C.swig_type_436)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_weft_data_iter_label_capi_7f658f417cd06050(C.uintptr_t(_swig_i_0), *(*C.swig_type_444)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -4180,7 +4254,7 @@ func Weft_data_iter_pad(arg1 uintptr, arg2 []int32) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_data_iter_pad_capi_eb413f0ef3696eb4(C.uintptr_t(_swig_i_0), *(*C.swig_type_438)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_weft_data_iter_pad_capi_7f658f417cd06050(C.uintptr_t(_swig_i_0), *(*C.swig_type_446)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -4202,7 +4276,7 @@ func Weft_data_iter_index(arg1 uintptr, arg2 []int64, arg3 uint64, arg4 []uint64
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
-	swig_r_p := C._wrap_weft_data_iter_index_capi_eb413f0ef3696eb4(C.uintptr_t(_swig_i_0), *(*C.swig_type_440)(unsafe.Pointer(&_swig_i_1)), C.swig_type_441(_swig_i_2), *(*C.swig_type_442)(unsafe.Pointer(&_swig_i_3)))
+	swig_r_p := C._wrap_weft_data_iter_index_capi_7f658f417cd06050(C.uintptr_t(_swig_i_0), *(*C.swig_type_448)(unsafe.Pointer(&_swig_i_1)), C.swig_type_449(_swig_i_2), *(*C.swig_type_450)(unsafe.Pointer(&_swig_i_3)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -4225,7 +4299,7 @@ func Weft_data_iter_batch_size(arg1 uintptr, arg2 []int32) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_data_iter_batch_size_capi_eb413f0ef3696eb4(C.uintptr_t(_swig_i_0), *(*C.swig_type_444)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_weft_data_iter_batch_size_capi_7f658f417cd06050(C.uintptr_t(_swig_i_0), *(*C.swig_type_452)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -4244,7 +4318,7 @@ func Weft_data_iter_batch_size(arg1 uintptr, arg2 []int32) (_swig_ret error) {
 func Weft_data_iter_free(arg1 uintptr) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
-	swig_r_p := C._wrap_weft_data_iter_free_capi_eb413f0ef3696eb4(C.uintptr_t(_swig_i_0))
+	swig_r_p := C._wrap_weft_data_iter_free_capi_7f658f417cd06050(C.uintptr_t(_swig_i_0))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 error
 
@@ -4266,7 +4340,7 @@ func Weft_metric_create(arg1 string, arg2 []string, arg3 []string, arg4 uint64, 
  _swig_i_2 = weftJoin(arg3) 
 	_swig_i_3 := arg4
 	_swig_i_4 := arg5
-	swig_r_p := C._wrap_weft_metric_create_capi_eb413f0ef3696eb4(*(*C.swig_type_447)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_448)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_449)(unsafe.Pointer(&_swig_i_2)), C.swig_type_450(_swig_i_3), *(*C.swig_type_451)(unsafe.Pointer(&_swig_i_4)))
+	swig_r_p := C._wrap_weft_metric_create_capi_7f658f417cd06050(*(*C.swig_type_455)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_456)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_457)(unsafe.Pointer(&_swig_i_2)), C.swig_type_458(_swig_i_3), *(*C.swig_type_459)(unsafe.Pointer(&_swig_i_4)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -4300,7 +4374,7 @@ func Weft_metric_composite_add(arg1 uintptr, arg2 string, arg3 []string, arg4 []
 	var _swig_i_3 string
  _swig_i_3 = weftJoin(arg4) 
 	_swig_i_4 := arg5
-	swig_r_p := C._wrap_weft_metric_composite_add_capi_eb413f0ef3696eb4(C.uintptr_t(_swig_i_0), *(*C.swig_type_453)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_454)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_455)(unsafe.Pointer(&_swig_i_3)), C.swig_type_456(_swig_i_4))
+	swig_r_p := C._wrap_weft_metric_composite_add_capi_7f658f417cd06050(C.uintptr_t(_swig_i_0), *(*C.swig_type_461)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_462)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_463)(unsafe.Pointer(&_swig_i_3)), C.swig_type_464(_swig_i_4))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -4329,7 +4403,7 @@ func Weft_metric_update(arg1 uintptr, arg2 uint64, arg3 []uintptr, arg4 uint64, 
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
 	_swig_i_4 := arg5
-	swig_r_p := C._wrap_weft_metric_update_capi_eb413f0ef3696eb4(C.uintptr_t(_swig_i_0), C.swig_type_458(_swig_i_1), *(*C.swig_type_459)(unsafe.Pointer(&_swig_i_2)), C.swig_type_460(_swig_i_3), *(*C.swig_type_461)(unsafe.Pointer(&_swig_i_4)))
+	swig_r_p := C._wrap_weft_metric_update_capi_7f658f417cd06050(C.uintptr_t(_swig_i_0), C.swig_type_466(_swig_i_1), *(*C.swig_type_467)(unsafe.Pointer(&_swig_i_2)), C.swig_type_468(_swig_i_3), *(*C.swig_type_469)(unsafe.Pointer(&_swig_i_4)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg3
@@ -4352,7 +4426,7 @@ func Weft_metric_num_values(arg1 uintptr, arg2 []uint64) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_metric_num_values_capi_eb413f0ef3696eb4(C.uintptr_t(_swig_i_0), *(*C.swig_type_463)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_weft_metric_num_values_capi_7f658f417cd06050(C.uintptr_t(_swig_i_0), *(*C.swig_type_471)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -4375,7 +4449,7 @@ func Weft_metric_get(arg1 uintptr, arg2 []uintptr, arg3 []float64, arg4 uint64, 
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
 	_swig_i_4 := arg5
-	swig_r_p := C._wrap_weft_metric_get_capi_eb413f0ef3696eb4(C.uintptr_t(_swig_i_0), *(*C.swig_type_465)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_466)(unsafe.Pointer(&_swig_i_2)), C.swig_type_467(_swig_i_3), *(*C.swig_type_468)(unsafe.Pointer(&_swig_i_4)))
+	swig_r_p := C._wrap_weft_metric_get_capi_7f658f417cd06050(C.uintptr_t(_swig_i_0), *(*C.swig_type_473)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_474)(unsafe.Pointer(&_swig_i_2)), C.swig_type_475(_swig_i_3), *(*C.swig_type_476)(unsafe.Pointer(&_swig_i_4)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -4400,7 +4474,7 @@ func Weft_metric_get(arg1 uintptr, arg2 []uintptr, arg3 []float64, arg4 uint64, 
 func Weft_metric_reset(arg1 uintptr) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
-	swig_r_p := C._wrap_weft_metric_reset_capi_eb413f0ef3696eb4(C.uintptr_t(_swig_i_0))
+	swig_r_p := C._wrap_weft_metric_reset_capi_7f658f417cd06050(C.uintptr_t(_swig_i_0))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 error
 
@@ -4416,7 +4490,7 @@ func Weft_metric_reset(arg1 uintptr) (_swig_ret error) {
 func Weft_metric_free(arg1 uintptr) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
-	swig_r_p := C._wrap_weft_metric_free_capi_eb413f0ef3696eb4(C.uintptr_t(_swig_i_0))
+	swig_r_p := C._wrap_weft_metric_free_capi_7f658f417cd06050(C.uintptr_t(_swig_i_0))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 error
 
@@ -4442,7 +4516,7 @@ func Weft_checkpoint_save(arg1 string, arg2 int, arg3 uintptr, arg4 uint64, arg5
 	var _swig_i_7 string
  _swig_i_7 = weftJoin(arg8) 
 	_swig_i_8 := arg9
-	swig_r_p := C._wrap_weft_checkpoint_save_capi_eb413f0ef3696eb4(*(*C.swig_type_472)(unsafe.Pointer(&_swig_i_0)), C.swig_intgo(_swig_i_1), C.uintptr_t(_swig_i_2), C.swig_type_473(_swig_i_3), *(*C.swig_type_474)(unsafe.Pointer(&_swig_i_4)), *(*C.swig_type_475)(unsafe.Pointer(&_swig_i_5)), C.swig_type_476(_swig_i_6), *(*C.swig_type_477)(unsafe.Pointer(&_swig_i_7)), *(*C.swig_type_478)(unsafe.Pointer(&_swig_i_8)))
+	swig_r_p := C._wrap_weft_checkpoint_save_capi_7f658f417cd06050(*(*C.swig_type_480)(unsafe.Pointer(&_swig_i_0)), C.swig_intgo(_swig_i_1), C.uintptr_t(_swig_i_2), C.swig_type_481(_swig_i_3), *(*C.swig_type_482)(unsafe.Pointer(&_swig_i_4)), *(*C.swig_type_483)(unsafe.Pointer(&_swig_i_5)), C.swig_type_484(_swig_i_6), *(*C.swig_type_485)(unsafe.Pointer(&_swig_i_7)), *(*C.swig_type_486)(unsafe.Pointer(&_swig_i_8)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -4477,7 +4551,7 @@ func Weft_checkpoint_load(arg1 string, arg2 int, arg3 []uintptr, arg4 []uintptr,
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
 	_swig_i_4 := arg5
-	swig_r_p := C._wrap_weft_checkpoint_load_capi_eb413f0ef3696eb4(*(*C.swig_type_480)(unsafe.Pointer(&_swig_i_0)), C.swig_intgo(_swig_i_1), *(*C.swig_type_481)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_482)(unsafe.Pointer(&_swig_i_3)), *(*C.swig_type_483)(unsafe.Pointer(&_swig_i_4)))
+	swig_r_p := C._wrap_weft_checkpoint_load_capi_7f658f417cd06050(*(*C.swig_type_488)(unsafe.Pointer(&_swig_i_0)), C.swig_intgo(_swig_i_1), *(*C.swig_type_489)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_490)(unsafe.Pointer(&_swig_i_3)), *(*C.swig_type_491)(unsafe.Pointer(&_swig_i_4)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -4512,7 +4586,7 @@ func Weft_initializer_create(arg1 string, arg2 []string, arg3 []string, arg4 uin
 	_swig_i_3 := arg4
 	_swig_i_4 := arg5
 	_swig_i_5 := arg6
-	swig_r_p := C._wrap_weft_initializer_create_capi_eb413f0ef3696eb4(*(*C.swig_type_485)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_486)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_487)(unsafe.Pointer(&_swig_i_2)), C.swig_type_488(_swig_i_3), C.swig_type_489(_swig_i_4), *(*C.swig_type_490)(unsafe.Pointer(&_swig_i_5)))
+	swig_r_p := C._wrap_weft_initializer_create_capi_7f658f417cd06050(*(*C.swig_type_493)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_494)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_495)(unsafe.Pointer(&_swig_i_2)), C.swig_type_496(_swig_i_3), C.swig_type_497(_swig_i_4), *(*C.swig_type_498)(unsafe.Pointer(&_swig_i_5)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -4542,7 +4616,7 @@ func Weft_initializer_init(arg1 uintptr, arg2 string, arg3 uintptr) (_swig_ret e
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r_p := C._wrap_weft_initializer_init_capi_eb413f0ef3696eb4(C.uintptr_t(_swig_i_0), *(*C.swig_type_492)(unsafe.Pointer(&_swig_i_1)), C.uintptr_t(_swig_i_2))
+	swig_r_p := C._wrap_weft_initializer_init_capi_7f658f417cd06050(C.uintptr_t(_swig_i_0), *(*C.swig_type_500)(unsafe.Pointer(&_swig_i_1)), C.uintptr_t(_swig_i_2))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -4561,7 +4635,7 @@ func Weft_initializer_init(arg1 uintptr, arg2 string, arg3 uintptr) (_swig_ret e
 func Weft_initializer_free(arg1 uintptr) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
-	swig_r_p := C._wrap_weft_initializer_free_capi_eb413f0ef3696eb4(C.uintptr_t(_swig_i_0))
+	swig_r_p := C._wrap_weft_initializer_free_capi_7f658f417cd06050(C.uintptr_t(_swig_i_0))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 error
 
@@ -4583,7 +4657,7 @@ func Weft_optimizer_create(arg1 string, arg2 []string, arg3 []string, arg4 uint6
  _swig_i_2 = weftJoin(arg3) 
 	_swig_i_3 := arg4
 	_swig_i_4 := arg5
-	swig_r_p := C._wrap_weft_optimizer_create_capi_eb413f0ef3696eb4(*(*C.swig_type_495)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_496)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_497)(unsafe.Pointer(&_swig_i_2)), C.swig_type_498(_swig_i_3), *(*C.swig_type_499)(unsafe.Pointer(&_swig_i_4)))
+	swig_r_p := C._wrap_weft_optimizer_create_capi_7f658f417cd06050(*(*C.swig_type_503)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_504)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_505)(unsafe.Pointer(&_swig_i_2)), C.swig_type_506(_swig_i_3), *(*C.swig_type_507)(unsafe.Pointer(&_swig_i_4)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -4616,7 +4690,7 @@ func Weft_optimizer_set_lr_scheduler(arg1 uintptr, arg2 string, arg3 []int64, ar
 	_swig_i_3 := arg4
 	_swig_i_4 := arg5
 	_swig_i_5 := arg6
-	swig_r_p := C._wrap_weft_optimizer_set_lr_scheduler_capi_eb413f0ef3696eb4(C.uintptr_t(_swig_i_0), *(*C.swig_type_501)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_502)(unsafe.Pointer(&_swig_i_2)), C.swig_type_503(_swig_i_3), C.float(_swig_i_4), C.float(_swig_i_5))
+	swig_r_p := C._wrap_weft_optimizer_set_lr_scheduler_capi_7f658f417cd06050(C.uintptr_t(_swig_i_0), *(*C.swig_type_509)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_510)(unsafe.Pointer(&_swig_i_2)), C.swig_type_511(_swig_i_3), C.float(_swig_i_4), C.float(_swig_i_5))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -4639,7 +4713,7 @@ func Weft_optimizer_set_multipliers(arg1 uintptr, arg2 uintptr) (_swig_ret error
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_optimizer_set_multipliers_capi_eb413f0ef3696eb4(C.uintptr_t(_swig_i_0), C.uintptr_t(_swig_i_1))
+	swig_r_p := C._wrap_weft_optimizer_set_multipliers_capi_7f658f417cd06050(C.uintptr_t(_swig_i_0), C.uintptr_t(_swig_i_1))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 error
 
@@ -4656,7 +4730,7 @@ func Weft_optimizer_set_rescale_grad(arg1 uintptr, arg2 float32) (_swig_ret erro
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_optimizer_set_rescale_grad_capi_eb413f0ef3696eb4(C.uintptr_t(_swig_i_0), C.float(_swig_i_1))
+	swig_r_p := C._wrap_weft_optimizer_set_rescale_grad_capi_7f658f417cd06050(C.uintptr_t(_swig_i_0), C.float(_swig_i_1))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 error
 
@@ -4676,7 +4750,7 @@ func Weft_optimizer_update(arg1 uintptr, arg2 int, arg3 string, arg4 uintptr, ar
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
 	_swig_i_4 := arg5
-	swig_r_p := C._wrap_weft_optimizer_update_capi_eb413f0ef3696eb4(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1), *(*C.swig_type_507)(unsafe.Pointer(&_swig_i_2)), C.uintptr_t(_swig_i_3), C.uintptr_t(_swig_i_4))
+	swig_r_p := C._wrap_weft_optimizer_update_capi_7f658f417cd06050(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1), *(*C.swig_type_515)(unsafe.Pointer(&_swig_i_2)), C.uintptr_t(_swig_i_3), C.uintptr_t(_swig_i_4))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg3
@@ -4696,7 +4770,7 @@ func Weft_optimizer_num_update(arg1 uintptr, arg2 []int64) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_optimizer_num_update_capi_eb413f0ef3696eb4(C.uintptr_t(_swig_i_0), *(*C.swig_type_509)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_weft_optimizer_num_update_capi_7f658f417cd06050(C.uintptr_t(_swig_i_0), *(*C.swig_type_517)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -4717,7 +4791,7 @@ func Weft_optimizer_learning_rate(arg1 uintptr, arg2 string, arg3 []float32) (_s
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r_p := C._wrap_weft_optimizer_learning_rate_capi_eb413f0ef3696eb4(C.uintptr_t(_swig_i_0), *(*C.swig_type_511)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_512)(unsafe.Pointer(&_swig_i_2)))
+	swig_r_p := C._wrap_weft_optimizer_learning_rate_capi_7f658f417cd06050(C.uintptr_t(_swig_i_0), *(*C.swig_type_519)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_520)(unsafe.Pointer(&_swig_i_2)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -4739,7 +4813,7 @@ func Weft_optimizer_learning_rate(arg1 uintptr, arg2 string, arg3 []float32) (_s
 func Weft_optimizer_free(arg1 uintptr) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
-	swig_r_p := C._wrap_weft_optimizer_free_capi_eb413f0ef3696eb4(C.uintptr_t(_swig_i_0))
+	swig_r_p := C._wrap_weft_optimizer_free_capi_7f658f417cd06050(C.uintptr_t(_swig_i_0))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 error
 
@@ -4764,7 +4838,7 @@ func Weft_module_create(arg1 uintptr, arg2 uint64, arg3 []string, arg4 uint64, a
 	_swig_i_5 := arg6
 	_swig_i_6 := arg7
 	_swig_i_7 := arg8
-	swig_r_p := C._wrap_weft_module_create_capi_eb413f0ef3696eb4(C.uintptr_t(_swig_i_0), C.swig_type_515(_swig_i_1), *(*C.swig_type_516)(unsafe.Pointer(&_swig_i_2)), C.swig_type_517(_swig_i_3), *(*C.swig_type_518)(unsafe.Pointer(&_swig_i_4)), C.swig_intgo(_swig_i_5), C.swig_intgo(_swig_i_6), *(*C.swig_type_519)(unsafe.Pointer(&_swig_i_7)))
+	swig_r_p := C._wrap_weft_module_create_capi_7f658f417cd06050(C.uintptr_t(_swig_i_0), C.swig_type_523(_swig_i_1), *(*C.swig_type_524)(unsafe.Pointer(&_swig_i_2)), C.swig_type_525(_swig_i_3), *(*C.swig_type_526)(unsafe.Pointer(&_swig_i_4)), C.swig_intgo(_swig_i_5), C.swig_intgo(_swig_i_6), *(*C.swig_type_527)(unsafe.Pointer(&_swig_i_7)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = _swig_i_2
@@ -4791,7 +4865,7 @@ func Weft_module_bind(arg1 uintptr, arg2 uintptr, arg3 int) (_swig_ret error) {
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r_p := C._wrap_weft_module_bind_capi_eb413f0ef3696eb4(C.uintptr_t(_swig_i_0), C.uintptr_t(_swig_i_1), C.swig_intgo(_swig_i_2))
+	swig_r_p := C._wrap_weft_module_bind_capi_7f658f417cd06050(C.uintptr_t(_swig_i_0), C.uintptr_t(_swig_i_1), C.swig_intgo(_swig_i_2))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 error
 
@@ -4811,7 +4885,7 @@ func Weft_module_init_params(arg1 uintptr, arg2 uintptr, arg3 uintptr, arg4 uint
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
 	_swig_i_4 := arg5
-	swig_r_p := C._wrap_weft_module_init_params_capi_eb413f0ef3696eb4(C.uintptr_t(_swig_i_0), C.uintptr_t(_swig_i_1), C.uintptr_t(_swig_i_2), C.uintptr_t(_swig_i_3), C.swig_intgo(_swig_i_4))
+	swig_r_p := C._wrap_weft_module_init_params_capi_7f658f417cd06050(C.uintptr_t(_swig_i_0), C.uintptr_t(_swig_i_1), C.uintptr_t(_swig_i_2), C.uintptr_t(_swig_i_3), C.swig_intgo(_swig_i_4))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 error
 
@@ -4828,7 +4902,7 @@ func Weft_module_init_optimizer(arg1 uintptr, arg2 uintptr) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_module_init_optimizer_capi_eb413f0ef3696eb4(C.uintptr_t(_swig_i_0), C.uintptr_t(_swig_i_1))
+	swig_r_p := C._wrap_weft_module_init_optimizer_capi_7f658f417cd06050(C.uintptr_t(_swig_i_0), C.uintptr_t(_swig_i_1))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 error
 
@@ -4846,7 +4920,7 @@ func Weft_module_forward(arg1 uintptr, arg2 uintptr, arg3 int) (_swig_ret error)
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r_p := C._wrap_weft_module_forward_capi_eb413f0ef3696eb4(C.uintptr_t(_swig_i_0), C.uintptr_t(_swig_i_1), C.swig_intgo(_swig_i_2))
+	swig_r_p := C._wrap_weft_module_forward_capi_7f658f417cd06050(C.uintptr_t(_swig_i_0), C.uintptr_t(_swig_i_1), C.swig_intgo(_swig_i_2))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 error
 
@@ -4862,7 +4936,7 @@ func Weft_module_forward(arg1 uintptr, arg2 uintptr, arg3 int) (_swig_ret error)
 func Weft_module_backward(arg1 uintptr) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
-	swig_r_p := C._wrap_weft_module_backward_capi_eb413f0ef3696eb4(C.uintptr_t(_swig_i_0))
+	swig_r_p := C._wrap_weft_module_backward_capi_7f658f417cd06050(C.uintptr_t(_swig_i_0))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 error
 
@@ -4878,7 +4952,7 @@ func Weft_module_backward(arg1 uintptr) (_swig_ret error) {
 func Weft_module_update(arg1 uintptr) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
-	swig_r_p := C._wrap_weft_module_update_capi_eb413f0ef3696eb4(C.uintptr_t(_swig_i_0))
+	swig_r_p := C._wrap_weft_module_update_capi_7f658f417cd06050(C.uintptr_t(_swig_i_0))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 error
 
@@ -4896,7 +4970,7 @@ func Weft_module_update_metric(arg1 uintptr, arg2 uintptr, arg3 uintptr) (_swig_
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r_p := C._wrap_weft_module_update_metric_capi_eb413f0ef3696eb4(C.uintptr_t(_swig_i_0), C.uintptr_t(_swig_i_1), C.uintptr_t(_swig_i_2))
+	swig_r_p := C._wrap_weft_module_update_metric_capi_7f658f417cd06050(C.uintptr_t(_swig_i_0), C.uintptr_t(_swig_i_1), C.uintptr_t(_swig_i_2))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 error
 
@@ -4913,7 +4987,7 @@ func Weft_module_outputs(arg1 uintptr, arg2 []uintptr) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_module_outputs_capi_eb413f0ef3696eb4(C.uintptr_t(_swig_i_0), *(*C.swig_type_528)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_weft_module_outputs_capi_7f658f417cd06050(C.uintptr_t(_swig_i_0), *(*C.swig_type_536)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -4934,7 +5008,7 @@ func Weft_module_params(arg1 uintptr, arg2 []uintptr, arg3 []uintptr) (_swig_ret
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r_p := C._wrap_weft_module_params_capi_eb413f0ef3696eb4(C.uintptr_t(_swig_i_0), *(*C.swig_type_530)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_531)(unsafe.Pointer(&_swig_i_2)))
+	swig_r_p := C._wrap_weft_module_params_capi_7f658f417cd06050(C.uintptr_t(_swig_i_0), *(*C.swig_type_538)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_539)(unsafe.Pointer(&_swig_i_2)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -4964,7 +5038,7 @@ func Weft_module_fit(arg1 uintptr, arg2 uintptr, arg3 uintptr, arg4 uintptr, arg
 	_swig_i_6 := arg7
 	_swig_i_7 := arg8
 	_swig_i_8 := arg9
-	swig_r_p := C._wrap_weft_module_fit_capi_eb413f0ef3696eb4(C.uintptr_t(_swig_i_0), C.uintptr_t(_swig_i_1), C.uintptr_t(_swig_i_2), C.uintptr_t(_swig_i_3), C.swig_intgo(_swig_i_4), C.swig_intgo(_swig_i_5), C.swig_intgo(_swig_i_6), *(*C.swig_type_533)(unsafe.Pointer(&_swig_i_7)), *(*C.swig_type_534)(unsafe.Pointer(&_swig_i_8)))
+	swig_r_p := C._wrap_weft_module_fit_capi_7f658f417cd06050(C.uintptr_t(_swig_i_0), C.uintptr_t(_swig_i_1), C.uintptr_t(_swig_i_2), C.uintptr_t(_swig_i_3), C.swig_intgo(_swig_i_4), C.swig_intgo(_swig_i_5), C.swig_intgo(_swig_i_6), *(*C.swig_type_541)(unsafe.Pointer(&_swig_i_7)), *(*C.swig_type_542)(unsafe.Pointer(&_swig_i_8)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg8
@@ -4988,7 +5062,7 @@ func Weft_module_score(arg1 uintptr, arg2 uintptr, arg3 uintptr) (_swig_ret erro
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r_p := C._wrap_weft_module_score_capi_eb413f0ef3696eb4(C.uintptr_t(_swig_i_0), C.uintptr_t(_swig_i_1), C.uintptr_t(_swig_i_2))
+	swig_r_p := C._wrap_weft_module_score_capi_7f658f417cd06050(C.uintptr_t(_swig_i_0), C.uintptr_t(_swig_i_1), C.uintptr_t(_swig_i_2))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 error
 
@@ -5006,7 +5080,7 @@ func Weft_module_save_checkpoint(arg1 uintptr, arg2 string, arg3 int) (_swig_ret
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r_p := C._wrap_weft_module_save_checkpoint_capi_eb413f0ef3696eb4(C.uintptr_t(_swig_i_0), *(*C.swig_type_537)(unsafe.Pointer(&_swig_i_1)), C.swig_intgo(_swig_i_2))
+	swig_r_p := C._wrap_weft_module_save_checkpoint_capi_7f658f417cd06050(C.uintptr_t(_swig_i_0), *(*C.swig_type_545)(unsafe.Pointer(&_swig_i_1)), C.swig_intgo(_swig_i_2))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -5025,7 +5099,7 @@ func Weft_module_save_checkpoint(arg1 uintptr, arg2 string, arg3 int) (_swig_ret
 func Weft_module_free(arg1 uintptr) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
-	swig_r_p := C._wrap_weft_module_free_capi_eb413f0ef3696eb4(C.uintptr_t(_swig_i_0))
+	swig_r_p := C._wrap_weft_module_free_capi_7f658f417cd06050(C.uintptr_t(_swig_i_0))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 error
 
@@ -5059,7 +5133,7 @@ func Weft_predictor_create(arg1 string, arg2 unsafe.Pointer, arg3 uint64, arg4 u
 	var _swig_i_13 string
  _swig_i_13 = weftJoin(arg14) 
 	_swig_i_14 := arg15
-	swig_r_p := C._wrap_weft_predictor_create_capi_eb413f0ef3696eb4(*(*C.swig_type_540)(unsafe.Pointer(&_swig_i_0)), C.swig_voidp(_swig_i_1), C.swig_type_541(_swig_i_2), C.swig_type_542(_swig_i_3), *(*C.swig_type_543)(unsafe.Pointer(&_swig_i_4)), *(*C.swig_type_544)(unsafe.Pointer(&_swig_i_5)), *(*C.swig_type_545)(unsafe.Pointer(&_swig_i_6)), C.swig_intgo(_swig_i_7), C.swig_intgo(_swig_i_8), C.swig_type_546(_swig_i_9), *(*C.swig_type_547)(unsafe.Pointer(&_swig_i_10)), C.swig_type_548(_swig_i_11), *(*C.swig_type_549)(unsafe.Pointer(&_swig_i_12)), *(*C.swig_type_550)(unsafe.Pointer(&_swig_i_13)), *(*C.swig_type_551)(unsafe.Pointer(&_swig_i_14)))
+	swig_r_p := C._wrap_weft_predictor_create_capi_7f658f417cd06050(*(*C.swig_type_548)(unsafe.Pointer(&_swig_i_0)), C.swig_voidp(_swig_i_1), C.swig_type_549(_swig_i_2), C.swig_type_550(_swig_i_3), *(*C.swig_type_551)(unsafe.Pointer(&_swig_i_4)), *(*C.swig_type_552)(unsafe.Pointer(&_swig_i_5)), *(*C.swig_type_553)(unsafe.Pointer(&_swig_i_6)), C.swig_intgo(_swig_i_7), C.swig_intgo(_swig_i_8), C.swig_type_554(_swig_i_9), *(*C.swig_type_555)(unsafe.Pointer(&_swig_i_10)), C.swig_type_556(_swig_i_11), *(*C.swig_type_557)(unsafe.Pointer(&_swig_i_12)), *(*C.swig_type_558)(unsafe.Pointer(&_swig_i_13)), *(*C.swig_type_559)(unsafe.Pointer(&_swig_i_14)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -5116,7 +5190,7 @@ func Weft_predictor_create_from_files(arg1 string, arg2 string, arg3 uint64, arg
 	var _swig_i_12 string
  _swig_i_12 = weftJoin(arg13) 
 	_swig_i_13 := arg14
-	swig_r_p := C._wrap_weft_predictor_create_from_files_capi_eb413f0ef3696eb4(*(*C.swig_type_553)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_554)(unsafe.Pointer(&_swig_i_1)), C.swig_type_555(_swig_i_2), *(*C.swig_type_556)(unsafe.Pointer(&_swig_i_3)), *(*C.swig_type_557)(unsafe.Pointer(&_swig_i_4)), *(*C.swig_type_558)(unsafe.Pointer(&_swig_i_5)), C.swig_intgo(_swig_i_6), C.swig_intgo(_swig_i_7), C.swig_type_559(_swig_i_8), *(*C.swig_type_560)(unsafe.Pointer(&_swig_i_9)), C.swig_type_561(_swig_i_10), *(*C.swig_type_562)(unsafe.Pointer(&_swig_i_11)), *(*C.swig_type_563)(unsafe.Pointer(&_swig_i_12)), *(*C.swig_type_564)(unsafe.Pointer(&_swig_i_13)))
+	swig_r_p := C._wrap_weft_predictor_create_from_files_capi_7f658f417cd06050(*(*C.swig_type_561)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_562)(unsafe.Pointer(&_swig_i_1)), C.swig_type_563(_swig_i_2), *(*C.swig_type_564)(unsafe.Pointer(&_swig_i_3)), *(*C.swig_type_565)(unsafe.Pointer(&_swig_i_4)), *(*C.swig_type_566)(unsafe.Pointer(&_swig_i_5)), C.swig_intgo(_swig_i_6), C.swig_intgo(_swig_i_7), C.swig_type_567(_swig_i_8), *(*C.swig_type_568)(unsafe.Pointer(&_swig_i_9)), C.swig_type_569(_swig_i_10), *(*C.swig_type_570)(unsafe.Pointer(&_swig_i_11)), *(*C.swig_type_571)(unsafe.Pointer(&_swig_i_12)), *(*C.swig_type_572)(unsafe.Pointer(&_swig_i_13)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -5160,7 +5234,7 @@ func Weft_predictor_list_inputs(arg1 uintptr, arg2 []uintptr) (_swig_ret error) 
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_predictor_list_inputs_capi_eb413f0ef3696eb4(C.uintptr_t(_swig_i_0), *(*C.swig_type_566)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_weft_predictor_list_inputs_capi_7f658f417cd06050(C.uintptr_t(_swig_i_0), *(*C.swig_type_574)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -5180,7 +5254,7 @@ func Weft_predictor_list_outputs(arg1 uintptr, arg2 []uintptr) (_swig_ret error)
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_predictor_list_outputs_capi_eb413f0ef3696eb4(C.uintptr_t(_swig_i_0), *(*C.swig_type_568)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_weft_predictor_list_outputs_capi_7f658f417cd06050(C.uintptr_t(_swig_i_0), *(*C.swig_type_576)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -5206,7 +5280,7 @@ func Weft_predictor_output_shape(arg1 uintptr, arg2 uint64, arg3 []uint64, arg4 
 	_swig_i_5 := arg6
 	_swig_i_6 := arg7
 	_swig_i_7 := arg8
-	swig_r_p := C._wrap_weft_predictor_output_shape_capi_eb413f0ef3696eb4(C.uintptr_t(_swig_i_0), C.swig_type_570(_swig_i_1), *(*C.swig_type_571)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_572)(unsafe.Pointer(&_swig_i_3)), C.swig_type_573(_swig_i_4), *(*C.swig_type_574)(unsafe.Pointer(&_swig_i_5)), C.swig_type_575(_swig_i_6), *(*C.swig_type_576)(unsafe.Pointer(&_swig_i_7)))
+	swig_r_p := C._wrap_weft_predictor_output_shape_capi_7f658f417cd06050(C.uintptr_t(_swig_i_0), C.swig_type_578(_swig_i_1), *(*C.swig_type_579)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_580)(unsafe.Pointer(&_swig_i_3)), C.swig_type_581(_swig_i_4), *(*C.swig_type_582)(unsafe.Pointer(&_swig_i_5)), C.swig_type_583(_swig_i_6), *(*C.swig_type_584)(unsafe.Pointer(&_swig_i_7)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg3
@@ -5240,7 +5314,7 @@ func Weft_predictor_predict_float(arg1 uintptr, arg2 []float32, arg3 uint64, arg
 	_swig_i_4 := arg5
 	_swig_i_5 := arg6
 	_swig_i_6 := arg7
-	swig_r_p := C._wrap_weft_predictor_predict_float_capi_eb413f0ef3696eb4(C.uintptr_t(_swig_i_0), *(*C.swig_type_578)(unsafe.Pointer(&_swig_i_1)), C.swig_type_579(_swig_i_2), *(*C.swig_type_580)(unsafe.Pointer(&_swig_i_3)), C.swig_type_581(_swig_i_4), *(*C.swig_type_582)(unsafe.Pointer(&_swig_i_5)), C.swig_type_583(_swig_i_6))
+	swig_r_p := C._wrap_weft_predictor_predict_float_capi_7f658f417cd06050(C.uintptr_t(_swig_i_0), *(*C.swig_type_586)(unsafe.Pointer(&_swig_i_1)), C.swig_type_587(_swig_i_2), *(*C.swig_type_588)(unsafe.Pointer(&_swig_i_3)), C.swig_type_589(_swig_i_4), *(*C.swig_type_590)(unsafe.Pointer(&_swig_i_5)), C.swig_type_591(_swig_i_6))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -5265,7 +5339,7 @@ func Weft_predictor_predict_float(arg1 uintptr, arg2 []float32, arg3 uint64, arg
 func Weft_predictor_free(arg1 uintptr) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
-	swig_r_p := C._wrap_weft_predictor_free_capi_eb413f0ef3696eb4(C.uintptr_t(_swig_i_0))
+	swig_r_p := C._wrap_weft_predictor_free_capi_7f658f417cd06050(C.uintptr_t(_swig_i_0))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 error
 
