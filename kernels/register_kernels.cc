@@ -36,6 +36,8 @@ void RegisterNNNormCpu(KernelRegistry* reg);
 void RegisterNNPoolCpu(KernelRegistry* reg);
 void RegisterNNConvCpu(KernelRegistry* reg);
 void RegisterInferenceOpsCpu(KernelRegistry* reg);
+// Runs other ops' kernels: needs the op registry too (InstallBuiltinKernels).
+void RegisterFusedElemwiseCpu(const OpRegistry& ops, KernelRegistry* reg);
 void RegisterAssignCpu(KernelRegistry* reg);
 void RegisterReduceCpu(KernelRegistry* reg);
 void RegisterDotCpu(KernelRegistry* reg);
@@ -56,6 +58,7 @@ void RegisterDotBlas(KernelRegistry* reg);
 namespace onednn {
 void RegisterNNDenseDnnl(KernelRegistry* reg);
 void RegisterNNConvDnnl(KernelRegistry* reg);
+void RegisterNNPoolDnnl(KernelRegistry* reg);
 void RegisterNNRnnDnnl(KernelRegistry* reg);
 }  // namespace onednn
 #endif
@@ -126,6 +129,7 @@ void RegisterAllKernels(KernelRegistry* reg) {
   // After the cpu kernels: they are the fallback of these.
   onednn::RegisterNNDenseDnnl(reg);
   onednn::RegisterNNConvDnnl(reg);
+  onednn::RegisterNNPoolDnnl(reg);
   onednn::RegisterNNRnnDnnl(reg);
 #endif
 #if WEFT_USE_CUDA
@@ -145,6 +149,7 @@ void RegisterAllKernels(KernelRegistry* reg) {
 
 void InstallBuiltinKernels(Runtime* rt) {
   RegisterAllKernels(rt->mutable_kernels());
+  cpu::RegisterFusedElemwiseCpu(rt->ops(), rt->mutable_kernels());
   RegisterDeviceAPIs(rt);
 }
 

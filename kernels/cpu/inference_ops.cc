@@ -1,10 +1,13 @@
 // CPU kernels of the inference passes' ops (core/src/op/inference_ops.cc):
-// _bn_fold (float32/float64) and the reference _fused_Convolution (the
-// Convolution kernel, then the sum and relu in one sweep).
+// _bn_fold (float32/float64), _layout_block, and the reference
+// _fused_Convolution (the Convolution kernel, then the sum and relu in one
+// sweep; blocked data and outputs through plain temporaries).
 #include <cmath>
 #include <vector>
 
+#include "cpu/channel_block.h"
 #include "cpu/cpu_util.h"
+#include "weft/channel_block.h"
 #include "weft/dtype.h"
 #include "weft/status.h"
 
@@ -42,6 +45,24 @@ void BnFold(const OpContext&, const NodeAttrs& attrs, const std::vector<TBlob>& 
   });
 }
 
+// Plain (N, C, S) <-> blocked (N, C / b, S, b) copies of `blob`'s data
+// (float32 / float64) into `dst`; `plain` is the logical shape.
+template <bool kToBlocked>
+void ReorderBlob(const TBlob& src, void* dst, const Shape& plain, int64_t b) {
+  DispatchFloat(src.dtype, "_layout_block", [&](auto t) {
+    using T = decltype(t);
+    ReorderChannelBlocks<kToBlocked>(src.data<T>(), static_cast<T*>(dst), plain[0], plain[1],
+                                     plain.ProdRange(2, plain.ndim()), b);
+  });
+}
+
+void LayoutBlock(const OpContext&, const NodeAttrs& attrs, const std::vector<TBlob>& in,
+                 const std::vector<OpReq>& req, const std::vector<TBlob>& out) {
+  if (req[0] == OpReq::kNull) return;
+  WEFT_CHECK(req[0] != OpReq::kAdd) << "_layout_block does not accumulate";
+  ReorderBlob<true>(in[0], out[0].dptr, in[0].shape, attrs.params.GetInt("block"));
+}
+
 // out = act(conv(in) + sum) with `conv` the Convolution kernel; the
 // convolution goes to a temporary when the output shares the sum's memory.
 void FusedConv(const KernelFn& conv, const OpContext& ctx, const NodeAttrs& attrs, const std::vector<TBlob>& in,
@@ -71,20 +92,74 @@ void FusedConv(const KernelFn& conv, const OpContext& ctx, const NodeAttrs& attr
   });
 }
 
+// Runs `plain` (a kernel on plain layouts) for a node whose slots may be
+// channel-blocked (BlockedSlots): blocked inputs are unblocked into
+// temporaries, blocked outputs computed into temporaries and blocked into
+// place (added for kAdd).
+void WithPlainLayouts(const KernelFn& plain, const OpContext& ctx, const NodeAttrs& attrs,
+                      const std::vector<TBlob>& in, const std::vector<OpReq>& req, const std::vector<TBlob>& out) {
+  const SlotBlocks blocks = BlockedSlots(attrs, in.size());
+  if (!blocks.any()) return plain(ctx, attrs, in, req, out);
+  std::vector<std::vector<char>> temps;
+  auto plain_blob = [&](const TBlob& b, int64_t block, const char* what) {
+    TBlob p = b;
+    p.shape = UnblockedShape(b.shape, block, what);
+    temps.emplace_back(b.Bytes());
+    p.dptr = temps.back().data();
+    return p;
+  };
+  std::vector<TBlob> pin = in, pout = out;
+  for (size_t i = 0; i < in.size(); ++i) {
+    if (blocks.in[i] == 0) continue;
+    pin[i] = plain_blob(in[i], blocks.in[i], "blocked input");
+    ReorderBlob<false>(in[i], pin[i].dptr, pin[i].shape, blocks.in[i]);
+  }
+  std::vector<OpReq> preq = req;
+  for (size_t i = 0; i < out.size(); ++i) {
+    if (blocks.out[i] == 0) continue;
+    pout[i] = plain_blob(out[i], blocks.out[i], "blocked output");
+    if (req[i] != OpReq::kNull) preq[i] = OpReq::kWrite;
+  }
+  plain(ctx, attrs, pin, preq, pout);
+  for (size_t i = 0; i < out.size(); ++i) {
+    if (blocks.out[i] == 0 || req[i] == OpReq::kNull) continue;
+    if (req[i] != OpReq::kAdd) {
+      ReorderBlob<true>(pout[i], out[i].dptr, pout[i].shape, blocks.out[i]);
+      continue;
+    }
+    std::vector<char> blocked(out[i].Bytes());
+    ReorderBlob<true>(pout[i], blocked.data(), pout[i].shape, blocks.out[i]);
+    DispatchFloat(out[i].dtype, "blocked output", [&](auto t) {
+      using T = decltype(t);
+      const T* b = reinterpret_cast<const T*>(blocked.data());
+      T* y = out[i].data<T>();
+      ParallelFor(out[i].Size(), [&](int64_t k) { y[k] += b[k]; });
+    });
+  }
+}
+
 }  // namespace
 
 void RegisterInferenceOpsCpu(KernelRegistry* reg) {
   reg->Add("_bn_fold", DeviceType::kCPU, {"cpu", 0, BnFold, true});
+  reg->Add("_layout_block", DeviceType::kCPU, {"cpu", 0, LayoutBlock, false});
   const Kernel* conv = reg->FindBackend("Convolution", DeviceType::kCPU, "cpu");
-  WEFT_CHECK(conv != nullptr) << "register the cpu Convolution kernel before _fused_Convolution";
-  KernelFn conv_fn = conv->fn;
-  reg->Add("_fused_Convolution", DeviceType::kCPU,
-           {"cpu", 0,
-            [conv_fn](const OpContext& ctx, const NodeAttrs& attrs, const std::vector<TBlob>& in,
-                      const std::vector<OpReq>& req, const std::vector<TBlob>& out) {
-              FusedConv(conv_fn, ctx, attrs, in, req, out);
-            },
-            true});
+  const Kernel* pool = reg->FindBackend("Pooling", DeviceType::kCPU, "cpu");
+  WEFT_CHECK(conv != nullptr && pool != nullptr)
+      << "register the cpu Convolution and Pooling kernels before _fused_Convolution and _blocked_Pooling";
+  KernelFn conv_fn = conv->fn, pool_fn = pool->fn;
+  KernelFn fused = [conv_fn](const OpContext& ctx, const NodeAttrs& attrs, const std::vector<TBlob>& in,
+                             const std::vector<OpReq>& req, const std::vector<TBlob>& out) {
+    FusedConv(conv_fn, ctx, attrs, in, req, out);
+  };
+  auto plain_layouts = [](KernelFn plain) {
+    return [plain](const OpContext& ctx, const NodeAttrs& attrs, const std::vector<TBlob>& in,
+                   const std::vector<OpReq>& req, const std::vector<TBlob>& out) {
+      WithPlainLayouts(plain, ctx, attrs, in, req, out);
+    };
+  };
+  reg->Add("_fused_Convolution", DeviceType::kCPU, {"cpu", 0, plain_layouts(fused), true});
+  reg->Add("_blocked_Pooling", DeviceType::kCPU, {"cpu", 0, plain_layouts(pool_fn), pool->supports_add});
 }
 
 }  // namespace cpu

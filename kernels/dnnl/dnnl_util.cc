@@ -187,6 +187,14 @@ dnnl::memory::desc PlainDesc(const dnnl::memory::dims& dims) {
   return dnnl::memory::desc(dims, dnnl::memory::data_type::f32, strides);
 }
 
+dnnl::memory::desc BlockedDesc(const dnnl::memory::desc& plain, int64_t block) {
+  if (block == 0) return plain;
+  return dnnl::memory::desc(plain.dims(), dnnl::memory::data_type::f32,
+                            block == 8 ? dnnl::memory::format_tag::nChw8c : dnnl::memory::format_tag::nChw16c);
+}
+
+bool BlockCovered(int64_t block, int ndim) { return block == 0 || ((block == 8 || block == 16) && ndim == 4); }
+
 KernelFn ReferenceKernel(const KernelRegistry& reg, const std::string& op) {
   const Kernel* k = reg.FindBackend(op, DeviceType::kCPU, "cpu");
   WEFT_CHECK(k != nullptr) << "dnnl backend: register the cpu kernel of " << op << " first";

@@ -67,6 +67,11 @@ struct OutputArg {
 
 // A memory descriptor of float32 `dims` in plain row-major order.
 dnnl::memory::desc PlainDesc(const dnnl::memory::dims& dims);
+// `plain` (4-D) in the channel-blocked layout nChw8c / nChw16c of `block`
+// channels per block (weft/channel_block.h), or `plain` itself for block 0.
+dnnl::memory::desc BlockedDesc(const dnnl::memory::desc& plain, int64_t block);
+// Whether BlockedDesc covers `block` for data of logical rank `ndim`.
+bool BlockCovered(int64_t block, int ndim);
 
 // The kernel `op` has in backend "cpu" of `reg` (the fallback); throws when
 // the reference kernel is not registered yet.

@@ -9,7 +9,10 @@
 // per geometry. float64 and geometries oneDNN refuses run the "cpu"
 // reference kernel. _fused_Convolution (pass::FuseConvActivation) is one
 // forward_inference convolution with post-ops: sum (the residual input,
-// placed in the destination first) and eltwise_relu.
+// placed in the destination first) and eltwise_relu; its data, sum and output
+// may be channel-blocked (data_block / out_block: nChw8c / nChw16c), which
+// saves the reorders when the primitive uses that layout (the pass picks
+// the block this backend registers: channel_block).
 #include <map>
 #include <memory>
 #include <mutex>
@@ -18,6 +21,7 @@
 #include "cpu/im2col.h"
 #include "dnnl/dnnl_util.h"
 #include "dnnl/nn_conv_dnnl.h"
+#include "weft/channel_block.h"
 #include "weft/dtype.h"
 
 namespace weft {
@@ -233,13 +237,15 @@ void Forward(const OpContext& ctx, const ConvPrims& p, const TBlob& x, const TBl
 
 // y = act(conv(x, w, b) + sum) for a kWrite / kInplace request: the sum is
 // placed in the destination (in oneDNN's layout) before the primitive runs.
+// Data, sum and y are in the layouts of data_block / out_block.
 void FusedForward(const OpContext& ctx, const FusedPrims& p, const std::vector<TBlob>& in, bool has_bias,
-                  const TBlob* sum, const TBlob& y) {
-  const memory src = AsLayout(Mem(p.src, in[0]), p.pd.src_desc(), 0);
+                  const TBlob* sum, const TBlob& y, int64_t data_block, int64_t out_block) {
+  const memory::desc src_md = BlockedDesc(p.src, data_block), dst_md = BlockedDesc(p.dst, out_block);
+  const memory src = AsLayout(Mem(src_md, in[0]), p.pd.src_desc(), 0);
   const memory wei = CachedLayout(ctx, 1, Mem(p.wei, in[1]), p.pd.weights_desc(), 1);
-  const OutputArg dst(Mem(p.dst, y), p.pd.dst_desc(), OpReq::kWrite, 2);
+  const OutputArg dst(Mem(dst_md, y), p.pd.dst_desc(), OpReq::kWrite, 2);
   if (sum && sum->dptr != dst.target.get_data_handle()) {
-    memory s = Mem(p.dst, *sum), t = dst.target;
+    memory s = Mem(dst_md, *sum), t = dst.target;
     dnnl::reorder(s, t).execute(ThreadStream(), s, t);
   }
   std::unordered_map<int, memory> args{{DNNL_ARG_SRC, src}, {DNNL_ARG_WEIGHTS, wei}, {DNNL_ARG_DST, dst.target}};
@@ -318,16 +324,22 @@ void RegisterNNConvDnnl(KernelRegistry* reg) {
     if (req[0] == OpReq::kNull) return;
     const bool bias = !attrs.params.GetBool("no_bias"), sum = attrs.params.GetBool("with_sum");
     const bool relu = attrs.params.GetString("act_type") == "relu";
-    if (req[0] != OpReq::kAdd && Covered(in, in[0].shape)) {
-      if (auto p = FusedPrimsFor(DimsOf(attrs.params, in[0].shape, out[0].shape), bias, sum, relu)) {
-        FusedForward(ctx, *p, in, bias, sum ? &in.back() : nullptr, out[0]);
+    const int64_t db = attrs.params.GetInt("data_block"), ob = attrs.params.GetInt("out_block");
+    const Shape data = db > 0 ? UnblockedShape(in[0].shape, db, "_fused_Convolution input 'data'") : in[0].shape;
+    const Shape y = ob > 0 ? UnblockedShape(out[0].shape, ob, "_fused_Convolution output 0") : out[0].shape;
+    if (req[0] != OpReq::kAdd && Covered(in, data) && BlockCovered(db, data.ndim()) && BlockCovered(ob, y.ndim())) {
+      if (auto p = FusedPrimsFor(DimsOf(attrs.params, data, y), bias, sum, relu)) {
+        FusedForward(ctx, *p, in, bias, sum ? &in.back() : nullptr, out[0], db, ob);
         return;
       }
     }
     ref_fused(ctx, attrs, in, req, out);
   };
   reg->Add("Convolution", DeviceType::kCPU, {"dnnl", 20, fwd, true});
-  reg->Add("_fused_Convolution", DeviceType::kCPU, {"dnnl", 20, fused, true});
+  // oneDNN's direct convolutions block channels by the vector width.
+  const auto isa = static_cast<int>(dnnl::get_effective_cpu_isa()), avx512 = static_cast<int>(dnnl::cpu_isa::avx512_core);
+  const int block = (isa & avx512) == avx512 ? 16 : 8;
+  reg->Add("_fused_Convolution", DeviceType::kCPU, {"dnnl", 20, fused, true, block});
   reg->Add("_backward_Convolution", DeviceType::kCPU, {"dnnl", 20, bwd, true});
 }
 

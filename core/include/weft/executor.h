@@ -109,7 +109,8 @@ struct ExecutorOptions {
   std::map<std::string, Context> group2ctx;
   // Inference passes and constant steps (see above) when the executor has
   // no gradients and no group2ctx. WEFT_EXEC_OPTIMIZE=0 in the environment
-  // turns them off too (for comparisons).
+  // turns them off too (for comparisons); WEFT_EXEC_SKIP_PASSES=A,B skips
+  // the passes named (e.g. BlockConvLayouts,FuseElemwiseChains).
   bool optimize_inference = true;
 };
 

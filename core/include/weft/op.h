@@ -75,6 +75,11 @@ struct OpDef {
   // Ops that draw from the context's RandomState; the engine serialises
   // them on the state's variable, so results are reproducible.
   bool uses_rng = false;
+  // Pointwise ops: one output of the inputs' shape whose element i depends
+  // only on element i of each input, so the kernel may run on any
+  // contiguous range of the elements (pass::FuseElemwiseChains runs chains
+  // of them tile by tile in one _fused_elemwise).
+  bool pointwise = false;
 
   int NumInputs(const ParamValues& p) const { return num_inputs_fn ? num_inputs_fn(p) : num_inputs; }
   int NumOutputs(const ParamValues& p) const {
@@ -131,6 +136,10 @@ struct Kernel {
   KernelFn fn;
   // Whether `fn` honours OpReq::kAdd itself (otherwise the caller adds).
   bool supports_add = false;
+  // > 0: `fn` works fastest on channel-blocked data with this many channels
+  // per block (weft/channel_block.h); pass::BlockConvLayouts reads it from
+  // the _fused_Convolution kernel.
+  int channel_block = 0;
 };
 
 class KernelRegistry {

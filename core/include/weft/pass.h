@@ -270,6 +270,33 @@ RewriteResult FoldBatchNorm(const OpRegistry& reg, const Graph& graph);
 // Convolution -> elemwise_add -> relu.
 RewriteResult FuseConvActivation(const OpRegistry& reg, const Graph& graph);
 
+// Keeps the data between 2-D convolutions in a channel-blocked layout
+// (weft/channel_block.h) with `block` channels per block, so that a chain of
+// oneDNN convolutions and poolings pays no layout reorders between its
+// members. A Convolution or _fused_Convolution writes blocked data
+// (out_block) when every reader of its output may read it blocked (a
+// convolution's data or sum, a pooling's data), its filter count is a
+// multiple of `block`, and the output is no graph output; a Pooling does
+// the same when its own data is blocked (it becomes a _blocked_Pooling,
+// which also reads blocked data into a plain output). A convolution
+// reading blocked data gets data_block (a plain Convolution becomes an
+// unactivated _fused_Convolution). The sum of a convolution writing
+// blocked data is blocked too: where no blocked node writes it, a
+// `_layout_block` node converts it once for every convolution reading it.
+// Graph outputs and every other reader see plain data. Run after
+// FuseConvActivation.
+RewriteResult BlockConvLayouts(const OpRegistry& reg, const Graph& graph, int block);
+
+// Replaces each chain of pointwise ops (OpDef::pointwise: unary math, the
+// scalar and same-shape binary ops, comparisons, Activation), where every
+// intermediate output is read only by the next op and is no graph output,
+// by one `_fused_elemwise` node (weft/fused_elemwise.h) that runs the chain
+// over one cache-sized tile of the elements after another: one pass over
+// memory instead of one per op. The node keeps the last op's name; the
+// other operands of binary ops become its inputs. Run after
+// FuseConvActivation (a relu after a convolution is fused there).
+RewriteResult FuseElemwiseChains(const OpRegistry& reg, const Graph& graph);
+
 }  // namespace pass
 }  // namespace weft
 

@@ -143,6 +143,8 @@ void Executor::Init(const ExecutorOptions& options, Runtime* rt) {
     shape_in[aux_names_[i]] = aux_[i].shape();
     type_in[aux_names_[i]] = aux_[i].dtype();
   }
+  const pass::ShapeMap user_shapes = shape_in;
+  const pass::DTypeMap user_types = type_in;
   if (!m.passes.empty()) {  // only the variables the optimised graph still has
     std::map<std::string, bool> present;
     for (uint32_t nid : g.input_nodes()) present[g.node(nid).attrs.name] = true;
@@ -152,8 +154,21 @@ void Executor::Init(const ExecutorOptions& options, Runtime* rt) {
     keep_present(&shape_in);
     keep_present(&type_in);
   }
-  pass::ShapeResult fshapes = pass::InferShape(fidx, shape_in);
-  pass::TypeResult ftypes = pass::InferType(fidx, type_in);
+  pass::ShapeResult fshapes;
+  pass::TypeResult ftypes;
+  try {
+    fshapes = pass::InferShape(fidx, shape_in);
+    ftypes = pass::InferType(fidx, type_in);
+  } catch (const Error&) {
+    // Errors name the nodes the caller wrote: the graph as written gives
+    // the message (a rewritten graph may have fused the failing node).
+    if (!m.passes.empty()) {
+      const IndexedGraph user(Graph{symbol_.outputs});
+      pass::InferShape(user, user_shapes);
+      pass::InferType(user, user_types);
+    }
+    throw;
+  }
   if (!fshapes.complete())
     Fail(StatusCode::kShape, "bind: cannot infer the shapes of ", JoinNames(fshapes.unknown_names));
   if (!ftypes.complete())

@@ -109,9 +109,10 @@ Graph TrainingGraph(const OpRegistry& reg, const Graph& forward, const std::vect
 bool ResolveOptimizeInference(bool option);
 
 // The inference passes over `forward` in order (SimplifyInference,
-// FoldBatchNorm, FuseConvActivation; a pass whose new op has no kernel for
-// `dev` is skipped); `applied` receives "<pass> (<n> nodes)" for each that
-// changed the graph.
+// FoldBatchNorm, FuseConvActivation, FuseElemwiseChains, BlockConvLayouts;
+// a pass whose new op has no kernel for `dev` is skipped, and so is one
+// named in WEFT_EXEC_SKIP_PASSES, a comma-separated list); `applied`
+// receives "<pass> (<n> nodes)" for each that changed the graph.
 Graph OptimizeInference(const OpRegistry& reg, const KernelRegistry& kernels, DeviceType dev, const Graph& forward,
                         std::vector<std::string>* applied);
 

@@ -13,6 +13,14 @@ bool EndsWith(const std::string& s, const std::string& suffix) {
   return s.size() >= suffix.size() && s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
 }
 
+// Whether WEFT_EXEC_SKIP_PASSES (comma-separated pass names) names `pass`.
+bool Skipped(const std::string& pass) {
+  const char* env = std::getenv("WEFT_EXEC_SKIP_PASSES");
+  if (!env) return false;
+  const std::string list = std::string(",") + env + ",";
+  return list.find("," + pass + ",") != std::string::npos;
+}
+
 }  // namespace
 
 bool ResolveOptimizeInference(bool option) {
@@ -35,12 +43,23 @@ Graph OptimizeInference(const OpRegistry& reg, const KernelRegistry& kernels, De
   };
   for (const Pass& p : {Pass{"SimplifyInference", pass::SimplifyInference, nullptr},
                         Pass{"FoldBatchNorm", pass::FoldBatchNorm, "_bn_fold"},
-                        Pass{"FuseConvActivation", pass::FuseConvActivation, "_fused_Convolution"}}) {
-    if (p.needs && !kernels.Find(p.needs, dev)) continue;
+                        Pass{"FuseConvActivation", pass::FuseConvActivation, "_fused_Convolution"},
+                        Pass{"FuseElemwiseChains", pass::FuseElemwiseChains, "_fused_elemwise"}}) {
+    if ((p.needs && !kernels.Find(p.needs, dev)) || Skipped(p.name)) continue;
     pass::RewriteResult r = p.fn(reg, g);
     if (r.changes == 0) continue;
     applied->push_back(StrCat(p.name, " (", r.changes, " node", r.changes == 1 ? "" : "s", ")"));
     g = std::move(r.graph);
+  }
+  // Blocked layouts where the convolution kernel asks for them.
+  const Kernel* conv = kernels.Find("_fused_Convolution", dev);
+  if (conv && conv->channel_block > 0 && kernels.Find("_layout_block", dev) && !Skipped("BlockConvLayouts")) {
+    pass::RewriteResult r = pass::BlockConvLayouts(reg, g, conv->channel_block);
+    if (r.changes > 0) {
+      applied->push_back(StrCat("BlockConvLayouts (", r.changes, " node", r.changes == 1 ? "" : "s", ", block ",
+                                conv->channel_block, ")"));
+      g = std::move(r.graph);
+    }
   }
   return g;
 }

@@ -21,6 +21,7 @@ OpDef BinaryDef(std::string name, std::vector<std::string> aliases, std::string 
   d.infer_shape = ElemwiseShape;
   d.infer_type = ElemwiseType;
   d.inplace = InplaceEither;
+  d.pointwise = true;
   return d;
 }
 

@@ -39,6 +39,7 @@ inline OpDef UnaryDef(std::string name, std::string doc, std::vector<ParamDecl> 
   d.infer_shape = ElemwiseShape;
   d.infer_type = ElemwiseType;
   d.inplace = InplaceFirst;
+  d.pointwise = true;
   return d;
 }
 

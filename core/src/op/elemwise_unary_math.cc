@@ -112,6 +112,7 @@ void RegisterElemwiseUnaryMath(OpRegistry* reg) {
                        "Rescales the input by the square root of its last dimension: "
                        "out = data / sqrt(data.shape[-1]).");
   dsd.infer_shape = DivSqrtDimShape;
+  dsd.pointwise = false;  // reads the shape's last extent
   dsd.gradient = [](const OpRegistry& r, const NodePtr& n, const std::vector<NodeEntry>& og) {
     return std::vector<NodeEntry>{GradOp(r, "_contrib_div_sqrt_dim", n, "backward", {og[0]})};
   };

@@ -11,11 +11,22 @@
 // _fused_Convolution(data, weight, [bias], [sum]; Convolution's parameters,
 // act_type, with_sum) = act(Convolution(data, weight, bias) + sum): act_type
 // "" (none) or "relu"; `sum` (the output's shape) is an input when
-// with_sum and may share the output's memory. No gradient.
+// with_sum and may share the output's memory. data_block / out_block > 0:
+// the data / the output and `sum` are channel-blocked (weft/channel_block.h)
+// with that many channels per block (pass::BlockConvLayouts). No gradient.
 // (pass::FuseConvActivation.)
+//
+// _blocked_Pooling(data; Pooling's parameters, data_block, out_block):
+// Pooling on blocked data and/or into a blocked output. No gradient.
+// (pass::BlockConvLayouts.)
+//
+// _layout_block(data; block): channel-first data (N, C, spatial...) in the
+// channel-blocked layout (N, C / block, spatial..., block). No gradient.
+// (pass::BlockConvLayouts.)
 #include "op/elemwise_common.h"
 #include "op/nn_spatial.h"
 #include "op/op_common.h"
+#include "weft/channel_block.h"
 #include "weft/status.h"
 
 namespace weft {
@@ -43,7 +54,8 @@ int FusedConvInputs(const ParamValues& p) {
   return 2 + (p.GetBool("no_bias") ? 0 : 1) + (p.GetBool("with_sum") ? 1 : 0);
 }
 
-bool FusedConvShape(const NodeAttrs& attrs, std::vector<Shape>* in, std::vector<Shape>* out) {
+// FusedConvShape on logical (unblocked) shapes.
+bool FusedConvLogicalShape(const NodeAttrs& attrs, std::vector<Shape>* in, std::vector<Shape>* out) {
   const size_t n_conv = attrs.params.GetBool("no_bias") ? 2 : 3;
   std::vector<Shape> conv_in(in->begin(), in->begin() + static_cast<std::ptrdiff_t>(n_conv));
   if (attrs.params.GetBool("with_sum")) {
@@ -54,6 +66,78 @@ bool FusedConvShape(const NodeAttrs& attrs, std::vector<Shape>* in, std::vector<
   std::copy(conv_in.begin(), conv_in.end(), in->begin());
   if (attrs.params.GetBool("with_sum")) AssignShape(attrs, in, in->size() - 1, (*out)[0], "input 'sum'");
   return AllKnown(*in) && AllKnown(*out);
+}
+
+// Runs `logical` (inference on plain shapes) with the blocked slots of
+// `attrs` (BlockedSlots) mapped to their logical shapes and back.
+bool InferBlocked(const NodeAttrs& attrs, std::vector<Shape>* in, std::vector<Shape>* out,
+                  const InferShapeFn& logical) {
+  const SlotBlocks blocks = BlockedSlots(attrs, in->size());
+  if (!blocks.any()) return logical(attrs, in, out);
+  const std::string label = OpLabel(attrs);
+  auto unblock = [&](std::vector<Shape>* v, const std::vector<int64_t>& b, const char* kind) {
+    std::vector<Shape> l = *v;
+    for (size_t i = 0; i < v->size(); ++i)
+      if (b[i] > 0) l[i] = UnblockedShape((*v)[i], b[i], StrCat(label, " ", kind, " ", i).c_str());
+    return l;
+  };
+  std::vector<Shape> lin = unblock(in, blocks.in, "input"), lout = unblock(out, blocks.out, "output");
+  logical(attrs, &lin, &lout);
+  for (size_t i = 0; i < in->size(); ++i)
+    AssignShape(attrs, in, i, blocks.in[i] > 0 ? BlockedShape(lin[i], blocks.in[i], label.c_str()) : lin[i],
+                StrCat("input ", i));
+  for (size_t i = 0; i < out->size(); ++i)
+    AssignShape(attrs, out, i, blocks.out[i] > 0 ? BlockedShape(lout[i], blocks.out[i], label.c_str()) : lout[i],
+                StrCat("output ", i));
+  return AllKnown(*in) && AllKnown(*out);
+}
+
+bool FusedConvShape(const NodeAttrs& attrs, std::vector<Shape>* in, std::vector<Shape>* out) {
+  return InferBlocked(attrs, in, out, FusedConvLogicalShape);
+}
+
+// Channels per block of a blocked data input / output (0: plain).
+std::vector<ParamDecl> BlockParams() {
+  return {IntRangeParam("data_block", "0", 0, 64, "Channels per block of a channel-blocked data input (0: plain)."),
+          IntRangeParam("out_block", "0", 0, 64,
+                        "Channels per block of a channel-blocked output (and sum of a convolution) (0: plain).")};
+}
+
+void RegisterBlockedPooling(OpRegistry* reg) {
+  const OpDef& pool = reg->Get("Pooling");
+  OpDef f;
+  f.name = "_blocked_Pooling";
+  f.doc = "Pooling on channel-blocked data and/or into a channel-blocked output (inference).";
+  f.params = pool.params;
+  for (ParamDecl& d : BlockParams()) f.params.push_back(std::move(d));
+  f.num_inputs = 1;
+  f.input_names = FixedNames({"data"});
+  InferShapeFn logical = pool.infer_shape;
+  f.infer_shape = [logical](const NodeAttrs& attrs, std::vector<Shape>* in, std::vector<Shape>* out) {
+    return InferBlocked(attrs, in, out, logical);
+  };
+  f.infer_type = ElemwiseType;
+  reg->Add(std::move(f));
+}
+
+bool LayoutBlockShape(const NodeAttrs& attrs, std::vector<Shape>* in, std::vector<Shape>* out) {
+  const int64_t b = attrs.params.GetInt("block");
+  const std::string label = OpLabel(attrs);
+  AssignShape(attrs, out, 0, BlockedShape((*in)[0], b, (label + " input 'data'").c_str()), "output 0");
+  AssignShape(attrs, in, 0, UnblockedShape((*out)[0], b, (label + " output 0").c_str()), "input 'data'");
+  return AllKnown(*in) && AllKnown(*out);
+}
+
+void RegisterLayoutBlock(OpRegistry* reg) {
+  OpDef f;
+  f.name = "_layout_block";
+  f.doc = "Channel-first data in the channel-blocked layout (N, C/block, spatial..., block) (inference).";
+  f.params = {IntRangeParam("block", "8", 1, 64, "Channels per block; C must be a multiple of it.")};
+  f.num_inputs = 1;
+  f.input_names = FixedNames({"data"});
+  f.infer_shape = LayoutBlockShape;
+  f.infer_type = ElemwiseType;
+  reg->Add(std::move(f));
 }
 
 void RegisterFusedConvolution(OpRegistry* reg) {
@@ -68,6 +152,7 @@ void RegisterFusedConvolution(OpRegistry* reg) {
   act.doc = "Activation after the sum: \"\" (none) or \"relu\".";
   f.params.push_back(act);
   f.params.push_back(BoolParam("with_sum", "False", "Add the last input to the convolution's output."));
+  for (ParamDecl& d : BlockParams()) f.params.push_back(std::move(d));
   f.num_inputs_fn = FusedConvInputs;
   f.input_names = [](const ParamValues& p) {
     std::vector<std::string> names{"data", "weight"};
@@ -89,6 +174,8 @@ void RegisterFusedConvolution(OpRegistry* reg) {
 
 void RegisterInferenceOps(OpRegistry* reg) {
   RegisterFusedConvolution(reg);
+  RegisterLayoutBlock(reg);
+  RegisterBlockedPooling(reg);
 
   OpDef f;
   f.name = "_bn_fold";

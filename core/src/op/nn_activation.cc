@@ -133,6 +133,7 @@ void RegisterNNActivation(OpRegistry* reg) {
   a.infer_shape = ElemwiseShape;
   a.infer_type = ElemwiseType;
   a.inplace = InplaceFirst;
+  a.pointwise = true;
   a.gradient = [](const OpRegistry& r, const NodePtr& n, const std::vector<NodeEntry>& og) {
     return BackwardNode(r, "_backward_Activation", n, {og[0], n->inputs[0], OutEntry(n)}, 1);
   };

@@ -37,6 +37,7 @@ void RegisterNNNorm(OpRegistry* reg);
 void RegisterNNPool(OpRegistry* reg);
 void RegisterNNConv(OpRegistry* reg);
 void RegisterInferenceOps(OpRegistry* reg);
+void RegisterFusedElemwise(OpRegistry* reg);
 void RegisterAssign(OpRegistry* reg);
 void RegisterReduce(OpRegistry* reg);
 void RegisterDot(OpRegistry* reg);
@@ -86,6 +87,7 @@ void RegisterAllOps(OpRegistry* reg) {
   op::RegisterNNPool(reg);
   op::RegisterNNConv(reg);
   op::RegisterInferenceOps(reg);  // after Convolution: _fused_Convolution takes its parameters
+  op::RegisterFusedElemwise(reg);
   op::RegisterAssign(reg);
   op::RegisterReduce(reg);
   op::RegisterDot(reg);

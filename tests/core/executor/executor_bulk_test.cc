@@ -41,6 +41,7 @@ std::unique_ptr<Executor> Bind(const Symbol& y, const std::map<std::string, Shap
                                int bulk) {
   ExecutorOptions opt;
   opt.bulk_max_nodes = bulk;
+  opt.optimize_inference = false;  // the graphs as written (FuseElemwiseChains would fuse the chains)
   return Executor::SimpleBind(y, kCpu, shapes, {}, GradReqSpec::All(req), opt);
 }
 
@@ -121,6 +122,7 @@ TEST(ExecutorBulk, IndependentBranchesAndVisibleOutputsEndSegments) {
   ExecutorOptions opt;
   opt.num_groups = 2;
   opt.bulk_max_nodes = 64;
+  opt.optimize_inference = false;
   Symbol y = Op("elemwise_add", {Chain(x, 3, "a"), Chain(x, 3, "b")}, {}, "sum");
   auto ex = Executor::SimpleBind(y, kCpu, {{"x", Shape{2}}}, {}, GradReqSpec::All(GradReq::kNull), opt);
   EXPECT_EQ(EngineOps(*ex).first, 3);

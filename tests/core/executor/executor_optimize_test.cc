@@ -89,6 +89,10 @@ TEST(ExecutorOptimize, BenchModelsMatch) {
     const std::string s = ex->DebugString();
     if (c.folds) {
       EXPECT_NE(s.find("FoldBatchNorm (" + std::to_string(c.folds) + " nodes)"), std::string::npos) << s;
+      // Blocked layouts between the convolutions where the kernel asks for them.
+      if (Runtime::Global().kernels().Find("_fused_Convolution", DeviceType::kCPU)->channel_block > 0) {
+        EXPECT_NE(s.find("BlockConvLayouts"), std::string::npos) << s;
+      }
     }
     EXPECT_EQ(s.find("Op:BatchNorm"), std::string::npos) << c.name;
   }
@@ -247,6 +251,14 @@ TEST(ExecutorOptimize, EnvironmentSwitch) {
   unsetenv("WEFT_EXEC_OPTIMIZE");
   EXPECT_NE(off->DebugString().find("Inference passes: off"), std::string::npos);
   EXPECT_NE(off->DebugString().find("Op:BatchNorm"), std::string::npos);
+  // Single passes skipped by name.
+  setenv("WEFT_EXEC_SKIP_PASSES", "FoldBatchNorm,FuseConvActivation", 1);
+  auto skipped = test::BindInference(SmallResidual(), {{"data", Shape{1, 3, 4, 4}}}, true);
+  unsetenv("WEFT_EXEC_SKIP_PASSES");
+  const std::string s = skipped->DebugString();
+  EXPECT_NE(s.find("Op:BatchNorm"), std::string::npos) << s;
+  EXPECT_EQ(s.find("_fused_Convolution"), std::string::npos) << s;
+  EXPECT_NE(s.find("Op:Convolution"), std::string::npos) << s;
 }
 
 }  // namespace

@@ -1,0 +1,142 @@
+// pass::BlockConvLayouts: channel-blocked data between 2-D convolutions
+// (and the poolings among them).
+#include <map>
+#include <memory>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "pass/rewrite.h"
+#include "weft/op.h"
+
+namespace weft {
+namespace pass {
+
+namespace {
+
+enum class Kind { kOther, kConv, kPool };
+
+bool ChannelFirst2d(const ParamValues& p) { return p.IsNone("layout") || p.GetString("layout") == "NCHW"; }
+
+// A 2-D channel-first convolution or pooling not blocked yet. (A global
+// pooling's rank is unknown here; it is only blocked after a convolution,
+// whose data is 4-D.)
+Kind KindOf(const Node& n) {
+  if (n.is_variable()) return Kind::kOther;
+  const std::string& op = n.op()->name;
+  const ParamValues& p = n.attrs.params;
+  if (op == "Pooling") {
+    const bool two_d = p.GetBool("global_pool") || p.GetShape("kernel").ndim() == 2;
+    return two_d && ChannelFirst2d(p) ? Kind::kPool : Kind::kOther;
+  }
+  if (op == "_fused_Convolution") {
+    if (p.GetInt("data_block") != 0 || p.GetInt("out_block") != 0) return Kind::kOther;
+  } else if (op != "Convolution") {
+    return Kind::kOther;
+  }
+  return p.GetShape("kernel").ndim() == 2 && ChannelFirst2d(p) ? Kind::kConv : Kind::kOther;
+}
+
+// The input slot of a convolution's sum, or -1.
+int SumSlot(const Node& n) {
+  if (n.op()->name != "_fused_Convolution" || !n.attrs.params.GetBool("with_sum")) return -1;
+  return static_cast<int>(n.inputs.size()) - 1;
+}
+
+}  // namespace
+
+RewriteResult BlockConvLayouts(const OpRegistry& reg, const Graph& graph, int block) {
+  IndexedGraph g(graph);
+  const uint32_t n_nodes = g.num_nodes();
+  std::vector<Kind> kind(n_nodes);
+  for (uint32_t nid = 0; nid < n_nodes; ++nid) kind[nid] = KindOf(g.node(nid));
+  auto sum_slot = [&](uint32_t nid) { return kind[nid] == Kind::kConv ? SumSlot(g.node(nid)) : -1; };
+  auto producer = [&](uint32_t nid, int slot) { return g[nid].inputs[static_cast<size_t>(slot)].node_id; };
+  // Per entry: how many readers may take it blocked (a convolution's data
+  // or sum, a pooling's data); EntryReaders counts graph outputs too.
+  const std::vector<int> readers = EntryReaders(g);
+  std::vector<int> accepting(g.num_node_entries(), 0);
+  for (uint32_t nid = 0; nid < n_nodes; ++nid) {
+    if (kind[nid] == Kind::kOther) continue;
+    const int sum = sum_slot(nid);
+    for (size_t k = 0; k < g[nid].inputs.size(); ++k)
+      if (k == 0 || static_cast<int>(k) == sum) ++accepting[g.entry_id(g[nid].inputs[k])];
+  }
+  // Optimistic start: a node writes blocked data when every reader may
+  // take it (and, for a convolution, its filter count is a multiple of the
+  // block); then the constraints below are enforced until nothing changes.
+  std::vector<bool> blocked(n_nodes, false);
+  for (uint32_t nid = 0; nid < n_nodes; ++nid) {
+    if (kind[nid] == Kind::kOther) continue;
+    const uint32_t eid = g.entry_id(nid, 0);
+    blocked[nid] = readers[eid] > 0 && readers[eid] == accepting[eid] &&
+                   (kind[nid] == Kind::kPool || g.node(nid).attrs.params.GetInt("num_filter") % block == 0);
+  }
+  for (bool changed = true; changed;) {
+    changed = false;
+    for (uint32_t nid = 0; nid < n_nodes; ++nid) {
+      // A convolution writing plain data adds a plain sum.
+      const int sum = sum_slot(nid);
+      if (sum >= 0 && !blocked[nid] && blocked[producer(nid, sum)]) {
+        blocked[producer(nid, sum)] = false;
+        changed = true;
+      }
+      // A pooling knows its channel count only from blocked data.
+      if (kind[nid] == Kind::kPool && blocked[nid] && !blocked[producer(nid, 0)]) {
+        blocked[nid] = false;
+        changed = true;
+      }
+    }
+  }
+  // Sums of convolutions writing blocked data that no blocked node writes:
+  // converted once by a _layout_block node (their channel count is the
+  // convolution's filter count).
+  std::vector<bool> convert(g.num_node_entries(), false);
+  for (uint32_t nid = 0; nid < n_nodes; ++nid) {
+    const int sum = sum_slot(nid);
+    if (sum >= 0 && blocked[nid] && !blocked[producer(nid, sum)])
+      convert[g.entry_id(g[nid].inputs[static_cast<size_t>(sum)])] = true;
+  }
+
+  std::map<uint32_t, NodeEntry> converted;  // old entry id -> the _layout_block output
+  size_t inserted = 0;
+  RewriteResult r = RewriteGraph(graph, [&](const NodePtr& node, const std::vector<NodeEntry>& inputs) {
+    std::vector<NodeEntry> none;
+    const uint32_t nid = g.node_id(node.get());
+    if (kind[nid] == Kind::kOther) return none;
+    std::vector<NodeEntry> in = inputs;
+    // Whether input k is read blocked (through a _layout_block if converted).
+    auto blocked_input = [&](size_t k) {
+      const auto& old = g[nid].inputs[k];
+      const uint32_t eid = g.entry_id(old);
+      if (blocked[old.node_id]) return true;
+      if (!convert[eid]) return false;
+      auto it = converted.find(eid);
+      if (it == converted.end()) {
+        const std::string name = g.node(old.node_id).attrs.name + "_blocked";
+        NodePtr b = MakeOpNode(reg, "_layout_block", name, {inputs[k]}, {{"block", std::to_string(block)}});
+        it = converted.emplace(eid, NodeEntry{b, 0, 0}).first;
+        ++inserted;
+      }
+      in[k] = it->second;
+      return true;
+    };
+    const bool data_blocked = blocked_input(0);
+    const int sum = sum_slot(nid);
+    if (sum >= 0 && blocked[nid]) blocked_input(static_cast<size_t>(sum));
+    if (!data_blocked && !blocked[nid]) return none;
+    const OpDef& op = reg.Get(kind[nid] == Kind::kConv ? "_fused_Convolution" : "_blocked_Pooling");
+    auto n = std::make_shared<Node>(*node);
+    n->attrs.op = &op;
+    if (data_blocked) n->attrs.dict["data_block"] = std::to_string(block);
+    if (blocked[nid]) n->attrs.dict["out_block"] = std::to_string(block);
+    n->attrs.params = ParseParams(op.name, &op.params, n->attrs.dict);
+    n->inputs = std::move(in);
+    return std::vector<NodeEntry>{NodeEntry{n, 0, 0}};
+  });
+  r.changes += inserted;
+  return r;
+}
+
+}  // namespace pass
+}  // namespace weft
