@@ -7,7 +7,10 @@
 # weft/ORT and weft/PyTorch (> 1: weft slower) with their min-max range over reps.
 # Usage: bench/bench_infer_peers.sh [build-dir] [--reps R] [--iters N] [--warmup W]
 #                                   [--weft-env "WEFT_ENGINE=naive ..."] [--cases "mlp:1 lenet:64"]
+#                                   [--weft-b-env "WEFT_EXEC_SKIP_PASSES=BlockConvLayouts"]
 # --weft-env: extra environment for the weft runs only (e.g. to compare engines).
+# --weft-b-env: also run weft with this environment ("weft-b") right after each weft run, for
+# an interleaved before/after comparison; the table gets its column and the ratio weft/weft-b.
 # Build first: cmake --build build --target weft_bench_infer (needs -DWEFT_BUILD_BENCH=ON).
 # Installs python3-torch, nodejs, npm (apt) and onnxruntime-node (npm, into BUILD/ort_node)
 # when missing, and exports the models into BUILD/bench_infer when export_models.py is
@@ -15,7 +18,7 @@
 # OPENBLAS_CORETYPE is left as the machine sets it.
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
-build="$root/build" reps=3 iters=20 warmup=3 weft_env=""
+build="$root/build" reps=3 iters=20 warmup=3 weft_env="" weft_b_env=""
 cases="mlp:1 mlp:128 lenet:64 resnet18:1 resnet18:8"
 while (($#)); do
   case "$1" in
@@ -23,6 +26,7 @@ while (($#)); do
     --iters) iters="$2"; shift 2 ;;
     --warmup) warmup="$2"; shift 2 ;;
     --weft-env) weft_env="$2"; shift 2 ;;
+    --weft-b-env) weft_b_env="$2"; shift 2 ;;
     --cases) cases="$2"; shift 2 ;;
     -*) echo "unknown option $1" >&2; exit 2 ;;
     *) build="$1"; shift ;;
@@ -54,6 +58,7 @@ if [[ ! -f "$stamp" || "$peers/export_models.py" -nt "$stamp" ]]; then
   /usr/bin/python3 "$peers/export_models.py" "$data"
 fi
 read -ra wenv <<< "$weft_env"
+read -ra wbenv <<< "$weft_b_env"
 inherited="$(env | grep '^WEFT_' | tr '\n' ' ' || true)"
 echo "weft engine env: ${weft_env:-none}; inherited WEFT_*: ${inherited:-none} (default engine: threaded)"
 echo "onnxruntime-node $(node -p "require('$node_dir/node_modules/onnxruntime-node/package.json').version")," \
@@ -62,9 +67,11 @@ rows="$(mktemp)"
 trap 'rm -f "$rows"' EXIT
 failed=0
 run() {  # rep, command...: one result line tagged with the rep, or a failure noted
-  local rep="$1" line
+  local rep="$1" line tag=""
   shift
+  [[ "$rep" == b:* ]] && { tag="b"; rep="${rep#b:}"; }
   if line="$("$@")"; then
+    [[ -n "$tag" ]] && line="${line/engine=weft/engine=weft-b}"
     echo "$line rep=$rep" | tee -a "$rows"
   else
     echo "FAILED (rep $rep): $*" >&2
@@ -77,6 +84,9 @@ for ((rep = 1; rep <= reps; ++rep)); do
       model="${c%:*}" batch="${c#*:}"
       args=("$data" "$model" "$batch" --iters "$iters" --warmup "$warmup")
       run "$rep" env OMP_NUM_THREADS="$t" OPENBLAS_NUM_THREADS="$t" "${wenv[@]}" "$bench" "${args[@]}"
+      if [[ -n "$weft_b_env" ]]; then
+        run "b:$rep" env OMP_NUM_THREADS="$t" OPENBLAS_NUM_THREADS="$t" "${wenv[@]}" "${wbenv[@]}" "$bench" "${args[@]}"
+      fi
       run "$rep" env NODE_PATH="$node_dir/node_modules" node "$peers/ort_bench.js" "${args[@]}" \
         --threads "$t"
       run "$rep" env OMP_NUM_THREADS="$t" OPENBLAS_NUM_THREADS="$t" /usr/bin/python3 \
@@ -85,6 +95,7 @@ for ((rep = 1; rep <= reps; ++rep)); do
   done
 done
 echo
-echo "== inference ms (median over $reps reps of each run's median); weft env: ${weft_env:-none} =="
+echo "== inference ms (median over $reps reps of each run's median); weft env: ${weft_env:-none};" \
+  "weft-b env: ${weft_b_env:-none} =="
 /usr/bin/python3 "$peers/table.py" "$rows"
 if ((failed)); then echo "some runs FAILED (see above)" >&2; exit 1; fi

@@ -2,11 +2,13 @@
 """Joins the `infer engine=... rep=R` lines of bench/bench_infer_peers.sh into a markdown
 table: per model, batch and threads the median over reps of each engine's median ms, and
 weft/ORT, weft/PyTorch as the ratio of those medians with the min-max of the per-rep
-ratios in brackets (> 1: weft slower)."""
+ratios in brackets (> 1: weft slower). With `engine=weft-b` lines (--weft-b-env) it adds
+their column and weft/weft-b."""
 import statistics
 import sys
 
-ENGINES = ("weft", "ort", "torch")
+ENGINES = ("weft", "ort", "torch", "weft-b")
+NAMES = {"weft": "Weft", "ort": "ORT", "torch": "PyTorch", "weft-b": "Weft-B"}
 
 
 def main():
@@ -21,13 +23,16 @@ def main():
             times[key] = {}
             order.append(key)
         times[key].setdefault(f["engine"], {})[f["rep"]] = float(f["median_ms"])
-    print("| model | batch | threads | Weft ms | ORT ms | PyTorch ms | Weft/ORT | Weft/PyTorch |")
-    print("|---|---|---|---|---|---|---|---|")
+    engines = [e for e in ENGINES if any(e in times[k] for k in order)]
+    peers = [e for e in engines if e != "weft"]
+    print("| model | batch | threads | " + " | ".join(NAMES[e] + " ms" for e in engines) + " | " +
+          " | ".join("Weft/" + NAMES[p] for p in peers) + " |")
+    print("|---|---|---|" + "---|" * (len(engines) + len(peers)))
     for key in sorted(order, key=lambda k: (k[2], order.index(k))):
         by = times[key]
-        med = {e: statistics.median(by[e].values()) if e in by else None for e in ENGINES}
-        cells = ["%.3f" % med[e] if med[e] is not None else "-" for e in ENGINES]
-        for peer in ("ort", "torch"):
+        med = {e: statistics.median(by[e].values()) if e in by else None for e in engines}
+        cells = ["%.3f" % med[e] if med[e] is not None else "-" for e in engines]
+        for peer in peers:
             if med["weft"] is None or med[peer] is None:
                 cells.append("-")
                 continue

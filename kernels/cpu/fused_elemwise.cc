@@ -52,7 +52,8 @@ void Run(const Chain& c, const OpContext& ctx, const std::vector<TBlob>& in, OpR
   std::exception_ptr error;
 #pragma omp parallel if (n >= kParallelGrain)
   {
-    std::vector<char> buf(static_cast<size_t>(kTile) * esz);
+    thread_local std::vector<char> buf;  // no allocation per call in steady state
+    buf.resize(static_cast<size_t>(kTile) * esz);
 #pragma omp for schedule(static)
     for (int64_t t = 0; t < tiles; ++t) {
       try {
