@@ -7,10 +7,12 @@
 # weft/ORT and weft/PyTorch (> 1: weft slower) with their min-max range over reps.
 # Usage: bench/bench_infer_peers.sh [build-dir] [--reps R] [--iters N] [--warmup W]
 #                                   [--weft-env "WEFT_ENGINE=naive ..."] [--cases "mlp:1 lenet:64"]
-#                                   [--weft-b-env "WEFT_EXEC_SKIP_PASSES=BlockConvLayouts"]
+#                                   [--weft-b-env "WEFT_EXEC_SKIP_PASSES=BlockConvLayouts"] [--stat min]
 # --weft-env: extra environment for the weft runs only (e.g. to compare engines).
 # --weft-b-env: also run weft with this environment ("weft-b") right after each weft run, for
 # an interleaved before/after comparison; the table gets its column and the ratio weft/weft-b.
+# --stat min: the table takes each run's fastest iteration instead of its median (steadier when
+# other jobs share the cores).
 # Build first: cmake --build build --target weft_bench_infer (needs -DWEFT_BUILD_BENCH=ON).
 # Installs python3-torch, nodejs, npm (apt) and onnxruntime-node (npm, into BUILD/ort_node)
 # when missing, and exports the models into BUILD/bench_infer when export_models.py is
@@ -18,7 +20,7 @@
 # OPENBLAS_CORETYPE is left as the machine sets it.
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
-build="$root/build" reps=3 iters=20 warmup=3 weft_env="" weft_b_env=""
+build="$root/build" reps=3 iters=20 warmup=3 weft_env="" weft_b_env="" stat=median
 cases="mlp:1 mlp:128 lenet:64 resnet18:1 resnet18:8"
 while (($#)); do
   case "$1" in
@@ -27,6 +29,7 @@ while (($#)); do
     --warmup) warmup="$2"; shift 2 ;;
     --weft-env) weft_env="$2"; shift 2 ;;
     --weft-b-env) weft_b_env="$2"; shift 2 ;;
+    --stat) stat="$2"; shift 2 ;;
     --cases) cases="$2"; shift 2 ;;
     -*) echo "unknown option $1" >&2; exit 2 ;;
     *) build="$1"; shift ;;
@@ -95,7 +98,7 @@ for ((rep = 1; rep <= reps; ++rep)); do
   done
 done
 echo
-echo "== inference ms (median over $reps reps of each run's median); weft env: ${weft_env:-none};" \
+echo "== inference ms (median over $reps reps of each run's $stat); weft env: ${weft_env:-none};" \
   "weft-b env: ${weft_b_env:-none} =="
-/usr/bin/python3 "$peers/table.py" "$rows"
+/usr/bin/python3 "$peers/table.py" "$rows" "$stat"
 if ((failed)); then echo "some runs FAILED (see above)" >&2; exit 1; fi

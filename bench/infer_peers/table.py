@@ -3,7 +3,8 @@
 table: per model, batch and threads the median over reps of each engine's median ms, and
 weft/ORT, weft/PyTorch as the ratio of those medians with the min-max of the per-rep
 ratios in brackets (> 1: weft slower). With `engine=weft-b` lines (--weft-b-env) it adds
-their column and weft/weft-b."""
+their column and weft/weft-b. An optional second argument `min` uses each run's fastest
+iteration (min_ms) instead of its median: steadier when other jobs share the cores."""
 import statistics
 import sys
 
@@ -12,6 +13,7 @@ NAMES = {"weft": "Weft", "ort": "ORT", "torch": "PyTorch", "weft-b": "Weft-B"}
 
 
 def main():
+    stat = sys.argv[2] if len(sys.argv) > 2 else "median"
     times = {}  # (model, batch, threads) -> engine -> rep -> ms
     order = []
     for line in open(sys.argv[1]):
@@ -22,7 +24,7 @@ def main():
         if key not in times:
             times[key] = {}
             order.append(key)
-        times[key].setdefault(f["engine"], {})[f["rep"]] = float(f["median_ms"])
+        times[key].setdefault(f["engine"], {})[f["rep"]] = float(f[stat + "_ms"])
     engines = [e for e in ENGINES if any(e in times[k] for k in order)]
     peers = [e for e in engines if e != "weft"]
     print("| model | batch | threads | " + " | ".join(NAMES[e] + " ms" for e in engines) + " | " +
