@@ -10,8 +10,12 @@
 #define WEFT_KERNELS_DNNL_DNNL_UTIL_H_
 
 #include <cstddef>
+#include <map>
+#include <memory>
+#include <mutex>
 #include <string>
 #include <unordered_map>
+#include <vector>
 
 #include <dnnl.hpp>
 
@@ -76,6 +80,37 @@ bool BlockCovered(int64_t block, int ndim);
 // The kernel `op` has in backend "cpu" of `reg` (the fallback); throws when
 // the reference kernel is not registered yet.
 KernelFn ReferenceKernel(const KernelRegistry& reg, const std::string& op);
+
+// A process-wide cache of one kind of primitives by geometry key, built on
+// first use; a refusal (dnnl::error from the builder: oneDNN does not cover
+// the geometry) is cached as null, so it costs once. Cleared past 512
+// entries, which bounds what unusual workloads hold. Thread-safe.
+template <typename Prims>
+class PrimitiveCache {
+ public:
+  template <typename BuildFn>
+  std::shared_ptr<Prims> Get(const std::vector<int64_t>& key, BuildFn build) {
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      auto it = cache_.find(key);
+      if (it != cache_.end()) return it->second;
+    }
+    std::shared_ptr<Prims> p;
+    try {
+      p = build();
+    } catch (const dnnl::error&) {
+      p = nullptr;
+    }
+    std::lock_guard<std::mutex> lock(mu_);
+    if (cache_.size() >= 512) cache_.clear();
+    cache_[key] = p;
+    return p;
+  }
+
+ private:
+  std::mutex mu_;
+  std::map<std::vector<int64_t>, std::shared_ptr<Prims>> cache_;
+};
 
 // Runs `prim` with `args` on this thread's stream and waits for it, with a
 // user-managed scratchpad of `pd` in scratch slot kScratchSlots - 1.

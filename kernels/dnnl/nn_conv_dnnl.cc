@@ -13,9 +13,7 @@
 // may be channel-blocked (data_block / out_block: nChw8c / nChw16c), which
 // saves the reorders when the primitive uses that layout (the pass picks
 // the block this backend registers: channel_block).
-#include <map>
 #include <memory>
-#include <mutex>
 #include <vector>
 
 #include "cpu/im2col.h"
@@ -139,27 +137,10 @@ std::shared_ptr<ConvPrims> Build(const ConvDims& g, bool has_bias) {
   return p;
 }
 
-// The cached primitives of (g, bias), or null when oneDNN does not cover them
-// (remembered, so the refusal costs once).
+// The cached primitives of (g, bias), or null when oneDNN does not cover them.
 std::shared_ptr<ConvPrims> Prims(const ConvDims& g, bool bias) {
-  static std::mutex mu;
-  static std::map<std::vector<int64_t>, std::shared_ptr<ConvPrims>> cache;
-  const std::vector<int64_t> key = Key(g, bias);
-  {
-    std::lock_guard<std::mutex> lock(mu);
-    auto it = cache.find(key);
-    if (it != cache.end()) return it->second;
-  }
-  std::shared_ptr<ConvPrims> p;
-  try {
-    p = Build(g, bias);
-  } catch (const dnnl::error&) {
-    p = nullptr;
-  }
-  std::lock_guard<std::mutex> lock(mu);
-  if (cache.size() >= 512) cache.clear();  // bound the memory held by unusual workloads
-  cache[key] = p;
-  return p;
+  static PrimitiveCache<ConvPrims> cache;
+  return cache.Get(Key(g, bias), [&] { return Build(g, bias); });
 }
 
 // The inference convolution of _fused_Convolution with its post-ops.
@@ -194,26 +175,11 @@ std::shared_ptr<FusedPrims> BuildFused(const ConvDims& g, bool has_bias, bool su
 
 // As Prims, for the fused forward.
 std::shared_ptr<FusedPrims> FusedPrimsFor(const ConvDims& g, bool bias, bool sum, bool relu) {
-  static std::mutex mu;
-  static std::map<std::vector<int64_t>, std::shared_ptr<FusedPrims>> cache;
+  static PrimitiveCache<FusedPrims> cache;
   std::vector<int64_t> key = Key(g, bias);
   key.push_back(sum ? 1 : 0);
   key.push_back(relu ? 1 : 0);
-  {
-    std::lock_guard<std::mutex> lock(mu);
-    auto it = cache.find(key);
-    if (it != cache.end()) return it->second;
-  }
-  std::shared_ptr<FusedPrims> p;
-  try {
-    p = BuildFused(g, bias, sum, relu);
-  } catch (const dnnl::error&) {
-    p = nullptr;
-  }
-  std::lock_guard<std::mutex> lock(mu);
-  if (cache.size() >= 512) cache.clear();
-  cache[key] = p;
-  return p;
+  return cache.Get(key, [&] { return BuildFused(g, bias, sum, relu); });
 }
 
 bool Covered(const std::vector<TBlob>& in, const Shape& data) {

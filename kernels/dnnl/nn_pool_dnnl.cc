@@ -5,9 +5,7 @@
 // or full convention), avg with the valid convention (count_include_pad
 // either way) and global max/avg; anything else runs the reference kernel
 // on unblocked temporaries.
-#include <map>
 #include <memory>
-#include <mutex>
 #include <vector>
 
 #include "dnnl/dnnl_util.h"
@@ -67,28 +65,13 @@ std::shared_ptr<PoolPrims> Build(const Shape& data, const Shape& out, const Pool
 }
 
 // The cached primitive for (geometry, algorithm, source layout), or null
-// when oneDNN refuses it (remembered).
+// when oneDNN refuses it.
 std::shared_ptr<PoolPrims> Prims(const Shape& data, const Shape& out, const PoolGeom& g, algorithm alg,
                                  int64_t data_block) {
-  static std::mutex mu;
-  static std::map<std::vector<int64_t>, std::shared_ptr<PoolPrims>> cache;
+  static PrimitiveCache<PoolPrims> cache;
   const std::vector<int64_t> key{data[0], data[1], g.h,  g.w,  g.oh, g.ow, g.kh,
                                  g.kw,    g.sh,    g.sw, g.ph, g.pw, static_cast<int64_t>(alg), data_block};
-  {
-    std::lock_guard<std::mutex> lock(mu);
-    auto it = cache.find(key);
-    if (it != cache.end()) return it->second;
-  }
-  std::shared_ptr<PoolPrims> p;
-  try {
-    p = Build(data, out, g, alg, data_block);
-  } catch (const dnnl::error&) {
-    p = nullptr;
-  }
-  std::lock_guard<std::mutex> lock(mu);
-  if (cache.size() >= 512) cache.clear();
-  cache[key] = p;
-  return p;
+  return cache.Get(key, [&] { return Build(data, out, g, alg, data_block); });
 }
 
 memory Mem(const memory::desc& md, const TBlob& b) {
