@@ -187,6 +187,10 @@ dnnl::memory::desc PlainDesc(const dnnl::memory::dims& dims) {
   return dnnl::memory::desc(dims, dnnl::memory::data_type::f32, strides);
 }
 
+int64_t PadRight(int64_t in, int64_t out, int64_t k, int64_t s, int64_t p, int64_t d) {
+  return (out - 1) * s + (k - 1) * d + 1 - in - p;
+}
+
 dnnl::memory::desc BlockedDesc(const dnnl::memory::desc& plain, int64_t block) {
   if (block == 0) return plain;
   return dnnl::memory::desc(plain.dims(), dnnl::memory::data_type::f32,

@@ -69,6 +69,11 @@ struct OutputArg {
   void Finish() const;
 };
 
+// The right padding that makes a oneDNN window op's output extent equal
+// `out` for input extent `in`, kernel `k`, stride `s`, left padding `p` and
+// dilation `d` (MXNet's floor or ceil conventions; may be below `p`).
+int64_t PadRight(int64_t in, int64_t out, int64_t k, int64_t s, int64_t p, int64_t d = 1);
+
 // A memory descriptor of float32 `dims` in plain row-major order.
 dnnl::memory::desc PlainDesc(const dnnl::memory::dims& dims);
 // `plain` (4-D) in the channel-blocked layout nChw8c / nChw16c of `block`

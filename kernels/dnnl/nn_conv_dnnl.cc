@@ -51,12 +51,6 @@ struct ConvDims {
   memory::dims src, wei, dst, bias, strides, dilates, pad_l, pad_r;
 };
 
-// The right padding that makes oneDNN's output extent equal MXNet's
-// floor((in + 2p - dk) / s) + 1 (may be below the left one).
-int64_t PadRight(int64_t in, int64_t out, int64_t k, int64_t s, int64_t p, int64_t d) {
-  return (out - 1) * s + (k - 1) * d + 1 - in - p;
-}
-
 ConvDims DimsOf(const ConvGeom& g) {
   ConvDims d;
   const int64_t G = g.groups;

@@ -54,7 +54,7 @@ std::shared_ptr<PoolPrims> Build(const Shape& data, const Shape& out, const Pool
   p->dst = PlainDesc({out[0], out[1], g.oh, g.ow});
   const memory::desc dst_any(p->dst.dims(), memory::data_type::f32, memory::format_tag::any);
   const memory::dims strides{g.sh, g.sw}, kernel{g.kh, g.kw}, pad_l{g.ph, g.pw},
-      pad_r{(g.oh - 1) * g.sh + g.kh - g.h - g.ph, (g.ow - 1) * g.sw + g.kw - g.w - g.pw};
+      pad_r{PadRight(g.h, g.oh, g.kh, g.sh, g.ph), PadRight(g.w, g.ow, g.kw, g.sw, g.pw)};
   dnnl::primitive_attr attr;
   attr.set_scratchpad_mode(dnnl::scratchpad_mode::user);
   pooling_forward::desc d(dnnl::prop_kind::forward_inference, alg, BlockedDesc(p->src, data_block), dst_any,

@@ -36,6 +36,12 @@ bool ResolveOptimizeInference(bool option) {
 Graph OptimizeInference(const OpRegistry& reg, const KernelRegistry& kernels, DeviceType dev, const Graph& forward,
                         std::vector<std::string>* applied) {
   Graph g = forward;
+  // Keeps a pass's result when it changed the graph, noting "<pass> (<n> nodes<detail>)".
+  auto take = [&](const char* name, pass::RewriteResult r, const std::string& detail) {
+    if (r.changes == 0) return;
+    applied->push_back(StrCat(name, " (", r.changes, " node", r.changes == 1 ? "" : "s", detail, ")"));
+    g = std::move(r.graph);
+  };
   struct Pass {
     const char* name;
     pass::RewriteResult (*fn)(const OpRegistry&, const Graph&);
@@ -46,21 +52,13 @@ Graph OptimizeInference(const OpRegistry& reg, const KernelRegistry& kernels, De
                         Pass{"FuseConvActivation", pass::FuseConvActivation, "_fused_Convolution"},
                         Pass{"FuseElemwiseChains", pass::FuseElemwiseChains, "_fused_elemwise"}}) {
     if ((p.needs && !kernels.Find(p.needs, dev)) || Skipped(p.name)) continue;
-    pass::RewriteResult r = p.fn(reg, g);
-    if (r.changes == 0) continue;
-    applied->push_back(StrCat(p.name, " (", r.changes, " node", r.changes == 1 ? "" : "s", ")"));
-    g = std::move(r.graph);
+    take(p.name, p.fn(reg, g), "");
   }
   // Blocked layouts where the convolution kernel asks for them.
   const Kernel* conv = kernels.Find("_fused_Convolution", dev);
-  if (conv && conv->channel_block > 0 && kernels.Find("_layout_block", dev) && !Skipped("BlockConvLayouts")) {
-    pass::RewriteResult r = pass::BlockConvLayouts(reg, g, conv->channel_block);
-    if (r.changes > 0) {
-      applied->push_back(StrCat("BlockConvLayouts (", r.changes, " node", r.changes == 1 ? "" : "s", ", block ",
-                                conv->channel_block, ")"));
-      g = std::move(r.graph);
-    }
-  }
+  if (conv && conv->channel_block > 0 && kernels.Find("_layout_block", dev) && !Skipped("BlockConvLayouts"))
+    take("BlockConvLayouts", pass::BlockConvLayouts(reg, g, conv->channel_block),
+         StrCat(", block ", conv->channel_block));
   return g;
 }
 
