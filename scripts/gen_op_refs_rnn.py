@@ -14,7 +14,9 @@ gate orders coincide (LSTM i, f, g, o; GRU r, z, n) and so does the GRU
 formula (n = tanh(W_in x + b_in + r * (W_hn h + b_hn))), so the slices are
 plain reshapes. Variable lengths use pack_padded_sequence (cuDNN's
 semantics: zero output past a row's length, final state at its end, the
-reverse direction starting there).
+reverse direction starting there). LSTM cases with a projection
+(projection_size P) use torch.nn.LSTM(proj_size=P): MXNet packs W_hr (P x H)
+after each (W_ih, W_hh), as Gluon's LSTM(projection_size=P) does.
 """
 import os
 import sys
@@ -31,33 +33,37 @@ gen_op_refs.MAX_BYTES = 40 * 1024
 GATES = {"lstm": 4, "gru": 3, "rnn_tanh": 1, "rnn_relu": 1}
 
 
-def make_module(mode, inp, hidden, layers, bi):
+def make_module(mode, inp, hidden, layers, bi, proj=0):
     kw = dict(num_layers=layers, bidirectional=bi)
     if mode == "lstm":
-        return torch.nn.LSTM(inp, hidden, **kw)
+        return torch.nn.LSTM(inp, hidden, proj_size=proj, **kw)
     if mode == "gru":
         return torch.nn.GRU(inp, hidden, **kw)
     return torch.nn.RNN(inp, hidden, nonlinearity=mode[4:], **kw)
 
 
-def param_size(mode, inp, hidden, layers, bi):
-    g, d = GATES[mode], 2 if bi else 1
-    return d * g * hidden * (inp + hidden + 2) + (layers - 1) * d * g * hidden * (d * hidden + hidden + 2)
+def param_size(mode, inp, hidden, layers, bi, proj=0):
+    g, d, r = GATES[mode], 2 if bi else 1, proj or hidden
+    return (d * g * hidden * (inp + r + 2) + (layers - 1) * d * g * hidden * (d * r + r + 2)
+            + layers * d * proj * hidden)
 
 
-def unpack(params, mode, inp, hidden, layers, bi):
+def unpack(params, mode, inp, hidden, layers, bi, proj=0):
     """The torch parameter dict of the MXNet packed vector `params`."""
-    g, d = GATES[mode], 2 if bi else 1
+    g, d, r = GATES[mode], 2 if bi else 1, proj or hidden
     gh = g * hidden
     out, off = {}, 0
     for layer in range(layers):
-        n_in = inp if layer == 0 else d * hidden
+        n_in = inp if layer == 0 else d * r
         for di in range(d):
             sfx = f"_l{layer}" + ("_reverse" if di else "")
             out["weight_ih" + sfx] = params[off:off + gh * n_in].reshape(gh, n_in)
             off += gh * n_in
-            out["weight_hh" + sfx] = params[off:off + gh * hidden].reshape(gh, hidden)
-            off += gh * hidden
+            out["weight_hh" + sfx] = params[off:off + gh * r].reshape(gh, r)
+            off += gh * r
+            if proj:
+                out["weight_hr" + sfx] = params[off:off + proj * hidden].reshape(proj, hidden)
+                off += proj * hidden
     for layer in range(layers):
         for di in range(d):
             sfx = f"_l{layer}" + ("_reverse" if di else "")
@@ -69,8 +75,8 @@ def unpack(params, mode, inp, hidden, layers, bi):
     return out
 
 
-def rnn_fn(mode, inp, hidden, layers, bi, state_outputs, lengths=None):
-    module = make_module(mode, inp, hidden, layers, bi)
+def rnn_fn(mode, inp, hidden, layers, bi, state_outputs, lengths=None, proj=0):
+    module = make_module(mode, inp, hidden, layers, bi, proj)
 
     def fn(x, w, h, *rest):
         c = rest[0] if mode == "lstm" else None
@@ -81,7 +87,7 @@ def rnn_fn(mode, inp, hidden, layers, bi, state_outputs, lengths=None):
                 x, torch.tensor(lengths, dtype=torch.int64), enforce_sorted=False)
         # The packed slices replace the module's parameters as plain tensors
         # (autograd flows back into `w`); RNN modules read _flat_weights.
-        for name, value in unpack(w, mode, inp, hidden, layers, bi).items():
+        for name, value in unpack(w, mode, inp, hidden, layers, bi, proj).items():
             delattr(module, name)
             setattr(module, name, value)
         module._flat_weights = [getattr(module, n) for n in module._flat_weights_names]
@@ -94,21 +100,23 @@ def rnn_fn(mode, inp, hidden, layers, bi, state_outputs, lengths=None):
     return fn
 
 
-def rnn_case(case, mode, seq, batch, inp, hidden, layers, bi, state_outputs, lengths=None):
+def rnn_case(case, mode, seq, batch, inp, hidden, layers, bi, state_outputs, lengths=None, proj=0):
     d = 2 if bi else 1
     x = rand(seq, batch, inp)
-    w = rand(param_size(mode, inp, hidden, layers, bi), lo=-0.6, hi=0.6)
-    h = rand(layers * d, batch, hidden)
+    w = rand(param_size(mode, inp, hidden, layers, bi, proj), lo=-0.6, hi=0.6)
+    h = rand(layers * d, batch, proj or hidden)
     inputs = [x, w, h]
     if mode == "lstm":
         inputs.append(rand(layers * d, batch, hidden))
     params = {"mode": mode, "state_size": hidden, "num_layers": layers}
+    if proj:
+        params["projection_size"] = proj
     if bi:
         params["bidirectional"] = True
     if state_outputs:
         params["state_outputs"] = True
     diff = list(range(len(inputs)))
-    fn = rnn_fn(mode, inp, hidden, layers, bi, state_outputs, lengths)
+    fn = rnn_fn(mode, inp, hidden, layers, bi, state_outputs, lengths, proj)
     if lengths is not None:
         params["use_sequence_length"] = True
         inputs.append(np.asarray(lengths, dtype=np.float64))
@@ -129,6 +137,9 @@ def rnn_cases():
     rnn_case("rnn_relu_bi", "rnn_relu", 4, 2, 3, 4, 1, True, False)
     rnn_case("lstm_seqlen_bi", "lstm", 4, 3, 2, 3, 1, True, True, lengths=[4, 2, 3])
     rnn_case("gru_seqlen_2l", "gru", 4, 3, 2, 3, 2, False, True, lengths=[1, 4, 3])
+    rnn_case("lstmp_1l", "lstm", 4, 2, 3, 5, 1, False, True, proj=3)
+    rnn_case("lstmp_2l_bi", "lstm", 3, 2, 2, 4, 2, True, True, proj=2)
+    rnn_case("lstmp_seqlen_bi", "lstm", 4, 3, 2, 4, 1, True, True, lengths=[4, 1, 3], proj=3)
 
 
 def seq_cases():

@@ -48,6 +48,7 @@ RnnConfig MakeConfig(const NodeAttrs& attrs, const std::vector<TBlob>& in, bool 
   cfg.L = p.GetInt("num_layers");
   cfg.D = p.GetBool("bidirectional") ? 2 : 1;
   cfg.H = p.GetInt("state_size");
+  cfg.P = p.IsNone("projection_size") ? 0 : p.GetInt("projection_size");
   const Shape& ds = in[0].shape;
   cfg.T = ds[0];
   cfg.N = ds[1];
@@ -75,18 +76,18 @@ RnnConfig MakeConfig(const NodeAttrs& attrs, const std::vector<TBlob>& in, bool 
 
 // The configuration as a cache key (inputs are compared separately).
 std::string ConfigKey(const RnnConfig& c) {
-  return StrCat(static_cast<int>(c.mode), ",", c.L, ",", c.D, ",", c.T, ",", c.N, ",", c.I, ",", c.H, ",", c.p, ",",
+  return StrCat(static_cast<int>(c.mode), ",", c.L, ",", c.D, ",", c.T, ",", c.N, ",", c.I, ",", c.H, ",", c.P, ",", c.p, ",",
                 c.dropout, ",", c.clip, ",", c.clip_min, ",", c.clip_max, ",", c.clip_nan, ",", c.lengths != nullptr, ",", c.sgemm != nullptr);
 }
 
 // Bytes of the buffers RnnForwardSweep keeps for `c`.
 size_t WorkBytes(const RnnConfig& c, size_t elem) {
   const int64_t nh = c.N * c.H, tn = c.T * c.N;
-  int64_t per_dir = tn * c.G() * c.H + (c.T + 1) * nh;
+  int64_t per_dir = tn * c.G() * c.H + (c.T + 1) * c.N * c.R();
   if (c.mode == RnnMode::kLstm) per_dir += (c.T + 1) * nh;
-  if (c.mode == RnnMode::kGru) per_dir += tn * c.H;
-  int64_t n = c.L * c.D * per_dir + c.L * tn * c.D * c.H;
-  if (c.dropout) n += 2 * (c.L - 1) * tn * c.D * c.H;
+  if (c.mode == RnnMode::kGru || c.P > 0) per_dir += tn * c.H;
+  int64_t n = c.L * c.D * per_dir + c.L * tn * c.D * c.R();
+  if (c.dropout) n += 2 * (c.L - 1) * tn * c.D * c.R();
   return static_cast<size_t>(n) * elem;
 }
 
@@ -104,7 +105,7 @@ void StoreAll(OpReq req, const T* src, T* dst, int64_t n) {
 // Copies the final states of every (layer, direction) into hy / cy.
 template <typename T>
 void StoreFinalStates(const RnnConfig& cfg, const RnnWork<T>& work, bool cell, OpReq req, T* dst) {
-  const int64_t NH = cfg.N * cfg.H;
+  const int64_t NH = cfg.N * (cell ? cfg.H : cfg.R());
   for (int64_t l = 0; l < cfg.L; ++l) {
     for (int64_t d = 0; d < cfg.D; ++d) {
       const auto& dir = work.dirs[l * cfg.D + d];
@@ -164,13 +165,13 @@ void RNNBackwardKernel(const OpContext& ctx, const NodeAttrs& attrs, const std::
     } else if (req[1] != OpReq::kAdd) {
       std::memset(dw, 0, sizeof(T) * static_cast<size_t>(out[1].Size()));
     }
-    const int64_t nstate = out[2].Size();
-    std::vector<T> dhx(static_cast<size_t>(nstate)), dcx(lstm ? static_cast<size_t>(nstate) : 0);
+    const int64_t nstate = out[2].Size(), ncell = lstm ? out[3].Size() : 0;
+    std::vector<T> dhx(static_cast<size_t>(nstate)), dcx(static_cast<size_t>(ncell));
     T* dx = req[0] == OpReq::kNull ? nullptr : out[0].data<T>();
     RnnBackwardSweep<T>(cfg, x, w, dy, dhy, dcy, dx, req[0] == OpReq::kAdd, dw, dhx.data(),
                         lstm ? dcx.data() : nullptr, &work);
     StoreAll(req[2], dhx.data(), out[2].data<T>(), nstate);
-    if (lstm) StoreAll(req[3], dcx.data(), out[3].data<T>(), nstate);
+    if (lstm) StoreAll(req[3], dcx.data(), out[3].data<T>(), ncell);
   });
   // sequence_length: no gradient.
   if (attrs.params.GetBool("use_sequence_length")) {

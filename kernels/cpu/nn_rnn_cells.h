@@ -32,6 +32,8 @@ inline T Sigmoid(T x) {
 // g: in the input projection plus biases (N x G*H), out the activated
 // gates; gh: the recurrent projection h' . W_h2h^T (N x G*H); bhn: GRU's
 // b_hn; hp/cp: previous state; h/c: new state; hn: GRU's W_hn h' + b_hn.
+// An LSTM with a projection passes hp null and h = r (o * tanh(c)), which
+// is zero on inactive rows (the caller carries h' through the projection).
 template <typename T>
 void CellForward(const RnnConfig& cfg, int64_t t, T* g, const T* gh, const T* bhn, const T* hp,
                  const T* cp, T* h, T* c, T* hn) {
@@ -41,10 +43,11 @@ void CellForward(const RnnConfig& cfg, int64_t t, T* g, const T* gh, const T* bh
   for (int64_t b = 0; b < N; ++b) {
     T* gb = g + b * GH;
     const T* ghb = gh + b * GH;
-    const T* hpb = hp + b * H;
+    const T* hpb = hp ? hp + b * H : nullptr;
     T* hb = h + b * H;
     if (!cfg.Active(t, b)) {
-      std::memcpy(hb, hpb, sizeof(T) * H);
+      if (hp) std::memcpy(hb, hpb, sizeof(T) * H);
+      else std::fill(hb, hb + H, T(0));
       if (mode == RnnMode::kLstm) std::memcpy(c + b * H, cp + b * H, sizeof(T) * H);
       std::fill(gb, gb + GH, T(0));
       if (mode == RnnMode::kGru) std::fill(hn + b * H, hn + (b + 1) * H, T(0));

@@ -1,7 +1,8 @@
 // The layer sweeps of the fused RNN (see kernels/cpu/nn_rnn.h): per layer
 // and direction, the input projection of every time step is one GEMM
 // (T*N x G*H), then each step does one recurrent GEMM (N x G*H) and the
-// cell (kernels/cpu/nn_rnn_cells.h). Backpropagation through time walks
+// cell (kernels/cpu/nn_rnn_cells.h), with a projection then one GEMM
+// (N x P) for h = r . W_h2r^T. Backpropagation through time walks
 // the steps in reverse with one GEMM per step for dL/dh', then the weight
 // gradients of all steps are two GEMMs and the input gradient one.
 #include <cblas.h>
@@ -17,9 +18,9 @@ namespace weft {
 namespace cpu {
 
 int64_t RnnConfig::WeightOffset(int64_t l, int64_t d) const {
-  const int64_t gh = G() * H;
-  if (l == 0) return d * gh * (I + H);
-  return D * gh * (I + H) + ((l - 1) * D + d) * gh * (D * H + H);
+  const int64_t gh = G() * H, r = R(), proj = P * H;
+  if (l == 0) return d * (gh * (I + r) + proj);
+  return D * (gh * (I + r) + proj) + ((l - 1) * D + d) * (gh * (D * r + r) + proj);
 }
 
 int64_t RnnConfig::BiasOffset(int64_t l, int64_t d) const {
@@ -90,8 +91,8 @@ void AddColumnSums(const T* a, int64_t rows, int64_t cols, int64_t lda, T* out) 
 template <typename T>
 void RnnForwardSweep(const RnnConfig& cfg, const T* x, const T* w, const T* hx, const T* cx,
                      RnnWork<T>* work) {
-  const int64_t L = cfg.L, D = cfg.D, TT = cfg.T, N = cfg.N, H = cfg.H;
-  const int64_t GH = cfg.G() * H, NH = N * H, TN = TT * N, DH = D * H;
+  const int64_t L = cfg.L, D = cfg.D, TT = cfg.T, N = cfg.N, H = cfg.H, R = cfg.R(), P = cfg.P;
+  const int64_t GH = cfg.G() * H, NH = N * H, NR = N * R, TN = TT * N, DR = D * R;
   const bool lstm = cfg.mode == RnnMode::kLstm, gru = cfg.mode == RnnMode::kGru;
   work->dirs.resize(L * D);
   work->y.resize(L);
@@ -113,16 +114,18 @@ void RnnForwardSweep(const RnnConfig& cfg, const T* x, const T* w, const T* hx, 
         in = xl;
       }
     }
-    work->y[l] = Alloc<T>(TN * DH);
+    work->y[l] = Alloc<T>(TN * DR);
     T* y = work->y[l].get();
     for (int64_t d = 0; d < D; ++d) {
       auto& dir = work->dirs[l * D + d];
       dir.gates = Alloc<T>(TN * GH);
-      dir.h = Alloc<T>((TT + 1) * NH);
+      dir.h = Alloc<T>((TT + 1) * NR);
       if (lstm) dir.c = Alloc<T>((TT + 1) * NH);
       if (gru) dir.hn = Alloc<T>(TN * H);
+      if (P) dir.r = Alloc<T>(TN * H);
       const T* wx = w + cfg.WeightOffset(l, d);
       const T* wh = wx + GH * In;
+      const T* whr = wh + GH * R;
       const T* bx = w + cfg.BiasOffset(l, d);
       const T* bh = bx + GH;
       T* gates = dir.gates.get();
@@ -136,21 +139,31 @@ void RnnForwardSweep(const RnnConfig& cfg, const T* x, const T* w, const T* hx, 
         for (int64_t j = nb; j < GH; ++j) gr[j] += bx[j];
       }
       const int64_t s0 = d ? TT : 0;
-      std::memcpy(dir.h.get() + s0 * NH, hx + (l * D + d) * NH, sizeof(T) * NH);
+      std::memcpy(dir.h.get() + s0 * NR, hx + (l * D + d) * NR, sizeof(T) * NR);
       if (lstm) std::memcpy(dir.c.get() + s0 * NH, cx + (l * D + d) * NH, sizeof(T) * NH);
       for (int64_t k = 0; k < TT; ++k) {
         const int64_t t = d ? TT - 1 - k : k;
-        const T* hp = dir.h.get() + PrevSlot(t, d) * NH;
-        T* hc = dir.h.get() + CurSlot(t, d) * NH;
+        const T* hp = dir.h.get() + PrevSlot(t, d) * NR;
+        T* hc = dir.h.get() + CurSlot(t, d) * NR;
         const T* cp = lstm ? dir.c.get() + PrevSlot(t, d) * NH : nullptr;
         T* cc = lstm ? dir.c.get() + CurSlot(t, d) * NH : nullptr;
-        Gemm(cfg, false, true, N, GH, H, hp, H, wh, H, T(0), gh.get(), GH);
-        rnn::CellForward(cfg, t, gates + t * N * GH, gh.get(), bh + 2 * H, hp, cp, hc, cc,
-                         gru ? dir.hn.get() + t * NH : nullptr);
+        Gemm(cfg, false, true, N, GH, R, hp, R, wh, R, T(0), gh.get(), GH);
+        if (P) {
+          // The cell writes r = o * tanh(c) (zero on inactive rows), then
+          // h = r . W_h2r^T; inactive rows carry h' through.
+          T* rt = dir.r.get() + t * NH;
+          rnn::CellForward<T>(cfg, t, gates + t * N * GH, gh.get(), bh + 2 * H, nullptr, cp, rt, cc, nullptr);
+          Gemm(cfg, false, true, N, P, H, rt, H, whr, H, T(0), hc, P);
+          for (int64_t b = 0; b < N; ++b)
+            if (!cfg.Active(t, b)) std::memcpy(hc + b * P, hp + b * P, sizeof(T) * P);
+        } else {
+          rnn::CellForward(cfg, t, gates + t * N * GH, gh.get(), bh + 2 * H, hp, cp, hc, cc,
+                           gru ? dir.hn.get() + t * NH : nullptr);
+        }
         for (int64_t b = 0; b < N; ++b) {
-          T* yb = y + (t * N + b) * DH + d * H;
-          if (cfg.Active(t, b)) std::memcpy(yb, hc + b * H, sizeof(T) * H);
-          else std::memset(yb, 0, sizeof(T) * H);
+          T* yb = y + (t * N + b) * DR + d * R;
+          if (cfg.Active(t, b)) std::memcpy(yb, hc + b * R, sizeof(T) * R);
+          else std::memset(yb, 0, sizeof(T) * R);
         }
       }
     }
@@ -160,10 +173,11 @@ void RnnForwardSweep(const RnnConfig& cfg, const T* x, const T* w, const T* hx, 
 template <typename T>
 void RnnBackwardSweep(const RnnConfig& cfg, const T* x, const T* w, const T* dy, const T* dhy,
                       const T* dcy, T* dx, bool dx_add, T* dw, T* dhx, T* dcx, RnnWork<T>* work) {
-  const int64_t L = cfg.L, D = cfg.D, TT = cfg.T, N = cfg.N, H = cfg.H;
-  const int64_t GH = cfg.G() * H, NH = N * H, TN = TT * N, DH = D * H;
+  const int64_t L = cfg.L, D = cfg.D, TT = cfg.T, N = cfg.N, H = cfg.H, R = cfg.R(), P = cfg.P;
+  const int64_t GH = cfg.G() * H, NH = N * H, NR = N * R, TN = TT * N, DR = D * R;
   const bool lstm = cfg.mode == RnnMode::kLstm, gru = cfg.mode == RnnMode::kGru;
-  std::unique_ptr<T[]> dh = Alloc<T>(NH), dc = Alloc<T>(NH), dprev;
+  std::unique_ptr<T[]> dh = Alloc<T>(NR), dc = Alloc<T>(NH), dprev;
+  std::unique_ptr<T[]> dr = P ? Alloc<T>(NH) : nullptr;
   const T* dyl = dy;
   for (int64_t l = L - 1; l >= 0; --l) {
     const int64_t In = cfg.In(l);
@@ -179,13 +193,15 @@ void RnnBackwardSweep(const RnnConfig& cfg, const T* x, const T* w, const T* dy,
       const int64_t idx = l * D + d;
       const T* wx = w + cfg.WeightOffset(l, d);
       const T* wh = wx + GH * In;
+      const T* whr = wh + GH * R;
       T* dwx = dw + cfg.WeightOffset(l, d);
       T* dwh = dwx + GH * In;
+      T* dwhr = dwh + GH * R;
       T* dbx = dw + cfg.BiasOffset(l, d);
       T* dbh = dbx + GH;
       T* gates = dir.gates.get();
-      if (dhy) std::memcpy(dh.get(), dhy + idx * NH, sizeof(T) * NH);
-      else std::memset(dh.get(), 0, sizeof(T) * NH);
+      if (dhy) std::memcpy(dh.get(), dhy + idx * NR, sizeof(T) * NR);
+      else std::memset(dh.get(), 0, sizeof(T) * NR);
       if (lstm) {
         if (dcy) std::memcpy(dc.get(), dcy + idx * NH, sizeof(T) * NH);
         else std::memset(dc.get(), 0, sizeof(T) * NH);
@@ -194,16 +210,29 @@ void RnnBackwardSweep(const RnnConfig& cfg, const T* x, const T* w, const T* dy,
         const int64_t t = d ? k : TT - 1 - k;
         for (int64_t b = 0; b < N; ++b) {
           if (!cfg.Active(t, b)) continue;
-          const T* g = dyl + (t * N + b) * DH + d * H;
-          T* db = dh.get() + b * H;
-          for (int64_t j = 0; j < H; ++j) db[j] += g[j];
+          const T* g = dyl + (t * N + b) * DR + d * R;
+          T* db = dh.get() + b * R;
+          for (int64_t j = 0; j < R; ++j) db[j] += g[j];
         }
-        const T* hp = dir.h.get() + PrevSlot(t, d) * NH;
-        const T* hc = dir.h.get() + CurSlot(t, d) * NH;
+        const T* hp = dir.h.get() + PrevSlot(t, d) * NR;
+        const T* hc = dir.h.get() + CurSlot(t, d) * NR;
         const T* cp = lstm ? dir.c.get() + PrevSlot(t, d) * NH : nullptr;
         const T* cc = lstm ? dir.c.get() + CurSlot(t, d) * NH : nullptr;
         T* gt = gates + t * N * GH;
         T* hnt = gru ? dir.hn.get() + t * NH : nullptr;
+        if (P) {
+          // Through the projection: dL/dr = dh . W_h2r, dW_h2r += dh^T . r
+          // (r is zero on inactive rows); then dh keeps only the inactive
+          // rows' gradient (carried through) before the recurrent product.
+          const T* rt = dir.r.get() + t * NH;
+          Gemm(cfg, false, false, N, H, P, dh.get(), P, whr, H, T(0), dr.get(), H);
+          Gemm(cfg, true, false, P, H, N, dh.get(), P, rt, H, T(1), dwhr, H);
+          rnn::CellBackward(cfg, t, gt, hnt, hp, cp, rt, cc, dr.get(), dc.get());
+          for (int64_t b = 0; b < N; ++b)
+            if (cfg.Active(t, b)) std::memset(dh.get() + b * P, 0, sizeof(T) * P);
+          Gemm(cfg, false, false, N, P, GH, gt, GH, wh, P, T(1), dh.get(), P);
+          continue;
+        }
         rnn::CellBackward(cfg, t, gt, hnt, hp, cp, hc, cc, dh.get(), dc.get());
         if (gru) {
           Gemm(cfg, false, false, N, H, 2 * H, gt, GH, wh, H, T(1), dh.get(), H);
@@ -212,15 +241,15 @@ void RnnBackwardSweep(const RnnConfig& cfg, const T* x, const T* w, const T* dy,
           Gemm(cfg, false, false, N, H, GH, gt, GH, wh, H, T(1), dh.get(), H);
         }
       }
-      if (dhx) std::memcpy(dhx + idx * NH, dh.get(), sizeof(T) * NH);
+      if (dhx) std::memcpy(dhx + idx * NR, dh.get(), sizeof(T) * NR);
       if (lstm && dcx) std::memcpy(dcx + idx * NH, dc.get(), sizeof(T) * NH);
       // Weight and bias gradients of every step at once.
-      const T* hprev = dir.h.get() + (d ? NH : 0);
+      const T* hprev = dir.h.get() + (d ? NR : 0);
       if (gru) {
         Gemm(cfg, true, false, 2 * H, H, TN, gates, GH, hprev, H, T(1), dwh, H);
         Gemm(cfg, true, false, H, H, TN, dir.hn.get(), H, hprev, H, T(1), dwh + 2 * H * H, H);
       } else {
-        Gemm(cfg, true, false, GH, H, TN, gates, GH, hprev, H, T(1), dwh, H);
+        Gemm(cfg, true, false, GH, R, TN, gates, GH, hprev, R, T(1), dwh, R);
       }
       Gemm(cfg, true, false, GH, In, TN, gates, GH, in, In, T(1), dwx, In);
       if (dxl) {

@@ -21,8 +21,10 @@
 //   reverse direction starts at the row's last step) and of the LSTM cell
 //   clipping to [lstm_state_clip_min, lstm_state_clip_max] (zero gradient
 //   where clipped; with lstm_state_clip_nan a NaN cell state becomes the
-//   minimum, else it propagates). projection_size is rejected
-//   (kNotImplemented).
+//   minimum, else it propagates), and of projection_size P (LSTM only,
+//   1 <= P <= state_size; cuDNN's LSTMP as Gluon's LSTM(projection_size)
+//   packs it: W_h2r (P x H) after each W_h2h, which is 4H x P; the state,
+//   state_output and each direction's output have P values, state_cell H).
 // Shape inference as MXNet's: from data, the states, the parameter size
 // and the outputs follow; a wrong parameter vector names both sizes.
 //
@@ -52,7 +54,8 @@ std::vector<ParamDecl> RNNParams() {
   ParamDecl p = FloatParam("p", "0", "Dropout rate on the outputs of every layer but the last.");
   p.lo = 0;
   p.hi = 1;
-  ParamDecl proj = IntParam("projection_size", "None", "LSTM projection size (not supported).");
+  ParamDecl proj = IntParam("projection_size", "None",
+                            "LSTM projection size P (LSTMP): the state h = W_h2r . (o * tanh(c)) has P values.");
   proj.optional = true;
   ParamDecl cmin = FloatParam("lstm_state_clip_min", "None", "Lower clip of the LSTM cell state.");
   cmin.optional = true;
@@ -93,20 +96,33 @@ std::vector<std::string> RNNOutputNames(const ParamValues& p) {
 int NumRNNInputs(const ParamValues& p) { return static_cast<int>(RNNInputNames(p).size()); }
 int NumRNNOutputs(const ParamValues& p) { return static_cast<int>(RNNOutputNames(p).size()); }
 
-// MXNet's packed parameter count for input size `in`.
+// Size of the recurrent state h: projection_size when given, else state_size.
+int64_t RNNStateSize(const ParamValues& p) {
+  return p.IsNone("projection_size") ? p.GetInt("state_size") : p.GetInt("projection_size");
+}
+
+// MXNet's packed parameter count for input size `in`: per layer and
+// direction W_i2h, W_h2h (and W_h2r with a projection), then the biases.
 int64_t RNNParamSize(const ParamValues& p, int64_t in) {
   const std::string& mode = p.GetString("mode");
   const int64_t g = mode == "lstm" ? 4 : mode == "gru" ? 3 : 1;
-  const int64_t h = p.GetInt("state_size"), l = p.GetInt("num_layers");
+  const int64_t h = p.GetInt("state_size"), l = p.GetInt("num_layers"), r = RNNStateSize(p);
   const int64_t d = p.GetBool("bidirectional") ? 2 : 1;
-  return d * g * h * (in + h + 2) + (l - 1) * d * g * h * (d * h + h + 2);
+  const int64_t proj = p.IsNone("projection_size") ? 0 : l * d * r * h;
+  return d * g * h * (in + r + 2) + (l - 1) * d * g * h * (d * r + r + 2) + proj;
 }
 
 void CheckRNNParams(const NodeAttrs& attrs) {
   const ParamValues& p = attrs.params;
-  if (!p.IsNone("projection_size"))
-    Fail(StatusCode::kNotImplemented, OpLabel(attrs), ": parameter 'projection_size' = ",
-         p.GetInt("projection_size"), " is not supported (LSTM projection)");
+  if (!p.IsNone("projection_size")) {
+    if (!IsLstm(p))
+      Fail(StatusCode::kInvalidArgument, OpLabel(attrs), ": parameter 'projection_size' is only supported for mode ",
+           "'lstm', given '", p.GetString("mode"), "'");
+    const int64_t proj = p.GetInt("projection_size"), h = p.GetInt("state_size");
+    if (proj < 1 || proj > h)
+      Fail(StatusCode::kInvalidArgument, OpLabel(attrs), ": parameter 'projection_size' = ", proj,
+           " must be in [1, state_size = ", h, "]");
+  }
   if (p.GetFloat("p") >= 1)
     Fail(StatusCode::kInvalidArgument, OpLabel(attrs), ": parameter 'p' = ", p.GetFloat("p"),
          " must be in [0, 1)");
@@ -129,7 +145,7 @@ void CheckRNNParams(const NodeAttrs& attrs) {
 bool RNNShape(const NodeAttrs& attrs, std::vector<Shape>* in, std::vector<Shape>* out) {
   const ParamValues& p = attrs.params;
   CheckRNNParams(attrs);
-  const int64_t h = p.GetInt("state_size");
+  const int64_t h = p.GetInt("state_size"), r = RNNStateSize(p);
   const int64_t d = p.GetBool("bidirectional") ? 2 : 1;
   const int64_t ld = d * p.GetInt("num_layers");
   const bool lstm = IsLstm(p);
@@ -145,7 +161,7 @@ bool RNNShape(const NodeAttrs& attrs, std::vector<Shape>* in, std::vector<Shape>
     Fail(StatusCode::kShape, OpLabel(attrs), ": input 'data' must have rank 3 (seq_len, batch, input_size), given ",
          ds.ToString());
   const int64_t n = ds[1];
-  AssignShape(attrs, in, 2, Shape({ld, n, h}), "input 'state'");
+  AssignShape(attrs, in, 2, Shape({ld, n, r}), "input 'state'");
   if (lstm) AssignShape(attrs, in, 3, Shape({ld, n, h}), "input 'state_cell'");
   if (p.GetBool("use_sequence_length"))
     AssignShape(attrs, in, lstm ? 4 : 3, Shape({n}), "input 'sequence_length'");
@@ -155,13 +171,14 @@ bool RNNShape(const NodeAttrs& attrs, std::vector<Shape>* in, std::vector<Shape>
     if (ps.ndim_known() && (ps.ndim() != 1 || (ps[0] != 0 && ps[0] != size)))
       Fail(StatusCode::kShape, OpLabel(attrs), ": input 'parameters' must have shape (", size,
            ",) for mode ", p.GetString("mode"), ", input_size ", ds[2], ", state_size ", h,
-           ", num_layers ", p.GetInt("num_layers"), (d == 2 ? ", bidirectional" : ""), "; given ",
+           ", num_layers ", p.GetInt("num_layers"), (d == 2 ? ", bidirectional" : ""),
+           (p.IsNone("projection_size") ? "" : StrCat(", projection_size ", r)), "; given ",
            ps.ToString());
     AssignShape(attrs, in, 1, Shape({size}), "input 'parameters'");
   }
-  AssignShape(attrs, out, 0, Shape({ds[0], n, d * h}), "output 'output'");
+  AssignShape(attrs, out, 0, Shape({ds[0], n, d * r}), "output 'output'");
   if (p.GetBool("state_outputs")) {
-    AssignShape(attrs, out, 1, Shape({ld, n, h}), "output 'state_output'");
+    AssignShape(attrs, out, 1, Shape({ld, n, r}), "output 'state_output'");
     if (lstm) AssignShape(attrs, out, 2, Shape({ld, n, h}), "output 'statecell_output'");
   }
   // The batch may be known only from the states or the output.

@@ -39,7 +39,8 @@ std::vector<NDArray> SmallInputs(int64_t g, bool lstm, int64_t t, int64_t n, int
 
 TEST(NNRnn, MatchesTorchReferences) {
   for (const char* c : {"lstm_1l", "lstm_1l_nostate", "lstm_2l_bi", "gru_1l", "gru_2l_bi", "rnn_tanh_2l",
-                        "rnn_relu_bi", "lstm_seqlen_bi", "gru_seqlen_2l"})
+                        "rnn_relu_bi", "lstm_seqlen_bi", "gru_seqlen_2l", "lstmp_1l", "lstmp_2l_bi",
+                        "lstmp_seqlen_bi"})
     EXPECT_TRUE(test::CheckOpRef(std::string("RNN_") + c));
 }
 
@@ -57,6 +58,29 @@ TEST(NNRnn, GradientMatchesNumeric) {
     std::string where;
     EXPECT_LT(test::GradientError("RNN", in, p, {}, 1e-6, &where), 1e-6) << c.mode << " " << where;
   }
+}
+
+// LSTM with a projection (LSTMP): state h has P values, the cell H; the
+// packed vector adds W_h2r (P x H) after each W_h2h (4H x P).
+TEST(NNRnn, ProjectedLstmGradientMatchesNumeric) {
+  const int64_t t = 3, n = 3, in_size = 2, h = 3, proj = 2, layers = 2, d = 2;
+  const int64_t gh = 4 * h, size = d * gh * (in_size + proj + 2) + (layers - 1) * d * gh * (d * proj + proj + 2) +
+                                   layers * d * proj * h;
+  const DType f64 = DType::kFloat64;
+  std::vector<NDArray> in = {test::RandomArray({t, n, in_size}, f64, -1, 1, 61),
+                             test::RandomArray({size}, f64, -0.7, 0.7, 62),
+                             test::RandomArray({layers * d, n, proj}, f64, -1, 1, 63),
+                             test::RandomArray({layers * d, n, h}, f64, -1, 1, 64),
+                             test::Array({n}, {3, 1, 2}, DType::kInt32)};
+  StringMap p = {{"mode", "lstm"}, {"state_size", "3"}, {"num_layers", "2"}, {"bidirectional", "True"},
+                 {"projection_size", "2"}, {"state_outputs", "True"}, {"use_sequence_length", "True"},
+                 {"lstm_state_clip_min", "-0.6"}, {"lstm_state_clip_max", "0.6"}};
+  auto out = test::Run("RNN", in, p);
+  EXPECT_EQ(out[0].shape(), Shape({t, n, d * proj}));
+  EXPECT_EQ(out[1].shape(), Shape({layers * d, n, proj}));
+  EXPECT_EQ(out[2].shape(), Shape({layers * d, n, h}));
+  std::string where;
+  EXPECT_LT(test::GradientError("RNN", in, p, {0, 1, 2, 3}, 1e-6, &where), 1e-6) << where;
 }
 
 TEST(NNRnn, ClippedLstmGradientMatchesNumeric) {
@@ -241,9 +265,18 @@ TEST(NNRnn, Errors) {
   EXPECT_TRUE(test::ThrowsError([&] { test::Run("RNN", {in[1], in[1], in[2], in[3]}, p); }, StatusCode::kShape,
                                 {"RNN", "'data'", "rank 3"}));
   StringMap proj = p;
-  proj["projection_size"] = "2";
-  EXPECT_TRUE(test::ThrowsError([&] { test::Run("RNN", in, proj); }, StatusCode::kNotImplemented,
-                                {"RNN", "projection_size"}));
+  proj["projection_size"] = "5";
+  EXPECT_TRUE(test::ThrowsError([&] { test::Run("RNN", in, proj); }, StatusCode::kInvalidArgument,
+                                {"RNN", "'projection_size' = 5", "state_size = 4"}));
+  proj["projection_size"] = "2";  // the unprojected LSTM's state and parameters no longer fit
+  EXPECT_TRUE(test::ThrowsError([&] { test::Run("RNN", in, proj); }, StatusCode::kShape,
+                                {"RNN", "'state'", "expected (1,2,2)", "given (1,2,4)"}));
+  NDArray proj_state = test::RandomArray({1, 2, 2}, DType::kFloat64, -1, 1, 52);
+  EXPECT_TRUE(test::ThrowsError([&] { test::Run("RNN", {in[0], in[1], proj_state, in[3]}, proj); },
+                                StatusCode::kShape, {"RNN", "'parameters'", "projection_size 2", "given (144,)"}));
+  StringMap gru_proj = {{"mode", "gru"}, {"state_size", "4"}, {"num_layers", "1"}, {"projection_size", "2"}};
+  EXPECT_TRUE(test::ThrowsError([&] { test::Run("RNN", {in[0], in[1], in[2]}, gru_proj); },
+                                StatusCode::kInvalidArgument, {"RNN", "projection_size", "'lstm'", "'gru'"}));
   StringMap half_clip = p;
   half_clip["lstm_state_clip_min"] = "-1";
   EXPECT_TRUE(test::ThrowsError([&] { test::Run("RNN", in, half_clip); }, StatusCode::kInvalidArgument,
