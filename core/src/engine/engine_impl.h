@@ -14,27 +14,34 @@
 #include <vector>
 
 #include "weft/engine.h"
+#include "weft/status.h"
 
 namespace weft {
 namespace engine {
 
 // A failure shared by every variable an op (and the ops skipped after it)
-// wrote. The exception is immutable; `delivered` turns true once a wait
-// (WaitForVar, WaitForAll) has reported it to a caller. Thread-safe.
+// wrote. It keeps the status code and message rather than the exception
+// object: every wait throws its own fresh weft::Error, so threads waiting
+// on the same failure never touch one exception object concurrently.
+// `delivered` turns true once a wait (WaitForVar, WaitForAll) has reported
+// it to a caller. Thread-safe.
 class ErrorBox {
  public:
-  explicit ErrorBox(std::exception_ptr e) : error_(std::move(e)) {}
-  const std::exception_ptr& error() const { return error_; }
+  ErrorBox(StatusCode code, std::string message) : code_(code), message_(std::move(message)) {}
+  StatusCode code() const { return code_; }
+  const std::string& message() const { return message_; }
   bool delivered() const { return delivered_.load(std::memory_order_acquire); }
-  // Marks the error reported and rethrows it.
+  [[noreturn]] void Throw() const { throw Error(code_, message_); }
+  // Marks the error reported and throws it.
   [[noreturn]] void Deliver() {
-    delivered_.store(true, std::memory_order_release);
-    std::rethrow_exception(error_);
+    MarkDelivered();
+    Throw();
   }
   void MarkDelivered() { delivered_.store(true, std::memory_order_release); }
 
  private:
-  const std::exception_ptr error_;
+  const StatusCode code_;
+  const std::string message_;
   std::atomic<bool> delivered_{false};
 };
 using ErrorRef = std::shared_ptr<ErrorBox>;
@@ -140,9 +147,9 @@ void RunOprFn(OprBlock* op, const RunContext& rc, OnComplete on_complete, Comple
 // Error(kInvalidArgument) for a null variable or one in both lists.
 void SetVars(OprBlock* op, const std::vector<VarHandle>& reads, const std::vector<VarHandle>& writes);
 
-// `error` with the op name prefixed to its message, as a weft::Error
-// (code kept for weft::Error, kInternal for anything else).
-std::exception_ptr NameError(const std::string& op_name, std::exception_ptr error);
+// The box for `error` with the op name prefixed to its message (code kept
+// for weft::Error, kInternal for anything else).
+ErrorRef NameError(const std::string& op_name, std::exception_ptr error);
 
 // The error a user op must inherit (and be skipped for), or null: the
 // first error of a variable it reads, else the first not yet delivered

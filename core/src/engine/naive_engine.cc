@@ -60,7 +60,7 @@ class NaiveEngine final : public Engine {
   void Complete(OprBlock* op, std::exception_ptr error) override {
     ErrorRef box = op->inherited;
     if (error) {
-      box = std::make_shared<ErrorBox>(NameError(op->name, error));
+      box = NameError(op->name, error);
       errors_.Add(box);
     }
     std::vector<OprBlock*> none;  // nothing queues: every op runs inside its push

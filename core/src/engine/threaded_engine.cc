@@ -217,7 +217,7 @@ class ThreadedEngine final : public Engine {
   void Complete(OprBlock* op, std::exception_ptr error) override {
     ErrorRef box = op->inherited;
     if (error) {
-      box = std::make_shared<ErrorBox>(NameError(op->name, error));
+      box = NameError(op->name, error);
       errors_.Add(box);
     }
     std::vector<OprBlock*> ready;

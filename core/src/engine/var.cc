@@ -110,18 +110,18 @@ std::unique_ptr<OprBlock> NewDeleteOpr(SyncFn on_delete, Context ctx, VarHandle 
   return op;
 }
 
-std::exception_ptr NameError(const std::string& op_name, std::exception_ptr error) {
+ErrorRef NameError(const std::string& op_name, std::exception_ptr error) {
   const std::string where = op_name.empty() ? std::string("engine op") : "engine op '" + op_name + "'";
   try {
     std::rethrow_exception(error);
   } catch (const OpPartError& e) {
-    return std::make_exception_ptr(Error(e.code(), StrCat("engine op '", e.part(), "' failed: ", e.what())));
+    return std::make_shared<ErrorBox>(e.code(), StrCat("engine op '", e.part(), "' failed: ", e.what()));
   } catch (const Error& e) {
-    return std::make_exception_ptr(Error(e.code(), StrCat(where, " failed: ", e.what())));
+    return std::make_shared<ErrorBox>(e.code(), StrCat(where, " failed: ", e.what()));
   } catch (const std::exception& e) {
-    return std::make_exception_ptr(Error(StatusCode::kInternal, StrCat(where, " failed: ", e.what())));
+    return std::make_shared<ErrorBox>(StatusCode::kInternal, StrCat(where, " failed: ", e.what()));
   } catch (...) {
-    return std::make_exception_ptr(Error(StatusCode::kInternal, StrCat(where, " failed: unknown exception")));
+    return std::make_shared<ErrorBox>(StatusCode::kInternal, StrCat(where, " failed: unknown exception"));
   }
 }
 
@@ -156,7 +156,7 @@ void ErrorLog::ReportAndClear() {
     if (!first && !e->delivered()) first = e;
     e->MarkDelivered();
   }
-  if (first) std::rethrow_exception(first->error());
+  if (first) first->Throw();
 }
 
 size_t ErrorLog::size() {
