@@ -1,8 +1,9 @@
 // CPU kernels of the broadcasting binary ops (broadcast_add/sub/mul/div,
 // maximum/minimum/power/hypot/mod and the comparisons),
 // `_broadcast_backward_reduce` and the `_backward_broadcast_*` ops, for
-// float32 and float64 (maximum/minimum/mod and the comparisons also for
-// int32, int64, int8 and uint8, as MXNet). Every kernel honours kNull/kWrite/kInplace/kAdd.
+// float32 and float64 (add/sub/mul/div, maximum/minimum/mod and the
+// comparisons also for int32, int64, int8 and uint8, as MXNet; integer
+// division as elemwise_div's). Every kernel honours kNull/kWrite/kInplace/kAdd.
 //
 // Iteration works on a collapsed geometry: size-1 axes of the result are
 // dropped and adjacent axes merged when each operand is present on both or
@@ -303,13 +304,13 @@ Kernel BroadcastBackwardKernel(const char* name, FL fl, FR fr) {
 
 void RegisterBroadcastCpu(KernelRegistry* reg) {
   reg->Add("broadcast_add", DeviceType::kCPU,
-           BroadcastKernel("broadcast_add", [](auto a, auto b) { return a + b; }));
+           BroadcastKernel<true>("broadcast_add", [](auto a, auto b) { return decltype(a)(a + b); }));
   reg->Add("broadcast_sub", DeviceType::kCPU,
-           BroadcastKernel("broadcast_sub", [](auto a, auto b) { return a - b; }));
+           BroadcastKernel<true>("broadcast_sub", [](auto a, auto b) { return decltype(a)(a - b); }));
   reg->Add("broadcast_mul", DeviceType::kCPU,
-           BroadcastKernel("broadcast_mul", [](auto a, auto b) { return a * b; }));
+           BroadcastKernel<true>("broadcast_mul", [](auto a, auto b) { return decltype(a)(a * b); }));
   reg->Add("broadcast_div", DeviceType::kCPU,
-           BroadcastKernel("broadcast_div", [](auto a, auto b) { return a / b; }));
+           BroadcastKernel<true>("broadcast_div", [](auto a, auto b) { return Div(a, b); }));
   reg->Add("_broadcast_backward_reduce", DeviceType::kCPU,
            {"cpu", 0, BroadcastBackwardReduce, true});
   reg->Add("_backward_broadcast_div", DeviceType::kCPU,

@@ -1,7 +1,8 @@
 // CPU kernels of the same-shape binary elementwise ops (elemwise_add/sub/
 // mul/div, _maximum/_minimum/_power/_hypot/_mod) and their `_backward_*`
-// ops, for float32 and float64 (_maximum/_minimum/_mod also for int32,
-// int64, int8 and uint8, as MXNet). Every kernel
+// ops, for float32 and float64 (the four arithmetic ops and _maximum/
+// _minimum/_mod also for int32, int64, int8 and uint8, as MXNet; integer
+// division truncates and gives 0 for a zero divisor, see Div). Every kernel
 // honours kNull/kWrite/kInplace/kAdd and tolerates outputs aliasing inputs
 // (each element's inputs are read before its outputs are written).
 // elemwise_add is also what imperative req=add accumulation calls with the
@@ -16,13 +17,13 @@ namespace cpu {
 
 void RegisterElemwiseBinaryCpu(KernelRegistry* reg) {
   reg->Add("elemwise_add", DeviceType::kCPU,
-           BinaryKernel("elemwise_add", [](auto a, auto b) { return a + b; }));
+           BinaryKernel<true>("elemwise_add", [](auto a, auto b) { return decltype(a)(a + b); }));
   reg->Add("elemwise_sub", DeviceType::kCPU,
-           BinaryKernel("elemwise_sub", [](auto a, auto b) { return a - b; }));
+           BinaryKernel<true>("elemwise_sub", [](auto a, auto b) { return decltype(a)(a - b); }));
   reg->Add("elemwise_mul", DeviceType::kCPU,
-           BinaryKernel("elemwise_mul", [](auto a, auto b) { return a * b; }));
+           BinaryKernel<true>("elemwise_mul", [](auto a, auto b) { return decltype(a)(a * b); }));
   reg->Add("elemwise_div", DeviceType::kCPU,
-           BinaryKernel("elemwise_div", [](auto a, auto b) { return a / b; }));
+           BinaryKernel<true>("elemwise_div", [](auto a, auto b) { return Div(a, b); }));
   reg->Add("_backward_div", DeviceType::kCPU,
            BinaryBackwardKernel(
                "_backward_div", [](auto g, auto, auto r) { return g / r; },

@@ -43,11 +43,11 @@ void DispatchElemwise(DType t, const char* op, F&& f) {
 }
 
 // out = f(data), f a generic lambda T -> T.
-template <typename F>
+template <bool kInts = false, typename F>
 Kernel UnaryKernel(const char* name, F f) {
   KernelFn fn = [name, f](const OpContext&, const NodeAttrs&, const std::vector<TBlob>& in,
                           const std::vector<OpReq>& req, const std::vector<TBlob>& out) {
-    DispatchFloat(in[0].dtype, name, [&](auto t) {
+    DispatchElemwise<kInts>(in[0].dtype, name, [&](auto t) {
       using T = decltype(t);
       const T* x = in[0].data<T>();
       Map(req[0], x, x, out[0].data<T>(), out[0].Size(), [f](T v, T) { return f(v); });

@@ -8,6 +8,7 @@
 
 #include <cmath>
 #include <limits>
+#include <type_traits>
 
 namespace weft {
 namespace cpu {
@@ -20,6 +21,34 @@ inline T Maximum(T a, T b) {
 template <typename T>
 inline T Minimum(T a, T b) {
   return a != a ? a : (a < b ? a : b);
+}
+
+// a / b; for integers truncated towards zero as C++ and MXNet do, with 0
+// for b = 0 (numpy's answer; MXNet's integer division traps) and the
+// wrapped negation for b = -1 (no overflow trap on the minimum value).
+template <typename T>
+inline T Div(T a, T b) {
+  if constexpr (std::is_integral<T>::value) {
+    if (b == T(0)) return T(0);
+    if constexpr (std::is_signed<T>::value) {
+      using U = std::make_unsigned_t<T>;
+      if (b == T(-1)) return static_cast<T>(U(0) - static_cast<U>(a));
+    }
+    return static_cast<T>(a / b);
+  } else {
+    return a / b;
+  }
+}
+
+// f(a) for floating point; integers are already whole, so the rounding
+// ops (floor, ceil, round, rint, fix, trunc) return them unchanged.
+template <typename T, typename F>
+inline T RoundOp(T a, F f) {
+  if constexpr (std::is_integral<T>::value) {
+    return a;
+  } else {
+    return f(a);
+  }
 }
 
 // a mod b with the sign of b (Python's %), computed in double; 0 when b is 0.

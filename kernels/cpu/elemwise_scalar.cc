@@ -1,6 +1,8 @@
 // CPU kernels of the array-with-scalar ops (_plus_scalar ... _power_scalar,
 // _rpower/_maximum/_minimum/_hypot/_mod/_rmod_scalar) and their
-// `_backward_*_scalar` ops, for float32 and float64. The `scalar` parameter is cast to the array's dtype first, as MXNet does. Every kernel
+// `_backward_*_scalar` ops, for float32 and float64 (arithmetic, maximum,
+// minimum and mod also for integer data with is_int=True). The `scalar`
+// parameter is cast to the array's dtype first, as MXNet does. Every kernel
 // honours kNull/kWrite/kInplace/kAdd and tolerates its output aliasing an
 // input.
 #include <cmath>
@@ -13,12 +15,12 @@ namespace cpu {
 
 void RegisterElemwiseScalarCpu(KernelRegistry* reg) {
   auto add = [reg](const char* name, Kernel k) { reg->Add(name, DeviceType::kCPU, std::move(k)); };
-  add("_plus_scalar", ScalarKernel("_plus_scalar", [](auto x, auto s) { return x + s; }));
-  add("_minus_scalar", ScalarKernel("_minus_scalar", [](auto x, auto s) { return x - s; }));
-  add("_rminus_scalar", ScalarKernel("_rminus_scalar", [](auto x, auto s) { return s - x; }));
-  add("_mul_scalar", ScalarKernel("_mul_scalar", [](auto x, auto s) { return x * s; }));
-  add("_div_scalar", ScalarKernel("_div_scalar", [](auto x, auto s) { return x / s; }));
-  add("_rdiv_scalar", ScalarKernel("_rdiv_scalar", [](auto x, auto s) { return s / x; }));
+  add("_plus_scalar", ScalarKernel<true>("_plus_scalar", [](auto x, auto s) { return decltype(x)(x + s); }));
+  add("_minus_scalar", ScalarKernel<true>("_minus_scalar", [](auto x, auto s) { return decltype(x)(x - s); }));
+  add("_rminus_scalar", ScalarKernel<true>("_rminus_scalar", [](auto x, auto s) { return decltype(x)(s - x); }));
+  add("_mul_scalar", ScalarKernel<true>("_mul_scalar", [](auto x, auto s) { return decltype(x)(x * s); }));
+  add("_div_scalar", ScalarKernel<true>("_div_scalar", [](auto x, auto s) { return Div(x, s); }));
+  add("_rdiv_scalar", ScalarKernel<true>("_rdiv_scalar", [](auto x, auto s) { return Div(s, x); }));
   add("_power_scalar",
       ScalarKernel("_power_scalar", [](auto x, auto s) { return std::pow(x, s); }));
 

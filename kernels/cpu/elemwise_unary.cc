@@ -1,8 +1,10 @@
 // CPU kernels of the unary elementwise ops and their `_backward_*` ops, for
-// float32 and float64. Every kernel honours kNull/kWrite/kInplace/kAdd and
+// float32 and float64 (square, abs and negative also for int32, int64, int8
+// and uint8, as MXNet; negative wraps on uint8 as there). Every kernel honours kNull/kWrite/kInplace/kAdd and
 // tolerates its output aliasing an input (each element is read before it is
 // written).
 #include <cmath>
+#include <cstdlib>
 
 #include "cpu/elemwise_kernels.h"
 
@@ -25,9 +27,13 @@ void RegisterElemwiseUnaryCpu(KernelRegistry* reg) {
   add("exp", UnaryKernel("exp", [](auto x) { return std::exp(x); }));
   add("log", UnaryKernel("log", [](auto x) { return std::log(x); }));
   add("sqrt", UnaryKernel("sqrt", [](auto x) { return std::sqrt(x); }));
-  add("square", UnaryKernel("square", [](auto x) { return x * x; }));
-  add("abs", UnaryKernel("abs", [](auto x) { return std::abs(x); }));
-  add("negative", UnaryKernel("negative", [](auto x) { return -x; }));
+  add("square", UnaryKernel<true>("square", [](auto x) { return decltype(x)(x * x); }));
+  add("abs", UnaryKernel<true>("abs", [](auto x) {
+        using T = decltype(x);
+        if constexpr (std::is_unsigned<T>::value) return x;
+        else return T(x < T(0) ? -x : x);
+      }));
+  add("negative", UnaryKernel<true>("negative", [](auto x) { return decltype(x)(-x); }));
 
   // Backward ops: (g, y) for relu/sigmoid/tanh/sqrt; (g, x) for log/square/abs.
   add("_backward_relu", BinaryKernel("_backward_relu", [](auto g, auto y) {

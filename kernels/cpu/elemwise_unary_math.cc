@@ -65,13 +65,15 @@ void RegisterElemwiseUnaryMathCpu(KernelRegistry* reg) {
   auto add = [reg](const char* name, Kernel k) { reg->Add(name, DeviceType::kCPU, std::move(k)); };
   // Forward maps. In the lambdas T is the element type.
   auto unary = [&add](const char* name, auto f) { add(name, UnaryKernel(name, f)); };
-  unary("floor", [](auto x) { return std::floor(x); });
-  unary("ceil", [](auto x) { return std::ceil(x); });
-  unary("round", [](auto x) { return std::round(x); });
-  unary("rint", [](auto x) { return Rint(x); });
-  unary("fix", [](auto x) { return Fix(x); });
-  unary("trunc", [](auto x) { return std::trunc(x); });
-  unary("sign", [](auto x) { return Sign(x); });
+  // Rounding and sign also run on integers, as MXNet's.
+  auto int_unary = [&add](const char* name, auto f) { add(name, UnaryKernel<true>(name, f)); };
+  int_unary("floor", [](auto x) { return RoundOp(x, [](auto v) { return std::floor(v); }); });
+  int_unary("ceil", [](auto x) { return RoundOp(x, [](auto v) { return std::ceil(v); }); });
+  int_unary("round", [](auto x) { return RoundOp(x, [](auto v) { return std::round(v); }); });
+  int_unary("rint", [](auto x) { return RoundOp(x, [](auto v) { return Rint(v); }); });
+  int_unary("fix", [](auto x) { return RoundOp(x, [](auto v) { return Fix(v); }); });
+  int_unary("trunc", [](auto x) { return RoundOp(x, [](auto v) { return std::trunc(v); }); });
+  int_unary("sign", [](auto x) { return Sign(x); });
   unary("logical_not", [](auto x) { return decltype(x)(x == decltype(x)(0)); });
   unary("rsqrt", [](auto x) { return decltype(x)(1) / std::sqrt(x); });
   unary("reciprocal", [](auto x) { return decltype(x)(1) / x; });

@@ -1,14 +1,16 @@
 // CPU kernels of sum, mean, max, min, prod, nansum, nanprod, norm and their
-// gradients (float32/float64).
+// gradients (float32/float64; the forward reductions but norm also for
+// int32, int64, int8 and uint8 data, as MXNet).
 //
 // The input shape is simplified first: extent-1 axes are dropped and
 // neighbouring axes that are both reduced or both kept are merged. The last
 // merged axis is walked contiguously; every other axis is either "kept"
 // (indexes the output) or "reduced" (summed over). Work is split over kept
-// positions, so threads never write the same output element. Sums
-// accumulate in double for both dtypes; every reduction is one reducer
-// (Init/Add in double) run by the same loop, and every gradient one
-// element-wise factor of (data, out) times the broadcast ograd.
+// positions, so threads never write the same output element. Floating
+// point accumulates in double, integers in int64 (exact; the result wraps
+// to the output type as MXNet's); every reduction is one reducer
+// (Init/Add in the accumulator type) run by the same loop, and every
+// gradient one element-wise factor of (data, out) times the broadcast ograd.
 #include <algorithm>
 #include <cmath>
 #include <limits>
@@ -16,6 +18,7 @@
 #include <vector>
 
 #include "cpu/cpu_util.h"
+#include "cpu/elemwise_kernels.h"
 #include "weft/dtype.h"
 
 namespace weft {
@@ -111,65 +114,94 @@ void ForEachReduced(const ReducePlan& plan, F&& body) {
   }
 }
 
-// Reducers: Init value, Add(acc, x) and Final(acc, count) in double.
+// Reducers: Init value and Add(acc, x) in the accumulator type A (double
+// for floating point data, int64_t for integers).
+template <typename A>
+A Lowest() {
+  return std::numeric_limits<A>::has_infinity ? -std::numeric_limits<A>::infinity() : std::numeric_limits<A>::lowest();
+}
+template <typename A>
+A Highest() {
+  return std::numeric_limits<A>::has_infinity ? std::numeric_limits<A>::infinity() : std::numeric_limits<A>::max();
+}
+template <typename A>
+bool IsNan(A x) {
+  return x != x;
+}
 struct SumR {
-  static double Init() { return 0; }
-  static double Add(double a, double x) { return a + x; }
+  template <typename A> static A Init() { return 0; }
+  template <typename A> static A Add(A a, A x) { return a + x; }
 };
 struct MaxR {
-  static double Init() { return -std::numeric_limits<double>::infinity(); }
-  static double Add(double a, double x) { return (x > a || std::isnan(x)) && !std::isnan(a) ? x : a; }
+  template <typename A> static A Init() { return Lowest<A>(); }
+  template <typename A> static A Add(A a, A x) { return (x > a || IsNan(x)) && !IsNan(a) ? x : a; }
 };
 struct MinR {
-  static double Init() { return std::numeric_limits<double>::infinity(); }
-  static double Add(double a, double x) { return (x < a || std::isnan(x)) && !std::isnan(a) ? x : a; }
+  template <typename A> static A Init() { return Highest<A>(); }
+  template <typename A> static A Add(A a, A x) { return (x < a || IsNan(x)) && !IsNan(a) ? x : a; }
 };
 struct ProdR {
-  static double Init() { return 1; }
-  static double Add(double a, double x) { return a * x; }
+  template <typename A> static A Init() { return 1; }
+  template <typename A> static A Add(A a, A x) { return a * x; }
 };
 struct NanSumR {
-  static double Init() { return 0; }
-  static double Add(double a, double x) { return std::isnan(x) ? a : a + x; }
+  template <typename A> static A Init() { return 0; }
+  template <typename A> static A Add(A a, A x) { return IsNan(x) ? a : a + x; }
 };
 struct NanProdR {
-  static double Init() { return 1; }
-  static double Add(double a, double x) { return std::isnan(x) ? a : a * x; }
+  template <typename A> static A Init() { return 1; }
+  template <typename A> static A Add(A a, A x) { return IsNan(x) ? a : a * x; }
 };
 struct L1R {
-  static double Init() { return 0; }
-  static double Add(double a, double x) { return a + std::fabs(x); }
+  template <typename A> static A Init() { return 0; }
+  template <typename A> static A Add(A a, A x) { return a + std::fabs(x); }
 };
 struct L2R {
-  static double Init() { return 0; }
-  static double Add(double a, double x) { return a + x * x; }
+  template <typename A> static A Init() { return 0; }
+  template <typename A> static A Add(A a, A x) { return a + x * x; }
 };
+
+// The accumulator type of data type T.
+template <typename T>
+using AccOf = std::conditional_t<std::is_integral<T>::value, int64_t, double>;
+
+// The integer product wraps instead of overflowing (signed overflow is
+// undefined): the accumulator multiplies as unsigned.
+template <>
+int64_t ProdR::Add<int64_t>(int64_t a, int64_t x) {
+  return static_cast<int64_t>(static_cast<uint64_t>(a) * static_cast<uint64_t>(x));
+}
+template <>
+int64_t NanProdR::Add<int64_t>(int64_t a, int64_t x) {
+  return ProdR::Add(a, x);
+}
 
 // out = post(reduction R over the reduced axes of in), honouring req; `T`
 // is the input type, `U` the output type.
 template <typename R, typename T, typename U, typename Post>
 void ReduceLoop(const ReducePlan& plan, const T* x, U* y, OpReq req, Post post) {
+  using A = AccOf<T>;
   const int64_t L = plan.inner;
   const int64_t work = plan.num_kept * plan.num_reduced * L;
 #pragma omp parallel if (work >= kParallelGrain && plan.num_kept > 1)
   {
-    std::vector<double> acc(plan.inner_reduced ? 1 : L);
+    std::vector<A> acc(plan.inner_reduced ? 1 : L);
 #pragma omp for schedule(static)
     for (int64_t k = 0; k < plan.num_kept; ++k) {
       const T* xk = x + KeptOffset(plan, k);
       if (plan.inner_reduced) {
-        double s = R::Init();
+        A s = R::template Init<A>();
         ForEachReduced(plan, [&](int64_t off) {
           const T* row = xk + off;
-          for (int64_t j = 0; j < L; ++j) s = R::Add(s, row[j]);
+          for (int64_t j = 0; j < L; ++j) s = R::Add(s, static_cast<A>(row[j]));
         });
         Store(req, &y[k], static_cast<U>(post(s)));
       } else {
-        double* a = acc.data();
-        for (int64_t j = 0; j < L; ++j) a[j] = R::Init();
+        A* a = acc.data();
+        for (int64_t j = 0; j < L; ++j) a[j] = R::template Init<A>();
         ForEachReduced(plan, [&](int64_t off) {
           const T* row = xk + off;
-          for (int64_t j = 0; j < L; ++j) a[j] = R::Add(a[j], row[j]);
+          for (int64_t j = 0; j < L; ++j) a[j] = R::Add(a[j], static_cast<A>(row[j]));
         });
         U* yk = y + k * L;
         for (int64_t j = 0; j < L; ++j) Store(req, &yk[j], static_cast<U>(post(a[j])));
@@ -178,14 +210,15 @@ void ReduceLoop(const ReducePlan& plan, const T* x, U* y, OpReq req, Post post) 
   }
 }
 
-template <typename R, typename Post>
+// kInts: integer data too (the output has the data's type then).
+template <typename R, bool kInts = true, typename Post>
 void ReduceForward(const char* op, const NodeAttrs& attrs, const std::vector<TBlob>& in,
                    const std::vector<OpReq>& req, const std::vector<TBlob>& out, Post post) {
   if (req[0] == OpReq::kNull) return;
   const ReducePlan plan = MakePlan(attrs, in[0].shape);
-  DispatchFloat(in[0].dtype, op, [&](auto t) {
+  DispatchElemwise<kInts>(in[0].dtype, op, [&](auto t) {
     using T = decltype(t);
-    DispatchFloat(out[0].dtype, op, [&](auto u) {
+    DispatchElemwise<kInts>(out[0].dtype, op, [&](auto u) {
       using U = decltype(u);
       ReduceLoop<R>(plan, in[0].data<T>(), out[0].data<U>(), req[0], post);
     });
@@ -227,7 +260,8 @@ void ReduceBackward(const char* op, const NodeAttrs& attrs, const std::vector<TB
   });
 }
 
-double Identity(double a) { return a; }
+// Post-processing of the accumulated value (any accumulator type).
+constexpr auto Identity = [](auto a) { return a; };
 double One(double, double) { return 1; }
 
 // A kernel function `Name` whose body is the remaining macro arguments.
@@ -238,9 +272,17 @@ double One(double, double) { return 1; }
   }
 
 WEFT_REDUCE_KERNEL(SumForward, ReduceForward<SumR>("sum", attrs, in, req, out, Identity))
+// mean of integers: the exact sum divided by the count, truncated (MXNet's
+// integer mean divides in the data type).
 WEFT_REDUCE_KERNEL(MeanForward, {
-  const double scale = static_cast<double>(out[0].Size()) / std::max<int64_t>(in[0].Size(), 1);
-  ReduceForward<SumR>("mean", attrs, in, req, out, [scale](double a) { return a * scale; });
+  const int64_t count = in[0].Size() / std::max<int64_t>(out[0].Size(), 1);
+  ReduceForward<SumR>("mean", attrs, in, req, out, [count](auto a) {
+    if constexpr (std::is_integral<decltype(a)>::value) {
+      return count ? a / count : decltype(a)(0);
+    } else {
+      return count ? a / static_cast<double>(count) : a * std::numeric_limits<double>::quiet_NaN();
+    }
+  });
 })
 WEFT_REDUCE_KERNEL(MaxForward, ReduceForward<MaxR>("max", attrs, in, req, out, Identity))
 WEFT_REDUCE_KERNEL(MinForward, ReduceForward<MinR>("min", attrs, in, req, out, Identity))
@@ -249,9 +291,9 @@ WEFT_REDUCE_KERNEL(NanSumForward, ReduceForward<NanSumR>("nansum", attrs, in, re
 WEFT_REDUCE_KERNEL(NanProdForward, ReduceForward<NanProdR>("nanprod", attrs, in, req, out, Identity))
 WEFT_REDUCE_KERNEL(NormForward, {
   if (attrs.params.GetInt("ord") == 1)
-    ReduceForward<L1R>("norm", attrs, in, req, out, Identity);
+    ReduceForward<L1R, false>("norm", attrs, in, req, out, Identity);
   else
-    ReduceForward<L2R>("norm", attrs, in, req, out, [](double a) { return std::sqrt(a); });
+    ReduceForward<L2R, false>("norm", attrs, in, req, out, [](auto a) { return std::sqrt(a); });
 })
 
 WEFT_REDUCE_KERNEL(SumBackward, ReduceBackward("_backward_sum", attrs, in, req, out, One))

@@ -102,8 +102,8 @@ TEST(ReduceExt, ErrorPaths) {
                                 StatusCode::kInvalidArgument, {"norm", "exclude"}));
   EXPECT_TRUE(test::ThrowsError([&] { test::Run("max", {x}, {{"axis", "2"}}); }, StatusCode::kInvalidArgument,
                                 {"max", "axis 2", "ndim 2"}));
-  EXPECT_TRUE(test::ThrowsError([&] { test::Run("prod", {test::Array({2}, {1, 2}, DType::kInt32)}, {}); },
-                                StatusCode::kDType, {"prod", "int32"}));
+  EXPECT_TRUE(test::ThrowsError([&] { test::Run("norm", {test::Array({2}, {1, 2}, DType::kInt32)}, {}); },
+                                StatusCode::kDType, {"norm", "int32"}));
 }
 
 }  // namespace

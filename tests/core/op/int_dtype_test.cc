@@ -1,0 +1,175 @@
+// Integer data (int32, int64, int8, uint8) through the operators MXNet runs
+// on integers: arithmetic in its same-shape, broadcast and scalar forms,
+// the rounding/sign/abs/negative/square maps and the reductions. Expected
+// values are closed forms computed here in int64 and wrapped to the dtype.
+// Float-only ops still name the dtype in their error.
+#include <gtest/gtest.h>
+
+#include <cstdint>
+#include <functional>
+#include <limits>
+
+#include "util/op_refs.h"
+#include "util/test_util.h"
+
+namespace weft {
+namespace {
+
+const DType kIntTypes[] = {DType::kInt32, DType::kInt64, DType::kInt8, DType::kUint8};
+
+// v wrapped to `t`'s range, as the kernel's arithmetic in that type gives.
+double Wrap(int64_t v, DType t) {
+  switch (t) {
+    case DType::kInt8:
+      return static_cast<int8_t>(v);
+    case DType::kUint8:
+      return static_cast<uint8_t>(v);
+    case DType::kInt32:
+      return static_cast<int32_t>(v);
+    default:
+      return static_cast<double>(v);
+  }
+}
+
+// Values representable in every integer type (uint8 too).
+const std::vector<double> kA = {0, 7, 100, 13, 250, 1};
+const std::vector<double> kB = {3, 2, 7, 13, 3, 0};
+
+void ExpectInts(const NDArray& got, DType t, const std::vector<double>& want, const std::string& what) {
+  EXPECT_EQ(got.dtype(), t) << what;
+  EXPECT_EQ(test::Values(got), want) << what << " " << DTypeName(t);
+}
+
+// a (op) b for the operands as the dtype holds them (250 is -6 in int8).
+std::vector<double> Expected(const std::vector<double>& a, const std::vector<double>& b, DType t,
+                             const std::function<int64_t(int64_t, int64_t)>& f) {
+  std::vector<double> r;
+  for (size_t i = 0; i < a.size(); ++i)
+    r.push_back(Wrap(f(static_cast<int64_t>(Wrap(static_cast<int64_t>(a[i]), t)),
+                       static_cast<int64_t>(Wrap(static_cast<int64_t>(b[i]), t))),
+                     t));
+  return r;
+}
+
+int64_t TruncDiv(int64_t a, int64_t b) { return b == 0 ? 0 : a / b; }
+
+TEST(IntDType, SameShapeAndBroadcastArithmetic) {
+  struct Case {
+    const char* elemwise;
+    const char* broadcast;
+    std::function<int64_t(int64_t, int64_t)> f;
+  };
+  const Case cases[] = {{"elemwise_add", "broadcast_add", [](int64_t a, int64_t b) { return a + b; }},
+                        {"elemwise_sub", "broadcast_sub", [](int64_t a, int64_t b) { return a - b; }},
+                        {"elemwise_mul", "broadcast_mul", [](int64_t a, int64_t b) { return a * b; }},
+                        {"elemwise_div", "broadcast_div", TruncDiv}};
+  for (DType t : kIntTypes) {
+    const NDArray a = test::Array({2, 3}, kA, t), b = test::Array({2, 3}, kB, t);
+    for (const Case& c : cases) {
+      const std::vector<double> want = Expected(kA, kB, t, c.f);
+      ExpectInts(test::Run(c.elemwise, {a, b})[0], t, want, c.elemwise);
+      ExpectInts(test::Run(c.broadcast, {a, b})[0], t, want, c.broadcast);
+      // (2, 3) with (1, 3): the first row of b against both rows of a.
+      const std::vector<double> row(kB.begin(), kB.begin() + 3);
+      const std::vector<double> rows = {row[0], row[1], row[2], row[0], row[1], row[2]};
+      ExpectInts(test::Run(c.broadcast, {a, test::Array({1, 3}, row, t)})[0], t, Expected(kA, rows, t, c.f),
+                 std::string(c.broadcast) + " (1,3)");
+    }
+  }
+}
+
+TEST(IntDType, SignedDivisionTruncatesTowardsZero) {
+  for (DType t : {DType::kInt32, DType::kInt64, DType::kInt8}) {
+    const NDArray a = test::Array({4}, {-7, 7, -7, -128}, t), b = test::Array({4}, {2, -2, -2, -1}, t);
+    // -128 / -1 wraps to -128 in int8 (no trap); the wider types give 128.
+    ExpectInts(test::Run("elemwise_div", {a, b})[0], t, {-3, -3, 3, Wrap(128, t)}, "elemwise_div");
+  }
+}
+
+TEST(IntDType, ScalarArithmetic) {
+  struct Case {
+    const char* op;
+    std::function<int64_t(int64_t, int64_t)> f;
+  };
+  const Case cases[] = {{"_plus_scalar", [](int64_t x, int64_t s) { return x + s; }},
+                        {"_minus_scalar", [](int64_t x, int64_t s) { return x - s; }},
+                        {"_rminus_scalar", [](int64_t x, int64_t s) { return s - x; }},
+                        {"_mul_scalar", [](int64_t x, int64_t s) { return x * s; }},
+                        {"_div_scalar", TruncDiv},
+                        {"_rdiv_scalar", [](int64_t x, int64_t s) { return TruncDiv(s, x); }}};
+  for (DType t : kIntTypes) {
+    const NDArray a = test::Array({6}, kA, t);
+    for (const Case& c : cases) {
+      ExpectInts(test::Run(c.op, {a}, {{"scalar", "3"}, {"is_int", "True"}})[0], t,
+                 Expected(kA, std::vector<double>(kA.size(), 3), t, c.f), c.op);
+    }
+  }
+  // MXNet gives float64 for integer data with is_int=False; Weft says so.
+  EXPECT_TRUE(test::ThrowsError(
+      [] { test::Run("_plus_scalar", {test::Array({1}, {1}, DType::kInt32)}, {{"scalar", "1.5"}, {"is_int", "False"}}); },
+      StatusCode::kDType, {"_plus_scalar", "int32", "is_int=False"}));
+}
+
+TEST(IntDType, UnaryMaps) {
+  for (DType t : kIntTypes) {
+    const std::vector<double> x = {0, 5, 100, 250, 1};
+    const NDArray a = test::Array({5}, x, t);
+    for (const char* op : {"floor", "ceil", "round", "rint", "fix", "trunc"})
+      ExpectInts(test::Run(op, {a})[0], t, test::Values(a), op);  // integers are whole already
+    std::vector<double> sign, abs, neg, sq;
+    for (double v : x) {
+      const int64_t held = static_cast<int64_t>(Wrap(static_cast<int64_t>(v), t));
+      sign.push_back((held > 0) - (held < 0));
+      abs.push_back(Wrap(held < 0 ? -held : held, t));
+      neg.push_back(Wrap(-held, t));
+      sq.push_back(Wrap(held * held, t));
+    }
+    ExpectInts(test::Run("sign", {a})[0], t, sign, "sign");
+    ExpectInts(test::Run("abs", {a})[0], t, abs, "abs");
+    ExpectInts(test::Run("negative", {a})[0], t, neg, "negative");
+    ExpectInts(test::Run("square", {a})[0], t, sq, "square");
+  }
+}
+
+TEST(IntDType, Reductions) {
+  // (2, 3): rows {1, 2, 3} and {4, 5, 6}.
+  for (DType t : kIntTypes) {
+    const NDArray a = test::Array({2, 3}, {1, 2, 3, 4, 5, 6}, t);
+    ExpectInts(test::Run("sum", {a}, {{"axis", "1"}})[0], t, {6, 15}, "sum");
+    ExpectInts(test::Run("sum", {a})[0], t, {21}, "sum all");
+    ExpectInts(test::Run("nansum", {a}, {{"axis", "0"}})[0], t, {5, 7, 9}, "nansum");
+    ExpectInts(test::Run("max", {a}, {{"axis", "1"}})[0], t, {3, 6}, "max");
+    ExpectInts(test::Run("min", {a}, {{"axis", "0"}})[0], t, {1, 2, 3}, "min");
+    ExpectInts(test::Run("prod", {a}, {{"axis", "1"}})[0], t, {6, Wrap(120, t)}, "prod");
+    ExpectInts(test::Run("nanprod", {a}, {{"axis", "0"}})[0], t, {4, 10, 18}, "nanprod");
+    // Integer mean truncates: (1+2+3+4+5+6)/6 = 3.5 -> 3, rows 2 and 5.
+    ExpectInts(test::Run("mean", {a})[0], t, {3}, "mean");
+    ExpectInts(test::Run("mean", {a}, {{"axis", "1"}})[0], t, {2, 5}, "mean axis");
+  }
+  // int64 sums are exact beyond double's 53 bits.
+  const int64_t big = (int64_t{1} << 60) + 1;
+  NDArray b = test::Array({2}, {0, 0}, DType::kInt64);
+  b.WaitToWrite();
+  static_cast<int64_t*>(b.blob().dptr)[0] = big;
+  static_cast<int64_t*>(b.blob().dptr)[1] = 2;
+  NDArray s = test::Run("sum", {b})[0];
+  s.WaitToRead();
+  EXPECT_EQ(static_cast<const int64_t*>(s.blob().dptr)[0], big + 2);
+  // max/min of int64 beyond 2^53 keep every bit.
+  NDArray m = test::Run("max", {b})[0];
+  m.WaitToRead();
+  EXPECT_EQ(static_cast<const int64_t*>(m.blob().dptr)[0], big);
+}
+
+TEST(IntDType, FloatOnlyOpsNameTheDType) {
+  const NDArray a = test::Array({2}, {1, 2}, DType::kInt32);
+  EXPECT_TRUE(test::ThrowsError([&] { test::Run("norm", {a}); }, StatusCode::kDType, {"norm", "int32"}));
+  EXPECT_TRUE(test::ThrowsError([&] { test::Run("sqrt", {a}); }, StatusCode::kDType, {"sqrt", "int32"}));
+  EXPECT_TRUE(test::ThrowsError([&] { test::Run("_power", {a, a}); }, StatusCode::kDType, {"_power", "int32"}));
+  // Other dtypes than the four integer and two float types are refused too.
+  const NDArray h(Shape({2}), Context::CPU(0), DType::kFloat16);
+  EXPECT_TRUE(test::ThrowsError([&] { test::Run("sum", {h}); }, StatusCode::kDType, {"sum", "float16"}));
+}
+
+}  // namespace
+}  // namespace weft
