@@ -2,6 +2,7 @@
 // 1..N concurrent callers, each predicting one sample at a time.
 //
 //   weft_bench_predict DIR MODEL [--callers 1,2,4] [--seconds S] [--max-executors N]
+//                      [--max-batch B] [--batch-delay-us D] [--batch-queue mutex|lockfree]
 //
 // Loads DIR/MODEL-symbol.json and DIR/MODEL-0000.params (bench_infer_peers.sh exports
 // them), takes the first sample of the first DIR/MODEL-b*-input.npy it finds (b1, b8, b64)
@@ -10,7 +11,9 @@
 // (after one warm-up call each) and it prints one line:
 //   predict model=M callers=C requests=N req_per_s=X p50_ms=Y p99_ms=Z executors=E
 //           weight_mb=W activation_mb=A rss_growth_mb=R
-// (rss_growth_mb: resident memory now minus before the predictor was created.)
+// (rss_growth_mb: resident memory now minus before the predictor was created.) With
+// --max-batch B > 1 the predictor batches concurrent calls (its batch_* options) and the
+// line adds batching=QUEUE:B:D.
 // Run with OMP_NUM_THREADS=1 for one OpenMP thread per call (bench/bench_predict.sh does).
 #include <weft/c_api.h>
 
@@ -70,17 +73,22 @@ double RssMb() {
 
 int main(int argc, char** argv) {
   if (argc < 3) {
-    std::fprintf(stderr, "usage: %s DIR MODEL [--callers 1,2,4] [--seconds S] [--max-executors N]\n",
+    std::fprintf(stderr,
+                 "usage: %s DIR MODEL [--callers 1,2,4] [--seconds S] [--max-executors N] [--max-batch B] "
+                 "[--batch-delay-us D] [--batch-queue mutex|lockfree]\n",
                  argv[0]);
     return 2;
   }
   const std::string dir = argv[1], model = argv[2], stem = dir + "/" + model;
-  std::string callers_arg = "1,2,4", max_exec = "0";
+  std::string callers_arg = "1,2,4", max_exec = "0", max_batch = "0", delay = "1000", queue = "mutex";
   double seconds = 3;
   for (int i = 3; i + 1 < argc; i += 2) {
     if (!std::strcmp(argv[i], "--callers")) callers_arg = argv[i + 1];
     if (!std::strcmp(argv[i], "--seconds")) seconds = std::atof(argv[i + 1]);
     if (!std::strcmp(argv[i], "--max-executors")) max_exec = argv[i + 1];
+    if (!std::strcmp(argv[i], "--max-batch")) max_batch = argv[i + 1];
+    if (!std::strcmp(argv[i], "--batch-delay-us")) delay = argv[i + 1];
+    if (!std::strcmp(argv[i], "--batch-queue")) queue = argv[i + 1];
   }
   std::string case_stem;
   for (int b : {1, 8, 64})
@@ -101,11 +109,11 @@ int main(int argc, char** argv) {
   const double base_rss = RssMb();
   const char* names[] = {"data"};
   const size_t ind_ptr[] = {0, in_shape.size()};
-  const char* keys[] = {"max_executors"};
-  const char* vals[] = {max_exec.c_str()};
+  const char* keys[] = {"max_executors", "max_batch", "batch_delay_us", "batch_queue"};
+  const char* vals[] = {max_exec.c_str(), max_batch.c_str(), delay.c_str(), queue.c_str()};
   WeftPredictor* pred = nullptr;
   Check(weft_predictor_create_from_files((stem + "-symbol.json").c_str(), (stem + "-0000.params").c_str(), 1,
-                                         names, ind_ptr, in_shape.data(), WEFT_CPU, 0, 0, nullptr, 1, keys, vals,
+                                         names, ind_ptr, in_shape.data(), WEFT_CPU, 0, 0, nullptr, 4, keys, vals,
                                          &pred),
         "weft_predictor_create_from_files");
   std::vector<float> out(out_len);
@@ -163,10 +171,13 @@ int main(int argc, char** argv) {
     WeftPredictorStats st;
     Check(weft_predictor_stats(pred, &st), "weft_predictor_stats");
     const auto pct = [&](double p) { return all.empty() ? 0.0 : all[static_cast<size_t>(p * (all.size() - 1))]; };
+    const std::string batching =
+        std::atoi(max_batch.c_str()) > 1 ? " batching=" + queue + ":" + max_batch + ":" + delay : "";
     std::printf("predict model=%s callers=%d requests=%zu req_per_s=%.1f p50_ms=%.3f p99_ms=%.3f executors=%zu "
-                "weight_mb=%.2f activation_mb=%.2f rss_growth_mb=%.1f\n",
+                "weight_mb=%.2f activation_mb=%.2f rss_growth_mb=%.1f%s\n",
                 model.c_str(), callers, all.size(), all.size() / elapsed, pct(0.5), pct(0.99), st.executors,
-                st.weight_bytes / 1048576.0, st.activation_bytes / 1048576.0, RssMb() - base_rss);
+                st.weight_bytes / 1048576.0, st.activation_bytes / 1048576.0, RssMb() - base_rss,
+                batching.c_str());
     std::fflush(stdout);
   }
   Check(weft_predictor_free(pred), "weft_predictor_free");

@@ -70,9 +70,19 @@ PredictorOptions OptionsArg(size_t num_outputs, const char* const* output_names,
       o.executor.bulk_max_nodes = IntOption(key, values[i], 0);
     } else if (key == "optimize_inference") {
       o.executor.optimize_inference = IntOption(key, values[i], 0) != 0;
+    } else if (key == "max_batch") {
+      o.max_batch = IntOption(key, values[i], 0);
+    } else if (key == "batch_delay_us") {
+      o.batch_delay_us = IntOption(key, values[i], 0);
+    } else if (key == "batch_queue") {
+      const std::string v = values[i];
+      if (v != "mutex" && v != "lockfree")
+        Fail(StatusCode::kInvalidArgument, "option 'batch_queue' is '", v, "', expected 'mutex' or 'lockfree'");
+      o.batch_queue = v == "lockfree" ? BatchQueue::kLockfree : BatchQueue::kMutex;
     } else {
       Fail(StatusCode::kInvalidArgument, "unknown option '", key,
-           "' (known: max_executors, max_shapes, bulk_max_nodes, optimize_inference)");
+           "' (known: max_executors, max_shapes, bulk_max_nodes, optimize_inference, max_batch, batch_delay_us, "
+           "batch_queue)");
     }
   }
   return o;

@@ -2,8 +2,8 @@
  * weft_predictor_*: MTCNN's P-Net (deepinsight det1, a real MXNet model and
  * its real .params) from files and from memory, against the outputs PyTorch
  * computed (scripts/gen_det1_refs.py, stored under tests/data/det1/); a
- * second input size; threads predicting at once equal one thread; errors;
- * live handles back to their baseline.
+ * second input size; threads predicting at once equal one thread, with and
+ * without dynamic batching; errors; live handles back to their baseline.
  */
 #include <pthread.h>
 #include <stdlib.h>
@@ -160,6 +160,7 @@ struct Worker {
   size_t n_out;
   int mismatches;
   int failures;
+  float tol; /* 0: bitwise equal (batched rows may differ in the last bits) */
 };
 
 static void* run_worker(void* arg) {
@@ -172,7 +173,9 @@ static void* run_worker(void* arg) {
       ++w->failures;
       continue;
     }
-    if (memcmp(out, w->want, w->n_out * sizeof(float)) != 0) ++w->mismatches;
+    if (w->tol == 0 ? memcmp(out, w->want, w->n_out * sizeof(float)) != 0
+                    : fabsf(out[0] - w->want[0]) > w->tol || fabsf(out[1] - w->want[1]) > w->tol)
+      ++w->mismatches;
   }
   free(out);
   return NULL;
@@ -193,7 +196,7 @@ static void test_threads_equal_one_thread(void** state) {
   in = load_npy(REF_DIR "input_12x12.npy", &n_in);
   OK(weft_predictor_predict_float(p, in, n_in, shape, 4, want, 2));
   for (i = 0; i < 6; ++i) {
-    struct Worker w = {p, in, n_in, want, 2, 0, 0};
+    struct Worker w = {p, in, n_in, want, 2, 0, 0, 0.0f};
     workers[i] = w;
     assert_int_equal(pthread_create(&threads[i], NULL, run_worker, &workers[i]), 0);
   }
@@ -207,6 +210,62 @@ static void test_threads_equal_one_thread(void** state) {
   assert_int_equal(stats.in_use, 0);
   free(in);
   OK(weft_predictor_free(p));
+  assert_no_leaks();
+}
+
+/* Dynamic batching: six threads' single-sample calls gathered into batches
+ * give the unbatched result; a call of two samples gets both rows. */
+static void test_dynamic_batching(void** state) {
+  const char* outputs[] = {"prob1"};
+  const char* keys[] = {"max_batch", "batch_delay_us", "batch_queue"};
+  const char* queues[] = {"mutex", "lockfree"};
+  const char* bad_vals[] = {"4", "100", "ring"};
+  const size_t ind_ptr[] = {0, 4};
+  const int64_t dims[] = {1, 3, 12, 12};
+  const int64_t shape[] = {1, 3, 12, 12}, shape2[] = {2, 3, 12, 12};
+  WeftPredictor *plain, *p = NULL;
+  size_t n_in, i, q;
+  float *in, *in2, want[2], out2[4];
+  struct Worker workers[6];
+  pthread_t threads[6];
+  (void)state;
+  if (!have_model()) skip();
+  plain = create_from_files(12, 12, 1, outputs, NULL);
+  in = load_npy(REF_DIR "input_12x12.npy", &n_in);
+  OK(weft_predictor_predict_float(plain, in, n_in, shape, 4, want, 2));
+  OK(weft_predictor_free(plain));
+  in2 = malloc(2 * n_in * sizeof(float));
+  memcpy(in2, in, n_in * sizeof(float));
+  memcpy(in2 + n_in, in, n_in * sizeof(float));
+  for (q = 0; q < 2; ++q) {
+    const char* vals[3];
+    vals[0] = "4";
+    vals[1] = "5000";
+    vals[2] = queues[q];
+    OK(weft_predictor_create_from_files(SYMBOL_FILE, PARAMS_FILE, 1, kInputs, ind_ptr, dims, WEFT_CPU, 0, 1,
+                                        outputs, 3, keys, vals, &p));
+    for (i = 0; i < 6; ++i) {
+      struct Worker w = {p, in, n_in, want, 2, 0, 0, 1e-5f};
+      workers[i] = w;
+      assert_int_equal(pthread_create(&threads[i], NULL, run_worker, &workers[i]), 0);
+    }
+    for (i = 0; i < 6; ++i) {
+      pthread_join(threads[i], NULL);
+      assert_int_equal(workers[i].failures, 0);
+      assert_int_equal(workers[i].mismatches, 0);
+    }
+    OK(weft_predictor_predict_float(p, in2, 2 * n_in, shape2, 4, out2, 4));
+    assert_close(out2, want, 2, 1e-5f);
+    assert_close(out2 + 2, want, 2, 1e-5f);
+    OK(weft_predictor_free(p));
+    p = NULL;
+  }
+  EXPECT_ERR(weft_predictor_create_from_files(SYMBOL_FILE, PARAMS_FILE, 1, kInputs, ind_ptr, dims, WEFT_CPU, 0, 1,
+                                              outputs, 3, keys, bad_vals, &p),
+             WEFT_ERR_INVALID_ARGUMENT, "batch_queue", "'ring'");
+  assert_null(p);
+  free(in);
+  free(in2);
   assert_no_leaks();
 }
 
@@ -273,6 +332,7 @@ int main(void) {
   const struct CMUnitTest tests[] = {
       TEST(test_det1_files_and_memory),
       TEST(test_threads_equal_one_thread),
+      TEST(test_dynamic_batching),
       TEST(test_errors),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);

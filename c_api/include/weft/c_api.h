@@ -1565,7 +1565,13 @@ typedef struct {
  *        ("conv4_2_output") or node names ("fc1"); 0 = the symbol's outputs.
  * @param num_options, option_keys, option_values "max_executors" (per shape
  *        set, default the number of cores, at least 2), "max_shapes"
- *        (default 8), "bulk_max_nodes", "optimize_inference" ("0"/"1").
+ *        (default 8), "bulk_max_nodes", "optimize_inference" ("0"/"1");
+ *        dynamic batching: "max_batch" (> 1 turns it on: concurrent calls
+ *        whose inputs differ only in their first extent are run as one batch
+ *        of up to this many samples; every output must have the batch as
+ *        its first axis), "batch_delay_us" (how long a batch's first call
+ *        waits for more, default 1000), "batch_queue" ("mutex", the default,
+ *        or "lockfree"). A call with more samples than max_batch runs alone.
  * @param[out] out new handle; free with weft_predictor_free().
  * Errors: WEFT_ERR_INVALID_ARGUMENT (an input that is no argument, a weight
  * missing from @p params, an unknown output or option), WEFT_ERR_SHAPE,

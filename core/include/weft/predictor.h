@@ -32,6 +32,19 @@
 // output, the bytes expected and given), and kernel failures naming the
 // node. A failed call leaves the predictor usable.
 //
+// Dynamic batching (PredictorOptions::max_batch > 1): calls whose inputs
+// all have one first extent b <= max_batch (the batch axis) are queued;
+// collector threads (max_executors of them) each gather calls of equal
+// shapes but that first extent until the batch holds max_batch samples or
+// batch_delay_us have passed since its first call arrived, run them as one
+// batch through the executor pool (the inputs concatenated along the first
+// axis, the outputs split back) and return each caller its own rows. Every
+// output must have the batch as its first axis (checked at Create). Calls
+// with b > max_batch run alone, as without batching. A batch costs one
+// executor run, so when many callers send single samples the throughput
+// rises (bench/README.md says by how much) at the price of up to
+// batch_delay_us of latency.
+//
 // Close(): calls waiting for an executor and later calls fail with
 // Error(kInvalidArgument, "... predictor is closed"); Close waits for the
 // calls already running to finish, so it returns only when no executor is
@@ -56,6 +69,10 @@ namespace weft {
 
 class Runtime;
 
+// The queue between callers and the batch collectors; bench/README.md
+// compares the two.
+enum class BatchQueue { kMutex, kLockfree /* Boost.Lockfree */ };
+
 struct PredictorOptions {
   // What Predict returns, in order: names of GetInternals().ListOutputs()
   // ("conv4_2_output", "softmax_output") or node names ("fc1", its first
@@ -73,6 +90,12 @@ struct PredictorOptions {
   // How each executor is bound (bulk_max_nodes, optimize_inference, ...);
   // group2ctx must be empty.
   ExecutorOptions executor;
+  // Dynamic batching (see the file comment): 0 or 1 off, else the most
+  // samples one batch gathers.
+  int max_batch = 0;
+  // How long a batch's first call waits for more, in microseconds (>= 0).
+  int batch_delay_us = 1000;
+  BatchQueue batch_queue = BatchQueue::kMutex;
 };
 
 // One input of a Predict call: `bytes` of host memory holding an array of
@@ -95,6 +118,8 @@ struct PredictorStats {
   size_t in_use = 0;        // executors running a call now
   size_t weight_bytes = 0;  // the frozen weights, held once
   size_t activation_bytes = 0;  // planned memory over all executors
+  size_t batches = 0;        // dynamic batches run so far
+  size_t batched_calls = 0;  // calls those batches served
 };
 
 class Predictor {

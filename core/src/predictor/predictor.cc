@@ -2,6 +2,7 @@
 #include "weft/predictor.h"
 
 #include <algorithm>
+#include <atomic>
 #include <condition_variable>
 #include <deque>
 #include <map>
@@ -9,6 +10,7 @@
 #include <set>
 #include <thread>
 
+#include "predictor/batcher.h"
 #include "predictor/predictor_freeze.h"
 #include "weft/runtime.h"
 #include "weft/status.h"
@@ -55,6 +57,7 @@ struct Predictor::Impl {
   PredictorOptions opts;
   FrozenModel model;
   std::vector<std::string> input_names, output_names;
+  std::vector<Shape> first_shapes;  // the inputs' shapes given at Create
   std::vector<DType> input_dtypes, output_dtypes;
   std::vector<std::string> implicit;  // label arguments the caller does not give (zeros)
   std::vector<DType> implicit_dtypes;
@@ -74,6 +77,16 @@ struct Predictor::Impl {
   std::unique_ptr<Slot> Acquire(const std::vector<Shape>& shapes, std::shared_ptr<ShapeSet>* set);
   void Release(const std::shared_ptr<ShapeSet>& set, std::unique_ptr<Slot> slot);
   void EvictLocked();
+
+  // Dynamic batching (null when off).
+  std::unique_ptr<Batcher> batcher;
+  std::atomic<size_t> batches{0}, batched_calls{0};
+  // Throws unless every output has the batch as its first axis.
+  void CheckBatchAxis() const;
+  // Fills `r` for a call the batcher can take (every input's first extent
+  // equal and <= max_batch, byte sizes right); false to run it alone.
+  bool Batchable(const std::vector<HostInput>& inputs, BatchRequest* r) const;
+  void RunBatch(const std::vector<BatchRequest*>& batch, int64_t total);
 };
 
 ShapeKey Predictor::Impl::Key(const std::vector<Shape>& shapes) const {
@@ -214,6 +227,98 @@ void Predictor::Impl::EvictLocked() {
   }
 }
 
+void Predictor::Impl::CheckBatchAxis() const {
+  const IndexedGraph g(Graph{model.symbol.outputs});
+  for (int64_t b : {2, 3}) {
+    pass::ShapeMap known;
+    for (const auto& [name, a] : model.args) known[name] = a.shape();
+    for (const auto& [name, a] : model.aux) known[name] = a.shape();
+    for (size_t i = 0; i < input_names.size(); ++i) {
+      const Shape& s = first_shapes[i];
+      if (s.ndim() < 1)
+        Fail(StatusCode::kInvalidArgument, "predictor: dynamic batching (max_batch ", opts.max_batch,
+             ") needs inputs with a batch axis; input '", input_names[i], "' has shape ", s.ToString());
+      std::vector<int64_t> dims = s.dims();
+      dims[0] = b;
+      known[input_names[i]] = Shape(dims);
+    }
+    const pass::ShapeResult r = pass::InferShape(g, known);
+    for (size_t j = 0; j < r.out_shapes.size(); ++j) {
+      const Shape& o = r.out_shapes[j];
+      if (o.ndim() < 1 || o[0] != b)
+        Fail(StatusCode::kInvalidArgument, "predictor: dynamic batching (max_batch ", opts.max_batch,
+             ") needs every output to have the batch as its first axis; for a batch of ", b, " output '",
+             output_names[j], "' has shape ", o.ToString());
+    }
+  }
+}
+
+bool Predictor::Impl::Batchable(const std::vector<HostInput>& inputs, BatchRequest* r) const {
+  if (inputs.size() != input_names.size() || inputs.empty()) return false;
+  const int64_t b = inputs[0].shape.ndim() >= 1 ? inputs[0].shape[0] : 0;
+  if (b < 1 || b > opts.max_batch) return false;
+  for (size_t i = 0; i < inputs.size(); ++i) {
+    const Shape& s = inputs[i].shape;
+    if (s.ndim() < 1 || s[0] != b || !s.is_known()) return false;
+    const size_t bytes = static_cast<size_t>(s.Size()) * DTypeSize(input_dtypes[i]);
+    if (inputs[i].bytes != bytes)
+      Fail(StatusCode::kInvalidArgument, "predictor: input '", input_names[i], "' of shape ", s.ToString(), " (",
+           DTypeName(input_dtypes[i]), ") needs ", bytes, " bytes, given ", inputs[i].bytes);
+    r->sample_key.emplace_back(s.dims().begin() + 1, s.dims().end());
+  }
+  r->samples = b;
+  return true;
+}
+
+void Predictor::Impl::RunBatch(const std::vector<BatchRequest*>& batch, int64_t total) {
+  std::vector<Shape> shapes;
+  for (const std::vector<int64_t>& rest : batch[0]->sample_key) {
+    std::vector<int64_t> dims = {total};
+    dims.insert(dims.end(), rest.begin(), rest.end());
+    shapes.emplace_back(dims);
+  }
+  std::shared_ptr<ShapeSet> set;
+  std::unique_ptr<Slot> slot;
+  try {
+    slot = Acquire(shapes, &set);
+  } catch (...) {
+    for (BatchRequest* r : batch) r->error = std::current_exception();
+    return;
+  }
+  try {
+    int64_t off = 0;
+    for (BatchRequest* r : batch) {
+      for (size_t i = 0; i < shapes.size(); ++i)
+        slot->inputs[i].Slice(off, off + r->samples).CopyFromHost((*r->inputs)[i].data, (*r->inputs)[i].bytes);
+      off += r->samples;
+    }
+    slot->ex->Forward(false);
+    off = 0;
+    for (BatchRequest* r : batch) {
+      try {
+        const std::vector<HostOutput>& outs = *r->outputs;
+        for (size_t j = 0; j < outs.size(); ++j) {
+          const NDArray part = slot->ex->outputs()[j].Slice(off, off + r->samples);
+          if (outs[j].bytes != part.Bytes() || !outs[j].data)
+            Fail(StatusCode::kInvalidArgument, "predictor: output '", output_names[j], "' of shape ",
+                 part.shape().ToString(), " needs a buffer of ", part.Bytes(), " bytes, given ", outs[j].bytes,
+                 outs[j].data ? "" : " (null)");
+          part.CopyToHost(outs[j].data, outs[j].bytes);
+        }
+      } catch (...) {
+        r->error = std::current_exception();
+      }
+      off += r->samples;
+    }
+    batches.fetch_add(1);
+    batched_calls.fetch_add(batch.size());
+  } catch (...) {
+    for (BatchRequest* r : batch)
+      if (!r->error) r->error = std::current_exception();
+  }
+  Release(set, std::move(slot));
+}
+
 Predictor::Predictor(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
 
 Predictor::~Predictor() { Close(); }
@@ -228,6 +333,10 @@ std::unique_ptr<Predictor> Predictor::Create(const Symbol& symbol, const ParamMa
     Fail(StatusCode::kInvalidArgument, "predictor: max_executors is ", options.max_executors, ", expected >= 0");
   if (options.max_shapes < 1)
     Fail(StatusCode::kInvalidArgument, "predictor: max_shapes is ", options.max_shapes, ", expected >= 1");
+  if (options.max_batch < 0)
+    Fail(StatusCode::kInvalidArgument, "predictor: max_batch is ", options.max_batch, ", expected >= 0");
+  if (options.batch_delay_us < 0)
+    Fail(StatusCode::kInvalidArgument, "predictor: batch_delay_us is ", options.batch_delay_us, ", expected >= 0");
   Runtime& runtime = rt ? *rt : Runtime::Global();
   runtime.CheckDevice(ctx);
   auto impl = std::make_unique<Impl>();
@@ -243,6 +352,7 @@ std::unique_ptr<Predictor> Predictor::Create(const Symbol& symbol, const ParamMa
     if (!input_set.insert(name).second)
       Fail(StatusCode::kInvalidArgument, "predictor: input '", name, "' is given twice");
     impl->input_names.push_back(name);
+    impl->first_shapes.push_back(shape);
   }
   for (const std::string& name : selected.ListArguments())
     if (!input_set.count(name) && !params.args.count(name) && EndsWith(name, "label")) {
@@ -280,6 +390,13 @@ std::unique_ptr<Predictor> Predictor::Create(const Symbol& symbol, const ParamMa
   // Loading and freezing freed about a copy of the weights into the pool:
   // give it back to the system (a predictor is created once, then serves).
   runtime.storage(ctx)->ReleasePooled();
+  if (options.max_batch > 1) {
+    Impl* m = p->impl_.get();
+    m->CheckBatchAxis();
+    m->batcher = std::make_unique<Batcher>(
+        options.max_batch, std::chrono::microseconds(options.batch_delay_us), m->opts.max_executors,
+        options.batch_queue, [m](const std::vector<BatchRequest*>& batch, int64_t total) { m->RunBatch(batch, total); });
+  }
   return p;
 }
 
@@ -309,6 +426,15 @@ void Predictor::Predict(const std::vector<HostInput>& inputs, const std::vector<
       Fail(StatusCode::kInvalidArgument, "predictor: input '", i < m.input_names.size() ? m.input_names[i] : "?",
            "' has no data");
     shapes.push_back(inputs[i].shape);
+  }
+  if (m.batcher) {
+    BatchRequest r;
+    if (m.Batchable(inputs, &r)) {
+      r.inputs = &inputs;
+      r.outputs = &outputs;
+      m.batcher->Submit(&r);
+      return;
+    }
   }
   std::shared_ptr<ShapeSet> set;
   std::unique_ptr<Slot> slot = m.Acquire(shapes, &set);
@@ -341,6 +467,8 @@ void Predictor::Predict(const std::vector<HostInput>& inputs, const std::vector<
 }
 
 void Predictor::Close() {
+  // Queued calls fail, running batches finish and return their executors.
+  if (impl_->batcher) impl_->batcher->Close();
   std::unique_lock<std::mutex> lock(impl_->mu);
   impl_->closed = true;
   for (auto& [key, set] : impl_->sets)
@@ -356,6 +484,8 @@ PredictorStats Predictor::stats() const {
   s.shape_sets = impl_->sets.size();
   s.in_use = impl_->in_use;
   s.weight_bytes = impl_->weight_bytes;
+  s.batches = impl_->batches.load();
+  s.batched_calls = impl_->batched_calls.load();
   for (const auto& [key, set] : impl_->sets) {
     s.executors += set->bound;
     s.activation_bytes += set->bound * set->activation_bytes;

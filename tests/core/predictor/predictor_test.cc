@@ -12,6 +12,7 @@
 #include <thread>
 
 #include "core/json/json_test_util.h"
+#include "core/predictor/predictor_test_util.h"
 #include "core/pass/inference_test_util.h"
 #include "util/test_util.h"
 #include "weft/npy.h"
@@ -22,22 +23,7 @@ namespace weft {
 namespace {
 
 using test::Apply;
-
-std::vector<float> Floats(const NDArray& a) {
-  std::vector<float> v(static_cast<size_t>(a.Size()));
-  a.CopyToHost(v.data(), v.size() * sizeof(float));
-  return v;
-}
-
-HostInput In(const std::vector<float>& v, const Shape& shape) { return {v.data(), v.size() * sizeof(float), shape}; }
-HostOutput Out(std::vector<float>* v) { return {v->data(), v->size() * sizeof(float)}; }
-
-double MaxAbsDiff(const std::vector<float>& a, const std::vector<float>& b) {
-  EXPECT_EQ(a.size(), b.size());
-  double m = 0;
-  for (size_t i = 0; i < a.size() && i < b.size(); ++i) m = std::max(m, std::fabs(double(a[i]) - b[i]));
-  return m;
-}
+using namespace test::predictor;
 
 TEST(Predictor, Det1MatchesPyTorchAtTwoInputSizes) {
   const std::string dir = test::ModelDir();
@@ -62,36 +48,6 @@ TEST(Predictor, Det1MatchesPyTorchAtTwoInputSizes) {
   }
   EXPECT_EQ(pred->stats().shape_sets, 2u);
 }
-
-// conv -> BatchNorm -> relu -> FC -> SoftmaxOutput (label not given).
-Symbol ConvBnNet() {
-  Symbol h = Apply("Convolution", {Symbol::CreateVariable("data")},
-                   {{"kernel", "(3,3)"}, {"pad", "(1,1)"}, {"num_filter", "8"}}, "conv1");
-  h = Apply("BatchNorm", {h}, {{"fix_gamma", "False"}}, "bn1");
-  h = Apply("Activation", {h}, {{"act_type", "relu"}}, "relu1");
-  h = Apply("FullyConnected", {h}, {{"num_hidden", "5"}}, "fc1");
-  return Apply("SoftmaxOutput", {h, Symbol::CreateVariable("softmax_label")}, {}, "softmax");
-}
-
-struct Net {
-  Symbol sym = ConvBnNet();
-  ParamMaps params;
-  std::unique_ptr<Executor> ref;  // unoptimised, batch `batch`
-  explicit Net(int batch) {
-    ref = test::BindInference(sym, {{"data", Shape{batch, 3, 6, 6}}}, /*optimize=*/false);
-    test::FillRandom(ref.get(), 7);
-    const auto& names = ref->arg_names();
-    for (size_t i = 0; i < names.size(); ++i)
-      if (names[i] != "data" && names[i] != "softmax_label") params.args[names[i]] = ref->arg_arrays()[i].Copy(Context::CPU(0));
-    for (size_t i = 0; i < ref->aux_names().size(); ++i)
-      params.aux[ref->aux_names()[i]] = ref->aux_arrays()[i].Copy(Context::CPU(0));
-  }
-  std::vector<float> Input() const { return Floats(ref->arg_arrays()[0]); }
-  std::vector<float> Expected() {
-    ref->Forward(false);
-    return Floats(ref->outputs()[0]);
-  }
-};
 
 TEST(Predictor, FreezesFoldedWeightsAndMatchesTheUnoptimisedExecutor) {
   Net net(2);
