@@ -44,7 +44,11 @@ type PredictorConfig struct {
 	// Options passed to the library as key/value strings: "max_executors"
 	// (per input shape set; default the number of cores, at least 2),
 	// "max_shapes" (default 8), "bulk_max_nodes", "optimize_inference"
-	// ("0"/"1"). An unknown key or a bad value is an InvalidArgument error.
+	// ("0"/"1"); dynamic batching: "max_batch" (> 1: concurrent calls that
+	// differ only in their first extent run as one batch of up to this many
+	// samples), "batch_delay_us" (how long a batch's first call waits for
+	// more, default 1000), "batch_queue" ("mutex" or "lockfree"). An unknown
+	// key or a bad value is an InvalidArgument error.
 	Options map[string]string
 }
 

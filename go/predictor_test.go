@@ -157,6 +157,58 @@ func TestPredictorConcurrentCallersEqualOneCaller(t *testing.T) {
 	}
 }
 
+// Dynamic batching ("max_batch"): goroutines' single images gathered into
+// batches give the unbatched results, with both request queues.
+func TestPredictorDynamicBatchingEqualsSingleCalls(t *testing.T) {
+	checkLive(t)
+	m := newLenet(t)
+	plain := must(LoadPredictorFiles(m.symbolPath, m.paramsPath, lenetConfig("")))
+	const nImg = 8
+	imgs := images(nImg, 5)
+	want := make([][]float32, nImg)
+	for i := range want {
+		want[i] = predictOne(t, plain, imgs[i*784:(i+1)*784])
+	}
+	closeAll(t, plain)
+	for _, queue := range []string{"mutex", "lockfree"} {
+		cfg := lenetConfig("2")
+		cfg.Options["max_batch"] = "8"
+		cfg.Options["batch_delay_us"] = "5000"
+		cfg.Options["batch_queue"] = queue
+		p := must(LoadPredictorFiles(m.symbolPath, m.paramsPath, cfg))
+		var wg sync.WaitGroup
+		errs := make(chan error, 8)
+		for g := 0; g < 8; g++ {
+			wg.Add(1)
+			go func(g int) {
+				defer wg.Done()
+				out := make([]float32, 10)
+				for r := 0; r < 10; r++ {
+					i := (g + r) % nImg
+					if err := p.Predict(context.Background(), imgs[i*784:(i+1)*784], out); err != nil {
+						errs <- err
+						return
+					}
+					if !closeEnough(out, want[i]) {
+						errs <- errorf(Internal, "%s queue, goroutine %d image %d: %v, unbatched %v", queue, g, i, out, want[i])
+						return
+					}
+				}
+			}(g)
+		}
+		wg.Wait()
+		close(errs)
+		for err := range errs {
+			t.Error(err)
+		}
+		closeAll(t, p)
+	}
+	cfg := lenetConfig("")
+	cfg.Options = map[string]string{"max_batch": "4", "batch_queue": "ring"}
+	_, err := LoadPredictorFiles(m.symbolPath, m.paramsPath, cfg)
+	expectError(t, err, InvalidArgument, "batch_queue", "'ring'")
+}
+
 func floatsSame(a, b []float32) bool {
 	if len(a) != len(b) {
 		return false

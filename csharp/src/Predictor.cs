@@ -56,7 +56,11 @@ public sealed class Predictor : IDisposable {
   /// A predictor from symbol JSON text and the bytes of a .params file.
   /// inputs: the inputs in predict order with their first shapes; outputs:
   /// output or node names (null: the symbol's outputs); options:
-  /// "max_executors", "max_shapes", "bulk_max_nodes", "optimize_inference".
+  /// "max_executors", "max_shapes", "bulk_max_nodes", "optimize_inference";
+  /// dynamic batching: "max_batch" (above 1, concurrent calls that differ
+  /// only in their first extent run as one batch of up to that many
+  /// samples), "batch_delay_us" (default 1000), "batch_queue" ("mutex" or
+  /// "lockfree").
   /// </summary>
   public static unsafe Predictor Create(string symbolJson, byte[] parameters,
                                         IList<KeyValuePair<string, long[]>> inputs,

@@ -195,6 +195,49 @@ public class PredictorTests {
     }
   }
 
+  // Dynamic batching: threads' single images gathered into batches equal
+  // unbatched calls, with both request queues.
+  [Test]
+  public void DynamicBatchingEqualsSingleCalls() {
+    float[][] want;
+    using (var plain = FromMemory()) want = OneByOne(plain);
+    foreach (var queue in new[] { "mutex", "lockfree" }) {
+      var options = Options(2);
+      options["max_batch"] = "8";
+      options["batch_delay_us"] = "5000";
+      options["batch_queue"] = queue;
+      using (var p = Predictor.Create(symbolJson, File.ReadAllBytes(paramsPath), DataInput(), null, options)) {
+        const int threads = 6;
+        var errors = new Exception[threads];
+        var start = new Barrier(threads);
+        var ts = Enumerable.Range(0, threads).Select(t => new Thread(() => {
+          try {
+            start.SignalAndWait();
+            for (int k = 0; k < images.Length; ++k) {
+              int i = (k + 3 * t) % images.Length;
+              var output = p.Predict(images[i]);
+              for (int j = 0; j < 10; ++j)
+                if (Math.Abs(output[j] - want[i][j]) > 1e-5 * (1 + Math.Abs(want[i][j])))
+                  throw new Exception($"{queue} queue, image {i}: {output[j]} vs unbatched {want[i][j]}");
+            }
+          } catch (Exception e) {
+            errors[t] = e;
+          }
+        })).ToArray();
+        foreach (var t in ts) t.Start();
+        foreach (var t in ts) t.Join();
+        for (int t = 0; t < threads; ++t) Assert.IsNull(errors[t], "thread " + t + ": " + errors[t]);
+        Assert.AreEqual(0, p.Stats().InUse);
+      }
+    }
+    var bad = Options(2);
+    bad["max_batch"] = "4";
+    bad["batch_queue"] = "ring";
+    ExpectError(ErrorCode.InvalidArgument,
+                () => Predictor.Create(symbolJson, File.ReadAllBytes(paramsPath), DataInput(), null, bad).Dispose(),
+                "batch_queue", "'ring'");
+  }
+
   [Test]
   public void CancelledBeforeStartLeavesOutputUntouched() {
     using (var p = FromMemory())

@@ -32,7 +32,11 @@ import java.util.concurrent.atomic.AtomicInteger;
  * the library without a copy (their {@code remaining()} elements from
  * {@code position()}; positions are not moved); {@code float[]} is copied in
  * and out by the JNI wrapper. Options (all strings): {@code max_executors},
- * {@code max_shapes}, {@code bulk_max_nodes}, {@code optimize_inference}.
+ * {@code max_shapes}, {@code bulk_max_nodes}, {@code optimize_inference};
+ * dynamic batching: {@code max_batch} (above 1, concurrent calls that differ
+ * only in their first extent run as one batch of up to that many samples),
+ * {@code batch_delay_us} (how long a batch's first call waits for more,
+ * default 1000) and {@code batch_queue} ({@code mutex} or {@code lockfree}).
  *
  * <p>{@link #close()} waits for calls already running; calls waiting for an
  * executor fail ("closed"), later calls throw INVALID_HANDLE, and so do

@@ -151,6 +151,50 @@ class PredictorTest {
     }
   }
 
+  /** Dynamic batching: threads' single samples gathered into batches equal unbatched calls. */
+  @Test
+  void dynamicBatchingEqualsSingleCalls() throws Exception {
+    final int threads = 8;
+    final int perThread = 10;
+    float[][] want = new float[50][];
+    try (Predictor p = fromFiles()) {
+      for (int i = 0; i < want.length; ++i) want[i] = p.predict(sample(i), 1, 2);
+    }
+    for (String queue : new String[] {"mutex", "lockfree"}) {
+      try (Predictor p = Predictor.fromFiles(symbolFile, paramsFile, Map.of("data", new long[] {1, 2}), null,
+               Map.of("max_executors", "2", "max_batch", "8", "batch_delay_us", "5000", "batch_queue", queue),
+               null)) {
+        CountDownLatch start = new CountDownLatch(1);
+        List<Thread> ts = new ArrayList<>();
+        List<Throwable> errors = java.util.Collections.synchronizedList(new ArrayList<>());
+        for (int t = 0; t < threads; ++t) {
+          final int t0 = t;
+          Thread th = new Thread(() -> {
+            try {
+              start.await();
+              for (int k = 0; k < perThread; ++k) {
+                int i = (t0 * perThread + k) % want.length;
+                assertArrayEquals(want[i], p.predict(sample(i), 1, 2), 1e-5f, queue + " sample " + i);
+              }
+            } catch (Throwable e) {
+              errors.add(e);
+            }
+          });
+          th.start();
+          ts.add(th);
+        }
+        start.countDown();
+        for (Thread th : ts) th.join();
+        assertEquals(List.of(), errors);
+        assertEquals(0, p.stats().inUse);
+      }
+    }
+    WeftException e = assertThrows(WeftException.class,
+        () -> Predictor.fromFiles(symbolFile, paramsFile, Map.of("data", new long[] {1, 2}), null,
+            Map.of("max_batch", "4", "batch_queue", "ring"), null));
+    assertTrue(e.getMessage().contains("batch_queue"), e.getMessage());
+  }
+
   @Test
   void interleavedBatchesEqualSingleSamples() {
     try (Predictor p = fromFiles()) {
