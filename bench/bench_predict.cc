@@ -80,7 +80,7 @@ int main(int argc, char** argv) {
     return 2;
   }
   const std::string dir = argv[1], model = argv[2], stem = dir + "/" + model;
-  std::string callers_arg = "1,2,4", max_exec = "0", max_batch = "0", delay = "1000", queue = "mutex";
+  std::string callers_arg = "1,2,4", max_exec = "0", max_batch = "0", delay = "0", queue = "mutex";
   double seconds = 3;
   for (int i = 3; i + 1 < argc; i += 2) {
     if (!std::strcmp(argv[i], "--callers")) callers_arg = argv[i + 1];

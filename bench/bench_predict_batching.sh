@@ -9,7 +9,7 @@
 # weft_bench_predict (-DWEFT_BUILD_BENCH=ON).
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
-build="$root/build" reps=3 seconds=3 callers=1,4,8,16 max_batch=8 delay=1000 models="lenet resnet18"
+build="$root/build" reps=3 seconds=3 callers=1,4,8,16 max_batch=8 delay=0 models="lenet resnet18"
 while (($#)); do
   case "$1" in
     --reps) reps="$2"; shift 2 ;;

@@ -47,8 +47,9 @@ type PredictorConfig struct {
 	// ("0"/"1"); dynamic batching: "max_batch" (> 1: concurrent calls that
 	// differ only in their first extent run as one batch of up to this many
 	// samples), "batch_delay_us" (how long a batch's first call waits for
-	// more, default 1000), "batch_queue" ("mutex" or "lockfree"). An unknown
-	// key or a bad value is an InvalidArgument error.
+	// more; default 0: a batch takes the calls already queued),
+	// "batch_queue" ("mutex" or "lockfree"). An unknown key or a bad value
+	// is an InvalidArgument error.
 	Options map[string]string
 }
 

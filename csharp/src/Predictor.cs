@@ -59,8 +59,8 @@ public sealed class Predictor : IDisposable {
   /// "max_executors", "max_shapes", "bulk_max_nodes", "optimize_inference";
   /// dynamic batching: "max_batch" (above 1, concurrent calls that differ
   /// only in their first extent run as one batch of up to that many
-  /// samples), "batch_delay_us" (default 1000), "batch_queue" ("mutex" or
-  /// "lockfree").
+  /// samples), "batch_delay_us" (default 0: a batch takes the calls
+  /// already queued), "batch_queue" ("mutex" or "lockfree").
   /// </summary>
   public static unsafe Predictor Create(string symbolJson, byte[] parameters,
                                         IList<KeyValuePair<string, long[]>> inputs,

@@ -1569,9 +1569,11 @@ typedef struct {
  *        dynamic batching: "max_batch" (> 1 turns it on: concurrent calls
  *        whose inputs differ only in their first extent are run as one batch
  *        of up to this many samples; every output must have the batch as
- *        its first axis), "batch_delay_us" (how long a batch's first call
- *        waits for more, default 1000), "batch_queue" ("mutex", the default,
- *        or "lockfree"). A call with more samples than max_batch runs alone.
+ *        its first axis; batches hold a power-of-two number of samples
+ *        where the calls allow), "batch_delay_us" (how long a batch's first
+ *        call waits for more; default 0: a batch takes the calls already
+ *        queued), "batch_queue" ("mutex", the default, or "lockfree"). A
+ *        call with more samples than max_batch runs alone.
  * @param[out] out new handle; free with weft_predictor_free().
  * Errors: WEFT_ERR_INVALID_ARGUMENT (an input that is no argument, a weight
  * missing from @p params, an unknown output or option), WEFT_ERR_SHAPE,

@@ -36,14 +36,18 @@
 // all have one first extent b <= max_batch (the batch axis) are queued;
 // collector threads (max_executors of them) each gather calls of equal
 // shapes but that first extent until the batch holds max_batch samples or
-// batch_delay_us have passed since its first call arrived, run them as one
-// batch through the executor pool (the inputs concatenated along the first
-// axis, the outputs split back) and return each caller its own rows. Every
-// output must have the batch as its first axis (checked at Create). Calls
-// with b > max_batch run alone, as without batching. A batch costs one
-// executor run, so when many callers send single samples the throughput
-// rises (bench/README.md says by how much) at the price of up to
-// batch_delay_us of latency.
+// batch_delay_us have passed since its first call arrived (0, the default:
+// only the calls already queued, adding no latency), run them as one batch
+// through the executor pool (the inputs concatenated along the first axis,
+// the outputs split back) and return each caller its own rows. Batches
+// hold a power-of-two number of samples where the calls allow (the calls
+// beyond lead the next batch), so single-sample calls bind at most
+// log2(max_batch) + 1 shape sets. Every output must have the batch as its
+// first axis (checked at Create). Calls with b > max_batch run alone, as
+// without batching. A batch costs one executor run, so with many callers
+// sending single samples the throughput rises (bench/README.md says by how
+// much); a positive delay gathers more per batch at the price of up to
+// that much latency.
 //
 // Close(): calls waiting for an executor and later calls fail with
 // Error(kInvalidArgument, "... predictor is closed"); Close waits for the
@@ -93,8 +97,9 @@ struct PredictorOptions {
   // Dynamic batching (see the file comment): 0 or 1 off, else the most
   // samples one batch gathers.
   int max_batch = 0;
-  // How long a batch's first call waits for more, in microseconds (>= 0).
-  int batch_delay_us = 1000;
+  // How long a batch's first call waits for more, in microseconds (>= 0;
+  // 0: no waiting, a batch takes the calls already queued).
+  int batch_delay_us = 0;
   BatchQueue batch_queue = BatchQueue::kMutex;
 };
 

@@ -11,6 +11,13 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
+// The largest power of two <= n (n >= 1).
+int64_t FloorPow2(int64_t n) {
+  int64_t p = 1;
+  while (p * 2 <= n) p *= 2;
+  return p;
+}
+
 std::exception_ptr ClosedError() {
   return std::make_exception_ptr(Error(StatusCode::kInvalidArgument, "predictor: the predictor is closed"));
 }
@@ -110,6 +117,19 @@ void Batcher::Collect() {
       } else {
         held.push_back(r);
       }
+    }
+    // Batches of a power-of-two number of samples, so single-sample calls
+    // bind at most log2(max_batch) + 1 shape sets (executors); the calls
+    // beyond it lead the next batch.
+    if (FloorPow2(total) != total) {
+      const int64_t p2 = FloorPow2(total);
+      int64_t kept = 0;
+      size_t n = 0;
+      while (n < batch.size() && kept + batch[n]->samples <= p2) kept += batch[n++]->samples;
+      if (n == 0) kept = batch[n++]->samples;
+      held.insert(held.begin(), batch.begin() + static_cast<std::ptrdiff_t>(n), batch.end());
+      batch.resize(n);
+      total = kept;
     }
     run_(batch, total);
     for (BatchRequest* r : batch) r->Finish();

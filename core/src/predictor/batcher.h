@@ -2,9 +2,12 @@
 // callers' requests meet in a RequestQueue; `workers` collector threads
 // each take the oldest request, gather more of the same per-sample shapes
 // until the batch holds max_batch samples or max_delay has passed since
-// that first request arrived, and run the batch through `run` (which
-// concatenates along the first axis, runs one executor and splits the
-// outputs). Requests of other shapes wait for a later batch of their own.
+// that first request arrived (0: only the requests already queued), and
+// run the batch through `run` (which concatenates along the first axis,
+// runs one executor and splits the outputs). A batch holds a power-of-two
+// number of samples when its requests allow (the rest lead the next
+// batch), so single-sample requests bind few shape sets. Requests of other
+// shapes wait for a later batch of their own.
 // Internal to core/src/predictor.
 #ifndef WEFT_CORE_SRC_PREDICTOR_BATCHER_H_
 #define WEFT_CORE_SRC_PREDICTOR_BATCHER_H_

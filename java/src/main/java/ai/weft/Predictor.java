@@ -36,7 +36,8 @@ import java.util.concurrent.atomic.AtomicInteger;
  * dynamic batching: {@code max_batch} (above 1, concurrent calls that differ
  * only in their first extent run as one batch of up to that many samples),
  * {@code batch_delay_us} (how long a batch's first call waits for more,
- * default 1000) and {@code batch_queue} ({@code mutex} or {@code lockfree}).
+ * default 0: a batch takes the calls already queued) and
+ * {@code batch_queue} ({@code mutex} or {@code lockfree}).
  *
  * <p>{@link #close()} waits for calls already running; calls waiting for an
  * executor fail ("closed"), later calls throw INVALID_HANDLE, and so do
