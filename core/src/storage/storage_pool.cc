@@ -4,7 +4,9 @@
 
 #include <atomic>
 #include <cstdlib>
+#include <mutex>
 
+#include "storage/storage_testing.h"
 #include "weft/engine.h"
 #include "weft/status.h"
 
@@ -72,8 +74,40 @@ size_t StoragePool::RoundSize(size_t bytes) {
   return (bytes + step - 1) / step * step;
 }
 
+namespace {
+std::mutex g_fault_mu;
+size_t g_fault_next = 0;   // GUARDED_BY(g_fault_mu): calls until the next refusal; 0 off
+size_t g_fault_left = 0;   // GUARDED_BY(g_fault_mu): refusals left after the next
+size_t g_fault_count = 0;  // GUARDED_BY(g_fault_mu): refusals since set
+
+// Throws when the fault-injection hook refuses this allocation.
+void CheckFaultHook(size_t bytes) {
+  std::lock_guard<std::mutex> l(g_fault_mu);
+  if (g_fault_next == 0 || --g_fault_next > 0) return;
+  if (g_fault_left > 0) {
+    --g_fault_left;
+    g_fault_next = 1;
+  }
+  ++g_fault_count;
+  Fail(StatusCode::kOutOfMemory, "cannot allocate ", bytes, " bytes: refused by the fault-injection test hook");
+}
+}  // namespace
+
+void SetAllocFailureForTesting(size_t nth, size_t count) {
+  std::lock_guard<std::mutex> l(g_fault_mu);
+  g_fault_next = nth;
+  g_fault_left = nth > 0 && count > 0 ? count - 1 : 0;
+  g_fault_count = 0;
+}
+
+size_t AllocFailuresForTesting() {
+  std::lock_guard<std::mutex> l(g_fault_mu);
+  return g_fault_count;
+}
+
 std::shared_ptr<Chunk> StoragePool::Alloc(size_t bytes) {
   CheckAllocBytes(bytes, StrCat("a block on ", ctx_.ToString()));
+  CheckFaultHook(bytes);
   size_t size = RoundSize(bytes);
   void* ptr = nullptr;
   {
