@@ -3,9 +3,11 @@
 // elemwise_scalar.cc and elemwise_compare.cc): unary ops and their
 // gradients (with erf, rsqrt, reciprocal, hard_sigmoid and
 // _contrib_div_sqrt_dim), elemwise_add/sub/mul/div, same-shape
-// _maximum/_minimum and their two-output gradients, and the scalar ops
-// (with _maximum/_minimum_scalar and the six scalar comparisons) and their
-// gradients, for float32 and float64. One map kernel
+// _maximum/_minimum and their two-output gradients, _power and the six
+// comparisons, the scalar ops (with _maximum/_minimum_scalar and the six
+// scalar comparisons) and their gradients, and the broadcasting forward
+// ops (broadcast_add/sub/mul/div/maximum/minimum/power and the six
+// comparisons; kernels/cpu/broadcast.cc), for float32 and float64. One map kernel
 // per dtype switches on the (uniform) op code, which keeps nvcc's work to
 // two instantiations. Every kernel honours kNull/kWrite/kInplace/kAdd and
 // tolerates an output aliasing an input (each element is read first).
@@ -73,6 +75,13 @@ __host__ __device__ inline T Apply(MapOp f, T a, T b, T s, T s2) {
     case MapOp::kDiv: return a / b;
     case MapOp::kMaximum: return Max(a, b);
     case MapOp::kMinimum: return Min(a, b);
+    case MapOp::kPower: return pow(a, b);
+    case MapOp::kEqual: return T(a == b);
+    case MapOp::kNotEqual: return T(a != b);
+    case MapOp::kGreater: return T(a > b);
+    case MapOp::kGreaterEqual: return T(a >= b);
+    case MapOp::kLesser: return T(a < b);
+    case MapOp::kLesserEqual: return T(a <= b);
     case MapOp::kPlusScalar: return a + s;
     case MapOp::kMinusScalar: return a - s;
     case MapOp::kRMinusScalar: return s - a;
@@ -110,6 +119,18 @@ __global__ void MapKernel(MapOp f, const T* a, const T* b, T s, T s2, T* y, int6
   for (int64_t i = blockIdx.x * static_cast<int64_t>(blockDim.x) + threadIdx.x; i < n;
        i += static_cast<int64_t>(blockDim.x) * gridDim.x) {
     const T v = Apply(f, a[i], b ? b[i] : T(0), s, s2);
+    y[i] = add ? y[i] + v : v;
+  }
+}
+
+template <typename T>
+__global__ void BroadcastMapKernel(MapOp f, BroadcastIndex index, const T* a, const T* b, T* y, int64_t n,
+                                   bool add) {
+  for (int64_t i = blockIdx.x * static_cast<int64_t>(blockDim.x) + threadIdx.x; i < n;
+       i += static_cast<int64_t>(blockDim.x) * gridDim.x) {
+    int64_t ia, ib;
+    index.Offsets(i, &ia, &ib);
+    const T v = Apply(f, a[ia], b[ib], T(0), T(0));
     y[i] = add ? y[i] + v : v;
   }
 }
@@ -212,6 +233,13 @@ const MapEntry kMapEntries[] = {
     {"elemwise_div", MapOp::kDiv, true, kNo},
     {"_maximum", MapOp::kMaximum, true, kNo},
     {"_minimum", MapOp::kMinimum, true, kNo},
+    {"_power", MapOp::kPower, true, kNo},
+    {"_equal", MapOp::kEqual, true, kNo},
+    {"_not_equal", MapOp::kNotEqual, true, kNo},
+    {"_greater", MapOp::kGreater, true, kNo},
+    {"_greater_equal", MapOp::kGreaterEqual, true, kNo},
+    {"_lesser", MapOp::kLesser, true, kNo},
+    {"_lesser_equal", MapOp::kLesserEqual, true, kNo},
     {"_plus_scalar", MapOp::kPlusScalar, false, kS},
     {"_minus_scalar", MapOp::kMinusScalar, false, kS},
     {"_rminus_scalar", MapOp::kRMinusScalar, false, kS},
@@ -232,6 +260,39 @@ const MapEntry kMapEntries[] = {
     {"_backward_maximum_scalar", MapOp::kMaximumScalarGrad, true, kS},
     {"_backward_minimum_scalar", MapOp::kMinimumScalarGrad, true, kS},
 };
+
+// The broadcasting forward ops: y = f(lhs, rhs) with numpy broadcasting.
+struct BroadcastEntry {
+  const char* name;
+  MapOp f;
+};
+const BroadcastEntry kBroadcastEntries[] = {
+    {"broadcast_add", MapOp::kAdd},
+    {"broadcast_sub", MapOp::kSub},
+    {"broadcast_mul", MapOp::kMul},
+    {"broadcast_div", MapOp::kDiv},
+    {"broadcast_maximum", MapOp::kMaximum},
+    {"broadcast_minimum", MapOp::kMinimum},
+    {"broadcast_power", MapOp::kPower},
+    {"broadcast_equal", MapOp::kEqual},
+    {"broadcast_not_equal", MapOp::kNotEqual},
+    {"broadcast_greater", MapOp::kGreater},
+    {"broadcast_greater_equal", MapOp::kGreaterEqual},
+    {"broadcast_lesser", MapOp::kLesser},
+    {"broadcast_lesser_equal", MapOp::kLesserEqual},
+};
+
+Kernel BroadcastKernelFor(const char* name, MapOp f) {
+  KernelFn fn = [name, f](const OpContext& ctx, const NodeAttrs&, const std::vector<TBlob>& in,
+                          const std::vector<OpReq>& req, const std::vector<TBlob>& out) {
+    UseDevice(ctx, name);
+    const BroadcastIndex index = MakeBroadcastIndex(in[0].shape, in[1].shape, out[0].shape, name);
+    LaunchBroadcastMap(ctx, f, in[0].dtype, in[0].dptr, in[1].dptr, index, out[0].dptr, out[0].Size(), req[0],
+                       name);
+    Finish(ctx, name);
+  };
+  return {"cuda", 0, fn, true};
+}
 
 struct BinaryGradEntry {
   const char* name;
@@ -288,9 +349,21 @@ void LaunchMap(const OpContext& ctx, MapOp f, DType t, const void* a, const void
   });
 }
 
+void LaunchBroadcastMap(const OpContext& ctx, MapOp f, DType t, const void* a, const void* b,
+                        const BroadcastIndex& index, void* y, int64_t n, OpReq req, const char* op) {
+  if (req == OpReq::kNull || n == 0) return;
+  DispatchFloat(t, op, [&](auto v) {
+    using T = decltype(v);
+    BroadcastMapKernel<T><<<GridFor(n), kBlock, 0, StreamOf(ctx)>>>(
+        f, index, static_cast<const T*>(a), static_cast<const T*>(b), static_cast<T*>(y), n, req == OpReq::kAdd);
+  });
+}
+
 void RegisterElemwiseCuda(KernelRegistry* reg) {
   for (const MapEntry& e : kMapEntries)
     reg->Add(e.name, DeviceType::kGPU, MapKernelFor(e.name, e.f, e.binary, e.sc));
+  for (const BroadcastEntry& e : kBroadcastEntries)
+    reg->Add(e.name, DeviceType::kGPU, BroadcastKernelFor(e.name, e.f));
   for (const BinaryGradEntry& e : kBinaryGradEntries)
     reg->Add(e.name, DeviceType::kGPU, BinaryGradKernelFor(e.name, e.f));
 }

@@ -3,6 +3,7 @@
 #ifndef WEFT_KERNELS_CUDA_ELEMWISE_CUH_
 #define WEFT_KERNELS_CUDA_ELEMWISE_CUH_
 
+#include "cuda/broadcast_index.h"
 #include "weft/op.h"
 
 namespace weft {
@@ -16,8 +17,10 @@ enum class MapOp : int {
   // unary backward (a = ograd, b = output for relu/sigmoid/tanh/sqrt, input otherwise)
   kReluGrad, kSigmoidGrad, kTanhGrad, kSqrtGrad, kLogGrad, kSquareGrad, kAbsGrad,
   kSoftreluGrad, kSoftsignGrad, kErfGrad, kRsqrtGrad, kReciprocalGrad,
-  // binary (a = lhs, b = rhs); maximum/minimum propagate a NaN lhs, else pick by > / <
-  kAdd, kSub, kMul, kDiv, kMaximum, kMinimum,
+  // binary (a = lhs, b = rhs); maximum/minimum propagate a NaN lhs, else pick by > / <;
+  // the comparisons give 0 or 1
+  kAdd, kSub, kMul, kDiv, kMaximum, kMinimum, kPower, kEqual, kNotEqual, kGreater,
+  kGreaterEqual, kLesser, kLesserEqual,
   // with the scalar s (a = data); the comparisons give 0 or 1
   kPlusScalar, kMinusScalar, kRMinusScalar, kMulScalar, kDivScalar, kRDivScalar, kPowerScalar,
   kMaximumScalar, kMinimumScalar, kEqualScalar, kNotEqualScalar, kGreaterScalar,
@@ -35,6 +38,11 @@ enum class MapOp : int {
 // kernel.
 void LaunchMap(const OpContext& ctx, MapOp f, DType t, const void* a, const void* b, double s,
                void* y, int64_t n, OpReq req, const char* op, double s2 = 0.0);
+
+// y[i] = f(a[ia], b[ib]) for the n output elements, (ia, ib) from `index`
+// (a binary MapOp), with request `req`; as LaunchMap otherwise.
+void LaunchBroadcastMap(const OpContext& ctx, MapOp f, DType t, const void* a, const void* b,
+                        const BroadcastIndex& index, void* y, int64_t n, OpReq req, const char* op);
 
 }  // namespace cuda
 }  // namespace weft

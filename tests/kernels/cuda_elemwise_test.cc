@@ -43,6 +43,23 @@ TEST(CudaElemwise, BinaryForwardAndBackward) {
   Compare("_backward_div", {{s, -1, 1}, {s, -2, 2}, {s, 0.5, 2}}, {});
 }
 
+TEST(CudaElemwise, BroadcastAndComparisonForward) {
+  if (NoGpu()) GTEST_SKIP() << "no CUDA device";
+  const Shape big{2, 3, 4}, row{3, 1}, col{2, 1, 4};
+  for (const char* op : {"broadcast_add", "broadcast_sub", "broadcast_mul", "broadcast_maximum", "broadcast_minimum",
+                         "broadcast_equal", "broadcast_not_equal", "broadcast_greater", "broadcast_greater_equal",
+                         "broadcast_lesser", "broadcast_lesser_equal"}) {
+    Compare(op, {{big, -2, 2}, {row, -2, 2}}, {});
+    Compare(op, {{col, -2, 2}, {big, -2, 2}}, {});
+  }
+  Compare("broadcast_div", {{big, -2, 2}, {row, 0.5, 2}}, {});
+  Compare("broadcast_power", {{big, 0.5, 2}, {col, -1, 2}}, {});
+  const Shape s{3, 5};
+  for (const char* op : {"_equal", "_not_equal", "_greater", "_greater_equal", "_lesser", "_lesser_equal"})
+    Compare(op, {{s, -1, 1}, {s, -1, 1}}, {});
+  Compare("_power", {{s, 0.5, 2}, {s, -1, 2}}, {});
+}
+
 TEST(CudaElemwise, ScalarForwardAndBackward) {
   if (NoGpu()) GTEST_SKIP() << "no CUDA device";
   const Shape s{4, 9};
