@@ -8,14 +8,9 @@
 
 #include <cstdint>
 
+#include "host_device.h"
 #include "weft/shape.h"
 #include "weft/status.h"
-
-#ifdef __CUDACC__
-#define WEFT_HOST_DEVICE __host__ __device__
-#else
-#define WEFT_HOST_DEVICE
-#endif
 
 namespace weft {
 namespace cuda {
