@@ -3,9 +3,13 @@
 #ifndef WEFT_TESTS_UTIL_TEST_UTIL_H_
 #define WEFT_TESTS_UTIL_TEST_UTIL_H_
 
+#include <gtest/gtest.h>
+
 #include <map>
 #include <string>
 #include <vector>
+
+#include "weft/status.h"
 
 #include "weft/imperative.h"
 #include "weft/ndarray.h"
@@ -39,6 +43,19 @@ NDArray Eval(const NodeEntry& entry, const std::map<const Node*, NDArray>& bindi
 // of where into `where` when not null.
 double GradientError(const std::string& op, const std::vector<NDArray>& inputs, const StringMap& params,
                      std::vector<int> wrt = {}, double eps = 1e-6, std::string* where = nullptr);
+
+// Runs `f`, expecting weft::Error with `code` whose message contains each
+// of `parts`.
+template <typename Fn>
+void ExpectError(Fn f, StatusCode code, const std::vector<std::string>& parts) {
+  try {
+    f();
+    ADD_FAILURE() << "no error";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.code(), code) << e.what();
+    for (const auto& p : parts) EXPECT_NE(std::string(e.what()).find(p), std::string::npos) << e.what();
+  }
+}
 
 }  // namespace test
 }  // namespace weft

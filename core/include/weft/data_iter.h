@@ -103,7 +103,17 @@ class NDArrayIter : public DataIter {
   std::vector<DataDesc> provide_label() const override;
   int batch_size() const override { return batch_size_; }
 
-  // Number of samples (first dimension of every source array).
+  // Restricts the iterator to part `part_index` of `num_parts` (MXNet's
+  // num_parts / part_index: each worker of a data-parallel job reads its
+  // part): the contiguous samples [n*part_index/num_parts,
+  // n*(part_index+1)/num_parts) of the n source samples, then HardReset
+  // (reshuffling within the part). Batch indices stay source rows. Throws
+  // Error(kInvalidArgument) for num_parts < 1, part_index outside
+  // [0, num_parts) or an empty part.
+  void SelectPart(int num_parts, int part_index);
+
+  // Number of samples iterated (the source arrays' first dimension, or the
+  // selected part's size).
   int64_t num_data() const { return num_data_; }
   LastBatch last_batch() const { return last_batch_; }
   bool shuffle() const { return shuffle_; }

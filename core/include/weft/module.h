@@ -34,6 +34,7 @@
 #include "weft/data_iter.h"
 #include "weft/executor.h"
 #include "weft/initializer.h"
+#include "weft/kvstore.h"
 #include "weft/metric.h"
 #include "weft/optimizer.h"
 #include "weft/symbol.h"
@@ -106,9 +107,17 @@ class Module {
   // arrays were given, it is missing and !allow_missing (MXNet's rule).
   void InitParams(Initializer* init, const std::map<std::string, NDArray>& arg_params = {},
                   const std::map<std::string, NDArray>& aux_params = {}, bool allow_missing = true);
-  // Shares `optimizer` (its state lives there); sets rescale_grad to 1/batch_size and the multipliers
-  // from the symbol.
-  void InitOptimizer(std::shared_ptr<Optimizer> optimizer);
+  // Shares `optimizer` (its state lives there); sets rescale_grad to
+  // 1/(batch_size * workers) and the multipliers from the symbol. With a
+  // kvstore (MXNet's update_on_kvstore): the parameters are Init'ed in it
+  // under their names (a dist_sync store gives every rank rank 0's values,
+  // pulled back into the module), the optimizer runs in the store, and
+  // Update pushes the gradients (last layer first, so the first
+  // allreduces overlap the rest of the backward) then pulls the weights.
+  // Fit then reports and writes checkpoints on rank 0 only. Every rank
+  // must run the same number of batches (a batch-end callback that stops
+  // one rank early leaves the others waiting until the kvstore's timeout).
+  void InitOptimizer(std::shared_ptr<Optimizer> optimizer, std::shared_ptr<KVStore> kvstore = nullptr);
 
   // Copies the batch into the bound data/label arrays and runs forward.
   void Forward(const DataBatch& batch, bool is_train);
@@ -141,9 +150,12 @@ class Module {
   const Symbol& symbol() const { return symbol_; }
   Executor* executor() const { return exec_.get(); }
   Optimizer* optimizer() const { return optimizer_.get(); }
+  KVStore* kvstore() const { return kvstore_.get(); }
 
  private:
   bool IsInput(const std::string& name) const;
+  // Positions of the arguments that have a gradient (the trained parameters).
+  std::vector<size_t> TrainedArgs() const;
   void RequireBound(const char* what) const;
 
   Symbol symbol_;
@@ -151,6 +163,7 @@ class Module {
   Context ctx_;
   std::unique_ptr<Executor> exec_;
   std::shared_ptr<Optimizer> optimizer_;
+  std::shared_ptr<KVStore> kvstore_;
   bool for_training_ = false;
   int batch_size_ = 0;
   std::vector<size_t> data_idx_, label_idx_;  // positions in the argument list

@@ -118,6 +118,21 @@ void NDArrayIter::Shuffle() {
   }
 }
 
+void NDArrayIter::SelectPart(int num_parts, int part_index) {
+  if (num_parts < 1 || part_index < 0 || part_index >= num_parts)
+    Fail(StatusCode::kInvalidArgument, "NDArrayIter: part_index ", part_index, " of num_parts ", num_parts,
+         " (expected num_parts >= 1 and 0 <= part_index < num_parts)");
+  const int64_t total = data_[0].second.shape()[0];
+  const int64_t begin = total * part_index / num_parts, end = total * (part_index + 1) / num_parts;
+  if (end == begin)
+    Fail(StatusCode::kInvalidArgument, "NDArrayIter: part ", part_index, " of ", num_parts, " of ", total,
+         " samples is empty");
+  num_data_ = end - begin;
+  order_.resize(static_cast<size_t>(num_data_));
+  std::iota(order_.begin(), order_.end(), begin);
+  HardReset();
+}
+
 void NDArrayIter::Reset() {
   if (shuffle_) Shuffle();
   // A second Reset without Next drops the carried samples, as MXNet's does.
@@ -181,7 +196,7 @@ void NDArrayIter::Fill(const std::vector<int64_t>& rows) {
       NDArray& to = (*dst)[s];
       from.WaitToRead();
       to.WaitToWrite();
-      const size_t row_bytes = from.Bytes() / static_cast<size_t>(num_data_);
+      const size_t row_bytes = from.Bytes() / static_cast<size_t>(from.shape()[0]);
       const auto* in = static_cast<const unsigned char*>(from.dptr());
       auto* out = static_cast<unsigned char*>(to.dptr());
       for (size_t i = 0; i < rows.size(); ++i)

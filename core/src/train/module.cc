@@ -95,12 +95,32 @@ void Module::InitParams(Initializer* init, const std::map<std::string, NDArray>&
   for (size_t i = 0; i < aux_names.size(); ++i) fill(aux_names[i], exec_->aux_arrays()[i], aux_params, "aux state");
 }
 
-void Module::InitOptimizer(std::shared_ptr<Optimizer> optimizer) {
+void Module::InitOptimizer(std::shared_ptr<Optimizer> optimizer, std::shared_ptr<KVStore> kvstore) {
   RequireBound("InitOptimizer");
   if (!optimizer) Fail(StatusCode::kInvalidArgument, "Module::InitOptimizer: null optimizer");
-  optimizer->set_rescale_grad(1.0f / static_cast<float>(batch_size_));
+  const int workers = kvstore ? kvstore->num_workers() : 1;
+  optimizer->set_rescale_grad(1.0f / static_cast<float>(batch_size_ * workers));
   optimizer->SetMultipliers(symbol_);
+  if (kvstore) {
+    std::vector<std::string> names;
+    std::vector<NDArray> params;
+    for (size_t i : TrainedArgs()) {
+      names.push_back(exec_->arg_names()[i]);
+      params.push_back(exec_->arg_arrays()[i]);
+    }
+    kvstore->Init(names, params);
+    kvstore->SetOptimizer(optimizer);
+    kvstore->Pull(names, params);
+  }
   optimizer_ = std::move(optimizer);
+  kvstore_ = std::move(kvstore);
+}
+
+std::vector<size_t> Module::TrainedArgs() const {
+  std::vector<size_t> out;
+  for (size_t i = 0; i < exec_->arg_names().size(); ++i)
+    if (!exec_->grad_arrays()[i].is_none()) out.push_back(i);
+  return out;
 }
 
 void Module::Forward(const DataBatch& batch, bool is_train) {
@@ -134,11 +154,17 @@ void Module::Update() {
   RequireBound("Update");
   if (!optimizer_) Fail(StatusCode::kInvalidArgument, "Module::Update: call InitOptimizer first");
   const auto& names = exec_->arg_names();
-  for (size_t i = 0; i < names.size(); ++i) {
-    const NDArray& grad = exec_->grad_arrays()[i];
-    if (grad.is_none()) continue;
+  if (kvstore_) {  // every push, then every pull: a pull would flush a half-pushed bucket
+    const std::vector<size_t> args = TrainedArgs();
+    for (auto i = args.rbegin(); i != args.rend(); ++i)
+      kvstore_->Push({names[*i]}, {exec_->grad_arrays()[*i]}, -static_cast<int>(*i));
+    for (auto i = args.rbegin(); i != args.rend(); ++i)
+      kvstore_->Pull({names[*i]}, {exec_->arg_arrays()[*i]}, -static_cast<int>(*i));
+    return;
+  }
+  for (size_t i : TrainedArgs()) {
     NDArray weight = exec_->arg_arrays()[i];
-    optimizer_->Update(static_cast<int>(i), names[i], &weight, grad);
+    optimizer_->Update(static_cast<int>(i), names[i], &weight, exec_->grad_arrays()[i]);
   }
 }
 

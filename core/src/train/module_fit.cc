@@ -43,7 +43,9 @@ std::vector<EpochResult> Module::Fit(DataIter* train, DataIter* eval, Metric* me
   std::ostream* os = options.log ? options.log : &std::cout;
   std::vector<EpochResult> results;
   const int64_t batches_per_epoch = train->num_batches();
-  Progress progress(os, options.progress, options.log_interval);
+  // With a dist_sync kvstore only rank 0 reports and writes checkpoints.
+  const bool lead = !kvstore_ || kvstore_->rank() == 0;
+  Progress progress(os, lead ? options.progress : ProgressMode::kSilent, options.log_interval);
   const bool per_batch = progress.active() || static_cast<bool>(options.batch_end_callback);
   std::vector<std::pair<std::string, double>> metric_now;
   for (int epoch = options.begin_epoch; epoch < options.num_epoch; ++epoch) {
@@ -80,7 +82,7 @@ std::vector<EpochResult> Module::Fit(DataIter* train, DataIter* eval, Metric* me
     r.samples_per_sec = r.seconds > 0 ? r.samples / r.seconds : 0;
     r.train_metric = metric->Get();
     progress.Finish();
-    const bool summary = options.progress != ProgressMode::kSilent;
+    const bool summary = lead && options.progress != ProgressMode::kSilent;
     if (summary)
       *os << "Epoch[" << epoch << "] Train: " << FormatMetric(r.train_metric) << "  time " << r.seconds << " s  "
           << static_cast<int64_t>(r.samples_per_sec) << " samples/s"
@@ -95,7 +97,7 @@ std::vector<EpochResult> Module::Fit(DataIter* train, DataIter* eval, Metric* me
       if (summary) *os << "Epoch[" << epoch << "] Validation: " << FormatMetric(r.eval_metric) << "\n";
     }
     os->flush();
-    if (!options.checkpoint_prefix.empty()) SaveCheckpoint(options.checkpoint_prefix, epoch + 1);
+    if (lead && !options.checkpoint_prefix.empty()) SaveCheckpoint(options.checkpoint_prefix, epoch + 1);
     results.push_back(std::move(r));
   }
   return results;

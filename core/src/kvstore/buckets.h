@@ -1,0 +1,60 @@
+// The dist_sync reduction across processes: each key's locally summed
+// buffer allreduced through the communication lane, small keys fused into
+// buckets (one message for many small gradients).
+#ifndef WEFT_KVSTORE_BUCKETS_H_
+#define WEFT_KVSTORE_BUCKETS_H_
+
+#include <cstddef>
+#include <string>
+#include <vector>
+
+#include "kvstore/collectives.h"
+#include "weft/ndarray.h"
+
+namespace weft {
+namespace kvstore {
+
+class Buckets {
+ public:
+  Buckets(Collectives* comm, size_t bucket_bytes, double timeout_seconds)
+      : comm_(comm), bucket_bytes_(bucket_bytes), timeout_(timeout_seconds) {}
+
+  // Registers key `index` (indices are dense, added in Init order) whose
+  // local sum lives in `merged` (cpu). Consecutive keys of one dtype, each
+  // smaller than bucket_bytes, share a bucket of at most bucket_bytes.
+  void Add(int index, const std::string& name, NDArray merged);
+  // Marks `index` pushed (its `merged` written by the local sum). Once
+  // every key of its bucket is pushed, pushes the bucket's allreduce (an
+  // engine operation writing the keys' buffers; the collective's sequence
+  // number is taken now, in program order) and returns the keys it covers,
+  // else returns nothing.
+  std::vector<int> Pushed(int index, int priority);
+  // Pushes the allreduce of the pushed keys of `index`'s bucket, if any
+  // (a Pull of a key whose bucket is incomplete). Returns the keys covered.
+  std::vector<int> Flush(int index, int priority);
+  // Flush of every bucket.
+  std::vector<int> FlushAll(int priority);
+
+ private:
+  struct Bucket {
+    std::vector<int> keys;    // in Init order
+    std::vector<int> pushed;  // pushed since the last allreduce
+    size_t bytes = 0;
+    DType dtype = DType::kFloat32;
+    NDArray buffer;  // the fused message (multi-key buckets), made on first use
+  };
+  std::vector<int> Issue(Bucket* b, int priority);
+
+  Collectives* comm_;
+  size_t bucket_bytes_;
+  double timeout_;
+  std::vector<Bucket> buckets_;
+  std::vector<int> bucket_of_;  // key index -> bucket
+  std::vector<NDArray> merged_;  // key index -> local sum
+  std::vector<std::string> names_;
+};
+
+}  // namespace kvstore
+}  // namespace weft
+
+#endif  // WEFT_KVSTORE_BUCKETS_H_
