@@ -26,6 +26,7 @@ const char* HandleKindName(uint32_t kind) {
     case HandleKind::kMetric: return "WeftMetric";
     case HandleKind::kModule: return "WeftModule";
     case HandleKind::kPredictor: return "WeftPredictor";
+    case HandleKind::kKVStore: return "WeftKVStore";
     case HandleKind::kCount: return nullptr;
   }
   return nullptr;

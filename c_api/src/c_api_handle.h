@@ -71,6 +71,7 @@ enum class HandleKind : uint32_t {
   kMetric,
   kModule,
   kPredictor,
+  kKVStore,
   kCount  // not a kind: the number of values above
 };
 
@@ -126,6 +127,7 @@ struct CompletionObject;       // c_api_engine.cc
 struct ExecutorOptionsObject;  // c_api_executor_options.cc
 struct InitializerObject;      // c_api_train_internal.h
 struct OptimizerObject;        // c_api_train_internal.h
+struct KVStoreObject;          // c_api_train_internal.h
 
 WEFT_CAPI_HANDLE(WeftNDArray, NDArray, HandleKind::kNDArray);
 WEFT_CAPI_HANDLE(WeftNDArrayList, NDArrayList, HandleKind::kNDArrayList);
@@ -144,6 +146,7 @@ WEFT_CAPI_HANDLE(WeftDataIter, NDArrayIter, HandleKind::kDataIter);
 WEFT_CAPI_HANDLE(WeftMetric, Metric, HandleKind::kMetric);
 WEFT_CAPI_HANDLE(WeftModule, Module, HandleKind::kModule);
 WEFT_CAPI_HANDLE(WeftPredictor, Predictor, HandleKind::kPredictor);
+WEFT_CAPI_HANDLE(WeftKVStore, KVStoreObject, HandleKind::kKVStore);
 
 #undef WEFT_CAPI_HANDLE
 

@@ -15,6 +15,7 @@
 #include "c_api_symbol_internal.h"
 #include "weft/data_iter.h"
 #include "weft/initializer.h"
+#include "weft/kvstore.h"
 #include "weft/metric.h"
 #include "weft/module.h"
 #include "weft/optimizer.h"
@@ -31,6 +32,11 @@ struct InitializerObject {
 struct OptimizerObject {
   mutable std::mutex mu;
   std::shared_ptr<Optimizer> opt;
+};
+// A kvstore is not thread-safe either; a module shares it (`kv`).
+struct KVStoreObject {
+  mutable std::mutex mu;
+  std::shared_ptr<KVStore> kv;
 };
 
 // `num` (name, array) pairs from C arguments `names_arg`/`arrays_arg`: no

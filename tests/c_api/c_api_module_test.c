@@ -306,6 +306,58 @@ static void test_fit_callback_stops_training(void** state) {
   assert_no_leaks();
 }
 
+/* Training through a local kvstore (the optimizer runs in the store) gives
+ * the parameters of training without one; a part of the iterator holds
+ * its share of the samples. */
+static void test_kvstore_training_matches_and_parts(void** state) {
+  Fixture plain, viakv;
+  WeftKVStore* kv = NULL;
+  WeftNDArrayList *pa = NULL, *pk = NULL;
+  WeftNDArray *x = NULL, *y = NULL;
+  size_t n = 0, i;
+  int has_next = 0, batches = 0;
+  (void)state;
+  fixture_make(&plain, 20, 0);
+  fixture_make(&viakv, 20, 0);
+  OK(weft_kvstore_create("local", &kv));
+  OK(weft_module_init_optimizer_kvstore(viakv.mod, viakv.opt, kv));
+  OK(weft_kvstore_free(kv)); /* shared by the module */
+  OK(weft_module_fit(plain.mod, plain.iter, NULL, plain.acc, 0, 2, WEFT_PROGRESS_SILENT, NULL, NULL));
+  OK(weft_module_fit(viakv.mod, viakv.iter, NULL, viakv.acc, 0, 2, WEFT_PROGRESS_SILENT, NULL, NULL));
+  OK(weft_module_params(plain.mod, &pa, NULL));
+  OK(weft_module_params(viakv.mod, &pk, NULL));
+  OK(weft_ndarray_list_size(pa, &n, NULL));
+  assert_int_equal(n, 4);
+  for (i = 0; i < n; ++i) {
+    float a[64], k[64];
+    int64_t size = 0;
+    OK(weft_ndarray_list_get(pa, i, &x));
+    OK(weft_ndarray_list_get(pk, i, &y));
+    OK(weft_ndarray_size(x, &size));
+    assert_true(size <= 64);
+    read_f32(x, a, (size_t)size);
+    read_f32(y, k, (size_t)size);
+    assert_floats(k, a, (size_t)size);
+    OK(weft_ndarray_free(x));
+    OK(weft_ndarray_free(y));
+  }
+  OK(weft_ndarray_list_free(pa));
+  OK(weft_ndarray_list_free(pk));
+  /* Part 1 of 3 of 200 samples: 66 samples, 4 batches of 20 (padded). */
+  OK(weft_data_iter_select_part(plain.iter, 3, 1));
+  for (;;) {
+    OK(weft_data_iter_next(plain.iter, &has_next));
+    if (!has_next) break;
+    ++batches;
+  }
+  assert_int_equal(batches, 4);
+  EXPECT_ERR(weft_data_iter_select_part(plain.iter, 3, 3), WEFT_ERR_INVALID_ARGUMENT, "part_index 3");
+  EXPECT_ERR(weft_data_iter_select_part(plain.iter, 0, 0), WEFT_ERR_INVALID_ARGUMENT, "num_parts 0");
+  fixture_free(&plain);
+  fixture_free(&viakv);
+  assert_no_leaks();
+}
+
 static void test_errors(void** state) {
   Fixture f;
   WeftModule* m = NULL;
@@ -370,6 +422,7 @@ int main(void) {
       cmocka_unit_test_setup(test_checkpoint_round_trip, setup),
       cmocka_unit_test_setup(test_fit_callback_once_per_batch, setup),
       cmocka_unit_test_setup(test_fit_callback_stops_training, setup),
+      cmocka_unit_test_setup(test_kvstore_training_matches_and_parts, setup),
       cmocka_unit_test_setup(test_errors, setup),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);

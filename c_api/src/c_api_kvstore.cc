@@ -1,0 +1,139 @@
+// C ABI: weft_kvstore_* and the module/iterator entries of data-parallel
+// training (weft/kvstore.h). Calls on one kvstore handle are serialised by
+// its mutex (the C++ object is used by one thread at a time).
+#include <memory>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include "c_api_internal.h"
+#include "c_api_train_internal.h"
+#include "weft/kvstore.h"
+
+using weft::capi::CheckNotNull;
+using weft::capi::GetObject;
+
+namespace {
+
+std::vector<std::string> Keys(size_t num, const char* const* keys) {
+  weft::capi::CheckArray(keys, num, "keys");
+  std::vector<std::string> out;
+  for (size_t i = 0; i < num; ++i) {
+    if (keys[i] == nullptr) weft::Fail(weft::StatusCode::kInvalidArgument, "keys[", i, "] is NULL");
+    out.emplace_back(keys[i]);
+  }
+  return out;
+}
+
+}  // namespace
+
+WeftStatus weft_kvstore_create(const char* type, WeftKVStore** out) {
+  WEFT_API_BEGIN();
+  CheckNotNull(type, "type");
+  CheckNotNull(out, "out");
+  auto obj = std::make_shared<weft::capi::KVStoreObject>();
+  obj->kv = weft::KVStore::Create(type);
+  *out = weft::capi::NewHandle<WeftKVStore>(std::move(obj));
+  WEFT_API_END();
+}
+
+WeftStatus weft_kvstore_type(const WeftKVStore* kv, const char** out) {
+  WEFT_API_BEGIN();
+  auto obj = GetObject(kv, "kv");
+  CheckNotNull(out, "out");
+  *out = obj->kv->type().c_str();  // immutable for the store's life
+  WEFT_API_END();
+}
+
+WeftStatus weft_kvstore_rank(const WeftKVStore* kv, int* out_rank, int* out_num_workers) {
+  WEFT_API_BEGIN();
+  auto obj = GetObject(kv, "kv");
+  CheckNotNull(out_rank, "out_rank");
+  CheckNotNull(out_num_workers, "out_num_workers");
+  *out_rank = obj->kv->rank();
+  *out_num_workers = obj->kv->num_workers();
+  WEFT_API_END();
+}
+
+WeftStatus weft_kvstore_init(WeftKVStore* kv, size_t num, const char* const* keys, WeftNDArray* const* values) {
+  WEFT_API_BEGIN();
+  auto obj = GetObject(kv, "kv");
+  auto k = Keys(num, keys);
+  auto v = weft::capi::ArrayArgs(num, values, "values");
+  std::lock_guard<std::mutex> lock(obj->mu);
+  obj->kv->Init(k, v);
+  WEFT_API_END();
+}
+
+WeftStatus weft_kvstore_push(WeftKVStore* kv, size_t num, const char* const* keys, WeftNDArray* const* values,
+                             int priority) {
+  WEFT_API_BEGIN();
+  auto obj = GetObject(kv, "kv");
+  auto k = Keys(num, keys);
+  auto v = weft::capi::ArrayArgs(num, values, "values");
+  std::lock_guard<std::mutex> lock(obj->mu);
+  obj->kv->Push(k, v, priority);
+  WEFT_API_END();
+}
+
+WeftStatus weft_kvstore_pull(WeftKVStore* kv, size_t num, const char* const* keys, WeftNDArray* const* outs,
+                             int priority) {
+  WEFT_API_BEGIN();
+  auto obj = GetObject(kv, "kv");
+  auto k = Keys(num, keys);
+  auto o = weft::capi::ArrayArgs(num, outs, "outs");
+  std::lock_guard<std::mutex> lock(obj->mu);
+  obj->kv->Pull(k, o, priority);
+  WEFT_API_END();
+}
+
+WeftStatus weft_kvstore_pushpull(WeftKVStore* kv, size_t num, const char* const* keys, WeftNDArray* const* values,
+                                 WeftNDArray* const* outs, int priority) {
+  WEFT_API_BEGIN();
+  auto obj = GetObject(kv, "kv");
+  auto k = Keys(num, keys);
+  auto v = weft::capi::ArrayArgs(num, values, "values");
+  auto o = weft::capi::ArrayArgs(num, outs, "outs");
+  std::lock_guard<std::mutex> lock(obj->mu);
+  obj->kv->PushPull(k, v, o, priority);
+  WEFT_API_END();
+}
+
+WeftStatus weft_kvstore_set_optimizer(WeftKVStore* kv, const WeftOptimizer* opt) {
+  WEFT_API_BEGIN();
+  auto obj = GetObject(kv, "kv");
+  auto o = GetObject(opt, "opt");
+  std::scoped_lock lock(obj->mu, o->mu);
+  obj->kv->SetOptimizer(o->opt);
+  WEFT_API_END();
+}
+
+WeftStatus weft_kvstore_barrier(WeftKVStore* kv) {
+  WEFT_API_BEGIN();
+  auto obj = GetObject(kv, "kv");
+  std::lock_guard<std::mutex> lock(obj->mu);
+  obj->kv->Barrier();
+  WEFT_API_END();
+}
+
+WeftStatus weft_kvstore_free(WeftKVStore* kv) {
+  WEFT_API_BEGIN();
+  weft::capi::FreeHandle(kv, "kv");
+  WEFT_API_END();
+}
+
+WeftStatus weft_module_init_optimizer_kvstore(WeftModule* mod, const WeftOptimizer* opt, WeftKVStore* kv) {
+  WEFT_API_BEGIN();
+  auto m = GetObject(mod, "mod");
+  auto o = GetObject(opt, "opt");
+  auto k = GetObject(kv, "kv");
+  std::scoped_lock lock(o->mu, k->mu);
+  m->InitOptimizer(o->opt, k->kv);
+  WEFT_API_END();
+}
+
+WeftStatus weft_data_iter_select_part(WeftDataIter* it, int num_parts, int part_index) {
+  WEFT_API_BEGIN();
+  GetObject(it, "it")->SelectPart(num_parts, part_index);
+  WEFT_API_END();
+}

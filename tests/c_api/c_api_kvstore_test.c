@@ -1,0 +1,119 @@
+/*
+ * C ABI tests of weft_kvstore_* (local and device types; dist_sync runs
+ * under mpirun in tests/dist): sums of repeated keys, the optimizer applied
+ * on push, rank and type, every error path (NULL, unknown keys, shapes,
+ * freed handles). Each test ends with no leaked handles or bytes.
+ */
+#include "c_test_util.h"
+
+static void test_push_sums_and_pull_copies(void** state) {
+  const int64_t shape[1] = {3};
+  const float a0[3] = {1, 2, 3}, v1[3] = {0.5f, -1, 4}, v2[3] = {10, 20, 30};
+  const float want[3] = {10.5f, 19, 34};
+  const char* keys[2] = {"w", "w"};
+  const char* type = NULL;
+  float got[3];
+  int rank = -1, workers = -1;
+  WeftKVStore* kv = NULL;
+  WeftNDArray *a = make_f32(shape, 1, a0), *b = make_f32(shape, 1, v1), *c = make_f32(shape, 1, v2);
+  WeftNDArray* out = make_f32(shape, 1, NULL);
+  WeftNDArray* vals[2];
+  (void)state;
+  OK(weft_kvstore_create("local", &kv));
+  OK(weft_kvstore_type(kv, &type));
+  assert_string_equal(type, "local");
+  OK(weft_kvstore_rank(kv, &rank, &workers));
+  assert_int_equal(rank, 0);
+  assert_int_equal(workers, 1);
+  OK(weft_kvstore_init(kv, 1, keys, &a));
+  OK(weft_kvstore_pull(kv, 1, keys, &out, 0));
+  read_f32(out, got, 3);
+  assert_floats(got, a0, 3);
+  vals[0] = b;
+  vals[1] = c;
+  OK(weft_kvstore_push(kv, 2, keys, vals, -1));
+  OK(weft_kvstore_pull(kv, 1, keys, &out, -1));
+  read_f32(out, got, 3);
+  assert_floats(got, want, 3);
+  /* pushpull in place */
+  OK(weft_kvstore_pushpull(kv, 1, keys, &b, &b, 0));
+  read_f32(b, got, 3);
+  assert_floats(got, v1, 3);
+  OK(weft_kvstore_barrier(kv));
+  OK(weft_kvstore_free(kv));
+  OK(weft_ndarray_free(a));
+  OK(weft_ndarray_free(b));
+  OK(weft_ndarray_free(c));
+  OK(weft_ndarray_free(out));
+  assert_no_leaks();
+}
+
+static void test_optimizer_on_push(void** state) {
+  const int64_t shape[1] = {2};
+  const float w0[2] = {1, -1}, g[2] = {0.5f, 2};
+  const char* key = "fc_weight";
+  const char* okeys[1] = {"learning_rate"};
+  const char* ovals[1] = {"0.1"};
+  float got[2], want[2];
+  WeftKVStore* kv = NULL;
+  WeftOptimizer* opt = NULL;
+  WeftNDArray *w = make_f32(shape, 1, w0), *grad = make_f32(shape, 1, g);
+  (void)state;
+  OK(weft_kvstore_create("device", &kv));
+  OK(weft_optimizer_create("sgd", okeys, ovals, 1, &opt));
+  OK(weft_kvstore_set_optimizer(kv, opt));
+  OK(weft_optimizer_free(opt)); /* shared by the store */
+  OK(weft_kvstore_init(kv, 1, &key, &w));
+  OK(weft_kvstore_pushpull(kv, 1, &key, &grad, &w, 0));
+  read_f32(w, got, 2);
+  want[0] = 1 - 0.1f * 0.5f;
+  want[1] = -1 - 0.1f * 2;
+  assert_floats(got, want, 2);
+  OK(weft_kvstore_free(kv));
+  OK(weft_ndarray_free(w));
+  OK(weft_ndarray_free(grad));
+  assert_no_leaks();
+}
+
+static void test_errors(void** state) {
+  const int64_t shape[1] = {2}, other[1] = {5};
+  const char* key = "k";
+  const char* unknown = "nope";
+  const char* null_key[1] = {NULL};
+  WeftKVStore *kv = NULL, *stale;
+  WeftNDArray *a = make_f32(shape, 1, NULL), *big = make_f32(other, 1, NULL);
+  int r, n;
+  (void)state;
+  EXPECT_ERR(weft_kvstore_create("ps", &kv), WEFT_ERR_INVALID_ARGUMENT, "unknown kvstore type 'ps'");
+  EXPECT_ERR(weft_kvstore_create("dist_async", &kv), WEFT_ERR_NOT_IMPLEMENTED, "dist_sync");
+  EXPECT_ERR(weft_kvstore_create(NULL, &kv), WEFT_ERR_INVALID_ARGUMENT, "type");
+  EXPECT_ERR(weft_kvstore_create("local", NULL), WEFT_ERR_INVALID_ARGUMENT, "out");
+  OK(weft_kvstore_create("local", &kv));
+  EXPECT_ERR(weft_kvstore_push(kv, 1, &unknown, &a, 0), WEFT_ERR_INVALID_ARGUMENT, "'nope'", "Init");
+  OK(weft_kvstore_init(kv, 1, &key, &a));
+  EXPECT_ERR(weft_kvstore_init(kv, 1, &key, &a), WEFT_ERR_INVALID_ARGUMENT, "'k'", "already");
+  EXPECT_ERR(weft_kvstore_push(kv, 1, &key, &big, 0), WEFT_ERR_SHAPE, "'k'", "(2,)", "(5,)");
+  EXPECT_ERR(weft_kvstore_pull(kv, 1, &key, &big, 0), WEFT_ERR_SHAPE, "'k'", "out");
+  EXPECT_ERR(weft_kvstore_push(kv, 1, null_key, &a, 0), WEFT_ERR_INVALID_ARGUMENT, "keys[0]");
+  EXPECT_ERR(weft_kvstore_push(kv, 1, NULL, &a, 0), WEFT_ERR_INVALID_ARGUMENT, "keys");
+  EXPECT_ERR(weft_kvstore_pull(kv, 1, &key, NULL, 0), WEFT_ERR_INVALID_ARGUMENT, "outs");
+  EXPECT_ERR(weft_kvstore_rank(kv, NULL, &n), WEFT_ERR_INVALID_ARGUMENT, "out_rank");
+  EXPECT_ERR(weft_kvstore_set_optimizer(kv, (WeftOptimizer*)kv), WEFT_ERR_INVALID_HANDLE, "opt");
+  stale = kv;
+  OK(weft_kvstore_free(kv));
+  EXPECT_ERR(weft_kvstore_rank(stale, &r, &n), WEFT_ERR_INVALID_HANDLE, "freed");
+  EXPECT_ERR(weft_kvstore_free(stale), WEFT_ERR_INVALID_HANDLE, "freed", "WeftKVStore");
+  OK(weft_kvstore_free(NULL));
+  OK(weft_ndarray_free(a));
+  OK(weft_ndarray_free(big));
+  assert_no_leaks();
+}
+
+int main(void) {
+  const struct CMUnitTest tests[] = {
+      TEST(test_push_sums_and_pull_copies),
+      TEST(test_optimizer_on_push),
+      TEST(test_errors),
+  };
+  return cmocka_run_group_tests(tests, NULL, NULL);
+}
