@@ -682,6 +682,7 @@ WEFT_HANDLE(WeftMetric)
 WEFT_HANDLE(WeftInitializer)
 WEFT_HANDLE(WeftOptimizer)
 WEFT_HANDLE(WeftModule)
+WEFT_HANDLE(WeftKVStore)
 
 /* Copying helpers (the "array" overloads): the binding copies between a
  * language array and a temporary native buffer, then calls the C ABI. The

@@ -137,6 +137,23 @@ func (m *Module) InitOptimizer(opt *Optimizer) error {
 	return err
 }
 
+// InitOptimizerKVStore attaches opt and trains through kv (both shared):
+// see KVStore.
+func (m *Module) InitOptimizerKVStore(opt *Optimizer, kv *KVStore) error {
+	oh, err := opt.get()
+	if err != nil {
+		return err
+	}
+	kh, err := kv.get()
+	if err != nil {
+		return err
+	}
+	err = m.call(nil, func(mh, _ uintptr) error { return capi.Weft_module_init_optimizer_kvstore(mh, oh, kh) })
+	runtime.KeepAlive(opt)
+	runtime.KeepAlive(kv)
+	return err
+}
+
 // Forward runs the forward graph on it's current batch.
 func (m *Module) Forward(it *DataIter, isTrain bool) error {
 	return m.call(it, func(mh, ih uintptr) error { return capi.Weft_module_forward(mh, ih, boolInt(isTrain)) })

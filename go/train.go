@@ -83,6 +83,18 @@ func (it *DataIter) Reset() error {
 	return wrap(err)
 }
 
+// SelectPart restricts the iterator to part partIndex of numParts
+// (contiguous samples; MXNet's num_parts/part_index) and resets it.
+func (it *DataIter) SelectPart(numParts, partIndex int) error {
+	h, err := it.get()
+	if err != nil {
+		return err
+	}
+	err = capi.Weft_data_iter_select_part(h, numParts, partIndex)
+	runtime.KeepAlive(it)
+	return wrap(err)
+}
+
 func (it *DataIter) arrays(f func(uintptr, []uintptr) error) (map[string]*NDArray, error) {
 	h, err := it.get()
 	if err != nil {

@@ -38,6 +38,11 @@ public sealed class DataIter : NativeHandle {
 
   public void Reset() { weft_native.weft_data_iter_reset(Handle); }
 
+  /// <summary>Restricts the iterator to part partIndex of numParts and resets it.</summary>
+  public void SelectPart(int numParts, int partIndex) {
+    weft_native.weft_data_iter_select_part(Handle, numParts, partIndex);
+  }
+
   public Dictionary<string, NDArray> Data() {
     var o = new long[1];
     weft_native.weft_data_iter_data(Handle, o);
@@ -210,6 +215,11 @@ public sealed class Module : NativeHandle {
   }
 
   public void InitOptimizer(Optimizer opt) { weft_native.weft_module_init_optimizer(Handle, opt.Handle); }
+
+  /// <summary>Trains through kv (shared: it may be disposed after); see KVStore.</summary>
+  public void InitOptimizer(Optimizer opt, KVStore kv) {
+    weft_native.weft_module_init_optimizer_kvstore(Handle, opt.Handle, kv.Handle);
+  }
 
   public void Forward(DataIter iter, bool isTrain) {
     weft_native.weft_module_forward(Handle, iter.Handle, isTrain ? 1 : 0);

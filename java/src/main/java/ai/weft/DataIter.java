@@ -76,4 +76,9 @@ public final class DataIter extends NativeHandle {
     weft_native.weft_data_iter_batch_size(handle(), out);
     return out[0];
   }
+
+  /** Restricts the iterator to part {@code partIndex} of {@code numParts} and resets it. */
+  public void selectPart(int numParts, int partIndex) {
+    weft_native.weft_data_iter_select_part(handle(), numParts, partIndex);
+  }
 }

@@ -92,6 +92,11 @@ public final class Module extends NativeHandle {
     weft_native.weft_module_init_optimizer(handle(), opt.handle());
   }
 
+  /** Trains through {@code kv} (shared: it may be closed after): see {@link KVStore}. */
+  public void initOptimizer(Optimizer opt, KVStore kv) {
+    weft_native.weft_module_init_optimizer_kvstore(handle(), opt.handle(), kv.handle());
+  }
+
   /** Forward on the current batch of {@code iter}. */
   public void forward(DataIter iter, boolean isTrain) {
     weft_native.weft_module_forward(handle(), iter.handle(), isTrain ? 1 : 0);
