@@ -21,11 +21,12 @@ using Iter = Owned<WeftDataIter, weft_data_iter_free>;
 using Init = Owned<WeftInitializer, weft_initializer_free>;
 using Opt = Owned<WeftOptimizer, weft_optimizer_free>;
 using MetricH = Owned<WeftMetric, weft_metric_free>;
+using KV = Owned<WeftKVStore, weft_kvstore_free>;
 using Mod = Owned<WeftModule, weft_module_free>;
 
 struct TrainOptions {
   std::string symbol, data_dir = "/usr/share/datasets/fashion-mnist", save, optimizer = "sgd", init = "xavier";
-  std::string lr, momentum = "0.9", wd = "0", progress = "auto";
+  std::string lr, momentum = "0.9", wd = "0", progress = "auto", kvstore;
   int epochs = 1, batch = 64;
   long limit = 0;
   uint64_t seed = 1;
@@ -119,6 +120,15 @@ int Train(const TrainOptions& o) {
   Limit(&train_y, o.limit);
   const int64_t num_train = Rows(train_x), num_test = Rows(test_x);
   Iter train = MakeIter(train_x, train_y, o.batch, true, o.seed);
+  // With a kvstore under mpirun each rank trains on its part of the data;
+  // rank 0 alone prints (and writes the checkpoints: the library's Fit).
+  KV kv;
+  int rank = 0, workers = 1;
+  if (!o.kvstore.empty()) {
+    Check(weft_kvstore_create(o.kvstore.c_str(), kv.out()), "train");
+    Check(weft_kvstore_rank(kv.get(), &rank, &workers), "train");
+    if (workers > 1) Check(weft_data_iter_select_part(train.get(), workers, rank), "train");
+  }
   Iter test = MakeIter(test_x, test_y, o.batch, false, 0);
 
   const char* data_name = "data";
@@ -142,11 +152,18 @@ int Train(const TrainOptions& o) {
   }
   Opt opt;
   Check(weft_optimizer_create(o.optimizer.c_str(), keys.data(), vals.data(), keys.size(), opt.out()), "train");
-  Check(weft_module_init_optimizer(mod.get(), opt.get()), "train");
+  if (kv.get()) Check(weft_module_init_optimizer_kvstore(mod.get(), opt.get(), kv.get()), "train");
+  else Check(weft_module_init_optimizer(mod.get(), opt.get()), "train");
 
-  std::printf("training %s on %s: %lld images, batch %d, %d epoch(s), %s lr %s\n", o.symbol.c_str(),
-              o.data_dir.c_str(), static_cast<long long>(num_train), o.batch, o.epochs, o.optimizer.c_str(),
-              lr.c_str());
+  const bool lead = rank == 0;
+  if (lead) {
+    std::printf("training %s on %s: %lld images, batch %d, %d epoch(s), %s lr %s\n", o.symbol.c_str(),
+                o.data_dir.c_str(), static_cast<long long>(num_train), o.batch, o.epochs, o.optimizer.c_str(),
+                lr.c_str());
+    if (kv.get())
+      std::printf("kvstore %s: %d worker(s), global batch %d, each reads 1/%d of the images\n", o.kvstore.c_str(),
+                  workers, o.batch * workers, workers);
+  }
   std::fflush(stdout);
   MetricH acc;
   Check(weft_metric_create("acc", nullptr, nullptr, 0, acc.out()), "train");
@@ -155,7 +172,7 @@ int Train(const TrainOptions& o) {
   // the bar and the lines are drawn here.
   ProgressView view;
   view.bar = o.progress == "bar" || (o.progress == "auto" && isatty(STDOUT_FILENO));
-  const bool draw = o.progress == "bar" || o.progress == "lines" || o.progress == "auto";
+  const bool draw = lead && (o.progress == "bar" || o.progress == "lines" || o.progress == "auto");
   Check(weft_module_fit_with_callback(mod.get(), train.get(), nullptr, acc.get(), 0, o.epochs,
                                       o.progress == "none" ? WEFT_PROGRESS_SILENT : WEFT_PROGRESS_EPOCH,
                                       o.save.empty() ? nullptr : o.save.c_str(), draw ? ProgressView::OnBatch : nullptr,
@@ -166,6 +183,7 @@ int Train(const TrainOptions& o) {
   size_t num = 0;
   StrList names;
   Check(weft_metric_get(acc.get(), names.out(), &value, 1, &num), "train");
+  if (!lead) return 0;
   std::printf("test accuracy: %.4f (%lld images)\n", value, static_cast<long long>(num_test));
   std::printf("training throughput: %.0f images/s (last epoch)\n", samples_per_sec);
   if (!o.save.empty()) {
@@ -182,7 +200,10 @@ Runner DefineTrain(CLI::App* app) {
       "trains a model on MNIST-format IDX files: shuffled batches, SGD with\n"
       "momentum or Adam, Xavier init; prints progress, the test accuracy and\n"
       "images/s, and with --save writes PREFIX-symbol.json and\n"
-      "PREFIX-<epoch>.params (MXNet's checkpoint) after each epoch.");
+      "PREFIX-<epoch>.params (MXNet's checkpoint) after each epoch. With\n"
+      "--kvstore dist_sync under `mpirun -np N`, N processes train data-parallel\n"
+      "(each on 1/N of the images, global batch N x --batch); rank 0 prints\n"
+      "and saves.");
   app->add_option("--symbol", o->symbol, "the symbol to train")->type_name("S.json")->required();
   app->add_option("--data-dir", o->data_dir, "the IDX files (default Debian's /usr/share/datasets/fashion-mnist)")
       ->type_name("DIR");
@@ -196,6 +217,8 @@ Runner DefineTrain(CLI::App* app) {
   AddInt(app, "--seed", &o->seed, uint64_t{0}, "seeds the initializer and the shuffling (default 1)")->type_name("S");
   AddInt(app, "--limit", &o->limit, 1L, "train on the first N images only");
   app->add_option("--save", o->save, "write a checkpoint after each epoch")->type_name("PREFIX");
+  AddChoice(app, "--kvstore", &o->kvstore, {"local", "device", "dist_sync"},
+            "train through a kvstore (dist_sync: one process per MPI rank, run under mpirun)");
   AddChoice(app, "--progress", &o->progress, {"auto", "bar", "lines", "epoch", "none"},
             "per-batch progress: auto (a bar on a terminal, else lines), bar, lines, epoch (summaries only), none");
   return [o] { return Train(*o); };
