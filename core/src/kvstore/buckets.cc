@@ -9,32 +9,37 @@
 namespace weft {
 namespace kvstore {
 
-void Buckets::Add(int index, const std::string& name, NDArray merged) {
-  WEFT_CHECK_EQ(static_cast<size_t>(index), merged_.size());
-  const size_t bytes = merged.Bytes();
+void Buckets::Add(int index, const std::string& name, int64_t count, DType dtype) {
+  WEFT_CHECK_EQ(static_cast<size_t>(index), names_.size());
+  const size_t bytes = static_cast<size_t>(count) * DTypeSize(dtype);
   const bool small = bytes < bucket_bytes_;
   Bucket* last = buckets_.empty() ? nullptr : &buckets_.back();
-  const bool joins = small && last && last->dtype == merged.dtype() && last->bytes < bucket_bytes_ &&
-                     last->bytes + bytes <= bucket_bytes_;
+  const bool joins = small && last && last->dtype == dtype && last->bytes + bytes <= bucket_bytes_;
   if (!joins) {
     buckets_.emplace_back();
-    buckets_.back().dtype = merged.dtype();
+    buckets_.back().dtype = dtype;
     // A key as large as a bucket gets its own and closes it.
     if (!small) buckets_.back().bytes = bucket_bytes_;
   }
   Bucket& b = buckets_.back();
   b.keys.push_back(index);
+  b.count += count;
   if (small) b.bytes += bytes;
   bucket_of_.push_back(static_cast<int>(buckets_.size() - 1));
-  merged_.push_back(std::move(merged));
   names_.push_back(name);
 }
 
-std::vector<int> Buckets::Pushed(int index, int priority) {
+std::vector<int> Buckets::Pushed(int index, NDArray source, NDArray target, int priority) {
   Bucket& b = buckets_[static_cast<size_t>(bucket_of_[static_cast<size_t>(index)])];
-  if (std::find(b.pushed.begin(), b.pushed.end(), index) == b.pushed.end()) b.pushed.push_back(index);
+  WEFT_CHECK(!IsPending(index)) << "key " << names_[static_cast<size_t>(index)] << " pushed twice (Flush first)";
+  b.pushed.push_back({index, std::move(source), std::move(target)});
   if (b.pushed.size() < b.keys.size()) return {};
   return Issue(&b, priority);
+}
+
+bool Buckets::IsPending(int index) const {
+  const Bucket& b = buckets_[static_cast<size_t>(bucket_of_[static_cast<size_t>(index)])];
+  return std::any_of(b.pushed.begin(), b.pushed.end(), [index](const Pending& p) { return p.index == index; });
 }
 
 std::vector<int> Buckets::Flush(int index, int priority) {
@@ -51,58 +56,57 @@ std::vector<int> Buckets::FlushAll(int priority) {
 }
 
 std::vector<int> Buckets::Issue(Bucket* b, int priority) {
+  std::vector<Pending> pushed;
+  pushed.swap(b->pushed);
+  if (pushed.empty()) return {};
+  // The same layout on every rank.
+  std::sort(pushed.begin(), pushed.end(), [](const Pending& x, const Pending& y) { return x.index < y.index; });
   std::vector<int> keys;
-  keys.swap(b->pushed);
-  if (keys.empty()) return keys;
-  std::sort(keys.begin(), keys.end());  // the same layout on every rank
-  std::vector<NDArray> arrays;
-  std::vector<VarHandle> writes;
+  std::vector<VarHandle> reads, writes;
   int64_t count = 0;
-  for (int k : keys) {
-    arrays.push_back(merged_[static_cast<size_t>(k)]);
-    writes.push_back(arrays.back().var());
-    count += arrays.back().Size();
+  for (const Pending& p : pushed) {
+    keys.push_back(p.index);
+    if (p.source.var() != p.target.var()) reads.push_back(p.source.var());
+    writes.push_back(p.target.var());
+    count += p.target.Size();
   }
   std::string what = "allreduce of '" + names_[static_cast<size_t>(keys[0])] + "'";
   if (keys.size() > 1) what += StrCat(" and ", keys.size() - 1, " more keys");
   Collectives* comm = comm_;
   const double timeout = timeout_;
   const uint64_t seq = comm->NextSeq();
-  if (keys.size() == 1) {
-    NDArray m = arrays[0];
+  if (pushed.size() == 1) {  // straight from the source into the target
+    const NDArray src = pushed[0].source, dst = pushed[0].target;
     Engine::Get()->PushAsync(
         [=](RunContext, OnComplete done) {
-          comm->Allreduce(seq, m.dptr(), m.Size(), m.dtype(), timeout, what, [done](std::exception_ptr e) { done(e); });
+          comm->Allreduce(seq, src.dptr(), dst.dptr(), dst.Size(), dst.dtype(), timeout, what,
+                          [done](std::exception_ptr e) { done(e); });
         },
-        Context::CPU(0), {}, writes, priority, what);
+        Context::CPU(0), reads, writes, priority, what);
     return keys;
   }
-  if (b->buffer.is_none()) {
-    int64_t capacity = 0;
-    for (int k : b->keys) capacity += merged_[static_cast<size_t>(k)].Size();
-    b->buffer = NDArray(Shape{capacity}, Context::CPU(0), b->dtype);
-  }
+  if (b->buffer.is_none()) b->buffer = NDArray(Shape{b->count}, Context::CPU(0), b->dtype);
   NDArray buf = b->buffer;
   writes.push_back(buf.var());
   Engine::Get()->PushAsync(
       [=](RunContext, OnComplete done) {
         char* p = static_cast<char*>(buf.dptr());
-        for (const NDArray& a : arrays) {
-          std::memcpy(p, a.dptr(), a.Bytes());
-          p += a.Bytes();
+        for (const Pending& x : pushed) {
+          std::memcpy(p, x.source.dptr(), x.source.Bytes());
+          p += x.source.Bytes();
         }
-        comm->Allreduce(seq, buf.dptr(), count, buf.dtype(), timeout, what, [=](std::exception_ptr e) {
+        comm->Allreduce(seq, buf.dptr(), buf.dptr(), count, buf.dtype(), timeout, what, [=](std::exception_ptr e) {
           if (!e) {
             const char* q = static_cast<const char*>(buf.dptr());
-            for (const NDArray& a : arrays) {
-              std::memcpy(a.dptr(), q, a.Bytes());
-              q += a.Bytes();
+            for (const Pending& x : pushed) {
+              std::memcpy(x.target.dptr(), q, x.target.Bytes());
+              q += x.target.Bytes();
             }
           }
           done(e);
         });
       },
-      Context::CPU(0), {}, writes, priority, what);
+      Context::CPU(0), reads, writes, priority, what);
   return keys;
 }
 

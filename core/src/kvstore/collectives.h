@@ -44,10 +44,11 @@ class Collectives {
   // Reserves the next sequence number (call in program order, the same
   // order on every rank).
   virtual uint64_t NextSeq() = 0;
-  // In-place sum of `count` elements of `buf` across ranks. REQUIRES buf
-  // valid until done runs. `what` names the collective in errors.
-  virtual void Allreduce(uint64_t seq, void* buf, int64_t count, DType dtype, double timeout_seconds,
-                         std::string what, Done done) = 0;
+  // recv = the sum across ranks of every rank's `count` elements at send
+  // (send == recv: in place). REQUIRES both valid until done runs. `what`
+  // names the collective in errors.
+  virtual void Allreduce(uint64_t seq, const void* send, void* recv, int64_t count, DType dtype,
+                         double timeout_seconds, std::string what, Done done) = 0;
   // `bytes` of rank `root`'s buf into every rank's buf.
   virtual void Broadcast(uint64_t seq, void* buf, size_t bytes, int root, double timeout_seconds,
                          std::string what, Done done) = 0;

@@ -7,6 +7,7 @@
 #include <cstdlib>
 #include <map>
 #include <sstream>
+#include <utility>
 
 #include "kvstore/buckets.h"
 #include "kvstore/collectives.h"
@@ -86,7 +87,7 @@ class Store : public KVStore {
               comm->Broadcast(seq, s.dptr(), s.Bytes(), 0, timeout, what, [done](std::exception_ptr x) { done(x); });
             },
             Context::CPU(0), {}, {s.var()}, 0, what);
-        buckets_->Add(index, e.name, e.merged);
+        buckets_->Add(index, e.name, e.store.Size(), e.store.dtype());
       }
       index_[e.name] = index;
       entries_.push_back(std::move(e));
@@ -105,14 +106,22 @@ class Store : public KVStore {
       else g->second.push_back(values[i]);
     }
     for (auto& g : groups) {
-      Entry& e = entries_[static_cast<size_t>(g.first)];
+      const int k = g.first;
+      Entry& e = entries_[static_cast<size_t>(k)];
       if (type_ == "device" && !e.placed) Place(&e, g.second);
-      kvstore::PushSum(g.second, &e.merged, priority, "kvstore push '" + e.name + "'");
-      if (comm_) {
-        for (int k : buckets_->Pushed(g.first, priority)) Apply(k);
-      } else {
-        Apply(g.first);
+      if (!comm_) {
+        kvstore::PushSum(g.second, &e.merged, priority, "kvstore push '" + e.name + "'");
+        Apply(k);
+        continue;
       }
+      if (buckets_->IsPending(k))  // pushed again before its bucket went out
+        for (int j : buckets_->Flush(k, priority)) Apply(j);
+      // One cpu value is allreduced straight from where it is; several are
+      // summed locally first.
+      const NDArray& v = g.second[0];
+      const bool direct = g.second.size() == 1 && v.ctx().dev_type == DeviceType::kCPU;
+      if (!direct) kvstore::PushSum(g.second, &e.merged, priority, "kvstore push '" + e.name + "'");
+      for (int j : buckets_->Pushed(k, direct ? v : e.merged, e.merged, priority)) Apply(j);
     }
   }
 
@@ -143,11 +152,13 @@ class Store : public KVStore {
     bool placed = false;  // device: store moved to the device that sums
   };
 
-  // The store takes the sum, or the optimizer's step with it.
+  // The store takes the sum (the two buffers swap roles: no copy; the
+  // engine orders the next sum into the old store after its readers), or
+  // the optimizer's step with it.
   void Apply(int k) {
     Entry& e = entries_[static_cast<size_t>(k)];
     if (optimizer_) optimizer_->Update(k, e.name, &e.store, e.merged);
-    else e.merged.CopyTo(&e.store);
+    else std::swap(e.store, e.merged);
   }
 
   // device: the key's sum and store go to the least loaded device among

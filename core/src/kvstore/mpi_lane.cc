@@ -83,14 +83,15 @@ class MpiLane : public Collectives {
     return reserved_++;
   }
 
-  void Allreduce(uint64_t seq, void* buf, int64_t count, DType dtype, double timeout_seconds, std::string what,
-                 Done done) override {
+  void Allreduce(uint64_t seq, const void* send, void* recv, int64_t count, DType dtype, double timeout_seconds,
+                 std::string what, Done done) override {
     // Checks run when the task is issued, so the sequence number is used
     // even when they fail (a gap would stall every later collective).
     Submit(seq, [=](MPI_Comm comm, MPI_Request* req) {
       MPI_Datatype type = MpiType(dtype);
       if (count > INT32_MAX) Fail(StatusCode::kInvalidArgument, "kvstore: ", what, " has ", count, " elements, more than MPI's int count");
-      return MPI_Iallreduce(MPI_IN_PLACE, buf, static_cast<int>(count), type, MPI_SUM, comm, req);
+      return MPI_Iallreduce(send == recv ? MPI_IN_PLACE : send, recv, static_cast<int>(count), type, MPI_SUM, comm,
+                            req);
     }, std::move(what), timeout_seconds, std::move(done));
   }
 
@@ -228,7 +229,9 @@ class MpiLane : public Collectives {
         active.push_back(std::move(t));
       }
       Poll(&active);
-      if (!active.empty()) std::this_thread::sleep_for(std::chrono::microseconds(20));
+      // Non-blocking collectives progress only inside MPI calls: poll
+      // without sleeping while any is active, yielding the core.
+      if (!active.empty()) std::this_thread::yield();
     }
     // Collectives that can never be issued (a sequence number reserved but
     // not submitted before exit).
@@ -291,6 +294,11 @@ class MpiLane : public Collectives {
     MPI_Initialized(&initialized);
     int provided = 0;
     if (!initialized) {
+      // Open MPI's non-blocking allreduce (libnbc) picks binomial or
+      // recursive-doubling algorithms that measured 2x slower than its ring
+      // for 4-64 MB on 2 ranks (bench/README.md); choose the ring unless
+      // the user chose (an environment variable or mpirun --mca wins).
+      setenv("OMPI_MCA_coll_libnbc_iallreduce_algorithm", "1", 0);
       int rc = MPI_Init_thread(nullptr, nullptr, MPI_THREAD_FUNNELED, &provided);
       if (rc != MPI_SUCCESS) Fail(StatusCode::kInternal, "kvstore: MPI_Init_thread failed: ", MpiMessage(rc));
       owns_mpi_ = true;
@@ -308,6 +316,9 @@ class MpiLane : public Collectives {
 
   void Finish() {
     if (failure_) return;  // a collective is stuck: finalising could hang
+    int finalized = 0;
+    MPI_Finalized(&finalized);
+    if (finalized) return;  // the program initialised MPI and finalised it already
     MPI_Comm_free(&comm_);
     if (owns_mpi_) MPI_Finalize();
   }
