@@ -68,6 +68,26 @@ add_custom_command(OUTPUT ${WEFT_EX_BIN}/classify-fashion-go
           ${WEFT_GO_CAPI}/capi_wrap.cxx weft weft_go VERBATIM)
 add_custom_target(weft_example_go ALL DEPENDS ${WEFT_EX_BIN}/classify-fashion-go)
 
+# train-dist: data-parallel training through a dist_sync KVStore, launched
+# with mpirun (build/bin/train-dist-go; see its main.go).
+add_custom_command(OUTPUT ${WEFT_EX_GO}/train-dist/main.go
+  COMMAND ${CMAKE_COMMAND} -E copy ${WEFT_EX}/go/train-dist/main.go ${WEFT_EX_GO}/train-dist/main.go
+  DEPENDS ${WEFT_EX}/go/train-dist/main.go VERBATIM)
+add_custom_command(OUTPUT ${WEFT_EX_BIN}/train-dist-go
+  COMMAND ${CMAKE_COMMAND} -E env ${WEFT_GO_ENV} ${WEFT_GO} build -o ${WEFT_EX_BIN}/train-dist-go ./train-dist
+  WORKING_DIRECTORY ${WEFT_EX_GO}
+  DEPENDS ${WEFT_EX_GO}/train-dist/main.go ${WEFT_GO_COPIED} ${WEFT_GO_CAPI}/capi.go ${WEFT_GO_CAPI}/capi_wrap.cxx
+          weft weft_go VERBATIM)
+add_custom_target(weft_example_go_train_dist ALL DEPENDS ${WEFT_EX_BIN}/train-dist-go)
+if(WEFT_BUILD_TESTS AND WEFT_HAVE_MPI AND MPIEXEC_EXECUTABLE)
+  # Two ranks, one epoch of the MLP: rank 0 alone reports, and the model learns.
+  add_test(NAME examples.train_dist_go
+    COMMAND bash -c "out=$(\"$1\" --allow-run-as-root --oversubscribe -np 2 \"$2\" \"$3\" \"$4\" 1) || exit 1; echo \"$out\"; [ $(grep -c 'test accuracy' <<<\"$out\") -eq 1 ] && awk '/test accuracy/ { exit !($4 > 0.8) }' <<<\"$out\""
+            train_dist_go ${MPIEXEC_EXECUTABLE} ${WEFT_EX_BIN}/train-dist-go ${WEFT_EX}/models/mlp-symbol.json
+            /usr/share/datasets/fashion-mnist)
+  set_tests_properties(examples.train_dist_go PROPERTIES LABELS "examples;go;dist" TIMEOUT 120)
+endif()
+
 # lenet-serve: a weft.Predictor behind net/http, its bounded load generator
 # and a predict-call bench (build/bin/lenet-serve-go; see its main.go).
 set(WEFT_EX_GO_SERVE_SRC main.go server.go load.go bench_c.go)

@@ -125,3 +125,10 @@ func (kv *KVStore) SetOptimizer(opt *Optimizer) error {
 func (kv *KVStore) Barrier() error {
 	return kv.arrays(func(h uintptr, _ ...[]uintptr) error { return capi.Weft_kvstore_barrier(h) })
 }
+
+// FinalizeDistributed ends distributed use in this process: it waits for
+// pending work, stops the kvstore's communication thread and finalises MPI
+// if Weft initialised it. Go exits without running C exit hooks, so a
+// program that used a dist_sync store calls it before returning from main
+// (or os.Exit), or mpirun reports the process as ended abnormally.
+func FinalizeDistributed() error { return wrap(capi.Weft_kvstore_finalize()) }

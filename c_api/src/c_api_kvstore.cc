@@ -137,3 +137,9 @@ WeftStatus weft_data_iter_select_part(WeftDataIter* it, int num_parts, int part_
   GetObject(it, "it")->SelectPart(num_parts, part_index);
   WEFT_API_END();
 }
+
+WeftStatus weft_kvstore_finalize(void) {
+  WEFT_API_BEGIN();
+  weft::KVStore::FinalizeDistributed();
+  WEFT_API_END();
+}

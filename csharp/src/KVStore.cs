@@ -56,6 +56,13 @@ public sealed class KVStore : NativeHandle {
 
   /// <summary>Waits for the store's pending work, then (dist_sync) for every process.</summary>
   public void Barrier() { weft_native.weft_kvstore_barrier(Handle); }
+
+  /// <summary>
+  /// Ends distributed use in this process: waits for pending work, stops the communication thread
+  /// and finalises MPI if Weft initialised it (also done by an exit hook of the library). Call it
+  /// before exiting a program that used a dist_sync store. Idempotent.
+  /// </summary>
+  public static void FinalizeDistributed() { Native.EnsureLoaded(); weft_native.weft_kvstore_finalize(); }
 }
 
 }  // namespace Weft

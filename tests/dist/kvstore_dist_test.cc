@@ -147,6 +147,16 @@ TEST(DistKVStore, TwoProcessTrainingEqualsOneProcessWithTwiceTheBatch) {
   }
 }
 
+// Last of the suite: after FinalizeDistributed (MPI finalised, as a Go
+// program must do before exiting) collectives fail with a clear error.
+TEST(DistKVStore, ZZFinalizeEndsDistributedUse) {
+  auto kv = KVStore::Create("dist_sync", Options());
+  kv->Init({"x"}, {Array({1}, {1})});
+  KVStore::FinalizeDistributed();
+  KVStore::FinalizeDistributed();  // idempotent
+  test::ExpectError([&] { kv->Barrier(); }, StatusCode::kInternal, {"shut down"});
+}
+
 // Run alone (see dist_failure_test.sh): rank 1 stops making kvstore calls;
 // rank 0's push fails with a clear error within the timeout.
 TEST(DistFailure, StalledRankMakesTheOthersFailInBoundedTime) {

@@ -1719,6 +1719,14 @@ WEFT_API WeftStatus weft_module_init_optimizer_kvstore(WeftModule* mod, const We
  * Errors: WEFT_ERR_INVALID_ARGUMENT for a bad part or an empty one.
  */
 WEFT_API WeftStatus weft_data_iter_select_part(WeftDataIter* it, int num_parts, int part_index);
+/**
+ * @brief Ends distributed use in this process: waits for pending work,
+ *        stops the kvstore's communication thread and finalises MPI if Weft
+ *        initialised it. An exit hook does the same, but a runtime that exits
+ *        without running C exit hooks (Go) must call this before exiting, or
+ *        mpirun reports the process as ended abnormally. Idempotent.
+ */
+WEFT_API WeftStatus weft_kvstore_finalize(void);
 
 #ifdef __cplusplus
 }

@@ -100,6 +100,15 @@ class KVStore {
   // Waits for this store's pending work, then (dist_sync) for every rank to
   // reach the barrier. Rethrows a failure of the pending work.
   virtual void Barrier() = 0;
+
+  // Ends distributed use in this process: waits for pending work, stops the
+  // communication thread and finalises MPI if Weft initialised it (MPI
+  // requires every rank to finalise). An exit hook does this too, but
+  // runtimes that exit without running C exit hooks (Go's os.Exit and
+  // return from main) must call it before exiting. Later dist_sync
+  // collectives fail with an error. Idempotent; a no-op when no dist_sync
+  // store was created.
+  static void FinalizeDistributed();
 };
 
 }  // namespace weft

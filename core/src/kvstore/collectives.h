@@ -36,6 +36,12 @@ class Collectives {
   // Error(kNotImplemented) when Weft was built without MPI, Error(kInternal)
   // when MPI cannot start or provides too little thread support.
   static Collectives* Mpi();
+  // Finishes the MPI lane now if it was started: waits for the engine,
+  // drains the lane and finalises MPI if Weft initialised it. Later
+  // collectives fail with an error. Idempotent; the exit hook calls it too
+  // (programs whose runtime exits without running C exit hooks, like Go's,
+  // must call it: KVStore::FinalizeDistributed).
+  static void ShutdownMpi();
 
   virtual ~Collectives() = default;
   virtual int rank() const = 0;

@@ -19,6 +19,8 @@ namespace weft {
 
 KVStore::~KVStore() = default;
 
+void KVStore::FinalizeDistributed() { kvstore::Collectives::ShutdownMpi(); }
+
 void KVStore::PushPull(const std::vector<std::string>& keys, const std::vector<NDArray>& values,
                        const std::vector<NDArray>& outs, int priority) {
   Push(keys, values, priority);

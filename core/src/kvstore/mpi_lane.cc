@@ -340,19 +340,22 @@ class MpiLane : public Collectives {
   bool stop_ = false;
 };
 
-MpiLane* lane = nullptr;
-
-void ShutdownLane() { lane->Shutdown(); }
+std::mutex lane_mu;
+MpiLane* lane = nullptr;  // leaked like the engine: usable during exit
 
 }  // namespace
 
+void Collectives::ShutdownMpi() {
+  std::lock_guard<std::mutex> lock(lane_mu);
+  if (lane) lane->Shutdown();
+}
+
 Collectives* Collectives::Mpi() {
-  static std::mutex mu;
-  std::lock_guard<std::mutex> lock(mu);
+  std::lock_guard<std::mutex> lock(lane_mu);
   if (!lane) {
     Engine::Get();  // created first, so its exit hook runs after the lane's
-    lane = new MpiLane();  // leaked like the engine; ShutdownLane stops it at exit
-    std::atexit(ShutdownLane);
+    lane = new MpiLane();
+    std::atexit(ShutdownMpi);
   }
   return lane;
 }
@@ -364,6 +367,8 @@ Collectives* Collectives::Mpi() {
 
 namespace weft {
 namespace kvstore {
+
+void Collectives::ShutdownMpi() {}
 
 Collectives* Collectives::Mpi() {
   Fail(StatusCode::kNotImplemented,

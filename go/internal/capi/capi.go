@@ -653,6 +653,7 @@ typedef _gostring_ swig_type_619;
 typedef _gostring_ swig_type_620;
 typedef _gostring_ swig_type_621;
 typedef _gostring_ swig_type_622;
+typedef _gostring_ swig_type_623;
 extern void _wrap_Swig_free_capi_1396eb64fd6cfd6c(uintptr_t arg1);
 extern uintptr_t _wrap_Swig_malloc_capi_1396eb64fd6cfd6c(swig_intgo arg1);
 extern swig_type_1 _wrap_weft_go_predictor_predict_capi_1396eb64fd6cfd6c(uintptr_t arg1, swig_type_2 arg2, swig_voidp arg3, swig_type_3 arg4, swig_type_4 arg5, swig_type_5 arg6, swig_type_6 arg7, swig_voidp arg8, swig_type_7 arg9);
@@ -850,6 +851,7 @@ extern swig_type_619 _wrap_weft_kvstore_barrier_capi_1396eb64fd6cfd6c(uintptr_t 
 extern swig_type_620 _wrap_weft_kvstore_free_capi_1396eb64fd6cfd6c(uintptr_t arg1);
 extern swig_type_621 _wrap_weft_module_init_optimizer_kvstore_capi_1396eb64fd6cfd6c(uintptr_t arg1, uintptr_t arg2, uintptr_t arg3);
 extern swig_type_622 _wrap_weft_data_iter_select_part_capi_1396eb64fd6cfd6c(uintptr_t arg1, swig_intgo arg2, swig_intgo arg3);
+extern swig_type_623 _wrap_weft_kvstore_finalize_capi_1396eb64fd6cfd6c(void);
 #undef intgo
 */
 import "C"
@@ -5655,6 +5657,21 @@ func Weft_data_iter_select_part(arg1 uintptr, arg2 int, arg3 int) (_swig_ret err
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
 	swig_r_p := C._wrap_weft_data_iter_select_part_capi_1396eb64fd6cfd6c(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1), C.swig_intgo(_swig_i_2))
+	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
+	var swig_r_1 error
+
+	if swig_r == "" {
+		swig_r_1 = nil
+	} else {
+		swig_r_1 = weftStatus(swigCopyString(swig_r))
+	}
+
+	return swig_r_1
+}
+
+func Weft_kvstore_finalize() (_swig_ret error) {
+	var swig_r string
+	swig_r_p := C._wrap_weft_kvstore_finalize_capi_1396eb64fd6cfd6c()
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 error
 

@@ -4832,6 +4832,17 @@ _gostring_ _wrap_weft_data_iter_select_part_capi_1396eb64fd6cfd6c(WeftDataIter *
 }
 
 
+_gostring_ _wrap_weft_kvstore_finalize_capi_1396eb64fd6cfd6c() {
+  WeftStatus result;
+  _gostring_ _swig_go_result;
+  
+  
+  result = (WeftStatus)weft_kvstore_finalize();
+  _swig_go_result = WeftGoStatus(result); 
+  return _swig_go_result;
+}
+
+
 #ifdef __cplusplus
 }
 #endif

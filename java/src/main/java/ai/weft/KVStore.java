@@ -70,4 +70,14 @@ public final class KVStore extends NativeHandle {
   public void barrier() {
     weft_native.weft_kvstore_barrier(handle());
   }
+
+  /**
+   * Ends distributed use in this process: waits for pending work, stops the communication thread
+   * and finalises MPI if Weft initialised it (also done by an exit hook of the library). Call it
+   * before exiting a program that used a dist_sync store. Idempotent.
+   */
+  public static void finalizeDistributed() {
+    Native.ensureLoaded();
+    weft_native.weft_kvstore_finalize();
+  }
 }
