@@ -2,14 +2,23 @@
 // "Distributed training"):
 //   allreduce  4 MB and 64 MB float32 through KVStore::PushPull vs a raw
 //              MPI_Allreduce of the same buffer, interleaved, in one run;
+//   lanes      many outstanding non-blocking allreduces progressed on one
+//              helper thread, two ways: a polling loop over the requests
+//              yielding the OS thread between sweeps (what the kvstore's
+//              lane does), the same loop without yielding, and one
+//              Boost.Fiber per request that yields (to the other fibers)
+//              between MPI_Test calls;
 //   train      a model's training step (forward, backward, update through
 //              the kvstore) with a local kvstore (no communication), with
 //              dist_sync (allreduce overlapping the backward), and with
 //              dist_sync after waiting for the whole backward (no overlap).
 // Usage: mpirun -np 2 weft_bench_kvstore allreduce [--reps N]
+//        mpirun -np 2 weft_bench_kvstore lanes [--reps N]
 //        mpirun -np 2 weft_bench_kvstore train SYMBOL.json --batch B [--steps N] [--reps N]
 #define OMPI_SKIP_MPICXX 1
 #include <mpi.h>
+
+#include <boost/fiber/all.hpp>
 
 #include <algorithm>
 #include <chrono>
@@ -19,6 +28,7 @@
 #include <functional>
 #include <memory>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "weft/engine.h"
@@ -86,6 +96,86 @@ int Allreduce(int reps, int rank) {
                     bytes / p->Median() / 1e9);
       std::printf("%-8s KVStore bandwidth / MPI_Allreduce's: %.0f %% (median times)\n", "",
                   100 * mpi.Median() / store.Median());
+    }
+  }
+  return 0;
+}
+
+// k allreduces of n floats each, outstanding at once, progressed on one
+// helper thread by `progress` (given the buffers); the job's seconds.
+double OnHelperThread(const std::function<void()>& progress) {
+  return Seconds([&] {
+    std::thread t(progress);
+    t.join();
+  });
+}
+
+int Lanes(int reps, int rank) {
+  if (rank == 0)
+    std::printf("%-24s %-8s %12s %12s %12s\n", "outstanding allreduces", "lane", "min ms", "median ms", "max ms");
+  const std::vector<std::pair<int, int64_t>> cases = {{64, 16 << 10}, {16, 1 << 20}, {4, 16 << 20}};
+  for (const auto& c : cases) {
+    const int k = c.first;
+    const int n = static_cast<int>(c.second / 4);
+    std::vector<std::vector<float>> bufs(static_cast<size_t>(k), std::vector<float>(static_cast<size_t>(n), 1.0f));
+    auto polling = [&] {  // one loop over every request, as the lane
+      std::vector<MPI_Request> reqs(static_cast<size_t>(k));
+      for (int i = 0; i < k; ++i)
+        MPI_Iallreduce(MPI_IN_PLACE, bufs[i].data(), n, MPI_FLOAT, MPI_SUM, MPI_COMM_WORLD, &reqs[i]);
+      for (int left = k; left > 0;) {
+        for (auto& r : reqs) {
+          if (r == MPI_REQUEST_NULL) continue;
+          int done = 0;
+          MPI_Test(&r, &done, MPI_STATUS_IGNORE);  // sets r to MPI_REQUEST_NULL when done
+          if (done) --left;
+        }
+        std::this_thread::yield();
+      }
+    };
+    auto spinning = [&] {  // the polling loop without yielding the OS thread between sweeps
+      std::vector<MPI_Request> reqs(static_cast<size_t>(k));
+      for (int i = 0; i < k; ++i)
+        MPI_Iallreduce(MPI_IN_PLACE, bufs[i].data(), n, MPI_FLOAT, MPI_SUM, MPI_COMM_WORLD, &reqs[i]);
+      for (int left = k; left > 0;) {
+        for (auto& r : reqs) {
+          if (r == MPI_REQUEST_NULL) continue;
+          int done = 0;
+          MPI_Test(&r, &done, MPI_STATUS_IGNORE);
+          if (done) --left;
+        }
+      }
+    };
+    auto fibers = [&] {  // one fiber per request, yielding between tests
+      std::vector<boost::fibers::fiber> fs;
+      for (int i = 0; i < k; ++i)
+        fs.emplace_back([&, i] {
+          MPI_Request r;
+          MPI_Iallreduce(MPI_IN_PLACE, bufs[i].data(), n, MPI_FLOAT, MPI_SUM, MPI_COMM_WORLD, &r);
+          for (int done = 0;;) {
+            MPI_Test(&r, &done, MPI_STATUS_IGNORE);
+            if (done) break;
+            boost::this_fiber::yield();
+          }
+        });
+      for (auto& f : fs) f.join();
+    };
+    Stats p, t, f;
+    for (int r = 0; r < reps + 1; ++r) {  // interleaved; the first round warms up
+      double a = OnHelperThread(polling);
+      double b = OnHelperThread(fibers);
+      double c = OnHelperThread(spinning);
+      if (r == 0) continue;
+      p.v.push_back(a);
+      f.v.push_back(b);
+      t.v.push_back(c);
+    }
+    if (rank == 0) {
+      const std::string what = std::to_string(k) + " x " + std::to_string(c.second >> 10) + " KB";
+      for (auto* s : {&p, &t, &f})
+        std::printf("%-24s %-8s %12.3f %12.3f %12.3f\n", what.c_str(),
+                    s == &p ? "polling" : s == &t ? "spinning" : "fibers",
+                    s->Min() * 1e3, s->Median() * 1e3, s->Max() * 1e3);
+      std::printf("%-24s fibers / polling (median): %.2f\n", "", f.Median() / p.Median());
     }
   }
   return 0;
@@ -163,10 +253,11 @@ int main(int argc, char** argv) {
   int rc = 2;
   try {
     if (!args.empty() && args[0] == "allreduce") rc = Allreduce(opt("--reps", 10), rank);
+    else if (!args.empty() && args[0] == "lanes") rc = Lanes(opt("--reps", 10), rank);
     else if (args.size() >= 2 && args[0] == "train")
       rc = Train(args[1], opt("--batch", 64), opt("--steps", 20), opt("--reps", 5), rank);
     else if (rank == 0)
-      std::fprintf(stderr, "usage: mpirun -np 2 weft_bench_kvstore allreduce [--reps N] | train SYMBOL.json [--batch B] [--steps N] [--reps N]\n");
+      std::fprintf(stderr, "usage: mpirun -np 2 weft_bench_kvstore allreduce [--reps N] | lanes [--reps N] | train SYMBOL.json [--batch B] [--steps N] [--reps N]\n");
   } catch (const std::exception& e) {
     std::fprintf(stderr, "rank %d: %s\n", rank, e.what());
     rc = 1;
