@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include "core/graph/graph_test_ops.h"
+#include "util/test_util.h"
 #include "weft/graph_algorithm.h"
 
 namespace weft {
@@ -17,16 +18,7 @@ Symbol FC(const Symbol& data, int hidden, const std::string& name = "") {
   return Symbol::Apply(Reg(), "FullyConnected", {data}, {{"num_hidden", std::to_string(hidden)}}, name);
 }
 
-template <typename F>
-void ExpectError(F f, StatusCode code, const std::vector<std::string>& pieces) {
-  try {
-    f();
-    ADD_FAILURE() << "expected an error";
-  } catch (const Error& e) {
-    EXPECT_EQ(e.code(), code) << e.what();
-    for (const auto& p : pieces) EXPECT_NE(std::string(e.what()).find(p), std::string::npos) << e.what();
-  }
-}
+using test::ExpectError;
 
 TEST(SymbolTest, VariableStoresHintsAsHiddenAttributes) {
   VariableHints h;

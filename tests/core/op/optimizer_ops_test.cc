@@ -160,16 +160,7 @@ TEST(UpdateOps, MutatedStatesAreOrderedByTheEngine) {
   EXPECT_NEAR(a[n / 2], want, 1e-6);
 }
 
-template <typename F>
-void ExpectError(F f, StatusCode code, const std::vector<std::string>& parts) {
-  try {
-    f();
-    ADD_FAILURE() << "no error";
-  } catch (const Error& e) {
-    EXPECT_EQ(e.code(), code) << e.what();
-    for (const auto& p : parts) EXPECT_NE(std::string(e.what()).find(p), std::string::npos) << e.what();
-  }
-}
+using test::ExpectError;
 
 TEST(UpdateOps, Errors) {
   NDArray w = test::Array({2, 3}, kW0);

@@ -80,15 +80,7 @@ Graph Training(const Symbol& net, const std::vector<std::string>& wrt) {
   return pass::Gradient(Reg(), fwd, spec);
 }
 
-void ExpectError(const std::function<void()>& fn, StatusCode code, const Lines& parts) {
-  try {
-    fn();
-    ADD_FAILURE() << "no error";
-  } catch (const Error& e) {
-    EXPECT_EQ(e.code(), code) << e.what();
-    for (const std::string& p : parts) EXPECT_NE(std::string(e.what()).find(p), std::string::npos) << e.what();
-  }
-}
+using test::ExpectError;
 
 TEST(PlaceDevice, SeedExampleForwardCopiesCAndProductToDev2) {
   Symbol net = SeedNet();

@@ -24,16 +24,7 @@ std::string Prefix(const std::string& name) {
   return testing::TempDir() + "/weft_ckpt_" + std::to_string(getpid()) + "_" + name;
 }
 
-template <typename F>
-void ExpectError(F f, StatusCode code, std::vector<std::string> parts) {
-  try {
-    f();
-    ADD_FAILURE() << "no error";
-  } catch (const Error& e) {
-    EXPECT_EQ(e.code(), code) << e.what();
-    for (const auto& p : parts) EXPECT_NE(std::string(e.what()).find(p), std::string::npos) << e.what();
-  }
-}
+using test::ExpectError;
 
 Symbol Net() {
   Symbol h = Symbol::Apply("FullyConnected", {Symbol::CreateVariable("data")}, {{"num_hidden", "6"}}, "fc1");

@@ -249,16 +249,7 @@ TEST(NDArrayIterTest, GathersMultiDimensionalRowsOfEveryDtypeIntoReusedArrays) {
   EXPECT_EQ(test::Values(b.data[1]), (std::vector<double>{246, 250}));
 }
 
-template <typename F>
-void ExpectError(F f, StatusCode code, std::vector<std::string> parts) {
-  try {
-    f();
-    ADD_FAILURE() << "no error";
-  } catch (const Error& e) {
-    EXPECT_EQ(e.code(), code) << e.what();
-    for (const auto& p : parts) EXPECT_NE(std::string(e.what()).find(p), std::string::npos) << e.what();
-  }
-}
+using test::ExpectError;
 
 TEST(NDArrayIterTest, BadArgumentsAreErrors) {
   ExpectError([] { NDArrayIter({{"data", DataArray(4)}}, {{"lbl", LabelArray(5)}}, 2); },

@@ -18,16 +18,7 @@ namespace {
 
 using Vec = std::vector<double>;
 
-template <typename Fn>
-void ExpectError(Fn f, StatusCode code, const std::vector<std::string>& parts) {
-  try {
-    f();
-    ADD_FAILURE() << "no error";
-  } catch (const Error& e) {
-    EXPECT_EQ(e.code(), code) << e.what();
-    for (const auto& p : parts) EXPECT_NE(std::string(e.what()).find(p), std::string::npos) << e.what();
-  }
-}
+using test::ExpectError;
 
 NDArray Empty(const Shape& s, DType dt = DType::kFloat32) { return NDArray(s, Context::CPU(0), dt); }
 

@@ -13,16 +13,7 @@ namespace {
 
 using test::Array;
 
-template <typename F>
-void ExpectError(F f, StatusCode code, std::vector<std::string> parts) {
-  try {
-    f();
-    ADD_FAILURE() << "no error";
-  } catch (const Error& e) {
-    EXPECT_EQ(e.code(), code) << e.what();
-    for (const auto& p : parts) EXPECT_NE(std::string(e.what()).find(p), std::string::npos) << e.what();
-  }
-}
+using test::ExpectError;
 
 double Value(const Metric& m) {
   auto v = m.Get();

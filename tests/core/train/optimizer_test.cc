@@ -27,16 +27,7 @@ void ExpectNear(const Vec& got, const Vec& want, double tol, const std::string& 
     EXPECT_NEAR(got[i], want[i], tol * std::max(1.0, std::fabs(want[i]))) << what << " element " << i;
 }
 
-template <typename Fn>
-void ExpectError(Fn f, StatusCode code, const std::vector<std::string>& parts) {
-  try {
-    f();
-    ADD_FAILURE() << "no error";
-  } catch (const Error& e) {
-    EXPECT_EQ(e.code(), code) << e.what();
-    for (const auto& p : parts) EXPECT_NE(std::string(e.what()).find(p), std::string::npos) << e.what();
-  }
-}
+using test::ExpectError;
 
 const Vec kW0 = {0.5, -1.25, 2.0, 0.0};
 const std::vector<Vec> kGrads = {{0.4, -3.0, 1.0, -5.0}, {-1.2, 0.6, 0.2, 2.4}, {0.05, 4.0, -0.9, 0.0}};
