@@ -65,6 +65,28 @@
 %ignore weft_predictor_stats;
 %ignore weft_executor_memory;
 
+/* One line per handle type of the C ABI (types not declared yet are
+ * harmless). Each language section below defines WEFT_HANDLE(T) and applies
+ * this list at once, before its own helpers that take handles. */
+%define WEFT_ALL_HANDLES
+WEFT_HANDLE(WeftNDArray)
+WEFT_HANDLE(WeftSymbolHandle)
+WEFT_HANDLE(WeftStringList)
+WEFT_HANDLE(WeftShapeResult)
+WEFT_HANDLE(WeftTypeResult)
+WEFT_HANDLE(WeftExecutorHandle)
+WEFT_HANDLE(WeftExecutor)
+WEFT_HANDLE(WeftNDArrayList)
+WEFT_HANDLE(WeftBuffer)
+WEFT_HANDLE(WeftDataIter)
+WEFT_HANDLE(WeftMetric)
+WEFT_HANDLE(WeftInitializer)
+WEFT_HANDLE(WeftOptimizer)
+WEFT_HANDLE(WeftModule)
+WEFT_HANDLE(WeftKVStore)
+WEFT_HANDLE(WeftPredictor)
+%enddef
+
 /* ======================================================================= */
 #if defined(SWIGJAVA)
 /* ======================================================================= */
@@ -147,6 +169,7 @@ static void WeftJavaArgError(JNIEnv* jenv, const char* msg) {
   if ($input && hv$argnum.n) jenv->SetLongArrayRegion($input, 0, (jsize)hv$argnum.n, (const jlong*)hv$argnum.p);
 %}
 %enddef
+WEFT_ALL_HANDLES
 
 /* Arrays of a primitive C type: const CT* = input, CT* = in/out. */
 %define WEFT_JAVA_ARRAY(CT, JNIT, JARR, JT, REGION)
@@ -297,7 +320,6 @@ WEFT_JAVA_COPY(double, jdouble, jdoubleArray, double, Double)
  * is write-only (not copied in). The float[] path copies in and out with
  * Get/SetFloatArrayRegion: a JNI critical array is not used because predict
  * may block waiting for an executor, which a critical region must not do. */
-WEFT_HANDLE(WeftPredictor)
 %apply float* ARRAY_OUT { float* output };
 %typemap(jni) const void* const* input_data, void* const* output_data "jobjectArray"
 %typemap(jtype) const void* const* input_data, void* const* output_data "java.nio.Buffer[]"
@@ -401,6 +423,7 @@ static void WeftCSharpThrow(int code, const char* msg) {
 %typemap(csin) T**, T* const* "$csinput"
 %typemap(in) T**, T* const* %{ $1 = ($1_ltype)$input; %}
 %enddef
+WEFT_ALL_HANDLES
 
 /* Arrays of primitive types: blittable, pinned by the marshaller. */
 %define WEFT_CS_ARRAY(CT, CST)
@@ -455,7 +478,6 @@ WEFT_CS_SCALAR(uint64_t, ulong)
  * its stats come through weft_binding_predictor_stats (shared), and the float
  * predict takes IntPtr data so the C# layer can pin a Span<float>. The
  * N-input weft_predictor_predict (void* const*) is not used from C#. */
-WEFT_HANDLE(WeftPredictor)
 %ignore weft_predictor_predict;
 %ignore weft_predictor_predict_float;
 %inline %{
@@ -553,6 +575,7 @@ static _gostring_ WeftGoStatus(WeftStatus st) {
 %typemap(imtype) T**, T* const* "[]uintptr"
 %typemap(in) T**, T* const* %{ $1 = ($1_ltype)$input.array; %}
 %enddef
+WEFT_ALL_HANDLES
 
 /* Primitive pointers: Go slices (zero-copy for the call). */
 %define WEFT_GO_ARRAY(CT, GT)
@@ -639,7 +662,6 @@ WEFT_GO_ARRAY(double, float64)
  * with packed buffers: an array of pointers to Go memory (void* const*) may
  * not be passed to C, so the Go layer packs N inputs (outputs) into one
  * buffer each and these helpers split them by their byte counts. */
-WEFT_HANDLE(WeftPredictor)
 %ignore weft_predictor_predict;
 %inline %{
 /* weft_predictor_predict() with input i at in_packed + sum(input_bytes[0..i))
@@ -665,24 +687,6 @@ static WeftStatus weft_go_predictor_predict(WeftPredictor* pred, size_t num_inpu
 %}
 
 #endif
-
-/* One line per handle type of the C ABI (types not declared yet are
- * harmless). */
-WEFT_HANDLE(WeftNDArray)
-WEFT_HANDLE(WeftSymbolHandle)
-WEFT_HANDLE(WeftStringList)
-WEFT_HANDLE(WeftShapeResult)
-WEFT_HANDLE(WeftTypeResult)
-WEFT_HANDLE(WeftExecutorHandle)
-WEFT_HANDLE(WeftExecutor)
-WEFT_HANDLE(WeftNDArrayList)
-WEFT_HANDLE(WeftBuffer)
-WEFT_HANDLE(WeftDataIter)
-WEFT_HANDLE(WeftMetric)
-WEFT_HANDLE(WeftInitializer)
-WEFT_HANDLE(WeftOptimizer)
-WEFT_HANDLE(WeftModule)
-WEFT_HANDLE(WeftKVStore)
 
 /* Copying helpers (the "array" overloads): the binding copies between a
  * language array and a temporary native buffer, then calls the C ABI. The

@@ -654,204 +654,204 @@ typedef _gostring_ swig_type_620;
 typedef _gostring_ swig_type_621;
 typedef _gostring_ swig_type_622;
 typedef _gostring_ swig_type_623;
-extern void _wrap_Swig_free_capi_1396eb64fd6cfd6c(uintptr_t arg1);
-extern uintptr_t _wrap_Swig_malloc_capi_1396eb64fd6cfd6c(swig_intgo arg1);
-extern swig_type_1 _wrap_weft_go_predictor_predict_capi_1396eb64fd6cfd6c(uintptr_t arg1, swig_type_2 arg2, swig_voidp arg3, swig_type_3 arg4, swig_type_4 arg5, swig_type_5 arg6, swig_type_6 arg7, swig_voidp arg8, swig_type_7 arg9);
-extern swig_type_8 _wrap_weft_binding_copy_from_f32_capi_1396eb64fd6cfd6c(uintptr_t arg1, swig_type_9 arg2, swig_type_10 arg3);
-extern swig_type_11 _wrap_weft_binding_copy_to_f32_capi_1396eb64fd6cfd6c(uintptr_t arg1, swig_type_12 arg2, swig_type_13 arg3);
-extern swig_type_14 _wrap_weft_binding_copy_from_f64_capi_1396eb64fd6cfd6c(uintptr_t arg1, swig_type_15 arg2, swig_type_16 arg3);
-extern swig_type_17 _wrap_weft_binding_copy_to_f64_capi_1396eb64fd6cfd6c(uintptr_t arg1, swig_type_18 arg2, swig_type_19 arg3);
-extern swig_type_20 _wrap_weft_binding_executor_memory_capi_1396eb64fd6cfd6c(uintptr_t arg1, swig_type_21 arg2);
-extern swig_type_22 _wrap_weft_binding_predictor_stats_capi_1396eb64fd6cfd6c(uintptr_t arg1, swig_type_23 arg2);
-extern swig_type_24 _wrap_weft_binding_ndarray_list_capi_1396eb64fd6cfd6c(swig_type_25 arg1, swig_type_26 arg2, swig_type_27 arg3, swig_type_28 arg4);
-extern swig_type_29 _wrap_weft_binding_buffer_copy_capi_1396eb64fd6cfd6c(uintptr_t arg1, swig_voidp arg2, swig_type_30 arg3, swig_type_31 arg4);
-extern swig_intgo _wrap_weft_binding_abi_version_capi_1396eb64fd6cfd6c(void);
-extern swig_type_32 _wrap_weft_binding_library_path_capi_1396eb64fd6cfd6c(void);
-extern swig_type_33 _wrap_weft_version_capi_1396eb64fd6cfd6c(void);
-extern swig_intgo _wrap_weft_abi_version_capi_1396eb64fd6cfd6c(void);
-extern swig_type_34 _wrap_weft_live_handle_count_capi_1396eb64fd6cfd6c(void);
-extern swig_type_35 _wrap_weft_storage_stats_capi_1396eb64fd6cfd6c(swig_intgo arg1, swig_intgo arg2, swig_type_36 arg3, swig_type_37 arg4);
-extern swig_type_38 _wrap_weft_random_seed_capi_1396eb64fd6cfd6c(swig_type_39 arg1);
-extern swig_type_40 _wrap_weft_wait_all_capi_1396eb64fd6cfd6c(void);
-extern swig_type_41 _wrap_weft_op_count_capi_1396eb64fd6cfd6c(swig_type_42 arg1);
-extern swig_type_43 _wrap_weft_op_name_capi_1396eb64fd6cfd6c(swig_type_44 arg1, swig_type_45 arg2);
-extern swig_type_46 _wrap_weft_op_info_capi_1396eb64fd6cfd6c(swig_type_47 arg1, swig_type_48 arg2, swig_type_49 arg3);
-extern swig_type_50 _wrap_weft_op_param_capi_1396eb64fd6cfd6c(swig_type_51 arg1, swig_type_52 arg2, swig_type_53 arg3, swig_type_54 arg4, swig_type_55 arg5, swig_type_56 arg6);
-extern swig_type_57 _wrap_weft_op_aliases_capi_1396eb64fd6cfd6c(swig_type_58 arg1, swig_type_59 arg2);
-extern swig_type_60 _wrap_weft_ndarray_create_capi_1396eb64fd6cfd6c(swig_type_61 arg1, swig_intgo arg2, swig_intgo arg3, swig_intgo arg4, swig_intgo arg5, swig_type_62 arg6);
-extern swig_type_63 _wrap_weft_ndarray_free_capi_1396eb64fd6cfd6c(uintptr_t arg1);
-extern swig_type_64 _wrap_weft_ndarray_ndim_capi_1396eb64fd6cfd6c(uintptr_t arg1, swig_type_65 arg2);
-extern swig_type_66 _wrap_weft_ndarray_shape_capi_1396eb64fd6cfd6c(uintptr_t arg1, swig_type_67 arg2, swig_type_68 arg3);
-extern swig_type_69 _wrap_weft_ndarray_size_capi_1396eb64fd6cfd6c(uintptr_t arg1, swig_type_70 arg2);
-extern swig_type_71 _wrap_weft_ndarray_dtype_capi_1396eb64fd6cfd6c(uintptr_t arg1, swig_type_72 arg2);
-extern swig_type_73 _wrap_weft_ndarray_context_capi_1396eb64fd6cfd6c(uintptr_t arg1, swig_type_74 arg2, swig_type_75 arg3);
-extern swig_type_76 _wrap_weft_ndarray_copy_from_capi_1396eb64fd6cfd6c(uintptr_t arg1, swig_voidp arg2, swig_type_77 arg3);
-extern swig_type_78 _wrap_weft_ndarray_copy_to_capi_1396eb64fd6cfd6c(uintptr_t arg1, swig_voidp arg2, swig_type_79 arg3);
-extern swig_type_80 _wrap_weft_ndarray_reshape_capi_1396eb64fd6cfd6c(uintptr_t arg1, swig_type_81 arg2, swig_intgo arg3, swig_type_82 arg4);
-extern swig_type_83 _wrap_weft_ndarray_slice_capi_1396eb64fd6cfd6c(uintptr_t arg1, swig_type_84 arg2, swig_type_85 arg3, swig_type_86 arg4);
-extern swig_type_87 _wrap_weft_ndarray_wait_to_read_capi_1396eb64fd6cfd6c(uintptr_t arg1);
-extern swig_type_88 _wrap_weft_ndarray_wait_to_write_capi_1396eb64fd6cfd6c(uintptr_t arg1);
-extern swig_type_89 _wrap_weft_ndarray_save_file_capi_1396eb64fd6cfd6c(swig_type_90 arg1, swig_type_91 arg2, swig_type_92 arg3, swig_type_93 arg4);
-extern swig_type_94 _wrap_weft_ndarray_save_buffer_capi_1396eb64fd6cfd6c(swig_type_95 arg1, swig_type_96 arg2, swig_type_97 arg3, swig_type_98 arg4);
-extern swig_type_99 _wrap_weft_buffer_data_capi_1396eb64fd6cfd6c(uintptr_t arg1, swig_voidp arg2, swig_type_100 arg3);
-extern swig_type_101 _wrap_weft_buffer_free_capi_1396eb64fd6cfd6c(uintptr_t arg1);
-extern swig_type_102 _wrap_weft_ndarray_load_file_capi_1396eb64fd6cfd6c(swig_type_103 arg1, swig_type_104 arg2);
-extern swig_type_105 _wrap_weft_ndarray_load_buffer_capi_1396eb64fd6cfd6c(swig_voidp arg1, swig_type_106 arg2, swig_type_107 arg3);
-extern swig_type_108 _wrap_weft_ndarray_list_size_capi_1396eb64fd6cfd6c(uintptr_t arg1, swig_type_109 arg2, swig_type_110 arg3);
-extern swig_type_111 _wrap_weft_ndarray_list_name_capi_1396eb64fd6cfd6c(uintptr_t arg1, swig_type_112 arg2, swig_type_113 arg3);
-extern swig_type_114 _wrap_weft_ndarray_list_get_capi_1396eb64fd6cfd6c(uintptr_t arg1, swig_type_115 arg2, swig_type_116 arg3);
-extern swig_type_117 _wrap_weft_ndarray_list_free_capi_1396eb64fd6cfd6c(uintptr_t arg1);
-extern swig_type_118 _wrap_weft_ndarray_list_create_capi_1396eb64fd6cfd6c(swig_type_119 arg1, swig_type_120 arg2, swig_type_121 arg3, swig_type_122 arg4);
-extern swig_type_123 _wrap_weft_ndarray_load_npy_capi_1396eb64fd6cfd6c(swig_type_124 arg1, swig_type_125 arg2);
-extern swig_type_126 _wrap_weft_ndarray_save_npy_capi_1396eb64fd6cfd6c(uintptr_t arg1, swig_type_127 arg2);
-extern swig_type_128 _wrap_weft_ndarray_load_npy_buffer_capi_1396eb64fd6cfd6c(swig_voidp arg1, swig_type_129 arg2, swig_type_130 arg3);
-extern swig_type_131 _wrap_weft_ndarray_save_npy_buffer_capi_1396eb64fd6cfd6c(uintptr_t arg1, swig_type_132 arg2);
-extern swig_type_133 _wrap_weft_op_invoke_capi_1396eb64fd6cfd6c(swig_type_134 arg1, swig_type_135 arg2, swig_type_136 arg3, swig_type_137 arg4, swig_type_138 arg5, swig_type_139 arg6, swig_type_140 arg7, swig_type_141 arg8, swig_type_142 arg9);
-extern swig_type_143 _wrap_weft_op_invoke_into_capi_1396eb64fd6cfd6c(swig_type_144 arg1, swig_type_145 arg2, swig_type_146 arg3, swig_type_147 arg4, swig_type_148 arg5, swig_type_149 arg6, swig_type_150 arg7, swig_type_151 arg8, swig_type_152 arg9);
-extern swig_type_153 _wrap_weft_string_list_size_capi_1396eb64fd6cfd6c(uintptr_t arg1, swig_type_154 arg2);
-extern swig_type_155 _wrap_weft_string_list_get_capi_1396eb64fd6cfd6c(uintptr_t arg1, swig_type_156 arg2, swig_type_157 arg3);
-extern swig_type_158 _wrap_weft_string_list_free_capi_1396eb64fd6cfd6c(uintptr_t arg1);
-extern swig_type_159 _wrap_weft_symbol_create_variable_capi_1396eb64fd6cfd6c(swig_type_160 arg1, swig_type_161 arg2);
-extern swig_type_162 _wrap_weft_symbol_create_atomic_capi_1396eb64fd6cfd6c(swig_type_163 arg1, swig_type_164 arg2, swig_type_165 arg3, swig_type_166 arg4, swig_type_167 arg5);
-extern swig_type_168 _wrap_weft_symbol_compose_capi_1396eb64fd6cfd6c(uintptr_t arg1, swig_type_169 arg2, swig_type_170 arg3, swig_type_171 arg4, swig_type_172 arg5);
-extern swig_type_173 _wrap_weft_symbol_group_capi_1396eb64fd6cfd6c(swig_type_174 arg1, swig_type_175 arg2, swig_type_176 arg3);
-extern swig_type_177 _wrap_weft_symbol_copy_capi_1396eb64fd6cfd6c(uintptr_t arg1, swig_type_178 arg2);
-extern swig_type_179 _wrap_weft_symbol_free_capi_1396eb64fd6cfd6c(uintptr_t arg1);
-extern swig_type_180 _wrap_weft_symbol_num_outputs_capi_1396eb64fd6cfd6c(uintptr_t arg1, swig_type_181 arg2);
-extern swig_type_182 _wrap_weft_symbol_get_output_capi_1396eb64fd6cfd6c(uintptr_t arg1, swig_type_183 arg2, swig_type_184 arg3);
-extern swig_type_185 _wrap_weft_symbol_get_internals_capi_1396eb64fd6cfd6c(uintptr_t arg1, swig_type_186 arg2);
-extern swig_type_187 _wrap_weft_symbol_get_children_capi_1396eb64fd6cfd6c(uintptr_t arg1, swig_type_188 arg2);
-extern swig_type_189 _wrap_weft_symbol_list_arguments_capi_1396eb64fd6cfd6c(uintptr_t arg1, swig_type_190 arg2);
-extern swig_type_191 _wrap_weft_symbol_list_outputs_capi_1396eb64fd6cfd6c(uintptr_t arg1, swig_type_192 arg2);
-extern swig_type_193 _wrap_weft_symbol_list_auxiliary_states_capi_1396eb64fd6cfd6c(uintptr_t arg1, swig_type_194 arg2);
-extern swig_type_195 _wrap_weft_symbol_list_inputs_capi_1396eb64fd6cfd6c(uintptr_t arg1, swig_type_196 arg2);
-extern swig_type_197 _wrap_weft_symbol_get_name_capi_1396eb64fd6cfd6c(uintptr_t arg1, swig_type_198 arg2);
-extern swig_type_199 _wrap_weft_symbol_get_attr_capi_1396eb64fd6cfd6c(uintptr_t arg1, swig_type_200 arg2, swig_type_201 arg3);
-extern swig_type_202 _wrap_weft_symbol_set_attr_capi_1396eb64fd6cfd6c(uintptr_t arg1, swig_type_203 arg2, swig_type_204 arg3);
-extern swig_type_205 _wrap_weft_symbol_list_attr_capi_1396eb64fd6cfd6c(uintptr_t arg1, swig_intgo arg2, swig_type_206 arg3, swig_type_207 arg4);
-extern swig_type_208 _wrap_weft_symbol_to_json_capi_1396eb64fd6cfd6c(uintptr_t arg1, swig_type_209 arg2);
-extern swig_type_210 _wrap_weft_symbol_save_file_capi_1396eb64fd6cfd6c(uintptr_t arg1, swig_type_211 arg2);
-extern swig_type_212 _wrap_weft_symbol_from_json_capi_1396eb64fd6cfd6c(swig_type_213 arg1, swig_type_214 arg2);
-extern swig_type_215 _wrap_weft_symbol_from_json_file_capi_1396eb64fd6cfd6c(swig_type_216 arg1, swig_type_217 arg2);
-extern swig_type_218 _wrap_weft_symbol_json_info_capi_1396eb64fd6cfd6c(uintptr_t arg1, swig_type_219 arg2, swig_type_220 arg3, swig_type_221 arg4, swig_type_222 arg5);
-extern swig_type_223 _wrap_weft_symbol_infer_shape_partial_capi_1396eb64fd6cfd6c(uintptr_t arg1, swig_type_224 arg2, swig_type_225 arg3, swig_type_226 arg4, swig_type_227 arg5, swig_type_228 arg6);
-extern swig_type_229 _wrap_weft_symbol_infer_shape_capi_1396eb64fd6cfd6c(uintptr_t arg1, swig_type_230 arg2, swig_type_231 arg3, swig_type_232 arg4, swig_type_233 arg5, swig_type_234 arg6);
-extern swig_type_235 _wrap_weft_shape_result_complete_capi_1396eb64fd6cfd6c(uintptr_t arg1, swig_type_236 arg2);
-extern swig_type_237 _wrap_weft_shape_result_count_capi_1396eb64fd6cfd6c(uintptr_t arg1, swig_intgo arg2, swig_type_238 arg3);
-extern swig_type_239 _wrap_weft_shape_result_name_capi_1396eb64fd6cfd6c(uintptr_t arg1, swig_intgo arg2, swig_type_240 arg3, swig_type_241 arg4);
-extern swig_type_242 _wrap_weft_shape_result_ndim_capi_1396eb64fd6cfd6c(uintptr_t arg1, swig_intgo arg2, swig_type_243 arg3, swig_type_244 arg4);
-extern swig_type_245 _wrap_weft_shape_result_dims_capi_1396eb64fd6cfd6c(uintptr_t arg1, swig_intgo arg2, swig_type_246 arg3, swig_type_247 arg4, swig_type_248 arg5);
-extern swig_type_249 _wrap_weft_shape_result_num_unknown_capi_1396eb64fd6cfd6c(uintptr_t arg1, swig_type_250 arg2);
-extern swig_type_251 _wrap_weft_shape_result_unknown_name_capi_1396eb64fd6cfd6c(uintptr_t arg1, swig_type_252 arg2, swig_type_253 arg3);
-extern swig_type_254 _wrap_weft_shape_result_free_capi_1396eb64fd6cfd6c(uintptr_t arg1);
-extern swig_type_255 _wrap_weft_symbol_infer_type_partial_capi_1396eb64fd6cfd6c(uintptr_t arg1, swig_type_256 arg2, swig_type_257 arg3, swig_type_258 arg4, swig_type_259 arg5);
-extern swig_type_260 _wrap_weft_symbol_infer_type_capi_1396eb64fd6cfd6c(uintptr_t arg1, swig_type_261 arg2, swig_type_262 arg3, swig_type_263 arg4, swig_type_264 arg5);
-extern swig_type_265 _wrap_weft_type_result_complete_capi_1396eb64fd6cfd6c(uintptr_t arg1, swig_type_266 arg2);
-extern swig_type_267 _wrap_weft_type_result_count_capi_1396eb64fd6cfd6c(uintptr_t arg1, swig_intgo arg2, swig_type_268 arg3);
-extern swig_type_269 _wrap_weft_type_result_name_capi_1396eb64fd6cfd6c(uintptr_t arg1, swig_intgo arg2, swig_type_270 arg3, swig_type_271 arg4);
-extern swig_type_272 _wrap_weft_type_result_dtype_capi_1396eb64fd6cfd6c(uintptr_t arg1, swig_intgo arg2, swig_type_273 arg3, swig_type_274 arg4);
-extern swig_type_275 _wrap_weft_type_result_num_unknown_capi_1396eb64fd6cfd6c(uintptr_t arg1, swig_type_276 arg2);
-extern swig_type_277 _wrap_weft_type_result_unknown_name_capi_1396eb64fd6cfd6c(uintptr_t arg1, swig_type_278 arg2, swig_type_279 arg3);
-extern swig_type_280 _wrap_weft_type_result_free_capi_1396eb64fd6cfd6c(uintptr_t arg1);
-extern swig_type_281 _wrap_weft_symbol_place_device_capi_1396eb64fd6cfd6c(uintptr_t arg1, swig_intgo arg2, swig_intgo arg3, swig_intgo arg4, swig_type_282 arg5, swig_type_283 arg6, swig_type_284 arg7, swig_type_285 arg8, swig_type_286 arg9, swig_type_287 arg10, swig_type_288 arg11, swig_type_289 arg12, swig_type_290 arg13, swig_type_291 arg14, swig_type_292 arg15, swig_type_293 arg16);
-extern swig_type_294 _wrap_weft_symbol_place_device_graph_capi_1396eb64fd6cfd6c(uintptr_t arg1, swig_intgo arg2, swig_intgo arg3, swig_intgo arg4, swig_type_295 arg5, swig_type_296 arg6, swig_type_297 arg7, swig_type_298 arg8, swig_type_299 arg9, swig_type_300 arg10, swig_type_301 arg11, swig_type_302 arg12, swig_type_303 arg13, swig_type_304 arg14);
-extern swig_type_305 _wrap_weft_executor_simple_bind_capi_1396eb64fd6cfd6c(uintptr_t arg1, swig_intgo arg2, swig_intgo arg3, swig_type_306 arg4, swig_type_307 arg5, swig_type_308 arg6, swig_type_309 arg7, swig_type_310 arg8, swig_type_311 arg9, swig_type_312 arg10, swig_type_313 arg11, swig_type_314 arg12);
-extern swig_type_315 _wrap_weft_executor_bind_capi_1396eb64fd6cfd6c(uintptr_t arg1, swig_intgo arg2, swig_intgo arg3, swig_type_316 arg4, swig_type_317 arg5, swig_type_318 arg6, swig_type_319 arg7, swig_type_320 arg8, swig_type_321 arg9, swig_type_322 arg10);
-extern swig_type_323 _wrap_weft_executor_simple_bind_group2ctx_capi_1396eb64fd6cfd6c(uintptr_t arg1, swig_intgo arg2, swig_intgo arg3, swig_type_324 arg4, swig_type_325 arg5, swig_type_326 arg6, swig_type_327 arg7, swig_type_328 arg8, swig_type_329 arg9, swig_type_330 arg10, swig_type_331 arg11, swig_type_332 arg12, swig_type_333 arg13, swig_type_334 arg14, swig_type_335 arg15, swig_type_336 arg16);
-extern swig_type_337 _wrap_weft_executor_bind_group2ctx_capi_1396eb64fd6cfd6c(uintptr_t arg1, swig_intgo arg2, swig_intgo arg3, swig_type_338 arg4, swig_type_339 arg5, swig_type_340 arg6, swig_type_341 arg7, swig_type_342 arg8, swig_type_343 arg9, swig_type_344 arg10, swig_type_345 arg11, swig_type_346 arg12, swig_type_347 arg13, swig_type_348 arg14);
-extern swig_type_349 _wrap_weft_executor_forward_capi_1396eb64fd6cfd6c(uintptr_t arg1, swig_intgo arg2);
-extern swig_type_350 _wrap_weft_executor_backward_capi_1396eb64fd6cfd6c(uintptr_t arg1, swig_type_351 arg2, swig_type_352 arg3);
-extern swig_type_353 _wrap_weft_executor_outputs_capi_1396eb64fd6cfd6c(uintptr_t arg1, swig_type_354 arg2);
-extern swig_type_355 _wrap_weft_executor_arg_arrays_capi_1396eb64fd6cfd6c(uintptr_t arg1, swig_type_356 arg2);
-extern swig_type_357 _wrap_weft_executor_grad_arrays_capi_1396eb64fd6cfd6c(uintptr_t arg1, swig_type_358 arg2);
-extern swig_type_359 _wrap_weft_executor_aux_arrays_capi_1396eb64fd6cfd6c(uintptr_t arg1, swig_type_360 arg2);
-extern swig_type_361 _wrap_weft_executor_reshape_capi_1396eb64fd6cfd6c(uintptr_t arg1, swig_type_362 arg2, swig_type_363 arg3, swig_type_364 arg4, swig_type_365 arg5, swig_intgo arg6, swig_intgo arg7, swig_type_366 arg8);
-extern swig_type_367 _wrap_weft_executor_print_capi_1396eb64fd6cfd6c(uintptr_t arg1, swig_type_368 arg2);
-extern swig_type_369 _wrap_weft_executor_free_capi_1396eb64fd6cfd6c(uintptr_t arg1);
-extern swig_type_370 _wrap_weft_executor_options_create_capi_1396eb64fd6cfd6c(uintptr_t arg1);
-extern swig_type_371 _wrap_weft_executor_options_free_capi_1396eb64fd6cfd6c(uintptr_t arg1);
-extern swig_type_372 _wrap_weft_executor_options_set_match_range_capi_1396eb64fd6cfd6c(uintptr_t arg1, swig_intgo arg2);
-extern swig_type_373 _wrap_weft_executor_options_set_num_groups_capi_1396eb64fd6cfd6c(uintptr_t arg1, swig_intgo arg2);
-extern swig_type_374 _wrap_weft_executor_options_set_bulk_max_nodes_capi_1396eb64fd6cfd6c(uintptr_t arg1, swig_intgo arg2);
-extern swig_type_375 _wrap_weft_executor_options_set_optimize_inference_capi_1396eb64fd6cfd6c(uintptr_t arg1, swig_intgo arg2);
-extern swig_type_376 _wrap_weft_executor_options_add_group_capi_1396eb64fd6cfd6c(uintptr_t arg1, swig_type_377 arg2, swig_intgo arg3, swig_intgo arg4);
-extern swig_type_378 _wrap_weft_executor_options_set_grad_req_capi_1396eb64fd6cfd6c(uintptr_t arg1, swig_type_379 arg2, swig_intgo arg3);
-extern swig_type_380 _wrap_weft_executor_simple_bind_with_options_capi_1396eb64fd6cfd6c(uintptr_t arg1, swig_intgo arg2, swig_intgo arg3, swig_type_381 arg4, swig_type_382 arg5, swig_type_383 arg6, swig_type_384 arg7, swig_type_385 arg8, swig_type_386 arg9, swig_type_387 arg10, uintptr_t arg11, swig_type_388 arg12);
-extern swig_type_389 _wrap_weft_executor_bind_with_options_capi_1396eb64fd6cfd6c(uintptr_t arg1, swig_intgo arg2, swig_intgo arg3, swig_type_390 arg4, swig_type_391 arg5, swig_type_392 arg6, swig_type_393 arg7, swig_type_394 arg8, swig_type_395 arg9, uintptr_t arg10, swig_type_396 arg11);
-extern swig_type_397 _wrap_weft_engine_configure_capi_1396eb64fd6cfd6c(swig_intgo arg1, swig_intgo arg2);
-extern swig_type_398 _wrap_weft_engine_info_capi_1396eb64fd6cfd6c(swig_type_399 arg1, swig_type_400 arg2);
-extern swig_type_401 _wrap_weft_engine_var_create_capi_1396eb64fd6cfd6c(uintptr_t arg1);
-extern swig_type_402 _wrap_weft_engine_var_free_capi_1396eb64fd6cfd6c(uintptr_t arg1);
-extern swig_type_403 _wrap_weft_engine_var_version_capi_1396eb64fd6cfd6c(uintptr_t arg1, swig_type_404 arg2);
-extern swig_type_405 _wrap_weft_engine_push_sync_capi_1396eb64fd6cfd6c(swig_type_406 arg1, swig_voidp arg2, swig_type_407 arg3, uintptr_t arg4, swig_type_408 arg5, uintptr_t arg6, swig_type_409 arg7, swig_type_410 arg8);
-extern swig_type_411 _wrap_weft_engine_push_async_capi_1396eb64fd6cfd6c(swig_type_412 arg1, swig_voidp arg2, swig_type_413 arg3, uintptr_t arg4, swig_type_414 arg5, uintptr_t arg6, swig_type_415 arg7, swig_type_416 arg8);
-extern swig_type_417 _wrap_weft_engine_complete_capi_1396eb64fd6cfd6c(uintptr_t arg1, swig_type_418 arg2);
-extern swig_type_419 _wrap_weft_engine_var_wait_capi_1396eb64fd6cfd6c(uintptr_t arg1);
-extern swig_type_420 _wrap_weft_idx_load_capi_1396eb64fd6cfd6c(swig_type_421 arg1, swig_type_422 arg2);
-extern swig_type_423 _wrap_weft_mnist_load_capi_1396eb64fd6cfd6c(swig_type_424 arg1, swig_type_425 arg2, swig_type_426 arg3, swig_type_427 arg4);
-extern swig_type_428 _wrap_weft_data_iter_create_ndarray_capi_1396eb64fd6cfd6c(swig_type_429 arg1, swig_type_430 arg2, swig_type_431 arg3, swig_type_432 arg4, swig_type_433 arg5, swig_type_434 arg6, swig_intgo arg7, swig_intgo arg8, swig_type_435 arg9, swig_type_436 arg10, swig_type_437 arg11);
-extern swig_type_438 _wrap_weft_data_iter_next_capi_1396eb64fd6cfd6c(uintptr_t arg1, swig_type_439 arg2);
-extern swig_type_440 _wrap_weft_data_iter_reset_capi_1396eb64fd6cfd6c(uintptr_t arg1);
-extern swig_type_441 _wrap_weft_data_iter_data_capi_1396eb64fd6cfd6c(uintptr_t arg1, swig_type_442 arg2);
-extern swig_type_443 _wrap_weft_data_iter_label_capi_1396eb64fd6cfd6c(uintptr_t arg1, swig_type_444 arg2);
-extern swig_type_445 _wrap_weft_data_iter_pad_capi_1396eb64fd6cfd6c(uintptr_t arg1, swig_type_446 arg2);
-extern swig_type_447 _wrap_weft_data_iter_index_capi_1396eb64fd6cfd6c(uintptr_t arg1, swig_type_448 arg2, swig_type_449 arg3, swig_type_450 arg4);
-extern swig_type_451 _wrap_weft_data_iter_batch_size_capi_1396eb64fd6cfd6c(uintptr_t arg1, swig_type_452 arg2);
-extern swig_type_453 _wrap_weft_data_iter_free_capi_1396eb64fd6cfd6c(uintptr_t arg1);
-extern swig_type_454 _wrap_weft_metric_create_capi_1396eb64fd6cfd6c(swig_type_455 arg1, swig_type_456 arg2, swig_type_457 arg3, swig_type_458 arg4, swig_type_459 arg5);
-extern swig_type_460 _wrap_weft_metric_composite_add_capi_1396eb64fd6cfd6c(uintptr_t arg1, swig_type_461 arg2, swig_type_462 arg3, swig_type_463 arg4, swig_type_464 arg5);
-extern swig_type_465 _wrap_weft_metric_update_capi_1396eb64fd6cfd6c(uintptr_t arg1, swig_type_466 arg2, swig_type_467 arg3, swig_type_468 arg4, swig_type_469 arg5);
-extern swig_type_470 _wrap_weft_metric_num_values_capi_1396eb64fd6cfd6c(uintptr_t arg1, swig_type_471 arg2);
-extern swig_type_472 _wrap_weft_metric_get_capi_1396eb64fd6cfd6c(uintptr_t arg1, swig_type_473 arg2, swig_type_474 arg3, swig_type_475 arg4, swig_type_476 arg5);
-extern swig_type_477 _wrap_weft_metric_reset_capi_1396eb64fd6cfd6c(uintptr_t arg1);
-extern swig_type_478 _wrap_weft_metric_free_capi_1396eb64fd6cfd6c(uintptr_t arg1);
-extern swig_type_479 _wrap_weft_checkpoint_save_capi_1396eb64fd6cfd6c(swig_type_480 arg1, swig_intgo arg2, uintptr_t arg3, swig_type_481 arg4, swig_type_482 arg5, swig_type_483 arg6, swig_type_484 arg7, swig_type_485 arg8, swig_type_486 arg9);
-extern swig_type_487 _wrap_weft_checkpoint_load_capi_1396eb64fd6cfd6c(swig_type_488 arg1, swig_intgo arg2, swig_type_489 arg3, swig_type_490 arg4, swig_type_491 arg5);
-extern swig_type_492 _wrap_weft_initializer_create_capi_1396eb64fd6cfd6c(swig_type_493 arg1, swig_type_494 arg2, swig_type_495 arg3, swig_type_496 arg4, swig_type_497 arg5, swig_type_498 arg6);
-extern swig_type_499 _wrap_weft_initializer_init_capi_1396eb64fd6cfd6c(uintptr_t arg1, swig_type_500 arg2, uintptr_t arg3);
-extern swig_type_501 _wrap_weft_initializer_free_capi_1396eb64fd6cfd6c(uintptr_t arg1);
-extern swig_type_502 _wrap_weft_optimizer_create_capi_1396eb64fd6cfd6c(swig_type_503 arg1, swig_type_504 arg2, swig_type_505 arg3, swig_type_506 arg4, swig_type_507 arg5);
-extern swig_type_508 _wrap_weft_optimizer_set_lr_scheduler_capi_1396eb64fd6cfd6c(uintptr_t arg1, swig_type_509 arg2, swig_type_510 arg3, swig_type_511 arg4, float arg5, float arg6);
-extern swig_type_512 _wrap_weft_optimizer_set_multipliers_capi_1396eb64fd6cfd6c(uintptr_t arg1, uintptr_t arg2);
-extern swig_type_513 _wrap_weft_optimizer_set_rescale_grad_capi_1396eb64fd6cfd6c(uintptr_t arg1, float arg2);
-extern swig_type_514 _wrap_weft_optimizer_update_capi_1396eb64fd6cfd6c(uintptr_t arg1, swig_intgo arg2, swig_type_515 arg3, uintptr_t arg4, uintptr_t arg5);
-extern swig_type_516 _wrap_weft_optimizer_num_update_capi_1396eb64fd6cfd6c(uintptr_t arg1, swig_type_517 arg2);
-extern swig_type_518 _wrap_weft_optimizer_learning_rate_capi_1396eb64fd6cfd6c(uintptr_t arg1, swig_type_519 arg2, swig_type_520 arg3);
-extern swig_type_521 _wrap_weft_optimizer_free_capi_1396eb64fd6cfd6c(uintptr_t arg1);
-extern swig_type_522 _wrap_weft_module_create_capi_1396eb64fd6cfd6c(uintptr_t arg1, swig_type_523 arg2, swig_type_524 arg3, swig_type_525 arg4, swig_type_526 arg5, swig_intgo arg6, swig_intgo arg7, swig_type_527 arg8);
-extern swig_type_528 _wrap_weft_module_bind_capi_1396eb64fd6cfd6c(uintptr_t arg1, uintptr_t arg2, swig_intgo arg3);
-extern swig_type_529 _wrap_weft_module_init_params_capi_1396eb64fd6cfd6c(uintptr_t arg1, uintptr_t arg2, uintptr_t arg3, uintptr_t arg4, swig_intgo arg5);
-extern swig_type_530 _wrap_weft_module_init_optimizer_capi_1396eb64fd6cfd6c(uintptr_t arg1, uintptr_t arg2);
-extern swig_type_531 _wrap_weft_module_forward_capi_1396eb64fd6cfd6c(uintptr_t arg1, uintptr_t arg2, swig_intgo arg3);
-extern swig_type_532 _wrap_weft_module_backward_capi_1396eb64fd6cfd6c(uintptr_t arg1);
-extern swig_type_533 _wrap_weft_module_update_capi_1396eb64fd6cfd6c(uintptr_t arg1);
-extern swig_type_534 _wrap_weft_module_update_metric_capi_1396eb64fd6cfd6c(uintptr_t arg1, uintptr_t arg2, uintptr_t arg3);
-extern swig_type_535 _wrap_weft_module_outputs_capi_1396eb64fd6cfd6c(uintptr_t arg1, swig_type_536 arg2);
-extern swig_type_537 _wrap_weft_module_params_capi_1396eb64fd6cfd6c(uintptr_t arg1, swig_type_538 arg2, swig_type_539 arg3);
-extern swig_type_540 _wrap_weft_module_fit_capi_1396eb64fd6cfd6c(uintptr_t arg1, uintptr_t arg2, uintptr_t arg3, uintptr_t arg4, swig_intgo arg5, swig_intgo arg6, swig_intgo arg7, swig_type_541 arg8, swig_type_542 arg9);
-extern swig_type_543 _wrap_weft_module_score_capi_1396eb64fd6cfd6c(uintptr_t arg1, uintptr_t arg2, uintptr_t arg3);
-extern swig_type_544 _wrap_weft_module_save_checkpoint_capi_1396eb64fd6cfd6c(uintptr_t arg1, swig_type_545 arg2, swig_intgo arg3);
-extern swig_type_546 _wrap_weft_module_free_capi_1396eb64fd6cfd6c(uintptr_t arg1);
-extern swig_type_547 _wrap_weft_predictor_create_capi_1396eb64fd6cfd6c(swig_type_548 arg1, swig_voidp arg2, swig_type_549 arg3, swig_type_550 arg4, swig_type_551 arg5, swig_type_552 arg6, swig_type_553 arg7, swig_intgo arg8, swig_intgo arg9, swig_type_554 arg10, swig_type_555 arg11, swig_type_556 arg12, swig_type_557 arg13, swig_type_558 arg14, swig_type_559 arg15);
-extern swig_type_560 _wrap_weft_predictor_create_from_files_capi_1396eb64fd6cfd6c(swig_type_561 arg1, swig_type_562 arg2, swig_type_563 arg3, swig_type_564 arg4, swig_type_565 arg5, swig_type_566 arg6, swig_intgo arg7, swig_intgo arg8, swig_type_567 arg9, swig_type_568 arg10, swig_type_569 arg11, swig_type_570 arg12, swig_type_571 arg13, swig_type_572 arg14);
-extern swig_type_573 _wrap_weft_predictor_list_inputs_capi_1396eb64fd6cfd6c(uintptr_t arg1, swig_type_574 arg2);
-extern swig_type_575 _wrap_weft_predictor_list_outputs_capi_1396eb64fd6cfd6c(uintptr_t arg1, swig_type_576 arg2);
-extern swig_type_577 _wrap_weft_predictor_output_shape_capi_1396eb64fd6cfd6c(uintptr_t arg1, swig_type_578 arg2, swig_type_579 arg3, swig_type_580 arg4, swig_type_581 arg5, swig_type_582 arg6, swig_type_583 arg7, swig_type_584 arg8);
-extern swig_type_585 _wrap_weft_predictor_predict_float_capi_1396eb64fd6cfd6c(uintptr_t arg1, swig_type_586 arg2, swig_type_587 arg3, swig_type_588 arg4, swig_type_589 arg5, swig_type_590 arg6, swig_type_591 arg7);
-extern swig_type_592 _wrap_weft_predictor_free_capi_1396eb64fd6cfd6c(uintptr_t arg1);
-extern swig_type_593 _wrap_weft_kvstore_create_capi_1396eb64fd6cfd6c(swig_type_594 arg1, swig_type_595 arg2);
-extern swig_type_596 _wrap_weft_kvstore_type_capi_1396eb64fd6cfd6c(uintptr_t arg1, swig_type_597 arg2);
-extern swig_type_598 _wrap_weft_kvstore_rank_capi_1396eb64fd6cfd6c(uintptr_t arg1, swig_type_599 arg2, swig_type_600 arg3);
-extern swig_type_601 _wrap_weft_kvstore_init_capi_1396eb64fd6cfd6c(uintptr_t arg1, swig_type_602 arg2, swig_type_603 arg3, swig_type_604 arg4);
-extern swig_type_605 _wrap_weft_kvstore_push_capi_1396eb64fd6cfd6c(uintptr_t arg1, swig_type_606 arg2, swig_type_607 arg3, swig_type_608 arg4, swig_intgo arg5);
-extern swig_type_609 _wrap_weft_kvstore_pull_capi_1396eb64fd6cfd6c(uintptr_t arg1, swig_type_610 arg2, swig_type_611 arg3, swig_type_612 arg4, swig_intgo arg5);
-extern swig_type_613 _wrap_weft_kvstore_pushpull_capi_1396eb64fd6cfd6c(uintptr_t arg1, swig_type_614 arg2, swig_type_615 arg3, swig_type_616 arg4, swig_type_617 arg5, swig_intgo arg6);
-extern swig_type_618 _wrap_weft_kvstore_set_optimizer_capi_1396eb64fd6cfd6c(uintptr_t arg1, uintptr_t arg2);
-extern swig_type_619 _wrap_weft_kvstore_barrier_capi_1396eb64fd6cfd6c(uintptr_t arg1);
-extern swig_type_620 _wrap_weft_kvstore_free_capi_1396eb64fd6cfd6c(uintptr_t arg1);
-extern swig_type_621 _wrap_weft_module_init_optimizer_kvstore_capi_1396eb64fd6cfd6c(uintptr_t arg1, uintptr_t arg2, uintptr_t arg3);
-extern swig_type_622 _wrap_weft_data_iter_select_part_capi_1396eb64fd6cfd6c(uintptr_t arg1, swig_intgo arg2, swig_intgo arg3);
-extern swig_type_623 _wrap_weft_kvstore_finalize_capi_1396eb64fd6cfd6c(void);
+extern void _wrap_Swig_free_capi_e8a75d399fea1331(uintptr_t arg1);
+extern uintptr_t _wrap_Swig_malloc_capi_e8a75d399fea1331(swig_intgo arg1);
+extern swig_type_1 _wrap_weft_go_predictor_predict_capi_e8a75d399fea1331(uintptr_t arg1, swig_type_2 arg2, swig_voidp arg3, swig_type_3 arg4, swig_type_4 arg5, swig_type_5 arg6, swig_type_6 arg7, swig_voidp arg8, swig_type_7 arg9);
+extern swig_type_8 _wrap_weft_binding_copy_from_f32_capi_e8a75d399fea1331(uintptr_t arg1, swig_type_9 arg2, swig_type_10 arg3);
+extern swig_type_11 _wrap_weft_binding_copy_to_f32_capi_e8a75d399fea1331(uintptr_t arg1, swig_type_12 arg2, swig_type_13 arg3);
+extern swig_type_14 _wrap_weft_binding_copy_from_f64_capi_e8a75d399fea1331(uintptr_t arg1, swig_type_15 arg2, swig_type_16 arg3);
+extern swig_type_17 _wrap_weft_binding_copy_to_f64_capi_e8a75d399fea1331(uintptr_t arg1, swig_type_18 arg2, swig_type_19 arg3);
+extern swig_type_20 _wrap_weft_binding_executor_memory_capi_e8a75d399fea1331(uintptr_t arg1, swig_type_21 arg2);
+extern swig_type_22 _wrap_weft_binding_predictor_stats_capi_e8a75d399fea1331(uintptr_t arg1, swig_type_23 arg2);
+extern swig_type_24 _wrap_weft_binding_ndarray_list_capi_e8a75d399fea1331(swig_type_25 arg1, swig_type_26 arg2, swig_type_27 arg3, swig_type_28 arg4);
+extern swig_type_29 _wrap_weft_binding_buffer_copy_capi_e8a75d399fea1331(uintptr_t arg1, swig_voidp arg2, swig_type_30 arg3, swig_type_31 arg4);
+extern swig_intgo _wrap_weft_binding_abi_version_capi_e8a75d399fea1331(void);
+extern swig_type_32 _wrap_weft_binding_library_path_capi_e8a75d399fea1331(void);
+extern swig_type_33 _wrap_weft_version_capi_e8a75d399fea1331(void);
+extern swig_intgo _wrap_weft_abi_version_capi_e8a75d399fea1331(void);
+extern swig_type_34 _wrap_weft_live_handle_count_capi_e8a75d399fea1331(void);
+extern swig_type_35 _wrap_weft_storage_stats_capi_e8a75d399fea1331(swig_intgo arg1, swig_intgo arg2, swig_type_36 arg3, swig_type_37 arg4);
+extern swig_type_38 _wrap_weft_random_seed_capi_e8a75d399fea1331(swig_type_39 arg1);
+extern swig_type_40 _wrap_weft_wait_all_capi_e8a75d399fea1331(void);
+extern swig_type_41 _wrap_weft_op_count_capi_e8a75d399fea1331(swig_type_42 arg1);
+extern swig_type_43 _wrap_weft_op_name_capi_e8a75d399fea1331(swig_type_44 arg1, swig_type_45 arg2);
+extern swig_type_46 _wrap_weft_op_info_capi_e8a75d399fea1331(swig_type_47 arg1, swig_type_48 arg2, swig_type_49 arg3);
+extern swig_type_50 _wrap_weft_op_param_capi_e8a75d399fea1331(swig_type_51 arg1, swig_type_52 arg2, swig_type_53 arg3, swig_type_54 arg4, swig_type_55 arg5, swig_type_56 arg6);
+extern swig_type_57 _wrap_weft_op_aliases_capi_e8a75d399fea1331(swig_type_58 arg1, swig_type_59 arg2);
+extern swig_type_60 _wrap_weft_ndarray_create_capi_e8a75d399fea1331(swig_type_61 arg1, swig_intgo arg2, swig_intgo arg3, swig_intgo arg4, swig_intgo arg5, swig_type_62 arg6);
+extern swig_type_63 _wrap_weft_ndarray_free_capi_e8a75d399fea1331(uintptr_t arg1);
+extern swig_type_64 _wrap_weft_ndarray_ndim_capi_e8a75d399fea1331(uintptr_t arg1, swig_type_65 arg2);
+extern swig_type_66 _wrap_weft_ndarray_shape_capi_e8a75d399fea1331(uintptr_t arg1, swig_type_67 arg2, swig_type_68 arg3);
+extern swig_type_69 _wrap_weft_ndarray_size_capi_e8a75d399fea1331(uintptr_t arg1, swig_type_70 arg2);
+extern swig_type_71 _wrap_weft_ndarray_dtype_capi_e8a75d399fea1331(uintptr_t arg1, swig_type_72 arg2);
+extern swig_type_73 _wrap_weft_ndarray_context_capi_e8a75d399fea1331(uintptr_t arg1, swig_type_74 arg2, swig_type_75 arg3);
+extern swig_type_76 _wrap_weft_ndarray_copy_from_capi_e8a75d399fea1331(uintptr_t arg1, swig_voidp arg2, swig_type_77 arg3);
+extern swig_type_78 _wrap_weft_ndarray_copy_to_capi_e8a75d399fea1331(uintptr_t arg1, swig_voidp arg2, swig_type_79 arg3);
+extern swig_type_80 _wrap_weft_ndarray_reshape_capi_e8a75d399fea1331(uintptr_t arg1, swig_type_81 arg2, swig_intgo arg3, swig_type_82 arg4);
+extern swig_type_83 _wrap_weft_ndarray_slice_capi_e8a75d399fea1331(uintptr_t arg1, swig_type_84 arg2, swig_type_85 arg3, swig_type_86 arg4);
+extern swig_type_87 _wrap_weft_ndarray_wait_to_read_capi_e8a75d399fea1331(uintptr_t arg1);
+extern swig_type_88 _wrap_weft_ndarray_wait_to_write_capi_e8a75d399fea1331(uintptr_t arg1);
+extern swig_type_89 _wrap_weft_ndarray_save_file_capi_e8a75d399fea1331(swig_type_90 arg1, swig_type_91 arg2, swig_type_92 arg3, swig_type_93 arg4);
+extern swig_type_94 _wrap_weft_ndarray_save_buffer_capi_e8a75d399fea1331(swig_type_95 arg1, swig_type_96 arg2, swig_type_97 arg3, swig_type_98 arg4);
+extern swig_type_99 _wrap_weft_buffer_data_capi_e8a75d399fea1331(uintptr_t arg1, swig_voidp arg2, swig_type_100 arg3);
+extern swig_type_101 _wrap_weft_buffer_free_capi_e8a75d399fea1331(uintptr_t arg1);
+extern swig_type_102 _wrap_weft_ndarray_load_file_capi_e8a75d399fea1331(swig_type_103 arg1, swig_type_104 arg2);
+extern swig_type_105 _wrap_weft_ndarray_load_buffer_capi_e8a75d399fea1331(swig_voidp arg1, swig_type_106 arg2, swig_type_107 arg3);
+extern swig_type_108 _wrap_weft_ndarray_list_size_capi_e8a75d399fea1331(uintptr_t arg1, swig_type_109 arg2, swig_type_110 arg3);
+extern swig_type_111 _wrap_weft_ndarray_list_name_capi_e8a75d399fea1331(uintptr_t arg1, swig_type_112 arg2, swig_type_113 arg3);
+extern swig_type_114 _wrap_weft_ndarray_list_get_capi_e8a75d399fea1331(uintptr_t arg1, swig_type_115 arg2, swig_type_116 arg3);
+extern swig_type_117 _wrap_weft_ndarray_list_free_capi_e8a75d399fea1331(uintptr_t arg1);
+extern swig_type_118 _wrap_weft_ndarray_list_create_capi_e8a75d399fea1331(swig_type_119 arg1, swig_type_120 arg2, swig_type_121 arg3, swig_type_122 arg4);
+extern swig_type_123 _wrap_weft_ndarray_load_npy_capi_e8a75d399fea1331(swig_type_124 arg1, swig_type_125 arg2);
+extern swig_type_126 _wrap_weft_ndarray_save_npy_capi_e8a75d399fea1331(uintptr_t arg1, swig_type_127 arg2);
+extern swig_type_128 _wrap_weft_ndarray_load_npy_buffer_capi_e8a75d399fea1331(swig_voidp arg1, swig_type_129 arg2, swig_type_130 arg3);
+extern swig_type_131 _wrap_weft_ndarray_save_npy_buffer_capi_e8a75d399fea1331(uintptr_t arg1, swig_type_132 arg2);
+extern swig_type_133 _wrap_weft_op_invoke_capi_e8a75d399fea1331(swig_type_134 arg1, swig_type_135 arg2, swig_type_136 arg3, swig_type_137 arg4, swig_type_138 arg5, swig_type_139 arg6, swig_type_140 arg7, swig_type_141 arg8, swig_type_142 arg9);
+extern swig_type_143 _wrap_weft_op_invoke_into_capi_e8a75d399fea1331(swig_type_144 arg1, swig_type_145 arg2, swig_type_146 arg3, swig_type_147 arg4, swig_type_148 arg5, swig_type_149 arg6, swig_type_150 arg7, swig_type_151 arg8, swig_type_152 arg9);
+extern swig_type_153 _wrap_weft_string_list_size_capi_e8a75d399fea1331(uintptr_t arg1, swig_type_154 arg2);
+extern swig_type_155 _wrap_weft_string_list_get_capi_e8a75d399fea1331(uintptr_t arg1, swig_type_156 arg2, swig_type_157 arg3);
+extern swig_type_158 _wrap_weft_string_list_free_capi_e8a75d399fea1331(uintptr_t arg1);
+extern swig_type_159 _wrap_weft_symbol_create_variable_capi_e8a75d399fea1331(swig_type_160 arg1, swig_type_161 arg2);
+extern swig_type_162 _wrap_weft_symbol_create_atomic_capi_e8a75d399fea1331(swig_type_163 arg1, swig_type_164 arg2, swig_type_165 arg3, swig_type_166 arg4, swig_type_167 arg5);
+extern swig_type_168 _wrap_weft_symbol_compose_capi_e8a75d399fea1331(uintptr_t arg1, swig_type_169 arg2, swig_type_170 arg3, swig_type_171 arg4, swig_type_172 arg5);
+extern swig_type_173 _wrap_weft_symbol_group_capi_e8a75d399fea1331(swig_type_174 arg1, swig_type_175 arg2, swig_type_176 arg3);
+extern swig_type_177 _wrap_weft_symbol_copy_capi_e8a75d399fea1331(uintptr_t arg1, swig_type_178 arg2);
+extern swig_type_179 _wrap_weft_symbol_free_capi_e8a75d399fea1331(uintptr_t arg1);
+extern swig_type_180 _wrap_weft_symbol_num_outputs_capi_e8a75d399fea1331(uintptr_t arg1, swig_type_181 arg2);
+extern swig_type_182 _wrap_weft_symbol_get_output_capi_e8a75d399fea1331(uintptr_t arg1, swig_type_183 arg2, swig_type_184 arg3);
+extern swig_type_185 _wrap_weft_symbol_get_internals_capi_e8a75d399fea1331(uintptr_t arg1, swig_type_186 arg2);
+extern swig_type_187 _wrap_weft_symbol_get_children_capi_e8a75d399fea1331(uintptr_t arg1, swig_type_188 arg2);
+extern swig_type_189 _wrap_weft_symbol_list_arguments_capi_e8a75d399fea1331(uintptr_t arg1, swig_type_190 arg2);
+extern swig_type_191 _wrap_weft_symbol_list_outputs_capi_e8a75d399fea1331(uintptr_t arg1, swig_type_192 arg2);
+extern swig_type_193 _wrap_weft_symbol_list_auxiliary_states_capi_e8a75d399fea1331(uintptr_t arg1, swig_type_194 arg2);
+extern swig_type_195 _wrap_weft_symbol_list_inputs_capi_e8a75d399fea1331(uintptr_t arg1, swig_type_196 arg2);
+extern swig_type_197 _wrap_weft_symbol_get_name_capi_e8a75d399fea1331(uintptr_t arg1, swig_type_198 arg2);
+extern swig_type_199 _wrap_weft_symbol_get_attr_capi_e8a75d399fea1331(uintptr_t arg1, swig_type_200 arg2, swig_type_201 arg3);
+extern swig_type_202 _wrap_weft_symbol_set_attr_capi_e8a75d399fea1331(uintptr_t arg1, swig_type_203 arg2, swig_type_204 arg3);
+extern swig_type_205 _wrap_weft_symbol_list_attr_capi_e8a75d399fea1331(uintptr_t arg1, swig_intgo arg2, swig_type_206 arg3, swig_type_207 arg4);
+extern swig_type_208 _wrap_weft_symbol_to_json_capi_e8a75d399fea1331(uintptr_t arg1, swig_type_209 arg2);
+extern swig_type_210 _wrap_weft_symbol_save_file_capi_e8a75d399fea1331(uintptr_t arg1, swig_type_211 arg2);
+extern swig_type_212 _wrap_weft_symbol_from_json_capi_e8a75d399fea1331(swig_type_213 arg1, swig_type_214 arg2);
+extern swig_type_215 _wrap_weft_symbol_from_json_file_capi_e8a75d399fea1331(swig_type_216 arg1, swig_type_217 arg2);
+extern swig_type_218 _wrap_weft_symbol_json_info_capi_e8a75d399fea1331(uintptr_t arg1, swig_type_219 arg2, swig_type_220 arg3, swig_type_221 arg4, swig_type_222 arg5);
+extern swig_type_223 _wrap_weft_symbol_infer_shape_partial_capi_e8a75d399fea1331(uintptr_t arg1, swig_type_224 arg2, swig_type_225 arg3, swig_type_226 arg4, swig_type_227 arg5, swig_type_228 arg6);
+extern swig_type_229 _wrap_weft_symbol_infer_shape_capi_e8a75d399fea1331(uintptr_t arg1, swig_type_230 arg2, swig_type_231 arg3, swig_type_232 arg4, swig_type_233 arg5, swig_type_234 arg6);
+extern swig_type_235 _wrap_weft_shape_result_complete_capi_e8a75d399fea1331(uintptr_t arg1, swig_type_236 arg2);
+extern swig_type_237 _wrap_weft_shape_result_count_capi_e8a75d399fea1331(uintptr_t arg1, swig_intgo arg2, swig_type_238 arg3);
+extern swig_type_239 _wrap_weft_shape_result_name_capi_e8a75d399fea1331(uintptr_t arg1, swig_intgo arg2, swig_type_240 arg3, swig_type_241 arg4);
+extern swig_type_242 _wrap_weft_shape_result_ndim_capi_e8a75d399fea1331(uintptr_t arg1, swig_intgo arg2, swig_type_243 arg3, swig_type_244 arg4);
+extern swig_type_245 _wrap_weft_shape_result_dims_capi_e8a75d399fea1331(uintptr_t arg1, swig_intgo arg2, swig_type_246 arg3, swig_type_247 arg4, swig_type_248 arg5);
+extern swig_type_249 _wrap_weft_shape_result_num_unknown_capi_e8a75d399fea1331(uintptr_t arg1, swig_type_250 arg2);
+extern swig_type_251 _wrap_weft_shape_result_unknown_name_capi_e8a75d399fea1331(uintptr_t arg1, swig_type_252 arg2, swig_type_253 arg3);
+extern swig_type_254 _wrap_weft_shape_result_free_capi_e8a75d399fea1331(uintptr_t arg1);
+extern swig_type_255 _wrap_weft_symbol_infer_type_partial_capi_e8a75d399fea1331(uintptr_t arg1, swig_type_256 arg2, swig_type_257 arg3, swig_type_258 arg4, swig_type_259 arg5);
+extern swig_type_260 _wrap_weft_symbol_infer_type_capi_e8a75d399fea1331(uintptr_t arg1, swig_type_261 arg2, swig_type_262 arg3, swig_type_263 arg4, swig_type_264 arg5);
+extern swig_type_265 _wrap_weft_type_result_complete_capi_e8a75d399fea1331(uintptr_t arg1, swig_type_266 arg2);
+extern swig_type_267 _wrap_weft_type_result_count_capi_e8a75d399fea1331(uintptr_t arg1, swig_intgo arg2, swig_type_268 arg3);
+extern swig_type_269 _wrap_weft_type_result_name_capi_e8a75d399fea1331(uintptr_t arg1, swig_intgo arg2, swig_type_270 arg3, swig_type_271 arg4);
+extern swig_type_272 _wrap_weft_type_result_dtype_capi_e8a75d399fea1331(uintptr_t arg1, swig_intgo arg2, swig_type_273 arg3, swig_type_274 arg4);
+extern swig_type_275 _wrap_weft_type_result_num_unknown_capi_e8a75d399fea1331(uintptr_t arg1, swig_type_276 arg2);
+extern swig_type_277 _wrap_weft_type_result_unknown_name_capi_e8a75d399fea1331(uintptr_t arg1, swig_type_278 arg2, swig_type_279 arg3);
+extern swig_type_280 _wrap_weft_type_result_free_capi_e8a75d399fea1331(uintptr_t arg1);
+extern swig_type_281 _wrap_weft_symbol_place_device_capi_e8a75d399fea1331(uintptr_t arg1, swig_intgo arg2, swig_intgo arg3, swig_intgo arg4, swig_type_282 arg5, swig_type_283 arg6, swig_type_284 arg7, swig_type_285 arg8, swig_type_286 arg9, swig_type_287 arg10, swig_type_288 arg11, swig_type_289 arg12, swig_type_290 arg13, swig_type_291 arg14, swig_type_292 arg15, swig_type_293 arg16);
+extern swig_type_294 _wrap_weft_symbol_place_device_graph_capi_e8a75d399fea1331(uintptr_t arg1, swig_intgo arg2, swig_intgo arg3, swig_intgo arg4, swig_type_295 arg5, swig_type_296 arg6, swig_type_297 arg7, swig_type_298 arg8, swig_type_299 arg9, swig_type_300 arg10, swig_type_301 arg11, swig_type_302 arg12, swig_type_303 arg13, swig_type_304 arg14);
+extern swig_type_305 _wrap_weft_executor_simple_bind_capi_e8a75d399fea1331(uintptr_t arg1, swig_intgo arg2, swig_intgo arg3, swig_type_306 arg4, swig_type_307 arg5, swig_type_308 arg6, swig_type_309 arg7, swig_type_310 arg8, swig_type_311 arg9, swig_type_312 arg10, swig_type_313 arg11, swig_type_314 arg12);
+extern swig_type_315 _wrap_weft_executor_bind_capi_e8a75d399fea1331(uintptr_t arg1, swig_intgo arg2, swig_intgo arg3, swig_type_316 arg4, swig_type_317 arg5, swig_type_318 arg6, swig_type_319 arg7, swig_type_320 arg8, swig_type_321 arg9, swig_type_322 arg10);
+extern swig_type_323 _wrap_weft_executor_simple_bind_group2ctx_capi_e8a75d399fea1331(uintptr_t arg1, swig_intgo arg2, swig_intgo arg3, swig_type_324 arg4, swig_type_325 arg5, swig_type_326 arg6, swig_type_327 arg7, swig_type_328 arg8, swig_type_329 arg9, swig_type_330 arg10, swig_type_331 arg11, swig_type_332 arg12, swig_type_333 arg13, swig_type_334 arg14, swig_type_335 arg15, swig_type_336 arg16);
+extern swig_type_337 _wrap_weft_executor_bind_group2ctx_capi_e8a75d399fea1331(uintptr_t arg1, swig_intgo arg2, swig_intgo arg3, swig_type_338 arg4, swig_type_339 arg5, swig_type_340 arg6, swig_type_341 arg7, swig_type_342 arg8, swig_type_343 arg9, swig_type_344 arg10, swig_type_345 arg11, swig_type_346 arg12, swig_type_347 arg13, swig_type_348 arg14);
+extern swig_type_349 _wrap_weft_executor_forward_capi_e8a75d399fea1331(uintptr_t arg1, swig_intgo arg2);
+extern swig_type_350 _wrap_weft_executor_backward_capi_e8a75d399fea1331(uintptr_t arg1, swig_type_351 arg2, swig_type_352 arg3);
+extern swig_type_353 _wrap_weft_executor_outputs_capi_e8a75d399fea1331(uintptr_t arg1, swig_type_354 arg2);
+extern swig_type_355 _wrap_weft_executor_arg_arrays_capi_e8a75d399fea1331(uintptr_t arg1, swig_type_356 arg2);
+extern swig_type_357 _wrap_weft_executor_grad_arrays_capi_e8a75d399fea1331(uintptr_t arg1, swig_type_358 arg2);
+extern swig_type_359 _wrap_weft_executor_aux_arrays_capi_e8a75d399fea1331(uintptr_t arg1, swig_type_360 arg2);
+extern swig_type_361 _wrap_weft_executor_reshape_capi_e8a75d399fea1331(uintptr_t arg1, swig_type_362 arg2, swig_type_363 arg3, swig_type_364 arg4, swig_type_365 arg5, swig_intgo arg6, swig_intgo arg7, swig_type_366 arg8);
+extern swig_type_367 _wrap_weft_executor_print_capi_e8a75d399fea1331(uintptr_t arg1, swig_type_368 arg2);
+extern swig_type_369 _wrap_weft_executor_free_capi_e8a75d399fea1331(uintptr_t arg1);
+extern swig_type_370 _wrap_weft_executor_options_create_capi_e8a75d399fea1331(uintptr_t arg1);
+extern swig_type_371 _wrap_weft_executor_options_free_capi_e8a75d399fea1331(uintptr_t arg1);
+extern swig_type_372 _wrap_weft_executor_options_set_match_range_capi_e8a75d399fea1331(uintptr_t arg1, swig_intgo arg2);
+extern swig_type_373 _wrap_weft_executor_options_set_num_groups_capi_e8a75d399fea1331(uintptr_t arg1, swig_intgo arg2);
+extern swig_type_374 _wrap_weft_executor_options_set_bulk_max_nodes_capi_e8a75d399fea1331(uintptr_t arg1, swig_intgo arg2);
+extern swig_type_375 _wrap_weft_executor_options_set_optimize_inference_capi_e8a75d399fea1331(uintptr_t arg1, swig_intgo arg2);
+extern swig_type_376 _wrap_weft_executor_options_add_group_capi_e8a75d399fea1331(uintptr_t arg1, swig_type_377 arg2, swig_intgo arg3, swig_intgo arg4);
+extern swig_type_378 _wrap_weft_executor_options_set_grad_req_capi_e8a75d399fea1331(uintptr_t arg1, swig_type_379 arg2, swig_intgo arg3);
+extern swig_type_380 _wrap_weft_executor_simple_bind_with_options_capi_e8a75d399fea1331(uintptr_t arg1, swig_intgo arg2, swig_intgo arg3, swig_type_381 arg4, swig_type_382 arg5, swig_type_383 arg6, swig_type_384 arg7, swig_type_385 arg8, swig_type_386 arg9, swig_type_387 arg10, uintptr_t arg11, swig_type_388 arg12);
+extern swig_type_389 _wrap_weft_executor_bind_with_options_capi_e8a75d399fea1331(uintptr_t arg1, swig_intgo arg2, swig_intgo arg3, swig_type_390 arg4, swig_type_391 arg5, swig_type_392 arg6, swig_type_393 arg7, swig_type_394 arg8, swig_type_395 arg9, uintptr_t arg10, swig_type_396 arg11);
+extern swig_type_397 _wrap_weft_engine_configure_capi_e8a75d399fea1331(swig_intgo arg1, swig_intgo arg2);
+extern swig_type_398 _wrap_weft_engine_info_capi_e8a75d399fea1331(swig_type_399 arg1, swig_type_400 arg2);
+extern swig_type_401 _wrap_weft_engine_var_create_capi_e8a75d399fea1331(uintptr_t arg1);
+extern swig_type_402 _wrap_weft_engine_var_free_capi_e8a75d399fea1331(uintptr_t arg1);
+extern swig_type_403 _wrap_weft_engine_var_version_capi_e8a75d399fea1331(uintptr_t arg1, swig_type_404 arg2);
+extern swig_type_405 _wrap_weft_engine_push_sync_capi_e8a75d399fea1331(swig_type_406 arg1, swig_voidp arg2, swig_type_407 arg3, uintptr_t arg4, swig_type_408 arg5, uintptr_t arg6, swig_type_409 arg7, swig_type_410 arg8);
+extern swig_type_411 _wrap_weft_engine_push_async_capi_e8a75d399fea1331(swig_type_412 arg1, swig_voidp arg2, swig_type_413 arg3, uintptr_t arg4, swig_type_414 arg5, uintptr_t arg6, swig_type_415 arg7, swig_type_416 arg8);
+extern swig_type_417 _wrap_weft_engine_complete_capi_e8a75d399fea1331(uintptr_t arg1, swig_type_418 arg2);
+extern swig_type_419 _wrap_weft_engine_var_wait_capi_e8a75d399fea1331(uintptr_t arg1);
+extern swig_type_420 _wrap_weft_idx_load_capi_e8a75d399fea1331(swig_type_421 arg1, swig_type_422 arg2);
+extern swig_type_423 _wrap_weft_mnist_load_capi_e8a75d399fea1331(swig_type_424 arg1, swig_type_425 arg2, swig_type_426 arg3, swig_type_427 arg4);
+extern swig_type_428 _wrap_weft_data_iter_create_ndarray_capi_e8a75d399fea1331(swig_type_429 arg1, swig_type_430 arg2, swig_type_431 arg3, swig_type_432 arg4, swig_type_433 arg5, swig_type_434 arg6, swig_intgo arg7, swig_intgo arg8, swig_type_435 arg9, swig_type_436 arg10, swig_type_437 arg11);
+extern swig_type_438 _wrap_weft_data_iter_next_capi_e8a75d399fea1331(uintptr_t arg1, swig_type_439 arg2);
+extern swig_type_440 _wrap_weft_data_iter_reset_capi_e8a75d399fea1331(uintptr_t arg1);
+extern swig_type_441 _wrap_weft_data_iter_data_capi_e8a75d399fea1331(uintptr_t arg1, swig_type_442 arg2);
+extern swig_type_443 _wrap_weft_data_iter_label_capi_e8a75d399fea1331(uintptr_t arg1, swig_type_444 arg2);
+extern swig_type_445 _wrap_weft_data_iter_pad_capi_e8a75d399fea1331(uintptr_t arg1, swig_type_446 arg2);
+extern swig_type_447 _wrap_weft_data_iter_index_capi_e8a75d399fea1331(uintptr_t arg1, swig_type_448 arg2, swig_type_449 arg3, swig_type_450 arg4);
+extern swig_type_451 _wrap_weft_data_iter_batch_size_capi_e8a75d399fea1331(uintptr_t arg1, swig_type_452 arg2);
+extern swig_type_453 _wrap_weft_data_iter_free_capi_e8a75d399fea1331(uintptr_t arg1);
+extern swig_type_454 _wrap_weft_metric_create_capi_e8a75d399fea1331(swig_type_455 arg1, swig_type_456 arg2, swig_type_457 arg3, swig_type_458 arg4, swig_type_459 arg5);
+extern swig_type_460 _wrap_weft_metric_composite_add_capi_e8a75d399fea1331(uintptr_t arg1, swig_type_461 arg2, swig_type_462 arg3, swig_type_463 arg4, swig_type_464 arg5);
+extern swig_type_465 _wrap_weft_metric_update_capi_e8a75d399fea1331(uintptr_t arg1, swig_type_466 arg2, swig_type_467 arg3, swig_type_468 arg4, swig_type_469 arg5);
+extern swig_type_470 _wrap_weft_metric_num_values_capi_e8a75d399fea1331(uintptr_t arg1, swig_type_471 arg2);
+extern swig_type_472 _wrap_weft_metric_get_capi_e8a75d399fea1331(uintptr_t arg1, swig_type_473 arg2, swig_type_474 arg3, swig_type_475 arg4, swig_type_476 arg5);
+extern swig_type_477 _wrap_weft_metric_reset_capi_e8a75d399fea1331(uintptr_t arg1);
+extern swig_type_478 _wrap_weft_metric_free_capi_e8a75d399fea1331(uintptr_t arg1);
+extern swig_type_479 _wrap_weft_checkpoint_save_capi_e8a75d399fea1331(swig_type_480 arg1, swig_intgo arg2, uintptr_t arg3, swig_type_481 arg4, swig_type_482 arg5, swig_type_483 arg6, swig_type_484 arg7, swig_type_485 arg8, swig_type_486 arg9);
+extern swig_type_487 _wrap_weft_checkpoint_load_capi_e8a75d399fea1331(swig_type_488 arg1, swig_intgo arg2, swig_type_489 arg3, swig_type_490 arg4, swig_type_491 arg5);
+extern swig_type_492 _wrap_weft_initializer_create_capi_e8a75d399fea1331(swig_type_493 arg1, swig_type_494 arg2, swig_type_495 arg3, swig_type_496 arg4, swig_type_497 arg5, swig_type_498 arg6);
+extern swig_type_499 _wrap_weft_initializer_init_capi_e8a75d399fea1331(uintptr_t arg1, swig_type_500 arg2, uintptr_t arg3);
+extern swig_type_501 _wrap_weft_initializer_free_capi_e8a75d399fea1331(uintptr_t arg1);
+extern swig_type_502 _wrap_weft_optimizer_create_capi_e8a75d399fea1331(swig_type_503 arg1, swig_type_504 arg2, swig_type_505 arg3, swig_type_506 arg4, swig_type_507 arg5);
+extern swig_type_508 _wrap_weft_optimizer_set_lr_scheduler_capi_e8a75d399fea1331(uintptr_t arg1, swig_type_509 arg2, swig_type_510 arg3, swig_type_511 arg4, float arg5, float arg6);
+extern swig_type_512 _wrap_weft_optimizer_set_multipliers_capi_e8a75d399fea1331(uintptr_t arg1, uintptr_t arg2);
+extern swig_type_513 _wrap_weft_optimizer_set_rescale_grad_capi_e8a75d399fea1331(uintptr_t arg1, float arg2);
+extern swig_type_514 _wrap_weft_optimizer_update_capi_e8a75d399fea1331(uintptr_t arg1, swig_intgo arg2, swig_type_515 arg3, uintptr_t arg4, uintptr_t arg5);
+extern swig_type_516 _wrap_weft_optimizer_num_update_capi_e8a75d399fea1331(uintptr_t arg1, swig_type_517 arg2);
+extern swig_type_518 _wrap_weft_optimizer_learning_rate_capi_e8a75d399fea1331(uintptr_t arg1, swig_type_519 arg2, swig_type_520 arg3);
+extern swig_type_521 _wrap_weft_optimizer_free_capi_e8a75d399fea1331(uintptr_t arg1);
+extern swig_type_522 _wrap_weft_module_create_capi_e8a75d399fea1331(uintptr_t arg1, swig_type_523 arg2, swig_type_524 arg3, swig_type_525 arg4, swig_type_526 arg5, swig_intgo arg6, swig_intgo arg7, swig_type_527 arg8);
+extern swig_type_528 _wrap_weft_module_bind_capi_e8a75d399fea1331(uintptr_t arg1, uintptr_t arg2, swig_intgo arg3);
+extern swig_type_529 _wrap_weft_module_init_params_capi_e8a75d399fea1331(uintptr_t arg1, uintptr_t arg2, uintptr_t arg3, uintptr_t arg4, swig_intgo arg5);
+extern swig_type_530 _wrap_weft_module_init_optimizer_capi_e8a75d399fea1331(uintptr_t arg1, uintptr_t arg2);
+extern swig_type_531 _wrap_weft_module_forward_capi_e8a75d399fea1331(uintptr_t arg1, uintptr_t arg2, swig_intgo arg3);
+extern swig_type_532 _wrap_weft_module_backward_capi_e8a75d399fea1331(uintptr_t arg1);
+extern swig_type_533 _wrap_weft_module_update_capi_e8a75d399fea1331(uintptr_t arg1);
+extern swig_type_534 _wrap_weft_module_update_metric_capi_e8a75d399fea1331(uintptr_t arg1, uintptr_t arg2, uintptr_t arg3);
+extern swig_type_535 _wrap_weft_module_outputs_capi_e8a75d399fea1331(uintptr_t arg1, swig_type_536 arg2);
+extern swig_type_537 _wrap_weft_module_params_capi_e8a75d399fea1331(uintptr_t arg1, swig_type_538 arg2, swig_type_539 arg3);
+extern swig_type_540 _wrap_weft_module_fit_capi_e8a75d399fea1331(uintptr_t arg1, uintptr_t arg2, uintptr_t arg3, uintptr_t arg4, swig_intgo arg5, swig_intgo arg6, swig_intgo arg7, swig_type_541 arg8, swig_type_542 arg9);
+extern swig_type_543 _wrap_weft_module_score_capi_e8a75d399fea1331(uintptr_t arg1, uintptr_t arg2, uintptr_t arg3);
+extern swig_type_544 _wrap_weft_module_save_checkpoint_capi_e8a75d399fea1331(uintptr_t arg1, swig_type_545 arg2, swig_intgo arg3);
+extern swig_type_546 _wrap_weft_module_free_capi_e8a75d399fea1331(uintptr_t arg1);
+extern swig_type_547 _wrap_weft_predictor_create_capi_e8a75d399fea1331(swig_type_548 arg1, swig_voidp arg2, swig_type_549 arg3, swig_type_550 arg4, swig_type_551 arg5, swig_type_552 arg6, swig_type_553 arg7, swig_intgo arg8, swig_intgo arg9, swig_type_554 arg10, swig_type_555 arg11, swig_type_556 arg12, swig_type_557 arg13, swig_type_558 arg14, swig_type_559 arg15);
+extern swig_type_560 _wrap_weft_predictor_create_from_files_capi_e8a75d399fea1331(swig_type_561 arg1, swig_type_562 arg2, swig_type_563 arg3, swig_type_564 arg4, swig_type_565 arg5, swig_type_566 arg6, swig_intgo arg7, swig_intgo arg8, swig_type_567 arg9, swig_type_568 arg10, swig_type_569 arg11, swig_type_570 arg12, swig_type_571 arg13, swig_type_572 arg14);
+extern swig_type_573 _wrap_weft_predictor_list_inputs_capi_e8a75d399fea1331(uintptr_t arg1, swig_type_574 arg2);
+extern swig_type_575 _wrap_weft_predictor_list_outputs_capi_e8a75d399fea1331(uintptr_t arg1, swig_type_576 arg2);
+extern swig_type_577 _wrap_weft_predictor_output_shape_capi_e8a75d399fea1331(uintptr_t arg1, swig_type_578 arg2, swig_type_579 arg3, swig_type_580 arg4, swig_type_581 arg5, swig_type_582 arg6, swig_type_583 arg7, swig_type_584 arg8);
+extern swig_type_585 _wrap_weft_predictor_predict_float_capi_e8a75d399fea1331(uintptr_t arg1, swig_type_586 arg2, swig_type_587 arg3, swig_type_588 arg4, swig_type_589 arg5, swig_type_590 arg6, swig_type_591 arg7);
+extern swig_type_592 _wrap_weft_predictor_free_capi_e8a75d399fea1331(uintptr_t arg1);
+extern swig_type_593 _wrap_weft_kvstore_create_capi_e8a75d399fea1331(swig_type_594 arg1, swig_type_595 arg2);
+extern swig_type_596 _wrap_weft_kvstore_type_capi_e8a75d399fea1331(uintptr_t arg1, swig_type_597 arg2);
+extern swig_type_598 _wrap_weft_kvstore_rank_capi_e8a75d399fea1331(uintptr_t arg1, swig_type_599 arg2, swig_type_600 arg3);
+extern swig_type_601 _wrap_weft_kvstore_init_capi_e8a75d399fea1331(uintptr_t arg1, swig_type_602 arg2, swig_type_603 arg3, swig_type_604 arg4);
+extern swig_type_605 _wrap_weft_kvstore_push_capi_e8a75d399fea1331(uintptr_t arg1, swig_type_606 arg2, swig_type_607 arg3, swig_type_608 arg4, swig_intgo arg5);
+extern swig_type_609 _wrap_weft_kvstore_pull_capi_e8a75d399fea1331(uintptr_t arg1, swig_type_610 arg2, swig_type_611 arg3, swig_type_612 arg4, swig_intgo arg5);
+extern swig_type_613 _wrap_weft_kvstore_pushpull_capi_e8a75d399fea1331(uintptr_t arg1, swig_type_614 arg2, swig_type_615 arg3, swig_type_616 arg4, swig_type_617 arg5, swig_intgo arg6);
+extern swig_type_618 _wrap_weft_kvstore_set_optimizer_capi_e8a75d399fea1331(uintptr_t arg1, uintptr_t arg2);
+extern swig_type_619 _wrap_weft_kvstore_barrier_capi_e8a75d399fea1331(uintptr_t arg1);
+extern swig_type_620 _wrap_weft_kvstore_free_capi_e8a75d399fea1331(uintptr_t arg1);
+extern swig_type_621 _wrap_weft_module_init_optimizer_kvstore_capi_e8a75d399fea1331(uintptr_t arg1, uintptr_t arg2, uintptr_t arg3);
+extern swig_type_622 _wrap_weft_data_iter_select_part_capi_e8a75d399fea1331(uintptr_t arg1, swig_intgo arg2, swig_intgo arg3);
+extern swig_type_623 _wrap_weft_kvstore_finalize_capi_e8a75d399fea1331(void);
 #undef intgo
 */
 import "C"
@@ -894,13 +894,13 @@ func swigCopyString(s string) string {
 
 func Swig_free(arg1 uintptr) {
 	_swig_i_0 := arg1
-	C._wrap_Swig_free_capi_1396eb64fd6cfd6c(C.uintptr_t(_swig_i_0))
+	C._wrap_Swig_free_capi_e8a75d399fea1331(C.uintptr_t(_swig_i_0))
 }
 
 func Swig_malloc(arg1 int) (_swig_ret uintptr) {
 	var swig_r uintptr
 	_swig_i_0 := arg1
-	swig_r = (uintptr)(C._wrap_Swig_malloc_capi_1396eb64fd6cfd6c(C.swig_intgo(_swig_i_0)))
+	swig_r = (uintptr)(C._wrap_Swig_malloc_capi_e8a75d399fea1331(C.swig_intgo(_swig_i_0)))
 	return swig_r
 }
 
@@ -958,7 +958,7 @@ func Weft_go_predictor_predict(arg1 uintptr, arg2 uint64, arg3 unsafe.Pointer, a
 	_swig_i_6 := arg7
 	_swig_i_7 := arg8
 	_swig_i_8 := arg9
-	swig_r_p := C._wrap_weft_go_predictor_predict_capi_1396eb64fd6cfd6c(C.uintptr_t(_swig_i_0), C.swig_type_2(_swig_i_1), C.swig_voidp(_swig_i_2), *(*C.swig_type_3)(unsafe.Pointer(&_swig_i_3)), *(*C.swig_type_4)(unsafe.Pointer(&_swig_i_4)), *(*C.swig_type_5)(unsafe.Pointer(&_swig_i_5)), C.swig_type_6(_swig_i_6), C.swig_voidp(_swig_i_7), *(*C.swig_type_7)(unsafe.Pointer(&_swig_i_8)))
+	swig_r_p := C._wrap_weft_go_predictor_predict_capi_e8a75d399fea1331(C.uintptr_t(_swig_i_0), C.swig_type_2(_swig_i_1), C.swig_voidp(_swig_i_2), *(*C.swig_type_3)(unsafe.Pointer(&_swig_i_3)), *(*C.swig_type_4)(unsafe.Pointer(&_swig_i_4)), *(*C.swig_type_5)(unsafe.Pointer(&_swig_i_5)), C.swig_type_6(_swig_i_6), C.swig_voidp(_swig_i_7), *(*C.swig_type_7)(unsafe.Pointer(&_swig_i_8)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg4
@@ -988,7 +988,7 @@ func Weft_binding_copy_from_f32(arg1 uintptr, arg2 []float32, arg3 uint64) (_swi
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r_p := C._wrap_weft_binding_copy_from_f32_capi_1396eb64fd6cfd6c(C.uintptr_t(_swig_i_0), *(*C.swig_type_9)(unsafe.Pointer(&_swig_i_1)), C.swig_type_10(_swig_i_2))
+	swig_r_p := C._wrap_weft_binding_copy_from_f32_capi_e8a75d399fea1331(C.uintptr_t(_swig_i_0), *(*C.swig_type_9)(unsafe.Pointer(&_swig_i_1)), C.swig_type_10(_swig_i_2))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -1009,7 +1009,7 @@ func Weft_binding_copy_to_f32(arg1 uintptr, arg2 []float32, arg3 uint64) (_swig_
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r_p := C._wrap_weft_binding_copy_to_f32_capi_1396eb64fd6cfd6c(C.uintptr_t(_swig_i_0), *(*C.swig_type_12)(unsafe.Pointer(&_swig_i_1)), C.swig_type_13(_swig_i_2))
+	swig_r_p := C._wrap_weft_binding_copy_to_f32_capi_e8a75d399fea1331(C.uintptr_t(_swig_i_0), *(*C.swig_type_12)(unsafe.Pointer(&_swig_i_1)), C.swig_type_13(_swig_i_2))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -1030,7 +1030,7 @@ func Weft_binding_copy_from_f64(arg1 uintptr, arg2 []float64, arg3 uint64) (_swi
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r_p := C._wrap_weft_binding_copy_from_f64_capi_1396eb64fd6cfd6c(C.uintptr_t(_swig_i_0), *(*C.swig_type_15)(unsafe.Pointer(&_swig_i_1)), C.swig_type_16(_swig_i_2))
+	swig_r_p := C._wrap_weft_binding_copy_from_f64_capi_e8a75d399fea1331(C.uintptr_t(_swig_i_0), *(*C.swig_type_15)(unsafe.Pointer(&_swig_i_1)), C.swig_type_16(_swig_i_2))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -1051,7 +1051,7 @@ func Weft_binding_copy_to_f64(arg1 uintptr, arg2 []float64, arg3 uint64) (_swig_
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r_p := C._wrap_weft_binding_copy_to_f64_capi_1396eb64fd6cfd6c(C.uintptr_t(_swig_i_0), *(*C.swig_type_18)(unsafe.Pointer(&_swig_i_1)), C.swig_type_19(_swig_i_2))
+	swig_r_p := C._wrap_weft_binding_copy_to_f64_capi_e8a75d399fea1331(C.uintptr_t(_swig_i_0), *(*C.swig_type_18)(unsafe.Pointer(&_swig_i_1)), C.swig_type_19(_swig_i_2))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -1071,7 +1071,7 @@ func Weft_binding_executor_memory(arg1 uintptr, arg2 []uint64) (_swig_ret error)
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_binding_executor_memory_capi_1396eb64fd6cfd6c(C.uintptr_t(_swig_i_0), *(*C.swig_type_21)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_weft_binding_executor_memory_capi_e8a75d399fea1331(C.uintptr_t(_swig_i_0), *(*C.swig_type_21)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -1091,7 +1091,7 @@ func Weft_binding_predictor_stats(arg1 uintptr, arg2 []uint64) (_swig_ret error)
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_binding_predictor_stats_capi_1396eb64fd6cfd6c(C.uintptr_t(_swig_i_0), *(*C.swig_type_23)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_weft_binding_predictor_stats_capi_e8a75d399fea1331(C.uintptr_t(_swig_i_0), *(*C.swig_type_23)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -1114,7 +1114,7 @@ func Weft_binding_ndarray_list(arg1 []uintptr, arg2 []string, arg3 uint64, arg4 
  _swig_i_1 = weftJoin(arg2) 
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
-	swig_r_p := C._wrap_weft_binding_ndarray_list_capi_1396eb64fd6cfd6c(*(*C.swig_type_25)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_26)(unsafe.Pointer(&_swig_i_1)), C.swig_type_27(_swig_i_2), *(*C.swig_type_28)(unsafe.Pointer(&_swig_i_3)))
+	swig_r_p := C._wrap_weft_binding_ndarray_list_capi_e8a75d399fea1331(*(*C.swig_type_25)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_26)(unsafe.Pointer(&_swig_i_1)), C.swig_type_27(_swig_i_2), *(*C.swig_type_28)(unsafe.Pointer(&_swig_i_3)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -1142,7 +1142,7 @@ func Weft_binding_buffer_copy(arg1 uintptr, arg2 unsafe.Pointer, arg3 uint64, ar
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
-	swig_r_p := C._wrap_weft_binding_buffer_copy_capi_1396eb64fd6cfd6c(C.uintptr_t(_swig_i_0), C.swig_voidp(_swig_i_1), C.swig_type_30(_swig_i_2), *(*C.swig_type_31)(unsafe.Pointer(&_swig_i_3)))
+	swig_r_p := C._wrap_weft_binding_buffer_copy_capi_e8a75d399fea1331(C.uintptr_t(_swig_i_0), C.swig_voidp(_swig_i_1), C.swig_type_30(_swig_i_2), *(*C.swig_type_31)(unsafe.Pointer(&_swig_i_3)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg4
@@ -1160,13 +1160,13 @@ func Weft_binding_buffer_copy(arg1 uintptr, arg2 unsafe.Pointer, arg3 uint64, ar
 
 func Weft_binding_abi_version() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_weft_binding_abi_version_capi_1396eb64fd6cfd6c())
+	swig_r = (int)(C._wrap_weft_binding_abi_version_capi_e8a75d399fea1331())
 	return swig_r
 }
 
 func Weft_binding_library_path() (_swig_ret string) {
 	var swig_r string
-	swig_r_p := C._wrap_weft_binding_library_path_capi_1396eb64fd6cfd6c()
+	swig_r_p := C._wrap_weft_binding_library_path_capi_e8a75d399fea1331()
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 string
  swig_r_1 = swigCopyString(swig_r) 
@@ -1175,7 +1175,7 @@ func Weft_binding_library_path() (_swig_ret string) {
 
 func Weft_version() (_swig_ret string) {
 	var swig_r string
-	swig_r_p := C._wrap_weft_version_capi_1396eb64fd6cfd6c()
+	swig_r_p := C._wrap_weft_version_capi_e8a75d399fea1331()
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 string
  swig_r_1 = swigCopyString(swig_r) 
@@ -1184,13 +1184,13 @@ func Weft_version() (_swig_ret string) {
 
 func Weft_abi_version() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_weft_abi_version_capi_1396eb64fd6cfd6c())
+	swig_r = (int)(C._wrap_weft_abi_version_capi_e8a75d399fea1331())
 	return swig_r
 }
 
 func Weft_live_handle_count() (_swig_ret uint64) {
 	var swig_r uint64
-	swig_r = (uint64)(C._wrap_weft_live_handle_count_capi_1396eb64fd6cfd6c())
+	swig_r = (uint64)(C._wrap_weft_live_handle_count_capi_e8a75d399fea1331())
 	return swig_r
 }
 
@@ -1200,7 +1200,7 @@ func Weft_storage_stats(arg1 int, arg2 int, arg3 []uint64, arg4 []uint64) (_swig
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
-	swig_r_p := C._wrap_weft_storage_stats_capi_1396eb64fd6cfd6c(C.swig_intgo(_swig_i_0), C.swig_intgo(_swig_i_1), *(*C.swig_type_36)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_37)(unsafe.Pointer(&_swig_i_3)))
+	swig_r_p := C._wrap_weft_storage_stats_capi_e8a75d399fea1331(C.swig_intgo(_swig_i_0), C.swig_intgo(_swig_i_1), *(*C.swig_type_36)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_37)(unsafe.Pointer(&_swig_i_3)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg3
@@ -1222,7 +1222,7 @@ func Weft_storage_stats(arg1 int, arg2 int, arg3 []uint64, arg4 []uint64) (_swig
 func Weft_random_seed(arg1 uint64) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
-	swig_r_p := C._wrap_weft_random_seed_capi_1396eb64fd6cfd6c(C.swig_type_39(_swig_i_0))
+	swig_r_p := C._wrap_weft_random_seed_capi_e8a75d399fea1331(C.swig_type_39(_swig_i_0))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 error
 
@@ -1237,7 +1237,7 @@ func Weft_random_seed(arg1 uint64) (_swig_ret error) {
 
 func Weft_wait_all() (_swig_ret error) {
 	var swig_r string
-	swig_r_p := C._wrap_weft_wait_all_capi_1396eb64fd6cfd6c()
+	swig_r_p := C._wrap_weft_wait_all_capi_e8a75d399fea1331()
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 error
 
@@ -1253,7 +1253,7 @@ func Weft_wait_all() (_swig_ret error) {
 func Weft_op_count(arg1 []uint64) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
-	swig_r_p := C._wrap_weft_op_count_capi_1396eb64fd6cfd6c(*(*C.swig_type_42)(unsafe.Pointer(&_swig_i_0)))
+	swig_r_p := C._wrap_weft_op_count_capi_e8a75d399fea1331(*(*C.swig_type_42)(unsafe.Pointer(&_swig_i_0)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -1274,7 +1274,7 @@ func Weft_op_name(arg1 uint64, arg2 []string) (_swig_ret error) {
 	_swig_i_0 := arg1
 	var _swig_i_1 []string
  _swig_i_1 = make([]string, len(arg2)) 
-	swig_r_p := C._wrap_weft_op_name_capi_1396eb64fd6cfd6c(C.swig_type_44(_swig_i_0), *(*C.swig_type_45)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_weft_op_name_capi_e8a75d399fea1331(C.swig_type_44(_swig_i_0), *(*C.swig_type_45)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 
 	for i := range _swig_i_1 {
@@ -1305,7 +1305,7 @@ func Weft_op_info(arg1 string, arg2 []string, arg3 []uint64) (_swig_ret error) {
 	var _swig_i_1 []string
  _swig_i_1 = make([]string, len(arg2)) 
 	_swig_i_2 := arg3
-	swig_r_p := C._wrap_weft_op_info_capi_1396eb64fd6cfd6c(*(*C.swig_type_47)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_48)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_49)(unsafe.Pointer(&_swig_i_2)))
+	swig_r_p := C._wrap_weft_op_info_capi_e8a75d399fea1331(*(*C.swig_type_47)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_48)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_49)(unsafe.Pointer(&_swig_i_2)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 
 	for i := range _swig_i_1 {
@@ -1348,7 +1348,7 @@ func Weft_op_param(arg1 string, arg2 uint64, arg3 []string, arg4 []string, arg5 
  _swig_i_4 = make([]string, len(arg5)) 
 	var _swig_i_5 []string
  _swig_i_5 = make([]string, len(arg6)) 
-	swig_r_p := C._wrap_weft_op_param_capi_1396eb64fd6cfd6c(*(*C.swig_type_51)(unsafe.Pointer(&_swig_i_0)), C.swig_type_52(_swig_i_1), *(*C.swig_type_53)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_54)(unsafe.Pointer(&_swig_i_3)), *(*C.swig_type_55)(unsafe.Pointer(&_swig_i_4)), *(*C.swig_type_56)(unsafe.Pointer(&_swig_i_5)))
+	swig_r_p := C._wrap_weft_op_param_capi_e8a75d399fea1331(*(*C.swig_type_51)(unsafe.Pointer(&_swig_i_0)), C.swig_type_52(_swig_i_1), *(*C.swig_type_53)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_54)(unsafe.Pointer(&_swig_i_3)), *(*C.swig_type_55)(unsafe.Pointer(&_swig_i_4)), *(*C.swig_type_56)(unsafe.Pointer(&_swig_i_5)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 
 	for i := range _swig_i_2 {
@@ -1416,7 +1416,7 @@ func Weft_op_aliases(arg1 string, arg2 []uintptr) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_op_aliases_capi_1396eb64fd6cfd6c(*(*C.swig_type_58)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_59)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_weft_op_aliases_capi_e8a75d399fea1331(*(*C.swig_type_58)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_59)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -1443,7 +1443,7 @@ func Weft_ndarray_create(arg1 []int64, arg2 int, arg3 int, arg4 int, arg5 int, a
 	_swig_i_3 := arg4
 	_swig_i_4 := arg5
 	_swig_i_5 := arg6
-	swig_r_p := C._wrap_weft_ndarray_create_capi_1396eb64fd6cfd6c(*(*C.swig_type_61)(unsafe.Pointer(&_swig_i_0)), C.swig_intgo(_swig_i_1), C.swig_intgo(_swig_i_2), C.swig_intgo(_swig_i_3), C.swig_intgo(_swig_i_4), *(*C.swig_type_62)(unsafe.Pointer(&_swig_i_5)))
+	swig_r_p := C._wrap_weft_ndarray_create_capi_e8a75d399fea1331(*(*C.swig_type_61)(unsafe.Pointer(&_swig_i_0)), C.swig_intgo(_swig_i_1), C.swig_intgo(_swig_i_2), C.swig_intgo(_swig_i_3), C.swig_intgo(_swig_i_4), *(*C.swig_type_62)(unsafe.Pointer(&_swig_i_5)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -1465,7 +1465,7 @@ func Weft_ndarray_create(arg1 []int64, arg2 int, arg3 int, arg4 int, arg5 int, a
 func Weft_ndarray_free(arg1 uintptr) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
-	swig_r_p := C._wrap_weft_ndarray_free_capi_1396eb64fd6cfd6c(C.uintptr_t(_swig_i_0))
+	swig_r_p := C._wrap_weft_ndarray_free_capi_e8a75d399fea1331(C.uintptr_t(_swig_i_0))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 error
 
@@ -1482,7 +1482,7 @@ func Weft_ndarray_ndim(arg1 uintptr, arg2 []int32) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_ndarray_ndim_capi_1396eb64fd6cfd6c(C.uintptr_t(_swig_i_0), *(*C.swig_type_65)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_weft_ndarray_ndim_capi_e8a75d399fea1331(C.uintptr_t(_swig_i_0), *(*C.swig_type_65)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -1503,7 +1503,7 @@ func Weft_ndarray_shape(arg1 uintptr, arg2 []int64, arg3 uint64) (_swig_ret erro
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r_p := C._wrap_weft_ndarray_shape_capi_1396eb64fd6cfd6c(C.uintptr_t(_swig_i_0), *(*C.swig_type_67)(unsafe.Pointer(&_swig_i_1)), C.swig_type_68(_swig_i_2))
+	swig_r_p := C._wrap_weft_ndarray_shape_capi_e8a75d399fea1331(C.uintptr_t(_swig_i_0), *(*C.swig_type_67)(unsafe.Pointer(&_swig_i_1)), C.swig_type_68(_swig_i_2))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -1523,7 +1523,7 @@ func Weft_ndarray_size(arg1 uintptr, arg2 []int64) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_ndarray_size_capi_1396eb64fd6cfd6c(C.uintptr_t(_swig_i_0), *(*C.swig_type_70)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_weft_ndarray_size_capi_e8a75d399fea1331(C.uintptr_t(_swig_i_0), *(*C.swig_type_70)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -1543,7 +1543,7 @@ func Weft_ndarray_dtype(arg1 uintptr, arg2 []int32) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_ndarray_dtype_capi_1396eb64fd6cfd6c(C.uintptr_t(_swig_i_0), *(*C.swig_type_72)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_weft_ndarray_dtype_capi_e8a75d399fea1331(C.uintptr_t(_swig_i_0), *(*C.swig_type_72)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -1564,7 +1564,7 @@ func Weft_ndarray_context(arg1 uintptr, arg2 []int32, arg3 []int32) (_swig_ret e
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r_p := C._wrap_weft_ndarray_context_capi_1396eb64fd6cfd6c(C.uintptr_t(_swig_i_0), *(*C.swig_type_74)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_75)(unsafe.Pointer(&_swig_i_2)))
+	swig_r_p := C._wrap_weft_ndarray_context_capi_e8a75d399fea1331(C.uintptr_t(_swig_i_0), *(*C.swig_type_74)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_75)(unsafe.Pointer(&_swig_i_2)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -1588,7 +1588,7 @@ func Weft_ndarray_copy_from(arg1 uintptr, arg2 unsafe.Pointer, arg3 uint64) (_sw
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r_p := C._wrap_weft_ndarray_copy_from_capi_1396eb64fd6cfd6c(C.uintptr_t(_swig_i_0), C.swig_voidp(_swig_i_1), C.swig_type_77(_swig_i_2))
+	swig_r_p := C._wrap_weft_ndarray_copy_from_capi_e8a75d399fea1331(C.uintptr_t(_swig_i_0), C.swig_voidp(_swig_i_1), C.swig_type_77(_swig_i_2))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 error
 
@@ -1606,7 +1606,7 @@ func Weft_ndarray_copy_to(arg1 uintptr, arg2 unsafe.Pointer, arg3 uint64) (_swig
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r_p := C._wrap_weft_ndarray_copy_to_capi_1396eb64fd6cfd6c(C.uintptr_t(_swig_i_0), C.swig_voidp(_swig_i_1), C.swig_type_79(_swig_i_2))
+	swig_r_p := C._wrap_weft_ndarray_copy_to_capi_e8a75d399fea1331(C.uintptr_t(_swig_i_0), C.swig_voidp(_swig_i_1), C.swig_type_79(_swig_i_2))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 error
 
@@ -1625,7 +1625,7 @@ func Weft_ndarray_reshape(arg1 uintptr, arg2 []int64, arg3 int, arg4 []uintptr) 
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
-	swig_r_p := C._wrap_weft_ndarray_reshape_capi_1396eb64fd6cfd6c(C.uintptr_t(_swig_i_0), *(*C.swig_type_81)(unsafe.Pointer(&_swig_i_1)), C.swig_intgo(_swig_i_2), *(*C.swig_type_82)(unsafe.Pointer(&_swig_i_3)))
+	swig_r_p := C._wrap_weft_ndarray_reshape_capi_e8a75d399fea1331(C.uintptr_t(_swig_i_0), *(*C.swig_type_81)(unsafe.Pointer(&_swig_i_1)), C.swig_intgo(_swig_i_2), *(*C.swig_type_82)(unsafe.Pointer(&_swig_i_3)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -1650,7 +1650,7 @@ func Weft_ndarray_slice(arg1 uintptr, arg2 int64, arg3 int64, arg4 []uintptr) (_
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
-	swig_r_p := C._wrap_weft_ndarray_slice_capi_1396eb64fd6cfd6c(C.uintptr_t(_swig_i_0), C.swig_type_84(_swig_i_1), C.swig_type_85(_swig_i_2), *(*C.swig_type_86)(unsafe.Pointer(&_swig_i_3)))
+	swig_r_p := C._wrap_weft_ndarray_slice_capi_e8a75d399fea1331(C.uintptr_t(_swig_i_0), C.swig_type_84(_swig_i_1), C.swig_type_85(_swig_i_2), *(*C.swig_type_86)(unsafe.Pointer(&_swig_i_3)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg4
@@ -1669,7 +1669,7 @@ func Weft_ndarray_slice(arg1 uintptr, arg2 int64, arg3 int64, arg4 []uintptr) (_
 func Weft_ndarray_wait_to_read(arg1 uintptr) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
-	swig_r_p := C._wrap_weft_ndarray_wait_to_read_capi_1396eb64fd6cfd6c(C.uintptr_t(_swig_i_0))
+	swig_r_p := C._wrap_weft_ndarray_wait_to_read_capi_e8a75d399fea1331(C.uintptr_t(_swig_i_0))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 error
 
@@ -1685,7 +1685,7 @@ func Weft_ndarray_wait_to_read(arg1 uintptr) (_swig_ret error) {
 func Weft_ndarray_wait_to_write(arg1 uintptr) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
-	swig_r_p := C._wrap_weft_ndarray_wait_to_write_capi_1396eb64fd6cfd6c(C.uintptr_t(_swig_i_0))
+	swig_r_p := C._wrap_weft_ndarray_wait_to_write_capi_e8a75d399fea1331(C.uintptr_t(_swig_i_0))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 error
 
@@ -1705,7 +1705,7 @@ func Weft_ndarray_save_file(arg1 string, arg2 []uintptr, arg3 []string, arg4 uin
 	var _swig_i_2 string
  _swig_i_2 = weftJoin(arg3) 
 	_swig_i_3 := arg4
-	swig_r_p := C._wrap_weft_ndarray_save_file_capi_1396eb64fd6cfd6c(*(*C.swig_type_90)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_91)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_92)(unsafe.Pointer(&_swig_i_2)), C.swig_type_93(_swig_i_3))
+	swig_r_p := C._wrap_weft_ndarray_save_file_capi_e8a75d399fea1331(*(*C.swig_type_90)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_91)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_92)(unsafe.Pointer(&_swig_i_2)), C.swig_type_93(_swig_i_3))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -1734,7 +1734,7 @@ func Weft_ndarray_save_buffer(arg1 []uintptr, arg2 []string, arg3 uint64, arg4 [
  _swig_i_1 = weftJoin(arg2) 
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
-	swig_r_p := C._wrap_weft_ndarray_save_buffer_capi_1396eb64fd6cfd6c(*(*C.swig_type_95)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_96)(unsafe.Pointer(&_swig_i_1)), C.swig_type_97(_swig_i_2), *(*C.swig_type_98)(unsafe.Pointer(&_swig_i_3)))
+	swig_r_p := C._wrap_weft_ndarray_save_buffer_capi_e8a75d399fea1331(*(*C.swig_type_95)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_96)(unsafe.Pointer(&_swig_i_1)), C.swig_type_97(_swig_i_2), *(*C.swig_type_98)(unsafe.Pointer(&_swig_i_3)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -1761,7 +1761,7 @@ func Weft_buffer_data(arg1 uintptr, arg2 *unsafe.Pointer, arg3 []uint64) (_swig_
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r_p := C._wrap_weft_buffer_data_capi_1396eb64fd6cfd6c(C.uintptr_t(_swig_i_0), C.swig_voidp(_swig_i_1), *(*C.swig_type_100)(unsafe.Pointer(&_swig_i_2)))
+	swig_r_p := C._wrap_weft_buffer_data_capi_e8a75d399fea1331(C.uintptr_t(_swig_i_0), C.swig_voidp(_swig_i_1), *(*C.swig_type_100)(unsafe.Pointer(&_swig_i_2)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg3
@@ -1780,7 +1780,7 @@ func Weft_buffer_data(arg1 uintptr, arg2 *unsafe.Pointer, arg3 []uint64) (_swig_
 func Weft_buffer_free(arg1 uintptr) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
-	swig_r_p := C._wrap_weft_buffer_free_capi_1396eb64fd6cfd6c(C.uintptr_t(_swig_i_0))
+	swig_r_p := C._wrap_weft_buffer_free_capi_e8a75d399fea1331(C.uintptr_t(_swig_i_0))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 error
 
@@ -1797,7 +1797,7 @@ func Weft_ndarray_load_file(arg1 string, arg2 []uintptr) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_ndarray_load_file_capi_1396eb64fd6cfd6c(*(*C.swig_type_103)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_104)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_weft_ndarray_load_file_capi_e8a75d399fea1331(*(*C.swig_type_103)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_104)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -1821,7 +1821,7 @@ func Weft_ndarray_load_buffer(arg1 unsafe.Pointer, arg2 uint64, arg3 []uintptr) 
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r_p := C._wrap_weft_ndarray_load_buffer_capi_1396eb64fd6cfd6c(C.swig_voidp(_swig_i_0), C.swig_type_106(_swig_i_1), *(*C.swig_type_107)(unsafe.Pointer(&_swig_i_2)))
+	swig_r_p := C._wrap_weft_ndarray_load_buffer_capi_e8a75d399fea1331(C.swig_voidp(_swig_i_0), C.swig_type_106(_swig_i_1), *(*C.swig_type_107)(unsafe.Pointer(&_swig_i_2)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg3
@@ -1842,7 +1842,7 @@ func Weft_ndarray_list_size(arg1 uintptr, arg2 []uint64, arg3 []int32) (_swig_re
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r_p := C._wrap_weft_ndarray_list_size_capi_1396eb64fd6cfd6c(C.uintptr_t(_swig_i_0), *(*C.swig_type_109)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_110)(unsafe.Pointer(&_swig_i_2)))
+	swig_r_p := C._wrap_weft_ndarray_list_size_capi_e8a75d399fea1331(C.uintptr_t(_swig_i_0), *(*C.swig_type_109)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_110)(unsafe.Pointer(&_swig_i_2)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -1867,7 +1867,7 @@ func Weft_ndarray_list_name(arg1 uintptr, arg2 uint64, arg3 []string) (_swig_ret
 	_swig_i_1 := arg2
 	var _swig_i_2 []string
  _swig_i_2 = make([]string, len(arg3)) 
-	swig_r_p := C._wrap_weft_ndarray_list_name_capi_1396eb64fd6cfd6c(C.uintptr_t(_swig_i_0), C.swig_type_112(_swig_i_1), *(*C.swig_type_113)(unsafe.Pointer(&_swig_i_2)))
+	swig_r_p := C._wrap_weft_ndarray_list_name_capi_e8a75d399fea1331(C.uintptr_t(_swig_i_0), C.swig_type_112(_swig_i_1), *(*C.swig_type_113)(unsafe.Pointer(&_swig_i_2)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 
 	for i := range _swig_i_2 {
@@ -1897,7 +1897,7 @@ func Weft_ndarray_list_get(arg1 uintptr, arg2 uint64, arg3 []uintptr) (_swig_ret
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r_p := C._wrap_weft_ndarray_list_get_capi_1396eb64fd6cfd6c(C.uintptr_t(_swig_i_0), C.swig_type_115(_swig_i_1), *(*C.swig_type_116)(unsafe.Pointer(&_swig_i_2)))
+	swig_r_p := C._wrap_weft_ndarray_list_get_capi_e8a75d399fea1331(C.uintptr_t(_swig_i_0), C.swig_type_115(_swig_i_1), *(*C.swig_type_116)(unsafe.Pointer(&_swig_i_2)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg3
@@ -1916,7 +1916,7 @@ func Weft_ndarray_list_get(arg1 uintptr, arg2 uint64, arg3 []uintptr) (_swig_ret
 func Weft_ndarray_list_free(arg1 uintptr) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
-	swig_r_p := C._wrap_weft_ndarray_list_free_capi_1396eb64fd6cfd6c(C.uintptr_t(_swig_i_0))
+	swig_r_p := C._wrap_weft_ndarray_list_free_capi_e8a75d399fea1331(C.uintptr_t(_swig_i_0))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 error
 
@@ -1936,7 +1936,7 @@ func Weft_ndarray_list_create(arg1 []uintptr, arg2 []string, arg3 uint64, arg4 [
  _swig_i_1 = weftJoin(arg2) 
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
-	swig_r_p := C._wrap_weft_ndarray_list_create_capi_1396eb64fd6cfd6c(*(*C.swig_type_119)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_120)(unsafe.Pointer(&_swig_i_1)), C.swig_type_121(_swig_i_2), *(*C.swig_type_122)(unsafe.Pointer(&_swig_i_3)))
+	swig_r_p := C._wrap_weft_ndarray_list_create_capi_e8a75d399fea1331(*(*C.swig_type_119)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_120)(unsafe.Pointer(&_swig_i_1)), C.swig_type_121(_swig_i_2), *(*C.swig_type_122)(unsafe.Pointer(&_swig_i_3)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -1962,7 +1962,7 @@ func Weft_ndarray_load_npy(arg1 string, arg2 []uintptr) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_ndarray_load_npy_capi_1396eb64fd6cfd6c(*(*C.swig_type_124)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_125)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_weft_ndarray_load_npy_capi_e8a75d399fea1331(*(*C.swig_type_124)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_125)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -1985,7 +1985,7 @@ func Weft_ndarray_save_npy(arg1 uintptr, arg2 string) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_ndarray_save_npy_capi_1396eb64fd6cfd6c(C.uintptr_t(_swig_i_0), *(*C.swig_type_127)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_weft_ndarray_save_npy_capi_e8a75d399fea1331(C.uintptr_t(_swig_i_0), *(*C.swig_type_127)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -2006,7 +2006,7 @@ func Weft_ndarray_load_npy_buffer(arg1 unsafe.Pointer, arg2 uint64, arg3 []uintp
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r_p := C._wrap_weft_ndarray_load_npy_buffer_capi_1396eb64fd6cfd6c(C.swig_voidp(_swig_i_0), C.swig_type_129(_swig_i_1), *(*C.swig_type_130)(unsafe.Pointer(&_swig_i_2)))
+	swig_r_p := C._wrap_weft_ndarray_load_npy_buffer_capi_e8a75d399fea1331(C.swig_voidp(_swig_i_0), C.swig_type_129(_swig_i_1), *(*C.swig_type_130)(unsafe.Pointer(&_swig_i_2)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg3
@@ -2026,7 +2026,7 @@ func Weft_ndarray_save_npy_buffer(arg1 uintptr, arg2 []uintptr) (_swig_ret error
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_ndarray_save_npy_buffer_capi_1396eb64fd6cfd6c(C.uintptr_t(_swig_i_0), *(*C.swig_type_132)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_weft_ndarray_save_npy_buffer_capi_e8a75d399fea1331(C.uintptr_t(_swig_i_0), *(*C.swig_type_132)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -2055,7 +2055,7 @@ func Weft_op_invoke(arg1 string, arg2 []uintptr, arg3 uint64, arg4 []string, arg
 	_swig_i_6 := arg7
 	_swig_i_7 := arg8
 	_swig_i_8 := arg9
-	swig_r_p := C._wrap_weft_op_invoke_capi_1396eb64fd6cfd6c(*(*C.swig_type_134)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_135)(unsafe.Pointer(&_swig_i_1)), C.swig_type_136(_swig_i_2), *(*C.swig_type_137)(unsafe.Pointer(&_swig_i_3)), *(*C.swig_type_138)(unsafe.Pointer(&_swig_i_4)), C.swig_type_139(_swig_i_5), *(*C.swig_type_140)(unsafe.Pointer(&_swig_i_6)), C.swig_type_141(_swig_i_7), *(*C.swig_type_142)(unsafe.Pointer(&_swig_i_8)))
+	swig_r_p := C._wrap_weft_op_invoke_capi_e8a75d399fea1331(*(*C.swig_type_134)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_135)(unsafe.Pointer(&_swig_i_1)), C.swig_type_136(_swig_i_2), *(*C.swig_type_137)(unsafe.Pointer(&_swig_i_3)), *(*C.swig_type_138)(unsafe.Pointer(&_swig_i_4)), C.swig_type_139(_swig_i_5), *(*C.swig_type_140)(unsafe.Pointer(&_swig_i_6)), C.swig_type_141(_swig_i_7), *(*C.swig_type_142)(unsafe.Pointer(&_swig_i_8)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -2099,7 +2099,7 @@ func Weft_op_invoke_into(arg1 string, arg2 []uintptr, arg3 uint64, arg4 []string
 	_swig_i_6 := arg7
 	_swig_i_7 := arg8
 	_swig_i_8 := arg9
-	swig_r_p := C._wrap_weft_op_invoke_into_capi_1396eb64fd6cfd6c(*(*C.swig_type_144)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_145)(unsafe.Pointer(&_swig_i_1)), C.swig_type_146(_swig_i_2), *(*C.swig_type_147)(unsafe.Pointer(&_swig_i_3)), *(*C.swig_type_148)(unsafe.Pointer(&_swig_i_4)), C.swig_type_149(_swig_i_5), *(*C.swig_type_150)(unsafe.Pointer(&_swig_i_6)), C.swig_type_151(_swig_i_7), *(*C.swig_type_152)(unsafe.Pointer(&_swig_i_8)))
+	swig_r_p := C._wrap_weft_op_invoke_into_capi_e8a75d399fea1331(*(*C.swig_type_144)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_145)(unsafe.Pointer(&_swig_i_1)), C.swig_type_146(_swig_i_2), *(*C.swig_type_147)(unsafe.Pointer(&_swig_i_3)), *(*C.swig_type_148)(unsafe.Pointer(&_swig_i_4)), C.swig_type_149(_swig_i_5), *(*C.swig_type_150)(unsafe.Pointer(&_swig_i_6)), C.swig_type_151(_swig_i_7), *(*C.swig_type_152)(unsafe.Pointer(&_swig_i_8)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -2134,7 +2134,7 @@ func Weft_string_list_size(arg1 uintptr, arg2 []uint64) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_string_list_size_capi_1396eb64fd6cfd6c(C.uintptr_t(_swig_i_0), *(*C.swig_type_154)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_weft_string_list_size_capi_e8a75d399fea1331(C.uintptr_t(_swig_i_0), *(*C.swig_type_154)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -2156,7 +2156,7 @@ func Weft_string_list_get(arg1 uintptr, arg2 uint64, arg3 []string) (_swig_ret e
 	_swig_i_1 := arg2
 	var _swig_i_2 []string
  _swig_i_2 = make([]string, len(arg3)) 
-	swig_r_p := C._wrap_weft_string_list_get_capi_1396eb64fd6cfd6c(C.uintptr_t(_swig_i_0), C.swig_type_156(_swig_i_1), *(*C.swig_type_157)(unsafe.Pointer(&_swig_i_2)))
+	swig_r_p := C._wrap_weft_string_list_get_capi_e8a75d399fea1331(C.uintptr_t(_swig_i_0), C.swig_type_156(_swig_i_1), *(*C.swig_type_157)(unsafe.Pointer(&_swig_i_2)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 
 	for i := range _swig_i_2 {
@@ -2184,7 +2184,7 @@ func Weft_string_list_get(arg1 uintptr, arg2 uint64, arg3 []string) (_swig_ret e
 func Weft_string_list_free(arg1 uintptr) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
-	swig_r_p := C._wrap_weft_string_list_free_capi_1396eb64fd6cfd6c(C.uintptr_t(_swig_i_0))
+	swig_r_p := C._wrap_weft_string_list_free_capi_e8a75d399fea1331(C.uintptr_t(_swig_i_0))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 error
 
@@ -2201,7 +2201,7 @@ func Weft_symbol_create_variable(arg1 string, arg2 []uintptr) (_swig_ret error) 
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_symbol_create_variable_capi_1396eb64fd6cfd6c(*(*C.swig_type_160)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_161)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_weft_symbol_create_variable_capi_e8a75d399fea1331(*(*C.swig_type_160)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_161)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -2229,7 +2229,7 @@ func Weft_symbol_create_atomic(arg1 string, arg2 []string, arg3 []string, arg4 u
  _swig_i_2 = weftJoin(arg3) 
 	_swig_i_3 := arg4
 	_swig_i_4 := arg5
-	swig_r_p := C._wrap_weft_symbol_create_atomic_capi_1396eb64fd6cfd6c(*(*C.swig_type_163)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_164)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_165)(unsafe.Pointer(&_swig_i_2)), C.swig_type_166(_swig_i_3), *(*C.swig_type_167)(unsafe.Pointer(&_swig_i_4)))
+	swig_r_p := C._wrap_weft_symbol_create_atomic_capi_e8a75d399fea1331(*(*C.swig_type_163)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_164)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_165)(unsafe.Pointer(&_swig_i_2)), C.swig_type_166(_swig_i_3), *(*C.swig_type_167)(unsafe.Pointer(&_swig_i_4)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -2262,7 +2262,7 @@ func Weft_symbol_compose(arg1 uintptr, arg2 string, arg3 uint64, arg4 []string, 
 	var _swig_i_3 string
  _swig_i_3 = weftJoin(arg4) 
 	_swig_i_4 := arg5
-	swig_r_p := C._wrap_weft_symbol_compose_capi_1396eb64fd6cfd6c(C.uintptr_t(_swig_i_0), *(*C.swig_type_169)(unsafe.Pointer(&_swig_i_1)), C.swig_type_170(_swig_i_2), *(*C.swig_type_171)(unsafe.Pointer(&_swig_i_3)), *(*C.swig_type_172)(unsafe.Pointer(&_swig_i_4)))
+	swig_r_p := C._wrap_weft_symbol_compose_capi_e8a75d399fea1331(C.uintptr_t(_swig_i_0), *(*C.swig_type_169)(unsafe.Pointer(&_swig_i_1)), C.swig_type_170(_swig_i_2), *(*C.swig_type_171)(unsafe.Pointer(&_swig_i_3)), *(*C.swig_type_172)(unsafe.Pointer(&_swig_i_4)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -2289,7 +2289,7 @@ func Weft_symbol_group(arg1 []uintptr, arg2 uint64, arg3 []uintptr) (_swig_ret e
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r_p := C._wrap_weft_symbol_group_capi_1396eb64fd6cfd6c(*(*C.swig_type_174)(unsafe.Pointer(&_swig_i_0)), C.swig_type_175(_swig_i_1), *(*C.swig_type_176)(unsafe.Pointer(&_swig_i_2)))
+	swig_r_p := C._wrap_weft_symbol_group_capi_e8a75d399fea1331(*(*C.swig_type_174)(unsafe.Pointer(&_swig_i_0)), C.swig_type_175(_swig_i_1), *(*C.swig_type_176)(unsafe.Pointer(&_swig_i_2)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -2312,7 +2312,7 @@ func Weft_symbol_copy(arg1 uintptr, arg2 []uintptr) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_symbol_copy_capi_1396eb64fd6cfd6c(C.uintptr_t(_swig_i_0), *(*C.swig_type_178)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_weft_symbol_copy_capi_e8a75d399fea1331(C.uintptr_t(_swig_i_0), *(*C.swig_type_178)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -2331,7 +2331,7 @@ func Weft_symbol_copy(arg1 uintptr, arg2 []uintptr) (_swig_ret error) {
 func Weft_symbol_free(arg1 uintptr) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
-	swig_r_p := C._wrap_weft_symbol_free_capi_1396eb64fd6cfd6c(C.uintptr_t(_swig_i_0))
+	swig_r_p := C._wrap_weft_symbol_free_capi_e8a75d399fea1331(C.uintptr_t(_swig_i_0))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 error
 
@@ -2348,7 +2348,7 @@ func Weft_symbol_num_outputs(arg1 uintptr, arg2 []uint64) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_symbol_num_outputs_capi_1396eb64fd6cfd6c(C.uintptr_t(_swig_i_0), *(*C.swig_type_181)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_weft_symbol_num_outputs_capi_e8a75d399fea1331(C.uintptr_t(_swig_i_0), *(*C.swig_type_181)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -2369,7 +2369,7 @@ func Weft_symbol_get_output(arg1 uintptr, arg2 uint64, arg3 []uintptr) (_swig_re
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r_p := C._wrap_weft_symbol_get_output_capi_1396eb64fd6cfd6c(C.uintptr_t(_swig_i_0), C.swig_type_183(_swig_i_1), *(*C.swig_type_184)(unsafe.Pointer(&_swig_i_2)))
+	swig_r_p := C._wrap_weft_symbol_get_output_capi_e8a75d399fea1331(C.uintptr_t(_swig_i_0), C.swig_type_183(_swig_i_1), *(*C.swig_type_184)(unsafe.Pointer(&_swig_i_2)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg3
@@ -2389,7 +2389,7 @@ func Weft_symbol_get_internals(arg1 uintptr, arg2 []uintptr) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_symbol_get_internals_capi_1396eb64fd6cfd6c(C.uintptr_t(_swig_i_0), *(*C.swig_type_186)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_weft_symbol_get_internals_capi_e8a75d399fea1331(C.uintptr_t(_swig_i_0), *(*C.swig_type_186)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -2409,7 +2409,7 @@ func Weft_symbol_get_children(arg1 uintptr, arg2 []uintptr) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_symbol_get_children_capi_1396eb64fd6cfd6c(C.uintptr_t(_swig_i_0), *(*C.swig_type_188)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_weft_symbol_get_children_capi_e8a75d399fea1331(C.uintptr_t(_swig_i_0), *(*C.swig_type_188)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -2429,7 +2429,7 @@ func Weft_symbol_list_arguments(arg1 uintptr, arg2 []uintptr) (_swig_ret error) 
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_symbol_list_arguments_capi_1396eb64fd6cfd6c(C.uintptr_t(_swig_i_0), *(*C.swig_type_190)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_weft_symbol_list_arguments_capi_e8a75d399fea1331(C.uintptr_t(_swig_i_0), *(*C.swig_type_190)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -2449,7 +2449,7 @@ func Weft_symbol_list_outputs(arg1 uintptr, arg2 []uintptr) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_symbol_list_outputs_capi_1396eb64fd6cfd6c(C.uintptr_t(_swig_i_0), *(*C.swig_type_192)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_weft_symbol_list_outputs_capi_e8a75d399fea1331(C.uintptr_t(_swig_i_0), *(*C.swig_type_192)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -2469,7 +2469,7 @@ func Weft_symbol_list_auxiliary_states(arg1 uintptr, arg2 []uintptr) (_swig_ret 
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_symbol_list_auxiliary_states_capi_1396eb64fd6cfd6c(C.uintptr_t(_swig_i_0), *(*C.swig_type_194)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_weft_symbol_list_auxiliary_states_capi_e8a75d399fea1331(C.uintptr_t(_swig_i_0), *(*C.swig_type_194)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -2489,7 +2489,7 @@ func Weft_symbol_list_inputs(arg1 uintptr, arg2 []uintptr) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_symbol_list_inputs_capi_1396eb64fd6cfd6c(C.uintptr_t(_swig_i_0), *(*C.swig_type_196)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_weft_symbol_list_inputs_capi_e8a75d399fea1331(C.uintptr_t(_swig_i_0), *(*C.swig_type_196)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -2509,7 +2509,7 @@ func Weft_symbol_get_name(arg1 uintptr, arg2 []uintptr) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_symbol_get_name_capi_1396eb64fd6cfd6c(C.uintptr_t(_swig_i_0), *(*C.swig_type_198)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_weft_symbol_get_name_capi_e8a75d399fea1331(C.uintptr_t(_swig_i_0), *(*C.swig_type_198)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -2530,7 +2530,7 @@ func Weft_symbol_get_attr(arg1 uintptr, arg2 string, arg3 []uintptr) (_swig_ret 
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r_p := C._wrap_weft_symbol_get_attr_capi_1396eb64fd6cfd6c(C.uintptr_t(_swig_i_0), *(*C.swig_type_200)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_201)(unsafe.Pointer(&_swig_i_2)))
+	swig_r_p := C._wrap_weft_symbol_get_attr_capi_e8a75d399fea1331(C.uintptr_t(_swig_i_0), *(*C.swig_type_200)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_201)(unsafe.Pointer(&_swig_i_2)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -2554,7 +2554,7 @@ func Weft_symbol_set_attr(arg1 uintptr, arg2 string, arg3 string) (_swig_ret err
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r_p := C._wrap_weft_symbol_set_attr_capi_1396eb64fd6cfd6c(C.uintptr_t(_swig_i_0), *(*C.swig_type_203)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_204)(unsafe.Pointer(&_swig_i_2)))
+	swig_r_p := C._wrap_weft_symbol_set_attr_capi_e8a75d399fea1331(C.uintptr_t(_swig_i_0), *(*C.swig_type_203)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_204)(unsafe.Pointer(&_swig_i_2)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -2579,7 +2579,7 @@ func Weft_symbol_list_attr(arg1 uintptr, arg2 int, arg3 []uintptr, arg4 []uintpt
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
-	swig_r_p := C._wrap_weft_symbol_list_attr_capi_1396eb64fd6cfd6c(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1), *(*C.swig_type_206)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_207)(unsafe.Pointer(&_swig_i_3)))
+	swig_r_p := C._wrap_weft_symbol_list_attr_capi_e8a75d399fea1331(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1), *(*C.swig_type_206)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_207)(unsafe.Pointer(&_swig_i_3)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg3
@@ -2602,7 +2602,7 @@ func Weft_symbol_to_json(arg1 uintptr, arg2 []uintptr) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_symbol_to_json_capi_1396eb64fd6cfd6c(C.uintptr_t(_swig_i_0), *(*C.swig_type_209)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_weft_symbol_to_json_capi_e8a75d399fea1331(C.uintptr_t(_swig_i_0), *(*C.swig_type_209)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -2622,7 +2622,7 @@ func Weft_symbol_save_file(arg1 uintptr, arg2 string) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_symbol_save_file_capi_1396eb64fd6cfd6c(C.uintptr_t(_swig_i_0), *(*C.swig_type_211)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_weft_symbol_save_file_capi_e8a75d399fea1331(C.uintptr_t(_swig_i_0), *(*C.swig_type_211)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -2642,7 +2642,7 @@ func Weft_symbol_from_json(arg1 string, arg2 []uintptr) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_symbol_from_json_capi_1396eb64fd6cfd6c(*(*C.swig_type_213)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_214)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_weft_symbol_from_json_capi_e8a75d399fea1331(*(*C.swig_type_213)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_214)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -2665,7 +2665,7 @@ func Weft_symbol_from_json_file(arg1 string, arg2 []uintptr) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_symbol_from_json_file_capi_1396eb64fd6cfd6c(*(*C.swig_type_216)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_217)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_weft_symbol_from_json_file_capi_e8a75d399fea1331(*(*C.swig_type_216)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_217)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -2691,7 +2691,7 @@ func Weft_symbol_json_info(arg1 uintptr, arg2 []int32, arg3 []int32, arg4 []int3
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
 	_swig_i_4 := arg5
-	swig_r_p := C._wrap_weft_symbol_json_info_capi_1396eb64fd6cfd6c(C.uintptr_t(_swig_i_0), *(*C.swig_type_219)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_220)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_221)(unsafe.Pointer(&_swig_i_3)), *(*C.swig_type_222)(unsafe.Pointer(&_swig_i_4)))
+	swig_r_p := C._wrap_weft_symbol_json_info_capi_e8a75d399fea1331(C.uintptr_t(_swig_i_0), *(*C.swig_type_219)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_220)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_221)(unsafe.Pointer(&_swig_i_3)), *(*C.swig_type_222)(unsafe.Pointer(&_swig_i_4)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -2725,7 +2725,7 @@ func Weft_symbol_infer_shape_partial(arg1 uintptr, arg2 uint64, arg3 []string, a
 	_swig_i_3 := arg4
 	_swig_i_4 := arg5
 	_swig_i_5 := arg6
-	swig_r_p := C._wrap_weft_symbol_infer_shape_partial_capi_1396eb64fd6cfd6c(C.uintptr_t(_swig_i_0), C.swig_type_224(_swig_i_1), *(*C.swig_type_225)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_226)(unsafe.Pointer(&_swig_i_3)), *(*C.swig_type_227)(unsafe.Pointer(&_swig_i_4)), *(*C.swig_type_228)(unsafe.Pointer(&_swig_i_5)))
+	swig_r_p := C._wrap_weft_symbol_infer_shape_partial_capi_e8a75d399fea1331(C.uintptr_t(_swig_i_0), C.swig_type_224(_swig_i_1), *(*C.swig_type_225)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_226)(unsafe.Pointer(&_swig_i_3)), *(*C.swig_type_227)(unsafe.Pointer(&_swig_i_4)), *(*C.swig_type_228)(unsafe.Pointer(&_swig_i_5)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = _swig_i_2
@@ -2759,7 +2759,7 @@ func Weft_symbol_infer_shape(arg1 uintptr, arg2 uint64, arg3 []string, arg4 []ui
 	_swig_i_3 := arg4
 	_swig_i_4 := arg5
 	_swig_i_5 := arg6
-	swig_r_p := C._wrap_weft_symbol_infer_shape_capi_1396eb64fd6cfd6c(C.uintptr_t(_swig_i_0), C.swig_type_230(_swig_i_1), *(*C.swig_type_231)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_232)(unsafe.Pointer(&_swig_i_3)), *(*C.swig_type_233)(unsafe.Pointer(&_swig_i_4)), *(*C.swig_type_234)(unsafe.Pointer(&_swig_i_5)))
+	swig_r_p := C._wrap_weft_symbol_infer_shape_capi_e8a75d399fea1331(C.uintptr_t(_swig_i_0), C.swig_type_230(_swig_i_1), *(*C.swig_type_231)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_232)(unsafe.Pointer(&_swig_i_3)), *(*C.swig_type_233)(unsafe.Pointer(&_swig_i_4)), *(*C.swig_type_234)(unsafe.Pointer(&_swig_i_5)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = _swig_i_2
@@ -2788,7 +2788,7 @@ func Weft_shape_result_complete(arg1 uintptr, arg2 []int32) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_shape_result_complete_capi_1396eb64fd6cfd6c(C.uintptr_t(_swig_i_0), *(*C.swig_type_236)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_weft_shape_result_complete_capi_e8a75d399fea1331(C.uintptr_t(_swig_i_0), *(*C.swig_type_236)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -2809,7 +2809,7 @@ func Weft_shape_result_count(arg1 uintptr, arg2 int, arg3 []uint64) (_swig_ret e
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r_p := C._wrap_weft_shape_result_count_capi_1396eb64fd6cfd6c(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1), *(*C.swig_type_238)(unsafe.Pointer(&_swig_i_2)))
+	swig_r_p := C._wrap_weft_shape_result_count_capi_e8a75d399fea1331(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1), *(*C.swig_type_238)(unsafe.Pointer(&_swig_i_2)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg3
@@ -2832,7 +2832,7 @@ func Weft_shape_result_name(arg1 uintptr, arg2 int, arg3 uint64, arg4 []string) 
 	_swig_i_2 := arg3
 	var _swig_i_3 []string
  _swig_i_3 = make([]string, len(arg4)) 
-	swig_r_p := C._wrap_weft_shape_result_name_capi_1396eb64fd6cfd6c(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1), C.swig_type_240(_swig_i_2), *(*C.swig_type_241)(unsafe.Pointer(&_swig_i_3)))
+	swig_r_p := C._wrap_weft_shape_result_name_capi_e8a75d399fea1331(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1), C.swig_type_240(_swig_i_2), *(*C.swig_type_241)(unsafe.Pointer(&_swig_i_3)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 
 	for i := range _swig_i_3 {
@@ -2863,7 +2863,7 @@ func Weft_shape_result_ndim(arg1 uintptr, arg2 int, arg3 uint64, arg4 []int32) (
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
-	swig_r_p := C._wrap_weft_shape_result_ndim_capi_1396eb64fd6cfd6c(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1), C.swig_type_243(_swig_i_2), *(*C.swig_type_244)(unsafe.Pointer(&_swig_i_3)))
+	swig_r_p := C._wrap_weft_shape_result_ndim_capi_e8a75d399fea1331(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1), C.swig_type_243(_swig_i_2), *(*C.swig_type_244)(unsafe.Pointer(&_swig_i_3)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg4
@@ -2886,7 +2886,7 @@ func Weft_shape_result_dims(arg1 uintptr, arg2 int, arg3 uint64, arg4 []int64, a
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
 	_swig_i_4 := arg5
-	swig_r_p := C._wrap_weft_shape_result_dims_capi_1396eb64fd6cfd6c(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1), C.swig_type_246(_swig_i_2), *(*C.swig_type_247)(unsafe.Pointer(&_swig_i_3)), C.swig_type_248(_swig_i_4))
+	swig_r_p := C._wrap_weft_shape_result_dims_capi_e8a75d399fea1331(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1), C.swig_type_246(_swig_i_2), *(*C.swig_type_247)(unsafe.Pointer(&_swig_i_3)), C.swig_type_248(_swig_i_4))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg4
@@ -2906,7 +2906,7 @@ func Weft_shape_result_num_unknown(arg1 uintptr, arg2 []uint64) (_swig_ret error
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_shape_result_num_unknown_capi_1396eb64fd6cfd6c(C.uintptr_t(_swig_i_0), *(*C.swig_type_250)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_weft_shape_result_num_unknown_capi_e8a75d399fea1331(C.uintptr_t(_swig_i_0), *(*C.swig_type_250)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -2928,7 +2928,7 @@ func Weft_shape_result_unknown_name(arg1 uintptr, arg2 uint64, arg3 []string) (_
 	_swig_i_1 := arg2
 	var _swig_i_2 []string
  _swig_i_2 = make([]string, len(arg3)) 
-	swig_r_p := C._wrap_weft_shape_result_unknown_name_capi_1396eb64fd6cfd6c(C.uintptr_t(_swig_i_0), C.swig_type_252(_swig_i_1), *(*C.swig_type_253)(unsafe.Pointer(&_swig_i_2)))
+	swig_r_p := C._wrap_weft_shape_result_unknown_name_capi_e8a75d399fea1331(C.uintptr_t(_swig_i_0), C.swig_type_252(_swig_i_1), *(*C.swig_type_253)(unsafe.Pointer(&_swig_i_2)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 
 	for i := range _swig_i_2 {
@@ -2956,7 +2956,7 @@ func Weft_shape_result_unknown_name(arg1 uintptr, arg2 uint64, arg3 []string) (_
 func Weft_shape_result_free(arg1 uintptr) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
-	swig_r_p := C._wrap_weft_shape_result_free_capi_1396eb64fd6cfd6c(C.uintptr_t(_swig_i_0))
+	swig_r_p := C._wrap_weft_shape_result_free_capi_e8a75d399fea1331(C.uintptr_t(_swig_i_0))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 error
 
@@ -2977,7 +2977,7 @@ func Weft_symbol_infer_type_partial(arg1 uintptr, arg2 uint64, arg3 []string, ar
  _swig_i_2 = weftJoin(arg3) 
 	_swig_i_3 := arg4
 	_swig_i_4 := arg5
-	swig_r_p := C._wrap_weft_symbol_infer_type_partial_capi_1396eb64fd6cfd6c(C.uintptr_t(_swig_i_0), C.swig_type_256(_swig_i_1), *(*C.swig_type_257)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_258)(unsafe.Pointer(&_swig_i_3)), *(*C.swig_type_259)(unsafe.Pointer(&_swig_i_4)))
+	swig_r_p := C._wrap_weft_symbol_infer_type_partial_capi_e8a75d399fea1331(C.uintptr_t(_swig_i_0), C.swig_type_256(_swig_i_1), *(*C.swig_type_257)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_258)(unsafe.Pointer(&_swig_i_3)), *(*C.swig_type_259)(unsafe.Pointer(&_swig_i_4)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = _swig_i_2
@@ -3007,7 +3007,7 @@ func Weft_symbol_infer_type(arg1 uintptr, arg2 uint64, arg3 []string, arg4 []int
  _swig_i_2 = weftJoin(arg3) 
 	_swig_i_3 := arg4
 	_swig_i_4 := arg5
-	swig_r_p := C._wrap_weft_symbol_infer_type_capi_1396eb64fd6cfd6c(C.uintptr_t(_swig_i_0), C.swig_type_261(_swig_i_1), *(*C.swig_type_262)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_263)(unsafe.Pointer(&_swig_i_3)), *(*C.swig_type_264)(unsafe.Pointer(&_swig_i_4)))
+	swig_r_p := C._wrap_weft_symbol_infer_type_capi_e8a75d399fea1331(C.uintptr_t(_swig_i_0), C.swig_type_261(_swig_i_1), *(*C.swig_type_262)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_263)(unsafe.Pointer(&_swig_i_3)), *(*C.swig_type_264)(unsafe.Pointer(&_swig_i_4)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = _swig_i_2
@@ -3033,7 +3033,7 @@ func Weft_type_result_complete(arg1 uintptr, arg2 []int32) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_type_result_complete_capi_1396eb64fd6cfd6c(C.uintptr_t(_swig_i_0), *(*C.swig_type_266)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_weft_type_result_complete_capi_e8a75d399fea1331(C.uintptr_t(_swig_i_0), *(*C.swig_type_266)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -3054,7 +3054,7 @@ func Weft_type_result_count(arg1 uintptr, arg2 int, arg3 []uint64) (_swig_ret er
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r_p := C._wrap_weft_type_result_count_capi_1396eb64fd6cfd6c(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1), *(*C.swig_type_268)(unsafe.Pointer(&_swig_i_2)))
+	swig_r_p := C._wrap_weft_type_result_count_capi_e8a75d399fea1331(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1), *(*C.swig_type_268)(unsafe.Pointer(&_swig_i_2)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg3
@@ -3077,7 +3077,7 @@ func Weft_type_result_name(arg1 uintptr, arg2 int, arg3 uint64, arg4 []string) (
 	_swig_i_2 := arg3
 	var _swig_i_3 []string
  _swig_i_3 = make([]string, len(arg4)) 
-	swig_r_p := C._wrap_weft_type_result_name_capi_1396eb64fd6cfd6c(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1), C.swig_type_270(_swig_i_2), *(*C.swig_type_271)(unsafe.Pointer(&_swig_i_3)))
+	swig_r_p := C._wrap_weft_type_result_name_capi_e8a75d399fea1331(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1), C.swig_type_270(_swig_i_2), *(*C.swig_type_271)(unsafe.Pointer(&_swig_i_3)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 
 	for i := range _swig_i_3 {
@@ -3108,7 +3108,7 @@ func Weft_type_result_dtype(arg1 uintptr, arg2 int, arg3 uint64, arg4 []int32) (
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
-	swig_r_p := C._wrap_weft_type_result_dtype_capi_1396eb64fd6cfd6c(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1), C.swig_type_273(_swig_i_2), *(*C.swig_type_274)(unsafe.Pointer(&_swig_i_3)))
+	swig_r_p := C._wrap_weft_type_result_dtype_capi_e8a75d399fea1331(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1), C.swig_type_273(_swig_i_2), *(*C.swig_type_274)(unsafe.Pointer(&_swig_i_3)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg4
@@ -3128,7 +3128,7 @@ func Weft_type_result_num_unknown(arg1 uintptr, arg2 []uint64) (_swig_ret error)
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_type_result_num_unknown_capi_1396eb64fd6cfd6c(C.uintptr_t(_swig_i_0), *(*C.swig_type_276)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_weft_type_result_num_unknown_capi_e8a75d399fea1331(C.uintptr_t(_swig_i_0), *(*C.swig_type_276)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -3150,7 +3150,7 @@ func Weft_type_result_unknown_name(arg1 uintptr, arg2 uint64, arg3 []string) (_s
 	_swig_i_1 := arg2
 	var _swig_i_2 []string
  _swig_i_2 = make([]string, len(arg3)) 
-	swig_r_p := C._wrap_weft_type_result_unknown_name_capi_1396eb64fd6cfd6c(C.uintptr_t(_swig_i_0), C.swig_type_278(_swig_i_1), *(*C.swig_type_279)(unsafe.Pointer(&_swig_i_2)))
+	swig_r_p := C._wrap_weft_type_result_unknown_name_capi_e8a75d399fea1331(C.uintptr_t(_swig_i_0), C.swig_type_278(_swig_i_1), *(*C.swig_type_279)(unsafe.Pointer(&_swig_i_2)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 
 	for i := range _swig_i_2 {
@@ -3178,7 +3178,7 @@ func Weft_type_result_unknown_name(arg1 uintptr, arg2 uint64, arg3 []string) (_s
 func Weft_type_result_free(arg1 uintptr) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
-	swig_r_p := C._wrap_weft_type_result_free_capi_1396eb64fd6cfd6c(C.uintptr_t(_swig_i_0))
+	swig_r_p := C._wrap_weft_type_result_free_capi_e8a75d399fea1331(C.uintptr_t(_swig_i_0))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 error
 
@@ -3211,7 +3211,7 @@ func Weft_symbol_place_device(arg1 uintptr, arg2 int, arg3 int, arg4 int, arg5 u
 	_swig_i_13 := arg14
 	_swig_i_14 := arg15
 	_swig_i_15 := arg16
-	swig_r_p := C._wrap_weft_symbol_place_device_capi_1396eb64fd6cfd6c(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1), C.swig_intgo(_swig_i_2), C.swig_intgo(_swig_i_3), C.swig_type_282(_swig_i_4), *(*C.swig_type_283)(unsafe.Pointer(&_swig_i_5)), *(*C.swig_type_284)(unsafe.Pointer(&_swig_i_6)), *(*C.swig_type_285)(unsafe.Pointer(&_swig_i_7)), C.swig_type_286(_swig_i_8), *(*C.swig_type_287)(unsafe.Pointer(&_swig_i_9)), *(*C.swig_type_288)(unsafe.Pointer(&_swig_i_10)), *(*C.swig_type_289)(unsafe.Pointer(&_swig_i_11)), *(*C.swig_type_290)(unsafe.Pointer(&_swig_i_12)), *(*C.swig_type_291)(unsafe.Pointer(&_swig_i_13)), *(*C.swig_type_292)(unsafe.Pointer(&_swig_i_14)), *(*C.swig_type_293)(unsafe.Pointer(&_swig_i_15)))
+	swig_r_p := C._wrap_weft_symbol_place_device_capi_e8a75d399fea1331(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1), C.swig_intgo(_swig_i_2), C.swig_intgo(_swig_i_3), C.swig_type_282(_swig_i_4), *(*C.swig_type_283)(unsafe.Pointer(&_swig_i_5)), *(*C.swig_type_284)(unsafe.Pointer(&_swig_i_6)), *(*C.swig_type_285)(unsafe.Pointer(&_swig_i_7)), C.swig_type_286(_swig_i_8), *(*C.swig_type_287)(unsafe.Pointer(&_swig_i_9)), *(*C.swig_type_288)(unsafe.Pointer(&_swig_i_10)), *(*C.swig_type_289)(unsafe.Pointer(&_swig_i_11)), *(*C.swig_type_290)(unsafe.Pointer(&_swig_i_12)), *(*C.swig_type_291)(unsafe.Pointer(&_swig_i_13)), *(*C.swig_type_292)(unsafe.Pointer(&_swig_i_14)), *(*C.swig_type_293)(unsafe.Pointer(&_swig_i_15)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = _swig_i_5
@@ -3272,7 +3272,7 @@ func Weft_symbol_place_device_graph(arg1 uintptr, arg2 int, arg3 int, arg4 int, 
 	_swig_i_11 := arg12
 	_swig_i_12 := arg13
 	_swig_i_13 := arg14
-	swig_r_p := C._wrap_weft_symbol_place_device_graph_capi_1396eb64fd6cfd6c(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1), C.swig_intgo(_swig_i_2), C.swig_intgo(_swig_i_3), C.swig_type_295(_swig_i_4), *(*C.swig_type_296)(unsafe.Pointer(&_swig_i_5)), *(*C.swig_type_297)(unsafe.Pointer(&_swig_i_6)), *(*C.swig_type_298)(unsafe.Pointer(&_swig_i_7)), C.swig_type_299(_swig_i_8), *(*C.swig_type_300)(unsafe.Pointer(&_swig_i_9)), *(*C.swig_type_301)(unsafe.Pointer(&_swig_i_10)), *(*C.swig_type_302)(unsafe.Pointer(&_swig_i_11)), *(*C.swig_type_303)(unsafe.Pointer(&_swig_i_12)), *(*C.swig_type_304)(unsafe.Pointer(&_swig_i_13)))
+	swig_r_p := C._wrap_weft_symbol_place_device_graph_capi_e8a75d399fea1331(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1), C.swig_intgo(_swig_i_2), C.swig_intgo(_swig_i_3), C.swig_type_295(_swig_i_4), *(*C.swig_type_296)(unsafe.Pointer(&_swig_i_5)), *(*C.swig_type_297)(unsafe.Pointer(&_swig_i_6)), *(*C.swig_type_298)(unsafe.Pointer(&_swig_i_7)), C.swig_type_299(_swig_i_8), *(*C.swig_type_300)(unsafe.Pointer(&_swig_i_9)), *(*C.swig_type_301)(unsafe.Pointer(&_swig_i_10)), *(*C.swig_type_302)(unsafe.Pointer(&_swig_i_11)), *(*C.swig_type_303)(unsafe.Pointer(&_swig_i_12)), *(*C.swig_type_304)(unsafe.Pointer(&_swig_i_13)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = _swig_i_5
@@ -3325,7 +3325,7 @@ func Weft_executor_simple_bind(arg1 uintptr, arg2 int, arg3 int, arg4 uint64, ar
 	_swig_i_9 := arg10
 	_swig_i_10 := arg11
 	_swig_i_11 := arg12
-	swig_r_p := C._wrap_weft_executor_simple_bind_capi_1396eb64fd6cfd6c(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1), C.swig_intgo(_swig_i_2), C.swig_type_306(_swig_i_3), *(*C.swig_type_307)(unsafe.Pointer(&_swig_i_4)), *(*C.swig_type_308)(unsafe.Pointer(&_swig_i_5)), *(*C.swig_type_309)(unsafe.Pointer(&_swig_i_6)), C.swig_type_310(_swig_i_7), *(*C.swig_type_311)(unsafe.Pointer(&_swig_i_8)), *(*C.swig_type_312)(unsafe.Pointer(&_swig_i_9)), *(*C.swig_type_313)(unsafe.Pointer(&_swig_i_10)), *(*C.swig_type_314)(unsafe.Pointer(&_swig_i_11)))
+	swig_r_p := C._wrap_weft_executor_simple_bind_capi_e8a75d399fea1331(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1), C.swig_intgo(_swig_i_2), C.swig_type_306(_swig_i_3), *(*C.swig_type_307)(unsafe.Pointer(&_swig_i_4)), *(*C.swig_type_308)(unsafe.Pointer(&_swig_i_5)), *(*C.swig_type_309)(unsafe.Pointer(&_swig_i_6)), C.swig_type_310(_swig_i_7), *(*C.swig_type_311)(unsafe.Pointer(&_swig_i_8)), *(*C.swig_type_312)(unsafe.Pointer(&_swig_i_9)), *(*C.swig_type_313)(unsafe.Pointer(&_swig_i_10)), *(*C.swig_type_314)(unsafe.Pointer(&_swig_i_11)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = _swig_i_4
@@ -3371,7 +3371,7 @@ func Weft_executor_bind(arg1 uintptr, arg2 int, arg3 int, arg4 []uintptr, arg5 u
 	_swig_i_7 := arg8
 	_swig_i_8 := arg9
 	_swig_i_9 := arg10
-	swig_r_p := C._wrap_weft_executor_bind_capi_1396eb64fd6cfd6c(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1), C.swig_intgo(_swig_i_2), *(*C.swig_type_316)(unsafe.Pointer(&_swig_i_3)), C.swig_type_317(_swig_i_4), *(*C.swig_type_318)(unsafe.Pointer(&_swig_i_5)), *(*C.swig_type_319)(unsafe.Pointer(&_swig_i_6)), *(*C.swig_type_320)(unsafe.Pointer(&_swig_i_7)), C.swig_type_321(_swig_i_8), *(*C.swig_type_322)(unsafe.Pointer(&_swig_i_9)))
+	swig_r_p := C._wrap_weft_executor_bind_capi_e8a75d399fea1331(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1), C.swig_intgo(_swig_i_2), *(*C.swig_type_316)(unsafe.Pointer(&_swig_i_3)), C.swig_type_317(_swig_i_4), *(*C.swig_type_318)(unsafe.Pointer(&_swig_i_5)), *(*C.swig_type_319)(unsafe.Pointer(&_swig_i_6)), *(*C.swig_type_320)(unsafe.Pointer(&_swig_i_7)), C.swig_type_321(_swig_i_8), *(*C.swig_type_322)(unsafe.Pointer(&_swig_i_9)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg4
@@ -3420,7 +3420,7 @@ func Weft_executor_simple_bind_group2ctx(arg1 uintptr, arg2 int, arg3 int, arg4 
 	_swig_i_13 := arg14
 	_swig_i_14 := arg15
 	_swig_i_15 := arg16
-	swig_r_p := C._wrap_weft_executor_simple_bind_group2ctx_capi_1396eb64fd6cfd6c(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1), C.swig_intgo(_swig_i_2), C.swig_type_324(_swig_i_3), *(*C.swig_type_325)(unsafe.Pointer(&_swig_i_4)), *(*C.swig_type_326)(unsafe.Pointer(&_swig_i_5)), *(*C.swig_type_327)(unsafe.Pointer(&_swig_i_6)), C.swig_type_328(_swig_i_7), *(*C.swig_type_329)(unsafe.Pointer(&_swig_i_8)), *(*C.swig_type_330)(unsafe.Pointer(&_swig_i_9)), *(*C.swig_type_331)(unsafe.Pointer(&_swig_i_10)), C.swig_type_332(_swig_i_11), *(*C.swig_type_333)(unsafe.Pointer(&_swig_i_12)), *(*C.swig_type_334)(unsafe.Pointer(&_swig_i_13)), *(*C.swig_type_335)(unsafe.Pointer(&_swig_i_14)), *(*C.swig_type_336)(unsafe.Pointer(&_swig_i_15)))
+	swig_r_p := C._wrap_weft_executor_simple_bind_group2ctx_capi_e8a75d399fea1331(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1), C.swig_intgo(_swig_i_2), C.swig_type_324(_swig_i_3), *(*C.swig_type_325)(unsafe.Pointer(&_swig_i_4)), *(*C.swig_type_326)(unsafe.Pointer(&_swig_i_5)), *(*C.swig_type_327)(unsafe.Pointer(&_swig_i_6)), C.swig_type_328(_swig_i_7), *(*C.swig_type_329)(unsafe.Pointer(&_swig_i_8)), *(*C.swig_type_330)(unsafe.Pointer(&_swig_i_9)), *(*C.swig_type_331)(unsafe.Pointer(&_swig_i_10)), C.swig_type_332(_swig_i_11), *(*C.swig_type_333)(unsafe.Pointer(&_swig_i_12)), *(*C.swig_type_334)(unsafe.Pointer(&_swig_i_13)), *(*C.swig_type_335)(unsafe.Pointer(&_swig_i_14)), *(*C.swig_type_336)(unsafe.Pointer(&_swig_i_15)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = _swig_i_4
@@ -3480,7 +3480,7 @@ func Weft_executor_bind_group2ctx(arg1 uintptr, arg2 int, arg3 int, arg4 uint64,
 	_swig_i_11 := arg12
 	_swig_i_12 := arg13
 	_swig_i_13 := arg14
-	swig_r_p := C._wrap_weft_executor_bind_group2ctx_capi_1396eb64fd6cfd6c(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1), C.swig_intgo(_swig_i_2), C.swig_type_338(_swig_i_3), *(*C.swig_type_339)(unsafe.Pointer(&_swig_i_4)), *(*C.swig_type_340)(unsafe.Pointer(&_swig_i_5)), *(*C.swig_type_341)(unsafe.Pointer(&_swig_i_6)), *(*C.swig_type_342)(unsafe.Pointer(&_swig_i_7)), C.swig_type_343(_swig_i_8), *(*C.swig_type_344)(unsafe.Pointer(&_swig_i_9)), *(*C.swig_type_345)(unsafe.Pointer(&_swig_i_10)), *(*C.swig_type_346)(unsafe.Pointer(&_swig_i_11)), C.swig_type_347(_swig_i_12), *(*C.swig_type_348)(unsafe.Pointer(&_swig_i_13)))
+	swig_r_p := C._wrap_weft_executor_bind_group2ctx_capi_e8a75d399fea1331(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1), C.swig_intgo(_swig_i_2), C.swig_type_338(_swig_i_3), *(*C.swig_type_339)(unsafe.Pointer(&_swig_i_4)), *(*C.swig_type_340)(unsafe.Pointer(&_swig_i_5)), *(*C.swig_type_341)(unsafe.Pointer(&_swig_i_6)), *(*C.swig_type_342)(unsafe.Pointer(&_swig_i_7)), C.swig_type_343(_swig_i_8), *(*C.swig_type_344)(unsafe.Pointer(&_swig_i_9)), *(*C.swig_type_345)(unsafe.Pointer(&_swig_i_10)), *(*C.swig_type_346)(unsafe.Pointer(&_swig_i_11)), C.swig_type_347(_swig_i_12), *(*C.swig_type_348)(unsafe.Pointer(&_swig_i_13)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = _swig_i_4
@@ -3521,7 +3521,7 @@ func Weft_executor_forward(arg1 uintptr, arg2 int) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_executor_forward_capi_1396eb64fd6cfd6c(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1))
+	swig_r_p := C._wrap_weft_executor_forward_capi_e8a75d399fea1331(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 error
 
@@ -3539,7 +3539,7 @@ func Weft_executor_backward(arg1 uintptr, arg2 []uintptr, arg3 uint64) (_swig_re
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r_p := C._wrap_weft_executor_backward_capi_1396eb64fd6cfd6c(C.uintptr_t(_swig_i_0), *(*C.swig_type_351)(unsafe.Pointer(&_swig_i_1)), C.swig_type_352(_swig_i_2))
+	swig_r_p := C._wrap_weft_executor_backward_capi_e8a75d399fea1331(C.uintptr_t(_swig_i_0), *(*C.swig_type_351)(unsafe.Pointer(&_swig_i_1)), C.swig_type_352(_swig_i_2))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -3559,7 +3559,7 @@ func Weft_executor_outputs(arg1 uintptr, arg2 []uintptr) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_executor_outputs_capi_1396eb64fd6cfd6c(C.uintptr_t(_swig_i_0), *(*C.swig_type_354)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_weft_executor_outputs_capi_e8a75d399fea1331(C.uintptr_t(_swig_i_0), *(*C.swig_type_354)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -3579,7 +3579,7 @@ func Weft_executor_arg_arrays(arg1 uintptr, arg2 []uintptr) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_executor_arg_arrays_capi_1396eb64fd6cfd6c(C.uintptr_t(_swig_i_0), *(*C.swig_type_356)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_weft_executor_arg_arrays_capi_e8a75d399fea1331(C.uintptr_t(_swig_i_0), *(*C.swig_type_356)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -3599,7 +3599,7 @@ func Weft_executor_grad_arrays(arg1 uintptr, arg2 []uintptr) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_executor_grad_arrays_capi_1396eb64fd6cfd6c(C.uintptr_t(_swig_i_0), *(*C.swig_type_358)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_weft_executor_grad_arrays_capi_e8a75d399fea1331(C.uintptr_t(_swig_i_0), *(*C.swig_type_358)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -3619,7 +3619,7 @@ func Weft_executor_aux_arrays(arg1 uintptr, arg2 []uintptr) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_executor_aux_arrays_capi_1396eb64fd6cfd6c(C.uintptr_t(_swig_i_0), *(*C.swig_type_360)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_weft_executor_aux_arrays_capi_e8a75d399fea1331(C.uintptr_t(_swig_i_0), *(*C.swig_type_360)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -3646,7 +3646,7 @@ func Weft_executor_reshape(arg1 uintptr, arg2 uint64, arg3 []string, arg4 []uint
 	_swig_i_5 := arg6
 	_swig_i_6 := arg7
 	_swig_i_7 := arg8
-	swig_r_p := C._wrap_weft_executor_reshape_capi_1396eb64fd6cfd6c(C.uintptr_t(_swig_i_0), C.swig_type_362(_swig_i_1), *(*C.swig_type_363)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_364)(unsafe.Pointer(&_swig_i_3)), *(*C.swig_type_365)(unsafe.Pointer(&_swig_i_4)), C.swig_intgo(_swig_i_5), C.swig_intgo(_swig_i_6), *(*C.swig_type_366)(unsafe.Pointer(&_swig_i_7)))
+	swig_r_p := C._wrap_weft_executor_reshape_capi_e8a75d399fea1331(C.uintptr_t(_swig_i_0), C.swig_type_362(_swig_i_1), *(*C.swig_type_363)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_364)(unsafe.Pointer(&_swig_i_3)), *(*C.swig_type_365)(unsafe.Pointer(&_swig_i_4)), C.swig_intgo(_swig_i_5), C.swig_intgo(_swig_i_6), *(*C.swig_type_366)(unsafe.Pointer(&_swig_i_7)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = _swig_i_2
@@ -3675,7 +3675,7 @@ func Weft_executor_print(arg1 uintptr, arg2 []uintptr) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_executor_print_capi_1396eb64fd6cfd6c(C.uintptr_t(_swig_i_0), *(*C.swig_type_368)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_weft_executor_print_capi_e8a75d399fea1331(C.uintptr_t(_swig_i_0), *(*C.swig_type_368)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -3694,7 +3694,7 @@ func Weft_executor_print(arg1 uintptr, arg2 []uintptr) (_swig_ret error) {
 func Weft_executor_free(arg1 uintptr) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
-	swig_r_p := C._wrap_weft_executor_free_capi_1396eb64fd6cfd6c(C.uintptr_t(_swig_i_0))
+	swig_r_p := C._wrap_weft_executor_free_capi_e8a75d399fea1331(C.uintptr_t(_swig_i_0))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 error
 
@@ -3710,7 +3710,7 @@ func Weft_executor_free(arg1 uintptr) (_swig_ret error) {
 func Weft_executor_options_create(arg1 WeftExecutorOptions) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := getSwigcptr(arg1)
-	swig_r_p := C._wrap_weft_executor_options_create_capi_1396eb64fd6cfd6c(C.uintptr_t(_swig_i_0))
+	swig_r_p := C._wrap_weft_executor_options_create_capi_e8a75d399fea1331(C.uintptr_t(_swig_i_0))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 error
 
@@ -3726,7 +3726,7 @@ func Weft_executor_options_create(arg1 WeftExecutorOptions) (_swig_ret error) {
 func Weft_executor_options_free(arg1 WeftExecutorOptions) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := getSwigcptr(arg1)
-	swig_r_p := C._wrap_weft_executor_options_free_capi_1396eb64fd6cfd6c(C.uintptr_t(_swig_i_0))
+	swig_r_p := C._wrap_weft_executor_options_free_capi_e8a75d399fea1331(C.uintptr_t(_swig_i_0))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 error
 
@@ -3743,7 +3743,7 @@ func Weft_executor_options_set_match_range(arg1 WeftExecutorOptions, arg2 int) (
 	var swig_r string
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_executor_options_set_match_range_capi_1396eb64fd6cfd6c(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1))
+	swig_r_p := C._wrap_weft_executor_options_set_match_range_capi_e8a75d399fea1331(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 error
 
@@ -3760,7 +3760,7 @@ func Weft_executor_options_set_num_groups(arg1 WeftExecutorOptions, arg2 int) (_
 	var swig_r string
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_executor_options_set_num_groups_capi_1396eb64fd6cfd6c(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1))
+	swig_r_p := C._wrap_weft_executor_options_set_num_groups_capi_e8a75d399fea1331(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 error
 
@@ -3777,7 +3777,7 @@ func Weft_executor_options_set_bulk_max_nodes(arg1 WeftExecutorOptions, arg2 int
 	var swig_r string
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_executor_options_set_bulk_max_nodes_capi_1396eb64fd6cfd6c(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1))
+	swig_r_p := C._wrap_weft_executor_options_set_bulk_max_nodes_capi_e8a75d399fea1331(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 error
 
@@ -3794,7 +3794,7 @@ func Weft_executor_options_set_optimize_inference(arg1 WeftExecutorOptions, arg2
 	var swig_r string
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_executor_options_set_optimize_inference_capi_1396eb64fd6cfd6c(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1))
+	swig_r_p := C._wrap_weft_executor_options_set_optimize_inference_capi_e8a75d399fea1331(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 error
 
@@ -3813,7 +3813,7 @@ func Weft_executor_options_add_group(arg1 WeftExecutorOptions, arg2 string, arg3
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
-	swig_r_p := C._wrap_weft_executor_options_add_group_capi_1396eb64fd6cfd6c(C.uintptr_t(_swig_i_0), *(*C.swig_type_377)(unsafe.Pointer(&_swig_i_1)), C.swig_intgo(_swig_i_2), C.swig_intgo(_swig_i_3))
+	swig_r_p := C._wrap_weft_executor_options_add_group_capi_e8a75d399fea1331(C.uintptr_t(_swig_i_0), *(*C.swig_type_377)(unsafe.Pointer(&_swig_i_1)), C.swig_intgo(_swig_i_2), C.swig_intgo(_swig_i_3))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -3834,7 +3834,7 @@ func Weft_executor_options_set_grad_req(arg1 WeftExecutorOptions, arg2 string, a
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r_p := C._wrap_weft_executor_options_set_grad_req_capi_1396eb64fd6cfd6c(C.uintptr_t(_swig_i_0), *(*C.swig_type_379)(unsafe.Pointer(&_swig_i_1)), C.swig_intgo(_swig_i_2))
+	swig_r_p := C._wrap_weft_executor_options_set_grad_req_capi_e8a75d399fea1331(C.uintptr_t(_swig_i_0), *(*C.swig_type_379)(unsafe.Pointer(&_swig_i_1)), C.swig_intgo(_swig_i_2))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -3866,7 +3866,7 @@ func Weft_executor_simple_bind_with_options(arg1 uintptr, arg2 int, arg3 int, ar
 	_swig_i_9 := arg10
 	_swig_i_10 := getSwigcptr(arg11)
 	_swig_i_11 := arg12
-	swig_r_p := C._wrap_weft_executor_simple_bind_with_options_capi_1396eb64fd6cfd6c(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1), C.swig_intgo(_swig_i_2), C.swig_type_381(_swig_i_3), *(*C.swig_type_382)(unsafe.Pointer(&_swig_i_4)), *(*C.swig_type_383)(unsafe.Pointer(&_swig_i_5)), *(*C.swig_type_384)(unsafe.Pointer(&_swig_i_6)), C.swig_type_385(_swig_i_7), *(*C.swig_type_386)(unsafe.Pointer(&_swig_i_8)), *(*C.swig_type_387)(unsafe.Pointer(&_swig_i_9)), C.uintptr_t(_swig_i_10), *(*C.swig_type_388)(unsafe.Pointer(&_swig_i_11)))
+	swig_r_p := C._wrap_weft_executor_simple_bind_with_options_capi_e8a75d399fea1331(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1), C.swig_intgo(_swig_i_2), C.swig_type_381(_swig_i_3), *(*C.swig_type_382)(unsafe.Pointer(&_swig_i_4)), *(*C.swig_type_383)(unsafe.Pointer(&_swig_i_5)), *(*C.swig_type_384)(unsafe.Pointer(&_swig_i_6)), C.swig_type_385(_swig_i_7), *(*C.swig_type_386)(unsafe.Pointer(&_swig_i_8)), *(*C.swig_type_387)(unsafe.Pointer(&_swig_i_9)), C.uintptr_t(_swig_i_10), *(*C.swig_type_388)(unsafe.Pointer(&_swig_i_11)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = _swig_i_4
@@ -3910,7 +3910,7 @@ func Weft_executor_bind_with_options(arg1 uintptr, arg2 int, arg3 int, arg4 []ui
 	_swig_i_8 := arg9
 	_swig_i_9 := getSwigcptr(arg10)
 	_swig_i_10 := arg11
-	swig_r_p := C._wrap_weft_executor_bind_with_options_capi_1396eb64fd6cfd6c(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1), C.swig_intgo(_swig_i_2), *(*C.swig_type_390)(unsafe.Pointer(&_swig_i_3)), C.swig_type_391(_swig_i_4), *(*C.swig_type_392)(unsafe.Pointer(&_swig_i_5)), *(*C.swig_type_393)(unsafe.Pointer(&_swig_i_6)), *(*C.swig_type_394)(unsafe.Pointer(&_swig_i_7)), C.swig_type_395(_swig_i_8), C.uintptr_t(_swig_i_9), *(*C.swig_type_396)(unsafe.Pointer(&_swig_i_10)))
+	swig_r_p := C._wrap_weft_executor_bind_with_options_capi_e8a75d399fea1331(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1), C.swig_intgo(_swig_i_2), *(*C.swig_type_390)(unsafe.Pointer(&_swig_i_3)), C.swig_type_391(_swig_i_4), *(*C.swig_type_392)(unsafe.Pointer(&_swig_i_5)), *(*C.swig_type_393)(unsafe.Pointer(&_swig_i_6)), *(*C.swig_type_394)(unsafe.Pointer(&_swig_i_7)), C.swig_type_395(_swig_i_8), C.uintptr_t(_swig_i_9), *(*C.swig_type_396)(unsafe.Pointer(&_swig_i_10)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg4
@@ -3942,7 +3942,7 @@ func Weft_engine_configure(arg1 int, arg2 int) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_engine_configure_capi_1396eb64fd6cfd6c(C.swig_intgo(_swig_i_0), C.swig_intgo(_swig_i_1))
+	swig_r_p := C._wrap_weft_engine_configure_capi_e8a75d399fea1331(C.swig_intgo(_swig_i_0), C.swig_intgo(_swig_i_1))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 error
 
@@ -3959,7 +3959,7 @@ func Weft_engine_info(arg1 []int32, arg2 []int32) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_engine_info_capi_1396eb64fd6cfd6c(*(*C.swig_type_399)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_400)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_weft_engine_info_capi_e8a75d399fea1331(*(*C.swig_type_399)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_400)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -3981,7 +3981,7 @@ func Weft_engine_info(arg1 []int32, arg2 []int32) (_swig_ret error) {
 func Weft_engine_var_create(arg1 WeftEngineVar) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := getSwigcptr(arg1)
-	swig_r_p := C._wrap_weft_engine_var_create_capi_1396eb64fd6cfd6c(C.uintptr_t(_swig_i_0))
+	swig_r_p := C._wrap_weft_engine_var_create_capi_e8a75d399fea1331(C.uintptr_t(_swig_i_0))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 error
 
@@ -3997,7 +3997,7 @@ func Weft_engine_var_create(arg1 WeftEngineVar) (_swig_ret error) {
 func Weft_engine_var_free(arg1 WeftEngineVar) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := getSwigcptr(arg1)
-	swig_r_p := C._wrap_weft_engine_var_free_capi_1396eb64fd6cfd6c(C.uintptr_t(_swig_i_0))
+	swig_r_p := C._wrap_weft_engine_var_free_capi_e8a75d399fea1331(C.uintptr_t(_swig_i_0))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 error
 
@@ -4014,7 +4014,7 @@ func Weft_engine_var_version(arg1 WeftEngineVar, arg2 []uint64) (_swig_ret error
 	var swig_r string
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_engine_var_version_capi_1396eb64fd6cfd6c(C.uintptr_t(_swig_i_0), *(*C.swig_type_404)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_weft_engine_var_version_capi_e8a75d399fea1331(C.uintptr_t(_swig_i_0), *(*C.swig_type_404)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -4040,7 +4040,7 @@ func Weft_engine_push_sync(arg1 _swig_fnptr, arg2 unsafe.Pointer, arg3 _swig_fnp
 	_swig_i_5 := arg6
 	_swig_i_6 := arg7
 	_swig_i_7 := arg8
-	swig_r_p := C._wrap_weft_engine_push_sync_capi_1396eb64fd6cfd6c(C.swig_type_406(_swig_i_0), C.swig_voidp(_swig_i_1), C.swig_type_407(_swig_i_2), C.uintptr_t(_swig_i_3), C.swig_type_408(_swig_i_4), C.uintptr_t(_swig_i_5), C.swig_type_409(_swig_i_6), *(*C.swig_type_410)(unsafe.Pointer(&_swig_i_7)))
+	swig_r_p := C._wrap_weft_engine_push_sync_capi_e8a75d399fea1331(C.swig_type_406(_swig_i_0), C.swig_voidp(_swig_i_1), C.swig_type_407(_swig_i_2), C.uintptr_t(_swig_i_3), C.swig_type_408(_swig_i_4), C.uintptr_t(_swig_i_5), C.swig_type_409(_swig_i_6), *(*C.swig_type_410)(unsafe.Pointer(&_swig_i_7)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg8
@@ -4066,7 +4066,7 @@ func Weft_engine_push_async(arg1 _swig_fnptr, arg2 unsafe.Pointer, arg3 _swig_fn
 	_swig_i_5 := arg6
 	_swig_i_6 := arg7
 	_swig_i_7 := arg8
-	swig_r_p := C._wrap_weft_engine_push_async_capi_1396eb64fd6cfd6c(C.swig_type_412(_swig_i_0), C.swig_voidp(_swig_i_1), C.swig_type_413(_swig_i_2), C.uintptr_t(_swig_i_3), C.swig_type_414(_swig_i_4), C.uintptr_t(_swig_i_5), C.swig_type_415(_swig_i_6), *(*C.swig_type_416)(unsafe.Pointer(&_swig_i_7)))
+	swig_r_p := C._wrap_weft_engine_push_async_capi_e8a75d399fea1331(C.swig_type_412(_swig_i_0), C.swig_voidp(_swig_i_1), C.swig_type_413(_swig_i_2), C.uintptr_t(_swig_i_3), C.swig_type_414(_swig_i_4), C.uintptr_t(_swig_i_5), C.swig_type_415(_swig_i_6), *(*C.swig_type_416)(unsafe.Pointer(&_swig_i_7)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg8
@@ -4086,7 +4086,7 @@ func Weft_engine_complete(arg1 WeftEngineCompletion, arg2 string) (_swig_ret err
 	var swig_r string
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_engine_complete_capi_1396eb64fd6cfd6c(C.uintptr_t(_swig_i_0), *(*C.swig_type_418)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_weft_engine_complete_capi_e8a75d399fea1331(C.uintptr_t(_swig_i_0), *(*C.swig_type_418)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -4105,7 +4105,7 @@ func Weft_engine_complete(arg1 WeftEngineCompletion, arg2 string) (_swig_ret err
 func Weft_engine_var_wait(arg1 WeftEngineVar) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := getSwigcptr(arg1)
-	swig_r_p := C._wrap_weft_engine_var_wait_capi_1396eb64fd6cfd6c(C.uintptr_t(_swig_i_0))
+	swig_r_p := C._wrap_weft_engine_var_wait_capi_e8a75d399fea1331(C.uintptr_t(_swig_i_0))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 error
 
@@ -4122,7 +4122,7 @@ func Weft_idx_load(arg1 string, arg2 []uintptr) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_idx_load_capi_1396eb64fd6cfd6c(*(*C.swig_type_421)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_422)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_weft_idx_load_capi_e8a75d399fea1331(*(*C.swig_type_421)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_422)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -4147,7 +4147,7 @@ func Weft_mnist_load(arg1 string, arg2 string, arg3 []uintptr, arg4 []uintptr) (
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
-	swig_r_p := C._wrap_weft_mnist_load_capi_1396eb64fd6cfd6c(*(*C.swig_type_424)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_425)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_426)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_427)(unsafe.Pointer(&_swig_i_3)))
+	swig_r_p := C._wrap_weft_mnist_load_capi_e8a75d399fea1331(*(*C.swig_type_424)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_425)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_426)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_427)(unsafe.Pointer(&_swig_i_3)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -4187,7 +4187,7 @@ func Weft_data_iter_create_ndarray(arg1 uint64, arg2 []string, arg3 []uintptr, a
 	_swig_i_8 := arg9
 	_swig_i_9 := arg10
 	_swig_i_10 := arg11
-	swig_r_p := C._wrap_weft_data_iter_create_ndarray_capi_1396eb64fd6cfd6c(C.swig_type_429(_swig_i_0), *(*C.swig_type_430)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_431)(unsafe.Pointer(&_swig_i_2)), C.swig_type_432(_swig_i_3), *(*C.swig_type_433)(unsafe.Pointer(&_swig_i_4)), *(*C.swig_type_434)(unsafe.Pointer(&_swig_i_5)), C.swig_intgo(_swig_i_6), C.swig_intgo(_swig_i_7), *(*C.swig_type_435)(unsafe.Pointer(&_swig_i_8)), C.swig_type_436(_swig_i_9), *(*C.swig_type_437)(unsafe.Pointer(&_swig_i_10)))
+	swig_r_p := C._wrap_weft_data_iter_create_ndarray_capi_e8a75d399fea1331(C.swig_type_429(_swig_i_0), *(*C.swig_type_430)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_431)(unsafe.Pointer(&_swig_i_2)), C.swig_type_432(_swig_i_3), *(*C.swig_type_433)(unsafe.Pointer(&_swig_i_4)), *(*C.swig_type_434)(unsafe.Pointer(&_swig_i_5)), C.swig_intgo(_swig_i_6), C.swig_intgo(_swig_i_7), *(*C.swig_type_435)(unsafe.Pointer(&_swig_i_8)), C.swig_type_436(_swig_i_9), *(*C.swig_type_437)(unsafe.Pointer(&_swig_i_10)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = _swig_i_1
@@ -4222,7 +4222,7 @@ func Weft_data_iter_next(arg1 uintptr, arg2 []int32) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_data_iter_next_capi_1396eb64fd6cfd6c(C.uintptr_t(_swig_i_0), *(*C.swig_type_439)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_weft_data_iter_next_capi_e8a75d399fea1331(C.uintptr_t(_swig_i_0), *(*C.swig_type_439)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -4241,7 +4241,7 @@ func Weft_data_iter_next(arg1 uintptr, arg2 []int32) (_swig_ret error) {
 func Weft_data_iter_reset(arg1 uintptr) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
-	swig_r_p := C._wrap_weft_data_iter_reset_capi_1396eb64fd6cfd6c(C.uintptr_t(_swig_i_0))
+	swig_r_p := C._wrap_weft_data_iter_reset_capi_e8a75d399fea1331(C.uintptr_t(_swig_i_0))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 error
 
@@ -4258,7 +4258,7 @@ func Weft_data_iter_data(arg1 uintptr, arg2 []uintptr) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_data_iter_data_capi_1396eb64fd6cfd6c(C.uintptr_t(_swig_i_0), *(*C.swig_type_442)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_weft_data_iter_data_capi_e8a75d399fea1331(C.uintptr_t(_swig_i_0), *(*C.swig_type_442)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -4278,7 +4278,7 @@ func Weft_data_iter_label(arg1 uintptr, arg2 []uintptr) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_data_iter_label_capi_1396eb64fd6cfd6c(C.uintptr_t(_swig_i_0), *(*C.swig_type_444)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_weft_data_iter_label_capi_e8a75d399fea1331(C.uintptr_t(_swig_i_0), *(*C.swig_type_444)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -4298,7 +4298,7 @@ func Weft_data_iter_pad(arg1 uintptr, arg2 []int32) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_data_iter_pad_capi_1396eb64fd6cfd6c(C.uintptr_t(_swig_i_0), *(*C.swig_type_446)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_weft_data_iter_pad_capi_e8a75d399fea1331(C.uintptr_t(_swig_i_0), *(*C.swig_type_446)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -4320,7 +4320,7 @@ func Weft_data_iter_index(arg1 uintptr, arg2 []int64, arg3 uint64, arg4 []uint64
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
-	swig_r_p := C._wrap_weft_data_iter_index_capi_1396eb64fd6cfd6c(C.uintptr_t(_swig_i_0), *(*C.swig_type_448)(unsafe.Pointer(&_swig_i_1)), C.swig_type_449(_swig_i_2), *(*C.swig_type_450)(unsafe.Pointer(&_swig_i_3)))
+	swig_r_p := C._wrap_weft_data_iter_index_capi_e8a75d399fea1331(C.uintptr_t(_swig_i_0), *(*C.swig_type_448)(unsafe.Pointer(&_swig_i_1)), C.swig_type_449(_swig_i_2), *(*C.swig_type_450)(unsafe.Pointer(&_swig_i_3)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -4343,7 +4343,7 @@ func Weft_data_iter_batch_size(arg1 uintptr, arg2 []int32) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_data_iter_batch_size_capi_1396eb64fd6cfd6c(C.uintptr_t(_swig_i_0), *(*C.swig_type_452)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_weft_data_iter_batch_size_capi_e8a75d399fea1331(C.uintptr_t(_swig_i_0), *(*C.swig_type_452)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -4362,7 +4362,7 @@ func Weft_data_iter_batch_size(arg1 uintptr, arg2 []int32) (_swig_ret error) {
 func Weft_data_iter_free(arg1 uintptr) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
-	swig_r_p := C._wrap_weft_data_iter_free_capi_1396eb64fd6cfd6c(C.uintptr_t(_swig_i_0))
+	swig_r_p := C._wrap_weft_data_iter_free_capi_e8a75d399fea1331(C.uintptr_t(_swig_i_0))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 error
 
@@ -4384,7 +4384,7 @@ func Weft_metric_create(arg1 string, arg2 []string, arg3 []string, arg4 uint64, 
  _swig_i_2 = weftJoin(arg3) 
 	_swig_i_3 := arg4
 	_swig_i_4 := arg5
-	swig_r_p := C._wrap_weft_metric_create_capi_1396eb64fd6cfd6c(*(*C.swig_type_455)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_456)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_457)(unsafe.Pointer(&_swig_i_2)), C.swig_type_458(_swig_i_3), *(*C.swig_type_459)(unsafe.Pointer(&_swig_i_4)))
+	swig_r_p := C._wrap_weft_metric_create_capi_e8a75d399fea1331(*(*C.swig_type_455)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_456)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_457)(unsafe.Pointer(&_swig_i_2)), C.swig_type_458(_swig_i_3), *(*C.swig_type_459)(unsafe.Pointer(&_swig_i_4)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -4418,7 +4418,7 @@ func Weft_metric_composite_add(arg1 uintptr, arg2 string, arg3 []string, arg4 []
 	var _swig_i_3 string
  _swig_i_3 = weftJoin(arg4) 
 	_swig_i_4 := arg5
-	swig_r_p := C._wrap_weft_metric_composite_add_capi_1396eb64fd6cfd6c(C.uintptr_t(_swig_i_0), *(*C.swig_type_461)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_462)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_463)(unsafe.Pointer(&_swig_i_3)), C.swig_type_464(_swig_i_4))
+	swig_r_p := C._wrap_weft_metric_composite_add_capi_e8a75d399fea1331(C.uintptr_t(_swig_i_0), *(*C.swig_type_461)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_462)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_463)(unsafe.Pointer(&_swig_i_3)), C.swig_type_464(_swig_i_4))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -4447,7 +4447,7 @@ func Weft_metric_update(arg1 uintptr, arg2 uint64, arg3 []uintptr, arg4 uint64, 
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
 	_swig_i_4 := arg5
-	swig_r_p := C._wrap_weft_metric_update_capi_1396eb64fd6cfd6c(C.uintptr_t(_swig_i_0), C.swig_type_466(_swig_i_1), *(*C.swig_type_467)(unsafe.Pointer(&_swig_i_2)), C.swig_type_468(_swig_i_3), *(*C.swig_type_469)(unsafe.Pointer(&_swig_i_4)))
+	swig_r_p := C._wrap_weft_metric_update_capi_e8a75d399fea1331(C.uintptr_t(_swig_i_0), C.swig_type_466(_swig_i_1), *(*C.swig_type_467)(unsafe.Pointer(&_swig_i_2)), C.swig_type_468(_swig_i_3), *(*C.swig_type_469)(unsafe.Pointer(&_swig_i_4)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg3
@@ -4470,7 +4470,7 @@ func Weft_metric_num_values(arg1 uintptr, arg2 []uint64) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_metric_num_values_capi_1396eb64fd6cfd6c(C.uintptr_t(_swig_i_0), *(*C.swig_type_471)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_weft_metric_num_values_capi_e8a75d399fea1331(C.uintptr_t(_swig_i_0), *(*C.swig_type_471)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -4493,7 +4493,7 @@ func Weft_metric_get(arg1 uintptr, arg2 []uintptr, arg3 []float64, arg4 uint64, 
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
 	_swig_i_4 := arg5
-	swig_r_p := C._wrap_weft_metric_get_capi_1396eb64fd6cfd6c(C.uintptr_t(_swig_i_0), *(*C.swig_type_473)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_474)(unsafe.Pointer(&_swig_i_2)), C.swig_type_475(_swig_i_3), *(*C.swig_type_476)(unsafe.Pointer(&_swig_i_4)))
+	swig_r_p := C._wrap_weft_metric_get_capi_e8a75d399fea1331(C.uintptr_t(_swig_i_0), *(*C.swig_type_473)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_474)(unsafe.Pointer(&_swig_i_2)), C.swig_type_475(_swig_i_3), *(*C.swig_type_476)(unsafe.Pointer(&_swig_i_4)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -4518,7 +4518,7 @@ func Weft_metric_get(arg1 uintptr, arg2 []uintptr, arg3 []float64, arg4 uint64, 
 func Weft_metric_reset(arg1 uintptr) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
-	swig_r_p := C._wrap_weft_metric_reset_capi_1396eb64fd6cfd6c(C.uintptr_t(_swig_i_0))
+	swig_r_p := C._wrap_weft_metric_reset_capi_e8a75d399fea1331(C.uintptr_t(_swig_i_0))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 error
 
@@ -4534,7 +4534,7 @@ func Weft_metric_reset(arg1 uintptr) (_swig_ret error) {
 func Weft_metric_free(arg1 uintptr) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
-	swig_r_p := C._wrap_weft_metric_free_capi_1396eb64fd6cfd6c(C.uintptr_t(_swig_i_0))
+	swig_r_p := C._wrap_weft_metric_free_capi_e8a75d399fea1331(C.uintptr_t(_swig_i_0))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 error
 
@@ -4560,7 +4560,7 @@ func Weft_checkpoint_save(arg1 string, arg2 int, arg3 uintptr, arg4 uint64, arg5
 	var _swig_i_7 string
  _swig_i_7 = weftJoin(arg8) 
 	_swig_i_8 := arg9
-	swig_r_p := C._wrap_weft_checkpoint_save_capi_1396eb64fd6cfd6c(*(*C.swig_type_480)(unsafe.Pointer(&_swig_i_0)), C.swig_intgo(_swig_i_1), C.uintptr_t(_swig_i_2), C.swig_type_481(_swig_i_3), *(*C.swig_type_482)(unsafe.Pointer(&_swig_i_4)), *(*C.swig_type_483)(unsafe.Pointer(&_swig_i_5)), C.swig_type_484(_swig_i_6), *(*C.swig_type_485)(unsafe.Pointer(&_swig_i_7)), *(*C.swig_type_486)(unsafe.Pointer(&_swig_i_8)))
+	swig_r_p := C._wrap_weft_checkpoint_save_capi_e8a75d399fea1331(*(*C.swig_type_480)(unsafe.Pointer(&_swig_i_0)), C.swig_intgo(_swig_i_1), C.uintptr_t(_swig_i_2), C.swig_type_481(_swig_i_3), *(*C.swig_type_482)(unsafe.Pointer(&_swig_i_4)), *(*C.swig_type_483)(unsafe.Pointer(&_swig_i_5)), C.swig_type_484(_swig_i_6), *(*C.swig_type_485)(unsafe.Pointer(&_swig_i_7)), *(*C.swig_type_486)(unsafe.Pointer(&_swig_i_8)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -4595,7 +4595,7 @@ func Weft_checkpoint_load(arg1 string, arg2 int, arg3 []uintptr, arg4 []uintptr,
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
 	_swig_i_4 := arg5
-	swig_r_p := C._wrap_weft_checkpoint_load_capi_1396eb64fd6cfd6c(*(*C.swig_type_488)(unsafe.Pointer(&_swig_i_0)), C.swig_intgo(_swig_i_1), *(*C.swig_type_489)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_490)(unsafe.Pointer(&_swig_i_3)), *(*C.swig_type_491)(unsafe.Pointer(&_swig_i_4)))
+	swig_r_p := C._wrap_weft_checkpoint_load_capi_e8a75d399fea1331(*(*C.swig_type_488)(unsafe.Pointer(&_swig_i_0)), C.swig_intgo(_swig_i_1), *(*C.swig_type_489)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_490)(unsafe.Pointer(&_swig_i_3)), *(*C.swig_type_491)(unsafe.Pointer(&_swig_i_4)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -4630,7 +4630,7 @@ func Weft_initializer_create(arg1 string, arg2 []string, arg3 []string, arg4 uin
 	_swig_i_3 := arg4
 	_swig_i_4 := arg5
 	_swig_i_5 := arg6
-	swig_r_p := C._wrap_weft_initializer_create_capi_1396eb64fd6cfd6c(*(*C.swig_type_493)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_494)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_495)(unsafe.Pointer(&_swig_i_2)), C.swig_type_496(_swig_i_3), C.swig_type_497(_swig_i_4), *(*C.swig_type_498)(unsafe.Pointer(&_swig_i_5)))
+	swig_r_p := C._wrap_weft_initializer_create_capi_e8a75d399fea1331(*(*C.swig_type_493)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_494)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_495)(unsafe.Pointer(&_swig_i_2)), C.swig_type_496(_swig_i_3), C.swig_type_497(_swig_i_4), *(*C.swig_type_498)(unsafe.Pointer(&_swig_i_5)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -4660,7 +4660,7 @@ func Weft_initializer_init(arg1 uintptr, arg2 string, arg3 uintptr) (_swig_ret e
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r_p := C._wrap_weft_initializer_init_capi_1396eb64fd6cfd6c(C.uintptr_t(_swig_i_0), *(*C.swig_type_500)(unsafe.Pointer(&_swig_i_1)), C.uintptr_t(_swig_i_2))
+	swig_r_p := C._wrap_weft_initializer_init_capi_e8a75d399fea1331(C.uintptr_t(_swig_i_0), *(*C.swig_type_500)(unsafe.Pointer(&_swig_i_1)), C.uintptr_t(_swig_i_2))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -4679,7 +4679,7 @@ func Weft_initializer_init(arg1 uintptr, arg2 string, arg3 uintptr) (_swig_ret e
 func Weft_initializer_free(arg1 uintptr) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
-	swig_r_p := C._wrap_weft_initializer_free_capi_1396eb64fd6cfd6c(C.uintptr_t(_swig_i_0))
+	swig_r_p := C._wrap_weft_initializer_free_capi_e8a75d399fea1331(C.uintptr_t(_swig_i_0))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 error
 
@@ -4701,7 +4701,7 @@ func Weft_optimizer_create(arg1 string, arg2 []string, arg3 []string, arg4 uint6
  _swig_i_2 = weftJoin(arg3) 
 	_swig_i_3 := arg4
 	_swig_i_4 := arg5
-	swig_r_p := C._wrap_weft_optimizer_create_capi_1396eb64fd6cfd6c(*(*C.swig_type_503)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_504)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_505)(unsafe.Pointer(&_swig_i_2)), C.swig_type_506(_swig_i_3), *(*C.swig_type_507)(unsafe.Pointer(&_swig_i_4)))
+	swig_r_p := C._wrap_weft_optimizer_create_capi_e8a75d399fea1331(*(*C.swig_type_503)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_504)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_505)(unsafe.Pointer(&_swig_i_2)), C.swig_type_506(_swig_i_3), *(*C.swig_type_507)(unsafe.Pointer(&_swig_i_4)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -4734,7 +4734,7 @@ func Weft_optimizer_set_lr_scheduler(arg1 uintptr, arg2 string, arg3 []int64, ar
 	_swig_i_3 := arg4
 	_swig_i_4 := arg5
 	_swig_i_5 := arg6
-	swig_r_p := C._wrap_weft_optimizer_set_lr_scheduler_capi_1396eb64fd6cfd6c(C.uintptr_t(_swig_i_0), *(*C.swig_type_509)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_510)(unsafe.Pointer(&_swig_i_2)), C.swig_type_511(_swig_i_3), C.float(_swig_i_4), C.float(_swig_i_5))
+	swig_r_p := C._wrap_weft_optimizer_set_lr_scheduler_capi_e8a75d399fea1331(C.uintptr_t(_swig_i_0), *(*C.swig_type_509)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_510)(unsafe.Pointer(&_swig_i_2)), C.swig_type_511(_swig_i_3), C.float(_swig_i_4), C.float(_swig_i_5))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -4757,7 +4757,7 @@ func Weft_optimizer_set_multipliers(arg1 uintptr, arg2 uintptr) (_swig_ret error
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_optimizer_set_multipliers_capi_1396eb64fd6cfd6c(C.uintptr_t(_swig_i_0), C.uintptr_t(_swig_i_1))
+	swig_r_p := C._wrap_weft_optimizer_set_multipliers_capi_e8a75d399fea1331(C.uintptr_t(_swig_i_0), C.uintptr_t(_swig_i_1))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 error
 
@@ -4774,7 +4774,7 @@ func Weft_optimizer_set_rescale_grad(arg1 uintptr, arg2 float32) (_swig_ret erro
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_optimizer_set_rescale_grad_capi_1396eb64fd6cfd6c(C.uintptr_t(_swig_i_0), C.float(_swig_i_1))
+	swig_r_p := C._wrap_weft_optimizer_set_rescale_grad_capi_e8a75d399fea1331(C.uintptr_t(_swig_i_0), C.float(_swig_i_1))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 error
 
@@ -4794,7 +4794,7 @@ func Weft_optimizer_update(arg1 uintptr, arg2 int, arg3 string, arg4 uintptr, ar
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
 	_swig_i_4 := arg5
-	swig_r_p := C._wrap_weft_optimizer_update_capi_1396eb64fd6cfd6c(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1), *(*C.swig_type_515)(unsafe.Pointer(&_swig_i_2)), C.uintptr_t(_swig_i_3), C.uintptr_t(_swig_i_4))
+	swig_r_p := C._wrap_weft_optimizer_update_capi_e8a75d399fea1331(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1), *(*C.swig_type_515)(unsafe.Pointer(&_swig_i_2)), C.uintptr_t(_swig_i_3), C.uintptr_t(_swig_i_4))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg3
@@ -4814,7 +4814,7 @@ func Weft_optimizer_num_update(arg1 uintptr, arg2 []int64) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_optimizer_num_update_capi_1396eb64fd6cfd6c(C.uintptr_t(_swig_i_0), *(*C.swig_type_517)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_weft_optimizer_num_update_capi_e8a75d399fea1331(C.uintptr_t(_swig_i_0), *(*C.swig_type_517)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -4835,7 +4835,7 @@ func Weft_optimizer_learning_rate(arg1 uintptr, arg2 string, arg3 []float32) (_s
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r_p := C._wrap_weft_optimizer_learning_rate_capi_1396eb64fd6cfd6c(C.uintptr_t(_swig_i_0), *(*C.swig_type_519)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_520)(unsafe.Pointer(&_swig_i_2)))
+	swig_r_p := C._wrap_weft_optimizer_learning_rate_capi_e8a75d399fea1331(C.uintptr_t(_swig_i_0), *(*C.swig_type_519)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_520)(unsafe.Pointer(&_swig_i_2)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -4857,7 +4857,7 @@ func Weft_optimizer_learning_rate(arg1 uintptr, arg2 string, arg3 []float32) (_s
 func Weft_optimizer_free(arg1 uintptr) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
-	swig_r_p := C._wrap_weft_optimizer_free_capi_1396eb64fd6cfd6c(C.uintptr_t(_swig_i_0))
+	swig_r_p := C._wrap_weft_optimizer_free_capi_e8a75d399fea1331(C.uintptr_t(_swig_i_0))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 error
 
@@ -4882,7 +4882,7 @@ func Weft_module_create(arg1 uintptr, arg2 uint64, arg3 []string, arg4 uint64, a
 	_swig_i_5 := arg6
 	_swig_i_6 := arg7
 	_swig_i_7 := arg8
-	swig_r_p := C._wrap_weft_module_create_capi_1396eb64fd6cfd6c(C.uintptr_t(_swig_i_0), C.swig_type_523(_swig_i_1), *(*C.swig_type_524)(unsafe.Pointer(&_swig_i_2)), C.swig_type_525(_swig_i_3), *(*C.swig_type_526)(unsafe.Pointer(&_swig_i_4)), C.swig_intgo(_swig_i_5), C.swig_intgo(_swig_i_6), *(*C.swig_type_527)(unsafe.Pointer(&_swig_i_7)))
+	swig_r_p := C._wrap_weft_module_create_capi_e8a75d399fea1331(C.uintptr_t(_swig_i_0), C.swig_type_523(_swig_i_1), *(*C.swig_type_524)(unsafe.Pointer(&_swig_i_2)), C.swig_type_525(_swig_i_3), *(*C.swig_type_526)(unsafe.Pointer(&_swig_i_4)), C.swig_intgo(_swig_i_5), C.swig_intgo(_swig_i_6), *(*C.swig_type_527)(unsafe.Pointer(&_swig_i_7)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = _swig_i_2
@@ -4909,7 +4909,7 @@ func Weft_module_bind(arg1 uintptr, arg2 uintptr, arg3 int) (_swig_ret error) {
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r_p := C._wrap_weft_module_bind_capi_1396eb64fd6cfd6c(C.uintptr_t(_swig_i_0), C.uintptr_t(_swig_i_1), C.swig_intgo(_swig_i_2))
+	swig_r_p := C._wrap_weft_module_bind_capi_e8a75d399fea1331(C.uintptr_t(_swig_i_0), C.uintptr_t(_swig_i_1), C.swig_intgo(_swig_i_2))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 error
 
@@ -4929,7 +4929,7 @@ func Weft_module_init_params(arg1 uintptr, arg2 uintptr, arg3 uintptr, arg4 uint
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
 	_swig_i_4 := arg5
-	swig_r_p := C._wrap_weft_module_init_params_capi_1396eb64fd6cfd6c(C.uintptr_t(_swig_i_0), C.uintptr_t(_swig_i_1), C.uintptr_t(_swig_i_2), C.uintptr_t(_swig_i_3), C.swig_intgo(_swig_i_4))
+	swig_r_p := C._wrap_weft_module_init_params_capi_e8a75d399fea1331(C.uintptr_t(_swig_i_0), C.uintptr_t(_swig_i_1), C.uintptr_t(_swig_i_2), C.uintptr_t(_swig_i_3), C.swig_intgo(_swig_i_4))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 error
 
@@ -4946,7 +4946,7 @@ func Weft_module_init_optimizer(arg1 uintptr, arg2 uintptr) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_module_init_optimizer_capi_1396eb64fd6cfd6c(C.uintptr_t(_swig_i_0), C.uintptr_t(_swig_i_1))
+	swig_r_p := C._wrap_weft_module_init_optimizer_capi_e8a75d399fea1331(C.uintptr_t(_swig_i_0), C.uintptr_t(_swig_i_1))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 error
 
@@ -4964,7 +4964,7 @@ func Weft_module_forward(arg1 uintptr, arg2 uintptr, arg3 int) (_swig_ret error)
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r_p := C._wrap_weft_module_forward_capi_1396eb64fd6cfd6c(C.uintptr_t(_swig_i_0), C.uintptr_t(_swig_i_1), C.swig_intgo(_swig_i_2))
+	swig_r_p := C._wrap_weft_module_forward_capi_e8a75d399fea1331(C.uintptr_t(_swig_i_0), C.uintptr_t(_swig_i_1), C.swig_intgo(_swig_i_2))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 error
 
@@ -4980,7 +4980,7 @@ func Weft_module_forward(arg1 uintptr, arg2 uintptr, arg3 int) (_swig_ret error)
 func Weft_module_backward(arg1 uintptr) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
-	swig_r_p := C._wrap_weft_module_backward_capi_1396eb64fd6cfd6c(C.uintptr_t(_swig_i_0))
+	swig_r_p := C._wrap_weft_module_backward_capi_e8a75d399fea1331(C.uintptr_t(_swig_i_0))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 error
 
@@ -4996,7 +4996,7 @@ func Weft_module_backward(arg1 uintptr) (_swig_ret error) {
 func Weft_module_update(arg1 uintptr) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
-	swig_r_p := C._wrap_weft_module_update_capi_1396eb64fd6cfd6c(C.uintptr_t(_swig_i_0))
+	swig_r_p := C._wrap_weft_module_update_capi_e8a75d399fea1331(C.uintptr_t(_swig_i_0))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 error
 
@@ -5014,7 +5014,7 @@ func Weft_module_update_metric(arg1 uintptr, arg2 uintptr, arg3 uintptr) (_swig_
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r_p := C._wrap_weft_module_update_metric_capi_1396eb64fd6cfd6c(C.uintptr_t(_swig_i_0), C.uintptr_t(_swig_i_1), C.uintptr_t(_swig_i_2))
+	swig_r_p := C._wrap_weft_module_update_metric_capi_e8a75d399fea1331(C.uintptr_t(_swig_i_0), C.uintptr_t(_swig_i_1), C.uintptr_t(_swig_i_2))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 error
 
@@ -5031,7 +5031,7 @@ func Weft_module_outputs(arg1 uintptr, arg2 []uintptr) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_module_outputs_capi_1396eb64fd6cfd6c(C.uintptr_t(_swig_i_0), *(*C.swig_type_536)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_weft_module_outputs_capi_e8a75d399fea1331(C.uintptr_t(_swig_i_0), *(*C.swig_type_536)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -5052,7 +5052,7 @@ func Weft_module_params(arg1 uintptr, arg2 []uintptr, arg3 []uintptr) (_swig_ret
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r_p := C._wrap_weft_module_params_capi_1396eb64fd6cfd6c(C.uintptr_t(_swig_i_0), *(*C.swig_type_538)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_539)(unsafe.Pointer(&_swig_i_2)))
+	swig_r_p := C._wrap_weft_module_params_capi_e8a75d399fea1331(C.uintptr_t(_swig_i_0), *(*C.swig_type_538)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_539)(unsafe.Pointer(&_swig_i_2)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -5082,7 +5082,7 @@ func Weft_module_fit(arg1 uintptr, arg2 uintptr, arg3 uintptr, arg4 uintptr, arg
 	_swig_i_6 := arg7
 	_swig_i_7 := arg8
 	_swig_i_8 := arg9
-	swig_r_p := C._wrap_weft_module_fit_capi_1396eb64fd6cfd6c(C.uintptr_t(_swig_i_0), C.uintptr_t(_swig_i_1), C.uintptr_t(_swig_i_2), C.uintptr_t(_swig_i_3), C.swig_intgo(_swig_i_4), C.swig_intgo(_swig_i_5), C.swig_intgo(_swig_i_6), *(*C.swig_type_541)(unsafe.Pointer(&_swig_i_7)), *(*C.swig_type_542)(unsafe.Pointer(&_swig_i_8)))
+	swig_r_p := C._wrap_weft_module_fit_capi_e8a75d399fea1331(C.uintptr_t(_swig_i_0), C.uintptr_t(_swig_i_1), C.uintptr_t(_swig_i_2), C.uintptr_t(_swig_i_3), C.swig_intgo(_swig_i_4), C.swig_intgo(_swig_i_5), C.swig_intgo(_swig_i_6), *(*C.swig_type_541)(unsafe.Pointer(&_swig_i_7)), *(*C.swig_type_542)(unsafe.Pointer(&_swig_i_8)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg8
@@ -5106,7 +5106,7 @@ func Weft_module_score(arg1 uintptr, arg2 uintptr, arg3 uintptr) (_swig_ret erro
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r_p := C._wrap_weft_module_score_capi_1396eb64fd6cfd6c(C.uintptr_t(_swig_i_0), C.uintptr_t(_swig_i_1), C.uintptr_t(_swig_i_2))
+	swig_r_p := C._wrap_weft_module_score_capi_e8a75d399fea1331(C.uintptr_t(_swig_i_0), C.uintptr_t(_swig_i_1), C.uintptr_t(_swig_i_2))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 error
 
@@ -5124,7 +5124,7 @@ func Weft_module_save_checkpoint(arg1 uintptr, arg2 string, arg3 int) (_swig_ret
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r_p := C._wrap_weft_module_save_checkpoint_capi_1396eb64fd6cfd6c(C.uintptr_t(_swig_i_0), *(*C.swig_type_545)(unsafe.Pointer(&_swig_i_1)), C.swig_intgo(_swig_i_2))
+	swig_r_p := C._wrap_weft_module_save_checkpoint_capi_e8a75d399fea1331(C.uintptr_t(_swig_i_0), *(*C.swig_type_545)(unsafe.Pointer(&_swig_i_1)), C.swig_intgo(_swig_i_2))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -5143,7 +5143,7 @@ func Weft_module_save_checkpoint(arg1 uintptr, arg2 string, arg3 int) (_swig_ret
 func Weft_module_free(arg1 uintptr) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
-	swig_r_p := C._wrap_weft_module_free_capi_1396eb64fd6cfd6c(C.uintptr_t(_swig_i_0))
+	swig_r_p := C._wrap_weft_module_free_capi_e8a75d399fea1331(C.uintptr_t(_swig_i_0))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 error
 
@@ -5177,7 +5177,7 @@ func Weft_predictor_create(arg1 string, arg2 unsafe.Pointer, arg3 uint64, arg4 u
 	var _swig_i_13 string
  _swig_i_13 = weftJoin(arg14) 
 	_swig_i_14 := arg15
-	swig_r_p := C._wrap_weft_predictor_create_capi_1396eb64fd6cfd6c(*(*C.swig_type_548)(unsafe.Pointer(&_swig_i_0)), C.swig_voidp(_swig_i_1), C.swig_type_549(_swig_i_2), C.swig_type_550(_swig_i_3), *(*C.swig_type_551)(unsafe.Pointer(&_swig_i_4)), *(*C.swig_type_552)(unsafe.Pointer(&_swig_i_5)), *(*C.swig_type_553)(unsafe.Pointer(&_swig_i_6)), C.swig_intgo(_swig_i_7), C.swig_intgo(_swig_i_8), C.swig_type_554(_swig_i_9), *(*C.swig_type_555)(unsafe.Pointer(&_swig_i_10)), C.swig_type_556(_swig_i_11), *(*C.swig_type_557)(unsafe.Pointer(&_swig_i_12)), *(*C.swig_type_558)(unsafe.Pointer(&_swig_i_13)), *(*C.swig_type_559)(unsafe.Pointer(&_swig_i_14)))
+	swig_r_p := C._wrap_weft_predictor_create_capi_e8a75d399fea1331(*(*C.swig_type_548)(unsafe.Pointer(&_swig_i_0)), C.swig_voidp(_swig_i_1), C.swig_type_549(_swig_i_2), C.swig_type_550(_swig_i_3), *(*C.swig_type_551)(unsafe.Pointer(&_swig_i_4)), *(*C.swig_type_552)(unsafe.Pointer(&_swig_i_5)), *(*C.swig_type_553)(unsafe.Pointer(&_swig_i_6)), C.swig_intgo(_swig_i_7), C.swig_intgo(_swig_i_8), C.swig_type_554(_swig_i_9), *(*C.swig_type_555)(unsafe.Pointer(&_swig_i_10)), C.swig_type_556(_swig_i_11), *(*C.swig_type_557)(unsafe.Pointer(&_swig_i_12)), *(*C.swig_type_558)(unsafe.Pointer(&_swig_i_13)), *(*C.swig_type_559)(unsafe.Pointer(&_swig_i_14)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -5234,7 +5234,7 @@ func Weft_predictor_create_from_files(arg1 string, arg2 string, arg3 uint64, arg
 	var _swig_i_12 string
  _swig_i_12 = weftJoin(arg13) 
 	_swig_i_13 := arg14
-	swig_r_p := C._wrap_weft_predictor_create_from_files_capi_1396eb64fd6cfd6c(*(*C.swig_type_561)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_562)(unsafe.Pointer(&_swig_i_1)), C.swig_type_563(_swig_i_2), *(*C.swig_type_564)(unsafe.Pointer(&_swig_i_3)), *(*C.swig_type_565)(unsafe.Pointer(&_swig_i_4)), *(*C.swig_type_566)(unsafe.Pointer(&_swig_i_5)), C.swig_intgo(_swig_i_6), C.swig_intgo(_swig_i_7), C.swig_type_567(_swig_i_8), *(*C.swig_type_568)(unsafe.Pointer(&_swig_i_9)), C.swig_type_569(_swig_i_10), *(*C.swig_type_570)(unsafe.Pointer(&_swig_i_11)), *(*C.swig_type_571)(unsafe.Pointer(&_swig_i_12)), *(*C.swig_type_572)(unsafe.Pointer(&_swig_i_13)))
+	swig_r_p := C._wrap_weft_predictor_create_from_files_capi_e8a75d399fea1331(*(*C.swig_type_561)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_562)(unsafe.Pointer(&_swig_i_1)), C.swig_type_563(_swig_i_2), *(*C.swig_type_564)(unsafe.Pointer(&_swig_i_3)), *(*C.swig_type_565)(unsafe.Pointer(&_swig_i_4)), *(*C.swig_type_566)(unsafe.Pointer(&_swig_i_5)), C.swig_intgo(_swig_i_6), C.swig_intgo(_swig_i_7), C.swig_type_567(_swig_i_8), *(*C.swig_type_568)(unsafe.Pointer(&_swig_i_9)), C.swig_type_569(_swig_i_10), *(*C.swig_type_570)(unsafe.Pointer(&_swig_i_11)), *(*C.swig_type_571)(unsafe.Pointer(&_swig_i_12)), *(*C.swig_type_572)(unsafe.Pointer(&_swig_i_13)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -5278,7 +5278,7 @@ func Weft_predictor_list_inputs(arg1 uintptr, arg2 []uintptr) (_swig_ret error) 
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_predictor_list_inputs_capi_1396eb64fd6cfd6c(C.uintptr_t(_swig_i_0), *(*C.swig_type_574)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_weft_predictor_list_inputs_capi_e8a75d399fea1331(C.uintptr_t(_swig_i_0), *(*C.swig_type_574)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -5298,7 +5298,7 @@ func Weft_predictor_list_outputs(arg1 uintptr, arg2 []uintptr) (_swig_ret error)
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_predictor_list_outputs_capi_1396eb64fd6cfd6c(C.uintptr_t(_swig_i_0), *(*C.swig_type_576)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_weft_predictor_list_outputs_capi_e8a75d399fea1331(C.uintptr_t(_swig_i_0), *(*C.swig_type_576)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -5324,7 +5324,7 @@ func Weft_predictor_output_shape(arg1 uintptr, arg2 uint64, arg3 []uint64, arg4 
 	_swig_i_5 := arg6
 	_swig_i_6 := arg7
 	_swig_i_7 := arg8
-	swig_r_p := C._wrap_weft_predictor_output_shape_capi_1396eb64fd6cfd6c(C.uintptr_t(_swig_i_0), C.swig_type_578(_swig_i_1), *(*C.swig_type_579)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_580)(unsafe.Pointer(&_swig_i_3)), C.swig_type_581(_swig_i_4), *(*C.swig_type_582)(unsafe.Pointer(&_swig_i_5)), C.swig_type_583(_swig_i_6), *(*C.swig_type_584)(unsafe.Pointer(&_swig_i_7)))
+	swig_r_p := C._wrap_weft_predictor_output_shape_capi_e8a75d399fea1331(C.uintptr_t(_swig_i_0), C.swig_type_578(_swig_i_1), *(*C.swig_type_579)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_580)(unsafe.Pointer(&_swig_i_3)), C.swig_type_581(_swig_i_4), *(*C.swig_type_582)(unsafe.Pointer(&_swig_i_5)), C.swig_type_583(_swig_i_6), *(*C.swig_type_584)(unsafe.Pointer(&_swig_i_7)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg3
@@ -5358,7 +5358,7 @@ func Weft_predictor_predict_float(arg1 uintptr, arg2 []float32, arg3 uint64, arg
 	_swig_i_4 := arg5
 	_swig_i_5 := arg6
 	_swig_i_6 := arg7
-	swig_r_p := C._wrap_weft_predictor_predict_float_capi_1396eb64fd6cfd6c(C.uintptr_t(_swig_i_0), *(*C.swig_type_586)(unsafe.Pointer(&_swig_i_1)), C.swig_type_587(_swig_i_2), *(*C.swig_type_588)(unsafe.Pointer(&_swig_i_3)), C.swig_type_589(_swig_i_4), *(*C.swig_type_590)(unsafe.Pointer(&_swig_i_5)), C.swig_type_591(_swig_i_6))
+	swig_r_p := C._wrap_weft_predictor_predict_float_capi_e8a75d399fea1331(C.uintptr_t(_swig_i_0), *(*C.swig_type_586)(unsafe.Pointer(&_swig_i_1)), C.swig_type_587(_swig_i_2), *(*C.swig_type_588)(unsafe.Pointer(&_swig_i_3)), C.swig_type_589(_swig_i_4), *(*C.swig_type_590)(unsafe.Pointer(&_swig_i_5)), C.swig_type_591(_swig_i_6))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -5383,7 +5383,7 @@ func Weft_predictor_predict_float(arg1 uintptr, arg2 []float32, arg3 uint64, arg
 func Weft_predictor_free(arg1 uintptr) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
-	swig_r_p := C._wrap_weft_predictor_free_capi_1396eb64fd6cfd6c(C.uintptr_t(_swig_i_0))
+	swig_r_p := C._wrap_weft_predictor_free_capi_e8a75d399fea1331(C.uintptr_t(_swig_i_0))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 error
 
@@ -5400,7 +5400,7 @@ func Weft_kvstore_create(arg1 string, arg2 []uintptr) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_kvstore_create_capi_1396eb64fd6cfd6c(*(*C.swig_type_594)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_595)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_weft_kvstore_create_capi_e8a75d399fea1331(*(*C.swig_type_594)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_595)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -5424,7 +5424,7 @@ func Weft_kvstore_type(arg1 uintptr, arg2 []string) (_swig_ret error) {
 	_swig_i_0 := arg1
 	var _swig_i_1 []string
  _swig_i_1 = make([]string, len(arg2)) 
-	swig_r_p := C._wrap_weft_kvstore_type_capi_1396eb64fd6cfd6c(C.uintptr_t(_swig_i_0), *(*C.swig_type_597)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_weft_kvstore_type_capi_e8a75d399fea1331(C.uintptr_t(_swig_i_0), *(*C.swig_type_597)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 
 	for i := range _swig_i_1 {
@@ -5454,7 +5454,7 @@ func Weft_kvstore_rank(arg1 uintptr, arg2 []int32, arg3 []int32) (_swig_ret erro
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r_p := C._wrap_weft_kvstore_rank_capi_1396eb64fd6cfd6c(C.uintptr_t(_swig_i_0), *(*C.swig_type_599)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_600)(unsafe.Pointer(&_swig_i_2)))
+	swig_r_p := C._wrap_weft_kvstore_rank_capi_e8a75d399fea1331(C.uintptr_t(_swig_i_0), *(*C.swig_type_599)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_600)(unsafe.Pointer(&_swig_i_2)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -5480,7 +5480,7 @@ func Weft_kvstore_init(arg1 uintptr, arg2 uint64, arg3 []string, arg4 []uintptr)
 	var _swig_i_2 string
  _swig_i_2 = weftJoin(arg3) 
 	_swig_i_3 := arg4
-	swig_r_p := C._wrap_weft_kvstore_init_capi_1396eb64fd6cfd6c(C.uintptr_t(_swig_i_0), C.swig_type_602(_swig_i_1), *(*C.swig_type_603)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_604)(unsafe.Pointer(&_swig_i_3)))
+	swig_r_p := C._wrap_weft_kvstore_init_capi_e8a75d399fea1331(C.uintptr_t(_swig_i_0), C.swig_type_602(_swig_i_1), *(*C.swig_type_603)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_604)(unsafe.Pointer(&_swig_i_3)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = _swig_i_2
@@ -5507,7 +5507,7 @@ func Weft_kvstore_push(arg1 uintptr, arg2 uint64, arg3 []string, arg4 []uintptr,
  _swig_i_2 = weftJoin(arg3) 
 	_swig_i_3 := arg4
 	_swig_i_4 := arg5
-	swig_r_p := C._wrap_weft_kvstore_push_capi_1396eb64fd6cfd6c(C.uintptr_t(_swig_i_0), C.swig_type_606(_swig_i_1), *(*C.swig_type_607)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_608)(unsafe.Pointer(&_swig_i_3)), C.swig_intgo(_swig_i_4))
+	swig_r_p := C._wrap_weft_kvstore_push_capi_e8a75d399fea1331(C.uintptr_t(_swig_i_0), C.swig_type_606(_swig_i_1), *(*C.swig_type_607)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_608)(unsafe.Pointer(&_swig_i_3)), C.swig_intgo(_swig_i_4))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = _swig_i_2
@@ -5534,7 +5534,7 @@ func Weft_kvstore_pull(arg1 uintptr, arg2 uint64, arg3 []string, arg4 []uintptr,
  _swig_i_2 = weftJoin(arg3) 
 	_swig_i_3 := arg4
 	_swig_i_4 := arg5
-	swig_r_p := C._wrap_weft_kvstore_pull_capi_1396eb64fd6cfd6c(C.uintptr_t(_swig_i_0), C.swig_type_610(_swig_i_1), *(*C.swig_type_611)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_612)(unsafe.Pointer(&_swig_i_3)), C.swig_intgo(_swig_i_4))
+	swig_r_p := C._wrap_weft_kvstore_pull_capi_e8a75d399fea1331(C.uintptr_t(_swig_i_0), C.swig_type_610(_swig_i_1), *(*C.swig_type_611)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_612)(unsafe.Pointer(&_swig_i_3)), C.swig_intgo(_swig_i_4))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = _swig_i_2
@@ -5562,7 +5562,7 @@ func Weft_kvstore_pushpull(arg1 uintptr, arg2 uint64, arg3 []string, arg4 []uint
 	_swig_i_3 := arg4
 	_swig_i_4 := arg5
 	_swig_i_5 := arg6
-	swig_r_p := C._wrap_weft_kvstore_pushpull_capi_1396eb64fd6cfd6c(C.uintptr_t(_swig_i_0), C.swig_type_614(_swig_i_1), *(*C.swig_type_615)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_616)(unsafe.Pointer(&_swig_i_3)), *(*C.swig_type_617)(unsafe.Pointer(&_swig_i_4)), C.swig_intgo(_swig_i_5))
+	swig_r_p := C._wrap_weft_kvstore_pushpull_capi_e8a75d399fea1331(C.uintptr_t(_swig_i_0), C.swig_type_614(_swig_i_1), *(*C.swig_type_615)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_616)(unsafe.Pointer(&_swig_i_3)), *(*C.swig_type_617)(unsafe.Pointer(&_swig_i_4)), C.swig_intgo(_swig_i_5))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = _swig_i_2
@@ -5588,7 +5588,7 @@ func Weft_kvstore_set_optimizer(arg1 uintptr, arg2 uintptr) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_kvstore_set_optimizer_capi_1396eb64fd6cfd6c(C.uintptr_t(_swig_i_0), C.uintptr_t(_swig_i_1))
+	swig_r_p := C._wrap_weft_kvstore_set_optimizer_capi_e8a75d399fea1331(C.uintptr_t(_swig_i_0), C.uintptr_t(_swig_i_1))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 error
 
@@ -5604,7 +5604,7 @@ func Weft_kvstore_set_optimizer(arg1 uintptr, arg2 uintptr) (_swig_ret error) {
 func Weft_kvstore_barrier(arg1 uintptr) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
-	swig_r_p := C._wrap_weft_kvstore_barrier_capi_1396eb64fd6cfd6c(C.uintptr_t(_swig_i_0))
+	swig_r_p := C._wrap_weft_kvstore_barrier_capi_e8a75d399fea1331(C.uintptr_t(_swig_i_0))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 error
 
@@ -5620,7 +5620,7 @@ func Weft_kvstore_barrier(arg1 uintptr) (_swig_ret error) {
 func Weft_kvstore_free(arg1 uintptr) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
-	swig_r_p := C._wrap_weft_kvstore_free_capi_1396eb64fd6cfd6c(C.uintptr_t(_swig_i_0))
+	swig_r_p := C._wrap_weft_kvstore_free_capi_e8a75d399fea1331(C.uintptr_t(_swig_i_0))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 error
 
@@ -5638,7 +5638,7 @@ func Weft_module_init_optimizer_kvstore(arg1 uintptr, arg2 uintptr, arg3 uintptr
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r_p := C._wrap_weft_module_init_optimizer_kvstore_capi_1396eb64fd6cfd6c(C.uintptr_t(_swig_i_0), C.uintptr_t(_swig_i_1), C.uintptr_t(_swig_i_2))
+	swig_r_p := C._wrap_weft_module_init_optimizer_kvstore_capi_e8a75d399fea1331(C.uintptr_t(_swig_i_0), C.uintptr_t(_swig_i_1), C.uintptr_t(_swig_i_2))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 error
 
@@ -5656,7 +5656,7 @@ func Weft_data_iter_select_part(arg1 uintptr, arg2 int, arg3 int) (_swig_ret err
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r_p := C._wrap_weft_data_iter_select_part_capi_1396eb64fd6cfd6c(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1), C.swig_intgo(_swig_i_2))
+	swig_r_p := C._wrap_weft_data_iter_select_part_capi_e8a75d399fea1331(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1), C.swig_intgo(_swig_i_2))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 error
 
@@ -5671,7 +5671,7 @@ func Weft_data_iter_select_part(arg1 uintptr, arg2 int, arg3 int) (_swig_ret err
 
 func Weft_kvstore_finalize() (_swig_ret error) {
 	var swig_r string
-	swig_r_p := C._wrap_weft_kvstore_finalize_capi_1396eb64fd6cfd6c()
+	swig_r_p := C._wrap_weft_kvstore_finalize_capi_e8a75d399fea1331()
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 error
 

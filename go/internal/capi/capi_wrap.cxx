@@ -347,7 +347,7 @@ static const char* weft_binding_library_path(void) {
 extern "C" {
 #endif
 
-void _wrap_Swig_free_capi_1396eb64fd6cfd6c(void *_swig_go_0) {
+void _wrap_Swig_free_capi_e8a75d399fea1331(void *_swig_go_0) {
   void *arg1 = (void *) 0 ;
   
   arg1 = *(void **)&_swig_go_0; 
@@ -357,7 +357,7 @@ void _wrap_Swig_free_capi_1396eb64fd6cfd6c(void *_swig_go_0) {
 }
 
 
-void *_wrap_Swig_malloc_capi_1396eb64fd6cfd6c(intgo _swig_go_0) {
+void *_wrap_Swig_malloc_capi_e8a75d399fea1331(intgo _swig_go_0) {
   int arg1 ;
   void *result = 0 ;
   void *_swig_go_result;
@@ -370,7 +370,7 @@ void *_wrap_Swig_malloc_capi_1396eb64fd6cfd6c(intgo _swig_go_0) {
 }
 
 
-_gostring_ _wrap_weft_go_predictor_predict_capi_1396eb64fd6cfd6c(WeftPredictor *_swig_go_0, long long _swig_go_1, void *_swig_go_2, _goslice_ _swig_go_3, _goslice_ _swig_go_4, _goslice_ _swig_go_5, long long _swig_go_6, void *_swig_go_7, _goslice_ _swig_go_8) {
+_gostring_ _wrap_weft_go_predictor_predict_capi_e8a75d399fea1331(WeftPredictor *_swig_go_0, long long _swig_go_1, void *_swig_go_2, _goslice_ _swig_go_3, _goslice_ _swig_go_4, _goslice_ _swig_go_5, long long _swig_go_6, void *_swig_go_7, _goslice_ _swig_go_8) {
   WeftPredictor *arg1 = (WeftPredictor *) 0 ;
   size_t arg2 ;
   void *arg3 = (void *) 0 ;
@@ -399,7 +399,7 @@ _gostring_ _wrap_weft_go_predictor_predict_capi_1396eb64fd6cfd6c(WeftPredictor *
 }
 
 
-_gostring_ _wrap_weft_binding_copy_from_f32_capi_1396eb64fd6cfd6c(WeftNDArray *_swig_go_0, _goslice_ _swig_go_1, long long _swig_go_2) {
+_gostring_ _wrap_weft_binding_copy_from_f32_capi_e8a75d399fea1331(WeftNDArray *_swig_go_0, _goslice_ _swig_go_1, long long _swig_go_2) {
   WeftNDArray *arg1 = (WeftNDArray *) 0 ;
   float *arg2 = (float *) 0 ;
   size_t arg3 ;
@@ -416,7 +416,7 @@ _gostring_ _wrap_weft_binding_copy_from_f32_capi_1396eb64fd6cfd6c(WeftNDArray *_
 }
 
 
-_gostring_ _wrap_weft_binding_copy_to_f32_capi_1396eb64fd6cfd6c(WeftNDArray *_swig_go_0, _goslice_ _swig_go_1, long long _swig_go_2) {
+_gostring_ _wrap_weft_binding_copy_to_f32_capi_e8a75d399fea1331(WeftNDArray *_swig_go_0, _goslice_ _swig_go_1, long long _swig_go_2) {
   WeftNDArray *arg1 = (WeftNDArray *) 0 ;
   float *arg2 = (float *) 0 ;
   size_t arg3 ;
@@ -433,7 +433,7 @@ _gostring_ _wrap_weft_binding_copy_to_f32_capi_1396eb64fd6cfd6c(WeftNDArray *_sw
 }
 
 
-_gostring_ _wrap_weft_binding_copy_from_f64_capi_1396eb64fd6cfd6c(WeftNDArray *_swig_go_0, _goslice_ _swig_go_1, long long _swig_go_2) {
+_gostring_ _wrap_weft_binding_copy_from_f64_capi_e8a75d399fea1331(WeftNDArray *_swig_go_0, _goslice_ _swig_go_1, long long _swig_go_2) {
   WeftNDArray *arg1 = (WeftNDArray *) 0 ;
   double *arg2 = (double *) 0 ;
   size_t arg3 ;
@@ -450,7 +450,7 @@ _gostring_ _wrap_weft_binding_copy_from_f64_capi_1396eb64fd6cfd6c(WeftNDArray *_
 }
 
 
-_gostring_ _wrap_weft_binding_copy_to_f64_capi_1396eb64fd6cfd6c(WeftNDArray *_swig_go_0, _goslice_ _swig_go_1, long long _swig_go_2) {
+_gostring_ _wrap_weft_binding_copy_to_f64_capi_e8a75d399fea1331(WeftNDArray *_swig_go_0, _goslice_ _swig_go_1, long long _swig_go_2) {
   WeftNDArray *arg1 = (WeftNDArray *) 0 ;
   double *arg2 = (double *) 0 ;
   size_t arg3 ;
@@ -467,7 +467,7 @@ _gostring_ _wrap_weft_binding_copy_to_f64_capi_1396eb64fd6cfd6c(WeftNDArray *_sw
 }
 
 
-_gostring_ _wrap_weft_binding_executor_memory_capi_1396eb64fd6cfd6c(WeftExecutor *_swig_go_0, _goslice_ _swig_go_1) {
+_gostring_ _wrap_weft_binding_executor_memory_capi_e8a75d399fea1331(WeftExecutor *_swig_go_0, _goslice_ _swig_go_1) {
   WeftExecutor *arg1 = (WeftExecutor *) 0 ;
   size_t *arg2 = (size_t *) 0 ;
   WeftStatus result;
@@ -482,7 +482,7 @@ _gostring_ _wrap_weft_binding_executor_memory_capi_1396eb64fd6cfd6c(WeftExecutor
 }
 
 
-_gostring_ _wrap_weft_binding_predictor_stats_capi_1396eb64fd6cfd6c(WeftPredictor *_swig_go_0, _goslice_ _swig_go_1) {
+_gostring_ _wrap_weft_binding_predictor_stats_capi_e8a75d399fea1331(WeftPredictor *_swig_go_0, _goslice_ _swig_go_1) {
   WeftPredictor *arg1 = (WeftPredictor *) 0 ;
   size_t *arg2 = (size_t *) 0 ;
   WeftStatus result;
@@ -497,7 +497,7 @@ _gostring_ _wrap_weft_binding_predictor_stats_capi_1396eb64fd6cfd6c(WeftPredicto
 }
 
 
-_gostring_ _wrap_weft_binding_ndarray_list_capi_1396eb64fd6cfd6c(_goslice_ _swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, _goslice_ _swig_go_3) {
+_gostring_ _wrap_weft_binding_ndarray_list_capi_e8a75d399fea1331(_goslice_ _swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, _goslice_ _swig_go_3) {
   WeftNDArray **arg1 = (WeftNDArray **) 0 ;
   char **arg2 = (char **) 0 ;
   size_t arg3 ;
@@ -527,7 +527,7 @@ _gostring_ _wrap_weft_binding_ndarray_list_capi_1396eb64fd6cfd6c(_goslice_ _swig
 }
 
 
-_gostring_ _wrap_weft_binding_buffer_copy_capi_1396eb64fd6cfd6c(WeftBuffer *_swig_go_0, void *_swig_go_1, long long _swig_go_2, _goslice_ _swig_go_3) {
+_gostring_ _wrap_weft_binding_buffer_copy_capi_e8a75d399fea1331(WeftBuffer *_swig_go_0, void *_swig_go_1, long long _swig_go_2, _goslice_ _swig_go_3) {
   WeftBuffer *arg1 = (WeftBuffer *) 0 ;
   void *arg2 = (void *) 0 ;
   size_t arg3 ;
@@ -546,7 +546,7 @@ _gostring_ _wrap_weft_binding_buffer_copy_capi_1396eb64fd6cfd6c(WeftBuffer *_swi
 }
 
 
-intgo _wrap_weft_binding_abi_version_capi_1396eb64fd6cfd6c() {
+intgo _wrap_weft_binding_abi_version_capi_e8a75d399fea1331() {
   int result;
   intgo _swig_go_result;
   
@@ -557,7 +557,7 @@ intgo _wrap_weft_binding_abi_version_capi_1396eb64fd6cfd6c() {
 }
 
 
-_gostring_ _wrap_weft_binding_library_path_capi_1396eb64fd6cfd6c() {
+_gostring_ _wrap_weft_binding_library_path_capi_e8a75d399fea1331() {
   char *result = 0 ;
   _gostring_ _swig_go_result;
   
@@ -568,7 +568,7 @@ _gostring_ _wrap_weft_binding_library_path_capi_1396eb64fd6cfd6c() {
 }
 
 
-_gostring_ _wrap_weft_version_capi_1396eb64fd6cfd6c() {
+_gostring_ _wrap_weft_version_capi_e8a75d399fea1331() {
   char *result = 0 ;
   _gostring_ _swig_go_result;
   
@@ -579,7 +579,7 @@ _gostring_ _wrap_weft_version_capi_1396eb64fd6cfd6c() {
 }
 
 
-intgo _wrap_weft_abi_version_capi_1396eb64fd6cfd6c() {
+intgo _wrap_weft_abi_version_capi_e8a75d399fea1331() {
   int result;
   intgo _swig_go_result;
   
@@ -590,7 +590,7 @@ intgo _wrap_weft_abi_version_capi_1396eb64fd6cfd6c() {
 }
 
 
-long long _wrap_weft_live_handle_count_capi_1396eb64fd6cfd6c() {
+long long _wrap_weft_live_handle_count_capi_e8a75d399fea1331() {
   size_t result;
   long long _swig_go_result;
   
@@ -601,7 +601,7 @@ long long _wrap_weft_live_handle_count_capi_1396eb64fd6cfd6c() {
 }
 
 
-_gostring_ _wrap_weft_storage_stats_capi_1396eb64fd6cfd6c(intgo _swig_go_0, intgo _swig_go_1, _goslice_ _swig_go_2, _goslice_ _swig_go_3) {
+_gostring_ _wrap_weft_storage_stats_capi_e8a75d399fea1331(intgo _swig_go_0, intgo _swig_go_1, _goslice_ _swig_go_2, _goslice_ _swig_go_3) {
   int arg1 ;
   int arg2 ;
   size_t *arg3 = (size_t *) 0 ;
@@ -620,7 +620,7 @@ _gostring_ _wrap_weft_storage_stats_capi_1396eb64fd6cfd6c(intgo _swig_go_0, intg
 }
 
 
-_gostring_ _wrap_weft_random_seed_capi_1396eb64fd6cfd6c(long long _swig_go_0) {
+_gostring_ _wrap_weft_random_seed_capi_e8a75d399fea1331(long long _swig_go_0) {
   uint64_t arg1 ;
   WeftStatus result;
   _gostring_ _swig_go_result;
@@ -633,7 +633,7 @@ _gostring_ _wrap_weft_random_seed_capi_1396eb64fd6cfd6c(long long _swig_go_0) {
 }
 
 
-_gostring_ _wrap_weft_wait_all_capi_1396eb64fd6cfd6c() {
+_gostring_ _wrap_weft_wait_all_capi_e8a75d399fea1331() {
   WeftStatus result;
   _gostring_ _swig_go_result;
   
@@ -644,7 +644,7 @@ _gostring_ _wrap_weft_wait_all_capi_1396eb64fd6cfd6c() {
 }
 
 
-_gostring_ _wrap_weft_op_count_capi_1396eb64fd6cfd6c(_goslice_ _swig_go_0) {
+_gostring_ _wrap_weft_op_count_capi_e8a75d399fea1331(_goslice_ _swig_go_0) {
   size_t *arg1 = (size_t *) 0 ;
   WeftStatus result;
   _gostring_ _swig_go_result;
@@ -657,7 +657,7 @@ _gostring_ _wrap_weft_op_count_capi_1396eb64fd6cfd6c(_goslice_ _swig_go_0) {
 }
 
 
-_gostring_ _wrap_weft_op_name_capi_1396eb64fd6cfd6c(long long _swig_go_0, _goslice_ _swig_go_1) {
+_gostring_ _wrap_weft_op_name_capi_e8a75d399fea1331(long long _swig_go_0, _goslice_ _swig_go_1) {
   size_t arg1 ;
   char **arg2 = (char **) 0 ;
   std::vector< char const * > sv2 ;
@@ -681,7 +681,7 @@ _gostring_ _wrap_weft_op_name_capi_1396eb64fd6cfd6c(long long _swig_go_0, _gosli
 }
 
 
-_gostring_ _wrap_weft_op_info_capi_1396eb64fd6cfd6c(_gostring_ _swig_go_0, _goslice_ _swig_go_1, _goslice_ _swig_go_2) {
+_gostring_ _wrap_weft_op_info_capi_e8a75d399fea1331(_gostring_ _swig_go_0, _goslice_ _swig_go_1, _goslice_ _swig_go_2) {
   char *arg1 = (char *) 0 ;
   char **arg2 = (char **) 0 ;
   size_t *arg3 = (size_t *) 0 ;
@@ -712,7 +712,7 @@ _gostring_ _wrap_weft_op_info_capi_1396eb64fd6cfd6c(_gostring_ _swig_go_0, _gosl
 }
 
 
-_gostring_ _wrap_weft_op_param_capi_1396eb64fd6cfd6c(_gostring_ _swig_go_0, long long _swig_go_1, _goslice_ _swig_go_2, _goslice_ _swig_go_3, _goslice_ _swig_go_4, _goslice_ _swig_go_5) {
+_gostring_ _wrap_weft_op_param_capi_e8a75d399fea1331(_gostring_ _swig_go_0, long long _swig_go_1, _goslice_ _swig_go_2, _goslice_ _swig_go_3, _goslice_ _swig_go_4, _goslice_ _swig_go_5) {
   char *arg1 = (char *) 0 ;
   size_t arg2 ;
   char **arg3 = (char **) 0 ;
@@ -776,7 +776,7 @@ _gostring_ _wrap_weft_op_param_capi_1396eb64fd6cfd6c(_gostring_ _swig_go_0, long
 }
 
 
-_gostring_ _wrap_weft_op_aliases_capi_1396eb64fd6cfd6c(_gostring_ _swig_go_0, _goslice_ _swig_go_1) {
+_gostring_ _wrap_weft_op_aliases_capi_e8a75d399fea1331(_gostring_ _swig_go_0, _goslice_ _swig_go_1) {
   char *arg1 = (char *) 0 ;
   WeftStringList **arg2 = (WeftStringList **) 0 ;
   WeftStatus result;
@@ -796,7 +796,7 @@ _gostring_ _wrap_weft_op_aliases_capi_1396eb64fd6cfd6c(_gostring_ _swig_go_0, _g
 }
 
 
-_gostring_ _wrap_weft_ndarray_create_capi_1396eb64fd6cfd6c(_goslice_ _swig_go_0, intgo _swig_go_1, intgo _swig_go_2, intgo _swig_go_3, intgo _swig_go_4, _goslice_ _swig_go_5) {
+_gostring_ _wrap_weft_ndarray_create_capi_e8a75d399fea1331(_goslice_ _swig_go_0, intgo _swig_go_1, intgo _swig_go_2, intgo _swig_go_3, intgo _swig_go_4, _goslice_ _swig_go_5) {
   int64_t *arg1 = (int64_t *) 0 ;
   int arg2 ;
   int arg3 ;
@@ -819,7 +819,7 @@ _gostring_ _wrap_weft_ndarray_create_capi_1396eb64fd6cfd6c(_goslice_ _swig_go_0,
 }
 
 
-_gostring_ _wrap_weft_ndarray_free_capi_1396eb64fd6cfd6c(WeftNDArray *_swig_go_0) {
+_gostring_ _wrap_weft_ndarray_free_capi_e8a75d399fea1331(WeftNDArray *_swig_go_0) {
   WeftNDArray *arg1 = (WeftNDArray *) 0 ;
   WeftStatus result;
   _gostring_ _swig_go_result;
@@ -832,7 +832,7 @@ _gostring_ _wrap_weft_ndarray_free_capi_1396eb64fd6cfd6c(WeftNDArray *_swig_go_0
 }
 
 
-_gostring_ _wrap_weft_ndarray_ndim_capi_1396eb64fd6cfd6c(WeftNDArray *_swig_go_0, _goslice_ _swig_go_1) {
+_gostring_ _wrap_weft_ndarray_ndim_capi_e8a75d399fea1331(WeftNDArray *_swig_go_0, _goslice_ _swig_go_1) {
   WeftNDArray *arg1 = (WeftNDArray *) 0 ;
   int *arg2 = (int *) 0 ;
   WeftStatus result;
@@ -847,7 +847,7 @@ _gostring_ _wrap_weft_ndarray_ndim_capi_1396eb64fd6cfd6c(WeftNDArray *_swig_go_0
 }
 
 
-_gostring_ _wrap_weft_ndarray_shape_capi_1396eb64fd6cfd6c(WeftNDArray *_swig_go_0, _goslice_ _swig_go_1, long long _swig_go_2) {
+_gostring_ _wrap_weft_ndarray_shape_capi_e8a75d399fea1331(WeftNDArray *_swig_go_0, _goslice_ _swig_go_1, long long _swig_go_2) {
   WeftNDArray *arg1 = (WeftNDArray *) 0 ;
   int64_t *arg2 = (int64_t *) 0 ;
   size_t arg3 ;
@@ -864,7 +864,7 @@ _gostring_ _wrap_weft_ndarray_shape_capi_1396eb64fd6cfd6c(WeftNDArray *_swig_go_
 }
 
 
-_gostring_ _wrap_weft_ndarray_size_capi_1396eb64fd6cfd6c(WeftNDArray *_swig_go_0, _goslice_ _swig_go_1) {
+_gostring_ _wrap_weft_ndarray_size_capi_e8a75d399fea1331(WeftNDArray *_swig_go_0, _goslice_ _swig_go_1) {
   WeftNDArray *arg1 = (WeftNDArray *) 0 ;
   int64_t *arg2 = (int64_t *) 0 ;
   WeftStatus result;
@@ -879,7 +879,7 @@ _gostring_ _wrap_weft_ndarray_size_capi_1396eb64fd6cfd6c(WeftNDArray *_swig_go_0
 }
 
 
-_gostring_ _wrap_weft_ndarray_dtype_capi_1396eb64fd6cfd6c(WeftNDArray *_swig_go_0, _goslice_ _swig_go_1) {
+_gostring_ _wrap_weft_ndarray_dtype_capi_e8a75d399fea1331(WeftNDArray *_swig_go_0, _goslice_ _swig_go_1) {
   WeftNDArray *arg1 = (WeftNDArray *) 0 ;
   int *arg2 = (int *) 0 ;
   WeftStatus result;
@@ -894,7 +894,7 @@ _gostring_ _wrap_weft_ndarray_dtype_capi_1396eb64fd6cfd6c(WeftNDArray *_swig_go_
 }
 
 
-_gostring_ _wrap_weft_ndarray_context_capi_1396eb64fd6cfd6c(WeftNDArray *_swig_go_0, _goslice_ _swig_go_1, _goslice_ _swig_go_2) {
+_gostring_ _wrap_weft_ndarray_context_capi_e8a75d399fea1331(WeftNDArray *_swig_go_0, _goslice_ _swig_go_1, _goslice_ _swig_go_2) {
   WeftNDArray *arg1 = (WeftNDArray *) 0 ;
   int *arg2 = (int *) 0 ;
   int *arg3 = (int *) 0 ;
@@ -911,7 +911,7 @@ _gostring_ _wrap_weft_ndarray_context_capi_1396eb64fd6cfd6c(WeftNDArray *_swig_g
 }
 
 
-_gostring_ _wrap_weft_ndarray_copy_from_capi_1396eb64fd6cfd6c(WeftNDArray *_swig_go_0, void *_swig_go_1, long long _swig_go_2) {
+_gostring_ _wrap_weft_ndarray_copy_from_capi_e8a75d399fea1331(WeftNDArray *_swig_go_0, void *_swig_go_1, long long _swig_go_2) {
   WeftNDArray *arg1 = (WeftNDArray *) 0 ;
   void *arg2 = (void *) 0 ;
   size_t arg3 ;
@@ -928,7 +928,7 @@ _gostring_ _wrap_weft_ndarray_copy_from_capi_1396eb64fd6cfd6c(WeftNDArray *_swig
 }
 
 
-_gostring_ _wrap_weft_ndarray_copy_to_capi_1396eb64fd6cfd6c(WeftNDArray *_swig_go_0, void *_swig_go_1, long long _swig_go_2) {
+_gostring_ _wrap_weft_ndarray_copy_to_capi_e8a75d399fea1331(WeftNDArray *_swig_go_0, void *_swig_go_1, long long _swig_go_2) {
   WeftNDArray *arg1 = (WeftNDArray *) 0 ;
   void *arg2 = (void *) 0 ;
   size_t arg3 ;
@@ -945,7 +945,7 @@ _gostring_ _wrap_weft_ndarray_copy_to_capi_1396eb64fd6cfd6c(WeftNDArray *_swig_g
 }
 
 
-_gostring_ _wrap_weft_ndarray_reshape_capi_1396eb64fd6cfd6c(WeftNDArray *_swig_go_0, _goslice_ _swig_go_1, intgo _swig_go_2, _goslice_ _swig_go_3) {
+_gostring_ _wrap_weft_ndarray_reshape_capi_e8a75d399fea1331(WeftNDArray *_swig_go_0, _goslice_ _swig_go_1, intgo _swig_go_2, _goslice_ _swig_go_3) {
   WeftNDArray *arg1 = (WeftNDArray *) 0 ;
   int64_t *arg2 = (int64_t *) 0 ;
   int arg3 ;
@@ -964,7 +964,7 @@ _gostring_ _wrap_weft_ndarray_reshape_capi_1396eb64fd6cfd6c(WeftNDArray *_swig_g
 }
 
 
-_gostring_ _wrap_weft_ndarray_slice_capi_1396eb64fd6cfd6c(WeftNDArray *_swig_go_0, long long _swig_go_1, long long _swig_go_2, _goslice_ _swig_go_3) {
+_gostring_ _wrap_weft_ndarray_slice_capi_e8a75d399fea1331(WeftNDArray *_swig_go_0, long long _swig_go_1, long long _swig_go_2, _goslice_ _swig_go_3) {
   WeftNDArray *arg1 = (WeftNDArray *) 0 ;
   int64_t arg2 ;
   int64_t arg3 ;
@@ -983,7 +983,7 @@ _gostring_ _wrap_weft_ndarray_slice_capi_1396eb64fd6cfd6c(WeftNDArray *_swig_go_
 }
 
 
-_gostring_ _wrap_weft_ndarray_wait_to_read_capi_1396eb64fd6cfd6c(WeftNDArray *_swig_go_0) {
+_gostring_ _wrap_weft_ndarray_wait_to_read_capi_e8a75d399fea1331(WeftNDArray *_swig_go_0) {
   WeftNDArray *arg1 = (WeftNDArray *) 0 ;
   WeftStatus result;
   _gostring_ _swig_go_result;
@@ -996,7 +996,7 @@ _gostring_ _wrap_weft_ndarray_wait_to_read_capi_1396eb64fd6cfd6c(WeftNDArray *_s
 }
 
 
-_gostring_ _wrap_weft_ndarray_wait_to_write_capi_1396eb64fd6cfd6c(WeftNDArray *_swig_go_0) {
+_gostring_ _wrap_weft_ndarray_wait_to_write_capi_e8a75d399fea1331(WeftNDArray *_swig_go_0) {
   WeftNDArray *arg1 = (WeftNDArray *) 0 ;
   WeftStatus result;
   _gostring_ _swig_go_result;
@@ -1009,7 +1009,7 @@ _gostring_ _wrap_weft_ndarray_wait_to_write_capi_1396eb64fd6cfd6c(WeftNDArray *_
 }
 
 
-_gostring_ _wrap_weft_ndarray_save_file_capi_1396eb64fd6cfd6c(_gostring_ _swig_go_0, _goslice_ _swig_go_1, _gostring_ _swig_go_2, long long _swig_go_3) {
+_gostring_ _wrap_weft_ndarray_save_file_capi_e8a75d399fea1331(_gostring_ _swig_go_0, _goslice_ _swig_go_1, _gostring_ _swig_go_2, long long _swig_go_3) {
   char *arg1 = (char *) 0 ;
   WeftNDArray **arg2 = (WeftNDArray **) 0 ;
   char **arg3 = (char **) 0 ;
@@ -1044,7 +1044,7 @@ _gostring_ _wrap_weft_ndarray_save_file_capi_1396eb64fd6cfd6c(_gostring_ _swig_g
 }
 
 
-_gostring_ _wrap_weft_ndarray_save_buffer_capi_1396eb64fd6cfd6c(_goslice_ _swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, _goslice_ _swig_go_3) {
+_gostring_ _wrap_weft_ndarray_save_buffer_capi_e8a75d399fea1331(_goslice_ _swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, _goslice_ _swig_go_3) {
   WeftNDArray **arg1 = (WeftNDArray **) 0 ;
   char **arg2 = (char **) 0 ;
   size_t arg3 ;
@@ -1074,7 +1074,7 @@ _gostring_ _wrap_weft_ndarray_save_buffer_capi_1396eb64fd6cfd6c(_goslice_ _swig_
 }
 
 
-_gostring_ _wrap_weft_buffer_data_capi_1396eb64fd6cfd6c(WeftBuffer *_swig_go_0, void **_swig_go_1, _goslice_ _swig_go_2) {
+_gostring_ _wrap_weft_buffer_data_capi_e8a75d399fea1331(WeftBuffer *_swig_go_0, void **_swig_go_1, _goslice_ _swig_go_2) {
   WeftBuffer *arg1 = (WeftBuffer *) 0 ;
   void **arg2 = (void **) 0 ;
   size_t *arg3 = (size_t *) 0 ;
@@ -1091,7 +1091,7 @@ _gostring_ _wrap_weft_buffer_data_capi_1396eb64fd6cfd6c(WeftBuffer *_swig_go_0, 
 }
 
 
-_gostring_ _wrap_weft_buffer_free_capi_1396eb64fd6cfd6c(WeftBuffer *_swig_go_0) {
+_gostring_ _wrap_weft_buffer_free_capi_e8a75d399fea1331(WeftBuffer *_swig_go_0) {
   WeftBuffer *arg1 = (WeftBuffer *) 0 ;
   WeftStatus result;
   _gostring_ _swig_go_result;
@@ -1104,7 +1104,7 @@ _gostring_ _wrap_weft_buffer_free_capi_1396eb64fd6cfd6c(WeftBuffer *_swig_go_0) 
 }
 
 
-_gostring_ _wrap_weft_ndarray_load_file_capi_1396eb64fd6cfd6c(_gostring_ _swig_go_0, _goslice_ _swig_go_1) {
+_gostring_ _wrap_weft_ndarray_load_file_capi_e8a75d399fea1331(_gostring_ _swig_go_0, _goslice_ _swig_go_1) {
   char *arg1 = (char *) 0 ;
   WeftNDArrayList **arg2 = (WeftNDArrayList **) 0 ;
   WeftStatus result;
@@ -1124,7 +1124,7 @@ _gostring_ _wrap_weft_ndarray_load_file_capi_1396eb64fd6cfd6c(_gostring_ _swig_g
 }
 
 
-_gostring_ _wrap_weft_ndarray_load_buffer_capi_1396eb64fd6cfd6c(void *_swig_go_0, long long _swig_go_1, _goslice_ _swig_go_2) {
+_gostring_ _wrap_weft_ndarray_load_buffer_capi_e8a75d399fea1331(void *_swig_go_0, long long _swig_go_1, _goslice_ _swig_go_2) {
   void *arg1 = (void *) 0 ;
   size_t arg2 ;
   WeftNDArrayList **arg3 = (WeftNDArrayList **) 0 ;
@@ -1141,7 +1141,7 @@ _gostring_ _wrap_weft_ndarray_load_buffer_capi_1396eb64fd6cfd6c(void *_swig_go_0
 }
 
 
-_gostring_ _wrap_weft_ndarray_list_size_capi_1396eb64fd6cfd6c(WeftNDArrayList *_swig_go_0, _goslice_ _swig_go_1, _goslice_ _swig_go_2) {
+_gostring_ _wrap_weft_ndarray_list_size_capi_e8a75d399fea1331(WeftNDArrayList *_swig_go_0, _goslice_ _swig_go_1, _goslice_ _swig_go_2) {
   WeftNDArrayList *arg1 = (WeftNDArrayList *) 0 ;
   size_t *arg2 = (size_t *) 0 ;
   int *arg3 = (int *) 0 ;
@@ -1158,7 +1158,7 @@ _gostring_ _wrap_weft_ndarray_list_size_capi_1396eb64fd6cfd6c(WeftNDArrayList *_
 }
 
 
-_gostring_ _wrap_weft_ndarray_list_name_capi_1396eb64fd6cfd6c(WeftNDArrayList *_swig_go_0, long long _swig_go_1, _goslice_ _swig_go_2) {
+_gostring_ _wrap_weft_ndarray_list_name_capi_e8a75d399fea1331(WeftNDArrayList *_swig_go_0, long long _swig_go_1, _goslice_ _swig_go_2) {
   WeftNDArrayList *arg1 = (WeftNDArrayList *) 0 ;
   size_t arg2 ;
   char **arg3 = (char **) 0 ;
@@ -1184,7 +1184,7 @@ _gostring_ _wrap_weft_ndarray_list_name_capi_1396eb64fd6cfd6c(WeftNDArrayList *_
 }
 
 
-_gostring_ _wrap_weft_ndarray_list_get_capi_1396eb64fd6cfd6c(WeftNDArrayList *_swig_go_0, long long _swig_go_1, _goslice_ _swig_go_2) {
+_gostring_ _wrap_weft_ndarray_list_get_capi_e8a75d399fea1331(WeftNDArrayList *_swig_go_0, long long _swig_go_1, _goslice_ _swig_go_2) {
   WeftNDArrayList *arg1 = (WeftNDArrayList *) 0 ;
   size_t arg2 ;
   WeftNDArray **arg3 = (WeftNDArray **) 0 ;
@@ -1201,7 +1201,7 @@ _gostring_ _wrap_weft_ndarray_list_get_capi_1396eb64fd6cfd6c(WeftNDArrayList *_s
 }
 
 
-_gostring_ _wrap_weft_ndarray_list_free_capi_1396eb64fd6cfd6c(WeftNDArrayList *_swig_go_0) {
+_gostring_ _wrap_weft_ndarray_list_free_capi_e8a75d399fea1331(WeftNDArrayList *_swig_go_0) {
   WeftNDArrayList *arg1 = (WeftNDArrayList *) 0 ;
   WeftStatus result;
   _gostring_ _swig_go_result;
@@ -1214,7 +1214,7 @@ _gostring_ _wrap_weft_ndarray_list_free_capi_1396eb64fd6cfd6c(WeftNDArrayList *_
 }
 
 
-_gostring_ _wrap_weft_ndarray_list_create_capi_1396eb64fd6cfd6c(_goslice_ _swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, _goslice_ _swig_go_3) {
+_gostring_ _wrap_weft_ndarray_list_create_capi_e8a75d399fea1331(_goslice_ _swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, _goslice_ _swig_go_3) {
   WeftNDArray **arg1 = (WeftNDArray **) 0 ;
   char **arg2 = (char **) 0 ;
   size_t arg3 ;
@@ -1244,7 +1244,7 @@ _gostring_ _wrap_weft_ndarray_list_create_capi_1396eb64fd6cfd6c(_goslice_ _swig_
 }
 
 
-_gostring_ _wrap_weft_ndarray_load_npy_capi_1396eb64fd6cfd6c(_gostring_ _swig_go_0, _goslice_ _swig_go_1) {
+_gostring_ _wrap_weft_ndarray_load_npy_capi_e8a75d399fea1331(_gostring_ _swig_go_0, _goslice_ _swig_go_1) {
   char *arg1 = (char *) 0 ;
   WeftNDArray **arg2 = (WeftNDArray **) 0 ;
   WeftStatus result;
@@ -1264,7 +1264,7 @@ _gostring_ _wrap_weft_ndarray_load_npy_capi_1396eb64fd6cfd6c(_gostring_ _swig_go
 }
 
 
-_gostring_ _wrap_weft_ndarray_save_npy_capi_1396eb64fd6cfd6c(WeftNDArray *_swig_go_0, _gostring_ _swig_go_1) {
+_gostring_ _wrap_weft_ndarray_save_npy_capi_e8a75d399fea1331(WeftNDArray *_swig_go_0, _gostring_ _swig_go_1) {
   WeftNDArray *arg1 = (WeftNDArray *) 0 ;
   char *arg2 = (char *) 0 ;
   WeftStatus result;
@@ -1284,7 +1284,7 @@ _gostring_ _wrap_weft_ndarray_save_npy_capi_1396eb64fd6cfd6c(WeftNDArray *_swig_
 }
 
 
-_gostring_ _wrap_weft_ndarray_load_npy_buffer_capi_1396eb64fd6cfd6c(void *_swig_go_0, long long _swig_go_1, _goslice_ _swig_go_2) {
+_gostring_ _wrap_weft_ndarray_load_npy_buffer_capi_e8a75d399fea1331(void *_swig_go_0, long long _swig_go_1, _goslice_ _swig_go_2) {
   void *arg1 = (void *) 0 ;
   size_t arg2 ;
   WeftNDArray **arg3 = (WeftNDArray **) 0 ;
@@ -1301,7 +1301,7 @@ _gostring_ _wrap_weft_ndarray_load_npy_buffer_capi_1396eb64fd6cfd6c(void *_swig_
 }
 
 
-_gostring_ _wrap_weft_ndarray_save_npy_buffer_capi_1396eb64fd6cfd6c(WeftNDArray *_swig_go_0, _goslice_ _swig_go_1) {
+_gostring_ _wrap_weft_ndarray_save_npy_buffer_capi_e8a75d399fea1331(WeftNDArray *_swig_go_0, _goslice_ _swig_go_1) {
   WeftNDArray *arg1 = (WeftNDArray *) 0 ;
   WeftBuffer **arg2 = (WeftBuffer **) 0 ;
   WeftStatus result;
@@ -1316,7 +1316,7 @@ _gostring_ _wrap_weft_ndarray_save_npy_buffer_capi_1396eb64fd6cfd6c(WeftNDArray 
 }
 
 
-_gostring_ _wrap_weft_op_invoke_capi_1396eb64fd6cfd6c(_gostring_ _swig_go_0, _goslice_ _swig_go_1, long long _swig_go_2, _gostring_ _swig_go_3, _gostring_ _swig_go_4, long long _swig_go_5, _goslice_ _swig_go_6, long long _swig_go_7, _goslice_ _swig_go_8) {
+_gostring_ _wrap_weft_op_invoke_capi_e8a75d399fea1331(_gostring_ _swig_go_0, _goslice_ _swig_go_1, long long _swig_go_2, _gostring_ _swig_go_3, _gostring_ _swig_go_4, long long _swig_go_5, _goslice_ _swig_go_6, long long _swig_go_7, _goslice_ _swig_go_8) {
   char *arg1 = (char *) 0 ;
   WeftNDArray **arg2 = (WeftNDArray **) 0 ;
   size_t arg3 ;
@@ -1372,7 +1372,7 @@ _gostring_ _wrap_weft_op_invoke_capi_1396eb64fd6cfd6c(_gostring_ _swig_go_0, _go
 }
 
 
-_gostring_ _wrap_weft_op_invoke_into_capi_1396eb64fd6cfd6c(_gostring_ _swig_go_0, _goslice_ _swig_go_1, long long _swig_go_2, _gostring_ _swig_go_3, _gostring_ _swig_go_4, long long _swig_go_5, _goslice_ _swig_go_6, long long _swig_go_7, _goslice_ _swig_go_8) {
+_gostring_ _wrap_weft_op_invoke_into_capi_e8a75d399fea1331(_gostring_ _swig_go_0, _goslice_ _swig_go_1, long long _swig_go_2, _gostring_ _swig_go_3, _gostring_ _swig_go_4, long long _swig_go_5, _goslice_ _swig_go_6, long long _swig_go_7, _goslice_ _swig_go_8) {
   char *arg1 = (char *) 0 ;
   WeftNDArray **arg2 = (WeftNDArray **) 0 ;
   size_t arg3 ;
@@ -1428,7 +1428,7 @@ _gostring_ _wrap_weft_op_invoke_into_capi_1396eb64fd6cfd6c(_gostring_ _swig_go_0
 }
 
 
-_gostring_ _wrap_weft_string_list_size_capi_1396eb64fd6cfd6c(WeftStringList *_swig_go_0, _goslice_ _swig_go_1) {
+_gostring_ _wrap_weft_string_list_size_capi_e8a75d399fea1331(WeftStringList *_swig_go_0, _goslice_ _swig_go_1) {
   WeftStringList *arg1 = (WeftStringList *) 0 ;
   size_t *arg2 = (size_t *) 0 ;
   WeftStatus result;
@@ -1443,7 +1443,7 @@ _gostring_ _wrap_weft_string_list_size_capi_1396eb64fd6cfd6c(WeftStringList *_sw
 }
 
 
-_gostring_ _wrap_weft_string_list_get_capi_1396eb64fd6cfd6c(WeftStringList *_swig_go_0, long long _swig_go_1, _goslice_ _swig_go_2) {
+_gostring_ _wrap_weft_string_list_get_capi_e8a75d399fea1331(WeftStringList *_swig_go_0, long long _swig_go_1, _goslice_ _swig_go_2) {
   WeftStringList *arg1 = (WeftStringList *) 0 ;
   size_t arg2 ;
   char **arg3 = (char **) 0 ;
@@ -1469,7 +1469,7 @@ _gostring_ _wrap_weft_string_list_get_capi_1396eb64fd6cfd6c(WeftStringList *_swi
 }
 
 
-_gostring_ _wrap_weft_string_list_free_capi_1396eb64fd6cfd6c(WeftStringList *_swig_go_0) {
+_gostring_ _wrap_weft_string_list_free_capi_e8a75d399fea1331(WeftStringList *_swig_go_0) {
   WeftStringList *arg1 = (WeftStringList *) 0 ;
   WeftStatus result;
   _gostring_ _swig_go_result;
@@ -1482,7 +1482,7 @@ _gostring_ _wrap_weft_string_list_free_capi_1396eb64fd6cfd6c(WeftStringList *_sw
 }
 
 
-_gostring_ _wrap_weft_symbol_create_variable_capi_1396eb64fd6cfd6c(_gostring_ _swig_go_0, _goslice_ _swig_go_1) {
+_gostring_ _wrap_weft_symbol_create_variable_capi_e8a75d399fea1331(_gostring_ _swig_go_0, _goslice_ _swig_go_1) {
   char *arg1 = (char *) 0 ;
   WeftSymbolHandle **arg2 = (WeftSymbolHandle **) 0 ;
   WeftStatus result;
@@ -1502,7 +1502,7 @@ _gostring_ _wrap_weft_symbol_create_variable_capi_1396eb64fd6cfd6c(_gostring_ _s
 }
 
 
-_gostring_ _wrap_weft_symbol_create_atomic_capi_1396eb64fd6cfd6c(_gostring_ _swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, long long _swig_go_3, _goslice_ _swig_go_4) {
+_gostring_ _wrap_weft_symbol_create_atomic_capi_e8a75d399fea1331(_gostring_ _swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, long long _swig_go_3, _goslice_ _swig_go_4) {
   char *arg1 = (char *) 0 ;
   char **arg2 = (char **) 0 ;
   char **arg3 = (char **) 0 ;
@@ -1550,7 +1550,7 @@ _gostring_ _wrap_weft_symbol_create_atomic_capi_1396eb64fd6cfd6c(_gostring_ _swi
 }
 
 
-_gostring_ _wrap_weft_symbol_compose_capi_1396eb64fd6cfd6c(WeftSymbolHandle *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, _gostring_ _swig_go_3, _goslice_ _swig_go_4) {
+_gostring_ _wrap_weft_symbol_compose_capi_e8a75d399fea1331(WeftSymbolHandle *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, _gostring_ _swig_go_3, _goslice_ _swig_go_4) {
   WeftSymbolHandle *arg1 = (WeftSymbolHandle *) 0 ;
   char *arg2 = (char *) 0 ;
   size_t arg3 ;
@@ -1587,7 +1587,7 @@ _gostring_ _wrap_weft_symbol_compose_capi_1396eb64fd6cfd6c(WeftSymbolHandle *_sw
 }
 
 
-_gostring_ _wrap_weft_symbol_group_capi_1396eb64fd6cfd6c(_goslice_ _swig_go_0, long long _swig_go_1, _goslice_ _swig_go_2) {
+_gostring_ _wrap_weft_symbol_group_capi_e8a75d399fea1331(_goslice_ _swig_go_0, long long _swig_go_1, _goslice_ _swig_go_2) {
   WeftSymbolHandle **arg1 = (WeftSymbolHandle **) 0 ;
   size_t arg2 ;
   WeftSymbolHandle **arg3 = (WeftSymbolHandle **) 0 ;
@@ -1604,7 +1604,7 @@ _gostring_ _wrap_weft_symbol_group_capi_1396eb64fd6cfd6c(_goslice_ _swig_go_0, l
 }
 
 
-_gostring_ _wrap_weft_symbol_copy_capi_1396eb64fd6cfd6c(WeftSymbolHandle *_swig_go_0, _goslice_ _swig_go_1) {
+_gostring_ _wrap_weft_symbol_copy_capi_e8a75d399fea1331(WeftSymbolHandle *_swig_go_0, _goslice_ _swig_go_1) {
   WeftSymbolHandle *arg1 = (WeftSymbolHandle *) 0 ;
   WeftSymbolHandle **arg2 = (WeftSymbolHandle **) 0 ;
   WeftStatus result;
@@ -1619,7 +1619,7 @@ _gostring_ _wrap_weft_symbol_copy_capi_1396eb64fd6cfd6c(WeftSymbolHandle *_swig_
 }
 
 
-_gostring_ _wrap_weft_symbol_free_capi_1396eb64fd6cfd6c(WeftSymbolHandle *_swig_go_0) {
+_gostring_ _wrap_weft_symbol_free_capi_e8a75d399fea1331(WeftSymbolHandle *_swig_go_0) {
   WeftSymbolHandle *arg1 = (WeftSymbolHandle *) 0 ;
   WeftStatus result;
   _gostring_ _swig_go_result;
@@ -1632,7 +1632,7 @@ _gostring_ _wrap_weft_symbol_free_capi_1396eb64fd6cfd6c(WeftSymbolHandle *_swig_
 }
 
 
-_gostring_ _wrap_weft_symbol_num_outputs_capi_1396eb64fd6cfd6c(WeftSymbolHandle *_swig_go_0, _goslice_ _swig_go_1) {
+_gostring_ _wrap_weft_symbol_num_outputs_capi_e8a75d399fea1331(WeftSymbolHandle *_swig_go_0, _goslice_ _swig_go_1) {
   WeftSymbolHandle *arg1 = (WeftSymbolHandle *) 0 ;
   size_t *arg2 = (size_t *) 0 ;
   WeftStatus result;
@@ -1647,7 +1647,7 @@ _gostring_ _wrap_weft_symbol_num_outputs_capi_1396eb64fd6cfd6c(WeftSymbolHandle 
 }
 
 
-_gostring_ _wrap_weft_symbol_get_output_capi_1396eb64fd6cfd6c(WeftSymbolHandle *_swig_go_0, long long _swig_go_1, _goslice_ _swig_go_2) {
+_gostring_ _wrap_weft_symbol_get_output_capi_e8a75d399fea1331(WeftSymbolHandle *_swig_go_0, long long _swig_go_1, _goslice_ _swig_go_2) {
   WeftSymbolHandle *arg1 = (WeftSymbolHandle *) 0 ;
   size_t arg2 ;
   WeftSymbolHandle **arg3 = (WeftSymbolHandle **) 0 ;
@@ -1664,7 +1664,7 @@ _gostring_ _wrap_weft_symbol_get_output_capi_1396eb64fd6cfd6c(WeftSymbolHandle *
 }
 
 
-_gostring_ _wrap_weft_symbol_get_internals_capi_1396eb64fd6cfd6c(WeftSymbolHandle *_swig_go_0, _goslice_ _swig_go_1) {
+_gostring_ _wrap_weft_symbol_get_internals_capi_e8a75d399fea1331(WeftSymbolHandle *_swig_go_0, _goslice_ _swig_go_1) {
   WeftSymbolHandle *arg1 = (WeftSymbolHandle *) 0 ;
   WeftSymbolHandle **arg2 = (WeftSymbolHandle **) 0 ;
   WeftStatus result;
@@ -1679,7 +1679,7 @@ _gostring_ _wrap_weft_symbol_get_internals_capi_1396eb64fd6cfd6c(WeftSymbolHandl
 }
 
 
-_gostring_ _wrap_weft_symbol_get_children_capi_1396eb64fd6cfd6c(WeftSymbolHandle *_swig_go_0, _goslice_ _swig_go_1) {
+_gostring_ _wrap_weft_symbol_get_children_capi_e8a75d399fea1331(WeftSymbolHandle *_swig_go_0, _goslice_ _swig_go_1) {
   WeftSymbolHandle *arg1 = (WeftSymbolHandle *) 0 ;
   WeftSymbolHandle **arg2 = (WeftSymbolHandle **) 0 ;
   WeftStatus result;
@@ -1694,7 +1694,7 @@ _gostring_ _wrap_weft_symbol_get_children_capi_1396eb64fd6cfd6c(WeftSymbolHandle
 }
 
 
-_gostring_ _wrap_weft_symbol_list_arguments_capi_1396eb64fd6cfd6c(WeftSymbolHandle *_swig_go_0, _goslice_ _swig_go_1) {
+_gostring_ _wrap_weft_symbol_list_arguments_capi_e8a75d399fea1331(WeftSymbolHandle *_swig_go_0, _goslice_ _swig_go_1) {
   WeftSymbolHandle *arg1 = (WeftSymbolHandle *) 0 ;
   WeftStringList **arg2 = (WeftStringList **) 0 ;
   WeftStatus result;
@@ -1709,7 +1709,7 @@ _gostring_ _wrap_weft_symbol_list_arguments_capi_1396eb64fd6cfd6c(WeftSymbolHand
 }
 
 
-_gostring_ _wrap_weft_symbol_list_outputs_capi_1396eb64fd6cfd6c(WeftSymbolHandle *_swig_go_0, _goslice_ _swig_go_1) {
+_gostring_ _wrap_weft_symbol_list_outputs_capi_e8a75d399fea1331(WeftSymbolHandle *_swig_go_0, _goslice_ _swig_go_1) {
   WeftSymbolHandle *arg1 = (WeftSymbolHandle *) 0 ;
   WeftStringList **arg2 = (WeftStringList **) 0 ;
   WeftStatus result;
@@ -1724,7 +1724,7 @@ _gostring_ _wrap_weft_symbol_list_outputs_capi_1396eb64fd6cfd6c(WeftSymbolHandle
 }
 
 
-_gostring_ _wrap_weft_symbol_list_auxiliary_states_capi_1396eb64fd6cfd6c(WeftSymbolHandle *_swig_go_0, _goslice_ _swig_go_1) {
+_gostring_ _wrap_weft_symbol_list_auxiliary_states_capi_e8a75d399fea1331(WeftSymbolHandle *_swig_go_0, _goslice_ _swig_go_1) {
   WeftSymbolHandle *arg1 = (WeftSymbolHandle *) 0 ;
   WeftStringList **arg2 = (WeftStringList **) 0 ;
   WeftStatus result;
@@ -1739,7 +1739,7 @@ _gostring_ _wrap_weft_symbol_list_auxiliary_states_capi_1396eb64fd6cfd6c(WeftSym
 }
 
 
-_gostring_ _wrap_weft_symbol_list_inputs_capi_1396eb64fd6cfd6c(WeftSymbolHandle *_swig_go_0, _goslice_ _swig_go_1) {
+_gostring_ _wrap_weft_symbol_list_inputs_capi_e8a75d399fea1331(WeftSymbolHandle *_swig_go_0, _goslice_ _swig_go_1) {
   WeftSymbolHandle *arg1 = (WeftSymbolHandle *) 0 ;
   WeftStringList **arg2 = (WeftStringList **) 0 ;
   WeftStatus result;
@@ -1754,7 +1754,7 @@ _gostring_ _wrap_weft_symbol_list_inputs_capi_1396eb64fd6cfd6c(WeftSymbolHandle 
 }
 
 
-_gostring_ _wrap_weft_symbol_get_name_capi_1396eb64fd6cfd6c(WeftSymbolHandle *_swig_go_0, _goslice_ _swig_go_1) {
+_gostring_ _wrap_weft_symbol_get_name_capi_e8a75d399fea1331(WeftSymbolHandle *_swig_go_0, _goslice_ _swig_go_1) {
   WeftSymbolHandle *arg1 = (WeftSymbolHandle *) 0 ;
   WeftStringList **arg2 = (WeftStringList **) 0 ;
   WeftStatus result;
@@ -1769,7 +1769,7 @@ _gostring_ _wrap_weft_symbol_get_name_capi_1396eb64fd6cfd6c(WeftSymbolHandle *_s
 }
 
 
-_gostring_ _wrap_weft_symbol_get_attr_capi_1396eb64fd6cfd6c(WeftSymbolHandle *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2) {
+_gostring_ _wrap_weft_symbol_get_attr_capi_e8a75d399fea1331(WeftSymbolHandle *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2) {
   WeftSymbolHandle *arg1 = (WeftSymbolHandle *) 0 ;
   char *arg2 = (char *) 0 ;
   WeftStringList **arg3 = (WeftStringList **) 0 ;
@@ -1791,7 +1791,7 @@ _gostring_ _wrap_weft_symbol_get_attr_capi_1396eb64fd6cfd6c(WeftSymbolHandle *_s
 }
 
 
-_gostring_ _wrap_weft_symbol_set_attr_capi_1396eb64fd6cfd6c(WeftSymbolHandle *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2) {
+_gostring_ _wrap_weft_symbol_set_attr_capi_e8a75d399fea1331(WeftSymbolHandle *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2) {
   WeftSymbolHandle *arg1 = (WeftSymbolHandle *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -1818,7 +1818,7 @@ _gostring_ _wrap_weft_symbol_set_attr_capi_1396eb64fd6cfd6c(WeftSymbolHandle *_s
 }
 
 
-_gostring_ _wrap_weft_symbol_list_attr_capi_1396eb64fd6cfd6c(WeftSymbolHandle *_swig_go_0, intgo _swig_go_1, _goslice_ _swig_go_2, _goslice_ _swig_go_3) {
+_gostring_ _wrap_weft_symbol_list_attr_capi_e8a75d399fea1331(WeftSymbolHandle *_swig_go_0, intgo _swig_go_1, _goslice_ _swig_go_2, _goslice_ _swig_go_3) {
   WeftSymbolHandle *arg1 = (WeftSymbolHandle *) 0 ;
   int arg2 ;
   WeftStringList **arg3 = (WeftStringList **) 0 ;
@@ -1837,7 +1837,7 @@ _gostring_ _wrap_weft_symbol_list_attr_capi_1396eb64fd6cfd6c(WeftSymbolHandle *_
 }
 
 
-_gostring_ _wrap_weft_symbol_to_json_capi_1396eb64fd6cfd6c(WeftSymbolHandle *_swig_go_0, _goslice_ _swig_go_1) {
+_gostring_ _wrap_weft_symbol_to_json_capi_e8a75d399fea1331(WeftSymbolHandle *_swig_go_0, _goslice_ _swig_go_1) {
   WeftSymbolHandle *arg1 = (WeftSymbolHandle *) 0 ;
   WeftStringList **arg2 = (WeftStringList **) 0 ;
   WeftStatus result;
@@ -1852,7 +1852,7 @@ _gostring_ _wrap_weft_symbol_to_json_capi_1396eb64fd6cfd6c(WeftSymbolHandle *_sw
 }
 
 
-_gostring_ _wrap_weft_symbol_save_file_capi_1396eb64fd6cfd6c(WeftSymbolHandle *_swig_go_0, _gostring_ _swig_go_1) {
+_gostring_ _wrap_weft_symbol_save_file_capi_e8a75d399fea1331(WeftSymbolHandle *_swig_go_0, _gostring_ _swig_go_1) {
   WeftSymbolHandle *arg1 = (WeftSymbolHandle *) 0 ;
   char *arg2 = (char *) 0 ;
   WeftStatus result;
@@ -1872,7 +1872,7 @@ _gostring_ _wrap_weft_symbol_save_file_capi_1396eb64fd6cfd6c(WeftSymbolHandle *_
 }
 
 
-_gostring_ _wrap_weft_symbol_from_json_capi_1396eb64fd6cfd6c(_gostring_ _swig_go_0, _goslice_ _swig_go_1) {
+_gostring_ _wrap_weft_symbol_from_json_capi_e8a75d399fea1331(_gostring_ _swig_go_0, _goslice_ _swig_go_1) {
   char *arg1 = (char *) 0 ;
   WeftSymbolHandle **arg2 = (WeftSymbolHandle **) 0 ;
   WeftStatus result;
@@ -1892,7 +1892,7 @@ _gostring_ _wrap_weft_symbol_from_json_capi_1396eb64fd6cfd6c(_gostring_ _swig_go
 }
 
 
-_gostring_ _wrap_weft_symbol_from_json_file_capi_1396eb64fd6cfd6c(_gostring_ _swig_go_0, _goslice_ _swig_go_1) {
+_gostring_ _wrap_weft_symbol_from_json_file_capi_e8a75d399fea1331(_gostring_ _swig_go_0, _goslice_ _swig_go_1) {
   char *arg1 = (char *) 0 ;
   WeftSymbolHandle **arg2 = (WeftSymbolHandle **) 0 ;
   WeftStatus result;
@@ -1912,7 +1912,7 @@ _gostring_ _wrap_weft_symbol_from_json_file_capi_1396eb64fd6cfd6c(_gostring_ _sw
 }
 
 
-_gostring_ _wrap_weft_symbol_json_info_capi_1396eb64fd6cfd6c(WeftSymbolHandle *_swig_go_0, _goslice_ _swig_go_1, _goslice_ _swig_go_2, _goslice_ _swig_go_3, _goslice_ _swig_go_4) {
+_gostring_ _wrap_weft_symbol_json_info_capi_e8a75d399fea1331(WeftSymbolHandle *_swig_go_0, _goslice_ _swig_go_1, _goslice_ _swig_go_2, _goslice_ _swig_go_3, _goslice_ _swig_go_4) {
   WeftSymbolHandle *arg1 = (WeftSymbolHandle *) 0 ;
   int *arg2 = (int *) 0 ;
   int *arg3 = (int *) 0 ;
@@ -1933,7 +1933,7 @@ _gostring_ _wrap_weft_symbol_json_info_capi_1396eb64fd6cfd6c(WeftSymbolHandle *_
 }
 
 
-_gostring_ _wrap_weft_symbol_infer_shape_partial_capi_1396eb64fd6cfd6c(WeftSymbolHandle *_swig_go_0, long long _swig_go_1, _gostring_ _swig_go_2, _goslice_ _swig_go_3, _goslice_ _swig_go_4, _goslice_ _swig_go_5) {
+_gostring_ _wrap_weft_symbol_infer_shape_partial_capi_e8a75d399fea1331(WeftSymbolHandle *_swig_go_0, long long _swig_go_1, _gostring_ _swig_go_2, _goslice_ _swig_go_3, _goslice_ _swig_go_4, _goslice_ _swig_go_5) {
   WeftSymbolHandle *arg1 = (WeftSymbolHandle *) 0 ;
   size_t arg2 ;
   char **arg3 = (char **) 0 ;
@@ -1967,7 +1967,7 @@ _gostring_ _wrap_weft_symbol_infer_shape_partial_capi_1396eb64fd6cfd6c(WeftSymbo
 }
 
 
-_gostring_ _wrap_weft_symbol_infer_shape_capi_1396eb64fd6cfd6c(WeftSymbolHandle *_swig_go_0, long long _swig_go_1, _gostring_ _swig_go_2, _goslice_ _swig_go_3, _goslice_ _swig_go_4, _goslice_ _swig_go_5) {
+_gostring_ _wrap_weft_symbol_infer_shape_capi_e8a75d399fea1331(WeftSymbolHandle *_swig_go_0, long long _swig_go_1, _gostring_ _swig_go_2, _goslice_ _swig_go_3, _goslice_ _swig_go_4, _goslice_ _swig_go_5) {
   WeftSymbolHandle *arg1 = (WeftSymbolHandle *) 0 ;
   size_t arg2 ;
   char **arg3 = (char **) 0 ;
@@ -2001,7 +2001,7 @@ _gostring_ _wrap_weft_symbol_infer_shape_capi_1396eb64fd6cfd6c(WeftSymbolHandle 
 }
 
 
-_gostring_ _wrap_weft_shape_result_complete_capi_1396eb64fd6cfd6c(WeftShapeResult *_swig_go_0, _goslice_ _swig_go_1) {
+_gostring_ _wrap_weft_shape_result_complete_capi_e8a75d399fea1331(WeftShapeResult *_swig_go_0, _goslice_ _swig_go_1) {
   WeftShapeResult *arg1 = (WeftShapeResult *) 0 ;
   int *arg2 = (int *) 0 ;
   WeftStatus result;
@@ -2016,7 +2016,7 @@ _gostring_ _wrap_weft_shape_result_complete_capi_1396eb64fd6cfd6c(WeftShapeResul
 }
 
 
-_gostring_ _wrap_weft_shape_result_count_capi_1396eb64fd6cfd6c(WeftShapeResult *_swig_go_0, intgo _swig_go_1, _goslice_ _swig_go_2) {
+_gostring_ _wrap_weft_shape_result_count_capi_e8a75d399fea1331(WeftShapeResult *_swig_go_0, intgo _swig_go_1, _goslice_ _swig_go_2) {
   WeftShapeResult *arg1 = (WeftShapeResult *) 0 ;
   int arg2 ;
   size_t *arg3 = (size_t *) 0 ;
@@ -2033,7 +2033,7 @@ _gostring_ _wrap_weft_shape_result_count_capi_1396eb64fd6cfd6c(WeftShapeResult *
 }
 
 
-_gostring_ _wrap_weft_shape_result_name_capi_1396eb64fd6cfd6c(WeftShapeResult *_swig_go_0, intgo _swig_go_1, long long _swig_go_2, _goslice_ _swig_go_3) {
+_gostring_ _wrap_weft_shape_result_name_capi_e8a75d399fea1331(WeftShapeResult *_swig_go_0, intgo _swig_go_1, long long _swig_go_2, _goslice_ _swig_go_3) {
   WeftShapeResult *arg1 = (WeftShapeResult *) 0 ;
   int arg2 ;
   size_t arg3 ;
@@ -2061,7 +2061,7 @@ _gostring_ _wrap_weft_shape_result_name_capi_1396eb64fd6cfd6c(WeftShapeResult *_
 }
 
 
-_gostring_ _wrap_weft_shape_result_ndim_capi_1396eb64fd6cfd6c(WeftShapeResult *_swig_go_0, intgo _swig_go_1, long long _swig_go_2, _goslice_ _swig_go_3) {
+_gostring_ _wrap_weft_shape_result_ndim_capi_e8a75d399fea1331(WeftShapeResult *_swig_go_0, intgo _swig_go_1, long long _swig_go_2, _goslice_ _swig_go_3) {
   WeftShapeResult *arg1 = (WeftShapeResult *) 0 ;
   int arg2 ;
   size_t arg3 ;
@@ -2080,7 +2080,7 @@ _gostring_ _wrap_weft_shape_result_ndim_capi_1396eb64fd6cfd6c(WeftShapeResult *_
 }
 
 
-_gostring_ _wrap_weft_shape_result_dims_capi_1396eb64fd6cfd6c(WeftShapeResult *_swig_go_0, intgo _swig_go_1, long long _swig_go_2, _goslice_ _swig_go_3, long long _swig_go_4) {
+_gostring_ _wrap_weft_shape_result_dims_capi_e8a75d399fea1331(WeftShapeResult *_swig_go_0, intgo _swig_go_1, long long _swig_go_2, _goslice_ _swig_go_3, long long _swig_go_4) {
   WeftShapeResult *arg1 = (WeftShapeResult *) 0 ;
   int arg2 ;
   size_t arg3 ;
@@ -2101,7 +2101,7 @@ _gostring_ _wrap_weft_shape_result_dims_capi_1396eb64fd6cfd6c(WeftShapeResult *_
 }
 
 
-_gostring_ _wrap_weft_shape_result_num_unknown_capi_1396eb64fd6cfd6c(WeftShapeResult *_swig_go_0, _goslice_ _swig_go_1) {
+_gostring_ _wrap_weft_shape_result_num_unknown_capi_e8a75d399fea1331(WeftShapeResult *_swig_go_0, _goslice_ _swig_go_1) {
   WeftShapeResult *arg1 = (WeftShapeResult *) 0 ;
   size_t *arg2 = (size_t *) 0 ;
   WeftStatus result;
@@ -2116,7 +2116,7 @@ _gostring_ _wrap_weft_shape_result_num_unknown_capi_1396eb64fd6cfd6c(WeftShapeRe
 }
 
 
-_gostring_ _wrap_weft_shape_result_unknown_name_capi_1396eb64fd6cfd6c(WeftShapeResult *_swig_go_0, long long _swig_go_1, _goslice_ _swig_go_2) {
+_gostring_ _wrap_weft_shape_result_unknown_name_capi_e8a75d399fea1331(WeftShapeResult *_swig_go_0, long long _swig_go_1, _goslice_ _swig_go_2) {
   WeftShapeResult *arg1 = (WeftShapeResult *) 0 ;
   size_t arg2 ;
   char **arg3 = (char **) 0 ;
@@ -2142,7 +2142,7 @@ _gostring_ _wrap_weft_shape_result_unknown_name_capi_1396eb64fd6cfd6c(WeftShapeR
 }
 
 
-_gostring_ _wrap_weft_shape_result_free_capi_1396eb64fd6cfd6c(WeftShapeResult *_swig_go_0) {
+_gostring_ _wrap_weft_shape_result_free_capi_e8a75d399fea1331(WeftShapeResult *_swig_go_0) {
   WeftShapeResult *arg1 = (WeftShapeResult *) 0 ;
   WeftStatus result;
   _gostring_ _swig_go_result;
@@ -2155,7 +2155,7 @@ _gostring_ _wrap_weft_shape_result_free_capi_1396eb64fd6cfd6c(WeftShapeResult *_
 }
 
 
-_gostring_ _wrap_weft_symbol_infer_type_partial_capi_1396eb64fd6cfd6c(WeftSymbolHandle *_swig_go_0, long long _swig_go_1, _gostring_ _swig_go_2, _goslice_ _swig_go_3, _goslice_ _swig_go_4) {
+_gostring_ _wrap_weft_symbol_infer_type_partial_capi_e8a75d399fea1331(WeftSymbolHandle *_swig_go_0, long long _swig_go_1, _gostring_ _swig_go_2, _goslice_ _swig_go_3, _goslice_ _swig_go_4) {
   WeftSymbolHandle *arg1 = (WeftSymbolHandle *) 0 ;
   size_t arg2 ;
   char **arg3 = (char **) 0 ;
@@ -2187,7 +2187,7 @@ _gostring_ _wrap_weft_symbol_infer_type_partial_capi_1396eb64fd6cfd6c(WeftSymbol
 }
 
 
-_gostring_ _wrap_weft_symbol_infer_type_capi_1396eb64fd6cfd6c(WeftSymbolHandle *_swig_go_0, long long _swig_go_1, _gostring_ _swig_go_2, _goslice_ _swig_go_3, _goslice_ _swig_go_4) {
+_gostring_ _wrap_weft_symbol_infer_type_capi_e8a75d399fea1331(WeftSymbolHandle *_swig_go_0, long long _swig_go_1, _gostring_ _swig_go_2, _goslice_ _swig_go_3, _goslice_ _swig_go_4) {
   WeftSymbolHandle *arg1 = (WeftSymbolHandle *) 0 ;
   size_t arg2 ;
   char **arg3 = (char **) 0 ;
@@ -2219,7 +2219,7 @@ _gostring_ _wrap_weft_symbol_infer_type_capi_1396eb64fd6cfd6c(WeftSymbolHandle *
 }
 
 
-_gostring_ _wrap_weft_type_result_complete_capi_1396eb64fd6cfd6c(WeftTypeResult *_swig_go_0, _goslice_ _swig_go_1) {
+_gostring_ _wrap_weft_type_result_complete_capi_e8a75d399fea1331(WeftTypeResult *_swig_go_0, _goslice_ _swig_go_1) {
   WeftTypeResult *arg1 = (WeftTypeResult *) 0 ;
   int *arg2 = (int *) 0 ;
   WeftStatus result;
@@ -2234,7 +2234,7 @@ _gostring_ _wrap_weft_type_result_complete_capi_1396eb64fd6cfd6c(WeftTypeResult 
 }
 
 
-_gostring_ _wrap_weft_type_result_count_capi_1396eb64fd6cfd6c(WeftTypeResult *_swig_go_0, intgo _swig_go_1, _goslice_ _swig_go_2) {
+_gostring_ _wrap_weft_type_result_count_capi_e8a75d399fea1331(WeftTypeResult *_swig_go_0, intgo _swig_go_1, _goslice_ _swig_go_2) {
   WeftTypeResult *arg1 = (WeftTypeResult *) 0 ;
   int arg2 ;
   size_t *arg3 = (size_t *) 0 ;
@@ -2251,7 +2251,7 @@ _gostring_ _wrap_weft_type_result_count_capi_1396eb64fd6cfd6c(WeftTypeResult *_s
 }
 
 
-_gostring_ _wrap_weft_type_result_name_capi_1396eb64fd6cfd6c(WeftTypeResult *_swig_go_0, intgo _swig_go_1, long long _swig_go_2, _goslice_ _swig_go_3) {
+_gostring_ _wrap_weft_type_result_name_capi_e8a75d399fea1331(WeftTypeResult *_swig_go_0, intgo _swig_go_1, long long _swig_go_2, _goslice_ _swig_go_3) {
   WeftTypeResult *arg1 = (WeftTypeResult *) 0 ;
   int arg2 ;
   size_t arg3 ;
@@ -2279,7 +2279,7 @@ _gostring_ _wrap_weft_type_result_name_capi_1396eb64fd6cfd6c(WeftTypeResult *_sw
 }
 
 
-_gostring_ _wrap_weft_type_result_dtype_capi_1396eb64fd6cfd6c(WeftTypeResult *_swig_go_0, intgo _swig_go_1, long long _swig_go_2, _goslice_ _swig_go_3) {
+_gostring_ _wrap_weft_type_result_dtype_capi_e8a75d399fea1331(WeftTypeResult *_swig_go_0, intgo _swig_go_1, long long _swig_go_2, _goslice_ _swig_go_3) {
   WeftTypeResult *arg1 = (WeftTypeResult *) 0 ;
   int arg2 ;
   size_t arg3 ;
@@ -2298,7 +2298,7 @@ _gostring_ _wrap_weft_type_result_dtype_capi_1396eb64fd6cfd6c(WeftTypeResult *_s
 }
 
 
-_gostring_ _wrap_weft_type_result_num_unknown_capi_1396eb64fd6cfd6c(WeftTypeResult *_swig_go_0, _goslice_ _swig_go_1) {
+_gostring_ _wrap_weft_type_result_num_unknown_capi_e8a75d399fea1331(WeftTypeResult *_swig_go_0, _goslice_ _swig_go_1) {
   WeftTypeResult *arg1 = (WeftTypeResult *) 0 ;
   size_t *arg2 = (size_t *) 0 ;
   WeftStatus result;
@@ -2313,7 +2313,7 @@ _gostring_ _wrap_weft_type_result_num_unknown_capi_1396eb64fd6cfd6c(WeftTypeResu
 }
 
 
-_gostring_ _wrap_weft_type_result_unknown_name_capi_1396eb64fd6cfd6c(WeftTypeResult *_swig_go_0, long long _swig_go_1, _goslice_ _swig_go_2) {
+_gostring_ _wrap_weft_type_result_unknown_name_capi_e8a75d399fea1331(WeftTypeResult *_swig_go_0, long long _swig_go_1, _goslice_ _swig_go_2) {
   WeftTypeResult *arg1 = (WeftTypeResult *) 0 ;
   size_t arg2 ;
   char **arg3 = (char **) 0 ;
@@ -2339,7 +2339,7 @@ _gostring_ _wrap_weft_type_result_unknown_name_capi_1396eb64fd6cfd6c(WeftTypeRes
 }
 
 
-_gostring_ _wrap_weft_type_result_free_capi_1396eb64fd6cfd6c(WeftTypeResult *_swig_go_0) {
+_gostring_ _wrap_weft_type_result_free_capi_e8a75d399fea1331(WeftTypeResult *_swig_go_0) {
   WeftTypeResult *arg1 = (WeftTypeResult *) 0 ;
   WeftStatus result;
   _gostring_ _swig_go_result;
@@ -2352,7 +2352,7 @@ _gostring_ _wrap_weft_type_result_free_capi_1396eb64fd6cfd6c(WeftTypeResult *_sw
 }
 
 
-_gostring_ _wrap_weft_symbol_place_device_capi_1396eb64fd6cfd6c(WeftSymbolHandle *_swig_go_0, intgo _swig_go_1, intgo _swig_go_2, intgo _swig_go_3, long long _swig_go_4, _gostring_ _swig_go_5, _goslice_ _swig_go_6, _goslice_ _swig_go_7, long long _swig_go_8, _gostring_ _swig_go_9, _goslice_ _swig_go_10, _goslice_ _swig_go_11, _goslice_ _swig_go_12, _goslice_ _swig_go_13, _goslice_ _swig_go_14, _goslice_ _swig_go_15) {
+_gostring_ _wrap_weft_symbol_place_device_capi_e8a75d399fea1331(WeftSymbolHandle *_swig_go_0, intgo _swig_go_1, intgo _swig_go_2, intgo _swig_go_3, long long _swig_go_4, _gostring_ _swig_go_5, _goslice_ _swig_go_6, _goslice_ _swig_go_7, long long _swig_go_8, _gostring_ _swig_go_9, _goslice_ _swig_go_10, _goslice_ _swig_go_11, _goslice_ _swig_go_12, _goslice_ _swig_go_13, _goslice_ _swig_go_14, _goslice_ _swig_go_15) {
   WeftSymbolHandle *arg1 = (WeftSymbolHandle *) 0 ;
   int arg2 ;
   int arg3 ;
@@ -2417,7 +2417,7 @@ _gostring_ _wrap_weft_symbol_place_device_capi_1396eb64fd6cfd6c(WeftSymbolHandle
 }
 
 
-_gostring_ _wrap_weft_symbol_place_device_graph_capi_1396eb64fd6cfd6c(WeftSymbolHandle *_swig_go_0, intgo _swig_go_1, intgo _swig_go_2, intgo _swig_go_3, long long _swig_go_4, _gostring_ _swig_go_5, _goslice_ _swig_go_6, _goslice_ _swig_go_7, long long _swig_go_8, _gostring_ _swig_go_9, _goslice_ _swig_go_10, _goslice_ _swig_go_11, _goslice_ _swig_go_12, _goslice_ _swig_go_13) {
+_gostring_ _wrap_weft_symbol_place_device_graph_capi_e8a75d399fea1331(WeftSymbolHandle *_swig_go_0, intgo _swig_go_1, intgo _swig_go_2, intgo _swig_go_3, long long _swig_go_4, _gostring_ _swig_go_5, _goslice_ _swig_go_6, _goslice_ _swig_go_7, long long _swig_go_8, _gostring_ _swig_go_9, _goslice_ _swig_go_10, _goslice_ _swig_go_11, _goslice_ _swig_go_12, _goslice_ _swig_go_13) {
   WeftSymbolHandle *arg1 = (WeftSymbolHandle *) 0 ;
   int arg2 ;
   int arg3 ;
@@ -2478,7 +2478,7 @@ _gostring_ _wrap_weft_symbol_place_device_graph_capi_1396eb64fd6cfd6c(WeftSymbol
 }
 
 
-_gostring_ _wrap_weft_executor_simple_bind_capi_1396eb64fd6cfd6c(WeftSymbolHandle *_swig_go_0, intgo _swig_go_1, intgo _swig_go_2, long long _swig_go_3, _gostring_ _swig_go_4, _goslice_ _swig_go_5, _goslice_ _swig_go_6, long long _swig_go_7, _gostring_ _swig_go_8, _goslice_ _swig_go_9, _gostring_ _swig_go_10, _goslice_ _swig_go_11) {
+_gostring_ _wrap_weft_executor_simple_bind_capi_e8a75d399fea1331(WeftSymbolHandle *_swig_go_0, intgo _swig_go_1, intgo _swig_go_2, long long _swig_go_3, _gostring_ _swig_go_4, _goslice_ _swig_go_5, _goslice_ _swig_go_6, long long _swig_go_7, _gostring_ _swig_go_8, _goslice_ _swig_go_9, _gostring_ _swig_go_10, _goslice_ _swig_go_11) {
   WeftSymbolHandle *arg1 = (WeftSymbolHandle *) 0 ;
   int arg2 ;
   int arg3 ;
@@ -2540,7 +2540,7 @@ _gostring_ _wrap_weft_executor_simple_bind_capi_1396eb64fd6cfd6c(WeftSymbolHandl
 }
 
 
-_gostring_ _wrap_weft_executor_bind_capi_1396eb64fd6cfd6c(WeftSymbolHandle *_swig_go_0, intgo _swig_go_1, intgo _swig_go_2, _goslice_ _swig_go_3, long long _swig_go_4, _goslice_ _swig_go_5, _goslice_ _swig_go_6, _goslice_ _swig_go_7, long long _swig_go_8, _goslice_ _swig_go_9) {
+_gostring_ _wrap_weft_executor_bind_capi_e8a75d399fea1331(WeftSymbolHandle *_swig_go_0, intgo _swig_go_1, intgo _swig_go_2, _goslice_ _swig_go_3, long long _swig_go_4, _goslice_ _swig_go_5, _goslice_ _swig_go_6, _goslice_ _swig_go_7, long long _swig_go_8, _goslice_ _swig_go_9) {
   WeftSymbolHandle *arg1 = (WeftSymbolHandle *) 0 ;
   int arg2 ;
   int arg3 ;
@@ -2571,7 +2571,7 @@ _gostring_ _wrap_weft_executor_bind_capi_1396eb64fd6cfd6c(WeftSymbolHandle *_swi
 }
 
 
-_gostring_ _wrap_weft_executor_simple_bind_group2ctx_capi_1396eb64fd6cfd6c(WeftSymbolHandle *_swig_go_0, intgo _swig_go_1, intgo _swig_go_2, long long _swig_go_3, _gostring_ _swig_go_4, _goslice_ _swig_go_5, _goslice_ _swig_go_6, long long _swig_go_7, _gostring_ _swig_go_8, _goslice_ _swig_go_9, _goslice_ _swig_go_10, long long _swig_go_11, _gostring_ _swig_go_12, _goslice_ _swig_go_13, _gostring_ _swig_go_14, _goslice_ _swig_go_15) {
+_gostring_ _wrap_weft_executor_simple_bind_group2ctx_capi_e8a75d399fea1331(WeftSymbolHandle *_swig_go_0, intgo _swig_go_1, intgo _swig_go_2, long long _swig_go_3, _gostring_ _swig_go_4, _goslice_ _swig_go_5, _goslice_ _swig_go_6, long long _swig_go_7, _gostring_ _swig_go_8, _goslice_ _swig_go_9, _goslice_ _swig_go_10, long long _swig_go_11, _gostring_ _swig_go_12, _goslice_ _swig_go_13, _gostring_ _swig_go_14, _goslice_ _swig_go_15) {
   WeftSymbolHandle *arg1 = (WeftSymbolHandle *) 0 ;
   int arg2 ;
   int arg3 ;
@@ -2652,7 +2652,7 @@ _gostring_ _wrap_weft_executor_simple_bind_group2ctx_capi_1396eb64fd6cfd6c(WeftS
 }
 
 
-_gostring_ _wrap_weft_executor_bind_group2ctx_capi_1396eb64fd6cfd6c(WeftSymbolHandle *_swig_go_0, intgo _swig_go_1, intgo _swig_go_2, long long _swig_go_3, _gostring_ _swig_go_4, _goslice_ _swig_go_5, _goslice_ _swig_go_6, _goslice_ _swig_go_7, long long _swig_go_8, _goslice_ _swig_go_9, _goslice_ _swig_go_10, _goslice_ _swig_go_11, long long _swig_go_12, _goslice_ _swig_go_13) {
+_gostring_ _wrap_weft_executor_bind_group2ctx_capi_e8a75d399fea1331(WeftSymbolHandle *_swig_go_0, intgo _swig_go_1, intgo _swig_go_2, long long _swig_go_3, _gostring_ _swig_go_4, _goslice_ _swig_go_5, _goslice_ _swig_go_6, _goslice_ _swig_go_7, long long _swig_go_8, _goslice_ _swig_go_9, _goslice_ _swig_go_10, _goslice_ _swig_go_11, long long _swig_go_12, _goslice_ _swig_go_13) {
   WeftSymbolHandle *arg1 = (WeftSymbolHandle *) 0 ;
   int arg2 ;
   int arg3 ;
@@ -2702,7 +2702,7 @@ _gostring_ _wrap_weft_executor_bind_group2ctx_capi_1396eb64fd6cfd6c(WeftSymbolHa
 }
 
 
-_gostring_ _wrap_weft_executor_forward_capi_1396eb64fd6cfd6c(WeftExecutor *_swig_go_0, intgo _swig_go_1) {
+_gostring_ _wrap_weft_executor_forward_capi_e8a75d399fea1331(WeftExecutor *_swig_go_0, intgo _swig_go_1) {
   WeftExecutor *arg1 = (WeftExecutor *) 0 ;
   int arg2 ;
   WeftStatus result;
@@ -2717,7 +2717,7 @@ _gostring_ _wrap_weft_executor_forward_capi_1396eb64fd6cfd6c(WeftExecutor *_swig
 }
 
 
-_gostring_ _wrap_weft_executor_backward_capi_1396eb64fd6cfd6c(WeftExecutor *_swig_go_0, _goslice_ _swig_go_1, long long _swig_go_2) {
+_gostring_ _wrap_weft_executor_backward_capi_e8a75d399fea1331(WeftExecutor *_swig_go_0, _goslice_ _swig_go_1, long long _swig_go_2) {
   WeftExecutor *arg1 = (WeftExecutor *) 0 ;
   WeftNDArray **arg2 = (WeftNDArray **) 0 ;
   size_t arg3 ;
@@ -2734,7 +2734,7 @@ _gostring_ _wrap_weft_executor_backward_capi_1396eb64fd6cfd6c(WeftExecutor *_swi
 }
 
 
-_gostring_ _wrap_weft_executor_outputs_capi_1396eb64fd6cfd6c(WeftExecutor *_swig_go_0, _goslice_ _swig_go_1) {
+_gostring_ _wrap_weft_executor_outputs_capi_e8a75d399fea1331(WeftExecutor *_swig_go_0, _goslice_ _swig_go_1) {
   WeftExecutor *arg1 = (WeftExecutor *) 0 ;
   WeftNDArrayList **arg2 = (WeftNDArrayList **) 0 ;
   WeftStatus result;
@@ -2749,7 +2749,7 @@ _gostring_ _wrap_weft_executor_outputs_capi_1396eb64fd6cfd6c(WeftExecutor *_swig
 }
 
 
-_gostring_ _wrap_weft_executor_arg_arrays_capi_1396eb64fd6cfd6c(WeftExecutor *_swig_go_0, _goslice_ _swig_go_1) {
+_gostring_ _wrap_weft_executor_arg_arrays_capi_e8a75d399fea1331(WeftExecutor *_swig_go_0, _goslice_ _swig_go_1) {
   WeftExecutor *arg1 = (WeftExecutor *) 0 ;
   WeftNDArrayList **arg2 = (WeftNDArrayList **) 0 ;
   WeftStatus result;
@@ -2764,7 +2764,7 @@ _gostring_ _wrap_weft_executor_arg_arrays_capi_1396eb64fd6cfd6c(WeftExecutor *_s
 }
 
 
-_gostring_ _wrap_weft_executor_grad_arrays_capi_1396eb64fd6cfd6c(WeftExecutor *_swig_go_0, _goslice_ _swig_go_1) {
+_gostring_ _wrap_weft_executor_grad_arrays_capi_e8a75d399fea1331(WeftExecutor *_swig_go_0, _goslice_ _swig_go_1) {
   WeftExecutor *arg1 = (WeftExecutor *) 0 ;
   WeftNDArrayList **arg2 = (WeftNDArrayList **) 0 ;
   WeftStatus result;
@@ -2779,7 +2779,7 @@ _gostring_ _wrap_weft_executor_grad_arrays_capi_1396eb64fd6cfd6c(WeftExecutor *_
 }
 
 
-_gostring_ _wrap_weft_executor_aux_arrays_capi_1396eb64fd6cfd6c(WeftExecutor *_swig_go_0, _goslice_ _swig_go_1) {
+_gostring_ _wrap_weft_executor_aux_arrays_capi_e8a75d399fea1331(WeftExecutor *_swig_go_0, _goslice_ _swig_go_1) {
   WeftExecutor *arg1 = (WeftExecutor *) 0 ;
   WeftNDArrayList **arg2 = (WeftNDArrayList **) 0 ;
   WeftStatus result;
@@ -2794,7 +2794,7 @@ _gostring_ _wrap_weft_executor_aux_arrays_capi_1396eb64fd6cfd6c(WeftExecutor *_s
 }
 
 
-_gostring_ _wrap_weft_executor_reshape_capi_1396eb64fd6cfd6c(WeftExecutor *_swig_go_0, long long _swig_go_1, _gostring_ _swig_go_2, _goslice_ _swig_go_3, _goslice_ _swig_go_4, intgo _swig_go_5, intgo _swig_go_6, _goslice_ _swig_go_7) {
+_gostring_ _wrap_weft_executor_reshape_capi_e8a75d399fea1331(WeftExecutor *_swig_go_0, long long _swig_go_1, _gostring_ _swig_go_2, _goslice_ _swig_go_3, _goslice_ _swig_go_4, intgo _swig_go_5, intgo _swig_go_6, _goslice_ _swig_go_7) {
   WeftExecutor *arg1 = (WeftExecutor *) 0 ;
   size_t arg2 ;
   char **arg3 = (char **) 0 ;
@@ -2832,7 +2832,7 @@ _gostring_ _wrap_weft_executor_reshape_capi_1396eb64fd6cfd6c(WeftExecutor *_swig
 }
 
 
-_gostring_ _wrap_weft_executor_print_capi_1396eb64fd6cfd6c(WeftExecutor *_swig_go_0, _goslice_ _swig_go_1) {
+_gostring_ _wrap_weft_executor_print_capi_e8a75d399fea1331(WeftExecutor *_swig_go_0, _goslice_ _swig_go_1) {
   WeftExecutor *arg1 = (WeftExecutor *) 0 ;
   WeftStringList **arg2 = (WeftStringList **) 0 ;
   WeftStatus result;
@@ -2847,7 +2847,7 @@ _gostring_ _wrap_weft_executor_print_capi_1396eb64fd6cfd6c(WeftExecutor *_swig_g
 }
 
 
-_gostring_ _wrap_weft_executor_free_capi_1396eb64fd6cfd6c(WeftExecutor *_swig_go_0) {
+_gostring_ _wrap_weft_executor_free_capi_e8a75d399fea1331(WeftExecutor *_swig_go_0) {
   WeftExecutor *arg1 = (WeftExecutor *) 0 ;
   WeftStatus result;
   _gostring_ _swig_go_result;
@@ -2860,7 +2860,7 @@ _gostring_ _wrap_weft_executor_free_capi_1396eb64fd6cfd6c(WeftExecutor *_swig_go
 }
 
 
-_gostring_ _wrap_weft_executor_options_create_capi_1396eb64fd6cfd6c(WeftExecutorOptions **_swig_go_0) {
+_gostring_ _wrap_weft_executor_options_create_capi_e8a75d399fea1331(WeftExecutorOptions **_swig_go_0) {
   WeftExecutorOptions **arg1 = (WeftExecutorOptions **) 0 ;
   WeftStatus result;
   _gostring_ _swig_go_result;
@@ -2873,7 +2873,7 @@ _gostring_ _wrap_weft_executor_options_create_capi_1396eb64fd6cfd6c(WeftExecutor
 }
 
 
-_gostring_ _wrap_weft_executor_options_free_capi_1396eb64fd6cfd6c(WeftExecutorOptions *_swig_go_0) {
+_gostring_ _wrap_weft_executor_options_free_capi_e8a75d399fea1331(WeftExecutorOptions *_swig_go_0) {
   WeftExecutorOptions *arg1 = (WeftExecutorOptions *) 0 ;
   WeftStatus result;
   _gostring_ _swig_go_result;
@@ -2886,7 +2886,7 @@ _gostring_ _wrap_weft_executor_options_free_capi_1396eb64fd6cfd6c(WeftExecutorOp
 }
 
 
-_gostring_ _wrap_weft_executor_options_set_match_range_capi_1396eb64fd6cfd6c(WeftExecutorOptions *_swig_go_0, intgo _swig_go_1) {
+_gostring_ _wrap_weft_executor_options_set_match_range_capi_e8a75d399fea1331(WeftExecutorOptions *_swig_go_0, intgo _swig_go_1) {
   WeftExecutorOptions *arg1 = (WeftExecutorOptions *) 0 ;
   int arg2 ;
   WeftStatus result;
@@ -2901,7 +2901,7 @@ _gostring_ _wrap_weft_executor_options_set_match_range_capi_1396eb64fd6cfd6c(Wef
 }
 
 
-_gostring_ _wrap_weft_executor_options_set_num_groups_capi_1396eb64fd6cfd6c(WeftExecutorOptions *_swig_go_0, intgo _swig_go_1) {
+_gostring_ _wrap_weft_executor_options_set_num_groups_capi_e8a75d399fea1331(WeftExecutorOptions *_swig_go_0, intgo _swig_go_1) {
   WeftExecutorOptions *arg1 = (WeftExecutorOptions *) 0 ;
   int arg2 ;
   WeftStatus result;
@@ -2916,7 +2916,7 @@ _gostring_ _wrap_weft_executor_options_set_num_groups_capi_1396eb64fd6cfd6c(Weft
 }
 
 
-_gostring_ _wrap_weft_executor_options_set_bulk_max_nodes_capi_1396eb64fd6cfd6c(WeftExecutorOptions *_swig_go_0, intgo _swig_go_1) {
+_gostring_ _wrap_weft_executor_options_set_bulk_max_nodes_capi_e8a75d399fea1331(WeftExecutorOptions *_swig_go_0, intgo _swig_go_1) {
   WeftExecutorOptions *arg1 = (WeftExecutorOptions *) 0 ;
   int arg2 ;
   WeftStatus result;
@@ -2931,7 +2931,7 @@ _gostring_ _wrap_weft_executor_options_set_bulk_max_nodes_capi_1396eb64fd6cfd6c(
 }
 
 
-_gostring_ _wrap_weft_executor_options_set_optimize_inference_capi_1396eb64fd6cfd6c(WeftExecutorOptions *_swig_go_0, intgo _swig_go_1) {
+_gostring_ _wrap_weft_executor_options_set_optimize_inference_capi_e8a75d399fea1331(WeftExecutorOptions *_swig_go_0, intgo _swig_go_1) {
   WeftExecutorOptions *arg1 = (WeftExecutorOptions *) 0 ;
   int arg2 ;
   WeftStatus result;
@@ -2946,7 +2946,7 @@ _gostring_ _wrap_weft_executor_options_set_optimize_inference_capi_1396eb64fd6cf
 }
 
 
-_gostring_ _wrap_weft_executor_options_add_group_capi_1396eb64fd6cfd6c(WeftExecutorOptions *_swig_go_0, _gostring_ _swig_go_1, intgo _swig_go_2, intgo _swig_go_3) {
+_gostring_ _wrap_weft_executor_options_add_group_capi_e8a75d399fea1331(WeftExecutorOptions *_swig_go_0, _gostring_ _swig_go_1, intgo _swig_go_2, intgo _swig_go_3) {
   WeftExecutorOptions *arg1 = (WeftExecutorOptions *) 0 ;
   char *arg2 = (char *) 0 ;
   int arg3 ;
@@ -2970,7 +2970,7 @@ _gostring_ _wrap_weft_executor_options_add_group_capi_1396eb64fd6cfd6c(WeftExecu
 }
 
 
-_gostring_ _wrap_weft_executor_options_set_grad_req_capi_1396eb64fd6cfd6c(WeftExecutorOptions *_swig_go_0, _gostring_ _swig_go_1, intgo _swig_go_2) {
+_gostring_ _wrap_weft_executor_options_set_grad_req_capi_e8a75d399fea1331(WeftExecutorOptions *_swig_go_0, _gostring_ _swig_go_1, intgo _swig_go_2) {
   WeftExecutorOptions *arg1 = (WeftExecutorOptions *) 0 ;
   char *arg2 = (char *) 0 ;
   int arg3 ;
@@ -2992,7 +2992,7 @@ _gostring_ _wrap_weft_executor_options_set_grad_req_capi_1396eb64fd6cfd6c(WeftEx
 }
 
 
-_gostring_ _wrap_weft_executor_simple_bind_with_options_capi_1396eb64fd6cfd6c(WeftSymbolHandle *_swig_go_0, intgo _swig_go_1, intgo _swig_go_2, long long _swig_go_3, _gostring_ _swig_go_4, _goslice_ _swig_go_5, _goslice_ _swig_go_6, long long _swig_go_7, _gostring_ _swig_go_8, _goslice_ _swig_go_9, WeftExecutorOptions *_swig_go_10, _goslice_ _swig_go_11) {
+_gostring_ _wrap_weft_executor_simple_bind_with_options_capi_e8a75d399fea1331(WeftSymbolHandle *_swig_go_0, intgo _swig_go_1, intgo _swig_go_2, long long _swig_go_3, _gostring_ _swig_go_4, _goslice_ _swig_go_5, _goslice_ _swig_go_6, long long _swig_go_7, _gostring_ _swig_go_8, _goslice_ _swig_go_9, WeftExecutorOptions *_swig_go_10, _goslice_ _swig_go_11) {
   WeftSymbolHandle *arg1 = (WeftSymbolHandle *) 0 ;
   int arg2 ;
   int arg3 ;
@@ -3049,7 +3049,7 @@ _gostring_ _wrap_weft_executor_simple_bind_with_options_capi_1396eb64fd6cfd6c(We
 }
 
 
-_gostring_ _wrap_weft_executor_bind_with_options_capi_1396eb64fd6cfd6c(WeftSymbolHandle *_swig_go_0, intgo _swig_go_1, intgo _swig_go_2, _goslice_ _swig_go_3, long long _swig_go_4, _goslice_ _swig_go_5, _goslice_ _swig_go_6, _goslice_ _swig_go_7, long long _swig_go_8, WeftExecutorOptions *_swig_go_9, _goslice_ _swig_go_10) {
+_gostring_ _wrap_weft_executor_bind_with_options_capi_e8a75d399fea1331(WeftSymbolHandle *_swig_go_0, intgo _swig_go_1, intgo _swig_go_2, _goslice_ _swig_go_3, long long _swig_go_4, _goslice_ _swig_go_5, _goslice_ _swig_go_6, _goslice_ _swig_go_7, long long _swig_go_8, WeftExecutorOptions *_swig_go_9, _goslice_ _swig_go_10) {
   WeftSymbolHandle *arg1 = (WeftSymbolHandle *) 0 ;
   int arg2 ;
   int arg3 ;
@@ -3082,7 +3082,7 @@ _gostring_ _wrap_weft_executor_bind_with_options_capi_1396eb64fd6cfd6c(WeftSymbo
 }
 
 
-_gostring_ _wrap_weft_engine_configure_capi_1396eb64fd6cfd6c(intgo _swig_go_0, intgo _swig_go_1) {
+_gostring_ _wrap_weft_engine_configure_capi_e8a75d399fea1331(intgo _swig_go_0, intgo _swig_go_1) {
   int arg1 ;
   int arg2 ;
   WeftStatus result;
@@ -3097,7 +3097,7 @@ _gostring_ _wrap_weft_engine_configure_capi_1396eb64fd6cfd6c(intgo _swig_go_0, i
 }
 
 
-_gostring_ _wrap_weft_engine_info_capi_1396eb64fd6cfd6c(_goslice_ _swig_go_0, _goslice_ _swig_go_1) {
+_gostring_ _wrap_weft_engine_info_capi_e8a75d399fea1331(_goslice_ _swig_go_0, _goslice_ _swig_go_1) {
   int *arg1 = (int *) 0 ;
   int *arg2 = (int *) 0 ;
   WeftStatus result;
@@ -3112,7 +3112,7 @@ _gostring_ _wrap_weft_engine_info_capi_1396eb64fd6cfd6c(_goslice_ _swig_go_0, _g
 }
 
 
-_gostring_ _wrap_weft_engine_var_create_capi_1396eb64fd6cfd6c(WeftEngineVar **_swig_go_0) {
+_gostring_ _wrap_weft_engine_var_create_capi_e8a75d399fea1331(WeftEngineVar **_swig_go_0) {
   WeftEngineVar **arg1 = (WeftEngineVar **) 0 ;
   WeftStatus result;
   _gostring_ _swig_go_result;
@@ -3125,7 +3125,7 @@ _gostring_ _wrap_weft_engine_var_create_capi_1396eb64fd6cfd6c(WeftEngineVar **_s
 }
 
 
-_gostring_ _wrap_weft_engine_var_free_capi_1396eb64fd6cfd6c(WeftEngineVar *_swig_go_0) {
+_gostring_ _wrap_weft_engine_var_free_capi_e8a75d399fea1331(WeftEngineVar *_swig_go_0) {
   WeftEngineVar *arg1 = (WeftEngineVar *) 0 ;
   WeftStatus result;
   _gostring_ _swig_go_result;
@@ -3138,7 +3138,7 @@ _gostring_ _wrap_weft_engine_var_free_capi_1396eb64fd6cfd6c(WeftEngineVar *_swig
 }
 
 
-_gostring_ _wrap_weft_engine_var_version_capi_1396eb64fd6cfd6c(WeftEngineVar *_swig_go_0, _goslice_ _swig_go_1) {
+_gostring_ _wrap_weft_engine_var_version_capi_e8a75d399fea1331(WeftEngineVar *_swig_go_0, _goslice_ _swig_go_1) {
   WeftEngineVar *arg1 = (WeftEngineVar *) 0 ;
   uint64_t *arg2 = (uint64_t *) 0 ;
   WeftStatus result;
@@ -3153,7 +3153,7 @@ _gostring_ _wrap_weft_engine_var_version_capi_1396eb64fd6cfd6c(WeftEngineVar *_s
 }
 
 
-_gostring_ _wrap_weft_engine_push_sync_capi_1396eb64fd6cfd6c(void* _swig_go_0, void *_swig_go_1, void* _swig_go_2, WeftEngineVar **_swig_go_3, long long _swig_go_4, WeftEngineVar **_swig_go_5, long long _swig_go_6, _gostring_ _swig_go_7) {
+_gostring_ _wrap_weft_engine_push_sync_capi_e8a75d399fea1331(void* _swig_go_0, void *_swig_go_1, void* _swig_go_2, WeftEngineVar **_swig_go_3, long long _swig_go_4, WeftEngineVar **_swig_go_5, long long _swig_go_6, _gostring_ _swig_go_7) {
   WeftEngineSyncFn arg1 = (WeftEngineSyncFn) 0 ;
   void *arg2 = (void *) 0 ;
   WeftEngineDeleter arg3 = (WeftEngineDeleter) 0 ;
@@ -3185,7 +3185,7 @@ _gostring_ _wrap_weft_engine_push_sync_capi_1396eb64fd6cfd6c(void* _swig_go_0, v
 }
 
 
-_gostring_ _wrap_weft_engine_push_async_capi_1396eb64fd6cfd6c(void* _swig_go_0, void *_swig_go_1, void* _swig_go_2, WeftEngineVar **_swig_go_3, long long _swig_go_4, WeftEngineVar **_swig_go_5, long long _swig_go_6, _gostring_ _swig_go_7) {
+_gostring_ _wrap_weft_engine_push_async_capi_e8a75d399fea1331(void* _swig_go_0, void *_swig_go_1, void* _swig_go_2, WeftEngineVar **_swig_go_3, long long _swig_go_4, WeftEngineVar **_swig_go_5, long long _swig_go_6, _gostring_ _swig_go_7) {
   WeftEngineAsyncFn arg1 = (WeftEngineAsyncFn) 0 ;
   void *arg2 = (void *) 0 ;
   WeftEngineDeleter arg3 = (WeftEngineDeleter) 0 ;
@@ -3217,7 +3217,7 @@ _gostring_ _wrap_weft_engine_push_async_capi_1396eb64fd6cfd6c(void* _swig_go_0, 
 }
 
 
-_gostring_ _wrap_weft_engine_complete_capi_1396eb64fd6cfd6c(WeftEngineCompletion *_swig_go_0, _gostring_ _swig_go_1) {
+_gostring_ _wrap_weft_engine_complete_capi_e8a75d399fea1331(WeftEngineCompletion *_swig_go_0, _gostring_ _swig_go_1) {
   WeftEngineCompletion *arg1 = (WeftEngineCompletion *) 0 ;
   char *arg2 = (char *) 0 ;
   WeftStatus result;
@@ -3237,7 +3237,7 @@ _gostring_ _wrap_weft_engine_complete_capi_1396eb64fd6cfd6c(WeftEngineCompletion
 }
 
 
-_gostring_ _wrap_weft_engine_var_wait_capi_1396eb64fd6cfd6c(WeftEngineVar *_swig_go_0) {
+_gostring_ _wrap_weft_engine_var_wait_capi_e8a75d399fea1331(WeftEngineVar *_swig_go_0) {
   WeftEngineVar *arg1 = (WeftEngineVar *) 0 ;
   WeftStatus result;
   _gostring_ _swig_go_result;
@@ -3250,7 +3250,7 @@ _gostring_ _wrap_weft_engine_var_wait_capi_1396eb64fd6cfd6c(WeftEngineVar *_swig
 }
 
 
-_gostring_ _wrap_weft_idx_load_capi_1396eb64fd6cfd6c(_gostring_ _swig_go_0, _goslice_ _swig_go_1) {
+_gostring_ _wrap_weft_idx_load_capi_e8a75d399fea1331(_gostring_ _swig_go_0, _goslice_ _swig_go_1) {
   char *arg1 = (char *) 0 ;
   WeftNDArray **arg2 = (WeftNDArray **) 0 ;
   WeftStatus result;
@@ -3270,7 +3270,7 @@ _gostring_ _wrap_weft_idx_load_capi_1396eb64fd6cfd6c(_gostring_ _swig_go_0, _gos
 }
 
 
-_gostring_ _wrap_weft_mnist_load_capi_1396eb64fd6cfd6c(_gostring_ _swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2, _goslice_ _swig_go_3) {
+_gostring_ _wrap_weft_mnist_load_capi_e8a75d399fea1331(_gostring_ _swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2, _goslice_ _swig_go_3) {
   char *arg1 = (char *) 0 ;
   char *arg2 = (char *) 0 ;
   WeftNDArray **arg3 = (WeftNDArray **) 0 ;
@@ -3299,7 +3299,7 @@ _gostring_ _wrap_weft_mnist_load_capi_1396eb64fd6cfd6c(_gostring_ _swig_go_0, _g
 }
 
 
-_gostring_ _wrap_weft_data_iter_create_ndarray_capi_1396eb64fd6cfd6c(long long _swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2, long long _swig_go_3, _gostring_ _swig_go_4, _goslice_ _swig_go_5, intgo _swig_go_6, intgo _swig_go_7, _gostring_ _swig_go_8, long long _swig_go_9, _goslice_ _swig_go_10) {
+_gostring_ _wrap_weft_data_iter_create_ndarray_capi_e8a75d399fea1331(long long _swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2, long long _swig_go_3, _gostring_ _swig_go_4, _goslice_ _swig_go_5, intgo _swig_go_6, intgo _swig_go_7, _gostring_ _swig_go_8, long long _swig_go_9, _goslice_ _swig_go_10) {
   size_t arg1 ;
   char **arg2 = (char **) 0 ;
   WeftNDArray **arg3 = (WeftNDArray **) 0 ;
@@ -3359,7 +3359,7 @@ _gostring_ _wrap_weft_data_iter_create_ndarray_capi_1396eb64fd6cfd6c(long long _
 }
 
 
-_gostring_ _wrap_weft_data_iter_next_capi_1396eb64fd6cfd6c(WeftDataIter *_swig_go_0, _goslice_ _swig_go_1) {
+_gostring_ _wrap_weft_data_iter_next_capi_e8a75d399fea1331(WeftDataIter *_swig_go_0, _goslice_ _swig_go_1) {
   WeftDataIter *arg1 = (WeftDataIter *) 0 ;
   int *arg2 = (int *) 0 ;
   WeftStatus result;
@@ -3374,7 +3374,7 @@ _gostring_ _wrap_weft_data_iter_next_capi_1396eb64fd6cfd6c(WeftDataIter *_swig_g
 }
 
 
-_gostring_ _wrap_weft_data_iter_reset_capi_1396eb64fd6cfd6c(WeftDataIter *_swig_go_0) {
+_gostring_ _wrap_weft_data_iter_reset_capi_e8a75d399fea1331(WeftDataIter *_swig_go_0) {
   WeftDataIter *arg1 = (WeftDataIter *) 0 ;
   WeftStatus result;
   _gostring_ _swig_go_result;
@@ -3387,7 +3387,7 @@ _gostring_ _wrap_weft_data_iter_reset_capi_1396eb64fd6cfd6c(WeftDataIter *_swig_
 }
 
 
-_gostring_ _wrap_weft_data_iter_data_capi_1396eb64fd6cfd6c(WeftDataIter *_swig_go_0, _goslice_ _swig_go_1) {
+_gostring_ _wrap_weft_data_iter_data_capi_e8a75d399fea1331(WeftDataIter *_swig_go_0, _goslice_ _swig_go_1) {
   WeftDataIter *arg1 = (WeftDataIter *) 0 ;
   WeftNDArrayList **arg2 = (WeftNDArrayList **) 0 ;
   WeftStatus result;
@@ -3402,7 +3402,7 @@ _gostring_ _wrap_weft_data_iter_data_capi_1396eb64fd6cfd6c(WeftDataIter *_swig_g
 }
 
 
-_gostring_ _wrap_weft_data_iter_label_capi_1396eb64fd6cfd6c(WeftDataIter *_swig_go_0, _goslice_ _swig_go_1) {
+_gostring_ _wrap_weft_data_iter_label_capi_e8a75d399fea1331(WeftDataIter *_swig_go_0, _goslice_ _swig_go_1) {
   WeftDataIter *arg1 = (WeftDataIter *) 0 ;
   WeftNDArrayList **arg2 = (WeftNDArrayList **) 0 ;
   WeftStatus result;
@@ -3417,7 +3417,7 @@ _gostring_ _wrap_weft_data_iter_label_capi_1396eb64fd6cfd6c(WeftDataIter *_swig_
 }
 
 
-_gostring_ _wrap_weft_data_iter_pad_capi_1396eb64fd6cfd6c(WeftDataIter *_swig_go_0, _goslice_ _swig_go_1) {
+_gostring_ _wrap_weft_data_iter_pad_capi_e8a75d399fea1331(WeftDataIter *_swig_go_0, _goslice_ _swig_go_1) {
   WeftDataIter *arg1 = (WeftDataIter *) 0 ;
   int *arg2 = (int *) 0 ;
   WeftStatus result;
@@ -3432,7 +3432,7 @@ _gostring_ _wrap_weft_data_iter_pad_capi_1396eb64fd6cfd6c(WeftDataIter *_swig_go
 }
 
 
-_gostring_ _wrap_weft_data_iter_index_capi_1396eb64fd6cfd6c(WeftDataIter *_swig_go_0, _goslice_ _swig_go_1, long long _swig_go_2, _goslice_ _swig_go_3) {
+_gostring_ _wrap_weft_data_iter_index_capi_e8a75d399fea1331(WeftDataIter *_swig_go_0, _goslice_ _swig_go_1, long long _swig_go_2, _goslice_ _swig_go_3) {
   WeftDataIter *arg1 = (WeftDataIter *) 0 ;
   int64_t *arg2 = (int64_t *) 0 ;
   size_t arg3 ;
@@ -3451,7 +3451,7 @@ _gostring_ _wrap_weft_data_iter_index_capi_1396eb64fd6cfd6c(WeftDataIter *_swig_
 }
 
 
-_gostring_ _wrap_weft_data_iter_batch_size_capi_1396eb64fd6cfd6c(WeftDataIter *_swig_go_0, _goslice_ _swig_go_1) {
+_gostring_ _wrap_weft_data_iter_batch_size_capi_e8a75d399fea1331(WeftDataIter *_swig_go_0, _goslice_ _swig_go_1) {
   WeftDataIter *arg1 = (WeftDataIter *) 0 ;
   int *arg2 = (int *) 0 ;
   WeftStatus result;
@@ -3466,7 +3466,7 @@ _gostring_ _wrap_weft_data_iter_batch_size_capi_1396eb64fd6cfd6c(WeftDataIter *_
 }
 
 
-_gostring_ _wrap_weft_data_iter_free_capi_1396eb64fd6cfd6c(WeftDataIter *_swig_go_0) {
+_gostring_ _wrap_weft_data_iter_free_capi_e8a75d399fea1331(WeftDataIter *_swig_go_0) {
   WeftDataIter *arg1 = (WeftDataIter *) 0 ;
   WeftStatus result;
   _gostring_ _swig_go_result;
@@ -3479,7 +3479,7 @@ _gostring_ _wrap_weft_data_iter_free_capi_1396eb64fd6cfd6c(WeftDataIter *_swig_g
 }
 
 
-_gostring_ _wrap_weft_metric_create_capi_1396eb64fd6cfd6c(_gostring_ _swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, long long _swig_go_3, _goslice_ _swig_go_4) {
+_gostring_ _wrap_weft_metric_create_capi_e8a75d399fea1331(_gostring_ _swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, long long _swig_go_3, _goslice_ _swig_go_4) {
   char *arg1 = (char *) 0 ;
   char **arg2 = (char **) 0 ;
   char **arg3 = (char **) 0 ;
@@ -3527,7 +3527,7 @@ _gostring_ _wrap_weft_metric_create_capi_1396eb64fd6cfd6c(_gostring_ _swig_go_0,
 }
 
 
-_gostring_ _wrap_weft_metric_composite_add_capi_1396eb64fd6cfd6c(WeftMetric *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, _gostring_ _swig_go_3, long long _swig_go_4) {
+_gostring_ _wrap_weft_metric_composite_add_capi_e8a75d399fea1331(WeftMetric *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, _gostring_ _swig_go_3, long long _swig_go_4) {
   WeftMetric *arg1 = (WeftMetric *) 0 ;
   char *arg2 = (char *) 0 ;
   char **arg3 = (char **) 0 ;
@@ -3575,7 +3575,7 @@ _gostring_ _wrap_weft_metric_composite_add_capi_1396eb64fd6cfd6c(WeftMetric *_sw
 }
 
 
-_gostring_ _wrap_weft_metric_update_capi_1396eb64fd6cfd6c(WeftMetric *_swig_go_0, long long _swig_go_1, _goslice_ _swig_go_2, long long _swig_go_3, _goslice_ _swig_go_4) {
+_gostring_ _wrap_weft_metric_update_capi_e8a75d399fea1331(WeftMetric *_swig_go_0, long long _swig_go_1, _goslice_ _swig_go_2, long long _swig_go_3, _goslice_ _swig_go_4) {
   WeftMetric *arg1 = (WeftMetric *) 0 ;
   size_t arg2 ;
   WeftNDArray **arg3 = (WeftNDArray **) 0 ;
@@ -3596,7 +3596,7 @@ _gostring_ _wrap_weft_metric_update_capi_1396eb64fd6cfd6c(WeftMetric *_swig_go_0
 }
 
 
-_gostring_ _wrap_weft_metric_num_values_capi_1396eb64fd6cfd6c(WeftMetric *_swig_go_0, _goslice_ _swig_go_1) {
+_gostring_ _wrap_weft_metric_num_values_capi_e8a75d399fea1331(WeftMetric *_swig_go_0, _goslice_ _swig_go_1) {
   WeftMetric *arg1 = (WeftMetric *) 0 ;
   size_t *arg2 = (size_t *) 0 ;
   WeftStatus result;
@@ -3611,7 +3611,7 @@ _gostring_ _wrap_weft_metric_num_values_capi_1396eb64fd6cfd6c(WeftMetric *_swig_
 }
 
 
-_gostring_ _wrap_weft_metric_get_capi_1396eb64fd6cfd6c(WeftMetric *_swig_go_0, _goslice_ _swig_go_1, _goslice_ _swig_go_2, long long _swig_go_3, _goslice_ _swig_go_4) {
+_gostring_ _wrap_weft_metric_get_capi_e8a75d399fea1331(WeftMetric *_swig_go_0, _goslice_ _swig_go_1, _goslice_ _swig_go_2, long long _swig_go_3, _goslice_ _swig_go_4) {
   WeftMetric *arg1 = (WeftMetric *) 0 ;
   WeftStringList **arg2 = (WeftStringList **) 0 ;
   double *arg3 = (double *) 0 ;
@@ -3632,7 +3632,7 @@ _gostring_ _wrap_weft_metric_get_capi_1396eb64fd6cfd6c(WeftMetric *_swig_go_0, _
 }
 
 
-_gostring_ _wrap_weft_metric_reset_capi_1396eb64fd6cfd6c(WeftMetric *_swig_go_0) {
+_gostring_ _wrap_weft_metric_reset_capi_e8a75d399fea1331(WeftMetric *_swig_go_0) {
   WeftMetric *arg1 = (WeftMetric *) 0 ;
   WeftStatus result;
   _gostring_ _swig_go_result;
@@ -3645,7 +3645,7 @@ _gostring_ _wrap_weft_metric_reset_capi_1396eb64fd6cfd6c(WeftMetric *_swig_go_0)
 }
 
 
-_gostring_ _wrap_weft_metric_free_capi_1396eb64fd6cfd6c(WeftMetric *_swig_go_0) {
+_gostring_ _wrap_weft_metric_free_capi_e8a75d399fea1331(WeftMetric *_swig_go_0) {
   WeftMetric *arg1 = (WeftMetric *) 0 ;
   WeftStatus result;
   _gostring_ _swig_go_result;
@@ -3658,7 +3658,7 @@ _gostring_ _wrap_weft_metric_free_capi_1396eb64fd6cfd6c(WeftMetric *_swig_go_0) 
 }
 
 
-_gostring_ _wrap_weft_checkpoint_save_capi_1396eb64fd6cfd6c(_gostring_ _swig_go_0, intgo _swig_go_1, WeftSymbolHandle *_swig_go_2, long long _swig_go_3, _gostring_ _swig_go_4, _goslice_ _swig_go_5, long long _swig_go_6, _gostring_ _swig_go_7, _goslice_ _swig_go_8) {
+_gostring_ _wrap_weft_checkpoint_save_capi_e8a75d399fea1331(_gostring_ _swig_go_0, intgo _swig_go_1, WeftSymbolHandle *_swig_go_2, long long _swig_go_3, _gostring_ _swig_go_4, _goslice_ _swig_go_5, long long _swig_go_6, _gostring_ _swig_go_7, _goslice_ _swig_go_8) {
   char *arg1 = (char *) 0 ;
   int arg2 ;
   WeftSymbolHandle *arg3 = (WeftSymbolHandle *) 0 ;
@@ -3714,7 +3714,7 @@ _gostring_ _wrap_weft_checkpoint_save_capi_1396eb64fd6cfd6c(_gostring_ _swig_go_
 }
 
 
-_gostring_ _wrap_weft_checkpoint_load_capi_1396eb64fd6cfd6c(_gostring_ _swig_go_0, intgo _swig_go_1, _goslice_ _swig_go_2, _goslice_ _swig_go_3, _goslice_ _swig_go_4) {
+_gostring_ _wrap_weft_checkpoint_load_capi_e8a75d399fea1331(_gostring_ _swig_go_0, intgo _swig_go_1, _goslice_ _swig_go_2, _goslice_ _swig_go_3, _goslice_ _swig_go_4) {
   char *arg1 = (char *) 0 ;
   int arg2 ;
   WeftSymbolHandle **arg3 = (WeftSymbolHandle **) 0 ;
@@ -3740,7 +3740,7 @@ _gostring_ _wrap_weft_checkpoint_load_capi_1396eb64fd6cfd6c(_gostring_ _swig_go_
 }
 
 
-_gostring_ _wrap_weft_initializer_create_capi_1396eb64fd6cfd6c(_gostring_ _swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, long long _swig_go_3, long long _swig_go_4, _goslice_ _swig_go_5) {
+_gostring_ _wrap_weft_initializer_create_capi_e8a75d399fea1331(_gostring_ _swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, long long _swig_go_3, long long _swig_go_4, _goslice_ _swig_go_5) {
   char *arg1 = (char *) 0 ;
   char **arg2 = (char **) 0 ;
   char **arg3 = (char **) 0 ;
@@ -3790,7 +3790,7 @@ _gostring_ _wrap_weft_initializer_create_capi_1396eb64fd6cfd6c(_gostring_ _swig_
 }
 
 
-_gostring_ _wrap_weft_initializer_init_capi_1396eb64fd6cfd6c(WeftInitializer *_swig_go_0, _gostring_ _swig_go_1, WeftNDArray *_swig_go_2) {
+_gostring_ _wrap_weft_initializer_init_capi_e8a75d399fea1331(WeftInitializer *_swig_go_0, _gostring_ _swig_go_1, WeftNDArray *_swig_go_2) {
   WeftInitializer *arg1 = (WeftInitializer *) 0 ;
   char *arg2 = (char *) 0 ;
   WeftNDArray *arg3 = (WeftNDArray *) 0 ;
@@ -3812,7 +3812,7 @@ _gostring_ _wrap_weft_initializer_init_capi_1396eb64fd6cfd6c(WeftInitializer *_s
 }
 
 
-_gostring_ _wrap_weft_initializer_free_capi_1396eb64fd6cfd6c(WeftInitializer *_swig_go_0) {
+_gostring_ _wrap_weft_initializer_free_capi_e8a75d399fea1331(WeftInitializer *_swig_go_0) {
   WeftInitializer *arg1 = (WeftInitializer *) 0 ;
   WeftStatus result;
   _gostring_ _swig_go_result;
@@ -3825,7 +3825,7 @@ _gostring_ _wrap_weft_initializer_free_capi_1396eb64fd6cfd6c(WeftInitializer *_s
 }
 
 
-_gostring_ _wrap_weft_optimizer_create_capi_1396eb64fd6cfd6c(_gostring_ _swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, long long _swig_go_3, _goslice_ _swig_go_4) {
+_gostring_ _wrap_weft_optimizer_create_capi_e8a75d399fea1331(_gostring_ _swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, long long _swig_go_3, _goslice_ _swig_go_4) {
   char *arg1 = (char *) 0 ;
   char **arg2 = (char **) 0 ;
   char **arg3 = (char **) 0 ;
@@ -3873,7 +3873,7 @@ _gostring_ _wrap_weft_optimizer_create_capi_1396eb64fd6cfd6c(_gostring_ _swig_go
 }
 
 
-_gostring_ _wrap_weft_optimizer_set_lr_scheduler_capi_1396eb64fd6cfd6c(WeftOptimizer *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2, long long _swig_go_3, float _swig_go_4, float _swig_go_5) {
+_gostring_ _wrap_weft_optimizer_set_lr_scheduler_capi_e8a75d399fea1331(WeftOptimizer *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2, long long _swig_go_3, float _swig_go_4, float _swig_go_5) {
   WeftOptimizer *arg1 = (WeftOptimizer *) 0 ;
   char *arg2 = (char *) 0 ;
   int64_t *arg3 = (int64_t *) 0 ;
@@ -3901,7 +3901,7 @@ _gostring_ _wrap_weft_optimizer_set_lr_scheduler_capi_1396eb64fd6cfd6c(WeftOptim
 }
 
 
-_gostring_ _wrap_weft_optimizer_set_multipliers_capi_1396eb64fd6cfd6c(WeftOptimizer *_swig_go_0, WeftSymbolHandle *_swig_go_1) {
+_gostring_ _wrap_weft_optimizer_set_multipliers_capi_e8a75d399fea1331(WeftOptimizer *_swig_go_0, WeftSymbolHandle *_swig_go_1) {
   WeftOptimizer *arg1 = (WeftOptimizer *) 0 ;
   WeftSymbolHandle *arg2 = (WeftSymbolHandle *) 0 ;
   WeftStatus result;
@@ -3916,7 +3916,7 @@ _gostring_ _wrap_weft_optimizer_set_multipliers_capi_1396eb64fd6cfd6c(WeftOptimi
 }
 
 
-_gostring_ _wrap_weft_optimizer_set_rescale_grad_capi_1396eb64fd6cfd6c(WeftOptimizer *_swig_go_0, float _swig_go_1) {
+_gostring_ _wrap_weft_optimizer_set_rescale_grad_capi_e8a75d399fea1331(WeftOptimizer *_swig_go_0, float _swig_go_1) {
   WeftOptimizer *arg1 = (WeftOptimizer *) 0 ;
   float arg2 ;
   WeftStatus result;
@@ -3931,7 +3931,7 @@ _gostring_ _wrap_weft_optimizer_set_rescale_grad_capi_1396eb64fd6cfd6c(WeftOptim
 }
 
 
-_gostring_ _wrap_weft_optimizer_update_capi_1396eb64fd6cfd6c(WeftOptimizer *_swig_go_0, intgo _swig_go_1, _gostring_ _swig_go_2, WeftNDArray *_swig_go_3, WeftNDArray *_swig_go_4) {
+_gostring_ _wrap_weft_optimizer_update_capi_e8a75d399fea1331(WeftOptimizer *_swig_go_0, intgo _swig_go_1, _gostring_ _swig_go_2, WeftNDArray *_swig_go_3, WeftNDArray *_swig_go_4) {
   WeftOptimizer *arg1 = (WeftOptimizer *) 0 ;
   int arg2 ;
   char *arg3 = (char *) 0 ;
@@ -3957,7 +3957,7 @@ _gostring_ _wrap_weft_optimizer_update_capi_1396eb64fd6cfd6c(WeftOptimizer *_swi
 }
 
 
-_gostring_ _wrap_weft_optimizer_num_update_capi_1396eb64fd6cfd6c(WeftOptimizer *_swig_go_0, _goslice_ _swig_go_1) {
+_gostring_ _wrap_weft_optimizer_num_update_capi_e8a75d399fea1331(WeftOptimizer *_swig_go_0, _goslice_ _swig_go_1) {
   WeftOptimizer *arg1 = (WeftOptimizer *) 0 ;
   int64_t *arg2 = (int64_t *) 0 ;
   WeftStatus result;
@@ -3972,7 +3972,7 @@ _gostring_ _wrap_weft_optimizer_num_update_capi_1396eb64fd6cfd6c(WeftOptimizer *
 }
 
 
-_gostring_ _wrap_weft_optimizer_learning_rate_capi_1396eb64fd6cfd6c(WeftOptimizer *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2) {
+_gostring_ _wrap_weft_optimizer_learning_rate_capi_e8a75d399fea1331(WeftOptimizer *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2) {
   WeftOptimizer *arg1 = (WeftOptimizer *) 0 ;
   char *arg2 = (char *) 0 ;
   float *arg3 = (float *) 0 ;
@@ -3994,7 +3994,7 @@ _gostring_ _wrap_weft_optimizer_learning_rate_capi_1396eb64fd6cfd6c(WeftOptimize
 }
 
 
-_gostring_ _wrap_weft_optimizer_free_capi_1396eb64fd6cfd6c(WeftOptimizer *_swig_go_0) {
+_gostring_ _wrap_weft_optimizer_free_capi_e8a75d399fea1331(WeftOptimizer *_swig_go_0) {
   WeftOptimizer *arg1 = (WeftOptimizer *) 0 ;
   WeftStatus result;
   _gostring_ _swig_go_result;
@@ -4007,7 +4007,7 @@ _gostring_ _wrap_weft_optimizer_free_capi_1396eb64fd6cfd6c(WeftOptimizer *_swig_
 }
 
 
-_gostring_ _wrap_weft_module_create_capi_1396eb64fd6cfd6c(WeftSymbolHandle *_swig_go_0, long long _swig_go_1, _gostring_ _swig_go_2, long long _swig_go_3, _gostring_ _swig_go_4, intgo _swig_go_5, intgo _swig_go_6, _goslice_ _swig_go_7) {
+_gostring_ _wrap_weft_module_create_capi_e8a75d399fea1331(WeftSymbolHandle *_swig_go_0, long long _swig_go_1, _gostring_ _swig_go_2, long long _swig_go_3, _gostring_ _swig_go_4, intgo _swig_go_5, intgo _swig_go_6, _goslice_ _swig_go_7) {
   WeftSymbolHandle *arg1 = (WeftSymbolHandle *) 0 ;
   size_t arg2 ;
   char **arg3 = (char **) 0 ;
@@ -4056,7 +4056,7 @@ _gostring_ _wrap_weft_module_create_capi_1396eb64fd6cfd6c(WeftSymbolHandle *_swi
 }
 
 
-_gostring_ _wrap_weft_module_bind_capi_1396eb64fd6cfd6c(WeftModule *_swig_go_0, WeftDataIter *_swig_go_1, intgo _swig_go_2) {
+_gostring_ _wrap_weft_module_bind_capi_e8a75d399fea1331(WeftModule *_swig_go_0, WeftDataIter *_swig_go_1, intgo _swig_go_2) {
   WeftModule *arg1 = (WeftModule *) 0 ;
   WeftDataIter *arg2 = (WeftDataIter *) 0 ;
   int arg3 ;
@@ -4073,7 +4073,7 @@ _gostring_ _wrap_weft_module_bind_capi_1396eb64fd6cfd6c(WeftModule *_swig_go_0, 
 }
 
 
-_gostring_ _wrap_weft_module_init_params_capi_1396eb64fd6cfd6c(WeftModule *_swig_go_0, WeftInitializer *_swig_go_1, WeftNDArrayList *_swig_go_2, WeftNDArrayList *_swig_go_3, intgo _swig_go_4) {
+_gostring_ _wrap_weft_module_init_params_capi_e8a75d399fea1331(WeftModule *_swig_go_0, WeftInitializer *_swig_go_1, WeftNDArrayList *_swig_go_2, WeftNDArrayList *_swig_go_3, intgo _swig_go_4) {
   WeftModule *arg1 = (WeftModule *) 0 ;
   WeftInitializer *arg2 = (WeftInitializer *) 0 ;
   WeftNDArrayList *arg3 = (WeftNDArrayList *) 0 ;
@@ -4094,7 +4094,7 @@ _gostring_ _wrap_weft_module_init_params_capi_1396eb64fd6cfd6c(WeftModule *_swig
 }
 
 
-_gostring_ _wrap_weft_module_init_optimizer_capi_1396eb64fd6cfd6c(WeftModule *_swig_go_0, WeftOptimizer *_swig_go_1) {
+_gostring_ _wrap_weft_module_init_optimizer_capi_e8a75d399fea1331(WeftModule *_swig_go_0, WeftOptimizer *_swig_go_1) {
   WeftModule *arg1 = (WeftModule *) 0 ;
   WeftOptimizer *arg2 = (WeftOptimizer *) 0 ;
   WeftStatus result;
@@ -4109,7 +4109,7 @@ _gostring_ _wrap_weft_module_init_optimizer_capi_1396eb64fd6cfd6c(WeftModule *_s
 }
 
 
-_gostring_ _wrap_weft_module_forward_capi_1396eb64fd6cfd6c(WeftModule *_swig_go_0, WeftDataIter *_swig_go_1, intgo _swig_go_2) {
+_gostring_ _wrap_weft_module_forward_capi_e8a75d399fea1331(WeftModule *_swig_go_0, WeftDataIter *_swig_go_1, intgo _swig_go_2) {
   WeftModule *arg1 = (WeftModule *) 0 ;
   WeftDataIter *arg2 = (WeftDataIter *) 0 ;
   int arg3 ;
@@ -4126,7 +4126,7 @@ _gostring_ _wrap_weft_module_forward_capi_1396eb64fd6cfd6c(WeftModule *_swig_go_
 }
 
 
-_gostring_ _wrap_weft_module_backward_capi_1396eb64fd6cfd6c(WeftModule *_swig_go_0) {
+_gostring_ _wrap_weft_module_backward_capi_e8a75d399fea1331(WeftModule *_swig_go_0) {
   WeftModule *arg1 = (WeftModule *) 0 ;
   WeftStatus result;
   _gostring_ _swig_go_result;
@@ -4139,7 +4139,7 @@ _gostring_ _wrap_weft_module_backward_capi_1396eb64fd6cfd6c(WeftModule *_swig_go
 }
 
 
-_gostring_ _wrap_weft_module_update_capi_1396eb64fd6cfd6c(WeftModule *_swig_go_0) {
+_gostring_ _wrap_weft_module_update_capi_e8a75d399fea1331(WeftModule *_swig_go_0) {
   WeftModule *arg1 = (WeftModule *) 0 ;
   WeftStatus result;
   _gostring_ _swig_go_result;
@@ -4152,7 +4152,7 @@ _gostring_ _wrap_weft_module_update_capi_1396eb64fd6cfd6c(WeftModule *_swig_go_0
 }
 
 
-_gostring_ _wrap_weft_module_update_metric_capi_1396eb64fd6cfd6c(WeftModule *_swig_go_0, WeftMetric *_swig_go_1, WeftDataIter *_swig_go_2) {
+_gostring_ _wrap_weft_module_update_metric_capi_e8a75d399fea1331(WeftModule *_swig_go_0, WeftMetric *_swig_go_1, WeftDataIter *_swig_go_2) {
   WeftModule *arg1 = (WeftModule *) 0 ;
   WeftMetric *arg2 = (WeftMetric *) 0 ;
   WeftDataIter *arg3 = (WeftDataIter *) 0 ;
@@ -4169,7 +4169,7 @@ _gostring_ _wrap_weft_module_update_metric_capi_1396eb64fd6cfd6c(WeftModule *_sw
 }
 
 
-_gostring_ _wrap_weft_module_outputs_capi_1396eb64fd6cfd6c(WeftModule *_swig_go_0, _goslice_ _swig_go_1) {
+_gostring_ _wrap_weft_module_outputs_capi_e8a75d399fea1331(WeftModule *_swig_go_0, _goslice_ _swig_go_1) {
   WeftModule *arg1 = (WeftModule *) 0 ;
   WeftNDArrayList **arg2 = (WeftNDArrayList **) 0 ;
   WeftStatus result;
@@ -4184,7 +4184,7 @@ _gostring_ _wrap_weft_module_outputs_capi_1396eb64fd6cfd6c(WeftModule *_swig_go_
 }
 
 
-_gostring_ _wrap_weft_module_params_capi_1396eb64fd6cfd6c(WeftModule *_swig_go_0, _goslice_ _swig_go_1, _goslice_ _swig_go_2) {
+_gostring_ _wrap_weft_module_params_capi_e8a75d399fea1331(WeftModule *_swig_go_0, _goslice_ _swig_go_1, _goslice_ _swig_go_2) {
   WeftModule *arg1 = (WeftModule *) 0 ;
   WeftNDArrayList **arg2 = (WeftNDArrayList **) 0 ;
   WeftNDArrayList **arg3 = (WeftNDArrayList **) 0 ;
@@ -4201,7 +4201,7 @@ _gostring_ _wrap_weft_module_params_capi_1396eb64fd6cfd6c(WeftModule *_swig_go_0
 }
 
 
-_gostring_ _wrap_weft_module_fit_capi_1396eb64fd6cfd6c(WeftModule *_swig_go_0, WeftDataIter *_swig_go_1, WeftDataIter *_swig_go_2, WeftMetric *_swig_go_3, intgo _swig_go_4, intgo _swig_go_5, intgo _swig_go_6, _gostring_ _swig_go_7, _goslice_ _swig_go_8) {
+_gostring_ _wrap_weft_module_fit_capi_e8a75d399fea1331(WeftModule *_swig_go_0, WeftDataIter *_swig_go_1, WeftDataIter *_swig_go_2, WeftMetric *_swig_go_3, intgo _swig_go_4, intgo _swig_go_5, intgo _swig_go_6, _gostring_ _swig_go_7, _goslice_ _swig_go_8) {
   WeftModule *arg1 = (WeftModule *) 0 ;
   WeftDataIter *arg2 = (WeftDataIter *) 0 ;
   WeftDataIter *arg3 = (WeftDataIter *) 0 ;
@@ -4238,7 +4238,7 @@ _gostring_ _wrap_weft_module_fit_capi_1396eb64fd6cfd6c(WeftModule *_swig_go_0, W
 }
 
 
-_gostring_ _wrap_weft_module_score_capi_1396eb64fd6cfd6c(WeftModule *_swig_go_0, WeftDataIter *_swig_go_1, WeftMetric *_swig_go_2) {
+_gostring_ _wrap_weft_module_score_capi_e8a75d399fea1331(WeftModule *_swig_go_0, WeftDataIter *_swig_go_1, WeftMetric *_swig_go_2) {
   WeftModule *arg1 = (WeftModule *) 0 ;
   WeftDataIter *arg2 = (WeftDataIter *) 0 ;
   WeftMetric *arg3 = (WeftMetric *) 0 ;
@@ -4255,7 +4255,7 @@ _gostring_ _wrap_weft_module_score_capi_1396eb64fd6cfd6c(WeftModule *_swig_go_0,
 }
 
 
-_gostring_ _wrap_weft_module_save_checkpoint_capi_1396eb64fd6cfd6c(WeftModule *_swig_go_0, _gostring_ _swig_go_1, intgo _swig_go_2) {
+_gostring_ _wrap_weft_module_save_checkpoint_capi_e8a75d399fea1331(WeftModule *_swig_go_0, _gostring_ _swig_go_1, intgo _swig_go_2) {
   WeftModule *arg1 = (WeftModule *) 0 ;
   char *arg2 = (char *) 0 ;
   int arg3 ;
@@ -4277,7 +4277,7 @@ _gostring_ _wrap_weft_module_save_checkpoint_capi_1396eb64fd6cfd6c(WeftModule *_
 }
 
 
-_gostring_ _wrap_weft_module_free_capi_1396eb64fd6cfd6c(WeftModule *_swig_go_0) {
+_gostring_ _wrap_weft_module_free_capi_e8a75d399fea1331(WeftModule *_swig_go_0) {
   WeftModule *arg1 = (WeftModule *) 0 ;
   WeftStatus result;
   _gostring_ _swig_go_result;
@@ -4290,7 +4290,7 @@ _gostring_ _wrap_weft_module_free_capi_1396eb64fd6cfd6c(WeftModule *_swig_go_0) 
 }
 
 
-_gostring_ _wrap_weft_predictor_create_capi_1396eb64fd6cfd6c(_gostring_ _swig_go_0, void *_swig_go_1, long long _swig_go_2, long long _swig_go_3, _gostring_ _swig_go_4, _goslice_ _swig_go_5, _goslice_ _swig_go_6, intgo _swig_go_7, intgo _swig_go_8, long long _swig_go_9, _gostring_ _swig_go_10, long long _swig_go_11, _gostring_ _swig_go_12, _gostring_ _swig_go_13, _goslice_ _swig_go_14) {
+_gostring_ _wrap_weft_predictor_create_capi_e8a75d399fea1331(_gostring_ _swig_go_0, void *_swig_go_1, long long _swig_go_2, long long _swig_go_3, _gostring_ _swig_go_4, _goslice_ _swig_go_5, _goslice_ _swig_go_6, intgo _swig_go_7, intgo _swig_go_8, long long _swig_go_9, _gostring_ _swig_go_10, long long _swig_go_11, _gostring_ _swig_go_12, _gostring_ _swig_go_13, _goslice_ _swig_go_14) {
   char *arg1 = (char *) 0 ;
   void *arg2 = (void *) 0 ;
   size_t arg3 ;
@@ -4380,7 +4380,7 @@ _gostring_ _wrap_weft_predictor_create_capi_1396eb64fd6cfd6c(_gostring_ _swig_go
 }
 
 
-_gostring_ _wrap_weft_predictor_create_from_files_capi_1396eb64fd6cfd6c(_gostring_ _swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, _gostring_ _swig_go_3, _goslice_ _swig_go_4, _goslice_ _swig_go_5, intgo _swig_go_6, intgo _swig_go_7, long long _swig_go_8, _gostring_ _swig_go_9, long long _swig_go_10, _gostring_ _swig_go_11, _gostring_ _swig_go_12, _goslice_ _swig_go_13) {
+_gostring_ _wrap_weft_predictor_create_from_files_capi_e8a75d399fea1331(_gostring_ _swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, _gostring_ _swig_go_3, _goslice_ _swig_go_4, _goslice_ _swig_go_5, intgo _swig_go_6, intgo _swig_go_7, long long _swig_go_8, _gostring_ _swig_go_9, long long _swig_go_10, _gostring_ _swig_go_11, _gostring_ _swig_go_12, _goslice_ _swig_go_13) {
   char *arg1 = (char *) 0 ;
   char *arg2 = (char *) 0 ;
   size_t arg3 ;
@@ -4473,7 +4473,7 @@ _gostring_ _wrap_weft_predictor_create_from_files_capi_1396eb64fd6cfd6c(_gostrin
 }
 
 
-_gostring_ _wrap_weft_predictor_list_inputs_capi_1396eb64fd6cfd6c(WeftPredictor *_swig_go_0, _goslice_ _swig_go_1) {
+_gostring_ _wrap_weft_predictor_list_inputs_capi_e8a75d399fea1331(WeftPredictor *_swig_go_0, _goslice_ _swig_go_1) {
   WeftPredictor *arg1 = (WeftPredictor *) 0 ;
   WeftStringList **arg2 = (WeftStringList **) 0 ;
   WeftStatus result;
@@ -4488,7 +4488,7 @@ _gostring_ _wrap_weft_predictor_list_inputs_capi_1396eb64fd6cfd6c(WeftPredictor 
 }
 
 
-_gostring_ _wrap_weft_predictor_list_outputs_capi_1396eb64fd6cfd6c(WeftPredictor *_swig_go_0, _goslice_ _swig_go_1) {
+_gostring_ _wrap_weft_predictor_list_outputs_capi_e8a75d399fea1331(WeftPredictor *_swig_go_0, _goslice_ _swig_go_1) {
   WeftPredictor *arg1 = (WeftPredictor *) 0 ;
   WeftStringList **arg2 = (WeftStringList **) 0 ;
   WeftStatus result;
@@ -4503,7 +4503,7 @@ _gostring_ _wrap_weft_predictor_list_outputs_capi_1396eb64fd6cfd6c(WeftPredictor
 }
 
 
-_gostring_ _wrap_weft_predictor_output_shape_capi_1396eb64fd6cfd6c(WeftPredictor *_swig_go_0, long long _swig_go_1, _goslice_ _swig_go_2, _goslice_ _swig_go_3, long long _swig_go_4, _goslice_ _swig_go_5, long long _swig_go_6, _goslice_ _swig_go_7) {
+_gostring_ _wrap_weft_predictor_output_shape_capi_e8a75d399fea1331(WeftPredictor *_swig_go_0, long long _swig_go_1, _goslice_ _swig_go_2, _goslice_ _swig_go_3, long long _swig_go_4, _goslice_ _swig_go_5, long long _swig_go_6, _goslice_ _swig_go_7) {
   WeftPredictor *arg1 = (WeftPredictor *) 0 ;
   size_t arg2 ;
   size_t *arg3 = (size_t *) 0 ;
@@ -4530,7 +4530,7 @@ _gostring_ _wrap_weft_predictor_output_shape_capi_1396eb64fd6cfd6c(WeftPredictor
 }
 
 
-_gostring_ _wrap_weft_predictor_predict_float_capi_1396eb64fd6cfd6c(WeftPredictor *_swig_go_0, _goslice_ _swig_go_1, long long _swig_go_2, _goslice_ _swig_go_3, long long _swig_go_4, _goslice_ _swig_go_5, long long _swig_go_6) {
+_gostring_ _wrap_weft_predictor_predict_float_capi_e8a75d399fea1331(WeftPredictor *_swig_go_0, _goslice_ _swig_go_1, long long _swig_go_2, _goslice_ _swig_go_3, long long _swig_go_4, _goslice_ _swig_go_5, long long _swig_go_6) {
   WeftPredictor *arg1 = (WeftPredictor *) 0 ;
   float *arg2 = (float *) 0 ;
   size_t arg3 ;
@@ -4555,7 +4555,7 @@ _gostring_ _wrap_weft_predictor_predict_float_capi_1396eb64fd6cfd6c(WeftPredicto
 }
 
 
-_gostring_ _wrap_weft_predictor_free_capi_1396eb64fd6cfd6c(WeftPredictor *_swig_go_0) {
+_gostring_ _wrap_weft_predictor_free_capi_e8a75d399fea1331(WeftPredictor *_swig_go_0) {
   WeftPredictor *arg1 = (WeftPredictor *) 0 ;
   WeftStatus result;
   _gostring_ _swig_go_result;
@@ -4568,7 +4568,7 @@ _gostring_ _wrap_weft_predictor_free_capi_1396eb64fd6cfd6c(WeftPredictor *_swig_
 }
 
 
-_gostring_ _wrap_weft_kvstore_create_capi_1396eb64fd6cfd6c(_gostring_ _swig_go_0, _goslice_ _swig_go_1) {
+_gostring_ _wrap_weft_kvstore_create_capi_e8a75d399fea1331(_gostring_ _swig_go_0, _goslice_ _swig_go_1) {
   char *arg1 = (char *) 0 ;
   WeftKVStore **arg2 = (WeftKVStore **) 0 ;
   WeftStatus result;
@@ -4588,7 +4588,7 @@ _gostring_ _wrap_weft_kvstore_create_capi_1396eb64fd6cfd6c(_gostring_ _swig_go_0
 }
 
 
-_gostring_ _wrap_weft_kvstore_type_capi_1396eb64fd6cfd6c(WeftKVStore *_swig_go_0, _goslice_ _swig_go_1) {
+_gostring_ _wrap_weft_kvstore_type_capi_e8a75d399fea1331(WeftKVStore *_swig_go_0, _goslice_ _swig_go_1) {
   WeftKVStore *arg1 = (WeftKVStore *) 0 ;
   char **arg2 = (char **) 0 ;
   std::vector< char const * > sv2 ;
@@ -4612,7 +4612,7 @@ _gostring_ _wrap_weft_kvstore_type_capi_1396eb64fd6cfd6c(WeftKVStore *_swig_go_0
 }
 
 
-_gostring_ _wrap_weft_kvstore_rank_capi_1396eb64fd6cfd6c(WeftKVStore *_swig_go_0, _goslice_ _swig_go_1, _goslice_ _swig_go_2) {
+_gostring_ _wrap_weft_kvstore_rank_capi_e8a75d399fea1331(WeftKVStore *_swig_go_0, _goslice_ _swig_go_1, _goslice_ _swig_go_2) {
   WeftKVStore *arg1 = (WeftKVStore *) 0 ;
   int *arg2 = (int *) 0 ;
   int *arg3 = (int *) 0 ;
@@ -4629,7 +4629,7 @@ _gostring_ _wrap_weft_kvstore_rank_capi_1396eb64fd6cfd6c(WeftKVStore *_swig_go_0
 }
 
 
-_gostring_ _wrap_weft_kvstore_init_capi_1396eb64fd6cfd6c(WeftKVStore *_swig_go_0, long long _swig_go_1, _gostring_ _swig_go_2, _goslice_ _swig_go_3) {
+_gostring_ _wrap_weft_kvstore_init_capi_e8a75d399fea1331(WeftKVStore *_swig_go_0, long long _swig_go_1, _gostring_ _swig_go_2, _goslice_ _swig_go_3) {
   WeftKVStore *arg1 = (WeftKVStore *) 0 ;
   size_t arg2 ;
   char **arg3 = (char **) 0 ;
@@ -4659,7 +4659,7 @@ _gostring_ _wrap_weft_kvstore_init_capi_1396eb64fd6cfd6c(WeftKVStore *_swig_go_0
 }
 
 
-_gostring_ _wrap_weft_kvstore_push_capi_1396eb64fd6cfd6c(WeftKVStore *_swig_go_0, long long _swig_go_1, _gostring_ _swig_go_2, _goslice_ _swig_go_3, intgo _swig_go_4) {
+_gostring_ _wrap_weft_kvstore_push_capi_e8a75d399fea1331(WeftKVStore *_swig_go_0, long long _swig_go_1, _gostring_ _swig_go_2, _goslice_ _swig_go_3, intgo _swig_go_4) {
   WeftKVStore *arg1 = (WeftKVStore *) 0 ;
   size_t arg2 ;
   char **arg3 = (char **) 0 ;
@@ -4691,7 +4691,7 @@ _gostring_ _wrap_weft_kvstore_push_capi_1396eb64fd6cfd6c(WeftKVStore *_swig_go_0
 }
 
 
-_gostring_ _wrap_weft_kvstore_pull_capi_1396eb64fd6cfd6c(WeftKVStore *_swig_go_0, long long _swig_go_1, _gostring_ _swig_go_2, _goslice_ _swig_go_3, intgo _swig_go_4) {
+_gostring_ _wrap_weft_kvstore_pull_capi_e8a75d399fea1331(WeftKVStore *_swig_go_0, long long _swig_go_1, _gostring_ _swig_go_2, _goslice_ _swig_go_3, intgo _swig_go_4) {
   WeftKVStore *arg1 = (WeftKVStore *) 0 ;
   size_t arg2 ;
   char **arg3 = (char **) 0 ;
@@ -4723,7 +4723,7 @@ _gostring_ _wrap_weft_kvstore_pull_capi_1396eb64fd6cfd6c(WeftKVStore *_swig_go_0
 }
 
 
-_gostring_ _wrap_weft_kvstore_pushpull_capi_1396eb64fd6cfd6c(WeftKVStore *_swig_go_0, long long _swig_go_1, _gostring_ _swig_go_2, _goslice_ _swig_go_3, _goslice_ _swig_go_4, intgo _swig_go_5) {
+_gostring_ _wrap_weft_kvstore_pushpull_capi_e8a75d399fea1331(WeftKVStore *_swig_go_0, long long _swig_go_1, _gostring_ _swig_go_2, _goslice_ _swig_go_3, _goslice_ _swig_go_4, intgo _swig_go_5) {
   WeftKVStore *arg1 = (WeftKVStore *) 0 ;
   size_t arg2 ;
   char **arg3 = (char **) 0 ;
@@ -4757,7 +4757,7 @@ _gostring_ _wrap_weft_kvstore_pushpull_capi_1396eb64fd6cfd6c(WeftKVStore *_swig_
 }
 
 
-_gostring_ _wrap_weft_kvstore_set_optimizer_capi_1396eb64fd6cfd6c(WeftKVStore *_swig_go_0, WeftOptimizer *_swig_go_1) {
+_gostring_ _wrap_weft_kvstore_set_optimizer_capi_e8a75d399fea1331(WeftKVStore *_swig_go_0, WeftOptimizer *_swig_go_1) {
   WeftKVStore *arg1 = (WeftKVStore *) 0 ;
   WeftOptimizer *arg2 = (WeftOptimizer *) 0 ;
   WeftStatus result;
@@ -4772,7 +4772,7 @@ _gostring_ _wrap_weft_kvstore_set_optimizer_capi_1396eb64fd6cfd6c(WeftKVStore *_
 }
 
 
-_gostring_ _wrap_weft_kvstore_barrier_capi_1396eb64fd6cfd6c(WeftKVStore *_swig_go_0) {
+_gostring_ _wrap_weft_kvstore_barrier_capi_e8a75d399fea1331(WeftKVStore *_swig_go_0) {
   WeftKVStore *arg1 = (WeftKVStore *) 0 ;
   WeftStatus result;
   _gostring_ _swig_go_result;
@@ -4785,7 +4785,7 @@ _gostring_ _wrap_weft_kvstore_barrier_capi_1396eb64fd6cfd6c(WeftKVStore *_swig_g
 }
 
 
-_gostring_ _wrap_weft_kvstore_free_capi_1396eb64fd6cfd6c(WeftKVStore *_swig_go_0) {
+_gostring_ _wrap_weft_kvstore_free_capi_e8a75d399fea1331(WeftKVStore *_swig_go_0) {
   WeftKVStore *arg1 = (WeftKVStore *) 0 ;
   WeftStatus result;
   _gostring_ _swig_go_result;
@@ -4798,7 +4798,7 @@ _gostring_ _wrap_weft_kvstore_free_capi_1396eb64fd6cfd6c(WeftKVStore *_swig_go_0
 }
 
 
-_gostring_ _wrap_weft_module_init_optimizer_kvstore_capi_1396eb64fd6cfd6c(WeftModule *_swig_go_0, WeftOptimizer *_swig_go_1, WeftKVStore *_swig_go_2) {
+_gostring_ _wrap_weft_module_init_optimizer_kvstore_capi_e8a75d399fea1331(WeftModule *_swig_go_0, WeftOptimizer *_swig_go_1, WeftKVStore *_swig_go_2) {
   WeftModule *arg1 = (WeftModule *) 0 ;
   WeftOptimizer *arg2 = (WeftOptimizer *) 0 ;
   WeftKVStore *arg3 = (WeftKVStore *) 0 ;
@@ -4815,7 +4815,7 @@ _gostring_ _wrap_weft_module_init_optimizer_kvstore_capi_1396eb64fd6cfd6c(WeftMo
 }
 
 
-_gostring_ _wrap_weft_data_iter_select_part_capi_1396eb64fd6cfd6c(WeftDataIter *_swig_go_0, intgo _swig_go_1, intgo _swig_go_2) {
+_gostring_ _wrap_weft_data_iter_select_part_capi_e8a75d399fea1331(WeftDataIter *_swig_go_0, intgo _swig_go_1, intgo _swig_go_2) {
   WeftDataIter *arg1 = (WeftDataIter *) 0 ;
   int arg2 ;
   int arg3 ;
@@ -4832,7 +4832,7 @@ _gostring_ _wrap_weft_data_iter_select_part_capi_1396eb64fd6cfd6c(WeftDataIter *
 }
 
 
-_gostring_ _wrap_weft_kvstore_finalize_capi_1396eb64fd6cfd6c() {
+_gostring_ _wrap_weft_kvstore_finalize_capi_e8a75d399fea1331() {
   WeftStatus result;
   _gostring_ _swig_go_result;
   
