@@ -90,14 +90,7 @@ TEST(Random, DefaultsAndDegenerateScale) {
 
 void ExpectError(const std::string& op, const StringMap& params, StatusCode code,
                  const std::vector<std::string>& pieces) {
-  try {
-    test::Run(op, {}, params);
-    FAIL() << "expected an error from " << op;
-  } catch (const Error& e) {
-    EXPECT_EQ(e.code(), code) << e.what();
-    for (const auto& p : pieces)
-      EXPECT_NE(std::string(e.what()).find(p), std::string::npos) << e.what() << " lacks " << p;
-  }
+  test::ExpectError([&] { test::Run(op, {}, params); }, code, pieces);
 }
 
 TEST(Random, RejectsBadParameters) {
