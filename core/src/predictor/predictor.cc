@@ -293,6 +293,10 @@ void Predictor::Impl::RunBatch(const std::vector<BatchRequest*>& batch, int64_t 
       off += r->samples;
     }
     slot->ex->Forward(false);
+    // The forward completes here, whatever the callers' buffers: a batch
+    // whose every output buffer is refused must not leave it running after
+    // its executor is returned (or the process exits).
+    for (const NDArray& o : slot->ex->outputs()) o.WaitToRead();
     off = 0;
     for (BatchRequest* r : batch) {
       try {
