@@ -42,7 +42,7 @@ type PredictorConfig struct {
 	// Device runs the model (the zero value is cpu(0)).
 	Device Context
 	// Options passed to the library as key/value strings: "max_executors"
-	// (per input shape set; default the number of cores, at least 2),
+	// (per input shape set; default twice the cores, at least 4),
 	// "max_shapes" (default 8), "bulk_max_nodes", "optimize_inference"
 	// ("0"/"1"); dynamic batching: "max_batch" (> 1: concurrent calls that
 	// differ only in their first extent run as one batch of up to this many

@@ -1,6 +1,7 @@
 import ai.weft.Mnist;
 import ai.weft.NDArray;
 import ai.weft.Predictor;
+import ai.weft.Symbol;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.InputStream;
@@ -17,6 +18,7 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
@@ -31,23 +33,39 @@ import java.util.regex.Pattern;
  * <pre>
  *   LenetLoad SYMBOL_JSON PARAMS DATA_DIR N C        # exit 0: every answer agreed
  *   LenetLoad bench SYMBOL_JSON PARAMS CALLS          # predict-call overhead (1 thread)
+ *   LenetLoad bench-tiny CALLS                        # the same on relu over 1x10
  * </pre>
  *
  * The bench prints the median ns per predict call over CALLS calls of one
- * image, for the float[] path (copies) and the direct FloatBuffer path
- * (zero-copy); compare with the C bench on the same model.
+ * input, for the float[] path (copies) and the direct FloatBuffer path
+ * (zero-copy); compare with the C bench on the same model (the Go example's
+ * {@code lenet-serve bench} times LeNet and the same relu model from C;
+ * bench/bench_bindings.sh runs them side by side).
  */
 public final class LenetLoad {
   private static final Pattern CLASS = Pattern.compile("\"class\": (\\d+)");
 
   public static void main(String[] argv) throws Exception {
     if (argv.length == 4 && argv[0].equals("bench")) {
-      bench(Path.of(argv[1]), Path.of(argv[2]), Integer.parseInt(argv[3]));
+      float[] x = new float[LenetService.PIXELS];
+      for (int i = 0; i < x.length; ++i) x[i] = (i * 37 % 256) / 255f;
+      try (Predictor p = LenetService.load(Path.of(argv[1]), Path.of(argv[2]), 1)) {
+        bench(p, "lenet", x, LenetService.SHAPE, Integer.parseInt(argv[3]));
+      }
+      return;
+    }
+    if (argv.length == 2 && argv[0].equals("bench-tiny")) {
+      float[] x = new float[10];
+      for (int i = 0; i < x.length; ++i) x[i] = (i * 37 % 256) / 255f - 0.5f;
+      try (Predictor p = tinyModel()) {
+        bench(p, "tiny relu(1x10)", x, new long[] {1, 10}, Integer.parseInt(argv[1]));
+      }
       return;
     }
     if (argv.length != 5) {
       System.err.println("usage: LenetLoad SYMBOL_JSON PARAMS DATA_DIR N C\n"
-          + "       LenetLoad bench SYMBOL_JSON PARAMS CALLS");
+          + "       LenetLoad bench SYMBOL_JSON PARAMS CALLS\n"
+          + "       LenetLoad bench-tiny CALLS");
       System.exit(2);
     }
     int n = Integer.parseInt(argv[3]);
@@ -171,37 +189,39 @@ public final class LenetLoad {
     }
   }
 
-  /** Median ns per predict call of one image (deterministic pixels), 1 thread. */
-  static void bench(Path symbol, Path params, int calls) {
-    float[] x = new float[LenetService.PIXELS];
-    for (int i = 0; i < x.length; ++i) x[i] = (i * 37 % 256) / 255f;
-    try (Predictor p = LenetService.load(symbol, params, 1)) {
-      float[] out = new float[(int) p.outputSize(0, LenetService.SHAPE)];
-      FloatBuffer in = ByteBuffer.allocateDirect(4 * x.length).order(ByteOrder.nativeOrder())
-          .asFloatBuffer().put(x);
-      in.flip();
-      FloatBuffer ob = ByteBuffer.allocateDirect(4 * out.length).order(ByteOrder.nativeOrder())
-          .asFloatBuffer();
-      for (int i = 0; i < Math.max(10, calls / 10); ++i) {  // warm-up (JIT, executor bound)
-        p.predict(x, LenetService.SHAPE, out);
-        p.predict(in, LenetService.SHAPE, ob);
-      }
-      long[] ta = new long[calls];
-      long[] tb = new long[calls];
-      for (int i = 0; i < calls; ++i) {  // interleaved: both paths see the same machine load
-        long s = System.nanoTime();
-        p.predict(x, LenetService.SHAPE, out);
-        long m = System.nanoTime();
-        p.predict(in, LenetService.SHAPE, ob);
-        tb[i] = System.nanoTime() - m;
-        ta[i] = m - s;
-      }
-      Arrays.sort(ta);
-      Arrays.sort(tb);
-      long arrays = ta[calls / 2];
-      long[] t = tb;
-      System.out.printf("java predict, %d calls, 1 thread: float[] median %d ns/call, "
-          + "direct FloatBuffer median %d ns/call%n", calls, arrays, t[calls / 2]);
+  /** relu over a 1x10 input, no weights: a call whose compute is negligible. */
+  static Predictor tinyModel() {
+    try (Symbol x = Symbol.variable("data");
+        Symbol y = Symbol.create("Activation", "relu", Map.of("act_type", "relu"), x)) {
+      return Predictor.load(y.toJson(), NDArray.saveToBytes(Map.of()), "data", 1, 10);
     }
+  }
+
+  /** Median ns per predict call of input {@code x} (one executor), 1 thread. */
+  static void bench(Predictor p, String what, float[] x, long[] shape, int calls) {
+    float[] out = new float[(int) p.outputSize(0, shape)];
+    FloatBuffer in = ByteBuffer.allocateDirect(4 * x.length).order(ByteOrder.nativeOrder())
+        .asFloatBuffer().put(x);
+    in.flip();
+    FloatBuffer ob = ByteBuffer.allocateDirect(4 * out.length).order(ByteOrder.nativeOrder())
+        .asFloatBuffer();
+    for (int i = 0; i < Math.max(10, calls / 10); ++i) {  // warm-up (JIT, executor bound)
+      p.predict(x, shape, out);
+      p.predict(in, shape, ob);
+    }
+    long[] ta = new long[calls];
+    long[] tb = new long[calls];
+    for (int i = 0; i < calls; ++i) {  // interleaved: both paths see the same machine load
+      long s = System.nanoTime();
+      p.predict(x, shape, out);
+      long m = System.nanoTime();
+      p.predict(in, shape, ob);
+      tb[i] = System.nanoTime() - m;
+      ta[i] = m - s;
+    }
+    Arrays.sort(ta);
+    Arrays.sort(tb);
+    System.out.printf("java predict %s, %d calls, 1 thread: float[] median %d ns/call, "
+        + "direct FloatBuffer median %d ns/call%n", what, calls, ta[calls / 2], tb[calls / 2]);
   }
 }

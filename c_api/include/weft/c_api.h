@@ -1564,7 +1564,7 @@ typedef struct {
  * @param num_outputs, output_names what predict returns: internal outputs
  *        ("conv4_2_output") or node names ("fc1"); 0 = the symbol's outputs.
  * @param num_options, option_keys, option_values "max_executors" (per shape
- *        set, default the number of cores, at least 2), "max_shapes"
+ *        set, default twice the cores, at least 4), "max_shapes"
  *        (default 8), "bulk_max_nodes", "optimize_inference" ("0"/"1");
  *        dynamic batching: "max_batch" (> 1 turns it on: concurrent calls
  *        whose inputs differ only in their first extent are run as one batch

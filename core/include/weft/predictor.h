@@ -82,8 +82,8 @@ struct PredictorOptions {
   // ("conv4_2_output", "softmax_output") or node names ("fc1", its first
   // output). Empty: the symbol's outputs.
   std::vector<std::string> outputs;
-  // Executors per input shape set (concurrent calls of one shape); 0: the
-  // machine's cores, at least 2.
+  // Executors per input shape set (concurrent calls of one shape); 0: twice the
+  // machine's cores, at least 4 (bound only as concurrent calls need them).
   int max_executors = 0;
   // Input shape sets kept bound (>= 1).
   int max_shapes = 8;

@@ -196,31 +196,40 @@ func benchPair(name, js string, params []byte, shape []int64, in []float32, outL
 	if err != nil {
 		return err
 	}
-	err = benchOne(name, p, in, make([]float32, outLen), calls)
-	p.Close()
+	defer p.Close()
+	cb, err := openCBench(js, params, shape, in, outLen)
 	if err != nil {
 		return err
 	}
-	return benchC(name, js, params, shape, in, outLen, calls)
-}
-
-func benchOne(name string, p *weft.Predictor, in, out []float32, calls int) error {
+	defer cb.close()
 	ctx := context.Background()
+	out := make([]float32, outLen)
 	const round = 100
-	var per []float64
-	for r := 0; r*round < calls || r < 3; r++ {
+	var goNs, cNs []float64
+	for r := 0; r*round < calls || r < 3; r++ { // Go and C rounds alternate
 		t0 := time.Now()
 		for i := 0; i < round; i++ {
 			if err := p.Predict(ctx, in, out); err != nil {
 				return err
 			}
 		}
-		per = append(per, float64(time.Since(t0).Nanoseconds())/round)
+		goNs = append(goNs, float64(time.Since(t0).Nanoseconds())/round)
+		ns, err := cb.round(round)
+		if err != nil {
+			return err
+		}
+		cNs = append(cNs, ns)
 	}
-	per = per[len(per)/10:]
-	sort.Float64s(per)
-	fmt.Printf("Go Predict       %s: median %.0f ns/call over %d rounds of %d calls\n", name, per[len(per)/2], len(per), round)
+	fmt.Printf("Go Predict       %s: median %.0f ns/call over %d rounds of %d calls\n", name, median(goNs), len(goNs), round)
+	fmt.Printf("C  predict_float %s: median %.0f ns/call over %d rounds of %d calls\n", name, median(cNs), len(cNs), round)
 	return nil
+}
+
+// median of v after dropping its first tenth (warm-up).
+func median(v []float64) float64 {
+	v = append([]float64(nil), v[len(v)/10:]...)
+	sort.Float64s(v)
+	return v[len(v)/2]
 }
 
 // tinyModel is relu over a (1,10) input: its JSON and an empty .params.
