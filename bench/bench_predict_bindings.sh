@@ -7,7 +7,7 @@
 # weft_predictor_predict_float, timed in C), run in the same repetition.
 # Each binary prints its median ns per call, for LeNet and for a tiny model
 # (relu over 1x10, no weights) whose compute is negligible: the per-call cost.
-# Usage: bench/bench_bindings.sh [build-dir] [--reps R] [--calls N]
+# Usage: bench/bench_predict_bindings.sh [build-dir] [--reps R] [--calls N]
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
 build="$root/build" reps=3 calls=20000
