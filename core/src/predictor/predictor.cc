@@ -12,6 +12,7 @@
 
 #include "predictor/batcher.h"
 #include "predictor/predictor_freeze.h"
+#include "weft/engine.h"
 #include "weft/runtime.h"
 #include "weft/status.h"
 
@@ -20,6 +21,33 @@ namespace weft {
 namespace {
 
 using ShapeKey = std::vector<std::vector<int64_t>>;
+
+// Pushes the copy of `bytes` at `src` into `a` without waiting for it: the
+// forward that reads `a` is ordered after it by the engine, so a call costs
+// one wait (its outputs) instead of two. `src` must stay valid until `a`'s
+// variable has no pending write (WaitInputCopies).
+void PushInputCopy(Runtime* rt, const NDArray& a, const void* src, size_t bytes) {
+  WEFT_CHECK(bytes == a.Bytes() && (src || !bytes)) << "input copy of " << bytes << " bytes into " << a.Bytes();
+  const Context c = a.ctx();
+  void* dst = a.dptr();
+  auto keep = a.chunk();  // the memory outlives the copy
+  Engine::Get()->PushSync(
+      [rt, c, dst, src, bytes, keep](RunContext rc) {
+        rt->device_api(c.dev_type)->CopyFromHost(c, dst, src, bytes, rc.stream);
+      },
+      c, {}, {a.var()}, 0, "CopyFromHost", FnProperty::kCopyToDevice);
+}
+
+// Waits until the copies PushInputCopy made into `inputs` are done (they
+// cannot fail: a failure would be the forward's, reported by the outputs).
+void WaitInputCopies(const std::vector<NDArray>& inputs) {
+  for (const NDArray& a : inputs) {
+    try {
+      Engine::Get()->WaitForVar(a.var());
+    } catch (...) {
+    }
+  }
+}
 
 // One bound executor and its per-call arrays.
 struct Slot {
@@ -289,7 +317,8 @@ void Predictor::Impl::RunBatch(const std::vector<BatchRequest*>& batch, int64_t 
     int64_t off = 0;
     for (BatchRequest* r : batch) {
       for (size_t i = 0; i < shapes.size(); ++i)
-        slot->inputs[i].Slice(off, off + r->samples).CopyFromHost((*r->inputs)[i].data, (*r->inputs)[i].bytes);
+        PushInputCopy(rt, slot->inputs[i].Slice(off, off + r->samples), (*r->inputs)[i].data,
+                      (*r->inputs)[i].bytes);
       off += r->samples;
     }
     slot->ex->Forward(false);
@@ -320,6 +349,7 @@ void Predictor::Impl::RunBatch(const std::vector<BatchRequest*>& batch, int64_t 
     for (BatchRequest* r : batch)
       if (!r->error) r->error = std::current_exception();
   }
+  WaitInputCopies(slot->inputs);  // the callers' inputs are read until here
   Release(set, std::move(slot));
 }
 
@@ -461,16 +491,20 @@ void Predictor::Predict(const std::vector<HostInput>& inputs, const std::vector<
              o.shape().ToString(), " needs a buffer of ", o.Bytes(), " bytes, given ", outputs[i].bytes,
              outputs[i].data ? "" : " (null)");
     }
-    for (size_t i = 0; i < inputs.size(); ++i) slot->inputs[i].CopyFromHost(inputs[i].data, inputs[i].bytes);
+    Engine::Get()->CheckCanWait("predict");  // before pushing: the copies read the caller's inputs later
+    for (size_t i = 0; i < inputs.size(); ++i) PushInputCopy(m.rt, slot->inputs[i], inputs[i].data, inputs[i].bytes);
     slot->ex->Forward(false);
     for (size_t i = 0; i < outputs.size(); ++i)
       slot->ex->outputs()[i].CopyToHost(outputs[i].data, outputs[i].bytes);
   } catch (...) {
     // The executor stays usable after a kernel error (its error was
-    // delivered to this wait); return it.
+    // delivered to this wait); return it once nothing reads the caller's
+    // inputs any more.
+    WaitInputCopies(slot->inputs);
     m.Release(set, std::move(slot));
     throw;
   }
+  WaitInputCopies(slot->inputs);  // an input no output depends on may still be copying
   m.Release(set, std::move(slot));
 }
 
