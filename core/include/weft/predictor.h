@@ -24,7 +24,10 @@
 // before bind new executors once, which are kept (at most max_shapes shape
 // sets; the least recently used idle set is dropped beyond that). A call
 // copies its inputs from host memory into the executor's input arrays and
-// its outputs into the caller's buffers: one copy each way, no other.
+// its outputs into the caller's buffers: one copy each way, no other. The
+// input copies are engine operations the forward is ordered after, so the
+// calling thread waits once (for the outputs); the caller's input buffers
+// are no longer read when Predict returns.
 //
 // Errors (weft::Error): a wrong number of inputs/outputs, an input shape
 // of the wrong rank or that the model cannot take (naming the input and
