@@ -90,7 +90,7 @@ endif()
 
 # lenet-serve: a weft.Predictor behind net/http, its bounded load generator
 # and a predict-call bench (build/bin/lenet-serve-go; see its main.go).
-set(WEFT_EX_GO_SERVE_SRC main.go server.go load.go bench_c.go)
+set(WEFT_EX_GO_SERVE_SRC main.go server.go load.go bench_c.go soak.go)
 set(WEFT_EX_GO_SERVE "")
 foreach(f ${WEFT_EX_GO_SERVE_SRC})
   add_custom_command(OUTPUT ${WEFT_EX_GO}/lenet-serve/${f}

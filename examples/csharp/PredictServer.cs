@@ -10,6 +10,8 @@
 //   mono PredictServer.exe bench SYMBOL PARAMS CALLS  median ns per Predict call, 1 thread
 //   mono PredictServer.exe bench-tiny CALLS           the same on relu over a 1x10 input, the
 //                                                     model the Go example times from C too
+//   mono PredictServer.exe soak SYMBOL PARAMS CALLS D1,D2,... [INTERVAL_S]
+//                                                     bench/soak's loop through C# (RSS, live handles)
 //                                                     (per-call overhead: compute is negligible)
 //
 // A request body is one 28x28 image: a JSON array of 784 numbers, or 784
@@ -57,6 +59,11 @@ static class PredictServer {
           Bench(p, "LeNet", Pixels, 10, int.Parse(args[3]));
         return 0;
       }
+      if (mode == "soak" && (args.Length == 5 || args.Length == 6)) {
+        var shape = args[4].Split(',').Select(long.Parse).ToArray();
+        double interval = args.Length == 6 ? double.Parse(args[5], CultureInfo.InvariantCulture) : 10;
+        return Soak(args[1], args[2], long.Parse(args[3]), shape, interval) ? 0 : 1;
+      }
       if (mode == "bench-tiny" && args.Length == 2) {
         using (var p = TinyModel())
           Bench(p, "tiny relu(1x10)", 10, 10, int.Parse(args[1]));
@@ -68,7 +75,7 @@ static class PredictServer {
     }
     Console.Error.WriteLine("usage: PredictServer.exe init SYMBOL PREFIX | serve SYMBOL PARAMS PORT | " +
                             "load URL N C | selftest SYMBOL DIR N C | bench SYMBOL PARAMS CALLS | " +
-                            "bench-tiny CALLS");
+                            "bench-tiny CALLS | soak SYMBOL PARAMS CALLS D1,D2,... [INTERVAL_S]");
     return 2;
   }
 
@@ -356,6 +363,48 @@ static class PredictServer {
 
   /// <summary>data (1,4) -> FullyConnected(2), uniform weights, through a
   /// temporary .params file read back into memory.</summary>
+  /// <summary>bench/soak's loop through the C# binding: a predictor with
+  /// input "data" of <paramref name="shape"/> called <paramref name="calls"/>
+  /// times, printing seconds, calls, resident memory (MB) and live handles
+  /// every <paramref name="interval"/> seconds, then disposing it and printing
+  /// the live handles again. True when they returned to their count before
+  /// the predictor was created.</summary>
+  static bool Soak(string symbol, string parameters, long calls, long[] shape, double interval) {
+    long live0 = Library.LiveHandleCount;
+    double warm = -1, last = 0, peak = 0;
+    var clock = Stopwatch.StartNew();
+    using (var p = Predictor.FromFiles(symbol, parameters, new[] { Predictor.Input("data", shape) })) {
+      var input = new float[shape.Aggregate(1L, (a, b) => a * b)];
+      for (int i = 0; i < input.Length; ++i) input[i] = (i % 251) / 251f;
+      var output = new float[p.OutputShape(0, shape).Aggregate(1L, (a, b) => a * b)];
+      Console.WriteLine("{0,10} {1,12} {2,10} {3,8}", "seconds", "calls", "rss_mb", "handles");
+      double next = interval;
+      for (long c = 0; c < calls; ++c) {
+        p.Predict(input, shape, output);
+        double now = clock.Elapsed.TotalSeconds;
+        if (now >= next || c + 1 == calls) {
+          last = RssMb();
+          if (warm < 0 && c >= calls / 10) warm = last;  // after warm-up: 10 % of the calls
+          peak = Math.Max(peak, last);
+          Console.WriteLine(string.Format(CultureInfo.InvariantCulture, "{0,10:F1} {1,12} {2,10:F1} {3,8}", now,
+                                          c + 1, last, Library.LiveHandleCount));
+          next += interval;
+        }
+      }
+    }
+    Console.WriteLine(string.Format(CultureInfo.InvariantCulture,
+        "calls {0} in {1:F1} s; rss after warm-up {2:F1} MB, at the end {3:F1} MB ({4:+0.0;-0.0} %), peak {5:F1} MB; " +
+        "live handles {6} -> {7} after free", calls, clock.Elapsed.TotalSeconds, warm, last,
+        warm > 0 ? 100 * (last - warm) / warm : 0.0, peak, live0, Library.LiveHandleCount));
+    return Library.LiveHandleCount == live0;
+  }
+
+  /// <summary>Resident memory in MB (/proc/self/statm: pages of 4 KB).</summary>
+  static double RssMb() {
+    var f = File.ReadAllText("/proc/self/statm").Trim().Split(' ');
+    return long.Parse(f[1]) * 4096.0 / (1024 * 1024);
+  }
+
   /// <summary>relu over a 1x10 input, no weights: a call whose compute is negligible.</summary>
   static Predictor TinyModel() {
     using (var data = Symbol.Variable("data"))

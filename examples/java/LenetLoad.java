@@ -2,6 +2,7 @@ import ai.weft.Mnist;
 import ai.weft.NDArray;
 import ai.weft.Predictor;
 import ai.weft.Symbol;
+import ai.weft.Weft;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.InputStream;
@@ -34,6 +35,8 @@ import java.util.regex.Pattern;
  *   LenetLoad SYMBOL_JSON PARAMS DATA_DIR N C        # exit 0: every answer agreed
  *   LenetLoad bench SYMBOL_JSON PARAMS CALLS          # predict-call overhead (1 thread)
  *   LenetLoad bench-tiny CALLS                        # the same on relu over 1x10
+ *   LenetLoad soak SYMBOL_JSON PARAMS CALLS D1,D2,... [INTERVAL_S]
+ *                                                     # bench/soak's loop through Java
  * </pre>
  *
  * The bench prints the median ns per predict call over CALLS calls of one
@@ -54,6 +57,11 @@ public final class LenetLoad {
       }
       return;
     }
+    if ((argv.length == 5 || argv.length == 6) && argv[0].equals("soak")) {
+      long[] shape = Arrays.stream(argv[4].split(",")).mapToLong(Long::parseLong).toArray();
+      double interval = argv.length == 6 ? Double.parseDouble(argv[5]) : 10;
+      System.exit(soak(Path.of(argv[1]), Path.of(argv[2]), Long.parseLong(argv[3]), shape, interval) ? 0 : 1);
+    }
     if (argv.length == 2 && argv[0].equals("bench-tiny")) {
       float[] x = new float[10];
       for (int i = 0; i < x.length; ++i) x[i] = (i * 37 % 256) / 255f - 0.5f;
@@ -65,7 +73,8 @@ public final class LenetLoad {
     if (argv.length != 5) {
       System.err.println("usage: LenetLoad SYMBOL_JSON PARAMS DATA_DIR N C\n"
           + "       LenetLoad bench SYMBOL_JSON PARAMS CALLS\n"
-          + "       LenetLoad bench-tiny CALLS");
+          + "       LenetLoad bench-tiny CALLS\n"
+          + "       LenetLoad soak SYMBOL_JSON PARAMS CALLS D1,D2,... [INTERVAL_S]");
       System.exit(2);
     }
     int n = Integer.parseInt(argv[3]);
@@ -187,6 +196,51 @@ public final class LenetLoad {
       }
       return out;
     }
+  }
+
+  /**
+   * bench/soak's loop through the Java binding: a predictor with input "data"
+   * of {@code shape} called {@code calls} times, printing seconds, calls,
+   * resident memory (MB) and live handles every {@code interval} seconds,
+   * then closing it and printing the live handles again. True when the live
+   * handles returned to their count before the predictor was created.
+   */
+  static boolean soak(Path symbol, Path params, long calls, long[] shape, double interval)
+      throws IOException {
+    long live0 = Weft.liveHandleCount();
+    double warm = -1;
+    double last = 0;
+    double peak = 0;
+    long t0 = System.nanoTime();
+    try (Predictor p = Predictor.fromFiles(symbol, params, Map.of("data", shape), null, null, null)) {
+      float[] in = new float[Math.toIntExact(Arrays.stream(shape).reduce(1, (a, b) -> a * b))];
+      for (int i = 0; i < in.length; ++i) in[i] = (i % 251) / 251f;
+      float[] out = new float[Math.toIntExact(p.outputSize(0, shape))];
+      System.out.printf("%10s %12s %10s %8s%n", "seconds", "calls", "rss_mb", "handles");
+      long next = t0 + (long) (interval * 1e9);
+      for (long c = 0; c < calls; ++c) {
+        p.predict(in, shape, out);
+        long now = System.nanoTime();
+        if (now >= next || c + 1 == calls) {
+          last = rssMb();
+          if (warm < 0 && c >= calls / 10) warm = last;  // after warm-up: 10 % of the calls
+          peak = Math.max(peak, last);
+          System.out.printf("%10.1f %12d %10.1f %8d%n", (now - t0) * 1e-9, c + 1, last,
+              Weft.liveHandleCount());
+          next += (long) (interval * 1e9);
+        }
+      }
+    }
+    System.out.printf("calls %d in %.1f s; rss after warm-up %.1f MB, at the end %.1f MB (%+.1f %%), "
+        + "peak %.1f MB; live handles %d -> %d after free%n", calls, (System.nanoTime() - t0) * 1e-9,
+        warm, last, warm > 0 ? 100 * (last - warm) / warm : 0.0, peak, live0, Weft.liveHandleCount());
+    return Weft.liveHandleCount() == live0;
+  }
+
+  /** Resident memory in MB (/proc/self/statm: pages of 4 KB). */
+  static double rssMb() throws IOException {
+    String[] f = java.nio.file.Files.readString(Path.of("/proc/self/statm")).trim().split(" ");
+    return Long.parseLong(f[1]) * 4096.0 / (1024 * 1024);
   }
 
   /** relu over a 1x10 input, no weights: a call whose compute is negligible. */

@@ -6,6 +6,8 @@
 //	lenet-serve load     -url U -symbol S -params P [-n N -c C]
 //	lenet-serve selftest -symbol S -params P [-n N -c C]   serve on 127.0.0.1:0 and load it
 //	lenet-serve bench    -symbol S -params P [-calls K]    median ns per predict call, Go vs C (1 thread)
+//	lenet-serve soak     -symbol S -params P -calls K [-shape 1,1,28,28] [-interval 10s]
+//	                     bench/soak's loop through the Go binding (RSS and live handles)
 //
 // A request carries one 28x28 image: a JSON array of 784 numbers, or 3136
 // bytes of little-endian float32 with Content-Type application/octet-stream.
@@ -23,6 +25,7 @@ import (
 	"flag"
 	"fmt"
 	"os"
+	"time"
 
 	weft "github.com/weft-ai/weft/go"
 )
@@ -39,7 +42,9 @@ func main() {
 	url := fs.String("url", "", "load: the server's base URL (http://127.0.0.1:8080)")
 	n := fs.Int("n", 200, "load/selftest: requests")
 	c := fs.Int("c", 4, "load/selftest: concurrent clients")
-	calls := fs.Int("calls", 20000, "bench: Predict calls")
+	calls := fs.Int("calls", 20000, "bench/soak: Predict calls")
+	shape := fs.String("shape", "1,1,28,28", "soak: the input's shape")
+	interval := fs.Duration("interval", 10*time.Second, "soak: how often to print RSS and live handles")
 	maxExec := fs.String("max-executors", "", "predictor option max_executors (default: the library's)")
 	_ = fs.Parse(os.Args[2:])
 	if *symbol == "" || (os.Args[1] != "init" && *params == "") {
@@ -65,6 +70,8 @@ func main() {
 		err = selftest(*symbol, *params, *maxExec, *n, *c)
 	case "bench":
 		err = bench(*symbol, *params, *calls)
+	case "soak":
+		err = soak(*symbol, *params, *calls, *shape, *interval)
 	default:
 		usage()
 	}
@@ -75,7 +82,7 @@ func main() {
 }
 
 func usage() {
-	fmt.Fprintln(os.Stderr, "usage: lenet-serve init|serve|load|selftest|bench -symbol S [-params P] [flags] (see the source)")
+	fmt.Fprintln(os.Stderr, "usage: lenet-serve init|serve|load|selftest|bench|soak -symbol S [-params P] [flags] (see the source)")
 	os.Exit(2)
 }
 
