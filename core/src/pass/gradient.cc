@@ -1,6 +1,6 @@
 // Gradient: symbolic reverse-mode differentiation over the indexed graph.
 #include <string>
-#include <unordered_set>
+#include <unordered_map>
 #include <vector>
 
 #include "weft/graph.h"
@@ -44,16 +44,20 @@ class BackwardMarker {
   void Visit(const std::vector<NodeEntry>& entries, const NodePtr* forward) {
     std::vector<Node*> stack;
     for (const NodeEntry& e : entries)
-      if (e.node && seen_.insert(e.node.get()).second) stack.push_back(e.node.get());
+      if (e.node && Insert(e.node)) stack.push_back(e.node.get());
     while (!stack.empty()) {
       Node* n = stack.back();
       stack.pop_back();
       if (forward && n->control_deps.empty()) n->control_deps.push_back(*forward);
       for (const NodeEntry& in : n->inputs)
-        if (seen_.insert(in.node.get()).second) stack.push_back(in.node.get());
+        if (Insert(in.node)) stack.push_back(in.node.get());
     }
   }
-  std::unordered_set<const Node*> seen_;
+  // Holds every node it has seen: a gradient node the pass drops (one for
+  // an input that needs no gradient) must not free its address for a later
+  // node, which would then pass for seen and never get its forward node.
+  bool Insert(const NodePtr& n) { return seen_.emplace(n.get(), n).second; }
+  std::unordered_map<const Node*, NodePtr> seen_;
 };
 
 }  // namespace
