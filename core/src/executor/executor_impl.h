@@ -1,5 +1,6 @@
-// Executor internals shared by executor.cc (build, run) and
-// executor_bind.cc (the bind entry points). Not a public header.
+// Executor internals shared by executor_init.cc (building the bound graph
+// and its memory), executor.cc (running it) and executor_bind.cc (the bind
+// entry points). Not a public header.
 #ifndef WEFT_CORE_SRC_EXECUTOR_EXECUTOR_IMPL_H_
 #define WEFT_CORE_SRC_EXECUTOR_EXECUTOR_IMPL_H_
 
@@ -76,6 +77,17 @@ struct Executor::Impl {
   std::vector<std::shared_ptr<std::atomic<uint64_t>>> content;
   bool forward_done = false;
   bool last_is_train = false;
+
+  // Executor::Init's steps, in this order (executor_init.cc says what each
+  // sets); BindState carries what one step hands the next.
+  struct BindState;
+  void BuildGraph(const Executor& ex, const ExecutorOptions& options, BindState* s);
+  void CheckDevices(const Executor& ex, BindState* s) const;
+  void InferShapesAndTypes(const Executor& ex, BindState* s);
+  void RouteGradients(const Executor& ex, BindState* s);
+  void PlanAndAllocate(const Executor& ex, const ExecutorOptions& options, const BindState& s);
+  void PrepareSteps(const Executor& ex, const BindState& s);
+  void SegmentSteps(const ExecutorOptions& options);
 
   // Pushes `seg` to the engine as one operation running its steps in order
   // (a cross-device copy step goes to the engine's copy pools by itself);
