@@ -37,9 +37,7 @@ namespace op {
 namespace {
 
 std::vector<ParamDecl> HeadsParams() {
-  ParamDecl h = RequiredParam("heads", ParamType::kInt, "Number of attention heads.");
-  h.lo = 1;
-  return {h};
+  return {Ranged(RequiredParam("heads", ParamType::kInt, "Number of attention heads."), 1, 1 << 20)};
 }
 
 // Checks qkv (L, B, 3*E) against `heads` when its rank and last extent are known.

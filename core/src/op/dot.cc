@@ -29,15 +29,11 @@ namespace op {
 namespace {
 
 std::vector<ParamDecl> DotParams() {
-  ParamDecl stype;
-  stype.name = "forward_stype";
-  stype.type = ParamType::kEnum;
-  stype.choices = {"default", "row_sparse", "csr"};
-  stype.default_value = "None";
-  stype.optional = true;
-  stype.doc = "MXNet storage type of the output; only dense ('default' or None) is supported.";
   return {BoolParam("transpose_a", "False", "Use the transpose of lhs."),
-          BoolParam("transpose_b", "False", "Use the transpose of rhs."), stype};
+          BoolParam("transpose_b", "False", "Use the transpose of rhs."),
+          Optional(EnumParam(
+              "forward_stype", "None", {"default", "row_sparse", "csr"},
+              "MXNet storage type of the output; only dense ('default' or None) is supported."))};
 }
 
 // A position of one extent: tensor (0 lhs, 1 rhs, 2 output) and axis.

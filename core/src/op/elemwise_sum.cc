@@ -29,10 +29,8 @@ void RegisterElemwiseSum(OpRegistry* reg) {
   sum.name = "ElementWiseSum";
   sum.aliases = {"add_n", "_ElementWiseSum"};
   sum.doc = "Elementwise sum of num_args arrays of equal shape.";
-  ParamDecl num_args = RequiredParam("num_args", ParamType::kInt, "Number of inputs to add.");
-  num_args.lo = 1;
-  num_args.hi = 1 << 20;
-  sum.params = {num_args};
+  sum.params = {
+      Ranged(RequiredParam("num_args", ParamType::kInt, "Number of inputs to add."), 1, 1 << 20)};
   sum.num_inputs_fn = [](const ParamValues& p) { return static_cast<int>(p.GetInt("num_args")); };
   sum.key_var_num_args = "num_args";
   sum.input_names = [](const ParamValues& p) {

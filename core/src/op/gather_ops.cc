@@ -29,13 +29,7 @@ namespace op {
 namespace {
 
 ParamDecl ModeParam(std::vector<std::string> choices) {
-  ParamDecl m;
-  m.name = "mode";
-  m.type = ParamType::kEnum;
-  m.default_value = "clip";
-  m.choices = std::move(choices);
-  m.doc = "How out-of-range indices are handled.";
-  return m;
+  return EnumParam("mode", "clip", std::move(choices), "How out-of-range indices are handled.");
 }
 
 NodeEntry Zeros(const OpRegistry& r, const NodePtr& n, int input) {
@@ -55,9 +49,9 @@ int GatherAxis(const NodeAttrs& attrs, int ndim) {
 }
 
 std::vector<ParamDecl> PickParams() {
-  ParamDecl axis = IntParam("axis", "-1", "Axis to pick along (negative counts from the end).");
-  axis.optional = true;
-  return {axis, BoolParam("keepdims", "False", "Keep the picked axis with extent 1."), ModeParam({"clip", "wrap"})};
+  return {Optional(IntParam("axis", "-1", "Axis to pick along (negative counts from the end).")),
+          BoolParam("keepdims", "False", "Keep the picked axis with extent 1."),
+          ModeParam({"clip", "wrap"})};
 }
 
 // data's shape reduced over the picked axis (extent 1 under `keepdims`;
@@ -102,16 +96,10 @@ bool FollowInput(const NodeAttrs& attrs, std::vector<DType>* in, std::vector<DTy
 }
 
 std::vector<ParamDecl> OneHotParams() {
-  ParamDecl depth = RequiredParam("depth", ParamType::kInt, "Length of the one-hot axis.");
-  depth.lo = 1;
-  depth.hi = 1e12;
-  ParamDecl dt;
-  dt.name = "dtype";
-  dt.type = ParamType::kDType;
-  dt.default_value = "float32";
-  dt.doc = "Output dtype.";
-  return {depth, FloatParam("on_value", "1.0", "Value at the index."),
-          FloatParam("off_value", "0.0", "Value elsewhere."), dt};
+  return {Ranged(RequiredParam("depth", ParamType::kInt, "Length of the one-hot axis."), 1, 1e12),
+          FloatParam("on_value", "1.0", "Value at the index."),
+          FloatParam("off_value", "0.0", "Value elsewhere."),
+          DTypeParam("dtype", "float32", "Output dtype.")};
 }
 
 bool OneHotShape(const NodeAttrs& attrs, std::vector<Shape>* in, std::vector<Shape>* out) {

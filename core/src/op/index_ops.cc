@@ -21,16 +21,6 @@ namespace op {
 
 namespace {
 
-ParamDecl DTypeDecl(const std::string& name, const std::string& def, bool required, const std::string& doc) {
-  ParamDecl d;
-  d.name = name;
-  d.type = ParamType::kDType;
-  d.default_value = def;
-  d.required = required;
-  d.doc = doc;
-  return d;
-}
-
 bool CastType(const NodeAttrs& attrs, std::vector<DType>* in, std::vector<DType>* out) {
   AssignType(attrs, out, 0, attrs.params.GetDType("dtype"), "output");
   return (*in)[0] != DType::kUnknown;
@@ -83,14 +73,13 @@ bool WhereType(const NodeAttrs& attrs, std::vector<DType>* in, std::vector<DType
 }
 
 std::vector<ParamDecl> EmbeddingParams() {
-  ParamDecl in_dim = RequiredParam("input_dim", ParamType::kInt, "Vocabulary size (rows of weight).");
-  in_dim.lo = 1;
-  in_dim.hi = 1e12;
-  ParamDecl out_dim = RequiredParam("output_dim", ParamType::kInt, "Embedding width (columns of weight).");
-  out_dim.lo = 1;
-  out_dim.hi = 1e12;
-  return {in_dim, out_dim, DTypeDecl("dtype", "float32", false, "Type of weight and output."),
-          BoolParam("sparse_grad", "False", "Row-sparse weight gradient (computed dense here).")};
+  return {
+      Ranged(RequiredParam("input_dim", ParamType::kInt, "Vocabulary size (rows of weight)."), 1,
+             1e12),
+      Ranged(RequiredParam("output_dim", ParamType::kInt, "Embedding width (columns of weight)."),
+             1, 1e12),
+      DTypeParam("dtype", "float32", "Type of weight and output."),
+      BoolParam("sparse_grad", "False", "Row-sparse weight gradient (computed dense here).")};
 }
 
 bool EmbeddingShape(const NodeAttrs& attrs, std::vector<Shape>* in, std::vector<Shape>* out) {
@@ -138,7 +127,7 @@ void RegisterIndexOps(OpRegistry* reg) {
   c.name = "Cast";
   c.aliases = {"cast"};
   c.doc = "Converts the element type.";
-  c.params = {DTypeDecl("dtype", "", true, "Output dtype.")};
+  c.params = {RequiredParam("dtype", ParamType::kDType, "Output dtype.")};
   c.infer_shape = ElemwiseShape;
   c.infer_type = CastType;
   c.gradient = [](const OpRegistry& r, const NodePtr& n, const std::vector<NodeEntry>& og) {
@@ -149,7 +138,7 @@ void RegisterIndexOps(OpRegistry* reg) {
   OpDef cb;
   cb.name = "_backward_Cast";
   cb.doc = "Gradient of Cast: ograd converted to data's dtype.";
-  cb.params = {DTypeDecl("dtype", "", true, "The forward output dtype.")};
+  cb.params = {RequiredParam("dtype", ParamType::kDType, "The forward output dtype.")};
   cb.num_inputs = 2;
   cb.input_names = FixedNames({"ograd", "data"});
   cb.infer_shape = CastBackwardShape;

@@ -145,12 +145,8 @@ void RegisterFusedConvolution(OpRegistry* reg) {
   f.name = "_fused_Convolution";
   f.doc = "Convolution with an optional residual sum and relu applied to its output (inference).";
   f.params = reg->Get("Convolution").params;
-  ParamDecl act;
-  act.name = "act_type";
-  act.type = ParamType::kString;
-  act.default_value = "";
-  act.doc = "Activation after the sum: \"\" (none) or \"relu\".";
-  f.params.push_back(act);
+  f.params.push_back(
+      StringParam("act_type", "", "Activation after the sum: \"\" (none) or \"relu\"."));
   f.params.push_back(BoolParam("with_sum", "False", "Add the last input to the convolution's output."));
   for (ParamDecl& d : BlockParams()) f.params.push_back(std::move(d));
   f.num_inputs_fn = FusedConvInputs;

@@ -15,17 +15,9 @@ namespace {
 
 // shape, ctx, dtype: the parameters every creation op shares.
 std::vector<ParamDecl> SourceParams() {
-  ParamDecl ctx;
-  ctx.name = "ctx";
-  ctx.type = ParamType::kContext;
-  ctx.default_value = "cpu(0)";
-  ctx.doc = "Context of the output.";
-  ParamDecl dtype;
-  dtype.name = "dtype";
-  dtype.type = ParamType::kDType;
-  dtype.default_value = "float32";
-  dtype.doc = "Element type of the output.";
-  return {RequiredParam("shape", ParamType::kShape, "Shape of the output."), ctx, dtype};
+  return {RequiredParam("shape", ParamType::kShape, "Shape of the output."),
+          ContextParam("ctx", "cpu(0)", "Context of the output."),
+          DTypeParam("dtype", "float32", "Element type of the output.")};
 }
 
 bool SourceShape(const NodeAttrs& attrs, std::vector<Shape>*, std::vector<Shape>* out) {

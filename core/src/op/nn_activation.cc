@@ -28,26 +28,13 @@ namespace op {
 
 namespace {
 
-ParamDecl ActEnum(const std::string& name, const std::string& def, std::vector<std::string> choices,
-                    const std::string& doc) {
-  ParamDecl d;
-  d.name = name;
-  d.type = ParamType::kEnum;
-  d.default_value = def;
-  d.choices = std::move(choices);
-  d.doc = doc;
-  return d;
-}
-
 std::vector<ParamDecl> ActParams() {
-  ParamDecl d = ActEnum("act_type", "", {"relu", "sigmoid", "tanh", "softrelu", "softsign"},
-                          "Activation function.");
-  d.required = true;
-  return {d};
+  return {RequiredEnumParam("act_type", {"relu", "sigmoid", "tanh", "softrelu", "softsign"},
+                            "Activation function.")};
 }
 
 std::vector<ParamDecl> LeakyParams() {
-  return {ActEnum("act_type", "leaky", {"elu", "gelu", "leaky", "prelu", "rrelu", "selu"},
+  return {EnumParam("act_type", "leaky", {"elu", "gelu", "leaky", "prelu", "rrelu", "selu"},
                     "Activation function."),
           FloatParam("slope", "0.25", "Slope for leaky, alpha for elu."),
           FloatParam("lower_bound", "0.125", "Lower bound of the rrelu slope."),
@@ -84,17 +71,11 @@ bool LeakyBackwardShape(const NodeAttrs& attrs, std::vector<Shape>* in, std::vec
 }
 
 std::vector<ParamDecl> DropoutParams() {
-  ParamDecl p = FloatParam("p", "0.5", "Fraction of the input dropped.");
-  p.lo = 0;
-  p.hi = 1;
-  ParamDecl axes;
-  axes.name = "axes";
-  axes.type = ParamType::kShape;
-  axes.default_value = "()";
-  axes.doc = "Axes along which one mask value is shared.";
-  ParamDecl cudnn = BoolParam("cudnn_off", "None", "Ignored on CPU.");
-  cudnn.optional = true;
-  return {p, ActEnum("mode", "training", {"always", "training"}, "Drop only in training, or always."), axes, cudnn};
+  return {
+      Ranged(FloatParam("p", "0.5", "Fraction of the input dropped."), 0, 1),
+      EnumParam("mode", "training", {"always", "training"}, "Drop only in training, or always."),
+      ShapeParam("axes", "()", "Axes along which one mask value is shared."),
+      Optional(BoolParam("cudnn_off", "None", "Ignored on CPU."))};
 }
 
 }  // namespace

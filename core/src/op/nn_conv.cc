@@ -22,13 +22,6 @@ namespace op {
 
 namespace {
 
-ParamDecl NumFilterParam() {
-  ParamDecl d = RequiredParam("num_filter", ParamType::kInt, "Number of output channels.");
-  d.lo = 1;
-  d.hi = 100000;
-  return d;
-}
-
 std::vector<ParamDecl> ConvParams() {
   return {
       RequiredParam("kernel", ParamType::kShape, "Convolution kernel size: (w,) or (h, w)."),
@@ -39,11 +32,9 @@ std::vector<ParamDecl> ConvParams() {
       IntRangeParam("num_group", "1", 1, 100000, "Number of channel groups."),
       IntRangeParam("workspace", "1024", 0, 1e9, "Workspace limit in MB (ignored on CPU)."),
       BoolParam("no_bias", "False", "Whether to omit the bias input."),
-      EnumParam("cudnn_tune", {"off", "limited_workspace", "fastest"}, "None", true,
-                "cuDNN algorithm selection (ignored on CPU)."),
+      CudnnTuneParam(),
       BoolParam("cudnn_off", "False", "Turn off cuDNN (ignored on CPU)."),
-      EnumParam("layout", {"NCW", "NCHW", "NCDHW", "NHWC", "NDHWC", "NWC"}, "None", true,
-                "Data layout; only channel-first NCW / NCHW / NCDHW is supported."),
+      LayoutParam("Data layout; only channel-first NCW / NCHW / NCDHW is supported."),
   };
 }
 

@@ -29,8 +29,8 @@ std::vector<ParamDecl> CTCParams() {
   return {BoolParam("use_data_lengths", "False", "Whether input 'data_lengths' gives each sequence's frames."),
           BoolParam("use_label_lengths", "False",
                     "Whether input 'label_lengths' gives each label's length (else padding ends it)."),
-          EnumParam("blank_label", {"first", "last"}, "first",
-                    false, "The blank class: 0 (padding 0) or alphabet_size - 1 (padding -1).")};
+          EnumParam("blank_label", "first", {"first", "last"},
+                    "The blank class: 0 (padding 0) or alphabet_size - 1 (padding -1).")};
 }
 
 std::vector<std::string> CTCInputNames(const ParamValues& p) {

@@ -27,9 +27,6 @@ namespace op {
 namespace {
 
 std::vector<ParamDecl> DeconvParams() {
-  ParamDecl nf = RequiredParam("num_filter", ParamType::kInt, "Number of output channels.");
-  nf.lo = 1;
-  nf.hi = 100000;
   return {
       RequiredParam("kernel", ParamType::kShape, "Kernel size: (w,) or (h, w)."),
       ShapeParam("stride", "()", "Stride per axis; default 1."),
@@ -37,15 +34,13 @@ std::vector<ParamDecl> DeconvParams() {
       ShapeParam("pad", "()", "Padding removed from both sides of the output; default 0."),
       ShapeParam("adj", "()", "Extra output extent on the far side (< stride); default 0."),
       ShapeParam("target_shape", "()", "Output spatial shape; overrides pad and adj."),
-      nf,
+      NumFilterParam(),
       IntRangeParam("num_group", "1", 1, 100000, "Number of channel groups."),
       IntRangeParam("workspace", "512", 0, 1e9, "Workspace limit in MB (ignored on CPU)."),
       BoolParam("no_bias", "True", "Whether to omit the bias input."),
-      EnumParam("cudnn_tune", {"off", "limited_workspace", "fastest"}, "None", true,
-                "cuDNN algorithm selection (ignored on CPU)."),
+      CudnnTuneParam(),
       BoolParam("cudnn_off", "False", "Turn off cuDNN (ignored on CPU)."),
-      EnumParam("layout", {"NCW", "NCHW", "NCDHW", "NHWC", "NDHWC", "NWC"}, "None", true,
-                "Data layout; only channel-first NCW / NCHW is supported."),
+      LayoutParam("Data layout; only channel-first NCW / NCHW is supported."),
   };
 }
 

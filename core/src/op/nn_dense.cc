@@ -22,13 +22,13 @@ namespace op {
 namespace {
 
 std::vector<ParamDecl> FCParams() {
-  ParamDecl nh = RequiredParam("num_hidden", ParamType::kInt, "Number of hidden units (output width).");
-  nh.lo = 1;
-  nh.hi = 1e12;
-  return {nh, BoolParam("no_bias", "False", "Whether to omit the bias input."),
-          BoolParam("flatten", "True",
-                    "Whether to collapse all but the first axis of data (else only the last "
-                    "axis is contracted).")};
+  return {
+      Ranged(RequiredParam("num_hidden", ParamType::kInt, "Number of hidden units (output width)."),
+             1, 1e12),
+      BoolParam("no_bias", "False", "Whether to omit the bias input."),
+      BoolParam("flatten", "True",
+                "Whether to collapse all but the first axis of data (else only the last "
+                "axis is contracted).")};
 }
 
 std::vector<std::string> FCInputNames(const ParamValues& p) {

@@ -48,15 +48,9 @@ namespace op {
 
 namespace {
 
-ParamDecl LossEnum(const std::string& name, const std::string& def, std::vector<std::string> choices,
-                   const std::string& doc) {
-  ParamDecl d;
-  d.name = name;
-  d.type = ParamType::kEnum;
-  d.default_value = def;
-  d.choices = std::move(choices);
-  d.doc = doc;
-  return d;
+// SoftmaxOutput's and MakeLoss's "normalization" of the gradient.
+ParamDecl NormalizationParam() {
+  return EnumParam("normalization", "null", {"batch", "null", "valid"}, "Gradient normaliser.");
 }
 
 std::vector<ParamDecl> SoftmaxOutputParams() {
@@ -65,7 +59,7 @@ std::vector<ParamDecl> SoftmaxOutputParams() {
           BoolParam("multi_output", "False", "Softmax over axis 1 of (N, C, ...), label (N, ...)."),
           BoolParam("use_ignore", "False", "Whether rows labelled ignore_label get no gradient."),
           BoolParam("preserve_shape", "False", "Softmax over the last axis keeping the shape."),
-          LossEnum("normalization", "null", {"batch", "null", "valid"}, "Gradient normaliser."),
+          NormalizationParam(),
           BoolParam("out_grad", "False", "Whether to multiply the gradient by the head gradient."),
           FloatParam("smooth_alpha", "0", "Label smoothing weight spread over the other classes.")};
 }
@@ -81,9 +75,10 @@ std::vector<ParamDecl> SVMOutputParams() {
 }
 
 std::vector<ParamDecl> MakeLossParams() {
-  return {FloatParam("grad_scale", "1", "Gradient value (before normalisation)."),
-          FloatParam("valid_thresh", "0", "Elements above this count as valid (normalization=valid)."),
-          LossEnum("normalization", "null", {"batch", "null", "valid"}, "Gradient normaliser.")};
+  return {
+      FloatParam("grad_scale", "1", "Gradient value (before normalisation)."),
+      FloatParam("valid_thresh", "0", "Elements above this count as valid (normalization=valid)."),
+      NormalizationParam()};
 }
 
 // The class-index label shape SoftmaxOutput infers for data `d` (MXNet

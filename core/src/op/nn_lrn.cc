@@ -16,12 +16,10 @@ namespace op {
 namespace {
 
 std::vector<ParamDecl> LRNParams() {
-  ParamDecl n = RequiredParam("nsize", ParamType::kInt, "Odd number of channels in the window.");
-  n.lo = 1;
-  n.hi = 1e6;
   return {FloatParam("alpha", "0.0001", "Scale of the sum of squares."),
           FloatParam("beta", "0.75", "Exponent."), FloatParam("knorm", "2", "Additive constant."),
-          n};
+          Ranged(RequiredParam("nsize", ParamType::kInt, "Odd number of channels in the window."),
+                 1, 1e6)};
 }
 
 bool LRNShape(const NodeAttrs& attrs, std::vector<Shape>* in, std::vector<Shape>* out) {

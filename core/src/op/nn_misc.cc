@@ -23,16 +23,11 @@ namespace op {
 namespace {
 
 std::vector<ParamDecl> UpSamplingParams() {
-  ParamDecl scale = RequiredParam("scale", ParamType::kInt, "Up-sampling factor of input 0.");
-  scale.lo = 1;
-  scale.hi = 1e6;
-  ParamDecl type = EnumParam("sample_type", {"bilinear", "nearest"}, "", false,
-                             "Up-sampling method; only nearest is supported.");
-  type.required = true;
-  return {scale,
+  return {Ranged(RequiredParam("scale", ParamType::kInt, "Up-sampling factor of input 0."), 1, 1e6),
           IntParam("num_filter", "0", "Input filter count (bilinear only; ignored)."),
-          type,
-          EnumParam("multi_input_mode", {"concat", "sum"}, "concat", false,
+          RequiredEnumParam("sample_type", {"bilinear", "nearest"},
+                            "Up-sampling method; only nearest is supported."),
+          EnumParam("multi_input_mode", "concat", {"concat", "sum"},
                     "How several inputs are combined."),
           IntRangeParam("num_args", "1", 1, 1e6, "Number of inputs."),
           IntParam("workspace", "512", "Workspace in MB (ignored).")};
@@ -84,9 +79,7 @@ bool UpSamplingBackwardShape(const NodeAttrs& attrs, std::vector<Shape>* in,
 }
 
 std::vector<ParamDecl> PadParams() {
-  ParamDecl mode = EnumParam("mode", {"constant", "edge", "reflect"}, "", false, "Padding mode.");
-  mode.required = true;
-  return {mode,
+  return {RequiredEnumParam("mode", {"constant", "edge", "reflect"}, "Padding mode."),
           RequiredParam("pad_width", ParamType::kShape,
                         "(before, after) per axis, 2*rank values; N and C must be 0."),
           FloatParam("constant_value", "0", "Fill value of mode 'constant'.")};

@@ -30,25 +30,17 @@ namespace op {
 namespace {
 
 std::vector<ParamDecl> BatchNormParams() {
-  ParamDecl lo, hi;
-  lo.name = "min_calib_range";
-  hi.name = "max_calib_range";
-  for (ParamDecl* d : {&lo, &hi}) {
-    d->type = ParamType::kFloat;
-    d->default_value = "None";
-    d->optional = true;
-    d->doc = "Quantisation calibration range (ignored).";
-  }
-  return {FloatParam("eps", "0.001", "Added to the variance to avoid division by zero."),
-          FloatParam("momentum", "0.9", "Momentum of the moving-average update."),
-          BoolParam("fix_gamma", "True", "Use gamma = 1 (and a zero gamma gradient)."),
-          BoolParam("use_global_stats", "False",
-                    "Use the moving statistics in training too (no update)."),
-          BoolParam("output_mean_var", "False", "Also output the mean and variance used."),
-          IntParam("axis", "1", "The channel axis."),
-          BoolParam("cudnn_off", "False", "Turn off cuDNN (ignored on CPU)."),
-          lo,
-          hi};
+  return {
+      FloatParam("eps", "0.001", "Added to the variance to avoid division by zero."),
+      FloatParam("momentum", "0.9", "Momentum of the moving-average update."),
+      BoolParam("fix_gamma", "True", "Use gamma = 1 (and a zero gamma gradient)."),
+      BoolParam("use_global_stats", "False",
+                "Use the moving statistics in training too (no update)."),
+      BoolParam("output_mean_var", "False", "Also output the mean and variance used."),
+      IntParam("axis", "1", "The channel axis."),
+      BoolParam("cudnn_off", "False", "Turn off cuDNN (ignored on CPU)."),
+      Optional(FloatParam("min_calib_range", "None", "Quantisation calibration range (ignored).")),
+      Optional(FloatParam("max_calib_range", "None", "Quantisation calibration range (ignored)."))};
 }
 
 // The channel axis of a rank-`nd` input, normalised; throws when invalid.

@@ -55,7 +55,7 @@ bool InstanceNormBackwardShape(const NodeAttrs& attrs, std::vector<Shape>* in,
 
 std::vector<ParamDecl> L2NormParams() {
   return {FloatParam("eps", "1e-10", "Added to the sum of squares."),
-          EnumParam("mode", {"channel", "instance", "spatial"}, "instance", false,
+          EnumParam("mode", "instance", {"channel", "instance", "spatial"},
                     "The axes normalised together.")};
 }
 

@@ -27,31 +27,19 @@ namespace op {
 namespace {
 
 std::vector<ParamDecl> PoolParams() {
-  ParamDecl cip;
-  cip.name = "count_include_pad";
-  cip.type = ParamType::kBool;
-  cip.default_value = "None";
-  cip.optional = true;
-  cip.doc = "avg only: count padded elements in the divisor (None means True).";
-  ParamDecl pv;
-  pv.name = "p_value";
-  pv.type = ParamType::kInt;
-  pv.default_value = "None";
-  pv.optional = true;
-  pv.doc = "Power of lp pooling (unsupported).";
   return {
       ShapeParam("kernel", "()", "Pooling window: (w,) or (h, w); ignored with global_pool."),
-      EnumParam("pool_type", {"avg", "lp", "max", "sum"}, "max", false, "Pooling function."),
+      EnumParam("pool_type", "max", {"avg", "lp", "max", "sum"}, "Pooling function."),
       BoolParam("global_pool", "False", "Pool over the whole spatial extent."),
       BoolParam("cudnn_off", "False", "Turn off cuDNN (ignored on CPU)."),
-      EnumParam("pooling_convention", {"full", "same", "valid"}, "valid", false,
+      EnumParam("pooling_convention", "valid", {"full", "same", "valid"},
                 "Output size rounding: valid (floor) or full (ceil)."),
       ShapeParam("stride", "()", "Stride per axis; default 1."),
       ShapeParam("pad", "()", "Padding per axis (both sides); default 0."),
-      pv,
-      cip,
-      EnumParam("layout", {"NCW", "NCHW", "NCDHW", "NHWC", "NDHWC", "NWC"}, "None", true,
-                "Data layout; only channel-first NCW / NCHW is supported."),
+      Optional(IntParam("p_value", "None", "Power of lp pooling (unsupported).")),
+      Optional(BoolParam("count_include_pad", "None",
+                         "avg only: count padded elements in the divisor (None means True).")),
+      LayoutParam("Data layout; only channel-first NCW / NCHW is supported."),
   };
 }
 

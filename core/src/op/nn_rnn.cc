@@ -42,34 +42,19 @@ namespace op {
 namespace {
 
 std::vector<ParamDecl> RNNParams() {
-  ParamDecl size = RequiredParam("state_size", ParamType::kInt, "Hidden state size H of each layer.");
-  size.lo = 1;
-  size.hi = 1e9;
-  ParamDecl layers = RequiredParam("num_layers", ParamType::kInt, "Number of stacked layers.");
-  layers.lo = 1;
-  layers.hi = 1e6;
-  ParamDecl mode = EnumParam("mode", {"gru", "lstm", "rnn_relu", "rnn_tanh"}, "", false,
-                             "The recurrent cell.");
-  mode.required = true;
-  ParamDecl p = FloatParam("p", "0", "Dropout rate on the outputs of every layer but the last.");
-  p.lo = 0;
-  p.hi = 1;
-  ParamDecl proj = IntParam("projection_size", "None",
-                            "LSTM projection size P (LSTMP): the state h = W_h2r . (o * tanh(c)) has P values.");
-  proj.optional = true;
-  ParamDecl cmin = FloatParam("lstm_state_clip_min", "None", "Lower clip of the LSTM cell state.");
-  cmin.optional = true;
-  ParamDecl cmax = FloatParam("lstm_state_clip_max", "None", "Upper clip of the LSTM cell state.");
-  cmax.optional = true;
-  return {size,
-          layers,
+  return {Ranged(RequiredParam("state_size", ParamType::kInt, "Hidden state size H of each layer."),
+                 1, 1e9),
+          Ranged(RequiredParam("num_layers", ParamType::kInt, "Number of stacked layers."), 1, 1e6),
           BoolParam("bidirectional", "False", "Whether the layers are bidirectional."),
-          mode,
-          p,
+          RequiredEnumParam("mode", {"gru", "lstm", "rnn_relu", "rnn_tanh"}, "The recurrent cell."),
+          Ranged(FloatParam("p", "0", "Dropout rate on the outputs of every layer but the last."),
+                 0, 1),
           BoolParam("state_outputs", "False", "Whether the final states are outputs."),
-          proj,
-          cmin,
-          cmax,
+          Optional(IntParam(
+              "projection_size", "None",
+              "LSTM projection size P (LSTMP): the state h = W_h2r . (o * tanh(c)) has P values.")),
+          Optional(FloatParam("lstm_state_clip_min", "None", "Lower clip of the LSTM cell state.")),
+          Optional(FloatParam("lstm_state_clip_max", "None", "Upper clip of the LSTM cell state.")),
           BoolParam("lstm_state_clip_nan", "False", "Whether NaN cell states are clipped too."),
           BoolParam("use_sequence_length", "False",
                     "Whether input 'sequence_length' gives each row's valid length.")};

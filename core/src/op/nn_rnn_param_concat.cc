@@ -18,13 +18,6 @@ namespace op {
 
 namespace {
 
-std::vector<ParamDecl> RnnParamConcatParams() {
-  ParamDecl n = RequiredParam("num_args", ParamType::kInt, "Number of inputs to join.");
-  n.lo = 1;
-  n.hi = 1e6;
-  return {n, IntParam("dim", "1", "The axis to join along.")};
-}
-
 std::string ArgName(size_t i) { return "input 'arg" + std::to_string(i) + "'"; }
 
 bool RnnParamConcatShape(const NodeAttrs& attrs, std::vector<Shape>* in, std::vector<Shape>* out) {
@@ -86,9 +79,10 @@ bool RnnParamConcatShape(const NodeAttrs& attrs, std::vector<Shape>* in, std::ve
 }  // namespace
 
 void RegisterNNRnnParamConcat(OpRegistry* reg) {
-  OpDef c = ConcatLikeDef("_rnn_param_concat",
-                          "Concat of RNN parameters: one or two inputs' extent along `dim` may come from the output.",
-                          RnnParamConcatParams(), RnnParamConcatShape);
+  OpDef c = ConcatLikeDef(
+      "_rnn_param_concat",
+      "Concat of RNN parameters: one or two inputs' extent along `dim` may come from the output.",
+      ConcatParams(), RnnParamConcatShape);
   c.aliases = {"_npi_rnn_param_concat"};
   reg->Add(std::move(c));
 }

@@ -28,26 +28,16 @@ namespace op {
 namespace {
 
 std::vector<ParamDecl> SoftmaxParams() {
-  ParamDecl temp = FloatParam("temperature", "None", "Temperature dividing the input; None means 1.");
-  temp.optional = true;
-  ParamDecl dt;
-  dt.name = "dtype";
-  dt.type = ParamType::kDType;
-  dt.default_value = "None";
-  dt.optional = true;
-  dt.doc = "Output dtype; None keeps the input's.";
-  return {IntParam("axis", "-1", "The axis along which to normalise."), temp, dt,
-          BoolParam("use_length", "False", "Whether a length input masks the axis (softmax only).")};
+  return {
+      IntParam("axis", "-1", "The axis along which to normalise."),
+      Optional(FloatParam("temperature", "None", "Temperature dividing the input; None means 1.")),
+      Optional(DTypeParam("dtype", "None", "Output dtype; None keeps the input's.")),
+      BoolParam("use_length", "False", "Whether a length input masks the axis (softmax only).")};
 }
 
 std::vector<ParamDecl> SoftmaxActParams() {
-  ParamDecl d;
-  d.name = "mode";
-  d.type = ParamType::kEnum;
-  d.default_value = "instance";
-  d.choices = {"channel", "instance"};
-  d.doc = "instance: softmax over all but the first axis; channel: over axis 1.";
-  return {d};
+  return {EnumParam("mode", "instance", {"channel", "instance"},
+                    "instance: softmax over all but the first axis; channel: over axis 1.")};
 }
 
 bool UseLength(const ParamValues& p) { return p.GetBool("use_length"); }

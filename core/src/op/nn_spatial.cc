@@ -3,33 +3,19 @@
 namespace weft {
 namespace op {
 
-ParamDecl ShapeParam(const std::string& name, const std::string& def, const std::string& doc) {
-  ParamDecl d;
-  d.name = name;
-  d.type = ParamType::kShape;
-  d.default_value = def;
-  d.doc = doc;
-  return d;
+ParamDecl NumFilterParam() {
+  return Ranged(RequiredParam("num_filter", ParamType::kInt, "Number of output channels."), 1,
+                100000);
 }
 
-ParamDecl EnumParam(const std::string& name, std::vector<std::string> choices,
-                    const std::string& def, bool optional, const std::string& doc) {
-  ParamDecl d;
-  d.name = name;
-  d.type = ParamType::kEnum;
-  d.choices = std::move(choices);
-  d.default_value = def;
-  d.optional = optional;
-  d.doc = doc;
-  return d;
+ParamDecl CudnnTuneParam() {
+  return Optional(EnumParam("cudnn_tune", "None", {"off", "limited_workspace", "fastest"},
+                            "cuDNN algorithm selection (ignored on CPU)."));
 }
 
-ParamDecl IntRangeParam(const std::string& name, const std::string& def, double lo, double hi,
-                        const std::string& doc) {
-  ParamDecl d = IntParam(name, def, doc);
-  d.lo = lo;
-  d.hi = hi;
-  return d;
+ParamDecl LayoutParam(const std::string& doc) {
+  return Optional(
+      EnumParam("layout", "None", {"NCW", "NCHW", "NCDHW", "NHWC", "NDHWC", "NWC"}, doc));
 }
 
 std::string OpLabel(const NodeAttrs& attrs) {

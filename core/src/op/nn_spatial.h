@@ -12,14 +12,13 @@
 namespace weft {
 namespace op {
 
-// A tuple parameter (kShape) with a default text such as "()".
-ParamDecl ShapeParam(const std::string& name, const std::string& def, const std::string& doc);
-// An enum parameter; `def` may be "None" when `optional`.
-ParamDecl EnumParam(const std::string& name, std::vector<std::string> choices,
-                    const std::string& def, bool optional, const std::string& doc);
-// An int parameter checked to lie in [lo, hi].
-ParamDecl IntRangeParam(const std::string& name, const std::string& def, double lo, double hi,
-                        const std::string& doc);
+// Convolution's and Deconvolution's required "num_filter" (1 to 100000).
+ParamDecl NumFilterParam();
+// MXNet's optional "cudnn_tune" enum (accepted, ignored on CPU).
+ParamDecl CudnnTuneParam();
+// MXNet's optional "layout" enum (NCW ... NWC, default None); `doc` says
+// which layouts the op supports (see CheckChannelFirstLayout).
+ParamDecl LayoutParam(const std::string& doc);
 
 // Spatial geometry of one op instance: `nsp` spatial axes (1 to 3) with
 // per-axis kernel, stride, dilation and padding (MXNet defaults: stride 1,

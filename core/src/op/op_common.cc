@@ -1,5 +1,7 @@
 #include "op_common.h"
 
+#include <utility>
+
 namespace weft {
 namespace op {
 
@@ -95,33 +97,83 @@ std::vector<NodeEntry> BackwardNode(const OpRegistry& reg, const std::string& ba
   return grads;
 }
 
-ParamDecl FloatParam(const std::string& name, const std::string& def, const std::string& doc) {
+namespace {
+
+// A parameter of `type` with default text `def`: what every builder below
+// starts from.
+ParamDecl MakeParam(const std::string& name, ParamType type, const std::string& def,
+                    const std::string& doc) {
   ParamDecl d;
   d.name = name;
-  d.type = ParamType::kFloat;
+  d.type = type;
   d.default_value = def;
   d.doc = doc;
   return d;
 }
 
+}  // namespace
+
+ParamDecl FloatParam(const std::string& name, const std::string& def, const std::string& doc) {
+  return MakeParam(name, ParamType::kFloat, def, doc);
+}
+
 ParamDecl IntParam(const std::string& name, const std::string& def, const std::string& doc) {
-  ParamDecl d = FloatParam(name, def, doc);
-  d.type = ParamType::kInt;
-  return d;
+  return MakeParam(name, ParamType::kInt, def, doc);
 }
 
 ParamDecl BoolParam(const std::string& name, const std::string& def, const std::string& doc) {
-  ParamDecl d = FloatParam(name, def, doc);
-  d.type = ParamType::kBool;
+  return MakeParam(name, ParamType::kBool, def, doc);
+}
+
+ParamDecl ShapeParam(const std::string& name, const std::string& def, const std::string& doc) {
+  return MakeParam(name, ParamType::kShape, def, doc);
+}
+
+ParamDecl DTypeParam(const std::string& name, const std::string& def, const std::string& doc) {
+  return MakeParam(name, ParamType::kDType, def, doc);
+}
+
+ParamDecl ContextParam(const std::string& name, const std::string& def, const std::string& doc) {
+  return MakeParam(name, ParamType::kContext, def, doc);
+}
+
+ParamDecl StringParam(const std::string& name, const std::string& def, const std::string& doc) {
+  return MakeParam(name, ParamType::kString, def, doc);
+}
+
+ParamDecl EnumParam(const std::string& name, const std::string& def,
+                    std::vector<std::string> choices, const std::string& doc) {
+  ParamDecl d = MakeParam(name, ParamType::kEnum, def, doc);
+  d.choices = std::move(choices);
   return d;
 }
 
+ParamDecl IntRangeParam(const std::string& name, const std::string& def, double lo, double hi,
+                        const std::string& doc) {
+  return Ranged(IntParam(name, def, doc), lo, hi);
+}
+
 ParamDecl RequiredParam(const std::string& name, ParamType type, const std::string& doc) {
-  ParamDecl d;
-  d.name = name;
-  d.type = type;
+  ParamDecl d = MakeParam(name, type, "", doc);
   d.required = true;
-  d.doc = doc;
+  return d;
+}
+
+ParamDecl RequiredEnumParam(const std::string& name, std::vector<std::string> choices,
+                            const std::string& doc) {
+  ParamDecl d = RequiredParam(name, ParamType::kEnum, doc);
+  d.choices = std::move(choices);
+  return d;
+}
+
+ParamDecl Optional(ParamDecl d) {
+  d.optional = true;
+  return d;
+}
+
+ParamDecl Ranged(ParamDecl d, double lo, double hi) {
+  d.lo = lo;
+  d.hi = hi;
   return d;
 }
 

@@ -1,4 +1,5 @@
-// Shared building blocks for OpDefs: inference helpers and gradient helpers.
+// Shared building blocks for OpDefs: inference helpers, gradient helpers and
+// parameter declarations.
 // Internal to core/src/op; not a public header.
 #ifndef WEFT_CORE_SRC_OP_OP_COMMON_H_
 #define WEFT_CORE_SRC_OP_OP_COMMON_H_
@@ -43,12 +44,42 @@ std::vector<NodeEntry> BackwardNode(const OpRegistry& reg, const std::string& ba
                                     const NodePtr& node, std::vector<NodeEntry> inputs,
                                     int num_outputs);
 
-// Standard parameter declarations.
-ParamDecl FloatParam(const std::string& name, const std::string& def, const std::string& doc);
-ParamDecl IntParam(const std::string& name, const std::string& def, const std::string& doc);
-ParamDecl BoolParam(const std::string& name, const std::string& def, const std::string& doc);
-ParamDecl RequiredParam(const std::string& name, ParamType type, const std::string& doc);
+// Parameter declarations: every OpDef builds its `params` from these (and
+// no ParamDecl by hand). `def` is the default's text as a user writes it;
+// `doc` is the parameter's one-line description.
 
+// A float parameter (kFloat).
+ParamDecl FloatParam(const std::string& name, const std::string& def, const std::string& doc);
+// An integer parameter (kInt).
+ParamDecl IntParam(const std::string& name, const std::string& def, const std::string& doc);
+// A boolean parameter (kBool): True/False/true/false/1/0.
+ParamDecl BoolParam(const std::string& name, const std::string& def, const std::string& doc);
+// A tuple parameter (kShape) with a default text such as "()".
+ParamDecl ShapeParam(const std::string& name, const std::string& def, const std::string& doc);
+// A dtype parameter (kDType) with a default such as "float32".
+ParamDecl DTypeParam(const std::string& name, const std::string& def, const std::string& doc);
+// A device parameter (kContext) with a default such as "cpu(0)".
+ParamDecl ContextParam(const std::string& name, const std::string& def, const std::string& doc);
+// A free-text parameter (kString), read by the op itself.
+ParamDecl StringParam(const std::string& name, const std::string& def, const std::string& doc);
+// An enum parameter (kEnum): one of `choices`, listed in this order.
+ParamDecl EnumParam(const std::string& name, const std::string& def,
+                    std::vector<std::string> choices, const std::string& doc);
+// An int parameter checked to lie in [lo, hi].
+ParamDecl IntRangeParam(const std::string& name, const std::string& def, double lo, double hi,
+                        const std::string& doc);
+// A parameter of `type` without a default, which every instance must give.
+ParamDecl RequiredParam(const std::string& name, ParamType type, const std::string& doc);
+// A required enum parameter: one of `choices`, no default.
+ParamDecl RequiredEnumParam(const std::string& name, std::vector<std::string> choices,
+                            const std::string& doc);
+// `d` also accepting the literal "None" (IsNone), e.g. as its default.
+ParamDecl Optional(ParamDecl d);
+// `d` (numeric) checked to lie in [lo, hi]; unchecked when lo > hi.
+ParamDecl Ranged(ParamDecl d, double lo, double hi);
+
+// Concat's parameters: the required num_args (>= 1) and the axis `dim`.
+std::vector<ParamDecl> ConcatParams();
 // Concat's OpDef shape (core/src/op/shape_ops_join.cc): `num_args` inputs
 // "arg<i>", dtype shared, gradient through `_backward_Concat`; `shape` is its
 // shape inference (Concat's own, or a variant such as _rnn_param_concat's).

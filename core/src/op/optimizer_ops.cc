@@ -28,20 +28,19 @@ namespace op {
 
 namespace {
 
-// Restricts a float parameter to [lo, hi] (which also rejects NaN).
-ParamDecl Ranged(ParamDecl d, double lo = -FLT_MAX, double hi = FLT_MAX) {
-  d.lo = lo;
-  d.hi = hi;
-  return d;
-}
+// Restricts a float parameter to the finite floats (which also rejects NaN).
+ParamDecl Finite(ParamDecl d) { return Ranged(std::move(d), -FLT_MAX, FLT_MAX); }
 
 std::vector<ParamDecl> CommonParams() {
-  ParamDecl lr = Ranged(RequiredParam("lr", ParamType::kFloat, "Learning rate."));
-  return {lr, Ranged(FloatParam("wd", "0", "Weight decay (L2 penalty coefficient).")),
-          Ranged(FloatParam("rescale_grad", "1", "Gradient scale: grad = rescale_grad * grad.")),
-          Ranged(FloatParam("clip_gradient", "-1",
-                            "Clip the (rescaled) gradient to [-clip_gradient, clip_gradient]; negative disables.")),
-          BoolParam("lazy_update", "True", "Accepted for MXNet compatibility; dense updates ignore it.")};
+  return {
+      Finite(RequiredParam("lr", ParamType::kFloat, "Learning rate.")),
+      Finite(FloatParam("wd", "0", "Weight decay (L2 penalty coefficient).")),
+      Finite(FloatParam("rescale_grad", "1", "Gradient scale: grad = rescale_grad * grad.")),
+      Finite(FloatParam(
+          "clip_gradient", "-1",
+          "Clip the (rescaled) gradient to [-clip_gradient, clip_gradient]; negative disables.")),
+      BoolParam("lazy_update", "True",
+                "Accepted for MXNet compatibility; dense updates ignore it.")};
 }
 
 // Elementwise dtypes, restricted to float32/float64.
@@ -88,7 +87,8 @@ void RegisterOptimizerOps(OpRegistry* reg) {
                         {"weight", "grad", "mean", "var"}, {2, 3});
   adam.params.push_back(Ranged(FloatParam("beta1", "0.9", "Decay rate of the first moment."), 0, 1));
   adam.params.push_back(Ranged(FloatParam("beta2", "0.999", "Decay rate of the second moment."), 0, 1));
-  adam.params.push_back(Ranged(FloatParam("epsilon", "1e-08", "Added to sqrt(var) for stability."), 0));
+  adam.params.push_back(
+      Ranged(FloatParam("epsilon", "1e-08", "Added to sqrt(var) for stability."), 0, FLT_MAX));
   reg->Add(std::move(adam));
 }
 

@@ -33,18 +33,10 @@ namespace op {
 namespace {
 
 std::vector<ParamDecl> SampleParams(ParamDecl a, ParamDecl b) {
-  ParamDecl ctx;
-  ctx.name = "ctx";
-  ctx.type = ParamType::kContext;
-  ctx.default_value = "cpu(0)";
-  ctx.doc = "Context of the output.";
-  ParamDecl dtype;
-  dtype.name = "dtype";
-  dtype.type = ParamType::kDType;
-  dtype.default_value = "float32";
-  dtype.optional = true;
-  dtype.doc = "Element type of the output (None means float32).";
-  return {a, b, RequiredParam("shape", ParamType::kShape, "Shape of the output."), ctx, dtype};
+  return {
+      a, b, RequiredParam("shape", ParamType::kShape, "Shape of the output."),
+      ContextParam("ctx", "cpu(0)", "Context of the output."),
+      Optional(DTypeParam("dtype", "float32", "Element type of the output (None means float32)."))};
 }
 
 // Fails unless `ok`, naming the op and the parameter condition.
@@ -91,10 +83,8 @@ OpDef SampleDef(const std::string& name, std::vector<std::string> aliases, const
   d.doc = doc;
   d.params = SampleParams(a, b);
   if (d.params[1].name.empty()) d.params.erase(d.params.begin() + 1);
-  if (name == "_random_randint") {
-    d.params.back().default_value = "None";
-    d.params.back().doc = "int32 or int64 (None means int32).";
-  }
+  if (name == "_random_randint")
+    d.params.back() = Optional(DTypeParam("dtype", "None", "int32 or int64 (None means int32)."));
   d.num_inputs = 0;
   d.is_source = true;
   d.uses_rng = true;
@@ -135,17 +125,9 @@ OpDef MultinomialDef() {
   d.name = "_sample_multinomial";
   d.aliases = {"sample_multinomial"};
   d.doc = "Draws category indices from the distributions on data's last axis.";
-  ParamDecl shape;
-  shape.name = "shape";
-  shape.type = ParamType::kShape;
-  shape.default_value = "()";
-  shape.doc = "Draws per distribution.";
-  ParamDecl dt;
-  dt.name = "dtype";
-  dt.type = ParamType::kDType;
-  dt.default_value = "int32";
-  dt.doc = "Element type of the sampled indices.";
-  d.params = {shape, BoolParam("get_prob", "False", "Also return the log-probability of each draw."), dt};
+  d.params = {ShapeParam("shape", "()", "Draws per distribution."),
+              BoolParam("get_prob", "False", "Also return the log-probability of each draw."),
+              DTypeParam("dtype", "int32", "Element type of the sampled indices.")};
   d.num_outputs_fn = [](const ParamValues& p) { return p.GetBool("get_prob") ? 2 : 1; };
   d.output_names = [](const ParamValues& p) {
     return p.GetBool("get_prob") ? std::vector<std::string>{"output", "log_prob"} : std::vector<std::string>{"output"};

@@ -29,13 +29,10 @@ namespace op {
 namespace {
 
 std::vector<ParamDecl> ReduceParams() {
-  ParamDecl axis;
-  axis.name = "axis";
-  axis.type = ParamType::kShape;
-  axis.default_value = "None";
-  axis.optional = true;
-  axis.doc = "Axis or axes to reduce (negative counts from the end); None reduces all axes.";
-  return {axis, BoolParam("keepdims", "False", "Keep reduced axes in the output with extent 1."),
+  return {Optional(ShapeParam(
+              "axis", "None",
+              "Axis or axes to reduce (negative counts from the end); None reduces all axes.")),
+          BoolParam("keepdims", "False", "Keep reduced axes in the output with extent 1."),
           BoolParam("exclude", "False", "Reduce over every axis except those in `axis`.")};
 }
 
@@ -43,13 +40,8 @@ std::vector<ParamDecl> NormParams() {
   ParamDecl ord = IntParam("ord", "2", "Order of the norm: 1 or 2.");
   std::vector<ParamDecl> p = ReduceParams();
   p.pop_back();  // no `exclude`
-  ParamDecl out_dtype;
-  out_dtype.name = "out_dtype";
-  out_dtype.type = ParamType::kDType;
-  out_dtype.default_value = "None";
-  out_dtype.optional = true;
-  out_dtype.doc = "Output dtype (None: the input's).";
-  return {ord, p[0], out_dtype, p[1]};
+  return {ord, p[0], Optional(DTypeParam("out_dtype", "None", "Output dtype (None: the input's).")),
+          p[1]};
 }
 
 bool HasExclude(const NodeAttrs& attrs) { return attrs.op->name.find("norm") == std::string::npos; }

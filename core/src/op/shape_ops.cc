@@ -23,15 +23,6 @@ namespace op {
 
 namespace {
 
-ParamDecl ShapeDecl(const std::string& name, const std::string& def, const std::string& doc) {
-  ParamDecl d;
-  d.name = name;
-  d.type = ParamType::kShape;
-  d.default_value = def;
-  d.doc = doc;
-  return d;
-}
-
 // Gradient: reshape the head gradient to the data's shape.
 std::vector<NodeEntry> ReshapeGrad(const OpRegistry& r, const NodePtr& n, const std::vector<NodeEntry>& og) {
   return {MakeOpEntry(r, "reshape_like", GradName(n, "backward"), {og[0], n->inputs[0]})};
@@ -288,10 +279,11 @@ void RegisterShapeOps(OpRegistry* reg) {
   reg->Add(std::move(fl));
 
   OpDef rs = ReshapeLikeDef("Reshape", {"reshape"}, "Reshapes with MXNet's special codes 0, -1, -2, -3, -4.");
-  rs.params = {ShapeDecl("shape", "()", "Target shape with special codes."),
-               BoolParam("reverse", "False", "Apply the special codes from the right."),
-               ShapeDecl("target_shape", "()", "Deprecated: the target shape (used when shape is empty)."),
-               BoolParam("keep_highest", "False", "Deprecated; ignored.")};
+  rs.params = {
+      ShapeParam("shape", "()", "Target shape with special codes."),
+      BoolParam("reverse", "False", "Apply the special codes from the right."),
+      ShapeParam("target_shape", "()", "Deprecated: the target shape (used when shape is empty)."),
+      BoolParam("keep_highest", "False", "Deprecated; ignored.")};
   rs.infer_shape = ReshapeShape;
   reg->Add(std::move(rs));
 
@@ -310,7 +302,7 @@ void RegisterShapeOps(OpRegistry* reg) {
   OpDef tr;
   tr.name = "transpose";
   tr.doc = "Permutes the axes (default: reverses them).";
-  tr.params = {ShapeDecl("axes", "()", "The permutation; empty reverses the axes.")};
+  tr.params = {ShapeParam("axes", "()", "The permutation; empty reverses the axes.")};
   tr.infer_shape = TransposeShape;
   tr.infer_type = ElemwiseType;
   tr.gradient = [](const OpRegistry& r, const NodePtr& n, const std::vector<NodeEntry>& og) {
@@ -332,9 +324,8 @@ void RegisterShapeOps(OpRegistry* reg) {
   reg->Add(std::move(ed));
 
   OpDef sq = ReshapeLikeDef("squeeze", {}, "Removes unit axes (all, or those listed in `axis`).");
-  ParamDecl ax = ShapeDecl("axis", "None", "Axes to remove; None removes every unit axis.");
-  ax.optional = true;
-  sq.params = {ax};
+  sq.params = {
+      Optional(ShapeParam("axis", "None", "Axes to remove; None removes every unit axis."))};
   sq.infer_shape = SqueezeShape;
   reg->Add(std::move(sq));
 }

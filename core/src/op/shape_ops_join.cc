@@ -26,13 +26,6 @@ int64_t NormAxis(const std::string& op, int64_t axis, int nd) {
   return axis < 0 ? axis + nd : axis;
 }
 
-std::vector<ParamDecl> ConcatParams() {
-  ParamDecl n = RequiredParam("num_args", ParamType::kInt, "Number of inputs to join.");
-  n.lo = 1;
-  n.hi = 1e6;
-  return {n, IntParam("dim", "1", "The axis to join along.")};
-}
-
 // Shapes of Concat's inputs (`in`) and output (`*o`), bidirectional.
 bool ConcatInfer(const NodeAttrs& attrs, std::vector<Shape>* in, Shape* o_out, const std::string& what_out) {
   int nd = o_out->ndim_known() ? o_out->ndim() : -1;
@@ -104,10 +97,8 @@ bool ConcatBackwardShape(const NodeAttrs& attrs, std::vector<Shape>* in, std::ve
 }
 
 std::vector<ParamDecl> SplitParams() {
-  ParamDecl n = RequiredParam("num_outputs", ParamType::kInt, "Number of equal parts.");
-  n.lo = 1;
-  n.hi = 1e6;
-  return {n, IntParam("axis", "1", "The axis to split."),
+  return {Ranged(RequiredParam("num_outputs", ParamType::kInt, "Number of equal parts."), 1, 1e6),
+          IntParam("axis", "1", "The axis to split."),
           BoolParam("squeeze_axis", "False", "Drop the split axis (parts must then be 1 wide).")};
 }
 
@@ -148,10 +139,10 @@ bool SplitShape(const NodeAttrs& attrs, std::vector<Shape>* in, std::vector<Shap
 }
 
 std::vector<ParamDecl> SliceAxisParams() {
-  ParamDecl end = RequiredParam("end", ParamType::kInt, "End index (exclusive); None means the extent.");
-  end.optional = true;
   return {RequiredParam("axis", ParamType::kInt, "The axis to slice."),
-          RequiredParam("begin", ParamType::kInt, "Begin index (negative counts from the end)."), end};
+          RequiredParam("begin", ParamType::kInt, "Begin index (negative counts from the end)."),
+          Optional(RequiredParam("end", ParamType::kInt,
+                                 "End index (exclusive); None means the extent."))};
 }
 
 }  // namespace
@@ -192,6 +183,11 @@ bool SliceAxisBackwardShape(const NodeAttrs& attrs, std::vector<Shape>* in, std:
 }
 
 }  // namespace
+
+std::vector<ParamDecl> ConcatParams() {
+  return {Ranged(RequiredParam("num_args", ParamType::kInt, "Number of inputs to join."), 1, 1e6),
+          IntParam("dim", "1", "The axis to join along.")};
+}
 
 OpDef ConcatLikeDef(std::string name, std::string doc, std::vector<ParamDecl> params, InferShapeFn shape) {
   OpDef c;

@@ -92,14 +92,14 @@ void RegisterShapeOpsRange(OpRegistry* reg) {
   OpDef a;
   a.name = "_arange";
   a.doc = "Evenly spaced values in [start, stop), each repeated `repeat` times.";
-  ParamDecl stop = FloatParam("stop", "None", "End of the interval (exclusive); None: [0, start).");
-  stop.optional = true;
-  a.params = {RequiredParam("start", ParamType::kFloat, "Start of the interval."), stop,
-              FloatParam("step", "1.0", "Spacing between values."),
-              IntParam("repeat", "1", "Times each value is repeated."),
-              BoolParam("infer_range", "False", "With stop=None, take the length from the graph."),
-              TypedParam("ctx", ParamType::kContext, "cpu(0)", "Context of the output."),
-              TypedParam("dtype", ParamType::kDType, "float32", "Element type of the output.")};
+  a.params = {
+      RequiredParam("start", ParamType::kFloat, "Start of the interval."),
+      Optional(FloatParam("stop", "None", "End of the interval (exclusive); None: [0, start).")),
+      FloatParam("step", "1.0", "Spacing between values."),
+      IntParam("repeat", "1", "Times each value is repeated."),
+      BoolParam("infer_range", "False", "With stop=None, take the length from the graph."),
+      ContextParam("ctx", "cpu(0)", "Context of the output."),
+      DTypeParam("dtype", "float32", "Element type of the output.")};
   a.num_inputs = 0;
   a.is_source = true;
   a.infer_shape = ArangeShape;
@@ -109,11 +109,12 @@ void RegisterShapeOpsRange(OpRegistry* reg) {
   OpDef al;
   al.name = "_contrib_arange_like";
   al.doc = "An arange with the shape of data (or of data's extent on `axis`).";
-  ParamDecl axis = IntParam("axis", "None", "Axis whose extent sets the length; None: data's whole shape.");
-  axis.optional = true;
-  al.params = {FloatParam("start", "0", "Start of the interval."), FloatParam("step", "1", "Spacing between values."),
+  al.params = {FloatParam("start", "0", "Start of the interval."),
+               FloatParam("step", "1", "Spacing between values."),
                IntParam("repeat", "1", "Times each value is repeated."),
-               TypedParam("ctx", ParamType::kString, "", "Context (ignored: the output lives with data)."), axis};
+               StringParam("ctx", "", "Context (ignored: the output lives with data)."),
+               Optional(IntParam("axis", "None",
+                                 "Axis whose extent sets the length; None: data's whole shape."))};
   al.infer_shape = ArangeLikeShape;
   al.infer_type = ElemwiseType;
   al.gradient = ZeroGrad;

@@ -207,25 +207,27 @@ void AddViewBackward(OpRegistry* reg, const std::string& fwd) {
 }
 
 void RegisterShapeOpsSlice(OpRegistry* reg) {
-  ParamDecl begin = RequiredParam("begin", ParamType::kString, "Start indices per axis (None = default).");
-  ParamDecl end = RequiredParam("end", ParamType::kString, "End indices per axis, exclusive (None = default).");
-  reg->Add(ViewDef("slice", {"crop"}, "A strided slice with Python semantics per axis.",
-                   {begin, end, TypedParam("step", ParamType::kString, "()", "Steps per axis (None or empty = 1).")},
-                   OutFromData<SliceOutShape>));
+  reg->Add(ViewDef(
+      "slice", {"crop"}, "A strided slice with Python semantics per axis.",
+      {RequiredParam("begin", ParamType::kString, "Start indices per axis (None = default)."),
+       RequiredParam("end", ParamType::kString,
+                     "End indices per axis, exclusive (None = default)."),
+       StringParam("step", "()", "Steps per axis (None or empty = 1).")},
+      OutFromData<SliceOutShape>));
 
   OpDef sl = ViewDef("slice_like", {}, "data cut to shape_like's extents on `axes`.",
-                     {TypedParam("axes", ParamType::kShape, "()", "Axes to slice; empty = all.")}, SliceLikeShape);
+                     {ShapeParam("axes", "()", "Axes to slice; empty = all.")}, SliceLikeShape);
   sl.num_inputs = 2;
   sl.input_names = FixedNames({"data", "shape_like"});
   sl.infer_type = SliceLikeType;
   reg->Add(std::move(sl));
 
-  ParamDecl n = RequiredParam("num_args", ParamType::kInt, "1: crop to h_w; 2: crop to arg1's (H, W).");
-  n.lo = 1;
-  n.hi = 3;
   OpDef cr = ViewDef("Crop", {}, "Crops the (H, W) plane of a 4-D array (legacy).",
-                     {n, TypedParam("offset", ParamType::kShape, "(0,0)", "Crop offset (y, x)."),
-                      TypedParam("h_w", ParamType::kShape, "(0,0)", "Crop size (h, w) when num_args=1."),
+                     {Ranged(RequiredParam("num_args", ParamType::kInt,
+                                           "1: crop to h_w; 2: crop to arg1's (H, W)."),
+                             1, 3),
+                      ShapeParam("offset", "(0,0)", "Crop offset (y, x)."),
+                      ShapeParam("h_w", "(0,0)", "Crop size (h, w) when num_args=1."),
                       BoolParam("center_crop", "False", "Centre the crop (ignores offset).")},
                      CropShape);
   cr.key_var_num_args = "num_args";

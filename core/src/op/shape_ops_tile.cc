@@ -208,10 +208,10 @@ void RegisterShapeOpsTile(OpRegistry* reg) {
   };
   reg->Add(std::move(t));
 
-  ParamDecl axis = IntParam("axis", "None", "Axis to repeat along; None flattens.");
-  axis.optional = true;
-  OpDef rp = ShapeOpDef("repeat", {}, "Repeats each element `repeats` times.",
-                 {RequiredParam("repeats", ParamType::kInt, "Repetitions of each element."), axis},
+  OpDef rp =
+      ShapeOpDef("repeat", {}, "Repeats each element `repeats` times.",
+                 {RequiredParam("repeats", ParamType::kInt, "Repetitions of each element."),
+                  Optional(IntParam("axis", "None", "Axis to repeat along; None flattens."))},
                  OutFromData<RepeatOut>);
   rp.gradient = [](const OpRegistry& r, const NodePtr& n, const std::vector<NodeEntry>& og) {
     return BackwardNode(r, "_backward_repeat", n, {og[0], n->inputs[0]}, 1);
@@ -221,33 +221,33 @@ void RegisterShapeOpsTile(OpRegistry* reg) {
   AddViewBackward(reg, "repeat");
 
   OpDef bt = ShapeOpDef("broadcast_to", {}, "Broadcasts unit axes to `shape` (0 keeps the extent).",
-                 {TypedParam("shape", ParamType::kShape, "()", "Target shape.")}, OutFromData<BroadcastToOut>);
+                        {ShapeParam("shape", "()", "Target shape.")}, OutFromData<BroadcastToOut>);
   bt.gradient = ReduceGrad;
   reg->Add(std::move(bt));
 
-  OpDef ba = ShapeOpDef("broadcast_axis", {"broadcast_axes"}, "Broadcasts the unit axes `axis` to `size`.",
-                 {TypedParam("axis", ParamType::kShape, "()", "Axes to broadcast."), TypedParam("size", ParamType::kShape, "()", "Target extents.")},
-                 OutFromData<BroadcastAxisOut>);
+  OpDef ba = ShapeOpDef(
+      "broadcast_axis", {"broadcast_axes"}, "Broadcasts the unit axes `axis` to `size`.",
+      {ShapeParam("axis", "()", "Axes to broadcast."), ShapeParam("size", "()", "Target extents.")},
+      OutFromData<BroadcastAxisOut>);
   ba.gradient = ReduceGrad;
   reg->Add(std::move(ba));
 
-  ParamDecl la = TypedParam("lhs_axes", ParamType::kShape, "None", "Axes of lhs to broadcast.");
-  la.optional = true;
-  ParamDecl ra = TypedParam("rhs_axes", ParamType::kShape, "None", "Axes of rhs giving the target extents.");
-  ra.optional = true;
-  OpDef bl = ShapeOpDef("broadcast_like", {}, "Broadcasts lhs to rhs's shape (or on the given axes).", {la, ra},
-                 BroadcastLikeShape);
+  OpDef bl = ShapeOpDef(
+      "broadcast_like", {}, "Broadcasts lhs to rhs's shape (or on the given axes).",
+      {Optional(ShapeParam("lhs_axes", "None", "Axes of lhs to broadcast.")),
+       Optional(ShapeParam("rhs_axes", "None", "Axes of rhs giving the target extents."))},
+      BroadcastLikeShape);
   bl.num_inputs = 2;
   bl.input_names = FixedNames({"lhs", "rhs"});
   bl.infer_type = LhsType;
   bl.gradient = ReduceGrad;
   reg->Add(std::move(bl));
 
-  ParamDecl n = RequiredParam("num_args", ParamType::kInt, "Number of inputs to stack.");
-  n.lo = 1;
-  n.hi = 1e6;
-  OpDef st = ShapeOpDef("stack", {}, "Joins arrays of one shape along a new axis.",
-                 {IntParam("axis", "0", "Position of the new axis in the result."), n}, StackShape);
+  OpDef st = ShapeOpDef(
+      "stack", {}, "Joins arrays of one shape along a new axis.",
+      {IntParam("axis", "0", "Position of the new axis in the result."),
+       Ranged(RequiredParam("num_args", ParamType::kInt, "Number of inputs to stack."), 1, 1e6)},
+      StackShape);
   st.key_var_num_args = "num_args";
   st.num_inputs_fn = [](const ParamValues& p) { return static_cast<int>(p.GetInt("num_args")); };
   st.input_names = [](const ParamValues& p) {

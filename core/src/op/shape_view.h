@@ -24,16 +24,6 @@ std::vector<std::optional<int64_t>> ParseOptionalTuple(const std::string& op, co
 // Row-major strides of `s`.
 std::vector<int64_t> RowMajorStrides(const Shape& s);
 
-// A parameter declaration of `type` with default text `def`.
-inline ParamDecl TypedParam(const std::string& name, ParamType type, const std::string& def, const std::string& doc) {
-  ParamDecl d;
-  d.name = name;
-  d.type = type;
-  d.default_value = def;
-  d.doc = doc;
-  return d;
-}
-
 // An OpDef with elementwise type inference (no gradient yet).
 inline OpDef ShapeOpDef(const std::string& name, std::vector<std::string> aliases, const std::string& doc,
                         std::vector<ParamDecl> params, InferShapeFn shape) {

@@ -25,18 +25,12 @@ namespace op {
 namespace {
 
 ParamDecl OptionalAxis(const std::string& def) {
-  ParamDecl a = IntParam("axis", def, "Axis to work along (negative counts from the end); None flattens.");
-  a.optional = true;
-  return a;
+  return Optional(
+      IntParam("axis", def, "Axis to work along (negative counts from the end); None flattens."));
 }
 
 ParamDecl IndexDType(const std::string& def) {
-  ParamDecl d;
-  d.name = "dtype";
-  d.type = ParamType::kDType;
-  d.default_value = def;
-  d.doc = "Element type of the index output.";
-  return d;
+  return DTypeParam("dtype", def, "Element type of the index output.");
 }
 
 // The axis (normalised) of `attrs` for rank `ndim`, or -1 for None.
@@ -138,14 +132,10 @@ std::vector<ParamDecl> SortParams(const std::string& op) {
   ParamDecl asc = BoolParam("is_ascend", op == "topk" ? "False" : "True", "Ascending order.");
   if (op == "sort") return {OptionalAxis("-1"), asc};
   if (op == "argsort") return {OptionalAxis("-1"), asc, IndexDType("float32")};
-  ParamDecl rt;
-  rt.name = "ret_typ";
-  rt.type = ParamType::kEnum;
-  rt.default_value = "indices";
-  rt.choices = {"both", "indices", "mask", "value"};
-  rt.doc = "What to return: values, indices, a mask or both values and indices.";
-  return {OptionalAxis("-1"), IntParam("k", "1", "How many elements (k < 1: all)."), rt, asc,
-          IndexDType("float32")};
+  return {OptionalAxis("-1"), IntParam("k", "1", "How many elements (k < 1: all)."),
+          EnumParam("ret_typ", "indices", {"both", "indices", "mask", "value"},
+                    "What to return: values, indices, a mask or both values and indices."),
+          asc, IndexDType("float32")};
 }
 
 // _backward_sort / _backward_topk (ograd, data) -> data's shape.

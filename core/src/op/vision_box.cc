@@ -60,8 +60,8 @@ std::vector<ParamDecl> BoxNMSParams() {
           IntParam("id_index", "-1", "Index of the class id, -1 for none."),
           IntParam("background_id", "-1", "Class id ignored by NMS (with id_index)."),
           BoolParam("force_suppress", "False", "Suppress across classes."),
-          EnumParam("in_format", fmt, "corner", false, "Input box encoding."),
-          EnumParam("out_format", fmt, "corner", false, "Output box encoding.")};
+          EnumParam("in_format", "corner", fmt, "Input box encoding."),
+          EnumParam("out_format", "corner", fmt, "Output box encoding.")};
 }
 
 // Checks the index parameters against the row width `w` (MXNet's checks).
@@ -211,7 +211,7 @@ void RegisterVisionBox(OpRegistry* reg) {
   OpDef iou;
   iou.name = "_contrib_box_iou";
   iou.doc = "Pairwise intersection-over-union of two sets of boxes (MXNet semantics).";
-  iou.params = {EnumParam("format", {"corner", "center"}, "corner", false, "Box encoding.")};
+  iou.params = {EnumParam("format", "corner", {"corner", "center"}, "Box encoding.")};
   iou.num_inputs = 2;
   iou.input_names = FixedNames({"lhs", "rhs"});
   iou.infer_shape = BoxIoUShape;
@@ -225,7 +225,7 @@ void RegisterVisionBox(OpRegistry* reg) {
   dec.params = {FloatParam("std0", "1", "Scale of the x offset."), FloatParam("std1", "1", "Scale of the y offset."),
                 FloatParam("std2", "1", "Scale of the log width."), FloatParam("std3", "1", "Scale of the log height."),
                 FloatParam("clip", "-1", "Upper bound of the scaled log sizes when > 0."),
-                EnumParam("format", {"corner", "center"}, "center", false, "Anchor encoding.")};
+                EnumParam("format", "center", {"corner", "center"}, "Anchor encoding.")};
   dec.num_inputs = 2;
   dec.input_names = FixedNames({"data", "anchors"});
   dec.infer_shape = BoxDecodeShape;

@@ -9,12 +9,7 @@ namespace weft {
 namespace op {
 
 ParamDecl FloatTupleParam(const std::string& name, const std::string& def, const std::string& doc) {
-  ParamDecl d;
-  d.name = name;
-  d.type = ParamType::kString;
-  d.default_value = def;
-  d.doc = doc + " (a tuple of floats)";
-  return d;
+  return StringParam(name, def, doc + " (a tuple of floats)");
 }
 
 std::vector<float> FloatTupleValue(const NodeAttrs& attrs, const std::string& key, int want_len,

@@ -94,15 +94,14 @@ bool GradToDataShape(const NodeAttrs& attrs, std::vector<Shape>* in, std::vector
 }
 
 std::vector<ParamDecl> ResizeParams() {
-  ParamDecl sh = FloatParam("scale_height", "None", "Height scale (modes size and odd_scale).");
-  ParamDecl sw = FloatParam("scale_width", "None", "Width scale (modes size and odd_scale).");
-  sh.optional = sw.optional = true;
   return {IntRangeParam("height", "1", 1, 1e9, "Output height (mode size)."),
           IntRangeParam("width", "1", 1, 1e9, "Output width (mode size)."),
-          sh,
-          sw,
-          EnumParam("mode", {"size", "odd_scale", "like", "to_even_down", "to_even_up", "to_odd_down", "to_odd_up"},
-                    "size", false, "How the output size is chosen."),
+          Optional(FloatParam("scale_height", "None", "Height scale (modes size and odd_scale).")),
+          Optional(FloatParam("scale_width", "None", "Width scale (modes size and odd_scale).")),
+          EnumParam("mode", "size",
+                    {"size", "odd_scale", "like", "to_even_down", "to_even_up", "to_odd_down",
+                     "to_odd_up"},
+                    "How the output size is chosen."),
           BoolParam("align_corners", "True", "Align the corner pixel centres.")};
 }
 

@@ -31,11 +31,10 @@ namespace op {
 namespace {
 
 std::vector<ParamDecl> PoolParams() {
-  ParamDecl ps = RequiredParam("pooled_size", ParamType::kShape, "Output (height, width) of each ROI.");
-  ParamDecl sc = RequiredParam("spatial_scale", ParamType::kFloat, "Feature map size / image size.");
-  sc.lo = 0;
-  sc.hi = 1;
-  return {ps, sc};
+  return {
+      RequiredParam("pooled_size", ParamType::kShape, "Output (height, width) of each ROI."),
+      Ranged(RequiredParam("spatial_scale", ParamType::kFloat, "Feature map size / image size."), 0,
+             1)};
 }
 
 std::vector<ParamDecl> AlignParams() {

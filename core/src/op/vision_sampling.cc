@@ -115,20 +115,15 @@ GradientFn TwoInputGradient(const std::string& backward) {
   };
 }
 
-ParamDecl CudnnOff() {
-  ParamDecl c = BoolParam("cudnn_off", "None", "Ignored on CPU.");
-  c.optional = true;
-  return c;
-}
+ParamDecl CudnnOff() { return Optional(BoolParam("cudnn_off", "None", "Ignored on CPU.")); }
 
 }  // namespace
 
 void RegisterVisionSampling(OpRegistry* reg) {
-  const std::vector<ParamDecl> gp = {
-      RequiredParam("transform_type", ParamType::kEnum, "affine (data (N, 6)) or warp (a flow (N, 2, H, W))."),
+  const std::vector<ParamDecl> gpe = {
+      RequiredEnumParam("transform_type", {"affine", "warp"},
+                        "affine (data (N, 6)) or warp (a flow (N, 2, H, W))."),
       ShapeParam("target_shape", "(0, 0)", "Output (height, width) for affine.")};
-  std::vector<ParamDecl> gpe = gp;
-  gpe[0].choices = {"affine", "warp"};
   OpDef g;
   g.name = "GridGenerator";
   g.doc = "Sampling grid of an affine transform or an optical flow (MXNet semantics).";
@@ -161,12 +156,10 @@ void RegisterVisionSampling(OpRegistry* reg) {
   reg->Add(std::move(s));
   reg->Add(TwoInputGrad("_backward_BilinearSampler", {CudnnOff()}, "grid"));
 
-  ParamDecl tt = RequiredParam("transform_type", ParamType::kEnum, "Transformation type (affine).");
-  tt.choices = {"affine"};
-  ParamDecl st = RequiredParam("sampler_type", ParamType::kEnum, "Sampling type (bilinear).");
-  st.choices = {"bilinear"};
-  const std::vector<ParamDecl> tp = {ShapeParam("target_shape", "(0, 0)", "Output (height, width)."), tt, st,
-                                     CudnnOff()};
+  const std::vector<ParamDecl> tp = {
+      ShapeParam("target_shape", "(0, 0)", "Output (height, width)."),
+      RequiredEnumParam("transform_type", {"affine"}, "Transformation type (affine)."),
+      RequiredEnumParam("sampler_type", {"bilinear"}, "Sampling type (bilinear)."), CudnnOff()};
   OpDef t;
   t.name = "SpatialTransformer";
   t.doc = "Affine spatial transformer: GridGenerator(loc) then BilinearSampler (MXNet semantics).";
