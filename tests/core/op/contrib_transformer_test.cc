@@ -135,6 +135,10 @@ TEST(ContribTransformer, Errors) {
   NDArray kv2 = test::RandomArray({3, 3, 8}, DType::kFloat32, -1, 1, 4);
   EXPECT_TRUE(test::ThrowsError([&] { test::Run(kEncQK, {q, kv2}, {{"heads", "2"}}); }, StatusCode::kShape,
                                 {kEncQK, "keys_values", "(3,3,8)"}));
+  // heads = 0 once reached a division by zero in the shape check.
+  for (const char* op : {kQK, kValAtt, kEncQK})
+    EXPECT_TRUE(test::ThrowsError([&] { test::Run(op, {qkv}, {{"heads", "0"}}); }, StatusCode::kInvalidArgument,
+                                  {"heads", "0"}));
 }
 
 }  // namespace
