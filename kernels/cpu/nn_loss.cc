@@ -16,16 +16,6 @@ namespace cpu {
 
 namespace {
 
-// SoftmaxOutput's normalised axis as (outer, n, inner).
-SoftmaxView SoftmaxOutputView(const ParamValues& p, const Shape& s) {
-  if (p.GetBool("multi_output")) return SoftmaxAxisView(s, 1);
-  if (p.GetBool("preserve_shape")) return SoftmaxAxisView(s, -1);
-  SoftmaxView v;
-  v.outer = s[0];
-  v.n = s.ProdRange(1, s.ndim());
-  return v;
-}
-
 void SoftmaxOutputForward(const OpContext&, const NodeAttrs& attrs, const std::vector<TBlob>& in,
                           const std::vector<OpReq>& req, const std::vector<TBlob>& out) {
   const SoftmaxView v = SoftmaxOutputView(attrs.params, in[0].shape);
@@ -35,77 +25,41 @@ void SoftmaxOutputForward(const OpContext&, const NodeAttrs& attrs, const std::v
   });
 }
 
-// MXNet's "valid" count: labels whose int value differs from ignore_label
-// (whatever use_ignore says), at least 1.
-template <typename T>
-double ValidCount(const T* label, int64_t n, double ignore) {
-  const int ig = static_cast<int>(ignore);
-  double valid = 0;
-  for (int64_t i = 0; i < n; ++i) valid += static_cast<int>(label[i]) != ig ? 1 : 0;
-  return std::max(valid, 1.0);
-}
-
-// in: ograd, output, label; out: data_grad, label_grad (zeros). Semantics
-// (probability labels, normalisers, the flattened default) in
-// core/src/op/nn_loss.cc.
+// in: ograd, output, label; out: data_grad, label_grad (zeros). What it
+// computes is planned in kernels/softmax_view.h (shared with CUDA);
+// semantics in core/src/op/nn_loss.cc.
 void SoftmaxOutputBackward(const OpContext&, const NodeAttrs& attrs, const std::vector<TBlob>& in,
                            const std::vector<OpReq>& req, const std::vector<TBlob>& out) {
-  const ParamValues& p = attrs.params;
-  const Shape& ds = in[1].shape;
-  const double scale = p.GetFloat("grad_scale");
-  const int ignore = static_cast<int>(p.GetFloat("ignore_label"));
-  const bool use_ignore = p.GetBool("use_ignore"), out_grad = p.GetBool("out_grad");
-  const bool multi = p.GetBool("multi_output");
-  const std::string& norm = p.GetString("normalization");
   DispatchFloat(in[1].dtype, "_backward_SoftmaxOutput", [&](auto t) {
     using T = decltype(t);
     const T *dy = in[0].data<T>(), *y = in[1].data<T>(), *label = in[2].data<T>();
     T* dx = out[0].data<T>();
-    const int64_t size = ds.Size(), nlabel = in[2].shape.Size();
-    if (req[1] == OpReq::kWrite || req[1] == OpReq::kInplace) std::memset(out[1].dptr, 0, out[1].Bytes());
+    if (req[1] == OpReq::kWrite || req[1] == OpReq::kInplace)
+      std::memset(out[1].dptr, 0, out[1].Bytes());
     if (req[0] == OpReq::kNull) return;
-    if (in[2].shape == ds) {  // probability label
-      const T k = static_cast<T>(scale);
-      if (out_grad) {
+    const SoftmaxOutputGrad g =
+        PlanSoftmaxOutputGrad(attrs.params, in[1].shape, in[2].shape, label);
+    const T k = static_cast<T>(g.k);
+    if (g.probability) {
+      const int64_t size = in[1].shape.Size();
+      if (g.out_grad) {
         ParallelFor(size, [&](int64_t i) { Store(req[0], &dx[i], k * (y[i] - label[i]) * dy[i]); });
       } else {
         Map(req[0], y, label, dx, size, [k](T a, T b) { return (a - b) * k; });
       }
       return;
     }
-    // Softmax lines as (outer, n classes, inner); line i = (o, s) uses
-    // label[i] (a prefix of the flattened labels).
-    SoftmaxView v;
-    double normaliser = 1, alpha = p.GetFloat("smooth_alpha");
-    if (multi) {
-      v = SoftmaxAxisView(ds, 1);
-      alpha = 0;
-      if (norm == "batch") normaliser = static_cast<double>(v.inner * v.outer);
-      else if (norm == "valid") normaliser = ValidCount(label, nlabel, ignore);
-      else normaliser = static_cast<double>(v.inner);
-    } else {
-      v = SoftmaxOutputView(p, ds);
-      if (norm == "batch") normaliser = static_cast<double>(nlabel);
-      else if (norm == "valid") normaliser = ValidCount(label, nlabel, ignore);
-    }
-    const int64_t lines = v.outer * v.inner, n = v.n, inner = v.inner;
-    if (nlabel < lines)
-      Fail(StatusCode::kShape, "operator SoftmaxOutput: input 'label' has ", nlabel, " values for ", lines,
-           " softmax rows");
-    for (int64_t i = 0; i < lines; ++i)
-      if (!(use_ignore && static_cast<int>(label[i]) == ignore)) ClassIndex("SoftmaxOutput", label, i, n);
-    const T k = static_cast<T>(scale / normaliser);
-    const T off = n > 1 ? static_cast<T>(alpha / static_cast<double>(n - 1)) : T(0);
-    const T on = static_cast<T>(1 - alpha);
+    const int64_t lines = g.v.outer * g.v.inner, n = g.v.n, inner = g.v.inner;
+    const T off = static_cast<T>(g.off), on = static_cast<T>(g.on);
     ParallelFor(lines, [&](int64_t line) {
       const int64_t base = (line / inner) * n * inner + line % inner;
-      const bool skip = use_ignore && static_cast<int>(label[line]) == ignore;
+      const bool skip = g.Ignored(static_cast<double>(label[line]));
       const int64_t li = skip ? -1 : static_cast<int64_t>(label[line]);
       for (int64_t c = 0; c < n; ++c) {
         const int64_t e = base + c * inner;
-        T g = skip ? T(0) : (y[e] - (c == li ? on : off)) * k;
-        if (out_grad) g *= dy[e];
-        Store(req[0], &dx[e], g);
+        T g_e = skip ? T(0) : (y[e] - (c == li ? on : off)) * k;
+        if (g.out_grad) g_e *= dy[e];
+        Store(req[0], &dx[e], g_e);
       }
     });
   });

@@ -17,17 +17,6 @@
 namespace weft {
 namespace cpu {
 
-SoftmaxView SoftmaxAxisView(const Shape& s, int64_t axis) {
-  SoftmaxView v;
-  if (s.ndim() == 0) return v;
-  if (axis < 0) axis += s.ndim();
-  const int a = static_cast<int>(axis);
-  v.outer = s.ProdRange(0, a);
-  v.n = s[a];
-  v.inner = s.ProdRange(a + 1, s.ndim());
-  return v;
-}
-
 namespace {
 
 SoftmaxView ViewOf(const NodeAttrs& attrs, const Shape& s) {

@@ -13,17 +13,10 @@
 #include <cstring>
 
 #include "cpu/cpu_util.h"
+#include "softmax_view.h"
 
 namespace weft {
 namespace cpu {
-
-// The array viewed as (outer, n, inner), normalised over n.
-struct SoftmaxView {
-  int64_t outer = 1, n = 1, inner = 1;
-};
-
-// The view normalising `axis` (negative counts from the end) of `s`.
-SoftmaxView SoftmaxAxisView(const Shape& s, int64_t axis);
 
 // exp(x) in float to about 1 ulp for x in [-87.3, 88.3], clamped outside
 // (so exp of very negative inputs is ~1e-38, not 0), branch-free so loops

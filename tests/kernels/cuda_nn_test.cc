@@ -218,8 +218,22 @@ TEST(CudaNN, SoftmaxOutput) {
   const std::vector<C> cases = {
       {{}, {6, 5}, {6}},
       {{{"use_ignore", "True"}, {"ignore_label", "2"}, {"normalization", "valid"}}, {6, 5}, {6}},
-      {{{"multi_output", "True"}, {"normalization", "batch"}, {"grad_scale", "2"}}, {2, 3, 4}, {2, 4}},
-      {{{"preserve_shape", "True"}, {"smooth_alpha", "0.1"}, {"out_grad", "True"}}, {2, 3, 4}, {2, 3}},
+      {{{"multi_output", "True"}, {"normalization", "batch"}, {"grad_scale", "2"}},
+       {2, 3, 4},
+       {2, 4}},
+      {{{"preserve_shape", "True"}, {"smooth_alpha", "0.1"}, {"out_grad", "True"}},
+       {2, 3, 4},
+       {2, 3}},
+      {{{"multi_output", "True"}, {"smooth_alpha", "0.2"}},
+       {2, 3, 4},
+       {2, 4}},  // inner normaliser, no smoothing
+      {{{"multi_output", "True"},
+        {"use_ignore", "True"},
+        {"ignore_label", "1"},
+        {"normalization", "valid"}},
+       {2, 3, 4},
+       {2, 4}},
+      {{{"normalization", "batch"}, {"use_ignore", "True"}, {"ignore_label", "3"}}, {6, 5}, {6}},
   };
   for (const C& c : cases) {
     for (DType t : {DType::kFloat32, DType::kFloat64}) {
@@ -232,6 +246,16 @@ TEST(CudaNN, SoftmaxOutput) {
       const NDArray y = test::Run("SoftmaxOutput", {x, label}, c.p)[0];
       const NDArray og = test::RandomArray(c.data, t, -1, 1, 6);
       CompareArrays("_backward_SoftmaxOutput", {og, y, label}, c.p);
+    }
+  }
+  // Probability labels (shaped as the data), with and without out_grad.
+  for (const StringMap& p : {StringMap{}, StringMap{{"out_grad", "True"}, {"grad_scale", "0.5"}}}) {
+    for (DType t : {DType::kFloat32, DType::kFloat64}) {
+      const NDArray x = test::RandomArray({4, 6}, t, -3, 3, 7);
+      const NDArray y = test::Run("SoftmaxOutput", {x, test::RandomArray({4}, t, 0, 0, 1)}, p)[0];
+      const NDArray prob = test::Run("softmax", {test::RandomArray({4, 6}, t, -1, 1, 8)})[0];
+      CompareArrays("_backward_SoftmaxOutput", {test::RandomArray({4, 6}, t, -1, 1, 9), y, prob},
+                    p);
     }
   }
 }
