@@ -274,6 +274,20 @@ WeftStatus weft_executor_memory(const WeftExecutor* exec, WeftExecutorMemory* ou
   WEFT_API_END();
 }
 
+WeftStatus weft_executor_placement(const WeftExecutor* exec, WeftStringList** fallback_nodes, size_t* num_copies,
+                                   size_t* forward_copy_bytes) {
+  WEFT_API_BEGIN();
+  auto ex = GetExec(exec, "exec");
+  CheckNotNull(fallback_nodes, "fallback_nodes");
+  CheckNotNull(num_copies, "num_copies");
+  CheckNotNull(forward_copy_bytes, "forward_copy_bytes");
+  weft::ExecutorPlacement p = ex->placement();
+  *num_copies = p.num_copies;
+  *forward_copy_bytes = p.forward_copy_bytes;
+  *fallback_nodes = weft::capi::NewStringList(std::move(p.fallback_nodes));
+  WEFT_API_END();
+}
+
 WeftStatus weft_executor_free(WeftExecutor* exec) {
   WEFT_API_BEGIN();
   weft::capi::FreeHandle(exec, "exec");

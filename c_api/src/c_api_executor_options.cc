@@ -99,6 +99,16 @@ WeftStatus weft_executor_options_set_optimize_inference(WeftExecutorOptions* opt
   WEFT_API_END();
 }
 
+WeftStatus weft_executor_options_set_allow_fallback(WeftExecutorOptions* opts, int enable) {
+  WEFT_API_BEGIN();
+  Update(opts, [&](ExecutorOptionsObject* o) {
+    if (enable != 0 && enable != 1)
+      weft::Fail(StatusCode::kInvalidArgument, "argument 'enable' is ", enable, ", expected 0 or 1");
+    o->options.allow_fallback = enable == 1;
+  });
+  WEFT_API_END();
+}
+
 WeftStatus weft_executor_options_add_group(WeftExecutorOptions* opts, const char* group, int dev_type,
                                            int dev_id) {
   WEFT_API_BEGIN();

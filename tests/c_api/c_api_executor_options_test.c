@@ -58,9 +58,21 @@ static void test_defaults(void** state) {
   OK(weft_ndarray_list_free(grads));
 
   OK(weft_executor_options_create(&opts));
+  OK(weft_executor_options_set_allow_fallback(opts, 0)); /* nothing to fall back on a CPU */
   ex2 = bind_with(sym, opts);
   OK(weft_executor_memory(ex2, &mem));
   assert_int_equal(mem.match_range, 16);
+  {
+    /* One device: no fallback, no copies. */
+    WeftStringList* fallback = NULL;
+    size_t copies = 99, bytes = 99, n = 99;
+    OK(weft_executor_placement(ex2, &fallback, &copies, &bytes));
+    OK(weft_string_list_size(fallback, &n));
+    assert_int_equal(n, 0);
+    assert_int_equal(copies, 0);
+    assert_int_equal(bytes, 0);
+    OK(weft_string_list_free(fallback));
+  }
   OK(weft_executor_free(ex2));
   OK(weft_executor_options_free(opts));
   OK(weft_executor_free(ex));
@@ -180,6 +192,22 @@ static void test_groups(void** state) {
   }
   expect_print(ex, "_CrossDeviceCopy", 1);
   {
+    /* Copies between cpu(1) and cpu(0) (the product at least); no fallback:
+     * every op has a CPU kernel. */
+    WeftStringList* fallback = NULL;
+    size_t copies = 0, bytes = 0, n = 99;
+    OK(weft_executor_placement(ex, &fallback, &copies, &bytes));
+    OK(weft_string_list_size(fallback, &n));
+    assert_int_equal(n, 0);
+    assert_true(copies >= 1);
+    assert_true(bytes >= sizeof(float) * 6); /* at least one (2, 3) float32 copy per forward */
+    OK(weft_string_list_free(fallback));
+    EXPECT_ERR(weft_executor_placement(ex, NULL, &copies, &bytes), WEFT_ERR_INVALID_ARGUMENT,
+               "argument 'fallback_nodes' is NULL");
+    EXPECT_ERR(weft_executor_placement(ex, &fallback, &copies, NULL), WEFT_ERR_INVALID_ARGUMENT,
+               "argument 'forward_copy_bytes' is NULL");
+  }
+  {
     WeftNDArrayList* args = NULL;
     WeftNDArray* arr;
     int type = -1, id = -1;
@@ -259,6 +287,10 @@ static void test_errors(void** state) {
              "argument 'num_groups' is 0, expected >= 1");
   EXPECT_ERR(weft_executor_options_set_optimize_inference(opts, 2), WEFT_ERR_INVALID_ARGUMENT,
              "argument 'enable' is 2, expected 0 or 1");
+  EXPECT_ERR(weft_executor_options_set_allow_fallback(opts, 2), WEFT_ERR_INVALID_ARGUMENT,
+             "argument 'enable' is 2, expected 0 or 1");
+  EXPECT_ERR(weft_executor_options_set_allow_fallback(NULL, 1), WEFT_ERR_INVALID_ARGUMENT,
+             "argument 'opts' is NULL");
   EXPECT_ERR(weft_executor_options_set_grad_req(opts, "a", 2), WEFT_ERR_INVALID_ARGUMENT,
              "argument 'req' is 2, expected WEFT_REQ_NULL (0), WEFT_REQ_WRITE (1) or WEFT_REQ_ADD (3)");
   EXPECT_ERR(weft_executor_options_set_grad_req(opts, NULL, WEFT_REQ_WRITE), WEFT_ERR_INVALID_ARGUMENT,

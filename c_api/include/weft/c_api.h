@@ -917,6 +917,17 @@ WEFT_API WeftStatus weft_executor_print(const WeftExecutor* exec, WeftStringList
 /** The memory plan's figures. */
 WEFT_API WeftStatus weft_executor_memory(const WeftExecutor* exec, WeftExecutorMemory* out);
 
+/**
+ * @brief Where the bound graph runs when it spans devices (device groups or
+ *        CPU fallback).
+ * @param[out] fallback_nodes the nodes moved to cpu(0) for want of a kernel
+ *        on the bind device, in graph order; free with weft_string_list_free().
+ * @param[out] num_copies the copy nodes between devices in the bound graph.
+ * @param[out] forward_copy_bytes the bytes those copies move per forward.
+ */
+WEFT_API WeftStatus weft_executor_placement(const WeftExecutor* exec, WeftStringList** fallback_nodes,
+                                            size_t* num_copies, size_t* forward_copy_bytes);
+
 /** Releases @p exec (NULL is a no-op); bound arrays stay valid through their own handles. */
 WEFT_API WeftStatus weft_executor_free(WeftExecutor* exec);
 
@@ -966,6 +977,15 @@ WEFT_API WeftStatus weft_executor_options_set_bulk_max_nodes(WeftExecutorOptions
  *        WEFT_ERR_INVALID_ARGUMENT for another value.
  */
 WEFT_API WeftStatus weft_executor_options_set_optimize_inference(WeftExecutorOptions* opts, int enable);
+
+/**
+ * @brief CPU fallback: @p enable 1 (the default) runs a node whose operator
+ *        has no kernel on the bind device (gpu(0), say) on cpu(0), with
+ *        copies around it (see weft_executor_placement()); 0 makes such a
+ *        node fail the bind with WEFT_ERR_NOT_IMPLEMENTED naming it.
+ *        WEFT_ERR_INVALID_ARGUMENT for another value.
+ */
+WEFT_API WeftStatus weft_executor_options_set_allow_fallback(WeftExecutorOptions* opts, int enable);
 
 /**
  * @brief Adds the device group @p group -> (::WeftDeviceType, @p dev_id)

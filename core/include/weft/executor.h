@@ -112,6 +112,19 @@ struct ExecutorOptions {
   // turns them off too (for comparisons); WEFT_EXEC_SKIP_PASSES=A,B skips
   // the passes named (e.g. BlockConvLayouts,FuseElemwiseChains).
   bool optimize_inference = true;
+  // CPU fallback: a node whose op has no kernel on its device (a shape op
+  // on gpu(0), say) runs on cpu(0), with _CrossDeviceCopy nodes at its edges
+  // (pass::PlaceDeviceOptions::has_kernel); fallback() names those nodes.
+  // False: such a node fails the bind naming the node, the op and the device.
+  bool allow_fallback = true;
+};
+
+// Where a bound graph runs when it spans devices (ExecutorOptions:
+// group2ctx, allow_fallback).
+struct ExecutorPlacement {
+  std::vector<std::string> fallback_nodes;  // moved to cpu(0) for want of a kernel
+  size_t num_copies = 0;                    // _CrossDeviceCopy nodes in the graph
+  size_t forward_copy_bytes = 0;            // bytes those copies move per forward
 };
 
 // Gradient requests for SimpleBind: one value for every argument (then
@@ -197,6 +210,7 @@ class Executor {
   const Symbol& symbol() const { return symbol_; }
   Context ctx() const { return ctx_; }
   ExecutorMemory memory() const;
+  ExecutorPlacement placement() const;
   // The bound graph (forward outputs, then one gradient per differentiated
   // argument), after placement, and the device of each of its nodes
   // (IndexedGraph(graph()) order).

@@ -16,6 +16,7 @@
 #define WEFT_PASS_H_
 
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <string>
 #include <vector>
@@ -181,6 +182,13 @@ struct PlaceDeviceOptions {
   // Variables whose arrays are already bound: name -> device. Wins over the
   // variable's group.
   std::map<std::string, Context> fixed;
+  // Fallback (the executor's CPU fallback): when set, an op node whose op
+  // has no kernel on the device the rules below give it, but has one on
+  // `fallback_ctx`, runs on `fallback_ctx` instead, with copies at its edges
+  // like any other device change; its neighbours keep the devices the rules
+  // gave them.
+  std::function<bool(const OpDef& op, const Context& ctx)> has_kernel;
+  Context fallback_ctx = Context::CPU(0);
 };
 
 // A node's device group: its "__ctx_group__" attribute, else "ctx_group";
@@ -194,6 +202,8 @@ struct Placement {
   std::vector<Context> devices;
   // The number of _CrossDeviceCopy nodes inserted.
   size_t num_copies = 0;
+  // Names of the nodes moved to fallback_ctx, in graph order.
+  std::vector<std::string> fallback_nodes;
 };
 
 // The seed's PlaceDevice. Devices: fixed variables, then grouped nodes; a
@@ -214,6 +224,8 @@ struct Placement {
 // group2ctx (naming the node and the group) and for an op that mutates an
 // input placed on another device (naming the node, the input and both
 // devices); Error(kInvalidArgument) for a fixed name that is no variable.
+// With has_kernel set, fallback (see PlaceDeviceOptions) is applied last,
+// before the copies are inserted.
 Placement PlaceDevice(const OpRegistry& reg, const Graph& graph, const PlaceDeviceOptions& options);
 
 // PlaceDevice over a training graph `train` that Gradient built from

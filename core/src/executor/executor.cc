@@ -131,6 +131,23 @@ ExecutorMemory Executor::memory() const {
   return r;
 }
 
+ExecutorPlacement Executor::placement() const {
+  const Impl& m = *impl_;
+  const IndexedGraph& g = *m.idx;
+  ExecutorPlacement r;
+  r.fallback_nodes = m.fallback_nodes;
+  for (uint32_t nid = 0; nid < g.num_nodes(); ++nid) {
+    const Node& node = g.node(nid);
+    if (node.is_variable() || node.op()->name != "_CrossDeviceCopy") continue;
+    ++r.num_copies;
+    const uint32_t e = g.entry_id(nid, 0);
+    if (nid < m.num_forward_nodes)
+      r.forward_copy_bytes +=
+          static_cast<size_t>(m.shapes.shapes[e].Size()) * DTypeSize(m.types.dtypes[e]);
+  }
+  return r;
+}
+
 std::string Executor::DebugString() const {
   const Impl& m = *impl_;
   const IndexedGraph& g = *m.idx;
@@ -161,8 +178,15 @@ std::string Executor::DebugString() const {
       os << "\n";
     }
   }
-  os << "Inference passes: " << (m.optimize ? m.passes.empty() ? "none changed the graph" : JoinNames(m.passes)
-                                             : "off") << "\n";
+  if (several) {
+    const ExecutorPlacement pl = placement();
+    os << "Placement: " << pl.num_copies << " copies, " << pl.forward_copy_bytes
+       << " bytes copied per forward; " << pl.fallback_nodes.size() << " nodes fall back to cpu(0)"
+       << (pl.fallback_nodes.empty() ? "" : ": " + JoinNames(pl.fallback_nodes)) << "\n";
+  }
+  os << "Inference passes: "
+     << (m.optimize ? m.passes.empty() ? "none changed the graph" : JoinNames(m.passes) : "off")
+     << "\n";
   const ExecutorMemory mem = memory();
   os << "Memory: planned " << mem.planned_bytes << " bytes in " << mem.num_storage << " blocks, naive "
      << mem.naive_bytes << " bytes; " << mem.num_inplace << " in place, " << mem.num_reused

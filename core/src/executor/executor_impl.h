@@ -56,7 +56,8 @@ struct Executor::Impl {
   Graph graph;  // forward outputs, then one gradient per differentiated argument
   std::unique_ptr<IndexedGraph> idx;
   uint32_t num_forward_nodes = 0;
-  std::vector<Context> devices;  // per node of *idx
+  std::vector<Context> devices;             // per node of *idx
+  std::vector<std::string> fallback_nodes;  // pass::Placement::fallback_nodes
   pass::ShapeResult shapes;
   pass::TypeResult types;
   pass::MemoryPlan plan;
@@ -148,10 +149,16 @@ int ResolveBulkMaxNodes(int option);
 // PlaceDevice over `train` (built from `forward` by TrainingGraph):
 // default device `ctx`, `fixed` variables (argument arrays), and every head
 // gradient variable fixed on its forward output's device.
+// With `kernels`, nodes without a kernel on their device fall back to
+// cpu(0) (pass::PlaceDeviceOptions::has_kernel).
 pass::Placement PlaceTrainingGraph(const OpRegistry& reg, const Graph& forward, const Graph& train,
                                    const std::vector<NodeEntry>& heads, Context ctx,
                                    const std::map<std::string, Context>& group2ctx,
-                                   const std::map<std::string, Context>& fixed);
+                                   const std::map<std::string, Context>& fixed,
+                                   const KernelRegistry* kernels = nullptr);
+
+// Whether some op node of `g` has no kernel on `ctx` but one on cpu(0).
+bool NeedsFallback(const KernelRegistry& kernels, const Graph& g, Context ctx);
 
 }  // namespace weft
 

@@ -74,9 +74,9 @@ void Executor::Init(const ExecutorOptions& options, Runtime* rt) {
 }
 
 // The training graph: gradients of every argument whose request is not
-// null; for inference only, the graph passes; with device groups, placed
-// and rewritten with copies. Sets graph, idx, devices, has_grads, optimize,
-// passes and num_forward_nodes.
+// null; for inference only, the graph passes; with device groups or nodes
+// falling back to the CPU, placed and rewritten with copies. Sets graph, idx, devices, has_grads,
+// optimize, passes and num_forward_nodes.
 void Executor::Impl::BuildGraph(const Executor& ex, const ExecutorOptions& options, BindState* s) {
   const OpRegistry& reg = rt->ops();
   s->forward = Graph{ex.symbol_.outputs};
@@ -94,15 +94,17 @@ void Executor::Impl::BuildGraph(const Executor& ex, const ExecutorOptions& optio
     train = OptimizeInference(reg, rt->kernels(), ex.ctx_.dev_type, train, &passes);
     if (!passes.empty()) s->forward = train;
   }
-  if (options.group2ctx.empty()) {
+  const KernelRegistry* fallback = options.allow_fallback ? &rt->kernels() : nullptr;
+  if (options.group2ctx.empty() && !(fallback && NeedsFallback(*fallback, train, ex.ctx_))) {
     graph = std::move(train);
   } else {
     std::map<std::string, Context> fixed;
     for (size_t i = 0; i < ex.args_.size(); ++i) fixed[ex.arg_names_[i]] = ex.args_[i].ctx();
-    pass::Placement placed =
-        PlaceTrainingGraph(reg, s->forward, train, s->heads, ex.ctx_, options.group2ctx, fixed);
+    pass::Placement placed = PlaceTrainingGraph(reg, s->forward, train, s->heads, ex.ctx_,
+                                                options.group2ctx, fixed, fallback);
     graph = std::move(placed.graph);
     devices = std::move(placed.devices);
+    fallback_nodes = std::move(placed.fallback_nodes);
   }
   idx = std::make_unique<IndexedGraph>(graph);
   if (devices.empty()) devices.assign(idx->num_nodes(), ex.ctx_);
@@ -308,8 +310,11 @@ void Executor::Impl::PrepareSteps(const Executor& ex, const BindState& s) {
     if (!cross_type) {
       step.kernel = rt->kernels().Find(node.op()->name, step.ctx.dev_type);
       if (!step.kernel)
-        Fail(StatusCode::kNotImplemented, "bind: operator ", node.op()->name, " (node '", node.attrs.name,
-             "') has no kernel for device ", DeviceTypeName(step.ctx.dev_type));
+        Fail(StatusCode::kNotImplemented, "bind: operator ", node.op()->name, " (node '",
+             node.attrs.name, "') has no kernel for device ", DeviceTypeName(step.ctx.dev_type),
+             rt->kernels().Find(node.op()->name, DeviceType::kCPU)
+                 ? " (ExecutorOptions::allow_fallback would run it on cpu(0))"
+                 : "");
     }
     std::vector<NDArray> in, out;
     CallVersions versions;

@@ -1,5 +1,6 @@
-// The executor's training graph and its device placement, shared by Init
-// (the bound graph) and SimpleBind (where to allocate each array).
+// The executor's training graph and its device placement (device groups,
+// CPU fallback), shared by Init (the bound graph) and SimpleBind (where to
+// allocate each array).
 #include <map>
 #include <string>
 #include <utility>
@@ -29,12 +30,29 @@ Graph TrainingGraph(const OpRegistry& reg, const Graph& forward, const std::vect
 pass::Placement PlaceTrainingGraph(const OpRegistry& reg, const Graph& forward, const Graph& train,
                                    const std::vector<NodeEntry>& heads, Context ctx,
                                    const std::map<std::string, Context>& group2ctx,
-                                   const std::map<std::string, Context>& fixed) {
+                                   const std::map<std::string, Context>& fixed,
+                                   const KernelRegistry* kernels) {
   pass::PlaceDeviceOptions o;
   o.default_ctx = ctx;
   o.group2ctx = group2ctx;
   o.fixed = fixed;
+  if (kernels)
+    o.has_kernel = [kernels](const OpDef& op, const Context& c) {
+      return kernels->Find(op.name, c.dev_type) != nullptr;
+    };
   return pass::PlaceTrainingGraph(reg, forward, train, heads, std::move(o));
+}
+
+bool NeedsFallback(const KernelRegistry& kernels, const Graph& g, Context ctx) {
+  if (ctx.dev_type == DeviceType::kCPU) return false;
+  const IndexedGraph idx(g);
+  for (uint32_t nid = 0; nid < idx.num_nodes(); ++nid) {
+    const Node& node = idx.node(nid);
+    if (node.is_variable()) continue;
+    const std::string& op = node.op()->name;
+    if (!kernels.Find(op, ctx.dev_type) && kernels.Find(op, DeviceType::kCPU)) return true;
+  }
+  return false;
 }
 
 }  // namespace weft

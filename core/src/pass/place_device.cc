@@ -84,6 +84,23 @@ std::vector<Context> AssignDevices(const IndexedGraph& g, const PlaceDeviceOptio
   return result;
 }
 
+// Moves op nodes without a kernel on their device to o.fallback_ctx when it
+// has one; returns their names.
+std::vector<std::string> ApplyFallback(const IndexedGraph& g, const PlaceDeviceOptions& o,
+                                       std::vector<Context>* dev) {
+  std::vector<std::string> moved;
+  if (!o.has_kernel) return moved;
+  for (uint32_t nid = 0; nid < g.num_nodes(); ++nid) {
+    const Node& node = g.node(nid);
+    if (node.is_variable() || IsCopy(node) || (*dev)[nid] == o.fallback_ctx) continue;
+    if (o.has_kernel(*node.op(), (*dev)[nid]) || !o.has_kernel(*node.op(), o.fallback_ctx))
+      continue;
+    (*dev)[nid] = o.fallback_ctx;
+    moved.push_back(node.attrs.name);
+  }
+  return moved;
+}
+
 // An op writing an input cannot reach it through a copy.
 void CheckMutatedInputs(const IndexedGraph& g, const std::vector<Context>& dev) {
   for (uint32_t nid = 0; nid < g.num_nodes(); ++nid) {
@@ -113,9 +130,10 @@ const std::string* DeviceGroupOf(const Node& n) {
 
 Placement PlaceDevice(const OpRegistry& reg, const Graph& graph, const PlaceDeviceOptions& options) {
   IndexedGraph g(graph);
-  const std::vector<Context> dev = AssignDevices(g, options);
-  CheckMutatedInputs(g, dev);
+  std::vector<Context> dev = AssignDevices(g, options);
   Placement out;
+  out.fallback_nodes = ApplyFallback(g, options, &dev);
+  CheckMutatedInputs(g, dev);
   bool single = true;
   for (const Context& c : dev) single = single && c == dev[0];
   if (single) {

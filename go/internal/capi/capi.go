@@ -400,9 +400,9 @@ typedef _goslice_ swig_type_366;
 typedef _gostring_ swig_type_367;
 typedef _goslice_ swig_type_368;
 typedef _gostring_ swig_type_369;
-typedef _gostring_ swig_type_370;
-typedef _gostring_ swig_type_371;
-typedef _gostring_ swig_type_372;
+typedef _goslice_ swig_type_370;
+typedef _goslice_ swig_type_371;
+typedef _goslice_ swig_type_372;
 typedef _gostring_ swig_type_373;
 typedef _gostring_ swig_type_374;
 typedef _gostring_ swig_type_375;
@@ -411,249 +411,254 @@ typedef _gostring_ swig_type_377;
 typedef _gostring_ swig_type_378;
 typedef _gostring_ swig_type_379;
 typedef _gostring_ swig_type_380;
-typedef long long swig_type_381;
+typedef _gostring_ swig_type_381;
 typedef _gostring_ swig_type_382;
-typedef _goslice_ swig_type_383;
-typedef _goslice_ swig_type_384;
-typedef long long swig_type_385;
-typedef _gostring_ swig_type_386;
-typedef _goslice_ swig_type_387;
+typedef _gostring_ swig_type_383;
+typedef _gostring_ swig_type_384;
+typedef _gostring_ swig_type_385;
+typedef long long swig_type_386;
+typedef _gostring_ swig_type_387;
 typedef _goslice_ swig_type_388;
-typedef _gostring_ swig_type_389;
-typedef _goslice_ swig_type_390;
-typedef long long swig_type_391;
+typedef _goslice_ swig_type_389;
+typedef long long swig_type_390;
+typedef _gostring_ swig_type_391;
 typedef _goslice_ swig_type_392;
 typedef _goslice_ swig_type_393;
-typedef _goslice_ swig_type_394;
-typedef long long swig_type_395;
-typedef _goslice_ swig_type_396;
-typedef _gostring_ swig_type_397;
-typedef _gostring_ swig_type_398;
+typedef _gostring_ swig_type_394;
+typedef _goslice_ swig_type_395;
+typedef long long swig_type_396;
+typedef _goslice_ swig_type_397;
+typedef _goslice_ swig_type_398;
 typedef _goslice_ swig_type_399;
-typedef _goslice_ swig_type_400;
-typedef _gostring_ swig_type_401;
+typedef long long swig_type_400;
+typedef _goslice_ swig_type_401;
 typedef _gostring_ swig_type_402;
 typedef _gostring_ swig_type_403;
 typedef _goslice_ swig_type_404;
-typedef _gostring_ swig_type_405;
-typedef void* swig_type_406;
-typedef void* swig_type_407;
-typedef long long swig_type_408;
-typedef long long swig_type_409;
+typedef _goslice_ swig_type_405;
+typedef _gostring_ swig_type_406;
+typedef _gostring_ swig_type_407;
+typedef _gostring_ swig_type_408;
+typedef _goslice_ swig_type_409;
 typedef _gostring_ swig_type_410;
-typedef _gostring_ swig_type_411;
+typedef void* swig_type_411;
 typedef void* swig_type_412;
-typedef void* swig_type_413;
+typedef long long swig_type_413;
 typedef long long swig_type_414;
-typedef long long swig_type_415;
+typedef _gostring_ swig_type_415;
 typedef _gostring_ swig_type_416;
-typedef _gostring_ swig_type_417;
-typedef _gostring_ swig_type_418;
-typedef _gostring_ swig_type_419;
-typedef _gostring_ swig_type_420;
+typedef void* swig_type_417;
+typedef void* swig_type_418;
+typedef long long swig_type_419;
+typedef long long swig_type_420;
 typedef _gostring_ swig_type_421;
-typedef _goslice_ swig_type_422;
+typedef _gostring_ swig_type_422;
 typedef _gostring_ swig_type_423;
 typedef _gostring_ swig_type_424;
 typedef _gostring_ swig_type_425;
-typedef _goslice_ swig_type_426;
+typedef _gostring_ swig_type_426;
 typedef _goslice_ swig_type_427;
 typedef _gostring_ swig_type_428;
-typedef long long swig_type_429;
+typedef _gostring_ swig_type_429;
 typedef _gostring_ swig_type_430;
 typedef _goslice_ swig_type_431;
-typedef long long swig_type_432;
+typedef _goslice_ swig_type_432;
 typedef _gostring_ swig_type_433;
-typedef _goslice_ swig_type_434;
+typedef long long swig_type_434;
 typedef _gostring_ swig_type_435;
-typedef long long swig_type_436;
-typedef _goslice_ swig_type_437;
+typedef _goslice_ swig_type_436;
+typedef long long swig_type_437;
 typedef _gostring_ swig_type_438;
 typedef _goslice_ swig_type_439;
 typedef _gostring_ swig_type_440;
-typedef _gostring_ swig_type_441;
+typedef long long swig_type_441;
 typedef _goslice_ swig_type_442;
 typedef _gostring_ swig_type_443;
 typedef _goslice_ swig_type_444;
 typedef _gostring_ swig_type_445;
-typedef _goslice_ swig_type_446;
-typedef _gostring_ swig_type_447;
-typedef _goslice_ swig_type_448;
-typedef long long swig_type_449;
-typedef _goslice_ swig_type_450;
-typedef _gostring_ swig_type_451;
-typedef _goslice_ swig_type_452;
-typedef _gostring_ swig_type_453;
-typedef _gostring_ swig_type_454;
-typedef _gostring_ swig_type_455;
+typedef _gostring_ swig_type_446;
+typedef _goslice_ swig_type_447;
+typedef _gostring_ swig_type_448;
+typedef _goslice_ swig_type_449;
+typedef _gostring_ swig_type_450;
+typedef _goslice_ swig_type_451;
+typedef _gostring_ swig_type_452;
+typedef _goslice_ swig_type_453;
+typedef long long swig_type_454;
+typedef _goslice_ swig_type_455;
 typedef _gostring_ swig_type_456;
-typedef _gostring_ swig_type_457;
-typedef long long swig_type_458;
-typedef _goslice_ swig_type_459;
+typedef _goslice_ swig_type_457;
+typedef _gostring_ swig_type_458;
+typedef _gostring_ swig_type_459;
 typedef _gostring_ swig_type_460;
 typedef _gostring_ swig_type_461;
 typedef _gostring_ swig_type_462;
-typedef _gostring_ swig_type_463;
-typedef long long swig_type_464;
+typedef long long swig_type_463;
+typedef _goslice_ swig_type_464;
 typedef _gostring_ swig_type_465;
-typedef long long swig_type_466;
-typedef _goslice_ swig_type_467;
-typedef long long swig_type_468;
-typedef _goslice_ swig_type_469;
+typedef _gostring_ swig_type_466;
+typedef _gostring_ swig_type_467;
+typedef _gostring_ swig_type_468;
+typedef long long swig_type_469;
 typedef _gostring_ swig_type_470;
-typedef _goslice_ swig_type_471;
-typedef _gostring_ swig_type_472;
-typedef _goslice_ swig_type_473;
+typedef long long swig_type_471;
+typedef _goslice_ swig_type_472;
+typedef long long swig_type_473;
 typedef _goslice_ swig_type_474;
-typedef long long swig_type_475;
+typedef _gostring_ swig_type_475;
 typedef _goslice_ swig_type_476;
 typedef _gostring_ swig_type_477;
-typedef _gostring_ swig_type_478;
-typedef _gostring_ swig_type_479;
-typedef _gostring_ swig_type_480;
-typedef long long swig_type_481;
+typedef _goslice_ swig_type_478;
+typedef _goslice_ swig_type_479;
+typedef long long swig_type_480;
+typedef _goslice_ swig_type_481;
 typedef _gostring_ swig_type_482;
-typedef _goslice_ swig_type_483;
-typedef long long swig_type_484;
+typedef _gostring_ swig_type_483;
+typedef _gostring_ swig_type_484;
 typedef _gostring_ swig_type_485;
-typedef _goslice_ swig_type_486;
+typedef long long swig_type_486;
 typedef _gostring_ swig_type_487;
-typedef _gostring_ swig_type_488;
-typedef _goslice_ swig_type_489;
-typedef _goslice_ swig_type_490;
+typedef _goslice_ swig_type_488;
+typedef long long swig_type_489;
+typedef _gostring_ swig_type_490;
 typedef _goslice_ swig_type_491;
 typedef _gostring_ swig_type_492;
 typedef _gostring_ swig_type_493;
-typedef _gostring_ swig_type_494;
-typedef _gostring_ swig_type_495;
-typedef long long swig_type_496;
-typedef long long swig_type_497;
-typedef _goslice_ swig_type_498;
+typedef _goslice_ swig_type_494;
+typedef _goslice_ swig_type_495;
+typedef _goslice_ swig_type_496;
+typedef _gostring_ swig_type_497;
+typedef _gostring_ swig_type_498;
 typedef _gostring_ swig_type_499;
 typedef _gostring_ swig_type_500;
-typedef _gostring_ swig_type_501;
-typedef _gostring_ swig_type_502;
-typedef _gostring_ swig_type_503;
+typedef long long swig_type_501;
+typedef long long swig_type_502;
+typedef _goslice_ swig_type_503;
 typedef _gostring_ swig_type_504;
 typedef _gostring_ swig_type_505;
-typedef long long swig_type_506;
-typedef _goslice_ swig_type_507;
+typedef _gostring_ swig_type_506;
+typedef _gostring_ swig_type_507;
 typedef _gostring_ swig_type_508;
 typedef _gostring_ swig_type_509;
-typedef _goslice_ swig_type_510;
+typedef _gostring_ swig_type_510;
 typedef long long swig_type_511;
-typedef _gostring_ swig_type_512;
+typedef _goslice_ swig_type_512;
 typedef _gostring_ swig_type_513;
 typedef _gostring_ swig_type_514;
-typedef _gostring_ swig_type_515;
-typedef _gostring_ swig_type_516;
-typedef _goslice_ swig_type_517;
+typedef _goslice_ swig_type_515;
+typedef long long swig_type_516;
+typedef _gostring_ swig_type_517;
 typedef _gostring_ swig_type_518;
 typedef _gostring_ swig_type_519;
-typedef _goslice_ swig_type_520;
+typedef _gostring_ swig_type_520;
 typedef _gostring_ swig_type_521;
-typedef _gostring_ swig_type_522;
-typedef long long swig_type_523;
+typedef _goslice_ swig_type_522;
+typedef _gostring_ swig_type_523;
 typedef _gostring_ swig_type_524;
-typedef long long swig_type_525;
+typedef _goslice_ swig_type_525;
 typedef _gostring_ swig_type_526;
-typedef _goslice_ swig_type_527;
-typedef _gostring_ swig_type_528;
+typedef _gostring_ swig_type_527;
+typedef long long swig_type_528;
 typedef _gostring_ swig_type_529;
-typedef _gostring_ swig_type_530;
+typedef long long swig_type_530;
 typedef _gostring_ swig_type_531;
-typedef _gostring_ swig_type_532;
+typedef _goslice_ swig_type_532;
 typedef _gostring_ swig_type_533;
 typedef _gostring_ swig_type_534;
 typedef _gostring_ swig_type_535;
-typedef _goslice_ swig_type_536;
+typedef _gostring_ swig_type_536;
 typedef _gostring_ swig_type_537;
-typedef _goslice_ swig_type_538;
-typedef _goslice_ swig_type_539;
+typedef _gostring_ swig_type_538;
+typedef _gostring_ swig_type_539;
 typedef _gostring_ swig_type_540;
-typedef _gostring_ swig_type_541;
-typedef _goslice_ swig_type_542;
-typedef _gostring_ swig_type_543;
-typedef _gostring_ swig_type_544;
+typedef _goslice_ swig_type_541;
+typedef _gostring_ swig_type_542;
+typedef _goslice_ swig_type_543;
+typedef _goslice_ swig_type_544;
 typedef _gostring_ swig_type_545;
 typedef _gostring_ swig_type_546;
-typedef _gostring_ swig_type_547;
+typedef _goslice_ swig_type_547;
 typedef _gostring_ swig_type_548;
-typedef long long swig_type_549;
-typedef long long swig_type_550;
+typedef _gostring_ swig_type_549;
+typedef _gostring_ swig_type_550;
 typedef _gostring_ swig_type_551;
-typedef _goslice_ swig_type_552;
-typedef _goslice_ swig_type_553;
+typedef _gostring_ swig_type_552;
+typedef _gostring_ swig_type_553;
 typedef long long swig_type_554;
-typedef _gostring_ swig_type_555;
-typedef long long swig_type_556;
-typedef _gostring_ swig_type_557;
-typedef _gostring_ swig_type_558;
-typedef _goslice_ swig_type_559;
+typedef long long swig_type_555;
+typedef _gostring_ swig_type_556;
+typedef _goslice_ swig_type_557;
+typedef _goslice_ swig_type_558;
+typedef long long swig_type_559;
 typedef _gostring_ swig_type_560;
-typedef _gostring_ swig_type_561;
+typedef long long swig_type_561;
 typedef _gostring_ swig_type_562;
-typedef long long swig_type_563;
-typedef _gostring_ swig_type_564;
-typedef _goslice_ swig_type_565;
-typedef _goslice_ swig_type_566;
-typedef long long swig_type_567;
-typedef _gostring_ swig_type_568;
-typedef long long swig_type_569;
-typedef _gostring_ swig_type_570;
-typedef _gostring_ swig_type_571;
-typedef _goslice_ swig_type_572;
+typedef _gostring_ swig_type_563;
+typedef _goslice_ swig_type_564;
+typedef _gostring_ swig_type_565;
+typedef _gostring_ swig_type_566;
+typedef _gostring_ swig_type_567;
+typedef long long swig_type_568;
+typedef _gostring_ swig_type_569;
+typedef _goslice_ swig_type_570;
+typedef _goslice_ swig_type_571;
+typedef long long swig_type_572;
 typedef _gostring_ swig_type_573;
-typedef _goslice_ swig_type_574;
+typedef long long swig_type_574;
 typedef _gostring_ swig_type_575;
-typedef _goslice_ swig_type_576;
-typedef _gostring_ swig_type_577;
-typedef long long swig_type_578;
+typedef _gostring_ swig_type_576;
+typedef _goslice_ swig_type_577;
+typedef _gostring_ swig_type_578;
 typedef _goslice_ swig_type_579;
-typedef _goslice_ swig_type_580;
-typedef long long swig_type_581;
-typedef _goslice_ swig_type_582;
+typedef _gostring_ swig_type_580;
+typedef _goslice_ swig_type_581;
+typedef _gostring_ swig_type_582;
 typedef long long swig_type_583;
 typedef _goslice_ swig_type_584;
-typedef _gostring_ swig_type_585;
-typedef _goslice_ swig_type_586;
-typedef long long swig_type_587;
-typedef _goslice_ swig_type_588;
-typedef long long swig_type_589;
-typedef _goslice_ swig_type_590;
-typedef long long swig_type_591;
-typedef _gostring_ swig_type_592;
-typedef _gostring_ swig_type_593;
-typedef _gostring_ swig_type_594;
+typedef _goslice_ swig_type_585;
+typedef long long swig_type_586;
+typedef _goslice_ swig_type_587;
+typedef long long swig_type_588;
+typedef _goslice_ swig_type_589;
+typedef _gostring_ swig_type_590;
+typedef _goslice_ swig_type_591;
+typedef long long swig_type_592;
+typedef _goslice_ swig_type_593;
+typedef long long swig_type_594;
 typedef _goslice_ swig_type_595;
-typedef _gostring_ swig_type_596;
-typedef _goslice_ swig_type_597;
+typedef long long swig_type_596;
+typedef _gostring_ swig_type_597;
 typedef _gostring_ swig_type_598;
-typedef _goslice_ swig_type_599;
+typedef _gostring_ swig_type_599;
 typedef _goslice_ swig_type_600;
 typedef _gostring_ swig_type_601;
-typedef long long swig_type_602;
+typedef _goslice_ swig_type_602;
 typedef _gostring_ swig_type_603;
 typedef _goslice_ swig_type_604;
-typedef _gostring_ swig_type_605;
-typedef long long swig_type_606;
-typedef _gostring_ swig_type_607;
-typedef _goslice_ swig_type_608;
-typedef _gostring_ swig_type_609;
-typedef long long swig_type_610;
-typedef _gostring_ swig_type_611;
-typedef _goslice_ swig_type_612;
-typedef _gostring_ swig_type_613;
-typedef long long swig_type_614;
-typedef _gostring_ swig_type_615;
-typedef _goslice_ swig_type_616;
+typedef _goslice_ swig_type_605;
+typedef _gostring_ swig_type_606;
+typedef long long swig_type_607;
+typedef _gostring_ swig_type_608;
+typedef _goslice_ swig_type_609;
+typedef _gostring_ swig_type_610;
+typedef long long swig_type_611;
+typedef _gostring_ swig_type_612;
+typedef _goslice_ swig_type_613;
+typedef _gostring_ swig_type_614;
+typedef long long swig_type_615;
+typedef _gostring_ swig_type_616;
 typedef _goslice_ swig_type_617;
 typedef _gostring_ swig_type_618;
-typedef _gostring_ swig_type_619;
+typedef long long swig_type_619;
 typedef _gostring_ swig_type_620;
-typedef _gostring_ swig_type_621;
-typedef _gostring_ swig_type_622;
+typedef _goslice_ swig_type_621;
+typedef _goslice_ swig_type_622;
 typedef _gostring_ swig_type_623;
+typedef _gostring_ swig_type_624;
+typedef _gostring_ swig_type_625;
+typedef _gostring_ swig_type_626;
+typedef _gostring_ swig_type_627;
+typedef _gostring_ swig_type_628;
 extern void _wrap_Swig_free_capi_e8a75d399fea1331(uintptr_t arg1);
 extern uintptr_t _wrap_Swig_malloc_capi_e8a75d399fea1331(swig_intgo arg1);
 extern swig_type_1 _wrap_weft_go_predictor_predict_capi_e8a75d399fea1331(uintptr_t arg1, swig_type_2 arg2, swig_voidp arg3, swig_type_3 arg4, swig_type_4 arg5, swig_type_5 arg6, swig_type_6 arg7, swig_voidp arg8, swig_type_7 arg9);
@@ -767,91 +772,93 @@ extern swig_type_357 _wrap_weft_executor_grad_arrays_capi_e8a75d399fea1331(uintp
 extern swig_type_359 _wrap_weft_executor_aux_arrays_capi_e8a75d399fea1331(uintptr_t arg1, swig_type_360 arg2);
 extern swig_type_361 _wrap_weft_executor_reshape_capi_e8a75d399fea1331(uintptr_t arg1, swig_type_362 arg2, swig_type_363 arg3, swig_type_364 arg4, swig_type_365 arg5, swig_intgo arg6, swig_intgo arg7, swig_type_366 arg8);
 extern swig_type_367 _wrap_weft_executor_print_capi_e8a75d399fea1331(uintptr_t arg1, swig_type_368 arg2);
-extern swig_type_369 _wrap_weft_executor_free_capi_e8a75d399fea1331(uintptr_t arg1);
-extern swig_type_370 _wrap_weft_executor_options_create_capi_e8a75d399fea1331(uintptr_t arg1);
-extern swig_type_371 _wrap_weft_executor_options_free_capi_e8a75d399fea1331(uintptr_t arg1);
-extern swig_type_372 _wrap_weft_executor_options_set_match_range_capi_e8a75d399fea1331(uintptr_t arg1, swig_intgo arg2);
-extern swig_type_373 _wrap_weft_executor_options_set_num_groups_capi_e8a75d399fea1331(uintptr_t arg1, swig_intgo arg2);
-extern swig_type_374 _wrap_weft_executor_options_set_bulk_max_nodes_capi_e8a75d399fea1331(uintptr_t arg1, swig_intgo arg2);
-extern swig_type_375 _wrap_weft_executor_options_set_optimize_inference_capi_e8a75d399fea1331(uintptr_t arg1, swig_intgo arg2);
-extern swig_type_376 _wrap_weft_executor_options_add_group_capi_e8a75d399fea1331(uintptr_t arg1, swig_type_377 arg2, swig_intgo arg3, swig_intgo arg4);
-extern swig_type_378 _wrap_weft_executor_options_set_grad_req_capi_e8a75d399fea1331(uintptr_t arg1, swig_type_379 arg2, swig_intgo arg3);
-extern swig_type_380 _wrap_weft_executor_simple_bind_with_options_capi_e8a75d399fea1331(uintptr_t arg1, swig_intgo arg2, swig_intgo arg3, swig_type_381 arg4, swig_type_382 arg5, swig_type_383 arg6, swig_type_384 arg7, swig_type_385 arg8, swig_type_386 arg9, swig_type_387 arg10, uintptr_t arg11, swig_type_388 arg12);
-extern swig_type_389 _wrap_weft_executor_bind_with_options_capi_e8a75d399fea1331(uintptr_t arg1, swig_intgo arg2, swig_intgo arg3, swig_type_390 arg4, swig_type_391 arg5, swig_type_392 arg6, swig_type_393 arg7, swig_type_394 arg8, swig_type_395 arg9, uintptr_t arg10, swig_type_396 arg11);
-extern swig_type_397 _wrap_weft_engine_configure_capi_e8a75d399fea1331(swig_intgo arg1, swig_intgo arg2);
-extern swig_type_398 _wrap_weft_engine_info_capi_e8a75d399fea1331(swig_type_399 arg1, swig_type_400 arg2);
-extern swig_type_401 _wrap_weft_engine_var_create_capi_e8a75d399fea1331(uintptr_t arg1);
-extern swig_type_402 _wrap_weft_engine_var_free_capi_e8a75d399fea1331(uintptr_t arg1);
-extern swig_type_403 _wrap_weft_engine_var_version_capi_e8a75d399fea1331(uintptr_t arg1, swig_type_404 arg2);
-extern swig_type_405 _wrap_weft_engine_push_sync_capi_e8a75d399fea1331(swig_type_406 arg1, swig_voidp arg2, swig_type_407 arg3, uintptr_t arg4, swig_type_408 arg5, uintptr_t arg6, swig_type_409 arg7, swig_type_410 arg8);
-extern swig_type_411 _wrap_weft_engine_push_async_capi_e8a75d399fea1331(swig_type_412 arg1, swig_voidp arg2, swig_type_413 arg3, uintptr_t arg4, swig_type_414 arg5, uintptr_t arg6, swig_type_415 arg7, swig_type_416 arg8);
-extern swig_type_417 _wrap_weft_engine_complete_capi_e8a75d399fea1331(uintptr_t arg1, swig_type_418 arg2);
-extern swig_type_419 _wrap_weft_engine_var_wait_capi_e8a75d399fea1331(uintptr_t arg1);
-extern swig_type_420 _wrap_weft_idx_load_capi_e8a75d399fea1331(swig_type_421 arg1, swig_type_422 arg2);
-extern swig_type_423 _wrap_weft_mnist_load_capi_e8a75d399fea1331(swig_type_424 arg1, swig_type_425 arg2, swig_type_426 arg3, swig_type_427 arg4);
-extern swig_type_428 _wrap_weft_data_iter_create_ndarray_capi_e8a75d399fea1331(swig_type_429 arg1, swig_type_430 arg2, swig_type_431 arg3, swig_type_432 arg4, swig_type_433 arg5, swig_type_434 arg6, swig_intgo arg7, swig_intgo arg8, swig_type_435 arg9, swig_type_436 arg10, swig_type_437 arg11);
-extern swig_type_438 _wrap_weft_data_iter_next_capi_e8a75d399fea1331(uintptr_t arg1, swig_type_439 arg2);
-extern swig_type_440 _wrap_weft_data_iter_reset_capi_e8a75d399fea1331(uintptr_t arg1);
-extern swig_type_441 _wrap_weft_data_iter_data_capi_e8a75d399fea1331(uintptr_t arg1, swig_type_442 arg2);
-extern swig_type_443 _wrap_weft_data_iter_label_capi_e8a75d399fea1331(uintptr_t arg1, swig_type_444 arg2);
-extern swig_type_445 _wrap_weft_data_iter_pad_capi_e8a75d399fea1331(uintptr_t arg1, swig_type_446 arg2);
-extern swig_type_447 _wrap_weft_data_iter_index_capi_e8a75d399fea1331(uintptr_t arg1, swig_type_448 arg2, swig_type_449 arg3, swig_type_450 arg4);
-extern swig_type_451 _wrap_weft_data_iter_batch_size_capi_e8a75d399fea1331(uintptr_t arg1, swig_type_452 arg2);
-extern swig_type_453 _wrap_weft_data_iter_free_capi_e8a75d399fea1331(uintptr_t arg1);
-extern swig_type_454 _wrap_weft_metric_create_capi_e8a75d399fea1331(swig_type_455 arg1, swig_type_456 arg2, swig_type_457 arg3, swig_type_458 arg4, swig_type_459 arg5);
-extern swig_type_460 _wrap_weft_metric_composite_add_capi_e8a75d399fea1331(uintptr_t arg1, swig_type_461 arg2, swig_type_462 arg3, swig_type_463 arg4, swig_type_464 arg5);
-extern swig_type_465 _wrap_weft_metric_update_capi_e8a75d399fea1331(uintptr_t arg1, swig_type_466 arg2, swig_type_467 arg3, swig_type_468 arg4, swig_type_469 arg5);
-extern swig_type_470 _wrap_weft_metric_num_values_capi_e8a75d399fea1331(uintptr_t arg1, swig_type_471 arg2);
-extern swig_type_472 _wrap_weft_metric_get_capi_e8a75d399fea1331(uintptr_t arg1, swig_type_473 arg2, swig_type_474 arg3, swig_type_475 arg4, swig_type_476 arg5);
-extern swig_type_477 _wrap_weft_metric_reset_capi_e8a75d399fea1331(uintptr_t arg1);
-extern swig_type_478 _wrap_weft_metric_free_capi_e8a75d399fea1331(uintptr_t arg1);
-extern swig_type_479 _wrap_weft_checkpoint_save_capi_e8a75d399fea1331(swig_type_480 arg1, swig_intgo arg2, uintptr_t arg3, swig_type_481 arg4, swig_type_482 arg5, swig_type_483 arg6, swig_type_484 arg7, swig_type_485 arg8, swig_type_486 arg9);
-extern swig_type_487 _wrap_weft_checkpoint_load_capi_e8a75d399fea1331(swig_type_488 arg1, swig_intgo arg2, swig_type_489 arg3, swig_type_490 arg4, swig_type_491 arg5);
-extern swig_type_492 _wrap_weft_initializer_create_capi_e8a75d399fea1331(swig_type_493 arg1, swig_type_494 arg2, swig_type_495 arg3, swig_type_496 arg4, swig_type_497 arg5, swig_type_498 arg6);
-extern swig_type_499 _wrap_weft_initializer_init_capi_e8a75d399fea1331(uintptr_t arg1, swig_type_500 arg2, uintptr_t arg3);
-extern swig_type_501 _wrap_weft_initializer_free_capi_e8a75d399fea1331(uintptr_t arg1);
-extern swig_type_502 _wrap_weft_optimizer_create_capi_e8a75d399fea1331(swig_type_503 arg1, swig_type_504 arg2, swig_type_505 arg3, swig_type_506 arg4, swig_type_507 arg5);
-extern swig_type_508 _wrap_weft_optimizer_set_lr_scheduler_capi_e8a75d399fea1331(uintptr_t arg1, swig_type_509 arg2, swig_type_510 arg3, swig_type_511 arg4, float arg5, float arg6);
-extern swig_type_512 _wrap_weft_optimizer_set_multipliers_capi_e8a75d399fea1331(uintptr_t arg1, uintptr_t arg2);
-extern swig_type_513 _wrap_weft_optimizer_set_rescale_grad_capi_e8a75d399fea1331(uintptr_t arg1, float arg2);
-extern swig_type_514 _wrap_weft_optimizer_update_capi_e8a75d399fea1331(uintptr_t arg1, swig_intgo arg2, swig_type_515 arg3, uintptr_t arg4, uintptr_t arg5);
-extern swig_type_516 _wrap_weft_optimizer_num_update_capi_e8a75d399fea1331(uintptr_t arg1, swig_type_517 arg2);
-extern swig_type_518 _wrap_weft_optimizer_learning_rate_capi_e8a75d399fea1331(uintptr_t arg1, swig_type_519 arg2, swig_type_520 arg3);
-extern swig_type_521 _wrap_weft_optimizer_free_capi_e8a75d399fea1331(uintptr_t arg1);
-extern swig_type_522 _wrap_weft_module_create_capi_e8a75d399fea1331(uintptr_t arg1, swig_type_523 arg2, swig_type_524 arg3, swig_type_525 arg4, swig_type_526 arg5, swig_intgo arg6, swig_intgo arg7, swig_type_527 arg8);
-extern swig_type_528 _wrap_weft_module_bind_capi_e8a75d399fea1331(uintptr_t arg1, uintptr_t arg2, swig_intgo arg3);
-extern swig_type_529 _wrap_weft_module_init_params_capi_e8a75d399fea1331(uintptr_t arg1, uintptr_t arg2, uintptr_t arg3, uintptr_t arg4, swig_intgo arg5);
-extern swig_type_530 _wrap_weft_module_init_optimizer_capi_e8a75d399fea1331(uintptr_t arg1, uintptr_t arg2);
-extern swig_type_531 _wrap_weft_module_forward_capi_e8a75d399fea1331(uintptr_t arg1, uintptr_t arg2, swig_intgo arg3);
-extern swig_type_532 _wrap_weft_module_backward_capi_e8a75d399fea1331(uintptr_t arg1);
-extern swig_type_533 _wrap_weft_module_update_capi_e8a75d399fea1331(uintptr_t arg1);
-extern swig_type_534 _wrap_weft_module_update_metric_capi_e8a75d399fea1331(uintptr_t arg1, uintptr_t arg2, uintptr_t arg3);
-extern swig_type_535 _wrap_weft_module_outputs_capi_e8a75d399fea1331(uintptr_t arg1, swig_type_536 arg2);
-extern swig_type_537 _wrap_weft_module_params_capi_e8a75d399fea1331(uintptr_t arg1, swig_type_538 arg2, swig_type_539 arg3);
-extern swig_type_540 _wrap_weft_module_fit_capi_e8a75d399fea1331(uintptr_t arg1, uintptr_t arg2, uintptr_t arg3, uintptr_t arg4, swig_intgo arg5, swig_intgo arg6, swig_intgo arg7, swig_type_541 arg8, swig_type_542 arg9);
-extern swig_type_543 _wrap_weft_module_score_capi_e8a75d399fea1331(uintptr_t arg1, uintptr_t arg2, uintptr_t arg3);
-extern swig_type_544 _wrap_weft_module_save_checkpoint_capi_e8a75d399fea1331(uintptr_t arg1, swig_type_545 arg2, swig_intgo arg3);
-extern swig_type_546 _wrap_weft_module_free_capi_e8a75d399fea1331(uintptr_t arg1);
-extern swig_type_547 _wrap_weft_predictor_create_capi_e8a75d399fea1331(swig_type_548 arg1, swig_voidp arg2, swig_type_549 arg3, swig_type_550 arg4, swig_type_551 arg5, swig_type_552 arg6, swig_type_553 arg7, swig_intgo arg8, swig_intgo arg9, swig_type_554 arg10, swig_type_555 arg11, swig_type_556 arg12, swig_type_557 arg13, swig_type_558 arg14, swig_type_559 arg15);
-extern swig_type_560 _wrap_weft_predictor_create_from_files_capi_e8a75d399fea1331(swig_type_561 arg1, swig_type_562 arg2, swig_type_563 arg3, swig_type_564 arg4, swig_type_565 arg5, swig_type_566 arg6, swig_intgo arg7, swig_intgo arg8, swig_type_567 arg9, swig_type_568 arg10, swig_type_569 arg11, swig_type_570 arg12, swig_type_571 arg13, swig_type_572 arg14);
-extern swig_type_573 _wrap_weft_predictor_list_inputs_capi_e8a75d399fea1331(uintptr_t arg1, swig_type_574 arg2);
-extern swig_type_575 _wrap_weft_predictor_list_outputs_capi_e8a75d399fea1331(uintptr_t arg1, swig_type_576 arg2);
-extern swig_type_577 _wrap_weft_predictor_output_shape_capi_e8a75d399fea1331(uintptr_t arg1, swig_type_578 arg2, swig_type_579 arg3, swig_type_580 arg4, swig_type_581 arg5, swig_type_582 arg6, swig_type_583 arg7, swig_type_584 arg8);
-extern swig_type_585 _wrap_weft_predictor_predict_float_capi_e8a75d399fea1331(uintptr_t arg1, swig_type_586 arg2, swig_type_587 arg3, swig_type_588 arg4, swig_type_589 arg5, swig_type_590 arg6, swig_type_591 arg7);
-extern swig_type_592 _wrap_weft_predictor_free_capi_e8a75d399fea1331(uintptr_t arg1);
-extern swig_type_593 _wrap_weft_kvstore_create_capi_e8a75d399fea1331(swig_type_594 arg1, swig_type_595 arg2);
-extern swig_type_596 _wrap_weft_kvstore_type_capi_e8a75d399fea1331(uintptr_t arg1, swig_type_597 arg2);
-extern swig_type_598 _wrap_weft_kvstore_rank_capi_e8a75d399fea1331(uintptr_t arg1, swig_type_599 arg2, swig_type_600 arg3);
-extern swig_type_601 _wrap_weft_kvstore_init_capi_e8a75d399fea1331(uintptr_t arg1, swig_type_602 arg2, swig_type_603 arg3, swig_type_604 arg4);
-extern swig_type_605 _wrap_weft_kvstore_push_capi_e8a75d399fea1331(uintptr_t arg1, swig_type_606 arg2, swig_type_607 arg3, swig_type_608 arg4, swig_intgo arg5);
-extern swig_type_609 _wrap_weft_kvstore_pull_capi_e8a75d399fea1331(uintptr_t arg1, swig_type_610 arg2, swig_type_611 arg3, swig_type_612 arg4, swig_intgo arg5);
-extern swig_type_613 _wrap_weft_kvstore_pushpull_capi_e8a75d399fea1331(uintptr_t arg1, swig_type_614 arg2, swig_type_615 arg3, swig_type_616 arg4, swig_type_617 arg5, swig_intgo arg6);
-extern swig_type_618 _wrap_weft_kvstore_set_optimizer_capi_e8a75d399fea1331(uintptr_t arg1, uintptr_t arg2);
-extern swig_type_619 _wrap_weft_kvstore_barrier_capi_e8a75d399fea1331(uintptr_t arg1);
-extern swig_type_620 _wrap_weft_kvstore_free_capi_e8a75d399fea1331(uintptr_t arg1);
-extern swig_type_621 _wrap_weft_module_init_optimizer_kvstore_capi_e8a75d399fea1331(uintptr_t arg1, uintptr_t arg2, uintptr_t arg3);
-extern swig_type_622 _wrap_weft_data_iter_select_part_capi_e8a75d399fea1331(uintptr_t arg1, swig_intgo arg2, swig_intgo arg3);
-extern swig_type_623 _wrap_weft_kvstore_finalize_capi_e8a75d399fea1331(void);
+extern swig_type_369 _wrap_weft_executor_placement_capi_e8a75d399fea1331(uintptr_t arg1, swig_type_370 arg2, swig_type_371 arg3, swig_type_372 arg4);
+extern swig_type_373 _wrap_weft_executor_free_capi_e8a75d399fea1331(uintptr_t arg1);
+extern swig_type_374 _wrap_weft_executor_options_create_capi_e8a75d399fea1331(uintptr_t arg1);
+extern swig_type_375 _wrap_weft_executor_options_free_capi_e8a75d399fea1331(uintptr_t arg1);
+extern swig_type_376 _wrap_weft_executor_options_set_match_range_capi_e8a75d399fea1331(uintptr_t arg1, swig_intgo arg2);
+extern swig_type_377 _wrap_weft_executor_options_set_num_groups_capi_e8a75d399fea1331(uintptr_t arg1, swig_intgo arg2);
+extern swig_type_378 _wrap_weft_executor_options_set_bulk_max_nodes_capi_e8a75d399fea1331(uintptr_t arg1, swig_intgo arg2);
+extern swig_type_379 _wrap_weft_executor_options_set_optimize_inference_capi_e8a75d399fea1331(uintptr_t arg1, swig_intgo arg2);
+extern swig_type_380 _wrap_weft_executor_options_set_allow_fallback_capi_e8a75d399fea1331(uintptr_t arg1, swig_intgo arg2);
+extern swig_type_381 _wrap_weft_executor_options_add_group_capi_e8a75d399fea1331(uintptr_t arg1, swig_type_382 arg2, swig_intgo arg3, swig_intgo arg4);
+extern swig_type_383 _wrap_weft_executor_options_set_grad_req_capi_e8a75d399fea1331(uintptr_t arg1, swig_type_384 arg2, swig_intgo arg3);
+extern swig_type_385 _wrap_weft_executor_simple_bind_with_options_capi_e8a75d399fea1331(uintptr_t arg1, swig_intgo arg2, swig_intgo arg3, swig_type_386 arg4, swig_type_387 arg5, swig_type_388 arg6, swig_type_389 arg7, swig_type_390 arg8, swig_type_391 arg9, swig_type_392 arg10, uintptr_t arg11, swig_type_393 arg12);
+extern swig_type_394 _wrap_weft_executor_bind_with_options_capi_e8a75d399fea1331(uintptr_t arg1, swig_intgo arg2, swig_intgo arg3, swig_type_395 arg4, swig_type_396 arg5, swig_type_397 arg6, swig_type_398 arg7, swig_type_399 arg8, swig_type_400 arg9, uintptr_t arg10, swig_type_401 arg11);
+extern swig_type_402 _wrap_weft_engine_configure_capi_e8a75d399fea1331(swig_intgo arg1, swig_intgo arg2);
+extern swig_type_403 _wrap_weft_engine_info_capi_e8a75d399fea1331(swig_type_404 arg1, swig_type_405 arg2);
+extern swig_type_406 _wrap_weft_engine_var_create_capi_e8a75d399fea1331(uintptr_t arg1);
+extern swig_type_407 _wrap_weft_engine_var_free_capi_e8a75d399fea1331(uintptr_t arg1);
+extern swig_type_408 _wrap_weft_engine_var_version_capi_e8a75d399fea1331(uintptr_t arg1, swig_type_409 arg2);
+extern swig_type_410 _wrap_weft_engine_push_sync_capi_e8a75d399fea1331(swig_type_411 arg1, swig_voidp arg2, swig_type_412 arg3, uintptr_t arg4, swig_type_413 arg5, uintptr_t arg6, swig_type_414 arg7, swig_type_415 arg8);
+extern swig_type_416 _wrap_weft_engine_push_async_capi_e8a75d399fea1331(swig_type_417 arg1, swig_voidp arg2, swig_type_418 arg3, uintptr_t arg4, swig_type_419 arg5, uintptr_t arg6, swig_type_420 arg7, swig_type_421 arg8);
+extern swig_type_422 _wrap_weft_engine_complete_capi_e8a75d399fea1331(uintptr_t arg1, swig_type_423 arg2);
+extern swig_type_424 _wrap_weft_engine_var_wait_capi_e8a75d399fea1331(uintptr_t arg1);
+extern swig_type_425 _wrap_weft_idx_load_capi_e8a75d399fea1331(swig_type_426 arg1, swig_type_427 arg2);
+extern swig_type_428 _wrap_weft_mnist_load_capi_e8a75d399fea1331(swig_type_429 arg1, swig_type_430 arg2, swig_type_431 arg3, swig_type_432 arg4);
+extern swig_type_433 _wrap_weft_data_iter_create_ndarray_capi_e8a75d399fea1331(swig_type_434 arg1, swig_type_435 arg2, swig_type_436 arg3, swig_type_437 arg4, swig_type_438 arg5, swig_type_439 arg6, swig_intgo arg7, swig_intgo arg8, swig_type_440 arg9, swig_type_441 arg10, swig_type_442 arg11);
+extern swig_type_443 _wrap_weft_data_iter_next_capi_e8a75d399fea1331(uintptr_t arg1, swig_type_444 arg2);
+extern swig_type_445 _wrap_weft_data_iter_reset_capi_e8a75d399fea1331(uintptr_t arg1);
+extern swig_type_446 _wrap_weft_data_iter_data_capi_e8a75d399fea1331(uintptr_t arg1, swig_type_447 arg2);
+extern swig_type_448 _wrap_weft_data_iter_label_capi_e8a75d399fea1331(uintptr_t arg1, swig_type_449 arg2);
+extern swig_type_450 _wrap_weft_data_iter_pad_capi_e8a75d399fea1331(uintptr_t arg1, swig_type_451 arg2);
+extern swig_type_452 _wrap_weft_data_iter_index_capi_e8a75d399fea1331(uintptr_t arg1, swig_type_453 arg2, swig_type_454 arg3, swig_type_455 arg4);
+extern swig_type_456 _wrap_weft_data_iter_batch_size_capi_e8a75d399fea1331(uintptr_t arg1, swig_type_457 arg2);
+extern swig_type_458 _wrap_weft_data_iter_free_capi_e8a75d399fea1331(uintptr_t arg1);
+extern swig_type_459 _wrap_weft_metric_create_capi_e8a75d399fea1331(swig_type_460 arg1, swig_type_461 arg2, swig_type_462 arg3, swig_type_463 arg4, swig_type_464 arg5);
+extern swig_type_465 _wrap_weft_metric_composite_add_capi_e8a75d399fea1331(uintptr_t arg1, swig_type_466 arg2, swig_type_467 arg3, swig_type_468 arg4, swig_type_469 arg5);
+extern swig_type_470 _wrap_weft_metric_update_capi_e8a75d399fea1331(uintptr_t arg1, swig_type_471 arg2, swig_type_472 arg3, swig_type_473 arg4, swig_type_474 arg5);
+extern swig_type_475 _wrap_weft_metric_num_values_capi_e8a75d399fea1331(uintptr_t arg1, swig_type_476 arg2);
+extern swig_type_477 _wrap_weft_metric_get_capi_e8a75d399fea1331(uintptr_t arg1, swig_type_478 arg2, swig_type_479 arg3, swig_type_480 arg4, swig_type_481 arg5);
+extern swig_type_482 _wrap_weft_metric_reset_capi_e8a75d399fea1331(uintptr_t arg1);
+extern swig_type_483 _wrap_weft_metric_free_capi_e8a75d399fea1331(uintptr_t arg1);
+extern swig_type_484 _wrap_weft_checkpoint_save_capi_e8a75d399fea1331(swig_type_485 arg1, swig_intgo arg2, uintptr_t arg3, swig_type_486 arg4, swig_type_487 arg5, swig_type_488 arg6, swig_type_489 arg7, swig_type_490 arg8, swig_type_491 arg9);
+extern swig_type_492 _wrap_weft_checkpoint_load_capi_e8a75d399fea1331(swig_type_493 arg1, swig_intgo arg2, swig_type_494 arg3, swig_type_495 arg4, swig_type_496 arg5);
+extern swig_type_497 _wrap_weft_initializer_create_capi_e8a75d399fea1331(swig_type_498 arg1, swig_type_499 arg2, swig_type_500 arg3, swig_type_501 arg4, swig_type_502 arg5, swig_type_503 arg6);
+extern swig_type_504 _wrap_weft_initializer_init_capi_e8a75d399fea1331(uintptr_t arg1, swig_type_505 arg2, uintptr_t arg3);
+extern swig_type_506 _wrap_weft_initializer_free_capi_e8a75d399fea1331(uintptr_t arg1);
+extern swig_type_507 _wrap_weft_optimizer_create_capi_e8a75d399fea1331(swig_type_508 arg1, swig_type_509 arg2, swig_type_510 arg3, swig_type_511 arg4, swig_type_512 arg5);
+extern swig_type_513 _wrap_weft_optimizer_set_lr_scheduler_capi_e8a75d399fea1331(uintptr_t arg1, swig_type_514 arg2, swig_type_515 arg3, swig_type_516 arg4, float arg5, float arg6);
+extern swig_type_517 _wrap_weft_optimizer_set_multipliers_capi_e8a75d399fea1331(uintptr_t arg1, uintptr_t arg2);
+extern swig_type_518 _wrap_weft_optimizer_set_rescale_grad_capi_e8a75d399fea1331(uintptr_t arg1, float arg2);
+extern swig_type_519 _wrap_weft_optimizer_update_capi_e8a75d399fea1331(uintptr_t arg1, swig_intgo arg2, swig_type_520 arg3, uintptr_t arg4, uintptr_t arg5);
+extern swig_type_521 _wrap_weft_optimizer_num_update_capi_e8a75d399fea1331(uintptr_t arg1, swig_type_522 arg2);
+extern swig_type_523 _wrap_weft_optimizer_learning_rate_capi_e8a75d399fea1331(uintptr_t arg1, swig_type_524 arg2, swig_type_525 arg3);
+extern swig_type_526 _wrap_weft_optimizer_free_capi_e8a75d399fea1331(uintptr_t arg1);
+extern swig_type_527 _wrap_weft_module_create_capi_e8a75d399fea1331(uintptr_t arg1, swig_type_528 arg2, swig_type_529 arg3, swig_type_530 arg4, swig_type_531 arg5, swig_intgo arg6, swig_intgo arg7, swig_type_532 arg8);
+extern swig_type_533 _wrap_weft_module_bind_capi_e8a75d399fea1331(uintptr_t arg1, uintptr_t arg2, swig_intgo arg3);
+extern swig_type_534 _wrap_weft_module_init_params_capi_e8a75d399fea1331(uintptr_t arg1, uintptr_t arg2, uintptr_t arg3, uintptr_t arg4, swig_intgo arg5);
+extern swig_type_535 _wrap_weft_module_init_optimizer_capi_e8a75d399fea1331(uintptr_t arg1, uintptr_t arg2);
+extern swig_type_536 _wrap_weft_module_forward_capi_e8a75d399fea1331(uintptr_t arg1, uintptr_t arg2, swig_intgo arg3);
+extern swig_type_537 _wrap_weft_module_backward_capi_e8a75d399fea1331(uintptr_t arg1);
+extern swig_type_538 _wrap_weft_module_update_capi_e8a75d399fea1331(uintptr_t arg1);
+extern swig_type_539 _wrap_weft_module_update_metric_capi_e8a75d399fea1331(uintptr_t arg1, uintptr_t arg2, uintptr_t arg3);
+extern swig_type_540 _wrap_weft_module_outputs_capi_e8a75d399fea1331(uintptr_t arg1, swig_type_541 arg2);
+extern swig_type_542 _wrap_weft_module_params_capi_e8a75d399fea1331(uintptr_t arg1, swig_type_543 arg2, swig_type_544 arg3);
+extern swig_type_545 _wrap_weft_module_fit_capi_e8a75d399fea1331(uintptr_t arg1, uintptr_t arg2, uintptr_t arg3, uintptr_t arg4, swig_intgo arg5, swig_intgo arg6, swig_intgo arg7, swig_type_546 arg8, swig_type_547 arg9);
+extern swig_type_548 _wrap_weft_module_score_capi_e8a75d399fea1331(uintptr_t arg1, uintptr_t arg2, uintptr_t arg3);
+extern swig_type_549 _wrap_weft_module_save_checkpoint_capi_e8a75d399fea1331(uintptr_t arg1, swig_type_550 arg2, swig_intgo arg3);
+extern swig_type_551 _wrap_weft_module_free_capi_e8a75d399fea1331(uintptr_t arg1);
+extern swig_type_552 _wrap_weft_predictor_create_capi_e8a75d399fea1331(swig_type_553 arg1, swig_voidp arg2, swig_type_554 arg3, swig_type_555 arg4, swig_type_556 arg5, swig_type_557 arg6, swig_type_558 arg7, swig_intgo arg8, swig_intgo arg9, swig_type_559 arg10, swig_type_560 arg11, swig_type_561 arg12, swig_type_562 arg13, swig_type_563 arg14, swig_type_564 arg15);
+extern swig_type_565 _wrap_weft_predictor_create_from_files_capi_e8a75d399fea1331(swig_type_566 arg1, swig_type_567 arg2, swig_type_568 arg3, swig_type_569 arg4, swig_type_570 arg5, swig_type_571 arg6, swig_intgo arg7, swig_intgo arg8, swig_type_572 arg9, swig_type_573 arg10, swig_type_574 arg11, swig_type_575 arg12, swig_type_576 arg13, swig_type_577 arg14);
+extern swig_type_578 _wrap_weft_predictor_list_inputs_capi_e8a75d399fea1331(uintptr_t arg1, swig_type_579 arg2);
+extern swig_type_580 _wrap_weft_predictor_list_outputs_capi_e8a75d399fea1331(uintptr_t arg1, swig_type_581 arg2);
+extern swig_type_582 _wrap_weft_predictor_output_shape_capi_e8a75d399fea1331(uintptr_t arg1, swig_type_583 arg2, swig_type_584 arg3, swig_type_585 arg4, swig_type_586 arg5, swig_type_587 arg6, swig_type_588 arg7, swig_type_589 arg8);
+extern swig_type_590 _wrap_weft_predictor_predict_float_capi_e8a75d399fea1331(uintptr_t arg1, swig_type_591 arg2, swig_type_592 arg3, swig_type_593 arg4, swig_type_594 arg5, swig_type_595 arg6, swig_type_596 arg7);
+extern swig_type_597 _wrap_weft_predictor_free_capi_e8a75d399fea1331(uintptr_t arg1);
+extern swig_type_598 _wrap_weft_kvstore_create_capi_e8a75d399fea1331(swig_type_599 arg1, swig_type_600 arg2);
+extern swig_type_601 _wrap_weft_kvstore_type_capi_e8a75d399fea1331(uintptr_t arg1, swig_type_602 arg2);
+extern swig_type_603 _wrap_weft_kvstore_rank_capi_e8a75d399fea1331(uintptr_t arg1, swig_type_604 arg2, swig_type_605 arg3);
+extern swig_type_606 _wrap_weft_kvstore_init_capi_e8a75d399fea1331(uintptr_t arg1, swig_type_607 arg2, swig_type_608 arg3, swig_type_609 arg4);
+extern swig_type_610 _wrap_weft_kvstore_push_capi_e8a75d399fea1331(uintptr_t arg1, swig_type_611 arg2, swig_type_612 arg3, swig_type_613 arg4, swig_intgo arg5);
+extern swig_type_614 _wrap_weft_kvstore_pull_capi_e8a75d399fea1331(uintptr_t arg1, swig_type_615 arg2, swig_type_616 arg3, swig_type_617 arg4, swig_intgo arg5);
+extern swig_type_618 _wrap_weft_kvstore_pushpull_capi_e8a75d399fea1331(uintptr_t arg1, swig_type_619 arg2, swig_type_620 arg3, swig_type_621 arg4, swig_type_622 arg5, swig_intgo arg6);
+extern swig_type_623 _wrap_weft_kvstore_set_optimizer_capi_e8a75d399fea1331(uintptr_t arg1, uintptr_t arg2);
+extern swig_type_624 _wrap_weft_kvstore_barrier_capi_e8a75d399fea1331(uintptr_t arg1);
+extern swig_type_625 _wrap_weft_kvstore_free_capi_e8a75d399fea1331(uintptr_t arg1);
+extern swig_type_626 _wrap_weft_module_init_optimizer_kvstore_capi_e8a75d399fea1331(uintptr_t arg1, uintptr_t arg2, uintptr_t arg3);
+extern swig_type_627 _wrap_weft_data_iter_select_part_capi_e8a75d399fea1331(uintptr_t arg1, swig_intgo arg2, swig_intgo arg3);
+extern swig_type_628 _wrap_weft_kvstore_finalize_capi_e8a75d399fea1331(void);
 #undef intgo
 */
 import "C"
@@ -3691,6 +3698,34 @@ func Weft_executor_print(arg1 uintptr, arg2 []uintptr) (_swig_ret error) {
 	return swig_r_1
 }
 
+func Weft_executor_placement(arg1 uintptr, arg2 []uintptr, arg3 []uint64, arg4 []uint64) (_swig_ret error) {
+	var swig_r string
+	_swig_i_0 := arg1
+	_swig_i_1 := arg2
+	_swig_i_2 := arg3
+	_swig_i_3 := arg4
+	swig_r_p := C._wrap_weft_executor_placement_capi_e8a75d399fea1331(C.uintptr_t(_swig_i_0), *(*C.swig_type_370)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_371)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_372)(unsafe.Pointer(&_swig_i_3)))
+	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
+	if Swig_escape_always_false {
+		Swig_escape_val = arg2
+	}
+	if Swig_escape_always_false {
+		Swig_escape_val = arg3
+	}
+	if Swig_escape_always_false {
+		Swig_escape_val = arg4
+	}
+	var swig_r_1 error
+
+	if swig_r == "" {
+		swig_r_1 = nil
+	} else {
+		swig_r_1 = weftStatus(swigCopyString(swig_r))
+	}
+
+	return swig_r_1
+}
+
 func Weft_executor_free(arg1 uintptr) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
@@ -3807,13 +3842,30 @@ func Weft_executor_options_set_optimize_inference(arg1 WeftExecutorOptions, arg2
 	return swig_r_1
 }
 
+func Weft_executor_options_set_allow_fallback(arg1 WeftExecutorOptions, arg2 int) (_swig_ret error) {
+	var swig_r string
+	_swig_i_0 := getSwigcptr(arg1)
+	_swig_i_1 := arg2
+	swig_r_p := C._wrap_weft_executor_options_set_allow_fallback_capi_e8a75d399fea1331(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1))
+	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
+	var swig_r_1 error
+
+	if swig_r == "" {
+		swig_r_1 = nil
+	} else {
+		swig_r_1 = weftStatus(swigCopyString(swig_r))
+	}
+
+	return swig_r_1
+}
+
 func Weft_executor_options_add_group(arg1 WeftExecutorOptions, arg2 string, arg3 int, arg4 int) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
-	swig_r_p := C._wrap_weft_executor_options_add_group_capi_e8a75d399fea1331(C.uintptr_t(_swig_i_0), *(*C.swig_type_377)(unsafe.Pointer(&_swig_i_1)), C.swig_intgo(_swig_i_2), C.swig_intgo(_swig_i_3))
+	swig_r_p := C._wrap_weft_executor_options_add_group_capi_e8a75d399fea1331(C.uintptr_t(_swig_i_0), *(*C.swig_type_382)(unsafe.Pointer(&_swig_i_1)), C.swig_intgo(_swig_i_2), C.swig_intgo(_swig_i_3))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -3834,7 +3886,7 @@ func Weft_executor_options_set_grad_req(arg1 WeftExecutorOptions, arg2 string, a
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r_p := C._wrap_weft_executor_options_set_grad_req_capi_e8a75d399fea1331(C.uintptr_t(_swig_i_0), *(*C.swig_type_379)(unsafe.Pointer(&_swig_i_1)), C.swig_intgo(_swig_i_2))
+	swig_r_p := C._wrap_weft_executor_options_set_grad_req_capi_e8a75d399fea1331(C.uintptr_t(_swig_i_0), *(*C.swig_type_384)(unsafe.Pointer(&_swig_i_1)), C.swig_intgo(_swig_i_2))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -3866,7 +3918,7 @@ func Weft_executor_simple_bind_with_options(arg1 uintptr, arg2 int, arg3 int, ar
 	_swig_i_9 := arg10
 	_swig_i_10 := getSwigcptr(arg11)
 	_swig_i_11 := arg12
-	swig_r_p := C._wrap_weft_executor_simple_bind_with_options_capi_e8a75d399fea1331(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1), C.swig_intgo(_swig_i_2), C.swig_type_381(_swig_i_3), *(*C.swig_type_382)(unsafe.Pointer(&_swig_i_4)), *(*C.swig_type_383)(unsafe.Pointer(&_swig_i_5)), *(*C.swig_type_384)(unsafe.Pointer(&_swig_i_6)), C.swig_type_385(_swig_i_7), *(*C.swig_type_386)(unsafe.Pointer(&_swig_i_8)), *(*C.swig_type_387)(unsafe.Pointer(&_swig_i_9)), C.uintptr_t(_swig_i_10), *(*C.swig_type_388)(unsafe.Pointer(&_swig_i_11)))
+	swig_r_p := C._wrap_weft_executor_simple_bind_with_options_capi_e8a75d399fea1331(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1), C.swig_intgo(_swig_i_2), C.swig_type_386(_swig_i_3), *(*C.swig_type_387)(unsafe.Pointer(&_swig_i_4)), *(*C.swig_type_388)(unsafe.Pointer(&_swig_i_5)), *(*C.swig_type_389)(unsafe.Pointer(&_swig_i_6)), C.swig_type_390(_swig_i_7), *(*C.swig_type_391)(unsafe.Pointer(&_swig_i_8)), *(*C.swig_type_392)(unsafe.Pointer(&_swig_i_9)), C.uintptr_t(_swig_i_10), *(*C.swig_type_393)(unsafe.Pointer(&_swig_i_11)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = _swig_i_4
@@ -3910,7 +3962,7 @@ func Weft_executor_bind_with_options(arg1 uintptr, arg2 int, arg3 int, arg4 []ui
 	_swig_i_8 := arg9
 	_swig_i_9 := getSwigcptr(arg10)
 	_swig_i_10 := arg11
-	swig_r_p := C._wrap_weft_executor_bind_with_options_capi_e8a75d399fea1331(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1), C.swig_intgo(_swig_i_2), *(*C.swig_type_390)(unsafe.Pointer(&_swig_i_3)), C.swig_type_391(_swig_i_4), *(*C.swig_type_392)(unsafe.Pointer(&_swig_i_5)), *(*C.swig_type_393)(unsafe.Pointer(&_swig_i_6)), *(*C.swig_type_394)(unsafe.Pointer(&_swig_i_7)), C.swig_type_395(_swig_i_8), C.uintptr_t(_swig_i_9), *(*C.swig_type_396)(unsafe.Pointer(&_swig_i_10)))
+	swig_r_p := C._wrap_weft_executor_bind_with_options_capi_e8a75d399fea1331(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1), C.swig_intgo(_swig_i_2), *(*C.swig_type_395)(unsafe.Pointer(&_swig_i_3)), C.swig_type_396(_swig_i_4), *(*C.swig_type_397)(unsafe.Pointer(&_swig_i_5)), *(*C.swig_type_398)(unsafe.Pointer(&_swig_i_6)), *(*C.swig_type_399)(unsafe.Pointer(&_swig_i_7)), C.swig_type_400(_swig_i_8), C.uintptr_t(_swig_i_9), *(*C.swig_type_401)(unsafe.Pointer(&_swig_i_10)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg4
@@ -3959,7 +4011,7 @@ func Weft_engine_info(arg1 []int32, arg2 []int32) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_engine_info_capi_e8a75d399fea1331(*(*C.swig_type_399)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_400)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_weft_engine_info_capi_e8a75d399fea1331(*(*C.swig_type_404)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_405)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -4014,7 +4066,7 @@ func Weft_engine_var_version(arg1 WeftEngineVar, arg2 []uint64) (_swig_ret error
 	var swig_r string
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_engine_var_version_capi_e8a75d399fea1331(C.uintptr_t(_swig_i_0), *(*C.swig_type_404)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_weft_engine_var_version_capi_e8a75d399fea1331(C.uintptr_t(_swig_i_0), *(*C.swig_type_409)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -4040,7 +4092,7 @@ func Weft_engine_push_sync(arg1 _swig_fnptr, arg2 unsafe.Pointer, arg3 _swig_fnp
 	_swig_i_5 := arg6
 	_swig_i_6 := arg7
 	_swig_i_7 := arg8
-	swig_r_p := C._wrap_weft_engine_push_sync_capi_e8a75d399fea1331(C.swig_type_406(_swig_i_0), C.swig_voidp(_swig_i_1), C.swig_type_407(_swig_i_2), C.uintptr_t(_swig_i_3), C.swig_type_408(_swig_i_4), C.uintptr_t(_swig_i_5), C.swig_type_409(_swig_i_6), *(*C.swig_type_410)(unsafe.Pointer(&_swig_i_7)))
+	swig_r_p := C._wrap_weft_engine_push_sync_capi_e8a75d399fea1331(C.swig_type_411(_swig_i_0), C.swig_voidp(_swig_i_1), C.swig_type_412(_swig_i_2), C.uintptr_t(_swig_i_3), C.swig_type_413(_swig_i_4), C.uintptr_t(_swig_i_5), C.swig_type_414(_swig_i_6), *(*C.swig_type_415)(unsafe.Pointer(&_swig_i_7)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg8
@@ -4066,7 +4118,7 @@ func Weft_engine_push_async(arg1 _swig_fnptr, arg2 unsafe.Pointer, arg3 _swig_fn
 	_swig_i_5 := arg6
 	_swig_i_6 := arg7
 	_swig_i_7 := arg8
-	swig_r_p := C._wrap_weft_engine_push_async_capi_e8a75d399fea1331(C.swig_type_412(_swig_i_0), C.swig_voidp(_swig_i_1), C.swig_type_413(_swig_i_2), C.uintptr_t(_swig_i_3), C.swig_type_414(_swig_i_4), C.uintptr_t(_swig_i_5), C.swig_type_415(_swig_i_6), *(*C.swig_type_416)(unsafe.Pointer(&_swig_i_7)))
+	swig_r_p := C._wrap_weft_engine_push_async_capi_e8a75d399fea1331(C.swig_type_417(_swig_i_0), C.swig_voidp(_swig_i_1), C.swig_type_418(_swig_i_2), C.uintptr_t(_swig_i_3), C.swig_type_419(_swig_i_4), C.uintptr_t(_swig_i_5), C.swig_type_420(_swig_i_6), *(*C.swig_type_421)(unsafe.Pointer(&_swig_i_7)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg8
@@ -4086,7 +4138,7 @@ func Weft_engine_complete(arg1 WeftEngineCompletion, arg2 string) (_swig_ret err
 	var swig_r string
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_engine_complete_capi_e8a75d399fea1331(C.uintptr_t(_swig_i_0), *(*C.swig_type_418)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_weft_engine_complete_capi_e8a75d399fea1331(C.uintptr_t(_swig_i_0), *(*C.swig_type_423)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -4122,7 +4174,7 @@ func Weft_idx_load(arg1 string, arg2 []uintptr) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_idx_load_capi_e8a75d399fea1331(*(*C.swig_type_421)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_422)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_weft_idx_load_capi_e8a75d399fea1331(*(*C.swig_type_426)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_427)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -4147,7 +4199,7 @@ func Weft_mnist_load(arg1 string, arg2 string, arg3 []uintptr, arg4 []uintptr) (
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
-	swig_r_p := C._wrap_weft_mnist_load_capi_e8a75d399fea1331(*(*C.swig_type_424)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_425)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_426)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_427)(unsafe.Pointer(&_swig_i_3)))
+	swig_r_p := C._wrap_weft_mnist_load_capi_e8a75d399fea1331(*(*C.swig_type_429)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_430)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_431)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_432)(unsafe.Pointer(&_swig_i_3)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -4187,7 +4239,7 @@ func Weft_data_iter_create_ndarray(arg1 uint64, arg2 []string, arg3 []uintptr, a
 	_swig_i_8 := arg9
 	_swig_i_9 := arg10
 	_swig_i_10 := arg11
-	swig_r_p := C._wrap_weft_data_iter_create_ndarray_capi_e8a75d399fea1331(C.swig_type_429(_swig_i_0), *(*C.swig_type_430)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_431)(unsafe.Pointer(&_swig_i_2)), C.swig_type_432(_swig_i_3), *(*C.swig_type_433)(unsafe.Pointer(&_swig_i_4)), *(*C.swig_type_434)(unsafe.Pointer(&_swig_i_5)), C.swig_intgo(_swig_i_6), C.swig_intgo(_swig_i_7), *(*C.swig_type_435)(unsafe.Pointer(&_swig_i_8)), C.swig_type_436(_swig_i_9), *(*C.swig_type_437)(unsafe.Pointer(&_swig_i_10)))
+	swig_r_p := C._wrap_weft_data_iter_create_ndarray_capi_e8a75d399fea1331(C.swig_type_434(_swig_i_0), *(*C.swig_type_435)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_436)(unsafe.Pointer(&_swig_i_2)), C.swig_type_437(_swig_i_3), *(*C.swig_type_438)(unsafe.Pointer(&_swig_i_4)), *(*C.swig_type_439)(unsafe.Pointer(&_swig_i_5)), C.swig_intgo(_swig_i_6), C.swig_intgo(_swig_i_7), *(*C.swig_type_440)(unsafe.Pointer(&_swig_i_8)), C.swig_type_441(_swig_i_9), *(*C.swig_type_442)(unsafe.Pointer(&_swig_i_10)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = _swig_i_1
@@ -4222,7 +4274,7 @@ func Weft_data_iter_next(arg1 uintptr, arg2 []int32) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_data_iter_next_capi_e8a75d399fea1331(C.uintptr_t(_swig_i_0), *(*C.swig_type_439)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_weft_data_iter_next_capi_e8a75d399fea1331(C.uintptr_t(_swig_i_0), *(*C.swig_type_444)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -4258,7 +4310,7 @@ func Weft_data_iter_data(arg1 uintptr, arg2 []uintptr) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_data_iter_data_capi_e8a75d399fea1331(C.uintptr_t(_swig_i_0), *(*C.swig_type_442)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_weft_data_iter_data_capi_e8a75d399fea1331(C.uintptr_t(_swig_i_0), *(*C.swig_type_447)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -4278,7 +4330,7 @@ func Weft_data_iter_label(arg1 uintptr, arg2 []uintptr) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_data_iter_label_capi_e8a75d399fea1331(C.uintptr_t(_swig_i_0), *(*C.swig_type_444)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_weft_data_iter_label_capi_e8a75d399fea1331(C.uintptr_t(_swig_i_0), *(*C.swig_type_449)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -4298,7 +4350,7 @@ func Weft_data_iter_pad(arg1 uintptr, arg2 []int32) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_data_iter_pad_capi_e8a75d399fea1331(C.uintptr_t(_swig_i_0), *(*C.swig_type_446)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_weft_data_iter_pad_capi_e8a75d399fea1331(C.uintptr_t(_swig_i_0), *(*C.swig_type_451)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -4320,7 +4372,7 @@ func Weft_data_iter_index(arg1 uintptr, arg2 []int64, arg3 uint64, arg4 []uint64
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
-	swig_r_p := C._wrap_weft_data_iter_index_capi_e8a75d399fea1331(C.uintptr_t(_swig_i_0), *(*C.swig_type_448)(unsafe.Pointer(&_swig_i_1)), C.swig_type_449(_swig_i_2), *(*C.swig_type_450)(unsafe.Pointer(&_swig_i_3)))
+	swig_r_p := C._wrap_weft_data_iter_index_capi_e8a75d399fea1331(C.uintptr_t(_swig_i_0), *(*C.swig_type_453)(unsafe.Pointer(&_swig_i_1)), C.swig_type_454(_swig_i_2), *(*C.swig_type_455)(unsafe.Pointer(&_swig_i_3)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -4343,7 +4395,7 @@ func Weft_data_iter_batch_size(arg1 uintptr, arg2 []int32) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_data_iter_batch_size_capi_e8a75d399fea1331(C.uintptr_t(_swig_i_0), *(*C.swig_type_452)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_weft_data_iter_batch_size_capi_e8a75d399fea1331(C.uintptr_t(_swig_i_0), *(*C.swig_type_457)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -4384,7 +4436,7 @@ func Weft_metric_create(arg1 string, arg2 []string, arg3 []string, arg4 uint64, 
  _swig_i_2 = weftJoin(arg3) 
 	_swig_i_3 := arg4
 	_swig_i_4 := arg5
-	swig_r_p := C._wrap_weft_metric_create_capi_e8a75d399fea1331(*(*C.swig_type_455)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_456)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_457)(unsafe.Pointer(&_swig_i_2)), C.swig_type_458(_swig_i_3), *(*C.swig_type_459)(unsafe.Pointer(&_swig_i_4)))
+	swig_r_p := C._wrap_weft_metric_create_capi_e8a75d399fea1331(*(*C.swig_type_460)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_461)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_462)(unsafe.Pointer(&_swig_i_2)), C.swig_type_463(_swig_i_3), *(*C.swig_type_464)(unsafe.Pointer(&_swig_i_4)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -4418,7 +4470,7 @@ func Weft_metric_composite_add(arg1 uintptr, arg2 string, arg3 []string, arg4 []
 	var _swig_i_3 string
  _swig_i_3 = weftJoin(arg4) 
 	_swig_i_4 := arg5
-	swig_r_p := C._wrap_weft_metric_composite_add_capi_e8a75d399fea1331(C.uintptr_t(_swig_i_0), *(*C.swig_type_461)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_462)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_463)(unsafe.Pointer(&_swig_i_3)), C.swig_type_464(_swig_i_4))
+	swig_r_p := C._wrap_weft_metric_composite_add_capi_e8a75d399fea1331(C.uintptr_t(_swig_i_0), *(*C.swig_type_466)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_467)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_468)(unsafe.Pointer(&_swig_i_3)), C.swig_type_469(_swig_i_4))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -4447,7 +4499,7 @@ func Weft_metric_update(arg1 uintptr, arg2 uint64, arg3 []uintptr, arg4 uint64, 
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
 	_swig_i_4 := arg5
-	swig_r_p := C._wrap_weft_metric_update_capi_e8a75d399fea1331(C.uintptr_t(_swig_i_0), C.swig_type_466(_swig_i_1), *(*C.swig_type_467)(unsafe.Pointer(&_swig_i_2)), C.swig_type_468(_swig_i_3), *(*C.swig_type_469)(unsafe.Pointer(&_swig_i_4)))
+	swig_r_p := C._wrap_weft_metric_update_capi_e8a75d399fea1331(C.uintptr_t(_swig_i_0), C.swig_type_471(_swig_i_1), *(*C.swig_type_472)(unsafe.Pointer(&_swig_i_2)), C.swig_type_473(_swig_i_3), *(*C.swig_type_474)(unsafe.Pointer(&_swig_i_4)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg3
@@ -4470,7 +4522,7 @@ func Weft_metric_num_values(arg1 uintptr, arg2 []uint64) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_metric_num_values_capi_e8a75d399fea1331(C.uintptr_t(_swig_i_0), *(*C.swig_type_471)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_weft_metric_num_values_capi_e8a75d399fea1331(C.uintptr_t(_swig_i_0), *(*C.swig_type_476)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -4493,7 +4545,7 @@ func Weft_metric_get(arg1 uintptr, arg2 []uintptr, arg3 []float64, arg4 uint64, 
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
 	_swig_i_4 := arg5
-	swig_r_p := C._wrap_weft_metric_get_capi_e8a75d399fea1331(C.uintptr_t(_swig_i_0), *(*C.swig_type_473)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_474)(unsafe.Pointer(&_swig_i_2)), C.swig_type_475(_swig_i_3), *(*C.swig_type_476)(unsafe.Pointer(&_swig_i_4)))
+	swig_r_p := C._wrap_weft_metric_get_capi_e8a75d399fea1331(C.uintptr_t(_swig_i_0), *(*C.swig_type_478)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_479)(unsafe.Pointer(&_swig_i_2)), C.swig_type_480(_swig_i_3), *(*C.swig_type_481)(unsafe.Pointer(&_swig_i_4)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -4560,7 +4612,7 @@ func Weft_checkpoint_save(arg1 string, arg2 int, arg3 uintptr, arg4 uint64, arg5
 	var _swig_i_7 string
  _swig_i_7 = weftJoin(arg8) 
 	_swig_i_8 := arg9
-	swig_r_p := C._wrap_weft_checkpoint_save_capi_e8a75d399fea1331(*(*C.swig_type_480)(unsafe.Pointer(&_swig_i_0)), C.swig_intgo(_swig_i_1), C.uintptr_t(_swig_i_2), C.swig_type_481(_swig_i_3), *(*C.swig_type_482)(unsafe.Pointer(&_swig_i_4)), *(*C.swig_type_483)(unsafe.Pointer(&_swig_i_5)), C.swig_type_484(_swig_i_6), *(*C.swig_type_485)(unsafe.Pointer(&_swig_i_7)), *(*C.swig_type_486)(unsafe.Pointer(&_swig_i_8)))
+	swig_r_p := C._wrap_weft_checkpoint_save_capi_e8a75d399fea1331(*(*C.swig_type_485)(unsafe.Pointer(&_swig_i_0)), C.swig_intgo(_swig_i_1), C.uintptr_t(_swig_i_2), C.swig_type_486(_swig_i_3), *(*C.swig_type_487)(unsafe.Pointer(&_swig_i_4)), *(*C.swig_type_488)(unsafe.Pointer(&_swig_i_5)), C.swig_type_489(_swig_i_6), *(*C.swig_type_490)(unsafe.Pointer(&_swig_i_7)), *(*C.swig_type_491)(unsafe.Pointer(&_swig_i_8)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -4595,7 +4647,7 @@ func Weft_checkpoint_load(arg1 string, arg2 int, arg3 []uintptr, arg4 []uintptr,
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
 	_swig_i_4 := arg5
-	swig_r_p := C._wrap_weft_checkpoint_load_capi_e8a75d399fea1331(*(*C.swig_type_488)(unsafe.Pointer(&_swig_i_0)), C.swig_intgo(_swig_i_1), *(*C.swig_type_489)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_490)(unsafe.Pointer(&_swig_i_3)), *(*C.swig_type_491)(unsafe.Pointer(&_swig_i_4)))
+	swig_r_p := C._wrap_weft_checkpoint_load_capi_e8a75d399fea1331(*(*C.swig_type_493)(unsafe.Pointer(&_swig_i_0)), C.swig_intgo(_swig_i_1), *(*C.swig_type_494)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_495)(unsafe.Pointer(&_swig_i_3)), *(*C.swig_type_496)(unsafe.Pointer(&_swig_i_4)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -4630,7 +4682,7 @@ func Weft_initializer_create(arg1 string, arg2 []string, arg3 []string, arg4 uin
 	_swig_i_3 := arg4
 	_swig_i_4 := arg5
 	_swig_i_5 := arg6
-	swig_r_p := C._wrap_weft_initializer_create_capi_e8a75d399fea1331(*(*C.swig_type_493)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_494)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_495)(unsafe.Pointer(&_swig_i_2)), C.swig_type_496(_swig_i_3), C.swig_type_497(_swig_i_4), *(*C.swig_type_498)(unsafe.Pointer(&_swig_i_5)))
+	swig_r_p := C._wrap_weft_initializer_create_capi_e8a75d399fea1331(*(*C.swig_type_498)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_499)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_500)(unsafe.Pointer(&_swig_i_2)), C.swig_type_501(_swig_i_3), C.swig_type_502(_swig_i_4), *(*C.swig_type_503)(unsafe.Pointer(&_swig_i_5)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -4660,7 +4712,7 @@ func Weft_initializer_init(arg1 uintptr, arg2 string, arg3 uintptr) (_swig_ret e
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r_p := C._wrap_weft_initializer_init_capi_e8a75d399fea1331(C.uintptr_t(_swig_i_0), *(*C.swig_type_500)(unsafe.Pointer(&_swig_i_1)), C.uintptr_t(_swig_i_2))
+	swig_r_p := C._wrap_weft_initializer_init_capi_e8a75d399fea1331(C.uintptr_t(_swig_i_0), *(*C.swig_type_505)(unsafe.Pointer(&_swig_i_1)), C.uintptr_t(_swig_i_2))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -4701,7 +4753,7 @@ func Weft_optimizer_create(arg1 string, arg2 []string, arg3 []string, arg4 uint6
  _swig_i_2 = weftJoin(arg3) 
 	_swig_i_3 := arg4
 	_swig_i_4 := arg5
-	swig_r_p := C._wrap_weft_optimizer_create_capi_e8a75d399fea1331(*(*C.swig_type_503)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_504)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_505)(unsafe.Pointer(&_swig_i_2)), C.swig_type_506(_swig_i_3), *(*C.swig_type_507)(unsafe.Pointer(&_swig_i_4)))
+	swig_r_p := C._wrap_weft_optimizer_create_capi_e8a75d399fea1331(*(*C.swig_type_508)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_509)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_510)(unsafe.Pointer(&_swig_i_2)), C.swig_type_511(_swig_i_3), *(*C.swig_type_512)(unsafe.Pointer(&_swig_i_4)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -4734,7 +4786,7 @@ func Weft_optimizer_set_lr_scheduler(arg1 uintptr, arg2 string, arg3 []int64, ar
 	_swig_i_3 := arg4
 	_swig_i_4 := arg5
 	_swig_i_5 := arg6
-	swig_r_p := C._wrap_weft_optimizer_set_lr_scheduler_capi_e8a75d399fea1331(C.uintptr_t(_swig_i_0), *(*C.swig_type_509)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_510)(unsafe.Pointer(&_swig_i_2)), C.swig_type_511(_swig_i_3), C.float(_swig_i_4), C.float(_swig_i_5))
+	swig_r_p := C._wrap_weft_optimizer_set_lr_scheduler_capi_e8a75d399fea1331(C.uintptr_t(_swig_i_0), *(*C.swig_type_514)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_515)(unsafe.Pointer(&_swig_i_2)), C.swig_type_516(_swig_i_3), C.float(_swig_i_4), C.float(_swig_i_5))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -4794,7 +4846,7 @@ func Weft_optimizer_update(arg1 uintptr, arg2 int, arg3 string, arg4 uintptr, ar
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
 	_swig_i_4 := arg5
-	swig_r_p := C._wrap_weft_optimizer_update_capi_e8a75d399fea1331(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1), *(*C.swig_type_515)(unsafe.Pointer(&_swig_i_2)), C.uintptr_t(_swig_i_3), C.uintptr_t(_swig_i_4))
+	swig_r_p := C._wrap_weft_optimizer_update_capi_e8a75d399fea1331(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1), *(*C.swig_type_520)(unsafe.Pointer(&_swig_i_2)), C.uintptr_t(_swig_i_3), C.uintptr_t(_swig_i_4))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg3
@@ -4814,7 +4866,7 @@ func Weft_optimizer_num_update(arg1 uintptr, arg2 []int64) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_optimizer_num_update_capi_e8a75d399fea1331(C.uintptr_t(_swig_i_0), *(*C.swig_type_517)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_weft_optimizer_num_update_capi_e8a75d399fea1331(C.uintptr_t(_swig_i_0), *(*C.swig_type_522)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -4835,7 +4887,7 @@ func Weft_optimizer_learning_rate(arg1 uintptr, arg2 string, arg3 []float32) (_s
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r_p := C._wrap_weft_optimizer_learning_rate_capi_e8a75d399fea1331(C.uintptr_t(_swig_i_0), *(*C.swig_type_519)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_520)(unsafe.Pointer(&_swig_i_2)))
+	swig_r_p := C._wrap_weft_optimizer_learning_rate_capi_e8a75d399fea1331(C.uintptr_t(_swig_i_0), *(*C.swig_type_524)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_525)(unsafe.Pointer(&_swig_i_2)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -4882,7 +4934,7 @@ func Weft_module_create(arg1 uintptr, arg2 uint64, arg3 []string, arg4 uint64, a
 	_swig_i_5 := arg6
 	_swig_i_6 := arg7
 	_swig_i_7 := arg8
-	swig_r_p := C._wrap_weft_module_create_capi_e8a75d399fea1331(C.uintptr_t(_swig_i_0), C.swig_type_523(_swig_i_1), *(*C.swig_type_524)(unsafe.Pointer(&_swig_i_2)), C.swig_type_525(_swig_i_3), *(*C.swig_type_526)(unsafe.Pointer(&_swig_i_4)), C.swig_intgo(_swig_i_5), C.swig_intgo(_swig_i_6), *(*C.swig_type_527)(unsafe.Pointer(&_swig_i_7)))
+	swig_r_p := C._wrap_weft_module_create_capi_e8a75d399fea1331(C.uintptr_t(_swig_i_0), C.swig_type_528(_swig_i_1), *(*C.swig_type_529)(unsafe.Pointer(&_swig_i_2)), C.swig_type_530(_swig_i_3), *(*C.swig_type_531)(unsafe.Pointer(&_swig_i_4)), C.swig_intgo(_swig_i_5), C.swig_intgo(_swig_i_6), *(*C.swig_type_532)(unsafe.Pointer(&_swig_i_7)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = _swig_i_2
@@ -5031,7 +5083,7 @@ func Weft_module_outputs(arg1 uintptr, arg2 []uintptr) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_module_outputs_capi_e8a75d399fea1331(C.uintptr_t(_swig_i_0), *(*C.swig_type_536)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_weft_module_outputs_capi_e8a75d399fea1331(C.uintptr_t(_swig_i_0), *(*C.swig_type_541)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -5052,7 +5104,7 @@ func Weft_module_params(arg1 uintptr, arg2 []uintptr, arg3 []uintptr) (_swig_ret
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r_p := C._wrap_weft_module_params_capi_e8a75d399fea1331(C.uintptr_t(_swig_i_0), *(*C.swig_type_538)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_539)(unsafe.Pointer(&_swig_i_2)))
+	swig_r_p := C._wrap_weft_module_params_capi_e8a75d399fea1331(C.uintptr_t(_swig_i_0), *(*C.swig_type_543)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_544)(unsafe.Pointer(&_swig_i_2)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -5082,7 +5134,7 @@ func Weft_module_fit(arg1 uintptr, arg2 uintptr, arg3 uintptr, arg4 uintptr, arg
 	_swig_i_6 := arg7
 	_swig_i_7 := arg8
 	_swig_i_8 := arg9
-	swig_r_p := C._wrap_weft_module_fit_capi_e8a75d399fea1331(C.uintptr_t(_swig_i_0), C.uintptr_t(_swig_i_1), C.uintptr_t(_swig_i_2), C.uintptr_t(_swig_i_3), C.swig_intgo(_swig_i_4), C.swig_intgo(_swig_i_5), C.swig_intgo(_swig_i_6), *(*C.swig_type_541)(unsafe.Pointer(&_swig_i_7)), *(*C.swig_type_542)(unsafe.Pointer(&_swig_i_8)))
+	swig_r_p := C._wrap_weft_module_fit_capi_e8a75d399fea1331(C.uintptr_t(_swig_i_0), C.uintptr_t(_swig_i_1), C.uintptr_t(_swig_i_2), C.uintptr_t(_swig_i_3), C.swig_intgo(_swig_i_4), C.swig_intgo(_swig_i_5), C.swig_intgo(_swig_i_6), *(*C.swig_type_546)(unsafe.Pointer(&_swig_i_7)), *(*C.swig_type_547)(unsafe.Pointer(&_swig_i_8)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg8
@@ -5124,7 +5176,7 @@ func Weft_module_save_checkpoint(arg1 uintptr, arg2 string, arg3 int) (_swig_ret
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r_p := C._wrap_weft_module_save_checkpoint_capi_e8a75d399fea1331(C.uintptr_t(_swig_i_0), *(*C.swig_type_545)(unsafe.Pointer(&_swig_i_1)), C.swig_intgo(_swig_i_2))
+	swig_r_p := C._wrap_weft_module_save_checkpoint_capi_e8a75d399fea1331(C.uintptr_t(_swig_i_0), *(*C.swig_type_550)(unsafe.Pointer(&_swig_i_1)), C.swig_intgo(_swig_i_2))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -5177,7 +5229,7 @@ func Weft_predictor_create(arg1 string, arg2 unsafe.Pointer, arg3 uint64, arg4 u
 	var _swig_i_13 string
  _swig_i_13 = weftJoin(arg14) 
 	_swig_i_14 := arg15
-	swig_r_p := C._wrap_weft_predictor_create_capi_e8a75d399fea1331(*(*C.swig_type_548)(unsafe.Pointer(&_swig_i_0)), C.swig_voidp(_swig_i_1), C.swig_type_549(_swig_i_2), C.swig_type_550(_swig_i_3), *(*C.swig_type_551)(unsafe.Pointer(&_swig_i_4)), *(*C.swig_type_552)(unsafe.Pointer(&_swig_i_5)), *(*C.swig_type_553)(unsafe.Pointer(&_swig_i_6)), C.swig_intgo(_swig_i_7), C.swig_intgo(_swig_i_8), C.swig_type_554(_swig_i_9), *(*C.swig_type_555)(unsafe.Pointer(&_swig_i_10)), C.swig_type_556(_swig_i_11), *(*C.swig_type_557)(unsafe.Pointer(&_swig_i_12)), *(*C.swig_type_558)(unsafe.Pointer(&_swig_i_13)), *(*C.swig_type_559)(unsafe.Pointer(&_swig_i_14)))
+	swig_r_p := C._wrap_weft_predictor_create_capi_e8a75d399fea1331(*(*C.swig_type_553)(unsafe.Pointer(&_swig_i_0)), C.swig_voidp(_swig_i_1), C.swig_type_554(_swig_i_2), C.swig_type_555(_swig_i_3), *(*C.swig_type_556)(unsafe.Pointer(&_swig_i_4)), *(*C.swig_type_557)(unsafe.Pointer(&_swig_i_5)), *(*C.swig_type_558)(unsafe.Pointer(&_swig_i_6)), C.swig_intgo(_swig_i_7), C.swig_intgo(_swig_i_8), C.swig_type_559(_swig_i_9), *(*C.swig_type_560)(unsafe.Pointer(&_swig_i_10)), C.swig_type_561(_swig_i_11), *(*C.swig_type_562)(unsafe.Pointer(&_swig_i_12)), *(*C.swig_type_563)(unsafe.Pointer(&_swig_i_13)), *(*C.swig_type_564)(unsafe.Pointer(&_swig_i_14)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -5234,7 +5286,7 @@ func Weft_predictor_create_from_files(arg1 string, arg2 string, arg3 uint64, arg
 	var _swig_i_12 string
  _swig_i_12 = weftJoin(arg13) 
 	_swig_i_13 := arg14
-	swig_r_p := C._wrap_weft_predictor_create_from_files_capi_e8a75d399fea1331(*(*C.swig_type_561)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_562)(unsafe.Pointer(&_swig_i_1)), C.swig_type_563(_swig_i_2), *(*C.swig_type_564)(unsafe.Pointer(&_swig_i_3)), *(*C.swig_type_565)(unsafe.Pointer(&_swig_i_4)), *(*C.swig_type_566)(unsafe.Pointer(&_swig_i_5)), C.swig_intgo(_swig_i_6), C.swig_intgo(_swig_i_7), C.swig_type_567(_swig_i_8), *(*C.swig_type_568)(unsafe.Pointer(&_swig_i_9)), C.swig_type_569(_swig_i_10), *(*C.swig_type_570)(unsafe.Pointer(&_swig_i_11)), *(*C.swig_type_571)(unsafe.Pointer(&_swig_i_12)), *(*C.swig_type_572)(unsafe.Pointer(&_swig_i_13)))
+	swig_r_p := C._wrap_weft_predictor_create_from_files_capi_e8a75d399fea1331(*(*C.swig_type_566)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_567)(unsafe.Pointer(&_swig_i_1)), C.swig_type_568(_swig_i_2), *(*C.swig_type_569)(unsafe.Pointer(&_swig_i_3)), *(*C.swig_type_570)(unsafe.Pointer(&_swig_i_4)), *(*C.swig_type_571)(unsafe.Pointer(&_swig_i_5)), C.swig_intgo(_swig_i_6), C.swig_intgo(_swig_i_7), C.swig_type_572(_swig_i_8), *(*C.swig_type_573)(unsafe.Pointer(&_swig_i_9)), C.swig_type_574(_swig_i_10), *(*C.swig_type_575)(unsafe.Pointer(&_swig_i_11)), *(*C.swig_type_576)(unsafe.Pointer(&_swig_i_12)), *(*C.swig_type_577)(unsafe.Pointer(&_swig_i_13)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -5278,7 +5330,7 @@ func Weft_predictor_list_inputs(arg1 uintptr, arg2 []uintptr) (_swig_ret error) 
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_predictor_list_inputs_capi_e8a75d399fea1331(C.uintptr_t(_swig_i_0), *(*C.swig_type_574)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_weft_predictor_list_inputs_capi_e8a75d399fea1331(C.uintptr_t(_swig_i_0), *(*C.swig_type_579)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -5298,7 +5350,7 @@ func Weft_predictor_list_outputs(arg1 uintptr, arg2 []uintptr) (_swig_ret error)
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_predictor_list_outputs_capi_e8a75d399fea1331(C.uintptr_t(_swig_i_0), *(*C.swig_type_576)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_weft_predictor_list_outputs_capi_e8a75d399fea1331(C.uintptr_t(_swig_i_0), *(*C.swig_type_581)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -5324,7 +5376,7 @@ func Weft_predictor_output_shape(arg1 uintptr, arg2 uint64, arg3 []uint64, arg4 
 	_swig_i_5 := arg6
 	_swig_i_6 := arg7
 	_swig_i_7 := arg8
-	swig_r_p := C._wrap_weft_predictor_output_shape_capi_e8a75d399fea1331(C.uintptr_t(_swig_i_0), C.swig_type_578(_swig_i_1), *(*C.swig_type_579)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_580)(unsafe.Pointer(&_swig_i_3)), C.swig_type_581(_swig_i_4), *(*C.swig_type_582)(unsafe.Pointer(&_swig_i_5)), C.swig_type_583(_swig_i_6), *(*C.swig_type_584)(unsafe.Pointer(&_swig_i_7)))
+	swig_r_p := C._wrap_weft_predictor_output_shape_capi_e8a75d399fea1331(C.uintptr_t(_swig_i_0), C.swig_type_583(_swig_i_1), *(*C.swig_type_584)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_585)(unsafe.Pointer(&_swig_i_3)), C.swig_type_586(_swig_i_4), *(*C.swig_type_587)(unsafe.Pointer(&_swig_i_5)), C.swig_type_588(_swig_i_6), *(*C.swig_type_589)(unsafe.Pointer(&_swig_i_7)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg3
@@ -5358,7 +5410,7 @@ func Weft_predictor_predict_float(arg1 uintptr, arg2 []float32, arg3 uint64, arg
 	_swig_i_4 := arg5
 	_swig_i_5 := arg6
 	_swig_i_6 := arg7
-	swig_r_p := C._wrap_weft_predictor_predict_float_capi_e8a75d399fea1331(C.uintptr_t(_swig_i_0), *(*C.swig_type_586)(unsafe.Pointer(&_swig_i_1)), C.swig_type_587(_swig_i_2), *(*C.swig_type_588)(unsafe.Pointer(&_swig_i_3)), C.swig_type_589(_swig_i_4), *(*C.swig_type_590)(unsafe.Pointer(&_swig_i_5)), C.swig_type_591(_swig_i_6))
+	swig_r_p := C._wrap_weft_predictor_predict_float_capi_e8a75d399fea1331(C.uintptr_t(_swig_i_0), *(*C.swig_type_591)(unsafe.Pointer(&_swig_i_1)), C.swig_type_592(_swig_i_2), *(*C.swig_type_593)(unsafe.Pointer(&_swig_i_3)), C.swig_type_594(_swig_i_4), *(*C.swig_type_595)(unsafe.Pointer(&_swig_i_5)), C.swig_type_596(_swig_i_6))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -5400,7 +5452,7 @@ func Weft_kvstore_create(arg1 string, arg2 []uintptr) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_kvstore_create_capi_e8a75d399fea1331(*(*C.swig_type_594)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_595)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_weft_kvstore_create_capi_e8a75d399fea1331(*(*C.swig_type_599)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_600)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -5424,7 +5476,7 @@ func Weft_kvstore_type(arg1 uintptr, arg2 []string) (_swig_ret error) {
 	_swig_i_0 := arg1
 	var _swig_i_1 []string
  _swig_i_1 = make([]string, len(arg2)) 
-	swig_r_p := C._wrap_weft_kvstore_type_capi_e8a75d399fea1331(C.uintptr_t(_swig_i_0), *(*C.swig_type_597)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_weft_kvstore_type_capi_e8a75d399fea1331(C.uintptr_t(_swig_i_0), *(*C.swig_type_602)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 
 	for i := range _swig_i_1 {
@@ -5454,7 +5506,7 @@ func Weft_kvstore_rank(arg1 uintptr, arg2 []int32, arg3 []int32) (_swig_ret erro
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r_p := C._wrap_weft_kvstore_rank_capi_e8a75d399fea1331(C.uintptr_t(_swig_i_0), *(*C.swig_type_599)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_600)(unsafe.Pointer(&_swig_i_2)))
+	swig_r_p := C._wrap_weft_kvstore_rank_capi_e8a75d399fea1331(C.uintptr_t(_swig_i_0), *(*C.swig_type_604)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_605)(unsafe.Pointer(&_swig_i_2)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -5480,7 +5532,7 @@ func Weft_kvstore_init(arg1 uintptr, arg2 uint64, arg3 []string, arg4 []uintptr)
 	var _swig_i_2 string
  _swig_i_2 = weftJoin(arg3) 
 	_swig_i_3 := arg4
-	swig_r_p := C._wrap_weft_kvstore_init_capi_e8a75d399fea1331(C.uintptr_t(_swig_i_0), C.swig_type_602(_swig_i_1), *(*C.swig_type_603)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_604)(unsafe.Pointer(&_swig_i_3)))
+	swig_r_p := C._wrap_weft_kvstore_init_capi_e8a75d399fea1331(C.uintptr_t(_swig_i_0), C.swig_type_607(_swig_i_1), *(*C.swig_type_608)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_609)(unsafe.Pointer(&_swig_i_3)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = _swig_i_2
@@ -5507,7 +5559,7 @@ func Weft_kvstore_push(arg1 uintptr, arg2 uint64, arg3 []string, arg4 []uintptr,
  _swig_i_2 = weftJoin(arg3) 
 	_swig_i_3 := arg4
 	_swig_i_4 := arg5
-	swig_r_p := C._wrap_weft_kvstore_push_capi_e8a75d399fea1331(C.uintptr_t(_swig_i_0), C.swig_type_606(_swig_i_1), *(*C.swig_type_607)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_608)(unsafe.Pointer(&_swig_i_3)), C.swig_intgo(_swig_i_4))
+	swig_r_p := C._wrap_weft_kvstore_push_capi_e8a75d399fea1331(C.uintptr_t(_swig_i_0), C.swig_type_611(_swig_i_1), *(*C.swig_type_612)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_613)(unsafe.Pointer(&_swig_i_3)), C.swig_intgo(_swig_i_4))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = _swig_i_2
@@ -5534,7 +5586,7 @@ func Weft_kvstore_pull(arg1 uintptr, arg2 uint64, arg3 []string, arg4 []uintptr,
  _swig_i_2 = weftJoin(arg3) 
 	_swig_i_3 := arg4
 	_swig_i_4 := arg5
-	swig_r_p := C._wrap_weft_kvstore_pull_capi_e8a75d399fea1331(C.uintptr_t(_swig_i_0), C.swig_type_610(_swig_i_1), *(*C.swig_type_611)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_612)(unsafe.Pointer(&_swig_i_3)), C.swig_intgo(_swig_i_4))
+	swig_r_p := C._wrap_weft_kvstore_pull_capi_e8a75d399fea1331(C.uintptr_t(_swig_i_0), C.swig_type_615(_swig_i_1), *(*C.swig_type_616)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_617)(unsafe.Pointer(&_swig_i_3)), C.swig_intgo(_swig_i_4))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = _swig_i_2
@@ -5562,7 +5614,7 @@ func Weft_kvstore_pushpull(arg1 uintptr, arg2 uint64, arg3 []string, arg4 []uint
 	_swig_i_3 := arg4
 	_swig_i_4 := arg5
 	_swig_i_5 := arg6
-	swig_r_p := C._wrap_weft_kvstore_pushpull_capi_e8a75d399fea1331(C.uintptr_t(_swig_i_0), C.swig_type_614(_swig_i_1), *(*C.swig_type_615)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_616)(unsafe.Pointer(&_swig_i_3)), *(*C.swig_type_617)(unsafe.Pointer(&_swig_i_4)), C.swig_intgo(_swig_i_5))
+	swig_r_p := C._wrap_weft_kvstore_pushpull_capi_e8a75d399fea1331(C.uintptr_t(_swig_i_0), C.swig_type_619(_swig_i_1), *(*C.swig_type_620)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_621)(unsafe.Pointer(&_swig_i_3)), *(*C.swig_type_622)(unsafe.Pointer(&_swig_i_4)), C.swig_intgo(_swig_i_5))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = _swig_i_2

@@ -2847,6 +2847,25 @@ _gostring_ _wrap_weft_executor_print_capi_e8a75d399fea1331(WeftExecutor *_swig_g
 }
 
 
+_gostring_ _wrap_weft_executor_placement_capi_e8a75d399fea1331(WeftExecutor *_swig_go_0, _goslice_ _swig_go_1, _goslice_ _swig_go_2, _goslice_ _swig_go_3) {
+  WeftExecutor *arg1 = (WeftExecutor *) 0 ;
+  WeftStringList **arg2 = (WeftStringList **) 0 ;
+  size_t *arg3 = (size_t *) 0 ;
+  size_t *arg4 = (size_t *) 0 ;
+  WeftStatus result;
+  _gostring_ _swig_go_result;
+  
+  arg1 = (WeftExecutor *)_swig_go_0; 
+  arg2 = (WeftStringList **)_swig_go_1.array; 
+  arg3 = (size_t *)_swig_go_2.array; 
+  arg4 = (size_t *)_swig_go_3.array; 
+  
+  result = (WeftStatus)weft_executor_placement((WeftExecutor const *)arg1,arg2,arg3,arg4);
+  _swig_go_result = WeftGoStatus(result); 
+  return _swig_go_result;
+}
+
+
 _gostring_ _wrap_weft_executor_free_capi_e8a75d399fea1331(WeftExecutor *_swig_go_0) {
   WeftExecutor *arg1 = (WeftExecutor *) 0 ;
   WeftStatus result;
@@ -2941,6 +2960,21 @@ _gostring_ _wrap_weft_executor_options_set_optimize_inference_capi_e8a75d399fea1
   arg2 = (int)_swig_go_1; 
   
   result = (WeftStatus)weft_executor_options_set_optimize_inference(arg1,arg2);
+  _swig_go_result = WeftGoStatus(result); 
+  return _swig_go_result;
+}
+
+
+_gostring_ _wrap_weft_executor_options_set_allow_fallback_capi_e8a75d399fea1331(WeftExecutorOptions *_swig_go_0, intgo _swig_go_1) {
+  WeftExecutorOptions *arg1 = (WeftExecutorOptions *) 0 ;
+  int arg2 ;
+  WeftStatus result;
+  _gostring_ _swig_go_result;
+  
+  arg1 = *(WeftExecutorOptions **)&_swig_go_0; 
+  arg2 = (int)_swig_go_1; 
+  
+  result = (WeftStatus)weft_executor_options_set_allow_fallback(arg1,arg2);
   _swig_go_result = WeftGoStatus(result); 
   return _swig_go_result;
 }

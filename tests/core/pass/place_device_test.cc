@@ -6,6 +6,7 @@
 
 #include <functional>
 #include <map>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -332,6 +333,89 @@ TEST(PlaceDevice, PlacingThenDifferentiatingThenPlacingAddsNothing) {
   EXPECT_EQ(device("mul_0_copy_backward"), kCpu0);
   EXPECT_EQ(device("c_0_copy_backward"), kCpu0);
   EXPECT_EQ(device("mul_lhs_grad"), kCpu0);
+}
+
+// Fallback: contexts are labels, so "no kernel on cpu(1)" is the test's
+// predicate (the executor asks its KernelRegistry by device type).
+pass::PlaceDeviceOptions FallbackOptions(const std::string& missing) {
+  pass::PlaceDeviceOptions o;
+  o.default_ctx = kCpu1;
+  o.fixed = {{"x", kCpu1}, {"fc_weight", kCpu1}, {"fc_bias", kCpu1}};
+  o.has_kernel = [missing](const OpDef& op, const Context& c) {
+    return !(op.name == missing && c == kCpu1);
+  };
+  o.fallback_ctx = kCpu0;
+  return o;
+}
+
+Symbol FallbackNet() {
+  Symbol x = Symbol::CreateVariable("x");
+  Symbol fc = Op("FullyConnected", {x}, "fc", {{"num_hidden", "4"}});
+  Symbol flat = Op("Flatten", {fc}, "flat");
+  return Op("Activation", {flat}, "act", {{"act_type", "relu"}});
+}
+
+TEST(PlaceDevice, FallbackMovesOnlyNodesWithoutAKernelAndCopiesAtTheirEdges) {
+  pass::Placement p =
+      pass::PlaceDevice(Reg(), Graph{FallbackNet().outputs}, FallbackOptions("Flatten"));
+  EXPECT_EQ(Describe(p), (Lines{"x null cpu(1)", "fc_weight null cpu(1)", "fc_bias null cpu(1)",
+                                "fc FullyConnected cpu(1)", "fc_0_copy _CrossDeviceCopy cpu(0)",
+                                "flat Flatten cpu(0)", "flat_0_copy _CrossDeviceCopy cpu(1)",
+                                "act Activation cpu(1)"}));
+  EXPECT_EQ(p.fallback_nodes, (Lines{"flat"}));
+  EXPECT_EQ(p.num_copies, 2u);
+  pass::ShapeResult s = pass::InferShape(IndexedGraph(p.graph), {{"x", Shape{2, 3}}});
+  EXPECT_TRUE(s.complete());
+}
+
+TEST(PlaceDevice, FallbackNeedsAKernelOnTheFallbackDeviceAndAPredicate) {
+  // Missing on both devices: the node stays (the bind then names it).
+  pass::PlaceDeviceOptions o = FallbackOptions("Flatten");
+  o.has_kernel = [](const OpDef& op, const Context&) { return op.name != "Flatten"; };
+  pass::Placement p = pass::PlaceDevice(Reg(), Graph{FallbackNet().outputs}, o);
+  EXPECT_TRUE(p.fallback_nodes.empty());
+  EXPECT_EQ(p.num_copies, 0u);
+  for (const Context& c : p.devices) EXPECT_EQ(c, kCpu1);
+  // No predicate: no fallback.
+  o.has_kernel = nullptr;
+  EXPECT_TRUE(pass::PlaceDevice(Reg(), Graph{FallbackNet().outputs}, o).fallback_nodes.empty());
+}
+
+TEST(PlaceDevice, FallbackOfATrainingGraphKeepsGradientsWithTheirKernels) {
+  // Flatten and its gradient have no kernel on cpu(1): both run on cpu(0);
+  // the FullyConnected gradient stays with its forward node on cpu(1).
+  Graph full = Training(FallbackNet(), {"fc_weight"});
+  IndexedGraph fg(full);
+  std::set<std::string> missing = {"Flatten"};  // and the ops of Flatten's gradient nodes
+  for (uint32_t nid = 0; nid < fg.num_nodes(); ++nid)
+    if (!fg.node(nid).is_variable() && !fg[nid].control_deps.empty() &&
+        fg.node(fg[nid].control_deps[0]).attrs.name == "flat")
+      missing.insert(fg.node(nid).op()->name);
+  ASSERT_GE(missing.size(), 2u);
+  pass::PlaceDeviceOptions o = FallbackOptions("Flatten");
+  o.has_kernel = [missing](const OpDef& op, const Context& c) {
+    return !(missing.count(op.name) && c == kCpu1);
+  };
+  o.fixed["_head_grad_0"] = kCpu1;
+  pass::Placement p = pass::PlaceDevice(Reg(), full, o);
+  IndexedGraph g(p.graph);
+  auto device = [&](const std::string& name) {
+    for (uint32_t nid = 0; nid < g.num_nodes(); ++nid)
+      if (g.node(nid).attrs.name == name) return p.devices[nid];
+    ADD_FAILURE() << "no node " << name;
+    return Context();
+  };
+  EXPECT_EQ(device("flat"), kCpu0);
+  EXPECT_EQ(device("fc"), kCpu1);
+  EXPECT_EQ(device("act"), kCpu1);
+  for (uint32_t nid = 0; nid < fg.num_nodes(); ++nid) {
+    const Node& n = fg.node(nid);
+    if (n.is_variable() || fg[nid].control_deps.empty()) continue;
+    const std::string& fwd = fg.node(fg[nid].control_deps[0]).attrs.name;
+    EXPECT_EQ(device(n.attrs.name), fwd == "flat" ? kCpu0 : kCpu1) << n.attrs.name << " of " << fwd;
+  }
+  pass::ShapeResult s = pass::InferShape(IndexedGraph(p.graph), {{"x", Shape{2, 3}}});
+  EXPECT_TRUE(s.complete());
 }
 
 TEST(CrossDeviceCopy, CopiesAndItsGradientIsACopyBack) {

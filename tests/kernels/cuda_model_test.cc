@@ -1,0 +1,150 @@
+// Whole models on gpu(0) against the same models on cpu(0): a small
+// convolutional net (Convolution, BatchNorm, Activation, Pooling, Flatten,
+// FullyConnected, SoftmaxOutput) bound with SimpleBind on each device from
+// the same initial values, trained 20 SGD steps (forward, backward, then
+// w -= lr * g with imperative ops on the arrays' device); outputs,
+// weights and BatchNorm's moving statistics agree within 1e-4 relative at
+// every step. Nodes without a GPU kernel fall back to cpu(0) with copies
+// (ExecutorOptions::allow_fallback); with fallback off they fail the bind
+// naming the option. Skipped without a CUDA device; builds without CUDA.
+#include <gtest/gtest.h>
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "kernels/cuda_test_util.h"
+#include "weft/executor.h"
+#include "weft/symbol.h"
+
+namespace weft {
+namespace {
+
+bool NoGpu() { return test::GpuCount() == 0; }
+
+Symbol Op(const std::string& op, const std::vector<Symbol>& args, const std::string& name,
+          const StringMap& params = {}) {
+  return Symbol::Apply(Runtime::Global().ops(), op, args, params, name);
+}
+
+Symbol SmallConvNet() {
+  Symbol x = Symbol::CreateVariable("data"), label = Symbol::CreateVariable("softmax_label");
+  // No bias before BatchNorm (its gradient would be 0 up to rounding).
+  Symbol y = Op("Convolution", {x}, "conv",
+                {{"kernel", "(3,3)"}, {"num_filter", "4"}, {"pad", "(1,1)"}, {"no_bias", "True"}});
+  y = Op("BatchNorm", {y}, "bn", {{"fix_gamma", "False"}});
+  y = Op("Activation", {y}, "relu", {{"act_type", "relu"}});
+  y = Op("Pooling", {y}, "pool", {{"kernel", "(2,2)"}, {"stride", "(2,2)"}, {"pool_type", "max"}});
+  y = Op("Flatten", {y}, "flat");
+  y = Op("FullyConnected", {y}, "fc", {{"num_hidden", "5"}});
+  return Op("SoftmaxOutput", {y, label}, "softmax");
+}
+
+const pass::ShapeMap kShapes = {{"data", Shape{4, 2, 8, 8}}, {"softmax_label", Shape{4}}};
+
+std::unique_ptr<Executor> Bind(Context ctx, bool allow_fallback = true) {
+  ExecutorOptions o;
+  o.allow_fallback = allow_fallback;
+  return Executor::SimpleBind(SmallConvNet(), ctx, kShapes, {}, GradReqSpec::All(GradReq::kWrite), o);
+}
+
+// Same initial values on both executors: labels are class indices, BatchNorm
+// gamma near 1, the moving variance positive.
+void Initialise(Executor* cpu, Executor* gpu) {
+  const std::vector<std::string>& names = cpu->arg_names();
+  for (size_t i = 0; i < names.size(); ++i) {
+    const Shape s = cpu->arg_arrays()[i].shape();
+    NDArray v;
+    if (names[i] == "softmax_label") {
+      std::vector<double> l(static_cast<size_t>(s.Size()));
+      for (size_t k = 0; k < l.size(); ++k) l[k] = static_cast<double>((k * 3 + 1) % 5);
+      v = test::Array(s, l, DType::kFloat32);
+    } else if (names[i] == "bn_gamma") {
+      v = test::RandomArray(s, DType::kFloat32, 0.8, 1.2, 11);
+    } else {
+      v = test::RandomArray(s, DType::kFloat32, -0.5, 0.5, static_cast<unsigned>(20 + i));
+    }
+    NDArray c = cpu->arg_arrays()[i], g = gpu->arg_arrays()[i];
+    v.CopyTo(&c);
+    v.CopyTo(&g);
+  }
+  for (size_t i = 0; i < cpu->aux_arrays().size(); ++i) {
+    const Shape s = cpu->aux_arrays()[i].shape();
+    const NDArray v = test::RandomArray(s, DType::kFloat32, 0.5, 1.5, static_cast<unsigned>(40 + i));
+    NDArray c = cpu->aux_arrays()[i], g = gpu->aux_arrays()[i];
+    v.CopyTo(&c);
+    v.CopyTo(&g);
+  }
+}
+
+// w -= lr * g with ops that run where w is.
+void SgdStep(Executor* ex, double lr) {
+  for (size_t i = 0; i < ex->arg_arrays().size(); ++i) {
+    const NDArray& g = ex->grad_arrays()[i];
+    if (g.is_none()) continue;
+    std::vector<NDArray> step, next;
+    Invoke(nullptr, "_mul_scalar", {g}, {{"scalar", std::to_string(lr)}}, &step);
+    Invoke(nullptr, "elemwise_sub", {ex->arg_arrays()[i], step[0]}, {}, &next);
+    NDArray w = ex->arg_arrays()[i];
+    next[0].CopyTo(&w);
+  }
+}
+
+void ExpectSame(const NDArray& gpu, const NDArray& cpu, const std::string& what) {
+  test::ExpectClose(test::Values(gpu.Copy(Context::CPU(0))), test::Values(cpu), 1e-4, what);
+}
+
+TEST(CudaModel, SmallConvNetTrainsAsOnTheCpu) {
+  if (NoGpu()) GTEST_SKIP() << "no CUDA device";
+  auto cpu = Bind(Context::CPU(0));
+  auto gpu = Bind(Context::GPU(0));
+  const ExecutorPlacement pl = gpu->placement();
+  for (const std::string& n : pl.fallback_nodes) std::cout << "[ fallback ] " << n << "\n";
+  std::cout << "[ placement ] " << pl.num_copies << " copies, " << pl.forward_copy_bytes
+            << " bytes per forward\n";
+  Initialise(cpu.get(), gpu.get());
+  for (int step = 0; step < 20; ++step) {
+    SCOPED_TRACE("step " + std::to_string(step));
+    for (Executor* ex : {cpu.get(), gpu.get()}) {
+      ex->Forward(true);
+      ex->Backward();
+    }
+    ExpectSame(gpu->outputs()[0], cpu->outputs()[0], "softmax output");
+    for (size_t i = 0; i < cpu->grad_arrays().size(); ++i)
+      if (!cpu->grad_arrays()[i].is_none())
+        ExpectSame(gpu->grad_arrays()[i], cpu->grad_arrays()[i], "gradient of " + cpu->arg_names()[i]);
+    SgdStep(cpu.get(), 0.1);
+    SgdStep(gpu.get(), 0.1);
+  }
+  for (size_t i = 0; i < cpu->arg_arrays().size(); ++i)
+    ExpectSame(gpu->arg_arrays()[i], cpu->arg_arrays()[i], "argument " + cpu->arg_names()[i]);
+  for (size_t i = 0; i < cpu->aux_arrays().size(); ++i)
+    ExpectSame(gpu->aux_arrays()[i], cpu->aux_arrays()[i], "aux state " + std::to_string(i));
+  // Inference on the trained weights too.
+  cpu->Forward(false);
+  gpu->Forward(false);
+  ExpectSame(gpu->outputs()[0], cpu->outputs()[0], "inference output");
+}
+
+TEST(CudaModel, FallbackNodesLackAGpuKernelAndCanBeRefused) {
+  if (NoGpu()) GTEST_SKIP() << "no CUDA device";
+  auto gpu = Bind(Context::GPU(0));
+  const ExecutorPlacement pl = gpu->placement();
+  const KernelRegistry& k = Runtime::Global().kernels();
+  IndexedGraph g(gpu->graph());
+  for (const std::string& name : pl.fallback_nodes) {
+    for (uint32_t nid = 0; nid < g.num_nodes(); ++nid) {
+      if (g.node(nid).attrs.name != name) continue;
+      EXPECT_EQ(k.Find(g.node(nid).op()->name, DeviceType::kGPU), nullptr) << name;
+      EXPECT_EQ(gpu->node_devices()[nid], Context::CPU(0)) << name;
+    }
+  }
+  if (pl.fallback_nodes.empty()) GTEST_SKIP() << "every node has a GPU kernel: nothing to refuse";
+  EXPECT_GT(pl.num_copies, 0u);
+  EXPECT_GT(pl.forward_copy_bytes, 0u);
+  EXPECT_NE(gpu->DebugString().find("fall back to cpu(0): "), std::string::npos);
+  test::ExpectError([] { Bind(Context::GPU(0), false); }, StatusCode::kNotImplemented, {"has no kernel for device", "allow_fallback"});
+}
+
+}  // namespace
+}  // namespace weft
