@@ -75,6 +75,7 @@ void RegisterNNLayerNormCuda(KernelRegistry* reg);
 void RegisterNNSequenceCuda(KernelRegistry* reg);
 void RegisterNNSoftmaxCuda(KernelRegistry* reg);
 void RegisterNNLossCuda(KernelRegistry* reg);
+void RegisterInitCuda(KernelRegistry* reg);
 void RegisterCudaDeviceAPI(Runtime* rt);
 }  // namespace cuda
 #endif
@@ -144,6 +145,7 @@ void RegisterAllKernels(KernelRegistry* reg) {
   cuda::RegisterNNSequenceCuda(reg);
   cuda::RegisterNNSoftmaxCuda(reg);
   cuda::RegisterNNLossCuda(reg);
+  cuda::RegisterInitCuda(reg);
 #endif
 }
 

@@ -2,8 +2,11 @@
 // memory and RAII descriptors (see cuda_handles.h).
 #include "cuda/cuda_handles.h"
 
+#include <cstdint>
 #include <limits>
 #include <map>
+#include <mutex>
+#include <set>
 
 namespace weft {
 namespace cuda {
@@ -83,8 +86,32 @@ cudnnHandle_t CudnnHandle(const OpContext& ctx) {
   return it->second;
 }
 
+namespace {
+
+// Keeps freed scratch in `dev`'s default memory pool across
+// synchronisations, once per device: with the default release threshold
+// (0) every stream synchronisation hands it back to the driver and the
+// next cudaMallocAsync maps it again, which costs more than most kernels.
+void KeepPooledScratch(int dev) {
+  static std::mutex mu;
+  static std::set<int>* done = new std::set<int>();  // never destroyed
+  std::lock_guard<std::mutex> lock(mu);
+  if (!done->insert(dev).second) return;
+  cudaMemPool_t pool;
+  if (cudaDeviceGetDefaultMemPool(&pool, dev) != cudaSuccess) {
+    cudaGetLastError();
+    return;  // the allocation below reports the device's problem
+  }
+  uint64_t keep = UINT64_MAX;
+  if (cudaMemPoolSetAttribute(pool, cudaMemPoolAttrReleaseThreshold, &keep) != cudaSuccess)
+    cudaGetLastError();
+}
+
+}  // namespace
+
 DeviceBuffer::DeviceBuffer(const OpContext& ctx, size_t bytes) : stream_(StreamOf(ctx)) {
   if (bytes == 0) return;
+  KeepPooledScratch(ctx.ctx.dev_id);
   const cudaError_t e = cudaMallocAsync(&ptr_, bytes, stream_);
   if (e == cudaErrorMemoryAllocation) {
     cudaGetLastError();

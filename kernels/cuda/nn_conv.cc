@@ -3,9 +3,14 @@
 // stride, pad, dilate and num_group (a cuDNN group count). Algorithms come
 // from the cudnnGet*Algorithm_v7 heuristics (the first one cuDNN reports
 // as supported, deterministic preferred for the gradients), with implicit
-// GEMM as the fallback; the math type is FMA only (no TF32), so float32
+// GEMM as the fallback, asked once per geometry, dtype, device and
+// direction and cached for the process (the heuristics cost far more than
+// a small convolution); the math type is FMA only (no TF32), so float32
 // results stay comparable to the CPU reference. Workspace is stream-ordered
 // device memory. Requests: kAdd through beta = 1, kNull skips.
+#include <array>
+#include <map>
+#include <mutex>
 #include <vector>
 
 #include "cuda/cuda_handles.h"
@@ -53,6 +58,34 @@ int PickAlgo(const Perf* perf, int count, bool det) {
 
 constexpr int kMaxAlgos = 16;
 
+enum class Pass { kForward, kBackwardData, kBackwardFilter };
+
+// An algorithm with its workspace size.
+struct Algo {
+  int algo = 0;
+  size_t ws_bytes = 0;
+};
+
+// The cached choice for (geometry, dtype, device, pass); `choose` asks
+// cuDNN on a miss. Thread-safe: two threads missing at once both ask and
+// store the same answer.
+template <typename Choose>
+Algo CachedAlgo(const ConvGeom& g, DType t, int dev, Pass pass, Choose choose) {
+  using Key = std::array<int64_t, 19>;
+  static std::mutex mu;
+  static std::map<Key, Algo>* cache = new std::map<Key, Algo>();  // never destroyed
+  const Key key = {g.n, g.c, g.h, g.w, g.f, g.oh, g.ow, g.groups, g.kh, g.kw, g.sh, g.sw, g.ph, g.pw, g.dh, g.dw,
+                   static_cast<int64_t>(t), dev, static_cast<int64_t>(pass)};
+  {
+    std::lock_guard<std::mutex> lock(mu);
+    auto it = cache->find(key);
+    if (it != cache->end()) return it->second;
+  }
+  const Algo a = choose();
+  std::lock_guard<std::mutex> lock(mu);
+  return cache->emplace(key, a).first->second;
+}
+
 void ConvolutionCuda(const OpContext& ctx, const NodeAttrs& attrs, const std::vector<TBlob>& in,
                      const std::vector<OpReq>& req, const std::vector<TBlob>& out) {
   const char* op = "Convolution";
@@ -62,16 +95,21 @@ void ConvolutionCuda(const OpContext& ctx, const NodeAttrs& attrs, const std::ve
   const DType t = in[0].dtype;
   ConvSetup s(g, t, op);
   cudnnHandle_t h = CudnnHandle(ctx);
-  cudnnConvolutionFwdAlgoPerf_t perf[kMaxAlgos];
-  int count = 0;
-  WEFT_CUDNN_CHECK(cudnnGetConvolutionForwardAlgorithm_v7(h, s.x.d, s.w.d, s.conv.d, s.y.d,
-                                                          kMaxAlgos, &count, perf));
-  const int pick = PickAlgo(perf, count, false);
-  const cudnnConvolutionFwdAlgo_t algo =
-      pick >= 0 ? perf[pick].algo : CUDNN_CONVOLUTION_FWD_ALGO_IMPLICIT_GEMM;
-  size_t ws_bytes = 0;
-  WEFT_CUDNN_CHECK(
-      cudnnGetConvolutionForwardWorkspaceSize(h, s.x.d, s.w.d, s.conv.d, s.y.d, algo, &ws_bytes));
+  const Algo a = CachedAlgo(g, t, ctx.ctx.dev_id, Pass::kForward, [&] {
+    cudnnConvolutionFwdAlgoPerf_t perf[kMaxAlgos];
+    int count = 0;
+    WEFT_CUDNN_CHECK(cudnnGetConvolutionForwardAlgorithm_v7(h, s.x.d, s.w.d, s.conv.d, s.y.d,
+                                                            kMaxAlgos, &count, perf));
+    const int pick = PickAlgo(perf, count, false);
+    Algo r;
+    r.algo = pick >= 0 ? perf[pick].algo : CUDNN_CONVOLUTION_FWD_ALGO_IMPLICIT_GEMM;
+    WEFT_CUDNN_CHECK(cudnnGetConvolutionForwardWorkspaceSize(
+        h, s.x.d, s.w.d, s.conv.d, s.y.d, static_cast<cudnnConvolutionFwdAlgo_t>(r.algo),
+        &r.ws_bytes));
+    return r;
+  });
+  const auto algo = static_cast<cudnnConvolutionFwdAlgo_t>(a.algo);
+  const size_t ws_bytes = a.ws_bytes;
   DeviceBuffer ws(ctx, ws_bytes);
   const Scalar one(t, 1.0), beta(t, BetaOf(req[0]));
   WEFT_CUDNN_CHECK(cudnnConvolutionForward(h, one.ptr(), s.x.d, in[0].dptr, s.w.d, in[1].dptr,
@@ -94,16 +132,21 @@ void ConvolutionBackwardCuda(const OpContext& ctx, const NodeAttrs& attrs,
   cudnnHandle_t h = CudnnHandle(ctx);
   const Scalar one(t, 1.0);
   if (req[0] != OpReq::kNull) {
-    cudnnConvolutionBwdDataAlgoPerf_t perf[kMaxAlgos];
-    int count = 0;
-    WEFT_CUDNN_CHECK(cudnnGetConvolutionBackwardDataAlgorithm_v7(h, s.w.d, s.y.d, s.conv.d, s.x.d,
-                                                                 kMaxAlgos, &count, perf));
-    const int pick = PickAlgo(perf, count, true);
-    const cudnnConvolutionBwdDataAlgo_t algo =
-        pick >= 0 ? perf[pick].algo : CUDNN_CONVOLUTION_BWD_DATA_ALGO_1;
-    size_t ws_bytes = 0;
-    WEFT_CUDNN_CHECK(cudnnGetConvolutionBackwardDataWorkspaceSize(h, s.w.d, s.y.d, s.conv.d,
-                                                                  s.x.d, algo, &ws_bytes));
+    const Algo a = CachedAlgo(g, t, ctx.ctx.dev_id, Pass::kBackwardData, [&] {
+      cudnnConvolutionBwdDataAlgoPerf_t perf[kMaxAlgos];
+      int count = 0;
+      WEFT_CUDNN_CHECK(cudnnGetConvolutionBackwardDataAlgorithm_v7(h, s.w.d, s.y.d, s.conv.d, s.x.d,
+                                                                   kMaxAlgos, &count, perf));
+      const int pick = PickAlgo(perf, count, true);
+      Algo r;
+      r.algo = pick >= 0 ? perf[pick].algo : CUDNN_CONVOLUTION_BWD_DATA_ALGO_1;
+      WEFT_CUDNN_CHECK(cudnnGetConvolutionBackwardDataWorkspaceSize(
+          h, s.w.d, s.y.d, s.conv.d, s.x.d, static_cast<cudnnConvolutionBwdDataAlgo_t>(r.algo),
+          &r.ws_bytes));
+      return r;
+    });
+    const auto algo = static_cast<cudnnConvolutionBwdDataAlgo_t>(a.algo);
+    const size_t ws_bytes = a.ws_bytes;
     DeviceBuffer ws(ctx, ws_bytes);
     const Scalar beta(t, BetaOf(req[0]));
     WEFT_CUDNN_CHECK(cudnnConvolutionBackwardData(h, one.ptr(), s.w.d, in[2].dptr, s.y.d,
@@ -111,16 +154,21 @@ void ConvolutionBackwardCuda(const OpContext& ctx, const NodeAttrs& attrs,
                                                   beta.ptr(), s.x.d, out[0].dptr));
   }
   if (req[1] != OpReq::kNull) {
-    cudnnConvolutionBwdFilterAlgoPerf_t perf[kMaxAlgos];
-    int count = 0;
-    WEFT_CUDNN_CHECK(cudnnGetConvolutionBackwardFilterAlgorithm_v7(
-        h, s.x.d, s.y.d, s.conv.d, s.w.d, kMaxAlgos, &count, perf));
-    const int pick = PickAlgo(perf, count, true);
-    const cudnnConvolutionBwdFilterAlgo_t algo =
-        pick >= 0 ? perf[pick].algo : CUDNN_CONVOLUTION_BWD_FILTER_ALGO_1;
-    size_t ws_bytes = 0;
-    WEFT_CUDNN_CHECK(cudnnGetConvolutionBackwardFilterWorkspaceSize(h, s.x.d, s.y.d, s.conv.d,
-                                                                    s.w.d, algo, &ws_bytes));
+    const Algo a = CachedAlgo(g, t, ctx.ctx.dev_id, Pass::kBackwardFilter, [&] {
+      cudnnConvolutionBwdFilterAlgoPerf_t perf[kMaxAlgos];
+      int count = 0;
+      WEFT_CUDNN_CHECK(cudnnGetConvolutionBackwardFilterAlgorithm_v7(
+          h, s.x.d, s.y.d, s.conv.d, s.w.d, kMaxAlgos, &count, perf));
+      const int pick = PickAlgo(perf, count, true);
+      Algo r;
+      r.algo = pick >= 0 ? perf[pick].algo : CUDNN_CONVOLUTION_BWD_FILTER_ALGO_1;
+      WEFT_CUDNN_CHECK(cudnnGetConvolutionBackwardFilterWorkspaceSize(
+          h, s.x.d, s.y.d, s.conv.d, s.w.d, static_cast<cudnnConvolutionBwdFilterAlgo_t>(r.algo),
+          &r.ws_bytes));
+      return r;
+    });
+    const auto algo = static_cast<cudnnConvolutionBwdFilterAlgo_t>(a.algo);
+    const size_t ws_bytes = a.ws_bytes;
     DeviceBuffer ws(ctx, ws_bytes);
     const Scalar beta(t, BetaOf(req[1]));
     WEFT_CUDNN_CHECK(cudnnConvolutionBackwardFilter(h, one.ptr(), s.x.d, in[1].dptr, s.y.d,
