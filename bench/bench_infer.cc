@@ -1,13 +1,15 @@
 // Inference timing of a saved MXNet model through the C ABI only (the users' route),
 // for bench/bench_infer_peers.sh beside ONNX Runtime and PyTorch.
 //
-//   weft_bench_infer DIR MODEL BATCH [--iters N] [--warmup W]
+//   weft_bench_infer DIR MODEL BATCH [--iters N] [--warmup W] [--ctx cpu|gpu]
 //
 // Loads DIR/MODEL-symbol.json and DIR/MODEL-0000.params, simple_binds with grad_req
 // null for the shape of DIR/MODEL-b<BATCH>-input.npy, copies the params in, then times
-// forward + copy of the output to host. Checks the output against PyTorch's
+// forward + copy of the output to host, on cpu(0) or gpu(0) (nodes without a GPU kernel
+// fall back to the CPU). Checks the output against PyTorch's
 // (DIR/MODEL-b<BATCH>-output.npy) and prints one line:
-//   infer engine=weft model=M batch=B threads=T median_ms=X min_ms=Y max_abs_diff=D rel_diff=R
+//   infer engine=weft device=D model=M batch=B threads=T median_ms=X min_ms=Y max_abs_diff=D
+//   rel_diff=R
 // Exits 1 (after printing the line) when max_abs_diff / max|expected| > 1e-4.
 #include <weft/c_api.h>
 
@@ -79,15 +81,22 @@ void CopyIn(WeftNDArrayList* list, const std::map<std::string, WeftNDArray*>& pa
 
 int main(int argc, char** argv) {
   if (argc < 4) {
-    std::fprintf(stderr, "usage: %s DIR MODEL BATCH [--iters N] [--warmup W]\n", argv[0]);
+    std::fprintf(stderr, "usage: %s DIR MODEL BATCH [--iters N] [--warmup W] [--ctx cpu|gpu]\n",
+                 argv[0]);
     return 2;
   }
   const std::string dir = argv[1], model = argv[2];
   const int batch = std::atoi(argv[3]);
   int iters = 20, warmup = 3;
+  std::string device = "cpu";
   for (int i = 4; i + 1 < argc; i += 2) {
     if (!std::strcmp(argv[i], "--iters")) iters = std::max(1, std::atoi(argv[i + 1]));
     if (!std::strcmp(argv[i], "--warmup")) warmup = std::atoi(argv[i + 1]);
+    if (!std::strcmp(argv[i], "--ctx")) device = argv[i + 1];
+  }
+  if (device != "cpu" && device != "gpu") {
+    std::fprintf(stderr, "weft_bench_infer: --ctx must be cpu or gpu, given %s\n", device.c_str());
+    return 2;
   }
   const std::string stem = dir + "/" + model, case_stem = stem + "-b" + std::to_string(batch);
 
@@ -113,8 +122,8 @@ int main(int argc, char** argv) {
   const char* shape_names[] = {"data"};
   const size_t ind_ptr[] = {0, dims.size()};
   WeftExecutor* exec = nullptr;
-  Check(weft_executor_simple_bind(sym, WEFT_CPU, 0, 1, shape_names, ind_ptr, dims.data(), 0,
-                                  nullptr, nullptr, "null", &exec),
+  Check(weft_executor_simple_bind(sym, device == "gpu" ? WEFT_GPU : WEFT_CPU, 0, 1, shape_names,
+                                  ind_ptr, dims.data(), 0, nullptr, nullptr, "null", &exec),
         "weft_executor_simple_bind");
 
   WeftNDArrayList *args = nullptr, *aux = nullptr, *outs = nullptr;
@@ -150,10 +159,11 @@ int main(int argc, char** argv) {
   }
   const double rel = diff / std::max(scale, 1e-30);
   const char* threads = std::getenv("OMP_NUM_THREADS");
-  std::printf("infer engine=weft model=%s batch=%d threads=%s median_ms=%.4f min_ms=%.4f "
-              "max_abs_diff=%.3g rel_diff=%.3g\n",
-              model.c_str(), batch, threads ? threads : "default", ms[ms.size() / 2], ms[0], diff,
-              rel);
+  std::printf(
+      "infer engine=weft device=%s model=%s batch=%d threads=%s median_ms=%.4f min_ms=%.4f "
+      "max_abs_diff=%.3g rel_diff=%.3g\n",
+      device.c_str(), model.c_str(), batch, threads ? threads : "default", ms[ms.size() / 2], ms[0],
+      diff, rel);
   if (!(rel <= 1e-4)) {
     std::fprintf(stderr, "weft_bench_infer: %s b%d differs from PyTorch: max abs diff %g (%g "
                  "relative to max |expected| %g) > 1e-4\n", model.c_str(), batch, diff, rel, scale);

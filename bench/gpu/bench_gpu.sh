@@ -1,0 +1,32 @@
+#!/usr/bin/env bash
+# ResNet-18 inference on gpu(0): weft (bench/bench_infer.cc, C ABI, --ctx gpu) beside
+# PyTorch on the same GPU (bench/infer_peers/torch_bench.py --device cuda, TF32 off) on
+# the same weights and inputs, interleaved: for each rep, for each batch, weft then
+# PyTorch. Both time forward plus the copy of the output to the host, and both check the
+# output against PyTorch's CPU output (1e-4 relative).
+# Usage: bench/gpu/bench_gpu.sh BENCH_BINARY DATA_DIR [--reps R] [--iters N] [--batches "1 32"]
+# DATA_DIR is made by bench/infer_peers/export_models.py DATA_DIR resnet18 when missing
+# (WEFT_EXPORT_ONNX=0: no ONNX file). PYTHON (default python3) must have torch with CUDA.
+set -euo pipefail
+root="$(cd "$(dirname "$0")/../.." && pwd)"
+bench="$1" data="$2"
+shift 2
+reps=3 iters=50 batches="1 32" py="${PYTHON:-python3}"
+while (($#)); do
+  case "$1" in
+    --reps) reps="$2"; shift 2 ;;
+    --iters) iters="$2"; shift 2 ;;
+    --batches) batches="$2"; shift 2 ;;
+    *) echo "unknown option $1" >&2; exit 2 ;;
+  esac
+done
+if [ ! -f "$data/resnet18-b32-output.npy" ]; then
+  WEFT_EXPORT_ONNX=0 "$py" "$root/bench/infer_peers/export_models.py" "$data" resnet18
+fi
+for rep in $(seq 1 "$reps"); do
+  for b in $batches; do
+    echo "$("$bench" "$data" resnet18 "$b" --ctx gpu --iters "$iters" --warmup 10) rep=$rep"
+    echo "$("$py" "$root/bench/infer_peers/torch_bench.py" "$data" resnet18 "$b" --device cuda \
+      --iters "$iters" --warmup 10) rep=$rep"
+  done
+done

@@ -1,0 +1,32 @@
+#!/usr/bin/env bash
+# Runs the CUDA tests of a bundle from scripts/gpu_bundle.sh on a GPU
+# machine, from the repository root (the tests read tests/data through
+# the path compiled in: /work/main is linked here when missing), then the
+# whole C++ suite, then bench/gpu/bench_gpu.sh when the bundle holds the
+# bench and python3 has torch with CUDA. cuBLAS and cuDNN are taken from
+# the machine. Logs go to $OUT when it is set.
+# usage: scripts/gpu_check.sh BUNDLE.tar.xz
+set -uo pipefail
+bundle="$1"
+out="${OUT:-$(mktemp -d)}"
+dir="${GPU_CHECK_DIR:-$(mktemp -d)}"
+mkdir -p "$dir"
+tar -C "$dir" -xJf "$bundle"
+nvidia-smi --query-gpu=name,memory.total,driver_version,compute_cap --format=csv
+libdir() { dirname "$(find /usr /opt -name "$1" 2>/dev/null | head -1)"; }
+export LD_LIBRARY_PATH="$dir/lib:$(libdir 'libcudnn.so.9*'):$(libdir 'libcublasLt.so.13*')"
+if ldd "$dir/weft_cpp_tests" | grep "not found"; then exit 1; fi
+[ -e /work/main ] || { mkdir -p /work && ln -s "$PWD" /work/main; }
+status=0
+"$dir/weft_cpp_tests" --gtest_filter='Cuda*:CrossDeviceCopy*:PlaceDevice*:EngineDevices*:BroadcastIndex*' \
+  >"$out/cuda.log" 2>&1 || status=1
+grep -v -E "^\[ +(RUN|OK) " "$out/cuda.log" | tail -120
+echo "=== the whole C++ suite with a GPU present"
+timeout 300 "$dir/weft_cpp_tests" --gtest_brief=1 >"$out/all.log" 2>&1 || status=1
+grep -E "^\[  (FAILED|PASSED|SKIPPED) " "$out/all.log" | tail -30
+if [ -x "$dir/weft_bench_infer" ] && python3 -c 'import torch; assert torch.cuda.is_available()' 2>/dev/null; then
+  echo "=== ResNet-18 inference on the GPU: weft and PyTorch"
+  timeout 400 "$PWD/bench/gpu/bench_gpu.sh" "$dir/weft_bench_infer" "$dir/bench_data" \
+    --reps "${GPU_BENCH_REPS:-3}" 2>&1 | tee "$out/bench.log" || status=1
+fi
+exit $status
