@@ -76,6 +76,7 @@ void RegisterNNSequenceCuda(KernelRegistry* reg);
 void RegisterNNSoftmaxCuda(KernelRegistry* reg);
 void RegisterNNLossCuda(KernelRegistry* reg);
 void RegisterInitCuda(KernelRegistry* reg);
+void RegisterShapeOpsCuda(KernelRegistry* reg);
 void RegisterCudaDeviceAPI(Runtime* rt);
 }  // namespace cuda
 #endif
@@ -146,6 +147,7 @@ void RegisterAllKernels(KernelRegistry* reg) {
   cuda::RegisterNNSoftmaxCuda(reg);
   cuda::RegisterNNLossCuda(reg);
   cuda::RegisterInitCuda(reg);
+  cuda::RegisterShapeOpsCuda(reg);
 #endif
 }
 

@@ -226,6 +226,8 @@ TEST(CudaNoDevice, EveryKernelFailsCleanly) {
   ExpectDeviceError("_backward_LayerNorm", {}, {x, x, {6}}, {x, {6}, {6}});
   ExpectDeviceError("SequenceMask", {{"use_sequence_length", "True"}}, {x, {3}}, {x});
   ExpectDeviceError("zeros_like", {}, {x}, {x});
+  ExpectDeviceError("Flatten", {}, {x}, {{2, 108}});
+  ExpectDeviceError("ElementWiseSum", {{"num_args", "2"}}, {x, x}, {x});
   ExpectDeviceError("_full", {{"shape", "(2,3,6,6)"}, {"value", "2"}}, {}, {x});
 #else
   GTEST_SKIP() << "built without CUDA";
