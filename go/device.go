@@ -32,6 +32,28 @@ func CPU(id int) Context { return Context{CPUDevice, id} }
 // GPU is gpu(id).
 func GPU(id int) Context { return Context{GPUDevice, id} }
 
+// DeviceCount is the number of devices of type t this process can use: for
+// GPUs the CUDA devices seen (0 in a build without CUDA, or without a driver
+// or device); CPU contexts are logical, all on the host.
+func DeviceCount(t DeviceType) (int, error) {
+	n := make([]int32, 1)
+	if err := capi.Weft_device_count(int(t), n); err != nil {
+		return 0, wrap(err)
+	}
+	return int(n[0]), nil
+}
+
+// Memory is the free and total bytes of c's memory (the host's RAM for a
+// CPU context); a missing device is a DeviceError.
+func (c Context) Memory() (free, total uint64, err error) {
+	t, id := c.codes()
+	f, tot := make([]uint64, 1), make([]uint64, 1)
+	if err := capi.Weft_device_memory(t, id, f, tot); err != nil {
+		return 0, 0, wrap(err)
+	}
+	return f[0], tot[0], nil
+}
+
 func (c Context) codes() (int, int) {
 	if c.Type == 0 {
 		return int(CPUDevice), c.ID

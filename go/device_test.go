@@ -37,6 +37,30 @@ func TestBindOnADevice(t *testing.T) {
 	expectError(t, err, DeviceError, "gpu(0)")
 }
 
+// TestDeviceCountAndMemory: at least one CPU context with the host's RAM,
+// each GPU seen with its memory, and a DeviceError for the first GPU id past
+// the count.
+func TestDeviceCountAndMemory(t *testing.T) {
+	checkLive(t)
+	cpus := must(DeviceCount(CPUDevice))
+	if cpus < 1 {
+		t.Fatalf("%d cpu contexts", cpus)
+	}
+	gpus := must(DeviceCount(GPUDevice))
+	free, total, err := CPU(0).Memory()
+	check(t, err)
+	if total <= 1<<20 || free > total {
+		t.Fatalf("cpu(0) memory: free %d, total %d", free, total)
+	}
+	for i := 0; i < gpus; i++ {
+		if _, total, err := GPU(i).Memory(); err != nil || total <= 1<<20 {
+			t.Fatalf("gpu(%d) memory: total %d, %v", i, total, err)
+		}
+	}
+	_, _, err = GPU(gpus).Memory()
+	expectError(t, err, DeviceError, fmt.Sprintf("gpu(%d)", gpus))
+}
+
 // TestDataIterBatchesAndPads: 7 samples (row i = (i, 10 i), label i) in
 // batches of 3 with "pad": the last batch holds sample 6 then samples 0 and 1
 // again (pad 2); Reset starts the same sequence over.

@@ -77,6 +77,11 @@ void RegisterNNSoftmaxCuda(KernelRegistry* reg);
 void RegisterNNLossCuda(KernelRegistry* reg);
 void RegisterInitCuda(KernelRegistry* reg);
 void RegisterShapeOpsCuda(KernelRegistry* reg);
+void RegisterShapeOpsJoinCuda(KernelRegistry* reg);
+void RegisterOptimizerCuda(KernelRegistry* reg);
+void RegisterReduceCuda(KernelRegistry* reg);
+void RegisterDotCuda(KernelRegistry* reg);
+void RegisterNNDropoutEmbeddingCuda(KernelRegistry* reg);
 void RegisterCudaDeviceAPI(Runtime* rt);
 }  // namespace cuda
 #endif
@@ -148,6 +153,11 @@ void RegisterAllKernels(KernelRegistry* reg) {
   cuda::RegisterNNLossCuda(reg);
   cuda::RegisterInitCuda(reg);
   cuda::RegisterShapeOpsCuda(reg);
+  cuda::RegisterShapeOpsJoinCuda(reg);
+  cuda::RegisterOptimizerCuda(reg);
+  cuda::RegisterReduceCuda(reg);
+  cuda::RegisterDotCuda(reg);
+  cuda::RegisterNNDropoutEmbeddingCuda(reg);
 #endif
 }
 

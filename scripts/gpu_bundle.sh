@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# Packs the C++ test binary of a CUDA build, and the GPU inference bench
-# (weft_bench_infer with libweft.so) when built, with the shared libraries
+# Packs the C++ test binary of a CUDA build, and the GPU benches
+# (weft_bench_infer with libweft.so, weft_bench_train_step) when built, with the shared libraries
 # they need that a GPU machine's CUDA image may lack (OpenBLAS, oneDNN, Open
 # MPI and their dependencies, the CUDA runtime), for scripts/gpu_check.sh
 # on a machine with a driver, cuBLAS and cuDNN but no build setup.
@@ -14,10 +14,12 @@ trap 'rm -rf "$stage"' EXIT
 mkdir -p "$stage/lib"
 objcopy --strip-debug "$bin" "$stage/weft_cpp_tests"
 deps=("$bin")
-if [ -x "$build/bin/weft_bench_infer" ]; then
-  objcopy --strip-debug "$build/bin/weft_bench_infer" "$stage/weft_bench_infer"
-  deps+=("$build/bin/weft_bench_infer")
-fi
+for b in weft_bench_infer weft_bench_train_step; do
+  if [ -x "$build/bin/$b" ]; then
+    objcopy --strip-debug "$build/bin/$b" "$stage/$b"
+    deps+=("$build/bin/$b")
+  fi
+done
 # Every resolved dependency except the C library, the C++ runtime and the
 # CUDA libraries the GPU machine brings (cuBLAS, cuDNN); libweft stripped.
 ldd "${deps[@]}" | awk '/=> \// {print $1, $3}' | sort -u | while read -r name path; do

@@ -25,8 +25,10 @@ echo "=== the whole C++ suite with a GPU present"
 timeout 300 "$dir/weft_cpp_tests" --gtest_brief=1 >"$out/all.log" 2>&1 || status=1
 grep -E "^\[  (FAILED|PASSED|SKIPPED) " "$out/all.log" | tail -30
 if [ -x "$dir/weft_bench_infer" ] && python3 -c 'import torch; assert torch.cuda.is_available()' 2>/dev/null; then
-  echo "=== ResNet-18 inference on the GPU: weft and PyTorch"
+  echo "=== ResNet-18 inference (and a training step) on the GPU: weft and PyTorch"
+  train=()
+  [ -x "$dir/weft_bench_train_step" ] && train=(--train "$dir/weft_bench_train_step")
   timeout 400 "$PWD/bench/gpu/bench_gpu.sh" "$dir/weft_bench_infer" "$dir/bench_data" \
-    --reps "${GPU_BENCH_REPS:-3}" 2>&1 | tee "$out/bench.log" || status=1
+    --reps "${GPU_BENCH_REPS:-3}" "${train[@]}" 2>&1 | tee "$out/bench.log" || status=1
 fi
 exit $status

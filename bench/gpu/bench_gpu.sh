@@ -4,19 +4,24 @@
 # the same weights and inputs, interleaved: for each rep, for each batch, weft then
 # PyTorch. Both time forward plus the copy of the output to the host, and both check the
 # output against PyTorch's CPU output (1e-4 relative).
+# With --train TRAIN_BINARY (weft_bench_train_step) each rep also times a ResNet-18 training
+# step at batch 32 (forward, backward, SGD-momentum update, on gpu(0)) beside PyTorch's
+# (bench/gpu/torch_train_step.py): the same weights, one random batch, train-mode BatchNorm.
 # Usage: bench/gpu/bench_gpu.sh BENCH_BINARY DATA_DIR [--reps R] [--iters N] [--batches "1 32"]
+#          [--train TRAIN_BINARY]
 # DATA_DIR is made by bench/infer_peers/export_models.py DATA_DIR resnet18 when missing
 # (WEFT_EXPORT_ONNX=0: no ONNX file). PYTHON (default python3) must have torch with CUDA.
 set -euo pipefail
 root="$(cd "$(dirname "$0")/../.." && pwd)"
 bench="$1" data="$2"
 shift 2
-reps=3 iters=50 batches="1 32" py="${PYTHON:-python3}"
+reps=3 iters=50 batches="1 32" py="${PYTHON:-python3}" train=""
 while (($#)); do
   case "$1" in
     --reps) reps="$2"; shift 2 ;;
     --iters) iters="$2"; shift 2 ;;
     --batches) batches="$2"; shift 2 ;;
+    --train) train="$2"; shift 2 ;;
     *) echo "unknown option $1" >&2; exit 2 ;;
   esac
 done
@@ -29,4 +34,9 @@ for rep in $(seq 1 "$reps"); do
     echo "$("$py" "$root/bench/infer_peers/torch_bench.py" "$data" resnet18 "$b" --device cuda \
       --iters "$iters" --warmup 10) rep=$rep"
   done
+  if [ -n "$train" ]; then
+    echo "$("$train" "$data" resnet18 32 --ctx gpu --iters 20 --warmup 5) rep=$rep"
+    echo "$("$py" "$root/bench/gpu/torch_train_step.py" "$data" resnet18 32 --device cuda \
+      --iters 20 --warmup 5) rep=$rep"
+  fi
 done

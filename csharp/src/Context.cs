@@ -28,6 +28,31 @@ public struct Context : IEquatable<Context> {
 
   public DeviceType Type { get { return type == 0 ? DeviceType.Cpu : type; } }
 
+  /// <summary>
+  /// Number of devices of a type this process can use: for GPUs the CUDA
+  /// devices seen (0 in a build without CUDA, or without a driver or
+  /// device); CPU contexts are logical, all on the host.
+  /// </summary>
+  public static int DeviceCount(DeviceType t) {
+    Native.EnsureLoaded();
+    var n = new int[1];
+    weft_native.weft_device_count((int)t, n);
+    return n[0];
+  }
+
+  /// <summary>Free bytes of this device's memory (the host's RAM for a CPU context).</summary>
+  public ulong FreeMemory { get { return Memory()[0]; } }
+
+  /// <summary>Total bytes of this device's memory (the host's RAM for a CPU context).</summary>
+  public ulong TotalMemory { get { return Memory()[1]; } }
+
+  ulong[] Memory() {
+    Native.EnsureLoaded();
+    ulong[] free = new ulong[1], total = new ulong[1];
+    weft_native.weft_device_memory((int)Type, id, free, total);
+    return new[] { free[0], total[0] };
+  }
+
   public int Id { get { return id; } }
 
   /// <summary>"cpu(1)", as the library names devices.</summary>

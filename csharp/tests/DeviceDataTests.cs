@@ -15,6 +15,24 @@ namespace Weft.Tests {
 /// </summary>
 public partial class TrainingTests {
   /// <summary>
+  /// Device count and memory: at least one CPU context with the host's RAM,
+  /// each GPU seen with its memory, and ErrorCode.Device for the first GPU id
+  /// past the count.
+  /// </summary>
+  [Test]
+  public void DeviceCountAndMemory() {
+    Assert.GreaterOrEqual(Context.DeviceCount(DeviceType.Cpu), 1);
+    int gpus = Context.DeviceCount(DeviceType.Gpu);
+    Assert.GreaterOrEqual(gpus, 0);
+    Assert.Greater(Context.Cpu().TotalMemory, 1UL << 20);
+    Assert.LessOrEqual(Context.Cpu().FreeMemory, Context.Cpu().TotalMemory);
+    for (int i = 0; i < gpus; ++i) Assert.Greater(Context.Gpu(i).TotalMemory, 1UL << 20);
+    var e = Assert.Throws<WeftException>(() => { var unused = Context.Gpu(gpus).TotalMemory; });
+    Assert.AreEqual(ErrorCode.Device, e.Code, e.Message);
+    StringAssert.Contains("gpu(" + gpus + ")", e.Message);
+  }
+
+  /// <summary>
   /// The device argument: SimpleBind on cpu(1) allocates there; gpu(0) fails
   /// (no GPU here) with ErrorCode.Device naming it, for SimpleBind, Bind and
   /// Module.Create alike.

@@ -1,5 +1,6 @@
 // dot / batch_dot as row-major GEMM calls, shared by the "cpu" reference
-// backend (kernels/cpu/dot.cc) and the "blas" backend (kernels/blas/dot.cc).
+// backend (kernels/cpu/dot.cc), the "blas" backend (kernels/blas/dot.cc)
+// and the CUDA kernels (kernels/cuda/dot.cc, cuBLAS).
 //
 // A backend supplies a GEMM functor with overloads for float and double:
 //   gemm(ta, tb, m, n, k, a, lda, b, ldb, beta, c, ldc)

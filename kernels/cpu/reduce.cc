@@ -19,6 +19,7 @@
 
 #include "cpu/cpu_util.h"
 #include "cpu/elemwise_kernels.h"
+#include "reduce_axes.h"
 #include "weft/dtype.h"
 
 namespace weft {
@@ -41,21 +42,8 @@ struct ReducePlan {
   int64_t num_reduced = 1;    // product of reduced outer extents
 };
 
-// Flags of the axes of a rank-`ndim` input that the op reduces. The op's
-// shape inference has already validated `axis`.
-std::vector<bool> ReducedFlags(const ParamValues& p, int ndim, bool exclude) {
-  if (p.IsNone("axis") || p.GetShape("axis").ndim() == 0) return std::vector<bool>(ndim, true);
-  const Shape& axis = p.GetShape("axis");
-  std::vector<bool> flags(ndim, false);
-  for (int i = 0; i < axis.ndim(); ++i) flags[axis[i] < 0 ? axis[i] + ndim : axis[i]] = true;
-  if (exclude && p.GetBool("exclude")) flags.flip();
-  return flags;
-}
-
-// norm (and _backward_norm) have no `exclude` parameter.
 ReducePlan MakePlan(const NodeAttrs& attrs, const Shape& data) {
-  const bool exclude = attrs.op->name.find("norm") == std::string::npos;
-  std::vector<bool> flags = ReducedFlags(attrs.params, data.ndim(), exclude);
+  const std::vector<bool> flags = ReducedAxisFlags(attrs, data.ndim());
   std::vector<int64_t> extents;
   std::vector<bool> reduced;
   for (int i = 0; i < data.ndim(); ++i) {

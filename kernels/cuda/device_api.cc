@@ -61,6 +61,13 @@ class CudaAPI final : public DeviceAPI {
     WEFT_CUDA_CHECK(cudaSetDevice(ctx.dev_id));
     WEFT_CUDA_CHECK(cudaDeviceSynchronize());
   }
+  void MemoryInfo(Context ctx, size_t* free_bytes, size_t* total_bytes) override {
+    if (ctx.dev_id < 0 || ctx.dev_id >= DeviceCount())
+      Fail(StatusCode::kDevice, "device ", ctx.ToString(), " is not available: ", DeviceCount(),
+           " gpu device(s) found");
+    WEFT_CUDA_CHECK(cudaSetDevice(ctx.dev_id));
+    WEFT_CUDA_CHECK(cudaMemGetInfo(free_bytes, total_bytes));
+  }
   // The engine's per-device streams (engine.h): one compute and one copy
   // stream per GPU, created when the device's first op is dispatched.
   // Blocking streams, so they stay ordered with work on the legacy default

@@ -2,37 +2,13 @@
 // as kernels/cpu/nn_dense.cc): the products are cuBLAS gemms on the
 // row-major blobs (computed as the transposed column-major products, no
 // copies); the bias broadcast and the bias gradient are small kernels.
-#include <limits>
-
-#include "cuda/cuda_handles.h"
+#include "cuda/cublas_gemm.h"
 #include "weft/dtype.h"
 
 namespace weft {
 namespace cuda {
 
 namespace {
-
-int BlasDim(int64_t v) {
-  if (v > static_cast<int64_t>(std::numeric_limits<int>::max()))
-    Fail(StatusCode::kNotImplemented, "FullyConnected (cuBLAS): matrix extent ", v,
-         " exceeds cuBLAS's int range");
-  return static_cast<int>(v);
-}
-
-cublasOperation_t Op(bool t) { return t ? CUBLAS_OP_T : CUBLAS_OP_N; }
-
-// Row-major C (m x n) = alpha op(A) . op(B) + beta C, as the column-major
-// product C^T = op(B)^T . op(A)^T.
-void RowGemm(cublasHandle_t h, bool ta, bool tb, int64_t m, int64_t n, int64_t k, float alpha,
-             const float* a, const float* b, float beta, float* c) {
-  WEFT_CUBLAS_CHECK(cublasSgemm(h, Op(tb), Op(ta), BlasDim(n), BlasDim(m), BlasDim(k), &alpha, b,
-                                BlasDim(tb ? k : n), a, BlasDim(ta ? m : k), &beta, c, BlasDim(n)));
-}
-void RowGemm(cublasHandle_t h, bool ta, bool tb, int64_t m, int64_t n, int64_t k, double alpha,
-             const double* a, const double* b, double beta, double* c) {
-  WEFT_CUBLAS_CHECK(cublasDgemm(h, Op(tb), Op(ta), BlasDim(n), BlasDim(m), BlasDim(k), &alpha, b,
-                                BlasDim(tb ? k : n), a, BlasDim(ta ? m : k), &beta, c, BlasDim(n)));
-}
 
 // y (m x n) = bias broadcast over rows (or += under add).
 template <typename T>
@@ -82,9 +58,9 @@ void FCForward(const OpContext& ctx, const NodeAttrs& attrs, const std::vector<T
     if (m * n == 0) return;
     if (has_bias) {
       BiasRows<T><<<GridFor(m * n), kBlock, 0, StreamOf(ctx)>>>(in[2].data<T>(), y, m, n, add);
-      RowGemm(h, false, true, m, n, k, T(1), in[0].data<T>(), in[1].data<T>(), T(1), y);
+      RowGemm(h, "FullyConnected", false, true, m, n, k, T(1), in[0].data<T>(), in[1].data<T>(), T(1), y);
     } else {
-      RowGemm(h, false, true, m, n, k, T(1), in[0].data<T>(), in[1].data<T>(), add ? T(1) : T(0),
+      RowGemm(h, "FullyConnected", false, true, m, n, k, T(1), in[0].data<T>(), in[1].data<T>(), add ? T(1) : T(0),
               y);
     }
   });
@@ -105,10 +81,10 @@ void FCBackward(const OpContext& ctx, const NodeAttrs& attrs, const std::vector<
     const T* x = in[1].data<T>();
     const T* w = in[2].data<T>();
     if (req[0] != OpReq::kNull && m * k > 0)
-      RowGemm(h, false, false, m, k, n, T(1), dy, w, req[0] == OpReq::kAdd ? T(1) : T(0),
+      RowGemm(h, "FullyConnected", false, false, m, k, n, T(1), dy, w, req[0] == OpReq::kAdd ? T(1) : T(0),
               out[0].data<T>());
     if (req[1] != OpReq::kNull && n * k > 0)
-      RowGemm(h, true, false, n, k, m, T(1), dy, x, req[1] == OpReq::kAdd ? T(1) : T(0),
+      RowGemm(h, "FullyConnected", true, false, n, k, m, T(1), dy, x, req[1] == OpReq::kAdd ? T(1) : T(0),
               out[1].data<T>());
     if (out.size() > 2 && req[2] != OpReq::kNull && n > 0)
       SumRows<T><<<GridFor(n), kBlock, 0, StreamOf(ctx)>>>(dy, out[2].data<T>(), m, n,

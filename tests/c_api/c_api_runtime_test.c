@@ -1,6 +1,7 @@
 /*
  * C ABI test (C99, CMocka, against libweft.so): version, last error (and its
- * thread-locality), random seed, op listing, docs and aliases.
+ * thread-locality), random seed, op listing, docs and aliases, device
+ * count and memory.
  * Every test checks its happy path and error paths and ends with no leaked
  * handle or byte (assert_no_leaks).
  */
@@ -275,6 +276,37 @@ static void test_op_aliases(void** state) {
   assert_no_leaks();
 }
 
+/* Device count and memory: the CPU always, each GPU this process sees (none
+ * on a machine without one), and the errors for a missing device or type. */
+static void test_device_count_and_memory(void** state) {
+  int cpus = 0, gpus = -1, i;
+  uint64_t free_bytes = 0, total_bytes = 0;
+  char missing[64];
+  (void)state;
+  OK(weft_device_count(WEFT_CPU, &cpus));
+  assert_true(cpus >= 1);
+  OK(weft_device_count(WEFT_GPU, &gpus));
+  assert_true(gpus >= 0);
+  OK(weft_device_memory(WEFT_CPU, 0, &free_bytes, &total_bytes));
+  assert_true(total_bytes > ((uint64_t)1 << 20));
+  assert_true(free_bytes <= total_bytes);
+  for (i = 0; i < gpus; ++i) {
+    free_bytes = total_bytes = 0;
+    OK(weft_device_memory(WEFT_GPU, i, &free_bytes, &total_bytes));
+    assert_true(total_bytes > ((uint64_t)1 << 20));
+    assert_true(free_bytes > 0 && free_bytes <= total_bytes);
+  }
+  snprintf(missing, sizeof missing, "gpu(%d)", gpus);
+  EXPECT_ERR(weft_device_memory(WEFT_GPU, gpus, &free_bytes, &total_bytes), WEFT_ERR_DEVICE, missing);
+  EXPECT_ERR(weft_device_count(7, &cpus), WEFT_ERR_DEVICE, "argument 'dev_type' is 7");
+  EXPECT_ERR(weft_device_count(WEFT_CPU, NULL), WEFT_ERR_INVALID_ARGUMENT, "argument 'out' is NULL");
+  EXPECT_ERR(weft_device_memory(WEFT_CPU, -1, &free_bytes, &total_bytes), WEFT_ERR_DEVICE,
+             "argument 'dev_id' is -1");
+  EXPECT_ERR(weft_device_memory(WEFT_CPU, 0, NULL, &total_bytes), WEFT_ERR_INVALID_ARGUMENT,
+             "argument 'free_bytes' is NULL");
+  assert_no_leaks();
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       TEST(test_last_error_initially_empty),
@@ -286,6 +318,7 @@ int main(void) {
       TEST(test_op_info),
       TEST(test_op_param),
       TEST(test_op_aliases),
+      TEST(test_device_count_and_memory),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

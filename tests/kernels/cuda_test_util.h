@@ -115,6 +115,33 @@ inline void Compare(const std::string& op, const std::vector<In>& in, const Stri
   }
 }
 
+// Random arrays (dtype t, seeds from `seed`) for the given inputs.
+inline std::vector<NDArray> Randoms(const std::vector<In>& in, DType t, unsigned seed) {
+  std::vector<NDArray> out;
+  for (const In& d : in) out.push_back(test::RandomArray(d.shape, t, d.lo, d.hi, seed++));
+  return out;
+}
+
+// Runs `fwd` on cpu(0), then compares `bwd` on (ograd, extra...) where
+// `make` builds the backward inputs from the forward inputs, outputs and a
+// random ograd shaped like output 0.
+template <typename F>
+void CompareBackward(const std::string& fwd, const std::string& bwd, const std::vector<In>& in,
+                     const StringMap& params, bool train, F make) {
+  for (DType t : {DType::kFloat32, DType::kFloat64}) {
+    const std::vector<NDArray> x = Randoms(in, t, 1);
+    std::vector<NDArray> y;
+    InvokeOptions opts;
+    opts.is_train = train;
+    std::vector<NDArray> x_copy;
+    for (const auto& a : x) x_copy.push_back(a.Copy(Context::CPU(0)));
+    Invoke(nullptr, fwd, x_copy, params, &y, opts);
+    for (const auto& a : y) a.WaitToRead();
+    NDArray og = test::RandomArray(y[0].shape(), t, -1, 1, 77);
+    CompareArrays(bwd, make(og, x, y), params, train);
+  }
+}
+
 }  // namespace test
 }  // namespace weft
 

@@ -97,6 +97,24 @@ WEFT_API size_t weft_live_handle_count(void);
 WEFT_API WeftStatus weft_storage_stats(int dev_type, int dev_id, size_t* live_bytes,
                                        size_t* pooled_bytes);
 
+/**
+ * @brief Number of usable devices of a type.
+ * For ::WEFT_GPU: the CUDA devices this process sees (0 when the library was
+ * built without CUDA, or there is no driver or device). For ::WEFT_CPU: the
+ * number of cpu(i) contexts accepted (CPU contexts are logical; all share
+ * the host).
+ * @param dev_type a ::WeftDeviceType; @param[out] out the count.
+ */
+WEFT_API WeftStatus weft_device_count(int dev_type, int* out);
+
+/**
+ * @brief Free and total memory of a device, in bytes: the GPU's memory as
+ * CUDA reports it, or the host's RAM as the OS reports it for a CPU context.
+ * WEFT_ERR_DEVICE when the device does not exist.
+ */
+WEFT_API WeftStatus weft_device_memory(int dev_type, int dev_id, uint64_t* free_bytes,
+                                       uint64_t* total_bytes);
+
 /** Seeds every random generator (random operators are reproducible). */
 WEFT_API WeftStatus weft_random_seed(uint64_t seed);
 

@@ -53,6 +53,9 @@ class DeviceAPI {
                           size_t bytes, void* stream) = 0;
   // Waits for all work queued on `ctx`.
   virtual void Synchronize(Context ctx) = 0;
+  // Free and total bytes of ctx's memory (the host's RAM for the CPU, as
+  // the OS reports it); throws Error(kDevice) when the device is missing.
+  virtual void MemoryInfo(Context ctx, size_t* free_bytes, size_t* total_bytes) = 0;
   // Streams, for devices with asynchronous queues (the CPU has none): a new
   // stream on `ctx` (null: no streams; throws Error(kDevice) when the device
   // is unusable), freeing one, and waiting for the work queued on one. The

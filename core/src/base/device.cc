@@ -4,6 +4,8 @@
 #include <cstring>
 #include <new>
 
+#include <unistd.h>
+
 #include "weft/status.h"
 
 namespace weft {
@@ -69,6 +71,13 @@ class CpuAPI final : public DeviceAPI {
     if (bytes) std::memmove(dst, src, bytes);
   }
   void Synchronize(Context) override {}
+  void MemoryInfo(Context ctx, size_t* free_bytes, size_t* total_bytes) override {
+    const long page = sysconf(_SC_PAGESIZE), total = sysconf(_SC_PHYS_PAGES), avail = sysconf(_SC_AVPHYS_PAGES);
+    if (page <= 0 || total <= 0 || avail < 0)
+      Fail(StatusCode::kDevice, "cannot read the memory size of ", ctx.ToString(), " (sysconf failed)");
+    *free_bytes = static_cast<size_t>(avail) * static_cast<size_t>(page);
+    *total_bytes = static_cast<size_t>(total) * static_cast<size_t>(page);
+  }
 };
 
 }  // namespace

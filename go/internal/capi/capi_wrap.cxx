@@ -620,6 +620,40 @@ _gostring_ _wrap_weft_storage_stats_capi_e8a75d399fea1331(intgo _swig_go_0, intg
 }
 
 
+_gostring_ _wrap_weft_device_count_capi_e8a75d399fea1331(intgo _swig_go_0, _goslice_ _swig_go_1) {
+  int arg1 ;
+  int *arg2 = (int *) 0 ;
+  WeftStatus result;
+  _gostring_ _swig_go_result;
+  
+  arg1 = (int)_swig_go_0; 
+  arg2 = (int *)_swig_go_1.array; 
+  
+  result = (WeftStatus)weft_device_count(arg1,arg2);
+  _swig_go_result = WeftGoStatus(result); 
+  return _swig_go_result;
+}
+
+
+_gostring_ _wrap_weft_device_memory_capi_e8a75d399fea1331(intgo _swig_go_0, intgo _swig_go_1, _goslice_ _swig_go_2, _goslice_ _swig_go_3) {
+  int arg1 ;
+  int arg2 ;
+  uint64_t *arg3 = (uint64_t *) 0 ;
+  uint64_t *arg4 = (uint64_t *) 0 ;
+  WeftStatus result;
+  _gostring_ _swig_go_result;
+  
+  arg1 = (int)_swig_go_0; 
+  arg2 = (int)_swig_go_1; 
+  arg3 = (uint64_t *)_swig_go_2.array; 
+  arg4 = (uint64_t *)_swig_go_3.array; 
+  
+  result = (WeftStatus)weft_device_memory(arg1,arg2,arg3,arg4);
+  _swig_go_result = WeftGoStatus(result); 
+  return _swig_go_result;
+}
+
+
 _gostring_ _wrap_weft_random_seed_capi_e8a75d399fea1331(long long _swig_go_0) {
   uint64_t arg1 ;
   WeftStatus result;

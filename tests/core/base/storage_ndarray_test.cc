@@ -57,6 +57,14 @@ TEST(StoragePool, ChunksKeepThePoolAlive) {
   c.reset();
 }
 
+TEST(DeviceAPI, CpuMemoryInfoIsTheHostsRam) {
+  size_t free_bytes = 0, total_bytes = 0;
+  CpuDeviceAPI()->MemoryInfo(Context::CPU(0), &free_bytes, &total_bytes);
+  EXPECT_GT(total_bytes, size_t{1} << 26);
+  EXPECT_GT(free_bytes, 0u);
+  EXPECT_LE(free_bytes, total_bytes);
+}
+
 TEST(NDArray, LiveBytesFollowArrays) {
   Runtime rt;
   EXPECT_EQ(rt.live_bytes(), 0u);

@@ -55,6 +55,35 @@ public final class Context {
     return new Context(type, id);
   }
 
+  /**
+   * Number of devices of {@code type} this process can use: for GPUs the
+   * CUDA devices seen (0 in a build without CUDA, or without a driver or
+   * device); CPU contexts are logical, all on the host.
+   */
+  public static int deviceCount(DeviceType type) {
+    Native.ensureLoaded();
+    int[] n = new int[1];
+    weft_native.weft_device_count(type.code, n);
+    return n[0];
+  }
+
+  /** Free bytes of this device's memory (the host's RAM for a CPU context). */
+  public long freeMemory() {
+    return memory()[0];
+  }
+
+  /** Total bytes of this device's memory (the host's RAM for a CPU context). */
+  public long totalMemory() {
+    return memory()[1];
+  }
+
+  private long[] memory() {
+    Native.ensureLoaded();
+    long[] free = new long[1], total = new long[1];
+    weft_native.weft_device_memory(type.code, id, free, total);
+    return new long[] {free[0], total[0]};
+  }
+
   static Context orDefault(Context ctx) {
     return ctx == null ? cpu() : ctx;
   }

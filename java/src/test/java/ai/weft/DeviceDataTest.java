@@ -73,6 +73,25 @@ class DeviceDataTest {
     }
   }
 
+  /**
+   * Device count and memory: at least one CPU context with the host's RAM,
+   * each GPU seen with its memory, and a DEVICE error for the first GPU id
+   * past the count.
+   */
+  @Test
+  void deviceCountAndMemory() {
+    assertTrue(Context.deviceCount(Context.DeviceType.CPU) >= 1);
+    int gpus = Context.deviceCount(Context.DeviceType.GPU);
+    assertTrue(gpus >= 0);
+    Context cpu = Context.cpu();
+    assertTrue(cpu.totalMemory() > (1L << 20));
+    assertTrue(cpu.freeMemory() <= cpu.totalMemory());
+    for (int i = 0; i < gpus; ++i) assertTrue(Context.gpu(i).totalMemory() > (1L << 20));
+    WeftException e = assertThrows(WeftException.class, () -> Context.gpu(gpus).totalMemory());
+    assertEquals(ErrorCode.DEVICE, e.code(), e.getMessage());
+    assertTrue(e.getMessage().contains("gpu(" + gpus + ")"), e.getMessage());
+  }
+
   /** The library's MNIST loader on Debian's Fashion-MNIST test set (skipped when absent). */
   @Test
   void mnistLoader() {
