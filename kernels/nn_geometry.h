@@ -68,6 +68,23 @@ inline ConvGeom MakeConvGeom(const ParamValues& p, const Shape& in, const Shape&
   return g;
 }
 
+// A deconvolution from `in` to `out` is the adjoint of the convolution from
+// `out` to `in`: the geometry of that convolution (h, w = the deconvolution's
+// output extents, c = num_filter, f = its input channels; the weight
+// (f, c / groups, kh, kw) is the convolution's filter). With target_shape
+// the pad is MXNet's: (total + 1) / 2 of the surplus.
+inline ConvGeom MakeDeconvGeom(const ParamValues& p, const Shape& in, const Shape& out) {
+  ConvGeom g = MakeConvGeom(p, out, in);
+  const Shape& t = p.GetShape("target_shape");
+  if (t.ndim() > 0 && t[0] != 0) {
+    const int64_t th = g.sh * (g.oh - 1) + g.dh * (g.kh - 1) + 1 - g.h;
+    const int64_t tw = g.sw * (g.ow - 1) + g.dw * (g.kw - 1) + 1 - g.w;
+    g.ph = (th + 1) / 2;
+    g.pw = (tw + 1) / 2;
+  }
+  return g;
+}
+
 // BatchNorm's data viewed as (outer, C, inner) around the channel axis.
 struct BNGeom {
   int64_t outer = 1, c = 1, inner = 1;

@@ -82,6 +82,7 @@ void RegisterOptimizerCuda(KernelRegistry* reg);
 void RegisterReduceCuda(KernelRegistry* reg);
 void RegisterDotCuda(KernelRegistry* reg);
 void RegisterNNDropoutEmbeddingCuda(KernelRegistry* reg);
+void RegisterNNLeakyCuda(KernelRegistry* reg);
 void RegisterCudaDeviceAPI(Runtime* rt);
 }  // namespace cuda
 #endif
@@ -158,6 +159,7 @@ void RegisterAllKernels(KernelRegistry* reg) {
   cuda::RegisterReduceCuda(reg);
   cuda::RegisterDotCuda(reg);
   cuda::RegisterNNDropoutEmbeddingCuda(reg);
+  cuda::RegisterNNLeakyCuda(reg);
 #endif
 }
 

@@ -17,20 +17,6 @@ namespace cpu {
 
 namespace {
 
-// The swapped geometry of a deconvolution from `in` to `out`; pad comes from
-// target_shape when that is given (MXNet's rule: pad = (total + 1) / 2).
-ConvGeom DeconvGeom(const ParamValues& p, const Shape& in, const Shape& out) {
-  ConvGeom g = MakeConvGeom(p, out, in);
-  const Shape& t = p.GetShape("target_shape");
-  if (t.ndim() > 0 && t[0] != 0) {
-    const int64_t th = g.sh * (g.oh - 1) + g.dh * (g.kh - 1) + 1 - g.h;
-    const int64_t tw = g.sw * (g.ow - 1) + g.dw * (g.kw - 1) + 1 - g.w;
-    g.ph = (th + 1) / 2;
-    g.pw = (tw + 1) / 2;
-  }
-  return g;
-}
-
 template <typename T>
 void DeconvForward(const ConvGeom& g, const T* x, const T* w, const T* bias, OpReq req, T* y) {
   if (req == OpReq::kNull) return;
@@ -105,7 +91,7 @@ void DeconvBackward(const ConvGeom& g, const T* dy, const T* x, const T* w, OpRe
 void DeconvolutionCpu(const OpContext&, const NodeAttrs& attrs, const std::vector<TBlob>& in,
                       const std::vector<OpReq>& req, const std::vector<TBlob>& out) {
   if (in[0].shape.ndim() == 5) return Deconv3dForwardCpu(attrs, in, req, out);
-  const ConvGeom g = DeconvGeom(attrs.params, in[0].shape, out[0].shape);
+  const ConvGeom g = MakeDeconvGeom(attrs.params, in[0].shape, out[0].shape);
   DispatchFloat(in[0].dtype, "Deconvolution", [&](auto t) {
     using T = decltype(t);
     DeconvForward(g, in[0].data<T>(), in[1].data<T>(), in.size() > 2 ? in[2].data<T>() : nullptr,
@@ -117,7 +103,7 @@ void DeconvolutionBackwardCpu(const OpContext&, const NodeAttrs& attrs,
                               const std::vector<TBlob>& in, const std::vector<OpReq>& req,
                               const std::vector<TBlob>& out) {
   if (in[1].shape.ndim() == 5) return Deconv3dBackwardCpu(attrs, in, req, out);
-  const ConvGeom g = DeconvGeom(attrs.params, in[1].shape, in[0].shape);
+  const ConvGeom g = MakeDeconvGeom(attrs.params, in[1].shape, in[0].shape);
   const bool bias = out.size() > 2;
   DispatchFloat(in[0].dtype, "_backward_Deconvolution", [&](auto t) {
     using T = decltype(t);

@@ -1,5 +1,7 @@
-// cuDNN kernels of Convolution and _backward_Convolution (semantics as
-// kernels/cpu/nn_conv.cc): 2-D as NCHW and 1-D as (N, C, 1, W), with
+// cuDNN kernels of Convolution, Deconvolution and their gradients
+// (semantics as kernels/cpu/nn_conv.cc and nn_deconv.cc; a deconvolution
+// runs the passes of its adjoint convolution, MakeDeconvGeom): 2-D as NCHW
+// and 1-D as (N, C, 1, W), with
 // stride, pad, dilate and num_group (a cuDNN group count). Algorithms come
 // from the cudnnGet*Algorithm_v7 heuristics (the first one cuDNN reports
 // as supported, deterministic preferred for the gradients), with implicit
@@ -86,6 +88,84 @@ Algo CachedAlgo(const ConvGeom& g, DType t, int dev, Pass pass, Choose choose) {
   return cache->emplace(key, a).first->second;
 }
 
+// The three cuDNN passes of the convolution `s` (geometry g, dtype t): each
+// takes its cached algorithm and stream-ordered workspace; `beta` is the
+// request's (1 adds into the output).
+void RunForward(const OpContext& ctx, cudnnHandle_t h, const ConvSetup& s, const ConvGeom& g, DType t,
+                const void* x, const void* w, OpReq req, void* y) {
+  const Algo a = CachedAlgo(g, t, ctx.ctx.dev_id, Pass::kForward, [&] {
+    cudnnConvolutionFwdAlgoPerf_t perf[kMaxAlgos];
+    int count = 0;
+    WEFT_CUDNN_CHECK(cudnnGetConvolutionForwardAlgorithm_v7(h, s.x.d, s.w.d, s.conv.d, s.y.d, kMaxAlgos, &count, perf));
+    const int pick = PickAlgo(perf, count, false);
+    Algo r;
+    r.algo = pick >= 0 ? perf[pick].algo : CUDNN_CONVOLUTION_FWD_ALGO_IMPLICIT_GEMM;
+    WEFT_CUDNN_CHECK(cudnnGetConvolutionForwardWorkspaceSize(
+        h, s.x.d, s.w.d, s.conv.d, s.y.d, static_cast<cudnnConvolutionFwdAlgo_t>(r.algo), &r.ws_bytes));
+    return r;
+  });
+  DeviceBuffer ws(ctx, a.ws_bytes);
+  const Scalar one(t, 1.0), beta(t, BetaOf(req));
+  WEFT_CUDNN_CHECK(cudnnConvolutionForward(h, one.ptr(), s.x.d, x, s.w.d, w, s.conv.d,
+                                           static_cast<cudnnConvolutionFwdAlgo_t>(a.algo), ws.get(), a.ws_bytes,
+                                           beta.ptr(), s.y.d, y));
+}
+
+void RunBackwardData(const OpContext& ctx, cudnnHandle_t h, const ConvSetup& s, const ConvGeom& g, DType t,
+                     const void* w, const void* dy, OpReq req, void* dx) {
+  const Algo a = CachedAlgo(g, t, ctx.ctx.dev_id, Pass::kBackwardData, [&] {
+    cudnnConvolutionBwdDataAlgoPerf_t perf[kMaxAlgos];
+    int count = 0;
+    WEFT_CUDNN_CHECK(
+        cudnnGetConvolutionBackwardDataAlgorithm_v7(h, s.w.d, s.y.d, s.conv.d, s.x.d, kMaxAlgos, &count, perf));
+    const int pick = PickAlgo(perf, count, true);
+    Algo r;
+    r.algo = pick >= 0 ? perf[pick].algo : CUDNN_CONVOLUTION_BWD_DATA_ALGO_1;
+    WEFT_CUDNN_CHECK(cudnnGetConvolutionBackwardDataWorkspaceSize(
+        h, s.w.d, s.y.d, s.conv.d, s.x.d, static_cast<cudnnConvolutionBwdDataAlgo_t>(r.algo), &r.ws_bytes));
+    return r;
+  });
+  DeviceBuffer ws(ctx, a.ws_bytes);
+  const Scalar one(t, 1.0), beta(t, BetaOf(req));
+  WEFT_CUDNN_CHECK(cudnnConvolutionBackwardData(h, one.ptr(), s.w.d, w, s.y.d, dy, s.conv.d,
+                                                static_cast<cudnnConvolutionBwdDataAlgo_t>(a.algo), ws.get(),
+                                                a.ws_bytes, beta.ptr(), s.x.d, dx));
+}
+
+void RunBackwardFilter(const OpContext& ctx, cudnnHandle_t h, const ConvSetup& s, const ConvGeom& g, DType t,
+                       const void* x, const void* dy, OpReq req, void* dw) {
+  const Algo a = CachedAlgo(g, t, ctx.ctx.dev_id, Pass::kBackwardFilter, [&] {
+    cudnnConvolutionBwdFilterAlgoPerf_t perf[kMaxAlgos];
+    int count = 0;
+    WEFT_CUDNN_CHECK(
+        cudnnGetConvolutionBackwardFilterAlgorithm_v7(h, s.x.d, s.y.d, s.conv.d, s.w.d, kMaxAlgos, &count, perf));
+    const int pick = PickAlgo(perf, count, true);
+    Algo r;
+    r.algo = pick >= 0 ? perf[pick].algo : CUDNN_CONVOLUTION_BWD_FILTER_ALGO_1;
+    WEFT_CUDNN_CHECK(cudnnGetConvolutionBackwardFilterWorkspaceSize(
+        h, s.x.d, s.y.d, s.conv.d, s.w.d, static_cast<cudnnConvolutionBwdFilterAlgo_t>(r.algo), &r.ws_bytes));
+    return r;
+  });
+  DeviceBuffer ws(ctx, a.ws_bytes);
+  const Scalar one(t, 1.0), beta(t, BetaOf(req));
+  WEFT_CUDNN_CHECK(cudnnConvolutionBackwardFilter(h, one.ptr(), s.x.d, x, s.y.d, dy, s.conv.d,
+                                                  static_cast<cudnnConvolutionBwdFilterAlgo_t>(a.algo), ws.get(),
+                                                  a.ws_bytes, beta.ptr(), s.w.d, dw));
+}
+
+// bias (C) added to every position of `y` described by `desc` (N, C, H, W).
+void AddBias(cudnnHandle_t h, const TensorDesc& bias_desc, const void* bias, DType t, const TensorDesc& desc,
+             void* y) {
+  const Scalar one(t, 1.0);
+  WEFT_CUDNN_CHECK(cudnnAddTensor(h, one.ptr(), bias_desc.d, bias, one.ptr(), desc.d, y));
+}
+
+void BiasGrad(cudnnHandle_t h, const TensorDesc& desc, const void* dy, DType t, OpReq req,
+              const TensorDesc& bias_desc, void* db) {
+  const Scalar one(t, 1.0), beta(t, BetaOf(req));
+  WEFT_CUDNN_CHECK(cudnnConvolutionBackwardBias(h, one.ptr(), desc.d, dy, beta.ptr(), bias_desc.d, db));
+}
+
 void ConvolutionCuda(const OpContext& ctx, const NodeAttrs& attrs, const std::vector<TBlob>& in,
                      const std::vector<OpReq>& req, const std::vector<TBlob>& out) {
   const char* op = "Convolution";
@@ -95,28 +175,8 @@ void ConvolutionCuda(const OpContext& ctx, const NodeAttrs& attrs, const std::ve
   const DType t = in[0].dtype;
   ConvSetup s(g, t, op);
   cudnnHandle_t h = CudnnHandle(ctx);
-  const Algo a = CachedAlgo(g, t, ctx.ctx.dev_id, Pass::kForward, [&] {
-    cudnnConvolutionFwdAlgoPerf_t perf[kMaxAlgos];
-    int count = 0;
-    WEFT_CUDNN_CHECK(cudnnGetConvolutionForwardAlgorithm_v7(h, s.x.d, s.w.d, s.conv.d, s.y.d,
-                                                            kMaxAlgos, &count, perf));
-    const int pick = PickAlgo(perf, count, false);
-    Algo r;
-    r.algo = pick >= 0 ? perf[pick].algo : CUDNN_CONVOLUTION_FWD_ALGO_IMPLICIT_GEMM;
-    WEFT_CUDNN_CHECK(cudnnGetConvolutionForwardWorkspaceSize(
-        h, s.x.d, s.w.d, s.conv.d, s.y.d, static_cast<cudnnConvolutionFwdAlgo_t>(r.algo),
-        &r.ws_bytes));
-    return r;
-  });
-  const auto algo = static_cast<cudnnConvolutionFwdAlgo_t>(a.algo);
-  const size_t ws_bytes = a.ws_bytes;
-  DeviceBuffer ws(ctx, ws_bytes);
-  const Scalar one(t, 1.0), beta(t, BetaOf(req[0]));
-  WEFT_CUDNN_CHECK(cudnnConvolutionForward(h, one.ptr(), s.x.d, in[0].dptr, s.w.d, in[1].dptr,
-                                           s.conv.d, algo, ws.get(), ws_bytes, beta.ptr(), s.y.d,
-                                           out[0].dptr));
-  if (in.size() > 2)
-    WEFT_CUDNN_CHECK(cudnnAddTensor(h, one.ptr(), s.b.d, in[2].dptr, one.ptr(), s.y.d, out[0].dptr));
+  RunForward(ctx, h, s, g, t, in[0].dptr, in[1].dptr, req[0], out[0].dptr);
+  if (in.size() > 2) AddBias(h, s.b, in[2].dptr, t, s.y, out[0].dptr);
   Finish(ctx, op);
 }
 
@@ -130,55 +190,48 @@ void ConvolutionBackwardCuda(const OpContext& ctx, const NodeAttrs& attrs,
   const DType t = in[0].dtype;
   ConvSetup s(g, t, op);
   cudnnHandle_t h = CudnnHandle(ctx);
-  const Scalar one(t, 1.0);
-  if (req[0] != OpReq::kNull) {
-    const Algo a = CachedAlgo(g, t, ctx.ctx.dev_id, Pass::kBackwardData, [&] {
-      cudnnConvolutionBwdDataAlgoPerf_t perf[kMaxAlgos];
-      int count = 0;
-      WEFT_CUDNN_CHECK(cudnnGetConvolutionBackwardDataAlgorithm_v7(h, s.w.d, s.y.d, s.conv.d, s.x.d,
-                                                                   kMaxAlgos, &count, perf));
-      const int pick = PickAlgo(perf, count, true);
-      Algo r;
-      r.algo = pick >= 0 ? perf[pick].algo : CUDNN_CONVOLUTION_BWD_DATA_ALGO_1;
-      WEFT_CUDNN_CHECK(cudnnGetConvolutionBackwardDataWorkspaceSize(
-          h, s.w.d, s.y.d, s.conv.d, s.x.d, static_cast<cudnnConvolutionBwdDataAlgo_t>(r.algo),
-          &r.ws_bytes));
-      return r;
-    });
-    const auto algo = static_cast<cudnnConvolutionBwdDataAlgo_t>(a.algo);
-    const size_t ws_bytes = a.ws_bytes;
-    DeviceBuffer ws(ctx, ws_bytes);
-    const Scalar beta(t, BetaOf(req[0]));
-    WEFT_CUDNN_CHECK(cudnnConvolutionBackwardData(h, one.ptr(), s.w.d, in[2].dptr, s.y.d,
-                                                  in[0].dptr, s.conv.d, algo, ws.get(), ws_bytes,
-                                                  beta.ptr(), s.x.d, out[0].dptr));
-  }
-  if (req[1] != OpReq::kNull) {
-    const Algo a = CachedAlgo(g, t, ctx.ctx.dev_id, Pass::kBackwardFilter, [&] {
-      cudnnConvolutionBwdFilterAlgoPerf_t perf[kMaxAlgos];
-      int count = 0;
-      WEFT_CUDNN_CHECK(cudnnGetConvolutionBackwardFilterAlgorithm_v7(
-          h, s.x.d, s.y.d, s.conv.d, s.w.d, kMaxAlgos, &count, perf));
-      const int pick = PickAlgo(perf, count, true);
-      Algo r;
-      r.algo = pick >= 0 ? perf[pick].algo : CUDNN_CONVOLUTION_BWD_FILTER_ALGO_1;
-      WEFT_CUDNN_CHECK(cudnnGetConvolutionBackwardFilterWorkspaceSize(
-          h, s.x.d, s.y.d, s.conv.d, s.w.d, static_cast<cudnnConvolutionBwdFilterAlgo_t>(r.algo),
-          &r.ws_bytes));
-      return r;
-    });
-    const auto algo = static_cast<cudnnConvolutionBwdFilterAlgo_t>(a.algo);
-    const size_t ws_bytes = a.ws_bytes;
-    DeviceBuffer ws(ctx, ws_bytes);
-    const Scalar beta(t, BetaOf(req[1]));
-    WEFT_CUDNN_CHECK(cudnnConvolutionBackwardFilter(h, one.ptr(), s.x.d, in[1].dptr, s.y.d,
-                                                    in[0].dptr, s.conv.d, algo, ws.get(),
-                                                    ws_bytes, beta.ptr(), s.w.d, out[1].dptr));
-  }
+  if (req[0] != OpReq::kNull) RunBackwardData(ctx, h, s, g, t, in[2].dptr, in[0].dptr, req[0], out[0].dptr);
+  if (req[1] != OpReq::kNull) RunBackwardFilter(ctx, h, s, g, t, in[1].dptr, in[0].dptr, req[1], out[1].dptr);
+  if (out.size() > 2 && req[2] != OpReq::kNull) BiasGrad(h, s.y, in[0].dptr, t, req[2], s.b, out[2].dptr);
+  Finish(ctx, op);
+}
+
+// Deconvolution is the adjoint of the convolution of MakeDeconvGeom (its
+// "x" is the deconvolution's output, its "y" the input, the same filter):
+// forward = that convolution's data gradient, the data gradient = its
+// forward, the weight gradient = its filter gradient with (x, dy) =
+// (ograd, data); the bias has num_filter = the convolution's c channels.
+void DeconvolutionCuda(const OpContext& ctx, const NodeAttrs& attrs, const std::vector<TBlob>& in,
+                       const std::vector<OpReq>& req, const std::vector<TBlob>& out) {
+  const char* op = "Deconvolution";
+  UseDevice(ctx, op);
+  if (req[0] == OpReq::kNull) return;
+  const ConvGeom g = MakeDeconvGeom(attrs.params, in[0].shape, out[0].shape);
+  const DType t = in[0].dtype;
+  ConvSetup s(g, t, op);
+  TensorDesc bias;
+  bias.Set(t, 1, g.c, 1, 1, op);
+  cudnnHandle_t h = CudnnHandle(ctx);
+  RunBackwardData(ctx, h, s, g, t, in[1].dptr, in[0].dptr, req[0], out[0].dptr);
+  if (in.size() > 2) AddBias(h, bias, in[2].dptr, t, s.x, out[0].dptr);
+  Finish(ctx, op);
+}
+
+// in: ograd, data, weight; out: data_grad, weight_grad[, bias_grad].
+void DeconvolutionBackwardCuda(const OpContext& ctx, const NodeAttrs& attrs, const std::vector<TBlob>& in,
+                               const std::vector<OpReq>& req, const std::vector<TBlob>& out) {
+  const char* op = "_backward_Deconvolution";
+  UseDevice(ctx, op);
+  const ConvGeom g = MakeDeconvGeom(attrs.params, in[1].shape, in[0].shape);
+  const DType t = in[0].dtype;
+  ConvSetup s(g, t, op);
+  cudnnHandle_t h = CudnnHandle(ctx);
+  if (req[0] != OpReq::kNull) RunForward(ctx, h, s, g, t, in[0].dptr, in[2].dptr, req[0], out[0].dptr);
+  if (req[1] != OpReq::kNull) RunBackwardFilter(ctx, h, s, g, t, in[0].dptr, in[1].dptr, req[1], out[1].dptr);
   if (out.size() > 2 && req[2] != OpReq::kNull) {
-    const Scalar beta(t, BetaOf(req[2]));
-    WEFT_CUDNN_CHECK(cudnnConvolutionBackwardBias(h, one.ptr(), s.y.d, in[0].dptr, beta.ptr(),
-                                                  s.b.d, out[2].dptr));
+    TensorDesc bias;
+    bias.Set(t, 1, g.c, 1, 1, op);
+    BiasGrad(h, s.x, in[0].dptr, t, req[2], bias, out[2].dptr);
   }
   Finish(ctx, op);
 }
@@ -188,6 +241,8 @@ void ConvolutionBackwardCuda(const OpContext& ctx, const NodeAttrs& attrs,
 void RegisterNNConvCuda(KernelRegistry* reg) {
   reg->Add("Convolution", DeviceType::kGPU, {"cudnn", 0, ConvolutionCuda, true});
   reg->Add("_backward_Convolution", DeviceType::kGPU, {"cudnn", 0, ConvolutionBackwardCuda, true});
+  reg->Add("Deconvolution", DeviceType::kGPU, {"cudnn", 0, DeconvolutionCuda, true});
+  reg->Add("_backward_Deconvolution", DeviceType::kGPU, {"cudnn", 0, DeconvolutionBackwardCuda, true});
 }
 
 }  // namespace cuda

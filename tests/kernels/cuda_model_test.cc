@@ -11,10 +11,13 @@
 // Module trains LeNet (SGD with momentum and weight decay) and an MLP
 // (Adam) 100 steps on gpu(0) with no fallback node, the optimizer updates
 // running on the GPU, and the parameters equal the same run on cpu(0)
-// within 1e-4.
+// within 1e-4. Real third-party symbol files (ImageNet-11k ResNet-50,
+// SqueezeNet, MTCNN P-Net) bound for inference on gpu(0) give the CPU's
+// outputs within 1e-4 with Xavier weights.
 // Skipped without a CUDA device; builds without CUDA.
 #include <gtest/gtest.h>
 
+#include <fstream>
 #include <memory>
 #include <string>
 #include <vector>
@@ -24,6 +27,7 @@
 #include "weft/initializer.h"
 #include "weft/module.h"
 #include "weft/optimizer.h"
+#include "weft/symbol_json.h"
 #include "weft/symbol.h"
 
 namespace weft {
@@ -269,6 +273,45 @@ TEST(CudaModel, ModuleTrainsAnMlpWithAdamAsOnTheCpu) {
   cpu.InitOptimizer(Optimizer::Create("adam", opt));
   gpu.InitOptimizer(Optimizer::Create("adam", opt));
   TrainBoth(&cpu, &gpu, Batches(data, 4), 100);
+}
+
+// Binds `file` (shared test data) for inference on cpu(0) and gpu(0) with
+// the same Xavier weights (aux states by their names' rules), runs both on
+// one random batch and compares every output; returns the fallback nodes.
+std::vector<std::string> CompareModelFile(const std::string& file, const Shape& data) {
+  const Symbol sym = LoadJSONFile(test::SharedTestDataDir() + "/mxnet-models/" + file).symbol;
+  const pass::ShapeMap shapes = {{"data", data}};
+  auto cpu = Executor::SimpleBind(sym, Context::CPU(0), shapes, {}, GradReqSpec::All(GradReq::kNull));
+  auto gpu = Executor::SimpleBind(sym, Context::GPU(0), shapes, {}, GradReqSpec::All(GradReq::kNull));
+  auto init = Initializer::Create("xavier", {}, 11);
+  auto fill = [&](const std::string& name, NDArray c, NDArray g, unsigned seed) {
+    NDArray v(c.shape(), Context::CPU(0), c.dtype());
+    if (name == "data") v = test::RandomArray(c.shape(), c.dtype(), -1, 1, seed);
+    else if (name.find("label") != std::string::npos) v = test::RandomArray(c.shape(), c.dtype(), 0, 0, seed);
+    else init->Init(name, &v, {});
+    v.CopyTo(&c);
+    v.CopyTo(&g);
+  };
+  for (size_t i = 0; i < cpu->arg_names().size(); ++i)
+    fill(cpu->arg_names()[i], cpu->arg_arrays()[i], gpu->arg_arrays()[i], static_cast<unsigned>(i));
+  for (size_t i = 0; i < cpu->aux_names().size(); ++i)
+    fill(cpu->aux_names()[i], cpu->aux_arrays()[i], gpu->aux_arrays()[i], 0);
+  cpu->Forward(false);
+  gpu->Forward(false);
+  for (size_t i = 0; i < cpu->outputs().size(); ++i)
+    ExpectSame(gpu->outputs()[i], cpu->outputs()[i], file + " output " + std::to_string(i));
+  return gpu->placement().fallback_nodes;
+}
+
+TEST(CudaModel, RealModelFilesInferAsOnTheCpu) {
+  if (NoGpu()) GTEST_SKIP() << "no CUDA device";
+  if (!std::ifstream(test::SharedTestDataDir() + "/mxnet-models/deepinsight__det1-symbol.json"))
+    GTEST_SKIP() << "no shared model files";
+  EXPECT_EQ(CompareModelFile("pathak-ashutosh__resnet-50-symbol.json", Shape{2, 3, 224, 224}),
+            std::vector<std::string>{});
+  EXPECT_EQ(CompareModelFile("miaow1988__model-symbol.json", Shape{1, 3, 227, 227}), std::vector<std::string>{});
+  // MTCNN P-Net: PReLU (LeakyReLU act_type=prelu), two outputs.
+  EXPECT_EQ(CompareModelFile("deepinsight__det1-symbol.json", Shape{1, 3, 48, 48}), std::vector<std::string>{});
 }
 
 }  // namespace

@@ -72,6 +72,36 @@ TEST(CudaNN, Convolution) {
   }
 }
 
+TEST(CudaNN, Deconvolution) {
+  if (NoGpu()) GTEST_SKIP() << "no CUDA device";
+  struct C {
+    StringMap p;
+    std::vector<In> in;
+  };
+  const std::vector<C> cases = {
+      // 2-D upsampling with bias and adj.
+      {{{"kernel", "(3,3)"}, {"stride", "(2,2)"}, {"pad", "(1,1)"}, {"adj", "(1,1)"}, {"num_filter", "4"},
+        {"no_bias", "False"}},
+       {{{2, 3, 5, 5}}, {{3, 4, 3, 3}}, {{4}}}},
+      // Groups, dilation, no bias (MXNet's default).
+      {{{"kernel", "(3,3)"}, {"stride", "(1,2)"}, {"dilate", "(2,1)"}, {"num_filter", "6"}, {"num_group", "2"}},
+       {{{2, 4, 4, 5}}, {{4, 3, 3, 3}}}},
+      // target_shape decides the pad.
+      {{{"kernel", "(4,4)"}, {"stride", "(2,2)"}, {"target_shape", "(8,8)"}, {"num_filter", "2"}},
+       {{{1, 3, 4, 4}}, {{3, 2, 4, 4}}}},
+      // 1-D.
+      {{{"kernel", "(3,)"}, {"stride", "(2,)"}, {"num_filter", "3"}, {"no_bias", "False"}},
+       {{{2, 4, 6}}, {{4, 3, 3}}, {{3}}}},
+  };
+  for (const C& c : cases) {
+    Compare("Deconvolution", c.in, c.p);
+    CompareBackward("Deconvolution", "_backward_Deconvolution", c.in, c.p, false,
+                    [](const NDArray& og, const std::vector<NDArray>& x, const std::vector<NDArray>&) {
+                      return std::vector<NDArray>{og, x[0], x[1]};
+                    });
+  }
+}
+
 // ------------------------------------------------------------------- Pooling
 
 TEST(CudaNN, Pooling) {
@@ -119,6 +149,30 @@ TEST(CudaNN, Activation) {
                        const std::vector<NDArray>& y) {
                       return std::vector<NDArray>{og, x[0], y[0]};
                     });
+  }
+}
+
+// ----------------------------------------------------------------- LeakyReLU
+
+TEST(CudaNN, LeakyReLU) {
+  if (NoGpu()) GTEST_SKIP() << "no CUDA device";
+  const std::vector<In> data = {{{3, 4, 5}, -3, 3}};
+  auto make = [](const NDArray& og, const std::vector<NDArray>& x, const std::vector<NDArray>&) {
+    std::vector<NDArray> in = {og};
+    in.insert(in.end(), x.begin(), x.end());
+    return in;
+  };
+  for (const char* act : {"leaky", "rrelu", "elu", "selu", "gelu"}) {
+    const StringMap p = {{"act_type", act}, {"slope", "0.3"}};
+    Compare("LeakyReLU", data, p);
+    CompareBackward("LeakyReLU", "_backward_LeakyReLU", data, p, false, make);
+  }
+  // prelu: gamma per channel (axis 1) and shared; its gradient too.
+  for (const std::vector<In>& in : {std::vector<In>{{{3, 4, 5, 2}, -3, 3}, {{4}, 0.1, 0.5}},
+                                    std::vector<In>{{{3, 4, 5}, -3, 3}, {{1}, 0.1, 0.5}}}) {
+    const StringMap p = {{"act_type", "prelu"}};
+    Compare("LeakyReLU", in, p);
+    CompareBackward("LeakyReLU", "_backward_LeakyReLU", in, p, false, make);
   }
 }
 

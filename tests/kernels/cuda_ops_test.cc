@@ -133,12 +133,17 @@ TEST(CudaOps, TransposeConcatSliceChannel) {
 
 TEST(CudaOps, EmbeddingWithClippedIndices) {
   if (NoGpu()) GTEST_SKIP() << "no CUDA device";
-  // Float indices in [-1, 7): truncated, then clipped to [0, 5), as MXNet.
+  // Float indices in [-1, 7): truncated, then clipped to [0, 5), as MXNet;
+  // the weight's dtype is the op's `dtype` parameter.
   const std::vector<In> in = {{{4, 6}, -1, 7}, {{5, 3}}};
-  const StringMap p = {{"input_dim", "5"}, {"output_dim", "3"}};
-  Compare("Embedding", in, p);
-  CompareBackward("Embedding", "_backward_Embedding", in, p, false, OgradData);
+  for (DType t : {DType::kFloat32, DType::kFloat64}) {
+    const StringMap p = {{"input_dim", "5"}, {"output_dim", "3"}, {"dtype", DTypeName(t)}};
+    CompareArrays("Embedding", test::Randoms(in, t, 1), p);
+    const NDArray og = test::RandomArray({4, 6, 3}, t, -1, 1, 9);
+    CompareArrays("_backward_Embedding", {og, test::Randoms(in, t, 1)[0]}, p);
+  }
   // Integer indices.
+  const StringMap p = {{"input_dim", "5"}, {"output_dim", "3"}};
   const NDArray idx = test::Run("Cast", {test::RandomArray({10}, DType::kFloat64, 0, 5, 3)}, {{"dtype", "int32"}})[0];
   const NDArray w = test::RandomArray({5, 3}, DType::kFloat32, -1, 1, 4);
   const test::DeviceRun c = test::RunOn(Context::CPU(0), "Embedding", {idx, w}, p, false, OpReq::kWrite, {});
