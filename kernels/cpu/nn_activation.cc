@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "cpu/cpu_util.h"
+#include "dropout_mask.h"
 #include "weft/dtype.h"
 #include "weft/runtime.h"
 
@@ -209,17 +210,7 @@ void DropoutForward(const OpContext& ctx, const NodeAttrs& attrs, const std::vec
       Map(req[1], x, x, m, n, [](T, T) { return T(1); });
       return;
     }
-    // Mask shape: axes collapsed.
-    std::vector<int64_t> mdims = s.dims();
-    const Shape& axes = p.GetShape("axes");
-    for (int k = 0; axes.ndim_known() && k < axes.ndim(); ++k) {
-      const int64_t a = axes[k] < 0 ? axes[k] + nd : axes[k];
-      if (a < 0 || a >= nd)
-        Fail(StatusCode::kInvalidArgument, "operator Dropout: axis ", axes[k], " is out of range for data ",
-             s.ToString());
-      mdims[a] = 1;
-    }
-    const Shape ms(mdims);
+    const Shape ms = DropoutMaskShape(p, s);
     std::vector<T> small(static_cast<size_t>(ms.Size()));
     const T scale = prob >= 1 ? T(0) : static_cast<T>(1.0 / (1.0 - prob));
     if (!ctx.rng) Fail(StatusCode::kInternal, "operator Dropout: no random state");
@@ -234,8 +225,8 @@ void DropoutForward(const OpContext& ctx, const NodeAttrs& attrs, const std::vec
     std::vector<int64_t> mstride(nd, 0);
     int64_t st = 1;
     for (int i = nd - 1; i >= 0; --i) {
-      mstride[i] = mdims[i] == 1 && s[i] != 1 ? 0 : st;
-      st *= mdims[i];
+      mstride[i] = ms[i] == 1 && s[i] != 1 ? 0 : st;
+      st *= ms[i];
     }
     for (int64_t i = 0; i < n; ++i) {
       int64_t rem = i, mi = 0;

@@ -17,6 +17,7 @@
 
 #include "cuda/broadcast_index.h"
 #include "cuda/cuda_util.h"
+#include "dropout_mask.h"
 #include "weft/dtype.h"
 #include "weft/runtime.h"
 
@@ -82,7 +83,6 @@ void DropoutForward(const OpContext& ctx, const NodeAttrs& attrs, const std::vec
   const Shape& s = in[0].shape;
   const int64_t n = s.Size();
   if (n == 0) return;
-  const int nd = s.ndim();
   const int ry = static_cast<int>(req[0]), rm = static_cast<int>(req[1]);
   DispatchFloat(in[0].dtype, op, [&](auto t) {
     using T = decltype(t);
@@ -91,15 +91,7 @@ void DropoutForward(const OpContext& ctx, const NodeAttrs& attrs, const std::vec
                                                               out[1].data<T>(), n, ry, rm);
       return;
     }
-    Shape ms = s;  // the mask's shape: axes collapsed
-    const Shape& axes = p.GetShape("axes");
-    for (int k = 0; axes.ndim_known() && k < axes.ndim(); ++k) {
-      const int64_t a = axes[k] < 0 ? axes[k] + nd : axes[k];
-      if (a < 0 || a >= nd)
-        Fail(StatusCode::kInvalidArgument, "operator Dropout: axis ", axes[k], " is out of range for data ",
-             s.ToString());
-      ms[static_cast<int>(a)] = 1;
-    }
+    const Shape ms = DropoutMaskShape(p, s);
     const BroadcastIndex index = MakeBroadcastIndex(ms, ms, s, op);
     if (!ctx.rng) Fail(StatusCode::kInternal, "operator Dropout: no random state");
     uint64_t seed;
