@@ -31,8 +31,7 @@ void SelectDevice(const OpContext& ctx, const char* who, const char* op) {
 void UseDevice(const OpContext& ctx, const char* op) { SelectDevice(ctx, "operator (CUDA) ", op); }
 
 void Finish(const OpContext& ctx, const char* op) {
-  cudaError_t e = cudaGetLastError();
-  if (e == cudaSuccess) e = cudaStreamSynchronize(StreamOf(ctx));
+  const cudaError_t e = cudaGetLastError();
   if (e != cudaSuccess)
     Fail(StatusCode::kDevice, "operator ", op, " on ", ctx.ctx.ToString(),
          ": CUDA error: ", cudaGetErrorString(e));

@@ -34,8 +34,10 @@ inline int GridFor(int64_t n) {
 // `op` and the device when it does not exist (e.g. no driver).
 void UseDevice(const OpContext& ctx, const char* op);
 inline cudaStream_t StreamOf(const OpContext& ctx) { return static_cast<cudaStream_t>(ctx.stream); }
-// Waits for the work queued on ctx's stream and reports a launch or
-// asynchronous error as Error(kDevice) naming `op`.
+// Reports a launch error (or an asynchronous one already known) as
+// Error(kDevice) naming `op`. It does not wait: the work stays queued on
+// ctx's stream and the engine orders what reads it (device_order.cc);
+// CUDA_LAUNCH_BLOCKING=1 makes every launch wait, to find a faulting one.
 void Finish(const OpContext& ctx, const char* op);
 
 // Device memory allocated and freed in order on a stream (cudaMallocAsync),

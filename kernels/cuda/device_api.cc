@@ -89,6 +89,29 @@ class CudaAPI final : public DeviceAPI {
     WEFT_CUDA_CHECK(cudaSetDevice(ctx.dev_id));
     WEFT_CUDA_CHECK(cudaStreamSynchronize(static_cast<cudaStream_t>(stream)));
   }
+  void* RecordEvent(Context ctx, void* stream) override {
+    WEFT_CUDA_CHECK(cudaSetDevice(ctx.dev_id));
+    cudaEvent_t e = nullptr;
+    WEFT_CUDA_CHECK(cudaEventCreateWithFlags(&e, cudaEventDisableTiming));
+    const cudaError_t rec = cudaEventRecord(e, static_cast<cudaStream_t>(stream));
+    if (rec != cudaSuccess) {
+      cudaEventDestroy(e);
+      WEFT_CUDA_CHECK(rec);
+    }
+    return e;
+  }
+  void StreamWaitEvent(Context ctx, void* stream, void* event) override {
+    WEFT_CUDA_CHECK(cudaSetDevice(ctx.dev_id));
+    WEFT_CUDA_CHECK(cudaStreamWaitEvent(static_cast<cudaStream_t>(stream), static_cast<cudaEvent_t>(event), 0));
+  }
+  void SyncEvent(Context ctx, void* event) override {
+    WEFT_CUDA_CHECK(cudaSetDevice(ctx.dev_id));
+    WEFT_CUDA_CHECK(cudaEventSynchronize(static_cast<cudaEvent_t>(event)));
+  }
+  void FreeEvent(Context ctx, void* event) override {
+    // Errors are ignored: events are freed in destructors.
+    if (event && cudaSetDevice(ctx.dev_id) == cudaSuccess) cudaEventDestroy(static_cast<cudaEvent_t>(event));
+  }
 
  private:
   static void Copy(void* dst, const void* src, size_t bytes, cudaMemcpyKind kind, void* stream) {

@@ -43,7 +43,8 @@ void SequenceMaskCuda(const OpContext& ctx, const NodeAttrs& attrs, const std::v
   DeviceBuffer len(ctx, attrs.params.GetBool("use_sequence_length")
                             ? static_cast<size_t>(batch) * sizeof(int64_t)
                             : 0);
-  std::vector<int64_t> lengths;  // outlives the upload (Finish below waits for it)
+  // Copied from pageable memory: cudaMemcpyAsync returns once it is staged.
+  std::vector<int64_t> lengths;
   if (len.get() != nullptr) {
     // The lengths on the host, in their dtype, read as the CPU kernel does.
     std::vector<char> raw(static_cast<size_t>(batch) * DTypeSize(in[1].dtype));
@@ -66,7 +67,7 @@ void SequenceMaskCuda(const OpContext& ctx, const NodeAttrs& attrs, const std::v
           len.as<int64_t>(), static_cast<T>(value), req[0] == OpReq::kAdd);
     });
   }
-  Finish(ctx, op);  // before the lengths buffer is released
+  Finish(ctx, op);  // the lengths buffer is released in stream order after the kernel
 }
 
 }  // namespace

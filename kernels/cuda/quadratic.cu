@@ -37,8 +37,7 @@ static void Forward(const OpContext& ctx, const NodeAttrs& attrs, const std::vec
     QuadraticFwd<T><<<GridFor(n), kBlock, 0, s>>>(in[0].data<T>(), out[0].data<T>(), n, T(a), T(b),
                                                    T(c), req[0] == OpReq::kAdd);
   });
-  WEFT_CUDA_CHECK(cudaGetLastError());
-  WEFT_CUDA_CHECK(cudaStreamSynchronize(s));
+  Finish(ctx, "quadratic");
 }
 
 static void Backward(const OpContext& ctx, const NodeAttrs& attrs, const std::vector<TBlob>& in,
@@ -53,8 +52,7 @@ static void Backward(const OpContext& ctx, const NodeAttrs& attrs, const std::ve
     QuadraticBwd<T><<<GridFor(n), kBlock, 0, s>>>(in[0].data<T>(), in[1].data<T>(), out[0].data<T>(),
                                                    n, T(a), T(b), req[0] == OpReq::kAdd);
   });
-  WEFT_CUDA_CHECK(cudaGetLastError());
-  WEFT_CUDA_CHECK(cudaStreamSynchronize(s));
+  Finish(ctx, "_backward_quadratic");
 }
 
 void RegisterQuadraticCuda(KernelRegistry* reg) {

@@ -63,6 +63,17 @@ class DeviceAPI {
   virtual void* CreateStream(Context) { return nullptr; }
   virtual void FreeStream(Context, void*) {}
   virtual void SyncStream(Context, void*) {}
+  // Events, for devices with streams: RecordEvent marks the work queued on
+  // `stream` so far (null: the device has no events); StreamWaitEvent makes
+  // the work queued on `stream` after it wait for that mark, without
+  // blocking the host; SyncEvent blocks the host until the marked work is
+  // done; FreeEvent releases one (the marked work may still be running).
+  // The engine orders a GPU's compute stream against its copy stream and
+  // the host with them instead of waiting for each op (docs/engine.md).
+  virtual void* RecordEvent(Context, void*) { return nullptr; }
+  virtual void StreamWaitEvent(Context, void*, void*) {}
+  virtual void SyncEvent(Context, void*) {}
+  virtual void FreeEvent(Context, void*) {}
 };
 
 // The built-in host implementation.

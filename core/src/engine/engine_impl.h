@@ -76,6 +76,16 @@ inline void ReleaseOpr(OprBlock* op) {
   if (op->refs.fetch_sub(1, std::memory_order_acq_rel) == 1) delete op;
 }
 
+// Device work an op queued on a stream and not known to be done yet: an
+// event recorded there after the op (device_order.cc). Copies share the
+// event; the last one frees it.
+struct StreamMark {
+  std::shared_ptr<void> event;
+  void* stream = nullptr;
+  Context ctx;
+  DeviceAPI* api = nullptr;
+};
+
 // A variable and its pending queue (the seed's algorithm). Ops are granted
 // in push order; reads next to each other are granted together.
 class Var {
@@ -96,6 +106,19 @@ class Var {
   ErrorRef error();
   uint64_t version() const { return version_.load(std::memory_order_acquire); }
 
+  // The device work queued on the variable and not known to be done, at
+  // most one mark per stream (a later mark on a stream covers the earlier
+  // ones). A granted op sees every mark of the ops before it.
+  bool has_marks() const { return marked_.load(std::memory_order_acquire); }
+  std::vector<StreamMark> marks();
+  // After a write ordered after every mark: `m` replaces them all (an
+  // empty mark: nothing is left queued).
+  void SetWriteMark(StreamMark m);
+  // After a read: `m` replaces the mark of its stream.
+  void AddReadMark(StreamMark m);
+  // Drops those of `done` still held (their work is known to be done).
+  void DropMarks(const std::vector<StreamMark>& done);
+
  private:
   struct Pending {
     OprBlock* op;
@@ -111,6 +134,8 @@ class Var {
   bool writing_ = false;        // GUARDED_BY(mu_)
   ErrorRef error_;              // GUARDED_BY(mu_)
   std::atomic<uint64_t> version_{0};
+  std::vector<StreamMark> marks_;  // GUARDED_BY(mu_)
+  std::atomic<bool> marked_{false};  // !marks_.empty()
 };
 
 // A new user op block; throws like SetVars.
@@ -142,6 +167,14 @@ void RunOprFn(OprBlock* op, const RunContext& rc, OnComplete on_complete, Comple
   SyncFn().swap(op->sync_fn);
   complete(error);
 }
+
+// Orders `op`'s function (when it has one) after the device work its
+// variables still have queued elsewhere, and marks the work it queues on
+// its own stream instead of waiting for it (device_order.cc). `rc` and
+// `api` are the pool's: a stream and its device, or none (CPU, inline).
+void OrderDeviceWork(OprBlock* op, const RunContext& rc, DeviceAPI* api);
+// Blocks the host until the device work queued on `var` is done.
+void WaitDeviceWork(Var* var);
 
 // Fills `op`'s var lists from the user's, dropping duplicates; throws
 // Error(kInvalidArgument) for a null variable or one in both lists.

@@ -4,6 +4,7 @@
 #include <mutex>
 
 #include "engine/engine_impl.h"
+#include "weft/runtime.h"
 #include "weft/status.h"
 
 namespace weft {
@@ -82,6 +83,15 @@ class NaiveEngine final : public Engine {
     if (op->inherited) {
       Complete(op, nullptr);
     } else {
+      if (op->sync_fn && op->ctx.dev_type != DeviceType::kCPU) {
+        // Synchronous means done on return here, device work included
+        // (an op on a missing device fails by itself when it uses it).
+        op->sync_fn = [fn = std::move(op->sync_fn)](RunContext r) {
+          fn(r);
+          DeviceAPI* api = Runtime::Global().device_api(r.ctx.dev_type);
+          if (r.ctx.dev_id < api->DeviceCount()) api->Synchronize(r.ctx);
+        };
+      }
       RunningOpScope scope(this, op);
       RunOprFn(op, RunContext{op->ctx, nullptr}, MakeOnComplete(op),
                [this, op](std::exception_ptr e) { Complete(op, std::move(e)); });

@@ -42,6 +42,9 @@ class WorkerPool {
   // when the pool has no thread at all.
   bool Start(std::string* error);
   bool running() const { return !workers_.empty(); }
+  void SyncStream() {
+    if (api_ && rc_.stream) api_->SyncStream(rc_.ctx, rc_.stream);
+  }
   void Stop() {
     queue_->Stop();
     for (auto& t : workers_) t.join();
@@ -144,6 +147,7 @@ class ThreadedEngine final : public Engine {
     }
     if (ErrorRef e = var->error())
       e->Deliver();
+    WaitDeviceWork(var);  // the last write may still run on a device
   }
 
   void WaitForAll() override {
@@ -151,6 +155,7 @@ class ThreadedEngine final : public Engine {
     if (stopped_.load() && pending_.load() > 0)
       Fail(StatusCode::kInvalidArgument, "WaitForAll: the engine is stopped with work pending");
     WaitIdle();
+    SyncDeviceStreams();
     errors_.ReportAndClear();
   }
 
@@ -191,15 +196,9 @@ class ThreadedEngine final : public Engine {
   }
 
   // Runs a ready op on the calling thread. With a stream (GPU pools), a
-  // synchronous op completes once the work it queued on the stream is done,
-  // so that ops on other streams and the host see its results.
+  // synchronous op completes once its work is queued there; ops on other
+  // streams and the host are ordered after it by events (device_order.cc).
   void Execute(OprBlock* op, const RunContext& rc, DeviceAPI* api = nullptr) {
-    if (api && rc.stream && op->sync_fn) {
-      op->sync_fn = [fn = std::move(op->sync_fn), api](RunContext r) {
-        fn(r);
-        api->SyncStream(r.ctx, r.stream);
-      };
-    }
     if (op->kind == OprKind::kUser && !op->inherited) op->inherited = FindVarError(op);
     if (op->inherited) {
       AsyncFn().swap(op->fn);  // release captures before waking waiters
@@ -207,6 +206,7 @@ class ThreadedEngine final : public Engine {
       Complete(op, nullptr);
       return;
     }
+    OrderDeviceWork(op, rc, api);
     op->refs.store(2, std::memory_order_relaxed);
     RunningOpScope scope(this, op);
     RunOprFn(op, rc, MakeOnComplete(op), [this, op](std::exception_ptr e) { Complete(op, std::move(e)); });
@@ -319,6 +319,13 @@ class ThreadedEngine final : public Engine {
       if (!stopped_.load() && !pool->Start(error)) return nullptr;
     }
     return pool.get();
+  }
+
+  // Blocks until the work queued on every device stream is done (the ops
+  // completed when they queued it).
+  void SyncDeviceStreams() {
+    std::lock_guard<std::mutex> l(dev_mu_);
+    for (auto& kv : dev_pools_) kv.second->SyncStream();
   }
 
   void WaitIdle() {

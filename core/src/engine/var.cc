@@ -71,6 +71,40 @@ ErrorRef Var::error() {
   return error_;
 }
 
+std::vector<StreamMark> Var::marks() {
+  std::lock_guard<std::mutex> l(mu_);
+  return marks_;
+}
+
+void Var::SetWriteMark(StreamMark m) {
+  std::lock_guard<std::mutex> l(mu_);
+  marks_.clear();
+  if (m.event) marks_.push_back(std::move(m));
+  marked_.store(!marks_.empty(), std::memory_order_release);
+}
+
+void Var::AddReadMark(StreamMark m) {
+  std::lock_guard<std::mutex> l(mu_);
+  auto same = std::find_if(marks_.begin(), marks_.end(), [&](const StreamMark& x) { return x.stream == m.stream; });
+  if (same != marks_.end())
+    *same = std::move(m);
+  else
+    marks_.push_back(std::move(m));
+  marked_.store(true, std::memory_order_release);
+}
+
+void Var::DropMarks(const std::vector<StreamMark>& done) {
+  std::lock_guard<std::mutex> l(mu_);
+  marks_.erase(std::remove_if(marks_.begin(), marks_.end(),
+                              [&](const StreamMark& x) {
+                                return std::any_of(done.begin(), done.end(), [&](const StreamMark& d) {
+                                  return d.event == x.event;
+                                });
+                              }),
+               marks_.end());
+  marked_.store(!marks_.empty(), std::memory_order_release);
+}
+
 void SetVars(OprBlock* op, const std::vector<VarHandle>& reads, const std::vector<VarHandle>& writes) {
   auto contains = [](const std::vector<Var*>& v, Var* x) {
     for (Var* y : v)
