@@ -1,12 +1,14 @@
 #!/usr/bin/env bash
 # ResNet-18 inference on gpu(0): weft (bench/bench_infer.cc, C ABI, --ctx gpu) beside
-# PyTorch on the same GPU (bench/infer_peers/torch_bench.py --device cuda, TF32 off) on
+# PyTorch on the same GPU (bench/infer_peers/torch_bench.py --device cuda, TF32 off, both
+# taking cuDNN's heuristic algorithms: weft's default, torch's cudnn.benchmark off) on
 # the same weights and inputs, interleaved: for each rep, for each batch, weft then
 # PyTorch. Both time forward plus the copy of the output to the host, and both check the
 # output against PyTorch's CPU output (1e-4 relative).
 # With --train TRAIN_BINARY (weft_bench_train_step) each rep also times a ResNet-18 training
 # step at batch 32 (forward, backward, SGD-momentum update, on gpu(0)) beside PyTorch's
-# (bench/gpu/torch_train_step.py): the same weights, one random batch, train-mode BatchNorm.
+# (bench/gpu/torch_train_step.py): the same weights, one random batch, train-mode BatchNorm,
+# and once more with weft timing cuDNN's algorithms (WEFT_CUDNN_AUTOTUNE=1, marked autotune=1).
 # Usage: bench/gpu/bench_gpu.sh BENCH_BINARY DATA_DIR [--reps R] [--iters N] [--batches "1 32"]
 #          [--train TRAIN_BINARY]
 # DATA_DIR is made by bench/infer_peers/export_models.py DATA_DIR resnet18 when missing
@@ -36,6 +38,7 @@ for rep in $(seq 1 "$reps"); do
   done
   if [ -n "$train" ]; then
     echo "$("$train" "$data" resnet18 32 --ctx gpu --iters 20 --warmup 5) rep=$rep"
+    echo "$(WEFT_CUDNN_AUTOTUNE=1 "$train" "$data" resnet18 32 --ctx gpu --iters 20 --warmup 5) rep=$rep autotune=1"
     echo "$("$py" "$root/bench/gpu/torch_train_step.py" "$data" resnet18 32 --device cuda \
       --iters 20 --warmup 5) rep=$rep"
   fi

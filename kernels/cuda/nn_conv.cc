@@ -3,16 +3,21 @@
 // runs the passes of its adjoint convolution, MakeDeconvGeom): 2-D as NCHW
 // and 1-D as (N, C, 1, W), with
 // stride, pad, dilate and num_group (a cuDNN group count). Algorithms come
-// from the cudnnGet*Algorithm_v7 heuristics (the first one cuDNN reports
-// as supported, deterministic preferred for the gradients), with implicit
-// GEMM as the fallback, asked once per geometry, dtype, device and
-// direction and cached for the process (the heuristics cost far more than
-// a small convolution); the math type is FMA only (no TF32), so float32
+// from the cudnnGet*Algorithm_v7 heuristics, or with WEFT_CUDNN_AUTOTUNE=1
+// are timed by cudnnFind*Algorithm (MXNet's MXNET_CUDNN_AUTOTUNE_DEFAULT;
+// opt-in until a GPU run has measured it and passed the CUDA tests with
+// it): the first one cuDNN reports as usable within 1 GiB of workspace
+// (fastest first when timed), deterministic preferred for the gradients,
+// with implicit GEMM as the fallback, chosen once per geometry, dtype,
+// device and direction and cached for the process (either way the choice
+// costs far more than a small convolution); the math type is FMA only (no TF32), so float32
 // results stay comparable to the CPU reference. Workspace is stream-ordered
 // device memory. Requests: kAdd through beta = 1, kNull skips.
 #include <array>
+#include <cstdlib>
 #include <map>
 #include <mutex>
+#include <string>
 #include <vector>
 
 #include "cuda/cuda_handles.h"
@@ -46,19 +51,46 @@ struct ConvSetup {
   }
 };
 
-// Index of the first usable result (deterministic first when `det`), or -1.
+constexpr size_t kWorkspaceLimit = size_t{1} << 30;
+
+// Index of the first usable result within the workspace limit
+// (deterministic first when `det`), or -1.
 template <typename Perf>
 int PickAlgo(const Perf* perf, int count, bool det) {
+  auto usable = [&](int i) { return perf[i].status == CUDNN_STATUS_SUCCESS && perf[i].memory <= kWorkspaceLimit; };
   if (det)
     for (int i = 0; i < count; ++i)
-      if (perf[i].status == CUDNN_STATUS_SUCCESS && perf[i].determinism == CUDNN_DETERMINISTIC)
-        return i;
+      if (usable(i) && perf[i].determinism == CUDNN_DETERMINISTIC) return i;
   for (int i = 0; i < count; ++i)
-    if (perf[i].status == CUDNN_STATUS_SUCCESS) return i;
+    if (usable(i)) return i;
   return -1;
 }
 
 constexpr int kMaxAlgos = 16;
+
+// WEFT_CUDNN_AUTOTUNE=1 times the algorithms.
+bool Autotune() {
+  static const bool on = [] {
+    const char* env = std::getenv("WEFT_CUDNN_AUTOTUNE");
+    return env && std::string(env) == "1";
+  }();
+  return on;
+}
+
+// The algorithm of one pass: `find(perf, &count)` times them (cudnnFind*),
+// `heuristic(perf, &count)` asks cuDNN's heuristics; `fallback` when
+// nothing usable comes back.
+template <typename Perf, typename Find, typename Heuristic>
+int ChooseAlgo(bool det, int fallback, Find find, Heuristic heuristic) {
+  Perf perf[kMaxAlgos];
+  int count = 0;
+  if (Autotune())
+    find(perf, &count);
+  else
+    heuristic(perf, &count);
+  const int pick = PickAlgo(perf, count, det);
+  return pick >= 0 ? static_cast<int>(perf[pick].algo) : fallback;
+}
 
 enum class Pass { kForward, kBackwardData, kBackwardFilter };
 
@@ -94,12 +126,16 @@ Algo CachedAlgo(const ConvGeom& g, DType t, int dev, Pass pass, Choose choose) {
 void RunForward(const OpContext& ctx, cudnnHandle_t h, const ConvSetup& s, const ConvGeom& g, DType t,
                 const void* x, const void* w, OpReq req, void* y) {
   const Algo a = CachedAlgo(g, t, ctx.ctx.dev_id, Pass::kForward, [&] {
-    cudnnConvolutionFwdAlgoPerf_t perf[kMaxAlgos];
-    int count = 0;
-    WEFT_CUDNN_CHECK(cudnnGetConvolutionForwardAlgorithm_v7(h, s.x.d, s.w.d, s.conv.d, s.y.d, kMaxAlgos, &count, perf));
-    const int pick = PickAlgo(perf, count, false);
     Algo r;
-    r.algo = pick >= 0 ? perf[pick].algo : CUDNN_CONVOLUTION_FWD_ALGO_IMPLICIT_GEMM;
+    r.algo = ChooseAlgo<cudnnConvolutionFwdAlgoPerf_t>(
+        false, CUDNN_CONVOLUTION_FWD_ALGO_IMPLICIT_GEMM,
+        [&](auto* perf, int* n) {
+          WEFT_CUDNN_CHECK(cudnnFindConvolutionForwardAlgorithm(h, s.x.d, s.w.d, s.conv.d, s.y.d, kMaxAlgos, n, perf));
+        },
+        [&](auto* perf, int* n) {
+          WEFT_CUDNN_CHECK(
+              cudnnGetConvolutionForwardAlgorithm_v7(h, s.x.d, s.w.d, s.conv.d, s.y.d, kMaxAlgos, n, perf));
+        });
     WEFT_CUDNN_CHECK(cudnnGetConvolutionForwardWorkspaceSize(
         h, s.x.d, s.w.d, s.conv.d, s.y.d, static_cast<cudnnConvolutionFwdAlgo_t>(r.algo), &r.ws_bytes));
     return r;
@@ -114,13 +150,17 @@ void RunForward(const OpContext& ctx, cudnnHandle_t h, const ConvSetup& s, const
 void RunBackwardData(const OpContext& ctx, cudnnHandle_t h, const ConvSetup& s, const ConvGeom& g, DType t,
                      const void* w, const void* dy, OpReq req, void* dx) {
   const Algo a = CachedAlgo(g, t, ctx.ctx.dev_id, Pass::kBackwardData, [&] {
-    cudnnConvolutionBwdDataAlgoPerf_t perf[kMaxAlgos];
-    int count = 0;
-    WEFT_CUDNN_CHECK(
-        cudnnGetConvolutionBackwardDataAlgorithm_v7(h, s.w.d, s.y.d, s.conv.d, s.x.d, kMaxAlgos, &count, perf));
-    const int pick = PickAlgo(perf, count, true);
     Algo r;
-    r.algo = pick >= 0 ? perf[pick].algo : CUDNN_CONVOLUTION_BWD_DATA_ALGO_1;
+    r.algo = ChooseAlgo<cudnnConvolutionBwdDataAlgoPerf_t>(
+        true, CUDNN_CONVOLUTION_BWD_DATA_ALGO_1,
+        [&](auto* perf, int* n) {
+          WEFT_CUDNN_CHECK(
+              cudnnFindConvolutionBackwardDataAlgorithm(h, s.w.d, s.y.d, s.conv.d, s.x.d, kMaxAlgos, n, perf));
+        },
+        [&](auto* perf, int* n) {
+          WEFT_CUDNN_CHECK(
+              cudnnGetConvolutionBackwardDataAlgorithm_v7(h, s.w.d, s.y.d, s.conv.d, s.x.d, kMaxAlgos, n, perf));
+        });
     WEFT_CUDNN_CHECK(cudnnGetConvolutionBackwardDataWorkspaceSize(
         h, s.w.d, s.y.d, s.conv.d, s.x.d, static_cast<cudnnConvolutionBwdDataAlgo_t>(r.algo), &r.ws_bytes));
     return r;
@@ -135,13 +175,17 @@ void RunBackwardData(const OpContext& ctx, cudnnHandle_t h, const ConvSetup& s, 
 void RunBackwardFilter(const OpContext& ctx, cudnnHandle_t h, const ConvSetup& s, const ConvGeom& g, DType t,
                        const void* x, const void* dy, OpReq req, void* dw) {
   const Algo a = CachedAlgo(g, t, ctx.ctx.dev_id, Pass::kBackwardFilter, [&] {
-    cudnnConvolutionBwdFilterAlgoPerf_t perf[kMaxAlgos];
-    int count = 0;
-    WEFT_CUDNN_CHECK(
-        cudnnGetConvolutionBackwardFilterAlgorithm_v7(h, s.x.d, s.y.d, s.conv.d, s.w.d, kMaxAlgos, &count, perf));
-    const int pick = PickAlgo(perf, count, true);
     Algo r;
-    r.algo = pick >= 0 ? perf[pick].algo : CUDNN_CONVOLUTION_BWD_FILTER_ALGO_1;
+    r.algo = ChooseAlgo<cudnnConvolutionBwdFilterAlgoPerf_t>(
+        true, CUDNN_CONVOLUTION_BWD_FILTER_ALGO_1,
+        [&](auto* perf, int* n) {
+          WEFT_CUDNN_CHECK(
+              cudnnFindConvolutionBackwardFilterAlgorithm(h, s.x.d, s.y.d, s.conv.d, s.w.d, kMaxAlgos, n, perf));
+        },
+        [&](auto* perf, int* n) {
+          WEFT_CUDNN_CHECK(
+              cudnnGetConvolutionBackwardFilterAlgorithm_v7(h, s.x.d, s.y.d, s.conv.d, s.w.d, kMaxAlgos, n, perf));
+        });
     WEFT_CUDNN_CHECK(cudnnGetConvolutionBackwardFilterWorkspaceSize(
         h, s.x.d, s.y.d, s.conv.d, s.w.d, static_cast<cudnnConvolutionBwdFilterAlgo_t>(r.algo), &r.ws_bytes));
     return r;
