@@ -30,5 +30,7 @@ ldd "${deps[@]}" | awk '/=> \// {print $1, $3}' | sort -u | while read -r name p
     *) cp -L "$path" "$stage/lib/$name" ;;
   esac
 done
+# The source tree the tests were built in (they read tests/data through it).
+sed -n 's/^CMAKE_HOME_DIRECTORY:INTERNAL=//p' "$build/CMakeCache.txt" >"$stage/source_dir"
 tar -C "$stage" -cf - . | xz -T0 -6 >"$out"
-echo "gpu_bundle: $out ($(du -h "$out" | cut -f1)): $(ls "$stage" | grep -v '^lib$' | tr '\n' ' ')and $(ls "$stage/lib" | wc -l) libraries"
+echo "gpu_bundle: $out ($(du -h "$out" | cut -f1)): $(ls "$stage" | grep -v -E '^(lib|source_dir)$' | tr '\n' ' ')and $(ls "$stage/lib" | wc -l) libraries"

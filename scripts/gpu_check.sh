@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Runs the CUDA tests of a bundle from scripts/gpu_bundle.sh on a GPU
 # machine, from the repository root (the tests read tests/data through
-# the path compiled in: /work/main is linked here when missing), then the
+# the source path compiled in: it is linked to here when missing), the
+# convolution and model cases again with WEFT_CUDNN_AUTOTUNE=1, then the
 # whole C++ suite, then bench/gpu/bench_gpu.sh when the bundle holds the
 # bench and python3 has torch with CUDA. cuBLAS and cuDNN are taken from
 # the machine. Logs go to $OUT when it is set.
@@ -16,11 +17,16 @@ nvidia-smi --query-gpu=name,memory.total,driver_version,compute_cap --format=csv
 libdir() { dirname "$(find /usr /opt -name "$1" 2>/dev/null | head -1)"; }
 export LD_LIBRARY_PATH="$dir/lib:$(libdir 'libcudnn.so.9*'):$(libdir 'libcublasLt.so.13*')"
 if ldd "$dir/weft_cpp_tests" | grep "not found"; then exit 1; fi
-[ -e /work/main ] || { mkdir -p /work && ln -s "$PWD" /work/main; }
+src="$(cat "$dir/source_dir" 2>/dev/null || true)"
+[ -z "$src" ] || [ -e "$src" ] || { mkdir -p "$(dirname "$src")" && ln -s "$PWD" "$src"; }
 status=0
-"$dir/weft_cpp_tests" --gtest_filter='Cuda*:CrossDeviceCopy*:PlaceDevice*:EngineDevices*:BroadcastIndex*' \
+"$dir/weft_cpp_tests" --gtest_filter='Cuda*:CrossDeviceCopy*:PlaceDevice*:EngineDevices*:BroadcastIndex*:StreamOrder*' \
   >"$out/cuda.log" 2>&1 || status=1
 grep -v -E "^\[ +(RUN|OK) " "$out/cuda.log" | tail -120
+echo "=== the convolutions and whole models once more with timed cuDNN algorithms (WEFT_CUDNN_AUTOTUNE=1)"
+WEFT_CUDNN_AUTOTUNE=1 "$dir/weft_cpp_tests" --gtest_filter='CudaNN.*onvolution:CudaModel.*' --gtest_brief=1 \
+  >"$out/autotune.log" 2>&1 || status=1
+grep -E "^\[  (FAILED|PASSED|SKIPPED) " "$out/autotune.log" | tail -20
 echo "=== the whole C++ suite with a GPU present"
 timeout 300 "$dir/weft_cpp_tests" --gtest_brief=1 >"$out/all.log" 2>&1 || status=1
 grep -E "^\[  (FAILED|PASSED|SKIPPED) " "$out/all.log" | tail -30
