@@ -11,10 +11,12 @@ import (
 // executors and modules, the MNIST loader, and the data iterator's padding
 // and reset.
 
-// TestBindOnADevice: SimpleBind on cpu(1) allocates there; gpu(0) fails (no
-// GPU here) with DeviceError naming it, for SimpleBind, Bind and NewModule.
+// TestBindOnADevice: SimpleBind on cpu(1) allocates there; without a GPU,
+// gpu(0) fails with DeviceError naming it, for SimpleBind, Bind and
+// NewModule (with one, TestTrainsOnTheGpu runs instead).
 func TestBindOnADevice(t *testing.T) {
 	checkLive(t)
+	noGPU := must(DeviceCount(GPUDevice)) == 0
 	f := abPlusC(t)
 	defer f.Close()
 	ex := must(SimpleBind(f, abShapes(2, 2), "write", OnDevice(CPU(1))))
@@ -27,6 +29,9 @@ func TestBindOnADevice(t *testing.T) {
 		t.Fatalf("argument a is on %v, want cpu(1)", ctx)
 	}
 	check(t, checkAbPlusC(ex, 2))
+	if !noGPU {
+		return
+	}
 	_, err = SimpleBind(f, abShapes(2, 2), "write", OnDevice(GPU(0)))
 	expectError(t, err, DeviceError, "gpu(0)")
 	a := must(FromFloat32([]float32{1, 2}, 2))
@@ -35,6 +40,48 @@ func TestBindOnADevice(t *testing.T) {
 	expectError(t, err, DeviceError, "gpu(0)")
 	_, err = NewModule(f, []string{"a"}, nil, OnDevice(GPU(0)))
 	expectError(t, err, DeviceError, "gpu(0)")
+}
+
+// TestTrainsOnTheGpu, with a GPU: a*b+c binds on gpu(0) with the
+// closed-form numbers, and the MLP trained there for two epochs (SGD with
+// momentum, fixed seeds) ends with the parameters of the same run on the
+// CPU. Skipped without one.
+func TestTrainsOnTheGpu(t *testing.T) {
+	checkLive(t)
+	if must(DeviceCount(GPUDevice)) == 0 {
+		t.Skip("no GPU")
+	}
+	f := abPlusC(t)
+	defer f.Close()
+	ex := must(SimpleBind(f, abShapes(2, 2), "write", OnDevice(GPU(0))))
+	check(t, checkAbPlusC(ex, 2))
+	ex.Close()
+	gpu := newTrainedOn(t, 2, GPU(0))
+	defer gpu.Close()
+	cpu := newTrainedOn(t, 2, CPU(0))
+	defer cpu.Close()
+	g := must(gpu.mod.ArgParams())
+	defer CloseAll(g)
+	c := must(cpu.mod.ArgParams())
+	defer CloseAll(c)
+	if len(g) != len(c) {
+		t.Fatalf("%d parameters on the GPU, %d on the CPU", len(g), len(c))
+	}
+	for k, ca := range c {
+		ga, ok := g[k]
+		if !ok {
+			t.Fatalf("no %s on the GPU", k)
+		}
+		if ctx := must(ga.Context()); ctx != GPU(0) {
+			t.Fatalf("%s is on %v, want gpu(0)", k, ctx)
+		}
+		cv, gv := must(ca.ToFloat32()), must(ga.ToFloat32())
+		for i := range cv {
+			if math.Abs(float64(cv[i]-gv[i])) > 1e-4*(1+math.Abs(float64(cv[i]))) {
+				t.Fatalf("%s[%d]: gpu %v, cpu %v", k, i, gv[i], cv[i])
+			}
+		}
+	}
 }
 
 // TestDeviceCountAndMemory: at least one CPU context with the host's RAM,

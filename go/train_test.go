@@ -189,13 +189,15 @@ type trained struct {
 	mod  *Module
 }
 
-func newTrained(t testing.TB, epochs int) *trained {
+func newTrained(t testing.TB, epochs int) *trained { return newTrainedOn(t, epochs, CPU(0)) }
+
+func newTrainedOn(t testing.TB, epochs int, ctx Context) *trained {
 	xs, ys := blobs(nBlobs, 7)
 	tr := &trained{sym: must(SymbolFromJSON(mlpJSON))}
 	tr.x = must(FromFloat32(xs, nBlobs, 2))
 	tr.y = must(FromFloat32(ys, nBlobs))
 	tr.iter = must(NewDataIter(map[string]*NDArray{"data": tr.x}, map[string]*NDArray{"softmax_label": tr.y}, 16, true, "pad", 5))
-	tr.mod = must(NewModule(tr.sym, []string{"data"}, []string{"softmax_label"}))
+	tr.mod = must(NewModule(tr.sym, []string{"data"}, []string{"softmax_label"}, OnDevice(ctx)))
 	init := must(NewInitializer("xavier", nil, 3))
 	opt := must(NewOptimizer("sgd", Params{"learning_rate": 0.1, "momentum": 0.9}))
 	acc := must(NewMetric("acc", nil))

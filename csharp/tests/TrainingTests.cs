@@ -206,7 +206,9 @@ public partial class TrainingTests {
     public readonly DataIter Iter;
     public readonly Module Mod;
 
-    public Trained(int epochs) {
+    public Trained(int epochs) : this(epochs, Context.Cpu()) {}
+
+    public Trained(int epochs, Context ctx) {
       var xs = new float[2 * N];
       var ys = new float[N];
       Blobs(xs, ys, N, 7);
@@ -214,7 +216,7 @@ public partial class TrainingTests {
       Y = NDArray.FromArray(ys, N);
       Iter = DataIter.FromArrays(new Dictionary<string, NDArray> { { "data", X } },
                                  new Dictionary<string, NDArray> { { "softmax_label", Y } }, 16, true, "pad", 5);
-      Mod = Module.Create(Sym);
+      Mod = Module.Create(Sym, ctx, new[] { "data" }, new[] { "softmax_label" });
       Mod.Bind(Iter, true);
       using (var init = Initializer.Create("xavier", null, 3))
       using (var opt = Optimizer.Create("sgd", new Dictionary<string, object> { { "learning_rate", 0.1 }, { "momentum", 0.9 } }))

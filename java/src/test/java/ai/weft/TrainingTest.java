@@ -262,13 +262,17 @@ class TrainingTest {
     final Module mod;
 
     Trained(int epochs) {
+      this(epochs, Context.cpu());
+    }
+
+    Trained(int epochs, Context ctx) {
       float[] xs = new float[2 * N];
       float[] ys = new float[N];
       blobs(xs, ys, N, 7);
       x = NDArray.fromArray(xs, N, 2);
       y = NDArray.fromArray(ys, N);
       iter = DataIter.ndarray(Map.of("data", x), Map.of("softmax_label", y), 16, true, "pad", 5);
-      mod = Module.create(sym);
+      mod = Module.create(sym, ctx, List.of("data"), List.of("softmax_label"));
       mod.bind(iter, true);
       try (Initializer init = Initializer.create("xavier", null, 3);
           Optimizer opt = Optimizer.create("sgd", Map.of("learning_rate", 0.1, "momentum", 0.9));
