@@ -206,7 +206,9 @@ class ThreadedEngine final : public Engine {
       Complete(op, nullptr);
       return;
     }
-    OrderDeviceWork(op, rc, api);
+    // A WaitForVar probe leaves the device wait to the waiting thread
+    // (WaitDeviceWork there), not to the worker that granted it.
+    if (op->kind != OprKind::kWait) OrderDeviceWork(op, rc, api);
     op->refs.store(2, std::memory_order_relaxed);
     RunningOpScope scope(this, op);
     RunOprFn(op, rc, MakeOnComplete(op), [this, op](std::exception_ptr e) { Complete(op, std::move(e)); });
