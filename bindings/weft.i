@@ -85,6 +85,7 @@ WEFT_HANDLE(WeftOptimizer)
 WEFT_HANDLE(WeftModule)
 WEFT_HANDLE(WeftKVStore)
 WEFT_HANDLE(WeftPredictor)
+WEFT_HANDLE(WeftExecutorOptions)
 %enddef
 
 /* ======================================================================= */

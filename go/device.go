@@ -99,12 +99,17 @@ func (a *NDArray) Context() (Context, error) {
 	return Context{DeviceType(t[0]), int(id[0])}, nil
 }
 
-// BindOption is an optional setting of SimpleBind, Bind and NewModule.
+// BindOption is an optional setting of SimpleBind, Bind and NewModule
+// (NewModule takes OnDevice only).
 type BindOption func(*bindConfig)
 
 type bindConfig struct {
 	ctx       Context
 	group2ctx map[string]Context
+	// Executor options (executor_options.go), applied in order to the C
+	// options handle of one SimpleBind or Bind call.
+	settings []optionSetting
+	gradReqs map[string]GradReq // WithGradReqs (merged); nil when not given
 }
 
 // OnDevice binds on ctx (default cpu(0)).

@@ -169,7 +169,10 @@ func (e *Executor) Close() error {
 // SimpleBind binds sym on cpu(0) (OnDevice chooses another device),
 // allocating (zeroed) every argument, gradient and aux state from the input
 // shapes by name. gradReq is "null", "write" or "add" ("" means "write");
-// *data/*label arguments get none.
+// *data/*label arguments get none. WithGradReqs gives requests by name
+// instead (gradReq ""); the other executor options (WithMatchRange,
+// WithNumGroups, WithBulkMaxNodes, WithOptimizeInference, WithAllowFallback)
+// tune the bind.
 func SimpleBind(sym *Symbol, shapes map[string][]int64, gradReq string, opts ...BindOption) (*Executor, error) {
 	cfg := bindConfigOf(opts)
 	devType, devID := cfg.ctx.codes()
@@ -178,10 +181,24 @@ func SimpleBind(sym *Symbol, shapes map[string][]int64, gradReq string, opts ...
 		return nil, err
 	}
 	names, indPtr, dims := csrShapes(shapes)
+	out := make([]uintptr, 1)
+	if cfg.useOptions() {
+		if err = cfg.simpleBindGradReqs(sym, gradReq); err != nil {
+			return nil, err
+		}
+		err = cfg.withOptions(func(o uintptr) error {
+			return capi.Weft_executor_simple_bind_with_options(s, devType, devID, uint64(len(names)), names, indPtr,
+				dims, 0, nil, nil, o, out)
+		})
+		runtime.KeepAlive(sym)
+		if err != nil {
+			return nil, wrap(err)
+		}
+		return newExecutor(out[0]), nil
+	}
 	if gradReq == "" {
 		gradReq = "write"
 	}
-	out := make([]uintptr, 1)
 	if len(cfg.group2ctx) == 0 {
 		err = capi.Weft_executor_simple_bind(s, devType, devID, uint64(len(names)), names, indPtr, dims, 0,
 			nil, nil, gradReq, out)
@@ -200,7 +217,9 @@ func SimpleBind(sym *Symbol, shapes map[string][]int64, gradReq string, opts ...
 // Bind binds sym to existing arrays (shared) in ListArguments order.
 // argGrads may be nil or hold nil where an argument has no gradient;
 // gradReqs may be nil (GradWrite where a gradient is given). OnDevice binds
-// on another device than cpu(0) (the arrays must live there).
+// on another device than cpu(0) (the arrays must live there). The executor
+// options of SimpleBind apply too, except WithGradReqs (an InvalidArgument
+// error: Bind takes gradReqs).
 func Bind(sym *Symbol, args, argGrads []*NDArray, gradReqs []GradReq, aux []*NDArray, opts ...BindOption) (*Executor, error) {
 	cfg := bindConfigOf(opts)
 	devType, devID := cfg.ctx.codes()
@@ -241,7 +260,12 @@ func Bind(sym *Symbol, args, argGrads []*NDArray, gradReqs []GradReq, aux []*NDA
 		return nil, err
 	}
 	out := make([]uintptr, 1)
-	if len(cfg.group2ctx) == 0 {
+	if cfg.useOptions() {
+		err = cfg.withOptions(func(o uintptr) error {
+			return capi.Weft_executor_bind_with_options(s, devType, devID, a, uint64(len(a)), g, r, x,
+				uint64(len(x)), o, out)
+		})
+	} else if len(cfg.group2ctx) == 0 {
 		err = capi.Weft_executor_bind(s, devType, devID, a, uint64(len(a)), g, r, x, uint64(len(x)), out)
 	} else {
 		gn, gt, gi := cfg.groups()

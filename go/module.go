@@ -32,6 +32,9 @@ func NewModule(sym *Symbol, dataNames, labelNames []string, opts ...BindOption) 
 	if len(cfg.group2ctx) != 0 {
 		return nil, errorf(InvalidArgument, "NewModule: WithGroup2Ctx applies to SimpleBind and Bind only")
 	}
+	if cfg.useOptions() {
+		return nil, errorf(InvalidArgument, "NewModule: executor options (WithMatchRange, WithGradReqs, ...) apply to SimpleBind and Bind only")
+	}
 	devType, devID := cfg.ctx.codes()
 	s, err := sym.get()
 	if err != nil {

@@ -125,6 +125,25 @@ public sealed class Executor : NativeHandle {
     return new Executor(o[0]);
   }
 
+  /// <summary>
+  /// As SimpleBind, on device ctx, with binding options (null: the defaults; see
+  /// ExecutorOptions): gradient requests come from ExecutorOptions.GradReq (none named: Write
+  /// except for *data/*label arguments) and device groups from ExecutorOptions.Group. The options
+  /// are read, not kept: disposing them after the call is fine.
+  /// </summary>
+  public static Executor SimpleBind(Symbol sym, ExecutorOptions options, Context ctx,
+                                    IDictionary<string, long[]> shapes, IDictionary<string, DType> dtypes = null) {
+    string[] names; ulong[] indPtr; long[] dims;
+    NDArrayLists.Shapes(shapes, out names, out indPtr, out dims);
+    var dn = dtypes == null ? new string[0] : dtypes.Keys.ToArray();
+    var codes = dn.Select(k => (int)dtypes[k]).ToArray();
+    var o = new long[1];
+    weft_native.weft_executor_simple_bind_with_options(sym.Handle, (int)ctx.Type, ctx.Id, (ulong)names.Length, names,
+                                                       indPtr, dims, (ulong)dn.Length, dn, codes,
+                                                       WeftHandle.Of(options), o);
+    return new Executor(o[0]);
+  }
+
   /// <summary>A group to device map as parallel arrays, in name order.</summary>
   static void Groups(IDictionary<string, Context> m, out string[] names, out int[] types, out int[] ids) {
     names = m.Keys.OrderBy(k => k, StringComparer.Ordinal).ToArray();
@@ -149,6 +168,24 @@ public sealed class Executor : NativeHandle {
   public static Executor Bind(Symbol sym, Context ctx, IList<NDArray> args, IList<NDArray> argGrads,
                               IList<GradReq> gradReqs, IList<NDArray> aux,
                               IDictionary<string, Context> group2ctx = null) {
+    return Bind(sym, null, ctx, args, argGrads, gradReqs, aux, group2ctx);
+  }
+
+  /// <summary>
+  /// As Bind, on device ctx, with binding options (null: the defaults; see ExecutorOptions);
+  /// device groups come from ExecutorOptions.Group. Gradient requests are gradReqs, as in the
+  /// other overloads: options with ExecutorOptions.GradReq entries fail with InvalidArgument.
+  /// The options are read, not kept.
+  /// </summary>
+  public static Executor Bind(Symbol sym, ExecutorOptions options, Context ctx, IList<NDArray> args,
+                              IList<NDArray> argGrads, IList<GradReq> gradReqs, IList<NDArray> aux) {
+    return Bind(sym, options, ctx, args, argGrads, gradReqs, aux, null);
+  }
+
+  /// <summary>Bind with options (null: none) or group2ctx (null or empty: none), not both.</summary>
+  static Executor Bind(Symbol sym, ExecutorOptions options, Context ctx, IList<NDArray> args,
+                       IList<NDArray> argGrads, IList<GradReq> gradReqs, IList<NDArray> aux,
+                       IDictionary<string, Context> group2ctx) {
     var a = Handles(args.ToArray());
     var keep = new object[] { args, argGrads, aux };
     long[] g = null;
@@ -167,7 +204,10 @@ public sealed class Executor : NativeHandle {
     }
     var x2 = aux == null ? new long[0] : Handles(aux.ToArray());
     var o = new long[1];
-    if (group2ctx == null || group2ctx.Count == 0) {
+    if (options != null) {
+      weft_native.weft_executor_bind_with_options(sym.Handle, (int)ctx.Type, ctx.Id, a, (ulong)a.Length, g, r, x2,
+                                                  (ulong)x2.Length, options.Handle, o);
+    } else if (group2ctx == null || group2ctx.Count == 0) {
       weft_native.weft_executor_bind(sym.Handle, (int)ctx.Type, ctx.Id, a, (ulong)a.Length, g, r, x2,
                                      (ulong)x2.Length, o);
     } else {

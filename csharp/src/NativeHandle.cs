@@ -71,6 +71,7 @@ static class Frees {
   internal static readonly Action<WeftHandle> Module = weft_native.weft_module_free;
   internal static readonly Action<WeftHandle> Predictor = weft_native.weft_predictor_free;
   internal static readonly Action<WeftHandle> KVStore = weft_native.weft_kvstore_free;
+  internal static readonly Action<WeftHandle> ExecutorOptions = weft_native.weft_executor_options_free;
 }
 
 /// <summary>

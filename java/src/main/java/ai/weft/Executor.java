@@ -91,6 +91,28 @@ public final class Executor extends NativeHandle {
     return new Executor(out[0]);
   }
 
+  /**
+   * As simpleBind on device {@code ctx} (null: cpu(0)) with binding
+   * {@code options} (null: the defaults; see {@link ExecutorOptions}); gradient
+   * requests come from {@link ExecutorOptions#gradReq} (none named: "write"
+   * except for *data/*label arguments) and device groups from
+   * {@link ExecutorOptions#group}. {@code dtypes} may be null. The options are
+   * read, not kept: closing them after the call is fine.
+   */
+  public static Executor simpleBind(Symbol sym, ExecutorOptions options, Context ctx,
+      Map<String, long[]> shapes, Map<String, DType> dtypes) {
+    Context c = Context.orDefault(ctx);
+    long o = ExecutorOptions.handleOf(options);
+    NDArrayLists.Shapes s = new NDArrayLists.Shapes(shapes);
+    String[] dn = NDArrayLists.names(dtypes);
+    int[] codes = new int[dn.length];
+    for (int i = 0; i < dn.length; ++i) codes[i] = dtypes.get(dn[i]).code();
+    long[] out = new long[1];
+    weft_native.weft_executor_simple_bind_with_options(sym.handle(), c.typeCode(), c.id(),
+        s.names.length, s.names, s.indPtr, s.dims, dn.length, dn, codes, o, out);
+    return new Executor(out[0]);
+  }
+
   /** A group to device map as parallel arrays, in name order. */
   private static final class Groups {
     final String[] names;
@@ -137,6 +159,25 @@ public final class Executor extends NativeHandle {
    */
   public static Executor bind(Symbol sym, Context ctx, Map<String, Context> group2ctx,
       List<NDArray> args, List<NDArray> argGrads, List<GradReq> gradReqs, List<NDArray> aux) {
+    return bind(sym, ctx, group2ctx, 0, args, argGrads, gradReqs, aux);
+  }
+
+  /**
+   * As bind on device {@code ctx} (null: cpu(0)) with binding {@code options}
+   * (null: the defaults; see {@link ExecutorOptions}); device groups come from
+   * {@link ExecutorOptions#group}. Gradient requests are {@code gradReqs}, as
+   * in the other overloads: options with {@link ExecutorOptions#gradReq}
+   * entries fail with INVALID_ARGUMENT. The options are read, not kept.
+   */
+  public static Executor bind(Symbol sym, ExecutorOptions options, Context ctx, List<NDArray> args,
+      List<NDArray> argGrads, List<GradReq> gradReqs, List<NDArray> aux) {
+    return bind(sym, ctx, null, ExecutorOptions.handleOf(options), args, argGrads, gradReqs, aux);
+  }
+
+  /** bind with group2ctx (null or empty: none) or raw options (0: none; not both). */
+  private static Executor bind(Symbol sym, Context ctx, Map<String, Context> group2ctx,
+      long options, List<NDArray> args, List<NDArray> argGrads, List<GradReq> gradReqs,
+      List<NDArray> aux) {
     Context c = Context.orDefault(ctx);
     long[] a = NativeHandle.handles(args.toArray(new NDArray[0]));
     long[] g = null;
@@ -159,7 +200,10 @@ public final class Executor extends NativeHandle {
     }
     long[] x = aux == null ? new long[0] : NativeHandle.handles(aux.toArray(new NDArray[0]));
     long[] out = new long[1];
-    if (group2ctx == null || group2ctx.isEmpty()) {
+    if (options != 0) {
+      weft_native.weft_executor_bind_with_options(sym.handle(), c.typeCode(), c.id(), a, a.length,
+          g, r, x, x.length, options, out);
+    } else if (group2ctx == null || group2ctx.isEmpty()) {
       weft_native.weft_executor_bind(sym.handle(), c.typeCode(), c.id(), a, a.length, g, r, x,
           x.length, out);
     } else {
