@@ -18,6 +18,7 @@
 #include <random>
 
 #include "weft/device.h"
+#include "weft/mutex.h"
 #include "weft/op.h"
 #include "weft/storage.h"
 
@@ -75,10 +76,10 @@ class Runtime {
   OpRegistry ops_;
   KernelRegistry kernels_;
   std::map<DeviceType, DeviceAPI*> apis_;
-  mutable std::mutex mu_;
-  std::map<Context, std::shared_ptr<StoragePool>> pools_;  // GUARDED_BY(mu_)
-  std::map<Context, std::unique_ptr<RandomState>> rngs_;    // GUARDED_BY(mu_)
-  uint64_t seed_ = 0;                                       // GUARDED_BY(mu_)
+  mutable Mutex mu_;
+  std::map<Context, std::shared_ptr<StoragePool>> pools_ WEFT_GUARDED_BY(mu_);
+  std::map<Context, std::unique_ptr<RandomState>> rngs_ WEFT_GUARDED_BY(mu_);
+  uint64_t seed_ WEFT_GUARDED_BY(mu_) = 0;
 };
 
 }  // namespace weft

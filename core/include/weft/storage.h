@@ -16,11 +16,11 @@
 #include <cstddef>
 #include <map>
 #include <memory>
-#include <mutex>
 #include <string>
 #include <vector>
 
 #include "weft/device.h"
+#include "weft/mutex.h"
 
 namespace weft {
 
@@ -95,9 +95,9 @@ class StoragePool : public std::enable_shared_from_this<StoragePool> {
 
   Context ctx_;
   DeviceAPI* api_;
-  mutable std::mutex mu_;
-  std::multimap<size_t, void*> free_;  // GUARDED_BY(mu_)
-  StorageStats stats_;                 // GUARDED_BY(mu_)
+  mutable Mutex mu_;
+  std::multimap<size_t, void*> free_ WEFT_GUARDED_BY(mu_);
+  StorageStats stats_ WEFT_GUARDED_BY(mu_);
 };
 
 }  // namespace weft

@@ -1,7 +1,6 @@
 // Engine selection, the global engine and its process-exit hook.
 #include <atomic>
 #include <cstdlib>
-#include <mutex>
 #include <string>
 #include <system_error>
 #include <thread>
@@ -13,20 +12,20 @@
 namespace weft {
 namespace engine {
 namespace {
-std::mutex g_thread_hook_mu;
-int g_fail_first = 0;  // GUARDED_BY(g_thread_hook_mu); 0: off
-int g_fail_count = 0;  // GUARDED_BY(g_thread_hook_mu)
+Mutex g_thread_hook_mu;
+int g_fail_first WEFT_GUARDED_BY(g_thread_hook_mu) = 0;  // 0: off
+int g_fail_count WEFT_GUARDED_BY(g_thread_hook_mu) = 0;
 }  // namespace
 
 void SetThreadStartFailureForTesting(int first, int count) {
-  std::lock_guard<std::mutex> l(g_thread_hook_mu);
+  MutexLock l(&g_thread_hook_mu);
   g_fail_first = first;
   g_fail_count = count;
 }
 
 std::thread StartThread(std::function<void()> fn) {
   {
-    std::lock_guard<std::mutex> l(g_thread_hook_mu);
+    MutexLock l(&g_thread_hook_mu);
     if (g_fail_first > 0) {
       if (--g_fail_first == 0) {
         if (--g_fail_count > 0) g_fail_first = 1;
@@ -55,10 +54,10 @@ std::unique_ptr<Engine> Engine::Create(EngineKind kind, const EngineOptions& opt
 namespace {
 
 std::atomic<Engine*> g_engine{nullptr};
-std::mutex g_engine_mu;
-bool g_configured = false;      // GUARDED_BY(g_engine_mu)
-EngineKind g_kind;              // GUARDED_BY(g_engine_mu)
-EngineOptions g_opts;           // GUARDED_BY(g_engine_mu)
+Mutex g_engine_mu;
+bool g_configured WEFT_GUARDED_BY(g_engine_mu) = false;
+EngineKind g_kind WEFT_GUARDED_BY(g_engine_mu);
+EngineOptions g_opts WEFT_GUARDED_BY(g_engine_mu);
 
 void ShutdownGlobalEngine() {
   // Runs before the destructors of statics created before the engine;
@@ -66,8 +65,7 @@ void ShutdownGlobalEngine() {
   if (Engine* e = g_engine.load()) e->Shutdown();
 }
 
-// REQUIRES: g_engine_mu held.
-Engine* CreateGlobalEngineLocked() {
+Engine* CreateGlobalEngineLocked() WEFT_REQUIRES(g_engine_mu) {
   EngineKind kind = EngineKind::kThreaded;
   EngineOptions opts;
   if (g_configured) {
@@ -96,7 +94,7 @@ const char* KindName(EngineKind k) { return k == EngineKind::kNaive ? "naive" : 
 
 Engine* Engine::Get() {
   if (Engine* e = g_engine.load(std::memory_order_acquire)) return e;
-  std::lock_guard<std::mutex> l(g_engine_mu);
+  MutexLock l(&g_engine_mu);
   if (Engine* e = g_engine.load(std::memory_order_acquire)) return e;
   return CreateGlobalEngineLocked();
 }
@@ -104,7 +102,7 @@ Engine* Engine::Get() {
 void Engine::Configure(EngineKind kind, int cpu_threads) {
   if (cpu_threads < 0 || cpu_threads > 1024)
     Fail(StatusCode::kInvalidArgument, "engine configure: cpu_threads must be in [0, 1024], given ", cpu_threads);
-  std::lock_guard<std::mutex> l(g_engine_mu);
+  MutexLock l(&g_engine_mu);
   if (Engine* e = g_engine.load()) {
     const bool same = e->kind() == kind &&
                       (kind == EngineKind::kNaive || cpu_threads == 0 || e->num_cpu_workers() == cpu_threads);

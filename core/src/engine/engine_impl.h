@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "weft/engine.h"
+#include "weft/mutex.h"
 #include "weft/status.h"
 
 namespace weft {
@@ -125,16 +126,16 @@ class Var {
     bool write;
   };
   // Grants leading reads, or a leading write when nothing runs.
-  void GrantLocked(std::vector<OprBlock*>* ready);
+  void GrantLocked(std::vector<OprBlock*>* ready) WEFT_REQUIRES(mu_);
 
-  std::mutex mu_;
-  std::vector<Pending> queue_;  // GUARDED_BY(mu_); entries from head_ on
-  size_t head_ = 0;             // GUARDED_BY(mu_)
-  int running_reads_ = 0;       // GUARDED_BY(mu_)
-  bool writing_ = false;        // GUARDED_BY(mu_)
-  ErrorRef error_;              // GUARDED_BY(mu_)
+  Mutex mu_;
+  std::vector<Pending> queue_ WEFT_GUARDED_BY(mu_);  // entries from head_ on
+  size_t head_ WEFT_GUARDED_BY(mu_) = 0;
+  int running_reads_ WEFT_GUARDED_BY(mu_) = 0;
+  bool writing_ WEFT_GUARDED_BY(mu_) = false;
+  ErrorRef error_ WEFT_GUARDED_BY(mu_);
   std::atomic<uint64_t> version_{0};
-  std::vector<StreamMark> marks_;  // GUARDED_BY(mu_)
+  std::vector<StreamMark> marks_ WEFT_GUARDED_BY(mu_);
   std::atomic<bool> marked_{false};  // !marks_.empty()
 };
 
@@ -203,9 +204,9 @@ class ErrorLog {
   size_t size();
 
  private:
-  std::mutex mu_;
-  std::vector<ErrorRef> errors_;  // GUARDED_BY(mu_)
-  size_t prune_at_ = 64;          // GUARDED_BY(mu_)
+  Mutex mu_;
+  std::vector<ErrorRef> errors_ WEFT_GUARDED_BY(mu_);
+  size_t prune_at_ WEFT_GUARDED_BY(mu_) = 64;
 };
 
 // Marks the calling thread as running `op` of `engine` for its lifetime

@@ -7,10 +7,10 @@
 #include <atomic>
 #include <condition_variable>
 #include <deque>
-#include <mutex>
 
 #include "engine/engine_impl.h"
 #include "engine/spin_wait.h"
+#include "weft/mutex.h"
 
 namespace weft {
 namespace engine {
@@ -21,7 +21,7 @@ class TaskQueue {
   void Push(OprBlock* op) {
     bool wake;
     {
-      std::lock_guard<std::mutex> l(mu_);
+      MutexLock l(&mu_);
       queue_.push_back(op);
       size_.store(queue_.size(), std::memory_order_release);
       wake = sleepers_ > 0;
@@ -32,10 +32,10 @@ class TaskQueue {
   // polls for a moment (SpinWait) before it sleeps.
   OprBlock* Pop() {
     SpinWait([this] { return size_.load(std::memory_order_acquire) > 0 || stop_flag_.load(std::memory_order_acquire); });
-    std::unique_lock<std::mutex> l(mu_);
+    MutexLock l(&mu_);
     while (!stop_ && queue_.empty()) {
       ++sleepers_;
-      cv_.wait(l);
+      l.Wait(&cv_);
       --sleepers_;
     }
     if (stop_) return nullptr;
@@ -47,24 +47,24 @@ class TaskQueue {
   // Wakes every Pop with null until Restart; queued ops are kept.
   void Stop() {
     {
-      std::lock_guard<std::mutex> l(mu_);
+      MutexLock l(&mu_);
       stop_ = true;
       stop_flag_.store(true, std::memory_order_release);
     }
     cv_.notify_all();
   }
   void Restart() {
-    std::lock_guard<std::mutex> l(mu_);
+    MutexLock l(&mu_);
     stop_ = false;
     stop_flag_.store(false, std::memory_order_release);
   }
 
  private:
-  std::mutex mu_;
+  Mutex mu_;
   std::condition_variable cv_;
-  std::deque<OprBlock*> queue_;  // GUARDED_BY(mu_)
-  int sleepers_ = 0;             // GUARDED_BY(mu_)
-  bool stop_ = false;            // GUARDED_BY(mu_)
+  std::deque<OprBlock*> queue_ WEFT_GUARDED_BY(mu_);
+  int sleepers_ WEFT_GUARDED_BY(mu_) = 0;
+  bool stop_ WEFT_GUARDED_BY(mu_) = false;
   // Mirrors of queue_.size() and stop_ for the lock-free poll in Pop.
   std::atomic<size_t> size_{0};
   std::atomic<bool> stop_flag_{false};

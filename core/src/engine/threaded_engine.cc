@@ -119,9 +119,9 @@ class ThreadedEngine final : public Engine {
       CheckNotInsideOp(this, "WaitForVar");
       if (stopped_.load()) Fail(StatusCode::kInvalidArgument, "WaitForVar: the engine is stopped with work pending");
       struct Signal {
-        std::mutex mu;
+        Mutex mu;
         std::condition_variable cv;
-        bool done = false;                 // GUARDED_BY(mu)
+        bool done WEFT_GUARDED_BY(mu) = false;
         std::atomic<bool> posted{false};  // done, for the poll before sleeping
       };
       auto sig = std::make_shared<Signal>();
@@ -134,7 +134,7 @@ class ThreadedEngine final : public Engine {
         // DeleteVariable right after the wait then runs at once).
         done();
         {
-          std::lock_guard<std::mutex> l(sig->mu);
+          MutexLock l(&sig->mu);
           sig->done = true;
           sig->posted.store(true, std::memory_order_release);
         }
@@ -142,8 +142,8 @@ class ThreadedEngine final : public Engine {
       };
       Submit(op.release());
       engine::SpinWait([&] { return sig->posted.load(std::memory_order_acquire); }, kWaitSpinBudget);
-      std::unique_lock<std::mutex> l(sig->mu);
-      sig->cv.wait(l, [&] { return sig->done; });
+      MutexLock l(&sig->mu);
+      while (!sig->done) l.Wait(&sig->cv);
     }
     if (ErrorRef e = var->error())
       e->Deliver();
@@ -164,18 +164,18 @@ class ThreadedEngine final : public Engine {
   size_t LoggedErrors() override { return errors_.size(); }
 
   void Stop() override {
-    std::lock_guard<std::mutex> l(life_mu_);
+    MutexLock l(&life_mu_);
     if (stopped_.load()) return;
     WaitIdle();
     stopped_.store(true);
     cpu_pool_->Stop();
     prio_pool_->Stop();
-    std::lock_guard<std::mutex> dl(dev_mu_);
+    MutexLock dl(&dev_mu_);
     for (auto& kv : dev_pools_) kv.second->Stop();
   }
 
   void Start() override {
-    std::lock_guard<std::mutex> l(life_mu_);
+    MutexLock l(&life_mu_);
     if (!stopped_.load() || shutdown_.load()) return;
     std::string error;
     if (!cpu_pool_->Start(&error) || !prio_pool_->Start(&error)) {
@@ -184,7 +184,7 @@ class ThreadedEngine final : public Engine {
       Fail(StatusCode::kInternal, "engine start: ", error);
     }
     {
-      std::lock_guard<std::mutex> dl(dev_mu_);
+      MutexLock dl(&dev_mu_);
       for (auto& kv : dev_pools_) kv.second->Start(&error);  // one without threads retries on its next op
     }
     stopped_.store(false);
@@ -238,7 +238,7 @@ class ThreadedEngine final : public Engine {
       }
     for (OprBlock* o : go) Dispatch(o);
     if (pending_.fetch_sub(1, std::memory_order_acq_rel) == 1) {
-      std::lock_guard<std::mutex> l(finish_mu_);
+      MutexLock l(&finish_mu_);
       finish_cv_.notify_all();
     }
   }
@@ -250,7 +250,7 @@ class ThreadedEngine final : public Engine {
     op->wait.store(n + 1, std::memory_order_relaxed);
     int granted = 0;
     {
-      std::lock_guard<std::mutex> l(push_mu_);
+      MutexLock l(&push_mu_);
       for (Var* r : op->reads) granted += r->AppendRead(op);
       for (Var* w : op->writes) granted += w->AppendWrite(op);
     }
@@ -299,7 +299,7 @@ class ThreadedEngine final : public Engine {
   // compute pool), created on first use; null with `*error` set when none
   // of its threads could be started (tried again on the next call).
   WorkerPool* DevicePool(Context ctx, bool copy, std::string* error) {
-    std::lock_guard<std::mutex> l(dev_mu_);
+    MutexLock l(&dev_mu_);
     auto& pool = dev_pools_[{ctx, copy}];
     if (pool && !pool->running() && !stopped_.load() && !pool->Start(error)) return nullptr;
     if (!pool) {
@@ -326,24 +326,24 @@ class ThreadedEngine final : public Engine {
   // Blocks until the work queued on every device stream is done (the ops
   // completed when they queued it).
   void SyncDeviceStreams() {
-    std::lock_guard<std::mutex> l(dev_mu_);
+    MutexLock l(&dev_mu_);
     for (auto& kv : dev_pools_) kv.second->SyncStream();
   }
 
   void WaitIdle() {
-    std::unique_lock<std::mutex> l(finish_mu_);
-    finish_cv_.wait(l, [&] { return pending_.load(std::memory_order_acquire) == 0; });
+    MutexLock l(&finish_mu_);
+    while (pending_.load(std::memory_order_acquire) != 0) l.Wait(&finish_cv_);
   }
 
   EngineOptions opts_;
   std::unique_ptr<WorkerPool> cpu_pool_, prio_pool_;
-  std::mutex dev_mu_;
-  std::map<std::pair<Context, bool>, std::unique_ptr<WorkerPool>> dev_pools_;  // GUARDED_BY(dev_mu_)
-  std::mutex push_mu_;  // orders appends to variable queues
+  Mutex dev_mu_;
+  std::map<std::pair<Context, bool>, std::unique_ptr<WorkerPool>> dev_pools_ WEFT_GUARDED_BY(dev_mu_);
+  Mutex push_mu_;  // orders appends to variable queues
   std::atomic<int64_t> pending_{0};
-  std::mutex finish_mu_;
+  Mutex finish_mu_;
   std::condition_variable finish_cv_;
-  std::mutex life_mu_;  // serialises Stop/Start
+  Mutex life_mu_;  // serialises Stop/Start
   std::atomic<bool> stopped_{false};
   std::atomic<bool> shutdown_{false};
   ErrorLog errors_;

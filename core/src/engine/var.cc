@@ -9,7 +9,7 @@ namespace weft {
 namespace engine {
 
 bool Var::AppendRead(OprBlock* op) {
-  std::lock_guard<std::mutex> l(mu_);
+  MutexLock l(&mu_);
   if (!writing_ && head_ == queue_.size()) {
     ++running_reads_;
     return true;
@@ -19,7 +19,7 @@ bool Var::AppendRead(OprBlock* op) {
 }
 
 bool Var::AppendWrite(OprBlock* op) {
-  std::lock_guard<std::mutex> l(mu_);
+  MutexLock l(&mu_);
   if (!writing_ && running_reads_ == 0 && head_ == queue_.size()) {
     writing_ = true;
     return true;
@@ -29,12 +29,12 @@ bool Var::AppendWrite(OprBlock* op) {
 }
 
 void Var::CompleteRead(std::vector<OprBlock*>* ready) {
-  std::lock_guard<std::mutex> l(mu_);
+  MutexLock l(&mu_);
   if (--running_reads_ == 0) GrantLocked(ready);
 }
 
 void Var::CompleteWrite(const ErrorRef& error, std::vector<OprBlock*>* ready) {
-  std::lock_guard<std::mutex> l(mu_);
+  MutexLock l(&mu_);
   writing_ = false;
   version_.fetch_add(1, std::memory_order_release);
   error_ = error;
@@ -61,30 +61,30 @@ void Var::GrantLocked(std::vector<OprBlock*>* ready) {
 }
 
 bool Var::NoPendingWrite() {
-  std::lock_guard<std::mutex> l(mu_);
+  MutexLock l(&mu_);
   // Reads only queue behind a write, so an empty queue means no write.
   return !writing_ && head_ == queue_.size();
 }
 
 ErrorRef Var::error() {
-  std::lock_guard<std::mutex> l(mu_);
+  MutexLock l(&mu_);
   return error_;
 }
 
 std::vector<StreamMark> Var::marks() {
-  std::lock_guard<std::mutex> l(mu_);
+  MutexLock l(&mu_);
   return marks_;
 }
 
 void Var::SetWriteMark(StreamMark m) {
-  std::lock_guard<std::mutex> l(mu_);
+  MutexLock l(&mu_);
   marks_.clear();
   if (m.event) marks_.push_back(std::move(m));
   marked_.store(!marks_.empty(), std::memory_order_release);
 }
 
 void Var::AddReadMark(StreamMark m) {
-  std::lock_guard<std::mutex> l(mu_);
+  MutexLock l(&mu_);
   auto same = std::find_if(marks_.begin(), marks_.end(), [&](const StreamMark& x) { return x.stream == m.stream; });
   if (same != marks_.end())
     *same = std::move(m);
@@ -94,7 +94,7 @@ void Var::AddReadMark(StreamMark m) {
 }
 
 void Var::DropMarks(const std::vector<StreamMark>& done) {
-  std::lock_guard<std::mutex> l(mu_);
+  MutexLock l(&mu_);
   marks_.erase(std::remove_if(marks_.begin(), marks_.end(),
                               [&](const StreamMark& x) {
                                 return std::any_of(done.begin(), done.end(), [&](const StreamMark& d) {
@@ -169,7 +169,7 @@ ErrorRef FindVarError(OprBlock* op) {
 }
 
 void ErrorLog::Add(const ErrorRef& e) {
-  std::lock_guard<std::mutex> l(mu_);
+  MutexLock l(&mu_);
   errors_.push_back(e);
   if (errors_.size() >= prune_at_) {
     errors_.erase(std::remove_if(errors_.begin(), errors_.end(), [](const ErrorRef& x) { return x->delivered(); }),
@@ -181,7 +181,7 @@ void ErrorLog::Add(const ErrorRef& e) {
 void ErrorLog::ReportAndClear() {
   std::vector<ErrorRef> errors;
   {
-    std::lock_guard<std::mutex> l(mu_);
+    MutexLock l(&mu_);
     errors.swap(errors_);
     prune_at_ = 64;
   }
@@ -194,7 +194,7 @@ void ErrorLog::ReportAndClear() {
 }
 
 size_t ErrorLog::size() {
-  std::lock_guard<std::mutex> l(mu_);
+  MutexLock l(&mu_);
   return errors_.size();
 }
 

@@ -42,7 +42,7 @@ void Runtime::CheckDevice(Context ctx) const {
 
 std::shared_ptr<StoragePool> Runtime::storage(Context ctx) {
   DeviceAPI* api = device_api(ctx.dev_type);
-  std::lock_guard<std::mutex> lock(mu_);
+  MutexLock lock(&mu_);
   auto it = pools_.find(ctx);
   if (it != pools_.end()) return it->second;
   CheckDevice(ctx);
@@ -52,14 +52,14 @@ std::shared_ptr<StoragePool> Runtime::storage(Context ctx) {
 }
 
 size_t Runtime::live_bytes() const {
-  std::lock_guard<std::mutex> lock(mu_);
+  MutexLock lock(&mu_);
   size_t total = 0;
   for (const auto& kv : pools_) total += kv.second->stats().live_bytes;
   return total;
 }
 
 RandomState* Runtime::rng(Context ctx) {
-  std::lock_guard<std::mutex> lock(mu_);
+  MutexLock lock(&mu_);
   auto& slot = rngs_[ctx];
   if (!slot) {
     slot = std::make_unique<RandomState>();
@@ -71,7 +71,7 @@ RandomState* Runtime::rng(Context ctx) {
 }
 
 void Runtime::Seed(uint64_t seed) {
-  std::lock_guard<std::mutex> lock(mu_);
+  MutexLock lock(&mu_);
   seed_ = seed;
   for (auto& kv : rngs_) {
     RandomState* state = kv.second.get();

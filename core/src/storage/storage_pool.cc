@@ -4,7 +4,6 @@
 
 #include <atomic>
 #include <cstdlib>
-#include <mutex>
 
 #include "storage/storage_testing.h"
 #include "weft/engine.h"
@@ -75,14 +74,14 @@ size_t StoragePool::RoundSize(size_t bytes) {
 }
 
 namespace {
-std::mutex g_fault_mu;
-size_t g_fault_next = 0;   // GUARDED_BY(g_fault_mu): calls until the next refusal; 0 off
-size_t g_fault_left = 0;   // GUARDED_BY(g_fault_mu): refusals left after the next
-size_t g_fault_count = 0;  // GUARDED_BY(g_fault_mu): refusals since set
+Mutex g_fault_mu;
+size_t g_fault_next WEFT_GUARDED_BY(g_fault_mu) = 0;   // calls until the next refusal; 0 off
+size_t g_fault_left WEFT_GUARDED_BY(g_fault_mu) = 0;   // refusals left after the next
+size_t g_fault_count WEFT_GUARDED_BY(g_fault_mu) = 0;  // refusals since set
 
 // Throws when the fault-injection hook refuses this allocation.
 void CheckFaultHook(size_t bytes) {
-  std::lock_guard<std::mutex> l(g_fault_mu);
+  MutexLock l(&g_fault_mu);
   if (g_fault_next == 0 || --g_fault_next > 0) return;
   if (g_fault_left > 0) {
     --g_fault_left;
@@ -94,14 +93,14 @@ void CheckFaultHook(size_t bytes) {
 }  // namespace
 
 void SetAllocFailureForTesting(size_t nth, size_t count) {
-  std::lock_guard<std::mutex> l(g_fault_mu);
+  MutexLock l(&g_fault_mu);
   g_fault_next = nth;
   g_fault_left = nth > 0 && count > 0 ? count - 1 : 0;
   g_fault_count = 0;
 }
 
 size_t AllocFailuresForTesting() {
-  std::lock_guard<std::mutex> l(g_fault_mu);
+  MutexLock l(&g_fault_mu);
   return g_fault_count;
 }
 
@@ -111,7 +110,7 @@ std::shared_ptr<Chunk> StoragePool::Alloc(size_t bytes) {
   size_t size = RoundSize(bytes);
   void* ptr = nullptr;
   {
-    std::lock_guard<std::mutex> lock(mu_);
+    MutexLock lock(&mu_);
     auto it = free_.find(size);
     if (it != free_.end()) {
       ptr = it->second;
@@ -128,18 +127,18 @@ std::shared_ptr<Chunk> StoragePool::Alloc(size_t bytes) {
       ReleasePooled();
       ptr = api_->Alloc(ctx_, size);
     }
-    std::lock_guard<std::mutex> lock(mu_);
+    MutexLock lock(&mu_);
     stats_.num_allocs++;
   }
   {
-    std::lock_guard<std::mutex> lock(mu_);
+    MutexLock lock(&mu_);
     stats_.live_bytes += size;
   }
   return std::make_shared<Chunk>(shared_from_this(), ptr, size);
 }
 
 void StoragePool::Release(void* dptr, size_t bytes) {
-  std::lock_guard<std::mutex> lock(mu_);
+  MutexLock lock(&mu_);
   stats_.live_bytes -= bytes;
   stats_.pooled_bytes += bytes;
   free_.emplace(bytes, dptr);
@@ -148,7 +147,7 @@ void StoragePool::Release(void* dptr, size_t bytes) {
 void StoragePool::ReleasePooled() {
   std::multimap<size_t, void*> blocks;
   {
-    std::lock_guard<std::mutex> lock(mu_);
+    MutexLock lock(&mu_);
     blocks.swap(free_);
     stats_.pooled_bytes = 0;
   }
@@ -156,7 +155,7 @@ void StoragePool::ReleasePooled() {
 }
 
 StorageStats StoragePool::stats() const {
-  std::lock_guard<std::mutex> lock(mu_);
+  MutexLock lock(&mu_);
   return stats_;
 }
 
