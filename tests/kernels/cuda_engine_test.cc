@@ -10,7 +10,7 @@
 #include <thread>
 #include <vector>
 
-#include "kernels/cuda_test_util.h"
+#include "util/backend_harness.h"
 
 namespace weft {
 namespace {

@@ -22,7 +22,7 @@
 #include <string>
 #include <vector>
 
-#include "kernels/cuda_test_util.h"
+#include "util/backend_harness.h"
 #include "weft/executor.h"
 #include "weft/initializer.h"
 #include "weft/module.h"

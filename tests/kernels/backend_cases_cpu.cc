@@ -1,0 +1,203 @@
+// Backend cases of the ops the CPU has several kernels for: dot and
+// batch_dot (OpenBLAS "blas"); Convolution, FullyConnected, RNN and the
+// channel-blocked _fused_Convolution and _blocked_Pooling (oneDNN "dnnl",
+// when built), forward and backward. On a GPU machine the same cases
+// compare the CUDA kernels of the ops that have one.
+#include "util/backend_harness.h"
+#include "util/op_refs.h"
+
+namespace weft {
+namespace {
+
+using test::BackendCase;
+using test::In;
+
+// `fwd` on random `in`, and its backward on (ograd, in...) with every
+// request mix, where `in` are the forward inputs.
+std::vector<BackendCase> ForwardAndBackward(const std::string& fwd, const std::vector<In>& in,
+                                            const StringMap& p, bool data_only_backward = false) {
+  test::CompareOptions o;
+  o.mixed = true;
+  BackendCase f(fwd, in, p, o);
+  auto make = [fwd, in, p, data_only_backward](DType t) {
+    std::vector<NDArray> x = test::Randoms(in, t, 1);
+    const Shape out = test::RunCpu(fwd, x, p)[0].shape();
+    std::vector<NDArray> args = {test::RandomArray(out, t, -1, 1, 20)};
+    const size_t n = data_only_backward ? 2 : x.size();
+    for (size_t i = 0; i < n && i < x.size(); ++i) args.push_back(x[i]);
+    return args;
+  };
+  return {f, BackendCase("_backward_" + fwd, make, p, o)};
+}
+
+void Append(std::vector<BackendCase>* to, std::vector<BackendCase> from) {
+  for (auto& c : from) to->push_back(std::move(c));
+}
+
+// dot's and batch_dot's backward take (ograd, lhs, rhs).
+WEFT_BACKEND_CASES(dot) {
+  std::vector<BackendCase> cases;
+  auto add = [&](const char* op, Shape a, Shape b, bool ta, bool tb) {
+    const StringMap p = {{"transpose_a", ta ? "True" : "False"},
+                         {"transpose_b", tb ? "True" : "False"}};
+    Append(&cases, ForwardAndBackward(op, {{a}, {b}}, p));
+  };
+  for (bool ta : {false, true})
+    for (bool tb : {false, true}) {
+      add("dot", ta ? Shape({4, 3}) : Shape({3, 4}), tb ? Shape({5, 4}) : Shape({4, 5}), ta, tb);
+      add("dot", ta ? Shape({96, 64}) : Shape({64, 96}), tb ? Shape({80, 96}) : Shape({96, 80}), ta,
+          tb);
+      add("batch_dot", ta ? Shape({4, 32, 16}) : Shape({4, 16, 32}),
+          tb ? Shape({4, 8, 32}) : Shape({4, 32, 8}), ta, tb);
+    }
+  add("dot", {7}, {7}, false, false);
+  add("dot", {6}, {6, 5}, false, false);
+  add("dot", {5, 6}, {6}, false, false);
+  add("dot", {2, 3, 4}, {4, 2, 5}, false, false);
+  add("dot", {4, 2, 3}, {5, 2, 4}, true, true);
+  add("dot", {256, 256}, {256, 256}, false, false);
+  add("batch_dot", {3, 2, 4}, {3, 4, 5}, false, false);
+  add("batch_dot", {3, 4, 2}, {3, 5, 4}, true, true);
+  add("batch_dot", {2, 3, 2, 4}, {2, 3, 4, 5}, false, false);
+  return cases;
+}
+
+// Convolution's and FullyConnected's backward take (ograd, data, weight).
+WEFT_BACKEND_CASES(convolution) {
+  std::vector<BackendCase> cases;
+  auto conv = [&](Shape x, int64_t f, Shape w, StringMap p) {
+    p["num_filter"] = std::to_string(f);
+    std::vector<In> in = {{x}, {w}};
+    if (p.count("no_bias") == 0) in.push_back({Shape({f})});
+    std::vector<BackendCase> both = ForwardAndBackward("Convolution", in, p, true);
+    for (BackendCase& c : both)
+      if (x.ndim() == 5) c.opts.skip = {"gpu/cudnn"};  // cuDNN here takes 1-D and 2-D
+    Append(&cases, both);
+  };
+  conv({2, 3, 9, 8}, 4, {4, 3, 3, 3}, {{"kernel", "(3,3)"}});
+  conv({2, 3, 9, 8}, 4, {4, 3, 3, 3}, {{"kernel", "(3,3)"}, {"pad", "(1,1)"}, {"no_bias", "True"}});
+  conv({1, 4, 11, 10}, 6, {6, 4, 3, 2},
+       {{"kernel", "(3,2)"}, {"stride", "(2,3)"}, {"pad", "(1,0)"}});
+  conv({2, 4, 12, 12}, 4, {4, 4, 3, 3},
+       {{"kernel", "(3,3)"}, {"dilate", "(2,2)"}, {"pad", "(2,2)"}});
+  conv({2, 6, 8, 7}, 4, {4, 3, 3, 3}, {{"kernel", "(3,3)"}, {"num_group", "2"}, {"pad", "(1,1)"}});
+  conv({1, 8, 9, 9}, 8, {8, 1, 3, 3},
+       {{"kernel", "(3,3)"}, {"num_group", "8"}, {"stride", "(2,2)"}, {"pad", "(1,1)"}});
+  conv({2, 16, 7, 7}, 8, {8, 16, 1, 1}, {{"kernel", "(1,1)"}, {"no_bias", "True"}});
+  conv({2, 3, 17}, 5, {5, 3, 4}, {{"kernel", "(4,)"}, {"stride", "(2,)"}, {"pad", "(1,)"}});
+  conv({1, 64, 14, 14}, 32, {32, 64, 3, 3}, {{"kernel", "(3,3)"}, {"pad", "(1,1)"}});
+  conv({2, 3, 5, 6, 7}, 4, {4, 3, 3, 2, 3},
+       {{"kernel", "(3,2,3)"}, {"stride", "(1,2,2)"}, {"pad", "(1,0,1)"}});
+  conv({1, 4, 6, 5, 5}, 4, {4, 2, 2, 3, 3},
+       {{"kernel", "(2,3,3)"}, {"num_group", "2"}, {"dilate", "(2,1,1)"}, {"no_bias", "True"}});
+  return cases;
+}
+
+WEFT_BACKEND_CASES(fully_connected) {
+  std::vector<BackendCase> cases;
+  Append(&cases, ForwardAndBackward("FullyConnected", {{{5, 7}}, {{3, 7}}, {{3}}},
+                                    {{"num_hidden", "3"}}, true));
+  Append(&cases, ForwardAndBackward("FullyConnected", {{{4, 2, 3, 2}}, {{6, 12}}},
+                                    {{"num_hidden", "6"}, {"no_bias", "True"}}, true));
+  Append(&cases, ForwardAndBackward("FullyConnected", {{{2, 3, 8}}, {{5, 8}}, {{5}}},
+                                    {{"num_hidden", "5"}, {"flatten", "False"}}, true));
+  Append(&cases, ForwardAndBackward("FullyConnected", {{{64, 100}}, {{33, 100}}, {{33}}},
+                                    {{"num_hidden", "33"}}, true));
+  return cases;
+}
+
+// A 2-layer bidirectional LSTM (T=4, N=3, 6 inputs, 5 states) with state
+// outputs; its backward takes (data, parameters, h0, c0, dy, dhy, dcy).
+WEFT_BACKEND_CASES(rnn) {
+  const StringMap p = {{"mode", "lstm"},
+                       {"state_size", "5"},
+                       {"num_layers", "2"},
+                       {"bidirectional", "True"},
+                       {"state_outputs", "True"}};
+  auto inputs = [p](DType t) {
+    std::vector<Shape> in = {Shape({4, 3, 6}), Shape(), Shape(), Shape()}, out;
+    WEFT_CHECK(test::InferShapes("RNN", p, &in, &out)) << "RNN shape inference";
+    std::vector<NDArray> x;
+    for (size_t i = 0; i < in.size(); ++i)
+      x.push_back(test::RandomArray(in[i], t, i == 1 ? -0.7 : -1, i == 1 ? 0.7 : 1,
+                                    71 + static_cast<unsigned>(i)));
+    return x;
+  };
+  BackendCase bwd(
+      "_backward_RNN",
+      [inputs](DType t) {
+        std::vector<NDArray> x = inputs(t);
+        x.push_back(test::RandomArray({4, 3, 10}, t, -1, 1, 1));
+        x.push_back(test::RandomArray({4, 3, 5}, t, -1, 1, 2));
+        x.push_back(test::RandomArray({4, 3, 5}, t, -1, 1, 3));
+        return x;
+      },
+      p);
+  return {BackendCase("RNN", inputs, p), bwd};
+}
+
+// The channel-blocked kernels the layout pass selects, on plain and blocked
+// (block 8 and 16) data and outputs: a 3x3 convolution with bias, a summed
+// input and relu, and pooling of every kind.
+WEFT_BACKEND_CASES(channel_blocked) {
+  std::vector<BackendCase> cases;
+  const StringMap conv{{"kernel", "(3,3)"},
+                       {"pad", "(0,1)"},
+                       {"num_filter", "16"},
+                       {"with_sum", "True"},
+                       {"act_type", "relu"}};
+  const std::vector<StringMap> pools = {
+      {{"kernel", "(3,3)"}, {"stride", "(2,2)"}, {"pad", "(1,1)"}, {"pool_type", "max"}},
+      {{"kernel", "(3,3)"},
+       {"stride", "(2,2)"},
+       {"pool_type", "max"},
+       {"pooling_convention", "full"}},
+      {{"kernel", "(2,2)"}, {"stride", "(2,2)"}, {"pad", "(1,1)"}, {"pool_type", "avg"}},
+      {{"kernel", "(3,3)"}, {"pad", "(1,1)"}, {"pool_type", "avg"}, {"count_include_pad", "False"}},
+      {{"kernel", "(3,3)"},
+       {"stride", "(2,2)"},
+       {"pool_type", "avg"},
+       {"pooling_convention", "full"}},
+      {{"kernel", "(2,2)"}, {"pool_type", "sum"}},
+      {{"kernel", "(1,1)"}, {"global_pool", "True"}, {"pool_type", "avg"}},
+      {{"kernel", "(1,1)"}, {"global_pool", "True"}, {"pool_type", "max"}},
+  };
+  for (int block : {8, 16}) {
+    const StringMap bp{{"block", std::to_string(block)}};
+    for (int db : {0, block}) {
+      for (int ob : {0, block}) {
+        auto blocked = [bp](const NDArray& a, int b) {
+          return b ? test::RunCpu("_layout_block", {a}, bp)[0] : a;
+        };
+        StringMap q = conv;
+        q["data_block"] = std::to_string(db);
+        q["out_block"] = std::to_string(ob);
+        cases.emplace_back(
+            "_fused_Convolution",
+            [blocked, db, ob](DType t) {
+              return std::vector<NDArray>{
+                  blocked(test::RandomArray({2, 16, 5, 5}, t, -1, 1, 1), db),
+                  test::RandomArray({16, 16, 3, 3}, t, -0.2, 0.2, 2),
+                  test::RandomArray({16}, t, -1, 1, 3),
+                  blocked(test::RandomArray({2, 16, 3, 5}, t, -1, 1, 4), ob)};
+            },
+            q);
+        for (StringMap pool : pools) {
+          pool["data_block"] = std::to_string(db);
+          pool["out_block"] = std::to_string(ob);
+          cases.emplace_back(
+              "_blocked_Pooling",
+              [blocked, db](DType t) {
+                return std::vector<NDArray>{
+                    blocked(test::RandomArray({2, 16, 8, 7}, t, -1, 1, 5), db)};
+              },
+              pool);
+        }
+      }
+    }
+  }
+  return cases;
+}
+
+}  // namespace
+}  // namespace weft

@@ -1,0 +1,256 @@
+#include "util/backend_harness.h"
+
+#include <algorithm>
+#include <cmath>
+
+namespace weft {
+namespace test {
+
+int GpuCount() {
+  try {
+    return Runtime::Global().device_api(DeviceType::kGPU)->DeviceCount();
+  } catch (const Error&) {
+    return 0;  // not compiled with CUDA
+  }
+}
+
+std::string Backend::Label() const { return std::string(DeviceTypeName(dev)) + "/" + name; }
+
+std::vector<Backend> BackendsOf(const std::string& op, const Runtime& rt) {
+  const KernelRegistry& k = rt.kernels();
+  std::vector<Backend> out;
+  std::vector<std::string> cpu = k.Backends(op, DeviceType::kCPU);
+  std::stable_partition(cpu.begin(), cpu.end(), [](const std::string& b) { return b == "cpu"; });
+  for (const auto& b : cpu) out.push_back({DeviceType::kCPU, b});
+  for (const auto& b : k.Backends(op, DeviceType::kGPU)) out.push_back({DeviceType::kGPU, b});
+  return out;
+}
+
+std::vector<std::string> MultiBackendOps() {
+  std::vector<std::string> out;
+  for (const auto& op : Runtime::Global().ops().ListNames())
+    if (BackendsOf(op).size() > 1) out.push_back(op);
+  return out;
+}
+
+namespace {
+
+// Outputs and inputs (afterwards) of one run.
+struct Outcome {
+  std::vector<std::vector<double>> outs, ins;
+};
+
+NodeAttrs Attrs(const Runtime& rt, const std::string& op_name, const StringMap& params) {
+  const OpDef& op = rt.ops().Get(op_name);
+  NodeAttrs attrs;
+  attrs.op = &op;
+  attrs.name = op.name;
+  attrs.dict = params;
+  attrs.params = ParseParams(op.name, &op.params, params);
+  return attrs;
+}
+
+std::vector<NDArray> Copies(const std::vector<NDArray>& a, Context ctx) {
+  std::vector<NDArray> out;
+  for (const auto& x : a) out.push_back(x.Copy(ctx));
+  for (const auto& x : out) x.WaitToRead();
+  return out;
+}
+
+Outcome Collect(const std::vector<NDArray>& outs, const std::vector<NDArray>& ins) {
+  Outcome r;
+  for (const auto& a : outs) r.outs.push_back(Values(a.Copy(Context::CPU(0))));
+  for (const auto& a : ins) r.ins.push_back(Values(a.Copy(Context::CPU(0))));
+  return r;
+}
+
+// A CPU backend's kernel called directly on copies of `in`; outputs start
+// as copies of `init`. A kernel without supports_add writes a temporary
+// that is added to the output, as Invoke does.
+Outcome RunCpuBackend(Runtime* rt, const std::string& op, const std::string& backend,
+                      const std::vector<NDArray>& in, const StringMap& params, bool train,
+                      const std::vector<OpReq>& req, const std::vector<NDArray>& init) {
+  const NodeAttrs attrs = Attrs(*rt, op, params);
+  const Kernel* k = rt->kernels().FindBackend(op, DeviceType::kCPU, backend);
+  WEFT_CHECK(k != nullptr) << op << " has no cpu/" << backend << " kernel";
+  std::vector<NDArray> ins = Copies(in, Context::CPU(0));
+  std::vector<NDArray> outs = Copies(init, Context::CPU(0));
+  std::vector<NDArray> targets = outs;
+  std::vector<OpReq> kreq = req;
+  for (size_t j = 0; j < outs.size(); ++j) {
+    if (req[j] == OpReq::kAdd && !k->supports_add) {
+      targets[j] = NDArray(outs[j].shape(), Context::CPU(0), outs[j].dtype());
+      kreq[j] = OpReq::kWrite;
+    }
+  }
+  std::vector<TBlob> in_blobs, out_blobs;
+  for (const auto& a : ins) in_blobs.push_back(a.blob());
+  for (const auto& a : targets) out_blobs.push_back(a.blob());
+  OpContext octx;
+  octx.ctx = Context::CPU(0);
+  octx.is_train = train;
+  k->fn(octx, attrs, in_blobs, kreq, out_blobs);
+  for (size_t j = 0; j < outs.size(); ++j) {
+    if (targets[j].dptr() == outs[j].dptr()) continue;
+    std::vector<NDArray> sum = {outs[j]};
+    Invoke(nullptr, "elemwise_add", {outs[j], targets[j]}, {}, &sum);  // the global runtime's add
+  }
+  return Collect(outs, ins);
+}
+
+// `op` through Invoke on `ctx` (the preferred kernel there) on copies of
+// `in`; outputs start as copies of `init`.
+Outcome RunInvoke(Runtime* rt, Context ctx, const std::string& op, const std::vector<NDArray>& in,
+                  const StringMap& params, bool train, const std::vector<OpReq>& req,
+                  const std::vector<NDArray>& init) {
+  std::vector<NDArray> ins = Copies(in, ctx);
+  std::vector<NDArray> outs = Copies(init, ctx);
+  InvokeOptions o;
+  o.is_train = train;
+  o.reqs = req;
+  Invoke(rt, op, ins, params, &outs, o);
+  return Collect(outs, ins);
+}
+
+bool Exact(double a, double b) { return a == b || (std::isnan(a) && std::isnan(b)); }
+
+std::string ReqName(const std::vector<OpReq>& req) {
+  std::string s;
+  for (OpReq r : req)
+    s += r == OpReq::kWrite ? "w" : r == OpReq::kAdd ? "a" : r == OpReq::kNull ? "-" : "?";
+  return s;
+}
+
+}  // namespace
+
+void ExpectClose(const std::vector<double>& got, const std::vector<double>& ref, double rtol,
+                 const std::string& what, bool exact) {
+  ASSERT_EQ(got.size(), ref.size()) << what;
+  double scale = 0;
+  for (double v : ref) scale = std::max(scale, std::fabs(v));
+  int bad = 0;
+  for (size_t i = 0; i < ref.size() && bad < 5; ++i) {
+    const double tol = rtol * (std::fabs(ref[i]) + 1e-2 * scale + 1e-2);
+    const bool ok = exact ? Exact(got[i], ref[i]) : std::fabs(got[i] - ref[i]) <= tol;
+    if (!ok) {
+      ADD_FAILURE() << what << " element " << i << ": got " << got[i] << " reference " << ref[i];
+      ++bad;
+    }
+  }
+}
+
+std::vector<NDArray> RunCpu(const std::string& op, const std::vector<NDArray>& in,
+                            const StringMap& params, bool train, Runtime* rt) {
+  std::vector<NDArray> outs;
+  InvokeOptions o;
+  o.is_train = train;
+  Invoke(rt, op, Copies(in, Context::CPU(0)), params, &outs, o);
+  for (const auto& a : outs) a.WaitToRead();
+  return outs;
+}
+
+int CompareBackends(const std::string& op, const std::vector<NDArray>& in, const StringMap& params,
+                    const CompareOptions& opts) {
+  Runtime* rt = opts.rt ? opts.rt : &Runtime::Global();
+  const std::vector<Backend> backends = BackendsOf(op, *rt);
+  EXPECT_FALSE(backends.empty()) << op << " has no kernel";
+  if (backends.empty()) return 0;
+  EXPECT_EQ(backends[0].dev, DeviceType::kCPU) << op << ": no cpu reference";
+  EXPECT_EQ(backends[0].name, "cpu") << op << ": no cpu reference";
+  const bool gpu = GpuCount() > 0;
+  std::vector<Backend> others;
+  for (size_t b = 1; b < backends.size(); ++b) {
+    const std::string label = backends[b].Label();
+    if (std::find(opts.skip.begin(), opts.skip.end(), label) != opts.skip.end()) continue;
+    // Invoke reaches only the preferred GPU kernel.
+    if (backends[b].dev == DeviceType::kGPU &&
+        (!gpu || backends[b].name != rt->kernels().Find(op, DeviceType::kGPU)->backend))
+      continue;
+    others.push_back(backends[b]);
+  }
+  if (opts.cpu_invoke) others.push_back({DeviceType::kCPU, "invoke"});
+  if (others.empty()) return 0;
+
+  const DType t = in.empty() ? DType::kFloat32 : in[0].dtype();
+  const double rtol = t == DType::kFloat64 ? opts.rtol64 : opts.rtol32;
+  // Output shapes and dtypes from a reference run.
+  const std::vector<NDArray> probe = RunCpu(op, in, params, opts.train, rt);
+  const size_t n = probe.size();
+  std::vector<std::vector<OpReq>> reqs = {std::vector<OpReq>(n, OpReq::kWrite)};
+  if (opts.add) reqs.push_back(std::vector<OpReq>(n, OpReq::kAdd));
+  if (opts.mixed && n > 1) {
+    std::vector<OpReq> mix(n, OpReq::kWrite);
+    mix[0] = OpReq::kNull;
+    mix[1] = OpReq::kAdd;
+    reqs.push_back(mix);
+  }
+  for (const auto& req : reqs) {
+    std::vector<NDArray> init;
+    unsigned seed = 100;
+    for (const auto& p : probe) init.push_back(RandomArray(p.shape(), p.dtype(), -1, 1, seed++));
+    const Outcome ref = RunCpuBackend(rt, op, "cpu", in, params, opts.train, req, init);
+    for (const Backend& b : others) {
+      const Outcome got =
+          b.dev == DeviceType::kGPU || b.name == "invoke"
+              ? RunInvoke(rt, b.dev == DeviceType::kGPU ? Context::GPU(0) : Context::CPU(0), op, in,
+                          params, opts.train, req, init)
+              : RunCpuBackend(rt, op, b.name, in, params, opts.train, req, init);
+      const std::string how = op + " " + b.Label() + " (" + DTypeName(t) +
+                              (opts.train ? ", train" : "") + ") req=" + ReqName(req);
+      for (size_t j = 0; j < n; ++j) {
+        if (req[j] == OpReq::kNull) continue;
+        ExpectClose(got.outs[j], ref.outs[j], rtol, how + " output " + std::to_string(j),
+                    opts.exact);
+      }
+      for (size_t j = 0; j < ref.ins.size(); ++j)
+        ExpectClose(got.ins[j], ref.ins[j], rtol,
+                    how + " input " + std::to_string(j) + " afterwards", opts.exact);
+    }
+  }
+  return static_cast<int>(others.size());
+}
+
+std::vector<NDArray> Randoms(const std::vector<In>& in, DType t, unsigned seed) {
+  std::vector<NDArray> out;
+  for (const In& d : in) out.push_back(RandomArray(d.shape, t, d.lo, d.hi, seed++));
+  return out;
+}
+
+BackendCase BackwardCase(const std::string& fwd, const std::string& bwd, const std::vector<In>& in,
+                         const StringMap& params, BackwardInputs make, CompareOptions opts) {
+  auto inputs = [=](DType t) {
+    const std::vector<NDArray> x = Randoms(in, t, 1);
+    const std::vector<NDArray> y = RunCpu(fwd, x, params, opts.train);
+    return make(RandomArray(y.at(0).shape(), t, -1, 1, 77), x, y);
+  };
+  return BackendCase(bwd, inputs, params, opts);
+}
+
+int RunCase(const BackendCase& c) {
+  int compared = 0;
+  for (DType t : c.dtypes)
+    compared += CompareBackends(c.op, c.make ? c.make(t) : Randoms(c.in, t, 1), c.params, c.opts);
+  return compared;
+}
+
+std::vector<BackendCase>& BackendCases() {
+  static std::vector<BackendCase> cases;
+  return cases;
+}
+
+std::vector<std::string> BackendCaseGroups() {
+  std::vector<std::string> groups;
+  for (const auto& c : BackendCases())
+    if (groups.empty() || groups.back() != c.group) groups.push_back(c.group);
+  return groups;
+}
+
+BackendCaseAdder::BackendCaseAdder(const char* group, std::vector<BackendCase> cases) {
+  for (auto& c : cases) {
+    c.group = group;
+    BackendCases().push_back(std::move(c));
+  }
+}
+
+}  // namespace test
+}  // namespace weft
