@@ -13,15 +13,17 @@ namespace {
 
 TEST(BroadcastIndex, OffsetsMatchTheCpuBroadcastKernel) {
   const std::pair<Shape, Shape> cases[] = {
-      {Shape{2, 3, 4}, Shape{3, 1}},   {Shape{2, 1, 4}, Shape{2, 3, 4}}, {Shape{5}, Shape{4, 1}},
-      {Shape{1}, Shape{2, 3}},         {Shape{2, 3}, Shape{2, 3}},       {Shape{3, 1, 5, 1}, Shape{1, 4, 1, 2}},
-      {Shape{1, 1, 1}, Shape{7}},      {Shape{2, 2, 2, 2, 2, 2, 2, 2}, Shape{2, 1, 2}}};
+      {Shape{2, 3, 4}, Shape{3, 1}}, {Shape{2, 1, 4}, Shape{2, 3, 4}},
+      {Shape{5}, Shape{4, 1}},       {Shape{1}, Shape{2, 3}},
+      {Shape{2, 3}, Shape{2, 3}},    {Shape{3, 1, 5, 1}, Shape{1, 4, 1, 2}},
+      {Shape{1, 1, 1}, Shape{7}},    {Shape{2, 2, 2, 2, 2, 2, 2, 2}, Shape{2, 1, 2}}};
   unsigned seed = 1;
   for (const auto& [ls, rs] : cases) {
     const NDArray l = test::RandomArray(ls, DType::kFloat64, -3, 3, seed++);
     const NDArray r = test::RandomArray(rs, DType::kFloat64, -3, 3, seed++);
     const NDArray want = test::Run("broadcast_add", {l, r})[0];
-    const cuda::BroadcastIndex index = cuda::MakeBroadcastIndex(ls, rs, want.shape(), "broadcast_add");
+    const cuda::BroadcastIndex index =
+        cuda::MakeBroadcastIndex(ls, rs, want.shape(), "broadcast_add");
     const std::vector<double> a = test::Values(l), b = test::Values(r), w = test::Values(want);
     for (int64_t i = 0; i < want.Size(); ++i) {
       int64_t ia, ib;
@@ -35,8 +37,10 @@ TEST(BroadcastIndex, OffsetsMatchTheCpuBroadcastKernel) {
   }
   // More axes than the GPU kernels take is a clean error naming the op.
   EXPECT_TRUE(test::ThrowsError(
-      [] { cuda::MakeBroadcastIndex(Shape(std::vector<int64_t>(9, 1)), Shape{1}, Shape(std::vector<int64_t>(9, 1)),
-                                    "broadcast_mul"); },
+      [] {
+        cuda::MakeBroadcastIndex(Shape(std::vector<int64_t>(9, 1)), Shape{1},
+                                 Shape(std::vector<int64_t>(9, 1)), "broadcast_mul");
+      },
       StatusCode::kNotImplemented, {"broadcast_mul", "9 axes", "at most 8"}));
 }
 

@@ -109,8 +109,10 @@ inline std::vector<std::optional<RefArray>> ParseList(const nlohmann::json& root
   if (!root.contains(key)) return out;
   size_t i = 0;
   for (const auto& e : root.at(key)) {
-    if (e.is_null()) out.emplace_back(std::nullopt);
-    else out.emplace_back(ParseArray(e, StrCat(key, "[", i, "]")));
+    if (e.is_null())
+      out.emplace_back(std::nullopt);
+    else
+      out.emplace_back(ParseArray(e, StrCat(key, "[", i, "]")));
     ++i;
   }
   return out;
@@ -180,7 +182,8 @@ inline const std::vector<NDArray>& EvalTrain(const NodePtr& node,
     outs.push_back(bindings.at(node.get()));
   } else {
     std::vector<NDArray> ins;
-    for (const auto& e : node->inputs) ins.push_back(EvalTrain(e.node, bindings, is_train, memo)[e.index]);
+    for (const auto& e : node->inputs)
+      ins.push_back(EvalTrain(e.node, bindings, is_train, memo)[e.index]);
     InvokeOptions opts;
     opts.is_train = is_train;
     Invoke(nullptr, node->attrs.op->name, ins, node->attrs.dict, &outs, opts);
@@ -209,16 +212,18 @@ inline ::testing::AssertionResult CheckOpRef(const OpRef& r, DType dtype) {
   for (size_t j = 0; j < r.outputs.size() && j < outs.size(); ++j) {
     if (!r.outputs[j]) continue;
     auto res = ArrayNear(outs[j], *r.outputs[j], rtol, atol);
-    if (!res) return ::testing::AssertionFailure() << label << "output " << j << ": " << res.message();
+    if (!res)
+      return ::testing::AssertionFailure() << label << "output " << j << ": " << res.message();
   }
   if (r.outputs.size() > outs.size())
-    return ::testing::AssertionFailure() << label << outs.size() << " outputs, reference has "
-                                         << r.outputs.size();
+    return ::testing::AssertionFailure()
+           << label << outs.size() << " outputs, reference has " << r.outputs.size();
   for (size_t i = 0; i < r.inputs_after.size() && i < in.size(); ++i) {
     if (!r.inputs_after[i]) continue;
     auto res = ArrayNear(in[i], *r.inputs_after[i], rtol, atol);
     if (!res)
-      return ::testing::AssertionFailure() << label << "input " << i << " after forward: " << res.message();
+      return ::testing::AssertionFailure()
+             << label << "input " << i << " after forward: " << res.message();
   }
   bool any_grad = false;
   for (const auto& g : r.in_grads) any_grad = any_grad || g.has_value();
@@ -234,14 +239,16 @@ inline ::testing::AssertionResult CheckOpRef(const OpRef& r, DType dtype) {
     entries.push_back({v, 0, 0});
   }
   NodePtr node = MakeOpNode(reg, r.op, "node", entries, r.params);
-  if (!node->op()->gradient) return ::testing::AssertionFailure() << label << "op declares no gradient";
+  if (!node->op()->gradient)
+    return ::testing::AssertionFailure() << label << "op declares no gradient";
   std::vector<NodeEntry> ograds;
   for (size_t j = 0; j < outs.size(); ++j) {
     NodePtr v = MakeVariable(StrCat("ograd", j));
     if (j < r.out_grads.size() && r.out_grads[j]) {
       bindings[v.get()] = r.out_grads[j]->ToNDArray(outs[j].dtype());
     } else {
-      bindings[v.get()] = Array(outs[j].shape(), std::vector<double>(outs[j].Size(), 0.0), outs[j].dtype());
+      bindings[v.get()] =
+          Array(outs[j].shape(), std::vector<double>(outs[j].Size(), 0.0), outs[j].dtype());
     }
     ograds.push_back({v, 0, 0});
   }
@@ -252,9 +259,12 @@ inline ::testing::AssertionResult CheckOpRef(const OpRef& r, DType dtype) {
   std::map<const Node*, std::vector<NDArray>> memo;
   for (size_t i = 0; i < r.in_grads.size() && i < grads.size(); ++i) {
     if (!r.in_grads[i]) continue;
-    NDArray g = op_refs_detail::EvalTrain(grads[i].node, bindings, r.is_train, &memo)[grads[i].index];
+    NDArray g =
+        op_refs_detail::EvalTrain(grads[i].node, bindings, r.is_train, &memo)[grads[i].index];
     auto res = ArrayNear(g, *r.in_grads[i], rtol, atol);
-    if (!res) return ::testing::AssertionFailure() << label << "gradient of input " << i << ": " << res.message();
+    if (!res)
+      return ::testing::AssertionFailure()
+             << label << "gradient of input " << i << ": " << res.message();
   }
   return ::testing::AssertionSuccess();
 }
@@ -274,7 +284,8 @@ inline bool InferShapes(const std::string& op, const StringMap& params, std::vec
 // Whether calling `f` throws weft::Error with `code` and a message holding
 // every string of `needles`.
 template <typename F>
-::testing::AssertionResult ThrowsError(F&& f, StatusCode code, const std::vector<std::string>& needles) {
+::testing::AssertionResult ThrowsError(F&& f, StatusCode code,
+                                       const std::vector<std::string>& needles) {
   try {
     f();
   } catch (const Error& e) {

@@ -30,7 +30,8 @@ std::string TestDataDir();
 // ../shared/testdata beside the source tree.
 std::string SharedTestDataDir();
 // Runs an op on the global runtime and returns its outputs.
-std::vector<NDArray> Run(const std::string& op, const std::vector<NDArray>& in, const StringMap& params = {});
+std::vector<NDArray> Run(const std::string& op, const std::vector<NDArray>& in,
+                         const StringMap& params = {});
 
 // Evaluates `entry` by invoking every node on the path imperatively.
 // `bindings` maps variable nodes to their values.
@@ -41,8 +42,9 @@ NDArray Eval(const NodeEntry& entry, const std::map<const Node*, NDArray>& bindi
 // for the inputs listed in `wrt` (all inputs when empty). Inputs should be
 // float64. Returns the largest relative error found; writes a description
 // of where into `where` when not null.
-double GradientError(const std::string& op, const std::vector<NDArray>& inputs, const StringMap& params,
-                     std::vector<int> wrt = {}, double eps = 1e-6, std::string* where = nullptr);
+double GradientError(const std::string& op, const std::vector<NDArray>& inputs,
+                     const StringMap& params, std::vector<int> wrt = {}, double eps = 1e-6,
+                     std::string* where = nullptr);
 
 // Runs `f`, expecting weft::Error with `code` whose message contains each
 // of `parts`.
@@ -53,7 +55,8 @@ void ExpectError(Fn f, StatusCode code, const std::vector<std::string>& parts) {
     ADD_FAILURE() << "no error";
   } catch (const Error& e) {
     EXPECT_EQ(e.code(), code) << e.what();
-    for (const auto& p : parts) EXPECT_NE(std::string(e.what()).find(p), std::string::npos) << e.what();
+    for (const auto& p : parts)
+      EXPECT_NE(std::string(e.what()).find(p), std::string::npos) << e.what();
   }
 }
 

@@ -48,7 +48,8 @@ std::string Gzip(const std::string& raw) {
 }
 
 std::string TempFile(const std::string& name, const std::string& bytes) {
-  const std::string path = testing::TempDir() + "/weft_idx_" + std::to_string(getpid()) + "_" + name;
+  const std::string path =
+      testing::TempDir() + "/weft_idx_" + std::to_string(getpid()) + "_" + name;
   std::ofstream(path, std::ios::binary) << bytes;
   return path;
 }
@@ -63,7 +64,8 @@ void ExpectError(F f, StatusCode code, std::vector<std::string> parts) {
     ADD_FAILURE() << "no error";
   } catch (const Error& e) {
     EXPECT_EQ(e.code(), code) << e.what();
-    for (const auto& p : parts) EXPECT_NE(std::string(e.what()).find(p), std::string::npos) << e.what() << "\nmissing: " << p;
+    for (const auto& p : parts)
+      EXPECT_NE(std::string(e.what()).find(p), std::string::npos) << e.what() << "\nmissing: " << p;
   }
 }
 
@@ -77,18 +79,38 @@ struct TypeCase {
 
 std::vector<TypeCase> TypeCases() {
   return {
-      {"u8", IDX(0x08, {2, 3}, Bytes({0, 1, 127, 128, 254, 255})), DType::kUint8, Shape{2, 3},
+      {"u8",
+       IDX(0x08, {2, 3}, Bytes({0, 1, 127, 128, 254, 255})),
+       DType::kUint8,
+       Shape{2, 3},
        {0, 1, 127, 128, 254, 255}},
-      {"i8", IDX(0x09, {4}, Bytes({0x80, 0xff, 0x00, 0x7f})), DType::kInt8, Shape{4}, {-128, -1, 0, 127}},
+      {"i8",
+       IDX(0x09, {4}, Bytes({0x80, 0xff, 0x00, 0x7f})),
+       DType::kInt8,
+       Shape{4},
+       {-128, -1, 0, 127}},
       // int16 is widened to int32.
-      {"i16", IDX(0x0B, {2, 2}, Bytes({0x80, 0x00, 0xfe, 0xd4, 0x00, 0x02, 0x7f, 0xff})), DType::kInt32,
-       Shape{2, 2}, {-32768, -300, 2, 32767}},
-      {"i32", IDX(0x0C, {1, 2, 1}, Bytes({0xff, 0xff, 0xff, 0xfe, 0x01, 0x02, 0x03, 0x04})), DType::kInt32,
-       Shape{1, 2, 1}, {-2, 16909060}},
+      {"i16",
+       IDX(0x0B, {2, 2}, Bytes({0x80, 0x00, 0xfe, 0xd4, 0x00, 0x02, 0x7f, 0xff})),
+       DType::kInt32,
+       Shape{2, 2},
+       {-32768, -300, 2, 32767}},
+      {"i32",
+       IDX(0x0C, {1, 2, 1}, Bytes({0xff, 0xff, 0xff, 0xfe, 0x01, 0x02, 0x03, 0x04})),
+       DType::kInt32,
+       Shape{1, 2, 1},
+       {-2, 16909060}},
       // 1.5 = 0x3FC00000, -2.25 = 0xC0100000.
-      {"f32", IDX(0x0D, {2}, Bytes({0x3f, 0xc0, 0, 0, 0xc0, 0x10, 0, 0})), DType::kFloat32, Shape{2}, {1.5, -2.25}},
+      {"f32",
+       IDX(0x0D, {2}, Bytes({0x3f, 0xc0, 0, 0, 0xc0, 0x10, 0, 0})),
+       DType::kFloat32,
+       Shape{2},
+       {1.5, -2.25}},
       // 0.1 = 0x3FB999999999999A.
-      {"f64", IDX(0x0E, {1}, Bytes({0x3f, 0xb9, 0x99, 0x99, 0x99, 0x99, 0x99, 0x9a})), DType::kFloat64, Shape{1},
+      {"f64",
+       IDX(0x0E, {1}, Bytes({0x3f, 0xb9, 0x99, 0x99, 0x99, 0x99, 0x99, 0x9a})),
+       DType::kFloat64,
+       Shape{1},
        {0.1}},
   };
 }
@@ -116,16 +138,35 @@ TEST(IDXTest, ConcatenatedGzipMembersAreOneStream) {
 }
 
 TEST(IDXTest, MalformedHeadersAreRejected) {
-  ExpectError([] { Load(Bytes({0, 0, 8})); }, StatusCode::kInvalidArgument, {"truncated header", "found 3"});
-  ExpectError([] { Load(Bytes({1, 0, 8, 1, 0, 0, 0, 1, 5})); }, StatusCode::kInvalidArgument, {"bad magic", "0x1"});
-  ExpectError([] { Load(IDX(0x0A, {1}, Bytes({0}))); }, StatusCode::kDType, {"unknown type code 0xa", "0x0E float64"});
+  ExpectError(
+      [] {
+        Load(Bytes({0, 0, 8}));
+      },
+      StatusCode::kInvalidArgument, {"truncated header", "found 3"});
+  ExpectError(
+      [] {
+        Load(Bytes({1, 0, 8, 1, 0, 0, 0, 1, 5}));
+      },
+      StatusCode::kInvalidArgument, {"bad magic", "0x1"});
+  ExpectError([] { Load(IDX(0x0A, {1}, Bytes({0}))); }, StatusCode::kDType,
+              {"unknown type code 0xa", "0x0E float64"});
   ExpectError([] { Load(IDX(0x08, {}, "")); }, StatusCode::kInvalidArgument, {"rank 0"});
-  ExpectError([] { Load(IDX(0x08, {2, 3}, "").substr(0, 9)); }, StatusCode::kInvalidArgument,
-              {"truncated header", "rank 2 needs 12 header bytes, found 9"});
-  ExpectError([] { Load(IDX(0x08, {2, 0}, "")); }, StatusCode::kInvalidArgument, {"dimension 1 is 0"});
+  ExpectError(
+      [] {
+        Load(IDX(0x08, {2, 3}, "").substr(0, 9));
+      },
+      StatusCode::kInvalidArgument, {"truncated header", "rank 2 needs 12 header bytes, found 9"});
+  ExpectError(
+      [] {
+        Load(IDX(0x08, {2, 0}, ""));
+      },
+      StatusCode::kInvalidArgument, {"dimension 1 is 0"});
   // Extents whose product cannot be allocated are refused before allocating.
-  ExpectError([] { Load(IDX(0x0E, {0xffffffffu, 0xffffffffu, 0xffffffffu}, "")); }, StatusCode::kInvalidArgument,
-              {"too large"});
+  ExpectError(
+      [] {
+        Load(IDX(0x0E, {0xffffffffu, 0xffffffffu, 0xffffffffu}, ""));
+      },
+      StatusCode::kInvalidArgument, {"too large"});
 }
 
 TEST(IDXTest, TruncatedAndTrailingDataNameByteCounts) {
@@ -137,40 +178,47 @@ TEST(IDXTest, TruncatedAndTrailingDataNameByteCounts) {
   // The same inside gzip, and from a file the message starts with the path.
   ExpectError([&] { Load(Gzip(i32 + "xy")); }, StatusCode::kInvalidArgument, {"found 18"});
   const std::string path = TempFile("trunc.gz", Gzip(i32.substr(0, 20)));
-  ExpectError([&] { LoadIDX(path); }, StatusCode::kInvalidArgument, {path + ": IDX: truncated data", "needs 16 data bytes, found 8"});
+  ExpectError([&] { LoadIDX(path); }, StatusCode::kInvalidArgument,
+              {path + ": IDX: truncated data", "needs 16 data bytes, found 8"});
 }
 
 TEST(IDXTest, CorruptGzipIsAnError) {
-  const std::string gz = Gzip(IDX(0x08, {64}, std::string(64, 'a') ));
+  const std::string gz = Gzip(IDX(0x08, {64}, std::string(64, 'a')));
   std::string corrupt = gz;
   corrupt[corrupt.size() / 2] ^= 0x55;
   ExpectError([&] { Load(corrupt); }, StatusCode::kInvalidArgument, {"IDX bytes: gzip:"});
   std::string bad_crc = gz;
   bad_crc[bad_crc.size() - 6] ^= 1;  // inside the CRC-32 of the trailer
-  ExpectError([&] { Load(bad_crc); }, StatusCode::kInvalidArgument, {"gzip: corrupt stream", "incorrect data check"});
+  ExpectError([&] { Load(bad_crc); }, StatusCode::kInvalidArgument,
+              {"gzip: corrupt stream", "incorrect data check"});
   ExpectError([&] { Load(gz.substr(0, gz.size() - 3)); }, StatusCode::kInvalidArgument,
               {"gzip: truncated stream"});
-  ExpectError([&] { Load(gz.substr(0, 2)); }, StatusCode::kInvalidArgument, {"gzip: truncated stream"});
-  ExpectError([&] { Load(gz + "junk"); }, StatusCode::kInvalidArgument, {"4 trailing bytes after gzip member 1"});
+  ExpectError([&] { Load(gz.substr(0, 2)); }, StatusCode::kInvalidArgument,
+              {"gzip: truncated stream"});
+  ExpectError([&] { Load(gz + "junk"); }, StatusCode::kInvalidArgument,
+              {"4 trailing bytes after gzip member 1"});
   const std::string path = TempFile("corrupt.gz", corrupt);
   ExpectError([&] { LoadIDX(path); }, StatusCode::kInvalidArgument, {path + ": gzip:"});
 }
 
 TEST(IDXTest, MissingFileNamesThePath) {
-  ExpectError([] { LoadIDX("/nonexistent/weft/t10k.gz"); }, StatusCode::kIO, {"/nonexistent/weft/t10k.gz"});
+  ExpectError([] { LoadIDX("/nonexistent/weft/t10k.gz"); }, StatusCode::kIO,
+              {"/nonexistent/weft/t10k.gz"});
 }
 
 TEST(IDXTest, GzipBombNamesDeclaredAndAllowedSizes) {
   // A few bytes on disk whose header declares 4.6 GB of uint8.
   const std::string bomb = Gzip(IDX(0x08, {46, 100000000}, std::string(64, '\0')));
   SetMaxAllocBytes(size_t{1} << 30);
-  ExpectError([&] { Load(bomb); }, StatusCode::kOutOfMemory,
-              {"declares shape (46,100000000) of uint8", "4600000012 bytes asked", "1073741824 bytes"});
+  ExpectError(
+      [&] { Load(bomb); }, StatusCode::kOutOfMemory,
+      {"declares shape (46,100000000) of uint8", "4600000012 bytes asked", "1073741824 bytes"});
   SetMaxAllocBytes(0);
 }
 
 TEST(IDXTest, LoadMNISTScalesPixelsAndChecksTheFiles) {
-  const std::string images = TempFile("img", IDX(0x08, {2, 2, 3}, Bytes({0, 51, 102, 153, 204, 255, 255, 0, 0, 0, 0, 1})));
+  const std::string images =
+      TempFile("img", IDX(0x08, {2, 2, 3}, Bytes({0, 51, 102, 153, 204, 255, 255, 0, 0, 0, 0, 1})));
   const std::string labels = TempFile("lbl.gz", Gzip(IDX(0x08, {2}, Bytes({7, 3}))));
   MNISTData d = LoadMNIST(images, labels);
   EXPECT_EQ(d.images.shape(), (Shape{2, 1, 2, 3}));
@@ -183,16 +231,19 @@ TEST(IDXTest, LoadMNISTScalesPixelsAndChecksTheFiles) {
   EXPECT_EQ(test::Values(d.labels), (std::vector<double>{7, 3}));
 
   const std::string three = TempFile("lbl3", IDX(0x08, {3}, Bytes({1, 2, 3})));
-  ExpectError([&] { LoadMNIST(images, three); }, StatusCode::kInvalidArgument, {"has 2 images but", "has 3 labels"});
+  ExpectError([&] { LoadMNIST(images, three); }, StatusCode::kInvalidArgument,
+              {"has 2 images but", "has 3 labels"});
   const std::string wide = TempFile("lbl32", IDX(0x0C, {2}, std::string(8, '\0')));
   ExpectError([&] { LoadMNIST(images, wide); }, StatusCode::kInvalidArgument,
               {wide, "expected uint8 of rank 1 (N), found int32 (2,)"});
-  ExpectError([&] { LoadMNIST(labels, labels); }, StatusCode::kInvalidArgument, {labels, "expected uint8 of rank 3"});
+  ExpectError([&] { LoadMNIST(labels, labels); }, StatusCode::kInvalidArgument,
+              {labels, "expected uint8 of rank 3"});
 }
 
 TEST(IDXTest, FashionMNISTTestSet) {
   const std::string dir = "/usr/share/datasets/fashion-mnist/";
-  const std::string images = dir + "t10k-images-idx3-ubyte.gz", labels = dir + "t10k-labels-idx1-ubyte.gz";
+  const std::string images = dir + "t10k-images-idx3-ubyte.gz",
+                    labels = dir + "t10k-labels-idx1-ubyte.gz";
   if (!std::filesystem::exists(images) || !std::filesystem::exists(labels))
     GTEST_SKIP() << "Fashion-MNIST is not installed (Debian package dataset-fashion-mnist)";
   NDArray raw = LoadIDX(images);

@@ -30,11 +30,13 @@ TEST(ContribTransformer, ClosedForm) {
   auto s = test::Run(kQK, {qkv}, {{"heads", "1"}});
   ASSERT_EQ(s[0].shape(), Shape({1, 2, 2}));
   const double r = 1 / std::sqrt(2.0);  // q_i . k_j / sqrt(2)
-  EXPECT_EQ(test::Values(s[0]), (std::vector<double>{(3 + 8) * r, (9 + 20) * r, (21 + 32) * r, (63 + 80) * r}));
+  EXPECT_EQ(test::Values(s[0]),
+            (std::vector<double>{(3 + 8) * r, (9 + 20) * r, (21 + 32) * r, (63 + 80) * r}));
   NDArray att = test::Array({1, 2, 2}, {1, 0, 0.25, 0.75}, DType::kFloat64);
   auto y = test::Run(kValAtt, {qkv, att}, {{"heads", "1"}});
   ASSERT_EQ(y[0].shape(), Shape({2, 1, 2}));
-  EXPECT_EQ(test::Values(y[0]), (std::vector<double>{5, 6, 0.25 * 5 + 0.75 * 11, 0.25 * 6 + 0.75 * 12}));
+  EXPECT_EQ(test::Values(y[0]),
+            (std::vector<double>{5, 6, 0.25 * 5 + 0.75 * 11, 0.25 * 6 + 0.75 * 12}));
 }
 
 TEST(ContribTransformer, Gradients) {
@@ -42,12 +44,15 @@ TEST(ContribTransformer, Gradients) {
   NDArray att = test::RandomArray({4, 3, 3}, DType::kFloat64, 0, 1, 2);
   std::string where;
   EXPECT_LT(test::GradientError(kQK, {qkv}, {{"heads", "2"}}, {}, 1e-6, &where), 1e-6) << where;
-  EXPECT_LT(test::GradientError(kValAtt, {qkv, att}, {{"heads", "2"}}, {}, 1e-6, &where), 1e-6) << where;
+  EXPECT_LT(test::GradientError(kValAtt, {qkv, att}, {{"heads", "2"}}, {}, 1e-6, &where), 1e-6)
+      << where;
   NDArray q = test::RandomArray({2, 2, 4}, DType::kFloat64, -1, 1, 3);
   NDArray kv = test::RandomArray({3, 2, 8}, DType::kFloat64, -1, 1, 4);
   NDArray att2 = test::RandomArray({4, 2, 3}, DType::kFloat64, 0, 1, 5);
-  EXPECT_LT(test::GradientError(kEncQK, {q, kv}, {{"heads", "2"}}, {}, 1e-6, &where), 1e-6) << where;
-  EXPECT_LT(test::GradientError(kEncValAtt, {kv, att2}, {{"heads", "2"}}, {}, 1e-6, &where), 1e-6) << where;
+  EXPECT_LT(test::GradientError(kEncQK, {q, kv}, {{"heads", "2"}}, {}, 1e-6, &where), 1e-6)
+      << where;
+  EXPECT_LT(test::GradientError(kEncValAtt, {kv, att2}, {{"heads", "2"}}, {}, 1e-6, &where), 1e-6)
+      << where;
 }
 
 // kAdd into outputs holding 1 gives the kWrite values plus 1.
@@ -56,7 +61,8 @@ void ExpectAddsToOnes(const std::string& op, const std::vector<NDArray>& in) {
   std::vector<NDArray> outs;
   std::vector<OpReq> reqs;
   for (const NDArray& w : want) {
-    outs.push_back(test::Array(w.shape(), std::vector<double>(static_cast<size_t>(w.Size()), 1.0), DType::kFloat64));
+    outs.push_back(test::Array(w.shape(), std::vector<double>(static_cast<size_t>(w.Size()), 1.0),
+                               DType::kFloat64));
     reqs.push_back(OpReq::kAdd);
   }
   InvokeOptions opts;
@@ -64,7 +70,8 @@ void ExpectAddsToOnes(const std::string& op, const std::vector<NDArray>& in) {
   Invoke(nullptr, op, in, {{"heads", "2"}}, &outs, opts);
   for (size_t k = 0; k < outs.size(); ++k) {
     const auto wv = test::Values(want[k]), av = test::Values(outs[k]);
-    for (size_t i = 0; i < wv.size(); ++i) EXPECT_NEAR(av[i], wv[i] + 1, 1e-12) << op << " output " << k;
+    for (size_t i = 0; i < wv.size(); ++i)
+      EXPECT_NEAR(av[i], wv[i] + 1, 1e-12) << op << " output " << k;
   }
 }
 
@@ -120,25 +127,43 @@ TEST(ContribTransformer, PartialShapes) {
 
 TEST(ContribTransformer, Errors) {
   NDArray qkv = test::RandomArray({3, 2, 12}, DType::kFloat32, -1, 1, 1);
-  EXPECT_TRUE(test::ThrowsError([&] { test::Run(kQK, {qkv}, {{"heads", "3"}}); }, StatusCode::kShape,
-                                {kQK, "12", "multiple of 3 * heads = 9"}));
+  EXPECT_TRUE(test::ThrowsError(
+      [&] {
+        test::Run(kQK, {qkv}, {{"heads", "3"}});
+      },
+      StatusCode::kShape, {kQK, "12", "multiple of 3 * heads = 9"}));
   NDArray flat = test::RandomArray({3, 24}, DType::kFloat32, -1, 1, 1);
-  EXPECT_TRUE(test::ThrowsError([&] { test::Run(kQK, {flat}, {{"heads", "2"}}); }, StatusCode::kShape,
-                                {kQK, "rank 3", "(3,24)"}));
+  EXPECT_TRUE(test::ThrowsError(
+      [&] {
+        test::Run(kQK, {flat}, {{"heads", "2"}});
+      },
+      StatusCode::kShape, {kQK, "rank 3", "(3,24)"}));
   NDArray att = test::RandomArray({4, 3, 2}, DType::kFloat32, 0, 1, 2);
-  EXPECT_TRUE(test::ThrowsError([&] { test::Run(kValAtt, {qkv, att}, {{"heads", "2"}}); }, StatusCode::kShape,
-                                {kValAtt, "attention", "(4,3,2)"}));
+  EXPECT_TRUE(test::ThrowsError(
+      [&] {
+        test::Run(kValAtt, {qkv, att}, {{"heads", "2"}});
+      },
+      StatusCode::kShape, {kValAtt, "attention", "(4,3,2)"}));
   NDArray q = test::RandomArray({2, 2, 4}, DType::kFloat32, -1, 1, 3);
   NDArray kv = test::RandomArray({3, 2, 6}, DType::kFloat32, -1, 1, 4);
-  EXPECT_TRUE(test::ThrowsError([&] { test::Run(kEncQK, {q, kv}, {{"heads", "2"}}); }, StatusCode::kShape,
-                                {kEncQK, "keys_values"}));
+  EXPECT_TRUE(test::ThrowsError(
+      [&] {
+        test::Run(kEncQK, {q, kv}, {{"heads", "2"}});
+      },
+      StatusCode::kShape, {kEncQK, "keys_values"}));
   NDArray kv2 = test::RandomArray({3, 3, 8}, DType::kFloat32, -1, 1, 4);
-  EXPECT_TRUE(test::ThrowsError([&] { test::Run(kEncQK, {q, kv2}, {{"heads", "2"}}); }, StatusCode::kShape,
-                                {kEncQK, "keys_values", "(3,3,8)"}));
+  EXPECT_TRUE(test::ThrowsError(
+      [&] {
+        test::Run(kEncQK, {q, kv2}, {{"heads", "2"}});
+      },
+      StatusCode::kShape, {kEncQK, "keys_values", "(3,3,8)"}));
   // heads = 0 once reached a division by zero in the shape check.
   for (const char* op : {kQK, kValAtt, kEncQK})
-    EXPECT_TRUE(test::ThrowsError([&] { test::Run(op, {qkv}, {{"heads", "0"}}); }, StatusCode::kInvalidArgument,
-                                  {"heads", "0"}));
+    EXPECT_TRUE(test::ThrowsError(
+        [&] {
+          test::Run(op, {qkv}, {{"heads", "0"}});
+        },
+        StatusCode::kInvalidArgument, {"heads", "0"}));
 }
 
 }  // namespace

@@ -279,7 +279,8 @@ TEST(ElemwiseBinaryMath, LoadsAndRunsExportedSpellings) {
   std::map<const Node*, NDArray> bind = {
       {FindVariable(q, "data").get(),
        test::Array({2, 4}, {-3, 1, 8, 4, 6.5, 0, 2, -1}, DType::kFloat64)},
-      {FindVariable(s.symbol.outputs[1], "len").get(), test::Array({2, 1}, {2, 5}, DType::kFloat64)}};
+      {FindVariable(s.symbol.outputs[1], "len").get(),
+       test::Array({2, 1}, {2, 5}, DType::kFloat64)}};
   EXPECT_EQ(test::Values(test::Eval(q, bind)), (std::vector<double>{0, 0.5, 3, 2, 3, 0, 1, 0}));
   EXPECT_EQ(test::Values(test::Eval(s.symbol.outputs[1], bind)),
             (std::vector<double>{1, 1, 0, 0, 0, 1, 1, 1}));

@@ -15,29 +15,38 @@ TEST(IndexOps, CastConvertsAndBacks) {
   EXPECT_EQ(f[0].dtype(), DType::kFloat32);
   EXPECT_NEAR(test::Values(f[0])[1], -2.7, 1e-6);
   std::string where;
-  EXPECT_LT(test::GradientError("Cast", {x}, {{"dtype", "float64"}}, {}, 1e-6, &where), 1e-6) << where;
+  EXPECT_LT(test::GradientError("Cast", {x}, {{"dtype", "float64"}}, {}, 1e-6, &where), 1e-6)
+      << where;
   // The gradient of a float64 -> float32 cast comes back as float64.
   const OpRegistry& reg = Runtime::Global().ops();
   NodePtr v = MakeVariable("x");
   NodePtr n = MakeOpNode(reg, "Cast", "c", {{v, 0, 0}}, {{"dtype", "float32"}});
   NodePtr og = MakeVariable("og");
   auto g = n->op()->gradient(reg, n, {{og, 0, 0}});
-  NDArray gv = test::Eval(g[0], {{v.get(), x}, {og.get(), test::Array({3}, {1, 2, 3}, DType::kFloat32)}});
+  NDArray gv =
+      test::Eval(g[0], {{v.get(), x}, {og.get(), test::Array({3}, {1, 2, 3}, DType::kFloat32)}});
   EXPECT_EQ(gv.dtype(), DType::kFloat64);
   EXPECT_EQ(test::Values(gv), (std::vector<double>{1, 2, 3}));
-  EXPECT_TRUE(test::ThrowsError([&] { test::Run("Cast", {x}, {}); }, StatusCode::kInvalidArgument, {"Cast", "dtype"}));
+  EXPECT_TRUE(test::ThrowsError([&] { test::Run("Cast", {x}, {}); }, StatusCode::kInvalidArgument,
+                                {"Cast", "dtype"}));
 }
 
 TEST(IndexOps, Clip) {
   for (DType dt : {DType::kFloat32, DType::kFloat64}) {
-    auto y = test::Run("clip", {test::Array({4}, {-3, 0.5, 2, 9}, dt)}, {{"a_min", "-1"}, {"a_max", "2"}});
+    auto y = test::Run("clip", {test::Array({4}, {-3, 0.5, 2, 9}, dt)},
+                       {{"a_min", "-1"}, {"a_max", "2"}});
     EXPECT_EQ(test::Values(y[0]), (std::vector<double>{-1, 0.5, 2, 2}));
   }
   NDArray x = test::Array({5}, {-3, -0.4, 0.5, 1.7, 9}, DType::kFloat64);
   std::string where;
-  EXPECT_LT(test::GradientError("clip", {x}, {{"a_min", "-1"}, {"a_max", "2"}}, {}, 1e-6, &where), 1e-6) << where;
-  EXPECT_TRUE(test::ThrowsError([&] { test::Run("clip", {x}, {{"a_min", "0"}}); }, StatusCode::kInvalidArgument,
-                                {"clip", "a_max"}));
+  EXPECT_LT(test::GradientError("clip", {x}, {{"a_min", "-1"}, {"a_max", "2"}}, {}, 1e-6, &where),
+            1e-6)
+      << where;
+  EXPECT_TRUE(test::ThrowsError(
+      [&] {
+        test::Run("clip", {x}, {{"a_min", "0"}});
+      },
+      StatusCode::kInvalidArgument, {"clip", "a_max"}));
 }
 
 TEST(IndexOps, Where) {
@@ -52,28 +61,37 @@ TEST(IndexOps, Where) {
   NDArray c64 = test::Array({2, 2}, {1, 0, 0, 1}, DType::kFloat64);
   std::string where;
   EXPECT_LT(test::GradientError("where", {c64, rx, ry}, {}, {1, 2}, 1e-6, &where), 1e-6) << where;
-  EXPECT_TRUE(test::ThrowsError([&] { test::Run("where", {c, x, test::Array({3}, {1, 2, 3})}); }, StatusCode::kShape,
-                                {"where", "'y'"}));
+  EXPECT_TRUE(test::ThrowsError(
+      [&] {
+        test::Run("where", {c, x, test::Array({3}, {1, 2, 3})});
+      },
+      StatusCode::kShape, {"where", "'y'"}));
 }
 
 TEST(IndexOps, Embedding) {
   for (DType dt : {DType::kFloat32, DType::kFloat64}) {
     NDArray idx = test::Array({2, 2}, {2, 0, 1, 7}, DType::kFloat32);
     NDArray w = test::Array({3, 2}, {0, 1, 10, 11, 20, 21}, dt);
-    auto y = test::Run("Embedding", {idx, w}, {{"input_dim", "3"}, {"output_dim", "2"}, {"dtype", DTypeName(dt)}});
+    auto y = test::Run("Embedding", {idx, w},
+                       {{"input_dim", "3"}, {"output_dim", "2"}, {"dtype", DTypeName(dt)}});
     EXPECT_EQ(y[0].shape(), Shape({2, 2, 2}));
-    EXPECT_EQ(test::Values(y[0]), (std::vector<double>{20, 21, 0, 1, 10, 11, 20, 21}));  // 7 clipped to 2
+    EXPECT_EQ(test::Values(y[0]),
+              (std::vector<double>{20, 21, 0, 1, 10, 11, 20, 21}));  // 7 clipped to 2
   }
   NDArray idx = test::Array({4}, {1, 0, 1, 3}, DType::kFloat64);
   NDArray w = test::RandomArray({4, 3}, DType::kFloat64, -1, 1, 3);
   std::string where;
-  EXPECT_LT(test::GradientError("Embedding", {idx, w}, {{"input_dim", "4"}, {"output_dim", "3"}, {"dtype", "float64"}},
+  EXPECT_LT(test::GradientError("Embedding", {idx, w},
+                                {{"input_dim", "4"}, {"output_dim", "3"}, {"dtype", "float64"}},
                                 {1}, 1e-6, &where),
             1e-6)
       << where;
   EXPECT_TRUE(test::CheckOpRef("Embedding_basic"));
   EXPECT_TRUE(test::ThrowsError(
-      [&] { test::Run("Embedding", {idx, w}, {{"input_dim", "5"}, {"output_dim", "3"}, {"dtype", "float64"}}); },
+      [&] {
+        test::Run("Embedding", {idx, w},
+                  {{"input_dim", "5"}, {"output_dim", "3"}, {"dtype", "float64"}});
+      },
       StatusCode::kShape, {"Embedding", "weight"}));
 }
 

@@ -35,7 +35,8 @@ double Wrap(int64_t v, DType t) {
 const std::vector<double> kA = {0, 7, 100, 13, 250, 1};
 const std::vector<double> kB = {3, 2, 7, 13, 3, 0};
 
-void ExpectInts(const NDArray& got, DType t, const std::vector<double>& want, const std::string& what) {
+void ExpectInts(const NDArray& got, DType t, const std::vector<double>& want,
+                const std::string& what) {
   EXPECT_EQ(got.dtype(), t) << what;
   EXPECT_EQ(test::Values(got), want) << what << " " << DTypeName(t);
 }
@@ -59,10 +60,11 @@ TEST(IntDType, SameShapeAndBroadcastArithmetic) {
     const char* broadcast;
     std::function<int64_t(int64_t, int64_t)> f;
   };
-  const Case cases[] = {{"elemwise_add", "broadcast_add", [](int64_t a, int64_t b) { return a + b; }},
-                        {"elemwise_sub", "broadcast_sub", [](int64_t a, int64_t b) { return a - b; }},
-                        {"elemwise_mul", "broadcast_mul", [](int64_t a, int64_t b) { return a * b; }},
-                        {"elemwise_div", "broadcast_div", TruncDiv}};
+  const Case cases[] = {
+      {"elemwise_add", "broadcast_add", [](int64_t a, int64_t b) { return a + b; }},
+      {"elemwise_sub", "broadcast_sub", [](int64_t a, int64_t b) { return a - b; }},
+      {"elemwise_mul", "broadcast_mul", [](int64_t a, int64_t b) { return a * b; }},
+      {"elemwise_div", "broadcast_div", TruncDiv}};
   for (DType t : kIntTypes) {
     const NDArray a = test::Array({2, 3}, kA, t), b = test::Array({2, 3}, kB, t);
     for (const Case& c : cases) {
@@ -72,15 +74,16 @@ TEST(IntDType, SameShapeAndBroadcastArithmetic) {
       // (2, 3) with (1, 3): the first row of b against both rows of a.
       const std::vector<double> row(kB.begin(), kB.begin() + 3);
       const std::vector<double> rows = {row[0], row[1], row[2], row[0], row[1], row[2]};
-      ExpectInts(test::Run(c.broadcast, {a, test::Array({1, 3}, row, t)})[0], t, Expected(kA, rows, t, c.f),
-                 std::string(c.broadcast) + " (1,3)");
+      ExpectInts(test::Run(c.broadcast, {a, test::Array({1, 3}, row, t)})[0], t,
+                 Expected(kA, rows, t, c.f), std::string(c.broadcast) + " (1,3)");
     }
   }
 }
 
 TEST(IntDType, SignedDivisionTruncatesTowardsZero) {
   for (DType t : {DType::kInt32, DType::kInt64, DType::kInt8}) {
-    const NDArray a = test::Array({4}, {-7, 7, -7, -128}, t), b = test::Array({4}, {2, -2, -2, -1}, t);
+    const NDArray a = test::Array({4}, {-7, 7, -7, -128}, t),
+                  b = test::Array({4}, {2, -2, -2, -1}, t);
     // -128 / -1 wraps to -128 in int8 (no trap); the wider types give 128.
     ExpectInts(test::Run("elemwise_div", {a, b})[0], t, {-3, -3, 3, Wrap(128, t)}, "elemwise_div");
   }
@@ -106,7 +109,10 @@ TEST(IntDType, ScalarArithmetic) {
   }
   // MXNet gives float64 for integer data with is_int=False; Weft says so.
   EXPECT_TRUE(test::ThrowsError(
-      [] { test::Run("_plus_scalar", {test::Array({1}, {1}, DType::kInt32)}, {{"scalar", "1.5"}, {"is_int", "False"}}); },
+      [] {
+        test::Run("_plus_scalar", {test::Array({1}, {1}, DType::kInt32)},
+                  {{"scalar", "1.5"}, {"is_int", "False"}});
+      },
       StatusCode::kDType, {"_plus_scalar", "int32", "is_int=False"}));
 }
 
@@ -163,12 +169,19 @@ TEST(IntDType, Reductions) {
 
 TEST(IntDType, FloatOnlyOpsNameTheDType) {
   const NDArray a = test::Array({2}, {1, 2}, DType::kInt32);
-  EXPECT_TRUE(test::ThrowsError([&] { test::Run("norm", {a}); }, StatusCode::kDType, {"norm", "int32"}));
-  EXPECT_TRUE(test::ThrowsError([&] { test::Run("sqrt", {a}); }, StatusCode::kDType, {"sqrt", "int32"}));
-  EXPECT_TRUE(test::ThrowsError([&] { test::Run("_power", {a, a}); }, StatusCode::kDType, {"_power", "int32"}));
+  EXPECT_TRUE(
+      test::ThrowsError([&] { test::Run("norm", {a}); }, StatusCode::kDType, {"norm", "int32"}));
+  EXPECT_TRUE(
+      test::ThrowsError([&] { test::Run("sqrt", {a}); }, StatusCode::kDType, {"sqrt", "int32"}));
+  EXPECT_TRUE(test::ThrowsError(
+      [&] {
+        test::Run("_power", {a, a});
+      },
+      StatusCode::kDType, {"_power", "int32"}));
   // Other dtypes than the four integer and two float types are refused too.
   const NDArray h(Shape({2}), Context::CPU(0), DType::kFloat16);
-  EXPECT_TRUE(test::ThrowsError([&] { test::Run("sum", {h}); }, StatusCode::kDType, {"sum", "float16"}));
+  EXPECT_TRUE(
+      test::ThrowsError([&] { test::Run("sum", {h}); }, StatusCode::kDType, {"sum", "float16"}));
 }
 
 }  // namespace

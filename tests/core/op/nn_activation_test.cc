@@ -24,12 +24,14 @@ TEST(NNActivation, ForwardMatchesClosedForm) {
       NDArray x = test::Array({5}, {-2.5, -0.5, 0.25, 1, 3}, dt);
       auto y = test::Run("Activation", {x}, {{"act_type", act}});
       std::vector<double> xv = test::Values(x), yv = test::Values(y[0]);
-      for (size_t i = 0; i < xv.size(); ++i) EXPECT_NEAR(yv[i], ActClosedForm(act, xv[i]), 1e-6) << act << i;
+      for (size_t i = 0; i < xv.size(); ++i)
+        EXPECT_NEAR(yv[i], ActClosedForm(act, xv[i]), 1e-6) << act << i;
     }
 }
 
 TEST(NNActivation, SoftreluIsStableForLargeInputs) {
-  auto y = test::Run("Activation", {test::Array({2}, {800, -800}, DType::kFloat64)}, {{"act_type", "softrelu"}});
+  auto y = test::Run("Activation", {test::Array({2}, {800, -800}, DType::kFloat64)},
+                     {{"act_type", "softrelu"}});
   EXPECT_EQ(test::Values(y[0]), (std::vector<double>{800, 0}));
 }
 
@@ -42,16 +44,20 @@ TEST(NNActivation, GradientMatchesNumeric) {
   NDArray x = test::Array({2, 3}, {-1.5, -0.3, 0.2, 0.7, 1.9, -2.2}, DType::kFloat64);
   for (const char* act : kActs) {
     std::string where;
-    EXPECT_LT(test::GradientError("Activation", {x}, {{"act_type", act}}, {}, 1e-6, &where), 1e-6) << act << where;
+    EXPECT_LT(test::GradientError("Activation", {x}, {{"act_type", act}}, {}, 1e-6, &where), 1e-6)
+        << act << where;
   }
 }
 
 TEST(NNActivation, Errors) {
   NDArray x = test::Array({1}, {1});
-  EXPECT_TRUE(test::ThrowsError([&] { test::Run("Activation", {x}, {}); }, StatusCode::kInvalidArgument,
-                                {"Activation", "act_type"}));
-  EXPECT_TRUE(test::ThrowsError([&] { test::Run("Activation", {x}, {{"act_type", "swish"}}); },
-                                StatusCode::kInvalidArgument, {"Activation", "act_type", "swish"}));
+  EXPECT_TRUE(test::ThrowsError([&] { test::Run("Activation", {x}, {}); },
+                                StatusCode::kInvalidArgument, {"Activation", "act_type"}));
+  EXPECT_TRUE(test::ThrowsError(
+      [&] {
+        test::Run("Activation", {x}, {{"act_type", "swish"}});
+      },
+      StatusCode::kInvalidArgument, {"Activation", "act_type", "swish"}));
 }
 
 TEST(NNLeakyReLU, DefaultIsLeakyWithSlopeQuarter) {
@@ -73,16 +79,23 @@ TEST(NNLeakyReLU, MatchesTorchReferences) {
 }
 
 TEST(NNLeakyReLU, GradientMatchesNumeric) {
-  NDArray x = test::Array({2, 2, 3}, {-1.5, -0.3, 0.2, 0.7, 1.9, -2.2, 0.4, -0.8, 1.1, -1.2, 0.6, -0.1},
-                          DType::kFloat64);
+  NDArray x =
+      test::Array({2, 2, 3}, {-1.5, -0.3, 0.2, 0.7, 1.9, -2.2, 0.4, -0.8, 1.1, -1.2, 0.6, -0.1},
+                  DType::kFloat64);
   for (const char* act : {"leaky", "elu", "selu", "gelu", "rrelu"}) {
     std::string where;
-    EXPECT_LT(test::GradientError("LeakyReLU", {x}, {{"act_type", act}, {"slope", "0.3"}}, {}, 1e-6, &where), 1e-6)
+    EXPECT_LT(test::GradientError("LeakyReLU", {x}, {{"act_type", act}, {"slope", "0.3"}}, {}, 1e-6,
+                                  &where),
+              1e-6)
         << act << where;
   }
-  for (NDArray gamma : {test::Array({2}, {0.2, 0.6}, DType::kFloat64), test::Array({1}, {0.3}, DType::kFloat64)}) {
+  for (NDArray gamma :
+       {test::Array({2}, {0.2, 0.6}, DType::kFloat64), test::Array({1}, {0.3}, DType::kFloat64)}) {
     std::string where;
-    EXPECT_LT(test::GradientError("LeakyReLU", {x, gamma}, {{"act_type", "prelu"}}, {}, 1e-6, &where), 1e-6) << where;
+    EXPECT_LT(
+        test::GradientError("LeakyReLU", {x, gamma}, {{"act_type", "prelu"}}, {}, 1e-6, &where),
+        1e-6)
+        << where;
   }
 }
 
@@ -98,11 +111,14 @@ TEST(NNLeakyReLU, PreluShapes) {
   EXPECT_EQ(in[1], Shape({2}));
   NDArray x = test::RandomArray({2, 3}, DType::kFloat32, -1, 1, 1);
   EXPECT_TRUE(test::ThrowsError(
-      [&] { test::Run("LeakyReLU", {x, test::Array({2}, {1, 1})}, {{"act_type", "prelu"}}); }, StatusCode::kShape,
-      {"LeakyReLU", "gamma"}));
+      [&] {
+        test::Run("LeakyReLU", {x, test::Array({2}, {1, 1})}, {{"act_type", "prelu"}});
+      },
+      StatusCode::kShape, {"LeakyReLU", "gamma"}));
 }
 
-std::vector<NDArray> RunTrain(const std::string& op, const std::vector<NDArray>& in, const StringMap& params) {
+std::vector<NDArray> RunTrain(const std::string& op, const std::vector<NDArray>& in,
+                              const StringMap& params) {
   std::vector<NDArray> out;
   InvokeOptions opts;
   opts.is_train = true;
@@ -119,10 +135,14 @@ TEST(NNDropout, InferenceIdentityAndExtremeP) {
   for (double v : test::Values(RunTrain("Dropout", {x}, {{"p", "1"}})[0])) EXPECT_EQ(v, 0);
   // mode=always drops at inference too.
   bool any_zero = false;
-  for (double v : test::Values(test::Run("Dropout", {x}, {{"p", "0.5"}, {"mode", "always"}})[0])) any_zero |= v == 0;
+  for (double v : test::Values(test::Run("Dropout", {x}, {{"p", "0.5"}, {"mode", "always"}})[0]))
+    any_zero |= v == 0;
   EXPECT_TRUE(any_zero);
-  EXPECT_TRUE(test::ThrowsError([&] { test::Run("Dropout", {x}, {{"p", "1.5"}}); }, StatusCode::kInvalidArgument,
-                                {"Dropout", "'p'"}));
+  EXPECT_TRUE(test::ThrowsError(
+      [&] {
+        test::Run("Dropout", {x}, {{"p", "1.5"}});
+      },
+      StatusCode::kInvalidArgument, {"Dropout", "'p'"}));
 }
 
 TEST(NNDropout, TrainingScalesKeptValuesAndIsSeeded) {

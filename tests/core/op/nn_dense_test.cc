@@ -37,7 +37,8 @@ TEST(NNDense, ForwardMatchesNaiveLoop) {
 TEST(NNDense, NoFlattenContractsLastAxis) {
   NDArray x = test::RandomArray({2, 3, 4}, DType::kFloat64, -1, 1, 4);
   NDArray w = test::RandomArray({5, 4}, DType::kFloat64, -1, 1, 5);
-  auto y = test::Run("FullyConnected", {x, w}, {{"num_hidden", "5"}, {"no_bias", "True"}, {"flatten", "False"}});
+  auto y = test::Run("FullyConnected", {x, w},
+                     {{"num_hidden", "5"}, {"no_bias", "True"}, {"flatten", "False"}});
   ASSERT_EQ(y[0].shape(), Shape({2, 3, 5}));
   std::vector<double> want = NaiveFC(test::Values(x), test::Values(w), nullptr, 6, 5, 4);
   std::vector<double> got = test::Values(y[0]);
@@ -45,21 +46,25 @@ TEST(NNDense, NoFlattenContractsLastAxis) {
 }
 
 TEST(NNDense, MatchesTorchReferences) {
-  for (const char* stem : {"FullyConnected_basic", "FullyConnected_flatten_nobias", "FullyConnected_noflatten"})
+  for (const char* stem :
+       {"FullyConnected_basic", "FullyConnected_flatten_nobias", "FullyConnected_noflatten"})
     EXPECT_TRUE(test::CheckOpRef(stem));
 }
 
 TEST(NNDense, GradientMatchesNumeric) {
   const std::vector<std::pair<StringMap, std::vector<NDArray>>> cases = {
       {{{"num_hidden", "3"}},
-       {test::RandomArray({4, 2, 2}, DType::kFloat64, -1, 1, 6), test::RandomArray({3, 4}, DType::kFloat64, -1, 1, 7),
+       {test::RandomArray({4, 2, 2}, DType::kFloat64, -1, 1, 6),
+        test::RandomArray({3, 4}, DType::kFloat64, -1, 1, 7),
         test::RandomArray({3}, DType::kFloat64, -1, 1, 8)}},
       {{{"num_hidden", "2"}, {"no_bias", "True"}, {"flatten", "False"}},
-       {test::RandomArray({2, 3, 3}, DType::kFloat64, -1, 1, 9), test::RandomArray({2, 3}, DType::kFloat64, -1, 1, 10)}},
+       {test::RandomArray({2, 3, 3}, DType::kFloat64, -1, 1, 9),
+        test::RandomArray({2, 3}, DType::kFloat64, -1, 1, 10)}},
   };
   for (const auto& [params, inputs] : cases) {
     std::string where;
-    EXPECT_LT(test::GradientError("FullyConnected", inputs, params, {}, 1e-6, &where), 1e-6) << where;
+    EXPECT_LT(test::GradientError("FullyConnected", inputs, params, {}, 1e-6, &where), 1e-6)
+        << where;
   }
 }
 
@@ -77,7 +82,8 @@ TEST(NNDense, ShapeInferenceIsBidirectional) {
   EXPECT_EQ(in[0], Shape({6, 5}));
   in = {Shape({2, 3, 0}), Shape({4, 7})};
   out.clear();
-  EXPECT_TRUE(test::InferShapes("FullyConnected", {{"num_hidden", "4"}, {"no_bias", "True"}, {"flatten", "False"}},
+  EXPECT_TRUE(test::InferShapes("FullyConnected",
+                                {{"num_hidden", "4"}, {"no_bias", "True"}, {"flatten", "False"}},
                                 &in, &out));
   EXPECT_EQ(in[0], Shape({2, 3, 7}));
   EXPECT_EQ(out[0], Shape({2, 3, 4}));
@@ -92,16 +98,28 @@ TEST(NNDense, Errors) {
   NDArray x = test::RandomArray({2, 3}, DType::kFloat32, -1, 1, 1);
   NDArray w = test::RandomArray({4, 5}, DType::kFloat32, -1, 1, 1);
   NDArray b = test::RandomArray({4}, DType::kFloat32, -1, 1, 1);
-  EXPECT_TRUE(test::ThrowsError([&] { test::Run("FullyConnected", {x, w, b}, {}); }, StatusCode::kInvalidArgument,
-                                {"FullyConnected", "num_hidden"}));
-  EXPECT_TRUE(test::ThrowsError([&] { test::Run("FullyConnected", {x, w, b}, {{"num_hidden", "4"}}); },
-                                StatusCode::kShape, {"FullyConnected", "weight"}));
-  EXPECT_TRUE(test::ThrowsError([&] { test::Run("FullyConnected", {x, w}, {{"num_hidden", "4"}}); },
-                                StatusCode::kInvalidArgument, {"FullyConnected", "3 input"}));
+  EXPECT_TRUE(test::ThrowsError(
+      [&] {
+        test::Run("FullyConnected", {x, w, b}, {});
+      },
+      StatusCode::kInvalidArgument, {"FullyConnected", "num_hidden"}));
+  EXPECT_TRUE(test::ThrowsError(
+      [&] {
+        test::Run("FullyConnected", {x, w, b}, {{"num_hidden", "4"}});
+      },
+      StatusCode::kShape, {"FullyConnected", "weight"}));
+  EXPECT_TRUE(test::ThrowsError(
+      [&] {
+        test::Run("FullyConnected", {x, w}, {{"num_hidden", "4"}});
+      },
+      StatusCode::kInvalidArgument, {"FullyConnected", "3 input"}));
   NDArray b64 = test::RandomArray({4}, DType::kFloat64, -1, 1, 1);
   NDArray w3 = test::RandomArray({4, 3}, DType::kFloat32, -1, 1, 1);
-  EXPECT_TRUE(test::ThrowsError([&] { test::Run("FullyConnected", {x, w3, b64}, {{"num_hidden", "4"}}); },
-                                StatusCode::kDType, {"FullyConnected", "bias"}));
+  EXPECT_TRUE(test::ThrowsError(
+      [&] {
+        test::Run("FullyConnected", {x, w3, b64}, {{"num_hidden", "4"}});
+      },
+      StatusCode::kDType, {"FullyConnected", "bias"}));
 }
 
 TEST(NNDense, AddRequestAccumulates) {

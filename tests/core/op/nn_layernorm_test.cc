@@ -12,9 +12,9 @@ namespace {
 
 TEST(NNLayerNormRef, MatchesPyTorch) {
   for (const char* stem :
-       {"LayerNorm_last", "LayerNorm_last_3d", "LayerNorm_axis1", "LayerNorm_axis0", "LayerNorm_mean_var",
-        "LayerNorm_mean_var_axis1", "LayerNorm_defaults", "GroupNorm_g1", "GroupNorm_g2_nchw",
-        "GroupNorm_g3_eps", "GroupNorm_g2_mean_var", "GroupNorm_torch_gc"})
+       {"LayerNorm_last", "LayerNorm_last_3d", "LayerNorm_axis1", "LayerNorm_axis0",
+        "LayerNorm_mean_var", "LayerNorm_mean_var_axis1", "LayerNorm_defaults", "GroupNorm_g1",
+        "GroupNorm_g2_nchw", "GroupNorm_g3_eps", "GroupNorm_g2_mean_var", "GroupNorm_torch_gc"})
     EXPECT_TRUE(test::CheckOpRef(stem));
 }
 
@@ -34,12 +34,12 @@ TEST(NNLayerNorm, GradientsMatchNumeric) {
   };
   for (const Case& c : cases) {
     std::string where;
-    const double err = test::GradientError(
-        c.op,
-        {test::RandomArray(c.data, DType::kFloat64, -2, 2, 11),
-         test::RandomArray({c.param}, DType::kFloat64, 0.5, 1.5, 12),
-         test::RandomArray({c.param}, DType::kFloat64, -1, 1, 13)},
-        c.params, {}, 1e-6, &where);
+    const double err =
+        test::GradientError(c.op,
+                            {test::RandomArray(c.data, DType::kFloat64, -2, 2, 11),
+                             test::RandomArray({c.param}, DType::kFloat64, 0.5, 1.5, 12),
+                             test::RandomArray({c.param}, DType::kFloat64, -1, 1, 13)},
+                            c.params, {}, 1e-6, &where);
     EXPECT_LT(err, 1e-6) << c.op << " " << c.data.ToString() << ": " << where;
   }
 }
@@ -56,7 +56,8 @@ TEST(NNLayerNorm, LargeRowsForwardAndBackward) {
   ASSERT_EQ(y.size(), 3u);
   auto grads = test::Run("_backward_LayerNorm", {dy, x, g});
   ASSERT_EQ(grads.size(), 3u);
-  const auto xv = test::Values(x), gv = test::Values(g), bv = test::Values(b), dv = test::Values(dy);
+  const auto xv = test::Values(x), gv = test::Values(g), bv = test::Values(b),
+             dv = test::Values(dy);
   const auto yv = test::Values(y[0]), mv = test::Values(y[1]), sv = test::Values(y[2]);
   const auto dgv = test::Values(grads[1]), dbv = test::Values(grads[2]);
   std::vector<double> dgamma(C, 0), dbeta(C, 0);
@@ -100,7 +101,8 @@ TEST(NNLayerNorm, GroupNormLargeMatchesLayerNormOfFlatGroups) {
     NDArray xf = test::Array({rows, M}, test::Values(x), DType::kFloat64);
     NDArray dyf = test::Array({rows, M}, test::Values(dy), DType::kFloat64);
     NDArray ones_m = test::Array({M}, std::vector<double>(M, 1.0), DType::kFloat64);
-    auto z = test::Run("LayerNorm", {xf, ones_m, test::Array({M}, std::vector<double>(M, 0.0), DType::kFloat64)});
+    auto z = test::Run(
+        "LayerNorm", {xf, ones_m, test::Array({M}, std::vector<double>(M, 0.0), DType::kFloat64)});
     auto zg = test::Run("_backward_LayerNorm", {dyf, xf, ones_m});
     const auto yv = test::Values(y[0]), zv = test::Values(z[0]);
     const auto dxv = test::Values(gg[0]), dzv = test::Values(zg[0]), dyv = test::Values(dy);
@@ -138,7 +140,8 @@ TEST(NNLayerNorm, AddRequestAccumulates) {
 
 TEST(NNLayerNorm, ShapeInference) {
   std::vector<Shape> in = {Shape({2, 3, 4}), Shape(), Shape()}, out;
-  EXPECT_TRUE(test::InferShapes("LayerNorm", {{"axis", "1"}, {"output_mean_var", "True"}}, &in, &out));
+  EXPECT_TRUE(
+      test::InferShapes("LayerNorm", {{"axis", "1"}, {"output_mean_var", "True"}}, &in, &out));
   EXPECT_EQ(in[1], Shape({3}));
   EXPECT_EQ(in[2], Shape({3}));
   ASSERT_EQ(out.size(), 3u);
@@ -152,7 +155,8 @@ TEST(NNLayerNorm, ShapeInference) {
   EXPECT_EQ(in[1], Shape({7}));
   in = {Shape({2, 6, 3}), Shape(), Shape()};
   out.clear();
-  EXPECT_TRUE(test::InferShapes("GroupNorm", {{"num_groups", "3"}, {"output_mean_var", "True"}}, &in, &out));
+  EXPECT_TRUE(test::InferShapes("GroupNorm", {{"num_groups", "3"}, {"output_mean_var", "True"}},
+                                &in, &out));
   EXPECT_EQ(in[1], Shape({3}));
   EXPECT_EQ(out[1], Shape({2, 3}));
   // Partial: unknown channel count stays unknown, not an error.
@@ -164,17 +168,30 @@ TEST(NNLayerNorm, ShapeInference) {
 
 TEST(NNLayerNorm, Rejects) {
   auto arr = [](const Shape& s) { return test::RandomArray(s, DType::kFloat32, 0, 1, 1); };
-  EXPECT_TRUE(test::ThrowsError([&] { test::Run("LayerNorm", {arr({2, 3}), arr({3}), arr({3})}, {{"axis", "2"}}); },
-                                StatusCode::kInvalidArgument, {"LayerNorm", "'axis'", "(2,3)"}));
-  EXPECT_TRUE(test::ThrowsError([&] { test::Run("LayerNorm", {arr({2, 3}), arr({2}), arr({3})}); },
-                                StatusCode::kShape, {"LayerNorm", "'gamma'", "(3,)", "(2,)"}));
   EXPECT_TRUE(test::ThrowsError(
-      [&] { test::Run("GroupNorm", {arr({2, 3, 4}), arr({2}), arr({2})}, {{"num_groups", "2"}}); },
+      [&] {
+        test::Run("LayerNorm", {arr({2, 3}), arr({3}), arr({3})}, {{"axis", "2"}});
+      },
+      StatusCode::kInvalidArgument, {"LayerNorm", "'axis'", "(2,3)"}));
+  EXPECT_TRUE(test::ThrowsError(
+      [&] {
+        test::Run("LayerNorm", {arr({2, 3}), arr({2}), arr({3})});
+      },
+      StatusCode::kShape, {"LayerNorm", "'gamma'", "(3,)", "(2,)"}));
+  EXPECT_TRUE(test::ThrowsError(
+      [&] {
+        test::Run("GroupNorm", {arr({2, 3, 4}), arr({2}), arr({2})}, {{"num_groups", "2"}});
+      },
       StatusCode::kShape, {"GroupNorm", "3 channels", "num_groups 2"}));
-  EXPECT_TRUE(test::ThrowsError([&] { test::Run("GroupNorm", {arr({2, 4}), arr({1}), arr({1})}); },
-                                StatusCode::kShape, {"GroupNorm", "rank >= 3"}));
   EXPECT_TRUE(test::ThrowsError(
-      [&] { test::Run("GroupNorm", {arr({2, 4, 2}), arr({1}), arr({1})}, {{"num_groups", "0"}}); },
+      [&] {
+        test::Run("GroupNorm", {arr({2, 4}), arr({1}), arr({1})});
+      },
+      StatusCode::kShape, {"GroupNorm", "rank >= 3"}));
+  EXPECT_TRUE(test::ThrowsError(
+      [&] {
+        test::Run("GroupNorm", {arr({2, 4, 2}), arr({1}), arr({1})}, {{"num_groups", "0"}});
+      },
       StatusCode::kInvalidArgument, {"GroupNorm", "'num_groups'"}));
 }
 

@@ -11,8 +11,9 @@ namespace weft {
 namespace {
 
 TEST(NNLossExtraRef, MatchesPyTorch) {
-  for (const char* stem : {"softmax_cross_entropy_basic", "smooth_l1_default", "smooth_l1_sigma2",
-                           "smooth_l1_sigma_half", "SVMOutput_l2", "SVMOutput_l1", "SVMOutput_l2_margin"})
+  for (const char* stem :
+       {"softmax_cross_entropy_basic", "smooth_l1_default", "smooth_l1_sigma2",
+        "smooth_l1_sigma_half", "SVMOutput_l2", "SVMOutput_l1", "SVMOutput_l2_margin"})
     EXPECT_TRUE(test::CheckOpRef(stem));
 }
 
@@ -22,8 +23,9 @@ TEST(NNLossExtra, SoftmaxCrossEntropyMXNetExample) {
   NDArray l = test::Array({2}, {2, 0}, DType::kFloat64);
   auto y = test::Run("softmax_cross_entropy", {x, l});
   ASSERT_EQ(y[0].shape(), Shape({1}));
-  EXPECT_NEAR(test::Values(y[0])[0], -std::log(std::exp(3.0) / (std::exp(1.0) + std::exp(2.0) + std::exp(3.0))) -
-                                         std::log(std::exp(11.0) / (std::exp(11.0) + std::exp(7.0) + std::exp(5.0))),
+  EXPECT_NEAR(test::Values(y[0])[0],
+              -std::log(std::exp(3.0) / (std::exp(1.0) + std::exp(2.0) + std::exp(3.0))) -
+                  std::log(std::exp(11.0) / (std::exp(11.0) + std::exp(7.0) + std::exp(5.0))),
               1e-12);
   EXPECT_NEAR(test::Values(y[0])[0], 0.4281871, 1e-6);
   // A probability below 1e-8 is clamped: the loss is at most -log(1e-8) per row.
@@ -47,8 +49,10 @@ TEST(NNLossExtra, GradientsMatchNumeric) {
 
 TEST(NNLossExtra, SmoothL1ClosedForm) {
   NDArray x = test::Array({4}, {1, 2, 3, 4}, DType::kFloat32);
-  EXPECT_EQ(test::Values(test::Run("smooth_l1", {x})[0]), (std::vector<double>{0.5, 1.5, 2.5, 3.5}));
-  EXPECT_EQ(test::Values(test::Run("_npx_smooth_l1", {test::Array({3}, {-0.5, 0.5, 3})}, {{"scalar", "1"}})[0]),
+  EXPECT_EQ(test::Values(test::Run("smooth_l1", {x})[0]),
+            (std::vector<double>{0.5, 1.5, 2.5, 3.5}));
+  EXPECT_EQ(test::Values(test::Run("_npx_smooth_l1", {test::Array({3}, {-0.5, 0.5, 3})},
+                                   {{"scalar", "1"}})[0]),
             (std::vector<double>{0.125, 0.125, 2.5}));
 }
 
@@ -63,15 +67,27 @@ TEST(NNLossExtra, ShapesAndErrors) {
   EXPECT_EQ(in[1], Shape({4, 3}));
   EXPECT_EQ(out[0], Shape({4, 3, 2}));
   NDArray x = test::Array({2, 3}, {1, 2, 3, 4, 5, 6});
-  EXPECT_TRUE(test::ThrowsError([&] { test::Run("softmax_cross_entropy", {x, test::Array({3}, {0, 1, 2})}); },
-                                StatusCode::kShape, {"softmax_cross_entropy", "'label'"}));
-  EXPECT_TRUE(test::ThrowsError([&] { test::Run("softmax_cross_entropy", {x, test::Array({2}, {0, 3})}); },
-                                StatusCode::kInvalidArgument, {"softmax_cross_entropy", "label 3"}));
   EXPECT_TRUE(test::ThrowsError(
-      [&] { test::Run("softmax_cross_entropy", {test::Array({6}, {1, 2, 3, 4, 5, 6}), test::Array({6}, {0, 0, 0, 0, 0, 0})}); },
+      [&] {
+        test::Run("softmax_cross_entropy", {x, test::Array({3}, {0, 1, 2})});
+      },
+      StatusCode::kShape, {"softmax_cross_entropy", "'label'"}));
+  EXPECT_TRUE(test::ThrowsError(
+      [&] {
+        test::Run("softmax_cross_entropy", {x, test::Array({2}, {0, 3})});
+      },
+      StatusCode::kInvalidArgument, {"softmax_cross_entropy", "label 3"}));
+  EXPECT_TRUE(test::ThrowsError(
+      [&] {
+        test::Run("softmax_cross_entropy",
+                  {test::Array({6}, {1, 2, 3, 4, 5, 6}), test::Array({6}, {0, 0, 0, 0, 0, 0})});
+      },
       StatusCode::kShape, {"softmax_cross_entropy", "2-D"}));
-  EXPECT_TRUE(test::ThrowsError([&] { test::Run("SVMOutput", {x, test::Array({3}, {0, 1, 2})}); }, StatusCode::kShape,
-                                {"SVMOutput", "'label'"}));
+  EXPECT_TRUE(test::ThrowsError(
+      [&] {
+        test::Run("SVMOutput", {x, test::Array({3}, {0, 1, 2})});
+      },
+      StatusCode::kShape, {"SVMOutput", "'label'"}));
 }
 
 }  // namespace

@@ -20,35 +20,49 @@ TEST(NNPool3d, GradientsMatchNumeric) {
     std::string where;
     const double err = test::GradientError(
         "Pooling", {test::RandomArray({1, 2, 3, 4, 3}, DType::kFloat64, -2, 2, 5)},
-        {{"kernel", "(2, 2, 2)"}, {"stride", "(1, 2, 1)"}, {"pad", "(1, 0, 1)"}, {"pool_type", type}}, {}, 1e-6,
-        &where);
+        {{"kernel", "(2, 2, 2)"},
+         {"stride", "(1, 2, 1)"},
+         {"pad", "(1, 0, 1)"},
+         {"pool_type", type}},
+        {}, 1e-6, &where);
     EXPECT_LT(err, 1e-6) << type << ": " << where;
   }
 }
 
 TEST(NNPool3d, ShapeInference) {
   std::vector<Shape> in = {Shape({2, 3, 7, 8, 9})}, out;
-  EXPECT_TRUE(test::InferShapes("Pooling", {{"kernel", "(3, 3, 3)"}, {"stride", "(2, 2, 2)"}}, &in, &out));
+  EXPECT_TRUE(
+      test::InferShapes("Pooling", {{"kernel", "(3, 3, 3)"}, {"stride", "(2, 2, 2)"}}, &in, &out));
   EXPECT_EQ(out[0], Shape({2, 3, 3, 3, 4}));
   out.clear();
   EXPECT_TRUE(test::InferShapes(
-      "Pooling", {{"kernel", "(3, 3, 3)"}, {"stride", "(2, 2, 2)"}, {"pooling_convention", "full"}}, &in, &out));
+      "Pooling", {{"kernel", "(3, 3, 3)"}, {"stride", "(2, 2, 2)"}, {"pooling_convention", "full"}},
+      &in, &out));
   EXPECT_EQ(out[0], Shape({2, 3, 3, 4, 4}));
   out.clear();
-  EXPECT_TRUE(test::InferShapes("Pooling", {{"kernel", "(1, 1, 1)"}, {"global_pool", "True"}, {"layout", "NCDHW"}},
-                                &in, &out));
+  EXPECT_TRUE(test::InferShapes(
+      "Pooling", {{"kernel", "(1, 1, 1)"}, {"global_pool", "True"}, {"layout", "NCDHW"}}, &in,
+      &out));
   EXPECT_EQ(out[0], Shape({2, 3, 1, 1, 1}));
 }
 
 TEST(NNPool3d, Rejects) {
   NDArray x = test::RandomArray({1, 1, 4, 4, 4}, DType::kFloat32, 0, 1, 1);
   EXPECT_TRUE(test::ThrowsError(
-      [&] { test::Run("Pooling", {x}, {{"kernel", "(2, 2, 2)"}, {"layout", "NDHWC"}}); },
+      [&] {
+        test::Run("Pooling", {x}, {{"kernel", "(2, 2, 2)"}, {"layout", "NDHWC"}});
+      },
       StatusCode::kNotImplemented, {"Pooling", "NCDHW"}));
-  EXPECT_TRUE(test::ThrowsError([&] { test::Run("Pooling", {x}, {{"kernel", "(2, 2, 2)"}, {"stride", "(1, 1)"}}); },
-                                StatusCode::kInvalidArgument, {"Pooling", "'stride'"}));
   EXPECT_TRUE(test::ThrowsError(
-      [&] { test::Run("Pooling", {test::RandomArray({1, 1, 4, 4}, DType::kFloat32, 0, 1, 1)}, {{"kernel", "(2, 2, 2)"}}); },
+      [&] {
+        test::Run("Pooling", {x}, {{"kernel", "(2, 2, 2)"}, {"stride", "(1, 1)"}});
+      },
+      StatusCode::kInvalidArgument, {"Pooling", "'stride'"}));
+  EXPECT_TRUE(test::ThrowsError(
+      [&] {
+        test::Run("Pooling", {test::RandomArray({1, 1, 4, 4}, DType::kFloat32, 0, 1, 1)},
+                  {{"kernel", "(2, 2, 2)"}});
+      },
       StatusCode::kShape, {"Pooling", "rank 5"}));
 }
 

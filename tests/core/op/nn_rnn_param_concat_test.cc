@@ -27,7 +27,8 @@ TEST(RnnParamConcat, UnknownExtentsComeFromTheOutput) {
   EXPECT_EQ(in[2], Shape({16}));
   in = {Shape({0, 3}), Shape({5, 3})};
   out = {Shape({0, 0})};
-  EXPECT_FALSE(test::InferShapes("_rnn_param_concat", {{"num_args", "2"}, {"dim", "0"}}, &in, &out));
+  EXPECT_FALSE(
+      test::InferShapes("_rnn_param_concat", {{"num_args", "2"}, {"dim", "0"}}, &in, &out));
   EXPECT_EQ(out[0], Shape({0, 3}));
   out = {Shape({9, 0})};
   EXPECT_TRUE(test::InferShapes("_rnn_param_concat", {{"num_args", "2"}, {"dim", "0"}}, &in, &out));
@@ -35,32 +36,44 @@ TEST(RnnParamConcat, UnknownExtentsComeFromTheOutput) {
   EXPECT_EQ(out[0], Shape({9, 3}));
   in = {Shape({2}), Shape({3})};
   out = {Shape()};
-  EXPECT_TRUE(test::InferShapes("_rnn_param_concat", {{"num_args", "2"}, {"dim", "-1"}}, &in, &out));
+  EXPECT_TRUE(
+      test::InferShapes("_rnn_param_concat", {{"num_args", "2"}, {"dim", "-1"}}, &in, &out));
   EXPECT_EQ(out[0], Shape({5}));
 }
 
 TEST(RnnParamConcat, Errors) {
   std::vector<Shape> in = {Shape(), Shape(), Shape(), Shape({2})}, out = {Shape({8})};
   EXPECT_TRUE(test::ThrowsError(
-      [&] { test::InferShapes("_rnn_param_concat", {{"num_args", "4"}, {"dim", "0"}}, &in, &out); },
+      [&] {
+        test::InferShapes("_rnn_param_concat", {{"num_args", "4"}, {"dim", "0"}}, &in, &out);
+      },
       StatusCode::kShape, {"_rnn_param_concat", "8", "3 inputs of unknown extent"}));
   in = {Shape({0}), Shape({9})};
   out = {Shape({8})};
   EXPECT_TRUE(test::ThrowsError(
-      [&] { test::InferShapes("_rnn_param_concat", {{"num_args", "2"}, {"dim", "0"}}, &in, &out); },
+      [&] {
+        test::InferShapes("_rnn_param_concat", {{"num_args", "2"}, {"dim", "0"}}, &in, &out);
+      },
       StatusCode::kShape, {"_rnn_param_concat", "less the known inputs' 9"}));
   NDArray a = test::Array({2, 1}, {1, 2}), b = test::Array({3, 2}, {3, 4, 5, 6, 7, 8});
-  EXPECT_TRUE(test::ThrowsError([&] { test::Run("_rnn_param_concat", {a, b}, {{"num_args", "2"}}); },
-                                StatusCode::kShape, {"_rnn_param_concat", "arg1", "(3,2)"}));
-  EXPECT_TRUE(test::ThrowsError([&] { test::Run("_rnn_param_concat", {a, a}, {{"num_args", "2"}, {"dim", "2"}}); },
-                                StatusCode::kInvalidArgument, {"_rnn_param_concat", "dim 2"}));
+  EXPECT_TRUE(test::ThrowsError(
+      [&] {
+        test::Run("_rnn_param_concat", {a, b}, {{"num_args", "2"}});
+      },
+      StatusCode::kShape, {"_rnn_param_concat", "arg1", "(3,2)"}));
+  EXPECT_TRUE(test::ThrowsError(
+      [&] {
+        test::Run("_rnn_param_concat", {a, a}, {{"num_args", "2"}, {"dim", "2"}});
+      },
+      StatusCode::kInvalidArgument, {"_rnn_param_concat", "dim 2"}));
 }
 
 TEST(RnnParamConcat, Gradient) {
   NDArray a = test::RandomArray({6}, DType::kFloat64, -1, 1, 1);
   NDArray b = test::RandomArray({4}, DType::kFloat64, -1, 1, 2);
   std::string where;
-  EXPECT_LT(test::GradientError("_rnn_param_concat", {a, b, a}, {{"num_args", "3"}, {"dim", "0"}}, {}, 1e-6, &where),
+  EXPECT_LT(test::GradientError("_rnn_param_concat", {a, b, a}, {{"num_args", "3"}, {"dim", "0"}},
+                                {}, 1e-6, &where),
             1e-6)
       << where;
 }

@@ -27,8 +27,10 @@ TEST(NNSequence, GradientsMatchNumeric) {
   }
   NDArray xb = test::RandomArray({3, 4, 2}, DType::kFloat64, -1, 1, 4);
   std::string where;
-  EXPECT_LT(test::GradientError("SequenceLast", {xb, len}, {{"use_sequence_length", "True"}, {"axis", "1"}}, {0},
-                                1e-6, &where), 1e-8)
+  EXPECT_LT(
+      test::GradientError("SequenceLast", {xb, len},
+                          {{"use_sequence_length", "True"}, {"axis", "1"}}, {0}, 1e-6, &where),
+      1e-8)
       << where;
 }
 
@@ -37,10 +39,12 @@ TEST(NNSequence, ClosedForms) {
   NDArray x = test::Array({3, 2}, {1, 2, 3, 4, 5, 6});
   NDArray len = test::Array({2}, {1, 3});
   const StringMap wl = {{"use_sequence_length", "True"}};
-  EXPECT_EQ(test::Values(test::Run("SequenceMask", {x, len}, {{"use_sequence_length", "True"}, {"value", "9"}})[0]),
+  EXPECT_EQ(test::Values(test::Run("SequenceMask", {x, len},
+                                   {{"use_sequence_length", "True"}, {"value", "9"}})[0]),
             (std::vector<double>{1, 2, 9, 4, 9, 6}));
   EXPECT_EQ(test::Values(test::Run("SequenceLast", {x, len}, wl)[0]), (std::vector<double>{1, 6}));
-  EXPECT_EQ(test::Values(test::Run("SequenceReverse", {x, len}, wl)[0]), (std::vector<double>{1, 6, 3, 4, 5, 2}));
+  EXPECT_EQ(test::Values(test::Run("SequenceReverse", {x, len}, wl)[0]),
+            (std::vector<double>{1, 6, 3, 4, 5, 2}));
   EXPECT_EQ(test::Values(test::Run("SequenceMask", {x})[0]), test::Values(x));
 }
 
@@ -50,21 +54,33 @@ TEST(NNSequence, ShapesAndErrors) {
   EXPECT_EQ(in[1], Shape({3}));
   EXPECT_EQ(out[0], Shape({3, 2}));
   std::vector<Shape> in1 = {Shape({5, 3, 2}), Shape()}, out1;
-  ASSERT_TRUE(test::InferShapes("SequenceMask", {{"use_sequence_length", "True"}, {"axis", "1"}}, &in1, &out1));
+  ASSERT_TRUE(test::InferShapes("SequenceMask", {{"use_sequence_length", "True"}, {"axis", "1"}},
+                                &in1, &out1));
   EXPECT_EQ(in1[1], Shape({5}));
   std::vector<Shape> in2 = {Shape()}, out2 = {Shape({4, 2})};
   EXPECT_TRUE(test::InferShapes("SequenceReverse", {}, &in2, &out2));
   EXPECT_EQ(in2[0], Shape({4, 2}));
   NDArray x = test::Array({3, 2}, {1, 2, 3, 4, 5, 6});
-  EXPECT_TRUE(test::ThrowsError([&] { test::Run("SequenceReverse", {x}, {{"axis", "1"}}); },
-                                StatusCode::kInvalidArgument, {"SequenceReverse", "'axis'"}));
-  EXPECT_TRUE(test::ThrowsError([&] { test::Run("SequenceMask", {test::Array({3}, {1, 2, 3})}); },
-                                StatusCode::kShape, {"SequenceMask", "rank >= 2"}));
   EXPECT_TRUE(test::ThrowsError(
-      [&] { test::Run("SequenceLast", {x, test::Array({2}, {1, 4})}, {{"use_sequence_length", "True"}}); },
+      [&] {
+        test::Run("SequenceReverse", {x}, {{"axis", "1"}});
+      },
+      StatusCode::kInvalidArgument, {"SequenceReverse", "'axis'"}));
+  EXPECT_TRUE(test::ThrowsError(
+      [&] {
+        test::Run("SequenceMask", {test::Array({3}, {1, 2, 3})});
+      },
+      StatusCode::kShape, {"SequenceMask", "rank >= 2"}));
+  EXPECT_TRUE(test::ThrowsError(
+      [&] {
+        test::Run("SequenceLast", {x, test::Array({2}, {1, 4})}, {{"use_sequence_length", "True"}});
+      },
       StatusCode::kInvalidArgument, {"SequenceLast", "sequence_length[1]"}));
   EXPECT_TRUE(test::ThrowsError(
-      [&] { test::Run("SequenceMask", {x, test::Array({3}, {1, 1, 1})}, {{"use_sequence_length", "True"}}); },
+      [&] {
+        test::Run("SequenceMask", {x, test::Array({3}, {1, 1, 1})},
+                  {{"use_sequence_length", "True"}});
+      },
       StatusCode::kShape, {"SequenceMask", "'sequence_length'"}));
 }
 

@@ -35,8 +35,9 @@ TEST(NNSoftmax, AxisAndTemperature) {
 }
 
 TEST(NNSoftmax, MatchesTorchReferences) {
-  for (const char* stem : {"softmax_axis_last", "softmax_axis1_temp", "log_softmax_axis_last",
-                           "log_softmax_axis0_temp", "SoftmaxActivation_instance", "SoftmaxActivation_channel"})
+  for (const char* stem :
+       {"softmax_axis_last", "softmax_axis1_temp", "log_softmax_axis_last",
+        "log_softmax_axis0_temp", "SoftmaxActivation_instance", "SoftmaxActivation_channel"})
     EXPECT_TRUE(test::CheckOpRef(stem));
 }
 
@@ -58,14 +59,26 @@ TEST(NNSoftmax, GradientMatchesNumeric) {
 
 TEST(NNSoftmax, Errors) {
   NDArray x = test::Array({2, 3}, {1, 2, 3, 4, 5, 6});
-  EXPECT_TRUE(test::ThrowsError([&] { test::Run("softmax", {x}, {{"axis", "2"}}); }, StatusCode::kInvalidArgument,
-                                {"softmax", "axis"}));
-  EXPECT_TRUE(test::ThrowsError([&] { test::Run("log_softmax", {x}, {{"dtype", "float64"}}); },
-                                StatusCode::kNotImplemented, {"log_softmax", "dtype"}));
-  EXPECT_TRUE(test::ThrowsError([&] { test::Run("SoftmaxActivation", {test::Array({3}, {1, 2, 3})}, {{"mode", "channel"}}); },
-                                StatusCode::kShape, {"SoftmaxActivation", "channel"}));
-  EXPECT_TRUE(test::ThrowsError([&] { test::Run("softmax", {x}, {{"temperature", "0"}}); },
-                                StatusCode::kInvalidArgument, {"softmax", "temperature"}));
+  EXPECT_TRUE(test::ThrowsError(
+      [&] {
+        test::Run("softmax", {x}, {{"axis", "2"}});
+      },
+      StatusCode::kInvalidArgument, {"softmax", "axis"}));
+  EXPECT_TRUE(test::ThrowsError(
+      [&] {
+        test::Run("log_softmax", {x}, {{"dtype", "float64"}});
+      },
+      StatusCode::kNotImplemented, {"log_softmax", "dtype"}));
+  EXPECT_TRUE(test::ThrowsError(
+      [&] {
+        test::Run("SoftmaxActivation", {test::Array({3}, {1, 2, 3})}, {{"mode", "channel"}});
+      },
+      StatusCode::kShape, {"SoftmaxActivation", "channel"}));
+  EXPECT_TRUE(test::ThrowsError(
+      [&] {
+        test::Run("softmax", {x}, {{"temperature", "0"}});
+      },
+      StatusCode::kInvalidArgument, {"softmax", "temperature"}));
 }
 
 TEST(NNSoftmax, UseLengthMasksTheAxis) {
@@ -73,7 +86,8 @@ TEST(NNSoftmax, UseLengthMasksTheAxis) {
   EXPECT_TRUE(test::CheckOpRef("softmax_length_axis1_temp"));
   // Length 0 gives an all-zero line; float lengths are accepted too.
   NDArray x = test::Array({2, 3}, {1, 2, 3, 4, 5, 6}, DType::kFloat64);
-  auto y = test::Values(test::Run("softmax", {x, test::Array({2}, {0, 2}, DType::kFloat64)}, {{"use_length", "True"}})[0]);
+  auto y = test::Values(test::Run("softmax", {x, test::Array({2}, {0, 2}, DType::kFloat64)},
+                                  {{"use_length", "True"}})[0]);
   const double e = std::exp(1.0);
   const std::vector<double> want = {0, 0, 0, 1 / (1 + e), e / (1 + e), 0};
   for (int i = 0; i < 6; ++i) EXPECT_NEAR(y[i], want[i], 1e-15) << i;
@@ -81,16 +95,23 @@ TEST(NNSoftmax, UseLengthMasksTheAxis) {
   EXPECT_TRUE(test::InferShapes("softmax", {{"use_length", "True"}, {"axis", "-2"}}, &in, &out));
   EXPECT_EQ(in[1], Shape({2, 4}));
   std::string where;
-  EXPECT_LT(test::GradientError("softmax", {test::RandomArray({2, 4}, DType::kFloat64, -1, 1, 3),
-                                            test::Array({2}, {3, 1}, DType::kInt32)},
+  EXPECT_LT(test::GradientError("softmax",
+                                {test::RandomArray({2, 4}, DType::kFloat64, -1, 1, 3),
+                                 test::Array({2}, {3, 1}, DType::kInt32)},
                                 {{"use_length", "True"}}, {0}, 1e-6, &where),
             1e-6)
       << where;
   EXPECT_TRUE(test::ThrowsError(
-      [&] { test::Run("softmax", {x, test::Array({2}, {1, 4}, DType::kInt32)}, {{"use_length", "True"}}); },
+      [&] {
+        test::Run("softmax", {x, test::Array({2}, {1, 4}, DType::kInt32)},
+                  {{"use_length", "True"}});
+      },
       StatusCode::kInvalidArgument, {"softmax", "length 4"}));
-  EXPECT_TRUE(test::ThrowsError([&] { test::Run("log_softmax", {x}, {{"use_length", "True"}}); },
-                                StatusCode::kInvalidArgument, {"log_softmax", "use_length"}));
+  EXPECT_TRUE(test::ThrowsError(
+      [&] {
+        test::Run("log_softmax", {x}, {{"use_length", "True"}});
+      },
+      StatusCode::kInvalidArgument, {"log_softmax", "use_length"}));
 }
 
 }  // namespace

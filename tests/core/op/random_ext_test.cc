@@ -14,13 +14,15 @@
 namespace weft {
 namespace {
 
-std::vector<double> Draw(const std::string& op, const StringMap& p, const std::vector<NDArray>& in = {}) {
+std::vector<double> Draw(const std::string& op, const StringMap& p,
+                         const std::vector<NDArray>& in = {}) {
   return test::Values(test::Run(op, in, p)[0]);
 }
 
 // Checks the sample mean and variance of `v` against `mean` and `var`,
 // with `mu4` the true fourth central moment.
-void ExpectMoments(const std::vector<double>& v, double mean, double var, double mu4, const std::string& what) {
+void ExpectMoments(const std::vector<double>& v, double mean, double var, double mu4,
+                   const std::string& what) {
   const double n = static_cast<double>(v.size());
   double s = 0, s2 = 0;
   for (double x : v) s += x;
@@ -86,12 +88,14 @@ TEST(RandomExt, ExponentialGammaPoissonMoments) {
     EXPECT_GE(*std::min_element(v.begin(), v.end()), 0.0);
     ExpectMoments(v, 4, 4, 4 * (1 + 3 * 4), StrCat("poisson ", dt));
   }
-  EXPECT_EQ(Draw("_random_poisson", {{"shape", "(3,)"}, {"lam", "0"}}), std::vector<double>(3, 0.0));
+  EXPECT_EQ(Draw("_random_poisson", {{"shape", "(3,)"}, {"lam", "0"}}),
+            std::vector<double>(3, 0.0));
 }
 
 TEST(RandomExt, RandIntRangeAndMoments) {
   Runtime::Global().Seed(5);
-  auto y = test::Run("_random_randint", {}, {{"shape", "(100000,)"}, {"low", "-3"}, {"high", "7"}})[0];
+  auto y =
+      test::Run("_random_randint", {}, {{"shape", "(100000,)"}, {"low", "-3"}, {"high", "7"}})[0];
   EXPECT_EQ(y.dtype(), DType::kInt32);
   std::vector<double> v = test::Values(y);
   std::set<double> seen(v.begin(), v.end());
@@ -99,7 +103,8 @@ TEST(RandomExt, RandIntRangeAndMoments) {
   // Discrete uniform on m = 10 values.
   const double m = 10, var = (m * m - 1) / 12;
   ExpectMoments(v, 1.5, var, (m * m - 1) * (3 * m * m - 7) / 240, "randint");
-  auto y64 = test::Run("_random_randint", {}, {{"shape", "(4,)"}, {"low", "0"}, {"high", "3"}, {"dtype", "int64"}});
+  auto y64 = test::Run("_random_randint", {},
+                       {{"shape", "(4,)"}, {"low", "0"}, {"high", "3"}, {"dtype", "int64"}});
   EXPECT_EQ(y64[0].dtype(), DType::kInt64);
 }
 
@@ -127,7 +132,8 @@ TEST(RandomExt, MultinomialFrequenciesAndLogProb) {
     }
   }
   // 1-D data with the default shape draws once: output (1,).
-  EXPECT_EQ(test::Run("_sample_multinomial", {test::Array({3}, {0, 1, 0})}, {})[0].shape(), Shape({1}));
+  EXPECT_EQ(test::Run("_sample_multinomial", {test::Array({3}, {0, 1, 0})}, {})[0].shape(),
+            Shape({1}));
   EXPECT_EQ(Draw("_sample_multinomial", {{"shape", "(2, 2)"}}, {test::Array({3}, {0, 0, 1})}),
             std::vector<double>(4, 2.0));
 }
@@ -138,15 +144,18 @@ TEST(RandomExt, MultinomialLogProbGradient) {
   Runtime::Global().Seed(4);
   const OpRegistry& reg = Runtime::Global().ops();
   NodePtr data = MakeVariable("data");
-  NodePtr node = MakeOpNode(reg, "_sample_multinomial", "m", {{data, 0, 0}}, {{"shape", "(5,)"}, {"get_prob", "True"}});
+  NodePtr node = MakeOpNode(reg, "_sample_multinomial", "m", {{data, 0, 0}},
+                            {{"shape", "(5,)"}, {"get_prob", "True"}});
   NodePtr og0 = MakeVariable("og0"), og1 = MakeVariable("og1");
   std::vector<NodeEntry> grads = node->op()->gradient(reg, node, {{og0, 0, 0}, {og1, 0, 0}});
   ASSERT_EQ(grads.size(), 1u);
   NDArray p = test::Array({2, 3}, {0.5, 0.25, 0.25, 0.1, 0.6, 0.3}, DType::kFloat64);
   NDArray g = test::Array({2, 5}, {1, 2, 3, 4, 5, -1, -2, -3, -4, -5}, DType::kFloat64);
   NDArray sample = test::Array({2, 5}, {0, 2, 2, 1, 0, 1, 1, 2, 0, 1}, DType::kInt32);
-  auto dx = test::Run("_backward_sample_multinomial", {g, p, sample}, {{"shape", "(5,)"}, {"get_prob", "True"}});
-  std::vector<double> want = {(1 + 5) / 0.5, 4 / 0.25, (2 + 3) / 0.25, -4 / 0.1, (-1 - 2 - 5) / 0.6, -3 / 0.3};
+  auto dx = test::Run("_backward_sample_multinomial", {g, p, sample},
+                      {{"shape", "(5,)"}, {"get_prob", "True"}});
+  std::vector<double> want = {(1 + 5) / 0.5, 4 / 0.25,           (2 + 3) / 0.25,
+                              -4 / 0.1,      (-1 - 2 - 5) / 0.6, -3 / 0.3};
   std::vector<double> got = test::Values(dx[0]);
   for (int i = 0; i < 6; ++i) EXPECT_NEAR(got[i], want[i], 1e-12) << i;
   // The graph gradient runs the same op on the node's sample output.
@@ -177,21 +186,42 @@ TEST(RandomExt, ShufflePermutesRows) {
 }
 
 TEST(RandomExt, ErrorPaths) {
-  EXPECT_TRUE(test::ThrowsError([] { test::Run("_random_exponential", {}, {{"shape", "(2,)"}, {"lam", "0"}}); },
-                                StatusCode::kInvalidArgument, {"_random_exponential", "'lam'"}));
-  EXPECT_TRUE(test::ThrowsError([] { test::Run("_random_gamma", {}, {{"shape", "(2,)"}, {"beta", "-1"}}); },
-                                StatusCode::kInvalidArgument, {"_random_gamma", "'beta'"}));
-  EXPECT_TRUE(test::ThrowsError([] { test::Run("_random_poisson", {}, {{"shape", "(2,)"}, {"lam", "-1"}}); },
-                                StatusCode::kInvalidArgument, {"_random_poisson", "'lam'"}));
-  EXPECT_TRUE(test::ThrowsError([] { test::Run("_random_randint", {}, {{"shape", "(2,)"}, {"low", "3"}, {"high", "3"}}); },
-                                StatusCode::kInvalidArgument, {"_random_randint", "'high'", "'low'"}));
-  EXPECT_TRUE(test::ThrowsError([] { test::Run("_random_randint", {}, {{"shape", "(2,)"}, {"low", "0"}}); },
-                                StatusCode::kInvalidArgument, {"_random_randint", "high"}));
   EXPECT_TRUE(test::ThrowsError(
-      [] { test::Run("_random_randint", {}, {{"shape", "(2,)"}, {"low", "0"}, {"high", "3"}, {"dtype", "float32"}}); },
+      [] {
+        test::Run("_random_exponential", {}, {{"shape", "(2,)"}, {"lam", "0"}});
+      },
+      StatusCode::kInvalidArgument, {"_random_exponential", "'lam'"}));
+  EXPECT_TRUE(test::ThrowsError(
+      [] {
+        test::Run("_random_gamma", {}, {{"shape", "(2,)"}, {"beta", "-1"}});
+      },
+      StatusCode::kInvalidArgument, {"_random_gamma", "'beta'"}));
+  EXPECT_TRUE(test::ThrowsError(
+      [] {
+        test::Run("_random_poisson", {}, {{"shape", "(2,)"}, {"lam", "-1"}});
+      },
+      StatusCode::kInvalidArgument, {"_random_poisson", "'lam'"}));
+  EXPECT_TRUE(test::ThrowsError(
+      [] {
+        test::Run("_random_randint", {}, {{"shape", "(2,)"}, {"low", "3"}, {"high", "3"}});
+      },
+      StatusCode::kInvalidArgument, {"_random_randint", "'high'", "'low'"}));
+  EXPECT_TRUE(test::ThrowsError(
+      [] {
+        test::Run("_random_randint", {}, {{"shape", "(2,)"}, {"low", "0"}});
+      },
+      StatusCode::kInvalidArgument, {"_random_randint", "high"}));
+  EXPECT_TRUE(test::ThrowsError(
+      [] {
+        test::Run("_random_randint", {},
+                  {{"shape", "(2,)"}, {"low", "0"}, {"high", "3"}, {"dtype", "float32"}});
+      },
       StatusCode::kDType, {"_random_randint", "float32"}));
-  EXPECT_TRUE(test::ThrowsError([] { test::Run("_random_gamma", {}, {{"shape", "(2,)"}, {"dtype", "int32"}}); },
-                                StatusCode::kDType, {"_random_gamma", "int32"}));
+  EXPECT_TRUE(test::ThrowsError(
+      [] {
+        test::Run("_random_gamma", {}, {{"shape", "(2,)"}, {"dtype", "int32"}});
+      },
+      StatusCode::kDType, {"_random_gamma", "int32"}));
 }
 
 }  // namespace

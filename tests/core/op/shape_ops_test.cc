@@ -5,14 +5,16 @@
 
 namespace weft {
 namespace op {
-Shape InferReshapeShape(const std::string& op, const Shape& codes, const Shape& dshape, bool reverse);
+Shape InferReshapeShape(const std::string& op, const Shape& codes, const Shape& dshape,
+                        bool reverse);
 }  // namespace op
 
 namespace {
 
 Shape ReshapeOut(const Shape& data, const std::string& shape, bool reverse = false) {
   std::vector<Shape> in = {data}, out;
-  test::InferShapes("Reshape", {{"shape", shape}, {"reverse", reverse ? "True" : "False"}}, &in, &out);
+  test::InferShapes("Reshape", {{"shape", shape}, {"reverse", reverse ? "True" : "False"}}, &in,
+                    &out);
   return out[0];
 }
 
@@ -39,21 +41,34 @@ TEST(ShapeOps, ReshapeSpecialCodeTable) {
   EXPECT_EQ(ReshapeOut({64}, "(-4, 16, 4)"), Shape({16, 4}));
   EXPECT_EQ(ReshapeOut({64}, "(-4, -1, 4)"), Shape({16, 4}));
   EXPECT_EQ(ReshapeOut({2, 3, 4, 5}, "(-1, 0)", true), Shape({24, 5}));
-  EXPECT_EQ(ReshapeOut({2, 3, 4, 5}, "(0, -1)", true), Shape({4, 30}));  // codes align from the right
+  EXPECT_EQ(ReshapeOut({2, 3, 4, 5}, "(0, -1)", true),
+            Shape({4, 30}));  // codes align from the right
 }
 
 TEST(ShapeOps, ReshapeErrors) {
   NDArray x = test::RandomArray({2, 3, 4}, DType::kFloat32, -1, 1, 1);
-  EXPECT_TRUE(test::ThrowsError([&] { test::Run("Reshape", {x}, {{"shape", "(5, -1)"}}); }, StatusCode::kShape,
-                                {"Reshape", "(5,-1)"}));
-  EXPECT_TRUE(test::ThrowsError([&] { test::Run("Reshape", {x}, {{"shape", "(-1, -1)"}}); }, StatusCode::kShape,
-                                {"Reshape", "-1"}));
-  EXPECT_TRUE(test::ThrowsError([&] { test::Run("Reshape", {x}, {{"shape", "(7, 2)"}}); }, StatusCode::kShape,
-                                {"Reshape", "size"}));
-  EXPECT_TRUE(test::ThrowsError([&] { test::Run("Reshape", {x}, {{"shape", "(-4, 5, -1, -2)"}}); },
-                                StatusCode::kShape, {"Reshape", "-4"}));
-  EXPECT_TRUE(test::ThrowsError([&] { test::Run("Reshape", {x}, {}); }, StatusCode::kInvalidArgument,
-                                {"Reshape", "shape"}));
+  EXPECT_TRUE(test::ThrowsError(
+      [&] {
+        test::Run("Reshape", {x}, {{"shape", "(5, -1)"}});
+      },
+      StatusCode::kShape, {"Reshape", "(5,-1)"}));
+  EXPECT_TRUE(test::ThrowsError(
+      [&] {
+        test::Run("Reshape", {x}, {{"shape", "(-1, -1)"}});
+      },
+      StatusCode::kShape, {"Reshape", "-1"}));
+  EXPECT_TRUE(test::ThrowsError(
+      [&] {
+        test::Run("Reshape", {x}, {{"shape", "(7, 2)"}});
+      },
+      StatusCode::kShape, {"Reshape", "size"}));
+  EXPECT_TRUE(test::ThrowsError(
+      [&] {
+        test::Run("Reshape", {x}, {{"shape", "(-4, 5, -1, -2)"}});
+      },
+      StatusCode::kShape, {"Reshape", "-4"}));
+  EXPECT_TRUE(test::ThrowsError([&] { test::Run("Reshape", {x}, {}); },
+                                StatusCode::kInvalidArgument, {"Reshape", "shape"}));
 }
 
 TEST(ShapeOps, ReshapeBackwardInference) {
@@ -79,12 +94,15 @@ TEST(ShapeOps, ReshapeFlattenValuesAndGradients) {
   }
   NDArray x = test::RandomArray({2, 3, 2}, DType::kFloat64, -1, 1, 3);
   std::string where;
-  EXPECT_LT(test::GradientError("Reshape", {x}, {{"shape", "(-3, -1)"}}, {}, 1e-6, &where), 1e-6) << where;
+  EXPECT_LT(test::GradientError("Reshape", {x}, {{"shape", "(-3, -1)"}}, {}, 1e-6, &where), 1e-6)
+      << where;
   EXPECT_LT(test::GradientError("Flatten", {x}, {}, {}, 1e-6, &where), 1e-6) << where;
-  EXPECT_LT(test::GradientError("expand_dims", {x}, {{"axis", "-1"}}, {}, 1e-6, &where), 1e-6) << where;
-  EXPECT_LT(test::GradientError("reshape_like", {x, test::RandomArray({3, 4}, DType::kFloat64, -1, 1, 4)}, {}, {}, 1e-6,
-                                &where),
-            1e-6)
+  EXPECT_LT(test::GradientError("expand_dims", {x}, {{"axis", "-1"}}, {}, 1e-6, &where), 1e-6)
+      << where;
+  EXPECT_LT(
+      test::GradientError("reshape_like", {x, test::RandomArray({3, 4}, DType::kFloat64, -1, 1, 4)},
+                          {}, {}, 1e-6, &where),
+      1e-6)
       << where;
   NDArray s = test::RandomArray({3, 1, 2, 1}, DType::kFloat64, -1, 1, 5);
   EXPECT_LT(test::GradientError("squeeze", {s}, {}, {}, 1e-6, &where), 1e-6) << where;
@@ -95,14 +113,20 @@ TEST(ShapeOps, ExpandDimsAndSqueezeShapes) {
   EXPECT_EQ(test::Run("expand_dims", {x}, {{"axis", "0"}})[0].shape(), Shape({1, 2, 3}));
   EXPECT_EQ(test::Run("expand_dims", {x}, {{"axis", "2"}})[0].shape(), Shape({2, 3, 1}));
   EXPECT_EQ(test::Run("expand_dims", {x}, {{"axis", "-2"}})[0].shape(), Shape({2, 1, 3}));
-  EXPECT_TRUE(test::ThrowsError([&] { test::Run("expand_dims", {x}, {{"axis", "3"}}); },
-                                StatusCode::kInvalidArgument, {"expand_dims", "axis"}));
+  EXPECT_TRUE(test::ThrowsError(
+      [&] {
+        test::Run("expand_dims", {x}, {{"axis", "3"}});
+      },
+      StatusCode::kInvalidArgument, {"expand_dims", "axis"}));
   NDArray s = test::RandomArray({1, 3, 1, 2}, DType::kFloat32, -1, 1, 7);
   EXPECT_EQ(test::Run("squeeze", {s})[0].shape(), Shape({3, 2}));
   EXPECT_EQ(test::Run("squeeze", {s}, {{"axis", "(2,)"}})[0].shape(), Shape({1, 3, 2}));
   EXPECT_EQ(test::Run("squeeze", {test::Array({1, 1}, {5})})[0].shape(), Shape({1}));
-  EXPECT_TRUE(test::ThrowsError([&] { test::Run("squeeze", {s}, {{"axis", "1"}}); }, StatusCode::kShape,
-                                {"squeeze", "extent 3"}));
+  EXPECT_TRUE(test::ThrowsError(
+      [&] {
+        test::Run("squeeze", {s}, {{"axis", "1"}});
+      },
+      StatusCode::kShape, {"squeeze", "extent 3"}));
   std::vector<Shape> in = {Shape()}, out = {Shape({4, 1, 5})};
   EXPECT_TRUE(test::InferShapes("expand_dims", {{"axis", "1"}}, &in, &out));
   EXPECT_EQ(in[0], Shape({4, 5}));
@@ -123,10 +147,14 @@ TEST(ShapeOps, Transpose) {
     for (int b = 0; b < 3; ++b)
       for (int c = 0; c < 4; ++c) EXPECT_EQ(yv[(b * 4 + c) * 2 + a], xv[(a * 3 + b) * 4 + c]);
   std::string where;
-  EXPECT_LT(test::GradientError("transpose", {x}, {{"axes", "(1, 2, 0)"}}, {}, 1e-6, &where), 1e-6) << where;
+  EXPECT_LT(test::GradientError("transpose", {x}, {{"axes", "(1, 2, 0)"}}, {}, 1e-6, &where), 1e-6)
+      << where;
   EXPECT_LT(test::GradientError("transpose", {x}, {}, {}, 1e-6, &where), 1e-6) << where;
-  EXPECT_TRUE(test::ThrowsError([&] { test::Run("transpose", {x}, {{"axes", "(0, 0, 1)"}}); },
-                                StatusCode::kInvalidArgument, {"transpose", "permutation"}));
+  EXPECT_TRUE(test::ThrowsError(
+      [&] {
+        test::Run("transpose", {x}, {{"axes", "(0, 0, 1)"}});
+      },
+      StatusCode::kInvalidArgument, {"transpose", "permutation"}));
   std::vector<Shape> in = {Shape()}, out = {Shape({3, 4, 2})};
   EXPECT_TRUE(test::InferShapes("transpose", {{"axes", "(1, 2, 0)"}}, &in, &out));
   EXPECT_EQ(in[0], Shape({2, 3, 4}));

@@ -14,9 +14,9 @@ namespace {
 TEST(SortOps, MatchTorchReferences) {
   for (const char* stem :
        {"argmax_axis1", "argmax_axis_none", "argmax_axis_none_keepdims", "argmin_axis_neg_keepdims",
-        "argmin_axis0", "argmax_channel_basic", "topk_indices_default", "topk_value_axis1", "topk_both_ascend",
-        "topk_value_flat_all", "topk_mask", "sort_default", "sort_axis0_desc", "sort_flat", "argsort_default",
-        "argsort_axis1_desc"})
+        "argmin_axis0", "argmax_channel_basic", "topk_indices_default", "topk_value_axis1",
+        "topk_both_ascend", "topk_value_flat_all", "topk_mask", "sort_default", "sort_axis0_desc",
+        "sort_flat", "argsort_default", "argsort_axis1_desc"})
     EXPECT_TRUE(test::CheckOpRef(stem)) << stem;
 }
 
@@ -31,7 +31,8 @@ TEST(SortOps, TiesKeepIndexOrder) {
   EXPECT_EQ(Run1("argsort", x, {}), (std::vector<double>{4, 0, 2, 1, 3, 5}));
   EXPECT_EQ(Run1("argsort", x, {{"is_ascend", "False"}}), (std::vector<double>{1, 3, 5, 0, 2, 4}));
   EXPECT_EQ(Run1("topk", x, {{"k", "2"}}), (std::vector<double>{1, 3}));
-  EXPECT_EQ(Run1("topk", x, {{"k", "2"}, {"ret_typ", "mask"}}), (std::vector<double>{0, 1, 0, 1, 0, 0}));
+  EXPECT_EQ(Run1("topk", x, {{"k", "2"}, {"ret_typ", "mask"}}),
+            (std::vector<double>{0, 1, 0, 1, 0, 0}));
   EXPECT_EQ(Run1("topk", x, {{"k", "3"}, {"ret_typ", "both"}, {"is_ascend", "True"}}, 1),
             (std::vector<double>{4, 0, 2}));
 }
@@ -46,7 +47,8 @@ TEST(SortOps, OutputDtypes) {
   EXPECT_EQ(both[1].dtype(), DType::kInt64);
   EXPECT_EQ(test::Values(both[1]), (std::vector<double>{0, 2, 1, 2}));
   NDArray xi = test::Array({4}, {3, 9, 9, 1}, DType::kInt32);
-  EXPECT_EQ(test::Values(test::Run("sort", {xi}, {{"is_ascend", "False"}})[0]), (std::vector<double>{9, 9, 3, 1}));
+  EXPECT_EQ(test::Values(test::Run("sort", {xi}, {{"is_ascend", "False"}})[0]),
+            (std::vector<double>{9, 9, 3, 1}));
   EXPECT_EQ(test::Values(test::Run("argmax", {xi}, {})[0]), (std::vector<double>{1}));
 }
 
@@ -113,16 +115,31 @@ TEST(SortOps, PartialShapeInference) {
 
 TEST(SortOps, ErrorPaths) {
   NDArray x = test::RandomArray({2, 3}, DType::kFloat32, 0, 1, 1);
-  EXPECT_TRUE(test::ThrowsError([&] { test::Run("topk", {x}, {{"k", "4"}}); }, StatusCode::kInvalidArgument,
-                                {"topk", "k (4)", "extent 3"}));
-  EXPECT_TRUE(test::ThrowsError([&] { test::Run("sort", {x}, {{"axis", "2"}}); }, StatusCode::kInvalidArgument,
-                                {"sort", "axis 2", "ndim 2"}));
-  EXPECT_TRUE(test::ThrowsError([&] { test::Run("argmax", {x}, {{"axis", "-3"}}); },
-                                StatusCode::kInvalidArgument, {"argmax", "axis -3"}));
-  EXPECT_TRUE(test::ThrowsError([&] { test::Run("topk", {x}, {{"ret_typ", "values"}}); },
-                                StatusCode::kInvalidArgument, {"ret_typ", "values"}));
-  EXPECT_TRUE(test::ThrowsError([&] { test::Run("argmax_channel", {test::Array({3}, {1, 2, 3})}, {}); },
-                                StatusCode::kShape, {"argmax_channel", "ndim >= 2"}));
+  EXPECT_TRUE(test::ThrowsError(
+      [&] {
+        test::Run("topk", {x}, {{"k", "4"}});
+      },
+      StatusCode::kInvalidArgument, {"topk", "k (4)", "extent 3"}));
+  EXPECT_TRUE(test::ThrowsError(
+      [&] {
+        test::Run("sort", {x}, {{"axis", "2"}});
+      },
+      StatusCode::kInvalidArgument, {"sort", "axis 2", "ndim 2"}));
+  EXPECT_TRUE(test::ThrowsError(
+      [&] {
+        test::Run("argmax", {x}, {{"axis", "-3"}});
+      },
+      StatusCode::kInvalidArgument, {"argmax", "axis -3"}));
+  EXPECT_TRUE(test::ThrowsError(
+      [&] {
+        test::Run("topk", {x}, {{"ret_typ", "values"}});
+      },
+      StatusCode::kInvalidArgument, {"ret_typ", "values"}));
+  EXPECT_TRUE(test::ThrowsError(
+      [&] {
+        test::Run("argmax_channel", {test::Array({3}, {1, 2, 3})}, {});
+      },
+      StatusCode::kShape, {"argmax_channel", "ndim >= 2"}));
 }
 
 }  // namespace

@@ -10,8 +10,8 @@ namespace weft {
 namespace {
 
 TEST(VisionBoxRef, BoxNMSMatchesNumPy) {
-  for (const char* c : {"basic", "valid_topk", "class_aware", "force_background", "topk0", "none_valid",
-                        "center_to_corner", "center_same", "corner_to_center"})
+  for (const char* c : {"basic", "valid_topk", "class_aware", "force_background", "topk0",
+                        "none_valid", "center_to_corner", "center_same", "corner_to_center"})
     EXPECT_TRUE(test::CheckOpRef(std::string("_contrib_box_nms_") + c));
 }
 
@@ -21,9 +21,10 @@ TEST(VisionBoxRef, BoxIoUMatchesNumPy) {
 }
 
 TEST(VisionBoxRef, BoxCodersMatchNumPy) {
-  for (const char* s : {"_contrib_box_decode_center", "_contrib_box_decode_corner_stds_clip", "_contrib_box_encode_basic",
-                        "_contrib_bipartite_matching_descend", "_contrib_bipartite_matching_ascend_topk",
-                        "_contrib_bipartite_matching_batch_axes"})
+  for (const char* s :
+       {"_contrib_box_decode_center", "_contrib_box_decode_corner_stds_clip",
+        "_contrib_box_encode_basic", "_contrib_bipartite_matching_descend",
+        "_contrib_bipartite_matching_ascend_topk", "_contrib_bipartite_matching_batch_axes"})
     EXPECT_TRUE(test::CheckOpRef(s)) << s;
 }
 
@@ -52,23 +53,24 @@ TEST(VisionBox, MatchingClosedForm) {
   auto y = test::Run("_contrib_bipartite_matching", {x}, {{"threshold", "0.5"}});
   EXPECT_EQ(test::Values(y[0]), (std::vector<double>{0, -1}));
   EXPECT_EQ(test::Values(y[1]), (std::vector<double>{0, -1}));
-  EXPECT_TRUE(test::ThrowsError([&] { test::Run("_contrib_bipartite_matching", {x}); }, StatusCode::kInvalidArgument,
-                                {"threshold"}));
+  EXPECT_TRUE(test::ThrowsError([&] { test::Run("_contrib_bipartite_matching", {x}); },
+                                StatusCode::kInvalidArgument, {"threshold"}));
 }
 
 TEST(VisionBox, NMSClosedForm) {
   // [score, x1, y1, x2, y2]: box 1 overlaps box 0 (IoU 0.81) and is dropped;
   // box 2 is disjoint; box 3 is below valid_thresh.
-  NDArray x = test::Array({4, 5}, {0.9, 0, 0, 1, 1,  //
-                                   0.8, 0, 0, 0.9, 0.9,  //
-                                   0.7, 2, 2, 3, 3,  //
-                                   0.05, 0, 0, 1, 1},
-                           DType::kFloat64);
+  NDArray x = test::Array({4, 5}, {0.9,  0, 0, 1,   1,    //
+                                   0.8,  0, 0, 0.9, 0.9,  //
+                                   0.7,  2, 2, 3,   3,    //
+                                   0.05, 0, 0, 1,   1},
+                          DType::kFloat64);
   for (const char* name : {"_contrib_box_nms", "_contrib_box_non_maximum_suppression"}) {
-    auto y = test::Run(name, {x}, {{"coord_start", "1"}, {"score_index", "0"}, {"valid_thresh", "0.1"}});
+    auto y =
+        test::Run(name, {x}, {{"coord_start", "1"}, {"score_index", "0"}, {"valid_thresh", "0.1"}});
     ASSERT_EQ(y.size(), 2u);
-    EXPECT_EQ(test::Values(y[0]), (std::vector<double>{0.9, 0, 0, 1, 1, 0.7, 2, 2, 3, 3, -1, -1, -1, -1, -1,
-                                                       -1, -1, -1, -1, -1}));
+    EXPECT_EQ(test::Values(y[0]), (std::vector<double>{0.9, 0,  0,  1,  1,  0.7, 2,  2,  3,  3,
+                                                       -1,  -1, -1, -1, -1, -1,  -1, -1, -1, -1}));
     EXPECT_EQ(test::Values(y[1]), (std::vector<double>{0, 2, -1, -1}));
     EXPECT_EQ(y[1].shape(), Shape({4, 1}));
   }
@@ -77,7 +79,8 @@ TEST(VisionBox, NMSClosedForm) {
 TEST(VisionBox, NMSGradientScattersRows) {
   NDArray x = test::RandomArray({2, 5, 6}, DType::kFloat64, 0, 1, 3);
   std::string where;
-  const double err = test::GradientError("_contrib_box_nms", {x}, {{"overlap_thresh", "0.4"}}, {}, 1e-6, &where);
+  const double err =
+      test::GradientError("_contrib_box_nms", {x}, {{"overlap_thresh", "0.4"}}, {}, 1e-6, &where);
   EXPECT_LT(err, 1e-6) << where;
 }
 
@@ -107,9 +110,11 @@ TEST(VisionBox, PartialShapes) {
 
 TEST(VisionBox, Rejects) {
   auto nms = [](const Shape& s, const StringMap& p) {
-    return [=] { test::Run("_contrib_box_nms", {test::RandomArray(s, DType::kFloat32, 0, 1, 1)}, p); };
+    return
+        [=] { test::Run("_contrib_box_nms", {test::RandomArray(s, DType::kFloat32, 0, 1, 1)}, p); };
   };
-  EXPECT_TRUE(test::ThrowsError(nms({3, 4}, {}), StatusCode::kInvalidArgument, {"_contrib_box_nms", "at least 5"}));
+  EXPECT_TRUE(test::ThrowsError(nms({3, 4}, {}), StatusCode::kInvalidArgument,
+                                {"_contrib_box_nms", "at least 5"}));
   EXPECT_TRUE(test::ThrowsError(nms({3, 6}, {{"id_index", "0"}, {"score_index", "0"}}),
                                 StatusCode::kInvalidArgument, {"'id_index'", "'score_index'"}));
   EXPECT_TRUE(test::ThrowsError(nms({3, 6}, {{"score_index", "3"}}), StatusCode::kInvalidArgument,

@@ -11,12 +11,13 @@ namespace weft {
 namespace {
 
 TEST(VisionMultiBoxRef, MatchesNumPy) {
-  for (const char* s : {"_contrib_MultiBoxPrior_default", "_contrib_MultiBoxPrior_sizes_ratios_clip",
-                        "_contrib_MultiBoxPrior_steps_offsets", "_contrib_MultiBoxDetection_default",
-                        "_contrib_MultiBoxDetection_topk_force",
-                        "_contrib_MultiBoxDetection_threshold_variances", "_contrib_MultiBoxDetection_no_nms",
-                        "_contrib_MultiBoxTarget_default", "_contrib_MultiBoxTarget_mining",
-                        "_contrib_MultiBoxTarget_no_threshold_variances", "_contrib_MultiBoxTarget_no_gt"})
+  for (const char* s :
+       {"_contrib_MultiBoxPrior_default", "_contrib_MultiBoxPrior_sizes_ratios_clip",
+        "_contrib_MultiBoxPrior_steps_offsets", "_contrib_MultiBoxDetection_default",
+        "_contrib_MultiBoxDetection_topk_force", "_contrib_MultiBoxDetection_threshold_variances",
+        "_contrib_MultiBoxDetection_no_nms", "_contrib_MultiBoxTarget_default",
+        "_contrib_MultiBoxTarget_mining", "_contrib_MultiBoxTarget_no_threshold_variances",
+        "_contrib_MultiBoxTarget_no_gt"})
     EXPECT_TRUE(test::CheckOpRef(s)) << s;
 }
 
@@ -27,7 +28,8 @@ TEST(VisionMultiBox, PriorClosedFormAndAliases) {
   for (const char* name : {"_contrib_MultiBoxPrior", "MultiBoxPrior", "_npx_multibox_prior"}) {
     auto y = test::Run(name, {x}, {{"sizes", "[0.5]"}});
     EXPECT_EQ(y[0].shape(), Shape({1, 2, 4}));
-    const std::vector<double> v = test::Values(y[0]), want = {0.125, 0.25, 0.375, 0.75, 0.625, 0.25, 0.875, 0.75};
+    const std::vector<double> v = test::Values(y[0]),
+                              want = {0.125, 0.25, 0.375, 0.75, 0.625, 0.25, 0.875, 0.75};
     for (size_t i = 0; i < want.size(); ++i) EXPECT_NEAR(v[i], want[i], 1e-7) << name << " " << i;
   }
 }
@@ -42,15 +44,16 @@ TEST(VisionMultiBox, DetectionDecodesAnAnchor) {
   const double v = static_cast<double>(0.1f), w = static_cast<double>(0.2f);
   const double cx = 0.5 * v * 0.4 + 0.4, cy = -0.5 * v * 0.6 + 0.5;
   const double hw = std::exp(w) * 0.4 / 2, hh = 0.6 / 2;
-  const std::vector<double> want = {0, 0.7, cx - hw, cy - hh, cx + hw, cy + hh}, got = test::Values(y[0]);
+  const std::vector<double> want = {0, 0.7, cx - hw, cy - hh, cx + hw, cy + hh},
+                            got = test::Values(y[0]);
   ASSERT_EQ(got.size(), 6u);
   for (size_t i = 0; i < 6; ++i) EXPECT_NEAR(got[i], want[i], 1e-12) << i;
 }
 
 TEST(VisionMultiBox, ShapesAndRejects) {
   std::vector<Shape> in = {Shape({2, 8, 3, 5})}, out = {Shape()};
-  EXPECT_TRUE(test::InferShapes("_contrib_MultiBoxPrior", {{"sizes", "(0.2, 0.4)"}, {"ratios", "(1, 2, 3)"}},
-                                &in, &out));
+  EXPECT_TRUE(test::InferShapes("_contrib_MultiBoxPrior",
+                                {{"sizes", "(0.2, 0.4)"}, {"ratios", "(1, 2, 3)"}}, &in, &out));
   EXPECT_EQ(out[0], Shape({1, 60, 4}));
   in = {Shape({2, 3, 10}), Shape({2, 40}), Shape({1, 10, 4})};
   out = {Shape()};
@@ -63,25 +66,31 @@ TEST(VisionMultiBox, ShapesAndRejects) {
   EXPECT_EQ(out[2], Shape({2, 10}));
 
   auto prior = [](const StringMap& p) {
-    return [=] { test::Run("_contrib_MultiBoxPrior", {test::RandomArray({1, 1, 2, 2}, DType::kFloat32, 0, 1, 1)}, p); };
+    return [=] {
+      test::Run("_contrib_MultiBoxPrior",
+                {test::RandomArray({1, 1, 2, 2}, DType::kFloat32, 0, 1, 1)}, p);
+    };
   };
-  EXPECT_TRUE(test::ThrowsError(prior({{"offsets", "(0.5, 1.5)"}}), StatusCode::kInvalidArgument, {"'offsets'"}));
+  EXPECT_TRUE(test::ThrowsError(prior({{"offsets", "(0.5, 1.5)"}}), StatusCode::kInvalidArgument,
+                                {"'offsets'"}));
   EXPECT_TRUE(test::ThrowsError(prior({{"steps", "(0.1,)"}}), StatusCode::kInvalidArgument,
                                 {"'steps'", "must have 2 values"}));
   EXPECT_TRUE(test::ThrowsError(prior({{"sizes", "(0.1, x)"}}), StatusCode::kInvalidArgument,
                                 {"MultiBoxPrior", "'sizes'", "tuple of floats"}));
   EXPECT_TRUE(test::ThrowsError(
       [] {
-        test::Run("_contrib_MultiBoxDetection", {test::RandomArray({1, 3, 4}, DType::kFloat32, 0, 1, 1),
-                                                 test::RandomArray({1, 16}, DType::kFloat32, 0, 1, 1),
-                                                 test::RandomArray({1, 5, 4}, DType::kFloat32, 0, 1, 1)});
+        test::Run("_contrib_MultiBoxDetection",
+                  {test::RandomArray({1, 3, 4}, DType::kFloat32, 0, 1, 1),
+                   test::RandomArray({1, 16}, DType::kFloat32, 0, 1, 1),
+                   test::RandomArray({1, 5, 4}, DType::kFloat32, 0, 1, 1)});
       },
       StatusCode::kShape, {"anchors", "5", "expected 4"}));
   EXPECT_TRUE(test::ThrowsError(
       [] {
-        test::Run("_contrib_MultiBoxTarget", {test::RandomArray({1, 4, 4}, DType::kFloat32, 0, 1, 1),
-                                              test::RandomArray({1, 2, 4}, DType::kFloat32, 0, 1, 1),
-                                              test::RandomArray({1, 2, 4}, DType::kFloat32, 0, 1, 1)});
+        test::Run("_contrib_MultiBoxTarget",
+                  {test::RandomArray({1, 4, 4}, DType::kFloat32, 0, 1, 1),
+                   test::RandomArray({1, 2, 4}, DType::kFloat32, 0, 1, 1),
+                   test::RandomArray({1, 2, 4}, DType::kFloat32, 0, 1, 1)});
       },
       StatusCode::kShape, {"'label'", ">= 5"}));
 }

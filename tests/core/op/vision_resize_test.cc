@@ -12,19 +12,21 @@ namespace {
 TEST(VisionResizeRef, MatchesPyTorch) {
   for (const char* c : {"default", "square", "rect", "upsample"})
     EXPECT_TRUE(test::CheckOpRef(std::string("_contrib_AdaptiveAvgPooling2D_") + c)) << c;
-  for (const char* c : {"size_up_align", "size_down_noalign", "scale", "odd_scale", "like", "to_even_up",
-                        "to_odd_down"})
+  for (const char* c : {"size_up_align", "size_down_noalign", "scale", "odd_scale", "like",
+                        "to_even_up", "to_odd_down"})
     EXPECT_TRUE(test::CheckOpRef(std::string("_contrib_BilinearResize2D_") + c)) << c;
 }
 
 TEST(VisionResize, GradientsMatchNumeric) {
   NDArray x = test::RandomArray({2, 2, 5, 6}, DType::kFloat64, -1, 1, 5);
   std::string where;
-  double err = test::GradientError("_contrib_AdaptiveAvgPooling2D", {x}, {{"output_size", "(3, 4)"}}, {}, 1e-6, &where);
+  double err = test::GradientError("_contrib_AdaptiveAvgPooling2D", {x},
+                                   {{"output_size", "(3, 4)"}}, {}, 1e-6, &where);
   EXPECT_LT(err, 1e-6) << where;
   for (const char* align : {"True", "False"}) {
     err = test::GradientError("_contrib_BilinearResize2D", {x},
-                              {{"height", "8"}, {"width", "4"}, {"align_corners", align}}, {}, 1e-6, &where);
+                              {{"height", "8"}, {"width", "4"}, {"align_corners", align}}, {}, 1e-6,
+                              &where);
     EXPECT_LT(err, 1e-6) << "align_corners " << align << ": " << where;
   }
 }
@@ -48,20 +50,31 @@ TEST(VisionResize, ShapesAndRejects) {
   EXPECT_EQ(out[0], Shape({1, 3, 4, 5}));
   in = {Shape({2, 4, 0, 0})};
   out = {Shape()};
-  EXPECT_FALSE(test::InferShapes("_contrib_AdaptiveAvgPooling2D", {{"output_size", "5"}}, &in, &out));
+  EXPECT_FALSE(
+      test::InferShapes("_contrib_AdaptiveAvgPooling2D", {{"output_size", "5"}}, &in, &out));
   EXPECT_EQ(out[0], Shape({2, 4, 5, 5}));
 
   NDArray x = test::RandomArray({1, 1, 3, 3}, DType::kFloat32, 0, 1, 1);
   EXPECT_TRUE(test::ThrowsError(
-      [&] { test::Run("_contrib_BilinearResize2D", {x}, {{"mode", "odd_scale"}}); },
+      [&] {
+        test::Run("_contrib_BilinearResize2D", {x}, {{"mode", "odd_scale"}});
+      },
       StatusCode::kInvalidArgument, {"BilinearResize2D", "'scale_height'"}));
-  EXPECT_TRUE(test::ThrowsError([&] { test::Run("_contrib_BilinearResize2D", {x}, {{"height", "0"}}); },
-                                StatusCode::kInvalidArgument, {"height"}));
   EXPECT_TRUE(test::ThrowsError(
-      [&] { test::Run("_contrib_AdaptiveAvgPooling2D", {x}, {{"output_size", "(1, 2, 3)"}}); },
+      [&] {
+        test::Run("_contrib_BilinearResize2D", {x}, {{"height", "0"}});
+      },
+      StatusCode::kInvalidArgument, {"height"}));
+  EXPECT_TRUE(test::ThrowsError(
+      [&] {
+        test::Run("_contrib_AdaptiveAvgPooling2D", {x}, {{"output_size", "(1, 2, 3)"}});
+      },
       StatusCode::kInvalidArgument, {"'output_size'"}));
   EXPECT_TRUE(test::ThrowsError(
-      [&] { test::Run("_contrib_AdaptiveAvgPooling2D", {test::RandomArray({3, 3}, DType::kFloat32, 0, 1, 1)}); },
+      [&] {
+        test::Run("_contrib_AdaptiveAvgPooling2D",
+                  {test::RandomArray({3, 3}, DType::kFloat32, 0, 1, 1)});
+      },
       StatusCode::kShape, {"(N, C, H, W)"}));
 }
 
