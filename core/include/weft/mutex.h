@@ -9,6 +9,7 @@
 #ifndef WEFT_MUTEX_H_
 #define WEFT_MUTEX_H_
 
+#include <chrono>
 #include <condition_variable>
 #include <mutex>
 
@@ -40,7 +41,9 @@ class WEFT_CAPABILITY("mutex") Mutex {
 
 // Holds `mu` for its scope. Wait() sleeps on a condition variable, giving
 // the mutex up meanwhile; the caller re-checks its condition in a loop, so
-// the guarded state it reads is read with the lock held.
+// the guarded state it reads is read with the lock held. Unlock() and
+// Lock() give the mutex up for a stretch of the scope (a slow call made
+// without it) and take it back.
 class WEFT_SCOPED_CAPABILITY MutexLock {
  public:
   explicit MutexLock(Mutex* mu) WEFT_ACQUIRE(mu) : lock_(mu->mu_) {}
@@ -48,6 +51,12 @@ class WEFT_SCOPED_CAPABILITY MutexLock {
   MutexLock(const MutexLock&) = delete;
   MutexLock& operator=(const MutexLock&) = delete;
   void Wait(std::condition_variable* cv) { cv->wait(lock_); }
+  // Wait() until `deadline` at the latest; false when it passed.
+  bool WaitUntil(std::condition_variable* cv, std::chrono::steady_clock::time_point deadline) {
+    return cv->wait_until(lock_, deadline) == std::cv_status::no_timeout;
+  }
+  void Unlock() WEFT_RELEASE() { lock_.unlock(); }
+  void Lock() WEFT_ACQUIRE() { lock_.lock(); }
 
  private:
   std::unique_lock<std::mutex> lock_;

@@ -25,14 +25,16 @@ std::exception_ptr ClosedError() {
 }  // namespace
 
 void BatchRequest::Finish() {
-  std::lock_guard<std::mutex> l(mu_);
+  MutexLock l(&mu_);
   done_ = true;
   cv_.notify_one();
 }
 
 void BatchRequest::Wait() {
-  std::unique_lock<std::mutex> l(mu_);
-  cv_.wait(l, [this] { return done_; });
+  {
+    MutexLock l(&mu_);
+    while (!done_) l.Wait(&cv_);
+  }
   if (error) std::rethrow_exception(error);
 }
 
@@ -56,7 +58,7 @@ void Batcher::Submit(BatchRequest* r) {
   // see the sleeper.
   std::atomic_thread_fence(std::memory_order_seq_cst);
   if (sleepers_.load() > 0) {
-    std::lock_guard<std::mutex> l(mu_);
+    MutexLock l(&mu_);
     cv_.notify_one();
   }
   r->Wait();
@@ -65,14 +67,14 @@ void Batcher::Submit(BatchRequest* r) {
 BatchRequest* Batcher::Pop(Clock::time_point deadline) {
   for (;;) {
     if (BatchRequest* r = queue_->TryPop()) return r;
-    std::unique_lock<std::mutex> l(mu_);
+    MutexLock l(&mu_);
     sleepers_.fetch_add(1);
     std::atomic_thread_fence(std::memory_order_seq_cst);
     BatchRequest* r = queue_->TryPop();
     bool timed_out = false;
     if (!r && !closed_.load()) {
-      if (deadline == Clock::time_point::max()) cv_.wait(l);
-      else timed_out = cv_.wait_until(l, deadline) == std::cv_status::timeout;
+      if (deadline == Clock::time_point::max()) l.Wait(&cv_);
+      else timed_out = !l.WaitUntil(&cv_, deadline);
     }
     sleepers_.fetch_sub(1);
     if (r) return r;
@@ -142,7 +144,7 @@ void Batcher::Collect() {
 
 void Batcher::Close() {
   {
-    std::lock_guard<std::mutex> l(mu_);
+    MutexLock l(&mu_);
     if (closed_.exchange(true)) return;
     cv_.notify_all();
   }

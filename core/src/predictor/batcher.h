@@ -19,11 +19,11 @@
 #include <exception>
 #include <functional>
 #include <memory>
-#include <mutex>
 #include <thread>
 #include <vector>
 
 #include "predictor/request_queue.h"
+#include "weft/mutex.h"
 #include "weft/predictor.h"
 
 namespace weft {
@@ -43,9 +43,9 @@ struct BatchRequest {
   void Wait();
 
  private:
-  std::mutex mu_;
+  Mutex mu_;
   std::condition_variable cv_;
-  bool done_ = false;
+  bool done_ WEFT_GUARDED_BY(mu_) = false;
 };
 
 class Batcher {
@@ -74,7 +74,7 @@ class Batcher {
   const std::chrono::microseconds max_delay_;
   const RunFn run_;
   std::unique_ptr<RequestQueue> queue_;
-  std::mutex mu_;  // guards the sleep/wake hand-shake and Close
+  Mutex mu_;  // orders the sleep/wake hand-shake and Close (the state is atomic)
   std::condition_variable cv_;
   std::atomic<int> sleepers_{0};
   std::atomic<int> submitting_{0};  // callers between their closed check and their push

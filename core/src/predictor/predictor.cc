@@ -6,13 +6,13 @@
 #include <condition_variable>
 #include <deque>
 #include <map>
-#include <mutex>
 #include <set>
 #include <thread>
 
 #include "predictor/batcher.h"
 #include "predictor/predictor_freeze.h"
 #include "weft/engine.h"
+#include "weft/mutex.h"
 #include "weft/runtime.h"
 #include "weft/status.h"
 
@@ -57,6 +57,8 @@ struct Slot {
 
 // A caller waiting for an executor of a shape set; Release hands a slot
 // to the longest waiting one (first come, first served).
+// Its fields, and a ShapeSet's, are guarded by Predictor::Impl::mu (the
+// analysis cannot name another object's mutex).
 struct Waiter {
   std::condition_variable cv;
   std::unique_ptr<Slot> slot;
@@ -91,20 +93,21 @@ struct Predictor::Impl {
   std::vector<DType> implicit_dtypes;
   size_t weight_bytes = 0;
 
-  mutable std::mutex mu;
+  mutable Mutex mu;
   std::condition_variable cv;  // an executor came back, or closed
-  std::map<ShapeKey, std::shared_ptr<ShapeSet>> sets;  // GUARDED_BY(mu)
-  bool closed = false;                                // GUARDED_BY(mu)
-  size_t in_use = 0;                                  // GUARDED_BY(mu)
-  uint64_t clock = 0;                                 // GUARDED_BY(mu)
+  std::map<ShapeKey, std::shared_ptr<ShapeSet>> sets WEFT_GUARDED_BY(mu);
+  bool closed WEFT_GUARDED_BY(mu) = false;
+  size_t in_use WEFT_GUARDED_BY(mu) = 0;
+  uint64_t clock WEFT_GUARDED_BY(mu) = 0;
 
   ShapeKey Key(const std::vector<Shape>& shapes) const;
   std::unique_ptr<Slot> Bind(const std::vector<Shape>& shapes) const;
   // An idle executor for `shapes` (binding one when allowed); blocks while
   // max_executors are in use (first come, first served). Throws when closed.
-  std::unique_ptr<Slot> Acquire(const std::vector<Shape>& shapes, std::shared_ptr<ShapeSet>* set);
-  void Release(const std::shared_ptr<ShapeSet>& set, std::unique_ptr<Slot> slot);
-  void EvictLocked();
+  std::unique_ptr<Slot> Acquire(const std::vector<Shape>& shapes, std::shared_ptr<ShapeSet>* set)
+      WEFT_EXCLUDES(mu);
+  void Release(const std::shared_ptr<ShapeSet>& set, std::unique_ptr<Slot> slot) WEFT_EXCLUDES(mu);
+  void EvictLocked() WEFT_REQUIRES(mu);
 
   // Dynamic batching (null when off).
   std::unique_ptr<Batcher> batcher;
@@ -171,7 +174,7 @@ std::unique_ptr<Slot> Predictor::Impl::Bind(const std::vector<Shape>& shapes) co
 
 std::unique_ptr<Slot> Predictor::Impl::Acquire(const std::vector<Shape>& shapes, std::shared_ptr<ShapeSet>* set) {
   const ShapeKey key = Key(shapes);
-  std::unique_lock<std::mutex> lock(mu);
+  MutexLock lock(&mu);
   for (;;) {
     if (closed) Fail(StatusCode::kInvalidArgument, "predictor: the predictor is closed");
     auto it = sets.find(key);
@@ -188,10 +191,10 @@ std::unique_ptr<Slot> Predictor::Impl::Acquire(const std::vector<Shape>& shapes,
     if (ss.bound < static_cast<size_t>(opts.max_executors)) {
       ++ss.bound;
       ++in_use;
-      lock.unlock();
+      lock.Unlock();
       try {
         std::unique_ptr<Slot> slot = Bind(shapes);
-        lock.lock();
+        lock.Lock();
         if (ss.out_shapes.empty()) {
           for (const NDArray& o : slot->ex->outputs()) ss.out_shapes.push_back(o.shape());
           ss.activation_bytes = slot->ex->memory().planned_bytes;
@@ -199,7 +202,7 @@ std::unique_ptr<Slot> Predictor::Impl::Acquire(const std::vector<Shape>& shapes,
         EvictLocked();
         return slot;
       } catch (...) {
-        lock.lock();
+        lock.Lock();
         --ss.bound;
         --in_use;
         for (Waiter* w : ss.waiters) {
@@ -215,7 +218,7 @@ std::unique_ptr<Slot> Predictor::Impl::Acquire(const std::vector<Shape>& shapes,
     // already counted).
     Waiter w;
     ss.waiters.push_back(&w);
-    w.cv.wait(lock, [&] { return w.slot || w.retry || closed; });
+    while (!w.slot && !w.retry && !closed) lock.Wait(&w.cv);
     auto pos = std::find(ss.waiters.begin(), ss.waiters.end(), &w);
     if (pos != ss.waiters.end()) ss.waiters.erase(pos);
     if (w.slot && !closed) return std::move(w.slot);
@@ -228,7 +231,7 @@ std::unique_ptr<Slot> Predictor::Impl::Acquire(const std::vector<Shape>& shapes,
 }
 
 void Predictor::Impl::Release(const std::shared_ptr<ShapeSet>& set, std::unique_ptr<Slot> slot) {
-  std::lock_guard<std::mutex> lock(mu);
+  MutexLock lock(&mu);
   if (slot && !closed && !set->waiters.empty()) {
     Waiter* w = set->waiters.front();
     set->waiters.pop_front();
@@ -511,17 +514,17 @@ void Predictor::Predict(const std::vector<HostInput>& inputs, const std::vector<
 void Predictor::Close() {
   // Queued calls fail, running batches finish and return their executors.
   if (impl_->batcher) impl_->batcher->Close();
-  std::unique_lock<std::mutex> lock(impl_->mu);
+  MutexLock lock(&impl_->mu);
   impl_->closed = true;
   for (auto& [key, set] : impl_->sets)
     for (Waiter* w : set->waiters) w->cv.notify_one();
   impl_->cv.notify_all();
-  impl_->cv.wait(lock, [&] { return impl_->in_use == 0; });
+  while (impl_->in_use != 0) lock.Wait(&impl_->cv);
   impl_->sets.clear();
 }
 
 PredictorStats Predictor::stats() const {
-  std::lock_guard<std::mutex> lock(impl_->mu);
+  MutexLock lock(&impl_->mu);
   PredictorStats s;
   s.shape_sets = impl_->sets.size();
   s.in_use = impl_->in_use;

@@ -3,8 +3,8 @@
 
 #include <boost/lockfree/queue.hpp>
 #include <deque>
-#include <mutex>
 
+#include "weft/mutex.h"
 
 namespace weft {
 
@@ -28,11 +28,11 @@ class LockfreeQueue final : public RequestQueue {
 class MutexQueue final : public RequestQueue {
  public:
   void Push(BatchRequest* r) override {
-    std::lock_guard<std::mutex> l(mu_);
+    MutexLock l(&mu_);
     q_.push_back(r);
   }
   BatchRequest* TryPop() override {
-    std::lock_guard<std::mutex> l(mu_);
+    MutexLock l(&mu_);
     if (q_.empty()) return nullptr;
     BatchRequest* r = q_.front();
     q_.pop_front();
@@ -40,8 +40,8 @@ class MutexQueue final : public RequestQueue {
   }
 
  private:
-  std::mutex mu_;
-  std::deque<BatchRequest*> q_;
+  Mutex mu_;
+  std::deque<BatchRequest*> q_ WEFT_GUARDED_BY(mu_);
 };
 
 }  // namespace
