@@ -9,25 +9,10 @@ namespace {
 using test::BackendCase;
 using test::BackwardCase;
 using test::In;
-
-std::vector<NDArray> OgradData(const NDArray& og, const std::vector<NDArray>& x,
-                               const std::vector<NDArray>&) {
-  return {og, x[0]};
-}
-std::vector<NDArray> OgradDataWeight(const NDArray& og, const std::vector<NDArray>& x,
-                                     const std::vector<NDArray>&) {
-  return {og, x[0], x[1]};
-}
-std::vector<NDArray> OgradInputs(const NDArray& og, const std::vector<NDArray>& x,
-                                 const std::vector<NDArray>&) {
-  std::vector<NDArray> in = {og};
-  in.insert(in.end(), x.begin(), x.end());
-  return in;
-}
-std::vector<NDArray> OgradOutput(const NDArray& og, const std::vector<NDArray>&,
-                                 const std::vector<NDArray>& y) {
-  return {og, y[0]};
-}
+using test::OgradData;
+using test::OgradDataWeight;
+using test::OgradInputs;
+using test::OgradOutput;
 
 // `op` and `_backward_<op>` (inputs from `make`) on the same inputs.
 void Both(std::vector<BackendCase>* cases, const std::string& op, const std::vector<In>& in,

@@ -10,21 +10,9 @@ namespace {
 using test::BackendCase;
 using test::BackwardCase;
 using test::In;
-
-std::vector<NDArray> OgradData(const NDArray& og, const std::vector<NDArray>& x,
-                               const std::vector<NDArray>&) {
-  return {og, x[0]};
-}
-std::vector<NDArray> OgradDataOut(const NDArray& og, const std::vector<NDArray>& x,
-                                  const std::vector<NDArray>& y) {
-  return {og, x[0], y[0]};
-}
-std::vector<NDArray> OgradInputs(const NDArray& og, const std::vector<NDArray>& x,
-                                 const std::vector<NDArray>&) {
-  std::vector<NDArray> in = {og};
-  in.insert(in.end(), x.begin(), x.end());
-  return in;
-}
+using test::OgradData;
+using test::OgradDataOut;
+using test::OgradInputs;
 
 WEFT_BACKEND_CASES(optimizer_updates) {
   std::vector<BackendCase> cases;

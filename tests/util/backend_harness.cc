@@ -226,6 +226,29 @@ BackendCase BackwardCase(const std::string& fwd, const std::string& bwd, const s
   return BackendCase(bwd, inputs, params, opts);
 }
 
+std::vector<NDArray> OgradData(const NDArray& og, const std::vector<NDArray>& x,
+                               const std::vector<NDArray>&) {
+  return {og, x.at(0)};
+}
+std::vector<NDArray> OgradDataWeight(const NDArray& og, const std::vector<NDArray>& x,
+                                     const std::vector<NDArray>&) {
+  return {og, x.at(0), x.at(1)};
+}
+std::vector<NDArray> OgradDataOut(const NDArray& og, const std::vector<NDArray>& x,
+                                  const std::vector<NDArray>& y) {
+  return {og, x.at(0), y.at(0)};
+}
+std::vector<NDArray> OgradOutput(const NDArray& og, const std::vector<NDArray>&,
+                                 const std::vector<NDArray>& y) {
+  return {og, y.at(0)};
+}
+std::vector<NDArray> OgradInputs(const NDArray& og, const std::vector<NDArray>& x,
+                                 const std::vector<NDArray>&) {
+  std::vector<NDArray> in = {og};
+  in.insert(in.end(), x.begin(), x.end());
+  return in;
+}
+
 int RunCase(const BackendCase& c) {
   int compared = 0;
   for (DType t : c.dtypes)

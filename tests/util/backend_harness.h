@@ -105,6 +105,18 @@ using BackwardInputs = std::function<std::vector<NDArray>(
     const NDArray& ograd, const std::vector<NDArray>& x, const std::vector<NDArray>& y)>;
 BackendCase BackwardCase(const std::string& fwd, const std::string& bwd, const std::vector<In>& in,
                          const StringMap& params, BackwardInputs make, CompareOptions opts = {});
+// The usual backward inputs: (ograd, x0), (ograd, x0, x1), (ograd, x0, y0),
+// (ograd, y0) and (ograd, every x).
+std::vector<NDArray> OgradData(const NDArray& og, const std::vector<NDArray>& x,
+                               const std::vector<NDArray>& y);
+std::vector<NDArray> OgradDataWeight(const NDArray& og, const std::vector<NDArray>& x,
+                                     const std::vector<NDArray>& y);
+std::vector<NDArray> OgradDataOut(const NDArray& og, const std::vector<NDArray>& x,
+                                  const std::vector<NDArray>& y);
+std::vector<NDArray> OgradOutput(const NDArray& og, const std::vector<NDArray>& x,
+                                 const std::vector<NDArray>& y);
+std::vector<NDArray> OgradInputs(const NDArray& og, const std::vector<NDArray>& x,
+                                 const std::vector<NDArray>& y);
 
 // Runs `c` for each of its dtypes; returns the backends compared in all.
 int RunCase(const BackendCase& c);
