@@ -281,25 +281,6 @@ inline bool InferShapes(const std::string& op, const StringMap& params, std::vec
   return node->op()->infer_shape(node->attrs, in, out);
 }
 
-// Whether calling `f` throws weft::Error with `code` and a message holding
-// every string of `needles`.
-template <typename F>
-::testing::AssertionResult ThrowsError(F&& f, StatusCode code,
-                                       const std::vector<std::string>& needles) {
-  try {
-    f();
-  } catch (const Error& e) {
-    if (e.code() != code)
-      return ::testing::AssertionFailure() << "code " << StatusCodeName(e.code()) << ", expected "
-                                           << StatusCodeName(code) << ": " << e.what();
-    for (const auto& n : needles)
-      if (std::string(e.what()).find(n) == std::string::npos)
-        return ::testing::AssertionFailure() << "message lacks '" << n << "': " << e.what();
-    return ::testing::AssertionSuccess();
-  }
-  return ::testing::AssertionFailure() << "no error thrown";
-}
-
 // Loads `stem` and checks it in float32 and float64.
 inline ::testing::AssertionResult CheckOpRef(const std::string& stem) {
   OpRef r = LoadOpRef(stem);

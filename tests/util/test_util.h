@@ -46,18 +46,28 @@ double GradientError(const std::string& op, const std::vector<NDArray>& inputs,
                      const StringMap& params, std::vector<int> wrt = {}, double eps = 1e-6,
                      std::string* where = nullptr);
 
-// Runs `f`, expecting weft::Error with `code` whose message contains each
-// of `parts`.
+// The one error expectation of the C++ suites: runs `f`, expecting
+// weft::Error with `code` whose message contains each of `parts`; a test
+// failure says which part is missing or which code came instead.
 template <typename Fn>
-void ExpectError(Fn f, StatusCode code, const std::vector<std::string>& parts) {
+void ExpectError(Fn&& f, StatusCode code, const std::vector<std::string>& parts) {
   try {
     f();
-    ADD_FAILURE() << "no error";
+    ADD_FAILURE() << "no error thrown, expected " << StatusCodeName(code);
   } catch (const Error& e) {
-    EXPECT_EQ(e.code(), code) << e.what();
+    EXPECT_EQ(e.code(), code) << "code " << StatusCodeName(e.code()) << ", expected "
+                              << StatusCodeName(code) << ": " << e.what();
     for (const auto& p : parts)
-      EXPECT_NE(std::string(e.what()).find(p), std::string::npos) << e.what();
+      EXPECT_NE(std::string(e.what()).find(p), std::string::npos)
+          << "message lacks '" << p << "': " << e.what();
   }
+}
+
+// ExpectError of running `op` on `in` with `params` (test::Run).
+inline void ExpectOpError(const std::string& op, const std::vector<NDArray>& in,
+                          const StringMap& params, StatusCode code,
+                          const std::vector<std::string>& parts) {
+  ExpectError([&] { Run(op, in, params); }, code, parts);
 }
 
 }  // namespace test

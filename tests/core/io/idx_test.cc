@@ -57,18 +57,6 @@ std::string TempFile(const std::string& name, const std::string& bytes) {
 NDArray Load(const std::string& bytes) { return LoadIDXBytes(bytes.data(), bytes.size()); }
 
 // Expects `f` to throw Error(code) whose message contains each of `parts`.
-template <typename F>
-void ExpectError(F f, StatusCode code, std::vector<std::string> parts) {
-  try {
-    f();
-    ADD_FAILURE() << "no error";
-  } catch (const Error& e) {
-    EXPECT_EQ(e.code(), code) << e.what();
-    for (const auto& p : parts)
-      EXPECT_NE(std::string(e.what()).find(p), std::string::npos) << e.what() << "\nmissing: " << p;
-  }
-}
-
 struct TypeCase {
   const char* name;
   std::string file;
@@ -138,31 +126,31 @@ TEST(IDXTest, ConcatenatedGzipMembersAreOneStream) {
 }
 
 TEST(IDXTest, MalformedHeadersAreRejected) {
-  ExpectError(
+  test::ExpectError(
       [] {
         Load(Bytes({0, 0, 8}));
       },
       StatusCode::kInvalidArgument, {"truncated header", "found 3"});
-  ExpectError(
+  test::ExpectError(
       [] {
         Load(Bytes({1, 0, 8, 1, 0, 0, 0, 1, 5}));
       },
       StatusCode::kInvalidArgument, {"bad magic", "0x1"});
-  ExpectError([] { Load(IDX(0x0A, {1}, Bytes({0}))); }, StatusCode::kDType,
-              {"unknown type code 0xa", "0x0E float64"});
-  ExpectError([] { Load(IDX(0x08, {}, "")); }, StatusCode::kInvalidArgument, {"rank 0"});
-  ExpectError(
+  test::ExpectError([] { Load(IDX(0x0A, {1}, Bytes({0}))); }, StatusCode::kDType,
+                    {"unknown type code 0xa", "0x0E float64"});
+  test::ExpectError([] { Load(IDX(0x08, {}, "")); }, StatusCode::kInvalidArgument, {"rank 0"});
+  test::ExpectError(
       [] {
         Load(IDX(0x08, {2, 3}, "").substr(0, 9));
       },
       StatusCode::kInvalidArgument, {"truncated header", "rank 2 needs 12 header bytes, found 9"});
-  ExpectError(
+  test::ExpectError(
       [] {
         Load(IDX(0x08, {2, 0}, ""));
       },
       StatusCode::kInvalidArgument, {"dimension 1 is 0"});
   // Extents whose product cannot be allocated are refused before allocating.
-  ExpectError(
+  test::ExpectError(
       [] {
         Load(IDX(0x0E, {0xffffffffu, 0xffffffffu, 0xffffffffu}, ""));
       },
@@ -171,46 +159,46 @@ TEST(IDXTest, MalformedHeadersAreRejected) {
 
 TEST(IDXTest, TruncatedAndTrailingDataNameByteCounts) {
   const std::string i32 = IDX(0x0C, {2, 2}, std::string(16, '\1'));
-  ExpectError([&] { Load(i32.substr(0, i32.size() - 1)); }, StatusCode::kInvalidArgument,
-              {"truncated data", "(2,2) of int32 needs 16 data bytes, found 15"});
-  ExpectError([&] { Load(i32 + "x"); }, StatusCode::kInvalidArgument,
-              {"trailing bytes", "needs 16 data bytes, found 17"});
+  test::ExpectError([&] { Load(i32.substr(0, i32.size() - 1)); }, StatusCode::kInvalidArgument,
+                    {"truncated data", "(2,2) of int32 needs 16 data bytes, found 15"});
+  test::ExpectError([&] { Load(i32 + "x"); }, StatusCode::kInvalidArgument,
+                    {"trailing bytes", "needs 16 data bytes, found 17"});
   // The same inside gzip, and from a file the message starts with the path.
-  ExpectError([&] { Load(Gzip(i32 + "xy")); }, StatusCode::kInvalidArgument, {"found 18"});
+  test::ExpectError([&] { Load(Gzip(i32 + "xy")); }, StatusCode::kInvalidArgument, {"found 18"});
   const std::string path = TempFile("trunc.gz", Gzip(i32.substr(0, 20)));
-  ExpectError([&] { LoadIDX(path); }, StatusCode::kInvalidArgument,
-              {path + ": IDX: truncated data", "needs 16 data bytes, found 8"});
+  test::ExpectError([&] { LoadIDX(path); }, StatusCode::kInvalidArgument,
+                    {path + ": IDX: truncated data", "needs 16 data bytes, found 8"});
 }
 
 TEST(IDXTest, CorruptGzipIsAnError) {
   const std::string gz = Gzip(IDX(0x08, {64}, std::string(64, 'a')));
   std::string corrupt = gz;
   corrupt[corrupt.size() / 2] ^= 0x55;
-  ExpectError([&] { Load(corrupt); }, StatusCode::kInvalidArgument, {"IDX bytes: gzip:"});
+  test::ExpectError([&] { Load(corrupt); }, StatusCode::kInvalidArgument, {"IDX bytes: gzip:"});
   std::string bad_crc = gz;
   bad_crc[bad_crc.size() - 6] ^= 1;  // inside the CRC-32 of the trailer
-  ExpectError([&] { Load(bad_crc); }, StatusCode::kInvalidArgument,
-              {"gzip: corrupt stream", "incorrect data check"});
-  ExpectError([&] { Load(gz.substr(0, gz.size() - 3)); }, StatusCode::kInvalidArgument,
-              {"gzip: truncated stream"});
-  ExpectError([&] { Load(gz.substr(0, 2)); }, StatusCode::kInvalidArgument,
-              {"gzip: truncated stream"});
-  ExpectError([&] { Load(gz + "junk"); }, StatusCode::kInvalidArgument,
-              {"4 trailing bytes after gzip member 1"});
+  test::ExpectError([&] { Load(bad_crc); }, StatusCode::kInvalidArgument,
+                    {"gzip: corrupt stream", "incorrect data check"});
+  test::ExpectError([&] { Load(gz.substr(0, gz.size() - 3)); }, StatusCode::kInvalidArgument,
+                    {"gzip: truncated stream"});
+  test::ExpectError([&] { Load(gz.substr(0, 2)); }, StatusCode::kInvalidArgument,
+                    {"gzip: truncated stream"});
+  test::ExpectError([&] { Load(gz + "junk"); }, StatusCode::kInvalidArgument,
+                    {"4 trailing bytes after gzip member 1"});
   const std::string path = TempFile("corrupt.gz", corrupt);
-  ExpectError([&] { LoadIDX(path); }, StatusCode::kInvalidArgument, {path + ": gzip:"});
+  test::ExpectError([&] { LoadIDX(path); }, StatusCode::kInvalidArgument, {path + ": gzip:"});
 }
 
 TEST(IDXTest, MissingFileNamesThePath) {
-  ExpectError([] { LoadIDX("/nonexistent/weft/t10k.gz"); }, StatusCode::kIO,
-              {"/nonexistent/weft/t10k.gz"});
+  test::ExpectError([] { LoadIDX("/nonexistent/weft/t10k.gz"); }, StatusCode::kIO,
+                    {"/nonexistent/weft/t10k.gz"});
 }
 
 TEST(IDXTest, GzipBombNamesDeclaredAndAllowedSizes) {
   // A few bytes on disk whose header declares 4.6 GB of uint8.
   const std::string bomb = Gzip(IDX(0x08, {46, 100000000}, std::string(64, '\0')));
   SetMaxAllocBytes(size_t{1} << 30);
-  ExpectError(
+  test::ExpectError(
       [&] { Load(bomb); }, StatusCode::kOutOfMemory,
       {"declares shape (46,100000000) of uint8", "4600000012 bytes asked", "1073741824 bytes"});
   SetMaxAllocBytes(0);
@@ -231,13 +219,13 @@ TEST(IDXTest, LoadMNISTScalesPixelsAndChecksTheFiles) {
   EXPECT_EQ(test::Values(d.labels), (std::vector<double>{7, 3}));
 
   const std::string three = TempFile("lbl3", IDX(0x08, {3}, Bytes({1, 2, 3})));
-  ExpectError([&] { LoadMNIST(images, three); }, StatusCode::kInvalidArgument,
-              {"has 2 images but", "has 3 labels"});
+  test::ExpectError([&] { LoadMNIST(images, three); }, StatusCode::kInvalidArgument,
+                    {"has 2 images but", "has 3 labels"});
   const std::string wide = TempFile("lbl32", IDX(0x0C, {2}, std::string(8, '\0')));
-  ExpectError([&] { LoadMNIST(images, wide); }, StatusCode::kInvalidArgument,
-              {wide, "expected uint8 of rank 1 (N), found int32 (2,)"});
-  ExpectError([&] { LoadMNIST(labels, labels); }, StatusCode::kInvalidArgument,
-              {labels, "expected uint8 of rank 3"});
+  test::ExpectError([&] { LoadMNIST(images, wide); }, StatusCode::kInvalidArgument,
+                    {wide, "expected uint8 of rank 1 (N), found int32 (2,)"});
+  test::ExpectError([&] { LoadMNIST(labels, labels); }, StatusCode::kInvalidArgument,
+                    {labels, "expected uint8 of rank 3"});
 }
 
 TEST(IDXTest, FashionMNISTTestSet) {

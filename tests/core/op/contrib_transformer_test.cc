@@ -127,43 +127,43 @@ TEST(ContribTransformer, PartialShapes) {
 
 TEST(ContribTransformer, Errors) {
   NDArray qkv = test::RandomArray({3, 2, 12}, DType::kFloat32, -1, 1, 1);
-  EXPECT_TRUE(test::ThrowsError(
+  test::ExpectError(
       [&] {
         test::Run(kQK, {qkv}, {{"heads", "3"}});
       },
-      StatusCode::kShape, {kQK, "12", "multiple of 3 * heads = 9"}));
+      StatusCode::kShape, {kQK, "12", "multiple of 3 * heads = 9"});
   NDArray flat = test::RandomArray({3, 24}, DType::kFloat32, -1, 1, 1);
-  EXPECT_TRUE(test::ThrowsError(
+  test::ExpectError(
       [&] {
         test::Run(kQK, {flat}, {{"heads", "2"}});
       },
-      StatusCode::kShape, {kQK, "rank 3", "(3,24)"}));
+      StatusCode::kShape, {kQK, "rank 3", "(3,24)"});
   NDArray att = test::RandomArray({4, 3, 2}, DType::kFloat32, 0, 1, 2);
-  EXPECT_TRUE(test::ThrowsError(
+  test::ExpectError(
       [&] {
         test::Run(kValAtt, {qkv, att}, {{"heads", "2"}});
       },
-      StatusCode::kShape, {kValAtt, "attention", "(4,3,2)"}));
+      StatusCode::kShape, {kValAtt, "attention", "(4,3,2)"});
   NDArray q = test::RandomArray({2, 2, 4}, DType::kFloat32, -1, 1, 3);
   NDArray kv = test::RandomArray({3, 2, 6}, DType::kFloat32, -1, 1, 4);
-  EXPECT_TRUE(test::ThrowsError(
+  test::ExpectError(
       [&] {
         test::Run(kEncQK, {q, kv}, {{"heads", "2"}});
       },
-      StatusCode::kShape, {kEncQK, "keys_values"}));
+      StatusCode::kShape, {kEncQK, "keys_values"});
   NDArray kv2 = test::RandomArray({3, 3, 8}, DType::kFloat32, -1, 1, 4);
-  EXPECT_TRUE(test::ThrowsError(
+  test::ExpectError(
       [&] {
         test::Run(kEncQK, {q, kv2}, {{"heads", "2"}});
       },
-      StatusCode::kShape, {kEncQK, "keys_values", "(3,3,8)"}));
+      StatusCode::kShape, {kEncQK, "keys_values", "(3,3,8)"});
   // heads = 0 once reached a division by zero in the shape check.
   for (const char* op : {kQK, kValAtt, kEncQK})
-    EXPECT_TRUE(test::ThrowsError(
+    test::ExpectError(
         [&] {
           test::Run(op, {qkv}, {{"heads", "0"}});
         },
-        StatusCode::kInvalidArgument, {"heads", "0"}));
+        StatusCode::kInvalidArgument, {"heads", "0"});
 }
 
 }  // namespace

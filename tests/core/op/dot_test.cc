@@ -136,30 +136,27 @@ TEST(Dot, InfersShapesBothWays) {
   EXPECT_EQ(out[0], Shape({2, 3, 5}));
 }
 
-void ExpectError(const std::string& op, const std::vector<NDArray>& in, const StringMap& params,
-                 StatusCode code, const std::vector<std::string>& pieces) {
-  test::ExpectError([&] { test::Run(op, in, params); }, code, pieces);
-}
-
 TEST(Dot, RejectsBadInputs) {
   auto r = [](Shape s, DType dt = DType::kFloat32) { return test::RandomArray(s, dt, 0, 1, 5); };
-  ExpectError("dot", {r({3, 4}), r({5, 6})}, {}, StatusCode::kShape,
-              {"dot", "(3,4)", "(5,6)", "extent 4"});
-  ExpectError("dot", {r({3, 4}), r({3, 5})}, Trans(false, true), StatusCode::kShape,
-              {"dot", "transpose_b=True"});
-  ExpectError("dot", {r({3}), r({4})}, {}, StatusCode::kShape, {"dot"});
-  ExpectError("dot", {r({3, 4}), r({4, 5}, DType::kFloat64)}, {}, StatusCode::kDType,
-              {"dot", "rhs"});
-  ExpectError("dot", {r({2, 2}, DType::kInt32), r({2, 2}, DType::kInt32)}, {}, StatusCode::kDType,
-              {"dot", "int32"});
-  ExpectError("dot", {r({2, 2}), r({2, 2})}, {{"forward_stype", "csr"}},
-              StatusCode::kNotImplemented, {"dot", "csr"});
-  ExpectError("dot", {r({2, 2}), r({2, 2})}, {{"transpose_c", "True"}},
-              StatusCode::kInvalidArgument, {"dot", "transpose_c"});
-  ExpectError("batch_dot", {r({3, 4}), r({4, 5})}, {}, StatusCode::kShape, {"batch_dot", "rank"});
-  ExpectError("batch_dot", {r({2, 3, 4}), r({3, 4, 5})}, {}, StatusCode::kShape,
-              {"batch_dot", "extent 2"});
-  ExpectError("batch_dot", {r({2, 3, 4}), r({2, 5, 5})}, {}, StatusCode::kShape, {"batch_dot"});
+  test::ExpectOpError("dot", {r({3, 4}), r({5, 6})}, {}, StatusCode::kShape,
+                      {"dot", "(3,4)", "(5,6)", "extent 4"});
+  test::ExpectOpError("dot", {r({3, 4}), r({3, 5})}, Trans(false, true), StatusCode::kShape,
+                      {"dot", "transpose_b=True"});
+  test::ExpectOpError("dot", {r({3}), r({4})}, {}, StatusCode::kShape, {"dot"});
+  test::ExpectOpError("dot", {r({3, 4}), r({4, 5}, DType::kFloat64)}, {}, StatusCode::kDType,
+                      {"dot", "rhs"});
+  test::ExpectOpError("dot", {r({2, 2}, DType::kInt32), r({2, 2}, DType::kInt32)}, {},
+                      StatusCode::kDType, {"dot", "int32"});
+  test::ExpectOpError("dot", {r({2, 2}), r({2, 2})}, {{"forward_stype", "csr"}},
+                      StatusCode::kNotImplemented, {"dot", "csr"});
+  test::ExpectOpError("dot", {r({2, 2}), r({2, 2})}, {{"transpose_c", "True"}},
+                      StatusCode::kInvalidArgument, {"dot", "transpose_c"});
+  test::ExpectOpError("batch_dot", {r({3, 4}), r({4, 5})}, {}, StatusCode::kShape,
+                      {"batch_dot", "rank"});
+  test::ExpectOpError("batch_dot", {r({2, 3, 4}), r({3, 4, 5})}, {}, StatusCode::kShape,
+                      {"batch_dot", "extent 2"});
+  test::ExpectOpError("batch_dot", {r({2, 3, 4}), r({2, 5, 5})}, {}, StatusCode::kShape,
+                      {"batch_dot"});
 }
 
 TEST(BatchDot, MatchesNaiveLoops) {

@@ -162,37 +162,37 @@ TEST(ElemwiseCompare, IntegerDTypesAsMXNet) {
   const NDArray i = test::Array({2}, {-5, 5}, DType::kInt32);
   EXPECT_EQ(test::Values(test::Run("_mod_scalar", {i}, {{"scalar", "3"}})[0]),
             (std::vector<double>{1, 2}));
-  EXPECT_TRUE(test::ThrowsError(
+  test::ExpectError(
       [&] {
         test::Run("_equal_scalar", {i}, {{"scalar", "1.5"}, {"is_int", "False"}});
       },
-      StatusCode::kDType, {"_equal_scalar", "int32", "is_int=False"}));
+      StatusCode::kDType, {"_equal_scalar", "int32", "is_int=False"});
   // Gradients stay float-only.
-  EXPECT_TRUE(test::ThrowsError(
+  test::ExpectError(
       [&] {
         test::Run("_backward_maximum", {i, i, i});
       },
-      StatusCode::kDType, {"_backward_maximum", "int32"}));
+      StatusCode::kDType, {"_backward_maximum", "int32"});
 }
 
 TEST(ElemwiseCompare, ErrorsNameOpAndShapes) {
-  EXPECT_TRUE(test::ThrowsError(
+  test::ExpectError(
       [] {
         test::Run("broadcast_equal", {test::RandomArray({2, 3}, DType::kFloat32, 0, 1, 1),
                                       test::RandomArray({2, 4}, DType::kFloat32, 0, 1, 2)});
       },
-      StatusCode::kShape, {"broadcast_equal", "(2,3)", "(2,4)"}));
-  EXPECT_TRUE(test::ThrowsError(
+      StatusCode::kShape, {"broadcast_equal", "(2,3)", "(2,4)"});
+  test::ExpectError(
       [] {
         test::Run("_lesser", {test::Array({2}, {1, 2}, DType::kFloat32),
                               test::Array({2}, {1, 2}, DType::kFloat64)});
       },
-      StatusCode::kDType, {"_lesser", "float32", "float64"}));
-  EXPECT_TRUE(test::ThrowsError(
+      StatusCode::kDType, {"_lesser", "float32", "float64"});
+  test::ExpectError(
       [] {
         test::Run("_greater_scalar", {test::Array({1}, {1})}, {{"scalar", "abc"}});
       },
-      StatusCode::kInvalidArgument, {"_greater_scalar", "scalar", "abc"}));
+      StatusCode::kInvalidArgument, {"_greater_scalar", "scalar", "abc"});
 }
 
 }  // namespace

@@ -61,30 +61,18 @@ TEST(ElementWiseSum, InputNamesFollowNumArgs) {
   EXPECT_EQ(op.InputNames(n->attrs.params), (std::vector<std::string>{"arg0", "arg1", "arg2"}));
 }
 
-void ExpectError(const std::string& op, const std::vector<NDArray>& in, const StringMap& params,
-                 StatusCode code, const std::vector<std::string>& pieces) {
-  try {
-    test::Run(op, in, params);
-    FAIL() << "expected an error from " << op;
-  } catch (const Error& e) {
-    EXPECT_EQ(e.code(), code) << e.what();
-    for (const auto& p : pieces)
-      EXPECT_NE(std::string(e.what()).find(p), std::string::npos) << e.what() << " lacks " << p;
-  }
-}
-
 TEST(ElementWiseSum, RejectsBadInputs) {
   NDArray a = test::Array({2}, {1, 2}), b = test::Array({2}, {3, 4});
-  ExpectError("ElementWiseSum", {a, b}, {{"num_args", "3"}}, StatusCode::kInvalidArgument,
-              {"ElementWiseSum", "expected 3 input", "given 2"});
-  ExpectError("ElementWiseSum", {a}, {}, StatusCode::kInvalidArgument,
-              {"ElementWiseSum", "'num_args'"});
-  ExpectError("ElementWiseSum", {}, {{"num_args", "0"}}, StatusCode::kInvalidArgument,
-              {"ElementWiseSum", "'num_args'"});
-  ExpectError("ElementWiseSum", {a, b, test::Array({3}, {1, 2, 3})}, {{"num_args", "3"}},
-              StatusCode::kShape, {"ElementWiseSum", "'arg2'"});
-  ExpectError("ElementWiseSum", {a, test::Array({2}, {1, 2}, DType::kFloat64)}, {{"num_args", "2"}},
-              StatusCode::kDType, {"ElementWiseSum", "'arg1'"});
+  test::ExpectOpError("ElementWiseSum", {a, b}, {{"num_args", "3"}}, StatusCode::kInvalidArgument,
+                      {"ElementWiseSum", "expected 3 input", "given 2"});
+  test::ExpectOpError("ElementWiseSum", {a}, {}, StatusCode::kInvalidArgument,
+                      {"ElementWiseSum", "'num_args'"});
+  test::ExpectOpError("ElementWiseSum", {}, {{"num_args", "0"}}, StatusCode::kInvalidArgument,
+                      {"ElementWiseSum", "'num_args'"});
+  test::ExpectOpError("ElementWiseSum", {a, b, test::Array({3}, {1, 2, 3})}, {{"num_args", "3"}},
+                      StatusCode::kShape, {"ElementWiseSum", "'arg2'"});
+  test::ExpectOpError("ElementWiseSum", {a, test::Array({2}, {1, 2}, DType::kFloat64)},
+                      {{"num_args", "2"}}, StatusCode::kDType, {"ElementWiseSum", "'arg1'"});
 }
 
 TEST(ElementWiseSum, GradientIsOutputGradientForEveryInput) {

@@ -182,9 +182,8 @@ TEST(ElemwiseUnaryMath, DivSqrtDimNeedsAnAxis) {
                              {test::Array({2, 4}, {4, 8, 2, -2, 0, 1, 2, 3}, DType::kFloat64)})[0]),
       {2, 4, 1, -1, 0, 0.5, 1, 1.5}, "div_sqrt_dim");
   std::vector<Shape> in = {Shape(std::vector<int64_t>{})}, out(1);
-  EXPECT_TRUE(test::ThrowsError([&] { test::InferShapes("_contrib_div_sqrt_dim", {}, &in, &out); },
-                                StatusCode::kShape,
-                                {"_contrib_div_sqrt_dim", "at least one axis", "()"}));
+  test::ExpectError([&] { test::InferShapes("_contrib_div_sqrt_dim", {}, &in, &out); },
+                    StatusCode::kShape, {"_contrib_div_sqrt_dim", "at least one axis", "()"});
   in = {Shape()};
   out = {Shape({2, 3})};
   EXPECT_TRUE(test::InferShapes("_contrib_div_sqrt_dim", {}, &in, &out));
@@ -266,8 +265,8 @@ TEST(ElemwiseUnaryMath, EveryOpHasDocAliasesAndCpuKernel) {
   }
   for (const char* alias : {"_npx_erf", "_npx_erfinv", "_npx_gamma", "_npx_gammaln"})
     EXPECT_EQ(rt.ops().Get(alias).name, std::string(alias).substr(5));
-  EXPECT_TRUE(test::ThrowsError([] { test::Run("gamma", {test::Array({1}, {1}, DType::kInt32)}); },
-                                StatusCode::kDType, {"gamma", "int32"}));
+  test::ExpectError([] { test::Run("gamma", {test::Array({1}, {1}, DType::kInt32)}); },
+                    StatusCode::kDType, {"gamma", "int32"});
 }
 
 }  // namespace

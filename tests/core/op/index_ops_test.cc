@@ -27,8 +27,8 @@ TEST(IndexOps, CastConvertsAndBacks) {
       test::Eval(g[0], {{v.get(), x}, {og.get(), test::Array({3}, {1, 2, 3}, DType::kFloat32)}});
   EXPECT_EQ(gv.dtype(), DType::kFloat64);
   EXPECT_EQ(test::Values(gv), (std::vector<double>{1, 2, 3}));
-  EXPECT_TRUE(test::ThrowsError([&] { test::Run("Cast", {x}, {}); }, StatusCode::kInvalidArgument,
-                                {"Cast", "dtype"}));
+  test::ExpectError([&] { test::Run("Cast", {x}, {}); }, StatusCode::kInvalidArgument,
+                    {"Cast", "dtype"});
 }
 
 TEST(IndexOps, Clip) {
@@ -42,11 +42,11 @@ TEST(IndexOps, Clip) {
   EXPECT_LT(test::GradientError("clip", {x}, {{"a_min", "-1"}, {"a_max", "2"}}, {}, 1e-6, &where),
             1e-6)
       << where;
-  EXPECT_TRUE(test::ThrowsError(
+  test::ExpectError(
       [&] {
         test::Run("clip", {x}, {{"a_min", "0"}});
       },
-      StatusCode::kInvalidArgument, {"clip", "a_max"}));
+      StatusCode::kInvalidArgument, {"clip", "a_max"});
 }
 
 TEST(IndexOps, Where) {
@@ -61,11 +61,11 @@ TEST(IndexOps, Where) {
   NDArray c64 = test::Array({2, 2}, {1, 0, 0, 1}, DType::kFloat64);
   std::string where;
   EXPECT_LT(test::GradientError("where", {c64, rx, ry}, {}, {1, 2}, 1e-6, &where), 1e-6) << where;
-  EXPECT_TRUE(test::ThrowsError(
+  test::ExpectError(
       [&] {
         test::Run("where", {c, x, test::Array({3}, {1, 2, 3})});
       },
-      StatusCode::kShape, {"where", "'y'"}));
+      StatusCode::kShape, {"where", "'y'"});
 }
 
 TEST(IndexOps, Embedding) {
@@ -87,12 +87,12 @@ TEST(IndexOps, Embedding) {
             1e-6)
       << where;
   EXPECT_TRUE(test::CheckOpRef("Embedding_basic"));
-  EXPECT_TRUE(test::ThrowsError(
+  test::ExpectError(
       [&] {
         test::Run("Embedding", {idx, w},
                   {{"input_dim", "5"}, {"output_dim", "3"}, {"dtype", "float64"}});
       },
-      StatusCode::kShape, {"Embedding", "weight"}));
+      StatusCode::kShape, {"Embedding", "weight"});
 }
 
 }  // namespace

@@ -108,28 +108,18 @@ TEST(Init, LikeGradientsAreZero) {
   }
 }
 
-void ExpectError(const std::string& op, const std::vector<NDArray>& in, const StringMap& params,
-                 StatusCode code, const std::vector<std::string>& pieces) {
-  try {
-    test::Run(op, in, params);
-    FAIL() << "expected an error from " << op;
-  } catch (const Error& e) {
-    EXPECT_EQ(e.code(), code) << e.what();
-    for (const auto& p : pieces)
-      EXPECT_NE(std::string(e.what()).find(p), std::string::npos) << e.what() << " lacks " << p;
-  }
-}
-
 TEST(Init, RejectsBadParameters) {
-  ExpectError("_zeros", {}, {}, StatusCode::kInvalidArgument, {"_zeros", "'shape'"});
-  ExpectError("_ones", {}, {{"shape", "(2,)"}, {"dtype", "float128"}}, StatusCode::kInvalidArgument,
-              {"_ones", "'dtype'"});
-  ExpectError("_full", {}, {{"shape", "(2,)"}}, StatusCode::kInvalidArgument, {"_full", "'value'"});
-  ExpectError("_full", {}, {{"shape", "(2,)"}, {"value", "300"}, {"dtype", "uint8"}},
-              StatusCode::kInvalidArgument, {"_full", "300", "uint8"});
-  ExpectError("_zeros", {}, {{"shape", "(2,)"}, {"ctx", "tpu(0)"}}, StatusCode::kInvalidArgument,
-              {"_zeros", "'ctx'"});
-  ExpectError("zeros_like", {}, {}, StatusCode::kInvalidArgument, {"zeros_like", "1 input"});
+  test::ExpectOpError("_zeros", {}, {}, StatusCode::kInvalidArgument, {"_zeros", "'shape'"});
+  test::ExpectOpError("_ones", {}, {{"shape", "(2,)"}, {"dtype", "float128"}},
+                      StatusCode::kInvalidArgument, {"_ones", "'dtype'"});
+  test::ExpectOpError("_full", {}, {{"shape", "(2,)"}}, StatusCode::kInvalidArgument,
+                      {"_full", "'value'"});
+  test::ExpectOpError("_full", {}, {{"shape", "(2,)"}, {"value", "300"}, {"dtype", "uint8"}},
+                      StatusCode::kInvalidArgument, {"_full", "300", "uint8"});
+  test::ExpectOpError("_zeros", {}, {{"shape", "(2,)"}, {"ctx", "tpu(0)"}},
+                      StatusCode::kInvalidArgument, {"_zeros", "'ctx'"});
+  test::ExpectOpError("zeros_like", {}, {}, StatusCode::kInvalidArgument,
+                      {"zeros_like", "1 input"});
 
   std::vector<NDArray> out = {
       test::Run("_zeros", {}, {{"shape", "(2,)"}, {"dtype", "float16"}})[0]};

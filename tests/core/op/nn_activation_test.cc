@@ -51,13 +51,13 @@ TEST(NNActivation, GradientMatchesNumeric) {
 
 TEST(NNActivation, Errors) {
   NDArray x = test::Array({1}, {1});
-  EXPECT_TRUE(test::ThrowsError([&] { test::Run("Activation", {x}, {}); },
-                                StatusCode::kInvalidArgument, {"Activation", "act_type"}));
-  EXPECT_TRUE(test::ThrowsError(
+  test::ExpectError([&] { test::Run("Activation", {x}, {}); }, StatusCode::kInvalidArgument,
+                    {"Activation", "act_type"});
+  test::ExpectError(
       [&] {
         test::Run("Activation", {x}, {{"act_type", "swish"}});
       },
-      StatusCode::kInvalidArgument, {"Activation", "act_type", "swish"}));
+      StatusCode::kInvalidArgument, {"Activation", "act_type", "swish"});
 }
 
 TEST(NNLeakyReLU, DefaultIsLeakyWithSlopeQuarter) {
@@ -110,11 +110,11 @@ TEST(NNLeakyReLU, PreluShapes) {
   EXPECT_EQ(in[0], Shape({4, 2}));
   EXPECT_EQ(in[1], Shape({2}));
   NDArray x = test::RandomArray({2, 3}, DType::kFloat32, -1, 1, 1);
-  EXPECT_TRUE(test::ThrowsError(
+  test::ExpectError(
       [&] {
         test::Run("LeakyReLU", {x, test::Array({2}, {1, 1})}, {{"act_type", "prelu"}});
       },
-      StatusCode::kShape, {"LeakyReLU", "gamma"}));
+      StatusCode::kShape, {"LeakyReLU", "gamma"});
 }
 
 std::vector<NDArray> RunTrain(const std::string& op, const std::vector<NDArray>& in,
@@ -138,11 +138,11 @@ TEST(NNDropout, InferenceIdentityAndExtremeP) {
   for (double v : test::Values(test::Run("Dropout", {x}, {{"p", "0.5"}, {"mode", "always"}})[0]))
     any_zero |= v == 0;
   EXPECT_TRUE(any_zero);
-  EXPECT_TRUE(test::ThrowsError(
+  test::ExpectError(
       [&] {
         test::Run("Dropout", {x}, {{"p", "1.5"}});
       },
-      StatusCode::kInvalidArgument, {"Dropout", "'p'"}));
+      StatusCode::kInvalidArgument, {"Dropout", "'p'"});
 }
 
 TEST(NNDropout, TrainingScalesKeptValuesAndIsSeeded) {

@@ -62,32 +62,32 @@ TEST(NNCTC, ShapesAndErrors) {
   EXPECT_EQ(in[1], Shape());  // the label length cannot be inferred
   EXPECT_EQ(out[0], Shape({3}));
   auto arr = [](const Shape& s) { return test::RandomArray(s, DType::kFloat32, 0, 1, 1); };
-  EXPECT_TRUE(test::ThrowsError(
+  test::ExpectError(
       [&] {
         test::Run("CTCLoss", {arr({4, 2}), arr({2, 2})});
       },
-      StatusCode::kShape, {"CTCLoss", "'data'", "3-D"}));
-  EXPECT_TRUE(test::ThrowsError(
+      StatusCode::kShape, {"CTCLoss", "'data'", "3-D"});
+  test::ExpectError(
       [&] {
         test::Run("CTCLoss", {arr({4, 2, 3}), arr({3, 2})});
       },
-      StatusCode::kShape, {"CTCLoss", "'label'"}));
-  EXPECT_TRUE(test::ThrowsError(
+      StatusCode::kShape, {"CTCLoss", "'label'"});
+  test::ExpectError(
       [&] {
         test::Run("CTCLoss", {arr({2, 1, 3}), arr({1, 3})});
       },
-      StatusCode::kShape, {"CTCLoss", "exceeds"}));
-  EXPECT_TRUE(test::ThrowsError(
+      StatusCode::kShape, {"CTCLoss", "exceeds"});
+  test::ExpectError(
       [&] {
         test::Run("CTCLoss", {arr({4, 1, 3}), test::Array({1, 2}, {1, 3})});
       },
-      StatusCode::kInvalidArgument, {"CTCLoss", "label[0, 1] = 3"}));
-  EXPECT_TRUE(test::ThrowsError(
+      StatusCode::kInvalidArgument, {"CTCLoss", "label[0, 1] = 3"});
+  test::ExpectError(
       [&] {
         test::Run("CTCLoss", {arr({4, 1, 3}), test::Array({1, 2}, {1, 2}), test::Array({1}, {5})},
                   {{"use_data_lengths", "True"}});
       },
-      StatusCode::kInvalidArgument, {"CTCLoss", "data_lengths[0] = 5"}));
+      StatusCode::kInvalidArgument, {"CTCLoss", "data_lengths[0] = 5"});
 }
 
 }  // namespace

@@ -98,28 +98,28 @@ TEST(NNDense, Errors) {
   NDArray x = test::RandomArray({2, 3}, DType::kFloat32, -1, 1, 1);
   NDArray w = test::RandomArray({4, 5}, DType::kFloat32, -1, 1, 1);
   NDArray b = test::RandomArray({4}, DType::kFloat32, -1, 1, 1);
-  EXPECT_TRUE(test::ThrowsError(
+  test::ExpectError(
       [&] {
         test::Run("FullyConnected", {x, w, b}, {});
       },
-      StatusCode::kInvalidArgument, {"FullyConnected", "num_hidden"}));
-  EXPECT_TRUE(test::ThrowsError(
+      StatusCode::kInvalidArgument, {"FullyConnected", "num_hidden"});
+  test::ExpectError(
       [&] {
         test::Run("FullyConnected", {x, w, b}, {{"num_hidden", "4"}});
       },
-      StatusCode::kShape, {"FullyConnected", "weight"}));
-  EXPECT_TRUE(test::ThrowsError(
+      StatusCode::kShape, {"FullyConnected", "weight"});
+  test::ExpectError(
       [&] {
         test::Run("FullyConnected", {x, w}, {{"num_hidden", "4"}});
       },
-      StatusCode::kInvalidArgument, {"FullyConnected", "3 input"}));
+      StatusCode::kInvalidArgument, {"FullyConnected", "3 input"});
   NDArray b64 = test::RandomArray({4}, DType::kFloat64, -1, 1, 1);
   NDArray w3 = test::RandomArray({4, 3}, DType::kFloat32, -1, 1, 1);
-  EXPECT_TRUE(test::ThrowsError(
+  test::ExpectError(
       [&] {
         test::Run("FullyConnected", {x, w3, b64}, {{"num_hidden", "4"}});
       },
-      StatusCode::kDType, {"FullyConnected", "bias"}));
+      StatusCode::kDType, {"FullyConnected", "bias"});
 }
 
 TEST(NNDense, AddRequestAccumulates) {

@@ -168,31 +168,31 @@ TEST(NNLayerNorm, ShapeInference) {
 
 TEST(NNLayerNorm, Rejects) {
   auto arr = [](const Shape& s) { return test::RandomArray(s, DType::kFloat32, 0, 1, 1); };
-  EXPECT_TRUE(test::ThrowsError(
+  test::ExpectError(
       [&] {
         test::Run("LayerNorm", {arr({2, 3}), arr({3}), arr({3})}, {{"axis", "2"}});
       },
-      StatusCode::kInvalidArgument, {"LayerNorm", "'axis'", "(2,3)"}));
-  EXPECT_TRUE(test::ThrowsError(
+      StatusCode::kInvalidArgument, {"LayerNorm", "'axis'", "(2,3)"});
+  test::ExpectError(
       [&] {
         test::Run("LayerNorm", {arr({2, 3}), arr({2}), arr({3})});
       },
-      StatusCode::kShape, {"LayerNorm", "'gamma'", "(3,)", "(2,)"}));
-  EXPECT_TRUE(test::ThrowsError(
+      StatusCode::kShape, {"LayerNorm", "'gamma'", "(3,)", "(2,)"});
+  test::ExpectError(
       [&] {
         test::Run("GroupNorm", {arr({2, 3, 4}), arr({2}), arr({2})}, {{"num_groups", "2"}});
       },
-      StatusCode::kShape, {"GroupNorm", "3 channels", "num_groups 2"}));
-  EXPECT_TRUE(test::ThrowsError(
+      StatusCode::kShape, {"GroupNorm", "3 channels", "num_groups 2"});
+  test::ExpectError(
       [&] {
         test::Run("GroupNorm", {arr({2, 4}), arr({1}), arr({1})});
       },
-      StatusCode::kShape, {"GroupNorm", "rank >= 3"}));
-  EXPECT_TRUE(test::ThrowsError(
+      StatusCode::kShape, {"GroupNorm", "rank >= 3"});
+  test::ExpectError(
       [&] {
         test::Run("GroupNorm", {arr({2, 4, 2}), arr({1}), arr({1})}, {{"num_groups", "0"}});
       },
-      StatusCode::kInvalidArgument, {"GroupNorm", "'num_groups'"}));
+      StatusCode::kInvalidArgument, {"GroupNorm", "'num_groups'"});
 }
 
 }  // namespace

@@ -67,27 +67,27 @@ TEST(NNLossExtra, ShapesAndErrors) {
   EXPECT_EQ(in[1], Shape({4, 3}));
   EXPECT_EQ(out[0], Shape({4, 3, 2}));
   NDArray x = test::Array({2, 3}, {1, 2, 3, 4, 5, 6});
-  EXPECT_TRUE(test::ThrowsError(
+  test::ExpectError(
       [&] {
         test::Run("softmax_cross_entropy", {x, test::Array({3}, {0, 1, 2})});
       },
-      StatusCode::kShape, {"softmax_cross_entropy", "'label'"}));
-  EXPECT_TRUE(test::ThrowsError(
+      StatusCode::kShape, {"softmax_cross_entropy", "'label'"});
+  test::ExpectError(
       [&] {
         test::Run("softmax_cross_entropy", {x, test::Array({2}, {0, 3})});
       },
-      StatusCode::kInvalidArgument, {"softmax_cross_entropy", "label 3"}));
-  EXPECT_TRUE(test::ThrowsError(
+      StatusCode::kInvalidArgument, {"softmax_cross_entropy", "label 3"});
+  test::ExpectError(
       [&] {
         test::Run("softmax_cross_entropy",
                   {test::Array({6}, {1, 2, 3, 4, 5, 6}), test::Array({6}, {0, 0, 0, 0, 0, 0})});
       },
-      StatusCode::kShape, {"softmax_cross_entropy", "2-D"}));
-  EXPECT_TRUE(test::ThrowsError(
+      StatusCode::kShape, {"softmax_cross_entropy", "2-D"});
+  test::ExpectError(
       [&] {
         test::Run("SVMOutput", {x, test::Array({3}, {0, 1, 2})});
       },
-      StatusCode::kShape, {"SVMOutput", "'label'"}));
+      StatusCode::kShape, {"SVMOutput", "'label'"});
 }
 
 }  // namespace

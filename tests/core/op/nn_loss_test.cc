@@ -87,16 +87,16 @@ TEST(NNLoss, SoftmaxAliasAndLabelShapes) {
   EXPECT_EQ(in[0], Shape({7, 10}));
   EXPECT_EQ(in[1], Shape({7}));
   NDArray x = test::Array({2, 3}, {1, 2, 3, 4, 5, 6});
-  EXPECT_TRUE(test::ThrowsError(
+  test::ExpectError(
       [&] {
         test::Run("SoftmaxOutput", {x, test::Array({3}, {0, 1, 2})});
       },
-      StatusCode::kShape, {"SoftmaxOutput", "label"}));
-  EXPECT_TRUE(test::ThrowsError(
+      StatusCode::kShape, {"SoftmaxOutput", "label"});
+  test::ExpectError(
       [&] {
         Grads("SoftmaxOutput", {x, test::Array({2}, {0, 3})}, {}, x);
       },
-      StatusCode::kInvalidArgument, {"SoftmaxOutput", "label"}));
+      StatusCode::kInvalidArgument, {"SoftmaxOutput", "label"});
 }
 
 TEST(NNLoss, SoftmaxOutputLabelShapesOfMXNet) {
@@ -116,16 +116,16 @@ TEST(NNLoss, SoftmaxOutputLabelShapesOfMXNet) {
   EXPECT_EQ(infer(multi, Shape({2, 3, 4, 5}), Shape({2, 20})), Shape({2, 20}));
   EXPECT_EQ(infer(multi, Shape({2, 3, 4, 5}), Shape({2, 4, 5})), Shape({2, 4, 5}));
   EXPECT_EQ(infer(multi, Shape({2, 3, 4, 5}), Shape({2, 1, 4, 5})), Shape({2, 1, 4, 5}));
-  EXPECT_TRUE(test::ThrowsError(
+  test::ExpectError(
       [&] {
         infer(multi, Shape({2, 3, 4, 5}), Shape({2, 3}));
       },
-      StatusCode::kShape, {"SoftmaxOutput", "'label'", "(2,20)", "(2,3)"}));
-  EXPECT_TRUE(test::ThrowsError(
+      StatusCode::kShape, {"SoftmaxOutput", "'label'", "(2,20)", "(2,3)"});
+  test::ExpectError(
       [&] {
         infer({}, Shape({2, 3, 4}), Shape({2, 4}));
       },
-      StatusCode::kShape, {"SoftmaxOutput", "'label'", "(2,3)", "(2,4)"}));
+      StatusCode::kShape, {"SoftmaxOutput", "'label'", "(2,3)", "(2,4)"});
 }
 
 TEST(NNLoss, SoftmaxOutputProbabilityLabelClosedForm) {
@@ -188,11 +188,11 @@ TEST(NNLoss, RegressionOutputs) {
       {test::Array({2, 1}, {3, 4}, DType::kFloat64), test::Array({2}, {1, 1}, DType::kFloat64)}, {},
       test::Array({2, 1}, {1, 1}, DType::kFloat64));
   EXPECT_EQ(g1[0], (std::vector<double>{2, 3}));
-  EXPECT_TRUE(test::ThrowsError(
+  test::ExpectError(
       [&] {
         test::Run("LinearRegressionOutput", {x, test::Array({3}, {1, 2, 3}, DType::kFloat64)});
       },
-      StatusCode::kShape, {"LinearRegressionOutput", "label"}));
+      StatusCode::kShape, {"LinearRegressionOutput", "label"});
 }
 
 TEST(NNLoss, MakeLossAndBlockGrad) {

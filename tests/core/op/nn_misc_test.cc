@@ -9,11 +9,6 @@
 namespace weft {
 namespace {
 
-void ExpectError(const std::string& op, const std::vector<NDArray>& in, const StringMap& p,
-                 StatusCode code, const std::string& needle) {
-  test::ExpectError([&] { test::Run(op, in, p); }, code, {needle, op});
-}
-
 TEST(NNMisc, UpSamplingNearestRepeatsPixels) {
   for (DType dt : {DType::kFloat32, DType::kFloat64}) {
     NDArray x = test::Array({1, 1, 2, 2}, {1, 2, 3, 4}, dt);
@@ -50,12 +45,13 @@ TEST(NNMisc, UpSamplingGradientMatchesNumeric) {
 
 TEST(NNMisc, UpSamplingRejects) {
   NDArray x = test::RandomArray({1, 2, 3, 3}, DType::kFloat32, 0, 1, 1);
-  ExpectError("UpSampling", {x}, {{"scale", "2"}, {"sample_type", "bilinear"}},
-              StatusCode::kNotImplemented, "bilinear");
-  ExpectError("UpSampling", {x}, {{"scale", "2"}}, StatusCode::kInvalidArgument, "sample_type");
-  ExpectError("UpSampling", {x, test::RandomArray({1, 2, 4, 4}, DType::kFloat32, 0, 1, 1)},
-              {{"scale", "2"}, {"sample_type", "nearest"}, {"num_args", "2"}}, StatusCode::kShape,
-              "input 1");
+  test::ExpectOpError("UpSampling", {x}, {{"scale", "2"}, {"sample_type", "bilinear"}},
+                      StatusCode::kNotImplemented, {"bilinear", "UpSampling"});
+  test::ExpectOpError("UpSampling", {x}, {{"scale", "2"}}, StatusCode::kInvalidArgument,
+                      {"sample_type", "UpSampling"});
+  test::ExpectOpError("UpSampling", {x, test::RandomArray({1, 2, 4, 4}, DType::kFloat32, 0, 1, 1)},
+                      {{"scale", "2"}, {"sample_type", "nearest"}, {"num_args", "2"}},
+                      StatusCode::kShape, {"input 1", "UpSampling"});
 }
 
 TEST(NNMisc, PadModes) {
@@ -87,14 +83,15 @@ TEST(NNMisc, PadGradientMatchesNumeric) {
 
 TEST(NNMisc, PadRejects) {
   NDArray x = test::RandomArray({1, 2, 3, 3}, DType::kFloat32, 0, 1, 1);
-  ExpectError("Pad", {x}, {{"mode", "constant"}, {"pad_width", "(0,0,0,0,1,1)"}},
-              StatusCode::kInvalidArgument, "pad_width");
-  ExpectError("Pad", {x}, {{"mode", "constant"}, {"pad_width", "(0,1,0,0,1,1,1,1)"}},
-              StatusCode::kInvalidArgument, "pad_width");
-  ExpectError("Pad", {x}, {{"mode", "reflect"}, {"pad_width", "(0,0,0,0,3,0,0,0)"}},
-              StatusCode::kInvalidArgument, "reflect");
-  ExpectError("Pad", {test::RandomArray({2, 3}, DType::kFloat32, 0, 1, 1)},
-              {{"mode", "edge"}, {"pad_width", "(0,0,1,1)"}}, StatusCode::kShape, "rank");
+  test::ExpectOpError("Pad", {x}, {{"mode", "constant"}, {"pad_width", "(0,0,0,0,1,1)"}},
+                      StatusCode::kInvalidArgument, {"pad_width", "Pad"});
+  test::ExpectOpError("Pad", {x}, {{"mode", "constant"}, {"pad_width", "(0,1,0,0,1,1,1,1)"}},
+                      StatusCode::kInvalidArgument, {"pad_width", "Pad"});
+  test::ExpectOpError("Pad", {x}, {{"mode", "reflect"}, {"pad_width", "(0,0,0,0,3,0,0,0)"}},
+                      StatusCode::kInvalidArgument, {"reflect", "Pad"});
+  test::ExpectOpError("Pad", {test::RandomArray({2, 3}, DType::kFloat32, 0, 1, 1)},
+                      {{"mode", "edge"}, {"pad_width", "(0,0,1,1)"}}, StatusCode::kShape,
+                      {"rank", "Pad"});
 }
 
 TEST(NNMiscRef, MatchesPyTorch) {

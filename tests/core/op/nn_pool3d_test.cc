@@ -48,22 +48,22 @@ TEST(NNPool3d, ShapeInference) {
 
 TEST(NNPool3d, Rejects) {
   NDArray x = test::RandomArray({1, 1, 4, 4, 4}, DType::kFloat32, 0, 1, 1);
-  EXPECT_TRUE(test::ThrowsError(
+  test::ExpectError(
       [&] {
         test::Run("Pooling", {x}, {{"kernel", "(2, 2, 2)"}, {"layout", "NDHWC"}});
       },
-      StatusCode::kNotImplemented, {"Pooling", "NCDHW"}));
-  EXPECT_TRUE(test::ThrowsError(
+      StatusCode::kNotImplemented, {"Pooling", "NCDHW"});
+  test::ExpectError(
       [&] {
         test::Run("Pooling", {x}, {{"kernel", "(2, 2, 2)"}, {"stride", "(1, 1)"}});
       },
-      StatusCode::kInvalidArgument, {"Pooling", "'stride'"}));
-  EXPECT_TRUE(test::ThrowsError(
+      StatusCode::kInvalidArgument, {"Pooling", "'stride'"});
+  test::ExpectError(
       [&] {
         test::Run("Pooling", {test::RandomArray({1, 1, 4, 4}, DType::kFloat32, 0, 1, 1)},
                   {{"kernel", "(2, 2, 2)"}});
       },
-      StatusCode::kShape, {"Pooling", "rank 5"}));
+      StatusCode::kShape, {"Pooling", "rank 5"});
 }
 
 }  // namespace

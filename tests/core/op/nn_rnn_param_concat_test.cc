@@ -43,29 +43,29 @@ TEST(RnnParamConcat, UnknownExtentsComeFromTheOutput) {
 
 TEST(RnnParamConcat, Errors) {
   std::vector<Shape> in = {Shape(), Shape(), Shape(), Shape({2})}, out = {Shape({8})};
-  EXPECT_TRUE(test::ThrowsError(
+  test::ExpectError(
       [&] {
         test::InferShapes("_rnn_param_concat", {{"num_args", "4"}, {"dim", "0"}}, &in, &out);
       },
-      StatusCode::kShape, {"_rnn_param_concat", "8", "3 inputs of unknown extent"}));
+      StatusCode::kShape, {"_rnn_param_concat", "8", "3 inputs of unknown extent"});
   in = {Shape({0}), Shape({9})};
   out = {Shape({8})};
-  EXPECT_TRUE(test::ThrowsError(
+  test::ExpectError(
       [&] {
         test::InferShapes("_rnn_param_concat", {{"num_args", "2"}, {"dim", "0"}}, &in, &out);
       },
-      StatusCode::kShape, {"_rnn_param_concat", "less the known inputs' 9"}));
+      StatusCode::kShape, {"_rnn_param_concat", "less the known inputs' 9"});
   NDArray a = test::Array({2, 1}, {1, 2}), b = test::Array({3, 2}, {3, 4, 5, 6, 7, 8});
-  EXPECT_TRUE(test::ThrowsError(
+  test::ExpectError(
       [&] {
         test::Run("_rnn_param_concat", {a, b}, {{"num_args", "2"}});
       },
-      StatusCode::kShape, {"_rnn_param_concat", "arg1", "(3,2)"}));
-  EXPECT_TRUE(test::ThrowsError(
+      StatusCode::kShape, {"_rnn_param_concat", "arg1", "(3,2)"});
+  test::ExpectError(
       [&] {
         test::Run("_rnn_param_concat", {a, a}, {{"num_args", "2"}, {"dim", "2"}});
       },
-      StatusCode::kInvalidArgument, {"_rnn_param_concat", "dim 2"}));
+      StatusCode::kInvalidArgument, {"_rnn_param_concat", "dim 2"});
 }
 
 TEST(RnnParamConcat, Gradient) {

@@ -222,65 +222,65 @@ TEST(NNRnn, Errors) {
   auto in = SmallInputs(4, true, 2, 2, 3, 4, 1, 1, 51);
   // Wrong parameter vector: names the expected and the given size.
   NDArray bad_w = test::RandomArray({100}, DType::kFloat64, -1, 1, 1);
-  EXPECT_TRUE(test::ThrowsError(
+  test::ExpectError(
       [&] {
         test::Run("RNN", {in[0], bad_w, in[2], in[3]}, p);
       },
-      StatusCode::kShape, {"RNN", "'parameters'", "(144,)", "given (100,)"}));
-  EXPECT_TRUE(test::ThrowsError(
+      StatusCode::kShape, {"RNN", "'parameters'", "(144,)", "given (100,)"});
+  test::ExpectError(
       [&] {
         test::Run("RNN", {in[1], in[1], in[2], in[3]}, p);
       },
-      StatusCode::kShape, {"RNN", "'data'", "rank 3"}));
+      StatusCode::kShape, {"RNN", "'data'", "rank 3"});
   StringMap proj = p;
   proj["projection_size"] = "5";
-  EXPECT_TRUE(test::ThrowsError([&] { test::Run("RNN", in, proj); }, StatusCode::kInvalidArgument,
-                                {"RNN", "'projection_size' = 5", "state_size = 4"}));
+  test::ExpectError([&] { test::Run("RNN", in, proj); }, StatusCode::kInvalidArgument,
+                    {"RNN", "'projection_size' = 5", "state_size = 4"});
   proj["projection_size"] = "2";  // the unprojected LSTM's state and parameters no longer fit
-  EXPECT_TRUE(test::ThrowsError([&] { test::Run("RNN", in, proj); }, StatusCode::kShape,
-                                {"RNN", "'state'", "expected (1,2,2)", "given (1,2,4)"}));
+  test::ExpectError([&] { test::Run("RNN", in, proj); }, StatusCode::kShape,
+                    {"RNN", "'state'", "expected (1,2,2)", "given (1,2,4)"});
   NDArray proj_state = test::RandomArray({1, 2, 2}, DType::kFloat64, -1, 1, 52);
-  EXPECT_TRUE(test::ThrowsError(
+  test::ExpectError(
       [&] {
         test::Run("RNN", {in[0], in[1], proj_state, in[3]}, proj);
       },
-      StatusCode::kShape, {"RNN", "'parameters'", "projection_size 2", "given (144,)"}));
+      StatusCode::kShape, {"RNN", "'parameters'", "projection_size 2", "given (144,)"});
   StringMap gru_proj = {
       {"mode", "gru"}, {"state_size", "4"}, {"num_layers", "1"}, {"projection_size", "2"}};
-  EXPECT_TRUE(test::ThrowsError(
+  test::ExpectError(
       [&] {
         test::Run("RNN", {in[0], in[1], in[2]}, gru_proj);
       },
-      StatusCode::kInvalidArgument, {"RNN", "projection_size", "'lstm'", "'gru'"}));
+      StatusCode::kInvalidArgument, {"RNN", "projection_size", "'lstm'", "'gru'"});
   StringMap half_clip = p;
   half_clip["lstm_state_clip_min"] = "-1";
-  EXPECT_TRUE(test::ThrowsError([&] { test::Run("RNN", in, half_clip); },
-                                StatusCode::kInvalidArgument, {"RNN", "lstm_state_clip_max"}));
+  test::ExpectError([&] { test::Run("RNN", in, half_clip); }, StatusCode::kInvalidArgument,
+                    {"RNN", "lstm_state_clip_max"});
   StringMap gru_clip = {{"mode", "gru"},
                         {"state_size", "4"},
                         {"num_layers", "1"},
                         {"lstm_state_clip_min", "-1"},
                         {"lstm_state_clip_max", "1"}};
-  EXPECT_TRUE(test::ThrowsError(
+  test::ExpectError(
       [&] {
         test::Run("RNN", {in[0], in[1], in[2]}, gru_clip);
       },
-      StatusCode::kInvalidArgument, {"RNN", "lstm"}));
+      StatusCode::kInvalidArgument, {"RNN", "lstm"});
   StringMap p1 = p;
   p1["p"] = "1";
-  EXPECT_TRUE(test::ThrowsError([&] { test::Run("RNN", in, p1); }, StatusCode::kInvalidArgument,
-                                {"RNN", "'p'"}));
+  test::ExpectError([&] { test::Run("RNN", in, p1); }, StatusCode::kInvalidArgument,
+                    {"RNN", "'p'"});
   StringMap sl = p;
   sl["use_sequence_length"] = "True";
   std::vector<NDArray> in_sl = in;
   in_sl.push_back(test::Array({2}, {1, 3}));
-  EXPECT_TRUE(test::ThrowsError([&] { test::Run("RNN", in_sl, sl); }, StatusCode::kInvalidArgument,
-                                {"RNN", "sequence_length[1]"}));
-  EXPECT_TRUE(test::ThrowsError(
+  test::ExpectError([&] { test::Run("RNN", in_sl, sl); }, StatusCode::kInvalidArgument,
+                    {"RNN", "sequence_length[1]"});
+  test::ExpectError(
       [&] {
         test::Run("RNN", in, {{"state_size", "4"}, {"num_layers", "1"}});
       },
-      StatusCode::kInvalidArgument, {"RNN", "mode"}));
+      StatusCode::kInvalidArgument, {"RNN", "mode"});
 }
 
 }  // namespace

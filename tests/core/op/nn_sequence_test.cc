@@ -61,27 +61,27 @@ TEST(NNSequence, ShapesAndErrors) {
   EXPECT_TRUE(test::InferShapes("SequenceReverse", {}, &in2, &out2));
   EXPECT_EQ(in2[0], Shape({4, 2}));
   NDArray x = test::Array({3, 2}, {1, 2, 3, 4, 5, 6});
-  EXPECT_TRUE(test::ThrowsError(
+  test::ExpectError(
       [&] {
         test::Run("SequenceReverse", {x}, {{"axis", "1"}});
       },
-      StatusCode::kInvalidArgument, {"SequenceReverse", "'axis'"}));
-  EXPECT_TRUE(test::ThrowsError(
+      StatusCode::kInvalidArgument, {"SequenceReverse", "'axis'"});
+  test::ExpectError(
       [&] {
         test::Run("SequenceMask", {test::Array({3}, {1, 2, 3})});
       },
-      StatusCode::kShape, {"SequenceMask", "rank >= 2"}));
-  EXPECT_TRUE(test::ThrowsError(
+      StatusCode::kShape, {"SequenceMask", "rank >= 2"});
+  test::ExpectError(
       [&] {
         test::Run("SequenceLast", {x, test::Array({2}, {1, 4})}, {{"use_sequence_length", "True"}});
       },
-      StatusCode::kInvalidArgument, {"SequenceLast", "sequence_length[1]"}));
-  EXPECT_TRUE(test::ThrowsError(
+      StatusCode::kInvalidArgument, {"SequenceLast", "sequence_length[1]"});
+  test::ExpectError(
       [&] {
         test::Run("SequenceMask", {x, test::Array({3}, {1, 1, 1})},
                   {{"use_sequence_length", "True"}});
       },
-      StatusCode::kShape, {"SequenceMask", "'sequence_length'"}));
+      StatusCode::kShape, {"SequenceMask", "'sequence_length'"});
 }
 
 }  // namespace

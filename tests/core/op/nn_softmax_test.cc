@@ -59,26 +59,26 @@ TEST(NNSoftmax, GradientMatchesNumeric) {
 
 TEST(NNSoftmax, Errors) {
   NDArray x = test::Array({2, 3}, {1, 2, 3, 4, 5, 6});
-  EXPECT_TRUE(test::ThrowsError(
+  test::ExpectError(
       [&] {
         test::Run("softmax", {x}, {{"axis", "2"}});
       },
-      StatusCode::kInvalidArgument, {"softmax", "axis"}));
-  EXPECT_TRUE(test::ThrowsError(
+      StatusCode::kInvalidArgument, {"softmax", "axis"});
+  test::ExpectError(
       [&] {
         test::Run("log_softmax", {x}, {{"dtype", "float64"}});
       },
-      StatusCode::kNotImplemented, {"log_softmax", "dtype"}));
-  EXPECT_TRUE(test::ThrowsError(
+      StatusCode::kNotImplemented, {"log_softmax", "dtype"});
+  test::ExpectError(
       [&] {
         test::Run("SoftmaxActivation", {test::Array({3}, {1, 2, 3})}, {{"mode", "channel"}});
       },
-      StatusCode::kShape, {"SoftmaxActivation", "channel"}));
-  EXPECT_TRUE(test::ThrowsError(
+      StatusCode::kShape, {"SoftmaxActivation", "channel"});
+  test::ExpectError(
       [&] {
         test::Run("softmax", {x}, {{"temperature", "0"}});
       },
-      StatusCode::kInvalidArgument, {"softmax", "temperature"}));
+      StatusCode::kInvalidArgument, {"softmax", "temperature"});
 }
 
 TEST(NNSoftmax, UseLengthMasksTheAxis) {
@@ -101,17 +101,17 @@ TEST(NNSoftmax, UseLengthMasksTheAxis) {
                                 {{"use_length", "True"}}, {0}, 1e-6, &where),
             1e-6)
       << where;
-  EXPECT_TRUE(test::ThrowsError(
+  test::ExpectError(
       [&] {
         test::Run("softmax", {x, test::Array({2}, {1, 4}, DType::kInt32)},
                   {{"use_length", "True"}});
       },
-      StatusCode::kInvalidArgument, {"softmax", "length 4"}));
-  EXPECT_TRUE(test::ThrowsError(
+      StatusCode::kInvalidArgument, {"softmax", "length 4"});
+  test::ExpectError(
       [&] {
         test::Run("log_softmax", {x}, {{"use_length", "True"}});
       },
-      StatusCode::kInvalidArgument, {"log_softmax", "use_length"}));
+      StatusCode::kInvalidArgument, {"log_softmax", "use_length"});
 }
 
 }  // namespace

@@ -186,42 +186,42 @@ TEST(RandomExt, ShufflePermutesRows) {
 }
 
 TEST(RandomExt, ErrorPaths) {
-  EXPECT_TRUE(test::ThrowsError(
+  test::ExpectError(
       [] {
         test::Run("_random_exponential", {}, {{"shape", "(2,)"}, {"lam", "0"}});
       },
-      StatusCode::kInvalidArgument, {"_random_exponential", "'lam'"}));
-  EXPECT_TRUE(test::ThrowsError(
+      StatusCode::kInvalidArgument, {"_random_exponential", "'lam'"});
+  test::ExpectError(
       [] {
         test::Run("_random_gamma", {}, {{"shape", "(2,)"}, {"beta", "-1"}});
       },
-      StatusCode::kInvalidArgument, {"_random_gamma", "'beta'"}));
-  EXPECT_TRUE(test::ThrowsError(
+      StatusCode::kInvalidArgument, {"_random_gamma", "'beta'"});
+  test::ExpectError(
       [] {
         test::Run("_random_poisson", {}, {{"shape", "(2,)"}, {"lam", "-1"}});
       },
-      StatusCode::kInvalidArgument, {"_random_poisson", "'lam'"}));
-  EXPECT_TRUE(test::ThrowsError(
+      StatusCode::kInvalidArgument, {"_random_poisson", "'lam'"});
+  test::ExpectError(
       [] {
         test::Run("_random_randint", {}, {{"shape", "(2,)"}, {"low", "3"}, {"high", "3"}});
       },
-      StatusCode::kInvalidArgument, {"_random_randint", "'high'", "'low'"}));
-  EXPECT_TRUE(test::ThrowsError(
+      StatusCode::kInvalidArgument, {"_random_randint", "'high'", "'low'"});
+  test::ExpectError(
       [] {
         test::Run("_random_randint", {}, {{"shape", "(2,)"}, {"low", "0"}});
       },
-      StatusCode::kInvalidArgument, {"_random_randint", "high"}));
-  EXPECT_TRUE(test::ThrowsError(
+      StatusCode::kInvalidArgument, {"_random_randint", "high"});
+  test::ExpectError(
       [] {
         test::Run("_random_randint", {},
                   {{"shape", "(2,)"}, {"low", "0"}, {"high", "3"}, {"dtype", "float32"}});
       },
-      StatusCode::kDType, {"_random_randint", "float32"}));
-  EXPECT_TRUE(test::ThrowsError(
+      StatusCode::kDType, {"_random_randint", "float32"});
+  test::ExpectError(
       [] {
         test::Run("_random_gamma", {}, {{"shape", "(2,)"}, {"dtype", "int32"}});
       },
-      StatusCode::kDType, {"_random_gamma", "int32"}));
+      StatusCode::kDType, {"_random_gamma", "int32"});
 }
 
 }  // namespace

@@ -88,21 +88,17 @@ TEST(Random, DefaultsAndDegenerateScale) {
             std::vector<double>(4, 3.0));
 }
 
-void ExpectError(const std::string& op, const StringMap& params, StatusCode code,
-                 const std::vector<std::string>& pieces) {
-  test::ExpectError([&] { test::Run(op, {}, params); }, code, pieces);
-}
-
 TEST(Random, RejectsBadParameters) {
-  ExpectError("_random_uniform", {{"shape", "(2,)"}, {"low", "1"}, {"high", "1"}},
-              StatusCode::kInvalidArgument, {"_random_uniform", "'high'", "'low'"});
-  ExpectError("_random_uniform", {{"shape", "(2,)"}, {"low", "2"}, {"high", "-1"}},
-              StatusCode::kInvalidArgument, {"_random_uniform", "'high'"});
-  ExpectError("_random_normal", {{"shape", "(2,)"}, {"scale", "-1"}}, StatusCode::kInvalidArgument,
-              {"_random_normal", "'scale'"});
-  ExpectError("_random_normal", {}, StatusCode::kInvalidArgument, {"_random_normal", "'shape'"});
-  ExpectError("_random_normal", {{"shape", "(2,)"}, {"dtype", "int32"}}, StatusCode::kDType,
-              {"_random_normal", "int32"});
+  test::ExpectOpError("_random_uniform", {}, {{"shape", "(2,)"}, {"low", "1"}, {"high", "1"}},
+                      StatusCode::kInvalidArgument, {"_random_uniform", "'high'", "'low'"});
+  test::ExpectOpError("_random_uniform", {}, {{"shape", "(2,)"}, {"low", "2"}, {"high", "-1"}},
+                      StatusCode::kInvalidArgument, {"_random_uniform", "'high'"});
+  test::ExpectOpError("_random_normal", {}, {{"shape", "(2,)"}, {"scale", "-1"}},
+                      StatusCode::kInvalidArgument, {"_random_normal", "'scale'"});
+  test::ExpectOpError("_random_normal", {}, {}, StatusCode::kInvalidArgument,
+                      {"_random_normal", "'shape'"});
+  test::ExpectOpError("_random_normal", {}, {{"shape", "(2,)"}, {"dtype", "int32"}},
+                      StatusCode::kDType, {"_random_normal", "int32"});
 }
 
 }  // namespace

@@ -107,26 +107,26 @@ TEST(ReduceExt, NormOptions) {
 
 TEST(ReduceExt, ErrorPaths) {
   NDArray x = test::RandomArray({2, 3}, DType::kFloat32, 0, 1, 1);
-  EXPECT_TRUE(test::ThrowsError(
+  test::ExpectError(
       [&] {
         test::Run("norm", {x}, {{"ord", "3"}});
       },
-      StatusCode::kInvalidArgument, {"norm", "'ord'", "3", "1 or 2"}));
-  EXPECT_TRUE(test::ThrowsError(
+      StatusCode::kInvalidArgument, {"norm", "'ord'", "3", "1 or 2"});
+  test::ExpectError(
       [&] {
         test::Run("norm", {x}, {{"exclude", "True"}});
       },
-      StatusCode::kInvalidArgument, {"norm", "exclude"}));
-  EXPECT_TRUE(test::ThrowsError(
+      StatusCode::kInvalidArgument, {"norm", "exclude"});
+  test::ExpectError(
       [&] {
         test::Run("max", {x}, {{"axis", "2"}});
       },
-      StatusCode::kInvalidArgument, {"max", "axis 2", "ndim 2"}));
-  EXPECT_TRUE(test::ThrowsError(
+      StatusCode::kInvalidArgument, {"max", "axis 2", "ndim 2"});
+  test::ExpectError(
       [&] {
         test::Run("norm", {test::Array({2}, {1, 2}, DType::kInt32)}, {});
       },
-      StatusCode::kDType, {"norm", "int32"}));
+      StatusCode::kDType, {"norm", "int32"});
 }
 
 }  // namespace

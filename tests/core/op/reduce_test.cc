@@ -114,28 +114,27 @@ TEST(Reduce, AddRequestAccumulates) {
   EXPECT_EQ(test::Values(out[0]), (std::vector<double>{15, 27, 39}));
 }
 
-void ExpectError(const std::string& op, const NDArray& x, const StringMap& params, StatusCode code,
-                 const std::vector<std::string>& pieces) {
-  test::ExpectError([&] { test::Run(op, {x}, params); }, code, pieces);
-}
-
 TEST(Reduce, RejectsBadAxes) {
   NDArray x = test::RandomArray({2, 3, 4}, DType::kFloat32, 0, 1, 1);
   for (const char* op : {"sum", "mean"}) {
-    ExpectError(op, x, {{"axis", "3"}}, StatusCode::kInvalidArgument, {op, "axis 3", "ndim 3"});
-    ExpectError(op, x, {{"axis", "-4"}}, StatusCode::kInvalidArgument, {op, "axis -4", "ndim 3"});
-    ExpectError(op, x, {{"axis", "(0, 5)"}, {"exclude", "True"}}, StatusCode::kInvalidArgument,
-                {"axis 5"});
-    ExpectError(op, x, {{"axis", "(1, -2)"}}, StatusCode::kInvalidArgument, {op, "twice"});
-    ExpectError(op, x, {{"keepdims", "maybe"}}, StatusCode::kInvalidArgument, {"keepdims"});
+    test::ExpectOpError(op, {x}, {{"axis", "3"}}, StatusCode::kInvalidArgument,
+                        {op, "axis 3", "ndim 3"});
+    test::ExpectOpError(op, {x}, {{"axis", "-4"}}, StatusCode::kInvalidArgument,
+                        {op, "axis -4", "ndim 3"});
+    test::ExpectOpError(op, {x}, {{"axis", "(0, 5)"}, {"exclude", "True"}},
+                        StatusCode::kInvalidArgument, {"axis 5"});
+    test::ExpectOpError(op, {x}, {{"axis", "(1, -2)"}}, StatusCode::kInvalidArgument,
+                        {op, "twice"});
+    test::ExpectOpError(op, {x}, {{"keepdims", "maybe"}}, StatusCode::kInvalidArgument,
+                        {"keepdims"});
   }
 }
 
 // sum and the other reductions run on integers (int_dtype_test.cc); norm
 // does not, as in MXNet.
 TEST(Reduce, RejectsIntegerDtype) {
-  ExpectError("norm", test::Array({2}, {1, 2}, DType::kInt32), {}, StatusCode::kDType,
-              {"norm", "int32"});
+  test::ExpectOpError("norm", {test::Array({2}, {1, 2}, DType::kInt32)}, {}, StatusCode::kDType,
+                      {"norm", "int32"});
 }
 
 TEST(Reduce, BackwardShapesAndValues) {

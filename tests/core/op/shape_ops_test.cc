@@ -47,28 +47,28 @@ TEST(ShapeOps, ReshapeSpecialCodeTable) {
 
 TEST(ShapeOps, ReshapeErrors) {
   NDArray x = test::RandomArray({2, 3, 4}, DType::kFloat32, -1, 1, 1);
-  EXPECT_TRUE(test::ThrowsError(
+  test::ExpectError(
       [&] {
         test::Run("Reshape", {x}, {{"shape", "(5, -1)"}});
       },
-      StatusCode::kShape, {"Reshape", "(5,-1)"}));
-  EXPECT_TRUE(test::ThrowsError(
+      StatusCode::kShape, {"Reshape", "(5,-1)"});
+  test::ExpectError(
       [&] {
         test::Run("Reshape", {x}, {{"shape", "(-1, -1)"}});
       },
-      StatusCode::kShape, {"Reshape", "-1"}));
-  EXPECT_TRUE(test::ThrowsError(
+      StatusCode::kShape, {"Reshape", "-1"});
+  test::ExpectError(
       [&] {
         test::Run("Reshape", {x}, {{"shape", "(7, 2)"}});
       },
-      StatusCode::kShape, {"Reshape", "size"}));
-  EXPECT_TRUE(test::ThrowsError(
+      StatusCode::kShape, {"Reshape", "size"});
+  test::ExpectError(
       [&] {
         test::Run("Reshape", {x}, {{"shape", "(-4, 5, -1, -2)"}});
       },
-      StatusCode::kShape, {"Reshape", "-4"}));
-  EXPECT_TRUE(test::ThrowsError([&] { test::Run("Reshape", {x}, {}); },
-                                StatusCode::kInvalidArgument, {"Reshape", "shape"}));
+      StatusCode::kShape, {"Reshape", "-4"});
+  test::ExpectError([&] { test::Run("Reshape", {x}, {}); }, StatusCode::kInvalidArgument,
+                    {"Reshape", "shape"});
 }
 
 TEST(ShapeOps, ReshapeBackwardInference) {
@@ -113,20 +113,20 @@ TEST(ShapeOps, ExpandDimsAndSqueezeShapes) {
   EXPECT_EQ(test::Run("expand_dims", {x}, {{"axis", "0"}})[0].shape(), Shape({1, 2, 3}));
   EXPECT_EQ(test::Run("expand_dims", {x}, {{"axis", "2"}})[0].shape(), Shape({2, 3, 1}));
   EXPECT_EQ(test::Run("expand_dims", {x}, {{"axis", "-2"}})[0].shape(), Shape({2, 1, 3}));
-  EXPECT_TRUE(test::ThrowsError(
+  test::ExpectError(
       [&] {
         test::Run("expand_dims", {x}, {{"axis", "3"}});
       },
-      StatusCode::kInvalidArgument, {"expand_dims", "axis"}));
+      StatusCode::kInvalidArgument, {"expand_dims", "axis"});
   NDArray s = test::RandomArray({1, 3, 1, 2}, DType::kFloat32, -1, 1, 7);
   EXPECT_EQ(test::Run("squeeze", {s})[0].shape(), Shape({3, 2}));
   EXPECT_EQ(test::Run("squeeze", {s}, {{"axis", "(2,)"}})[0].shape(), Shape({1, 3, 2}));
   EXPECT_EQ(test::Run("squeeze", {test::Array({1, 1}, {5})})[0].shape(), Shape({1}));
-  EXPECT_TRUE(test::ThrowsError(
+  test::ExpectError(
       [&] {
         test::Run("squeeze", {s}, {{"axis", "1"}});
       },
-      StatusCode::kShape, {"squeeze", "extent 3"}));
+      StatusCode::kShape, {"squeeze", "extent 3"});
   std::vector<Shape> in = {Shape()}, out = {Shape({4, 1, 5})};
   EXPECT_TRUE(test::InferShapes("expand_dims", {{"axis", "1"}}, &in, &out));
   EXPECT_EQ(in[0], Shape({4, 5}));
@@ -150,11 +150,11 @@ TEST(ShapeOps, Transpose) {
   EXPECT_LT(test::GradientError("transpose", {x}, {{"axes", "(1, 2, 0)"}}, {}, 1e-6, &where), 1e-6)
       << where;
   EXPECT_LT(test::GradientError("transpose", {x}, {}, {}, 1e-6, &where), 1e-6) << where;
-  EXPECT_TRUE(test::ThrowsError(
+  test::ExpectError(
       [&] {
         test::Run("transpose", {x}, {{"axes", "(0, 0, 1)"}});
       },
-      StatusCode::kInvalidArgument, {"transpose", "permutation"}));
+      StatusCode::kInvalidArgument, {"transpose", "permutation"});
   std::vector<Shape> in = {Shape()}, out = {Shape({3, 4, 2})};
   EXPECT_TRUE(test::InferShapes("transpose", {{"axes", "(1, 2, 0)"}}, &in, &out));
   EXPECT_EQ(in[0], Shape({2, 3, 4}));

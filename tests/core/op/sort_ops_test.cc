@@ -115,31 +115,31 @@ TEST(SortOps, PartialShapeInference) {
 
 TEST(SortOps, ErrorPaths) {
   NDArray x = test::RandomArray({2, 3}, DType::kFloat32, 0, 1, 1);
-  EXPECT_TRUE(test::ThrowsError(
+  test::ExpectError(
       [&] {
         test::Run("topk", {x}, {{"k", "4"}});
       },
-      StatusCode::kInvalidArgument, {"topk", "k (4)", "extent 3"}));
-  EXPECT_TRUE(test::ThrowsError(
+      StatusCode::kInvalidArgument, {"topk", "k (4)", "extent 3"});
+  test::ExpectError(
       [&] {
         test::Run("sort", {x}, {{"axis", "2"}});
       },
-      StatusCode::kInvalidArgument, {"sort", "axis 2", "ndim 2"}));
-  EXPECT_TRUE(test::ThrowsError(
+      StatusCode::kInvalidArgument, {"sort", "axis 2", "ndim 2"});
+  test::ExpectError(
       [&] {
         test::Run("argmax", {x}, {{"axis", "-3"}});
       },
-      StatusCode::kInvalidArgument, {"argmax", "axis -3"}));
-  EXPECT_TRUE(test::ThrowsError(
+      StatusCode::kInvalidArgument, {"argmax", "axis -3"});
+  test::ExpectError(
       [&] {
         test::Run("topk", {x}, {{"ret_typ", "values"}});
       },
-      StatusCode::kInvalidArgument, {"ret_typ", "values"}));
-  EXPECT_TRUE(test::ThrowsError(
+      StatusCode::kInvalidArgument, {"ret_typ", "values"});
+  test::ExpectError(
       [&] {
         test::Run("argmax_channel", {test::Array({3}, {1, 2, 3})}, {});
       },
-      StatusCode::kShape, {"argmax_channel", "ndim >= 2"}));
+      StatusCode::kShape, {"argmax_channel", "ndim >= 2"});
 }
 
 }  // namespace

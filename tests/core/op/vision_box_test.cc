@@ -39,12 +39,12 @@ TEST(VisionBox, CoderShapes) {
   out = {Shape({3, 7, 4})};
   EXPECT_TRUE(test::InferShapes("_contrib_box_decode", {}, &in, &out));
   EXPECT_EQ(in[0], Shape({3, 7, 4}));
-  EXPECT_TRUE(test::ThrowsError(
+  test::ExpectError(
       [] {
         test::Run("_contrib_box_decode", {test::RandomArray({2, 3, 5}, DType::kFloat32, 0, 1, 1),
                                           test::RandomArray({1, 3, 4}, DType::kFloat32, 0, 1, 1)});
       },
-      StatusCode::kShape, {"box_decode", "'data'"}));
+      StatusCode::kShape, {"box_decode", "'data'"});
 }
 
 TEST(VisionBox, MatchingClosedForm) {
@@ -53,8 +53,8 @@ TEST(VisionBox, MatchingClosedForm) {
   auto y = test::Run("_contrib_bipartite_matching", {x}, {{"threshold", "0.5"}});
   EXPECT_EQ(test::Values(y[0]), (std::vector<double>{0, -1}));
   EXPECT_EQ(test::Values(y[1]), (std::vector<double>{0, -1}));
-  EXPECT_TRUE(test::ThrowsError([&] { test::Run("_contrib_bipartite_matching", {x}); },
-                                StatusCode::kInvalidArgument, {"threshold"}));
+  test::ExpectError([&] { test::Run("_contrib_bipartite_matching", {x}); },
+                    StatusCode::kInvalidArgument, {"threshold"});
 }
 
 TEST(VisionBox, NMSClosedForm) {
@@ -113,23 +113,23 @@ TEST(VisionBox, Rejects) {
     return
         [=] { test::Run("_contrib_box_nms", {test::RandomArray(s, DType::kFloat32, 0, 1, 1)}, p); };
   };
-  EXPECT_TRUE(test::ThrowsError(nms({3, 4}, {}), StatusCode::kInvalidArgument,
-                                {"_contrib_box_nms", "at least 5"}));
-  EXPECT_TRUE(test::ThrowsError(nms({3, 6}, {{"id_index", "0"}, {"score_index", "0"}}),
-                                StatusCode::kInvalidArgument, {"'id_index'", "'score_index'"}));
-  EXPECT_TRUE(test::ThrowsError(nms({3, 6}, {{"score_index", "3"}}), StatusCode::kInvalidArgument,
-                                {"'score_index'", "coordinates"}));
-  EXPECT_TRUE(test::ThrowsError(nms({3, 6}, {{"coord_start", "3"}}), StatusCode::kInvalidArgument,
-                                {"'coord_start'", "out of range"}));
-  EXPECT_TRUE(test::ThrowsError(nms({6}, {}), StatusCode::kShape, {"rank >= 2"}));
-  EXPECT_TRUE(test::ThrowsError(nms({2, 6}, {{"in_format", "xywh"}}), StatusCode::kInvalidArgument,
-                                {"in_format"}));
-  EXPECT_TRUE(test::ThrowsError(
+  test::ExpectError(nms({3, 4}, {}), StatusCode::kInvalidArgument,
+                    {"_contrib_box_nms", "at least 5"});
+  test::ExpectError(nms({3, 6}, {{"id_index", "0"}, {"score_index", "0"}}),
+                    StatusCode::kInvalidArgument, {"'id_index'", "'score_index'"});
+  test::ExpectError(nms({3, 6}, {{"score_index", "3"}}), StatusCode::kInvalidArgument,
+                    {"'score_index'", "coordinates"});
+  test::ExpectError(nms({3, 6}, {{"coord_start", "3"}}), StatusCode::kInvalidArgument,
+                    {"'coord_start'", "out of range"});
+  test::ExpectError(nms({6}, {}), StatusCode::kShape, {"rank >= 2"});
+  test::ExpectError(nms({2, 6}, {{"in_format", "xywh"}}), StatusCode::kInvalidArgument,
+                    {"in_format"});
+  test::ExpectError(
       [] {
         test::Run("_contrib_box_iou", {test::RandomArray({2, 4}, DType::kFloat32, 0, 1, 1),
                                        test::RandomArray({2, 5}, DType::kFloat32, 0, 1, 1)});
       },
-      StatusCode::kShape, {"'rhs'", "last axis of 4"}));
+      StatusCode::kShape, {"'rhs'", "last axis of 4"});
 }
 
 }  // namespace

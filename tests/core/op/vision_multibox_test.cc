@@ -71,28 +71,28 @@ TEST(VisionMultiBox, ShapesAndRejects) {
                 {test::RandomArray({1, 1, 2, 2}, DType::kFloat32, 0, 1, 1)}, p);
     };
   };
-  EXPECT_TRUE(test::ThrowsError(prior({{"offsets", "(0.5, 1.5)"}}), StatusCode::kInvalidArgument,
-                                {"'offsets'"}));
-  EXPECT_TRUE(test::ThrowsError(prior({{"steps", "(0.1,)"}}), StatusCode::kInvalidArgument,
-                                {"'steps'", "must have 2 values"}));
-  EXPECT_TRUE(test::ThrowsError(prior({{"sizes", "(0.1, x)"}}), StatusCode::kInvalidArgument,
-                                {"MultiBoxPrior", "'sizes'", "tuple of floats"}));
-  EXPECT_TRUE(test::ThrowsError(
+  test::ExpectError(prior({{"offsets", "(0.5, 1.5)"}}), StatusCode::kInvalidArgument,
+                    {"'offsets'"});
+  test::ExpectError(prior({{"steps", "(0.1,)"}}), StatusCode::kInvalidArgument,
+                    {"'steps'", "must have 2 values"});
+  test::ExpectError(prior({{"sizes", "(0.1, x)"}}), StatusCode::kInvalidArgument,
+                    {"MultiBoxPrior", "'sizes'", "tuple of floats"});
+  test::ExpectError(
       [] {
         test::Run("_contrib_MultiBoxDetection",
                   {test::RandomArray({1, 3, 4}, DType::kFloat32, 0, 1, 1),
                    test::RandomArray({1, 16}, DType::kFloat32, 0, 1, 1),
                    test::RandomArray({1, 5, 4}, DType::kFloat32, 0, 1, 1)});
       },
-      StatusCode::kShape, {"anchors", "5", "expected 4"}));
-  EXPECT_TRUE(test::ThrowsError(
+      StatusCode::kShape, {"anchors", "5", "expected 4"});
+  test::ExpectError(
       [] {
         test::Run("_contrib_MultiBoxTarget",
                   {test::RandomArray({1, 4, 4}, DType::kFloat32, 0, 1, 1),
                    test::RandomArray({1, 2, 4}, DType::kFloat32, 0, 1, 1),
                    test::RandomArray({1, 2, 4}, DType::kFloat32, 0, 1, 1)});
       },
-      StatusCode::kShape, {"'label'", ">= 5"}));
+      StatusCode::kShape, {"'label'", ">= 5"});
 }
 
 }  // namespace

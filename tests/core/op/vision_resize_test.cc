@@ -55,27 +55,27 @@ TEST(VisionResize, ShapesAndRejects) {
   EXPECT_EQ(out[0], Shape({2, 4, 5, 5}));
 
   NDArray x = test::RandomArray({1, 1, 3, 3}, DType::kFloat32, 0, 1, 1);
-  EXPECT_TRUE(test::ThrowsError(
+  test::ExpectError(
       [&] {
         test::Run("_contrib_BilinearResize2D", {x}, {{"mode", "odd_scale"}});
       },
-      StatusCode::kInvalidArgument, {"BilinearResize2D", "'scale_height'"}));
-  EXPECT_TRUE(test::ThrowsError(
+      StatusCode::kInvalidArgument, {"BilinearResize2D", "'scale_height'"});
+  test::ExpectError(
       [&] {
         test::Run("_contrib_BilinearResize2D", {x}, {{"height", "0"}});
       },
-      StatusCode::kInvalidArgument, {"height"}));
-  EXPECT_TRUE(test::ThrowsError(
+      StatusCode::kInvalidArgument, {"height"});
+  test::ExpectError(
       [&] {
         test::Run("_contrib_AdaptiveAvgPooling2D", {x}, {{"output_size", "(1, 2, 3)"}});
       },
-      StatusCode::kInvalidArgument, {"'output_size'"}));
-  EXPECT_TRUE(test::ThrowsError(
+      StatusCode::kInvalidArgument, {"'output_size'"});
+  test::ExpectError(
       [&] {
         test::Run("_contrib_AdaptiveAvgPooling2D",
                   {test::RandomArray({3, 3}, DType::kFloat32, 0, 1, 1)});
       },
-      StatusCode::kShape, {"(N, C, H, W)"}));
+      StatusCode::kShape, {"(N, C, H, W)"});
 }
 
 }  // namespace

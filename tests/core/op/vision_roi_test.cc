@@ -66,35 +66,35 @@ TEST(VisionROI, ShapesAndRejects) {
 
   NDArray x = test::RandomArray({1, 3, 4, 4}, DType::kFloat32, 0, 1, 1);
   NDArray r = test::Array({1, 5}, {0, 0, 0, 2, 2});
-  EXPECT_TRUE(test::ThrowsError(
+  test::ExpectError(
       [&] {
         test::Run("ROIPooling", {x, r}, {{"pooled_size", "(2, 2)"}});
       },
-      StatusCode::kInvalidArgument, {"spatial_scale"}));
-  EXPECT_TRUE(test::ThrowsError(
+      StatusCode::kInvalidArgument, {"spatial_scale"});
+  test::ExpectError(
       [&] {
         test::Run("ROIPooling", {x, r}, {{"pooled_size", "(2, 0)"}, {"spatial_scale", "1"}});
       },
-      StatusCode::kInvalidArgument, {"ROIPooling", "'pooled_size'"}));
-  EXPECT_TRUE(test::ThrowsError(
+      StatusCode::kInvalidArgument, {"ROIPooling", "'pooled_size'"});
+  test::ExpectError(
       [&] {
         test::Run("ROIAlign", {x, test::Array({1, 4}, {0, 0, 2, 2})},
                   {{"pooled_size", "(2, 2)"}, {"spatial_scale", "1"}});
       },
-      StatusCode::kShape, {"'rois'", "(num_rois, 5)"}));
-  EXPECT_TRUE(test::ThrowsError(
+      StatusCode::kShape, {"'rois'", "(num_rois, 5)"});
+  test::ExpectError(
       [&] {
         test::Run(
             "ROIAlign", {x, r},
             {{"pooled_size", "(2, 2)"}, {"spatial_scale", "1"}, {"position_sensitive", "True"}});
       },
-      StatusCode::kShape, {"position_sensitive", "divisible"}));
-  EXPECT_TRUE(test::ThrowsError(
+      StatusCode::kShape, {"position_sensitive", "divisible"});
+  test::ExpectError(
       [&] {
         test::Run("ROIAlign", {x, test::Array({1, 5}, {0, 2, 2, 2, 3})},
                   {{"pooled_size", "(2, 2)"}, {"spatial_scale", "1"}, {"aligned", "True"}});
       },
-      StatusCode::kInvalidArgument, {"aligned", "positive"}));
+      StatusCode::kInvalidArgument, {"aligned", "positive"});
 }
 
 }  // namespace

@@ -61,23 +61,23 @@ TEST(VisionSampling, ShapesAndRejects) {
   EXPECT_EQ(out[0], Shape({2, 3, 4, 6}));
 
   NDArray loc = test::RandomArray({1, 6}, DType::kFloat32, 0, 1, 1);
-  EXPECT_TRUE(test::ThrowsError(
+  test::ExpectError(
       [&] {
         test::Run("GridGenerator", {loc}, {{"transform_type", "affine"}});
       },
-      StatusCode::kInvalidArgument, {"GridGenerator", "'target_shape'"}));
-  EXPECT_TRUE(test::ThrowsError(
+      StatusCode::kInvalidArgument, {"GridGenerator", "'target_shape'"});
+  test::ExpectError(
       [&] {
         test::Run("GridGenerator", {loc}, {{"target_shape", "(2, 2)"}});
       },
-      StatusCode::kInvalidArgument, {"transform_type"}));
-  EXPECT_TRUE(test::ThrowsError(
+      StatusCode::kInvalidArgument, {"transform_type"});
+  test::ExpectError(
       [&] {
         test::Run("BilinearSampler", {test::RandomArray({1, 1, 3, 3}, DType::kFloat32, 0, 1, 1),
                                       test::RandomArray({1, 3, 2, 2}, DType::kFloat32, 0, 1, 1)});
       },
-      StatusCode::kShape, {"'grid'", "(batch, 2, height, width)"}));
-  EXPECT_TRUE(test::ThrowsError(
+      StatusCode::kShape, {"'grid'", "(batch, 2, height, width)"});
+  test::ExpectError(
       [&] {
         test::Run("SpatialTransformer",
                   {test::RandomArray({1, 1, 3, 3}, DType::kFloat32, 0, 1, 1), loc},
@@ -85,7 +85,7 @@ TEST(VisionSampling, ShapesAndRejects) {
                    {"transform_type", "affine"},
                    {"sampler_type", "nearest"}});
       },
-      StatusCode::kInvalidArgument, {"sampler_type"}));
+      StatusCode::kInvalidArgument, {"sampler_type"});
 }
 
 }  // namespace
