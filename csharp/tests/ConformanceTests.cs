@@ -10,33 +10,7 @@ namespace Weft.Tests {
 
 /// <summary>The cross-language conformance list (same cases in JUnit and go test).</summary>
 [TestFixture]
-public class ConformanceTests {
-  long liveAtStart;
-
-  [SetUp]
-  public void RecordLive() { liveAtStart = Library.LiveHandleCount; }
-
-  [TearDown]
-  public void NoLeakedHandles() {
-    Assert.AreEqual(liveAtStart, Library.LiveHandleCount, "live handles leaked by the test");
-  }
-
-  // NUnit 2.6 runs a fixture's tests in name order and does not fail the run
-  // on a [TestFixtureTearDown] failure, so the end-of-suite check is the last test.
-  [Test]
-  public void ZzLiveHandleCountReturnsToZeroAtTheEnd() {
-    GC.Collect();
-    GC.WaitForPendingFinalizers();
-    Assert.AreEqual(0, Library.LiveHandleCount, "live handles at the end");
-  }
-
-  static WeftException ExpectError(ErrorCode code, TestDelegate call, params string[] fragments) {
-    var e = Assert.Throws<WeftException>(call);
-    Assert.AreEqual(code, e.Code, e.Message);
-    foreach (var f in fragments) StringAssert.Contains(f, e.Message);
-    return e;
-  }
-
+public class ConformanceTests : LiveHandleFixture {
   static Dictionary<string, object> P(params object[] kv) {
     var d = new Dictionary<string, object>();
     for (int i = 0; i < kv.Length; i += 2) d[(string)kv[i]] = kv[i + 1];
@@ -53,7 +27,7 @@ public class ConformanceTests {
     var q = Library.OpInfo("quadratic");
     Assert.AreEqual(3, q.Params.Count);
     Assert.AreEqual("a", q.Params[0].Name);
-    ExpectError(ErrorCode.NotFound, () => Library.OpInfo("no_such_op"), "no_such_op");
+    Expect.Error(ErrorCode.NotFound, () => Library.OpInfo("no_such_op"), "no_such_op");
   }
 
   /// <summary>An NDArray created on cpu(1) reports cpu(1); gpu(0) fails naming the device.</summary>
@@ -71,34 +45,34 @@ public class ConformanceTests {
       a.CopyFrom(new float[] { 1, 2, 3, 4 });
       Assert.AreEqual(new float[] { 1, 2, 3, 4 }, a.ToFloatArray());
     }
-    ExpectError(ErrorCode.Device, () => NDArray.Create(Context.Gpu(0), DType.Float32, 2), "gpu(0)");
+    Expect.Error(ErrorCode.Device, () => NDArray.Create(Context.Gpu(0), DType.Float32, 2), "gpu(0)");
   }
 
   [Test]
   public void CreateFreeAndDoubleDisposeAreSafe() {
     var a = NDArray.Create(DType.Float32, 2, 3);
-    Assert.AreEqual(liveAtStart + 1, Library.LiveHandleCount);
+    Assert.AreEqual(LiveAtStart + 1, Library.LiveHandleCount);
     CollectionAssert.AreEqual(new long[] { 2, 3 }, a.Shape);
     Assert.AreEqual(DType.Float32, a.DType);
     Assert.AreEqual(6, a.Size);
     a.Dispose();
     a.Dispose();
     Assert.IsTrue(a.IsDisposed);
-    ExpectError(ErrorCode.InvalidHandle, () => { var s = a.Shape; }, "disposed");
+    Expect.Error(ErrorCode.InvalidHandle, () => { var s = a.Shape; }, "disposed");
     using (var s = Symbol.Variable("x")) s.Dispose();
   }
 
   [Test]
   public void BadOpNameIsNotFound() {
-    ExpectError(ErrorCode.NotFound, () => Ops.Call("no_such_op", null), "no_such_op");
-    ExpectError(ErrorCode.NotFound, () => Symbol.Atomic("no_such_op", null), "no_such_op");
+    Expect.Error(ErrorCode.NotFound, () => Ops.Call("no_such_op", null), "no_such_op");
+    Expect.Error(ErrorCode.NotFound, () => Symbol.Atomic("no_such_op", null), "no_such_op");
   }
 
   [Test]
   public void BadParamIsInvalidArgument() {
     using (var x = NDArray.FromArray(new float[] { 1, 2, 3, 4, 5, 6 }, 2, 3)) {
-      ExpectError(ErrorCode.InvalidArgument, () => Ops.Call("sum", P("axis", "zz"), x), "sum", "axis", "zz");
-      ExpectError(ErrorCode.InvalidArgument, () => Ops.Call("quadratic", P("d", 1), x), "quadratic", "d");
+      Expect.Error(ErrorCode.InvalidArgument, () => Ops.Call("sum", P("axis", "zz"), x), "sum", "axis", "zz");
+      Expect.Error(ErrorCode.InvalidArgument, () => Ops.Call("quadratic", P("d", 1), x), "quadratic", "d");
     }
   }
 
@@ -106,14 +80,14 @@ public class ConformanceTests {
   public void ShapeMismatchIsShapeError() {
     using (var x = NDArray.Create(DType.Float32, 2, 3))
     using (var y = NDArray.Create(DType.Float32, 3, 2)) {
-      ExpectError(ErrorCode.Shape, () => Ops.Call("elemwise_add", null, x, y), "elemwise_add", "(2,3)", "(3,2)");
-      ExpectError(ErrorCode.Shape, () => x.Reshape(4, 2), "reshape", "(4,2)");
+      Expect.Error(ErrorCode.Shape, () => Ops.Call("elemwise_add", null, x, y), "elemwise_add", "(2,3)", "(3,2)");
+      Expect.Error(ErrorCode.Shape, () => x.Reshape(4, 2), "reshape", "(4,2)");
     }
   }
 
   [Test]
   public void MalformedJsonIsInvalidArgument() {
-    ExpectError(ErrorCode.InvalidArgument, () => Symbol.FromJson("{bad"), "JSON");
+    Expect.Error(ErrorCode.InvalidArgument, () => Symbol.FromJson("{bad"), "JSON");
   }
 
   [Test]
@@ -143,10 +117,10 @@ public class ConformanceTests {
   [Test]
   public void WrongBufferSizeRejected() {
     using (var a = NDArray.Create(DType.Float32, 2, 3)) {
-      ExpectError(ErrorCode.InvalidArgument, () => a.CopyFrom(new float[5]), "nbytes", "24");
-      ExpectError(ErrorCode.InvalidArgument, () => a.CopyTo(new float[7]), "nbytes", "24");
-      ExpectError(ErrorCode.InvalidArgument, () => a.CopyFromMarshalled(new float[7]), "nbytes", "28");
-      ExpectError(ErrorCode.InvalidArgument, () => NDArray.FromArray(new float[3], 2, 2), "nbytes");
+      Expect.Error(ErrorCode.InvalidArgument, () => a.CopyFrom(new float[5]), "nbytes", "24");
+      Expect.Error(ErrorCode.InvalidArgument, () => a.CopyTo(new float[7]), "nbytes", "24");
+      Expect.Error(ErrorCode.InvalidArgument, () => a.CopyFromMarshalled(new float[7]), "nbytes", "28");
+      Expect.Error(ErrorCode.InvalidArgument, () => NDArray.FromArray(new float[3], 2, 2), "nbytes");
     }
   }
 
@@ -219,7 +193,7 @@ public class ConformanceTests {
       Assert.IsFalse(p.Complete);
       CollectionAssert.AreEqual(new long[] { 2, 3 }, p.Arguments["x"]);
       CollectionAssert.Contains(p.Unknown.ToList(), "fc_rhs");
-      ExpectError(ErrorCode.Shape, () => d.InferShape(known), "fc_rhs");
+      Expect.Error(ErrorCode.Shape, () => d.InferShape(known), "fc_rhs");
       known["fc_rhs"] = new long[] { 3, 4 };
       var full = d.InferShape(known);
       Assert.IsTrue(full.Complete);

@@ -7,18 +7,7 @@ namespace Weft.Tests {
 
 /// <summary>KVStore through the binding (the same cases in JUnit and go test).</summary>
 [TestFixture]
-public class KVStoreTests {
-  long before;
-
-  [SetUp]
-  public void RecordLive() { before = Library.LiveHandleCount; }
-
-  [TearDown]
-  public void NoLeakedHandles() {
-    Library.WaitAll();
-    Assert.AreEqual(before, Library.LiveHandleCount, "live handles leaked by the test");
-  }
-
+public class KVStoreTests : LiveHandleFixture {
   [Test]
   public void PushSumsRepeatedKeysAndPullCopies() {
     using (var kv = KVStore.Create("local"))

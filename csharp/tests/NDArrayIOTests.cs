@@ -9,24 +9,7 @@ namespace Weft.Tests {
 
 /// <summary>.params and .npy in memory and on streams; Ops.InvokeInto.</summary>
 [TestFixture]
-public class NDArrayIOTests {
-  long liveAtStart;
-
-  [SetUp]
-  public void RecordLive() { liveAtStart = Library.LiveHandleCount; }
-
-  [TearDown]
-  public void NoLeakedHandles() {
-    Assert.AreEqual(liveAtStart, Library.LiveHandleCount, "live handles leaked by the test");
-  }
-
-  static WeftException ExpectError(ErrorCode code, TestDelegate call, params string[] fragments) {
-    var e = Assert.Throws<WeftException>(call);
-    Assert.AreEqual(code, e.Code, e.Message);
-    foreach (var f in fragments) StringAssert.Contains(f, e.Message);
-    return e;
-  }
-
+public class NDArrayIOTests : LiveHandleFixture {
   static string TempPath(string name) {
     return Path.Combine(Path.GetTempPath(), "weft_cs_io_" + System.Diagnostics.Process.GetCurrentProcess().Id + "_" + name);
   }
@@ -57,10 +40,10 @@ public class NDArrayIOTests {
         }
       }
       // Malformed and truncated bytes fail naming what was expected; nothing leaks.
-      ExpectError(ErrorCode.InvalidArgument, () => NDArray.Load(new byte[32]), "list magic");
+      Expect.Error(ErrorCode.InvalidArgument, () => NDArray.Load(new byte[32]), "list magic");
       var cut = new byte[bytes.Length - 3];
       Array.Copy(bytes, cut, cut.Length);
-      ExpectError(ErrorCode.InvalidArgument, () => NDArray.Load(cut), "weft_ndarray_load_buffer", "exceeds the 2 bytes that remain");
+      Expect.Error(ErrorCode.InvalidArgument, () => NDArray.Load(cut), "weft_ndarray_load_buffer", "exceeds the 2 bytes that remain");
       Assert.Throws<ArgumentNullException>(() => NDArray.Load((byte[])null));
       Assert.Throws<ArgumentNullException>(() => NDArray.Load((Stream)null));
     }
@@ -97,15 +80,15 @@ public class NDArrayIOTests {
     using (var a = NDArray.FromArray(new double[] { 1, 2 }, 2))
     using (var i8 = NDArray.Create(DType.Int8, 2)) {
       var npy = a.ToNpyBytes();
-      ExpectError(ErrorCode.InvalidArgument, () => NDArray.LoadNpy(new byte[] { 1, 2, 3 }), "truncated");
+      Expect.Error(ErrorCode.InvalidArgument, () => NDArray.LoadNpy(new byte[] { 1, 2, 3 }), "truncated");
       var bad = (byte[])npy.Clone();
       bad[0] = (byte)'X';
-      ExpectError(ErrorCode.InvalidArgument, () => NDArray.LoadNpy(bad), "magic");
+      Expect.Error(ErrorCode.InvalidArgument, () => NDArray.LoadNpy(bad), "magic");
       var cut = new byte[npy.Length - 1];
       Array.Copy(npy, cut, cut.Length);
-      ExpectError(ErrorCode.InvalidArgument, () => NDArray.LoadNpy(cut), "truncated");
-      ExpectError(ErrorCode.DType, () => i8.ToNpyBytes(), "weft_ndarray_save_npy_buffer");
-      ExpectError(ErrorCode.IO, () => NDArray.LoadNpy("/nonexistent/x.npy"), "/nonexistent/x.npy");
+      Expect.Error(ErrorCode.InvalidArgument, () => NDArray.LoadNpy(cut), "truncated");
+      Expect.Error(ErrorCode.DType, () => i8.ToNpyBytes(), "weft_ndarray_save_npy_buffer");
+      Expect.Error(ErrorCode.IO, () => NDArray.LoadNpy("/nonexistent/x.npy"), "/nonexistent/x.npy");
       Assert.Throws<ArgumentNullException>(() => NDArray.LoadNpy((byte[])null));
       Assert.Throws<ArgumentNullException>(() => a.SaveNpy((Stream)null));
     }
@@ -127,13 +110,13 @@ public class NDArrayIOTests {
       Ops.InvokeInto("_plus_scalar", new Dictionary<string, object> { { "scalar", 0.5 } }, new[] { x }, o);
       Assert.AreEqual(new float[] { 1.5f, 2.5f, 3.5f }, o.ToFloatArray());
       using (var wrong = NDArray.Create(DType.Float32, 4)) {
-        ExpectError(ErrorCode.Shape, () => Ops.InvokeInto("elemwise_add", null, new[] { x, y }, wrong));
+        Expect.Error(ErrorCode.Shape, () => Ops.InvokeInto("elemwise_add", null, new[] { x, y }, wrong));
         Assert.AreEqual(new float[] { 1.5f, 2.5f, 3.5f }, o.ToFloatArray());
       }
-      ExpectError(ErrorCode.InvalidArgument,
+      Expect.Error(ErrorCode.InvalidArgument,
                   () => Ops.InvokeInto("elemwise_add", null, new[] { x, y }, new[] { o }, new GradReq[0]),
                   "reqs has 0 entries, expected one per output (1)");
-      ExpectError(ErrorCode.NotFound, () => Ops.InvokeInto("no_such_op", null, new[] { x }, o), "no_such_op");
+      Expect.Error(ErrorCode.NotFound, () => Ops.InvokeInto("no_such_op", null, new[] { x }, o), "no_such_op");
     }
   }
 }

@@ -8,12 +8,6 @@ namespace Weft.Tests {
 /// <summary>The optimizer's learning-rate schedule and gradient scale (same case in go test).</summary>
 [TestFixture]
 public class OptimizerScheduleTests {
-  static void ExpectError(ErrorCode code, TestDelegate call, params string[] fragments) {
-    var e = Assert.Throws<WeftException>(call);
-    Assert.AreEqual(code, e.Code, e.Message);
-    foreach (var f in fragments) StringAssert.Contains(f, e.Message);
-  }
-
   [Test]
   public void ScheduleAndRescaleGrad() {
     long before = Library.LiveHandleCount;
@@ -30,14 +24,14 @@ public class OptimizerScheduleTests {
       Assert.AreEqual(0.01, opt.LearningRate("w"), 1e-8);
       opt.SetLrScheduler("none", null, 0, 0);
       Assert.AreEqual(1.0, opt.LearningRate("w"), 0);
-      ExpectError(ErrorCode.InvalidArgument, () => opt.SetLrScheduler("cosine", new long[] { 1 }, 0.5f, 0),
+      Expect.Error(ErrorCode.InvalidArgument, () => opt.SetLrScheduler("cosine", new long[] { 1 }, 0.5f, 0),
                   "cosine", "multifactor");
-      ExpectError(ErrorCode.InvalidArgument, () => opt.SetLrScheduler("multifactor", new long[] { 3, 2 }, 0.5f, 0),
+      Expect.Error(ErrorCode.InvalidArgument, () => opt.SetLrScheduler("multifactor", new long[] { 3, 2 }, 0.5f, 0),
                   "increasing");
-      ExpectError(ErrorCode.InvalidArgument, () => opt.SetLrScheduler("factor", null, 0.5f, 0), "steps");
-      ExpectError(ErrorCode.InvalidArgument, () => opt.SetRescaleGrad(float.NaN), "rescale_grad");
+      Expect.Error(ErrorCode.InvalidArgument, () => opt.SetLrScheduler("factor", null, 0.5f, 0), "steps");
+      Expect.Error(ErrorCode.InvalidArgument, () => opt.SetRescaleGrad(float.NaN), "rescale_grad");
       opt.Dispose();
-      ExpectError(ErrorCode.InvalidHandle, () => opt.SetRescaleGrad(1), "Optimizer is disposed");
+      Expect.Error(ErrorCode.InvalidHandle, () => opt.SetRescaleGrad(1), "Optimizer is disposed");
     }
     Assert.AreEqual(before, Library.LiveHandleCount);
   }

@@ -17,9 +17,8 @@ namespace Weft.Tests {
 /// from a seeded xavier initializer, saved as a checkpoint by the fixture).
 /// </summary>
 [TestFixture]
-public class PredictorTests {
+public class PredictorTests : LiveHandleFixture {
   const int Pixels = 28 * 28;
-  long liveAtStart;
   string dir, symbolPath, paramsPath, symbolJson;
   float[][] images;
 
@@ -44,21 +43,6 @@ public class PredictorTests {
 
   [TestFixtureTearDown]
   public void RemoveCheckpoint() { Directory.Delete(dir, true); }
-
-  [SetUp]
-  public void RecordLive() { liveAtStart = Library.LiveHandleCount; }
-
-  [TearDown]
-  public void NoLeakedHandles() {
-    Assert.AreEqual(liveAtStart, Library.LiveHandleCount, "live handles leaked by the test");
-  }
-
-  [Test]
-  public void ZzLiveHandleCountReturnsToZeroAtTheEnd() {
-    GC.Collect();
-    GC.WaitForPendingFinalizers();
-    Assert.AreEqual(0, Library.LiveHandleCount, "live handles at the end");
-  }
 
   /// <summary>The demo's LeNet (examples/models/lenet-symbol.json).</summary>
   internal static Symbol LeNet() {
@@ -118,13 +102,6 @@ public class PredictorTests {
 
   float[][] OneByOne(Predictor p) {
     return images.Select(img => p.Predict(img)).ToArray();
-  }
-
-  static WeftException ExpectError(ErrorCode code, TestDelegate call, params string[] fragments) {
-    var e = Assert.Throws<WeftException>(call);
-    Assert.AreEqual(code, e.Code, e.Message);
-    foreach (var f in fragments) StringAssert.Contains(f, e.Message);
-    return e;
   }
 
   [Test]
@@ -233,7 +210,7 @@ public class PredictorTests {
     var bad = Options(2);
     bad["max_batch"] = "4";
     bad["batch_queue"] = "ring";
-    ExpectError(ErrorCode.InvalidArgument,
+    Expect.Error(ErrorCode.InvalidArgument,
                 () => Predictor.Create(symbolJson, File.ReadAllBytes(paramsPath), DataInput(), null, bad).Dispose(),
                 "batch_queue", "'ring'");
   }
@@ -304,26 +281,26 @@ public class PredictorTests {
   [Test]
   public void BadArgumentsGiveWeftExceptionWithTheLibraryMessage() {
     var bytes = File.ReadAllBytes(paramsPath);
-    ExpectError(ErrorCode.InvalidArgument,
+    Expect.Error(ErrorCode.InvalidArgument,
                 () => Predictor.Create(symbolJson, bytes, new[] { Predictor.Input("image", 1, 1, 28, 28) }),
                 "input 'image'", "no argument");
-    ExpectError(ErrorCode.InvalidArgument,
+    Expect.Error(ErrorCode.InvalidArgument,
                 () => Predictor.Create(symbolJson, bytes, DataInput(), null,
                                        new Dictionary<string, string> { { "threads", "2" } }),
                 "unknown option 'threads'");
-    ExpectError(ErrorCode.IO, () => Predictor.FromFiles(symbolPath, paramsPath + ".missing", DataInput()),
+    Expect.Error(ErrorCode.IO, () => Predictor.FromFiles(symbolPath, paramsPath + ".missing", DataInput()),
                 "missing");
-    ExpectError(ErrorCode.InvalidArgument, () => Predictor.Create("{not json", bytes, DataInput()), "JSON");
+    Expect.Error(ErrorCode.InvalidArgument, () => Predictor.Create("{not json", bytes, DataInput()), "JSON");
     Assert.Throws<ArgumentException>(() => Predictor.Create(symbolJson, bytes, new KeyValuePair<string, long[]>[0]));
     using (var p = FromMemory()) {
       var output = new float[10];
       // Not a whole number of 28x28 samples: the binding's check, same exception type.
-      ExpectError(ErrorCode.Shape, () => p.Predict(new float[Pixels - 1], output), "'data'", "783 floats");
+      Expect.Error(ErrorCode.Shape, () => p.Predict(new float[Pixels - 1], output), "'data'", "783 floats");
       // A shape the model cannot take: the library's message names the input.
-      ExpectError(ErrorCode.Shape, () => p.Predict(new float[27 * 28], new long[] { 1, 1, 27, 28 }, output), "data");
-      ExpectError(ErrorCode.InvalidArgument, () => p.Predict(new float[Pixels], new float[9]),
+      Expect.Error(ErrorCode.Shape, () => p.Predict(new float[27 * 28], new long[] { 1, 1, 27, 28 }, output), "data");
+      Expect.Error(ErrorCode.InvalidArgument, () => p.Predict(new float[Pixels], new float[9]),
                   "output 'softmax_output'", "40 bytes, given 36");
-      ExpectError(ErrorCode.InvalidArgument, () => p.Predict(new float[Pixels], new long[] { 2, 1, 28, 28 }, output),
+      Expect.Error(ErrorCode.InvalidArgument, () => p.Predict(new float[Pixels], new long[] { 2, 1, 28, 28 }, output),
                   "input 'data'");
       // Still usable after the errors.
       Assert.AreEqual(OneByOne(p)[0], p.Predict(images[0]));
@@ -334,15 +311,15 @@ public class PredictorTests {
   [Test]
   public void ClosedPredictorThrowsInvalidHandle() {
     var p = FromMemory();
-    Assert.AreEqual(liveAtStart + 1, Library.LiveHandleCount);
+    Assert.AreEqual(LiveAtStart + 1, Library.LiveHandleCount);
     Assert.IsFalse(p.IsDisposed);
     p.Dispose();
     Assert.IsTrue(p.IsDisposed);
-    Assert.AreEqual(liveAtStart, Library.LiveHandleCount);
+    Assert.AreEqual(LiveAtStart, Library.LiveHandleCount);
     p.Dispose();  // idempotent
-    ExpectError(ErrorCode.InvalidHandle, () => p.Predict(images[0], new float[10]), "Predictor");
-    ExpectError(ErrorCode.InvalidHandle, () => p.Stats(), "Predictor");
-    ExpectError(ErrorCode.InvalidHandle, () => { var unused = p.Inputs; }, "Predictor");
+    Expect.Error(ErrorCode.InvalidHandle, () => p.Predict(images[0], new float[10]), "Predictor");
+    Expect.Error(ErrorCode.InvalidHandle, () => p.Stats(), "Predictor");
+    Expect.Error(ErrorCode.InvalidHandle, () => { var unused = p.Inputs; }, "Predictor");
     var e = Assert.Throws<AggregateException>(() => p.PredictAsync(images[0]).Wait());
     Assert.AreEqual(ErrorCode.InvalidHandle, ((WeftException)e.InnerException).Code);
   }
@@ -382,8 +359,8 @@ public class PredictorTests {
       Assert.IsNull(errors[t], "thread " + t);
       Assert.Greater(done[t], 0, "thread " + t);
     }
-    ExpectError(ErrorCode.InvalidHandle, () => p.Predict(images[1], new float[10]));
-    Assert.AreEqual(liveAtStart, Library.LiveHandleCount);
+    Expect.Error(ErrorCode.InvalidHandle, () => p.Predict(images[1], new float[10]));
+    Assert.AreEqual(LiveAtStart, Library.LiveHandleCount);
   }
 }
 

@@ -10,7 +10,7 @@ namespace Weft.Tests {
 
 /// <summary>Executor, training and checkpoint cases (same list in JUnit and go test).</summary>
 [TestFixture]
-public partial class TrainingTests {
+public partial class TrainingTests : LiveHandleFixture {
   internal const string MlpJson = "{\"nodes\": [" +
       "{\"op\": \"null\", \"name\": \"data\", \"inputs\": []}," +
       "{\"op\": \"null\", \"name\": \"fc1_weight\", \"inputs\": []}," +
@@ -26,24 +26,6 @@ public partial class TrainingTests {
       "{\"op\": \"SoftmaxOutput\", \"name\": \"softmax\", \"inputs\": [[7, 0, 0], [8, 0, 0]]}]," +
       "\"arg_nodes\": [0, 1, 2, 5, 6, 8], \"heads\": [[9, 0, 0]]}";
   const int N = 200;
-  long liveAtStart;
-
-  [SetUp]
-  public void RecordLive() { liveAtStart = Library.LiveHandleCount; }
-
-  [TearDown]
-  public void NoLeakedHandles() {
-    Library.WaitAll();
-    Assert.AreEqual(liveAtStart, Library.LiveHandleCount, "live handles leaked by the test");
-  }
-
-  [Test]
-  public void ZzLiveHandleCountReturnsToZeroAtTheEnd() {
-    GC.Collect();
-    GC.WaitForPendingFinalizers();
-    Library.WaitAll();
-    Assert.AreEqual(0, Library.LiveHandleCount, "live handles at the end");
-  }
 
   static void Blobs(float[] x, float[] y, int n, uint seed) {
     for (int i = 0; i < n; ++i) {

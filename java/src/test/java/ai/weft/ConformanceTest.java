@@ -16,39 +16,16 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.function.Executable;
+import org.junit.jupiter.api.extension.ExtendWith;
 
 /** The cross-language conformance list (same cases in NUnit and go test). */
+@ExtendWith(LiveHandles.class)
 class ConformanceTest {
-  private long liveAtStart;
-
-  @BeforeEach
-  void recordLive() {
-    liveAtStart = Weft.liveHandleCount();
-  }
-
-  @AfterEach
-  void noLeakedHandles() {
-    assertEquals(liveAtStart, Weft.liveHandleCount(), "live handles leaked by the test");
-  }
-
   @AfterAll
-  static void liveHandleCountReturnsToZero() {
-    assertEquals(0, Weft.liveHandleCount(), "live handles at the end");
+  static void noObjectLeftToTheCleaner() {
     System.gc();  // ctest runs with -Dweft.leakcheck=true: every object was closed
     assertEquals(0, Weft.leakedObjects(), "objects reported by the leak Cleaner");
-  }
-
-  private static WeftException expectError(ErrorCode code, Executable call, String... fragments) {
-    WeftException e = assertThrows(WeftException.class, call);
-    assertEquals(code, e.code(), e.getMessage());
-    for (String f : fragments) {
-      assertTrue(e.getMessage().contains(f), "message '" + e.getMessage() + "' lacks '" + f + "'");
-    }
-    return e;
   }
 
   @Test
@@ -60,7 +37,7 @@ class ConformanceTest {
     OpInfo q = Weft.opInfo("quadratic");
     assertEquals(3, q.params.size());
     assertEquals("a", q.params.get(0).name);
-    expectError(ErrorCode.NOT_FOUND, () -> Weft.opInfo("no_such_op"), "no_such_op");
+    Expect.error(ErrorCode.NOT_FOUND, () -> Weft.opInfo("no_such_op"), "no_such_op");
   }
 
   /** An NDArray created on cpu(1) reports cpu(1); gpu(0) fails naming the device. */
@@ -77,20 +54,21 @@ class ConformanceTest {
       a.copyFrom(new float[] {1, 2, 3, 4});
       assertArrayEquals(new float[] {1, 2, 3, 4}, a.toFloatArray());
     }
-    expectError(ErrorCode.DEVICE, () -> NDArray.create(Context.gpu(0), DType.FLOAT32, 2), "gpu(0)");
+    Expect.error(ErrorCode.DEVICE, () -> NDArray.create(Context.gpu(0), DType.FLOAT32, 2), "gpu(0)");
   }
 
   @Test
   void createFreeAndDoubleCloseAreSafe() {
+    long before = Weft.liveHandleCount();
     NDArray a = NDArray.create(DType.FLOAT32, 2, 3);
-    assertEquals(liveAtStart + 1, Weft.liveHandleCount());
+    assertEquals(before + 1, Weft.liveHandleCount());
     assertArrayEquals(new long[] {2, 3}, a.shape());
     assertEquals(DType.FLOAT32, a.dtype());
     assertEquals(6, a.size());
     a.close();
     a.close();
     assertTrue(a.isClosed());
-    expectError(ErrorCode.INVALID_HANDLE, a::shape, "closed");
+    Expect.error(ErrorCode.INVALID_HANDLE, a::shape, "closed");
     try (Symbol s = Symbol.variable("x")) {
       s.close();
     }
@@ -98,16 +76,16 @@ class ConformanceTest {
 
   @Test
   void badOpNameIsNotFound() {
-    expectError(ErrorCode.NOT_FOUND, () -> Ops.call("no_such_op", null), "no_such_op");
-    expectError(ErrorCode.NOT_FOUND, () -> Symbol.atomic("no_such_op", null), "no_such_op");
+    Expect.error(ErrorCode.NOT_FOUND, () -> Ops.call("no_such_op", null), "no_such_op");
+    Expect.error(ErrorCode.NOT_FOUND, () -> Symbol.atomic("no_such_op", null), "no_such_op");
   }
 
   @Test
   void badParamIsInvalidArgument() {
     try (NDArray x = NDArray.fromArray(new float[] {1, 2, 3, 4, 5, 6}, 2, 3)) {
-      expectError(ErrorCode.INVALID_ARGUMENT, () -> Ops.call("sum", Map.of("axis", "zz"), x),
+      Expect.error(ErrorCode.INVALID_ARGUMENT, () -> Ops.call("sum", Map.of("axis", "zz"), x),
           "sum", "axis", "zz");
-      expectError(ErrorCode.INVALID_ARGUMENT, () -> Ops.call("quadratic", Map.of("d", 1), x),
+      Expect.error(ErrorCode.INVALID_ARGUMENT, () -> Ops.call("quadratic", Map.of("d", 1), x),
           "quadratic", "d");
     }
   }
@@ -116,15 +94,15 @@ class ConformanceTest {
   void shapeMismatchIsShapeError() {
     try (NDArray x = NDArray.create(DType.FLOAT32, 2, 3);
         NDArray y = NDArray.create(DType.FLOAT32, 3, 2)) {
-      expectError(ErrorCode.SHAPE, () -> Ops.call("elemwise_add", null, x, y),
+      Expect.error(ErrorCode.SHAPE, () -> Ops.call("elemwise_add", null, x, y),
           "elemwise_add", "(2,3)", "(3,2)");
-      expectError(ErrorCode.SHAPE, () -> x.reshape(4, 2), "reshape", "(4,2)");
+      Expect.error(ErrorCode.SHAPE, () -> x.reshape(4, 2), "reshape", "(4,2)");
     }
   }
 
   @Test
   void malformedJsonIsInvalidArgument() {
-    expectError(ErrorCode.INVALID_ARGUMENT, () -> Symbol.fromJson("{bad"), "JSON");
+    Expect.error(ErrorCode.INVALID_ARGUMENT, () -> Symbol.fromJson("{bad"), "JSON");
   }
 
   @Test
@@ -146,17 +124,17 @@ class ConformanceTest {
   @Test
   void wrongBufferSizeRejected() {
     try (NDArray a = NDArray.create(DType.FLOAT32, 2, 3)) {
-      expectError(ErrorCode.INVALID_ARGUMENT, () -> a.copyFrom(new float[5]), "nbytes", "24");
-      expectError(ErrorCode.INVALID_ARGUMENT, () -> a.copyTo(new float[7]), "nbytes", "24");
-      expectError(ErrorCode.INVALID_ARGUMENT, () -> a.copyFrom(NDArray.allocateFloats(7)),
+      Expect.error(ErrorCode.INVALID_ARGUMENT, () -> a.copyFrom(new float[5]), "nbytes", "24");
+      Expect.error(ErrorCode.INVALID_ARGUMENT, () -> a.copyTo(new float[7]), "nbytes", "24");
+      Expect.error(ErrorCode.INVALID_ARGUMENT, () -> a.copyFrom(NDArray.allocateFloats(7)),
           "nbytes", "28");
-      expectError(ErrorCode.INVALID_ARGUMENT, () -> a.copyFrom(FloatBuffer.allocate(6)),
+      Expect.error(ErrorCode.INVALID_ARGUMENT, () -> a.copyFrom(FloatBuffer.allocate(6)),
           "not direct");
       ByteOrder other = ByteOrder.nativeOrder() == ByteOrder.LITTLE_ENDIAN
           ? ByteOrder.BIG_ENDIAN : ByteOrder.LITTLE_ENDIAN;
-      expectError(ErrorCode.INVALID_ARGUMENT,
+      Expect.error(ErrorCode.INVALID_ARGUMENT,
           () -> a.copyFrom(ByteBuffer.allocateDirect(24).order(other).asFloatBuffer()), "order");
-      expectError(ErrorCode.INVALID_ARGUMENT, () -> NDArray.fromArray(new float[3], 2, 2),
+      Expect.error(ErrorCode.INVALID_ARGUMENT, () -> NDArray.fromArray(new float[3], 2, 2),
           "nbytes");
     }
   }
@@ -232,7 +210,7 @@ class ConformanceTest {
       assertFalse(p.complete);
       assertArrayEquals(new long[] {2, 3}, p.arguments.get("x"));
       assertTrue(p.unknown.contains("fc_rhs"), p.unknown.toString());
-      expectError(ErrorCode.SHAPE, () -> d.inferShape(known), "fc_rhs");
+      Expect.error(ErrorCode.SHAPE, () -> d.inferShape(known), "fc_rhs");
       known.put("fc_rhs", new long[] {3, 4});
       ShapeResult full = d.inferShape(known);
       assertTrue(full.complete);

@@ -10,36 +10,16 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
 
 /**
  * Devices and data (the same cases in NUnit and go test): the device
  * argument of executors and modules, the MNIST loader, and the data
  * iterator's padding and reset.
  */
+@ExtendWith(LiveHandles.class)
 class DeviceDataTest {
-  private long liveAtStart;
-
-  @BeforeEach
-  void recordLive() {
-    liveAtStart = Weft.liveHandleCount();
-  }
-
-  @AfterEach
-  void noLeakedHandles() {
-    Weft.waitAll();
-    assertEquals(liveAtStart, Weft.liveHandleCount(), "live handles leaked by the test");
-  }
-
-  @AfterAll
-  static void liveHandleCountReturnsToZero() {
-    Weft.waitAll();
-    assertEquals(0, Weft.liveHandleCount(), "live handles at the end");
-  }
-
   /**
    * The device argument: simpleBind on cpu(1) allocates there; without a GPU,
    * gpu(0) fails with a DEVICE error naming it, for simpleBind, bind and

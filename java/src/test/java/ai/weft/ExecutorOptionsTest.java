@@ -8,10 +8,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
 
 /**
  * Executor binding options (the same cases in NUnit and go test): gradient
@@ -19,26 +17,8 @@ import org.junit.jupiter.api.Test;
  * default numbers, device groups, and the errors (bad values, an unknown
  * argument, closed options).
  */
+@ExtendWith(LiveHandles.class)
 class ExecutorOptionsTest {
-  private long liveAtStart;
-
-  @BeforeEach
-  void recordLive() {
-    liveAtStart = Weft.liveHandleCount();
-  }
-
-  @AfterEach
-  void noLeakedHandles() {
-    Weft.waitAll();
-    assertEquals(liveAtStart, Weft.liveHandleCount(), "live handles leaked by the test");
-  }
-
-  @AfterAll
-  static void liveHandleCountReturnsToZero() {
-    Weft.waitAll();
-    assertEquals(0, Weft.liveHandleCount(), "live handles at the end");
-  }
-
   static final float[] A = {1, 2, -3, 4};
   static final float[] B = {5, -6, 7, 0.5f};
   static final float[] C = {0.25f, 1, 6, -8};

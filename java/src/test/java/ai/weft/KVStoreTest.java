@@ -6,25 +6,12 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.util.Map;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
 
 /** KVStore through the binding (the same cases in NUnit and go test). */
+@ExtendWith(LiveHandles.class)
 class KVStoreTest {
-  private long liveAtStart;
-
-  @BeforeEach
-  void recordLive() {
-    liveAtStart = Weft.liveHandleCount();
-  }
-
-  @AfterEach
-  void noLeakedHandles() {
-    Weft.waitAll();
-    assertEquals(liveAtStart, Weft.liveHandleCount(), "live handles leaked by the test");
-  }
-
   @Test
   void pushSumsRepeatedKeysAndPullCopies() {
     try (KVStore kv = KVStore.create("local");

@@ -2,7 +2,6 @@ package ai.weft;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.io.ByteArrayInputStream;
@@ -14,34 +13,13 @@ import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.function.Executable;
+import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.io.TempDir;
 
 /** .params and .npy in memory and on streams. */
+@ExtendWith(LiveHandles.class)
 class NDArrayIOTest {
-  private long liveAtStart;
-
-  @BeforeEach
-  void recordLive() {
-    liveAtStart = Weft.liveHandleCount();
-  }
-
-  @AfterEach
-  void noLeakedHandles() {
-    assertEquals(liveAtStart, Weft.liveHandleCount(), "live handles leaked by the test");
-  }
-
-  private static void expectError(ErrorCode code, Executable call, String... fragments) {
-    WeftException e = assertThrows(WeftException.class, call);
-    assertEquals(code, e.code(), e.getMessage());
-    for (String f : fragments) {
-      assertTrue(e.getMessage().contains(f), "message '" + e.getMessage() + "' lacks '" + f + "'");
-    }
-  }
-
   @Test
   void paramsRoundTripThroughBytesAndStreams(@TempDir Path dir) throws Exception {
     try (NDArray w = NDArray.fromArray(new float[] {1, 2, 3, 4}, 2, 2);
@@ -67,10 +45,10 @@ class NDArrayIOTest {
           NDArray.closeAll(m);
         }
       }
-      expectError(ErrorCode.INVALID_ARGUMENT, () -> NDArray.load(new byte[32]), "list magic");
-      expectError(ErrorCode.INVALID_ARGUMENT,
+      Expect.error(ErrorCode.INVALID_ARGUMENT, () -> NDArray.load(new byte[32]), "list magic");
+      Expect.error(ErrorCode.INVALID_ARGUMENT,
           () -> NDArray.load(Arrays.copyOf(bytes, bytes.length - 3)), "exceeds the 2 bytes that remain");
-      expectError(ErrorCode.INVALID_ARGUMENT, () -> NDArray.load(new byte[0]), "truncated");
+      Expect.error(ErrorCode.INVALID_ARGUMENT, () -> NDArray.load(new byte[0]), "truncated");
     }
   }
 
@@ -95,14 +73,14 @@ class NDArrayIOTest {
           assertArrayEquals(a.toFloatArray(), b.toFloatArray());
         }
       }
-      expectError(ErrorCode.INVALID_ARGUMENT, () -> NDArray.loadNpy(Arrays.copyOf(npy, 5)),
+      Expect.error(ErrorCode.INVALID_ARGUMENT, () -> NDArray.loadNpy(Arrays.copyOf(npy, 5)),
           "weft_ndarray_load_npy_buffer", "truncated");
       byte[] bad = npy.clone();
       bad[0] = 'X';
-      expectError(ErrorCode.INVALID_ARGUMENT, () -> NDArray.loadNpy(bad), "magic");
-      expectError(ErrorCode.IO, () -> NDArray.loadNpy("/nonexistent/x.npy"), "/nonexistent/x.npy");
+      Expect.error(ErrorCode.INVALID_ARGUMENT, () -> NDArray.loadNpy(bad), "magic");
+      Expect.error(ErrorCode.IO, () -> NDArray.loadNpy("/nonexistent/x.npy"), "/nonexistent/x.npy");
       try (NDArray i8 = NDArray.create(DType.INT8, 2)) {
-        expectError(ErrorCode.DTYPE, i8::toNpyBytes, "weft_ndarray_save_npy_buffer");
+        Expect.error(ErrorCode.DTYPE, i8::toNpyBytes, "weft_ndarray_save_npy_buffer");
       }
     }
   }

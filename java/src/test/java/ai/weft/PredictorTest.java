@@ -20,11 +20,9 @@ import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutionException;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
@@ -34,13 +32,12 @@ import org.junit.jupiter.api.io.TempDir;
  * sync, and the errors (bad shape, sizes, buffers, options, closed). The
  * model: the 2-16-4 MLP of TrainingTest after 2 epochs, saved by the test.
  */
+@ExtendWith(LiveHandles.class)
 class PredictorTest {
   static final int MAX_EXECUTORS = 2;
   @TempDir static Path dir;
   static Path symbolFile;
   static Path paramsFile;
-
-  private long liveAtStart;
 
   @BeforeAll
   static void writeCheckpoint() {
@@ -50,23 +47,6 @@ class PredictorTest {
     symbolFile = dir.resolve("mlp-symbol.json");
     paramsFile = dir.resolve("mlp-0001.params");
     assertTrue(Files.exists(paramsFile), paramsFile.toString());
-  }
-
-  @BeforeEach
-  void recordLive() {
-    liveAtStart = Weft.liveHandleCount();
-  }
-
-  @AfterEach
-  void noLeakedHandles() {
-    Weft.waitAll();
-    assertEquals(liveAtStart, Weft.liveHandleCount(), "live handles leaked by the test");
-  }
-
-  @AfterAll
-  static void liveHandleCountReturnsToZero() {
-    Weft.waitAll();
-    assertEquals(0, Weft.liveHandleCount(), "live handles at the end");
   }
 
   static Predictor fromFiles() {

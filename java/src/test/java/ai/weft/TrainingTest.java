@@ -14,10 +14,8 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.atomic.AtomicReference;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
@@ -26,6 +24,7 @@ import org.junit.jupiter.api.io.TempDir;
  * trained to a fixed accuracy, executors used from several threads, and the
  * cross-language checkpoint (written here, read by C# and Go).
  */
+@ExtendWith(LiveHandles.class)
 class TrainingTest {
   /* data -> FC(16) -> relu -> FC(4) -> SoftmaxOutput. */
   static final String MLP_JSON = "{\"nodes\": ["
@@ -44,25 +43,6 @@ class TrainingTest {
       + "{\"op\": \"SoftmaxOutput\", \"name\": \"softmax\", \"inputs\": [[7, 0, 0], [8, 0, 0]]}],"
       + "\"arg_nodes\": [0, 1, 2, 5, 6, 8], \"heads\": [[9, 0, 0]]}";
   static final int N = 200;
-
-  private long liveAtStart;
-
-  @BeforeEach
-  void recordLive() {
-    liveAtStart = Weft.liveHandleCount();
-  }
-
-  @AfterEach
-  void noLeakedHandles() {
-    Weft.waitAll();
-    assertEquals(liveAtStart, Weft.liveHandleCount(), "live handles leaked by the test");
-  }
-
-  @AfterAll
-  static void liveHandleCountReturnsToZero() {
-    Weft.waitAll();
-    assertEquals(0, Weft.liveHandleCount(), "live handles at the end");
-  }
 
   /** Cluster i%4 centred at (+-2, +-2) with a deterministic jitter in [-0.5, 0.5). */
   static void blobs(float[] x, float[] y, int n, int seed) {
