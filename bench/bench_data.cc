@@ -45,7 +45,8 @@ void BM_RawGzreadFashionMNISTTrain(benchmark::State& state) {
     gzFile f = gzopen(kImages, "rb");
     size_t total = 0;
     int n;
-    while ((n = gzread(f, buf.data(), static_cast<unsigned>(buf.size()))) > 0) total += static_cast<size_t>(n);
+    while ((n = gzread(f, buf.data(), static_cast<unsigned>(buf.size()))) > 0)
+      total += static_cast<size_t>(n);
     gzclose(f);
     benchmark::DoNotOptimize(total);
   }
@@ -73,8 +74,9 @@ void BM_NDArrayIterEpoch(benchmark::State& state) {
     while (it.Next()) ++batches;
     benchmark::DoNotOptimize(batches);
   }
-  state.counters["GB/s"] = benchmark::Counter(static_cast<double>(kN * (kRow + 1) * 4) * state.iterations() / 1e9,
-                                              benchmark::Counter::kIsRate);
+  state.counters["GB/s"] =
+      benchmark::Counter(static_cast<double>(kN * (kRow + 1) * 4) * state.iterations() / 1e9,
+                         benchmark::Counter::kIsRate);
 }
 BENCHMARK(BM_NDArrayIterEpoch)->Unit(benchmark::kMillisecond)->UseRealTime();
 
@@ -94,8 +96,9 @@ void BM_RawGatherEpoch(benchmark::State& state) {
       }
     benchmark::DoNotOptimize(bd.data());
   }
-  state.counters["GB/s"] = benchmark::Counter(static_cast<double>(kN * (kRow + 1) * 4) * state.iterations() / 1e9,
-                                              benchmark::Counter::kIsRate);
+  state.counters["GB/s"] =
+      benchmark::Counter(static_cast<double>(kN * (kRow + 1) * 4) * state.iterations() / 1e9,
+                         benchmark::Counter::kIsRate);
 }
 BENCHMARK(BM_RawGatherEpoch)->Unit(benchmark::kMillisecond)->UseRealTime();
 

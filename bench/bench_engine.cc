@@ -23,9 +23,9 @@ std::unique_ptr<Engine> MakeBenchEngine(const benchmark::State& state) {
 void SetOpCounters(benchmark::State& state, int64_t ops_per_iter) {
   state.SetItemsProcessed(state.iterations() * ops_per_iter);
   // Seconds per op, printed with an SI prefix (u = microseconds).
-  state.counters["s/op"] = benchmark::Counter(static_cast<double>(ops_per_iter),
-                                              benchmark::Counter::kIsIterationInvariantRate |
-                                                  benchmark::Counter::kInvert);
+  state.counters["s/op"] = benchmark::Counter(
+      static_cast<double>(ops_per_iter),
+      benchmark::Counter::kIsIterationInvariantRate | benchmark::Counter::kInvert);
 }
 
 constexpr int kOps = 10000;
@@ -76,15 +76,15 @@ void BM_EngineTwoBranchesSgemm(benchmark::State& state) {
         const int src = br * 2 + (k % 2), dst = br * 2 + 1 - (k % 2);
         e->PushSync(
             [&, src, dst](RunContext) {
-              cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, n, n, n, 1.f, bufs[src].data(), n, w.data(), n,
-                          0.f, bufs[dst].data(), n);
+              cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, n, n, n, 1.f, bufs[src].data(),
+                          n, w.data(), n, 0.f, bufs[dst].data(), n);
             },
             Context::CPU(), {vb[src], vw}, {vb[dst]}, 0, "sgemm");
       }
     e->WaitForAll();
   }
-  state.counters["GFLOP/s"] =
-      benchmark::Counter(2.0 * n * n * n * 2 * kLen * state.iterations() / 1e9, benchmark::Counter::kIsRate);
+  state.counters["GFLOP/s"] = benchmark::Counter(
+      2.0 * n * n * n * 2 * kLen * state.iterations() / 1e9, benchmark::Counter::kIsRate);
   for (auto& v : vb) e->DeleteVariable({}, Context::CPU(), v);
   e->DeleteVariable({}, Context::CPU(), vw);
   e->WaitForAll();

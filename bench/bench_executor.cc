@@ -32,17 +32,22 @@ const Context kCpu = Context::CPU(0);
 
 Symbol Var(const std::string& name) { return Symbol::CreateVariable(name); }
 
-Symbol Op(const std::string& op, const std::vector<Symbol>& in, const StringMap& p, const std::string& name) {
+Symbol Op(const std::string& op, const std::vector<Symbol>& in, const StringMap& p,
+          const std::string& name) {
   return Symbol::Apply(op, in, p, name);
 }
 
-Symbol Relu(const Symbol& x, const std::string& name) { return Op("Activation", {x}, {{"act_type", "relu"}}, name); }
+Symbol Relu(const Symbol& x, const std::string& name) {
+  return Op("Activation", {x}, {{"act_type", "relu"}}, name);
+}
 
 Symbol Fc(const Symbol& x, int n, const std::string& name) {
   return Op("FullyConnected", {x}, {{"num_hidden", std::to_string(n)}}, name);
 }
 
-Symbol Loss(const Symbol& x) { return Op("SoftmaxOutput", {x, Var("softmax_label")}, {}, "softmax"); }
+Symbol Loss(const Symbol& x) {
+  return Op("SoftmaxOutput", {x, Var("softmax_label")}, {}, "softmax");
+}
 
 Symbol Mlp() {
   Symbol h = Relu(Fc(Var("data"), 512, "fc1"), "relu1");
@@ -50,21 +55,27 @@ Symbol Mlp() {
   return Loss(Fc(h, 10, "fc3"));
 }
 
-Symbol Conv(const Symbol& x, int filters, int k, int stride, int pad, bool bias, const std::string& name) {
+Symbol Conv(const Symbol& x, int filters, int k, int stride, int pad, bool bias,
+            const std::string& name) {
   auto t = [](int v) { return "(" + std::to_string(v) + "," + std::to_string(v) + ")"; };
   return Op("Convolution", {x},
-            {{"kernel", t(k)}, {"stride", t(stride)}, {"pad", t(pad)}, {"num_filter", std::to_string(filters)},
+            {{"kernel", t(k)},
+             {"stride", t(stride)},
+             {"pad", t(pad)},
+             {"num_filter", std::to_string(filters)},
              {"no_bias", bias ? "False" : "True"}},
             name);
 }
 
 Symbol MaxPool(const Symbol& x, int k, int stride, int pad, const std::string& name) {
   auto t = [](int v) { return "(" + std::to_string(v) + "," + std::to_string(v) + ")"; };
-  return Op("Pooling", {x}, {{"kernel", t(k)}, {"stride", t(stride)}, {"pad", t(pad)}, {"pool_type", "max"}}, name);
+  return Op("Pooling", {x},
+            {{"kernel", t(k)}, {"stride", t(stride)}, {"pad", t(pad)}, {"pool_type", "max"}}, name);
 }
 
 Symbol LeNet() {
-  Symbol h = MaxPool(Relu(Conv(Var("data"), 20, 5, 1, 0, true, "conv1"), "relu1"), 2, 2, 0, "pool1");
+  Symbol h =
+      MaxPool(Relu(Conv(Var("data"), 20, 5, 1, 0, true, "conv1"), "relu1"), 2, 2, 0, "pool1");
   h = MaxPool(Relu(Conv(h, 50, 5, 1, 0, true, "conv2"), "relu2"), 2, 2, 0, "pool2");
   h = Op("Flatten", {h}, {}, "flatten");
   h = Relu(Fc(h, 500, "fc1"), "relu3");
@@ -77,9 +88,11 @@ Symbol Bn(const Symbol& x, const std::string& name) {
 
 // conv3x3-bn-relu-conv3x3-bn (+ 1x1 conv-bn shortcut when the shape changes), relu.
 Symbol BasicBlock(const Symbol& x, int filters, int stride, bool project, const std::string& name) {
-  Symbol h = Relu(Bn(Conv(x, filters, 3, stride, 1, false, name + "_conv1"), name + "_bn1"), name + "_relu1");
+  Symbol h = Relu(Bn(Conv(x, filters, 3, stride, 1, false, name + "_conv1"), name + "_bn1"),
+                  name + "_relu1");
   h = Bn(Conv(h, filters, 3, 1, 1, false, name + "_conv2"), name + "_bn2");
-  Symbol shortcut = project ? Bn(Conv(x, filters, 1, stride, 0, false, name + "_sc"), name + "_sc_bn") : x;
+  Symbol shortcut =
+      project ? Bn(Conv(x, filters, 1, stride, 0, false, name + "_sc"), name + "_sc_bn") : x;
   return Relu(Op("elemwise_add", {h, shortcut}, {}, name + "_add"), name + "_relu2");
 }
 
@@ -94,7 +107,8 @@ Symbol ResNet18() {
                      "stage" + std::to_string(s + 1) + "_unit" + std::to_string(b + 1));
     }
   }
-  h = Op("Pooling", {h}, {{"global_pool", "True"}, {"pool_type", "avg"}, {"kernel", "(1,1)"}}, "pool1");
+  h = Op("Pooling", {h}, {{"global_pool", "True"}, {"pool_type", "avg"}, {"kernel", "(1,1)"}},
+         "pool1");
   h = Op("Flatten", {h}, {}, "flatten");
   return Loss(Fc(h, 1000, "fc1"));
 }
@@ -117,10 +131,12 @@ void PrintMemory(const Model& m) {
   for (GradReq req : {GradReq::kNull, GradReq::kWrite}) {
     for (int k : {1, 2, 4}) {
       ExecutorMemory mem = BindModel(m, req, k)->memory();
-      double ratio = mem.naive_bytes ? static_cast<double>(mem.planned_bytes) / mem.naive_bytes : 0.0;
-      std::printf("| %-9s | %-9s | %d | %12.2f | %13.2f | %6.1f%% | %7zu | %6zu |\n", m.name.c_str(),
-                  req == GradReq::kNull ? "inference" : "training", k, mem.naive_bytes / 1048576.0,
-                  mem.planned_bytes / 1048576.0, 100.0 * ratio, mem.num_inplace, mem.num_reused);
+      double ratio =
+          mem.naive_bytes ? static_cast<double>(mem.planned_bytes) / mem.naive_bytes : 0.0;
+      std::printf("| %-9s | %-9s | %d | %12.2f | %13.2f | %6.1f%% | %7zu | %6zu |\n",
+                  m.name.c_str(), req == GradReq::kNull ? "inference" : "training", k,
+                  mem.naive_bytes / 1048576.0, mem.planned_bytes / 1048576.0, 100.0 * ratio,
+                  mem.num_inplace, mem.num_reused);
     }
   }
 }
@@ -170,8 +186,9 @@ double TimeFwdBwd(const Model& m, int warmup, int iters) {
     std::vector<float> v(static_cast<size_t>(g.shape().Size()));
     g.CopyToHost(v.data(), v.size() * sizeof(float));
     for (float x : v)
-      if (!std::isfinite(x)) throw Error(StatusCode::kInternal,
-                                          m.name + ": non-finite gradient of " + ex->arg_names()[i]);
+      if (!std::isfinite(x))
+        throw Error(StatusCode::kInternal,
+                    m.name + ": non-finite gradient of " + ex->arg_names()[i]);
   }
   std::sort(ms.begin(), ms.end());
   return ms[ms.size() / 2];
@@ -193,10 +210,11 @@ int Main(int argc, char** argv) {
     } else if (a == "--no-memory") {
       memory = false;
     } else {
-      std::fprintf(stderr,
-                   "usage: %s [--resnet-size S] [--iters N] [--warmup W] [--no-time] [--no-memory]\n"
-                   "unknown or incomplete argument '%s'\n",
-                   argv[0], a.c_str());
+      std::fprintf(
+          stderr,
+          "usage: %s [--resnet-size S] [--iters N] [--warmup W] [--no-time] [--no-memory]\n"
+          "unknown or incomplete argument '%s'\n",
+          argv[0], a.c_str());
       return 2;
     }
   }
@@ -207,20 +225,25 @@ int Main(int argc, char** argv) {
       {"resnet18", ResNet18(), Shape{8, 3, resnet_size, resnet_size}, 1000},
   };
   const char* threads = std::getenv("OMP_NUM_THREADS");
-  std::printf("weft executor bench: mlp/lenet batch 64, resnet18 batch 8 at 3x%dx%d, OMP_NUM_THREADS=%s\n\n",
-              resnet_size, resnet_size, threads ? threads : "(unset)");
+  std::printf(
+      "weft executor bench: mlp/lenet batch 64, resnet18 batch 8 at 3x%dx%d, "
+      "OMP_NUM_THREADS=%s\n\n",
+      resnet_size, resnet_size, threads ? threads : "(unset)");
   if (memory) {
-    std::printf("| model     | graph     | k |  naive (MiB) | planned (MiB) | planned | inplace | reused |\n");
+    std::printf(
+        "| model     | graph     | k |  naive (MiB) | planned (MiB) | planned | inplace | reused "
+        "|\n");
     std::printf("|---|---|---|---|---|---|---|---|\n");
     for (const Model& m : models) PrintMemory(m);
     std::printf("\n");
   }
   if (time) {
-    std::printf("| engine | threads | model     | batch | fwd+bwd median (ms) |\n|---|---|---|---|---|\n");
+    std::printf(
+        "| engine | threads | model     | batch | fwd+bwd median (ms) |\n|---|---|---|---|---|\n");
     for (const Model& m : models) {
       double ms = TimeFwdBwd(m, warmup, iters);
-      std::printf("| weft   | %7s | %-9s | %5d | %19.2f |\n", threads ? threads : "-", m.name.c_str(),
-                  static_cast<int>(m.data[0]), ms);
+      std::printf("| weft   | %7s | %-9s | %5d | %19.2f |\n", threads ? threads : "-",
+                  m.name.c_str(), static_cast<int>(m.data[0]), ms);
       std::fflush(stdout);
     }
   }

@@ -29,10 +29,12 @@ constexpr int kBatch = 64, kHidden = 1024;
 
 std::string EngineLabel() {
   Engine* e = Engine::Get();
-  return e->kind() == EngineKind::kNaive ? "naive" : "threaded/" + std::to_string(e->num_cpu_workers());
+  return e->kind() == EngineKind::kNaive ? "naive"
+                                         : "threaded/" + std::to_string(e->num_cpu_workers());
 }
 
-Symbol Op(const std::string& op, const std::vector<Symbol>& in, const StringMap& p, const std::string& name) {
+Symbol Op(const std::string& op, const std::vector<Symbol>& in, const StringMap& p,
+          const std::string& name) {
   return Symbol::Apply(op, in, p, name);
 }
 
@@ -75,7 +77,8 @@ void BM_TwoBranchFcExecutor(benchmark::State& state) {
   opt.num_groups = static_cast<int>(state.range(1));
   GradReqSpec req;
   req.all = train ? GradReq::kWrite : GradReq::kNull;
-  auto ex = Executor::SimpleBind(TwoBranches(), kCpu, {{"data", Shape{kBatch, kHidden}}}, {}, req, opt);
+  auto ex =
+      Executor::SimpleBind(TwoBranches(), kCpu, {{"data", Shape{kBatch, kHidden}}}, {}, req, opt);
   for (size_t i = 0; i < ex->arg_arrays().size(); ++i) {
     NDArray a = ex->arg_arrays()[i];
     Fill(&a, static_cast<unsigned>(i + 1));
@@ -91,8 +94,8 @@ void BM_TwoBranchFcExecutor(benchmark::State& state) {
     }
     ex->outputs()[0].WaitToRead();
   }
-  state.counters["GFLOP/s"] = benchmark::Counter(ForwardFlop() * (train ? 3 : 1) * state.iterations() / 1e9,
-                                                 benchmark::Counter::kIsRate);
+  state.counters["GFLOP/s"] = benchmark::Counter(
+      ForwardFlop() * (train ? 3 : 1) * state.iterations() / 1e9, benchmark::Counter::kIsRate);
   state.SetLabel(EngineLabel());
   openblas_set_num_threads(blas_threads);
 }
@@ -136,7 +139,8 @@ void BM_ExecutorTinyOpChain(benchmark::State& state) {
   NameScope scope;
   constexpr int kLen = 64;
   Symbol h = Symbol::CreateVariable("x");
-  for (int i = 0; i < kLen; ++i) h = Op("_plus_scalar", {h}, {{"scalar", "1"}}, "p" + std::to_string(i));
+  for (int i = 0; i < kLen; ++i)
+    h = Op("_plus_scalar", {h}, {{"scalar", "1"}}, "p" + std::to_string(i));
   auto ex = Executor::SimpleBind(h, kCpu, {{"x", Shape{16}}}, {}, GradReqSpec::All(GradReq::kNull));
   for (auto _ : state) {
     ex->Forward(false);

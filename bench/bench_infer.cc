@@ -165,8 +165,10 @@ int main(int argc, char** argv) {
       device.c_str(), model.c_str(), batch, threads ? threads : "default", ms[ms.size() / 2], ms[0],
       diff, rel);
   if (!(rel <= 1e-4)) {
-    std::fprintf(stderr, "weft_bench_infer: %s b%d differs from PyTorch: max abs diff %g (%g "
-                 "relative to max |expected| %g) > 1e-4\n", model.c_str(), batch, diff, rel, scale);
+    std::fprintf(stderr,
+                 "weft_bench_infer: %s b%d differs from PyTorch: max abs diff %g (%g "
+                 "relative to max |expected| %g) > 1e-4\n",
+                 model.c_str(), batch, diff, rel, scale);
     return 1;
   }
 

@@ -63,7 +63,9 @@ struct Stats {
 };
 
 int Allreduce(int reps, int rank) {
-  if (rank == 0) std::printf("%-8s %-10s %12s %12s %12s %14s\n", "size", "path", "min ms", "median ms", "max ms", "GB/s (median)");
+  if (rank == 0)
+    std::printf("%-8s %-10s %12s %12s %12s %14s\n", "size", "path", "min ms", "median ms", "max ms",
+                "GB/s (median)");
   for (int64_t mb : {4, 64}) {
     const int64_t n = mb * (1 << 20) / 4;
     std::vector<float> raw(static_cast<size_t>(n), 1.0f);
@@ -73,10 +75,14 @@ int Allreduce(int reps, int rank) {
     kv->Init({"g"}, {value});
     Stats mpi, nb, store;
     for (int r = 0; r < reps + 1; ++r) {  // interleaved; the first round warms up
-      double a = Seconds([&] { MPI_Allreduce(MPI_IN_PLACE, raw.data(), static_cast<int>(n), MPI_FLOAT, MPI_SUM, MPI_COMM_WORLD); });
+      double a = Seconds([&] {
+        MPI_Allreduce(MPI_IN_PLACE, raw.data(), static_cast<int>(n), MPI_FLOAT, MPI_SUM,
+                      MPI_COMM_WORLD);
+      });
       double c = Seconds([&] {  // what the kvstore's lane does: MPI_Iallreduce polled with MPI_Test
         MPI_Request req;
-        MPI_Iallreduce(MPI_IN_PLACE, raw.data(), static_cast<int>(n), MPI_FLOAT, MPI_SUM, MPI_COMM_WORLD, &req);
+        MPI_Iallreduce(MPI_IN_PLACE, raw.data(), static_cast<int>(n), MPI_FLOAT, MPI_SUM,
+                       MPI_COMM_WORLD, &req);
         for (int done = 0; !done;) MPI_Test(&req, &done, MPI_STATUS_IGNORE);
       });
       double b = Seconds([&] {
@@ -91,9 +97,12 @@ int Allreduce(int reps, int rank) {
     if (rank == 0) {
       const double bytes = static_cast<double>(n) * 4;
       for (auto* p : {&mpi, &nb, &store})
-        std::printf("%-8s %-10s %12.2f %12.2f %12.2f %14.2f\n", (std::to_string(mb) + " MB").c_str(),
-                    p == &mpi ? "MPI" : p == &nb ? "MPI (nb)" : "KVStore", p->Min() * 1e3, p->Median() * 1e3, p->Max() * 1e3,
-                    bytes / p->Median() / 1e9);
+        std::printf("%-8s %-10s %12.2f %12.2f %12.2f %14.2f\n",
+                    (std::to_string(mb) + " MB").c_str(),
+                    p == &mpi  ? "MPI"
+                    : p == &nb ? "MPI (nb)"
+                               : "KVStore",
+                    p->Min() * 1e3, p->Median() * 1e3, p->Max() * 1e3, bytes / p->Median() / 1e9);
       std::printf("%-8s KVStore bandwidth / MPI_Allreduce's: %.0f %% (median times)\n", "",
                   100 * mpi.Median() / store.Median());
     }
@@ -112,16 +121,19 @@ double OnHelperThread(const std::function<void()>& progress) {
 
 int Lanes(int reps, int rank) {
   if (rank == 0)
-    std::printf("%-24s %-8s %12s %12s %12s\n", "outstanding allreduces", "lane", "min ms", "median ms", "max ms");
+    std::printf("%-24s %-8s %12s %12s %12s\n", "outstanding allreduces", "lane", "min ms",
+                "median ms", "max ms");
   const std::vector<std::pair<int, int64_t>> cases = {{64, 16 << 10}, {16, 1 << 20}, {4, 16 << 20}};
   for (const auto& c : cases) {
     const int k = c.first;
     const int n = static_cast<int>(c.second / 4);
-    std::vector<std::vector<float>> bufs(static_cast<size_t>(k), std::vector<float>(static_cast<size_t>(n), 1.0f));
+    std::vector<std::vector<float>> bufs(static_cast<size_t>(k),
+                                         std::vector<float>(static_cast<size_t>(n), 1.0f));
     auto polling = [&] {  // one loop over every request, as the lane
       std::vector<MPI_Request> reqs(static_cast<size_t>(k));
       for (int i = 0; i < k; ++i)
-        MPI_Iallreduce(MPI_IN_PLACE, bufs[i].data(), n, MPI_FLOAT, MPI_SUM, MPI_COMM_WORLD, &reqs[i]);
+        MPI_Iallreduce(MPI_IN_PLACE, bufs[i].data(), n, MPI_FLOAT, MPI_SUM, MPI_COMM_WORLD,
+                       &reqs[i]);
       for (int left = k; left > 0;) {
         for (auto& r : reqs) {
           if (r == MPI_REQUEST_NULL) continue;
@@ -135,7 +147,8 @@ int Lanes(int reps, int rank) {
     auto spinning = [&] {  // the polling loop without yielding the OS thread between sweeps
       std::vector<MPI_Request> reqs(static_cast<size_t>(k));
       for (int i = 0; i < k; ++i)
-        MPI_Iallreduce(MPI_IN_PLACE, bufs[i].data(), n, MPI_FLOAT, MPI_SUM, MPI_COMM_WORLD, &reqs[i]);
+        MPI_Iallreduce(MPI_IN_PLACE, bufs[i].data(), n, MPI_FLOAT, MPI_SUM, MPI_COMM_WORLD,
+                       &reqs[i]);
       for (int left = k; left > 0;) {
         for (auto& r : reqs) {
           if (r == MPI_REQUEST_NULL) continue;
@@ -173,7 +186,9 @@ int Lanes(int reps, int rank) {
       const std::string what = std::to_string(k) + " x " + std::to_string(c.second >> 10) + " KB";
       for (auto* s : {&p, &t, &f})
         std::printf("%-24s %-8s %12.3f %12.3f %12.3f\n", what.c_str(),
-                    s == &p ? "polling" : s == &t ? "spinning" : "fibers",
+                    s == &p   ? "polling"
+                    : s == &t ? "spinning"
+                              : "fibers",
                     s->Min() * 1e3, s->Median() * 1e3, s->Max() * 1e3);
       std::printf("%-24s fibers / polling (median): %.2f\n", "", f.Median() / p.Median());
     }
@@ -190,7 +205,9 @@ int Train(const std::string& json, int batch, int steps, int reps, int rank) {
     m->Bind({{"data", weft::Shape{batch, 1, 28, 28}}}, {{"softmax_label", weft::Shape{batch}}});
     auto init = weft::Initializer::Create("xavier", {}, 1);
     m->InitParams(init.get());
-    m->InitOptimizer(std::shared_ptr<weft::Optimizer>(weft::Optimizer::Create("sgd", {{"learning_rate", "0.01"}, {"momentum", "0.9"}})), kv);
+    m->InitOptimizer(std::shared_ptr<weft::Optimizer>(weft::Optimizer::Create(
+                         "sgd", {{"learning_rate", "0.01"}, {"momentum", "0.9"}})),
+                     kv);
     return m;
   };
   auto m_local = make(local), m_dist = make(dist);
@@ -222,16 +239,18 @@ int Train(const std::string& json, int batch, int steps, int reps, int rank) {
     seq.v.push_back(d / steps);
   }
   if (rank == 0) {
-    std::printf("%s, batch %d per process, %d steps x %d reps (ms per step: min / median / max)\n", json.c_str(), batch, steps, reps);
+    std::printf("%s, batch %d per process, %d steps x %d reps (ms per step: min / median / max)\n",
+                json.c_str(), batch, steps, reps);
     auto row = [&](const char* name, const Stats& s) {
-      std::printf("  %-34s %8.3f %8.3f %8.3f   %8.0f images/s per process\n", name, s.Min() * 1e3, s.Median() * 1e3,
-                  s.Max() * 1e3, batch / s.Median());
+      std::printf("  %-34s %8.3f %8.3f %8.3f   %8.0f images/s per process\n", name, s.Min() * 1e3,
+                  s.Median() * 1e3, s.Max() * 1e3, batch / s.Median());
     };
     row("local kvstore (no communication)", loc);
     row("dist_sync, overlapped", ovl);
     row("dist_sync, after the whole backward", seq);
     std::printf("  communication share of the step (overlapped): %.0f %%; overlap saves %.0f %%\n",
-                100 * (ovl.Median() - loc.Median()) / ovl.Median(), 100 * (seq.Median() - ovl.Median()) / seq.Median());
+                100 * (ovl.Median() - loc.Median()) / ovl.Median(),
+                100 * (seq.Median() - ovl.Median()) / seq.Median());
   }
   return 0;
 }
@@ -239,9 +258,11 @@ int Train(const std::string& json, int batch, int steps, int reps, int rank) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  setenv("OMPI_MCA_coll_libnbc_iallreduce_algorithm", "1", 0);  // as the kvstore's lane sets it when it starts MPI
+  setenv("OMPI_MCA_coll_libnbc_iallreduce_algorithm", "1",
+         0);  // as the kvstore's lane sets it when it starts MPI
   int provided = 0;
-  MPI_Init_thread(&argc, &argv, MPI_THREAD_MULTIPLE, &provided);  // the kvstore's lane calls MPI too
+  MPI_Init_thread(&argc, &argv, MPI_THREAD_MULTIPLE,
+                  &provided);  // the kvstore's lane calls MPI too
   int rank = 0;
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   std::vector<std::string> args(argv + 1, argv + argc);
@@ -252,12 +273,16 @@ int main(int argc, char** argv) {
   };
   int rc = 2;
   try {
-    if (!args.empty() && args[0] == "allreduce") rc = Allreduce(opt("--reps", 10), rank);
-    else if (!args.empty() && args[0] == "lanes") rc = Lanes(opt("--reps", 10), rank);
+    if (!args.empty() && args[0] == "allreduce")
+      rc = Allreduce(opt("--reps", 10), rank);
+    else if (!args.empty() && args[0] == "lanes")
+      rc = Lanes(opt("--reps", 10), rank);
     else if (args.size() >= 2 && args[0] == "train")
       rc = Train(args[1], opt("--batch", 64), opt("--steps", 20), opt("--reps", 5), rank);
     else if (rank == 0)
-      std::fprintf(stderr, "usage: mpirun -np 2 weft_bench_kvstore allreduce [--reps N] | lanes [--reps N] | train SYMBOL.json [--batch B] [--steps N] [--reps N]\n");
+      std::fprintf(stderr,
+                   "usage: mpirun -np 2 weft_bench_kvstore allreduce [--reps N] | lanes [--reps N] "
+                   "| train SYMBOL.json [--batch B] [--steps N] [--reps N]\n");
   } catch (const std::exception& e) {
     std::fprintf(stderr, "rank %d: %s\n", rank, e.what());
     rc = 1;

@@ -49,18 +49,22 @@ std::pair<double, double> MedianMin(std::vector<double> ms) {
 int Main(int argc, char** argv) {
   int iters = 10, warmup = 2;
   for (int i = 1; i + 1 < argc; i += 2) {
-    if (!std::strcmp(argv[i], "--iters")) iters = std::atoi(argv[i + 1]);
-    else if (!std::strcmp(argv[i], "--warmup")) warmup = std::atoi(argv[i + 1]);
+    if (!std::strcmp(argv[i], "--iters"))
+      iters = std::atoi(argv[i + 1]);
+    else if (!std::strcmp(argv[i], "--warmup"))
+      warmup = std::atoi(argv[i + 1]);
   }
   std::mt19937 rng(7);
   const int64_t g = 4, h = kHidden;
   const int64_t psize = g * h * (kInput + h + 2) + (kLayers - 1) * g * h * (h + h + 2);
   const float k = 1.0f / std::sqrt(static_cast<float>(h));
-  std::vector<NDArray> in = {Random({kSeq, kBatch, kInput}, -1, 1, &rng), Random({psize}, -k, k, &rng),
-                             Random({kLayers, kBatch, h}, -1, 1, &rng),
-                             Random({kLayers, kBatch, h}, -1, 1, &rng)};
-  const StringMap params = {{"mode", "lstm"}, {"state_size", std::to_string(h)},
-                            {"num_layers", std::to_string(kLayers)}, {"state_outputs", "True"}};
+  std::vector<NDArray> in = {
+      Random({kSeq, kBatch, kInput}, -1, 1, &rng), Random({psize}, -k, k, &rng),
+      Random({kLayers, kBatch, h}, -1, 1, &rng), Random({kLayers, kBatch, h}, -1, 1, &rng)};
+  const StringMap params = {{"mode", "lstm"},
+                            {"state_size", std::to_string(h)},
+                            {"num_layers", std::to_string(kLayers)},
+                            {"state_outputs", "True"}};
   InvokeOptions train;
   train.is_train = true;
   std::vector<NDArray> out;
@@ -89,7 +93,8 @@ int Main(int argc, char** argv) {
     tt.push_back(ms(t0, t2));
   }
   auto fwd = MedianMin(tf), bwd = MedianMin(tb), both = MedianMin(tt);
-  std::printf("weft backend: %s\n", Runtime::Global().kernels().Find("RNN", DeviceType::kCPU)->backend.c_str());
+  std::printf("weft backend: %s\n",
+              Runtime::Global().kernels().Find("RNN", DeviceType::kCPU)->backend.c_str());
   std::printf("weft | fwd | %.3f | %.3f\n", fwd.first, fwd.second);
   std::printf("weft | bwd | %.3f | %.3f\n", bwd.first, bwd.second);
   std::printf("weft | fwd+bwd | %.3f | %.3f\n", both.first, both.second);

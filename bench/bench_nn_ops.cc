@@ -128,44 +128,50 @@ std::vector<Case> Cases(const std::string& filter) {
                              }));
   }
   if (want("Convolution")) {
-    NDArray x = Random({1, 64, 56, 56}, -1, 1, &rng), w = Random({64, 64, 3, 3}, -0.05f, 0.05f, &rng),
-            b = Random({64}, -0.1f, 0.1f, &rng), dy = Random({1, 64, 56, 56}, -1, 1, &rng);
+    NDArray x = Random({1, 64, 56, 56}, -1, 1, &rng),
+            w = Random({64, 64, 3, 3}, -0.05f, 0.05f, &rng), b = Random({64}, -0.1f, 0.1f, &rng),
+            dy = Random({1, 64, 56, 56}, -1, 1, &rng);
     cases.push_back(MakeCase("Convolution", "1x64x56x56, 64x3x3 pad 1",
-                             {{"kernel", "(3,3)"}, {"pad", "(1,1)"}, {"num_filter", "64"}}, {x, w, b},
-                             [&](const Call& f) {
+                             {{"kernel", "(3,3)"}, {"pad", "(1,1)"}, {"num_filter", "64"}},
+                             {x, w, b}, [&](const Call& f) {
                                return std::vector<NDArray>{dy, f.inputs[0], f.inputs[1]};
                              }));
   }
   if (want("Pooling")) {
     NDArray x = Random({1, 64, 112, 112}, -1, 1, &rng), dy = Random({1, 64, 56, 56}, -1, 1, &rng);
-    cases.push_back(MakeCase("Pooling", "max 3x3/2 pad 1, 1x64x112x112",
-                             {{"kernel", "(3,3)"}, {"stride", "(2,2)"}, {"pad", "(1,1)"}, {"pool_type", "max"}},
-                             {x}, [&](const Call& f) { return std::vector<NDArray>{dy, f.inputs[0]}; }));
+    cases.push_back(
+        MakeCase("Pooling", "max 3x3/2 pad 1, 1x64x112x112",
+                 {{"kernel", "(3,3)"}, {"stride", "(2,2)"}, {"pad", "(1,1)"}, {"pool_type", "max"}},
+                 {x}, [&](const Call& f) {
+                   return std::vector<NDArray>{dy, f.inputs[0]};
+                 }));
   }
   if (want("BatchNorm")) {
     NDArray x = Random({32, 64, 28, 28}, -1, 1, &rng), gamma = Random({64}, 0.5f, 1.5f, &rng),
             beta = Random({64}, -0.5f, 0.5f, &rng), mm = Random({64}, -0.1f, 0.1f, &rng),
             mv = Random({64}, 0.9f, 1.1f, &rng), dy = Random({32, 64, 28, 28}, -1, 1, &rng);
-    cases.push_back(MakeCase("BatchNorm", "train, 32x64x28x28",
-                             {{"fix_gamma", "False"}, {"eps", "1e-5"}}, {x, gamma, beta, mm, mv},
-                             [&](const Call& f) {
-                               return std::vector<NDArray>{dy, f.inputs[0], f.inputs[1], f.inputs[3],
-                                                           f.inputs[4]};
-                             }));
+    cases.push_back(MakeCase(
+        "BatchNorm", "train, 32x64x28x28", {{"fix_gamma", "False"}, {"eps", "1e-5"}},
+        {x, gamma, beta, mm, mv}, [&](const Call& f) {
+          return std::vector<NDArray>{dy, f.inputs[0], f.inputs[1], f.inputs[3], f.inputs[4]};
+        }));
   }
   if (want("softmax")) {
     NDArray x = Random({128, 1000}, -4, 4, &rng), dy = Random({128, 1000}, -1, 1, &rng);
-    cases.push_back(MakeCase("softmax", "128x1000, axis -1", {{"axis", "-1"}}, {x},
-                             [&](const Call& f) { return std::vector<NDArray>{dy, f.outputs[0]}; }));
+    cases.push_back(
+        MakeCase("softmax", "128x1000, axis -1", {{"axis", "-1"}}, {x}, [&](const Call& f) {
+          return std::vector<NDArray>{dy, f.outputs[0]};
+        }));
   }
   if (want("LayerNorm")) {
     for (const auto& [rows, cols] : {std::pair<int64_t, int64_t>{32 * 128, 768}, {64, 512}}) {
       NDArray x = Random({rows, cols}, -2, 2, &rng), gamma = Random({cols}, 0.5f, 1.5f, &rng),
               beta = Random({cols}, -0.5f, 0.5f, &rng), dy = Random({rows, cols}, -1, 1, &rng);
-      cases.push_back(MakeCase("LayerNorm", std::to_string(rows) + "x" + std::to_string(cols) + ", axis -1",
-                               {{"axis", "-1"}, {"eps", "1e-5"}}, {x, gamma, beta}, [=](const Call& f) {
-                                 return std::vector<NDArray>{dy, f.inputs[0], f.inputs[1]};
-                               }));
+      cases.push_back(
+          MakeCase("LayerNorm", std::to_string(rows) + "x" + std::to_string(cols) + ", axis -1",
+                   {{"axis", "-1"}, {"eps", "1e-5"}}, {x, gamma, beta}, [=](const Call& f) {
+                     return std::vector<NDArray>{dy, f.inputs[0], f.inputs[1]};
+                   }));
     }
   }
   return cases;
@@ -220,8 +226,9 @@ double TimeKernel(const Call& c, const Kernel& k, int warmup, int iters) {
   double ms = 0;
   Engine* engine = Engine::Get();
   VarHandle done = engine->NewVariable();
-  engine->PushSync([&](RunContext) { ms = TimeMs(warmup, iters, [&] { k.fn(ctx, attrs, in, req, out); }); },
-                   kCpu, {}, {done}, 0, "TimeKernel");
+  engine->PushSync(
+      [&](RunContext) { ms = TimeMs(warmup, iters, [&] { k.fn(ctx, attrs, in, req, out); }); },
+      kCpu, {}, {done}, 0, "TimeKernel");
   engine->WaitForVar(done);
   engine->DeleteVariable({}, kCpu, done);
   return ms;
@@ -249,8 +256,8 @@ void Row(const Case& cs, const char* pass, Call* c, int warmup, int iters, const
     if (is_chosen) std::snprintf(invoke, sizeof(invoke), "%.4f", TimeInvoke(c, warmup, iters));
     const double kernel_ms = TimeKernel(*c, *k, warmup, iters);
     CheckFinite(*c);
-    std::printf("| weft | %7s | %-14s | %-4s | %-30s | %-7s | %12s | %11.4f |\n", threads, cs.name.c_str(),
-                pass, cs.shape.c_str(), backend.c_str(), invoke, kernel_ms);
+    std::printf("| weft | %7s | %-14s | %-4s | %-30s | %-7s | %12s | %11.4f |\n", threads,
+                cs.name.c_str(), pass, cs.shape.c_str(), backend.c_str(), invoke, kernel_ms);
     std::fflush(stdout);
   }
 }
@@ -276,12 +283,15 @@ int Main(int argc, char** argv) {
   }
   const char* threads = std::getenv("OMP_NUM_THREADS");
   threads = threads ? threads : "-";
-  std::printf("weft nn-op bench: median of %d runs after %d warm-up, OMP_NUM_THREADS=%s\n\n", iters, warmup,
-              threads);
-  std::printf("| impl | threads | op             | pass | shape                          | backend | invoke (ms) "
-              "| kernel (ms) |\n|---|---|---|---|---|---|---|---|\n");
+  std::printf("weft nn-op bench: median of %d runs after %d warm-up, OMP_NUM_THREADS=%s\n\n", iters,
+              warmup, threads);
+  std::printf(
+      "| impl | threads | op             | pass | shape                          | backend | "
+      "invoke (ms) "
+      "| kernel (ms) |\n|---|---|---|---|---|---|---|---|\n");
   std::vector<Case> cases = Cases(filter);
-  if (cases.empty()) throw Error(StatusCode::kInvalidArgument, "--filter " + filter + " matches no operator");
+  if (cases.empty())
+    throw Error(StatusCode::kInvalidArgument, "--filter " + filter + " matches no operator");
   for (Case& c : cases) {
     Row(c, "fwd", &c.fwd, warmup, iters, threads);
     Row(c, "bwd", &c.bwd, warmup, iters, threads);

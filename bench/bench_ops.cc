@@ -21,7 +21,8 @@ NDArray Filled(const Shape& s, float v) {
 
 void SetGemmCounters(benchmark::State& state, int64_t n) {
   double flops = 2.0 * n * n * n;
-  state.counters["GFLOP/s"] = benchmark::Counter(flops * state.iterations() / 1e9, benchmark::Counter::kIsRate);
+  state.counters["GFLOP/s"] =
+      benchmark::Counter(flops * state.iterations() / 1e9, benchmark::Counter::kIsRate);
 }
 
 void BM_DotSgemm(benchmark::State& state) {
@@ -40,17 +41,24 @@ void BM_RawCblasSgemm(benchmark::State& state) {
   const int64_t n = state.range(0);
   NDArray a = Filled({n, n}, 1.f), b = Filled({n, n}, 2.f), c = Filled({n, n}, 0.f);
   for (auto _ : state) {
-    cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, n, n, n, 1.f, static_cast<float*>(a.dptr()), n,
-                static_cast<float*>(b.dptr()), n, 0.f, static_cast<float*>(c.dptr()), n);
+    cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, n, n, n, 1.f,
+                static_cast<float*>(a.dptr()), n, static_cast<float*>(b.dptr()), n, 0.f,
+                static_cast<float*>(c.dptr()), n);
     benchmark::DoNotOptimize(c.dptr());
   }
   SetGemmCounters(state, n);
 }
-BENCHMARK(BM_RawCblasSgemm)->Arg(256)->Arg(512)->Arg(1024)->Unit(benchmark::kMillisecond)->UseRealTime();
+BENCHMARK(BM_RawCblasSgemm)
+    ->Arg(256)
+    ->Arg(512)
+    ->Arg(1024)
+    ->Unit(benchmark::kMillisecond)
+    ->UseRealTime();
 
 void SetStreamCounters(benchmark::State& state, int64_t n) {
   // Two reads and one write of n floats per iteration.
-  state.counters["GB/s"] = benchmark::Counter(3.0 * 4.0 * n * state.iterations() / 1e9, benchmark::Counter::kIsRate);
+  state.counters["GB/s"] =
+      benchmark::Counter(3.0 * 4.0 * n * state.iterations() / 1e9, benchmark::Counter::kIsRate);
 }
 
 constexpr int64_t kAddN = 10 * 1000 * 1000;

@@ -73,10 +73,11 @@ double RssMb() {
 
 int main(int argc, char** argv) {
   if (argc < 3) {
-    std::fprintf(stderr,
-                 "usage: %s DIR MODEL [--callers 1,2,4] [--seconds S] [--max-executors N] [--max-batch B] "
-                 "[--batch-delay-us D] [--batch-queue mutex|lockfree]\n",
-                 argv[0]);
+    std::fprintf(
+        stderr,
+        "usage: %s DIR MODEL [--callers 1,2,4] [--seconds S] [--max-executors N] [--max-batch B] "
+        "[--batch-delay-us D] [--batch-queue mutex|lockfree]\n",
+        argv[0]);
     return 2;
   }
   const std::string dir = argv[1], model = argv[2], stem = dir + "/" + model;
@@ -112,13 +113,13 @@ int main(int argc, char** argv) {
   const char* keys[] = {"max_executors", "max_batch", "batch_delay_us", "batch_queue"};
   const char* vals[] = {max_exec.c_str(), max_batch.c_str(), delay.c_str(), queue.c_str()};
   WeftPredictor* pred = nullptr;
-  Check(weft_predictor_create_from_files((stem + "-symbol.json").c_str(), (stem + "-0000.params").c_str(), 1,
-                                         names, ind_ptr, in_shape.data(), WEFT_CPU, 0, 0, nullptr, 4, keys, vals,
-                                         &pred),
+  Check(weft_predictor_create_from_files(
+            (stem + "-symbol.json").c_str(), (stem + "-0000.params").c_str(), 1, names, ind_ptr,
+            in_shape.data(), WEFT_CPU, 0, 0, nullptr, 4, keys, vals, &pred),
         "weft_predictor_create_from_files");
   std::vector<float> out(out_len);
-  Check(weft_predictor_predict_float(pred, input.data(), input.size(), in_shape.data(), in_shape.size(),
-                                     out.data(), out.size()),
+  Check(weft_predictor_predict_float(pred, input.data(), input.size(), in_shape.data(),
+                                     in_shape.size(), out.data(), out.size()),
         "weft_predictor_predict_float");
   double diff = 0, scale = 0;
   for (size_t i = 0; i < out_len; ++i) {
@@ -126,8 +127,8 @@ int main(int argc, char** argv) {
     scale = std::max(scale, std::fabs(static_cast<double>(all_out[i])));
   }
   if (diff > 1e-4 * std::max(scale, 1e-30)) {
-    std::fprintf(stderr, "weft_bench_predict: %s differs from PyTorch by %g (max |expected| %g)\n", model.c_str(),
-                 diff, scale);
+    std::fprintf(stderr, "weft_bench_predict: %s differs from PyTorch by %g (max |expected| %g)\n",
+                 model.c_str(), diff, scale);
     return 1;
   }
 
@@ -145,8 +146,8 @@ int main(int argc, char** argv) {
       threads.emplace_back([&, c] {
         std::vector<float> o(out_len);
         auto call = [&] {
-          Check(weft_predictor_predict_float(pred, input.data(), input.size(), in_shape.data(), in_shape.size(),
-                                             o.data(), o.size()),
+          Check(weft_predictor_predict_float(pred, input.data(), input.size(), in_shape.data(),
+                                             in_shape.size(), o.data(), o.size()),
                 "weft_predictor_predict_float");
         };
         call();  // warm-up (binds this caller's executor when needed)
@@ -156,28 +157,35 @@ int main(int argc, char** argv) {
           auto t0 = std::chrono::steady_clock::now();
           call();
           lat[static_cast<size_t>(c)].push_back(
-              std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count());
+              std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0)
+                  .count());
         }
       });
     while (ready.load() < callers) std::this_thread::yield();
     const auto t0 = std::chrono::steady_clock::now();
     std::this_thread::sleep_for(std::chrono::duration<double>(seconds));
     stop = true;
-    const double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    const double elapsed =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     for (auto& t : threads) t.join();
     std::vector<double> all;
     for (const auto& l : lat) all.insert(all.end(), l.begin(), l.end());
     std::sort(all.begin(), all.end());
     WeftPredictorStats st;
     Check(weft_predictor_stats(pred, &st), "weft_predictor_stats");
-    const auto pct = [&](double p) { return all.empty() ? 0.0 : all[static_cast<size_t>(p * (all.size() - 1))]; };
-    const std::string batching =
-        std::atoi(max_batch.c_str()) > 1 ? " batching=" + queue + ":" + max_batch + ":" + delay : "";
-    std::printf("predict model=%s callers=%d requests=%zu req_per_s=%.1f p50_ms=%.3f p99_ms=%.3f executors=%zu "
-                "weight_mb=%.2f activation_mb=%.2f rss_growth_mb=%.1f%s\n",
-                model.c_str(), callers, all.size(), all.size() / elapsed, pct(0.5), pct(0.99), st.executors,
-                st.weight_bytes / 1048576.0, st.activation_bytes / 1048576.0, RssMb() - base_rss,
-                batching.c_str());
+    const auto pct = [&](double p) {
+      return all.empty() ? 0.0 : all[static_cast<size_t>(p * (all.size() - 1))];
+    };
+    const std::string batching = std::atoi(max_batch.c_str()) > 1
+                                     ? " batching=" + queue + ":" + max_batch + ":" + delay
+                                     : "";
+    std::printf(
+        "predict model=%s callers=%d requests=%zu req_per_s=%.1f p50_ms=%.3f p99_ms=%.3f "
+        "executors=%zu "
+        "weight_mb=%.2f activation_mb=%.2f rss_growth_mb=%.1f%s\n",
+        model.c_str(), callers, all.size(), all.size() / elapsed, pct(0.5), pct(0.99), st.executors,
+        st.weight_bytes / 1048576.0, st.activation_bytes / 1048576.0, RssMb() - base_rss,
+        batching.c_str());
     std::fflush(stdout);
   }
   Check(weft_predictor_free(pred), "weft_predictor_free");

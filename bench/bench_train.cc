@@ -35,12 +35,15 @@ struct Config {
 };
 
 Symbol LoadModel(const std::string& name) {
-  return LoadJSONFile(std::string(WEFT_SOURCE_DIR) + "/examples/models/" + name + "-symbol.json").symbol;
+  return LoadJSONFile(std::string(WEFT_SOURCE_DIR) + "/examples/models/" + name + "-symbol.json")
+      .symbol;
 }
 
-void Run(const Config& cfg, const MNISTData& train, const std::string& model, int batch, const char* threads) {
+void Run(const Config& cfg, const MNISTData& train, const std::string& model, int batch,
+         const char* threads) {
   Symbol sym = LoadModel(model);
-  NDArrayIter it({{"data", train.images}}, {{"softmax_label", train.labels}}, batch, true, LastBatch::kDiscard, 1);
+  NDArrayIter it({{"data", train.images}}, {{"softmax_label", train.labels}}, batch, true,
+                 LastBatch::kDiscard, 1);
   Module mod(sym);
   mod.Bind(it.provide_data(), it.provide_label(), true);
   auto init = Initializer::Create("xavier", {}, 7);
@@ -73,8 +76,8 @@ void Run(const Config& cfg, const MNISTData& train, const std::string& model, in
     fo.log = &quiet;
     epoch_s = mod.Fit(&it, nullptr, metric.get(), fo)[0].seconds;
   }
-  std::printf("| weft   | %7s | %-5s | %5d | %10.0f | %14.2f | %13.1f | %12s |\n", threads, model.c_str(), batch,
-              ips, 1000.0 * s / cfg.batches, 60000.0 / ips,
+  std::printf("| weft   | %7s | %-5s | %5d | %10.0f | %14.2f | %13.1f | %12s |\n", threads,
+              model.c_str(), batch, ips, 1000.0 * s / cfg.batches, 60000.0 / ips,
               epoch_s < 0 ? "-" : std::to_string(epoch_s).substr(0, 6).c_str());
   std::fflush(stdout);
 }
@@ -92,15 +95,20 @@ int Main(int argc, char** argv) {
     } else if (a == "--epoch") {
       cfg.epoch = true;
     } else {
-      std::fprintf(stderr, "usage: %s [--data-dir D] [--batches N] [--warmup W] [--epoch]\nbad argument '%s'\n",
-                   argv[0], a.c_str());
+      std::fprintf(
+          stderr,
+          "usage: %s [--data-dir D] [--batches N] [--warmup W] [--epoch]\nbad argument '%s'\n",
+          argv[0], a.c_str());
       return 2;
     }
   }
-  MNISTData train = LoadMNIST(cfg.data_dir + "/train-images-idx3-ubyte.gz", cfg.data_dir + "/train-labels-idx1-ubyte.gz");
+  MNISTData train = LoadMNIST(cfg.data_dir + "/train-images-idx3-ubyte.gz",
+                              cfg.data_dir + "/train-labels-idx1-ubyte.gz");
   const char* env = std::getenv("OMP_NUM_THREADS");
   const char* threads = env ? env : "-";
-  std::printf("| engine | threads | model | batch | images/s   | ms/batch       | epoch est (s) | epoch (s)    |\n");
+  std::printf(
+      "| engine | threads | model | batch | images/s   | ms/batch       | epoch est (s) | epoch "
+      "(s)    |\n");
   std::printf("|---|---|---|---|---|---|---|---|\n");
   for (const char* model : {"mlp", "lenet"})
     for (int batch : {64, 128}) Run(cfg, train, model, batch, threads);

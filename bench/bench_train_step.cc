@@ -40,7 +40,9 @@ NDArray Random(const Shape& s, uint32_t seed, double lo, double hi) {
 
 int Main(int argc, char** argv) {
   if (argc < 4) {
-    std::fprintf(stderr, "usage: %s DATA_DIR MODEL BATCH [--ctx cpu|gpu] [--iters N] [--warmup W]\n", argv[0]);
+    std::fprintf(stderr,
+                 "usage: %s DATA_DIR MODEL BATCH [--ctx cpu|gpu] [--iters N] [--warmup W]\n",
+                 argv[0]);
     return 2;
   }
   const std::string dir = argv[1], model = argv[2];
@@ -49,9 +51,12 @@ int Main(int argc, char** argv) {
   int iters = 20, warmup = 5;
   for (int i = 4; i + 1 < argc; i += 2) {
     const std::string a = argv[i];
-    if (a == "--ctx") ctx = Context::Parse(argv[i + 1]);
-    else if (a == "--iters") iters = std::max(1, std::atoi(argv[i + 1]));
-    else if (a == "--warmup") warmup = std::max(0, std::atoi(argv[i + 1]));
+    if (a == "--ctx")
+      ctx = Context::Parse(argv[i + 1]);
+    else if (a == "--iters")
+      iters = std::max(1, std::atoi(argv[i + 1]));
+    else if (a == "--warmup")
+      warmup = std::max(0, std::atoi(argv[i + 1]));
     else {
       std::fprintf(stderr, "unknown option %s\n", a.c_str());
       return 2;
@@ -59,7 +64,8 @@ int Main(int argc, char** argv) {
   }
   Symbol net = LoadJSONFile(dir + "/" + model + "-symbol.json").symbol;
   Symbol logits = net.GetChildren();  // the exported softmax's input
-  Symbol sym = Symbol::Apply("SoftmaxOutput", {logits, Symbol::CreateVariable("softmax_label")}, {}, "softmax");
+  Symbol sym = Symbol::Apply("SoftmaxOutput", {logits, Symbol::CreateVariable("softmax_label")}, {},
+                             "softmax");
   const Shape in_shape = model == "resnet18" ? Shape{batch, 3, 224, 224}
                          : model == "lenet"  ? Shape{batch, 1, 28, 28}
                                              : Shape{batch, 784};
@@ -72,7 +78,8 @@ int Main(int argc, char** argv) {
   DataBatch b;
   b.data = {Random(in_shape, 1, -1, 1)};
   std::vector<float> labels(static_cast<size_t>(batch));
-  for (int i = 0; i < batch; ++i) labels[static_cast<size_t>(i)] = static_cast<float>((i * 37) % classes);
+  for (int i = 0; i < batch; ++i)
+    labels[static_cast<size_t>(i)] = static_cast<float>((i * 37) % classes);
   NDArray l(Shape{batch}, Context::CPU(0), DType::kFloat32);
   l.CopyFromHost(labels.data(), labels.size() * sizeof(float));
   b.label = {l};
@@ -83,13 +90,16 @@ int Main(int argc, char** argv) {
     mod.Backward();
     mod.Update();
     for (const auto& kv : mod.arg_params()) kv.second.WaitToRead();
-    const double t = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+    const double t =
+        std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
     if (i >= warmup) ms.push_back(t);
   }
   std::sort(ms.begin(), ms.end());
   const double median = ms[ms.size() / 2];
-  std::printf("train engine=weft device=%s model=%s batch=%d median_ms=%.3f min_ms=%.3f images_per_s=%.1f\n",
-              ctx.ToString().c_str(), model.c_str(), batch, median, ms[0], 1000.0 * batch / median);
+  std::printf(
+      "train engine=weft device=%s model=%s batch=%d median_ms=%.3f min_ms=%.3f "
+      "images_per_s=%.1f\n",
+      ctx.ToString().c_str(), model.c_str(), batch, median, ms[0], 1000.0 * batch / median);
   return 0;
 }
 

@@ -17,8 +17,8 @@ inline Shape DropoutMaskShape(const ParamValues& p, const Shape& data) {
   for (int k = 0; axes.ndim_known() && k < axes.ndim(); ++k) {
     const int64_t a = axes[k] < 0 ? axes[k] + nd : axes[k];
     if (a < 0 || a >= nd)
-      Fail(StatusCode::kInvalidArgument, "operator Dropout: axis ", axes[k], " is out of range for data ",
-           data.ToString());
+      Fail(StatusCode::kInvalidArgument, "operator Dropout: axis ", axes[k],
+           " is out of range for data ", data.ToString());
     mask[static_cast<int>(a)] = 1;
   }
   return mask;

@@ -48,8 +48,9 @@ inline ConvGeom MakeConvGeom(const ParamValues& p, const Shape& in, const Shape&
   ConvGeom g;
   const int nd = in.ndim();
   if (nd > 4)
-    Fail(StatusCode::kNotImplemented, "convolution geometry: this backend supports 1-D and 2-D data; ",
-         in.ToString(), " needs 3-D (CPU Convolution only)");
+    Fail(StatusCode::kNotImplemented,
+         "convolution geometry: this backend supports 1-D and 2-D data; ", in.ToString(),
+         " needs 3-D (CPU Convolution only)");
   g.n = in[0];
   g.c = in[1];
   g.f = out[1];
@@ -127,8 +128,9 @@ inline PoolGeom MakePoolGeom(const ParamValues& p, const Shape& in, const Shape&
   PoolGeom g;
   const int nd = in.ndim();
   if (nd > 4)
-    Fail(StatusCode::kNotImplemented, "operator Pooling: this backend supports 1-D and 2-D pooling; data ",
-         in.ToString(), " needs 3-D (CPU only)");
+    Fail(StatusCode::kNotImplemented,
+         "operator Pooling: this backend supports 1-D and 2-D pooling; data ", in.ToString(),
+         " needs 3-D (CPU only)");
   g.planes = in[0] * in[1];
   g.w = in[nd - 1];
   g.ow = out[nd - 1];

@@ -76,8 +76,8 @@ double SoftmaxOutputValidCount(const T* label, int64_t n, int ignore) {
 // (none with multi_output) and the check that every line not ignored has a
 // class index in [0, n).
 template <typename T>
-SoftmaxOutputGrad PlanSoftmaxOutputGrad(const ParamValues& p, const Shape& data, const Shape& label_shape,
-                                        const T* label) {
+SoftmaxOutputGrad PlanSoftmaxOutputGrad(const ParamValues& p, const Shape& data,
+                                        const Shape& label_shape, const T* label) {
   SoftmaxOutputGrad g;
   g.use_ignore = p.GetBool("use_ignore");
   g.out_grad = p.GetBool("out_grad");
@@ -94,20 +94,26 @@ SoftmaxOutputGrad PlanSoftmaxOutputGrad(const ParamValues& p, const Shape& data,
   if (p.GetBool("multi_output")) {
     g.v = SoftmaxAxisView(data, 1);
     alpha = 0;
-    if (norm == "batch") normaliser = static_cast<double>(g.v.inner * g.v.outer);
-    else if (norm == "valid") normaliser = SoftmaxOutputValidCount(label, nlabel, g.ignore);
-    else normaliser = static_cast<double>(g.v.inner);
+    if (norm == "batch")
+      normaliser = static_cast<double>(g.v.inner * g.v.outer);
+    else if (norm == "valid")
+      normaliser = SoftmaxOutputValidCount(label, nlabel, g.ignore);
+    else
+      normaliser = static_cast<double>(g.v.inner);
   } else {
     g.v = SoftmaxOutputView(p, data);
-    if (norm == "batch") normaliser = static_cast<double>(nlabel);
-    else if (norm == "valid") normaliser = SoftmaxOutputValidCount(label, nlabel, g.ignore);
+    if (norm == "batch")
+      normaliser = static_cast<double>(nlabel);
+    else if (norm == "valid")
+      normaliser = SoftmaxOutputValidCount(label, nlabel, g.ignore);
   }
   const int64_t lines = g.v.outer * g.v.inner;
   if (nlabel < lines)
-    Fail(StatusCode::kShape, "operator SoftmaxOutput: input 'label' has ", nlabel, " values for ", lines,
-         " softmax rows");
+    Fail(StatusCode::kShape, "operator SoftmaxOutput: input 'label' has ", nlabel, " values for ",
+         lines, " softmax rows");
   for (int64_t i = 0; i < lines; ++i)
-    if (!g.Ignored(static_cast<double>(label[i]))) cpu::ClassIndex("SoftmaxOutput", label, i, g.v.n);
+    if (!g.Ignored(static_cast<double>(label[i])))
+      cpu::ClassIndex("SoftmaxOutput", label, i, g.v.n);
   g.k = scale / normaliser;
   g.off = g.v.n > 1 ? alpha / static_cast<double>(g.v.n - 1) : 0;
   g.on = 1 - alpha;

@@ -72,14 +72,17 @@ class Formatter : public CLI::Formatter {
     label("REQUIRED", "(required)");
     column_width(34);
   }
-  std::string make_usage(const CLI::App* app, std::string) const override { return "usage: " + Synopsis(app); }
+  std::string make_usage(const CLI::App* app, std::string) const override {
+    return "usage: " + Synopsis(app);
+  }
   std::string make_option_opts(const CLI::Option* opt) const override {
     if (opt->get_positional()) return opt->get_required() ? " (required)" : "";
     return CLI::Formatter::make_option_opts(opt);
   }
-  std::string make_help(const CLI::App* app, std::string name, CLI::AppFormatMode mode) const override {
-    return make_usage(app, name) + Indent(app->get_description() + "\n", "  ", "  ") + make_positionals(app) +
-           make_groups(app, mode);
+  std::string make_help(const CLI::App* app, std::string name,
+                        CLI::AppFormatMode mode) const override {
+    return make_usage(app, name) + Indent(app->get_description() + "\n", "  ", "  ") +
+           make_positionals(app) + make_groups(app, mode);
   }
 };
 
@@ -137,7 +140,8 @@ std::vector<Command>& Commands() {
     help->add_option("COMMAND", *command, "a command");
     c.back().run = [command] {
       if (!command->empty() && !Find(*command)) Usage("help: unknown command '" + *command + "'");
-      std::fputs(command->empty() ? FullUsage().c_str() : Find(*command)->app->help().c_str(), stdout);
+      std::fputs(command->empty() ? FullUsage().c_str() : Find(*command)->app->help().c_str(),
+                 stdout);
       return 0;
     };
     return c;
@@ -158,8 +162,10 @@ std::vector<Command>& Commands() {
     }
   }
   // Our validators' messages start with "expects ...": "--epochs expects ...".
-  if (dynamic_cast<const CLI::ValidationError*>(&e) && !flag.empty()) Usage(flag + " " + what.substr(colon + 2));
-  if (dynamic_cast<const CLI::ArgumentMismatch*>(&e) && what.find(" missing") != std::string::npos && !flag.empty())
+  if (dynamic_cast<const CLI::ValidationError*>(&e) && !flag.empty())
+    Usage(flag + " " + what.substr(colon + 2));
+  if (dynamic_cast<const CLI::ArgumentMismatch*>(&e) &&
+      what.find(" missing") != std::string::npos && !flag.empty())
     Usage(flag + " needs a value");
   Usage(cmd + ": " + what);
 }
@@ -180,16 +186,19 @@ void CheckExtras(const CLI::App* app) {
 
 // "--epochs expects an integer >= 1, given 'x'", or "<= max" above it.
 template <typename T>
-CLI::Option* AddIntT(CLI::App* app, const std::string& name, T* out, T min, const std::string& desc) {
+CLI::Option* AddIntT(CLI::App* app, const std::string& name, T* out, T min,
+                     const std::string& desc) {
   auto check = [name, min](std::string& text) -> std::string {
     T v{};
     const char* end = text.data() + text.size();
     auto [ptr, ec] = std::from_chars(text.data(), end, v);
     const bool negative = !text.empty() && text[0] == '-';
     if (ec == std::errc::result_out_of_range && !negative)
-      return "expects an integer <= " + std::to_string(std::numeric_limits<T>::max()) + ", given '" + text + "'";
+      return "expects an integer <= " + std::to_string(std::numeric_limits<T>::max()) +
+             ", given '" + text + "'";
     if (text.empty() || ec != std::errc() || ptr != end || v < min)
-      return std::string("expects ") + (min == 0 ? "a non-negative integer" : "an integer >= " + std::to_string(min)) +
+      return std::string("expects ") +
+             (min == 0 ? "a non-negative integer" : "an integer >= " + std::to_string(min)) +
              ", given '" + text + "'";
     return std::string();
   };
@@ -198,13 +207,16 @@ CLI::Option* AddIntT(CLI::App* app, const std::string& name, T* out, T min, cons
 
 }  // namespace
 
-CLI::Option* AddInt(CLI::App* app, const std::string& name, int* out, int min, const std::string& desc) {
+CLI::Option* AddInt(CLI::App* app, const std::string& name, int* out, int min,
+                    const std::string& desc) {
   return AddIntT(app, name, out, min, desc);
 }
-CLI::Option* AddInt(CLI::App* app, const std::string& name, long* out, long min, const std::string& desc) {
+CLI::Option* AddInt(CLI::App* app, const std::string& name, long* out, long min,
+                    const std::string& desc) {
   return AddIntT(app, name, out, min, desc);
 }
-CLI::Option* AddInt(CLI::App* app, const std::string& name, uint64_t* out, uint64_t min, const std::string& desc) {
+CLI::Option* AddInt(CLI::App* app, const std::string& name, uint64_t* out, uint64_t min,
+                    const std::string& desc) {
   return AddIntT(app, name, out, min, desc);
 }
 
@@ -239,7 +251,8 @@ std::string FullUsage() {
     if (name == "help" || name == "version") continue;
     s += (first ? "usage: " : "       ") + Synopsis(c.app.get());
     first = false;
-    text += Indent(c.app->get_description() + "\n", name + std::string(9 - name.size(), ' '), std::string(9, ' '));
+    text += Indent(c.app->get_description() + "\n", name + std::string(9 - name.size(), ' '),
+                   std::string(9, ' '));
   }
   return s + "       weft --version | --help | COMMAND --help\n\n" + text;
 }

@@ -33,7 +33,8 @@ struct Slot {
 
 // Shapes and dtypes of every argument and auxiliary state, inferred from
 // the arrays in `values` (those naming a variable of `sym`).
-std::map<std::string, Slot> InferSlots(const WeftSymbolHandle* sym, const std::vector<std::string>& variables,
+std::map<std::string, Slot> InferSlots(const WeftSymbolHandle* sym,
+                                       const std::vector<std::string>& variables,
                                        const std::map<std::string, Array>& values) {
   std::vector<const char*> names;
   std::vector<size_t> ind_ptr{0};
@@ -53,8 +54,8 @@ std::map<std::string, Slot> InferSlots(const WeftSymbolHandle* sym, const std::v
     codes.push_back(code);
   }
   ShapeRes shapes;
-  Check(weft_symbol_infer_shape_partial(sym, names.size(), names.data(), ind_ptr.data(), dims.data(),
-                                        shapes.out()),
+  Check(weft_symbol_infer_shape_partial(sym, names.size(), names.data(), ind_ptr.data(),
+                                        dims.data(), shapes.out()),
         "run --init");
   TypeRes types;
   Check(weft_symbol_infer_type_partial(sym, names.size(), names.data(), codes.data(), types.out()),
@@ -70,7 +71,8 @@ std::map<std::string, Slot> InferSlots(const WeftSymbolHandle* sym, const std::v
       Check(weft_shape_result_ndim(shapes.get(), group, i, &s.ndim), "run --init");
       if (s.ndim > 0) {
         s.dims.resize(static_cast<size_t>(s.ndim));
-        Check(weft_shape_result_dims(shapes.get(), group, i, s.dims.data(), s.dims.size()), "run --init");
+        Check(weft_shape_result_dims(shapes.get(), group, i, s.dims.data(), s.dims.size()),
+              "run --init");
       }
       Check(weft_type_result_dtype(types.get(), group, i, &s.dtype), "run --init");
     }
@@ -96,15 +98,18 @@ Init FromAttr(const std::string& param, const std::string& text, uint64_t seed) 
   std::vector<std::string> keys, vals;
   if (!text.empty() && (text[0] == '[' || text[0] == '"')) {
     nlohmann::json j = nlohmann::json::parse(text, nullptr, false);
-    const bool list = j.is_array() && !j.empty() && j[0].is_string() && (j.size() == 1 || j[1].is_object());
+    const bool list =
+        j.is_array() && !j.empty() && j[0].is_string() && (j.size() == 1 || j[1].is_object());
     if (!list && !j.is_string())
-      throw Exit{1, "weft run --init: error: parameter '" + param + "': bad __init__ attribute '" + text + "'"};
+      throw Exit{1, "weft run --init: error: parameter '" + param + "': bad __init__ attribute '" +
+                        text + "'"};
     name = list ? j[0].get<std::string>() : j.get<std::string>();
     if (list && j.size() > 1) {
       for (const auto& [k, v] : j[1].items()) {
         keys.push_back(k);
-        vals.push_back(v.is_string() ? v.get<std::string>() : v.is_boolean() ? (v.get<bool>() ? "True" : "False")
-                                                                             : v.dump());
+        vals.push_back(v.is_string()    ? v.get<std::string>()
+                       : v.is_boolean() ? (v.get<bool>() ? "True" : "False")
+                                        : v.dump());
       }
     }
   }
@@ -130,8 +135,8 @@ uint64_t Mix(uint64_t x) {
 }  // namespace
 
 InitReport FillMissing(const WeftSymbolHandle* sym, const std::vector<std::string>& variables,
-                       const std::vector<std::string>& missing, const std::string& init_name, uint64_t seed,
-                       std::map<std::string, Array>* values) {
+                       const std::vector<std::string>& missing, const std::string& init_name,
+                       uint64_t seed, std::map<std::string, Array>* values) {
   std::map<std::string, Slot> slots = InferSlots(sym, variables, *values);
   std::string unknown;
   for (const std::string& name : missing) {
@@ -145,7 +150,8 @@ InitReport FillMissing(const WeftSymbolHandle* sym, const std::vector<std::strin
                       " from the arrays given; give them with --input NAME=FILE.npy"};
 
   Init rule, zero;
-  Check(weft_initializer_create(init_name.c_str(), nullptr, nullptr, 0, seed, rule.out()), "run --init");
+  Check(weft_initializer_create(init_name.c_str(), nullptr, nullptr, 0, seed, rule.out()),
+        "run --init");
   Check(weft_initializer_create("zero", nullptr, nullptr, 0, 0, zero.out()), "run --init");
   const std::map<std::string, std::string> attrs = InitAttrs(sym);
   InitReport report;
@@ -165,7 +171,8 @@ InitReport FillMissing(const WeftSymbolHandle* sym, const std::vector<std::strin
       // suffix; the C ABI applies the suffix rules, so the name given to it
       // ends in "weight" (the suffix that selects the rule).
       Init own = FromAttr(name, attr->second, Mix(seed ^ Mix(++num_attr)));
-      Check(weft_initializer_init(own.get(), (name + " (__init__) weight").c_str(), arr.get()), ctx);
+      Check(weft_initializer_init(own.get(), (name + " (__init__) weight").c_str(), arr.get()),
+            ctx);
       report.from_attr.push_back(name);
     } else {
       Check(weft_initializer_init(rule.get(), name.c_str(), arr.get()), ctx);

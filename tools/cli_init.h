@@ -25,8 +25,8 @@ struct InitReport {
 // from the arrays already in `values`, and adds them to `values`. Throws
 // Exit{1} naming the entries whose shapes cannot be inferred.
 InitReport FillMissing(const WeftSymbolHandle* sym, const std::vector<std::string>& variables,
-                       const std::vector<std::string>& missing, const std::string& init_name, uint64_t seed,
-                       std::map<std::string, Array>* values);
+                       const std::vector<std::string>& missing, const std::string& init_name,
+                       uint64_t seed, std::map<std::string, Array>* values);
 
 }  // namespace weft_cli
 

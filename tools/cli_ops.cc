@@ -75,10 +75,14 @@ int Ops(bool json) {
       for (const ParamInfo& p : op.params) {
         nlohmann::ordered_json def = nullptr;
         if (!p.required) def = p.def;
-        params.push_back({{"name", p.name}, {"type", p.type}, {"required", p.required}, {"default", def},
+        params.push_back({{"name", p.name},
+                          {"type", p.type},
+                          {"required", p.required},
+                          {"default", def},
                           {"doc", p.doc}});
       }
-      out.push_back({{"name", op.name}, {"doc", op.doc}, {"aliases", op.aliases}, {"params", params}});
+      out.push_back(
+          {{"name", op.name}, {"doc", op.doc}, {"aliases", op.aliases}, {"params", params}});
     }
     std::printf("%s\n", JsonText(out, 3).c_str());
     return 0;
@@ -106,7 +110,8 @@ int Ops(bool json) {
 
 Runner DefineOps(CLI::App* app) {
   auto json = std::make_shared<bool>(false);
-  app->description("lists the registered operators with their aliases, parameters, defaults\nand docs.");
+  app->description(
+      "lists the registered operators with their aliases, parameters, defaults\nand docs.");
   app->add_flag("--json", *json, "print the list as JSON");
   return [json] { return Ops(*json); };
 }

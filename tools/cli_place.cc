@@ -24,7 +24,8 @@ struct Ctx {
 
 // "cpu(1)", "gpu(0)", "cpu" or "gpu" given to `opt` for `what`.
 Ctx ParseCtx(const std::string& text, const std::string& what) {
-  for (const auto& [prefix, type] : {std::pair<std::string, int>{"cpu", WEFT_CPU}, {"gpu", WEFT_GPU}}) {
+  for (const auto& [prefix, type] :
+       {std::pair<std::string, int>{"cpu", WEFT_CPU}, {"gpu", WEFT_GPU}}) {
     if (text.compare(0, prefix.size(), prefix) != 0) continue;
     std::string rest = text.substr(prefix.size());
     if (rest.empty()) return {type, 0};
@@ -79,10 +80,10 @@ int Place(const PlaceOptions& opts) {
   if (dot) {
     Sym placed;
     size_t num_copies = 0;
-    Check(weft_symbol_place_device_graph(sym.get(), train ? 1 : 0, def.type, def.id, group_names.size(),
-                                         group_names.data(), groups.types.data(), groups.ids.data(),
-                                         fixed_names.size(), fixed_names.data(), fixed.types.data(),
-                                         fixed.ids.data(), placed.out(), &num_copies),
+    Check(weft_symbol_place_device_graph(
+              sym.get(), train ? 1 : 0, def.type, def.id, group_names.size(), group_names.data(),
+              groups.types.data(), groups.ids.data(), fixed_names.size(), fixed_names.data(),
+              fixed.types.data(), fixed.ids.data(), placed.out(), &num_copies),
           "place");
     WeftStringList* json = nullptr;
     Check(weft_symbol_to_json(placed.get(), &json), "place");
@@ -130,7 +131,8 @@ Runner DefinePlace(CLI::App* app) {
   app->add_option("FILE.json", o->file, "the symbol file")->required();
   AddList(app, "--group2ctx", &o->group2ctx, "GROUP=DEV", "the device of a ctx_group attribute");
   AddList(app, "--bind", &o->bind, "NAME=DEV", "a variable's fixed device (a bound array)");
-  app->add_option("--default", o->default_device, "the device of the rest (cpu(0))")->type_name("DEV");
+  app->add_option("--default", o->default_device, "the device of the rest (cpu(0))")
+      ->type_name("DEV");
   app->add_flag("--train", o->train, "place the training graph (gradients of every argument)");
   app->add_flag("--dot", o->dot, "print the placed graph as Graphviz");
   return [o] { return Place(*o); };

@@ -42,18 +42,25 @@ void PrintPlacementDot(const std::string& json_text) {
     const nlohmann::json& n = nodes[i];
     const std::string op = n.at("op").get<std::string>();
     std::string dev = "?";
-    if (n.contains("attrs") && n["attrs"].contains("__device__")) dev = n["attrs"]["__device__"].get<std::string>();
-    if (!colour.count(dev)) colour[dev] = kPalette[colour.size() % (sizeof(kPalette) / sizeof(kPalette[0]))];
-    const std::string label = n.at("name").get<std::string>() + "\n" + (op == "null" ? "variable" : op) + "\n" + dev;
-    std::printf("  n%zu [label=%s, fillcolor=%s%s];\n", i, Quoted(label).c_str(), Quoted(colour[dev]).c_str(),
-                op == "_CrossDeviceCopy" ? ", shape=ellipse" : op == "null" ? ", shape=note" : "");
+    if (n.contains("attrs") && n["attrs"].contains("__device__"))
+      dev = n["attrs"]["__device__"].get<std::string>();
+    if (!colour.count(dev))
+      colour[dev] = kPalette[colour.size() % (sizeof(kPalette) / sizeof(kPalette[0]))];
+    const std::string label =
+        n.at("name").get<std::string>() + "\n" + (op == "null" ? "variable" : op) + "\n" + dev;
+    std::printf("  n%zu [label=%s, fillcolor=%s%s];\n", i, Quoted(label).c_str(),
+                Quoted(colour[dev]).c_str(),
+                op == "_CrossDeviceCopy" ? ", shape=ellipse"
+                : op == "null"           ? ", shape=note"
+                                         : "");
     for (const nlohmann::json& in : n.at("inputs"))
       std::printf("  n%zu -> n%zu;\n", in.at(0).get<size_t>(), i);
   }
   std::printf("  subgraph cluster_legend {\n    label=\"devices\";\n");
   size_t k = 0;
   for (const auto& [dev, fill] : colour)
-    std::printf("    legend%zu [label=%s, fillcolor=%s];\n", k++, Quoted(dev).c_str(), Quoted(fill).c_str());
+    std::printf("    legend%zu [label=%s, fillcolor=%s];\n", k++, Quoted(dev).c_str(),
+                Quoted(fill).c_str());
   std::printf("  }\n}\n");
 }
 

@@ -48,10 +48,12 @@ void ScoresShape(const WeftNDArrayList* outs, const WeftNDArray* out, int64_t ba
   std::string shape = "(";
   for (size_t i = 0; i < dims.size(); ++i) shape += (i ? "," : "") + std::to_string(dims[i]);
   shape += dims.size() == 1 ? ",)" : ")";
-  throw Exit{1, "weft predict: error: the checkpoint is not a classifier: predict needs its first output to be "
-                "float32 class scores of shape (batch, classes) = (" +
-                    std::to_string(batch) + ", C), but output '" + (name ? name : "?") + "' is " +
-                    (dtype >= 0 && dtype < 7 ? kDTypeNames[dtype] : "?") + " " + shape};
+  throw Exit{1,
+             "weft predict: error: the checkpoint is not a classifier: predict needs its first "
+             "output to be "
+             "float32 class scores of shape (batch, classes) = (" +
+                 std::to_string(batch) + ", C), but output '" + (name ? name : "?") + "' is " +
+                 (dtype >= 0 && dtype < 7 ? kDTypeNames[dtype] : "?") + " " + shape};
 }
 
 }  // namespace
@@ -59,11 +61,12 @@ void ScoresShape(const WeftNDArrayList* outs, const WeftNDArray* out, int64_t ba
 int Predict(const PredictOptions& o) {
   Sym sym;
   ArrayList args, aux;
-  Check(weft_checkpoint_load(o.prefix.c_str(), o.epoch, sym.out(), args.out(), aux.out()), "predict");
+  Check(weft_checkpoint_load(o.prefix.c_str(), o.epoch, sym.out(), args.out(), aux.out()),
+        "predict");
   const std::string base = o.data_dir + "/" + o.set;
   Array images, labels;
-  Check(weft_mnist_load((base + "-images-idx3-ubyte.gz").c_str(), (base + "-labels-idx1-ubyte.gz").c_str(),
-                        images.out(), labels.out()),
+  Check(weft_mnist_load((base + "-images-idx3-ubyte.gz").c_str(),
+                        (base + "-labels-idx1-ubyte.gz").c_str(), images.out(), labels.out()),
         "predict");
   if (o.limit > 0 && o.limit < FirstExtent(images.get())) {
     Array x, y;
@@ -81,11 +84,12 @@ int Predict(const PredictOptions& o) {
   WeftNDArray* data = images.get();
   WeftNDArray* label = labels.get();
   Iter it;
-  Check(weft_data_iter_create_ndarray(1, &data_name, &data, 1, &label_name, &label, o.batch, 0, "pad", 0,
-                                      it.out()),
+  Check(weft_data_iter_create_ndarray(1, &data_name, &data, 1, &label_name, &label, o.batch, 0,
+                                      "pad", 0, it.out()),
         "predict");
   Mod mod;
-  Check(weft_module_create(sym.get(), 1, &data_name, 1, &label_name, WEFT_CPU, 0, mod.out()), "predict");
+  Check(weft_module_create(sym.get(), 1, &data_name, 1, &label_name, WEFT_CPU, 0, mod.out()),
+        "predict");
   Check(weft_module_bind(mod.get(), it.get(), 0), "predict");
   Check(weft_module_init_params(mod.get(), nullptr, args.get(), aux.get(), 0), "predict");
 
@@ -115,10 +119,11 @@ int Predict(const PredictOptions& o) {
     }
   }
   if (static_cast<int64_t>(predicted.size()) != n)
-    throw Exit{1, "weft predict: error: classified " + std::to_string(predicted.size()) + " images, expected " +
-                      std::to_string(n)};
+    throw Exit{1, "weft predict: error: classified " + std::to_string(predicted.size()) +
+                      " images, expected " + std::to_string(n)};
   int64_t correct = 0;
-  for (int64_t i = 0; i < n; ++i) correct += predicted[static_cast<size_t>(i)] == static_cast<int>(truth[i]);
+  for (int64_t i = 0; i < n; ++i)
+    correct += predicted[static_cast<size_t>(i)] == static_cast<int>(truth[i]);
   if (!o.out.empty()) {
     FILE* f = std::fopen(o.out.c_str(), "w");
     if (!f) throw Exit{1, "weft predict: error: cannot write '" + o.out + "'"};
@@ -138,14 +143,19 @@ Runner DefinePredict(CLI::App* app) {
       "+ PREFIX-<epoch>.params (inputs data and softmax_label; the last batch\n"
       "padded), prints the accuracy and with --out writes each image's\n"
       "predicted class (arg max), one per line.");
-  app->add_option("--checkpoint", o->prefix, "the checkpoint's prefix")->type_name("PREFIX")->required();
+  app->add_option("--checkpoint", o->prefix, "the checkpoint's prefix")
+      ->type_name("PREFIX")
+      ->required();
   AddInt(app, "--epoch", &o->epoch, 0, "the checkpoint's epoch")->required();
-  app->add_option("--data-dir", o->data_dir, "the IDX files (default /usr/share/datasets/fashion-mnist)")
+  app->add_option("--data-dir", o->data_dir,
+                  "the IDX files (default /usr/share/datasets/fashion-mnist)")
       ->type_name("DIR");
-  app->add_option("--set", o->set, "which images: DIR/SET-images-idx3-ubyte.gz (default t10k)")->type_name("t10k|train");
+  app->add_option("--set", o->set, "which images: DIR/SET-images-idx3-ubyte.gz (default t10k)")
+      ->type_name("t10k|train");
   AddInt(app, "--limit", &o->limit, 1L, "classify the first N images only");
   AddInt(app, "--batch-size", &o->batch, 1, "images per batch (default 100)")->type_name("B");
-  app->add_option("--out", o->out, "write the predicted classes here, one per line")->type_name("FILE");
+  app->add_option("--out", o->out, "write the predicted classes here, one per line")
+      ->type_name("FILE");
   return [o] { return Predict(*o); };
 }
 

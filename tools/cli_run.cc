@@ -51,9 +51,10 @@ void PrintMemory(const WeftExecutor* exec, const char* ctx) {
   WeftExecutorMemory m;
   Check(weft_executor_memory(exec, &m), ctx);
   double pct = m.naive_bytes ? 100.0 * static_cast<double>(m.planned_bytes) / m.naive_bytes : 0.0;
-  std::printf("memory: planned %zu bytes in %zu blocks, naive %zu bytes (%.1f%%); %zu in place, "
-              "%zu reused\n",
-              m.planned_bytes, m.num_storage, m.naive_bytes, pct, m.num_inplace, m.num_reused);
+  std::printf(
+      "memory: planned %zu bytes in %zu blocks, naive %zu bytes (%.1f%%); %zu in place, "
+      "%zu reused\n",
+      m.planned_bytes, m.num_storage, m.naive_bytes, pct, m.num_inplace, m.num_reused);
 }
 
 // "a, b, c" (at most `limit` names, then "and N more").
@@ -70,13 +71,13 @@ void MakeOutputDir(const std::string& dir) {
   if (fs::is_directory(dir, ec)) return;
   fs::create_directories(dir, ec);
   if (ec || !fs::is_directory(dir))
-    throw Exit{1, "weft run: error: cannot create output directory '" + dir + "': " +
-                      (ec ? ec.message() : std::string("a file of that name exists"))};
+    throw Exit{1, "weft run: error: cannot create output directory '" + dir +
+                      "': " + (ec ? ec.message() : std::string("a file of that name exists"))};
 }
 
 struct RunOptions {
   std::string symbol_file, params_file, out_dir = ".", init;
-  std::vector<std::string> input_args;                     // NAME=FILE.npy as given
+  std::vector<std::string> input_args;                      // NAME=FILE.npy as given
   std::vector<std::pair<std::string, std::string>> inputs;  // split, each name once
   uint64_t seed = 1;
   bool seed_given = false, train = false;
@@ -92,7 +93,9 @@ void CheckRun(RunOptions* o) {
   }
   if (o->out_dir.empty()) Usage("--output-dir needs a directory name");
   if (o->inputs.empty() && o->init.empty())
-    Usage("run: at least one --input NAME=FILE.npy is required (or --init to fill a model's shapes from hints)");
+    Usage(
+        "run: at least one --input NAME=FILE.npy is required (or --init to fill a model's shapes "
+        "from hints)");
 }
 
 // Loads the --params file (names without arg:/aux:) and the --inputs into
@@ -105,7 +108,8 @@ void LoadValues(const RunOptions& o, std::map<std::string, Array>* values) {
     int named = 0;
     Check(weft_ndarray_list_size(list.get(), &n, &named), "run");
     if (!named)
-      throw Exit{1, "weft run: error: " + o.params_file + " has no array names (need arg:/aux: names)"};
+      throw Exit{
+          1, "weft run: error: " + o.params_file + " has no array names (need arg:/aux: names)"};
     for (size_t k = 0; k < n; ++k) {
       const char* name = nullptr;
       Check(weft_ndarray_list_name(list.get(), k, &name), "run");
@@ -151,17 +155,19 @@ int RunModel(RunOptions* opts) {
   for (const std::string& name : variables)
     if (!values.count(name)) missing.push_back(name);
   if (!missing.empty() && o.init.empty())
-    throw Exit{1, "weft run: error: " + std::to_string(missing.size()) +
-                      " argument(s)/auxiliary state(s) have no value: " + NameList(missing) +
-                      "; give them with --params P.params (arg:/aux: names) or --input NAME=FILE.npy, "
-                      "or fill them with --init xavier|uniform|normal [--seed N] to try the model "
-                      "without weights"};
+    throw Exit{1,
+               "weft run: error: " + std::to_string(missing.size()) +
+                   " argument(s)/auxiliary state(s) have no value: " + NameList(missing) +
+                   "; give them with --params P.params (arg:/aux: names) or --input NAME=FILE.npy, "
+                   "or fill them with --init xavier|uniform|normal [--seed N] to try the model "
+                   "without weights"};
   if (!missing.empty()) {
     InitReport r = FillMissing(sym.get(), variables, missing, o.init, o.seed, &values);
     std::printf("init: %s (seed %llu) filled %zu of %zu arguments/auxiliary states", o.init.c_str(),
                 static_cast<unsigned long long>(o.seed), missing.size(), variables.size());
     if (!r.from_attr.empty()) std::printf("; by __init__: %s", NameList(r.from_attr).c_str());
-    if (!r.zero_inputs.empty()) std::printf("; zeros for inputs: %s", NameList(r.zero_inputs).c_str());
+    if (!r.zero_inputs.empty())
+      std::printf("; zeros for inputs: %s", NameList(r.zero_inputs).c_str());
     std::printf("\n");
   }
   std::vector<WeftNDArray*> args, aux;
@@ -172,8 +178,8 @@ int RunModel(RunOptions* opts) {
   // an output must not leave forward work pending.
   MakeOutputDir(o.out_dir);
   Exec exec;
-  Check(weft_executor_bind(sym.get(), WEFT_CPU, 0, args.data(), args.size(), nullptr, nullptr, aux.data(),
-                           aux.size(), exec.out()),
+  Check(weft_executor_bind(sym.get(), WEFT_CPU, 0, args.data(), args.size(), nullptr, nullptr,
+                           aux.data(), aux.size(), exec.out()),
         "run");
   Check(weft_executor_forward(exec.get(), o.train ? 1 : 0), "run");
   Check(weft_symbol_list_outputs(sym.get(), &l), "run");
@@ -223,9 +229,9 @@ int Plan(const PlanOptions& o) {
   Sym sym;
   Check(weft_symbol_from_json_file(file.c_str(), sym.out()), "plan");
   Exec exec;
-  Check(weft_executor_simple_bind(sym.get(), WEFT_CPU, 0, names.size(), names.data(), ind_ptr.data(),
-                                  dims.data(), codes.size(), type_names.data(), codes.data(),
-                                  train ? "write" : "null", exec.out()),
+  Check(weft_executor_simple_bind(sym.get(), WEFT_CPU, 0, names.size(), names.data(),
+                                  ind_ptr.data(), dims.data(), codes.size(), type_names.data(),
+                                  codes.data(), train ? "write" : "null", exec.out()),
         "plan");
   std::printf("graph: %s\n", train ? "training (forward + gradients)" : "inference");
   PrintMemory(exec.get(), "plan");
@@ -248,13 +254,17 @@ Runner DefineRun(CLI::App* app) {
       "*bias/*beta/*moving_mean 0, *gamma/*moving_var 1, __init__ attributes\n"
       "honoured; inputs named *data/*label get zeros).");
   app->add_option("--symbol", o->symbol_file, "the symbol file")->type_name("S.json")->required();
-  app->add_option("--params", o->params_file, "parameters (MXNet .params, arg:/aux: names)")->type_name("P.params");
+  app->add_option("--params", o->params_file, "parameters (MXNet .params, arg:/aux: names)")
+      ->type_name("P.params");
   AddList(app, "--input", &o->input_args, "NAME=FILE.npy",
           "an argument or auxiliary state (e.g. a BatchNorm's moving_mean); overrides --params");
   app->add_option("--output-dir", o->out_dir, "where the outputs go (default .)")->type_name("DIR");
-  app->add_option("--init", o->init, "initializer for what is not given")->type_name("xavier|uniform|normal|zero|one");
-  CLI::Option* seed = AddInt(app, "--seed", &o->seed, uint64_t{0}, "seeds --init and random operators (default 1)");
-  app->add_flag("--train-mode", o->train, "forward with training behaviour (batch statistics, Dropout)");
+  app->add_option("--init", o->init, "initializer for what is not given")
+      ->type_name("xavier|uniform|normal|zero|one");
+  CLI::Option* seed =
+      AddInt(app, "--seed", &o->seed, uint64_t{0}, "seeds --init and random operators (default 1)");
+  app->add_flag("--train-mode", o->train,
+                "forward with training behaviour (batch statistics, Dropout)");
   return [o, seed] {
     o->seed_given = seed->count() > 0;
     return RunModel(o.get());
@@ -267,9 +277,11 @@ Runner DefinePlan(CLI::App* app) {
       "binds a model from input shapes and prints its memory plan: naive vs\n"
       "planned bytes, in-place and reuse counts, and each node's storage.");
   app->add_option("FILE.json", o->file, "the symbol file")->required();
-  AddList(app, "--shape", &o->shapes, "NAME=D1,D2,...", "an input's shape (every extent known)")->required();
+  AddList(app, "--shape", &o->shapes, "NAME=D1,D2,...", "an input's shape (every extent known)")
+      ->required();
   AddList(app, "--dtype", &o->dtypes, "NAME=TYPE", "an input's type (float32, ...)");
-  app->add_flag("--train", o->train, "plan the training graph (gradients of every non-data argument)");
+  app->add_flag("--train", o->train,
+                "plan the training graph (gradients of every non-data argument)");
   return [o] { return Plan(*o); };
 }
 

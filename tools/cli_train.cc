@@ -25,7 +25,8 @@ using KV = Owned<WeftKVStore, weft_kvstore_free>;
 using Mod = Owned<WeftModule, weft_module_free>;
 
 struct TrainOptions {
-  std::string symbol, data_dir = "/usr/share/datasets/fashion-mnist", save, optimizer = "sgd", init = "xavier";
+  std::string symbol, data_dir = "/usr/share/datasets/fashion-mnist", save, optimizer = "sgd",
+                      init = "xavier";
   std::string lr, momentum = "0.9", wd = "0", progress = "auto", kvstore;
   int epochs = 1, batch = 64;
   long limit = 0;
@@ -58,19 +59,20 @@ struct ProgressView {
     std::string total = b.num_batches > 0 ? "/" + std::to_string(b.num_batches) : "";
     if (!bar) {
       if (b.batch % 100 != 0 && !last) return;
-      std::printf("Epoch[%d] Batch [%lld%s]  %.0f samples/s  %s\n", b.epoch, static_cast<long long>(b.batch),
-                  total.c_str(), rate, metric.c_str());
+      std::printf("Epoch[%d] Batch [%lld%s]  %.0f samples/s  %s\n", b.epoch,
+                  static_cast<long long>(b.batch), total.c_str(), rate, metric.c_str());
     } else {
       if (!last && last_draw >= 0 && b.seconds - last_draw < 0.1) return;
       last_draw = b.seconds;
       std::string drawn;
       if (b.num_batches > 0) {
         const int width = 30, filled = static_cast<int>(width * b.batch / b.num_batches);
-        drawn = "[" + std::string(filled, '=') + (filled < width ? ">" + std::string(width - filled - 1, ' ') : "") +
-                "] ";
+        drawn = "[" + std::string(filled, '=') +
+                (filled < width ? ">" + std::string(width - filled - 1, ' ') : "") + "] ";
       }
       std::printf("\rEpoch %d %s%lld%s  %.0f samples/s  %s   %s", b.epoch, drawn.c_str(),
-                  static_cast<long long>(b.batch), total.c_str(), rate, metric.c_str(), last ? "\n" : "");
+                  static_cast<long long>(b.batch), total.c_str(), rate, metric.c_str(),
+                  last ? "\n" : "");
     }
     std::fflush(stdout);
   }
@@ -97,8 +99,8 @@ Iter MakeIter(const Array& images, const Array& labels, int batch, bool shuffle,
   WeftNDArray* data = images.get();
   WeftNDArray* label = labels.get();
   Iter it;
-  Check(weft_data_iter_create_ndarray(1, &data_name, &data, 1, &label_name, &label, batch, shuffle ? 1 : 0,
-                                      "pad", seed, it.out()),
+  Check(weft_data_iter_create_ndarray(1, &data_name, &data, 1, &label_name, &label, batch,
+                                      shuffle ? 1 : 0, "pad", seed, it.out()),
         "train");
   return it;
 }
@@ -110,11 +112,11 @@ int Train(const TrainOptions& o) {
   Check(weft_symbol_from_json_file(o.symbol.c_str(), sym.out()), "train");
   const std::string dir = o.data_dir + "/";
   Array train_x, train_y, test_x, test_y;
-  Check(weft_mnist_load((dir + "train-images-idx3-ubyte.gz").c_str(), (dir + "train-labels-idx1-ubyte.gz").c_str(),
-                        train_x.out(), train_y.out()),
+  Check(weft_mnist_load((dir + "train-images-idx3-ubyte.gz").c_str(),
+                        (dir + "train-labels-idx1-ubyte.gz").c_str(), train_x.out(), train_y.out()),
         "train");
-  Check(weft_mnist_load((dir + "t10k-images-idx3-ubyte.gz").c_str(), (dir + "t10k-labels-idx1-ubyte.gz").c_str(),
-                        test_x.out(), test_y.out()),
+  Check(weft_mnist_load((dir + "t10k-images-idx3-ubyte.gz").c_str(),
+                        (dir + "t10k-labels-idx1-ubyte.gz").c_str(), test_x.out(), test_y.out()),
         "train");
   Limit(&train_x, o.limit);
   Limit(&train_y, o.limit);
@@ -134,7 +136,8 @@ int Train(const TrainOptions& o) {
   const char* data_name = "data";
   const char* label_name = "softmax_label";
   Mod mod;
-  Check(weft_module_create(sym.get(), 1, &data_name, 1, &label_name, WEFT_CPU, 0, mod.out()), "train");
+  Check(weft_module_create(sym.get(), 1, &data_name, 1, &label_name, WEFT_CPU, 0, mod.out()),
+        "train");
   Check(weft_module_bind(mod.get(), train.get(), 1), "train");
   Init init;
   Check(weft_initializer_create(o.init.c_str(), nullptr, nullptr, 0, o.seed, init.out()), "train");
@@ -151,18 +154,22 @@ int Train(const TrainOptions& o) {
     vals.push_back(o.momentum.c_str());
   }
   Opt opt;
-  Check(weft_optimizer_create(o.optimizer.c_str(), keys.data(), vals.data(), keys.size(), opt.out()), "train");
-  if (kv.get()) Check(weft_module_init_optimizer_kvstore(mod.get(), opt.get(), kv.get()), "train");
-  else Check(weft_module_init_optimizer(mod.get(), opt.get()), "train");
+  Check(
+      weft_optimizer_create(o.optimizer.c_str(), keys.data(), vals.data(), keys.size(), opt.out()),
+      "train");
+  if (kv.get())
+    Check(weft_module_init_optimizer_kvstore(mod.get(), opt.get(), kv.get()), "train");
+  else
+    Check(weft_module_init_optimizer(mod.get(), opt.get()), "train");
 
   const bool lead = rank == 0;
   if (lead) {
-    std::printf("training %s on %s: %lld images, batch %d, %d epoch(s), %s lr %s\n", o.symbol.c_str(),
-                o.data_dir.c_str(), static_cast<long long>(num_train), o.batch, o.epochs, o.optimizer.c_str(),
-                lr.c_str());
+    std::printf("training %s on %s: %lld images, batch %d, %d epoch(s), %s lr %s\n",
+                o.symbol.c_str(), o.data_dir.c_str(), static_cast<long long>(num_train), o.batch,
+                o.epochs, o.optimizer.c_str(), lr.c_str());
     if (kv.get())
-      std::printf("kvstore %s: %d worker(s), global batch %d, each reads 1/%d of the images\n", o.kvstore.c_str(),
-                  workers, o.batch * workers, workers);
+      std::printf("kvstore %s: %d worker(s), global batch %d, each reads 1/%d of the images\n",
+                  o.kvstore.c_str(), workers, o.batch * workers, workers);
   }
   std::fflush(stdout);
   MetricH acc;
@@ -173,10 +180,11 @@ int Train(const TrainOptions& o) {
   ProgressView view;
   view.bar = o.progress == "bar" || (o.progress == "auto" && isatty(STDOUT_FILENO));
   const bool draw = lead && (o.progress == "bar" || o.progress == "lines" || o.progress == "auto");
-  Check(weft_module_fit_with_callback(mod.get(), train.get(), nullptr, acc.get(), 0, o.epochs,
-                                      o.progress == "none" ? WEFT_PROGRESS_SILENT : WEFT_PROGRESS_EPOCH,
-                                      o.save.empty() ? nullptr : o.save.c_str(), draw ? ProgressView::OnBatch : nullptr,
-                                      &view, &samples_per_sec),
+  Check(weft_module_fit_with_callback(
+            mod.get(), train.get(), nullptr, acc.get(), 0, o.epochs,
+            o.progress == "none" ? WEFT_PROGRESS_SILENT : WEFT_PROGRESS_EPOCH,
+            o.save.empty() ? nullptr : o.save.c_str(), draw ? ProgressView::OnBatch : nullptr,
+            &view, &samples_per_sec),
         "train");
   Check(weft_module_score(mod.get(), test.get(), acc.get()), "train");
   double value = 0;
@@ -205,22 +213,28 @@ Runner DefineTrain(CLI::App* app) {
       "(each on 1/N of the images, global batch N x --batch); rank 0 prints\n"
       "and saves.");
   app->add_option("--symbol", o->symbol, "the symbol to train")->type_name("S.json")->required();
-  app->add_option("--data-dir", o->data_dir, "the IDX files (default Debian's /usr/share/datasets/fashion-mnist)")
+  app->add_option("--data-dir", o->data_dir,
+                  "the IDX files (default Debian's /usr/share/datasets/fashion-mnist)")
       ->type_name("DIR");
   AddInt(app, "--epochs", &o->epochs, 1, "epochs to train (default 1)");
   AddInt(app, "--batch-size", &o->batch, 1, "samples per batch (default 64)")->type_name("B");
-  app->add_option("--optimizer", o->optimizer, "the optimizer (default sgd)")->type_name("sgd|adam");
-  app->add_option("--lr", o->lr, "learning rate (default 0.05 for sgd, 0.001 for adam)")->type_name("X");
+  app->add_option("--optimizer", o->optimizer, "the optimizer (default sgd)")
+      ->type_name("sgd|adam");
+  app->add_option("--lr", o->lr, "learning rate (default 0.05 for sgd, 0.001 for adam)")
+      ->type_name("X");
   app->add_option("--momentum", o->momentum, "sgd's momentum (default 0.9)")->type_name("M");
   app->add_option("--wd", o->wd, "weight decay (default 0)")->type_name("W");
   app->add_option("--init", o->init, "the initializer (default xavier)")->type_name("NAME");
-  AddInt(app, "--seed", &o->seed, uint64_t{0}, "seeds the initializer and the shuffling (default 1)")->type_name("S");
+  AddInt(app, "--seed", &o->seed, uint64_t{0},
+         "seeds the initializer and the shuffling (default 1)")
+      ->type_name("S");
   AddInt(app, "--limit", &o->limit, 1L, "train on the first N images only");
   app->add_option("--save", o->save, "write a checkpoint after each epoch")->type_name("PREFIX");
   AddChoice(app, "--kvstore", &o->kvstore, {"local", "device", "dist_sync"},
             "train through a kvstore (dist_sync: one process per MPI rank, run under mpirun)");
   AddChoice(app, "--progress", &o->progress, {"auto", "bar", "lines", "epoch", "none"},
-            "per-batch progress: auto (a bar on a terminal, else lines), bar, lines, epoch (summaries only), none");
+            "per-batch progress: auto (a bar on a terminal, else lines), bar, lines, epoch "
+            "(summaries only), none");
   return [o] { return Train(*o); };
 }
 

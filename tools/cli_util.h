@@ -39,8 +39,10 @@ using Runner = std::function<int()>;
 // type) is a usage error naming the flag, e.g. "--epochs expects an integer
 // <= 2147483647, given '4294967297'". A repeated scalar option keeps the
 // last value.
-CLI::Option* AddInt(CLI::App* app, const std::string& name, int* out, int min, const std::string& desc);
-CLI::Option* AddInt(CLI::App* app, const std::string& name, long* out, long min, const std::string& desc);
+CLI::Option* AddInt(CLI::App* app, const std::string& name, int* out, int min,
+                    const std::string& desc);
+CLI::Option* AddInt(CLI::App* app, const std::string& name, long* out, long min,
+                    const std::string& desc);
 CLI::Option* AddInt(CLI::App* app, const std::string& name, uint64_t* out, uint64_t min,
                     const std::string& desc);
 // A string option that may be given several times (one value each), in order.

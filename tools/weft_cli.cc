@@ -26,7 +26,7 @@
 namespace weft_cli {
 
 const char* const kDTypeNames[7] = {"float32", "float64", "float16", "uint8",
-                                   "int32",   "int8",    "int64"};
+                                    "int32",   "int8",    "int64"};
 
 namespace {
 
@@ -46,7 +46,9 @@ std::string RenderJson(const nlohmann::ordered_json& j, int expand, size_t depth
 
 }  // namespace
 
-std::string JsonText(const nlohmann::ordered_json& j, int expand) { return RenderJson(j, expand, 0); }
+std::string JsonText(const nlohmann::ordered_json& j, int expand) {
+  return RenderJson(j, expand, 0);
+}
 
 // ------------------------------------------------------------------ inspect
 
@@ -99,15 +101,18 @@ DTypeArg ParseDType(const std::string& text) {
 }
 
 // The --shape and --dtype values, each name at most once.
-void ParseInspect(const InspectOptions& o, std::vector<ShapeArg>* shapes, std::vector<DTypeArg>* dtypes) {
+void ParseInspect(const InspectOptions& o, std::vector<ShapeArg>* shapes,
+                  std::vector<DTypeArg>* dtypes) {
   for (const std::string& text : o.shapes) shapes->push_back(ParseShape(text));
   for (const std::string& text : o.dtypes) dtypes->push_back(ParseDType(text));
   for (size_t i = 0; i < shapes->size(); ++i)
     for (size_t j = 0; j < i; ++j)
-      if ((*shapes)[i].name == (*shapes)[j].name) Usage("--shape " + (*shapes)[i].name + " given twice");
+      if ((*shapes)[i].name == (*shapes)[j].name)
+        Usage("--shape " + (*shapes)[i].name + " given twice");
   for (size_t i = 0; i < dtypes->size(); ++i)
     for (size_t j = 0; j < i; ++j)
-      if ((*dtypes)[i].name == (*dtypes)[j].name) Usage("--dtype " + (*dtypes)[i].name + " given twice");
+      if ((*dtypes)[i].name == (*dtypes)[j].name)
+        Usage("--dtype " + (*dtypes)[i].name + " given twice");
 }
 
 // One row of the report: an argument, auxiliary state or output.

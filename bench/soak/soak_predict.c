@@ -60,8 +60,8 @@ int main(int argc, char** argv) {
   live0 = weft_live_handle_count();
   ind_ptr[0] = 0;
   ind_ptr[1] = ndim;
-  if (weft_predictor_create_from_files(argv[1], argv[2], 1, names, ind_ptr, dims, WEFT_CPU, 0, 0, NULL, 0, NULL,
-                                       NULL, &p) != WEFT_OK) {
+  if (weft_predictor_create_from_files(argv[1], argv[2], 1, names, ind_ptr, dims, WEFT_CPU, 0, 0,
+                                       NULL, 0, NULL, NULL, &p) != WEFT_OK) {
     fprintf(stderr, "weft_soak_predict: %s\n", weft_last_error());
     return 1;
   }
@@ -88,9 +88,11 @@ int main(int argc, char** argv) {
     }
     if (now_s() >= next || c + 1 == calls) {
       last_rss = rss_mb();
-      if (warm_rss < 0 && c >= calls / 10) warm_rss = last_rss; /* after warm-up: 10 % of the calls */
+      if (warm_rss < 0 && c >= calls / 10)
+        warm_rss = last_rss; /* after warm-up: 10 % of the calls */
       if (last_rss > max_rss) max_rss = last_rss;
-      printf("%10.1f %12lld %10.1f %8zu\n", now_s() - t0, c + 1, last_rss, weft_live_handle_count());
+      printf("%10.1f %12lld %10.1f %8zu\n", now_s() - t0, c + 1, last_rss,
+             weft_live_handle_count());
       fflush(stdout);
       next += interval;
     }
@@ -99,9 +101,12 @@ int main(int argc, char** argv) {
   weft_wait_all();
   free(in);
   free(out);
-  printf("calls %lld in %.1f s; rss after warm-up %.1f MB, at the end %.1f MB (%+.1f %%), peak %.1f MB; "
-         "live handles %zu -> %zu after free\n",
-         calls, now_s() - t0, warm_rss, last_rss, warm_rss > 0 ? 100.0 * (last_rss - warm_rss) / warm_rss : 0.0,
-         max_rss, live0, weft_live_handle_count());
+  printf(
+      "calls %lld in %.1f s; rss after warm-up %.1f MB, at the end %.1f MB (%+.1f %%), peak %.1f "
+      "MB; "
+      "live handles %zu -> %zu after free\n",
+      calls, now_s() - t0, warm_rss, last_rss,
+      warm_rss > 0 ? 100.0 * (last_rss - warm_rss) / warm_rss : 0.0, max_rss, live0,
+      weft_live_handle_count());
   return weft_live_handle_count() == live0 ? 0 : 1;
 }

@@ -11,8 +11,9 @@
 
 namespace {
 
-std::map<std::string, weft::NDArray> ParamMap(size_t num, const char* const* names, const char* names_arg,
-                                              WeftNDArray* const* arrays, const char* arrays_arg) {
+std::map<std::string, weft::NDArray> ParamMap(size_t num, const char* const* names,
+                                              const char* names_arg, WeftNDArray* const* arrays,
+                                              const char* arrays_arg) {
   std::map<std::string, weft::NDArray> out;
   for (auto& kv : weft::capi::NamedArrays(num, names, names_arg, arrays, arrays_arg))
     if (!out.emplace(kv.first, kv.second).second)
@@ -34,8 +35,9 @@ WeftNDArrayList* NewParamList(const std::map<std::string, weft::NDArray>& m) {
 
 using weft::capi::CheckNotNull;
 
-WeftStatus weft_checkpoint_save(const char* prefix, int epoch, const WeftSymbolHandle* sym, size_t num_args,
-                                const char* const* arg_names, WeftNDArray* const* args, size_t num_aux,
+WeftStatus weft_checkpoint_save(const char* prefix, int epoch, const WeftSymbolHandle* sym,
+                                size_t num_args, const char* const* arg_names,
+                                WeftNDArray* const* args, size_t num_aux,
                                 const char* const* aux_names, WeftNDArray* const* aux) {
   WEFT_API_BEGIN();
   CheckNotNull(prefix, "prefix");
@@ -46,8 +48,8 @@ WeftStatus weft_checkpoint_save(const char* prefix, int epoch, const WeftSymbolH
   WEFT_API_END();
 }
 
-WeftStatus weft_checkpoint_load(const char* prefix, int epoch, WeftSymbolHandle** sym, WeftNDArrayList** args,
-                                WeftNDArrayList** aux) {
+WeftStatus weft_checkpoint_load(const char* prefix, int epoch, WeftSymbolHandle** sym,
+                                WeftNDArrayList** args, WeftNDArrayList** aux) {
   WEFT_API_BEGIN();
   CheckNotNull(prefix, "prefix");
   CheckNotNull(sym, "sym");

@@ -14,13 +14,15 @@ namespace weft {
 namespace capi {
 
 std::vector<std::pair<std::string, NDArray>> NamedArrays(size_t num, const char* const* names,
-                                                         const char* names_arg, WeftNDArray* const* arrays,
+                                                         const char* names_arg,
+                                                         WeftNDArray* const* arrays,
                                                          const char* arrays_arg) {
   CheckArray(names, num, names_arg);
   CheckArray(arrays, num, arrays_arg);
   std::vector<std::pair<std::string, NDArray>> out;
   for (size_t i = 0; i < num; ++i) {
-    if (!names[i]) Fail(StatusCode::kInvalidArgument, "argument '", names_arg, "[", i, "]' is NULL");
+    if (!names[i])
+      Fail(StatusCode::kInvalidArgument, "argument '", names_arg, "[", i, "]' is NULL");
     const std::string arg = StrCat(arrays_arg, "[", i, "]");
     out.emplace_back(names[i], *GetObject(arrays[i], arg.c_str()));
   }
@@ -30,7 +32,8 @@ std::vector<std::pair<std::string, NDArray>> NamedArrays(size_t num, const char*
 std::vector<NDArray> ArrayArgs(size_t num, WeftNDArray* const* arrays, const char* arg) {
   CheckArray(arrays, num, arg);
   std::vector<NDArray> out;
-  for (size_t i = 0; i < num; ++i) out.push_back(*GetObject(arrays[i], StrCat(arg, "[", i, "]").c_str()));
+  for (size_t i = 0; i < num; ++i)
+    out.push_back(*GetObject(arrays[i], StrCat(arg, "[", i, "]").c_str()));
   return out;
 }
 
@@ -40,7 +43,8 @@ StringMap ParamArgs(const char* const* keys, const char* const* vals, size_t num
   StringMap out;
   for (size_t i = 0; i < num; ++i) {
     if (!keys[i]) Fail(StatusCode::kInvalidArgument, "argument 'keys[", i, "]' is NULL");
-    if (!vals[i]) Fail(StatusCode::kInvalidArgument, "argument 'vals[", i, "]' is NULL (key '", keys[i], "')");
+    if (!vals[i])
+      Fail(StatusCode::kInvalidArgument, "argument 'vals[", i, "]' is NULL (key '", keys[i], "')");
     if (!out.emplace(keys[i], vals[i]).second)
       Fail(StatusCode::kInvalidArgument, "parameter '", keys[i], "' is given twice");
   }
@@ -49,9 +53,12 @@ StringMap ParamArgs(const char* const* keys, const char* const* vals, size_t num
 
 namespace {
 
-WeftNDArray* NewArray(NDArray a) { return NewHandle<WeftNDArray>(std::make_shared<NDArray>(std::move(a))); }
+WeftNDArray* NewArray(NDArray a) {
+  return NewHandle<WeftNDArray>(std::make_shared<NDArray>(std::move(a)));
+}
 
-WeftNDArrayList* NewBatchList(const std::vector<NDArray>& arrays, const std::vector<DataDesc>& desc) {
+WeftNDArrayList* NewBatchList(const std::vector<NDArray>& arrays,
+                              const std::vector<DataDesc>& desc) {
   auto list = std::make_shared<NDArrayList>();
   list->arrays = arrays;
   for (const DataDesc& d : desc) list->names.push_back(d.name);
@@ -74,8 +81,8 @@ WeftStatus weft_idx_load(const char* path, WeftNDArray** out) {
   WEFT_API_END();
 }
 
-WeftStatus weft_mnist_load(const char* images_path, const char* labels_path, WeftNDArray** images_out,
-                           WeftNDArray** labels_out) {
+WeftStatus weft_mnist_load(const char* images_path, const char* labels_path,
+                           WeftNDArray** images_out, WeftNDArray** labels_out) {
   WEFT_API_BEGIN();
   CheckNotNull(images_path, "images_path");
   CheckNotNull(labels_path, "labels_path");
@@ -93,16 +100,18 @@ WeftStatus weft_mnist_load(const char* images_path, const char* labels_path, Wef
   WEFT_API_END();
 }
 
-WeftStatus weft_data_iter_create_ndarray(size_t num_data, const char* const* data_names, WeftNDArray* const* data,
-                                         size_t num_label, const char* const* label_names,
-                                         WeftNDArray* const* label, int batch_size, int shuffle,
-                                         const char* last_batch, uint64_t seed, WeftDataIter** out) {
+WeftStatus weft_data_iter_create_ndarray(size_t num_data, const char* const* data_names,
+                                         WeftNDArray* const* data, size_t num_label,
+                                         const char* const* label_names, WeftNDArray* const* label,
+                                         int batch_size, int shuffle, const char* last_batch,
+                                         uint64_t seed, WeftDataIter** out) {
   WEFT_API_BEGIN();
   CheckNotNull(out, "out");
   auto d = weft::capi::NamedArrays(num_data, data_names, "data_names", data, "data");
   auto l = weft::capi::NamedArrays(num_label, label_names, "label_names", label, "label");
   const weft::LastBatch lb = weft::ParseLastBatch(last_batch ? last_batch : "pad");
-  auto it = std::make_shared<weft::NDArrayIter>(std::move(d), std::move(l), batch_size, shuffle != 0, lb, seed);
+  auto it = std::make_shared<weft::NDArrayIter>(std::move(d), std::move(l), batch_size,
+                                                shuffle != 0, lb, seed);
   *out = weft::capi::NewHandle<WeftDataIter>(std::move(it));
   WEFT_API_END();
 }
@@ -145,14 +154,15 @@ WeftStatus weft_data_iter_pad(const WeftDataIter* it, int* pad) {
   WEFT_API_END();
 }
 
-WeftStatus weft_data_iter_index(const WeftDataIter* it, int64_t* out, size_t capacity, size_t* num) {
+WeftStatus weft_data_iter_index(const WeftDataIter* it, int64_t* out, size_t capacity,
+                                size_t* num) {
   WEFT_API_BEGIN();
   auto obj = GetObject(it, "it");
   CheckNotNull(num, "num");
   const std::vector<int64_t>& index = obj->Value().index;
   if (capacity < index.size())
-    weft::Fail(weft::StatusCode::kInvalidArgument, "argument 'capacity' is ", capacity, ", the batch has ",
-               index.size(), " rows");
+    weft::Fail(weft::StatusCode::kInvalidArgument, "argument 'capacity' is ", capacity,
+               ", the batch has ", index.size(), " rows");
   CheckArray(out, index.size(), "out");
   for (size_t i = 0; i < index.size(); ++i) out[i] = index[i];
   *num = index.size();

@@ -42,7 +42,9 @@ struct UserData {
   WeftEngineDeleter deleter;
 };
 
-std::shared_ptr<EngineVarObject> GetVar(const WeftEngineVar* v, const char* arg) { return GetObject(v, arg); }
+std::shared_ptr<EngineVarObject> GetVar(const WeftEngineVar* v, const char* arg) {
+  return GetObject(v, arg);
+}
 
 // Resolves a (handles, count) list; `boxes` keeps the variables alive.
 std::vector<VarHandle> GetVars(WeftEngineVar* const* vars, size_t n, const char* arg,
@@ -63,8 +65,8 @@ struct PushArgs {
   std::string name;
 };
 
-PushArgs CheckPush(const void* fn, WeftEngineVar* const* reads, size_t num_reads, WeftEngineVar* const* writes,
-                   size_t num_writes, const char* name) {
+PushArgs CheckPush(const void* fn, WeftEngineVar* const* reads, size_t num_reads,
+                   WeftEngineVar* const* writes, size_t num_writes, const char* name) {
   CheckNotNull(fn, "fn");
   PushArgs a;
   a.reads = GetVars(reads, num_reads, "reads", &a.boxes);
@@ -81,17 +83,18 @@ using weft::Engine;
 using weft::EngineKind;
 using weft::StatusCode;
 using weft::capi::CompletionObject;
-using weft::capi::UserData;
 using weft::capi::EngineVarObject;
+using weft::capi::UserData;
 
 extern "C" {
 
 WeftStatus weft_engine_configure(int kind, int cpu_threads) {
   WEFT_API_BEGIN();
   if (kind != WEFT_ENGINE_NAIVE && kind != WEFT_ENGINE_THREADED)
-    weft::Fail(StatusCode::kInvalidArgument, "argument 'kind' is ", kind, ", expected WEFT_ENGINE_NAIVE (0) or ",
-               "WEFT_ENGINE_THREADED (1)");
-  Engine::Configure(kind == WEFT_ENGINE_NAIVE ? EngineKind::kNaive : EngineKind::kThreaded, cpu_threads);
+    weft::Fail(StatusCode::kInvalidArgument, "argument 'kind' is ", kind,
+               ", expected WEFT_ENGINE_NAIVE (0) or ", "WEFT_ENGINE_THREADED (1)");
+  Engine::Configure(kind == WEFT_ENGINE_NAIVE ? EngineKind::kNaive : EngineKind::kThreaded,
+                    cpu_threads);
   WEFT_API_END();
 }
 
@@ -128,11 +131,13 @@ WeftStatus weft_engine_var_version(const WeftEngineVar* var, uint64_t* out_versi
 }
 
 WeftStatus weft_engine_push_sync(WeftEngineSyncFn fn, void* user_data, WeftEngineDeleter deleter,
-                                 WeftEngineVar* const* reads, size_t num_reads, WeftEngineVar* const* writes,
-                                 size_t num_writes, const char* name) {
+                                 WeftEngineVar* const* reads, size_t num_reads,
+                                 WeftEngineVar* const* writes, size_t num_writes,
+                                 const char* name) {
   auto data = std::make_shared<UserData>(user_data, deleter);  // deleter runs even on failure
   WEFT_API_BEGIN();
-  auto a = weft::capi::CheckPush(reinterpret_cast<const void*>(fn), reads, num_reads, writes, num_writes, name);
+  auto a = weft::capi::CheckPush(reinterpret_cast<const void*>(fn), reads, num_reads, writes,
+                                 num_writes, name);
   Engine::Get()->PushSync(
       [fn, data](weft::RunContext) {
         const char* err = fn(data->data);
@@ -143,11 +148,13 @@ WeftStatus weft_engine_push_sync(WeftEngineSyncFn fn, void* user_data, WeftEngin
 }
 
 WeftStatus weft_engine_push_async(WeftEngineAsyncFn fn, void* user_data, WeftEngineDeleter deleter,
-                                  WeftEngineVar* const* reads, size_t num_reads, WeftEngineVar* const* writes,
-                                  size_t num_writes, const char* name) {
+                                  WeftEngineVar* const* reads, size_t num_reads,
+                                  WeftEngineVar* const* writes, size_t num_writes,
+                                  const char* name) {
   auto data = std::make_shared<UserData>(user_data, deleter);
   WEFT_API_BEGIN();
-  auto a = weft::capi::CheckPush(reinterpret_cast<const void*>(fn), reads, num_reads, writes, num_writes, name);
+  auto a = weft::capi::CheckPush(reinterpret_cast<const void*>(fn), reads, num_reads, writes,
+                                 num_writes, name);
   Engine::Get()->PushAsync(
       [fn, data](weft::RunContext, weft::OnComplete done) {
         auto box = std::make_shared<CompletionObject>(done);

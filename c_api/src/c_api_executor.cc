@@ -18,7 +18,9 @@ namespace capi {
 
 namespace {
 
-std::shared_ptr<Executor> GetExec(const WeftExecutor* h, const char* arg) { return GetObject(h, arg); }
+std::shared_ptr<Executor> GetExec(const WeftExecutor* h, const char* arg) {
+  return GetObject(h, arg);
+}
 
 WeftExecutor* NewExec(std::unique_ptr<Executor> ex) {
   return NewHandle<WeftExecutor>(std::shared_ptr<Executor>(std::move(ex)));
@@ -55,12 +57,15 @@ struct Groups {
 
 void SimpleBind(const WeftSymbolHandle* sym, int dev_type, int dev_id, const Groups& groups,
                 const WeftExecutorOptions* opts, size_t num_shapes, const char* const* shape_names,
-                const size_t* ind_ptr, const int64_t* dims, size_t num_dtypes, const char* const* dtype_names,
-                const int* dtypes, const char* grad_req, WeftExecutor** out) {
+                const size_t* ind_ptr, const int64_t* dims, size_t num_dtypes,
+                const char* const* dtype_names, const int* dtypes, const char* grad_req,
+                WeftExecutor** out) {
   auto s = GetObject(sym, "sym");
   const Context ctx = ContextArg(dev_type, dev_id);
   BindOptions b = OptionsArg(opts, "opts");
-  if (groups.num) b.options.group2ctx = ContextMap(groups.num, groups.names, groups.dev_types, groups.dev_ids, "group");
+  if (groups.num)
+    b.options.group2ctx =
+        ContextMap(groups.num, groups.names, groups.dev_types, groups.dev_ids, "group");
   pass::ShapeMap shapes = ShapeInputs(num_shapes, shape_names, "shape_names", ind_ptr, dims, true);
   pass::DTypeMap types = DTypeInputs(num_dtypes, dtype_names, "dtype_names", dtypes);
   GradReqSpec req = GradReqSpec::All(ParseGradReq(grad_req ? grad_req : "write"));
@@ -72,15 +77,17 @@ void SimpleBind(const WeftSymbolHandle* sym, int dev_type, int dev_id, const Gro
 
 void Bind(const WeftSymbolHandle* sym, int dev_type, int dev_id, const Groups& groups,
           const WeftExecutorOptions* opts, WeftNDArray* const* args, size_t num_args,
-          WeftNDArray* const* arg_grads, const int* grad_reqs, WeftNDArray* const* aux, size_t num_aux,
-          WeftExecutor** out) {
+          WeftNDArray* const* arg_grads, const int* grad_reqs, WeftNDArray* const* aux,
+          size_t num_aux, WeftExecutor** out) {
   auto s = GetObject(sym, "sym");
   const Context ctx = ContextArg(dev_type, dev_id);
   BindOptions b = OptionsArg(opts, "opts");
   if (!b.grad_req.empty())
     Fail(StatusCode::kInvalidArgument, "argument 'opts' sets gradient requests by name (for '",
          b.grad_req.begin()->first, "'); bind takes them per argument in 'grad_reqs'");
-  if (groups.num) b.options.group2ctx = ContextMap(groups.num, groups.names, groups.dev_types, groups.dev_ids, "group");
+  if (groups.num)
+    b.options.group2ctx =
+        ContextMap(groups.num, groups.names, groups.dev_types, groups.dev_ids, "group");
   std::vector<NDArray> a = Arrays(args, num_args, "args", false);
   std::vector<NDArray> grads;
   std::vector<GradReq> reqs;
@@ -98,13 +105,15 @@ void Bind(const WeftSymbolHandle* sym, int dev_type, int dev_id, const Groups& g
   }
   std::vector<NDArray> x = Arrays(aux, num_aux, "aux", false);
   CheckNotNull(out, "out");
-  auto ex = Executor::Bind(s->sym, ctx, std::move(a), std::move(grads), std::move(reqs), std::move(x), b.options);
+  auto ex = Executor::Bind(s->sym, ctx, std::move(a), std::move(grads), std::move(reqs),
+                           std::move(x), b.options);
   *out = NewExec(std::move(ex));
 }
 
 }  // namespace
 
-WeftNDArrayList* NewList(const std::vector<NDArray>& arrays, const std::vector<std::string>& names) {
+WeftNDArrayList* NewList(const std::vector<NDArray>& arrays,
+                         const std::vector<std::string>& names) {
   auto list = std::make_shared<NDArrayList>();
   list->arrays = arrays;
   list->names = names;
@@ -130,28 +139,31 @@ WeftStatus weft_executor_simple_bind(const WeftSymbolHandle* sym, int dev_type, 
                                      const char* const* dtype_names, const int* dtypes,
                                      const char* grad_req, WeftExecutor** out) {
   WEFT_API_BEGIN();
-  weft::capi::SimpleBind(sym, dev_type, dev_id, {}, nullptr, num_shapes, shape_names, ind_ptr, dims, num_dtypes,
-                         dtype_names, dtypes, grad_req, out);
+  weft::capi::SimpleBind(sym, dev_type, dev_id, {}, nullptr, num_shapes, shape_names, ind_ptr, dims,
+                         num_dtypes, dtype_names, dtypes, grad_req, out);
   WEFT_API_END();
 }
 
 WeftStatus weft_executor_simple_bind_group2ctx(
-    const WeftSymbolHandle* sym, int dev_type, int dev_id, size_t num_groups, const char* const* group_names,
-    const int* group_dev_types, const int* group_dev_ids, size_t num_shapes, const char* const* shape_names,
-    const size_t* ind_ptr, const int64_t* dims, size_t num_dtypes, const char* const* dtype_names,
-    const int* dtypes, const char* grad_req, WeftExecutor** out) {
+    const WeftSymbolHandle* sym, int dev_type, int dev_id, size_t num_groups,
+    const char* const* group_names, const int* group_dev_types, const int* group_dev_ids,
+    size_t num_shapes, const char* const* shape_names, const size_t* ind_ptr, const int64_t* dims,
+    size_t num_dtypes, const char* const* dtype_names, const int* dtypes, const char* grad_req,
+    WeftExecutor** out) {
   WEFT_API_BEGIN();
-  weft::capi::SimpleBind(sym, dev_type, dev_id, {num_groups, group_names, group_dev_types, group_dev_ids}, nullptr,
-                         num_shapes, shape_names, ind_ptr, dims, num_dtypes, dtype_names, dtypes, grad_req, out);
+  weft::capi::SimpleBind(
+      sym, dev_type, dev_id, {num_groups, group_names, group_dev_types, group_dev_ids}, nullptr,
+      num_shapes, shape_names, ind_ptr, dims, num_dtypes, dtype_names, dtypes, grad_req, out);
   WEFT_API_END();
 }
 
 WeftStatus weft_executor_bind(const WeftSymbolHandle* sym, int dev_type, int dev_id,
-                              WeftNDArray* const* args, size_t num_args, WeftNDArray* const* arg_grads,
-                              const int* grad_reqs, WeftNDArray* const* aux, size_t num_aux,
-                              WeftExecutor** out) {
+                              WeftNDArray* const* args, size_t num_args,
+                              WeftNDArray* const* arg_grads, const int* grad_reqs,
+                              WeftNDArray* const* aux, size_t num_aux, WeftExecutor** out) {
   WEFT_API_BEGIN();
-  weft::capi::Bind(sym, dev_type, dev_id, {}, nullptr, args, num_args, arg_grads, grad_reqs, aux, num_aux, out);
+  weft::capi::Bind(sym, dev_type, dev_id, {}, nullptr, args, num_args, arg_grads, grad_reqs, aux,
+                   num_aux, out);
   WEFT_API_END();
 }
 
@@ -160,30 +172,33 @@ WeftStatus weft_executor_bind_group2ctx(const WeftSymbolHandle* sym, int dev_typ
                                         const int* group_dev_types, const int* group_dev_ids,
                                         WeftNDArray* const* args, size_t num_args,
                                         WeftNDArray* const* arg_grads, const int* grad_reqs,
-                                        WeftNDArray* const* aux, size_t num_aux, WeftExecutor** out) {
+                                        WeftNDArray* const* aux, size_t num_aux,
+                                        WeftExecutor** out) {
   WEFT_API_BEGIN();
-  weft::capi::Bind(sym, dev_type, dev_id, {num_groups, group_names, group_dev_types, group_dev_ids}, nullptr, args,
-                   num_args, arg_grads, grad_reqs, aux, num_aux, out);
+  weft::capi::Bind(sym, dev_type, dev_id, {num_groups, group_names, group_dev_types, group_dev_ids},
+                   nullptr, args, num_args, arg_grads, grad_reqs, aux, num_aux, out);
   WEFT_API_END();
 }
 
-WeftStatus weft_executor_simple_bind_with_options(const WeftSymbolHandle* sym, int dev_type, int dev_id,
-                                                  size_t num_shapes, const char* const* shape_names,
-                                                  const size_t* ind_ptr, const int64_t* dims, size_t num_dtypes,
-                                                  const char* const* dtype_names, const int* dtypes,
-                                                  const WeftExecutorOptions* opts, WeftExecutor** out) {
+WeftStatus weft_executor_simple_bind_with_options(
+    const WeftSymbolHandle* sym, int dev_type, int dev_id, size_t num_shapes,
+    const char* const* shape_names, const size_t* ind_ptr, const int64_t* dims, size_t num_dtypes,
+    const char* const* dtype_names, const int* dtypes, const WeftExecutorOptions* opts,
+    WeftExecutor** out) {
   WEFT_API_BEGIN();
-  weft::capi::SimpleBind(sym, dev_type, dev_id, {}, opts, num_shapes, shape_names, ind_ptr, dims, num_dtypes,
-                         dtype_names, dtypes, nullptr, out);
+  weft::capi::SimpleBind(sym, dev_type, dev_id, {}, opts, num_shapes, shape_names, ind_ptr, dims,
+                         num_dtypes, dtype_names, dtypes, nullptr, out);
   WEFT_API_END();
 }
 
 WeftStatus weft_executor_bind_with_options(const WeftSymbolHandle* sym, int dev_type, int dev_id,
-                                           WeftNDArray* const* args, size_t num_args, WeftNDArray* const* arg_grads,
-                                           const int* grad_reqs, WeftNDArray* const* aux, size_t num_aux,
+                                           WeftNDArray* const* args, size_t num_args,
+                                           WeftNDArray* const* arg_grads, const int* grad_reqs,
+                                           WeftNDArray* const* aux, size_t num_aux,
                                            const WeftExecutorOptions* opts, WeftExecutor** out) {
   WEFT_API_BEGIN();
-  weft::capi::Bind(sym, dev_type, dev_id, {}, opts, args, num_args, arg_grads, grad_reqs, aux, num_aux, out);
+  weft::capi::Bind(sym, dev_type, dev_id, {}, opts, args, num_args, arg_grads, grad_reqs, aux,
+                   num_aux, out);
   WEFT_API_END();
 }
 
@@ -274,8 +289,8 @@ WeftStatus weft_executor_memory(const WeftExecutor* exec, WeftExecutorMemory* ou
   WEFT_API_END();
 }
 
-WeftStatus weft_executor_placement(const WeftExecutor* exec, WeftStringList** fallback_nodes, size_t* num_copies,
-                                   size_t* forward_copy_bytes) {
+WeftStatus weft_executor_placement(const WeftExecutor* exec, WeftStringList** fallback_nodes,
+                                   size_t* num_copies, size_t* forward_copy_bytes) {
   WEFT_API_BEGIN();
   auto ex = GetExec(exec, "exec");
   CheckNotNull(fallback_nodes, "fallback_nodes");

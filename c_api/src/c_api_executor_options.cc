@@ -11,9 +11,12 @@ namespace capi {
 
 GradReq ReqArg(int code, const std::string& arg) {
   switch (code) {
-    case WEFT_REQ_NULL: return GradReq::kNull;
-    case WEFT_REQ_WRITE: return GradReq::kWrite;
-    case WEFT_REQ_ADD: return GradReq::kAdd;
+    case WEFT_REQ_NULL:
+      return GradReq::kNull;
+    case WEFT_REQ_WRITE:
+      return GradReq::kWrite;
+    case WEFT_REQ_ADD:
+      return GradReq::kAdd;
   }
   Fail(StatusCode::kInvalidArgument, "argument '", arg, "' is ", code,
        ", expected WEFT_REQ_NULL (0), WEFT_REQ_WRITE (1) or WEFT_REQ_ADD (3)");
@@ -77,7 +80,8 @@ WeftStatus weft_executor_options_set_num_groups(WeftExecutorOptions* opts, int n
   WEFT_API_BEGIN();
   Update(opts, [&](ExecutorOptionsObject* o) {
     if (num_groups < 1)
-      weft::Fail(StatusCode::kInvalidArgument, "argument 'num_groups' is ", num_groups, ", expected >= 1");
+      weft::Fail(StatusCode::kInvalidArgument, "argument 'num_groups' is ", num_groups,
+                 ", expected >= 1");
     o->options.num_groups = num_groups;
   });
   WEFT_API_END();
@@ -93,7 +97,8 @@ WeftStatus weft_executor_options_set_optimize_inference(WeftExecutorOptions* opt
   WEFT_API_BEGIN();
   Update(opts, [&](ExecutorOptionsObject* o) {
     if (enable != 0 && enable != 1)
-      weft::Fail(StatusCode::kInvalidArgument, "argument 'enable' is ", enable, ", expected 0 or 1");
+      weft::Fail(StatusCode::kInvalidArgument, "argument 'enable' is ", enable,
+                 ", expected 0 or 1");
     o->options.optimize_inference = enable == 1;
   });
   WEFT_API_END();
@@ -103,14 +108,15 @@ WeftStatus weft_executor_options_set_allow_fallback(WeftExecutorOptions* opts, i
   WEFT_API_BEGIN();
   Update(opts, [&](ExecutorOptionsObject* o) {
     if (enable != 0 && enable != 1)
-      weft::Fail(StatusCode::kInvalidArgument, "argument 'enable' is ", enable, ", expected 0 or 1");
+      weft::Fail(StatusCode::kInvalidArgument, "argument 'enable' is ", enable,
+                 ", expected 0 or 1");
     o->options.allow_fallback = enable == 1;
   });
   WEFT_API_END();
 }
 
-WeftStatus weft_executor_options_add_group(WeftExecutorOptions* opts, const char* group, int dev_type,
-                                           int dev_id) {
+WeftStatus weft_executor_options_add_group(WeftExecutorOptions* opts, const char* group,
+                                           int dev_type, int dev_id) {
   WEFT_API_BEGIN();
   Update(opts, [&](ExecutorOptionsObject* o) {
     weft::capi::CheckNotNull(group, "group");
@@ -131,7 +137,8 @@ WeftStatus weft_executor_options_set_grad_req(WeftExecutorOptions* opts, const c
   WEFT_API_BEGIN();
   Update(opts, [&](ExecutorOptionsObject* o) {
     weft::capi::CheckNotNull(arg, "arg");
-    if (!*arg) weft::Fail(StatusCode::kInvalidArgument, "argument 'arg' is \"\", expected an argument name");
+    if (!*arg)
+      weft::Fail(StatusCode::kInvalidArgument, "argument 'arg' is \"\", expected an argument name");
     const weft::GradReq r = weft::capi::ReqArg(req, "req");
     o->grad_req[arg] = r;
   });

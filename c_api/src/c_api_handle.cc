@@ -8,26 +8,46 @@ namespace capi {
 
 const char* HandleKindName(uint32_t kind) {
   switch (static_cast<HandleKind>(kind)) {
-    case HandleKind::kNone: return nullptr;
-    case HandleKind::kNDArray: return "WeftNDArray";
-    case HandleKind::kNDArrayList: return "WeftNDArrayList";
-    case HandleKind::kBuffer: return "WeftBuffer";
-    case HandleKind::kSymbol: return "WeftSymbolHandle";
-    case HandleKind::kStringList: return "WeftStringList";
-    case HandleKind::kShapeResult: return "WeftShapeResult";
-    case HandleKind::kTypeResult: return "WeftTypeResult";
-    case HandleKind::kEngineVar: return "WeftEngineVar";
-    case HandleKind::kEngineCompletion: return "WeftEngineCompletion";
-    case HandleKind::kExecutor: return "WeftExecutor";
-    case HandleKind::kExecutorOptions: return "WeftExecutorOptions";
-    case HandleKind::kInitializer: return "WeftInitializer";
-    case HandleKind::kOptimizer: return "WeftOptimizer";
-    case HandleKind::kDataIter: return "WeftDataIter";
-    case HandleKind::kMetric: return "WeftMetric";
-    case HandleKind::kModule: return "WeftModule";
-    case HandleKind::kPredictor: return "WeftPredictor";
-    case HandleKind::kKVStore: return "WeftKVStore";
-    case HandleKind::kCount: return nullptr;
+    case HandleKind::kNone:
+      return nullptr;
+    case HandleKind::kNDArray:
+      return "WeftNDArray";
+    case HandleKind::kNDArrayList:
+      return "WeftNDArrayList";
+    case HandleKind::kBuffer:
+      return "WeftBuffer";
+    case HandleKind::kSymbol:
+      return "WeftSymbolHandle";
+    case HandleKind::kStringList:
+      return "WeftStringList";
+    case HandleKind::kShapeResult:
+      return "WeftShapeResult";
+    case HandleKind::kTypeResult:
+      return "WeftTypeResult";
+    case HandleKind::kEngineVar:
+      return "WeftEngineVar";
+    case HandleKind::kEngineCompletion:
+      return "WeftEngineCompletion";
+    case HandleKind::kExecutor:
+      return "WeftExecutor";
+    case HandleKind::kExecutorOptions:
+      return "WeftExecutorOptions";
+    case HandleKind::kInitializer:
+      return "WeftInitializer";
+    case HandleKind::kOptimizer:
+      return "WeftOptimizer";
+    case HandleKind::kDataIter:
+      return "WeftDataIter";
+    case HandleKind::kMetric:
+      return "WeftMetric";
+    case HandleKind::kModule:
+      return "WeftModule";
+    case HandleKind::kPredictor:
+      return "WeftPredictor";
+    case HandleKind::kKVStore:
+      return "WeftKVStore";
+    case HandleKind::kCount:
+      return nullptr;
   }
   return nullptr;
 }
@@ -38,19 +58,21 @@ std::atomic<size_t>& LiveHandleCounter() {
 }
 
 void FailTableFull(HandleKind kind, size_t slots) {
-  Fail(StatusCode::kOutOfMemory, "too many live ", HandleKindName(static_cast<uint32_t>(kind)), " handles (",
-       slots, ")");
+  Fail(StatusCode::kOutOfMemory, "too many live ", HandleKindName(static_cast<uint32_t>(kind)),
+       " handles (", slots, ")");
 }
 
-void FailNull(const char* arg) { Fail(StatusCode::kInvalidArgument, "argument '", arg, "' is NULL"); }
+void FailNull(const char* arg) {
+  Fail(StatusCode::kInvalidArgument, "argument '", arg, "' is NULL");
+}
 
 void FailBadHandle(uintptr_t bits, HandleKind expected, const char* arg) {
   const uint32_t given = HandleLayout::Kind(bits);
   const char* want = HandleKindName(static_cast<uint32_t>(expected));
   const char* given_name = HandleKindName(given);
   if (given_name && given != static_cast<uint32_t>(expected))
-    Fail(StatusCode::kInvalidHandle, "argument '", arg, "' is a ", given_name, " handle, expected a ", want,
-         " handle");
+    Fail(StatusCode::kInvalidHandle, "argument '", arg, "' is a ", given_name,
+         " handle, expected a ", want, " handle");
   Fail(StatusCode::kInvalidHandle, "argument '", arg, "' is a freed or invalid ", want, " handle");
 }
 

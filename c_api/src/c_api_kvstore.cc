@@ -55,7 +55,8 @@ WeftStatus weft_kvstore_rank(const WeftKVStore* kv, int* out_rank, int* out_num_
   WEFT_API_END();
 }
 
-WeftStatus weft_kvstore_init(WeftKVStore* kv, size_t num, const char* const* keys, WeftNDArray* const* values) {
+WeftStatus weft_kvstore_init(WeftKVStore* kv, size_t num, const char* const* keys,
+                             WeftNDArray* const* values) {
   WEFT_API_BEGIN();
   auto obj = GetObject(kv, "kv");
   auto k = Keys(num, keys);
@@ -65,8 +66,8 @@ WeftStatus weft_kvstore_init(WeftKVStore* kv, size_t num, const char* const* key
   WEFT_API_END();
 }
 
-WeftStatus weft_kvstore_push(WeftKVStore* kv, size_t num, const char* const* keys, WeftNDArray* const* values,
-                             int priority) {
+WeftStatus weft_kvstore_push(WeftKVStore* kv, size_t num, const char* const* keys,
+                             WeftNDArray* const* values, int priority) {
   WEFT_API_BEGIN();
   auto obj = GetObject(kv, "kv");
   auto k = Keys(num, keys);
@@ -76,8 +77,8 @@ WeftStatus weft_kvstore_push(WeftKVStore* kv, size_t num, const char* const* key
   WEFT_API_END();
 }
 
-WeftStatus weft_kvstore_pull(WeftKVStore* kv, size_t num, const char* const* keys, WeftNDArray* const* outs,
-                             int priority) {
+WeftStatus weft_kvstore_pull(WeftKVStore* kv, size_t num, const char* const* keys,
+                             WeftNDArray* const* outs, int priority) {
   WEFT_API_BEGIN();
   auto obj = GetObject(kv, "kv");
   auto k = Keys(num, keys);
@@ -87,8 +88,9 @@ WeftStatus weft_kvstore_pull(WeftKVStore* kv, size_t num, const char* const* key
   WEFT_API_END();
 }
 
-WeftStatus weft_kvstore_pushpull(WeftKVStore* kv, size_t num, const char* const* keys, WeftNDArray* const* values,
-                                 WeftNDArray* const* outs, int priority) {
+WeftStatus weft_kvstore_pushpull(WeftKVStore* kv, size_t num, const char* const* keys,
+                                 WeftNDArray* const* values, WeftNDArray* const* outs,
+                                 int priority) {
   WEFT_API_BEGIN();
   auto obj = GetObject(kv, "kv");
   auto k = Keys(num, keys);
@@ -122,7 +124,8 @@ WeftStatus weft_kvstore_free(WeftKVStore* kv) {
   WEFT_API_END();
 }
 
-WeftStatus weft_module_init_optimizer_kvstore(WeftModule* mod, const WeftOptimizer* opt, WeftKVStore* kv) {
+WeftStatus weft_module_init_optimizer_kvstore(WeftModule* mod, const WeftOptimizer* opt,
+                                              WeftKVStore* kv) {
   WEFT_API_BEGIN();
   auto m = GetObject(mod, "mod");
   auto o = GetObject(opt, "opt");

@@ -15,7 +15,8 @@ WeftStatus weft_metric_create(const char* name, const char* const* keys, const c
   WEFT_API_BEGIN();
   CheckNotNull(name, "name");
   CheckNotNull(out, "out");
-  std::shared_ptr<weft::Metric> m = weft::Metric::Create(name, weft::capi::ParamArgs(keys, vals, num_params));
+  std::shared_ptr<weft::Metric> m =
+      weft::Metric::Create(name, weft::capi::ParamArgs(keys, vals, num_params));
   *out = weft::capi::NewHandle<WeftMetric>(std::move(m));
   WEFT_API_END();
 }
@@ -33,8 +34,8 @@ WeftStatus weft_metric_composite_add(WeftMetric* m, const char* name, const char
   WEFT_API_END();
 }
 
-WeftStatus weft_metric_update(WeftMetric* m, size_t num_labels, WeftNDArray* const* labels, size_t num_preds,
-                              WeftNDArray* const* preds) {
+WeftStatus weft_metric_update(WeftMetric* m, size_t num_labels, WeftNDArray* const* labels,
+                              size_t num_preds, WeftNDArray* const* preds) {
   WEFT_API_BEGIN();
   auto obj = GetObject(m, "m");
   std::vector<weft::NDArray> l = weft::capi::ArrayArgs(num_labels, labels, "labels");
@@ -51,16 +52,16 @@ WeftStatus weft_metric_num_values(const WeftMetric* m, size_t* out) {
   WEFT_API_END();
 }
 
-WeftStatus weft_metric_get(const WeftMetric* m, WeftStringList** names, double* values, size_t capacity,
-                           size_t* num) {
+WeftStatus weft_metric_get(const WeftMetric* m, WeftStringList** names, double* values,
+                           size_t capacity, size_t* num) {
   WEFT_API_BEGIN();
   auto obj = GetObject(m, "m");
   CheckNotNull(names, "names");
   CheckNotNull(num, "num");
   const auto got = obj->Get();
   if (capacity < got.size())
-    weft::Fail(weft::StatusCode::kInvalidArgument, "argument 'capacity' is ", capacity, ", the metric has ",
-               got.size(), " values");
+    weft::Fail(weft::StatusCode::kInvalidArgument, "argument 'capacity' is ", capacity,
+               ", the metric has ", got.size(), " values");
   CheckArray(values, got.size(), "values");
   std::vector<std::string> n;
   for (const auto& kv : got) n.push_back(kv.first);

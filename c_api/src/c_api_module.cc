@@ -24,7 +24,8 @@ std::map<std::string, NDArray> ByName(const WeftNDArrayList* list, const char* a
   if (!list) return out;
   auto l = GetObject(list, arg);
   if (l->names.size() != l->arrays.size())
-    Fail(StatusCode::kInvalidArgument, "argument '", arg, "' is an unnamed list; parameters are matched by name");
+    Fail(StatusCode::kInvalidArgument, "argument '", arg,
+         "' is an unnamed list; parameters are matched by name");
   for (size_t i = 0; i < l->arrays.size(); ++i) {
     std::string name = l->names[i];
     // Accept checkpoint-style "arg:"/"aux:" prefixes as well as bare names.
@@ -36,11 +37,16 @@ std::map<std::string, NDArray> ByName(const WeftNDArrayList* list, const char* a
 
 ProgressMode ProgressArg(int progress) {
   switch (progress) {
-    case WEFT_PROGRESS_AUTO: return ProgressMode::kAuto;
-    case WEFT_PROGRESS_BAR: return ProgressMode::kBar;
-    case WEFT_PROGRESS_LINES: return ProgressMode::kLines;
-    case WEFT_PROGRESS_EPOCH: return ProgressMode::kNone;
-    case WEFT_PROGRESS_SILENT: return ProgressMode::kSilent;
+    case WEFT_PROGRESS_AUTO:
+      return ProgressMode::kAuto;
+    case WEFT_PROGRESS_BAR:
+      return ProgressMode::kBar;
+    case WEFT_PROGRESS_LINES:
+      return ProgressMode::kLines;
+    case WEFT_PROGRESS_EPOCH:
+      return ProgressMode::kNone;
+    case WEFT_PROGRESS_SILENT:
+      return ProgressMode::kSilent;
     default:
       Fail(StatusCode::kInvalidArgument, "argument 'progress' is ", progress,
            ", expected a WeftProgress value 0..4 (AUTO, BAR, LINES, EPOCH, SILENT)");
@@ -64,14 +70,16 @@ WeftNDArrayList* NewNamedList(const std::map<std::string, NDArray>& m) {
 using namespace weft;        // NOLINT
 using namespace weft::capi;  // NOLINT
 
-WeftStatus weft_module_create(const WeftSymbolHandle* sym, size_t num_data, const char* const* data_names,
-                              size_t num_label, const char* const* label_names, int dev_type, int dev_id,
+WeftStatus weft_module_create(const WeftSymbolHandle* sym, size_t num_data,
+                              const char* const* data_names, size_t num_label,
+                              const char* const* label_names, int dev_type, int dev_id,
                               WeftModule** out) {
   WEFT_API_BEGIN();
   auto s = GetObject(sym, "sym");
   std::vector<std::string> data = InputNames(num_data, data_names, "data_names");
   std::vector<std::string> label = InputNames(num_label, label_names, "label_names");
-  if (data.empty()) Fail(StatusCode::kInvalidArgument, "argument 'num_data' is 0; a module needs a data input");
+  if (data.empty())
+    Fail(StatusCode::kInvalidArgument, "argument 'num_data' is 0; a module needs a data input");
   Context ctx = ContextArg(dev_type, dev_id);
   CheckNotNull(out, "out");
   *out = NewHandle<WeftModule>(std::make_shared<Module>(s->sym, data, label, ctx));
@@ -86,15 +94,17 @@ WeftStatus weft_module_bind(WeftModule* mod, const WeftDataIter* iter, int for_t
   WEFT_API_END();
 }
 
-WeftStatus weft_module_init_params(WeftModule* mod, const WeftInitializer* init, const WeftNDArrayList* args,
-                                   const WeftNDArrayList* aux, int allow_missing) {
+WeftStatus weft_module_init_params(WeftModule* mod, const WeftInitializer* init,
+                                   const WeftNDArrayList* args, const WeftNDArrayList* aux,
+                                   int allow_missing) {
   WEFT_API_BEGIN();
   auto m = GetObject(mod, "mod");
   std::shared_ptr<InitializerObject> in;
   if (init) in = GetObject(init, "init");
   std::unique_lock<std::mutex> lock;
   if (in) lock = std::unique_lock<std::mutex>(in->mu);
-  m->InitParams(in ? in->init.get() : nullptr, ByName(args, "args"), ByName(aux, "aux"), allow_missing != 0);
+  m->InitParams(in ? in->init.get() : nullptr, ByName(args, "args"), ByName(aux, "aux"),
+                allow_missing != 0);
   WEFT_API_END();
 }
 
@@ -127,7 +137,8 @@ WeftStatus weft_module_update(WeftModule* mod) {
   WEFT_API_END();
 }
 
-WeftStatus weft_module_update_metric(WeftModule* mod, WeftMetric* metric, const WeftDataIter* iter) {
+WeftStatus weft_module_update_metric(WeftModule* mod, WeftMetric* metric,
+                                     const WeftDataIter* iter) {
   WEFT_API_BEGIN();
   auto m = GetObject(mod, "mod");
   auto me = GetObject(metric, "metric");
@@ -145,7 +156,8 @@ WeftStatus weft_module_outputs(const WeftModule* mod, WeftNDArrayList** out) {
   WEFT_API_END();
 }
 
-WeftStatus weft_module_params(const WeftModule* mod, WeftNDArrayList** out_args, WeftNDArrayList** out_aux) {
+WeftStatus weft_module_params(const WeftModule* mod, WeftNDArrayList** out_args,
+                              WeftNDArrayList** out_aux) {
   WEFT_API_BEGIN();
   auto m = GetObject(mod, "mod");
   auto args = m->arg_params();
@@ -166,9 +178,9 @@ WeftStatus weft_module_params(const WeftModule* mod, WeftNDArrayList** out_args,
 namespace {
 
 // weft_module_fit[_with_callback]; throws (the callers catch).
-void FitModule(WeftModule* mod, WeftDataIter* train, WeftDataIter* eval, WeftMetric* metric, int begin_epoch,
-               int num_epoch, int progress, const char* checkpoint_prefix, WeftBatchEndCallback callback,
-               void* user_data, double* out_samples_per_sec) {
+void FitModule(WeftModule* mod, WeftDataIter* train, WeftDataIter* eval, WeftMetric* metric,
+               int begin_epoch, int num_epoch, int progress, const char* checkpoint_prefix,
+               WeftBatchEndCallback callback, void* user_data, double* out_samples_per_sec) {
   auto m = GetObject(mod, "mod");
   auto tr = GetObject(train, "train");
   std::shared_ptr<NDArrayIter> ev;
@@ -207,22 +219,23 @@ void FitModule(WeftModule* mod, WeftDataIter* train, WeftDataIter* eval, WeftMet
 
 }  // namespace
 
-WeftStatus weft_module_fit(WeftModule* mod, WeftDataIter* train, WeftDataIter* eval, WeftMetric* metric,
-                           int begin_epoch, int num_epoch, int progress, const char* checkpoint_prefix,
-                           double* out_samples_per_sec) {
+WeftStatus weft_module_fit(WeftModule* mod, WeftDataIter* train, WeftDataIter* eval,
+                           WeftMetric* metric, int begin_epoch, int num_epoch, int progress,
+                           const char* checkpoint_prefix, double* out_samples_per_sec) {
   WEFT_API_BEGIN();
-  FitModule(mod, train, eval, metric, begin_epoch, num_epoch, progress, checkpoint_prefix, nullptr, nullptr,
-            out_samples_per_sec);
+  FitModule(mod, train, eval, metric, begin_epoch, num_epoch, progress, checkpoint_prefix, nullptr,
+            nullptr, out_samples_per_sec);
   WEFT_API_END();
 }
 
 WeftStatus weft_module_fit_with_callback(WeftModule* mod, WeftDataIter* train, WeftDataIter* eval,
-                                         WeftMetric* metric, int begin_epoch, int num_epoch, int progress,
-                                         const char* checkpoint_prefix, WeftBatchEndCallback callback,
-                                         void* user_data, double* out_samples_per_sec) {
+                                         WeftMetric* metric, int begin_epoch, int num_epoch,
+                                         int progress, const char* checkpoint_prefix,
+                                         WeftBatchEndCallback callback, void* user_data,
+                                         double* out_samples_per_sec) {
   WEFT_API_BEGIN();
-  FitModule(mod, train, eval, metric, begin_epoch, num_epoch, progress, checkpoint_prefix, callback, user_data,
-            out_samples_per_sec);
+  FitModule(mod, train, eval, metric, begin_epoch, num_epoch, progress, checkpoint_prefix, callback,
+            user_data, out_samples_per_sec);
   WEFT_API_END();
 }
 
@@ -239,7 +252,8 @@ WeftStatus weft_module_save_checkpoint(const WeftModule* mod, const char* prefix
   WEFT_API_BEGIN();
   auto m = GetObject(mod, "mod");
   CheckNotNull(prefix, "prefix");
-  if (epoch < 0) Fail(StatusCode::kInvalidArgument, "argument 'epoch' is ", epoch, ", expected >= 0");
+  if (epoch < 0)
+    Fail(StatusCode::kInvalidArgument, "argument 'epoch' is ", epoch, ", expected >= 0");
   m->SaveCheckpoint(prefix, epoch);
   WEFT_API_END();
 }

@@ -148,16 +148,16 @@ WeftStatus weft_ndarray_list_free(WeftNDArrayList* list) {
   WEFT_API_END();
 }
 
-WeftStatus weft_ndarray_list_create(WeftNDArray* const* arrays, const char* const* names, size_t num,
-                                    WeftNDArrayList** out) {
+WeftStatus weft_ndarray_list_create(WeftNDArray* const* arrays, const char* const* names,
+                                    size_t num, WeftNDArrayList** out) {
   WEFT_API_BEGIN();
   auto list = std::make_shared<weft::NDArrayList>(weft::capi::ListArg(arrays, names, num));
   std::map<std::string, size_t> seen;
   for (size_t i = 0; i < list->names.size(); ++i) {
     auto it = seen.emplace(list->names[i], i);
     if (!it.second)
-      weft::Fail(weft::StatusCode::kInvalidArgument, "argument 'names[", i, "]' is '", list->names[i],
-                 "', already given as names[", it.first->second, "]");
+      weft::Fail(weft::StatusCode::kInvalidArgument, "argument 'names[", i, "]' is '",
+                 list->names[i], "', already given as names[", it.first->second, "]");
   }
   CheckNotNull(out, "out");
   *out = NewHandle<WeftNDArrayList>(std::move(list));

@@ -17,9 +17,7 @@
 namespace weft {
 namespace capi {
 
-namespace {
-
-}  // namespace
+namespace {}  // namespace
 
 }  // namespace capi
 }  // namespace weft
@@ -27,10 +25,10 @@ namespace {
 using weft::StatusCode;
 using weft::capi::CheckNotNull;
 using weft::capi::GetObject;
-using weft::capi::GetObject;
 
-WeftStatus weft_initializer_create(const char* name, const char* const* keys, const char* const* vals,
-                                   size_t num_params, uint64_t seed, WeftInitializer** out) {
+WeftStatus weft_initializer_create(const char* name, const char* const* keys,
+                                   const char* const* vals, size_t num_params, uint64_t seed,
+                                   WeftInitializer** out) {
   WEFT_API_BEGIN();
   CheckNotNull(name, "name");
   CheckNotNull(out, "out");
@@ -67,8 +65,9 @@ WeftStatus weft_optimizer_create(const char* name, const char* const* keys, cons
   WEFT_API_END();
 }
 
-WeftStatus weft_optimizer_set_lr_scheduler(WeftOptimizer* opt, const char* kind, const int64_t* steps,
-                                           size_t num_steps, float factor, float stop_factor_lr) {
+WeftStatus weft_optimizer_set_lr_scheduler(WeftOptimizer* opt, const char* kind,
+                                           const int64_t* steps, size_t num_steps, float factor,
+                                           float stop_factor_lr) {
   WEFT_API_BEGIN();
   auto obj = GetObject(opt, "opt");
   CheckNotNull(kind, "kind");
@@ -79,13 +78,15 @@ WeftStatus weft_optimizer_set_lr_scheduler(WeftOptimizer* opt, const char* kind,
   } else if (k == "factor") {
     weft::capi::CheckArray(steps, num_steps, "steps");
     if (num_steps != 1)
-      weft::Fail(StatusCode::kInvalidArgument, "a \"factor\" schedule takes num_steps 1 (the period), given ",
-                 num_steps);
-    obj->opt->set_lr_scheduler(weft::FactorScheduler(steps[0], factor, obj->opt->learning_rate(), stop_factor_lr));
+      weft::Fail(StatusCode::kInvalidArgument,
+                 "a \"factor\" schedule takes num_steps 1 (the period), given ", num_steps);
+    obj->opt->set_lr_scheduler(
+        weft::FactorScheduler(steps[0], factor, obj->opt->learning_rate(), stop_factor_lr));
   } else if (k == "multifactor") {
     weft::capi::CheckArray(steps, num_steps, "steps");
     std::vector<int64_t> s(steps, steps + num_steps);
-    obj->opt->set_lr_scheduler(weft::MultiFactorScheduler(std::move(s), factor, obj->opt->learning_rate()));
+    obj->opt->set_lr_scheduler(
+        weft::MultiFactorScheduler(std::move(s), factor, obj->opt->learning_rate()));
   } else {
     weft::Fail(StatusCode::kInvalidArgument, "argument 'kind' is '", k,
                "', expected \"factor\", \"multifactor\" or \"none\"");
@@ -110,8 +111,8 @@ WeftStatus weft_optimizer_set_rescale_grad(WeftOptimizer* opt, float rescale_gra
   WEFT_API_END();
 }
 
-WeftStatus weft_optimizer_update(WeftOptimizer* opt, int index, const char* name, WeftNDArray* weight,
-                                 const WeftNDArray* grad) {
+WeftStatus weft_optimizer_update(WeftOptimizer* opt, int index, const char* name,
+                                 WeftNDArray* weight, const WeftNDArray* grad) {
   WEFT_API_BEGIN();
   auto obj = GetObject(opt, "opt");
   CheckNotNull(name, "name");

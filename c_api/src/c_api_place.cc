@@ -24,13 +24,16 @@ std::map<std::string, Context> ContextMap(size_t num, const char* const* names, 
   CheckArray(ids, num, ids_arg.c_str());
   std::map<std::string, Context> map;
   for (size_t i = 0; i < num; ++i) {
-    if (!names[i]) Fail(StatusCode::kInvalidArgument, "argument '", names_arg, "[", i, "]' is NULL");
+    if (!names[i])
+      Fail(StatusCode::kInvalidArgument, "argument '", names_arg, "[", i, "]' is NULL");
     if (map.count(names[i]))
-      Fail(StatusCode::kInvalidArgument, "argument '", names_arg, "': '", names[i], "' is given twice");
+      Fail(StatusCode::kInvalidArgument, "argument '", names_arg, "': '", names[i],
+           "' is given twice");
     try {
       map[names[i]] = ContextArg(types[i], ids[i]);
     } catch (const Error& e) {
-      Fail(e.code(), "'", names[i], "' (", types_arg, "[", i, "], ", ids_arg, "[", i, "]): ", e.what());
+      Fail(e.code(), "'", names[i], "' (", types_arg, "[", i, "], ", ids_arg, "[", i,
+           "]): ", e.what());
     }
   }
   return map;
@@ -74,12 +77,14 @@ Symbol DeviceAnnotated(const pass::Placement& p) {
     auto n = std::make_shared<Node>();
     n->attrs = g.node(nid).attrs;
     n->attrs.dict["__device__"] = p.devices[nid].ToString();
-    for (const auto& in : g[nid].inputs) n->inputs.push_back(NodeEntry{fresh[in.node_id], in.index, in.version});
+    for (const auto& in : g[nid].inputs)
+      n->inputs.push_back(NodeEntry{fresh[in.node_id], in.index, in.version});
     for (uint32_t c : g[nid].control_deps) n->control_deps.push_back(fresh[c]);
     fresh[nid] = std::move(n);
   }
   Symbol out;
-  for (const auto& e : g.outputs()) out.outputs.push_back(NodeEntry{fresh[e.node_id], e.index, e.version});
+  for (const auto& e : g.outputs())
+    out.outputs.push_back(NodeEntry{fresh[e.node_id], e.index, e.version});
   return out;
 }
 
@@ -103,9 +108,9 @@ WeftStatus weft_symbol_place_device(const WeftSymbolHandle* sym, int train, int 
   CheckNotNull(out_ops, "out_ops");
   CheckNotNull(out_devices, "out_devices");
   CheckNotNull(out_num_copies, "out_num_copies");
-  const pass::Placement p =
-      PlaceSymbol(s->sym, train, default_dev_type, default_dev_id, num_groups, group_names, group_dev_types,
-                  group_dev_ids, num_fixed, fixed_names, fixed_dev_types, fixed_dev_ids);
+  const pass::Placement p = PlaceSymbol(s->sym, train, default_dev_type, default_dev_id, num_groups,
+                                        group_names, group_dev_types, group_dev_ids, num_fixed,
+                                        fixed_names, fixed_dev_types, fixed_dev_ids);
   IndexedGraph g(p.graph);
   std::vector<std::string> names, ops, devices;
   for (uint32_t nid = 0; nid < g.num_nodes(); ++nid) {
@@ -130,21 +135,21 @@ WeftStatus weft_symbol_place_device(const WeftSymbolHandle* sym, int train, int 
   WEFT_API_END();
 }
 
-WeftStatus weft_symbol_place_device_graph(const WeftSymbolHandle* sym, int train, int default_dev_type,
-                                          int default_dev_id, size_t num_groups,
-                                          const char* const* group_names, const int* group_dev_types,
-                                          const int* group_dev_ids, size_t num_fixed,
-                                          const char* const* fixed_names, const int* fixed_dev_types,
-                                          const int* fixed_dev_ids, WeftSymbolHandle** out_placed,
-                                          size_t* out_num_copies) {
+WeftStatus weft_symbol_place_device_graph(const WeftSymbolHandle* sym, int train,
+                                          int default_dev_type, int default_dev_id,
+                                          size_t num_groups, const char* const* group_names,
+                                          const int* group_dev_types, const int* group_dev_ids,
+                                          size_t num_fixed, const char* const* fixed_names,
+                                          const int* fixed_dev_types, const int* fixed_dev_ids,
+                                          WeftSymbolHandle** out_placed, size_t* out_num_copies) {
   WEFT_API_BEGIN();
   using namespace weft::capi;  // NOLINT: the body is a thin adapter
   auto s = GetObject(sym, "sym");
   CheckNotNull(out_placed, "out_placed");
   CheckNotNull(out_num_copies, "out_num_copies");
-  const weft::pass::Placement p =
-      PlaceSymbol(s->sym, train, default_dev_type, default_dev_id, num_groups, group_names, group_dev_types,
-                  group_dev_ids, num_fixed, fixed_names, fixed_dev_types, fixed_dev_ids);
+  const weft::pass::Placement p = PlaceSymbol(
+      s->sym, train, default_dev_type, default_dev_id, num_groups, group_names, group_dev_types,
+      group_dev_ids, num_fixed, fixed_names, fixed_dev_types, fixed_dev_ids);
   *out_placed = NewSymbol(DeviceAnnotated(p));
   *out_num_copies = p.num_copies;
   WEFT_API_END();

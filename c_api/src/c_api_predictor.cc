@@ -16,7 +16,9 @@ namespace capi {
 
 namespace {
 
-std::shared_ptr<Predictor> GetPredictor(const WeftPredictor* h, const char* arg) { return GetObject(h, arg); }
+std::shared_ptr<Predictor> GetPredictor(const WeftPredictor* h, const char* arg) {
+  return GetObject(h, arg);
+}
 
 // `num` shapes in CSR form (`ind_ptr`, `dims`), every extent > 0; `what`
 // names them in messages ("input_names[i]" style through `names`).
@@ -25,8 +27,9 @@ std::vector<Shape> ShapesArg(size_t num, const size_t* ind_ptr, const int64_t* d
   std::vector<Shape> shapes;
   for (size_t i = 0; i < num; ++i) {
     if (ind_ptr[i + 1] < ind_ptr[i] || ind_ptr[i + 1] - ind_ptr[i] > static_cast<size_t>(kMaxNdim))
-      Fail(StatusCode::kInvalidArgument, "argument 'ind_ptr' gives shape ", i, " ", ind_ptr[i + 1] - ind_ptr[i],
-           " extents (from ", ind_ptr[i], " to ", ind_ptr[i + 1], "), expected 0..", kMaxNdim);
+      Fail(StatusCode::kInvalidArgument, "argument 'ind_ptr' gives shape ", i, " ",
+           ind_ptr[i + 1] - ind_ptr[i], " extents (from ", ind_ptr[i], " to ", ind_ptr[i + 1],
+           "), expected 0..", kMaxNdim);
     const int ndim = static_cast<int>(ind_ptr[i + 1] - ind_ptr[i]);
     if (ndim > 0) CheckNotNull(dims, "dims");
     const std::string what = StrCat("dims of shape ", i);
@@ -49,18 +52,20 @@ int IntOption(const std::string& key, const char* value, int lo) {
   char* end = nullptr;
   const long v = std::strtol(value, &end, 10);
   if (!*value || *end || v < lo || v > (1 << 20))
-    Fail(StatusCode::kInvalidArgument, "option '", key, "' is '", value, "', expected an integer >= ", lo);
+    Fail(StatusCode::kInvalidArgument, "option '", key, "' is '", value,
+         "', expected an integer >= ", lo);
   return static_cast<int>(v);
 }
 
-PredictorOptions OptionsArg(size_t num_outputs, const char* const* output_names, size_t num, const char* const* keys,
-                            const char* const* values) {
+PredictorOptions OptionsArg(size_t num_outputs, const char* const* output_names, size_t num,
+                            const char* const* keys, const char* const* values) {
   PredictorOptions o;
   o.outputs = Names(num_outputs, output_names, "output_names");
   CheckArray(keys, num, "option_keys");
   CheckArray(values, num, "option_values");
   for (size_t i = 0; i < num; ++i) {
-    if (!keys[i] || !values[i]) Fail(StatusCode::kInvalidArgument, "option ", i, " has a NULL key or value");
+    if (!keys[i] || !values[i])
+      Fail(StatusCode::kInvalidArgument, "option ", i, " has a NULL key or value");
     const std::string key = keys[i];
     if (key == "max_executors") {
       o.max_executors = IntOption(key, values[i], 0);
@@ -77,11 +82,13 @@ PredictorOptions OptionsArg(size_t num_outputs, const char* const* output_names,
     } else if (key == "batch_queue") {
       const std::string v = values[i];
       if (v != "mutex" && v != "lockfree")
-        Fail(StatusCode::kInvalidArgument, "option 'batch_queue' is '", v, "', expected 'mutex' or 'lockfree'");
+        Fail(StatusCode::kInvalidArgument, "option 'batch_queue' is '", v,
+             "', expected 'mutex' or 'lockfree'");
       o.batch_queue = v == "lockfree" ? BatchQueue::kLockfree : BatchQueue::kMutex;
     } else {
       Fail(StatusCode::kInvalidArgument, "unknown option '", key,
-           "' (known: max_executors, max_shapes, bulk_max_nodes, optimize_inference, max_batch, batch_delay_us, "
+           "' (known: max_executors, max_shapes, bulk_max_nodes, optimize_inference, max_batch, "
+           "batch_delay_us, "
            "batch_queue)");
     }
   }
@@ -89,14 +96,16 @@ PredictorOptions OptionsArg(size_t num_outputs, const char* const* output_names,
 }
 
 WeftPredictor* Create(const Symbol& symbol, const NDArrayList& params, size_t num_inputs,
-                      const char* const* input_names, const size_t* ind_ptr, const int64_t* dims, int dev_type,
-                      int dev_id, size_t num_outputs, const char* const* output_names, size_t num_options,
-                      const char* const* option_keys, const char* const* option_values) {
+                      const char* const* input_names, const size_t* ind_ptr, const int64_t* dims,
+                      int dev_type, int dev_id, size_t num_outputs, const char* const* output_names,
+                      size_t num_options, const char* const* option_keys,
+                      const char* const* option_values) {
   const std::vector<std::string> names = Names(num_inputs, input_names, "input_names");
   const std::vector<Shape> shapes = ShapesArg(num_inputs, ind_ptr, dims);
   std::vector<std::pair<std::string, Shape>> inputs;
   for (size_t i = 0; i < num_inputs; ++i) inputs.emplace_back(names[i], shapes[i]);
-  PredictorOptions opts = OptionsArg(num_outputs, output_names, num_options, option_keys, option_values);
+  PredictorOptions opts =
+      OptionsArg(num_outputs, output_names, num_options, option_keys, option_values);
   opts.copy_params = false;  // `params` was loaded for this predictor alone
   const Context ctx = ContextArg(dev_type, dev_id);
   std::shared_ptr<Predictor> p = Predictor::Create(symbol, SplitParams(params), inputs, ctx, opts);
@@ -110,36 +119,39 @@ WeftPredictor* Create(const Symbol& symbol, const NDArrayList& params, size_t nu
 using weft::capi::GetPredictor;
 
 WeftStatus weft_predictor_create(const char* symbol_json, const void* params, size_t params_size,
-                                 size_t num_inputs, const char* const* input_names, const size_t* ind_ptr,
-                                 const int64_t* dims, int dev_type, int dev_id, size_t num_outputs,
-                                 const char* const* output_names, size_t num_options,
-                                 const char* const* option_keys, const char* const* option_values,
-                                 WeftPredictor** out) {
+                                 size_t num_inputs, const char* const* input_names,
+                                 const size_t* ind_ptr, const int64_t* dims, int dev_type,
+                                 int dev_id, size_t num_outputs, const char* const* output_names,
+                                 size_t num_options, const char* const* option_keys,
+                                 const char* const* option_values, WeftPredictor** out) {
   WEFT_API_BEGIN();
   weft::capi::CheckNotNull(symbol_json, "symbol_json");
   weft::capi::CheckArray(params, params_size, "params");
   weft::capi::CheckNotNull(out, "out");
   const weft::LoadedSymbol l = weft::LoadJSON(symbol_json);
   const weft::NDArrayList list = weft::LoadNDArrays(params, params_size);
-  *out = weft::capi::Create(l.symbol, list, num_inputs, input_names, ind_ptr, dims, dev_type, dev_id, num_outputs,
-                            output_names, num_options, option_keys, option_values);
+  *out =
+      weft::capi::Create(l.symbol, list, num_inputs, input_names, ind_ptr, dims, dev_type, dev_id,
+                         num_outputs, output_names, num_options, option_keys, option_values);
   WEFT_API_END();
 }
 
-WeftStatus weft_predictor_create_from_files(const char* symbol_path, const char* params_path, size_t num_inputs,
-                                            const char* const* input_names, const size_t* ind_ptr,
-                                            const int64_t* dims, int dev_type, int dev_id, size_t num_outputs,
+WeftStatus weft_predictor_create_from_files(const char* symbol_path, const char* params_path,
+                                            size_t num_inputs, const char* const* input_names,
+                                            const size_t* ind_ptr, const int64_t* dims,
+                                            int dev_type, int dev_id, size_t num_outputs,
                                             const char* const* output_names, size_t num_options,
-                                            const char* const* option_keys, const char* const* option_values,
-                                            WeftPredictor** out) {
+                                            const char* const* option_keys,
+                                            const char* const* option_values, WeftPredictor** out) {
   WEFT_API_BEGIN();
   weft::capi::CheckNotNull(symbol_path, "symbol_path");
   weft::capi::CheckNotNull(params_path, "params_path");
   weft::capi::CheckNotNull(out, "out");
   const weft::LoadedSymbol l = weft::LoadJSONFile(symbol_path);
   const weft::NDArrayList list = weft::LoadNDArraysFile(params_path);
-  *out = weft::capi::Create(l.symbol, list, num_inputs, input_names, ind_ptr, dims, dev_type, dev_id, num_outputs,
-                            output_names, num_options, option_keys, option_values);
+  *out =
+      weft::capi::Create(l.symbol, list, num_inputs, input_names, ind_ptr, dims, dev_type, dev_id,
+                         num_outputs, output_names, num_options, option_keys, option_values);
   WEFT_API_END();
 }
 
@@ -159,14 +171,15 @@ WeftStatus weft_predictor_list_outputs(const WeftPredictor* pred, WeftStringList
   WEFT_API_END();
 }
 
-WeftStatus weft_predictor_output_shape(WeftPredictor* pred, size_t num_inputs, const size_t* ind_ptr,
-                                       const int64_t* dims, size_t index, int64_t* out_dims, size_t capacity,
-                                       size_t* out_ndim) {
+WeftStatus weft_predictor_output_shape(WeftPredictor* pred, size_t num_inputs,
+                                       const size_t* ind_ptr, const int64_t* dims, size_t index,
+                                       int64_t* out_dims, size_t capacity, size_t* out_ndim) {
   WEFT_API_BEGIN();
   auto p = GetPredictor(pred, "pred");
   weft::capi::CheckArray(out_dims, capacity, "out_dims");
   weft::capi::CheckNotNull(out_ndim, "out_ndim");
-  const std::vector<weft::Shape> shapes = p->OutputShapes(weft::capi::ShapesArg(num_inputs, ind_ptr, dims));
+  const std::vector<weft::Shape> shapes =
+      p->OutputShapes(weft::capi::ShapesArg(num_inputs, ind_ptr, dims));
   weft::capi::CheckIndex(index, shapes.size(), "the predictor's output list");
   const weft::Shape& s = shapes[index];
   if (static_cast<size_t>(s.ndim()) > capacity)
@@ -177,9 +190,10 @@ WeftStatus weft_predictor_output_shape(WeftPredictor* pred, size_t num_inputs, c
   WEFT_API_END();
 }
 
-WeftStatus weft_predictor_predict(WeftPredictor* pred, size_t num_inputs, const void* const* input_data,
-                                  const size_t* input_bytes, const size_t* ind_ptr, const int64_t* dims,
-                                  size_t num_outputs, void* const* output_data, const size_t* output_bytes) {
+WeftStatus weft_predictor_predict(WeftPredictor* pred, size_t num_inputs,
+                                  const void* const* input_data, const size_t* input_bytes,
+                                  const size_t* ind_ptr, const int64_t* dims, size_t num_outputs,
+                                  void* const* output_data, const size_t* output_bytes) {
   WEFT_API_BEGIN();
   auto p = GetPredictor(pred, "pred");
   weft::capi::CheckArray(input_data, num_inputs, "input_data");
@@ -196,21 +210,26 @@ WeftStatus weft_predictor_predict(WeftPredictor* pred, size_t num_inputs, const 
 }
 
 WeftStatus weft_predictor_predict_float(WeftPredictor* pred, const float* input, size_t input_len,
-                                        const int64_t* shape, size_t ndim, float* output, size_t output_len) {
+                                        const int64_t* shape, size_t ndim, float* output,
+                                        size_t output_len) {
   WEFT_API_BEGIN();
   auto p = GetPredictor(pred, "pred");
   weft::capi::CheckArray(input, input_len, "input");
   weft::capi::CheckArray(output, output_len, "output");
   if (ndim > static_cast<size_t>(weft::capi::kMaxNdim))
-    weft::Fail(weft::StatusCode::kInvalidArgument, "argument 'ndim' is ", ndim, ", expected at most ",
-               weft::capi::kMaxNdim);
+    weft::Fail(weft::StatusCode::kInvalidArgument, "argument 'ndim' is ", ndim,
+               ", expected at most ", weft::capi::kMaxNdim);
   const weft::Shape s = weft::capi::ShapeArg(shape, static_cast<int>(ndim), "shape", "ndim");
   if (p->input_names().size() != 1 || p->output_names().size() != 1)
-    weft::Fail(weft::StatusCode::kInvalidArgument, "the model has ", p->input_names().size(), " input(s) and ",
-               p->output_names().size(), " output(s); weft_predictor_predict_float needs one of each");
-  if (p->input_dtypes()[0] != weft::DType::kFloat32 || p->output_dtypes()[0] != weft::DType::kFloat32)
-    weft::Fail(weft::StatusCode::kDType, "weft_predictor_predict_float needs float32 input and output, the model has ",
-               weft::DTypeName(p->input_dtypes()[0]), " and ", weft::DTypeName(p->output_dtypes()[0]));
+    weft::Fail(weft::StatusCode::kInvalidArgument, "the model has ", p->input_names().size(),
+               " input(s) and ", p->output_names().size(),
+               " output(s); weft_predictor_predict_float needs one of each");
+  if (p->input_dtypes()[0] != weft::DType::kFloat32 ||
+      p->output_dtypes()[0] != weft::DType::kFloat32)
+    weft::Fail(weft::StatusCode::kDType,
+               "weft_predictor_predict_float needs float32 input and output, the model has ",
+               weft::DTypeName(p->input_dtypes()[0]), " and ",
+               weft::DTypeName(p->output_dtypes()[0]));
   p->Predict({{input, input_len * sizeof(float), s}}, {{output, output_len * sizeof(float)}});
   WEFT_API_END();
 }
@@ -220,7 +239,8 @@ WeftStatus weft_predictor_stats(const WeftPredictor* pred, WeftPredictorStats* o
   auto p = GetPredictor(pred, "pred");
   weft::capi::CheckNotNull(out, "out");
   const weft::PredictorStats s = p->stats();
-  *out = WeftPredictorStats{s.executors, s.shape_sets, s.in_use, s.weight_bytes, s.activation_bytes};
+  *out =
+      WeftPredictorStats{s.executors, s.shape_sets, s.in_use, s.weight_bytes, s.activation_bytes};
   WEFT_API_END();
 }
 

@@ -51,7 +51,8 @@ WeftStatus weft_device_count(int dev_type, int* out) {
   WEFT_API_END();
 }
 
-WeftStatus weft_device_memory(int dev_type, int dev_id, uint64_t* free_bytes, uint64_t* total_bytes) {
+WeftStatus weft_device_memory(int dev_type, int dev_id, uint64_t* free_bytes,
+                              uint64_t* total_bytes) {
   WEFT_API_BEGIN();
   CheckNotNull(free_bytes, "free_bytes");
   CheckNotNull(total_bytes, "total_bytes");

@@ -28,8 +28,9 @@ WeftStringList* NewStringList(std::vector<std::string> items) {
 
 int GroupArg(int group) {
   if (group < WEFT_GROUP_ARGUMENTS || group > WEFT_GROUP_AUX_STATES)
-    Fail(StatusCode::kInvalidArgument, "argument 'group' is ", group,
-         ", expected WEFT_GROUP_ARGUMENTS (0), WEFT_GROUP_OUTPUTS (1) or WEFT_GROUP_AUX_STATES (2)");
+    Fail(
+        StatusCode::kInvalidArgument, "argument 'group' is ", group,
+        ", expected WEFT_GROUP_ARGUMENTS (0), WEFT_GROUP_OUTPUTS (1) or WEFT_GROUP_AUX_STATES (2)");
   return group;
 }
 
@@ -106,7 +107,8 @@ WeftStatus weft_symbol_create_variable(const char* name, WeftSymbolHandle** out)
   WEFT_API_BEGIN();
   CheckNotNull(name, "name");
   CheckNotNull(out, "out");
-  if (!*name) weft::Fail(StatusCode::kInvalidArgument, "argument 'name' is \"\", expected a variable name");
+  if (!*name)
+    weft::Fail(StatusCode::kInvalidArgument, "argument 'name' is \"\", expected a variable name");
   *out = NewSymbol(Symbol::CreateVariable(name));
   WEFT_API_END();
 }
@@ -161,8 +163,7 @@ WeftStatus weft_symbol_compose(WeftSymbolHandle* sym, const char* name, size_t n
   WEFT_API_END();
 }
 
-WeftStatus weft_symbol_group(WeftSymbolHandle* const* symbols, size_t num,
-                             WeftSymbolHandle** out) {
+WeftStatus weft_symbol_group(WeftSymbolHandle* const* symbols, size_t num, WeftSymbolHandle** out) {
   WEFT_API_BEGIN();
   std::vector<Symbol> syms = GatherSymbols(symbols, num, "symbols");
   CheckNotNull(out, "out");

@@ -19,14 +19,13 @@ std::vector<std::string> InputNames(size_t num, const char* const* names, const 
     if (!names[i]) Fail(StatusCode::kInvalidArgument, "argument '", arg, "[", i, "]' is NULL");
     for (size_t j = 0; j < i; ++j) {
       if (out[j] == names[i])
-        Fail(StatusCode::kInvalidArgument, "argument '", arg, "': input '", names[i], "' is given twice (",
-             arg, "[", j, "] and ", arg, "[", i, "])");
+        Fail(StatusCode::kInvalidArgument, "argument '", arg, "': input '", names[i],
+             "' is given twice (", arg, "[", j, "] and ", arg, "[", i, "])");
     }
     out.push_back(names[i]);
   }
   return out;
 }
-
 
 pass::ShapeMap ShapeInputs(size_t num, const char* const* names, const char* names_arg,
                            const size_t* ind_ptr, const int64_t* dims, bool require_known) {
@@ -35,11 +34,13 @@ pass::ShapeMap ShapeInputs(size_t num, const char* const* names, const char* nam
   if (num == 0) return map;
   CheckNotNull(ind_ptr, "ind_ptr");
   if (ind_ptr[0] != 0)
-    Fail(StatusCode::kInvalidArgument, "argument 'ind_ptr': ind_ptr[0] is ", ind_ptr[0], ", expected 0");
+    Fail(StatusCode::kInvalidArgument, "argument 'ind_ptr': ind_ptr[0] is ", ind_ptr[0],
+         ", expected 0");
   for (size_t i = 0; i < num; ++i) {
     if (ind_ptr[i + 1] < ind_ptr[i])
-      Fail(StatusCode::kInvalidArgument, "argument 'ind_ptr': ind_ptr[", i + 1, "] is ", ind_ptr[i + 1],
-           ", less than ind_ptr[", i, "] = ", ind_ptr[i], " (offsets must not decrease)");
+      Fail(StatusCode::kInvalidArgument, "argument 'ind_ptr': ind_ptr[", i + 1, "] is ",
+           ind_ptr[i + 1], ", less than ind_ptr[", i, "] = ", ind_ptr[i],
+           " (offsets must not decrease)");
     if (ind_ptr[i + 1] - ind_ptr[i] > static_cast<size_t>(kMaxNdim))
       Fail(StatusCode::kInvalidArgument, "argument 'ind_ptr': input '", keys[i], "' has rank ",
            ind_ptr[i + 1] - ind_ptr[i], ", expected at most ", kMaxNdim);
@@ -51,21 +52,24 @@ pass::ShapeMap ShapeInputs(size_t num, const char* const* names, const char* nam
     for (size_t k = 0; k < d.size(); ++k) {
       if (d[k] < min_extent)
         Fail(StatusCode::kShape, "input '", keys[i], "': extent ", k, " is ", d[k], " in shape ",
-             Shape(d).ToString(), require_known ? "; expected > 0" : "; expected >= 0 (0 = unknown)");
+             Shape(d).ToString(),
+             require_known ? "; expected > 0" : "; expected >= 0 (0 = unknown)");
     }
     map[keys[i]] = Shape(std::move(d));
   }
   return map;
 }
 
-pass::DTypeMap DTypeInputs(size_t num, const char* const* names, const char* names_arg, const int* dtypes) {
+pass::DTypeMap DTypeInputs(size_t num, const char* const* names, const char* names_arg,
+                           const int* dtypes) {
   std::vector<std::string> keys = InputNames(num, names, names_arg);
   CheckArray(dtypes, num, "dtypes");
   pass::DTypeMap map;
   for (size_t i = 0; i < num; ++i) {
     if (!IsValidDType(dtypes[i]))
       Fail(StatusCode::kDType, "argument 'dtypes[", i, "]' (input '", keys[i], "') is ", dtypes[i],
-           ", expected a WeftDType code 0..6 (float32, float64, float16, uint8, int32, int8, int64)");
+           ", expected a WeftDType code 0..6 (float32, float64, float16, uint8, int32, int8, "
+           "int64)");
     map[keys[i]] = static_cast<DType>(dtypes[i]);
   }
   return map;
@@ -92,13 +96,16 @@ const char* const kGroupWhat[3] = {"the arguments group", "the outputs group",
 // Names of the arguments, outputs and aux states of `g`, in the order of the
 // pass results (ShapeResult::arg_shapes, out_shapes, aux_shapes).
 void GroupNames(const weft::IndexedGraph& g, std::vector<std::string> names[3]) {
-  for (uint32_t nid : g.argument_nodes()) names[WEFT_GROUP_ARGUMENTS].push_back(g.node(nid).attrs.name);
-  for (const auto& e : g.outputs()) names[WEFT_GROUP_OUTPUTS].push_back(g.entry_name(g.entry_id(e)));
+  for (uint32_t nid : g.argument_nodes())
+    names[WEFT_GROUP_ARGUMENTS].push_back(g.node(nid).attrs.name);
+  for (const auto& e : g.outputs())
+    names[WEFT_GROUP_OUTPUTS].push_back(g.entry_name(g.entry_id(e)));
   for (uint32_t nid : g.aux_nodes()) names[WEFT_GROUP_AUX_STATES].push_back(g.node(nid).attrs.name);
 }
 
 // Checks the input names (non-null, no repeats) and returns them.
-std::string JoinUnknown(const std::vector<std::string>& names, const std::vector<std::string>& what) {
+std::string JoinUnknown(const std::vector<std::string>& names,
+                        const std::vector<std::string>& what) {
   std::string s;
   for (size_t i = 0; i < names.size(); ++i) {
     if (i == 8) {
@@ -171,8 +178,8 @@ WeftStatus weft_symbol_infer_shape(const WeftSymbolHandle* sym, size_t num_input
   WEFT_API_BEGIN();
   auto res = RunInferShape(sym, num_inputs, names, ind_ptr, dims, out);
   if (!res->unknown.empty())
-    weft::Fail(StatusCode::kShape, "shape inference is incomplete: ", res->unknown.size(),
-               " entr", res->unknown.size() == 1 ? "y stays" : "ies stay",
+    weft::Fail(StatusCode::kShape, "shape inference is incomplete: ", res->unknown.size(), " entr",
+               res->unknown.size() == 1 ? "y stays" : "ies stay",
                " unknown (name and partial shape, 0 = unknown extent): ",
                JoinUnknown(res->unknown, res->unknown_partial),
                "; give more input shapes or use weft_symbol_infer_shape_partial");
@@ -230,8 +237,8 @@ WeftStatus weft_shape_result_dims(const WeftShapeResult* res, int group, size_t 
   CheckArray(out_dims, capacity, "out_dims");
   if (n > 0) CheckNotNull(out_dims, "out_dims");
   if (capacity < n)
-    weft::Fail(StatusCode::kInvalidArgument, "argument 'capacity' is ", capacity, ", but the shape ",
-               s.ToString(), " of '", r->names[g][index], "' has rank ", n);
+    weft::Fail(StatusCode::kInvalidArgument, "argument 'capacity' is ", capacity,
+               ", but the shape ", s.ToString(), " of '", r->names[g][index], "' has rank ", n);
   for (size_t i = 0; i < n; ++i) out_dims[i] = s.dims()[i];
   WEFT_API_END();
 }
@@ -278,8 +285,8 @@ WeftStatus weft_symbol_infer_type(const WeftSymbolHandle* sym, size_t num_inputs
   auto res = RunInferType(sym, num_inputs, names, dtypes, out);
   if (!res->unknown.empty())
     weft::Fail(StatusCode::kDType, "type inference is incomplete: ", res->unknown.size(), " entr",
-               res->unknown.size() == 1 ? "y stays" : "ies stay", " unknown: ",
-               JoinUnknown(res->unknown, {}),
+               res->unknown.size() == 1 ? "y stays" : "ies stay",
+               " unknown: ", JoinUnknown(res->unknown, {}),
                "; give more input dtypes or use weft_symbol_infer_type_partial");
   *out = weft::capi::NewHandle<WeftTypeResult>(std::move(res));
   WEFT_API_END();

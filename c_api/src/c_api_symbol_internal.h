@@ -43,7 +43,7 @@ struct StringListObject {
 struct ShapeResultObject {
   std::vector<std::string> names[3];
   std::vector<Shape> shapes[3];
-  std::vector<std::string> unknown;  // names of entries not fully known
+  std::vector<std::string> unknown;          // names of entries not fully known
   std::vector<std::string> unknown_partial;  // their partial shapes, "(2,0)"
 };
 struct TypeResultObject {
@@ -69,7 +69,8 @@ std::vector<std::string> InputNames(size_t num, const char* const* names, const 
 pass::ShapeMap ShapeInputs(size_t num, const char* const* names, const char* names_arg,
                            const size_t* ind_ptr, const int64_t* dims, bool require_known);
 // Decodes `dtypes[0..num)` (WeftDType codes) for `names` (as ShapeInputs).
-pass::DTypeMap DTypeInputs(size_t num, const char* const* names, const char* names_arg, const int* dtypes);
+pass::DTypeMap DTypeInputs(size_t num, const char* const* names, const char* names_arg,
+                           const int* dtypes);
 int GroupArg(int group);
 // Throws kInvalidArgument unless index < count ("<what> has <count> ...").
 void CheckIndex(size_t index, size_t count, const char* what);

@@ -22,9 +22,12 @@ weft::capi::JsonInfo InfoOf(const weft::LoadedSymbol& l) {
 
 int GenerationCode(weft::JsonGeneration g) {
   switch (g) {
-    case weft::JsonGeneration::kMXNet08: return WEFT_JSON_MXNET_0_8;
-    case weft::JsonGeneration::kMXNet09: return WEFT_JSON_MXNET_0_9;
-    case weft::JsonGeneration::kMXNet1: return WEFT_JSON_MXNET_1;
+    case weft::JsonGeneration::kMXNet08:
+      return WEFT_JSON_MXNET_0_8;
+    case weft::JsonGeneration::kMXNet09:
+      return WEFT_JSON_MXNET_0_9;
+    case weft::JsonGeneration::kMXNet1:
+      return WEFT_JSON_MXNET_1;
   }
   weft::Fail(StatusCode::kInternal, "unknown JSON generation ", static_cast<int>(g));
 }
@@ -46,7 +49,8 @@ WeftStatus weft_symbol_save_file(const WeftSymbolHandle* sym, const char* path) 
   WEFT_API_BEGIN();
   auto s = GetObject(sym, "sym");
   CheckNotNull(path, "path");
-  if (!*path) weft::Fail(StatusCode::kInvalidArgument, "argument 'path' is \"\", expected a file path");
+  if (!*path)
+    weft::Fail(StatusCode::kInvalidArgument, "argument 'path' is \"\", expected a file path");
   weft::SaveJSONFile(s->sym, path);
   WEFT_API_END();
 }
@@ -64,7 +68,8 @@ WeftStatus weft_symbol_from_json_file(const char* path, WeftSymbolHandle** out) 
   WEFT_API_BEGIN();
   CheckNotNull(path, "path");
   CheckNotNull(out, "out");
-  if (!*path) weft::Fail(StatusCode::kInvalidArgument, "argument 'path' is \"\", expected a file path");
+  if (!*path)
+    weft::Fail(StatusCode::kInvalidArgument, "argument 'path' is \"\", expected a file path");
   weft::LoadedSymbol l = weft::LoadJSONFile(path);
   *out = weft::capi::NewSymbol(std::move(l.symbol), InfoOf(l));
   WEFT_API_END();

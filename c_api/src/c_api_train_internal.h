@@ -42,7 +42,8 @@ struct KVStoreObject {
 // `num` (name, array) pairs from C arguments `names_arg`/`arrays_arg`: no
 // NULL name or array (errors name the argument and index).
 std::vector<std::pair<std::string, NDArray>> NamedArrays(size_t num, const char* const* names,
-                                                         const char* names_arg, WeftNDArray* const* arrays,
+                                                         const char* names_arg,
+                                                         WeftNDArray* const* arrays,
                                                          const char* arrays_arg);
 // `num` arrays (none NULL) from C argument `arg`.
 std::vector<NDArray> ArrayArgs(size_t num, WeftNDArray* const* arrays, const char* arg);

@@ -14,15 +14,17 @@ void CopyBlob(const TBlob& src, const TBlob& dst) {
   if (src.dptr != dst.dptr) std::memmove(dst.dptr, src.dptr, src.Bytes());
 }
 
-void Assign(const OpContext&, const NodeAttrs&, const std::vector<TBlob>& in, const std::vector<OpReq>& req,
-            const std::vector<TBlob>& out) {
+void Assign(const OpContext&, const NodeAttrs&, const std::vector<TBlob>& in,
+            const std::vector<OpReq>& req, const std::vector<TBlob>& out) {
   CopyBlob(in[1], in[0]);
   if (req[0] != OpReq::kNull) CopyBlob(in[0], out[0]);
 }
 
 }  // namespace
 
-void RegisterAssignCpu(KernelRegistry* reg) { reg->Add("assign", DeviceType::kCPU, {"cpu", 0, Assign, false}); }
+void RegisterAssignCpu(KernelRegistry* reg) {
+  reg->Add("assign", DeviceType::kCPU, {"cpu", 0, Assign, false});
+}
 
 }  // namespace cpu
 }  // namespace weft

@@ -303,12 +303,15 @@ Kernel BroadcastBackwardKernel(const char* name, FL fl, FR fr) {
 }  // namespace
 
 void RegisterBroadcastCpu(KernelRegistry* reg) {
-  reg->Add("broadcast_add", DeviceType::kCPU,
-           BroadcastKernel<true>("broadcast_add", [](auto a, auto b) { return decltype(a)(a + b); }));
-  reg->Add("broadcast_sub", DeviceType::kCPU,
-           BroadcastKernel<true>("broadcast_sub", [](auto a, auto b) { return decltype(a)(a - b); }));
-  reg->Add("broadcast_mul", DeviceType::kCPU,
-           BroadcastKernel<true>("broadcast_mul", [](auto a, auto b) { return decltype(a)(a * b); }));
+  reg->Add(
+      "broadcast_add", DeviceType::kCPU,
+      BroadcastKernel<true>("broadcast_add", [](auto a, auto b) { return decltype(a)(a + b); }));
+  reg->Add(
+      "broadcast_sub", DeviceType::kCPU,
+      BroadcastKernel<true>("broadcast_sub", [](auto a, auto b) { return decltype(a)(a - b); }));
+  reg->Add(
+      "broadcast_mul", DeviceType::kCPU,
+      BroadcastKernel<true>("broadcast_mul", [](auto a, auto b) { return decltype(a)(a * b); }));
   reg->Add("broadcast_div", DeviceType::kCPU,
            BroadcastKernel<true>("broadcast_div", [](auto a, auto b) { return Div(a, b); }));
   reg->Add("_broadcast_backward_reduce", DeviceType::kCPU,
@@ -327,7 +330,8 @@ void RegisterBroadcastCpu(KernelRegistry* reg) {
       BroadcastKernel("broadcast_power", [](auto a, auto b) { return std::pow(a, b); }));
   add("broadcast_hypot",
       BroadcastKernel("broadcast_hypot", [](auto a, auto b) { return std::hypot(a, b); }));
-  add("broadcast_mod", BroadcastKernel<true>("broadcast_mod", [](auto a, auto b) { return Mod(a, b); }));
+  add("broadcast_mod",
+      BroadcastKernel<true>("broadcast_mod", [](auto a, auto b) { return Mod(a, b); }));
   ForEachCompare([&add](const CompareNames& n, auto f) {
     add(n.broadcast, BroadcastKernel<true>(n.broadcast, f));
   });

@@ -57,7 +57,8 @@ void Scores(const Dims& n, Side<const T> q, Side<const T> k, T scale, T* y, OpRe
 // dq(i) += scale * sum_j dy[i, j] k(j);  dk(j) += scale * sum_i dy[i, j] q(i)
 // (either may be skipped with a null pointer).
 template <typename T>
-void ScoresGrad(const Dims& n, const T* dy, Side<const T> q, Side<const T> k, T scale, Side<T> dq, Side<T> dk) {
+void ScoresGrad(const Dims& n, const T* dy, Side<const T> q, Side<const T> k, T scale, Side<T> dq,
+                Side<T> dk) {
 #pragma omp parallel for schedule(static) if (n.Big())
   for (int64_t b = 0; b < n.bh; ++b)
     for (int64_t i = 0; i < n.lq; ++i)
@@ -99,7 +100,8 @@ void Values(const Dims& n, const T* att, Side<const T> v, T* y) {
 // datt[bh, i, j] (+)= dy(i, bh) . v(j, bh);  dv(j) += sum_i att[bh, i, j] dy(i)
 // (dv skipped when null).
 template <typename T>
-void ValuesGrad(const Dims& n, const T* dy, const T* att, Side<const T> v, Side<T> dv, T* datt, OpReq req_att) {
+void ValuesGrad(const Dims& n, const T* dy, const T* att, Side<const T> v, Side<T> dv, T* datt,
+                OpReq req_att) {
   const Side<const T> g{dy, n.bh * n.d, n.d};
 #pragma omp parallel for schedule(static) if (n.Big())
   for (int64_t b = 0; b < n.bh; ++b)
@@ -124,7 +126,9 @@ Side<T> SelfSide(P* qkv, const Shape& s, int64_t heads, int which) {
   const int64_t d = s[2] / (3 * heads);
   return {qkv + which * d, s[1] * s[2], 3 * d};
 }
-Dims SelfDims(const Shape& s, int64_t heads) { return {s[1] * heads, s[0], s[0], s[2] / (3 * heads)}; }
+Dims SelfDims(const Shape& s, int64_t heads) {
+  return {s[1] * heads, s[0], s[0], s[2] / (3 * heads)};
+}
 
 // Encoder-decoder: queries (Lq, B, heads * D), keys_values (Lk, B, heads * 2 * D).
 Dims EncDecDims(const Shape& kv, int64_t lq, int64_t heads) {
@@ -136,15 +140,16 @@ T Scale(const Dims& n) {
   return static_cast<T>(1.0 / std::sqrt(static_cast<double>(n.d)));
 }
 
-void SelfQK(const OpContext&, const NodeAttrs& attrs, const std::vector<TBlob>& in, const std::vector<OpReq>& req,
-            const std::vector<TBlob>& out) {
+void SelfQK(const OpContext&, const NodeAttrs& attrs, const std::vector<TBlob>& in,
+            const std::vector<OpReq>& req, const std::vector<TBlob>& out) {
   if (req[0] == OpReq::kNull) return;
   const Dims n = SelfDims(in[0].shape, Heads(attrs));
   DispatchFloat(in[0].dtype, "_contrib_interleaved_matmul_selfatt_qk", [&](auto t) {
     using T = decltype(t);
     const T* qkv = in[0].data<T>();
     Scores<T>(n, SelfSide<const T>(qkv, in[0].shape, Heads(attrs), 0),
-              SelfSide<const T>(qkv, in[0].shape, Heads(attrs), 1), Scale<T>(n), out[0].data<T>(), req[0]);
+              SelfSide<const T>(qkv, in[0].shape, Heads(attrs), 1), Scale<T>(n), out[0].data<T>(),
+              req[0]);
   });
 }
 
@@ -160,8 +165,9 @@ void SelfQKGrad(const OpContext&, const NodeAttrs& attrs, const std::vector<TBlo
     using T = decltype(t);
     const T* qkv = in[1].data<T>();
     T* dx = out[0].data<T>();
-    ScoresGrad<T>(n, in[0].data<T>(), SelfSide<const T>(qkv, s, h, 0), SelfSide<const T>(qkv, s, h, 1), Scale<T>(n),
-                  SelfSide<T>(dx, s, h, 0), SelfSide<T>(dx, s, h, 1));
+    ScoresGrad<T>(n, in[0].data<T>(), SelfSide<const T>(qkv, s, h, 0),
+                  SelfSide<const T>(qkv, s, h, 1), Scale<T>(n), SelfSide<T>(dx, s, h, 0),
+                  SelfSide<T>(dx, s, h, 1));
   });
 }
 
@@ -188,8 +194,8 @@ void SelfValAttGrad(const OpContext&, const NodeAttrs& attrs, const std::vector<
     using T = decltype(t);
     Side<T> dv = SelfSide<T>(out[0].data<T>(), s, h, 2);
     if (req[0] == OpReq::kNull) dv.p = nullptr;
-    ValuesGrad<T>(n, in[0].data<T>(), in[2].data<T>(), SelfSide<const T>(in[1].data<T>(), s, h, 2), dv,
-                  out[1].data<T>(), req[1]);
+    ValuesGrad<T>(n, in[0].data<T>(), in[2].data<T>(), SelfSide<const T>(in[1].data<T>(), s, h, 2),
+                  dv, out[1].data<T>(), req[1]);
   });
 }
 
@@ -200,8 +206,9 @@ void EncDecQK(const OpContext&, const NodeAttrs& attrs, const std::vector<TBlob>
   const Dims n = EncDecDims(kvs, qs[0], Heads(attrs));
   DispatchFloat(in[0].dtype, "_contrib_interleaved_matmul_encdec_qk", [&](auto t) {
     using T = decltype(t);
-    Scores<T>(n, Side<const T>{in[0].data<T>(), qs[1] * qs[2], n.d}, Side<const T>{in[1].data<T>(), kvs[1] * kvs[2], 2 * n.d},
-              Scale<T>(n), out[0].data<T>(), req[0]);
+    Scores<T>(n, Side<const T>{in[0].data<T>(), qs[1] * qs[2], n.d},
+              Side<const T>{in[1].data<T>(), kvs[1] * kvs[2], 2 * n.d}, Scale<T>(n),
+              out[0].data<T>(), req[0]);
   });
 }
 
@@ -214,7 +221,8 @@ void EncDecQKGrad(const OpContext&, const NodeAttrs& attrs, const std::vector<TB
   const Dims n = EncDecDims(kvs, qs[0], Heads(attrs));
   DispatchFloat(in[1].dtype, "_backward_interleaved_matmul_encdec_qk", [&](auto t) {
     using T = decltype(t);
-    Side<T> dq{out[0].data<T>(), qs[1] * qs[2], n.d}, dk{out[1].data<T>(), kvs[1] * kvs[2], 2 * n.d};
+    Side<T> dq{out[0].data<T>(), qs[1] * qs[2], n.d},
+        dk{out[1].data<T>(), kvs[1] * kvs[2], 2 * n.d};
     if (req[0] == OpReq::kNull) dq.p = nullptr;
     if (req[1] == OpReq::kNull) dk.p = nullptr;
     ScoresGrad<T>(n, in[0].data<T>(), Side<const T>{in[1].data<T>(), qs[1] * qs[2], n.d},
@@ -230,7 +238,8 @@ void EncDecValAtt(const OpContext&, const NodeAttrs& attrs, const std::vector<TB
   const Dims n = EncDecDims(kvs, in[1].shape[1], Heads(attrs));
   DispatchFloat(in[0].dtype, "_contrib_interleaved_matmul_encdec_valatt", [&](auto t) {
     using T = decltype(t);
-    Values<T>(n, in[1].data<T>(), Side<const T>{in[0].data<T>() + n.d, kvs[1] * kvs[2], 2 * n.d}, out[0].data<T>());
+    Values<T>(n, in[1].data<T>(), Side<const T>{in[0].data<T>() + n.d, kvs[1] * kvs[2], 2 * n.d},
+              out[0].data<T>());
   });
 }
 
@@ -244,8 +253,9 @@ void EncDecValAttGrad(const OpContext&, const NodeAttrs& attrs, const std::vecto
     using T = decltype(t);
     Side<T> dv{out[0].data<T>() + n.d, kvs[1] * kvs[2], 2 * n.d};
     if (req[0] == OpReq::kNull) dv.p = nullptr;
-    ValuesGrad<T>(n, in[0].data<T>(), in[2].data<T>(), Side<const T>{in[1].data<T>() + n.d, kvs[1] * kvs[2], 2 * n.d},
-                  dv, out[1].data<T>(), req[1]);
+    ValuesGrad<T>(n, in[0].data<T>(), in[2].data<T>(),
+                  Side<const T>{in[1].data<T>() + n.d, kvs[1] * kvs[2], 2 * n.d}, dv,
+                  out[1].data<T>(), req[1]);
   });
 }
 

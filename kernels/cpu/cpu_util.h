@@ -40,8 +40,10 @@ inline void ParallelFor(int64_t n, F&& body) {
 // Stores `v` into `*dst` under request `req` (kNull skips, kAdd accumulates).
 template <typename T>
 inline void Store(OpReq req, T* dst, T v) {
-  if (req == OpReq::kAdd) *dst += v;
-  else if (req != OpReq::kNull) *dst = v;
+  if (req == OpReq::kAdd)
+    *dst += v;
+  else if (req != OpReq::kNull)
+    *dst = v;
 }
 
 // *y = v, or *y += v when kAdd.

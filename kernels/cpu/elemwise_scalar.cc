@@ -15,10 +15,14 @@ namespace cpu {
 
 void RegisterElemwiseScalarCpu(KernelRegistry* reg) {
   auto add = [reg](const char* name, Kernel k) { reg->Add(name, DeviceType::kCPU, std::move(k)); };
-  add("_plus_scalar", ScalarKernel<true>("_plus_scalar", [](auto x, auto s) { return decltype(x)(x + s); }));
-  add("_minus_scalar", ScalarKernel<true>("_minus_scalar", [](auto x, auto s) { return decltype(x)(x - s); }));
-  add("_rminus_scalar", ScalarKernel<true>("_rminus_scalar", [](auto x, auto s) { return decltype(x)(s - x); }));
-  add("_mul_scalar", ScalarKernel<true>("_mul_scalar", [](auto x, auto s) { return decltype(x)(x * s); }));
+  add("_plus_scalar",
+      ScalarKernel<true>("_plus_scalar", [](auto x, auto s) { return decltype(x)(x + s); }));
+  add("_minus_scalar",
+      ScalarKernel<true>("_minus_scalar", [](auto x, auto s) { return decltype(x)(x - s); }));
+  add("_rminus_scalar",
+      ScalarKernel<true>("_rminus_scalar", [](auto x, auto s) { return decltype(x)(s - x); }));
+  add("_mul_scalar",
+      ScalarKernel<true>("_mul_scalar", [](auto x, auto s) { return decltype(x)(x * s); }));
   add("_div_scalar", ScalarKernel<true>("_div_scalar", [](auto x, auto s) { return Div(x, s); }));
   add("_rdiv_scalar", ScalarKernel<true>("_rdiv_scalar", [](auto x, auto s) { return Div(s, x); }));
   add("_power_scalar",

@@ -1,8 +1,8 @@
 // CPU kernels of the unary elementwise ops and their `_backward_*` ops, for
 // float32 and float64 (square, abs and negative also for int32, int64, int8
-// and uint8, as MXNet; negative wraps on uint8 as there). Every kernel honours kNull/kWrite/kInplace/kAdd and
-// tolerates its output aliasing an input (each element is read before it is
-// written).
+// and uint8, as MXNet; negative wraps on uint8 as there). Every kernel honours
+// kNull/kWrite/kInplace/kAdd and tolerates its output aliasing an input (each element is read
+// before it is written).
 #include <cmath>
 #include <cstdlib>
 
@@ -30,8 +30,10 @@ void RegisterElemwiseUnaryCpu(KernelRegistry* reg) {
   add("square", UnaryKernel<true>("square", [](auto x) { return decltype(x)(x * x); }));
   add("abs", UnaryKernel<true>("abs", [](auto x) {
         using T = decltype(x);
-        if constexpr (std::is_unsigned<T>::value) return x;
-        else return T(x < T(0) ? -x : x);
+        if constexpr (std::is_unsigned<T>::value)
+          return x;
+        else
+          return T(x < T(0) ? -x : x);
       }));
   add("negative", UnaryKernel<true>("negative", [](auto x) { return decltype(x)(-x); }));
 

@@ -26,14 +26,15 @@ struct Chain {
   std::vector<KernelFn> fns;
 };
 
-std::shared_ptr<Chain> Decode(const OpRegistry& ops, const KernelRegistry& kernels, const NodeAttrs& attrs) {
+std::shared_ptr<Chain> Decode(const OpRegistry& ops, const KernelRegistry& kernels,
+                              const NodeAttrs& attrs) {
   auto c = std::make_shared<Chain>();
   c->steps = DecodeElemwiseSteps(ops, attrs);
   for (const ElemwiseStep& s : c->steps) {
     const Kernel* k = kernels.Find(s.attrs.op->name, DeviceType::kCPU);
     if (!k)
-      Fail(StatusCode::kNotImplemented, "_fused_elemwise (node '", attrs.name, "'): operator ", s.attrs.op->name,
-           " has no CPU kernel");
+      Fail(StatusCode::kNotImplemented, "_fused_elemwise (node '", attrs.name, "'): operator ",
+           s.attrs.op->name, " has no CPU kernel");
     c->fns.push_back(k->fn);
   }
   return c;
@@ -46,7 +47,8 @@ TBlob Range(const TBlob& b, int64_t begin, int64_t len) {
   return r;
 }
 
-void Run(const Chain& c, const OpContext& ctx, const std::vector<TBlob>& in, OpReq req, const TBlob& out) {
+void Run(const Chain& c, const OpContext& ctx, const std::vector<TBlob>& in, OpReq req,
+         const TBlob& out) {
   const int64_t n = out.Size(), tiles = (n + kTile - 1) / kTile;
   const size_t esz = DTypeSize(out.dtype);
   std::exception_ptr error;
@@ -63,7 +65,8 @@ void Run(const Chain& c, const OpContext& ctx, const std::vector<TBlob>& in, OpR
         for (size_t s = 0; s < c.steps.size(); ++s) {
           const bool last = s + 1 == c.steps.size();
           std::vector<TBlob> args;
-          for (int a : c.steps[s].args) args.push_back(a < 0 ? prev : Range(in[static_cast<size_t>(a)], begin, len));
+          for (int a : c.steps[s].args)
+            args.push_back(a < 0 ? prev : Range(in[static_cast<size_t>(a)], begin, len));
           const TBlob dst = last ? Range(out, begin, len) : tmp;
           c.fns[s](ctx, c.steps[s].attrs, args, {last ? req : OpReq::kWrite}, {dst});
           prev = dst;

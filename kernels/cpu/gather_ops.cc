@@ -37,7 +37,8 @@ void PickForward(const OpContext&, const NodeAttrs& attrs, const std::vector<TBl
       const I* idx = in[1].data<I>();
       T* y = out[0].data<T>();
       ParallelFor(v.lines(), [&](int64_t l) {
-        Store(req[0], &y[l], x[v.base(l) + FixIndex(static_cast<double>(idx[l]), v.n, wrap) * v.inner]);
+        Store(req[0], &y[l],
+              x[v.base(l) + FixIndex(static_cast<double>(idx[l]), v.n, wrap) * v.inner]);
       });
     });
   });
@@ -78,7 +79,8 @@ void OneHot(const OpContext&, const NodeAttrs& attrs, const std::vector<TBlob>& 
       ParallelFor(in[0].Size(), [&](int64_t k) {
         const int64_t j = static_cast<int64_t>(idx[k]);
         T* row = y + k * depth;
-        for (int64_t c = 0; c < depth; ++c) Store(req[0], &row[c], static_cast<T>(c == j ? on : off));
+        for (int64_t c = 0; c < depth; ++c)
+          Store(req[0], &row[c], static_cast<T>(c == j ? on : off));
       });
     });
   });
@@ -101,8 +103,8 @@ std::vector<int64_t> TakeIndices(const I* idx, int64_t m, int64_t n, const std::
 
 // Shared loop of take (forward: copy rows) and _backward_take (add rows).
 template <bool kBackward>
-void TakeImpl(const NodeAttrs& attrs, const TBlob& a, const TBlob& indices, const TBlob& small, OpReq req,
-              const TBlob& big_out) {
+void TakeImpl(const NodeAttrs& attrs, const TBlob& a, const TBlob& indices, const TBlob& small,
+              OpReq req, const TBlob& big_out) {
   if (req == OpReq::kNull) return;
   const AxisView v(a.shape, NormAxis(attrs, a.shape.ndim()));
   const int64_t m = indices.Size();
@@ -112,7 +114,8 @@ void TakeImpl(const NodeAttrs& attrs, const TBlob& a, const TBlob& indices, cons
     using T = decltype(t);
     DispatchNumeric(indices.dtype, op, [&](auto i) {
       using I = decltype(i);
-      const std::vector<int64_t> pos = TakeIndices(indices.data<I>(), m, v.n, attrs.params.GetString("mode"));
+      const std::vector<int64_t> pos =
+          TakeIndices(indices.data<I>(), m, v.n, attrs.params.GetString("mode"));
       const int64_t inner = v.inner;
 #pragma omp parallel for schedule(static) if (v.outer * m * inner >= kParallelGrain && v.outer > 1)
       for (int64_t o = 0; o < v.outer; ++o) {
@@ -148,7 +151,8 @@ void TakeBackward(const OpContext&, const NodeAttrs& attrs, const std::vector<TB
 // Slice offsets (in elements) of every index tuple of `indices` (M, Y...)
 // into an array of `shape`; negative indices count from the end.
 template <typename I>
-std::vector<int64_t> NdOffsets(const char* op, const TBlob& indices, const Shape& shape, int64_t* slice) {
+std::vector<int64_t> NdOffsets(const char* op, const TBlob& indices, const Shape& shape,
+                               int64_t* slice) {
   const int64_t M = indices.shape[0], Y = indices.Size() / M;
   *slice = shape.ProdRange(static_cast<int>(M), shape.ndim());
   const I* idx = indices.data<I>();
@@ -160,8 +164,9 @@ std::vector<int64_t> NdOffsets(const char* op, const TBlob& indices, const Shape
       int64_t i = static_cast<int64_t>(idx[m * Y + y]);
       if (i < 0) i += n;
       if (i < 0 || i >= n)
-        Fail(StatusCode::kInvalidArgument, "operator ", op, ": index ", static_cast<int64_t>(idx[m * Y + y]),
-             " on axis ", m, " is out of range for extent ", n);
+        Fail(StatusCode::kInvalidArgument, "operator ", op, ": index ",
+             static_cast<int64_t>(idx[m * Y + y]), " on axis ", m, " is out of range for extent ",
+             n);
       o = o * n + i;
     }
     off[y] = o * *slice;
@@ -171,8 +176,8 @@ std::vector<int64_t> NdOffsets(const char* op, const TBlob& indices, const Shape
 
 // kind 0: gather_nd (out = data[idx]); 1: scatter_nd (out[idx] = data);
 // 2: _backward_gather_nd (out[idx] += ograd). `full` is the array indexed.
-void NdImpl(int kind, const char* op, const TBlob& src, const TBlob& indices, const Shape& full, OpReq req,
-            const TBlob& dst) {
+void NdImpl(int kind, const char* op, const TBlob& src, const TBlob& indices, const Shape& full,
+            OpReq req, const TBlob& dst) {
   if (req == OpReq::kNull) return;
   if (kind != 0) ZeroUnlessAdd(kind == 1 && req == OpReq::kAdd ? OpReq::kWrite : req, dst);
   DispatchFloat(src.dtype, op, [&](auto t) {
@@ -191,15 +196,17 @@ void NdImpl(int kind, const char* op, const TBlob& src, const TBlob& indices, co
       } else {
         for (int64_t y = 0; y < Y; ++y)
           for (int64_t c = 0; c < slice; ++c)
-            if (kind == 1) d[off[y] + c] = s[y * slice + c];
-            else d[off[y] + c] += s[y * slice + c];
+            if (kind == 1)
+              d[off[y] + c] = s[y * slice + c];
+            else
+              d[off[y] + c] += s[y * slice + c];
       }
     });
   });
 }
 
-void GatherNd(const OpContext&, const NodeAttrs&, const std::vector<TBlob>& in, const std::vector<OpReq>& req,
-              const std::vector<TBlob>& out) {
+void GatherNd(const OpContext&, const NodeAttrs&, const std::vector<TBlob>& in,
+              const std::vector<OpReq>& req, const std::vector<TBlob>& out) {
   NdImpl(0, "gather_nd", in[0], in[1], in[0].shape, req[0], out[0]);
 }
 
@@ -210,8 +217,8 @@ void GatherNdBackward(const OpContext&, const NodeAttrs&, const std::vector<TBlo
 }
 
 // scatter_nd with kAdd adds the scattered array (zeros elsewhere).
-void ScatterNd(const OpContext&, const NodeAttrs&, const std::vector<TBlob>& in, const std::vector<OpReq>& req,
-               const std::vector<TBlob>& out) {
+void ScatterNd(const OpContext&, const NodeAttrs&, const std::vector<TBlob>& in,
+               const std::vector<OpReq>& req, const std::vector<TBlob>& out) {
   if (req[0] == OpReq::kAdd) {
     std::vector<char> tmp(out[0].Bytes());
     TBlob t = out[0];

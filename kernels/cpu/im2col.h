@@ -72,7 +72,8 @@ void Im2Col(const ConvGeom& g, int64_t channels, const T* in, T* col) {
 template <typename T>
 void Col2ImAdd(const ConvGeom& g, int64_t channels, const T* col, T* in) {
   const int64_t K = g.kh * g.kw, P = g.OutSpatial();
-#pragma omp parallel for schedule(static) if (channels * K * P >= (int64_t{1} << 16) && channels > 1)
+#pragma omp parallel for schedule(static) if (channels * K * P >= (int64_t{1} << 16) && \
+                                              channels > 1)
   for (int64_t c = 0; c < channels; ++c) {
     T* dst = in + c * g.h * g.w;
     for (int64_t i = 0; i < g.kh; ++i) {
@@ -109,16 +110,14 @@ inline CBLAS_TRANSPOSE CblasTr(bool t) { return t ? CblasTrans : CblasNoTrans; }
 inline void Gemm(bool ta, bool tb, int64_t m, int64_t n, int64_t k, float alpha, const float* a,
                  int64_t lda, const float* b, int64_t ldb, float beta, float* c, int64_t ldc) {
   cblas_sgemm(CblasRowMajor, CblasTr(ta), CblasTr(tb), static_cast<blasint>(m),
-              static_cast<blasint>(n), static_cast<blasint>(k), alpha, a,
-              static_cast<blasint>(lda), b, static_cast<blasint>(ldb), beta, c,
-              static_cast<blasint>(ldc));
+              static_cast<blasint>(n), static_cast<blasint>(k), alpha, a, static_cast<blasint>(lda),
+              b, static_cast<blasint>(ldb), beta, c, static_cast<blasint>(ldc));
 }
 inline void Gemm(bool ta, bool tb, int64_t m, int64_t n, int64_t k, double alpha, const double* a,
                  int64_t lda, const double* b, int64_t ldb, double beta, double* c, int64_t ldc) {
   cblas_dgemm(CblasRowMajor, CblasTr(ta), CblasTr(tb), static_cast<blasint>(m),
-              static_cast<blasint>(n), static_cast<blasint>(k), alpha, a,
-              static_cast<blasint>(lda), b, static_cast<blasint>(ldb), beta, c,
-              static_cast<blasint>(ldc));
+              static_cast<blasint>(n), static_cast<blasint>(k), alpha, a, static_cast<blasint>(lda),
+              b, static_cast<blasint>(ldb), beta, c, static_cast<blasint>(ldc));
 }
 
 }  // namespace cpu

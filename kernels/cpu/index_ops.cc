@@ -27,13 +27,13 @@ void Convert(const TBlob& in, OpReq req, const TBlob& out, const char* op) {
   });
 }
 
-void CastForward(const OpContext&, const NodeAttrs&, const std::vector<TBlob>& in, const std::vector<OpReq>& req,
-                 const std::vector<TBlob>& out) {
+void CastForward(const OpContext&, const NodeAttrs&, const std::vector<TBlob>& in,
+                 const std::vector<OpReq>& req, const std::vector<TBlob>& out) {
   Convert(in[0], req[0], out[0], "Cast");
 }
 
-void CastBackward(const OpContext&, const NodeAttrs&, const std::vector<TBlob>& in, const std::vector<OpReq>& req,
-                  const std::vector<TBlob>& out) {
+void CastBackward(const OpContext&, const NodeAttrs&, const std::vector<TBlob>& in,
+                  const std::vector<OpReq>& req, const std::vector<TBlob>& out) {
   Convert(in[0], req[0], out[0], "_backward_Cast");
 }
 
@@ -44,7 +44,8 @@ void ClipForward(const OpContext&, const NodeAttrs& attrs, const std::vector<TBl
     using T = decltype(t);
     const T l = static_cast<T>(lo), h = static_cast<T>(hi);
     const T* x = in[0].data<T>();
-    Map(req[0], x, x, out[0].data<T>(), out[0].Size(), [l, h](T a, T) { return a < l ? l : (a > h ? h : a); });
+    Map(req[0], x, x, out[0].data<T>(), out[0].Size(),
+        [l, h](T a, T) { return a < l ? l : (a > h ? h : a); });
   });
 }
 
@@ -61,8 +62,8 @@ void ClipBackward(const OpContext&, const NodeAttrs& attrs, const std::vector<TB
 }
 
 // in: condition, x, y.
-void WhereForward(const OpContext&, const NodeAttrs&, const std::vector<TBlob>& in, const std::vector<OpReq>& req,
-                  const std::vector<TBlob>& out) {
+void WhereForward(const OpContext&, const NodeAttrs&, const std::vector<TBlob>& in,
+                  const std::vector<OpReq>& req, const std::vector<TBlob>& out) {
   if (req[0] == OpReq::kNull) return;
   const int64_t n = out[0].Size();
   const int64_t row = in[0].Size() == n ? 1 : (in[0].Size() > 0 ? n / in[0].Size() : 1);
@@ -111,7 +112,8 @@ void EmbeddingForward(const OpContext&, const NodeAttrs& attrs, const std::vecto
 void EmbeddingBackward(const OpContext&, const NodeAttrs& attrs, const std::vector<TBlob>& in,
                        const std::vector<OpReq>& req, const std::vector<TBlob>& out) {
   const int64_t rows = attrs.params.GetInt("input_dim"), cols = attrs.params.GetInt("output_dim");
-  if (req[0] == OpReq::kWrite || req[0] == OpReq::kInplace) std::memset(out[0].dptr, 0, out[0].Bytes());
+  if (req[0] == OpReq::kWrite || req[0] == OpReq::kInplace)
+    std::memset(out[0].dptr, 0, out[0].Bytes());
   if (req[1] == OpReq::kNull) return;
   DispatchNumeric(in[1].dtype, "_backward_Embedding", [&](auto i) {
     using I = decltype(i);

@@ -65,8 +65,9 @@ void LayoutBlock(const OpContext&, const NodeAttrs& attrs, const std::vector<TBl
 
 // out = act(conv(in) + sum) with `conv` the Convolution kernel; the
 // convolution goes to a temporary when the output shares the sum's memory.
-void FusedConv(const KernelFn& conv, const OpContext& ctx, const NodeAttrs& attrs, const std::vector<TBlob>& in,
-               const std::vector<OpReq>& req, const std::vector<TBlob>& out) {
+void FusedConv(const KernelFn& conv, const OpContext& ctx, const NodeAttrs& attrs,
+               const std::vector<TBlob>& in, const std::vector<OpReq>& req,
+               const std::vector<TBlob>& out) {
   if (req[0] == OpReq::kNull) return;
   const bool with_sum = attrs.params.GetBool("with_sum");
   const bool relu = attrs.params.GetString("act_type") == "relu";
@@ -97,7 +98,8 @@ void FusedConv(const KernelFn& conv, const OpContext& ctx, const NodeAttrs& attr
 // temporaries, blocked outputs computed into temporaries and blocked into
 // place (added for kAdd).
 void WithPlainLayouts(const KernelFn& plain, const OpContext& ctx, const NodeAttrs& attrs,
-                      const std::vector<TBlob>& in, const std::vector<OpReq>& req, const std::vector<TBlob>& out) {
+                      const std::vector<TBlob>& in, const std::vector<OpReq>& req,
+                      const std::vector<TBlob>& out) {
   const SlotBlocks blocks = BlockedSlots(attrs, in.size());
   if (!blocks.any()) return plain(ctx, attrs, in, req, out);
   std::vector<std::vector<char>> temps;
@@ -146,10 +148,12 @@ void RegisterInferenceOpsCpu(KernelRegistry* reg) {
   const Kernel* conv = reg->FindBackend("Convolution", DeviceType::kCPU, "cpu");
   const Kernel* pool = reg->FindBackend("Pooling", DeviceType::kCPU, "cpu");
   WEFT_CHECK(conv != nullptr && pool != nullptr)
-      << "register the cpu Convolution and Pooling kernels before _fused_Convolution and _blocked_Pooling";
+      << "register the cpu Convolution and Pooling kernels before _fused_Convolution and "
+         "_blocked_Pooling";
   KernelFn conv_fn = conv->fn, pool_fn = pool->fn;
-  KernelFn fused = [conv_fn](const OpContext& ctx, const NodeAttrs& attrs, const std::vector<TBlob>& in,
-                             const std::vector<OpReq>& req, const std::vector<TBlob>& out) {
+  KernelFn fused = [conv_fn](const OpContext& ctx, const NodeAttrs& attrs,
+                             const std::vector<TBlob>& in, const std::vector<OpReq>& req,
+                             const std::vector<TBlob>& out) {
     FusedConv(conv_fn, ctx, attrs, in, req, out);
   };
   auto plain_layouts = [](KernelFn plain) {
@@ -159,7 +163,8 @@ void RegisterInferenceOpsCpu(KernelRegistry* reg) {
     };
   };
   reg->Add("_fused_Convolution", DeviceType::kCPU, {"cpu", 0, plain_layouts(fused), true});
-  reg->Add("_blocked_Pooling", DeviceType::kCPU, {"cpu", 0, plain_layouts(pool_fn), pool->supports_add});
+  reg->Add("_blocked_Pooling", DeviceType::kCPU,
+           {"cpu", 0, plain_layouts(pool_fn), pool->supports_add});
 }
 
 }  // namespace cpu

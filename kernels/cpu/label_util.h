@@ -33,7 +33,8 @@ inline std::vector<int64_t> IntValues(const TBlob& b, const char* op, const char
   DispatchDType(b.dtype, [&](auto t) {
     using L = decltype(t);
     if constexpr (std::is_same_v<L, Half>) {
-      Fail(StatusCode::kDType, "operator ", op, ": input '", what, "' of dtype float16 is not supported");
+      Fail(StatusCode::kDType, "operator ", op, ": input '", what,
+           "' of dtype float16 is not supported");
     } else {
       const L* p = b.data<L>();
       for (size_t i = 0; i < v.size(); ++i) v[i] = static_cast<int64_t>(p[i]);

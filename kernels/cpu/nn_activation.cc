@@ -107,12 +107,12 @@ void LeakyForward(const OpContext&, const NodeAttrs& attrs, const std::vector<TB
       Map(req[0], x, x, y, n, [s](T a, T) { return a > T(0) ? a : s * std::expm1(a); });
     } else if (act == "selu") {
       Map(req[0], x, x, y, n, [](T a, T) {
-        return static_cast<T>(kSeluLambda) * (a > T(0) ? a : static_cast<T>(kSeluAlpha) * std::expm1(a));
+        return static_cast<T>(kSeluLambda) *
+               (a > T(0) ? a : static_cast<T>(kSeluAlpha) * std::expm1(a));
       });
     } else if (act == "gelu") {
-      Map(req[0], x, x, y, n, [](T a, T) {
-        return T(0.5) * a * (T(1) + std::erf(a * static_cast<T>(kInvSqrt2)));
-      });
+      Map(req[0], x, x, y, n,
+          [](T a, T) { return T(0.5) * a * (T(1) + std::erf(a * static_cast<T>(kInvSqrt2))); });
     } else {  // prelu
       const T* g = in[1].data<T>();
       int64_t outer, c, inner;
@@ -148,7 +148,8 @@ void LeakyBackward(const OpContext&, const NodeAttrs& attrs, const std::vector<T
       Map(req[0], dy, x, dx, n, [s](T g, T a) { return a > T(0) ? g : g * s * std::exp(a); });
     } else if (act == "selu") {
       Map(req[0], dy, x, dx, n, [](T g, T a) {
-        return static_cast<T>(kSeluLambda) * g * (a > T(0) ? T(1) : static_cast<T>(kSeluAlpha) * std::exp(a));
+        return static_cast<T>(kSeluLambda) * g *
+               (a > T(0) ? T(1) : static_cast<T>(kSeluAlpha) * std::exp(a));
       });
     } else if (act == "gelu") {
       Map(req[0], dy, x, dx, n, [](T g, T a) {
@@ -241,11 +242,12 @@ void DropoutForward(const OpContext& ctx, const NodeAttrs& attrs, const std::vec
   });
 }
 
-void DropoutBackward(const OpContext&, const NodeAttrs&, const std::vector<TBlob>& in, const std::vector<OpReq>& req,
-                     const std::vector<TBlob>& out) {
+void DropoutBackward(const OpContext&, const NodeAttrs&, const std::vector<TBlob>& in,
+                     const std::vector<OpReq>& req, const std::vector<TBlob>& out) {
   DispatchFloat(in[0].dtype, "_backward_Dropout", [&](auto t) {
     using T = decltype(t);
-    Map(req[0], in[0].data<T>(), in[1].data<T>(), out[0].data<T>(), out[0].Size(), [](T g, T mk) { return g * mk; });
+    Map(req[0], in[0].data<T>(), in[1].data<T>(), out[0].data<T>(), out[0].Size(),
+        [](T g, T mk) { return g * mk; });
   });
 }
 

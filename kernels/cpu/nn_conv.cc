@@ -116,9 +116,8 @@ void ConvolutionCpu(const OpContext&, const NodeAttrs& attrs, const std::vector<
   });
 }
 
-void ConvolutionBackwardCpu(const OpContext&, const NodeAttrs& attrs,
-                            const std::vector<TBlob>& in, const std::vector<OpReq>& req,
-                            const std::vector<TBlob>& out) {
+void ConvolutionBackwardCpu(const OpContext&, const NodeAttrs& attrs, const std::vector<TBlob>& in,
+                            const std::vector<OpReq>& req, const std::vector<TBlob>& out) {
   if (in[1].shape.ndim() == 5) return Conv3dBackwardCpu(attrs, in, req, out);
   const ConvGeom g = MakeConvGeom(attrs.params, in[1].shape, in[0].shape);
   const bool bias = out.size() > 2;

@@ -88,7 +88,8 @@ void Forward(const Conv3dGeom& g, const T* x, const T* w, const T* bias, OpReq r
       for (int64_t c = 0; c < g.Cg(); ++c) {
         const T* xc = x + (n * g.c + c0 + c) * I;
         const T* wc = wf + c * K;
-        ForTaps(g, od, oh, ow, [&](int64_t i, int64_t kk) { acc += static_cast<double>(xc[i]) * wc[kk]; });
+        ForTaps(g, od, oh, ow,
+                [&](int64_t i, int64_t kk) { acc += static_cast<double>(xc[i]) * wc[kk]; });
       }
       Store(req, &y[nf * O + q], static_cast<T>(acc));
     });
@@ -96,8 +97,8 @@ void Forward(const Conv3dGeom& g, const T* x, const T* w, const T* bias, OpReq r
 }
 
 template <typename T>
-void Backward(const Conv3dGeom& g, const T* dy, const T* x, const T* w, const std::vector<OpReq>& req, T* dx,
-              T* dw, T* db) {
+void Backward(const Conv3dGeom& g, const T* dy, const T* x, const T* w,
+              const std::vector<OpReq>& req, T* dx, T* dw, T* db) {
   const int64_t I = g.InVol(), O = g.OutVol(), K = g.KVol();
   if (req[0] != OpReq::kNull) {
 #pragma omp parallel for schedule(static) if (Work(g) >= kParallelGrain)
@@ -134,7 +135,8 @@ void Backward(const Conv3dGeom& g, const T* dy, const T* x, const T* w, const st
           }
         });
       }
-      for (int64_t j = 0; j < g.Cg() * K; ++j) Store(req[1], &dw[f * g.Cg() * K + j], static_cast<T>(acc[j]));
+      for (int64_t j = 0; j < g.Cg() * K; ++j)
+        Store(req[1], &dw[f * g.Cg() * K + j], static_cast<T>(acc[j]));
     }
   }
   if (db && req[2] != OpReq::kNull) {
@@ -153,21 +155,22 @@ Conv3dGeom DeconvGeom(const ParamValues& p, const Shape& in, const Shape& out) {
   Conv3dGeom g = MakeGeom(p, out, in);
   const Shape& t = p.GetShape("target_shape");
   if (t.ndim() > 0 && t[0] != 0)
-    for (int i = 0; i < 3; ++i) g.p[i] = (g.s[i] * (g.out[i] - 1) + g.d[i] * (g.k[i] - 1) + 1 - g.in[i] + 1) / 2;
+    for (int i = 0; i < 3; ++i)
+      g.p[i] = (g.s[i] * (g.out[i] - 1) + g.d[i] * (g.k[i] - 1) + 1 - g.in[i] + 1) / 2;
   return g;
 }
 
 }  // namespace
 
-void Deconv3dForwardCpu(const NodeAttrs& attrs, const std::vector<TBlob>& in, const std::vector<OpReq>& req,
-                        const std::vector<TBlob>& out) {
+void Deconv3dForwardCpu(const NodeAttrs& attrs, const std::vector<TBlob>& in,
+                        const std::vector<OpReq>& req, const std::vector<TBlob>& out) {
   if (req[0] == OpReq::kNull) return;
   const Conv3dGeom g = DeconvGeom(attrs.params, in[0].shape, out[0].shape);
   DispatchFloat(in[0].dtype, "Deconvolution", [&](auto t) {
     using T = decltype(t);
     T* y = out[0].data<T>();
-    Backward<T>(g, in[0].data<T>(), nullptr, in[1].data<T>(), {req[0], OpReq::kNull, OpReq::kNull}, y, nullptr,
-                nullptr);
+    Backward<T>(g, in[0].data<T>(), nullptr, in[1].data<T>(), {req[0], OpReq::kNull, OpReq::kNull},
+                y, nullptr, nullptr);
     if (in.size() > 2) {
       const T* b = in[2].data<T>();
       const int64_t I = g.InVol();
@@ -176,14 +179,16 @@ void Deconv3dForwardCpu(const NodeAttrs& attrs, const std::vector<TBlob>& in, co
   });
 }
 
-void Deconv3dBackwardCpu(const NodeAttrs& attrs, const std::vector<TBlob>& in, const std::vector<OpReq>& req,
-                         const std::vector<TBlob>& out) {
+void Deconv3dBackwardCpu(const NodeAttrs& attrs, const std::vector<TBlob>& in,
+                         const std::vector<OpReq>& req, const std::vector<TBlob>& out) {
   const Conv3dGeom g = DeconvGeom(attrs.params, in[1].shape, in[0].shape);
   DispatchFloat(in[0].dtype, "_backward_Deconvolution", [&](auto t) {
     using T = decltype(t);
     const T *dy = in[0].data<T>(), *x = in[1].data<T>(), *w = in[2].data<T>();
-    if (req[0] != OpReq::kNull) Forward(g, dy, w, static_cast<const T*>(nullptr), req[0], out[0].data<T>());
-    Backward<T>(g, x, dy, w, {OpReq::kNull, req[1], OpReq::kNull}, nullptr, out[1].data<T>(), nullptr);
+    if (req[0] != OpReq::kNull)
+      Forward(g, dy, w, static_cast<const T*>(nullptr), req[0], out[0].data<T>());
+    Backward<T>(g, x, dy, w, {OpReq::kNull, req[1], OpReq::kNull}, nullptr, out[1].data<T>(),
+                nullptr);
     if (out.size() > 2 && req[2] != OpReq::kNull) {
       T* db = out[2].data<T>();
       const int64_t I = g.InVol();
@@ -197,8 +202,8 @@ void Deconv3dBackwardCpu(const NodeAttrs& attrs, const std::vector<TBlob>& in, c
   });
 }
 
-void Conv3dForwardCpu(const NodeAttrs& attrs, const std::vector<TBlob>& in, const std::vector<OpReq>& req,
-                      const std::vector<TBlob>& out) {
+void Conv3dForwardCpu(const NodeAttrs& attrs, const std::vector<TBlob>& in,
+                      const std::vector<OpReq>& req, const std::vector<TBlob>& out) {
   if (req[0] == OpReq::kNull) return;
   const Conv3dGeom g = MakeGeom(attrs.params, in[0].shape, out[0].shape);
   DispatchFloat(in[0].dtype, "Convolution", [&](auto t) {
@@ -208,14 +213,14 @@ void Conv3dForwardCpu(const NodeAttrs& attrs, const std::vector<TBlob>& in, cons
   });
 }
 
-void Conv3dBackwardCpu(const NodeAttrs& attrs, const std::vector<TBlob>& in, const std::vector<OpReq>& req,
-                       const std::vector<TBlob>& out) {
+void Conv3dBackwardCpu(const NodeAttrs& attrs, const std::vector<TBlob>& in,
+                       const std::vector<OpReq>& req, const std::vector<TBlob>& out) {
   const Conv3dGeom g = MakeGeom(attrs.params, in[1].shape, in[0].shape);
   const bool bias = out.size() > 2;
   DispatchFloat(in[0].dtype, "_backward_Convolution", [&](auto t) {
     using T = decltype(t);
-    Backward(g, in[0].data<T>(), in[1].data<T>(), in[2].data<T>(), req, out[0].data<T>(), out[1].data<T>(),
-             bias ? out[2].data<T>() : nullptr);
+    Backward(g, in[0].data<T>(), in[1].data<T>(), in[2].data<T>(), req, out[0].data<T>(),
+             out[1].data<T>(), bias ? out[2].data<T>() : nullptr);
   });
 }
 

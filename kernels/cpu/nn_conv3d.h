@@ -13,18 +13,18 @@ namespace weft {
 namespace cpu {
 
 // in = (data, weight[, bias]), out = (output).
-void Conv3dForwardCpu(const NodeAttrs& attrs, const std::vector<TBlob>& in, const std::vector<OpReq>& req,
-                      const std::vector<TBlob>& out);
+void Conv3dForwardCpu(const NodeAttrs& attrs, const std::vector<TBlob>& in,
+                      const std::vector<OpReq>& req, const std::vector<TBlob>& out);
 // in = (ograd, data, weight), out = (data_grad, weight_grad[, bias_grad]).
-void Conv3dBackwardCpu(const NodeAttrs& attrs, const std::vector<TBlob>& in, const std::vector<OpReq>& req,
-                       const std::vector<TBlob>& out);
+void Conv3dBackwardCpu(const NodeAttrs& attrs, const std::vector<TBlob>& in,
+                       const std::vector<OpReq>& req, const std::vector<TBlob>& out);
 
 // Deconvolution: in = (data, weight[, bias]), out = (output).
-void Deconv3dForwardCpu(const NodeAttrs& attrs, const std::vector<TBlob>& in, const std::vector<OpReq>& req,
-                        const std::vector<TBlob>& out);
+void Deconv3dForwardCpu(const NodeAttrs& attrs, const std::vector<TBlob>& in,
+                        const std::vector<OpReq>& req, const std::vector<TBlob>& out);
 // in = (ograd, data, weight), out = (data_grad, weight_grad[, bias_grad]).
-void Deconv3dBackwardCpu(const NodeAttrs& attrs, const std::vector<TBlob>& in, const std::vector<OpReq>& req,
-                         const std::vector<TBlob>& out);
+void Deconv3dBackwardCpu(const NodeAttrs& attrs, const std::vector<TBlob>& in,
+                         const std::vector<OpReq>& req, const std::vector<TBlob>& out);
 
 }  // namespace cpu
 }  // namespace weft

@@ -33,7 +33,8 @@ struct CTCSeq {
 
 // The batch's sequences from the op inputs (data, label[, data_lengths][,
 // label_lengths]), validated.
-std::vector<CTCSeq> ReadSequences(const NodeAttrs& attrs, const std::vector<TBlob>& in, int64_t blank) {
+std::vector<CTCSeq> ReadSequences(const NodeAttrs& attrs, const std::vector<TBlob>& in,
+                                  int64_t blank) {
   const ParamValues& p = attrs.params;
   const int64_t T = in[0].shape[0], B = in[0].shape[1], A = in[0].shape[2], L = in[1].shape[1];
   const std::vector<int64_t> labels = IntValues(in[1], "CTCLoss", "label");
@@ -72,8 +73,8 @@ std::vector<CTCSeq> ReadSequences(const NodeAttrs& attrs, const std::vector<TBlo
 // Loss of sequence b; when `grad` is set, also writes d loss / d data for
 // its frames (scaled by `scale`; frames past its length get 0) with `req`.
 template <typename T>
-double SequenceCTC(const T* x, int64_t T_max, int64_t B, int64_t A, int64_t b, const CTCSeq& seq, int64_t blank,
-                   T* grad, OpReq req, double scale) {
+double SequenceCTC(const T* x, int64_t T_max, int64_t B, int64_t A, int64_t b, const CTCSeq& seq,
+                   int64_t blank, T* grad, OpReq req, double scale) {
   const int64_t Tb = seq.frames, L = static_cast<int64_t>(seq.label.size()), S = 2 * L + 1;
   auto put_grad = [&](int64_t t, int64_t k, double v) {
     if (grad) Store(req, &grad[(t * B + b) * A + k], static_cast<T>(v * scale));
@@ -128,7 +129,8 @@ double SequenceCTC(const T* x, int64_t T_max, int64_t B, int64_t A, int64_t b, c
       continue;
     }
     std::fill(occ.begin(), occ.end(), kNegInf);
-    for (int64_t s = 0; s < S; ++s) occ[lab(s)] = LogAdd(occ[lab(s)], alpha[t * S + s] + beta[t * S + s]);
+    for (int64_t s = 0; s < S; ++s)
+      occ[lab(s)] = LogAdd(occ[lab(s)], alpha[t * S + s] + beta[t * S + s]);
     for (int64_t k = 0; k < A; ++k) {
       const double y = std::exp(lp[t * A + k]);
       put_grad(t, k, occ[k] == kNegInf ? y : y - std::exp(occ[k] - lp[t * A + k] - logp));
@@ -153,7 +155,8 @@ void CTCLossCpu(const OpContext&, const NodeAttrs& attrs, const std::vector<TBlo
     T_* loss = out[0].data<T_>();
 #pragma omp parallel for schedule(dynamic) if (T * B * A >= kParallelGrain)
     for (int64_t b = 0; b < B; ++b)
-      Store(req[0], &loss[b], static_cast<T_>(SequenceCTC<T_>(x, T, B, A, b, seqs[b], blank, nullptr, req[0], 1.0)));
+      Store(req[0], &loss[b],
+            static_cast<T_>(SequenceCTC<T_>(x, T, B, A, b, seqs[b], blank, nullptr, req[0], 1.0)));
   });
 }
 
@@ -170,7 +173,8 @@ void CTCLossBackwardCpu(const OpContext&, const NodeAttrs& attrs, const std::vec
     const T_ *og = in[0].data<T_>(), *x = fin[0].data<T_>();
     T_* dx = out[0].data<T_>();
 #pragma omp parallel for schedule(dynamic) if (T * B * A >= kParallelGrain)
-    for (int64_t b = 0; b < B; ++b) SequenceCTC<T_>(x, T, B, A, b, seqs[b], blank, dx, req[0], og[b]);
+    for (int64_t b = 0; b < B; ++b)
+      SequenceCTC<T_>(x, T, B, A, b, seqs[b], blank, dx, req[0], og[b]);
   });
 }
 

@@ -33,8 +33,8 @@ void DeconvForward(const ConvGeom& g, const T* x, const T* w, const T* bias, OpR
       const T* wg = w + gr * Cg * Kf;
       T* yg = y + (n * g.c + gr * Fg) * Pout;
       if (pointwise) {
-        Gemm(true, false, Kf, Pin, Cg, T(1), wg, Kf, xg, Pin, req == OpReq::kAdd ? T(1) : T(0),
-             yg, Pin);
+        Gemm(true, false, Kf, Pin, Cg, T(1), wg, Kf, xg, Pin, req == OpReq::kAdd ? T(1) : T(0), yg,
+             Pin);
       } else {
         Gemm(true, false, Kf, Pin, Cg, T(1), wg, Kf, xg, Pin, T(0), col.data(), Pin);
         Col2ImAdd(g, Fg, col.data(), yg);
@@ -117,8 +117,7 @@ void DeconvolutionBackwardCpu(const OpContext&, const NodeAttrs& attrs,
 
 void RegisterNNDeconvCpu(KernelRegistry* reg) {
   reg->Add("Deconvolution", DeviceType::kCPU, {"cpu", 0, DeconvolutionCpu, true});
-  reg->Add("_backward_Deconvolution", DeviceType::kCPU,
-           {"cpu", 0, DeconvolutionBackwardCpu, true});
+  reg->Add("_backward_Deconvolution", DeviceType::kCPU, {"cpu", 0, DeconvolutionBackwardCpu, true});
 }
 
 }  // namespace cpu

@@ -26,13 +26,13 @@ CBLAS_TRANSPOSE Trans(bool t) { return t ? CblasTrans : CblasNoTrans; }
 // C (m x n, row-major) = op(A) . op(B) + beta * C.
 void Gemm(bool ta, bool tb, int64_t m, int64_t n, int64_t k, const float* a, const float* b,
           float beta, float* c) {
-  cblas_sgemm(CblasRowMajor, Trans(ta), Trans(tb), Dim(m), Dim(n), Dim(k), 1.0f, a,
-              Dim(ta ? m : k), b, Dim(tb ? k : n), beta, c, Dim(n));
+  cblas_sgemm(CblasRowMajor, Trans(ta), Trans(tb), Dim(m), Dim(n), Dim(k), 1.0f, a, Dim(ta ? m : k),
+              b, Dim(tb ? k : n), beta, c, Dim(n));
 }
 void Gemm(bool ta, bool tb, int64_t m, int64_t n, int64_t k, const double* a, const double* b,
           double beta, double* c) {
-  cblas_dgemm(CblasRowMajor, Trans(ta), Trans(tb), Dim(m), Dim(n), Dim(k), 1.0, a,
-              Dim(ta ? m : k), b, Dim(tb ? k : n), beta, c, Dim(n));
+  cblas_dgemm(CblasRowMajor, Trans(ta), Trans(tb), Dim(m), Dim(n), Dim(k), 1.0, a, Dim(ta ? m : k),
+              b, Dim(tb ? k : n), beta, c, Dim(n));
 }
 
 // (rows M, reduced K) of the data view; N = num_hidden.

@@ -31,8 +31,8 @@ AxisGeom LayerNormGeom(const NodeAttrs& attrs, const Shape& s) {
 
 // Writes the optional mean/std outputs of row/group k.
 template <typename T>
-void StoreStats(const std::vector<TBlob>& out, const std::vector<OpReq>& req, int64_t k, double mean,
-                double rstd) {
+void StoreStats(const std::vector<TBlob>& out, const std::vector<OpReq>& req, int64_t k,
+                double mean, double rstd) {
   if (out.size() < 3) return;
   Store(req[1], out[1].data<T>() + k, static_cast<T>(mean));
   Store(req[2], out[2].data<T>() + k, static_cast<T>(1.0 / rstd));
@@ -40,7 +40,8 @@ void StoreStats(const std::vector<TBlob>& out, const std::vector<OpReq>& req, in
 
 // y (+)= (x - m) * r * g[c] + b[c] over one contiguous row.
 template <typename T>
-WEFT_SIMD_CLONES void NormRowAffine(OpReq req, int64_t n, const T* x, T m, T r, const T* g, const T* b, T* y) {
+WEFT_SIMD_CLONES void NormRowAffine(OpReq req, int64_t n, const T* x, T m, T r, const T* g,
+                                    const T* b, T* y) {
   if (req == OpReq::kAdd) {
 #pragma omp simd
     for (int64_t c = 0; c < n; ++c) y[c] += (x[c] - m) * r * g[c] + b[c];
@@ -65,8 +66,8 @@ WEFT_SIMD_CLONES void AffineRow(OpReq req, int64_t n, const T* u, const T* v, T*
 // One row of LayerNorm's backward (last axis): dx from dy, and the row's
 // contributions dy * xhat and dy added to dgamma / dbeta (double).
 template <typename T>
-WEFT_SIMD_CLONES void LayerNormGradRow(OpReq req, int64_t n, const T* dy, const T* x, const T* g, double m,
-                                       double r, T* dx, double* dgamma, double* dbeta) {
+WEFT_SIMD_CLONES void LayerNormGradRow(OpReq req, int64_t n, const T* dy, const T* x, const T* g,
+                                       double m, double r, T* dx, double* dgamma, double* dbeta) {
   double a = 0, b = 0;  // sum(dy * g), sum(dy * g * xhat)
 #pragma omp simd reduction(+ : a, b)
   for (int64_t c = 0; c < n; ++c) {
@@ -104,7 +105,8 @@ void BlockMoments(const T* x, const AxisGeom& g, double eps, double* mean, doubl
       const double d = x[c * g.inner + i] - mean[i];
       rstd[i] += d * d;
     }
-  for (int64_t i = 0; i < g.inner; ++i) rstd[i] = 1.0 / std::sqrt(rstd[i] / static_cast<double>(g.C) + eps);
+  for (int64_t i = 0; i < g.inner; ++i)
+    rstd[i] = 1.0 / std::sqrt(rstd[i] / static_cast<double>(g.C) + eps);
 }
 
 void LayerNormCpu(const OpContext&, const NodeAttrs& attrs, const std::vector<TBlob>& in,
@@ -122,7 +124,8 @@ void LayerNormCpu(const OpContext&, const NodeAttrs& attrs, const std::vector<TB
         RowMoments(x + o * g.C, g.C, eps, &m, &r);
         StoreStats<T>(out, req, o, m, r);
         if (req[0] != OpReq::kNull)
-          NormRowAffine(req[0], g.C, x + o * g.C, static_cast<T>(m), static_cast<T>(r), gamma, beta, y + o * g.C);
+          NormRowAffine(req[0], g.C, x + o * g.C, static_cast<T>(m), static_cast<T>(r), gamma, beta,
+                        y + o * g.C);
       }
       return;
     }
@@ -131,7 +134,8 @@ void LayerNormCpu(const OpContext&, const NodeAttrs& attrs, const std::vector<TB
       std::vector<double> mean(g.inner), rstd(g.inner);
       const T* xo = x + o * g.C * g.inner;
       BlockMoments(xo, g, eps, mean.data(), rstd.data());
-      for (int64_t i = 0; i < g.inner; ++i) StoreStats<T>(out, req, o * g.inner + i, mean[i], rstd[i]);
+      for (int64_t i = 0; i < g.inner; ++i)
+        StoreStats<T>(out, req, o * g.inner + i, mean[i], rstd[i]);
       for (int64_t c = 0; c < g.C; ++c)
         for (int64_t i = 0; i < g.inner; ++i) {
           const int64_t k = c * g.inner + i;
@@ -173,7 +177,8 @@ void LayerNormBackwardCpu(const OpContext&, const NodeAttrs& attrs, const std::v
         for (int64_t c = 0; c < g.C; ++c)
           for (int64_t i = 0; i < g.inner; ++i) {
             const int64_t e = c * g.inner + i;
-            const double xh = (xo[e] - mean[i]) * rstd[i], dyg = static_cast<double>(dyo[e]) * gamma[c];
+            const double xh = (xo[e] - mean[i]) * rstd[i],
+                         dyg = static_cast<double>(dyo[e]) * gamma[c];
             a[i] += dyg;
             b[i] += dyg * xh;
             dg[c] += dyo[e] * xh;
@@ -184,7 +189,8 @@ void LayerNormBackwardCpu(const OpContext&, const NodeAttrs& attrs, const std::v
             const int64_t e = c * g.inner + i;
             const double xh = (xo[e] - mean[i]) * rstd[i];
             Store(req[0], dx + o * blk + e,
-                  static_cast<T>(rstd[i] * (static_cast<double>(dyo[e]) * gamma[c] - (a[i] + xh * b[i]) / g.C)));
+                  static_cast<T>(rstd[i] * (static_cast<double>(dyo[e]) * gamma[c] -
+                                            (a[i] + xh * b[i]) / g.C)));
           }
       }
     }
@@ -273,7 +279,8 @@ void GroupNormBackwardCpu(const OpContext&, const NodeAttrs& attrs, const std::v
         ChunkRange(M, per, u % per, &lo, &hi);
         // dx = k * (dy - sdy / M - xhat * sdyx / M) = k * dy + t1 * x + t0.
         const double k = gamma[r % G] * rstd[r], c1 = -k * rstd[r] * sdyx[r] / M;
-        const T tk = static_cast<T>(k), t1 = static_cast<T>(c1), t0 = static_cast<T>(-k * sdy[r] / M - c1 * mean[r]);
+        const T tk = static_cast<T>(k), t1 = static_cast<T>(c1),
+                t0 = static_cast<T>(-k * sdy[r] / M - c1 * mean[r]);
         AffineRow(req[0], hi - lo, dy + r * M + lo, x + r * M + lo, dx + r * M + lo, tk, t1, t0);
       }
     }

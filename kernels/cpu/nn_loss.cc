@@ -77,7 +77,8 @@ void SVMOutputBackward(const OpContext&, const NodeAttrs& attrs, const std::vect
     using T = decltype(t);
     const T *y = in[0].data<T>(), *label = in[1].data<T>();
     T* dx = out[0].data<T>();
-    if (req[1] == OpReq::kWrite || req[1] == OpReq::kInplace) std::memset(out[1].dptr, 0, out[1].Bytes());
+    if (req[1] == OpReq::kWrite || req[1] == OpReq::kInplace)
+      std::memset(out[1].dptr, 0, out[1].Bytes());
     if (req[0] == OpReq::kNull) return;
     for (int64_t r = 0; r < rows; ++r) ClassIndex("SVMOutput", label, r, K);
     const T m = static_cast<T>(margin), c = static_cast<T>(coef);
@@ -86,8 +87,10 @@ void SVMOutputBackward(const OpContext&, const NodeAttrs& attrs, const std::vect
       for (int64_t j = 0; j < K; ++j) {
         const T x = y[r * K + j];
         T g;
-        if (linear) g = j == k ? -c * T(m > x) : c * T(m > -x);
-        else g = j == k ? (m > x ? T(-2) * c * (m - x) : T(0)) : (m > -x ? T(2) * c * (m + x) : T(0));
+        if (linear)
+          g = j == k ? -c * T(m > x) : c * T(m > -x);
+        else
+          g = j == k ? (m > x ? T(-2) * c * (m - x) : T(0)) : (m > -x ? T(2) * c * (m + x) : T(0));
         Store(req[0], &dx[r * K + j], g);
       }
     });
@@ -103,7 +106,8 @@ void RegressionForward(const OpContext&, const NodeAttrs&, const std::vector<TBl
     using T = decltype(t);
     const T* x = in[0].data<T>();
     if (kKind == RegKind::kLogistic) {
-      Map(req[0], x, x, out[0].data<T>(), out[0].Size(), [](T a, T) { return T(1) / (T(1) + std::exp(-a)); });
+      Map(req[0], x, x, out[0].data<T>(), out[0].Size(),
+          [](T a, T) { return T(1) / (T(1) + std::exp(-a)); });
     } else {
       Map(req[0], x, x, out[0].data<T>(), out[0].Size(), [](T a, T) { return a; });
     }
@@ -176,7 +180,8 @@ void RegisterNNLossCpu(KernelRegistry* reg) {
            {"cpu", 0, RegressionForward<RegKind::kLinear>, true});
   reg->Add("LogisticRegressionOutput", DeviceType::kCPU,
            {"cpu", 0, RegressionForward<RegKind::kLogistic>, true});
-  reg->Add("MAERegressionOutput", DeviceType::kCPU, {"cpu", 0, RegressionForward<RegKind::kMAE>, true});
+  reg->Add("MAERegressionOutput", DeviceType::kCPU,
+           {"cpu", 0, RegressionForward<RegKind::kMAE>, true});
   reg->Add("_backward_LinearRegressionOutput", DeviceType::kCPU,
            {"cpu", 0, RegressionBackward<RegKind::kLinear>, true});
   reg->Add("_backward_LogisticRegressionOutput", DeviceType::kCPU,

@@ -43,14 +43,16 @@ void SoftmaxCEBackwardCpu(const OpContext&, const NodeAttrs&, const std::vector<
   DispatchFloat(in[1].dtype, "_backward_softmax_cross_entropy", [&](auto t) {
     using T = decltype(t);
     const T *og = in[0].data<T>(), *x = in[1].data<T>(), *label = in[2].data<T>();
-    if (req[1] == OpReq::kWrite || req[1] == OpReq::kInplace) std::memset(out[1].dptr, 0, out[1].Bytes());
+    if (req[1] == OpReq::kWrite || req[1] == OpReq::kInplace)
+      std::memset(out[1].dptr, 0, out[1].Bytes());
     if (req[0] == OpReq::kNull) return;
     std::vector<T> p(N * K);
     SoftmaxView v;
     v.outer = N;
     v.n = K;
     SoftmaxLines<false, T>(v, T(1), x, OpReq::kWrite, p.data());
-    for (int64_t n = 0; n < N; ++n) p[n * K + ClassIndex("softmax_cross_entropy", label, n, K)] -= T(1);
+    for (int64_t n = 0; n < N; ++n)
+      p[n * K + ClassIndex("softmax_cross_entropy", label, n, K)] -= T(1);
     const T g = og[0];
     T* dx = out[0].data<T>();
     Map(req[0], p.data(), p.data(), dx, N * K, [g](T a, T) { return a * g; });
@@ -79,11 +81,12 @@ void SmoothL1BackwardCpu(const OpContext&, const NodeAttrs& attrs, const std::ve
   DispatchFloat(in[0].dtype, "_backward_smooth_l1", [&](auto t) {
     using T = decltype(t);
     const T s2 = static_cast<T>(sigma * sigma), inv = static_cast<T>(1.0 / (sigma * sigma));
-    Map(req[0], in[0].data<T>(), in[1].data<T>(), out[0].data<T>(), in[0].Size(), [s2, inv](T dy, T a) {
-      if (a > inv) return dy;
-      if (a < -inv) return -dy;
-      return dy * s2 * a;
-    });
+    Map(req[0], in[0].data<T>(), in[1].data<T>(), out[0].data<T>(), in[0].Size(),
+        [s2, inv](T dy, T a) {
+          if (a > inv) return dy;
+          if (a < -inv) return -dy;
+          return dy * s2 * a;
+        });
   });
 }
 
@@ -91,7 +94,8 @@ void SmoothL1BackwardCpu(const OpContext&, const NodeAttrs& attrs, const std::ve
 
 void RegisterNNLossExtraCpu(KernelRegistry* reg) {
   reg->Add("softmax_cross_entropy", DeviceType::kCPU, {"cpu", 0, SoftmaxCECpu, true});
-  reg->Add("_backward_softmax_cross_entropy", DeviceType::kCPU, {"cpu", 0, SoftmaxCEBackwardCpu, true});
+  reg->Add("_backward_softmax_cross_entropy", DeviceType::kCPU,
+           {"cpu", 0, SoftmaxCEBackwardCpu, true});
   reg->Add("smooth_l1", DeviceType::kCPU, {"cpu", 0, SmoothL1Cpu, true});
   reg->Add("_backward_smooth_l1", DeviceType::kCPU, {"cpu", 0, SmoothL1BackwardCpu, true});
 }

@@ -102,7 +102,7 @@ void UpSamplingBackwardCpu(const OpContext&, const NodeAttrs& attrs, const std::
 int64_t PadSource(int64_t o, int64_t n, int64_t before, int mode) {
   int64_t i = o - before;
   if (i >= 0 && i < n) return i;
-  if (mode == 0) return -1;  // constant
+  if (mode == 0) return -1;                 // constant
   if (mode == 1) return i < 0 ? 0 : n - 1;  // edge
   return i < 0 ? -i : 2 * (n - 1) - i;      // reflect (pad < n)
 }

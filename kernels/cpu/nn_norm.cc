@@ -40,7 +40,8 @@ WEFT_SIMD_CLONES void AffineLine(bool add, int64_t n, T a, const T* x, T b, T* y
 
 // dx (+)= k * dy + c1 * x + c0 over n elements.
 template <typename T>
-WEFT_SIMD_CLONES void GradLine(bool add, int64_t n, T k, const T* dy, T c1, const T* x, T c0, T* dx) {
+WEFT_SIMD_CLONES void GradLine(bool add, int64_t n, T k, const T* dy, T c1, const T* x, T c0,
+                               T* dx) {
   if (add) {
 #pragma omp simd
     for (int64_t i = 0; i < n; ++i) dx[i] += k * dy[i] + c1 * x[i] + c0;
@@ -94,7 +95,8 @@ void BNForward(const BNGeom& g, const T* x, const T* gamma, const T* beta, T* mo
       mean = moving_mean[c];
       var = moving_var[c];
     }
-    const double scale = (g.fix_gamma ? 1.0 : static_cast<double>(gamma[c])) / std::sqrt(var + g.eps);
+    const double scale =
+        (g.fix_gamma ? 1.0 : static_cast<double>(gamma[c])) / std::sqrt(var + g.eps);
     const T a = static_cast<T>(scale), b = static_cast<T>(beta[c] - mean * scale);
     if (req[0] != OpReq::kNull) {
       for (int64_t o = 0; o < g.outer; ++o) {

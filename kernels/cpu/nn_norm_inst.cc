@@ -51,9 +51,8 @@ void InstanceNormCpu(const OpContext&, const NodeAttrs& attrs, const std::vector
   });
 }
 
-void InstanceNormBackwardCpu(const OpContext&, const NodeAttrs& attrs,
-                             const std::vector<TBlob>& in, const std::vector<OpReq>& req,
-                             const std::vector<TBlob>& out) {
+void InstanceNormBackwardCpu(const OpContext&, const NodeAttrs& attrs, const std::vector<TBlob>& in,
+                             const std::vector<OpReq>& req, const std::vector<TBlob>& out) {
   const Shape& s = in[1].shape;
   const int64_t N = s[0], C = s[1], M = s.ProdRange(2, s.ndim());
   const double eps = attrs.params.GetFloat("eps");

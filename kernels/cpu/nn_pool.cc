@@ -55,7 +55,8 @@ void InteriorColumns(const PoolGeom& g, int64_t* lo, int64_t* hi) {
 // as by std::max there). `acc` holds SplitStride(ow) values, `buf`
 // 6 * SplitStride(ow) for MaxRowK3S2.
 template <typename T>
-WEFT_SIMD_CLONES void MaxPoolPlane(const PoolGeom& g, const T* xp, OpReq req, T* yp, T* acc, T* buf) {
+WEFT_SIMD_CLONES void MaxPoolPlane(const PoolGeom& g, const T* xp, OpReq req, T* yp, T* acc,
+                                   T* buf) {
   int64_t lo, hi;
   InteriorColumns(g, &lo, &hi);
   const int64_t sw = g.sw;
@@ -63,10 +64,14 @@ WEFT_SIMD_CLONES void MaxPoolPlane(const PoolGeom& g, const T* xp, OpReq req, T*
   for (int64_t oy = 0; oy < g.oh; ++oy) {
     const Window rows = WindowAt(g, oy, lo < hi ? lo : 0);
     const int64_t nr = rows.y1 - rows.y0;
-    if (k3s2 && nr == 3) MaxRowK3S2<T, 3>(xp, g.w, g.pw, rows.y0, lo, hi, g.ow, buf, acc);
-    else if (k3s2 && nr == 2) MaxRowK3S2<T, 2>(xp, g.w, g.pw, rows.y0, lo, hi, g.ow, buf, acc);
-    else if (k3s2 && nr == 1) MaxRowK3S2<T, 1>(xp, g.w, g.pw, rows.y0, lo, hi, g.ow, buf, acc);
-    else for (int64_t ox = lo; ox < hi; ++ox) acc[ox] = -std::numeric_limits<T>::infinity();
+    if (k3s2 && nr == 3)
+      MaxRowK3S2<T, 3>(xp, g.w, g.pw, rows.y0, lo, hi, g.ow, buf, acc);
+    else if (k3s2 && nr == 2)
+      MaxRowK3S2<T, 2>(xp, g.w, g.pw, rows.y0, lo, hi, g.ow, buf, acc);
+    else if (k3s2 && nr == 1)
+      MaxRowK3S2<T, 1>(xp, g.w, g.pw, rows.y0, lo, hi, g.ow, buf, acc);
+    else
+      for (int64_t ox = lo; ox < hi; ++ox) acc[ox] = -std::numeric_limits<T>::infinity();
     for (int64_t iy = k3s2 && nr <= 3 ? rows.y1 : rows.y0; iy < rows.y1; ++iy) {
       for (int64_t kx = 0; kx < g.kw; ++kx) {
         const T* src = xp + iy * g.w + kx - g.pw;
@@ -125,7 +130,8 @@ inline void FirstMax(const PoolGeom& g, const T* xp, const Window& win, int64_t*
 // int32 (see RowwiseMax). 3-wide stride-2 windows take
 // MaxPoolBackwardPlaneK3S2 instead.
 template <typename T>
-WEFT_SIMD_CLONES void MaxPoolBackwardPlane(const PoolGeom& g, const T* xp, const T* dyp, T* dxp, T* best, int32_t* idx) {
+WEFT_SIMD_CLONES void MaxPoolBackwardPlane(const PoolGeom& g, const T* xp, const T* dyp, T* dxp,
+                                           T* best, int32_t* idx) {
   int64_t lo, hi;
   InteriorColumns(g, &lo, &hi);
   const int32_t sw = static_cast<int32_t>(g.sw);
@@ -177,8 +183,10 @@ constexpr int64_t kAhead = 4;
 template <typename T>
 inline void PrefetchRow(const T* p, int64_t n, int rw) {
   for (int64_t i = 0; i < n; i += 64 / sizeof(T)) {
-    if (rw) __builtin_prefetch(p + i, 1, 3);
-    else __builtin_prefetch(p + i, 0, 3);
+    if (rw)
+      __builtin_prefetch(p + i, 1, 3);
+    else
+      __builtin_prefetch(p + i, 0, 3);
   }
 }
 
@@ -271,9 +279,12 @@ WEFT_K3S2_CLONES void MaxPoolBackwardPlaneK3S2(const PoolGeom& g, const T* xp, c
         od[r] = e + ss;
       }
       const int r0 = static_cast<int>(rows.y0 - ys);
-      if (nr == 3) ArgmaxCodeRowK3S2<T, 3>(ev, od, r0, lo, hi, code);
-      else if (nr == 2) ArgmaxCodeRowK3S2<T, 2>(ev, od, r0, lo, hi, code);
-      else ArgmaxCodeRowK3S2<T, 1>(ev, od, r0, lo, hi, code);
+      if (nr == 3)
+        ArgmaxCodeRowK3S2<T, 3>(ev, od, r0, lo, hi, code);
+      else if (nr == 2)
+        ArgmaxCodeRowK3S2<T, 2>(ev, od, r0, lo, hi, code);
+      else
+        ArgmaxCodeRowK3S2<T, 1>(ev, od, r0, lo, hi, code);
       std::fill(code + g.ow, code + cs - s->kLead, Code(-1));
     }
     for (int64_t ox = 0; ox < g.ow; ++ox) {
@@ -300,8 +311,8 @@ WEFT_K3S2_CLONES void MaxPoolBackwardPlaneK3S2(const PoolGeom& g, const T* xp, c
 // horizontal pairs, both contiguous loops. NaNs are skipped as in
 // MaxPoolPlane: values start from -inf and only a greater one replaces it.
 bool MaxK2S2(const PoolGeom& g) {
-  return g.kind == PoolKind::kMax && g.kh == 2 && g.kw == 2 && g.sh == 2 && g.sw == 2 && g.ph == 0 &&
-         g.pw == 0 && 2 * g.oh <= g.h && 2 * g.ow <= g.w;
+  return g.kind == PoolKind::kMax && g.kh == 2 && g.kw == 2 && g.sh == 2 && g.sw == 2 &&
+         g.ph == 0 && g.pw == 0 && 2 * g.oh <= g.h && 2 * g.ow <= g.w;
 }
 
 template <typename T>
@@ -312,7 +323,8 @@ WEFT_SIMD_CLONES void MaxPlaneK2S2(const PoolGeom& g, const T* xp, OpReq req, T*
     const T* r1 = r0 + g.w;
 #pragma omp simd
     for (int64_t j = 0; j < n; ++j) {
-      const T a = r0[j] > -std::numeric_limits<T>::infinity() ? r0[j] : -std::numeric_limits<T>::infinity();
+      const T a =
+          r0[j] > -std::numeric_limits<T>::infinity() ? r0[j] : -std::numeric_limits<T>::infinity();
       m[j] = r1[j] > a ? r1[j] : a;
     }
     T* yrow = yp + oy * g.ow;
@@ -337,7 +349,8 @@ void PoolForward(const PoolGeom& g, const T* x, OpReq req, T* y) {
     {
       std::vector<T> m(static_cast<size_t>(2 * g.ow));
 #pragma omp for schedule(static)
-      for (int64_t pl = 0; pl < g.planes; ++pl) MaxPlaneK2S2(g, x + pl * HW, req, y + pl * P, m.data());
+      for (int64_t pl = 0; pl < g.planes; ++pl)
+        MaxPlaneK2S2(g, x + pl * HW, req, y + pl * P, m.data());
     }
     return;
   }

@@ -154,7 +154,8 @@ void Pool3dForwardCpu(const NodeAttrs& attrs, const TBlob& x, OpReq req, const T
   });
 }
 
-void Pool3dBackwardCpu(const NodeAttrs& attrs, const TBlob& dy, const TBlob& x, OpReq req, const TBlob& dx) {
+void Pool3dBackwardCpu(const NodeAttrs& attrs, const TBlob& dy, const TBlob& x, OpReq req,
+                       const TBlob& dx) {
   if (req == OpReq::kNull) return;
   const Pool3dGeom g = MakeGeom(attrs.params, x.shape, dy.shape);
   DispatchFloat(x.dtype, "_backward_Pooling", [&](auto t) {

@@ -12,7 +12,8 @@ namespace cpu {
 // y = Pooling(x) with `attrs`' parameters, stored with `req`.
 void Pool3dForwardCpu(const NodeAttrs& attrs, const TBlob& x, OpReq req, const TBlob& y);
 // dx = gradient of Pooling from dy and x, stored with `req`.
-void Pool3dBackwardCpu(const NodeAttrs& attrs, const TBlob& dy, const TBlob& x, OpReq req, const TBlob& dx);
+void Pool3dBackwardCpu(const NodeAttrs& attrs, const TBlob& dy, const TBlob& x, OpReq req,
+                       const TBlob& dx);
 
 }  // namespace cpu
 }  // namespace weft

@@ -105,25 +105,25 @@ WEFT_SIMD_CLONES void MaxRowK3S2(const T* xp, int64_t w, int64_t pw, int64_t y0,
   SplitRowsK3S2<T, NR>(xp, w, pw, y0, lo, hi, ow, buf, ev, od);
   for (int64_t o0 = lo; o0 < hi; o0 += kSplitBlock) {
 #pragma omp simd
-  for (int64_t ox = o0; ox < o0 + kSplitBlock; ++ox) {
-    T m = -std::numeric_limits<T>::infinity();
-    // Written out (no inner loop): GCC does not vectorise the ox loop otherwise.
-    auto step = [&m](T v) { m = v > m ? v : m; };
-    step(ev[0][ox]);
-    step(od[0][ox]);
-    step(ev[0][ox + 1]);
-    if constexpr (NR >= 2) {
-      step(ev[1][ox]);
-      step(od[1][ox]);
-      step(ev[1][ox + 1]);
+    for (int64_t ox = o0; ox < o0 + kSplitBlock; ++ox) {
+      T m = -std::numeric_limits<T>::infinity();
+      // Written out (no inner loop): GCC does not vectorise the ox loop otherwise.
+      auto step = [&m](T v) { m = v > m ? v : m; };
+      step(ev[0][ox]);
+      step(od[0][ox]);
+      step(ev[0][ox + 1]);
+      if constexpr (NR >= 2) {
+        step(ev[1][ox]);
+        step(od[1][ox]);
+        step(ev[1][ox + 1]);
+      }
+      if constexpr (NR >= 3) {
+        step(ev[2][ox]);
+        step(od[2][ox]);
+        step(ev[2][ox + 1]);
+      }
+      y[ox] = m;
     }
-    if constexpr (NR >= 3) {
-      step(ev[2][ox]);
-      step(od[2][ox]);
-      step(ev[2][ox + 1]);
-    }
-    y[ox] = m;
-  }
   }
 }
 
@@ -154,29 +154,29 @@ WEFT_K3S2_INLINE void ArgmaxCodeRowK3S2(const T* const* evp, const T* const* odp
   for (int r = 0; r < NR; ++r) base[r] = static_cast<Code>(3 * (r0 + r));
   for (int64_t o0 = lo; o0 < hi; o0 += kCodeBlock) {
 #pragma omp simd
-  for (int64_t ox = o0; ox < o0 + kCodeBlock; ++ox) {
-    T b = ev[0][ox];
-    Code k = base[0];
-    // Written out (no inner loops): GCC does not vectorise the ox loop otherwise.
-    auto step = [&b, &k](T v, Code pos) {
-      const bool take = v > b;
-      b = take ? v : b;
-      k = std::max(k, take ? pos : Code(0));
-    };
-    step(od[0][ox], base[0] + 1);
-    step(ev[0][ox + 1], base[0] + 2);
-    if constexpr (NR >= 2) {
-      step(ev[1][ox], base[1]);
-      step(od[1][ox], base[1] + 1);
-      step(ev[1][ox + 1], base[1] + 2);
+    for (int64_t ox = o0; ox < o0 + kCodeBlock; ++ox) {
+      T b = ev[0][ox];
+      Code k = base[0];
+      // Written out (no inner loops): GCC does not vectorise the ox loop otherwise.
+      auto step = [&b, &k](T v, Code pos) {
+        const bool take = v > b;
+        b = take ? v : b;
+        k = std::max(k, take ? pos : Code(0));
+      };
+      step(od[0][ox], base[0] + 1);
+      step(ev[0][ox + 1], base[0] + 2);
+      if constexpr (NR >= 2) {
+        step(ev[1][ox], base[1]);
+        step(od[1][ox], base[1] + 1);
+        step(ev[1][ox + 1], base[1] + 2);
+      }
+      if constexpr (NR >= 3) {
+        step(ev[2][ox], base[2]);
+        step(od[2][ox], base[2] + 1);
+        step(ev[2][ox + 1], base[2] + 2);
+      }
+      code[ox] = k;
     }
-    if constexpr (NR >= 3) {
-      step(ev[2][ox], base[2]);
-      step(od[2][ox], base[2] + 1);
-      step(ev[2][ox + 1], base[2] + 2);
-    }
-    code[ox] = k;
-  }
   }
 }
 

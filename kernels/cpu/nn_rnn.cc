@@ -76,8 +76,9 @@ RnnConfig MakeConfig(const NodeAttrs& attrs, const std::vector<TBlob>& in, bool 
 
 // The configuration as a cache key (inputs are compared separately).
 std::string ConfigKey(const RnnConfig& c) {
-  return StrCat(static_cast<int>(c.mode), ",", c.L, ",", c.D, ",", c.T, ",", c.N, ",", c.I, ",", c.H, ",", c.P, ",", c.p, ",",
-                c.dropout, ",", c.clip, ",", c.clip_min, ",", c.clip_max, ",", c.clip_nan, ",", c.lengths != nullptr, ",", c.sgemm != nullptr);
+  return StrCat(static_cast<int>(c.mode), ",", c.L, ",", c.D, ",", c.T, ",", c.N, ",", c.I, ",",
+                c.H, ",", c.P, ",", c.p, ",", c.dropout, ",", c.clip, ",", c.clip_min, ",",
+                c.clip_max, ",", c.clip_nan, ",", c.lengths != nullptr, ",", c.sgemm != nullptr);
 }
 
 // Bytes of the buffers RnnForwardSweep keeps for `c`.
@@ -118,7 +119,8 @@ void StoreFinalStates(const RnnConfig& cfg, const RnnWork<T>& work, bool cell, O
 }  // namespace
 
 void RNNForwardKernel(const OpContext& ctx, const NodeAttrs& attrs, const std::vector<TBlob>& in,
-                      const std::vector<OpReq>& req, const std::vector<TBlob>& out, RnnSgemm sgemm) {
+                      const std::vector<OpReq>& req, const std::vector<TBlob>& out,
+                      RnnSgemm sgemm) {
   std::vector<int64_t> lengths;
   RnnConfig cfg = MakeConfig(attrs, in, ctx.is_train, &lengths);
   cfg.sgemm = sgemm;
@@ -132,13 +134,15 @@ void RNNForwardKernel(const OpContext& ctx, const NodeAttrs& attrs, const std::v
     if (out.size() > 1) StoreFinalStates(cfg, work, false, req[1], out[1].data<T>());
     if (out.size() > 2) StoreFinalStates(cfg, work, true, req[2], out[2].data<T>());
     // In training, hand the sweep's buffers to the backward call.
-    if (ctx.is_train) RnnWorkCache<T>::Get().Put(ConfigKey(cfg), in, std::move(work), WorkBytes(cfg, sizeof(T)));
+    if (ctx.is_train)
+      RnnWorkCache<T>::Get().Put(ConfigKey(cfg), in, std::move(work), WorkBytes(cfg, sizeof(T)));
   });
 }
 
 // in: RNN inputs (ni), then output gradients; out: one gradient per RNN input.
 void RNNBackwardKernel(const OpContext& ctx, const NodeAttrs& attrs, const std::vector<TBlob>& in,
-                       const std::vector<OpReq>& req, const std::vector<TBlob>& out, RnnSgemm sgemm) {
+                       const std::vector<OpReq>& req, const std::vector<TBlob>& out,
+                       RnnSgemm sgemm) {
   const size_t ni = out.size();
   std::vector<int64_t> lengths;
   RnnConfig cfg = MakeConfig(attrs, in, ctx.is_train, &lengths);
@@ -182,9 +186,11 @@ void RNNBackwardKernel(const OpContext& ctx, const NodeAttrs& attrs, const std::
 }
 
 void RegisterNNRnnCpu(KernelRegistry* reg) {
-  auto fwd = [](const OpContext& c, const NodeAttrs& a, const std::vector<TBlob>& in, const std::vector<OpReq>& req,
+  auto fwd = [](const OpContext& c, const NodeAttrs& a, const std::vector<TBlob>& in,
+                const std::vector<OpReq>& req,
                 const std::vector<TBlob>& out) { RNNForwardKernel(c, a, in, req, out, nullptr); };
-  auto bwd = [](const OpContext& c, const NodeAttrs& a, const std::vector<TBlob>& in, const std::vector<OpReq>& req,
+  auto bwd = [](const OpContext& c, const NodeAttrs& a, const std::vector<TBlob>& in,
+                const std::vector<OpReq>& req,
                 const std::vector<TBlob>& out) { RNNBackwardKernel(c, a, in, req, out, nullptr); };
   reg->Add("RNN", DeviceType::kCPU, {"cpu", 0, fwd, true});
   reg->Add("_backward_RNN", DeviceType::kCPU, {"cpu", 0, bwd, true});

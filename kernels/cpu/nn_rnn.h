@@ -29,17 +29,18 @@ enum class RnnMode { kRelu, kTanh, kLstm, kGru };
 
 // A row-major float32 GEMM, C (m x n, ldc) = op(A) . op(B) + beta * C,
 // the sweeps' products for float32 (float64 always uses cblas_dgemm).
-using RnnSgemm = void (*)(bool ta, bool tb, int64_t m, int64_t n, int64_t k, const float* a, int64_t lda,
-                          const float* b, int64_t ldb, float beta, float* c, int64_t ldc);
+using RnnSgemm = void (*)(bool ta, bool tb, int64_t m, int64_t n, int64_t k, const float* a,
+                          int64_t lda, const float* b, int64_t ldb, float beta, float* c,
+                          int64_t ldc);
 
 struct RnnConfig {
   RnnMode mode = RnnMode::kLstm;
   int64_t L = 1, D = 1, T = 0, N = 0, I = 0, H = 0;
-  int64_t P = 0;         // LSTM projection size; 0: none
-  double p = 0;          // dropout between layers (applied when `dropout`)
-  bool dropout = false;  // training with p > 0
-  uint64_t seed = 0;     // dropout masks are a function of (seed, layer, index)
-  bool clip = false;     // LSTM cell-state clipping (cuDNN semantics)
+  int64_t P = 0;          // LSTM projection size; 0: none
+  double p = 0;           // dropout between layers (applied when `dropout`)
+  bool dropout = false;   // training with p > 0
+  uint64_t seed = 0;      // dropout masks are a function of (seed, layer, index)
+  bool clip = false;      // LSTM cell-state clipping (cuDNN semantics)
   bool clip_nan = false;  // clipping also maps NaN cell states to clip_min
   double clip_min = 0, clip_max = 0;
   const int64_t* lengths = nullptr;  // per batch row (use_sequence_length), or null
@@ -67,10 +68,10 @@ struct RnnWork {
     std::unique_ptr<T[]> r;      // T*N*H: o * tanh(c) before the projection (P > 0)
     std::unique_ptr<T[]> hn;     // T*N*H: GRU W_hn h + b_hn per step
   };
-  std::vector<Dir> dirs;                    // L*D, index l*D + d
-  std::vector<std::unique_ptr<T[]>> y;      // L: layer outputs T*N*D*R
-  std::vector<std::unique_ptr<T[]>> x;      // L: layer inputs after dropout (l >= 1)
-  std::vector<std::unique_ptr<T[]>> mask;   // L: dropout masks of layer l's input (l >= 1)
+  std::vector<Dir> dirs;                   // L*D, index l*D + d
+  std::vector<std::unique_ptr<T[]>> y;     // L: layer outputs T*N*D*R
+  std::vector<std::unique_ptr<T[]>> x;     // L: layer inputs after dropout (l >= 1)
+  std::vector<std::unique_ptr<T[]>> mask;  // L: dropout masks of layer l's input (l >= 1)
 };
 
 // Slot of the state before time step t in a direction's (T+1)-slot buffer:
@@ -101,7 +102,8 @@ void RnnBackwardSweep(const RnnConfig& cfg, const T* x, const T* w, const T* dy,
 void RNNForwardKernel(const OpContext& ctx, const NodeAttrs& attrs, const std::vector<TBlob>& in,
                       const std::vector<OpReq>& req, const std::vector<TBlob>& out, RnnSgemm sgemm);
 void RNNBackwardKernel(const OpContext& ctx, const NodeAttrs& attrs, const std::vector<TBlob>& in,
-                       const std::vector<OpReq>& req, const std::vector<TBlob>& out, RnnSgemm sgemm);
+                       const std::vector<OpReq>& req, const std::vector<TBlob>& out,
+                       RnnSgemm sgemm);
 
 }  // namespace cpu
 }  // namespace weft

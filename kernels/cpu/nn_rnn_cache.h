@@ -32,7 +32,8 @@ class RnnWorkCache {
   static constexpr size_t kMaxBytes = size_t{1} << 30;
 
   static RnnWorkCache& Get() {
-    static RnnWorkCache* cache = new RnnWorkCache();  // never destroyed (used at exit by engine threads)
+    static RnnWorkCache* cache =
+        new RnnWorkCache();  // never destroyed (used at exit by engine threads)
     return *cache;
   }
 

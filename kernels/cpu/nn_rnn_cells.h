@@ -46,8 +46,10 @@ void CellForward(const RnnConfig& cfg, int64_t t, T* g, const T* gh, const T* bh
     const T* hpb = hp ? hp + b * H : nullptr;
     T* hb = h + b * H;
     if (!cfg.Active(t, b)) {
-      if (hp) std::memcpy(hb, hpb, sizeof(T) * H);
-      else std::fill(hb, hb + H, T(0));
+      if (hp)
+        std::memcpy(hb, hpb, sizeof(T) * H);
+      else
+        std::fill(hb, hb + H, T(0));
       if (mode == RnnMode::kLstm) std::memcpy(c + b * H, cp + b * H, sizeof(T) * H);
       std::fill(gb, gb + GH, T(0));
       if (mode == RnnMode::kGru) std::fill(hn + b * H, hn + (b + 1) * H, T(0));

@@ -40,14 +40,14 @@ blasint Dim(int64_t v) {
 CBLAS_TRANSPOSE Trans(bool t) { return t ? CblasTrans : CblasNoTrans; }
 
 // C (m x n, ldc) = op(A) . op(B) + beta * C, row-major.
-void Gemm(const RnnConfig& cfg, bool ta, bool tb, int64_t m, int64_t n, int64_t k, const float* a, int64_t lda,
-          const float* b, int64_t ldb, float beta, float* c, int64_t ldc) {
+void Gemm(const RnnConfig& cfg, bool ta, bool tb, int64_t m, int64_t n, int64_t k, const float* a,
+          int64_t lda, const float* b, int64_t ldb, float beta, float* c, int64_t ldc) {
   if (cfg.sgemm) return cfg.sgemm(ta, tb, m, n, k, a, lda, b, ldb, beta, c, ldc);
   cblas_sgemm(CblasRowMajor, Trans(ta), Trans(tb), Dim(m), Dim(n), Dim(k), 1.0f, a, Dim(lda), b,
               Dim(ldb), beta, c, Dim(ldc));
 }
-void Gemm(const RnnConfig&, bool ta, bool tb, int64_t m, int64_t n, int64_t k, const double* a, int64_t lda,
-          const double* b, int64_t ldb, double beta, double* c, int64_t ldc) {
+void Gemm(const RnnConfig&, bool ta, bool tb, int64_t m, int64_t n, int64_t k, const double* a,
+          int64_t lda, const double* b, int64_t ldb, double beta, double* c, int64_t ldc) {
   cblas_dgemm(CblasRowMajor, Trans(ta), Trans(tb), Dim(m), Dim(n), Dim(k), 1.0, a, Dim(lda), b,
               Dim(ldb), beta, c, Dim(ldc));
 }
@@ -152,7 +152,8 @@ void RnnForwardSweep(const RnnConfig& cfg, const T* x, const T* w, const T* hx, 
           // The cell writes r = o * tanh(c) (zero on inactive rows), then
           // h = r . W_h2r^T; inactive rows carry h' through.
           T* rt = dir.r.get() + t * NH;
-          rnn::CellForward<T>(cfg, t, gates + t * N * GH, gh.get(), bh + 2 * H, nullptr, cp, rt, cc, nullptr);
+          rnn::CellForward<T>(cfg, t, gates + t * N * GH, gh.get(), bh + 2 * H, nullptr, cp, rt, cc,
+                              nullptr);
           Gemm(cfg, false, true, N, P, H, rt, H, whr, H, T(0), hc, P);
           for (int64_t b = 0; b < N; ++b)
             if (!cfg.Active(t, b)) std::memcpy(hc + b * P, hp + b * P, sizeof(T) * P);
@@ -162,8 +163,10 @@ void RnnForwardSweep(const RnnConfig& cfg, const T* x, const T* w, const T* hx, 
         }
         for (int64_t b = 0; b < N; ++b) {
           T* yb = y + (t * N + b) * DR + d * R;
-          if (cfg.Active(t, b)) std::memcpy(yb, hc + b * R, sizeof(T) * R);
-          else std::memset(yb, 0, sizeof(T) * R);
+          if (cfg.Active(t, b))
+            std::memcpy(yb, hc + b * R, sizeof(T) * R);
+          else
+            std::memset(yb, 0, sizeof(T) * R);
         }
       }
     }
@@ -200,11 +203,15 @@ void RnnBackwardSweep(const RnnConfig& cfg, const T* x, const T* w, const T* dy,
       T* dbx = dw + cfg.BiasOffset(l, d);
       T* dbh = dbx + GH;
       T* gates = dir.gates.get();
-      if (dhy) std::memcpy(dh.get(), dhy + idx * NR, sizeof(T) * NR);
-      else std::memset(dh.get(), 0, sizeof(T) * NR);
+      if (dhy)
+        std::memcpy(dh.get(), dhy + idx * NR, sizeof(T) * NR);
+      else
+        std::memset(dh.get(), 0, sizeof(T) * NR);
       if (lstm) {
-        if (dcy) std::memcpy(dc.get(), dcy + idx * NH, sizeof(T) * NH);
-        else std::memset(dc.get(), 0, sizeof(T) * NH);
+        if (dcy)
+          std::memcpy(dc.get(), dcy + idx * NH, sizeof(T) * NH);
+        else
+          std::memset(dc.get(), 0, sizeof(T) * NH);
       }
       for (int64_t k = 0; k < TT; ++k) {
         const int64_t t = d ? k : TT - 1 - k;
@@ -275,10 +282,10 @@ void RnnBackwardSweep(const RnnConfig& cfg, const T* x, const T* w, const T* dy,
   }
 }
 
-#define WEFT_RNN_INSTANTIATE(T)                                                                    \
-  template void RnnForwardSweep<T>(const RnnConfig&, const T*, const T*, const T*, const T*,       \
-                                   RnnWork<T>*);                                                   \
-  template void RnnBackwardSweep<T>(const RnnConfig&, const T*, const T*, const T*, const T*,      \
+#define WEFT_RNN_INSTANTIATE(T)                                                               \
+  template void RnnForwardSweep<T>(const RnnConfig&, const T*, const T*, const T*, const T*,  \
+                                   RnnWork<T>*);                                              \
+  template void RnnBackwardSweep<T>(const RnnConfig&, const T*, const T*, const T*, const T*, \
                                     const T*, T*, bool, T*, T*, T*, RnnWork<T>*);
 WEFT_RNN_INSTANTIATE(float)
 WEFT_RNN_INSTANTIATE(double)

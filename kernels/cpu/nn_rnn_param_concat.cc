@@ -8,7 +8,9 @@ namespace cpu {
 
 void RegisterNNRnnParamConcatCpu(KernelRegistry* reg) {
   const Kernel* concat = reg->FindBackend("Concat", DeviceType::kCPU, "cpu");
-  if (!concat) throw Error(StatusCode::kInternal, "_rnn_param_concat: Concat's cpu kernel is not registered yet");
+  if (!concat)
+    throw Error(StatusCode::kInternal,
+                "_rnn_param_concat: Concat's cpu kernel is not registered yet");
   reg->Add("_rnn_param_concat", DeviceType::kCPU, *concat);
 }
 

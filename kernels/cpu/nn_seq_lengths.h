@@ -16,13 +16,14 @@
 namespace weft {
 namespace cpu {
 
-inline std::vector<int64_t> ReadSequenceLengths(const TBlob& blob, int64_t n, int64_t lo, int64_t hi,
-                                                const std::string& op) {
+inline std::vector<int64_t> ReadSequenceLengths(const TBlob& blob, int64_t n, int64_t lo,
+                                                int64_t hi, const std::string& op) {
   std::vector<int64_t> len(static_cast<size_t>(n));
   DispatchDType(blob.dtype, [&](auto tag) {
     using I = decltype(tag);
     if constexpr (std::is_same_v<I, Half>) {
-      Fail(StatusCode::kDType, "operator ", op, ": input 'sequence_length' of dtype float16 is not supported");
+      Fail(StatusCode::kDType, "operator ", op,
+           ": input 'sequence_length' of dtype float16 is not supported");
     } else {
       const I* p = blob.data<I>();
       for (int64_t b = 0; b < n; ++b) {

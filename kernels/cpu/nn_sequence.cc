@@ -32,7 +32,8 @@ SeqView MakeView(const NodeAttrs& attrs, const TBlob& data, const TBlob* len_blo
   v.N = v.batch_major ? s[0] : s[1];
   v.rest = s.ProdRange(2, s.ndim());
   v.len.assign(static_cast<size_t>(v.N), v.T);
-  if (len_blob) v.len = ReadSequenceLengths(*len_blob, v.N, 0, v.T, attrs.op ? attrs.op->name : "?");
+  if (len_blob)
+    v.len = ReadSequenceLengths(*len_blob, v.N, 0, v.T, attrs.op ? attrs.op->name : "?");
   return v;
 }
 

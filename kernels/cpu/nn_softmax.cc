@@ -33,7 +33,8 @@ SoftmaxView ViewOf(const NodeAttrs& attrs, const Shape& s) {
 double Temperature(const NodeAttrs& attrs) {
   const auto& decls = attrs.op->params;
   for (const auto& d : decls)
-    if (d.name == "temperature") return attrs.params.IsNone("temperature") ? 1.0 : attrs.params.GetFloat("temperature");
+    if (d.name == "temperature")
+      return attrs.params.IsNone("temperature") ? 1.0 : attrs.params.GetFloat("temperature");
   return 1.0;
 }
 
@@ -43,15 +44,15 @@ std::vector<int64_t> Lengths(const TBlob& len, int64_t n) {
   std::vector<int64_t> l = IntValues(len, "softmax", "length");
   for (size_t i = 0; i < l.size(); ++i)
     if (l[i] < 0 || l[i] > n)
-      Fail(StatusCode::kInvalidArgument, "operator softmax: length ", l[i], " at position ", i, " is outside [0, ",
-           n, "]");
+      Fail(StatusCode::kInvalidArgument, "operator softmax: length ", l[i], " at position ", i,
+           " is outside [0, ", n, "]");
   return l;
 }
 
 // Masked softmax: line i normalised over its first len[i] entries, the rest 0.
 template <typename T>
-void MaskedSoftmaxLines(const SoftmaxView& v, T scale, const T* x, const std::vector<int64_t>& len, OpReq req,
-                        T* y) {
+void MaskedSoftmaxLines(const SoftmaxView& v, T scale, const T* x, const std::vector<int64_t>& len,
+                        OpReq req, T* y) {
   const int64_t n = v.n, inner = v.inner, lines = v.outer * inner;
 #pragma omp parallel for schedule(static) if (ParallelLines(lines * n))
   for (int64_t line = 0; line < lines; ++line) {
@@ -75,12 +76,14 @@ void Forward(const OpContext&, const NodeAttrs& attrs, const std::vector<TBlob>&
   const SoftmaxView v = ViewOf(attrs, in[0].shape);
   const double temp = Temperature(attrs);
   if (temp == 0)
-    Fail(StatusCode::kInvalidArgument, "operator ", attrs.op->name, ": temperature must be nonzero");
+    Fail(StatusCode::kInvalidArgument, "operator ", attrs.op->name,
+         ": temperature must be nonzero");
   DispatchFloat(in[0].dtype, attrs.op->name.c_str(), [&](auto t) {
     using T = decltype(t);
     const T scale = static_cast<T>(1.0 / temp);
     if (in.size() > 1) {  // softmax with use_length
-      MaskedSoftmaxLines<T>(v, scale, in[0].data<T>(), Lengths(in[1], v.n), req[0], out[0].data<T>());
+      MaskedSoftmaxLines<T>(v, scale, in[0].data<T>(), Lengths(in[1], v.n), req[0],
+                            out[0].data<T>());
       return;
     }
     SoftmaxLines<kLog, T>(v, scale, in[0].data<T>(), req[0], out[0].data<T>());

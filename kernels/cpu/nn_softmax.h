@@ -80,7 +80,8 @@ WEFT_SIMD_CLONES void SoftmaxLineContiguous(int64_t n, T scale, const T* x, T* y
 // output y: dx = y * (dy - sum(dy * y)) * inv_t, or (dy - exp(y) * sum(dy))
 // * inv_t; written (kWrite). `dx` may equal `dy` or `y`.
 template <bool kLog, typename T>
-WEFT_SIMD_CLONES void SoftmaxGradLineContiguous(int64_t n, T inv_t, const T* dy, const T* y, T* dx) {
+WEFT_SIMD_CLONES void SoftmaxGradLineContiguous(int64_t n, T inv_t, const T* dy, const T* y,
+                                                T* dx) {
   T s = T(0);
   if (kLog) {
 #pragma omp simd reduction(+ : s)

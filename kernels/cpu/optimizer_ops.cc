@@ -76,7 +76,8 @@ void SGDMomUpdate(const OpContext&, const NodeAttrs& attrs, const std::vector<TB
       }
     } else {
 #pragma omp parallel for simd schedule(static) if (n >= kParallelGrain)
-      for (int64_t i = 0; i < n; ++i) m[i] = momentum * m[i] - lr_wd * w[i] - lr * Clip(rescale * g[i], c);
+      for (int64_t i = 0; i < n; ++i)
+        m[i] = momentum * m[i] - lr_wd * w[i] - lr * Clip(rescale * g[i], c);
     }
   });
 }

@@ -19,8 +19,9 @@ static void QuadraticForward(const OpContext&, const NodeAttrs& attrs, const std
   });
 }
 
-static void QuadraticBackward(const OpContext&, const NodeAttrs& attrs, const std::vector<TBlob>& in,
-                              const std::vector<OpReq>& req, const std::vector<TBlob>& out) {
+static void QuadraticBackward(const OpContext&, const NodeAttrs& attrs,
+                              const std::vector<TBlob>& in, const std::vector<OpReq>& req,
+                              const std::vector<TBlob>& out) {
   const double a = attrs.params.GetFloat("a"), b = attrs.params.GetFloat("b");
   DispatchFloat(in[0].dtype, "_backward_quadratic", [&](auto t) {
     using T = decltype(t);

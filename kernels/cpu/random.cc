@@ -87,23 +87,27 @@ void Fill(const OpContext& octx, const char* op, OpReq req, const TBlob& out, Ma
 void Exponential(const OpContext& octx, const NodeAttrs& attrs, const std::vector<TBlob>&,
                  const std::vector<OpReq>& req, const std::vector<TBlob>& out) {
   const double lam = attrs.params.GetFloat("lam");
-  Fill(octx, "_random_exponential", req[0], out[0], [&] { return std::exponential_distribution<double>(lam); });
+  Fill(octx, "_random_exponential", req[0], out[0],
+       [&] { return std::exponential_distribution<double>(lam); });
 }
 
-void Gamma(const OpContext& octx, const NodeAttrs& attrs, const std::vector<TBlob>&, const std::vector<OpReq>& req,
-           const std::vector<TBlob>& out) {
+void Gamma(const OpContext& octx, const NodeAttrs& attrs, const std::vector<TBlob>&,
+           const std::vector<OpReq>& req, const std::vector<TBlob>& out) {
   const double a = attrs.params.GetFloat("alpha"), b = attrs.params.GetFloat("beta");
-  Fill(octx, "_random_gamma", req[0], out[0], [&] { return std::gamma_distribution<double>(a, b); });
+  Fill(octx, "_random_gamma", req[0], out[0],
+       [&] { return std::gamma_distribution<double>(a, b); });
 }
 
 void Poisson(const OpContext& octx, const NodeAttrs& attrs, const std::vector<TBlob>&,
              const std::vector<OpReq>& req, const std::vector<TBlob>& out) {
   const double lam = attrs.params.GetFloat("lam");
   if (lam == 0) {  // std::poisson_distribution needs a positive mean
-    Fill(octx, "_random_poisson", req[0], out[0], [] { return [](std::mt19937_64&) { return 0.0; }; });
+    Fill(octx, "_random_poisson", req[0], out[0],
+         [] { return [](std::mt19937_64&) { return 0.0; }; });
     return;
   }
-  Fill(octx, "_random_poisson", req[0], out[0], [&] { return std::poisson_distribution<int64_t>(lam); });
+  Fill(octx, "_random_poisson", req[0], out[0],
+       [&] { return std::poisson_distribution<int64_t>(lam); });
 }
 
 void RandInt(const OpContext& octx, const NodeAttrs& attrs, const std::vector<TBlob>&,
@@ -115,10 +119,13 @@ void RandInt(const OpContext& octx, const NodeAttrs& attrs, const std::vector<TB
     using T = std::remove_pointer_t<decltype(y)>;
     std::uniform_int_distribution<int64_t> dist(low, high - 1);
     std::lock_guard<std::mutex> lock(rng->mu);
-    for (int64_t i = 0; i < out[0].Size(); ++i) Store(req[0], &y[i], static_cast<T>(dist(rng->engine)));
+    for (int64_t i = 0; i < out[0].Size(); ++i)
+      Store(req[0], &y[i], static_cast<T>(dist(rng->engine)));
   };
-  if (out[0].dtype == DType::kInt64) draw(out[0].data<int64_t>());
-  else draw(out[0].data<int32_t>());
+  if (out[0].dtype == DType::kInt64)
+    draw(out[0].data<int64_t>());
+  else
+    draw(out[0].data<int32_t>());
 }
 
 // in: data (..., k) probabilities; out: indices[, log-probabilities].
@@ -179,8 +186,8 @@ void MultinomialBackward(const OpContext&, const NodeAttrs&, const std::vector<T
   });
 }
 
-void Shuffle(const OpContext& octx, const NodeAttrs&, const std::vector<TBlob>& in, const std::vector<OpReq>& req,
-             const std::vector<TBlob>& out) {
+void Shuffle(const OpContext& octx, const NodeAttrs&, const std::vector<TBlob>& in,
+             const std::vector<OpReq>& req, const std::vector<TBlob>& out) {
   if (req[0] == OpReq::kNull) return;
   const int64_t n = in[0].shape.ndim() == 0 ? 1 : in[0].shape[0];
   const size_t row = in[0].Bytes() / std::max<int64_t>(n, 1);

@@ -106,47 +106,97 @@ void ForEachReduced(const ReducePlan& plan, F&& body) {
 // for floating point data, int64_t for integers).
 template <typename A>
 A Lowest() {
-  return std::numeric_limits<A>::has_infinity ? -std::numeric_limits<A>::infinity() : std::numeric_limits<A>::lowest();
+  return std::numeric_limits<A>::has_infinity ? -std::numeric_limits<A>::infinity()
+                                              : std::numeric_limits<A>::lowest();
 }
 template <typename A>
 A Highest() {
-  return std::numeric_limits<A>::has_infinity ? std::numeric_limits<A>::infinity() : std::numeric_limits<A>::max();
+  return std::numeric_limits<A>::has_infinity ? std::numeric_limits<A>::infinity()
+                                              : std::numeric_limits<A>::max();
 }
 template <typename A>
 bool IsNan(A x) {
   return x != x;
 }
 struct SumR {
-  template <typename A> static A Init() { return 0; }
-  template <typename A> static A Add(A a, A x) { return a + x; }
+  template <typename A>
+  static A Init() {
+    return 0;
+  }
+  template <typename A>
+  static A Add(A a, A x) {
+    return a + x;
+  }
 };
 struct MaxR {
-  template <typename A> static A Init() { return Lowest<A>(); }
-  template <typename A> static A Add(A a, A x) { return (x > a || IsNan(x)) && !IsNan(a) ? x : a; }
+  template <typename A>
+  static A Init() {
+    return Lowest<A>();
+  }
+  template <typename A>
+  static A Add(A a, A x) {
+    return (x > a || IsNan(x)) && !IsNan(a) ? x : a;
+  }
 };
 struct MinR {
-  template <typename A> static A Init() { return Highest<A>(); }
-  template <typename A> static A Add(A a, A x) { return (x < a || IsNan(x)) && !IsNan(a) ? x : a; }
+  template <typename A>
+  static A Init() {
+    return Highest<A>();
+  }
+  template <typename A>
+  static A Add(A a, A x) {
+    return (x < a || IsNan(x)) && !IsNan(a) ? x : a;
+  }
 };
 struct ProdR {
-  template <typename A> static A Init() { return 1; }
-  template <typename A> static A Add(A a, A x) { return a * x; }
+  template <typename A>
+  static A Init() {
+    return 1;
+  }
+  template <typename A>
+  static A Add(A a, A x) {
+    return a * x;
+  }
 };
 struct NanSumR {
-  template <typename A> static A Init() { return 0; }
-  template <typename A> static A Add(A a, A x) { return IsNan(x) ? a : a + x; }
+  template <typename A>
+  static A Init() {
+    return 0;
+  }
+  template <typename A>
+  static A Add(A a, A x) {
+    return IsNan(x) ? a : a + x;
+  }
 };
 struct NanProdR {
-  template <typename A> static A Init() { return 1; }
-  template <typename A> static A Add(A a, A x) { return IsNan(x) ? a : a * x; }
+  template <typename A>
+  static A Init() {
+    return 1;
+  }
+  template <typename A>
+  static A Add(A a, A x) {
+    return IsNan(x) ? a : a * x;
+  }
 };
 struct L1R {
-  template <typename A> static A Init() { return 0; }
-  template <typename A> static A Add(A a, A x) { return a + std::fabs(x); }
+  template <typename A>
+  static A Init() {
+    return 0;
+  }
+  template <typename A>
+  static A Add(A a, A x) {
+    return a + std::fabs(x);
+  }
 };
 struct L2R {
-  template <typename A> static A Init() { return 0; }
-  template <typename A> static A Add(A a, A x) { return a + x * x; }
+  template <typename A>
+  static A Init() {
+    return 0;
+  }
+  template <typename A>
+  static A Add(A a, A x) {
+    return a + x * x;
+  }
 };
 
 // The accumulator type of data type T.
@@ -240,7 +290,8 @@ void ReduceBackward(const char* op, const NodeAttrs& attrs, const std::vector<TB
           for (int64_t j = 0; j < L; ++j) {
             const int64_t yi = plan.inner_reduced ? k : k * L + j;
             const double yv = y ? static_cast<double>(y[yi]) : 0.0;
-            Store(req[0], &dx[o + j], static_cast<T>(g[yi] * grad(static_cast<double>(x[o + j]), yv)));
+            Store(req[0], &dx[o + j],
+                  static_cast<T>(g[yi] * grad(static_cast<double>(x[o + j]), yv)));
           }
         });
       }
@@ -253,10 +304,10 @@ constexpr auto Identity = [](auto a) { return a; };
 double One(double, double) { return 1; }
 
 // A kernel function `Name` whose body is the remaining macro arguments.
-#define WEFT_REDUCE_KERNEL(Name, ...)                                                \
+#define WEFT_REDUCE_KERNEL(Name, ...)                                               \
   void Name(const OpContext&, const NodeAttrs& attrs, const std::vector<TBlob>& in, \
             const std::vector<OpReq>& req, const std::vector<TBlob>& out) {         \
-    __VA_ARGS__;                                                                     \
+    __VA_ARGS__;                                                                    \
   }
 
 WEFT_REDUCE_KERNEL(SumForward, ReduceForward<SumR>("sum", attrs, in, req, out, Identity))
@@ -276,7 +327,8 @@ WEFT_REDUCE_KERNEL(MaxForward, ReduceForward<MaxR>("max", attrs, in, req, out, I
 WEFT_REDUCE_KERNEL(MinForward, ReduceForward<MinR>("min", attrs, in, req, out, Identity))
 WEFT_REDUCE_KERNEL(ProdForward, ReduceForward<ProdR>("prod", attrs, in, req, out, Identity))
 WEFT_REDUCE_KERNEL(NanSumForward, ReduceForward<NanSumR>("nansum", attrs, in, req, out, Identity))
-WEFT_REDUCE_KERNEL(NanProdForward, ReduceForward<NanProdR>("nanprod", attrs, in, req, out, Identity))
+WEFT_REDUCE_KERNEL(NanProdForward,
+                   ReduceForward<NanProdR>("nanprod", attrs, in, req, out, Identity))
 WEFT_REDUCE_KERNEL(NormForward, {
   if (attrs.params.GetInt("ord") == 1)
     ReduceForward<L1R, false>("norm", attrs, in, req, out, Identity);
@@ -290,14 +342,17 @@ WEFT_REDUCE_KERNEL(MeanBackward, {
   ReduceBackward("_backward_mean", attrs, in, req, out, [scale](double, double) { return scale; });
 })
 // Every element equal to the extreme gets the gradient (MXNet's eq mask).
-WEFT_REDUCE_KERNEL(MaxBackward, ReduceBackward("_backward_max", attrs, in, req, out,
-                                               [](double x, double y) { return x == y ? 1.0 : 0.0; }))
-WEFT_REDUCE_KERNEL(MinBackward, ReduceBackward("_backward_min", attrs, in, req, out,
-                                               [](double x, double y) { return x == y ? 1.0 : 0.0; }))
+WEFT_REDUCE_KERNEL(MaxBackward,
+                   ReduceBackward("_backward_max", attrs, in, req, out,
+                                  [](double x, double y) { return x == y ? 1.0 : 0.0; }))
+WEFT_REDUCE_KERNEL(MinBackward,
+                   ReduceBackward("_backward_min", attrs, in, req, out,
+                                  [](double x, double y) { return x == y ? 1.0 : 0.0; }))
 WEFT_REDUCE_KERNEL(ProdBackward, ReduceBackward("_backward_prod", attrs, in, req, out,
                                                 [](double x, double y) { return y / x; }))
-WEFT_REDUCE_KERNEL(NanSumBackward, ReduceBackward("_backward_nansum", attrs, in, req, out,
-                                                  [](double x, double) { return std::isnan(x) ? 0.0 : 1.0; }))
+WEFT_REDUCE_KERNEL(NanSumBackward,
+                   ReduceBackward("_backward_nansum", attrs, in, req, out,
+                                  [](double x, double) { return std::isnan(x) ? 0.0 : 1.0; }))
 WEFT_REDUCE_KERNEL(NanProdBackward,
                    ReduceBackward("_backward_nanprod", attrs, in, req, out,
                                   [](double x, double y) { return std::isnan(x) ? 0.0 : y / x; }))
@@ -319,13 +374,18 @@ void RegisterReduceCpu(KernelRegistry* reg) {
   reg->Add("mean", DeviceType::kCPU, {"cpu", 0, MeanForward, true});
   reg->Add("_backward_sum", DeviceType::kCPU, {"cpu", 0, SumBackward, true});
   reg->Add("_backward_mean", DeviceType::kCPU, {"cpu", 0, MeanBackward, true});
-  const std::pair<const char*, KernelFn> more[] = {
-      {"max", MaxForward},         {"min", MinForward},
-      {"prod", ProdForward},       {"nansum", NanSumForward},
-      {"nanprod", NanProdForward}, {"norm", NormForward},
-      {"_backward_max", MaxBackward},         {"_backward_min", MinBackward},
-      {"_backward_prod", ProdBackward},       {"_backward_nansum", NanSumBackward},
-      {"_backward_nanprod", NanProdBackward}, {"_backward_norm", NormBackward}};
+  const std::pair<const char*, KernelFn> more[] = {{"max", MaxForward},
+                                                   {"min", MinForward},
+                                                   {"prod", ProdForward},
+                                                   {"nansum", NanSumForward},
+                                                   {"nanprod", NanProdForward},
+                                                   {"norm", NormForward},
+                                                   {"_backward_max", MaxBackward},
+                                                   {"_backward_min", MinBackward},
+                                                   {"_backward_prod", ProdBackward},
+                                                   {"_backward_nansum", NanSumBackward},
+                                                   {"_backward_nanprod", NanProdBackward},
+                                                   {"_backward_norm", NormBackward}};
   for (const auto& [name, fn] : more) reg->Add(name, DeviceType::kCPU, {"cpu", 0, fn, true});
 }
 

@@ -31,8 +31,10 @@ std::vector<int> TransposePerm(const NodeAttrs& attrs, int nd) {
   const Shape& axes = attrs.params.GetShape("axes");
   std::vector<int> perm(nd);
   for (int i = 0; i < nd; ++i) {
-    if (!axes.ndim_known() || axes.ndim() == 0) perm[i] = nd - 1 - i;
-    else perm[i] = static_cast<int>(axes[i] < 0 ? axes[i] + nd : axes[i]);
+    if (!axes.ndim_known() || axes.ndim() == 0)
+      perm[i] = nd - 1 - i;
+    else
+      perm[i] = static_cast<int>(axes[i] < 0 ? axes[i] + nd : axes[i]);
   }
   return perm;
 }

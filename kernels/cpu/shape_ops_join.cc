@@ -21,8 +21,8 @@ int NormAxis(int64_t axis, int nd) { return static_cast<int>(axis < 0 ? axis + n
 
 // dst[r*dst_row + dst_off + k] (op)= src[r*src_row + src_off + k], k < chunk.
 template <typename T>
-void Blocks(const T* src, int64_t src_row, int64_t src_off, T* dst, int64_t dst_row, int64_t dst_off,
-            int64_t rows, int64_t chunk, OpReq req) {
+void Blocks(const T* src, int64_t src_row, int64_t src_off, T* dst, int64_t dst_row,
+            int64_t dst_off, int64_t rows, int64_t chunk, OpReq req) {
   if (req == OpReq::kNull) return;
   ParallelFor(rows, [&](int64_t r) {
     const T* s = src + r * src_row + src_off;
@@ -38,16 +38,18 @@ void Blocks(const T* src, int64_t src_row, int64_t src_off, T* dst, int64_t dst_
 // Joins `parts` (shapes in `shapes`) along `axis` into `whole` or, when
 // `split`, copies `whole` out into the parts.
 template <typename T>
-void JoinOrSplit(const std::vector<T*>& parts, const std::vector<Shape>& shapes, T* whole, const Shape& wshape,
-                 int axis, bool split, const std::vector<OpReq>& req) {
+void JoinOrSplit(const std::vector<T*>& parts, const std::vector<Shape>& shapes, T* whole,
+                 const Shape& wshape, int axis, bool split, const std::vector<OpReq>& req) {
   const int64_t outer = wshape.ProdRange(0, axis);
   const int64_t inner = wshape.ProdRange(axis + 1, wshape.ndim());
   const int64_t wrow = wshape[axis] * inner;
   int64_t off = 0;
   for (size_t i = 0; i < parts.size(); ++i) {
     const int64_t chunk = shapes[i][axis] * inner;
-    if (split) Blocks<T>(whole, wrow, off, parts[i], chunk, 0, outer, chunk, req[i]);
-    else Blocks<T>(parts[i], chunk, 0, whole, wrow, off, outer, chunk, req[0]);
+    if (split)
+      Blocks<T>(whole, wrow, off, parts[i], chunk, 0, outer, chunk, req[i]);
+    else
+      Blocks<T>(parts[i], chunk, 0, whole, wrow, off, outer, chunk, req[0]);
     off += chunk;
   }
 }
@@ -93,7 +95,8 @@ void SplitForward(const OpContext&, const NodeAttrs& attrs, const std::vector<TB
     using T = decltype(t);
     std::vector<T*> parts;
     for (const auto& b : out) parts.push_back(b.data<T>());
-    JoinOrSplit<T>(parts, std::vector<Shape>(out.size(), part), in[0].data<T>(), d, axis, true, req);
+    JoinOrSplit<T>(parts, std::vector<Shape>(out.size(), part), in[0].data<T>(), d, axis, true,
+                   req);
   });
 }
 
@@ -106,8 +109,8 @@ void SliceAxisForward(const OpContext&, const NodeAttrs& attrs, const std::vecto
   const int64_t outer = d.ProdRange(0, axis), inner = d.ProdRange(axis + 1, d.ndim());
   DispatchFloat(in[0].dtype, "slice_axis", [&](auto t) {
     using T = decltype(t);
-    Blocks<T>(in[0].data<T>(), d[axis] * inner, b * inner, out[0].data<T>(), (e - b) * inner, 0, outer,
-              (e - b) * inner, req[0]);
+    Blocks<T>(in[0].data<T>(), d[axis] * inner, b * inner, out[0].data<T>(), (e - b) * inner, 0,
+              outer, (e - b) * inner, req[0]);
   });
 }
 
@@ -123,8 +126,8 @@ void SliceAxisBackward(const OpContext&, const NodeAttrs& attrs, const std::vect
   DispatchFloat(in[0].dtype, "_backward_slice_axis", [&](auto t) {
     using T = decltype(t);
     if (req[0] != OpReq::kAdd) std::memset(out[0].dptr, 0, out[0].Bytes());
-    Blocks<T>(in[0].data<T>(), (e - b) * inner, 0, out[0].data<T>(), d[axis] * inner, b * inner, outer,
-              (e - b) * inner, req[0] == OpReq::kAdd ? OpReq::kAdd : OpReq::kWrite);
+    Blocks<T>(in[0].data<T>(), (e - b) * inner, 0, out[0].data<T>(), d[axis] * inner, b * inner,
+              outer, (e - b) * inner, req[0] == OpReq::kAdd ? OpReq::kAdd : OpReq::kWrite);
   });
 }
 

@@ -153,7 +153,8 @@ void StackForward(const OpContext&, const NodeAttrs& attrs, const std::vector<TB
 }
 
 // out[i] (req)= start + (i / repeat) * step in the output dtype.
-void FillRange(const char* op, double start, double step, int64_t repeat, OpReq req, const TBlob& out) {
+void FillRange(const char* op, double start, double step, int64_t repeat, OpReq req,
+               const TBlob& out) {
   if (req == OpReq::kNull) return;
   DispatchDType(out.dtype, [&](auto t) {
     using T = decltype(t);
@@ -162,13 +163,15 @@ void FillRange(const char* op, double start, double step, int64_t repeat, OpReq 
     } else {
       const T s0 = static_cast<T>(start), st = static_cast<T>(step);
       T* y = out.data<T>();
-      ParallelFor(out.Size(), [&](int64_t i) { Store(req, &y[i], static_cast<T>(s0 + static_cast<T>(i / repeat) * st)); });
+      ParallelFor(out.Size(), [&](int64_t i) {
+        Store(req, &y[i], static_cast<T>(s0 + static_cast<T>(i / repeat) * st));
+      });
     }
   });
 }
 
-void Arange(const OpContext&, const NodeAttrs& attrs, const std::vector<TBlob>&, const std::vector<OpReq>& req,
-            const std::vector<TBlob>& out) {
+void Arange(const OpContext&, const NodeAttrs& attrs, const std::vector<TBlob>&,
+            const std::vector<OpReq>& req, const std::vector<TBlob>& out) {
   double start, step;
   op::ArangeStartStep(attrs.params, &start, &step);
   FillRange("_arange", start, step, attrs.params.GetInt("repeat"), req[0], out[0]);
@@ -177,7 +180,8 @@ void Arange(const OpContext&, const NodeAttrs& attrs, const std::vector<TBlob>&,
 void ArangeLike(const OpContext&, const NodeAttrs& attrs, const std::vector<TBlob>&,
                 const std::vector<OpReq>& req, const std::vector<TBlob>& out) {
   const ParamValues& p = attrs.params;
-  FillRange("_contrib_arange_like", p.GetFloat("start"), p.GetFloat("step"), p.GetInt("repeat"), req[0], out[0]);
+  FillRange("_contrib_arange_like", p.GetFloat("start"), p.GetFloat("step"), p.GetInt("repeat"),
+            req[0], out[0]);
 }
 
 void ShapeArray(const OpContext&, const NodeAttrs& attrs, const std::vector<TBlob>& in,
@@ -193,11 +197,12 @@ void ShapeArray(const OpContext&, const NodeAttrs& attrs, const std::vector<TBlo
 }  // namespace
 
 void RegisterShapeOpsViewCpu(KernelRegistry* reg) {
-  for (const char* op : {"slice", "slice_like", "Crop", "reverse", "SwapAxis", "depth_to_space", "space_to_depth",
-                         "diag", "tile", "repeat", "broadcast_to", "broadcast_like", "broadcast_axis"})
+  for (const char* op :
+       {"slice", "slice_like", "Crop", "reverse", "SwapAxis", "depth_to_space", "space_to_depth",
+        "diag", "tile", "repeat", "broadcast_to", "broadcast_like", "broadcast_axis"})
     reg->Add(op, DeviceType::kCPU, {"cpu", 0, ViewForward, true});
-  for (const char* op : {"_backward_slice", "_backward_slice_like", "_backward_Crop", "_backward_diag",
-                         "_backward_tile", "_backward_repeat"})
+  for (const char* op : {"_backward_slice", "_backward_slice_like", "_backward_Crop",
+                         "_backward_diag", "_backward_tile", "_backward_repeat"})
     reg->Add(op, DeviceType::kCPU, {"cpu", 0, ViewBackward, true});
   reg->Add("stack", DeviceType::kCPU, {"cpu", 0, StackForward, true});
   reg->Add("_arange", DeviceType::kCPU, {"cpu", 0, Arange, true});

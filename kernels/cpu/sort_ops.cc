@@ -62,9 +62,11 @@ void SortLine(const T* p, int64_t n, int64_t s, bool ascend, std::vector<int64_t
   order->resize(n);
   std::iota(order->begin(), order->end(), 0);
   if (ascend)
-    std::stable_sort(order->begin(), order->end(), [&](int64_t a, int64_t b) { return p[a * s] < p[b * s]; });
+    std::stable_sort(order->begin(), order->end(),
+                     [&](int64_t a, int64_t b) { return p[a * s] < p[b * s]; });
   else
-    std::stable_sort(order->begin(), order->end(), [&](int64_t a, int64_t b) { return p[a * s] > p[b * s]; });
+    std::stable_sort(order->begin(), order->end(),
+                     [&](int64_t a, int64_t b) { return p[a * s] > p[b * s]; });
 }
 
 struct SortSpec {
@@ -159,7 +161,8 @@ void RegisterSortOpsCpu(KernelRegistry* reg) {
   reg->Add("argmax", DeviceType::kCPU, {"cpu", 0, ArgExtreme<true>, true});
   reg->Add("argmin", DeviceType::kCPU, {"cpu", 0, ArgExtreme<false>, true});
   reg->Add("argmax_channel", DeviceType::kCPU, {"cpu", 0, ArgExtreme<true>, true});
-  for (const char* op : {"topk", "sort", "argsort"}) reg->Add(op, DeviceType::kCPU, {"cpu", 0, SortForward, true});
+  for (const char* op : {"topk", "sort", "argsort"})
+    reg->Add(op, DeviceType::kCPU, {"cpu", 0, SortForward, true});
   for (const char* op : {"_backward_topk", "_backward_sort"})
     reg->Add(op, DeviceType::kCPU, {"cpu", 0, SortBackward, true});
 }

@@ -99,11 +99,13 @@ void NMSBatch(const NMSGeom& g, int64_t b, const T* x, T* y, T* rec) {
                     (g.id < 0 || row[g.id] != static_cast<T>(g.background));
     if (ok) cand.push_back(i);
   }
-  std::stable_sort(cand.begin(), cand.end(),
-                   [&](int64_t i, int64_t j) { return x[i * g.w + g.score] > x[j * g.w + g.score]; });
+  std::stable_sort(cand.begin(), cand.end(), [&](int64_t i, int64_t j) {
+    return x[i * g.w + g.score] > x[j * g.w + g.score];
+  });
   if (static_cast<int64_t>(cand.size()) > g.topk) cand.resize(static_cast<size_t>(g.topk));
   std::vector<T> area(cand.size());
-  for (size_t k = 0; k < cand.size(); ++k) area[k] = BoxArea(x + cand[k] * g.w + g.coord, g.in_center);
+  for (size_t k = 0; k < cand.size(); ++k)
+    area[k] = BoxArea(x + cand[k] * g.w + g.coord, g.in_center);
   std::vector<char> dead(cand.size(), 0);
   for (size_t r = 0; r < cand.size(); ++r) {
     if (dead[r]) continue;
@@ -111,7 +113,8 @@ void NMSBatch(const NMSGeom& g, int64_t b, const T* x, T* y, T* rec) {
     for (size_t p = r + 1; p < cand.size(); ++p) {
       if (dead[p]) continue;
       const T* pb = x + cand[p] * g.w;
-      if (!g.force && g.id >= 0 && static_cast<int>(rb[g.id]) != static_cast<int>(pb[g.id])) continue;
+      if (!g.force && g.id >= 0 && static_cast<int>(rb[g.id]) != static_cast<int>(pb[g.id]))
+        continue;
       T inter = Intersect1D(rb + g.coord, pb + g.coord, g.in_center);
       inter *= Intersect1D(rb + g.coord + 1, pb + g.coord + 1, g.in_center);
       const T iou = inter / (area[r] + area[p] - inter);
@@ -154,7 +157,8 @@ void BoxNMSCpu(const OpContext&, const NodeAttrs& attrs, const std::vector<TBlob
     bool any = false;
     for (int64_t i = 0; i < rows && !any; ++i) {
       const T* row = x + i * g.w;
-      any = row[g.score] > static_cast<T>(g.valid) && (g.id < 0 || row[g.id] != static_cast<T>(g.background));
+      any = row[g.score] > static_cast<T>(g.valid) &&
+            (g.id < 0 || row[g.id] != static_cast<T>(g.background));
     }
     if (!any) {
       std::fill(y, y + rows * g.w, T(-1));
@@ -245,8 +249,8 @@ void BoxEncodeCpu(const OpContext&, const NodeAttrs&, const std::vector<TBlob>& 
   const int64_t n = in[2].shape[1], m = in[3].shape[1], rows = in[2].shape[0] * n;
   DispatchFloat(in[2].dtype, "_contrib_box_encode", [&](auto t) {
     using T = decltype(t);
-    const T *samples = in[0].data<T>(), *matches = in[1].data<T>(), *anc = in[2].data<T>(), *refs = in[3].data<T>(),
-            *means = in[4].data<T>(), *stds = in[5].data<T>();
+    const T *samples = in[0].data<T>(), *matches = in[1].data<T>(), *anc = in[2].data<T>(),
+            *refs = in[3].data<T>(), *means = in[4].data<T>(), *stds = in[5].data<T>();
     T *tgt = out[0].data<T>(), *mask = out[1].data<T>();
     ParallelFor(rows, [&](int64_t i) {
       const bool valid = samples[i] > T(0.5);
@@ -254,8 +258,10 @@ void BoxEncodeCpu(const OpContext&, const NodeAttrs&, const std::vector<TBlob>& 
       if (valid) {
         const T* r = refs + ((i / n) * m + static_cast<int64_t>(matches[i])) * 4;
         const T* a = anc + i * 4;
-        const T rw = r[2] - r[0], rh = r[3] - r[1], rx = r[0] + rw * T(0.5), ry = r[1] + rh * T(0.5);
-        const T aw = a[2] - a[0], ah = a[3] - a[1], ax = a[0] + aw * T(0.5), ay = a[1] + ah * T(0.5);
+        const T rw = r[2] - r[0], rh = r[3] - r[1], rx = r[0] + rw * T(0.5),
+                ry = r[1] + rh * T(0.5);
+        const T aw = a[2] - a[0], ah = a[3] - a[1], ax = a[0] + aw * T(0.5),
+                ay = a[1] + ah * T(0.5);
         v[0] = ((rx - ax) / aw - means[0]) / stds[0];
         v[1] = ((ry - ay) / ah - means[1]) / stds[1];
         v[2] = (std::log(rw / aw) - means[2]) / stds[2];

@@ -95,7 +95,8 @@ void DetectionCpu(const OpContext&, const NodeAttrs& attrs, const std::vector<TB
         const T aw = a[2] - a[0], ah = a[3] - a[1], ax = (a[0] + a[2]) / 2, ay = (a[1] + a[3]) / 2;
         const T ox = l[0] * var[0] * aw + ax, oy = l[1] * var[1] * ah + ay;
         const T ow = std::exp(l[2] * var[2]) * aw / 2, oh = std::exp(l[3] * var[3]) * ah / 2;
-        const T row[6] = {static_cast<T>(id - 1), score, cl(ox - ow), cl(oy - oh), cl(ox + ow), cl(oy + oh)};
+        const T row[6] = {
+            static_cast<T>(id - 1), score, cl(ox - ow), cl(oy - oh), cl(ox + ow), cl(oy + oh)};
         rows.insert(rows.end(), row, row + 6);
       }
       const int64_t nvalid = static_cast<int64_t>(rows.size() / 6);
@@ -116,7 +117,8 @@ void DetectionCpu(const OpContext&, const NodeAttrs& attrs, const std::vector<TB
         if (yb[i * 6] < 0) continue;
         for (int64_t j = i + 1; j < keep; ++j) {
           if (yb[j * 6] < 0) continue;
-          if ((force || yb[i * 6] == yb[j * 6]) && DetectionIoU(yb + i * 6 + 2, yb + j * 6 + 2) >= nms)
+          if ((force || yb[i * 6] == yb[j * 6]) &&
+              DetectionIoU(yb + i * 6 + 2, yb + j * 6 + 2) >= nms)
             yb[j * 6] = -1;
         }
       }
@@ -135,7 +137,8 @@ std::pair<float, int> BestGT(const T* ov, int ngt) {
 
 template <typename T>
 void TargetBatch(const NodeAttrs& attrs, const std::vector<float>& var, const T* anc, const T* lab,
-                 const T* pred, int64_t na, int64_t nl, int64_t lw, int64_t nc, T* loc, T* mask, T* cls) {
+                 const T* pred, int64_t na, int64_t nl, int64_t lw, int64_t nc, T* loc, T* mask,
+                 T* cls) {
   const ParamValues& p = attrs.params;
   const float overlap = static_cast<float>(p.GetFloat("overlap_threshold"));
   const float ratio = static_cast<float>(p.GetFloat("negative_mining_ratio"));
@@ -217,7 +220,8 @@ void TargetBatch(const NodeAttrs& attrs, const std::vector<float>& var, const T*
       cls[j] = g[0] + 1;
       for (int e = 0; e < 4; ++e) mask[j * 4 + e] = 1;
       const T* a = anc + j * 4;
-      const float aw = a[2] - a[0], ah = a[3] - a[1], ax = (a[0] + a[2]) * 0.5f, ay = (a[1] + a[3]) * 0.5f;
+      const float aw = a[2] - a[0], ah = a[3] - a[1], ax = (a[0] + a[2]) * 0.5f,
+                  ay = (a[1] + a[3]) * 0.5f;
       const float gl = g[1], gt = g[2], gr = g[3], gb = g[4];
       const float gw = gr - gl, gh = gb - gt, gx = (gl + gr) * 0.5f, gy = (gt + gb) * 0.5f;
       loc[j * 4] = static_cast<T>((gx - ax) / aw / var[0]);
@@ -244,8 +248,8 @@ void TargetCpu(const OpContext&, const NodeAttrs& attrs, const std::vector<TBlob
     std::fill(cls, cls + nb * na, static_cast<T>(static_cast<float>(ignore)));
     for (int64_t b = 0; b < nb; ++b)
       TargetBatch<T>(attrs, var, in[0].data<T>(), in[1].data<T>() + b * nl * lw,
-                     in[2].data<T>() + b * nc * na, na, nl, lw, nc, loc + b * na * 4, mask + b * na * 4,
-                     cls + b * na);
+                     in[2].data<T>() + b * nc * na, na, nl, lw, nc, loc + b * na * 4,
+                     mask + b * na * 4, cls + b * na);
   });
 }
 

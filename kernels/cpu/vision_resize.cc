@@ -24,7 +24,8 @@ inline void AdaptiveWindow(int64_t i, int64_t in, int64_t out, int64_t* lo, int6
 // f(plane, input offset, output offset, 1/area) per window element.
 template <typename F>
 void AdaptiveLoop(const Shape& data, const Shape& pooled, F f) {
-  const int64_t planes = data[0] * data[1], ih = data[2], iw = data[3], oh = pooled[2], ow = pooled[3];
+  const int64_t planes = data[0] * data[1], ih = data[2], iw = data[3], oh = pooled[2],
+                ow = pooled[3];
 #pragma omp parallel for schedule(static) if (planes * ih * iw >= kParallelGrain)
   for (int64_t p = 0; p < planes; ++p)
     for (int64_t i = 0; i < oh; ++i) {
@@ -48,7 +49,8 @@ void AdaptiveCpu(const OpContext&, const NodeAttrs&, const std::vector<TBlob>& i
     const T* x = in[0].data<T>();
     T* y = out[0].data<T>();
     std::vector<double> acc(static_cast<size_t>(out[0].shape.Size()), 0.0);
-    AdaptiveLoop(in[0].shape, out[0].shape, [&](int64_t xi, int64_t yi, double inv) { acc[yi] += x[xi] * inv; });
+    AdaptiveLoop(in[0].shape, out[0].shape,
+                 [&](int64_t xi, int64_t yi, double inv) { acc[yi] += x[xi] * inv; });
     for (size_t i = 0; i < acc.size(); ++i) Store(req[0], &y[i], static_cast<T>(acc[i]));
   });
 }
@@ -61,8 +63,9 @@ void AdaptiveBackwardCpu(const OpContext&, const NodeAttrs&, const std::vector<T
     const T* dy = in[0].data<T>();
     T* dx = out[0].data<T>();
     if (req[0] != OpReq::kAdd) std::fill(dx, dx + out[0].shape.Size(), T(0));
-    AdaptiveLoop(out[0].shape, in[0].shape,
-                 [&](int64_t xi, int64_t yi, double inv) { dx[xi] += static_cast<T>(dy[yi] * inv); });
+    AdaptiveLoop(out[0].shape, in[0].shape, [&](int64_t xi, int64_t yi, double inv) {
+      dx[xi] += static_cast<T>(dy[yi] * inv);
+    });
   });
 }
 
@@ -75,7 +78,9 @@ struct Tap {
 
 std::vector<Tap> AxisTaps(int64_t in, int64_t out, bool align) {
   std::vector<Tap> taps(static_cast<size_t>(out));
-  const float scale = out > 1 ? (align ? static_cast<float>(in - 1) / (out - 1) : static_cast<float>(in) / out) : 0.f;
+  const float scale =
+      out > 1 ? (align ? static_cast<float>(in - 1) / (out - 1) : static_cast<float>(in) / out)
+              : 0.f;
   for (int64_t o = 0; o < out; ++o) {
     float src = align ? scale * o : scale * (o + 0.5f) - 0.5f;
     if (!align && src < 0) src = 0;
@@ -91,7 +96,8 @@ std::vector<Tap> AxisTaps(int64_t in, int64_t out, bool align) {
 // output element of every plane (an identity copy when sizes match).
 template <typename T, typename F>
 void ResizeLoop(const Shape& data, const Shape& sized, bool align, F f) {
-  const int64_t planes = data[0] * data[1], ih = data[2], iw = data[3], oh = sized[2], ow = sized[3];
+  const int64_t planes = data[0] * data[1], ih = data[2], iw = data[3], oh = sized[2],
+                ow = sized[3];
   const bool same = ih == oh && iw == ow;
   const std::vector<Tap> th = AxisTaps(ih, oh, align), tw = AxisTaps(iw, ow, align);
 #pragma omp parallel for schedule(static) if (planes * oh * ow >= kParallelGrain)
@@ -122,7 +128,8 @@ void ResizeCpu(const OpContext&, const NodeAttrs& attrs, const std::vector<TBlob
     const T* x = in[0].data<T>();
     T* y = out[0].data<T>();
     std::vector<T> acc(static_cast<size_t>(out[0].shape.Size()), T(0));
-    ResizeLoop<T>(in[0].shape, out[0].shape, align, [&](int64_t xi, int64_t yi, T w) { acc[yi] += w * x[xi]; });
+    ResizeLoop<T>(in[0].shape, out[0].shape, align,
+                  [&](int64_t xi, int64_t yi, T w) { acc[yi] += w * x[xi]; });
     for (size_t i = 0; i < acc.size(); ++i) Store(req[0], &y[i], acc[i]);
   });
 }
@@ -143,7 +150,8 @@ void ResizeBackwardCpu(const OpContext&, const NodeAttrs& attrs, const std::vect
     for (int64_t p = 0; p < planes; ++p) {
       const Shape one({1, 1, d[2], d[3]}), sized({1, 1, in[0].shape[2], in[0].shape[3]});
       const int64_t xoff = p * d[2] * d[3], yoff = p * sized[2] * sized[3];
-      ResizeLoop<T>(one, sized, align, [&](int64_t xi, int64_t yi, T w) { dx[xoff + xi] += w * dy[yoff + yi]; });
+      ResizeLoop<T>(one, sized, align,
+                    [&](int64_t xi, int64_t yi, T w) { dx[xoff + xi] += w * dy[yoff + yi]; });
     }
   });
 }
@@ -152,9 +160,11 @@ void ResizeBackwardCpu(const OpContext&, const NodeAttrs& attrs, const std::vect
 
 void RegisterVisionResizeCpu(KernelRegistry* reg) {
   reg->Add("_contrib_AdaptiveAvgPooling2D", DeviceType::kCPU, {"cpu", 0, AdaptiveCpu, true});
-  reg->Add("_backward_contrib_AdaptiveAvgPooling2D", DeviceType::kCPU, {"cpu", 0, AdaptiveBackwardCpu, true});
+  reg->Add("_backward_contrib_AdaptiveAvgPooling2D", DeviceType::kCPU,
+           {"cpu", 0, AdaptiveBackwardCpu, true});
   reg->Add("_contrib_BilinearResize2D", DeviceType::kCPU, {"cpu", 0, ResizeCpu, true});
-  reg->Add("_backward_contrib_BilinearResize2D", DeviceType::kCPU, {"cpu", 0, ResizeBackwardCpu, true});
+  reg->Add("_backward_contrib_BilinearResize2D", DeviceType::kCPU,
+           {"cpu", 0, ResizeBackwardCpu, true});
 }
 
 }  // namespace cpu

@@ -46,8 +46,10 @@ void ROIPoolingCpu(const OpContext&, const NodeAttrs& attrs, const std::vector<T
     for (int64_t n = 0; n < g.r; ++n) {
       const T* roi = rois + n * 5;
       const int64_t b = static_cast<int64_t>(roi[0]);
-      const int x0 = static_cast<int>(std::round(roi[1] * scale)), y0 = static_cast<int>(std::round(roi[2] * scale));
-      const int x1 = static_cast<int>(std::round(roi[3] * scale)), y1 = static_cast<int>(std::round(roi[4] * scale));
+      const int x0 = static_cast<int>(std::round(roi[1] * scale)),
+                y0 = static_cast<int>(std::round(roi[2] * scale));
+      const int x1 = static_cast<int>(std::round(roi[3] * scale)),
+                y1 = static_cast<int>(std::round(roi[4] * scale));
       const T bh = static_cast<T>(std::max(y1 - y0 + 1, 1)) / static_cast<T>(g.ph);
       const T bw = static_cast<T>(std::max(x1 - x0 + 1, 1)) / static_cast<T>(g.pw);
       const bool bad = b < 0 || b >= g.n;
@@ -55,7 +57,9 @@ void ROIPoolingCpu(const OpContext&, const NodeAttrs& attrs, const std::vector<T
         const int64_t base = ((bad ? 0 : b) * g.c + c) * g.h * g.w;
         for (int64_t i = 0; i < g.ph; ++i)
           for (int64_t j = 0; j < g.pw; ++j) {
-            const auto clampi = [](int64_t v, int64_t hi) { return std::min(std::max<int64_t>(v, 0), hi); };
+            const auto clampi = [](int64_t v, int64_t hi) {
+              return std::min(std::max<int64_t>(v, 0), hi);
+            };
             const int64_t hs = clampi(static_cast<int64_t>(std::floor(i * bh)) + y0, g.h);
             const int64_t he = clampi(static_cast<int64_t>(std::ceil((i + 1) * bh)) + y0, g.h);
             const int64_t ws = clampi(static_cast<int64_t>(std::floor(j * bw)) + x0, g.w);
@@ -131,7 +135,8 @@ int BilinearTaps(int64_t h, int64_t w, T y, T x, int64_t* pos, T* wt) {
 // Calls f(bin (i, j), channel offset of the bin's input plane, tap offset,
 // tap weight / count) for every tap of ROI n and output channel c.
 template <typename T, typename F>
-void ForEachAlignTap(const NodeAttrs& attrs, const ROIGeom& g, int64_t cout, const T* roi, int64_t c, F f) {
+void ForEachAlignTap(const NodeAttrs& attrs, const ROIGeom& g, int64_t cout, const T* roi,
+                     int64_t c, F f) {
   const ParamValues& p = attrs.params;
   const bool aligned = p.GetBool("aligned"), ps = p.GetBool("position_sensitive");
   const int64_t sr = p.GetInt("sample_ratio");
@@ -177,7 +182,8 @@ void CheckAlignedROIs(const NodeAttrs& attrs, const ROIGeom& g, const T* rois) {
     const T* roi = rois + n * 5;
     const T rw = (roi[3] - roi[1]) * scale, rh = (roi[4] - roi[2]) * scale;
     if (roi[0] >= 0 && (rw <= 0 || rh <= 0))
-      Fail(StatusCode::kInvalidArgument, "operator _contrib_ROIAlign: with aligned=True every ROI needs a ",
+      Fail(StatusCode::kInvalidArgument,
+           "operator _contrib_ROIAlign: with aligned=True every ROI needs a ",
            "positive width and height; ROI ", n, " is ", rw, " x ", rh);
   }
 }

@@ -15,7 +15,9 @@ namespace cpu {
 namespace {
 
 // Normalised target coordinate of index i along an axis of extent n.
-inline double GridCoord(int64_t i, int64_t n) { return -1.0 + static_cast<double>(i) * (2.0 / (n - 1)); }
+inline double GridCoord(int64_t i, int64_t n) {
+  return -1.0 + static_cast<double>(i) * (2.0 / (n - 1));
+}
 
 // grid (N, 2, H, W) = loc (N, 2x3) @ (x_w, y_h, 1) over the target (H, W).
 template <typename T>
@@ -50,15 +52,16 @@ void AffineGridBackward(const T* ggrid, int64_t n, int64_t h, int64_t w, T* gloc
 // Bilinear sampling of data (N, C, H, W) at grid (N, 2, Ho, Wo) into out
 // (N, C, Ho, Wo); with `back`, scatters dy into gdata and ggrid instead.
 template <typename T>
-void Sample(const Shape& ds, const Shape& gs, const T* data, const T* grid, T* out, const T* dy, T* gdata,
-            T* ggrid) {
+void Sample(const Shape& ds, const Shape& gs, const T* data, const T* grid, T* out, const T* dy,
+            T* gdata, T* ggrid) {
   const int64_t n = ds[0], c = ds[1], ih = ds[2], iw = ds[3], oh = gs[2], ow = gs[3], m = oh * ow;
 #pragma omp parallel for schedule(static) if (n > 1 && n * c * m >= kParallelGrain)
   for (int64_t b = 0; b < n; ++b)
     for (int64_t p = 0; p < m; ++p) {
       const T* g = grid + b * 2 * m + p;
       const T yr = (g[m] + 1) * (ih - 1) / 2, xr = (g[0] + 1) * (iw - 1) / 2;
-      const int64_t y0 = static_cast<int64_t>(std::floor(yr)), x0 = static_cast<int64_t>(std::floor(xr));
+      const int64_t y0 = static_cast<int64_t>(std::floor(yr)),
+                    x0 = static_cast<int64_t>(std::floor(xr));
       const T wy = 1 - (yr - y0), wx = 1 - (xr - x0);
       const bool iny0 = y0 >= 0 && y0 <= ih - 1, iny1 = y0 + 1 >= 0 && y0 + 1 <= ih - 1;
       const bool inx0 = x0 >= 0 && x0 <= iw - 1, inx1 = x0 + 1 >= 0 && x0 + 1 <= iw - 1;
@@ -66,10 +69,12 @@ void Sample(const Shape& ds, const Shape& gs, const T* data, const T* grid, T* o
       for (int64_t ch = 0; ch < c; ++ch) {
         const int64_t plane = (b * c + ch) * ih * iw, at = plane + y0 * iw + x0;
         const T v00 = iny0 && inx0 ? data[at] : T(0), v01 = iny0 && inx1 ? data[at + 1] : T(0);
-        const T v10 = iny1 && inx0 ? data[at + iw] : T(0), v11 = iny1 && inx1 ? data[at + iw + 1] : T(0);
+        const T v10 = iny1 && inx0 ? data[at + iw] : T(0),
+                v11 = iny1 && inx1 ? data[at + iw + 1] : T(0);
         const int64_t o = (b * c + ch) * m + p;
         if (out) {
-          out[o] = v00 * wy * wx + v01 * wy * (1 - wx) + v10 * (1 - wy) * wx + v11 * (1 - wy) * (1 - wx);
+          out[o] =
+              v00 * wy * wx + v01 * wy * (1 - wx) + v10 * (1 - wy) * wx + v11 * (1 - wy) * (1 - wx);
           continue;
         }
         const T d = dy[o];
@@ -91,7 +96,8 @@ void Sample(const Shape& ds, const Shape& gs, const T* data, const T* grid, T* o
 
 template <typename T>
 void Zero(const TBlob& b, OpReq req) {
-  if (req != OpReq::kAdd && req != OpReq::kNull) std::fill(b.data<T>(), b.data<T>() + b.shape.Size(), T(0));
+  if (req != OpReq::kAdd && req != OpReq::kNull)
+    std::fill(b.data<T>(), b.data<T>() + b.shape.Size(), T(0));
 }
 
 void GridCpu(const OpContext&, const NodeAttrs& attrs, const std::vector<TBlob>& in,
@@ -106,7 +112,8 @@ void GridCpu(const OpContext&, const NodeAttrs& attrs, const std::vector<TBlob>&
     if (affine) {
       AffineGrid(x, os[0], os[2], os[3], y.data());
     } else {
-      const T sx = static_cast<T>((static_cast<T>(os[3]) - 1.0) / 2.0), sy = static_cast<T>((static_cast<T>(os[2]) - 1.0) / 2.0);
+      const T sx = static_cast<T>((static_cast<T>(os[3]) - 1.0) / 2.0),
+              sy = static_cast<T>((static_cast<T>(os[2]) - 1.0) / 2.0);
       for (int64_t b = 0; b < os[0]; ++b)
         for (int64_t i = 0; i < os[2]; ++i)
           for (int64_t j = 0; j < os[3]; ++j) {
@@ -133,19 +140,21 @@ void GridBackwardCpu(const OpContext&, const NodeAttrs& attrs, const std::vector
       AffineGridBackward(dy, gs[0], gs[2], gs[3], dx);
       return;
     }
-    const T sx = static_cast<T>((static_cast<T>(gs[3]) - 1.0) / 2.0), sy = static_cast<T>((static_cast<T>(gs[2]) - 1.0) / 2.0);
+    const T sx = static_cast<T>((static_cast<T>(gs[3]) - 1.0) / 2.0),
+            sy = static_cast<T>((static_cast<T>(gs[2]) - 1.0) / 2.0);
     const int64_t m = gs[2] * gs[3];
     for (int64_t i = 0; i < gs.Size(); ++i) dx[i] += dy[i] / ((i / m) % 2 == 0 ? sx : sy);
   });
 }
 
-void SamplerCpu(const OpContext&, const NodeAttrs&, const std::vector<TBlob>& in, const std::vector<OpReq>& req,
-                const std::vector<TBlob>& out) {
+void SamplerCpu(const OpContext&, const NodeAttrs&, const std::vector<TBlob>& in,
+                const std::vector<OpReq>& req, const std::vector<TBlob>& out) {
   if (req[0] == OpReq::kNull) return;
   DispatchFloat(in[0].dtype, "BilinearSampler", [&](auto t) {
     using T = decltype(t);
     std::vector<T> y(static_cast<size_t>(out[0].shape.Size()));
-    Sample<T>(in[0].shape, in[1].shape, in[0].data<T>(), in[1].data<T>(), y.data(), nullptr, nullptr, nullptr);
+    Sample<T>(in[0].shape, in[1].shape, in[0].data<T>(), in[1].data<T>(), y.data(), nullptr,
+              nullptr, nullptr);
     for (size_t i = 0; i < y.size(); ++i) Store(req[0], out[0].data<T>() + i, y[i]);
   });
 }
@@ -157,7 +166,8 @@ void SamplerBackwardCpu(const OpContext&, const NodeAttrs&, const std::vector<TB
     Zero<T>(out[0], req[0]);
     Zero<T>(out[1], req[1]);
     Sample<T>(in[1].shape, in[2].shape, in[1].data<T>(), in[2].data<T>(), nullptr, in[0].data<T>(),
-              req[0] == OpReq::kNull ? nullptr : out[0].data<T>(), req[1] == OpReq::kNull ? nullptr : out[1].data<T>());
+              req[0] == OpReq::kNull ? nullptr : out[0].data<T>(),
+              req[1] == OpReq::kNull ? nullptr : out[1].data<T>());
   });
 }
 
@@ -187,7 +197,8 @@ void TransformerBackwardCpu(const OpContext&, const NodeAttrs&, const std::vecto
     Zero<T>(out[1], req[1]);
     Sample<T>(in[1].shape, gs, in[1].data<T>(), grid.data(), nullptr, in[0].data<T>(),
               req[0] == OpReq::kNull ? nullptr : out[0].data<T>(), ggrid.data());
-    if (req[1] != OpReq::kNull) AffineGridBackward(ggrid.data(), os[0], os[2], os[3], out[1].data<T>());
+    if (req[1] != OpReq::kNull)
+      AffineGridBackward(ggrid.data(), os[0], os[2], os[3], out[1].data<T>());
   });
 }
 
@@ -199,7 +210,8 @@ void RegisterVisionSamplingCpu(KernelRegistry* reg) {
   reg->Add("BilinearSampler", DeviceType::kCPU, {"cpu", 0, SamplerCpu, true});
   reg->Add("_backward_BilinearSampler", DeviceType::kCPU, {"cpu", 0, SamplerBackwardCpu, true});
   reg->Add("SpatialTransformer", DeviceType::kCPU, {"cpu", 0, TransformerCpu, true});
-  reg->Add("_backward_SpatialTransformer", DeviceType::kCPU, {"cpu", 0, TransformerBackwardCpu, true});
+  reg->Add("_backward_SpatialTransformer", DeviceType::kCPU,
+           {"cpu", 0, TransformerBackwardCpu, true});
 }
 
 }  // namespace cpu

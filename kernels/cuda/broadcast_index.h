@@ -38,11 +38,12 @@ struct BroadcastIndex {
 
 // The index of out = lhs (op) rhs; `out` is their broadcast shape (shape
 // inference checked it). Error(kNotImplemented) beyond kMaxDims axes.
-inline BroadcastIndex MakeBroadcastIndex(const Shape& lhs, const Shape& rhs, const Shape& out, const char* op) {
+inline BroadcastIndex MakeBroadcastIndex(const Shape& lhs, const Shape& rhs, const Shape& out,
+                                         const char* op) {
   BroadcastIndex x;
   if (out.ndim() > BroadcastIndex::kMaxDims)
-    Fail(StatusCode::kNotImplemented, "operator ", op, " on the GPU: ", out.ndim(), " axes, at most ",
-         BroadcastIndex::kMaxDims);
+    Fail(StatusCode::kNotImplemented, "operator ", op, " on the GPU: ", out.ndim(),
+         " axes, at most ", BroadcastIndex::kMaxDims);
   x.ndim = out.ndim();
   int64_t so = 1, sa = 1, sb = 1;
   for (int d = x.ndim - 1; d >= 0; --d) {

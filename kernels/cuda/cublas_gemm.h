@@ -35,19 +35,21 @@ void RowGemm(cublasHandle_t h, const char* op, bool ta, bool tb, int64_t m, int6
   const int lda = BlasDim(ta ? m : k, op), ldb = BlasDim(tb ? k : n, op);
   if (batch == 1) {
     if constexpr (std::is_same<T, float>::value)
-      WEFT_CUBLAS_CHECK(cublasSgemm(h, BlasOp(tb), BlasOp(ta), N, M, K, &alpha, b, ldb, a, lda, &beta, c, N));
+      WEFT_CUBLAS_CHECK(
+          cublasSgemm(h, BlasOp(tb), BlasOp(ta), N, M, K, &alpha, b, ldb, a, lda, &beta, c, N));
     else
-      WEFT_CUBLAS_CHECK(cublasDgemm(h, BlasOp(tb), BlasOp(ta), N, M, K, &alpha, b, ldb, a, lda, &beta, c, N));
+      WEFT_CUBLAS_CHECK(
+          cublasDgemm(h, BlasOp(tb), BlasOp(ta), N, M, K, &alpha, b, ldb, a, lda, &beta, c, N));
     return;
   }
   const int count = BlasDim(batch, op);
   const long long sa = m * k, sb = k * n, sc = m * n;
   if constexpr (std::is_same<T, float>::value)
-    WEFT_CUBLAS_CHECK(cublasSgemmStridedBatched(h, BlasOp(tb), BlasOp(ta), N, M, K, &alpha, b, ldb, sb, a,
-                                                lda, sa, &beta, c, N, sc, count));
+    WEFT_CUBLAS_CHECK(cublasSgemmStridedBatched(h, BlasOp(tb), BlasOp(ta), N, M, K, &alpha, b, ldb,
+                                                sb, a, lda, sa, &beta, c, N, sc, count));
   else
-    WEFT_CUBLAS_CHECK(cublasDgemmStridedBatched(h, BlasOp(tb), BlasOp(ta), N, M, K, &alpha, b, ldb, sb, a,
-                                                lda, sa, &beta, c, N, sc, count));
+    WEFT_CUBLAS_CHECK(cublasDgemmStridedBatched(h, BlasOp(tb), BlasOp(ta), N, M, K, &alpha, b, ldb,
+                                                sb, a, lda, sa, &beta, c, N, sc, count));
 }
 
 }  // namespace cuda

@@ -114,8 +114,8 @@ DeviceBuffer::DeviceBuffer(const OpContext& ctx, size_t bytes) : stream_(StreamO
   const cudaError_t e = cudaMallocAsync(&ptr_, bytes, stream_);
   if (e == cudaErrorMemoryAllocation) {
     cudaGetLastError();
-    Fail(StatusCode::kOutOfMemory, "out of memory on ", ctx.ctx.ToString(), " allocating ",
-         bytes, " bytes of kernel scratch space");
+    Fail(StatusCode::kOutOfMemory, "out of memory on ", ctx.ctx.ToString(), " allocating ", bytes,
+         " bytes of kernel scratch space");
   }
   WEFT_CUDA_CHECK(e);
 }
@@ -126,8 +126,10 @@ DeviceBuffer::~DeviceBuffer() {
 
 cudnnDataType_t CudnnType(DType t, const char* op) {
   switch (t) {
-    case DType::kFloat32: return CUDNN_DATA_FLOAT;
-    case DType::kFloat64: return CUDNN_DATA_DOUBLE;
+    case DType::kFloat32:
+      return CUDNN_DATA_FLOAT;
+    case DType::kFloat64:
+      return CUDNN_DATA_DOUBLE;
     default:
       Fail(StatusCode::kDType, "operator ", op, " (CUDA): dtype ", DTypeName(t),
            " is not supported (expected float32 or float64)");

@@ -22,20 +22,20 @@
 #include "weft/op.h"
 
 // Like WEFT_CUDA_CHECK for cuBLAS and cuDNN status codes.
-#define WEFT_CUBLAS_CHECK(call)                                                             \
-  do {                                                                                      \
-    cublasStatus_t weft_cublas_st_ = (call);                                                \
-    if (weft_cublas_st_ != CUBLAS_STATUS_SUCCESS)                                           \
+#define WEFT_CUBLAS_CHECK(call)                                                                 \
+  do {                                                                                          \
+    cublasStatus_t weft_cublas_st_ = (call);                                                    \
+    if (weft_cublas_st_ != CUBLAS_STATUS_SUCCESS)                                               \
       ::weft::Fail(::weft::StatusCode::kDevice, "cuBLAS call ", #call, " failed at ", __FILE__, \
-                   ":", __LINE__, ": ", cublasGetStatusString(weft_cublas_st_));           \
+                   ":", __LINE__, ": ", cublasGetStatusString(weft_cublas_st_));                \
   } while (0)
 
-#define WEFT_CUDNN_CHECK(call)                                                              \
-  do {                                                                                      \
-    cudnnStatus_t weft_cudnn_st_ = (call);                                                  \
-    if (weft_cudnn_st_ != CUDNN_STATUS_SUCCESS)                                             \
+#define WEFT_CUDNN_CHECK(call)                                                                 \
+  do {                                                                                         \
+    cudnnStatus_t weft_cudnn_st_ = (call);                                                     \
+    if (weft_cudnn_st_ != CUDNN_STATUS_SUCCESS)                                                \
       ::weft::Fail(::weft::StatusCode::kDevice, "cuDNN call ", #call, " failed at ", __FILE__, \
-                   ":", __LINE__, ": ", cudnnGetErrorString(weft_cudnn_st_));              \
+                   ":", __LINE__, ": ", cudnnGetErrorString(weft_cudnn_st_));                  \
   } while (0)
 
 namespace weft {

@@ -9,12 +9,12 @@
 #include "weft/op.h"
 #include "weft/status.h"
 
-#define WEFT_CUDA_CHECK(call)                                                               \
-  do {                                                                                      \
-    cudaError_t weft_cuda_err_ = (call);                                                    \
-    if (weft_cuda_err_ != cudaSuccess)                                                      \
-      ::weft::Fail(::weft::StatusCode::kDevice, "CUDA call ", #call, " failed at ", __FILE__, \
-                   ":", __LINE__, ": ", cudaGetErrorString(weft_cuda_err_));               \
+#define WEFT_CUDA_CHECK(call)                                                                      \
+  do {                                                                                             \
+    cudaError_t weft_cuda_err_ = (call);                                                           \
+    if (weft_cuda_err_ != cudaSuccess)                                                             \
+      ::weft::Fail(::weft::StatusCode::kDevice, "CUDA call ", #call, " failed at ", __FILE__, ":", \
+                   __LINE__, ": ", cudaGetErrorString(weft_cuda_err_));                            \
   } while (0)
 
 namespace weft {

@@ -26,7 +26,8 @@ class CudaAPI final : public DeviceAPI {
     void* p = nullptr;
     cudaError_t e = cudaMalloc(&p, bytes == 0 ? 64 : bytes);
     if (e == cudaErrorMemoryAllocation)
-      Fail(StatusCode::kOutOfMemory, "out of memory on ", ctx.ToString(), " allocating ", bytes, " bytes");
+      Fail(StatusCode::kOutOfMemory, "out of memory on ", ctx.ToString(), " allocating ", bytes,
+           " bytes");
     WEFT_CUDA_CHECK(e);
     return p;
   }
@@ -83,7 +84,8 @@ class CudaAPI final : public DeviceAPI {
   }
   void FreeStream(Context ctx, void* stream) override {
     // Errors are ignored: streams are freed in destructors.
-    if (stream && cudaSetDevice(ctx.dev_id) == cudaSuccess) cudaStreamDestroy(static_cast<cudaStream_t>(stream));
+    if (stream && cudaSetDevice(ctx.dev_id) == cudaSuccess)
+      cudaStreamDestroy(static_cast<cudaStream_t>(stream));
   }
   void SyncStream(Context ctx, void* stream) override {
     WEFT_CUDA_CHECK(cudaSetDevice(ctx.dev_id));
@@ -102,7 +104,8 @@ class CudaAPI final : public DeviceAPI {
   }
   void StreamWaitEvent(Context ctx, void* stream, void* event) override {
     WEFT_CUDA_CHECK(cudaSetDevice(ctx.dev_id));
-    WEFT_CUDA_CHECK(cudaStreamWaitEvent(static_cast<cudaStream_t>(stream), static_cast<cudaEvent_t>(event), 0));
+    WEFT_CUDA_CHECK(
+        cudaStreamWaitEvent(static_cast<cudaStream_t>(stream), static_cast<cudaEvent_t>(event), 0));
   }
   void SyncEvent(Context ctx, void* event) override {
     WEFT_CUDA_CHECK(cudaSetDevice(ctx.dev_id));
@@ -110,7 +113,8 @@ class CudaAPI final : public DeviceAPI {
   }
   void FreeEvent(Context ctx, void* event) override {
     // Errors are ignored: events are freed in destructors.
-    if (event && cudaSetDevice(ctx.dev_id) == cudaSuccess) cudaEventDestroy(static_cast<cudaEvent_t>(event));
+    if (event && cudaSetDevice(ctx.dev_id) == cudaSuccess)
+      cudaEventDestroy(static_cast<cudaEvent_t>(event));
   }
 
  private:

@@ -19,8 +19,8 @@ struct CublasGemm {
   const char* op;
   int64_t batch;
   template <typename T>
-  void operator()(bool ta, bool tb, int64_t m, int64_t n, int64_t k, const T* a, int64_t lda, const T* b,
-                  int64_t ldb, T beta, T* c, int64_t ldc) const {
+  void operator()(bool ta, bool tb, int64_t m, int64_t n, int64_t k, const T* a, int64_t lda,
+                  const T* b, int64_t ldb, T beta, T* c, int64_t ldc) const {
     if (lda != (ta ? m : k) || ldb != (tb ? k : n) || ldc != n)
       Fail(StatusCode::kInternal, "operator ", op, " (cuBLAS): operands are not packed matrices");
     if (m * n == 0) return;

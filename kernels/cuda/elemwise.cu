@@ -39,72 +39,128 @@ __host__ __device__ inline T Min(T a, T b) {
 template <typename T>
 __host__ __device__ inline T Apply(MapOp f, T a, T b, T s, T s2) {
   switch (f) {
-    case MapOp::kRelu: return a > T(0) || a != a ? a : T(0);  // keeps NaN, as the CPU
-    case MapOp::kSigmoid: return T(1) / (T(1) + exp(-a));
-    case MapOp::kTanh: return tanh(a);
-    case MapOp::kExp: return exp(a);
-    case MapOp::kLog: return log(a);
-    case MapOp::kSqrt: return sqrt(a);
-    case MapOp::kSquare: return a * a;
-    case MapOp::kAbs: return fabs(a);
-    case MapOp::kNegative: return -a;
-    case MapOp::kSoftrelu: return (a > T(0) ? a : T(0)) + log1p(exp(-fabs(a)));
-    case MapOp::kSoftsign: return a / (T(1) + fabs(a));
-    case MapOp::kErf: return erf(a);
-    case MapOp::kRsqrt: return T(1) / sqrt(a);  // not rsqrt(): the CPU rounds twice
-    case MapOp::kReciprocal: return T(1) / a;
-    case MapOp::kReluGrad: return b > T(0) ? a : (b != b ? b : T(0));  // NaN at NaN
-    case MapOp::kSigmoidGrad: return a * b * (T(1) - b);
-    case MapOp::kTanhGrad: return a * (T(1) - b * b);
-    case MapOp::kSqrtGrad: return T(0.5) * a / b;
-    case MapOp::kLogGrad: return a / b;
-    case MapOp::kSquareGrad: return T(2) * a * b;
-    case MapOp::kAbsGrad: return b > T(0) ? a : (b < T(0) ? -a : T(0));
-    case MapOp::kSoftreluGrad: return a / (T(1) + exp(-b));
+    case MapOp::kRelu:
+      return a > T(0) || a != a ? a : T(0);  // keeps NaN, as the CPU
+    case MapOp::kSigmoid:
+      return T(1) / (T(1) + exp(-a));
+    case MapOp::kTanh:
+      return tanh(a);
+    case MapOp::kExp:
+      return exp(a);
+    case MapOp::kLog:
+      return log(a);
+    case MapOp::kSqrt:
+      return sqrt(a);
+    case MapOp::kSquare:
+      return a * a;
+    case MapOp::kAbs:
+      return fabs(a);
+    case MapOp::kNegative:
+      return -a;
+    case MapOp::kSoftrelu:
+      return (a > T(0) ? a : T(0)) + log1p(exp(-fabs(a)));
+    case MapOp::kSoftsign:
+      return a / (T(1) + fabs(a));
+    case MapOp::kErf:
+      return erf(a);
+    case MapOp::kRsqrt:
+      return T(1) / sqrt(a);  // not rsqrt(): the CPU rounds twice
+    case MapOp::kReciprocal:
+      return T(1) / a;
+    case MapOp::kReluGrad:
+      return b > T(0) ? a : (b != b ? b : T(0));  // NaN at NaN
+    case MapOp::kSigmoidGrad:
+      return a * b * (T(1) - b);
+    case MapOp::kTanhGrad:
+      return a * (T(1) - b * b);
+    case MapOp::kSqrtGrad:
+      return T(0.5) * a / b;
+    case MapOp::kLogGrad:
+      return a / b;
+    case MapOp::kSquareGrad:
+      return T(2) * a * b;
+    case MapOp::kAbsGrad:
+      return b > T(0) ? a : (b < T(0) ? -a : T(0));
+    case MapOp::kSoftreluGrad:
+      return a / (T(1) + exp(-b));
     case MapOp::kSoftsignGrad: {
       const T d = T(1) + fabs(b);
       return a / (d * d);
     }
     case MapOp::kErfGrad:  // the factor in double, as the CPU
       return a * static_cast<T>(kTwoOverSqrtPi * exp(-static_cast<double>(b) * b));
-    case MapOp::kRsqrtGrad: return a * (T(-0.5) / (sqrt(b) * b));
-    case MapOp::kReciprocalGrad: return a * (T(-1) / (b * b));
-    case MapOp::kAdd: return a + b;
-    case MapOp::kSub: return a - b;
-    case MapOp::kMul: return a * b;
-    case MapOp::kDiv: return a / b;
-    case MapOp::kMaximum: return Max(a, b);
-    case MapOp::kMinimum: return Min(a, b);
-    case MapOp::kPower: return pow(a, b);
-    case MapOp::kEqual: return T(a == b);
-    case MapOp::kNotEqual: return T(a != b);
-    case MapOp::kGreater: return T(a > b);
-    case MapOp::kGreaterEqual: return T(a >= b);
-    case MapOp::kLesser: return T(a < b);
-    case MapOp::kLesserEqual: return T(a <= b);
-    case MapOp::kPlusScalar: return a + s;
-    case MapOp::kMinusScalar: return a - s;
-    case MapOp::kRMinusScalar: return s - a;
-    case MapOp::kMulScalar: return a * s;
-    case MapOp::kDivScalar: return a / s;
-    case MapOp::kRDivScalar: return s / a;
-    case MapOp::kPowerScalar: return pow(a, s);
-    case MapOp::kMaximumScalar: return Max(a, s);
-    case MapOp::kMinimumScalar: return Min(a, s);
-    case MapOp::kEqualScalar: return T(a == s);
-    case MapOp::kNotEqualScalar: return T(a != s);
-    case MapOp::kGreaterScalar: return T(a > s);
-    case MapOp::kGreaterEqualScalar: return T(a >= s);
-    case MapOp::kLesserScalar: return T(a < s);
-    case MapOp::kLesserEqualScalar: return T(a <= s);
+    case MapOp::kRsqrtGrad:
+      return a * (T(-0.5) / (sqrt(b) * b));
+    case MapOp::kReciprocalGrad:
+      return a * (T(-1) / (b * b));
+    case MapOp::kAdd:
+      return a + b;
+    case MapOp::kSub:
+      return a - b;
+    case MapOp::kMul:
+      return a * b;
+    case MapOp::kDiv:
+      return a / b;
+    case MapOp::kMaximum:
+      return Max(a, b);
+    case MapOp::kMinimum:
+      return Min(a, b);
+    case MapOp::kPower:
+      return pow(a, b);
+    case MapOp::kEqual:
+      return T(a == b);
+    case MapOp::kNotEqual:
+      return T(a != b);
+    case MapOp::kGreater:
+      return T(a > b);
+    case MapOp::kGreaterEqual:
+      return T(a >= b);
+    case MapOp::kLesser:
+      return T(a < b);
+    case MapOp::kLesserEqual:
+      return T(a <= b);
+    case MapOp::kPlusScalar:
+      return a + s;
+    case MapOp::kMinusScalar:
+      return a - s;
+    case MapOp::kRMinusScalar:
+      return s - a;
+    case MapOp::kMulScalar:
+      return a * s;
+    case MapOp::kDivScalar:
+      return a / s;
+    case MapOp::kRDivScalar:
+      return s / a;
+    case MapOp::kPowerScalar:
+      return pow(a, s);
+    case MapOp::kMaximumScalar:
+      return Max(a, s);
+    case MapOp::kMinimumScalar:
+      return Min(a, s);
+    case MapOp::kEqualScalar:
+      return T(a == s);
+    case MapOp::kNotEqualScalar:
+      return T(a != s);
+    case MapOp::kGreaterScalar:
+      return T(a > s);
+    case MapOp::kGreaterEqualScalar:
+      return T(a >= s);
+    case MapOp::kLesserScalar:
+      return T(a < s);
+    case MapOp::kLesserEqualScalar:
+      return T(a <= s);
     case MapOp::kHardSigmoid: {
       const T y = s * a + s2;
       return y > T(1) ? T(1) : (y < T(0) ? T(0) : y);
     }
-    case MapOp::kRDivScalarGrad: return -a * s / (b * b);
-    case MapOp::kPowerScalarGrad: return a * s * pow(b, s - T(1));
-    case MapOp::kMaximumScalarGrad: return b >= s ? a : T(0);
-    case MapOp::kMinimumScalarGrad: return b <= s ? a : T(0);
+    case MapOp::kRDivScalarGrad:
+      return -a * s / (b * b);
+    case MapOp::kPowerScalarGrad:
+      return a * s * pow(b, s - T(1));
+    case MapOp::kMaximumScalarGrad:
+      return b >= s ? a : T(0);
+    case MapOp::kMinimumScalarGrad:
+      return b <= s ? a : T(0);
     case MapOp::kHardSigmoidGrad: {
       const T y = s * b + s2;
       return y > T(0) && y < T(1) ? a * s : T(0);
@@ -114,8 +170,7 @@ __host__ __device__ inline T Apply(MapOp f, T a, T b, T s, T s2) {
 }
 
 template <typename T>
-__global__ void MapKernel(MapOp f, const T* a, const T* b, T s, T s2, T* y, int64_t n,
-                          bool add) {
+__global__ void MapKernel(MapOp f, const T* a, const T* b, T s, T s2, T* y, int64_t n, bool add) {
   for (int64_t i = blockIdx.x * static_cast<int64_t>(blockDim.x) + threadIdx.x; i < n;
        i += static_cast<int64_t>(blockDim.x) * gridDim.x) {
     const T v = Apply(f, a[i], b ? b[i] : T(0), s, s2);
@@ -124,8 +179,8 @@ __global__ void MapKernel(MapOp f, const T* a, const T* b, T s, T s2, T* y, int6
 }
 
 template <typename T>
-__global__ void BroadcastMapKernel(MapOp f, BroadcastIndex index, const T* a, const T* b, T* y, int64_t n,
-                                   bool add) {
+__global__ void BroadcastMapKernel(MapOp f, BroadcastIndex index, const T* a, const T* b, T* y,
+                                   int64_t n, bool add) {
   for (int64_t i = blockIdx.x * static_cast<int64_t>(blockDim.x) + threadIdx.x; i < n;
        i += static_cast<int64_t>(blockDim.x) * gridDim.x) {
     int64_t ia, ib;
@@ -140,8 +195,10 @@ enum class BinGrad : int { kDiv, kMaximum, kMinimum };
 
 template <typename T>
 __device__ inline void StoreReq(int req, T* dst, T v) {
-  if (req == static_cast<int>(OpReq::kAdd)) *dst += v;
-  else if (req != static_cast<int>(OpReq::kNull)) *dst = v;
+  if (req == static_cast<int>(OpReq::kAdd))
+    *dst += v;
+  else if (req != static_cast<int>(OpReq::kNull))
+    *dst = v;
 }
 
 // div: lhs_grad = g / r, rhs_grad = -g * l / r^2; maximum: g to lhs where
@@ -161,8 +218,8 @@ __host__ __device__ inline void ApplyBinaryGrad(BinGrad f, T g, T l, T r, T* dl,
 
 // ApplyBinaryGrad over n elements, each output with its request.
 template <typename T>
-__global__ void BinaryGrad(BinGrad f, const T* g, const T* l, const T* r, T* dl, T* dr,
-                           int64_t n, int ql, int qr) {
+__global__ void BinaryGrad(BinGrad f, const T* g, const T* l, const T* r, T* dl, T* dr, int64_t n,
+                           int ql, int qr) {
   for (int64_t i = blockIdx.x * static_cast<int64_t>(blockDim.x) + threadIdx.x; i < n;
        i += static_cast<int64_t>(blockDim.x) * gridDim.x) {
     T vl, vr;
@@ -287,8 +344,8 @@ Kernel BroadcastKernelFor(const char* name, MapOp f) {
                           const std::vector<OpReq>& req, const std::vector<TBlob>& out) {
     UseDevice(ctx, name);
     const BroadcastIndex index = MakeBroadcastIndex(in[0].shape, in[1].shape, out[0].shape, name);
-    LaunchBroadcastMap(ctx, f, in[0].dtype, in[0].dptr, in[1].dptr, index, out[0].dptr, out[0].Size(), req[0],
-                       name);
+    LaunchBroadcastMap(ctx, f, in[0].dtype, in[0].dptr, in[1].dptr, index, out[0].dptr,
+                       out[0].Size(), req[0], name);
     Finish(ctx, name);
   };
   return {"cuda", 0, fn, true};
@@ -328,8 +385,8 @@ Kernel BinaryGradKernelFor(const char* name, BinGrad f) {
     DispatchFloat(in[0].dtype, name, [&](auto t) {
       using T = decltype(t);
       BinaryGrad<T><<<GridFor(n), kBlock, 0, StreamOf(ctx)>>>(
-          f, in[0].data<T>(), in[1].data<T>(), in[2].data<T>(), out[0].data<T>(),
-          out[1].data<T>(), n, static_cast<int>(req[0]), static_cast<int>(req[1]));
+          f, in[0].data<T>(), in[1].data<T>(), in[2].data<T>(), out[0].data<T>(), out[1].data<T>(),
+          n, static_cast<int>(req[0]), static_cast<int>(req[1]));
     });
     Finish(ctx, name);
   };
@@ -350,12 +407,14 @@ void LaunchMap(const OpContext& ctx, MapOp f, DType t, const void* a, const void
 }
 
 void LaunchBroadcastMap(const OpContext& ctx, MapOp f, DType t, const void* a, const void* b,
-                        const BroadcastIndex& index, void* y, int64_t n, OpReq req, const char* op) {
+                        const BroadcastIndex& index, void* y, int64_t n, OpReq req,
+                        const char* op) {
   if (req == OpReq::kNull || n == 0) return;
   DispatchFloat(t, op, [&](auto v) {
     using T = decltype(v);
     BroadcastMapKernel<T><<<GridFor(n), kBlock, 0, StreamOf(ctx)>>>(
-        f, index, static_cast<const T*>(a), static_cast<const T*>(b), static_cast<T*>(y), n, req == OpReq::kAdd);
+        f, index, static_cast<const T*>(a), static_cast<const T*>(b), static_cast<T*>(y), n,
+        req == OpReq::kAdd);
   });
 }
 

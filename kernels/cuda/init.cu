@@ -34,11 +34,13 @@ void Fill(const OpContext& ctx, const char* op, double value, OpReq req, const T
   DispatchDType(out.dtype, [&](auto t) {
     using T = decltype(t);
     if constexpr (std::is_same<T, Half>::value) {
-      if (add) Fail(StatusCode::kDType, "operator ", op, ": req=add is not supported for float16 outputs");
+      if (add)
+        Fail(StatusCode::kDType, "operator ", op, ": req=add is not supported for float16 outputs");
       const __half h = __float2half_rn(static_cast<float>(value));
       uint16_t bits;
       std::memcpy(&bits, &h, sizeof(bits));
-      FillKernel<uint16_t><<<GridFor(n), kBlock, 0, s>>>(static_cast<uint16_t*>(out.dptr), n, bits, false);
+      FillKernel<uint16_t>
+          <<<GridFor(n), kBlock, 0, s>>>(static_cast<uint16_t*>(out.dptr), n, bits, false);
     } else {
       if constexpr (std::is_integral<T>::value) {
         if (!(value >= static_cast<double>(std::numeric_limits<T>::lowest()) &&

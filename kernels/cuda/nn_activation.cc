@@ -15,15 +15,21 @@ namespace {
 
 // The cuDNN mode of `act`, or false for the types cuDNN lacks.
 bool CudnnMode(const std::string& act, cudnnActivationMode_t* mode) {
-  if (act == "relu") *mode = CUDNN_ACTIVATION_RELU;
-  else if (act == "sigmoid") *mode = CUDNN_ACTIVATION_SIGMOID;
-  else if (act == "tanh") *mode = CUDNN_ACTIVATION_TANH;
-  else return false;
+  if (act == "relu")
+    *mode = CUDNN_ACTIVATION_RELU;
+  else if (act == "sigmoid")
+    *mode = CUDNN_ACTIVATION_SIGMOID;
+  else if (act == "tanh")
+    *mode = CUDNN_ACTIVATION_TANH;
+  else
+    return false;
   return true;
 }
 
 // A flat (1, 1, 1, n) view of every element.
-void FlatDesc(TensorDesc* d, const TBlob& b, const char* op) { d->Set(b.dtype, 1, 1, 1, b.Size(), op); }
+void FlatDesc(TensorDesc* d, const TBlob& b, const char* op) {
+  d->Set(b.dtype, 1, 1, 1, b.Size(), op);
+}
 
 void ActivationCuda(const OpContext& ctx, const NodeAttrs& attrs, const std::vector<TBlob>& in,
                     const std::vector<OpReq>& req, const std::vector<TBlob>& out) {
@@ -43,8 +49,8 @@ void ActivationCuda(const OpContext& ctx, const NodeAttrs& attrs, const std::vec
     WEFT_CUDNN_CHECK(cudnnActivationForward(CudnnHandle(ctx), a.d, one.ptr(), x.d, in[0].dptr,
                                             beta.ptr(), x.d, out[0].dptr));
   } else {
-    LaunchMap(ctx, act == "softrelu" ? MapOp::kSoftrelu : MapOp::kSoftsign, t, in[0].dptr,
-              nullptr, 0.0, out[0].dptr, out[0].Size(), req[0], op);
+    LaunchMap(ctx, act == "softrelu" ? MapOp::kSoftrelu : MapOp::kSoftsign, t, in[0].dptr, nullptr,
+              0.0, out[0].dptr, out[0].Size(), req[0], op);
   }
   Finish(ctx, op);
 }
@@ -66,12 +72,12 @@ void ActivationBackwardCuda(const OpContext& ctx, const NodeAttrs& attrs,
     TensorDesc x;
     FlatDesc(&x, in[0], op);
     const Scalar one(t, 1.0), beta(t, BetaOf(req[0]));
-    WEFT_CUDNN_CHECK(cudnnActivationBackward(CudnnHandle(ctx), a.d, one.ptr(), x.d, in[2].dptr,
-                                             x.d, in[0].dptr, x.d, in[1].dptr, beta.ptr(), x.d,
+    WEFT_CUDNN_CHECK(cudnnActivationBackward(CudnnHandle(ctx), a.d, one.ptr(), x.d, in[2].dptr, x.d,
+                                             in[0].dptr, x.d, in[1].dptr, beta.ptr(), x.d,
                                              out[0].dptr));
   } else {
-    LaunchMap(ctx, act == "softrelu" ? MapOp::kSoftreluGrad : MapOp::kSoftsignGrad, t,
-              in[0].dptr, in[1].dptr, 0.0, out[0].dptr, out[0].Size(), req[0], op);
+    LaunchMap(ctx, act == "softrelu" ? MapOp::kSoftreluGrad : MapOp::kSoftsignGrad, t, in[0].dptr,
+              in[1].dptr, 0.0, out[0].dptr, out[0].Size(), req[0], op);
   }
   Finish(ctx, op);
 }

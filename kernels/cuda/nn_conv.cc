@@ -57,7 +57,9 @@ constexpr size_t kWorkspaceLimit = size_t{1} << 30;
 // (deterministic first when `det`), or -1.
 template <typename Perf>
 int PickAlgo(const Perf* perf, int count, bool det) {
-  auto usable = [&](int i) { return perf[i].status == CUDNN_STATUS_SUCCESS && perf[i].memory <= kWorkspaceLimit; };
+  auto usable = [&](int i) {
+    return perf[i].status == CUDNN_STATUS_SUCCESS && perf[i].memory <= kWorkspaceLimit;
+  };
   if (det)
     for (int i = 0; i < count; ++i)
       if (usable(i) && perf[i].determinism == CUDNN_DETERMINISTIC) return i;
@@ -108,8 +110,25 @@ Algo CachedAlgo(const ConvGeom& g, DType t, int dev, Pass pass, Choose choose) {
   using Key = std::array<int64_t, 19>;
   static std::mutex mu;
   static std::map<Key, Algo>* cache = new std::map<Key, Algo>();  // never destroyed
-  const Key key = {g.n, g.c, g.h, g.w, g.f, g.oh, g.ow, g.groups, g.kh, g.kw, g.sh, g.sw, g.ph, g.pw, g.dh, g.dw,
-                   static_cast<int64_t>(t), dev, static_cast<int64_t>(pass)};
+  const Key key = {g.n,
+                   g.c,
+                   g.h,
+                   g.w,
+                   g.f,
+                   g.oh,
+                   g.ow,
+                   g.groups,
+                   g.kh,
+                   g.kw,
+                   g.sh,
+                   g.sw,
+                   g.ph,
+                   g.pw,
+                   g.dh,
+                   g.dw,
+                   static_cast<int64_t>(t),
+                   dev,
+                   static_cast<int64_t>(pass)};
   {
     std::lock_guard<std::mutex> lock(mu);
     auto it = cache->find(key);
@@ -123,83 +142,88 @@ Algo CachedAlgo(const ConvGeom& g, DType t, int dev, Pass pass, Choose choose) {
 // The three cuDNN passes of the convolution `s` (geometry g, dtype t): each
 // takes its cached algorithm and stream-ordered workspace; `beta` is the
 // request's (1 adds into the output).
-void RunForward(const OpContext& ctx, cudnnHandle_t h, const ConvSetup& s, const ConvGeom& g, DType t,
-                const void* x, const void* w, OpReq req, void* y) {
+void RunForward(const OpContext& ctx, cudnnHandle_t h, const ConvSetup& s, const ConvGeom& g,
+                DType t, const void* x, const void* w, OpReq req, void* y) {
   const Algo a = CachedAlgo(g, t, ctx.ctx.dev_id, Pass::kForward, [&] {
     Algo r;
     r.algo = ChooseAlgo<cudnnConvolutionFwdAlgoPerf_t>(
         false, CUDNN_CONVOLUTION_FWD_ALGO_IMPLICIT_GEMM,
         [&](auto* perf, int* n) {
-          WEFT_CUDNN_CHECK(cudnnFindConvolutionForwardAlgorithm(h, s.x.d, s.w.d, s.conv.d, s.y.d, kMaxAlgos, n, perf));
+          WEFT_CUDNN_CHECK(cudnnFindConvolutionForwardAlgorithm(h, s.x.d, s.w.d, s.conv.d, s.y.d,
+                                                                kMaxAlgos, n, perf));
         },
         [&](auto* perf, int* n) {
-          WEFT_CUDNN_CHECK(
-              cudnnGetConvolutionForwardAlgorithm_v7(h, s.x.d, s.w.d, s.conv.d, s.y.d, kMaxAlgos, n, perf));
+          WEFT_CUDNN_CHECK(cudnnGetConvolutionForwardAlgorithm_v7(h, s.x.d, s.w.d, s.conv.d, s.y.d,
+                                                                  kMaxAlgos, n, perf));
         });
     WEFT_CUDNN_CHECK(cudnnGetConvolutionForwardWorkspaceSize(
-        h, s.x.d, s.w.d, s.conv.d, s.y.d, static_cast<cudnnConvolutionFwdAlgo_t>(r.algo), &r.ws_bytes));
+        h, s.x.d, s.w.d, s.conv.d, s.y.d, static_cast<cudnnConvolutionFwdAlgo_t>(r.algo),
+        &r.ws_bytes));
     return r;
   });
   DeviceBuffer ws(ctx, a.ws_bytes);
   const Scalar one(t, 1.0), beta(t, BetaOf(req));
   WEFT_CUDNN_CHECK(cudnnConvolutionForward(h, one.ptr(), s.x.d, x, s.w.d, w, s.conv.d,
-                                           static_cast<cudnnConvolutionFwdAlgo_t>(a.algo), ws.get(), a.ws_bytes,
-                                           beta.ptr(), s.y.d, y));
+                                           static_cast<cudnnConvolutionFwdAlgo_t>(a.algo), ws.get(),
+                                           a.ws_bytes, beta.ptr(), s.y.d, y));
 }
 
-void RunBackwardData(const OpContext& ctx, cudnnHandle_t h, const ConvSetup& s, const ConvGeom& g, DType t,
-                     const void* w, const void* dy, OpReq req, void* dx) {
+void RunBackwardData(const OpContext& ctx, cudnnHandle_t h, const ConvSetup& s, const ConvGeom& g,
+                     DType t, const void* w, const void* dy, OpReq req, void* dx) {
   const Algo a = CachedAlgo(g, t, ctx.ctx.dev_id, Pass::kBackwardData, [&] {
     Algo r;
     r.algo = ChooseAlgo<cudnnConvolutionBwdDataAlgoPerf_t>(
         true, CUDNN_CONVOLUTION_BWD_DATA_ALGO_1,
         [&](auto* perf, int* n) {
-          WEFT_CUDNN_CHECK(
-              cudnnFindConvolutionBackwardDataAlgorithm(h, s.w.d, s.y.d, s.conv.d, s.x.d, kMaxAlgos, n, perf));
+          WEFT_CUDNN_CHECK(cudnnFindConvolutionBackwardDataAlgorithm(h, s.w.d, s.y.d, s.conv.d,
+                                                                     s.x.d, kMaxAlgos, n, perf));
         },
         [&](auto* perf, int* n) {
-          WEFT_CUDNN_CHECK(
-              cudnnGetConvolutionBackwardDataAlgorithm_v7(h, s.w.d, s.y.d, s.conv.d, s.x.d, kMaxAlgos, n, perf));
+          WEFT_CUDNN_CHECK(cudnnGetConvolutionBackwardDataAlgorithm_v7(h, s.w.d, s.y.d, s.conv.d,
+                                                                       s.x.d, kMaxAlgos, n, perf));
         });
     WEFT_CUDNN_CHECK(cudnnGetConvolutionBackwardDataWorkspaceSize(
-        h, s.w.d, s.y.d, s.conv.d, s.x.d, static_cast<cudnnConvolutionBwdDataAlgo_t>(r.algo), &r.ws_bytes));
+        h, s.w.d, s.y.d, s.conv.d, s.x.d, static_cast<cudnnConvolutionBwdDataAlgo_t>(r.algo),
+        &r.ws_bytes));
     return r;
   });
   DeviceBuffer ws(ctx, a.ws_bytes);
   const Scalar one(t, 1.0), beta(t, BetaOf(req));
   WEFT_CUDNN_CHECK(cudnnConvolutionBackwardData(h, one.ptr(), s.w.d, w, s.y.d, dy, s.conv.d,
-                                                static_cast<cudnnConvolutionBwdDataAlgo_t>(a.algo), ws.get(),
-                                                a.ws_bytes, beta.ptr(), s.x.d, dx));
+                                                static_cast<cudnnConvolutionBwdDataAlgo_t>(a.algo),
+                                                ws.get(), a.ws_bytes, beta.ptr(), s.x.d, dx));
 }
 
-void RunBackwardFilter(const OpContext& ctx, cudnnHandle_t h, const ConvSetup& s, const ConvGeom& g, DType t,
-                       const void* x, const void* dy, OpReq req, void* dw) {
+void RunBackwardFilter(const OpContext& ctx, cudnnHandle_t h, const ConvSetup& s, const ConvGeom& g,
+                       DType t, const void* x, const void* dy, OpReq req, void* dw) {
   const Algo a = CachedAlgo(g, t, ctx.ctx.dev_id, Pass::kBackwardFilter, [&] {
     Algo r;
     r.algo = ChooseAlgo<cudnnConvolutionBwdFilterAlgoPerf_t>(
         true, CUDNN_CONVOLUTION_BWD_FILTER_ALGO_1,
         [&](auto* perf, int* n) {
-          WEFT_CUDNN_CHECK(
-              cudnnFindConvolutionBackwardFilterAlgorithm(h, s.x.d, s.y.d, s.conv.d, s.w.d, kMaxAlgos, n, perf));
+          WEFT_CUDNN_CHECK(cudnnFindConvolutionBackwardFilterAlgorithm(h, s.x.d, s.y.d, s.conv.d,
+                                                                       s.w.d, kMaxAlgos, n, perf));
         },
         [&](auto* perf, int* n) {
-          WEFT_CUDNN_CHECK(
-              cudnnGetConvolutionBackwardFilterAlgorithm_v7(h, s.x.d, s.y.d, s.conv.d, s.w.d, kMaxAlgos, n, perf));
+          WEFT_CUDNN_CHECK(cudnnGetConvolutionBackwardFilterAlgorithm_v7(
+              h, s.x.d, s.y.d, s.conv.d, s.w.d, kMaxAlgos, n, perf));
         });
     WEFT_CUDNN_CHECK(cudnnGetConvolutionBackwardFilterWorkspaceSize(
-        h, s.x.d, s.y.d, s.conv.d, s.w.d, static_cast<cudnnConvolutionBwdFilterAlgo_t>(r.algo), &r.ws_bytes));
+        h, s.x.d, s.y.d, s.conv.d, s.w.d, static_cast<cudnnConvolutionBwdFilterAlgo_t>(r.algo),
+        &r.ws_bytes));
     return r;
   });
   DeviceBuffer ws(ctx, a.ws_bytes);
   const Scalar one(t, 1.0), beta(t, BetaOf(req));
-  WEFT_CUDNN_CHECK(cudnnConvolutionBackwardFilter(h, one.ptr(), s.x.d, x, s.y.d, dy, s.conv.d,
-                                                  static_cast<cudnnConvolutionBwdFilterAlgo_t>(a.algo), ws.get(),
-                                                  a.ws_bytes, beta.ptr(), s.w.d, dw));
+  WEFT_CUDNN_CHECK(
+      cudnnConvolutionBackwardFilter(h, one.ptr(), s.x.d, x, s.y.d, dy, s.conv.d,
+                                     static_cast<cudnnConvolutionBwdFilterAlgo_t>(a.algo), ws.get(),
+                                     a.ws_bytes, beta.ptr(), s.w.d, dw));
 }
 
 // bias (C) added to every position of `y` described by `desc` (N, C, H, W).
-void AddBias(cudnnHandle_t h, const TensorDesc& bias_desc, const void* bias, DType t, const TensorDesc& desc,
-             void* y) {
+void AddBias(cudnnHandle_t h, const TensorDesc& bias_desc, const void* bias, DType t,
+             const TensorDesc& desc, void* y) {
   const Scalar one(t, 1.0);
   WEFT_CUDNN_CHECK(cudnnAddTensor(h, one.ptr(), bias_desc.d, bias, one.ptr(), desc.d, y));
 }
@@ -207,7 +231,8 @@ void AddBias(cudnnHandle_t h, const TensorDesc& bias_desc, const void* bias, DTy
 void BiasGrad(cudnnHandle_t h, const TensorDesc& desc, const void* dy, DType t, OpReq req,
               const TensorDesc& bias_desc, void* db) {
   const Scalar one(t, 1.0), beta(t, BetaOf(req));
-  WEFT_CUDNN_CHECK(cudnnConvolutionBackwardBias(h, one.ptr(), desc.d, dy, beta.ptr(), bias_desc.d, db));
+  WEFT_CUDNN_CHECK(
+      cudnnConvolutionBackwardBias(h, one.ptr(), desc.d, dy, beta.ptr(), bias_desc.d, db));
 }
 
 void ConvolutionCuda(const OpContext& ctx, const NodeAttrs& attrs, const std::vector<TBlob>& in,
@@ -234,9 +259,12 @@ void ConvolutionBackwardCuda(const OpContext& ctx, const NodeAttrs& attrs,
   const DType t = in[0].dtype;
   ConvSetup s(g, t, op);
   cudnnHandle_t h = CudnnHandle(ctx);
-  if (req[0] != OpReq::kNull) RunBackwardData(ctx, h, s, g, t, in[2].dptr, in[0].dptr, req[0], out[0].dptr);
-  if (req[1] != OpReq::kNull) RunBackwardFilter(ctx, h, s, g, t, in[1].dptr, in[0].dptr, req[1], out[1].dptr);
-  if (out.size() > 2 && req[2] != OpReq::kNull) BiasGrad(h, s.y, in[0].dptr, t, req[2], s.b, out[2].dptr);
+  if (req[0] != OpReq::kNull)
+    RunBackwardData(ctx, h, s, g, t, in[2].dptr, in[0].dptr, req[0], out[0].dptr);
+  if (req[1] != OpReq::kNull)
+    RunBackwardFilter(ctx, h, s, g, t, in[1].dptr, in[0].dptr, req[1], out[1].dptr);
+  if (out.size() > 2 && req[2] != OpReq::kNull)
+    BiasGrad(h, s.y, in[0].dptr, t, req[2], s.b, out[2].dptr);
   Finish(ctx, op);
 }
 
@@ -262,16 +290,19 @@ void DeconvolutionCuda(const OpContext& ctx, const NodeAttrs& attrs, const std::
 }
 
 // in: ograd, data, weight; out: data_grad, weight_grad[, bias_grad].
-void DeconvolutionBackwardCuda(const OpContext& ctx, const NodeAttrs& attrs, const std::vector<TBlob>& in,
-                               const std::vector<OpReq>& req, const std::vector<TBlob>& out) {
+void DeconvolutionBackwardCuda(const OpContext& ctx, const NodeAttrs& attrs,
+                               const std::vector<TBlob>& in, const std::vector<OpReq>& req,
+                               const std::vector<TBlob>& out) {
   const char* op = "_backward_Deconvolution";
   UseDevice(ctx, op);
   const ConvGeom g = MakeDeconvGeom(attrs.params, in[1].shape, in[0].shape);
   const DType t = in[0].dtype;
   ConvSetup s(g, t, op);
   cudnnHandle_t h = CudnnHandle(ctx);
-  if (req[0] != OpReq::kNull) RunForward(ctx, h, s, g, t, in[0].dptr, in[2].dptr, req[0], out[0].dptr);
-  if (req[1] != OpReq::kNull) RunBackwardFilter(ctx, h, s, g, t, in[0].dptr, in[1].dptr, req[1], out[1].dptr);
+  if (req[0] != OpReq::kNull)
+    RunForward(ctx, h, s, g, t, in[0].dptr, in[2].dptr, req[0], out[0].dptr);
+  if (req[1] != OpReq::kNull)
+    RunBackwardFilter(ctx, h, s, g, t, in[0].dptr, in[1].dptr, req[1], out[1].dptr);
   if (out.size() > 2 && req[2] != OpReq::kNull) {
     TensorDesc bias;
     bias.Set(t, 1, g.c, 1, 1, op);
@@ -286,7 +317,8 @@ void RegisterNNConvCuda(KernelRegistry* reg) {
   reg->Add("Convolution", DeviceType::kGPU, {"cudnn", 0, ConvolutionCuda, true});
   reg->Add("_backward_Convolution", DeviceType::kGPU, {"cudnn", 0, ConvolutionBackwardCuda, true});
   reg->Add("Deconvolution", DeviceType::kGPU, {"cudnn", 0, DeconvolutionCuda, true});
-  reg->Add("_backward_Deconvolution", DeviceType::kGPU, {"cudnn", 0, DeconvolutionBackwardCuda, true});
+  reg->Add("_backward_Deconvolution", DeviceType::kGPU,
+           {"cudnn", 0, DeconvolutionBackwardCuda, true});
 }
 
 }  // namespace cuda

@@ -58,10 +58,11 @@ void FCForward(const OpContext& ctx, const NodeAttrs& attrs, const std::vector<T
     if (m * n == 0) return;
     if (has_bias) {
       BiasRows<T><<<GridFor(m * n), kBlock, 0, StreamOf(ctx)>>>(in[2].data<T>(), y, m, n, add);
-      RowGemm(h, "FullyConnected", false, true, m, n, k, T(1), in[0].data<T>(), in[1].data<T>(), T(1), y);
+      RowGemm(h, "FullyConnected", false, true, m, n, k, T(1), in[0].data<T>(), in[1].data<T>(),
+              T(1), y);
     } else {
-      RowGemm(h, "FullyConnected", false, true, m, n, k, T(1), in[0].data<T>(), in[1].data<T>(), add ? T(1) : T(0),
-              y);
+      RowGemm(h, "FullyConnected", false, true, m, n, k, T(1), in[0].data<T>(), in[1].data<T>(),
+              add ? T(1) : T(0), y);
     }
   });
   Finish(ctx, "FullyConnected");
@@ -81,14 +82,14 @@ void FCBackward(const OpContext& ctx, const NodeAttrs& attrs, const std::vector<
     const T* x = in[1].data<T>();
     const T* w = in[2].data<T>();
     if (req[0] != OpReq::kNull && m * k > 0)
-      RowGemm(h, "FullyConnected", false, false, m, k, n, T(1), dy, w, req[0] == OpReq::kAdd ? T(1) : T(0),
-              out[0].data<T>());
+      RowGemm(h, "FullyConnected", false, false, m, k, n, T(1), dy, w,
+              req[0] == OpReq::kAdd ? T(1) : T(0), out[0].data<T>());
     if (req[1] != OpReq::kNull && n * k > 0)
-      RowGemm(h, "FullyConnected", true, false, n, k, m, T(1), dy, x, req[1] == OpReq::kAdd ? T(1) : T(0),
-              out[1].data<T>());
+      RowGemm(h, "FullyConnected", true, false, n, k, m, T(1), dy, x,
+              req[1] == OpReq::kAdd ? T(1) : T(0), out[1].data<T>());
     if (out.size() > 2 && req[2] != OpReq::kNull && n > 0)
       SumRows<T><<<GridFor(n), kBlock, 0, StreamOf(ctx)>>>(dy, out[2].data<T>(), m, n,
-                                                          req[2] == OpReq::kAdd);
+                                                           req[2] == OpReq::kAdd);
   });
   Finish(ctx, "_backward_FullyConnected");
 }

@@ -47,8 +47,8 @@ __device__ void Store(T* p, T v, int req) {
 
 // index maps a data element to its mask element (both operands alike).
 template <typename T>
-__global__ void DropoutKernel(BroadcastIndex index, uint64_t seed, double prob, T scale, const T* x, T* y,
-                              T* m, int64_t n, int req_y, int req_m) {
+__global__ void DropoutKernel(BroadcastIndex index, uint64_t seed, double prob, T scale, const T* x,
+                              T* y, T* m, int64_t n, int req_y, int req_m) {
   WEFT_GRID_LOOP(i, n) {
     int64_t mi, unused;
     index.Offsets(i, &mi, &unused);
@@ -100,8 +100,8 @@ void DropoutForward(const OpContext& ctx, const NodeAttrs& attrs, const std::vec
       seed = ctx.rng->engine();
     }
     const T scale = prob >= 1 ? T(0) : static_cast<T>(1.0 / (1.0 - prob));
-    DropoutKernel<T><<<GridFor(n), kBlock, 0, StreamOf(ctx)>>>(index, seed, prob, scale, in[0].data<T>(),
-                                                                out[0].data<T>(), out[1].data<T>(), n, ry, rm);
+    DropoutKernel<T><<<GridFor(n), kBlock, 0, StreamOf(ctx)>>>(
+        index, seed, prob, scale, in[0].data<T>(), out[0].data<T>(), out[1].data<T>(), n, ry, rm);
   });
   Finish(ctx, op);
 }
@@ -115,8 +115,8 @@ void DropoutBackward(const OpContext& ctx, const NodeAttrs&, const std::vector<T
   if (req[0] == OpReq::kNull || n == 0) return;
   DispatchFloat(in[0].dtype, op, [&](auto t) {
     using T = decltype(t);
-    MulKernel<T><<<GridFor(n), kBlock, 0, StreamOf(ctx)>>>(in[0].data<T>(), in[1].data<T>(), out[0].data<T>(),
-                                                           n, static_cast<int>(req[0]));
+    MulKernel<T><<<GridFor(n), kBlock, 0, StreamOf(ctx)>>>(
+        in[0].data<T>(), in[1].data<T>(), out[0].data<T>(), n, static_cast<int>(req[0]));
   });
   Finish(ctx, op);
 }
@@ -128,7 +128,8 @@ __device__ int64_t Row(I v, int64_t rows) {
 }
 
 template <typename I, typename T>
-__global__ void GatherRows(const I* idx, const T* w, T* y, int64_t rows, int64_t cols, int64_t n, int req) {
+__global__ void GatherRows(const I* idx, const T* w, T* y, int64_t rows, int64_t cols, int64_t n,
+                           int req) {
   WEFT_GRID_LOOP(i, n) {
     const int64_t k = i / cols, j = i - k * cols;
     Store(&y[i], w[Row(idx[k], rows) * cols + j], req);
@@ -136,7 +137,8 @@ __global__ void GatherRows(const I* idx, const T* w, T* y, int64_t rows, int64_t
 }
 
 template <typename I, typename T>
-__global__ void ScatterAddRows(const I* idx, const T* g, T* dw, int64_t rows, int64_t cols, int64_t n) {
+__global__ void ScatterAddRows(const I* idx, const T* g, T* dw, int64_t rows, int64_t cols,
+                               int64_t n) {
   WEFT_GRID_LOOP(i, n) {
     const int64_t k = i / cols, j = i - k * cols;
     atomicAdd(&dw[Row(idx[k], rows) * cols + j], g[i]);
@@ -167,8 +169,9 @@ void EmbeddingForward(const OpContext& ctx, const NodeAttrs& attrs, const std::v
     using I = decltype(i);
     DispatchFloat(in[1].dtype, op, [&](auto t) {
       using T = decltype(t);
-      GatherRows<I, T><<<GridFor(n), kBlock, 0, StreamOf(ctx)>>>(
-          in[0].data<I>(), in[1].data<T>(), out[0].data<T>(), rows, cols, n, static_cast<int>(req[0]));
+      GatherRows<I, T><<<GridFor(n), kBlock, 0, StreamOf(ctx)>>>(in[0].data<I>(), in[1].data<T>(),
+                                                                 out[0].data<T>(), rows, cols, n,
+                                                                 static_cast<int>(req[0]));
     });
   });
   Finish(ctx, op);

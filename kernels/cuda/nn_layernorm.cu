@@ -28,9 +28,7 @@ struct LNGeom {
   int64_t outer = 1, C = 1, inner = 1;
   __host__ __device__ int64_t Rows() const { return outer * inner; }
   // Index of element 0 of `row`; element c is at Base(row) + c * inner.
-  __device__ int64_t Base(int64_t row) const {
-    return (row / inner) * C * inner + row % inner;
-  }
+  __device__ int64_t Base(int64_t row) const { return (row / inner) * C * inner + row % inner; }
 };
 
 LNGeom MakeGeom(const NodeAttrs& attrs, const Shape& s) {
@@ -41,8 +39,10 @@ LNGeom MakeGeom(const NodeAttrs& attrs, const Shape& s) {
 
 template <typename T>
 __device__ inline void StoreReq(int req, T* dst, T v) {
-  if (req == static_cast<int>(OpReq::kAdd)) *dst += v;
-  else if (req != static_cast<int>(OpReq::kNull)) *dst = v;
+  if (req == static_cast<int>(OpReq::kAdd))
+    *dst += v;
+  else if (req != static_cast<int>(OpReq::kNull))
+    *dst = v;
 }
 
 // Sum of v over the block (blockDim.x a multiple of 32, at most 1024),

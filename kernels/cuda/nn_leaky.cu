@@ -34,7 +34,8 @@ Act ActOf(const NodeAttrs& attrs) {
 
 double SlopeOf(const NodeAttrs& attrs) {
   const ParamValues& p = attrs.params;
-  if (p.GetString("act_type") == "rrelu") return (p.GetFloat("lower_bound") + p.GetFloat("upper_bound")) / 2;
+  if (p.GetString("act_type") == "rrelu")
+    return (p.GetFloat("lower_bound") + p.GetFloat("upper_bound")) / 2;
   return p.GetFloat("slope");
 }
 
@@ -64,40 +65,60 @@ __device__ void Store(T* p, T v, bool add) {
 }
 
 template <typename T>
-__global__ void LeakyKernel(Act act, T slope, Channels ch, const T* gamma, const T* x, T* y, int64_t n, bool add) {
+__global__ void LeakyKernel(Act act, T slope, Channels ch, const T* gamma, const T* x, T* y,
+                            int64_t n, bool add) {
   for (int64_t i = blockIdx.x * static_cast<int64_t>(blockDim.x) + threadIdx.x; i < n;
        i += static_cast<int64_t>(blockDim.x) * gridDim.x) {
     const T a = x[i];
     T v;
     switch (act) {
-      case Act::kLeaky: v = a > T(0) ? a : slope * a; break;
-      case Act::kElu: v = a > T(0) ? a : slope * expm1(a); break;
-      case Act::kSelu: v = static_cast<T>(kSeluLambda) * (a > T(0) ? a : static_cast<T>(kSeluAlpha) * expm1(a)); break;
-      case Act::kGelu: v = T(0.5) * a * (T(1) + erf(a * static_cast<T>(kInvSqrt2))); break;
-      default: v = a > T(0) ? a : gamma[ch.Of(i)] * a; break;
+      case Act::kLeaky:
+        v = a > T(0) ? a : slope * a;
+        break;
+      case Act::kElu:
+        v = a > T(0) ? a : slope * expm1(a);
+        break;
+      case Act::kSelu:
+        v = static_cast<T>(kSeluLambda) * (a > T(0) ? a : static_cast<T>(kSeluAlpha) * expm1(a));
+        break;
+      case Act::kGelu:
+        v = T(0.5) * a * (T(1) + erf(a * static_cast<T>(kInvSqrt2)));
+        break;
+      default:
+        v = a > T(0) ? a : gamma[ch.Of(i)] * a;
+        break;
     }
     Store(&y[i], v, add);
   }
 }
 
 template <typename T>
-__global__ void LeakyGradKernel(Act act, T slope, Channels ch, const T* gamma, const T* dy, const T* x, T* dx,
-                                int64_t n, bool add) {
+__global__ void LeakyGradKernel(Act act, T slope, Channels ch, const T* gamma, const T* dy,
+                                const T* x, T* dx, int64_t n, bool add) {
   for (int64_t i = blockIdx.x * static_cast<int64_t>(blockDim.x) + threadIdx.x; i < n;
        i += static_cast<int64_t>(blockDim.x) * gridDim.x) {
     const T g = dy[i], a = x[i];
     T v;
     switch (act) {
-      case Act::kLeaky: v = a > T(0) ? g : slope * g; break;
-      case Act::kElu: v = a > T(0) ? g : g * slope * exp(a); break;
-      case Act::kSelu: v = static_cast<T>(kSeluLambda) * g * (a > T(0) ? T(1) : static_cast<T>(kSeluAlpha) * exp(a)); break;
+      case Act::kLeaky:
+        v = a > T(0) ? g : slope * g;
+        break;
+      case Act::kElu:
+        v = a > T(0) ? g : g * slope * exp(a);
+        break;
+      case Act::kSelu:
+        v = static_cast<T>(kSeluLambda) * g *
+            (a > T(0) ? T(1) : static_cast<T>(kSeluAlpha) * exp(a));
+        break;
       case Act::kGelu: {
         const T cdf = T(0.5) * (T(1) + erf(a * static_cast<T>(kInvSqrt2)));
         const T pdf = static_cast<T>(kInvSqrt2Pi) * exp(T(-0.5) * a * a);
         v = g * (cdf + a * pdf);
         break;
       }
-      default: v = a > T(0) ? g : gamma[ch.Of(i)] * g; break;
+      default:
+        v = a > T(0) ? g : gamma[ch.Of(i)] * g;
+        break;
     }
     Store(&dx[i], v, add);
   }
@@ -106,7 +127,8 @@ __global__ void LeakyGradKernel(Act act, T slope, Channels ch, const T* gamma, c
 // dgamma[j] = sum over channel j's elements of (x <= 0 ? dy * x : 0); one
 // block per channel (grid-stride), `outer` rows of `inner` elements each.
 template <typename T>
-__global__ void PreluGammaGrad(Channels ch, int64_t outer, const T* dy, const T* x, T* dg, bool add) {
+__global__ void PreluGammaGrad(Channels ch, int64_t outer, const T* dy, const T* x, T* dg,
+                               bool add) {
   __shared__ double part[kBlock];
   const int64_t per = outer * ch.inner;
   for (int64_t j = blockIdx.x; j < ch.c; j += gridDim.x) {
@@ -161,13 +183,13 @@ void LeakyBackward(const OpContext& ctx, const NodeAttrs& attrs, const std::vect
     const T* gamma = prelu ? in[2].data<T>() : nullptr;
     if (req[0] != OpReq::kNull)
       LeakyGradKernel<T><<<GridFor(n), kBlock, 0, StreamOf(ctx)>>>(
-          act, static_cast<T>(prelu ? 0.0 : SlopeOf(attrs)), ch, gamma, in[0].data<T>(), in[1].data<T>(),
-          out[0].data<T>(), n, req[0] == OpReq::kAdd);
+          act, static_cast<T>(prelu ? 0.0 : SlopeOf(attrs)), ch, gamma, in[0].data<T>(),
+          in[1].data<T>(), out[0].data<T>(), n, req[0] == OpReq::kAdd);
     if (prelu && out.size() > 1 && req[1] != OpReq::kNull) {
       const int64_t outer = n / (ch.c * ch.inner);
       const int grid = static_cast<int>(ch.c < 65535 ? ch.c : 65535);
-      PreluGammaGrad<T><<<grid, kBlock, 0, StreamOf(ctx)>>>(ch, outer, in[0].data<T>(), in[1].data<T>(),
-                                                            out[1].data<T>(), req[1] == OpReq::kAdd);
+      PreluGammaGrad<T><<<grid, kBlock, 0, StreamOf(ctx)>>>(
+          ch, outer, in[0].data<T>(), in[1].data<T>(), out[1].data<T>(), req[1] == OpReq::kAdd);
     }
   });
   Finish(ctx, op);

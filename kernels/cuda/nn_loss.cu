@@ -40,8 +40,10 @@ __global__ void SoftmaxOutputGradKernel(GradArgs a, const T* dy, const T* y, con
       g = skip ? T(0) : (y[e] - (c == static_cast<int64_t>(l) ? on : off)) * k;
     }
     if (a.out_grad) g *= dy[e];
-    if (a.req == static_cast<int>(OpReq::kAdd)) dx[e] += g;
-    else dx[e] = g;
+    if (a.req == static_cast<int>(OpReq::kAdd))
+      dx[e] += g;
+    else
+      dx[e] = g;
   }
 }
 

@@ -31,8 +31,10 @@ __device__ inline int64_t GridStep() { return static_cast<int64_t>(blockDim.x) *
 
 template <typename T>
 __device__ inline void StoreReq(int req, T* dst, T v) {
-  if (req == static_cast<int>(OpReq::kAdd)) *dst += v;
-  else if (req != static_cast<int>(OpReq::kNull)) *dst = v;
+  if (req == static_cast<int>(OpReq::kAdd))
+    *dst += v;
+  else if (req != static_cast<int>(OpReq::kNull))
+    *dst = v;
 }
 
 template <typename T>
@@ -59,8 +61,7 @@ __global__ void UpdateMoving(int64_t c, double m, double momentum, const T* mean
 // dst[i] (req-aware) = scale * src[i], or 0 when src is null.
 template <typename T>
 __global__ void StoreVec(int64_t n, const T* src, T* dst, int req) {
-  for (int64_t i = GridStart(); i < n; i += GridStep())
-    StoreReq(req, &dst[i], src ? src[i] : T(0));
+  for (int64_t i = GridStart(); i < n; i += GridStep()) StoreReq(req, &dst[i], src ? src[i] : T(0));
 }
 
 // Per channel (one block each): sums of dy and dy * (x - mean), in double.
@@ -202,23 +203,21 @@ void BatchNormBackwardCuda(const OpContext& ctx, const NodeAttrs& attrs,
           in[1].dptr, d.x.d, in[0].dptr, d.x.d,
           req[0] == OpReq::kNull ? dx_scratch.get() : out[0].dptr, d.p.d,
           g.fix_gamma ? ones.get() : in[2].dptr, dgamma, dbeta, g.eps, nullptr, nullptr));
-      StoreVec<T><<<GridFor(C), kBlock, 0, s>>>(C, g.fix_gamma ? nullptr : dgamma,
-                                                 out[1].data<T>(), R(req[1]));
+      StoreVec<T><<<GridFor(C), kBlock, 0, s>>>(C, g.fix_gamma ? nullptr : dgamma, out[1].data<T>(),
+                                                R(req[1]));
       StoreVec<T><<<GridFor(C), kBlock, 0, s>>>(C, dbeta, out[2].data<T>(), R(req[2]));
       Finish(ctx, op);
     } else {
       const T* mean = in[3].data<T>();
       const T* var = in[4].data<T>();
       DeviceBuffer sums(ctx, 2 * C * sizeof(double));
-      ChannelSums<T><<<static_cast<unsigned>(C), kBlock, 0, s>>>(g, in[0].data<T>(),
-                                                                 in[1].data<T>(), mean,
-                                                                 sums.as<double>());
+      ChannelSums<T><<<static_cast<unsigned>(C), kBlock, 0, s>>>(
+          g, in[0].data<T>(), in[1].data<T>(), mean, sums.as<double>());
       if (req[0] != OpReq::kNull)
         GlobalStatsDx<T><<<GridFor(g.outer * C * g.inner), kBlock, 0, s>>>(
             g, in[0].data<T>(), in[2].data<T>(), var, out[0].data<T>(), R(req[0]));
-      GlobalStatsParams<T><<<GridFor(C), kBlock, 0, s>>>(g, sums.as<double>(), var,
-                                                          out[1].data<T>(), R(req[1]),
-                                                          out[2].data<T>(), R(req[2]));
+      GlobalStatsParams<T><<<GridFor(C), kBlock, 0, s>>>(
+          g, sums.as<double>(), var, out[1].data<T>(), R(req[1]), out[2].data<T>(), R(req[2]));
       Finish(ctx, op);
     }
   });

@@ -153,8 +153,8 @@ void PoolingCuda(const OpContext& ctx, const NodeAttrs& attrs, const std::vector
   if (CudnnMatches(g, attrs.params)) {
     CudnnPool c(g, t, op);
     const Scalar alpha(t, c.alpha), beta(t, BetaOf(req[0]));
-    WEFT_CUDNN_CHECK(cudnnPoolingForward(CudnnHandle(ctx), c.pool.d, alpha.ptr(), c.x.d,
-                                         in[0].dptr, beta.ptr(), c.y.d, out[0].dptr));
+    WEFT_CUDNN_CHECK(cudnnPoolingForward(CudnnHandle(ctx), c.pool.d, alpha.ptr(), c.x.d, in[0].dptr,
+                                         beta.ptr(), c.y.d, out[0].dptr));
   } else {
     DispatchFloat(t, op, [&](auto v) {
       using T = decltype(v);
@@ -178,8 +178,8 @@ void PoolingBackwardCuda(const OpContext& ctx, const NodeAttrs& attrs, const std
     cudnnHandle_t h = CudnnHandle(ctx);
     DeviceBuffer y(ctx, in[0].Bytes());
     const Scalar one(t, 1.0), zero(t, 0.0), alpha(t, c.alpha), beta(t, BetaOf(req[0]));
-    WEFT_CUDNN_CHECK(cudnnPoolingForward(h, c.pool.d, one.ptr(), c.x.d, in[1].dptr, zero.ptr(),
-                                         c.y.d, y.get()));
+    WEFT_CUDNN_CHECK(
+        cudnnPoolingForward(h, c.pool.d, one.ptr(), c.x.d, in[1].dptr, zero.ptr(), c.y.d, y.get()));
     WEFT_CUDNN_CHECK(cudnnPoolingBackward(h, c.pool.d, alpha.ptr(), c.y.d, y.get(), c.y.d,
                                           in[0].dptr, c.x.d, in[1].dptr, beta.ptr(), c.x.d,
                                           out[0].dptr));

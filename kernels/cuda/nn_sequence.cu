@@ -48,8 +48,8 @@ void SequenceMaskCuda(const OpContext& ctx, const NodeAttrs& attrs, const std::v
   if (len.get() != nullptr) {
     // The lengths on the host, in their dtype, read as the CPU kernel does.
     std::vector<char> raw(static_cast<size_t>(batch) * DTypeSize(in[1].dtype));
-    WEFT_CUDA_CHECK(cudaMemcpyAsync(raw.data(), in[1].dptr, raw.size(), cudaMemcpyDeviceToHost,
-                                    stream));
+    WEFT_CUDA_CHECK(
+        cudaMemcpyAsync(raw.data(), in[1].dptr, raw.size(), cudaMemcpyDeviceToHost, stream));
     WEFT_CUDA_CHECK(cudaStreamSynchronize(stream));
     TBlob host = in[1];
     host.dptr = raw.data();
@@ -63,8 +63,8 @@ void SequenceMaskCuda(const OpContext& ctx, const NodeAttrs& attrs, const std::v
     DispatchFloat(in[0].dtype, op, [&](auto v) {
       using T = decltype(v);
       SequenceMaskKernel<T><<<GridFor(n), kBlock, 0, stream>>>(
-          in[0].data<T>(), out[0].data<T>(), n, steps, batch, rest, batch_major,
-          len.as<int64_t>(), static_cast<T>(value), req[0] == OpReq::kAdd);
+          in[0].data<T>(), out[0].data<T>(), n, steps, batch, rest, batch_major, len.as<int64_t>(),
+          static_cast<T>(value), req[0] == OpReq::kAdd);
     });
   }
   Finish(ctx, op);  // the lengths buffer is released in stream order after the kernel

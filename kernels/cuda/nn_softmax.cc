@@ -57,7 +57,8 @@ void ForwardCuda(const OpContext& ctx, const NodeAttrs& attrs, const std::vector
   if (req[0] == OpReq::kNull || out[0].Size() == 0) return;
   const double temp = Temperature(attrs);
   if (temp == 0)
-    Fail(StatusCode::kInvalidArgument, "operator ", attrs.op->name, ": temperature must be nonzero");
+    Fail(StatusCode::kInvalidArgument, "operator ", attrs.op->name,
+         ": temperature must be nonzero");
   const View v = ViewOf(attrs, in[0].shape);
   const DType t = in[0].dtype;
   TensorDesc d;
@@ -68,7 +69,8 @@ void ForwardCuda(const OpContext& ctx, const NodeAttrs& attrs, const std::vector
   const void* x = in[0].dptr;
   if (temp != 1.0) {
     const Scalar inv(t, 1.0 / temp);
-    WEFT_CUDNN_CHECK(cudnnTransformTensor(h, inv.ptr(), d.d, in[0].dptr, zero.ptr(), d.d, scaled.get()));
+    WEFT_CUDNN_CHECK(
+        cudnnTransformTensor(h, inv.ptr(), d.d, in[0].dptr, zero.ptr(), d.d, scaled.get()));
     x = scaled.get();
   }
   WEFT_CUDNN_CHECK(cudnnSoftmaxForward(h, kLog ? CUDNN_SOFTMAX_LOG : CUDNN_SOFTMAX_ACCURATE,
@@ -86,7 +88,8 @@ void BackwardCuda(const OpContext& ctx, const NodeAttrs& attrs, const std::vecto
   if (req[0] == OpReq::kNull || out[0].Size() == 0) return;
   const double temp = Temperature(attrs);
   if (temp == 0)
-    Fail(StatusCode::kInvalidArgument, "operator ", attrs.op->name, ": temperature must be nonzero");
+    Fail(StatusCode::kInvalidArgument, "operator ", attrs.op->name,
+         ": temperature must be nonzero");
   const View v = ViewOf(attrs, in[0].shape);
   const DType t = in[0].dtype;
   TensorDesc d;
@@ -107,7 +110,8 @@ void RegisterNNSoftmaxCuda(KernelRegistry* reg) {
   reg->Add("SoftmaxActivation", DeviceType::kGPU, {"cudnn", 0, ForwardCuda<false>, true});
   reg->Add("_backward_softmax", DeviceType::kGPU, {"cudnn", 0, BackwardCuda<false>, true});
   reg->Add("_backward_log_softmax", DeviceType::kGPU, {"cudnn", 0, BackwardCuda<true>, true});
-  reg->Add("_backward_SoftmaxActivation", DeviceType::kGPU, {"cudnn", 0, BackwardCuda<false>, true});
+  reg->Add("_backward_SoftmaxActivation", DeviceType::kGPU,
+           {"cudnn", 0, BackwardCuda<false>, true});
 }
 
 }  // namespace cuda

@@ -49,7 +49,8 @@ __global__ void SGDKernel(Common<T> p, const T* w, const T* g, T* y, int64_t n) 
 
 // y may be null (kNull): only the momentum is written.
 template <typename T>
-__global__ void SGDMomKernel(Common<T> p, T momentum, const T* w, const T* g, T* m, T* y, int64_t n) {
+__global__ void SGDMomKernel(Common<T> p, T momentum, const T* w, const T* g, T* m, T* y,
+                             int64_t n) {
   const T lr_wd = p.lr * p.wd;
   WEFT_GRID_LOOP(i, n) {
     const T wi = w[i];
@@ -84,7 +85,7 @@ void SGDUpdate(const OpContext& ctx, const NodeAttrs& attrs, const std::vector<T
   DispatchFloat(in[0].dtype, op, [&](auto t) {
     using T = decltype(t);
     SGDKernel<T><<<GridFor(n), kBlock, 0, StreamOf(ctx)>>>(Common<T>(attrs), in[0].data<T>(),
-                                                             in[1].data<T>(), out[0].data<T>(), n);
+                                                           in[1].data<T>(), out[0].data<T>(), n);
   });
   Finish(ctx, op);
 }

@@ -35,7 +35,7 @@ static void Forward(const OpContext& ctx, const NodeAttrs& attrs, const std::vec
   DispatchFloat(in[0].dtype, "quadratic", [&](auto t) {
     using T = decltype(t);
     QuadraticFwd<T><<<GridFor(n), kBlock, 0, s>>>(in[0].data<T>(), out[0].data<T>(), n, T(a), T(b),
-                                                   T(c), req[0] == OpReq::kAdd);
+                                                  T(c), req[0] == OpReq::kAdd);
   });
   Finish(ctx, "quadratic");
 }
@@ -49,8 +49,8 @@ static void Backward(const OpContext& ctx, const NodeAttrs& attrs, const std::ve
   cudaStream_t s = static_cast<cudaStream_t>(ctx.stream);
   DispatchFloat(in[0].dtype, "_backward_quadratic", [&](auto t) {
     using T = decltype(t);
-    QuadraticBwd<T><<<GridFor(n), kBlock, 0, s>>>(in[0].data<T>(), in[1].data<T>(), out[0].data<T>(),
-                                                   n, T(a), T(b), req[0] == OpReq::kAdd);
+    QuadraticBwd<T><<<GridFor(n), kBlock, 0, s>>>(
+        in[0].data<T>(), in[1].data<T>(), out[0].data<T>(), n, T(a), T(b), req[0] == OpReq::kAdd);
   });
   Finish(ctx, "_backward_quadratic");
 }

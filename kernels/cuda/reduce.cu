@@ -90,12 +90,16 @@ struct SumR {
 };
 struct MaxR {
   static __device__ double Init() { return -INFINITY; }
-  static __device__ double Add(double a, double x) { return (x > a || IsNan(x)) && !IsNan(a) ? x : a; }
+  static __device__ double Add(double a, double x) {
+    return (x > a || IsNan(x)) && !IsNan(a) ? x : a;
+  }
   static __device__ double Merge(double a, double b) { return Add(a, b); }
 };
 struct MinR {
   static __device__ double Init() { return INFINITY; }
-  static __device__ double Add(double a, double x) { return (x < a || IsNan(x)) && !IsNan(a) ? x : a; }
+  static __device__ double Add(double a, double x) {
+    return (x < a || IsNan(x)) && !IsNan(a) ? x : a;
+  }
   static __device__ double Merge(double a, double b) { return Add(a, b); }
 };
 struct ProdR {
@@ -144,8 +148,10 @@ __global__ void ReduceKernel(ReduceGeometry g, const T* x, T* y, bool add, Post 
     }
     if (threadIdx.x == 0) {
       double v = part[0];
-      if (post == Post::kMean) v = g.num_reduced ? v / static_cast<double>(g.num_reduced) : NAN;
-      else if (post == Post::kSqrt) v = sqrt(v);
+      if (post == Post::kMean)
+        v = g.num_reduced ? v / static_cast<double>(g.num_reduced) : NAN;
+      else if (post == Post::kSqrt)
+        v = sqrt(v);
       y[k] = add ? static_cast<T>(y[k] + static_cast<T>(v)) : static_cast<T>(v);
     }
     __syncthreads();
@@ -181,14 +187,22 @@ enum class Grad { kOne, kScale, kEq, kProd, kNanSum, kNanProd, kSign, kL2 };
 
 __device__ double GradFactor(Grad f, double x, double y, double scale) {
   switch (f) {
-    case Grad::kOne: return 1;
-    case Grad::kScale: return scale;
-    case Grad::kEq: return x == y ? 1 : 0;
-    case Grad::kProd: return y / x;
-    case Grad::kNanSum: return IsNan(x) ? 0 : 1;
-    case Grad::kNanProd: return IsNan(x) ? 0 : y / x;
-    case Grad::kSign: return static_cast<double>((x > 0) - (x < 0));
-    case Grad::kL2: return y == 0 ? 0 : x / y;
+    case Grad::kOne:
+      return 1;
+    case Grad::kScale:
+      return scale;
+    case Grad::kEq:
+      return x == y ? 1 : 0;
+    case Grad::kProd:
+      return y / x;
+    case Grad::kNanSum:
+      return IsNan(x) ? 0 : 1;
+    case Grad::kNanProd:
+      return IsNan(x) ? 0 : y / x;
+    case Grad::kSign:
+      return static_cast<double>((x > 0) - (x < 0));
+    case Grad::kL2:
+      return y == 0 ? 0 : x / y;
   }
   return 0;
 }
@@ -201,7 +215,8 @@ __global__ void ReduceGradKernel(BroadcastIndex index, Grad f, double scale, con
     int64_t o, unused;
     index.Offsets(i, &o, &unused);
     const double yv = y ? static_cast<double>(y[o]) : 0.0;
-    const T v = static_cast<T>(static_cast<double>(g[o]) * GradFactor(f, static_cast<double>(x[i]), yv, scale));
+    const T v = static_cast<T>(static_cast<double>(g[o]) *
+                               GradFactor(f, static_cast<double>(x[i]), yv, scale));
     dx[i] = add ? static_cast<T>(dx[i] + v) : v;
   }
 }
@@ -221,21 +236,22 @@ void ReduceBackward(const OpContext& ctx, const NodeAttrs& attrs, const std::vec
   const BroadcastIndex index = MakeBroadcastIndex(kept, kept, data, op);
   const double scale = static_cast<double>(in[0].Size()) / static_cast<double>(n);
   if (in[0].dtype != in[1].dtype)
-    Fail(StatusCode::kDType, "operator ", op, " on the GPU: ograd has dtype ", DTypeName(in[0].dtype),
-         ", data ", DTypeName(in[1].dtype), "; expected the same");
+    Fail(StatusCode::kDType, "operator ", op, " on the GPU: ograd has dtype ",
+         DTypeName(in[0].dtype), ", data ", DTypeName(in[1].dtype), "; expected the same");
   DispatchFloat(in[1].dtype, op, [&](auto t) {
     using T = decltype(t);
     const T* y = in.size() > 2 ? in[2].data<T>() : nullptr;
     ReduceGradKernel<T><<<GridFor(n), kBlock, 0, StreamOf(ctx)>>>(
-        index, f, scale, in[0].data<T>(), in[1].data<T>(), y, out[0].data<T>(), n, req[0] == OpReq::kAdd);
+        index, f, scale, in[0].data<T>(), in[1].data<T>(), y, out[0].data<T>(), n,
+        req[0] == OpReq::kAdd);
   });
   Finish(ctx, op);
 }
 
-#define WEFT_REDUCE_KERNEL(Name, ...)                                                       \
+#define WEFT_REDUCE_KERNEL(Name, ...)                                                   \
   void Name(const OpContext& ctx, const NodeAttrs& attrs, const std::vector<TBlob>& in, \
             const std::vector<OpReq>& req, const std::vector<TBlob>& out) {             \
-    __VA_ARGS__;                                                                         \
+    __VA_ARGS__;                                                                        \
   }
 
 WEFT_REDUCE_KERNEL(SumForward, ReduceForward<SumR>(ctx, attrs, in, req, out, Post::kNone))
@@ -246,8 +262,10 @@ WEFT_REDUCE_KERNEL(ProdForward, ReduceForward<ProdR>(ctx, attrs, in, req, out, P
 WEFT_REDUCE_KERNEL(NanSumForward, ReduceForward<NanSumR>(ctx, attrs, in, req, out, Post::kNone))
 WEFT_REDUCE_KERNEL(NanProdForward, ReduceForward<NanProdR>(ctx, attrs, in, req, out, Post::kNone))
 WEFT_REDUCE_KERNEL(NormForward, {
-  if (attrs.params.GetInt("ord") == 1) ReduceForward<L1R>(ctx, attrs, in, req, out, Post::kNone);
-  else ReduceForward<L2R>(ctx, attrs, in, req, out, Post::kSqrt);
+  if (attrs.params.GetInt("ord") == 1)
+    ReduceForward<L1R>(ctx, attrs, in, req, out, Post::kNone);
+  else
+    ReduceForward<L2R>(ctx, attrs, in, req, out, Post::kSqrt);
 })
 
 WEFT_REDUCE_KERNEL(SumBackward, ReduceBackward(ctx, attrs, in, req, out, Grad::kOne))
@@ -257,23 +275,31 @@ WEFT_REDUCE_KERNEL(MinBackward, ReduceBackward(ctx, attrs, in, req, out, Grad::k
 WEFT_REDUCE_KERNEL(ProdBackward, ReduceBackward(ctx, attrs, in, req, out, Grad::kProd))
 WEFT_REDUCE_KERNEL(NanSumBackward, ReduceBackward(ctx, attrs, in, req, out, Grad::kNanSum))
 WEFT_REDUCE_KERNEL(NanProdBackward, ReduceBackward(ctx, attrs, in, req, out, Grad::kNanProd))
-WEFT_REDUCE_KERNEL(NormBackward, ReduceBackward(ctx, attrs, in, req, out,
-                                                attrs.params.GetInt("ord") == 1 ? Grad::kSign : Grad::kL2))
+WEFT_REDUCE_KERNEL(NormBackward,
+                   ReduceBackward(ctx, attrs, in, req, out,
+                                  attrs.params.GetInt("ord") == 1 ? Grad::kSign : Grad::kL2))
 
 #undef WEFT_REDUCE_KERNEL
 
 }  // namespace
 
 void RegisterReduceCuda(KernelRegistry* reg) {
-  const std::pair<const char*, KernelFn> kernels[] = {
-      {"sum", SumForward},         {"mean", MeanForward},
-      {"max", MaxForward},         {"min", MinForward},
-      {"prod", ProdForward},       {"nansum", NanSumForward},
-      {"nanprod", NanProdForward}, {"norm", NormForward},
-      {"_backward_sum", SumBackward},         {"_backward_mean", MeanBackward},
-      {"_backward_max", MaxBackward},         {"_backward_min", MinBackward},
-      {"_backward_prod", ProdBackward},       {"_backward_nansum", NanSumBackward},
-      {"_backward_nanprod", NanProdBackward}, {"_backward_norm", NormBackward}};
+  const std::pair<const char*, KernelFn> kernels[] = {{"sum", SumForward},
+                                                      {"mean", MeanForward},
+                                                      {"max", MaxForward},
+                                                      {"min", MinForward},
+                                                      {"prod", ProdForward},
+                                                      {"nansum", NanSumForward},
+                                                      {"nanprod", NanProdForward},
+                                                      {"norm", NormForward},
+                                                      {"_backward_sum", SumBackward},
+                                                      {"_backward_mean", MeanBackward},
+                                                      {"_backward_max", MaxBackward},
+                                                      {"_backward_min", MinBackward},
+                                                      {"_backward_prod", ProdBackward},
+                                                      {"_backward_nansum", NanSumBackward},
+                                                      {"_backward_nanprod", NanProdBackward},
+                                                      {"_backward_norm", NormBackward}};
   for (const auto& [name, fn] : kernels) reg->Add(name, DeviceType::kGPU, {"cuda", 0, fn, true});
 }
 

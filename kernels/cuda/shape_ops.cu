@@ -94,11 +94,14 @@ void ElementWiseSumCuda(const OpContext& ctx, const NodeAttrs&, const std::vecto
     if (n == 0) return;
     const bool add = req[0] == OpReq::kAdd;
     if (in.size() == 1) {
-      if (add) Accumulate<T>(s, in[0], out[0]);
-      else CopyD2D(s, in[0], out[0]);
+      if (add)
+        Accumulate<T>(s, in[0], out[0]);
+      else
+        CopyD2D(s, in[0], out[0]);
       return;
     }
-    Sum2Kernel<T><<<GridFor(n), kBlock, 0, s>>>(out[0].data<T>(), in[0].data<T>(), in[1].data<T>(), n, add);
+    Sum2Kernel<T>
+        <<<GridFor(n), kBlock, 0, s>>>(out[0].data<T>(), in[0].data<T>(), in[1].data<T>(), n, add);
     for (size_t k = 2; k < in.size(); ++k) Accumulate<T>(s, in[k], out[0]);
   });
   Finish(ctx, op);

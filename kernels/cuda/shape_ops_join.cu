@@ -45,7 +45,8 @@ void Transpose(const OpContext& ctx, const NodeAttrs& attrs, const std::vector<T
   const Shape& xs = in[0].shape;
   const int nd = xs.ndim();
   if (nd > kMaxDims)
-    Fail(StatusCode::kNotImplemented, "operator transpose on the GPU: ", nd, " axes, at most ", kMaxDims);
+    Fail(StatusCode::kNotImplemented, "operator transpose on the GPU: ", nd, " axes, at most ",
+         kMaxDims);
   const Shape& axes = attrs.params.GetShape("axes");
   std::vector<int64_t> xstride(nd, 1);
   for (int i = nd - 2; i >= 0; --i) xstride[i] = xstride[i + 1] * xs[i + 1];
@@ -62,15 +63,16 @@ void Transpose(const OpContext& ctx, const NodeAttrs& attrs, const std::vector<T
   }
   DispatchFloat(in[0].dtype, op, [&](auto t) {
     using T = decltype(t);
-    TransposeKernel<T><<<GridFor(n), kBlock, 0, StreamOf(ctx)>>>(p, in[0].data<T>(), out[0].data<T>(), n,
-                                                                  req[0] == OpReq::kAdd);
+    TransposeKernel<T><<<GridFor(n), kBlock, 0, StreamOf(ctx)>>>(
+        p, in[0].data<T>(), out[0].data<T>(), n, req[0] == OpReq::kAdd);
   });
   Finish(ctx, op);
 }
 
 // dst[r * dst_row + k] += src[r * src_row + k] for k < chunk, r < rows.
 template <typename T>
-__global__ void AddBlocks(const T* src, int64_t src_row, T* dst, int64_t dst_row, int64_t rows, int64_t chunk) {
+__global__ void AddBlocks(const T* src, int64_t src_row, T* dst, int64_t dst_row, int64_t rows,
+                          int64_t chunk) {
   const int64_t n = rows * chunk;
   for (int64_t i = blockIdx.x * static_cast<int64_t>(blockDim.x) + threadIdx.x; i < n;
        i += static_cast<int64_t>(blockDim.x) * gridDim.x) {
@@ -87,8 +89,8 @@ void Blocks(cudaStream_t s, const T* src, int64_t src_row, T* dst, int64_t dst_r
   if (req == OpReq::kAdd) {
     AddBlocks<T><<<GridFor(rows * chunk), kBlock, 0, s>>>(src, src_row, dst, dst_row, rows, chunk);
   } else {
-    WEFT_CUDA_CHECK(cudaMemcpy2DAsync(dst, dst_row * sizeof(T), src, src_row * sizeof(T), chunk * sizeof(T),
-                                      rows, cudaMemcpyDeviceToDevice, s));
+    WEFT_CUDA_CHECK(cudaMemcpy2DAsync(dst, dst_row * sizeof(T), src, src_row * sizeof(T),
+                                      chunk * sizeof(T), rows, cudaMemcpyDeviceToDevice, s));
   }
 }
 
@@ -96,8 +98,8 @@ int NormAxis(int64_t axis, int nd) { return static_cast<int>(axis < 0 ? axis + n
 
 // Joins `parts` into `whole` along `axis` or, with `split`, copies `whole`
 // out into them (req: the whole's when joining, each part's when splitting).
-void JoinOrSplit(const OpContext& ctx, const char* op, const std::vector<TBlob>& parts, const TBlob& whole,
-                 int axis, bool split, const std::vector<OpReq>& req) {
+void JoinOrSplit(const OpContext& ctx, const char* op, const std::vector<TBlob>& parts,
+                 const TBlob& whole, int axis, bool split, const std::vector<OpReq>& req) {
   const Shape& w = whole.shape;
   const int64_t outer = w.ProdRange(0, axis), inner = w.ProdRange(axis + 1, w.ndim());
   const int64_t wrow = w[axis] * inner;
@@ -108,8 +110,10 @@ void JoinOrSplit(const OpContext& ctx, const char* op, const std::vector<TBlob>&
     for (size_t i = 0; i < parts.size(); ++i) {
       const int64_t chunk = parts[i].shape[axis] * inner;
       T* wp = whole.data<T>() + off;
-      if (split) Blocks<T>(s, wp, wrow, parts[i].data<T>(), chunk, outer, chunk, req[i]);
-      else Blocks<T>(s, parts[i].data<T>(), chunk, wp, wrow, outer, chunk, req[0]);
+      if (split)
+        Blocks<T>(s, wp, wrow, parts[i].data<T>(), chunk, outer, chunk, req[i]);
+      else
+        Blocks<T>(s, parts[i].data<T>(), chunk, wp, wrow, outer, chunk, req[0]);
       off += chunk;
     }
   });
@@ -119,15 +123,16 @@ void JoinOrSplit(const OpContext& ctx, const char* op, const std::vector<TBlob>&
 void ConcatForward(const OpContext& ctx, const NodeAttrs& attrs, const std::vector<TBlob>& in,
                    const std::vector<OpReq>& req, const std::vector<TBlob>& out) {
   UseDevice(ctx, "Concat");
-  JoinOrSplit(ctx, "Concat", in, out[0], NormAxis(attrs.params.GetInt("dim"), out[0].shape.ndim()), false, req);
+  JoinOrSplit(ctx, "Concat", in, out[0], NormAxis(attrs.params.GetInt("dim"), out[0].shape.ndim()),
+              false, req);
 }
 
 // in: ograd, arg0..; out: the args' gradients.
 void ConcatBackward(const OpContext& ctx, const NodeAttrs& attrs, const std::vector<TBlob>& in,
                     const std::vector<OpReq>& req, const std::vector<TBlob>& out) {
   UseDevice(ctx, "_backward_Concat");
-  JoinOrSplit(ctx, "_backward_Concat", out, in[0], NormAxis(attrs.params.GetInt("dim"), in[0].shape.ndim()),
-              true, req);
+  JoinOrSplit(ctx, "_backward_Concat", out, in[0],
+              NormAxis(attrs.params.GetInt("dim"), in[0].shape.ndim()), true, req);
 }
 
 // The outputs may have the split axis squeezed away (squeeze_axis): they

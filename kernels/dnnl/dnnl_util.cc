@@ -101,7 +101,8 @@ struct CachedInput {
 // the source array, so no other array can sit at that address meanwhile.
 class SharedLayouts {
  public:
-  std::shared_ptr<CachedInput> Find(const void* src, uint64_t version, const dnnl::memory::desc& want) {
+  std::shared_ptr<CachedInput> Find(const void* src, uint64_t version,
+                                    const dnnl::memory::desc& want) {
     std::lock_guard<std::mutex> lock(mu_);
     auto it = entries_.find({src, version});
     if (it == entries_.end()) return nullptr;
@@ -118,7 +119,8 @@ class SharedLayouts {
         if (other->mem.get_desc() == c->mem.get_desc()) return other;
     for (auto it = entries_.begin(); it != entries_.end();) {  // drop expired entries
       auto& v = it->second;
-      v.erase(std::remove_if(v.begin(), v.end(), [](const auto& w) { return w.expired(); }), v.end());
+      v.erase(std::remove_if(v.begin(), v.end(), [](const auto& w) { return w.expired(); }),
+              v.end());
       it = v.empty() ? entries_.erase(it) : std::next(it);
     }
     entries_[{c->src, c->version}].push_back(c);
@@ -193,11 +195,14 @@ int64_t PadRight(int64_t in, int64_t out, int64_t k, int64_t s, int64_t p, int64
 
 dnnl::memory::desc BlockedDesc(const dnnl::memory::desc& plain, int64_t block) {
   if (block == 0) return plain;
-  return dnnl::memory::desc(plain.dims(), dnnl::memory::data_type::f32,
-                            block == 8 ? dnnl::memory::format_tag::nChw8c : dnnl::memory::format_tag::nChw16c);
+  return dnnl::memory::desc(
+      plain.dims(), dnnl::memory::data_type::f32,
+      block == 8 ? dnnl::memory::format_tag::nChw8c : dnnl::memory::format_tag::nChw16c);
 }
 
-bool BlockCovered(int64_t block, int ndim) { return block == 0 || ((block == 8 || block == 16) && ndim == 4); }
+bool BlockCovered(int64_t block, int ndim) {
+  return block == 0 || ((block == 8 || block == 16) && ndim == 4);
+}
 
 KernelFn ReferenceKernel(const KernelRegistry& reg, const std::string& op) {
   const Kernel* k = reg.FindBackend(op, DeviceType::kCPU, "cpu");
@@ -209,7 +214,8 @@ void Execute(const dnnl::primitive& prim, const dnnl::primitive_desc_base& pd,
              std::unordered_map<int, dnnl::memory> args) {
   const dnnl::memory::desc sd = pd.scratchpad_desc();
   if (sd.get_size() > 0)
-    args[DNNL_ARG_SCRATCHPAD] = dnnl::memory(sd, Engine(), Scratch(kScratchSlots - 1, sd.get_size()));
+    args[DNNL_ARG_SCRATCHPAD] =
+        dnnl::memory(sd, Engine(), Scratch(kScratchSlots - 1, sd.get_size()));
   dnnl::stream& s = ThreadStream();
   prim.execute(s, args);
   s.wait();

@@ -27,11 +27,11 @@ namespace onednn {
 
 namespace {
 
-using dnnl::memory;
 using dnnl::algorithm;
 using dnnl::convolution_backward_data;
 using dnnl::convolution_backward_weights;
 using dnnl::convolution_forward;
+using dnnl::memory;
 
 // Every primitive of one convolution geometry, created on first use.
 struct ConvPrims {
@@ -56,12 +56,14 @@ ConvDims DimsOf(const ConvGeom& g) {
   const int64_t G = g.groups;
   d.src = {g.n, g.c, g.h, g.w};
   d.dst = {g.n, g.f, g.oh, g.ow};
-  d.wei = G == 1 ? memory::dims{g.f, g.c, g.kh, g.kw} : memory::dims{G, g.f / G, g.c / G, g.kh, g.kw};
+  d.wei =
+      G == 1 ? memory::dims{g.f, g.c, g.kh, g.kw} : memory::dims{G, g.f / G, g.c / G, g.kh, g.kw};
   d.bias = {g.f};
   d.strides = {g.sh, g.sw};
   d.dilates = {g.dh - 1, g.dw - 1};
   d.pad_l = {g.ph, g.pw};
-  d.pad_r = {PadRight(g.h, g.oh, g.kh, g.sh, g.ph, g.dh), PadRight(g.w, g.ow, g.kw, g.sw, g.pw, g.dw)};
+  d.pad_r = {PadRight(g.h, g.oh, g.kh, g.sh, g.ph, g.dh),
+             PadRight(g.w, g.ow, g.kw, g.sw, g.pw, g.dw)};
   return d;
 }
 
@@ -73,7 +75,8 @@ ConvDims DimsOf3d(const ParamValues& p, const Shape& data, const Shape& out) {
               &dil = p.GetShape("dilate");
   d.src = {data[0], C, data[2], data[3], data[4]};
   d.dst = {out[0], F, out[2], out[3], out[4]};
-  d.wei = G == 1 ? memory::dims{F, C, k[0], k[1], k[2]} : memory::dims{G, F / G, C / G, k[0], k[1], k[2]};
+  d.wei = G == 1 ? memory::dims{F, C, k[0], k[1], k[2]}
+                 : memory::dims{G, F / G, C / G, k[0], k[1], k[2]};
   d.bias = {F};
   for (int i = 0; i < 3; ++i) {
     const int64_t si = s.ndim() == 3 ? s[i] : 1, pi = pad.ndim() == 3 ? pad[i] : 0,
@@ -92,7 +95,8 @@ ConvDims DimsOf(const ParamValues& p, const Shape& data, const Shape& out) {
 
 std::vector<int64_t> Key(const ConvDims& d, bool bias) {
   std::vector<int64_t> key;
-  for (const memory::dims* v : {&d.src, &d.wei, &d.dst, &d.strides, &d.dilates, &d.pad_l, &d.pad_r}) {
+  for (const memory::dims* v :
+       {&d.src, &d.wei, &d.dst, &d.strides, &d.dilates, &d.pad_l, &d.pad_r}) {
     key.push_back(static_cast<int64_t>(v->size()));
     key.insert(key.end(), v->begin(), v->end());
   }
@@ -116,16 +120,16 @@ std::shared_ptr<ConvPrims> Build(const ConvDims& g, bool has_bias) {
   dnnl::primitive_attr attr;
   attr.set_scratchpad_mode(dnnl::scratchpad_mode::user);
   const dnnl::engine& eng = Engine();
-  convolution_forward::desc fd(dnnl::prop_kind::forward_training, algorithm::convolution_direct, src_any,
-                               wei_any, bias_md, dst_any, strides, dilates, pad_l, pad_r);
+  convolution_forward::desc fd(dnnl::prop_kind::forward_training, algorithm::convolution_direct,
+                               src_any, wei_any, bias_md, dst_any, strides, dilates, pad_l, pad_r);
   p->fwd_pd = convolution_forward::primitive_desc(fd, attr, eng);
   p->fwd = convolution_forward(p->fwd_pd);
-  convolution_backward_data::desc bd(algorithm::convolution_direct, src_any, wei_any, dst_any, strides,
-                                     dilates, pad_l, pad_r);
+  convolution_backward_data::desc bd(algorithm::convolution_direct, src_any, wei_any, dst_any,
+                                     strides, dilates, pad_l, pad_r);
   p->bwd_data_pd = convolution_backward_data::primitive_desc(bd, attr, eng, p->fwd_pd);
   p->bwd_data = convolution_backward_data(p->bwd_data_pd);
-  convolution_backward_weights::desc wd(algorithm::convolution_direct, src_any, wei_any, bias_md, dst_any,
-                                        strides, dilates, pad_l, pad_r);
+  convolution_backward_weights::desc wd(algorithm::convolution_direct, src_any, wei_any, bias_md,
+                                        dst_any, strides, dilates, pad_l, pad_r);
   p->bwd_w_pd = convolution_backward_weights::primitive_desc(wd, attr, eng, p->fwd_pd);
   p->bwd_w = convolution_backward_weights(p->bwd_w_pd);
   return p;
@@ -160,8 +164,8 @@ std::shared_ptr<FusedPrims> BuildFused(const ConvDims& g, bool has_bias, bool su
   attr.set_post_ops(po);
   convolution_forward::desc fd(dnnl::prop_kind::forward_inference, algorithm::convolution_direct,
                                memory::desc(g.src, f32, any), memory::desc(g.wei, f32, any),
-                               has_bias ? p->bias : memory::desc(), memory::desc(g.dst, f32, any), g.strides,
-                               g.dilates, g.pad_l, g.pad_r);
+                               has_bias ? p->bias : memory::desc(), memory::desc(g.dst, f32, any),
+                               g.strides, g.dilates, g.pad_l, g.pad_r);
   p->pd = convolution_forward::primitive_desc(fd, attr, Engine());
   p->fwd = convolution_forward(p->pd);
   return p;
@@ -184,12 +188,13 @@ memory Mem(const memory::desc& md, const TBlob& b) {
   return memory(md, Engine(), const_cast<void*>(static_cast<const void*>(b.data<float>())));
 }
 
-void Forward(const OpContext& ctx, const ConvPrims& p, const TBlob& x, const TBlob& w, const TBlob* b, OpReq req,
-             const TBlob& y) {
+void Forward(const OpContext& ctx, const ConvPrims& p, const TBlob& x, const TBlob& w,
+             const TBlob* b, OpReq req, const TBlob& y) {
   const memory src = AsLayout(Mem(p.src, x), p.fwd_pd.src_desc(), 0);
   const memory wei = CachedLayout(ctx, 1, Mem(p.wei, w), p.fwd_pd.weights_desc(), 1);
   const OutputArg dst(Mem(p.dst, y), p.fwd_pd.dst_desc(), req, 2);
-  std::unordered_map<int, memory> args{{DNNL_ARG_SRC, src}, {DNNL_ARG_WEIGHTS, wei}, {DNNL_ARG_DST, dst.target}};
+  std::unordered_map<int, memory> args{
+      {DNNL_ARG_SRC, src}, {DNNL_ARG_WEIGHTS, wei}, {DNNL_ARG_DST, dst.target}};
   if (b) args[DNNL_ARG_BIAS] = Mem(p.bias, *b);
   Execute(p.fwd, p.fwd_pd, std::move(args));
   dst.Finish();
@@ -198,9 +203,11 @@ void Forward(const OpContext& ctx, const ConvPrims& p, const TBlob& x, const TBl
 // y = act(conv(x, w, b) + sum) for a kWrite / kInplace request: the sum is
 // placed in the destination (in oneDNN's layout) before the primitive runs.
 // Data, sum and y are in the layouts of data_block / out_block.
-void FusedForward(const OpContext& ctx, const FusedPrims& p, const std::vector<TBlob>& in, bool has_bias,
-                  const TBlob* sum, const TBlob& y, int64_t data_block, int64_t out_block) {
-  const memory::desc src_md = BlockedDesc(p.src, data_block), dst_md = BlockedDesc(p.dst, out_block);
+void FusedForward(const OpContext& ctx, const FusedPrims& p, const std::vector<TBlob>& in,
+                  bool has_bias, const TBlob* sum, const TBlob& y, int64_t data_block,
+                  int64_t out_block) {
+  const memory::desc src_md = BlockedDesc(p.src, data_block),
+                     dst_md = BlockedDesc(p.dst, out_block);
   const memory src = AsLayout(Mem(src_md, in[0]), p.pd.src_desc(), 0);
   const memory wei = CachedLayout(ctx, 1, Mem(p.wei, in[1]), p.pd.weights_desc(), 1);
   const OutputArg dst(Mem(dst_md, y), p.pd.dst_desc(), OpReq::kWrite, 2);
@@ -208,7 +215,8 @@ void FusedForward(const OpContext& ctx, const FusedPrims& p, const std::vector<T
     memory s = Mem(dst_md, *sum), t = dst.target;
     dnnl::reorder(s, t).execute(ThreadStream(), s, t);
   }
-  std::unordered_map<int, memory> args{{DNNL_ARG_SRC, src}, {DNNL_ARG_WEIGHTS, wei}, {DNNL_ARG_DST, dst.target}};
+  std::unordered_map<int, memory> args{
+      {DNNL_ARG_SRC, src}, {DNNL_ARG_WEIGHTS, wei}, {DNNL_ARG_DST, dst.target}};
   if (has_bias) args[DNNL_ARG_BIAS] = Mem(p.bias, in[2]);
   Execute(p.fwd, p.pd, std::move(args));
   dst.Finish();
@@ -232,8 +240,8 @@ void Backward(const ConvPrims& p, const std::vector<TBlob>& in, const std::vecto
   const memory src = AsLayout(Mem(p.src, in[1]), p.bwd_w_pd.src_desc(), 1);
   // A kNull gradient still needs a destination: scratch, never copied out.
   const OutputArg dwei(Mem(p.wei, out[1]), p.bwd_w_pd.diff_weights_desc(), req[1], 2);
-  std::unordered_map<int, memory> args{{DNNL_ARG_DIFF_DST, ddst}, {DNNL_ARG_SRC, src},
-                                       {DNNL_ARG_DIFF_WEIGHTS, dwei.target}};
+  std::unordered_map<int, memory> args{
+      {DNNL_ARG_DIFF_DST, ddst}, {DNNL_ARG_SRC, src}, {DNNL_ARG_DIFF_WEIGHTS, dwei.target}};
   if (bias) {
     const OutputArg dbias(Mem(p.bias, out[2]), p.bwd_w_pd.diff_bias_desc(), req[2], 3);
     args[DNNL_ARG_DIFF_BIAS] = dbias.target;
@@ -279,15 +287,19 @@ void RegisterNNConvDnnl(KernelRegistry* reg) {
     ref_bwd(ctx, attrs, in, req, out);
   };
   KernelFn ref_fused = ReferenceKernel(*reg, "_fused_Convolution");
-  auto fused = [ref_fused](const OpContext& ctx, const NodeAttrs& attrs, const std::vector<TBlob>& in,
-                           const std::vector<OpReq>& req, const std::vector<TBlob>& out) {
+  auto fused = [ref_fused](const OpContext& ctx, const NodeAttrs& attrs,
+                           const std::vector<TBlob>& in, const std::vector<OpReq>& req,
+                           const std::vector<TBlob>& out) {
     if (req[0] == OpReq::kNull) return;
     const bool bias = !attrs.params.GetBool("no_bias"), sum = attrs.params.GetBool("with_sum");
     const bool relu = attrs.params.GetString("act_type") == "relu";
     const int64_t db = attrs.params.GetInt("data_block"), ob = attrs.params.GetInt("out_block");
-    const Shape data = db > 0 ? UnblockedShape(in[0].shape, db, "_fused_Convolution input 'data'") : in[0].shape;
-    const Shape y = ob > 0 ? UnblockedShape(out[0].shape, ob, "_fused_Convolution output 0") : out[0].shape;
-    if (req[0] != OpReq::kAdd && Covered(in, data) && BlockCovered(db, data.ndim()) && BlockCovered(ob, y.ndim())) {
+    const Shape data =
+        db > 0 ? UnblockedShape(in[0].shape, db, "_fused_Convolution input 'data'") : in[0].shape;
+    const Shape y =
+        ob > 0 ? UnblockedShape(out[0].shape, ob, "_fused_Convolution output 0") : out[0].shape;
+    if (req[0] != OpReq::kAdd && Covered(in, data) && BlockCovered(db, data.ndim()) &&
+        BlockCovered(ob, y.ndim())) {
       if (auto p = FusedPrimsFor(DimsOf(attrs.params, data, y), bias, sum, relu)) {
         FusedForward(ctx, *p, in, bias, sum ? &in.back() : nullptr, out[0], db, ob);
         return;
@@ -297,7 +309,8 @@ void RegisterNNConvDnnl(KernelRegistry* reg) {
   };
   reg->Add("Convolution", DeviceType::kCPU, {"dnnl", 20, fwd, true});
   // oneDNN's direct convolutions block channels by the vector width.
-  const auto isa = static_cast<int>(dnnl::get_effective_cpu_isa()), avx512 = static_cast<int>(dnnl::cpu_isa::avx512_core);
+  const auto isa = static_cast<int>(dnnl::get_effective_cpu_isa()),
+             avx512 = static_cast<int>(dnnl::cpu_isa::avx512_core);
   const int block = (isa & avx512) == avx512 ? 16 : 8;
   reg->Add("_fused_Convolution", DeviceType::kCPU, {"dnnl", 20, fused, true, block});
   reg->Add("_backward_Convolution", DeviceType::kCPU, {"dnnl", 20, bwd, true});

@@ -15,13 +15,13 @@ namespace onednn {
 namespace {
 
 // C (m x n, row-major) = op(A) . op(B) + beta * C.
-void Sgemm(bool ta, bool tb, int64_t m, int64_t n, int64_t k, const float* a, const float* b, float beta,
-           float* c) {
-  const dnnl_status_t st = dnnl_sgemm(ta ? 'T' : 'N', tb ? 'T' : 'N', m, n, k, 1.0f, a, ta ? m : k, b,
-                                      tb ? k : n, beta, c, n);
+void Sgemm(bool ta, bool tb, int64_t m, int64_t n, int64_t k, const float* a, const float* b,
+           float beta, float* c) {
+  const dnnl_status_t st = dnnl_sgemm(ta ? 'T' : 'N', tb ? 'T' : 'N', m, n, k, 1.0f, a, ta ? m : k,
+                                      b, tb ? k : n, beta, c, n);
   if (st != dnnl_success)
-    Fail(StatusCode::kInternal, "FullyConnected (dnnl): dnnl_sgemm(", m, "x", n, "x", k, ") failed with status ",
-         static_cast<int>(st));
+    Fail(StatusCode::kInternal, "FullyConnected (dnnl): dnnl_sgemm(", m, "x", n, "x", k,
+         ") failed with status ", static_cast<int>(st));
 }
 
 // (rows M, reduced K) of the data view, as in the cpu kernel.

@@ -41,14 +41,15 @@ bool Algorithm(const ParamValues& p, const PoolGeom& g, algorithm* alg) {
     return true;
   }
   if (g.kind != PoolKind::kAvg || (full && !global)) return false;
-  *alg = g.count_include_pad ? algorithm::pooling_avg_include_padding : algorithm::pooling_avg_exclude_padding;
+  *alg = g.count_include_pad ? algorithm::pooling_avg_include_padding
+                             : algorithm::pooling_avg_exclude_padding;
   return true;
 }
 
 // The primitive reading `data` in the layout of `data_block` (its output
 // layout is the primitive's choice).
-std::shared_ptr<PoolPrims> Build(const Shape& data, const Shape& out, const PoolGeom& g, algorithm alg,
-                                 int64_t data_block) {
+std::shared_ptr<PoolPrims> Build(const Shape& data, const Shape& out, const PoolGeom& g,
+                                 algorithm alg, int64_t data_block) {
   auto p = std::make_shared<PoolPrims>();
   p->src = PlainDesc({data[0], data[1], g.h, g.w});
   p->dst = PlainDesc({out[0], out[1], g.oh, g.ow});
@@ -57,8 +58,8 @@ std::shared_ptr<PoolPrims> Build(const Shape& data, const Shape& out, const Pool
       pad_r{PadRight(g.h, g.oh, g.kh, g.sh, g.ph), PadRight(g.w, g.ow, g.kw, g.sw, g.pw)};
   dnnl::primitive_attr attr;
   attr.set_scratchpad_mode(dnnl::scratchpad_mode::user);
-  pooling_forward::desc d(dnnl::prop_kind::forward_inference, alg, BlockedDesc(p->src, data_block), dst_any,
-                          strides, kernel, pad_l, pad_r);
+  pooling_forward::desc d(dnnl::prop_kind::forward_inference, alg, BlockedDesc(p->src, data_block),
+                          dst_any, strides, kernel, pad_l, pad_r);
   p->pd = pooling_forward::primitive_desc(d, attr, Engine());
   p->fwd = pooling_forward(p->pd);
   return p;
@@ -66,11 +67,23 @@ std::shared_ptr<PoolPrims> Build(const Shape& data, const Shape& out, const Pool
 
 // The cached primitive for (geometry, algorithm, source layout), or null
 // when oneDNN refuses it.
-std::shared_ptr<PoolPrims> Prims(const Shape& data, const Shape& out, const PoolGeom& g, algorithm alg,
-                                 int64_t data_block) {
+std::shared_ptr<PoolPrims> Prims(const Shape& data, const Shape& out, const PoolGeom& g,
+                                 algorithm alg, int64_t data_block) {
   static PrimitiveCache<PoolPrims> cache;
-  const std::vector<int64_t> key{data[0], data[1], g.h,  g.w,  g.oh, g.ow, g.kh,
-                                 g.kw,    g.sh,    g.sw, g.ph, g.pw, static_cast<int64_t>(alg), data_block};
+  const std::vector<int64_t> key{data[0],
+                                 data[1],
+                                 g.h,
+                                 g.w,
+                                 g.oh,
+                                 g.ow,
+                                 g.kh,
+                                 g.kw,
+                                 g.sh,
+                                 g.sw,
+                                 g.ph,
+                                 g.pw,
+                                 static_cast<int64_t>(alg),
+                                 data_block};
   return cache.Get(key, [&] { return Build(data, out, g, alg, data_block); });
 }
 
@@ -87,10 +100,13 @@ void RegisterNNPoolDnnl(KernelRegistry* reg) {
                    const std::vector<OpReq>& req, const std::vector<TBlob>& out) {
     if (req[0] == OpReq::kNull) return;
     const int64_t db = attrs.params.GetInt("data_block"), ob = attrs.params.GetInt("out_block");
-    const Shape data = db > 0 ? UnblockedShape(in[0].shape, db, "_blocked_Pooling input 'data'") : in[0].shape;
-    const Shape y = ob > 0 ? UnblockedShape(out[0].shape, ob, "_blocked_Pooling output 0") : out[0].shape;
+    const Shape data =
+        db > 0 ? UnblockedShape(in[0].shape, db, "_blocked_Pooling input 'data'") : in[0].shape;
+    const Shape y =
+        ob > 0 ? UnblockedShape(out[0].shape, ob, "_blocked_Pooling output 0") : out[0].shape;
     algorithm alg;
-    if (in[0].dtype == DType::kFloat32 && data.ndim() == 4 && BlockCovered(db, 4) && BlockCovered(ob, 4)) {
+    if (in[0].dtype == DType::kFloat32 && data.ndim() == 4 && BlockCovered(db, 4) &&
+        BlockCovered(ob, 4)) {
       const PoolGeom g = MakePoolGeom(attrs.params, data, y);
       if (Algorithm(attrs.params, g, &alg)) {
         if (auto p = Prims(data, y, g, alg, db)) {

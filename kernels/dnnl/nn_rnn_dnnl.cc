@@ -13,8 +13,8 @@ namespace onednn {
 
 namespace {
 
-void DnnlSgemm(bool ta, bool tb, int64_t m, int64_t n, int64_t k, const float* a, int64_t lda, const float* b,
-               int64_t ldb, float beta, float* c, int64_t ldc) {
+void DnnlSgemm(bool ta, bool tb, int64_t m, int64_t n, int64_t k, const float* a, int64_t lda,
+               const float* b, int64_t ldb, float beta, float* c, int64_t ldc) {
   const dnnl_status_t st =
       dnnl_sgemm(ta ? 'T' : 'N', tb ? 'T' : 'N', m, n, k, 1.0f, a, lda, b, ldb, beta, c, ldc);
   if (st != dnnl_success)
@@ -25,10 +25,14 @@ void DnnlSgemm(bool ta, bool tb, int64_t m, int64_t n, int64_t k, const float* a
 
 void RegisterNNRnnDnnl(KernelRegistry* reg) {
   InitDnnl();
-  auto fwd = [](const OpContext& c, const NodeAttrs& a, const std::vector<TBlob>& in, const std::vector<OpReq>& req,
-                const std::vector<TBlob>& out) { cpu::RNNForwardKernel(c, a, in, req, out, DnnlSgemm); };
-  auto bwd = [](const OpContext& c, const NodeAttrs& a, const std::vector<TBlob>& in, const std::vector<OpReq>& req,
-                const std::vector<TBlob>& out) { cpu::RNNBackwardKernel(c, a, in, req, out, DnnlSgemm); };
+  auto fwd = [](const OpContext& c, const NodeAttrs& a, const std::vector<TBlob>& in,
+                const std::vector<OpReq>& req, const std::vector<TBlob>& out) {
+    cpu::RNNForwardKernel(c, a, in, req, out, DnnlSgemm);
+  };
+  auto bwd = [](const OpContext& c, const NodeAttrs& a, const std::vector<TBlob>& in,
+                const std::vector<OpReq>& req, const std::vector<TBlob>& out) {
+    cpu::RNNBackwardKernel(c, a, in, req, out, DnnlSgemm);
+  };
   reg->Add("RNN", DeviceType::kCPU, {"dnnl", 20, fwd, true});
   reg->Add("_backward_RNN", DeviceType::kCPU, {"dnnl", 20, bwd, true});
 }

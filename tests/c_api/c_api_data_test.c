@@ -32,7 +32,8 @@ static int file_exists(const char* path) {
 
 static void test_idx_and_mnist(void** state) {
   /* uint8 images (2, 2, 2) and labels (2). */
-  const unsigned char images[] = {0, 0, 8, 3, 0, 0, 0, 2, 0, 0, 0, 2, 0, 0, 0, 2, 0, 51, 102, 255, 1, 2, 3, 4};
+  const unsigned char images[] = {0, 0, 8, 3, 0, 0,  0,   2,   0, 0, 0, 2,
+                                  0, 0, 0, 2, 0, 51, 102, 255, 1, 2, 3, 4};
   const unsigned char labels[] = {0, 0, 8, 1, 0, 0, 0, 2, 9, 4};
   const unsigned char labels3[] = {0, 0, 8, 1, 0, 0, 0, 3, 9, 4, 1};
   const unsigned char bad_magic[] = {1, 0, 8, 1, 0, 0, 0, 1, 7};
@@ -42,7 +43,8 @@ static void test_idx_and_mnist(void** state) {
   int dtype = -1;
   float px[8], lb[2];
   unsigned char raw[8];
-  const float want_px[] = {0, 51 / 255.0f, 102 / 255.0f, 1, 1 / 255.0f, 2 / 255.0f, 3 / 255.0f, 4 / 255.0f};
+  const float want_px[] = {0,          51 / 255.0f, 102 / 255.0f, 1,
+                           1 / 255.0f, 2 / 255.0f,  3 / 255.0f,   4 / 255.0f};
   const float want_lb[] = {9, 4};
   (void)state;
   snprintf(img_path, sizeof(img_path), "%s", tmp_path("images"));
@@ -76,13 +78,15 @@ static void test_idx_and_mnist(void** state) {
   OK(weft_ndarray_free(img));
   OK(weft_ndarray_free(lbl));
 
-  EXPECT_ERR(weft_idx_load("/nonexistent/weft.idx", &a), WEFT_ERR_IO, "weft_idx_load", "/nonexistent/weft.idx");
+  EXPECT_ERR(weft_idx_load("/nonexistent/weft.idx", &a), WEFT_ERR_IO, "weft_idx_load",
+             "/nonexistent/weft.idx");
   EXPECT_ERR(weft_idx_load(bad_path, &a), WEFT_ERR_INVALID_ARGUMENT, bad_path, "bad magic");
   EXPECT_ERR(weft_idx_load(NULL, &a), WEFT_ERR_INVALID_ARGUMENT, "'path' is NULL");
   EXPECT_ERR(weft_idx_load(img_path, NULL), WEFT_ERR_INVALID_ARGUMENT, "'out' is NULL");
-  EXPECT_ERR(weft_mnist_load(img_path, lbl3_path, &img, &lbl), WEFT_ERR_INVALID_ARGUMENT, "has 2 images but",
-             "3 labels");
-  EXPECT_ERR(weft_mnist_load(img_path, lbl_path, &img, NULL), WEFT_ERR_INVALID_ARGUMENT, "'labels_out' is NULL");
+  EXPECT_ERR(weft_mnist_load(img_path, lbl3_path, &img, &lbl), WEFT_ERR_INVALID_ARGUMENT,
+             "has 2 images but", "3 labels");
+  EXPECT_ERR(weft_mnist_load(img_path, lbl_path, &img, NULL), WEFT_ERR_INVALID_ARGUMENT,
+             "'labels_out' is NULL");
   assert_no_leaks();
 }
 
@@ -105,8 +109,8 @@ static void test_fashion_mnist(void** state) {
 }
 
 /* A data iterator over data (5, 2) with row i = [i, 10 + i] and labels i. */
-static WeftDataIter* make_iter(WeftNDArray** d, WeftNDArray** l, int batch, int shuffle, const char* last,
-                               uint64_t seed) {
+static WeftDataIter* make_iter(WeftNDArray** d, WeftNDArray** l, int batch, int shuffle,
+                               const char* last, uint64_t seed) {
   const int64_t ds[] = {5, 2}, ls[] = {5};
   const float dv[] = {0, 10, 1, 11, 2, 12, 3, 13, 4, 14}, lv[] = {0, 1, 2, 3, 4};
   const char* dn[] = {"data"};
@@ -230,10 +234,12 @@ static void test_data_iter_errors(void** state) {
   {
     const char* ln[] = {"label"};
     EXPECT_ERR(weft_data_iter_create_ndarray(1, names, arrs, 1, ln, &l, 2, 0, "pad", 0, &it),
-               WEFT_ERR_INVALID_ARGUMENT, "first dimensions differ", "'data' has 4", "'label' has 3");
+               WEFT_ERR_INVALID_ARGUMENT, "first dimensions differ", "'data' has 4",
+               "'label' has 3");
   }
   EXPECT_ERR(weft_data_iter_create_ndarray(1, names, arrs, 0, NULL, NULL, 2, 0, "rollover", 0, &it),
-             WEFT_ERR_INVALID_ARGUMENT, "weft_data_iter_create_ndarray", "'rollover'", "pad, discard or roll_over");
+             WEFT_ERR_INVALID_ARGUMENT, "weft_data_iter_create_ndarray", "'rollover'",
+             "pad, discard or roll_over");
   EXPECT_ERR(weft_data_iter_create_ndarray(1, names, arrs, 0, NULL, NULL, 0, 0, NULL, 0, &it),
              WEFT_ERR_INVALID_ARGUMENT, "batch_size must be positive, given 0");
   EXPECT_ERR(weft_data_iter_create_ndarray(0, NULL, NULL, 0, NULL, NULL, 2, 0, NULL, 0, &it),
@@ -250,7 +256,8 @@ static void test_data_iter_errors(void** state) {
   EXPECT_ERR(weft_data_iter_pad(it, &pad), WEFT_ERR_INVALID_ARGUMENT, "no current batch");
   OK(weft_data_iter_next(it, &has));
   assert_int_equal(has, 1);
-  EXPECT_ERR(weft_data_iter_index(it, index, 1, &n), WEFT_ERR_INVALID_ARGUMENT, "'capacity' is 1", "3 rows");
+  EXPECT_ERR(weft_data_iter_index(it, index, 1, &n), WEFT_ERR_INVALID_ARGUMENT, "'capacity' is 1",
+             "3 rows");
   OK(weft_data_iter_label(it, &list));
   OK(weft_ndarray_list_size(list, &n, NULL));
   assert_int_equal(n, 0);
@@ -261,11 +268,13 @@ static void test_data_iter_errors(void** state) {
   EXPECT_ERR(weft_data_iter_next(NULL, &has), WEFT_ERR_INVALID_ARGUMENT, "'it' is NULL");
   /* A metric handle is not an iterator. */
   OK(weft_metric_create("acc", NULL, NULL, 0, &m));
-  EXPECT_ERR(weft_data_iter_reset((WeftDataIter*)m), WEFT_ERR_INVALID_HANDLE, "expected a WeftDataIter");
+  EXPECT_ERR(weft_data_iter_reset((WeftDataIter*)m), WEFT_ERR_INVALID_HANDLE,
+             "expected a WeftDataIter");
   EXPECT_ERR(weft_data_iter_free((WeftDataIter*)m), WEFT_ERR_INVALID_HANDLE, "WeftDataIter");
   OK(weft_metric_free(m));
   OK(weft_data_iter_free(it));
-  EXPECT_ERR(weft_data_iter_next(it, &has), WEFT_ERR_INVALID_HANDLE, "freed or invalid WeftDataIter");
+  EXPECT_ERR(weft_data_iter_next(it, &has), WEFT_ERR_INVALID_HANDLE,
+             "freed or invalid WeftDataIter");
   EXPECT_ERR(weft_data_iter_free(it), WEFT_ERR_INVALID_HANDLE, "freed or invalid WeftDataIter");
   OK(weft_data_iter_free(NULL));
   OK(weft_ndarray_free(d));
@@ -306,8 +315,10 @@ static void test_metric(void** state) {
   OK(weft_metric_get(m, &names, values, 1, &n));
   assert_true(isnan(values[0]));
   OK(weft_string_list_free(names));
-  EXPECT_ERR(weft_metric_update(m, 1, &label2, 1, &pred), WEFT_ERR_SHAPE, "weft_metric_update", "(2,)", "(3,2)");
-  EXPECT_ERR(weft_metric_update(m, 1, &label, 0, NULL), WEFT_ERR_SHAPE, "1 labels but 0 predictions");
+  EXPECT_ERR(weft_metric_update(m, 1, &label2, 1, &pred), WEFT_ERR_SHAPE, "weft_metric_update",
+             "(2,)", "(3,2)");
+  EXPECT_ERR(weft_metric_update(m, 1, &label, 0, NULL), WEFT_ERR_SHAPE,
+             "1 labels but 0 predictions");
   EXPECT_ERR(weft_metric_composite_add(m, "mse", NULL, NULL, 0), WEFT_ERR_INVALID_ARGUMENT,
              "expected a composite metric");
 
@@ -317,8 +328,8 @@ static void test_metric(void** state) {
   OK(weft_metric_num_values(comp, &n));
   assert_int_equal(n, 2);
   OK(weft_metric_update(comp, 1, &label, 1, &pred));
-  EXPECT_ERR(weft_metric_get(comp, &names, values, 1, &n), WEFT_ERR_INVALID_ARGUMENT, "'capacity' is 1",
-             "2 values");
+  EXPECT_ERR(weft_metric_get(comp, &names, values, 1, &n), WEFT_ERR_INVALID_ARGUMENT,
+             "'capacity' is 1", "2 values");
   OK(weft_metric_get(comp, &names, values, 3, &n));
   assert_int_equal(n, 2);
   OK(weft_string_list_get(names, 1, &s));
@@ -326,11 +337,14 @@ static void test_metric(void** state) {
   assert_true(fabs(values[1] - 1.0) < 1e-12); /* two classes: top 2 always hits */
   OK(weft_string_list_free(names));
 
-  EXPECT_ERR(weft_metric_create("f1", NULL, NULL, 0, &m), WEFT_ERR_INVALID_ARGUMENT, "unknown name 'f1'");
+  EXPECT_ERR(weft_metric_create("f1", NULL, NULL, 0, &m), WEFT_ERR_INVALID_ARGUMENT,
+             "unknown name 'f1'");
   EXPECT_ERR(weft_metric_create("top_k_accuracy", keys, bad_vals, 1, &m), WEFT_ERR_INVALID_ARGUMENT,
              "top_k: expected a number, given 'two'");
-  EXPECT_ERR(weft_metric_create("acc", keys, NULL, 1, &m), WEFT_ERR_INVALID_ARGUMENT, "'vals' is NULL");
-  EXPECT_ERR(weft_metric_create(NULL, NULL, NULL, 0, &m), WEFT_ERR_INVALID_ARGUMENT, "'name' is NULL");
+  EXPECT_ERR(weft_metric_create("acc", keys, NULL, 1, &m), WEFT_ERR_INVALID_ARGUMENT,
+             "'vals' is NULL");
+  EXPECT_ERR(weft_metric_create(NULL, NULL, NULL, 0, &m), WEFT_ERR_INVALID_ARGUMENT,
+             "'name' is NULL");
   OK(weft_metric_free(m));
   OK(weft_metric_free(comp));
   EXPECT_ERR(weft_metric_reset(m), WEFT_ERR_INVALID_HANDLE, "freed or invalid WeftMetric");
@@ -407,20 +421,21 @@ static void test_checkpoint(void** state) {
     OK(weft_symbol_free(loaded));
   }
 
-  EXPECT_ERR(weft_checkpoint_load(prefix, 6, &loaded, &args, &aux), WEFT_ERR_IO, "weft_checkpoint_load",
-             "ckpt-0006.params");
+  EXPECT_ERR(weft_checkpoint_load(prefix, 6, &loaded, &args, &aux), WEFT_ERR_IO,
+             "weft_checkpoint_load", "ckpt-0006.params");
   EXPECT_ERR(weft_checkpoint_load("/nonexistent/p", 0, &loaded, &args, &aux), WEFT_ERR_IO,
              "/nonexistent/p-symbol.json");
-  EXPECT_ERR(weft_checkpoint_load(prefix, 5, &loaded, NULL, &aux), WEFT_ERR_INVALID_ARGUMENT, "'args' is NULL");
-  EXPECT_ERR(weft_checkpoint_save(prefix, -2, sym, 2, names, arrs, 0, NULL, NULL), WEFT_ERR_INVALID_ARGUMENT,
-             "epoch must be >= 0");
-  EXPECT_ERR(weft_checkpoint_save(prefix, 5, sym, 2, dup, arrs, 0, NULL, NULL), WEFT_ERR_INVALID_ARGUMENT,
-             "'fc_weight' is given twice");
-  EXPECT_ERR(weft_checkpoint_save(prefix, 5, NULL, 0, NULL, NULL, 0, NULL, NULL), WEFT_ERR_INVALID_ARGUMENT,
-             "'sym' is NULL");
+  EXPECT_ERR(weft_checkpoint_load(prefix, 5, &loaded, NULL, &aux), WEFT_ERR_INVALID_ARGUMENT,
+             "'args' is NULL");
+  EXPECT_ERR(weft_checkpoint_save(prefix, -2, sym, 2, names, arrs, 0, NULL, NULL),
+             WEFT_ERR_INVALID_ARGUMENT, "epoch must be >= 0");
+  EXPECT_ERR(weft_checkpoint_save(prefix, 5, sym, 2, dup, arrs, 0, NULL, NULL),
+             WEFT_ERR_INVALID_ARGUMENT, "'fc_weight' is given twice");
+  EXPECT_ERR(weft_checkpoint_save(prefix, 5, NULL, 0, NULL, NULL, 0, NULL, NULL),
+             WEFT_ERR_INVALID_ARGUMENT, "'sym' is NULL");
   OK(weft_symbol_free(sym));
-  EXPECT_ERR(weft_checkpoint_save(prefix, 5, sym, 0, NULL, NULL, 0, NULL, NULL), WEFT_ERR_INVALID_HANDLE,
-             "'sym'");
+  EXPECT_ERR(weft_checkpoint_save(prefix, 5, sym, 0, NULL, NULL, 0, NULL, NULL),
+             WEFT_ERR_INVALID_HANDLE, "'sym'");
   OK(weft_ndarray_free(arrs[0]));
   OK(weft_ndarray_free(arrs[1]));
   assert_no_leaks();
@@ -428,8 +443,9 @@ static void test_checkpoint(void** state) {
 
 int main(void) {
   const struct CMUnitTest tests[] = {
-      TEST(test_idx_and_mnist), TEST(test_fashion_mnist),   TEST(test_data_iter),
-      TEST(test_data_iter_shuffle_roll_over), TEST(test_data_iter_errors), TEST(test_metric),
+      TEST(test_idx_and_mnist),    TEST(test_fashion_mnist),
+      TEST(test_data_iter),        TEST(test_data_iter_shuffle_roll_over),
+      TEST(test_data_iter_errors), TEST(test_metric),
       TEST(test_checkpoint),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);

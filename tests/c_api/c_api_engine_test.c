@@ -71,7 +71,8 @@ static void test_engine_info_and_configure(void** state) {
   if (kind == WEFT_ENGINE_THREADED) assert_true(threads >= 1);
   /* Matching the running engine is accepted; changing it is not. */
   OK(weft_engine_configure(kind, 0));
-  EXPECT_ERR(weft_engine_configure(kind == WEFT_ENGINE_NAIVE ? WEFT_ENGINE_THREADED : WEFT_ENGINE_NAIVE, 0),
+  EXPECT_ERR(weft_engine_configure(
+                 kind == WEFT_ENGINE_NAIVE ? WEFT_ENGINE_THREADED : WEFT_ENGINE_NAIVE, 0),
              WEFT_ERR_INVALID_ARGUMENT, "already running");
   EXPECT_ERR(weft_engine_configure(7, 0), WEFT_ERR_INVALID_ARGUMENT, "kind");
   EXPECT_ERR(weft_engine_configure(kind, -1), WEFT_ERR_INVALID_ARGUMENT, "cpu_threads");
@@ -134,18 +135,18 @@ static void test_engine_errors(void** state) {
   OK(weft_engine_var_create(&c));
 
   /* Push-time errors: synchronous, and the deleter still runs. */
-  EXPECT_ERR(weft_engine_push_sync(NULL, &s, delete_step, NULL, 0, &a, 1, "x"), WEFT_ERR_INVALID_ARGUMENT,
-             "weft_engine_push_sync", "'fn'");
+  EXPECT_ERR(weft_engine_push_sync(NULL, &s, delete_step, NULL, 0, &a, 1, "x"),
+             WEFT_ERR_INVALID_ARGUMENT, "weft_engine_push_sync", "'fn'");
   assert_int_equal(deleted, 1);
   EXPECT_ERR(weft_engine_push_sync(append_step, &s, delete_step, &a, 1, &a, 1, "both"),
              WEFT_ERR_INVALID_ARGUMENT, "'both'", "both reads and writes");
   assert_int_equal(deleted, 2);
-  EXPECT_ERR(weft_engine_push_sync(append_step, &s, NULL, NULL, 2, &a, 1, "x"), WEFT_ERR_INVALID_ARGUMENT,
-             "'reads'");
+  EXPECT_ERR(weft_engine_push_sync(append_step, &s, NULL, NULL, 2, &a, 1, "x"),
+             WEFT_ERR_INVALID_ARGUMENT, "'reads'");
   both[0] = a;
   both[1] = NULL;
-  EXPECT_ERR(weft_engine_push_sync(append_step, &s, NULL, NULL, 0, both, 2, "x"), WEFT_ERR_INVALID_ARGUMENT,
-             "writes[1]");
+  EXPECT_ERR(weft_engine_push_sync(append_step, &s, NULL, NULL, 0, both, 2, "x"),
+             WEFT_ERR_INVALID_ARGUMENT, "writes[1]");
   OK(weft_ndarray_create(shape, 1, WEFT_FLOAT32, WEFT_CPU, 0, &arr));
   EXPECT_ERR(weft_engine_var_wait((WeftEngineVar*)arr), WEFT_ERR_INVALID_HANDLE, "WeftNDArray",
              "WeftEngineVar");
@@ -156,7 +157,8 @@ static void test_engine_errors(void** state) {
   OK(weft_engine_push_sync(fail_step, NULL, NULL, NULL, 0, &a, 1, "burner"));
   OK(weft_engine_push_sync(append_step, &s, NULL, &a, 1, &b, 1, "dependent"));
   OK(weft_engine_push_sync(append_step, &s, NULL, NULL, 0, &c, 1, "unrelated"));
-  EXPECT_ERR(weft_engine_var_wait(a), WEFT_ERR_INTERNAL, "weft_engine_var_wait", "'burner'", "disk on fire");
+  EXPECT_ERR(weft_engine_var_wait(a), WEFT_ERR_INTERNAL, "weft_engine_var_wait", "'burner'",
+             "disk on fire");
   /* Every wait reports it, until a successful write releases it. */
   EXPECT_ERR(weft_engine_var_wait(a), WEFT_ERR_INTERNAL, "'burner'");
   EXPECT_ERR(weft_engine_var_wait(b), WEFT_ERR_INTERNAL, "'burner'");
@@ -165,21 +167,23 @@ static void test_engine_errors(void** state) {
   OK(weft_engine_var_version(b, &version));
   assert_int_equal(version, 1); /* a skipped write still counts */
   OK(weft_wait_all());          /* nothing left to report */
-  EXPECT_ERR(weft_engine_var_wait(b), WEFT_ERR_INTERNAL, "'burner'"); /* wait_all took nothing from b */
+  EXPECT_ERR(weft_engine_var_wait(b), WEFT_ERR_INTERNAL,
+             "'burner'"); /* wait_all took nothing from b */
   OK(weft_engine_push_sync(append_step, &s, NULL, NULL, 0, &b, 1, "rewrite"));
   OK(weft_engine_var_wait(b));
   assert_int_equal(len, 2);
 
   /* An async failure, reported by weft_wait_all once. */
   OK(weft_engine_push_async(async_fail, NULL, NULL, NULL, 0, &c, 1, "async burner"));
-  EXPECT_ERR(weft_wait_all(), WEFT_ERR_INTERNAL, "weft_wait_all", "'async burner'", "async failure");
+  EXPECT_ERR(weft_wait_all(), WEFT_ERR_INTERNAL, "weft_wait_all", "'async burner'",
+             "async failure");
   OK(weft_wait_all());
   EXPECT_ERR(weft_engine_var_wait(c), WEFT_ERR_INTERNAL, "'async burner'");
 
   OK(weft_engine_var_free(a));
   EXPECT_ERR(weft_engine_var_free(a), WEFT_ERR_INVALID_HANDLE, "freed");
-  EXPECT_ERR(weft_engine_push_sync(append_step, &s, NULL, &a, 1, NULL, 0, "x"), WEFT_ERR_INVALID_HANDLE,
-             "reads[0]");
+  EXPECT_ERR(weft_engine_push_sync(append_step, &s, NULL, &a, 1, NULL, 0, "x"),
+             WEFT_ERR_INVALID_HANDLE, "reads[0]");
   OK(weft_engine_var_free(b));
   OK(weft_engine_var_free(c));
   OK(weft_wait_all());
@@ -199,15 +203,16 @@ static void test_ndarray_kernel_errors_are_deferred(void** state) {
   WeftNDArray* y[1] = {NULL};
   (void)state;
   OK(weft_op_invoke("softmax", &a, 1, keys, zero, 1, y, 1, &n));
-  EXPECT_ERR(weft_ndarray_wait_to_read(y[0]), WEFT_ERR_INVALID_ARGUMENT, "weft_ndarray_wait_to_read",
-             "'softmax'", "temperature");
-  EXPECT_ERR(weft_ndarray_wait_to_read(y[0]), WEFT_ERR_INVALID_ARGUMENT, "'softmax'"); /* not consumed */
-  OK(weft_wait_all()); /* reported already */
+  EXPECT_ERR(weft_ndarray_wait_to_read(y[0]), WEFT_ERR_INVALID_ARGUMENT,
+             "weft_ndarray_wait_to_read", "'softmax'", "temperature");
+  EXPECT_ERR(weft_ndarray_wait_to_read(y[0]), WEFT_ERR_INVALID_ARGUMENT,
+             "'softmax'"); /* not consumed */
+  OK(weft_wait_all());     /* reported already */
   OK(weft_ndarray_free(y[0]));
 
   OK(weft_op_invoke("softmax", &a, 1, keys, zero, 1, y, 1, &n));
-  EXPECT_ERR(weft_ndarray_copy_to(y[0], out, sizeof out), WEFT_ERR_INVALID_ARGUMENT, "weft_ndarray_copy_to",
-             "'softmax'");
+  EXPECT_ERR(weft_ndarray_copy_to(y[0], out, sizeof out), WEFT_ERR_INVALID_ARGUMENT,
+             "weft_ndarray_copy_to", "'softmax'");
   OK(weft_ndarray_free(y[0]));
 
   OK(weft_op_invoke("softmax", &a, 1, keys, zero, 1, y, 1, &n));

@@ -97,11 +97,11 @@ static void test_bind_errors(void** state) {
     a2[0] = args[0];
     a2[1] = wrong_shape;
     a2[2] = args[2];
-    EXPECT_ERR(weft_executor_bind(sym, WEFT_CPU, 0, a2, 3, NULL, NULL, NULL, 0, &ex), WEFT_ERR_SHAPE,
-               "weft_executor_bind", "(2,4)");
+    EXPECT_ERR(weft_executor_bind(sym, WEFT_CPU, 0, a2, 3, NULL, NULL, NULL, 0, &ex),
+               WEFT_ERR_SHAPE, "weft_executor_bind", "(2,4)");
     a2[1] = f64;
-    EXPECT_ERR(weft_executor_bind(sym, WEFT_CPU, 0, a2, 3, NULL, NULL, NULL, 0, &ex), WEFT_ERR_DTYPE,
-               "weft_executor_bind", "expected float32, given float64");
+    EXPECT_ERR(weft_executor_bind(sym, WEFT_CPU, 0, a2, 3, NULL, NULL, NULL, 0, &ex),
+               WEFT_ERR_DTYPE, "weft_executor_bind", "expected float32, given float64");
   }
   /* Wrong gradient size, bad and inconsistent requests. */
   {
@@ -110,8 +110,8 @@ static void test_bind_errors(void** state) {
     g2[0] = grads[0];
     g2[1] = g32;
     g2[2] = grads[2];
-    EXPECT_ERR(weft_executor_bind(sym, WEFT_CPU, 0, args, 3, g2, NULL, NULL, 0, &ex), WEFT_ERR_SHAPE,
-               "weft_executor_bind", "gradient array of 'b' is (3,2)",
+    EXPECT_ERR(weft_executor_bind(sym, WEFT_CPU, 0, args, 3, g2, NULL, NULL, 0, &ex),
+               WEFT_ERR_SHAPE, "weft_executor_bind", "gradient array of 'b' is (3,2)",
                "expected (2,3)");
     OK(weft_ndarray_free(g32));
     g2[1] = NULL;
@@ -153,26 +153,27 @@ static void test_simple_bind_errors(void** state) {
 
   EXPECT_ERR(weft_executor_simple_bind(sym, WEFT_CPU, 0, 3, names, ind_ptr, dims, 0, NULL, NULL,
                                        "sometimes", &ex),
-             WEFT_ERR_INVALID_ARGUMENT, "weft_executor_simple_bind", "'sometimes'", "null, write, add");
+             WEFT_ERR_INVALID_ARGUMENT, "weft_executor_simple_bind", "'sometimes'",
+             "null, write, add");
   /* Missing argument shapes (one would do: a*b + b*c infers the others). */
-  EXPECT_ERR(weft_executor_simple_bind(sym, WEFT_CPU, 0, 0, NULL, NULL, NULL, 0, NULL, NULL, NULL,
-                                       &ex),
-             WEFT_ERR_SHAPE, "weft_executor_simple_bind", "cannot infer the shapes of", "a");
+  EXPECT_ERR(
+      weft_executor_simple_bind(sym, WEFT_CPU, 0, 0, NULL, NULL, NULL, 0, NULL, NULL, NULL, &ex),
+      WEFT_ERR_SHAPE, "weft_executor_simple_bind", "cannot infer the shapes of", "a");
   EXPECT_ERR(weft_executor_simple_bind(sym, WEFT_CPU, 0, 3, names, ind_ptr, conflict, 0, NULL, NULL,
                                        NULL, &ex),
              WEFT_ERR_SHAPE, "weft_executor_simple_bind");
   EXPECT_ERR(weft_executor_simple_bind(sym, WEFT_CPU, 0, 1, bogus, ind_ptr, dims, 0, NULL, NULL,
                                        NULL, &ex),
              WEFT_ERR_INVALID_ARGUMENT, "zz");
-  EXPECT_ERR(weft_executor_simple_bind(sym, WEFT_CPU, 0, 1, names, ind_ptr, dims, 1, names, bad_code,
-                                       NULL, &ex),
+  EXPECT_ERR(weft_executor_simple_bind(sym, WEFT_CPU, 0, 1, names, ind_ptr, dims, 1, names,
+                                       bad_code, NULL, &ex),
              WEFT_ERR_DTYPE, "'dtypes[0]' (input 'a') is 99");
-  EXPECT_ERR(weft_executor_simple_bind(sym, WEFT_CPU, 0, 3, names, ind_ptr, dims, 2, dnames, f32_codes,
-                                       NULL, &ex),
+  EXPECT_ERR(weft_executor_simple_bind(sym, WEFT_CPU, 0, 3, names, ind_ptr, dims, 2, dnames,
+                                       f32_codes, NULL, &ex),
              WEFT_ERR_DTYPE, "weft_executor_simple_bind");
-  EXPECT_ERR(weft_executor_simple_bind(sym, WEFT_CPU, 0, 3, names, NULL, dims, 0, NULL, NULL, NULL,
-                                       &ex),
-             WEFT_ERR_INVALID_ARGUMENT, "'ind_ptr' is NULL");
+  EXPECT_ERR(
+      weft_executor_simple_bind(sym, WEFT_CPU, 0, 3, names, NULL, dims, 0, NULL, NULL, NULL, &ex),
+      WEFT_ERR_INVALID_ARGUMENT, "'ind_ptr' is NULL");
   EXPECT_ERR(weft_executor_simple_bind(sym, WEFT_CPU, 0, 3, names, ind_ptr, dims, 0, NULL, NULL,
                                        NULL, NULL),
              WEFT_ERR_INVALID_ARGUMENT, "'out' is NULL");
@@ -262,7 +263,8 @@ static void test_kernel_error_at_sync_copy(void** state) {
   OK(weft_executor_backward(ex, NULL, 0));
   EXPECT_ERR(weft_ndarray_copy_to(grads[0], g, sizeof g), WEFT_ERR_INVALID_ARGUMENT,
              "weft_ndarray_copy_to", "SoftmaxOutput:sm", "label 7");
-  EXPECT_ERR(weft_ndarray_wait_to_read(grads[0]), WEFT_ERR_INVALID_ARGUMENT, "label 7"); /* not consumed */
+  EXPECT_ERR(weft_ndarray_wait_to_read(grads[0]), WEFT_ERR_INVALID_ARGUMENT,
+             "label 7"); /* not consumed */
 
   OK(weft_ndarray_copy_from(args[1], &good, sizeof good));
   OK(weft_executor_forward(ex, 1));

@@ -158,8 +158,8 @@ static void test_bind_group2ctx(void** state) {
   /* A gradient array on another device than its argument. */
   OK(weft_ndarray_free(grads[0]));
   grads[0] = on_cpu(2);
-  EXPECT_ERR(weft_executor_bind_group2ctx(s, WEFT_CPU, 0, 2, g_groups, g_types, g_ids, args, 3, grads,
-                                          reqs, NULL, 0, &ex),
+  EXPECT_ERR(weft_executor_bind_group2ctx(s, WEFT_CPU, 0, 2, g_groups, g_types, g_ids, args, 3,
+                                          grads, reqs, NULL, 0, &ex),
              WEFT_ERR_DEVICE, "gradient array of 'a'", "cpu(2)", "cpu(1)");
   assert_null(ex);
   /* Without groups the old rule holds: every array on the bind device. */
@@ -186,30 +186,35 @@ static void test_group_errors(void** state) {
   WeftNDArray* args[3];
   int i;
   (void)state;
-  EXPECT_ERR(weft_executor_simple_bind_group2ctx(s, WEFT_CPU, 0, 2, twice, g_types, g_ids, 3, kNames,
-                                                 kIndPtr, kDims, 0, NULL, NULL, "write", &ex),
-             WEFT_ERR_INVALID_ARGUMENT, "group_names", "'dev1' is given twice");
-  EXPECT_ERR(weft_executor_simple_bind_group2ctx(s, WEFT_CPU, 0, 2, with_null, g_types, g_ids, 3,
-                                                 kNames, kIndPtr, kDims, 0, NULL, NULL, "write", &ex),
-             WEFT_ERR_INVALID_ARGUMENT, "group_names[1]", "NULL");
+  EXPECT_ERR(
+      weft_executor_simple_bind_group2ctx(s, WEFT_CPU, 0, 2, twice, g_types, g_ids, 3, kNames,
+                                          kIndPtr, kDims, 0, NULL, NULL, "write", &ex),
+      WEFT_ERR_INVALID_ARGUMENT, "group_names", "'dev1' is given twice");
+  EXPECT_ERR(
+      weft_executor_simple_bind_group2ctx(s, WEFT_CPU, 0, 2, with_null, g_types, g_ids, 3, kNames,
+                                          kIndPtr, kDims, 0, NULL, NULL, "write", &ex),
+      WEFT_ERR_INVALID_ARGUMENT, "group_names[1]", "NULL");
   EXPECT_ERR(weft_executor_simple_bind_group2ctx(s, WEFT_CPU, 0, 2, NULL, g_types, g_ids, 3, kNames,
                                                  kIndPtr, kDims, 0, NULL, NULL, "write", &ex),
              WEFT_ERR_INVALID_ARGUMENT, "group_names");
-  EXPECT_ERR(weft_executor_simple_bind_group2ctx(s, WEFT_CPU, 0, 2, g_groups, bad_types, g_ids, 3,
-                                                 kNames, kIndPtr, kDims, 0, NULL, NULL, "write", &ex),
-             WEFT_ERR_DEVICE, "'dev2'", "group_dev_types[1]");
+  EXPECT_ERR(
+      weft_executor_simple_bind_group2ctx(s, WEFT_CPU, 0, 2, g_groups, bad_types, g_ids, 3, kNames,
+                                          kIndPtr, kDims, 0, NULL, NULL, "write", &ex),
+      WEFT_ERR_DEVICE, "'dev2'", "group_dev_types[1]");
   /* A group the map lacks: named with its node. */
-  EXPECT_ERR(weft_executor_simple_bind_group2ctx(s, WEFT_CPU, 0, 1, only_dev1, g_types, g_ids, 3,
-                                                 kNames, kIndPtr, kDims, 0, NULL, NULL, "write", &ex),
-             WEFT_ERR_DEVICE, "'dev2'");
+  EXPECT_ERR(
+      weft_executor_simple_bind_group2ctx(s, WEFT_CPU, 0, 1, only_dev1, g_types, g_ids, 3, kNames,
+                                          kIndPtr, kDims, 0, NULL, NULL, "write", &ex),
+      WEFT_ERR_DEVICE, "'dev2'");
   for (i = 0; i < 3; ++i) args[i] = on_cpu(1);
-  EXPECT_ERR(weft_executor_bind_group2ctx(s, WEFT_CPU, 0, 1, only_dev1, g_types, g_ids, args, 3, NULL,
-                                          NULL, NULL, 0, &ex),
+  EXPECT_ERR(weft_executor_bind_group2ctx(s, WEFT_CPU, 0, 1, only_dev1, g_types, g_ids, args, 3,
+                                          NULL, NULL, NULL, 0, &ex),
              WEFT_ERR_DEVICE, "node 'add'", "'dev2'");
   /* gpu(0) without a device (or without CUDA): a clean device error. */
-  EXPECT_ERR(weft_executor_simple_bind_group2ctx(s, WEFT_CPU, 0, 2, g_groups, gpu_types, gpu_ids, 3,
-                                                 kNames, kIndPtr, kDims, 0, NULL, NULL, "write", &ex),
-             WEFT_ERR_DEVICE, "gpu");
+  EXPECT_ERR(
+      weft_executor_simple_bind_group2ctx(s, WEFT_CPU, 0, 2, g_groups, gpu_types, gpu_ids, 3,
+                                          kNames, kIndPtr, kDims, 0, NULL, NULL, "write", &ex),
+      WEFT_ERR_DEVICE, "gpu");
   EXPECT_ERR(weft_executor_bind_group2ctx(s, WEFT_CPU, 0, 2, g_groups, gpu_types, gpu_ids, args, 3,
                                           NULL, NULL, NULL, 0, &ex),
              WEFT_ERR_DEVICE, "gpu(0)");
@@ -217,16 +222,16 @@ static void test_group_errors(void** state) {
                                                  kIndPtr, kDims, 0, NULL, NULL, "write", &ex),
              WEFT_ERR_DEVICE, "gpu");
   /* The plain functions share the bodies but report under their own names. */
-  EXPECT_ERR(weft_executor_simple_bind(s, WEFT_GPU, 0, 3, kNames, kIndPtr, kDims, 0, NULL, NULL, "write",
-                                       &ex),
+  EXPECT_ERR(weft_executor_simple_bind(s, WEFT_GPU, 0, 3, kNames, kIndPtr, kDims, 0, NULL, NULL,
+                                       "write", &ex),
              WEFT_ERR_DEVICE, "weft_executor_simple_bind:", "gpu");
   EXPECT_ERR(weft_executor_bind(s, WEFT_CPU, 0, args, 3, NULL, NULL, NULL, 0, &ex), WEFT_ERR_DEVICE,
              "weft_executor_bind:", "argument 'a'", "cpu(1)");
   EXPECT_ERR(weft_executor_bind_group2ctx(NULL, WEFT_CPU, 0, 2, g_groups, g_types, g_ids, args, 3,
                                           NULL, NULL, NULL, 0, &ex),
              WEFT_ERR_INVALID_ARGUMENT, "sym");
-  EXPECT_ERR(weft_executor_bind_group2ctx(s, WEFT_CPU, 0, 2, g_groups, g_types, g_ids, args, 3, NULL,
-                                          NULL, NULL, 0, NULL),
+  EXPECT_ERR(weft_executor_bind_group2ctx(s, WEFT_CPU, 0, 2, g_groups, g_types, g_ids, args, 3,
+                                          NULL, NULL, NULL, 0, NULL),
              WEFT_ERR_INVALID_ARGUMENT, "out");
   assert_null(ex);
   for (i = 0; i < 3; ++i) OK(weft_ndarray_free(args[i]));

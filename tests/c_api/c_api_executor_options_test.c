@@ -13,8 +13,8 @@ static const int64_t kDims[6] = {2, 3, 2, 3, 2, 3};
 
 static WeftExecutor* bind_with(const WeftSymbolHandle* sym, const WeftExecutorOptions* opts) {
   WeftExecutor* ex = NULL;
-  OK(weft_executor_simple_bind_with_options(sym, WEFT_CPU, 0, 3, kArgs, kIndPtr, kDims, 0, NULL, NULL, opts,
-                                            &ex));
+  OK(weft_executor_simple_bind_with_options(sym, WEFT_CPU, 0, 3, kArgs, kIndPtr, kDims, 0, NULL,
+                                            NULL, opts, &ex));
   return ex;
 }
 
@@ -180,14 +180,15 @@ static void test_groups(void** state) {
   OK(weft_executor_options_add_group(opts, "dev1", WEFT_CPU, 1));
   EXPECT_ERR(weft_executor_options_add_group(opts, "dev1", WEFT_CPU, 2), WEFT_ERR_INVALID_ARGUMENT,
              "argument 'group': 'dev1' was already added");
-  EXPECT_ERR(weft_executor_options_add_group(opts, "dev2", WEFT_CPU, -1), WEFT_ERR_DEVICE, "group 'dev2'");
+  EXPECT_ERR(weft_executor_options_add_group(opts, "dev2", WEFT_CPU, -1), WEFT_ERR_DEVICE,
+             "group 'dev2'");
   EXPECT_ERR(weft_executor_options_add_group(opts, NULL, WEFT_CPU, 0), WEFT_ERR_INVALID_ARGUMENT,
              "argument 'group' is NULL");
   OK(weft_executor_options_add_group(opts, "dev2", WEFT_CPU, 0));
   {
     WeftExecutor* out = NULL;
-    OK(weft_executor_simple_bind_with_options(sym, WEFT_CPU, 0, 3, kArgs, kIndPtr, kDims, 0, NULL, NULL, opts,
-                                              &out));
+    OK(weft_executor_simple_bind_with_options(sym, WEFT_CPU, 0, 3, kArgs, kIndPtr, kDims, 0, NULL,
+                                              NULL, opts, &out));
     ex = out;
   }
   expect_print(ex, "_CrossDeviceCopy", 1);
@@ -245,9 +246,10 @@ static void test_bind_with_options(void** state) {
   /* Gradient requests by name are for simple_bind only. */
   OK(weft_executor_options_set_grad_req(opts, "a", WEFT_REQ_WRITE));
   ex = NULL;
-  EXPECT_ERR(weft_executor_bind_with_options(sym, WEFT_CPU, 0, args, 3, NULL, NULL, NULL, 0, opts, &ex),
-             WEFT_ERR_INVALID_ARGUMENT, "weft_executor_bind_with_options: argument 'opts' sets gradient requests",
-             "'grad_reqs'");
+  EXPECT_ERR(
+      weft_executor_bind_with_options(sym, WEFT_CPU, 0, args, 3, NULL, NULL, NULL, 0, opts, &ex),
+      WEFT_ERR_INVALID_ARGUMENT,
+      "weft_executor_bind_with_options: argument 'opts' sets gradient requests", "'grad_reqs'");
   assert_null(ex);
   OK(weft_executor_options_free(opts));
   for (i = 0; i < 3; ++i) OK(weft_ndarray_free(args[i]));
@@ -261,26 +263,32 @@ static void test_errors(void** state) {
   WeftExecutor* ex = NULL;
   WeftNDArray* arr = make_f32(k23, 2, NULL);
   (void)state;
-  EXPECT_ERR(weft_executor_options_create(NULL), WEFT_ERR_INVALID_ARGUMENT, "argument 'out' is NULL");
+  EXPECT_ERR(weft_executor_options_create(NULL), WEFT_ERR_INVALID_ARGUMENT,
+             "argument 'out' is NULL");
   OK(weft_executor_options_free(NULL));
-  EXPECT_ERR(weft_executor_options_set_match_range(NULL, 1), WEFT_ERR_INVALID_ARGUMENT, "argument 'opts' is NULL");
-  EXPECT_ERR(weft_executor_options_set_num_groups(NULL, 1), WEFT_ERR_INVALID_ARGUMENT, "argument 'opts' is NULL");
+  EXPECT_ERR(weft_executor_options_set_match_range(NULL, 1), WEFT_ERR_INVALID_ARGUMENT,
+             "argument 'opts' is NULL");
+  EXPECT_ERR(weft_executor_options_set_num_groups(NULL, 1), WEFT_ERR_INVALID_ARGUMENT,
+             "argument 'opts' is NULL");
   EXPECT_ERR(weft_executor_options_set_bulk_max_nodes(NULL, 1), WEFT_ERR_INVALID_ARGUMENT,
              "argument 'opts' is NULL");
   EXPECT_ERR(weft_executor_options_set_optimize_inference(NULL, 1), WEFT_ERR_INVALID_ARGUMENT,
              "argument 'opts' is NULL");
   EXPECT_ERR(weft_executor_options_add_group(NULL, "g", WEFT_CPU, 0), WEFT_ERR_INVALID_ARGUMENT,
              "argument 'opts' is NULL");
-  EXPECT_ERR(weft_executor_options_set_grad_req(NULL, "a", WEFT_REQ_WRITE), WEFT_ERR_INVALID_ARGUMENT,
-             "argument 'opts' is NULL");
+  EXPECT_ERR(weft_executor_options_set_grad_req(NULL, "a", WEFT_REQ_WRITE),
+             WEFT_ERR_INVALID_ARGUMENT, "argument 'opts' is NULL");
   /* A foreign handle where options are expected. */
-  EXPECT_ERR(weft_executor_options_set_num_groups((WeftExecutorOptions*)arr, 1), WEFT_ERR_INVALID_HANDLE,
+  EXPECT_ERR(weft_executor_options_set_num_groups((WeftExecutorOptions*)arr, 1),
+             WEFT_ERR_INVALID_HANDLE,
              "argument 'opts' is a WeftNDArray handle, expected a WeftExecutorOptions handle");
   EXPECT_ERR(weft_executor_options_free((WeftExecutorOptions*)arr), WEFT_ERR_INVALID_HANDLE,
              "is a WeftNDArray handle, expected a WeftExecutorOptions handle");
-  EXPECT_ERR(weft_executor_simple_bind_with_options(sym, WEFT_CPU, 0, 3, kArgs, kIndPtr, kDims, 0, NULL, NULL,
-                                                    (const WeftExecutorOptions*)arr, &ex),
-             WEFT_ERR_INVALID_HANDLE, "argument 'opts' is a WeftNDArray handle, expected a WeftExecutorOptions");
+  EXPECT_ERR(
+      weft_executor_simple_bind_with_options(sym, WEFT_CPU, 0, 3, kArgs, kIndPtr, kDims, 0, NULL,
+                                             NULL, (const WeftExecutorOptions*)arr, &ex),
+      WEFT_ERR_INVALID_HANDLE,
+      "argument 'opts' is a WeftNDArray handle, expected a WeftExecutorOptions");
 
   OK(weft_executor_options_create(&opts));
   EXPECT_ERR(weft_executor_options_set_num_groups(opts, 0), WEFT_ERR_INVALID_ARGUMENT,
@@ -291,20 +299,22 @@ static void test_errors(void** state) {
              "argument 'enable' is 2, expected 0 or 1");
   EXPECT_ERR(weft_executor_options_set_allow_fallback(NULL, 1), WEFT_ERR_INVALID_ARGUMENT,
              "argument 'opts' is NULL");
-  EXPECT_ERR(weft_executor_options_set_grad_req(opts, "a", 2), WEFT_ERR_INVALID_ARGUMENT,
-             "argument 'req' is 2, expected WEFT_REQ_NULL (0), WEFT_REQ_WRITE (1) or WEFT_REQ_ADD (3)");
-  EXPECT_ERR(weft_executor_options_set_grad_req(opts, NULL, WEFT_REQ_WRITE), WEFT_ERR_INVALID_ARGUMENT,
-             "argument 'arg' is NULL");
-  EXPECT_ERR(weft_executor_options_set_grad_req(opts, "", WEFT_REQ_WRITE), WEFT_ERR_INVALID_ARGUMENT,
-             "argument 'arg' is \"\"");
-  EXPECT_ERR(weft_executor_simple_bind_with_options(sym, WEFT_CPU, 0, 3, kArgs, kIndPtr, kDims, 0, NULL, NULL,
-                                                    opts, NULL),
+  EXPECT_ERR(
+      weft_executor_options_set_grad_req(opts, "a", 2), WEFT_ERR_INVALID_ARGUMENT,
+      "argument 'req' is 2, expected WEFT_REQ_NULL (0), WEFT_REQ_WRITE (1) or WEFT_REQ_ADD (3)");
+  EXPECT_ERR(weft_executor_options_set_grad_req(opts, NULL, WEFT_REQ_WRITE),
+             WEFT_ERR_INVALID_ARGUMENT, "argument 'arg' is NULL");
+  EXPECT_ERR(weft_executor_options_set_grad_req(opts, "", WEFT_REQ_WRITE),
+             WEFT_ERR_INVALID_ARGUMENT, "argument 'arg' is \"\"");
+  EXPECT_ERR(weft_executor_simple_bind_with_options(sym, WEFT_CPU, 0, 3, kArgs, kIndPtr, kDims, 0,
+                                                    NULL, NULL, opts, NULL),
              WEFT_ERR_INVALID_ARGUMENT, "argument 'out' is NULL");
   /* A name that is not an argument fails at bind time, naming it. */
   OK(weft_executor_options_set_grad_req(opts, "zz", WEFT_REQ_WRITE));
-  EXPECT_ERR(weft_executor_simple_bind_with_options(sym, WEFT_CPU, 0, 3, kArgs, kIndPtr, kDims, 0, NULL, NULL,
-                                                    opts, &ex),
-             WEFT_ERR_INVALID_ARGUMENT, "weft_executor_simple_bind_with_options", "'zz', not an argument");
+  EXPECT_ERR(weft_executor_simple_bind_with_options(sym, WEFT_CPU, 0, 3, kArgs, kIndPtr, kDims, 0,
+                                                    NULL, NULL, opts, &ex),
+             WEFT_ERR_INVALID_ARGUMENT, "weft_executor_simple_bind_with_options",
+             "'zz', not an argument");
   assert_null(ex);
 
   stale = opts;
@@ -312,9 +322,11 @@ static void test_errors(void** state) {
   EXPECT_ERR(weft_executor_options_set_match_range(stale, 1), WEFT_ERR_INVALID_HANDLE,
              "argument 'opts' is a freed or invalid WeftExecutorOptions handle");
   EXPECT_ERR(weft_executor_options_free(stale), WEFT_ERR_INVALID_HANDLE,
-             "weft_executor_options_free: argument 'opts' is a freed or invalid WeftExecutorOptions handle");
-  EXPECT_ERR(weft_executor_bind_with_options(sym, WEFT_CPU, 0, &arr, 1, NULL, NULL, NULL, 0, stale, &ex),
-             WEFT_ERR_INVALID_HANDLE, "argument 'opts' is a freed or invalid WeftExecutorOptions handle");
+             "weft_executor_options_free: argument 'opts' is a freed or invalid "
+             "WeftExecutorOptions handle");
+  EXPECT_ERR(
+      weft_executor_bind_with_options(sym, WEFT_CPU, 0, &arr, 1, NULL, NULL, NULL, 0, stale, &ex),
+      WEFT_ERR_INVALID_HANDLE, "argument 'opts' is a freed or invalid WeftExecutorOptions handle");
   assert_null(ex);
   OK(weft_ndarray_free(arr));
   OK(weft_symbol_free(sym));
@@ -323,12 +335,8 @@ static void test_errors(void** state) {
 
 int main(void) {
   const struct CMUnitTest tests[] = {
-      TEST(test_defaults),
-      TEST(test_plan_options),
-      TEST(test_grad_req_and_optimize_inference),
-      TEST(test_groups),
-      TEST(test_bind_with_options),
-      TEST(test_errors),
+      TEST(test_defaults), TEST(test_plan_options),      TEST(test_grad_req_and_optimize_inference),
+      TEST(test_groups),   TEST(test_bind_with_options), TEST(test_errors),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -88,7 +88,8 @@ static void test_simple_bind_fc_softmax(void** state) {
   OK(weft_symbol_compose(fc, "fc1", 1, NULL, &data));
   OK(weft_symbol_create_atomic("SoftmaxOutput", NULL, NULL, 0, &sm));
   OK(weft_symbol_compose(sm, "softmax", 1, NULL, &fc));
-  OK(weft_executor_simple_bind(sm, WEFT_CPU, 0, 2, names, ind_ptr, dims, 0, NULL, NULL, "write", &ex));
+  OK(weft_executor_simple_bind(sm, WEFT_CPU, 0, 2, names, ind_ptr, dims, 0, NULL, NULL, "write",
+                               &ex));
 
   OK(weft_executor_arg_arrays(ex, &l));
   expect_list_names(l, arg_names, 4);
@@ -290,7 +291,8 @@ static void test_aux_arrays(void** state) {
 
   OK(weft_symbol_create_atomic("BatchNorm", NULL, NULL, 0, &bn));
   OK(weft_symbol_compose(bn, "bn", 1, NULL, &data));
-  OK(weft_executor_simple_bind(bn, WEFT_CPU, 0, 1, names, ind_ptr, k23, 0, NULL, NULL, "null", &ex));
+  OK(weft_executor_simple_bind(bn, WEFT_CPU, 0, 1, names, ind_ptr, k23, 0, NULL, NULL, "null",
+                               &ex));
   set_arg(ex, 0, x, 6);
   OK(weft_executor_aux_arrays(ex, &l));
   expect_list_names(l, aux_names, 2);

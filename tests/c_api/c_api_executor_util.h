@@ -17,7 +17,8 @@ static inline WeftNDArray* list_get(const WeftNDArrayList* list, size_t index) {
   return a;
 }
 
-static inline void expect_list_names(const WeftNDArrayList* list, const char* const* names, size_t n) {
+static inline void expect_list_names(const WeftNDArrayList* list, const char* const* names,
+                                     size_t n) {
   size_t size = 0, i;
   int named = 0;
   OK(weft_ndarray_list_size(list, &size, &named));
@@ -42,7 +43,8 @@ static inline void set_arg(const WeftExecutor* ex, size_t index, const float* da
 }
 
 /* Reads `n` floats of output (grads = 0) or gradient (grads = 1) `index`. */
-static inline void read_result(const WeftExecutor* ex, int grads, size_t index, float* out, size_t n) {
+static inline void read_result(const WeftExecutor* ex, int grads, size_t index, float* out,
+                               size_t n) {
   WeftNDArrayList* l = NULL;
   WeftNDArray* a;
   OK(grads ? weft_executor_grad_arrays(ex, &l) : weft_executor_outputs(ex, &l));
@@ -54,7 +56,8 @@ static inline void read_result(const WeftExecutor* ex, int grads, size_t index, 
 }
 
 /* simple_bind of a*b + b*c with a, b, c of shape `shape` (2 dims). */
-static inline WeftExecutor* bind_abc(const WeftSymbolHandle* sym, const int64_t* shape, const char* req) {
+static inline WeftExecutor* bind_abc(const WeftSymbolHandle* sym, const int64_t* shape,
+                                     const char* req) {
   const char* names[3] = {"a", "b", "c"};
   const size_t ind_ptr[4] = {0, 2, 4, 6};
   int64_t dims[6];

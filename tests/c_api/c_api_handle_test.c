@@ -24,9 +24,9 @@ enum {
 };
 
 static const char* const kNames[K_COUNT] = {
-    "WeftNDArray",    "WeftNDArrayList", "WeftBuffer",          "WeftSymbolHandle",
-    "WeftStringList", "WeftShapeResult", "WeftTypeResult",      "WeftEngineVar",
-    "WeftExecutorOptions", "WeftInitializer", "WeftOptimizer", "WeftMetric"};
+    "WeftNDArray",         "WeftNDArrayList", "WeftBuffer",     "WeftSymbolHandle",
+    "WeftStringList",      "WeftShapeResult", "WeftTypeResult", "WeftEngineVar",
+    "WeftExecutorOptions", "WeftInitializer", "WeftOptimizer",  "WeftMetric"};
 
 /* A new handle of `kind`. */
 static void* make(int kind) {
@@ -37,25 +37,45 @@ static void* make(int kind) {
   void* h = NULL;
   WeftSymbolHandle* x = NULL;
   switch (kind) {
-    case K_NDARRAY: return make_f32(shape, 1, NULL);
-    case K_LIST: OK(weft_ndarray_list_create(NULL, NULL, 0, (WeftNDArrayList**)&h)); break;
-    case K_BUFFER: OK(weft_ndarray_save_buffer(NULL, NULL, 0, (WeftBuffer**)&h)); break;
-    case K_SYMBOL: OK(weft_symbol_create_variable("x", (WeftSymbolHandle**)&h)); break;
+    case K_NDARRAY:
+      return make_f32(shape, 1, NULL);
+    case K_LIST:
+      OK(weft_ndarray_list_create(NULL, NULL, 0, (WeftNDArrayList**)&h));
+      break;
+    case K_BUFFER:
+      OK(weft_ndarray_save_buffer(NULL, NULL, 0, (WeftBuffer**)&h));
+      break;
+    case K_SYMBOL:
+      OK(weft_symbol_create_variable("x", (WeftSymbolHandle**)&h));
+      break;
     case K_STRING_LIST:
     case K_SHAPE_RESULT:
     case K_TYPE_RESULT:
       OK(weft_symbol_create_variable("x", &x));
       if (kind == K_STRING_LIST) OK(weft_symbol_list_arguments(x, (WeftStringList**)&h));
-      if (kind == K_SHAPE_RESULT) OK(weft_symbol_infer_shape(x, 1, names, ind_ptr, shape, (WeftShapeResult**)&h));
-      if (kind == K_TYPE_RESULT) OK(weft_symbol_infer_type(x, 1, names, dtypes, (WeftTypeResult**)&h));
+      if (kind == K_SHAPE_RESULT)
+        OK(weft_symbol_infer_shape(x, 1, names, ind_ptr, shape, (WeftShapeResult**)&h));
+      if (kind == K_TYPE_RESULT)
+        OK(weft_symbol_infer_type(x, 1, names, dtypes, (WeftTypeResult**)&h));
       OK(weft_symbol_free(x));
       break;
-    case K_ENGINE_VAR: OK(weft_engine_var_create((WeftEngineVar**)&h)); break;
-    case K_EXECUTOR_OPTIONS: OK(weft_executor_options_create((WeftExecutorOptions**)&h)); break;
-    case K_INITIALIZER: OK(weft_initializer_create("zero", NULL, NULL, 0, 0, (WeftInitializer**)&h)); break;
-    case K_OPTIMIZER: OK(weft_optimizer_create("sgd", NULL, NULL, 0, (WeftOptimizer**)&h)); break;
-    case K_METRIC: OK(weft_metric_create("acc", NULL, NULL, 0, (WeftMetric**)&h)); break;
-    default: fail_msg("unknown kind %d", kind);
+    case K_ENGINE_VAR:
+      OK(weft_engine_var_create((WeftEngineVar**)&h));
+      break;
+    case K_EXECUTOR_OPTIONS:
+      OK(weft_executor_options_create((WeftExecutorOptions**)&h));
+      break;
+    case K_INITIALIZER:
+      OK(weft_initializer_create("zero", NULL, NULL, 0, 0, (WeftInitializer**)&h));
+      break;
+    case K_OPTIMIZER:
+      OK(weft_optimizer_create("sgd", NULL, NULL, 0, (WeftOptimizer**)&h));
+      break;
+    case K_METRIC:
+      OK(weft_metric_create("acc", NULL, NULL, 0, (WeftMetric**)&h));
+      break;
+    default:
+      fail_msg("unknown kind %d", kind);
   }
   assert_non_null(h);
   return h;
@@ -64,18 +84,30 @@ static void* make(int kind) {
 /* The free function of `kind` on `h` (of any type). */
 static WeftStatus free_as(int kind, void* h) {
   switch (kind) {
-    case K_NDARRAY: return weft_ndarray_free((WeftNDArray*)h);
-    case K_LIST: return weft_ndarray_list_free((WeftNDArrayList*)h);
-    case K_BUFFER: return weft_buffer_free((WeftBuffer*)h);
-    case K_SYMBOL: return weft_symbol_free((WeftSymbolHandle*)h);
-    case K_STRING_LIST: return weft_string_list_free((WeftStringList*)h);
-    case K_SHAPE_RESULT: return weft_shape_result_free((WeftShapeResult*)h);
-    case K_TYPE_RESULT: return weft_type_result_free((WeftTypeResult*)h);
-    case K_ENGINE_VAR: return weft_engine_var_free((WeftEngineVar*)h);
-    case K_EXECUTOR_OPTIONS: return weft_executor_options_free((WeftExecutorOptions*)h);
-    case K_INITIALIZER: return weft_initializer_free((WeftInitializer*)h);
-    case K_OPTIMIZER: return weft_optimizer_free((WeftOptimizer*)h);
-    case K_METRIC: return weft_metric_free((WeftMetric*)h);
+    case K_NDARRAY:
+      return weft_ndarray_free((WeftNDArray*)h);
+    case K_LIST:
+      return weft_ndarray_list_free((WeftNDArrayList*)h);
+    case K_BUFFER:
+      return weft_buffer_free((WeftBuffer*)h);
+    case K_SYMBOL:
+      return weft_symbol_free((WeftSymbolHandle*)h);
+    case K_STRING_LIST:
+      return weft_string_list_free((WeftStringList*)h);
+    case K_SHAPE_RESULT:
+      return weft_shape_result_free((WeftShapeResult*)h);
+    case K_TYPE_RESULT:
+      return weft_type_result_free((WeftTypeResult*)h);
+    case K_ENGINE_VAR:
+      return weft_engine_var_free((WeftEngineVar*)h);
+    case K_EXECUTOR_OPTIONS:
+      return weft_executor_options_free((WeftExecutorOptions*)h);
+    case K_INITIALIZER:
+      return weft_initializer_free((WeftInitializer*)h);
+    case K_OPTIMIZER:
+      return weft_optimizer_free((WeftOptimizer*)h);
+    case K_METRIC:
+      return weft_metric_free((WeftMetric*)h);
   }
   fail_msg("unknown kind %d", kind);
   return WEFT_ERR_INTERNAL;
@@ -93,7 +125,8 @@ static void test_every_kind_rejects_stale_foreign_and_fake_handles(void** state)
 
     OK(free_as(kind, NULL));
     /* Another kind's live handle: named, and left alive. */
-    snprintf(want, sizeof want, "is a %s handle, expected a %s handle", kNames[other_kind], kNames[kind]);
+    snprintf(want, sizeof want, "is a %s handle, expected a %s handle", kNames[other_kind],
+             kNames[kind]);
     EXPECT_ERR(free_as(kind, other), WEFT_ERR_INVALID_HANDLE, "argument '", want);
     assert_int_equal(weft_live_handle_count(), live);
     /* An integer that was never a handle. */
@@ -118,7 +151,8 @@ static void test_reused_slot_rejects_stale_handle(void** state) {
   OK(weft_executor_options_create(&b));
   assert_ptr_not_equal(a, b);
   EXPECT_ERR(weft_executor_options_set_num_groups(a, 2), WEFT_ERR_INVALID_HANDLE,
-             "weft_executor_options_set_num_groups: argument 'opts' is a freed or invalid WeftExecutorOptions handle");
+             "weft_executor_options_set_num_groups: argument 'opts' is a freed or invalid "
+             "WeftExecutorOptions handle");
   OK(weft_executor_options_set_num_groups(b, 2));
   OK(weft_executor_options_free(b));
   assert_no_leaks();

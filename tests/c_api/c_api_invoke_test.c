@@ -1,6 +1,6 @@
 /*
- * C ABI test (C99, CMocka, against libweft.so): imperative invoke: allocated and given outputs, request kinds, errors.
- * Every test checks its happy path and error paths and ends with no leaked
+ * C ABI test (C99, CMocka, against libweft.so): imperative invoke: allocated and given outputs,
+ * request kinds, errors. Every test checks its happy path and error paths and ends with no leaked
  * handle or byte (assert_no_leaks).
  */
 #include "c_test_util.h"
@@ -353,14 +353,10 @@ static void test_random_seed_reproducible(void** state) {
 
 int main(void) {
   const struct CMUnitTest tests[] = {
-      TEST(test_invoke_quadratic),
-      TEST(test_invoke_errors),
-      TEST(test_invoke_capacity_too_small),
-      TEST(test_invoke_into),
-      TEST(test_invoke_into_errors),
-      TEST(test_invoke_into_own_input),
-      TEST(test_elemwise_add_and_dot),
-      TEST(test_random_seed_reproducible),
+      TEST(test_invoke_quadratic),          TEST(test_invoke_errors),
+      TEST(test_invoke_capacity_too_small), TEST(test_invoke_into),
+      TEST(test_invoke_into_errors),        TEST(test_invoke_into_own_input),
+      TEST(test_elemwise_add_and_dot),      TEST(test_random_seed_reproducible),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

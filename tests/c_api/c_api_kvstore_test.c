@@ -84,12 +84,14 @@ static void test_errors(void** state) {
   WeftNDArray *a = make_f32(shape, 1, NULL), *big = make_f32(other, 1, NULL);
   int r, n;
   (void)state;
-  EXPECT_ERR(weft_kvstore_create("ps", &kv), WEFT_ERR_INVALID_ARGUMENT, "unknown kvstore type 'ps'");
+  EXPECT_ERR(weft_kvstore_create("ps", &kv), WEFT_ERR_INVALID_ARGUMENT,
+             "unknown kvstore type 'ps'");
   EXPECT_ERR(weft_kvstore_create("dist_async", &kv), WEFT_ERR_NOT_IMPLEMENTED, "dist_sync");
   EXPECT_ERR(weft_kvstore_create(NULL, &kv), WEFT_ERR_INVALID_ARGUMENT, "type");
   EXPECT_ERR(weft_kvstore_create("local", NULL), WEFT_ERR_INVALID_ARGUMENT, "out");
   OK(weft_kvstore_create("local", &kv));
-  EXPECT_ERR(weft_kvstore_push(kv, 1, &unknown, &a, 0), WEFT_ERR_INVALID_ARGUMENT, "'nope'", "Init");
+  EXPECT_ERR(weft_kvstore_push(kv, 1, &unknown, &a, 0), WEFT_ERR_INVALID_ARGUMENT, "'nope'",
+             "Init");
   OK(weft_kvstore_init(kv, 1, &key, &a));
   EXPECT_ERR(weft_kvstore_init(kv, 1, &key, &a), WEFT_ERR_INVALID_ARGUMENT, "'k'", "already");
   EXPECT_ERR(weft_kvstore_push(kv, 1, &key, &big, 0), WEFT_ERR_SHAPE, "'k'", "(2,)", "(5,)");

@@ -21,7 +21,8 @@ static const char kMlpJson[] =
     "{\"op\": \"null\", \"name\": \"fc1_bias\", \"inputs\": []},"
     "{\"op\": \"FullyConnected\", \"name\": \"fc1\", \"attrs\": {\"num_hidden\": \"16\"},"
     " \"inputs\": [[0, 0, 0], [1, 0, 0], [2, 0, 0]]},"
-    "{\"op\": \"Activation\", \"name\": \"relu1\", \"attrs\": {\"act_type\": \"relu\"}, \"inputs\": [[3, 0, 0]]},"
+    "{\"op\": \"Activation\", \"name\": \"relu1\", \"attrs\": {\"act_type\": \"relu\"}, "
+    "\"inputs\": [[3, 0, 0]]},"
     "{\"op\": \"null\", \"name\": \"fc2_weight\", \"inputs\": []},"
     "{\"op\": \"null\", \"name\": \"fc2_bias\", \"inputs\": []},"
     "{\"op\": \"FullyConnected\", \"name\": \"fc2\", \"attrs\": {\"num_hidden\": \"4\"},"
@@ -68,8 +69,8 @@ static void fixture_make(Fixture* f, int batch, int shuffle) {
   OK(weft_symbol_from_json(kMlpJson, &f->sym));
   f->x = make_f32(xs, 2, x);
   f->y = make_f32(ys, 1, y);
-  OK(weft_data_iter_create_ndarray(1, &data_name, &f->x, 1, &label_name, &f->y, batch, shuffle, "pad", 5,
-                                   &f->iter));
+  OK(weft_data_iter_create_ndarray(1, &data_name, &f->x, 1, &label_name, &f->y, batch, shuffle,
+                                   "pad", 5, &f->iter));
   OK(weft_module_create(f->sym, 1, &data_name, 1, &label_name, WEFT_CPU, 0, &f->mod));
   OK(weft_module_bind(f->mod, f->iter, 1));
   OK(weft_initializer_create("xavier", NULL, NULL, 0, 3, &f->init));
@@ -239,8 +240,8 @@ static void test_fit_callback_once_per_batch(void** state) {
   memset(&seen, 0, sizeof seen);
   seen.stop_epoch = -1;
   fixture_make(&f, 64, 0); /* 200 samples: 4 batches, the last padded by 56 */
-  OK(weft_module_fit_with_callback(f.mod, f.iter, NULL, f.acc, 1, 3, WEFT_PROGRESS_SILENT, NULL, record_batch,
-                                   &seen, &ips));
+  OK(weft_module_fit_with_callback(f.mod, f.iter, NULL, f.acc, 1, 3, WEFT_PROGRESS_SILENT, NULL,
+                                   record_batch, &seen, &ips));
   assert_int_equal(seen.calls, 8);
   assert_int_equal(seen.bad_metric, 0);
   for (i = 0; i < 8; ++i) {
@@ -255,8 +256,8 @@ static void test_fit_callback_once_per_batch(void** state) {
   assert_true(seen.acc[7] == metric_value(f.acc));
   assert_true(ips > 0);
   /* A NULL callback is weft_module_fit. */
-  OK(weft_module_fit_with_callback(f.mod, f.iter, NULL, f.acc, 0, 1, WEFT_PROGRESS_SILENT, NULL, NULL, NULL,
-                                   NULL));
+  OK(weft_module_fit_with_callback(f.mod, f.iter, NULL, f.acc, 0, 1, WEFT_PROGRESS_SILENT, NULL,
+                                   NULL, NULL, NULL));
   fixture_free(&f);
   assert_no_leaks();
 }
@@ -296,10 +297,11 @@ static void test_fit_callback_stops_training(void** state) {
   OK(weft_module_score(f.mod, f.iter, f.acc));
   assert_true(metric_value(f.acc) >= 0.98);
   /* The callback variant checks its arguments like weft_module_fit. */
-  EXPECT_ERR(weft_module_fit_with_callback(f.mod, f.iter, NULL, f.acc, 0, 1, 9, NULL, record_batch, &seen, NULL),
+  EXPECT_ERR(weft_module_fit_with_callback(f.mod, f.iter, NULL, f.acc, 0, 1, 9, NULL, record_batch,
+                                           &seen, NULL),
              WEFT_ERR_INVALID_ARGUMENT, "weft_module_fit_with_callback", "'progress' is 9");
-  EXPECT_ERR(weft_module_fit_with_callback(f.mod, NULL, NULL, f.acc, 0, 1, WEFT_PROGRESS_SILENT, NULL,
-                                           record_batch, &seen, NULL),
+  EXPECT_ERR(weft_module_fit_with_callback(f.mod, NULL, NULL, f.acc, 0, 1, WEFT_PROGRESS_SILENT,
+                                           NULL, record_batch, &seen, NULL),
              WEFT_ERR_INVALID_ARGUMENT, "'train' is NULL");
   assert_int_equal(seen.calls, 6);
   fixture_free(&f);
@@ -322,8 +324,10 @@ static void test_kvstore_training_matches_and_parts(void** state) {
   OK(weft_kvstore_create("local", &kv));
   OK(weft_module_init_optimizer_kvstore(viakv.mod, viakv.opt, kv));
   OK(weft_kvstore_free(kv)); /* shared by the module */
-  OK(weft_module_fit(plain.mod, plain.iter, NULL, plain.acc, 0, 2, WEFT_PROGRESS_SILENT, NULL, NULL));
-  OK(weft_module_fit(viakv.mod, viakv.iter, NULL, viakv.acc, 0, 2, WEFT_PROGRESS_SILENT, NULL, NULL));
+  OK(weft_module_fit(plain.mod, plain.iter, NULL, plain.acc, 0, 2, WEFT_PROGRESS_SILENT, NULL,
+                     NULL));
+  OK(weft_module_fit(viakv.mod, viakv.iter, NULL, viakv.acc, 0, 2, WEFT_PROGRESS_SILENT, NULL,
+                     NULL));
   OK(weft_module_params(plain.mod, &pa, NULL));
   OK(weft_module_params(viakv.mod, &pk, NULL));
   OK(weft_ndarray_list_size(pa, &n, NULL));
@@ -351,8 +355,10 @@ static void test_kvstore_training_matches_and_parts(void** state) {
     ++batches;
   }
   assert_int_equal(batches, 4);
-  EXPECT_ERR(weft_data_iter_select_part(plain.iter, 3, 3), WEFT_ERR_INVALID_ARGUMENT, "part_index 3");
-  EXPECT_ERR(weft_data_iter_select_part(plain.iter, 0, 0), WEFT_ERR_INVALID_ARGUMENT, "num_parts 0");
+  EXPECT_ERR(weft_data_iter_select_part(plain.iter, 3, 3), WEFT_ERR_INVALID_ARGUMENT,
+             "part_index 3");
+  EXPECT_ERR(weft_data_iter_select_part(plain.iter, 0, 0), WEFT_ERR_INVALID_ARGUMENT,
+             "num_parts 0");
   fixture_free(&plain);
   fixture_free(&viakv);
   assert_no_leaks();
@@ -368,18 +374,20 @@ static void test_errors(void** state) {
   (void)state;
   fixture_make(&f, 16, 0);
 
-  EXPECT_ERR(weft_module_create(NULL, 1, &data_name, 0, NULL, WEFT_CPU, 0, &m), WEFT_ERR_INVALID_ARGUMENT,
-             "'sym' is NULL");
+  EXPECT_ERR(weft_module_create(NULL, 1, &data_name, 0, NULL, WEFT_CPU, 0, &m),
+             WEFT_ERR_INVALID_ARGUMENT, "'sym' is NULL");
   EXPECT_ERR(weft_module_create(f.sym, 1, &bad_name, 1, &label_name, WEFT_CPU, 0, &m),
              WEFT_ERR_INVALID_ARGUMENT, "data name 'image' is not an argument");
   {
     const char* twice[2] = {"data", "data"};
-    EXPECT_ERR(weft_module_create(f.sym, 2, twice, 0, NULL, WEFT_CPU, 0, &m), WEFT_ERR_INVALID_ARGUMENT,
+    EXPECT_ERR(weft_module_create(f.sym, 2, twice, 0, NULL, WEFT_CPU, 0, &m),
+               WEFT_ERR_INVALID_ARGUMENT,
                "input 'data' is given twice (data_names[0] and data_names[1])");
   }
-  EXPECT_ERR(weft_module_create(f.sym, 0, NULL, 0, NULL, WEFT_CPU, 0, &m), WEFT_ERR_INVALID_ARGUMENT,
-             "needs a data input");
-  EXPECT_ERR(weft_module_create(f.sym, 1, &data_name, 1, &label_name, 7, 0, &m), WEFT_ERR_DEVICE, "dev_type");
+  EXPECT_ERR(weft_module_create(f.sym, 0, NULL, 0, NULL, WEFT_CPU, 0, &m),
+             WEFT_ERR_INVALID_ARGUMENT, "needs a data input");
+  EXPECT_ERR(weft_module_create(f.sym, 1, &data_name, 1, &label_name, 7, 0, &m), WEFT_ERR_DEVICE,
+             "dev_type");
   assert_null(m);
 
   OK(weft_module_create(f.sym, 1, &data_name, 1, &label_name, WEFT_CPU, 0, &m));
@@ -391,14 +399,16 @@ static void test_errors(void** state) {
   EXPECT_ERR(weft_module_fit(m, f.iter, NULL, f.acc, 0, 1, WEFT_PROGRESS_SILENT, NULL, NULL),
              WEFT_ERR_INVALID_ARGUMENT, "call InitOptimizer first");
   OK(weft_module_init_optimizer(m, f.opt));
-  EXPECT_ERR(weft_module_fit(m, f.iter, NULL, f.acc, 0, 1, 9, NULL, NULL), WEFT_ERR_INVALID_ARGUMENT,
-             "'progress' is 9");
+  EXPECT_ERR(weft_module_fit(m, f.iter, NULL, f.acc, 0, 1, 9, NULL, NULL),
+             WEFT_ERR_INVALID_ARGUMENT, "'progress' is 9");
   EXPECT_ERR(weft_module_fit(m, f.iter, NULL, f.acc, 2, 1, WEFT_PROGRESS_SILENT, NULL, NULL),
              WEFT_ERR_INVALID_ARGUMENT, "must exceed begin_epoch");
   OK(weft_data_iter_reset(f.iter));
   EXPECT_ERR(weft_module_forward(m, f.iter, 1), WEFT_ERR_INVALID_ARGUMENT, "no current batch");
-  EXPECT_ERR(weft_module_save_checkpoint(m, NULL, 1), WEFT_ERR_INVALID_ARGUMENT, "'prefix' is NULL");
-  EXPECT_ERR(weft_module_save_checkpoint(m, "/nonexistent-dir/x", 1), WEFT_ERR_IO, "/nonexistent-dir/x");
+  EXPECT_ERR(weft_module_save_checkpoint(m, NULL, 1), WEFT_ERR_INVALID_ARGUMENT,
+             "'prefix' is NULL");
+  EXPECT_ERR(weft_module_save_checkpoint(m, "/nonexistent-dir/x", 1), WEFT_ERR_IO,
+             "/nonexistent-dir/x");
 
   /* Handles of the wrong type, freed and double-freed handles. */
   EXPECT_ERR(weft_module_bind((WeftModule*)f.iter, f.iter, 1), WEFT_ERR_INVALID_HANDLE,

@@ -82,7 +82,8 @@ static void test_file_round_trip_unnamed(void** state) {
   assert_int_equal(n, 1);
   assert_int_equal(named, 0);
   EXPECT_ERR(weft_ndarray_list_name(list, 0, &name), WEFT_ERR_INVALID_ARGUMENT, "has no names");
-  EXPECT_ERR(weft_ndarray_list_name(list, 5, &name), WEFT_ERR_INVALID_ARGUMENT, "index 5", "1 arrays");
+  EXPECT_ERR(weft_ndarray_list_name(list, 5, &name), WEFT_ERR_INVALID_ARGUMENT, "index 5",
+             "1 arrays");
   OK(weft_ndarray_list_free(list));
   remove(g_tmp);
   OK(weft_ndarray_free(a));
@@ -138,9 +139,10 @@ static void test_npy(void** state) {
   read_f32(b, v, 6);
   assert_floats(v, want, 6);
   remove(g_tmp);
-  EXPECT_ERR(weft_ndarray_load_npy(WEFT_TEST_DATA "/npy/fortran.npy", &b), WEFT_ERR_INVALID_ARGUMENT,
-             "weft_ndarray_load_npy", "fortran_order True");
-  EXPECT_ERR(weft_ndarray_load_npy(WEFT_TEST_DATA "/npy/big_endian.npy", &b), WEFT_ERR_DTYPE, "big-endian");
+  EXPECT_ERR(weft_ndarray_load_npy(WEFT_TEST_DATA "/npy/fortran.npy", &b),
+             WEFT_ERR_INVALID_ARGUMENT, "weft_ndarray_load_npy", "fortran_order True");
+  EXPECT_ERR(weft_ndarray_load_npy(WEFT_TEST_DATA "/npy/big_endian.npy", &b), WEFT_ERR_DTYPE,
+             "big-endian");
   EXPECT_ERR(weft_ndarray_load_npy("/nonexistent/x.npy", &b), WEFT_ERR_IO, "/nonexistent/x.npy");
   EXPECT_ERR(weft_ndarray_load_npy(NULL, &b), WEFT_ERR_INVALID_ARGUMENT, "'path' is NULL");
   EXPECT_ERR(weft_ndarray_load_npy(g_tmp, NULL), WEFT_ERR_INVALID_ARGUMENT, "'out' is NULL");
@@ -148,7 +150,8 @@ static void test_npy(void** state) {
   EXPECT_ERR(weft_ndarray_save_npy(NULL, g_tmp), WEFT_ERR_INVALID_ARGUMENT, "'arr' is NULL");
   EXPECT_ERR(weft_ndarray_save_npy(a, "/nonexistent/dir/x.npy"), WEFT_ERR_IO, "cannot open");
   OK(weft_ndarray_free(b));
-  EXPECT_ERR(weft_ndarray_save_npy(b, g_tmp), WEFT_ERR_INVALID_HANDLE, "freed or invalid WeftNDArray");
+  EXPECT_ERR(weft_ndarray_save_npy(b, g_tmp), WEFT_ERR_INVALID_HANDLE,
+             "freed or invalid WeftNDArray");
   OK(weft_ndarray_free(a));
   assert_no_leaks();
 }
@@ -204,20 +207,26 @@ static void test_npy_buffer(void** state) {
   assert_floats(v, want, 6);
   OK(weft_ndarray_free(b));
   /* Errors: NULL pointers, truncated and malformed bytes, dtype, freed handle. */
-  EXPECT_ERR(weft_ndarray_load_npy_buffer(NULL, 8, &b), WEFT_ERR_INVALID_ARGUMENT, "'data' is NULL");
-  EXPECT_ERR(weft_ndarray_load_npy_buffer(data, size, NULL), WEFT_ERR_INVALID_ARGUMENT, "'out' is NULL");
-  EXPECT_ERR(weft_ndarray_load_npy_buffer(data, 5, &b), WEFT_ERR_INVALID_ARGUMENT, "weft_ndarray_load_npy_buffer");
-  EXPECT_ERR(weft_ndarray_load_npy_buffer(data, size - 4, &b), WEFT_ERR_INVALID_ARGUMENT, "truncated");
+  EXPECT_ERR(weft_ndarray_load_npy_buffer(NULL, 8, &b), WEFT_ERR_INVALID_ARGUMENT,
+             "'data' is NULL");
+  EXPECT_ERR(weft_ndarray_load_npy_buffer(data, size, NULL), WEFT_ERR_INVALID_ARGUMENT,
+             "'out' is NULL");
+  EXPECT_ERR(weft_ndarray_load_npy_buffer(data, 5, &b), WEFT_ERR_INVALID_ARGUMENT,
+             "weft_ndarray_load_npy_buffer");
+  EXPECT_ERR(weft_ndarray_load_npy_buffer(data, size - 4, &b), WEFT_ERR_INVALID_ARGUMENT,
+             "truncated");
   file[0] = 'X';
   EXPECT_ERR(weft_ndarray_load_npy_buffer(file, file_size, &b), WEFT_ERR_INVALID_ARGUMENT, "magic");
   OK(weft_buffer_free(buf));
   EXPECT_ERR(weft_ndarray_save_npy_buffer(NULL, &buf), WEFT_ERR_INVALID_ARGUMENT, "'arr' is NULL");
   EXPECT_ERR(weft_ndarray_save_npy_buffer(a, NULL), WEFT_ERR_INVALID_ARGUMENT, "'out' is NULL");
   OK(weft_ndarray_create(s8, 1, WEFT_INT8, WEFT_CPU, 0, &i8));
-  EXPECT_ERR(weft_ndarray_save_npy_buffer(i8, &buf), WEFT_ERR_DTYPE, "weft_ndarray_save_npy_buffer");
+  EXPECT_ERR(weft_ndarray_save_npy_buffer(i8, &buf), WEFT_ERR_DTYPE,
+             "weft_ndarray_save_npy_buffer");
   OK(weft_ndarray_free(i8));
   OK(weft_ndarray_free(a));
-  EXPECT_ERR(weft_ndarray_save_npy_buffer(a, &buf), WEFT_ERR_INVALID_HANDLE, "freed or invalid WeftNDArray");
+  EXPECT_ERR(weft_ndarray_save_npy_buffer(a, &buf), WEFT_ERR_INVALID_HANDLE,
+             "freed or invalid WeftNDArray");
   free(file);
   assert_no_leaks();
 }
@@ -242,14 +251,21 @@ static void test_errors(void** state) {
   arrs[0] = a;
   arrs[1] = a;
   /* NULL pointers. */
-  EXPECT_ERR(weft_ndarray_save_buffer(NULL, NULL, 1, &buf), WEFT_ERR_INVALID_ARGUMENT, "'arrays' is NULL");
-  EXPECT_ERR(weft_ndarray_save_buffer(arrs, NULL, 1, NULL), WEFT_ERR_INVALID_ARGUMENT, "'out' is NULL");
-  EXPECT_ERR(weft_ndarray_save_buffer(arrs, bad_names, 2, &buf), WEFT_ERR_INVALID_ARGUMENT, "'names[1]' is NULL");
-  EXPECT_ERR(weft_ndarray_save_file(NULL, arrs, NULL, 1), WEFT_ERR_INVALID_ARGUMENT, "'path' is NULL");
-  EXPECT_ERR(weft_ndarray_save_file("/nonexistent/dir/x.params", arrs, NULL, 1), WEFT_ERR_IO, "cannot open");
+  EXPECT_ERR(weft_ndarray_save_buffer(NULL, NULL, 1, &buf), WEFT_ERR_INVALID_ARGUMENT,
+             "'arrays' is NULL");
+  EXPECT_ERR(weft_ndarray_save_buffer(arrs, NULL, 1, NULL), WEFT_ERR_INVALID_ARGUMENT,
+             "'out' is NULL");
+  EXPECT_ERR(weft_ndarray_save_buffer(arrs, bad_names, 2, &buf), WEFT_ERR_INVALID_ARGUMENT,
+             "'names[1]' is NULL");
+  EXPECT_ERR(weft_ndarray_save_file(NULL, arrs, NULL, 1), WEFT_ERR_INVALID_ARGUMENT,
+             "'path' is NULL");
+  EXPECT_ERR(weft_ndarray_save_file("/nonexistent/dir/x.params", arrs, NULL, 1), WEFT_ERR_IO,
+             "cannot open");
   EXPECT_ERR(weft_ndarray_load_file(NULL, &list), WEFT_ERR_INVALID_ARGUMENT, "'path' is NULL");
-  EXPECT_ERR(weft_ndarray_load_file("/nonexistent/x.params", NULL), WEFT_ERR_INVALID_ARGUMENT, "'out' is NULL");
-  EXPECT_ERR(weft_ndarray_load_file("/nonexistent/x.params", &list), WEFT_ERR_IO, "/nonexistent/x.params");
+  EXPECT_ERR(weft_ndarray_load_file("/nonexistent/x.params", NULL), WEFT_ERR_INVALID_ARGUMENT,
+             "'out' is NULL");
+  EXPECT_ERR(weft_ndarray_load_file("/nonexistent/x.params", &list), WEFT_ERR_IO,
+             "/nonexistent/x.params");
   EXPECT_ERR(weft_ndarray_load_buffer(NULL, 8, &list), WEFT_ERR_INVALID_ARGUMENT, "'data' is NULL");
   EXPECT_ERR(weft_ndarray_load_buffer(bytes, 0, NULL), WEFT_ERR_INVALID_ARGUMENT, "'out' is NULL");
   /* Malformed bytes. */
@@ -275,19 +291,24 @@ static void test_errors(void** state) {
   OK(weft_buffer_data(buf, &data, &size));
   OK(weft_ndarray_load_buffer(data, size, &list));
   EXPECT_ERR(weft_ndarray_list_size(NULL, &n, NULL), WEFT_ERR_INVALID_ARGUMENT, "'list' is NULL");
-  EXPECT_ERR(weft_ndarray_list_size(list, NULL, NULL), WEFT_ERR_INVALID_ARGUMENT, "'out_size' is NULL");
-  EXPECT_ERR(weft_ndarray_list_name(list, 0, NULL), WEFT_ERR_INVALID_ARGUMENT, "'out_name' is NULL");
+  EXPECT_ERR(weft_ndarray_list_size(list, NULL, NULL), WEFT_ERR_INVALID_ARGUMENT,
+             "'out_size' is NULL");
+  EXPECT_ERR(weft_ndarray_list_name(list, 0, NULL), WEFT_ERR_INVALID_ARGUMENT,
+             "'out_name' is NULL");
   EXPECT_ERR(weft_ndarray_list_name(NULL, 0, &name), WEFT_ERR_INVALID_ARGUMENT, "'list' is NULL");
   EXPECT_ERR(weft_ndarray_list_get(list, 0, NULL), WEFT_ERR_INVALID_ARGUMENT, "'out' is NULL");
-  EXPECT_ERR(weft_ndarray_list_get(list, 2, &got), WEFT_ERR_INVALID_ARGUMENT, "index 2 is out of range");
+  EXPECT_ERR(weft_ndarray_list_get(list, 2, &got), WEFT_ERR_INVALID_ARGUMENT,
+             "index 2 is out of range");
   /* Freed and wrong-type handles. */
   freed = buf;
   freed_list = list;
   OK(weft_buffer_free(buf));
   OK(weft_ndarray_list_free(list));
-  EXPECT_ERR(weft_buffer_data(freed, &data, &size), WEFT_ERR_INVALID_HANDLE, "freed or invalid WeftBuffer");
+  EXPECT_ERR(weft_buffer_data(freed, &data, &size), WEFT_ERR_INVALID_HANDLE,
+             "freed or invalid WeftBuffer");
   EXPECT_ERR(weft_buffer_free(freed), WEFT_ERR_INVALID_HANDLE, "WeftBuffer");
-  EXPECT_ERR(weft_ndarray_list_get(freed_list, 0, &got), WEFT_ERR_INVALID_HANDLE, "freed or invalid WeftNDArrayList");
+  EXPECT_ERR(weft_ndarray_list_get(freed_list, 0, &got), WEFT_ERR_INVALID_HANDLE,
+             "freed or invalid WeftNDArrayList");
   EXPECT_ERR(weft_ndarray_list_free(freed_list), WEFT_ERR_INVALID_HANDLE, "WeftNDArrayList");
   EXPECT_ERR(weft_ndarray_list_size((WeftNDArrayList*)a, &n, NULL), WEFT_ERR_INVALID_HANDLE,
              "is a WeftNDArray handle, expected a WeftNDArrayList handle");
@@ -299,8 +320,9 @@ static void test_errors(void** state) {
 
 int main(void) {
   const struct CMUnitTest tests[] = {
-      TEST(test_buffer_round_trip), TEST(test_file_round_trip_unnamed), TEST(test_shared_mxnet_files),
-      TEST(test_npy), TEST(test_npy_buffer), TEST(test_errors),
+      TEST(test_buffer_round_trip),  TEST(test_file_round_trip_unnamed),
+      TEST(test_shared_mxnet_files), TEST(test_npy),
+      TEST(test_npy_buffer),         TEST(test_errors),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -137,7 +137,8 @@ static void test_create_errors(void** state) {
              "argument 'names[1]' is 'w', already given as names[0]");
   EXPECT_ERR(weft_ndarray_list_create(arrays, null_name, 2, &l), WEFT_ERR_INVALID_ARGUMENT,
              "argument 'names[1]' is NULL");
-  EXPECT_ERR(weft_ndarray_list_create(arrays, NULL, 2, NULL), WEFT_ERR_INVALID_ARGUMENT, "argument 'out' is NULL");
+  EXPECT_ERR(weft_ndarray_list_create(arrays, NULL, 2, NULL), WEFT_ERR_INVALID_ARGUMENT,
+             "argument 'out' is NULL");
   arrays[1] = freed;
   EXPECT_ERR(weft_ndarray_list_create(arrays, NULL, 2, &l), WEFT_ERR_INVALID_HANDLE,
              "argument 'arrays[1]' is a freed or invalid WeftNDArray handle");

@@ -1,7 +1,7 @@
 /*
- * C ABI test (C99, CMocka, against libweft.so): NDArray handles: create, query, copy, views, freed and foreign handles, storage.
- * Every test checks its happy path and error paths and ends with no leaked
- * handle or byte (assert_no_leaks).
+ * C ABI test (C99, CMocka, against libweft.so): NDArray handles: create, query, copy, views, freed
+ * and foreign handles, storage. Every test checks its happy path and error paths and ends with no
+ * leaked handle or byte (assert_no_leaks).
  */
 #include "c_test_util.h"
 
@@ -453,7 +453,6 @@ static void test_storage_stats(void** state) {
   if (st != WEFT_OK) EXPECT_ERR(st, WEFT_ERR_DEVICE, "gpu(0)");
   assert_no_leaks();
 }
-
 
 int main(void) {
   const struct CMUnitTest tests[] = {

@@ -24,7 +24,8 @@ static void test_sgd_momentum_steps(void** state) {
   const char* vals[] = {"0.1", "0.9", "0.01", "1", "0.5"};
   const int64_t shape[1] = {4};
   const float w0[4] = {0.5f, -1.25f, 2.0f, 0.0f};
-  const float grads[3][4] = {{0.4f, -3.0f, 1.0f, -5.0f}, {-1.2f, 0.6f, 0.2f, 2.4f}, {0.05f, 4.0f, -0.9f, 0.0f}};
+  const float grads[3][4] = {
+      {0.4f, -3.0f, 1.0f, -5.0f}, {-1.2f, 0.6f, 0.2f, 2.4f}, {0.05f, 4.0f, -0.9f, 0.0f}};
   double rw[4], rm[4] = {0, 0, 0, 0};
   float got[4];
   int64_t num_update = -1;
@@ -40,7 +41,8 @@ static void test_sgd_momentum_steps(void** state) {
     OK(weft_optimizer_update(opt, 0, "fc_weight", w, g));
     OK(weft_ndarray_free(g)); /* the pushed update keeps the gradient alive */
     for (i = 0; i < 4; ++i) {
-      rm[i] = f32(0.9) * rm[i] - (double)f32(0.1) * f32(0.01) * rw[i] - f32(0.1) * clipd(f32(0.5) * grads[k][i], 1.0);
+      rm[i] = f32(0.9) * rm[i] - (double)f32(0.1) * f32(0.01) * rw[i] -
+              f32(0.1) * clipd(f32(0.5) * grads[k][i], 1.0);
       rw[i] += rm[i];
     }
   }
@@ -125,21 +127,21 @@ static void test_schedule_rescale_and_multipliers(void** state) {
   assert_true(fabsf(lr - 1.0f) < 1e-6f);
   OK(weft_symbol_create_variable("b", &b));
   OK(weft_symbol_set_attr(b, "lr_mult", "fast"));
-  EXPECT_ERR(weft_optimizer_set_multipliers(opt, b), WEFT_ERR_INVALID_ARGUMENT, "weft_optimizer_set_multipliers",
-             "fast");
+  EXPECT_ERR(weft_optimizer_set_multipliers(opt, b), WEFT_ERR_INVALID_ARGUMENT,
+             "weft_optimizer_set_multipliers", "fast");
   /* Schedule errors. */
-  EXPECT_ERR(weft_optimizer_set_lr_scheduler(opt, "cosine", steps, 1, 0.5f, 0.0f), WEFT_ERR_INVALID_ARGUMENT,
-             "kind", "cosine", "multifactor");
-  EXPECT_ERR(weft_optimizer_set_lr_scheduler(opt, "factor", steps, 2, 0.5f, 0.0f), WEFT_ERR_INVALID_ARGUMENT,
-             "num_steps");
-  EXPECT_ERR(weft_optimizer_set_lr_scheduler(opt, "factor", NULL, 1, 0.5f, 0.0f), WEFT_ERR_INVALID_ARGUMENT,
-             "steps");
-  EXPECT_ERR(weft_optimizer_set_lr_scheduler(opt, "factor", steps, 1, 2.0f, 0.0f), WEFT_ERR_INVALID_ARGUMENT,
-             "factor");
+  EXPECT_ERR(weft_optimizer_set_lr_scheduler(opt, "cosine", steps, 1, 0.5f, 0.0f),
+             WEFT_ERR_INVALID_ARGUMENT, "kind", "cosine", "multifactor");
+  EXPECT_ERR(weft_optimizer_set_lr_scheduler(opt, "factor", steps, 2, 0.5f, 0.0f),
+             WEFT_ERR_INVALID_ARGUMENT, "num_steps");
+  EXPECT_ERR(weft_optimizer_set_lr_scheduler(opt, "factor", NULL, 1, 0.5f, 0.0f),
+             WEFT_ERR_INVALID_ARGUMENT, "steps");
+  EXPECT_ERR(weft_optimizer_set_lr_scheduler(opt, "factor", steps, 1, 2.0f, 0.0f),
+             WEFT_ERR_INVALID_ARGUMENT, "factor");
   {
     const int64_t bad[2] = {3, 2};
-    EXPECT_ERR(weft_optimizer_set_lr_scheduler(opt, "multifactor", bad, 2, 0.5f, 0.0f), WEFT_ERR_INVALID_ARGUMENT,
-               "increasing");
+    EXPECT_ERR(weft_optimizer_set_lr_scheduler(opt, "multifactor", bad, 2, 0.5f, 0.0f),
+               WEFT_ERR_INVALID_ARGUMENT, "increasing");
   }
   EXPECT_ERR(weft_optimizer_set_rescale_grad(opt, NAN), WEFT_ERR_INVALID_ARGUMENT, "rescale_grad");
   OK(weft_symbol_free(v));
@@ -159,7 +161,8 @@ static void test_initializer_rules_and_determinism(void** state) {
   double mean = 0;
   int i;
   WeftInitializer *i1 = NULL, *i2 = NULL;
-  WeftNDArray *x = make_f32(shape, 2, NULL), *y = make_f32(shape, 2, NULL), *z = make_f32(s3, 1, NULL);
+  WeftNDArray *x = make_f32(shape, 2, NULL), *y = make_f32(shape, 2, NULL),
+              *z = make_f32(s3, 1, NULL);
   (void)state;
   OK(weft_initializer_create("uniform", keys, vals, 1, 7, &i1));
   OK(weft_initializer_create("uniform", keys, vals, 1, 7, &i2));
@@ -182,19 +185,21 @@ static void test_initializer_rules_and_determinism(void** state) {
   assert_true(c[0] == 1 && c[1] == 1 && c[2] == 1);
   OK(weft_initializer_free(i2));
   i2 = NULL;
-  EXPECT_ERR(weft_initializer_create("orthogonal", NULL, NULL, 0, 0, &i2), WEFT_ERR_INVALID_ARGUMENT,
-             "weft_initializer_create", "orthogonal");
+  EXPECT_ERR(weft_initializer_create("orthogonal", NULL, NULL, 0, 0, &i2),
+             WEFT_ERR_INVALID_ARGUMENT, "weft_initializer_create", "orthogonal");
   assert_null(i2); /* out is not written on failure */
   {
     const char* bk[] = {"sigma"};
     const char* bv[] = {"1"};
-    EXPECT_ERR(weft_initializer_create("uniform", bk, bv, 1, 0, &i2), WEFT_ERR_INVALID_ARGUMENT, "sigma", "scale");
+    EXPECT_ERR(weft_initializer_create("uniform", bk, bv, 1, 0, &i2), WEFT_ERR_INVALID_ARGUMENT,
+               "sigma", "scale");
     assert_null(i2); /* out is not written on failure */
   }
   {
     WeftInitializer* xa = NULL;
     OK(weft_initializer_create("xavier", NULL, NULL, 0, 0, &xa));
-    EXPECT_ERR(weft_initializer_init(xa, "fc_weight", z), WEFT_ERR_SHAPE, "weft_initializer_init", "fc_weight", "(3,)");
+    EXPECT_ERR(weft_initializer_init(xa, "fc_weight", z), WEFT_ERR_SHAPE, "weft_initializer_init",
+               "fc_weight", "(3,)");
     OK(weft_initializer_free(xa));
   }
   OK(weft_initializer_free(i1));
@@ -219,16 +224,21 @@ static void test_errors_and_handles(void** state) {
   WeftInitializer* init = NULL;
   WeftNDArray *w = make_f32(shape, 1, NULL), *g3 = make_f32(other, 1, NULL);
   (void)state;
-  EXPECT_ERR(weft_optimizer_create("rmsprop", NULL, NULL, 0, &opt), WEFT_ERR_INVALID_ARGUMENT, "rmsprop", "sgd");
-  EXPECT_ERR(weft_optimizer_create("sgd", keys, bad_vals, 1, &opt), WEFT_ERR_INVALID_ARGUMENT, "learning_rate", "-1");
-  EXPECT_ERR(weft_optimizer_create("sgd", bogus_keys, one_val, 1, &opt), WEFT_ERR_INVALID_ARGUMENT, "nesterov");
-  EXPECT_ERR(weft_optimizer_create("sgd", dup_keys, dup_vals, 2, &opt), WEFT_ERR_INVALID_ARGUMENT, "wd", "twice");
+  EXPECT_ERR(weft_optimizer_create("rmsprop", NULL, NULL, 0, &opt), WEFT_ERR_INVALID_ARGUMENT,
+             "rmsprop", "sgd");
+  EXPECT_ERR(weft_optimizer_create("sgd", keys, bad_vals, 1, &opt), WEFT_ERR_INVALID_ARGUMENT,
+             "learning_rate", "-1");
+  EXPECT_ERR(weft_optimizer_create("sgd", bogus_keys, one_val, 1, &opt), WEFT_ERR_INVALID_ARGUMENT,
+             "nesterov");
+  EXPECT_ERR(weft_optimizer_create("sgd", dup_keys, dup_vals, 2, &opt), WEFT_ERR_INVALID_ARGUMENT,
+             "wd", "twice");
   EXPECT_ERR(weft_optimizer_create("sgd", NULL, NULL, 1, &opt), WEFT_ERR_INVALID_ARGUMENT, "keys");
   EXPECT_ERR(weft_optimizer_create(NULL, NULL, NULL, 0, &opt), WEFT_ERR_INVALID_ARGUMENT, "name");
   EXPECT_ERR(weft_optimizer_create("sgd", NULL, NULL, 0, NULL), WEFT_ERR_INVALID_ARGUMENT, "out");
   assert_null(opt);
   OK(weft_optimizer_create("sgd", NULL, NULL, 0, &opt));
-  EXPECT_ERR(weft_optimizer_update(opt, 0, "w", w, g3), WEFT_ERR_SHAPE, "weft_optimizer_update", "'w'", "(3,)");
+  EXPECT_ERR(weft_optimizer_update(opt, 0, "w", w, g3), WEFT_ERR_SHAPE, "weft_optimizer_update",
+             "'w'", "(3,)");
   EXPECT_ERR(weft_optimizer_update(opt, 0, NULL, w, w), WEFT_ERR_INVALID_ARGUMENT, "name");
   EXPECT_ERR(weft_optimizer_update(opt, 0, "w", NULL, w), WEFT_ERR_INVALID_ARGUMENT, "weight");
   EXPECT_ERR(weft_optimizer_update(NULL, 0, "w", w, w), WEFT_ERR_INVALID_ARGUMENT, "opt");
@@ -236,13 +246,15 @@ static void test_errors_and_handles(void** state) {
   EXPECT_ERR(weft_optimizer_learning_rate(opt, "w", NULL), WEFT_ERR_INVALID_ARGUMENT, "out_lr");
   /* Foreign handles: an NDArray or an initializer where an optimizer is expected. */
   OK(weft_initializer_create("zero", NULL, NULL, 0, 0, &init));
-  EXPECT_ERR(weft_optimizer_num_update((const WeftOptimizer*)init, &n), WEFT_ERR_INVALID_HANDLE, "WeftInitializer",
-             "WeftOptimizer");
-  EXPECT_ERR(weft_optimizer_num_update((const WeftOptimizer*)w, &n), WEFT_ERR_INVALID_HANDLE, "WeftNDArray");
-  EXPECT_ERR(weft_initializer_init((WeftInitializer*)opt, "w", w), WEFT_ERR_INVALID_HANDLE, "WeftOptimizer",
-             "WeftInitializer");
+  EXPECT_ERR(weft_optimizer_num_update((const WeftOptimizer*)init, &n), WEFT_ERR_INVALID_HANDLE,
+             "WeftInitializer", "WeftOptimizer");
+  EXPECT_ERR(weft_optimizer_num_update((const WeftOptimizer*)w, &n), WEFT_ERR_INVALID_HANDLE,
+             "WeftNDArray");
+  EXPECT_ERR(weft_initializer_init((WeftInitializer*)opt, "w", w), WEFT_ERR_INVALID_HANDLE,
+             "WeftOptimizer", "WeftInitializer");
   EXPECT_ERR(weft_initializer_init(init, "w", (WeftNDArray*)init), WEFT_ERR_INVALID_HANDLE, "arr");
-  EXPECT_ERR(weft_optimizer_free((WeftOptimizer*)(uintptr_t)0x1234), WEFT_ERR_INVALID_HANDLE, "opt");
+  EXPECT_ERR(weft_optimizer_free((WeftOptimizer*)(uintptr_t)0x1234), WEFT_ERR_INVALID_HANDLE,
+             "opt");
   /* Freed and double-freed handles; free(NULL) is a no-op. */
   stale = opt;
   OK(weft_optimizer_free(opt));

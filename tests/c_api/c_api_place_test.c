@@ -44,7 +44,8 @@ static void test_seed_example(void** state) {
                    "mul_lhs_grad,mul_rhs_grad",
                    "null,null,elemwise_mul,_CrossDeviceCopy,null,_CrossDeviceCopy,elemwise_add,"
                    "null,_CrossDeviceCopy,elemwise_mul,elemwise_mul",
-                   "cpu(0),cpu(0),cpu(0),cpu(1),cpu(0),cpu(1),cpu(1),cpu(1),cpu(0),cpu(0),cpu(0)", 3);
+                   "cpu(0),cpu(0),cpu(0),cpu(1),cpu(0),cpu(1),cpu(1),cpu(1),cpu(0),cpu(0),cpu(0)",
+                   3);
   OK(weft_symbol_free(s));
   assert_no_leaks();
 }
@@ -91,7 +92,8 @@ static void test_placed_graph(void** state) {
                                     g_fixed, g_fixed_types, g_fixed_ids, &placed, &copies));
   assert_int_equal(copies, 2);
   node_devices(placed, buf, sizeof buf);
-  assert_string_equal(buf, "a@cpu(0),b@cpu(0),mul@cpu(0),mul_0_copy@cpu(1),c@cpu(0),c_0_copy@cpu(1),add@cpu(1)");
+  assert_string_equal(
+      buf, "a@cpu(0),b@cpu(0),mul@cpu(0),mul_0_copy@cpu(1),c@cpu(0),c_0_copy@cpu(1),add@cpu(1)");
   /* The JSON carries the copies and the devices; the input symbol has neither. */
   OK(weft_symbol_to_json(placed, &json));
   OK(weft_string_list_get(json, 0, &text));
@@ -113,19 +115,20 @@ static void test_placed_graph(void** state) {
                                     g_fixed, g_fixed_types, g_fixed_ids, &placed, &copies));
   assert_int_equal(copies, 3);
   node_devices(placed, buf, sizeof buf);
-  assert_string_equal(buf,
-                      "a@cpu(0),b@cpu(0),mul@cpu(0),mul_0_copy@cpu(1),c@cpu(0),c_0_copy@cpu(1),add@cpu(1),"
-                      "_head_grad_0@cpu(1),_head_grad_0_0_copy@cpu(0),mul_lhs_grad@cpu(0),mul_rhs_grad@cpu(0)");
+  assert_string_equal(
+      buf,
+      "a@cpu(0),b@cpu(0),mul@cpu(0),mul_0_copy@cpu(1),c@cpu(0),c_0_copy@cpu(1),add@cpu(1),"
+      "_head_grad_0@cpu(1),_head_grad_0_0_copy@cpu(0),mul_lhs_grad@cpu(0),mul_rhs_grad@cpu(0)");
   OK(weft_symbol_free(placed));
   /* Errors as weft_symbol_place_device; the out-parameters stay untouched. */
-  EXPECT_ERR(weft_symbol_place_device_graph(s, 0, WEFT_CPU, 0, 1, g_groups, g_group_types, g_group_ids,
-                                            0, NULL, NULL, NULL, &untouched, &copies),
+  EXPECT_ERR(weft_symbol_place_device_graph(s, 0, WEFT_CPU, 0, 1, g_groups, g_group_types,
+                                            g_group_ids, 0, NULL, NULL, NULL, &untouched, &copies),
              WEFT_ERR_DEVICE, "node 'add'", "group 'dev2'");
   EXPECT_ERR(weft_symbol_place_device_graph(s, 0, WEFT_CPU, 0, 0, NULL, NULL, NULL, 0, NULL, NULL,
                                             NULL, NULL, &copies),
              WEFT_ERR_INVALID_ARGUMENT, "'out_placed'");
-  EXPECT_ERR(weft_symbol_place_device_graph(NULL, 0, WEFT_CPU, 0, 0, NULL, NULL, NULL, 0, NULL, NULL,
-                                            NULL, &untouched, &copies),
+  EXPECT_ERR(weft_symbol_place_device_graph(NULL, 0, WEFT_CPU, 0, 0, NULL, NULL, NULL, 0, NULL,
+                                            NULL, NULL, &untouched, &copies),
              WEFT_ERR_INVALID_ARGUMENT, "'sym'");
   assert_null(untouched);
   assert_int_equal(copies, 3);
@@ -158,8 +161,8 @@ static void test_errors(void** state) {
   const int bad_ids[] = {0, -1};
   const char* nope[] = {"nope"};
   (void)state;
-  EXPECT_ERR(weft_symbol_place_device(s, 0, WEFT_CPU, 0, 1, g_groups, g_group_types, g_group_ids,
-                                      0, NULL, NULL, NULL, &n, &o, &d, &copies),
+  EXPECT_ERR(weft_symbol_place_device(s, 0, WEFT_CPU, 0, 1, g_groups, g_group_types, g_group_ids, 0,
+                                      NULL, NULL, NULL, &n, &o, &d, &copies),
              WEFT_ERR_DEVICE, "node 'add'", "group 'dev2'", "dev1=cpu(0)");
   EXPECT_ERR(weft_symbol_place_device(s, 0, WEFT_CPU, 0, 2, twice, g_group_types, g_group_ids, 0,
                                       NULL, NULL, NULL, &n, &o, &d, &copies),
@@ -170,11 +173,11 @@ static void test_errors(void** state) {
   EXPECT_ERR(weft_symbol_place_device(s, 0, WEFT_CPU, 0, 2, g_groups, g_group_types, bad_ids, 0,
                                       NULL, NULL, NULL, &n, &o, &d, &copies),
              WEFT_ERR_DEVICE, "'dev2'", "group_dev_ids[1]", "is -1");
-  EXPECT_ERR(weft_symbol_place_device(s, 0, 5, 0, 2, g_groups, g_group_types, g_group_ids, 0,
-                                      NULL, NULL, NULL, &n, &o, &d, &copies),
+  EXPECT_ERR(weft_symbol_place_device(s, 0, 5, 0, 2, g_groups, g_group_types, g_group_ids, 0, NULL,
+                                      NULL, NULL, &n, &o, &d, &copies),
              WEFT_ERR_DEVICE, "default device", "is 5");
-  EXPECT_ERR(weft_symbol_place_device(s, 0, WEFT_CPU, 0, 2, g_groups, g_group_types, g_group_ids,
-                                      1, nope, g_fixed_types, g_fixed_ids, &n, &o, &d, &copies),
+  EXPECT_ERR(weft_symbol_place_device(s, 0, WEFT_CPU, 0, 2, g_groups, g_group_types, g_group_ids, 1,
+                                      nope, g_fixed_types, g_fixed_ids, &n, &o, &d, &copies),
              WEFT_ERR_INVALID_ARGUMENT, "'nope'", "no variable");
   EXPECT_ERR(weft_symbol_place_device(s, 0, WEFT_CPU, 0, 2, NULL, g_group_types, g_group_ids, 0,
                                       NULL, NULL, NULL, &n, &o, &d, &copies),
@@ -203,8 +206,8 @@ static void test_mutated_input_across_devices(void** state) {
   size_t copies = 99;
   (void)state;
   /* Only data is fixed: the moving statistics follow BatchNorm to cpu(1). */
-  OK(weft_symbol_place_device(bn, 0, WEFT_CPU, 0, 2, g_groups, g_group_types, g_group_ids, 1,
-                              fixed, g_fixed_types, ids, &n, &o, &d, &copies));
+  OK(weft_symbol_place_device(bn, 0, WEFT_CPU, 0, 2, g_groups, g_group_types, g_group_ids, 1, fixed,
+                              g_fixed_types, ids, &n, &o, &d, &copies));
   expect_list(n, "data,data_0_copy,bn_gamma,bn_beta,bn_moving_mean,bn_moving_var,bn");
   expect_list(o, "null,_CrossDeviceCopy,null,null,null,null,BatchNorm");
   expect_list(d, "cpu(0),cpu(1),cpu(1),cpu(1),cpu(1),cpu(1),cpu(1)");

@@ -62,15 +62,16 @@ static void assert_close(const float* got, const float* want, size_t n, float to
 
 static const char* kInputs[] = {"data"};
 
-static WeftPredictor* create_from_files(int64_t h, int64_t w, size_t num_outputs, const char* const* outputs,
-                                        const char* max_executors) {
+static WeftPredictor* create_from_files(int64_t h, int64_t w, size_t num_outputs,
+                                        const char* const* outputs, const char* max_executors) {
   const size_t ind_ptr[] = {0, 4};
   const int64_t dims[] = {1, 3, h, w};
   const char* keys[] = {"max_executors"};
   const char* vals[] = {max_executors};
   WeftPredictor* p = NULL;
-  OK(weft_predictor_create_from_files(SYMBOL_FILE, PARAMS_FILE, 1, kInputs, ind_ptr, dims, WEFT_CPU, 0,
-                                      num_outputs, outputs, max_executors ? 1 : 0, keys, vals, &p));
+  OK(weft_predictor_create_from_files(SYMBOL_FILE, PARAMS_FILE, 1, kInputs, ind_ptr, dims, WEFT_CPU,
+                                      0, num_outputs, outputs, max_executors ? 1 : 0, keys, vals,
+                                      &p));
   return p;
 }
 
@@ -142,8 +143,8 @@ static void test_det1_files_and_memory(void** state) {
 
   json = read_file(SYMBOL_FILE, &json_size);
   params = read_file(PARAMS_FILE, &params_size);
-  OK(weft_predictor_create(json, params, params_size, 1, kInputs, ind_ptr, dims, WEFT_CPU, 0, 0, NULL, 0, NULL,
-                           NULL, &memory));
+  OK(weft_predictor_create(json, params, params_size, 1, kInputs, ind_ptr, dims, WEFT_CPU, 0, 0,
+                           NULL, 0, NULL, NULL, &memory));
   free(json);
   free(params);
   check_det1(memory, "12x12", 12, 12);
@@ -242,8 +243,8 @@ static void test_dynamic_batching(void** state) {
     vals[0] = "4";
     vals[1] = "5000";
     vals[2] = queues[q];
-    OK(weft_predictor_create_from_files(SYMBOL_FILE, PARAMS_FILE, 1, kInputs, ind_ptr, dims, WEFT_CPU, 0, 1,
-                                        outputs, 3, keys, vals, &p));
+    OK(weft_predictor_create_from_files(SYMBOL_FILE, PARAMS_FILE, 1, kInputs, ind_ptr, dims,
+                                        WEFT_CPU, 0, 1, outputs, 3, keys, vals, &p));
     for (i = 0; i < 6; ++i) {
       struct Worker w = {p, in, n_in, want, 2, 0, 0, 1e-5f};
       workers[i] = w;
@@ -260,8 +261,8 @@ static void test_dynamic_batching(void** state) {
     OK(weft_predictor_free(p));
     p = NULL;
   }
-  EXPECT_ERR(weft_predictor_create_from_files(SYMBOL_FILE, PARAMS_FILE, 1, kInputs, ind_ptr, dims, WEFT_CPU, 0, 1,
-                                              outputs, 3, keys, bad_vals, &p),
+  EXPECT_ERR(weft_predictor_create_from_files(SYMBOL_FILE, PARAMS_FILE, 1, kInputs, ind_ptr, dims,
+                                              WEFT_CPU, 0, 1, outputs, 3, keys, bad_vals, &p),
              WEFT_ERR_INVALID_ARGUMENT, "batch_queue", "'ring'");
   assert_null(p);
   free(in);
@@ -285,32 +286,36 @@ static void test_errors(void** state) {
   WeftPredictorStats stats;
   (void)state;
   if (!have_model()) skip();
-  EXPECT_ERR(weft_predictor_create_from_files(SYMBOL_FILE, PARAMS_FILE, 1, kInputs, ind_ptr, dims, WEFT_CPU, 0, 0,
-                                              NULL, 1, bad_keys, bad_vals, &p),
+  EXPECT_ERR(weft_predictor_create_from_files(SYMBOL_FILE, PARAMS_FILE, 1, kInputs, ind_ptr, dims,
+                                              WEFT_CPU, 0, 0, NULL, 1, bad_keys, bad_vals, &p),
              WEFT_ERR_INVALID_ARGUMENT, "max_executors", "-1");
-  EXPECT_ERR(weft_predictor_create_from_files(SYMBOL_FILE, PARAMS_FILE, 1, kInputs, ind_ptr, dims, WEFT_CPU, 0, 0,
-                                              NULL, 1, unknown_keys, unknown_vals, &p),
-             WEFT_ERR_INVALID_ARGUMENT, "unknown option 'threads'");
-  EXPECT_ERR(weft_predictor_create_from_files(SYMBOL_FILE, PARAMS_FILE, 1, wrong_input, ind_ptr, dims, WEFT_CPU, 0,
-                                              0, NULL, 0, NULL, NULL, &p),
+  EXPECT_ERR(
+      weft_predictor_create_from_files(SYMBOL_FILE, PARAMS_FILE, 1, kInputs, ind_ptr, dims,
+                                       WEFT_CPU, 0, 0, NULL, 1, unknown_keys, unknown_vals, &p),
+      WEFT_ERR_INVALID_ARGUMENT, "unknown option 'threads'");
+  EXPECT_ERR(weft_predictor_create_from_files(SYMBOL_FILE, PARAMS_FILE, 1, wrong_input, ind_ptr,
+                                              dims, WEFT_CPU, 0, 0, NULL, 0, NULL, NULL, &p),
              WEFT_ERR_INVALID_ARGUMENT, "input 'image'", "no argument");
-  EXPECT_ERR(weft_predictor_create_from_files(SYMBOL_FILE, MODEL_DIR "missing.params", 1, kInputs, ind_ptr, dims,
-                                              WEFT_CPU, 0, 0, NULL, 0, NULL, NULL, &p),
-             WEFT_ERR_IO, "missing.params");
-  EXPECT_ERR(weft_predictor_create("{", "", 0, 1, kInputs, ind_ptr, dims, WEFT_CPU, 0, 0, NULL, 0, NULL, NULL, &p),
+  EXPECT_ERR(
+      weft_predictor_create_from_files(SYMBOL_FILE, MODEL_DIR "missing.params", 1, kInputs, ind_ptr,
+                                       dims, WEFT_CPU, 0, 0, NULL, 0, NULL, NULL, &p),
+      WEFT_ERR_IO, "missing.params");
+  EXPECT_ERR(weft_predictor_create("{", "", 0, 1, kInputs, ind_ptr, dims, WEFT_CPU, 0, 0, NULL, 0,
+                                   NULL, NULL, &p),
              WEFT_ERR_INVALID_ARGUMENT, "JSON");
   assert_null(p);
 
   p = create_from_files(12, 12, 1, outputs, NULL);
-  EXPECT_ERR(weft_predictor_predict_float(NULL, in, 432, shape, 4, out, 2), WEFT_ERR_INVALID_ARGUMENT, "'pred'");
+  EXPECT_ERR(weft_predictor_predict_float(NULL, in, 432, shape, 4, out, 2),
+             WEFT_ERR_INVALID_ARGUMENT, "'pred'");
   arr = make_f32(shape, 4, NULL);
-  EXPECT_ERR(weft_predictor_predict_float((WeftPredictor*)arr, in, 432, shape, 4, out, 2), WEFT_ERR_INVALID_HANDLE,
-             "WeftNDArray handle", "expected a WeftPredictor");
+  EXPECT_ERR(weft_predictor_predict_float((WeftPredictor*)arr, in, 432, shape, 4, out, 2),
+             WEFT_ERR_INVALID_HANDLE, "WeftNDArray handle", "expected a WeftPredictor");
   OK(weft_ndarray_free(arr));
-  EXPECT_ERR(weft_predictor_predict_float(p, in, 10, shape, 4, out, 2), WEFT_ERR_INVALID_ARGUMENT, "input 'data'",
-             "1728 bytes, given 40");
-  EXPECT_ERR(weft_predictor_predict_float(p, in, 432, shape, 4, small, 3), WEFT_ERR_INVALID_ARGUMENT,
-             "output 'prob1_output'", "8 bytes, given 12");
+  EXPECT_ERR(weft_predictor_predict_float(p, in, 10, shape, 4, out, 2), WEFT_ERR_INVALID_ARGUMENT,
+             "input 'data'", "1728 bytes, given 40");
+  EXPECT_ERR(weft_predictor_predict_float(p, in, 432, shape, 4, small, 3),
+             WEFT_ERR_INVALID_ARGUMENT, "output 'prob1_output'", "8 bytes, given 12");
   EXPECT_ERR(weft_predictor_predict_float(p, in, 432, shape, 3, out, 2), WEFT_ERR_SHAPE, "data");
   OK(weft_predictor_predict_float(p, in, 432, shape, 4, out, 2)); /* still usable */
   assert_true(fabsf(out[0] + out[1] - 1.0f) < 1e-5f);
@@ -318,11 +323,12 @@ static void test_errors(void** state) {
   assert_int_equal(stats.in_use, 0);
 
   two = create_from_files(12, 12, 0, NULL, NULL); /* two outputs */
-  EXPECT_ERR(weft_predictor_predict_float(two, in, 432, shape, 4, out, 2), WEFT_ERR_INVALID_ARGUMENT,
-             "2 output(s)", "needs one of each");
+  EXPECT_ERR(weft_predictor_predict_float(two, in, 432, shape, 4, out, 2),
+             WEFT_ERR_INVALID_ARGUMENT, "2 output(s)", "needs one of each");
   OK(weft_predictor_free(two));
   OK(weft_predictor_free(p));
-  EXPECT_ERR(weft_predictor_predict_float(p, in, 432, shape, 4, out, 2), WEFT_ERR_INVALID_HANDLE, "WeftPredictor");
+  EXPECT_ERR(weft_predictor_predict_float(p, in, 432, shape, 4, out, 2), WEFT_ERR_INVALID_HANDLE,
+             "WeftPredictor");
   EXPECT_ERR(weft_predictor_free(p), WEFT_ERR_INVALID_HANDLE, "WeftPredictor");
   OK(weft_predictor_free(NULL));
   assert_no_leaks();

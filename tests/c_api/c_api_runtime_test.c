@@ -297,9 +297,11 @@ static void test_device_count_and_memory(void** state) {
     assert_true(free_bytes > 0 && free_bytes <= total_bytes);
   }
   snprintf(missing, sizeof missing, "gpu(%d)", gpus);
-  EXPECT_ERR(weft_device_memory(WEFT_GPU, gpus, &free_bytes, &total_bytes), WEFT_ERR_DEVICE, missing);
+  EXPECT_ERR(weft_device_memory(WEFT_GPU, gpus, &free_bytes, &total_bytes), WEFT_ERR_DEVICE,
+             missing);
   EXPECT_ERR(weft_device_count(7, &cpus), WEFT_ERR_DEVICE, "argument 'dev_type' is 7");
-  EXPECT_ERR(weft_device_count(WEFT_CPU, NULL), WEFT_ERR_INVALID_ARGUMENT, "argument 'out' is NULL");
+  EXPECT_ERR(weft_device_count(WEFT_CPU, NULL), WEFT_ERR_INVALID_ARGUMENT,
+             "argument 'out' is NULL");
   EXPECT_ERR(weft_device_memory(WEFT_CPU, -1, &free_bytes, &total_bytes), WEFT_ERR_DEVICE,
              "argument 'dev_id' is -1");
   EXPECT_ERR(weft_device_memory(WEFT_CPU, 0, NULL, &total_bytes), WEFT_ERR_INVALID_ARGUMENT,

@@ -60,7 +60,8 @@ static void test_bind_uncomposed(void** state) {
   const int dtypes[] = {0};
   WeftNDArray* none[] = {NULL};
   (void)state;
-  EXPECT_ERR(weft_executor_simple_bind(fc, WEFT_CPU, 0, 0, names, ind_ptr, dims, 0, names, dtypes, "write", &ex),
+  EXPECT_ERR(weft_executor_simple_bind(fc, WEFT_CPU, 0, 0, names, ind_ptr, dims, 0, names, dtypes,
+                                       "write", &ex),
              WEFT_ERR_INVALID_ARGUMENT, "FullyConnected", "has 0 inputs", "must be composed");
   EXPECT_ERR(weft_executor_bind(fc, WEFT_CPU, 0, none, 0, none, NULL, none, 0, &ex),
              WEFT_ERR_INVALID_ARGUMENT, "FullyConnected", "has 0 inputs");

@@ -45,13 +45,13 @@ static void test_infer_shape_mutual(void** state) {
   EXPECT_ERR(weft_shape_result_ndim(r, WEFT_GROUP_AUX_STATES, 0, &complete),
              WEFT_ERR_INVALID_ARGUMENT, "'index' is 0", "auxiliary states group has 0");
   EXPECT_ERR(weft_shape_result_ndim(r, 0, 0, NULL), WEFT_ERR_INVALID_ARGUMENT, "'out_ndim'");
-  EXPECT_ERR(weft_shape_result_dims(r, 0, 0, buf, 1), WEFT_ERR_INVALID_ARGUMENT,
-             "'capacity' is 1", "(2,3)", "'a'", "rank 2");
+  EXPECT_ERR(weft_shape_result_dims(r, 0, 0, buf, 1), WEFT_ERR_INVALID_ARGUMENT, "'capacity' is 1",
+             "(2,3)", "'a'", "rank 2");
   EXPECT_ERR(weft_shape_result_dims(r, 0, 0, NULL, 4), WEFT_ERR_INVALID_ARGUMENT, "'out_dims'");
   EXPECT_ERR(weft_shape_result_complete(r, NULL), WEFT_ERR_INVALID_ARGUMENT, "'out_complete'");
   EXPECT_ERR(weft_shape_result_num_unknown(r, NULL), WEFT_ERR_INVALID_ARGUMENT, "'out_num'");
-  EXPECT_ERR(weft_shape_result_unknown_name(r, 0, &name), WEFT_ERR_INVALID_ARGUMENT,
-             "'index' is 0", "unknown entries has 0");
+  EXPECT_ERR(weft_shape_result_unknown_name(r, 0, &name), WEFT_ERR_INVALID_ARGUMENT, "'index' is 0",
+             "unknown entries has 0");
   OK(weft_shape_result_free(r));
   EXPECT_ERR(weft_shape_result_complete(r, &complete), WEFT_ERR_INVALID_HANDLE,
              "freed or invalid WeftShapeResult");
@@ -72,8 +72,8 @@ static void test_infer_shape_partial(void** state) {
   int found_c = 0;
   int64_t buf[4];
   (void)state;
-  EXPECT_ERR(weft_symbol_infer_shape(s, 1, names, ind_ptr, dims, &r), WEFT_ERR_SHAPE,
-             "incomplete", "a (2,0)", "weft_symbol_infer_shape_partial");
+  EXPECT_ERR(weft_symbol_infer_shape(s, 1, names, ind_ptr, dims, &r), WEFT_ERR_SHAPE, "incomplete",
+             "a (2,0)", "weft_symbol_infer_shape_partial");
   assert_null(r);
   OK(weft_symbol_infer_shape_partial(s, 1, names, ind_ptr, dims, &r));
   OK(weft_shape_result_complete(r, &complete));
@@ -203,8 +203,7 @@ static void test_infer_type(void** state) {
   EXPECT_ERR(weft_type_result_dtype(t, 0, 0, NULL), WEFT_ERR_INVALID_ARGUMENT, "'out_dtype'");
   EXPECT_ERR(weft_type_result_name(t, 0, 5, &name), WEFT_ERR_INVALID_ARGUMENT, "'index' is 5");
   EXPECT_ERR(weft_type_result_count(t, 0, NULL), WEFT_ERR_INVALID_ARGUMENT, "'out_count'");
-  EXPECT_ERR(weft_type_result_unknown_name(t, 0, &name), WEFT_ERR_INVALID_ARGUMENT,
-             "'index' is 0");
+  EXPECT_ERR(weft_type_result_unknown_name(t, 0, &name), WEFT_ERR_INVALID_ARGUMENT, "'index' is 0");
   EXPECT_ERR(weft_type_result_complete(t, NULL), WEFT_ERR_INVALID_ARGUMENT, "'out_complete'");
   EXPECT_ERR(weft_type_result_num_unknown(t, NULL), WEFT_ERR_INVALID_ARGUMENT, "'out_num'");
   OK(weft_type_result_free(t));
@@ -268,12 +267,8 @@ static void test_aux_states(void** state) {
 
 int main(void) {
   const struct CMUnitTest tests[] = {
-      TEST(test_infer_shape_mutual),
-      TEST(test_infer_shape_partial),
-      TEST(test_infer_shape_hints),
-      TEST(test_infer_shape_errors),
-      TEST(test_infer_type),
-      TEST(test_aux_states),
+      TEST(test_infer_shape_mutual), TEST(test_infer_shape_partial), TEST(test_infer_shape_hints),
+      TEST(test_infer_shape_errors), TEST(test_infer_type),          TEST(test_aux_states),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

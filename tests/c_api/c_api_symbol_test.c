@@ -197,22 +197,21 @@ static void test_create_atomic_errors(void** state) {
   (void)state;
   EXPECT_ERR(weft_symbol_create_atomic("NoSuchOp", NULL, NULL, 0, &s), WEFT_ERR_NOT_FOUND,
              "NoSuchOp");
-  EXPECT_ERR(weft_symbol_create_atomic("quadratic", k1, bad_val, 1, &s),
-             WEFT_ERR_INVALID_ARGUMENT, "quadratic", "'a'", "not_a_number");
+  EXPECT_ERR(weft_symbol_create_atomic("quadratic", k1, bad_val, 1, &s), WEFT_ERR_INVALID_ARGUMENT,
+             "quadratic", "'a'", "not_a_number");
   EXPECT_ERR(weft_symbol_create_atomic("quadratic", unknown_key, k1, 1, &s),
              WEFT_ERR_INVALID_ARGUMENT, "quadratic", "zeta");
-  EXPECT_ERR(weft_symbol_create_atomic("quadratic", null_key, k1, 1, &s),
-             WEFT_ERR_INVALID_ARGUMENT, "keys[0]");
-  EXPECT_ERR(weft_symbol_create_atomic("quadratic", k1, null_val, 1, &s),
-             WEFT_ERR_INVALID_ARGUMENT, "vals[0]", "'a'", "quadratic");
-  EXPECT_ERR(weft_symbol_create_atomic("quadratic", dup_k, dup_v, 2, &s),
-             WEFT_ERR_INVALID_ARGUMENT, "'a' is given twice");
-  EXPECT_ERR(weft_symbol_create_atomic("quadratic", NULL, NULL, 1, &s),
-             WEFT_ERR_INVALID_ARGUMENT, "'keys'", "NULL");
-  EXPECT_ERR(weft_symbol_create_atomic(NULL, NULL, NULL, 0, &s), WEFT_ERR_INVALID_ARGUMENT,
-             "'op'");
-  EXPECT_ERR(weft_symbol_create_atomic("quadratic", NULL, NULL, 0, NULL),
-             WEFT_ERR_INVALID_ARGUMENT, "'out'");
+  EXPECT_ERR(weft_symbol_create_atomic("quadratic", null_key, k1, 1, &s), WEFT_ERR_INVALID_ARGUMENT,
+             "keys[0]");
+  EXPECT_ERR(weft_symbol_create_atomic("quadratic", k1, null_val, 1, &s), WEFT_ERR_INVALID_ARGUMENT,
+             "vals[0]", "'a'", "quadratic");
+  EXPECT_ERR(weft_symbol_create_atomic("quadratic", dup_k, dup_v, 2, &s), WEFT_ERR_INVALID_ARGUMENT,
+             "'a' is given twice");
+  EXPECT_ERR(weft_symbol_create_atomic("quadratic", NULL, NULL, 1, &s), WEFT_ERR_INVALID_ARGUMENT,
+             "'keys'", "NULL");
+  EXPECT_ERR(weft_symbol_create_atomic(NULL, NULL, NULL, 0, &s), WEFT_ERR_INVALID_ARGUMENT, "'op'");
+  EXPECT_ERR(weft_symbol_create_atomic("quadratic", NULL, NULL, 0, NULL), WEFT_ERR_INVALID_ARGUMENT,
+             "'out'");
   assert_null(s);
   assert_no_leaks();
 }
@@ -354,8 +353,7 @@ static void test_freed_and_foreign_handles(void** state) {
   EXPECT_ERR(weft_symbol_get_internals(x, &out), WEFT_ERR_INVALID_HANDLE, "'sym'");
   EXPECT_ERR(weft_symbol_get_children(x, &out), WEFT_ERR_INVALID_HANDLE, "'sym'");
   EXPECT_ERR(weft_symbol_to_json(x, &l), WEFT_ERR_INVALID_HANDLE, "'sym'");
-  EXPECT_ERR(weft_symbol_save_file(x, "/tmp/never_written.json"), WEFT_ERR_INVALID_HANDLE,
-             "'sym'");
+  EXPECT_ERR(weft_symbol_save_file(x, "/tmp/never_written.json"), WEFT_ERR_INVALID_HANDLE, "'sym'");
   EXPECT_ERR(weft_symbol_json_info(x, NULL, NULL, NULL, NULL), WEFT_ERR_INVALID_HANDLE, "'sym'");
   EXPECT_ERR(weft_symbol_infer_shape_partial(x, 0, NULL, NULL, NULL, &r), WEFT_ERR_INVALID_HANDLE,
              "'sym'");
@@ -415,8 +413,8 @@ static void test_null_outputs_and_arguments(void** state) {
   OK(weft_symbol_free(q));
   OK(weft_symbol_free(x));
   /* A freed handle is refused by type inference and JSON export too. */
-  EXPECT_ERR(weft_symbol_infer_type_partial(x, 0, NULL, NULL, &t), WEFT_ERR_INVALID_HANDLE,
-             "'sym'", "freed or invalid WeftSymbolHandle");
+  EXPECT_ERR(weft_symbol_infer_type_partial(x, 0, NULL, NULL, &t), WEFT_ERR_INVALID_HANDLE, "'sym'",
+             "freed or invalid WeftSymbolHandle");
   EXPECT_ERR(weft_symbol_infer_shape(x, 0, NULL, NULL, NULL, &r), WEFT_ERR_INVALID_HANDLE, "'sym'");
   EXPECT_ERR(weft_symbol_json_info(x, NULL, NULL, NULL, NULL), WEFT_ERR_INVALID_HANDLE, "'sym'");
   assert_null(r);

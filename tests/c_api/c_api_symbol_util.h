@@ -45,7 +45,7 @@ static inline WeftSymbolHandle* var(const char* name) {
 
 /* op(args...) named `name`, positional, no parameters. */
 static inline WeftSymbolHandle* apply(const char* op, const char* name, WeftSymbolHandle** args,
-                               size_t n) {
+                                      size_t n) {
   WeftSymbolHandle* s = NULL;
   OK(weft_symbol_create_atomic(op, NULL, NULL, 0, &s));
   OK(weft_symbol_compose(s, name, n, NULL, args));
@@ -87,7 +87,7 @@ static inline WeftSymbolHandle* make_abc(void) {
   WeftSymbolHandle* a = var("a");
   WeftSymbolHandle* b = var("b");
   WeftSymbolHandle* c = var("c");
-  WeftSymbolHandle* ab_args[2], *bc_args[2], *sum_args[2];
+  WeftSymbolHandle *ab_args[2], *bc_args[2], *sum_args[2];
   WeftSymbolHandle *ab, *bc, *sum;
   ab_args[0] = a;
   ab_args[1] = b;
@@ -115,7 +115,7 @@ static inline int shape_of(const WeftShapeResult* r, int group, size_t index, in
 }
 
 static inline void expect_shape(const WeftShapeResult* r, int group, size_t index, const char* name,
-                         int ndim, int64_t d0, int64_t d1) {
+                                int ndim, int64_t d0, int64_t d1) {
   int64_t dims[8];
   const char* got_name = NULL;
   OK(weft_shape_result_name(r, group, index, &got_name));

@@ -107,7 +107,8 @@ static inline void assert_floats(const float* got, const float* want, size_t n) 
 }
 
 /* Runs quadratic(a, b, c) on `x` (one output), returning the new handle. */
-static inline WeftNDArray* run_quadratic(WeftNDArray* x, const char* a, const char* b, const char* c) {
+static inline WeftNDArray* run_quadratic(WeftNDArray* x, const char* a, const char* b,
+                                         const char* c) {
   const char* keys[] = {"a", "b", "c"};
   const char* vals[3];
   WeftNDArray* out[1] = {NULL};

@@ -69,17 +69,20 @@ TEST(DistKVStore, AllreduceIsExactForIntegersAndCloseForFloats) {
     kv->Init(keys, zeros);
     std::vector<NDArray> values, outs;
     for (size_t k = 0; k < sizes.size(); ++k) {
-      values.push_back(test::RandomArray({sizes[k]}, DType::kFloat32, -1, 1, static_cast<unsigned>(100 * r + k)));
+      values.push_back(test::RandomArray({sizes[k]}, DType::kFloat32, -1, 1,
+                                         static_cast<unsigned>(100 * r + k)));
       outs.push_back(Array({sizes[k]}, Vec(static_cast<size_t>(sizes[k]), 0.0)));
     }
     // Integers beyond float precision: exact only if summed as int64.
-    values.push_back(Array({4}, {static_cast<double>((int64_t{1} << 40) + r), -3.0 * r, 7, 0}, DType::kInt64));
+    values.push_back(
+        Array({4}, {static_cast<double>((int64_t{1} << 40) + r), -3.0 * r, 7, 0}, DType::kInt64));
     outs.push_back(Array({4}, {0, 0, 0, 0}, DType::kInt64));
     kv->PushPull(keys, values, outs);
     for (size_t k = 0; k < sizes.size(); ++k) {
       Vec want(static_cast<size_t>(sizes[k]), 0.0);
       for (int q = 0; q < n; ++q) {  // every rank's value, regenerated here
-        Vec v = Values(test::RandomArray({sizes[k]}, DType::kFloat32, -1, 1, static_cast<unsigned>(100 * q + k)));
+        Vec v = Values(test::RandomArray({sizes[k]}, DType::kFloat32, -1, 1,
+                                         static_cast<unsigned>(100 * q + k)));
         for (size_t i = 0; i < v.size(); ++i) want[i] += v[i];
       }
       Vec got = Values(outs[k]);
@@ -88,7 +91,8 @@ TEST(DistKVStore, AllreduceIsExactForIntegersAndCloseForFloats) {
     }
     double sum_r = 0;
     for (int q = 0; q < n; ++q) sum_r += q;
-    EXPECT_EQ(Values(outs.back()), (Vec{n * static_cast<double>(int64_t{1} << 40) + sum_r, -3.0 * sum_r, 7.0 * n, 0}));
+    EXPECT_EQ(Values(outs.back()),
+              (Vec{n * static_cast<double>(int64_t{1} << 40) + sum_r, -3.0 * sum_r, 7.0 * n, 0}));
     kv->Barrier();
   }
 }
@@ -96,8 +100,11 @@ TEST(DistKVStore, AllreduceIsExactForIntegersAndCloseForFloats) {
 TEST(DistKVStore, MismatchedShapesAcrossRanksAreAnErrorNamingTheKey) {
   auto kv = KVStore::Create("dist_sync", Options());
   const int64_t len = kv->rank() == 0 ? 2 : 3;
-  test::ExpectError([&] { kv->Init({"ok", "mismatch"}, {Array({1}, {0}), Array({len}, Vec(len, 0.0))}); },
-                    StatusCode::kInvalidArgument, {"ranks disagree", "'mismatch' (2,)", "'mismatch' (3,)"});
+  test::ExpectError(
+      [&] {
+        kv->Init({"ok", "mismatch"}, {Array({1}, {0}), Array({len}, Vec(len, 0.0))});
+      },
+      StatusCode::kInvalidArgument, {"ranks disagree", "'mismatch' (2,)", "'mismatch' (3,)"});
   // Nothing was initialised; the store and the lane still work.
   kv->Init({"after"}, {Array({1}, {1})});
   NDArray out = Array({1}, {0});
@@ -113,7 +120,10 @@ TEST(DistKVStore, TwoProcessTrainingEqualsOneProcessWithTwiceTheBatch) {
   auto kv = std::shared_ptr<KVStore>(KVStore::Create("dist_sync", Options()));
   const int r = kv->rank(), n = kv->num_workers();
   ASSERT_EQ(n, 2);
-  auto sgd = [] { return std::shared_ptr<Optimizer>(Optimizer::Create("sgd", {{"learning_rate", "0.2"}, {"momentum", "0.9"}, {"wd", "0.001"}})); };
+  auto sgd = [] {
+    return std::shared_ptr<Optimizer>(
+        Optimizer::Create("sgd", {{"learning_rate", "0.2"}, {"momentum", "0.9"}, {"wd", "0.001"}}));
+  };
   Module ref(test::BlobMlp(16)), dist(test::BlobMlp(16));
   ref.Bind({{"data", Shape{2 * b, 2}}}, {{"softmax_label", Shape{2 * b}}});
   dist.Bind({{"data", Shape{b, 2}}}, {{"softmax_label", Shape{b}}});
@@ -130,7 +140,10 @@ TEST(DistKVStore, TwoProcessTrainingEqualsOneProcessWithTwiceTheBatch) {
   ref.InitOptimizer(sgd());
   dist.InitOptimizer(sgd(), kv);
   for (int s = 0; s < steps; ++s) {
-    DataBatch full{{data.x.Slice(2 * b * s, 2 * b * (s + 1))}, {data.y.Slice(2 * b * s, 2 * b * (s + 1))}, 0, {}};
+    DataBatch full{{data.x.Slice(2 * b * s, 2 * b * (s + 1))},
+                   {data.y.Slice(2 * b * s, 2 * b * (s + 1))},
+                   0,
+                   {}};
     const int64_t lo = 2 * b * s + b * r;
     DataBatch part{{data.x.Slice(lo, lo + b)}, {data.y.Slice(lo, lo + b)}, 0, {}};
     ref.Forward(full, true);
@@ -143,7 +156,8 @@ TEST(DistKVStore, TwoProcessTrainingEqualsOneProcessWithTwiceTheBatch) {
   const auto want = ref.arg_params(), got = dist.arg_params();
   for (const auto& p : want) {
     Vec w = Values(p.second), g = Values(got.at(p.first));
-    for (size_t i = 0; i < w.size(); ++i) ASSERT_NEAR(g[i], w[i], 1e-5) << p.first << " element " << i;
+    for (size_t i = 0; i < w.size(); ++i)
+      ASSERT_NEAR(g[i], w[i], 1e-5) << p.first << " element " << i;
   }
 }
 
@@ -168,11 +182,14 @@ TEST(DistFailure, StalledRankMakesTheOthersFailInBoundedTime) {
   }
   const auto t0 = std::chrono::steady_clock::now();
   NDArray out = Array({4}, {0, 0, 0, 0});
-  test::ExpectError([&] {
-    kv->PushPull({"g"}, {Array({4}, {1, 2, 3, 4})}, {out});
-    out.WaitToRead();
-  }, StatusCode::kInternal, {"allreduce of 'g'", "did not complete within 3 s", "rank 0 of 2"});
-  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  test::ExpectError(
+      [&] {
+        kv->PushPull({"g"}, {Array({4}, {1, 2, 3, 4})}, {out});
+        out.WaitToRead();
+      },
+      StatusCode::kInternal, {"allreduce of 'g'", "did not complete within 3 s", "rank 0 of 2"});
+  const double seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   EXPECT_LT(seconds, 10.0);
   std::cout << "WEFT_DIST_FAILURE_REPORTED after " << seconds << " s" << std::endl;
   std::_Exit(::testing::Test::HasFailure() ? 1 : 0);  // MPI cannot finalise with a collective stuck

@@ -62,7 +62,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const std::string saved = weft::SaveNpy(a);
   try {
     weft::NDArray b = weft::LoadNpy(saved.data(), saved.size());
-    if (!SameArray(a, b) || weft::SaveNpy(b) != saved) Violation("npy save -> load changed the array");
+    if (!SameArray(a, b) || weft::SaveNpy(b) != saved)
+      Violation("npy save -> load changed the array");
   } catch (const weft::Error& e) {
     Violation(e.what());
   }

@@ -60,7 +60,8 @@ void Fill(const std::vector<weft::NDArray>& arrays) {
   for (weft::NDArray a : arrays) {
     if (a.is_none() || a.dtype() != weft::DType::kFloat32) continue;
     std::vector<float> v(static_cast<size_t>(a.Size()));
-    for (size_t i = 0; i < v.size(); ++i) v[i] = static_cast<float>(static_cast<int>((i * 37) % 41) - 20) / 10.0f;
+    for (size_t i = 0; i < v.size(); ++i)
+      v[i] = static_cast<float>(static_cast<int>((i * 37) % 41) - 20) / 10.0f;
     a.CopyFromHost(v.data(), v.size() * sizeof(float));
   }
 }
@@ -68,9 +69,9 @@ void Fill(const std::vector<weft::NDArray>& arrays) {
 void Run(const weft::Symbol& sym, const weft::pass::ShapeMap& shapes, bool train) {
   weft::ExecutorOptions opts;
   opts.optimize_inference = !train;
-  auto ex = weft::Executor::SimpleBind(sym, weft::Context::CPU(0), shapes, {},
-                                       weft::GradReqSpec::All(train ? weft::GradReq::kWrite : weft::GradReq::kNull),
-                                       opts);
+  auto ex = weft::Executor::SimpleBind(
+      sym, weft::Context::CPU(0), shapes, {},
+      weft::GradReqSpec::All(train ? weft::GradReq::kWrite : weft::GradReq::kNull), opts);
   Fill(ex->arg_arrays());
   Fill(ex->aux_arrays());
   ex->Forward(train);

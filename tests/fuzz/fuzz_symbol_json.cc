@@ -32,7 +32,8 @@ void Check(const weft::LoadedSymbol& s, const weft::OpRegistry& reg) {
   try {
     weft::LoadedSymbol again = weft::LoadJSON(saved, reg);
     const std::string twice = weft::SaveJSON(again.symbol, s.mxnet_version);
-    if (twice != saved) Violation("save -> load -> save changed the JSON", saved + "\n---\n" + twice);
+    if (twice != saved)
+      Violation("save -> load -> save changed the JSON", saved + "\n---\n" + twice);
   } catch (const weft::Error& e) {
     Violation("SaveJSON output does not load", std::string(e.what()) + "\n" + saved);
   }

@@ -58,8 +58,8 @@ TEST(CudaNoDevice, EveryKernelFailsCleanly) {
   if (!NoGpu()) GTEST_SKIP() << "a GPU is present";
   const Shape x{2, 3, 6, 6};
   ExpectDeviceError("FullyConnected", {{"num_hidden", "4"}}, {{2, 108}, {4, 108}, {4}}, {{2, 4}});
-  ExpectDeviceError("_backward_FullyConnected", {{"num_hidden", "4"}},
-                    {{2, 4}, {2, 108}, {4, 108}}, {{2, 108}, {4, 108}, {4}});
+  ExpectDeviceError("_backward_FullyConnected", {{"num_hidden", "4"}}, {{2, 4}, {2, 108}, {4, 108}},
+                    {{2, 108}, {4, 108}, {4}});
   const StringMap conv{{"kernel", "(3,3)"}, {"num_filter", "4"}};
   ExpectDeviceError("Convolution", conv, {x, {4, 3, 3, 3}, {4}}, {{2, 4, 4, 4}});
   ExpectDeviceError("_backward_Convolution", conv, {{2, 4, 4, 4}, x, {4, 3, 3, 3}},
@@ -104,8 +104,10 @@ TEST(CudaNoDevice, LibraryHandlesFailCleanly) {
   ctx.ctx = Context::GPU(0);
   for (int which = 0; which < 2; ++which) {
     try {
-      if (which == 0) cuda::CublasHandle(ctx);
-      else cuda::CudnnHandle(ctx);
+      if (which == 0)
+        cuda::CublasHandle(ctx);
+      else
+        cuda::CudnnHandle(ctx);
       ADD_FAILURE() << "a library handle was created without a device";
     } catch (const Error& e) {
       EXPECT_EQ(e.code(), StatusCode::kDevice) << e.what();
@@ -131,21 +133,64 @@ TEST(CudaNoDevice, InvokeOnGpuGivesDeviceError) {
 TEST(CudaKernels, RegisteredWhenBuiltWithCuda) {
 #if WEFT_USE_CUDA
   const auto& k = Runtime::Global().kernels();
-  for (const char* op :
-       {"FullyConnected", "_backward_FullyConnected", "Convolution", "_backward_Convolution",
-        "Pooling", "_backward_Pooling", "Activation", "_backward_Activation", "BatchNorm",
-        "_backward_BatchNorm", "softmax", "_backward_softmax", "log_softmax",
-        "_backward_log_softmax", "SoftmaxActivation", "_backward_SoftmaxActivation",
-        "SoftmaxOutput", "_backward_SoftmaxOutput",
-        "elemwise_add", "elemwise_sub", "elemwise_mul", "elemwise_div", "_backward_div",
-        "_plus_scalar", "_power_scalar", "_backward_power_scalar", "relu", "_backward_relu",
-        "exp", "log", "sqrt", "_backward_sqrt", "erf", "_backward_erf", "rsqrt",
-        "_backward_rsqrt", "reciprocal", "_backward_reciprocal", "hard_sigmoid",
-        "_backward_hard_sigmoid", "_contrib_div_sqrt_dim", "_maximum", "_minimum",
-        "_backward_maximum", "_backward_minimum", "_maximum_scalar", "_minimum_scalar",
-        "_backward_maximum_scalar", "_backward_minimum_scalar", "_equal_scalar",
-        "_not_equal_scalar", "_greater_scalar", "_greater_equal_scalar", "_lesser_scalar",
-        "_lesser_equal_scalar", "LayerNorm", "_backward_LayerNorm", "SequenceMask"})
+  for (const char* op : {"FullyConnected",
+                         "_backward_FullyConnected",
+                         "Convolution",
+                         "_backward_Convolution",
+                         "Pooling",
+                         "_backward_Pooling",
+                         "Activation",
+                         "_backward_Activation",
+                         "BatchNorm",
+                         "_backward_BatchNorm",
+                         "softmax",
+                         "_backward_softmax",
+                         "log_softmax",
+                         "_backward_log_softmax",
+                         "SoftmaxActivation",
+                         "_backward_SoftmaxActivation",
+                         "SoftmaxOutput",
+                         "_backward_SoftmaxOutput",
+                         "elemwise_add",
+                         "elemwise_sub",
+                         "elemwise_mul",
+                         "elemwise_div",
+                         "_backward_div",
+                         "_plus_scalar",
+                         "_power_scalar",
+                         "_backward_power_scalar",
+                         "relu",
+                         "_backward_relu",
+                         "exp",
+                         "log",
+                         "sqrt",
+                         "_backward_sqrt",
+                         "erf",
+                         "_backward_erf",
+                         "rsqrt",
+                         "_backward_rsqrt",
+                         "reciprocal",
+                         "_backward_reciprocal",
+                         "hard_sigmoid",
+                         "_backward_hard_sigmoid",
+                         "_contrib_div_sqrt_dim",
+                         "_maximum",
+                         "_minimum",
+                         "_backward_maximum",
+                         "_backward_minimum",
+                         "_maximum_scalar",
+                         "_minimum_scalar",
+                         "_backward_maximum_scalar",
+                         "_backward_minimum_scalar",
+                         "_equal_scalar",
+                         "_not_equal_scalar",
+                         "_greater_scalar",
+                         "_greater_equal_scalar",
+                         "_lesser_scalar",
+                         "_lesser_equal_scalar",
+                         "LayerNorm",
+                         "_backward_LayerNorm",
+                         "SequenceMask"})
     EXPECT_NE(k.Find(op, DeviceType::kGPU), nullptr) << op;
   EXPECT_EQ(k.Find("Convolution", DeviceType::kGPU)->backend, "cudnn");
   EXPECT_EQ(k.Find("FullyConnected", DeviceType::kGPU)->backend, "cublas");

@@ -25,13 +25,15 @@ NDArray Filled(double v) {
 NDArray Dot(const NDArray& a) { return test::Run("dot", {a, a})[0]; }
 
 // The values of `a` through the copy stream (a CopyTo a cpu array).
-std::vector<double> ViaCopyStream(const NDArray& a) { return test::Values(a.Copy(Context::CPU(0))); }
+std::vector<double> ViaCopyStream(const NDArray& a) {
+  return test::Values(a.Copy(Context::CPU(0)));
+}
 
 void ExpectAll(const std::vector<double>& got, double want, const char* what) {
   int64_t bad = 0;
   for (double g : got) bad += g != want;
-  EXPECT_EQ(bad, 0) << what << ": " << bad << " of " << got.size() << " entries differ from " << want
-                    << " (first " << got.front() << ")";
+  EXPECT_EQ(bad, 0) << what << ": " << bad << " of " << got.size() << " entries differ from "
+                    << want << " (first " << got.front() << ")";
 }
 
 TEST(CudaEngineOrder, TheCopyStreamReadsWhatTheComputeStreamWrote) {

@@ -58,7 +58,8 @@ const pass::ShapeMap kShapes = {{"data", Shape{4, 2, 8, 8}}, {"softmax_label", S
 std::unique_ptr<Executor> Bind(Context ctx, bool allow_fallback = true) {
   ExecutorOptions o;
   o.allow_fallback = allow_fallback;
-  return Executor::SimpleBind(SmallConvNet(), ctx, kShapes, {}, GradReqSpec::All(GradReq::kWrite), o);
+  return Executor::SimpleBind(SmallConvNet(), ctx, kShapes, {}, GradReqSpec::All(GradReq::kWrite),
+                              o);
 }
 
 // Same initial values on both executors: labels are class indices, BatchNorm
@@ -83,7 +84,8 @@ void Initialise(Executor* cpu, Executor* gpu) {
   }
   for (size_t i = 0; i < cpu->aux_arrays().size(); ++i) {
     const Shape s = cpu->aux_arrays()[i].shape();
-    const NDArray v = test::RandomArray(s, DType::kFloat32, 0.5, 1.5, static_cast<unsigned>(40 + i));
+    const NDArray v =
+        test::RandomArray(s, DType::kFloat32, 0.5, 1.5, static_cast<unsigned>(40 + i));
     NDArray c = cpu->aux_arrays()[i], g = gpu->aux_arrays()[i];
     v.CopyTo(&c);
     v.CopyTo(&g);
@@ -124,7 +126,8 @@ TEST(CudaModel, SmallConvNetTrainsAsOnTheCpu) {
     ExpectSame(gpu->outputs()[0], cpu->outputs()[0], "softmax output");
     for (size_t i = 0; i < cpu->grad_arrays().size(); ++i)
       if (!cpu->grad_arrays()[i].is_none())
-        ExpectSame(gpu->grad_arrays()[i], cpu->grad_arrays()[i], "gradient of " + cpu->arg_names()[i]);
+        ExpectSame(gpu->grad_arrays()[i], cpu->grad_arrays()[i],
+                   "gradient of " + cpu->arg_names()[i]);
     SgdStep(cpu.get(), 0.1);
     SgdStep(gpu.get(), 0.1);
   }
@@ -150,7 +153,8 @@ Symbol ClipNet() {
 std::unique_ptr<Executor> BindClipNet(Context ctx, bool allow_fallback = true) {
   ExecutorOptions o;
   o.allow_fallback = allow_fallback;
-  return Executor::SimpleBind(ClipNet(), ctx, {{"data", Shape{4, 5}}}, {}, GradReqSpec::All(GradReq::kWrite), o);
+  return Executor::SimpleBind(ClipNet(), ctx, {{"data", Shape{4, 5}}}, {},
+                              GradReqSpec::All(GradReq::kWrite), o);
 }
 
 TEST(CudaModel, FallbackNodesRunOnTheCpuAndCanBeRefused) {
@@ -188,7 +192,8 @@ TEST(CudaModel, FallbackNodesRunOnTheCpuAndCanBeRefused) {
   ExpectSame(gpu->outputs()[0], cpu->outputs()[0], "output");
   for (size_t i = 0; i < cpu->grad_arrays().size(); ++i)
     if (!cpu->grad_arrays()[i].is_none())
-      ExpectSame(gpu->grad_arrays()[i], cpu->grad_arrays()[i], "gradient of " + cpu->arg_names()[i]);
+      ExpectSame(gpu->grad_arrays()[i], cpu->grad_arrays()[i],
+                 "gradient of " + cpu->arg_names()[i]);
   test::ExpectError([] { BindClipNet(Context::GPU(0), false); }, StatusCode::kNotImplemented,
                     {"clip", "has no kernel for device", "allow_fallback"});
 }
@@ -196,7 +201,8 @@ TEST(CudaModel, FallbackNodesRunOnTheCpuAndCanBeRefused) {
 // data (8, 1, 16, 16) -> conv5x5(6) -> tanh -> max pool -> conv3x3(8) ->
 // tanh -> max pool -> FC(32) -> tanh -> FC(10) -> SoftmaxOutput.
 Symbol LeNet() {
-  Symbol y = Op("Convolution", {Symbol::CreateVariable("data")}, "conv1", {{"kernel", "(5,5)"}, {"num_filter", "6"}});
+  Symbol y = Op("Convolution", {Symbol::CreateVariable("data")}, "conv1",
+                {{"kernel", "(5,5)"}, {"num_filter", "6"}});
   y = Op("Activation", {y}, "tanh1", {{"act_type", "tanh"}});
   y = Op("Pooling", {y}, "pool1", {{"kernel", "(2,2)"}, {"stride", "(2,2)"}, {"pool_type", "max"}});
   y = Op("Convolution", {y}, "conv2", {{"kernel", "(3,3)"}, {"num_filter", "8"}});
@@ -236,7 +242,8 @@ void TrainBoth(Module* cpu, Module* gpu, const std::vector<DataBatch>& batches, 
   }
   const auto c = cpu->arg_params(), g = gpu->arg_params();
   ASSERT_EQ(c.size(), g.size());
-  for (const auto& [name, value] : c) ExpectSame(g.at(name), value, "parameter " + name + " after training");
+  for (const auto& [name, value] : c)
+    ExpectSame(g.at(name), value, "parameter " + name + " after training");
   ExpectSame(gpu->outputs()[0], cpu->outputs()[0], "output of the last step");
 }
 
@@ -281,14 +288,19 @@ TEST(CudaModel, ModuleTrainsAnMlpWithAdamAsOnTheCpu) {
 std::vector<std::string> CompareModelFile(const std::string& file, const Shape& data) {
   const Symbol sym = LoadJSONFile(test::SharedTestDataDir() + "/mxnet-models/" + file).symbol;
   const pass::ShapeMap shapes = {{"data", data}};
-  auto cpu = Executor::SimpleBind(sym, Context::CPU(0), shapes, {}, GradReqSpec::All(GradReq::kNull));
-  auto gpu = Executor::SimpleBind(sym, Context::GPU(0), shapes, {}, GradReqSpec::All(GradReq::kNull));
+  auto cpu =
+      Executor::SimpleBind(sym, Context::CPU(0), shapes, {}, GradReqSpec::All(GradReq::kNull));
+  auto gpu =
+      Executor::SimpleBind(sym, Context::GPU(0), shapes, {}, GradReqSpec::All(GradReq::kNull));
   auto init = Initializer::Create("xavier", {}, 11);
   auto fill = [&](const std::string& name, NDArray c, NDArray g, unsigned seed) {
     NDArray v(c.shape(), Context::CPU(0), c.dtype());
-    if (name == "data") v = test::RandomArray(c.shape(), c.dtype(), -1, 1, seed);
-    else if (name.find("label") != std::string::npos) v = test::RandomArray(c.shape(), c.dtype(), 0, 0, seed);
-    else init->Init(name, &v, {});
+    if (name == "data")
+      v = test::RandomArray(c.shape(), c.dtype(), -1, 1, seed);
+    else if (name.find("label") != std::string::npos)
+      v = test::RandomArray(c.shape(), c.dtype(), 0, 0, seed);
+    else
+      init->Init(name, &v, {});
     v.CopyTo(&c);
     v.CopyTo(&g);
   };
@@ -309,9 +321,11 @@ TEST(CudaModel, RealModelFilesInferAsOnTheCpu) {
     GTEST_SKIP() << "no shared model files";
   EXPECT_EQ(CompareModelFile("pathak-ashutosh__resnet-50-symbol.json", Shape{2, 3, 224, 224}),
             std::vector<std::string>{});
-  EXPECT_EQ(CompareModelFile("miaow1988__model-symbol.json", Shape{1, 3, 227, 227}), std::vector<std::string>{});
+  EXPECT_EQ(CompareModelFile("miaow1988__model-symbol.json", Shape{1, 3, 227, 227}),
+            std::vector<std::string>{});
   // MTCNN P-Net: PReLU (LeakyReLU act_type=prelu), two outputs.
-  EXPECT_EQ(CompareModelFile("deepinsight__det1-symbol.json", Shape{1, 3, 48, 48}), std::vector<std::string>{});
+  EXPECT_EQ(CompareModelFile("deepinsight__det1-symbol.json", Shape{1, 3, 48, 48}),
+            std::vector<std::string>{});
 }
 
 }  // namespace

@@ -49,11 +49,21 @@ bool Load(const char* path, Array* out) {
     for (size_t i = 0; i < n; ++i) out->values[i] = static_cast<double>(raw[i]);
   };
   switch (out->dtype) {
-    case 0: widen(float{}); break;
-    case 1: widen(double{}); break;
-    case 3: widen(uint8_t{}); break;
-    case 4: widen(int32_t{}); break;
-    case 6: widen(int64_t{}); break;
+    case 0:
+      widen(float{});
+      break;
+    case 1:
+      widen(double{});
+      break;
+    case 3:
+      widen(uint8_t{});
+      break;
+    case 4:
+      widen(int32_t{});
+      break;
+    case 6:
+      widen(int64_t{});
+      break;
     default:
       std::fprintf(stderr, "npy_allclose: %s: unsupported dtype %d\n", path, out->dtype);
       weft_ndarray_free(arr);
@@ -91,8 +101,8 @@ int main(int argc, char** argv) {
   Array want, got;
   if (!Load(argv[1], &want) || !Load(argv[2], &got)) return 2;
   if (want.dtype != got.dtype || want.shape != got.shape) {
-    std::printf("%s: expected shape %s dtype %d, got shape %s dtype %d\n", argv[2], ShapeText(want.shape).c_str(),
-                want.dtype, ShapeText(got.shape).c_str(), got.dtype);
+    std::printf("%s: expected shape %s dtype %d, got shape %s dtype %d\n", argv[2],
+                ShapeText(want.shape).c_str(), want.dtype, ShapeText(got.shape).c_str(), got.dtype);
     return 1;
   }
   size_t bad = 0, worst = 0;
@@ -104,10 +114,12 @@ int main(int argc, char** argv) {
     if (err > worst_err) worst_err = err, worst = i;
     if (err > atol + rtol * std::fabs(w)) {
       if (++bad <= 5)
-        std::printf("%s: at %s expected %.9g, got %.9g\n", argv[2], IndexText(i, want.shape).c_str(), w, g);
+        std::printf("%s: at %s expected %.9g, got %.9g\n", argv[2],
+                    IndexText(i, want.shape).c_str(), w, g);
     }
   }
-  std::printf("%s: %zu of %zu elements differ beyond rtol %g atol %g; largest error %.3g at %s\n", argv[2], bad,
-              want.values.size(), rtol, atol, worst_err, IndexText(worst, want.shape).c_str());
+  std::printf("%s: %zu of %zu elements differ beyond rtol %g atol %g; largest error %.3g at %s\n",
+              argv[2], bad, want.values.size(), rtol, atol, worst_err,
+              IndexText(worst, want.shape).c_str());
   return bad ? 1 : 0;
 }

@@ -48,7 +48,8 @@ std::vector<double> Values(const NDArray& a) {
   return out;
 }
 
-std::vector<NDArray> Run(const std::string& op, const std::vector<NDArray>& in, const StringMap& params) {
+std::vector<NDArray> Run(const std::string& op, const std::vector<NDArray>& in,
+                         const StringMap& params) {
   // Waits, so a kernel failure (deferred by the engine) is thrown here.
   std::vector<NDArray> out = Invoke(op, in, params);
   for (const auto& o : out) o.WaitToRead();
@@ -59,8 +60,8 @@ namespace {
 
 using Memo = std::map<const Node*, std::vector<NDArray>>;
 
-const std::vector<NDArray>& EvalNode(const NodePtr& node, const std::map<const Node*, NDArray>& bindings,
-                                     Memo* memo) {
+const std::vector<NDArray>& EvalNode(const NodePtr& node,
+                                     const std::map<const Node*, NDArray>& bindings, Memo* memo) {
   auto it = memo->find(node.get());
   if (it != memo->end()) return it->second;
   std::vector<NDArray> outs;
@@ -90,13 +91,15 @@ NDArray Eval(const NodeEntry& entry, const std::map<const Node*, NDArray>& bindi
   return EvalNode(entry.node, bindings, &memo)[entry.index];
 }
 
-double GradientError(const std::string& op_name, const std::vector<NDArray>& inputs, const StringMap& params,
-                     std::vector<int> wrt, double eps, std::string* where) {
+double GradientError(const std::string& op_name, const std::vector<NDArray>& inputs,
+                     const StringMap& params, std::vector<int> wrt, double eps,
+                     std::string* where) {
   Runtime& rt = Runtime::Global();
   std::vector<NDArray> outs = Run(op_name, inputs, params);
   std::vector<NDArray> weights;
   for (size_t j = 0; j < outs.size(); ++j)
-    weights.push_back(RandomArray(outs[j].shape(), outs[j].dtype(), -1, 1, 100 + static_cast<unsigned>(j)));
+    weights.push_back(
+        RandomArray(outs[j].shape(), outs[j].dtype(), -1, 1, 100 + static_cast<unsigned>(j)));
 
   // Symbolic: node over variables, gradient entries evaluated imperatively.
   std::vector<NodeEntry> in_entries;

@@ -39,8 +39,10 @@ int main(void) {
   double t0, t;
   if (!buf) return 1;
   for (i = 0; i < n; ++i) buf[i] = (float)i;
-  if (weft_ndarray_create(shape, 1, WEFT_FLOAT32, WEFT_CPU, 0, &a) != WEFT_OK) return fail("create");
-  if (weft_ndarray_create(small, 2, WEFT_FLOAT32, WEFT_CPU, 0, &s) != WEFT_OK) return fail("create");
+  if (weft_ndarray_create(shape, 1, WEFT_FLOAT32, WEFT_CPU, 0, &a) != WEFT_OK)
+    return fail("create");
+  if (weft_ndarray_create(small, 2, WEFT_FLOAT32, WEFT_CPU, 0, &s) != WEFT_OK)
+    return fail("create");
 
   for (i = 0; i < calls / 10; ++i) sink += weft_abi_version();
   t0 = now_ns();
@@ -62,7 +64,8 @@ int main(void) {
   }
   t0 = now_ns();
   for (i = 0; i < copies; ++i) {
-    if (weft_ndarray_copy_from(a, buf, (size_t)n * sizeof(float)) != WEFT_OK) return fail("copy_from");
+    if (weft_ndarray_copy_from(a, buf, (size_t)n * sizeof(float)) != WEFT_OK)
+      return fail("copy_from");
     if (weft_ndarray_copy_to(a, buf, (size_t)n * sizeof(float)) != WEFT_OK) return fail("copy_to");
   }
   t = now_ns() - t0;

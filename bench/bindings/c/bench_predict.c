@@ -55,7 +55,8 @@ int main(int argc, char** argv) {
   for (i = 0; i < ndim; ++i) n_out *= (size_t)dims[i];
   t = (int64_t*)malloc((size_t)calls * sizeof(int64_t));
   if (!t || n_out > 64) {
-    fprintf(stderr, "weft_bench_predict_c: %s\n", t ? "output larger than 64 floats" : "out of memory");
+    fprintf(stderr, "weft_bench_predict_c: %s\n",
+            t ? "output larger than 64 floats" : "out of memory");
     free(t);
     weft_predictor_free(p);
     return 1;

@@ -183,8 +183,7 @@ WEFT_API WeftStatus weft_ndarray_ndim(const WeftNDArray* arr, int* out_ndim);
  * @brief Copies the extents of @p arr into @p out_shape.
  * @param capacity number of slots in @p out_shape; must be >= the rank.
  */
-WEFT_API WeftStatus weft_ndarray_shape(const WeftNDArray* arr, int64_t* out_shape,
-                                       size_t capacity);
+WEFT_API WeftStatus weft_ndarray_shape(const WeftNDArray* arr, int64_t* out_shape, size_t capacity);
 
 /** Number of elements. */
 WEFT_API WeftStatus weft_ndarray_size(const WeftNDArray* arr, int64_t* out_size);
@@ -282,8 +281,7 @@ WEFT_API WeftStatus weft_buffer_free(WeftBuffer* buf);
 WEFT_API WeftStatus weft_ndarray_load_file(const char* path, WeftNDArrayList** out);
 
 /** As weft_ndarray_load_file(), from @p size bytes at @p data (copied as needed). */
-WEFT_API WeftStatus weft_ndarray_load_buffer(const void* data, size_t size,
-                                             WeftNDArrayList** out);
+WEFT_API WeftStatus weft_ndarray_load_buffer(const void* data, size_t size, WeftNDArrayList** out);
 
 /**
  * @brief Number of arrays in @p list.
@@ -467,9 +465,8 @@ WEFT_API WeftStatus weft_symbol_create_atomic(const char* op, const char* const*
  * Inputs left open become variables "<name>_<input>" (fc1_weight). On
  * failure @p sym is unchanged.
  */
-WEFT_API WeftStatus weft_symbol_compose(WeftSymbolHandle* sym, const char* name,
-                                        size_t num_args, const char* const* keys,
-                                        WeftSymbolHandle* const* args);
+WEFT_API WeftStatus weft_symbol_compose(WeftSymbolHandle* sym, const char* name, size_t num_args,
+                                        const char* const* keys, WeftSymbolHandle* const* args);
 
 /** @brief The outputs of @p num symbols, in order. @param[out] out new handle. */
 WEFT_API WeftStatus weft_symbol_group(WeftSymbolHandle* const* symbols, size_t num,
@@ -493,7 +490,8 @@ WEFT_API WeftStatus weft_symbol_get_output(const WeftSymbolHandle* sym, size_t i
 /** @brief Every output of every node, in topological order. @param[out] out new handle. */
 WEFT_API WeftStatus weft_symbol_get_internals(const WeftSymbolHandle* sym, WeftSymbolHandle** out);
 
-/** @brief The inputs of the output nodes (no outputs for a variable). @param[out] out new handle. */
+/** @brief The inputs of the output nodes (no outputs for a variable). @param[out] out new handle.
+ */
 WEFT_API WeftStatus weft_symbol_get_children(const WeftSymbolHandle* sym, WeftSymbolHandle** out);
 
 /* -- listing (each @p out is a new list; free with weft_string_list_free()) */
@@ -530,8 +528,7 @@ WEFT_API WeftStatus weft_symbol_get_attr(const WeftSymbolHandle* sym, const char
  *        as "__key__"). Visible through every symbol sharing the node.
  * WEFT_ERR_INVALID_ARGUMENT for a grouped symbol.
  */
-WEFT_API WeftStatus weft_symbol_set_attr(WeftSymbolHandle* sym, const char* key,
-                                         const char* value);
+WEFT_API WeftStatus weft_symbol_set_attr(WeftSymbolHandle* sym, const char* key, const char* value);
 
 /**
  * @brief Attributes as parallel key/value lists.
@@ -596,10 +593,9 @@ WEFT_API WeftStatus weft_symbol_json_info(const WeftSymbolHandle* sym, int* out_
  * extent or a conflict (naming the node, op, input, provided and inferred
  * shapes).
  */
-WEFT_API WeftStatus weft_symbol_infer_shape_partial(const WeftSymbolHandle* sym,
-                                                    size_t num_inputs, const char* const* names,
-                                                    const size_t* ind_ptr, const int64_t* dims,
-                                                    WeftShapeResult** out);
+WEFT_API WeftStatus weft_symbol_infer_shape_partial(const WeftSymbolHandle* sym, size_t num_inputs,
+                                                    const char* const* names, const size_t* ind_ptr,
+                                                    const int64_t* dims, WeftShapeResult** out);
 
 /**
  * @brief As weft_symbol_infer_shape_partial(), but fails with WEFT_ERR_SHAPE,
@@ -674,8 +670,7 @@ WEFT_API WeftStatus weft_symbol_infer_type(const WeftSymbolHandle* sym, size_t n
 WEFT_API WeftStatus weft_type_result_complete(const WeftTypeResult* res, int* out_complete);
 
 /** Number of entries of @p group (a ::WeftEntryGroup). */
-WEFT_API WeftStatus weft_type_result_count(const WeftTypeResult* res, int group,
-                                           size_t* out_count);
+WEFT_API WeftStatus weft_type_result_count(const WeftTypeResult* res, int group, size_t* out_count);
 
 /** Name of entry @p index of @p group; @p out_name valid until weft_type_result_free(res). */
 WEFT_API WeftStatus weft_type_result_name(const WeftTypeResult* res, int group, size_t index,
@@ -730,12 +725,14 @@ WEFT_API WeftStatus weft_type_result_free(WeftTypeResult* res);
  * WEFT_ERR_NOT_IMPLEMENTED when @p train needs the gradient of an op that
  * has none.
  */
-WEFT_API WeftStatus weft_symbol_place_device(
-    const WeftSymbolHandle* sym, int train, int default_dev_type, int default_dev_id,
-    size_t num_groups, const char* const* group_names, const int* group_dev_types,
-    const int* group_dev_ids, size_t num_fixed, const char* const* fixed_names,
-    const int* fixed_dev_types, const int* fixed_dev_ids, WeftStringList** out_names,
-    WeftStringList** out_ops, WeftStringList** out_devices, size_t* out_num_copies);
+WEFT_API WeftStatus weft_symbol_place_device(const WeftSymbolHandle* sym, int train,
+                                             int default_dev_type, int default_dev_id,
+                                             size_t num_groups, const char* const* group_names,
+                                             const int* group_dev_types, const int* group_dev_ids,
+                                             size_t num_fixed, const char* const* fixed_names,
+                                             const int* fixed_dev_types, const int* fixed_dev_ids,
+                                             WeftStringList** out_names, WeftStringList** out_ops,
+                                             WeftStringList** out_devices, size_t* out_num_copies);
 
 /**
  * @brief The placement of weft_symbol_place_device() as a graph: a new
@@ -802,9 +799,8 @@ typedef struct {
  * WEFT_ERR_SHAPE (shape conflict, or shapes that cannot be inferred, naming
  * them), WEFT_ERR_DTYPE (bad code or conflict), WEFT_ERR_DEVICE.
  */
-WEFT_API WeftStatus weft_executor_simple_bind(const WeftSymbolHandle* sym, int dev_type,
-                                              int dev_id, size_t num_shapes,
-                                              const char* const* shape_names,
+WEFT_API WeftStatus weft_executor_simple_bind(const WeftSymbolHandle* sym, int dev_type, int dev_id,
+                                              size_t num_shapes, const char* const* shape_names,
                                               const size_t* ind_ptr, const int64_t* dims,
                                               size_t num_dtypes, const char* const* dtype_names,
                                               const int* dtypes, const char* grad_req,
@@ -826,8 +822,7 @@ WEFT_API WeftStatus weft_executor_simple_bind(const WeftSymbolHandle* sym, int d
 WEFT_API WeftStatus weft_executor_bind(const WeftSymbolHandle* sym, int dev_type, int dev_id,
                                        WeftNDArray* const* args, size_t num_args,
                                        WeftNDArray* const* arg_grads, const int* grad_reqs,
-                                       WeftNDArray* const* aux, size_t num_aux,
-                                       WeftExecutor** out);
+                                       WeftNDArray* const* aux, size_t num_aux, WeftExecutor** out);
 
 /**
  * @brief weft_executor_simple_bind() with device groups (MXNet's group2ctx):
@@ -907,7 +902,8 @@ WEFT_API WeftStatus weft_executor_backward(WeftExecutor* exec, WeftNDArray* cons
 WEFT_API WeftStatus weft_executor_outputs(const WeftExecutor* exec, WeftNDArrayList** out);
 /** @brief The argument arrays, named by argument. @param[out] out new list. */
 WEFT_API WeftStatus weft_executor_arg_arrays(const WeftExecutor* exec, WeftNDArrayList** out);
-/** @brief The gradient arrays, one per argument (none where grad_req is null). @param[out] out new list. */
+/** @brief The gradient arrays, one per argument (none where grad_req is null). @param[out] out new
+ * list. */
 WEFT_API WeftStatus weft_executor_grad_arrays(const WeftExecutor* exec, WeftNDArrayList** out);
 /** @brief The auxiliary state arrays, named by state. @param[out] out new list. */
 WEFT_API WeftStatus weft_executor_aux_arrays(const WeftExecutor* exec, WeftNDArrayList** out);
@@ -943,8 +939,9 @@ WEFT_API WeftStatus weft_executor_memory(const WeftExecutor* exec, WeftExecutorM
  * @param[out] num_copies the copy nodes between devices in the bound graph.
  * @param[out] forward_copy_bytes the bytes those copies move per forward.
  */
-WEFT_API WeftStatus weft_executor_placement(const WeftExecutor* exec, WeftStringList** fallback_nodes,
-                                            size_t* num_copies, size_t* forward_copy_bytes);
+WEFT_API WeftStatus weft_executor_placement(const WeftExecutor* exec,
+                                            WeftStringList** fallback_nodes, size_t* num_copies,
+                                            size_t* forward_copy_bytes);
 
 /** Releases @p exec (NULL is a no-op); bound arrays stay valid through their own handles. */
 WEFT_API WeftStatus weft_executor_free(WeftExecutor* exec);
@@ -962,7 +959,8 @@ WEFT_API WeftStatus weft_executor_free(WeftExecutor* exec);
 /** Binding options. Free with weft_executor_options_free(). */
 typedef struct WeftExecutorOptions WeftExecutorOptions;
 
-/** @brief New options holding the defaults. @param[out] out free with weft_executor_options_free(). */
+/** @brief New options holding the defaults. @param[out] out free with weft_executor_options_free().
+ */
 WEFT_API WeftStatus weft_executor_options_create(WeftExecutorOptions** out);
 
 /** Releases @p opts (NULL is a no-op). */
@@ -972,7 +970,8 @@ WEFT_API WeftStatus weft_executor_options_free(WeftExecutorOptions* opts);
  * @brief The memory planner's match range (default 16; 0 searches for the
  *        best). WEFT_ERR_INVALID_ARGUMENT when negative.
  */
-WEFT_API WeftStatus weft_executor_options_set_match_range(WeftExecutorOptions* opts, int match_range);
+WEFT_API WeftStatus weft_executor_options_set_match_range(WeftExecutorOptions* opts,
+                                                          int match_range);
 
 /**
  * @brief Colouring groups of the memory plan (default 1): more groups let
@@ -987,14 +986,16 @@ WEFT_API WeftStatus weft_executor_options_set_num_groups(WeftExecutorOptions* op
  *        node; negative (the default): WEFT_EXEC_BULK_MAX_NODES from the
  *        environment, else 64.
  */
-WEFT_API WeftStatus weft_executor_options_set_bulk_max_nodes(WeftExecutorOptions* opts, int max_nodes);
+WEFT_API WeftStatus weft_executor_options_set_bulk_max_nodes(WeftExecutorOptions* opts,
+                                                             int max_nodes);
 
 /**
  * @brief Inference passes and constant folding for executors without
  *        gradients or device groups: @p enable 1 (the default) or 0.
  *        WEFT_ERR_INVALID_ARGUMENT for another value.
  */
-WEFT_API WeftStatus weft_executor_options_set_optimize_inference(WeftExecutorOptions* opts, int enable);
+WEFT_API WeftStatus weft_executor_options_set_optimize_inference(WeftExecutorOptions* opts,
+                                                                 int enable);
 
 /**
  * @brief CPU fallback: @p enable 1 (the default) runs a node whose operator
@@ -1034,9 +1035,10 @@ WEFT_API WeftStatus weft_executor_options_set_grad_req(WeftExecutorOptions* opts
  * weft_executor_simple_bind() and weft_executor_simple_bind_group2ctx().
  */
 WEFT_API WeftStatus weft_executor_simple_bind_with_options(
-    const WeftSymbolHandle* sym, int dev_type, int dev_id, size_t num_shapes, const char* const* shape_names,
-    const size_t* ind_ptr, const int64_t* dims, size_t num_dtypes, const char* const* dtype_names,
-    const int* dtypes, const WeftExecutorOptions* opts, WeftExecutor** out);
+    const WeftSymbolHandle* sym, int dev_type, int dev_id, size_t num_shapes,
+    const char* const* shape_names, const size_t* ind_ptr, const int64_t* dims, size_t num_dtypes,
+    const char* const* dtype_names, const int* dtypes, const WeftExecutorOptions* opts,
+    WeftExecutor** out);
 
 /**
  * @brief weft_executor_bind() with options: device groups come from @p opts
@@ -1046,11 +1048,12 @@ WEFT_API WeftStatus weft_executor_simple_bind_with_options(
  * The other parameters and the errors are those of weft_executor_bind() and
  * weft_executor_bind_group2ctx().
  */
-WEFT_API WeftStatus weft_executor_bind_with_options(const WeftSymbolHandle* sym, int dev_type, int dev_id,
-                                                    WeftNDArray* const* args, size_t num_args,
-                                                    WeftNDArray* const* arg_grads, const int* grad_reqs,
-                                                    WeftNDArray* const* aux, size_t num_aux,
-                                                    const WeftExecutorOptions* opts, WeftExecutor** out);
+WEFT_API WeftStatus weft_executor_bind_with_options(const WeftSymbolHandle* sym, int dev_type,
+                                                    int dev_id, WeftNDArray* const* args,
+                                                    size_t num_args, WeftNDArray* const* arg_grads,
+                                                    const int* grad_reqs, WeftNDArray* const* aux,
+                                                    size_t num_aux, const WeftExecutorOptions* opts,
+                                                    WeftExecutor** out);
 
 /* ----------------------------------------------------------------- engine */
 /*
@@ -1122,17 +1125,15 @@ WEFT_API WeftStatus weft_engine_var_version(const WeftEngineVar* var, uint64_t* 
  * @param name shown in error messages (may be NULL).
  */
 WEFT_API WeftStatus weft_engine_push_sync(WeftEngineSyncFn fn, void* user_data,
-                                          WeftEngineDeleter deleter,
-                                          WeftEngineVar* const* reads, size_t num_reads,
-                                          WeftEngineVar* const* writes, size_t num_writes,
-                                          const char* name);
+                                          WeftEngineDeleter deleter, WeftEngineVar* const* reads,
+                                          size_t num_reads, WeftEngineVar* const* writes,
+                                          size_t num_writes, const char* name);
 
 /** Like weft_engine_push_sync() for an asynchronous function. */
 WEFT_API WeftStatus weft_engine_push_async(WeftEngineAsyncFn fn, void* user_data,
-                                           WeftEngineDeleter deleter,
-                                           WeftEngineVar* const* reads, size_t num_reads,
-                                           WeftEngineVar* const* writes, size_t num_writes,
-                                           const char* name);
+                                           WeftEngineDeleter deleter, WeftEngineVar* const* reads,
+                                           size_t num_reads, WeftEngineVar* const* writes,
+                                           size_t num_writes, const char* name);
 
 /**
  * @brief Completes an asynchronous function; @p error is NULL on success or
@@ -1218,7 +1219,8 @@ WEFT_API WeftStatus weft_data_iter_create_ndarray(size_t num_data, const char* c
                                                   int shuffle, const char* last_batch,
                                                   uint64_t seed, WeftDataIter** out);
 
-/** @brief Advances to the next batch. @param[out] has_next 1 for a batch, 0 at the end of the epoch. */
+/** @brief Advances to the next batch. @param[out] has_next 1 for a batch, 0 at the end of the
+ * epoch. */
 WEFT_API WeftStatus weft_data_iter_next(WeftDataIter* it, int* has_next);
 
 /** Starts a new epoch (reshuffles; roll_over carries the last epoch's leftover samples). */
@@ -1269,9 +1271,8 @@ WEFT_API WeftStatus weft_metric_composite_add(WeftMetric* m, const char* name,
  * @brief Accumulates one prediction per label (@p num_labels == @p num_preds).
  * Shape mismatches fail with WEFT_ERR_SHAPE naming the pair and both shapes.
  */
-WEFT_API WeftStatus weft_metric_update(WeftMetric* m, size_t num_labels,
-                                       WeftNDArray* const* labels, size_t num_preds,
-                                       WeftNDArray* const* preds);
+WEFT_API WeftStatus weft_metric_update(WeftMetric* m, size_t num_labels, WeftNDArray* const* labels,
+                                       size_t num_preds, WeftNDArray* const* preds);
 
 /** @brief Number of (name, value) pairs weft_metric_get() returns (1, or a composite's count). */
 WEFT_API WeftStatus weft_metric_num_values(const WeftMetric* m, size_t* out);
@@ -1402,7 +1403,8 @@ WEFT_API WeftStatus weft_optimizer_update(WeftOptimizer* opt, int index, const c
 /** MXNet's num_update: the largest per-index update count so far. */
 WEFT_API WeftStatus weft_optimizer_num_update(const WeftOptimizer* opt, int64_t* out_num_update);
 
-/** The learning rate for @p name at the current num_update (schedule and lr_mult applied, as MXNet's _get_lr). */
+/** The learning rate for @p name at the current num_update (schedule and lr_mult applied, as
+ * MXNet's _get_lr). */
 WEFT_API WeftStatus weft_optimizer_learning_rate(const WeftOptimizer* opt, const char* name,
                                                  float* out_lr);
 
@@ -1423,11 +1425,11 @@ typedef struct WeftModule WeftModule;
 
 /** What weft_module_fit() prints on stdout. */
 typedef enum {
-  WEFT_PROGRESS_AUTO = 0,   /**< a bar when stdout is a terminal, else lines */
-  WEFT_PROGRESS_BAR = 1,    /**< a carriage-return progress bar */
-  WEFT_PROGRESS_LINES = 2,  /**< a line every 100 batches */
-  WEFT_PROGRESS_EPOCH = 3,  /**< only each epoch's summary */
-  WEFT_PROGRESS_SILENT = 4  /**< nothing */
+  WEFT_PROGRESS_AUTO = 0,  /**< a bar when stdout is a terminal, else lines */
+  WEFT_PROGRESS_BAR = 1,   /**< a carriage-return progress bar */
+  WEFT_PROGRESS_LINES = 2, /**< a line every 100 batches */
+  WEFT_PROGRESS_EPOCH = 3, /**< only each epoch's summary */
+  WEFT_PROGRESS_SILENT = 4 /**< nothing */
 } WeftProgress;
 
 /**
@@ -1457,8 +1459,8 @@ WEFT_API WeftStatus weft_module_bind(WeftModule* mod, const WeftDataIter* iter, 
  * initializer, or arrays given and @p allow_missing is 0).
  */
 WEFT_API WeftStatus weft_module_init_params(WeftModule* mod, const WeftInitializer* init,
-                                            const WeftNDArrayList* args,
-                                            const WeftNDArrayList* aux, int allow_missing);
+                                            const WeftNDArrayList* args, const WeftNDArrayList* aux,
+                                            int allow_missing);
 
 /**
  * @brief Attaches @p opt (shared: its state is the optimizer's, and
@@ -1516,14 +1518,14 @@ WEFT_API WeftStatus weft_module_fit(WeftModule* mod, WeftDataIter* train, WeftDa
  * only.
  */
 typedef struct {
-  int epoch;                        /**< 0-based */
-  int64_t batch;                    /**< 1-based, within the epoch */
-  int64_t num_batches;              /**< batches per epoch; -1 when the iterator does not know */
-  int64_t samples;                  /**< samples trained so far this epoch, padding excluded */
-  double seconds;                   /**< since the epoch started */
-  size_t num_metrics;               /**< entries of metric_names / metric_values */
-  const char* const* metric_names;  /**< the training metric's names (e.g. "accuracy") */
-  const double* metric_values;      /**< its values over the epoch's batches so far */
+  int epoch;                       /**< 0-based */
+  int64_t batch;                   /**< 1-based, within the epoch */
+  int64_t num_batches;             /**< batches per epoch; -1 when the iterator does not know */
+  int64_t samples;                 /**< samples trained so far this epoch, padding excluded */
+  double seconds;                  /**< since the epoch started */
+  size_t num_metrics;              /**< entries of metric_names / metric_values */
+  const char* const* metric_names; /**< the training metric's names (e.g. "accuracy") */
+  const double* metric_values;     /**< its values over the epoch's batches so far */
 } WeftBatchEnd;
 
 /**
@@ -1661,10 +1663,10 @@ WEFT_API WeftStatus weft_predictor_output_shape(WeftPredictor* pred, size_t num_
  * and kernel errors naming the node. The predictor stays usable.
  */
 WEFT_API WeftStatus weft_predictor_predict(WeftPredictor* pred, size_t num_inputs,
-                                           const void* const* input_data,
-                                           const size_t* input_bytes, const size_t* ind_ptr,
-                                           const int64_t* dims, size_t num_outputs,
-                                           void* const* output_data, const size_t* output_bytes);
+                                           const void* const* input_data, const size_t* input_bytes,
+                                           const size_t* ind_ptr, const int64_t* dims,
+                                           size_t num_outputs, void* const* output_data,
+                                           const size_t* output_bytes);
 
 /**
  * @brief weft_predictor_predict() for a model with one float32 input and
@@ -1680,7 +1682,6 @@ WEFT_API WeftStatus weft_predictor_stats(const WeftPredictor* pred, WeftPredicto
 
 /** Closes and releases @p pred (NULL is a no-op); see the group's text. */
 WEFT_API WeftStatus weft_predictor_free(WeftPredictor* pred);
-
 
 /* ------------------------------------------------------------ [kvstore API] */
 

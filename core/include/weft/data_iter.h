@@ -131,10 +131,10 @@ class NDArrayIter : public DataIter {
   LastBatch last_batch_;
   std::mt19937_64 rng_;
   int64_t num_data_ = 0;
-  std::vector<int64_t> order_;  // this epoch's sample order
+  std::vector<int64_t> order_;     // this epoch's sample order
   std::vector<int64_t> carry_;     // roll_over: samples carried into this epoch
   std::vector<int64_t> leftover_;  // roll_over: samples left at this epoch's end
-  int64_t cursor_ = 0;          // next position in carry_ + order_
+  int64_t cursor_ = 0;             // next position in carry_ + order_
   bool has_value_ = false;
   DataBatch batch_;
 };

@@ -47,7 +47,8 @@ class DeviceAPI {
   // queued on it and the engine waits for the stream before the op
   // completes; with null it is finished on return.
   virtual void CopyToHost(Context ctx, void* dst, const void* src, size_t bytes, void* stream) = 0;
-  virtual void CopyFromHost(Context ctx, void* dst, const void* src, size_t bytes, void* stream) = 0;
+  virtual void CopyFromHost(Context ctx, void* dst, const void* src, size_t bytes,
+                            void* stream) = 0;
   // Copies within one device (or between two devices of this type).
   virtual void CopyDevice(Context dst_ctx, void* dst, Context src_ctx, const void* src,
                           size_t bytes, void* stream) = 0;

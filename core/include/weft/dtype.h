@@ -43,14 +43,22 @@ bool IsValidDType(int code);
 template <typename F>
 auto DispatchDType(DType t, F&& f) {
   switch (t) {
-    case DType::kFloat32: return f(float{});
-    case DType::kFloat64: return f(double{});
-    case DType::kFloat16: return f(Half{});
-    case DType::kUint8: return f(uint8_t{});
-    case DType::kInt32: return f(int32_t{});
-    case DType::kInt8: return f(int8_t{});
-    case DType::kInt64: return f(int64_t{});
-    default: Fail(StatusCode::kDType, "invalid dtype code ", static_cast<int>(t));
+    case DType::kFloat32:
+      return f(float{});
+    case DType::kFloat64:
+      return f(double{});
+    case DType::kFloat16:
+      return f(Half{});
+    case DType::kUint8:
+      return f(uint8_t{});
+    case DType::kInt32:
+      return f(int32_t{});
+    case DType::kInt8:
+      return f(int8_t{});
+    case DType::kInt64:
+      return f(int64_t{});
+    default:
+      Fail(StatusCode::kDType, "invalid dtype code ", static_cast<int>(t));
   }
 }
 
@@ -58,8 +66,10 @@ auto DispatchDType(DType t, F&& f) {
 template <typename F>
 auto DispatchFloat(DType t, const char* op, F&& f) {
   switch (t) {
-    case DType::kFloat32: return f(float{});
-    case DType::kFloat64: return f(double{});
+    case DType::kFloat32:
+      return f(float{});
+    case DType::kFloat64:
+      return f(double{});
     default:
       Fail(StatusCode::kDType, "operator ", op, ": dtype ", DTypeName(t),
            " is not supported (expected float32 or float64)");

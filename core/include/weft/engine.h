@@ -177,8 +177,8 @@ class Engine {
                          std::string name = "", FnProperty prop = FnProperty::kNormal) = 0;
   // PushAsync of a function that completes when it returns (or throws).
   virtual void PushSync(SyncFn fn, Context ctx, const std::vector<VarHandle>& reads,
-                        const std::vector<VarHandle>& writes, int priority = 0, std::string name = "",
-                        FnProperty prop = FnProperty::kNormal) = 0;
+                        const std::vector<VarHandle>& writes, int priority = 0,
+                        std::string name = "", FnProperty prop = FnProperty::kNormal) = 0;
 
   // Runs `on_delete` (may be empty) after every pending use of `var`, then
   // frees the variable; it runs even when the variable holds an error.

@@ -135,7 +135,11 @@ struct GradReqSpec {
   GradReq all = GradReq::kWrite;
   std::vector<GradReq> per_argument;
   std::map<std::string, GradReq> by_name;
-  static GradReqSpec All(GradReq r) { GradReqSpec s; s.all = r; return s; }
+  static GradReqSpec All(GradReq r) {
+    GradReqSpec s;
+    s.all = r;
+    return s;
+  }
 };
 
 // The memory plan's figures (MemoryPlan of the bound graph).
@@ -159,24 +163,28 @@ class Executor {
   // on another device than its argument, or an aux array on another device
   // than its placed variable, throws Error(kDevice) naming it and both
   // devices. An unavailable device (gpu(i) without one) throws kDevice.
-  static std::unique_ptr<Executor> Bind(const Symbol& symbol, Context ctx, std::vector<NDArray> args,
-                                        std::vector<NDArray> arg_grads, std::vector<GradReq> grad_reqs,
-                                        std::vector<NDArray> aux_states, const ExecutorOptions& options = {},
-                                        Runtime* rt = nullptr);
+  static std::unique_ptr<Executor> Bind(const Symbol& symbol, Context ctx,
+                                        std::vector<NDArray> args, std::vector<NDArray> arg_grads,
+                                        std::vector<GradReq> grad_reqs,
+                                        std::vector<NDArray> aux_states,
+                                        const ExecutorOptions& options = {}, Runtime* rt = nullptr);
   // Bind with arrays by name; every argument and aux state must be given.
   static std::unique_ptr<Executor> BindByName(const Symbol& symbol, Context ctx,
                                               const std::map<std::string, NDArray>& args,
                                               const std::map<std::string, NDArray>& arg_grads,
                                               const std::map<std::string, GradReq>& grad_reqs,
                                               const std::map<std::string, NDArray>& aux_states,
-                                              const ExecutorOptions& options = {}, Runtime* rt = nullptr);
+                                              const ExecutorOptions& options = {},
+                                              Runtime* rt = nullptr);
   // Infers every shape/dtype from the given ones (dtypes default to
   // float32) and allocates arguments, gradients and aux states (zeroed), on
   // their placed devices when options.group2ctx is given.
-  static std::unique_ptr<Executor> SimpleBind(const Symbol& symbol, Context ctx, const pass::ShapeMap& shapes,
+  static std::unique_ptr<Executor> SimpleBind(const Symbol& symbol, Context ctx,
+                                              const pass::ShapeMap& shapes,
                                               const pass::DTypeMap& dtypes = {},
                                               const GradReqSpec& grad_req = {},
-                                              const ExecutorOptions& options = {}, Runtime* rt = nullptr);
+                                              const ExecutorOptions& options = {},
+                                              Runtime* rt = nullptr);
   ~Executor();
 
   // Pushes the forward nodes to the engine and returns; is_train selects

@@ -15,8 +15,8 @@ namespace op {
 // or a bare number; MXNet keeps them as float). Fails with
 // Error(kInvalidArgument) naming the op and the key on bad text, or when
 // `want_len` >= 0 and the length differs, or when `min_len` is not reached.
-std::vector<float> FloatTupleValue(const NodeAttrs& attrs, const std::string& key, int want_len = -1,
-                                   int min_len = 0);
+std::vector<float> FloatTupleValue(const NodeAttrs& attrs, const std::string& key,
+                                   int want_len = -1, int min_len = 0);
 
 }  // namespace op
 }  // namespace weft

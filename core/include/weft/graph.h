@@ -35,8 +35,8 @@ class IndexedGraph {
     uint32_t version = 0;
   };
   struct IndexedNode {
-    NodePtr node;                      // the node itself (kept alive)
-    std::vector<EntryRef> inputs;      // node->inputs, as ids
+    NodePtr node;                  // the node itself (kept alive)
+    std::vector<EntryRef> inputs;  // node->inputs, as ids
     std::vector<uint32_t> control_deps;
   };
 

@@ -20,7 +20,8 @@ namespace weft {
 // Calls `visit` once for each node reachable from `heads`, every node after
 // all its inputs and control deps (post-order). Throws Error(kInvalidArgument)
 // naming a node when the nodes form a cycle.
-void DFSVisit(const std::vector<NodeEntry>& heads, const std::function<void(const NodePtr&)>& visit);
+void DFSVisit(const std::vector<NodeEntry>& heads,
+              const std::function<void(const NodePtr&)>& visit);
 
 // The nodes DFSVisit reaches, in visiting order (a topological order).
 std::vector<NodePtr> TopoOrder(const std::vector<NodeEntry>& heads);

@@ -40,8 +40,7 @@ struct InvokeOptions {
 // unless OpDef::inplace lists that (input, output) pair and both are the
 // same bytes.
 void Invoke(Runtime* rt, const std::string& op_name, const std::vector<NDArray>& inputs,
-            const StringMap& params, std::vector<NDArray>* outputs,
-            const InvokeOptions& opts = {});
+            const StringMap& params, std::vector<NDArray>* outputs, const InvokeOptions& opts = {});
 
 // One kernel call with its arrays bound, built once by PrepareKernel and run
 // any number of times: the kernel, its parameters, the blobs of its inputs
@@ -80,10 +79,11 @@ class KernelCall {
   Context ctx() const { return octx_.ctx; }
 
  private:
-  friend std::shared_ptr<const KernelCall> PrepareKernel(Runtime*, const Kernel&, const NodeAttrs&, Context,
-                                                         const std::vector<NDArray>&, const std::vector<NDArray>&,
-                                                         const std::vector<OpReq>&, const std::string&,
-                                                         const CallVersions*);
+  friend std::shared_ptr<const KernelCall> PrepareKernel(Runtime*, const Kernel&, const NodeAttrs&,
+                                                         Context, const std::vector<NDArray>&,
+                                                         const std::vector<NDArray>&,
+                                                         const std::vector<OpReq>&,
+                                                         const std::string&, const CallVersions*);
   KernelFn fn_;
   NodeAttrs attrs_;
   OpContext octx_;
@@ -95,10 +95,10 @@ class KernelCall {
   std::vector<NDArray> keep_;
   std::vector<VarHandle> reads_, writes_;
   std::string name_;
-  std::vector<VarHandle> in_vars_;           // per input, for OpContext::input_versions
-  mutable std::shared_ptr<void> state_;      // OpContext::state; runs are ordered by the engine
-  mutable std::vector<uint64_t> versions_;   // scratch for input_versions
-  CallVersions counters_;                    // see CallVersions
+  std::vector<VarHandle> in_vars_;               // per input, for OpContext::input_versions
+  mutable std::shared_ptr<void> state_;          // OpContext::state; runs are ordered by the engine
+  mutable std::vector<uint64_t> versions_;       // scratch for input_versions
+  CallVersions counters_;                        // see CallVersions
   mutable std::vector<uint64_t> last_versions_;  // of the last run (skip_unchanged)
   mutable bool ran_ = false, last_is_train_ = false;
 };
@@ -107,10 +107,12 @@ class KernelCall {
 // engine errors (attrs.op->name when empty). Outputs must be allocated on
 // `ctx`. Throws Error when elemwise_add is needed but missing for `ctx`.
 // `versions` (optional) gives content version counters (CallVersions).
-std::shared_ptr<const KernelCall> PrepareKernel(Runtime* rt, const Kernel& kernel, const NodeAttrs& attrs,
-                                                Context ctx, const std::vector<NDArray>& inputs,
+std::shared_ptr<const KernelCall> PrepareKernel(Runtime* rt, const Kernel& kernel,
+                                                const NodeAttrs& attrs, Context ctx,
+                                                const std::vector<NDArray>& inputs,
                                                 const std::vector<NDArray>& outputs,
-                                                const std::vector<OpReq>& reqs, const std::string& name = "",
+                                                const std::vector<OpReq>& reqs,
+                                                const std::string& name = "",
                                                 const CallVersions* versions = nullptr);
 
 // PrepareKernel, then one engine operation on the global engine running it

@@ -74,7 +74,8 @@ class KVStore {
   // "dist_sync_device" are accepted as dist_sync). Creating a dist_sync
   // store initialises MPI on first use (MPI_Init_thread, finalised at
   // exit); Error(kNotImplemented) when Weft was built without MPI.
-  static std::unique_ptr<KVStore> Create(const std::string& type, const KVStoreOptions& options = {});
+  static std::unique_ptr<KVStore> Create(const std::string& type,
+                                         const KVStoreOptions& options = {});
   virtual ~KVStore();
 
   // "local", "device" or "dist_sync".

@@ -43,11 +43,11 @@ namespace weft {
 
 // How Fit reports progress.
 enum class ProgressMode {
-  kAuto,   // a bar when the stream is a terminal (stdout/stderr), else lines
-  kBar,    // a carriage-return progress bar
-  kLines,  // a plain line every `log_interval` batches and after the last
-  kNone,   // only the per-epoch summary
-  kSilent, // nothing
+  kAuto,    // a bar when the stream is a terminal (stdout/stderr), else lines
+  kBar,     // a carriage-return progress bar
+  kLines,   // a plain line every `log_interval` batches and after the last
+  kNone,    // only the per-epoch summary
+  kSilent,  // nothing
 };
 
 // What a batch-end callback sees (valid during the call only).
@@ -57,7 +57,8 @@ struct BatchEndParam {
   int64_t num_batches = -1;  // batches per epoch, -1 when the iterator does not know
   int64_t samples = 0;       // samples trained so far this epoch (without padding)
   double seconds = 0;        // since the epoch started
-  const std::vector<std::pair<std::string, double>>* metric = nullptr;  // the training metric so far
+  const std::vector<std::pair<std::string, double>>* metric =
+      nullptr;  // the training metric so far
 };
 
 // Called after each training batch (its update pushed, its metric counted).
@@ -68,19 +69,19 @@ struct FitOptions {
   int begin_epoch = 0;
   int num_epoch = 1;
   ProgressMode progress = ProgressMode::kAuto;
-  int log_interval = 100;           // batches between lines in kLines mode
-  std::ostream* log = nullptr;      // std::cout when null
-  std::string checkpoint_prefix;    // when set, SaveCheckpoint after each epoch
+  int log_interval = 100;               // batches between lines in kLines mode
+  std::ostream* log = nullptr;          // std::cout when null
+  std::string checkpoint_prefix;        // when set, SaveCheckpoint after each epoch
   BatchEndCallback batch_end_callback;  // optional; runs after the progress printer
 };
 
 // One epoch's figures as Fit reports them.
 struct EpochResult {
   int epoch = 0;
-  int64_t samples = 0;  // training samples (without padding)
-  int64_t batches = 0;  // training batches run
-  bool stopped = false; // a batch-end callback stopped training during this epoch
-  double seconds = 0;   // training time of the epoch
+  int64_t samples = 0;   // training samples (without padding)
+  int64_t batches = 0;   // training batches run
+  bool stopped = false;  // a batch-end callback stopped training during this epoch
+  double seconds = 0;    // training time of the epoch
   double samples_per_sec = 0;
   std::vector<std::pair<std::string, double>> train_metric;
   std::vector<std::pair<std::string, double>> eval_metric;  // empty without a validation iterator
@@ -97,7 +98,8 @@ class Module {
   // Binds for the given batch shapes. for_training allocates gradients of
   // every parameter (grad_req write; data and labels get none). Rebinding
   // keeps the current parameter values.
-  void Bind(const std::vector<DataDesc>& data, const std::vector<DataDesc>& label, bool for_training = true);
+  void Bind(const std::vector<DataDesc>& data, const std::vector<DataDesc>& label,
+            bool for_training = true);
   bool binded() const { return exec_ != nullptr; }
   bool for_training() const { return for_training_; }
 
@@ -117,7 +119,8 @@ class Module {
   // Fit then reports and writes checkpoints on rank 0 only. Every rank
   // must run the same number of batches (a batch-end callback that stops
   // one rank early leaves the others waiting until the kvstore's timeout).
-  void InitOptimizer(std::shared_ptr<Optimizer> optimizer, std::shared_ptr<KVStore> kvstore = nullptr);
+  void InitOptimizer(std::shared_ptr<Optimizer> optimizer,
+                     std::shared_ptr<KVStore> kvstore = nullptr);
 
   // Copies the batch into the bound data/label arrays and runs forward.
   void Forward(const DataBatch& batch, bool is_train);
@@ -136,7 +139,8 @@ class Module {
   // validation and no checkpoint, later epochs do not run. The module stays
   // usable (Score, SaveCheckpoint, a later Fit). An exception the callback
   // throws propagates out of Fit.
-  std::vector<EpochResult> Fit(DataIter* train, DataIter* eval, Metric* metric, const FitOptions& options = {});
+  std::vector<EpochResult> Fit(DataIter* train, DataIter* eval, Metric* metric,
+                               const FitOptions& options = {});
   // Runs the iterator once (from Reset) in inference mode; the metric is
   // reset first.
   std::vector<std::pair<std::string, double>> Score(DataIter* data, Metric* metric);

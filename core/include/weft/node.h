@@ -59,9 +59,8 @@ NodePtr MakeVariable(const std::string& name);
 
 // A new node applying `op_name` (looked up in `reg`) to `inputs` with string
 // parameters `params`; parameters are parsed and checked. Returns the node.
-NodePtr MakeOpNode(const OpRegistry& reg, const std::string& op_name,
-                   const std::string& node_name, std::vector<NodeEntry> inputs,
-                   const StringMap& params = {});
+NodePtr MakeOpNode(const OpRegistry& reg, const std::string& op_name, const std::string& node_name,
+                   std::vector<NodeEntry> inputs, const StringMap& params = {});
 
 // Output `index` of a new op node (see MakeOpNode).
 NodeEntry MakeOpEntry(const OpRegistry& reg, const std::string& op_name,

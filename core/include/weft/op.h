@@ -35,8 +35,8 @@ using InferTypeFn =
     std::function<bool(const NodeAttrs&, std::vector<DType>* in, std::vector<DType>* out)>;
 // Symbolic gradient: given the node and the gradients of its outputs, returns
 // one gradient entry per input (built with MakeOpEntry on `reg`).
-using GradientFn = std::function<std::vector<NodeEntry>(
-    const OpRegistry& reg, const NodePtr& node, const std::vector<NodeEntry>& out_grads)>;
+using GradientFn = std::function<std::vector<NodeEntry>(const OpRegistry& reg, const NodePtr& node,
+                                                        const std::vector<NodeEntry>& out_grads)>;
 using CountFn = std::function<int(const ParamValues&)>;
 using NamesFn = std::function<std::vector<std::string>(const ParamValues&)>;
 using InplaceFn = std::function<std::vector<std::pair<int, int>>(const ParamValues&)>;
@@ -81,7 +81,9 @@ struct OpDef {
   // of them tile by tile in one _fused_elemwise).
   bool pointwise = false;
 
-  int NumInputs(const ParamValues& p) const { return num_inputs_fn ? num_inputs_fn(p) : num_inputs; }
+  int NumInputs(const ParamValues& p) const {
+    return num_inputs_fn ? num_inputs_fn(p) : num_inputs;
+  }
   int NumOutputs(const ParamValues& p) const {
     return num_outputs_fn ? num_outputs_fn(p) : num_outputs;
   }
@@ -127,8 +129,9 @@ struct OpContext {
   const uint64_t* input_versions = nullptr;
 };
 
-using KernelFn = std::function<void(const OpContext&, const NodeAttrs&, const std::vector<TBlob>& in,
-                                    const std::vector<OpReq>& req, const std::vector<TBlob>& out)>;
+using KernelFn =
+    std::function<void(const OpContext&, const NodeAttrs&, const std::vector<TBlob>& in,
+                       const std::vector<OpReq>& req, const std::vector<TBlob>& out)>;
 
 struct Kernel {
   std::string backend;  // "cpu", "blas", "cuda"
@@ -148,7 +151,8 @@ class KernelRegistry {
   // Highest-priority kernel for (op, dev), or null.
   const Kernel* Find(const std::string& op, DeviceType dev) const;
   // A specific backend's kernel, or null.
-  const Kernel* FindBackend(const std::string& op, DeviceType dev, const std::string& backend) const;
+  const Kernel* FindBackend(const std::string& op, DeviceType dev,
+                            const std::string& backend) const;
   // Backends registered for (op, dev), highest priority first.
   std::vector<std::string> Backends(const std::string& op, DeviceType dev) const;
 

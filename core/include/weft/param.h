@@ -23,8 +23,8 @@ enum class ParamType {
   kInt,
   kFloat,
   kBool,
-  kShape,    // a tuple such as (3, 3); also accepts a bare integer
-  kEnum,     // one of `choices`
+  kShape,  // a tuple such as (3, 3); also accepts a bare integer
+  kEnum,   // one of `choices`
   kString,
   kDType,    // a dtype name
   kContext,  // "cpu(0)"
@@ -88,12 +88,10 @@ using StringMap = std::map<std::string, std::string>;
 // Parses `kwargs` against `decls` for operator `op_name`. Keys in `ignored`
 // (and keys of the form __name__, MXNet's hidden attributes) are skipped.
 ParamValues ParseParams(const std::string& op_name, const std::vector<ParamDecl>* decls,
-                        const StringMap& kwargs,
-                        const std::vector<std::string>& ignored = {});
+                        const StringMap& kwargs, const std::vector<std::string>& ignored = {});
 
 // Parses one value of `decl`; `what` prefixes the error message.
-ParamValue ParseParamValue(const ParamDecl& decl, const std::string& text,
-                           const std::string& what);
+ParamValue ParseParamValue(const ParamDecl& decl, const std::string& text, const std::string& what);
 
 // Parses MXNet booleans: True/False/true/false/1/0.
 bool ParseBool(const std::string& text, bool* out);

@@ -155,11 +155,11 @@ struct MemoryPlan {
   std::vector<size_t> storage_bytes;
   // The device index (MemoryPlanOptions::node_device) of each storage id.
   std::vector<int> storage_device;
-  int match_range = 16;       // the range used (the best one when searched)
-  size_t naive_bytes = 0;     // one buffer per planned op output
-  size_t planned_bytes = 0;   // sum of storage_bytes
-  size_t num_inplace = 0;     // outputs sharing their input's storage
-  size_t num_reused = 0;      // outputs served from the free list
+  int match_range = 16;      // the range used (the best one when searched)
+  size_t naive_bytes = 0;    // one buffer per planned op output
+  size_t planned_bytes = 0;  // sum of storage_bytes
+  size_t num_inplace = 0;    // outputs sharing their input's storage
+  size_t num_reused = 0;     // outputs served from the free list
 };
 
 // The seed's PlanMemory: reference counts per entry (readers, +1 for graph

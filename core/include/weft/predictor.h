@@ -121,25 +121,25 @@ struct HostOutput {
 };
 
 struct PredictorStats {
-  size_t executors = 0;     // bound executors, over all shape sets
-  size_t shape_sets = 0;    // input shape sets bound
-  size_t in_use = 0;        // executors running a call now
-  size_t weight_bytes = 0;  // the frozen weights, held once
+  size_t executors = 0;         // bound executors, over all shape sets
+  size_t shape_sets = 0;        // input shape sets bound
+  size_t in_use = 0;            // executors running a call now
+  size_t weight_bytes = 0;      // the frozen weights, held once
   size_t activation_bytes = 0;  // planned memory over all executors
-  size_t batches = 0;        // dynamic batches run so far
-  size_t batched_calls = 0;  // calls those batches served
+  size_t batches = 0;           // dynamic batches run so far
+  size_t batched_calls = 0;     // calls those batches served
 };
 
 class Predictor {
  public:
   // `inputs` names every input with its shape, in the order Predict takes
-  // them (the shapes of the first executors; later calls may use others). Throws Error naming what is
-  // wrong: an input that is no argument of the symbol, a weight that
-  // `params` lacks or of the wrong shape, an unknown output name, options
-  // out of range, shapes the model cannot take.
+  // them (the shapes of the first executors; later calls may use others). Throws Error naming what
+  // is wrong: an input that is no argument of the symbol, a weight that `params` lacks or of the
+  // wrong shape, an unknown output name, options out of range, shapes the model cannot take.
   static std::unique_ptr<Predictor> Create(const Symbol& symbol, const ParamMaps& params,
-                                           const std::vector<std::pair<std::string, Shape>>& inputs, Context ctx,
-                                           const PredictorOptions& options = {}, Runtime* rt = nullptr);
+                                           const std::vector<std::pair<std::string, Shape>>& inputs,
+                                           Context ctx, const PredictorOptions& options = {},
+                                           Runtime* rt = nullptr);
   ~Predictor();
   Predictor(const Predictor&) = delete;
   Predictor& operator=(const Predictor&) = delete;

@@ -37,8 +37,7 @@ const char* StatusCodeName(StatusCode code);
 // The exception type every Weft failure uses.
 class Error : public std::runtime_error {
  public:
-  Error(StatusCode code, const std::string& msg)
-      : std::runtime_error(msg), code_(code) {}
+  Error(StatusCode code, const std::string& msg) : std::runtime_error(msg), code_(code) {}
   StatusCode code() const { return code_; }
 
  private:

@@ -34,7 +34,8 @@ struct StridedView {
 
 // The view of forward op `op` (canonical name) with parameters `p` between
 // its data input of shape `data` and its output of shape `out` (both known).
-StridedView ShapeOpView(const std::string& op, const ParamValues& p, const Shape& data, const Shape& out);
+StridedView ShapeOpView(const std::string& op, const ParamValues& p, const Shape& data,
+                        const Shape& out);
 
 // Parameter decoding the shape ops share with their kernels:
 // `axis` in [-nd, nd) made non-negative; throws naming `op` and `what`.

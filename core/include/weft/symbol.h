@@ -31,11 +31,11 @@ namespace weft {
 
 // Optional hints a variable carries into inference and initialisation.
 struct VariableHints {
-  Shape shape;                      // unknown rank = no hint; 0 dims allowed
-  DType dtype = DType::kUnknown;    // kUnknown = no hint
-  std::string init;                 // initializer description, "" = none
+  Shape shape;                    // unknown rank = no hint; 0 dims allowed
+  DType dtype = DType::kUnknown;  // kUnknown = no hint
+  std::string init;               // initializer description, "" = none
   std::optional<double> lr_mult, wd_mult;
-  StringMap attrs;                  // more attributes; hidden keys are wrapped
+  StringMap attrs;  // more attributes; hidden keys are wrapped
 };
 
 class Symbol {

@@ -12,15 +12,15 @@ namespace weft {
 
 const char* DeviceTypeName(DeviceType t) {
   switch (t) {
-    case DeviceType::kCPU: return "cpu";
-    case DeviceType::kGPU: return "gpu";
+    case DeviceType::kCPU:
+      return "cpu";
+    case DeviceType::kGPU:
+      return "gpu";
   }
   return "unknown";
 }
 
-std::string Context::ToString() const {
-  return StrCat(DeviceTypeName(dev_type), "(", dev_id, ")");
-}
+std::string Context::ToString() const { return StrCat(DeviceTypeName(dev_type), "(", dev_id, ")"); }
 
 Context Context::Parse(const std::string& text) {
   std::string s;
@@ -57,7 +57,9 @@ class CpuAPI final : public DeviceAPI {
   void* Alloc(Context ctx, size_t bytes) override {
     size_t rounded = (bytes + 63) / 64 * 64;
     void* p = std::aligned_alloc(64, rounded == 0 ? 64 : rounded);
-    if (!p) Fail(StatusCode::kOutOfMemory, "out of host memory allocating ", bytes, " bytes on ", ctx.ToString());
+    if (!p)
+      Fail(StatusCode::kOutOfMemory, "out of host memory allocating ", bytes, " bytes on ",
+           ctx.ToString());
     return p;
   }
   void Free(Context, void* ptr) override { std::free(ptr); }
@@ -72,9 +74,11 @@ class CpuAPI final : public DeviceAPI {
   }
   void Synchronize(Context) override {}
   void MemoryInfo(Context ctx, size_t* free_bytes, size_t* total_bytes) override {
-    const long page = sysconf(_SC_PAGESIZE), total = sysconf(_SC_PHYS_PAGES), avail = sysconf(_SC_AVPHYS_PAGES);
+    const long page = sysconf(_SC_PAGESIZE), total = sysconf(_SC_PHYS_PAGES),
+               avail = sysconf(_SC_AVPHYS_PAGES);
     if (page <= 0 || total <= 0 || avail < 0)
-      Fail(StatusCode::kDevice, "cannot read the memory size of ", ctx.ToString(), " (sysconf failed)");
+      Fail(StatusCode::kDevice, "cannot read the memory size of ", ctx.ToString(),
+           " (sysconf failed)");
     *free_bytes = static_cast<size_t>(avail) * static_cast<size_t>(page);
     *total_bytes = static_cast<size_t>(total) * static_cast<size_t>(page);
   }

@@ -6,27 +6,43 @@ namespace weft {
 
 size_t DTypeSize(DType t) {
   switch (t) {
-    case DType::kFloat32: return 4;
-    case DType::kFloat64: return 8;
-    case DType::kFloat16: return 2;
-    case DType::kUint8: return 1;
-    case DType::kInt32: return 4;
-    case DType::kInt8: return 1;
-    case DType::kInt64: return 8;
-    default: return 0;
+    case DType::kFloat32:
+      return 4;
+    case DType::kFloat64:
+      return 8;
+    case DType::kFloat16:
+      return 2;
+    case DType::kUint8:
+      return 1;
+    case DType::kInt32:
+      return 4;
+    case DType::kInt8:
+      return 1;
+    case DType::kInt64:
+      return 8;
+    default:
+      return 0;
   }
 }
 
 const char* DTypeName(DType t) {
   switch (t) {
-    case DType::kFloat32: return "float32";
-    case DType::kFloat64: return "float64";
-    case DType::kFloat16: return "float16";
-    case DType::kUint8: return "uint8";
-    case DType::kInt32: return "int32";
-    case DType::kInt8: return "int8";
-    case DType::kInt64: return "int64";
-    default: return "unknown";
+    case DType::kFloat32:
+      return "float32";
+    case DType::kFloat64:
+      return "float64";
+    case DType::kFloat16:
+      return "float16";
+    case DType::kUint8:
+      return "uint8";
+    case DType::kInt32:
+      return "int32";
+    case DType::kInt8:
+      return "int8";
+    case DType::kInt64:
+      return "int64";
+    default:
+      return "unknown";
   }
 }
 

@@ -95,7 +95,8 @@ Shape Shape::Parse(const std::string& text) {
       neg = true;
       ++i;
     }
-    if (i == n || !std::isdigit(static_cast<unsigned char>(text[i]))) return bad("expected an integer");
+    if (i == n || !std::isdigit(static_cast<unsigned char>(text[i])))
+      return bad("expected an integer");
     int64_t v = 0;
     while (i < n && std::isdigit(static_cast<unsigned char>(text[i]))) {
       v = v * 10 + (text[i] - '0');

@@ -48,7 +48,8 @@ void Mark(const OprBlock* op, const RunContext& rc, DeviceAPI* api) {
   void* event = api->RecordEvent(rc.ctx, rc.stream);
   if (!event) return;
   const Context ctx = rc.ctx;
-  StreamMark m{std::shared_ptr<void>(event, [api, ctx](void* e) { api->FreeEvent(ctx, e); }), rc.stream, ctx, api};
+  StreamMark m{std::shared_ptr<void>(event, [api, ctx](void* e) { api->FreeEvent(ctx, e); }),
+               rc.stream, ctx, api};
   for (Var* v : op->reads) v->AddReadMark(m);
   for (Var* v : op->writes) v->SetWriteMark(m);
 }
@@ -59,7 +60,8 @@ void OrderDeviceWork(OprBlock* op, const RunContext& rc, DeviceAPI* api) {
   const bool on_stream = api && rc.stream;
   if (!on_stream && !AnyMarks(op)) return;  // the common CPU case: nothing to order
   if (op->sync_fn) {
-    const bool copy = op->prop == FnProperty::kCopyToDevice || op->prop == FnProperty::kCopyFromDevice;
+    const bool copy =
+        op->prop == FnProperty::kCopyToDevice || op->prop == FnProperty::kCopyFromDevice;
     op->sync_fn = [fn = std::move(op->sync_fn), op, api, copy](RunContext r) {
       Await(op, r, api);
       fn(r);

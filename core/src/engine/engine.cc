@@ -38,12 +38,15 @@ std::thread StartThread(std::function<void()> fn) {
 }
 }  // namespace engine
 
-void OnComplete::operator()(std::exception_ptr error) const { engine_->Complete(opr_, std::move(error)); }
+void OnComplete::operator()(std::exception_ptr error) const {
+  engine_->Complete(opr_, std::move(error));
+}
 
 EngineKind Engine::ParseKind(const std::string& text) {
   if (text == "naive" || text == "NaiveEngine") return EngineKind::kNaive;
   if (text == "threaded" || text == "ThreadedEngine") return EngineKind::kThreaded;
-  Fail(StatusCode::kInvalidArgument, "WEFT_ENGINE: expected 'naive' or 'threaded', given '", text, "'");
+  Fail(StatusCode::kInvalidArgument, "WEFT_ENGINE: expected 'naive' or 'threaded', given '", text,
+       "'");
 }
 
 std::unique_ptr<Engine> Engine::Create(EngineKind kind, const EngineOptions& options) {
@@ -77,8 +80,8 @@ Engine* CreateGlobalEngineLocked() WEFT_REQUIRES(g_engine_mu) {
       char* end = nullptr;
       long n = std::strtol(s, &end, 10);
       if (*end != '\0' || n < 1 || n > 1024)
-        Fail(StatusCode::kInvalidArgument, "WEFT_ENGINE_THREADS: expected an integer in [1, 1024], given '", s,
-             "'");
+        Fail(StatusCode::kInvalidArgument,
+             "WEFT_ENGINE_THREADS: expected an integer in [1, 1024], given '", s, "'");
       opts.cpu_threads = static_cast<int>(n);
     }
   }
@@ -101,14 +104,16 @@ Engine* Engine::Get() {
 
 void Engine::Configure(EngineKind kind, int cpu_threads) {
   if (cpu_threads < 0 || cpu_threads > 1024)
-    Fail(StatusCode::kInvalidArgument, "engine configure: cpu_threads must be in [0, 1024], given ", cpu_threads);
+    Fail(StatusCode::kInvalidArgument, "engine configure: cpu_threads must be in [0, 1024], given ",
+         cpu_threads);
   MutexLock l(&g_engine_mu);
   if (Engine* e = g_engine.load()) {
-    const bool same = e->kind() == kind &&
-                      (kind == EngineKind::kNaive || cpu_threads == 0 || e->num_cpu_workers() == cpu_threads);
+    const bool same = e->kind() == kind && (kind == EngineKind::kNaive || cpu_threads == 0 ||
+                                            e->num_cpu_workers() == cpu_threads);
     if (!same)
-      Fail(StatusCode::kInvalidArgument, "engine configure: the engine is already running (", KindName(e->kind()),
-           ", ", e->num_cpu_workers(), " CPU workers); requested ", KindName(kind), " with ", cpu_threads,
+      Fail(StatusCode::kInvalidArgument, "engine configure: the engine is already running (",
+           KindName(e->kind()), ", ", e->num_cpu_workers(), " CPU workers); requested ",
+           KindName(kind), " with ", cpu_threads,
            " CPU workers; configure before the first array is created");
     return;
   }

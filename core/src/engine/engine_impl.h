@@ -55,8 +55,8 @@ enum class OprKind : uint8_t {
 };
 
 struct OprBlock {
-  AsyncFn fn;        // set for PushAsync
-  SyncFn sync_fn;    // set for PushSync and DeleteVariable (may be empty there)
+  AsyncFn fn;      // set for PushAsync
+  SyncFn sync_fn;  // set for PushSync and DeleteVariable (may be empty there)
   Context ctx;
   std::vector<Var*> reads, writes;
   std::string name;
@@ -141,7 +141,8 @@ class Var {
 
 // A new user op block; throws like SetVars.
 std::unique_ptr<OprBlock> NewOpr(std::string name, Context ctx, const std::vector<VarHandle>& reads,
-                                 const std::vector<VarHandle>& writes, int priority, FnProperty prop);
+                                 const std::vector<VarHandle>& writes, int priority,
+                                 FnProperty prop);
 // The DeleteVariable block of `var`.
 std::unique_ptr<OprBlock> NewDeleteOpr(SyncFn on_delete, Context ctx, VarHandle var);
 
@@ -179,7 +180,8 @@ void WaitDeviceWork(Var* var);
 
 // Fills `op`'s var lists from the user's, dropping duplicates; throws
 // Error(kInvalidArgument) for a null variable or one in both lists.
-void SetVars(OprBlock* op, const std::vector<VarHandle>& reads, const std::vector<VarHandle>& writes);
+void SetVars(OprBlock* op, const std::vector<VarHandle>& reads,
+             const std::vector<VarHandle>& writes);
 
 // The box for `error` with the op name prefixed to its message (code kept
 // for weft::Error, kInternal for anything else).

@@ -39,8 +39,7 @@ class NaiveEngine final : public Engine {
 
   void WaitForVar(VarHandle var) override {
     std::lock_guard<std::recursive_mutex> l(run_mu_);  // an op of another thread may be running
-    if (ErrorRef e = var->error())
-      e->Deliver();
+    if (ErrorRef e = var->error()) e->Deliver();
   }
 
   void WaitForAll() override {

@@ -31,7 +31,10 @@ class TaskQueue {
   // Blocks until an op is available (returned) or Stop was called (null);
   // polls for a moment (SpinWait) before it sleeps.
   OprBlock* Pop() {
-    SpinWait([this] { return size_.load(std::memory_order_acquire) > 0 || stop_flag_.load(std::memory_order_acquire); });
+    SpinWait([this] {
+      return size_.load(std::memory_order_acquire) > 0 ||
+             stop_flag_.load(std::memory_order_acquire);
+    });
     MutexLock l(&mu_);
     while (!stop_ && queue_.empty()) {
       ++sleepers_;

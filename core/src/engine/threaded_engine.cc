@@ -31,7 +31,11 @@ class ThreadedEngine;
 class WorkerPool {
  public:
   WorkerPool(ThreadedEngine* engine, int threads, RunContext rc, DeviceAPI* api = nullptr)
-      : engine_(engine), threads_(threads), rc_(rc), api_(api), queue_(std::make_unique<TaskQueue>()) {}
+      : engine_(engine),
+        threads_(threads),
+        rc_(rc),
+        api_(api),
+        queue_(std::make_unique<TaskQueue>()) {}
   ~WorkerPool() {
     Stop();
     if (api_ && rc_.stream) api_->FreeStream(rc_.ctx, rc_.stream);
@@ -82,10 +86,12 @@ class ThreadedEngine final : public Engine {
     opts_.priority_threads = std::max(1, opts_.priority_threads);
     opts_.device_threads = std::max(1, opts_.device_threads);
     cpu_pool_ = std::make_unique<WorkerPool>(this, opts_.cpu_threads, RunContext{Context::CPU(0)});
-    prio_pool_ = std::make_unique<WorkerPool>(this, opts_.priority_threads, RunContext{Context::CPU(0)});
+    prio_pool_ =
+        std::make_unique<WorkerPool>(this, opts_.priority_threads, RunContext{Context::CPU(0)});
     std::string error;
     if (!cpu_pool_->Start(&error) || !prio_pool_->Start(&error))
-      Fail(StatusCode::kInternal, "engine creation: ", error);  // the members' destructors join what started
+      Fail(StatusCode::kInternal,
+           "engine creation: ", error);  // the members' destructors join what started
   }
   ~ThreadedEngine() override { Stop(); }
 
@@ -117,7 +123,8 @@ class ThreadedEngine final : public Engine {
     if (!var) Fail(StatusCode::kInvalidArgument, "WaitForVar: null variable");
     if (!var->NoPendingWrite()) {
       CheckNotInsideOp(this, "WaitForVar");
-      if (stopped_.load()) Fail(StatusCode::kInvalidArgument, "WaitForVar: the engine is stopped with work pending");
+      if (stopped_.load())
+        Fail(StatusCode::kInvalidArgument, "WaitForVar: the engine is stopped with work pending");
       struct Signal {
         Mutex mu;
         std::condition_variable cv;
@@ -141,12 +148,12 @@ class ThreadedEngine final : public Engine {
         sig->cv.notify_all();
       };
       Submit(op.release());
-      engine::SpinWait([&] { return sig->posted.load(std::memory_order_acquire); }, kWaitSpinBudget);
+      engine::SpinWait([&] { return sig->posted.load(std::memory_order_acquire); },
+                       kWaitSpinBudget);
       MutexLock l(&sig->mu);
       while (!sig->done) l.Wait(&sig->cv);
     }
-    if (ErrorRef e = var->error())
-      e->Deliver();
+    if (ErrorRef e = var->error()) e->Deliver();
     WaitDeviceWork(var);  // the last write may still run on a device
   }
 
@@ -185,7 +192,8 @@ class ThreadedEngine final : public Engine {
     }
     {
       MutexLock dl(&dev_mu_);
-      for (auto& kv : dev_pools_) kv.second->Start(&error);  // one without threads retries on its next op
+      for (auto& kv : dev_pools_)
+        kv.second->Start(&error);  // one without threads retries on its next op
     }
     stopped_.store(false);
   }
@@ -211,7 +219,8 @@ class ThreadedEngine final : public Engine {
     if (op->kind != OprKind::kWait) OrderDeviceWork(op, rc, api);
     op->refs.store(2, std::memory_order_relaxed);
     RunningOpScope scope(this, op);
-    RunOprFn(op, rc, MakeOnComplete(op), [this, op](std::exception_ptr e) { Complete(op, std::move(e)); });
+    RunOprFn(op, rc, MakeOnComplete(op),
+             [this, op](std::exception_ptr e) { Complete(op, std::move(e)); });
     ReleaseOpr(op);
   }
 
@@ -277,7 +286,8 @@ class ThreadedEngine final : public Engine {
         PushToDevicePool(op, false);  // cpu(i), i > 0: its own workers
       return;
     }
-    PushToDevicePool(op, op->prop == FnProperty::kCopyToDevice || op->prop == FnProperty::kCopyFromDevice);
+    PushToDevicePool(
+        op, op->prop == FnProperty::kCopyToDevice || op->prop == FnProperty::kCopyFromDevice);
   }
 
   void PushToDevicePool(OprBlock* op, bool copy) {
@@ -338,7 +348,8 @@ class ThreadedEngine final : public Engine {
   EngineOptions opts_;
   std::unique_ptr<WorkerPool> cpu_pool_, prio_pool_;
   Mutex dev_mu_;
-  std::map<std::pair<Context, bool>, std::unique_ptr<WorkerPool>> dev_pools_ WEFT_GUARDED_BY(dev_mu_);
+  std::map<std::pair<Context, bool>, std::unique_ptr<WorkerPool>> dev_pools_
+      WEFT_GUARDED_BY(dev_mu_);
   Mutex push_mu_;  // orders appends to variable queues
   std::atomic<int64_t> pending_{0};
   Mutex finish_mu_;
@@ -357,7 +368,8 @@ bool WorkerPool::Start(std::string* error) {
       }));
     } catch (const std::system_error& e) {
       if (workers_.empty()) {
-        *error = StrCat("cannot start a worker thread for ", rc_.ctx.ToString(), " (", e.what(), ")");
+        *error =
+            StrCat("cannot start a worker thread for ", rc_.ctx.ToString(), " (", e.what(), ")");
         return false;
       }
       break;  // run with the threads that started

@@ -85,7 +85,8 @@ void Var::SetWriteMark(StreamMark m) {
 
 void Var::AddReadMark(StreamMark m) {
   MutexLock l(&mu_);
-  auto same = std::find_if(marks_.begin(), marks_.end(), [&](const StreamMark& x) { return x.stream == m.stream; });
+  auto same = std::find_if(marks_.begin(), marks_.end(),
+                           [&](const StreamMark& x) { return x.stream == m.stream; });
   if (same != marks_.end())
     *same = std::move(m);
   else
@@ -97,15 +98,16 @@ void Var::DropMarks(const std::vector<StreamMark>& done) {
   MutexLock l(&mu_);
   marks_.erase(std::remove_if(marks_.begin(), marks_.end(),
                               [&](const StreamMark& x) {
-                                return std::any_of(done.begin(), done.end(), [&](const StreamMark& d) {
-                                  return d.event == x.event;
-                                });
+                                return std::any_of(
+                                    done.begin(), done.end(),
+                                    [&](const StreamMark& d) { return d.event == x.event; });
                               }),
                marks_.end());
   marked_.store(!marks_.empty(), std::memory_order_release);
 }
 
-void SetVars(OprBlock* op, const std::vector<VarHandle>& reads, const std::vector<VarHandle>& writes) {
+void SetVars(OprBlock* op, const std::vector<VarHandle>& reads,
+             const std::vector<VarHandle>& writes) {
   auto contains = [](const std::vector<Var*>& v, Var* x) {
     for (Var* y : v)
       if (y == x) return true;
@@ -114,11 +116,13 @@ void SetVars(OprBlock* op, const std::vector<VarHandle>& reads, const std::vecto
   op->reads.reserve(reads.size());
   op->writes.reserve(writes.size());
   for (Var* w : writes) {
-    if (!w) Fail(StatusCode::kInvalidArgument, "engine op '", op->name, "': null variable in writes");
+    if (!w)
+      Fail(StatusCode::kInvalidArgument, "engine op '", op->name, "': null variable in writes");
     if (!contains(op->writes, w)) op->writes.push_back(w);
   }
   for (Var* r : reads) {
-    if (!r) Fail(StatusCode::kInvalidArgument, "engine op '", op->name, "': null variable in reads");
+    if (!r)
+      Fail(StatusCode::kInvalidArgument, "engine op '", op->name, "': null variable in reads");
     if (contains(op->writes, r))
       Fail(StatusCode::kInvalidArgument, "engine op '", op->name,
            "': a variable is listed in both reads and writes (expected disjoint lists)");
@@ -127,7 +131,8 @@ void SetVars(OprBlock* op, const std::vector<VarHandle>& reads, const std::vecto
 }
 
 std::unique_ptr<OprBlock> NewOpr(std::string name, Context ctx, const std::vector<VarHandle>& reads,
-                                 const std::vector<VarHandle>& writes, int priority, FnProperty prop) {
+                                 const std::vector<VarHandle>& writes, int priority,
+                                 FnProperty prop) {
   auto op = std::make_unique<OprBlock>();
   op->name = std::move(name);
   SetVars(op.get(), reads, writes);
@@ -145,17 +150,20 @@ std::unique_ptr<OprBlock> NewDeleteOpr(SyncFn on_delete, Context ctx, VarHandle 
 }
 
 ErrorRef NameError(const std::string& op_name, std::exception_ptr error) {
-  const std::string where = op_name.empty() ? std::string("engine op") : "engine op '" + op_name + "'";
+  const std::string where =
+      op_name.empty() ? std::string("engine op") : "engine op '" + op_name + "'";
   try {
     std::rethrow_exception(error);
   } catch (const OpPartError& e) {
-    return std::make_shared<ErrorBox>(e.code(), StrCat("engine op '", e.part(), "' failed: ", e.what()));
+    return std::make_shared<ErrorBox>(e.code(),
+                                      StrCat("engine op '", e.part(), "' failed: ", e.what()));
   } catch (const Error& e) {
     return std::make_shared<ErrorBox>(e.code(), StrCat(where, " failed: ", e.what()));
   } catch (const std::exception& e) {
     return std::make_shared<ErrorBox>(StatusCode::kInternal, StrCat(where, " failed: ", e.what()));
   } catch (...) {
-    return std::make_shared<ErrorBox>(StatusCode::kInternal, StrCat(where, " failed: unknown exception"));
+    return std::make_shared<ErrorBox>(StatusCode::kInternal,
+                                      StrCat(where, " failed: unknown exception"));
   }
 }
 
@@ -172,7 +180,8 @@ void ErrorLog::Add(const ErrorRef& e) {
   MutexLock l(&mu_);
   errors_.push_back(e);
   if (errors_.size() >= prune_at_) {
-    errors_.erase(std::remove_if(errors_.begin(), errors_.end(), [](const ErrorRef& x) { return x->delivered(); }),
+    errors_.erase(std::remove_if(errors_.begin(), errors_.end(),
+                                 [](const ErrorRef& x) { return x->delivered(); }),
                   errors_.end());
     prune_at_ = std::max<size_t>(64, 2 * errors_.size());
   }
@@ -203,7 +212,8 @@ thread_local const Engine* tl_engine = nullptr;
 thread_local const OprBlock* tl_op = nullptr;
 }  // namespace
 
-RunningOpScope::RunningOpScope(const Engine* engine, const OprBlock* op) : prev_engine_(tl_engine), prev_op_(tl_op) {
+RunningOpScope::RunningOpScope(const Engine* engine, const OprBlock* op)
+    : prev_engine_(tl_engine), prev_op_(tl_op) {
   tl_engine = engine;
   tl_op = op;
 }
@@ -213,14 +223,19 @@ RunningOpScope::~RunningOpScope() {
   tl_op = prev_op_;
 }
 
-const OprBlock* RunningOpScope::Current(const Engine* engine) { return tl_engine == engine ? tl_op : nullptr; }
+const OprBlock* RunningOpScope::Current(const Engine* engine) {
+  return tl_engine == engine ? tl_op : nullptr;
+}
 
 void CheckNotInsideOp(const Engine* engine, const char* what) {
   const OprBlock* op = RunningOpScope::Current(engine);
   if (!op) return;
-  Fail(StatusCode::kInvalidArgument, what, " called from inside engine op '", op->name.empty() ? "<unnamed>" : op->name,
-       "' (an engine callback): the wait would block the worker that runs the callback, waiting for the callback "
-       "itself or for work queued behind it (a deadlock); wait after the callback returns, or declare the "
+  Fail(StatusCode::kInvalidArgument, what, " called from inside engine op '",
+       op->name.empty() ? "<unnamed>" : op->name,
+       "' (an engine callback): the wait would block the worker that runs the callback, waiting "
+       "for the callback "
+       "itself or for work queued behind it (a deadlock); wait after the callback returns, or "
+       "declare the "
        "variables the callback needs in its reads and writes");
 }
 

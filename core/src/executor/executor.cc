@@ -63,8 +63,9 @@ void Executor::Forward(bool is_train) {
   Impl& m = *impl_;
   std::lock_guard<std::mutex> lock(m.call_mu);
   if (is_train && !m.passes.empty())
-    Fail(StatusCode::kInvalidArgument, "Forward(is_train=true): the graph was optimised for inference (",
-         JoinNames(m.passes), "); bind with optimize_inference=false to run a training-mode forward");
+    Fail(StatusCode::kInvalidArgument,
+         "Forward(is_train=true): the graph was optimised for inference (", JoinNames(m.passes),
+         "); bind with optimize_inference=false to run a training-mode forward");
   for (const auto& seg : m.forward_segments) m.Push(seg, is_train);
   m.forward_done = true;
   m.last_is_train = is_train;
@@ -74,11 +75,12 @@ void Executor::Backward(const std::vector<NDArray>& head_grads) {
   Impl& m = *impl_;
   std::lock_guard<std::mutex> lock(m.call_mu);
   if (!m.has_grads)
-    Fail(StatusCode::kInvalidArgument, "Backward: the executor has no gradients (every grad_req is null)");
+    Fail(StatusCode::kInvalidArgument,
+         "Backward: the executor has no gradients (every grad_req is null)");
   if (!m.forward_done) Fail(StatusCode::kInvalidArgument, "Backward: Forward must run first");
   if (!head_grads.empty() && head_grads.size() != outputs_.size())
-    Fail(StatusCode::kInvalidArgument, "Backward: expected ", outputs_.size(), " head gradient(s), given ",
-         head_grads.size());
+    Fail(StatusCode::kInvalidArgument, "Backward: expected ", outputs_.size(),
+         " head gradient(s), given ", head_grads.size());
   const IndexedGraph& g = *m.idx;
   // Check every head gradient before pushing anything.
   for (size_t i = 0; i < outputs_.size(); ++i) {
@@ -90,7 +92,8 @@ void Executor::Backward(const std::vector<NDArray>& head_grads) {
     const NDArray& src = head_grads[i];
     if (src.is_none() || src.shape() != dst.shape() || src.dtype() != dst.dtype())
       Fail(StatusCode::kShape, "Backward: head gradient ", i, " (output '", out_names_[i], "') is ",
-           src.is_none() ? std::string("empty") : src.shape().ToString() + " " + DTypeName(src.dtype()),
+           src.is_none() ? std::string("empty")
+                         : src.shape().ToString() + " " + DTypeName(src.dtype()),
            ", expected ", dst.shape().ToString(), " ", DTypeName(dst.dtype()));
   }
   for (size_t i = 0; i < outputs_.size(); ++i) {
@@ -154,8 +157,9 @@ std::string Executor::DebugString() const {
   bool several = false;
   for (const Context& c : m.devices) several = several || c != ctx_;
   std::ostringstream os;
-  os << "Executor on " << ctx_.ToString() << ": " << g.num_nodes() << " nodes (" << m.num_forward_nodes
-     << " forward), " << args_.size() << " arguments, " << aux_.size() << " aux states\n";
+  os << "Executor on " << ctx_.ToString() << ": " << g.num_nodes() << " nodes ("
+     << m.num_forward_nodes << " forward), " << args_.size() << " arguments, " << aux_.size()
+     << " aux states\n";
   for (uint32_t nid = 0; nid < g.num_nodes(); ++nid) {
     const Node& node = g.node(nid);
     os << (nid < m.num_forward_nodes ? "  F " : "  B ") << nid << " ";
@@ -164,15 +168,17 @@ std::string Executor::DebugString() const {
       os << "Variable:" << node.attrs.name << "\n";
       continue;
     }
-    os << "Op:" << node.op()->name << ", Name=" << node.attrs.name << (m.plan.noop[nid] ? " (no-op)" : "")
-       << (m.constant[nid] ? " (constant)" : "") << "\n";
-    for (const auto& in : g[nid].inputs) os << "      arg[" << g.entry_name(g.entry_id(in)) << "]\n";
+    os << "Op:" << node.op()->name << ", Name=" << node.attrs.name
+       << (m.plan.noop[nid] ? " (no-op)" : "") << (m.constant[nid] ? " (constant)" : "") << "\n";
+    for (const auto& in : g[nid].inputs)
+      os << "      arg[" << g.entry_name(g.entry_id(in)) << "]\n";
     for (uint32_t o = 0; o < node.num_outputs(); ++o) {
       const uint32_t e = g.entry_id(nid, o);
       const int sid = m.plan.storage_id[e];
       os << "      out " << g.entry_name(e) << " " << m.shapes.shapes[e].ToString() << " ";
       if (sid >= 0)
-        os << "storage " << sid << (m.plan.inplace[e] ? " (in place)" : "") << (m.plan.unread[e] ? " (unread)" : "");
+        os << "storage " << sid << (m.plan.inplace[e] ? " (in place)" : "")
+           << (m.plan.unread[e] ? " (unread)" : "");
       else
         os << "in bound array of '" << g.entry_name(m.plan.alias[e]) << "'";
       os << "\n";
@@ -188,11 +194,11 @@ std::string Executor::DebugString() const {
      << (m.optimize ? m.passes.empty() ? "none changed the graph" : JoinNames(m.passes) : "off")
      << "\n";
   const ExecutorMemory mem = memory();
-  os << "Memory: planned " << mem.planned_bytes << " bytes in " << mem.num_storage << " blocks, naive "
-     << mem.naive_bytes << " bytes; " << mem.num_inplace << " in place, " << mem.num_reused
-     << " reused; match_range " << mem.match_range << "\n";
-  os << "Engine operations: " << m.forward_segments.size() << " forward, " << m.backward_segments.size()
-     << " backward (bulk_max_nodes " << m.bulk_max_nodes << ")\n";
+  os << "Memory: planned " << mem.planned_bytes << " bytes in " << mem.num_storage
+     << " blocks, naive " << mem.naive_bytes << " bytes; " << mem.num_inplace << " in place, "
+     << mem.num_reused << " reused; match_range " << mem.match_range << "\n";
+  os << "Engine operations: " << m.forward_segments.size() << " forward, "
+     << m.backward_segments.size() << " backward (bulk_max_nodes " << m.bulk_max_nodes << ")\n";
   return os.str();
 }
 

@@ -11,15 +11,18 @@ namespace weft {
 namespace {
 
 bool EndsWith(const std::string& s, const std::string& suffix) {
-  return s.size() >= suffix.size() && s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
+  return s.size() >= suffix.size() &&
+         s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
 }
 
 // A present array, on `ctx` unless `any_device` (with device groups, where
 // Init checks the devices against the placement).
 void CheckArray(const NDArray& a, const std::string& what, Context ctx, bool any_device) {
-  if (a.is_none()) Fail(StatusCode::kInvalidArgument, "bind: ", what, " is missing (an empty array)");
+  if (a.is_none())
+    Fail(StatusCode::kInvalidArgument, "bind: ", what, " is missing (an empty array)");
   if (!any_device && a.ctx() != ctx)
-    Fail(StatusCode::kDevice, "bind: ", what, " is on ", a.ctx().ToString(), ", expected ", ctx.ToString());
+    Fail(StatusCode::kDevice, "bind: ", what, " is on ", a.ctx().ToString(), ", expected ",
+         ctx.ToString());
 }
 
 // The bytes of array `what` (shape, dtype); throws naming it when the size
@@ -49,22 +52,27 @@ GradReq ParseGradReq(const std::string& text) {
   if (text == "null") return GradReq::kNull;
   if (text == "write" || text == "inplace") return GradReq::kWrite;
   if (text == "add") return GradReq::kAdd;
-  Fail(StatusCode::kInvalidArgument, "grad_req '", text, "' is not one of null, write, add, inplace");
+  Fail(StatusCode::kInvalidArgument, "grad_req '", text,
+       "' is not one of null, write, add, inplace");
 }
 
 const char* GradReqName(GradReq req) {
   switch (req) {
-    case GradReq::kNull: return "null";
-    case GradReq::kWrite: return "write";
-    case GradReq::kAdd: return "add";
+    case GradReq::kNull:
+      return "null";
+    case GradReq::kWrite:
+      return "write";
+    case GradReq::kAdd:
+      return "add";
   }
   return "unknown";
 }
 
-std::unique_ptr<Executor> Executor::Bind(const Symbol& symbol, Context ctx, std::vector<NDArray> args,
-                                         std::vector<NDArray> arg_grads, std::vector<GradReq> grad_reqs,
-                                         std::vector<NDArray> aux_states, const ExecutorOptions& options,
-                                         Runtime* rt) {
+std::unique_ptr<Executor> Executor::Bind(const Symbol& symbol, Context ctx,
+                                         std::vector<NDArray> args, std::vector<NDArray> arg_grads,
+                                         std::vector<GradReq> grad_reqs,
+                                         std::vector<NDArray> aux_states,
+                                         const ExecutorOptions& options, Runtime* rt) {
   std::unique_ptr<Executor> ex(new Executor());
   ex->symbol_ = symbol;
   ex->ctx_ = ctx;
@@ -72,26 +80,28 @@ std::unique_ptr<Executor> Executor::Bind(const Symbol& symbol, Context ctx, std:
   ex->aux_names_ = symbol.ListAuxiliaryStates();
   const size_t n = ex->arg_names_.size();
   if (args.size() != n)
-    Fail(StatusCode::kInvalidArgument, "bind: expected ", n, " argument array(s) (", n ? ex->arg_names_[0] : "",
-         n > 1 ? ", ..." : "", "), given ", args.size());
+    Fail(StatusCode::kInvalidArgument, "bind: expected ", n, " argument array(s) (",
+         n ? ex->arg_names_[0] : "", n > 1 ? ", ..." : "", "), given ", args.size());
   if (aux_states.size() != ex->aux_names_.size())
-    Fail(StatusCode::kInvalidArgument, "bind: expected ", ex->aux_names_.size(), " auxiliary state array(s), given ",
-         aux_states.size());
+    Fail(StatusCode::kInvalidArgument, "bind: expected ", ex->aux_names_.size(),
+         " auxiliary state array(s), given ", aux_states.size());
   if (grad_reqs.size() == 1 && n != 1) grad_reqs.assign(n, grad_reqs[0]);
   if (grad_reqs.empty()) grad_reqs.assign(n, arg_grads.empty() ? GradReq::kNull : GradReq::kWrite);
   if (grad_reqs.size() != n)
-    Fail(StatusCode::kInvalidArgument, "bind: expected ", n, " grad_req value(s) (or one for all), given ",
-         grad_reqs.size());
+    Fail(StatusCode::kInvalidArgument, "bind: expected ", n,
+         " grad_req value(s) (or one for all), given ", grad_reqs.size());
   if (arg_grads.empty()) arg_grads.resize(n);
   if (arg_grads.size() != n)
-    Fail(StatusCode::kInvalidArgument, "bind: expected ", n, " gradient array(s), given ", arg_grads.size());
+    Fail(StatusCode::kInvalidArgument, "bind: expected ", n, " gradient array(s), given ",
+         arg_grads.size());
   const bool groups = !options.group2ctx.empty();
   for (size_t i = 0; i < n; ++i) {
     CheckArray(args[i], "argument '" + ex->arg_names_[i] + "'", ctx, groups);
     if (grad_reqs[i] == GradReq::kNull) continue;
     const std::string what = "gradient array of '" + ex->arg_names_[i] + "'";
     if (arg_grads[i].is_none())
-      Fail(StatusCode::kInvalidArgument, "bind: ", what, " is missing but grad_req is ", GradReqName(grad_reqs[i]));
+      Fail(StatusCode::kInvalidArgument, "bind: ", what, " is missing but grad_req is ",
+           GradReqName(grad_reqs[i]));
     CheckArray(arg_grads[i], what, ctx, groups);
     if (arg_grads[i].shape() != args[i].shape() || arg_grads[i].dtype() != args[i].dtype())
       Fail(StatusCode::kShape, "bind: ", what, " is ", arg_grads[i].shape().ToString(), " ",
@@ -114,12 +124,14 @@ std::unique_ptr<Executor> Executor::BindByName(const Symbol& symbol, Context ctx
                                                const std::map<std::string, GradReq>& grad_reqs,
                                                const std::map<std::string, NDArray>& aux_states,
                                                const ExecutorOptions& options, Runtime* rt) {
-  const std::vector<std::string> arg_names = symbol.ListArguments(), aux_names = symbol.ListAuxiliaryStates();
+  const std::vector<std::string> arg_names = symbol.ListArguments(),
+                                 aux_names = symbol.ListAuxiliaryStates();
   auto check_known = [](const auto& given, const std::vector<std::string>& names,
                         const char* what) {
     for (const auto& kv : given)
       if (std::find(names.begin(), names.end(), kv.first) == names.end())
-        Fail(StatusCode::kInvalidArgument, "bind: '", kv.first, "' is not ", what, " of the symbol");
+        Fail(StatusCode::kInvalidArgument, "bind: '", kv.first, "' is not ", what,
+             " of the symbol");
   };
   check_known(args, arg_names, "an argument");
   check_known(arg_grads, arg_names, "an argument");
@@ -129,28 +141,34 @@ std::unique_ptr<Executor> Executor::BindByName(const Symbol& symbol, Context ctx
   std::vector<GradReq> r;
   for (const auto& name : arg_names) {
     auto it = args.find(name);
-    if (it == args.end()) Fail(StatusCode::kInvalidArgument, "bind: argument '", name, "' is missing");
+    if (it == args.end())
+      Fail(StatusCode::kInvalidArgument, "bind: argument '", name, "' is missing");
     a.push_back(it->second);
     auto g = arg_grads.find(name);
     gr.push_back(g == arg_grads.end() ? NDArray() : g->second);
     auto q = grad_reqs.find(name);
-    r.push_back(q != grad_reqs.end() ? q->second : (g == arg_grads.end() ? GradReq::kNull : GradReq::kWrite));
+    r.push_back(q != grad_reqs.end() ? q->second
+                                     : (g == arg_grads.end() ? GradReq::kNull : GradReq::kWrite));
   }
   for (const auto& name : aux_names) {
     auto it = aux_states.find(name);
-    if (it == aux_states.end()) Fail(StatusCode::kInvalidArgument, "bind: auxiliary state '", name, "' is missing");
+    if (it == aux_states.end())
+      Fail(StatusCode::kInvalidArgument, "bind: auxiliary state '", name, "' is missing");
     x.push_back(it->second);
   }
   return Bind(symbol, ctx, std::move(a), std::move(gr), std::move(r), std::move(x), options, rt);
 }
 
-std::unique_ptr<Executor> Executor::SimpleBind(const Symbol& symbol, Context ctx, const pass::ShapeMap& shapes,
-                                               const pass::DTypeMap& dtypes, const GradReqSpec& grad_req,
+std::unique_ptr<Executor> Executor::SimpleBind(const Symbol& symbol, Context ctx,
+                                               const pass::ShapeMap& shapes,
+                                               const pass::DTypeMap& dtypes,
+                                               const GradReqSpec& grad_req,
                                                const ExecutorOptions& options, Runtime* rt) {
   if (!rt) rt = &Runtime::Global();
   IndexedGraph g(symbol.outputs);
   pass::DTypeMap types = dtypes;
-  const std::vector<std::string> arg_names = symbol.ListArguments(), aux_names = symbol.ListAuxiliaryStates();
+  const std::vector<std::string> arg_names = symbol.ListArguments(),
+                                 aux_names = symbol.ListAuxiliaryStates();
   pass::ShapeResult s = pass::InferShape(g, shapes);
   if (!s.complete())
     Fail(StatusCode::kShape, "simple_bind: cannot infer the shapes of ", JoinNames(s.unknown_names),
@@ -163,7 +181,8 @@ std::unique_ptr<Executor> Executor::SimpleBind(const Symbol& symbol, Context ctx
     if (t.aux_types[i] == DType::kUnknown) types[aux_names[i]] = DType::kFloat32;
   if (!t.complete()) t = pass::InferType(g, types);
   if (!t.complete())
-    Fail(StatusCode::kDType, "simple_bind: cannot infer the dtypes of ", JoinNames(t.unknown_names));
+    Fail(StatusCode::kDType, "simple_bind: cannot infer the dtypes of ",
+         JoinNames(t.unknown_names));
   const size_t n = arg_names.size();
   std::vector<GradReq> reqs(n, grad_req.all);
   if (!grad_req.per_argument.empty()) {
@@ -174,14 +193,16 @@ std::unique_ptr<Executor> Executor::SimpleBind(const Symbol& symbol, Context ctx
   } else if (!grad_req.by_name.empty()) {
     for (const auto& kv : grad_req.by_name)
       if (std::find(arg_names.begin(), arg_names.end(), kv.first) == arg_names.end())
-        Fail(StatusCode::kInvalidArgument, "simple_bind: grad_req names '", kv.first, "', not an argument");
+        Fail(StatusCode::kInvalidArgument, "simple_bind: grad_req names '", kv.first,
+             "', not an argument");
     for (size_t i = 0; i < n; ++i) {
       auto it = grad_req.by_name.find(arg_names[i]);
       reqs[i] = it == grad_req.by_name.end() ? GradReq::kNull : it->second;
     }
   } else {
     for (size_t i = 0; i < n; ++i)
-      if (EndsWith(arg_names[i], "data") || EndsWith(arg_names[i], "label")) reqs[i] = GradReq::kNull;
+      if (EndsWith(arg_names[i], "data") || EndsWith(arg_names[i], "label"))
+        reqs[i] = GradReq::kNull;
   }
   // With device groups (as MXNet's simple_bind): an argument goes to its
   // group's device, else to `ctx`; an aux state to where PlaceDevice puts
@@ -208,18 +229,21 @@ std::unique_ptr<Executor> Executor::SimpleBind(const Symbol& symbol, Context ctx
     return it == var_dev.end() ? ctx : it->second;
   };
   // Refuse what cannot be allocated, by name, before allocating anything.
-  for (size_t i = 0; i < n; ++i) CheckArraySize(StrCat("argument '", arg_names[i], "'"), s.arg_shapes[i], t.arg_types[i]);
+  for (size_t i = 0; i < n; ++i)
+    CheckArraySize(StrCat("argument '", arg_names[i], "'"), s.arg_shapes[i], t.arg_types[i]);
   for (size_t i = 0; i < aux_names.size(); ++i)
     CheckArraySize(StrCat("auxiliary state '", aux_names[i], "'"), s.aux_shapes[i], t.aux_types[i]);
   std::vector<NDArray> args, grads, aux;
   for (size_t i = 0; i < n; ++i) {
     const Context c = device_of(arg_names[i]);
     args.push_back(Zeros(s.arg_shapes[i], t.arg_types[i], c, rt));
-    grads.push_back(reqs[i] == GradReq::kNull ? NDArray() : Zeros(s.arg_shapes[i], t.arg_types[i], c, rt));
+    grads.push_back(reqs[i] == GradReq::kNull ? NDArray()
+                                              : Zeros(s.arg_shapes[i], t.arg_types[i], c, rt));
   }
   for (size_t i = 0; i < aux_names.size(); ++i)
     aux.push_back(Zeros(s.aux_shapes[i], t.aux_types[i], device_of(aux_names[i]), rt));
-  return Bind(symbol, ctx, std::move(args), std::move(grads), std::move(reqs), std::move(aux), options, rt);
+  return Bind(symbol, ctx, std::move(args), std::move(grads), std::move(reqs), std::move(aux),
+              options, rt);
 }
 
 std::unique_ptr<Executor> Executor::Reshape(const pass::ShapeMap& shapes, bool partial_shaping,
@@ -229,16 +253,19 @@ std::unique_ptr<Executor> Executor::Reshape(const pass::ShapeMap& shapes, bool p
   if (!s.complete())
     Fail(StatusCode::kShape, "reshape: cannot infer the shapes of ", JoinNames(s.unknown_names));
   // Same shape: shared; new shape: a view of the old memory, or a new array.
-  auto adapt = [&](const NDArray& old, const Shape& shape, const std::string& name, bool named) -> NDArray {
+  auto adapt = [&](const NDArray& old, const Shape& shape, const std::string& name,
+                   bool named) -> NDArray {
     if (old.is_none() || old.shape() == shape) return old;
     if (!named && !partial_shaping)
-      Fail(StatusCode::kShape, "reshape: '", name, "' would change from ", old.shape().ToString(), " to ",
-           shape.ToString(), " but is not in the new shapes (set partial_shaping to allow it)");
+      Fail(StatusCode::kShape, "reshape: '", name, "' would change from ", old.shape().ToString(),
+           " to ", shape.ToString(),
+           " but is not in the new shapes (set partial_shaping to allow it)");
     const size_t need = CheckArraySize(StrCat("'", name, "'"), shape, old.dtype());
     if (need <= old.Bytes()) return old.AsType(shape, old.dtype());
     if (!allow_up_sizing)
       Fail(StatusCode::kShape, "reshape: '", name, "' grows from ", old.shape().ToString(), " to ",
-           shape.ToString(), " (", need, " > ", old.Bytes(), " bytes); set allow_up_sizing to allocate");
+           shape.ToString(), " (", need, " > ", old.Bytes(),
+           " bytes); set allow_up_sizing to allocate");
     return Zeros(shape, old.dtype(), old.ctx(), impl_->rt);
   };
   std::vector<NDArray> args, grads, aux;
@@ -255,7 +282,8 @@ std::unique_ptr<Executor> Executor::Reshape(const pass::ShapeMap& shapes, bool p
   opt.match_range = impl_->plan.match_range;
   opt.num_groups = 1;
   for (int grp : impl_->plan.group) opt.num_groups = std::max(opt.num_groups, grp + 1);
-  return Bind(symbol_, ctx_, std::move(args), std::move(grads), reqs_, std::move(aux), opt, impl_->rt);
+  return Bind(symbol_, ctx_, std::move(args), std::move(grads), reqs_, std::move(aux), opt,
+              impl_->rt);
 }
 
 }  // namespace weft

@@ -37,7 +37,8 @@ int ResolveBulkMaxNodes(int option) {
 }
 
 std::vector<std::shared_ptr<const Executor::Impl::Segment>> Executor::Impl::BulkSegments(
-    const std::vector<Step>& steps, const IndexedGraph& g, const std::vector<bool>& visible, int max_nodes) {
+    const std::vector<Step>& steps, const IndexedGraph& g, const std::vector<bool>& visible,
+    int max_nodes) {
   std::vector<Segment> segs;
   std::vector<VarHandle> reads;  // every variable the open segment's steps read
   // Finishes `seg`: its reads are what its steps read and none of them writes.
@@ -95,7 +96,8 @@ std::vector<std::shared_ptr<const Executor::Impl::Segment>> Executor::Impl::Bulk
       for (VarHandle r : step.call->reads()) AddUnique(&reads, r);
     }
     const Node& node = g.node(step.nid);
-    for (uint32_t o = 0; o < node.num_outputs(); ++o) ends = ends || visible[g.entry_id(step.nid, o)];
+    for (uint32_t o = 0; o < node.num_outputs(); ++o)
+      ends = ends || visible[g.entry_id(step.nid, o)];
   }
   if (open) Close(&segs.back(), &reads);
   std::vector<std::shared_ptr<const Segment>> out;

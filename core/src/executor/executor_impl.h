@@ -29,17 +29,17 @@ struct Executor::Impl {
   // One op node to run, with its kernel and output requests.
   struct Step {
     uint32_t nid = 0;
-    std::string name;  // "<op>:<node>", the engine operation's name
+    std::string name;                // "<op>:<node>", the engine operation's name
     const Kernel* kernel = nullptr;  // null for a copy between device types
     std::vector<OpReq> reqs;
-    Context ctx;  // the node's device
+    Context ctx;                             // the node's device
     std::shared_ptr<const KernelCall> call;  // bound to the entries at bind; null for a copy
   };
   // Consecutive steps pushed as one engine operation (bulk execution): it
   // reads what its steps read from outside it and writes what they write.
   struct Segment {
     std::vector<std::shared_ptr<const KernelCall>> calls;  // empty for a copy step
-    int64_t copy_nid = -1;  // the copy step's node, or -1
+    int64_t copy_nid = -1;                                 // the copy step's node, or -1
     std::vector<VarHandle> reads, writes;
     std::string name;  // "<first step>..<last step>" (or the step's name)
     Context ctx;
@@ -67,13 +67,13 @@ struct Executor::Impl {
   // Shared with the engine operations in flight, so freeing the executor
   // while they run is safe.
   std::vector<std::shared_ptr<const Segment>> forward_segments, backward_segments;
-  int bulk_max_nodes = 0;  // ExecutorOptions::bulk_max_nodes resolved
+  int bulk_max_nodes = 0;              // ExecutorOptions::bulk_max_nodes resolved
   std::vector<int64_t> head_grad_nid;  // per output: its _head_grad variable, or -1
   std::vector<GradCopy> grad_copies;
   bool has_grads = false;
-  bool optimize = false;                 // ExecutorOptions::optimize_inference resolved
-  std::vector<std::string> passes;       // the inference passes that changed the graph
-  std::vector<bool> constant;            // per node: a constant step (or a constant variable)
+  bool optimize = false;            // ExecutorOptions::optimize_inference resolved
+  std::vector<std::string> passes;  // the inference passes that changed the graph
+  std::vector<bool> constant;       // per node: a constant step (or a constant variable)
   // Per entry of a constant step: its content version (CallVersions).
   std::vector<std::shared_ptr<std::atomic<uint64_t>>> content;
   bool forward_done = false;
@@ -101,12 +101,12 @@ struct Executor::Impl {
   // segment does not already wait for (so independent branches stay in
   // separate operations and can overlap, and a join node does not chain
   // them), and the segment has not produced an entry in `visible` (an array
-  // the caller may read: it is finished as early as before). A copy between device types is a segment of its own.
-  // max_nodes <= 1: one segment per step.
+  // the caller may read: it is finished as early as before). A copy between device types is a
+  // segment of its own. max_nodes <= 1: one segment per step.
   static std::vector<std::shared_ptr<const Segment>> BulkSegments(const std::vector<Step>& steps,
-                                                                 const IndexedGraph& g,
-                                                                 const std::vector<bool>& visible,
-                                                                 int max_nodes);
+                                                                  const IndexedGraph& g,
+                                                                  const std::vector<bool>& visible,
+                                                                  int max_nodes);
 };
 
 // The training graph of `symbol` for these gradient requests (one per
@@ -114,7 +114,8 @@ struct Executor::Impl {
 // with MXNet's head gradients (`heads`, `head_is_var`). `xs` receives the
 // differentiated arguments' indices.
 Graph TrainingGraph(const OpRegistry& reg, const Graph& forward, const std::vector<GradReq>& reqs,
-                    std::vector<size_t>* x_args, std::vector<NodeEntry>* heads, std::vector<bool>* head_is_var);
+                    std::vector<size_t>* x_args, std::vector<NodeEntry>* heads,
+                    std::vector<bool>* head_is_var);
 
 // ExecutorOptions::optimize_inference resolved: false when the option is
 // off or WEFT_EXEC_OPTIMIZE is "0" (throws Error(kInvalidArgument) for a
@@ -126,8 +127,8 @@ bool ResolveOptimizeInference(bool option);
 // a pass whose new op has no kernel for `dev` is skipped, and so is one
 // named in WEFT_EXEC_SKIP_PASSES, a comma-separated list); `applied`
 // receives "<pass> (<n> nodes)" for each that changed the graph.
-Graph OptimizeInference(const OpRegistry& reg, const KernelRegistry& kernels, DeviceType dev, const Graph& forward,
-                        std::vector<std::string>* applied);
+Graph OptimizeInference(const OpRegistry& reg, const KernelRegistry& kernels, DeviceType dev,
+                        const Graph& forward, std::vector<std::string>* applied);
 
 // Per node of `g`: whether it is constant. A variable is constant when it
 // is an aux state (`is_aux`) or a parameter: an argument no op reads at a

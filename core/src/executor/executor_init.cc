@@ -69,7 +69,8 @@ void Executor::Init(const ExecutorOptions& options, Runtime* rt) {
   m.PlanAndAllocate(*this, options, s);
   m.PrepareSteps(*this, s);
   outputs_.clear();
-  for (size_t i = 0; i < s.n_out; ++i) outputs_.push_back(m.entries[m.idx->entry_id(m.idx->outputs()[i])]);
+  for (size_t i = 0; i < s.n_out; ++i)
+    outputs_.push_back(m.entries[m.idx->entry_id(m.idx->outputs()[i])]);
   m.SegmentSteps(options);
 }
 
@@ -84,7 +85,8 @@ void Executor::Impl::BuildGraph(const Executor& ex, const ExecutorOptions& optio
   Graph train = TrainingGraph(reg, s->forward, ex.reqs_, &s->x_args, &s->heads, &s->head_is_var);
   has_grads = !s->x_args.empty();
   // Inference only: the graph passes, then constant steps (PlanAndAllocate).
-  optimize = !has_grads && options.group2ctx.empty() && ResolveOptimizeInference(options.optimize_inference);
+  optimize = !has_grads && options.group2ctx.empty() &&
+             ResolveOptimizeInference(options.optimize_inference);
   {
     IndexedGraph orig(s->forward);
     for (uint32_t nid : orig.argument_nodes()) s->arg_var.push_back(&orig.node(nid));
@@ -108,11 +110,13 @@ void Executor::Impl::BuildGraph(const Executor& ex, const ExecutorOptions& optio
   }
   idx = std::make_unique<IndexedGraph>(graph);
   if (devices.empty()) devices.assign(idx->num_nodes(), ex.ctx_);
-  const Graph placed_forward{std::vector<NodeEntry>(graph.outputs.begin(), graph.outputs.begin() + s->n_out)};
+  const Graph placed_forward{
+      std::vector<NodeEntry>(graph.outputs.begin(), graph.outputs.begin() + s->n_out)};
   s->fidx = std::make_unique<IndexedGraph>(placed_forward);
   num_forward_nodes = static_cast<uint32_t>(s->fidx->num_nodes());
   for (uint32_t nid = 0; nid < num_forward_nodes; ++nid)
-    WEFT_CHECK(&idx->node(nid) == &s->fidx->node(nid)) << "forward nodes must come first in the training graph";
+    WEFT_CHECK(&idx->node(nid) == &s->fidx->node(nid))
+        << "forward nodes must come first in the training graph";
 }
 
 // Every device must exist; gradient and aux arrays must sit where their
@@ -133,8 +137,8 @@ void Executor::Impl::CheckDevices(const Executor& ex, BindState* s) const {
     if (nid < 0) continue;
     const Context want = devices[static_cast<size_t>(nid)];
     if (ex.aux_[i].ctx() != want)
-      Fail(StatusCode::kDevice, "bind: auxiliary state '", ex.aux_names_[i], "' is on ", ex.aux_[i].ctx().ToString(),
-           ", but its variable is placed on ", want.ToString());
+      Fail(StatusCode::kDevice, "bind: auxiliary state '", ex.aux_names_[i], "' is on ",
+           ex.aux_[i].ctx().ToString(), ", but its variable is placed on ", want.ToString());
   }
 }
 
@@ -159,7 +163,8 @@ void Executor::Impl::InferShapesAndTypes(const Executor& ex, BindState* s) {
     std::map<std::string, bool> present;
     for (uint32_t nid : g.input_nodes()) present[g.node(nid).attrs.name] = true;
     auto keep_present = [&](auto* map) {
-      for (auto it = map->begin(); it != map->end();) it = present.count(it->first) ? std::next(it) : map->erase(it);
+      for (auto it = map->begin(); it != map->end();)
+        it = present.count(it->first) ? std::next(it) : map->erase(it);
     };
     keep_present(&shape_in);
     keep_present(&type_in);
@@ -229,7 +234,8 @@ void Executor::Impl::RouteGradients(const Executor& ex, BindState* s) {
 // arguments, aux states and gradient arrays, head gradients, planned
 // blocks and aliases. Sets constant, content, plan, storage, entries and
 // the grad_copies' staging arrays.
-void Executor::Impl::PlanAndAllocate(const Executor& ex, const ExecutorOptions& options, const BindState& s) {
+void Executor::Impl::PlanAndAllocate(const Executor& ex, const ExecutorOptions& options,
+                                     const BindState& s) {
   const IndexedGraph& g = *idx;
   const size_t n_entries = g.num_node_entries();
   pass::MemoryPlanOptions popt;
@@ -239,8 +245,9 @@ void Executor::Impl::PlanAndAllocate(const Executor& ex, const ExecutorOptions& 
   if (s.device_list.size() > 1) {
     popt.node_device.resize(g.num_nodes());
     for (uint32_t nid = 0; nid < g.num_nodes(); ++nid)
-      popt.node_device[nid] = static_cast<int>(
-          std::find(s.device_list.begin(), s.device_list.end(), devices[nid]) - s.device_list.begin());
+      popt.node_device[nid] =
+          static_cast<int>(std::find(s.device_list.begin(), s.device_list.end(), devices[nid]) -
+                           s.device_list.begin());
   }
   content.assign(n_entries, nullptr);
   if (optimize) {
@@ -264,7 +271,8 @@ void Executor::Impl::PlanAndAllocate(const Executor& ex, const ExecutorOptions& 
   storage.clear();
   for (size_t sid = 0; sid < plan.storage_bytes.size(); ++sid)
     storage.emplace_back(Shape{static_cast<int64_t>(std::max<size_t>(plan.storage_bytes[sid], 1))},
-                         s.device_list.at(static_cast<size_t>(plan.storage_device[sid])), DType::kUint8, rt);
+                         s.device_list.at(static_cast<size_t>(plan.storage_device[sid])),
+                         DType::kUint8, rt);
   entries.assign(n_entries, NDArray());
   auto bind_var = [&](const Node* v, const NDArray& a) {
     const int64_t nid = BindState::VarNid(g, v);
@@ -284,7 +292,8 @@ void Executor::Impl::PlanAndAllocate(const Executor& ex, const ExecutorOptions& 
     if (sid >= 0) entries[e] = storage[sid].AsType(shapes.shapes[e], types.dtypes[e]);
   }
   for (uint32_t e = 0; e < n_entries; ++e)
-    if (plan.storage_id[e] == pass::MemoryPlan::kExternal && plan.alias[e] != e) entries[e] = entries[plan.alias[e]];
+    if (plan.storage_id[e] == pass::MemoryPlan::kExternal && plan.alias[e] != e)
+      entries[e] = entries[plan.alias[e]];
   for (auto& c : grad_copies) {
     const NDArray& src = entries[c.entry];
     const NDArray& dst = ex.grads_[c.arg];
@@ -305,8 +314,8 @@ void Executor::Impl::PrepareSteps(const Executor& ex, const BindState& s) {
     step.nid = nid;
     step.name = node.op()->name + ":" + node.attrs.name;
     step.ctx = devices[nid];
-    const bool cross_type =
-        node.op()->name == kCopyOp && devices[g[nid].inputs.at(0).node_id].dev_type != step.ctx.dev_type;
+    const bool cross_type = node.op()->name == kCopyOp &&
+                            devices[g[nid].inputs.at(0).node_id].dev_type != step.ctx.dev_type;
     if (!cross_type) {
       step.kernel = rt->kernels().Find(node.op()->name, step.ctx.dev_type);
       if (!step.kernel)
@@ -323,7 +332,8 @@ void Executor::Impl::PrepareSteps(const Executor& ex, const BindState& s) {
       in.push_back(entries[g.entry_id(e)]);
       versions.inputs.push_back(content[g.entry_id(e)]);
     }
-    for (uint32_t o = 0; o < node.num_outputs(); ++o) versions.outputs.push_back(content[g.entry_id(nid, o)]);
+    for (uint32_t o = 0; o < node.num_outputs(); ++o)
+      versions.outputs.push_back(content[g.entry_id(nid, o)]);
     for (uint32_t o = 0; o < node.num_outputs(); ++o) {
       const uint32_t e = g.entry_id(nid, o);
       OpReq r = plan.unread[e] ? OpReq::kNull : OpReq::kWrite;
@@ -332,7 +342,8 @@ void Executor::Impl::PrepareSteps(const Executor& ex, const BindState& s) {
       out.push_back(entries[e]);
     }
     if (step.kernel)
-      step.call = PrepareKernel(rt, *step.kernel, node.attrs, step.ctx, in, out, step.reqs, step.name, &versions);
+      step.call = PrepareKernel(rt, *step.kernel, node.attrs, step.ctx, in, out, step.reqs,
+                                step.name, &versions);
     (nid < num_forward_nodes ? forward_steps : backward_steps).push_back(std::move(step));
   }
 }

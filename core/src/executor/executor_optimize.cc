@@ -10,7 +10,8 @@ namespace weft {
 namespace {
 
 bool EndsWith(const std::string& s, const std::string& suffix) {
-  return s.size() >= suffix.size() && s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
+  return s.size() >= suffix.size() &&
+         s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
 }
 
 // Whether WEFT_EXEC_SKIP_PASSES (comma-separated pass names) names `pass`.
@@ -33,13 +34,14 @@ bool ResolveOptimizeInference(bool option) {
   Fail(StatusCode::kInvalidArgument, "WEFT_EXEC_OPTIMIZE is '", v, "', expected 0 or 1");
 }
 
-Graph OptimizeInference(const OpRegistry& reg, const KernelRegistry& kernels, DeviceType dev, const Graph& forward,
-                        std::vector<std::string>* applied) {
+Graph OptimizeInference(const OpRegistry& reg, const KernelRegistry& kernels, DeviceType dev,
+                        const Graph& forward, std::vector<std::string>* applied) {
   Graph g = forward;
   // Keeps a pass's result when it changed the graph, noting "<pass> (<n> nodes<detail>)".
   auto take = [&](const char* name, pass::RewriteResult r, const std::string& detail) {
     if (r.changes == 0) return;
-    applied->push_back(StrCat(name, " (", r.changes, " node", r.changes == 1 ? "" : "s", detail, ")"));
+    applied->push_back(
+        StrCat(name, " (", r.changes, " node", r.changes == 1 ? "" : "s", detail, ")"));
     g = std::move(r.graph);
   };
   struct Pass {
@@ -56,7 +58,8 @@ Graph OptimizeInference(const OpRegistry& reg, const KernelRegistry& kernels, De
   }
   // Blocked layouts where the convolution kernel asks for them.
   const Kernel* conv = kernels.Find("_fused_Convolution", dev);
-  if (conv && conv->channel_block > 0 && kernels.Find("_layout_block", dev) && !Skipped("BlockConvLayouts"))
+  if (conv && conv->channel_block > 0 && kernels.Find("_layout_block", dev) &&
+      !Skipped("BlockConvLayouts"))
     take("BlockConvLayouts", pass::BlockConvLayouts(reg, g, conv->channel_block),
          StrCat(", block ", conv->channel_block));
   return g;
@@ -73,8 +76,8 @@ std::vector<bool> ConstantNodes(const IndexedGraph& g, const std::vector<bool>& 
     if (op.input_names) names = op.input_names(node.attrs.params);
     for (size_t i = 0; i < g[nid].inputs.size(); ++i) {
       const std::string name = i < names.size() ? names[i] : "data";
-      const bool data_like = name.rfind("data", 0) == 0 || name.rfind("arg", 0) == 0 || name == "lhs" ||
-                             name == "rhs" || name == "label";
+      const bool data_like = name.rfind("data", 0) == 0 || name.rfind("arg", 0) == 0 ||
+                             name == "lhs" || name == "rhs" || name == "label";
       if (data_like) read_as_data[g[nid].inputs[i].node_id] = true;
     }
   }
@@ -83,7 +86,8 @@ std::vector<bool> ConstantNodes(const IndexedGraph& g, const std::vector<bool>& 
     const Node& node = g.node(nid);
     if (!node.is_variable()) continue;
     const std::string& name = node.attrs.name;
-    constant[nid] = is_aux[nid] || !(read_as_data[nid] || EndsWith(name, "data") || EndsWith(name, "label"));
+    constant[nid] =
+        is_aux[nid] || !(read_as_data[nid] || EndsWith(name, "data") || EndsWith(name, "label"));
   }
   return PropagateConstants(g, std::move(constant));
 }

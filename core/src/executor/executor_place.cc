@@ -11,7 +11,8 @@
 namespace weft {
 
 Graph TrainingGraph(const OpRegistry& reg, const Graph& forward, const std::vector<GradReq>& reqs,
-                    std::vector<size_t>* x_args, std::vector<NodeEntry>* heads, std::vector<bool>* head_is_var) {
+                    std::vector<size_t>* x_args, std::vector<NodeEntry>* heads,
+                    std::vector<bool>* head_is_var) {
   IndexedGraph fidx(forward);
   std::vector<NodeEntry> xs;
   x_args->clear();

@@ -7,7 +7,8 @@
 
 namespace weft {
 
-void DFSVisit(const std::vector<NodeEntry>& heads, const std::function<void(const NodePtr&)>& visit) {
+void DFSVisit(const std::vector<NodeEntry>& heads,
+              const std::function<void(const NodePtr&)>& visit) {
   enum : uint8_t { kNew = 0, kOnStack = 1, kDone = 2 };
   std::unordered_map<const Node*, uint8_t> state;
   std::vector<std::pair<const NodePtr*, size_t>> stack;  // node, next input to look at
@@ -33,7 +34,8 @@ void DFSVisit(const std::vector<NodeEntry>& heads, const std::function<void(cons
         Fail(StatusCode::kInvalidArgument, "node '", n.attrs.name, "' has an input without a node");
       uint8_t& s = state[child.get()];
       if (s == kOnStack)
-        Fail(StatusCode::kInvalidArgument, "graph has a cycle through node '", child->attrs.name, "'");
+        Fail(StatusCode::kInvalidArgument, "graph has a cycle through node '", child->attrs.name,
+             "'");
       if (s == kNew) {
         s = kOnStack;
         stack.emplace_back(&child, 0);

@@ -16,10 +16,13 @@ void CheckArity(const Node& n) {
   if (want < 0 || n.inputs.size() == static_cast<size_t>(want)) return;
   std::string names;
   for (const auto& s : n.op()->InputNames(n.attrs.params)) names += (names.empty() ? "" : ", ") + s;
-  const std::string label =
-      n.attrs.name.empty() ? StrCat("an unnamed ", n.op()->name, " node") : StrCat("node '", n.attrs.name, "' (", n.op()->name, ")");
-  Fail(StatusCode::kInvalidArgument, label, " has ", n.inputs.size(), " inputs, the operator takes ", want, " (",
-       names, ")", n.inputs.empty() ? ": an operator symbol from create_atomic must be composed before use" : "");
+  const std::string label = n.attrs.name.empty()
+                                ? StrCat("an unnamed ", n.op()->name, " node")
+                                : StrCat("node '", n.attrs.name, "' (", n.op()->name, ")");
+  Fail(StatusCode::kInvalidArgument, label, " has ", n.inputs.size(),
+       " inputs, the operator takes ", want, " (", names, ")",
+       n.inputs.empty() ? ": an operator symbol from create_atomic must be composed before use"
+                        : "");
 }
 
 }  // namespace
@@ -32,7 +35,8 @@ IndexedGraph::IndexedGraph(const std::vector<NodeEntry>& outputs) {
     if (!n->is_variable()) CheckArity(*n);
     IndexedNode in;
     in.node = n;
-    for (const NodeEntry& e : n->inputs) in.inputs.push_back({ids_.at(e.node.get()), e.index, e.version});
+    for (const NodeEntry& e : n->inputs)
+      in.inputs.push_back({ids_.at(e.node.get()), e.index, e.version});
     for (const NodePtr& d : n->control_deps) in.control_deps.push_back(ids_.at(d.get()));
     nodes_.push_back(std::move(in));
     row_ptr_.push_back(row_ptr_.back() + n->num_outputs());
@@ -43,10 +47,12 @@ IndexedGraph::IndexedGraph(const std::vector<NodeEntry>& outputs) {
     const Node& n = *in.node;
     if (n.is_variable() || !n.op()->mutate_inputs) continue;
     for (int i : n.op()->mutate_inputs(n.attrs.params))
-      if (i >= 0 && static_cast<size_t>(i) < in.inputs.size()) mutable_[in.inputs[i].node_id] = true;
+      if (i >= 0 && static_cast<size_t>(i) < in.inputs.size())
+        mutable_[in.inputs[i].node_id] = true;
   }
   for (uint32_t nid : input_nodes_) (mutable_[nid] ? aux_nodes_ : argument_nodes_).push_back(nid);
-  for (const NodeEntry& e : outputs) outputs_.push_back({ids_.at(e.node.get()), e.index, e.version});
+  for (const NodeEntry& e : outputs)
+    outputs_.push_back({ids_.at(e.node.get()), e.index, e.version});
 }
 
 uint32_t IndexedGraph::node_id(const Node* n) const {

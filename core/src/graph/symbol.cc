@@ -20,7 +20,8 @@ std::string Lower(std::string s) {
 }
 
 bool IsWrappedKey(const std::string& key) {
-  return key.size() > 4 && key.compare(0, 2, "__") == 0 && key.compare(key.size() - 2, 2, "__") == 0;
+  return key.size() > 4 && key.compare(0, 2, "__") == 0 &&
+         key.compare(key.size() - 2, 2, "__") == 0;
 }
 
 std::string Label(const Node& n) {
@@ -63,7 +64,8 @@ Symbol Symbol::CreateVariable(const std::string& name, const VariableHints& hint
   if (hints.shape.ndim_known()) dict["__shape__"] = hints.shape.ToString();
   if (hints.dtype != DType::kUnknown) {
     if (!IsValidDType(static_cast<int>(hints.dtype)))
-      Fail(StatusCode::kDType, "variable '", name, "': invalid dtype code ", static_cast<int>(hints.dtype));
+      Fail(StatusCode::kDType, "variable '", name, "': invalid dtype code ",
+           static_cast<int>(hints.dtype));
     dict["__dtype__"] = std::to_string(static_cast<int>(hints.dtype));
   }
   if (!hints.init.empty()) dict["__init__"] = hints.init;
@@ -75,7 +77,8 @@ Symbol Symbol::CreateVariable(const std::string& name, const VariableHints& hint
   return s;
 }
 
-Symbol Symbol::CreateAtomic(const OpRegistry& reg, const std::string& op_name, const StringMap& params) {
+Symbol Symbol::CreateAtomic(const OpRegistry& reg, const std::string& op_name,
+                            const StringMap& params) {
   const OpDef& op = reg.Get(op_name);
   auto n = std::make_shared<Node>();
   n->attrs.op = &op;
@@ -87,8 +90,9 @@ Symbol Symbol::CreateAtomic(const OpRegistry& reg, const std::string& op_name, c
       for (const auto& hk : HiddenKeys()) {
         if (key.size() > hk.size() + 1 && key.compare(key.size() - hk.size(), hk.size(), hk) == 0 &&
             key[key.size() - hk.size() - 1] == '_')
-          Fail(StatusCode::kInvalidArgument, "operator ", op.name, ": setting variable attributes with '",
-               key, "' is not supported; create the variable with ", hk, "=", kv.second,
+          Fail(StatusCode::kInvalidArgument, "operator ", op.name,
+               ": setting variable attributes with '", key,
+               "' is not supported; create the variable with ", hk, "=", kv.second,
                " and pass it as input '", key.substr(0, key.size() - hk.size() - 1), "'");
       }
     }
@@ -125,8 +129,8 @@ void Symbol::Compose(const std::vector<Symbol>& args, const std::map<std::string
   ComposeGraph(args, kwargs);
 }
 
-void Symbol::ComposeAtomic(const std::vector<Symbol>& args, const std::map<std::string, Symbol>& kwargs,
-                           const std::string& name) {
+void Symbol::ComposeAtomic(const std::vector<Symbol>& args,
+                           const std::map<std::string, Symbol>& kwargs, const std::string& name) {
   auto n = std::make_shared<Node>(*outputs[0].node);
   const OpDef* op = n->op();
   n->attrs.name = NameManager::Current()->Get(name, hint_.empty() ? Lower(op->name) : hint_);
@@ -137,8 +141,8 @@ void Symbol::ComposeAtomic(const std::vector<Symbol>& args, const std::map<std::
   const std::vector<std::string> in_names = op->InputNames(n->attrs.params);
   const size_t num_in = static_cast<size_t>(op->NumInputs(n->attrs.params));
   if (args.size() > num_in)
-    Fail(StatusCode::kInvalidArgument, Label(*n), ": too many positional arguments: given ", args.size(),
-         ", the operator takes ", num_in, " (", JoinNames(in_names), ")");
+    Fail(StatusCode::kInvalidArgument, Label(*n), ": too many positional arguments: given ",
+         args.size(), ", the operator takes ", num_in, " (", JoinNames(in_names), ")");
   auto in_name = [&](size_t i) { return i < in_names.size() ? in_names[i] : StrCat("input", i); };
   std::vector<std::optional<NodeEntry>> inputs(num_in);
   for (size_t i = 0; i < args.size(); ++i)
@@ -169,15 +173,16 @@ void Symbol::ComposeAtomic(const std::vector<Symbol>& args, const std::map<std::
   hint_.clear();
 }
 
-void Symbol::ComposeGraph(const std::vector<Symbol>& args, const std::map<std::string, Symbol>& kwargs) {
+void Symbol::ComposeGraph(const std::vector<Symbol>& args,
+                          const std::map<std::string, Symbol>& kwargs) {
   std::vector<NodeEntry> copy = CopyGraph(outputs);
   std::vector<NodePtr> vars;
   DFSVisit(copy, [&](const NodePtr& n) {
     if (n->is_variable()) vars.push_back(n);
   });
   if (args.size() > vars.size())
-    Fail(StatusCode::kInvalidArgument, "compose: too many positional arguments: given ", args.size(),
-         ", the symbol has ", vars.size(), " inputs");
+    Fail(StatusCode::kInvalidArgument, "compose: too many positional arguments: given ",
+         args.size(), ", the symbol has ", vars.size(), " inputs");
   std::unordered_map<const Node*, NodeEntry> replace;
   for (size_t i = 0; i < args.size(); ++i)
     replace[vars[i].get()] =
@@ -219,14 +224,16 @@ Symbol Symbol::Apply(const OpRegistry& reg, const std::string& op, const std::ve
   return s;
 }
 
-Symbol Symbol::Apply(const std::string& op, const std::vector<Symbol>& args, const StringMap& params,
-                     const std::string& name, const std::map<std::string, Symbol>& kwargs) {
+Symbol Symbol::Apply(const std::string& op, const std::vector<Symbol>& args,
+                     const StringMap& params, const std::string& name,
+                     const std::map<std::string, Symbol>& kwargs) {
   return Apply(Runtime::Global().ops(), op, args, params, name, kwargs);
 }
 
 Symbol Symbol::Group(const std::vector<Symbol>& symbols) {
   Symbol s;
-  for (const Symbol& x : symbols) s.outputs.insert(s.outputs.end(), x.outputs.begin(), x.outputs.end());
+  for (const Symbol& x : symbols)
+    s.outputs.insert(s.outputs.end(), x.outputs.begin(), x.outputs.end());
   return s;
 }
 

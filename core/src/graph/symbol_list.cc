@@ -27,8 +27,9 @@ Node* HeadNode(const std::vector<NodeEntry>& outputs) {
 Node* RequireHead(const std::vector<NodeEntry>& outputs, const char* what) {
   Node* n = HeadNode(outputs);
   if (!n)
-    Fail(StatusCode::kInvalidArgument, what, " needs a symbol whose outputs all come from one node (",
-         outputs.size(), " outputs given)");
+    Fail(StatusCode::kInvalidArgument, what,
+         " needs a symbol whose outputs all come from one node (", outputs.size(),
+         " outputs given)");
   return n;
 }
 
@@ -108,7 +109,9 @@ void Symbol::SetAttr(const std::string& key, const std::string& value) {
   n->attrs.dict[k] = value;
 }
 
-StringMap Symbol::ListAttrShallow() const { return RequireHead(outputs, "ListAttrShallow")->attrs.dict; }
+StringMap Symbol::ListAttrShallow() const {
+  return RequireHead(outputs, "ListAttrShallow")->attrs.dict;
+}
 
 StringMap Symbol::ListAttr() const {
   StringMap out;

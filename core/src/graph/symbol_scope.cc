@@ -19,8 +19,8 @@ NameManager* DefaultManager() {
 }  // namespace
 
 const std::vector<std::string>& HiddenKeys() {
-  static const std::vector<std::string> keys = {"ctx_group",      "lr_mult",      "wd_mult",
-                                                "force_mirroring", "mirror_stage", "profiler_scope"};
+  static const std::vector<std::string> keys = {
+      "ctx_group", "lr_mult", "wd_mult", "force_mirroring", "mirror_stage", "profiler_scope"};
   return keys;
 }
 
@@ -65,14 +65,17 @@ std::string FormatScalar(double v) {
   char buf[64];
   for (int prec = 1; prec <= 17; ++prec) {
     std::snprintf(buf, sizeof(buf), "%.*g", prec, v);
-    if (as_float ? std::strtof(buf, nullptr) == static_cast<float>(v) : std::strtod(buf, nullptr) == v)
+    if (as_float ? std::strtof(buf, nullptr) == static_cast<float>(v)
+                 : std::strtod(buf, nullptr) == v)
       break;
   }
   return buf;
 }
 
 namespace {
-Symbol Binary(const char* op, const Symbol& a, const Symbol& b) { return Symbol::Apply(op, {a, b}); }
+Symbol Binary(const char* op, const Symbol& a, const Symbol& b) {
+  return Symbol::Apply(op, {a, b});
+}
 Symbol Scalar(const char* op, const Symbol& a, double s) {
   return Symbol::Apply(op, {a}, {{"scalar", FormatScalar(s)}});
 }

@@ -19,14 +19,14 @@ void Invoke(Runtime* rt, const std::string& op_name, const std::vector<NDArray>&
   const int n_in = op.NumInputs(attrs.params);
   const int n_out = op.NumOutputs(attrs.params);
   if (static_cast<int>(inputs.size()) != n_in)
-    Fail(StatusCode::kInvalidArgument, "operator ", op.name, ": expected ", n_in, " input(s), given ",
-         inputs.size());
+    Fail(StatusCode::kInvalidArgument, "operator ", op.name, ": expected ", n_in,
+         " input(s), given ", inputs.size());
   if (!outputs->empty() && static_cast<int>(outputs->size()) != n_out)
-    Fail(StatusCode::kInvalidArgument, "operator ", op.name, ": expected ", n_out, " output(s), given ",
-         outputs->size());
+    Fail(StatusCode::kInvalidArgument, "operator ", op.name, ": expected ", n_out,
+         " output(s), given ", outputs->size());
   if (!opts.reqs.empty() && static_cast<int>(opts.reqs.size()) != n_out)
-    Fail(StatusCode::kInvalidArgument, "operator ", op.name, ": expected ", n_out, " request(s), given ",
-         opts.reqs.size());
+    Fail(StatusCode::kInvalidArgument, "operator ", op.name, ": expected ", n_out,
+         " request(s), given ", opts.reqs.size());
   outputs->resize(n_out);
 
   // Context: the inputs' (all equal), else the ctx parameter, else cpu(0).
@@ -41,8 +41,8 @@ void Invoke(Runtime* rt, const std::string& op_name, const std::vector<NDArray>&
       ctx = inputs[i].ctx();
       have_ctx = true;
     } else if (inputs[i].ctx() != ctx) {
-      Fail(StatusCode::kDevice, "operator ", op.name, ": input ", i, " ('", in_names[i], "') is on ",
-           inputs[i].ctx().ToString(), " but input 0 is on ", ctx.ToString());
+      Fail(StatusCode::kDevice, "operator ", op.name, ": input ", i, " ('", in_names[i],
+           "') is on ", inputs[i].ctx().ToString(), " but input 0 is on ", ctx.ToString());
     }
   }
   if (!have_ctx) {
@@ -96,7 +96,8 @@ void Invoke(Runtime* rt, const std::string& op_name, const std::vector<NDArray>&
     if (!opts.reqs.empty()) reqs[i] = opts.reqs[i];
     if (out.is_none()) {
       if (reqs[i] == OpReq::kAdd)
-        Fail(StatusCode::kInvalidArgument, "operator ", op.name, ": req=add needs an existing output ", i);
+        Fail(StatusCode::kInvalidArgument, "operator ", op.name,
+             ": req=add needs an existing output ", i);
       out = NDArray(out_shapes[i], ctx, out_types[i], rt);
     } else {
       if (given_out[i] != out_shapes[i])
@@ -106,8 +107,8 @@ void Invoke(Runtime* rt, const std::string& op_name, const std::vector<NDArray>&
         Fail(StatusCode::kDType, "operator ", op.name, ": output ", i, " has dtype ",
              DTypeName(given_types[i]), ", expected ", DTypeName(out_types[i]));
       if (out.ctx() != ctx)
-        Fail(StatusCode::kDevice, "operator ", op.name, ": output ", i, " is on ", out.ctx().ToString(),
-             ", expected ", ctx.ToString());
+        Fail(StatusCode::kDevice, "operator ", op.name, ": output ", i, " is on ",
+             out.ctx().ToString(), ", expected ", ctx.ToString());
     }
   }
   // A given output that overlaps an input's bytes (an op written into its

@@ -23,15 +23,18 @@ void KernelCall::Run(const RunContext& rc, bool is_train) const {
   Engine* engine = Engine::Get();
   for (size_t i = 0; i < in_vars_.size(); ++i) {
     const auto* counter = i < counters_.inputs.size() ? counters_.inputs[i].get() : nullptr;
-    versions_[i] = counter ? counter->load(std::memory_order_acquire)
-                           : in_vars_[i] ? engine->VarVersion(in_vars_[i]) : 0;
+    versions_[i] = counter       ? counter->load(std::memory_order_acquire)
+                   : in_vars_[i] ? engine->VarVersion(in_vars_[i])
+                                 : 0;
   }
-  if (counters_.skip_unchanged && ran_ && last_is_train_ == is_train && last_versions_ == versions_) return;
+  if (counters_.skip_unchanged && ran_ && last_is_train_ == is_train && last_versions_ == versions_)
+    return;
   o.state = &state_;
   o.input_versions = versions_.data();
   fn_(o, attrs_, in_, reqs_, out_);
   // dst += temporary, with the elemwise_add kernel.
-  for (const auto& [tmp, dst] : add_later_) add_fn_(o, add_attrs_, {dst, tmp}, {OpReq::kWrite}, {dst});
+  for (const auto& [tmp, dst] : add_later_)
+    add_fn_(o, add_attrs_, {dst, tmp}, {OpReq::kWrite}, {dst});
   if (counters_.skip_unchanged) {
     last_versions_ = versions_;
     last_is_train_ = is_train;
@@ -41,11 +44,10 @@ void KernelCall::Run(const RunContext& rc, bool is_train) const {
   }
 }
 
-std::shared_ptr<const KernelCall> PrepareKernel(Runtime* rt, const Kernel& kernel, const NodeAttrs& attrs,
-                                                Context ctx, const std::vector<NDArray>& inputs,
-                                                const std::vector<NDArray>& outputs,
-                                                const std::vector<OpReq>& reqs, const std::string& name,
-                                                const CallVersions* versions) {
+std::shared_ptr<const KernelCall> PrepareKernel(
+    Runtime* rt, const Kernel& kernel, const NodeAttrs& attrs, Context ctx,
+    const std::vector<NDArray>& inputs, const std::vector<NDArray>& outputs,
+    const std::vector<OpReq>& reqs, const std::string& name, const CallVersions* versions) {
   if (!rt) rt = &Runtime::Global();
   auto call = std::make_shared<KernelCall>();
   if (versions) call->counters_ = *versions;
@@ -70,12 +72,15 @@ std::shared_ptr<const KernelCall> PrepareKernel(Runtime* rt, const Kernel& kerne
   call->versions_.resize(inputs.size());
   for (size_t i = 0; i < outputs.size(); ++i) {
     const NDArray& out = outputs[i];
-    WEFT_CHECK(!out.is_none()) << "PushKernel " << op_name << ": output " << i << " is not allocated";
+    WEFT_CHECK(!out.is_none()) << "PushKernel " << op_name << ": output " << i
+                               << " is not allocated";
     if (reqs[i] == OpReq::kAdd && !kernel.supports_add) {
       if (!call->add_fn_) {
         const OpDef& add = rt->ops().Get("elemwise_add");
         const Kernel* k = rt->kernels().Find(add.name, ctx.dev_type);
-        if (!k) Fail(StatusCode::kNotImplemented, "operator ", op_name, ": req=add needs elemwise_add on ", ctx.ToString());
+        if (!k)
+          Fail(StatusCode::kNotImplemented, "operator ", op_name,
+               ": req=add needs elemwise_add on ", ctx.ToString());
         call->add_fn_ = k->fn;
         call->add_attrs_.op = &add;
         call->add_attrs_.name = add.name;
@@ -101,7 +106,8 @@ std::shared_ptr<const KernelCall> PrepareKernel(Runtime* rt, const Kernel& kerne
     for (int i : attrs.op->mutate_inputs(attrs.params)) {
       WEFT_CHECK(i >= 0 && static_cast<size_t>(i) < inputs.size())
           << "PushKernel " << op_name << ": mutated input " << i << " of " << inputs.size();
-      if (!inputs[i].is_none() && !Contains(writes, inputs[i].var())) writes.push_back(inputs[i].var());
+      if (!inputs[i].is_none() && !Contains(writes, inputs[i].var()))
+        writes.push_back(inputs[i].var());
     }
   }
   for (const auto& a : inputs) {
@@ -114,9 +120,10 @@ std::shared_ptr<const KernelCall> PrepareKernel(Runtime* rt, const Kernel& kerne
 void PushKernel(Runtime* rt, const Kernel& kernel, const NodeAttrs& attrs, Context ctx,
                 const std::vector<NDArray>& inputs, const std::vector<NDArray>& outputs,
                 const std::vector<OpReq>& reqs, bool is_train, const std::string& name) {
-  std::shared_ptr<const KernelCall> call = PrepareKernel(rt, kernel, attrs, ctx, inputs, outputs, reqs, name);
-  Engine::Get()->PushSync([call, is_train](RunContext rc) { call->Run(rc, is_train); }, ctx, call->reads(),
-                          call->writes(), 0, call->name());
+  std::shared_ptr<const KernelCall> call =
+      PrepareKernel(rt, kernel, attrs, ctx, inputs, outputs, reqs, name);
+  Engine::Get()->PushSync([call, is_train](RunContext rc) { call->Run(rc, is_train); }, ctx,
+                          call->reads(), call->writes(), 0, call->name());
 }
 
 }  // namespace weft

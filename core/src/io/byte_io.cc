@@ -19,7 +19,8 @@ void ByteSource::Read(void* dst, size_t n) {
 
 MemorySource::MemorySource(const void* data, size_t size)
     : data_(static_cast<const unsigned char*>(data)) {
-  if (!data && size > 0) Fail(StatusCode::kInvalidArgument, "buffer is NULL but its size is ", size);
+  if (!data && size > 0)
+    Fail(StatusCode::kInvalidArgument, "buffer is NULL but its size is ", size);
   size_ = size;
 }
 

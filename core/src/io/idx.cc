@@ -23,8 +23,8 @@ struct IDXType {
 };
 
 constexpr IDXType kTypes[] = {
-    {kIDXUint8, "uint8", 1, DType::kUint8},     {kIDXInt8, "int8", 1, DType::kInt8},
-    {kIDXInt16, "int16", 2, DType::kInt32},     {kIDXInt32, "int32", 4, DType::kInt32},
+    {kIDXUint8, "uint8", 1, DType::kUint8},       {kIDXInt8, "int8", 1, DType::kInt8},
+    {kIDXInt16, "int16", 2, DType::kInt32},       {kIDXInt32, "int32", 4, DType::kInt32},
     {kIDXFloat32, "float32", 4, DType::kFloat32}, {kIDXFloat64, "float64", 8, DType::kFloat64},
 };
 
@@ -48,14 +48,18 @@ void CopyBigEndian(unsigned char* dst, const unsigned char* src, size_t n, size_
     for (size_t b = 0; b < size; ++b) dst[i * size + b] = src[i * size + size - 1 - b];
 }
 
-bool IsGzip(const unsigned char* p, size_t size) { return size >= 2 && p[0] == 0x1f && p[1] == 0x8b; }
+bool IsGzip(const unsigned char* p, size_t size) {
+  return size >= 2 && p[0] == 0x1f && p[1] == 0x8b;
+}
 
 NDArray ParseRaw(const unsigned char* p, size_t size, Runtime* rt) {
   if (size < 4)
-    Fail(StatusCode::kInvalidArgument, "IDX: truncated header: expected at least 4 bytes, found ", size);
+    Fail(StatusCode::kInvalidArgument, "IDX: truncated header: expected at least 4 bytes, found ",
+         size);
   if (p[0] != 0 || p[1] != 0)
-    Fail(StatusCode::kInvalidArgument, "IDX: bad magic: expected bytes 0x00 0x00 <type> <rank>, found 0x",
-         std::hex, int{p[0]}, " 0x", int{p[1]}, std::dec, " (not an IDX file)");
+    Fail(StatusCode::kInvalidArgument,
+         "IDX: bad magic: expected bytes 0x00 0x00 <type> <rank>, found 0x", std::hex, int{p[0]},
+         " 0x", int{p[1]}, std::dec, " (not an IDX file)");
   const IDXType* type = FindType(p[2]);
   if (!type)
     Fail(StatusCode::kDType, "IDX: unknown type code 0x", std::hex, int{p[2]}, std::dec,
@@ -71,7 +75,8 @@ NDArray ParseRaw(const unsigned char* p, size_t size, Runtime* rt) {
   for (int i = 0; i < rank; ++i) {
     dims[i] = BigU32(p + 4 + 4 * i);
     if (dims[i] == 0)
-      Fail(StatusCode::kInvalidArgument, "IDX: dimension ", i, " is 0 (zero-size arrays are not supported)");
+      Fail(StatusCode::kInvalidArgument, "IDX: dimension ", i,
+           " is 0 (zero-size arrays are not supported)");
     // Every extent is < 2^32; stop before the product can overflow.
     if (count > (uint64_t{1} << 62) / static_cast<uint64_t>(dims[i]))
       Fail(StatusCode::kInvalidArgument, "IDX: shape ", Shape(dims), " is too large");
@@ -82,8 +87,8 @@ NDArray ParseRaw(const unsigned char* p, size_t size, Runtime* rt) {
   if (count > found / type->size || count * type->size != found) {
     const bool truncated = count > found / type->size;
     Fail(StatusCode::kInvalidArgument, "IDX: ", truncated ? "truncated data" : "trailing bytes",
-         ": shape ", shape, " of ", type->name, " needs ", count * type->size, " data bytes, found ",
-         found);
+         ": shape ", shape, " of ", type->name, " needs ", count * type->size,
+         " data bytes, found ", found);
   }
   NDArray out(shape, Context::CPU(), type->dtype, rt);
   // A fresh cpu array: no engine operation uses it yet, so it is filled in place.
@@ -135,12 +140,13 @@ size_t DeclaredGzipBytes(const unsigned char* p, size_t size) {
   try {
     bytes = ShapeBytes(shape, type->size);
   } catch (const Error&) {
-    Fail(StatusCode::kOutOfMemory, "IDX: the gzip-compressed data declares shape ", shape, " of ", type->name,
-         ", more bytes than fit in memory; the limit for one allocation is ", MaxAllocBytes(), " bytes");
+    Fail(StatusCode::kOutOfMemory, "IDX: the gzip-compressed data declares shape ", shape, " of ",
+         type->name, ", more bytes than fit in memory; the limit for one allocation is ",
+         MaxAllocBytes(), " bytes");
   }
   if (bytes == 0) return 0;
-  CheckAllocBytes(bytes + header, StrCat("the IDX data: the gzip-compressed file (", size, " bytes) declares shape ",
-                                         shape, " of ", type->name));
+  CheckAllocBytes(bytes + header, StrCat("the IDX data: the gzip-compressed file (", size,
+                                         " bytes) declares shape ", shape, " of ", type->name));
   return bytes + header;
 }
 
@@ -149,8 +155,8 @@ NDArray Parse(const void* data, size_t size, const std::string& what, Runtime* r
   if (IsGzip(p, size)) {
     const size_t declared = DeclaredGzipBytes(p, size);
     // Slack past the declared size lets ParseRaw name the trailing bytes.
-    const std::string raw =
-        declared ? GunzipBytes(p, size, what, declared + (size_t{1} << 20)) : GunzipBytes(p, size, what);
+    const std::string raw = declared ? GunzipBytes(p, size, what, declared + (size_t{1} << 20))
+                                     : GunzipBytes(p, size, what);
     return ParseRaw(reinterpret_cast<const unsigned char*>(raw.data()), raw.size(), rt);
   }
   return ParseRaw(p, size, rt);
@@ -176,7 +182,8 @@ std::string GunzipBytes(const void* data, size_t size, const std::string& what, 
   size_t len = 0;
   if (size >= 18) {
     const unsigned char* t = in + size - 4;
-    const size_t isize = uint32_t{t[0]} | (uint32_t{t[1]} << 8) | (uint32_t{t[2]} << 16) | (uint32_t{t[3]} << 24);
+    const size_t isize =
+        uint32_t{t[0]} | (uint32_t{t[1]} << 8) | (uint32_t{t[2]} << 16) | (uint32_t{t[3]} << 24);
     out.resize(std::min({isize, max_bytes, size * 1032}) + 1);
   }
   auto fail = [&](const std::string& msg) {
@@ -204,14 +211,16 @@ std::string GunzipBytes(const void* data, size_t size, const std::string& what, 
       if (left == 0) break;
       const unsigned char* next = in + (size - left);
       if (!IsGzip(next, left))
-        fail(StrCat(left, " trailing bytes after gzip member ", members, " (not another gzip member)"));
+        fail(StrCat(left, " trailing bytes after gzip member ", members,
+                    " (not another gzip member)"));
       if (inflateReset(&zs) != Z_OK) fail("inflateReset failed");
       continue;
     }
     if (rc == Z_OK) continue;
     if (rc == Z_BUF_ERROR && zs.avail_in == 0) {
       if (consumed == size)
-        fail(StrCat("truncated stream: input ended after ", size, " bytes inside gzip member ", members + 1));
+        fail(StrCat("truncated stream: input ended after ", size, " bytes inside gzip member ",
+                    members + 1));
       continue;  // more input follows
     }
     fail(StrCat("corrupt stream in member ", members + 1, ": ", zs.msg ? zs.msg : zError(rc)));
@@ -247,17 +256,20 @@ MNISTData LoadMNIST(const std::string& images_path, const std::string& labels_pa
   NDArray images = LoadIDX(images_path, rt);
   NDArray labels = LoadIDX(labels_path, rt);
   if (images.dtype() != DType::kUint8 || images.shape().ndim() != 3)
-    Fail(StatusCode::kInvalidArgument, images_path, ": MNIST images: expected uint8 of rank 3 (N, rows, cols), found ",
+    Fail(StatusCode::kInvalidArgument, images_path,
+         ": MNIST images: expected uint8 of rank 3 (N, rows, cols), found ",
          DTypeName(images.dtype()), " ", images.shape());
   if (labels.dtype() != DType::kUint8 || labels.shape().ndim() != 1)
-    Fail(StatusCode::kInvalidArgument, labels_path, ": MNIST labels: expected uint8 of rank 1 (N), found ",
-         DTypeName(labels.dtype()), " ", labels.shape());
+    Fail(StatusCode::kInvalidArgument, labels_path,
+         ": MNIST labels: expected uint8 of rank 1 (N), found ", DTypeName(labels.dtype()), " ",
+         labels.shape());
   const int64_t n = images.shape()[0];
   if (labels.shape()[0] != n)
-    Fail(StatusCode::kInvalidArgument, "MNIST: ", images_path, " has ", n, " images but ", labels_path, " has ",
-         labels.shape()[0], " labels");
+    Fail(StatusCode::kInvalidArgument, "MNIST: ", images_path, " has ", n, " images but ",
+         labels_path, " has ", labels.shape()[0], " labels");
   MNISTData out;
-  out.images = NDArray(Shape{n, 1, images.shape()[1], images.shape()[2]}, Context::CPU(), DType::kFloat32, rt);
+  out.images = NDArray(Shape{n, 1, images.shape()[1], images.shape()[2]}, Context::CPU(),
+                       DType::kFloat32, rt);
   out.labels = NDArray(Shape{n}, Context::CPU(), DType::kFloat32, rt);
   // Fresh cpu arrays, filled in place from the loaded bytes.
   images.WaitToRead();

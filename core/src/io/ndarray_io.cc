@@ -13,9 +13,9 @@ namespace {
 constexpr int kMaxFileNdim = 32;
 
 const char* MXNetDTypeName(int32_t flag) {
-  static const char* const kNames[] = {"float32", "float64", "float16", "uint8", "int32", "int8",
-                                       "int64",   "bool",    "int16",   "uint16", "uint32", "uint64",
-                                       "bfloat16"};
+  static const char* const kNames[] = {"float32", "float64", "float16", "uint8", "int32",
+                                       "int8",    "int64",   "bool",    "int16", "uint16",
+                                       "uint32",  "uint64",  "bfloat16"};
   return flag >= 0 && flag < 13 ? kNames[flag] : "unknown";
 }
 
@@ -89,8 +89,7 @@ class ListReader {
   // Reads `ndim` extents of 8 (`wide`) or 4 bytes; a negative extent marks
   // an unknown shape (V3), returned as ndim -1.
   std::vector<int64_t> Dims(int64_t ndim, bool wide, uint64_t ndim_at, bool* unknown) {
-    if (ndim > kMaxFileNdim)
-      Bad(ndim_at, "expected ndim <= ", kMaxFileNdim, ", found ", ndim);
+    if (ndim > kMaxFileNdim) Bad(ndim_at, "expected ndim <= ", kMaxFileNdim, ", found ", ndim);
     std::vector<int64_t> dims;
     for (int64_t i = 0; i < ndim; ++i) {
       const uint64_t at = src_->offset();
@@ -120,7 +119,8 @@ class ListReader {
       const int32_t stype = I32("the storage type");
       if (stype == 1 || stype == 2)
         Fail(StatusCode::kNotImplemented, "NDArray file: ", where_, "sparse storage type ", stype,
-             stype == 1 ? " (row_sparse)" : " (csr)", " is not supported (at byte offset ", at, ")");
+             stype == 1 ? " (row_sparse)" : " (csr)", " is not supported (at byte offset ", at,
+             ")");
       if (stype != 0 && stype != -1)
         Bad(at, "expected storage type 0 (dense) or -1 (none), found ", stype);
       const uint64_t ndim_at = src_->offset();
@@ -140,8 +140,10 @@ class ListReader {
     } else {
       // Pre-V1 records have no magic: the word is ndim.
       if (magic > static_cast<uint32_t>(kMaxFileNdim))
-        Bad(start, "expected a record magic (0xF993FAC8, 0xF993FAC9 or 0xF993FACA) or a legacy "
-                   "ndim <= ", kMaxFileNdim, ", found 0x", Hex(magic));
+        Bad(start,
+            "expected a record magic (0xF993FAC8, 0xF993FAC9 or 0xF993FACA) or a legacy "
+            "ndim <= ",
+            kMaxFileNdim, ", found 0x", Hex(magic));
       dims = Dims(magic, false, start, nullptr);
       if (magic == 0) return NDArray();
     }
@@ -156,8 +158,10 @@ class ListReader {
     const int32_t flag = I32("the dtype flag");
     if (!IsValidDType(flag))
       Fail(StatusCode::kDType, "NDArray file: ", where_, "dtype flag ", flag, " (",
-           MXNetDTypeName(flag), ") is not supported (expected 0..6: float32, float64, float16, "
-           "uint8, int32, int8, int64) (at byte offset ", type_at, ")");
+           MXNetDTypeName(flag),
+           ") is not supported (expected 0..6: float32, float64, float16, "
+           "uint8, int32, int8, int64) (at byte offset ",
+           type_at, ")");
     const DType dtype = static_cast<DType>(flag);
     // Element count, checked against the bytes left before any allocation.
     const uint64_t max_elems = src_->Remaining() / DTypeSize(dtype);

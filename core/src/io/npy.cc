@@ -16,12 +16,18 @@ constexpr size_t kMagicLen = 6;
 
 const char* Descr(DType t) {
   switch (t) {
-    case DType::kFloat32: return "<f4";
-    case DType::kFloat64: return "<f8";
-    case DType::kInt32: return "<i4";
-    case DType::kInt64: return "<i8";
-    case DType::kUint8: return "|u1";
-    default: return nullptr;
+    case DType::kFloat32:
+      return "<f4";
+    case DType::kFloat64:
+      return "<f8";
+    case DType::kInt32:
+      return "<i4";
+    case DType::kInt64:
+      return "<i8";
+    case DType::kUint8:
+      return "|u1";
+    default:
+      return nullptr;
   }
 }
 
@@ -68,7 +74,10 @@ class HeaderParser {
     }
     if (!have_descr || !have_fortran || !have_shape)
       Bad(StatusCode::kInvalidArgument, "the header lacks the key '",
-          !have_descr ? "descr" : !have_fortran ? "fortran_order" : "shape", "'");
+          !have_descr     ? "descr"
+          : !have_fortran ? "fortran_order"
+                          : "shape",
+          "'");
   }
 
  private:
@@ -141,8 +150,10 @@ class HeaderParser {
 NDArray Load(io::ByteSource* src, Runtime* rt) {
   unsigned char pre[10];
   if (src->Remaining() < 10)
-    Bad(StatusCode::kInvalidArgument, "truncated: expected at least 10 bytes (magic, version, "
-        "header length), found ", src->Remaining());
+    Bad(StatusCode::kInvalidArgument,
+        "truncated: expected at least 10 bytes (magic, version, "
+        "header length), found ",
+        src->Remaining());
   src->Read(pre, 10);
   if (std::memcmp(pre, kMagic, kMagicLen) != 0)
     Bad(StatusCode::kInvalidArgument, "expected the magic \"\\x93NUMPY\" at byte offset 0");
@@ -177,8 +188,7 @@ NDArray Load(io::ByteSource* src, Runtime* rt) {
     if (descr == Descr(t) || (t == DType::kUint8 && descr == "<u1")) dtype = t;
   if (dtype == DType::kUnknown) {
     const bool big = !descr.empty() && descr[0] == '>';
-    Bad(StatusCode::kDType, "dtype '", descr, "' is not supported",
-        big ? " (big-endian)" : "",
+    Bad(StatusCode::kDType, "dtype '", descr, "' is not supported", big ? " (big-endian)" : "",
         " (expected '<f4', '<f8', '<i4', '<i8' or '|u1': little-endian float32, float64, int32, "
         "int64, uint8)");
   }
@@ -237,7 +247,8 @@ void Save(const NDArray& a, io::ByteSink* out) {
     out->WriteU32(static_cast<uint32_t>(header.size()));
   }
   out->Write(header.data(), header.size());
-  if (!io::HostIsLittleEndian()) Bad(StatusCode::kNotImplemented, "big-endian hosts are not supported");
+  if (!io::HostIsLittleEndian())
+    Bad(StatusCode::kNotImplemented, "big-endian hosts are not supported");
   a.WaitToRead();
   std::vector<unsigned char> host(a.Bytes());
   a.CopyToHost(host.data(), host.size());

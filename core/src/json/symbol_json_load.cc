@@ -63,8 +63,8 @@ struct Loader {
       if (!n->is_variable()) continue;
       auto [it, fresh] = seen.emplace(n->attrs.name, n.get());
       if (!fresh)
-        Bad("two variables are named '", n->attrs.name, "': ", Where(*it->second), " and ", Where(*n),
-            " (argument names must be unique; are two layers named alike?)");
+        Bad("two variables are named '", n->attrs.name, "': ", Where(*it->second), " and ",
+            Where(*n), " (argument names must be unique; are two layers named alike?)");
     }
   }
 
@@ -92,7 +92,8 @@ struct Loader {
   static std::string InputList(const Node& n, size_t want) {
     if (want > 64) return "";
     std::string names;
-    for (const auto& s : n.op()->InputNames(n.attrs.params)) names += (names.empty() ? "" : ", ") + s;
+    for (const auto& s : n.op()->InputNames(n.attrs.params))
+      names += (names.empty() ? "" : ", ") + s;
     return " (" + names + ")";
   }
 
@@ -159,13 +160,14 @@ struct Loader {
     if (!n.is_variable()) {
       size_t want = static_cast<size_t>(n.op()->NumInputs(n.attrs.params));
       if (n.inputs.size() != want)
-        Bad(Where(n), " has ", n.inputs.size(), " inputs, the operator takes ", want, InputList(n, want));
+        Bad(Where(n), " has ", n.inputs.size(), " inputs, the operator takes ", want,
+            InputList(n, want));
     }
     for (size_t i = 0; i < n.inputs.size(); ++i) {
       const NodeEntry& e = n.inputs[i];
       if (e.index >= e.node->num_outputs())
-        Bad(Where(n), " input ", i, " reads output ", e.index, " of ", Where(*e.node), ", which has ",
-            e.node->num_outputs(), " outputs");
+        Bad(Where(n), " input ", i, " reads output ", e.index, " of ", Where(*e.node),
+            ", which has ", e.node->num_outputs(), " outputs");
     }
   }
 };
@@ -185,7 +187,8 @@ JsonGeneration GenerationOf(const RawGraph& raw) {
 
 // Throws Error(kNotFound) listing every unregistered operator with the
 // nodes (id and name) that use it, at most 3 per operator.
-[[noreturn]] void FailUnknownOps(const RawGraph& raw, const std::map<std::string, std::vector<size_t>>& unknown) {
+[[noreturn]] void FailUnknownOps(const RawGraph& raw,
+                                 const std::map<std::string, std::vector<size_t>>& unknown) {
   std::string msg;
   for (const auto& [op, ids] : unknown) {
     msg += StrCat(msg.empty() ? "" : "; ", "operator '", op, "' (used by ");
@@ -194,7 +197,8 @@ JsonGeneration GenerationOf(const RawGraph& raw) {
     if (ids.size() > 3) msg += StrCat(" and ", ids.size() - 3, " more nodes");
     msg += ")";
   }
-  Fail(StatusCode::kNotFound, "symbol JSON: ", unknown.size() == 1 ? "an operator is" : "operators are",
+  Fail(StatusCode::kNotFound,
+       "symbol JSON: ", unknown.size() == 1 ? "an operator is" : "operators are",
        " not registered: ", msg);
 }
 
@@ -202,9 +206,12 @@ JsonGeneration GenerationOf(const RawGraph& raw) {
 
 const char* JsonGenerationName(JsonGeneration g) {
   switch (g) {
-    case JsonGeneration::kMXNet08: return "0.8";
-    case JsonGeneration::kMXNet09: return "0.9";
-    case JsonGeneration::kMXNet1: return "1.x";
+    case JsonGeneration::kMXNet08:
+      return "0.8";
+    case JsonGeneration::kMXNet09:
+      return "0.9";
+    case JsonGeneration::kMXNet1:
+      return "1.x";
   }
   return "?";
 }
@@ -255,8 +262,10 @@ LoadedSymbol LoadJSON(const std::string& text, const OpRegistry& reg) {
   out.generation = GenerationOf(raw);
   std::vector<NodePtr> order = TopoOrder(heads);
   for (const NodePtr& n : order) {
-    if (raw.mxnet_version < kMXNetVersion) ld.FixHiddenKeys(n.get(), raw.mxnet_version < 900);
-    else ld.Parse(n.get(), false);
+    if (raw.mxnet_version < kMXNetVersion)
+      ld.FixHiddenKeys(n.get(), raw.mxnet_version < 900);
+    else
+      ld.Parse(n.get(), false);
   }
   if (raw.mxnet_version < 900)
     for (const NodePtr& n : order)
@@ -265,8 +274,8 @@ LoadedSymbol LoadJSON(const std::string& text, const OpRegistry& reg) {
   ld.CheckUniqueVariables(order);
   for (size_t i = 0; i < heads.size(); ++i)
     if (heads[i].index >= heads[i].node->num_outputs())
-      Bad("heads[", i, "] reads output ", heads[i].index, " of ", ld.Where(*heads[i].node), ", which has ",
-          heads[i].node->num_outputs(), " outputs");
+      Bad("heads[", i, "] reads output ", heads[i].index, " of ", ld.Where(*heads[i].node),
+          ", which has ", heads[i].node->num_outputs(), " outputs");
   guard.Release();
   // Nodes not reachable from the heads are dropped; break their edges.
   std::unordered_map<const Node*, bool> reachable;
@@ -297,6 +306,8 @@ LoadedSymbol LoadJSONFile(const std::string& path, const OpRegistry& reg) {
   }
 }
 
-LoadedSymbol LoadJSONFile(const std::string& path) { return LoadJSONFile(path, Runtime::Global().ops()); }
+LoadedSymbol LoadJSONFile(const std::string& path) {
+  return LoadJSONFile(path, Runtime::Global().ops());
+}
 
 }  // namespace weft

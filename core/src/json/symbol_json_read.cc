@@ -41,14 +41,16 @@ RawEntry ReadEntry(const json& v, const std::string& what, size_t num_nodes) {
 std::vector<RawEntry> ReadEntries(const json& v, const std::string& what, size_t num_nodes) {
   if (!v.is_array()) Bad(what, " must be an array, got ", TypeOf(v));
   std::vector<RawEntry> out;
-  for (size_t i = 0; i < v.size(); ++i) out.push_back(ReadEntry(v[i], StrCat(what, "[", i, "]"), num_nodes));
+  for (size_t i = 0; i < v.size(); ++i)
+    out.push_back(ReadEntry(v[i], StrCat(what, "[", i, "]"), num_nodes));
   return out;
 }
 
 std::vector<uint32_t> ReadIds(const json& v, const std::string& what, size_t limit) {
   if (!v.is_array()) Bad(what, " must be an array, got ", TypeOf(v));
   std::vector<uint32_t> out;
-  for (size_t i = 0; i < v.size(); ++i) out.push_back(ReadId(v[i], StrCat(what, "[", i, "]"), limit));
+  for (size_t i = 0; i < v.size(); ++i)
+    out.push_back(ReadId(v[i], StrCat(what, "[", i, "]"), limit));
   return out;
 }
 
@@ -70,8 +72,8 @@ const json& Require(const json& obj, const char* key, const std::string& what) {
 RawNode ReadNode(const json& v, size_t i, size_t num_nodes) {
   std::string what = StrCat("node ", i);
   if (!v.is_object()) Bad(what, " must be an object, got ", TypeOf(v));
-  static const char* kKnown[] = {"op",     "name",         "inputs", "attrs", "attr", "param",
-                                 "control_deps", "backward_source_id"};
+  static const char* kKnown[] = {"op",   "name",  "inputs",       "attrs",
+                                 "attr", "param", "control_deps", "backward_source_id"};
   for (auto it = v.begin(); it != v.end(); ++it) {
     bool known = false;
     for (const char* k : kKnown) known = known || it.key() == k;
@@ -134,8 +136,10 @@ void CheckDepth(const std::string& text) {
   for (size_t i = 0; i < text.size(); ++i) {
     const char c = text[i];
     if (in_string) {
-      if (c == '\\') ++i;
-      else if (c == '"') in_string = false;
+      if (c == '\\')
+        ++i;
+      else if (c == '"')
+        in_string = false;
     } else if (c == '"') {
       in_string = true;
     } else if (c == '[' || c == '{') {
@@ -176,7 +180,8 @@ RawGraph ReadRawGraph(const std::string& text) {
     std::vector<uint32_t> row_ptr =
         ReadIds(*it, "node_row_ptr", std::numeric_limits<uint32_t>::max());
     if (row_ptr.size() != nodes.size() + 1 || row_ptr[0] != 0)
-      Bad("node_row_ptr must have ", nodes.size() + 1, " offsets starting at 0, got ", row_ptr.size());
+      Bad("node_row_ptr must have ", nodes.size() + 1, " offsets starting at 0, got ",
+          row_ptr.size());
     for (size_t i = 0; i + 1 < row_ptr.size(); ++i)
       if (row_ptr[i + 1] < row_ptr[i]) Bad("node_row_ptr must not decrease (at ", i + 1, ")");
   }

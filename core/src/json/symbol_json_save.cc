@@ -11,7 +11,9 @@ namespace weft {
 std::string SaveJSON(const Symbol& sym, int mxnet_version) {
   using Json = nlohmann::ordered_json;  // keeps MXNet's key order
   IndexedGraph g(sym.outputs);
-  auto entry = [](const IndexedGraph::EntryRef& e) { return Json::array({e.node_id, e.index, e.version}); };
+  auto entry = [](const IndexedGraph::EntryRef& e) {
+    return Json::array({e.node_id, e.index, e.version});
+  };
   Json nodes = Json::array();
   for (uint32_t nid = 0; nid < g.num_nodes(); ++nid) {
     const Node& n = g.node(nid);

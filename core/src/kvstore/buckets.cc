@@ -31,7 +31,8 @@ void Buckets::Add(int index, const std::string& name, int64_t count, DType dtype
 
 std::vector<int> Buckets::Pushed(int index, NDArray source, NDArray target, int priority) {
   Bucket& b = buckets_[static_cast<size_t>(bucket_of_[static_cast<size_t>(index)])];
-  WEFT_CHECK(!IsPending(index)) << "key " << names_[static_cast<size_t>(index)] << " pushed twice (Flush first)";
+  WEFT_CHECK(!IsPending(index)) << "key " << names_[static_cast<size_t>(index)]
+                                << " pushed twice (Flush first)";
   b.pushed.push_back({index, std::move(source), std::move(target)});
   if (b.pushed.size() < b.keys.size()) return {};
   return Issue(&b, priority);
@@ -39,7 +40,8 @@ std::vector<int> Buckets::Pushed(int index, NDArray source, NDArray target, int 
 
 bool Buckets::IsPending(int index) const {
   const Bucket& b = buckets_[static_cast<size_t>(bucket_of_[static_cast<size_t>(index)])];
-  return std::any_of(b.pushed.begin(), b.pushed.end(), [index](const Pending& p) { return p.index == index; });
+  return std::any_of(b.pushed.begin(), b.pushed.end(),
+                     [index](const Pending& p) { return p.index == index; });
 }
 
 std::vector<int> Buckets::Flush(int index, int priority) {
@@ -60,7 +62,8 @@ std::vector<int> Buckets::Issue(Bucket* b, int priority) {
   pushed.swap(b->pushed);
   if (pushed.empty()) return {};
   // The same layout on every rank.
-  std::sort(pushed.begin(), pushed.end(), [](const Pending& x, const Pending& y) { return x.index < y.index; });
+  std::sort(pushed.begin(), pushed.end(),
+            [](const Pending& x, const Pending& y) { return x.index < y.index; });
   std::vector<int> keys;
   std::vector<VarHandle> reads, writes;
   int64_t count = 0;
@@ -95,16 +98,17 @@ std::vector<int> Buckets::Issue(Bucket* b, int priority) {
           std::memcpy(p, x.source.dptr(), x.source.Bytes());
           p += x.source.Bytes();
         }
-        comm->Allreduce(seq, buf.dptr(), buf.dptr(), count, buf.dtype(), timeout, what, [=](std::exception_ptr e) {
-          if (!e) {
-            const char* q = static_cast<const char*>(buf.dptr());
-            for (const Pending& x : pushed) {
-              std::memcpy(x.target.dptr(), q, x.target.Bytes());
-              q += x.target.Bytes();
-            }
-          }
-          done(e);
-        });
+        comm->Allreduce(seq, buf.dptr(), buf.dptr(), count, buf.dtype(), timeout, what,
+                        [=](std::exception_ptr e) {
+                          if (!e) {
+                            const char* q = static_cast<const char*>(buf.dptr());
+                            for (const Pending& x : pushed) {
+                              std::memcpy(x.target.dptr(), q, x.target.Bytes());
+                              q += x.target.Bytes();
+                            }
+                          }
+                          done(e);
+                        });
       },
       Context::CPU(0), reads, writes, priority, what);
   return keys;

@@ -47,8 +47,8 @@ class Buckets {
     NDArray source, target;
   };
   struct Bucket {
-    std::vector<int> keys;         // in Init order
-    std::vector<Pending> pushed;   // since the last allreduce
+    std::vector<int> keys;        // in Init order
+    std::vector<Pending> pushed;  // since the last allreduce
     size_t bytes = 0;
     int64_t count = 0;
     DType dtype = DType::kFloat32;

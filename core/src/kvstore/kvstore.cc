@@ -47,7 +47,8 @@ bool Summable(DType t) {
 
 class Store : public KVStore {
  public:
-  Store(std::string type, const KVStoreOptions& options) : type_(std::move(type)), timeout_(Timeout(options)) {
+  Store(std::string type, const KVStoreOptions& options)
+      : type_(std::move(type)), timeout_(Timeout(options)) {
     if (type_ == "dist_sync") {
       comm_ = kvstore::Collectives::Mpi();
       buckets_ = std::make_unique<kvstore::Buckets>(comm_, options.bucket_bytes, timeout_);
@@ -62,12 +63,15 @@ class Store : public KVStore {
     CheckLengths("Init", keys.size(), values.size(), "values");
     std::map<std::string, size_t> seen;
     for (size_t i = 0; i < keys.size(); ++i) {
-      if (index_.count(keys[i])) Fail(StatusCode::kInvalidArgument, "kvstore Init: key '", keys[i], "' is already initialised");
-      if (!seen.emplace(keys[i], i).second) Fail(StatusCode::kInvalidArgument, "kvstore Init: key '", keys[i], "' given twice");
+      if (index_.count(keys[i]))
+        Fail(StatusCode::kInvalidArgument, "kvstore Init: key '", keys[i],
+             "' is already initialised");
+      if (!seen.emplace(keys[i], i).second)
+        Fail(StatusCode::kInvalidArgument, "kvstore Init: key '", keys[i], "' given twice");
       CheckArray("Init", keys[i], values[i]);
       if (!Summable(values[i].dtype()))
-        Fail(StatusCode::kDType, "kvstore Init: key '", keys[i], "' has dtype ", DTypeName(values[i].dtype()),
-             "; the kvstore sums float32, float64, int32 and int64");
+        Fail(StatusCode::kDType, "kvstore Init: key '", keys[i], "' has dtype ",
+             DTypeName(values[i].dtype()), "; the kvstore sums float32, float64, int32 and int64");
     }
     if (comm_) CheckSameKeysOnEveryRank(keys, values);
     for (size_t i = 0; i < keys.size(); ++i) {
@@ -86,7 +90,8 @@ class Store : public KVStore {
         const std::string what = "broadcast of '" + e.name + "'";
         Engine::Get()->PushAsync(
             [=](RunContext, OnComplete done) {
-              comm->Broadcast(seq, s.dptr(), s.Bytes(), 0, timeout, what, [done](std::exception_ptr x) { done(x); });
+              comm->Broadcast(seq, s.dptr(), s.Bytes(), 0, timeout, what,
+                              [done](std::exception_ptr x) { done(x); });
             },
             Context::CPU(0), {}, {s.var()}, 0, what);
         buckets_->Add(index, e.name, e.store.Size(), e.store.dtype());
@@ -96,16 +101,20 @@ class Store : public KVStore {
     }
   }
 
-  void Push(const std::vector<std::string>& keys, const std::vector<NDArray>& values, int priority) override {
+  void Push(const std::vector<std::string>& keys, const std::vector<NDArray>& values,
+            int priority) override {
     CheckLengths("Push", keys.size(), values.size(), "values");
     // Group the values by key, in the order the keys first appear.
     std::vector<std::pair<int, std::vector<NDArray>>> groups;
     for (size_t i = 0; i < keys.size(); ++i) {
       const int k = Find("Push", keys[i]);
       CheckMatches("Push", entries_[static_cast<size_t>(k)], values[i], "value");
-      auto g = std::find_if(groups.begin(), groups.end(), [k](const auto& p) { return p.first == k; });
-      if (g == groups.end()) groups.push_back({k, {values[i]}});
-      else g->second.push_back(values[i]);
+      auto g =
+          std::find_if(groups.begin(), groups.end(), [k](const auto& p) { return p.first == k; });
+      if (g == groups.end())
+        groups.push_back({k, {values[i]}});
+      else
+        g->second.push_back(values[i]);
     }
     for (auto& g : groups) {
       const int k = g.first;
@@ -127,21 +136,27 @@ class Store : public KVStore {
     }
   }
 
-  void Pull(const std::vector<std::string>& keys, const std::vector<NDArray>& outs, int priority) override {
+  void Pull(const std::vector<std::string>& keys, const std::vector<NDArray>& outs,
+            int priority) override {
     CheckLengths("Pull", keys.size(), outs.size(), "outs");
-    for (size_t i = 0; i < keys.size(); ++i) CheckMatches("Pull", entries_[static_cast<size_t>(Find("Pull", keys[i]))], outs[i], "out");
+    for (size_t i = 0; i < keys.size(); ++i)
+      CheckMatches("Pull", entries_[static_cast<size_t>(Find("Pull", keys[i]))], outs[i], "out");
     for (size_t i = 0; i < keys.size(); ++i) {
       const int k = Find("Pull", keys[i]);
-      if (comm_) for (int j : buckets_->Flush(k, priority)) Apply(j);
+      if (comm_)
+        for (int j : buckets_->Flush(k, priority)) Apply(j);
       NDArray out = outs[i];
       entries_[static_cast<size_t>(k)].store.CopyTo(&out);
     }
   }
 
-  void SetOptimizer(std::shared_ptr<Optimizer> optimizer) override { optimizer_ = std::move(optimizer); }
+  void SetOptimizer(std::shared_ptr<Optimizer> optimizer) override {
+    optimizer_ = std::move(optimizer);
+  }
 
   void Barrier() override {
-    if (comm_) for (int k : buckets_->FlushAll(0)) Apply(k);
+    if (comm_)
+      for (int k : buckets_->FlushAll(0)) Apply(k);
     for (const Entry& e : entries_) e.store.WaitToRead();
     if (comm_) comm_->Barrier(comm_->NextSeq(), timeout_);
   }
@@ -149,8 +164,8 @@ class Store : public KVStore {
  private:
   struct Entry {
     std::string name;
-    NDArray store;   // the value
-    NDArray merged;  // the sum of the last push (same context as store)
+    NDArray store;        // the value
+    NDArray merged;       // the sum of the last push (same context as store)
     bool placed = false;  // device: store moved to the device that sums
   };
 
@@ -159,8 +174,10 @@ class Store : public KVStore {
   // the optimizer's step with it.
   void Apply(int k) {
     Entry& e = entries_[static_cast<size_t>(k)];
-    if (optimizer_) optimizer_->Update(k, e.name, &e.store, e.merged);
-    else std::swap(e.store, e.merged);
+    if (optimizer_)
+      optimizer_->Update(k, e.name, &e.store, e.merged);
+    else
+      std::swap(e.store, e.merged);
   }
 
   // device: the key's sum and store go to the least loaded device among
@@ -180,28 +197,36 @@ class Store : public KVStore {
 
   int Find(const char* what, const std::string& key) const {
     auto it = index_.find(key);
-    if (it == index_.end()) Fail(StatusCode::kInvalidArgument, "kvstore ", what, ": key '", key, "' was not initialised (call Init first)");
+    if (it == index_.end())
+      Fail(StatusCode::kInvalidArgument, "kvstore ", what, ": key '", key,
+           "' was not initialised (call Init first)");
     return it->second;
   }
 
   static void CheckLengths(const char* what, size_t keys, size_t arrays, const char* name) {
-    if (keys != arrays) Fail(StatusCode::kInvalidArgument, "kvstore ", what, ": ", keys, " keys but ", arrays, " ", name);
+    if (keys != arrays)
+      Fail(StatusCode::kInvalidArgument, "kvstore ", what, ": ", keys, " keys but ", arrays, " ",
+           name);
   }
 
   static void CheckArray(const char* what, const std::string& key, const NDArray& a) {
-    if (a.is_none()) Fail(StatusCode::kInvalidArgument, "kvstore ", what, ": the array for key '", key, "' is empty (none)");
+    if (a.is_none())
+      Fail(StatusCode::kInvalidArgument, "kvstore ", what, ": the array for key '", key,
+           "' is empty (none)");
   }
 
   static void CheckMatches(const char* what, const Entry& e, const NDArray& a, const char* role) {
     CheckArray(what, e.name, a);
     if (a.shape() != e.store.shape() || a.dtype() != e.store.dtype())
-      Fail(StatusCode::kShape, "kvstore ", what, ": key '", e.name, "' holds ", e.store.shape(), " ",
-           DTypeName(e.store.dtype()), ", the ", role, " given is ", a.shape(), " ", DTypeName(a.dtype()));
+      Fail(StatusCode::kShape, "kvstore ", what, ": key '", e.name, "' holds ", e.store.shape(),
+           " ", DTypeName(e.store.dtype()), ", the ", role, " given is ", a.shape(), " ",
+           DTypeName(a.dtype()));
   }
 
   // Every rank must initialise the same keys, shapes and dtypes, in the
   // same order: the allreduces pair them by position.
-  void CheckSameKeysOnEveryRank(const std::vector<std::string>& keys, const std::vector<NDArray>& values) {
+  void CheckSameKeysOnEveryRank(const std::vector<std::string>& keys,
+                                const std::vector<NDArray>& values) {
     std::vector<std::string> mine;
     std::ostringstream all;
     for (size_t i = 0; i < keys.size(); ++i) {
@@ -220,8 +245,9 @@ class Store : public KVStore {
       for (std::string line; std::getline(in, line);) theirs.push_back(line);
       size_t i = 0;
       while (i < mine.size() && i < theirs.size() && mine[i] == theirs[i]) ++i;
-      Fail(StatusCode::kInvalidArgument, "kvstore Init: ranks disagree on key ", i, ": rank ", rank(), " has ",
-           i < mine.size() ? mine[i] : "no key", ", rank ", r, " has ", i < theirs.size() ? theirs[i] : "no key",
+      Fail(StatusCode::kInvalidArgument, "kvstore Init: ranks disagree on key ", i, ": rank ",
+           rank(), " has ", i < mine.size() ? mine[i] : "no key", ", rank ", r, " has ",
+           i < theirs.size() ? theirs[i] : "no key",
            " (every rank must Init the same keys, shapes and dtypes in the same order)");
     }
   }
@@ -240,13 +266,15 @@ class Store : public KVStore {
 
 std::unique_ptr<KVStore> KVStore::Create(const std::string& type, const KVStoreOptions& options) {
   std::string t = type;
-  std::transform(t.begin(), t.end(), t.begin(), [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+  std::transform(t.begin(), t.end(), t.begin(),
+                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
   if (t == "dist" || t == "dist_sync_device") t = "dist_sync";
   if (t == "dist_async" || t == "dist_device_async")
     Fail(StatusCode::kNotImplemented, "kvstore type '", type,
          "' is not provided (no parameter server): use dist_sync (see docs/distributed.md)");
   if (t != "local" && t != "device" && t != "dist_sync")
-    Fail(StatusCode::kInvalidArgument, "unknown kvstore type '", type, "' (expected local, device or dist_sync)");
+    Fail(StatusCode::kInvalidArgument, "unknown kvstore type '", type,
+         "' (expected local, device or dist_sync)");
   return std::make_unique<Store>(t, options);
 }
 

@@ -39,13 +39,21 @@ std::string MpiMessage(int code) {
 
 MPI_Datatype MpiType(DType t) {
   switch (t) {
-    case DType::kFloat32: return MPI_FLOAT;
-    case DType::kFloat64: return MPI_DOUBLE;
-    case DType::kInt32: return MPI_INT32_T;
-    case DType::kInt64: return MPI_INT64_T;
-    case DType::kUint8: return MPI_UINT8_T;
-    case DType::kInt8: return MPI_INT8_T;
-    default: Fail(StatusCode::kDType, "kvstore: dtype ", DTypeName(t), " cannot be summed across processes");
+    case DType::kFloat32:
+      return MPI_FLOAT;
+    case DType::kFloat64:
+      return MPI_DOUBLE;
+    case DType::kInt32:
+      return MPI_INT32_T;
+    case DType::kInt64:
+      return MPI_INT64_T;
+    case DType::kUint8:
+      return MPI_UINT8_T;
+    case DType::kInt8:
+      return MPI_INT8_T;
+    default:
+      Fail(StatusCode::kDType, "kvstore: dtype ", DTypeName(t),
+           " cannot be summed across processes");
   }
 }
 
@@ -83,36 +91,54 @@ class MpiLane : public Collectives {
     return reserved_++;
   }
 
-  void Allreduce(uint64_t seq, const void* send, void* recv, int64_t count, DType dtype, double timeout_seconds,
-                 std::string what, Done done) override {
+  void Allreduce(uint64_t seq, const void* send, void* recv, int64_t count, DType dtype,
+                 double timeout_seconds, std::string what, Done done) override {
     // Checks run when the task is issued, so the sequence number is used
     // even when they fail (a gap would stall every later collective).
-    Submit(seq, [=](MPI_Comm comm, MPI_Request* req) {
-      MPI_Datatype type = MpiType(dtype);
-      if (count > INT32_MAX) Fail(StatusCode::kInvalidArgument, "kvstore: ", what, " has ", count, " elements, more than MPI's int count");
-      return MPI_Iallreduce(send == recv ? MPI_IN_PLACE : send, recv, static_cast<int>(count), type, MPI_SUM, comm,
-                            req);
-    }, std::move(what), timeout_seconds, std::move(done));
+    Submit(
+        seq,
+        [=](MPI_Comm comm, MPI_Request* req) {
+          MPI_Datatype type = MpiType(dtype);
+          if (count > INT32_MAX)
+            Fail(StatusCode::kInvalidArgument, "kvstore: ", what, " has ", count,
+                 " elements, more than MPI's int count");
+          return MPI_Iallreduce(send == recv ? MPI_IN_PLACE : send, recv, static_cast<int>(count),
+                                type, MPI_SUM, comm, req);
+        },
+        std::move(what), timeout_seconds, std::move(done));
   }
 
-  void Broadcast(uint64_t seq, void* buf, size_t bytes, int root, double timeout_seconds, std::string what,
-                 Done done) override {
-    Submit(seq, [=](MPI_Comm comm, MPI_Request* req) {
-      if (bytes > INT32_MAX) Fail(StatusCode::kInvalidArgument, "kvstore: ", what, " has ", bytes, " bytes, more than MPI's int count");
-      return MPI_Ibcast(buf, static_cast<int>(bytes), MPI_BYTE, root, comm, req);
-    }, std::move(what), timeout_seconds, std::move(done));
+  void Broadcast(uint64_t seq, void* buf, size_t bytes, int root, double timeout_seconds,
+                 std::string what, Done done) override {
+    Submit(
+        seq,
+        [=](MPI_Comm comm, MPI_Request* req) {
+          if (bytes > INT32_MAX)
+            Fail(StatusCode::kInvalidArgument, "kvstore: ", what, " has ", bytes,
+                 " bytes, more than MPI's int count");
+          return MPI_Ibcast(buf, static_cast<int>(bytes), MPI_BYTE, root, comm, req);
+        },
+        std::move(what), timeout_seconds, std::move(done));
   }
 
-  std::vector<std::string> Allgather(uint64_t seq, const std::string& text, double timeout_seconds) override {
+  std::vector<std::string> Allgather(uint64_t seq, const std::string& text,
+                                     double timeout_seconds) override {
     int len = static_cast<int>(text.size());
     std::vector<int> lens(static_cast<size_t>(size_));
     try {
-      Wait(seq, [&](MPI_Comm comm, MPI_Request* req) {
-        return MPI_Iallgather(&len, 1, MPI_INT, lens.data(), 1, MPI_INT, comm, req);
-      }, "allgather of key lists (lengths)", timeout_seconds);
+      Wait(
+          seq,
+          [&](MPI_Comm comm, MPI_Request* req) {
+            return MPI_Iallgather(&len, 1, MPI_INT, lens.data(), 1, MPI_INT, comm, req);
+          },
+          "allgather of key lists (lengths)", timeout_seconds);
     } catch (...) {  // use seq + 1 too (no gap), then report
-      Submit(seq + 1, [](MPI_Comm, MPI_Request*) -> int { Fail(StatusCode::kInternal, "kvstore: allgather abandoned"); },
-             "allgather of key lists", timeout_seconds, [](std::exception_ptr) {});
+      Submit(
+          seq + 1,
+          [](MPI_Comm, MPI_Request*) -> int {
+            Fail(StatusCode::kInternal, "kvstore: allgather abandoned");
+          },
+          "allgather of key lists", timeout_seconds, [](std::exception_ptr) {});
       throw;
     }
     std::vector<int> displs(lens.size());
@@ -122,16 +148,23 @@ class MpiLane : public Collectives {
       total += lens[i];
     }
     std::string all(static_cast<size_t>(total), '\0');
-    Wait(seq + 1, [&](MPI_Comm comm, MPI_Request* req) {
-      return MPI_Iallgatherv(text.data(), len, MPI_CHAR, &all[0], lens.data(), displs.data(), MPI_CHAR, comm, req);
-    }, "allgather of key lists", timeout_seconds);
+    Wait(
+        seq + 1,
+        [&](MPI_Comm comm, MPI_Request* req) {
+          return MPI_Iallgatherv(text.data(), len, MPI_CHAR, &all[0], lens.data(), displs.data(),
+                                 MPI_CHAR, comm, req);
+        },
+        "allgather of key lists", timeout_seconds);
     std::vector<std::string> out;
-    for (size_t i = 0; i < lens.size(); ++i) out.push_back(all.substr(static_cast<size_t>(displs[i]), static_cast<size_t>(lens[i])));
+    for (size_t i = 0; i < lens.size(); ++i)
+      out.push_back(all.substr(static_cast<size_t>(displs[i]), static_cast<size_t>(lens[i])));
     return out;
   }
 
   void Barrier(uint64_t seq, double timeout_seconds) override {
-    Wait(seq, [](MPI_Comm comm, MPI_Request* req) { return MPI_Ibarrier(comm, req); }, "barrier", timeout_seconds);
+    Wait(
+        seq, [](MPI_Comm comm, MPI_Request* req) { return MPI_Ibarrier(comm, req); }, "barrier",
+        timeout_seconds);
   }
 
   // At exit: lets the engine finish (it may still submit), drains the lane,
@@ -160,7 +193,9 @@ class MpiLane : public Collectives {
     task->done = std::move(done);
     {
       std::lock_guard<std::mutex> lock(mu_);
-      if (stop_) Fail(StatusCode::kInternal, "kvstore: ", task->what, " submitted after the communication lane shut down");
+      if (stop_)
+        Fail(StatusCode::kInternal, "kvstore: ", task->what,
+             " submitted after the communication lane shut down");
       stall_timeout_ = task->timeout_seconds;
       pending_.emplace(seq, std::move(task));
     }
@@ -172,8 +207,10 @@ class MpiLane : public Collectives {
     auto finished = std::make_shared<std::promise<void>>();
     auto result = finished->get_future();
     Submit(seq, std::move(start), what, timeout_seconds, [finished](std::exception_ptr e) {
-      if (e) finished->set_exception(e);
-      else finished->set_value();
+      if (e)
+        finished->set_exception(e);
+      else
+        finished->set_value();
     });
     result.get();
   }
@@ -191,10 +228,14 @@ class MpiLane : public Collectives {
       std::vector<std::unique_ptr<Task>> issue;
       {
         std::unique_lock<std::mutex> lock(mu_);
-        auto has_work = [&] { return pending_.count(next_) || stop_ || (failure_ && !pending_.empty()); };
+        auto has_work = [&] {
+          return pending_.count(next_) || stop_ || (failure_ && !pending_.empty());
+        };
         if (active.empty()) {
-          if (reserved_ > next_) cv_.wait_until(lock, HeadDeadline(), has_work);
-          else cv_.wait(lock, has_work);
+          if (reserved_ > next_)
+            cv_.wait_until(lock, HeadDeadline(), has_work);
+          else
+            cv_.wait(lock, has_work);
         }
         CheckHeadOfLine();
         for (auto it = pending_.find(next_); it != pending_.end(); it = pending_.find(next_)) {
@@ -221,7 +262,8 @@ class MpiLane : public Collectives {
           continue;
         }
         if (rc != MPI_SUCCESS) {
-          t->done(std::make_exception_ptr(Error(StatusCode::kInternal, "kvstore: " + t->what + ": " + MpiMessage(rc))));
+          t->done(std::make_exception_ptr(
+              Error(StatusCode::kInternal, "kvstore: " + t->what + ": " + MpiMessage(rc))));
           continue;
         }
         t->deadline = Clock::now() + std::chrono::duration_cast<Clock::duration>(
@@ -237,7 +279,8 @@ class MpiLane : public Collectives {
     // not submitted before exit).
     std::lock_guard<std::mutex> lock(mu_);
     for (auto& kv : pending_)
-      kv.second->done(std::make_exception_ptr(Error(StatusCode::kInternal, "kvstore: " + kv.second->what + " dropped at exit")));
+      kv.second->done(std::make_exception_ptr(
+          Error(StatusCode::kInternal, "kvstore: " + kv.second->what + " dropped at exit")));
     pending_.clear();
     Finish();
   }
@@ -250,7 +293,8 @@ class MpiLane : public Collectives {
       head_seq_ = next_;
       head_since_ = Clock::now();
     }
-    return head_since_ + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(stall_timeout_));
+    return head_since_ + std::chrono::duration_cast<Clock::duration>(
+                             std::chrono::duration<double>(stall_timeout_));
   }
 
   // Under mu_.
@@ -259,8 +303,9 @@ class MpiLane : public Collectives {
     if (Clock::now() < HeadDeadline()) return;
     failure_ = std::make_exception_ptr(Error(
         StatusCode::kInternal,
-        StrCat("kvstore: collective #", next_, " on rank ", rank_, " of ", size_, " was not started within ",
-               stall_timeout_, " s of the previous one: its push's inputs failed or are still being computed")));
+        StrCat("kvstore: collective #", next_, " on rank ", rank_, " of ", size_,
+               " was not started within ", stall_timeout_,
+               " s of the previous one: its push's inputs failed or are still being computed")));
   }
 
   void Poll(std::list<std::unique_ptr<Task>>* active) {
@@ -272,14 +317,16 @@ class MpiLane : public Collectives {
       if (failure_) {
         t.done(failure_);
       } else if (rc != MPI_SUCCESS) {
-        t.done(std::make_exception_ptr(Error(StatusCode::kInternal, "kvstore: " + t.what + ": " + MpiMessage(rc))));
+        t.done(std::make_exception_ptr(
+            Error(StatusCode::kInternal, "kvstore: " + t.what + ": " + MpiMessage(rc))));
       } else if (flag) {
         t.done(nullptr);
       } else if (now > t.deadline) {
-        failure_ = std::make_exception_ptr(Error(
-            StatusCode::kInternal, StrCat("kvstore: ", t.what, " (collective #", t.seq, ") did not complete within ",
-                                          t.timeout_seconds, " s on rank ", rank_, " of ", size_,
-                                          ": another rank died, hung or made different kvstore calls")));
+        failure_ = std::make_exception_ptr(
+            Error(StatusCode::kInternal,
+                  StrCat("kvstore: ", t.what, " (collective #", t.seq, ") did not complete within ",
+                         t.timeout_seconds, " s on rank ", rank_, " of ", size_,
+                         ": another rank died, hung or made different kvstore calls")));
         t.done(failure_);
       } else {
         ++it;
@@ -300,13 +347,14 @@ class MpiLane : public Collectives {
       // the user chose (an environment variable or mpirun --mca wins).
       setenv("OMPI_MCA_coll_libnbc_iallreduce_algorithm", "1", 0);
       int rc = MPI_Init_thread(nullptr, nullptr, MPI_THREAD_FUNNELED, &provided);
-      if (rc != MPI_SUCCESS) Fail(StatusCode::kInternal, "kvstore: MPI_Init_thread failed: ", MpiMessage(rc));
+      if (rc != MPI_SUCCESS)
+        Fail(StatusCode::kInternal, "kvstore: MPI_Init_thread failed: ", MpiMessage(rc));
       owns_mpi_ = true;
     } else {
       MPI_Query_thread(&provided);
       if (provided < MPI_THREAD_SERIALIZED)
-        Fail(StatusCode::kInternal, "kvstore: the program initialised MPI with thread level ", provided,
-             "; the kvstore's communication thread needs MPI_THREAD_SERIALIZED or more");
+        Fail(StatusCode::kInternal, "kvstore: the program initialised MPI with thread level ",
+             provided, "; the kvstore's communication thread needs MPI_THREAD_SERIALIZED or more");
     }
     MPI_Comm_dup(MPI_COMM_WORLD, &comm_);
     MPI_Comm_set_errhandler(comm_, MPI_ERRORS_RETURN);
@@ -327,7 +375,7 @@ class MpiLane : public Collectives {
   MPI_Comm comm_ = MPI_COMM_NULL;
   int rank_ = 0, size_ = 1;
   bool owns_mpi_ = false;
-  std::exception_ptr failure_;  // the lane thread only
+  std::exception_ptr failure_;      // the lane thread only
   uint64_t head_seq_ = UINT64_MAX;  // CheckHeadOfLine's state (under mu_)
   Clock::time_point head_since_;
   double stall_timeout_ = 30;
@@ -372,7 +420,8 @@ void Collectives::ShutdownMpi() {}
 
 Collectives* Collectives::Mpi() {
   Fail(StatusCode::kNotImplemented,
-       "kvstore: dist_sync needs MPI, and this Weft was built without it (install libopenmpi-dev and rebuild)");
+       "kvstore: dist_sync needs MPI, and this Weft was built without it (install libopenmpi-dev "
+       "and rebuild)");
 }
 
 }  // namespace kvstore

@@ -24,14 +24,17 @@ void SumInto(const NDArray& out, const std::vector<NDArray>& values) {
 
 }  // namespace
 
-void PushSum(const std::vector<NDArray>& values, NDArray* out, int priority, const std::string& name) {
+void PushSum(const std::vector<NDArray>& values, NDArray* out, int priority,
+             const std::string& name) {
   if (values.size() == 1) {
     values[0].CopyTo(out);
     return;
   }
   const DType dtype = out->dtype();
-  if (dtype != DType::kFloat32 && dtype != DType::kFloat64 && dtype != DType::kInt32 && dtype != DType::kInt64)
-    Fail(StatusCode::kDType, name, ": summing ", DTypeName(dtype), " values is not supported (float32, float64, int32, int64)");
+  if (dtype != DType::kFloat32 && dtype != DType::kFloat64 && dtype != DType::kInt32 &&
+      dtype != DType::kInt64)
+    Fail(StatusCode::kDType, name, ": summing ", DTypeName(dtype),
+         " values is not supported (float32, float64, int32, int64)");
   std::vector<VarHandle> reads;
   for (const NDArray& v : values) {
     if (v.ctx().dev_type != DeviceType::kCPU || out->ctx().dev_type != DeviceType::kCPU)
@@ -43,10 +46,18 @@ void PushSum(const std::vector<NDArray>& values, NDArray* out, int priority, con
   Engine::Get()->PushSync(
       [o, values, dtype](RunContext) {
         switch (dtype) {
-          case DType::kFloat32: SumInto<float>(o, values); break;
-          case DType::kFloat64: SumInto<double>(o, values); break;
-          case DType::kInt32: SumInto<int32_t>(o, values); break;
-          default: SumInto<int64_t>(o, values); break;
+          case DType::kFloat32:
+            SumInto<float>(o, values);
+            break;
+          case DType::kFloat64:
+            SumInto<double>(o, values);
+            break;
+          case DType::kInt32:
+            SumInto<int32_t>(o, values);
+            break;
+          default:
+            SumInto<int64_t>(o, values);
+            break;
         }
       },
       o.ctx(), reads, {o.var()}, priority, name);

@@ -17,7 +17,8 @@ namespace kvstore {
 // copied (NDArray::CopyTo, any devices). REQUIRES equal shapes and dtypes;
 // several values on a non-CPU device throw Error(kNotImplemented); dtypes
 // other than float32/float64/int32/int64 throw Error(kDType).
-void PushSum(const std::vector<NDArray>& values, NDArray* out, int priority, const std::string& name);
+void PushSum(const std::vector<NDArray>& values, NDArray* out, int priority,
+             const std::string& name);
 
 }  // namespace kvstore
 }  // namespace weft

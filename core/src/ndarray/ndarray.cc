@@ -67,8 +67,9 @@ NDArray NDArray::Slice(int64_t begin, int64_t end) const {
   if (shape_.ndim() < 1)
     Fail(StatusCode::kShape, "cannot slice a scalar array (shape ", shape_.ToString(), ")");
   if (begin < 0 || end > shape_[0] || begin >= end)
-    Fail(StatusCode::kInvalidArgument, "slice [", begin, ", ", end, ") is out of range for axis 0 of shape ",
-         shape_.ToString(), " (expected 0 <= begin < end <= ", shape_[0], ")");
+    Fail(StatusCode::kInvalidArgument, "slice [", begin, ", ", end,
+         ") is out of range for axis 0 of shape ", shape_.ToString(),
+         " (expected 0 <= begin < end <= ", shape_[0], ")");
   NDArray r = *this;
   size_t row = static_cast<size_t>(shape_.ProdRange(1, shape_.ndim())) * DTypeSize(dtype_);
   r.offset_ += static_cast<size_t>(begin) * row;
@@ -86,8 +87,8 @@ NDArray NDArray::At(int64_t i) const {
 void NDArray::CopyFromHost(const void* src, size_t bytes) {
   WEFT_CHECK(chunk_) << "CopyFromHost into an empty NDArray";
   if (bytes != Bytes())
-    Fail(StatusCode::kInvalidArgument, "copy from host: buffer has ", bytes, " bytes, expected ", Bytes(),
-         " (", Size(), " x ", DTypeName(dtype_), " for shape ", shape_.ToString(), ")");
+    Fail(StatusCode::kInvalidArgument, "copy from host: buffer has ", bytes, " bytes, expected ",
+         Bytes(), " (", Size(), " x ", DTypeName(dtype_), " for shape ", shape_.ToString(), ")");
   if (bytes && !src) Fail(StatusCode::kInvalidArgument, "copy from host: source pointer is null");
   // The caller may free `src` on return, so wait for the copy.
   Context c = ctx();
@@ -106,9 +107,10 @@ void NDArray::CopyFromHost(const void* src, size_t bytes) {
 void NDArray::CopyToHost(void* dst, size_t bytes) const {
   WEFT_CHECK(chunk_) << "CopyToHost from an empty NDArray";
   if (bytes != Bytes())
-    Fail(StatusCode::kInvalidArgument, "copy to host: buffer has ", bytes, " bytes, expected ", Bytes(),
-         " (", Size(), " x ", DTypeName(dtype_), " for shape ", shape_.ToString(), ")");
-  if (bytes && !dst) Fail(StatusCode::kInvalidArgument, "copy to host: destination pointer is null");
+    Fail(StatusCode::kInvalidArgument, "copy to host: buffer has ", bytes, " bytes, expected ",
+         Bytes(), " (", Size(), " x ", DTypeName(dtype_), " for shape ", shape_.ToString(), ")");
+  if (bytes && !dst)
+    Fail(StatusCode::kInvalidArgument, "copy to host: destination pointer is null");
   WaitToRead();  // rethrows the error of a failed op that wrote this array
   Context c = ctx();
   Runtime::Global().device_api(c.dev_type)->CopyToHost(c, dst, dptr(), bytes, nullptr);
@@ -117,8 +119,8 @@ void NDArray::CopyToHost(void* dst, size_t bytes) const {
 void NDArray::CopyTo(NDArray* dst) const {
   WEFT_CHECK(chunk_ && dst && !dst->is_none()) << "CopyTo with an empty NDArray";
   if (dst->shape() != shape_ || dst->dtype() != dtype_)
-    Fail(StatusCode::kShape, "copy: destination is ", dst->shape().ToString(), " ", DTypeName(dst->dtype()),
-         ", source is ", shape_.ToString(), " ", DTypeName(dtype_));
+    Fail(StatusCode::kShape, "copy: destination is ", dst->shape().ToString(), " ",
+         DTypeName(dst->dtype()), ", source is ", shape_.ToString(), " ", DTypeName(dtype_));
   Context s = ctx(), d = dst->ctx();
   void* to = dst->dptr();
   const void* from = dptr();

@@ -15,7 +15,8 @@ namespace op {
 void RegisterAssign(OpRegistry* reg) {
   OpDef a;
   a.name = "assign";
-  a.doc = "Writes rhs into the variable lhs; the output is lhs's new value (stored in lhs's memory).";
+  a.doc =
+      "Writes rhs into the variable lhs; the output is lhs's new value (stored in lhs's memory).";
   a.num_inputs = 2;
   a.input_names = FixedNames({"lhs", "rhs"});
   a.infer_shape = ElemwiseShape;

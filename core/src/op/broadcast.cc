@@ -72,7 +72,7 @@ bool ReduceInferShape(const NodeAttrs& attrs, std::vector<Shape>* in, std::vecto
 }
 
 bool BroadcastBackwardInferShape(const NodeAttrs& attrs, std::vector<Shape>* in,
-                           std::vector<Shape>* out) {
+                                 std::vector<Shape>* out) {
   AssignShape(attrs, out, 0, (*in)[1], "output 0 (lhs_grad)");
   AssignShape(attrs, out, 1, (*in)[2], "output 1 (rhs_grad)");
   AssignShape(attrs, in, 1, (*out)[0], "input 'lhs'");

@@ -11,11 +11,12 @@ namespace weft {
 Shape BlockedShape(const Shape& s, int64_t block, const char* what) {
   if (!s.ndim_known()) return s;
   if (s.ndim() < 2 || block <= 0)
-    Fail(StatusCode::kShape, what, ": a channel-blocked layout needs rank >= 2 and a block >= 1, given shape ",
-         s.ToString(), " and block ", block);
+    Fail(StatusCode::kShape, what,
+         ": a channel-blocked layout needs rank >= 2 and a block >= 1, given shape ", s.ToString(),
+         " and block ", block);
   if (s[1] % block != 0)
-    Fail(StatusCode::kShape, what, ": ", s[1], " channels (shape ", s.ToString(), ") are no multiple of the block ",
-         block);
+    Fail(StatusCode::kShape, what, ": ", s[1], " channels (shape ", s.ToString(),
+         ") are no multiple of the block ", block);
   std::vector<int64_t> d{s[0], s[1] / block};
   for (int i = 2; i < s.ndim(); ++i) d.push_back(s[i]);
   d.push_back(block);
@@ -45,8 +46,8 @@ SlotBlocks BlockedSlots(const NodeAttrs& attrs, size_t num_inputs) {
 Shape UnblockedShape(const Shape& s, int64_t block, const char* what) {
   if (!s.ndim_known()) return s;
   if (s.ndim() < 3 || block <= 0 || (s[s.ndim() - 1] != block && s[s.ndim() - 1] != 0))
-    Fail(StatusCode::kShape, what, ": expected channel-blocked data (N, C/", block, ", spatial..., ", block,
-         "), given shape ", s.ToString());
+    Fail(StatusCode::kShape, what, ": expected channel-blocked data (N, C/", block,
+         ", spatial..., ", block, "), given shape ", s.ToString());
   std::vector<int64_t> d{s[0], s[1] * block};
   for (int i = 2; i < s.ndim() - 1; ++i) d.push_back(s[i]);
   return Shape(std::move(d));

@@ -37,14 +37,16 @@ namespace op {
 namespace {
 
 std::vector<ParamDecl> HeadsParams() {
-  return {Ranged(RequiredParam("heads", ParamType::kInt, "Number of attention heads."), 1, 1 << 20)};
+  return {
+      Ranged(RequiredParam("heads", ParamType::kInt, "Number of attention heads."), 1, 1 << 20)};
 }
 
 // Checks qkv (L, B, 3*E) against `heads` when its rank and last extent are known.
 void CheckQkv(const NodeAttrs& attrs, const Shape& qkv) {
   if (!qkv.ndim_known()) return;
   if (qkv.ndim() != 3)
-    Fail(StatusCode::kShape, OpLabel(attrs), ": input 'queries_keys_values' must have rank 3 (seq_len, batch, ",
+    Fail(StatusCode::kShape, OpLabel(attrs),
+         ": input 'queries_keys_values' must have rank 3 (seq_len, batch, ",
          "3 * heads * head_dim), given ", qkv.ToString());
   const int64_t heads = attrs.params.GetInt("heads");
   if (qkv[2] > 0 && qkv[2] % (3 * heads) != 0)
@@ -81,8 +83,8 @@ void CheckRank3(const NodeAttrs& attrs, const Shape& s, const std::string& what)
 // Lq, Lk, B and E shared by queries (Lq, B, E), keys_values (Lk, B, 2E),
 // attention / scores (B*heads, Lq, Lk) and valatt's output (Lq, B, E);
 // `q`, `kv`, `att`, `o` point into the shape vectors or are null.
-bool EncDecAssign(const NodeAttrs& attrs, std::vector<Shape>* in, std::vector<Shape>* out, int q, int kv,
-                  int att, bool att_is_output, int o) {
+bool EncDecAssign(const NodeAttrs& attrs, std::vector<Shape>* in, std::vector<Shape>* out, int q,
+                  int kv, int att, bool att_is_output, int o) {
   const int64_t heads = attrs.params.GetInt("heads");
   auto at = [&](int i, bool output) -> Shape& { return output ? (*out)[i] : (*in)[i]; };
   int64_t lq = 0, lk = 0, b = 0, e = 0;
@@ -104,7 +106,8 @@ bool EncDecAssign(const NodeAttrs& attrs, std::vector<Shape>* in, std::vector<Sh
     if (a[0] > 0 && a[0] % heads == 0) Take(&b, a[0] / heads);
   }
   if (e > 0 && e % heads != 0)
-    Fail(StatusCode::kShape, OpLabel(attrs), ": embedding size ", e, " is not a multiple of heads = ", heads);
+    Fail(StatusCode::kShape, OpLabel(attrs), ": embedding size ", e,
+         " is not a multiple of heads = ", heads);
   if (q >= 0) AssignShape(attrs, in, q, Shape({lq, b, e}), "input 'queries'");
   AssignShape(attrs, in, kv, Shape({lk, b, 2 * e}), "input 'keys_values'");
   AssignShape(attrs, att_is_output ? out : in, att, Shape({b * heads, lq, lk}),
@@ -187,8 +190,8 @@ void AddBackward(OpRegistry* reg, const std::string& name, std::vector<std::stri
 
 // `_contrib_<name>` with its `_backward_<name>` taking (ograd, inputs...)
 // and giving one gradient per input.
-void AddForward(OpRegistry* reg, const std::string& name, const std::string& doc, std::vector<std::string> ins,
-                InferShapeFn shape) {
+void AddForward(OpRegistry* reg, const std::string& name, const std::string& doc,
+                std::vector<std::string> ins, InferShapeFn shape) {
   OpDef f;
   f.name = "_contrib_" + name;
   f.doc = doc;
@@ -215,14 +218,22 @@ void AddForward(OpRegistry* reg, const std::string& name, const std::string& doc
 }  // namespace
 
 void RegisterContribTransformer(OpRegistry* reg) {
-  AddForward(reg, "interleaved_matmul_selfatt_qk", "Scaled q.k scores of every head from interleaved "
-             "(seq_len, batch, heads*3*head_dim) projections.", {"queries_keys_values"}, QKShape);
-  AddForward(reg, "interleaved_matmul_selfatt_valatt", "Attention-weighted values of every head from interleaved "
-             "projections, as (seq_len, batch, embed).", {"queries_keys_values", "attention"}, ValAttShape);
-  AddForward(reg, "interleaved_matmul_encdec_qk", "Scaled q.k scores of every head from queries and interleaved "
-             "(seq_len, batch, heads*2*head_dim) keys and values.", {"queries", "keys_values"}, EncDecQKShape);
-  AddForward(reg, "interleaved_matmul_encdec_valatt", "Attention-weighted values of every head from interleaved "
-             "keys and values, as (query_len, batch, embed).", {"keys_values", "attention"}, EncDecValAttShape);
+  AddForward(reg, "interleaved_matmul_selfatt_qk",
+             "Scaled q.k scores of every head from interleaved "
+             "(seq_len, batch, heads*3*head_dim) projections.",
+             {"queries_keys_values"}, QKShape);
+  AddForward(reg, "interleaved_matmul_selfatt_valatt",
+             "Attention-weighted values of every head from interleaved "
+             "projections, as (seq_len, batch, embed).",
+             {"queries_keys_values", "attention"}, ValAttShape);
+  AddForward(reg, "interleaved_matmul_encdec_qk",
+             "Scaled q.k scores of every head from queries and interleaved "
+             "(seq_len, batch, heads*2*head_dim) keys and values.",
+             {"queries", "keys_values"}, EncDecQKShape);
+  AddForward(reg, "interleaved_matmul_encdec_valatt",
+             "Attention-weighted values of every head from interleaved "
+             "keys and values, as (query_len, batch, embed).",
+             {"keys_values", "attention"}, EncDecValAttShape);
 }
 
 }  // namespace op

@@ -70,8 +70,8 @@ const ScalarMathSpec kMathSpecs[] = {
      "Modulo by a scalar with the sign of the divisor (Python's %); 0 when scalar is 0.", false,
      "Gradient of _mod_scalar: dx = dy."},
     {"_rmod_scalar", "_RModScalar",
-     "Scalar modulo the data, with the sign of the divisor (Python's %); 0 where data is 0.",
-     false, "Gradient of _rmod_scalar: dx = -dy * floor(scalar / data)."},
+     "Scalar modulo the data, with the sign of the divisor (Python's %); 0 where data is 0.", false,
+     "Gradient of _rmod_scalar: dx = -dy * floor(scalar / data)."},
 };
 
 }  // namespace
@@ -103,8 +103,8 @@ void RegisterElemwiseScalar(OpRegistry* reg) {
   for (const ScalarMathSpec& m : kMathSpecs) {
     const std::string backward = std::string("_backward_") + (m.name + 1);
     AddScalarOp(reg, m.name, m.alias, m.doc, GradVia(backward, m.use_output));
-    reg->Add(BackwardDef(backward, m.use_output ? "output" : "data", m.backward_doc,
-                         ScalarParams()));
+    reg->Add(
+        BackwardDef(backward, m.use_output ? "output" : "data", m.backward_doc, ScalarParams()));
   }
 
   reg->Add(BackwardDef("_backward_rdiv_scalar", "data",

@@ -13,7 +13,10 @@ namespace weft {
 std::string EncodeElemwiseSteps(const std::vector<ElemwiseStep>& steps) {
   nlohmann::json list = nlohmann::json::array();
   for (const ElemwiseStep& s : steps)
-    list.push_back({{"op", s.attrs.op->name}, {"name", s.attrs.name}, {"attrs", s.attrs.dict}, {"args", s.args}});
+    list.push_back({{"op", s.attrs.op->name},
+                    {"name", s.attrs.name},
+                    {"attrs", s.attrs.dict},
+                    {"args", s.args}});
   return list.dump();
 }
 
@@ -34,18 +37,20 @@ std::vector<ElemwiseStep> DecodeElemwiseSteps(const OpRegistry& ops, const NodeA
     try {
       ElemwiseStep s;
       const OpDef& op = ops.Get(j.at("op").get<std::string>());
-      if (!op.pointwise) Fail(StatusCode::kInvalidArgument, "operator ", op.name, " is not pointwise");
+      if (!op.pointwise)
+        Fail(StatusCode::kInvalidArgument, "operator ", op.name, " is not pointwise");
       s.attrs.op = &op;
       s.attrs.name = j.value("name", op.name);
       s.attrs.dict = j.value("attrs", StringMap{});
       s.attrs.params = ParseParams(op.name, &op.params, s.attrs.dict);
       s.args = j.at("args").get<std::vector<int>>();
       if (static_cast<int>(s.args.size()) != op.NumInputs(s.attrs.params))
-        Fail(StatusCode::kInvalidArgument, "operator ", op.name, " takes ", op.NumInputs(s.attrs.params),
-             " inputs, the step gives ", s.args.size());
+        Fail(StatusCode::kInvalidArgument, "operator ", op.name, " takes ",
+             op.NumInputs(s.attrs.params), " inputs, the step gives ", s.args.size());
       for (int a : s.args)
         if (a < (i == 0 ? 0 : -1) || a >= n_in)
-          Fail(StatusCode::kInvalidArgument, "argument ", a, " is out of range [", i == 0 ? 0 : -1, ", ", n_in, ")");
+          Fail(StatusCode::kInvalidArgument, "argument ", a, " is out of range [", i == 0 ? 0 : -1,
+               ", ", n_in, ")");
       steps.push_back(std::move(s));
     } catch (const nlohmann::json::exception& e) {
       Fail(StatusCode::kInvalidArgument, where, ": step ", i, ": ", e.what());
@@ -63,7 +68,8 @@ void RegisterFusedElemwise(OpRegistry* reg) {
   f.name = "_fused_elemwise";
   f.doc = "A chain of pointwise operators run tile by tile in one pass over memory (inference).";
   f.params = {IntParam("num_args", "1", "Number of inputs."),
-              RequiredParam("steps", ParamType::kString, "The chain as a JSON list of {op, name, attrs, args}.")};
+              RequiredParam("steps", ParamType::kString,
+                            "The chain as a JSON list of {op, name, attrs, args}.")};
   f.key_var_num_args = "num_args";
   f.num_inputs_fn = [](const ParamValues& p) { return static_cast<int>(p.GetInt("num_args")); };
   f.infer_shape = ElemwiseShape;

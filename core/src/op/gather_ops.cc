@@ -44,7 +44,8 @@ int GatherAxis(const NodeAttrs& attrs, int ndim) {
   const int64_t a = attrs.params.GetInt("axis");
   if (a < -ndim || a >= ndim)
     Fail(StatusCode::kInvalidArgument, "operator ", attrs.op->name, ": axis ", a,
-         " is out of range for an input with ndim ", ndim, " (expected -", ndim, " <= axis < ", ndim, ")");
+         " is out of range for an input with ndim ", ndim, " (expected -", ndim, " <= axis < ",
+         ndim, ")");
   return static_cast<int>(a < 0 ? a + ndim : a);
 }
 
@@ -60,8 +61,10 @@ Shape PickedShape(const Shape& data, int axis, bool keepdims) {
   if (data.ndim() == 1) return Shape({1});
   std::vector<int64_t> dims;
   for (int i = 0; i < data.ndim(); ++i)
-    if (i != axis) dims.push_back(data[i]);
-    else if (keepdims) dims.push_back(1);
+    if (i != axis)
+      dims.push_back(data[i]);
+    else if (keepdims)
+      dims.push_back(1);
   return Shape(dims);
 }
 
@@ -79,8 +82,10 @@ bool PickShape(const NodeAttrs& attrs, std::vector<Shape>* in, std::vector<Shape
   if (!data.ndim_known()) return false;
   const int axis = GatherAxis(attrs, data.ndim());
   const bool keep = attrs.params.GetBool("keepdims");
-  if (back) AssignShape(attrs, in, 0, PickedShape(data, axis, keep), "input 'ograd'");
-  else AssignShape(attrs, out, 0, PickedShape(data, axis, keep), "output");
+  if (back)
+    AssignShape(attrs, in, 0, PickedShape(data, axis, keep), "input 'ograd'");
+  else
+    AssignShape(attrs, out, 0, PickedShape(data, axis, keep), "output");
   const Shape& idx = (*in)[x];
   const bool idx_keep = idx.ndim_known() ? idx.ndim() == data.ndim() : keep;
   AssignShape(attrs, in, x, PickedShape(data, axis, idx_keep), "input 'index'");
@@ -111,7 +116,8 @@ bool OneHotShape(const NodeAttrs& attrs, std::vector<Shape>* in, std::vector<Sha
   }
   const Shape& o = (*out)[0];
   if (o.ndim_known() && o.ndim() >= 1)
-    AssignShape(attrs, in, 0, Shape(std::vector<int64_t>(o.dims().begin(), o.dims().end() - 1)), "input 'indices'");
+    AssignShape(attrs, in, 0, Shape(std::vector<int64_t>(o.dims().begin(), o.dims().end() - 1)),
+                "input 'indices'");
   return AllKnown(*in) && AllKnown(*out);
 }
 
@@ -121,7 +127,8 @@ bool OneHotType(const NodeAttrs& attrs, std::vector<DType>* in, std::vector<DTyp
 }
 
 std::vector<ParamDecl> TakeParams() {
-  return {IntParam("axis", "0", "Axis of `a` to take along."), ModeParam({"clip", "raise", "wrap"})};
+  return {IntParam("axis", "0", "Axis of `a` to take along."),
+          ModeParam({"clip", "raise", "wrap"})};
 }
 
 // take(a, indices) / _backward_take(ograd, a, indices).
@@ -138,8 +145,10 @@ bool TakeShape(const NodeAttrs& attrs, std::vector<Shape>* in, std::vector<Shape
   std::vector<int64_t> dims(as.dims().begin(), as.dims().begin() + axis);
   dims.insert(dims.end(), xs.dims().begin(), xs.dims().end());
   dims.insert(dims.end(), as.dims().begin() + axis + 1, as.dims().end());
-  if (back) AssignShape(attrs, in, 0, Shape(dims), "input 'ograd'");
-  else AssignShape(attrs, out, 0, Shape(dims), "output");
+  if (back)
+    AssignShape(attrs, in, 0, Shape(dims), "input 'ograd'");
+  else
+    AssignShape(attrs, out, 0, Shape(dims), "output");
   return AllKnown(*in) && AllKnown(*out);
 }
 
@@ -150,8 +159,9 @@ Shape GatherNdShape(const NodeAttrs& attrs, const Shape& d, const Shape& x) {
          " need at least 2 dimensions (M, Y...)");
   if (x[0] == 0) return Shape();
   if (x[0] > d.ndim())
-    Fail(StatusCode::kShape, "operator ", attrs.op->name, ": indices ", x.ToString(), " address ", x[0],
-         " axes of an array with ndim ", d.ndim(), " (expected indices.shape[0] <= ", d.ndim(), ")");
+    Fail(StatusCode::kShape, "operator ", attrs.op->name, ": indices ", x.ToString(), " address ",
+         x[0], " axes of an array with ndim ", d.ndim(),
+         " (expected indices.shape[0] <= ", d.ndim(), ")");
   std::vector<int64_t> dims(x.dims().begin() + 1, x.dims().end());
   dims.insert(dims.end(), d.dims().begin() + x[0], d.dims().end());
   return Shape(dims);
@@ -166,7 +176,8 @@ bool GatherNdShapeFn(const NodeAttrs& attrs, std::vector<Shape>* in, std::vector
 }
 
 // _backward_gather_nd(ograd, indices, data) -> data's shape.
-bool GatherNdBackwardShape(const NodeAttrs& attrs, std::vector<Shape>* in, std::vector<Shape>* out) {
+bool GatherNdBackwardShape(const NodeAttrs& attrs, std::vector<Shape>* in,
+                           std::vector<Shape>* out) {
   AssignShape(attrs, out, 0, (*in)[2], "output");
   AssignShape(attrs, in, 2, (*out)[0], "input 'data'");
   const Shape &d = (*in)[2], &x = (*in)[1];
@@ -188,8 +199,9 @@ bool ScatterNdShape(const NodeAttrs& attrs, std::vector<Shape>* in, std::vector<
   return AllKnown(*in) && AllKnown(*out);
 }
 
-OpDef Def(const std::string& name, const std::string& doc, int num_inputs, std::vector<std::string> names,
-          std::vector<ParamDecl> params, InferShapeFn shape, InferTypeFn type) {
+OpDef Def(const std::string& name, const std::string& doc, int num_inputs,
+          std::vector<std::string> names, std::vector<ParamDecl> params, InferShapeFn shape,
+          InferTypeFn type) {
   OpDef d;
   d.name = name;
   d.doc = doc;
@@ -204,10 +216,11 @@ OpDef Def(const std::string& name, const std::string& doc, int num_inputs, std::
 }  // namespace
 
 void RegisterGatherOps(OpRegistry* reg) {
-  OpDef p = Def("pick", "Picks one element per position along an axis.", 2, {"data", "index"}, PickParams(),
-                PickShape, FollowInput<0>);
+  OpDef p = Def("pick", "Picks one element per position along an axis.", 2, {"data", "index"},
+                PickParams(), PickShape, FollowInput<0>);
   p.gradient = [](const OpRegistry& r, const NodePtr& n, const std::vector<NodeEntry>& og) {
-    std::vector<NodeEntry> g = BackwardNode(r, "_backward_pick", n, {og[0], n->inputs[0], n->inputs[1]}, 1);
+    std::vector<NodeEntry> g =
+        BackwardNode(r, "_backward_pick", n, {og[0], n->inputs[0], n->inputs[1]}, 1);
     g.push_back(Zeros(r, n, 1));
     return g;
   };
@@ -215,17 +228,18 @@ void RegisterGatherOps(OpRegistry* reg) {
   reg->Add(Def("_backward_pick", "Gradient of pick: ograd placed at the picked positions.", 3,
                {"ograd", "data", "index"}, PickParams(), PickShape, FollowInput<0>));
 
-  OpDef o = Def("one_hot", "One-hot encoding of integer indices.", 1, {"indices"}, OneHotParams(), OneHotShape,
-                OneHotType);
+  OpDef o = Def("one_hot", "One-hot encoding of integer indices.", 1, {"indices"}, OneHotParams(),
+                OneHotShape, OneHotType);
   o.gradient = [](const OpRegistry& r, const NodePtr& n, const std::vector<NodeEntry>&) {
     return std::vector<NodeEntry>{Zeros(r, n, 0)};
   };
   reg->Add(std::move(o));
 
-  OpDef t = Def("take", "Takes elements of `a` along an axis by index.", 2, {"a", "indices"}, TakeParams(),
-                TakeShape, FollowInput<0>);
+  OpDef t = Def("take", "Takes elements of `a` along an axis by index.", 2, {"a", "indices"},
+                TakeParams(), TakeShape, FollowInput<0>);
   t.gradient = [](const OpRegistry& r, const NodePtr& n, const std::vector<NodeEntry>& og) {
-    std::vector<NodeEntry> g = BackwardNode(r, "_backward_take", n, {og[0], n->inputs[0], n->inputs[1]}, 1);
+    std::vector<NodeEntry> g =
+        BackwardNode(r, "_backward_take", n, {og[0], n->inputs[0], n->inputs[1]}, 1);
     g.push_back(Zeros(r, n, 1));
     return g;
   };
@@ -233,8 +247,8 @@ void RegisterGatherOps(OpRegistry* reg) {
   reg->Add(Def("_backward_take", "Gradient of take: ograd summed into the taken rows.", 3,
                {"ograd", "a", "indices"}, TakeParams(), TakeShape, FollowInput<0>));
 
-  OpDef g = Def("gather_nd", "Gathers elements or slices addressed by index tuples.", 2, {"data", "indices"}, {},
-                GatherNdShapeFn, FollowInput<0>);
+  OpDef g = Def("gather_nd", "Gathers elements or slices addressed by index tuples.", 2,
+                {"data", "indices"}, {}, GatherNdShapeFn, FollowInput<0>);
   g.gradient = [](const OpRegistry& r, const NodePtr& n, const std::vector<NodeEntry>& og) {
     std::vector<NodeEntry> gr =
         BackwardNode(r, "_backward_gather_nd", n, {og[0], n->inputs[1], n->inputs[0]}, 1);
@@ -242,15 +256,18 @@ void RegisterGatherOps(OpRegistry* reg) {
     return gr;
   };
   reg->Add(std::move(g));
-  reg->Add(Def("_backward_gather_nd", "Gradient of gather_nd: ograd summed into the addressed positions.", 3,
+  reg->Add(Def("_backward_gather_nd",
+               "Gradient of gather_nd: ograd summed into the addressed positions.", 3,
                {"ograd", "indices", "data"}, {}, GatherNdBackwardShape, FollowInput<0>));
 
-  OpDef s = Def("scatter_nd", "Writes data into zeros of `shape` at the addressed positions.", 2,
-                {"data", "indices"}, {RequiredParam("shape", ParamType::kShape, "Shape of the output.")},
-                ScatterNdShape, FollowInput<0>);
+  OpDef s =
+      Def("scatter_nd", "Writes data into zeros of `shape` at the addressed positions.", 2,
+          {"data", "indices"}, {RequiredParam("shape", ParamType::kShape, "Shape of the output.")},
+          ScatterNdShape, FollowInput<0>);
   s.gradient = [](const OpRegistry& r, const NodePtr& n, const std::vector<NodeEntry>& og) {
-    return std::vector<NodeEntry>{MakeOpEntry(r, "gather_nd", GradName(n, "backward"), {og[0], n->inputs[1]}),
-                                  Zeros(r, n, 1)};
+    return std::vector<NodeEntry>{
+        MakeOpEntry(r, "gather_nd", GradName(n, "backward"), {og[0], n->inputs[1]}),
+        Zeros(r, n, 1)};
   };
   reg->Add(std::move(s));
 }

@@ -50,15 +50,20 @@ bool WhereShape(const NodeAttrs& attrs, std::vector<Shape>* in, std::vector<Shap
   Shape s;
   for (size_t i = 0; i < xyo.size(); ++i)
     if (!ShapeAssign(&s, xyo[i]))
-      Fail(StatusCode::kShape, "operator where: ", i == 0 ? "input 'x'" : i == 1 ? "input 'y'" : "output", " ",
-           xyo[i].ToString(), " differs from ", s.ToString());
+      Fail(StatusCode::kShape, "operator where: ",
+           i == 0   ? "input 'x'"
+           : i == 1 ? "input 'y'"
+                    : "output",
+           " ", xyo[i].ToString(), " differs from ", s.ToString());
   AssignShape(attrs, in, 1, s, "input 'x'");
   AssignShape(attrs, in, 2, s, "input 'y'");
   AssignShape(attrs, out, 0, s, "output");
   const Shape& c = (*in)[0];
   const bool row_cond = c.ndim() == 1 && s.ndim_known() && s.ndim() > 1;
-  if (row_cond) AssignShape(attrs, in, 0, Shape({s[0]}), "input 'condition'");
-  else AssignShape(attrs, in, 0, s, "input 'condition'");
+  if (row_cond)
+    AssignShape(attrs, in, 0, Shape({s[0]}), "input 'condition'");
+  else
+    AssignShape(attrs, in, 0, s, "input 'condition'");
   return AllKnown(*in) && AllKnown(*out);
 }
 
@@ -106,14 +111,17 @@ bool EmbeddingType(const NodeAttrs& attrs, std::vector<DType>* in, std::vector<D
   return AllKnown(*in) && AllKnown(*out);
 }
 
-bool EmbeddingBackwardShape(const NodeAttrs& attrs, std::vector<Shape>* in, std::vector<Shape>* out) {
+bool EmbeddingBackwardShape(const NodeAttrs& attrs, std::vector<Shape>* in,
+                            std::vector<Shape>* out) {
   AssignShape(attrs, out, 0, (*in)[1], "output 'data_grad'");
-  AssignShape(attrs, out, 1, Shape({attrs.params.GetInt("input_dim"), attrs.params.GetInt("output_dim")}),
+  AssignShape(attrs, out, 1,
+              Shape({attrs.params.GetInt("input_dim"), attrs.params.GetInt("output_dim")}),
               "output 'weight_grad'");
   return AllKnown(*in) && AllKnown(*out);
 }
 
-bool EmbeddingBackwardType(const NodeAttrs& attrs, std::vector<DType>* in, std::vector<DType>* out) {
+bool EmbeddingBackwardType(const NodeAttrs& attrs, std::vector<DType>* in,
+                           std::vector<DType>* out) {
   AssignType(attrs, in, 0, attrs.params.GetDType("dtype"), "input 'ograd'");
   AssignType(attrs, out, 0, (*in)[1], "output 'data_grad'");
   AssignType(attrs, out, 1, attrs.params.GetDType("dtype"), "output 'weight_grad'");

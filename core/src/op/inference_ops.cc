@@ -40,7 +40,8 @@ bool BnFoldShape(const NodeAttrs& attrs, std::vector<Shape>* in, std::vector<Sha
   const Shape& w = (*in)[0];
   if (w.ndim_known()) {
     if (w.ndim() < 1)
-      Fail(StatusCode::kShape, OpLabel(attrs), ": input 'weight' must have rank >= 1, given ", w.ToString());
+      Fail(StatusCode::kShape, OpLabel(attrs), ": input 'weight' must have rank >= 1, given ",
+           w.ToString());
     if (w[0] > 0) {
       const Shape c({w[0]});
       for (size_t i = 1; i < in->size(); ++i) AssignShape(attrs, in, i, c, StrCat("input ", i));
@@ -55,7 +56,8 @@ int FusedConvInputs(const ParamValues& p) {
 }
 
 // FusedConvShape on logical (unblocked) shapes.
-bool FusedConvLogicalShape(const NodeAttrs& attrs, std::vector<Shape>* in, std::vector<Shape>* out) {
+bool FusedConvLogicalShape(const NodeAttrs& attrs, std::vector<Shape>* in,
+                           std::vector<Shape>* out) {
   const size_t n_conv = attrs.params.GetBool("no_bias") ? 2 : 3;
   std::vector<Shape> conv_in(in->begin(), in->begin() + static_cast<std::ptrdiff_t>(n_conv));
   if (attrs.params.GetBool("with_sum")) {
@@ -64,7 +66,8 @@ bool FusedConvLogicalShape(const NodeAttrs& attrs, std::vector<Shape>* in, std::
   }
   ConvolutionShape(attrs, &conv_in, out);
   std::copy(conv_in.begin(), conv_in.end(), in->begin());
-  if (attrs.params.GetBool("with_sum")) AssignShape(attrs, in, in->size() - 1, (*out)[0], "input 'sum'");
+  if (attrs.params.GetBool("with_sum"))
+    AssignShape(attrs, in, in->size() - 1, (*out)[0], "input 'sum'");
   return AllKnown(*in) && AllKnown(*out);
 }
 
@@ -81,13 +84,16 @@ bool InferBlocked(const NodeAttrs& attrs, std::vector<Shape>* in, std::vector<Sh
       if (b[i] > 0) l[i] = UnblockedShape((*v)[i], b[i], StrCat(label, " ", kind, " ", i).c_str());
     return l;
   };
-  std::vector<Shape> lin = unblock(in, blocks.in, "input"), lout = unblock(out, blocks.out, "output");
+  std::vector<Shape> lin = unblock(in, blocks.in, "input"),
+                     lout = unblock(out, blocks.out, "output");
   logical(attrs, &lin, &lout);
   for (size_t i = 0; i < in->size(); ++i)
-    AssignShape(attrs, in, i, blocks.in[i] > 0 ? BlockedShape(lin[i], blocks.in[i], label.c_str()) : lin[i],
+    AssignShape(attrs, in, i,
+                blocks.in[i] > 0 ? BlockedShape(lin[i], blocks.in[i], label.c_str()) : lin[i],
                 StrCat("input ", i));
   for (size_t i = 0; i < out->size(); ++i)
-    AssignShape(attrs, out, i, blocks.out[i] > 0 ? BlockedShape(lout[i], blocks.out[i], label.c_str()) : lout[i],
+    AssignShape(attrs, out, i,
+                blocks.out[i] > 0 ? BlockedShape(lout[i], blocks.out[i], label.c_str()) : lout[i],
                 StrCat("output ", i));
   return AllKnown(*in) && AllKnown(*out);
 }
@@ -98,9 +104,12 @@ bool FusedConvShape(const NodeAttrs& attrs, std::vector<Shape>* in, std::vector<
 
 // Channels per block of a blocked data input / output (0: plain).
 std::vector<ParamDecl> BlockParams() {
-  return {IntRangeParam("data_block", "0", 0, 64, "Channels per block of a channel-blocked data input (0: plain)."),
-          IntRangeParam("out_block", "0", 0, 64,
-                        "Channels per block of a channel-blocked output (and sum of a convolution) (0: plain).")};
+  return {
+      IntRangeParam("data_block", "0", 0, 64,
+                    "Channels per block of a channel-blocked data input (0: plain)."),
+      IntRangeParam(
+          "out_block", "0", 0, 64,
+          "Channels per block of a channel-blocked output (and sum of a convolution) (0: plain).")};
 }
 
 void RegisterBlockedPooling(OpRegistry* reg) {
@@ -113,7 +122,8 @@ void RegisterBlockedPooling(OpRegistry* reg) {
   f.num_inputs = 1;
   f.input_names = FixedNames({"data"});
   InferShapeFn logical = pool.infer_shape;
-  f.infer_shape = [logical](const NodeAttrs& attrs, std::vector<Shape>* in, std::vector<Shape>* out) {
+  f.infer_shape = [logical](const NodeAttrs& attrs, std::vector<Shape>* in,
+                            std::vector<Shape>* out) {
     return InferBlocked(attrs, in, out, logical);
   };
   f.infer_type = ElemwiseType;
@@ -123,16 +133,21 @@ void RegisterBlockedPooling(OpRegistry* reg) {
 bool LayoutBlockShape(const NodeAttrs& attrs, std::vector<Shape>* in, std::vector<Shape>* out) {
   const int64_t b = attrs.params.GetInt("block");
   const std::string label = OpLabel(attrs);
-  AssignShape(attrs, out, 0, BlockedShape((*in)[0], b, (label + " input 'data'").c_str()), "output 0");
-  AssignShape(attrs, in, 0, UnblockedShape((*out)[0], b, (label + " output 0").c_str()), "input 'data'");
+  AssignShape(attrs, out, 0, BlockedShape((*in)[0], b, (label + " input 'data'").c_str()),
+              "output 0");
+  AssignShape(attrs, in, 0, UnblockedShape((*out)[0], b, (label + " output 0").c_str()),
+              "input 'data'");
   return AllKnown(*in) && AllKnown(*out);
 }
 
 void RegisterLayoutBlock(OpRegistry* reg) {
   OpDef f;
   f.name = "_layout_block";
-  f.doc = "Channel-first data in the channel-blocked layout (N, C/block, spatial..., block) (inference).";
-  f.params = {IntRangeParam("block", "8", 1, 64, "Channels per block; C must be a multiple of it.")};
+  f.doc =
+      "Channel-first data in the channel-blocked layout (N, C/block, spatial..., block) "
+      "(inference).";
+  f.params = {
+      IntRangeParam("block", "8", 1, 64, "Channels per block; C must be a multiple of it.")};
   f.num_inputs = 1;
   f.input_names = FixedNames({"data"});
   f.infer_shape = LayoutBlockShape;
@@ -147,7 +162,8 @@ void RegisterFusedConvolution(OpRegistry* reg) {
   f.params = reg->Get("Convolution").params;
   f.params.push_back(
       StringParam("act_type", "", "Activation after the sum: \"\" (none) or \"relu\"."));
-  f.params.push_back(BoolParam("with_sum", "False", "Add the last input to the convolution's output."));
+  f.params.push_back(
+      BoolParam("with_sum", "False", "Add the last input to the convolution's output."));
   for (ParamDecl& d : BlockParams()) f.params.push_back(std::move(d));
   f.num_inputs_fn = FusedConvInputs;
   f.input_names = [](const ParamValues& p) {

@@ -137,7 +137,8 @@ void RegisterNNActivation(OpRegistry* reg) {
   l.params = LeakyParams();
   l.num_inputs_fn = [](const ParamValues& p) { return IsPrelu(p) ? 2 : 1; };
   l.input_names = [](const ParamValues& p) {
-    return IsPrelu(p) ? std::vector<std::string>{"data", "gamma"} : std::vector<std::string>{"data"};
+    return IsPrelu(p) ? std::vector<std::string>{"data", "gamma"}
+                      : std::vector<std::string>{"data"};
   };
   l.infer_shape = LeakyShape;
   l.infer_type = ElemwiseType;

@@ -139,14 +139,14 @@ void RegisterNNConv(OpRegistry* reg) {
   f.infer_type = ElemwiseType;
   f.gradient = [](const OpRegistry& r, const NodePtr& n, const std::vector<NodeEntry>& og) {
     const int n_out = static_cast<int>(n->inputs.size());
-    return BackwardNode(r, "_backward_Convolution", n, {og[0], n->inputs[0], n->inputs[1]},
-                        n_out);
+    return BackwardNode(r, "_backward_Convolution", n, {og[0], n->inputs[0], n->inputs[1]}, n_out);
   };
   reg->Add(std::move(f));
 
   OpDef b;
   b.name = "_backward_Convolution";
-  b.doc = "Gradient of Convolution: (data_grad, weight_grad[, bias_grad]) from (ograd, data, weight).";
+  b.doc =
+      "Gradient of Convolution: (data_grad, weight_grad[, bias_grad]) from (ograd, data, weight).";
   b.params = ConvParams();
   b.num_inputs = 3;
   b.num_outputs_fn = ConvNumInputs;

@@ -26,11 +26,13 @@ namespace op {
 namespace {
 
 std::vector<ParamDecl> CTCParams() {
-  return {BoolParam("use_data_lengths", "False", "Whether input 'data_lengths' gives each sequence's frames."),
-          BoolParam("use_label_lengths", "False",
-                    "Whether input 'label_lengths' gives each label's length (else padding ends it)."),
-          EnumParam("blank_label", "first", {"first", "last"},
-                    "The blank class: 0 (padding 0) or alphabet_size - 1 (padding -1).")};
+  return {
+      BoolParam("use_data_lengths", "False",
+                "Whether input 'data_lengths' gives each sequence's frames."),
+      BoolParam("use_label_lengths", "False",
+                "Whether input 'label_lengths' gives each label's length (else padding ends it)."),
+      EnumParam("blank_label", "first", {"first", "last"},
+                "The blank class: 0 (padding 0) or alphabet_size - 1 (padding -1).")};
 }
 
 std::vector<std::string> CTCInputNames(const ParamValues& p) {
@@ -47,11 +49,11 @@ int CTCNumInputs(const ParamValues& p) { return static_cast<int>(CTCInputNames(p
 void CTCInputShapes(const NodeAttrs& attrs, std::vector<Shape>* in, size_t first, Shape* loss) {
   const Shape &d = (*in)[first], &l = (*in)[first + 1];
   if (d.ndim_known() && d.ndim() != 3)
-    Fail(StatusCode::kShape, OpLabel(attrs), ": input 'data' must be 3-D (sequence, batch, alphabet), given ",
-         d.ToString());
+    Fail(StatusCode::kShape, OpLabel(attrs),
+         ": input 'data' must be 3-D (sequence, batch, alphabet), given ", d.ToString());
   if (l.ndim_known() && l.ndim() != 2)
-    Fail(StatusCode::kShape, OpLabel(attrs), ": input 'label' must be 2-D (batch, label length), given ",
-         l.ToString());
+    Fail(StatusCode::kShape, OpLabel(attrs),
+         ": input 'label' must be 2-D (batch, label length), given ", l.ToString());
   int64_t batch = d.ndim_known() ? d[1] : 0;
   if (batch == 0 && l.ndim_known()) batch = l[0];
   if (batch > 0) {
@@ -59,7 +61,8 @@ void CTCInputShapes(const NodeAttrs& attrs, std::vector<Shape>* in, size_t first
     if (l.ndim_known()) AssignShape(attrs, in, first + 1, Shape({batch, l[1]}), "input 'label'");
   }
   if (d.ndim_known() && l.ndim_known() && d[0] > 0 && l[1] > 0 && l[1] > d[0])
-    Fail(StatusCode::kShape, OpLabel(attrs), ": the label length ", l[1], " exceeds the sequence length ", d[0]);
+    Fail(StatusCode::kShape, OpLabel(attrs), ": the label length ", l[1],
+         " exceeds the sequence length ", d[0]);
   const std::vector<std::string> names = CTCInputNames(attrs.params);
   for (size_t i = first + 2; i < in->size(); ++i)
     AssignShape(attrs, in, i, Shape({batch}), StrCat("input '", names[i - first], "'"));
@@ -85,7 +88,8 @@ bool CTCBackwardShape(const NodeAttrs& attrs, std::vector<Shape>* in, std::vecto
 
 // Data, the ograd and the outputs share a float dtype; labels and lengths
 // keep theirs (data's when unknown).
-bool CTCTypeImpl(const NodeAttrs& attrs, std::vector<DType>* in, std::vector<DType>* out, size_t data) {
+bool CTCTypeImpl(const NodeAttrs& attrs, std::vector<DType>* in, std::vector<DType>* out,
+                 size_t data) {
   std::vector<DType> ein(in->begin(), in->begin() + data + 1), eout = {(*out)[0]};
   bool known = ElemwiseType(attrs, &ein, &eout);
   std::copy(ein.begin(), ein.end(), in->begin());
@@ -109,7 +113,9 @@ void RegisterNNCTC(OpRegistry* reg) {
   OpDef f;
   f.name = "CTCLoss";
   f.aliases = {"ctc_loss", "_contrib_CTCLoss", "_contrib_ctc_loss"};
-  f.doc = "Connectionist temporal classification loss of pre-softmax activations (T, B, A), per sequence.";
+  f.doc =
+      "Connectionist temporal classification loss of pre-softmax activations (T, B, A), per "
+      "sequence.";
   f.params = CTCParams();
   f.num_inputs_fn = CTCNumInputs;
   f.input_names = CTCInputNames;
@@ -120,7 +126,8 @@ void RegisterNNCTC(OpRegistry* reg) {
     ins.insert(ins.end(), n->inputs.begin(), n->inputs.end());
     std::vector<NodeEntry> g = BackwardNode(r, "_backward_CTCLoss", n, ins, 1);
     for (size_t i = 1; i < n->inputs.size(); ++i)
-      g.push_back(MakeOpEntry(r, "zeros_like", GradName(n, StrCat("in", i, "_grad")), {n->inputs[i]}));
+      g.push_back(
+          MakeOpEntry(r, "zeros_like", GradName(n, StrCat("in", i, "_grad")), {n->inputs[i]}));
     return g;
   };
   reg->Add(std::move(f));

@@ -45,8 +45,7 @@ std::vector<ParamDecl> DeconvParams() {
 }
 
 // Reads an optional per-axis tuple `key` (empty = all `def`) into dst.
-void ReadAxes(const NodeAttrs& attrs, const std::string& key, int nsp, int64_t def,
-              int64_t* dst) {
+void ReadAxes(const NodeAttrs& attrs, const std::string& key, int nsp, int64_t def, int64_t* dst) {
   const Shape& t = attrs.params.GetShape(key);
   for (int i = 0; i < nsp; ++i) dst[i] = def;
   if (t.ndim() <= 0) return;
@@ -55,8 +54,8 @@ void ReadAxes(const NodeAttrs& attrs, const std::string& key, int nsp, int64_t d
          " must have ", nsp, " value(s), one per kernel axis");
   for (int i = 0; i < nsp; ++i) {
     if (t[i] < 0)
-      Fail(StatusCode::kInvalidArgument, OpLabel(attrs), ": parameter '", key, "' = ",
-           t.ToString(), " must be non-negative");
+      Fail(StatusCode::kInvalidArgument, OpLabel(attrs), ": parameter '", key, "' = ", t.ToString(),
+           " must be non-negative");
     dst[i] = t[i];
   }
 }
@@ -96,17 +95,19 @@ bool DeconvolutionShape(const NodeAttrs& attrs, std::vector<Shape>* in, std::vec
   for (int i = 0; i < g.nsp; ++i) {
     we[2 + i] = g.kernel[i];
     if (!use_target && adj[i] >= g.stride[i])
-      Fail(StatusCode::kInvalidArgument, OpLabel(attrs), ": parameter 'adj' = ",
-           p.GetShape("adj").ToString(), " must be smaller than 'stride' on every axis");
+      Fail(StatusCode::kInvalidArgument, OpLabel(attrs),
+           ": parameter 'adj' = ", p.GetShape("adj").ToString(),
+           " must be smaller than 'stride' on every axis");
     const int64_t x = d[2 + i];
     if (x == 0) continue;
     const int64_t full = g.stride[i] * (x - 1) + g.Dilated(i);
     int64_t o;
     if (use_target) {
       if (target[i] > full || target[i] < 1)
-        Fail(StatusCode::kInvalidArgument, OpLabel(attrs), ": parameter 'target_shape' = ",
-             p.GetShape("target_shape").ToString(), " is not reachable from input extent ", x,
-             " (at most ", full, " on axis ", 2 + i, ")");
+        Fail(StatusCode::kInvalidArgument, OpLabel(attrs),
+             ": parameter 'target_shape' = ", p.GetShape("target_shape").ToString(),
+             " is not reachable from input extent ", x, " (at most ", full, " on axis ", 2 + i,
+             ")");
       o = target[i];
     } else {
       o = full - 2 * g.pad[i] + adj[i];
@@ -157,7 +158,9 @@ void RegisterNNDeconv(OpRegistry* reg) {
 
   OpDef b;
   b.name = "_backward_Deconvolution";
-  b.doc = "Gradient of Deconvolution: (data_grad, weight_grad[, bias_grad]) from (ograd, data, weight).";
+  b.doc =
+      "Gradient of Deconvolution: (data_grad, weight_grad[, bias_grad]) from (ograd, data, "
+      "weight).";
   b.params = DeconvParams();
   b.num_inputs = 3;
   b.num_outputs_fn = DeconvNumInputs;

@@ -45,8 +45,10 @@ bool FCShape(const NodeAttrs& attrs, std::vector<Shape>* in, std::vector<Shape>*
   AssignShape(attrs, in, 1, Shape({nh, 0}), "input 'weight'");
   if (!p.GetBool("no_bias")) {
     const Shape& b = (*in)[2];
-    if (b.ndim() == 2) AssignShape(attrs, in, 2, Shape({nh, 1}), "input 'bias'");
-    else AssignShape(attrs, in, 2, Shape({nh}), "input 'bias'");
+    if (b.ndim() == 2)
+      AssignShape(attrs, in, 2, Shape({nh, 1}), "input 'bias'");
+    else
+      AssignShape(attrs, in, 2, Shape({nh}), "input 'bias'");
   }
   const Shape& oshape = (*out)[0];
   if (!dshape.ndim_known()) {
@@ -74,7 +76,8 @@ bool FCShape(const NodeAttrs& attrs, std::vector<Shape>* in, std::vector<Shape>*
     Shape d = dshape;
     if (flatten) {
       if (oshape.ndim() != 2)
-        Fail(StatusCode::kShape, "operator FullyConnected: output must be 2-D with flatten=True, given ",
+        Fail(StatusCode::kShape,
+             "operator FullyConnected: output must be 2-D with flatten=True, given ",
              oshape.ToString());
       if (d.ndim() >= 1 && d[0] == 0) d[0] = oshape[0];
     } else if (oshape.ndim() == d.ndim()) {
@@ -101,7 +104,8 @@ bool FCBackwardShape(const NodeAttrs& attrs, std::vector<Shape>* in, std::vector
   AssignShape(attrs, in, 1, (*out)[0], "input 'data'");
   AssignShape(attrs, out, 1, (*in)[2], "output 'weight_grad'");
   AssignShape(attrs, in, 2, (*out)[1], "input 'weight'");
-  if (out->size() > 2) AssignShape(attrs, out, 2, Shape({attrs.params.GetInt("num_hidden")}), "output 'bias_grad'");
+  if (out->size() > 2)
+    AssignShape(attrs, out, 2, Shape({attrs.params.GetInt("num_hidden")}), "output 'bias_grad'");
   return AllKnown(*in) && AllKnown(*out);
 }
 
@@ -118,7 +122,8 @@ void RegisterNNDense(OpRegistry* reg) {
   f.infer_type = ElemwiseType;
   f.gradient = [](const OpRegistry& r, const NodePtr& n, const std::vector<NodeEntry>& og) {
     const int n_in = static_cast<int>(n->inputs.size());
-    return BackwardNode(r, "_backward_FullyConnected", n, {og[0], n->inputs[0], n->inputs[1]}, n_in);
+    return BackwardNode(r, "_backward_FullyConnected", n, {og[0], n->inputs[0], n->inputs[1]},
+                        n_in);
   };
   reg->Add(std::move(f));
 

@@ -59,7 +59,8 @@ bool NormShape(const NodeAttrs& attrs, std::vector<Shape>* in, std::vector<Shape
     fill((*in)[0], &param, &stats);
     AssignShape(attrs, in, 1, param, "input 'gamma'");
     AssignShape(attrs, in, 2, param, "input 'beta'");
-    for (size_t i = 1; i < out->size(); ++i) AssignShape(attrs, out, i, stats, StrCat("output ", i));
+    for (size_t i = 1; i < out->size(); ++i)
+      AssignShape(attrs, out, i, stats, StrCat("output ", i));
   }
   return AllKnown(*in) && AllKnown(*out);
 }
@@ -81,7 +82,8 @@ bool GroupNormShape(const NodeAttrs& attrs, std::vector<Shape>* in, std::vector<
   return NormShape(attrs, in, out, [&](const Shape& d, Shape* param, Shape* stats) {
     const int64_t g = attrs.params.GetInt("num_groups");
     if (g < 1)
-      Fail(StatusCode::kInvalidArgument, OpLabel(attrs), ": parameter 'num_groups' must be >= 1, given ", g);
+      Fail(StatusCode::kInvalidArgument, OpLabel(attrs),
+           ": parameter 'num_groups' must be >= 1, given ", g);
     if (d.ndim() < 3)
       Fail(StatusCode::kShape, OpLabel(attrs),
            ": input 'data' must have rank >= 3 (N, C, spatial...), given ", d.ToString());
@@ -145,8 +147,8 @@ void AddNormOp(OpRegistry* reg, const std::string& name, std::vector<std::string
 
 void RegisterNNLayerNorm(OpRegistry* reg) {
   AddNormOp(reg, "LayerNorm", {"_npx_layer_norm"},
-            "Layer normalisation: each slice along `axis` normalised by its own statistics.", LayerNormParams(),
-            LayerNormShape);
+            "Layer normalisation: each slice along `axis` normalised by its own statistics.",
+            LayerNormParams(), LayerNormShape);
   AddNormOp(reg, "GroupNorm", {},
             "Group normalisation: each (sample, channel group) normalised by its own statistics, "
             "with per-group gamma and beta.",

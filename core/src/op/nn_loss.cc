@@ -87,7 +87,8 @@ std::vector<ParamDecl> MakeLossParams() {
 // extents stay 0.
 Shape SoftmaxLabelShape(const ParamValues& p, const Shape& d) {
   if (p.GetBool("multi_output")) {
-    const bool rest_known = Shape(std::vector<int64_t>(d.dims().begin() + 2, d.dims().end())).is_known();
+    const bool rest_known =
+        Shape(std::vector<int64_t>(d.dims().begin() + 2, d.dims().end())).is_known();
     return Shape({d[0], rest_known ? d.ProdRange(2, d.ndim()) : 0});
   }
   return Shape(std::vector<int64_t>(d.dims().begin(), d.dims().end() - 1));
@@ -120,13 +121,14 @@ bool SoftmaxOutputShape(const NodeAttrs& attrs, std::vector<Shape>* in, std::vec
       squeezed.erase(squeezed.begin() + 1);
       if (Compatible(l, d) && !(l[1] == 1 && d[1] != 1)) {
         AssignShape(attrs, in, 1, d, "input 'label'");
-      } else if (!Compatible(l, want) && !Compatible(l, Shape(squeezed)) && !Compatible(l, spatial)) {
-        Fail(StatusCode::kShape, "operator SoftmaxOutput: input 'label' must have shape ", want.ToString(),
-             ", ", Shape(squeezed).ToString(), ", ", spatial.ToString(), " or data's ", d.ToString(),
-             "; given ", l.ToString());
+      } else if (!Compatible(l, want) && !Compatible(l, Shape(squeezed)) &&
+                 !Compatible(l, spatial)) {
+        Fail(StatusCode::kShape, "operator SoftmaxOutput: input 'label' must have shape ",
+             want.ToString(), ", ", Shape(squeezed).ToString(), ", ", spatial.ToString(),
+             " or data's ", d.ToString(), "; given ", l.ToString());
       }
-    } else if (!multi && l.is_known() && want.is_known() && l != want && l != d && l.Size() == want.Size() &&
-               l.ndim() > 0 && want.ndim() > 0 && l[0] == want[0]) {
+    } else if (!multi && l.is_known() && want.is_known() && l != want && l != d &&
+               l.Size() == want.Size() && l.ndim() > 0 && want.ndim() > 0 && l[0] == want[0]) {
       // same elements as the index label in another layout (e.g. (N, 1)), accepted
     } else if (!multi && l.ndim_known() && l.ndim() == d.ndim()) {
       AssignShape(attrs, in, 1, d, "input 'label'");  // probability label
@@ -144,7 +146,8 @@ bool SVMOutputShape(const NodeAttrs& attrs, std::vector<Shape>* in, std::vector<
   const Shape& d = (*in)[0];
   if (d.ndim_known()) {
     if (d.ndim() < 1)
-      Fail(StatusCode::kShape, "operator SVMOutput: input 'data' must have rank >= 1, given ", d.ToString());
+      Fail(StatusCode::kShape, "operator SVMOutput: input 'data' must have rank >= 1, given ",
+           d.ToString());
     AssignShape(attrs, in, 1, Shape(std::vector<int64_t>(d.dims().begin(), d.dims().end() - 1)),
                 "input 'label'");
   }
@@ -156,8 +159,8 @@ bool RegressionShape(const NodeAttrs& attrs, std::vector<Shape>* in, std::vector
   AssignShape(attrs, in, 0, (*out)[0], "input 'data'");
   const Shape& d = (*in)[0];
   const Shape& l = (*in)[1];
-  const bool label_1d_ok = d.is_known() && l.is_known() && l.ndim() == 1 && d.ndim() == 2 &&
-                           d[1] == 1 && l[0] == d[0];
+  const bool label_1d_ok =
+      d.is_known() && l.is_known() && l.ndim() == 1 && d.ndim() == 2 && d[1] == 1 && l[0] == d[0];
   if (!label_1d_ok) AssignShape(attrs, in, 1, d, "input 'label'");
   if (!d.ndim_known() && l.is_known()) return false;
   return AllKnown(*in) && AllKnown(*out);
@@ -173,7 +176,8 @@ bool LossBackwardShape(const NodeAttrs& attrs, std::vector<Shape>* in, std::vect
 }
 
 GradientFn LossGrad(const std::string& backward, bool with_ograd) {
-  return [backward, with_ograd](const OpRegistry& r, const NodePtr& n, const std::vector<NodeEntry>& og) {
+  return [backward, with_ograd](const OpRegistry& r, const NodePtr& n,
+                                const std::vector<NodeEntry>& og) {
     std::vector<NodeEntry> ins;
     if (with_ograd) ins.push_back(og[0]);
     ins.push_back(OutEntry(n));
@@ -183,7 +187,8 @@ GradientFn LossGrad(const std::string& backward, bool with_ograd) {
 }
 
 void AddLoss(OpRegistry* reg, const std::string& name, std::vector<std::string> aliases,
-             const std::string& doc, std::vector<ParamDecl> params, InferShapeFn shape, bool with_ograd) {
+             const std::string& doc, std::vector<ParamDecl> params, InferShapeFn shape,
+             bool with_ograd) {
   const std::string backward = "_backward_" + name;
   OpDef f;
   f.name = name;
@@ -205,7 +210,8 @@ void AddLoss(OpRegistry* reg, const std::string& name, std::vector<std::string> 
   b.params = std::move(params);
   b.num_inputs = with_ograd ? 3 : 2;
   b.num_outputs = 2;
-  b.input_names = with_ograd ? FixedNames({"ograd", "output", "label"}) : FixedNames({"output", "label"});
+  b.input_names =
+      with_ograd ? FixedNames({"ograd", "output", "label"}) : FixedNames({"output", "label"});
   b.output_names = FixedNames({"data_grad", "label_grad"});
   b.infer_shape = LossBackwardShape;
   b.infer_type = ElemwiseType;
@@ -217,8 +223,9 @@ void AddLoss(OpRegistry* reg, const std::string& name, std::vector<std::string> 
 void RegisterNNLoss(OpRegistry* reg) {
   AddLoss(reg, "SoftmaxOutput", {"Softmax"}, "Softmax forward with the cross-entropy gradient.",
           SoftmaxOutputParams(), SoftmaxOutputShape, true);
-  AddLoss(reg, "SVMOutput", {}, "Identity forward with the (L1 or L2) one-vs-all hinge-loss gradient.",
-          SVMOutputParams(), SVMOutputShape, false);
+  AddLoss(reg, "SVMOutput", {},
+          "Identity forward with the (L1 or L2) one-vs-all hinge-loss gradient.", SVMOutputParams(),
+          SVMOutputShape, false);
   AddLoss(reg, "LinearRegressionOutput", {}, "Identity forward with the squared-loss gradient.",
           RegressionParams(), RegressionShape, false);
   AddLoss(reg, "LogisticRegressionOutput", {}, "Sigmoid forward with the logistic-loss gradient.",
@@ -256,7 +263,8 @@ void RegisterNNLoss(OpRegistry* reg) {
   g.infer_type = ElemwiseType;
   g.inplace = InplaceFirst;
   g.gradient = [](const OpRegistry& r, const NodePtr& n, const std::vector<NodeEntry>&) {
-    return std::vector<NodeEntry>{MakeOpEntry(r, "zeros_like", GradName(n, "backward"), {n->inputs[0]})};
+    return std::vector<NodeEntry>{
+        MakeOpEntry(r, "zeros_like", GradName(n, "backward"), {n->inputs[0]})};
   };
   reg->Add(std::move(g));
 }

@@ -21,16 +21,20 @@ bool SoftmaxCEShape(const NodeAttrs& attrs, std::vector<Shape>* in, std::vector<
   AssignShape(attrs, out, 0, Shape({1}), "output");
   const Shape &d = (*in)[0], &l = (*in)[1];
   if (d.ndim_known() && d.ndim() != 2)
-    Fail(StatusCode::kShape, OpLabel(attrs), ": input 'data' must be 2-D (N, K), given ", d.ToString());
+    Fail(StatusCode::kShape, OpLabel(attrs), ": input 'data' must be 2-D (N, K), given ",
+         d.ToString());
   if (l.ndim_known() && l.ndim() != 1)
-    Fail(StatusCode::kShape, OpLabel(attrs), ": input 'label' must be 1-D (N,), given ", l.ToString());
+    Fail(StatusCode::kShape, OpLabel(attrs), ": input 'label' must be 1-D (N,), given ",
+         l.ToString());
   if (d.ndim_known()) AssignShape(attrs, in, 1, Shape({d[0]}), "input 'label'");
-  if (l.ndim_known()) AssignShape(attrs, in, 0, Shape({l[0], d.ndim_known() ? d[1] : 0}), "input 'data'");
+  if (l.ndim_known())
+    AssignShape(attrs, in, 0, Shape({l[0], d.ndim_known() ? d[1] : 0}), "input 'data'");
   return AllKnown(*in) && AllKnown(*out);
 }
 
 // in = (ograd, data, label), out = (data_grad, label_grad).
-bool SoftmaxCEBackwardShape(const NodeAttrs& attrs, std::vector<Shape>* in, std::vector<Shape>* out) {
+bool SoftmaxCEBackwardShape(const NodeAttrs& attrs, std::vector<Shape>* in,
+                            std::vector<Shape>* out) {
   AssignShape(attrs, in, 0, Shape({1}), "input 'ograd'");
   AssignShape(attrs, in, 1, (*out)[0], "input 'data'");
   AssignShape(attrs, out, 0, (*in)[1], "output 'data_grad'");
@@ -55,13 +59,15 @@ void RegisterNNLossExtra(OpRegistry* reg) {
   ce.infer_shape = SoftmaxCEShape;
   ce.infer_type = ElemwiseType;
   ce.gradient = [](const OpRegistry& r, const NodePtr& n, const std::vector<NodeEntry>& og) {
-    return BackwardNode(r, "_backward_softmax_cross_entropy", n, {og[0], n->inputs[0], n->inputs[1]}, 2);
+    return BackwardNode(r, "_backward_softmax_cross_entropy", n,
+                        {og[0], n->inputs[0], n->inputs[1]}, 2);
   };
   reg->Add(std::move(ce));
 
   OpDef ceb;
   ceb.name = "_backward_softmax_cross_entropy";
-  ceb.doc = "Gradient of softmax_cross_entropy: (data_grad, zero label_grad) from (ograd, data, label).";
+  ceb.doc =
+      "Gradient of softmax_cross_entropy: (data_grad, zero label_grad) from (ograd, data, label).";
   ceb.num_inputs = 3;
   ceb.num_outputs = 2;
   ceb.input_names = FixedNames({"ograd", "data", "label"});

@@ -24,13 +24,13 @@ std::vector<ParamDecl> LRNParams() {
 
 bool LRNShape(const NodeAttrs& attrs, std::vector<Shape>* in, std::vector<Shape>* out) {
   if (attrs.params.GetInt("nsize") % 2 == 0)
-    Fail(StatusCode::kInvalidArgument, OpLabel(attrs), ": parameter 'nsize' = ",
-         attrs.params.GetInt("nsize"), " must be odd");
+    Fail(StatusCode::kInvalidArgument, OpLabel(attrs),
+         ": parameter 'nsize' = ", attrs.params.GetInt("nsize"), " must be odd");
   const bool known = ElemwiseShape(attrs, in, out);
   const Shape& d = (*in)[0];
   if (d.ndim_known() && d.ndim() < 3)
-    Fail(StatusCode::kShape, OpLabel(attrs), ": input 'data' must have rank >= 3 (N, C, spatial...), given ",
-         d.ToString());
+    Fail(StatusCode::kShape, OpLabel(attrs),
+         ": input 'data' must have rank >= 3 (N, C, spatial...), given ", d.ToString());
   return known;
 }
 

@@ -36,15 +36,15 @@ std::vector<ParamDecl> UpSamplingParams() {
 bool UpSamplingShape(const NodeAttrs& attrs, std::vector<Shape>* in, std::vector<Shape>* out) {
   const ParamValues& p = attrs.params;
   if (p.GetString("sample_type") != "nearest")
-    Fail(StatusCode::kNotImplemented, OpLabel(attrs), ": sample_type '",
-         p.GetString("sample_type"), "' is not supported (only nearest)");
+    Fail(StatusCode::kNotImplemented, OpLabel(attrs), ": sample_type '", p.GetString("sample_type"),
+         "' is not supported (only nearest)");
   const int64_t scale = p.GetInt("scale");
   const bool sum = p.GetString("multi_input_mode") == "sum";
   for (size_t i = 0; i < in->size(); ++i) {
     const Shape& s = (*in)[i];
     if (s.ndim_known() && s.ndim() != 4)
-      Fail(StatusCode::kShape, OpLabel(attrs), ": input ", i, " must have rank 4 (N, C, H, W), given ",
-           s.ToString());
+      Fail(StatusCode::kShape, OpLabel(attrs), ": input ", i,
+           " must have rank 4 (N, C, H, W), given ", s.ToString());
   }
   const Shape& d0 = (*in)[0];
   if (!d0.ndim_known() || d0[2] == 0 || d0[3] == 0) return false;
@@ -71,7 +71,8 @@ bool UpSamplingShape(const NodeAttrs& attrs, std::vector<Shape>* in, std::vector
 bool UpSamplingBackwardShape(const NodeAttrs& attrs, std::vector<Shape>* in,
                              std::vector<Shape>* out) {
   std::vector<Shape> fin(in->begin() + 1, in->end()), fout = {(*in)[0]};
-  for (size_t i = 0; i < out->size(); ++i) AssignShape(attrs, &fin, i, (*out)[i], StrCat("output ", i));
+  for (size_t i = 0; i < out->size(); ++i)
+    AssignShape(attrs, &fin, i, (*out)[i], StrCat("output ", i));
   UpSamplingShape(attrs, &fin, &fout);
   (*in)[0] = fout[0];
   for (size_t i = 0; i < fin.size(); ++i) (*in)[i + 1] = (*out)[i] = fin[i];
@@ -94,12 +95,13 @@ bool PadShape(const NodeAttrs& attrs, std::vector<Shape>* in, std::vector<Shape>
     Fail(StatusCode::kShape, OpLabel(attrs), ": input 'data' must have rank 4 or 5, given ",
          d.ToString());
   if (pw.ndim() != 2 * d.ndim())
-    Fail(StatusCode::kInvalidArgument, OpLabel(attrs), ": parameter 'pad_width' = ",
-         pw.ToString(), " must have ", 2 * d.ndim(), " values for input 'data' ", d.ToString());
+    Fail(StatusCode::kInvalidArgument, OpLabel(attrs), ": parameter 'pad_width' = ", pw.ToString(),
+         " must have ", 2 * d.ndim(), " values for input 'data' ", d.ToString());
   for (int i = 0; i < pw.ndim(); ++i) {
     if ((i < 4 && pw[i] != 0) || pw[i] < 0)
-      Fail(StatusCode::kInvalidArgument, OpLabel(attrs), ": parameter 'pad_width' = ",
-           pw.ToString(), " must be non-negative with zeros for the N and C axes");
+      Fail(StatusCode::kInvalidArgument, OpLabel(attrs),
+           ": parameter 'pad_width' = ", pw.ToString(),
+           " must be non-negative with zeros for the N and C axes");
   }
   const bool reflect = p.GetString("mode") == "reflect";
   Shape o = d;
@@ -152,7 +154,9 @@ void RegisterNNMisc(OpRegistry* reg) {
   ub.name = "_backward_UpSampling";
   ub.doc = "Gradient of UpSampling: per input, block sums of ograd; inputs (ograd, data...).";
   ub.params = UpSamplingParams();
-  ub.num_inputs_fn = [](const ParamValues& p) { return static_cast<int>(p.GetInt("num_args")) + 1; };
+  ub.num_inputs_fn = [](const ParamValues& p) {
+    return static_cast<int>(p.GetInt("num_args")) + 1;
+  };
   ub.num_outputs_fn = num_args;
   ub.infer_shape = UpSamplingBackwardShape;
   ub.infer_type = ElemwiseType;

@@ -112,9 +112,9 @@ void RegisterNNNorm(OpRegistry* reg) {
   f.infer_type = ElemwiseType;
   f.mutate_inputs = [](const ParamValues&) { return std::vector<int>{3, 4}; };
   f.gradient = [](const OpRegistry& r, const NodePtr& n, const std::vector<NodeEntry>& og) {
-    std::vector<NodeEntry> g = BackwardNode(
-        r, "_backward_BatchNorm", n,
-        {og[0], n->inputs[0], n->inputs[1], n->inputs[3], n->inputs[4]}, 3);
+    std::vector<NodeEntry> g =
+        BackwardNode(r, "_backward_BatchNorm", n,
+                     {og[0], n->inputs[0], n->inputs[1], n->inputs[3], n->inputs[4]}, 3);
     g.push_back(MakeOpEntry(r, "zeros_like", GradName(n, "moving_mean_grad"), {n->inputs[3]}));
     g.push_back(MakeOpEntry(r, "zeros_like", GradName(n, "moving_var_grad"), {n->inputs[4]}));
     return g;

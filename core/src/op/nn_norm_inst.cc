@@ -31,8 +31,8 @@ bool InstanceNormShape(const NodeAttrs& attrs, std::vector<Shape>* in, std::vect
   const Shape& d = (*in)[0];
   if (d.ndim_known()) {
     if (d.ndim() < 3)
-      Fail(StatusCode::kShape, OpLabel(attrs), ": input 'data' must have rank >= 3 (N, C, spatial...), given ",
-           d.ToString());
+      Fail(StatusCode::kShape, OpLabel(attrs),
+           ": input 'data' must have rank >= 3 (N, C, spatial...), given ", d.ToString());
     AssignShape(attrs, in, 1, Shape({d[1]}), "input 'gamma'");
     AssignShape(attrs, in, 2, Shape({d[1]}), "input 'beta'");
   }

@@ -84,9 +84,9 @@ bool PoolingShape(const NodeAttrs& attrs, std::vector<Shape>* in, std::vector<Sh
     if (x == 0) continue;
     const int64_t span = x + 2 * g.pad[i] - g.kernel[i];
     if (span < 0)
-      Fail(StatusCode::kShape, OpLabel(attrs), ": kernel extent ", g.kernel[i], " on axis ",
-           2 + i, " exceeds the padded input extent ", x + 2 * g.pad[i], " (data ",
-           d.ToString(), ", kernel ", p.GetShape("kernel").ToString(), ")");
+      Fail(StatusCode::kShape, OpLabel(attrs), ": kernel extent ", g.kernel[i], " on axis ", 2 + i,
+           " exceeds the padded input extent ", x + 2 * g.pad[i], " (data ", d.ToString(),
+           ", kernel ", p.GetShape("kernel").ToString(), ")");
     o[2 + i] = 1 + (full ? (span + g.stride[i] - 1) / g.stride[i] : span / g.stride[i]);
   }
   AssignShape(attrs, out, 0, o, "output 0");
@@ -94,8 +94,7 @@ bool PoolingShape(const NodeAttrs& attrs, std::vector<Shape>* in, std::vector<Sh
 }
 
 // _backward_Pooling inference on in = (ograd, data), out = (data_grad).
-bool PoolingBackwardShape(const NodeAttrs& attrs, std::vector<Shape>* in,
-                          std::vector<Shape>* out) {
+bool PoolingBackwardShape(const NodeAttrs& attrs, std::vector<Shape>* in, std::vector<Shape>* out) {
   AssignShape(attrs, in, 1, (*out)[0], "input 'data'");
   AssignShape(attrs, out, 0, (*in)[1], "output 'data_grad'");
   std::vector<Shape> fin = {(*in)[1]}, fout = {(*in)[0]};

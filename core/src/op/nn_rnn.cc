@@ -101,8 +101,9 @@ void CheckRNNParams(const NodeAttrs& attrs) {
   const ParamValues& p = attrs.params;
   if (!p.IsNone("projection_size")) {
     if (!IsLstm(p))
-      Fail(StatusCode::kInvalidArgument, OpLabel(attrs), ": parameter 'projection_size' is only supported for mode ",
-           "'lstm', given '", p.GetString("mode"), "'");
+      Fail(StatusCode::kInvalidArgument, OpLabel(attrs),
+           ": parameter 'projection_size' is only supported for mode ", "'lstm', given '",
+           p.GetString("mode"), "'");
     const int64_t proj = p.GetInt("projection_size"), h = p.GetInt("state_size");
     if (proj < 1 || proj > h)
       Fail(StatusCode::kInvalidArgument, OpLabel(attrs), ": parameter 'projection_size' = ", proj,
@@ -114,15 +115,15 @@ void CheckRNNParams(const NodeAttrs& attrs) {
   const bool has_min = !p.IsNone("lstm_state_clip_min"), has_max = !p.IsNone("lstm_state_clip_max");
   if (has_min || has_max) {
     if (!IsLstm(p))
-      Fail(StatusCode::kInvalidArgument, OpLabel(attrs), ": state clipping is only supported for mode 'lstm', given '",
-           p.GetString("mode"), "'");
+      Fail(StatusCode::kInvalidArgument, OpLabel(attrs),
+           ": state clipping is only supported for mode 'lstm', given '", p.GetString("mode"), "'");
     if (!has_min || !has_max)
       Fail(StatusCode::kInvalidArgument, OpLabel(attrs),
            ": lstm_state_clip_min and lstm_state_clip_max must be given together");
     if (p.GetFloat("lstm_state_clip_max") < p.GetFloat("lstm_state_clip_min"))
-      Fail(StatusCode::kInvalidArgument, OpLabel(attrs), ": lstm_state_clip_max = ",
-           p.GetFloat("lstm_state_clip_max"), " is less than lstm_state_clip_min = ",
-           p.GetFloat("lstm_state_clip_min"));
+      Fail(StatusCode::kInvalidArgument, OpLabel(attrs),
+           ": lstm_state_clip_max = ", p.GetFloat("lstm_state_clip_max"),
+           " is less than lstm_state_clip_min = ", p.GetFloat("lstm_state_clip_min"));
   }
 }
 
@@ -143,8 +144,8 @@ bool RNNShape(const NodeAttrs& attrs, std::vector<Shape>* in, std::vector<Shape>
   }
   const Shape& ds = (*in)[0];
   if (ds.ndim() != 3)
-    Fail(StatusCode::kShape, OpLabel(attrs), ": input 'data' must have rank 3 (seq_len, batch, input_size), given ",
-         ds.ToString());
+    Fail(StatusCode::kShape, OpLabel(attrs),
+         ": input 'data' must have rank 3 (seq_len, batch, input_size), given ", ds.ToString());
   const int64_t n = ds[1];
   AssignShape(attrs, in, 2, Shape({ld, n, r}), "input 'state'");
   if (lstm) AssignShape(attrs, in, 3, Shape({ld, n, h}), "input 'state_cell'");
@@ -187,7 +188,8 @@ bool RNNType(const NodeAttrs& attrs, std::vector<DType>* in, std::vector<DType>*
   const std::vector<std::string> names = RNNInputNames(p);
   for (size_t i = 0; i < in->size(); ++i)
     if (i != seq) AssignType(attrs, in, i, t, "input '" + names[i] + "'");
-  if (seq < in->size() && (*in)[seq] == DType::kUnknown) AssignType(attrs, in, seq, t, "input 'sequence_length'");
+  if (seq < in->size() && (*in)[seq] == DType::kUnknown)
+    AssignType(attrs, in, seq, t, "input 'sequence_length'");
   for (size_t i = 0; i < out->size(); ++i) AssignType(attrs, out, i, t, StrCat("output ", i));
   return AllKnown(*in) && AllKnown(*out);
 }

@@ -28,7 +28,8 @@ bool RnnParamConcatShape(const NodeAttrs& attrs, std::vector<Shape>* in, std::ve
   if (nd == 0) Fail(StatusCode::kShape, OpLabel(attrs), ": inputs must have rank >= 1");
   const int64_t dim = attrs.params.GetInt("dim");
   if (dim < -nd || dim >= nd)
-    Fail(StatusCode::kInvalidArgument, OpLabel(attrs), ": dim ", dim, " is out of range for rank ", nd);
+    Fail(StatusCode::kInvalidArgument, OpLabel(attrs), ": dim ", dim, " is out of range for rank ",
+         nd);
   const int axis = static_cast<int>(dim < 0 ? dim + nd : dim);
   // Every extent but `axis` is shared by the inputs and the output.
   Shape common = Shape::Unknown(nd);
@@ -36,26 +37,29 @@ bool RnnParamConcatShape(const NodeAttrs& attrs, std::vector<Shape>* in, std::ve
     const Shape& s = i < in->size() ? (*in)[i] : (*out)[0];
     if (!s.ndim_known()) continue;
     if (s.ndim() != nd)
-      Fail(StatusCode::kShape, OpLabel(attrs), ": ", i < in->size() ? ArgName(i) : "output", " has rank ",
-           s.ndim(), ", expected ", nd);
+      Fail(StatusCode::kShape, OpLabel(attrs), ": ", i < in->size() ? ArgName(i) : "output",
+           " has rank ", s.ndim(), ", expected ", nd);
     Shape t = s;
     t[axis] = 0;
     if (!ShapeAssign(&common, t))
-      Fail(StatusCode::kShape, OpLabel(attrs), ": ", i < in->size() ? ArgName(i) : "output", " ", s.ToString(),
-           " disagrees with the others outside dim ", axis, " (", common.ToString(), ")");
+      Fail(StatusCode::kShape, OpLabel(attrs), ": ", i < in->size() ? ArgName(i) : "output", " ",
+           s.ToString(), " disagrees with the others outside dim ", axis, " (", common.ToString(),
+           ")");
   }
   int64_t sum = 0;
   std::vector<size_t> unknown;
   for (size_t i = 0; i < in->size(); ++i) {
-    if ((*in)[i].ndim_known() && (*in)[i][axis] > 0) sum += (*in)[i][axis];
-    else unknown.push_back(i);
+    if ((*in)[i].ndim_known() && (*in)[i][axis] > 0)
+      sum += (*in)[i][axis];
+    else
+      unknown.push_back(i);
   }
   const int64_t total = (*out)[0].ndim_known() ? (*out)[0][axis] : 0;
   if (!unknown.empty() && total > 0) {
     const int64_t residual = total - sum;
     if (unknown.size() > 2 || residual <= 0 || residual % static_cast<int64_t>(unknown.size()) != 0)
-      Fail(StatusCode::kShape, OpLabel(attrs), ": cannot share the output's extent ", total, " along dim ", axis,
-           " less the known inputs' ", sum, " among ", unknown.size(),
+      Fail(StatusCode::kShape, OpLabel(attrs), ": cannot share the output's extent ", total,
+           " along dim ", axis, " less the known inputs' ", sum, " among ", unknown.size(),
            " inputs of unknown extent (1 or 2 inputs, equal shares)");
     for (size_t i : unknown) {
       Shape s = common;

@@ -45,18 +45,20 @@ int NumSeqInputs(const ParamValues& p) { return p.GetBool("use_sequence_length")
 bool SeqCommonShape(const NodeAttrs& attrs, std::vector<Shape>* in, bool axis0_only) {
   const int64_t axis = attrs.params.GetInt("axis");
   if (axis != 0 && (axis0_only || axis != 1))
-    Fail(StatusCode::kInvalidArgument, OpLabel(attrs), ": parameter 'axis' = ", axis, " is not supported (",
-         axis0_only ? "only 0" : "0 or 1", ")");
+    Fail(StatusCode::kInvalidArgument, OpLabel(attrs), ": parameter 'axis' = ", axis,
+         " is not supported (", axis0_only ? "only 0" : "0 or 1", ")");
   const Shape& d = (*in)[0];
   if (!d.ndim_known()) return false;
   if (d.ndim() < 2)
-    Fail(StatusCode::kShape, OpLabel(attrs), ": input 'data' must have rank >= 2 (time and batch axes), given ",
-         d.ToString());
-  if (in->size() > 1) AssignShape(attrs, in, 1, Shape({d[axis == 0 ? 1 : 0]}), "input 'sequence_length'");
+    Fail(StatusCode::kShape, OpLabel(attrs),
+         ": input 'data' must have rank >= 2 (time and batch axes), given ", d.ToString());
+  if (in->size() > 1)
+    AssignShape(attrs, in, 1, Shape({d[axis == 0 ? 1 : 0]}), "input 'sequence_length'");
   return true;
 }
 
-bool SeqSameShape(const NodeAttrs& attrs, std::vector<Shape>* in, std::vector<Shape>* out, bool axis0_only) {
+bool SeqSameShape(const NodeAttrs& attrs, std::vector<Shape>* in, std::vector<Shape>* out,
+                  bool axis0_only) {
   AssignShape(attrs, in, 0, (*out)[0], "input 'data'");
   if (!SeqCommonShape(attrs, in, axis0_only)) return false;
   AssignShape(attrs, out, 0, (*in)[0], "output");
@@ -78,8 +80,10 @@ bool SeqLastShape(const NodeAttrs& attrs, std::vector<Shape>* in, std::vector<Sh
 bool SeqType(const NodeAttrs& attrs, std::vector<DType>* in, std::vector<DType>* out) {
   AssignType(attrs, in, 0, (*out)[0], "input 'data'");
   AssignType(attrs, out, 0, (*in)[0], "output");
-  for (size_t i = 1; i < out->size(); ++i) AssignType(attrs, out, i, (*in)[0], StrCat("output ", i));
-  if (in->size() > 1 && (*in)[1] == DType::kUnknown) AssignType(attrs, in, 1, (*in)[0], "input 'sequence_length'");
+  for (size_t i = 1; i < out->size(); ++i)
+    AssignType(attrs, out, i, (*in)[0], StrCat("output ", i));
+  if (in->size() > 1 && (*in)[1] == DType::kUnknown)
+    AssignType(attrs, in, 1, (*in)[0], "input 'sequence_length'");
   return AllKnown(*in) && AllKnown(*out);
 }
 

@@ -46,12 +46,14 @@ bool UseLength(const ParamValues& p) { return p.GetBool("use_length"); }
 // `len_in`) is data's shape without the axis. Forward: in = (data[,
 // length]); backward: in = (ograd, output[, length]) with out = (data_grad[,
 // length_grad]).
-bool SoftmaxShapeImpl(const NodeAttrs& attrs, std::vector<Shape>* in, std::vector<Shape>* out, size_t len_in) {
+bool SoftmaxShapeImpl(const NodeAttrs& attrs, std::vector<Shape>* in, std::vector<Shape>* out,
+                      size_t len_in) {
   const std::string& name = attrs.op->name;
   const bool use_length = UseLength(attrs.params);
   if (use_length && name.find("log_softmax") != std::string::npos)
     Fail(StatusCode::kInvalidArgument, "operator ", name,
-         ": use_length=True is supported by softmax only (MXNet 1.9's log_softmax has no length input)");
+         ": use_length=True is supported by softmax only (MXNet 1.9's log_softmax has no length "
+         "input)");
   std::vector<Shape> ein(in->begin(), in->begin() + len_in), eout = {(*out)[0]};
   bool known = ElemwiseShape(attrs, &ein, &eout);
   std::copy(ein.begin(), ein.end(), in->begin());
@@ -60,8 +62,8 @@ bool SoftmaxShapeImpl(const NodeAttrs& attrs, std::vector<Shape>* in, std::vecto
   if (s.ndim_known()) {
     const int64_t axis = attrs.params.GetInt("axis");
     if (axis < -s.ndim() || axis >= std::max(s.ndim(), 1))
-      Fail(StatusCode::kInvalidArgument, "operator ", name, ": axis ", axis, " is out of range for data ",
-           s.ToString());
+      Fail(StatusCode::kInvalidArgument, "operator ", name, ": axis ", axis,
+           " is out of range for data ", s.ToString());
     if (use_length) {
       std::vector<int64_t> dims = s.dims();
       if (!dims.empty()) dims.erase(dims.begin() + (axis < 0 ? axis + s.ndim() : axis));
@@ -88,7 +90,8 @@ bool SoftmaxBackwardShape(const NodeAttrs& attrs, std::vector<Shape>* in, std::v
 // Elementwise types on the first `n` inputs and the first output; a length
 // input (after them) keeps its own dtype, float data's by default, and so
 // does its gradient.
-bool TypesWithLength(const NodeAttrs& attrs, std::vector<DType>* in, std::vector<DType>* out, size_t n) {
+bool TypesWithLength(const NodeAttrs& attrs, std::vector<DType>* in, std::vector<DType>* out,
+                     size_t n) {
   std::vector<DType> ein(in->begin(), in->begin() + n), eout = {(*out)[0]};
   bool known = ElemwiseType(attrs, &ein, &eout);
   std::copy(ein.begin(), ein.end(), in->begin());
@@ -109,8 +112,8 @@ bool SoftmaxType(const NodeAttrs& attrs, std::vector<DType>* in, std::vector<DTy
   bool known = TypesWithLength(attrs, in, out, 1);
   if (!attrs.params.IsNone("dtype") && (*in)[0] != DType::kUnknown &&
       attrs.params.GetDType("dtype") != (*in)[0])
-    Fail(StatusCode::kNotImplemented, "operator ", attrs.op->name, ": dtype=",
-         DTypeName(attrs.params.GetDType("dtype")), " differing from the input's ",
+    Fail(StatusCode::kNotImplemented, "operator ", attrs.op->name,
+         ": dtype=", DTypeName(attrs.params.GetDType("dtype")), " differing from the input's ",
          DTypeName((*in)[0]), " is not supported");
   return known;
 }
@@ -135,7 +138,8 @@ void AddSoftmaxLike(OpRegistry* reg, const std::string& name, const std::string&
   f.params = params;
   f.infer_shape = shape;
   f.infer_type = type;
-  f.gradient = [backward, with_length](const OpRegistry& r, const NodePtr& n, const std::vector<NodeEntry>& og) {
+  f.gradient = [backward, with_length](const OpRegistry& r, const NodePtr& n,
+                                       const std::vector<NodeEntry>& og) {
     if (with_length && UseLength(n->attrs.params))
       return BackwardNode(r, backward, n, {og[0], OutEntry(n), n->inputs[1]}, 2);
     return BackwardNode(r, backward, n, {og[0], OutEntry(n)}, 1);
@@ -143,7 +147,8 @@ void AddSoftmaxLike(OpRegistry* reg, const std::string& name, const std::string&
   if (with_length) {
     f.num_inputs_fn = [](const ParamValues& p) { return UseLength(p) ? 2 : 1; };
     f.input_names = [](const ParamValues& p) {
-      return UseLength(p) ? std::vector<std::string>{"data", "length"} : std::vector<std::string>{"data"};
+      return UseLength(p) ? std::vector<std::string>{"data", "length"}
+                          : std::vector<std::string>{"data"};
     };
   }
   reg->Add(std::move(f));
@@ -175,12 +180,15 @@ void AddSoftmaxLike(OpRegistry* reg, const std::string& name, const std::string&
 }  // namespace
 
 void RegisterNNSoftmax(OpRegistry* reg) {
-  AddSoftmaxLike(reg, "softmax", "Softmax along an axis, with optional temperature and length mask.",
-                 SoftmaxParams(), SoftmaxShape, SoftmaxType, SoftmaxBackwardShape, SoftmaxBackwardType, true);
+  AddSoftmaxLike(
+      reg, "softmax", "Softmax along an axis, with optional temperature and length mask.",
+      SoftmaxParams(), SoftmaxShape, SoftmaxType, SoftmaxBackwardShape, SoftmaxBackwardType, true);
   AddSoftmaxLike(reg, "log_softmax", "Log-softmax along an axis, with optional temperature.",
-                 SoftmaxParams(), SoftmaxShape, SoftmaxType, SoftmaxBackwardShape, ElemwiseType, false);
+                 SoftmaxParams(), SoftmaxShape, SoftmaxType, SoftmaxBackwardShape, ElemwiseType,
+                 false);
   AddSoftmaxLike(reg, "SoftmaxActivation", "Softmax per instance or per channel (axis 1).",
-                 SoftmaxActParams(), SoftmaxActShape, ElemwiseType, SoftmaxActShape, ElemwiseType, false);
+                 SoftmaxActParams(), SoftmaxActShape, ElemwiseType, SoftmaxActShape, ElemwiseType,
+                 false);
 }
 
 }  // namespace op

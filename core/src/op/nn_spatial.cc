@@ -29,8 +29,7 @@ namespace {
 
 // Copies tuple `key` into `dst` (nsp values) when given; checks its length
 // and that every value is >= `min`.
-void ReadTuple(const NodeAttrs& attrs, const std::string& key, int nsp, int64_t min,
-               int64_t* dst) {
+void ReadTuple(const NodeAttrs& attrs, const std::string& key, int nsp, int64_t min, int64_t* dst) {
   const Shape& t = attrs.params.GetShape(key);
   if (t.ndim() <= 0) return;
   if (t.ndim() != nsp)
@@ -38,8 +37,8 @@ void ReadTuple(const NodeAttrs& attrs, const std::string& key, int nsp, int64_t 
          " value(s) ", t.ToString(), ", expected ", nsp, " (one per kernel axis)");
   for (int i = 0; i < nsp; ++i) {
     if (t[i] < min)
-      Fail(StatusCode::kInvalidArgument, OpLabel(attrs), ": parameter '", key, "' = ",
-           t.ToString(), " must have every value >= ", min);
+      Fail(StatusCode::kInvalidArgument, OpLabel(attrs), ": parameter '", key, "' = ", t.ToString(),
+           " must have every value >= ", min);
     dst[i] = t[i];
   }
 }

@@ -52,8 +52,9 @@ NodePtr MakeOpNode(const OpRegistry& reg, const std::string& op_name, const std:
   return n;
 }
 
-NodeEntry MakeOpEntry(const OpRegistry& reg, const std::string& op_name, const std::string& node_name,
-                      std::vector<NodeEntry> inputs, const StringMap& params, uint32_t index) {
+NodeEntry MakeOpEntry(const OpRegistry& reg, const std::string& op_name,
+                      const std::string& node_name, std::vector<NodeEntry> inputs,
+                      const StringMap& params, uint32_t index) {
   return NodeEntry{MakeOpNode(reg, op_name, node_name, std::move(inputs), params), index, 0};
 }
 

@@ -7,7 +7,8 @@ namespace op {
 
 static std::string NodeLabel(const NodeAttrs& attrs) {
   std::string s = "operator " + (attrs.op ? attrs.op->name : std::string("?"));
-  if (!attrs.name.empty() && attrs.op && attrs.name != attrs.op->name) s += " (node '" + attrs.name + "')";
+  if (!attrs.name.empty() && attrs.op && attrs.name != attrs.op->name)
+    s += " (node '" + attrs.name + "')";
   return s;
 }
 
@@ -63,7 +64,8 @@ bool ElemwiseType(const NodeAttrs& attrs, std::vector<DType>* in, std::vector<DT
   std::vector<std::string> in_names = attrs.op->InputNames(attrs.params);
   auto merge = [&](DType x, const std::string& what) {
     if (x == DType::kUnknown) return;
-    if (t == DType::kUnknown) t = x;
+    if (t == DType::kUnknown)
+      t = x;
     else if (t != x)
       Fail(StatusCode::kDType, NodeLabel(attrs), ": dtype mismatch for ", what, ": expected ",
            DTypeName(t), ", given ", DTypeName(x));
@@ -90,8 +92,8 @@ NodeEntry OutEntry(const NodePtr& node, uint32_t index) { return NodeEntry{node,
 std::vector<NodeEntry> BackwardNode(const OpRegistry& reg, const std::string& backward_op,
                                     const NodePtr& node, std::vector<NodeEntry> inputs,
                                     int num_outputs) {
-  NodePtr b = MakeOpNode(reg, backward_op, GradName(node, "backward"), std::move(inputs),
-                         node->attrs.dict);
+  NodePtr b =
+      MakeOpNode(reg, backward_op, GradName(node, "backward"), std::move(inputs), node->attrs.dict);
   std::vector<NodeEntry> grads;
   for (int i = 0; i < num_outputs; ++i) grads.push_back(OutEntry(b, i));
   return grads;

@@ -83,7 +83,8 @@ std::vector<ParamDecl> ConcatParams();
 // Concat's OpDef shape (core/src/op/shape_ops_join.cc): `num_args` inputs
 // "arg<i>", dtype shared, gradient through `_backward_Concat`; `shape` is its
 // shape inference (Concat's own, or a variant such as _rnn_param_concat's).
-OpDef ConcatLikeDef(std::string name, std::string doc, std::vector<ParamDecl> params, InferShapeFn shape);
+OpDef ConcatLikeDef(std::string name, std::string doc, std::vector<ParamDecl> params,
+                    InferShapeFn shape);
 
 }  // namespace op
 }  // namespace weft

@@ -67,7 +67,8 @@ std::vector<std::string> OpRegistry::ListNames() const {
 void KernelRegistry::Add(const std::string& op, DeviceType dev, Kernel k) {
   auto& list = kernels_[{op, dev}];
   for (const auto& existing : list)
-    WEFT_CHECK(existing.backend != k.backend) << "kernel registered twice: " << op << " " << k.backend;
+    WEFT_CHECK(existing.backend != k.backend)
+        << "kernel registered twice: " << op << " " << k.backend;
   list.push_back(std::move(k));
   std::stable_sort(list.begin(), list.end(),
                    [](const Kernel& a, const Kernel& b) { return a.priority > b.priority; });

@@ -48,8 +48,8 @@ bool UpdateType(const NodeAttrs& attrs, std::vector<DType>* in, std::vector<DTyp
   const bool known = ElemwiseType(attrs, in, out);
   const DType t = (*in)[0];
   if (t != DType::kUnknown && t != DType::kFloat32 && t != DType::kFloat64)
-    Fail(StatusCode::kDType, "operator ", attrs.op ? attrs.op->name : attrs.name, ": weight has dtype ",
-         DTypeName(t), "; expected float32 or float64");
+    Fail(StatusCode::kDType, "operator ", attrs.op ? attrs.op->name : attrs.name,
+         ": weight has dtype ", DTypeName(t), "; expected float32 or float64");
   return known;
 }
 
@@ -71,22 +71,27 @@ OpDef UpdateOp(const std::string& name, const std::string& doc, std::vector<std:
 }  // namespace
 
 void RegisterOptimizerOps(OpRegistry* reg) {
-  reg->Add(UpdateOp("sgd_update",
-                    "SGD step: weight = (1 - lr*wd)*weight - lr*clip(rescale_grad*grad). Output: the new weight.",
-                    {"weight", "grad"}, {}));
-  OpDef mom = UpdateOp("sgd_mom_update",
-                       "SGD with momentum: mom = momentum*mom - lr*wd*weight - lr*clip(rescale_grad*grad); "
-                       "weight += mom. Mutates mom; output: the new weight.",
-                       {"weight", "grad", "mom"}, {2});
+  reg->Add(UpdateOp(
+      "sgd_update",
+      "SGD step: weight = (1 - lr*wd)*weight - lr*clip(rescale_grad*grad). Output: the new weight.",
+      {"weight", "grad"}, {}));
+  OpDef mom =
+      UpdateOp("sgd_mom_update",
+               "SGD with momentum: mom = momentum*mom - lr*wd*weight - lr*clip(rescale_grad*grad); "
+               "weight += mom. Mutates mom; output: the new weight.",
+               {"weight", "grad", "mom"}, {2});
   mom.params.push_back(Ranged(FloatParam("momentum", "0", "Decay rate of the momentum."), 0, 1));
   reg->Add(std::move(mom));
-  OpDef adam = UpdateOp("adam_update",
-                        "Adam step (no bias correction): g = clip(rescale_grad*grad + wd*weight); "
-                        "mean = beta1*mean + (1-beta1)*g; var = beta2*var + (1-beta2)*g^2; "
-                        "weight -= lr*mean/(sqrt(var) + epsilon). Mutates mean and var; output: the new weight.",
-                        {"weight", "grad", "mean", "var"}, {2, 3});
-  adam.params.push_back(Ranged(FloatParam("beta1", "0.9", "Decay rate of the first moment."), 0, 1));
-  adam.params.push_back(Ranged(FloatParam("beta2", "0.999", "Decay rate of the second moment."), 0, 1));
+  OpDef adam = UpdateOp(
+      "adam_update",
+      "Adam step (no bias correction): g = clip(rescale_grad*grad + wd*weight); "
+      "mean = beta1*mean + (1-beta1)*g; var = beta2*var + (1-beta2)*g^2; "
+      "weight -= lr*mean/(sqrt(var) + epsilon). Mutates mean and var; output: the new weight.",
+      {"weight", "grad", "mean", "var"}, {2, 3});
+  adam.params.push_back(
+      Ranged(FloatParam("beta1", "0.9", "Decay rate of the first moment."), 0, 1));
+  adam.params.push_back(
+      Ranged(FloatParam("beta2", "0.999", "Decay rate of the second moment."), 0, 1));
   adam.params.push_back(
       Ranged(FloatParam("epsilon", "1e-08", "Added to sqrt(var) for stability."), 0, FLT_MAX));
   reg->Add(std::move(adam));

@@ -10,14 +10,22 @@ namespace weft {
 
 const char* ParamTypeName(ParamType t) {
   switch (t) {
-    case ParamType::kInt: return "int";
-    case ParamType::kFloat: return "float";
-    case ParamType::kBool: return "boolean";
-    case ParamType::kShape: return "shape";
-    case ParamType::kEnum: return "enum";
-    case ParamType::kString: return "string";
-    case ParamType::kDType: return "dtype";
-    case ParamType::kContext: return "context";
+    case ParamType::kInt:
+      return "int";
+    case ParamType::kFloat:
+      return "float";
+    case ParamType::kBool:
+      return "boolean";
+    case ParamType::kShape:
+      return "shape";
+    case ParamType::kEnum:
+      return "enum";
+    case ParamType::kString:
+      return "string";
+    case ParamType::kDType:
+      return "dtype";
+    case ParamType::kContext:
+      return "context";
   }
   return "unknown";
 }
@@ -51,14 +59,22 @@ std::string JoinChoices(const std::vector<std::string>& c) {
 
 std::string Expected(const ParamDecl& d) {
   switch (d.type) {
-    case ParamType::kInt: return "an integer";
-    case ParamType::kFloat: return "a number";
-    case ParamType::kBool: return "a boolean (True/False/1/0)";
-    case ParamType::kShape: return "a tuple such as (3, 3) or an integer";
-    case ParamType::kEnum: return "one of " + JoinChoices(d.choices);
-    case ParamType::kString: return "a string";
-    case ParamType::kDType: return "a dtype name such as float32";
-    case ParamType::kContext: return "a context such as cpu(0)";
+    case ParamType::kInt:
+      return "an integer";
+    case ParamType::kFloat:
+      return "a number";
+    case ParamType::kBool:
+      return "a boolean (True/False/1/0)";
+    case ParamType::kShape:
+      return "a tuple such as (3, 3) or an integer";
+    case ParamType::kEnum:
+      return "one of " + JoinChoices(d.choices);
+    case ParamType::kString:
+      return "a string";
+    case ParamType::kDType:
+      return "a dtype name such as float32";
+    case ParamType::kContext:
+      return "a context such as cpu(0)";
   }
   return "a value";
 }
@@ -84,7 +100,8 @@ ParamValue ParseParamValue(const ParamDecl& d, const std::string& raw, const std
       if (text.empty() || *end != '\0' || errno == ERANGE) {
         // Accept integral floats such as "2.0" as MXNet does.
         double f = std::strtod(text.c_str(), &end);
-        if (text.empty() || *end != '\0' || f != std::floor(f) || std::fabs(f) > 9e15) return bad("");
+        if (text.empty() || *end != '\0' || f != std::floor(f) || std::fabs(f) > 9e15)
+          return bad("");
         x = static_cast<long long>(f);
       }
       v.i = x;
@@ -95,9 +112,12 @@ ParamValue ParseParamValue(const ParamDecl& d, const std::string& raw, const std
       char* end = nullptr;
       double f = std::strtod(text.c_str(), &end);
       if (text.empty() || *end != '\0') {
-        if (text == "inf" || text == "Infinity") f = INFINITY;
-        else if (text == "-inf" || text == "-Infinity") f = -INFINITY;
-        else return bad("");
+        if (text == "inf" || text == "Infinity")
+          f = INFINITY;
+        else if (text == "-inf" || text == "-Infinity")
+          f = -INFINITY;
+        else
+          return bad("");
       }
       v.f = f;
       break;
@@ -147,8 +167,7 @@ ParamValue ParseParamValue(const ParamDecl& d, const std::string& raw, const std
   }
   if (d.lo <= d.hi && (d.type == ParamType::kInt || d.type == ParamType::kFloat)) {
     double x = d.type == ParamType::kInt ? static_cast<double>(v.i) : v.f;
-    if (!(x >= d.lo && x <= d.hi))
-      return bad(StrCat("out of range [", d.lo, ", ", d.hi, "]"));
+    if (!(x >= d.lo && x <= d.hi)) return bad(StrCat("out of range [", d.lo, ", ", d.hi, "]"));
   }
   return v;
 }
@@ -171,8 +190,8 @@ ParamValues ParseParams(const std::string& op_name, const std::vector<ParamDecl>
     if (idx == decls->size()) {
       std::string names;
       for (const auto& d : *decls) names += (names.empty() ? "" : ", ") + d.name;
-      Fail(StatusCode::kInvalidArgument, what, ": unknown parameter '", key, "' (value '", kv.second,
-           "'); valid parameters: ", names.empty() ? "none" : names);
+      Fail(StatusCode::kInvalidArgument, what, ": unknown parameter '", key, "' (value '",
+           kv.second, "'); valid parameters: ", names.empty() ? "none" : names);
     }
     values[idx] = ParseParamValue((*decls)[idx], kv.second, what);
     seen[idx] = true;
@@ -181,8 +200,8 @@ ParamValues ParseParams(const std::string& op_name, const std::vector<ParamDecl>
     if (seen[i]) continue;
     const ParamDecl& d = (*decls)[i];
     if (d.required)
-      Fail(StatusCode::kInvalidArgument, what, ": required parameter '", d.name, "' is missing; expected ",
-           Expected(d));
+      Fail(StatusCode::kInvalidArgument, what, ": required parameter '", d.name,
+           "' is missing; expected ", Expected(d));
     values[i] = ParseParamValue(d, d.default_value, what + " (default)");
   }
   return ParamValues(decls, std::move(values), op_name);

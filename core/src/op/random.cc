@@ -42,7 +42,8 @@ std::vector<ParamDecl> SampleParams(ParamDecl a, ParamDecl b) {
 // Fails unless `ok`, naming the op and the parameter condition.
 void Require(const NodeAttrs& attrs, bool ok, const std::string& what, double value) {
   if (!ok)
-    Fail(StatusCode::kInvalidArgument, "operator ", attrs.op->name, ": parameter ", what, " (given ", value, ")");
+    Fail(StatusCode::kInvalidArgument, "operator ", attrs.op->name, ": parameter ", what,
+         " (given ", value, ")");
 }
 
 // Checks the distribution parameters, then sets the output shape.
@@ -50,14 +51,19 @@ bool SampleShape(const NodeAttrs& attrs, std::vector<Shape>*, std::vector<Shape>
   const ParamValues& p = attrs.params;
   const std::string& op = attrs.op->name;
   if (op == "_random_uniform" || op == "_random_randint") {
-    const bool ok = op == "_random_uniform" ? p.GetFloat("high") > p.GetFloat("low") : p.GetInt("high") > p.GetInt("low");
+    const bool ok = op == "_random_uniform" ? p.GetFloat("high") > p.GetFloat("low")
+                                            : p.GetInt("high") > p.GetInt("low");
     if (!ok)
-      Fail(StatusCode::kInvalidArgument, "operator ", op, ": parameter 'high' (", p.Get("high").f + p.Get("high").i,
-           ") must be greater than 'low' (", p.Get("low").f + p.Get("low").i, ")");
+      Fail(StatusCode::kInvalidArgument, "operator ", op, ": parameter 'high' (",
+           p.Get("high").f + p.Get("high").i, ") must be greater than 'low' (",
+           p.Get("low").f + p.Get("low").i, ")");
   }
-  if (op == "_random_normal") Require(attrs, p.GetFloat("scale") >= 0, "'scale' must be >= 0", p.GetFloat("scale"));
-  if (op == "_random_exponential") Require(attrs, p.GetFloat("lam") > 0, "'lam' must be > 0", p.GetFloat("lam"));
-  if (op == "_random_poisson") Require(attrs, p.GetFloat("lam") >= 0, "'lam' must be >= 0", p.GetFloat("lam"));
+  if (op == "_random_normal")
+    Require(attrs, p.GetFloat("scale") >= 0, "'scale' must be >= 0", p.GetFloat("scale"));
+  if (op == "_random_exponential")
+    Require(attrs, p.GetFloat("lam") > 0, "'lam' must be > 0", p.GetFloat("lam"));
+  if (op == "_random_poisson")
+    Require(attrs, p.GetFloat("lam") >= 0, "'lam' must be >= 0", p.GetFloat("lam"));
   if (op == "_random_gamma") {
     Require(attrs, p.GetFloat("alpha") > 0, "'alpha' must be > 0", p.GetFloat("alpha"));
     Require(attrs, p.GetFloat("beta") > 0, "'beta' must be > 0", p.GetFloat("beta"));
@@ -68,9 +74,11 @@ bool SampleShape(const NodeAttrs& attrs, std::vector<Shape>*, std::vector<Shape>
 
 bool SampleType(const NodeAttrs& attrs, std::vector<DType>*, std::vector<DType>* out) {
   const bool ints = attrs.op->name == "_random_randint";
-  DType t = attrs.params.IsNone("dtype") ? (ints ? DType::kInt32 : DType::kFloat32) : attrs.params.GetDType("dtype");
+  DType t = attrs.params.IsNone("dtype") ? (ints ? DType::kInt32 : DType::kFloat32)
+                                         : attrs.params.GetDType("dtype");
   if (ints && t != DType::kInt32 && t != DType::kInt64)
-    Fail(StatusCode::kDType, "operator _random_randint: dtype ", DTypeName(t), " is not supported (expected int32 or int64)");
+    Fail(StatusCode::kDType, "operator _random_randint: dtype ", DTypeName(t),
+         " is not supported (expected int32 or int64)");
   AssignType(attrs, out, 0, t, "output 0");
   return AllKnown(*out);
 }
@@ -97,7 +105,8 @@ OpDef SampleDef(const std::string& name, std::vector<std::string> aliases, const
 Shape MultinomialShape(const NodeAttrs& attrs, const Shape& d) {
   const Shape& s = attrs.params.GetShape("shape");
   if (d.ndim() < 1)
-    Fail(StatusCode::kShape, "operator _sample_multinomial: data needs ndim >= 1, given ", d.ToString());
+    Fail(StatusCode::kShape, "operator _sample_multinomial: data needs ndim >= 1, given ",
+         d.ToString());
   std::vector<int64_t> dims(d.dims().begin(), d.dims().end() - 1);
   dims.insert(dims.end(), s.dims().begin(), s.dims().end());
   if (dims.empty()) dims.push_back(1);
@@ -130,20 +139,24 @@ OpDef MultinomialDef() {
               DTypeParam("dtype", "int32", "Element type of the sampled indices.")};
   d.num_outputs_fn = [](const ParamValues& p) { return p.GetBool("get_prob") ? 2 : 1; };
   d.output_names = [](const ParamValues& p) {
-    return p.GetBool("get_prob") ? std::vector<std::string>{"output", "log_prob"} : std::vector<std::string>{"output"};
+    return p.GetBool("get_prob") ? std::vector<std::string>{"output", "log_prob"}
+                                 : std::vector<std::string>{"output"};
   };
   d.uses_rng = true;
   d.infer_shape = MultinomialShapeFn;
   d.infer_type = MultinomialType;
   d.gradient = [](const OpRegistry& r, const NodePtr& n, const std::vector<NodeEntry>& og) {
     if (og.size() < 2)
-      return std::vector<NodeEntry>{MakeOpEntry(r, "zeros_like", GradName(n, "zero"), {n->inputs[0]})};
-    return BackwardNode(r, "_backward_sample_multinomial", n, {og[1], n->inputs[0], OutEntry(n, 0)}, 1);
+      return std::vector<NodeEntry>{
+          MakeOpEntry(r, "zeros_like", GradName(n, "zero"), {n->inputs[0]})};
+    return BackwardNode(r, "_backward_sample_multinomial", n, {og[1], n->inputs[0], OutEntry(n, 0)},
+                        1);
   };
   return d;
 }
 
-bool MultinomialBackwardShape(const NodeAttrs& attrs, std::vector<Shape>* in, std::vector<Shape>* out) {
+bool MultinomialBackwardShape(const NodeAttrs& attrs, std::vector<Shape>* in,
+                              std::vector<Shape>* out) {
   AssignShape(attrs, out, 0, (*in)[1], "output");
   AssignShape(attrs, in, 1, (*out)[0], "input 'data'");
   if ((*in)[1].ndim_known()) {
@@ -154,7 +167,8 @@ bool MultinomialBackwardShape(const NodeAttrs& attrs, std::vector<Shape>* in, st
   return AllKnown(*in) && AllKnown(*out);
 }
 
-bool MultinomialBackwardType(const NodeAttrs& attrs, std::vector<DType>* in, std::vector<DType>* out) {
+bool MultinomialBackwardType(const NodeAttrs& attrs, std::vector<DType>* in,
+                             std::vector<DType>* out) {
   AssignType(attrs, in, 0, (*in)[1], "input 'ograd'");
   AssignType(attrs, out, 0, (*in)[1], "output");
   AssignType(attrs, in, 1, (*out)[0], "input 'data'");
@@ -200,9 +214,11 @@ void RegisterRandom(OpRegistry* reg) {
                      FloatParam("lam", "1", "Rate (1 / mean)."), ParamDecl()));
   reg->Add(SampleDef("_random_gamma", {"random_gamma"}, "Samples from the gamma distribution.",
                      FloatParam("alpha", "1", "Shape."), FloatParam("beta", "1", "Scale.")));
-  reg->Add(SampleDef("_random_poisson", {"random_poisson"}, "Samples from the Poisson distribution.",
-                     FloatParam("lam", "1", "Mean."), ParamDecl()));
-  reg->Add(SampleDef("_random_randint", {"random_randint"}, "Samples integers uniformly from [low, high).",
+  reg->Add(SampleDef("_random_poisson", {"random_poisson"},
+                     "Samples from the Poisson distribution.", FloatParam("lam", "1", "Mean."),
+                     ParamDecl()));
+  reg->Add(SampleDef("_random_randint", {"random_randint"},
+                     "Samples integers uniformly from [low, high).",
                      RequiredParam("low", ParamType::kInt, "Lower bound (inclusive)."),
                      RequiredParam("high", ParamType::kInt, "Upper bound (exclusive).")));
   reg->Add(MultinomialDef());

@@ -89,7 +89,8 @@ bool ReduceShape(const NodeAttrs& attrs, std::vector<Shape>* in, std::vector<Sha
   if (attrs.op->name == "norm") {
     const int64_t ord = attrs.params.GetInt("ord");
     if (ord != 1 && ord != 2)
-      Fail(StatusCode::kInvalidArgument, "operator norm: parameter 'ord' is ", ord, " (expected 1 or 2)");
+      Fail(StatusCode::kInvalidArgument, "operator norm: parameter 'ord' is ", ord,
+           " (expected 1 or 2)");
   }
   if (!(*in)[0].ndim_known()) return false;
   AssignShape(attrs, out, 0, ReducedShape(attrs, (*in)[0]), "output 0");
@@ -106,7 +107,8 @@ bool ReduceBackwardShape(const NodeAttrs& attrs, std::vector<Shape>* in, std::ve
 }
 
 // _backward_*(ograd, data, out): out has ograd's shape.
-bool ReduceBackwardOutShape(const NodeAttrs& attrs, std::vector<Shape>* in, std::vector<Shape>* out) {
+bool ReduceBackwardOutShape(const NodeAttrs& attrs, std::vector<Shape>* in,
+                            std::vector<Shape>* out) {
   std::vector<Shape> two = {(*in)[0], (*in)[1]};
   ReduceBackwardShape(attrs, &two, out);
   (*in)[0] = two[0];

@@ -24,7 +24,8 @@ namespace op {
 namespace {
 
 // Gradient: reshape the head gradient to the data's shape.
-std::vector<NodeEntry> ReshapeGrad(const OpRegistry& r, const NodePtr& n, const std::vector<NodeEntry>& og) {
+std::vector<NodeEntry> ReshapeGrad(const OpRegistry& r, const NodePtr& n,
+                                   const std::vector<NodeEntry>& og) {
   return {MakeOpEntry(r, "reshape_like", GradName(n, "backward"), {og[0], n->inputs[0]})};
 }
 
@@ -55,8 +56,8 @@ bool SizePreservingShape(const NodeAttrs& attrs, std::vector<Shape>* in, std::ve
     AssignShape(attrs, in, 0, filled, "input 'data'");
   }
   if (d.is_known() && o.is_known() && d.Size() != o.Size())
-    Fail(StatusCode::kShape, "operator ", attrs.op->name, ": cannot reshape ", d.ToString(), " (size ", d.Size(),
-         ") into ", o.ToString(), " (size ", o.Size(), ")");
+    Fail(StatusCode::kShape, "operator ", attrs.op->name, ": cannot reshape ", d.ToString(),
+         " (size ", d.Size(), ") into ", o.ToString(), " (size ", o.Size(), ")");
   return AllKnown(*in) && AllKnown(*out);
 }
 
@@ -64,14 +65,16 @@ bool FlattenShape(const NodeAttrs& attrs, std::vector<Shape>* in, std::vector<Sh
   const Shape& d = (*in)[0];
   if (!d.ndim_known()) return false;
   if (d.ndim() == 0)
-    Fail(StatusCode::kShape, "operator Flatten: input 'data' must have rank >= 1, given ", d.ToString());
+    Fail(StatusCode::kShape, "operator Flatten: input 'data' must have rank >= 1, given ",
+         d.ToString());
   return SizePreservingShape(attrs, in, out, Shape({d[0], d.ProdRange(1, d.ndim())}));
 }
 
 }  // namespace
 
 // MXNet's InferReshapeShape on `dshape` (0 = unknown extent); exported for tests.
-Shape InferReshapeShape(const std::string& op, const Shape& codes_in, const Shape& dshape_in, bool reverse) {
+Shape InferReshapeShape(const std::string& op, const Shape& codes_in, const Shape& dshape_in,
+                        bool reverse) {
   std::vector<int64_t> codes = codes_in.dims(), d = dshape_in.dims();
   if (reverse) {
     std::reverse(codes.begin(), codes.end());
@@ -143,7 +146,8 @@ bool ReshapeShape(const NodeAttrs& attrs, std::vector<Shape>* in, std::vector<Sh
   Shape codes = p.GetShape("shape");
   if (!codes.ndim_known() || codes.ndim() == 0) codes = p.GetShape("target_shape");
   if (!codes.ndim_known() || codes.ndim() == 0)
-    Fail(StatusCode::kInvalidArgument, "operator Reshape: parameter 'shape' is required (given empty)");
+    Fail(StatusCode::kInvalidArgument,
+         "operator Reshape: parameter 'shape' is required (given empty)");
   if (!d.ndim_known()) {
     // Without the data rank only a fully positive target is usable.
     bool plain = true;
@@ -151,7 +155,8 @@ bool ReshapeShape(const NodeAttrs& attrs, std::vector<Shape>* in, std::vector<Sh
     if (plain) AssignShape(attrs, out, 0, codes, "output");
     return false;
   }
-  return SizePreservingShape(attrs, in, out, InferReshapeShape("Reshape", codes, d, p.GetBool("reverse")));
+  return SizePreservingShape(attrs, in, out,
+                             InferReshapeShape("Reshape", codes, d, p.GetBool("reverse")));
 }
 
 bool ReshapeLikeShape(const NodeAttrs& attrs, std::vector<Shape>* in, std::vector<Shape>* out) {
@@ -160,8 +165,8 @@ bool ReshapeLikeShape(const NodeAttrs& attrs, std::vector<Shape>* in, std::vecto
   const Shape& l = (*in)[0];
   const Shape& r = (*in)[1];
   if (l.is_known() && r.is_known() && l.Size() != r.Size())
-    Fail(StatusCode::kShape, "operator reshape_like: input 'lhs' ", l.ToString(), " and input 'rhs' ", r.ToString(),
-         " differ in size");
+    Fail(StatusCode::kShape, "operator reshape_like: input 'lhs' ", l.ToString(),
+         " and input 'rhs' ", r.ToString(), " differ in size");
   return AllKnown(*in) && AllKnown(*out);
 }
 
@@ -180,7 +185,8 @@ std::vector<int> Permutation(const NodeAttrs& attrs, int nd) {
     return perm;
   }
   if (axes.ndim() != nd)
-    Fail(StatusCode::kShape, "operator transpose: axes ", axes.ToString(), " do not match data rank ", nd);
+    Fail(StatusCode::kShape, "operator transpose: axes ", axes.ToString(),
+         " do not match data rank ", nd);
   std::vector<bool> seen(nd, false);
   for (int i = 0; i < nd; ++i) {
     int64_t a = axes[i] < 0 ? axes[i] + nd : axes[i];
@@ -215,8 +221,8 @@ bool ExpandDimsShape(const NodeAttrs& attrs, std::vector<Shape>* in, std::vector
   const int nd = d.ndim_known() ? d.ndim() : ((*out)[0].ndim_known() ? (*out)[0].ndim() - 1 : -1);
   if (nd < 0) return false;
   if (axis_in < -nd - 1 || axis_in > nd)
-    Fail(StatusCode::kInvalidArgument, "operator expand_dims: axis ", axis_in, " is out of range [", -nd - 1, ", ", nd,
-         "] for data of rank ", nd);
+    Fail(StatusCode::kInvalidArgument, "operator expand_dims: axis ", axis_in, " is out of range [",
+         -nd - 1, ", ", nd, "] for data of rank ", nd);
   const int axis = static_cast<int>(axis_in < 0 ? axis_in + nd + 1 : axis_in);
   if (d.ndim_known()) {
     std::vector<int64_t> dims = d.dims();
@@ -244,8 +250,8 @@ bool SqueezeShape(const NodeAttrs& attrs, std::vector<Shape>* in, std::vector<Sh
     for (int k = 0; k < axes.ndim(); ++k) {
       int64_t a = axes[k] < 0 ? axes[k] + nd : axes[k];
       if (a < 0 || a >= nd)
-        Fail(StatusCode::kInvalidArgument, "operator squeeze: axis ", axes[k], " is out of range for data ",
-             d.ToString());
+        Fail(StatusCode::kInvalidArgument, "operator squeeze: axis ", axes[k],
+             " is out of range for data ", d.ToString());
       if (d[a] != 1)
         Fail(StatusCode::kShape, "operator squeeze: axis ", axes[k], " of data ", d.ToString(),
              " has extent ", d[a], ", expected 1");
@@ -278,7 +284,8 @@ void RegisterShapeOps(OpRegistry* reg) {
   fl.infer_shape = FlattenShape;
   reg->Add(std::move(fl));
 
-  OpDef rs = ReshapeLikeDef("Reshape", {"reshape"}, "Reshapes with MXNet's special codes 0, -1, -2, -3, -4.");
+  OpDef rs = ReshapeLikeDef("Reshape", {"reshape"},
+                            "Reshapes with MXNet's special codes 0, -1, -2, -3, -4.");
   rs.params = {
       ShapeParam("shape", "()", "Target shape with special codes."),
       BoolParam("reverse", "False", "Apply the special codes from the right."),
@@ -314,7 +321,8 @@ void RegisterShapeOps(OpRegistry* reg) {
       for (int i = 0; i < nd; ++i) inv[axes[i] < 0 ? axes[i] + nd : axes[i]] = i;
       params["axes"] = Shape(inv).ToString();
     }
-    return std::vector<NodeEntry>{MakeOpEntry(r, "transpose", GradName(n, "backward"), {og[0]}, params)};
+    return std::vector<NodeEntry>{
+        MakeOpEntry(r, "transpose", GradName(n, "backward"), {og[0]}, params)};
   };
   reg->Add(std::move(tr));
 

@@ -22,12 +22,14 @@ namespace {
 
 int64_t NormAxis(const std::string& op, int64_t axis, int nd) {
   if (axis < -nd || axis >= nd)
-    Fail(StatusCode::kInvalidArgument, "operator ", op, ": axis ", axis, " is out of range for rank ", nd);
+    Fail(StatusCode::kInvalidArgument, "operator ", op, ": axis ", axis,
+         " is out of range for rank ", nd);
   return axis < 0 ? axis + nd : axis;
 }
 
 // Shapes of Concat's inputs (`in`) and output (`*o`), bidirectional.
-bool ConcatInfer(const NodeAttrs& attrs, std::vector<Shape>* in, Shape* o_out, const std::string& what_out) {
+bool ConcatInfer(const NodeAttrs& attrs, std::vector<Shape>* in, Shape* o_out,
+                 const std::string& what_out) {
   int nd = o_out->ndim_known() ? o_out->ndim() : -1;
   for (const auto& s : *in)
     if (s.ndim_known()) nd = s.ndim();
@@ -39,7 +41,8 @@ bool ConcatInfer(const NodeAttrs& attrs, std::vector<Shape>* in, Shape* o_out, c
     if (!s.ndim_known()) return;
     Shape t = s;
     if (t.ndim() != nd)
-      Fail(StatusCode::kShape, "operator Concat: ", what, " has rank ", s.ndim(), ", expected ", nd);
+      Fail(StatusCode::kShape, "operator Concat: ", what, " has rank ", s.ndim(), ", expected ",
+           nd);
     t[axis] = 0;
     if (!ShapeAssign(&common, t))
       Fail(StatusCode::kShape, "operator Concat: ", what, " ", s.ToString(),
@@ -62,7 +65,8 @@ bool ConcatInfer(const NodeAttrs& attrs, std::vector<Shape>* in, Shape* o_out, c
     Shape s = common;
     s[axis] = (*o_out)[axis] - sum;
     if (s[axis] <= 0)
-      Fail(StatusCode::kShape, "operator Concat: output ", o_out->ToString(), " is too small for the inputs");
+      Fail(StatusCode::kShape, "operator Concat: output ", o_out->ToString(),
+           " is too small for the inputs");
     AssignShape(attrs, in, idx, s, StrCat("input 'arg", idx, "'"));
     sum = (*o_out)[axis];
     unknown = 0;
@@ -130,11 +134,13 @@ bool SplitShape(const NodeAttrs& attrs, std::vector<Shape>* in, std::vector<Shap
   dims[axis] /= n;
   if (squeeze) {
     if (d[axis] > 0 && dims[axis] != 1)
-      Fail(StatusCode::kShape, "operator SliceChannel: squeeze_axis=True needs parts of extent 1, data ",
-           d.ToString(), " split into num_outputs=", n, " gives ", dims[axis]);
+      Fail(StatusCode::kShape,
+           "operator SliceChannel: squeeze_axis=True needs parts of extent 1, data ", d.ToString(),
+           " split into num_outputs=", n, " gives ", dims[axis]);
     dims.erase(dims.begin() + axis);
   }
-  for (size_t j = 0; j < out->size(); ++j) AssignShape(attrs, out, j, Shape(dims), StrCat("output ", j));
+  for (size_t j = 0; j < out->size(); ++j)
+    AssignShape(attrs, out, j, Shape(dims), StrCat("output ", j));
   return AllKnown(*in) && AllKnown(*out);
 }
 
@@ -155,8 +161,8 @@ void SliceAxisRange(const ParamValues& p, int64_t len, int64_t* begin, int64_t* 
   if (e < 0) e += len;
   if (b < 0 || e > len || b >= e)
     Fail(StatusCode::kInvalidArgument, "operator slice_axis: range [", p.GetInt("begin"), ", ",
-         p.IsNone("end") ? std::string("None") : std::to_string(p.GetInt("end")), ") is empty or out of bounds for extent ",
-         len);
+         p.IsNone("end") ? std::string("None") : std::to_string(p.GetInt("end")),
+         ") is empty or out of bounds for extent ", len);
   *begin = b;
   *end = e;
 }
@@ -177,7 +183,8 @@ bool SliceAxisShape(const NodeAttrs& attrs, std::vector<Shape>* in, std::vector<
   return AllKnown(*in) && AllKnown(*out);
 }
 
-bool SliceAxisBackwardShape(const NodeAttrs& attrs, std::vector<Shape>* in, std::vector<Shape>* out) {
+bool SliceAxisBackwardShape(const NodeAttrs& attrs, std::vector<Shape>* in,
+                            std::vector<Shape>* out) {
   AssignShape(attrs, out, 0, (*in)[1], "output");
   return AllKnown(*in) && AllKnown(*out);
 }
@@ -189,7 +196,8 @@ std::vector<ParamDecl> ConcatParams() {
           IntParam("dim", "1", "The axis to join along.")};
 }
 
-OpDef ConcatLikeDef(std::string name, std::string doc, std::vector<ParamDecl> params, InferShapeFn shape) {
+OpDef ConcatLikeDef(std::string name, std::string doc, std::vector<ParamDecl> params,
+                    InferShapeFn shape) {
   OpDef c;
   c.name = std::move(name);
   c.doc = std::move(doc);
@@ -220,7 +228,9 @@ void RegisterShapeOpsJoin(OpRegistry* reg) {
   cb.name = "_backward_Concat";
   cb.doc = "Gradient of Concat: the head gradient split into the inputs' shapes.";
   cb.params = ConcatParams();
-  cb.num_inputs_fn = [](const ParamValues& p) { return static_cast<int>(p.GetInt("num_args")) + 1; };
+  cb.num_inputs_fn = [](const ParamValues& p) {
+    return static_cast<int>(p.GetInt("num_args")) + 1;
+  };
   cb.num_outputs_fn = [](const ParamValues& p) { return static_cast<int>(p.GetInt("num_args")); };
   cb.input_names = [](const ParamValues& p) {
     std::vector<std::string> names = {"ograd"};
@@ -245,13 +255,14 @@ void RegisterShapeOpsJoin(OpRegistry* reg) {
     std::vector<NodeEntry> parts;
     for (size_t j = 0; j < og.size(); ++j) {
       if (p.GetBool("squeeze_axis"))
-        parts.push_back(MakeOpEntry(r, "expand_dims", GradName(n, "unsqueeze" + std::to_string(j)), {og[j]},
-                                    {{"axis", axis}}));
+        parts.push_back(MakeOpEntry(r, "expand_dims", GradName(n, "unsqueeze" + std::to_string(j)),
+                                    {og[j]}, {{"axis", axis}}));
       else
         parts.push_back(og[j]);
     }
-    return std::vector<NodeEntry>{MakeOpEntry(r, "Concat", GradName(n, "backward"), parts,
-                                              {{"num_args", std::to_string(og.size())}, {"dim", axis}})};
+    return std::vector<NodeEntry>{
+        MakeOpEntry(r, "Concat", GradName(n, "backward"), parts,
+                    {{"num_args", std::to_string(og.size())}, {"dim", axis}})};
   };
   reg->Add(std::move(s));
 

@@ -30,10 +30,12 @@ bool ArangeShape(const NodeAttrs& attrs, std::vector<Shape>*, std::vector<Shape>
   const double step = p.GetFloat("step");
   if (step == 0) Fail(StatusCode::kInvalidArgument, "operator _arange: step cannot be 0");
   if (p.GetInt("repeat") < 1)
-    Fail(StatusCode::kInvalidArgument, "operator _arange: repeat must be positive, given ", p.GetInt("repeat"));
+    Fail(StatusCode::kInvalidArgument, "operator _arange: repeat must be positive, given ",
+         p.GetInt("repeat"));
   if (p.IsNone("stop") && p.GetBool("infer_range")) {
     if ((*out)[0].ndim_known() && (*out)[0].ndim() != 1)
-      Fail(StatusCode::kShape, "operator _arange: output must be 1-D, given ", (*out)[0].ToString());
+      Fail(StatusCode::kShape, "operator _arange: output must be 1-D, given ",
+           (*out)[0].ToString());
     AssignShape(attrs, out, 0, Shape::Unknown(1), "output");
     return AllKnown(*out);
   }
@@ -41,8 +43,8 @@ bool ArangeShape(const NodeAttrs& attrs, std::vector<Shape>*, std::vector<Shape>
   ArangeStartStep(p, &start, &unused);
   const double stop = p.IsNone("stop") ? p.GetFloat("start") : p.GetFloat("stop");
   if (step > 0 ? !(start < stop) : !(start > stop))
-    Fail(StatusCode::kInvalidArgument, "operator _arange: invalid range (start, stop, step) = (", start, ", ", stop,
-         ", ", step, ")");
+    Fail(StatusCode::kInvalidArgument, "operator _arange: invalid range (start, stop, step) = (",
+         start, ", ", stop, ", ", step, ")");
   const double n = std::ceil((stop - start) / step) * static_cast<double>(p.GetInt("repeat"));
   AssignShape(attrs, out, 0, Shape({static_cast<int64_t>(n)}), "output");
   return true;
@@ -56,8 +58,8 @@ bool ArangeType(const NodeAttrs& attrs, std::vector<DType>*, std::vector<DType>*
 bool ArangeLikeShape(const NodeAttrs& attrs, std::vector<Shape>* in, std::vector<Shape>* out) {
   const ParamValues& p = attrs.params;
   if (p.GetInt("repeat") < 1)
-    Fail(StatusCode::kInvalidArgument, "operator _contrib_arange_like: repeat must be positive, given ",
-         p.GetInt("repeat"));
+    Fail(StatusCode::kInvalidArgument,
+         "operator _contrib_arange_like: repeat must be positive, given ", p.GetInt("repeat"));
   if (p.IsNone("axis")) return ElemwiseShape(attrs, in, out);
   const Shape& d = (*in)[0];
   if (!d.ndim_known()) return false;
@@ -82,7 +84,8 @@ bool Int64Type(const NodeAttrs& attrs, std::vector<DType>* in, std::vector<DType
   return AllKnown(*in);
 }
 
-std::vector<NodeEntry> ZeroGrad(const OpRegistry& r, const NodePtr& n, const std::vector<NodeEntry>&) {
+std::vector<NodeEntry> ZeroGrad(const OpRegistry& r, const NodePtr& n,
+                                const std::vector<NodeEntry>&) {
   return {MakeOpEntry(r, "zeros_like", GradName(n, "backward"), {n->inputs[0]})};
 }
 
@@ -123,7 +126,8 @@ void RegisterShapeOpsRange(OpRegistry* reg) {
   for (const char* name : {"shape_array", "size_array"}) {
     OpDef s;
     s.name = name;
-    s.doc = std::string("The ") + (name[1] == 'h' ? "shape" : "size") + " of data as an int64 array.";
+    s.doc =
+        std::string("The ") + (name[1] == 'h' ? "shape" : "size") + " of data as an int64 array.";
     s.infer_shape = ShapeArrayShape;
     s.infer_type = Int64Type;
     s.gradient = ZeroGrad;

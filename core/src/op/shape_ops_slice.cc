@@ -31,7 +31,8 @@ GradientFn ViewGrad(const std::string& fwd) {
   return [fwd](const OpRegistry& r, const NodePtr& n, const std::vector<NodeEntry>& og) {
     std::vector<NodeEntry> g = BackwardNode(r, "_backward_" + fwd, n, {og[0], n->inputs[0]}, 1);
     for (size_t i = 1; i < n->inputs.size(); ++i)
-      g.push_back(MakeOpEntry(r, "zeros_like", GradName(n, "zeros" + std::to_string(i)), {n->inputs[i]}));
+      g.push_back(
+          MakeOpEntry(r, "zeros_like", GradName(n, "zeros" + std::to_string(i)), {n->inputs[i]}));
     return g;
   };
 }
@@ -53,14 +54,15 @@ Shape SliceLikeOut(const ParamValues& p, const Shape& d, const Shape& like) {
   };
   if (axes.ndim() <= 0) {
     if (d.ndim() != like.ndim())
-      Fail(StatusCode::kShape, "operator slice_like: data ", d.ToString(), " and shape_like ", like.ToString(),
-           " differ in rank (axes=() slices every axis)");
+      Fail(StatusCode::kShape, "operator slice_like: data ", d.ToString(), " and shape_like ",
+           like.ToString(), " differ in rank (axes=() slices every axis)");
     for (int i = 0; i < d.ndim(); ++i) take(i, i);
   } else {
     for (int k = 0; k < axes.ndim(); ++k) {
       const int a = CheckAxis("slice_like", "axis", axes[k], d.ndim());
       if (a >= like.ndim())
-        Fail(StatusCode::kShape, "operator slice_like: axis ", axes[k], " exceeds shape_like ", like.ToString());
+        Fail(StatusCode::kShape, "operator slice_like: axis ", axes[k], " exceeds shape_like ",
+             like.ToString());
       take(a, a);
     }
   }
@@ -83,20 +85,24 @@ bool CropShape(const NodeAttrs& attrs, std::vector<Shape>* in, std::vector<Shape
   const Shape& d = (*in)[0];
   if (!d.ndim_known()) return false;
   if (d.ndim() != 4)
-    Fail(StatusCode::kShape, "operator Crop: input 'arg0' must be 4-D (N, C, H, W), given ", d.ToString());
+    Fail(StatusCode::kShape, "operator Crop: input 'arg0' must be 4-D (N, C, H, W), given ",
+         d.ToString());
   Shape o = d;
   if (attrs.params.GetInt("num_args") == 1) {
     const Shape& hw = attrs.params.GetShape("h_w");
-    if (hw.ndim() != 2 || hw[0] < 1 || hw[1] < 1 || (d[2] > 0 && hw[0] > d[2]) || (d[3] > 0 && hw[1] > d[3]))
-      Fail(StatusCode::kInvalidArgument, "operator Crop: h_w ", hw.ToString(), " must be (h, w) with 1 <= h <= ",
-           d[2], " and 1 <= w <= ", d[3], " for data ", d.ToString());
+    if (hw.ndim() != 2 || hw[0] < 1 || hw[1] < 1 || (d[2] > 0 && hw[0] > d[2]) ||
+        (d[3] > 0 && hw[1] > d[3]))
+      Fail(StatusCode::kInvalidArgument, "operator Crop: h_w ", hw.ToString(),
+           " must be (h, w) with 1 <= h <= ", d[2], " and 1 <= w <= ", d[3], " for data ",
+           d.ToString());
     o[2] = hw[0];
     o[3] = hw[1];
   } else {
     const Shape& like = (*in)[1];
     if (!like.ndim_known()) return false;
     if (like.ndim() < 4)
-      Fail(StatusCode::kShape, "operator Crop: input 'arg1' must be 4-D (N, C, H, W), given ", like.ToString());
+      Fail(StatusCode::kShape, "operator Crop: input 'arg1' must be 4-D (N, C, H, W), given ",
+           like.ToString());
     o[2] = like[2];
     o[3] = like[3];
   }
@@ -110,7 +116,9 @@ Shape ReverseOut(const ParamValues& p, const Shape& d) {
   std::vector<bool> seen(d.ndim(), false);
   for (int k = 0; k < axes.ndim(); ++k) {
     const int a = CheckAxis("reverse", "axis", axes[k], d.ndim());
-    if (seen[a]) Fail(StatusCode::kInvalidArgument, "operator reverse: axis ", axes.ToString(), " repeats axis ", a);
+    if (seen[a])
+      Fail(StatusCode::kInvalidArgument, "operator reverse: axis ", axes.ToString(),
+           " repeats axis ", a);
     seen[a] = true;
   }
   return d;
@@ -130,8 +138,10 @@ bool SwapAxisShape(const NodeAttrs& attrs, std::vector<Shape>* in, std::vector<S
     Shape t = src;
     std::swap(t[CheckAxis("SwapAxis", "dim1", p.GetInt("dim1"), t.ndim())],
               t[CheckAxis("SwapAxis", "dim2", p.GetInt("dim2"), t.ndim())]);
-    if (dir == 0) AssignShape(attrs, out, 0, t, "output");
-    else AssignShape(attrs, in, 0, t, "input 'data'");
+    if (dir == 0)
+      AssignShape(attrs, out, 0, t, "output");
+    else
+      AssignShape(attrs, in, 0, t, "input 'data'");
   }
   return AllKnown(*in) && AllKnown(*out);
 }
@@ -139,12 +149,16 @@ bool SwapAxisShape(const NodeAttrs& attrs, std::vector<Shape>* in, std::vector<S
 Shape DepthSpaceOut(const ParamValues& p, const Shape& d, bool to_space) {
   const char* op = to_space ? "depth_to_space" : "space_to_depth";
   const int64_t b = p.GetInt("block_size");
-  if (b < 1) Fail(StatusCode::kInvalidArgument, "operator ", op, ": block_size must be positive, given ", b);
-  if (d.ndim() != 4) Fail(StatusCode::kShape, "operator ", op, ": data must be 4-D (N, C, H, W), given ", d.ToString());
+  if (b < 1)
+    Fail(StatusCode::kInvalidArgument, "operator ", op, ": block_size must be positive, given ", b);
+  if (d.ndim() != 4)
+    Fail(StatusCode::kShape, "operator ", op, ": data must be 4-D (N, C, H, W), given ",
+         d.ToString());
   Shape o = d;
   auto divide = [&](int i, int64_t by) {
     if (d[i] > 0 && d[i] % by != 0)
-      Fail(StatusCode::kShape, "operator ", op, ": axis ", i, " of data ", d.ToString(), " is not divisible by ", by);
+      Fail(StatusCode::kShape, "operator ", op, ": axis ", i, " of data ", d.ToString(),
+           " is not divisible by ", by);
     o[i] = d[i] / by;
   };
   if (to_space) {
@@ -170,7 +184,8 @@ Shape DiagOut(const ParamValues& p, const Shape& d) {
   }
   const int a1 = CheckAxis("diag", "axis1", p.GetInt("axis1"), d.ndim());
   const int a2 = CheckAxis("diag", "axis2", p.GetInt("axis2"), d.ndim());
-  if (a1 == a2) Fail(StatusCode::kInvalidArgument, "operator diag: axis1 and axis2 both refer to axis ", a1);
+  if (a1 == a2)
+    Fail(StatusCode::kInvalidArgument, "operator diag: axis1 and axis2 both refer to axis ", a1);
   std::vector<int64_t> dims;
   for (int i = 0; i < d.ndim(); ++i)
     if (i != a1 && i != a2) dims.push_back(d[i]);
@@ -178,7 +193,8 @@ Shape DiagOut(const ParamValues& p, const Shape& d) {
   if (d[a1] > 0 && d[a2] > 0) {
     len = std::min(d[a1] + std::min<int64_t>(k, 0), d[a2] - std::max<int64_t>(k, 0));
     if (len <= 0)
-      Fail(StatusCode::kShape, "operator diag: diagonal k=", k, " does not exist in data ", d.ToString());
+      Fail(StatusCode::kShape, "operator diag: diagonal k=", k, " does not exist in data ",
+           d.ToString());
   }
   dims.push_back(len);
   return Shape(dims);
@@ -231,9 +247,12 @@ void RegisterShapeOpsSlice(OpRegistry* reg) {
                       BoolParam("center_crop", "False", "Centre the crop (ignores offset).")},
                      CropShape);
   cr.key_var_num_args = "num_args";
-  cr.num_inputs_fn = [](const ParamValues& p) { return static_cast<int>(std::min<int64_t>(p.GetInt("num_args"), 2)); };
+  cr.num_inputs_fn = [](const ParamValues& p) {
+    return static_cast<int>(std::min<int64_t>(p.GetInt("num_args"), 2));
+  };
   cr.input_names = [](const ParamValues& p) {
-    return p.GetInt("num_args") >= 2 ? std::vector<std::string>{"arg0", "arg1"} : std::vector<std::string>{"arg0"};
+    return p.GetInt("num_args") >= 2 ? std::vector<std::string>{"arg0", "arg1"}
+                                     : std::vector<std::string>{"arg0"};
   };
   cr.infer_type = SliceLikeType;
   reg->Add(std::move(cr));
@@ -241,28 +260,33 @@ void RegisterShapeOpsSlice(OpRegistry* reg) {
   OpDef rv = ViewDef("reverse", {"flip"}, "Reverses the order of elements along `axis`.",
                      {RequiredParam("axis", ParamType::kShape, "Axes to reverse.")}, ReverseShape);
   rv.gradient = [](const OpRegistry& r, const NodePtr& nd, const std::vector<NodeEntry>& og) {
-    return std::vector<NodeEntry>{MakeOpEntry(r, "reverse", GradName(nd, "backward"), {og[0]}, nd->attrs.dict)};
+    return std::vector<NodeEntry>{
+        MakeOpEntry(r, "reverse", GradName(nd, "backward"), {og[0]}, nd->attrs.dict)};
   };
   reg->Add(std::move(rv));
 
-  OpDef sw = ViewDef("SwapAxis", {"swapaxes"}, "Interchanges two axes.",
-                     {IntParam("dim1", "0", "The first axis."), IntParam("dim2", "0", "The second axis.")},
-                     SwapAxisShape);
+  OpDef sw =
+      ViewDef("SwapAxis", {"swapaxes"}, "Interchanges two axes.",
+              {IntParam("dim1", "0", "The first axis."), IntParam("dim2", "0", "The second axis.")},
+              SwapAxisShape);
   sw.gradient = [](const OpRegistry& r, const NodePtr& nd, const std::vector<NodeEntry>& og) {
-    return std::vector<NodeEntry>{MakeOpEntry(r, "SwapAxis", GradName(nd, "backward"), {og[0]}, nd->attrs.dict)};
+    return std::vector<NodeEntry>{
+        MakeOpEntry(r, "SwapAxis", GradName(nd, "backward"), {og[0]}, nd->attrs.dict)};
   };
   reg->Add(std::move(sw));
 
-  const std::vector<ParamDecl> block = {RequiredParam("block_size", ParamType::kInt, "Edge of the moved blocks.")};
-  OpDef d2s = ViewDef("depth_to_space", {}, "Moves channel blocks into (H, W) blocks (DCR order).", block,
-                      OutFromData<DepthToSpaceOut>);
+  const std::vector<ParamDecl> block = {
+      RequiredParam("block_size", ParamType::kInt, "Edge of the moved blocks.")};
+  OpDef d2s = ViewDef("depth_to_space", {}, "Moves channel blocks into (H, W) blocks (DCR order).",
+                      block, OutFromData<DepthToSpaceOut>);
   d2s.gradient = [](const OpRegistry& r, const NodePtr& nd, const std::vector<NodeEntry>& og) {
     return std::vector<NodeEntry>{
         MakeOpEntry(r, "space_to_depth", GradName(nd, "backward"), {og[0]}, nd->attrs.dict)};
   };
   reg->Add(std::move(d2s));
-  OpDef s2d = ViewDef("space_to_depth", {}, "Moves (H, W) blocks into channels (inverse of depth_to_space).",
-                      block, OutFromData<SpaceToDepthOut>);
+  OpDef s2d = ViewDef("space_to_depth", {},
+                      "Moves (H, W) blocks into channels (inverse of depth_to_space).", block,
+                      OutFromData<SpaceToDepthOut>);
   s2d.gradient = [](const OpRegistry& r, const NodePtr& nd, const std::vector<NodeEntry>& og) {
     return std::vector<NodeEntry>{
         MakeOpEntry(r, "depth_to_space", GradName(nd, "backward"), {og[0]}, nd->attrs.dict)};

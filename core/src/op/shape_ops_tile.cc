@@ -24,7 +24,8 @@ void AddViewBackward(OpRegistry* reg, const std::string& fwd);
 namespace {
 
 // reps and data dims right-aligned to a common rank (padded with 1s).
-void TileAlign(const ParamValues& p, const Shape& d, std::vector<int64_t>* reps, std::vector<int64_t>* dims) {
+void TileAlign(const ParamValues& p, const Shape& d, std::vector<int64_t>* reps,
+               std::vector<int64_t>* dims) {
   const Shape& r = p.GetShape("reps");
   const int m = std::max(d.ndim(), std::max(r.ndim(), 0));
   reps->assign(m, 1);
@@ -48,8 +49,8 @@ Shape TileOut(const ParamValues& p, const Shape& d) {
 // repeat's normalised axis, or -1 for None.
 int RepeatAxis(const ParamValues& p, const Shape& d) {
   if (p.GetInt("repeats") < 1)
-    Fail(StatusCode::kInvalidArgument, "operator repeat: repeats must be positive, given ", p.GetInt("repeats"),
-         " (zero-size arrays are not supported)");
+    Fail(StatusCode::kInvalidArgument, "operator repeat: repeats must be positive, given ",
+         p.GetInt("repeats"), " (zero-size arrays are not supported)");
   return p.IsNone("axis") ? -1 : CheckAxis("repeat", "axis", p.GetInt("axis"), d.ndim());
 }
 
@@ -65,14 +66,14 @@ Shape RepeatOut(const ParamValues& p, const Shape& d) {
 Shape BroadcastToOut(const ParamValues& p, const Shape& d) {
   const Shape& s = p.GetShape("shape");
   if (s.ndim() != d.ndim())
-    Fail(StatusCode::kShape, "operator broadcast_to: data ", d.ToString(), " cannot be broadcast to ", s.ToString(),
-         " (ranks differ)");
+    Fail(StatusCode::kShape, "operator broadcast_to: data ", d.ToString(),
+         " cannot be broadcast to ", s.ToString(), " (ranks differ)");
   Shape o = d;
   for (int i = 0; i < d.ndim(); ++i) {
     if (s[i] == 0) continue;
     if (d[i] > 0 && d[i] != s[i] && d[i] != 1)
-      Fail(StatusCode::kShape, "operator broadcast_to: data ", d.ToString(), " cannot be broadcast to ",
-           s.ToString(), " (axis ", i, ")");
+      Fail(StatusCode::kShape, "operator broadcast_to: data ", d.ToString(),
+           " cannot be broadcast to ", s.ToString(), " (axis ", i, ")");
     o[i] = s[i];
   }
   return o;
@@ -82,15 +83,17 @@ Shape BroadcastAxisOut(const ParamValues& p, const Shape& d) {
   const Shape& axes = p.GetShape("axis");
   const Shape& size = p.GetShape("size");
   if (axes.ndim() != size.ndim())
-    Fail(StatusCode::kInvalidArgument, "operator broadcast_axis: axis ", axes.ToString(), " and size ",
-         size.ToString(), " differ in length");
+    Fail(StatusCode::kInvalidArgument, "operator broadcast_axis: axis ", axes.ToString(),
+         " and size ", size.ToString(), " differ in length");
   Shape o = d;
   for (int k = 0; k < axes.ndim(); ++k) {
     const int a = CheckAxis("broadcast_axis", "axis", axes[k], d.ndim());
     if (d[a] > 1)
       Fail(StatusCode::kShape, "operator broadcast_axis: axis ", a, " of data ", d.ToString(),
            " has extent ", d[a], ", expected 1");
-    if (size[k] < 1) Fail(StatusCode::kInvalidArgument, "operator broadcast_axis: size ", size.ToString(), " must be positive");
+    if (size[k] < 1)
+      Fail(StatusCode::kInvalidArgument, "operator broadcast_axis: size ", size.ToString(),
+           " must be positive");
     o[a] = size[k];
   }
   return o;
@@ -104,21 +107,21 @@ bool BroadcastLikeShape(const NodeAttrs& attrs, std::vector<Shape>* in, std::vec
   Shape o = l;
   if (p.IsNone("lhs_axes") || p.IsNone("rhs_axes")) {
     if (l.ndim() != r.ndim())
-      Fail(StatusCode::kShape, "operator broadcast_like: lhs ", l.ToString(), " cannot be broadcast to rhs ",
-           r.ToString(), " (ranks differ)");
+      Fail(StatusCode::kShape, "operator broadcast_like: lhs ", l.ToString(),
+           " cannot be broadcast to rhs ", r.ToString(), " (ranks differ)");
     for (int i = 0; i < l.ndim(); ++i) {
       if (r[i] == 0) continue;
       if (l[i] > 0 && l[i] != r[i] && l[i] != 1)
-        Fail(StatusCode::kShape, "operator broadcast_like: lhs ", l.ToString(), " cannot be broadcast to rhs ",
-             r.ToString(), " (axis ", i, ")");
+        Fail(StatusCode::kShape, "operator broadcast_like: lhs ", l.ToString(),
+             " cannot be broadcast to rhs ", r.ToString(), " (axis ", i, ")");
       o[i] = r[i];
     }
   } else {
     const Shape& la = p.GetShape("lhs_axes");
     const Shape& ra = p.GetShape("rhs_axes");
     if (la.ndim() != ra.ndim() || la.ndim() <= 0)
-      Fail(StatusCode::kInvalidArgument, "operator broadcast_like: lhs_axes ", la.ToString(), " and rhs_axes ",
-           ra.ToString(), " must be non-empty and of equal length");
+      Fail(StatusCode::kInvalidArgument, "operator broadcast_like: lhs_axes ", la.ToString(),
+           " and rhs_axes ", ra.ToString(), " must be non-empty and of equal length");
     for (int k = 0; k < la.ndim(); ++k) {
       const int from = CheckAxis("broadcast_like", "lhs_axes entry", la[k], l.ndim());
       const int to = CheckAxis("broadcast_like", "rhs_axes entry", ra[k], r.ndim());
@@ -151,10 +154,12 @@ bool StackShape(const NodeAttrs& attrs, std::vector<Shape>* in, std::vector<Shap
     std::vector<int64_t> dims = o.dims();
     dims.erase(dims.begin() + axis);
     if (!ShapeAssign(&common, Shape(dims)))
-      Fail(StatusCode::kShape, "operator stack: output ", o.ToString(), " does not match inputs ", common.ToString());
+      Fail(StatusCode::kShape, "operator stack: output ", o.ToString(), " does not match inputs ",
+           common.ToString());
   }
   if (!common.ndim_known()) return false;
-  for (size_t i = 0; i < in->size(); ++i) AssignShape(attrs, in, i, common, StrCat("input 'arg", i, "'"));
+  for (size_t i = 0; i < in->size(); ++i)
+    AssignShape(attrs, in, i, common, StrCat("input 'arg", i, "'"));
   const int axis = CheckAxis("stack", "axis", attrs.params.GetInt("axis"), common.ndim() + 1);
   std::vector<int64_t> dims = common.dims();
   dims.insert(dims.begin() + axis, n);
@@ -162,8 +167,10 @@ bool StackShape(const NodeAttrs& attrs, std::vector<Shape>* in, std::vector<Shap
   return AllKnown(*in) && AllKnown(*out);
 }
 
-std::vector<NodeEntry> ReduceGrad(const OpRegistry& r, const NodePtr& n, const std::vector<NodeEntry>& og) {
-  std::vector<NodeEntry> g = {GradOp(r, "_broadcast_backward_reduce", n, "backward", {og[0], n->inputs[0]})};
+std::vector<NodeEntry> ReduceGrad(const OpRegistry& r, const NodePtr& n,
+                                  const std::vector<NodeEntry>& og) {
+  std::vector<NodeEntry> g = {
+      GradOp(r, "_broadcast_backward_reduce", n, "backward", {og[0], n->inputs[0]})};
   if (n->inputs.size() > 1) g.push_back(GradOp(r, "zeros_like", n, "rhs_backward", {n->inputs[1]}));
   return g;
 }
@@ -202,7 +209,8 @@ StridedView RepeatView(const ParamValues& p, const Shape& data, const Shape&) {
 
 void RegisterShapeOpsTile(OpRegistry* reg) {
   OpDef t = ShapeOpDef("tile", {}, "Repeats the whole array `reps` times per axis.",
-                {RequiredParam("reps", ParamType::kShape, "Repetitions per axis.")}, OutFromData<TileOut>);
+                       {RequiredParam("reps", ParamType::kShape, "Repetitions per axis.")},
+                       OutFromData<TileOut>);
   t.gradient = [](const OpRegistry& r, const NodePtr& n, const std::vector<NodeEntry>& og) {
     return BackwardNode(r, "_backward_tile", n, {og[0], n->inputs[0]}, 1);
   };
@@ -262,7 +270,8 @@ void RegisterShapeOpsTile(OpRegistry* reg) {
                                {{"num_outputs", std::to_string(p.GetInt("num_args"))},
                                 {"axis", std::to_string(p.GetInt("axis"))},
                                 {"squeeze_axis", "True"}});
-    for (int64_t i = 0; i < p.GetInt("num_args"); ++i) g.push_back(OutEntry(split, static_cast<uint32_t>(i)));
+    for (int64_t i = 0; i < p.GetInt("num_args"); ++i)
+      g.push_back(OutEntry(split, static_cast<uint32_t>(i)));
     return g;
   };
   reg->Add(std::move(st));

@@ -20,13 +20,15 @@
 namespace weft {
 namespace op {
 
-std::vector<std::optional<int64_t>> ParseOptionalTuple(const std::string& op, const std::string& param,
+std::vector<std::optional<int64_t>> ParseOptionalTuple(const std::string& op,
+                                                       const std::string& param,
                                                        const std::string& text) {
   std::string t;
   for (char c : text)
     if (!std::isspace(static_cast<unsigned char>(c))) t += c;
   auto bad = [&]() {
-    Fail(StatusCode::kInvalidArgument, "operator ", op, ": invalid value '", text, "' for parameter '", param,
+    Fail(StatusCode::kInvalidArgument, "operator ", op, ": invalid value '", text,
+         "' for parameter '", param,
          "'; expected a tuple of integers or None such as (0, None, -1)");
   };
   if (!t.empty() && (t.front() == '(' || t.front() == '[')) {
@@ -62,8 +64,8 @@ std::vector<int64_t> RowMajorStrides(const Shape& s) {
 
 int CheckAxis(const std::string& op, const std::string& what, int64_t axis, int nd) {
   if (axis < -nd || axis >= nd)
-    Fail(StatusCode::kInvalidArgument, "operator ", op, ": ", what, " ", axis, " is out of range [", -nd, ", ",
-         nd, ") for rank ", nd);
+    Fail(StatusCode::kInvalidArgument, "operator ", op, ": ", what, " ", axis, " is out of range [",
+         -nd, ", ", nd, ") for rank ", nd);
   return static_cast<int>(axis < 0 ? axis + nd : axis);
 }
 
@@ -71,8 +73,8 @@ namespace {
 
 // slice's begin, end (clipped as MXNet's GetIndexRange) and step per axis
 // of `d`; unknown extents give begin 0, end 0.
-void SliceRanges(const ParamValues& p, const Shape& d, std::vector<int64_t>* b, std::vector<int64_t>* e,
-                 std::vector<int64_t>* s) {
+void SliceRanges(const ParamValues& p, const Shape& d, std::vector<int64_t>* b,
+                 std::vector<int64_t>* e, std::vector<int64_t>* s) {
   const auto pb = ParseOptionalTuple("slice", "begin", p.GetString("begin"));
   const auto pe = ParseOptionalTuple("slice", "end", p.GetString("end"));
   const auto ps = ParseOptionalTuple("slice", "step", p.GetString("step"));
@@ -121,12 +123,13 @@ Shape SliceOutShape(const ParamValues& p, const Shape& d) {
   for (int i = 0; i < d.ndim(); ++i) {
     if (d[i] == 0) continue;
     int64_t n = 0;
-    if (e[i] != b[i] && b[i] >= 0) n = s[i] > 0 ? (e[i] > b[i] ? (e[i] - b[i] - 1) / s[i] + 1 : 0)
-                                                : (e[i] < b[i] ? (b[i] - e[i] - 1) / (-s[i]) + 1 : 0);
+    if (e[i] != b[i] && b[i] >= 0)
+      n = s[i] > 0 ? (e[i] > b[i] ? (e[i] - b[i] - 1) / s[i] + 1 : 0)
+                   : (e[i] < b[i] ? (b[i] - e[i] - 1) / (-s[i]) + 1 : 0);
     if (n == 0)
-      Fail(StatusCode::kShape, "operator slice: begin ", p.GetString("begin"), ", end ", p.GetString("end"),
-           ", step ", p.GetString("step"), " select nothing on axis ", i, " of data ", d.ToString(),
-           " (zero-size arrays are not supported)");
+      Fail(StatusCode::kShape, "operator slice: begin ", p.GetString("begin"), ", end ",
+           p.GetString("end"), ", step ", p.GetString("step"), " select nothing on axis ", i,
+           " of data ", d.ToString(), " (zero-size arrays are not supported)");
     o[i] = n;
   }
   return o;
@@ -135,12 +138,14 @@ Shape SliceOutShape(const ParamValues& p, const Shape& d) {
 // Crop's (y, x) offset for data `d` cropped to `o`.
 std::pair<int64_t, int64_t> CropOffset(const ParamValues& p, const Shape& d, const Shape& o) {
   if (d[2] < o[2] || d[3] < o[3])
-    Fail(StatusCode::kShape, "operator Crop: the crop ", o.ToString(), " is larger than data ", d.ToString());
+    Fail(StatusCode::kShape, "operator Crop: the crop ", o.ToString(), " is larger than data ",
+         d.ToString());
   if (p.GetBool("center_crop")) return {(d[2] - o[2]) / 2, (d[3] - o[3]) / 2};
   const Shape& off = p.GetShape("offset");
   if (off.ndim() != 2 || off[0] < 0 || off[1] < 0 || off[0] > d[2] - o[2] || off[1] > d[3] - o[3])
-    Fail(StatusCode::kInvalidArgument, "operator Crop: offset ", off.ToString(), " must be (y, x) with 0 <= y <= ",
-         d[2] - o[2], " and 0 <= x <= ", d[3] - o[3], " to crop ", o.ToString(), " from ", d.ToString());
+    Fail(StatusCode::kInvalidArgument, "operator Crop: offset ", off.ToString(),
+         " must be (y, x) with 0 <= y <= ", d[2] - o[2], " and 0 <= x <= ", d[3] - o[3],
+         " to crop ", o.ToString(), " from ", d.ToString());
   return {off[0], off[1]};
 }
 
@@ -184,7 +189,8 @@ StridedView DiagView(const ParamValues& p, const Shape& data, const Shape& out) 
 
 }  // namespace
 
-StridedView ShapeOpView(const std::string& op, const ParamValues& p, const Shape& data, const Shape& out) {
+StridedView ShapeOpView(const std::string& op, const ParamValues& p, const Shape& data,
+                        const Shape& out) {
   const int nd = data.ndim();
   std::vector<int64_t> st = RowMajorStrides(data);
   if (op == "slice") {

@@ -18,15 +18,16 @@ namespace op {
 // A tuple of optional integers as MXNet writes slice's begin/end/step:
 // "(0, None, -1)", "[1,2]", "()", "3". Throws Error(kInvalidArgument)
 // naming `op` and `param`.
-std::vector<std::optional<int64_t>> ParseOptionalTuple(const std::string& op, const std::string& param,
+std::vector<std::optional<int64_t>> ParseOptionalTuple(const std::string& op,
+                                                       const std::string& param,
                                                        const std::string& text);
 
 // Row-major strides of `s`.
 std::vector<int64_t> RowMajorStrides(const Shape& s);
 
 // An OpDef with elementwise type inference (no gradient yet).
-inline OpDef ShapeOpDef(const std::string& name, std::vector<std::string> aliases, const std::string& doc,
-                        std::vector<ParamDecl> params, InferShapeFn shape) {
+inline OpDef ShapeOpDef(const std::string& name, std::vector<std::string> aliases,
+                        const std::string& doc, std::vector<ParamDecl> params, InferShapeFn shape) {
   OpDef f;
   f.name = name;
   f.aliases = std::move(aliases);

@@ -44,7 +44,8 @@ int SearchAxis(const NodeAttrs& attrs, int ndim) {
   int64_t a = attrs.params.GetInt("axis");
   if (a < -ndim || a >= ndim)
     Fail(StatusCode::kInvalidArgument, "operator ", attrs.op->name, ": axis ", a,
-         " is out of range for an input with ndim ", ndim, " (expected -", ndim, " <= axis < ", ndim, ")");
+         " is out of range for an input with ndim ", ndim, " (expected -", ndim, " <= axis < ",
+         ndim, ")");
   return static_cast<int>(a < 0 ? a + ndim : a);
 }
 
@@ -58,8 +59,10 @@ bool ArgReduceShape(const NodeAttrs& attrs, std::vector<Shape>* in, std::vector<
     dims.assign(keep ? d.ndim() : 1, 1);
   } else {
     for (int i = 0; i < d.ndim(); ++i)
-      if (i != axis) dims.push_back(d[i]);
-      else if (keep) dims.push_back(1);
+      if (i != axis)
+        dims.push_back(d[i]);
+      else if (keep)
+        dims.push_back(1);
   }
   AssignShape(attrs, out, 0, Shape(dims), "output");
   return AllKnown(*in) && AllKnown(*out);
@@ -78,7 +81,9 @@ int64_t TopK(const NodeAttrs& attrs, int64_t n) {
 
 bool IsTopK(const NodeAttrs& attrs) { return attrs.op->name == "topk"; }
 
-std::string RetTyp(const NodeAttrs& attrs) { return IsTopK(attrs) ? attrs.params.GetString("ret_typ") : ""; }
+std::string RetTyp(const NodeAttrs& attrs) {
+  return IsTopK(attrs) ? attrs.params.GetString("ret_typ") : "";
+}
 
 // Shape of the sorted (or top-k) values of data `d`.
 Shape SortedShape(const NodeAttrs& attrs, const Shape& d) {
@@ -109,11 +114,13 @@ bool SortType(const NodeAttrs& attrs, std::vector<DType>* in, std::vector<DType>
     AssignType(attrs, out, 0, (*in)[0], "output 0");
     AssignType(attrs, in, 0, (*out)[0], "input 'data'");
   }
-  if (!values || rt == "both") AssignType(attrs, out, out->size() - 1, attrs.params.GetDType("dtype"), "indices");
+  if (!values || rt == "both")
+    AssignType(attrs, out, out->size() - 1, attrs.params.GetDType("dtype"), "indices");
   return AllKnown(*in) && AllKnown(*out);
 }
 
-std::vector<NodeEntry> ZeroGrad(const OpRegistry& r, const NodePtr& n, const std::vector<NodeEntry>&) {
+std::vector<NodeEntry> ZeroGrad(const OpRegistry& r, const NodePtr& n,
+                                const std::vector<NodeEntry>&) {
   return {MakeOpEntry(r, "zeros_like", GradName(n, "zero"), {n->inputs[0]})};
 }
 
@@ -121,7 +128,8 @@ OpDef ArgReduceDef(const std::string& name, const std::string& doc) {
   OpDef d;
   d.name = name;
   d.doc = doc;
-  if (name != "argmax_channel") d.params = {OptionalAxis("None"), BoolParam("keepdims", "False", "Keep the axis as 1.")};
+  if (name != "argmax_channel")
+    d.params = {OptionalAxis("None"), BoolParam("keepdims", "False", "Keep the axis as 1.")};
   d.infer_shape = ArgReduceShape;
   d.infer_type = ElemwiseType;
   d.gradient = ZeroGrad;
@@ -154,18 +162,23 @@ void AddSortOp(OpRegistry* reg, const std::string& name, const std::string& doc)
   d.infer_shape = SortShape;
   d.infer_type = SortType;
   if (name == "topk") {
-    d.num_outputs_fn = [](const ParamValues& p) { return p.GetString("ret_typ") == "both" ? 2 : 1; };
+    d.num_outputs_fn = [](const ParamValues& p) {
+      return p.GetString("ret_typ") == "both" ? 2 : 1;
+    };
     d.output_names = [](const ParamValues& p) {
       const std::string& rt = p.GetString("ret_typ");
-      return rt == "both" ? std::vector<std::string>{"value", "indices"} : std::vector<std::string>{rt};
+      return rt == "both" ? std::vector<std::string>{"value", "indices"}
+                          : std::vector<std::string>{rt};
     };
   }
   if (name == "argsort") {
     d.gradient = ZeroGrad;
   } else {
     const std::string backward = "_backward_" + name;
-    d.gradient = [backward](const OpRegistry& r, const NodePtr& n, const std::vector<NodeEntry>& og) {
-      const std::string rt = n->attrs.op->name == "topk" ? n->attrs.params.GetString("ret_typ") : "value";
+    d.gradient = [backward](const OpRegistry& r, const NodePtr& n,
+                            const std::vector<NodeEntry>& og) {
+      const std::string rt =
+          n->attrs.op->name == "topk" ? n->attrs.params.GetString("ret_typ") : "value";
       if (rt == "indices" || rt == "mask") return ZeroGrad(r, n, og);
       return BackwardNode(r, backward, n, {og[0], n->inputs[0]}, 1);
     };

@@ -52,16 +52,17 @@ namespace {
 
 std::vector<ParamDecl> BoxNMSParams() {
   const std::vector<std::string> fmt = {"corner", "center"};
-  return {FloatParam("overlap_thresh", "0.5", "IoU above which the lower-scored box is suppressed."),
-          FloatParam("valid_thresh", "0", "Boxes need a score greater than this."),
-          IntParam("topk", "-1", "NMS over the topk highest-scored boxes per batch, -1 for all."),
-          IntParam("coord_start", "2", "Index of the first of the 4 coordinates."),
-          IntParam("score_index", "1", "Index of the score."),
-          IntParam("id_index", "-1", "Index of the class id, -1 for none."),
-          IntParam("background_id", "-1", "Class id ignored by NMS (with id_index)."),
-          BoolParam("force_suppress", "False", "Suppress across classes."),
-          EnumParam("in_format", "corner", fmt, "Input box encoding."),
-          EnumParam("out_format", "corner", fmt, "Output box encoding.")};
+  return {
+      FloatParam("overlap_thresh", "0.5", "IoU above which the lower-scored box is suppressed."),
+      FloatParam("valid_thresh", "0", "Boxes need a score greater than this."),
+      IntParam("topk", "-1", "NMS over the topk highest-scored boxes per batch, -1 for all."),
+      IntParam("coord_start", "2", "Index of the first of the 4 coordinates."),
+      IntParam("score_index", "1", "Index of the score."),
+      IntParam("id_index", "-1", "Index of the class id, -1 for none."),
+      IntParam("background_id", "-1", "Class id ignored by NMS (with id_index)."),
+      BoolParam("force_suppress", "False", "Suppress across classes."),
+      EnumParam("in_format", "corner", fmt, "Input box encoding."),
+      EnumParam("out_format", "corner", fmt, "Output box encoding.")};
 }
 
 // Checks the index parameters against the row width `w` (MXNet's checks).
@@ -76,9 +77,11 @@ void CheckNMSIndices(const NodeAttrs& attrs, int64_t w) {
   if (w < expected)
     bad("the last axis of 'data' must hold at least " + std::to_string(expected) +
         " values (score, 4 coordinates" + (id >= 0 ? ", id)" : ")"));
-  if (si < 0 || si >= w) bad("parameter 'score_index' = " + std::to_string(si) + " is out of range");
+  if (si < 0 || si >= w)
+    bad("parameter 'score_index' = " + std::to_string(si) + " is out of range");
   if (si >= cs && si <= ce) bad("parameter 'score_index' overlaps the coordinates");
-  if (cs < 0 || ce >= w) bad("parameter 'coord_start' = " + std::to_string(cs) + " is out of range");
+  if (cs < 0 || ce >= w)
+    bad("parameter 'coord_start' = " + std::to_string(cs) + " is out of range");
   if (id >= 0) {
     if (id >= w) bad("parameter 'id_index' = " + std::to_string(id) + " is out of range");
     if (id >= cs && id <= ce) bad("parameter 'id_index' overlaps the coordinates");
@@ -91,8 +94,8 @@ bool BoxNMSShape(const NodeAttrs& attrs, std::vector<Shape>* in, std::vector<Sha
   const Shape& d = (*in)[0];
   if (!d.ndim_known()) return false;
   if (d.ndim() < 2)
-    Fail(StatusCode::kShape, OpLabel(attrs), ": input 'data' must have rank >= 2 (..., num_box, width), given ",
-         d.ToString());
+    Fail(StatusCode::kShape, OpLabel(attrs),
+         ": input 'data' must have rank >= 2 (..., num_box, width), given ", d.ToString());
   if (d[d.ndim() - 1] > 0) CheckNMSIndices(attrs, d[d.ndim() - 1]);
   AssignShape(attrs, out, 0, d, "output 'output'");
   Shape r = d;
@@ -124,19 +127,23 @@ bool BoxIoUShape(const NodeAttrs& attrs, std::vector<Shape>* in, std::vector<Sha
   return AllKnown(*in) && AllKnown(*out);
 }
 
-std::vector<NodeEntry> ZeroGrads(const OpRegistry& r, const NodePtr& n, const std::vector<NodeEntry>&) {
+std::vector<NodeEntry> ZeroGrads(const OpRegistry& r, const NodePtr& n,
+                                 const std::vector<NodeEntry>&) {
   std::vector<NodeEntry> g;
   for (size_t i = 0; i < n->inputs.size(); ++i)
-    g.push_back(MakeOpEntry(r, "zeros_like", GradName(n, "zero" + std::to_string(i)), {n->inputs[i]}));
+    g.push_back(
+        MakeOpEntry(r, "zeros_like", GradName(n, "zero" + std::to_string(i)), {n->inputs[i]}));
   return g;
 }
 
 bool BoxDecodeShape(const NodeAttrs& attrs, std::vector<Shape>* in, std::vector<Shape>* out) {
   const Shape &d = (*in)[0], &a = (*in)[1];
   if (d.ndim_known() && (d.ndim() != 3 || (d[2] > 0 && d[2] != 4)))
-    Fail(StatusCode::kShape, OpLabel(attrs), ": input 'data' must be (batch, num_anchors, 4), given ", d.ToString());
+    Fail(StatusCode::kShape, OpLabel(attrs),
+         ": input 'data' must be (batch, num_anchors, 4), given ", d.ToString());
   if (a.ndim_known() && (a.ndim() < 3 || (a[a.ndim() - 1] > 0 && a[a.ndim() - 1] != 4)))
-    Fail(StatusCode::kShape, OpLabel(attrs), ": input 'anchors' must be (1, num_anchors, 4), given ", a.ToString());
+    Fail(StatusCode::kShape, OpLabel(attrs),
+         ": input 'anchors' must be (1, num_anchors, 4), given ", a.ToString());
   if ((*out)[0].ndim_known()) AssignShape(attrs, in, 0, (*out)[0], "input 'data'");
   if (!(*in)[0].ndim_known()) return false;
   AssignShape(attrs, out, 0, (*in)[0], "output");
@@ -149,12 +156,14 @@ bool BoxEncodeShape(const NodeAttrs& attrs, std::vector<Shape>* in, std::vector<
   const Shape& a = (*in)[2];
   if (!a.ndim_known()) return false;
   if (a.ndim() != 3 || (a[2] > 0 && a[2] != 4))
-    Fail(StatusCode::kShape, OpLabel(attrs), ": input 'anchors' must be (batch, num_anchors, 4), given ", a.ToString());
+    Fail(StatusCode::kShape, OpLabel(attrs),
+         ": input 'anchors' must be (batch, num_anchors, 4), given ", a.ToString());
   AssignShape(attrs, in, 0, Shape({a[0], a[1]}), "input 'samples'");
   AssignShape(attrs, in, 1, Shape({a[0], a[1]}), "input 'matches'");
   const Shape& r = (*in)[3];
   if (r.ndim_known() && (r.ndim() != 3 || (r[2] > 0 && r[2] != 4)))
-    Fail(StatusCode::kShape, OpLabel(attrs), ": input 'refs' must be (batch, num_refs, 4), given ", r.ToString());
+    Fail(StatusCode::kShape, OpLabel(attrs), ": input 'refs' must be (batch, num_refs, 4), given ",
+         r.ToString());
   AssignShape(attrs, out, 0, a, "output 'targets'");
   AssignShape(attrs, out, 1, a, "output 'masks'");
   return AllKnown(*in) && AllKnown(*out);
@@ -164,8 +173,8 @@ bool MatchingShape(const NodeAttrs& attrs, std::vector<Shape>* in, std::vector<S
   const Shape& d = (*in)[0];
   if (!d.ndim_known()) return false;
   if (d.ndim() < 2)
-    Fail(StatusCode::kShape, OpLabel(attrs), ": input 'data' must have rank >= 2 (..., rows, cols), given ",
-         d.ToString());
+    Fail(StatusCode::kShape, OpLabel(attrs),
+         ": input 'data' must have rank >= 2 (..., rows, cols), given ", d.ToString());
   std::vector<int64_t> r(d.dims().begin(), d.dims().end() - 1), c = r;
   c.back() = d[d.ndim() - 1];
   AssignShape(attrs, out, 0, Shape(r), "output 0");
@@ -181,7 +190,9 @@ void RegisterVisionBox(OpRegistry* reg) {
   OpDef f;
   f.name = "_contrib_box_nms";
   f.aliases = {"_contrib_box_non_maximum_suppression"};
-  f.doc = "Non-maximum suppression of scored boxes (MXNet semantics); output 1 records the source rows.";
+  f.doc =
+      "Non-maximum suppression of scored boxes (MXNet semantics); output 1 records the source "
+      "rows.";
   f.params = BoxNMSParams();
   f.num_outputs = 2;
   f.output_names = FixedNames({"output", "record"});
@@ -222,8 +233,10 @@ void RegisterVisionBox(OpRegistry* reg) {
   OpDef dec;
   dec.name = "_contrib_box_decode";
   dec.doc = "Decodes box regression outputs against anchors into corner boxes (MXNet semantics).";
-  dec.params = {FloatParam("std0", "1", "Scale of the x offset."), FloatParam("std1", "1", "Scale of the y offset."),
-                FloatParam("std2", "1", "Scale of the log width."), FloatParam("std3", "1", "Scale of the log height."),
+  dec.params = {FloatParam("std0", "1", "Scale of the x offset."),
+                FloatParam("std1", "1", "Scale of the y offset."),
+                FloatParam("std2", "1", "Scale of the log width."),
+                FloatParam("std3", "1", "Scale of the log height."),
                 FloatParam("clip", "-1", "Upper bound of the scaled log sizes when > 0."),
                 EnumParam("format", "center", {"corner", "center"}, "Anchor encoding.")};
   dec.num_inputs = 2;

@@ -37,7 +37,8 @@ namespace {
 
 const char* kVariances = "(0.1, 0.1, 0.2, 0.2)";
 
-void NeedRank(const NodeAttrs& attrs, const Shape& s, int rank, const char* name, const char* layout) {
+void NeedRank(const NodeAttrs& attrs, const Shape& s, int rank, const char* name,
+              const char* layout) {
   if (s.ndim() != rank)
     Fail(StatusCode::kShape, OpLabel(attrs), ": input '", name, "' must be ", layout, ", given ",
          s.ToString());
@@ -54,11 +55,13 @@ bool PriorShape(const NodeAttrs& attrs, std::vector<Shape>* in, std::vector<Shap
   FloatTupleValue(attrs, "steps", 2);
   for (float o : FloatTupleValue(attrs, "offsets", 2))
     if (o < 0 || o > 1)
-      Fail(StatusCode::kInvalidArgument, OpLabel(attrs), ": parameter 'offsets' values must lie in [0, 1]");
+      Fail(StatusCode::kInvalidArgument, OpLabel(attrs),
+           ": parameter 'offsets' values must lie in [0, 1]");
   const Shape& d = (*in)[0];
   if (!d.ndim_known()) return false;
   if (d.ndim() < 4)
-    Fail(StatusCode::kShape, OpLabel(attrs), ": input 'data' must be (N, C, H, W), given ", d.ToString());
+    Fail(StatusCode::kShape, OpLabel(attrs), ": input 'data' must be (N, C, H, W), given ",
+         d.ToString());
   if (d[2] <= 0 || d[3] <= 0) return false;
   AssignShape(attrs, out, 0, Shape({1, d[2] * d[3] * (ns + nr - 1), 4}), "output");
   return true;
@@ -90,7 +93,8 @@ bool TargetShape(const NodeAttrs& attrs, std::vector<Shape>* in, std::vector<Sha
   NeedDim(attrs, a[2], 4, "axis 2 of 'anchor'");
   NeedDim(attrs, p[2], a[1], "the number of anchors of 'cls_pred'");
   if (l[2] > 0 && l[2] < 5)
-    Fail(StatusCode::kShape, OpLabel(attrs), ": input 'label' rows need >= 5 values, given ", l.ToString());
+    Fail(StatusCode::kShape, OpLabel(attrs), ": input 'label' rows need >= 5 values, given ",
+         l.ToString());
   if (l[0] <= 0 || a[1] <= 0) return false;
   AssignShape(attrs, out, 0, Shape({l[0], a[1] * 4}), "output 'loc_target'");
   AssignShape(attrs, out, 1, Shape({l[0], a[1] * 4}), "output 'loc_mask'");
@@ -111,7 +115,8 @@ OpDef MultiBoxDef(const std::string& name, const std::string& npx, const std::st
 }  // namespace
 
 void RegisterVisionMultiBox(OpRegistry* reg) {
-  OpDef p = MultiBoxDef("MultiBoxPrior", "_npx_multibox_prior", "SSD anchor boxes of a feature map.");
+  OpDef p =
+      MultiBoxDef("MultiBoxPrior", "_npx_multibox_prior", "SSD anchor boxes of a feature map.");
   p.params = {FloatTupleParam("sizes", "(1.0,)", "Anchor sizes."),
               FloatTupleParam("ratios", "(1.0,)", "Anchor aspect ratios."),
               BoolParam("clip", "False", "Clip boxes to [0, 1]."),
@@ -136,12 +141,13 @@ void RegisterVisionMultiBox(OpRegistry* reg) {
 
   OpDef t = MultiBoxDef("MultiBoxTarget", "_npx_multibox_target",
                         "SSD training targets: anchor matching, box offsets and hard negatives.");
-  t.params = {FloatParam("overlap_threshold", "0.5", "IoU for a positive match."),
-              FloatParam("ignore_label", "-1", "Class target of ignored anchors."),
-              FloatParam("negative_mining_ratio", "-1", "Negatives per positive, -1 for no mining."),
-              FloatParam("negative_mining_thresh", "0.5", "IoU below which an anchor may be negative."),
-              IntParam("minimum_negative_samples", "0", "Minimum number of negatives."),
-              FloatTupleParam("variances", kVariances, "Variances of the box regression.")};
+  t.params = {
+      FloatParam("overlap_threshold", "0.5", "IoU for a positive match."),
+      FloatParam("ignore_label", "-1", "Class target of ignored anchors."),
+      FloatParam("negative_mining_ratio", "-1", "Negatives per positive, -1 for no mining."),
+      FloatParam("negative_mining_thresh", "0.5", "IoU below which an anchor may be negative."),
+      IntParam("minimum_negative_samples", "0", "Minimum number of negatives."),
+      FloatTupleParam("variances", kVariances, "Variances of the box regression.")};
   t.num_inputs = 3;
   t.num_outputs = 3;
   t.input_names = FixedNames({"anchor", "label", "cls_pred"});

@@ -17,7 +17,8 @@ std::vector<float> FloatTupleValue(const NodeAttrs& attrs, const std::string& ke
   const std::string& text = attrs.params.GetString(key);
   std::vector<float> v;
   auto bad = [&](const std::string& why) {
-    Fail(StatusCode::kInvalidArgument, OpLabel(attrs), ": parameter '", key, "' = '", text, "' ", why);
+    Fail(StatusCode::kInvalidArgument, OpLabel(attrs), ": parameter '", key, "' = '", text, "' ",
+         why);
   };
   size_t i = 0;
   while (i < text.size()) {

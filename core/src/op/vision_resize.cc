@@ -27,13 +27,15 @@ namespace {
 
 void Need4D(const NodeAttrs& attrs, const Shape& d) {
   if (d.ndim_known() && d.ndim() != 4)
-    Fail(StatusCode::kShape, OpLabel(attrs), ": input 'data' must be (N, C, H, W), given ", d.ToString());
+    Fail(StatusCode::kShape, OpLabel(attrs), ": input 'data' must be (N, C, H, W), given ",
+         d.ToString());
 }
 
 bool AdaptiveShape(const NodeAttrs& attrs, std::vector<Shape>* in, std::vector<Shape>* out) {
   const Shape& os = attrs.params.GetShape("output_size");
   if (os.ndim() > 2 || (os.ndim() >= 1 && os[0] <= 0) || (os.ndim() == 2 && os[1] <= 0))
-    Fail(StatusCode::kInvalidArgument, OpLabel(attrs), ": parameter 'output_size' = ", os.ToString(),
+    Fail(StatusCode::kInvalidArgument, OpLabel(attrs),
+         ": parameter 'output_size' = ", os.ToString(),
          " must be (), (size,) or (height, width) with positive values");
   const int64_t oh = os.ndim() == 0 ? 1 : os[0], ow = os.ndim() == 0 ? 1 : os[os.ndim() - 1];
   Need4D(attrs, (*in)[0]);
@@ -49,13 +51,16 @@ int64_t ResizeExtent(const NodeAttrs& attrs, const std::string& mode, int64_t n,
   const char* sk = is_h ? "scale_height" : "scale_width";
   auto scale = [&]() -> double {
     if (p.IsNone(sk))
-      Fail(StatusCode::kInvalidArgument, OpLabel(attrs), ": mode '", mode, "' needs parameter '", sk, "'");
+      Fail(StatusCode::kInvalidArgument, OpLabel(attrs), ": mode '", mode, "' needs parameter '",
+           sk, "'");
     return static_cast<float>(p.GetFloat(sk));
   };
   if (mode == "size")
-    return p.IsNone("scale_height") ? p.GetInt(is_h ? "height" : "width") : static_cast<int64_t>(scale() * n);
+    return p.IsNone("scale_height") ? p.GetInt(is_h ? "height" : "width")
+                                    : static_cast<int64_t>(scale() * n);
   if (mode == "odd_scale")
-    return n % 2 == 0 ? static_cast<int64_t>(n * scale()) : static_cast<int64_t>((n - 1) * scale()) + 1;
+    return n % 2 == 0 ? static_cast<int64_t>(n * scale())
+                      : static_cast<int64_t>((n - 1) * scale()) + 1;
   if (mode == "to_even_down") return n % 2 == 0 ? n : n - 1;
   if (mode == "to_even_up") return n % 2 == 0 ? n : n + 1;
   if (mode == "to_odd_down") return n % 2 == 1 ? n : n - 1;
@@ -147,7 +152,8 @@ void RegisterVisionResize(OpRegistry* reg) {
   b.infer_shape = ResizeShape;
   b.infer_type = ElemwiseType;
   b.gradient = [](const OpRegistry& r, const NodePtr& n, const std::vector<NodeEntry>& og) {
-    std::vector<NodeEntry> g = BackwardNode(r, "_backward_contrib_BilinearResize2D", n, {og[0], n->inputs[0]}, 1);
+    std::vector<NodeEntry> g =
+        BackwardNode(r, "_backward_contrib_BilinearResize2D", n, {og[0], n->inputs[0]}, 1);
     if (n->inputs.size() > 1)
       g.push_back(MakeOpEntry(r, "zeros_like", GradName(n, "like_grad"), {n->inputs[1]}));
     return g;

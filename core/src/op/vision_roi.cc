@@ -55,23 +55,27 @@ std::pair<int64_t, int64_t> PooledSize(const NodeAttrs& attrs) {
 }
 
 // The output shape (R, C', ph, pw) from data and rois, or false when unknown.
-bool ROIShape(const NodeAttrs& attrs, std::vector<Shape>* in, std::vector<Shape>* out, bool ps_channels) {
+bool ROIShape(const NodeAttrs& attrs, std::vector<Shape>* in, std::vector<Shape>* out,
+              bool ps_channels) {
   const auto [ph, pw] = PooledSize(attrs);
   const Shape &d = (*in)[0], &r = (*in)[1];
   if (d.ndim_known() && d.ndim() != 4)
-    Fail(StatusCode::kShape, OpLabel(attrs), ": input 'data' must be (N, C, H, W), given ", d.ToString());
+    Fail(StatusCode::kShape, OpLabel(attrs), ": input 'data' must be (N, C, H, W), given ",
+         d.ToString());
   if (r.ndim_known() && (r.ndim() != 2 || (r[1] > 0 && r[1] != 5)))
-    Fail(StatusCode::kShape, OpLabel(attrs), ": input 'rois' must be (num_rois, 5), given ", r.ToString());
+    Fail(StatusCode::kShape, OpLabel(attrs), ": input 'rois' must be (num_rois, 5), given ",
+         r.ToString());
   if (!d.ndim_known() || !r.ndim_known()) return false;
   int64_t c = d[1];
   if (ps_channels && attrs.params.GetBool("position_sensitive") && c > 0) {
     if (c % (ph * pw) != 0)
-      Fail(StatusCode::kShape, OpLabel(attrs), ": with position_sensitive the channels of 'data' (", c,
-           ") must be divisible by pooled_size ", ph, "*", pw);
+      Fail(StatusCode::kShape, OpLabel(attrs), ": with position_sensitive the channels of 'data' (",
+           c, ") must be divisible by pooled_size ", ph, "*", pw);
     c /= ph * pw;
   }
   const Shape o({r[0], c, ph, pw});
-  for (size_t i = 0; i < out->size(); ++i) AssignShape(attrs, out, i, o, "output " + std::to_string(i));
+  for (size_t i = 0; i < out->size(); ++i)
+    AssignShape(attrs, out, i, o, "output " + std::to_string(i));
   return AllKnown(*in) && AllKnown(*out);
 }
 
@@ -119,8 +123,10 @@ void RegisterVisionROI(OpRegistry* reg) {
     return ROIType(a, in, out, 1);
   };
   p.gradient = [](const OpRegistry& r, const NodePtr& n, const std::vector<NodeEntry>& og) {
-    NodeEntry dx = BackwardNode(r, "_backward_ROIPooling", n, {og[0], OutEntry(n, 1), n->inputs[0]}, 1)[0];
-    return std::vector<NodeEntry>{dx, MakeOpEntry(r, "zeros_like", GradName(n, "rois_grad"), {n->inputs[1]})};
+    NodeEntry dx =
+        BackwardNode(r, "_backward_ROIPooling", n, {og[0], OutEntry(n, 1), n->inputs[0]}, 1)[0];
+    return std::vector<NodeEntry>{
+        dx, MakeOpEntry(r, "zeros_like", GradName(n, "rois_grad"), {n->inputs[1]})};
   };
   reg->Add(std::move(p));
 

@@ -30,15 +30,18 @@ namespace {
 std::pair<int64_t, int64_t> TargetShape(const NodeAttrs& attrs, bool need) {
   const Shape& t = attrs.params.GetShape("target_shape");
   if (t.ndim() != 2 || (need && (t[0] <= 0 || t[1] <= 0)))
-    Fail(StatusCode::kInvalidArgument, OpLabel(attrs), ": parameter 'target_shape' = ", t.ToString(),
-         need ? " must be 2 positive values (height, width)" : " must have 2 values (height, width)");
+    Fail(StatusCode::kInvalidArgument, OpLabel(attrs),
+         ": parameter 'target_shape' = ", t.ToString(),
+         need ? " must be 2 positive values (height, width)"
+              : " must have 2 values (height, width)");
   return {t[0], t[1]};
 }
 
-void NeedShape(const NodeAttrs& attrs, const Shape& s, int rank, int axis, int64_t extent, const char* name,
-               const char* layout) {
+void NeedShape(const NodeAttrs& attrs, const Shape& s, int rank, int axis, int64_t extent,
+               const char* name, const char* layout) {
   if (s.ndim() != rank || (s[axis] > 0 && s[axis] != extent))
-    Fail(StatusCode::kShape, OpLabel(attrs), ": input '", name, "' must be ", layout, ", given ", s.ToString());
+    Fail(StatusCode::kShape, OpLabel(attrs), ": input '", name, "' must be ", layout, ", given ",
+         s.ToString());
 }
 
 bool GridShape(const NodeAttrs& attrs, std::vector<Shape>* in, std::vector<Shape>* out) {
@@ -59,20 +62,23 @@ bool GridShape(const NodeAttrs& attrs, std::vector<Shape>* in, std::vector<Shape
 bool GridBackwardShape(const NodeAttrs& attrs, std::vector<Shape>* in, std::vector<Shape>* out) {
   const Shape& g = (*in)[0];
   if (!g.ndim_known()) return false;
-  if (attrs.params.GetString("transform_type") == "affine") AssignShape(attrs, out, 0, Shape({g[0], 6}), "data_grad");
-  else AssignShape(attrs, out, 0, g, "data_grad");
+  if (attrs.params.GetString("transform_type") == "affine")
+    AssignShape(attrs, out, 0, Shape({g[0], 6}), "data_grad");
+  else
+    AssignShape(attrs, out, 0, g, "data_grad");
   return AllKnown(*in) && AllKnown(*out);
 }
 
 bool SamplerShape(const NodeAttrs& attrs, std::vector<Shape>* in, std::vector<Shape>* out) {
   const Shape &d = (*in)[0], &g = (*in)[1];
   if (d.ndim_known() && d.ndim() != 4)
-    Fail(StatusCode::kShape, OpLabel(attrs), ": input 'data' must be (N, C, H, W), given ", d.ToString());
+    Fail(StatusCode::kShape, OpLabel(attrs), ": input 'data' must be (N, C, H, W), given ",
+         d.ToString());
   if (!d.ndim_known() || !g.ndim_known()) return false;
   NeedShape(attrs, g, 4, 1, 2, "grid", "(batch, 2, height, width)");
   if (d[0] > 0 && g[0] > 0 && d[0] != g[0])
-    Fail(StatusCode::kShape, OpLabel(attrs), ": 'data' ", d.ToString(), " and 'grid' ", g.ToString(),
-         " differ in batch size");
+    Fail(StatusCode::kShape, OpLabel(attrs), ": 'data' ", d.ToString(), " and 'grid' ",
+         g.ToString(), " differ in batch size");
   AssignShape(attrs, out, 0, Shape({d[0], d[1], g[2], g[3]}), "output");
   return AllKnown(*in) && AllKnown(*out);
 }
@@ -81,7 +87,8 @@ bool TransformerShape(const NodeAttrs& attrs, std::vector<Shape>* in, std::vecto
   const auto [h, w] = TargetShape(attrs, true);
   const Shape &d = (*in)[0], &l = (*in)[1];
   if (d.ndim_known() && d.ndim() != 4)
-    Fail(StatusCode::kShape, OpLabel(attrs), ": input 'data' must be (N, C, H, W), given ", d.ToString());
+    Fail(StatusCode::kShape, OpLabel(attrs), ": input 'data' must be (N, C, H, W), given ",
+         d.ToString());
   if (!d.ndim_known() || !l.ndim_known()) return false;
   NeedShape(attrs, l, 2, 1, 6, "loc", "(batch, 6)");
   AssignShape(attrs, out, 0, Shape({d[0], d[1], h, w}), "output");

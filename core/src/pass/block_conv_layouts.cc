@@ -16,7 +16,9 @@ namespace {
 
 enum class Kind { kOther, kConv, kPool };
 
-bool ChannelFirst2d(const ParamValues& p) { return p.IsNone("layout") || p.GetString("layout") == "NCHW"; }
+bool ChannelFirst2d(const ParamValues& p) {
+  return p.IsNone("layout") || p.GetString("layout") == "NCHW";
+}
 
 // A 2-D channel-first convolution or pooling not blocked yet. (A global
 // pooling's rank is unknown here; it is only blocked after a convolution,
@@ -50,8 +52,12 @@ RewriteResult BlockConvLayouts(const OpRegistry& reg, const Graph& graph, int bl
   const uint32_t n_nodes = g.num_nodes();
   std::vector<Kind> kind(n_nodes);
   for (uint32_t nid = 0; nid < n_nodes; ++nid) kind[nid] = KindOf(g.node(nid));
-  auto sum_slot = [&](uint32_t nid) { return kind[nid] == Kind::kConv ? SumSlot(g.node(nid)) : -1; };
-  auto producer = [&](uint32_t nid, int slot) { return g[nid].inputs[static_cast<size_t>(slot)].node_id; };
+  auto sum_slot = [&](uint32_t nid) {
+    return kind[nid] == Kind::kConv ? SumSlot(g.node(nid)) : -1;
+  };
+  auto producer = [&](uint32_t nid, int slot) {
+    return g[nid].inputs[static_cast<size_t>(slot)].node_id;
+  };
   // Per entry: how many readers may take it blocked (a convolution's data
   // or sum, a pooling's data); EntryReaders counts graph outputs too.
   const std::vector<int> readers = EntryReaders(g);
@@ -69,8 +75,9 @@ RewriteResult BlockConvLayouts(const OpRegistry& reg, const Graph& graph, int bl
   for (uint32_t nid = 0; nid < n_nodes; ++nid) {
     if (kind[nid] == Kind::kOther) continue;
     const uint32_t eid = g.entry_id(nid, 0);
-    blocked[nid] = readers[eid] > 0 && readers[eid] == accepting[eid] &&
-                   (kind[nid] == Kind::kPool || g.node(nid).attrs.params.GetInt("num_filter") % block == 0);
+    blocked[nid] =
+        readers[eid] > 0 && readers[eid] == accepting[eid] &&
+        (kind[nid] == Kind::kPool || g.node(nid).attrs.params.GetInt("num_filter") % block == 0);
   }
   for (bool changed = true; changed;) {
     changed = false;
@@ -100,7 +107,8 @@ RewriteResult BlockConvLayouts(const OpRegistry& reg, const Graph& graph, int bl
 
   std::map<uint32_t, NodeEntry> converted;  // old entry id -> the _layout_block output
   size_t inserted = 0;
-  RewriteResult r = RewriteGraph(graph, [&](const NodePtr& node, const std::vector<NodeEntry>& inputs) {
+  RewriteResult r = RewriteGraph(graph, [&](const NodePtr& node,
+                                            const std::vector<NodeEntry>& inputs) {
     std::vector<NodeEntry> none;
     const uint32_t nid = g.node_id(node.get());
     if (kind[nid] == Kind::kOther) return none;
@@ -114,7 +122,8 @@ RewriteResult BlockConvLayouts(const OpRegistry& reg, const Graph& graph, int bl
       auto it = converted.find(eid);
       if (it == converted.end()) {
         const std::string name = g.node(old.node_id).attrs.name + "_blocked";
-        NodePtr b = MakeOpNode(reg, "_layout_block", name, {inputs[k]}, {{"block", std::to_string(block)}});
+        NodePtr b =
+            MakeOpNode(reg, "_layout_block", name, {inputs[k]}, {{"block", std::to_string(block)}});
         it = converted.emplace(eid, NodeEntry{b, 0, 0}).first;
         ++inserted;
       }

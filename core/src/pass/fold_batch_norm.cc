@@ -25,7 +25,8 @@ bool ChannelsMatch(const Node& layer, const Node& bn) {
     }
     return axis == 1;
   }
-  if (op == "FullyConnected") return layer.attrs.params.GetBool("flatten") ? axis == 1 || axis == -1 : axis == -1;
+  if (op == "FullyConnected")
+    return layer.attrs.params.GetBool("flatten") ? axis == 1 || axis == -1 : axis == -1;
   return false;
 }
 
@@ -52,7 +53,8 @@ RewriteResult FoldBatchNorm(const OpRegistry& reg, const Graph& graph) {
     StringMap fold_params{{"eps", eps.str()},
                           {"fix_gamma", bp.GetBool("fix_gamma") ? "True" : "False"},
                           {"no_bias", no_bias ? "True" : "False"}};
-    NodePtr fold = MakeOpNode(reg, "_bn_fold", bn->attrs.name + "_fold", std::move(fold_in), fold_params);
+    NodePtr fold =
+        MakeOpNode(reg, "_bn_fold", bn->attrs.name + "_fold", std::move(fold_in), fold_params);
     auto fused = std::make_shared<Node>(*layer);
     fused->attrs.name = layer->attrs.name + "_" + bn->attrs.name;
     fused->attrs.dict["no_bias"] = "False";

@@ -47,14 +47,16 @@ RewriteResult FuseConvActivation(const OpRegistry& reg, const Graph& graph) {
       for (int k = 0; k < 2; ++k) {
         const NodeEntry& conv = inputs[k];
         if (!single(node->inputs[k]) || conv.node->op()->name != "Convolution") continue;
-        return std::vector<NodeEntry>{NodeEntry{Fuse(reg, *conv.node, false, &inputs[1 - k]), 0, 0}};
+        return std::vector<NodeEntry>{
+            NodeEntry{Fuse(reg, *conv.node, false, &inputs[1 - k]), 0, 0}};
       }
       return none;
     }
     if (!IsRelu(*node) || !single(node->inputs[0])) return none;
     const Node& prev = *inputs[0].node;
-    const bool fusable = prev.op()->name == "Convolution" ||
-                         (prev.op()->name == "_fused_Convolution" && prev.attrs.params.GetString("act_type").empty());
+    const bool fusable =
+        prev.op()->name == "Convolution" || (prev.op()->name == "_fused_Convolution" &&
+                                             prev.attrs.params.GetString("act_type").empty());
     if (!fusable) return none;
     return std::vector<NodeEntry>{NodeEntry{Fuse(reg, prev, true, nullptr), 0, 0}};
   });

@@ -17,7 +17,9 @@ namespace pass {
 namespace {
 
 // Control dependencies are left alone: such nodes are never fused.
-bool Pointwise(const Node& n) { return !n.is_variable() && n.op()->pointwise && n.control_deps.empty(); }
+bool Pointwise(const Node& n) {
+  return !n.is_variable() && n.op()->pointwise && n.control_deps.empty();
+}
 
 }  // namespace
 
@@ -50,12 +52,14 @@ RewriteResult FuseElemwiseChains(const OpRegistry& reg, const Graph& graph) {
     if (has_next[nid] || prev_slot[nid] < 0) return none;
     std::vector<uint32_t> members{nid};  // last to first
     while (prev_slot[members.back()] >= 0)
-      members.push_back(g[members.back()].inputs[static_cast<size_t>(prev_slot[members.back()])].node_id);
+      members.push_back(
+          g[members.back()].inputs[static_cast<size_t>(prev_slot[members.back()])].node_id);
     member_inputs[nid] = inputs;
     std::vector<NodeEntry> fused_inputs;
     std::map<std::pair<const Node*, uint32_t>, int> input_index;
     auto input_of = [&](const NodeEntry& e) {
-      auto it = input_index.emplace(std::make_pair(e.node.get(), e.index), static_cast<int>(fused_inputs.size()));
+      auto it = input_index.emplace(std::make_pair(e.node.get(), e.index),
+                                    static_cast<int>(fused_inputs.size()));
       if (it.second) fused_inputs.push_back(e);
       return it.first->second;
     };
@@ -69,8 +73,10 @@ RewriteResult FuseElemwiseChains(const OpRegistry& reg, const Graph& graph) {
       steps.push_back(std::move(s));
       member_inputs[*it].clear();
     }
-    StringMap params{{"num_args", std::to_string(fused_inputs.size())}, {"steps", EncodeElemwiseSteps(steps)}};
-    NodePtr fused = MakeOpNode(reg, "_fused_elemwise", node->attrs.name, std::move(fused_inputs), params);
+    StringMap params{{"num_args", std::to_string(fused_inputs.size())},
+                     {"steps", EncodeElemwiseSteps(steps)}};
+    NodePtr fused =
+        MakeOpNode(reg, "_fused_elemwise", node->attrs.name, std::move(fused_inputs), params);
     return std::vector<NodeEntry>{NodeEntry{fused, 0, 0}};
   });
 }

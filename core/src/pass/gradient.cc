@@ -115,8 +115,10 @@ Graph Gradient(const OpRegistry& reg, const Graph& forward, const GradientSpec& 
     if (!any) continue;  // nothing flows back through this node
     const OpDef* op = node->op();
     if (!op->gradient)
-      Fail(StatusCode::kNotImplemented, "Gradient: operator ", op->name, " (node '", node->attrs.name,
-           "') has no gradient, but it lies on a path from a differentiated argument to the outputs");
+      Fail(StatusCode::kNotImplemented, "Gradient: operator ", op->name, " (node '",
+           node->attrs.name,
+           "') has no gradient, but it lies on a path from a differentiated argument to the "
+           "outputs");
     std::vector<NodeEntry> out_grads(n_out);
     for (uint32_t o = 0; o < n_out; ++o) {
       NodeEntry out{node, o, 0};
@@ -131,7 +133,8 @@ Graph Gradient(const OpRegistry& reg, const Graph& forward, const GradientSpec& 
     marker.Attach(in_grads, node);
     if (in_grads.size() != node->inputs.size())
       Fail(StatusCode::kInternal, "Gradient: operator ", op->name, " (node '", node->attrs.name,
-           "') returned ", in_grads.size(), " input gradients for ", node->inputs.size(), " inputs");
+           "') returned ", in_grads.size(), " input gradients for ", node->inputs.size(),
+           " inputs");
     for (size_t i = 0; i < node->inputs.size(); ++i) {
       const auto& in = g[nid].inputs[i];
       if (depends[in.node_id]) grads[g.entry_id(in)].push_back(in_grads[i]);

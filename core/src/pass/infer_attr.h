@@ -40,7 +40,9 @@ namespace weft {
 namespace pass {
 namespace infer_attr {
 
-inline std::string NodeLabel(const Node& n) { return StrCat("node '", n.attrs.name, "' (", n.op()->name, ")"); }
+inline std::string NodeLabel(const Node& n) {
+  return StrCat("node '", n.attrs.name, "' (", n.op()->name, ")");
+}
 
 // The name of input i of node `n` ("lhs"), or its index.
 inline std::string InputName(const std::vector<std::string>& names, size_t i) {
@@ -60,8 +62,10 @@ class Inference {
     for (int sweep = 0; idle < 2; ++sweep) {
       const std::vector<Value> before = values_;
       auto visit = [this](uint32_t nid) { InferNode(nid); };
-      if (sweep % 2 == 0) ForwardVisit(g_, visit);
-      else ReverseVisit(g_, visit);
+      if (sweep % 2 == 0)
+        ForwardVisit(g_, visit);
+      else
+        ReverseVisit(g_, visit);
       idle = before == values_ ? idle + 1 : 0;
       if (AllKnown()) break;
     }
@@ -73,8 +77,8 @@ class Inference {
   // their names, and the values of the arguments, auxiliary states and
   // outputs.
   template <typename Result>
-  void Collect(std::vector<Value>* all, Result* r, std::vector<Value>* args, std::vector<Value>* auxs,
-               std::vector<Value>* outs) const {
+  void Collect(std::vector<Value>* all, Result* r, std::vector<Value>* args,
+               std::vector<Value>* auxs, std::vector<Value>* outs) const {
     *all = values_;
     for (uint32_t eid = 0; eid < values_.size(); ++eid) {
       if (Traits::Known(values_[eid])) continue;
@@ -101,7 +105,8 @@ class Inference {
     std::string s;
     for (size_t i = 0; i < in.inputs.size(); ++i) {
       const uint32_t eid = g_.entry_id(in.inputs[i]);
-      s += StrCat(i ? ", " : "", InputName(names, i), "=", g_.entry_name(eid), " ", Traits::Str(values_[eid]));
+      s += StrCat(i ? ", " : "", InputName(names, i), "=", g_.entry_name(eid), " ",
+                  Traits::Str(values_[eid]));
     }
     return s;
   }
@@ -110,9 +115,9 @@ class Inference {
   void Merge(uint32_t nid, const std::string& what, uint32_t eid, const Value& inferred) {
     Value merged = values_[eid];
     if (!Traits::Merge(&merged, inferred, NodeLabel(g_.node(nid))))
-      Fail(Traits::kConflict, Traits::kPass, ": ", NodeLabel(g_.node(nid)), ", ", what, " '", g_.entry_name(eid),
-           "': provided ", Traits::kWhat, " ", Traits::Str(values_[eid]), ", inferred ", Traits::kWhat, " ",
-           Traits::Str(inferred));
+      Fail(Traits::kConflict, Traits::kPass, ": ", NodeLabel(g_.node(nid)), ", ", what, " '",
+           g_.entry_name(eid), "': provided ", Traits::kWhat, " ", Traits::Str(values_[eid]),
+           ", inferred ", Traits::kWhat, " ", Traits::Str(inferred));
     values_[eid] = merged;
   }
 
@@ -124,19 +129,22 @@ class Inference {
     for (const auto& e : in.inputs) ins.push_back(values_[g_.entry_id(e)]);
     for (uint32_t i = 0; i < n.num_outputs(); ++i) outs.push_back(values_[g_.entry_id(nid, i)]);
     try {
-      Traits::Infer(*n.op())(n.attrs, &ins, &outs);
+      Traits::Infer (*n.op())(n.attrs, &ins, &outs);
     } catch (const Error& e) {
-      Fail(e.code(), Traits::kPass, ": ", NodeLabel(n), " with inputs [", DescribeInputs(nid), "]: ", e.what());
+      Fail(e.code(), Traits::kPass, ": ", NodeLabel(n), " with inputs [", DescribeInputs(nid),
+           "]: ", e.what());
     } catch (const std::exception& e) {
       Fail(StatusCode::kInternal, Traits::kPass, ": ", NodeLabel(n), ": ", e.what());
     }
     if (ins.size() != in.inputs.size() || outs.size() != n.num_outputs())
-      Fail(StatusCode::kInternal, Traits::kPass, ": ", NodeLabel(n), ": its inference function resized its arguments");
+      Fail(StatusCode::kInternal, Traits::kPass, ": ", NodeLabel(n),
+           ": its inference function resized its arguments");
     const std::vector<std::string> names = n.op()->InputNames(n.attrs.params);
     for (size_t i = 0; i < ins.size(); ++i)
-      Merge(nid, StrCat("input '", i < names.size() ? names[i] : StrCat(i), "' from"), g_.entry_id(in.inputs[i]),
-            ins[i]);
-    for (uint32_t i = 0; i < outs.size(); ++i) Merge(nid, StrCat("output ", i), g_.entry_id(nid, i), outs[i]);
+      Merge(nid, StrCat("input '", i < names.size() ? names[i] : StrCat(i), "' from"),
+            g_.entry_id(in.inputs[i]), ins[i]);
+    for (uint32_t i = 0; i < outs.size(); ++i)
+      Merge(nid, StrCat("output ", i), g_.entry_id(nid, i), outs[i]);
   }
 
   // Each variable's initial value: given by name, else its hint.
@@ -157,14 +165,15 @@ class Inference {
       try {
         values_[eid] = Traits::ParseHint(hint->second);
       } catch (const Error& e) {
-        Fail(StatusCode::kInvalidArgument, Traits::kPass, ": variable '", n.attrs.name, "' has a bad ",
-             Traits::kHint, " hint: ", e.what());
+        Fail(StatusCode::kInvalidArgument, Traits::kPass, ": variable '", n.attrs.name,
+             "' has a bad ", Traits::kHint, " hint: ", e.what());
       }
     }
     for (const auto& kv : inputs) {
       if (used.count(kv.first)) continue;
       std::string names;
-      for (uint32_t nid : g_.input_nodes()) names += (names.empty() ? "" : ", ") + g_.node(nid).attrs.name;
+      for (uint32_t nid : g_.input_nodes())
+        names += (names.empty() ? "" : ", ") + g_.node(nid).attrs.name;
       Fail(StatusCode::kInvalidArgument, Traits::kPass, ": no input named '", kv.first,
            "'; inputs are: ", names.empty() ? "none" : names);
     }

@@ -22,20 +22,22 @@ struct ShapeTraits {
   static std::string Str(const Shape& s) { return s.ToString(); }
   static Shape ParseHint(const std::string& hint) { return Shape::Parse(hint); }
   static void CheckGiven(const std::string&, const Shape&) {}
-  static bool Merge(Shape* cur, const Shape& inferred, const std::string&) { return ShapeAssign(cur, inferred); }
+  static bool Merge(Shape* cur, const Shape& inferred, const std::string&) {
+    return ShapeAssign(cur, inferred);
+  }
 };
 
 }  // namespace
 
 ShapeResult InferShape(const IndexedGraph& g, const ShapeMap& inputs) {
   ShapeResult r;
-  infer_attr::Inference<ShapeTraits>(g, inputs)
-      .Collect(&r.shapes, &r, &r.arg_shapes, &r.aux_shapes, &r.out_shapes);
+  infer_attr::Inference<ShapeTraits>(g, inputs).Collect(&r.shapes, &r, &r.arg_shapes, &r.aux_shapes,
+                                                        &r.out_shapes);
   for (uint32_t eid = 0; eid < r.shapes.size(); ++eid) {
     int64_t size = 0;
     if (ShapeTraits::Known(r.shapes[eid]) && !r.shapes[eid].CheckedSize(&size))
-      Fail(StatusCode::kShape, "InferShape: '", g.entry_name(eid), "' has shape ", r.shapes[eid].ToString(),
-           ", more than 2^63 - 1 elements");
+      Fail(StatusCode::kShape, "InferShape: '", g.entry_name(eid), "' has shape ",
+           r.shapes[eid].ToString(), ", more than 2^63 - 1 elements");
   }
   return r;
 }

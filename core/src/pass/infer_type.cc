@@ -20,13 +20,15 @@ struct TypeTraits {
   static DType ParseHint(const std::string& hint) { return ParseDType(hint); }
   static void CheckGiven(const std::string& name, DType t) {
     if (t != DType::kUnknown && !IsValidDType(static_cast<int>(t)))
-      Fail(StatusCode::kDType, "InferType: input '", name, "': invalid dtype code ", static_cast<int>(t));
+      Fail(StatusCode::kDType, "InferType: input '", name, "': invalid dtype code ",
+           static_cast<int>(t));
   }
   static bool Merge(DType* cur, DType inferred, const std::string& node) {
     if (inferred == DType::kUnknown || *cur == inferred) return true;
     if (*cur != DType::kUnknown) return false;
     if (!IsValidDType(static_cast<int>(inferred)))
-      Fail(StatusCode::kInternal, "InferType: ", node, " inferred invalid dtype code ", static_cast<int>(inferred));
+      Fail(StatusCode::kInternal, "InferType: ", node, " inferred invalid dtype code ",
+           static_cast<int>(inferred));
     *cur = inferred;
     return true;
   }
@@ -36,7 +38,8 @@ struct TypeTraits {
 
 TypeResult InferType(const IndexedGraph& g, const DTypeMap& inputs) {
   TypeResult r;
-  infer_attr::Inference<TypeTraits>(g, inputs).Collect(&r.dtypes, &r, &r.arg_types, &r.aux_types, &r.out_types);
+  infer_attr::Inference<TypeTraits>(g, inputs).Collect(&r.dtypes, &r, &r.arg_types, &r.aux_types,
+                                                       &r.out_types);
   return r;
 }
 

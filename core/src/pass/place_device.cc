@@ -51,8 +51,9 @@ std::vector<Context> AssignDevices(const IndexedGraph& g, const PlaceDeviceOptio
     if (dev[nid] || !group) continue;
     auto it = o.group2ctx.find(*group);
     if (it == o.group2ctx.end())
-      Fail(StatusCode::kDevice, "PlaceDevice: node '", g.node(nid).attrs.name, "' is in device group '",
-           *group, "', which group2ctx does not map (", GroupList(o.group2ctx), ")");
+      Fail(StatusCode::kDevice, "PlaceDevice: node '", g.node(nid).attrs.name,
+           "' is in device group '", *group, "', which group2ctx does not map (",
+           GroupList(o.group2ctx), ")");
     dev[nid] = it->second;
   }
   // The forward node a backward node differentiates (Gradient's control_deps[0]).
@@ -128,7 +129,8 @@ const std::string* DeviceGroupOf(const Node& n) {
   return nullptr;
 }
 
-Placement PlaceDevice(const OpRegistry& reg, const Graph& graph, const PlaceDeviceOptions& options) {
+Placement PlaceDevice(const OpRegistry& reg, const Graph& graph,
+                      const PlaceDeviceOptions& options) {
   IndexedGraph g(graph);
   std::vector<Context> dev = AssignDevices(g, options);
   Placement out;
@@ -170,9 +172,9 @@ Placement PlaceDevice(const OpRegistry& reg, const Graph& graph, const PlaceDevi
       if (!boundary && dev[e.node_id] != dev[nid]) {
         NodePtr& copy = copies[std::make_tuple(e.node_id, e.index, dev[nid])];
         if (!copy) {
-          copy = MakeOpNode(reg, kCopyOp,
-                            node.inputs[i].node->attrs.name + "_" + std::to_string(e.index) + "_copy",
-                            {src});
+          copy = MakeOpNode(
+              reg, kCopyOp,
+              node.inputs[i].node->attrs.name + "_" + std::to_string(e.index) + "_copy", {src});
           where[copy.get()] = dev[nid];
           ++out.num_copies;
         }

@@ -33,7 +33,8 @@ Placement PlaceTrainingGraph(const OpRegistry& reg, const Graph& forward, const 
     const Placement fwd = PlaceDevice(reg, forward, fwd_options);
     const IndexedGraph placed(fwd.graph);
     for (size_t i = 0; i < pending.size(); ++i)
-      if (pending[i]) options.fixed[heads[i].node->attrs.name] = fwd.devices[placed.outputs()[i].node_id];
+      if (pending[i])
+        options.fixed[heads[i].node->attrs.name] = fwd.devices[placed.outputs()[i].node_id];
   }
   return PlaceDevice(reg, train, options);
 }

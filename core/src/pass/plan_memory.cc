@@ -153,8 +153,9 @@ MemoryPlan PlanWithRange(const IndexedGraph& g, const ShapeResult& s, const Type
     const uint32_t lhs_e = g.entry_id(lhs), rhs_e = g.entry_id(rhs), out_e = g.entry_id(nid, 0);
     p.storage_id[out_e] = MemoryPlan::kExternal;
     p.alias[out_e] = p.alias[lhs_e];
-    if (!g.node(rhs.node_id).is_variable() && refs[rhs_e] == 1 && p.storage_id[rhs_e] == MemoryPlan::kNone &&
-        s.shapes[rhs_e] == s.shapes[lhs_e] && t.dtypes[rhs_e] == t.dtypes[lhs_e]) {
+    if (!g.node(rhs.node_id).is_variable() && refs[rhs_e] == 1 &&
+        p.storage_id[rhs_e] == MemoryPlan::kNone && s.shapes[rhs_e] == s.shapes[lhs_e] &&
+        t.dtypes[rhs_e] == t.dtypes[lhs_e]) {
       into_lhs[rhs_e] = lhs_e;
       p.noop[nid] = true;
     }
@@ -168,7 +169,8 @@ MemoryPlan PlanWithRange(const IndexedGraph& g, const ShapeResult& s, const Type
       Fail(StatusCode::kInvalidArgument, "PlanMemory: node_device has ", opt.node_device.size(),
            " entries for ", g.num_nodes(), " nodes");
     for (int d : opt.node_device) {
-      if (d < 0) Fail(StatusCode::kInvalidArgument, "PlanMemory: node_device holds ", d, ", expected >= 0");
+      if (d < 0)
+        Fail(StatusCode::kInvalidArgument, "PlanMemory: node_device holds ", d, ", expected >= 0");
       num_devices = std::max(num_devices, d + 1);
     }
   }
@@ -198,15 +200,17 @@ MemoryPlan PlanWithRange(const IndexedGraph& g, const ShapeResult& s, const Type
         continue;
       }
       for (const auto& pr : pairs) {
-        if (pr.second != static_cast<int>(o) || pr.first < 0 || pr.first >= static_cast<int>(inputs.size()))
+        if (pr.second != static_cast<int>(o) || pr.first < 0 ||
+            pr.first >= static_cast<int>(inputs.size()))
           continue;
         const uint32_t ie = g.entry_id(inputs[pr.first]);
         const int sid = p.storage_id[ie];
-        const auto readers = std::count_if(inputs.begin(), inputs.end(),
-                                           [&](const IndexedGraph::EntryRef& r) { return g.entry_id(r) == ie; });
+        const auto readers =
+            std::count_if(inputs.begin(), inputs.end(),
+                          [&](const IndexedGraph::EntryRef& r) { return g.entry_id(r) == ie; });
         if (sid >= 0 && !dedicated(ie) && !taken[pr.first] && refs[ie] == 1 && readers == 1 &&
-            t.dtypes[ie] == t.dtypes[e] &&
-            EntryBytes(g, s, t, ie) == size && alloc.group_of(sid) == key_of(nid)) {
+            t.dtypes[ie] == t.dtypes[e] && EntryBytes(g, s, t, ie) == size &&
+            alloc.group_of(sid) == key_of(nid)) {
           p.storage_id[e] = sid;
           p.inplace[e] = true;
           taken[pr.first] = true;
@@ -252,7 +256,8 @@ MemoryPlan PlanMemory(const IndexedGraph& g, const ShapeResult& shapes, const Ty
     Fail(StatusCode::kInvalidArgument, "PlanMemory: match_range must be >= 0 (0 = search), given ",
          options.match_range);
   if (options.num_groups < 1)
-    Fail(StatusCode::kInvalidArgument, "PlanMemory: num_groups must be >= 1, given ", options.num_groups);
+    Fail(StatusCode::kInvalidArgument, "PlanMemory: num_groups must be >= 1, given ",
+         options.num_groups);
   if (options.match_range > 0) return PlanWithRange(g, shapes, types, options, options.match_range);
   MemoryPlan best;
   for (int range = 1; range <= 16; range *= 2) {

@@ -15,7 +15,8 @@ namespace pass {
 // Called per op node in topological order with the node's inputs already
 // rewritten. Returns one entry per output of the node to replace it, or
 // nothing to keep it (rebuilt with the new inputs when an input changed).
-using RewriteFn = std::function<std::vector<NodeEntry>(const NodePtr& node, const std::vector<NodeEntry>& inputs)>;
+using RewriteFn = std::function<std::vector<NodeEntry>(const NodePtr& node,
+                                                       const std::vector<NodeEntry>& inputs)>;
 
 // Applies `fn` to every op node of `graph`. Variables are kept as they are;
 // a control dependency on a replaced node becomes one on the node of its

@@ -19,7 +19,8 @@ int64_t FloorPow2(int64_t n) {
 }
 
 std::exception_ptr ClosedError() {
-  return std::make_exception_ptr(Error(StatusCode::kInvalidArgument, "predictor: the predictor is closed"));
+  return std::make_exception_ptr(
+      Error(StatusCode::kInvalidArgument, "predictor: the predictor is closed"));
 }
 
 }  // namespace
@@ -38,8 +39,12 @@ void BatchRequest::Wait() {
   if (error) std::rethrow_exception(error);
 }
 
-Batcher::Batcher(int max_batch, std::chrono::microseconds max_delay, int workers, BatchQueue queue, RunFn run)
-    : max_batch_(max_batch), max_delay_(max_delay), run_(std::move(run)), queue_(MakeRequestQueue(queue)) {
+Batcher::Batcher(int max_batch, std::chrono::microseconds max_delay, int workers, BatchQueue queue,
+                 RunFn run)
+    : max_batch_(max_batch),
+      max_delay_(max_delay),
+      run_(std::move(run)),
+      queue_(MakeRequestQueue(queue)) {
   for (int i = 0; i < workers; ++i) workers_.emplace_back([this] { Collect(); });
 }
 
@@ -73,8 +78,10 @@ BatchRequest* Batcher::Pop(Clock::time_point deadline) {
     BatchRequest* r = queue_->TryPop();
     bool timed_out = false;
     if (!r && !closed_.load()) {
-      if (deadline == Clock::time_point::max()) l.Wait(&cv_);
-      else timed_out = !l.WaitUntil(&cv_, deadline);
+      if (deadline == Clock::time_point::max())
+        l.Wait(&cv_);
+      else
+        timed_out = !l.WaitUntil(&cv_, deadline);
     }
     sleepers_.fetch_sub(1);
     if (r) return r;

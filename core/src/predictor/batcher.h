@@ -32,7 +32,7 @@ namespace weft {
 struct BatchRequest {
   const std::vector<HostInput>* inputs = nullptr;
   const std::vector<HostOutput>* outputs = nullptr;
-  int64_t samples = 0;                         // every input's first extent
+  int64_t samples = 0;                           // every input's first extent
   std::vector<std::vector<int64_t>> sample_key;  // every input's extents after the first
   std::chrono::steady_clock::time_point arrival;
 
@@ -54,7 +54,8 @@ class Batcher {
   // error where it failed; Finish is the batcher's. It must not throw.
   using RunFn = std::function<void(const std::vector<BatchRequest*>&, int64_t)>;
 
-  Batcher(int max_batch, std::chrono::microseconds max_delay, int workers, BatchQueue queue, RunFn run);
+  Batcher(int max_batch, std::chrono::microseconds max_delay, int workers, BatchQueue queue,
+          RunFn run);
   ~Batcher();  // closes
 
   // Queues `r` and blocks until its batch ran; rethrows its error. Fails

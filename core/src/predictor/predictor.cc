@@ -27,7 +27,8 @@ using ShapeKey = std::vector<std::vector<int64_t>>;
 // one wait (its outputs) instead of two. `src` must stay valid until `a`'s
 // variable has no pending write (WaitInputCopies).
 void PushInputCopy(Runtime* rt, const NDArray& a, const void* src, size_t bytes) {
-  WEFT_CHECK(bytes == a.Bytes() && (src || !bytes)) << "input copy of " << bytes << " bytes into " << a.Bytes();
+  WEFT_CHECK(bytes == a.Bytes() && (src || !bytes))
+      << "input copy of " << bytes << " bytes into " << a.Bytes();
   const Context c = a.ctx();
   void* dst = a.dptr();
   auto keep = a.chunk();  // the memory outlives the copy
@@ -76,7 +77,8 @@ struct ShapeSet {
 };
 
 bool EndsWith(const std::string& s, const std::string& suffix) {
-  return s.size() >= suffix.size() && s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
+  return s.size() >= suffix.size() &&
+         s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
 }
 
 }  // namespace
@@ -122,13 +124,13 @@ struct Predictor::Impl {
 
 ShapeKey Predictor::Impl::Key(const std::vector<Shape>& shapes) const {
   if (shapes.size() != input_names.size())
-    Fail(StatusCode::kInvalidArgument, "predictor: expected ", input_names.size(), " input(s), given ",
-         shapes.size());
+    Fail(StatusCode::kInvalidArgument, "predictor: expected ", input_names.size(),
+         " input(s), given ", shapes.size());
   ShapeKey key;
   for (size_t i = 0; i < shapes.size(); ++i) {
     if (!shapes[i].is_known())
-      Fail(StatusCode::kShape, "predictor: input '", input_names[i], "' has shape ", shapes[i].ToString(),
-           ", expected every extent > 0");
+      Fail(StatusCode::kShape, "predictor: input '", input_names[i], "' has shape ",
+           shapes[i].ToString(), ", expected every extent > 0");
     key.push_back(shapes[i].dims());
   }
   return key;
@@ -161,7 +163,8 @@ std::unique_ptr<Slot> Predictor::Impl::Bind(const std::vector<Shape>& shapes) co
   for (size_t i = 0; i < implicit.size(); ++i) {
     const Shape shape = shape_of(implicit[i]);
     if (!shape.is_known())
-      Fail(StatusCode::kShape, "predictor: cannot infer the shape of '", implicit[i], "' from the inputs");
+      Fail(StatusCode::kShape, "predictor: cannot infer the shape of '", implicit[i],
+           "' from the inputs");
     NDArray zeros(shape, ctx, implicit_dtypes[i], rt);
     std::vector<char> host(zeros.Bytes(), 0);
     zeros.CopyFromHost(host.data(), host.size());
@@ -172,7 +175,8 @@ std::unique_ptr<Slot> Predictor::Impl::Bind(const std::vector<Shape>& shapes) co
   return slot;
 }
 
-std::unique_ptr<Slot> Predictor::Impl::Acquire(const std::vector<Shape>& shapes, std::shared_ptr<ShapeSet>* set) {
+std::unique_ptr<Slot> Predictor::Impl::Acquire(const std::vector<Shape>& shapes,
+                                               std::shared_ptr<ShapeSet>* set) {
   const ShapeKey key = Key(shapes);
   MutexLock lock(&mu);
   for (;;) {
@@ -209,7 +213,8 @@ std::unique_ptr<Slot> Predictor::Impl::Acquire(const std::vector<Shape>& shapes,
           w->retry = true;
           w->cv.notify_one();
         }
-        if (ss.bound == 0 && ss.waiters.empty() && sets.count(key) && sets[key] == *set) sets.erase(key);
+        if (ss.bound == 0 && ss.waiters.empty() && sets.count(key) && sets[key] == *set)
+          sets.erase(key);
         cv.notify_all();
         throw;
       }
@@ -267,8 +272,9 @@ void Predictor::Impl::CheckBatchAxis() const {
     for (size_t i = 0; i < input_names.size(); ++i) {
       const Shape& s = first_shapes[i];
       if (s.ndim() < 1)
-        Fail(StatusCode::kInvalidArgument, "predictor: dynamic batching (max_batch ", opts.max_batch,
-             ") needs inputs with a batch axis; input '", input_names[i], "' has shape ", s.ToString());
+        Fail(StatusCode::kInvalidArgument, "predictor: dynamic batching (max_batch ",
+             opts.max_batch, ") needs inputs with a batch axis; input '", input_names[i],
+             "' has shape ", s.ToString());
       std::vector<int64_t> dims = s.dims();
       dims[0] = b;
       known[input_names[i]] = Shape(dims);
@@ -277,9 +283,10 @@ void Predictor::Impl::CheckBatchAxis() const {
     for (size_t j = 0; j < r.out_shapes.size(); ++j) {
       const Shape& o = r.out_shapes[j];
       if (o.ndim() < 1 || o[0] != b)
-        Fail(StatusCode::kInvalidArgument, "predictor: dynamic batching (max_batch ", opts.max_batch,
-             ") needs every output to have the batch as its first axis; for a batch of ", b, " output '",
-             output_names[j], "' has shape ", o.ToString());
+        Fail(StatusCode::kInvalidArgument, "predictor: dynamic batching (max_batch ",
+             opts.max_batch,
+             ") needs every output to have the batch as its first axis; for a batch of ", b,
+             " output '", output_names[j], "' has shape ", o.ToString());
     }
   }
 }
@@ -293,8 +300,9 @@ bool Predictor::Impl::Batchable(const std::vector<HostInput>& inputs, BatchReque
     if (s.ndim() < 1 || s[0] != b || !s.is_known()) return false;
     const size_t bytes = static_cast<size_t>(s.Size()) * DTypeSize(input_dtypes[i]);
     if (inputs[i].bytes != bytes)
-      Fail(StatusCode::kInvalidArgument, "predictor: input '", input_names[i], "' of shape ", s.ToString(), " (",
-           DTypeName(input_dtypes[i]), ") needs ", bytes, " bytes, given ", inputs[i].bytes);
+      Fail(StatusCode::kInvalidArgument, "predictor: input '", input_names[i], "' of shape ",
+           s.ToString(), " (", DTypeName(input_dtypes[i]), ") needs ", bytes, " bytes, given ",
+           inputs[i].bytes);
     r->sample_key.emplace_back(s.dims().begin() + 1, s.dims().end());
   }
   r->samples = b;
@@ -336,9 +344,9 @@ void Predictor::Impl::RunBatch(const std::vector<BatchRequest*>& batch, int64_t 
         for (size_t j = 0; j < outs.size(); ++j) {
           const NDArray part = slot->ex->outputs()[j].Slice(off, off + r->samples);
           if (outs[j].bytes != part.Bytes() || !outs[j].data)
-            Fail(StatusCode::kInvalidArgument, "predictor: output '", output_names[j], "' of shape ",
-                 part.shape().ToString(), " needs a buffer of ", part.Bytes(), " bytes, given ", outs[j].bytes,
-                 outs[j].data ? "" : " (null)");
+            Fail(StatusCode::kInvalidArgument, "predictor: output '", output_names[j],
+                 "' of shape ", part.shape().ToString(), " needs a buffer of ", part.Bytes(),
+                 " bytes, given ", outs[j].bytes, outs[j].data ? "" : " (null)");
           part.CopyToHost(outs[j].data, outs[j].bytes);
         }
       } catch (...) {
@@ -360,20 +368,25 @@ Predictor::Predictor(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
 
 Predictor::~Predictor() { Close(); }
 
-std::unique_ptr<Predictor> Predictor::Create(const Symbol& symbol, const ParamMaps& params,
-                                             const std::vector<std::pair<std::string, Shape>>& inputs, Context ctx,
-                                             const PredictorOptions& options, Runtime* rt) {
+std::unique_ptr<Predictor> Predictor::Create(
+    const Symbol& symbol, const ParamMaps& params,
+    const std::vector<std::pair<std::string, Shape>>& inputs, Context ctx,
+    const PredictorOptions& options, Runtime* rt) {
   if (inputs.empty()) Fail(StatusCode::kInvalidArgument, "predictor: no inputs given");
   if (!options.executor.group2ctx.empty())
     Fail(StatusCode::kInvalidArgument, "predictor: device groups (group2ctx) are not supported");
   if (options.max_executors < 0)
-    Fail(StatusCode::kInvalidArgument, "predictor: max_executors is ", options.max_executors, ", expected >= 0");
+    Fail(StatusCode::kInvalidArgument, "predictor: max_executors is ", options.max_executors,
+         ", expected >= 0");
   if (options.max_shapes < 1)
-    Fail(StatusCode::kInvalidArgument, "predictor: max_shapes is ", options.max_shapes, ", expected >= 1");
+    Fail(StatusCode::kInvalidArgument, "predictor: max_shapes is ", options.max_shapes,
+         ", expected >= 1");
   if (options.max_batch < 0)
-    Fail(StatusCode::kInvalidArgument, "predictor: max_batch is ", options.max_batch, ", expected >= 0");
+    Fail(StatusCode::kInvalidArgument, "predictor: max_batch is ", options.max_batch,
+         ", expected >= 0");
   if (options.batch_delay_us < 0)
-    Fail(StatusCode::kInvalidArgument, "predictor: batch_delay_us is ", options.batch_delay_us, ", expected >= 0");
+    Fail(StatusCode::kInvalidArgument, "predictor: batch_delay_us is ", options.batch_delay_us,
+         ", expected >= 0");
   Runtime& runtime = rt ? *rt : Runtime::Global();
   runtime.CheckDevice(ctx);
   auto impl = std::make_unique<Impl>();
@@ -385,7 +398,8 @@ std::unique_ptr<Predictor> Predictor::Create(const Symbol& symbol, const ParamMa
   // 4 callers on 2 cores: 2.0-2.2x one caller with 4 executors, 1.3x with 2;
   // bench/README.md). Executors are bound only as concurrent calls need them.
   if (impl->opts.max_executors == 0)
-    impl->opts.max_executors = std::max(4, 2 * static_cast<int>(std::thread::hardware_concurrency()));
+    impl->opts.max_executors =
+        std::max(4, 2 * static_cast<int>(std::thread::hardware_concurrency()));
 
   const Symbol selected = SelectOutputs(symbol, options.outputs);
   std::set<std::string> input_set;
@@ -436,7 +450,8 @@ std::unique_ptr<Predictor> Predictor::Create(const Symbol& symbol, const ParamMa
     m->CheckBatchAxis();
     m->batcher = std::make_unique<Batcher>(
         options.max_batch, std::chrono::microseconds(options.batch_delay_us), m->opts.max_executors,
-        options.batch_queue, [m](const std::vector<BatchRequest*>& batch, int64_t total) { m->RunBatch(batch, total); });
+        options.batch_queue,
+        [m](const std::vector<BatchRequest*>& batch, int64_t total) { m->RunBatch(batch, total); });
   }
   return p;
 }
@@ -456,16 +471,17 @@ std::vector<Shape> Predictor::OutputShapes(const std::vector<Shape>& input_shape
   return shapes;
 }
 
-void Predictor::Predict(const std::vector<HostInput>& inputs, const std::vector<HostOutput>& outputs) {
+void Predictor::Predict(const std::vector<HostInput>& inputs,
+                        const std::vector<HostOutput>& outputs) {
   Impl& m = *impl_;
   if (outputs.size() != m.output_names.size())
-    Fail(StatusCode::kInvalidArgument, "predictor: expected ", m.output_names.size(), " output buffer(s), given ",
-         outputs.size());
+    Fail(StatusCode::kInvalidArgument, "predictor: expected ", m.output_names.size(),
+         " output buffer(s), given ", outputs.size());
   std::vector<Shape> shapes;
   for (size_t i = 0; i < inputs.size(); ++i) {
     if (!inputs[i].data && inputs[i].bytes > 0)
-      Fail(StatusCode::kInvalidArgument, "predictor: input '", i < m.input_names.size() ? m.input_names[i] : "?",
-           "' has no data");
+      Fail(StatusCode::kInvalidArgument, "predictor: input '",
+           i < m.input_names.size() ? m.input_names[i] : "?", "' has no data");
     shapes.push_back(inputs[i].shape);
   }
   if (m.batcher) {
@@ -484,18 +500,20 @@ void Predictor::Predict(const std::vector<HostInput>& inputs, const std::vector<
       NDArray& a = slot->inputs[i];
       if (inputs[i].bytes != a.Bytes())
         Fail(StatusCode::kInvalidArgument, "predictor: input '", m.input_names[i], "' of shape ",
-             a.shape().ToString(), " (", DTypeName(a.dtype()), ") needs ", a.Bytes(), " bytes, given ",
-             inputs[i].bytes);
+             a.shape().ToString(), " (", DTypeName(a.dtype()), ") needs ", a.Bytes(),
+             " bytes, given ", inputs[i].bytes);
     }
     for (size_t i = 0; i < outputs.size(); ++i) {
       const NDArray& o = slot->ex->outputs()[i];
       if (outputs[i].bytes != o.Bytes() || (!outputs[i].data && o.Bytes() > 0))
         Fail(StatusCode::kInvalidArgument, "predictor: output '", m.output_names[i], "' of shape ",
-             o.shape().ToString(), " needs a buffer of ", o.Bytes(), " bytes, given ", outputs[i].bytes,
-             outputs[i].data ? "" : " (null)");
+             o.shape().ToString(), " needs a buffer of ", o.Bytes(), " bytes, given ",
+             outputs[i].bytes, outputs[i].data ? "" : " (null)");
     }
-    Engine::Get()->CheckCanWait("predict");  // before pushing: the copies read the caller's inputs later
-    for (size_t i = 0; i < inputs.size(); ++i) PushInputCopy(m.rt, slot->inputs[i], inputs[i].data, inputs[i].bytes);
+    Engine::Get()->CheckCanWait(
+        "predict");  // before pushing: the copies read the caller's inputs later
+    for (size_t i = 0; i < inputs.size(); ++i)
+      PushInputCopy(m.rt, slot->inputs[i], inputs[i].data, inputs[i].bytes);
     slot->ex->Forward(false);
     for (size_t i = 0; i < outputs.size(); ++i)
       slot->ex->outputs()[i].CopyToHost(outputs[i].data, outputs[i].bytes);

@@ -21,15 +21,16 @@ std::string FirstNames(const std::vector<std::string>& names, size_t n = 8) {
 }
 
 // The copies of the weights `symbol` needs, on `ctx`.
-void CopyWeights(const Symbol& symbol, const ParamMaps& params, const std::set<std::string>& inputs, Context ctx,
-                 bool copy, FrozenModel* m) {
+void CopyWeights(const Symbol& symbol, const ParamMaps& params, const std::set<std::string>& inputs,
+                 Context ctx, bool copy, FrozenModel* m) {
   auto take = [&](const NDArray& a) { return copy || a.ctx() != ctx ? a.Copy(ctx) : a; };
   for (const std::string& name : symbol.ListArguments()) {
     if (inputs.count(name) || m->args.count(name)) continue;
     auto it = params.args.find(name);
     if (it == params.args.end() || it->second.is_none())
       Fail(StatusCode::kInvalidArgument, "predictor: weight '", name,
-           "' is missing from the parameters (no 'arg:", name, "'); give it, or name it as an input");
+           "' is missing from the parameters (no 'arg:", name,
+           "'); give it, or name it as an input");
     m->args[name] = take(it->second);
   }
   for (const std::string& name : symbol.ListAuxiliaryStates()) {
@@ -56,26 +57,28 @@ Symbol SelectOutputs(const Symbol& symbol, const std::vector<std::string>& names
       std::vector<std::string> ops;  // the op nodes' outputs
       for (const std::string& n : all)
         if (std::find(inputs.begin(), inputs.end(), n) == inputs.end()) ops.push_back(n);
-      Fail(StatusCode::kInvalidArgument, "predictor: output '", name, "' is not an output of any node (outputs: ",
-           FirstNames(symbol.ListOutputs()), "; internal outputs: ", FirstNames(ops, 24), ")");
+      Fail(StatusCode::kInvalidArgument, "predictor: output '", name,
+           "' is not an output of any node (outputs: ", FirstNames(symbol.ListOutputs()),
+           "; internal outputs: ", FirstNames(ops, 24), ")");
     }
     picked.push_back(internals.GetOutput(static_cast<size_t>(it - all.begin())));
   }
   return picked.size() == 1 ? picked[0] : Symbol::Group(picked);
 }
 
-FrozenModel FreezeModel(const Symbol& symbol, const ParamMaps& params, const std::set<std::string>& inputs,
-                        Context ctx, bool copy, Runtime* rt) {
+FrozenModel FreezeModel(const Symbol& symbol, const ParamMaps& params,
+                        const std::set<std::string>& inputs, Context ctx, bool copy, Runtime* rt) {
   Runtime& runtime = rt ? *rt : Runtime::Global();
   const std::vector<std::string> arg_names = symbol.ListArguments();
   for (const std::string& in : inputs)
     if (std::find(arg_names.begin(), arg_names.end(), in) == arg_names.end())
-      Fail(StatusCode::kInvalidArgument, "predictor: input '", in, "' is no argument of the symbol (arguments: ",
-           FirstNames(arg_names, 16), ")");
+      Fail(StatusCode::kInvalidArgument, "predictor: input '", in,
+           "' is no argument of the symbol (arguments: ", FirstNames(arg_names, 16), ")");
   FrozenModel m;
   CopyWeights(symbol, params, inputs, ctx, copy, &m);
 
-  const Graph g = OptimizeInference(runtime.ops(), runtime.kernels(), ctx.dev_type, Graph{symbol.outputs}, &m.passes);
+  const Graph g = OptimizeInference(runtime.ops(), runtime.kernels(), ctx.dev_type,
+                                    Graph{symbol.outputs}, &m.passes);
   const IndexedGraph idx(g);
   std::vector<bool> constant(idx.num_nodes(), false);
   for (uint32_t nid = 0; nid < idx.num_nodes(); ++nid)
@@ -126,22 +129,24 @@ FrozenModel FreezeModel(const Symbol& symbol, const ParamMaps& params, const std
     std::string name = StrCat(idx.node(e.node_id).attrs.name, "_frozen", e.index);
     while (taken.count(name)) name += "_";
     taken.insert(name);
-    m.args[name] = ex->outputs()[k++];  // its own block (outputs are never reused); kept after `ex` goes
+    m.args[name] =
+        ex->outputs()[k++];  // its own block (outputs are never reused); kept after `ex` goes
     replacement[eid] = Symbol::CreateVariable(name).outputs[0];
   }
   for (auto& [name, array] : m.args) array.WaitToRead();
   for (auto& [name, array] : m.aux) array.WaitToRead();
 
-  pass::RewriteResult r = pass::RewriteGraph(g, [&](const NodePtr& node, const std::vector<NodeEntry>&) {
-    std::vector<NodeEntry> out;
-    const uint32_t nid = idx.node_id(node.get());
-    if (!constant[nid]) return out;
-    for (uint32_t o = 0; o < node->num_outputs(); ++o) {
-      auto it = replacement.find(idx.entry_id(nid, o));
-      out.push_back(it != replacement.end() ? it->second : NodeEntry{node, o, 0});
-    }
-    return out;
-  });
+  pass::RewriteResult r =
+      pass::RewriteGraph(g, [&](const NodePtr& node, const std::vector<NodeEntry>&) {
+        std::vector<NodeEntry> out;
+        const uint32_t nid = idx.node_id(node.get());
+        if (!constant[nid]) return out;
+        for (uint32_t o = 0; o < node->num_outputs(); ++o) {
+          auto it = replacement.find(idx.entry_id(nid, o));
+          out.push_back(it != replacement.end() ? it->second : NodeEntry{node, o, 0});
+        }
+        return out;
+      });
   m.symbol.outputs = r.graph.outputs;
   // Keep only what the frozen graph binds.
   std::map<std::string, NDArray> args, aux;

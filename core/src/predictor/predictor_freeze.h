@@ -18,11 +18,11 @@ namespace weft {
 class Runtime;
 
 struct FrozenModel {
-  Symbol symbol;                          // the inference graph, weights as variables
-  std::map<std::string, NDArray> args;    // every argument of `symbol` except the inputs
-  std::map<std::string, NDArray> aux;     // every aux state of `symbol`
-  std::vector<std::string> passes;        // the inference passes that changed the graph
-  size_t frozen_nodes = 0;                // op nodes computed once from the weights
+  Symbol symbol;                        // the inference graph, weights as variables
+  std::map<std::string, NDArray> args;  // every argument of `symbol` except the inputs
+  std::map<std::string, NDArray> aux;   // every aux state of `symbol`
+  std::vector<std::string> passes;      // the inference passes that changed the graph
+  size_t frozen_nodes = 0;              // op nodes computed once from the weights
 };
 
 // The outputs of `symbol` that `names` selects (see PredictorOptions::
@@ -38,8 +38,8 @@ Symbol SelectOutputs(const Symbol& symbol, const std::vector<std::string>& names
 // else bound as they are when already on `ctx`. Throws
 // Error(kInvalidArgument) for an input that is no argument, a weight
 // missing from `params`, and the executor's errors for wrong shapes.
-FrozenModel FreezeModel(const Symbol& symbol, const ParamMaps& params, const std::set<std::string>& inputs,
-                        Context ctx, bool copy, Runtime* rt);
+FrozenModel FreezeModel(const Symbol& symbol, const ParamMaps& params,
+                        const std::set<std::string>& inputs, Context ctx, bool copy, Runtime* rt);
 
 }  // namespace weft
 

@@ -32,8 +32,9 @@ void Runtime::SetDeviceAPI(DeviceType t, DeviceAPI* api) { apis_[t] = api; }
 void Runtime::CheckDevice(Context ctx) const {
   auto it = apis_.find(ctx.dev_type);
   if (it == apis_.end())
-    Fail(StatusCode::kDevice, "device ", ctx.ToString(), " is not available: this build of libweft has no ",
-         DeviceTypeName(ctx.dev_type), " support");
+    Fail(StatusCode::kDevice, "device ", ctx.ToString(),
+         " is not available: this build of libweft has no ", DeviceTypeName(ctx.dev_type),
+         " support");
   const int count = it->second->DeviceCount();
   if (ctx.dev_id < 0 || ctx.dev_id >= count)
     Fail(StatusCode::kDevice, "device ", ctx.ToString(), " is not available (", count, " ",

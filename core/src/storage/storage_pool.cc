@@ -20,8 +20,8 @@ Chunk::~Chunk() {
   void* dptr = dptr_;
   size_t bytes = bytes_;
   Context ctx = pool->ctx();
-  Engine::Get()->DeleteVariable([pool, dptr, bytes](RunContext) { pool->Release(dptr, bytes); }, ctx,
-                                var_);
+  Engine::Get()->DeleteVariable([pool, dptr, bytes](RunContext) { pool->Release(dptr, bytes); },
+                                ctx, var_);
 }
 
 Context Chunk::ctx() const { return pool_->ctx(); }
@@ -56,8 +56,9 @@ void SetMaxAllocBytes(size_t bytes) { g_max_alloc.store(bytes, std::memory_order
 void CheckAllocBytes(size_t bytes, const std::string& what) {
   const size_t limit = MaxAllocBytes();
   if (bytes > limit)
-    Fail(StatusCode::kOutOfMemory, "cannot allocate ", what, ": ", bytes, " bytes asked, the limit for one allocation is ",
-         limit, " bytes (physical memory, or WEFT_MAX_ALLOC_BYTES)");
+    Fail(StatusCode::kOutOfMemory, "cannot allocate ", what, ": ", bytes,
+         " bytes asked, the limit for one allocation is ", limit,
+         " bytes (physical memory, or WEFT_MAX_ALLOC_BYTES)");
 }
 
 size_t StoragePool::RoundSize(size_t bytes) {
@@ -88,7 +89,8 @@ void CheckFaultHook(size_t bytes) {
     g_fault_next = 1;
   }
   ++g_fault_count;
-  Fail(StatusCode::kOutOfMemory, "cannot allocate ", bytes, " bytes: refused by the fault-injection test hook");
+  Fail(StatusCode::kOutOfMemory, "cannot allocate ", bytes,
+       " bytes: refused by the fault-injection test hook");
 }
 }  // namespace
 

@@ -12,26 +12,31 @@ namespace weft {
 std::string CheckpointSymbolPath(const std::string& prefix) { return prefix + "-symbol.json"; }
 
 std::string CheckpointParamsPath(const std::string& prefix, int epoch) {
-  if (epoch < 0) Fail(StatusCode::kInvalidArgument, "checkpoint '", prefix, "': epoch must be >= 0, given ", epoch);
+  if (epoch < 0)
+    Fail(StatusCode::kInvalidArgument, "checkpoint '", prefix, "': epoch must be >= 0, given ",
+         epoch);
   char buf[32];
   std::snprintf(buf, sizeof(buf), "-%04d.params", epoch);
   return prefix + buf;
 }
 
 void SaveCheckpoint(const std::string& prefix, int epoch, const Symbol& symbol,
-                    const std::map<std::string, NDArray>& args, const std::map<std::string, NDArray>& aux) {
+                    const std::map<std::string, NDArray>& args,
+                    const std::map<std::string, NDArray>& aux) {
   const std::string params_path = CheckpointParamsPath(prefix, epoch);
   NDArrayList list;
   auto add = [&](const std::map<std::string, NDArray>& m, const char* kind) {
     for (const auto& kv : m) {
       if (kv.first.empty())
-        Fail(StatusCode::kInvalidArgument, "SaveCheckpoint '", prefix, "': an ", kind, " parameter has an empty name");
+        Fail(StatusCode::kInvalidArgument, "SaveCheckpoint '", prefix, "': an ", kind,
+             " parameter has an empty name");
       if (kv.second.is_none())
-        Fail(StatusCode::kInvalidArgument, "SaveCheckpoint '", prefix, "': ", kind, " parameter '", kv.first,
-             "' is an empty (none) array");
+        Fail(StatusCode::kInvalidArgument, "SaveCheckpoint '", prefix, "': ", kind, " parameter '",
+             kv.first, "' is an empty (none) array");
       list.names.push_back(StrCat(kind, ":", kv.first));
-      list.arrays.push_back(kv.second.ctx().dev_type == DeviceType::kCPU ? kv.second
-                                                                          : kv.second.Copy(Context::CPU()));
+      list.arrays.push_back(kv.second.ctx().dev_type == DeviceType::kCPU
+                                ? kv.second
+                                : kv.second.Copy(Context::CPU()));
     }
   };
   add(args, "arg");

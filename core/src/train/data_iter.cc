@@ -25,10 +25,13 @@ void CheckSources(const std::vector<std::pair<std::string, NDArray>>& arrays, co
   for (size_t i = 0; i < arrays.size(); ++i) {
     const std::string& name = arrays[i].first;
     const NDArray& a = arrays[i].second;
-    if (name.empty()) Fail(StatusCode::kInvalidArgument, "NDArrayIter: ", kind, " ", i, " has an empty name");
+    if (name.empty())
+      Fail(StatusCode::kInvalidArgument, "NDArrayIter: ", kind, " ", i, " has an empty name");
     if (!names->insert(name).second)
       Fail(StatusCode::kInvalidArgument, "NDArrayIter: name '", name, "' is given twice");
-    if (a.is_none()) Fail(StatusCode::kInvalidArgument, "NDArrayIter: ", kind, " '", name, "' is an empty (none) array");
+    if (a.is_none())
+      Fail(StatusCode::kInvalidArgument, "NDArrayIter: ", kind, " '", name,
+           "' is an empty (none) array");
     if (a.shape().ndim() < 1)
       Fail(StatusCode::kInvalidArgument, "NDArrayIter: ", kind, " '", name,
            "' is a scalar (expected at least 1 dimension, samples along the first)");
@@ -39,8 +42,9 @@ void CheckSources(const std::vector<std::pair<std::string, NDArray>>& arrays, co
       *num = a.shape()[0];
       *first_name = name;
     } else if (a.shape()[0] != *num) {
-      Fail(StatusCode::kInvalidArgument, "NDArrayIter: first dimensions differ: '", *first_name, "' has ", *num,
-           " samples, ", kind, " '", name, "' has ", a.shape()[0], " (shape ", a.shape(), ")");
+      Fail(StatusCode::kInvalidArgument, "NDArrayIter: first dimensions differ: '", *first_name,
+           "' has ", *num, " samples, ", kind, " '", name, "' has ", a.shape()[0], " (shape ",
+           a.shape(), ")");
     }
   }
 }
@@ -51,7 +55,8 @@ NDArray BatchArray(const NDArray& src, int batch_size) {
   return NDArray(Shape(dims), Context::CPU(), src.dtype());
 }
 
-std::vector<DataDesc> Describe(const std::vector<std::pair<std::string, NDArray>>& arrays, int batch_size) {
+std::vector<DataDesc> Describe(const std::vector<std::pair<std::string, NDArray>>& arrays,
+                               int batch_size) {
   std::vector<DataDesc> out;
   for (const auto& kv : arrays) {
     std::vector<int64_t> dims = kv.second.shape().dims();
@@ -75,16 +80,19 @@ LastBatch ParseLastBatch(const std::string& s) {
 
 const char* LastBatchName(LastBatch b) {
   switch (b) {
-    case LastBatch::kPad: return "pad";
-    case LastBatch::kDiscard: return "discard";
-    case LastBatch::kRollOver: return "roll_over";
+    case LastBatch::kPad:
+      return "pad";
+    case LastBatch::kDiscard:
+      return "discard";
+    case LastBatch::kRollOver:
+      return "roll_over";
   }
   return "unknown";
 }
 
 NDArrayIter::NDArrayIter(std::vector<std::pair<std::string, NDArray>> data,
-                         std::vector<std::pair<std::string, NDArray>> label, int batch_size, bool shuffle,
-                         LastBatch last_batch, uint64_t seed)
+                         std::vector<std::pair<std::string, NDArray>> label, int batch_size,
+                         bool shuffle, LastBatch last_batch, uint64_t seed)
     : data_(std::move(data)),
       label_(std::move(label)),
       batch_size_(batch_size),
@@ -92,8 +100,10 @@ NDArrayIter::NDArrayIter(std::vector<std::pair<std::string, NDArray>> data,
       last_batch_(last_batch),
       rng_(seed) {
   if (batch_size <= 0)
-    Fail(StatusCode::kInvalidArgument, "NDArrayIter: batch_size must be positive, given ", batch_size);
-  if (data_.empty()) Fail(StatusCode::kInvalidArgument, "NDArrayIter: no data arrays given (expected at least one)");
+    Fail(StatusCode::kInvalidArgument, "NDArrayIter: batch_size must be positive, given ",
+         batch_size);
+  if (data_.empty())
+    Fail(StatusCode::kInvalidArgument, "NDArrayIter: no data arrays given (expected at least one)");
   std::set<std::string> names;
   int64_t num = -1;
   std::string first;
@@ -120,13 +130,13 @@ void NDArrayIter::Shuffle() {
 
 void NDArrayIter::SelectPart(int num_parts, int part_index) {
   if (num_parts < 1 || part_index < 0 || part_index >= num_parts)
-    Fail(StatusCode::kInvalidArgument, "NDArrayIter: part_index ", part_index, " of num_parts ", num_parts,
-         " (expected num_parts >= 1 and 0 <= part_index < num_parts)");
+    Fail(StatusCode::kInvalidArgument, "NDArrayIter: part_index ", part_index, " of num_parts ",
+         num_parts, " (expected num_parts >= 1 and 0 <= part_index < num_parts)");
   const int64_t total = data_[0].second.shape()[0];
   const int64_t begin = total * part_index / num_parts, end = total * (part_index + 1) / num_parts;
   if (end == begin)
-    Fail(StatusCode::kInvalidArgument, "NDArrayIter: part ", part_index, " of ", num_parts, " of ", total,
-         " samples is empty");
+    Fail(StatusCode::kInvalidArgument, "NDArrayIter: part ", part_index, " of ", num_parts, " of ",
+         total, " samples is empty");
   num_data_ = end - begin;
   order_.resize(static_cast<size_t>(num_data_));
   std::iota(order_.begin(), order_.end(), begin);
@@ -190,7 +200,8 @@ bool NDArrayIter::Next() {
 }
 
 void NDArrayIter::Fill(const std::vector<int64_t>& rows) {
-  auto gather = [&](const std::vector<std::pair<std::string, NDArray>>& src, std::vector<NDArray>* dst) {
+  auto gather = [&](const std::vector<std::pair<std::string, NDArray>>& src,
+                    std::vector<NDArray>* dst) {
     for (size_t s = 0; s < src.size(); ++s) {
       const NDArray& from = src[s].second;
       NDArray& to = (*dst)[s];
@@ -209,7 +220,8 @@ void NDArrayIter::Fill(const std::vector<int64_t>& rows) {
 
 const DataBatch& NDArrayIter::Value() const {
   if (!has_value_)
-    Fail(StatusCode::kInvalidArgument, "NDArrayIter: no current batch (call Next() and check that it returned true)");
+    Fail(StatusCode::kInvalidArgument,
+         "NDArrayIter: no current batch (call Next() and check that it returned true)");
   return batch_;
 }
 

@@ -17,7 +17,8 @@ namespace weft {
 namespace {
 
 bool EndsWith(const std::string& s, const std::string& suffix) {
-  return s.size() >= suffix.size() && s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
+  return s.size() >= suffix.size() &&
+         s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
 }
 
 // Uniform in [-scale, scale).
@@ -77,8 +78,8 @@ class XavierInit : public Initializer {
   void InitWeight(const std::string& name, NDArray* arr) override {
     const Shape& s = arr->shape();
     if (s.ndim() < 2)
-      Fail(StatusCode::kShape, "xavier initializer: parameter '", name, "' has shape ", s.ToString(),
-           "; xavier needs at least 2 dimensions (it cannot be applied to a vector)");
+      Fail(StatusCode::kShape, "xavier initializer: parameter '", name, "' has shape ",
+           s.ToString(), "; xavier needs at least 2 dimensions (it cannot be applied to a vector)");
     double hw = 1;
     for (int i = 2; i < s.ndim(); ++i) hw *= static_cast<double>(s[i]);
     const double fan_in = static_cast<double>(s[1]) * hw, fan_out = static_cast<double>(s[0]) * hw;
@@ -131,7 +132,8 @@ double Initializer::Gaussian() {
 
 void Initializer::Store(const std::string& name, NDArray* arr, const std::vector<double>& values) {
   WEFT_CHECK(static_cast<int64_t>(values.size()) == arr->Size())
-      << "initializer: " << values.size() << " values for " << arr->Size() << " elements of '" << name << "'";
+      << "initializer: " << values.size() << " values for " << arr->Size() << " elements of '"
+      << name << "'";
   if (arr->dtype() == DType::kFloat64) {
     arr->CopyFromHost(values.data(), values.size() * sizeof(double));
   } else {
@@ -140,12 +142,13 @@ void Initializer::Store(const std::string& name, NDArray* arr, const std::vector
   }
 }
 
-void Initializer::Init(const std::string& name, NDArray* arr, const std::map<std::string, std::string>& attrs) {
+void Initializer::Init(const std::string& name, NDArray* arr,
+                       const std::map<std::string, std::string>& attrs) {
   if (!arr || arr->is_none())
     Fail(StatusCode::kInvalidArgument, "initializer: parameter '", name, "' has no array to fill");
   if (arr->dtype() != DType::kFloat32 && arr->dtype() != DType::kFloat64)
-    Fail(StatusCode::kDType, "initializer: parameter '", name, "' has dtype ", DTypeName(arr->dtype()),
-         "; expected float32 or float64");
+    Fail(StatusCode::kDType, "initializer: parameter '", name, "' has dtype ",
+         DTypeName(arr->dtype()), "; expected float32 or float64");
   auto it = attrs.find("__init__");
   if (it != attrs.end() && !it->second.empty()) {
     std::unique_ptr<Initializer> init;
@@ -161,9 +164,9 @@ void Initializer::Init(const std::string& name, NDArray* arr, const std::map<std
   // as MXNet tests them), then the statistics of normalisation layers,
   // which MXNet marks with __init__ attributes from the backend.
   const std::vector<std::pair<const char*, int>> rules = {
-      {"weight", -1},     {"bias", 0},         {"gamma", 1},        {"beta", 0},
-      {"min", 0},         {"max", 1},          {"moving_mean", 0},  {"running_mean", 0},
-      {"moving_var", 1},  {"running_var", 1},  {"moving_inv_var", 1}};
+      {"weight", -1},    {"bias", 0},        {"gamma", 1},         {"beta", 0},
+      {"min", 0},        {"max", 1},         {"moving_mean", 0},   {"running_mean", 0},
+      {"moving_var", 1}, {"running_var", 1}, {"moving_inv_var", 1}};
   for (const auto& r : rules) {
     if (!EndsWith(name, r.first)) continue;
     if (r.second < 0) break;
@@ -172,7 +175,8 @@ void Initializer::Init(const std::string& name, NDArray* arr, const std::map<std
   InitWeight(name, arr);
 }
 
-std::unique_ptr<Initializer> Initializer::Create(const std::string& name, const StringMap& params, uint64_t seed) {
+std::unique_ptr<Initializer> Initializer::Create(const std::string& name, const StringMap& params,
+                                                 uint64_t seed) {
   const std::string key = train::Lower(name);
   const std::string what = "initializer '" + name + "'";
   std::unique_ptr<Initializer> out;
@@ -183,14 +187,17 @@ std::unique_ptr<Initializer> Initializer::Create(const std::string& name, const 
     auto v = train::ParseTrainParams(what, {train::FloatDecl("sigma", "0.01", 0, DBL_MAX)}, params);
     out = std::make_unique<NormalInit>(v["sigma"].f);
   } else if (key == "xavier") {
-    auto v = train::ParseTrainParams(what,
-                                     {train::EnumDecl("rnd_type", "uniform", {"uniform", "gaussian"}),
-                                      train::EnumDecl("factor_type", "avg", {"avg", "in", "out"}),
-                                      train::FloatDecl("magnitude", "3", DBL_MIN, DBL_MAX)},
-                                     params);
-    out = std::make_unique<XavierInit>(v["rnd_type"].s == "gaussian", v["factor_type"].s, v["magnitude"].f);
+    auto v =
+        train::ParseTrainParams(what,
+                                {train::EnumDecl("rnd_type", "uniform", {"uniform", "gaussian"}),
+                                 train::EnumDecl("factor_type", "avg", {"avg", "in", "out"}),
+                                 train::FloatDecl("magnitude", "3", DBL_MIN, DBL_MAX)},
+                                params);
+    out = std::make_unique<XavierInit>(v["rnd_type"].s == "gaussian", v["factor_type"].s,
+                                       v["magnitude"].f);
   } else if (key == "constant") {
-    auto v = train::ParseTrainParams(what, {train::FloatDecl("value", "", -DBL_MAX, DBL_MAX)}, params);
+    auto v =
+        train::ParseTrainParams(what, {train::FloatDecl("value", "", -DBL_MAX, DBL_MAX)}, params);
     out = std::make_unique<ConstantInit>(v["value"].f);
   } else if (key == "zero" || key == "zeros" || key == "one" || key == "ones") {
     train::ParseTrainParams(what, {}, params);
@@ -208,7 +215,8 @@ std::unique_ptr<Initializer> Initializer::FromJSON(const std::string& text, uint
   nlohmann::json j = nlohmann::json::parse(text, nullptr, /*allow_exceptions=*/false);
   if (j.is_discarded()) return Create(text, {}, seed);  // a bare name such as zero
   if (j.is_string()) return Create(j.get<std::string>(), {}, seed);
-  if (!j.is_array() || j.empty() || j.size() > 2 || !j[0].is_string() || (j.size() == 2 && !j[1].is_object()))
+  if (!j.is_array() || j.empty() || j.size() > 2 || !j[0].is_string() ||
+      (j.size() == 2 && !j[1].is_object()))
     Fail(StatusCode::kInvalidArgument, "initializer JSON '", text,
          "' is not of the form [\"name\", {params}] or a name");
   StringMap params;

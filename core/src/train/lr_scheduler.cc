@@ -17,7 +17,8 @@ namespace {
 
 void CheckRate(const char* what, float base_lr, float factor) {
   if (!std::isfinite(base_lr) || base_lr < 0)
-    Fail(StatusCode::kInvalidArgument, what, ": base_lr must be a finite number >= 0, given ", base_lr);
+    Fail(StatusCode::kInvalidArgument, what, ": base_lr must be a finite number >= 0, given ",
+         base_lr);
   if (!std::isfinite(factor) || factor > 1.0f || factor < 0)
     Fail(StatusCode::kInvalidArgument, what,
          ": factor must be in [0, 1] so that the learning rate decreases, given ", factor);
@@ -35,7 +36,8 @@ class FactorSchedulerImpl : public LRScheduler {
     const int64_t k = num_update > 0 ? (num_update - 1) / step_ : 0;
     double lr = base_lr_;
     if (factor_ == 1.0) return static_cast<float>(lr);
-    if (k > kMaxLoop) return static_cast<float>(std::max(lr * std::pow(factor_, static_cast<double>(k)), stop_));
+    if (k > kMaxLoop)
+      return static_cast<float>(std::max(lr * std::pow(factor_, static_cast<double>(k)), stop_));
     for (int64_t i = 0; i < k; ++i) {
       lr *= factor_;
       if (lr < stop_) {
@@ -80,21 +82,24 @@ std::unique_ptr<LRScheduler> FactorScheduler(int64_t step, float factor, float b
     Fail(StatusCode::kInvalidArgument, "FactorScheduler: step must be >= 1 update, given ", step);
   CheckRate("FactorScheduler", base_lr, factor);
   if (!std::isfinite(stop_factor_lr) || stop_factor_lr < 0)
-    Fail(StatusCode::kInvalidArgument, "FactorScheduler: stop_factor_lr must be a finite number >= 0, given ",
-         stop_factor_lr);
+    Fail(StatusCode::kInvalidArgument,
+         "FactorScheduler: stop_factor_lr must be a finite number >= 0, given ", stop_factor_lr);
   return std::make_unique<FactorSchedulerImpl>(step, factor, base_lr, stop_factor_lr);
 }
 
 std::unique_ptr<LRScheduler> MultiFactorScheduler(std::vector<int64_t> steps, float factor,
                                                   float base_lr) {
   if (steps.empty())
-    Fail(StatusCode::kInvalidArgument, "MultiFactorScheduler: steps must hold at least one update count");
+    Fail(StatusCode::kInvalidArgument,
+         "MultiFactorScheduler: steps must hold at least one update count");
   for (size_t i = 0; i < steps.size(); ++i) {
     if (steps[i] < 1)
-      Fail(StatusCode::kInvalidArgument, "MultiFactorScheduler: step ", i, " must be >= 1, given ", steps[i]);
+      Fail(StatusCode::kInvalidArgument, "MultiFactorScheduler: step ", i, " must be >= 1, given ",
+           steps[i]);
     if (i > 0 && steps[i] <= steps[i - 1])
-      Fail(StatusCode::kInvalidArgument, "MultiFactorScheduler: steps must be strictly increasing, step ", i,
-           " is ", steps[i], " after ", steps[i - 1]);
+      Fail(StatusCode::kInvalidArgument,
+           "MultiFactorScheduler: steps must be strictly increasing, step ", i, " is ", steps[i],
+           " after ", steps[i - 1]);
   }
   CheckRate("MultiFactorScheduler", base_lr, factor);
   return std::make_unique<MultiFactorSchedulerImpl>(std::move(steps), factor, base_lr);

@@ -10,15 +10,19 @@ namespace weft {
 namespace {
 
 // The elements of `a` as doubles, read on the host.
-std::vector<double> HostValues(const NDArray& a, const std::string& metric, const char* what, size_t i) {
-  if (a.is_none()) Fail(StatusCode::kInvalidArgument, "metric ", metric, ": ", what, " ", i, " is an empty (none) array");
+std::vector<double> HostValues(const NDArray& a, const std::string& metric, const char* what,
+                               size_t i) {
+  if (a.is_none())
+    Fail(StatusCode::kInvalidArgument, "metric ", metric, ": ", what, " ", i,
+         " is an empty (none) array");
   std::vector<unsigned char> bytes(a.Bytes());
   a.CopyToHost(bytes.data(), bytes.size());
   std::vector<double> out(static_cast<size_t>(a.Size()));
   DispatchDType(a.dtype(), [&](auto t) {
     using T = decltype(t);
     if constexpr (std::is_same_v<T, Half>) {
-      Fail(StatusCode::kDType, "metric ", metric, ": ", what, " ", i, " is float16 (not supported)");
+      Fail(StatusCode::kDType, "metric ", metric, ": ", what, " ", i,
+           " is float16 (not supported)");
     } else {
       const T* p = reinterpret_cast<const T*>(bytes.data());
       for (size_t k = 0; k < out.size(); ++k) out[k] = static_cast<double>(p[k]);
@@ -27,28 +31,31 @@ std::vector<double> HostValues(const NDArray& a, const std::string& metric, cons
   return out;
 }
 
-[[noreturn]] void ShapeError(const std::string& metric, size_t i, const NDArray& label, const NDArray& pred,
-                             const std::string& expected) {
-  Fail(StatusCode::kShape, "metric ", metric, ": pair ", i, ": label shape ", label.shape(), " and prediction shape ",
-       pred.shape(), " do not match (", expected, ")");
+[[noreturn]] void ShapeError(const std::string& metric, size_t i, const NDArray& label,
+                             const NDArray& pred, const std::string& expected) {
+  Fail(StatusCode::kShape, "metric ", metric, ": pair ", i, ": label shape ", label.shape(),
+       " and prediction shape ", pred.shape(), " do not match (", expected, ")");
 }
 
 double ParseNumber(const std::string& metric, const std::string& key, const std::string& text) {
   char* end = nullptr;
   const double v = std::strtod(text.c_str(), &end);
   if (text.empty() || *end != '\0' || !std::isfinite(v))
-    Fail(StatusCode::kInvalidArgument, "metric ", metric, ": parameter ", key, ": expected a number, given '", text, "'");
+    Fail(StatusCode::kInvalidArgument, "metric ", metric, ": parameter ", key,
+         ": expected a number, given '", text, "'");
   return v;
 }
 
 int ParseInt(const std::string& metric, const std::string& key, const std::string& text) {
   const double v = ParseNumber(metric, key, text);
   if (v != std::floor(v) || std::fabs(v) > 1e9)
-    Fail(StatusCode::kInvalidArgument, "metric ", metric, ": parameter ", key, ": expected an integer, given '", text, "'");
+    Fail(StatusCode::kInvalidArgument, "metric ", metric, ": parameter ", key,
+         ": expected an integer, given '", text, "'");
   return static_cast<int>(v);
 }
 
-void CheckKeys(const std::string& metric, const StringMap& params, std::initializer_list<const char*> valid) {
+void CheckKeys(const std::string& metric, const StringMap& params,
+               std::initializer_list<const char*> valid) {
   for (const auto& kv : params) {
     bool ok = false;
     std::string list;
@@ -57,8 +64,8 @@ void CheckKeys(const std::string& metric, const StringMap& params, std::initiali
       list += list.empty() ? v : std::string(", ") + v;
     }
     if (!ok)
-      Fail(StatusCode::kInvalidArgument, "metric ", metric, ": unknown parameter '", kv.first, "' (valid: ",
-           list.empty() ? "none" : list, ")");
+      Fail(StatusCode::kInvalidArgument, "metric ", metric, ": unknown parameter '", kv.first,
+           "' (valid: ", list.empty() ? "none" : list, ")");
   }
 }
 
@@ -78,7 +85,8 @@ std::vector<std::pair<std::string, double>> Metric::Get() const {
   return {{name_, v}};
 }
 
-void Metric::CheckPairs(const std::vector<NDArray>& labels, const std::vector<NDArray>& preds) const {
+void Metric::CheckPairs(const std::vector<NDArray>& labels,
+                        const std::vector<NDArray>& preds) const {
   if (labels.size() != preds.size())
     Fail(StatusCode::kShape, "metric ", name_, ": ", labels.size(), " labels but ", preds.size(),
          " predictions (expected one label per prediction)");
@@ -112,8 +120,9 @@ std::unique_ptr<Metric> Metric::Create(const std::string& name, const StringMap&
     CheckKeys(name, params, {});
     return std::make_unique<CompositeMetric>();
   }
-  Fail(StatusCode::kInvalidArgument, "metric: unknown name '", name,
-       "' (expected acc, accuracy, top_k_accuracy, top_k_acc, ce, cross-entropy, mse or composite)");
+  Fail(
+      StatusCode::kInvalidArgument, "metric: unknown name '", name,
+      "' (expected acc, accuracy, top_k_accuracy, top_k_acc, ce, cross-entropy, mse or composite)");
 }
 
 Accuracy::Accuracy(int axis) : Metric("accuracy"), axis_(axis) {}
@@ -132,12 +141,14 @@ void Accuracy::Update(const std::vector<NDArray>& labels, const std::vector<NDAr
       const int ndim = ps.ndim();
       const int axis = axis_ < 0 ? axis_ + ndim : axis_;
       if (axis < 0 || axis >= ndim)
-        ShapeError(name_, i, labels[i], preds[i], StrCat("argmax axis ", axis_, " is out of range for the prediction"));
-      const int64_t outer = ps.ProdRange(0, axis), classes = ps[axis], inner = ps.ProdRange(axis + 1, ndim);
+        ShapeError(name_, i, labels[i], preds[i],
+                   StrCat("argmax axis ", axis_, " is out of range for the prediction"));
+      const int64_t outer = ps.ProdRange(0, axis), classes = ps[axis],
+                    inner = ps.ProdRange(axis + 1, ndim);
       if (static_cast<int64_t>(label.size()) != outer * inner)
         ShapeError(name_, i, labels[i], preds[i],
-                   StrCat("the argmax over axis ", axis, " has ", outer * inner, " elements, the label ",
-                          label.size()));
+                   StrCat("the argmax over axis ", axis, " has ", outer * inner,
+                          " elements, the label ", label.size()));
       pred_label.resize(static_cast<size_t>(outer * inner));
       for (int64_t o = 0; o < outer; ++o)
         for (int64_t in = 0; in < inner; ++in) {
@@ -157,7 +168,9 @@ void Accuracy::Update(const std::vector<NDArray>& labels, const std::vector<NDAr
 }
 
 TopKAccuracy::TopKAccuracy(int top_k) : Metric(StrCat("top_k_accuracy_", top_k)), top_k_(top_k) {
-  if (top_k < 1) Fail(StatusCode::kInvalidArgument, "metric top_k_accuracy: top_k must be at least 1, given ", top_k);
+  if (top_k < 1)
+    Fail(StatusCode::kInvalidArgument, "metric top_k_accuracy: top_k must be at least 1, given ",
+         top_k);
 }
 
 void TopKAccuracy::Update(const std::vector<NDArray>& labels, const std::vector<NDArray>& preds) {
@@ -168,13 +181,16 @@ void TopKAccuracy::Update(const std::vector<NDArray>& labels, const std::vector<
     const std::vector<double> pred = HostValues(preds[i], name_, "prediction", i);
     const Shape& ps = preds[i].shape();
     if (ps.ndim() == 1) {
-      if (pred.size() != label.size()) ShapeError(name_, i, labels[i], preds[i], "expected equal sizes");
+      if (pred.size() != label.size())
+        ShapeError(name_, i, labels[i], preds[i], "expected equal sizes");
       for (size_t k = 0; k < label.size(); ++k)
         if (static_cast<int64_t>(pred[k]) == static_cast<int64_t>(label[k])) sum_metric_ += 1;
       num_inst_ += static_cast<int64_t>(label.size());
       continue;
     }
-    if (ps.ndim() != 2) ShapeError(name_, i, labels[i], preds[i], "expected a prediction of shape (N, classes) or (N)");
+    if (ps.ndim() != 2)
+      ShapeError(name_, i, labels[i], preds[i],
+                 "expected a prediction of shape (N, classes) or (N)");
     const int64_t n = ps[0], classes = ps[1];
     if (static_cast<int64_t>(label.size()) != n)
       ShapeError(name_, i, labels[i], preds[i], StrCat("expected ", n, " labels, one per row"));
@@ -202,7 +218,8 @@ void CrossEntropy::Update(const std::vector<NDArray>& labels, const std::vector<
     const std::vector<double> label = HostValues(labels[i], name_, "label", i);
     const std::vector<double> pred = HostValues(preds[i], name_, "prediction", i);
     const Shape& ps = preds[i].shape();
-    if (ps.ndim() != 2) ShapeError(name_, i, labels[i], preds[i], "expected a prediction of shape (N, classes)");
+    if (ps.ndim() != 2)
+      ShapeError(name_, i, labels[i], preds[i], "expected a prediction of shape (N, classes)");
     const int64_t n = ps[0], classes = ps[1];
     if (static_cast<int64_t>(label.size()) != n)
       ShapeError(name_, i, labels[i], preds[i], StrCat("expected ", n, " labels, one per row"));
@@ -210,8 +227,8 @@ void CrossEntropy::Update(const std::vector<NDArray>& labels, const std::vector<
       const double lv = label[static_cast<size_t>(r)];
       const int64_t l = static_cast<int64_t>(lv);
       if (!(lv >= 0) || l >= classes)
-        Fail(StatusCode::kInvalidArgument, "metric ", name_, ": pair ", i, ": label ", lv, " of row ", r,
-             " is outside [0, ", classes, ")");
+        Fail(StatusCode::kInvalidArgument, "metric ", name_, ": pair ", i, ": label ", lv,
+             " of row ", r, " is outside [0, ", classes, ")");
       sum_metric_ += -std::log(pred[static_cast<size_t>(r * classes + l)] + eps_);
     }
     num_inst_ += n;
@@ -227,7 +244,8 @@ void MSE::Update(const std::vector<NDArray>& labels, const std::vector<NDArray>&
   for (size_t i = 0; i < labels.size(); ++i) {
     const std::vector<double> label = HostValues(labels[i], name_, "label", i);
     const std::vector<double> pred = HostValues(preds[i], name_, "prediction", i);
-    if (label.size() != pred.size()) ShapeError(name_, i, labels[i], preds[i], "expected equal sizes");
+    if (label.size() != pred.size())
+      ShapeError(name_, i, labels[i], preds[i], "expected equal sizes");
     double s = 0;
     for (size_t k = 0; k < label.size(); ++k) s += (label[k] - pred[k]) * (label[k] - pred[k]);
     sum_metric_ += s / static_cast<double>(label.size());
@@ -243,7 +261,8 @@ void CompositeMetric::Add(std::unique_ptr<Metric> m) {
   metrics_.push_back(std::move(m));
 }
 
-void CompositeMetric::Update(const std::vector<NDArray>& labels, const std::vector<NDArray>& preds) {
+void CompositeMetric::Update(const std::vector<NDArray>& labels,
+                             const std::vector<NDArray>& preds) {
   for (auto& m : metrics_) m->Update(labels, preds);
 }
 

@@ -9,9 +9,11 @@
 
 namespace weft {
 
-Module::Module(Symbol symbol, std::vector<std::string> data_names, std::vector<std::string> label_names,
-               Context ctx)
-    : symbol_(std::move(symbol)), data_names_(std::move(data_names)), label_names_(std::move(label_names)),
+Module::Module(Symbol symbol, std::vector<std::string> data_names,
+               std::vector<std::string> label_names, Context ctx)
+    : symbol_(std::move(symbol)),
+      data_names_(std::move(data_names)),
+      label_names_(std::move(label_names)),
       ctx_(ctx) {
   const std::vector<std::string> args = symbol_.ListArguments();
   auto find = [&](const std::string& name, const char* kind) {
@@ -19,7 +21,8 @@ Module::Module(Symbol symbol, std::vector<std::string> data_names, std::vector<s
     if (it == args.end()) {
       std::string all;
       for (const auto& a : args) all += (all.empty() ? "" : ", ") + a;
-      Fail(StatusCode::kInvalidArgument, "Module: ", kind, " name '", name, "' is not an argument of the symbol (arguments: ", all, ")");
+      Fail(StatusCode::kInvalidArgument, "Module: ", kind, " name '", name,
+           "' is not an argument of the symbol (arguments: ", all, ")");
     }
     return static_cast<size_t>(it - args.begin());
   };
@@ -39,11 +42,14 @@ void Module::RequireBound(const char* what) const {
   if (!exec_) Fail(StatusCode::kInvalidArgument, "Module::", what, ": call Bind first");
 }
 
-void Module::Bind(const std::vector<DataDesc>& data, const std::vector<DataDesc>& label, bool for_training) {
+void Module::Bind(const std::vector<DataDesc>& data, const std::vector<DataDesc>& label,
+                  bool for_training) {
   if (data.size() != data_names_.size())
-    Fail(StatusCode::kInvalidArgument, "Module::Bind: expected ", data_names_.size(), " data descriptions, given ", data.size());
+    Fail(StatusCode::kInvalidArgument, "Module::Bind: expected ", data_names_.size(),
+         " data descriptions, given ", data.size());
   if (label.size() != label_names_.size() && !(label.empty() && !for_training))
-    Fail(StatusCode::kInvalidArgument, "Module::Bind: expected ", label_names_.size(), " label descriptions, given ", label.size());
+    Fail(StatusCode::kInvalidArgument, "Module::Bind: expected ", label_names_.size(),
+         " label descriptions, given ", label.size());
   pass::ShapeMap shapes;
   pass::DTypeMap dtypes;
   for (size_t i = 0; i < data.size(); ++i) {
@@ -73,18 +79,21 @@ void Module::InitParams(Initializer* init, const std::map<std::string, NDArray>&
                         const std::map<std::string, NDArray>& aux_params, bool allow_missing) {
   RequireBound("InitParams");
   const bool have_given = !arg_params.empty() || !aux_params.empty();
-  const std::map<std::string, StringMap> attrs = symbol_.AttrDict();  // one graph walk, not one per parameter
+  const std::map<std::string, StringMap> attrs =
+      symbol_.AttrDict();  // one graph walk, not one per parameter
   auto fill = [&](const std::string& name, NDArray arr, const std::map<std::string, NDArray>& given,
                   const char* kind) {
     auto it = given.find(name);
     if (it != given.end()) {
       if (it->second.shape() != arr.shape())
-        Fail(StatusCode::kShape, "Module::InitParams: ", kind, " '", name, "' expects shape ", arr.shape(), ", given ", it->second.shape());
+        Fail(StatusCode::kShape, "Module::InitParams: ", kind, " '", name, "' expects shape ",
+             arr.shape(), ", given ", it->second.shape());
       if (it->second.chunk() != arr.chunk()) it->second.CopyTo(&arr);
       return;
     }
     if (init == nullptr || (!allow_missing && have_given))
-      Fail(StatusCode::kInvalidArgument, "Module::InitParams: no value for ", kind, " '", name, "' and ", (init ? "allow_missing is false" : "no initializer"));
+      Fail(StatusCode::kInvalidArgument, "Module::InitParams: no value for ", kind, " '", name,
+           "' and ", (init ? "allow_missing is false" : "no initializer"));
     auto a = attrs.find(name);
     init->Init(name, &arr, a != attrs.end() ? a->second : StringMap{});
   };
@@ -92,7 +101,8 @@ void Module::InitParams(Initializer* init, const std::map<std::string, NDArray>&
   for (size_t i = 0; i < names.size(); ++i)
     if (!IsInput(names[i])) fill(names[i], exec_->arg_arrays()[i], arg_params, "argument");
   const auto& aux_names = exec_->aux_names();
-  for (size_t i = 0; i < aux_names.size(); ++i) fill(aux_names[i], exec_->aux_arrays()[i], aux_params, "aux state");
+  for (size_t i = 0; i < aux_names.size(); ++i)
+    fill(aux_names[i], exec_->aux_arrays()[i], aux_params, "aux state");
 }
 
 void Module::InitOptimizer(std::shared_ptr<Optimizer> optimizer, std::shared_ptr<KVStore> kvstore) {
@@ -126,18 +136,23 @@ std::vector<size_t> Module::TrainedArgs() const {
 void Module::Forward(const DataBatch& batch, bool is_train) {
   RequireBound("Forward");
   if (batch.data.size() != data_idx_.size())
-    Fail(StatusCode::kInvalidArgument, "Module::Forward: expected ", data_idx_.size(), " data arrays, given ", batch.data.size());
+    Fail(StatusCode::kInvalidArgument, "Module::Forward: expected ", data_idx_.size(),
+         " data arrays, given ", batch.data.size());
   auto copy_in = [&](const NDArray& src, size_t arg, const std::string& name) {
     NDArray dst = exec_->arg_arrays()[arg];
     if (src.shape() != dst.shape())
-      Fail(StatusCode::kShape, "Module::Forward: '", name, "' bound with shape ", dst.shape(), ", batch gives ", src.shape(), " (rebind for a new shape)");
+      Fail(StatusCode::kShape, "Module::Forward: '", name, "' bound with shape ", dst.shape(),
+           ", batch gives ", src.shape(), " (rebind for a new shape)");
     src.CopyTo(&dst);
   };
-  for (size_t i = 0; i < data_idx_.size(); ++i) copy_in(batch.data[i], data_idx_[i], data_names_[i]);
+  for (size_t i = 0; i < data_idx_.size(); ++i)
+    copy_in(batch.data[i], data_idx_[i], data_names_[i]);
   if (!batch.label.empty()) {
     if (batch.label.size() != label_idx_.size())
-      Fail(StatusCode::kInvalidArgument, "Module::Forward: expected ", label_idx_.size(), " label arrays, given ", batch.label.size());
-    for (size_t i = 0; i < label_idx_.size(); ++i) copy_in(batch.label[i], label_idx_[i], label_names_[i]);
+      Fail(StatusCode::kInvalidArgument, "Module::Forward: expected ", label_idx_.size(),
+           " label arrays, given ", batch.label.size());
+    for (size_t i = 0; i < label_idx_.size(); ++i)
+      copy_in(batch.label[i], label_idx_[i], label_names_[i]);
   } else if (is_train) {
     Fail(StatusCode::kInvalidArgument, "Module::Forward: a training batch needs labels");
   }
@@ -146,7 +161,8 @@ void Module::Forward(const DataBatch& batch, bool is_train) {
 
 void Module::Backward() {
   RequireBound("Backward");
-  if (!for_training_) Fail(StatusCode::kInvalidArgument, "Module::Backward: bound without for_training");
+  if (!for_training_)
+    Fail(StatusCode::kInvalidArgument, "Module::Backward: bound without for_training");
   exec_->Backward();
 }
 

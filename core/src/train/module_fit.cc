@@ -33,11 +33,14 @@ std::vector<std::pair<std::string, double>> Module::Score(DataIter* data, Metric
   return metric->Get();
 }
 
-std::vector<EpochResult> Module::Fit(DataIter* train, DataIter* eval, Metric* metric, const FitOptions& options) {
+std::vector<EpochResult> Module::Fit(DataIter* train, DataIter* eval, Metric* metric,
+                                     const FitOptions& options) {
   if (train == nullptr || metric == nullptr)
-    Fail(StatusCode::kInvalidArgument, "Module::Fit: null ", (train ? "metric" : "training iterator"));
+    Fail(StatusCode::kInvalidArgument, "Module::Fit: null ",
+         (train ? "metric" : "training iterator"));
   if (options.num_epoch <= options.begin_epoch)
-    Fail(StatusCode::kInvalidArgument, "Module::Fit: num_epoch (", options.num_epoch, ") must exceed begin_epoch (", options.begin_epoch, ")");
+    Fail(StatusCode::kInvalidArgument, "Module::Fit: num_epoch (", options.num_epoch,
+         ") must exceed begin_epoch (", options.begin_epoch, ")");
   if (!exec_ || !for_training_) Bind(train->provide_data(), train->provide_label(), true);
   if (!optimizer_) Fail(StatusCode::kInvalidArgument, "Module::Fit: call InitOptimizer first");
   std::ostream* os = options.log ? options.log : &std::cout;
@@ -84,9 +87,11 @@ std::vector<EpochResult> Module::Fit(DataIter* train, DataIter* eval, Metric* me
     progress.Finish();
     const bool summary = lead && options.progress != ProgressMode::kSilent;
     if (summary)
-      *os << "Epoch[" << epoch << "] Train: " << FormatMetric(r.train_metric) << "  time " << r.seconds << " s  "
-          << static_cast<int64_t>(r.samples_per_sec) << " samples/s"
-          << (r.stopped ? "  (stopped after batch " + std::to_string(r.batches) + ")" : std::string()) << "\n";
+      *os << "Epoch[" << epoch << "] Train: " << FormatMetric(r.train_metric) << "  time "
+          << r.seconds << " s  " << static_cast<int64_t>(r.samples_per_sec) << " samples/s"
+          << (r.stopped ? "  (stopped after batch " + std::to_string(r.batches) + ")"
+                        : std::string())
+          << "\n";
     if (r.stopped) {
       os->flush();
       results.push_back(std::move(r));
@@ -94,10 +99,12 @@ std::vector<EpochResult> Module::Fit(DataIter* train, DataIter* eval, Metric* me
     }
     if (eval != nullptr) {
       r.eval_metric = Score(eval, metric);
-      if (summary) *os << "Epoch[" << epoch << "] Validation: " << FormatMetric(r.eval_metric) << "\n";
+      if (summary)
+        *os << "Epoch[" << epoch << "] Validation: " << FormatMetric(r.eval_metric) << "\n";
     }
     os->flush();
-    if (lead && !options.checkpoint_prefix.empty()) SaveCheckpoint(options.checkpoint_prefix, epoch + 1);
+    if (lead && !options.checkpoint_prefix.empty())
+      SaveCheckpoint(options.checkpoint_prefix, epoch + 1);
     results.push_back(std::move(r));
   }
   return results;

@@ -18,7 +18,8 @@ namespace weft {
 namespace {
 
 bool EndsWith(const std::string& s, const std::string& suffix) {
-  return s.size() >= suffix.size() && s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
+  return s.size() >= suffix.size() &&
+         s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
 }
 
 // A zero-filled array like `like` (same shape, dtype, context).
@@ -50,8 +51,8 @@ class SGD : public Optimizer {
     return {ZerosLike(weight)};
   }
 
-  void PushUpdate(NDArray* weight, const NDArray& grad, std::vector<NDArray>* states, float lr, float wd,
-                  int64_t) override {
+  void PushUpdate(NDArray* weight, const NDArray& grad, std::vector<NDArray>* states, float lr,
+                  float wd, int64_t) override {
     StringMap p = BaseParams(lr, wd);
     std::vector<NDArray> outs{*weight};
     if (states->empty()) {
@@ -70,7 +71,10 @@ class Adam : public Optimizer {
  public:
   Adam(float lr, float wd, float rescale, float clip, int64_t begin, double beta1, double beta2,
        double epsilon)
-      : Optimizer("adam", lr, wd, rescale, clip, begin), beta1_(beta1), beta2_(beta2), epsilon_(epsilon) {}
+      : Optimizer("adam", lr, wd, rescale, clip, begin),
+        beta1_(beta1),
+        beta2_(beta2),
+        epsilon_(epsilon) {}
 
  protected:
   std::vector<NDArray> CreateStates(const NDArray& weight) override {
@@ -80,8 +84,8 @@ class Adam : public Optimizer {
   // MXNet's Adam.update: the bias correction scales the learning rate,
   // lr_t = lr * sqrt(1 - beta2^t) / (1 - beta1^t) with t this index's
   // update count, computed in double and passed to adam_update.
-  void PushUpdate(NDArray* weight, const NDArray& grad, std::vector<NDArray>* states, float lr, float wd,
-                  int64_t count) override {
+  void PushUpdate(NDArray* weight, const NDArray& grad, std::vector<NDArray>* states, float lr,
+                  float wd, int64_t count) override {
     const double t = static_cast<double>(count);
     const double coef1 = 1.0 - std::pow(beta1_, t);
     const double coef2 = 1.0 - std::pow(beta2_, t);
@@ -142,9 +146,10 @@ std::unique_ptr<Optimizer> Optimizer::Create(const std::string& name, const Stri
     std::vector<ParamDecl> decls = CommonDecls("0.01");
     decls.push_back(train::FloatDecl("momentum", "0", 0, 1));
     auto v = train::ParseTrainParams(what, decls, params);
-    return std::make_unique<SGD>(static_cast<float>(v["learning_rate"].f), static_cast<float>(v["wd"].f),
-                                 static_cast<float>(v["rescale_grad"].f), clip_of(v["clip_gradient"]),
-                                 v["begin_num_update"].i, static_cast<float>(v["momentum"].f));
+    return std::make_unique<SGD>(
+        static_cast<float>(v["learning_rate"].f), static_cast<float>(v["wd"].f),
+        static_cast<float>(v["rescale_grad"].f), clip_of(v["clip_gradient"]),
+        v["begin_num_update"].i, static_cast<float>(v["momentum"].f));
   }
   if (key == "adam") {
     std::vector<ParamDecl> decls = CommonDecls("0.001");
@@ -155,27 +160,30 @@ std::unique_ptr<Optimizer> Optimizer::Create(const std::string& name, const Stri
     // beta = 1 would divide by zero in the bias correction.
     for (const char* b : {"beta1", "beta2"})
       if (v[b].f >= 1.0)
-        Fail(StatusCode::kInvalidArgument, what, ": invalid value '", params.at(b), "' for parameter '", b,
-             "'; expected a number in [0, 1)");
-    return std::make_unique<Adam>(static_cast<float>(v["learning_rate"].f), static_cast<float>(v["wd"].f),
-                                  static_cast<float>(v["rescale_grad"].f), clip_of(v["clip_gradient"]),
-                                  v["begin_num_update"].i, v["beta1"].f, v["beta2"].f, v["epsilon"].f);
+        Fail(StatusCode::kInvalidArgument, what, ": invalid value '", params.at(b),
+             "' for parameter '", b, "'; expected a number in [0, 1)");
+    return std::make_unique<Adam>(
+        static_cast<float>(v["learning_rate"].f), static_cast<float>(v["wd"].f),
+        static_cast<float>(v["rescale_grad"].f), clip_of(v["clip_gradient"]),
+        v["begin_num_update"].i, v["beta1"].f, v["beta2"].f, v["epsilon"].f);
   }
-  Fail(StatusCode::kInvalidArgument, "unknown optimizer '", name, "'; expected one of 'sgd', 'adam'");
+  Fail(StatusCode::kInvalidArgument, "unknown optimizer '", name,
+       "'; expected one of 'sgd', 'adam'");
 }
 
 void Optimizer::set_lr_scheduler(std::shared_ptr<LRScheduler> s) { scheduler_ = std::move(s); }
 
 void Optimizer::set_rescale_grad(float r) {
   if (!std::isfinite(r))
-    Fail(StatusCode::kInvalidArgument, "optimizer '", name_, "': rescale_grad must be finite, given ", r);
+    Fail(StatusCode::kInvalidArgument, "optimizer '", name_,
+         "': rescale_grad must be finite, given ", r);
   rescale_grad_ = r;
 }
 
 void Optimizer::set_learning_rate(float lr) {
   if (!std::isfinite(lr) || lr < 0)
-    Fail(StatusCode::kInvalidArgument, "optimizer '", name_, "': learning_rate must be a finite number >= 0, given ",
-         lr);
+    Fail(StatusCode::kInvalidArgument, "optimizer '", name_,
+         "': learning_rate must be a finite number >= 0, given ", lr);
   lr_ = lr;
 }
 
@@ -246,20 +254,21 @@ StringMap Optimizer::BaseParams(float lr, float wd) const {
 void Optimizer::Update(int index, const std::string& name, NDArray* weight, const NDArray& grad) {
   const std::string what =
       StrCat("optimizer '", name_, "': update of parameter '", name, "' (index ", index, ")");
-  if (!weight || weight->is_none()) Fail(StatusCode::kInvalidArgument, what, ": the weight is an empty array");
+  if (!weight || weight->is_none())
+    Fail(StatusCode::kInvalidArgument, what, ": the weight is an empty array");
   if (grad.is_none()) Fail(StatusCode::kInvalidArgument, what, ": the gradient is an empty array");
   if (weight->dtype() != DType::kFloat32 && weight->dtype() != DType::kFloat64)
     Fail(StatusCode::kDType, what, ": the weight has dtype ", DTypeName(weight->dtype()),
          "; expected float32 or float64");
   if (grad.shape() != weight->shape())
-    Fail(StatusCode::kShape, what, ": the gradient has shape ", grad.shape().ToString(), ", the weight ",
-         weight->shape().ToString());
+    Fail(StatusCode::kShape, what, ": the gradient has shape ", grad.shape().ToString(),
+         ", the weight ", weight->shape().ToString());
   if (grad.dtype() != weight->dtype())
-    Fail(StatusCode::kDType, what, ": the gradient has dtype ", DTypeName(grad.dtype()), ", the weight ",
-         DTypeName(weight->dtype()));
+    Fail(StatusCode::kDType, what, ": the gradient has dtype ", DTypeName(grad.dtype()),
+         ", the weight ", DTypeName(weight->dtype()));
   if (grad.ctx() != weight->ctx())
-    Fail(StatusCode::kDevice, what, ": the gradient is on ", grad.ctx().ToString(), ", the weight on ",
-         weight->ctx().ToString());
+    Fail(StatusCode::kDevice, what, ": the gradient is on ", grad.ctx().ToString(),
+         ", the weight on ", weight->ctx().ToString());
   auto first = first_weight_.find(index);
   if (first != first_weight_.end()) {
     const WeightSig& s = first->second;

@@ -13,7 +13,8 @@ std::string FormatMetric(const std::vector<std::pair<std::string, double>>& metr
   std::ostringstream s;
   s.setf(std::ios::fixed);
   s.precision(4);
-  for (size_t i = 0; i < metric.size(); ++i) s << (i ? " " : "") << metric[i].first << "=" << metric[i].second;
+  for (size_t i = 0; i < metric.size(); ++i)
+    s << (i ? " " : "") << metric[i].first << "=" << metric[i].second;
   return s.str();
 }
 
@@ -25,7 +26,8 @@ bool Progress::IsTerminal(const std::ostream* os) {
 
 Progress::Progress(std::ostream* os, ProgressMode mode, int log_interval)
     : os_(os), mode_(mode), log_interval_(log_interval > 0 ? log_interval : 100) {
-  if (mode_ == ProgressMode::kAuto) mode_ = IsTerminal(os_) ? ProgressMode::kBar : ProgressMode::kLines;
+  if (mode_ == ProgressMode::kAuto)
+    mode_ = IsTerminal(os_) ? ProgressMode::kBar : ProgressMode::kLines;
 }
 
 void Progress::Step(const BatchEndParam& p) {
@@ -45,7 +47,8 @@ void Progress::Step(const BatchEndParam& p) {
     return;
   }
   bool last = total > 0 && p.batch >= total;
-  if (!last && last_draw_ >= 0 && p.seconds - last_draw_ < 0.1) return;  // redraw at most ten times a second
+  if (!last && last_draw_ >= 0 && p.seconds - last_draw_ < 0.1)
+    return;  // redraw at most ten times a second
   last_draw_ = p.seconds;
   constexpr int kWidth = 30;
   std::string bar;

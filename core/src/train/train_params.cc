@@ -19,7 +19,8 @@ ParamDecl FloatDecl(const std::string& name, const std::string& def, double lo, 
   return d;
 }
 
-ParamDecl EnumDecl(const std::string& name, const std::string& def, std::vector<std::string> choices) {
+ParamDecl EnumDecl(const std::string& name, const std::string& def,
+                   std::vector<std::string> choices) {
   ParamDecl d;
   d.name = name;
   d.type = ParamType::kEnum;
@@ -53,8 +54,8 @@ std::map<std::string, ParamValue> ParseTrainParams(const std::string& what,
     if (!decl) {
       std::string names;
       for (const auto& d : decls) names += (names.empty() ? "" : ", ") + d.name;
-      Fail(StatusCode::kInvalidArgument, what, ": unknown parameter '", kv.first, "' (value '", kv.second,
-           "'); valid parameters: ", names.empty() ? "none" : names);
+      Fail(StatusCode::kInvalidArgument, what, ": unknown parameter '", kv.first, "' (value '",
+           kv.second, "'); valid parameters: ", names.empty() ? "none" : names);
     }
     out[decl->name] = ParseParamValue(*decl, Unquote(kv.second), what);
   }

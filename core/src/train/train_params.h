@@ -16,7 +16,8 @@ namespace train {
 // A float parameter with default `def` (empty: required) and inclusive range.
 ParamDecl FloatDecl(const std::string& name, const std::string& def, double lo, double hi);
 // An enum parameter with default `def`.
-ParamDecl EnumDecl(const std::string& name, const std::string& def, std::vector<std::string> choices);
+ParamDecl EnumDecl(const std::string& name, const std::string& def,
+                   std::vector<std::string> choices);
 
 // Parses `params` against `decls` (unknown keys, bad values, out-of-range
 // numbers and missing required keys throw Error(kInvalidArgument) prefixed

@@ -8,15 +8,34 @@ namespace {
 
 std::vector<ParamDecl> Decls() {
   std::vector<ParamDecl> d(8);
-  d[0].name = "num_hidden"; d[0].type = ParamType::kInt; d[0].required = true; d[0].lo = 1; d[0].hi = 1e9;
-  d[1].name = "eps"; d[1].type = ParamType::kFloat; d[1].default_value = "1e-05";
-  d[2].name = "no_bias"; d[2].type = ParamType::kBool; d[2].default_value = "False";
-  d[3].name = "kernel"; d[3].type = ParamType::kShape; d[3].default_value = "(1, 1)";
-  d[4].name = "act_type"; d[4].type = ParamType::kEnum; d[4].default_value = "relu";
+  d[0].name = "num_hidden";
+  d[0].type = ParamType::kInt;
+  d[0].required = true;
+  d[0].lo = 1;
+  d[0].hi = 1e9;
+  d[1].name = "eps";
+  d[1].type = ParamType::kFloat;
+  d[1].default_value = "1e-05";
+  d[2].name = "no_bias";
+  d[2].type = ParamType::kBool;
+  d[2].default_value = "False";
+  d[3].name = "kernel";
+  d[3].type = ParamType::kShape;
+  d[3].default_value = "(1, 1)";
+  d[4].name = "act_type";
+  d[4].type = ParamType::kEnum;
+  d[4].default_value = "relu";
   d[4].choices = {"relu", "sigmoid", "tanh"};
-  d[5].name = "axis"; d[5].type = ParamType::kInt; d[5].default_value = "None"; d[5].optional = true;
-  d[6].name = "dtype"; d[6].type = ParamType::kDType; d[6].default_value = "float32";
-  d[7].name = "ctx"; d[7].type = ParamType::kContext; d[7].default_value = "cpu(0)";
+  d[5].name = "axis";
+  d[5].type = ParamType::kInt;
+  d[5].default_value = "None";
+  d[5].optional = true;
+  d[6].name = "dtype";
+  d[6].type = ParamType::kDType;
+  d[6].default_value = "float32";
+  d[7].name = "ctx";
+  d[7].type = ParamType::kContext;
+  d[7].default_value = "cpu(0)";
   return d;
 }
 
@@ -34,14 +53,19 @@ Error ParseError(const StringMap& kw) {
 
 void ExpectMentions(const Error& e, std::initializer_list<const char*> words) {
   EXPECT_EQ(e.code(), StatusCode::kInvalidArgument) << e.what();
-  for (const char* w : words) EXPECT_NE(std::string(e.what()).find(w), std::string::npos) << w << " in: " << e.what();
+  for (const char* w : words)
+    EXPECT_NE(std::string(e.what()).find(w), std::string::npos) << w << " in: " << e.what();
 }
 
 TEST(Params, ParsesMXNetConventionsAndDefaults) {
   const auto decls = Decls();
   ParamValues p = ParseParams("MyOp", &decls,
-                              {{"num_hidden", "128"}, {"no_bias", "True"}, {"kernel", "(3, 3)"},
-                               {"act_type", "tanh"}, {"dtype", "float64"}, {"ctx", "gpu(1)"}});
+                              {{"num_hidden", "128"},
+                               {"no_bias", "True"},
+                               {"kernel", "(3, 3)"},
+                               {"act_type", "tanh"},
+                               {"dtype", "float64"},
+                               {"ctx", "gpu(1)"}});
   EXPECT_EQ(p.GetInt("num_hidden"), 128);
   EXPECT_DOUBLE_EQ(p.GetFloat("eps"), 1e-5);
   EXPECT_TRUE(p.GetBool("no_bias"));
@@ -55,8 +79,12 @@ TEST(Params, ParsesMXNetConventionsAndDefaults) {
 
 TEST(Params, BooleansAcceptAllSpellings) {
   const auto decls = Decls();
-  for (auto [text, want] : std::vector<std::pair<std::string, bool>>{
-           {"True", true}, {"true", true}, {"1", true}, {"False", false}, {"false", false}, {"0", false}}) {
+  for (auto [text, want] : std::vector<std::pair<std::string, bool>>{{"True", true},
+                                                                     {"true", true},
+                                                                     {"1", true},
+                                                                     {"False", false},
+                                                                     {"false", false},
+                                                                     {"0", false}}) {
     auto p = ParseParams("MyOp", &decls, {{"num_hidden", "1"}, {"no_bias", text}});
     EXPECT_EQ(p.GetBool("no_bias"), want) << text;
   }
@@ -81,20 +109,27 @@ TEST(Params, UnknownKeyNamesOpKeyValueAndChoices) {
 
 TEST(Params, MissingRequired) { ExpectMentions(ParseError({}), {"MyOp", "num_hidden", "missing"}); }
 
-TEST(Params, BadInt) { ExpectMentions(ParseError({{"num_hidden", "12x"}}), {"MyOp", "num_hidden", "12x", "integer"}); }
+TEST(Params, BadInt) {
+  ExpectMentions(ParseError({{"num_hidden", "12x"}}), {"MyOp", "num_hidden", "12x", "integer"});
+}
 
-TEST(Params, IntOutOfRange) { ExpectMentions(ParseError({{"num_hidden", "0"}}), {"num_hidden", "range"}); }
+TEST(Params, IntOutOfRange) {
+  ExpectMentions(ParseError({{"num_hidden", "0"}}), {"num_hidden", "range"});
+}
 
 TEST(Params, BadFloat) {
-  ExpectMentions(ParseError({{"num_hidden", "1"}, {"eps", "tiny"}}), {"MyOp", "eps", "tiny", "number"});
+  ExpectMentions(ParseError({{"num_hidden", "1"}, {"eps", "tiny"}}),
+                 {"MyOp", "eps", "tiny", "number"});
 }
 
 TEST(Params, BadBool) {
-  ExpectMentions(ParseError({{"num_hidden", "1"}, {"no_bias", "yes"}}), {"no_bias", "yes", "boolean"});
+  ExpectMentions(ParseError({{"num_hidden", "1"}, {"no_bias", "yes"}}),
+                 {"no_bias", "yes", "boolean"});
 }
 
 TEST(Params, BadShape) {
-  ExpectMentions(ParseError({{"num_hidden", "1"}, {"kernel", "(3,,3)"}}), {"kernel", "(3,,3)", "tuple"});
+  ExpectMentions(ParseError({{"num_hidden", "1"}, {"kernel", "(3,,3)"}}),
+                 {"kernel", "(3,,3)", "tuple"});
 }
 
 TEST(Params, BadEnumListsChoices) {

@@ -74,12 +74,15 @@ TEST(EngineDevices, OneCpuDeviceKeepsOrderAcrossStopStart) {
   VarHandle v = engine->NewVariable();
   std::vector<int> seen;  // written only by ops serialised on v
   for (int i = 0; i < 50; ++i)
-    engine->PushSync([&seen, i](RunContext rc) {
-      EXPECT_EQ(rc.ctx, Context::CPU(2));
-      seen.push_back(i);
-    }, Context::CPU(2), {}, {v});
+    engine->PushSync(
+        [&seen, i](RunContext rc) {
+          EXPECT_EQ(rc.ctx, Context::CPU(2));
+          seen.push_back(i);
+        },
+        Context::CPU(2), {}, {v});
   engine->Stop();
-  for (int i = 50; i < 60; ++i) engine->PushSync([&seen, i](RunContext) { seen.push_back(i); }, Context::CPU(2), {}, {v});
+  for (int i = 50; i < 60; ++i)
+    engine->PushSync([&seen, i](RunContext) { seen.push_back(i); }, Context::CPU(2), {}, {v});
   engine->Start();
   engine->WaitForVar(v);
   ASSERT_EQ(seen.size(), 60u);
@@ -94,8 +97,10 @@ TEST(EngineDevices, ErrorsOnOtherCpuDevicesAreRethrown) {
     auto engine = Engine::Create(kind, {});
     VarHandle v = engine->NewVariable();
     Context seen;
-    engine->PushSync([&seen](RunContext rc) { seen = rc.ctx; }, Context::CPU(5), {}, {v}, 0, "look");
-    engine->PushSync([](RunContext) { throw std::runtime_error("boom"); }, Context::CPU(5), {}, {v}, 0, "fails");
+    engine->PushSync([&seen](RunContext rc) { seen = rc.ctx; }, Context::CPU(5), {}, {v}, 0,
+                     "look");
+    engine->PushSync([](RunContext) { throw std::runtime_error("boom"); }, Context::CPU(5), {}, {v},
+                     0, "fails");
     try {
       engine->WaitForVar(v);
       ADD_FAILURE() << "no error";

@@ -33,8 +33,8 @@ class EngineErrorTest : public ::testing::TestWithParam<test::EngineConfig> {
     return vars_.back();
   }
   void PushFail(VarHandle out, const std::string& name, std::vector<VarHandle> reads = {}) {
-    e_->PushSync([name](RunContext) { Fail(StatusCode::kShape, "bad shape in ", name); }, Context::CPU(), reads,
-                 {out}, 0, name);
+    e_->PushSync([name](RunContext) { Fail(StatusCode::kShape, "bad shape in ", name); },
+                 Context::CPU(), reads, {out}, 0, name);
   }
   // Expects `f` to throw a weft::Error whose message names `op`.
   template <typename F>
@@ -73,7 +73,8 @@ TEST_P(EngineErrorTest, MultipleWaitsEachCatchTheirFailure) {
 
 TEST_P(EngineErrorTest, PostFailureUse) {
   VarHandle a = Var(), b = Var();
-  e_->PushSync([](RunContext) { throw std::runtime_error("boom"); }, Context::CPU(), {}, {a, b}, 0, "two_outputs");
+  e_->PushSync([](RunContext) { throw std::runtime_error("boom"); }, Context::CPU(), {}, {a, b}, 0,
+               "two_outputs");
   ExpectRethrow([&] { e_->WaitForVar(a); }, "two_outputs", StatusCode::kInternal);
   ExpectRethrow([&] { e_->WaitForVar(b); }, "two_outputs", StatusCode::kInternal);
   int value = 0;
@@ -119,7 +120,8 @@ TEST_P(EngineErrorTest, SecondWaitForAllDoesNotRethrow) {
   PushFail(a, "first");
   ExpectRethrow([&] { e_->WaitForAll(); }, "first");
   EXPECT_NO_THROW(e_->WaitForAll());
-  ExpectRethrow([&] { e_->WaitForVar(a); }, "first");  // WaitForAll does not take it from a's waiters
+  ExpectRethrow([&] { e_->WaitForVar(a); },
+                "first");  // WaitForAll does not take it from a's waiters
 }
 
 TEST_P(EngineErrorTest, WaitForAllRethrowsTheFirstOfSeveral) {
@@ -135,7 +137,9 @@ TEST_P(EngineErrorTest, WaitForAllRethrowsTheFirstOfSeveral) {
     ADD_FAILURE() << "expected a rethrow";
   } catch (const Error& err) {
     std::string msg = err.what();
-    EXPECT_TRUE(msg.find("'fail_a'") != std::string::npos || msg.find("'fail_b'") != std::string::npos) << msg;
+    EXPECT_TRUE(msg.find("'fail_a'") != std::string::npos ||
+                msg.find("'fail_b'") != std::string::npos)
+        << msg;
   }
   EXPECT_NO_THROW(e_->WaitForAll());
   ExpectRethrow([&] { e_->WaitForVar(a); }, "fail_a");
@@ -146,7 +150,8 @@ TEST_P(EngineErrorTest, UnrelatedVariablesStayUsable) {
   VarHandle bad = Var(), good = Var();
   int value = 0;
   PushFail(bad, "broken");
-  for (int i = 0; i < 10; ++i) e_->PushSync([&](RunContext) { ++value; }, Context::CPU(), {}, {good}, 0, "inc");
+  for (int i = 0; i < 10; ++i)
+    e_->PushSync([&](RunContext) { ++value; }, Context::CPU(), {}, {good}, 0, "inc");
   EXPECT_NO_THROW(e_->WaitForVar(good));
   EXPECT_EQ(value, 10);
   ExpectRethrow([&] { e_->WaitForVar(bad); }, "broken");
@@ -189,10 +194,12 @@ TEST_P(EngineErrorTest, DeleteRunsOnAFailedVariable) {
 
 TEST_P(EngineErrorTest, BadVariableListsThrowAtPush) {
   VarHandle a = Var();
-  ExpectRethrow([&] { e_->PushSync([](RunContext) {}, Context::CPU(), {a}, {a}, 0, "inplace_add"); },
-                "inplace_add", StatusCode::kInvalidArgument);
-  ExpectRethrow([&] { e_->PushSync([](RunContext) {}, Context::CPU(), {nullptr}, {}, 0, "nullread"); }, "nullread",
-                StatusCode::kInvalidArgument);
+  ExpectRethrow(
+      [&] { e_->PushSync([](RunContext) {}, Context::CPU(), {a}, {a}, 0, "inplace_add"); },
+      "inplace_add", StatusCode::kInvalidArgument);
+  ExpectRethrow(
+      [&] { e_->PushSync([](RunContext) {}, Context::CPU(), {nullptr}, {}, 0, "nullread"); },
+      "nullread", StatusCode::kInvalidArgument);
   // Duplicates within one list are fine.
   int n = 0;
   e_->PushSync([&](RunContext) { ++n; }, Context::CPU(), {}, {a, a}, 0, "dup");

@@ -26,8 +26,8 @@ struct Span {
 Kernel SlowKernel(double sleep_ms, Span* span, std::function<float(const std::vector<float>&)> f) {
   Kernel k;
   k.backend = "test";
-  k.fn = [=](const OpContext&, const NodeAttrs&, const std::vector<TBlob>& in, const std::vector<OpReq>&,
-             const std::vector<TBlob>& out) {
+  k.fn = [=](const OpContext&, const NodeAttrs&, const std::vector<TBlob>& in,
+             const std::vector<OpReq>&, const std::vector<TBlob>& out) {
     span->start = test::Now();
     std::this_thread::sleep_for(std::chrono::microseconds(static_cast<int>(sleep_ms * 1000)));
     const int64_t n = out[0].shape.Size();
@@ -41,7 +41,8 @@ Kernel SlowKernel(double sleep_ms, Span* span, std::function<float(const std::ve
   return k;
 }
 
-void Push(const Kernel& k, const std::string& name, const std::vector<NDArray>& in, const NDArray& out) {
+void Push(const Kernel& k, const std::string& name, const std::vector<NDArray>& in,
+          const NDArray& out) {
   NodeAttrs attrs;
   attrs.name = name;
   PushKernel(nullptr, k, attrs, Context::CPU(0), in, {out}, {OpReq::kWrite}, false, name);
@@ -79,10 +80,11 @@ TEST(EngineNDArray, SeedTraceDeletesAAfterItsReaders) {
   b.CopyFromHost(two.data(), two.size() * 4);
   Span sab;
   // B = A + B writes B in place: B is written, not read (no self-dependency).
-  Push(SlowKernel(200, &sab, [](const std::vector<float>& x) { return x[0] + x[1]; }), "B=A+B", {a, b}, b);
+  Push(SlowKernel(200, &sab, [](const std::vector<float>& x) { return x[0] + x[1]; }), "B=A+B",
+       {a, b}, b);
   NDArray c = Invoke("_plus_scalar", {a}, {{"scalar", "2"}})[0];
   const size_t with_a = rt.live_bytes();
-  a = NDArray();  // A.del() while B = A + B is still pending
+  a = NDArray();                                         // A.del() while B = A + B is still pending
   if (Engine::Get()->kind() == EngineKind::kThreaded) {  // the naive engine has already run it
     EXPECT_EQ(rt.live_bytes(), with_a) << "A freed while an op still reads it";
   }
@@ -191,9 +193,10 @@ TEST(EngineNDArrayDeathTest, ExitWithPendingWorkAndLiveArrays) {
         static NDArray kept(Shape({256}), Context::CPU(0), DType::kFloat32);
         Span s;
         for (int i = 0; i < 20; ++i) {
-          Push(SlowKernel(5, &s, [](const std::vector<float>& x) { return x[0] + 1; }), "slow", {*leaked},
-               kept);
-          Invoke(nullptr, "_plus_scalar", {kept}, {{"scalar", "1"}}, new std::vector<NDArray>{*leaked});
+          Push(SlowKernel(5, &s, [](const std::vector<float>& x) { return x[0] + 1; }), "slow",
+               {*leaked}, kept);
+          Invoke(nullptr, "_plus_scalar", {kept}, {{"scalar", "1"}},
+                 new std::vector<NDArray>{*leaked});
         }
         std::exit(0);
       },

@@ -25,8 +25,8 @@ class EngineReliabilityTest : public ::testing::TestWithParam<test::EngineConfig
   void SetUp() override { e_ = test::MakeEngine(GetParam()); }
   bool threaded() const { return GetParam().kind == EngineKind::kThreaded; }
   void PushFail(VarHandle out, const std::string& name) {
-    e_->PushSync([name](RunContext) { Fail(StatusCode::kShape, "bad shape in ", name); }, Context::CPU(), {}, {out},
-                 0, name);
+    e_->PushSync([name](RunContext) { Fail(StatusCode::kShape, "bad shape in ", name); },
+                 Context::CPU(), {}, {out}, 0, name);
   }
   // The message of the weft::Error `f` throws, or "" when it does not throw.
   template <typename F>
@@ -67,7 +67,8 @@ TEST_P(EngineReliabilityTest, WaitForAllOnAnotherThreadDoesNotTakeTheError) {
 
 TEST_P(EngineReliabilityTest, EveryWaiterOnEveryThreadSeesTheError) {
   VarHandle a = e_->NewVariable(), b = e_->NewVariable();
-  e_->PushSync([](RunContext) { Fail(StatusCode::kShape, "bad"); }, Context::CPU(), {}, {a, b}, 0, "two_out");
+  e_->PushSync([](RunContext) { Fail(StatusCode::kShape, "bad"); }, Context::CPU(), {}, {a, b}, 0,
+               "two_out");
   std::vector<std::string> seen(6);
   std::vector<std::thread> waiters;
   for (int i = 0; i < 6; ++i)
@@ -121,21 +122,27 @@ TEST_P(EngineReliabilityTest, ReportedErrorsLeaveTheLog) {
 TEST_P(EngineReliabilityTest, WaitInsideAnOpIsAnErrorNotADeadlock) {
   VarHandle v = e_->NewVariable(), w = e_->NewVariable();
   std::string all_msg, var_msg;
-  e_->PushSync([&](RunContext) { all_msg = ErrorOf([&] { e_->WaitForAll(); }); }, Context::CPU(), {}, {v}, 0,
-               "reenter_all");
-  e_->PushSync([&](RunContext) { var_msg = ErrorOf([&] { e_->WaitForVar(w); }); }, Context::CPU(), {}, {w}, 0,
-               "reenter_var");
+  e_->PushSync([&](RunContext) { all_msg = ErrorOf([&] { e_->WaitForAll(); }); }, Context::CPU(),
+               {}, {v}, 0, "reenter_all");
+  e_->PushSync([&](RunContext) { var_msg = ErrorOf([&] { e_->WaitForVar(w); }); }, Context::CPU(),
+               {}, {w}, 0, "reenter_var");
   e_->WaitForVar(v);
   e_->WaitForVar(w);
-  EXPECT_NE(all_msg.find("WaitForAll called from inside engine op 'reenter_all'"), std::string::npos) << all_msg;
+  EXPECT_NE(all_msg.find("WaitForAll called from inside engine op 'reenter_all'"),
+            std::string::npos)
+      << all_msg;
   if (threaded()) {
-    EXPECT_NE(var_msg.find("WaitForVar called from inside engine op 'reenter_var'"), std::string::npos) << var_msg;
-    e_->PushSync([&](RunContext) { e_->CheckCanWait("copy from host"); }, Context::CPU(), {}, {v}, 0,
-                 "reenter_copy");
+    EXPECT_NE(var_msg.find("WaitForVar called from inside engine op 'reenter_var'"),
+              std::string::npos)
+        << var_msg;
+    e_->PushSync([&](RunContext) { e_->CheckCanWait("copy from host"); }, Context::CPU(), {}, {v},
+                 0, "reenter_copy");
     const std::string copy_msg = ErrorOf([&] { e_->WaitForVar(v); });
-    EXPECT_NE(copy_msg.find("copy from host called from inside engine op 'reenter_copy'"), std::string::npos)
+    EXPECT_NE(copy_msg.find("copy from host called from inside engine op 'reenter_copy'"),
+              std::string::npos)
         << copy_msg;
-    e_->PushSync([](RunContext) {}, Context::CPU(), {}, {v}, 0, "refill");  // releases the reported error
+    e_->PushSync([](RunContext) {}, Context::CPU(), {}, {v}, 0,
+                 "refill");  // releases the reported error
     EXPECT_EQ(ErrorOf([&] { e_->WaitForVar(v); }), "");
   } else {
     EXPECT_EQ(var_msg, "") << "the naive engine runs nested work inline, nothing to wait for";
@@ -143,8 +150,8 @@ TEST_P(EngineReliabilityTest, WaitInsideAnOpIsAnErrorNotADeadlock) {
   // A wait with nothing to wait for is fine inside an op, and outside an op
   // every wait works as before.
   std::string idle_msg = "not run";
-  e_->PushSync([&](RunContext) { idle_msg = ErrorOf([&] { e_->WaitForVar(v); }); }, Context::CPU(), {}, {w}, 0,
-               "reads_nothing");
+  e_->PushSync([&](RunContext) { idle_msg = ErrorOf([&] { e_->WaitForVar(v); }); }, Context::CPU(),
+               {}, {w}, 0, "reads_nothing");
   e_->WaitForVar(w);
   EXPECT_EQ(idle_msg, "");
   EXPECT_NO_THROW(e_->CheckCanWait("outside"));
@@ -209,7 +216,8 @@ TEST_P(EngineReliabilityTest, DestructionWaitsForRunningOps) {
   completer.join();
 }
 
-INSTANTIATE_TEST_SUITE_P(Engines, EngineReliabilityTest, ::testing::ValuesIn(test::AllEngineConfigs()),
+INSTANTIATE_TEST_SUITE_P(Engines, EngineReliabilityTest,
+                         ::testing::ValuesIn(test::AllEngineConfigs()),
                          [](const auto& info) { return info.param.label; });
 
 // Thread creation refused by the system (the test hook stands in for the
@@ -228,7 +236,8 @@ TEST_F(EngineThreadStartTest, CreationWithoutAnyWorkerThrowsError) {
     ADD_FAILURE() << "expected an error";
   } catch (const Error& err) {
     EXPECT_EQ(err.code(), StatusCode::kInternal);
-    EXPECT_NE(std::string(err.what()).find("cannot start a worker thread for cpu(0)"), std::string::npos)
+    EXPECT_NE(std::string(err.what()).find("cannot start a worker thread for cpu(0)"),
+              std::string::npos)
         << err.what();
   }
 }
@@ -240,7 +249,8 @@ TEST_F(EngineThreadStartTest, PartialPoolRunsWithTheThreadsItGot) {
   auto e = Engine::Create(EngineKind::kThreaded, o);
   VarHandle v = e->NewVariable();
   int n = 0;
-  for (int i = 0; i < 10; ++i) e->PushSync([&](RunContext) { ++n; }, Context::CPU(), {}, {v}, 0, "inc");
+  for (int i = 0; i < 10; ++i)
+    e->PushSync([&](RunContext) { ++n; }, Context::CPU(), {}, {v}, 0, "inc");
   e->WaitForVar(v);
   EXPECT_EQ(n, 10);
   e->DeleteVariable({}, Context::CPU(), v);

@@ -40,9 +40,12 @@ class LoggingDevice final : public DeviceAPI {
     Log("record s" + Id(s) + " e" + std::to_string(recorded));
     return new int(recorded);
   }
-  void StreamWaitEvent(Context, void* s, void* e) override { Log("s" + Id(s) + " waits e" + Ev(e)); }
+  void StreamWaitEvent(Context, void* s, void* e) override {
+    Log("s" + Id(s) + " waits e" + Ev(e));
+  }
   void SyncEvent(Context, void* e) override {
-    if (*static_cast<int*>(e) == fail_event) Fail(StatusCode::kDevice, "CUDA error: an illegal memory access");
+    if (*static_cast<int*>(e) == fail_event)
+      Fail(StatusCode::kDevice, "CUDA error: an illegal memory access");
     Log("host waits e" + Ev(e));
   }
   void FreeEvent(Context, void* e) override {

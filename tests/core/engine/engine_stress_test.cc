@@ -30,7 +30,8 @@ std::vector<RandOp> MakeOps(int n, int first, int count, int shared, unsigned se
     std::vector<int> used;
     auto pick = [&](bool from_shared) {
       while (true) {
-        int v = from_shared ? static_cast<int>(rng() % shared) : first + static_cast<int>(rng() % count);
+        int v = from_shared ? static_cast<int>(rng() % shared)
+                            : first + static_cast<int>(rng() % count);
         bool dup = false;
         for (int u : used) dup |= u == v;
         if (!dup) {
@@ -64,8 +65,8 @@ std::vector<uint64_t> Initial(int nvars) {
   return v;
 }
 
-void PushOps(Engine* e, const std::vector<RandOp>& ops, const std::vector<VarHandle>& vars, uint64_t* vals,
-             std::mt19937* wait_rng) {
+void PushOps(Engine* e, const std::vector<RandOp>& ops, const std::vector<VarHandle>& vars,
+             uint64_t* vals, std::mt19937* wait_rng) {
   for (const RandOp& op : ops) {
     std::vector<VarHandle> r, w;
     for (int i : op.reads) r.push_back(vars[i]);

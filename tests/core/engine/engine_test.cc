@@ -23,7 +23,9 @@ class EngineTest : public ::testing::TestWithParam<test::EngineConfig> {
  protected:
   void SetUp() override { engine_ = test::MakeEngine(GetParam()); }
   bool threaded() const { return GetParam().kind == EngineKind::kThreaded; }
-  void Sleep(double ms) { std::this_thread::sleep_for(std::chrono::microseconds(static_cast<int>(ms * 1000))); }
+  void Sleep(double ms) {
+    std::this_thread::sleep_for(std::chrono::microseconds(static_cast<int>(ms * 1000)));
+  }
   std::unique_ptr<Engine> engine_;
 };
 
@@ -53,7 +55,8 @@ class Rendezvous {
 // Seed: A = 2; B = A + 1; C = A + 2; D = B * C. B and C run concurrently.
 TEST_P(EngineTest, SeedDiamondRunsIndependentOpsConcurrently) {
   Engine* e = engine_.get();
-  VarHandle va = e->NewVariable(), vb = e->NewVariable(), vc = e->NewVariable(), vd = e->NewVariable();
+  VarHandle va = e->NewVariable(), vb = e->NewVariable(), vc = e->NewVariable(),
+            vd = e->NewVariable();
   int a = 0, b = 0, c = 0, d = 0;
   Span sa, sb, sc, sd;
   const Context cpu = Context::CPU();
@@ -62,7 +65,14 @@ TEST_P(EngineTest, SeedDiamondRunsIndependentOpsConcurrently) {
   const bool concurrent = threaded() && GetParam().cpu_threads >= 2;
   Rendezvous meet(2);
   bool b_met = false, c_met = false;
-  e->PushSync([&](RunContext) { sa.start = Now(); a = 2; Sleep(5); sa.end = Now(); }, cpu, {}, {va}, 0, "A=2");
+  e->PushSync(
+      [&](RunContext) {
+        sa.start = Now();
+        a = 2;
+        Sleep(5);
+        sa.end = Now();
+      },
+      cpu, {}, {va}, 0, "A=2");
   e->PushSync(
       [&](RunContext) {
         sb.start = Now();
@@ -79,7 +89,13 @@ TEST_P(EngineTest, SeedDiamondRunsIndependentOpsConcurrently) {
         sc.end = Now();
       },
       cpu, {va}, {vc}, 0, "C=A+2");
-  e->PushSync([&](RunContext) { sd.start = Now(); d = b * c; sd.end = Now(); }, cpu, {vb, vc}, {vd}, 0, "D=B*C");
+  e->PushSync(
+      [&](RunContext) {
+        sd.start = Now();
+        d = b * c;
+        sd.end = Now();
+      },
+      cpu, {vb, vc}, {vd}, 0, "D=B*C");
   e->WaitForVar(vd);
   EXPECT_EQ(d, 12);
   EXPECT_GE(sb.start, sa.end);
@@ -110,7 +126,14 @@ TEST_P(EngineTest, SeedTraceOrderAndDeletion) {
   const bool concurrent = threaded() && GetParam().cpu_threads >= 2;
   Rendezvous c_ran(2);
   bool b2_saw_c = false;
-  e->PushSync([&](RunContext) { s_a2.start = Now(); Sleep(20); a = 2; s_a2.end = Now(); }, cpu, {}, {va}, 0, "A=2");
+  e->PushSync(
+      [&](RunContext) {
+        s_a2.start = Now();
+        Sleep(20);
+        a = 2;
+        s_a2.end = Now();
+      },
+      cpu, {}, {va}, 0, "A=2");
   e->PushSync(
       [&](RunContext) {
         s_b2.start = Now();
@@ -119,7 +142,13 @@ TEST_P(EngineTest, SeedTraceOrderAndDeletion) {
         s_b2.end = Now();
       },
       cpu, {}, {vb}, 0, "B=2");
-  e->PushSync([&](RunContext) { s_bab.start = Now(); b = a + b; s_bab.end = Now(); }, cpu, {va}, {vb}, 0, "B=A+B");
+  e->PushSync(
+      [&](RunContext) {
+        s_bab.start = Now();
+        b = a + b;
+        s_bab.end = Now();
+      },
+      cpu, {va}, {vb}, 0, "B=A+B");
   e->PushSync(
       [&](RunContext) {
         s_c.start = Now();
@@ -128,7 +157,12 @@ TEST_P(EngineTest, SeedTraceOrderAndDeletion) {
         if (concurrent) c_ran.Arrive();
       },
       cpu, {va}, {vc}, 0, "C=A+2");
-  e->DeleteVariable([&](RunContext) { del_time = Now(); ++deletes; }, cpu, va);
+  e->DeleteVariable(
+      [&](RunContext) {
+        del_time = Now();
+        ++deletes;
+      },
+      cpu, va);
   e->WaitForVar(vb);
   e->WaitForVar(vc);
   e->WaitForAll();
@@ -170,7 +204,11 @@ TEST_P(EngineTest, WaitForFreshVariableReturnsAtOnce) {
   VarHandle busy = e->NewVariable(), fresh = e->NewVariable();
   std::atomic<bool> release{false};
   if (threaded())
-    e->PushSync([&](RunContext) { while (!release.load()) std::this_thread::yield(); }, Context::CPU(), {}, {busy});
+    e->PushSync(
+        [&](RunContext) {
+          while (!release.load()) std::this_thread::yield();
+        },
+        Context::CPU(), {}, {busy});
   // Returning at all shows it: `busy` spins until after the wait.
   e->WaitForVar(fresh);
   EXPECT_EQ(e->VarVersion(fresh), 0u);
@@ -186,10 +224,26 @@ TEST_P(EngineTest, DeleteRunsAfterEveryPendingUse) {
   VarHandle v = e->NewVariable();
   std::atomic<int> uses{0};
   int seen_at_delete = -1;
-  e->PushSync([&](RunContext) { Sleep(20); ++uses; }, Context::CPU(), {}, {v}, 0, "w");
-  for (int i = 0; i < 4; ++i) e->PushSync([&](RunContext) { Sleep(5); ++uses; }, Context::CPU(), {v}, {}, 0, "r");
+  e->PushSync(
+      [&](RunContext) {
+        Sleep(20);
+        ++uses;
+      },
+      Context::CPU(), {}, {v}, 0, "w");
+  for (int i = 0; i < 4; ++i)
+    e->PushSync(
+        [&](RunContext) {
+          Sleep(5);
+          ++uses;
+        },
+        Context::CPU(), {v}, {}, 0, "r");
   auto* memory = new std::vector<float>(100, 1.f);
-  e->DeleteVariable([&, memory](RunContext) { seen_at_delete = uses.load(); delete memory; }, Context::CPU(), v);
+  e->DeleteVariable(
+      [&, memory](RunContext) {
+        seen_at_delete = uses.load();
+        delete memory;
+      },
+      Context::CPU(), v);
   e->WaitForAll();
   EXPECT_EQ(seen_at_delete, 5);
 }
@@ -228,14 +282,20 @@ TEST_P(EngineTest, AsyncOpCompletingOnAnotherThread) {
 
 TEST_P(EngineTest, DeviceAndPriorityPools) {
   Engine* e = engine_.get();
-  VarHandle v = e->NewVariable(), g = e->NewVariable(), p = e->NewVariable(), block = e->NewVariable();
+  VarHandle v = e->NewVariable(), g = e->NewVariable(), p = e->NewVariable(),
+            block = e->NewVariable();
   std::atomic<bool> release{false};
   if (threaded())  // occupies every CPU worker
     for (int i = 0; i < GetParam().cpu_threads; ++i)
-      e->PushSync([&](RunContext) { while (!release.load()) std::this_thread::yield(); }, Context::CPU(), {block}, {});
+      e->PushSync(
+          [&](RunContext) {
+            while (!release.load()) std::this_thread::yield();
+          },
+          Context::CPU(), {block}, {});
   Context seen_gpu, seen_copy;
   e->PushSync([&](RunContext rc) { seen_gpu = rc.ctx; }, Context::GPU(0), {}, {g}, 0, "gpu op");
-  e->PushSync([&](RunContext rc) { seen_copy = rc.ctx; }, Context::GPU(0), {g}, {v}, 0, "copy", FnProperty::kCopyFromDevice);
+  e->PushSync([&](RunContext rc) { seen_copy = rc.ctx; }, Context::GPU(0), {g}, {v}, 0, "copy",
+              FnProperty::kCopyFromDevice);
   bool prio_ran = false;
   e->PushSync([&](RunContext) { prio_ran = true; }, Context::CPU(), {}, {p}, 1, "prio");
   e->WaitForVar(v);
@@ -253,7 +313,12 @@ TEST_P(EngineTest, StopAndStart) {
   Engine* e = engine_.get();
   VarHandle v = e->NewVariable();
   int value = 0;
-  e->PushSync([&](RunContext) { Sleep(10); value = 1; }, Context::CPU(), {}, {v});
+  e->PushSync(
+      [&](RunContext) {
+        Sleep(10);
+        value = 1;
+      },
+      Context::CPU(), {}, {v});
   e->Stop();
   EXPECT_EQ(value, 1) << "Stop drains pending work";
   e->Stop();
@@ -274,7 +339,12 @@ TEST_P(EngineTest, ShutdownRunsLaterPushesSynchronously) {
   Engine* e = engine_.get();
   VarHandle v = e->NewVariable();
   int value = 0;
-  e->PushSync([&](RunContext) { Sleep(10); value = 1; }, Context::CPU(), {}, {v});
+  e->PushSync(
+      [&](RunContext) {
+        Sleep(10);
+        value = 1;
+      },
+      Context::CPU(), {}, {v});
   e->Shutdown();
   EXPECT_EQ(value, 1);
   e->PushSync([&](RunContext) { value = 2; }, Context::CPU(), {}, {v});

@@ -32,7 +32,8 @@ class Det1Forward : public ::testing::TestWithParam<std::string> {};
 
 TEST_P(Det1Forward, MatchesPyTorch) {
   const std::string dir = test::ModelDir();
-  if (!std::filesystem::exists(dir + "/deepinsight__det1-0001.params")) GTEST_SKIP() << "no det1 params";
+  if (!std::filesystem::exists(dir + "/deepinsight__det1-0001.params"))
+    GTEST_SKIP() << "no det1 params";
   const std::string tag = GetParam();
   LoadedSymbol s = LoadJSONFile(dir + "/deepinsight__det1-symbol.json");
   ParamMaps p = SplitParams(LoadNDArraysFile(dir + "/deepinsight__det1-0001.params"));
@@ -43,7 +44,8 @@ TEST_P(Det1Forward, MatchesPyTorch) {
   auto ex = Executor::BindByName(s.symbol, Context::CPU(0), args, {}, {}, p.aux);
   ex->Forward(false);
   ASSERT_EQ(ex->outputs().size(), 2u);
-  ExpectClose(ex->outputs()[0], LoadNpyFile(RefDir() + "/conv4_2_" + tag + ".npy"), "conv4_2 " + tag);
+  ExpectClose(ex->outputs()[0], LoadNpyFile(RefDir() + "/conv4_2_" + tag + ".npy"),
+              "conv4_2 " + tag);
   ExpectClose(ex->outputs()[1], LoadNpyFile(RefDir() + "/prob1_" + tag + ".npy"), "prob1 " + tag);
   // Softmax over the two channels sums to one at every position.
   std::vector<double> prob = test::Values(ex->outputs()[1]);

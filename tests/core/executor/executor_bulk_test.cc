@@ -18,12 +18,14 @@ namespace {
 
 const Context kCpu = Context::CPU(0);
 
-Symbol Op(const std::string& op, const std::vector<Symbol>& in, const StringMap& p, const std::string& name) {
+Symbol Op(const std::string& op, const std::vector<Symbol>& in, const StringMap& p,
+          const std::string& name) {
   return Symbol::Apply(op, in, p, name);
 }
 
 Symbol Chain(Symbol h, int n, const std::string& prefix) {
-  for (int i = 0; i < n; ++i) h = Op("_plus_scalar", {h}, {{"scalar", "1"}}, prefix + std::to_string(i));
+  for (int i = 0; i < n; ++i)
+    h = Op("_plus_scalar", {h}, {{"scalar", "1"}}, prefix + std::to_string(i));
   return h;
 }
 
@@ -37,11 +39,12 @@ std::pair<int, int> EngineOps(const Executor& ex) {
   return {f, b};
 }
 
-std::unique_ptr<Executor> Bind(const Symbol& y, const std::map<std::string, Shape>& shapes, GradReq req,
-                               int bulk) {
+std::unique_ptr<Executor> Bind(const Symbol& y, const std::map<std::string, Shape>& shapes,
+                               GradReq req, int bulk) {
   ExecutorOptions opt;
   opt.bulk_max_nodes = bulk;
-  opt.optimize_inference = false;  // the graphs as written (FuseElemwiseChains would fuse the chains)
+  opt.optimize_inference =
+      false;  // the graphs as written (FuseElemwiseChains would fuse the chains)
   return Executor::SimpleBind(y, kCpu, shapes, {}, GradReqSpec::All(req), opt);
 }
 
@@ -49,7 +52,8 @@ std::unique_ptr<Executor> Bind(const Symbol& y, const std::map<std::string, Shap
 Symbol SmallResNet() {
   Symbol x = Symbol::CreateVariable("data");
   auto conv = [](const Symbol& in, const std::string& name) {
-    return Op("Convolution", {in}, {{"kernel", "(3,3)"}, {"pad", "(1,1)"}, {"num_filter", "4"}}, name);
+    return Op("Convolution", {in}, {{"kernel", "(3,3)"}, {"pad", "(1,1)"}, {"num_filter", "4"}},
+              name);
   };
   Symbol h = Op("Activation", {Op("BatchNorm", {conv(x, "c1")}, {{"fix_gamma", "False"}}, "bn1")},
                 {{"act_type", "relu"}}, "r1");
@@ -86,11 +90,13 @@ TEST(ExecutorBulk, TrainingResultsEqualOneOperationPerNode) {
     EXPECT_EQ(test::Values(one->outputs()[0]), test::Values(bulk->outputs()[0]));
     for (size_t i = 0; i < one->grad_arrays().size(); ++i) {
       if (!one->grad_arrays()[i].is_none()) {
-        EXPECT_EQ(test::Values(one->grad_arrays()[i]), test::Values(bulk->grad_arrays()[i])) << "grad " << i;
+        EXPECT_EQ(test::Values(one->grad_arrays()[i]), test::Values(bulk->grad_arrays()[i]))
+            << "grad " << i;
       }
     }
     for (size_t i = 0; i < one->aux_arrays().size(); ++i)
-      EXPECT_EQ(test::Values(one->aux_arrays()[i]), test::Values(bulk->aux_arrays()[i])) << "aux " << i;
+      EXPECT_EQ(test::Values(one->aux_arrays()[i]), test::Values(bulk->aux_arrays()[i]))
+          << "aux " << i;
   }
   const auto [f1, b1] = EngineOps(*one);
   const auto [fb, bb] = EngineOps(*bulk);
@@ -124,7 +130,8 @@ TEST(ExecutorBulk, IndependentBranchesAndVisibleOutputsEndSegments) {
   opt.bulk_max_nodes = 64;
   opt.optimize_inference = false;
   Symbol y = Op("elemwise_add", {Chain(x, 3, "a"), Chain(x, 3, "b")}, {}, "sum");
-  auto ex = Executor::SimpleBind(y, kCpu, {{"x", Shape{2}}}, {}, GradReqSpec::All(GradReq::kNull), opt);
+  auto ex =
+      Executor::SimpleBind(y, kCpu, {{"x", Shape{2}}}, {}, GradReqSpec::All(GradReq::kNull), opt);
   EXPECT_EQ(EngineOps(*ex).first, 3);
   // A caller-visible output in the middle of a chain ends its segment.
   Symbol first = Chain(x, 2, "u");
@@ -147,10 +154,12 @@ TEST(ExecutorBulk, MalformedEnvironmentValueFailsTheBind) {
     ADD_FAILURE() << "expected an error";
   } catch (const Error& e) {
     EXPECT_EQ(e.code(), StatusCode::kInvalidArgument);
-    EXPECT_NE(std::string(e.what()).find("WEFT_EXEC_BULK_MAX_NODES is 'lots'"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("WEFT_EXEC_BULK_MAX_NODES is 'lots'"), std::string::npos)
+        << e.what();
   }
   setenv("WEFT_EXEC_BULK_MAX_NODES", "3", 1);
-  EXPECT_EQ(EngineOps(*Bind(Chain(Symbol::CreateVariable("x"), 7, "q"), {{"x", Shape{2}}}, GradReq::kNull, -1))
+  EXPECT_EQ(EngineOps(*Bind(Chain(Symbol::CreateVariable("x"), 7, "q"), {{"x", Shape{2}}},
+                            GradReq::kNull, -1))
                 .first,
             3);
   unsetenv("WEFT_EXEC_BULK_MAX_NODES");

@@ -20,7 +20,8 @@ namespace {
 const Context kCpu = Context::CPU(0);
 
 Symbol Mlp() {
-  Symbol h = Symbol::Apply("FullyConnected", {Symbol::CreateVariable("data")}, {{"num_hidden", "16"}}, "fc1");
+  Symbol h = Symbol::Apply("FullyConnected", {Symbol::CreateVariable("data")},
+                           {{"num_hidden", "16"}}, "fc1");
   h = Symbol::Apply("Activation", {h}, {{"act_type", "relu"}}, "act1");
   return Symbol::Apply("FullyConnected", {h}, {{"num_hidden", "4"}}, "fc2");
 }

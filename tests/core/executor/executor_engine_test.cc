@@ -54,8 +54,8 @@ Runtime* TestRuntime() {
     r->mutable_ops()->Add(d);
     Kernel k;
     k.backend = "test";
-    k.fn = [](const OpContext&, const NodeAttrs& attrs, const std::vector<TBlob>& in, const std::vector<OpReq>&,
-              const std::vector<TBlob>& out) {
+    k.fn = [](const OpContext&, const NodeAttrs& attrs, const std::vector<TBlob>& in,
+              const std::vector<OpReq>&, const std::vector<TBlob>& out) {
       std::function<void(const std::string&)> f;
       {
         std::lock_guard<std::mutex> l(hook_mu);
@@ -76,7 +76,8 @@ Symbol Hook(const Symbol& x, const std::string& name) {
   return Symbol::Apply(TestRuntime()->ops(), "_test_hook", {x}, {}, name);
 }
 
-Symbol Op(const std::string& op, const std::vector<Symbol>& in, const StringMap& params, const std::string& name) {
+Symbol Op(const std::string& op, const std::vector<Symbol>& in, const StringMap& params,
+          const std::string& name) {
   return Symbol::Apply(TestRuntime()->ops(), op, in, params, name);
 }
 
@@ -117,8 +118,8 @@ TEST(ExecutorEngine, IndependentBranchesRunInParallel) {
   Symbol y = Op("elemwise_add", {Hook(Hook(x, "a1"), "a2"), Hook(Hook(x, "b1"), "b2")}, {}, "sum");
   ExecutorOptions opt;
   opt.num_groups = 2;
-  auto ex = Executor::SimpleBind(y, kCpu, {{"x", Shape{4}}}, {}, GradReqSpec::All(GradReq::kNull), opt,
-                                 TestRuntime());
+  auto ex = Executor::SimpleBind(y, kCpu, {{"x", Shape{4}}}, {}, GradReqSpec::All(GradReq::kNull),
+                                 opt, TestRuntime());
   SetX(ex.get(), {1, 2, 3, 4});
   Latch first(2), second(2);
   std::mutex mu;
@@ -132,16 +133,18 @@ TEST(ExecutorEngine, IndependentBranchesRunInParallel) {
   ex->Forward(false);
   EXPECT_EQ(test::Values(ex->outputs()[0]), (std::vector<double>{6, 8, 10, 12}));
   SetHook(nullptr);
-  for (const char* n : {"a1", "b1", "a2", "b2"}) EXPECT_TRUE(met[n]) << n << " did not run beside its twin";
+  for (const char* n : {"a1", "b1", "a2", "b2"})
+    EXPECT_TRUE(met[n]) << n << " did not run beside its twin";
 }
 
 // Forward returns while its nodes are still blocked in the engine.
 TEST(ExecutorEngine, ForwardReturnsBeforeTheNodesRun) {
-  if (Engine::Get()->kind() != EngineKind::kThreaded) GTEST_SKIP() << "the naive engine runs inside Forward";
+  if (Engine::Get()->kind() != EngineKind::kThreaded)
+    GTEST_SKIP() << "the naive engine runs inside Forward";
   NameScope scope;
   Symbol y = Hook(Symbol::CreateVariable("x"), "gate");
-  auto ex = Executor::SimpleBind(y, kCpu, {{"x", Shape{2}}}, {}, GradReqSpec::All(GradReq::kNull), {},
-                                 TestRuntime());
+  auto ex = Executor::SimpleBind(y, kCpu, {{"x", Shape{2}}}, {}, GradReqSpec::All(GradReq::kNull),
+                                 {}, TestRuntime());
   SetX(ex.get(), {1, 2});
   std::mutex mu;
   std::condition_variable cv;
@@ -173,8 +176,8 @@ TEST(ExecutorEngine, ReusedBlockWaitsForItsLastReader) {
   Symbol b = Hook(a, "slow");
   Symbol c = Op("_plus_scalar", {x}, {{"scalar", "100"}}, "c");
   Symbol y = Op("elemwise_add", {b, c}, {}, "y");
-  auto ex = Executor::SimpleBind(y, kCpu, {{"x", Shape{3}}}, {}, GradReqSpec::All(GradReq::kNull), {},
-                                 TestRuntime());
+  auto ex = Executor::SimpleBind(y, kCpu, {{"x", Shape{3}}}, {}, GradReqSpec::All(GradReq::kNull),
+                                 {}, TestRuntime());
   // Two blocks: b's (then y's, in place) and a's, reused by c.
   EXPECT_EQ(ex->memory().num_storage, 2u);
   EXPECT_EQ(ex->memory().num_reused, 1u);
@@ -192,8 +195,8 @@ TEST(ExecutorEngine, ReusedBlockWaitsForItsLastReader) {
 TEST(ExecutorEngine, PendingWritesToArgumentsComeFirst) {
   NameScope scope;
   Symbol y = Op("_mul_scalar", {Symbol::CreateVariable("x")}, {{"scalar", "10"}}, "y");
-  auto ex = Executor::SimpleBind(y, kCpu, {{"x", Shape{2}}}, {}, GradReqSpec::All(GradReq::kNull), {},
-                                 TestRuntime());
+  auto ex = Executor::SimpleBind(y, kCpu, {{"x", Shape{2}}}, {}, GradReqSpec::All(GradReq::kNull),
+                                 {}, TestRuntime());
   NDArray src = test::Array({2}, {1, 2});
   SetHook([](const std::string&) { std::this_thread::sleep_for(std::chrono::milliseconds(60)); });
   std::vector<NDArray> outs{ex->arg_arrays()[0]};
@@ -209,8 +212,8 @@ TEST(ExecutorEngine, WaitOnAuxStateSeesTheBatchNormUpdate) {
   NameScope scope;
   Symbol h = Hook(Symbol::CreateVariable("x"), "slow");
   Symbol y = Op("BatchNorm", {h}, {{"fix_gamma", "False"}, {"momentum", "0.9"}}, "bn");
-  auto ex = Executor::SimpleBind(y, kCpu, {{"x", Shape{2, 3}}}, {}, GradReqSpec::All(GradReq::kNull), {},
-                                 TestRuntime());
+  auto ex = Executor::SimpleBind(y, kCpu, {{"x", Shape{2, 3}}}, {},
+                                 GradReqSpec::All(GradReq::kNull), {}, TestRuntime());
   ASSERT_EQ(ex->aux_names()[0], "bn_moving_mean");
   SetX(ex.get(), {0, 1, 2, 2, 3, 4});  // after +1: channel means 2, 3, 4
   SetHook([](const std::string&) { std::this_thread::sleep_for(std::chrono::milliseconds(60)); });
@@ -228,10 +231,12 @@ TEST(ExecutorEngine, WaitOnAuxStateSeesTheBatchNormUpdate) {
 TEST(ExecutorEngine, KernelErrorSurfacesAtTheWaitNamingTheNode) {
   NameScope scope;
   Symbol y = Op("_mul_scalar", {Hook(Symbol::CreateVariable("x"), "bad")}, {{"scalar", "2"}}, "y");
-  auto ex = Executor::SimpleBind(y, kCpu, {{"x", Shape{2}}}, {}, GradReqSpec::All(GradReq::kNull), {},
-                                 TestRuntime());
+  auto ex = Executor::SimpleBind(y, kCpu, {{"x", Shape{2}}}, {}, GradReqSpec::All(GradReq::kNull),
+                                 {}, TestRuntime());
   SetX(ex.get(), {1, 2});
-  SetHook([](const std::string& node) { Fail(StatusCode::kInvalidArgument, "node ", node, " refuses"); });
+  SetHook([](const std::string& node) {
+    Fail(StatusCode::kInvalidArgument, "node ", node, " refuses");
+  });
   ex->Forward(false);  // does not throw: the failure is deferred
   try {
     ex->outputs()[0].WaitToRead();
@@ -255,19 +260,23 @@ TEST(ExecutorEngine, KernelErrorInsideABulkedSegmentNamesTheNode) {
   Symbol y = Op("_mul_scalar", {Hook(h, "middle")}, {{"scalar", "2"}}, "after");
   ExecutorOptions opt;
   opt.bulk_max_nodes = 64;
-  auto ex = Executor::SimpleBind(y, kCpu, {{"x", Shape{2}}}, {}, GradReqSpec::All(GradReq::kNull), opt,
-                                 TestRuntime());
-  EXPECT_NE(ex->DebugString().find("Engine operations: 1 forward"), std::string::npos) << ex->DebugString();
+  auto ex = Executor::SimpleBind(y, kCpu, {{"x", Shape{2}}}, {}, GradReqSpec::All(GradReq::kNull),
+                                 opt, TestRuntime());
+  EXPECT_NE(ex->DebugString().find("Engine operations: 1 forward"), std::string::npos)
+      << ex->DebugString();
   SetX(ex.get(), {1, 2});
-  SetHook([](const std::string& node) { Fail(StatusCode::kInvalidArgument, "node ", node, " refuses"); });
+  SetHook([](const std::string& node) {
+    Fail(StatusCode::kInvalidArgument, "node ", node, " refuses");
+  });
   ex->Forward(false);
   try {
     ex->outputs()[0].WaitToRead();
     ADD_FAILURE() << "expected the kernel error at the wait";
   } catch (const Error& e) {
     EXPECT_EQ(e.code(), StatusCode::kInvalidArgument);
-    EXPECT_NE(std::string(e.what()).find("engine op '_test_hook:middle' failed: node middle refuses"),
-              std::string::npos)
+    EXPECT_NE(
+        std::string(e.what()).find("engine op '_test_hook:middle' failed: node middle refuses"),
+        std::string::npos)
         << e.what();
   }
   SetHook(nullptr);
@@ -279,8 +288,8 @@ TEST(ExecutorEngine, KernelErrorInsideABulkedSegmentNamesTheNode) {
 // the gradient array, and Backward still returns normally.
 TEST(ExecutorEngine, BackwardKernelErrorSurfacesAtTheGradient) {
   NameScope scope;
-  Symbol y = Symbol::Apply("SoftmaxOutput", {Symbol::CreateVariable("data"), Symbol::CreateVariable("label")},
-                           {}, "sm");
+  Symbol y = Symbol::Apply(
+      "SoftmaxOutput", {Symbol::CreateVariable("data"), Symbol::CreateVariable("label")}, {}, "sm");
   GradReqSpec req;
   req.by_name["data"] = GradReq::kWrite;
   auto ex = Executor::SimpleBind(y, kCpu, {{"data", Shape{1, 3}}}, {}, req);

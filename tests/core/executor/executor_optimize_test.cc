@@ -23,12 +23,17 @@ using test::Apply;
 
 std::string Pair(int v) { return "(" + std::to_string(v) + "," + std::to_string(v) + ")"; }
 
-Symbol Relu(const Symbol& x, const std::string& name) { return Apply("Activation", {x}, {{"act_type", "relu"}}, name); }
+Symbol Relu(const Symbol& x, const std::string& name) {
+  return Apply("Activation", {x}, {{"act_type", "relu"}}, name);
+}
 
 Symbol Conv(const Symbol& x, int filters, int k, int stride, bool bias, const std::string& name) {
   return Apply("Convolution", {x},
-               {{"kernel", Pair(k)}, {"stride", Pair(stride)}, {"pad", Pair(k / 2)},
-                {"num_filter", std::to_string(filters)}, {"no_bias", bias ? "False" : "True"}},
+               {{"kernel", Pair(k)},
+                {"stride", Pair(stride)},
+                {"pad", Pair(k / 2)},
+                {"num_filter", std::to_string(filters)},
+                {"no_bias", bias ? "False" : "True"}},
                name);
 }
 
@@ -52,45 +57,62 @@ Symbol Mlp() {
 
 Symbol LeNet() {
   auto pool = [](const Symbol& x, const std::string& n) {
-    return Apply("Pooling", {x}, {{"kernel", "(2,2)"}, {"stride", "(2,2)"}, {"pool_type", "max"}}, n);
+    return Apply("Pooling", {x}, {{"kernel", "(2,2)"}, {"stride", "(2,2)"}, {"pool_type", "max"}},
+                 n);
   };
-  Symbol h = Apply("Convolution", {Symbol::CreateVariable("data")}, {{"kernel", "(5,5)"}, {"num_filter", "20"}},
-                   "conv1");
+  Symbol h = Apply("Convolution", {Symbol::CreateVariable("data")},
+                   {{"kernel", "(5,5)"}, {"num_filter", "20"}}, "conv1");
   h = pool(Relu(h, "relu1"), "pool1");
-  h = pool(Relu(Apply("Convolution", {h}, {{"kernel", "(5,5)"}, {"num_filter", "50"}}, "conv2"), "relu2"), "pool2");
+  h = pool(Relu(Apply("Convolution", {h}, {{"kernel", "(5,5)"}, {"num_filter", "50"}}, "conv2"),
+                "relu2"),
+           "pool2");
   h = Relu(Fc(Apply("Flatten", {h}, {}, "flatten"), 500, "fc1"), "relu3");
   return Softmax(Fc(h, 10, "fc2"));
 }
 
 Symbol ResNet18() {
-  Symbol h = Relu(Bn(Conv(Symbol::CreateVariable("data"), 64, 7, 2, false, "conv0"), "bn0"), "relu0");
-  h = Apply("Pooling", {h}, {{"kernel", "(3,3)"}, {"stride", "(2,2)"}, {"pad", "(1,1)"}, {"pool_type", "max"}},
+  Symbol h =
+      Relu(Bn(Conv(Symbol::CreateVariable("data"), 64, 7, 2, false, "conv0"), "bn0"), "relu0");
+  h = Apply("Pooling", {h},
+            {{"kernel", "(3,3)"}, {"stride", "(2,2)"}, {"pad", "(1,1)"}, {"pool_type", "max"}},
             "pool0");
   const int filters[4] = {64, 128, 256, 512};
   for (int s = 0; s < 4; ++s)
     for (int b = 0; b < 2; ++b) {
       const std::string n = "stage" + std::to_string(s + 1) + "_unit" + std::to_string(b + 1);
       const int stride = (s > 0 && b == 0) ? 2 : 1;
-      Symbol r = Relu(Bn(Conv(h, filters[s], 3, stride, false, n + "_conv1"), n + "_bn1"), n + "_relu1");
+      Symbol r =
+          Relu(Bn(Conv(h, filters[s], 3, stride, false, n + "_conv1"), n + "_bn1"), n + "_relu1");
       r = Bn(Conv(r, filters[s], 3, 1, false, n + "_conv2"), n + "_bn2");
-      Symbol sc = (s > 0 && b == 0) ? Bn(Conv(h, filters[s], 1, stride, false, n + "_sc"), n + "_sc_bn") : h;
+      Symbol sc = (s > 0 && b == 0)
+                      ? Bn(Conv(h, filters[s], 1, stride, false, n + "_sc"), n + "_sc_bn")
+                      : h;
       h = Relu(Apply("elemwise_add", {r, sc}, {}, n + "_add"), n + "_relu2");
     }
-  h = Apply("Pooling", {h}, {{"global_pool", "True"}, {"pool_type", "avg"}, {"kernel", "(1,1)"}}, "pool1");
+  h = Apply("Pooling", {h}, {{"global_pool", "True"}, {"pool_type", "avg"}, {"kernel", "(1,1)"}},
+            "pool1");
   return Softmax(Fc(Apply("Flatten", {h}, {}, "flatten"), 1000, "fc1"));
 }
 
 TEST(ExecutorOptimize, BenchModelsMatch) {
-  struct Case { const char* name; Symbol symbol; Shape data; size_t folds; };
-  for (const Case& c : {Case{"mlp", Mlp(), Shape{4, 784}, 0}, Case{"lenet", LeNet(), Shape{2, 1, 28, 28}, 0},
-                        Case{"resnet18", ResNet18(), Shape{2, 3, 64, 64}, 20}}) {
+  struct Case {
+    const char* name;
+    Symbol symbol;
+    Shape data;
+    size_t folds;
+  };
+  for (const Case& c :
+       {Case{"mlp", Mlp(), Shape{4, 784}, 0}, Case{"lenet", LeNet(), Shape{2, 1, 28, 28}, 0},
+        Case{"resnet18", ResNet18(), Shape{2, 3, 64, 64}, 20}}) {
     std::unique_ptr<Executor> ex;
     EXPECT_LT(test::CompareOptimized(c.symbol, {{"data", c.data}}, 3, &ex), 1e-5) << c.name;
     const std::string s = ex->DebugString();
     if (c.folds) {
-      EXPECT_NE(s.find("FoldBatchNorm (" + std::to_string(c.folds) + " nodes)"), std::string::npos) << s;
+      EXPECT_NE(s.find("FoldBatchNorm (" + std::to_string(c.folds) + " nodes)"), std::string::npos)
+          << s;
       // Blocked layouts between the convolutions where the kernel asks for them.
-      if (Runtime::Global().kernels().Find("_fused_Convolution", DeviceType::kCPU)->channel_block > 0) {
+      if (Runtime::Global().kernels().Find("_fused_Convolution", DeviceType::kCPU)->channel_block >
+          0) {
         EXPECT_NE(s.find("BlockConvLayouts"), std::string::npos) << s;
       }
     }
@@ -175,7 +197,8 @@ TEST(ExecutorOptimize, NewWeightsAfterBindArePickedUp) {
   // Unchanged weights: the same result again.
   on->Forward(false);
   EXPECT_LT(test::MaxRelDiff(*on, *off), 1e-5);
-  EXPECT_NE(on->DebugString().find("Op:_bn_fold, Name=bn1_fold (constant)"), std::string::npos) << on->DebugString();
+  EXPECT_NE(on->DebugString().find("Op:_bn_fold, Name=bn1_fold (constant)"), std::string::npos)
+      << on->DebugString();
 }
 
 TEST(ExecutorOptimize, ConstantStepsSkipUntilAnInputChanges) {
@@ -183,7 +206,8 @@ TEST(ExecutorOptimize, ConstantStepsSkipUntilAnInputChanges) {
   // step whose output (a graph output here) is overwritten below to see
   // whether the kernel ran. gamma is fixed, beta 0, mean 0, var 1 - eps.
   std::vector<Symbol> in;
-  for (const char* n : {"w", "gamma", "beta", "mean", "var"}) in.push_back(Symbol::CreateVariable(n));
+  for (const char* n : {"w", "gamma", "beta", "mean", "var"})
+    in.push_back(Symbol::CreateVariable(n));
   Symbol y = Apply("_bn_fold", in, {{"no_bias", "True"}, {"eps", "0"}}, "fold")[0];
   const pass::ShapeMap shapes{{"w", Shape{3, 1}}};
   auto run = [&](Executor* ex, std::vector<double> w_values, bool clobber) {
@@ -195,7 +219,8 @@ TEST(ExecutorOptimize, ConstantStepsSkipUntilAnInputChanges) {
     return test::Values(out);
   };
   auto ex = test::BindInference(y, shapes, true);
-  EXPECT_NE(ex->DebugString().find("Op:_bn_fold, Name=fold (constant)"), std::string::npos) << ex->DebugString();
+  EXPECT_NE(ex->DebugString().find("Op:_bn_fold, Name=fold (constant)"), std::string::npos)
+      << ex->DebugString();
   EXPECT_EQ(run(ex.get(), {1, 2, 3}, false), (std::vector<double>{1, 2, 3}));
   // var is written by `run` every time: the fold runs again.
   EXPECT_EQ(run(ex.get(), {}, true), (std::vector<double>{1, 2, 3}));
@@ -218,7 +243,8 @@ TEST(ExecutorOptimize, ConstantStepsSkipUntilAnInputChanges) {
   EXPECT_EQ(test::Values(pout), (std::vector<double>{1, 2, 3}));
   // Data-like inputs are no parameters: w + 1 is no constant step.
   Symbol p = Apply("_plus_scalar", {Symbol::CreateVariable("w")}, {{"scalar", "1"}}, "p");
-  EXPECT_EQ(test::BindInference(p, {{"w", Shape{3}}}, true)->DebugString().find("(constant)"), std::string::npos);
+  EXPECT_EQ(test::BindInference(p, {{"w", Shape{3}}}, true)->DebugString().find("(constant)"),
+            std::string::npos);
 }
 
 TEST(ExecutorOptimize, SecondForwardAllocatesNothing) {
@@ -249,8 +275,11 @@ TEST(ExecutorOptimize, EnvironmentSwitch) {
   setenv("WEFT_EXEC_OPTIMIZE", "0", 1);
   auto off = test::BindInference(SmallResidual(), {{"data", Shape{1, 3, 4, 4}}}, true);
   setenv("WEFT_EXEC_OPTIMIZE", "yes", 1);
-  test::ExpectWeftError([&] { test::BindInference(SmallResidual(), {{"data", Shape{1, 3, 4, 4}}}, true); },
-                        StatusCode::kInvalidArgument, {"WEFT_EXEC_OPTIMIZE"});
+  test::ExpectWeftError(
+      [&] {
+        test::BindInference(SmallResidual(), {{"data", Shape{1, 3, 4, 4}}}, true);
+      },
+      StatusCode::kInvalidArgument, {"WEFT_EXEC_OPTIMIZE"});
   unsetenv("WEFT_EXEC_OPTIMIZE");
   EXPECT_NE(off->DebugString().find("Inference passes: off"), std::string::npos);
   EXPECT_NE(off->DebugString().find("Op:BatchNorm"), std::string::npos);

@@ -67,7 +67,8 @@ TEST(ExecutorPlace, CtxGroupArraysLiveOnTheirGroupsDevice) {
   }
   const std::vector<std::string> stage1 = act1.ListArguments();
   ASSERT_EQ(stage1, (std::vector<std::string>{"data", "fc1_weight", "fc1_bias"}));
-  auto ex = Executor::SimpleBind(mlp, kCpu0, {{"data", Shape{2, 20}}}, {}, GradReqSpec::All(GradReq::kWrite),
+  auto ex = Executor::SimpleBind(mlp, kCpu0, {{"data", Shape{2, 20}}}, {},
+                                 GradReqSpec::All(GradReq::kWrite),
                                  Groups({{"stage1", kCpu1}, {"stage2", kCpu2}}));
   size_t grads = 0;
   for (size_t i = 0; i < ex->arg_names().size(); ++i) {
@@ -82,7 +83,8 @@ TEST(ExecutorPlace, CtxGroupArraysLiveOnTheirGroupsDevice) {
   }
   EXPECT_EQ(grads, 6u);  // data and softmax_label get null requests
   // The same numbers as one device.
-  auto ref = Executor::SimpleBind(mlp, kCpu0, {{"data", Shape{2, 20}}}, {}, GradReqSpec::All(GradReq::kWrite));
+  auto ref = Executor::SimpleBind(mlp, kCpu0, {{"data", Shape{2, 20}}}, {},
+                                  GradReqSpec::All(GradReq::kWrite));
   for (size_t i = 0; i < ex->arg_arrays().size(); ++i) {
     if (ex->arg_names()[i] == "softmax_label") {
       for (Executor* e : {ex.get(), ref.get()}) {
@@ -101,7 +103,8 @@ TEST(ExecutorPlace, CtxGroupArraysLiveOnTheirGroupsDevice) {
   EXPECT_LT(RelDiff(test::Values(ex->outputs()[0]), test::Values(ref->outputs()[0])), 1e-6);
   for (size_t i = 0; i < ex->grad_arrays().size(); ++i) {
     if (ex->grad_arrays()[i].is_none()) continue;
-    EXPECT_LT(RelDiff(test::Values(ex->grad_arrays()[i]), test::Values(ref->grad_arrays()[i])), 1e-6)
+    EXPECT_LT(RelDiff(test::Values(ex->grad_arrays()[i]), test::Values(ref->grad_arrays()[i])),
+              1e-6)
         << ex->arg_names()[i];
   }
 }
@@ -127,7 +130,8 @@ Symbol Chain() {
 void CheckChain(DType dtype) {
   NameScope names;
   Symbol net = Chain();
-  const pass::ShapeMap shapes{{"a", Shape{4, 5}}, {"b", Shape{4, 5}}, {"c", Shape{4, 5}}, {"d", Shape{4, 5}}};
+  const pass::ShapeMap shapes{
+      {"a", Shape{4, 5}}, {"b", Shape{4, 5}}, {"c", Shape{4, 5}}, {"d", Shape{4, 5}}};
   pass::DTypeMap types;
   for (const auto& kv : shapes) types[kv.first] = dtype;
   auto multi = Executor::SimpleBind(net, kCpu0, shapes, types, GradReqSpec::All(GradReq::kWrite),
@@ -141,7 +145,8 @@ void CheckChain(DType dtype) {
     const Node& n = g.node(nid);
     if (n.is_variable() || n.op()->name != "_CrossDeviceCopy") continue;
     ++copies;
-    EXPECT_NE(multi->node_devices()[nid], multi->node_devices()[g[nid].inputs[0].node_id]) << n.attrs.name;
+    EXPECT_NE(multi->node_devices()[nid], multi->node_devices()[g[nid].inputs[0].node_id])
+        << n.attrs.name;
   }
   EXPECT_GE(copies, 5u);  // a, b, (a+b)*3, c, tanh, d: forward; and backward ones
   for (size_t i = 0; i < 4; ++i) {
@@ -157,7 +162,9 @@ void CheckChain(DType dtype) {
     }
   EXPECT_LT(RelDiff(test::Values(multi->outputs()[0]), test::Values(single->outputs()[0])), 1e-6);
   for (size_t i = 0; i < 4; ++i)
-    EXPECT_LT(RelDiff(test::Values(multi->grad_arrays()[i]), test::Values(single->grad_arrays()[i])), 1e-6)
+    EXPECT_LT(
+        RelDiff(test::Values(multi->grad_arrays()[i]), test::Values(single->grad_arrays()[i])),
+        1e-6)
         << multi->arg_names()[i];
   // Not vacuous: the gradient of a is nonzero.
   double norm = 0;
@@ -186,23 +193,26 @@ TEST(ExecutorPlace, SeedExampleCopiesAndNumbers) {
   NameScope names;
   Symbol net = SeedNet();
   const Shape s{10, 10};
-  auto ex = Executor::SimpleBind(net, kCpu0, {{"a", s}, {"b", s}, {"c", s}}, {}, GradReqSpec::All(GradReq::kWrite),
+  auto ex = Executor::SimpleBind(net, kCpu0, {{"a", s}, {"b", s}, {"c", s}}, {},
+                                 GradReqSpec::All(GradReq::kWrite),
                                  Groups({{"dev1", kCpu0}, {"dev2", kCpu1}}));
   IndexedGraph g(ex->graph());
   std::vector<std::string> lines;
   for (uint32_t nid = 0; nid < g.num_nodes(); ++nid) {
     const Node& n = g.node(nid);
-    lines.push_back(n.attrs.name + " " + (n.op() ? n.op()->name : "null") + " " + ex->node_devices()[nid].ToString());
+    lines.push_back(n.attrs.name + " " + (n.op() ? n.op()->name : "null") + " " +
+                    ex->node_devices()[nid].ToString());
   }
   EXPECT_EQ(lines, (std::vector<std::string>{
                        "a null cpu(0)", "b null cpu(0)", "mul elemwise_mul cpu(0)",
-                       "mul_0_copy _CrossDeviceCopy cpu(1)", "c null cpu(0)", "c_0_copy _CrossDeviceCopy cpu(1)",
-                       "add elemwise_add cpu(1)", "_head_grad_0 null cpu(1)",
-                       "_head_grad_0_0_copy _CrossDeviceCopy cpu(0)", "mul_lhs_grad elemwise_mul cpu(0)",
-                       "mul_rhs_grad elemwise_mul cpu(0)"}));
+                       "mul_0_copy _CrossDeviceCopy cpu(1)", "c null cpu(0)",
+                       "c_0_copy _CrossDeviceCopy cpu(1)", "add elemwise_add cpu(1)",
+                       "_head_grad_0 null cpu(1)", "_head_grad_0_0_copy _CrossDeviceCopy cpu(0)",
+                       "mul_lhs_grad elemwise_mul cpu(0)", "mul_rhs_grad elemwise_mul cpu(0)"}));
   for (const NDArray& a : ex->arg_arrays()) EXPECT_EQ(a.ctx(), kCpu0);
   EXPECT_EQ(ex->outputs()[0].ctx(), kCpu1);
-  EXPECT_NE(ex->DebugString().find("[cpu(1)] Op:_CrossDeviceCopy, Name=c_0_copy"), std::string::npos);
+  EXPECT_NE(ex->DebugString().find("[cpu(1)] Op:_CrossDeviceCopy, Name=c_0_copy"),
+            std::string::npos);
   for (size_t i = 0; i < 3; ++i) Fill(ex->arg_arrays()[i], 7 + static_cast<unsigned>(i));
   NDArray head = test::RandomArray(s, DType::kFloat32, -1, 1, 9);
   ex->Forward(true);
@@ -225,7 +235,8 @@ TEST(ExecutorPlace, GradReqAddAcrossDevices) {
   NameScope names;
   Symbol net = SeedNet();
   const Shape s{3};
-  auto ex = Executor::SimpleBind(net, kCpu0, {{"a", s}, {"b", s}, {"c", s}}, {}, GradReqSpec::All(GradReq::kAdd),
+  auto ex = Executor::SimpleBind(net, kCpu0, {{"a", s}, {"b", s}, {"c", s}}, {},
+                                 GradReqSpec::All(GradReq::kAdd),
                                  Groups({{"dev1", kCpu0}, {"dev2", kCpu1}}));
   NDArray head = test::Array(s, {1, -2, 0.5});
   for (int i = 0; i < 2; ++i) {
@@ -241,12 +252,12 @@ TEST(ExecutorPlace, BindChecksDevices) {
   auto arr = [](Context c) { return NDArray(Shape{2}, c, DType::kFloat32); };
   const ExecutorOptions opt = Groups({{"dev1", kCpu1}, {"dev2", kCpu2}});
   // Arguments fix their devices; gradients must follow them.
-  auto ex = Executor::Bind(net, kCpu0, {arr(kCpu1), arr(kCpu1), arr(kCpu2)}, {arr(kCpu1), arr(kCpu1), arr(kCpu2)},
-                           {GradReq::kWrite}, {}, opt);
+  auto ex = Executor::Bind(net, kCpu0, {arr(kCpu1), arr(kCpu1), arr(kCpu2)},
+                           {arr(kCpu1), arr(kCpu1), arr(kCpu2)}, {GradReq::kWrite}, {}, opt);
   EXPECT_EQ(ex->outputs()[0].ctx(), kCpu2);
   try {
-    Executor::Bind(net, kCpu0, {arr(kCpu1), arr(kCpu1), arr(kCpu2)}, {arr(kCpu1), arr(kCpu3), arr(kCpu2)},
-                   {GradReq::kWrite}, {}, opt);
+    Executor::Bind(net, kCpu0, {arr(kCpu1), arr(kCpu1), arr(kCpu2)},
+                   {arr(kCpu1), arr(kCpu3), arr(kCpu2)}, {GradReq::kWrite}, {}, opt);
     FAIL() << "a gradient on the wrong device was accepted";
   } catch (const Error& e) {
     EXPECT_EQ(e.code(), StatusCode::kDevice);
@@ -256,7 +267,8 @@ TEST(ExecutorPlace, BindChecksDevices) {
   }
   // A group the map lacks, named with its node.
   try {
-    Executor::Bind(net, kCpu0, {arr(kCpu1), arr(kCpu1), arr(kCpu2)}, {}, {}, {}, Groups({{"dev1", kCpu1}}));
+    Executor::Bind(net, kCpu0, {arr(kCpu1), arr(kCpu1), arr(kCpu2)}, {}, {}, {},
+                   Groups({{"dev1", kCpu1}}));
     FAIL() << "a missing group was accepted";
   } catch (const Error& e) {
     EXPECT_EQ(e.code(), StatusCode::kDevice);
@@ -277,7 +289,8 @@ TEST(ExecutorPlace, AuxStatesFollowTheirOp) {
     bn = Symbol::Apply("BatchNorm", {data}, {}, "bn");
   }
   const ExecutorOptions opt = Groups({{"dev2", kCpu1}});
-  auto ex = Executor::SimpleBind(bn, kCpu0, {{"data", Shape{2, 3}}}, {}, GradReqSpec::All(GradReq::kWrite), opt);
+  auto ex = Executor::SimpleBind(bn, kCpu0, {{"data", Shape{2, 3}}}, {},
+                                 GradReqSpec::All(GradReq::kWrite), opt);
   ASSERT_EQ(ex->aux_arrays().size(), 2u);
   for (const NDArray& a : ex->aux_arrays()) EXPECT_EQ(a.ctx(), kCpu1);
   EXPECT_EQ(ex->arg_arrays()[0].ctx(), kCpu0);  // data: no group, the bind device
@@ -305,7 +318,8 @@ TEST(ExecutorPlace, GpuWithoutDeviceIsADeviceError) {
   }
   if (has_gpu) GTEST_SKIP() << "a GPU is present";
   const pass::ShapeMap shapes{{"a", Shape{2}}, {"b", Shape{2}}, {"c", Shape{2}}};
-  for (const ExecutorOptions& opt : {ExecutorOptions{}, Groups({{"dev1", kCpu0}, {"dev2", Context::GPU(0)}})}) {
+  for (const ExecutorOptions& opt :
+       {ExecutorOptions{}, Groups({{"dev1", kCpu0}, {"dev2", Context::GPU(0)}})}) {
     const Context bind_ctx = opt.group2ctx.empty() ? Context::GPU(0) : kCpu0;
     try {
       Executor::SimpleBind(net, bind_ctx, shapes, {}, GradReqSpec::All(GradReq::kWrite), opt);
@@ -318,7 +332,8 @@ TEST(ExecutorPlace, GpuWithoutDeviceIsADeviceError) {
   // Bind with cpu arrays and dev2 on gpu(0): refused before any kernel runs.
   auto arr = [] { return NDArray(Shape{2}, kCpu0, DType::kFloat32); };
   try {
-    Executor::Bind(net, kCpu0, {arr(), arr(), arr()}, {}, {}, {}, Groups({{"dev1", kCpu0}, {"dev2", Context::GPU(0)}}));
+    Executor::Bind(net, kCpu0, {arr(), arr(), arr()}, {}, {}, {},
+                   Groups({{"dev1", kCpu0}, {"dev2", Context::GPU(0)}}));
     FAIL() << "gpu(0) without a device was accepted";
   } catch (const Error& e) {
     EXPECT_EQ(e.code(), StatusCode::kDevice);
@@ -331,7 +346,8 @@ TEST(ExecutorPlace, ReshapeKeepsDevices) {
   NameScope names;
   Symbol net = Chain();
   const ExecutorOptions opt = Groups({{"dev1", kCpu1}, {"dev2", kCpu2}, {"dev3", kCpu3}});
-  auto ex = Executor::SimpleBind(net, kCpu0, {{"a", Shape{2, 2}}}, {}, GradReqSpec::All(GradReq::kWrite), opt);
+  auto ex = Executor::SimpleBind(net, kCpu0, {{"a", Shape{2, 2}}}, {},
+                                 GradReqSpec::All(GradReq::kWrite), opt);
   auto big = ex->Reshape({{"a", Shape{3, 2}}}, true, true);
   EXPECT_EQ(big->node_devices(), ex->node_devices());
   for (size_t i = 0; i < 4; ++i) {
@@ -342,7 +358,8 @@ TEST(ExecutorPlace, ReshapeKeepsDevices) {
   EXPECT_EQ(big->outputs()[0].ctx(), kCpu3);
   const auto out = test::Values(big->outputs()[0]);
   for (size_t k = 0; k < out.size(); ++k) {
-    const double x = static_cast<double>(k + 1), t = std::tanh(6 * x * x) + x;  // ((x + x) * 3 * x), + x
+    const double x = static_cast<double>(k + 1),
+                 t = std::tanh(6 * x * x) + x;  // ((x + x) * 3 * x), + x
     EXPECT_NEAR(out[k], t * t, 1e-5 * t * t) << k;
   }
 }
@@ -352,7 +369,8 @@ TEST(ExecutorPlace, NoGroupsLeavesTheGraph) {
   NameScope names;
   Symbol net = SeedNet();
   const Shape s{2};
-  auto ex = Executor::SimpleBind(net, kCpu2, {{"a", s}, {"b", s}, {"c", s}}, {}, GradReqSpec::All(GradReq::kWrite));
+  auto ex = Executor::SimpleBind(net, kCpu2, {{"a", s}, {"b", s}, {"c", s}}, {},
+                                 GradReqSpec::All(GradReq::kWrite));
   EXPECT_EQ(IndexedGraph(ex->graph()).num_nodes(), 8u);  // a b mul c add _head_grad_0 and two grads
   for (const Context& c : ex->node_devices()) EXPECT_EQ(c, kCpu2);
   for (const NDArray& a : ex->arg_arrays()) EXPECT_EQ(a.ctx(), kCpu2);
@@ -371,7 +389,8 @@ TEST(ExecutorPlace, MemoryPlanKeepsBlocksPerDevice) {
   pass::TypeResult t = pass::InferType(g, {{"x", DType::kFloat32}});
   pass::MemoryPlanOptions opt;
   opt.node_device.resize(g.num_nodes());
-  for (uint32_t nid = 0; nid < g.num_nodes(); ++nid) opt.node_device[nid] = static_cast<int>(nid % 3);
+  for (uint32_t nid = 0; nid < g.num_nodes(); ++nid)
+    opt.node_device[nid] = static_cast<int>(nid % 3);
   auto crossing = [&](const pass::MemoryPlan& p) {
     int shared = 0;
     std::map<int, int> device_of_block;

@@ -24,7 +24,8 @@ NDArray Filled(const Shape& s, double v, DType dt = DType::kFloat32) {
 TEST(Executor, ForwardAndReshapeShareParameters) {
   NameScope scope;
   Symbol fc = Symbol::Apply("FullyConnected", {Var("x")}, {{"num_hidden", "4"}}, "fc");
-  auto ex = Executor::SimpleBind(fc, kCpu, {{"x", Shape{5, 4}}}, {}, GradReqSpec::All(GradReq::kNull));
+  auto ex =
+      Executor::SimpleBind(fc, kCpu, {{"x", Shape{5, 4}}}, {}, GradReqSpec::All(GradReq::kNull));
   ASSERT_EQ(ex->arg_names(), (std::vector<std::string>{"x", "fc_weight", "fc_bias"}));
   std::vector<double> ones4x4(16, 1.0);
   NDArray(ex->arg_arrays()[0]).CopyFromHost(std::vector<float>(20, 1.f).data(), 20 * sizeof(float));
@@ -84,7 +85,8 @@ void CheckGraphGradient(const Symbol& sym, const pass::ShapeMap& shapes, unsigne
       SetValues(&a, xm);
       double fm = Project(ex.get(), w);
       double num = (fp - fm) / (2 * eps);
-      EXPECT_NEAR(g[k], num, 1e-5 * std::max(1.0, std::fabs(num))) << ex->arg_names()[i] << "[" << k << "]";
+      EXPECT_NEAR(g[k], num, 1e-5 * std::max(1.0, std::fabs(num)))
+          << ex->arg_names()[i] << "[" << k << "]";
     }
     SetValues(&a, x);
   }
@@ -100,10 +102,12 @@ TEST(Executor, MlpGradientMatchesNumeric) {
 
 TEST(Executor, ConvNetWithBatchNormGradientMatchesNumeric) {
   NameScope scope;
-  Symbol h = Symbol::Apply("Convolution", {Var("data")}, {{"kernel", "(3,3)"}, {"num_filter", "2"}, {"pad", "(1,1)"}}, "conv");
+  Symbol h = Symbol::Apply("Convolution", {Var("data")},
+                           {{"kernel", "(3,3)"}, {"num_filter", "2"}, {"pad", "(1,1)"}}, "conv");
   h = Symbol::Apply("BatchNorm", {h}, {{"fix_gamma", "False"}}, "bn");
   h = Symbol::Apply("Activation", {h}, {{"act_type", "sigmoid"}}, "act");
-  h = Symbol::Apply("Pooling", {h}, {{"kernel", "(2,2)"}, {"stride", "(2,2)"}, {"pool_type", "avg"}}, "pool");
+  h = Symbol::Apply("Pooling", {h},
+                    {{"kernel", "(2,2)"}, {"stride", "(2,2)"}, {"pool_type", "avg"}}, "pool");
   h = Symbol::Apply("FullyConnected", {h}, {{"num_hidden", "3"}}, "fc");
   CheckGraphGradient(h, {{"data", Shape{2, 1, 4, 4}}}, 20);
 }
@@ -166,7 +170,8 @@ TEST(Executor, PlanReusesMemoryInPlace) {
   for (const char* op : {"relu", "sigmoid", "tanh", "exp", "square"}) h = Symbol::Apply(op, {h});
   ExecutorOptions unfused;  // the chain as written (FuseElemwiseChains would make it one node)
   unfused.optimize_inference = false;
-  auto ex = Executor::SimpleBind(h, kCpu, {{"x", Shape{1000}}}, {}, GradReqSpec::All(GradReq::kNull), unfused);
+  auto ex = Executor::SimpleBind(h, kCpu, {{"x", Shape{1000}}}, {},
+                                 GradReqSpec::All(GradReq::kNull), unfused);
   ExecutorMemory m = ex->memory();
   EXPECT_EQ(m.naive_bytes, 5u * 4000u);
   EXPECT_EQ(m.planned_bytes, 4000u);
@@ -187,7 +192,8 @@ TEST(Executor, PlanReusesFreedBlocks) {
   Symbol b = Symbol::Apply("FullyConnected", {a}, {{"num_hidden", "64"}}, "b");
   Symbol c = Symbol::Apply("FullyConnected", {b}, {{"num_hidden", "64"}}, "c");
   Symbol d = Symbol::Apply("FullyConnected", {c}, {{"num_hidden", "64"}}, "d");
-  auto ex = Executor::SimpleBind(d, kCpu, {{"x", Shape{8, 64}}}, {}, GradReqSpec::All(GradReq::kNull));
+  auto ex =
+      Executor::SimpleBind(d, kCpu, {{"x", Shape{8, 64}}}, {}, GradReqSpec::All(GradReq::kNull));
   ExecutorMemory m = ex->memory();
   EXPECT_EQ(m.naive_bytes, 4u * 8 * 64 * 4);
   EXPECT_EQ(m.num_storage, 2u);  // a, c share one block; b, d the other
@@ -200,7 +206,8 @@ TEST(Executor, AssignComputesTemporaryIntoVariable) {
   NameScope scope;
   Symbol w = Var("w");
   Symbol upd = Symbol::Apply("assign", {w, w - 0.5}, {}, "upd");
-  auto ex = Executor::SimpleBind(upd, kCpu, {{"w", Shape{3}}}, {}, GradReqSpec::All(GradReq::kNull));
+  auto ex =
+      Executor::SimpleBind(upd, kCpu, {{"w", Shape{3}}}, {}, GradReqSpec::All(GradReq::kNull));
   ASSERT_EQ(ex->aux_names(), (std::vector<std::string>{"w"}));
   NDArray warr = ex->aux_arrays()[0];
   warr.CopyFromHost(std::vector<float>{1, 2, 3}.data(), 12);
@@ -217,7 +224,8 @@ TEST(Executor, AssignComputesTemporaryIntoVariable) {
 TEST(Executor, AssignFromVariableCopies) {
   NameScope scope;
   Symbol upd = Symbol::Apply("assign", {Var("w"), Var("v")}, {}, "upd");
-  auto ex = Executor::SimpleBind(upd, kCpu, {{"w", Shape{2}}, {"v", Shape{2}}}, {}, GradReqSpec::All(GradReq::kNull));
+  auto ex = Executor::SimpleBind(upd, kCpu, {{"w", Shape{2}}, {"v", Shape{2}}}, {},
+                                 GradReqSpec::All(GradReq::kNull));
   NDArray(ex->arg_arrays()[0]).CopyFromHost(std::vector<float>{7, 8}.data(), 8);
   EXPECT_EQ(ex->DebugString().find("(no-op)"), std::string::npos);
   ex->Forward(false);
@@ -238,7 +246,10 @@ TEST(Executor, BindErrorsNameTheArgument) {
   Symbol fc = Symbol::Apply("FullyConnected", {Var("x")}, {{"num_hidden", "2"}}, "fc");
   NDArray x = Filled({3, 4}, 1), w = Filled({2, 4}, 1), b = Filled({2}, 0);
   // Missing argument.
-  EXPECT_EQ(CodeOf([&] { Executor::Bind(fc, kCpu, {x, w}, {}, {}, {}); }), StatusCode::kInvalidArgument);
+  EXPECT_EQ(CodeOf([&] {
+              Executor::Bind(fc, kCpu, {x, w}, {}, {}, {});
+            }),
+            StatusCode::kInvalidArgument);
   // Wrong weight shape.
   try {
     Executor::Bind(fc, kCpu, {x, Filled({2, 5}, 1), b}, {}, {}, {});
@@ -248,7 +259,9 @@ TEST(Executor, BindErrorsNameTheArgument) {
     EXPECT_NE(std::string(e.what()).find("fc"), std::string::npos) << e.what();
   }
   // Wrong dtype.
-  EXPECT_EQ(CodeOf([&] { Executor::Bind(fc, kCpu, {x, Filled({2, 4}, 1, DType::kFloat64), b}, {}, {}, {}); }),
+  EXPECT_EQ(CodeOf([&] {
+              Executor::Bind(fc, kCpu, {x, Filled({2, 4}, 1, DType::kFloat64), b}, {}, {}, {});
+            }),
             StatusCode::kDType);
   // Gradient array of the wrong size.
   try {
@@ -260,15 +273,21 @@ TEST(Executor, BindErrorsNameTheArgument) {
     EXPECT_NE(std::string(e.what()).find("fc_weight"), std::string::npos) << e.what();
   }
   // By name: unknown and missing names.
-  EXPECT_EQ(CodeOf([&] { Executor::BindByName(fc, kCpu, {{"x", x}, {"fc_weight", w}}, {}, {}, {}); }),
+  EXPECT_EQ(CodeOf([&] {
+              Executor::BindByName(fc, kCpu, {{"x", x}, {"fc_weight", w}}, {}, {}, {});
+            }),
             StatusCode::kInvalidArgument);
-  EXPECT_EQ(CodeOf([&] { Executor::BindByName(fc, kCpu, {{"x", x}, {"fc_weight", w}, {"fc_bias", b}, {"zz", b}}, {}, {}, {}); }),
+  EXPECT_EQ(CodeOf([&] {
+              Executor::BindByName(
+                  fc, kCpu, {{"x", x}, {"fc_weight", w}, {"fc_bias", b}, {"zz", b}}, {}, {}, {});
+            }),
             StatusCode::kInvalidArgument);
   // Backward without gradients or before Forward; missing head gradient.
   auto ex = Executor::Bind(fc, kCpu, {x, w, b}, {}, {}, {});
   EXPECT_EQ(CodeOf([&] { ex->Backward({}); }), StatusCode::kInvalidArgument);
-  auto ex2 = Executor::Bind(fc, kCpu, {x, w, b}, {Filled({3, 4}, 0), Filled({2, 4}, 0), Filled({2}, 0)},
-                            {GradReq::kWrite}, {});
+  auto ex2 =
+      Executor::Bind(fc, kCpu, {x, w, b}, {Filled({3, 4}, 0), Filled({2, 4}, 0), Filled({2}, 0)},
+                     {GradReq::kWrite}, {});
   EXPECT_EQ(CodeOf([&] { ex2->Backward({Filled({3, 2}, 1)}); }), StatusCode::kInvalidArgument);
   ex2->Forward(true);
   EXPECT_EQ(CodeOf([&] { ex2->Backward({}); }), StatusCode::kInvalidArgument);

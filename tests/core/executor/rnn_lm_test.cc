@@ -20,21 +20,24 @@ namespace {
 constexpr int64_t kVocab = 5, kSeq = 8, kBatch = 16, kEmbed = 8, kHidden = 24;
 
 Symbol LstmLm() {
-  Symbol emb = Symbol::Apply("Embedding", {Symbol::CreateVariable("data")},
-                             {{"input_dim", std::to_string(kVocab)}, {"output_dim", std::to_string(kEmbed)}},
-                             "embed");  // (N, T, E)
+  Symbol emb =
+      Symbol::Apply("Embedding", {Symbol::CreateVariable("data")},
+                    {{"input_dim", std::to_string(kVocab)}, {"output_dim", std::to_string(kEmbed)}},
+                    "embed");  // (N, T, E)
   Symbol tne = Symbol::Apply("transpose", {emb}, {{"axes", "(1, 0, 2)"}}, "to_tne");
   const std::string state_shape = StrCat("(1, ", kBatch, ", ", kHidden, ")");
   Symbol h0 = Symbol::Apply("_zeros", {}, {{"shape", state_shape}}, "h0");
   Symbol c0 = Symbol::Apply("_zeros", {}, {{"shape", state_shape}}, "c0");
-  Symbol rnn = Symbol::Apply("RNN", {tne, Symbol::CreateVariable("lstm_parameters"), h0, c0},
-                             {{"mode", "lstm"}, {"state_size", std::to_string(kHidden)}, {"num_layers", "1"}},
-                             "lstm");  // (T, N, H)
+  Symbol rnn = Symbol::Apply(
+      "RNN", {tne, Symbol::CreateVariable("lstm_parameters"), h0, c0},
+      {{"mode", "lstm"}, {"state_size", std::to_string(kHidden)}, {"num_layers", "1"}},
+      "lstm");  // (T, N, H)
   Symbol nth = Symbol::Apply("transpose", {rnn}, {{"axes", "(1, 0, 2)"}}, "to_nth");
   Symbol flat = Symbol::Apply("Reshape", {nth}, {{"shape", StrCat("(-1, ", kHidden, ")")}}, "flat");
-  Symbol fc = Symbol::Apply("FullyConnected", {flat}, {{"num_hidden", std::to_string(kVocab)}}, "pred");
-  Symbol label = Symbol::Apply("Reshape", {Symbol::CreateVariable("softmax_label")}, {{"shape", "(-1,)"}},
-                               "label_flat");
+  Symbol fc =
+      Symbol::Apply("FullyConnected", {flat}, {{"num_hidden", std::to_string(kVocab)}}, "pred");
+  Symbol label = Symbol::Apply("Reshape", {Symbol::CreateVariable("softmax_label")},
+                               {{"shape", "(-1,)"}}, "label_flat");
   return Symbol::Apply("SoftmaxOutput", {fc, label}, {}, "softmax");
 }
 
@@ -45,7 +48,8 @@ void MakeSequences(int64_t rows, uint32_t seed, NDArray* x, NDArray* y) {
   std::vector<float> xs, ys;
   for (int64_t r = 0; r < rows; ++r) {
     std::vector<int> s = {tok(rng), tok(rng)};
-    while (static_cast<int64_t>(s.size()) < kSeq + 1) s.push_back((s[s.size() - 1] + s[s.size() - 2]) % kVocab);
+    while (static_cast<int64_t>(s.size()) < kSeq + 1)
+      s.push_back((s[s.size() - 1] + s[s.size() - 2]) % kVocab);
     for (int64_t t = 0; t < kSeq; ++t) {
       xs.push_back(static_cast<float>(s[t]));
       ys.push_back(static_cast<float>(s[t + 1]));
@@ -68,7 +72,8 @@ TEST(RnnLanguageModel, LstmTrainingLowersCrossEntropy) {
   mod.InitOptimizer(Optimizer::Create("adam", {{"learning_rate", "0.02"}}));
   auto ce = Metric::Create("ce");
   const double before = mod.Score(&it, ce.get())[0].second;
-  EXPECT_NEAR(before, std::log(static_cast<double>(kVocab)), 0.2) << "an untrained model is near uniform";
+  EXPECT_NEAR(before, std::log(static_cast<double>(kVocab)), 0.2)
+      << "an untrained model is near uniform";
   for (int epoch = 0; epoch < 15; ++epoch) {  // 4 batches each: 60 steps
     it.Reset();
     while (it.Next()) {

@@ -25,8 +25,8 @@ inline ParamDecl ShapeParam(const std::string& name, bool required = false) {
   return d;
 }
 
-inline ParamDecl EnumParam(const std::string& name, const std::string& def, std::vector<std::string> choices,
-                           bool optional = false) {
+inline ParamDecl EnumParam(const std::string& name, const std::string& def,
+                           std::vector<std::string> choices, bool optional = false) {
   ParamDecl d;
   d.name = name;
   d.type = ParamType::kEnum;
@@ -60,11 +60,17 @@ inline OpDef TestConvolution() {
   using namespace op;
   OpDef d;
   d.name = "Convolution";
-  d.params = {ShapeParam("kernel", true), ShapeParam("stride"), ShapeParam("dilate"), ShapeParam("pad"),
-              RequiredParam("num_filter", ParamType::kInt, ""), IntParam("num_group", "1", ""),
-              IntParam("workspace", "1024", ""), BoolParam("no_bias", "False", ""),
+  d.params = {ShapeParam("kernel", true),
+              ShapeParam("stride"),
+              ShapeParam("dilate"),
+              ShapeParam("pad"),
+              RequiredParam("num_filter", ParamType::kInt, ""),
+              IntParam("num_group", "1", ""),
+              IntParam("workspace", "1024", ""),
+              BoolParam("no_bias", "False", ""),
               EnumParam("cudnn_tune", "None", {"off", "limited_workspace", "fastest"}, true),
-              BoolParam("cudnn_off", "False", ""), OptionalString("layout")};
+              BoolParam("cudnn_off", "False", ""),
+              OptionalString("layout")};
   d.num_inputs_fn = [](const ParamValues& p) { return p.GetBool("no_bias") ? 2 : 3; };
   d.input_names = [](const ParamValues& p) {
     return p.GetBool("no_bias") ? std::vector<std::string>{"data", "weight"}
@@ -76,9 +82,11 @@ inline OpDef TestConvolution() {
     const int k = kernel.ndim();
     if (!data.ndim_known()) return false;
     if (data.ndim() != k + 2)
-      Fail(StatusCode::kShape, "Convolution: data must have rank ", k + 2, ", given ", data.ToString());
+      Fail(StatusCode::kShape, "Convolution: data must have rank ", k + 2, ", given ",
+           data.ToString());
     int64_t nf = a.params.GetInt("num_filter"), groups = a.params.GetInt("num_group");
-    if (nf < 1 || groups < 1) Fail(StatusCode::kInvalidArgument, "Convolution: num_filter and num_group must be >= 1");
+    if (nf < 1 || groups < 1)
+      Fail(StatusCode::kInvalidArgument, "Convolution: num_filter and num_group must be >= 1");
     Spatial(a.params, "kernel", k, 1);
     std::vector<int64_t> w{nf, data[1] / groups};
     w.insert(w.end(), kernel.dims().begin(), kernel.dims().end());
@@ -89,7 +97,8 @@ inline OpDef TestConvolution() {
     std::vector<int64_t> o{data[0], nf};
     for (int i = 0; i < k; ++i) {
       int64_t x = data[i + 2];
-      o.push_back(x == 0 ? 0 : (x + 2 * pad[i] - (dilate[i] * (kernel[i] - 1) + 1)) / stride[i] + 1);
+      o.push_back(x == 0 ? 0
+                         : (x + 2 * pad[i] - (dilate[i] * (kernel[i] - 1) + 1)) / stride[i] + 1);
     }
     AssignShape(a, out, 0, Shape(o), "output 0");
     return AllKnown(*in) && AllKnown(*out);
@@ -102,15 +111,21 @@ inline OpDef TestPooling() {
   using namespace op;
   OpDef d;
   d.name = "Pooling";
-  d.params = {ShapeParam("kernel"), EnumParam("pool_type", "max", {"max", "avg", "sum", "lp"}),
-              BoolParam("global_pool", "False", ""), BoolParam("cudnn_off", "False", ""),
-              EnumParam("pooling_convention", "valid", {"valid", "full", "same"}), ShapeParam("stride"),
-              ShapeParam("pad"), OptionalString("p_value"), OptionalString("count_include_pad"),
+  d.params = {ShapeParam("kernel"),
+              EnumParam("pool_type", "max", {"max", "avg", "sum", "lp"}),
+              BoolParam("global_pool", "False", ""),
+              BoolParam("cudnn_off", "False", ""),
+              EnumParam("pooling_convention", "valid", {"valid", "full", "same"}),
+              ShapeParam("stride"),
+              ShapeParam("pad"),
+              OptionalString("p_value"),
+              OptionalString("count_include_pad"),
               OptionalString("layout")};
   d.infer_shape = [](const NodeAttrs& a, std::vector<Shape>* in, std::vector<Shape>* out) {
     const Shape data = (*in)[0];
     if (!data.ndim_known()) return false;
-    if (data.ndim() < 3) Fail(StatusCode::kShape, "Pooling: data must have rank >= 3, given ", data.ToString());
+    if (data.ndim() < 3)
+      Fail(StatusCode::kShape, "Pooling: data must have rank >= 3, given ", data.ToString());
     const int k = data.ndim() - 2;
     const bool global = a.params.GetBool("global_pool");
     const bool full = a.params.GetString("pooling_convention") == "full";
@@ -168,7 +183,8 @@ inline OpDef TestConcat() {
     for (size_t i = 0; i < in->size(); ++i) {
       const Shape s = (*in)[i];
       if (!s.ndim_known()) return false;
-      if (dim < 0 || dim >= s.ndim()) Fail(StatusCode::kShape, "Concat: dim ", dim, " out of range");
+      if (dim < 0 || dim >= s.ndim())
+        Fail(StatusCode::kShape, "Concat: dim ", dim, " out of range");
       if (!sum.ndim_known()) {
         sum = s;
         continue;

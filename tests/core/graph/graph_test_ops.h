@@ -17,8 +17,8 @@ inline OpDef TestFullyConnected() {
   using namespace op;
   OpDef d;
   d.name = "FullyConnected";
-  d.params = {RequiredParam("num_hidden", ParamType::kInt, "outputs"), BoolParam("no_bias", "False", ""),
-              BoolParam("flatten", "True", "")};
+  d.params = {RequiredParam("num_hidden", ParamType::kInt, "outputs"),
+              BoolParam("no_bias", "False", ""), BoolParam("flatten", "True", "")};
   d.num_inputs_fn = [](const ParamValues& p) { return p.GetBool("no_bias") ? 2 : 3; };
   d.input_names = [](const ParamValues& p) {
     return p.GetBool("no_bias") ? std::vector<std::string>{"data", "weight"}
@@ -45,9 +45,12 @@ inline OpDef TestBatchNorm() {
   using namespace op;
   OpDef d;
   d.name = "BatchNorm";
-  d.params = {FloatParam("eps", "0.001", ""), FloatParam("momentum", "0.9", ""),
-              BoolParam("fix_gamma", "True", ""), BoolParam("use_global_stats", "False", ""),
-              BoolParam("output_mean_var", "False", ""), IntParam("axis", "1", ""),
+  d.params = {FloatParam("eps", "0.001", ""),
+              FloatParam("momentum", "0.9", ""),
+              BoolParam("fix_gamma", "True", ""),
+              BoolParam("use_global_stats", "False", ""),
+              BoolParam("output_mean_var", "False", ""),
+              IntParam("axis", "1", ""),
               BoolParam("cudnn_off", "False", "")};
   d.num_inputs = 5;
   d.num_outputs = 3;
@@ -59,7 +62,8 @@ inline OpDef TestBatchNorm() {
     if (!data.ndim_known() || data.ndim() < 2) return false;
     Shape c{data[1]};
     const char* names[] = {"data", "gamma", "beta", "moving_mean", "moving_var"};
-    for (size_t i = 1; i < 5; ++i) AssignShape(a, in, i, c, std::string("input '") + names[i] + "'");
+    for (size_t i = 1; i < 5; ++i)
+      AssignShape(a, in, i, c, std::string("input '") + names[i] + "'");
     AssignShape(a, out, 0, data, "output 0");
     AssignShape(a, out, 1, c, "output 1");
     AssignShape(a, out, 2, c, "output 2");
@@ -85,8 +89,8 @@ inline OpDef TestSoftmaxOutput() {
   using namespace op;
   OpDef d;
   d.name = "SoftmaxOutput";
-  d.params = {FloatParam("grad_scale", "1", ""), FloatParam("ignore_label", "-1", ""),
-              BoolParam("multi_output", "False", ""), BoolParam("use_ignore", "False", ""),
+  d.params = {FloatParam("grad_scale", "1", ""),        FloatParam("ignore_label", "-1", ""),
+              BoolParam("multi_output", "False", ""),   BoolParam("use_ignore", "False", ""),
               BoolParam("preserve_shape", "False", ""), BoolParam("out_grad", "False", "")};
   ParamDecl norm;
   norm.name = "normalization";
@@ -130,8 +134,8 @@ inline OpDef TestSliceChannel() {
     int64_t axis = a.params.GetInt("axis");
     if (axis < 0) axis += data.ndim();
     if (axis < 0 || axis >= data.ndim())
-      Fail(StatusCode::kInvalidArgument, "SliceChannel: axis ", a.params.GetInt("axis"), " out of range for ",
-           data.ToString());
+      Fail(StatusCode::kInvalidArgument, "SliceChannel: axis ", a.params.GetInt("axis"),
+           " out of range for ", data.ToString());
     data[axis] /= static_cast<int64_t>(out->size());
     for (size_t i = 0; i < out->size(); ++i) AssignShape(a, out, i, data, "output");
     return AllKnown(*out);

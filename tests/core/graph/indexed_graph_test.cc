@@ -21,8 +21,8 @@ TEST(IndexedGraphTest, PostOrderIdsRowPointersAndEntries) {
   ASSERT_EQ(g.num_nodes(), 7u);
   std::vector<std::string> names;
   for (uint32_t nid = 0; nid < g.num_nodes(); ++nid) names.push_back(g.node(nid).attrs.name);
-  EXPECT_EQ(names, (std::vector<std::string>{"data", "bn_gamma", "bn_beta", "bn_moving_mean", "bn_moving_var",
-                                             "bn", "split"}));
+  EXPECT_EQ(names, (std::vector<std::string>{"data", "bn_gamma", "bn_beta", "bn_moving_mean",
+                                             "bn_moving_var", "bn", "split"}));
   EXPECT_EQ(g.row_ptr(), (std::vector<uint32_t>{0, 1, 2, 3, 4, 5, 8, 10}));
   EXPECT_EQ(g.num_node_entries(), 10u);
   EXPECT_EQ(g.entry_id(6, 1), 9u);
@@ -50,7 +50,8 @@ TEST(IndexedGraphTest, PostOrderIdsRowPointersAndEntries) {
 
 TEST(IndexedGraphTest, WalkersVisitInTopologicalOrderAndReverse) {
   Symbol a = Var("a"), b = Var("b");
-  Symbol s = Symbol::Apply(Reg(), "elemwise_add", {Symbol::Apply(Reg(), "identity", {a}, {}, "ia"), b}, {}, "s");
+  Symbol s = Symbol::Apply(Reg(), "elemwise_add",
+                           {Symbol::Apply(Reg(), "identity", {a}, {}, "ia"), b}, {}, "s");
   IndexedGraph g(s.outputs);
   std::vector<uint32_t> fwd, rev;
   ForwardVisit(g, [&](uint32_t nid) { fwd.push_back(nid); });

@@ -15,7 +15,8 @@ const OpRegistry& Reg() { return test::TestRegistry(); }
 
 Symbol Var(const std::string& name) { return Symbol::CreateVariable(name); }
 Symbol FC(const Symbol& data, int hidden, const std::string& name = "") {
-  return Symbol::Apply(Reg(), "FullyConnected", {data}, {{"num_hidden", std::to_string(hidden)}}, name);
+  return Symbol::Apply(Reg(), "FullyConnected", {data}, {{"num_hidden", std::to_string(hidden)}},
+                       name);
 }
 
 using test::ExpectError;
@@ -75,8 +76,8 @@ TEST(SymbolTest, NameScopeRestartsCountersAndPrefixes) {
 }
 
 TEST(SymbolTest, AutomaticVariablesCopyTheNodeAttributes) {
-  Symbol fc = Symbol::Apply(Reg(), "FullyConnected", {Var("data")}, {{"num_hidden", "4"}, {"lr_mult", "0.1"}},
-                            "fc2");
+  Symbol fc = Symbol::Apply(Reg(), "FullyConnected", {Var("data")},
+                            {{"num_hidden", "4"}, {"lr_mult", "0.1"}}, "fc2");
   EXPECT_EQ(fc.GetAttr("lr_mult").value(), "0.1");
   std::map<std::string, StringMap> d = fc.AttrDict();
   EXPECT_EQ(d["fc2"]["__lr_mult__"], "0.1");
@@ -84,15 +85,21 @@ TEST(SymbolTest, AutomaticVariablesCopyTheNodeAttributes) {
   EXPECT_EQ(d["fc2_weight"]["num_hidden"], "4");
   EXPECT_EQ(d["fc2_bias"]["__lr_mult__"], "0.1");
   EXPECT_EQ(d.count("data"), 0u);
-  ExpectError([] { Symbol::CreateAtomic(Reg(), "FullyConnected", {{"num_hidden", "4"}, {"weight_lr_mult", "2"}}); },
-              StatusCode::kInvalidArgument, {"weight_lr_mult", "lr_mult=2", "'weight'"});
+  ExpectError(
+      [] {
+        Symbol::CreateAtomic(Reg(), "FullyConnected",
+                             {{"num_hidden", "4"}, {"weight_lr_mult", "2"}});
+      },
+      StatusCode::kInvalidArgument, {"weight_lr_mult", "lr_mult=2", "'weight'"});
 }
 
 TEST(SymbolTest, ComposeByKeyword) {
   Symbol w = Var("shared_w");
-  Symbol fc = Symbol::Apply(Reg(), "FullyConnected", {Var("x")}, {{"num_hidden", "4"}}, "fc", {{"weight", w}});
+  Symbol fc = Symbol::Apply(Reg(), "FullyConnected", {Var("x")}, {{"num_hidden", "4"}}, "fc",
+                            {{"weight", w}});
   EXPECT_EQ(fc.ListArguments(), (Names{"x", "shared_w", "fc_bias"}));
-  Symbol fc2 = Symbol::CreateAtomic(Reg(), "FullyConnected", {{"num_hidden", "4"}, {"no_bias", "true"}});
+  Symbol fc2 =
+      Symbol::CreateAtomic(Reg(), "FullyConnected", {{"num_hidden", "4"}, {"no_bias", "true"}});
   fc2.Compose({}, {{"data", Var("y")}}, "nb");
   EXPECT_EQ(fc2.ListArguments(), (Names{"y", "nb_weight"}));
   Symbol lone = Symbol::Apply(Reg(), "FullyConnected", {}, {{"num_hidden", "2"}}, "lone");
@@ -101,18 +108,35 @@ TEST(SymbolTest, ComposeByKeyword) {
 
 TEST(SymbolTest, ComposeErrorsNameOpNodeAndInput) {
   Symbol x = Var("x");
-  ExpectError([&] { Symbol::Apply(Reg(), "FullyConnected", {x}, {{"num_hidden", "2"}}, "fc", {{"wieght", x}}); },
-              StatusCode::kInvalidArgument, {"FullyConnected", "'fc'", "wieght", "data, weight, bias"});
-  ExpectError([&] { Symbol::Apply(Reg(), "FullyConnected", {x, x, x, x}, {{"num_hidden", "2"}}, "fc"); },
-              StatusCode::kInvalidArgument, {"too many positional", "given 4", "takes 3"});
-  ExpectError([&] { Symbol::Apply(Reg(), "FullyConnected", {x}, {{"num_hidden", "2"}}, "fc", {{"data", x}}); },
-              StatusCode::kInvalidArgument, {"'data'", "both positionally and by keyword"});
+  ExpectError(
+      [&] {
+        Symbol::Apply(Reg(), "FullyConnected", {x}, {{"num_hidden", "2"}}, "fc", {{"wieght", x}});
+      },
+      StatusCode::kInvalidArgument, {"FullyConnected", "'fc'", "wieght", "data, weight, bias"});
+  ExpectError(
+      [&] {
+        Symbol::Apply(Reg(), "FullyConnected", {x, x, x, x}, {{"num_hidden", "2"}}, "fc");
+      },
+      StatusCode::kInvalidArgument, {"too many positional", "given 4", "takes 3"});
+  ExpectError(
+      [&] {
+        Symbol::Apply(Reg(), "FullyConnected", {x}, {{"num_hidden", "2"}}, "fc", {{"data", x}});
+      },
+      StatusCode::kInvalidArgument, {"'data'", "both positionally and by keyword"});
   Symbol two = Symbol::Group({x, Var("y")});
-  ExpectError([&] { Symbol::Apply(Reg(), "Activation", {two}, {{"act_type", "relu"}}, "act"); },
-              StatusCode::kInvalidArgument, {"Activation", "'act'", "'data'", "single-output", "2 outputs"});
-  ExpectError([&] { Symbol::CreateAtomic(Reg(), "NoSuchOp"); }, StatusCode::kNotFound, {"NoSuchOp"});
-  ExpectError([&] { Symbol::CreateAtomic(Reg(), "FullyConnected", {{"num_hidden", "x"}}); },
-              StatusCode::kInvalidArgument, {"num_hidden"});
+  ExpectError(
+      [&] {
+        Symbol::Apply(Reg(), "Activation", {two}, {{"act_type", "relu"}}, "act");
+      },
+      StatusCode::kInvalidArgument,
+      {"Activation", "'act'", "'data'", "single-output", "2 outputs"});
+  ExpectError([&] { Symbol::CreateAtomic(Reg(), "NoSuchOp"); }, StatusCode::kNotFound,
+              {"NoSuchOp"});
+  ExpectError(
+      [&] {
+        Symbol::CreateAtomic(Reg(), "FullyConnected", {{"num_hidden", "x"}});
+      },
+      StatusCode::kInvalidArgument, {"num_hidden"});
 }
 
 TEST(SymbolTest, ListArgumentsAuxiliaryStatesAndOutputsInTopoOrder) {
@@ -124,9 +148,9 @@ TEST(SymbolTest, ListArgumentsAuxiliaryStatesAndOutputsInTopoOrder) {
   EXPECT_EQ(out.ListArguments(), (Names{"data", "fc1_weight", "fc1_bias", "bn1_gamma", "bn1_beta",
                                         "fc2_weight", "fc2_bias", "softmax_label"}));
   EXPECT_EQ(out.ListAuxiliaryStates(), (Names{"bn1_moving_mean", "bn1_moving_var"}));
-  EXPECT_EQ(out.ListInputs(), (Names{"data", "fc1_weight", "fc1_bias", "bn1_gamma", "bn1_beta",
-                                     "bn1_moving_mean", "bn1_moving_var", "fc2_weight", "fc2_bias",
-                                     "softmax_label"}));
+  EXPECT_EQ(out.ListInputs(),
+            (Names{"data", "fc1_weight", "fc1_bias", "bn1_gamma", "bn1_beta", "bn1_moving_mean",
+                   "bn1_moving_var", "fc2_weight", "fc2_bias", "softmax_label"}));
   EXPECT_EQ(out.ListOutputs(), Names{"softmax_output"});
   EXPECT_EQ(bn.ListOutputs(), (Names{"bn1_output", "bn1_mean", "bn1_var"}));
 }
@@ -148,18 +172,21 @@ TEST(SymbolTest, GroupAndGetOutput) {
 
 TEST(SymbolTest, InternalsListEveryOutputAndCanBeComposedFurther) {
   Symbol data = Var("data");
-  Symbol net = FC(Symbol::Apply(Reg(), "Activation", {FC(data, 8, "fc1")}, {{"act_type", "relu"}}, "relu1"), 2, "fc2");
+  Symbol net =
+      FC(Symbol::Apply(Reg(), "Activation", {FC(data, 8, "fc1")}, {{"act_type", "relu"}}, "relu1"),
+         2, "fc2");
   Symbol in = net.GetInternals();
   EXPECT_EQ(in.ListOutputs(), (Names{"data", "fc1_weight", "fc1_bias", "fc1_output", "relu1_output",
                                      "fc2_weight", "fc2_bias", "fc2_output"}));
   Symbol relu = in[4];
   EXPECT_EQ(relu.ListArguments(), (Names{"data", "fc1_weight", "fc1_bias"}));
   Symbol head = FC(relu, 3, "head");
-  EXPECT_EQ(head.ListArguments(), (Names{"data", "fc1_weight", "fc1_bias", "head_weight", "head_bias"}));
+  EXPECT_EQ(head.ListArguments(),
+            (Names{"data", "fc1_weight", "fc1_bias", "head_weight", "head_bias"}));
   Symbol bn = Symbol::Apply(Reg(), "BatchNorm", {data}, {}, "bn");
   EXPECT_EQ(bn.GetInternals().ListOutputs(),
-            (Names{"data", "bn_gamma", "bn_beta", "bn_moving_mean", "bn_moving_var", "bn_output", "bn_mean",
-                   "bn_var"}));
+            (Names{"data", "bn_gamma", "bn_beta", "bn_moving_mean", "bn_moving_var", "bn_output",
+                   "bn_mean", "bn_var"}));
 }
 
 TEST(SymbolTest, ChildrenAreTheInputsOfTheOutputNodes) {
@@ -199,10 +226,24 @@ TEST(SymbolTest, ComposeNonAtomicReplacesVariablesOnACopy) {
   Symbol w = Var("w2");
   p.Compose({other, w});  // positional: data, fc_weight in ListInputs order
   EXPECT_EQ(p.ListArguments(), (Names{"x", "pre_weight", "pre_bias", "w2", "fc_bias"}));
-  ExpectError([&] { Symbol q = net; q.Compose({}, {{"nope", w}}); }, StatusCode::kInvalidArgument,
-              {"nope", "data, fc_weight, fc_bias"});
-  ExpectError([&] { Symbol q = net; q.Compose({}, {}, "name"); }, StatusCode::kInvalidArgument, {"atomic"});
-  ExpectError([&] { Symbol q = net; q.Compose({w, w, w, w}); }, StatusCode::kInvalidArgument, {"too many"});
+  ExpectError(
+      [&] {
+        Symbol q = net;
+        q.Compose({}, {{"nope", w}});
+      },
+      StatusCode::kInvalidArgument, {"nope", "data, fc_weight, fc_bias"});
+  ExpectError(
+      [&] {
+        Symbol q = net;
+        q.Compose({}, {}, "name");
+      },
+      StatusCode::kInvalidArgument, {"atomic"});
+  ExpectError(
+      [&] {
+        Symbol q = net;
+        q.Compose({w, w, w, w});
+      },
+      StatusCode::kInvalidArgument, {"too many"});
 }
 
 TEST(SymbolTest, AttributeGetSetAndListing) {
@@ -222,7 +263,8 @@ TEST(SymbolTest, AttributeGetSetAndListing) {
   EXPECT_EQ(all["fc1_weight$num_hidden"], "8");
   EXPECT_EQ(all.count("data$num_hidden"), 0u);
   // A bad parameter value is rejected and leaves the node unchanged.
-  ExpectError([&] { fc.SetAttr("num_hidden", "many"); }, StatusCode::kInvalidArgument, {"num_hidden", "many"});
+  ExpectError([&] { fc.SetAttr("num_hidden", "many"); }, StatusCode::kInvalidArgument,
+              {"num_hidden", "many"});
   EXPECT_EQ(fc.GetAttr("num_hidden").value(), "8");
   fc.SetAttr("num_hidden", "16");
   EXPECT_EQ(fc.outputs[0].node->attrs.params.GetInt("num_hidden"), 16);
@@ -242,11 +284,13 @@ TEST(SymbolTest, AttrScopeAppliesToNodesCreatedInside) {
     {
       AttrScope nested({{"lr_mult", "0.5"}, {"group", "4"}});
       Symbol e = Var("e");
-      EXPECT_EQ(e.ListAttrShallow(), (StringMap{{"__ctx_group__", "dev1"}, {"__lr_mult__", "0.5"}, {"group", "4"}}));
+      EXPECT_EQ(e.ListAttrShallow(),
+                (StringMap{{"__ctx_group__", "dev1"}, {"__lr_mult__", "0.5"}, {"group", "4"}}));
       Symbol f = Symbol::Apply(Reg(), "Activation", {e}, {{"act_type", "relu"}}, "act");
       // Op nodes take only hidden (__key__) scope attributes.
-      EXPECT_EQ(f.ListAttrShallow(),
-                (StringMap{{"__ctx_group__", "dev1"}, {"__lr_mult__", "0.5"}, {"act_type", "relu"}}));
+      EXPECT_EQ(
+          f.ListAttrShallow(),
+          (StringMap{{"__ctx_group__", "dev1"}, {"__lr_mult__", "0.5"}, {"act_type", "relu"}}));
     }
     EXPECT_EQ(AttrScope::Current(), (StringMap{{"__ctx_group__", "dev1"}}));
   }
@@ -259,7 +303,8 @@ TEST(SymbolTest, AttrScopeAppliesToNodesCreatedInside) {
   EXPECT_EQ(d["_mul0"]["__ctx_group__"], "dev1");
   EXPECT_EQ(d["_plus0"]["__ctx_group__"], "dev2");
   EXPECT_EQ(d.count("a"), 0u);
-  Symbol v = Symbol::CreateVariable("z", VariableHints{Shape(), DType::kUnknown, "", {}, {}, {{"ctx_group", "own"}}});
+  Symbol v = Symbol::CreateVariable(
+      "z", VariableHints{Shape(), DType::kUnknown, "", {}, {}, {{"ctx_group", "own"}}});
   EXPECT_EQ(v.GetAttr("ctx_group").value(), "own");
 }
 
@@ -272,7 +317,8 @@ TEST(SymbolTest, ArithmeticOperatorsMapToElementwiseOps) {
   EXPECT_EQ(op_of(a - b), "elemwise_sub");
   EXPECT_EQ(op_of(a * b), "elemwise_mul");
   EXPECT_EQ(op_of(a / b), "elemwise_div");
-  Symbol s1 = a + 2.0f, s2 = 2.0f * a, s3 = 2.0 - a, s4 = 1 / a, s5 = a - 0.1f, s6 = a / 4, s7 = 3 + a;
+  Symbol s1 = a + 2.0f, s2 = 2.0f * a, s3 = 2.0 - a, s4 = 1 / a, s5 = a - 0.1f, s6 = a / 4,
+         s7 = 3 + a;
   EXPECT_EQ(op_of(s1), "_plus_scalar");
   EXPECT_EQ(scalar_of(s1), "2");
   EXPECT_EQ(op_of(s2), "_mul_scalar");
@@ -309,7 +355,8 @@ TEST(SymbolTest, VariadicOpGetsItsArgumentCount) {
 TEST(SymbolTest, DeepGraphsBuildListAndFreeWithoutRecursion) {
   Symbol x = Var("x");
   Symbol net = x;
-  for (int i = 0; i < 200000; ++i) net = Symbol::Apply(Reg(), "identity", {net}, {}, "id" + std::to_string(i));
+  for (int i = 0; i < 200000; ++i)
+    net = Symbol::Apply(Reg(), "identity", {net}, {}, "id" + std::to_string(i));
   EXPECT_EQ(net.ListArguments(), Names{"x"});
   EXPECT_EQ(net.GetInternals().num_outputs(), 200001u);
   net = Symbol();  // drops 200000 nodes iteratively

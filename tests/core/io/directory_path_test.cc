@@ -18,7 +18,8 @@ TEST(FileLoaders, DirectoryIsNamedByEveryLoader) {
   test::ExpectWeftError([&] { LoadNDArraysFile(dir); }, StatusCode::kIO, want);
   test::ExpectWeftError([&] { LoadNpyFile(dir); }, StatusCode::kIO, want);
   test::ExpectWeftError([&] { LoadIDX(dir); }, StatusCode::kIO, want);
-  test::ExpectWeftError([&] { LoadJSONFile(dir + "/no such file"); }, StatusCode::kIO, {"no such file", "No such file"});
+  test::ExpectWeftError([&] { LoadJSONFile(dir + "/no such file"); }, StatusCode::kIO,
+                        {"no such file", "No such file"});
 }
 
 }  // namespace

@@ -102,8 +102,9 @@ TEST(NDArrayIoTest, IndependentV2FileLoadsAndResavesByteIdentically) {
   const std::string bytes = ReadBytes(DataDir() + "/params/v2_mixed.params");
   NDArrayList list = LoadNDArrays(bytes.data(), bytes.size());
   ASSERT_EQ(list.arrays.size(), 6u);
-  EXPECT_EQ(list.names, (std::vector<std::string>{"arg:fc_weight", "arg:fc_bias", "aux:bn_moving_var",
-                                                  "arg:ids", "aux:count", "arg:pixels"}));
+  EXPECT_EQ(list.names,
+            (std::vector<std::string>{"arg:fc_weight", "arg:fc_bias", "aux:bn_moving_var",
+                                      "arg:ids", "aux:count", "arg:pixels"}));
   EXPECT_EQ(list.arrays[0].shape(), Shape({3, 2}));
   EXPECT_EQ(test::Values(list.arrays[0]), (std::vector<double>{0, 0.25, 0.5, 0.75, 1, 1.25}));
   EXPECT_EQ(test::Values(list.arrays[1]), (std::vector<double>{1.5, -2.0, 0.25}));
@@ -129,8 +130,9 @@ TEST(NDArrayIoTest, IndependentV2FileLoadsAndResavesByteIdentically) {
 
 TEST(NDArrayIoTest, RoundTripKeepsDTypesScalarsNoneAndUnnamedLists) {
   NDArrayList list;
-  list.arrays = {test::Array(Shape{2, 2}, {1, 2, 3, 4}), test::Array(Shape(std::vector<int64_t>{}), {7.5}, DType::kFloat64),
-                 NDArray(), test::Array(Shape{3}, {-1, 0, 1}, DType::kInt8),
+  list.arrays = {test::Array(Shape{2, 2}, {1, 2, 3, 4}),
+                 test::Array(Shape(std::vector<int64_t>{}), {7.5}, DType::kFloat64), NDArray(),
+                 test::Array(Shape{3}, {-1, 0, 1}, DType::kInt8),
                  NDArray(Shape{1}, Context::CPU(), DType::kFloat16)};
   const uint16_t half_two = 0x4000;
   list.arrays[4].CopyFromHost(&half_two, 2);
@@ -160,7 +162,8 @@ TEST(NDArrayIoTest, RoundTripKeepsDTypesScalarsNoneAndUnnamedLists) {
   EXPECT_EQ(test::Values(vback.arrays[0]), (std::vector<double>{3, 4, 5, 6}));
   // Names count must match.
   NDArrayList bad{{big}, {"a", "b"}};
-  test::ExpectWeftError([&] { SaveNDArrays(bad); }, StatusCode::kInvalidArgument, {"expected 0 or 1 names", "given 2"});
+  test::ExpectWeftError([&] { SaveNDArrays(bad); }, StatusCode::kInvalidArgument,
+                        {"expected 0 or 1 names", "given 2"});
 }
 
 TEST(NDArrayIoTest, ReadsV1AndV3RecordsAndLegacyNone) {
@@ -227,39 +230,46 @@ TEST(NDArrayIoTest, CorruptFieldsNameExpectedFoundAndOffset) {
   test::ExpectWeftError([&] { load(with(16, uint64_t{1} << 60, 8)); }, StatusCode::kInvalidArgument,
                         {"array count 1152921504606846976 cannot fit", "byte offset 16"});
   // Record 0 starts at 24: magic, stype 28, ndim 32, dim 36, ctx 44, dtype 52.
-  test::ExpectWeftError([&] { load(with(24, 0x12345678, 4)); }, StatusCode::kInvalidArgument,
-                        {"array 0 of 2", "expected a record magic", "found 0x12345678", "byte offset 24"});
-  test::ExpectWeftError([&] { load(with(28, 1, 4)); }, StatusCode::kNotImplemented, {"sparse storage type 1"});
-  test::ExpectWeftError([&] { load(with(28, 7, 4)); }, StatusCode::kInvalidArgument,
-                        {"expected storage type 0 (dense) or -1 (none), found 7", "byte offset 28"});
+  test::ExpectWeftError(
+      [&] { load(with(24, 0x12345678, 4)); }, StatusCode::kInvalidArgument,
+      {"array 0 of 2", "expected a record magic", "found 0x12345678", "byte offset 24"});
+  test::ExpectWeftError([&] { load(with(28, 1, 4)); }, StatusCode::kNotImplemented,
+                        {"sparse storage type 1"});
+  test::ExpectWeftError(
+      [&] { load(with(28, 7, 4)); }, StatusCode::kInvalidArgument,
+      {"expected storage type 0 (dense) or -1 (none), found 7", "byte offset 28"});
   test::ExpectWeftError([&] { load(with(32, 1000000, 4)); }, StatusCode::kInvalidArgument,
                         {"expected ndim <= 32, found 1000000", "byte offset 32"});
   test::ExpectWeftError([&] { load(with(32, 0xFFFFFFF0u, 4)); }, StatusCode::kInvalidArgument,
                         {"expected ndim >= -1, found -16"});
   test::ExpectWeftError([&] { load(with(36, uint64_t{1} << 62, 8)); }, StatusCode::kInvalidArgument,
                         {"truncated: shape (4611686018427387904,) of float32 needs more than"});
-  test::ExpectWeftError([&] { load(with(36, static_cast<uint64_t>(-5), 8)); }, StatusCode::kInvalidArgument,
+  test::ExpectWeftError([&] { load(with(36, static_cast<uint64_t>(-5), 8)); },
+                        StatusCode::kInvalidArgument,
                         {"expected extent 0 >= 0, found -5", "byte offset 36"});
-  test::ExpectWeftError([&] { load(with(36, 0, 8)); }, StatusCode::kNotImplemented, {"zero-size array"});
+  test::ExpectWeftError([&] { load(with(36, 0, 8)); }, StatusCode::kNotImplemented,
+                        {"zero-size array"});
   test::ExpectWeftError([&] { load(with(44, 9, 4)); }, StatusCode::kInvalidArgument,
                         {"expected device type 1 (cpu)", "found 9", "byte offset 44"});
   test::ExpectWeftError([&] { load(with(52, 7, 4)); }, StatusCode::kDType,
                         {"dtype flag 7 (bool) is not supported", "byte offset 52"});
-  test::ExpectWeftError([&] { load(with(52, 99, 4)); }, StatusCode::kDType, {"dtype flag 99 (unknown)"});
+  test::ExpectWeftError([&] { load(with(52, 99, 4)); }, StatusCode::kDType,
+                        {"dtype flag 99 (unknown)"});
   // Names: count after the two records.
   const std::string good = SmallFile();
   const size_t names_at = good.size() - (8 + 8 + 5 + 8 + 5);
   test::ExpectWeftError([&] { load(with(names_at, 1, 8)); }, StatusCode::kInvalidArgument,
                         {"expected a name count of 0 or 2 (the array count), found 1"});
-  test::ExpectWeftError([&] { load(with(names_at + 8, uint64_t{1} << 50, 8)); }, StatusCode::kInvalidArgument,
+  test::ExpectWeftError([&] { load(with(names_at + 8, uint64_t{1} << 50, 8)); },
+                        StatusCode::kInvalidArgument,
                         {"name 0 of 2", "name length 1125899906842624 exceeds"});
 }
 
 TEST(NDArrayIoTest, FilesAndSplitErrors) {
   test::ExpectWeftError([] { LoadNDArraysFile("/nonexistent/weft.params"); }, StatusCode::kIO,
                         {"/nonexistent/weft.params"});
-  test::ExpectWeftError([] { SaveNDArraysFile(NDArrayList{}, "/nonexistent/dir/x.params"); }, StatusCode::kIO,
-                        {"cannot open"});
+  test::ExpectWeftError([] { SaveNDArraysFile(NDArrayList{}, "/nonexistent/dir/x.params"); },
+                        StatusCode::kIO, {"cannot open"});
   // A malformed file's error names the path.
   const std::string path = testing::TempDir() + "/weft_bad.params";
   {
@@ -267,17 +277,31 @@ TEST(NDArrayIoTest, FilesAndSplitErrors) {
     std::fwrite("garbage!", 1, 8, f);
     std::fclose(f);
   }
-  test::ExpectWeftError([&] { LoadNDArraysFile(path); }, StatusCode::kInvalidArgument, {path, "list magic"});
+  test::ExpectWeftError([&] { LoadNDArraysFile(path); }, StatusCode::kInvalidArgument,
+                        {path, "list magic"});
   std::remove(path.c_str());
 
   NDArray a = test::Array(Shape{1}, {1});
-  test::ExpectWeftError([&] { SplitParams(NDArrayList{{a}, {}}); }, StatusCode::kInvalidArgument, {"no names"});
-  test::ExpectWeftError([&] { SplitParams(NDArrayList{{a}, {"fc_weight"}}); }, StatusCode::kInvalidArgument,
-                        {"'fc_weight'", "\"arg:\" or \"aux:\" prefix"});
-  test::ExpectWeftError([&] { SplitParams(NDArrayList{{a, a}, {"arg:w", "arg:w"}}); }, StatusCode::kInvalidArgument,
-                        {"'arg:w' appears more than once"});
-  test::ExpectWeftError([&] { SplitParams(NDArrayList{{NDArray()}, {"aux:m"}}); }, StatusCode::kInvalidArgument,
-                        {"'aux:m'", "empty"});
+  test::ExpectWeftError(
+      [&] {
+        SplitParams(NDArrayList{{a}, {}});
+      },
+      StatusCode::kInvalidArgument, {"no names"});
+  test::ExpectWeftError(
+      [&] {
+        SplitParams(NDArrayList{{a}, {"fc_weight"}});
+      },
+      StatusCode::kInvalidArgument, {"'fc_weight'", "\"arg:\" or \"aux:\" prefix"});
+  test::ExpectWeftError(
+      [&] {
+        SplitParams(NDArrayList{{a, a}, {"arg:w", "arg:w"}});
+      },
+      StatusCode::kInvalidArgument, {"'arg:w' appears more than once"});
+  test::ExpectWeftError(
+      [&] {
+        SplitParams(NDArrayList{{NDArray()}, {"aux:m"}});
+      },
+      StatusCode::kInvalidArgument, {"'aux:m'", "empty"});
 }
 
 }  // namespace

@@ -62,9 +62,10 @@ TEST(NpyTest, UnsupportedLayoutsAreRejectedClearly) {
                         {"dtype '>f4' is not supported (big-endian)"});
   test::ExpectWeftError([] { LoadNpyFile(Npy("complex.npy")); }, StatusCode::kDType,
                         {"dtype '<c8' is not supported", "expected '<f4'"});
-  test::ExpectWeftError([] { LoadNpyFile("/nonexistent/x.npy"); }, StatusCode::kIO, {"/nonexistent/x.npy"});
-  test::ExpectWeftError([] { SaveNpy(NDArray(Shape{2}, Context::CPU(), DType::kFloat16)); }, StatusCode::kDType,
-                        {"dtype float16 cannot be saved"});
+  test::ExpectWeftError([] { LoadNpyFile("/nonexistent/x.npy"); }, StatusCode::kIO,
+                        {"/nonexistent/x.npy"});
+  test::ExpectWeftError([] { SaveNpy(NDArray(Shape{2}, Context::CPU(), DType::kFloat16)); },
+                        StatusCode::kDType, {"dtype float16 cannot be saved"});
   test::ExpectWeftError([] { SaveNpy(NDArray()); }, StatusCode::kInvalidArgument, {"empty"});
 }
 
@@ -82,10 +83,12 @@ TEST(NpyTest, MalformedInputNeverCrashes) {
                         {"needs 24 data bytes, found 25"});
   std::string bad_magic = good;
   bad_magic[1] = 'X';
-  test::ExpectWeftError([&] { load(bad_magic); }, StatusCode::kInvalidArgument, {"expected the magic"});
+  test::ExpectWeftError([&] { load(bad_magic); }, StatusCode::kInvalidArgument,
+                        {"expected the magic"});
   std::string v3 = good;
   v3[6] = 3;
-  test::ExpectWeftError([&] { load(v3); }, StatusCode::kInvalidArgument, {"format version 3.0", "expected 1.0 or 2.0"});
+  test::ExpectWeftError([&] { load(v3); }, StatusCode::kInvalidArgument,
+                        {"format version 3.0", "expected 1.0 or 2.0"});
   auto with_header = [](const std::string& h) {
     std::string s = "\x93NUMPY\x01";
     s.push_back('\0');
@@ -97,18 +100,25 @@ TEST(NpyTest, MalformedInputNeverCrashes) {
                         StatusCode::kInvalidArgument, {"lacks the key 'fortran_order'"});
   test::ExpectWeftError([&] { load(with_header("{'descr': '<f4', 'fortran_order': Maybe}")); },
                         StatusCode::kInvalidArgument, {"expected True or False"});
-  test::ExpectWeftError([&] { load(with_header("{'descr': '<f4', 'fortran_order': False, 'shape': (-1,)}")); },
-                        StatusCode::kInvalidArgument, {"expected a non-negative integer"});
   test::ExpectWeftError(
-      [&] { load(with_header("{'descr': '<f4', 'fortran_order': False, 'shape': (99999999999, 99999999999)}")); },
+      [&] { load(with_header("{'descr': '<f4', 'fortran_order': False, 'shape': (-1,)}")); },
+      StatusCode::kInvalidArgument, {"expected a non-negative integer"});
+  test::ExpectWeftError(
+      [&] {
+        load(with_header(
+            "{'descr': '<f4', 'fortran_order': False, 'shape': (99999999999, 99999999999)}"));
+      },
       StatusCode::kInvalidArgument, {"truncated: shape (99999999999,99999999999) of float32"});
-  test::ExpectWeftError([&] { load(with_header("{'descr': '<f4', 'fortran_order': False, 'shape': (0, 2)}")); },
-                        StatusCode::kNotImplemented, {"zero-size"});
-  test::ExpectWeftError([&] { load(with_header("{'descr': '<f4', 'fortran_order': False, 'shape': (1,), 'x': 1}")); },
-                        StatusCode::kInvalidArgument, {"unexpected header key 'x'"});
+  test::ExpectWeftError(
+      [&] { load(with_header("{'descr': '<f4', 'fortran_order': False, 'shape': (0, 2)}")); },
+      StatusCode::kNotImplemented, {"zero-size"});
+  test::ExpectWeftError(
+      [&] { load(with_header("{'descr': '<f4', 'fortran_order': False, 'shape': (1,), 'x': 1}")); },
+      StatusCode::kInvalidArgument, {"unexpected header key 'x'"});
   std::string huge_v2 = "\x93NUMPY\x02";
   huge_v2 += std::string("\0\xff\xff\xff\x7f", 5);
-  test::ExpectWeftError([&] { load(huge_v2); }, StatusCode::kInvalidArgument, {"header length 2147483647", "exceeds"});
+  test::ExpectWeftError([&] { load(huge_v2); }, StatusCode::kInvalidArgument,
+                        {"header length 2147483647", "exceeds"});
 }
 
 }  // namespace

@@ -34,8 +34,8 @@ std::string ChainJSON(int n) {
   std::string s = "{\"nodes\":[{\"op\":\"null\",\"name\":\"data\",\"inputs\":[]}";
   s.reserve(static_cast<size_t>(n) * 60 + 200);
   for (int i = 1; i <= n; ++i)
-    s += ",{\"op\":\"relu\",\"name\":\"r" + std::to_string(i) + "\",\"inputs\":[[" + std::to_string(i - 1) +
-         ",0,0]]}";
+    s += ",{\"op\":\"relu\",\"name\":\"r" + std::to_string(i) + "\",\"inputs\":[[" +
+         std::to_string(i - 1) + ",0,0]]}";
   s += "],\"arg_nodes\":[0],\"heads\":[[" + std::to_string(n) + ",0,0]]}";
   return s;
 }
@@ -84,7 +84,8 @@ TEST(WideGraph, SliceChannelWith65536OutputsBindsAndListsQuickly) {
   std::vector<std::string> internals = s.GetInternals().ListOutputs();
   ASSERT_EQ(internals.size(), 65537u);
   EXPECT_EQ(internals[1], "s_output0");
-  auto ex = Executor::SimpleBind(s, Context::CPU(), {{"x", Shape{65536, 2}}}, {}, GradReqSpec::All(GradReq::kNull));
+  auto ex = Executor::SimpleBind(s, Context::CPU(), {{"x", Shape{65536, 2}}}, {},
+                                 GradReqSpec::All(GradReq::kNull));
   std::vector<float> in(65536 * 2);
   for (size_t i = 0; i < in.size(); ++i) in[i] = static_cast<float>(i);
   NDArray x = ex->arg_arrays()[0];
@@ -100,10 +101,16 @@ TEST(WideGraph, SliceChannelErrorsNameNumOutputs) {
       {"op": "SliceChannel", "name": "s", "attrs": {"num_outputs": "3", "axis": "0", "squeeze_axis": "True"},
        "inputs": [[0, 0, 0]]}], "arg_nodes": [0], "heads": [[1, 0, 0]]})";
   Symbol s = LoadJSON(json).symbol;
-  test::ExpectWeftError([&] { Executor::SimpleBind(s, Context::CPU(), {{"x", Shape{5, 2}}}); }, StatusCode::kShape,
-                        {"num_outputs=3"});
-  test::ExpectWeftError([&] { Executor::SimpleBind(s, Context::CPU(), {{"x", Shape{6, 2}}}); }, StatusCode::kShape,
-                        {"num_outputs=3", "extent 1"});
+  test::ExpectWeftError(
+      [&] {
+        Executor::SimpleBind(s, Context::CPU(), {{"x", Shape{5, 2}}});
+      },
+      StatusCode::kShape, {"num_outputs=3"});
+  test::ExpectWeftError(
+      [&] {
+        Executor::SimpleBind(s, Context::CPU(), {{"x", Shape{6, 2}}});
+      },
+      StatusCode::kShape, {"num_outputs=3", "extent 1"});
 }
 
 }  // namespace

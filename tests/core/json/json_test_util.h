@@ -24,7 +24,8 @@ std::string ExpectWeftError(F f, StatusCode code, const std::vector<std::string>
   } catch (const Error& e) {
     std::string msg = e.what();
     EXPECT_EQ(e.code(), code) << msg;
-    for (const auto& p : pieces) EXPECT_NE(msg.find(p), std::string::npos) << "missing '" << p << "' in: " << msg;
+    for (const auto& p : pieces)
+      EXPECT_NE(msg.find(p), std::string::npos) << "missing '" << p << "' in: " << msg;
     return msg;
   } catch (const std::exception& e) {
     ADD_FAILURE() << "expected weft::Error, got std::exception: " << e.what();

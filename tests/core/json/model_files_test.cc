@@ -31,17 +31,21 @@ std::vector<std::string> ModelFiles() {
   return files;
 }
 
-std::string Base(const std::string& path) { return std::filesystem::path(path).filename().string(); }
+std::string Base(const std::string& path) {
+  return std::filesystem::path(path).filename().string();
+}
 
 // MXNet-MKLDNN 1.2 counted a hidden workspace output for max Pooling in
 // node_row_ptr; this file's row pointers therefore differ from ours.
-const std::set<std::string> kHiddenOutputFiles = {"apache__test_mkldnn_test_mkldnn_model_model1.json"};
+const std::set<std::string> kHiddenOutputFiles = {
+    "apache__test_mkldnn_test_mkldnn_model_model1.json"};
 
 // save -> load -> save is the identity, and a 1.x file is reproduced modulo
 // key order. node_row_ptr counts every output MXNet's op had, visible or
 // not; unless `strict_row_ptr`, a difference there is reported, not failed
 // (weft ops may expose fewer outputs than MXNet counted).
-void CheckRoundTrip(const std::string& path, const std::string& text, const LoadedSymbol& s, const OpRegistry& reg, bool strict_row_ptr) {
+void CheckRoundTrip(const std::string& path, const std::string& text, const LoadedSymbol& s,
+                    const OpRegistry& reg, bool strict_row_ptr) {
   std::string saved = SaveJSON(s.symbol, s.mxnet_version);
   LoadedSymbol back = LoadJSON(saved, reg);
   EXPECT_EQ(SaveJSON(back.symbol, s.mxnet_version), saved);
@@ -56,12 +60,14 @@ void CheckRoundTrip(const std::string& path, const std::string& text, const Load
   again.erase("node_row_ptr");
   EXPECT_EQ(again, original);
   if (row_ptr == our_row_ptr) return;
-  if (strict_row_ptr && !kHiddenOutputFiles.count(Base(path))) ADD_FAILURE() << "node_row_ptr differs";
+  if (strict_row_ptr && !kHiddenOutputFiles.count(Base(path)))
+    ADD_FAILURE() << "node_row_ptr differs";
   for (size_t i = 0; i + 1 < row_ptr.size() && i + 1 < our_row_ptr.size(); ++i) {
     int64_t theirs = row_ptr[i + 1].get<int64_t>() - row_ptr[i].get<int64_t>();
     int64_t ours = our_row_ptr[i + 1].get<int64_t>() - our_row_ptr[i].get<int64_t>();
     if (theirs == ours) continue;
-    std::cout << "[ model    ]   note: node " << i << " '" << original["nodes"][i]["name"].get<std::string>() << "' ("
+    std::cout << "[ model    ]   note: node " << i << " '"
+              << original["nodes"][i]["name"].get<std::string>() << "' ("
               << original["nodes"][i]["op"].get<std::string>() << ") has " << theirs
               << " outputs in the file's node_row_ptr, " << ours << " in weft's\n";
     break;
@@ -86,8 +92,9 @@ TEST(ModelFilesTest, EveryFileLoadsOrNamesEachUnknownOperatorAndNode) {
     try {
       LoadedSymbol s = LoadJSONFile(path);
       EXPECT_TRUE(missing.empty()) << "loaded although it uses unregistered operators";
-      std::cout << "[ model    ] " << Base(path) << ": loads (MXNet " << JsonGenerationName(s.generation)
-                << " format, " << s.symbol.ListArguments().size() << " arguments)\n";
+      std::cout << "[ model    ] " << Base(path) << ": loads (MXNet "
+                << JsonGenerationName(s.generation) << " format, "
+                << s.symbol.ListArguments().size() << " arguments)\n";
       CheckRoundTrip(path, text, s, global, /*strict_row_ptr=*/false);
     } catch (const Error& e) {
       std::string msg = e.what();
@@ -95,12 +102,14 @@ TEST(ModelFilesTest, EveryFileLoadsOrNamesEachUnknownOperatorAndNode) {
       EXPECT_FALSE(missing.empty()) << msg;
       EXPECT_NE(msg.find(path), std::string::npos) << msg;
       for (const auto& [op, node] : missing) {
-        EXPECT_NE(msg.find("operator '" + op + "' (used by node "), std::string::npos) << op << ": " << msg;
+        EXPECT_NE(msg.find("operator '" + op + "' (used by node "), std::string::npos)
+            << op << ": " << msg;
         EXPECT_NE(msg.find("'" + node + "'"), std::string::npos) << node << ": " << msg;
       }
       std::string ops;
       for (const auto& kv : missing) ops += (ops.empty() ? "" : ", ") + kv.first;
-      std::cout << "[ model    ] " << Base(path) << ": unknown operators " << ops << "\n    " << msg << "\n";
+      std::cout << "[ model    ] " << Base(path) << ": unknown operators " << ops << "\n    " << msg
+                << "\n";
     }
   }
 }
@@ -135,7 +144,9 @@ TEST(ModelFilesTest, RealNetworksInferTheirOutputShapes) {
       {"apache__save_000800.json", Shape{5, 200}, {Shape{5, 10}}},
       // MTCNN P-Net (det1), fully convolutional: a 12x12 window gives 1x1
       // maps: 4 box-regression channels and 2 face/non-face probabilities.
-      {"deepinsight__det1-symbol.json", Shape{1, 3, 12, 12}, {Shape{1, 4, 1, 1}, Shape{1, 2, 1, 1}}},
+      {"deepinsight__det1-symbol.json",
+       Shape{1, 3, 12, 12},
+       {Shape{1, 4, 1, 1}, Shape{1, 2, 1, 1}}},
   };
   for (const Case& c : cases) {
     SCOPED_TRACE(c.file);

@@ -65,7 +65,8 @@ TEST(SymbolJsonTest, SaveWritesTheMXNet1Format) {
   EXPECT_LT(text.find("\"arg_nodes\""), text.find("\"node_row_ptr\""));
   EXPECT_LT(text.find("\"node_row_ptr\""), text.find("\"heads\""));
   EXPECT_NE(text.find("\n  \"nodes\": ["), std::string::npos);  // 2-space indentation
-  EXPECT_EQ(json::parse(SaveJSON(out, 10300))["attrs"]["mxnet_version"], json::parse(R"JS(["int", 10300])JS"));
+  EXPECT_EQ(json::parse(SaveJSON(out, 10300))["attrs"]["mxnet_version"],
+            json::parse(R"JS(["int", 10300])JS"));
 }
 
 TEST(SymbolJsonTest, MultiOutputNodesAndAuxStatesInTheRowPointers) {
@@ -155,7 +156,9 @@ TEST(SymbolJsonTest, LoadsTheMXNet08GenerationWithUpgrades) {
   std::map<std::string, StringMap> d = s.symbol.AttrDict();
   // Hidden keys become __key__ on the node itself.
   EXPECT_EQ(d["data"], (StringMap{{"__ctx_group__", "stage1"}, {"__lr_mult__", "0.2"}}));
-  EXPECT_EQ(d["fc1"], (StringMap{{"__ctx_group__", "stage1"}, {"__wd_mult__", "0.3"}, {"no_bias", "False"},
+  EXPECT_EQ(d["fc1"], (StringMap{{"__ctx_group__", "stage1"},
+                                 {"__wd_mult__", "0.3"},
+                                 {"no_bias", "False"},
                                  {"num_hidden", "128"}}));
   // weight_lr_mult moved from fc1 onto its weight variable; on the variable
   // itself (no inputs to move it to) it stays as it is.
@@ -167,7 +170,8 @@ TEST(SymbolJsonTest, LoadsTheMXNet08GenerationWithUpgrades) {
   EXPECT_EQ(s.symbol.ListAuxiliaryStates(), (Names{"bn_moving_mean", "bn_moving_var"}));
   EXPECT_EQ(d["bn_moving_mean"]["__ctx_group__"], "stage2");
   EXPECT_EQ(d["bn_moving_var"]["fix_gamma"], "True");
-  EXPECT_EQ(s.symbol.ListArguments(), (Names{"data", "fc1_weight", "fc1_bias", "bn_gamma", "bn_beta"}));
+  EXPECT_EQ(s.symbol.ListArguments(),
+            (Names{"data", "fc1_weight", "fc1_bias", "bn_gamma", "bn_beta"}));
   // Saved again in the 1.x format, which loads back identically.
   std::string saved = SaveJSON(s.symbol);
   json j = json::parse(saved);
@@ -194,13 +198,15 @@ TEST(SymbolJsonTest, LoadsTheMXNet09Generation) {
                         {"node 3 'bn' (BatchNorm)", "has 3 inputs", "takes 5", "moving_mean"});
   std::string fixed = text;
   const std::string three = "[[2, 0, 0], [1, 0, 0], [1, 0, 0]]";
-  fixed.replace(fixed.find(three), three.size(), "[[2, 0, 0], [1, 0, 0], [1, 0, 0], [0, 0, 0], [0, 0, 0]]");
+  fixed.replace(fixed.find(three), three.size(),
+                "[[2, 0, 0], [1, 0, 0], [1, 0, 0], [0, 0, 0], [0, 0, 0]]");
   LoadedSymbol s = LoadJSON(fixed, Reg());
   EXPECT_EQ(s.generation, JsonGeneration::kMXNet09);
   EXPECT_EQ(s.mxnet_version, 903);
   std::map<std::string, StringMap> d = s.symbol.AttrDict();
   EXPECT_EQ(d["w"], (StringMap{{"__lr_mult__", "3"}, {"__wd_mult__", "0"}, {"mood", "calm"}}));
-  EXPECT_EQ(d["fc"], (StringMap{{"__ctx_group__", "dev1"}, {"no_bias", "True"}, {"num_hidden", "2"}}));
+  EXPECT_EQ(d["fc"],
+            (StringMap{{"__ctx_group__", "dev1"}, {"no_bias", "True"}, {"num_hidden", "2"}}));
   EXPECT_EQ(s.symbol.ListAuxiliaryStates(), (Names{"x"}));  // x feeds moving_mean/var
 }
 
@@ -233,8 +239,9 @@ TEST(SymbolJsonTest, MatchesMXNetsSave000800Test) {
       lr12.lr_mult = 1.2;
       Symbol data = Symbol::CreateVariable("data", lr02);
       Symbol weight = Symbol::CreateVariable("fc1_weight", lr12);
-      Symbol fc1 = Symbol::Apply(Reg(), "FullyConnected", {data}, {{"num_hidden", "128"}, {"wd_mult", "0.3"}},
-                                 "fc1", {{"weight", weight}});
+      Symbol fc1 =
+          Symbol::Apply(Reg(), "FullyConnected", {data},
+                        {{"num_hidden", "128"}, {"wd_mult", "0.3"}}, "fc1", {{"weight", weight}});
       act1 = Op("Activation", {fc1}, {{"act_type", "relu"}}, "relu1");
     }
     AttrScope stage2(StringMap{{"ctx_group", "stage2"}});
@@ -266,13 +273,15 @@ TEST(SymbolJsonTest, UnknownOperatorsAreAllNamedWithTheirNodes) {
       {"op": "Convolution9", "name": "c1", "inputs": [[0, 0, 0]]},
       {"op": "Convolution9", "name": "c2", "inputs": [[1, 0, 0]]},
       {"op": "Warp", "name": "w", "inputs": [[2, 0, 0]]}], "arg_nodes": [0], "heads": [[3, 0, 0]]})JS";
-  test::ExpectWeftError([&] { LoadJSON(text, Reg()); }, StatusCode::kNotFound,
-                        {"not registered", "operator 'Convolution9' (used by node 1 'c1', node 2 'c2')",
-                         "operator 'Warp' (used by node 3 'w')"});
+  test::ExpectWeftError(
+      [&] { LoadJSON(text, Reg()); }, StatusCode::kNotFound,
+      {"not registered", "operator 'Convolution9' (used by node 1 'c1', node 2 'c2')",
+       "operator 'Warp' (used by node 3 'w')"});
 }
 
 TEST(SymbolJsonTest, FilesAreSavedAndLoaded) {
-  std::string path = ::testing::TempDir() + "weft_symbol_json_test_" + std::to_string(getpid()) + ".json";
+  std::string path =
+      ::testing::TempDir() + "weft_symbol_json_test_" + std::to_string(getpid()) + ".json";
   Symbol net = SmallNet();
   SaveJSONFile(net, path);
   LoadedSymbol s = LoadJSONFile(path, Reg());
@@ -284,7 +293,8 @@ TEST(SymbolJsonTest, FilesAreSavedAndLoaded) {
   // Errors from the content are prefixed with the path.
   SaveJSONFile(net, path);
   OpRegistry empty;
-  test::ExpectWeftError([&] { LoadJSONFile(path, empty); }, StatusCode::kNotFound, {path, "FullyConnected"});
+  test::ExpectWeftError([&] { LoadJSONFile(path, empty); }, StatusCode::kNotFound,
+                        {path, "FullyConnected"});
   std::remove(path.c_str());
 }
 
@@ -292,8 +302,8 @@ TEST(SymbolJsonTest, DeepChainsLoadAndSaveWithoutRecursion) {
   std::string text = R"JS({"nodes": [{"op": "null", "name": "x", "inputs": []})JS";
   const int kDepth = 50000;
   for (int i = 1; i <= kDepth; ++i)
-    text += ",{\"op\":\"identity\",\"name\":\"n" + std::to_string(i) + "\",\"inputs\":[[" + std::to_string(i - 1) +
-            ",0,0]]}";
+    text += ",{\"op\":\"identity\",\"name\":\"n" + std::to_string(i) + "\",\"inputs\":[[" +
+            std::to_string(i - 1) + ",0,0]]}";
   text += "], \"arg_nodes\": [0], \"heads\": [[" + std::to_string(kDepth) + ", 0, 0]]}";
   LoadedSymbol s = LoadJSON(text, Reg());
   EXPECT_EQ(s.symbol.ListArguments(), Names{"x"});

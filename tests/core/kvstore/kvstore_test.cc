@@ -30,8 +30,9 @@ TEST(KVStore, LocalPushSumsValuesOfAKeyAndPullCopiesTheStore) {
   kv->Pull({"3"}, {out});
   EXPECT_EQ(Values(out), (Vec{1, 2, 3, 4}));
   // Three values for "3" (a repeated key) and one for "w".
-  kv->Push({"3", "w", "3", "3"}, {Array({2, 2}, {1, 1, 1, 1}), Array({3}, {7, -8, 9}, DType::kInt64),
-                                   Array({2, 2}, {10, 20, 30, 40}), Array({2, 2}, {0.5, 0.25, 0, -1})});
+  kv->Push({"3", "w", "3", "3"},
+           {Array({2, 2}, {1, 1, 1, 1}), Array({3}, {7, -8, 9}, DType::kInt64),
+            Array({2, 2}, {10, 20, 30, 40}), Array({2, 2}, {0.5, 0.25, 0, -1})});
   NDArray a = Array({2, 2}, {0, 0, 0, 0}), b = Array({2, 2}, {0, 0, 0, 0});
   NDArray w = Array({3}, {0, 0, 0}, DType::kInt64);
   kv->Pull({"3", "3", "w"}, {a, b, w});
@@ -46,7 +47,8 @@ TEST(KVStore, LocalPushSumsValuesOfAKeyAndPullCopiesTheStore) {
 
 TEST(KVStore, OptimizerUpdatesTheStoreWithTheSummedGradient) {
   auto kv = KVStore::Create("local");
-  auto opt = std::shared_ptr<Optimizer>(Optimizer::Create("sgd", {{"learning_rate", "0.5"}, {"momentum", "0.9"}}));
+  auto opt = std::shared_ptr<Optimizer>(
+      Optimizer::Create("sgd", {{"learning_rate", "0.5"}, {"momentum", "0.9"}}));
   kv->SetOptimizer(opt);
   kv->Init({"fc_weight"}, {Array({2}, {1, -1})});
   Vec w = {1, -1}, m = {0, 0};
@@ -82,7 +84,8 @@ TEST(KVStore, DeviceSumsOverFourCpuDevicesEqualTheHostSum) {
   std::vector<Vec> want(3, Vec(1000, 0.0));
   for (int k = 0; k < 3; ++k) {
     for (int d = 0; d < n; ++d) {
-      NDArray v = test::RandomArray({1000}, DType::kFloat32, -1, 1, static_cast<unsigned>(10 * k + d));
+      NDArray v =
+          test::RandomArray({1000}, DType::kFloat32, -1, 1, static_cast<unsigned>(10 * k + d));
       Vec vals = Values(v);
       for (size_t i = 0; i < vals.size(); ++i) want[k][i] += vals[i];
       push_keys.push_back(keys[k]);
@@ -94,7 +97,8 @@ TEST(KVStore, DeviceSumsOverFourCpuDevicesEqualTheHostSum) {
     NDArray out = On(Array({1000}, Vec(1000, 0.0)), Context::CPU(k + 1));
     kv->Pull({keys[k]}, {out});
     Vec got = Values(out);
-    for (size_t i = 0; i < got.size(); ++i) ASSERT_NEAR(got[i], want[k][i], 1e-5) << keys[k] << " element " << i;
+    for (size_t i = 0; i < got.size(); ++i)
+      ASSERT_NEAR(got[i], want[k][i], 1e-5) << keys[k] << " element " << i;
   }
 }
 
@@ -113,25 +117,50 @@ TEST(KVStore, IntegerSumsAreExact) {
 TEST(KVStore, ErrorsNameTheKeyAndWhatWasExpected) {
   ExpectError([] { KVStore::Create("parameter_server"); }, StatusCode::kInvalidArgument,
               {"parameter_server", "local, device or dist_sync"});
-  ExpectError([] { KVStore::Create("dist_async"); }, StatusCode::kNotImplemented, {"dist_async", "dist_sync"});
+  ExpectError([] { KVStore::Create("dist_async"); }, StatusCode::kNotImplemented,
+              {"dist_async", "dist_sync"});
   auto kv = KVStore::Create("local");
   kv->Init({"a"}, {Array({2}, {1, 2})});
-  ExpectError([&] { kv->Init({"a"}, {Array({2}, {1, 2})}); }, StatusCode::kInvalidArgument, {"'a'", "already"});
-  ExpectError([&] { kv->Init({"b", "b"}, {Array({2}, {1, 2}), Array({2}, {1, 2})}); },
-              StatusCode::kInvalidArgument, {"'b'", "twice"});
-  ExpectError([&] { kv->Init({"h"}, {NDArray({2}, Context::CPU(0), DType::kFloat16)}); }, StatusCode::kDType,
-              {"'h'", "float16"});
-  ExpectError([&] { kv->Push({"zz"}, {Array({2}, {1, 2})}); }, StatusCode::kInvalidArgument,
-              {"Push", "'zz'", "Init"});
-  ExpectError([&] { kv->Push({"a"}, {Array({3}, {1, 2, 3})}); }, StatusCode::kShape, {"'a'", "(2,)", "(3,)"});
-  ExpectError([&] { kv->Push({"a"}, {Array({2}, {1, 2}, DType::kFloat64)}); }, StatusCode::kShape,
-              {"'a'", "float32", "float64"});
-  ExpectError([&] { kv->Push({"a", "a"}, {Array({2}, {1, 2})}); }, StatusCode::kInvalidArgument,
-              {"2 keys but 1 values"});
+  ExpectError(
+      [&] {
+        kv->Init({"a"}, {Array({2}, {1, 2})});
+      },
+      StatusCode::kInvalidArgument, {"'a'", "already"});
+  ExpectError(
+      [&] {
+        kv->Init({"b", "b"}, {Array({2}, {1, 2}), Array({2}, {1, 2})});
+      },
+      StatusCode::kInvalidArgument, {"'b'", "twice"});
+  ExpectError([&] { kv->Init({"h"}, {NDArray({2}, Context::CPU(0), DType::kFloat16)}); },
+              StatusCode::kDType, {"'h'", "float16"});
+  ExpectError(
+      [&] {
+        kv->Push({"zz"}, {Array({2}, {1, 2})});
+      },
+      StatusCode::kInvalidArgument, {"Push", "'zz'", "Init"});
+  ExpectError(
+      [&] {
+        kv->Push({"a"}, {Array({3}, {1, 2, 3})});
+      },
+      StatusCode::kShape, {"'a'", "(2,)", "(3,)"});
+  ExpectError(
+      [&] {
+        kv->Push({"a"}, {Array({2}, {1, 2}, DType::kFloat64)});
+      },
+      StatusCode::kShape, {"'a'", "float32", "float64"});
+  ExpectError(
+      [&] {
+        kv->Push({"a", "a"}, {Array({2}, {1, 2})});
+      },
+      StatusCode::kInvalidArgument, {"2 keys but 1 values"});
   ExpectError([&] { kv->Pull({"a"}, {NDArray()}); }, StatusCode::kInvalidArgument, {"'a'", "none"});
   ExpectError([&] { kv->Pull({"a"}, {Array({1}, {0})}); }, StatusCode::kShape, {"'a'", "out"});
   // Nothing was half-done: "b" was not initialised, "a" still holds its value.
-  ExpectError([&] { kv->Pull({"b"}, {Array({2}, {0, 0})}); }, StatusCode::kInvalidArgument, {"'b'"});
+  ExpectError(
+      [&] {
+        kv->Pull({"b"}, {Array({2}, {0, 0})});
+      },
+      StatusCode::kInvalidArgument, {"'b'"});
   NDArray out = Array({2}, {0, 0});
   kv->Pull({"a"}, {out});
   EXPECT_EQ(Values(out), (Vec{1, 2}));

@@ -74,8 +74,8 @@ TEST(ElemwiseUnary, ReluKeepsNaNAsMXNet) {
     EXPECT_TRUE(std::isnan(y[0]));
     EXPECT_EQ(y[1], 0);
     EXPECT_EQ(y[2], 2);
-    auto g = test::Values(test::Run("_backward_relu", {test::Array({3}, {1, 1, 1}, dt),
-                                                       test::Array({3}, {nan, 0, 2}, dt)})[0]);
+    auto g = test::Values(test::Run(
+        "_backward_relu", {test::Array({3}, {1, 1, 1}, dt), test::Array({3}, {nan, 0, 2}, dt)})[0]);
     EXPECT_TRUE(std::isnan(g[0]));
     EXPECT_EQ(g[1], 0);
     EXPECT_EQ(g[2], 1);

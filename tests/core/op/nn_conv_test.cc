@@ -12,7 +12,7 @@ namespace weft {
 namespace {
 
 struct ConvCase {
-  Shape data;    // (N, C, [H,] W)
+  Shape data;  // (N, C, [H,] W)
   int64_t filters;
   int64_t groups;
   std::vector<int64_t> kernel, stride, dilate, pad;
@@ -43,9 +43,7 @@ struct Geo {
 
 Geo Geometry(const ConvCase& c) {
   const bool two = c.kernel.size() == 2;
-  auto at = [&](const std::vector<int64_t>& v, int i, int64_t d) {
-    return v.empty() ? d : v[i];
-  };
+  auto at = [&](const std::vector<int64_t>& v, int i, int64_t d) { return v.empty() ? d : v[i]; };
   Geo g{};
   g.n = c.data[0];
   g.c = c.data[1];
@@ -100,14 +98,14 @@ Shape WeightShape(const ConvCase& c) {
 
 std::vector<ConvCase> Cases() {
   return {
-      {{2, 3, 7, 6}, 4, 1, {3, 3}, {}, {}, {}, false},                 // plain 3x3
-      {{1, 4, 9, 8}, 6, 2, {3, 2}, {2, 1}, {1, 2}, {1, 2}, false},     // groups, stride, dilate, pad
-      {{2, 4, 5, 5}, 4, 4, {3, 3}, {1, 1}, {}, {1, 1}, true},          // depthwise
-      {{2, 6, 5, 4}, 3, 1, {1, 1}, {}, {}, {}, false},                 // pointwise fast path
-      {{1, 2, 6, 7}, 4, 2, {1, 1}, {2, 2}, {}, {}, true},              // 1x1 with stride
-      {{2, 3, 11}, 5, 1, {3}, {2}, {2}, {3}, false},                   // 1-D
-      {{1, 4, 10}, 4, 2, {4}, {3}, {}, {1}, true},                     // 1-D groups
-      {{1, 1, 3, 3}, 2, 1, {5, 5}, {}, {}, {1, 1}, false},             // kernel > input, padded
+      {{2, 3, 7, 6}, 4, 1, {3, 3}, {}, {}, {}, false},              // plain 3x3
+      {{1, 4, 9, 8}, 6, 2, {3, 2}, {2, 1}, {1, 2}, {1, 2}, false},  // groups, stride, dilate, pad
+      {{2, 4, 5, 5}, 4, 4, {3, 3}, {1, 1}, {}, {1, 1}, true},       // depthwise
+      {{2, 6, 5, 4}, 3, 1, {1, 1}, {}, {}, {}, false},              // pointwise fast path
+      {{1, 2, 6, 7}, 4, 2, {1, 1}, {2, 2}, {}, {}, true},           // 1x1 with stride
+      {{2, 3, 11}, 5, 1, {3}, {2}, {2}, {3}, false},                // 1-D
+      {{1, 4, 10}, 4, 2, {4}, {3}, {}, {1}, true},                  // 1-D groups
+      {{1, 1, 3, 3}, 2, 1, {5, 5}, {}, {}, {1, 1}, false},          // kernel > input, padded
   };
 }
 
@@ -128,7 +126,8 @@ TEST(NNConv, ForwardMatchesDefinition) {
       EXPECT_EQ(y[0].shape(), Shape(oshape));
       EXPECT_EQ(y[0].dtype(), dt);
       std::vector<double> bv = test::Values(b);
-      std::vector<double> want = NaiveConv(g, test::Values(x), test::Values(w), c.no_bias ? nullptr : &bv);
+      std::vector<double> want =
+          NaiveConv(g, test::Values(x), test::Values(w), c.no_bias ? nullptr : &bv);
       std::vector<double> got = test::Values(y[0]);
       ASSERT_EQ(got.size(), want.size());
       const double tol = dt == DType::kFloat32 ? 1e-5 : 1e-12;
@@ -147,7 +146,8 @@ TEST(NNConv, GradientMatchesNumeric) {
     if (!c.no_bias) in.push_back(test::RandomArray({c.filters}, DType::kFloat64, -1, 1, 6));
     std::string where;
     const double err = test::GradientError("Convolution", in, ConvParams(c), {}, 1e-6, &where);
-    EXPECT_LT(err, 1e-6) << "case data " << c.data << " kernel " << Tuple(c.kernel) << ": " << where;
+    EXPECT_LT(err, 1e-6) << "case data " << c.data << " kernel " << Tuple(c.kernel) << ": "
+                         << where;
   }
 }
 
@@ -155,14 +155,18 @@ TEST(NNConv, BackwardHonoursAddRequest) {
   ConvCase c = Cases()[1];
   NDArray x = test::RandomArray(c.data, DType::kFloat64, -1, 1, 7);
   NDArray w = test::RandomArray(WeightShape(c), DType::kFloat64, -1, 1, 8);
-  NDArray dy = test::RandomArray(test::Run("Convolution", {x, w, test::RandomArray({c.filters}, DType::kFloat64, 0, 1, 1)}, ConvParams(c))[0].shape(),
-                                 DType::kFloat64, -1, 1, 9);
+  NDArray dy = test::RandomArray(
+      test::Run("Convolution", {x, w, test::RandomArray({c.filters}, DType::kFloat64, 0, 1, 1)},
+                ConvParams(c))[0]
+          .shape(),
+      DType::kFloat64, -1, 1, 9);
   std::vector<NDArray> once;
   Invoke(nullptr, "_backward_Convolution", {dy, x, w}, ConvParams(c), &once);
   ASSERT_EQ(once.size(), 3u);
-  std::vector<NDArray> twice = {test::Array(once[0].shape(), test::Values(once[0]), DType::kFloat64),
-                                test::Array(once[1].shape(), test::Values(once[1]), DType::kFloat64),
-                                test::Array(once[2].shape(), test::Values(once[2]), DType::kFloat64)};
+  std::vector<NDArray> twice = {
+      test::Array(once[0].shape(), test::Values(once[0]), DType::kFloat64),
+      test::Array(once[1].shape(), test::Values(once[1]), DType::kFloat64),
+      test::Array(once[2].shape(), test::Values(once[2]), DType::kFloat64)};
   InvokeOptions opts;
   opts.reqs = {OpReq::kAdd, OpReq::kAdd, OpReq::kAdd};
   Invoke(nullptr, "_backward_Convolution", {dy, x, w}, ConvParams(c), &twice, opts);
@@ -227,24 +231,26 @@ TEST(NNConv, Rejects) {
                StatusCode::kInvalidArgument, "num_group");
   expect_error({x, w, b}, {{"kernel", "(3,3)"}, {"num_filter", "6"}, {"num_group", "3"}},
                StatusCode::kShape, "num_group");
-  expect_error({x, w, b}, {{"kernel", "(3,3)"}, {"num_filter", "5"}}, StatusCode::kShape, "'weight'");
-  expect_error({x, w, b}, {{"kernel", "(7,7)"}, {"num_filter", "6"}}, StatusCode::kShape, "exceeds");
+  expect_error({x, w, b}, {{"kernel", "(3,3)"}, {"num_filter", "5"}}, StatusCode::kShape,
+               "'weight'");
+  expect_error({x, w, b}, {{"kernel", "(7,7)"}, {"num_filter", "6"}}, StatusCode::kShape,
+               "exceeds");
   expect_error({x, w, b}, {{"kernel", "(3,)"}, {"num_filter", "6"}}, StatusCode::kShape, "'data'");
   expect_error({x, w, b}, {{"kernel", "(3,3)"}, {"num_filter", "6"}, {"layout", "NHWC"}},
                StatusCode::kNotImplemented, "layout");
   // A 3-D kernel needs 5-D data.
-  expect_error({x, w, b}, {{"kernel", "(3,3,3)"}, {"num_filter", "6"}}, StatusCode::kShape, "rank 5");
-  expect_error({x, w, b}, {{"kernel", "(3,3,3,3)"}, {"num_filter", "6"}}, StatusCode::kInvalidArgument,
-               "'kernel'");
+  expect_error({x, w, b}, {{"kernel", "(3,3,3)"}, {"num_filter", "6"}}, StatusCode::kShape,
+               "rank 5");
+  expect_error({x, w, b}, {{"kernel", "(3,3,3,3)"}, {"num_filter", "6"}},
+               StatusCode::kInvalidArgument, "'kernel'");
   expect_error({x, w}, {{"kernel", "(3,3)"}, {"num_filter", "6"}}, StatusCode::kInvalidArgument,
                "input");
 }
 
 TEST(NNConvRef, MatchesPyTorch) {
-  for (const char* stem :
-       {"Convolution_basic", "Convolution_stride_pad", "Convolution_dilate", "Convolution_groups",
-        "Convolution_depthwise", "Convolution_pointwise", "Convolution_conv1d",
-        "Convolution_conv1d_group_dilate"})
+  for (const char* stem : {"Convolution_basic", "Convolution_stride_pad", "Convolution_dilate",
+                           "Convolution_groups", "Convolution_depthwise", "Convolution_pointwise",
+                           "Convolution_conv1d", "Convolution_conv1d_group_dilate"})
     EXPECT_TRUE(test::CheckOpRef(stem));
 }
 

@@ -50,7 +50,8 @@ std::vector<double> NaiveDeconv(const DeconvCase& c, const std::vector<double>& 
   const bool two = c.kernel.size() == 2;
   const int last = two ? 1 : 0;
   auto at = [](const std::vector<int64_t>& v, int i, int64_t d) { return v.empty() ? d : v[i]; };
-  const int64_t N = c.data[0], C = c.data[1], H = two ? c.data[2] : 1, W = c.data[c.data.ndim() - 1];
+  const int64_t N = c.data[0], C = c.data[1], H = two ? c.data[2] : 1,
+                W = c.data[c.data.ndim() - 1];
   const int64_t kh = two ? c.kernel[0] : 1, kw = c.kernel[last];
   const int64_t sh = two ? at(c.stride, 0, 1) : 1, sw = at(c.stride, last, 1);
   const int64_t dh = two ? at(c.dilate, 0, 1) : 1, dw = at(c.dilate, last, 1);
@@ -111,7 +112,8 @@ TEST(NNDeconv, ForwardMatchesDefinition) {
       if (c.bias) in.push_back(b);
       auto y = test::Run("Deconvolution", in, Params(c));
       Shape oshape;
-      std::vector<double> want = NaiveDeconv(c, test::Values(x), test::Values(w), test::Values(b), &oshape);
+      std::vector<double> want =
+          NaiveDeconv(c, test::Values(x), test::Values(w), test::Values(b), &oshape);
       ASSERT_EQ(y[0].shape(), oshape) << "data " << c.data << " kernel " << Tuple(c.kernel);
       std::vector<double> got = test::Values(y[0]);
       const double tol = dt == DType::kFloat32 ? 1e-5 : 1e-12;
@@ -147,7 +149,8 @@ TEST(NNDeconv, Rejects) {
   };
   NDArray x = test::RandomArray({1, 2, 3, 3}, DType::kFloat32, 0, 1, 1);
   NDArray w = test::RandomArray({2, 4, 3, 3}, DType::kFloat32, 0, 1, 1);
-  expect_error({x, w}, {{"kernel", "(3,3)"}, {"num_filter", "4"}, {"stride", "(2,2)"}, {"adj", "(2,2)"}},
+  expect_error({x, w},
+               {{"kernel", "(3,3)"}, {"num_filter", "4"}, {"stride", "(2,2)"}, {"adj", "(2,2)"}},
                StatusCode::kInvalidArgument, "'adj'");
   expect_error({x, w}, {{"kernel", "(3,3)"}, {"num_filter", "4"}, {"target_shape", "(9,9)"}},
                StatusCode::kInvalidArgument, "target_shape");

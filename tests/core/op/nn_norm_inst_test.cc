@@ -24,7 +24,8 @@ TEST(NNNormInst, InstanceNormForwardMatchesDefinition) {
       for (int i = 0; i < 4; ++i) m += xv[nc * 4 + i] / 4;
       for (int i = 0; i < 4; ++i) v += (xv[nc * 4 + i] - m) * (xv[nc * 4 + i] - m) / 4;
       for (int i = 0; i < 4; ++i)
-        EXPECT_NEAR(yv[nc * 4 + i], (xv[nc * 4 + i] - m) / std::sqrt(v + 0.01) * gv[nc % 3] + bv[nc % 3],
+        EXPECT_NEAR(yv[nc * 4 + i],
+                    (xv[nc * 4 + i] - m) / std::sqrt(v + 0.01) * gv[nc % 3] + bv[nc % 3],
                     dt == DType::kFloat32 ? 1e-5 : 1e-12);
     }
   }
@@ -32,11 +33,12 @@ TEST(NNNormInst, InstanceNormForwardMatchesDefinition) {
 
 TEST(NNNormInst, InstanceNormGradientMatchesNumeric) {
   std::string where;
-  const double err = test::GradientError(
-      "InstanceNorm",
-      {test::RandomArray({2, 3, 2, 3}, DType::kFloat64, -2, 2, 4),
-       test::RandomArray({3}, DType::kFloat64, 0.5, 1.5, 5), test::RandomArray({3}, DType::kFloat64, -1, 1, 6)},
-      {{"eps", "0.001"}}, {}, 1e-6, &where);
+  const double err =
+      test::GradientError("InstanceNorm",
+                          {test::RandomArray({2, 3, 2, 3}, DType::kFloat64, -2, 2, 4),
+                           test::RandomArray({3}, DType::kFloat64, 0.5, 1.5, 5),
+                           test::RandomArray({3}, DType::kFloat64, -1, 1, 6)},
+                          {{"eps", "0.001"}}, {}, 1e-6, &where);
   EXPECT_LT(err, 1e-6) << where;
 }
 
@@ -47,7 +49,8 @@ TEST(NNNormInst, L2NormalizationModes) {
     for (size_t i = 0; i < got.size(); ++i) EXPECT_NEAR(got[i], want[i], 1e-15) << "index " << i;
   };
   const double n = std::sqrt(50.0), s = std::sqrt(41.0);
-  near(test::Values(test::Run("L2Normalization", {x}, {{"eps", "0"}})[0]), {3 / n, 0, 4 / n, 5 / n});
+  near(test::Values(test::Run("L2Normalization", {x}, {{"eps", "0"}})[0]),
+       {3 / n, 0, 4 / n, 5 / n});
   near(test::Values(test::Run("L2Normalization", {x}, {{"eps", "0"}, {"mode", "channel"}})[0]),
        {0.6, 0, 0.8, 1});
   near(test::Values(test::Run("L2Normalization", {x}, {{"eps", "0"}, {"mode", "spatial"}})[0]),
@@ -57,9 +60,9 @@ TEST(NNNormInst, L2NormalizationModes) {
 TEST(NNNormInst, L2NormalizationGradientMatchesNumeric) {
   for (const char* mode : {"instance", "channel", "spatial"}) {
     std::string where;
-    const double err = test::GradientError("L2Normalization",
-                                           {test::RandomArray({2, 3, 2, 2}, DType::kFloat64, -1, 1, 7)},
-                                           {{"mode", mode}}, {}, 1e-6, &where);
+    const double err = test::GradientError(
+        "L2Normalization", {test::RandomArray({2, 3, 2, 2}, DType::kFloat64, -1, 1, 7)},
+        {{"mode", mode}}, {}, 1e-6, &where);
     EXPECT_LT(err, 1e-6) << mode << ": " << where;
   }
 }
@@ -84,7 +87,8 @@ TEST(NNNormInst, Rejects) {
     EXPECT_NE(std::string(e.what()).find("'gamma'"), std::string::npos) << e.what();
   }
   try {
-    test::Run("L2Normalization", {test::RandomArray({2, 3}, DType::kFloat32, 0, 1, 1)}, {{"mode", "spatial"}});
+    test::Run("L2Normalization", {test::RandomArray({2, 3}, DType::kFloat32, 0, 1, 1)},
+              {{"mode", "spatial"}});
     FAIL() << "expected a rank error";
   } catch (const Error& e) {
     EXPECT_EQ(e.code(), StatusCode::kShape);

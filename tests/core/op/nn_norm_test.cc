@@ -19,7 +19,8 @@ struct BNInputs {
 BNInputs MakeInputs(const Shape& shape, int axis, DType dt, unsigned seed) {
   const int64_t c = shape[axis < 0 ? axis + shape.ndim() : axis];
   return {test::RandomArray(shape, dt, -2, 2, seed), test::RandomArray({c}, dt, 0.5, 1.5, seed + 1),
-          test::RandomArray({c}, dt, -1, 1, seed + 2), test::RandomArray({c}, dt, -0.5, 0.5, seed + 3),
+          test::RandomArray({c}, dt, -1, 1, seed + 2),
+          test::RandomArray({c}, dt, -0.5, 0.5, seed + 3),
           test::RandomArray({c}, dt, 0.5, 1.5, seed + 4)};
 }
 
@@ -50,8 +51,11 @@ TEST(NNNorm, TrainingUsesBatchStatsAndUpdatesMovingAverages) {
       const std::vector<double> mm0 = test::Values(b.mmean), mv0 = test::Values(b.mvar);
       const std::vector<double> x = test::Values(b.x), g = test::Values(b.gamma),
                                 be = test::Values(b.beta);
-      StringMap p = {{"fix_gamma", "False"}, {"momentum", "0.8"}, {"eps", "1e-4"},
-                     {"axis", std::to_string(axis)}, {"output_mean_var", "True"}};
+      StringMap p = {{"fix_gamma", "False"},
+                     {"momentum", "0.8"},
+                     {"eps", "1e-4"},
+                     {"axis", std::to_string(axis)},
+                     {"output_mean_var", "True"}};
       auto out = RunBN(b.All(), p, true);
       ASSERT_EQ(out.size(), 3u);
       const View v = ViewOf(shape, axis);
@@ -91,7 +95,8 @@ TEST(NNNorm, InferenceUsesMovingStatsAndFixGammaByDefault) {
   const std::vector<double> mm0 = test::Values(b.mmean), mv0 = test::Values(b.mvar);
   auto out = RunBN(b.All(), {}, false);
   ASSERT_EQ(out.size(), 1u);
-  const std::vector<double> x = test::Values(b.x), be = test::Values(b.beta), y = test::Values(out[0]);
+  const std::vector<double> x = test::Values(b.x), be = test::Values(b.beta),
+                            y = test::Values(out[0]);
   for (size_t k = 0; k < x.size(); ++k) {
     const size_t c = (k / 2) % 3;
     // fix_gamma defaults to True (gamma ignored), eps to 1e-3.
@@ -110,8 +115,8 @@ TEST(NNNorm, InferenceGradientMatchesNumeric) {
   for (const char* fix : {"False", "True"}) {
     BNInputs b = MakeInputs({2, 3, 3, 2}, 1, DType::kFloat64, 40);
     std::string where;
-    const double err = test::GradientError("BatchNorm", b.All(), {{"fix_gamma", fix}, {"eps", "0.01"}},
-                                           {0, 1, 2}, 1e-6, &where);
+    const double err = test::GradientError(
+        "BatchNorm", b.All(), {{"fix_gamma", fix}, {"eps", "0.01"}}, {0, 1, 2}, 1e-6, &where);
     EXPECT_LT(err, 1e-6) << "fix_gamma " << fix << ": " << where;
   }
 }
@@ -196,8 +201,8 @@ TEST(NNNorm, Rejects) {
   expect_error(b.All(), {{"axis", "3"}}, StatusCode::kInvalidArgument, "'axis'");
   expect_error({b.x, test::RandomArray({2}, DType::kFloat32, 0, 1, 1), b.beta, b.mmean, b.mvar}, {},
                StatusCode::kShape, "'gamma'");
-  expect_error({b.x, b.gamma, b.beta, b.mmean, test::RandomArray({4}, DType::kFloat32, 0, 1, 1)}, {},
-               StatusCode::kShape, "'moving_var'");
+  expect_error({b.x, b.gamma, b.beta, b.mmean, test::RandomArray({4}, DType::kFloat32, 0, 1, 1)},
+               {}, StatusCode::kShape, "'moving_var'");
   expect_error(b.All(), {{"fix_gamma", "maybe"}}, StatusCode::kInvalidArgument, "fix_gamma");
 }
 

@@ -44,7 +44,8 @@ StringMap PoolParams(const PoolCase& c) {
 // the output shape.
 std::vector<double> NaivePool(const PoolCase& c, const std::vector<double>& x, Shape* oshape) {
   const bool two = c.data.ndim() == 4;
-  const int64_t N = c.data[0], C = c.data[1], H = two ? c.data[2] : 1, W = c.data[c.data.ndim() - 1];
+  const int64_t N = c.data[0], C = c.data[1], H = two ? c.data[2] : 1,
+                W = c.data[c.data.ndim() - 1];
   auto at = [&](const std::vector<int64_t>& v, int i, int64_t d) { return v.empty() ? d : v[i]; };
   const int last = two ? 1 : 0;
   int64_t kh = two ? at(c.kernel, 0, 1) : 1, kw = at(c.kernel, last, 1);
@@ -289,10 +290,10 @@ TEST(NNPool, MaxGradient3x3Stride2Shapes) {
     ASSERT_EQ(got.size(), want.size());
     const double tol = dt == DType::kFloat32 ? 1e-5 : 1e-12;
     for (size_t i = 0; i < got.size(); ++i)
-      ASSERT_NEAR(got[i], want[i], tol) << "data " << c.data << " kernel " << Tuple(c.kernel)
-                                        << " stride " << Tuple(c.stride) << " pad " << Tuple(c.pad)
-                                        << " " << c.convention << (add ? " kAdd" : "")
-                                        << " index " << i;
+      ASSERT_NEAR(got[i], want[i], tol)
+          << "data " << c.data << " kernel " << Tuple(c.kernel) << " stride " << Tuple(c.stride)
+          << " pad " << Tuple(c.pad) << " " << c.convention << (add ? " kAdd" : "") << " index "
+          << i;
   };
   for (DType dt : {DType::kFloat32, DType::kFloat64})
     for (bool add : {false, true}) {

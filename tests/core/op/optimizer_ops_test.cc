@@ -26,7 +26,8 @@ double ClipRef(double x, double c) { return c >= 0 ? std::min(std::max(x, -c), c
 void ExpectNear(const Vec& got, const Vec& want, double tol, const std::string& what) {
   ASSERT_EQ(got.size(), want.size()) << what;
   for (size_t i = 0; i < got.size(); ++i)
-    EXPECT_NEAR(got[i], want[i], tol * std::max(1.0, std::fabs(want[i]))) << what << " element " << i;
+    EXPECT_NEAR(got[i], want[i], tol * std::max(1.0, std::fabs(want[i])))
+        << what << " element " << i;
 }
 
 double Tol(DType t) { return t == DType::kFloat64 ? 1e-12 : 2e-6; }
@@ -53,7 +54,10 @@ TEST_P(UpdateOps, SGDStepsWithWdRescaleAndClip) {
     Vec ref = kW0;
     for (const Vec& g : kGrads) {
       Step("sgd_update", {w, test::Array({2, 3}, g, dt)},
-           {{"lr", "0.1"}, {"wd", "0.05"}, {"rescale_grad", "0.5"}, {"clip_gradient", std::to_string(clip)}});
+           {{"lr", "0.1"},
+            {"wd", "0.05"},
+            {"rescale_grad", "0.5"},
+            {"clip_gradient", std::to_string(clip)}});
       for (size_t i = 0; i < ref.size(); ++i)
         ref[i] = (1 - F(lr) * F(wd)) * ref[i] - F(lr) * ClipRef(F(rescale) * g[i], clip);
     }
@@ -70,10 +74,14 @@ TEST_P(UpdateOps, SGDMomentumStepsUpdateStateAndWeight) {
     Vec rw = kW0, rm(6, 0.0);
     for (const Vec& g : kGrads) {
       Step("sgd_mom_update", {w, test::Array({6}, g, dt), mom},
-           {{"lr", "0.2"}, {"wd", "0.01"}, {"rescale_grad", "2"}, {"momentum", "0.9"},
+           {{"lr", "0.2"},
+            {"wd", "0.01"},
+            {"rescale_grad", "2"},
+            {"momentum", "0.9"},
             {"clip_gradient", std::to_string(clip)}});
       for (size_t i = 0; i < rw.size(); ++i) {
-        rm[i] = F(momentum) * rm[i] - F(lr) * F(wd) * rw[i] - F(lr) * ClipRef(F(rescale) * g[i], clip);
+        rm[i] =
+            F(momentum) * rm[i] - F(lr) * F(wd) * rw[i] - F(lr) * ClipRef(F(rescale) * g[i], clip);
         rw[i] += rm[i];
       }
     }
@@ -91,8 +99,13 @@ TEST_P(UpdateOps, AdamStepsMatchClosedForm) {
     Vec rw = kW0, rm(6, 0.0), rv(6, 0.0);
     for (const Vec& g : kGrads) {
       Step("adam_update", {w, test::Array({3, 2}, g, dt), mean, var},
-           {{"lr", "0.01"}, {"beta1", "0.8"}, {"beta2", "0.99"}, {"epsilon", "1e-3"}, {"wd", "0.1"},
-            {"rescale_grad", "0.5"}, {"clip_gradient", std::to_string(clip)}});
+           {{"lr", "0.01"},
+            {"beta1", "0.8"},
+            {"beta2", "0.99"},
+            {"epsilon", "1e-3"},
+            {"wd", "0.1"},
+            {"rescale_grad", "0.5"},
+            {"clip_gradient", std::to_string(clip)}});
       for (size_t i = 0; i < rw.size(); ++i) {
         const double gi = ClipRef(F(rescale) * g[i] + F(wd) * rw[i], clip);
         rm[i] = F(b1) * rm[i] + (1 - F(b1)) * gi;
@@ -107,7 +120,9 @@ TEST_P(UpdateOps, AdamStepsMatchClosedForm) {
 }
 
 INSTANTIATE_TEST_SUITE_P(FloatTypes, UpdateOps, ::testing::Values(DType::kFloat32, DType::kFloat64),
-                         [](const ::testing::TestParamInfo<DType>& i) { return std::string(DTypeName(i.param)); });
+                         [](const ::testing::TestParamInfo<DType>& i) {
+                           return std::string(DTypeName(i.param));
+                         });
 
 TEST(UpdateOps, OutputIsWrittenInPlaceAndDefaultsApply) {
   // Without an explicit output the op allocates one and leaves weight as is.
@@ -129,10 +144,12 @@ TEST(UpdateOps, StatesAreDeclaredMutatedAndNamed) {
   EXPECT_FALSE(reg.Get("sgd_update").mutate_inputs(p).size());
   EXPECT_EQ(reg.Get("sgd_mom_update").mutate_inputs(p), (std::vector<int>{2}));
   EXPECT_EQ(reg.Get("adam_update").mutate_inputs(p), (std::vector<int>{2, 3}));
-  EXPECT_EQ(reg.Get("adam_update").InputNames(p), (std::vector<std::string>{"weight", "grad", "mean", "var"}));
+  EXPECT_EQ(reg.Get("adam_update").InputNames(p),
+            (std::vector<std::string>{"weight", "grad", "mean", "var"}));
   // A symbol using the op lists the state as an auxiliary state.
   Symbol s = Symbol::CreateAtomic("sgd_mom_update", {{"lr", "0.1"}});
-  s.Compose({Symbol::CreateVariable("w"), Symbol::CreateVariable("g"), Symbol::CreateVariable("m")}, {}, "upd");
+  s.Compose({Symbol::CreateVariable("w"), Symbol::CreateVariable("g"), Symbol::CreateVariable("m")},
+            {}, "upd");
   EXPECT_EQ(s.ListAuxiliaryStates(), (std::vector<std::string>{"m"}));
 }
 
@@ -166,25 +183,59 @@ TEST(UpdateOps, Errors) {
   NDArray w = test::Array({2, 3}, kW0);
   NDArray g = test::Array({2, 3}, kW0);
   StringMap p{{"lr", "0.1"}};
-  ExpectError([&] { test::Run("sgd_update", {w, test::Array({3, 2}, kW0)}, p); }, StatusCode::kShape,
-              {"sgd_update", "grad"});
-  ExpectError([&] { test::Run("sgd_mom_update", {w, g, test::Array({6}, kW0)}, p); }, StatusCode::kShape,
-              {"sgd_mom_update", "mom"});
-  ExpectError([&] { test::Run("adam_update", {w, g, w, test::Array({2, 3}, kW0, DType::kFloat64)}, p); },
-              StatusCode::kDType, {"adam_update"});
-  ExpectError([&] { test::Run("sgd_update", {w, g}, {}); }, StatusCode::kInvalidArgument, {"lr", "missing"});
-  ExpectError([&] { test::Run("sgd_update", {w, g}, {{"lr", "nan"}}); }, StatusCode::kInvalidArgument, {"lr"});
-  ExpectError([&] { test::Run("sgd_update", {w, g}, {{"lr", "0.1"}, {"bogus", "1"}}); },
-              StatusCode::kInvalidArgument, {"bogus"});
-  ExpectError([&] { test::Run("sgd_mom_update", {w, g, g}, {{"lr", "0.1"}, {"momentum", "1.5"}}); },
-              StatusCode::kInvalidArgument, {"momentum", "1.5"});
-  ExpectError([&] { test::Run("adam_update", {w, g, g, g}, {{"lr", "0.1"}, {"beta1", "-0.1"}}); },
-              StatusCode::kInvalidArgument, {"beta1"});
-  ExpectError([&] { test::Run("adam_update", {w, g, g, g}, {{"lr", "0.1"}, {"epsilon", "-1"}}); },
-              StatusCode::kInvalidArgument, {"epsilon"});
-  ExpectError([&] { test::Run("sgd_update", {w}, p); }, StatusCode::kInvalidArgument, {"expected 2 input"});
+  ExpectError(
+      [&] {
+        test::Run("sgd_update", {w, test::Array({3, 2}, kW0)}, p);
+      },
+      StatusCode::kShape, {"sgd_update", "grad"});
+  ExpectError(
+      [&] {
+        test::Run("sgd_mom_update", {w, g, test::Array({6}, kW0)}, p);
+      },
+      StatusCode::kShape, {"sgd_mom_update", "mom"});
+  ExpectError(
+      [&] {
+        test::Run("adam_update", {w, g, w, test::Array({2, 3}, kW0, DType::kFloat64)}, p);
+      },
+      StatusCode::kDType, {"adam_update"});
+  ExpectError(
+      [&] {
+        test::Run("sgd_update", {w, g}, {});
+      },
+      StatusCode::kInvalidArgument, {"lr", "missing"});
+  ExpectError(
+      [&] {
+        test::Run("sgd_update", {w, g}, {{"lr", "nan"}});
+      },
+      StatusCode::kInvalidArgument, {"lr"});
+  ExpectError(
+      [&] {
+        test::Run("sgd_update", {w, g}, {{"lr", "0.1"}, {"bogus", "1"}});
+      },
+      StatusCode::kInvalidArgument, {"bogus"});
+  ExpectError(
+      [&] {
+        test::Run("sgd_mom_update", {w, g, g}, {{"lr", "0.1"}, {"momentum", "1.5"}});
+      },
+      StatusCode::kInvalidArgument, {"momentum", "1.5"});
+  ExpectError(
+      [&] {
+        test::Run("adam_update", {w, g, g, g}, {{"lr", "0.1"}, {"beta1", "-0.1"}});
+      },
+      StatusCode::kInvalidArgument, {"beta1"});
+  ExpectError(
+      [&] {
+        test::Run("adam_update", {w, g, g, g}, {{"lr", "0.1"}, {"epsilon", "-1"}});
+      },
+      StatusCode::kInvalidArgument, {"epsilon"});
+  ExpectError([&] { test::Run("sgd_update", {w}, p); }, StatusCode::kInvalidArgument,
+              {"expected 2 input"});
   NDArray wi = test::Array({2}, {1, 2}, DType::kInt32);
-  ExpectError([&] { test::Run("sgd_update", {wi, wi}, p); }, StatusCode::kDType, {"int32", "float32 or float64"});
+  ExpectError(
+      [&] {
+        test::Run("sgd_update", {wi, wi}, p);
+      },
+      StatusCode::kDType, {"int32", "float32 or float64"});
 }
 
 }  // namespace

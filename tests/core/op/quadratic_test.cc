@@ -24,7 +24,8 @@ TEST(Quadratic, DefaultsAreZero) {
 TEST(Quadratic, GradientMatchesNumeric) {
   NDArray x = test::RandomArray({3, 4}, DType::kFloat64, -2, 2, 7);
   std::string where;
-  double err = test::GradientError("quadratic", {x}, {{"a", "1.5"}, {"b", "-2"}, {"c", "0.5"}}, {}, 1e-6, &where);
+  double err = test::GradientError("quadratic", {x}, {{"a", "1.5"}, {"b", "-2"}, {"c", "0.5"}}, {},
+                                   1e-6, &where);
   EXPECT_LT(err, 1e-6) << where;
 }
 

@@ -16,7 +16,8 @@ using test::Apply;
 
 Symbol Conv(const Symbol& x, const std::string& name, int filters = 16) {
   return Apply("Convolution", {x},
-               {{"kernel", "(3,3)"}, {"pad", "(1,1)"}, {"num_filter", std::to_string(filters)}}, name);
+               {{"kernel", "(3,3)"}, {"pad", "(1,1)"}, {"num_filter", std::to_string(filters)}},
+               name);
 }
 
 Symbol Relu(const Symbol& x, const std::string& name) { return Apply("relu", {x}, {}, name); }
@@ -46,15 +47,18 @@ TEST(BlockConvLayouts, ResidualChainStaysBlocked) {
   Symbol x = Symbol::CreateVariable("data");
   Symbol a = Relu(Conv(x, "c1"), "r1");
   Symbol b = Relu(Apply("elemwise_add", {Conv(a, "c2"), x}, {}, "add"), "r2");
-  Symbol y = Apply("Pooling", {Relu(Conv(b, "c3"), "r3")}, {{"kernel", "(1,1)"}, {"global_pool", "True"}}, "pool");
+  Symbol y = Apply("Pooling", {Relu(Conv(b, "c3"), "r3")},
+                   {{"kernel", "(1,1)"}, {"global_pool", "True"}}, "pool");
   const Graph g = Blocked(y, 8);
   // x is read as c2's sum: one _layout_block serves c1's data and c2's sum.
-  EXPECT_EQ(test::OpNames(g), (std::vector<std::string>{"_layout_block", "_fused_Convolution", "_fused_Convolution",
-                                                        "_fused_Convolution", "_blocked_Pooling"}));
+  EXPECT_EQ(test::OpNames(g),
+            (std::vector<std::string>{"_layout_block", "_fused_Convolution", "_fused_Convolution",
+                                      "_fused_Convolution", "_blocked_Pooling"}));
   EXPECT_EQ(Blocks(g, "c1"), std::make_pair(int64_t{8}, int64_t{8}));
   EXPECT_EQ(Blocks(g, "c2"), std::make_pair(int64_t{8}, int64_t{8}));
   EXPECT_EQ(Blocks(g, "c3"), std::make_pair(int64_t{8}, int64_t{8}));
-  EXPECT_EQ(Blocks(g, "pool"), std::make_pair(int64_t{8}, int64_t{0}));  // the graph output is plain
+  EXPECT_EQ(Blocks(g, "pool"),
+            std::make_pair(int64_t{8}, int64_t{0}));  // the graph output is plain
   std::unique_ptr<Executor> ex;
   EXPECT_LT(test::CompareOptimized(y, {{"data", Shape{2, 16, 6, 5}}}, 7, &ex), 1e-5);
   const Kernel* k = Runtime::Global().kernels().Find("_fused_Convolution", DeviceType::kCPU);
@@ -67,13 +71,17 @@ TEST(BlockConvLayouts, PoolingInsideTheChain) {
   // A ResNet stem: conv -> max pooling -> a residual block reading the
   // pooling's output as data and as sum -> global pooling.
   Symbol x = Symbol::CreateVariable("data");
-  Symbol p = Apply("Pooling", {Relu(Conv(x, "stem"), "r0")},
-                   {{"kernel", "(3,3)"}, {"stride", "(2,2)"}, {"pad", "(1,1)"}, {"pool_type", "max"}}, "pool");
-  Symbol block = Relu(Apply("elemwise_add", {Conv(Relu(Conv(p, "c1"), "r1"), "c2"), p}, {}, "add"), "r2");
-  Symbol y = Apply("Pooling", {block}, {{"kernel", "(1,1)"}, {"global_pool", "True"}, {"pool_type", "avg"}}, "gp");
+  Symbol p = Apply(
+      "Pooling", {Relu(Conv(x, "stem"), "r0")},
+      {{"kernel", "(3,3)"}, {"stride", "(2,2)"}, {"pad", "(1,1)"}, {"pool_type", "max"}}, "pool");
+  Symbol block =
+      Relu(Apply("elemwise_add", {Conv(Relu(Conv(p, "c1"), "r1"), "c2"), p}, {}, "add"), "r2");
+  Symbol y = Apply("Pooling", {block},
+                   {{"kernel", "(1,1)"}, {"global_pool", "True"}, {"pool_type", "avg"}}, "gp");
   Graph g = Blocked(y, 8);
-  EXPECT_EQ(test::OpNames(g), (std::vector<std::string>{"_fused_Convolution", "_blocked_Pooling", "_fused_Convolution",
-                                                        "_fused_Convolution", "_blocked_Pooling"}));
+  EXPECT_EQ(test::OpNames(g), (std::vector<std::string>{"_fused_Convolution", "_blocked_Pooling",
+                                                        "_fused_Convolution", "_fused_Convolution",
+                                                        "_blocked_Pooling"}));
   EXPECT_EQ(Blocks(g, "stem"), std::make_pair(int64_t{0}, int64_t{8}));
   EXPECT_EQ(Blocks(g, "pool"), std::make_pair(int64_t{8}, int64_t{8}));
   EXPECT_EQ(Blocks(g, "c1"), std::make_pair(int64_t{8}, int64_t{8}));
@@ -88,8 +96,10 @@ TEST(BlockConvLayouts, PoolingInsideTheChain) {
   EXPECT_EQ(Blocks(g, "c2"), std::make_pair(int64_t{8}, int64_t{0}));
   EXPECT_LT(test::CompareOptimized(block, {{"data", Shape{1, 16, 7, 7}}}, 10), 1e-5);
   // A pooling on data no convolution blocks stays a Pooling.
-  Symbol first = Relu(Conv(Apply("Pooling", {x}, {{"kernel", "(2,2)"}, {"pool_type", "avg"}}, "p0"), "c"), "r");
-  EXPECT_EQ(test::OpNames(Blocked(first, 8)), (std::vector<std::string>{"Pooling", "_fused_Convolution"}));
+  Symbol first = Relu(
+      Conv(Apply("Pooling", {x}, {{"kernel", "(2,2)"}, {"pool_type", "avg"}}, "p0"), "c"), "r");
+  EXPECT_EQ(test::OpNames(Blocked(first, 8)),
+            (std::vector<std::string>{"Pooling", "_fused_Convolution"}));
 }
 
 TEST(BlockConvLayouts, PlainSumKeepsItsProducerPlain) {
@@ -100,7 +110,8 @@ TEST(BlockConvLayouts, PlainSumKeepsItsProducerPlain) {
   Symbol b = Relu(Conv(a, "c2"), "r2");
   Symbol y = Apply("elemwise_add", {Conv(b, "c3"), a}, {}, "add");
   const Graph g = Blocked(y, 8);
-  EXPECT_EQ(Blocks(g, "c1"), std::make_pair(int64_t{-1}, int64_t{-1}));  // still a plain Convolution
+  EXPECT_EQ(Blocks(g, "c1"),
+            std::make_pair(int64_t{-1}, int64_t{-1}));  // still a plain Convolution
   EXPECT_EQ(Blocks(g, "c2"), std::make_pair(int64_t{0}, int64_t{8}));
   EXPECT_EQ(Blocks(g, "c3"), std::make_pair(int64_t{8}, int64_t{0}));
   EXPECT_LT(test::CompareOptimized(y, {{"data", Shape{1, 16, 5, 5}}}, 8), 1e-5);
@@ -111,13 +122,15 @@ TEST(BlockConvLayouts, LeavesOtherGraphsAlone) {
   Symbol x = Symbol::CreateVariable("data");
   // Filters no multiple of the block.
   Symbol odd = Relu(Conv(Relu(Conv(x, "c1", 12), "r1"), "c2", 12), "r2");
-  EXPECT_EQ(pass::BlockConvLayouts(reg, pass::FuseConvActivation(reg, Graph{odd.outputs}).graph, 8).changes, 0u);
+  EXPECT_EQ(pass::BlockConvLayouts(reg, pass::FuseConvActivation(reg, Graph{odd.outputs}).graph, 8)
+                .changes,
+            0u);
   // A convolution whose output another op reads as well.
   Symbol c = Conv(x, "c");
   Symbol two = Apply("elemwise_add", {Conv(c, "d"), Apply("sigmoid", {c}, {}, "s")}, {}, "add2");
   const Graph g = Blocked(two, 8);
   EXPECT_EQ(Blocks(g, "c"), std::make_pair(int64_t{-1}, int64_t{-1}));  // still a plain Convolution
-  EXPECT_EQ(Blocks(g, "d"), std::make_pair(int64_t{0}, int64_t{0}));  // fused with the add, plain
+  EXPECT_EQ(Blocks(g, "d"), std::make_pair(int64_t{0}, int64_t{0}));    // fused with the add, plain
   // A single convolution.
   EXPECT_EQ(pass::BlockConvLayouts(reg, Graph{Conv(x, "one").outputs}, 8).changes, 0u);
 }
@@ -127,7 +140,8 @@ TEST(LayoutBlock, PlacesChannelsInBlocks) {
   std::vector<double> v(static_cast<size_t>(n * c * s));
   for (size_t i = 0; i < v.size(); ++i) v[i] = static_cast<double>(i);
   for (DType dt : {DType::kFloat32, DType::kFloat64}) {
-    NDArray y = test::Run("_layout_block", {test::Array(Shape{n, c, 3, 2}, v, dt)}, {{"block", "8"}})[0];
+    NDArray y =
+        test::Run("_layout_block", {test::Array(Shape{n, c, 3, 2}, v, dt)}, {{"block", "8"}})[0];
     EXPECT_EQ(y.shape(), (Shape{n, c / b, 3, 2, b}));
     const std::vector<double> got = test::Values(y);
     for (int64_t i = 0; i < n; ++i)
@@ -141,18 +155,21 @@ TEST(LayoutBlock, PlacesChannelsInBlocks) {
 
 TEST(LayoutBlock, RefusesChannelsNoMultipleOfTheBlock) {
   try {
-    test::Run("_layout_block", {test::RandomArray(Shape{1, 12, 2, 2}, DType::kFloat32, -1, 1, 1)}, {{"block", "8"}});
+    test::Run("_layout_block", {test::RandomArray(Shape{1, 12, 2, 2}, DType::kFloat32, -1, 1, 1)},
+              {{"block", "8"}});
     FAIL() << "expected an error";
   } catch (const Error& e) {
     EXPECT_EQ(e.code(), StatusCode::kShape);
     EXPECT_NE(std::string(e.what()).find("12 channels"), std::string::npos) << e.what();
-    EXPECT_NE(std::string(e.what()).find("no multiple of the block 8"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("no multiple of the block 8"), std::string::npos)
+        << e.what();
   }
 }
 
 // Runs `backend`'s kernel of `op_name` on `in` into a new array of `out_shape`.
-std::vector<double> RunKernel(const std::string& op_name, const std::string& backend, const std::vector<NDArray>& in,
-                              const StringMap& params, const Shape& out_shape) {
+std::vector<double> RunKernel(const std::string& op_name, const std::string& backend,
+                              const std::vector<NDArray>& in, const StringMap& params,
+                              const Shape& out_shape) {
   const OpDef& op = Runtime::Global().ops().Get(op_name);
   NodeAttrs attrs;
   attrs.op = &op;
@@ -182,14 +199,19 @@ TEST(FusedConvolutionBlocked, ReferenceMatchesThePlainConvolution) {
     NDArray w = test::RandomArray(Shape{16, 16, 3, 3}, dt, -0.2, 0.2, 2);
     NDArray bias = test::RandomArray(Shape{16}, dt, -1, 1, 3);
     NDArray sum = test::RandomArray(Shape{2, 16, 3, 5}, dt, -1, 1, 4);
-    StringMap p{{"kernel", "(3,3)"}, {"pad", "(0,1)"}, {"num_filter", "16"}, {"with_sum", "True"},
+    StringMap p{{"kernel", "(3,3)"},
+                {"pad", "(0,1)"},
+                {"num_filter", "16"},
+                {"with_sum", "True"},
                 {"act_type", "relu"}};
     const NDArray plain = test::Run("_fused_Convolution", {x, w, bias, sum}, p)[0];
     for (int block : {8, 16}) {
       const StringMap bp{{"block", std::to_string(block)}};
-      const NDArray xb = test::Run("_layout_block", {x}, bp)[0], sb = test::Run("_layout_block", {sum}, bp)[0];
+      const NDArray xb = test::Run("_layout_block", {x}, bp)[0],
+                    sb = test::Run("_layout_block", {sum}, bp)[0];
       const std::vector<double> want_plain = test::Values(plain);
-      const std::vector<double> want_blocked = test::Values(test::Run("_layout_block", {plain}, bp)[0]);
+      const std::vector<double> want_blocked =
+          test::Values(test::Run("_layout_block", {plain}, bp)[0]);
       const Shape blocked_out{2, 16 / block, 3, 5, block};
       for (int db : {0, block}) {
         for (int ob : {0, block}) {
@@ -203,8 +225,9 @@ TEST(FusedConvolutionBlocked, ReferenceMatchesThePlainConvolution) {
           const std::vector<double>& want = ob ? want_blocked : want_plain;
           ASSERT_EQ(got.size(), want.size());
           for (size_t i = 0; i < got.size(); ++i)
-            ASSERT_NEAR(got[i], want[i], 1e-5) << DTypeName(dt) << " block " << block
-                                               << " data_block " << db << " out_block " << ob << " at " << i;
+            ASSERT_NEAR(got[i], want[i], 1e-5)
+                << DTypeName(dt) << " block " << block << " data_block " << db << " out_block "
+                << ob << " at " << i;
         }
       }
     }
@@ -215,10 +238,16 @@ TEST(FusedConvolutionBlocked, ReferenceMatchesThePlainConvolution) {
 TEST(BlockedPooling, ReferenceMatchesPooling) {
   const std::vector<StringMap> cases = {
       {{"kernel", "(3,3)"}, {"stride", "(2,2)"}, {"pad", "(1,1)"}, {"pool_type", "max"}},
-      {{"kernel", "(3,3)"}, {"stride", "(2,2)"}, {"pool_type", "max"}, {"pooling_convention", "full"}},
+      {{"kernel", "(3,3)"},
+       {"stride", "(2,2)"},
+       {"pool_type", "max"},
+       {"pooling_convention", "full"}},
       {{"kernel", "(2,2)"}, {"stride", "(2,2)"}, {"pad", "(1,1)"}, {"pool_type", "avg"}},
       {{"kernel", "(3,3)"}, {"pad", "(1,1)"}, {"pool_type", "avg"}, {"count_include_pad", "False"}},
-      {{"kernel", "(3,3)"}, {"stride", "(2,2)"}, {"pool_type", "avg"}, {"pooling_convention", "full"}},
+      {{"kernel", "(3,3)"},
+       {"stride", "(2,2)"},
+       {"pool_type", "avg"},
+       {"pooling_convention", "full"}},
       {{"kernel", "(2,2)"}, {"pool_type", "sum"}},
       {{"kernel", "(1,1)"}, {"global_pool", "True"}, {"pool_type", "avg"}},
       {{"kernel", "(1,1)"}, {"global_pool", "True"}, {"pool_type", "max"}},
@@ -232,19 +261,22 @@ TEST(BlockedPooling, ReferenceMatchesPooling) {
         const StringMap bp{{"block", std::to_string(block)}};
         const NDArray xb = test::Run("_layout_block", {x}, bp)[0];
         const std::vector<double> want_plain = test::Values(plain);
-        const std::vector<double> want_blocked = test::Values(test::Run("_layout_block", {plain}, bp)[0]);
+        const std::vector<double> want_blocked =
+            test::Values(test::Run("_layout_block", {plain}, bp)[0]);
         for (int db : {0, block}) {
           for (int ob : {0, block}) {
             StringMap q = c;
             q["data_block"] = std::to_string(db);
             q["out_block"] = std::to_string(ob);
             const Shape out_shape = ob ? Shape{ps[0], ps[1] / block, ps[2], ps[3], block} : ps;
-            const std::vector<double> got = RunKernel("_blocked_Pooling", "cpu", {db ? xb : x}, q, out_shape);
+            const std::vector<double> got =
+                RunKernel("_blocked_Pooling", "cpu", {db ? xb : x}, q, out_shape);
             const std::vector<double>& want = ob ? want_blocked : want_plain;
             ASSERT_EQ(got.size(), want.size());
             for (size_t i = 0; i < got.size(); ++i)
-              ASSERT_NEAR(got[i], want[i], 1e-6) << DTypeName(dt) << " " << c.at("pool_type")
-                                                 << " data_block " << db << " out_block " << ob << " at " << i;
+              ASSERT_NEAR(got[i], want[i], 1e-6)
+                  << DTypeName(dt) << " " << c.at("pool_type") << " data_block " << db
+                  << " out_block " << ob << " at " << i;
           }
         }
       }
@@ -257,8 +289,8 @@ TEST(FusedConvolutionBlocked, ShapeInferenceMapsBlockedSlots) {
   NodeAttrs attrs;
   attrs.op = &op;
   attrs.name = "f";
-  attrs.dict = {{"kernel", "(1,1)"}, {"num_filter", "16"}, {"data_block", "8"}, {"out_block", "16"},
-                {"with_sum", "True"}, {"no_bias", "True"}};
+  attrs.dict = {{"kernel", "(1,1)"}, {"num_filter", "16"}, {"data_block", "8"},
+                {"out_block", "16"}, {"with_sum", "True"}, {"no_bias", "True"}};
   attrs.params = ParseParams(op.name, &op.params, attrs.dict);
   std::vector<Shape> in{Shape{2, 4, 3, 3, 8}, Shape(), Shape()}, out(1);
   ASSERT_TRUE(op.infer_shape(attrs, &in, &out));
@@ -270,7 +302,8 @@ TEST(FusedConvolutionBlocked, ShapeInferenceMapsBlockedSlots) {
     op.infer_shape(attrs, &bad, &out2);
     FAIL() << "expected an error";
   } catch (const Error& e) {
-    EXPECT_NE(std::string(e.what()).find("expected channel-blocked data"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("expected channel-blocked data"), std::string::npos)
+        << e.what();
   }
 }
 

@@ -16,7 +16,10 @@ using test::Apply;
 
 Symbol ConvBn(const Symbol& x, bool bias, const StringMap& bn_params) {
   Symbol c = Apply("Convolution", {x},
-                   {{"kernel", "(3,3)"}, {"pad", "(1,1)"}, {"num_filter", "4"}, {"no_bias", bias ? "False" : "True"}},
+                   {{"kernel", "(3,3)"},
+                    {"pad", "(1,1)"},
+                    {"num_filter", "4"},
+                    {"no_bias", bias ? "False" : "True"}},
                    "conv");
   return Apply("BatchNorm", {c}, bn_params, "bn");
 }
@@ -25,11 +28,14 @@ TEST(FoldBatchNorm, ConvolutionStructureAndValues) {
   const OpRegistry& reg = Runtime::Global().ops();
   for (bool bias : {true, false}) {
     for (const char* fix : {"True", "False"}) {
-      Symbol y = Apply("relu", {ConvBn(Symbol::CreateVariable("data"), bias, {{"fix_gamma", fix}, {"eps", "1e-5"}})},
-                       {}, "relu");
+      Symbol y = Apply(
+          "relu",
+          {ConvBn(Symbol::CreateVariable("data"), bias, {{"fix_gamma", fix}, {"eps", "1e-5"}})}, {},
+          "relu");
       pass::RewriteResult r = pass::FoldBatchNorm(reg, Graph{y.outputs});
       EXPECT_EQ(r.changes, 1u);
-      EXPECT_EQ(test::OpNames(r.graph), (std::vector<std::string>{"_bn_fold", "Convolution", "relu"}));
+      EXPECT_EQ(test::OpNames(r.graph),
+                (std::vector<std::string>{"_bn_fold", "Convolution", "relu"}));
       IndexedGraph g(r.graph);
       const Node& conv = g.node(g[g.outputs()[0].node_id].inputs[0].node_id);
       ASSERT_EQ(conv.op()->name, "Convolution");
@@ -39,14 +45,17 @@ TEST(FoldBatchNorm, ConvolutionStructureAndValues) {
       EXPECT_EQ(conv.inputs[2].index, 1u);
       EXPECT_EQ(conv.inputs[1].node->inputs.size(), bias ? 6u : 5u);
       std::unique_ptr<Executor> ex;
-      EXPECT_LT(test::CompareOptimized(y, {{"data", Shape{2, 3, 5, 5}}}, 11, &ex), 1e-5) << bias << fix;
-      EXPECT_NE(ex->DebugString().find("FoldBatchNorm (1 node)"), std::string::npos) << ex->DebugString();
+      EXPECT_LT(test::CompareOptimized(y, {{"data", Shape{2, 3, 5, 5}}}, 11, &ex), 1e-5)
+          << bias << fix;
+      EXPECT_NE(ex->DebugString().find("FoldBatchNorm (1 node)"), std::string::npos)
+          << ex->DebugString();
     }
   }
 }
 
 TEST(FoldBatchNorm, FullyConnected) {
-  Symbol fc = Apply("FullyConnected", {Symbol::CreateVariable("data")}, {{"num_hidden", "6"}}, "fc");
+  Symbol fc =
+      Apply("FullyConnected", {Symbol::CreateVariable("data")}, {{"num_hidden", "6"}}, "fc");
   Symbol y = Apply("BatchNorm", {fc}, {{"fix_gamma", "False"}}, "bn");
   pass::RewriteResult r = pass::FoldBatchNorm(Runtime::Global().ops(), Graph{y.outputs});
   EXPECT_EQ(r.changes, 1u);
@@ -78,7 +87,8 @@ TEST(BnFoldOp, ClosedForm) {
   NDArray beta = test::Array(Shape{2}, {1, -1}, DType::kFloat64);
   NDArray mean = test::Array(Shape{2}, {0.25, 1}, DType::kFloat64);
   NDArray var = test::Array(Shape{2}, {3.5, 1.5}, DType::kFloat64);
-  auto out = test::Run("_bn_fold", {w, b, gamma, beta, mean, var}, {{"eps", "0.5"}, {"fix_gamma", "False"}});
+  auto out = test::Run("_bn_fold", {w, b, gamma, beta, mean, var},
+                       {{"eps", "0.5"}, {"fix_gamma", "False"}});
   const double s0 = 2 / std::sqrt(4.0), s1 = 3 / std::sqrt(2.0);
   std::vector<double> wv = test::Values(out[0]), bv = test::Values(out[1]);
   const std::vector<double> want_w{1 * s0, 2 * s0, 3 * s0, -1 * s1, -2 * s1, -3 * s1};
@@ -86,7 +96,8 @@ TEST(BnFoldOp, ClosedForm) {
   EXPECT_NEAR(bv[0], (0.5 - 0.25) * s0 + 1, 1e-12);
   EXPECT_NEAR(bv[1], (-0.5 - 1) * s1 - 1, 1e-12);
   // No bias, fix_gamma: gamma ignored.
-  auto nb = test::Run("_bn_fold", {w, gamma, beta, mean, var}, {{"eps", "0.5"}, {"no_bias", "True"}});
+  auto nb =
+      test::Run("_bn_fold", {w, gamma, beta, mean, var}, {{"eps", "0.5"}, {"no_bias", "True"}});
   EXPECT_NEAR(test::Values(nb[0])[0], 1 / 2.0, 1e-12);
   EXPECT_NEAR(test::Values(nb[1])[1], (0 - 1) / std::sqrt(2.0) - 1, 1e-12);
 }

@@ -16,7 +16,10 @@ using test::Apply;
 
 Symbol Conv(const Symbol& x, const std::string& name, bool bias = true) {
   return Apply("Convolution", {x},
-               {{"kernel", "(3,3)"}, {"pad", "(1,1)"}, {"num_filter", "3"}, {"no_bias", bias ? "False" : "True"}},
+               {{"kernel", "(3,3)"},
+                {"pad", "(1,1)"},
+                {"num_filter", "3"},
+                {"no_bias", bias ? "False" : "True"}},
                name);
 }
 
@@ -25,7 +28,8 @@ const Node& OutputNode(const Graph& g) { return *g.outputs[0].node; }
 TEST(FuseConvActivation, ConvRelu) {
   const OpRegistry& reg = Runtime::Global().ops();
   for (bool bias : {true, false}) {
-    Symbol y = Apply("Activation", {Conv(Symbol::CreateVariable("data"), "c", bias)}, {{"act_type", "relu"}}, "a");
+    Symbol y = Apply("Activation", {Conv(Symbol::CreateVariable("data"), "c", bias)},
+                     {{"act_type", "relu"}}, "a");
     pass::RewriteResult r = pass::FuseConvActivation(reg, Graph{y.outputs});
     EXPECT_EQ(r.changes, 1u);
     EXPECT_EQ(test::OpNames(r.graph), (std::vector<std::string>{"_fused_Convolution"}));

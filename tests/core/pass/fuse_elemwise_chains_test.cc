@@ -14,12 +14,15 @@ namespace {
 
 using test::Apply;
 
-size_t Fuse(const Symbol& y) { return pass::FuseElemwiseChains(Runtime::Global().ops(), Graph{y.outputs}).changes; }
+size_t Fuse(const Symbol& y) {
+  return pass::FuseElemwiseChains(Runtime::Global().ops(), Graph{y.outputs}).changes;
+}
 
 TEST(FuseElemwiseChains, ChainWithABinaryStepIsOneNode) {
   Symbol x = Symbol::CreateVariable("data"), z = Symbol::CreateVariable("data_z");
   Symbol a = Apply("exp", {Apply("_mul_scalar", {x}, {{"scalar", "0.5"}}, "half")}, {}, "e");
-  Symbol y = Apply("relu", {Apply("sigmoid", {Apply("elemwise_add", {a, z}, {}, "add")}, {}, "s")}, {}, "out");
+  Symbol y = Apply("relu", {Apply("sigmoid", {Apply("elemwise_add", {a, z}, {}, "add")}, {}, "s")},
+                   {}, "out");
   pass::RewriteResult r = pass::FuseElemwiseChains(Runtime::Global().ops(), Graph{y.outputs});
   EXPECT_EQ(test::OpNames(r.graph), (std::vector<std::string>{"_fused_elemwise"}));
   const Node& f = *r.graph.outputs[0].node;
@@ -29,14 +32,17 @@ TEST(FuseElemwiseChains, ChainWithABinaryStepIsOneNode) {
   EXPECT_EQ(f.inputs[1].node, z.outputs[0].node);
   // 3 * 50 * 701 elements: many tiles, a partial last one, the OpenMP path.
   std::unique_ptr<Executor> ex;
-  EXPECT_LT(test::CompareOptimized(y, {{"data", Shape{3, 50, 701}}, {"data_z", Shape{3, 50, 701}}}, 3, &ex), 1e-6);
+  EXPECT_LT(test::CompareOptimized(y, {{"data", Shape{3, 50, 701}}, {"data_z", Shape{3, 50, 701}}},
+                                   3, &ex),
+            1e-6);
   EXPECT_NE(ex->DebugString().find("FuseElemwiseChains"), std::string::npos) << ex->DebugString();
 }
 
 TEST(FuseElemwiseChains, ChainAsTheRightOperandAndActivation) {
   Symbol x = Symbol::CreateVariable("data"), z = Symbol::CreateVariable("data_z");
   Symbol t = Apply("Activation", {Apply("tanh", {x}, {}, "t")}, {{"act_type", "softrelu"}}, "sr");
-  Symbol y = Apply("_rminus_scalar", {Apply("elemwise_sub", {z, t}, {}, "sub")}, {{"scalar", "3"}}, "out");
+  Symbol y =
+      Apply("_rminus_scalar", {Apply("elemwise_sub", {z, t}, {}, "sub")}, {{"scalar", "3"}}, "out");
   EXPECT_EQ(Fuse(y), 1u);  // one fused node for the four ops
   EXPECT_LT(test::CompareOptimized(y, {{"data", Shape{7, 9}}, {"data_z", Shape{7, 9}}}, 4), 1e-6);
 }
@@ -46,20 +52,22 @@ TEST(FuseElemwiseChains, SharedOutputsAndOtherOpsEndChains) {
   Symbol a = Apply("exp", {x}, {}, "a");
   EXPECT_EQ(Fuse(Symbol::Group({Apply("relu", {a}, {}, "r"), Apply("sigmoid", {a}, {}, "s")})), 0u);
   EXPECT_EQ(Fuse(Symbol::Group({a, Apply("relu", {a}, {}, "r2")})), 0u);  // a is a graph output
-  EXPECT_EQ(Fuse(a), 0u);                                                  // a single op
-  EXPECT_EQ(Fuse(Apply("elemwise_mul", {a, a}, {}, "sq")), 0u);            // read twice
+  EXPECT_EQ(Fuse(a), 0u);                                                 // a single op
+  EXPECT_EQ(Fuse(Apply("elemwise_mul", {a, a}, {}, "sq")), 0u);           // read twice
   Symbol soft = Apply("relu", {Apply("softmax", {a}, {}, "sm")}, {}, "r3");
   EXPECT_EQ(Fuse(soft), 0u);
   Symbol dsd = Apply("relu", {Apply("_contrib_div_sqrt_dim", {a}, {}, "d")}, {}, "r4");
   EXPECT_EQ(Fuse(dsd), 0u);
   // A chain after a shared node starts there.
-  Symbol y = Symbol::Group({Apply("relu", {Apply("sqrt", {a}, {}, "q")}, {}, "r5"), Apply("abs", {a}, {}, "b")});
+  Symbol y = Symbol::Group(
+      {Apply("relu", {Apply("sqrt", {a}, {}, "q")}, {}, "r5"), Apply("abs", {a}, {}, "b")});
   EXPECT_EQ(Fuse(y), 1u);
 }
 
 TEST(FusedElemwiseOp, MatchesTheOpsOneByOne) {
   for (DType dt : {DType::kFloat32, DType::kFloat64}) {
-    NDArray x = test::RandomArray(Shape{5000}, dt, -2, 2, 1), z = test::RandomArray(Shape{5000}, dt, -2, 2, 2);
+    NDArray x = test::RandomArray(Shape{5000}, dt, -2, 2, 1),
+            z = test::RandomArray(Shape{5000}, dt, -2, 2, 2);
     const std::string steps =
         R"([{"op":"_plus_scalar","name":"p","attrs":{"scalar":"1.5"},"args":[0]},)"
         R"({"op":"elemwise_mul","name":"m","attrs":{},"args":[1,-1]},)"
@@ -81,7 +89,8 @@ TEST(FusedElemwiseOp, MalformedStepsNameNodeAndStep) {
       {R"([{"op":"softmax","args":[0]}])", "step 0: operator softmax is not pointwise"},
       {R"([{"op":"no_such_op","args":[0]}])", "step 0"},
       {R"([{"op":"relu","args":[-1]}])", "step 0: argument -1 is out of range"},
-      {R"([{"op":"relu","args":[0]},{"op":"relu","args":[3]}])", "step 1: argument 3 is out of range"},
+      {R"([{"op":"relu","args":[0]},{"op":"relu","args":[3]}])",
+       "step 1: argument 3 is out of range"},
       {R"([{"op":"relu","args":[0,0]}])", "step 0: operator relu takes 1 inputs, the step gives 2"},
   };
   for (const auto& c : cases) {

@@ -63,8 +63,9 @@ std::vector<const Node*> Deps(const Node* n) {
 // Checks that every node of `g` that is neither in `forward` nor a head
 // gradient records a node of `forward` as control_deps[0], and that the
 // node named `sum` records exactly `x`.
-void ExpectBackwardLinks(const Graph& g, const std::vector<NodeEntry>& forward, const std::vector<NodeEntry>& heads,
-                         const std::string& sum, const NodeEntry& x) {
+void ExpectBackwardLinks(const Graph& g, const std::vector<NodeEntry>& forward,
+                         const std::vector<NodeEntry>& heads, const std::string& sum,
+                         const NodeEntry& x) {
   IndexedGraph fg(forward), ig(g);
   for (uint32_t nid = 0; nid < ig.num_nodes(); ++nid) {
     const Node& n = ig.node(nid);
@@ -107,7 +108,8 @@ TEST(GradientTest, UpToSumCapBranchesAreSummedByOneElementWiseSum) {
   Branches net;
   Graph g = Grad(net.outputs, {net.x}, net.heads, 5);
   ASSERT_EQ(g.outputs.size(), 6u);
-  for (size_t i = 0; i < 5; ++i) EXPECT_EQ(g.outputs[i].node, net.outputs[i].node);  // shared, not copied
+  for (size_t i = 0; i < 5; ++i)
+    EXPECT_EQ(g.outputs[i].node, net.outputs[i].node);  // shared, not copied
   const Node& sum = *g.outputs[5].node;
   ASSERT_FALSE(sum.is_variable());
   EXPECT_EQ(sum.op()->name, "ElementWiseSum");
@@ -152,8 +154,10 @@ TEST(GradientTest, SumsOfXsGradientRecordX) {
   Branches net;
   std::vector<NodeEntry> xs{net.x};
   for (const NodeEntry& m : net.outputs) xs.push_back(m.node->inputs[1]);
-  ExpectBackwardLinks(Grad(net.outputs, xs, net.heads, 5), net.outputs, net.heads, "x_grad_sum", net.x);
-  ExpectBackwardLinks(Grad(net.outputs, xs, net.heads, 4), net.outputs, net.heads, "x_grad_add1", net.x);
+  ExpectBackwardLinks(Grad(net.outputs, xs, net.heads, 5), net.outputs, net.heads, "x_grad_sum",
+                      net.x);
+  ExpectBackwardLinks(Grad(net.outputs, xs, net.heads, 4), net.outputs, net.heads, "x_grad_add1",
+                      net.x);
 }
 
 // Regression: the gradient nodes an op returns for an input that needs none
@@ -163,8 +167,10 @@ TEST(GradientTest, SumsOfXsGradientRecordX) {
 // depended on the allocator: m4_lhs_grad, x_grad_add1, ...).
 TEST(GradientTest, SumsRecordXWhenGradientNodesAreDropped) {
   Branches net;
-  ExpectBackwardLinks(Grad(net.outputs, {net.x}, net.heads, 5), net.outputs, net.heads, "x_grad_sum", net.x);
-  ExpectBackwardLinks(Grad(net.outputs, {net.x}, net.heads, 4), net.outputs, net.heads, "x_grad_add1", net.x);
+  ExpectBackwardLinks(Grad(net.outputs, {net.x}, net.heads, 5), net.outputs, net.heads,
+                      "x_grad_sum", net.x);
+  ExpectBackwardLinks(Grad(net.outputs, {net.x}, net.heads, 4), net.outputs, net.heads,
+                      "x_grad_add1", net.x);
 }
 
 TEST(GradientTest, OutputsWithoutGradientGetZerosLike) {
@@ -179,7 +185,8 @@ TEST(GradientTest, OutputsWithoutGradientGetZerosLike) {
   EXPECT_EQ(zero->inputs[0].node, split.node);
   EXPECT_EQ(zero->inputs[0].index, 1u);
   EXPECT_EQ(Deps(zero), std::vector<const Node*>{split.node.get()});
-  Bindings b{{x.node.get(), test::Array(Shape{1, 4}, {1, 2, 3, 4})}, {h.node.get(), test::Array(Shape{1, 2}, {5, 6})}};
+  Bindings b{{x.node.get(), test::Array(Shape{1, 4}, {1, 2, 3, 4})},
+             {h.node.get(), test::Array(Shape{1, 2}, {5, 6})}};
   EXPECT_EQ(Eval(g.outputs[1], b), (Values{5, 6, 0, 0}));
   // An x joined to the outputs by a control dependency only (no data path).
   NodeEntry a = V("a"), y = Op("relu", "y", {a});
@@ -191,7 +198,8 @@ TEST(GradientTest, OutputsWithoutGradientGetZerosLike) {
   EXPECT_EQ(dx->attrs.name, "x_zero_grad");
   EXPECT_EQ(dx->inputs[0].node, x.node);
   EXPECT_EQ(Deps(dx), std::vector<const Node*>{x.node.get()});
-  Bindings c{{a.node.get(), test::Array(Shape{2}, {-1, 2})}, {h.node.get(), test::Array(Shape{2}, {3, 4})},
+  Bindings c{{a.node.get(), test::Array(Shape{2}, {-1, 2})},
+             {h.node.get(), test::Array(Shape{2}, {3, 4})},
              {x.node.get(), test::Array(Shape{3}, {7, 8, 9})}};
   EXPECT_EQ(Eval(cut.outputs[1], c), (Values{0, 4}));
   EXPECT_EQ(Eval(cut.outputs[2], c), (Values{0, 0, 0}));
@@ -216,7 +224,8 @@ TEST(GradientTest, HeadGradientsOnesForLossesVariablesOtherwise) {
   // MakeLoss ignores its head gradient: the ones_like is not in the result.
   Graph g = pass::Gradient(Reg(), fwd, pass::GradientSpec{{a, b}, heads});
   EXPECT_EQ(Count(g, "ones_like"), 0u);
-  Bindings v{{a.node.get(), test::Array(Shape{2}, {1, 2})}, {b.node.get(), test::Array(Shape{2}, {-1, 3})},
+  Bindings v{{a.node.get(), test::Array(Shape{2}, {1, 2})},
+             {b.node.get(), test::Array(Shape{2}, {-1, 3})},
              {heads[1].node.get(), test::Array(Shape{2}, {10, 20})}};
   EXPECT_EQ(Eval(g.outputs[2], v), (Values{3, 3}));   // grad_scale
   EXPECT_EQ(Eval(g.outputs[3], v), (Values{0, 20}));  // relu'(b) * head
@@ -253,7 +262,8 @@ TEST(GradientTest, BackwardNodesRecordTheirForwardNode) {
   EXPECT_EQ(Deps(g.outputs[1].node.get()), std::vector<const Node*>{t.node.get()});
   // x = (-1, 2), w = (3, 4), h = (1, 1): y = (0, 8), dz/dy = 2yh = (0, 16),
   // dz/dw = 16 * t = (0, 32), dz/dx = relu'(x) * 16 * w = (0, 64).
-  Bindings b{{x.node.get(), test::Array(Shape{2}, {-1, 2})}, {w.node.get(), test::Array(Shape{2}, {3, 4})},
+  Bindings b{{x.node.get(), test::Array(Shape{2}, {-1, 2})},
+             {w.node.get(), test::Array(Shape{2}, {3, 4})},
              {h.node.get(), test::Array(Shape{2}, {1, 1})}};
   EXPECT_EQ(Eval(g.outputs[1], b), (Values{0, 64}));
   EXPECT_EQ(Eval(g.outputs[2], b), (Values{0, 32}));
@@ -274,7 +284,8 @@ TEST(GradientTest, OnlyNodesDependingOnXAreDifferentiated) {
   Graph g = Grad({y}, {x}, {h});
   EXPECT_EQ(Count(g, "_backward_relu"), 1u);  // the forward `off` only
   EXPECT_EQ(g.outputs[1].node->attrs.name, "y_rhs_grad");
-  Bindings v{{a.node.get(), test::Array(Shape{2}, {-2, 5})}, {h.node.get(), test::Array(Shape{2}, {7, 3})}};
+  Bindings v{{a.node.get(), test::Array(Shape{2}, {-2, 5})},
+             {h.node.get(), test::Array(Shape{2}, {7, 3})}};
   EXPECT_EQ(Eval(g.outputs[1], v), (Values{0, 15}));  // h * relu(a)
 }
 
@@ -288,12 +299,19 @@ TEST(GradientTest, Errors) {
   // x not in the graph, or null.
   test::ExpectWeftError([&] { Grad({y}, {V("z")}, {h}); }, StatusCode::kInvalidArgument,
                         {"'z' is not a node of the graph"});
-  test::ExpectWeftError([&] { Grad({y}, {NodeEntry{}}, {h}); }, StatusCode::kInvalidArgument, {"(null)"});
+  test::ExpectWeftError([&] { Grad({y}, {NodeEntry{}}, {h}); }, StatusCode::kInvalidArgument,
+                        {"(null)"});
   // One head gradient per output.
-  test::ExpectWeftError([&] { Grad({y}, {a}, {h, h}); }, StatusCode::kInvalidArgument,
-                        {"expected one head gradient per output (1), given 2"});
-  test::ExpectWeftError([&] { Grad({y, nog}, {a}, {h}); }, StatusCode::kInvalidArgument,
-                        {"expected one head gradient per output (2), given 1"});
+  test::ExpectWeftError(
+      [&] {
+        Grad({y}, {a}, {h, h});
+      },
+      StatusCode::kInvalidArgument, {"expected one head gradient per output (1), given 2"});
+  test::ExpectWeftError(
+      [&] {
+        Grad({y, nog}, {a}, {h});
+      },
+      StatusCode::kInvalidArgument, {"expected one head gradient per output (2), given 1"});
 }
 
 }  // namespace

@@ -42,13 +42,16 @@ TEST(InferShapeMXNetTest, ConvolutionInfersWeightBiasAndOutput) {
   EXPECT_EQ(r.arg_shapes, (Shapes{{2, 3, 8, 8}, {4, 3, 3, 3}, {4}}));
   EXPECT_EQ(r.out_shapes, (Shapes{Shape{2, 4, 8, 8}}));
   // out = floor((in + 2*pad - dilate*(k-1) - 1) / stride) + 1
-  EXPECT_EQ(Out1("Convolution", {{"kernel", "(3,3)"}, {"num_filter", "2"}, {"stride", "(2,2)"}}, Shape{1, 1, 8, 8}),
+  EXPECT_EQ(Out1("Convolution", {{"kernel", "(3,3)"}, {"num_filter", "2"}, {"stride", "(2,2)"}},
+                 Shape{1, 1, 8, 8}),
             (Shape{1, 2, 3, 3}));
-  EXPECT_EQ(Out1("Convolution", {{"kernel", "(3,3)"}, {"num_filter", "2"}, {"dilate", "(2,2)"}}, Shape{1, 1, 9, 9}),
+  EXPECT_EQ(Out1("Convolution", {{"kernel", "(3,3)"}, {"num_filter", "2"}, {"dilate", "(2,2)"}},
+                 Shape{1, 1, 9, 9}),
             (Shape{1, 2, 5, 5}));
   // Grouped: weight (num_filter, C / num_group, kh, kw).
-  Symbol g = Op("Convolution", {Var("data")},
-                {{"kernel", "(3,3)"}, {"num_filter", "6"}, {"num_group", "2"}, {"no_bias", "True"}}, "g");
+  Symbol g =
+      Op("Convolution", {Var("data")},
+         {{"kernel", "(3,3)"}, {"num_filter", "6"}, {"num_group", "2"}, {"no_bias", "True"}}, "g");
   pass::ShapeResult gr = Infer(g, {{"data", Shape{1, 4, 5, 5}}});
   EXPECT_EQ(gr.arg_shapes, (Shapes{{1, 4, 5, 5}, {6, 2, 3, 3}}));
   EXPECT_EQ(gr.out_shapes, (Shapes{Shape{1, 6, 3, 3}}));
@@ -56,14 +59,15 @@ TEST(InferShapeMXNetTest, ConvolutionInfersWeightBiasAndOutput) {
 
 TEST(InferShapeMXNetTest, DeconvolutionInfersWeightAndOutput) {
   // weight (C, num_filter / num_group, kh, kw); out = (in - 1) * stride - 2*pad + k + adj.
-  Symbol d = Op("Deconvolution", {Var("data")}, {{"kernel", "(3,3)"}, {"num_filter", "4"}, {"stride", "(2,2)"}},
-                "deconv");
+  Symbol d = Op("Deconvolution", {Var("data")},
+                {{"kernel", "(3,3)"}, {"num_filter", "4"}, {"stride", "(2,2)"}}, "deconv");
   EXPECT_EQ(d.ListArguments(), (Names{"data", "deconv_weight"}));  // no_bias defaults to True
   pass::ShapeResult r = Infer(d, {{"data", Shape{1, 2, 3, 3}}});
   EXPECT_TRUE(r.complete());
   EXPECT_EQ(r.arg_shapes, (Shapes{{1, 2, 3, 3}, {2, 4, 3, 3}}));
   EXPECT_EQ(r.out_shapes, (Shapes{Shape{1, 4, 7, 7}}));
-  EXPECT_EQ(Out1("Deconvolution", {{"kernel", "(3,3)"}, {"num_filter", "4"}, {"stride", "(2,2)"}, {"adj", "(1,1)"}},
+  EXPECT_EQ(Out1("Deconvolution",
+                 {{"kernel", "(3,3)"}, {"num_filter", "4"}, {"stride", "(2,2)"}, {"adj", "(1,1)"}},
                  Shape{1, 2, 3, 3}),
             (Shape{1, 4, 8, 8}));
 }
@@ -74,8 +78,9 @@ TEST(InferShapeMXNetTest, PoolingConventionsAndGlobalPool) {
   EXPECT_EQ(Out1("Pooling", p, x), (Shape{1, 3, 2, 2}));  // valid: floor
   p["pooling_convention"] = "full";
   EXPECT_EQ(Out1("Pooling", p, x), (Shape{1, 3, 3, 3}));  // full: ceil
-  EXPECT_EQ(Out1("Pooling", {{"kernel", "(3,3)"}, {"global_pool", "True"}, {"pool_type", "avg"}}, x),
-            (Shape{1, 3, 1, 1}));
+  EXPECT_EQ(
+      Out1("Pooling", {{"kernel", "(3,3)"}, {"global_pool", "True"}, {"pool_type", "avg"}}, x),
+      (Shape{1, 3, 1, 1}));
 }
 
 TEST(InferShapeMXNetTest, BatchNormParametersAndAuxiliaryStatesFromTheChannelAxis) {
@@ -88,12 +93,14 @@ TEST(InferShapeMXNetTest, BatchNormParametersAndAuxiliaryStatesFromTheChannelAxi
   EXPECT_EQ(r.aux_shapes, (Shapes{{3}, {3}}));
   EXPECT_EQ(r.out_shapes[0], (Shape{2, 3, 4, 4}));
   // axis = -1: the channels are last.
-  pass::ShapeResult last = Infer(Op("BatchNorm", {Var("data")}, {{"axis", "-1"}}, "bn2"), {{"data", Shape{2, 4, 5}}});
+  pass::ShapeResult last =
+      Infer(Op("BatchNorm", {Var("data")}, {{"axis", "-1"}}, "bn2"), {{"data", Shape{2, 4, 5}}});
   EXPECT_EQ(last.aux_shapes, (Shapes{{5}, {5}}));
 }
 
 TEST(InferShapeMXNetTest, FullyConnectedWithoutFlattenKeepsLeadingAxes) {
-  Symbol fc = Op("FullyConnected", {Var("data")}, {{"num_hidden", "4"}, {"flatten", "False"}}, "fc");
+  Symbol fc =
+      Op("FullyConnected", {Var("data")}, {{"num_hidden", "4"}, {"flatten", "False"}}, "fc");
   pass::ShapeResult r = Infer(fc, {{"data", Shape{2, 3, 5}}});
   EXPECT_TRUE(r.complete());
   EXPECT_EQ(r.arg_shapes, (Shapes{{2, 3, 5}, {4, 5}, {4}}));
@@ -123,15 +130,15 @@ TEST(InferShapeMXNetTest, ReshapeSpecialCodesAsDocumented) {
   auto reshape = [&](const std::string& shape, const Shape& in, bool reverse = false) {
     return Out1("Reshape", {{"shape", shape}, {"reverse", reverse ? "True" : "False"}}, in);
   };
-  EXPECT_EQ(reshape("(4,0,2)", x), (Shape{4, 3, 2}));     // 0 copies
+  EXPECT_EQ(reshape("(4,0,2)", x), (Shape{4, 3, 2}));  // 0 copies
   EXPECT_EQ(reshape("(2,0,0)", x), (Shape{2, 3, 4}));
-  EXPECT_EQ(reshape("(6,1,-1)", x), (Shape{6, 1, 4}));    // -1 infers
+  EXPECT_EQ(reshape("(6,1,-1)", x), (Shape{6, 1, 4}));  // -1 infers
   EXPECT_EQ(reshape("(3,-1,8)", x), (Shape{3, 1, 8}));
   EXPECT_EQ(reshape("(-1,)", x), (Shape{24}));
-  EXPECT_EQ(reshape("(-2,)", x), (Shape{2, 3, 4}));       // -2 copies the rest
+  EXPECT_EQ(reshape("(-2,)", x), (Shape{2, 3, 4}));  // -2 copies the rest
   EXPECT_EQ(reshape("(2,-2)", x), (Shape{2, 3, 4}));
   EXPECT_EQ(reshape("(-2,1,1)", x), (Shape{2, 3, 4, 1, 1}));
-  EXPECT_EQ(reshape("(-3,4)", x), (Shape{6, 4}));         // -3 merges two
+  EXPECT_EQ(reshape("(-3,4)", x), (Shape{6, 4}));  // -3 merges two
   EXPECT_EQ(reshape("(-3,-3)", Shape{2, 3, 4, 5}), (Shape{6, 20}));
   EXPECT_EQ(reshape("(0,-3)", x), (Shape{2, 12}));
   EXPECT_EQ(reshape("(-3,-2)", x), (Shape{6, 4}));
@@ -146,16 +153,24 @@ TEST(InferShapeMXNetTest, FlattenTransposeExpandDimsAndSliceAxis) {
   EXPECT_EQ(Out1("transpose", {}, Shape{2, 3, 4}), (Shape{4, 3, 2}));  // no axes: reversed
   EXPECT_EQ(Out1("transpose", {{"axes", "(1,0,2)"}}, Shape{2, 3, 4}), (Shape{3, 2, 4}));
   EXPECT_EQ(Out1("expand_dims", {{"axis", "1"}}, Shape{2, 3}), (Shape{2, 1, 3}));
-  EXPECT_EQ(Out1("slice_axis", {{"axis", "1"}, {"begin", "1"}, {"end", "None"}}, Shape{2, 5}), (Shape{2, 4}));
-  EXPECT_EQ(Out1("slice_axis", {{"axis", "-1"}, {"begin", "-3"}, {"end", "-1"}}, Shape{2, 5}), (Shape{2, 2}));
+  EXPECT_EQ(Out1("slice_axis", {{"axis", "1"}, {"begin", "1"}, {"end", "None"}}, Shape{2, 5}),
+            (Shape{2, 4}));
+  EXPECT_EQ(Out1("slice_axis", {{"axis", "-1"}, {"begin", "-3"}, {"end", "-1"}}, Shape{2, 5}),
+            (Shape{2, 2}));
 }
 
 TEST(InferShapeMXNetTest, SliceChannelSplitsAndSqueezes) {
   Symbol s = Op("SliceChannel", {Var("x")}, {{"num_outputs", "3"}, {"axis", "1"}}, "split");
-  EXPECT_EQ(Infer(s, {{"x", Shape{2, 6, 4}}}).out_shapes, (Shapes{{2, 2, 4}, {2, 2, 4}, {2, 2, 4}}));
-  Symbol q = Op("SliceChannel", {Var("x")}, {{"num_outputs", "3"}, {"axis", "1"}, {"squeeze_axis", "True"}}, "sq");
+  EXPECT_EQ(Infer(s, {{"x", Shape{2, 6, 4}}}).out_shapes,
+            (Shapes{{2, 2, 4}, {2, 2, 4}, {2, 2, 4}}));
+  Symbol q = Op("SliceChannel", {Var("x")},
+                {{"num_outputs", "3"}, {"axis", "1"}, {"squeeze_axis", "True"}}, "sq");
   EXPECT_EQ(Infer(q, {{"x", Shape{2, 3, 4}}}).out_shapes, (Shapes{{2, 4}, {2, 4}, {2, 4}}));
-  test::ExpectWeftError([&] { Infer(s, {{"x", Shape{2, 5, 4}}}); }, StatusCode::kShape, {"SliceChannel"});
+  test::ExpectWeftError(
+      [&] {
+        Infer(s, {{"x", Shape{2, 5, 4}}});
+      },
+      StatusCode::kShape, {"SliceChannel"});
 }
 
 TEST(InferShapeMXNetTest, ConcatFillsTheOneUnknownInputFromItsOutput) {
@@ -177,30 +192,35 @@ TEST(InferShapeMXNetTest, SoftmaxOutputInfersItsLabel) {
   EXPECT_EQ(r.arg_shapes, (Shapes{{4, 10}, {4}}));
   EXPECT_EQ(r.out_shapes, (Shapes{Shape{4, 10}}));
   // multi_output: one label per position, (N, d1, ...).
-  pass::ShapeResult m =
-      Infer(Op("SoftmaxOutput", {Var("data")}, {{"multi_output", "True"}}, "sm"), {{"data", Shape{4, 10, 3}}});
+  pass::ShapeResult m = Infer(Op("SoftmaxOutput", {Var("data")}, {{"multi_output", "True"}}, "sm"),
+                              {{"data", Shape{4, 10, 3}}});
   EXPECT_EQ(m.arg_shapes, (Shapes{{4, 10, 3}, {4, 3}}));
 }
 
 TEST(InferShapeMXNetTest, UpSamplingNearestScalesTheSpatialAxes) {
-  Symbol u = Op("UpSampling", {Var("x")}, {{"scale", "2"}, {"sample_type", "nearest"}, {"num_args", "1"}}, "up");
+  Symbol u = Op("UpSampling", {Var("x")},
+                {{"scale", "2"}, {"sample_type", "nearest"}, {"num_args", "1"}}, "up");
   EXPECT_EQ(Infer(u, {{"x", Shape{1, 3, 4, 5}}}).out_shapes, (Shapes{Shape{1, 3, 8, 10}}));
 }
 
 TEST(InferShapeMXNetTest, AConvNetInfersEveryParameterFromTheDataShape) {
   // conv -> bn -> relu -> pool -> flatten -> fc -> softmax, as in MXNet's examples.
   Symbol x = Var("data");
-  Symbol conv = Op("Convolution", {x}, {{"kernel", "(3,3)"}, {"num_filter", "8"}, {"pad", "(1,1)"}}, "conv1");
+  Symbol conv =
+      Op("Convolution", {x}, {{"kernel", "(3,3)"}, {"num_filter", "8"}, {"pad", "(1,1)"}}, "conv1");
   Symbol bn = Op("BatchNorm", {conv}, {}, "bn1");
   Symbol act = Op("Activation", {bn[0]}, {{"act_type", "relu"}}, "relu1");
-  Symbol pool = Op("Pooling", {act}, {{"kernel", "(2,2)"}, {"stride", "(2,2)"}, {"pool_type", "max"}}, "pool1");
-  Symbol fc = Op("FullyConnected", {Op("Flatten", {pool}, {}, "flat")}, {{"num_hidden", "10"}}, "fc1");
+  Symbol pool = Op("Pooling", {act},
+                   {{"kernel", "(2,2)"}, {"stride", "(2,2)"}, {"pool_type", "max"}}, "pool1");
+  Symbol fc =
+      Op("FullyConnected", {Op("Flatten", {pool}, {}, "flat")}, {{"num_hidden", "10"}}, "fc1");
   Symbol net = Op("SoftmaxOutput", {fc}, {}, "softmax");
   pass::ShapeResult r = Infer(net, {{"data", Shape{4, 3, 16, 16}}});
   EXPECT_TRUE(r.complete()) << r.unknown_names.size();
-  EXPECT_EQ(net.ListArguments(), (Names{"data", "conv1_weight", "conv1_bias", "bn1_gamma", "bn1_beta",
-                                        "fc1_weight", "fc1_bias", "softmax_label"}));
-  EXPECT_EQ(r.arg_shapes, (Shapes{{4, 3, 16, 16}, {8, 3, 3, 3}, {8}, {8}, {8}, {10, 512}, {10}, {4}}));
+  EXPECT_EQ(net.ListArguments(), (Names{"data", "conv1_weight", "conv1_bias", "bn1_gamma",
+                                        "bn1_beta", "fc1_weight", "fc1_bias", "softmax_label"}));
+  EXPECT_EQ(r.arg_shapes,
+            (Shapes{{4, 3, 16, 16}, {8, 3, 3, 3}, {8}, {8}, {8}, {10, 512}, {10}, {4}}));
   EXPECT_EQ(r.aux_shapes, (Shapes{{8}, {8}}));
   EXPECT_EQ(r.out_shapes, (Shapes{Shape{4, 10}}));
 }

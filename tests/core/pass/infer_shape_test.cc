@@ -72,15 +72,20 @@ TEST(InferShapeTest, BackwardSweepFillsInputsFromOutputs) {
 TEST(InferShapeTest, BroadcastAlignsOnTheRight) {
   Symbol a = Var("a"), b = Var("b");
   Symbol s = Op("broadcast_add", {a, b}, {}, "badd");
-  EXPECT_EQ(Infer(s, {{"a", Shape{2, 1, 3}}, {"b", Shape{4, 1}}}).out_shapes, (Shapes{Shape{2, 4, 3}}));
+  EXPECT_EQ(Infer(s, {{"a", Shape{2, 1, 3}}, {"b", Shape{4, 1}}}).out_shapes,
+            (Shapes{Shape{2, 4, 3}}));
   EXPECT_EQ(Infer(s, {{"a", Shape{5}}, {"b", Shape{2, 1}}}).out_shapes, (Shapes{Shape{2, 5}}));
   // Forward only, as in MXNet: an unknown input leaves the output unknown.
   pass::ShapeResult partial = Infer(s, {{"a", Shape{2, 3}}});
   EXPECT_FALSE(partial.complete());
   EXPECT_EQ(partial.unknown_names, (Names{"b", "badd_output"}));
-  test::ExpectWeftError([&] { Infer(s, {{"a", Shape{2, 3}}, {"b", Shape{4, 3}}}); }, StatusCode::kShape,
-                        {"InferShape", "node 'badd' (broadcast_add)", "lhs=a (2,3)", "rhs=b (4,3)",
-                         "cannot be broadcast"});
+  test::ExpectWeftError(
+      [&] {
+        Infer(s, {{"a", Shape{2, 3}}, {"b", Shape{4, 3}}});
+      },
+      StatusCode::kShape,
+      {"InferShape", "node 'badd' (broadcast_add)", "lhs=a (2,3)", "rhs=b (4,3)",
+       "cannot be broadcast"});
 }
 
 TEST(InferShapeTest, DotUnifiesTheInnerExtent) {
@@ -94,20 +99,29 @@ TEST(InferShapeTest, DotUnifiesTheInnerExtent) {
   pass::ShapeResult t = Infer(dt, {{"a", Shape{2, 3}}, {"b", Shape{5, 0}}});
   EXPECT_EQ(t.arg_shapes, (Shapes{{2, 3}, {5, 3}}));
   EXPECT_EQ(t.out_shapes, (Shapes{Shape{2, 5}}));
-  test::ExpectWeftError([&] { Infer(d, {{"a", Shape{2, 3}}, {"b", Shape{4, 4}}}); }, StatusCode::kShape,
-                        {"node 'd' (dot)", "lhs=a (2,3)", "rhs=b (4,4)"});
+  test::ExpectWeftError(
+      [&] {
+        Infer(d, {{"a", Shape{2, 3}}, {"b", Shape{4, 4}}});
+      },
+      StatusCode::kShape, {"node 'd' (dot)", "lhs=a (2,3)", "rhs=b (4,4)"});
 }
 
 TEST(InferShapeTest, SumWithAxisAndKeepdims) {
   Symbol x = Var("x");
-  auto out = [&](const StringMap& p) { return Infer(Op("sum", {x}, p), {{"x", Shape{2, 3, 4}}}).out_shapes[0]; };
+  auto out = [&](const StringMap& p) {
+    return Infer(Op("sum", {x}, p), {{"x", Shape{2, 3, 4}}}).out_shapes[0];
+  };
   EXPECT_EQ(out({{"axis", "1"}}), (Shape{2, 4}));
   EXPECT_EQ(out({{"axis", "1"}, {"keepdims", "True"}}), (Shape{2, 1, 4}));
   EXPECT_EQ(out({{"axis", "(0, 2)"}}), (Shape{3}));
   EXPECT_EQ(out({{"axis", "-1"}, {"exclude", "True"}}), (Shape{4}));
   EXPECT_EQ(out({}), (Shape{1}));  // MXNet 1.x: reducing everything gives (1,)
   EXPECT_EQ(out({{"keepdims", "True"}}), (Shape{1, 1, 1}));
-  test::ExpectWeftError([&] { out({{"axis", "3"}}); }, StatusCode::kInvalidArgument, {"sum", "axis 3"});
+  test::ExpectWeftError(
+      [&] {
+        out({{"axis", "3"}});
+      },
+      StatusCode::kInvalidArgument, {"sum", "axis 3"});
 }
 
 TEST(InferShapeTest, PartialResultsListWhatStaysUnknown) {
@@ -128,11 +142,18 @@ TEST(InferShapeTest, PartialResultsListWhatStaysUnknown) {
 TEST(InferShapeTest, ConflictsNameNodeOpInputAndBothShapes) {
   Symbol fc = Op("FullyConnected", {Var("data")}, {{"num_hidden", "8"}}, "fc");
   std::string msg = test::ExpectWeftError(
-      [&] { Infer(fc, {{"data", Shape{5, 20}}, {"fc_weight", Shape{8, 21}}}); }, StatusCode::kShape,
-      {"InferShape: node 'fc' (FullyConnected)", "weight=fc_weight (8,21)", "input 'weight'", "(8,20)"});
+      [&] {
+        Infer(fc, {{"data", Shape{5, 20}}, {"fc_weight", Shape{8, 21}}});
+      },
+      StatusCode::kShape,
+      {"InferShape: node 'fc' (FullyConnected)", "weight=fc_weight (8,21)", "input 'weight'",
+       "(8,20)"});
   Symbol a = Var("a"), b = Var("b");
-  test::ExpectWeftError([&] { Infer(a * b, {{"a", Shape{2, 3}}, {"b", Shape{3, 2}}}); }, StatusCode::kShape,
-                        {"elemwise_mul", "(2,3)", "(3,2)"});
+  test::ExpectWeftError(
+      [&] {
+        Infer(a * b, {{"a", Shape{2, 3}}, {"b", Shape{3, 2}}});
+      },
+      StatusCode::kShape, {"elemwise_mul", "(2,3)", "(3,2)"});
   // A pass-level conflict: an op inferring something other than what it was given.
   OpRegistry reg;
   OpDef liar;
@@ -144,9 +165,13 @@ TEST(InferShapeTest, ConflictsNameNodeOpInputAndBothShapes) {
   };
   reg.Add(liar);
   Symbol l = Symbol::Apply(reg, "Liar", {Var("x")}, {}, "liar");
-  test::ExpectWeftError([&] { Infer(l, {{"x", Shape{2, 2}}}); }, StatusCode::kShape,
-                        {"InferShape: node 'liar' (Liar)", "input 'data'", "'x'", "provided shape (2,2)",
-                         "inferred shape (3,)"});
+  test::ExpectWeftError(
+      [&] {
+        Infer(l, {{"x", Shape{2, 2}}});
+      },
+      StatusCode::kShape,
+      {"InferShape: node 'liar' (Liar)", "input 'data'", "'x'", "provided shape (2,2)",
+       "inferred shape (3,)"});
 }
 
 TEST(InferShapeTest, VariableHintsAreUsedUnlessOverridden) {
@@ -158,11 +183,20 @@ TEST(InferShapeTest, VariableHintsAreUsedUnlessOverridden) {
   pass::ShapeResult given = Infer(x + y, {{"x", Shape{4, 0}}});
   EXPECT_FALSE(given.complete());
   EXPECT_EQ(given.arg_shapes, (Shapes{{4, 0}, {4, 0}}));
-  test::ExpectWeftError([&] { Infer(x + y, {{"x", Shape{3, 5}}}); }, StatusCode::kShape, {"(3,5)", "(4,0)"});
-  Symbol bad = Symbol::CreateVariable("bad", VariableHints{Shape(), DType::kUnknown, "", {}, {}, {{"__shape__", "(2,"}}});
-  test::ExpectWeftError([&] { Infer(bad); }, StatusCode::kInvalidArgument, {"variable 'bad'", "__shape__"});
-  test::ExpectWeftError([&] { Infer(x + y, {{"z", Shape{1}}}); }, StatusCode::kInvalidArgument,
-                        {"no input named 'z'", "x, y"});
+  test::ExpectWeftError(
+      [&] {
+        Infer(x + y, {{"x", Shape{3, 5}}});
+      },
+      StatusCode::kShape, {"(3,5)", "(4,0)"});
+  Symbol bad = Symbol::CreateVariable(
+      "bad", VariableHints{Shape(), DType::kUnknown, "", {}, {}, {{"__shape__", "(2,"}}});
+  test::ExpectWeftError([&] { Infer(bad); }, StatusCode::kInvalidArgument,
+                        {"variable 'bad'", "__shape__"});
+  test::ExpectWeftError(
+      [&] {
+        Infer(x + y, {{"z", Shape{1}}});
+      },
+      StatusCode::kInvalidArgument, {"no input named 'z'", "x, y"});
 }
 
 TEST(InferShapeTest, MultipleOutputsAndAuxiliaryStates) {

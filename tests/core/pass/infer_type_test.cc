@@ -28,8 +28,8 @@ pass::TypeResult Infer(const Symbol& s, const pass::DTypeMap& in = {}) {
 
 TEST(InferTypeTest, OneKnownTypeFillsTheSeedGraph) {
   Symbol a = Var("a"), b = Var("b"), c = Var("c");
-  for (DType t : {DType::kFloat16, DType::kFloat32, DType::kFloat64, DType::kUint8, DType::kInt8, DType::kInt32,
-                  DType::kInt64}) {
+  for (DType t : {DType::kFloat16, DType::kFloat32, DType::kFloat64, DType::kUint8, DType::kInt8,
+                  DType::kInt32, DType::kInt64}) {
     SCOPED_TRACE(DTypeName(t));
     pass::TypeResult r = Infer(a * b + b * c, {{"c", t}});
     EXPECT_TRUE(r.complete());
@@ -72,9 +72,13 @@ TEST(InferTypeTest, WeightsTakeTheDataType) {
 
 TEST(InferTypeTest, ConflictsNameNodeOpInputAndBothTypes) {
   Symbol a = Var("a"), b = Var("b");
-  test::ExpectWeftError([&] { Infer(Op("elemwise_add", {a, b}, {}, "add"), {{"a", DType::kFloat32}, {"b", DType::kFloat64}}); },
-                        StatusCode::kDType,
-                        {"InferType: node 'add' (elemwise_add)", "lhs=a float32", "rhs=b float64"});
+  test::ExpectWeftError(
+      [&] {
+        Infer(Op("elemwise_add", {a, b}, {}, "add"),
+              {{"a", DType::kFloat32}, {"b", DType::kFloat64}});
+      },
+      StatusCode::kDType,
+      {"InferType: node 'add' (elemwise_add)", "lhs=a float32", "rhs=b float64"});
   OpRegistry reg;
   OpDef caster;
   caster.name = "Caster";
@@ -85,23 +89,38 @@ TEST(InferTypeTest, ConflictsNameNodeOpInputAndBothTypes) {
   };
   reg.Add(caster);
   Symbol c = Symbol::Apply(reg, "Caster", {Var("x")}, {}, "cast");
-  test::ExpectWeftError([&] { Infer(c, {{"x", DType::kFloat16}}); }, StatusCode::kDType,
-                        {"InferType: node 'cast' (Caster)", "input 'data'", "'x'", "provided dtype float16",
-                         "inferred dtype int32"});
+  test::ExpectWeftError(
+      [&] {
+        Infer(c, {{"x", DType::kFloat16}});
+      },
+      StatusCode::kDType,
+      {"InferType: node 'cast' (Caster)", "input 'data'", "'x'", "provided dtype float16",
+       "inferred dtype int32"});
 }
 
 TEST(InferTypeTest, DTypeHintsAreUsedUnlessOverridden) {
   Symbol x = Var("x", DType::kFloat64);
-  Symbol named = Symbol::CreateVariable("n", VariableHints{Shape(), DType::kUnknown, "", {}, {}, {{"__dtype__", "int8"}}});
+  Symbol named = Symbol::CreateVariable(
+      "n", VariableHints{Shape(), DType::kUnknown, "", {}, {}, {{"__dtype__", "int8"}}});
   pass::TypeResult r = Infer(Symbol::Group({x, named}));
   EXPECT_EQ(r.arg_types, (Types{DType::kFloat64, DType::kInt8}));
   EXPECT_EQ(x.GetAttr("__dtype__").value(), "1");  // stored as MXNet's code
   pass::TypeResult given = Infer(x * 2.0, {{"x", DType::kFloat16}});
   EXPECT_EQ(given.out_types, Types{DType::kFloat16});
-  Symbol bad = Symbol::CreateVariable("bad", VariableHints{Shape(), DType::kUnknown, "", {}, {}, {{"__dtype__", "float7"}}});
-  test::ExpectWeftError([&] { Infer(bad); }, StatusCode::kInvalidArgument, {"variable 'bad'", "__dtype__", "float7"});
-  test::ExpectWeftError([&] { Infer(x, {{"y", DType::kFloat32}}); }, StatusCode::kInvalidArgument, {"no input named 'y'"});
-  test::ExpectWeftError([&] { Infer(x, {{"x", static_cast<DType>(42)}}); }, StatusCode::kDType, {"'x'", "42"});
+  Symbol bad = Symbol::CreateVariable(
+      "bad", VariableHints{Shape(), DType::kUnknown, "", {}, {}, {{"__dtype__", "float7"}}});
+  test::ExpectWeftError([&] { Infer(bad); }, StatusCode::kInvalidArgument,
+                        {"variable 'bad'", "__dtype__", "float7"});
+  test::ExpectWeftError(
+      [&] {
+        Infer(x, {{"y", DType::kFloat32}});
+      },
+      StatusCode::kInvalidArgument, {"no input named 'y'"});
+  test::ExpectWeftError(
+      [&] {
+        Infer(x, {{"x", static_cast<DType>(42)}});
+      },
+      StatusCode::kDType, {"'x'", "42"});
 }
 
 TEST(InferTypeTest, SliceOutputsAndScalarOpsKeepTheType) {

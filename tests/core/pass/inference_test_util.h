@@ -25,7 +25,8 @@ inline Symbol Apply(const std::string& op, const std::vector<Symbol>& in, const 
 
 // Binds `y` for inference (no gradients) with `shapes`, with or without the
 // inference passes.
-inline std::unique_ptr<Executor> BindInference(const Symbol& y, const pass::ShapeMap& shapes, bool optimize) {
+inline std::unique_ptr<Executor> BindInference(const Symbol& y, const pass::ShapeMap& shapes,
+                                               bool optimize) {
   ExecutorOptions o;
   o.optimize_inference = optimize;
   return Executor::SimpleBind(y, Context::CPU(0), shapes, {}, GradReqSpec::All(GradReq::kNull), o);
@@ -40,13 +41,16 @@ inline void FillRandom(Executor* ex, unsigned seed) {
   for (size_t i = 0; i < ex->arg_arrays().size(); ++i) {
     NDArray a = ex->arg_arrays()[i];
     double r = 1;
-    if (a.shape().ndim() >= 2 && a.shape()[0] > 0) r = std::sqrt(3.0 * a.shape()[0] / a.shape().Size());
+    if (a.shape().ndim() >= 2 && a.shape()[0] > 0)
+      r = std::sqrt(3.0 * a.shape()[0] / a.shape().Size());
     RandomArray(a.shape(), a.dtype(), -r, r, seed + static_cast<unsigned>(i)).CopyTo(&a);
   }
   for (size_t i = 0; i < ex->aux_arrays().size(); ++i) {
     NDArray a = ex->aux_arrays()[i];
     const bool var = ex->aux_names()[i].find("var") != std::string::npos;
-    RandomArray(a.shape(), a.dtype(), var ? 0.5 : -1, var ? 2 : 1, seed + 1000 + static_cast<unsigned>(i)).CopyTo(&a);
+    RandomArray(a.shape(), a.dtype(), var ? 0.5 : -1, var ? 2 : 1,
+                seed + 1000 + static_cast<unsigned>(i))
+        .CopyTo(&a);
   }
 }
 

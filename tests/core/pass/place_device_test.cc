@@ -143,14 +143,15 @@ TEST(PlaceDevice, PlacedTrainingGraphComputesTheClosedForms) {
   pass::Placement p = pass::PlaceDevice(Reg(), full, o);
   ASSERT_EQ(p.num_copies, 3u);
   const Shape s{2, 3};
-  std::map<std::string, NDArray> in = {{"a", test::RandomArray(s, DType::kFloat64, -2, 2, 1)},
-                                       {"b", test::RandomArray(s, DType::kFloat64, -2, 2, 2)},
-                                       {"c", test::RandomArray(s, DType::kFloat64, -2, 2, 3)},
-                                       {"_head_grad_0", test::RandomArray(s, DType::kFloat64, -2, 2, 4)}};
+  std::map<std::string, NDArray> in = {
+      {"a", test::RandomArray(s, DType::kFloat64, -2, 2, 1)},
+      {"b", test::RandomArray(s, DType::kFloat64, -2, 2, 2)},
+      {"c", test::RandomArray(s, DType::kFloat64, -2, 2, 3)},
+      {"_head_grad_0", test::RandomArray(s, DType::kFloat64, -2, 2, 4)}};
   std::map<const Node*, NDArray> bindings;
   for (const auto& kv : in) bindings[Find(p.graph, kv.first)] = kv.second;
-  std::vector<double> a = test::Values(in["a"]), b = test::Values(in["b"]), c = test::Values(in["c"]),
-                      g = test::Values(in["_head_grad_0"]);
+  std::vector<double> a = test::Values(in["a"]), b = test::Values(in["b"]),
+                      c = test::Values(in["c"]), g = test::Values(in["_head_grad_0"]);
   std::vector<std::vector<double>> want(4, std::vector<double>(a.size()));
   for (size_t i = 0; i < a.size(); ++i) {
     want[0][i] = a[i] * b[i] + c[i];
@@ -161,7 +162,8 @@ TEST(PlaceDevice, PlacedTrainingGraphComputesTheClosedForms) {
   for (size_t k = 0; k < 4; ++k) {
     std::vector<double> got = test::Values(test::Eval(p.graph.outputs[k], bindings));
     ASSERT_EQ(got.size(), want[k].size());
-    for (size_t i = 0; i < got.size(); ++i) EXPECT_DOUBLE_EQ(got[i], want[k][i]) << "output " << k << "[" << i << "]";
+    for (size_t i = 0; i < got.size(); ++i)
+      EXPECT_DOUBLE_EQ(got[i], want[k][i]) << "output " << k << "[" << i << "]";
   }
 }
 
@@ -221,15 +223,15 @@ TEST(PlaceDevice, UngroupedNodesFollowInputsThenConsumersThenDefault) {
     AttrScope scope(Group("g"));
     m = Op("elemwise_mul", {x, y}, "m");
   }
-  Symbol t = Op("tanh", {m}, "t");  // follows its input m
+  Symbol t = Op("tanh", {m}, "t");                                     // follows its input m
   Symbol lone = Op("sigmoid", {Symbol::CreateVariable("z")}, "lone");  // default
   pass::PlaceDeviceOptions o;
   o.default_ctx = Context::CPU(7);
   o.group2ctx = {{"g", Context::CPU(3)}};
   pass::Placement p = pass::PlaceDevice(Reg(), Graph{Symbol::Group({r, t, lone}).outputs}, o);
-  EXPECT_EQ(Describe(p), (Lines{"x null cpu(3)", "r relu cpu(3)", "y null cpu(3)",
-                                "m elemwise_mul cpu(3)", "t tanh cpu(3)", "z null cpu(7)",
-                                "lone sigmoid cpu(7)"}));
+  EXPECT_EQ(Describe(p),
+            (Lines{"x null cpu(3)", "r relu cpu(3)", "y null cpu(3)", "m elemwise_mul cpu(3)",
+                   "t tanh cpu(3)", "z null cpu(7)", "lone sigmoid cpu(7)"}));
   EXPECT_EQ(p.num_copies, 0u);
 }
 
@@ -259,9 +261,9 @@ TEST(PlaceDevice, FixedVariablesWinOverGroupsAndCopyOncePerDevice) {
   pass::Placement p = pass::PlaceDevice(Reg(), Graph{Symbol::Group({u, v, s}).outputs}, o);
   // Two copies of w (one per device), the second shared by v and s; both
   // carry MXNet's name.
-  EXPECT_EQ(Describe(p), (Lines{"w null cpu(5)", "w_0_copy _CrossDeviceCopy cpu(0)", "u relu cpu(0)",
-                                "w_0_copy _CrossDeviceCopy cpu(1)", "v tanh cpu(1)",
-                                "s sigmoid cpu(1)"}));
+  EXPECT_EQ(Describe(p),
+            (Lines{"w null cpu(5)", "w_0_copy _CrossDeviceCopy cpu(0)", "u relu cpu(0)",
+                   "w_0_copy _CrossDeviceCopy cpu(1)", "v tanh cpu(1)", "s sigmoid cpu(1)"}));
   EXPECT_EQ(p.num_copies, 2u);
   EXPECT_EQ(p.graph.outputs[1].node->inputs[0].node, p.graph.outputs[2].node->inputs[0].node);
 
@@ -278,7 +280,8 @@ TEST(PlaceDevice, PlainCtxGroupKeyIsAccepted) {
   o.group2ctx = {{"g", kCpu1}};
   o.fixed = {{"x", kCpu0}};
   pass::Placement p = pass::PlaceDevice(Reg(), Graph{{NodeEntry{n, 0, 0}}}, o);
-  EXPECT_EQ(Describe(p), (Lines{"x null cpu(0)", "x_0_copy _CrossDeviceCopy cpu(1)", "r relu cpu(1)"}));
+  EXPECT_EQ(Describe(p),
+            (Lines{"x null cpu(0)", "x_0_copy _CrossDeviceCopy cpu(1)", "r relu cpu(1)"}));
 }
 
 TEST(PlaceDevice, GroupMissingFromTheMapIsAnError) {
@@ -325,9 +328,12 @@ TEST(PlaceDevice, PlacingThenDifferentiatingThenPlacingAddsNothing) {
   o.fixed["_head_grad_0"] = kCpu1;
   pass::Placement second = pass::PlaceDevice(Reg(), full, o);
   EXPECT_EQ(second.num_copies, 0u);
-  for (size_t i = 0; i < full.outputs.size(); ++i) EXPECT_EQ(second.graph.outputs[i].node, full.outputs[i].node);
+  for (size_t i = 0; i < full.outputs.size(); ++i)
+    EXPECT_EQ(second.graph.outputs[i].node, full.outputs[i].node);
   IndexedGraph g(second.graph);
-  auto device = [&](const std::string& name) { return second.devices[g.node_id(Find(full, name))]; };
+  auto device = [&](const std::string& name) {
+    return second.devices[g.node_id(Find(full, name))];
+  };
   EXPECT_EQ(device("mul_0_copy"), kCpu1);
   EXPECT_EQ(device("c_0_copy"), kCpu1);
   EXPECT_EQ(device("mul_0_copy_backward"), kCpu0);

@@ -28,13 +28,15 @@ constexpr int kNone = pass::MemoryPlan::kNone;
 const OpRegistry& Reg() {
   static const OpRegistry* reg = [] {
     auto* r = new OpRegistry;
-    auto add = [r](const std::string& name, int in, int out, std::vector<std::pair<int, int>> pairs) {
+    auto add = [r](const std::string& name, int in, int out,
+                   std::vector<std::pair<int, int>> pairs) {
       OpDef d;
       d.name = name;
       d.num_inputs = in;
       d.num_outputs = out;
       if (!pairs.empty()) d.inplace = [pairs](const ParamValues&) { return pairs; };
-      if (name == "assign") d.mutate_inputs = [](const ParamValues&) { return std::vector<int>{0}; };
+      if (name == "assign")
+        d.mutate_inputs = [](const ParamValues&) { return std::vector<int>{0}; };
       r->Add(std::move(d));
     };
     add("fresh", 1, 1, {});
@@ -56,7 +58,8 @@ NodeEntry Op(const std::string& op, const std::string& name, const std::vector<N
 // A graph with per-entry shapes (float32 (4,) = 16 bytes unless given, in
 // elements, by node name) and dtypes.
 struct Net {
-  explicit Net(const std::vector<NodeEntry>& outputs, const std::map<std::string, int64_t>& elems = {})
+  explicit Net(const std::vector<NodeEntry>& outputs,
+               const std::map<std::string, int64_t>& elems = {})
       : g(outputs) {
     s.shapes.assign(g.num_node_entries(), Shape{4});
     t.dtypes.assign(g.num_node_entries(), DType::kFloat32);
@@ -74,7 +77,9 @@ struct Net {
     for (uint32_t nid = 0; nid < g.num_nodes(); ++nid) names.push_back(g.node(nid).attrs.name);
     return names;
   }
-  pass::MemoryPlan Plan(const pass::MemoryPlanOptions& o = {}) const { return pass::PlanMemory(g, s, t, o); }
+  pass::MemoryPlan Plan(const pass::MemoryPlanOptions& o = {}) const {
+    return pass::PlanMemory(g, s, t, o);
+  }
   Ids Sids(const pass::MemoryPlan& p, const Names& names) const {
     Ids ids;
     for (const auto& n : names) ids.push_back(p.storage_id[E(n)]);
@@ -286,7 +291,8 @@ TEST(PlanMemoryTest, NoSharingAcrossDevices) {
   test::ExpectWeftError([&] { chain.Plan(o); }, StatusCode::kInvalidArgument,
                         {"node_device has 2 entries for 3 nodes"});
   o.node_device = {0, -1, 0};
-  test::ExpectWeftError([&] { chain.Plan(o); }, StatusCode::kInvalidArgument, {"node_device holds -1"});
+  test::ExpectWeftError([&] { chain.Plan(o); }, StatusCode::kInvalidArgument,
+                        {"node_device holds -1"});
 }
 
 TEST(PlanMemoryTest, DedicatedEntriesAreNeverShared) {
@@ -343,13 +349,15 @@ TEST(PlanMemoryTest, AssignWritesIntoItsVariable) {
 TEST(PlanMemoryTest, UnknownShapeOrDTypeNamesTheEntry) {
   Net net({Chain({"a", "b"})});
   net.s.shapes[net.E("b")] = Shape();
-  test::ExpectWeftError([&] { net.Plan(); }, StatusCode::kShape, {"the shape of 'b_output' is not known", "None"});
+  test::ExpectWeftError([&] { net.Plan(); }, StatusCode::kShape,
+                        {"the shape of 'b_output' is not known", "None"});
   net.s.shapes[net.E("b")] = Shape{4, 0};
   test::ExpectWeftError([&] { net.Plan(); }, StatusCode::kShape, {"'b_output'", "(4,0)"});
   net.s.shapes[net.E("b")] = Shape(std::vector<int64_t>{});  // rank 0: a scalar, 4 bytes
   EXPECT_EQ(net.Plan().storage_bytes, (Bytes{16, 4}));
   net.t.dtypes[net.E("a")] = DType::kUnknown;
-  test::ExpectWeftError([&] { net.Plan(); }, StatusCode::kDType, {"the dtype of 'a_output' is not known"});
+  test::ExpectWeftError([&] { net.Plan(); }, StatusCode::kDType,
+                        {"the dtype of 'a_output' is not known"});
   pass::MemoryPlanOptions o;
   o.match_range = -1;
   test::ExpectWeftError([&] { net.Plan(o); }, StatusCode::kInvalidArgument, {"match_range"});

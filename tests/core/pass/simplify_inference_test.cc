@@ -52,7 +52,8 @@ TEST(SimplifyInference, ReshapeIsAViewAlready) {
   // Flatten reading a planned entry last takes its block in place.
   Symbol x = Symbol::CreateVariable("data");
   Symbol h = Apply("relu", {x}, {}, "r");
-  Symbol y = Apply("FullyConnected", {Apply("Flatten", {h}, {}, "flat")}, {{"num_hidden", "2"}}, "fc");
+  Symbol y =
+      Apply("FullyConnected", {Apply("Flatten", {h}, {}, "flat")}, {{"num_hidden", "2"}}, "fc");
   auto ex = test::BindInference(y, {{"data", Shape{2, 3, 4}}}, true);
   const std::string s = ex->DebugString();
   const size_t at = s.find("out flat_output");

@@ -43,16 +43,19 @@ struct Cases {
   }
 };
 
-void ExpectNear(const std::vector<float>& got, const std::vector<float>& want, const std::string& what) {
+void ExpectNear(const std::vector<float>& got, const std::vector<float>& want,
+                const std::string& what) {
   ASSERT_EQ(got.size(), want.size()) << what;
-  for (size_t k = 0; k < got.size(); ++k) EXPECT_NEAR(got[k], want[k], 1e-5 * (1 + std::fabs(want[k]))) << what;
+  for (size_t k = 0; k < got.size(); ++k)
+    EXPECT_NEAR(got[k], want[k], 1e-5 * (1 + std::fabs(want[k]))) << what;
 }
 
 TEST(PredictorBatching, ConcurrentCallsAreBatchedAndEqualSingleCalls) {
   Net net(1);
   const Cases cases(net, 6);
   for (BatchQueue q : {BatchQueue::kMutex, BatchQueue::kLockfree}) {
-    auto pred = Predictor::Create(net.sym, net.params, {{"data", kOne}}, Context::CPU(0), Batching(q));
+    auto pred =
+        Predictor::Create(net.sym, net.params, {{"data", kOne}}, Context::CPU(0), Batching(q));
     std::atomic<int> bad{0};
     std::vector<std::thread> threads;
     for (int t = 0; t < 8; ++t)
@@ -62,14 +65,16 @@ TEST(PredictorBatching, ConcurrentCallsAreBatchedAndEqualSingleCalls) {
           const size_t i = static_cast<size_t>(t + r) % cases.in.size();
           pred->Predict({In(cases.in[i], kOne)}, {Out(&out)});
           for (size_t k = 0; k < kClasses; ++k)
-            if (std::fabs(out[k] - cases.want[i][k]) > 1e-5 * (1 + std::fabs(cases.want[i][k]))) ++bad;
+            if (std::fabs(out[k] - cases.want[i][k]) > 1e-5 * (1 + std::fabs(cases.want[i][k])))
+              ++bad;
         }
       });
     for (auto& t : threads) t.join();
     EXPECT_EQ(bad.load(), 0);
     const PredictorStats s = pred->stats();
     EXPECT_EQ(s.batched_calls, 160u);
-    EXPECT_LT(s.batches, s.batched_calls) << "8 callers and a 20 ms delay: some batch holds several calls";
+    EXPECT_LT(s.batches, s.batched_calls)
+        << "8 callers and a 20 ms delay: some batch holds several calls";
     EXPECT_LE(s.executors, 2u * s.shape_sets);
     EXPECT_LE(s.shape_sets, 4u) << "batches of 1, 2, 4 or 8 samples";
     EXPECT_EQ(s.in_use, 0u);
@@ -91,11 +96,14 @@ TEST(PredictorBatching, MixedBatchSizesAndLargeCallsRunAlone) {
   std::vector<std::thread> threads;
   for (const Call& c : calls)
     threads.emplace_back([&, c] {
-      std::vector<float> in(all.begin() + c.begin * kSample, all.begin() + (c.begin + c.n) * kSample);
+      std::vector<float> in(all.begin() + c.begin * kSample,
+                            all.begin() + (c.begin + c.n) * kSample);
       std::vector<float> out(c.n * kClasses);
       for (int r = 0; r < 10; ++r) {
         pred->Predict({In(in, Shape{c.n, 3, 6, 6})}, {Out(&out)});
-        ExpectNear(out, std::vector<float>(want.begin() + c.begin * kClasses, want.begin() + (c.begin + c.n) * kClasses),
+        ExpectNear(out,
+                   std::vector<float>(want.begin() + c.begin * kClasses,
+                                      want.begin() + (c.begin + c.n) * kClasses),
                    "samples from " + std::to_string(c.begin));
       }
       ++done;
@@ -119,15 +127,19 @@ TEST(PredictorBatching, ABadBufferFailsOnlyItsOwnCall) {
   std::string error;
   std::thread bad_caller([&] {
     error = test::ExpectWeftError([&] { pred->Predict({In(cases.in[1], kOne)}, {Out(&small)}); },
-                                  StatusCode::kInvalidArgument, {"output 'softmax_output'", "20 bytes", "given 16"});
+                                  StatusCode::kInvalidArgument,
+                                  {"output 'softmax_output'", "20 bytes", "given 16"});
   });
   pred->Predict({In(cases.in[0], kOne)}, {Out(&good)});
   bad_caller.join();
   ExpectNear(good, cases.want[0], "the good call");
   // Input sizes are checked before queueing, naming the input.
   std::vector<float> short_in(kSample - 1);
-  test::ExpectWeftError([&] { pred->Predict({{short_in.data(), short_in.size() * 4, kOne}}, {Out(&good)}); },
-                        StatusCode::kInvalidArgument, {"input 'data'", "432 bytes", "given 428"});
+  test::ExpectWeftError(
+      [&] {
+        pred->Predict({{short_in.data(), short_in.size() * 4, kOne}}, {Out(&good)});
+      },
+      StatusCode::kInvalidArgument, {"input 'data'", "432 bytes", "given 428"});
   EXPECT_EQ(pred->stats().in_use, 0u);
 }
 
@@ -137,17 +149,25 @@ TEST(PredictorBatching, CreateChecksTheBatchAxisAndOptions) {
   Symbol summed = test::Apply("sum", {net.sym}, {}, "total");
   test::ExpectWeftError(
       [&] {
-        Predictor::Create(summed, net.params, {{"data", kOne}}, Context::CPU(0), Batching(BatchQueue::kMutex));
+        Predictor::Create(summed, net.params, {{"data", kOne}}, Context::CPU(0),
+                          Batching(BatchQueue::kMutex));
       },
-      StatusCode::kInvalidArgument, {"dynamic batching", "max_batch 8", "output 'total_output'", "batch of 2"});
+      StatusCode::kInvalidArgument,
+      {"dynamic batching", "max_batch 8", "output 'total_output'", "batch of 2"});
   PredictorOptions o = Batching(BatchQueue::kMutex);
   o.max_batch = -1;
-  test::ExpectWeftError([&] { Predictor::Create(net.sym, net.params, {{"data", kOne}}, Context::CPU(0), o); },
-                        StatusCode::kInvalidArgument, {"max_batch is -1"});
+  test::ExpectWeftError(
+      [&] {
+        Predictor::Create(net.sym, net.params, {{"data", kOne}}, Context::CPU(0), o);
+      },
+      StatusCode::kInvalidArgument, {"max_batch is -1"});
   o = Batching(BatchQueue::kMutex);
   o.batch_delay_us = -5;
-  test::ExpectWeftError([&] { Predictor::Create(net.sym, net.params, {{"data", kOne}}, Context::CPU(0), o); },
-                        StatusCode::kInvalidArgument, {"batch_delay_us is -5"});
+  test::ExpectWeftError(
+      [&] {
+        Predictor::Create(net.sym, net.params, {{"data", kOne}}, Context::CPU(0), o);
+      },
+      StatusCode::kInvalidArgument, {"batch_delay_us is -5"});
 }
 
 TEST(PredictorBatching, CloseWhileBatchedCallsWaitFailsThemCleanly) {

@@ -27,7 +27,8 @@ using namespace test::predictor;
 
 TEST(Predictor, Det1MatchesPyTorchAtTwoInputSizes) {
   const std::string dir = test::ModelDir();
-  if (!std::filesystem::exists(dir + "/deepinsight__det1-0001.params")) GTEST_SKIP() << "no det1 params";
+  if (!std::filesystem::exists(dir + "/deepinsight__det1-0001.params"))
+    GTEST_SKIP() << "no det1 params";
   const std::string ref = test::TestDataDir() + "/det1";
   LoadedSymbol s = LoadJSONFile(dir + "/deepinsight__det1-symbol.json");
   ParamMaps p = SplitParams(LoadNDArraysFile(dir + "/deepinsight__det1-0001.params"));
@@ -38,7 +39,8 @@ TEST(Predictor, Det1MatchesPyTorchAtTwoInputSizes) {
     NDArray input = LoadNpyFile(ref + "/input_" + tag + ".npy");
     std::vector<float> in = Floats(input);
     const std::vector<Shape> out_shapes = pred->OutputShapes({input.shape()});
-    NDArray conv = LoadNpyFile(ref + "/conv4_2_" + tag + ".npy"), prob = LoadNpyFile(ref + "/prob1_" + tag + ".npy");
+    NDArray conv = LoadNpyFile(ref + "/conv4_2_" + tag + ".npy"),
+            prob = LoadNpyFile(ref + "/prob1_" + tag + ".npy");
     ASSERT_EQ(out_shapes[0], conv.shape()) << tag;
     ASSERT_EQ(out_shapes[1], prob.shape()) << tag;
     std::vector<float> o0(conv.Size()), o1(prob.Size());
@@ -51,7 +53,8 @@ TEST(Predictor, Det1MatchesPyTorchAtTwoInputSizes) {
 
 TEST(Predictor, FreezesFoldedWeightsAndMatchesTheUnoptimisedExecutor) {
   Net net(2);
-  auto pred = Predictor::Create(net.sym, net.params, {{"data", Shape{2, 3, 6, 6}}}, Context::CPU(0));
+  auto pred =
+      Predictor::Create(net.sym, net.params, {{"data", Shape{2, 3, 6, 6}}}, Context::CPU(0));
   // BatchNorm folded and its folded weights computed once: no _bn_fold or
   // BatchNorm node is left, the weights are frozen variables.
   std::vector<std::string> ops = test::OpNames(Graph{pred->symbol().outputs});
@@ -62,7 +65,8 @@ TEST(Predictor, FreezesFoldedWeightsAndMatchesTheUnoptimisedExecutor) {
   std::vector<float> out(2 * 5);
   pred->Predict({In(in, Shape{2, 3, 6, 6})}, {Out(&out)});
   const std::vector<float> want = net.Expected();
-  for (size_t i = 0; i < out.size(); ++i) EXPECT_NEAR(out[i], want[i], 1e-5 * (1 + std::fabs(want[i])));
+  for (size_t i = 0; i < out.size(); ++i)
+    EXPECT_NEAR(out[i], want[i], 1e-5 * (1 + std::fabs(want[i])));
   // The predictor copied the weights: writing the caller's arrays changes nothing.
   NDArray w = net.params.args.at("conv1_weight");
   std::vector<float> zeros(static_cast<size_t>(w.Size()), 0.0f);
@@ -76,7 +80,8 @@ TEST(Predictor, WithoutCopyParamsBindsTheCallersArrays) {
   Net net(1);
   PredictorOptions opts;
   opts.copy_params = false;
-  auto pred = Predictor::Create(net.sym, net.params, {{"data", Shape{1, 3, 6, 6}}}, Context::CPU(0), opts);
+  auto pred =
+      Predictor::Create(net.sym, net.params, {{"data", Shape{1, 3, 6, 6}}}, Context::CPU(0), opts);
   const std::vector<float> in = net.Input();
   std::vector<float> before(5), after(5);
   pred->Predict({In(in, Shape{1, 3, 6, 6})}, {Out(&before)});
@@ -94,7 +99,8 @@ TEST(Predictor, WithoutCopyParamsBindsTheCallersArrays) {
 
 TEST(Predictor, BatchSizesInterleavedGiveEachSamplesResult) {
   Net net(3);
-  auto pred = Predictor::Create(net.sym, net.params, {{"data", Shape{1, 3, 6, 6}}}, Context::CPU(0));
+  auto pred =
+      Predictor::Create(net.sym, net.params, {{"data", Shape{1, 3, 6, 6}}}, Context::CPU(0));
   const std::vector<float> in = net.Input();  // 3 samples
   const size_t sample = 3 * 6 * 6;
   std::vector<float> batch(3 * 5);
@@ -113,7 +119,8 @@ TEST(Predictor, ManyThreadsGiveTheSingleThreadResultsAndShareTheWeights) {
   Net net(1);
   PredictorOptions opts;
   opts.max_executors = 4;
-  auto pred = Predictor::Create(net.sym, net.params, {{"data", Shape{1, 3, 6, 6}}}, Context::CPU(0), opts);
+  auto pred =
+      Predictor::Create(net.sym, net.params, {{"data", Shape{1, 3, 6, 6}}}, Context::CPU(0), opts);
   const int kInputs = 6;
   std::vector<std::vector<float>> inputs, expected;
   for (int i = 0; i < kInputs; ++i) {
@@ -146,7 +153,8 @@ TEST(Predictor, SelectsInternalOutputs) {
   Net net(1);
   PredictorOptions opts;
   opts.outputs = {"fc1", "relu1_output"};
-  auto pred = Predictor::Create(net.sym, net.params, {{"data", Shape{1, 3, 6, 6}}}, Context::CPU(0), opts);
+  auto pred =
+      Predictor::Create(net.sym, net.params, {{"data", Shape{1, 3, 6, 6}}}, Context::CPU(0), opts);
   EXPECT_EQ(pred->output_names(), (std::vector<std::string>{"fc1_output", "relu1_output"}));
   std::vector<float> fc(5), relu(8 * 36);
   const std::vector<float> in = net.Input();
@@ -158,9 +166,12 @@ TEST(Predictor, SelectsInternalOutputs) {
   for (float v : fc) sum += std::exp(double(v));
   for (int k = 0; k < 5; ++k) EXPECT_NEAR(std::exp(double(fc[k])) / sum, want[k], 1e-5);
   opts.outputs = {"nope"};
-  test::ExpectWeftError([&] { Predictor::Create(net.sym, net.params, {{"data", Shape{1, 3, 6, 6}}},
-                                                Context::CPU(0), opts); },
-                        StatusCode::kInvalidArgument, {"output 'nope'", "fc1_output"});
+  test::ExpectWeftError(
+      [&] {
+        Predictor::Create(net.sym, net.params, {{"data", Shape{1, 3, 6, 6}}}, Context::CPU(0),
+                          opts);
+      },
+      StatusCode::kInvalidArgument, {"output 'nope'", "fc1_output"});
 }
 
 TEST(Predictor, ErrorsNameTheInputOutputOrWeight) {
@@ -168,22 +179,38 @@ TEST(Predictor, ErrorsNameTheInputOutputOrWeight) {
   const Shape s{1, 3, 6, 6};
   ParamMaps missing = net.params;
   missing.args.erase("fc1_weight");
-  test::ExpectWeftError([&] { Predictor::Create(net.sym, missing, {{"data", s}}, Context::CPU(0)); },
-                        StatusCode::kInvalidArgument, {"weight 'fc1_weight'", "missing"});
-  test::ExpectWeftError([&] { Predictor::Create(net.sym, net.params, {{"images", s}}, Context::CPU(0)); },
-                        StatusCode::kInvalidArgument, {"input 'images'", "no argument"});
+  test::ExpectWeftError(
+      [&] {
+        Predictor::Create(net.sym, missing, {{"data", s}}, Context::CPU(0));
+      },
+      StatusCode::kInvalidArgument, {"weight 'fc1_weight'", "missing"});
+  test::ExpectWeftError(
+      [&] {
+        Predictor::Create(net.sym, net.params, {{"images", s}}, Context::CPU(0));
+      },
+      StatusCode::kInvalidArgument, {"input 'images'", "no argument"});
   auto pred = Predictor::Create(net.sym, net.params, {{"data", s}}, Context::CPU(0));
   std::vector<float> in = net.Input(), out(5), small(4);
   test::ExpectWeftError([&] { pred->Predict({}, {Out(&out)}); }, StatusCode::kInvalidArgument,
                         {"expected 1 input(s), given 0"});
-  test::ExpectWeftError([&] { pred->Predict({{in.data(), 8, s}}, {Out(&out)}); }, StatusCode::kInvalidArgument,
-                        {"input 'data'", "needs 432 bytes, given 8"});
-  test::ExpectWeftError([&] { pred->Predict({In(in, s)}, {Out(&small)}); }, StatusCode::kInvalidArgument,
+  test::ExpectWeftError(
+      [&] {
+        pred->Predict({{in.data(), 8, s}}, {Out(&out)});
+      },
+      StatusCode::kInvalidArgument, {"input 'data'", "needs 432 bytes, given 8"});
+  test::ExpectWeftError([&] { pred->Predict({In(in, s)}, {Out(&small)}); },
+                        StatusCode::kInvalidArgument,
                         {"output 'softmax_output'", "20 bytes, given 16"});
-  test::ExpectWeftError([&] { pred->Predict({In(in, Shape{1, 4, 6, 6})}, {Out(&out)}); }, StatusCode::kShape,
-                        {"conv1", "data"});
-  test::ExpectWeftError([&] { pred->Predict({In(in, Shape{1, 0, 6, 6})}, {Out(&out)}); }, StatusCode::kShape,
-                        {"input 'data'", "every extent > 0"});
+  test::ExpectWeftError(
+      [&] {
+        pred->Predict({In(in, Shape{1, 4, 6, 6})}, {Out(&out)});
+      },
+      StatusCode::kShape, {"conv1", "data"});
+  test::ExpectWeftError(
+      [&] {
+        pred->Predict({In(in, Shape{1, 0, 6, 6})}, {Out(&out)});
+      },
+      StatusCode::kShape, {"input 'data'", "every extent > 0"});
   // Still usable.
   pred->Predict({In(in, s)}, {Out(&out)});
   EXPECT_LT(MaxAbsDiff(out, net.Expected()), 1e-5);
@@ -193,7 +220,8 @@ TEST(Predictor, ForgetsTheLeastRecentlyUsedShapes) {
   Net net(1);
   PredictorOptions opts;
   opts.max_shapes = 2;
-  auto pred = Predictor::Create(net.sym, net.params, {{"data", Shape{1, 3, 6, 6}}}, Context::CPU(0), opts);
+  auto pred =
+      Predictor::Create(net.sym, net.params, {{"data", Shape{1, 3, 6, 6}}}, Context::CPU(0), opts);
   for (int b : {2, 3, 4, 1}) {
     std::vector<float> in(static_cast<size_t>(b) * 108, 0.5f), out(static_cast<size_t>(b) * 5);
     pred->Predict({In(in, Shape{b, 3, 6, 6})}, {Out(&out)});
@@ -205,7 +233,8 @@ TEST(Predictor, CloseWhileCallsRunFailsLaterCallsOnly) {
   Net net(1);
   PredictorOptions opts;
   opts.max_executors = 1;  // callers queue for the one executor
-  auto pred = Predictor::Create(net.sym, net.params, {{"data", Shape{1, 3, 6, 6}}}, Context::CPU(0), opts);
+  auto pred =
+      Predictor::Create(net.sym, net.params, {{"data", Shape{1, 3, 6, 6}}}, Context::CPU(0), opts);
   const std::vector<float> in = net.Input();
   std::vector<float> want(5);
   pred->Predict({In(in, Shape{1, 3, 6, 6})}, {Out(&want)});
@@ -231,8 +260,11 @@ TEST(Predictor, CloseWhileCallsRunFailsLaterCallsOnly) {
   EXPECT_GT(closed.load(), 0);
   EXPECT_EQ(ok.load() + closed.load(), 800);
   std::vector<float> out(5);
-  test::ExpectWeftError([&] { pred->Predict({In(in, Shape{1, 3, 6, 6})}, {Out(&out)}); },
-                        StatusCode::kInvalidArgument, {"closed"});
+  test::ExpectWeftError(
+      [&] {
+        pred->Predict({In(in, Shape{1, 3, 6, 6})}, {Out(&out)});
+      },
+      StatusCode::kInvalidArgument, {"closed"});
 }
 
 }  // namespace

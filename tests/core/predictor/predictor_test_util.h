@@ -25,13 +25,16 @@ inline std::vector<float> Floats(const NDArray& a) {
   return v;
 }
 
-inline HostInput In(const std::vector<float>& v, const Shape& shape) { return {v.data(), v.size() * sizeof(float), shape}; }
+inline HostInput In(const std::vector<float>& v, const Shape& shape) {
+  return {v.data(), v.size() * sizeof(float), shape};
+}
 inline HostOutput Out(std::vector<float>* v) { return {v->data(), v->size() * sizeof(float)}; }
 
 inline double MaxAbsDiff(const std::vector<float>& a, const std::vector<float>& b) {
   EXPECT_EQ(a.size(), b.size());
   double m = 0;
-  for (size_t i = 0; i < a.size() && i < b.size(); ++i) m = std::max(m, std::fabs(double(a[i]) - b[i]));
+  for (size_t i = 0; i < a.size() && i < b.size(); ++i)
+    m = std::max(m, std::fabs(double(a[i]) - b[i]));
   return m;
 }
 
@@ -54,7 +57,8 @@ struct Net {
     test::FillRandom(ref.get(), 7);
     const auto& names = ref->arg_names();
     for (size_t i = 0; i < names.size(); ++i)
-      if (names[i] != "data" && names[i] != "softmax_label") params.args[names[i]] = ref->arg_arrays()[i].Copy(Context::CPU(0));
+      if (names[i] != "data" && names[i] != "softmax_label")
+        params.args[names[i]] = ref->arg_arrays()[i].Copy(Context::CPU(0));
     for (size_t i = 0; i < ref->aux_names().size(); ++i)
       params.aux[ref->aux_names()[i]] = ref->aux_arrays()[i].Copy(Context::CPU(0));
   }

@@ -27,11 +27,13 @@ std::string Prefix(const std::string& name) {
 using test::ExpectError;
 
 Symbol Net() {
-  Symbol h = Symbol::Apply("FullyConnected", {Symbol::CreateVariable("data")}, {{"num_hidden", "6"}}, "fc1");
+  Symbol h = Symbol::Apply("FullyConnected", {Symbol::CreateVariable("data")},
+                           {{"num_hidden", "6"}}, "fc1");
   h = Symbol::Apply("BatchNorm", {h}, {{"fix_gamma", "False"}}, "bn");
   h = Symbol::Apply("Activation", {h}, {{"act_type", "relu"}}, "relu1");
   h = Symbol::Apply("FullyConnected", {h}, {{"num_hidden", "3"}}, "fc2");
-  return Symbol::Apply("SoftmaxOutput", {h, Symbol::CreateVariable("softmax_label")}, {}, "softmax");
+  return Symbol::Apply("SoftmaxOutput", {h, Symbol::CreateVariable("softmax_label")}, {},
+                       "softmax");
 }
 
 std::vector<uint32_t> Bits(const NDArray& a) {
@@ -73,9 +75,10 @@ TEST(CheckpointTest, SaveLoadRebindGivesBitIdenticalOutputs) {
   EXPECT_EQ(CheckpointParamsPath(prefix, 12345), prefix + "-12345.params");
   // The params file is an MXNet list with prefixed names.
   NDArrayList list = LoadNDArraysFile(prefix + "-0003.params");
-  EXPECT_EQ(list.names, (std::vector<std::string>{"arg:bn_beta", "arg:bn_gamma", "arg:fc1_bias", "arg:fc1_weight",
-                                                  "arg:fc2_bias", "arg:fc2_weight", "aux:bn_moving_mean",
-                                                  "aux:bn_moving_var"}));
+  EXPECT_EQ(list.names,
+            (std::vector<std::string>{"arg:bn_beta", "arg:bn_gamma", "arg:fc1_bias",
+                                      "arg:fc1_weight", "arg:fc2_bias", "arg:fc2_weight",
+                                      "aux:bn_moving_mean", "aux:bn_moving_var"}));
 
   Checkpoint ck = LoadCheckpoint(prefix, 3);
   EXPECT_EQ(ck.symbol.ListArguments(), net.ListArguments());
@@ -109,7 +112,8 @@ TEST(CheckpointTest, LoadsTheRealMXNetCheckpointDet1) {
   args["data"] = LoadNpyFile(ref + "input_12x12.npy");
   auto ex = Executor::BindByName(ck.symbol, Context::CPU(), args, {}, {}, ck.aux);
   ex->Forward(false);
-  std::vector<double> got = test::Values(ex->outputs()[1]), want = test::Values(LoadNpyFile(ref + "prob1_12x12.npy"));
+  std::vector<double> got = test::Values(ex->outputs()[1]),
+                      want = test::Values(LoadNpyFile(ref + "prob1_12x12.npy"));
   ASSERT_EQ(got.size(), want.size());
   for (size_t i = 0; i < got.size(); ++i) EXPECT_NEAR(got[i], want[i], 1e-4) << i;
 }
@@ -126,11 +130,17 @@ TEST(CheckpointTest, ErrorsNameTheFile) {
   plain.arrays = {test::Array(Shape{2}, {1, 2})};
   plain.names = {"fc1_weight"};
   SaveNDArraysFile(plain, prefix + "-0001.params");
-  ExpectError([&] { LoadCheckpoint(prefix, 1); }, StatusCode::kInvalidArgument, {prefix + "-0001.params", "fc1_weight"});
-  ExpectError([&] { LoadCheckpoint(prefix, -1); }, StatusCode::kInvalidArgument, {"epoch must be >= 0, given -1"});
-  ExpectError([&] { SaveCheckpoint(prefix, 1, net, {{"w", NDArray()}}, {}); }, StatusCode::kInvalidArgument,
-              {"arg parameter 'w' is an empty"});
-  ExpectError([&] { SaveCheckpoint("/nonexistent/dir/x", 1, net, {}, {}); }, StatusCode::kIO, {"/nonexistent/dir/x"});
+  ExpectError([&] { LoadCheckpoint(prefix, 1); }, StatusCode::kInvalidArgument,
+              {prefix + "-0001.params", "fc1_weight"});
+  ExpectError([&] { LoadCheckpoint(prefix, -1); }, StatusCode::kInvalidArgument,
+              {"epoch must be >= 0, given -1"});
+  ExpectError(
+      [&] {
+        SaveCheckpoint(prefix, 1, net, {{"w", NDArray()}}, {});
+      },
+      StatusCode::kInvalidArgument, {"arg parameter 'w' is an empty"});
+  ExpectError([&] { SaveCheckpoint("/nonexistent/dir/x", 1, net, {}, {}); }, StatusCode::kIO,
+              {"/nonexistent/dir/x"});
 }
 
 }  // namespace

@@ -59,7 +59,8 @@ std::vector<Batch> Epoch(NDArrayIter* it) {
 }
 
 NDArrayIter Make(int64_t n, int bs, bool shuffle, LastBatch lb, uint64_t seed = 42) {
-  return NDArrayIter({{"data", DataArray(n)}}, {{"softmax_label", LabelArray(n)}}, bs, shuffle, lb, seed);
+  return NDArrayIter({{"data", DataArray(n)}}, {{"softmax_label", LabelArray(n)}}, bs, shuffle, lb,
+                     seed);
 }
 
 struct Size {
@@ -252,20 +253,52 @@ TEST(NDArrayIterTest, GathersMultiDimensionalRowsOfEveryDtypeIntoReusedArrays) {
 using test::ExpectError;
 
 TEST(NDArrayIterTest, BadArgumentsAreErrors) {
-  ExpectError([] { NDArrayIter({{"data", DataArray(4)}}, {{"lbl", LabelArray(5)}}, 2); },
-              StatusCode::kInvalidArgument, {"first dimensions differ", "'data' has 4", "label 'lbl' has 5"});
-  ExpectError([] { NDArrayIter({{"a", DataArray(4)}, {"b", DataArray(3)}}, {}, 2); }, StatusCode::kInvalidArgument,
-              {"'a' has 4", "data 'b' has 3"});
-  ExpectError([] { NDArrayIter({{"data", DataArray(4)}}, {}, 0); }, StatusCode::kInvalidArgument,
-              {"batch_size must be positive, given 0"});
-  ExpectError([] { NDArrayIter({{"data", DataArray(4)}}, {}, -3); }, StatusCode::kInvalidArgument, {"given -3"});
-  ExpectError([] { NDArrayIter({}, {{"l", LabelArray(3)}}, 2); }, StatusCode::kInvalidArgument, {"no data arrays"});
-  ExpectError([] { NDArrayIter({{"x", DataArray(4)}}, {{"x", LabelArray(4)}}, 2); }, StatusCode::kInvalidArgument,
-              {"'x' is given twice"});
-  ExpectError([] { NDArrayIter({{"", DataArray(4)}}, {}, 2); }, StatusCode::kInvalidArgument, {"empty name"});
-  ExpectError([] { NDArrayIter({{"d", NDArray()}}, {}, 2); }, StatusCode::kInvalidArgument, {"'d' is an empty"});
-  ExpectError([] { NDArrayIter({{"d", test::Array(Shape(std::vector<int64_t>{}), {1})}}, {}, 2); },
-              StatusCode::kInvalidArgument, {"'d' is a scalar"});
+  ExpectError(
+      [] {
+        NDArrayIter({{"data", DataArray(4)}}, {{"lbl", LabelArray(5)}}, 2);
+      },
+      StatusCode::kInvalidArgument,
+      {"first dimensions differ", "'data' has 4", "label 'lbl' has 5"});
+  ExpectError(
+      [] {
+        NDArrayIter({{"a", DataArray(4)}, {"b", DataArray(3)}}, {}, 2);
+      },
+      StatusCode::kInvalidArgument, {"'a' has 4", "data 'b' has 3"});
+  ExpectError(
+      [] {
+        NDArrayIter({{"data", DataArray(4)}}, {}, 0);
+      },
+      StatusCode::kInvalidArgument, {"batch_size must be positive, given 0"});
+  ExpectError(
+      [] {
+        NDArrayIter({{"data", DataArray(4)}}, {}, -3);
+      },
+      StatusCode::kInvalidArgument, {"given -3"});
+  ExpectError(
+      [] {
+        NDArrayIter({}, {{"l", LabelArray(3)}}, 2);
+      },
+      StatusCode::kInvalidArgument, {"no data arrays"});
+  ExpectError(
+      [] {
+        NDArrayIter({{"x", DataArray(4)}}, {{"x", LabelArray(4)}}, 2);
+      },
+      StatusCode::kInvalidArgument, {"'x' is given twice"});
+  ExpectError(
+      [] {
+        NDArrayIter({{"", DataArray(4)}}, {}, 2);
+      },
+      StatusCode::kInvalidArgument, {"empty name"});
+  ExpectError(
+      [] {
+        NDArrayIter({{"d", NDArray()}}, {}, 2);
+      },
+      StatusCode::kInvalidArgument, {"'d' is an empty"});
+  ExpectError(
+      [] {
+        NDArrayIter({{"d", test::Array(Shape(std::vector<int64_t>{}), {1})}}, {}, 2);
+      },
+      StatusCode::kInvalidArgument, {"'d' is a scalar"});
   NDArrayIter it = Make(3, 2, false, LastBatch::kPad);
   ExpectError([&] { it.Value(); }, StatusCode::kInvalidArgument, {"no current batch"});
   EXPECT_EQ(ParseLastBatch("roll_over"), LastBatch::kRollOver);

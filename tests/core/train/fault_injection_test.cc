@@ -25,27 +25,37 @@ using test::Apply;
 
 Symbol SmallLeNet() {
   auto pool = [](const Symbol& x, const std::string& n) {
-    return Apply("Pooling", {x}, {{"kernel", "(2,2)"}, {"stride", "(2,2)"}, {"pool_type", "max"}}, n);
+    return Apply("Pooling", {x}, {{"kernel", "(2,2)"}, {"stride", "(2,2)"}, {"pool_type", "max"}},
+                 n);
   };
-  auto act = [](const Symbol& x, const std::string& n) { return Apply("Activation", {x}, {{"act_type", "tanh"}}, n); };
-  Symbol h = Apply("Convolution", {Symbol::CreateVariable("data")}, {{"kernel", "(5,5)"}, {"num_filter", "4"}}, "conv1");
+  auto act = [](const Symbol& x, const std::string& n) {
+    return Apply("Activation", {x}, {{"act_type", "tanh"}}, n);
+  };
+  Symbol h = Apply("Convolution", {Symbol::CreateVariable("data")},
+                   {{"kernel", "(5,5)"}, {"num_filter", "4"}}, "conv1");
   h = pool(act(h, "tanh1"), "pool1");
-  h = pool(act(Apply("Convolution", {h}, {{"kernel", "(5,5)"}, {"num_filter", "8"}}, "conv2"), "tanh2"), "pool2");
-  h = act(Apply("FullyConnected", {Apply("Flatten", {h}, {}, "flatten")}, {{"num_hidden", "16"}}, "fc1"), "tanh3");
+  h = pool(
+      act(Apply("Convolution", {h}, {{"kernel", "(5,5)"}, {"num_filter", "8"}}, "conv2"), "tanh2"),
+      "pool2");
+  h = act(Apply("FullyConnected", {Apply("Flatten", {h}, {}, "flatten")}, {{"num_hidden", "16"}},
+                "fc1"),
+          "tanh3");
   h = Apply("FullyConnected", {h}, {{"num_hidden", "10"}}, "fc2");
   return Apply("SoftmaxOutput", {h, Symbol::CreateVariable("softmax_label")}, {}, "softmax");
 }
 
 // The workload; returns the loaded-back checkpoint's fc2 weight values.
 std::vector<double> Workload(const Symbol& net, const std::string& prefix) {
-  auto ex = Executor::SimpleBind(net, Context::CPU(0), {{"data", Shape{2, 1, 28, 28}}, {"softmax_label", Shape{2}}});
+  auto ex = Executor::SimpleBind(net, Context::CPU(0),
+                                 {{"data", Shape{2, 1, 28, 28}}, {"softmax_label", Shape{2}}});
   const std::vector<std::string>& names = ex->arg_names();
   std::map<std::string, NDArray> args;
   for (size_t i = 0; i < names.size(); ++i) {
     NDArray a = ex->arg_arrays()[i];
     std::vector<float> v(static_cast<size_t>(a.Size()));
     for (size_t k = 0; k < v.size(); ++k)
-      v[k] = names[i] == "softmax_label" ? static_cast<float>(k % 10) : 0.01f * static_cast<float>(k % 17) - 0.08f;
+      v[k] = names[i] == "softmax_label" ? static_cast<float>(k % 10)
+                                         : 0.01f * static_cast<float>(k % 17) - 0.08f;
     a.CopyFromHost(v.data(), v.size() * sizeof(float));
     if (names[i] != "data" && names[i] != "softmax_label") args[names[i]] = a;
   }
@@ -74,7 +84,8 @@ TEST(FaultInjection, EveryAllocationFailureIsACleanErrorAndTheLibraryStaysUsable
     } catch (const Error& e) {
       failed = true;
       EXPECT_EQ(e.code(), StatusCode::kOutOfMemory) << "allocation " << n << ": " << e.what();
-      EXPECT_NE(std::string(e.what()).find("fault-injection test hook"), std::string::npos) << e.what();
+      EXPECT_NE(std::string(e.what()).find("fault-injection test hook"), std::string::npos)
+          << e.what();
     }
     const size_t refused = AllocFailuresForTesting();
     SetAllocFailureForTesting(0);
@@ -90,7 +101,8 @@ TEST(FaultInjection, EveryAllocationFailureIsACleanErrorAndTheLibraryStaysUsable
     }
     EXPECT_TRUE(failed) << "allocation " << n << " was refused silently";
     ++failures;
-    EXPECT_EQ(pool->stats().live_bytes, live_before) << "allocation " << n << ": storage left behind";
+    EXPECT_EQ(pool->stats().live_bytes, live_before)
+        << "allocation " << n << ": storage left behind";
     ASSERT_LT(n, 10000u) << "the workload never finished without a refusal";
   }
   RecordProperty("allocations_refused", failures);

@@ -20,7 +20,9 @@ using Vec = std::vector<double>;
 
 using test::ExpectError;
 
-NDArray Empty(const Shape& s, DType dt = DType::kFloat32) { return NDArray(s, Context::CPU(0), dt); }
+NDArray Empty(const Shape& s, DType dt = DType::kFloat32) {
+  return NDArray(s, Context::CPU(0), dt);
+}
 
 struct Stats {
   double mean = 0, var = 0, lo = INFINITY, hi = -INFINITY;
@@ -84,9 +86,11 @@ TEST(Initializer, XavierScaleFromFans) {
   NDArray a = Empty(shape);
   Initializer::Create("xavier", {}, 5)->Init("conv_weight", &a);
   ExpectUniform(test::Values(a), std::sqrt(3.0 / 432.0), "xavier default (uniform, avg, 3)");
-  Initializer::Create("Xavier", {{"factor_type", "in"}, {"magnitude", "2"}}, 6)->Init("conv_weight", &a);
+  Initializer::Create("Xavier", {{"factor_type", "in"}, {"magnitude", "2"}}, 6)
+      ->Init("conv_weight", &a);
   ExpectUniform(test::Values(a), std::sqrt(2.0 / 288.0), "xavier in");
-  Initializer::Create("xavier", {{"rnd_type", "gaussian"}, {"factor_type", "out"}, {"magnitude", "2.34"}}, 7)
+  Initializer::Create("xavier",
+                      {{"rnd_type", "gaussian"}, {"factor_type", "out"}, {"magnitude", "2.34"}}, 7)
       ->Init("conv_weight", &a);
   ExpectNormal(test::Values(a), std::sqrt(2.34 / 576.0), "xavier gaussian out");
   // 2-D: fan_in = shape[1], fan_out = shape[0].
@@ -101,10 +105,21 @@ TEST(Initializer, NamingRules) {
     const char* name;
     double want;
   };
-  for (Case c : {Case{"fc_bias", 0}, {"bn_beta", 0}, {"bn_moving_mean", 0}, {"bn_running_mean", 0},
-                 {"q_min", 0}, {"bn_gamma", 1}, {"bn_moving_var", 1}, {"bn_running_var", 1},
-                 {"bn_moving_inv_var", 1}, {"q_max", 1}, {"fc_weight", 0.5}, {"data", 0.5}, {"bias", 0},
-                 {"gamma_weight", 0.5}, {"fcbias", 0}}) {
+  for (Case c : {Case{"fc_bias", 0},
+                 {"bn_beta", 0},
+                 {"bn_moving_mean", 0},
+                 {"bn_running_mean", 0},
+                 {"q_min", 0},
+                 {"bn_gamma", 1},
+                 {"bn_moving_var", 1},
+                 {"bn_running_var", 1},
+                 {"bn_moving_inv_var", 1},
+                 {"q_max", 1},
+                 {"fc_weight", 0.5},
+                 {"data", 0.5},
+                 {"bias", 0},
+                 {"gamma_weight", 0.5},
+                 {"fcbias", 0}}) {
     NDArray a = Empty({3});
     init->Init(c.name, &a);
     EXPECT_EQ(test::Values(a), Vec(3, c.want)) << c.name;
@@ -123,7 +138,8 @@ TEST(Initializer, InitAttributeOverridesTheRule) {
   init->Init("fc_weight", &a, {{"__init__", "\"ones\""}});
   EXPECT_EQ(test::Values(a), Vec(6, 1.0));
   NDArray big = Empty({400, 600});
-  init->Init("w", &big, {{"__init__", "[\"xavier\", {\"rnd_type\": \"gaussian\", \"magnitude\": 2}]"}});
+  init->Init("w", &big,
+             {{"__init__", "[\"xavier\", {\"rnd_type\": \"gaussian\", \"magnitude\": 2}]"}});
   ExpectNormal(test::Values(big), std::sqrt(2.0 / 500.0), "xavier from __init__");
   // Other attributes are ignored.
   init->Init("fc_weight", &a, {{"__lr_mult__", "2"}});
@@ -159,29 +175,53 @@ TEST(Initializer, SameSeedSameBits) {
 }
 
 TEST(Initializer, Errors) {
-  ExpectError([] { Initializer::Create("orthogonal"); }, StatusCode::kInvalidArgument, {"orthogonal", "xavier"});
-  ExpectError([] { Initializer::Create("uniform", {{"sigma", "1"}}); }, StatusCode::kInvalidArgument,
-              {"sigma", "scale"});
-  ExpectError([] { Initializer::Create("uniform", {{"scale", "-1"}}); }, StatusCode::kInvalidArgument, {"scale"});
-  ExpectError([] { Initializer::Create("xavier", {{"rnd_type", "cauchy"}}); }, StatusCode::kInvalidArgument,
-              {"rnd_type", "cauchy", "gaussian"});
-  ExpectError([] { Initializer::Create("xavier", {{"magnitude", "0"}}); }, StatusCode::kInvalidArgument,
-              {"magnitude"});
-  ExpectError([] { Initializer::Create("constant"); }, StatusCode::kInvalidArgument, {"value", "missing"});
-  ExpectError([] { Initializer::Create("zero", {{"value", "1"}}); }, StatusCode::kInvalidArgument, {"value"});
+  ExpectError([] { Initializer::Create("orthogonal"); }, StatusCode::kInvalidArgument,
+              {"orthogonal", "xavier"});
+  ExpectError(
+      [] {
+        Initializer::Create("uniform", {{"sigma", "1"}});
+      },
+      StatusCode::kInvalidArgument, {"sigma", "scale"});
+  ExpectError(
+      [] {
+        Initializer::Create("uniform", {{"scale", "-1"}});
+      },
+      StatusCode::kInvalidArgument, {"scale"});
+  ExpectError(
+      [] {
+        Initializer::Create("xavier", {{"rnd_type", "cauchy"}});
+      },
+      StatusCode::kInvalidArgument, {"rnd_type", "cauchy", "gaussian"});
+  ExpectError(
+      [] {
+        Initializer::Create("xavier", {{"magnitude", "0"}});
+      },
+      StatusCode::kInvalidArgument, {"magnitude"});
+  ExpectError([] { Initializer::Create("constant"); }, StatusCode::kInvalidArgument,
+              {"value", "missing"});
+  ExpectError(
+      [] {
+        Initializer::Create("zero", {{"value", "1"}});
+      },
+      StatusCode::kInvalidArgument, {"value"});
   auto init = Initializer::Create("xavier");
   NDArray v = Empty({5});
-  ExpectError([&] { init->Init("fc_weight", &v); }, StatusCode::kShape, {"fc_weight", "(5,)", "2 dimensions"});
-  ExpectError([&] { init->Init("fc_weight", nullptr); }, StatusCode::kInvalidArgument, {"fc_weight"});
+  ExpectError([&] { init->Init("fc_weight", &v); }, StatusCode::kShape,
+              {"fc_weight", "(5,)", "2 dimensions"});
+  ExpectError([&] { init->Init("fc_weight", nullptr); }, StatusCode::kInvalidArgument,
+              {"fc_weight"});
   NDArray none;
   ExpectError([&] { init->Init("fc_weight", &none); }, StatusCode::kInvalidArgument, {"fc_weight"});
   NDArray i = Empty({2, 2}, DType::kInt32);
   ExpectError([&] { init->Init("fc_weight", &i); }, StatusCode::kDType, {"fc_weight", "int32"});
   NDArray a = Empty({2, 2});
-  for (const char* bad : {"[\"nope\", {}]", "[1, 2]", "{\"a\": 1}", "[\"constant\"]", "[\"uniform\", 3]",
-                          "[\"uniform\", {\"scale\": \"big\"}]"})
-    ExpectError([&] { init->Init("fc_weight", &a, {{"__init__", bad}}); }, StatusCode::kInvalidArgument,
-                {"fc_weight", "__init__"});
+  for (const char* bad : {"[\"nope\", {}]", "[1, 2]", "{\"a\": 1}", "[\"constant\"]",
+                          "[\"uniform\", 3]", "[\"uniform\", {\"scale\": \"big\"}]"})
+    ExpectError(
+        [&] {
+          init->Init("fc_weight", &a, {{"__init__", bad}});
+        },
+        StatusCode::kInvalidArgument, {"fc_weight", "__init__"});
 }
 
 }  // namespace

@@ -27,7 +27,8 @@ TEST(MetricTest, AccuracyArgmaxAccumulatesAcrossUpdates) {
   // argmax rows: 1, 0, 0 (a tie takes the first maximum) vs labels 1, 1, 0.
   acc.Update({Array(Shape{3}, {1, 1, 0})}, {Array(Shape{3, 2}, {0.3, 0.7, 0.6, 0.4, 0.5, 0.5})});
   EXPECT_DOUBLE_EQ(Value(acc), 2.0 / 3.0);
-  acc.Update({Array(Shape{2}, {1, 0}, DType::kInt32)}, {Array(Shape{2, 2}, {0.1, 0.9, 0.8, 0.2}, DType::kFloat64)});
+  acc.Update({Array(Shape{2}, {1, 0}, DType::kInt32)},
+             {Array(Shape{2, 2}, {0.1, 0.9, 0.8, 0.2}, DType::kFloat64)});
   EXPECT_EQ(acc.Get()[0].first, "accuracy");
   EXPECT_DOUBLE_EQ(acc.sum_metric(), 4);
   EXPECT_EQ(acc.num_inst(), 5);
@@ -68,9 +69,13 @@ TEST(MetricTest, TopKAccuracy) {
   TopKAccuracy top1(1);
   top1.Update({label}, {pred});
   EXPECT_DOUBLE_EQ(Value(top1), 0.0);
-  ExpectError([] { TopKAccuracy(0); }, StatusCode::kInvalidArgument, {"top_k must be at least 1, given 0"});
-  ExpectError([&] { top2.Update({label}, {Array(Shape{1, 2, 4}, std::vector<double>(8, 0))}); }, StatusCode::kShape,
-              {"top_k_accuracy_2", "(1,2,4)"});
+  ExpectError([] { TopKAccuracy(0); }, StatusCode::kInvalidArgument,
+              {"top_k must be at least 1, given 0"});
+  ExpectError(
+      [&] {
+        top2.Update({label}, {Array(Shape{1, 2, 4}, std::vector<double>(8, 0))});
+      },
+      StatusCode::kShape, {"top_k_accuracy_2", "(1,2,4)"});
 }
 
 TEST(MetricTest, CrossEntropyIsTheMeanNegativeLogLikelihood) {
@@ -80,10 +85,16 @@ TEST(MetricTest, CrossEntropyIsTheMeanNegativeLogLikelihood) {
   ce.Update({Array(Shape{1}, {0})}, {Array(Shape{1, 2}, {0, 1})});  // p = 0: -log(eps)
   EXPECT_NEAR(Value(ce), (-std::log(0.8) - std::log(0.4) - std::log(1e-12)) / 3, 1e-6);
   EXPECT_EQ(ce.Get()[0].first, "cross-entropy");
-  ExpectError([&] { ce.Update({Array(Shape{1}, {2})}, {Array(Shape{1, 2}, {0.5, 0.5})}); },
-              StatusCode::kInvalidArgument, {"label 2 of row 0 is outside [0, 2)"});
-  ExpectError([&] { ce.Update({Array(Shape{3}, {0, 0, 0})}, {Array(Shape{2, 2}, {0.5, 0.5, 0.5, 0.5})}); },
-              StatusCode::kShape, {"label shape (3,)", "prediction shape (2,2)", "expected 2 labels"});
+  ExpectError(
+      [&] {
+        ce.Update({Array(Shape{1}, {2})}, {Array(Shape{1, 2}, {0.5, 0.5})});
+      },
+      StatusCode::kInvalidArgument, {"label 2 of row 0 is outside [0, 2)"});
+  ExpectError(
+      [&] {
+        ce.Update({Array(Shape{3}, {0, 0, 0})}, {Array(Shape{2, 2}, {0.5, 0.5, 0.5, 0.5})});
+      },
+      StatusCode::kShape, {"label shape (3,)", "prediction shape (2,2)", "expected 2 labels"});
 }
 
 TEST(MetricTest, MSEAveragesPerUpdateAsMXNet) {
@@ -93,8 +104,11 @@ TEST(MetricTest, MSEAveragesPerUpdateAsMXNet) {
   mse.Update({Array(Shape{1}, {0})}, {Array(Shape{1}, {2})});  // 4
   EXPECT_DOUBLE_EQ(Value(mse), (0.625 + 4) / 2);
   EXPECT_EQ(mse.num_inst(), 2);
-  ExpectError([&] { mse.Update({Array(Shape{2}, {1, 2})}, {Array(Shape{3}, {1, 2, 3})}); }, StatusCode::kShape,
-              {"metric mse: pair 0", "(2,)", "(3,)"});
+  ExpectError(
+      [&] {
+        mse.Update({Array(Shape{2}, {1, 2})}, {Array(Shape{3}, {1, 2, 3})});
+      },
+      StatusCode::kShape, {"metric mse: pair 0", "(2,)", "(3,)"});
 }
 
 TEST(MetricTest, CompositeAndCreateByName) {
@@ -120,26 +134,50 @@ TEST(MetricTest, CompositeAndCreateByName) {
   EXPECT_EQ(Metric::Create("cross-entropy")->name(), "cross-entropy");
   EXPECT_EQ(Metric::Create("mse")->name(), "mse");
   EXPECT_EQ(Metric::Create("top_k_acc", {{"top_k", "5"}})->name(), "top_k_accuracy_5");
-  ExpectError([] { Metric::Create("f1"); }, StatusCode::kInvalidArgument, {"unknown name 'f1'", "cross-entropy"});
-  ExpectError([] { Metric::Create("acc", {{"top_k", "2"}}); }, StatusCode::kInvalidArgument,
-              {"unknown parameter 'top_k'", "valid: axis"});
-  ExpectError([] { Metric::Create("ce", {{"eps", "tiny"}}); }, StatusCode::kInvalidArgument,
-              {"eps: expected a number, given 'tiny'"});
-  ExpectError([] { Metric::Create("top_k_accuracy", {{"top_k", "1.5"}}); }, StatusCode::kInvalidArgument,
-              {"expected an integer"});
+  ExpectError([] { Metric::Create("f1"); }, StatusCode::kInvalidArgument,
+              {"unknown name 'f1'", "cross-entropy"});
+  ExpectError(
+      [] {
+        Metric::Create("acc", {{"top_k", "2"}});
+      },
+      StatusCode::kInvalidArgument, {"unknown parameter 'top_k'", "valid: axis"});
+  ExpectError(
+      [] {
+        Metric::Create("ce", {{"eps", "tiny"}});
+      },
+      StatusCode::kInvalidArgument, {"eps: expected a number, given 'tiny'"});
+  ExpectError(
+      [] {
+        Metric::Create("top_k_accuracy", {{"top_k", "1.5"}});
+      },
+      StatusCode::kInvalidArgument, {"expected an integer"});
   ExpectError([&] { c->Add(nullptr); }, StatusCode::kInvalidArgument, {"null metric"});
 }
 
 TEST(MetricTest, ShapeAndDtypeErrors) {
   Accuracy acc;
-  ExpectError([&] { acc.Update({Array(Shape{2}, {0, 1})}, {}); }, StatusCode::kShape,
-              {"1 labels but 0 predictions"});
-  ExpectError([&] { acc.Update({Array(Shape{2}, {0, 1})}, {Array(Shape{3, 2}, std::vector<double>(6, 0))}); },
-              StatusCode::kShape, {"metric accuracy: pair 0", "label shape (2,)", "(3,2)", "has 3 elements"});
-  ExpectError([&] { acc.Update({Array(Shape{2}, {0, 1})}, {NDArray()}); }, StatusCode::kInvalidArgument,
-              {"prediction 0 is an empty"});
+  ExpectError(
+      [&] {
+        acc.Update({Array(Shape{2}, {0, 1})}, {});
+      },
+      StatusCode::kShape, {"1 labels but 0 predictions"});
+  ExpectError(
+      [&] {
+        acc.Update({Array(Shape{2}, {0, 1})}, {Array(Shape{3, 2}, std::vector<double>(6, 0))});
+      },
+      StatusCode::kShape,
+      {"metric accuracy: pair 0", "label shape (2,)", "(3,2)", "has 3 elements"});
+  ExpectError(
+      [&] {
+        acc.Update({Array(Shape{2}, {0, 1})}, {NDArray()});
+      },
+      StatusCode::kInvalidArgument, {"prediction 0 is an empty"});
   NDArray half(Shape{2}, Context::CPU(), DType::kFloat16);
-  ExpectError([&] { acc.Update({Array(Shape{2}, {0, 1})}, {half}); }, StatusCode::kDType, {"float16"});
+  ExpectError(
+      [&] {
+        acc.Update({Array(Shape{2}, {0, 1})}, {half});
+      },
+      StatusCode::kDType, {"float16"});
   EXPECT_EQ(acc.num_inst(), 0);  // failed updates added nothing
 }
 

@@ -34,9 +34,10 @@ struct Fixture {
     test::Blobs b = test::MakeBlobs(50, 5, 0.5f);
     x = b.x;
     y = b.y;
-    it = std::make_unique<NDArrayIter>(std::vector<std::pair<std::string, NDArray>>{{"data", x}},
-                                       std::vector<std::pair<std::string, NDArray>>{{"softmax_label", y}}, 16,
-                                       false, LastBatch::kPad);
+    it = std::make_unique<NDArrayIter>(
+        std::vector<std::pair<std::string, NDArray>>{{"data", x}},
+        std::vector<std::pair<std::string, NDArray>>{{"softmax_label", y}}, 16, false,
+        LastBatch::kPad);
     mod = std::make_unique<Module>(Mlp());
     mod->Bind(it->provide_data(), it->provide_label(), true);
     auto init = Initializer::Create("xavier", {}, 3);

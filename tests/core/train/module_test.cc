@@ -33,7 +33,8 @@ struct Trained {
 
 Trained Train(uint64_t init_seed, uint64_t shuffle_seed, int epochs) {
   Blobs train = MakeBlobs(200, 1), val = MakeBlobs(100, 2);
-  NDArrayIter train_it({{"data", train.x}}, {{"softmax_label", train.y}}, 16, true, LastBatch::kPad, shuffle_seed);
+  NDArrayIter train_it({{"data", train.x}}, {{"softmax_label", train.y}}, 16, true, LastBatch::kPad,
+                       shuffle_seed);
   NDArrayIter val_it({{"data", val.x}}, {{"softmax_label", val.y}}, 16, false, LastBatch::kPad);
   Module mod(Mlp());
   mod.Bind(train_it.provide_data(), train_it.provide_label(), true);
@@ -79,8 +80,10 @@ TEST(Module, SeededMlpTrainingReachesFixedAccuracyDeterministically) {
 
 TEST(Module, ScoreCountsEverySampleOnceWithPaddedBatches) {
   // A fixed linear model (identity weight, zero bias) predicts argmax(x).
-  Symbol fc = Symbol::Apply("FullyConnected", {Symbol::CreateVariable("data")}, {{"num_hidden", "2"}}, "fc");
-  Symbol sym = Symbol::Apply("SoftmaxOutput", {fc, Symbol::CreateVariable("softmax_label")}, {}, "softmax");
+  Symbol fc = Symbol::Apply("FullyConnected", {Symbol::CreateVariable("data")},
+                            {{"num_hidden", "2"}}, "fc");
+  Symbol sym =
+      Symbol::Apply("SoftmaxOutput", {fc, Symbol::CreateVariable("softmax_label")}, {}, "softmax");
   std::vector<float> x, y;
   for (int i = 0; i < 10; ++i) {
     x.push_back(i % 2 ? 1.f : 0.f);
@@ -88,10 +91,13 @@ TEST(Module, ScoreCountsEverySampleOnceWithPaddedBatches) {
     // The first two rows are labelled against the model: 8 of 10 right.
     y.push_back((i % 2 ? 0.f : 1.f) + (i < 2 ? (i % 2 ? 1.f : -1.f) : 0.f));
   }
-  NDArrayIter it({{"data", FromVector(x, Shape{10, 2})}}, {{"softmax_label", FromVector(y, Shape{10})}}, 4);
+  NDArrayIter it({{"data", FromVector(x, Shape{10, 2})}},
+                 {{"softmax_label", FromVector(y, Shape{10})}}, 4);
   Module mod(sym);
   mod.Bind(it.provide_data(), it.provide_label(), false);
-  mod.InitParams(nullptr, {{"fc_weight", FromVector({1, 0, 0, 1}, Shape{2, 2})}, {"fc_bias", FromVector({0, 0}, Shape{2})}},
+  mod.InitParams(nullptr,
+                 {{"fc_weight", FromVector({1, 0, 0, 1}, Shape{2, 2})},
+                  {"fc_bias", FromVector({0, 0}, Shape{2})}},
                  {}, false);
   // 3 batches of 4, the last padded with rows 0 and 1 again: counting the
   // padding would give 8/12 right instead of 8/10.
@@ -138,8 +144,9 @@ TEST(Module, ErrorsNameWhatIsWrong) {
     }
     return std::string("(no error)");
   };
-  EXPECT_NE(message([] { Module m(Mlp(), {"image"}); }).find("data name 'image' is not an argument"),
-            std::string::npos);
+  EXPECT_NE(
+      message([] { Module m(Mlp(), {"image"}); }).find("data name 'image' is not an argument"),
+      std::string::npos);
   Module mod(Mlp());
   EXPECT_NE(message([&] { mod.Backward(); }).find("call Bind first"), std::string::npos);
   Blobs data = MakeBlobs(8, 1);
@@ -148,14 +155,17 @@ TEST(Module, ErrorsNameWhatIsWrong) {
   EXPECT_NE(message([&] { mod.Update(); }).find("call InitOptimizer first"), std::string::npos);
   EXPECT_NE(message([&] { mod.InitParams(nullptr); }).find("no value for argument 'fc1_weight'"),
             std::string::npos);
-  EXPECT_NE(message([&] { mod.InitParams(nullptr, {{"fc1_weight", FromVector({1, 2}, Shape{2})}}); })
-                .find("'fc1_weight' expects shape (16,2), given (2,)"),
+  EXPECT_NE(message([&] {
+              mod.InitParams(nullptr, {{"fc1_weight", FromVector({1, 2}, Shape{2})}});
+            }).find("'fc1_weight' expects shape (16,2), given (2,)"),
             std::string::npos);
   Blobs wrong = MakeBlobs(4, 1);
   DataBatch b;
   b.data = {wrong.x};
   b.label = {wrong.y};
-  EXPECT_NE(message([&] { mod.Forward(b, true); }).find("'data' bound with shape (8,2), batch gives (4,2)"),
+  EXPECT_NE(message([&] {
+              mod.Forward(b, true);
+            }).find("'data' bound with shape (8,2), batch gives (4,2)"),
             std::string::npos);
   b.label.clear();
   b.data = {data.x};

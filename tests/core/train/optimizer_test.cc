@@ -24,18 +24,23 @@ double ClipRef(double x, double c) { return c > 0 ? std::min(std::max(x, -c), c)
 void ExpectNear(const Vec& got, const Vec& want, double tol, const std::string& what) {
   ASSERT_EQ(got.size(), want.size()) << what;
   for (size_t i = 0; i < got.size(); ++i)
-    EXPECT_NEAR(got[i], want[i], tol * std::max(1.0, std::fabs(want[i]))) << what << " element " << i;
+    EXPECT_NEAR(got[i], want[i], tol * std::max(1.0, std::fabs(want[i])))
+        << what << " element " << i;
 }
 
 using test::ExpectError;
 
 const Vec kW0 = {0.5, -1.25, 2.0, 0.0};
-const std::vector<Vec> kGrads = {{0.4, -3.0, 1.0, -5.0}, {-1.2, 0.6, 0.2, 2.4}, {0.05, 4.0, -0.9, 0.0}};
+const std::vector<Vec> kGrads = {
+    {0.4, -3.0, 1.0, -5.0}, {-1.2, 0.6, 0.2, 2.4}, {0.05, 4.0, -0.9, 0.0}};
 
 TEST(Optimizer, SGDMomentumStepsMatchMXNet) {
   for (DType dt : {DType::kFloat32, DType::kFloat64}) {
-    auto opt = Optimizer::Create("SGD", {{"learning_rate", "0.1"}, {"momentum", "0.9"}, {"wd", "0.01"},
-                                         {"rescale_grad", "0.5"}, {"clip_gradient", "1.0"}});
+    auto opt = Optimizer::Create("SGD", {{"learning_rate", "0.1"},
+                                         {"momentum", "0.9"},
+                                         {"wd", "0.01"},
+                                         {"rescale_grad", "0.5"},
+                                         {"clip_gradient", "1.0"}});
     NDArray w = test::Array({4}, kW0, dt);
     Vec rw = kW0, rm(4, 0.0);
     for (const Vec& g : kGrads) {
@@ -74,7 +79,8 @@ TEST(Optimizer, SGDWithoutMomentumHasNoStateAndBiasGetsNoWd) {
 
 TEST(Optimizer, AdamStepsWithBiasCorrectionPerIndex) {
   const double lr = 0.01, b1 = 0.9, b2 = 0.999, eps = 1e-8, wd = 0.001;
-  auto opt = Optimizer::Create("adam", {{"learning_rate", "0.01"}, {"wd", "0.001"}, {"rescale_grad", "2"}});
+  auto opt = Optimizer::Create("adam",
+                               {{"learning_rate", "0.01"}, {"wd", "0.001"}, {"rescale_grad", "2"}});
   NDArray a = test::Array({4}, kW0, DType::kFloat64), c = test::Array({4}, kW0, DType::kFloat64);
   struct Ref {
     Vec w = kW0, m = Vec(4, 0.0), v = Vec(4, 0.0);
@@ -138,7 +144,8 @@ TEST(LRScheduler, FactorMatchesMXNetsAlgorithm) {
   EXPECT_FLOAT_EQ(s->LR(5), 0.2f);
   // Clamped at stop_factor_lr, also far out (the pow path).
   EXPECT_FLOAT_EQ(FactorScheduler(1, 0.5f, 1.0f, 0.01f)->LR(1000000), 0.01f);
-  EXPECT_FLOAT_EQ(FactorScheduler(1, 0.999999f, 1.0f, 0.0f)->LR(100001), static_cast<float>(std::pow(0.999999f, 1e5)));
+  EXPECT_FLOAT_EQ(FactorScheduler(1, 0.999999f, 1.0f, 0.0f)->LR(100001),
+                  static_cast<float>(std::pow(0.999999f, 1e5)));
 }
 
 TEST(LRScheduler, MultiFactorAtGivenCounts) {
@@ -170,10 +177,12 @@ TEST(Optimizer, MultipliersFromSymbolAndMaps) {
   bh.wd_mult = 0.5;
   gh.attrs["lr_mult"] = "0.25";
   Symbol data = Symbol::CreateVariable("data");
-  Symbol fc = Symbol::Apply("FullyConnected", {data, Symbol::CreateVariable("fc_weight", wh),
-                                               Symbol::CreateVariable("fc_bias", bh)},
-                            {{"num_hidden", "3"}}, "fc");
-  Symbol sym = Symbol::Apply("elemwise_mul", {fc, Symbol::CreateVariable("bn_gamma", gh)}, {}, "mul");
+  Symbol fc = Symbol::Apply(
+      "FullyConnected",
+      {data, Symbol::CreateVariable("fc_weight", wh), Symbol::CreateVariable("fc_bias", bh)},
+      {{"num_hidden", "3"}}, "fc");
+  Symbol sym =
+      Symbol::Apply("elemwise_mul", {fc, Symbol::CreateVariable("bn_gamma", gh)}, {}, "mul");
   auto opt = Optimizer::Create("sgd", {{"learning_rate", "0.1"}, {"wd", "0.2"}});
   opt->SetMultipliers(sym);
   EXPECT_FLOAT_EQ(opt->lr_mult("fc_weight"), 2.0f);
@@ -203,23 +212,60 @@ TEST(Optimizer, MultipliersFromSymbolAndMaps) {
 }
 
 TEST(Optimizer, CreationErrors) {
-  ExpectError([] { Optimizer::Create("rmsprop"); }, StatusCode::kInvalidArgument, {"rmsprop", "sgd", "adam"});
-  ExpectError([] { Optimizer::Create("sgd", {{"beta1", "0.9"}}); }, StatusCode::kInvalidArgument,
-              {"beta1", "learning_rate"});
-  ExpectError([] { Optimizer::Create("sgd", {{"learning_rate", "-1"}}); }, StatusCode::kInvalidArgument,
-              {"learning_rate", "-1"});
-  ExpectError([] { Optimizer::Create("sgd", {{"momentum", "2"}}); }, StatusCode::kInvalidArgument, {"momentum"});
-  ExpectError([] { Optimizer::Create("sgd", {{"wd", "abc"}}); }, StatusCode::kInvalidArgument, {"wd", "abc"});
-  ExpectError([] { Optimizer::Create("adam", {{"beta1", "1"}}); }, StatusCode::kInvalidArgument, {"beta1", "[0, 1)"});
-  ExpectError([] { Optimizer::Create("adam", {{"epsilon", "0"}}); }, StatusCode::kInvalidArgument, {"epsilon"});
-  ExpectError([] { Optimizer::Create("adam", {{"momentum", "0.9"}}); }, StatusCode::kInvalidArgument, {"momentum"});
+  ExpectError([] { Optimizer::Create("rmsprop"); }, StatusCode::kInvalidArgument,
+              {"rmsprop", "sgd", "adam"});
+  ExpectError(
+      [] {
+        Optimizer::Create("sgd", {{"beta1", "0.9"}});
+      },
+      StatusCode::kInvalidArgument, {"beta1", "learning_rate"});
+  ExpectError(
+      [] {
+        Optimizer::Create("sgd", {{"learning_rate", "-1"}});
+      },
+      StatusCode::kInvalidArgument, {"learning_rate", "-1"});
+  ExpectError(
+      [] {
+        Optimizer::Create("sgd", {{"momentum", "2"}});
+      },
+      StatusCode::kInvalidArgument, {"momentum"});
+  ExpectError(
+      [] {
+        Optimizer::Create("sgd", {{"wd", "abc"}});
+      },
+      StatusCode::kInvalidArgument, {"wd", "abc"});
+  ExpectError(
+      [] {
+        Optimizer::Create("adam", {{"beta1", "1"}});
+      },
+      StatusCode::kInvalidArgument, {"beta1", "[0, 1)"});
+  ExpectError(
+      [] {
+        Optimizer::Create("adam", {{"epsilon", "0"}});
+      },
+      StatusCode::kInvalidArgument, {"epsilon"});
+  ExpectError(
+      [] {
+        Optimizer::Create("adam", {{"momentum", "0.9"}});
+      },
+      StatusCode::kInvalidArgument, {"momentum"});
   ExpectError([] { FactorScheduler(0, 0.5f, 1.0f); }, StatusCode::kInvalidArgument, {"step"});
   ExpectError([] { FactorScheduler(1, 1.5f, 1.0f); }, StatusCode::kInvalidArgument, {"factor"});
-  ExpectError([] { MultiFactorScheduler({}, 0.5f, 1.0f); }, StatusCode::kInvalidArgument, {"steps"});
-  ExpectError([] { MultiFactorScheduler({3, 3}, 0.5f, 1.0f); }, StatusCode::kInvalidArgument, {"increasing"});
-  ExpectError([] { MultiFactorScheduler({0, 3}, 0.5f, 1.0f); }, StatusCode::kInvalidArgument, {">= 1"});
+  ExpectError([] { MultiFactorScheduler({}, 0.5f, 1.0f); }, StatusCode::kInvalidArgument,
+              {"steps"});
+  ExpectError(
+      [] {
+        MultiFactorScheduler({3, 3}, 0.5f, 1.0f);
+      },
+      StatusCode::kInvalidArgument, {"increasing"});
+  ExpectError(
+      [] {
+        MultiFactorScheduler({0, 3}, 0.5f, 1.0f);
+      },
+      StatusCode::kInvalidArgument, {">= 1"});
   auto opt = Optimizer::Create("sgd");
-  ExpectError([&] { opt->set_learning_rate(NAN); }, StatusCode::kInvalidArgument, {"learning_rate"});
+  ExpectError([&] { opt->set_learning_rate(NAN); }, StatusCode::kInvalidArgument,
+              {"learning_rate"});
   // Defaults as in MXNet.
   EXPECT_FLOAT_EQ(opt->learning_rate(), 0.01f);
   EXPECT_FLOAT_EQ(Optimizer::Create("adam")->learning_rate(), 0.001f);
@@ -228,17 +274,23 @@ TEST(Optimizer, CreationErrors) {
 TEST(Optimizer, UpdateErrors) {
   auto opt = Optimizer::Create("adam");
   NDArray w = test::Array({2, 2}, kW0);
-  ExpectError([&] { opt->Update(0, "w", &w, test::Array({4}, kW0)); }, StatusCode::kShape, {"'w'", "(4,)", "(2,2)"});
-  ExpectError([&] { opt->Update(0, "w", &w, test::Array({2, 2}, kW0, DType::kFloat64)); }, StatusCode::kDType,
-              {"float64"});
+  ExpectError([&] { opt->Update(0, "w", &w, test::Array({4}, kW0)); }, StatusCode::kShape,
+              {"'w'", "(4,)", "(2,2)"});
+  ExpectError(
+      [&] {
+        opt->Update(0, "w", &w, test::Array({2, 2}, kW0, DType::kFloat64));
+      },
+      StatusCode::kDType, {"float64"});
   ExpectError([&] { opt->Update(0, "w", nullptr, w); }, StatusCode::kInvalidArgument, {"empty"});
-  ExpectError([&] { opt->Update(0, "w", &w, NDArray()); }, StatusCode::kInvalidArgument, {"gradient"});
+  ExpectError([&] { opt->Update(0, "w", &w, NDArray()); }, StatusCode::kInvalidArgument,
+              {"gradient"});
   NDArray wi = test::Array({2}, {1, 2}, DType::kInt32);
   ExpectError([&] { opt->Update(0, "w", &wi, wi); }, StatusCode::kDType, {"int32"});
   EXPECT_EQ(opt->num_update(), 0);  // failed calls count nothing
   opt->Update(0, "w", &w, w);
   NDArray other = test::Array({4}, kW0);
-  ExpectError([&] { opt->Update(0, "w", &other, other); }, StatusCode::kInvalidArgument, {"index 0", "(4,)"});
+  ExpectError([&] { opt->Update(0, "w", &other, other); }, StatusCode::kInvalidArgument,
+              {"index 0", "(4,)"});
   EXPECT_EQ(opt->num_update(), 1);
 }
 

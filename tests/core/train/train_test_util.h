@@ -49,7 +49,8 @@ inline Symbol BlobMlp(int hidden) {
                            {{"num_hidden", std::to_string(hidden)}}, "fc1");
   h = Symbol::Apply("Activation", {h}, {{"act_type", "relu"}}, "relu1");
   h = Symbol::Apply("FullyConnected", {h}, {{"num_hidden", "4"}}, "fc2");
-  return Symbol::Apply("SoftmaxOutput", {h, Symbol::CreateVariable("softmax_label")}, {}, "softmax");
+  return Symbol::Apply("SoftmaxOutput", {h, Symbol::CreateVariable("softmax_label")}, {},
+                       "softmax");
 }
 
 }  // namespace test

@@ -12,18 +12,19 @@
 
 #include "weft/c_api.h"
 
-#define CHECK(call)                                                                     \
-  do {                                                                                  \
-    if ((call) != WEFT_OK) {                                                            \
-      fprintf(stderr, "consumer: %s failed: %s\n", #call, weft_last_error());           \
-      return 1;                                                                         \
-    }                                                                                   \
+#define CHECK(call)                                                           \
+  do {                                                                        \
+    if ((call) != WEFT_OK) {                                                  \
+      fprintf(stderr, "consumer: %s failed: %s\n", #call, weft_last_error()); \
+      return 1;                                                               \
+    }                                                                         \
   } while (0)
 
 int main(int argc, char** argv) {
   const char* want_version = argc > 1 ? argv[1] : NULL;
   if (weft_abi_version() != WEFT_API_VERSION) {
-    fprintf(stderr, "consumer: library ABI %d, header ABI %d\n", weft_abi_version(), WEFT_API_VERSION);
+    fprintf(stderr, "consumer: library ABI %d, header ABI %d\n", weft_abi_version(),
+            WEFT_API_VERSION);
     return 1;
   }
   if (want_version != NULL && strcmp(weft_version(), want_version) != 0) {
