@@ -7,6 +7,7 @@
 #include <numeric>
 #include <vector>
 
+#include "box_nms.h"
 #include "cpu/cpu_util.h"
 #include "weft/dtype.h"
 
@@ -15,90 +16,13 @@ namespace cpu {
 
 namespace {
 
-// Overlap of two boxes along one axis: a[0], a[2] are (lo, hi) in corner
-// encoding, (center, extent) in center encoding. Never negative.
-template <typename T>
-T Intersect1D(const T* a, const T* b, bool center) {
-  T lo, hi;
-  if (!center) {
-    lo = std::max(a[0], b[0]);
-    hi = std::min(a[2], b[2]);
-  } else {
-    const T aw = a[2] / 2, bw = b[2] / 2;
-    lo = std::max(b[0] - bw, a[0] - aw);
-    hi = std::min(b[0] + bw, a[0] + aw);
-  }
-  const T w = hi - lo;
-  return w > 0 ? w : T(0);
-}
-
-// Area of a box; 0 when its width or height is negative.
-template <typename T>
-T BoxArea(const T* b, bool center) {
-  const T w = center ? b[2] : b[2] - b[0], h = center ? b[3] : b[3] - b[1];
-  return (w < 0 || h < 0) ? T(0) : w * h;
-}
-
-struct NMSGeom {
-  int64_t batches = 1, n = 0, w = 0;
-  int64_t topk = 0, coord = 2, score = 1, id = -1;
-  double overlap = 0.5, valid = 0, background = -1;
-  bool force = false, in_center = false, out_center = false;
-};
-
-NMSGeom MakeNMSGeom(const ParamValues& p, const Shape& s) {
-  NMSGeom g;
-  const int nd = s.ndim();
-  g.batches = nd <= 2 ? 1 : s.ProdRange(0, nd - 2);
-  g.n = s[nd - 2];
-  g.w = s[nd - 1];
-  const int64_t k = p.GetInt("topk");
-  g.topk = k < 0 ? g.n : std::min(g.n, k);
-  g.coord = p.GetInt("coord_start");
-  g.score = p.GetInt("score_index");
-  g.id = p.GetInt("id_index");
-  // MXNet keeps both thresholds as float.
-  g.overlap = static_cast<float>(p.GetFloat("overlap_thresh"));
-  g.valid = static_cast<float>(p.GetFloat("valid_thresh"));
-  g.background = static_cast<double>(p.GetInt("background_id"));
-  g.force = p.GetBool("force_suppress");
-  g.in_center = p.GetString("in_format") == "center";
-  g.out_center = p.GetString("out_format") == "center";
-  return g;
-}
-
-// Re-encodes the 4 coordinates at `c` between corner and center (MXNet
-// skips boxes whose first coordinate is negative, e.g. the -1 padding).
-template <typename T>
-void Reencode(T* c, bool to_center) {
-  if (c[0] < 0) return;
-  if (to_center) {
-    const T l = c[0], t = c[1], r = c[2], b = c[3];
-    c[0] = (l + r) / 2;
-    c[1] = (t + b) / 2;
-    c[2] = r - l;
-    c[3] = b - t;
-  } else {
-    const T x = c[0], y = c[1], hw = c[2] / 2, hh = c[3] / 2;
-    c[0] = x - hw;
-    c[1] = y - hh;
-    c[2] = x + hw;
-    c[3] = y + hh;
-  }
-}
-
 // NMS of batch `b`: writes the kept rows of x into y and their flat input
 // indices into rec; the rest of the batch is -1.
 template <typename T>
 void NMSBatch(const NMSGeom& g, int64_t b, const T* x, T* y, T* rec) {
-  const T thresh = static_cast<T>(g.overlap);
   std::vector<int64_t> cand;
-  for (int64_t i = b * g.n; i < (b + 1) * g.n; ++i) {
-    const T* row = x + i * g.w;
-    const bool ok = row[g.score] > static_cast<T>(g.valid) &&
-                    (g.id < 0 || row[g.id] != static_cast<T>(g.background));
-    if (ok) cand.push_back(i);
-  }
+  for (int64_t i = b * g.n; i < (b + 1) * g.n; ++i)
+    if (g.Candidate(x + i * g.w)) cand.push_back(i);
   std::stable_sort(cand.begin(), cand.end(), [&](int64_t i, int64_t j) {
     return x[i * g.w + g.score] > x[j * g.w + g.score];
   });
@@ -112,13 +36,7 @@ void NMSBatch(const NMSGeom& g, int64_t b, const T* x, T* y, T* rec) {
     const T* rb = x + cand[r] * g.w;
     for (size_t p = r + 1; p < cand.size(); ++p) {
       if (dead[p]) continue;
-      const T* pb = x + cand[p] * g.w;
-      if (!g.force && g.id >= 0 && static_cast<int>(rb[g.id]) != static_cast<int>(pb[g.id]))
-        continue;
-      T inter = Intersect1D(rb + g.coord, pb + g.coord, g.in_center);
-      inter *= Intersect1D(rb + g.coord + 1, pb + g.coord + 1, g.in_center);
-      const T iou = inter / (area[r] + area[p] - inter);
-      if (iou > thresh) dead[p] = 1;
+      if (g.Suppresses(rb, area[r], x + cand[p] * g.w, area[p])) dead[p] = 1;
     }
   }
   std::fill(y + b * g.n * g.w, y + (b + 1) * g.n * g.w, T(-1));
@@ -155,11 +73,7 @@ void BoxNMSCpu(const OpContext&, const NodeAttrs& attrs, const std::vector<TBlob
       return;
     }
     bool any = false;
-    for (int64_t i = 0; i < rows && !any; ++i) {
-      const T* row = x + i * g.w;
-      any = row[g.score] > static_cast<T>(g.valid) &&
-            (g.id < 0 || row[g.id] != static_cast<T>(g.background));
-    }
+    for (int64_t i = 0; i < rows && !any; ++i) any = g.Candidate(x + i * g.w);
     if (!any) {
       std::fill(y, y + rows * g.w, T(-1));
       std::fill(rec, rec + rows, T(-1));

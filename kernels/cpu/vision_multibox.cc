@@ -7,8 +7,9 @@
 #include <vector>
 
 #include "cpu/cpu_util.h"
-#include "weft/float_tuple.h"
+#include "multibox.h"
 #include "weft/dtype.h"
+#include "weft/float_tuple.h"
 
 namespace weft {
 namespace cpu {
@@ -18,109 +19,56 @@ namespace {
 void PriorCpu(const OpContext&, const NodeAttrs& attrs, const std::vector<TBlob>& in,
               const std::vector<OpReq>& req, const std::vector<TBlob>& out) {
   if (req[0] == OpReq::kNull) return;
-  const std::vector<float> sizes = op::FloatTupleValue(attrs, "sizes"),
-                           ratios = op::FloatTupleValue(attrs, "ratios"),
-                           offsets = op::FloatTupleValue(attrs, "offsets");
-  std::vector<float> steps = op::FloatTupleValue(attrs, "steps");
-  const bool clip = attrs.params.GetBool("clip");
-  const int h = static_cast<int>(in[0].shape[2]), w = static_cast<int>(in[0].shape[3]);
-  if (steps[0] <= 0 || steps[1] <= 0) {
-    steps[0] = 1.f / h;
-    steps[1] = 1.f / w;
-  }
+  const PriorParams p = MakePriorParams(attrs, in[0].shape, "_contrib_MultiBoxPrior");
   DispatchFloat(out[0].dtype, "_contrib_MultiBoxPrior", [&](auto t) {
     using T = decltype(t);
     T* y = out[0].data<T>();
     int64_t k = 0;
-    auto put = [&](float cx, float cy, float size, float ratio) {
-      const float hw = size * h / w * ratio / 2, hh = size / ratio / 2;
-      const float v[4] = {cx - hw, cy - hh, cx + hw, cy + hh};
-      for (float e : v) {
-        const float c = clip ? std::min(1.f, std::max(0.f, e)) : e;
-        Store(req[0], &y[k++], static_cast<T>(c));
-      }
-    };
-    for (int r = 0; r < h; ++r) {
-      const float cy = (r + offsets[0]) * steps[0];
-      for (int c = 0; c < w; ++c) {
-        const float cx = (c + offsets[1]) * steps[1];
-        const float r0 = std::sqrt(ratios[0]);
-        for (float s : sizes) put(cx, cy, s, r0);
-        for (size_t j = 1; j < ratios.size(); ++j) put(cx, cy, sizes[0], std::sqrt(ratios[j]));
-      }
-    }
+    for (int r = 0; r < p.h; ++r)
+      for (int c = 0; c < p.w; ++c)
+        for (int a = 0; a < p.PerCell(); ++a) {
+          float v[4];
+          p.Anchor(r, c, a, v);
+          for (float e : v) Store(req[0], &y[k++], static_cast<T>(e));
+        }
   });
-}
-
-// IoU of two corner boxes as MXNet's MultiBoxDetection computes it.
-template <typename T>
-T DetectionIoU(const T* a, const T* b) {
-  const T w = std::max(T(0), std::min(a[2], b[2]) - std::max(a[0], b[0]));
-  const T h = std::max(T(0), std::min(a[3], b[3]) - std::max(a[1], b[1]));
-  const T i = w * h;
-  const T u = (a[2] - a[0]) * (a[3] - a[1]) + (b[2] - b[0]) * (b[3] - b[1]) - i;
-  return u <= 0 ? T(0) : i / u;
 }
 
 void DetectionCpu(const OpContext&, const NodeAttrs& attrs, const std::vector<TBlob>& in,
                   const std::vector<OpReq>&, const std::vector<TBlob>& out) {
-  const ParamValues& p = attrs.params;
-  const std::vector<float> var = op::FloatTupleValue(attrs, "variances", 4);
-  const bool clip = p.GetBool("clip"), force = p.GetBool("force_suppress");
-  const float thresh = static_cast<float>(p.GetFloat("threshold"));
-  const float nms = static_cast<float>(p.GetFloat("nms_threshold"));
-  const int64_t topk = p.GetInt("nms_topk");
-  const int64_t nb = in[0].shape[0], nc = in[0].shape[1], na = in[0].shape[2];
+  const DetectParams d = MakeDetectParams(attrs, in[0].shape);
+  const int64_t nb = in[0].shape[0], nc = d.nc, na = d.na;
   DispatchFloat(in[0].dtype, "_contrib_MultiBoxDetection", [&](auto t) {
     using T = decltype(t);
     const T *prob = in[0].data<T>(), *loc = in[1].data<T>(), *anc = in[2].data<T>();
     T* y = out[0].data<T>();
     std::fill(y, y + nb * na * 6, T(-1));
-    auto cl = [&](T v) { return clip ? std::max(T(0), std::min(T(1), v)) : v; };
 #pragma omp parallel for schedule(dynamic) if (nb > 1 && nb * na * nc >= kParallelGrain)
     for (int64_t b = 0; b < nb; ++b) {
       const T *pb = prob + b * nc * na, *lb = loc + b * na * 4;
       T* yb = y + b * na * 6;
       std::vector<T> rows;  // the valid rows, in anchor order
-      for (int64_t i = 0; i < na; ++i) {
-        T score = -1;
-        int64_t id = 0;
-        for (int64_t j = 1; j < nc; ++j)
-          if (pb[j * na + i] > score) {
-            score = pb[j * na + i];
-            id = j;
-          }
-        if (id == 0 || score < thresh) continue;
-        const T *a = anc + i * 4, *l = lb + i * 4;
-        const T aw = a[2] - a[0], ah = a[3] - a[1], ax = (a[0] + a[2]) / 2, ay = (a[1] + a[3]) / 2;
-        const T ox = l[0] * var[0] * aw + ax, oy = l[1] * var[1] * ah + ay;
-        const T ow = std::exp(l[2] * var[2]) * aw / 2, oh = std::exp(l[3] * var[3]) * ah / 2;
-        const T row[6] = {
-            static_cast<T>(id - 1), score, cl(ox - ow), cl(oy - oh), cl(ox + ow), cl(oy + oh)};
-        rows.insert(rows.end(), row, row + 6);
-      }
+      T row[6];
+      for (int64_t i = 0; i < na; ++i)
+        if (d.Row(pb, lb, anc, i, row)) rows.insert(rows.end(), row, row + 6);
       const int64_t nvalid = static_cast<int64_t>(rows.size() / 6);
       std::copy(rows.begin(), rows.end(), yb);
-      if (nvalid < 1 || nms <= 0 || nms > 1) continue;
+      if (nvalid < 1 || d.nms <= 0 || d.nms > 1) continue;
       std::vector<int64_t> order(static_cast<size_t>(nvalid));
       for (int64_t i = 0; i < nvalid; ++i) order[i] = i;
       std::stable_sort(order.begin(), order.end(),
                        [&](int64_t i, int64_t j) { return rows[i * 6 + 1] > rows[j * 6 + 1]; });
       int64_t keep = nvalid;
-      if (topk > 0 && topk < keep) {
-        keep = topk;
+      if (d.topk > 0 && d.topk < keep) {
+        keep = d.topk;
         for (int64_t i = keep; i < nvalid; ++i) yb[i * 6] = -1;  // rest keep their unsorted values
       }
       for (int64_t i = 0; i < keep; ++i)
         std::copy(rows.begin() + order[i] * 6, rows.begin() + order[i] * 6 + 6, yb + i * 6);
       for (int64_t i = 0; i < keep; ++i) {
         if (yb[i * 6] < 0) continue;
-        for (int64_t j = i + 1; j < keep; ++j) {
-          if (yb[j * 6] < 0) continue;
-          if ((force || yb[i * 6] == yb[j * 6]) &&
-              DetectionIoU(yb + i * 6 + 2, yb + j * 6 + 2) >= nms)
-            yb[j * 6] = -1;
-        }
+        for (int64_t j = i + 1; j < keep; ++j)
+          if (yb[j * 6] >= 0 && d.Suppresses(yb + i * 6, yb + j * 6)) yb[j * 6] = -1;
       }
     }
   });

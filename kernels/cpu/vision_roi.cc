@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "cpu/cpu_util.h"
+#include "roi_align_taps.h"
 #include "weft/dtype.h"
 
 namespace weft {
@@ -100,92 +101,29 @@ void ROIPoolingBackwardCpu(const OpContext&, const NodeAttrs&, const std::vector
   });
 }
 
-// One bilinear sample of an (h, w) map: up to 4 taps (offset, weight); none
-// when (y, x) lies more than one cell outside the map (MXNet's rule).
-template <typename T>
-int BilinearTaps(int64_t h, int64_t w, T y, T x, int64_t* pos, T* wt) {
-  if (y < -1.0 || y > h || x < -1.0 || x > w) return 0;
-  if (y <= 0) y = 0;
-  if (x <= 0) x = 0;
-  int64_t yl = static_cast<int64_t>(y), xl = static_cast<int64_t>(x), yh, xh;
-  if (yl >= h - 1) {
-    yh = yl = h - 1;
-    y = static_cast<T>(yl);
-  } else {
-    yh = yl + 1;
-  }
-  if (xl >= w - 1) {
-    xh = xl = w - 1;
-    x = static_cast<T>(xl);
-  } else {
-    xh = xl + 1;
-  }
-  const T ly = y - yl, lx = x - xl, hy = 1 - ly, hx = 1 - lx;
-  pos[0] = yl * w + xl;
-  pos[1] = yl * w + xh;
-  pos[2] = yh * w + xl;
-  pos[3] = yh * w + xh;
-  wt[0] = hy * hx;
-  wt[1] = hy * lx;
-  wt[2] = ly * hx;
-  wt[3] = ly * lx;
-  return 4;
-}
-
-// Calls f(bin (i, j), channel offset of the bin's input plane, tap offset,
-// tap weight / count) for every tap of ROI n and output channel c.
-template <typename T, typename F>
-void ForEachAlignTap(const NodeAttrs& attrs, const ROIGeom& g, int64_t cout, const T* roi,
-                     int64_t c, F f) {
+// The tap parameters of _contrib_ROIAlign for `g` and `cout` output channels.
+AlignParams AlignParamsOf(const NodeAttrs& attrs, const ROIGeom& g, int64_t cout) {
   const ParamValues& p = attrs.params;
-  const bool aligned = p.GetBool("aligned"), ps = p.GetBool("position_sensitive");
-  const int64_t sr = p.GetInt("sample_ratio");
-  const int64_t b = static_cast<int64_t>(roi[0]);
-  if (b < 0) return;
-  const T scale = static_cast<T>(static_cast<float>(g.scale)), off = aligned ? T(0.5) : T(0);
-  const T x0 = roi[1] * scale - off, y0 = roi[2] * scale - off;
-  T rw = roi[3] * scale - off - x0, rh = roi[4] * scale - off - y0;
-  if (aligned && (rw <= 0 || rh <= 0)) return;  // rejected by CheckAlignedROIs
-  if (!aligned) {
-    rw = std::max(rw, T(1));
-    rh = std::max(rh, T(1));
-  }
-  const T bh = rh / static_cast<T>(g.ph), bw = rw / static_cast<T>(g.pw);
-  const int64_t gh = sr > 0 ? sr : static_cast<int64_t>(std::ceil(rh / g.ph));
-  const int64_t gw = sr > 0 ? sr : static_cast<int64_t>(std::ceil(rw / g.pw));
-  const T count = static_cast<T>(gh * gw);
-  int64_t pos[4];
-  T wt[4];
-  for (int64_t i = 0; i < g.ph; ++i)
-    for (int64_t j = 0; j < g.pw; ++j) {
-      const int64_t cin = ps ? (c * g.ph + i) * g.pw + j : c;
-      const int64_t cin_total = ps ? cout * g.ph * g.pw : cout;
-      const int64_t plane = (b * cin_total + cin) * g.h * g.w;
-      for (int64_t iy = 0; iy < gh; ++iy) {
-        const T yy = y0 + i * bh + static_cast<T>(iy + .5f) * bh / static_cast<T>(gh);
-        for (int64_t ix = 0; ix < gw; ++ix) {
-          const T xx = x0 + j * bw + static_cast<T>(ix + .5f) * bw / static_cast<T>(gw);
-          const int k = BilinearTaps(g.h, g.w, yy, xx, pos, wt);
-          for (int e = 0; e < k; ++e) f(i * g.pw + j, plane + pos[e], wt[e] / count);
-        }
-      }
-    }
+  AlignParams a;
+  a.h = g.h;
+  a.w = g.w;
+  a.ph = g.ph;
+  a.pw = g.pw;
+  a.cout = cout;
+  a.sample_ratio = p.GetInt("sample_ratio");
+  a.scale = static_cast<float>(g.scale);
+  a.aligned = p.GetBool("aligned");
+  a.position_sensitive = p.GetBool("position_sensitive");
+  return a;
 }
 
-// With aligned=True MXNet requires every (valid) ROI to have a positive
-// extent; checked before the parallel loops, which must not throw.
-template <typename T>
-void CheckAlignedROIs(const NodeAttrs& attrs, const ROIGeom& g, const T* rois) {
-  if (!attrs.params.GetBool("aligned")) return;
-  const T scale = static_cast<T>(static_cast<float>(g.scale));
-  for (int64_t n = 0; n < g.r; ++n) {
-    const T* roi = rois + n * 5;
-    const T rw = (roi[3] - roi[1]) * scale, rh = (roi[4] - roi[2]) * scale;
-    if (roi[0] >= 0 && (rw <= 0 || rh <= 0))
-      Fail(StatusCode::kInvalidArgument,
-           "operator _contrib_ROIAlign: with aligned=True every ROI needs a ",
-           "positive width and height; ROI ", n, " is ", rw, " x ", rh);
-  }
+// Calls f(bin, input offset, weight / count) for every tap of ROI `roi` and
+// output channel c.
+template <typename T, typename F>
+void ForEachAlignTap(const AlignParams& p, const T* roi, int64_t c, F f) {
+  for (int64_t i = 0; i < p.ph; ++i)
+    for (int64_t j = 0; j < p.pw; ++j)
+      ForEachBinTap(p, roi, c, i, j, [&](int64_t at, T wt) { f(i * p.pw + j, at, wt); });
 }
 
 void ROIAlignCpu(const OpContext&, const NodeAttrs& attrs, const std::vector<TBlob>& in,
@@ -197,13 +135,14 @@ void ROIAlignCpu(const OpContext&, const NodeAttrs& attrs, const std::vector<TBl
     using T = decltype(t);
     const T *x = in[0].data<T>(), *rois = in[1].data<T>();
     T* y = out[0].data<T>();
-    CheckAlignedROIs(attrs, g, rois);
+    const AlignParams ap = AlignParamsOf(attrs, g, cout);
+    CheckAlignedROIs(ap, g.r, rois);
 #pragma omp parallel for schedule(dynamic) if (g.r * cout * bins >= 1024)
     for (int64_t n = 0; n < g.r; ++n) {
       std::vector<T> acc(static_cast<size_t>(bins));
       for (int64_t c = 0; c < cout; ++c) {
         std::fill(acc.begin(), acc.end(), T(0));
-        ForEachAlignTap<T>(attrs, g, cout, rois + n * 5, c,
+        ForEachAlignTap<T>(ap, rois + n * 5, c,
                            [&](int64_t bin, int64_t at, T wt) { acc[bin] += wt * x[at]; });
         for (int64_t k = 0; k < bins; ++k) Store(req[0], &y[(n * cout + c) * bins + k], acc[k]);
       }
@@ -223,10 +162,11 @@ void ROIAlignBackwardCpu(const OpContext&, const NodeAttrs& attrs, const std::ve
     if (req[0] == OpReq::kNull) return;
     T* dx = out[0].data<T>();
     if (req[0] != OpReq::kAdd) std::fill(dx, dx + out[0].shape.Size(), T(0));
+    const AlignParams ap = AlignParamsOf(attrs, g, cout);
     for (int64_t n = 0; n < g.r; ++n)
       for (int64_t c = 0; c < cout; ++c) {
         const T* g_nc = dy + (n * cout + c) * bins;
-        ForEachAlignTap<T>(attrs, g, cout, rois + n * 5, c,
+        ForEachAlignTap<T>(ap, rois + n * 5, c,
                            [&](int64_t bin, int64_t at, T wt) { dx[at] += g_nc[bin] * wt; });
       }
   });

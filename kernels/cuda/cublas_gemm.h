@@ -3,8 +3,9 @@
 // is computed as the column-major product C^T = op(B)^T . op(A)^T, so no
 // operand is copied. Leading dimensions are those of packed matrices
 // (A: ta ? m : k, B: tb ? k : n, C: n); a batch of `batch` such products
-// takes consecutive packed matrices (strides m*k, k*n, m*n). Extents beyond
-// cuBLAS's int range fail with kNotImplemented naming `op`.
+// takes consecutive packed matrices (strides m*k, k*n, m*n); RowGemmStrided
+// takes operands with any leading dimensions and batch strides. Extents
+// beyond cuBLAS's int range fail with kNotImplemented naming `op`.
 #ifndef WEFT_KERNELS_CUDA_CUBLAS_GEMM_H_
 #define WEFT_KERNELS_CUDA_CUBLAS_GEMM_H_
 
@@ -26,30 +27,55 @@ inline int BlasDim(int64_t v, const char* op) {
 
 inline cublasOperation_t BlasOp(bool t) { return t ? CUBLAS_OP_T : CUBLAS_OP_N; }
 
-// One row-major product, or `batch` of them over consecutive matrices.
+// A row-major operand inside a larger array: element (r, c) of batch entry
+// e is at p + e * stride + r * ld + c.
+template <typename P>
+struct Strided {
+  Strided(P* p_, int64_t ld_, int64_t stride_) : p(p_), ld(ld_), stride(stride_) {}
+  // A writable operand read as an input.
+  template <typename Q, typename = std::enable_if_t<std::is_convertible<Q*, P*>::value>>
+  Strided(const Strided<Q>& o) : p(o.p), ld(o.ld), stride(o.stride) {}
+  P* p;
+  int64_t ld, stride;
+};
+
+// `batch` row-major products C = alpha op(A) . op(B) + beta C (C: m x n)
+// on strided operands (the interleaved attention matmuls read their
+// projections in place this way).
 template <typename T>
-void RowGemm(cublasHandle_t h, const char* op, bool ta, bool tb, int64_t m, int64_t n, int64_t k,
-             T alpha, const T* a, const T* b, T beta, T* c, int64_t batch = 1) {
+void RowGemmStrided(cublasHandle_t h, const char* op, bool ta, bool tb, int64_t m, int64_t n,
+                    int64_t k, T alpha, Strided<const T> a, Strided<const T> b, T beta,
+                    Strided<T> c, int64_t batch) {
   static_assert(std::is_same<T, float>::value || std::is_same<T, double>::value, "float or double");
   const int M = BlasDim(m, op), N = BlasDim(n, op), K = BlasDim(k, op);
-  const int lda = BlasDim(ta ? m : k, op), ldb = BlasDim(tb ? k : n, op);
+  const int lda = BlasDim(a.ld, op), ldb = BlasDim(b.ld, op), ldc = BlasDim(c.ld, op);
   if (batch == 1) {
     if constexpr (std::is_same<T, float>::value)
-      WEFT_CUBLAS_CHECK(
-          cublasSgemm(h, BlasOp(tb), BlasOp(ta), N, M, K, &alpha, b, ldb, a, lda, &beta, c, N));
+      WEFT_CUBLAS_CHECK(cublasSgemm(h, BlasOp(tb), BlasOp(ta), N, M, K, &alpha, b.p, ldb, a.p, lda,
+                                    &beta, c.p, ldc));
     else
-      WEFT_CUBLAS_CHECK(
-          cublasDgemm(h, BlasOp(tb), BlasOp(ta), N, M, K, &alpha, b, ldb, a, lda, &beta, c, N));
+      WEFT_CUBLAS_CHECK(cublasDgemm(h, BlasOp(tb), BlasOp(ta), N, M, K, &alpha, b.p, ldb, a.p, lda,
+                                    &beta, c.p, ldc));
     return;
   }
   const int count = BlasDim(batch, op);
-  const long long sa = m * k, sb = k * n, sc = m * n;
   if constexpr (std::is_same<T, float>::value)
-    WEFT_CUBLAS_CHECK(cublasSgemmStridedBatched(h, BlasOp(tb), BlasOp(ta), N, M, K, &alpha, b, ldb,
-                                                sb, a, lda, sa, &beta, c, N, sc, count));
+    WEFT_CUBLAS_CHECK(cublasSgemmStridedBatched(h, BlasOp(tb), BlasOp(ta), N, M, K, &alpha, b.p,
+                                                ldb, b.stride, a.p, lda, a.stride, &beta, c.p, ldc,
+                                                c.stride, count));
   else
-    WEFT_CUBLAS_CHECK(cublasDgemmStridedBatched(h, BlasOp(tb), BlasOp(ta), N, M, K, &alpha, b, ldb,
-                                                sb, a, lda, sa, &beta, c, N, sc, count));
+    WEFT_CUBLAS_CHECK(cublasDgemmStridedBatched(h, BlasOp(tb), BlasOp(ta), N, M, K, &alpha, b.p,
+                                                ldb, b.stride, a.p, lda, a.stride, &beta, c.p, ldc,
+                                                c.stride, count));
+}
+
+// One row-major product, or `batch` of them over consecutive packed
+// matrices.
+template <typename T>
+void RowGemm(cublasHandle_t h, const char* op, bool ta, bool tb, int64_t m, int64_t n, int64_t k,
+             T alpha, const T* a, const T* b, T beta, T* c, int64_t batch = 1) {
+  RowGemmStrided<T>(h, op, ta, tb, m, n, k, alpha, {a, ta ? m : k, m * k}, {b, tb ? k : n, k * n},
+                    beta, {c, n, m * n}, batch);
 }
 
 }  // namespace cuda

@@ -7,7 +7,8 @@
 // comparisons, the scalar ops (with _maximum/_minimum_scalar and the six
 // scalar comparisons) and their gradients, and the broadcasting forward
 // ops (broadcast_add/sub/mul/div/maximum/minimum/power and the six
-// comparisons; kernels/cpu/broadcast.cc), for float32 and float64. One map kernel
+// comparisons; kernels/cpu/broadcast.cc) with the gradients of div,
+// maximum, minimum and power, for float32 and float64. One map kernel
 // per dtype switches on the (uniform) op code, which keeps nvcc's work to
 // two instantiations. Every kernel honours kNull/kWrite/kInplace/kAdd and
 // tolerates an output aliasing an input (each element is read first).
@@ -15,6 +16,7 @@
 
 #include "cuda/cuda_util.h"
 #include "cuda/elemwise.cuh"
+#include "cuda/reduce.cuh"
 #include "weft/dtype.h"
 
 namespace weft {
@@ -190,8 +192,8 @@ __global__ void BroadcastMapKernel(MapOp f, BroadcastIndex index, const T* a, co
   }
 }
 
-// The same-shape binary gradients with two outputs on (ograd, lhs, rhs).
-enum class BinGrad : int { kDiv, kMaximum, kMinimum };
+// The binary gradients with two outputs on (ograd, lhs, rhs).
+enum class BinGrad : int { kDiv, kMaximum, kMinimum, kPower };
 
 template <typename T>
 __device__ inline void StoreReq(int req, T* dst, T v) {
@@ -203,12 +205,16 @@ __device__ inline void StoreReq(int req, T* dst, T v) {
 
 // div: lhs_grad = g / r, rhs_grad = -g * l / r^2; maximum: g to lhs where
 // l >= r, to rhs where l < r; minimum: g to lhs where l <= r, to rhs where
-// l > r (a NaN in l or r sends nothing to either side, as on the CPU).
+// l > r (a NaN in l or r sends nothing to either side, as on the CPU);
+// power: lhs_grad = g * l^(r - 1) * r, rhs_grad = g * l^r * log(l).
 template <typename T>
 __host__ __device__ inline void ApplyBinaryGrad(BinGrad f, T g, T l, T r, T* dl, T* dr) {
   if (f == BinGrad::kDiv) {
     *dl = g / r;
     *dr = -*dl * l / r;
+  } else if (f == BinGrad::kPower) {
+    *dl = g * pow(l, r - T(1)) * r;
+    *dr = g * pow(l, r) * log(l);
   } else {
     const bool is_max = f == BinGrad::kMaximum;
     *dl = (is_max ? l >= r : l <= r) ? g : T(0);
@@ -226,6 +232,20 @@ __global__ void BinaryGrad(BinGrad f, const T* g, const T* l, const T* r, T* dl,
     ApplyBinaryGrad(f, g[i], l[i], r[i], &vl, &vr);
     StoreReq(ql, &dl[i], vl);
     StoreReq(qr, &dr[i], vr);
+  }
+}
+
+// The broadcasting form: (tl, tr)[i] = ApplyBinaryGrad at output element
+// i, with the operands' elements from `index`; full-size terms that
+// LaunchSumTo then sums to each operand's shape.
+template <typename T>
+__global__ void BroadcastBinaryGrad(BinGrad f, BroadcastIndex index, const T* g, const T* l,
+                                    const T* r, T* tl, T* tr, int64_t n) {
+  for (int64_t i = blockIdx.x * static_cast<int64_t>(blockDim.x) + threadIdx.x; i < n;
+       i += static_cast<int64_t>(blockDim.x) * gridDim.x) {
+    int64_t ia, ib;
+    index.Offsets(i, &ia, &ib);
+    ApplyBinaryGrad(f, g[i], l[ia], r[ib], &tl[i], &tr[i]);
   }
 }
 
@@ -359,6 +379,16 @@ const BinaryGradEntry kBinaryGradEntries[] = {
     {"_backward_div", BinGrad::kDiv},
     {"_backward_maximum", BinGrad::kMaximum},
     {"_backward_minimum", BinGrad::kMinimum},
+    {"_backward_power", BinGrad::kPower},
+};
+
+// The broadcasting gradients (ograd, lhs, rhs) -> (lhs_grad, rhs_grad) of
+// the broadcast ops above that have one.
+const BinaryGradEntry kBroadcastGradEntries[] = {
+    {"_backward_broadcast_div", BinGrad::kDiv},
+    {"_backward_broadcast_maximum", BinGrad::kMaximum},
+    {"_backward_broadcast_minimum", BinGrad::kMinimum},
+    {"_backward_broadcast_power", BinGrad::kPower},
 };
 
 Kernel MapKernelFor(const char* name, MapOp f, bool binary, Scalars sc) {
@@ -389,6 +419,29 @@ Kernel BinaryGradKernelFor(const char* name, BinGrad f) {
           n, static_cast<int>(req[0]), static_cast<int>(req[1]));
     });
     Finish(ctx, name);
+  };
+  return {"cuda", 0, fn, true};
+}
+
+// A kernel of a broadcasting gradient: the full-size terms in scratch
+// buffers, each summed to its operand's shape.
+Kernel BroadcastGradKernelFor(const char* name, BinGrad f) {
+  KernelFn fn = [name, f](const OpContext& ctx, const NodeAttrs&, const std::vector<TBlob>& in,
+                          const std::vector<OpReq>& req, const std::vector<TBlob>& out) {
+    UseDevice(ctx, name);
+    const Shape& big = in[0].shape;
+    const int64_t n = big.Size();
+    if (n == 0) return;
+    const BroadcastIndex index = MakeBroadcastIndex(in[1].shape, in[2].shape, big, name);
+    DispatchFloat(in[0].dtype, name, [&](auto t) {
+      using T = decltype(t);
+      DeviceBuffer tl(ctx, n * sizeof(T)), tr(ctx, n * sizeof(T));
+      BroadcastBinaryGrad<T><<<GridFor(n), kBlock, 0, StreamOf(ctx)>>>(
+          f, index, in[0].data<T>(), in[1].data<T>(), in[2].data<T>(), tl.as<T>(), tr.as<T>(), n);
+      LaunchSumTo(ctx, in[0].dtype, tl.get(), big, out[0].dptr, out[0].shape, req[0], name);
+      LaunchSumTo(ctx, in[0].dtype, tr.get(), big, out[1].dptr, out[1].shape, req[1], name);
+      Finish(ctx, name);  // before the scratch buffers are released
+    });
   };
   return {"cuda", 0, fn, true};
 }
@@ -425,6 +478,8 @@ void RegisterElemwiseCuda(KernelRegistry* reg) {
     reg->Add(e.name, DeviceType::kGPU, BroadcastKernelFor(e.name, e.f));
   for (const BinaryGradEntry& e : kBinaryGradEntries)
     reg->Add(e.name, DeviceType::kGPU, BinaryGradKernelFor(e.name, e.f));
+  for (const BinaryGradEntry& e : kBroadcastGradEntries)
+    reg->Add(e.name, DeviceType::kGPU, BroadcastGradKernelFor(e.name, e.f));
 }
 
 }  // namespace cuda

@@ -1,4 +1,4 @@
-// CUDA kernels of LayerNorm and _backward_LayerNorm (semantics as
+// CUDA kernels of LayerNorm, GroupNorm and their gradients (semantics as
 // core/src/op/nn_layernorm.cc and kernels/cpu/nn_layernorm.cc), float32
 // and float64.
 //
@@ -14,6 +14,13 @@
 // of 32 columns by 8 row lanes write per-chunk partial sums that a last
 // kernel adds in a fixed order, so results do not depend on scheduling.
 // Every output honours kNull/kWrite/kInplace/kAdd.
+//
+// GroupNorm is the same row computation on contiguous rows (the N *
+// num_groups groups, each C / num_groups * spatial long) with a scalar
+// gamma/beta per row (gamma[row % num_groups], MXNet 1.x's per-group
+// parameters). Its backward keeps each row's sum(dy) and sum(dy * xhat),
+// which give dx and, added over the rows of each group in a fixed order,
+// dgamma and dbeta.
 #include <algorithm>
 
 #include "cuda/cuda_util.h"
@@ -78,9 +85,12 @@ __device__ void RowMoments(const LNGeom& g, const T* xr, double eps, double* scr
   *rstd = 1.0 / sqrt(BlockSum(q, scratch) / static_cast<double>(g.C) + eps);
 }
 
+// `groups` 0: gamma and beta per column (LayerNorm); else one per row,
+// gamma[row % groups] (GroupNorm).
 template <typename T>
-__global__ void LayerNormFwd(LNGeom g, double eps, const T* x, const T* gamma, const T* beta, T* y,
-                             int req_y, T* mean_out, int req_m, T* std_out, int req_s) {
+__global__ void LayerNormFwd(LNGeom g, int64_t groups, double eps, const T* x, const T* gamma,
+                             const T* beta, T* y, int req_y, T* mean_out, int req_m, T* std_out,
+                             int req_s) {
   __shared__ double scratch[32];
   for (int64_t row = blockIdx.x; row < g.Rows(); row += gridDim.x) {
     const int64_t base = g.Base(row);
@@ -93,8 +103,8 @@ __global__ void LayerNormFwd(LNGeom g, double eps, const T* x, const T* gamma, c
     if (req_y == static_cast<int>(OpReq::kNull)) continue;
     const T tm = static_cast<T>(m), tr = static_cast<T>(r);
     for (int64_t c = threadIdx.x; c < g.C; c += blockDim.x) {
-      const int64_t i = base + c * g.inner;
-      StoreReq(req_y, &y[i], (x[i] - tm) * tr * gamma[c] + beta[c]);
+      const int64_t i = base + c * g.inner, p = groups ? row % groups : c;
+      StoreReq(req_y, &y[i], (x[i] - tm) * tr * gamma[p] + beta[p]);
     }
   }
 }
@@ -128,6 +138,56 @@ __global__ void LayerNormBwdData(LNGeom g, double eps, const T* dy, const T* x, 
       StoreReq(req_dx, &dx[i],
                static_cast<T>(r * (static_cast<double>(dy[i]) * gamma[c] - (a + xh * b) / g.C)));
     }
+  }
+}
+
+// GroupNorm, per row: sums[row] = sum(dy), sums[rows + row] = sum(dy *
+// xhat), and dx (when requested) = rstd * gamma_r * (dy - (sum(dy) + xhat *
+// sum(dy * xhat)) / C).
+template <typename T>
+__global__ void GroupNormBwdData(LNGeom g, int64_t groups, double eps, const T* dy, const T* x,
+                                 const T* gamma, T* dx, int req_dx, double* sums) {
+  __shared__ double scratch[32];
+  for (int64_t row = blockIdx.x; row < g.Rows(); row += gridDim.x) {
+    const int64_t base = g.Base(row);
+    double m, r;
+    RowMoments(g, x + base, eps, scratch, &m, &r);
+    double a = 0, b = 0;
+    for (int64_t c = threadIdx.x; c < g.C; c += blockDim.x) {
+      const double d = dy[base + c];
+      a += d;
+      b += d * (static_cast<double>(x[base + c]) - m) * r;
+    }
+    a = BlockSum(a, scratch);
+    b = BlockSum(b, scratch);
+    if (threadIdx.x == 0) {
+      sums[row] = a;
+      sums[g.Rows() + row] = b;
+    }
+    if (req_dx == static_cast<int>(OpReq::kNull)) continue;
+    const double k = r * static_cast<double>(gamma[row % groups]);
+    for (int64_t c = threadIdx.x; c < g.C; c += blockDim.x) {
+      const double xh = (static_cast<double>(x[base + c]) - m) * r;
+      StoreReq(req_dx, &dx[base + c],
+               static_cast<T>(k * (static_cast<double>(dy[base + c]) - (a + xh * b) / g.C)));
+    }
+  }
+}
+
+// GroupNorm: dgamma[p] and dbeta[p] add the row sums of rows p, p + groups,
+// ... in order.
+template <typename T>
+__global__ void GroupNormParamStore(int64_t rows, int64_t groups, const double* sums, T* dgamma,
+                                    int req_g, T* dbeta, int req_b) {
+  for (int64_t p = blockIdx.x * static_cast<int64_t>(blockDim.x) + threadIdx.x; p < groups;
+       p += static_cast<int64_t>(blockDim.x) * gridDim.x) {
+    double sg = 0, sb = 0;
+    for (int64_t row = p; row < rows; row += groups) {
+      sb += sums[row];
+      sg += sums[rows + row];
+    }
+    StoreReq(req_g, &dgamma[p], static_cast<T>(sg));
+    StoreReq(req_b, &dbeta[p], static_cast<T>(sb));
   }
 }
 
@@ -192,7 +252,7 @@ void LayerNormCuda(const OpContext& ctx, const NodeAttrs& attrs, const std::vect
   DispatchFloat(in[0].dtype, op, [&](auto v) {
     using T = decltype(v);
     LayerNormFwd<T><<<RowBlocks(g.Rows()), kBlock, 0, StreamOf(ctx)>>>(
-        g, eps, in[0].data<T>(), in[1].data<T>(), in[2].data<T>(), out[0].data<T>(), R(req[0]),
+        g, 0, eps, in[0].data<T>(), in[1].data<T>(), in[2].data<T>(), out[0].data<T>(), R(req[0]),
         stats ? out[1].data<T>() : nullptr, stats ? R(req[1]) : 0,
         stats ? out[2].data<T>() : nullptr, stats ? R(req[2]) : 0);
   });
@@ -231,11 +291,63 @@ void LayerNormBackwardCuda(const OpContext& ctx, const NodeAttrs& attrs,
   });
 }
 
+// GroupNorm's rows as an LNGeom: N * num_groups contiguous rows.
+LNGeom GroupGeom(const NodeAttrs& attrs, const Shape& s, int64_t* groups) {
+  *groups = attrs.params.GetInt("num_groups");
+  const int64_t rows = s[0] * *groups;
+  return {rows, rows ? s.Size() / rows : 0, 1};
+}
+
+void GroupNormCuda(const OpContext& ctx, const NodeAttrs& attrs, const std::vector<TBlob>& in,
+                   const std::vector<OpReq>& req, const std::vector<TBlob>& out) {
+  const char* op = "GroupNorm";
+  UseDevice(ctx, op);
+  int64_t groups;
+  const LNGeom g = GroupGeom(attrs, in[0].shape, &groups);
+  const double eps = attrs.params.GetFloat("eps");
+  if (g.Rows() == 0) return;
+  const bool stats = out.size() == 3;
+  DispatchFloat(in[0].dtype, op, [&](auto v) {
+    using T = decltype(v);
+    LayerNormFwd<T><<<RowBlocks(g.Rows()), kBlock, 0, StreamOf(ctx)>>>(
+        g, groups, eps, in[0].data<T>(), in[1].data<T>(), in[2].data<T>(), out[0].data<T>(),
+        R(req[0]), stats ? out[1].data<T>() : nullptr, stats ? R(req[1]) : 0,
+        stats ? out[2].data<T>() : nullptr, stats ? R(req[2]) : 0);
+  });
+  Finish(ctx, op);
+}
+
+// in: ograd, data, gamma; out: data_grad, gamma_grad, beta_grad.
+void GroupNormBackwardCuda(const OpContext& ctx, const NodeAttrs& attrs,
+                           const std::vector<TBlob>& in, const std::vector<OpReq>& req,
+                           const std::vector<TBlob>& out) {
+  const char* op = "_backward_GroupNorm";
+  UseDevice(ctx, op);
+  int64_t groups;
+  const LNGeom g = GroupGeom(attrs, in[1].shape, &groups);
+  const double eps = attrs.params.GetFloat("eps");
+  const int64_t rows = g.Rows();
+  cudaStream_t s = StreamOf(ctx);
+  DispatchFloat(in[0].dtype, op, [&](auto v) {
+    using T = decltype(v);
+    DeviceBuffer sums(ctx, 2 * std::max<int64_t>(rows, 1) * sizeof(double));
+    if (rows > 0)
+      GroupNormBwdData<T><<<RowBlocks(rows), kBlock, 0, s>>>(
+          g, groups, eps, in[0].data<T>(), in[1].data<T>(), in[2].data<T>(), out[0].data<T>(),
+          R(req[0]), sums.as<double>());
+    GroupNormParamStore<T><<<GridFor(groups), kBlock, 0, s>>>(
+        rows, groups, sums.as<double>(), out[1].data<T>(), R(req[1]), out[2].data<T>(), R(req[2]));
+    Finish(ctx, op);  // before the scratch buffer is released
+  });
+}
+
 }  // namespace
 
 void RegisterNNLayerNormCuda(KernelRegistry* reg) {
   reg->Add("LayerNorm", DeviceType::kGPU, {"cuda", 0, LayerNormCuda, true});
   reg->Add("_backward_LayerNorm", DeviceType::kGPU, {"cuda", 0, LayerNormBackwardCuda, true});
+  reg->Add("GroupNorm", DeviceType::kGPU, {"cuda", 0, GroupNormCuda, true});
+  reg->Add("_backward_GroupNorm", DeviceType::kGPU, {"cuda", 0, GroupNormBackwardCuda, true});
 }
 
 }  // namespace cuda

@@ -1,5 +1,7 @@
 // CUDA kernels of sum, mean, max, min, prod, nansum, nanprod, norm and their
-// gradients (semantics as kernels/cpu/reduce.cc; float32/float64 here, the
+// gradients, and _broadcast_backward_reduce with LaunchSumTo (the sum to a
+// broadcast operand's shape, cuda/reduce.cuh) (semantics as
+// kernels/cpu/reduce.cc and broadcast.cc; float32/float64 here, the
 // integer reductions stay on the CPU kernels). Which axes are reduced is
 // decided by the shared kernels/reduce_axes.h.
 //
@@ -15,6 +17,7 @@
 
 #include "cuda/broadcast_index.h"
 #include "cuda/cuda_util.h"
+#include "cuda/reduce.cuh"
 #include "reduce_axes.h"
 #include "weft/dtype.h"
 
@@ -45,8 +48,8 @@ struct ReduceGeometry {
   int64_t num_kept = 1, num_reduced = 1;
 };
 
-ReduceGeometry MakeGeometry(const NodeAttrs& attrs, const Shape& data, const char* op) {
-  const std::vector<bool> flags = ReducedAxisFlags(attrs, data.ndim());
+// `flags` marks the reduced axes of `data`.
+ReduceGeometry MakeGeometry(const std::vector<bool>& flags, const Shape& data, const char* op) {
   std::vector<int64_t> extents, strides;
   std::vector<bool> reduced;
   int64_t stride = 1;
@@ -165,19 +168,30 @@ int BlockFor(int64_t num_reduced) {
   return t;
 }
 
+// Launches ReduceKernel<R> over `x` (shape `data`, the axes in `flags`
+// reduced) into `y` with request `req`; does not wait.
+template <typename R>
+void LaunchReduce(const OpContext& ctx, DType t, const void* x, const Shape& data,
+                  const std::vector<bool>& flags, void* y, OpReq req, Post post, const char* op) {
+  if (req == OpReq::kNull) return;
+  const ReduceGeometry g = MakeGeometry(flags, data, op);
+  if (g.num_kept == 0) return;
+  DispatchFloat(t, op, [&](auto v) {
+    using T = decltype(v);
+    const int grid = static_cast<int>(g.num_kept < 65535 ? g.num_kept : 65535);
+    ReduceKernel<R, T><<<grid, BlockFor(g.num_reduced), 0, StreamOf(ctx)>>>(
+        g, static_cast<const T*>(x), static_cast<T*>(y), req == OpReq::kAdd, post);
+  });
+}
+
 template <typename R>
 void ReduceForward(const OpContext& ctx, const NodeAttrs& attrs, const std::vector<TBlob>& in,
                    const std::vector<OpReq>& req, const std::vector<TBlob>& out, Post post) {
   const char* op = attrs.op->name.c_str();
   UseDevice(ctx, op);
-  if (req[0] == OpReq::kNull || out[0].Size() == 0) return;
-  const ReduceGeometry g = MakeGeometry(attrs, in[0].shape, op);
-  DispatchFloat(in[0].dtype, op, [&](auto t) {
-    using T = decltype(t);
-    const int grid = static_cast<int>(g.num_kept < 65535 ? g.num_kept : 65535);
-    ReduceKernel<R, T><<<grid, BlockFor(g.num_reduced), 0, StreamOf(ctx)>>>(
-        g, in[0].data<T>(), out[0].data<T>(), req[0] == OpReq::kAdd, post);
-  });
+  if (out[0].Size() == 0) return;
+  LaunchReduce<R>(ctx, in[0].dtype, in[0].dptr, in[0].shape,
+                  ReducedAxisFlags(attrs, in[0].shape.ndim()), out[0].dptr, req[0], post, op);
   Finish(ctx, op);
 }
 
@@ -281,25 +295,44 @@ WEFT_REDUCE_KERNEL(NormBackward,
 
 #undef WEFT_REDUCE_KERNEL
 
+// _broadcast_backward_reduce(ograd, like): ograd summed to like's shape.
+void BroadcastBackwardReduce(const OpContext& ctx, const NodeAttrs&, const std::vector<TBlob>& in,
+                             const std::vector<OpReq>& req, const std::vector<TBlob>& out) {
+  const char* op = "_broadcast_backward_reduce";
+  UseDevice(ctx, op);
+  LaunchSumTo(ctx, in[0].dtype, in[0].dptr, in[0].shape, out[0].dptr, out[0].shape, req[0], op);
+  Finish(ctx, op);
+}
+
 }  // namespace
 
+void LaunchSumTo(const OpContext& ctx, DType t, const void* src, const Shape& big, void* dst,
+                 const Shape& small, OpReq req, const char* op) {
+  const int lead = big.ndim() - small.ndim();
+  std::vector<bool> flags(big.ndim());
+  for (int i = 0; i < big.ndim(); ++i) flags[i] = i < lead || small[i - lead] == 1;
+  LaunchReduce<SumR>(ctx, t, src, big, flags, dst, req, Post::kNone, op);
+}
+
 void RegisterReduceCuda(KernelRegistry* reg) {
-  const std::pair<const char*, KernelFn> kernels[] = {{"sum", SumForward},
-                                                      {"mean", MeanForward},
-                                                      {"max", MaxForward},
-                                                      {"min", MinForward},
-                                                      {"prod", ProdForward},
-                                                      {"nansum", NanSumForward},
-                                                      {"nanprod", NanProdForward},
-                                                      {"norm", NormForward},
-                                                      {"_backward_sum", SumBackward},
-                                                      {"_backward_mean", MeanBackward},
-                                                      {"_backward_max", MaxBackward},
-                                                      {"_backward_min", MinBackward},
-                                                      {"_backward_prod", ProdBackward},
-                                                      {"_backward_nansum", NanSumBackward},
-                                                      {"_backward_nanprod", NanProdBackward},
-                                                      {"_backward_norm", NormBackward}};
+  const std::pair<const char*, KernelFn> kernels[] = {
+      {"sum", SumForward},
+      {"mean", MeanForward},
+      {"max", MaxForward},
+      {"min", MinForward},
+      {"prod", ProdForward},
+      {"nansum", NanSumForward},
+      {"nanprod", NanProdForward},
+      {"norm", NormForward},
+      {"_backward_sum", SumBackward},
+      {"_backward_mean", MeanBackward},
+      {"_backward_max", MaxBackward},
+      {"_backward_min", MinBackward},
+      {"_backward_prod", ProdBackward},
+      {"_backward_nansum", NanSumBackward},
+      {"_backward_nanprod", NanProdBackward},
+      {"_backward_norm", NormBackward},
+      {"_broadcast_backward_reduce", BroadcastBackwardReduce}};
   for (const auto& [name, fn] : kernels) reg->Add(name, DeviceType::kGPU, {"cuda", 0, fn, true});
 }
 

@@ -106,34 +106,61 @@ WEFT_BACKEND_CASES(fully_connected) {
   return cases;
 }
 
-// A 2-layer bidirectional LSTM (T=4, N=3, 6 inputs, 5 states) with state
-// outputs; its backward takes (data, parameters, h0, c0, dy, dhy, dcy).
-WEFT_BACKEND_CASES(rnn) {
-  const StringMap p = {{"mode", "lstm"},
-                       {"state_size", "5"},
-                       {"num_layers", "2"},
-                       {"bidirectional", "True"},
-                       {"state_outputs", "True"}};
-  auto inputs = [p](DType t) {
-    std::vector<Shape> in = {Shape({4, 3, 6}), Shape(), Shape(), Shape()}, out;
+// RNN forward and backward (T=4, N=3, 6 inputs, 5 states): a 2-layer
+// bidirectional LSTM with state outputs, each other mode, an LSTM with a
+// projection, one with cell clipping and one with sequence lengths. The
+// backward takes (RNN's inputs, ograd of each output); mixed requests.
+std::vector<BackendCase> RnnCases(StringMap p) {
+  const bool lens = p.count("use_sequence_length") > 0;
+  auto inputs = [p, lens](DType t) {
+    std::vector<Shape> in = {Shape({4, 3, 6}), Shape(), Shape()}, out;
+    if (p.at("mode") == "lstm") in.push_back(Shape());
+    if (lens) in.push_back(Shape({3}));
     WEFT_CHECK(test::InferShapes("RNN", p, &in, &out)) << "RNN shape inference";
     std::vector<NDArray> x;
-    for (size_t i = 0; i < in.size(); ++i)
+    for (size_t i = 0; i + (lens ? 1 : 0) < in.size(); ++i)
       x.push_back(test::RandomArray(in[i], t, i == 1 ? -0.7 : -1, i == 1 ? 0.7 : 1,
                                     71 + static_cast<unsigned>(i)));
-    return x;
+    if (lens) x.push_back(test::Array({3}, {4, 1, 3}, t));
+    return std::make_pair(x, out);
   };
+  test::CompareOptions o;
+  o.mixed = true;
+  BackendCase fwd(
+      "RNN", [inputs](DType t) { return inputs(t).first; }, p, o);
   BackendCase bwd(
       "_backward_RNN",
       [inputs](DType t) {
-        std::vector<NDArray> x = inputs(t);
-        x.push_back(test::RandomArray({4, 3, 10}, t, -1, 1, 1));
-        x.push_back(test::RandomArray({4, 3, 5}, t, -1, 1, 2));
-        x.push_back(test::RandomArray({4, 3, 5}, t, -1, 1, 3));
+        auto [x, out] = inputs(t);
+        for (size_t i = 0; i < out.size(); ++i)
+          x.push_back(test::RandomArray(out[i], t, -1, 1, 1 + static_cast<unsigned>(i)));
         return x;
       },
-      p);
-  return {BackendCase("RNN", inputs, p), bwd};
+      p, o);
+  return {fwd, bwd};
+}
+
+WEFT_BACKEND_CASES(rnn) {
+  std::vector<BackendCase> cases;
+  const StringMap base = {{"state_size", "5"}, {"num_layers", "2"}, {"state_outputs", "True"}};
+  auto with = [&base](StringMap extra) {
+    StringMap p = base;
+    for (auto& [k, v] : extra) p[k] = v;
+    return p;
+  };
+  Append(&cases, RnnCases(with({{"mode", "lstm"}, {"bidirectional", "True"}})));
+  for (const char* mode : {"gru", "rnn_relu", "rnn_tanh"})
+    Append(&cases, RnnCases(with({{"mode", mode}, {"bidirectional", "True"}})));
+  Append(&cases,
+         RnnCases(with({{"mode", "gru"}, {"num_layers", "1"}, {"state_outputs", "False"}})));
+  Append(&cases, RnnCases(with({{"mode", "lstm"}, {"projection_size", "3"}})));
+  Append(&cases,
+         RnnCases(with(
+             {{"mode", "lstm"}, {"lstm_state_clip_min", "-0.2"}, {"lstm_state_clip_max", "0.3"}})));
+  Append(&cases,
+         RnnCases(
+             with({{"mode", "lstm"}, {"bidirectional", "True"}, {"use_sequence_length", "True"}})));
+  return cases;
 }
 
 // The channel-blocked kernels the layout pass selects, on plain and blocked

@@ -54,6 +54,28 @@ WEFT_BACKEND_CASES(elemwise_broadcast) {
        {"_equal", "_not_equal", "_greater", "_greater_equal", "_lesser", "_lesser_equal"})
     cases.emplace_back(op, std::vector<In>{{s, -1, 1}, {s, -1, 1}});
   cases.emplace_back("_power", std::vector<In>{{s, 0.5, 2}, {s, -1, 2}});
+  cases.emplace_back("_backward_power", std::vector<In>{{s, -1, 1}, {s, 0.5, 2}, {s, -1, 2}});
+  return cases;
+}
+
+// The broadcasting gradients: ograd summed to each operand's shape, with
+// the operand of extent-1 axes on either side, of fewer axes, or the
+// output's own shape.
+WEFT_BACKEND_CASES(elemwise_broadcast_grad) {
+  std::vector<BackendCase> cases;
+  const Shape big{2, 3, 4}, row{3, 1}, col{2, 1, 4}, last{4}, one{1};
+  for (const Shape& like : {row, col, last, one, big})
+    cases.emplace_back("_broadcast_backward_reduce", std::vector<In>{{big, -1, 1}, {like, -1, 1}});
+  for (const char* op : {"_backward_broadcast_maximum", "_backward_broadcast_minimum"}) {
+    cases.emplace_back(op, std::vector<In>{{big, -1, 1}, {big, -2, 2}, {row, -2, 2}});
+    cases.emplace_back(op, std::vector<In>{{big, -1, 1}, {col, -2, 2}, {big, -2, 2}});
+  }
+  cases.emplace_back("_backward_broadcast_div",
+                     std::vector<In>{{big, -1, 1}, {big, -2, 2}, {row, 0.5, 2}});
+  cases.emplace_back("_backward_broadcast_div",
+                     std::vector<In>{{big, -1, 1}, {last, -2, 2}, {big, 0.5, 2}});
+  cases.emplace_back("_backward_broadcast_power",
+                     std::vector<In>{{big, -1, 1}, {big, 0.5, 2}, {col, -1, 2}});
   return cases;
 }
 

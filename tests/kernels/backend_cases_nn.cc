@@ -279,6 +279,34 @@ WEFT_BACKEND_CASES(nn_layernorm) {
   return cases;
 }
 
+// GroupNorm: one group and several, the mean/std outputs, groups longer than
+// a GPU block, several groups sharing a gamma/beta across the batch; gamma
+// and beta are (num_groups,); its backward takes (ograd, data, gamma).
+WEFT_BACKEND_CASES(nn_groupnorm) {
+  std::vector<BackendCase> cases;
+  struct C {
+    Shape data;
+    int groups;
+    bool mean_var;
+  };
+  const std::vector<C> params = {
+      {{2, 4, 3}, 1, false},       // one group per sample
+      {{3, 6, 2, 2}, 3, true},     // with mean and std
+      {{2, 8, 16, 16}, 2, false},  // groups longer than a block
+      {{5, 4, 1, 3}, 4, true},     // one channel per group
+  };
+  for (const C& c : params) {
+    const Shape g({c.groups});
+    const StringMap p{{"num_groups", std::to_string(c.groups)},
+                      {"output_mean_var", c.mean_var ? "True" : "False"},
+                      {"eps", "1e-3"}};
+    cases.emplace_back("GroupNorm", std::vector<In>{{c.data, -2, 3}, {g, 0.5, 1.5}, {g, -1, 1}}, p);
+    cases.emplace_back("_backward_GroupNorm",
+                       std::vector<In>{{c.data, -1, 1}, {c.data, -2, 3}, {g, 0.5, 1.5}}, p);
+  }
+  return cases;
+}
+
 // SequenceMask on (T=5, N=4, 3) along axis 0 and (N=4, T=5, 3) along axis 1,
 // without lengths, with fractional lengths (truncated) and with integer
 // ones (0 and T included); and on two dimensions.
@@ -311,6 +339,33 @@ WEFT_BACKEND_CASES(nn_sequence_mask) {
                                     test::Array({3}, {6, 1, 3}, t)};
       },
       StringMap{{"use_sequence_length", "True"}});
+  return cases;
+}
+
+// The interleaved attention matmuls (BERT's exports): self-attention on
+// qkv (L=5, B=2, heads=3 * 3 * D=4) and encoder-decoder on queries (Lq=3,
+// B=2, 2 * 4) and keys_values (Lk=6, B=2, 2 * 2 * 4), forward and backward
+// with mixed requests.
+WEFT_BACKEND_CASES(interleaved_matmul) {
+  std::vector<BackendCase> cases;
+  test::CompareOptions o;
+  o.mixed = true;
+  const Shape qkv{5, 2, 36}, att{6, 5, 5}, q{3, 2, 8}, kv{6, 2, 16}, att2{4, 3, 6};
+  const StringMap h3{{"heads", "3"}}, h2{{"heads", "2"}};
+  cases.emplace_back("_contrib_interleaved_matmul_selfatt_qk", std::vector<In>{{qkv}}, h3, o);
+  cases.emplace_back("_backward_interleaved_matmul_selfatt_qk", std::vector<In>{{att}, {qkv}}, h3,
+                     o);
+  cases.emplace_back("_contrib_interleaved_matmul_selfatt_valatt",
+                     std::vector<In>{{qkv}, {att, 0, 1}}, h3, o);
+  cases.emplace_back("_backward_interleaved_matmul_selfatt_valatt",
+                     std::vector<In>{{{5, 2, 12}}, {qkv}, {att, 0, 1}}, h3, o);
+  cases.emplace_back("_contrib_interleaved_matmul_encdec_qk", std::vector<In>{{q}, {kv}}, h2, o);
+  cases.emplace_back("_backward_interleaved_matmul_encdec_qk", std::vector<In>{{att2}, {q}, {kv}},
+                     h2, o);
+  cases.emplace_back("_contrib_interleaved_matmul_encdec_valatt",
+                     std::vector<In>{{kv}, {att2, 0, 1}}, h2, o);
+  cases.emplace_back("_backward_interleaved_matmul_encdec_valatt",
+                     std::vector<In>{{{3, 2, 8}}, {kv}, {att2, 0, 1}}, h2, o);
   return cases;
 }
 

@@ -2,6 +2,8 @@
 // Concat/SliceChannel, Dropout (inference and p = 0, where it is
 // deterministic) and Embedding: forward and backward, float32 and float64,
 // write and add requests.
+#include <random>
+
 #include "util/backend_harness.h"
 
 namespace weft {
@@ -142,6 +144,132 @@ WEFT_BACKEND_CASES(embedding) {
       {{"input_dim", "5"}, {"output_dim", "3"}}, exact);
   ints.dtypes = {DType::kFloat32};
   cases.push_back(ints);
+  return cases;
+}
+
+// _contrib_ROIAlign on a (2, C, 8, 8) map at spatial_scale 0.5: ROIs in
+// both images, one reaching past the map, one with a fractional corner and
+// one with batch index -1 (no taps: zeros); adaptive and fixed sampling,
+// aligned, and position-sensitive channels. Its backward takes (ograd,
+// rois, data).
+WEFT_BACKEND_CASES(roi_align) {
+  std::vector<BackendCase> cases;
+  const std::vector<double> boxes = {0,  1,   1,   10, 12,  //
+                                     1,  0,   2,   15, 9,   //
+                                     0,  3.5, 4.2, 6,  14,  //
+                                     1,  9,   6,   21, 19,  //
+                                     -1, 0,   0,   4,  4};
+  const std::vector<StringMap> params = {
+      {{"pooled_size", "(2,2)"}, {"spatial_scale", "0.5"}},
+      {{"pooled_size", "(3,2)"}, {"spatial_scale", "0.5"}, {"sample_ratio", "2"}},
+      {{"pooled_size", "(2,3)"}, {"spatial_scale", "0.5"}, {"aligned", "True"}},
+      {{"pooled_size", "(2,2)"}, {"spatial_scale", "0.5"}, {"position_sensitive", "True"}},
+  };
+  for (const StringMap& p : params) {
+    const bool ps = p.count("position_sensitive") > 0;
+    const Shape data{2, ps ? 12 : 3, 8, 8};
+    auto inputs = [boxes, data](DType t) {
+      return std::vector<NDArray>{test::RandomArray(data, t, -1, 1, 5),
+                                  test::Array({5, 5}, boxes, t)};
+    };
+    cases.emplace_back("_contrib_ROIAlign", inputs, p);
+    cases.emplace_back(
+        "_backward_ROIAlign",
+        [inputs, p](DType t) {
+          const std::vector<NDArray> x = inputs(t);
+          const Shape out = test::RunCpu("_contrib_ROIAlign", x, p)[0].shape();
+          return std::vector<NDArray>{test::RandomArray(out, t, -1, 1, 6), x[1], x[0]};
+        },
+        p);
+  }
+  return cases;
+}
+
+// _contrib_box_nms on 2 batches of 40 rows (id, score, x1, y1, x2, y2):
+// scores from a small set (ties keep the input order), some below
+// valid_thresh, classes 0..2 with 0 as the background in one case; per
+// class and forced suppression, topk, center input and output, topk = 0
+// (the data unchanged). Compared exactly: the ops select and copy rows.
+// Its backward takes (ograd, the index output).
+NDArray NMSBoxes(DType t) {
+  std::mt19937 rng(17);
+  std::uniform_real_distribution<double> u(0, 10);
+  const double scores[] = {0.05, 0.3, 0.3, 0.45, 0.6, 0.9, 0.9};
+  std::vector<double> v;
+  for (int i = 0; i < 80; ++i) {
+    const double x = u(rng), y = u(rng);
+    v.insert(v.end(), {static_cast<double>(rng() % 3), scores[rng() % 7], x, y, x + 1 + u(rng) / 3,
+                       y + 1 + u(rng) / 3});
+  }
+  return test::Array({2, 40, 6}, v, t);
+}
+
+WEFT_BACKEND_CASES(box_nms) {
+  std::vector<BackendCase> cases;
+  const StringMap base = {{"overlap_thresh", "0.3"}, {"valid_thresh", "0.1"}, {"topk", "-1"}};
+  auto with = [&base](StringMap extra) {
+    StringMap p = base;
+    for (auto& [k, v] : extra) p[k] = v;
+    return p;
+  };
+  const std::vector<StringMap> params = {
+      with({}),
+      with({{"id_index", "0"}}),
+      with({{"id_index", "0"}, {"force_suppress", "True"}, {"topk", "12"}}),
+      with({{"id_index", "0"}, {"background_id", "0"}}),
+      with({{"in_format", "center"}, {"out_format", "corner"}}),
+      with({{"out_format", "center"}}),
+      with({{"topk", "0"}}),
+  };
+  test::CompareOptions o;
+  o.exact = true;
+  for (const StringMap& p : params) {
+    cases.emplace_back(
+        "_contrib_box_nms", [](DType t) { return std::vector<NDArray>{NMSBoxes(t)}; }, p, o);
+    cases.emplace_back(
+        "_backward_contrib_box_nms",
+        [p](DType t) {
+          const std::vector<NDArray> y = test::RunCpu("_contrib_box_nms", {NMSBoxes(t)}, p);
+          return std::vector<NDArray>{test::RandomArray(y[0].shape(), t, -1, 1, 9), y[1]};
+        },
+        p);
+  }
+  return cases;
+}
+
+// _contrib_MultiBoxPrior on a (1, 2, 5, 7) map (sizes, ratios, steps,
+// offsets, clip) and _contrib_MultiBoxDetection on its anchors: 2 batches,
+// 4 classes, softmax-like probabilities from a small set (ties), clipping,
+// per-class and forced suppression, nms_topk, and an nms_threshold outside
+// (0, 1] (no suppression).
+WEFT_BACKEND_CASES(multibox) {
+  std::vector<BackendCase> cases;
+  const StringMap prior = {{"sizes", "(0.3,0.6)"}, {"ratios", "(1,2,0.5)"}, {"clip", "True"}};
+  cases.emplace_back("_contrib_MultiBoxPrior", std::vector<In>{{{1, 2, 5, 7}}}, prior);
+  cases.emplace_back(
+      "_contrib_MultiBoxPrior", std::vector<In>{{{1, 1, 3, 4}}},
+      StringMap{{"sizes", "(0.5,)"}, {"steps", "(0.2,0.25)"}, {"offsets", "(0.25,0.75)"}});
+  auto inputs = [prior](DType t) {
+    const NDArray anchors = test::RunCpu("_contrib_MultiBoxPrior",
+                                         {test::RandomArray({1, 2, 5, 7}, t, 0, 1, 1)}, prior)[0];
+    const int64_t na = anchors.shape()[1];
+    std::mt19937 rng(23);
+    const double levels[] = {0.05, 0.2, 0.2, 0.4, 0.7, 0.7, 0.9};
+    std::vector<double> prob(static_cast<size_t>(2 * 4 * na));
+    for (double& v : prob) v = levels[rng() % 7];
+    return std::vector<NDArray>{test::Array({2, 4, na}, prob, t),
+                                test::RandomArray({2, na * 4}, t, -0.5, 0.5, 2), anchors};
+  };
+  const StringMap base = {{"threshold", "0.1"}, {"nms_threshold", "0.45"}};
+  auto with = [&base](StringMap extra) {
+    StringMap p = base;
+    for (auto& [k, v] : extra) p[k] = v;
+    return p;
+  };
+  for (const StringMap& p :
+       {with({}), with({{"clip", "False"}}), with({{"force_suppress", "True"}}),
+        with({{"nms_topk", "20"}}), with({{"nms_threshold", "1.5"}})})
+    cases.emplace_back("_contrib_MultiBoxDetection", inputs, p);
   return cases;
 }
 
