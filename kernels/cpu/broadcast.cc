@@ -326,10 +326,12 @@ void RegisterBroadcastCpu(KernelRegistry* reg) {
       BroadcastKernel<true>("broadcast_maximum", [](auto a, auto b) { return Maximum(a, b); }));
   add("broadcast_minimum",
       BroadcastKernel<true>("broadcast_minimum", [](auto a, auto b) { return Minimum(a, b); }));
-  add("broadcast_power",
-      BroadcastKernel("broadcast_power", [](auto a, auto b) { return std::pow(a, b); }));
-  add("broadcast_hypot",
-      BroadcastKernel("broadcast_hypot", [](auto a, auto b) { return std::hypot(a, b); }));
+  add("broadcast_power", BroadcastKernel<true>("broadcast_power", ViaFloat([](auto a, auto b) {
+                                                 return std::pow(a, b);
+                                               })));
+  add("broadcast_hypot", BroadcastKernel<true>("broadcast_hypot", ViaFloat([](auto a, auto b) {
+                                                 return std::hypot(a, b);
+                                               })));
   add("broadcast_mod",
       BroadcastKernel<true>("broadcast_mod", [](auto a, auto b) { return Mod(a, b); }));
   ForEachCompare([&add](const CompareNames& n, auto f) {

@@ -1,8 +1,8 @@
 // CPU kernels of the same-shape binary elementwise ops (elemwise_add/sub/
 // mul/div, _maximum/_minimum/_power/_hypot/_mod) and their `_backward_*`
-// ops, for float32 and float64 (the four arithmetic ops and _maximum/
-// _minimum/_mod also for int32, int64, int8 and uint8, as MXNet; integer
-// division truncates and gives 0 for a zero divisor, see Div). Every kernel
+// ops, for float32 and float64 (the forward ops also for int32, int64, int8
+// and uint8, as MXNet: _power/_hypot in float32, ViaFloat; integer division
+// truncates and gives 0 for a zero divisor, see Div). Every kernel
 // honours kNull/kWrite/kInplace/kAdd and tolerates outputs aliasing inputs
 // (each element's inputs are read before its outputs are written).
 // elemwise_add is also what imperative req=add accumulation calls with the
@@ -32,8 +32,10 @@ void RegisterElemwiseBinaryCpu(KernelRegistry* reg) {
   auto add = [reg](const char* name, Kernel k) { reg->Add(name, DeviceType::kCPU, std::move(k)); };
   add("_maximum", BinaryKernel<true>("_maximum", [](auto a, auto b) { return Maximum(a, b); }));
   add("_minimum", BinaryKernel<true>("_minimum", [](auto a, auto b) { return Minimum(a, b); }));
-  add("_power", BinaryKernel("_power", [](auto a, auto b) { return std::pow(a, b); }));
-  add("_hypot", BinaryKernel("_hypot", [](auto a, auto b) { return std::hypot(a, b); }));
+  add("_power",
+      BinaryKernel<true>("_power", ViaFloat([](auto a, auto b) { return std::pow(a, b); })));
+  add("_hypot",
+      BinaryKernel<true>("_hypot", ViaFloat([](auto a, auto b) { return std::hypot(a, b); })));
   add("_mod", BinaryKernel<true>("_mod", [](auto a, auto b) { return Mod(a, b); }));
   add("_backward_maximum",
       BinaryBackwardKernel(

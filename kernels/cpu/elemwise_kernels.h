@@ -8,6 +8,7 @@
 #define WEFT_KERNELS_CPU_ELEMWISE_KERNELS_H_
 
 #include <cstdint>
+#include <limits>
 #include <type_traits>
 #include <vector>
 
@@ -40,6 +41,32 @@ void DispatchElemwise(DType t, const char* op, F&& f) {
     }
   }
   DispatchFloat(t, op, f);
+}
+
+// The integer value nearest `v` in T: NaN gives 0 and values beyond T's
+// range saturate (a plain conversion is undefined there).
+template <typename T>
+T FloatToInt(float v) {
+  if (v != v) return T(0);
+  if (v <= static_cast<float>(std::numeric_limits<T>::lowest()))
+    return std::numeric_limits<T>::lowest();
+  if (v >= static_cast<float>(std::numeric_limits<T>::max())) return std::numeric_limits<T>::max();
+  return static_cast<T>(v);
+}
+
+// A float math function `f` (generic over its arguments) extended to the
+// integer dtypes as MXNet's math functions run them: the arguments
+// converted to float32, the result converted back toward zero (FloatToInt).
+template <typename F>
+auto ViaFloat(F f) {
+  return [f](auto x, auto... rest) {
+    using T = decltype(x);
+    if constexpr (std::is_integral<T>::value)
+      return FloatToInt<T>(
+          static_cast<float>(f(static_cast<float>(x), static_cast<float>(rest)...)));
+    else
+      return f(x, rest...);
+  };
 }
 
 // out = f(data), f a generic lambda T -> T.

@@ -1,7 +1,7 @@
 // CPU kernels of the array-with-scalar ops (_plus_scalar ... _power_scalar,
 // _rpower/_maximum/_minimum/_hypot/_mod/_rmod_scalar) and their
-// `_backward_*_scalar` ops, for float32 and float64 (arithmetic, maximum,
-// minimum and mod also for integer data with is_int=True). The `scalar`
+// `_backward_*_scalar` ops, for float32 and float64 (the forward ops also for
+// integer data with is_int=True; the powers and _hypot_scalar in float32). The `scalar`
 // parameter is cast to the array's dtype first, as MXNet does. Every kernel
 // honours kNull/kWrite/kInplace/kAdd and tolerates its output aliasing an
 // input.
@@ -26,16 +26,18 @@ void RegisterElemwiseScalarCpu(KernelRegistry* reg) {
   add("_div_scalar", ScalarKernel<true>("_div_scalar", [](auto x, auto s) { return Div(x, s); }));
   add("_rdiv_scalar", ScalarKernel<true>("_rdiv_scalar", [](auto x, auto s) { return Div(s, x); }));
   add("_power_scalar",
-      ScalarKernel("_power_scalar", [](auto x, auto s) { return std::pow(x, s); }));
+      ScalarKernel<true>("_power_scalar", ViaFloat([](auto x, auto s) { return std::pow(x, s); })));
 
-  add("_rpower_scalar",
-      ScalarKernel("_rpower_scalar", [](auto x, auto s) { return std::pow(s, x); }));
+  add("_rpower_scalar", ScalarKernel<true>("_rpower_scalar", ViaFloat([](auto x, auto s) {
+                                             return std::pow(s, x);
+                                           })));
   add("_maximum_scalar",
       ScalarKernel<true>("_maximum_scalar", [](auto x, auto s) { return Maximum(x, s); }));
   add("_minimum_scalar",
       ScalarKernel<true>("_minimum_scalar", [](auto x, auto s) { return Minimum(x, s); }));
-  add("_hypot_scalar",
-      ScalarKernel("_hypot_scalar", [](auto x, auto s) { return std::hypot(x, s); }));
+  add("_hypot_scalar", ScalarKernel<true>("_hypot_scalar", ViaFloat([](auto x, auto s) {
+                                            return std::hypot(x, s);
+                                          })));
   add("_mod_scalar", ScalarKernel<true>("_mod_scalar", [](auto x, auto s) { return Mod(x, s); }));
   add("_rmod_scalar", ScalarKernel<true>("_rmod_scalar", [](auto x, auto s) { return Mod(s, x); }));
 

@@ -1,6 +1,7 @@
 // CPU kernels of the unary elementwise ops and their `_backward_*` ops, for
-// float32 and float64 (square, abs and negative also for int32, int64, int8
-// and uint8, as MXNet; negative wraps on uint8 as there). Every kernel honours
+// float32 and float64; the forward ops also for int32, int64, int8 and
+// uint8, as MXNet (the math ones computed in float32, ViaFloat; negative
+// wraps on uint8 as there). Every kernel honours
 // kNull/kWrite/kInplace/kAdd and tolerates its output aliasing an input (each element is read
 // before it is written).
 #include <cmath>
@@ -15,18 +16,18 @@ void RegisterElemwiseUnaryCpu(KernelRegistry* reg) {
   auto add = [reg](const char* name, Kernel k) { reg->Add(name, DeviceType::kCPU, std::move(k)); };
 
   // relu keeps NaN, and its gradient is NaN there, as MXNet's relu/relu_grad.
-  add("relu", UnaryKernel("relu", [](auto x) {
+  add("relu", UnaryKernel<true>("relu", [](auto x) {
         using T = decltype(x);
         return x > T(0) || x != x ? x : T(0);
       }));
-  add("sigmoid", UnaryKernel("sigmoid", [](auto x) {
-        using T = decltype(x);
-        return T(1) / (T(1) + std::exp(-x));
-      }));
-  add("tanh", UnaryKernel("tanh", [](auto x) { return std::tanh(x); }));
-  add("exp", UnaryKernel("exp", [](auto x) { return std::exp(x); }));
-  add("log", UnaryKernel("log", [](auto x) { return std::log(x); }));
-  add("sqrt", UnaryKernel("sqrt", [](auto x) { return std::sqrt(x); }));
+  add("sigmoid", UnaryKernel<true>("sigmoid", ViaFloat([](auto x) {
+                                     using T = decltype(x);
+                                     return T(1) / (T(1) + std::exp(-x));
+                                   })));
+  add("tanh", UnaryKernel<true>("tanh", ViaFloat([](auto x) { return std::tanh(x); })));
+  add("exp", UnaryKernel<true>("exp", ViaFloat([](auto x) { return std::exp(x); })));
+  add("log", UnaryKernel<true>("log", ViaFloat([](auto x) { return std::log(x); })));
+  add("sqrt", UnaryKernel<true>("sqrt", ViaFloat([](auto x) { return std::sqrt(x); })));
   add("square", UnaryKernel<true>("square", [](auto x) { return decltype(x)(x * x); }));
   add("abs", UnaryKernel<true>("abs", [](auto x) {
         using T = decltype(x);

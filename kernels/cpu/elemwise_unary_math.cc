@@ -64,8 +64,11 @@ void DivSqrtDim(const OpContext&, const NodeAttrs&, const std::vector<TBlob>& in
 void RegisterElemwiseUnaryMathCpu(KernelRegistry* reg) {
   auto add = [reg](const char* name, Kernel k) { reg->Add(name, DeviceType::kCPU, std::move(k)); };
   // Forward maps. In the lambdas T is the element type.
-  auto unary = [&add](const char* name, auto f) { add(name, UnaryKernel(name, f)); };
-  // Rounding and sign also run on integers, as MXNet's.
+  // Every map also runs on integers, as MXNet's: the math ones in float32
+  // (ViaFloat), rounding, sign and logical_not in the integer type.
+  auto unary = [&add](const char* name, auto f) {
+    add(name, UnaryKernel<true>(name, ViaFloat(f)));
+  };
   auto int_unary = [&add](const char* name, auto f) { add(name, UnaryKernel<true>(name, f)); };
   int_unary("floor", [](auto x) { return RoundOp(x, [](auto v) { return std::floor(v); }); });
   int_unary("ceil", [](auto x) { return RoundOp(x, [](auto v) { return std::ceil(v); }); });
@@ -74,7 +77,7 @@ void RegisterElemwiseUnaryMathCpu(KernelRegistry* reg) {
   int_unary("fix", [](auto x) { return RoundOp(x, [](auto v) { return Fix(v); }); });
   int_unary("trunc", [](auto x) { return RoundOp(x, [](auto v) { return std::trunc(v); }); });
   int_unary("sign", [](auto x) { return Sign(x); });
-  unary("logical_not", [](auto x) { return decltype(x)(x == decltype(x)(0)); });
+  int_unary("logical_not", [](auto x) { return decltype(x)(x == decltype(x)(0)); });
   unary("rsqrt", [](auto x) { return decltype(x)(1) / std::sqrt(x); });
   unary("reciprocal", [](auto x) { return decltype(x)(1) / x; });
   unary("cbrt", [](auto x) { return std::cbrt(x); });

@@ -1,8 +1,9 @@
 // Integer data (int32, int64, int8, uint8) through the operators MXNet runs
 // on integers: arithmetic in its same-shape, broadcast and scalar forms,
-// the rounding/sign/abs/negative/square maps and the reductions. Expected
-// values are closed forms computed here in int64 and wrapped to the dtype.
-// Float-only ops still name the dtype in their error.
+// the rounding/sign/abs/negative/square maps, the math maps (in float32, as
+// MXNet) and the reductions. Expected values are closed forms computed here
+// in int64 and wrapped to the dtype. Float-only ops still name the dtype in
+// their error.
 #include <gtest/gtest.h>
 
 #include <cstdint>
@@ -167,11 +168,50 @@ TEST(IntDType, Reductions) {
   EXPECT_EQ(static_cast<const int64_t*>(m.blob().dptr)[0], big);
 }
 
+// The math maps on integers compute in float32 and convert back toward
+// zero, as MXNet's math functions; NaN gives 0 and values beyond the type
+// saturate (where MXNet's conversion is undefined).
+TEST(IntDType, MathMapsRunInFloat32) {
+  auto run = [](const char* op, std::vector<NDArray> in, StringMap p = {}) {
+    return test::Run(op, in, p)[0];
+  };
+  const DType i32 = DType::kInt32;
+  ExpectInts(run("sqrt", {test::Array({5}, {4, 5, 9, 10, -1}, i32)}), i32, {2, 2, 3, 3, 0}, "sqrt");
+  ExpectInts(run("cbrt", {test::Array({4}, {8, 27, 30, -8}, i32)}), i32, {2, 3, 3, -2}, "cbrt");
+  ExpectInts(run("reciprocal", {test::Array({3}, {1, 2, -1}, i32)}), i32, {1, 0, -1}, "reciprocal");
+  ExpectInts(run("gammaln", {test::Array({3}, {1, 2, 5}, i32)}), i32, {0, 0, 3}, "gammaln");
+  ExpectInts(run("relu", {test::Array({3}, {-3, 0, 4}, DType::kInt8)}), DType::kInt8, {0, 0, 4},
+             "relu");
+  // exp(5) = 148.4: saturates in int8, fits in uint8.
+  ExpectInts(run("exp", {test::Array({4}, {0, 1, 2, 5}, DType::kInt8)}), DType::kInt8,
+             {1, 2, 7, 127}, "exp int8");
+  ExpectInts(run("exp", {test::Array({4}, {0, 1, 2, 5}, DType::kUint8)}), DType::kUint8,
+             {1, 2, 7, 148}, "exp uint8");
+  // log(0) = -inf saturates to the lowest int64.
+  ExpectInts(run("log", {test::Array({4}, {1, 2, 10, 0}, DType::kInt64)}), DType::kInt64,
+             {0, 0, 2, static_cast<double>(std::numeric_limits<int64_t>::lowest())}, "log");
+  const NDArray base = test::Array({3}, {2, 3, -2}, i32), expo = test::Array({3}, {3, 2, 3}, i32);
+  ExpectInts(run("_power", {base, expo}), i32, {8, 9, -8}, "_power");
+  ExpectInts(run("_hypot", {test::Array({2}, {3, 5}, i32), test::Array({2}, {4, 12}, i32)}), i32,
+             {5, 13}, "_hypot");
+  ExpectInts(run("broadcast_power", {test::Array({2, 1}, {2, 3}, DType::kInt64),
+                                     test::Array({1, 2}, {2, 3}, DType::kInt64)}),
+             DType::kInt64, {4, 8, 9, 27}, "broadcast_power");
+  const StringMap two{{"scalar", "2"}, {"is_int", "True"}};
+  ExpectInts(run("_power_scalar", {test::Array({2}, {2, 3}, i32)}, two), i32, {4, 9},
+             "_power_scalar");
+  ExpectInts(run("_rpower_scalar", {test::Array({2}, {2, 3}, i32)}, two), i32, {4, 8},
+             "_rpower_scalar");
+}
+
 TEST(IntDType, FloatOnlyOpsNameTheDType) {
   const NDArray a = test::Array({2}, {1, 2}, DType::kInt32);
   test::ExpectError([&] { test::Run("norm", {a}); }, StatusCode::kDType, {"norm", "int32"});
-  test::ExpectError([&] { test::Run("sqrt", {a}); }, StatusCode::kDType, {"sqrt", "int32"});
-  test::ExpectError([&] { test::Run("_power", {a, a}); }, StatusCode::kDType, {"_power", "int32"});
+  test::ExpectError(
+      [&] {
+        test::Run("_backward_sqrt", {a, a});
+      },
+      StatusCode::kDType, {"_backward_sqrt", "int32"});
   // Other dtypes than the four integer and two float types are refused too.
   const NDArray h(Shape({2}), Context::CPU(0), DType::kFloat16);
   test::ExpectError([&] { test::Run("sum", {h}); }, StatusCode::kDType, {"sum", "float16"});
