@@ -132,16 +132,27 @@ static void WeftJavaArgError(JNIEnv* jenv, const char* msg) {
 }
 %}
 
-%typemap(jni) WeftStatus "void"
-%typemap(jtype) WeftStatus "void"
-%typemap(jstype) WeftStatus "void"
-%typemap(javaout) WeftStatus { $jnicall; }
+/* A WeftStatus function returns a Java long: the value of its `out`
+ * parameter (below) when it has one, else 0. */
+%typemap(jni) WeftStatus "jlong"
+%typemap(jtype) WeftStatus "long"
+%typemap(jstype) WeftStatus "long"
+%typemap(javaout) WeftStatus { return $jnicall; }
 %typemap(out) WeftStatus %{
   if ($1 != WEFT_OK) {
     WeftJavaThrow(jenv, (int)$1, weft_last_error());
     return $null;
   }
+  $result = 0;
 %}
+/* The C ABI's `out` parameter (a function's one result) is not an argument
+ * in Java: its value is the method's return value. */
+%define WEFT_JAVA_RETURNED(CT)
+%typemap(in, numinputs=0) CT* out (CT temp = 0) %{ $1 = &temp; %}
+%typemap(argout) CT* out %{ jresult = (jlong)temp$argnum; %}
+%enddef
+WEFT_JAVA_RETURNED(int)
+WEFT_JAVA_RETURNED(size_t)
 
 %define WEFT_HANDLE(T)
 %typemap(jni) T*, const T* "jlong"
@@ -169,6 +180,9 @@ static void WeftJavaArgError(JNIEnv* jenv, const char* msg) {
 %typemap(argout) T** %{
   if ($input && hv$argnum.n) jenv->SetLongArrayRegion($input, 0, (jsize)hv$argnum.n, (const jlong*)hv$argnum.p);
 %}
+/* T** out: the new handle is the return value. */
+%typemap(in, numinputs=0) T** out (T* temp = NULL) %{ $1 = &temp; %}
+%typemap(argout) T** out %{ jresult = (jlong)(uintptr_t)temp$argnum; %}
 %enddef
 WEFT_ALL_HANDLES
 

@@ -62,9 +62,7 @@ public final class Context {
    */
   public static int deviceCount(DeviceType type) {
     Native.ensureLoaded();
-    int[] n = new int[1];
-    weft_native.weft_device_count(type.code, n);
-    return n[0];
+    return (int) weft_native.weft_device_count(type.code);
   }
 
   /** Free bytes of this device's memory (the host's RAM for a CPU context). */

@@ -32,10 +32,8 @@ public final class DataIter extends NativeHandle {
     long[] dh = NDArrayLists.handles(data);
     String[] ln = NDArrayLists.names(label);
     long[] lh = NDArrayLists.handles(label);
-    long[] out = new long[1];
-    weft_native.weft_data_iter_create_ndarray(dn.length, dn, dh, ln.length, ln, lh, batchSize,
-        shuffle ? 1 : 0, lastBatch, seed, out);
-    return new DataIter(out[0]);
+    return new DataIter(weft_native.weft_data_iter_create_ndarray(dn.length, dn, dh, ln.length, ln,
+        lh, batchSize, shuffle ? 1 : 0, lastBatch, seed));
   }
 
   /** Advances to the next batch; false at the end of the epoch. */
@@ -52,16 +50,12 @@ public final class DataIter extends NativeHandle {
 
   /** The current batch's data arrays by name (new handles; close them). */
   public Map<String, NDArray> data() {
-    long[] out = new long[1];
-    weft_native.weft_data_iter_data(handle(), out);
-    return NDArrayLists.take(out[0]);
+    return NDArrayLists.take(weft_native.weft_data_iter_data(handle()));
   }
 
   /** The current batch's label arrays by name (new handles; close them). */
   public Map<String, NDArray> label() {
-    long[] out = new long[1];
-    weft_native.weft_data_iter_label(handle(), out);
-    return NDArrayLists.take(out[0]);
+    return NDArrayLists.take(weft_native.weft_data_iter_label(handle()));
   }
 
   /** Padding rows at the end of the current batch. */
@@ -72,9 +66,7 @@ public final class DataIter extends NativeHandle {
   }
 
   public int batchSize() {
-    int[] out = new int[1];
-    weft_native.weft_data_iter_batch_size(handle(), out);
-    return out[0];
+    return (int) weft_native.weft_data_iter_batch_size(handle());
   }
 
   /** Restricts the iterator to part {@code partIndex} of {@code numParts} and resets it. */

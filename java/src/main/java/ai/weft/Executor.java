@@ -59,10 +59,8 @@ public final class Executor extends NativeHandle {
     String[] dn = NDArrayLists.names(dtypes);
     int[] codes = new int[dn.length];
     for (int i = 0; i < dn.length; ++i) codes[i] = dtypes.get(dn[i]).code();
-    long[] out = new long[1];
-    weft_native.weft_executor_simple_bind(sym.handle(), c.typeCode(), c.id(), s.names.length,
-        s.names, s.indPtr, s.dims, dn.length, dn, codes, gradReq, out);
-    return new Executor(out[0]);
+    return new Executor(weft_native.weft_executor_simple_bind(sym.handle(), c.typeCode(), c.id(),
+        s.names.length, s.names, s.indPtr, s.dims, dn.length, dn, codes, gradReq));
   }
 
   /**
@@ -84,11 +82,9 @@ public final class Executor extends NativeHandle {
     String[] dn = NDArrayLists.names(dtypes);
     int[] codes = new int[dn.length];
     for (int i = 0; i < dn.length; ++i) codes[i] = dtypes.get(dn[i]).code();
-    long[] out = new long[1];
-    weft_native.weft_executor_simple_bind_group2ctx(sym.handle(), c.typeCode(), c.id(),
-        g.names.length, g.names, g.types, g.ids, s.names.length, s.names, s.indPtr, s.dims,
-        dn.length, dn, codes, gradReq, out);
-    return new Executor(out[0]);
+    return new Executor(weft_native.weft_executor_simple_bind_group2ctx(sym.handle(), c.typeCode(),
+        c.id(), g.names.length, g.names, g.types, g.ids, s.names.length, s.names, s.indPtr, s.dims,
+        dn.length, dn, codes, gradReq));
   }
 
   /**
@@ -107,10 +103,8 @@ public final class Executor extends NativeHandle {
     String[] dn = NDArrayLists.names(dtypes);
     int[] codes = new int[dn.length];
     for (int i = 0; i < dn.length; ++i) codes[i] = dtypes.get(dn[i]).code();
-    long[] out = new long[1];
-    weft_native.weft_executor_simple_bind_with_options(sym.handle(), c.typeCode(), c.id(),
-        s.names.length, s.names, s.indPtr, s.dims, dn.length, dn, codes, o, out);
-    return new Executor(out[0]);
+    return new Executor(weft_native.weft_executor_simple_bind_with_options(sym.handle(),
+        c.typeCode(), c.id(), s.names.length, s.names, s.indPtr, s.dims, dn.length, dn, codes, o));
   }
 
   /** A group to device map as parallel arrays, in name order. */
@@ -199,19 +193,17 @@ public final class Executor extends NativeHandle {
       for (int i = 0; i < r.length; ++i) r[i] = gradReqs.get(i).code;
     }
     long[] x = aux == null ? new long[0] : NativeHandle.handles(aux.toArray(new NDArray[0]));
-    long[] out = new long[1];
     if (options != 0) {
-      weft_native.weft_executor_bind_with_options(sym.handle(), c.typeCode(), c.id(), a, a.length,
-          g, r, x, x.length, options, out);
-    } else if (group2ctx == null || group2ctx.isEmpty()) {
-      weft_native.weft_executor_bind(sym.handle(), c.typeCode(), c.id(), a, a.length, g, r, x,
-          x.length, out);
-    } else {
-      Groups gr = new Groups(group2ctx);
-      weft_native.weft_executor_bind_group2ctx(sym.handle(), c.typeCode(), c.id(),
-          gr.names.length, gr.names, gr.types, gr.ids, a, a.length, g, r, x, x.length, out);
+      return new Executor(weft_native.weft_executor_bind_with_options(sym.handle(), c.typeCode(),
+          c.id(), a, a.length, g, r, x, x.length, options));
     }
-    return new Executor(out[0]);
+    if (group2ctx == null || group2ctx.isEmpty()) {
+      return new Executor(weft_native.weft_executor_bind(sym.handle(), c.typeCode(), c.id(), a,
+          a.length, g, r, x, x.length));
+    }
+    Groups gr = new Groups(group2ctx);
+    return new Executor(weft_native.weft_executor_bind_group2ctx(sym.handle(), c.typeCode(), c.id(),
+        gr.names.length, gr.names, gr.types, gr.ids, a, a.length, g, r, x, x.length));
   }
 
   /** Runs the forward graph (isTrain selects training behaviour). */
@@ -252,31 +244,25 @@ public final class Executor extends NativeHandle {
 
   private long list(int which) {
     long h = handle();
-    long[] out = new long[1];
     switch (which) {
-      case 0: weft_native.weft_executor_outputs(h, out); break;
-      case 1: weft_native.weft_executor_arg_arrays(h, out); break;
-      case 2: weft_native.weft_executor_grad_arrays(h, out); break;
-      default: weft_native.weft_executor_aux_arrays(h, out); break;
+      case 0: return weft_native.weft_executor_outputs(h);
+      case 1: return weft_native.weft_executor_arg_arrays(h);
+      case 2: return weft_native.weft_executor_grad_arrays(h);
+      default: return weft_native.weft_executor_aux_arrays(h);
     }
-    return out[0];
   }
 
   /** A new executor for new input shapes sharing this one's arrays (this stays valid). */
   public Executor reshape(Map<String, long[]> shapes, boolean partialShaping,
       boolean allowUpSizing) {
     NDArrayLists.Shapes s = new NDArrayLists.Shapes(shapes);
-    long[] out = new long[1];
-    weft_native.weft_executor_reshape(handle(), s.names.length, s.names, s.indPtr, s.dims,
-        partialShaping ? 1 : 0, allowUpSizing ? 1 : 0, out);
-    return new Executor(out[0]);
+    return new Executor(weft_native.weft_executor_reshape(handle(), s.names.length, s.names,
+        s.indPtr, s.dims, partialShaping ? 1 : 0, allowUpSizing ? 1 : 0));
   }
 
   /** Nodes in execution order with their storage, and the memory plan. */
   public String debugString() {
-    long[] out = new long[1];
-    weft_native.weft_executor_print(handle(), out);
-    return Strings.take(out[0]).get(0);
+    return Strings.take(weft_native.weft_executor_print(handle())).get(0);
   }
 
   /** The memory plan's figures. */

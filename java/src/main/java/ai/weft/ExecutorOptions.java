@@ -25,9 +25,7 @@ public final class ExecutorOptions extends NativeHandle {
 
   private static long create() {
     Native.ensureLoaded();
-    long[] out = new long[1];
-    weft_native.weft_executor_options_create(out);
-    return out[0];
+    return weft_native.weft_executor_options_create();
   }
 
   @Override

@@ -20,9 +20,8 @@ public final class Initializer extends NativeHandle {
   public static Initializer create(String name, Map<String, ?> params, long seed) {
     Native.ensureLoaded();
     String[][] kv = Ops.params(params);
-    long[] out = new long[1];
-    weft_native.weft_initializer_create(name, kv[0], kv[1], kv[0].length, seed, out);
-    return new Initializer(out[0]);
+    return new Initializer(
+        weft_native.weft_initializer_create(name, kv[0], kv[1], kv[0].length, seed));
   }
 
   /** Fills {@code arr} for parameter {@code paramName} by MXNet's naming rules. */

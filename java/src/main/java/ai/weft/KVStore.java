@@ -21,9 +21,7 @@ public final class KVStore extends NativeHandle {
   /** {@code "local"}, {@code "device"} or {@code "dist_sync"}. */
   public static KVStore create(String type) {
     Native.ensureLoaded();
-    long[] out = new long[1];
-    weft_native.weft_kvstore_create(type, out);
-    return new KVStore(out[0]);
+    return new KVStore(weft_native.weft_kvstore_create(type));
   }
 
   public String type() {

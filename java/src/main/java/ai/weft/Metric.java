@@ -25,9 +25,7 @@ public final class Metric extends NativeHandle {
   public static Metric create(String name, Map<String, ?> params) {
     Native.ensureLoaded();
     String[][] kv = Ops.params(params);
-    long[] out = new long[1];
-    weft_native.weft_metric_create(name, kv[0], kv[1], kv[0].length, out);
-    return new Metric(out[0]);
+    return new Metric(weft_native.weft_metric_create(name, kv[0], kv[1], kv[0].length));
   }
 
   /** Adds a metric to a composite one. */
@@ -46,10 +44,9 @@ public final class Metric extends NativeHandle {
   /** The current values by name (NaN before any instance). */
   public Map<String, Double> get() {
     long h = handle();
-    long[] n = new long[1];
-    weft_native.weft_metric_num_values(h, n);
+    long n = weft_native.weft_metric_num_values(h);
     long[] names = new long[1];
-    double[] vals = new double[(int) n[0]];
+    double[] vals = new double[(int) n];
     long[] num = new long[1];
     weft_native.weft_metric_get(h, names, vals, vals.length, num);
     List<String> ns = Strings.take(names[0]);

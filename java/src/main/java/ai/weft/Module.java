@@ -36,10 +36,8 @@ public final class Module extends NativeHandle {
     Context c = Context.orDefault(ctx);
     String[] d = dataNames.toArray(new String[0]);
     String[] l = labelNames == null ? new String[0] : labelNames.toArray(new String[0]);
-    long[] out = new long[1];
-    weft_native.weft_module_create(sym.handle(), d.length, d, l.length, l, c.typeCode(), c.id(),
-        out);
-    return new Module(out[0]);
+    return new Module(weft_native.weft_module_create(sym.handle(), d.length, d, l.length, l,
+        c.typeCode(), c.id()));
   }
 
   /** As create with data "data" and label "softmax_label". */
@@ -82,9 +80,7 @@ public final class Module extends NativeHandle {
     if (m == null) return 0;
     String[] names = NDArrayLists.names(m);
     long[] hs = NDArrayLists.handles(m);
-    long[] out = new long[1];
-    weft_native.weft_binding_ndarray_list(hs, names, hs.length, out);
-    return out[0];
+    return weft_native.weft_binding_ndarray_list(hs, names, hs.length);
   }
 
   /** Attaches {@code opt} (its state is shared); sets rescale_grad to 1/batch size. */
@@ -118,9 +114,7 @@ public final class Module extends NativeHandle {
 
   /** The last forward's outputs by name (new handles; close them). */
   public Map<String, NDArray> outputs() {
-    long[] out = new long[1];
-    weft_native.weft_module_outputs(handle(), out);
-    return NDArrayLists.take(out[0]);
+    return NDArrayLists.take(weft_native.weft_module_outputs(handle()));
   }
 
   /** The parameters by name (new handles sharing the module's arrays; close them). */

@@ -36,17 +36,14 @@ public final class NDArray extends NativeHandle {
   public static NDArray create(Context ctx, DType dtype, long... shape) {
     Native.ensureLoaded();
     Context c = Context.orDefault(ctx);
-    long[] out = new long[1];
-    weft_native.weft_ndarray_create(shape, shape.length, dtype.code(), c.typeCode(), c.id(), out);
-    return new NDArray(out[0]);
+    return new NDArray(weft_native.weft_ndarray_create(shape, shape.length, dtype.code(),
+        c.typeCode(), c.id()));
   }
 
   /** Loads an IDX file (MNIST's format, raw or gzip) into a new cpu(0) array. */
   public static NDArray loadIdx(String path) {
     Native.ensureLoaded();
-    long[] out = new long[1];
-    weft_native.weft_idx_load(path, out);
-    return new NDArray(out[0]);
+    return new NDArray(weft_native.weft_idx_load(path));
   }
 
   /** A float32 array of {@code shape} holding a copy of {@code data}. */
@@ -185,16 +182,12 @@ public final class NDArray extends NativeHandle {
 
   /** A view with a new shape (same number of elements); close it separately. */
   public NDArray reshape(long... shape) {
-    long[] out = new long[1];
-    weft_native.weft_ndarray_reshape(handle(), shape, shape.length, out);
-    return new NDArray(out[0]);
+    return new NDArray(weft_native.weft_ndarray_reshape(handle(), shape, shape.length));
   }
 
   /** A view of rows [begin, end) along the first axis; close it separately. */
   public NDArray slice(long begin, long end) {
-    long[] out = new long[1];
-    weft_native.weft_ndarray_slice(handle(), begin, end, out);
-    return new NDArray(out[0]);
+    return new NDArray(weft_native.weft_ndarray_slice(handle(), begin, end));
   }
 
   /** Blocks until pending writes to this array are done. */
@@ -216,9 +209,7 @@ public final class NDArray extends NativeHandle {
    */
   public static java.util.Map<String, NDArray> load(String path) {
     Native.ensureLoaded();
-    long[] out = new long[1];
-    weft_native.weft_ndarray_load_file(path, out);
-    return NDArrayLists.take(out[0]);
+    return NDArrayLists.take(weft_native.weft_ndarray_load_file(path));
   }
 
   /** The .params bytes of named arrays (what {@link #save(String, java.util.Map)} writes). */
@@ -226,10 +217,9 @@ public final class NDArray extends NativeHandle {
     Native.ensureLoaded();
     String[] names = NDArrayLists.names(arrays);
     long[] hs = NDArrayLists.handles(arrays);
-    long[] out = new long[1];
-    weft_native.weft_ndarray_save_buffer(hs, names, hs.length, out);
+    long out = weft_native.weft_ndarray_save_buffer(hs, names, hs.length);
     java.lang.ref.Reference.reachabilityFence(arrays);
-    return takeBuffer(out[0]);
+    return takeBuffer(out);
   }
 
   /** Writes the .params bytes of named arrays to {@code stream} (not closed). */
@@ -241,9 +231,7 @@ public final class NDArray extends NativeHandle {
   /** Loads an NDArray list from .params bytes, as {@link #load(String)}. */
   public static java.util.Map<String, NDArray> load(byte[] data) {
     Native.ensureLoaded();
-    long[] out = new long[1];
-    weft_native.weft_ndarray_load_buffer(direct(data), data.length, out);
-    return NDArrayLists.take(out[0]);
+    return NDArrayLists.take(weft_native.weft_ndarray_load_buffer(direct(data), data.length));
   }
 
   /** As {@link #load(byte[])} reading {@code stream} to its end (not closed). */
@@ -255,17 +243,13 @@ public final class NDArray extends NativeHandle {
   /** Loads a NumPy .npy file into a new cpu(0) array. */
   public static NDArray loadNpy(String path) {
     Native.ensureLoaded();
-    long[] out = new long[1];
-    weft_native.weft_ndarray_load_npy(path, out);
-    return new NDArray(out[0]);
+    return new NDArray(weft_native.weft_ndarray_load_npy(path));
   }
 
   /** A new cpu(0) array from the bytes of a .npy image. */
   public static NDArray loadNpy(byte[] data) {
     Native.ensureLoaded();
-    long[] out = new long[1];
-    weft_native.weft_ndarray_load_npy_buffer(direct(data), data.length, out);
-    return new NDArray(out[0]);
+    return new NDArray(weft_native.weft_ndarray_load_npy_buffer(direct(data), data.length));
   }
 
   /** As {@link #loadNpy(byte[])} reading {@code stream} to its end (not closed). */
@@ -280,9 +264,7 @@ public final class NDArray extends NativeHandle {
 
   /** The .npy image of this array (the bytes numpy.save writes). */
   public byte[] toNpyBytes() {
-    long[] out = new long[1];
-    weft_native.weft_ndarray_save_npy_buffer(handle(), out);
-    return takeBuffer(out[0]);
+    return takeBuffer(weft_native.weft_ndarray_save_npy_buffer(handle()));
   }
 
   /** Writes the .npy image of this array to {@code stream} (not closed). */

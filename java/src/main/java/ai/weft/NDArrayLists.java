@@ -21,15 +21,14 @@ final class NDArrayLists {
       int[] named = new int[1];
       weft_native.weft_ndarray_list_size(list, n, named);
       String[] name = new String[1];
-      long[] h = new long[1];
       for (long i = 0; i < n[0]; ++i) {
         if (named[0] != 0) {
           weft_native.weft_ndarray_list_name(list, i, name);
         } else {
           name[0] = Long.toString(i);
         }
-        weft_native.weft_ndarray_list_get(list, i, h);
-        if (h[0] != 0) out.put(name[0], new NDArray(h[0]));
+        long h = weft_native.weft_ndarray_list_get(list, i);
+        if (h != 0) out.put(name[0], new NDArray(h));
       }
       return out;
     } catch (RuntimeException e) {

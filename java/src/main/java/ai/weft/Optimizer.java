@@ -19,9 +19,7 @@ public final class Optimizer extends NativeHandle {
   public static Optimizer create(String name, Map<String, ?> params) {
     Native.ensureLoaded();
     String[][] kv = Ops.params(params);
-    long[] out = new long[1];
-    weft_native.weft_optimizer_create(name, kv[0], kv[1], kv[0].length, out);
-    return new Optimizer(out[0]);
+    return new Optimizer(weft_native.weft_optimizer_create(name, kv[0], kv[1], kv[0].length));
   }
 
   /** Learning-rate schedule: "factor" (steps = {period}), "multifactor" or "none". */

@@ -105,11 +105,9 @@ public final class Predictor extends NativeHandle {
     ByteBuffer p = ByteBuffer.allocateDirect(Math.max(params.length, 1));
     p.put(params).flip();
     Args a = new Args(inputs, outputs, options, ctx);
-    long[] out = new long[1];
-    weft_native.weft_predictor_create(symbolJson, p, params.length, a.in.names.length,
-        a.in.names, a.in.indPtr, a.in.dims, a.ctx.typeCode(), a.ctx.id(), a.outputs.length,
-        a.outputs, a.keys.length, a.keys, a.values, out);
-    return new Predictor(out[0]);
+    return new Predictor(weft_native.weft_predictor_create(symbolJson, p, params.length,
+        a.in.names.length, a.in.names, a.in.indPtr, a.in.dims, a.ctx.typeCode(), a.ctx.id(),
+        a.outputs.length, a.outputs, a.keys.length, a.keys, a.values));
   }
 
   /** As {@link #load(String, byte[], Map, List, Map, Context)} with one input, on cpu(0). */
@@ -133,11 +131,9 @@ public final class Predictor extends NativeHandle {
       List<String> outputs, Map<String, String> options, Context ctx) {
     Native.ensureLoaded();
     Args a = new Args(inputs, outputs, options, ctx);
-    long[] out = new long[1];
-    weft_native.weft_predictor_create_from_files(symbol.toString(), params.toString(),
-        a.in.names.length, a.in.names, a.in.indPtr, a.in.dims, a.ctx.typeCode(), a.ctx.id(),
-        a.outputs.length, a.outputs, a.keys.length, a.keys, a.values, out);
-    return new Predictor(out[0]);
+    return new Predictor(weft_native.weft_predictor_create_from_files(symbol.toString(),
+        params.toString(), a.in.names.length, a.in.names, a.in.indPtr, a.in.dims, a.ctx.typeCode(),
+        a.ctx.id(), a.outputs.length, a.outputs, a.keys.length, a.keys, a.values));
   }
 
   /** The packed arguments of a create call. */
@@ -165,16 +161,12 @@ public final class Predictor extends NativeHandle {
 
   /** The input names in predict order. */
   public List<String> inputs() {
-    long[] out = new long[1];
-    weft_native.weft_predictor_list_inputs(handle(), out);
-    return Strings.take(out[0]);
+    return Strings.take(weft_native.weft_predictor_list_inputs(handle()));
   }
 
   /** The output names in predict order. */
   public List<String> outputs() {
-    long[] out = new long[1];
-    weft_native.weft_predictor_list_outputs(handle(), out);
-    return Strings.take(out[0]);
+    return Strings.take(weft_native.weft_predictor_list_outputs(handle()));
   }
 
   /** The shape of output {@code index} for these input shapes (one per input). */

@@ -29,18 +29,14 @@ public final class Symbol extends NativeHandle {
   /** A variable named {@code name}. */
   public static Symbol variable(String name) {
     Native.ensureLoaded();
-    long[] out = slot();
-    weft_native.weft_symbol_create_variable(name, out);
-    return new Symbol(out[0]);
+    return new Symbol(weft_native.weft_symbol_create_variable(name));
   }
 
   /** An uncomposed application of {@code op}; compose it next. */
   public static Symbol atomic(String op, Map<String, ?> params) {
     Native.ensureLoaded();
     String[][] kv = Ops.params(params);
-    long[] out = slot();
-    weft_native.weft_symbol_create_atomic(op, kv[0], kv[1], kv[0].length, out);
-    return new Symbol(out[0]);
+    return new Symbol(weft_native.weft_symbol_create_atomic(op, kv[0], kv[1], kv[0].length));
   }
 
   /** {@code op(params)(inputs...)} named {@code name} (null: automatic), inputs positional. */
@@ -91,16 +87,12 @@ public final class Symbol extends NativeHandle {
   public static Symbol group(Symbol... symbols) {
     Native.ensureLoaded();
     long[] hs = handles(symbols);
-    long[] out = slot();
-    weft_native.weft_symbol_group(hs, hs.length, out);
-    return new Symbol(out[0]);
+    return new Symbol(weft_native.weft_symbol_group(hs, hs.length));
   }
 
   /** A deep copy. */
   public Symbol copy() {
-    long[] out = slot();
-    weft_native.weft_symbol_copy(handle(), out);
-    return new Symbol(out[0]);
+    return new Symbol(weft_native.weft_symbol_copy(handle()));
   }
 
   public int numOutputs() {
@@ -111,62 +103,44 @@ public final class Symbol extends NativeHandle {
 
   /** Output {@code index} alone. */
   public Symbol get(int index) {
-    long[] out = slot();
-    weft_native.weft_symbol_get_output(handle(), index, out);
-    return new Symbol(out[0]);
+    return new Symbol(weft_native.weft_symbol_get_output(handle(), index));
   }
 
   /** Every output of every node, in topological order. */
   public Symbol internals() {
-    long[] out = slot();
-    weft_native.weft_symbol_get_internals(handle(), out);
-    return new Symbol(out[0]);
+    return new Symbol(weft_native.weft_symbol_get_internals(handle()));
   }
 
   /** The inputs of the output nodes. */
   public Symbol children() {
-    long[] out = slot();
-    weft_native.weft_symbol_get_children(handle(), out);
-    return new Symbol(out[0]);
+    return new Symbol(weft_native.weft_symbol_get_children(handle()));
   }
 
   public List<String> listArguments() {
-    long[] out = slot();
-    weft_native.weft_symbol_list_arguments(handle(), out);
-    return Strings.take(out[0]);
+    return Strings.take(weft_native.weft_symbol_list_arguments(handle()));
   }
 
   public List<String> listOutputs() {
-    long[] out = slot();
-    weft_native.weft_symbol_list_outputs(handle(), out);
-    return Strings.take(out[0]);
+    return Strings.take(weft_native.weft_symbol_list_outputs(handle()));
   }
 
   public List<String> listAuxiliaryStates() {
-    long[] out = slot();
-    weft_native.weft_symbol_list_auxiliary_states(handle(), out);
-    return Strings.take(out[0]);
+    return Strings.take(weft_native.weft_symbol_list_auxiliary_states(handle()));
   }
 
   public List<String> listInputs() {
-    long[] out = slot();
-    weft_native.weft_symbol_list_inputs(handle(), out);
-    return Strings.take(out[0]);
+    return Strings.take(weft_native.weft_symbol_list_inputs(handle()));
   }
 
   /** The node name, or null for a grouped symbol. */
   public String name() {
-    long[] out = slot();
-    weft_native.weft_symbol_get_name(handle(), out);
-    List<String> s = Strings.take(out[0]);
+    List<String> s = Strings.take(weft_native.weft_symbol_get_name(handle()));
     return s.isEmpty() ? null : s.get(0);
   }
 
   /** Attribute {@code key}, or null when absent. */
   public String attr(String key) {
-    long[] out = slot();
-    weft_native.weft_symbol_get_attr(handle(), key, out);
-    List<String> s = Strings.take(out[0]);
+    List<String> s = Strings.take(weft_native.weft_symbol_get_attr(handle(), key));
     return s.isEmpty() ? null : s.get(0);
   }
 
@@ -188,9 +162,7 @@ public final class Symbol extends NativeHandle {
 
   /** The MXNet 1.x JSON. */
   public String toJson() {
-    long[] out = slot();
-    weft_native.weft_symbol_to_json(handle(), out);
-    return Strings.take(out[0]).get(0);
+    return Strings.take(weft_native.weft_symbol_to_json(handle())).get(0);
   }
 
   public void save(Path path) {
@@ -199,16 +171,12 @@ public final class Symbol extends NativeHandle {
 
   public static Symbol fromJson(String json) {
     Native.ensureLoaded();
-    long[] out = slot();
-    weft_native.weft_symbol_from_json(json, out);
-    return new Symbol(out[0]);
+    return new Symbol(weft_native.weft_symbol_from_json(json));
   }
 
   public static Symbol load(Path path) {
     Native.ensureLoaded();
-    long[] out = slot();
-    weft_native.weft_symbol_from_json_file(path.toString(), out);
-    return new Symbol(out[0]);
+    return new Symbol(weft_native.weft_symbol_from_json_file(path.toString()));
   }
 
   /** Infers every shape; fails (SHAPE) unless all are known. Extent 0 = unknown. */
@@ -234,13 +202,9 @@ public final class Symbol extends NativeHandle {
     }
     long[] d = new long[dims.size()];
     for (int j = 0; j < d.length; ++j) d[j] = dims.get(j);
-    long[] out = slot();
-    if (partial) {
-      weft_native.weft_symbol_infer_shape_partial(handle(), n, names, indPtr, d, out);
-    } else {
-      weft_native.weft_symbol_infer_shape(handle(), n, names, indPtr, d, out);
-    }
-    return ShapeResult.take(out[0]);
+    return ShapeResult.take(partial
+        ? weft_native.weft_symbol_infer_shape_partial(handle(), n, names, indPtr, d)
+        : weft_native.weft_symbol_infer_shape(handle(), n, names, indPtr, d));
   }
 
   /** Infers every element type; fails (DTYPE) unless all are known. */
@@ -261,12 +225,8 @@ public final class Symbol extends NativeHandle {
       names[i] = e.getKey();
       codes[i++] = e.getValue().code();
     }
-    long[] out = slot();
-    if (partial) {
-      weft_native.weft_symbol_infer_type_partial(handle(), n, names, codes, out);
-    } else {
-      weft_native.weft_symbol_infer_type(handle(), n, names, codes, out);
-    }
-    return TypeResult.take(out[0]);
+    return TypeResult.take(partial
+        ? weft_native.weft_symbol_infer_type_partial(handle(), n, names, codes)
+        : weft_native.weft_symbol_infer_type(handle(), n, names, codes));
   }
 }

@@ -44,11 +44,10 @@ public final class Weft {
   /** Canonical names of the registered operators, sorted. */
   public static List<String> opNames() {
     Native.ensureLoaded();
-    long[] n = new long[1];
-    weft_native.weft_op_count(n);
-    List<String> names = new ArrayList<>((int) n[0]);
+    long n = weft_native.weft_op_count();
+    List<String> names = new ArrayList<>((int) n);
     String[] s = new String[1];
-    for (long i = 0; i < n[0]; ++i) {
+    for (long i = 0; i < n; ++i) {
       weft_native.weft_op_name(i, s);
       names.add(s[0]);
     }
