@@ -401,24 +401,37 @@ static void WeftCSharpThrow(int code, const char* msg) {
   internal static WeftExceptionHelper weftExceptionHelper = new WeftExceptionHelper();
 %}
 
-%typemap(ctype) WeftStatus "void"
-%typemap(imtype) WeftStatus "void"
-%typemap(cstype) WeftStatus "void"
-/* A disposed WeftHandle argument: the marshaller's ObjectDisposedException
- * becomes WeftException(InvalidHandle) like every other handle error. */
+/* A WeftStatus function returns a C# long: the value of its `out`
+ * parameter (below) when it has one, else 0. A disposed WeftHandle
+ * argument: the marshaller's ObjectDisposedException becomes
+ * WeftException(InvalidHandle) like every other handle error. */
+%typemap(ctype) WeftStatus "int64_t"
+%typemap(imtype) WeftStatus "long"
+%typemap(cstype) WeftStatus "long"
 %typemap(csout, excode=SWIGEXCODE) WeftStatus {
+    long r;
     try {
-      $imcall;
+      r = $imcall;
     } catch (global::System.ObjectDisposedException) {
       throw Weft.WeftHandle.Disposed("a handle argument");
     }$excode
+    return r;
   }
 %typemap(out, canthrow=1) WeftStatus %{
   if ($1 != WEFT_OK) {
     WeftCSharpThrow((int)$1, weft_last_error());
-    return; /* the wrapper returns void */
+    return 0;
   }
+  $result = 0;
 %}
+/* The C ABI's `out` parameter (a function's one result) is not an argument
+ * in C#: its value is the method's return value. */
+%define WEFT_CS_RETURNED(CT)
+%typemap(in, numinputs=0) CT* out (CT temp = 0) %{ $1 = &temp; %}
+%typemap(argout) CT* out %{ jresult = (int64_t)temp$argnum; %}
+%enddef
+WEFT_CS_RETURNED(int)
+WEFT_CS_RETURNED(size_t)
 
 /* A handle argument is a Weft.WeftHandle (a SafeHandle, NativeHandle.cs):
  * the marshaller holds a reference on it for the duration of the call, so
@@ -437,6 +450,9 @@ static void WeftCSharpThrow(int code, const char* msg) {
 %typemap(cstype) T**, T* const* "long[]"
 %typemap(csin) T**, T* const* "$csinput"
 %typemap(in) T**, T* const* %{ $1 = ($1_ltype)$input; %}
+/* T** out: the new handle is the return value. */
+%typemap(in, numinputs=0) T** out (T* temp = NULL) %{ $1 = &temp; %}
+%typemap(argout) T** out %{ jresult = (int64_t)(uintptr_t)temp$argnum; %}
 %enddef
 WEFT_ALL_HANDLES
 

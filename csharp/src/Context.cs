@@ -35,9 +35,8 @@ public struct Context : IEquatable<Context> {
   /// </summary>
   public static int DeviceCount(DeviceType t) {
     Native.EnsureLoaded();
-    var n = new int[1];
-    weft_native.weft_device_count((int)t, n);
-    return n[0];
+    int n = (int)weft_native.weft_device_count((int)t);
+    return n;
   }
 
   /// <summary>Free bytes of this device's memory (the host's RAM for a CPU context).</summary>

@@ -19,15 +19,14 @@ static class NDArrayLists {
       var named = new int[1];
       weft_native.weft_ndarray_list_size(list, n, named);
       var name = new IntPtr[1];
-      var h = new long[1];
       for (ulong i = 0; i < n[0]; ++i) {
         string key = i.ToString();
         if (named[0] != 0) {
           weft_native.weft_ndarray_list_name(list, i, name);
           key = Library.Str(name[0]);
         }
-        weft_native.weft_ndarray_list_get(list, i, h);
-        if (h[0] != 0) r[key] = new NDArray(h[0]);
+        long h = weft_native.weft_ndarray_list_get(list, i);
+        if (h != 0) r[key] = new NDArray(h);
       }
       return r;
     } catch {
@@ -111,18 +110,14 @@ public sealed class Executor : NativeHandle {
     NDArrayLists.Shapes(shapes, out names, out indPtr, out dims);
     var dn = dtypes == null ? new string[0] : dtypes.Keys.ToArray();
     var codes = dn.Select(k => (int)dtypes[k]).ToArray();
-    var o = new long[1];
-    if (group2ctx == null || group2ctx.Count == 0) {
-      weft_native.weft_executor_simple_bind(sym.Handle, (int)ctx.Type, ctx.Id, (ulong)names.Length, names, indPtr,
-                                            dims, (ulong)dn.Length, dn, codes, gradReq, o);
-    } else {
-      string[] gn; int[] gt, gi;
-      Groups(group2ctx, out gn, out gt, out gi);
-      weft_native.weft_executor_simple_bind_group2ctx(sym.Handle, (int)ctx.Type, ctx.Id, (ulong)gn.Length, gn, gt,
-                                                      gi, (ulong)names.Length, names, indPtr, dims, (ulong)dn.Length,
-                                                      dn, codes, gradReq, o);
-    }
-    return new Executor(o[0]);
+    if (group2ctx == null || group2ctx.Count == 0)
+      return new Executor(weft_native.weft_executor_simple_bind(sym.Handle, (int)ctx.Type, ctx.Id,
+          (ulong)names.Length, names, indPtr, dims, (ulong)dn.Length, dn, codes, gradReq));
+    string[] gn; int[] gt, gi;
+    Groups(group2ctx, out gn, out gt, out gi);
+    return new Executor(weft_native.weft_executor_simple_bind_group2ctx(sym.Handle, (int)ctx.Type, ctx.Id,
+        (ulong)gn.Length, gn, gt, gi, (ulong)names.Length, names, indPtr, dims, (ulong)dn.Length, dn, codes,
+        gradReq));
   }
 
   /// <summary>
@@ -137,11 +132,9 @@ public sealed class Executor : NativeHandle {
     NDArrayLists.Shapes(shapes, out names, out indPtr, out dims);
     var dn = dtypes == null ? new string[0] : dtypes.Keys.ToArray();
     var codes = dn.Select(k => (int)dtypes[k]).ToArray();
-    var o = new long[1];
-    weft_native.weft_executor_simple_bind_with_options(sym.Handle, (int)ctx.Type, ctx.Id, (ulong)names.Length, names,
+    return new Executor(weft_native.weft_executor_simple_bind_with_options(sym.Handle, (int)ctx.Type, ctx.Id, (ulong)names.Length, names,
                                                        indPtr, dims, (ulong)dn.Length, dn, codes,
-                                                       WeftHandle.Of(options), o);
-    return new Executor(o[0]);
+                                                       WeftHandle.Of(options)));
   }
 
   /// <summary>A group to device map as parallel arrays, in name order.</summary>
@@ -203,21 +196,21 @@ public sealed class Executor : NativeHandle {
       r = gradReqs.Select(x => (int)x).ToArray();
     }
     var x2 = aux == null ? new long[0] : Handles(aux.ToArray());
-    var o = new long[1];
+    long o;
     if (options != null) {
-      weft_native.weft_executor_bind_with_options(sym.Handle, (int)ctx.Type, ctx.Id, a, (ulong)a.Length, g, r, x2,
-                                                  (ulong)x2.Length, options.Handle, o);
+      o = weft_native.weft_executor_bind_with_options(sym.Handle, (int)ctx.Type, ctx.Id, a, (ulong)a.Length, g, r,
+                                                      x2, (ulong)x2.Length, options.Handle);
     } else if (group2ctx == null || group2ctx.Count == 0) {
-      weft_native.weft_executor_bind(sym.Handle, (int)ctx.Type, ctx.Id, a, (ulong)a.Length, g, r, x2,
-                                     (ulong)x2.Length, o);
+      o = weft_native.weft_executor_bind(sym.Handle, (int)ctx.Type, ctx.Id, a, (ulong)a.Length, g, r, x2,
+                                         (ulong)x2.Length);
     } else {
       string[] gn; int[] gt, gi;
       Groups(group2ctx, out gn, out gt, out gi);
-      weft_native.weft_executor_bind_group2ctx(sym.Handle, (int)ctx.Type, ctx.Id, (ulong)gn.Length, gn, gt, gi, a,
-                                               (ulong)a.Length, g, r, x2, (ulong)x2.Length, o);
+      o = weft_native.weft_executor_bind_group2ctx(sym.Handle, (int)ctx.Type, ctx.Id, (ulong)gn.Length, gn, gt, gi,
+                                                   a, (ulong)a.Length, g, r, x2, (ulong)x2.Length);
     }
     GC.KeepAlive(keep);
-    return new Executor(o[0]);
+    return new Executor(o);
   }
 
   public void Forward(bool isTrain) { weft_native.weft_executor_forward(Handle, isTrain ? 1 : 0); }
@@ -239,30 +232,24 @@ public sealed class Executor : NativeHandle {
 
   long List(int which) {
     var h = Handle;
-    var o = new long[1];
     switch (which) {
-      case 0: weft_native.weft_executor_outputs(h, o); break;
-      case 1: weft_native.weft_executor_arg_arrays(h, o); break;
-      case 2: weft_native.weft_executor_grad_arrays(h, o); break;
-      default: weft_native.weft_executor_aux_arrays(h, o); break;
+      case 0: return weft_native.weft_executor_outputs(h);
+      case 1: return weft_native.weft_executor_arg_arrays(h);
+      case 2: return weft_native.weft_executor_grad_arrays(h);
+      default: return weft_native.weft_executor_aux_arrays(h);
     }
-    return o[0];
   }
 
   /// <summary>A new executor for new input shapes sharing this one's arrays.</summary>
   public Executor Reshape(IDictionary<string, long[]> shapes, bool partialShaping, bool allowUpSizing) {
     string[] names; ulong[] indPtr; long[] dims;
     NDArrayLists.Shapes(shapes, out names, out indPtr, out dims);
-    var o = new long[1];
-    weft_native.weft_executor_reshape(Handle, (ulong)names.Length, names, indPtr, dims,
-                                      partialShaping ? 1 : 0, allowUpSizing ? 1 : 0, o);
-    return new Executor(o[0]);
+    return new Executor(weft_native.weft_executor_reshape(Handle, (ulong)names.Length, names, indPtr, dims,
+                                      partialShaping ? 1 : 0, allowUpSizing ? 1 : 0));
   }
 
   public string DebugString() {
-    var o = new long[1];
-    weft_native.weft_executor_print(Handle, o);
-    return Symbol.Take(o[0])[0];
+    return Symbol.Take(weft_native.weft_executor_print(Handle))[0];
   }
 
   public ExecutorMemory Memory() {

@@ -18,9 +18,7 @@ public sealed class ExecutorOptions : NativeHandle {
 
   static long Create() {
     Native.EnsureLoaded();
-    var o = new long[1];
-    weft_native.weft_executor_options_create(o);
-    return o[0];
+    return weft_native.weft_executor_options_create();
   }
 
   /// <summary>The memory planner's match range (default 16; 0 searches for the best; must be &gt;= 0).</summary>

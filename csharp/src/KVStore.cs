@@ -18,9 +18,7 @@ public sealed class KVStore : NativeHandle {
 
   public static KVStore Create(string type) {
     Native.EnsureLoaded();
-    var o = new long[1];
-    weft_native.weft_kvstore_create(type, o);
-    return new KVStore(o[0]);
+    return new KVStore(weft_native.weft_kvstore_create(type));
   }
 
   public string Type {

@@ -36,11 +36,10 @@ public static class Library {
   /// <summary>Canonical operator names, sorted.</summary>
   public static IList<string> OpNames() {
     Native.EnsureLoaded();
-    var n = new ulong[1];
-    weft_native.weft_op_count(n);
-    var names = new List<string>((int)n[0]);
+    ulong n = (ulong)weft_native.weft_op_count();
+    var names = new List<string>((int)n);
     var s = new IntPtr[1];
-    for (ulong i = 0; i < n[0]; ++i) {
+    for (ulong i = 0; i < n; ++i) {
       weft_native.weft_op_name(i, s);
       names.Add(Str(s[0]));
     }

@@ -23,17 +23,13 @@ public sealed partial class NDArray : NativeHandle {
   /// <summary>An uninitialised array of shape on device ctx.</summary>
   public static NDArray Create(Context ctx, DType dtype, params long[] shape) {
     Native.EnsureLoaded();
-    var outp = new long[1];
-    weft_native.weft_ndarray_create(shape, shape.Length, (int)dtype, (int)ctx.Type, ctx.Id, outp);
-    return new NDArray(outp[0]);
+    return new NDArray(weft_native.weft_ndarray_create(shape, shape.Length, (int)dtype, (int)ctx.Type, ctx.Id));
   }
 
   /// <summary>Loads an IDX file (MNIST's format, raw or gzip) into a new cpu(0) array.</summary>
   public static NDArray LoadIdx(string path) {
     Native.EnsureLoaded();
-    var outp = new long[1];
-    weft_native.weft_idx_load(path, outp);
-    return new NDArray(outp[0]);
+    return new NDArray(weft_native.weft_idx_load(path));
   }
 
   /// <summary>The device the array lives on.</summary>
@@ -136,16 +132,12 @@ public sealed partial class NDArray : NativeHandle {
 
   /// <summary>A view with a new shape; dispose it separately.</summary>
   public NDArray Reshape(params long[] shape) {
-    var o = new long[1];
-    weft_native.weft_ndarray_reshape(Handle, shape, shape.Length, o);
-    return new NDArray(o[0]);
+    return new NDArray(weft_native.weft_ndarray_reshape(Handle, shape, shape.Length));
   }
 
   /// <summary>A view of rows [begin, end) along the first axis.</summary>
   public NDArray Slice(long begin, long end) {
-    var o = new long[1];
-    weft_native.weft_ndarray_slice(Handle, begin, end, o);
-    return new NDArray(o[0]);
+    return new NDArray(weft_native.weft_ndarray_slice(Handle, begin, end));
   }
 
   public void WaitToRead() { weft_native.weft_ndarray_wait_to_read(Handle); }
@@ -162,9 +154,7 @@ public sealed partial class NDArray : NativeHandle {
   /// <summary>Loads an NDArray-list file by name, in file order (unnamed: "0", "1", ...).</summary>
   public static Dictionary<string, NDArray> Load(string path) {
     Native.EnsureLoaded();
-    var o = new long[1];
-    weft_native.weft_ndarray_load_file(path, o);
-    return NDArrayLists.Take(o[0]);
+    return NDArrayLists.Take(weft_native.weft_ndarray_load_file(path));
   }
 
   /// <summary>Disposes every array (null and null entries are fine).</summary>

@@ -18,10 +18,9 @@ public sealed partial class NDArray {
     Native.EnsureLoaded();
     var names = NDArrayLists.Names(arrays);
     var hs = NDArrayLists.Handles(arrays);
-    var o = new long[1];
-    weft_native.weft_ndarray_save_buffer(hs, names, (ulong)hs.Length, o);
+    long o = weft_native.weft_ndarray_save_buffer(hs, names, (ulong)hs.Length);
     GC.KeepAlive(arrays);
-    return TakeBuffer(o[0]);
+    return TakeBuffer(o);
   }
 
   /// <summary>Writes the .params bytes of named arrays to stream.</summary>
@@ -35,9 +34,7 @@ public sealed partial class NDArray {
   public static unsafe Dictionary<string, NDArray> Load(byte[] data) {
     if (data == null) throw new ArgumentNullException("data");
     Native.EnsureLoaded();
-    var o = new long[1];
-    fixed (byte* p = data) weft_native.weft_ndarray_load_buffer((IntPtr)p, (ulong)data.Length, o);
-    return NDArrayLists.Take(o[0]);
+    fixed (byte* p = data) return NDArrayLists.Take(weft_native.weft_ndarray_load_buffer((IntPtr)p, (ulong)data.Length));
   }
 
   /// <summary>As Load(byte[]) reading stream to its end.</summary>
@@ -46,18 +43,14 @@ public sealed partial class NDArray {
   /// <summary>Loads a NumPy .npy file into a new cpu(0) array.</summary>
   public static NDArray LoadNpy(string path) {
     Native.EnsureLoaded();
-    var o = new long[1];
-    weft_native.weft_ndarray_load_npy(path, o);
-    return new NDArray(o[0]);
+    return new NDArray(weft_native.weft_ndarray_load_npy(path));
   }
 
   /// <summary>A new cpu(0) array from the bytes of a .npy image.</summary>
   public static unsafe NDArray LoadNpy(byte[] data) {
     if (data == null) throw new ArgumentNullException("data");
     Native.EnsureLoaded();
-    var o = new long[1];
-    fixed (byte* p = data) weft_native.weft_ndarray_load_npy_buffer((IntPtr)p, (ulong)data.Length, o);
-    return new NDArray(o[0]);
+    fixed (byte* p = data) return new NDArray(weft_native.weft_ndarray_load_npy_buffer((IntPtr)p, (ulong)data.Length));
   }
 
   /// <summary>As LoadNpy(byte[]) reading stream to its end.</summary>
@@ -68,9 +61,7 @@ public sealed partial class NDArray {
 
   /// <summary>The .npy image of the array (the bytes numpy.save writes).</summary>
   public byte[] ToNpyBytes() {
-    var o = new long[1];
-    weft_native.weft_ndarray_save_npy_buffer(Handle, o);
-    return TakeBuffer(o[0]);
+    return TakeBuffer(weft_native.weft_ndarray_save_npy_buffer(Handle));
   }
 
   /// <summary>Writes the .npy image of the array to stream.</summary>

@@ -56,22 +56,22 @@ sealed class WeftHandle : SafeHandle {
 
 /// <summary>The free function of each handle kind (for WeftHandle).</summary>
 static class Frees {
-  internal static readonly Action<WeftHandle> NDArray = weft_native.weft_ndarray_free;
-  internal static readonly Action<WeftHandle> NDArrayList = weft_native.weft_ndarray_list_free;
-  internal static readonly Action<WeftHandle> Buffer = weft_native.weft_buffer_free;
-  internal static readonly Action<WeftHandle> StringList = weft_native.weft_string_list_free;
-  internal static readonly Action<WeftHandle> ShapeResult = weft_native.weft_shape_result_free;
-  internal static readonly Action<WeftHandle> TypeResult = weft_native.weft_type_result_free;
-  internal static readonly Action<WeftHandle> Symbol = weft_native.weft_symbol_free;
-  internal static readonly Action<WeftHandle> Executor = weft_native.weft_executor_free;
-  internal static readonly Action<WeftHandle> DataIter = weft_native.weft_data_iter_free;
-  internal static readonly Action<WeftHandle> Metric = weft_native.weft_metric_free;
-  internal static readonly Action<WeftHandle> Initializer = weft_native.weft_initializer_free;
-  internal static readonly Action<WeftHandle> Optimizer = weft_native.weft_optimizer_free;
-  internal static readonly Action<WeftHandle> Module = weft_native.weft_module_free;
-  internal static readonly Action<WeftHandle> Predictor = weft_native.weft_predictor_free;
-  internal static readonly Action<WeftHandle> KVStore = weft_native.weft_kvstore_free;
-  internal static readonly Action<WeftHandle> ExecutorOptions = weft_native.weft_executor_options_free;
+  internal static readonly Action<WeftHandle> NDArray = h => weft_native.weft_ndarray_free(h);
+  internal static readonly Action<WeftHandle> NDArrayList = h => weft_native.weft_ndarray_list_free(h);
+  internal static readonly Action<WeftHandle> Buffer = h => weft_native.weft_buffer_free(h);
+  internal static readonly Action<WeftHandle> StringList = h => weft_native.weft_string_list_free(h);
+  internal static readonly Action<WeftHandle> ShapeResult = h => weft_native.weft_shape_result_free(h);
+  internal static readonly Action<WeftHandle> TypeResult = h => weft_native.weft_type_result_free(h);
+  internal static readonly Action<WeftHandle> Symbol = h => weft_native.weft_symbol_free(h);
+  internal static readonly Action<WeftHandle> Executor = h => weft_native.weft_executor_free(h);
+  internal static readonly Action<WeftHandle> DataIter = h => weft_native.weft_data_iter_free(h);
+  internal static readonly Action<WeftHandle> Metric = h => weft_native.weft_metric_free(h);
+  internal static readonly Action<WeftHandle> Initializer = h => weft_native.weft_initializer_free(h);
+  internal static readonly Action<WeftHandle> Optimizer = h => weft_native.weft_optimizer_free(h);
+  internal static readonly Action<WeftHandle> Module = h => weft_native.weft_module_free(h);
+  internal static readonly Action<WeftHandle> Predictor = h => weft_native.weft_predictor_free(h);
+  internal static readonly Action<WeftHandle> KVStore = h => weft_native.weft_kvstore_free(h);
+  internal static readonly Action<WeftHandle> ExecutorOptions = h => weft_native.weft_executor_options_free(h);
 }
 
 /// <summary>

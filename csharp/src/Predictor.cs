@@ -71,13 +71,11 @@ public sealed class Predictor : IDisposable {
     if (parameters == null) throw new ArgumentNullException("parameters");
     Native.EnsureLoaded();
     var a = new Args(inputs, outputs, options);
-    var o = new long[1];
     fixed (byte* p = parameters) {
-      weft_native.weft_predictor_create(symbolJson, (IntPtr)p, (ulong)parameters.Length,
-          (ulong)a.Names.Length, a.Names, a.IndPtr, a.Dims, (int)ctx.Type, ctx.Id,
-          (ulong)a.Outputs.Length, a.Outputs, (ulong)a.Keys.Length, a.Keys, a.Values, o);
+      return new Predictor(weft_native.weft_predictor_create(symbolJson, (IntPtr)p,
+          (ulong)parameters.Length, (ulong)a.Names.Length, a.Names, a.IndPtr, a.Dims, (int)ctx.Type, ctx.Id,
+          (ulong)a.Outputs.Length, a.Outputs, (ulong)a.Keys.Length, a.Keys, a.Values), a.First);
     }
-    return new Predictor(o[0], a.First);
   }
 
   /// <summary>As Create(string, byte[], ...) reading the .params bytes from a stream.</summary>
@@ -101,21 +99,19 @@ public sealed class Predictor : IDisposable {
                                     Context ctx = default(Context)) {
     Native.EnsureLoaded();
     var a = new Args(inputs, outputs, options);
-    var o = new long[1];
-    weft_native.weft_predictor_create_from_files(symbolPath, paramsPath, (ulong)a.Names.Length,
+    return new Predictor(weft_native.weft_predictor_create_from_files(symbolPath, paramsPath, (ulong)a.Names.Length,
         a.Names, a.IndPtr, a.Dims, (int)ctx.Type, ctx.Id, (ulong)a.Outputs.Length, a.Outputs,
-        (ulong)a.Keys.Length, a.Keys, a.Values, o);
-    return new Predictor(o[0], a.First);
+        (ulong)a.Keys.Length, a.Keys, a.Values), a.First);
   }
 
   /// <summary>The input names in predict order.</summary>
   public IList<string> Inputs {
-    get { var o = new long[1]; Call(h => weft_native.weft_predictor_list_inputs(h, o)); return Symbol.Take(o[0]); }
+    get { long o = 0; Call(h => o = weft_native.weft_predictor_list_inputs(h)); return Symbol.Take(o); }
   }
 
   /// <summary>The output names in predict order.</summary>
   public IList<string> Outputs {
-    get { var o = new long[1]; Call(h => weft_native.weft_predictor_list_outputs(h, o)); return Symbol.Take(o[0]); }
+    get { long o = 0; Call(h => o = weft_native.weft_predictor_list_outputs(h)); return Symbol.Take(o); }
   }
 
   /// <summary>The shape of output `index` when the (single) input has `inputShape`.</summary>

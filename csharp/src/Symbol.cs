@@ -14,9 +14,7 @@ public sealed class Symbol : NativeHandle {
 
   public static Symbol Variable(string name) {
     Native.EnsureLoaded();
-    var o = new long[1];
-    weft_native.weft_symbol_create_variable(name, o);
-    return new Symbol(o[0]);
+    return new Symbol(weft_native.weft_symbol_create_variable(name));
   }
 
   /// <summary>An uncomposed application of op; Compose it next.</summary>
@@ -24,9 +22,7 @@ public sealed class Symbol : NativeHandle {
     Native.EnsureLoaded();
     string[] keys, vals;
     Ops.Params(parameters, out keys, out vals);
-    var o = new long[1];
-    weft_native.weft_symbol_create_atomic(op, keys, vals, (ulong)keys.Length, o);
-    return new Symbol(o[0]);
+    return new Symbol(weft_native.weft_symbol_create_atomic(op, keys, vals, (ulong)keys.Length));
   }
 
   /// <summary>op(parameters)(inputs...) named name (null: automatic).</summary>
@@ -66,44 +62,41 @@ public sealed class Symbol : NativeHandle {
   public static Symbol Group(params Symbol[] symbols) {
     Native.EnsureLoaded();
     var hs = Handles(symbols);
-    var o = new long[1];
-    weft_native.weft_symbol_group(hs, (ulong)hs.Length, o);
+    long o = weft_native.weft_symbol_group(hs, (ulong)hs.Length);
     GC.KeepAlive(symbols);
-    return new Symbol(o[0]);
+    return new Symbol(o);
   }
 
-  public Symbol Copy() { var o = new long[1]; weft_native.weft_symbol_copy(Handle, o); return new Symbol(o[0]); }
+  public Symbol Copy() { return new Symbol(weft_native.weft_symbol_copy(Handle)); }
 
   public int NumOutputs {
     get { var o = new ulong[1]; weft_native.weft_symbol_num_outputs(Handle, o); return (int)o[0]; }
   }
 
   public Symbol this[int index] {
-    get { var o = new long[1]; weft_native.weft_symbol_get_output(Handle, (ulong)index, o); return new Symbol(o[0]); }
+    get { return new Symbol(weft_native.weft_symbol_get_output(Handle, (ulong)index)); }
   }
 
-  public Symbol Internals() { var o = new long[1]; weft_native.weft_symbol_get_internals(Handle, o); return new Symbol(o[0]); }
+  public Symbol Internals() { return new Symbol(weft_native.weft_symbol_get_internals(Handle)); }
 
-  public Symbol Children() { var o = new long[1]; weft_native.weft_symbol_get_children(Handle, o); return new Symbol(o[0]); }
+  public Symbol Children() { return new Symbol(weft_native.weft_symbol_get_children(Handle)); }
 
-  public IList<string> ListArguments() { var o = new long[1]; weft_native.weft_symbol_list_arguments(Handle, o); return Take(o[0]); }
+  public IList<string> ListArguments() { return Take(weft_native.weft_symbol_list_arguments(Handle)); }
 
-  public IList<string> ListOutputs() { var o = new long[1]; weft_native.weft_symbol_list_outputs(Handle, o); return Take(o[0]); }
+  public IList<string> ListOutputs() { return Take(weft_native.weft_symbol_list_outputs(Handle)); }
 
-  public IList<string> ListAuxiliaryStates() { var o = new long[1]; weft_native.weft_symbol_list_auxiliary_states(Handle, o); return Take(o[0]); }
+  public IList<string> ListAuxiliaryStates() { return Take(weft_native.weft_symbol_list_auxiliary_states(Handle)); }
 
-  public IList<string> ListInputs() { var o = new long[1]; weft_native.weft_symbol_list_inputs(Handle, o); return Take(o[0]); }
+  public IList<string> ListInputs() { return Take(weft_native.weft_symbol_list_inputs(Handle)); }
 
   /// <summary>The node name, or null for a grouped symbol.</summary>
   public string Name {
-    get { var o = new long[1]; weft_native.weft_symbol_get_name(Handle, o); var s = Take(o[0]); return s.Count == 0 ? null : s[0]; }
+    get { var s = Take(weft_native.weft_symbol_get_name(Handle)); return s.Count == 0 ? null : s[0]; }
   }
 
   /// <summary>Attribute key, or null when absent.</summary>
   public string GetAttr(string key) {
-    var o = new long[1];
-    weft_native.weft_symbol_get_attr(Handle, key, o);
-    var s = Take(o[0]);
+    var s = Take(weft_native.weft_symbol_get_attr(Handle, key));
     return s.Count == 0 ? null : s[0];
   }
 
@@ -119,22 +112,18 @@ public sealed class Symbol : NativeHandle {
     return d;
   }
 
-  public string ToJson() { var o = new long[1]; weft_native.weft_symbol_to_json(Handle, o); return Take(o[0])[0]; }
+  public string ToJson() { return Take(weft_native.weft_symbol_to_json(Handle))[0]; }
 
   public void Save(string path) { weft_native.weft_symbol_save_file(Handle, path); }
 
   public static Symbol FromJson(string json) {
     Native.EnsureLoaded();
-    var o = new long[1];
-    weft_native.weft_symbol_from_json(json, o);
-    return new Symbol(o[0]);
+    return new Symbol(weft_native.weft_symbol_from_json(json));
   }
 
   public static Symbol Load(string path) {
     Native.EnsureLoaded();
-    var o = new long[1];
-    weft_native.weft_symbol_from_json_file(path, o);
-    return new Symbol(o[0]);
+    return new Symbol(weft_native.weft_symbol_from_json_file(path));
   }
 
   /// <summary>Infers every shape; throws (Shape) unless all are known. Extent 0 = unknown.</summary>
@@ -152,12 +141,9 @@ public sealed class Symbol : NativeHandle {
       dims.AddRange(kv.Value);
       indPtr[++i] = (ulong)dims.Count;
     }
-    var o = new long[1];
-    if (partial)
-      weft_native.weft_symbol_infer_shape_partial(Handle, (ulong)names.Length, names, indPtr, dims.ToArray(), o);
-    else
-      weft_native.weft_symbol_infer_shape(Handle, (ulong)names.Length, names, indPtr, dims.ToArray(), o);
-    return ShapeResult.Take(o[0]);
+    return ShapeResult.Take(partial
+        ? weft_native.weft_symbol_infer_shape_partial(Handle, (ulong)names.Length, names, indPtr, dims.ToArray())
+        : weft_native.weft_symbol_infer_shape(Handle, (ulong)names.Length, names, indPtr, dims.ToArray()));
   }
 
   public TypeResult InferType(IDictionary<string, DType> known) { return InferType(known, false); }
@@ -172,12 +158,9 @@ public sealed class Symbol : NativeHandle {
       names[i] = kv.Key;
       codes[i++] = (int)kv.Value;
     }
-    var o = new long[1];
-    if (partial)
-      weft_native.weft_symbol_infer_type_partial(Handle, (ulong)names.Length, names, codes, o);
-    else
-      weft_native.weft_symbol_infer_type(Handle, (ulong)names.Length, names, codes, o);
-    return TypeResult.Take(o[0]);
+    return TypeResult.Take(partial
+        ? weft_native.weft_symbol_infer_type_partial(Handle, (ulong)names.Length, names, codes)
+        : weft_native.weft_symbol_infer_type(Handle, (ulong)names.Length, names, codes));
   }
 
   /// <summary>Reads and frees a WeftStringList.</summary>

@@ -21,12 +21,11 @@ public sealed class DataIter : NativeHandle {
     var dh = NDArrayLists.Handles(data);
     var ln = NDArrayLists.Names(label);
     var lh = NDArrayLists.Handles(label);
-    var o = new long[1];
-    weft_native.weft_data_iter_create_ndarray((ulong)dn.Length, dn, dh, (ulong)ln.Length, ln, lh,
-                                              batchSize, shuffle ? 1 : 0, lastBatch, seed, o);
+    long o = weft_native.weft_data_iter_create_ndarray((ulong)dn.Length, dn, dh, (ulong)ln.Length, ln, lh,
+                                              batchSize, shuffle ? 1 : 0, lastBatch, seed);
     GC.KeepAlive(data);
     GC.KeepAlive(label);
-    return new DataIter(o[0]);
+    return new DataIter(o);
   }
 
   /// <summary>Advances to the next batch; false at the end of the epoch.</summary>
@@ -44,21 +43,17 @@ public sealed class DataIter : NativeHandle {
   }
 
   public Dictionary<string, NDArray> Data() {
-    var o = new long[1];
-    weft_native.weft_data_iter_data(Handle, o);
-    return NDArrayLists.Take(o[0]);
+    return NDArrayLists.Take(weft_native.weft_data_iter_data(Handle));
   }
 
   public Dictionary<string, NDArray> Label() {
-    var o = new long[1];
-    weft_native.weft_data_iter_label(Handle, o);
-    return NDArrayLists.Take(o[0]);
+    return NDArrayLists.Take(weft_native.weft_data_iter_label(Handle));
   }
 
   public int Pad { get { var o = new int[1]; weft_native.weft_data_iter_pad(Handle, o); return o[0]; } }
 
   public int BatchSize {
-    get { var o = new int[1]; weft_native.weft_data_iter_batch_size(Handle, o); return o[0]; }
+    get { return (int)weft_native.weft_data_iter_batch_size(Handle); }
   }
 }
 
@@ -70,9 +65,7 @@ public sealed class Metric : NativeHandle {
     Native.EnsureLoaded();
     string[] keys, vals;
     Ops.Params(parameters, out keys, out vals);
-    var o = new long[1];
-    weft_native.weft_metric_create(name, keys, vals, (ulong)keys.Length, o);
-    return new Metric(o[0]);
+    return new Metric(weft_native.weft_metric_create(name, keys, vals, (ulong)keys.Length));
   }
 
   public void Add(string name, IDictionary<string, object> parameters = null) {
@@ -92,10 +85,9 @@ public sealed class Metric : NativeHandle {
   /// <summary>The current values by name (NaN before any instance).</summary>
   public Dictionary<string, double> Get() {
     var h = Handle;
-    var n = new ulong[1];
-    weft_native.weft_metric_num_values(h, n);
+    ulong n = (ulong)weft_native.weft_metric_num_values(h);
     var names = new long[1];
-    var vals = new double[n[0]];
+    var vals = new double[n];
     var num = new ulong[1];
     weft_native.weft_metric_get(h, names, vals, (ulong)vals.Length, num);
     var ns = Symbol.Take(names[0]);
@@ -117,9 +109,7 @@ public sealed class Initializer : NativeHandle {
     Native.EnsureLoaded();
     string[] keys, vals;
     Ops.Params(parameters, out keys, out vals);
-    var o = new long[1];
-    weft_native.weft_initializer_create(name, keys, vals, (ulong)keys.Length, seed, o);
-    return new Initializer(o[0]);
+    return new Initializer(weft_native.weft_initializer_create(name, keys, vals, (ulong)keys.Length, seed));
   }
 
   /// <summary>Fills arr for parameter paramName by MXNet's naming rules.</summary>
@@ -136,9 +126,7 @@ public sealed class Optimizer : NativeHandle {
     Native.EnsureLoaded();
     string[] keys, vals;
     Ops.Params(parameters, out keys, out vals);
-    var o = new long[1];
-    weft_native.weft_optimizer_create(name, keys, vals, (ulong)keys.Length, o);
-    return new Optimizer(o[0]);
+    return new Optimizer(weft_native.weft_optimizer_create(name, keys, vals, (ulong)keys.Length));
   }
 
   public void SetLrScheduler(string kind, long[] steps, float factor, float stopFactorLr) {
@@ -183,9 +171,7 @@ public sealed class Module : NativeHandle {
                               IList<string> labelNames = null) {
     var d = (dataNames ?? new[] { "data" }).ToArray();
     var l = (labelNames ?? new[] { "softmax_label" }).ToArray();
-    var o = new long[1];
-    weft_native.weft_module_create(sym.Handle, (ulong)d.Length, d, (ulong)l.Length, l, (int)ctx.Type, ctx.Id, o);
-    return new Module(o[0]);
+    return new Module(weft_native.weft_module_create(sym.Handle, (ulong)d.Length, d, (ulong)l.Length, l, (int)ctx.Type, ctx.Id));
   }
 
   public void Bind(DataIter iter, bool forTraining) {
@@ -208,10 +194,9 @@ public sealed class Module : NativeHandle {
     if (m == null) return new WeftHandle(0, null);
     var names = NDArrayLists.Names(m);
     var hs = NDArrayLists.Handles(m);
-    var o = new long[1];
-    weft_native.weft_binding_ndarray_list(hs, names, (ulong)hs.Length, o);
+    long o = weft_native.weft_binding_ndarray_list(hs, names, (ulong)hs.Length);
     GC.KeepAlive(m);
-    return new WeftHandle(o[0], Frees.NDArrayList);
+    return new WeftHandle(o, Frees.NDArrayList);
   }
 
   public void InitOptimizer(Optimizer opt) { weft_native.weft_module_init_optimizer(Handle, opt.Handle); }
@@ -234,9 +219,7 @@ public sealed class Module : NativeHandle {
   }
 
   public Dictionary<string, NDArray> Outputs() {
-    var o = new long[1];
-    weft_native.weft_module_outputs(Handle, o);
-    return NDArrayLists.Take(o[0]);
+    return NDArrayLists.Take(weft_native.weft_module_outputs(Handle));
   }
 
   public Dictionary<string, NDArray> ArgParams() {
