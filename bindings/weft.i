@@ -11,9 +11,13 @@
  *   call (weft_last_error() is read in the wrapper right after the failing
  *   call; Go may move a goroutine to another OS thread between two cgo calls,
  *   so the thread-local message must never be read in a second call):
- *     Java: the method returns void and throws ai.weft.WeftException(code, msg)
- *     C#:   the method returns void and throws Weft.WeftException(code, msg)
+ *     Java: the method throws ai.weft.WeftException(code, msg)
+ *     C#:   the method throws Weft.WeftException(code, msg)
  *     Go:   the function returns error (*capi.Status{Code, Message}) or nil
+ * - The C ABI names a function's one result `out` (a handle T**, int* or
+ *   size_t*). In Java and C# that parameter is not an argument: the method
+ *   returns its value as a long (methods without one return 0). Go keeps the
+ *   1-element slice (its wrapper's one result is the error).
  *   Out-parameters are written only on success (as the C ABI guarantees).
  * - Opaque handles (WEFT_HANDLE(T) below; one line per handle type) are plain
  *   integers in Java (long) and Go (uintptr); in C# a handle argument is a
