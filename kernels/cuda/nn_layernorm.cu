@@ -241,22 +241,27 @@ __global__ void LayerNormParamStore(int64_t C, int chunks, const double* part, T
 int R(OpReq r) { return static_cast<int>(r); }
 unsigned RowBlocks(int64_t rows) { return static_cast<unsigned>(std::min<int64_t>(rows, 1 << 20)); }
 
-void LayerNormCuda(const OpContext& ctx, const NodeAttrs& attrs, const std::vector<TBlob>& in,
-                   const std::vector<OpReq>& req, const std::vector<TBlob>& out) {
-  const char* op = "LayerNorm";
-  UseDevice(ctx, op);
-  const LNGeom g = MakeGeom(attrs, in[0].shape);
-  const double eps = attrs.params.GetFloat("eps");
+// The forward of LayerNorm (groups 0) and GroupNorm over g's rows.
+void NormForward(const OpContext& ctx, const char* op, const LNGeom& g, int64_t groups, double eps,
+                 const std::vector<TBlob>& in, const std::vector<OpReq>& req,
+                 const std::vector<TBlob>& out) {
   if (g.Rows() == 0) return;
   const bool stats = out.size() == 3;
   DispatchFloat(in[0].dtype, op, [&](auto v) {
     using T = decltype(v);
     LayerNormFwd<T><<<RowBlocks(g.Rows()), kBlock, 0, StreamOf(ctx)>>>(
-        g, 0, eps, in[0].data<T>(), in[1].data<T>(), in[2].data<T>(), out[0].data<T>(), R(req[0]),
-        stats ? out[1].data<T>() : nullptr, stats ? R(req[1]) : 0,
+        g, groups, eps, in[0].data<T>(), in[1].data<T>(), in[2].data<T>(), out[0].data<T>(),
+        R(req[0]), stats ? out[1].data<T>() : nullptr, stats ? R(req[1]) : 0,
         stats ? out[2].data<T>() : nullptr, stats ? R(req[2]) : 0);
   });
   Finish(ctx, op);
+}
+
+void LayerNormCuda(const OpContext& ctx, const NodeAttrs& attrs, const std::vector<TBlob>& in,
+                   const std::vector<OpReq>& req, const std::vector<TBlob>& out) {
+  UseDevice(ctx, "LayerNorm");
+  NormForward(ctx, "LayerNorm", MakeGeom(attrs, in[0].shape), 0, attrs.params.GetFloat("eps"), in,
+              req, out);
 }
 
 // in: ograd, data, gamma; out: data_grad, gamma_grad, beta_grad.
@@ -300,21 +305,10 @@ LNGeom GroupGeom(const NodeAttrs& attrs, const Shape& s, int64_t* groups) {
 
 void GroupNormCuda(const OpContext& ctx, const NodeAttrs& attrs, const std::vector<TBlob>& in,
                    const std::vector<OpReq>& req, const std::vector<TBlob>& out) {
-  const char* op = "GroupNorm";
-  UseDevice(ctx, op);
+  UseDevice(ctx, "GroupNorm");
   int64_t groups;
   const LNGeom g = GroupGeom(attrs, in[0].shape, &groups);
-  const double eps = attrs.params.GetFloat("eps");
-  if (g.Rows() == 0) return;
-  const bool stats = out.size() == 3;
-  DispatchFloat(in[0].dtype, op, [&](auto v) {
-    using T = decltype(v);
-    LayerNormFwd<T><<<RowBlocks(g.Rows()), kBlock, 0, StreamOf(ctx)>>>(
-        g, groups, eps, in[0].data<T>(), in[1].data<T>(), in[2].data<T>(), out[0].data<T>(),
-        R(req[0]), stats ? out[1].data<T>() : nullptr, stats ? R(req[1]) : 0,
-        stats ? out[2].data<T>() : nullptr, stats ? R(req[2]) : 0);
-  });
-  Finish(ctx, op);
+  NormForward(ctx, "GroupNorm", g, groups, attrs.params.GetFloat("eps"), in, req, out);
 }
 
 // in: ograd, data, gamma; out: data_grad, gamma_grad, beta_grad.

@@ -11,12 +11,11 @@
 // their input indices, the rest of the batch -1. The backward adds each
 // output row's gradient to the input row it came from (the rows are
 // distinct, so no atomics).
-#include <cub/device/device_segmented_radix_sort.cuh>
-
 #include <limits>
 
 #include "box_nms.h"
 #include "cuda/cuda_util.h"
+#include "cuda/segmented_sort.cuh"
 #include "weft/dtype.h"
 
 namespace weft {
@@ -131,16 +130,8 @@ void BoxNMSCuda(const OpContext& ctx, const NodeAttrs& attrs, const std::vector<
     NMSKeys<T><<<GridFor(rows), kBlock, 0, s>>>(g, std::numeric_limits<T>::lowest(), x,
                                                 keys.as<T>(), idx.as<int64_t>(), count.as<int>(),
                                                 offsets.as<int>());
-    size_t temp_bytes = 0;
-    WEFT_CUDA_CHECK(cub::DeviceSegmentedRadixSort::SortPairsDescending(
-        nullptr, temp_bytes, keys.as<T>(), keys_sorted.as<T>(), idx.as<int64_t>(),
-        idx_sorted.as<int64_t>(), items, nb, offsets.as<int>(), offsets.as<int>() + 1, 0,
-        static_cast<int>(sizeof(T) * 8), s));
-    DeviceBuffer temp(ctx, temp_bytes);
-    WEFT_CUDA_CHECK(cub::DeviceSegmentedRadixSort::SortPairsDescending(
-        temp.get(), temp_bytes, keys.as<T>(), keys_sorted.as<T>(), idx.as<int64_t>(),
-        idx_sorted.as<int64_t>(), items, nb, offsets.as<int>(), offsets.as<int>() + 1, 0,
-        static_cast<int>(sizeof(T) * 8), s));
+    SortSegmentsDescending(ctx, keys.as<T>(), keys_sorted.as<T>(), idx.as<int64_t>(),
+                           idx_sorted.as<int64_t>(), items, nb, offsets.as<int>());
     NMSBatches<T><<<nb, kBlock, 0, s>>>(g, x, idx_sorted.as<int64_t>(), count.as<int>(),
                                         static_cast<char*>(dead.get()), area.as<T>(),
                                         slot.as<int64_t>(), y, rec);

@@ -11,11 +11,10 @@
 // first min(valid, nms_topk) with the sorted ones (the rest get class -1
 // and keep their unsorted values, MXNet's quirk) and suppresses greedily in
 // order, each kept row marking the later rows it overlaps in parallel.
-#include <cub/device/device_segmented_radix_sort.cuh>
-
 #include <limits>
 
 #include "cuda/cuda_util.h"
+#include "cuda/segmented_sort.cuh"
 #include "multibox.h"
 #include "weft/dtype.h"
 
@@ -138,16 +137,8 @@ void DetectionCuda(const OpContext& ctx, const NodeAttrs& attrs, const std::vect
         d, nb, std::numeric_limits<T>::lowest(), in[0].data<T>(), in[1].data<T>(), in[2].data<T>(),
         rows.as<T>(), keys.as<T>(), idx.as<int>(), count.as<int>(), offsets.as<int>());
     const int items = static_cast<int>(total), segments = static_cast<int>(nb);
-    size_t temp_bytes = 0;
-    WEFT_CUDA_CHECK(cub::DeviceSegmentedRadixSort::SortPairsDescending(
-        nullptr, temp_bytes, keys.as<T>(), keys_sorted.as<T>(), idx.as<int>(), idx_sorted.as<int>(),
-        items, segments, offsets.as<int>(), offsets.as<int>() + 1, 0,
-        static_cast<int>(sizeof(T) * 8), s));
-    DeviceBuffer temp(ctx, temp_bytes);
-    WEFT_CUDA_CHECK(cub::DeviceSegmentedRadixSort::SortPairsDescending(
-        temp.get(), temp_bytes, keys.as<T>(), keys_sorted.as<T>(), idx.as<int>(),
-        idx_sorted.as<int>(), items, segments, offsets.as<int>(), offsets.as<int>() + 1, 0,
-        static_cast<int>(sizeof(T) * 8), s));
+    SortSegmentsDescending(ctx, keys.as<T>(), keys_sorted.as<T>(), idx.as<int>(),
+                           idx_sorted.as<int>(), items, segments, offsets.as<int>());
     DetectBatches<T><<<segments, kBlock, 0, s>>>(d, rows.as<T>(), idx_sorted.as<int>(),
                                                  count.as<int>(), slot.as<int>(), out[0].data<T>());
     Finish(ctx, op);  // before the scratch buffers are released

@@ -143,23 +143,19 @@ std::vector<BackendCase> RnnCases(StringMap p) {
 WEFT_BACKEND_CASES(rnn) {
   std::vector<BackendCase> cases;
   const StringMap base = {{"state_size", "5"}, {"num_layers", "2"}, {"state_outputs", "True"}};
-  auto with = [&base](StringMap extra) {
-    StringMap p = base;
-    for (auto& [k, v] : extra) p[k] = v;
-    return p;
-  };
-  Append(&cases, RnnCases(with({{"mode", "lstm"}, {"bidirectional", "True"}})));
+  Append(&cases, RnnCases(test::With(base, {{"mode", "lstm"}, {"bidirectional", "True"}})));
   for (const char* mode : {"gru", "rnn_relu", "rnn_tanh"})
-    Append(&cases, RnnCases(with({{"mode", mode}, {"bidirectional", "True"}})));
-  Append(&cases,
-         RnnCases(with({{"mode", "gru"}, {"num_layers", "1"}, {"state_outputs", "False"}})));
-  Append(&cases, RnnCases(with({{"mode", "lstm"}, {"projection_size", "3"}})));
-  Append(&cases,
-         RnnCases(with(
-             {{"mode", "lstm"}, {"lstm_state_clip_min", "-0.2"}, {"lstm_state_clip_max", "0.3"}})));
-  Append(&cases,
-         RnnCases(
-             with({{"mode", "lstm"}, {"bidirectional", "True"}, {"use_sequence_length", "True"}})));
+    Append(&cases, RnnCases(test::With(base, {{"mode", mode}, {"bidirectional", "True"}})));
+  Append(&cases, RnnCases(test::With(
+                     base, {{"mode", "gru"}, {"num_layers", "1"}, {"state_outputs", "False"}})));
+  Append(&cases, RnnCases(test::With(base, {{"mode", "lstm"}, {"projection_size", "3"}})));
+  Append(&cases, RnnCases(test::With(base, {{"mode", "lstm"},
+                                            {"lstm_state_clip_min", "-0.2"},
+                                            {"lstm_state_clip_max", "0.3"}})));
+  Append(
+      &cases,
+      RnnCases(test::With(
+          base, {{"mode", "lstm"}, {"bidirectional", "True"}, {"use_sequence_length", "True"}})));
   return cases;
 }
 

@@ -207,19 +207,14 @@ NDArray NMSBoxes(DType t) {
 WEFT_BACKEND_CASES(box_nms) {
   std::vector<BackendCase> cases;
   const StringMap base = {{"overlap_thresh", "0.3"}, {"valid_thresh", "0.1"}, {"topk", "-1"}};
-  auto with = [&base](StringMap extra) {
-    StringMap p = base;
-    for (auto& [k, v] : extra) p[k] = v;
-    return p;
-  };
   const std::vector<StringMap> params = {
-      with({}),
-      with({{"id_index", "0"}}),
-      with({{"id_index", "0"}, {"force_suppress", "True"}, {"topk", "12"}}),
-      with({{"id_index", "0"}, {"background_id", "0"}}),
-      with({{"in_format", "center"}, {"out_format", "corner"}}),
-      with({{"out_format", "center"}}),
-      with({{"topk", "0"}}),
+      test::With(base, {}),
+      test::With(base, {{"id_index", "0"}}),
+      test::With(base, {{"id_index", "0"}, {"force_suppress", "True"}, {"topk", "12"}}),
+      test::With(base, {{"id_index", "0"}, {"background_id", "0"}}),
+      test::With(base, {{"in_format", "center"}, {"out_format", "corner"}}),
+      test::With(base, {{"out_format", "center"}}),
+      test::With(base, {{"topk", "0"}}),
   };
   test::CompareOptions o;
   o.exact = true;
@@ -261,14 +256,10 @@ WEFT_BACKEND_CASES(multibox) {
                                 test::RandomArray({2, na * 4}, t, -0.5, 0.5, 2), anchors};
   };
   const StringMap base = {{"threshold", "0.1"}, {"nms_threshold", "0.45"}};
-  auto with = [&base](StringMap extra) {
-    StringMap p = base;
-    for (auto& [k, v] : extra) p[k] = v;
-    return p;
-  };
   for (const StringMap& p :
-       {with({}), with({{"clip", "False"}}), with({{"force_suppress", "True"}}),
-        with({{"nms_topk", "20"}}), with({{"nms_threshold", "1.5"}})})
+       {test::With(base, {}), test::With(base, {{"clip", "False"}}),
+        test::With(base, {{"force_suppress", "True"}}), test::With(base, {{"nms_topk", "20"}}),
+        test::With(base, {{"nms_threshold", "1.5"}})})
     cases.emplace_back("_contrib_MultiBoxDetection", inputs, p);
   return cases;
 }

@@ -210,6 +210,11 @@ int CompareBackends(const std::string& op, const std::vector<NDArray>& in, const
   return static_cast<int>(others.size());
 }
 
+StringMap With(StringMap base, const StringMap& extra) {
+  for (const auto& [k, v] : extra) base[k] = v;
+  return base;
+}
+
 std::vector<NDArray> Randoms(const std::vector<In>& in, DType t, unsigned seed) {
   std::vector<NDArray> out;
   for (const In& d : in) out.push_back(RandomArray(d.shape, t, d.lo, d.hi, seed++));

@@ -121,6 +121,10 @@ std::vector<NDArray> OgradInputs(const NDArray& og, const std::vector<NDArray>& 
 // Runs `c` for each of its dtypes; returns the backends compared in all.
 int RunCase(const BackendCase& c);
 
+// `base` with the entries of `extra` added or replaced: a case's parameters
+// as a variation of a group's common ones.
+StringMap With(StringMap base, const StringMap& extra);
+
 // Random arrays (dtype t, seeds from `seed`) for the given inputs.
 std::vector<NDArray> Randoms(const std::vector<In>& in, DType t, unsigned seed);
 // The outputs of `op` on cpu(0) (reference path), e.g. to build a backward
