@@ -127,6 +127,9 @@ void Executor::Impl::CheckDevices(const Executor& ex, BindState* s) const {
     if (std::find(s->device_list.begin(), s->device_list.end(), c) == s->device_list.end())
       s->device_list.push_back(c);
   for (const Context& c : s->device_list) CheckDevice(rt, c);
+  // A group the CPU fallback moved off its device still names a device that
+  // must exist: the caller asked for it.
+  for (const auto& kv : group2ctx) CheckDevice(rt, kv.second);
   for (size_t i = 0; i < ex.args_.size(); ++i)
     if (!ex.grads_[i].is_none() && ex.grads_[i].ctx() != ex.args_[i].ctx())
       Fail(StatusCode::kDevice, "bind: the gradient array of '", ex.arg_names_[i], "' is on ",
