@@ -14,10 +14,11 @@
  *     Java: the method throws ai.weft.WeftException(code, msg)
  *     C#:   the method throws Weft.WeftException(code, msg)
  *     Go:   the function returns error (*capi.Status{Code, Message}) or nil
- * - The C ABI names a function's one result `out` (a handle T**, int* or
- *   size_t*). In Java and C# that parameter is not an argument: the method
- *   returns its value as a long (methods without one return 0). Go keeps the
- *   1-element slice (its wrapper's one result is the error).
+ * - The C ABI names a function's one result `out` (a handle T**, int*,
+ *   int64_t*, uint64_t* or size_t*). In Java and C# that parameter is not an
+ *   argument: the method returns its value as a long (methods without one
+ *   return 0). Go keeps the 1-element slice (its wrapper's one result is
+ *   the error).
  *   Out-parameters are written only on success (as the C ABI guarantees).
  * - Opaque handles (WEFT_HANDLE(T) below; one line per handle type) are plain
  *   integers in Java (long) and Go (uintptr); in C# a handle argument is a
@@ -157,6 +158,8 @@ static void WeftJavaArgError(JNIEnv* jenv, const char* msg) {
 %enddef
 WEFT_JAVA_RETURNED(int)
 WEFT_JAVA_RETURNED(size_t)
+WEFT_JAVA_RETURNED(int64_t)
+WEFT_JAVA_RETURNED(uint64_t)
 
 %define WEFT_HANDLE(T)
 %typemap(jni) T*, const T* "jlong"
@@ -436,6 +439,8 @@ static void WeftCSharpThrow(int code, const char* msg) {
 %enddef
 WEFT_CS_RETURNED(int)
 WEFT_CS_RETURNED(size_t)
+WEFT_CS_RETURNED(int64_t)
+WEFT_CS_RETURNED(uint64_t)
 
 /* A handle argument is a Weft.WeftHandle (a SafeHandle, NativeHandle.cs):
  * the marshaller holds a reference on it for the duration of the call, so

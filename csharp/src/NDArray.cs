@@ -55,26 +55,24 @@ public sealed partial class NDArray : NativeHandle {
   }
 
   public int NDim {
-    get { var o = new int[1]; weft_native.weft_ndarray_ndim(Handle, o); return o[0]; }
+    get { return (int)weft_native.weft_ndarray_ndim(Handle); }
   }
 
   public long[] Shape {
     get {
       var h = Handle;
-      var nd = new int[1];
-      weft_native.weft_ndarray_ndim(h, nd);
-      var shape = new long[nd[0]];
+      var shape = new long[weft_native.weft_ndarray_ndim(h)];
       weft_native.weft_ndarray_shape(h, shape, (ulong)shape.Length);
       return shape;
     }
   }
 
   public long Size {
-    get { var o = new long[1]; weft_native.weft_ndarray_size(Handle, o); return o[0]; }
+    get { return weft_native.weft_ndarray_size(Handle); }
   }
 
   public DType DType {
-    get { var o = new int[1]; weft_native.weft_ndarray_dtype(Handle, o); return (DType)o[0]; }
+    get { return (DType)weft_native.weft_ndarray_dtype(Handle); }
   }
 
   /// <summary>Zero-copy: the library reads the pinned array (length must equal Size).</summary>

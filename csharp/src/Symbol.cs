@@ -70,7 +70,7 @@ public sealed class Symbol : NativeHandle {
   public Symbol Copy() { return new Symbol(weft_native.weft_symbol_copy(Handle)); }
 
   public int NumOutputs {
-    get { var o = new ulong[1]; weft_native.weft_symbol_num_outputs(Handle, o); return (int)o[0]; }
+    get { return (int)weft_native.weft_symbol_num_outputs(Handle); }
   }
 
   public Symbol this[int index] {
@@ -167,11 +167,10 @@ public sealed class Symbol : NativeHandle {
   internal static IList<string> Take(long raw) {
     var list = new WeftHandle(raw, Frees.StringList);
     try {
-      var n = new ulong[1];
-      weft_native.weft_string_list_size(list, n);
-      var r = new List<string>((int)n[0]);
+      var n = (ulong)weft_native.weft_string_list_size(list);
+      var r = new List<string>((int)n);
       var s = new IntPtr[1];
-      for (ulong i = 0; i < n[0]; ++i) {
+      for (ulong i = 0; i < n; ++i) {
         weft_native.weft_string_list_get(list, i, s);
         r.Add(Library.Str(s[0]));
       }
@@ -194,29 +193,24 @@ public sealed class ShapeResult {
     var res = new WeftHandle(raw, Frees.ShapeResult);
     try {
       var r = new ShapeResult();
-      var c = new int[1];
-      weft_native.weft_shape_result_complete(res, c);
-      r.Complete = c[0] != 0;
+      r.Complete = weft_native.weft_shape_result_complete(res) != 0;
       var groups = new[] { r.Arguments, r.Outputs, r.AuxiliaryStates };
       for (int g = 0; g < 3; ++g) {
-        var n = new ulong[1];
-        weft_native.weft_shape_result_count(res, g, n);
-        for (ulong i = 0; i < n[0]; ++i) {
+        var n = (ulong)weft_native.weft_shape_result_count(res, g);
+        for (ulong i = 0; i < n; ++i) {
           var name = new IntPtr[1];
-          var nd = new int[1];
           weft_native.weft_shape_result_name(res, g, i, name);
-          weft_native.weft_shape_result_ndim(res, g, i, nd);
+          var nd = weft_native.weft_shape_result_ndim(res, g, i);
           long[] dims = null;
-          if (nd[0] >= 0) {
-            dims = new long[nd[0]];
+          if (nd >= 0) {
+            dims = new long[nd];
             weft_native.weft_shape_result_dims(res, g, i, dims, (ulong)dims.Length);
           }
           groups[g][Library.Str(name[0])] = dims;
         }
       }
-      var nu = new ulong[1];
-      weft_native.weft_shape_result_num_unknown(res, nu);
-      for (ulong i = 0; i < nu[0]; ++i) {
+      var nu = (ulong)weft_native.weft_shape_result_num_unknown(res);
+      for (ulong i = 0; i < nu; ++i) {
         var name = new IntPtr[1];
         weft_native.weft_shape_result_unknown_name(res, i, name);
         r.Unknown.Add(Library.Str(name[0]));
@@ -240,24 +234,19 @@ public sealed class TypeResult {
     var res = new WeftHandle(raw, Frees.TypeResult);
     try {
       var r = new TypeResult();
-      var c = new int[1];
-      weft_native.weft_type_result_complete(res, c);
-      r.Complete = c[0] != 0;
+      r.Complete = weft_native.weft_type_result_complete(res) != 0;
       var groups = new[] { r.Arguments, r.Outputs, r.AuxiliaryStates };
       for (int g = 0; g < 3; ++g) {
-        var n = new ulong[1];
-        weft_native.weft_type_result_count(res, g, n);
-        for (ulong i = 0; i < n[0]; ++i) {
+        var n = (ulong)weft_native.weft_type_result_count(res, g);
+        for (ulong i = 0; i < n; ++i) {
           var name = new IntPtr[1];
-          var dt = new int[1];
           weft_native.weft_type_result_name(res, g, i, name);
-          weft_native.weft_type_result_dtype(res, g, i, dt);
-          groups[g][Library.Str(name[0])] = dt[0] < 0 ? (DType?)null : (DType)dt[0];
+          var dt = weft_native.weft_type_result_dtype(res, g, i);
+          groups[g][Library.Str(name[0])] = dt < 0 ? (DType?)null : (DType)dt;
         }
       }
-      var nu = new ulong[1];
-      weft_native.weft_type_result_num_unknown(res, nu);
-      for (ulong i = 0; i < nu[0]; ++i) {
+      var nu = (ulong)weft_native.weft_type_result_num_unknown(res);
+      for (ulong i = 0; i < nu; ++i) {
         var name = new IntPtr[1];
         weft_native.weft_type_result_unknown_name(res, i, name);
         r.Unknown.Add(Library.Str(name[0]));

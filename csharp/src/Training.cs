@@ -141,7 +141,7 @@ public sealed class Optimizer : NativeHandle {
   }
 
   public long NumUpdate {
-    get { var o = new long[1]; weft_native.weft_optimizer_num_update(Handle, o); return o[0]; }
+    get { return weft_native.weft_optimizer_num_update(Handle); }
   }
 
   public float LearningRate(string name) {

@@ -158,10 +158,10 @@ typedef struct WeftStringList WeftStringList;
  *        registered: MXNet's other spellings, e.g. "_contrib_quadratic" for
  *        "quadratic" (none for most operators; never the canonical name that
  *        weft_op_name() lists).
- * @param[out] out_aliases new list; free with weft_string_list_free().
+ * @param[out] out new list; free with weft_string_list_free().
  * WEFT_ERR_NOT_FOUND for an unknown operator.
  */
-WEFT_API WeftStatus weft_op_aliases(const char* op, WeftStringList** out_aliases);
+WEFT_API WeftStatus weft_op_aliases(const char* op, WeftStringList** out);
 
 /* --------------------------------------------------------------- ndarray */
 
@@ -177,7 +177,7 @@ WEFT_API WeftStatus weft_ndarray_create(const int64_t* shape, int ndim, int dtyp
 WEFT_API WeftStatus weft_ndarray_free(WeftNDArray* arr);
 
 /** Rank of @p arr. */
-WEFT_API WeftStatus weft_ndarray_ndim(const WeftNDArray* arr, int* out_ndim);
+WEFT_API WeftStatus weft_ndarray_ndim(const WeftNDArray* arr, int* out);
 
 /**
  * @brief Copies the extents of @p arr into @p out_shape.
@@ -186,10 +186,10 @@ WEFT_API WeftStatus weft_ndarray_ndim(const WeftNDArray* arr, int* out_ndim);
 WEFT_API WeftStatus weft_ndarray_shape(const WeftNDArray* arr, int64_t* out_shape, size_t capacity);
 
 /** Number of elements. */
-WEFT_API WeftStatus weft_ndarray_size(const WeftNDArray* arr, int64_t* out_size);
+WEFT_API WeftStatus weft_ndarray_size(const WeftNDArray* arr, int64_t* out);
 
 /** Element type (a ::WeftDType value). */
-WEFT_API WeftStatus weft_ndarray_dtype(const WeftNDArray* arr, int* out_dtype);
+WEFT_API WeftStatus weft_ndarray_dtype(const WeftNDArray* arr, int* out);
 
 /** Device of @p arr. */
 WEFT_API WeftStatus weft_ndarray_context(const WeftNDArray* arr, int* out_dev_type,
@@ -420,7 +420,7 @@ typedef enum {
 /* -- string lists */
 
 /** Number of strings in @p list. */
-WEFT_API WeftStatus weft_string_list_size(const WeftStringList* list, size_t* out_size);
+WEFT_API WeftStatus weft_string_list_size(const WeftStringList* list, size_t* out);
 
 /**
  * @brief String @p index of @p list (NUL-terminated UTF-8).
@@ -481,7 +481,7 @@ WEFT_API WeftStatus weft_symbol_free(WeftSymbolHandle* sym);
 /* -- structure */
 
 /** Number of outputs of @p sym. */
-WEFT_API WeftStatus weft_symbol_num_outputs(const WeftSymbolHandle* sym, size_t* out_num);
+WEFT_API WeftStatus weft_symbol_num_outputs(const WeftSymbolHandle* sym, size_t* out);
 
 /** @brief Output @p index alone (index < num_outputs). @param[out] out new handle. */
 WEFT_API WeftStatus weft_symbol_get_output(const WeftSymbolHandle* sym, size_t index,
@@ -606,11 +606,10 @@ WEFT_API WeftStatus weft_symbol_infer_shape(const WeftSymbolHandle* sym, size_t 
                                             const int64_t* dims, WeftShapeResult** out);
 
 /** 1 when every shape in @p res is fully known, else 0. */
-WEFT_API WeftStatus weft_shape_result_complete(const WeftShapeResult* res, int* out_complete);
+WEFT_API WeftStatus weft_shape_result_complete(const WeftShapeResult* res, int* out);
 
 /** Number of entries of @p group (a ::WeftEntryGroup). */
-WEFT_API WeftStatus weft_shape_result_count(const WeftShapeResult* res, int group,
-                                            size_t* out_count);
+WEFT_API WeftStatus weft_shape_result_count(const WeftShapeResult* res, int group, size_t* out);
 
 /**
  * @brief Name of entry @p index of @p group.
@@ -621,7 +620,7 @@ WEFT_API WeftStatus weft_shape_result_name(const WeftShapeResult* res, int group
 
 /** Rank of entry @p index of @p group; -1 when even the rank is unknown. */
 WEFT_API WeftStatus weft_shape_result_ndim(const WeftShapeResult* res, int group, size_t index,
-                                           int* out_ndim);
+                                           int* out);
 
 /**
  * @brief Copies the extents (0 = unknown) of entry @p index of @p group.
@@ -632,7 +631,7 @@ WEFT_API WeftStatus weft_shape_result_dims(const WeftShapeResult* res, int group
                                            int64_t* out_dims, size_t capacity);
 
 /** Number of entries (over the whole graph) whose shape stays unknown. */
-WEFT_API WeftStatus weft_shape_result_num_unknown(const WeftShapeResult* res, size_t* out_num);
+WEFT_API WeftStatus weft_shape_result_num_unknown(const WeftShapeResult* res, size_t* out);
 
 /**
  * @brief Name of unknown entry @p index ("<node>_output" or a variable name).
@@ -667,10 +666,10 @@ WEFT_API WeftStatus weft_symbol_infer_type(const WeftSymbolHandle* sym, size_t n
                                            WeftTypeResult** out);
 
 /** 1 when every type in @p res is known, else 0. */
-WEFT_API WeftStatus weft_type_result_complete(const WeftTypeResult* res, int* out_complete);
+WEFT_API WeftStatus weft_type_result_complete(const WeftTypeResult* res, int* out);
 
 /** Number of entries of @p group (a ::WeftEntryGroup). */
-WEFT_API WeftStatus weft_type_result_count(const WeftTypeResult* res, int group, size_t* out_count);
+WEFT_API WeftStatus weft_type_result_count(const WeftTypeResult* res, int group, size_t* out);
 
 /** Name of entry @p index of @p group; @p out_name valid until weft_type_result_free(res). */
 WEFT_API WeftStatus weft_type_result_name(const WeftTypeResult* res, int group, size_t index,
@@ -678,10 +677,10 @@ WEFT_API WeftStatus weft_type_result_name(const WeftTypeResult* res, int group, 
 
 /** ::WeftDType of entry @p index of @p group, or -1 when unknown. */
 WEFT_API WeftStatus weft_type_result_dtype(const WeftTypeResult* res, int group, size_t index,
-                                           int* out_dtype);
+                                           int* out);
 
 /** Number of entries (over the whole graph) whose type stays unknown. */
-WEFT_API WeftStatus weft_type_result_num_unknown(const WeftTypeResult* res, size_t* out_num);
+WEFT_API WeftStatus weft_type_result_num_unknown(const WeftTypeResult* res, size_t* out);
 
 /** Name of unknown entry @p index; valid until weft_type_result_free(res). */
 WEFT_API WeftStatus weft_type_result_unknown_name(const WeftTypeResult* res, size_t index,
@@ -1114,7 +1113,7 @@ WEFT_API WeftStatus weft_engine_var_create(WeftEngineVar** out);
 WEFT_API WeftStatus weft_engine_var_free(WeftEngineVar* var);
 
 /** Number of completed writes of @p var (including skipped ones). */
-WEFT_API WeftStatus weft_engine_var_version(const WeftEngineVar* var, uint64_t* out_version);
+WEFT_API WeftStatus weft_engine_var_version(const WeftEngineVar* var, uint64_t* out);
 
 /**
  * @brief Pushes a synchronous function reading @p reads and writing @p writes.
@@ -1401,7 +1400,7 @@ WEFT_API WeftStatus weft_optimizer_update(WeftOptimizer* opt, int index, const c
                                           WeftNDArray* weight, const WeftNDArray* grad);
 
 /** MXNet's num_update: the largest per-index update count so far. */
-WEFT_API WeftStatus weft_optimizer_num_update(const WeftOptimizer* opt, int64_t* out_num_update);
+WEFT_API WeftStatus weft_optimizer_num_update(const WeftOptimizer* opt, int64_t* out);
 
 /** The learning rate for @p name at the current num_update (schedule and lr_mult applied, as
  * MXNet's _get_lr). */

@@ -93,31 +93,23 @@ public final class NDArray extends NativeHandle {
   }
 
   public int ndim() {
-    int[] out = new int[1];
-    weft_native.weft_ndarray_ndim(handle(), out);
-    return out[0];
+    return (int) weft_native.weft_ndarray_ndim(handle());
   }
 
   public long[] shape() {
     long h = handle();
-    int[] nd = new int[1];
-    weft_native.weft_ndarray_ndim(h, nd);
-    long[] shape = new long[nd[0]];
+    long[] shape = new long[(int) weft_native.weft_ndarray_ndim(h)];
     weft_native.weft_ndarray_shape(h, shape, shape.length);
     return shape;
   }
 
   /** Number of elements. */
   public long size() {
-    long[] out = new long[1];
-    weft_native.weft_ndarray_size(handle(), out);
-    return out[0];
+    return weft_native.weft_ndarray_size(handle());
   }
 
   public DType dtype() {
-    int[] out = new int[1];
-    weft_native.weft_ndarray_dtype(handle(), out);
-    return DType.fromCode(out[0]);
+    return DType.fromCode((int) weft_native.weft_ndarray_dtype(handle()));
   }
 
   /** The device the array lives on. */

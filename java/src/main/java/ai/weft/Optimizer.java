@@ -38,9 +38,7 @@ public final class Optimizer extends NativeHandle {
   }
 
   public long numUpdate() {
-    long[] out = new long[1];
-    weft_native.weft_optimizer_num_update(handle(), out);
-    return out[0];
+    return weft_native.weft_optimizer_num_update(handle());
   }
 
   public float learningRate(String name) {

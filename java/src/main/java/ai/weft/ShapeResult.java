@@ -28,36 +28,32 @@ public final class ShapeResult {
 
   static ShapeResult take(long res) {
     try {
-      int[] c = new int[1];
-      weft_native.weft_shape_result_complete(res, c);
+      boolean complete = weft_native.weft_shape_result_complete(res) != 0;
       List<Map<String, long[]>> groups = new ArrayList<>();
       for (int g = 0; g < 3; ++g) {
         Map<String, long[]> m = new LinkedHashMap<>();
-        long[] n = new long[1];
-        weft_native.weft_shape_result_count(res, g, n);
-        for (long i = 0; i < n[0]; ++i) {
+        long n = weft_native.weft_shape_result_count(res, g);
+        for (long i = 0; i < n; ++i) {
           String[] name = new String[1];
-          int[] nd = new int[1];
           weft_native.weft_shape_result_name(res, g, i, name);
-          weft_native.weft_shape_result_ndim(res, g, i, nd);
+          int nd = (int) weft_native.weft_shape_result_ndim(res, g, i);
           long[] dims = null;
-          if (nd[0] >= 0) {
-            dims = new long[nd[0]];
+          if (nd >= 0) {
+            dims = new long[nd];
             weft_native.weft_shape_result_dims(res, g, i, dims, dims.length);
           }
           m.put(name[0], dims);
         }
         groups.add(m);
       }
-      long[] nu = new long[1];
-      weft_native.weft_shape_result_num_unknown(res, nu);
+      long nu = weft_native.weft_shape_result_num_unknown(res);
       List<String> unknown = new ArrayList<>();
-      for (long i = 0; i < nu[0]; ++i) {
+      for (long i = 0; i < nu; ++i) {
         String[] name = new String[1];
         weft_native.weft_shape_result_unknown_name(res, i, name);
         unknown.add(name[0]);
       }
-      return new ShapeResult(c[0] != 0, groups.get(0), groups.get(1), groups.get(2), unknown);
+      return new ShapeResult(complete, groups.get(0), groups.get(1), groups.get(2), unknown);
     } finally {
       weft_native.weft_shape_result_free(res);
     }

@@ -9,11 +9,10 @@ final class Strings {
 
   static List<String> take(long list) {
     try {
-      long[] n = new long[1];
-      weft_native.weft_string_list_size(list, n);
-      List<String> out = new ArrayList<>((int) n[0]);
+      long n = weft_native.weft_string_list_size(list);
+      List<String> out = new ArrayList<>((int) n);
       String[] s = new String[1];
-      for (long i = 0; i < n[0]; ++i) {
+      for (long i = 0; i < n; ++i) {
         weft_native.weft_string_list_get(list, i, s);
         out.add(s[0]);
       }

@@ -96,9 +96,7 @@ public final class Symbol extends NativeHandle {
   }
 
   public int numOutputs() {
-    long[] out = slot();
-    weft_native.weft_symbol_num_outputs(handle(), out);
-    return (int) out[0];
+    return (int) weft_native.weft_symbol_num_outputs(handle());
   }
 
   /** Output {@code index} alone. */

@@ -25,31 +25,27 @@ public final class TypeResult {
 
   static TypeResult take(long res) {
     try {
-      int[] c = new int[1];
-      weft_native.weft_type_result_complete(res, c);
+      boolean complete = weft_native.weft_type_result_complete(res) != 0;
       List<Map<String, DType>> groups = new ArrayList<>();
       for (int g = 0; g < 3; ++g) {
         Map<String, DType> m = new LinkedHashMap<>();
-        long[] n = new long[1];
-        weft_native.weft_type_result_count(res, g, n);
-        for (long i = 0; i < n[0]; ++i) {
+        long n = weft_native.weft_type_result_count(res, g);
+        for (long i = 0; i < n; ++i) {
           String[] name = new String[1];
-          int[] dt = new int[1];
           weft_native.weft_type_result_name(res, g, i, name);
-          weft_native.weft_type_result_dtype(res, g, i, dt);
-          m.put(name[0], dt[0] < 0 ? null : DType.fromCode(dt[0]));
+          int dt = (int) weft_native.weft_type_result_dtype(res, g, i);
+          m.put(name[0], dt < 0 ? null : DType.fromCode(dt));
         }
         groups.add(m);
       }
-      long[] nu = new long[1];
-      weft_native.weft_type_result_num_unknown(res, nu);
+      long nu = weft_native.weft_type_result_num_unknown(res);
       List<String> unknown = new ArrayList<>();
-      for (long i = 0; i < nu[0]; ++i) {
+      for (long i = 0; i < nu; ++i) {
         String[] name = new String[1];
         weft_native.weft_type_result_unknown_name(res, i, name);
         unknown.add(name[0]);
       }
-      return new TypeResult(c[0] != 0, groups.get(0), groups.get(1), groups.get(2), unknown);
+      return new TypeResult(complete, groups.get(0), groups.get(1), groups.get(2), unknown);
     } finally {
       weft_native.weft_type_result_free(res);
     }
