@@ -12,6 +12,14 @@
 namespace weft {
 namespace cuda {
 
+// The sort key of a score: -0.0 becomes +0.0. The radix sort orders the two
+// apart by their bits, where the CPU kernels' comparison sort holds them
+// equal and keeps their input order.
+template <typename T>
+__device__ __forceinline__ T SortKey(T score) {
+  return score == T(0) ? T(0) : score;
+}
+
 // Segment s is [offsets[s], offsets[s + 1]) of the `items` pairs; ties
 // keep their input order. Queued on ctx's stream; the scratch is released
 // in stream order.

@@ -33,7 +33,7 @@ __global__ void NMSKeys(NMSGeom g, T lowest, const T* x, T* keys, int64_t* idx, 
        i += static_cast<int64_t>(blockDim.x) * gridDim.x) {
     const T* row = x + i * g.w;
     const bool cand = g.Candidate(row);
-    keys[i] = cand ? row[g.score] : lowest;
+    keys[i] = cand ? SortKey(row[g.score]) : lowest;
     idx[i] = i;
     if (cand) atomicAdd(&count[i / g.n], 1);
     if (i % g.n == 0) offsets[i / g.n] = static_cast<int>(i);

@@ -66,7 +66,7 @@ __global__ void DetectRows(DetectParams d, int64_t nb, T lowest, const T* prob, 
     const int64_t b = g / d.na, i = g % d.na;
     T* row = rows + g * 6;
     const bool valid = d.Row(prob + b * d.nc * d.na, loc + b * d.na * 4, anc, i, row);
-    keys[g] = valid ? row[1] : lowest;
+    keys[g] = valid ? SortKey(row[1]) : lowest;
     idx[g] = static_cast<int>(i);
     if (valid) atomicAdd(&count[b], 1);
     if (i == 0) offsets[b] = static_cast<int>(g);
