@@ -17,13 +17,6 @@ namespace cpu {
 
 namespace {
 
-RnnMode ModeOf(const std::string& m) {
-  if (m == "lstm") return RnnMode::kLstm;
-  if (m == "gru") return RnnMode::kGru;
-  if (m == "rnn_relu") return RnnMode::kRelu;
-  return RnnMode::kTanh;
-}
-
 // 64-bit FNV-1a over `bytes` bytes, chained from `h`.
 uint64_t HashBytes(const void* data, size_t bytes, uint64_t h) {
   const unsigned char* p = static_cast<const unsigned char*>(data);
@@ -42,27 +35,10 @@ uint64_t HashBytes(const void* data, size_t bytes, uint64_t h) {
 // enables dropout; `lengths` receives sequence_length as integers.
 RnnConfig MakeConfig(const NodeAttrs& attrs, const std::vector<TBlob>& in, bool train,
                      std::vector<int64_t>* lengths) {
-  const ParamValues& p = attrs.params;
-  RnnConfig cfg;
-  cfg.mode = ModeOf(p.GetString("mode"));
-  cfg.L = p.GetInt("num_layers");
-  cfg.D = p.GetBool("bidirectional") ? 2 : 1;
-  cfg.H = p.GetInt("state_size");
-  cfg.P = p.IsNone("projection_size") ? 0 : p.GetInt("projection_size");
-  const Shape& ds = in[0].shape;
-  cfg.T = ds[0];
-  cfg.N = ds[1];
-  cfg.I = ds[2];
-  cfg.p = p.GetFloat("p");
+  RnnConfig cfg = RnnConfigOf(attrs, in[0].shape);
   cfg.dropout = train && cfg.p > 0 && cfg.L > 1;
-  if (!p.IsNone("lstm_state_clip_min") && !p.IsNone("lstm_state_clip_max")) {
-    cfg.clip = true;
-    cfg.clip_min = p.GetFloat("lstm_state_clip_min");
-    cfg.clip_max = p.GetFloat("lstm_state_clip_max");
-    cfg.clip_nan = p.GetBool("lstm_state_clip_nan");
-  }
   const size_t nstate = cfg.mode == RnnMode::kLstm ? 4 : 3;
-  if (p.GetBool("use_sequence_length")) {
+  if (attrs.params.GetBool("use_sequence_length")) {
     *lengths = ReadSequenceLengths(in[nstate], cfg.N, 1, cfg.T, "RNN");
     cfg.lengths = lengths->data();
   }

@@ -58,6 +58,12 @@ struct RnnConfig {
   bool Active(int64_t t, int64_t b) const { return !lengths || t < lengths[b]; }
 };
 
+// The configuration RNN's attributes and its data shape (T, N, I) give:
+// mode, layers, directions, sizes, p and the LSTM clipping. Whether dropout
+// applies, the sequence lengths and the GEMM are the caller's to set. One
+// decoding for the CPU and CUDA kernels.
+RnnConfig RnnConfigOf(const NodeAttrs& attrs, const Shape& data);
+
 // Buffers of one forward sweep, kept for backpropagation through time.
 template <typename T>
 struct RnnWork {

@@ -30,6 +30,38 @@ int64_t RnnConfig::BiasOffset(int64_t l, int64_t d) const {
 
 namespace {
 
+RnnMode ModeOf(const std::string& m) {
+  if (m == "lstm") return RnnMode::kLstm;
+  if (m == "gru") return RnnMode::kGru;
+  if (m == "rnn_relu") return RnnMode::kRelu;
+  return RnnMode::kTanh;
+}
+
+}  // namespace
+
+RnnConfig RnnConfigOf(const NodeAttrs& attrs, const Shape& data) {
+  const ParamValues& p = attrs.params;
+  RnnConfig cfg;
+  cfg.mode = ModeOf(p.GetString("mode"));
+  cfg.L = p.GetInt("num_layers");
+  cfg.D = p.GetBool("bidirectional") ? 2 : 1;
+  cfg.H = p.GetInt("state_size");
+  cfg.P = p.IsNone("projection_size") ? 0 : p.GetInt("projection_size");
+  cfg.T = data[0];
+  cfg.N = data[1];
+  cfg.I = data[2];
+  cfg.p = p.GetFloat("p");
+  if (!p.IsNone("lstm_state_clip_min") && !p.IsNone("lstm_state_clip_max")) {
+    cfg.clip = true;
+    cfg.clip_min = p.GetFloat("lstm_state_clip_min");
+    cfg.clip_max = p.GetFloat("lstm_state_clip_max");
+    cfg.clip_nan = p.GetBool("lstm_state_clip_nan");
+  }
+  return cfg;
+}
+
+namespace {
+
 blasint Dim(int64_t v) {
   if (v > static_cast<int64_t>(std::numeric_limits<blasint>::max()))
     Fail(StatusCode::kNotImplemented, "RNN: matrix extent ", v,

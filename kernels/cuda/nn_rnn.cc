@@ -83,13 +83,6 @@ cudnnRNNMode_t CellOf(cpu::RnnMode m) {
   return CUDNN_RNN_TANH;
 }
 
-cpu::RnnMode ModeOf(const std::string& m) {
-  if (m == "lstm") return cpu::RnnMode::kLstm;
-  if (m == "gru") return cpu::RnnMode::kGru;
-  if (m == "rnn_relu") return cpu::RnnMode::kRelu;
-  return cpu::RnnMode::kTanh;
-}
-
 // The sequence lengths of `in` (RNN's inputs): sequence_length read as the
 // CPU kernel reads it when use_sequence_length, else T for every row.
 std::vector<int32_t> LengthsOf(const OpContext& ctx, const NodeAttrs& attrs,
@@ -114,20 +107,12 @@ std::vector<int32_t> LengthsOf(const OpContext& ctx, const NodeAttrs& attrs,
 // the weight space (not filled).
 void Prepare(const OpContext& ctx, const NodeAttrs& attrs, const std::vector<TBlob>& in,
              const char* op, Setup* s) {
-  const ParamValues& p = attrs.params;
   cpu::RnnConfig& cfg = s->cfg;
-  cfg.mode = ModeOf(p.GetString("mode"));
-  cfg.L = p.GetInt("num_layers");
-  cfg.D = p.GetBool("bidirectional") ? 2 : 1;
-  cfg.H = p.GetInt("state_size");
-  cfg.P = p.IsNone("projection_size") ? 0 : p.GetInt("projection_size");
-  cfg.T = in[0].shape[0];
-  cfg.N = in[0].shape[1];
-  cfg.I = in[0].shape[2];
+  cfg = cpu::RnnConfigOf(attrs, in[0].shape);
   s->lstm = cfg.mode == cpu::RnnMode::kLstm;
-  if (ctx.is_train && p.GetFloat("p") > 0 && cfg.L > 1)
+  if (ctx.is_train && cfg.p > 0 && cfg.L > 1)
     Fail(StatusCode::kNotImplemented, "operator ", op,
-         " on the GPU: dropout between layers (p = ", p.GetFloat("p"),
+         " on the GPU: dropout between layers (p = ", cfg.p,
          ") in training is not implemented; bind the RNN on the CPU or train with p = 0");
   const DType t = in[0].dtype;
   const cudnnDataType_t type = CudnnType(t, op);
@@ -139,11 +124,10 @@ void Prepare(const OpContext& ctx, const NodeAttrs& attrs, const std::vector<TBl
       t == DType::kFloat32 ? CUDNN_FMA_MATH : CUDNN_DEFAULT_MATH, CudnnDim(cfg.I, op),
       CudnnDim(cfg.H, op), CudnnDim(cfg.R(), op), CudnnDim(cfg.L, op), s->drop.d,
       CUDNN_RNN_PADDED_IO_ENABLED));
-  if (!p.IsNone("lstm_state_clip_min") && !p.IsNone("lstm_state_clip_max"))
+  if (cfg.clip)
     WEFT_CUDNN_CHECK(cudnnRNNSetClip_v8(
         s->rnn.d, CUDNN_RNN_CLIP_MINMAX,
-        p.GetBool("lstm_state_clip_nan") ? CUDNN_NOT_PROPAGATE_NAN : CUDNN_PROPAGATE_NAN,
-        p.GetFloat("lstm_state_clip_min"), p.GetFloat("lstm_state_clip_max")));
+        cfg.clip_nan ? CUDNN_NOT_PROPAGATE_NAN : CUDNN_PROPAGATE_NAN, cfg.clip_min, cfg.clip_max));
   s->lengths = LengthsOf(ctx, attrs, in, cfg, op);
   void* fill = t == DType::kFloat64 ? static_cast<void*>(&s->fill64) : &s->fill32;
   WEFT_CUDNN_CHECK(cudnnSetRNNDataDescriptor(s->x.d, type, CUDNN_RNN_DATA_LAYOUT_SEQ_MAJOR_UNPACKED,
