@@ -64,37 +64,17 @@ Outcome Collect(const std::vector<NDArray>& outs, const std::vector<NDArray>& in
   return r;
 }
 
-// A CPU backend's kernel called directly on copies of `in`; outputs start
-// as copies of `init`. A kernel without supports_add writes a temporary
-// that is added to the output, as Invoke does.
+// A CPU backend's kernel on copies of `in`, pushed as Invoke pushes the
+// preferred one (a kernel without supports_add writes a temporary that is
+// added to the output); outputs start as copies of `init`.
 Outcome RunCpuBackend(Runtime* rt, const std::string& op, const std::string& backend,
                       const std::vector<NDArray>& in, const StringMap& params, bool train,
                       const std::vector<OpReq>& req, const std::vector<NDArray>& init) {
-  const NodeAttrs attrs = Attrs(*rt, op, params);
   const Kernel* k = rt->kernels().FindBackend(op, DeviceType::kCPU, backend);
   WEFT_CHECK(k != nullptr) << op << " has no cpu/" << backend << " kernel";
   std::vector<NDArray> ins = Copies(in, Context::CPU(0));
   std::vector<NDArray> outs = Copies(init, Context::CPU(0));
-  std::vector<NDArray> targets = outs;
-  std::vector<OpReq> kreq = req;
-  for (size_t j = 0; j < outs.size(); ++j) {
-    if (req[j] == OpReq::kAdd && !k->supports_add) {
-      targets[j] = NDArray(outs[j].shape(), Context::CPU(0), outs[j].dtype());
-      kreq[j] = OpReq::kWrite;
-    }
-  }
-  std::vector<TBlob> in_blobs, out_blobs;
-  for (const auto& a : ins) in_blobs.push_back(a.blob());
-  for (const auto& a : targets) out_blobs.push_back(a.blob());
-  OpContext octx;
-  octx.ctx = Context::CPU(0);
-  octx.is_train = train;
-  k->fn(octx, attrs, in_blobs, kreq, out_blobs);
-  for (size_t j = 0; j < outs.size(); ++j) {
-    if (targets[j].dptr() == outs[j].dptr()) continue;
-    std::vector<NDArray> sum = {outs[j]};
-    Invoke(nullptr, "elemwise_add", {outs[j], targets[j]}, {}, &sum);  // the global runtime's add
-  }
+  PushKernel(rt, *k, Attrs(*rt, op, params), Context::CPU(0), ins, outs, req, train, op);
   return Collect(outs, ins);
 }
 
