@@ -61,7 +61,7 @@ void Executor::Impl::Push(const std::shared_ptr<const Segment>& seg, bool is_tra
 // too, and nothing here waits.
 void Executor::Forward(bool is_train) {
   Impl& m = *impl_;
-  std::lock_guard<std::mutex> lock(m.call_mu);
+  MutexLock lock(&m.call_mu);
   if (is_train && !m.passes.empty())
     Fail(StatusCode::kInvalidArgument,
          "Forward(is_train=true): the graph was optimised for inference (", JoinNames(m.passes),
@@ -73,7 +73,7 @@ void Executor::Forward(bool is_train) {
 
 void Executor::Backward(const std::vector<NDArray>& head_grads) {
   Impl& m = *impl_;
-  std::lock_guard<std::mutex> lock(m.call_mu);
+  MutexLock lock(&m.call_mu);
   if (!m.has_grads)
     Fail(StatusCode::kInvalidArgument,
          "Backward: the executor has no gradients (every grad_req is null)");

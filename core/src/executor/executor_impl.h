@@ -7,12 +7,12 @@
 #include <atomic>
 #include <map>
 #include <memory>
-#include <mutex>
 #include <string>
 #include <vector>
 
 #include "weft/executor.h"
 #include "weft/imperative.h"
+#include "weft/mutex.h"
 #include "weft/op.h"
 #include "weft/pass.h"
 
@@ -25,7 +25,7 @@ struct Executor::Impl {
   // Serialises the calls that push work or read the executor's run state
   // (Forward, Backward, Reshape): one executor used by two threads at once
   // runs their calls one after the other.
-  mutable std::mutex call_mu;
+  mutable Mutex call_mu;
   // One op node to run, with its kernel and output requests.
   struct Step {
     uint32_t nid = 0;
@@ -76,8 +76,8 @@ struct Executor::Impl {
   std::vector<bool> constant;       // per node: a constant step (or a constant variable)
   // Per entry of a constant step: its content version (CallVersions).
   std::vector<std::shared_ptr<std::atomic<uint64_t>>> content;
-  bool forward_done = false;
-  bool last_is_train = false;
+  bool forward_done WEFT_GUARDED_BY(call_mu) = false;
+  bool last_is_train WEFT_GUARDED_BY(call_mu) = false;
 
   // Executor::Init's steps, in this order (executor_init.cc says what each
   // sets); BindState carries what one step hands the next.
