@@ -122,11 +122,11 @@ WeftStatus weft_engine_var_free(WeftEngineVar* var) {
   WEFT_API_END();
 }
 
-WeftStatus weft_engine_var_version(const WeftEngineVar* var, uint64_t* out_version) {
+WeftStatus weft_engine_var_version(const WeftEngineVar* var, uint64_t* out) {
   WEFT_API_BEGIN();
   auto box = weft::capi::GetVar(var, "var");
-  weft::capi::CheckNotNull(out_version, "out_version");
-  *out_version = Engine::Get()->VarVersion(box->var);
+  weft::capi::CheckNotNull(out, "out");
+  *out = Engine::Get()->VarVersion(box->var);
   WEFT_API_END();
 }
 

@@ -72,11 +72,11 @@ WeftStatus weft_ndarray_free(WeftNDArray* arr) {
   WEFT_API_END();
 }
 
-WeftStatus weft_ndarray_ndim(const WeftNDArray* arr, int* out_ndim) {
+WeftStatus weft_ndarray_ndim(const WeftNDArray* arr, int* out) {
   WEFT_API_BEGIN();
   auto a = GetObject(arr, "arr");
-  CheckNotNull(out_ndim, "out_ndim");
-  *out_ndim = a->shape().ndim();
+  CheckNotNull(out, "out");
+  *out = a->shape().ndim();
   WEFT_API_END();
 }
 
@@ -92,19 +92,19 @@ WeftStatus weft_ndarray_shape(const WeftNDArray* arr, int64_t* out_shape, size_t
   WEFT_API_END();
 }
 
-WeftStatus weft_ndarray_size(const WeftNDArray* arr, int64_t* out_size) {
+WeftStatus weft_ndarray_size(const WeftNDArray* arr, int64_t* out) {
   WEFT_API_BEGIN();
   auto a = GetObject(arr, "arr");
-  CheckNotNull(out_size, "out_size");
-  *out_size = a->Size();
+  CheckNotNull(out, "out");
+  *out = a->Size();
   WEFT_API_END();
 }
 
-WeftStatus weft_ndarray_dtype(const WeftNDArray* arr, int* out_dtype) {
+WeftStatus weft_ndarray_dtype(const WeftNDArray* arr, int* out) {
   WEFT_API_BEGIN();
   auto a = GetObject(arr, "arr");
-  CheckNotNull(out_dtype, "out_dtype");
-  *out_dtype = static_cast<int>(a->dtype());
+  CheckNotNull(out, "out");
+  *out = static_cast<int>(a->dtype());
   WEFT_API_END();
 }
 

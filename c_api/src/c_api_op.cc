@@ -121,11 +121,11 @@ WeftStatus weft_op_param(const char* op, size_t index, const char** out_name, co
   WEFT_API_END();
 }
 
-WeftStatus weft_op_aliases(const char* op, WeftStringList** out_aliases) {
+WeftStatus weft_op_aliases(const char* op, WeftStringList** out) {
   WEFT_API_BEGIN();
   const weft::OpDef& def = FindOp(op);
-  CheckNotNull(out_aliases, "out_aliases");
-  *out_aliases = weft::capi::NewStringList(def.aliases);
+  CheckNotNull(out, "out");
+  *out = weft::capi::NewStringList(def.aliases);
   WEFT_API_END();
 }
 

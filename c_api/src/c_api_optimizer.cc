@@ -123,12 +123,12 @@ WeftStatus weft_optimizer_update(WeftOptimizer* opt, int index, const char* name
   WEFT_API_END();
 }
 
-WeftStatus weft_optimizer_num_update(const WeftOptimizer* opt, int64_t* out_num_update) {
+WeftStatus weft_optimizer_num_update(const WeftOptimizer* opt, int64_t* out) {
   WEFT_API_BEGIN();
   auto obj = GetObject(opt, "opt");
-  CheckNotNull(out_num_update, "out_num_update");
+  CheckNotNull(out, "out");
   std::lock_guard<std::mutex> lock(obj->mu);
-  *out_num_update = obj->opt->num_update();
+  *out = obj->opt->num_update();
   WEFT_API_END();
 }
 

@@ -76,11 +76,11 @@ extern "C" {
 
 /* ---------------------------------------------------------- string lists */
 
-WeftStatus weft_string_list_size(const WeftStringList* list, size_t* out_size) {
+WeftStatus weft_string_list_size(const WeftStringList* list, size_t* out) {
   WEFT_API_BEGIN();
   auto l = GetObject(list, "list");
-  CheckNotNull(out_size, "out_size");
-  *out_size = l->items.size();
+  CheckNotNull(out, "out");
+  *out = l->items.size();
   WEFT_API_END();
 }
 
@@ -187,11 +187,11 @@ WeftStatus weft_symbol_free(WeftSymbolHandle* sym) {
 
 /* ------------------------------------------------------------- structure */
 
-WeftStatus weft_symbol_num_outputs(const WeftSymbolHandle* sym, size_t* out_num) {
+WeftStatus weft_symbol_num_outputs(const WeftSymbolHandle* sym, size_t* out) {
   WEFT_API_BEGIN();
   auto s = GetObject(sym, "sym");
-  CheckNotNull(out_num, "out_num");
-  *out_num = s->sym.num_outputs();
+  CheckNotNull(out, "out");
+  *out = s->sym.num_outputs();
   WEFT_API_END();
 }
 

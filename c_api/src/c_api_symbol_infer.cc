@@ -187,20 +187,20 @@ WeftStatus weft_symbol_infer_shape(const WeftSymbolHandle* sym, size_t num_input
   WEFT_API_END();
 }
 
-WeftStatus weft_shape_result_complete(const WeftShapeResult* res, int* out_complete) {
+WeftStatus weft_shape_result_complete(const WeftShapeResult* res, int* out) {
   WEFT_API_BEGIN();
   auto r = GetObject(res, "res");
-  CheckNotNull(out_complete, "out_complete");
-  *out_complete = r->unknown.empty() ? 1 : 0;
+  CheckNotNull(out, "out");
+  *out = r->unknown.empty() ? 1 : 0;
   WEFT_API_END();
 }
 
-WeftStatus weft_shape_result_count(const WeftShapeResult* res, int group, size_t* out_count) {
+WeftStatus weft_shape_result_count(const WeftShapeResult* res, int group, size_t* out) {
   WEFT_API_BEGIN();
   auto r = GetObject(res, "res");
   int g = GroupArg(group);
-  CheckNotNull(out_count, "out_count");
-  *out_count = r->shapes[g].size();
+  CheckNotNull(out, "out");
+  *out = r->shapes[g].size();
   WEFT_API_END();
 }
 
@@ -215,14 +215,13 @@ WeftStatus weft_shape_result_name(const WeftShapeResult* res, int group, size_t 
   WEFT_API_END();
 }
 
-WeftStatus weft_shape_result_ndim(const WeftShapeResult* res, int group, size_t index,
-                                  int* out_ndim) {
+WeftStatus weft_shape_result_ndim(const WeftShapeResult* res, int group, size_t index, int* out) {
   WEFT_API_BEGIN();
   auto r = GetObject(res, "res");
   int g = GroupArg(group);
-  CheckNotNull(out_ndim, "out_ndim");
+  CheckNotNull(out, "out");
   CheckIndex(index, r->shapes[g].size(), kGroupWhat[g]);
-  *out_ndim = r->shapes[g][index].ndim();
+  *out = r->shapes[g][index].ndim();
   WEFT_API_END();
 }
 
@@ -243,11 +242,11 @@ WeftStatus weft_shape_result_dims(const WeftShapeResult* res, int group, size_t 
   WEFT_API_END();
 }
 
-WeftStatus weft_shape_result_num_unknown(const WeftShapeResult* res, size_t* out_num) {
+WeftStatus weft_shape_result_num_unknown(const WeftShapeResult* res, size_t* out) {
   WEFT_API_BEGIN();
   auto r = GetObject(res, "res");
-  CheckNotNull(out_num, "out_num");
-  *out_num = r->unknown.size();
+  CheckNotNull(out, "out");
+  *out = r->unknown.size();
   WEFT_API_END();
 }
 
@@ -292,20 +291,20 @@ WeftStatus weft_symbol_infer_type(const WeftSymbolHandle* sym, size_t num_inputs
   WEFT_API_END();
 }
 
-WeftStatus weft_type_result_complete(const WeftTypeResult* res, int* out_complete) {
+WeftStatus weft_type_result_complete(const WeftTypeResult* res, int* out) {
   WEFT_API_BEGIN();
   auto r = GetObject(res, "res");
-  CheckNotNull(out_complete, "out_complete");
-  *out_complete = r->unknown.empty() ? 1 : 0;
+  CheckNotNull(out, "out");
+  *out = r->unknown.empty() ? 1 : 0;
   WEFT_API_END();
 }
 
-WeftStatus weft_type_result_count(const WeftTypeResult* res, int group, size_t* out_count) {
+WeftStatus weft_type_result_count(const WeftTypeResult* res, int group, size_t* out) {
   WEFT_API_BEGIN();
   auto r = GetObject(res, "res");
   int g = GroupArg(group);
-  CheckNotNull(out_count, "out_count");
-  *out_count = r->dtypes[g].size();
+  CheckNotNull(out, "out");
+  *out = r->dtypes[g].size();
   WEFT_API_END();
 }
 
@@ -320,22 +319,21 @@ WeftStatus weft_type_result_name(const WeftTypeResult* res, int group, size_t in
   WEFT_API_END();
 }
 
-WeftStatus weft_type_result_dtype(const WeftTypeResult* res, int group, size_t index,
-                                  int* out_dtype) {
+WeftStatus weft_type_result_dtype(const WeftTypeResult* res, int group, size_t index, int* out) {
   WEFT_API_BEGIN();
   auto r = GetObject(res, "res");
   int g = GroupArg(group);
-  CheckNotNull(out_dtype, "out_dtype");
+  CheckNotNull(out, "out");
   CheckIndex(index, r->dtypes[g].size(), kGroupWhat[g]);
-  *out_dtype = r->dtypes[g][index];
+  *out = r->dtypes[g][index];
   WEFT_API_END();
 }
 
-WeftStatus weft_type_result_num_unknown(const WeftTypeResult* res, size_t* out_num) {
+WeftStatus weft_type_result_num_unknown(const WeftTypeResult* res, size_t* out) {
   WEFT_API_BEGIN();
   auto r = GetObject(res, "res");
-  CheckNotNull(out_num, "out_num");
-  *out_num = r->unknown.size();
+  CheckNotNull(out, "out");
+  *out = r->unknown.size();
   WEFT_API_END();
 }
 

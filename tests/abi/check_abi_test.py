@@ -7,7 +7,9 @@ scripts/check_abi_prototypes.py must fail for a changed parameter or return
 type, a removed function, an unlisted new function and (with --baseline) an
 edited entry, and pass for renamed parameters, new layout and an appended
 prototype. With LIBWEFT_SO, scripts/check_abi.sh must fail when abi.txt
-lacks an exported function. Exit 0 when every case behaves.
+lacks an exported function. scripts/check_c_api_names.py must fail for a
+definition whose parameter names differ from the header's and for a message
+quoting a parameter under another name. Exit 0 when every case behaves.
 """
 import os
 import shutil
@@ -89,6 +91,37 @@ if LIB:
                            stderr=subprocess.STDOUT, universal_newlines=True)
         if p.returncode != 1 or "+ weft_buffer_free" not in p.stdout:
             failures.append("check_abi.sh with weft_buffer_free unlisted: exit %d:\n%s" % (p.returncode, p.stdout))
+
+NAMES = os.path.join(SRC, "scripts", "check_c_api_names.py")
+NDARRAY_CC = os.path.join(SRC, "c_api", "src", "c_api_ndarray.cc")
+
+
+def names_case(name, source_edit=None, expect_rc=0, expect_text=None):
+    with tempfile.TemporaryDirectory() as tmp:
+        src = os.path.join(tmp, "c_api_ndarray.cc")
+        text = open(NDARRAY_CC, encoding="utf-8").read()
+        if source_edit:
+            edited = source_edit(text)
+            if edited == text:
+                failures.append("%s: the source edit changed nothing (test out of date)" % name)
+                return
+            text = edited
+        open(src, "w", encoding="utf-8").write(text)
+        p = subprocess.run([sys.executable, NAMES, HEADER, src], stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                           universal_newlines=True)
+        if p.returncode != expect_rc or (expect_text and expect_text not in p.stdout):
+            failures.append("%s: exit %d (expected %d):\n%s" % (name, p.returncode, expect_rc, p.stdout))
+
+
+names_case("names: unchanged source passes")
+names_case("names: a renamed parameter fails",
+           source_edit=lambda t: t.replace("weft_ndarray_ndim(const WeftNDArray* arr, int* out)",
+                                           "weft_ndarray_ndim(const WeftNDArray* arr, int* out_ndim)"),
+           expect_rc=1, expect_text="weft_ndarray_ndim: parameters are named (arr, out_ndim), c_api.h names them (arr, out)")
+names_case("names: a message quoting another name fails",
+           source_edit=lambda t: t.replace('CheckNotNull(out, "out");\n  *out = a->shape().ndim();',
+                                           'CheckNotNull(out, "out_ndim");\n  *out = a->shape().ndim();'),
+           expect_rc=1, expect_text="weft_ndarray_ndim: passes parameter 'out' with the name \"out_ndim\"")
 
 for f in failures:
     print("FAILED: " + f)

@@ -140,14 +140,13 @@ static void test_query_null_arguments(void** state) {
   EXPECT_ERR(weft_ndarray_ndim(NULL, &i32), WEFT_ERR_INVALID_ARGUMENT,
              "weft_ndarray_ndim: argument 'arr' is NULL");
   EXPECT_ERR(weft_ndarray_ndim(a, NULL), WEFT_ERR_INVALID_ARGUMENT,
-             "weft_ndarray_ndim: argument 'out_ndim' is NULL");
+             "weft_ndarray_ndim: argument 'out' is NULL");
   EXPECT_ERR(weft_ndarray_shape(NULL, &s64, 1), WEFT_ERR_INVALID_ARGUMENT,
              "argument 'arr' is NULL");
   EXPECT_ERR(weft_ndarray_size(NULL, &s64), WEFT_ERR_INVALID_ARGUMENT, "argument 'arr' is NULL");
-  EXPECT_ERR(weft_ndarray_size(a, NULL), WEFT_ERR_INVALID_ARGUMENT, "argument 'out_size' is NULL");
+  EXPECT_ERR(weft_ndarray_size(a, NULL), WEFT_ERR_INVALID_ARGUMENT, "argument 'out' is NULL");
   EXPECT_ERR(weft_ndarray_dtype(NULL, &i32), WEFT_ERR_INVALID_ARGUMENT, "argument 'arr' is NULL");
-  EXPECT_ERR(weft_ndarray_dtype(a, NULL), WEFT_ERR_INVALID_ARGUMENT,
-             "argument 'out_dtype' is NULL");
+  EXPECT_ERR(weft_ndarray_dtype(a, NULL), WEFT_ERR_INVALID_ARGUMENT, "argument 'out' is NULL");
   EXPECT_ERR(weft_ndarray_context(NULL, &i32, &j32), WEFT_ERR_INVALID_ARGUMENT,
              "argument 'arr' is NULL");
   EXPECT_ERR(weft_ndarray_context(a, NULL, &j32), WEFT_ERR_INVALID_ARGUMENT,

@@ -242,7 +242,8 @@ static void test_errors_and_handles(void** state) {
   EXPECT_ERR(weft_optimizer_update(opt, 0, NULL, w, w), WEFT_ERR_INVALID_ARGUMENT, "name");
   EXPECT_ERR(weft_optimizer_update(opt, 0, "w", NULL, w), WEFT_ERR_INVALID_ARGUMENT, "weight");
   EXPECT_ERR(weft_optimizer_update(NULL, 0, "w", w, w), WEFT_ERR_INVALID_ARGUMENT, "opt");
-  EXPECT_ERR(weft_optimizer_num_update(opt, NULL), WEFT_ERR_INVALID_ARGUMENT, "out_num_update");
+  EXPECT_ERR(weft_optimizer_num_update(opt, NULL), WEFT_ERR_INVALID_ARGUMENT,
+             "argument 'out' is NULL");
   EXPECT_ERR(weft_optimizer_learning_rate(opt, "w", NULL), WEFT_ERR_INVALID_ARGUMENT, "out_lr");
   /* Foreign handles: an NDArray or an initializer where an optimizer is expected. */
   OK(weft_initializer_create("zero", NULL, NULL, 0, 0, &init));

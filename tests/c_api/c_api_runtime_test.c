@@ -272,7 +272,7 @@ static void test_op_aliases(void** state) {
   EXPECT_ERR(weft_op_aliases(NULL, &list), WEFT_ERR_INVALID_ARGUMENT,
              "weft_op_aliases: argument 'op' is NULL");
   EXPECT_ERR(weft_op_aliases("quadratic", NULL), WEFT_ERR_INVALID_ARGUMENT,
-             "weft_op_aliases: argument 'out_aliases' is NULL");
+             "weft_op_aliases: argument 'out' is NULL");
   assert_no_leaks();
 }
 

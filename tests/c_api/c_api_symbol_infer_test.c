@@ -37,19 +37,19 @@ static void test_infer_shape_mutual(void** state) {
   /* Query errors. */
   EXPECT_ERR(weft_shape_result_count(r, 3, &n), WEFT_ERR_INVALID_ARGUMENT, "'group' is 3");
   EXPECT_ERR(weft_shape_result_count(r, -1, &n), WEFT_ERR_INVALID_ARGUMENT, "'group' is -1");
-  EXPECT_ERR(weft_shape_result_count(r, 0, NULL), WEFT_ERR_INVALID_ARGUMENT, "'out_count'");
+  EXPECT_ERR(weft_shape_result_count(r, 0, NULL), WEFT_ERR_INVALID_ARGUMENT, "'out'");
   EXPECT_ERR(weft_shape_result_name(r, WEFT_GROUP_ARGUMENTS, 3, &name), WEFT_ERR_INVALID_ARGUMENT,
              "'index' is 3", "arguments group has 3");
   EXPECT_ERR(weft_shape_result_name(r, WEFT_GROUP_OUTPUTS, 0, NULL), WEFT_ERR_INVALID_ARGUMENT,
              "'out_name'");
   EXPECT_ERR(weft_shape_result_ndim(r, WEFT_GROUP_AUX_STATES, 0, &complete),
              WEFT_ERR_INVALID_ARGUMENT, "'index' is 0", "auxiliary states group has 0");
-  EXPECT_ERR(weft_shape_result_ndim(r, 0, 0, NULL), WEFT_ERR_INVALID_ARGUMENT, "'out_ndim'");
+  EXPECT_ERR(weft_shape_result_ndim(r, 0, 0, NULL), WEFT_ERR_INVALID_ARGUMENT, "'out'");
   EXPECT_ERR(weft_shape_result_dims(r, 0, 0, buf, 1), WEFT_ERR_INVALID_ARGUMENT, "'capacity' is 1",
              "(2,3)", "'a'", "rank 2");
   EXPECT_ERR(weft_shape_result_dims(r, 0, 0, NULL, 4), WEFT_ERR_INVALID_ARGUMENT, "'out_dims'");
-  EXPECT_ERR(weft_shape_result_complete(r, NULL), WEFT_ERR_INVALID_ARGUMENT, "'out_complete'");
-  EXPECT_ERR(weft_shape_result_num_unknown(r, NULL), WEFT_ERR_INVALID_ARGUMENT, "'out_num'");
+  EXPECT_ERR(weft_shape_result_complete(r, NULL), WEFT_ERR_INVALID_ARGUMENT, "'out'");
+  EXPECT_ERR(weft_shape_result_num_unknown(r, NULL), WEFT_ERR_INVALID_ARGUMENT, "'out'");
   EXPECT_ERR(weft_shape_result_unknown_name(r, 0, &name), WEFT_ERR_INVALID_ARGUMENT, "'index' is 0",
              "unknown entries has 0");
   OK(weft_shape_result_free(r));
@@ -200,12 +200,12 @@ static void test_infer_type(void** state) {
   EXPECT_ERR(weft_type_result_dtype(t, WEFT_GROUP_OUTPUTS, 1, &dtype), WEFT_ERR_INVALID_ARGUMENT,
              "'index' is 1", "outputs group has 1");
   EXPECT_ERR(weft_type_result_dtype(t, 7, 0, &dtype), WEFT_ERR_INVALID_ARGUMENT, "'group' is 7");
-  EXPECT_ERR(weft_type_result_dtype(t, 0, 0, NULL), WEFT_ERR_INVALID_ARGUMENT, "'out_dtype'");
+  EXPECT_ERR(weft_type_result_dtype(t, 0, 0, NULL), WEFT_ERR_INVALID_ARGUMENT, "'out'");
   EXPECT_ERR(weft_type_result_name(t, 0, 5, &name), WEFT_ERR_INVALID_ARGUMENT, "'index' is 5");
-  EXPECT_ERR(weft_type_result_count(t, 0, NULL), WEFT_ERR_INVALID_ARGUMENT, "'out_count'");
+  EXPECT_ERR(weft_type_result_count(t, 0, NULL), WEFT_ERR_INVALID_ARGUMENT, "'out'");
   EXPECT_ERR(weft_type_result_unknown_name(t, 0, &name), WEFT_ERR_INVALID_ARGUMENT, "'index' is 0");
-  EXPECT_ERR(weft_type_result_complete(t, NULL), WEFT_ERR_INVALID_ARGUMENT, "'out_complete'");
-  EXPECT_ERR(weft_type_result_num_unknown(t, NULL), WEFT_ERR_INVALID_ARGUMENT, "'out_num'");
+  EXPECT_ERR(weft_type_result_complete(t, NULL), WEFT_ERR_INVALID_ARGUMENT, "'out'");
+  EXPECT_ERR(weft_type_result_num_unknown(t, NULL), WEFT_ERR_INVALID_ARGUMENT, "'out'");
   OK(weft_type_result_free(t));
   EXPECT_ERR(weft_type_result_free(t), WEFT_ERR_INVALID_HANDLE, "freed or invalid WeftTypeResult");
   OK(weft_type_result_free(NULL));

@@ -52,7 +52,7 @@ static void test_string_list(void** state) {
   EXPECT_ERR(weft_string_list_get(l, 2, &s), WEFT_ERR_INVALID_ARGUMENT, "'index' is 2",
              "has 2 entries");
   EXPECT_ERR(weft_string_list_get(l, 0, NULL), WEFT_ERR_INVALID_ARGUMENT, "'out_str'");
-  EXPECT_ERR(weft_string_list_size(l, NULL), WEFT_ERR_INVALID_ARGUMENT, "'out_size'");
+  EXPECT_ERR(weft_string_list_size(l, NULL), WEFT_ERR_INVALID_ARGUMENT, "'out'");
   EXPECT_ERR(weft_string_list_size(NULL, &n), WEFT_ERR_INVALID_ARGUMENT, "'list'");
   /* A symbol handle is not a string list. */
   EXPECT_ERR(weft_string_list_size((const WeftStringList*)g, &n), WEFT_ERR_INVALID_HANDLE,
@@ -251,7 +251,7 @@ static void test_group_output_internals_children(void** state) {
   EXPECT_ERR(weft_symbol_group(pair, 2, NULL), WEFT_ERR_INVALID_ARGUMENT, "'out'");
   EXPECT_ERR(weft_symbol_get_internals(r, NULL), WEFT_ERR_INVALID_ARGUMENT, "'out'");
   EXPECT_ERR(weft_symbol_get_children(NULL, &o), WEFT_ERR_INVALID_ARGUMENT, "'sym'");
-  EXPECT_ERR(weft_symbol_num_outputs(r, NULL), WEFT_ERR_INVALID_ARGUMENT, "'out_num'");
+  EXPECT_ERR(weft_symbol_num_outputs(r, NULL), WEFT_ERR_INVALID_ARGUMENT, "'out'");
   OK(weft_symbol_free(g));
   OK(weft_symbol_free(r));
   OK(weft_symbol_free(q));
