@@ -103,7 +103,8 @@ void GroupNames(const weft::IndexedGraph& g, std::vector<std::string> names[3]) 
   for (uint32_t nid : g.aux_nodes()) names[WEFT_GROUP_AUX_STATES].push_back(g.node(nid).attrs.name);
 }
 
-// Checks the input names (non-null, no repeats) and returns them.
+// The unknown entries as "a, b (2,0), ...": at most eight, each with its
+// partial shape when `what` has one.
 std::string JoinUnknown(const std::vector<std::string>& names,
                         const std::vector<std::string>& what) {
   std::string s;
@@ -127,9 +128,9 @@ std::shared_ptr<ShapeResultObject> RunInferShape(const WeftSymbolHandle* sym, si
   weft::pass::ShapeResult r = weft::pass::InferShape(g, inputs);
   auto res = std::make_shared<ShapeResultObject>();
   GroupNames(g, res->names);
-  res->shapes[WEFT_GROUP_ARGUMENTS] = std::move(r.arg_shapes);
-  res->shapes[WEFT_GROUP_OUTPUTS] = std::move(r.out_shapes);
-  res->shapes[WEFT_GROUP_AUX_STATES] = std::move(r.aux_shapes);
+  res->values[WEFT_GROUP_ARGUMENTS] = std::move(r.arg_shapes);
+  res->values[WEFT_GROUP_OUTPUTS] = std::move(r.out_shapes);
+  res->values[WEFT_GROUP_AUX_STATES] = std::move(r.aux_shapes);
   res->unknown = std::move(r.unknown_names);
   for (uint32_t eid : r.unknown) res->unknown_partial.push_back(r.shapes[eid].ToString());
   return res;
@@ -150,11 +151,63 @@ std::shared_ptr<TypeResultObject> RunInferType(const WeftSymbolHandle* sym, size
     for (weft::DType t : v) c.push_back(static_cast<int>(t));
     return c;
   };
-  res->dtypes[WEFT_GROUP_ARGUMENTS] = codes(r.arg_types);
-  res->dtypes[WEFT_GROUP_OUTPUTS] = codes(r.out_types);
-  res->dtypes[WEFT_GROUP_AUX_STATES] = codes(r.aux_types);
+  res->values[WEFT_GROUP_ARGUMENTS] = codes(r.arg_types);
+  res->values[WEFT_GROUP_OUTPUTS] = codes(r.out_types);
+  res->values[WEFT_GROUP_AUX_STATES] = codes(r.aux_types);
   res->unknown = std::move(r.unknown_names);
   return res;
+}
+
+// The accessors weft_shape_result_* and weft_type_result_* share; `Handle`
+// is WeftShapeResult or WeftTypeResult.
+template <typename Handle>
+void ResultComplete(const Handle* res, int* out) {
+  auto r = GetObject(res, "res");
+  CheckNotNull(out, "out");
+  *out = r->unknown.empty() ? 1 : 0;
+}
+
+template <typename Handle>
+void ResultCount(const Handle* res, int group, size_t* out) {
+  auto r = GetObject(res, "res");
+  int g = GroupArg(group);
+  CheckNotNull(out, "out");
+  *out = r->values[g].size();
+}
+
+template <typename Handle>
+void ResultName(const Handle* res, int group, size_t index, const char** out_name) {
+  auto r = GetObject(res, "res");
+  int g = GroupArg(group);
+  CheckNotNull(out_name, "out_name");
+  CheckIndex(index, r->names[g].size(), kGroupWhat[g]);
+  *out_name = r->names[g][index].c_str();  // owned by the (immutable) result
+}
+
+// Entry `index` of `group` into `*out` through `get` (the result stays alive
+// while `get` runs).
+template <typename Handle, typename Out, typename Get>
+void ResultValue(const Handle* res, int group, size_t index, Out* out, Get get) {
+  auto r = GetObject(res, "res");
+  int g = GroupArg(group);
+  CheckNotNull(out, "out");
+  CheckIndex(index, r->values[g].size(), kGroupWhat[g]);
+  *out = get(r->values[g][index]);
+}
+
+template <typename Handle>
+void ResultNumUnknown(const Handle* res, size_t* out) {
+  auto r = GetObject(res, "res");
+  CheckNotNull(out, "out");
+  *out = r->unknown.size();
+}
+
+template <typename Handle>
+void ResultUnknownName(const Handle* res, size_t index, const char** out_name) {
+  auto r = GetObject(res, "res");
+  CheckNotNull(out_name, "out_name");
+  CheckIndex(index, r->unknown.size(), "the list of unknown entries");
+  *out_name = r->unknown[index].c_str();
 }
 
 }  // namespace
@@ -189,39 +242,26 @@ WeftStatus weft_symbol_infer_shape(const WeftSymbolHandle* sym, size_t num_input
 
 WeftStatus weft_shape_result_complete(const WeftShapeResult* res, int* out) {
   WEFT_API_BEGIN();
-  auto r = GetObject(res, "res");
-  CheckNotNull(out, "out");
-  *out = r->unknown.empty() ? 1 : 0;
+  ResultComplete(res, out);
   WEFT_API_END();
 }
 
 WeftStatus weft_shape_result_count(const WeftShapeResult* res, int group, size_t* out) {
   WEFT_API_BEGIN();
-  auto r = GetObject(res, "res");
-  int g = GroupArg(group);
-  CheckNotNull(out, "out");
-  *out = r->shapes[g].size();
+  ResultCount(res, group, out);
   WEFT_API_END();
 }
 
 WeftStatus weft_shape_result_name(const WeftShapeResult* res, int group, size_t index,
                                   const char** out_name) {
   WEFT_API_BEGIN();
-  auto r = GetObject(res, "res");
-  int g = GroupArg(group);
-  CheckNotNull(out_name, "out_name");
-  CheckIndex(index, r->names[g].size(), kGroupWhat[g]);
-  *out_name = r->names[g][index].c_str();  // owned by the (immutable) result
+  ResultName(res, group, index, out_name);
   WEFT_API_END();
 }
 
 WeftStatus weft_shape_result_ndim(const WeftShapeResult* res, int group, size_t index, int* out) {
   WEFT_API_BEGIN();
-  auto r = GetObject(res, "res");
-  int g = GroupArg(group);
-  CheckNotNull(out, "out");
-  CheckIndex(index, r->shapes[g].size(), kGroupWhat[g]);
-  *out = r->shapes[g][index].ndim();
+  ResultValue(res, group, index, out, [](const Shape& s) { return s.ndim(); });
   WEFT_API_END();
 }
 
@@ -230,8 +270,8 @@ WeftStatus weft_shape_result_dims(const WeftShapeResult* res, int group, size_t 
   WEFT_API_BEGIN();
   auto r = GetObject(res, "res");
   int g = GroupArg(group);
-  CheckIndex(index, r->shapes[g].size(), kGroupWhat[g]);
-  const Shape& s = r->shapes[g][index];
+  CheckIndex(index, r->values[g].size(), kGroupWhat[g]);
+  const Shape& s = r->values[g][index];
   const size_t n = s.ndim_known() ? static_cast<size_t>(s.ndim()) : 0;
   CheckArray(out_dims, capacity, "out_dims");
   if (n > 0) CheckNotNull(out_dims, "out_dims");
@@ -244,19 +284,14 @@ WeftStatus weft_shape_result_dims(const WeftShapeResult* res, int group, size_t 
 
 WeftStatus weft_shape_result_num_unknown(const WeftShapeResult* res, size_t* out) {
   WEFT_API_BEGIN();
-  auto r = GetObject(res, "res");
-  CheckNotNull(out, "out");
-  *out = r->unknown.size();
+  ResultNumUnknown(res, out);
   WEFT_API_END();
 }
 
 WeftStatus weft_shape_result_unknown_name(const WeftShapeResult* res, size_t index,
                                           const char** out_name) {
   WEFT_API_BEGIN();
-  auto r = GetObject(res, "res");
-  CheckNotNull(out_name, "out_name");
-  CheckIndex(index, r->unknown.size(), "the list of unknown entries");
-  *out_name = r->unknown[index].c_str();
+  ResultUnknownName(res, index, out_name);
   WEFT_API_END();
 }
 
@@ -293,57 +328,39 @@ WeftStatus weft_symbol_infer_type(const WeftSymbolHandle* sym, size_t num_inputs
 
 WeftStatus weft_type_result_complete(const WeftTypeResult* res, int* out) {
   WEFT_API_BEGIN();
-  auto r = GetObject(res, "res");
-  CheckNotNull(out, "out");
-  *out = r->unknown.empty() ? 1 : 0;
+  ResultComplete(res, out);
   WEFT_API_END();
 }
 
 WeftStatus weft_type_result_count(const WeftTypeResult* res, int group, size_t* out) {
   WEFT_API_BEGIN();
-  auto r = GetObject(res, "res");
-  int g = GroupArg(group);
-  CheckNotNull(out, "out");
-  *out = r->dtypes[g].size();
+  ResultCount(res, group, out);
   WEFT_API_END();
 }
 
 WeftStatus weft_type_result_name(const WeftTypeResult* res, int group, size_t index,
                                  const char** out_name) {
   WEFT_API_BEGIN();
-  auto r = GetObject(res, "res");
-  int g = GroupArg(group);
-  CheckNotNull(out_name, "out_name");
-  CheckIndex(index, r->names[g].size(), kGroupWhat[g]);
-  *out_name = r->names[g][index].c_str();
+  ResultName(res, group, index, out_name);
   WEFT_API_END();
 }
 
 WeftStatus weft_type_result_dtype(const WeftTypeResult* res, int group, size_t index, int* out) {
   WEFT_API_BEGIN();
-  auto r = GetObject(res, "res");
-  int g = GroupArg(group);
-  CheckNotNull(out, "out");
-  CheckIndex(index, r->dtypes[g].size(), kGroupWhat[g]);
-  *out = r->dtypes[g][index];
+  ResultValue(res, group, index, out, [](int code) { return code; });
   WEFT_API_END();
 }
 
 WeftStatus weft_type_result_num_unknown(const WeftTypeResult* res, size_t* out) {
   WEFT_API_BEGIN();
-  auto r = GetObject(res, "res");
-  CheckNotNull(out, "out");
-  *out = r->unknown.size();
+  ResultNumUnknown(res, out);
   WEFT_API_END();
 }
 
 WeftStatus weft_type_result_unknown_name(const WeftTypeResult* res, size_t index,
                                          const char** out_name) {
   WEFT_API_BEGIN();
-  auto r = GetObject(res, "res");
-  CheckNotNull(out_name, "out_name");
-  CheckIndex(index, r->unknown.size(), "the list of unknown entries");
-  *out_name = r->unknown[index].c_str();
+  ResultUnknownName(res, index, out_name);
   WEFT_API_END();
 }
 

@@ -39,18 +39,18 @@ struct StringListObject {
   std::vector<std::string> items;
 };
 
-// Inference results by WeftEntryGroup (0 arguments, 1 outputs, 2 aux).
-struct ShapeResultObject {
+// Inference results by WeftEntryGroup (0 arguments, 1 outputs, 2 aux): each
+// entry's name and value, and the names of the entries not fully known.
+template <typename Value>
+struct InferResultObject {
   std::vector<std::string> names[3];
-  std::vector<Shape> shapes[3];
-  std::vector<std::string> unknown;          // names of entries not fully known
-  std::vector<std::string> unknown_partial;  // their partial shapes, "(2,0)"
-};
-struct TypeResultObject {
-  std::vector<std::string> names[3];
-  std::vector<int> dtypes[3];  // WeftDType codes, -1 = unknown
+  std::vector<Value> values[3];
   std::vector<std::string> unknown;
 };
+struct ShapeResultObject : InferResultObject<Shape> {
+  std::vector<std::string> unknown_partial;  // the unknown entries' partial shapes, "(2,0)"
+};
+struct TypeResultObject : InferResultObject<int> {};  // WeftDType codes, -1 = unknown
 
 // A new symbol handle owning `sym` (and `json` info, if any).
 WeftSymbolHandle* NewSymbol(Symbol sym, std::optional<JsonInfo> json = std::nullopt);
