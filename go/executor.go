@@ -25,39 +25,35 @@ func takeList(list uintptr) ([]Named, error) {
 		return nil, wrap(err)
 	}
 	out := make([]Named, 0, n[0])
-	name := make([]string, 1)
-	h := make([]uintptr, 1)
 	for i := uint64(0); i < n[0]; i++ {
-		key := strconv.FormatUint(i, 10)
+		key, err := strconv.FormatUint(i, 10), error(nil)
 		if named[0] != 0 {
-			if err := capi.Weft_ndarray_list_name(list, i, name); err != nil {
-				CloseNamed(out)
-				return nil, wrap(err)
-			}
-			key = name[0]
+			key, err = out1(func(s []string) error { return capi.Weft_ndarray_list_name(list, i, s) })
 		}
-		if err := capi.Weft_ndarray_list_get(list, i, h); err != nil {
+		var h uintptr
+		if err == nil {
+			h, err = out1(func(a []uintptr) error { return capi.Weft_ndarray_list_get(list, i, a) })
+		}
+		if err != nil {
 			CloseNamed(out)
-			return nil, wrap(err)
+			return nil, err
 		}
-		if h[0] != 0 {
-			out = append(out, Named{key, newNDArray(h[0])})
+		if h != 0 {
+			out = append(out, Named{key, newNDArray(h)})
 		}
 	}
 	return out, nil
 }
 
 // takeMap is takeList as a map.
-func takeMap(list uintptr) (map[string]*NDArray, error) {
-	l, err := takeList(list)
+func takeMap(list uintptr) (map[string]*NDArray, error) { return toMap(takeList(list)) }
+
+// newMap is takeMap for a new list unless the call that made it failed.
+func newMap(list uintptr, err error) (map[string]*NDArray, error) {
 	if err != nil {
 		return nil, err
 	}
-	m := make(map[string]*NDArray, len(l))
-	for _, e := range l {
-		m[e.Name] = e.Array
-	}
-	return m, nil
+	return takeMap(list)
 }
 
 // CloseNamed closes every array of l.
@@ -124,11 +120,7 @@ func SaveParams(path string, arrays map[string]*NDArray) error {
 
 // LoadParams loads an NDArray-list file by name (unnamed files: "0", "1", ...).
 func LoadParams(path string) (map[string]*NDArray, error) {
-	out := make([]uintptr, 1)
-	if err := capi.Weft_ndarray_load_file(path, out); err != nil {
-		return nil, wrap(err)
-	}
-	return takeMap(out[0])
+	return newMap(out1(func(out []uintptr) error { return capi.Weft_ndarray_load_file(path, out) }))
 }
 
 // GradReq is a gradient request for Bind.
@@ -157,14 +149,7 @@ func newExecutor(h uintptr) *Executor {
 }
 
 // Close releases the executor; further calls return nil.
-func (e *Executor) Close() error {
-	h := e.take()
-	if h == 0 {
-		return nil
-	}
-	runtime.SetFinalizer(e, nil)
-	return wrap(capi.Weft_executor_free(h))
-}
+func (e *Executor) Close() error { return e.release(e, capi.Weft_executor_free) }
 
 // SimpleBind binds sym on cpu(0) (OnDevice chooses another device),
 // allocating (zeroed) every argument, gradient and aux state from the input
@@ -176,42 +161,30 @@ func (e *Executor) Close() error {
 func SimpleBind(sym *Symbol, shapes map[string][]int64, gradReq string, opts ...BindOption) (*Executor, error) {
 	cfg := bindConfigOf(opts)
 	devType, devID := cfg.ctx.codes()
-	s, err := sym.get()
-	if err != nil {
-		return nil, err
-	}
 	names, indPtr, dims := csrShapes(shapes)
-	out := make([]uintptr, 1)
+	n := uint64(len(names))
 	if cfg.useOptions() {
-		if err = cfg.simpleBindGradReqs(sym, gradReq); err != nil {
+		if err := cfg.simpleBindGradReqs(sym, gradReq); err != nil {
 			return nil, err
 		}
-		err = cfg.withOptions(func(o uintptr) error {
-			return capi.Weft_executor_simple_bind_with_options(s, devType, devID, uint64(len(names)), names, indPtr,
-				dims, 0, nil, nil, o, out)
-		})
-		runtime.KeepAlive(sym)
-		if err != nil {
-			return nil, wrap(err)
-		}
-		return newExecutor(out[0]), nil
+		return owned(newExecutor)(result(&sym.handle, func(s uintptr, out []uintptr) error {
+			return cfg.withOptions(func(o uintptr) error {
+				return capi.Weft_executor_simple_bind_with_options(s, devType, devID, n, names, indPtr, dims, 0, nil,
+					nil, o, out)
+			})
+		}))
 	}
 	if gradReq == "" {
 		gradReq = "write"
 	}
-	if len(cfg.group2ctx) == 0 {
-		err = capi.Weft_executor_simple_bind(s, devType, devID, uint64(len(names)), names, indPtr, dims, 0,
-			nil, nil, gradReq, out)
-	} else {
+	return owned(newExecutor)(result(&sym.handle, func(s uintptr, out []uintptr) error {
+		if len(cfg.group2ctx) == 0 {
+			return capi.Weft_executor_simple_bind(s, devType, devID, n, names, indPtr, dims, 0, nil, nil, gradReq, out)
+		}
 		gn, gt, gi := cfg.groups()
-		err = capi.Weft_executor_simple_bind_group2ctx(s, devType, devID, uint64(len(gn)), gn, gt, gi,
-			uint64(len(names)), names, indPtr, dims, 0, nil, nil, gradReq, out)
-	}
-	runtime.KeepAlive(sym)
-	if err != nil {
-		return nil, wrap(err)
-	}
-	return newExecutor(out[0]), nil
+		return capi.Weft_executor_simple_bind_group2ctx(s, devType, devID, uint64(len(gn)), gn, gt, gi, n, names,
+			indPtr, dims, 0, nil, nil, gradReq, out)
+	}))
 }
 
 // Bind binds sym to existing arrays (shared) in ListArguments order.
@@ -223,10 +196,6 @@ func SimpleBind(sym *Symbol, shapes map[string][]int64, gradReq string, opts ...
 func Bind(sym *Symbol, args, argGrads []*NDArray, gradReqs []GradReq, aux []*NDArray, opts ...BindOption) (*Executor, error) {
 	cfg := bindConfigOf(opts)
 	devType, devID := cfg.ctx.codes()
-	s, err := sym.get()
-	if err != nil {
-		return nil, err
-	}
 	a, err := handlesOf(args)
 	if err != nil {
 		return nil, err
@@ -259,73 +228,46 @@ func Bind(sym *Symbol, args, argGrads []*NDArray, gradReqs []GradReq, aux []*NDA
 	if err != nil {
 		return nil, err
 	}
-	out := make([]uintptr, 1)
-	if cfg.useOptions() {
-		err = cfg.withOptions(func(o uintptr) error {
-			return capi.Weft_executor_bind_with_options(s, devType, devID, a, uint64(len(a)), g, r, x,
-				uint64(len(x)), o, out)
-		})
-	} else if len(cfg.group2ctx) == 0 {
-		err = capi.Weft_executor_bind(s, devType, devID, a, uint64(len(a)), g, r, x, uint64(len(x)), out)
-	} else {
+	defer runtime.KeepAlive([]interface{}{args, argGrads, aux}) // no finalizer frees a handle in use
+	return owned(newExecutor)(result(&sym.handle, func(s uintptr, out []uintptr) error {
+		if cfg.useOptions() {
+			return cfg.withOptions(func(o uintptr) error {
+				return capi.Weft_executor_bind_with_options(s, devType, devID, a, uint64(len(a)), g, r, x,
+					uint64(len(x)), o, out)
+			})
+		}
+		if len(cfg.group2ctx) == 0 {
+			return capi.Weft_executor_bind(s, devType, devID, a, uint64(len(a)), g, r, x, uint64(len(x)), out)
+		}
 		gn, gt, gi := cfg.groups()
-		err = capi.Weft_executor_bind_group2ctx(s, devType, devID, uint64(len(gn)), gn, gt, gi, a,
+		return capi.Weft_executor_bind_group2ctx(s, devType, devID, uint64(len(gn)), gn, gt, gi, a,
 			uint64(len(a)), g, r, x, uint64(len(x)), out)
-	}
-	runtime.KeepAlive(sym)
-	runtime.KeepAlive(args)
-	runtime.KeepAlive(argGrads)
-	runtime.KeepAlive(aux)
-	if err != nil {
-		return nil, wrap(err)
-	}
-	return newExecutor(out[0]), nil
+	}))
 }
 
 // Forward runs the forward graph (isTrain selects training behaviour).
 func (e *Executor) Forward(isTrain bool) error {
-	h, err := e.get()
-	if err != nil {
-		return err
-	}
-	t := 0
-	if isTrain {
-		t = 1
-	}
-	err = capi.Weft_executor_forward(h, t)
-	runtime.KeepAlive(e)
-	return wrap(err)
+	return e.call(func(h uintptr) error { return capi.Weft_executor_forward(h, boolInt(isTrain)) })
 }
 
 // Backward runs the gradient graph with one head gradient per output, or
 // none when every output is a loss.
 func (e *Executor) Backward(headGrads ...*NDArray) error {
-	h, err := e.get()
-	if err != nil {
-		return err
-	}
 	hs, err := handlesOf(headGrads)
 	if err != nil {
 		return err
 	}
-	err = capi.Weft_executor_backward(h, hs, uint64(len(hs)))
-	runtime.KeepAlive(e)
+	err = e.call(func(h uintptr) error { return capi.Weft_executor_backward(h, hs, uint64(len(hs))) })
 	runtime.KeepAlive(headGrads)
-	return wrap(err)
+	return err
 }
 
 func (e *Executor) list(f func(uintptr, []uintptr) error) ([]Named, error) {
-	h, err := e.get()
+	list, err := result(&e.handle, f)
 	if err != nil {
 		return nil, err
 	}
-	out := make([]uintptr, 1)
-	err = f(h, out)
-	runtime.KeepAlive(e)
-	if err != nil {
-		return nil, wrap(err)
-	}
-	return takeList(out[0])
+	return takeList(list)
 }
 
 func toMap(l []Named, err error) (map[string]*NDArray, error) {
@@ -359,47 +301,20 @@ func (e *Executor) AuxArrays() (map[string]*NDArray, error) {
 
 // Reshape returns a new executor for new input shapes sharing e's arrays.
 func (e *Executor) Reshape(shapes map[string][]int64, partialShaping, allowUpSizing bool) (*Executor, error) {
-	h, err := e.get()
-	if err != nil {
-		return nil, err
-	}
 	names, indPtr, dims := csrShapes(shapes)
-	b := func(v bool) int {
-		if v {
-			return 1
-		}
-		return 0
-	}
-	out := make([]uintptr, 1)
-	err = capi.Weft_executor_reshape(h, uint64(len(names)), names, indPtr, dims, b(partialShaping), b(allowUpSizing), out)
-	runtime.KeepAlive(e)
-	if err != nil {
-		return nil, wrap(err)
-	}
-	return newExecutor(out[0]), nil
+	return owned(newExecutor)(result(&e.handle, func(h uintptr, out []uintptr) error {
+		return capi.Weft_executor_reshape(h, uint64(len(names)), names, indPtr, dims, boolInt(partialShaping),
+			boolInt(allowUpSizing), out)
+	}))
 }
 
 // DebugString lists the nodes in execution order with their storage.
 func (e *Executor) DebugString() (string, error) {
-	l, err := e.strings(capi.Weft_executor_print)
+	l, err := newStrings(result(&e.handle, capi.Weft_executor_print))
 	if err != nil || len(l) == 0 {
 		return "", err
 	}
 	return l[0], nil
-}
-
-func (e *Executor) strings(f func(uintptr, []uintptr) error) ([]string, error) {
-	h, err := e.get()
-	if err != nil {
-		return nil, err
-	}
-	out := make([]uintptr, 1)
-	err = f(h, out)
-	runtime.KeepAlive(e)
-	if err != nil {
-		return nil, wrap(err)
-	}
-	return takeStrings(out[0])
 }
 
 // ExecutorMemory is the memory plan's figures.
@@ -410,15 +325,7 @@ type ExecutorMemory struct {
 
 // Memory returns the memory plan's figures.
 func (e *Executor) Memory() (ExecutorMemory, error) {
-	h, err := e.get()
-	if err != nil {
-		return ExecutorMemory{}, err
-	}
-	f := make([]uint64, 6)
-	err = capi.Weft_binding_executor_memory(h, f)
-	runtime.KeepAlive(e)
-	if err != nil {
-		return ExecutorMemory{}, wrap(err)
-	}
-	return ExecutorMemory{f[0], f[1], f[2], f[3], f[4], int(f[5])}, nil
+	var f [6]uint64
+	err := e.call(func(h uintptr) error { return capi.Weft_binding_executor_memory(h, f[:]) })
+	return ExecutorMemory{f[0], f[1], f[2], f[3], f[4], int(f[5])}, err
 }

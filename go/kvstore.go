@@ -20,65 +20,38 @@ type KVStore struct {
 
 // NewKVStore creates a store of the given type.
 func NewKVStore(kind string) (*KVStore, error) {
-	out := make([]uintptr, 1)
-	if err := capi.Weft_kvstore_create(kind, out); err != nil {
-		return nil, wrap(err)
-	}
-	kv := &KVStore{handle{h: out[0], kind: "KVStore"}}
-	setFinalizer(kv)
-	return kv, nil
+	return owned(func(h uintptr) *KVStore {
+		kv := &KVStore{handle{h: h, kind: "KVStore"}}
+		setFinalizer(kv)
+		return kv
+	})(out1(func(out []uintptr) error { return capi.Weft_kvstore_create(kind, out) }))
 }
 
-// Close releases the store; further calls return an error.
-func (kv *KVStore) Close() error {
-	h := kv.take()
-	if h == 0 {
-		return nil
-	}
-	runtime.SetFinalizer(kv, nil)
-	return wrap(capi.Weft_kvstore_free(h))
-}
+// Close releases the store; further calls return nil.
+func (kv *KVStore) Close() error { return kv.release(kv, capi.Weft_kvstore_free) }
 
 // Type is "local", "device" or "dist_sync".
-func (kv *KVStore) Type() (string, error) {
-	h, err := kv.get()
-	if err != nil {
-		return "", err
-	}
-	out := make([]string, 1)
-	err = capi.Weft_kvstore_type(h, out)
-	runtime.KeepAlive(kv)
-	return out[0], wrap(err)
-}
+func (kv *KVStore) Type() (string, error) { return result(&kv.handle, capi.Weft_kvstore_type) }
 
 // Rank returns this process's rank and the number of processes.
 func (kv *KVStore) Rank() (rank, workers int, err error) {
-	h, err := kv.get()
-	if err != nil {
-		return 0, 0, err
-	}
 	var r, n [1]int32
-	err = capi.Weft_kvstore_rank(h, r[:], n[:])
-	runtime.KeepAlive(kv)
-	return int(r[0]), int(n[0]), wrap(err)
+	err = kv.call(func(h uintptr) error { return capi.Weft_kvstore_rank(h, r[:], n[:]) })
+	return int(r[0]), int(n[0]), err
 }
 
 // arrays calls f with the store's handle and the arrays' handles.
 func (kv *KVStore) arrays(f func(h uintptr, hs ...[]uintptr) error, lists ...[]*NDArray) error {
-	h, err := kv.get()
-	if err != nil {
-		return err
-	}
 	hs := make([][]uintptr, len(lists))
 	for i, l := range lists {
+		var err error
 		if hs[i], err = handlesOf(l); err != nil {
 			return err
 		}
 	}
-	err = f(h, hs...)
-	runtime.KeepAlive(kv)
+	err := kv.call(func(h uintptr) error { return f(h, hs...) })
 	runtime.KeepAlive(lists)
-	return wrap(err)
+	return err
 }
 
 // Init stores a copy of each value under its key.
@@ -112,19 +85,13 @@ func (kv *KVStore) PushPull(keys []string, values, outs []*NDArray, priority int
 // SetOptimizer makes later pushes update the stored values with opt
 // (shared: it may be closed after).
 func (kv *KVStore) SetOptimizer(opt *Optimizer) error {
-	oh, err := opt.get()
-	if err != nil {
-		return err
-	}
-	err = kv.arrays(func(h uintptr, _ ...[]uintptr) error { return capi.Weft_kvstore_set_optimizer(h, oh) })
-	runtime.KeepAlive(opt)
-	return err
+	return opt.call(func(oh uintptr) error {
+		return kv.call(func(h uintptr) error { return capi.Weft_kvstore_set_optimizer(h, oh) })
+	})
 }
 
 // Barrier waits for the store's pending work, then (dist_sync) for every process.
-func (kv *KVStore) Barrier() error {
-	return kv.arrays(func(h uintptr, _ ...[]uintptr) error { return capi.Weft_kvstore_barrier(h) })
-}
+func (kv *KVStore) Barrier() error { return kv.call(capi.Weft_kvstore_barrier) }
 
 // FinalizeDistributed ends distributed use in this process: it waits for
 // pending work, stops the kvstore's communication thread and finalises MPI

@@ -36,52 +36,32 @@ func NewModule(sym *Symbol, dataNames, labelNames []string, opts ...BindOption) 
 		return nil, errorf(InvalidArgument, "NewModule: executor options (WithMatchRange, WithGradReqs, ...) apply to SimpleBind and Bind only")
 	}
 	devType, devID := cfg.ctx.codes()
-	s, err := sym.get()
-	if err != nil {
-		return nil, err
-	}
-	out := make([]uintptr, 1)
-	err = capi.Weft_module_create(s, uint64(len(dataNames)), dataNames, uint64(len(labelNames)), labelNames, devType, devID, out)
-	runtime.KeepAlive(sym)
-	if err != nil {
-		return nil, wrap(err)
-	}
-	m := &Module{handle{h: out[0], kind: "Module"}}
+	return owned(newModule)(result(&sym.handle, func(s uintptr, out []uintptr) error {
+		return capi.Weft_module_create(s, uint64(len(dataNames)), dataNames, uint64(len(labelNames)), labelNames,
+			devType, devID, out)
+	}))
+}
+
+func newModule(h uintptr) *Module {
+	m := &Module{handle{h: h, kind: "Module"}}
 	setFinalizer(m)
-	return m, nil
+	return m
 }
 
 // Close releases the module; further calls return nil.
-func (m *Module) Close() error {
-	h := m.take()
-	if h == 0 {
-		return nil
-	}
-	runtime.SetFinalizer(m, nil)
-	return wrap(capi.Weft_module_free(h))
-}
+func (m *Module) Close() error { return m.release(m, capi.Weft_module_free) }
 
-// call runs f on the module handle and the handle of it (may be nil).
-func (m *Module) call(it *DataIter, f func(mh, ih uintptr) error) error {
-	h, err := m.get()
-	if err != nil {
-		return err
+// with runs f on the module handle and the handle of it (0 when it is nil).
+func (m *Module) with(it *DataIter, f func(mh, ih uintptr) error) error {
+	if it == nil {
+		return m.call(func(mh uintptr) error { return f(mh, 0) })
 	}
-	var ih uintptr
-	if it != nil {
-		if ih, err = it.get(); err != nil {
-			return err
-		}
-	}
-	err = f(h, ih)
-	runtime.KeepAlive(m)
-	runtime.KeepAlive(it)
-	return wrap(err)
+	return m.call(func(mh uintptr) error { return it.call(func(ih uintptr) error { return f(mh, ih) }) })
 }
 
 // Bind binds for the batch shapes of it; forTraining allocates gradients.
 func (m *Module) Bind(it *DataIter, forTraining bool) error {
-	return m.call(it, func(mh, ih uintptr) error { return capi.Weft_module_bind(mh, ih, boolInt(forTraining)) })
+	return m.with(it, func(mh, ih uintptr) error { return capi.Weft_module_bind(mh, ih, boolInt(forTraining)) })
 }
 
 // ndarrayList makes a named WeftNDArrayList holding copies of arrays (0 for nil).
@@ -93,13 +73,8 @@ func ndarrayList(arrays map[string]*NDArray) (uintptr, error) {
 	if err != nil {
 		return 0, err
 	}
-	out := make([]uintptr, 1)
-	err = capi.Weft_binding_ndarray_list(hs, names, uint64(len(hs)), out)
-	runtime.KeepAlive(arrays)
-	if err != nil {
-		return 0, wrap(err)
-	}
-	return out[0], nil
+	defer runtime.KeepAlive(arrays)
+	return out1(func(out []uintptr) error { return capi.Weft_binding_ndarray_list(hs, names, uint64(len(hs)), out) })
 }
 
 // InitParams sets every parameter and aux state from args/aux (either may be
@@ -122,7 +97,7 @@ func (m *Module) InitParams(init *Initializer, args, aux map[string]*NDArray, al
 		return err
 	}
 	defer capi.Weft_ndarray_list_free(xl)
-	err = m.call(nil, func(mh, _ uintptr) error {
+	err = m.call(func(mh uintptr) error {
 		return capi.Weft_module_init_params(mh, ih, al, xl, boolInt(allowMissing))
 	})
 	runtime.KeepAlive(init)
@@ -131,45 +106,34 @@ func (m *Module) InitParams(init *Initializer, args, aux map[string]*NDArray, al
 
 // InitOptimizer attaches opt (its state is shared); rescale_grad = 1/batch size.
 func (m *Module) InitOptimizer(opt *Optimizer) error {
-	oh, err := opt.get()
-	if err != nil {
-		return err
-	}
-	err = m.call(nil, func(mh, _ uintptr) error { return capi.Weft_module_init_optimizer(mh, oh) })
-	runtime.KeepAlive(opt)
-	return err
+	return opt.call(func(oh uintptr) error {
+		return m.call(func(mh uintptr) error { return capi.Weft_module_init_optimizer(mh, oh) })
+	})
 }
 
 // InitOptimizerKVStore attaches opt and trains through kv (both shared):
 // see KVStore.
 func (m *Module) InitOptimizerKVStore(opt *Optimizer, kv *KVStore) error {
-	oh, err := opt.get()
-	if err != nil {
-		return err
-	}
-	kh, err := kv.get()
-	if err != nil {
-		return err
-	}
-	err = m.call(nil, func(mh, _ uintptr) error { return capi.Weft_module_init_optimizer_kvstore(mh, oh, kh) })
-	runtime.KeepAlive(opt)
-	runtime.KeepAlive(kv)
-	return err
+	return opt.call(func(oh uintptr) error {
+		return kv.call(func(kh uintptr) error {
+			return m.call(func(mh uintptr) error { return capi.Weft_module_init_optimizer_kvstore(mh, oh, kh) })
+		})
+	})
 }
 
 // Forward runs the forward graph on it's current batch.
 func (m *Module) Forward(it *DataIter, isTrain bool) error {
-	return m.call(it, func(mh, ih uintptr) error { return capi.Weft_module_forward(mh, ih, boolInt(isTrain)) })
+	return m.with(it, func(mh, ih uintptr) error { return capi.Weft_module_forward(mh, ih, boolInt(isTrain)) })
 }
 
 // Backward runs the gradient graph after a training forward.
 func (m *Module) Backward() error {
-	return m.call(nil, func(mh, _ uintptr) error { return capi.Weft_module_backward(mh) })
+	return m.call(capi.Weft_module_backward)
 }
 
 // Update runs one optimizer step on every parameter.
 func (m *Module) Update() error {
-	return m.call(nil, func(mh, _ uintptr) error { return capi.Weft_module_update(mh) })
+	return m.call(capi.Weft_module_update)
 }
 
 // UpdateMetric updates metric with the last outputs and it's labels (padding excluded).
@@ -178,17 +142,13 @@ func (m *Module) UpdateMetric(metric *Metric, it *DataIter) error {
 	if err != nil {
 		return err
 	}
-	err = m.call(it, func(mh, ih uintptr) error { return capi.Weft_module_update_metric(mh, mt, ih) })
+	err = m.with(it, func(mh, ih uintptr) error { return capi.Weft_module_update_metric(mh, mt, ih) })
 	runtime.KeepAlive(metric)
 	return err
 }
 
 func (m *Module) lists(f func(mh uintptr, out []uintptr) error) (map[string]*NDArray, error) {
-	out := make([]uintptr, 1)
-	if err := m.call(nil, func(mh, _ uintptr) error { return f(mh, out) }); err != nil {
-		return nil, err
-	}
-	return takeMap(out[0])
+	return newMap(result(&m.handle, f))
 }
 
 // Outputs are the last forward's outputs by name (close them).
@@ -219,9 +179,9 @@ func (m *Module) Fit(train, eval *DataIter, metric *Metric, beginEpoch, numEpoch
 	if err != nil {
 		return 0, err
 	}
-	sps := make([]float64, 1)
-	err = m.call(train, func(mh, th uintptr) error {
-		return capi.Weft_module_fit(mh, th, eh, mt, beginEpoch, numEpoch, int(progress), checkpointPrefix, sps)
+	var sps [1]float64
+	err = m.with(train, func(mh, th uintptr) error {
+		return capi.Weft_module_fit(mh, th, eh, mt, beginEpoch, numEpoch, int(progress), checkpointPrefix, sps[:])
 	})
 	runtime.KeepAlive(eval)
 	runtime.KeepAlive(metric)
@@ -234,7 +194,7 @@ func (m *Module) Score(it *DataIter, metric *Metric) (map[string]float64, error)
 	if err != nil {
 		return nil, err
 	}
-	err = m.call(it, func(mh, ih uintptr) error { return capi.Weft_module_score(mh, ih, mt) })
+	err = m.with(it, func(mh, ih uintptr) error { return capi.Weft_module_score(mh, ih, mt) })
 	runtime.KeepAlive(metric)
 	if err != nil {
 		return nil, err
@@ -244,7 +204,7 @@ func (m *Module) Score(it *DataIter, metric *Metric) (map[string]float64, error)
 
 // SaveCheckpoint writes prefix-symbol.json and prefix-EPOCH.params.
 func (m *Module) SaveCheckpoint(prefix string, epoch int) error {
-	return m.call(nil, func(mh, _ uintptr) error { return capi.Weft_module_save_checkpoint(mh, prefix, epoch) })
+	return m.call(func(mh uintptr) error { return capi.Weft_module_save_checkpoint(mh, prefix, epoch) })
 }
 
 // Checkpoint is a loaded checkpoint: the symbol and the parameters by name

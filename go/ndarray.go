@@ -38,11 +38,7 @@ func newNDArray(h uintptr) *NDArray {
 
 // NewNDArray creates an uninitialised array of shape on cpu(0).
 func NewNDArray(dtype DType, shape ...int64) (*NDArray, error) {
-	out := make([]uintptr, 1)
-	if err := capi.Weft_ndarray_create(shape, len(shape), int(dtype), 1, 0, out); err != nil {
-		return nil, wrap(err)
-	}
-	return newNDArray(out[0]), nil
+	return NewNDArrayOn(CPU(0), dtype, shape...)
 }
 
 // FromFloat32 creates a float32 array of shape holding a copy of data.
@@ -72,91 +68,50 @@ func FromFloat64(data []float64, shape ...int64) (*NDArray, error) {
 }
 
 // Close releases the array; further calls return nil.
-func (a *NDArray) Close() error {
-	h := a.take()
-	if h == 0 {
-		return nil
-	}
-	runtime.SetFinalizer(a, nil)
-	return wrap(capi.Weft_ndarray_free(h))
-}
+func (a *NDArray) Close() error { return a.release(a, capi.Weft_ndarray_free) }
 
 // Closed reports whether Close was called.
 func (a *NDArray) Closed() bool { return a.closed() }
 
 // NDim is the rank.
 func (a *NDArray) NDim() (int, error) {
-	h, err := a.get()
-	if err != nil {
-		return 0, err
-	}
-	var nd [1]int32
-	err = capi.Weft_ndarray_ndim(h, nd[:])
-	runtime.KeepAlive(a)
-	return int(nd[0]), wrap(err)
+	n, err := result(&a.handle, capi.Weft_ndarray_ndim)
+	return int(n), err
 }
 
 // Shape is the extents.
 func (a *NDArray) Shape() ([]int64, error) {
-	h, err := a.get()
+	var shape []int64
+	err := a.call(func(h uintptr) error {
+		var nd [1]int32
+		if err := capi.Weft_ndarray_ndim(h, nd[:]); err != nil {
+			return err
+		}
+		shape = make([]int64, nd[0])
+		return capi.Weft_ndarray_shape(h, shape, uint64(len(shape)))
+	})
 	if err != nil {
 		return nil, err
-	}
-	defer runtime.KeepAlive(a)
-	var nd [1]int32
-	if err := capi.Weft_ndarray_ndim(h, nd[:]); err != nil {
-		return nil, wrap(err)
-	}
-	shape := make([]int64, nd[0])
-	if err := capi.Weft_ndarray_shape(h, shape, uint64(len(shape))); err != nil {
-		return nil, wrap(err)
 	}
 	return shape, nil
 }
 
 // Size is the number of elements.
-func (a *NDArray) Size() (int64, error) {
-	h, err := a.get()
-	if err != nil {
-		return 0, err
-	}
-	var n [1]int64
-	err = capi.Weft_ndarray_size(h, n[:])
-	runtime.KeepAlive(a)
-	return n[0], wrap(err)
-}
+func (a *NDArray) Size() (int64, error) { return result(&a.handle, capi.Weft_ndarray_size) }
 
 // DType is the element type.
 func (a *NDArray) DType() (DType, error) {
-	h, err := a.get()
-	if err != nil {
-		return 0, err
-	}
-	var d [1]int32
-	err = capi.Weft_ndarray_dtype(h, d[:])
-	runtime.KeepAlive(a)
-	return DType(d[0]), wrap(err)
+	d, err := result(&a.handle, capi.Weft_ndarray_dtype)
+	return DType(d), err
 }
 
 // copyFrom hands p (nbytes) to the library for the duration of the call.
 func (a *NDArray) copyFrom(p unsafe.Pointer, nbytes uint64) error {
-	h, err := a.get()
-	if err != nil {
-		return err
-	}
-	err = capi.Weft_ndarray_copy_from(h, p, nbytes)
-	runtime.KeepAlive(a)
-	return wrap(err)
+	return a.call(func(h uintptr) error { return capi.Weft_ndarray_copy_from(h, p, nbytes) })
 }
 
 func (a *NDArray) copyTo(p unsafe.Pointer, nbytes uint64) error {
-	h, err := a.get()
-	if err != nil {
-		return err
-	}
-	err = capi.Weft_ndarray_copy_to(h, p, nbytes)
-	runtime.KeepAlive(a)
-	return wrap(err)
+	return a.call(func(h uintptr) error { return capi.Weft_ndarray_copy_to(h, p, nbytes) })
 }
 
 // CopyFromFloat32 writes data (len must equal Size) without an intermediate copy.
@@ -216,41 +171,17 @@ func (a *NDArray) ToFloat64() ([]float64, error) {
 
 // Reshape returns a view with a new shape (same number of elements).
 func (a *NDArray) Reshape(shape ...int64) (*NDArray, error) {
-	h, err := a.get()
-	if err != nil {
-		return nil, err
-	}
-	out := make([]uintptr, 1)
-	err = capi.Weft_ndarray_reshape(h, shape, len(shape), out)
-	runtime.KeepAlive(a)
-	if err != nil {
-		return nil, wrap(err)
-	}
-	return newNDArray(out[0]), nil
+	return owned(newNDArray)(result(&a.handle, func(h uintptr, out []uintptr) error {
+		return capi.Weft_ndarray_reshape(h, shape, len(shape), out)
+	}))
 }
 
 // Slice returns a view of rows [begin, end) along the first axis.
 func (a *NDArray) Slice(begin, end int64) (*NDArray, error) {
-	h, err := a.get()
-	if err != nil {
-		return nil, err
-	}
-	out := make([]uintptr, 1)
-	err = capi.Weft_ndarray_slice(h, begin, end, out)
-	runtime.KeepAlive(a)
-	if err != nil {
-		return nil, wrap(err)
-	}
-	return newNDArray(out[0]), nil
+	return owned(newNDArray)(result(&a.handle, func(h uintptr, out []uintptr) error {
+		return capi.Weft_ndarray_slice(h, begin, end, out)
+	}))
 }
 
 // WaitToRead blocks until pending writes to a are done.
-func (a *NDArray) WaitToRead() error {
-	h, err := a.get()
-	if err != nil {
-		return err
-	}
-	err = capi.Weft_ndarray_wait_to_read(h)
-	runtime.KeepAlive(a)
-	return wrap(err)
-}
+func (a *NDArray) WaitToRead() error { return a.call(capi.Weft_ndarray_wait_to_read) }

@@ -19,23 +19,10 @@ func newSymbol(h uintptr) *Symbol {
 }
 
 // Close releases the symbol; further calls return nil.
-func (s *Symbol) Close() error {
-	h := s.take()
-	if h == 0 {
-		return nil
-	}
-	runtime.SetFinalizer(s, nil)
-	return wrap(capi.Weft_symbol_free(h))
-}
+func (s *Symbol) Close() error { return s.release(s, capi.Weft_symbol_free) }
 
 // symbolOut runs f with a one-slot out array and wraps the new handle.
-func symbolOut(f func(out []uintptr) error) (*Symbol, error) {
-	out := make([]uintptr, 1)
-	if err := f(out); err != nil {
-		return nil, wrap(err)
-	}
-	return newSymbol(out[0]), nil
-}
+func symbolOut(f func(out []uintptr) error) (*Symbol, error) { return owned(newSymbol)(out1(f)) }
 
 // Variable creates a variable named name.
 func Variable(name string) (*Symbol, error) {
@@ -77,18 +64,13 @@ func ApplyNamed(op, name string, params Params, inputs map[string]*Symbol) (*Sym
 }
 
 func (s *Symbol) compose(name string, keys []string, args []*Symbol) error {
-	h, err := s.get()
-	if err != nil {
-		return err
-	}
 	hs, err := handlesOf(args)
 	if err != nil {
 		return err
 	}
-	err = capi.Weft_symbol_compose(h, name, uint64(len(hs)), keys, hs)
-	runtime.KeepAlive(s)
+	err = s.call(func(h uintptr) error { return capi.Weft_symbol_compose(h, name, uint64(len(hs)), keys, hs) })
 	runtime.KeepAlive(args)
-	return wrap(err)
+	return err
 }
 
 // Compose composes s in place with positional arguments.
@@ -117,12 +99,7 @@ func Group(symbols ...*Symbol) (*Symbol, error) {
 
 // derive runs f on s's handle producing a new symbol.
 func (s *Symbol) derive(f func(h uintptr, out []uintptr) error) (*Symbol, error) {
-	h, err := s.get()
-	if err != nil {
-		return nil, err
-	}
-	defer runtime.KeepAlive(s)
-	return symbolOut(func(out []uintptr) error { return f(h, out) })
+	return owned(newSymbol)(result(&s.handle, f))
 }
 
 // Copy is a deep copy.
@@ -143,47 +120,12 @@ func (s *Symbol) Output(index int) (*Symbol, error) {
 
 // NumOutputs is the number of outputs.
 func (s *Symbol) NumOutputs() (int, error) {
-	h, err := s.get()
-	if err != nil {
-		return 0, err
-	}
-	var n [1]uint64
-	err = capi.Weft_symbol_num_outputs(h, n[:])
-	runtime.KeepAlive(s)
-	return int(n[0]), wrap(err)
-}
-
-// takeStrings reads and frees a WeftStringList.
-func takeStrings(list uintptr) ([]string, error) {
-	defer capi.Weft_string_list_free(list)
-	var n [1]uint64
-	if err := capi.Weft_string_list_size(list, n[:]); err != nil {
-		return nil, wrap(err)
-	}
-	out := make([]string, 0, n[0])
-	s := make([]string, 1)
-	for i := uint64(0); i < n[0]; i++ {
-		s[0] = ""
-		if err := capi.Weft_string_list_get(list, i, s); err != nil {
-			return nil, wrap(err)
-		}
-		out = append(out, s[0])
-	}
-	return out, nil
+	n, err := result(&s.handle, capi.Weft_symbol_num_outputs)
+	return int(n), err
 }
 
 func (s *Symbol) strings(f func(h uintptr, out []uintptr) error) ([]string, error) {
-	h, err := s.get()
-	if err != nil {
-		return nil, err
-	}
-	out := make([]uintptr, 1)
-	err = f(h, out)
-	runtime.KeepAlive(s)
-	if err != nil {
-		return nil, wrap(err)
-	}
-	return takeStrings(out[0])
+	return newStrings(result(&s.handle, f))
 }
 
 // ListArguments lists the read-only inputs in topological order.
@@ -221,30 +163,14 @@ func (s *Symbol) Attr(key string) (value string, ok bool, err error) {
 
 // SetAttr sets attribute key of the single output node.
 func (s *Symbol) SetAttr(key, value string) error {
-	h, err := s.get()
-	if err != nil {
-		return err
-	}
-	err = capi.Weft_symbol_set_attr(h, key, value)
-	runtime.KeepAlive(s)
-	return wrap(err)
+	return s.call(func(h uintptr) error { return capi.Weft_symbol_set_attr(h, key, value) })
 }
 
 // ListAttr returns attributes (recursive: every node's, keyed "node$key").
 func (s *Symbol) ListAttr(recursive bool) (map[string]string, error) {
-	h, err := s.get()
-	if err != nil {
-		return nil, err
-	}
-	r := 0
-	if recursive {
-		r = 1
-	}
 	k, v := make([]uintptr, 1), make([]uintptr, 1)
-	err = capi.Weft_symbol_list_attr(h, r, k, v)
-	runtime.KeepAlive(s)
-	if err != nil {
-		return nil, wrap(err)
+	if err := s.call(func(h uintptr) error { return capi.Weft_symbol_list_attr(h, boolInt(recursive), k, v) }); err != nil {
+		return nil, err
 	}
 	keys, err1 := takeStrings(k[0])
 	vals, err2 := takeStrings(v[0])
@@ -272,13 +198,7 @@ func (s *Symbol) JSON() (string, error) {
 
 // Save writes the JSON of s to path.
 func (s *Symbol) Save(path string) error {
-	h, err := s.get()
-	if err != nil {
-		return err
-	}
-	err = capi.Weft_symbol_save_file(h, path)
-	runtime.KeepAlive(s)
-	return wrap(err)
+	return s.call(func(h uintptr) error { return capi.Weft_symbol_save_file(h, path) })
 }
 
 // SymbolFromJSON loads a symbol from MXNet JSON.

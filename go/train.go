@@ -36,77 +36,43 @@ func NewDataIter(data, label map[string]*NDArray, batchSize int, shuffle bool, l
 	if lastBatch == "" {
 		lastBatch = "pad"
 	}
-	out := make([]uintptr, 1)
-	err = capi.Weft_data_iter_create_ndarray(uint64(len(dn)), dn, dh, uint64(len(ln)), ln, lh,
-		batchSize, boolInt(shuffle), lastBatch, seed, out)
-	runtime.KeepAlive(data)
-	runtime.KeepAlive(label)
-	if err != nil {
-		return nil, wrap(err)
-	}
-	it := &DataIter{handle{h: out[0], kind: "DataIter"}, []map[string]*NDArray{data, label}}
-	setFinalizer(it)
-	return it, nil
+	defer runtime.KeepAlive([]interface{}{data, label}) // no finalizer frees a handle in use
+	return owned(func(h uintptr) *DataIter {
+		it := &DataIter{handle{h: h, kind: "DataIter"}, []map[string]*NDArray{data, label}}
+		setFinalizer(it)
+		return it
+	})(out1(func(out []uintptr) error {
+		return capi.Weft_data_iter_create_ndarray(uint64(len(dn)), dn, dh, uint64(len(ln)), ln, lh, batchSize,
+			boolInt(shuffle), lastBatch, seed, out)
+	}))
 }
 
 // Close releases the iterator; further calls return nil.
 func (it *DataIter) Close() error {
-	h := it.take()
-	if h == 0 {
-		return nil
-	}
-	runtime.SetFinalizer(it, nil)
+	err := it.release(it, capi.Weft_data_iter_free)
 	it.keep = nil
-	return wrap(capi.Weft_data_iter_free(h))
+	return err
 }
 
 // Next advances to the next batch; false at the end of the epoch.
 func (it *DataIter) Next() (bool, error) {
-	h, err := it.get()
-	if err != nil {
-		return false, err
-	}
-	var has [1]int32
-	err = capi.Weft_data_iter_next(h, has[:])
-	runtime.KeepAlive(it)
-	return has[0] != 0, wrap(err)
+	has, err := result(&it.handle, capi.Weft_data_iter_next)
+	return has != 0, err
 }
 
 // Reset starts a new epoch.
 func (it *DataIter) Reset() error {
-	h, err := it.get()
-	if err != nil {
-		return err
-	}
-	err = capi.Weft_data_iter_reset(h)
-	runtime.KeepAlive(it)
-	return wrap(err)
+	return it.call(capi.Weft_data_iter_reset)
 }
 
 // SelectPart restricts the iterator to part partIndex of numParts
 // (contiguous samples; MXNet's num_parts/part_index) and resets it.
 func (it *DataIter) SelectPart(numParts, partIndex int) error {
-	h, err := it.get()
-	if err != nil {
-		return err
-	}
-	err = capi.Weft_data_iter_select_part(h, numParts, partIndex)
-	runtime.KeepAlive(it)
-	return wrap(err)
+	return it.call(func(h uintptr) error { return capi.Weft_data_iter_select_part(h, numParts, partIndex) })
 }
 
 func (it *DataIter) arrays(f func(uintptr, []uintptr) error) (map[string]*NDArray, error) {
-	h, err := it.get()
-	if err != nil {
-		return nil, err
-	}
-	out := make([]uintptr, 1)
-	err = f(h, out)
-	runtime.KeepAlive(it)
-	if err != nil {
-		return nil, wrap(err)
-	}
-	return takeMap(out[0])
+	return newMap(result(&it.handle, f))
 }
 
 // Data is the current batch's data arrays by name (close them).
@@ -116,14 +82,8 @@ func (it *DataIter) Data() (map[string]*NDArray, error) { return it.arrays(capi.
 func (it *DataIter) Label() (map[string]*NDArray, error) { return it.arrays(capi.Weft_data_iter_label) }
 
 func (it *DataIter) intOf(f func(uintptr, []int32) error) (int, error) {
-	h, err := it.get()
-	if err != nil {
-		return 0, err
-	}
-	var v [1]int32
-	err = f(h, v[:])
-	runtime.KeepAlive(it)
-	return int(v[0]), wrap(err)
+	v, err := result(&it.handle, f)
+	return int(v), err
 }
 
 // Pad is the number of padding rows at the end of the current batch.
@@ -140,43 +100,24 @@ type Metric struct {
 // NewMetric creates a metric by name.
 func NewMetric(name string, params Params) (*Metric, error) {
 	k, v := params.split()
-	out := make([]uintptr, 1)
-	if err := capi.Weft_metric_create(name, k, v, uint64(len(k)), out); err != nil {
-		return nil, wrap(err)
-	}
-	m := &Metric{handle{h: out[0], kind: "Metric"}}
-	setFinalizer(m)
-	return m, nil
+	return owned(func(h uintptr) *Metric {
+		m := &Metric{handle{h: h, kind: "Metric"}}
+		setFinalizer(m)
+		return m
+	})(out1(func(out []uintptr) error { return capi.Weft_metric_create(name, k, v, uint64(len(k)), out) }))
 }
 
 // Close releases the metric; further calls return nil.
-func (m *Metric) Close() error {
-	h := m.take()
-	if h == 0 {
-		return nil
-	}
-	runtime.SetFinalizer(m, nil)
-	return wrap(capi.Weft_metric_free(h))
-}
+func (m *Metric) Close() error { return m.release(m, capi.Weft_metric_free) }
 
 // Add adds a metric to a composite one.
 func (m *Metric) Add(name string, params Params) error {
-	h, err := m.get()
-	if err != nil {
-		return err
-	}
 	k, v := params.split()
-	err = capi.Weft_metric_composite_add(h, name, k, v, uint64(len(k)))
-	runtime.KeepAlive(m)
-	return wrap(err)
+	return m.call(func(h uintptr) error { return capi.Weft_metric_composite_add(h, name, k, v, uint64(len(k))) })
 }
 
 // Update accumulates one prediction per label.
 func (m *Metric) Update(labels, preds []*NDArray) error {
-	h, err := m.get()
-	if err != nil {
-		return err
-	}
 	l, err := handlesOf(labels)
 	if err != nil {
 		return err
@@ -185,31 +126,23 @@ func (m *Metric) Update(labels, preds []*NDArray) error {
 	if err != nil {
 		return err
 	}
-	err = capi.Weft_metric_update(h, uint64(len(l)), l, uint64(len(p)), p)
-	runtime.KeepAlive(m)
-	runtime.KeepAlive(labels)
-	runtime.KeepAlive(preds)
-	return wrap(err)
+	defer runtime.KeepAlive([]interface{}{labels, preds}) // no finalizer frees a handle in use
+	return m.call(func(h uintptr) error { return capi.Weft_metric_update(h, uint64(len(l)), l, uint64(len(p)), p) })
 }
 
 // Get returns the current values by name (NaN before any instance).
 func (m *Metric) Get() (map[string]float64, error) {
-	h, err := m.get()
-	if err != nil {
-		return nil, err
-	}
-	defer runtime.KeepAlive(m)
-	var n [1]uint64
-	if err := capi.Weft_metric_num_values(h, n[:]); err != nil {
-		return nil, wrap(err)
-	}
-	names := make([]uintptr, 1)
-	vals := make([]float64, n[0])
-	var num [1]uint64
-	if err := capi.Weft_metric_get(h, names, vals, uint64(len(vals)), num[:]); err != nil {
-		return nil, wrap(err)
-	}
-	ns, err := takeStrings(names[0])
+	var vals []float64
+	var n, num [1]uint64
+	var list [1]uintptr
+	err := m.call(func(h uintptr) error {
+		if err := capi.Weft_metric_num_values(h, n[:]); err != nil {
+			return err
+		}
+		vals = make([]float64, n[0])
+		return capi.Weft_metric_get(h, list[:], vals, uint64(len(vals)), num[:])
+	})
+	ns, err := newStrings(list[0], err)
 	if err != nil {
 		return nil, err
 	}
@@ -222,13 +155,7 @@ func (m *Metric) Get() (map[string]float64, error) {
 
 // Reset clears the accumulated values.
 func (m *Metric) Reset() error {
-	h, err := m.get()
-	if err != nil {
-		return err
-	}
-	err = capi.Weft_metric_reset(h)
-	runtime.KeepAlive(m)
-	return wrap(err)
+	return m.call(capi.Weft_metric_reset)
 }
 
 // Initializer is a seeded parameter initializer ("uniform", "normal",
@@ -240,39 +167,21 @@ type Initializer struct {
 // NewInitializer creates an initializer by MXNet name.
 func NewInitializer(name string, params Params, seed uint64) (*Initializer, error) {
 	k, v := params.split()
-	out := make([]uintptr, 1)
-	if err := capi.Weft_initializer_create(name, k, v, uint64(len(k)), seed, out); err != nil {
-		return nil, wrap(err)
-	}
-	i := &Initializer{handle{h: out[0], kind: "Initializer"}}
-	setFinalizer(i)
-	return i, nil
+	return owned(func(h uintptr) *Initializer {
+		i := &Initializer{handle{h: h, kind: "Initializer"}}
+		setFinalizer(i)
+		return i
+	})(out1(func(out []uintptr) error { return capi.Weft_initializer_create(name, k, v, uint64(len(k)), seed, out) }))
 }
 
 // Close releases the initializer; further calls return nil.
-func (i *Initializer) Close() error {
-	h := i.take()
-	if h == 0 {
-		return nil
-	}
-	runtime.SetFinalizer(i, nil)
-	return wrap(capi.Weft_initializer_free(h))
-}
+func (i *Initializer) Close() error { return i.release(i, capi.Weft_initializer_free) }
 
 // Init fills arr for parameter paramName by MXNet's naming rules.
 func (i *Initializer) Init(paramName string, arr *NDArray) error {
-	h, err := i.get()
-	if err != nil {
-		return err
-	}
-	a, err := arr.get()
-	if err != nil {
-		return err
-	}
-	err = capi.Weft_initializer_init(h, paramName, a)
-	runtime.KeepAlive(i)
-	runtime.KeepAlive(arr)
-	return wrap(err)
+	return i.call(func(h uintptr) error {
+		return arr.call(func(a uintptr) error { return capi.Weft_initializer_init(h, paramName, a) })
+	})
 }
 
 // Optimizer is an optimizer with per-parameter states ("sgd", "adam").
@@ -283,44 +192,23 @@ type Optimizer struct {
 // NewOptimizer creates an optimizer by name.
 func NewOptimizer(name string, params Params) (*Optimizer, error) {
 	k, v := params.split()
-	out := make([]uintptr, 1)
-	if err := capi.Weft_optimizer_create(name, k, v, uint64(len(k)), out); err != nil {
-		return nil, wrap(err)
-	}
-	o := &Optimizer{handle{h: out[0], kind: "Optimizer"}}
-	setFinalizer(o)
-	return o, nil
+	return owned(func(h uintptr) *Optimizer {
+		o := &Optimizer{handle{h: h, kind: "Optimizer"}}
+		setFinalizer(o)
+		return o
+	})(out1(func(out []uintptr) error { return capi.Weft_optimizer_create(name, k, v, uint64(len(k)), out) }))
 }
 
 // Close releases the optimizer; further calls return nil.
-func (o *Optimizer) Close() error {
-	h := o.take()
-	if h == 0 {
-		return nil
-	}
-	runtime.SetFinalizer(o, nil)
-	return wrap(capi.Weft_optimizer_free(h))
-}
+func (o *Optimizer) Close() error { return o.release(o, capi.Weft_optimizer_free) }
 
 // Update runs one update of parameter index (weight written in place).
 func (o *Optimizer) Update(index int, name string, weight, grad *NDArray) error {
-	h, err := o.get()
-	if err != nil {
-		return err
-	}
-	w, err := weight.get()
-	if err != nil {
-		return err
-	}
-	g, err := grad.get()
-	if err != nil {
-		return err
-	}
-	err = capi.Weft_optimizer_update(h, index, name, w, g)
-	runtime.KeepAlive(o)
-	runtime.KeepAlive(weight)
-	runtime.KeepAlive(grad)
-	return wrap(err)
+	return o.call(func(h uintptr) error {
+		return weight.call(func(w uintptr) error {
+			return grad.call(func(g uintptr) error { return capi.Weft_optimizer_update(h, index, name, w, g) })
+		})
+	})
 }
 
 // SetLrScheduler sets the learning-rate schedule, based at the optimizer's
@@ -329,49 +217,25 @@ func (o *Optimizer) Update(index int, name string, weight, grad *NDArray) error 
 // ignored); factor <= 1 is applied per step, stopFactorLr bounds "factor"
 // schedules from below (MXNet's default 1e-8).
 func (o *Optimizer) SetLrScheduler(kind string, steps []int64, factor, stopFactorLr float32) error {
-	h, err := o.get()
-	if err != nil {
-		return err
-	}
 	if steps == nil {
 		steps = []int64{}
 	}
-	err = capi.Weft_optimizer_set_lr_scheduler(h, kind, steps, uint64(len(steps)), factor, stopFactorLr)
-	runtime.KeepAlive(o)
-	return wrap(err)
+	return o.call(func(h uintptr) error {
+		return capi.Weft_optimizer_set_lr_scheduler(h, kind, steps, uint64(len(steps)), factor, stopFactorLr)
+	})
 }
 
 // SetRescaleGrad sets the gradient scale (Module uses 1 / batch size).
 func (o *Optimizer) SetRescaleGrad(rescale float32) error {
-	h, err := o.get()
-	if err != nil {
-		return err
-	}
-	err = capi.Weft_optimizer_set_rescale_grad(h, rescale)
-	runtime.KeepAlive(o)
-	return wrap(err)
+	return o.call(func(h uintptr) error { return capi.Weft_optimizer_set_rescale_grad(h, rescale) })
 }
 
 // NumUpdate is MXNet's num_update.
 func (o *Optimizer) NumUpdate() (int64, error) {
-	h, err := o.get()
-	if err != nil {
-		return 0, err
-	}
-	var n [1]int64
-	err = capi.Weft_optimizer_num_update(h, n[:])
-	runtime.KeepAlive(o)
-	return n[0], wrap(err)
+	return result(&o.handle, capi.Weft_optimizer_num_update)
 }
 
 // LearningRate is the rate for parameter name at the current num_update.
 func (o *Optimizer) LearningRate(name string) (float32, error) {
-	h, err := o.get()
-	if err != nil {
-		return 0, err
-	}
-	var lr [1]float32
-	err = capi.Weft_optimizer_learning_rate(h, name, lr[:])
-	runtime.KeepAlive(o)
-	return lr[0], wrap(err)
+	return result(&o.handle, func(h uintptr, out []float32) error { return capi.Weft_optimizer_learning_rate(h, name, out) })
 }
