@@ -1,7 +1,6 @@
 package weft
 
 import (
-	"runtime"
 	"sort"
 	"strconv"
 
@@ -36,22 +35,17 @@ func GPU(id int) Context { return Context{GPUDevice, id} }
 // GPUs the CUDA devices seen (0 in a build without CUDA, or without a driver
 // or device); CPU contexts are logical, all on the host.
 func DeviceCount(t DeviceType) (int, error) {
-	n := make([]int32, 1)
-	if err := capi.Weft_device_count(int(t), n); err != nil {
-		return 0, wrap(err)
-	}
-	return int(n[0]), nil
+	n, err := out1(func(out []int32) error { return capi.Weft_device_count(int(t), out) })
+	return int(n), err
 }
 
 // Memory is the free and total bytes of c's memory (the host's RAM for a
 // CPU context); a missing device is a DeviceError.
 func (c Context) Memory() (free, total uint64, err error) {
 	t, id := c.codes()
-	f, tot := make([]uint64, 1), make([]uint64, 1)
-	if err := capi.Weft_device_memory(t, id, f, tot); err != nil {
-		return 0, 0, wrap(err)
-	}
-	return f[0], tot[0], nil
+	var f, tot [1]uint64
+	err = wrap(capi.Weft_device_memory(t, id, f[:], tot[:]))
+	return f[0], tot[0], err
 }
 
 func (c Context) codes() (int, int) {
@@ -77,24 +71,16 @@ func (c Context) String() string {
 // NewNDArrayOn creates an uninitialised array of shape on device ctx.
 func NewNDArrayOn(ctx Context, dtype DType, shape ...int64) (*NDArray, error) {
 	t, id := ctx.codes()
-	out := make([]uintptr, 1)
-	if err := capi.Weft_ndarray_create(shape, len(shape), int(dtype), t, id, out); err != nil {
-		return nil, wrap(err)
-	}
-	return newNDArray(out[0]), nil
+	return owned(newNDArray)(out1(func(out []uintptr) error {
+		return capi.Weft_ndarray_create(shape, len(shape), int(dtype), t, id, out)
+	}))
 }
 
 // Context is the device the array lives on.
 func (a *NDArray) Context() (Context, error) {
-	h, err := a.get()
-	if err != nil {
-		return Context{}, err
-	}
 	var t, id [1]int32
-	err = capi.Weft_ndarray_context(h, t[:], id[:])
-	runtime.KeepAlive(a)
-	if err != nil {
-		return Context{}, wrap(err)
+	if err := a.call(func(h uintptr) error { return capi.Weft_ndarray_context(h, t[:], id[:]) }); err != nil {
+		return Context{}, err
 	}
 	return Context{DeviceType(t[0]), int(id[0])}, nil
 }

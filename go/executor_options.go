@@ -82,13 +82,11 @@ func (c *bindConfig) useOptions() bool { return len(c.settings) != 0 || c.gradRe
 // its gradient requests and device groups in name order. The caller frees it
 // with capi.Weft_executor_options_free.
 func (c *bindConfig) newOptions() (uintptr, error) {
-	out := make([]uintptr, 1)
-	if err := capi.Weft_executor_options_create(out); err != nil {
-		return 0, wrap(err)
-	}
-	h := out[0]
-	err := c.applyOptions(h)
+	h, err := out1(capi.Weft_executor_options_create)
 	if err != nil {
+		return 0, err
+	}
+	if err := c.applyOptions(h); err != nil {
 		capi.Weft_executor_options_free(h)
 		return 0, err
 	}

@@ -13,15 +13,19 @@ import (
 // of a library-owned buffer that is freed before the function returns; byte
 // slices passed in are read by the library during the call only.
 
-// takeBuffer copies and frees a WeftBuffer.
-func takeBuffer(buf uintptr) ([]byte, error) {
+// newBuffer copies and frees a new WeftBuffer unless the call that made it
+// failed.
+func newBuffer(buf uintptr, err error) ([]byte, error) {
+	if err != nil {
+		return nil, err
+	}
 	defer capi.Weft_buffer_free(buf)
-	size := make([]uint64, 1)
-	if err := capi.Weft_binding_buffer_copy(buf, nil, 0, size); err != nil {
+	var size [1]uint64
+	if err := capi.Weft_binding_buffer_copy(buf, nil, 0, size[:]); err != nil {
 		return nil, wrap(err)
 	}
 	b := make([]byte, size[0])
-	if err := capi.Weft_binding_buffer_copy(buf, sliceData(b), uint64(len(b)), size); err != nil {
+	if err := capi.Weft_binding_buffer_copy(buf, sliceData(b), uint64(len(b)), size[:]); err != nil {
 		return nil, wrap(err)
 	}
 	return b, nil
@@ -34,13 +38,10 @@ func SaveParamsBytes(arrays map[string]*NDArray) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	out := make([]uintptr, 1)
-	err = capi.Weft_ndarray_save_buffer(hs, names, uint64(len(hs)), out)
-	runtime.KeepAlive(arrays)
-	if err != nil {
-		return nil, wrap(err)
-	}
-	return takeBuffer(out[0])
+	defer runtime.KeepAlive(arrays)
+	return newBuffer(out1(func(out []uintptr) error {
+		return capi.Weft_ndarray_save_buffer(hs, names, uint64(len(hs)), out)
+	}))
 }
 
 // WriteParams writes the .params bytes of named arrays to w.
@@ -56,13 +57,10 @@ func WriteParams(w io.Writer, arrays map[string]*NDArray) error {
 // LoadParamsBytes loads an NDArray list from .params bytes by name (unnamed
 // lists: "0", "1", ...).
 func LoadParamsBytes(data []byte) (map[string]*NDArray, error) {
-	out := make([]uintptr, 1)
-	err := capi.Weft_ndarray_load_buffer(sliceData(data), uint64(len(data)), out)
-	runtime.KeepAlive(data)
-	if err != nil {
-		return nil, wrap(err)
-	}
-	return takeMap(out[0])
+	defer runtime.KeepAlive(data)
+	return newMap(out1(func(out []uintptr) error {
+		return capi.Weft_ndarray_load_buffer(sliceData(data), uint64(len(data)), out)
+	}))
 }
 
 // ReadParams loads an NDArray list from r read to its end.
@@ -76,22 +74,15 @@ func ReadParams(r io.Reader) (map[string]*NDArray, error) {
 
 // LoadNpy loads a NumPy .npy file into a new cpu(0) array.
 func LoadNpy(path string) (*NDArray, error) {
-	out := make([]uintptr, 1)
-	if err := capi.Weft_ndarray_load_npy(path, out); err != nil {
-		return nil, wrap(err)
-	}
-	return newNDArray(out[0]), nil
+	return owned(newNDArray)(out1(func(out []uintptr) error { return capi.Weft_ndarray_load_npy(path, out) }))
 }
 
 // LoadNpyBytes makes a new cpu(0) array from the bytes of a .npy image.
 func LoadNpyBytes(data []byte) (*NDArray, error) {
-	out := make([]uintptr, 1)
-	err := capi.Weft_ndarray_load_npy_buffer(sliceData(data), uint64(len(data)), out)
-	runtime.KeepAlive(data)
-	if err != nil {
-		return nil, wrap(err)
-	}
-	return newNDArray(out[0]), nil
+	defer runtime.KeepAlive(data)
+	return owned(newNDArray)(out1(func(out []uintptr) error {
+		return capi.Weft_ndarray_load_npy_buffer(sliceData(data), uint64(len(data)), out)
+	}))
 }
 
 // ReadNpy makes a new cpu(0) array from a .npy image read from r to its end.
@@ -105,28 +96,12 @@ func ReadNpy(r io.Reader) (*NDArray, error) {
 
 // SaveNpy saves the array as a .npy file (float32/64, int32/64, uint8).
 func (a *NDArray) SaveNpy(path string) error {
-	h, err := a.get()
-	if err != nil {
-		return err
-	}
-	err = capi.Weft_ndarray_save_npy(h, path)
-	runtime.KeepAlive(a)
-	return wrap(err)
+	return a.call(func(h uintptr) error { return capi.Weft_ndarray_save_npy(h, path) })
 }
 
 // NpyBytes returns the .npy image of the array (the bytes numpy.save writes).
 func (a *NDArray) NpyBytes() ([]byte, error) {
-	h, err := a.get()
-	if err != nil {
-		return nil, err
-	}
-	out := make([]uintptr, 1)
-	err = capi.Weft_ndarray_save_npy_buffer(h, out)
-	runtime.KeepAlive(a)
-	if err != nil {
-		return nil, wrap(err)
-	}
-	return takeBuffer(out[0])
+	return newBuffer(result(&a.handle, capi.Weft_ndarray_save_npy_buffer))
 }
 
 // WriteNpy writes the .npy image of the array to w.

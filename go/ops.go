@@ -79,11 +79,11 @@ func Invoke(op string, params Params, inputs ...*NDArray) ([]*NDArray, error) {
 	if err != nil {
 		return nil, wrap(err)
 	}
-	result := make([]*NDArray, n[0])
-	for i := range result {
-		result[i] = newNDArray(outs[i])
+	arrays := make([]*NDArray, n[0])
+	for i := range arrays {
+		arrays[i] = newNDArray(outs[i])
 	}
-	return result, nil
+	return arrays, nil
 }
 
 // Call runs a one-output operator.

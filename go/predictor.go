@@ -98,16 +98,14 @@ func (c *PredictorConfig) split() (names []string, indPtr []uint64, dims []int64
 func newPredictor(cfg *PredictorConfig, create func(names []string, indPtr []uint64, dims []int64, devType, devID int, keys, vals []string, out []uintptr) error) (*Predictor, error) {
 	names, indPtr, dims, keys, vals := cfg.split()
 	devType, devID := cfg.Device.codes()
-	out := make([]uintptr, 1)
-	if err := create(names, indPtr, dims, devType, devID, keys, vals, out); err != nil {
-		return nil, wrap(err)
-	}
-	p := &Predictor{handle: handle{h: out[0], kind: "Predictor"}}
-	if len(cfg.Inputs) > 0 {
-		p.firstShape = append([]int64(nil), cfg.Inputs[0].Shape...)
-	}
-	setFinalizer(p)
-	return p, nil
+	return owned(func(h uintptr) *Predictor {
+		p := &Predictor{handle: handle{h: h, kind: "Predictor"}}
+		if len(cfg.Inputs) > 0 {
+			p.firstShape = append([]int64(nil), cfg.Inputs[0].Shape...)
+		}
+		setFinalizer(p)
+		return p
+	})(out1(func(out []uintptr) error { return create(names, indPtr, dims, devType, devID, keys, vals, out) }))
 }
 
 // NewPredictor builds a predictor from symbol JSON text and the bytes of a
@@ -150,38 +148,10 @@ func LoadPredictorFiles(symbolPath, paramsPath string, cfg PredictorConfig) (*Pr
 // running finish first (Close returns after them), then the weights and
 // executors are released. Later calls return an *Error with InvalidHandle.
 // Idempotent.
-func (p *Predictor) Close() error {
-	h := p.take()
-	if h == 0 {
-		return nil
-	}
-	runtime.SetFinalizer(p, nil)
-	return wrap(capi.Weft_predictor_free(h))
-}
-
-// call runs f with the native handle.
-func (p *Predictor) call(f func(h uintptr) error) error {
-	h, err := p.get()
-	if err != nil {
-		return err
-	}
-	err = f(h)
-	runtime.KeepAlive(p)
-	return wrap(err)
-}
+func (p *Predictor) Close() error { return p.release(p, capi.Weft_predictor_free) }
 
 func (p *Predictor) names(list func(uintptr, []uintptr) error) ([]string, error) {
-	var out []string
-	err := p.call(func(h uintptr) error {
-		l := make([]uintptr, 1)
-		if err := list(h, l); err != nil {
-			return err
-		}
-		var err error
-		out, err = takeStrings(l[0])
-		return err
-	})
-	return out, err
+	return newStrings(result(&p.handle, list))
 }
 
 // InputNames lists the inputs in the order Predict takes them.

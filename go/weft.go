@@ -43,17 +43,15 @@ func LiveHandleCount() uint64 { return capi.Weft_live_handle_count() }
 
 // OpNames lists the canonical operator names, sorted.
 func OpNames() ([]string, error) {
-	var n [1]uint64
-	if err := capi.Weft_op_count(n[:]); err != nil {
-		return nil, wrap(err)
+	n, err := out1(capi.Weft_op_count)
+	if err != nil {
+		return nil, err
 	}
-	names := make([]string, 0, n[0])
-	s := make([]string, 1)
-	for i := uint64(0); i < n[0]; i++ {
-		if err := capi.Weft_op_name(i, s); err != nil {
-			return nil, wrap(err)
+	names := make([]string, n)
+	for i := range names {
+		if names[i], err = out1(func(s []string) error { return capi.Weft_op_name(uint64(i), s) }); err != nil {
+			return nil, err
 		}
-		names = append(names, s[0])
 	}
 	return names, nil
 }
