@@ -38,6 +38,9 @@
  *   not public (Java package-private, C# internal, Go internal package) and the
  *   hand-written layer derives every count from the array it passes.
  *
+ * - C enums: Java and C# get int constants (below); the public enums take
+ *   their values from them, and Go's from c_api.h through cgo.
+ *
  * weft_last_error()/weft_last_error_code() are not wrapped: reading them in a
  * second call is exactly the race described above.
  */
@@ -57,10 +60,24 @@
 
 %ignore weft_last_error;
 %ignore weft_last_error_code;
-/* Enums and macros: the hand-written layers define their own typed
- * equivalents (the values are stable ABI). */
+/* Enums: every value is written once, in c_api.h. Java and C# get one
+ * package-private class of int constants per C enum (WeftStatus.WEFT_ERR_SHAPE,
+ * WeftDType.WEFT_FLOAT32, ...), from which the hand-written typed enums take
+ * their values (ai.weft.ErrorCode.SHAPE, Weft.ErrorCode.Shape). Go skips them
+ * here: SWIG would make variables set through cgo at start-up, but Go
+ * constants must be constant; go/enums.go reads the values from c_api.h
+ * through cgo instead. Macros are not wrapped. */
+#if defined(SWIGJAVA)
+%include "enumtypeunsafe.swg"
+%javaconst(1);
+%typemap(javaclassmodifiers) enum SWIGTYPE "final class"
+#elif defined(SWIGCSHARP)
+%include "enumsimple.swg"
+%csconst(1);
+#else
 %rename("$ignore", %$isenum) "";
 %rename("$ignore", %$isenumitem) "";
+#endif
 %ignore WEFT_API_VERSION;
 /* The executor's memory figures (a struct of size_t and int): the struct is
  * not wrapped (SWIG's proxy for size_t members does not marshal in C#);

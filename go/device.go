@@ -7,15 +7,6 @@ import (
 	"github.com/weft-ai/weft/go/internal/capi"
 )
 
-// DeviceType is a kind of device (WeftDeviceType in c_api.h).
-type DeviceType int
-
-// Device types.
-const (
-	CPUDevice DeviceType = 1
-	GPUDevice DeviceType = 2
-)
-
 // Context is a device: a type and an id, the C ABI's (dev_type, dev_id)
 // pair. The zero value is cpu(0). Creating one allocates nothing; a device
 // the library cannot reach (a GPU in a build without CUDA, or none present)

@@ -6,25 +6,6 @@ import (
 	"github.com/weft-ai/weft/go/internal/capi"
 )
 
-// Code is a C ABI status code (stable values, WeftStatus in c_api.h). A Code
-// is an error, so errors.Is(err, weft.NotFound) tests a returned *Error.
-type Code int
-
-// Status codes.
-const (
-	OK              Code = 0
-	InvalidArgument Code = 1
-	ShapeError      Code = 2
-	DTypeError      Code = 3
-	DeviceError     Code = 4
-	OutOfMemory     Code = 5
-	NotImplemented  Code = 6
-	Internal        Code = 7
-	InvalidHandle   Code = 8
-	NotFound        Code = 9
-	IOError         Code = 10
-)
-
 var codeNames = map[Code]string{
 	OK: "OK", InvalidArgument: "InvalidArgument", ShapeError: "Shape", DTypeError: "DType",
 	DeviceError: "Device", OutOfMemory: "OutOfMemory", NotImplemented: "NotImplemented",

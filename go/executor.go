@@ -123,16 +123,6 @@ func LoadParams(path string) (map[string]*NDArray, error) {
 	return newMap(out1(func(out []uintptr) error { return capi.Weft_ndarray_load_file(path, out) }))
 }
 
-// GradReq is a gradient request for Bind.
-type GradReq int
-
-// Gradient requests.
-const (
-	GradNull  GradReq = 0
-	GradWrite GradReq = 1
-	GradAdd   GradReq = 3
-)
-
 // Executor is a symbol bound to arrays. It shares every array bound to it:
 // writes through ArgArrays are seen by the next Forward and Outputs show the
 // latest run. Returned arrays are new handles the caller closes. One

@@ -6,18 +6,6 @@ import (
 	"github.com/weft-ai/weft/go/internal/capi"
 )
 
-// Progress selects what Module.Fit prints on stdout.
-type Progress int
-
-// Progress modes (WeftProgress).
-const (
-	ProgressAuto   Progress = 0
-	ProgressBar    Progress = 1
-	ProgressLines  Progress = 2
-	ProgressEpoch  Progress = 3
-	ProgressSilent Progress = 4
-)
-
 // Module is MXNet's Module training loop: a symbol whose arguments split into
 // data, labels and parameters, bound for an iterator's batch shapes, with an
 // optimizer. One goroutine at a time; distinct modules may run concurrently.

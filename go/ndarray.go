@@ -7,20 +7,6 @@ import (
 	"github.com/weft-ai/weft/go/internal/capi"
 )
 
-// DType is an element type (MXNet's codes, WeftDType in c_api.h).
-type DType int
-
-// Element types.
-const (
-	Float32 DType = 0
-	Float64 DType = 1
-	Float16 DType = 2
-	Uint8   DType = 3
-	Int32   DType = 4
-	Int8    DType = 5
-	Int64   DType = 6
-)
-
 // NDArray is an n-dimensional array on a device. Close it when done; views
 // (Reshape, Slice) share storage and are closed separately.
 //

@@ -3,7 +3,7 @@ using System;
 namespace Weft {
 
 /// <summary>Device types (WeftDeviceType in c_api.h).</summary>
-public enum DeviceType { Cpu = 1, Gpu = 2 }
+public enum DeviceType { Cpu = weft_native.WEFT_CPU, Gpu = weft_native.WEFT_GPU }
 
 /// <summary>
 /// A device: a type and an id, the C ABI's (dev_type, dev_id) pair. An

@@ -4,17 +4,17 @@ namespace Weft {
 
 /// <summary>The C ABI's status codes (stable values, WeftStatus in c_api.h).</summary>
 public enum ErrorCode {
-  Ok = 0,
-  InvalidArgument = 1,
-  Shape = 2,
-  DType = 3,
-  Device = 4,
-  OutOfMemory = 5,
-  NotImplemented = 6,
-  Internal = 7,
-  InvalidHandle = 8,
-  NotFound = 9,
-  IO = 10
+  Ok = (int)weft_native.WEFT_OK,
+  InvalidArgument = (int)weft_native.WEFT_ERR_INVALID_ARGUMENT,
+  Shape = (int)weft_native.WEFT_ERR_SHAPE,
+  DType = (int)weft_native.WEFT_ERR_DTYPE,
+  Device = (int)weft_native.WEFT_ERR_DEVICE,
+  OutOfMemory = (int)weft_native.WEFT_ERR_OOM,
+  NotImplemented = (int)weft_native.WEFT_ERR_NOT_IMPLEMENTED,
+  Internal = (int)weft_native.WEFT_ERR_INTERNAL,
+  InvalidHandle = (int)weft_native.WEFT_ERR_INVALID_HANDLE,
+  NotFound = (int)weft_native.WEFT_ERR_NOT_FOUND,
+  IO = (int)weft_native.WEFT_ERR_IO
 }
 
 /// <summary>
@@ -30,13 +30,13 @@ public class WeftException : Exception {
 
 /// <summary>Element types (MXNet's codes, WeftDType in c_api.h).</summary>
 public enum DType {
-  Float32 = 0,
-  Float64 = 1,
-  Float16 = 2,
-  UInt8 = 3,
-  Int32 = 4,
-  Int8 = 5,
-  Int64 = 6
+  Float32 = weft_native.WEFT_FLOAT32,
+  Float64 = weft_native.WEFT_FLOAT64,
+  Float16 = weft_native.WEFT_FLOAT16,
+  UInt8 = weft_native.WEFT_UINT8,
+  Int32 = weft_native.WEFT_INT32,
+  Int8 = weft_native.WEFT_INT8,
+  Int64 = weft_native.WEFT_INT64
 }
 
 }

@@ -66,7 +66,11 @@ static class NDArrayLists {
 }
 
 /// <summary>Gradient request per argument for Executor.Bind.</summary>
-public enum GradReq { Null = 0, Write = 1, Add = 3 }
+public enum GradReq {
+  Null = weft_native.WEFT_REQ_NULL,
+  Write = weft_native.WEFT_REQ_WRITE,
+  Add = weft_native.WEFT_REQ_ADD
+}
 
 /// <summary>weft_executor_memory() figures.</summary>
 public sealed class ExecutorMemory {

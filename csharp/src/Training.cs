@@ -152,7 +152,13 @@ public sealed class Optimizer : NativeHandle {
 }
 
 /// <summary>What Module.Fit prints on stdout.</summary>
-public enum Progress { Auto = 0, Bar = 1, Lines = 2, Epoch = 3, Silent = 4 }
+public enum Progress {
+  Auto = weft_native.WEFT_PROGRESS_AUTO,
+  Bar = weft_native.WEFT_PROGRESS_BAR,
+  Lines = weft_native.WEFT_PROGRESS_LINES,
+  Epoch = weft_native.WEFT_PROGRESS_EPOCH,
+  Silent = weft_native.WEFT_PROGRESS_SILENT
+}
 
 /// <summary>
 /// MXNet's Module training loop (owned handle). One module must not be used

@@ -10,7 +10,7 @@ package ai.weft;
 public final class Context {
   /** Device types (WeftDeviceType in c_api.h). */
   public enum DeviceType {
-    CPU(1), GPU(2);
+    CPU(WeftDeviceType.WEFT_CPU), GPU(WeftDeviceType.WEFT_GPU);
 
     final int code;
 

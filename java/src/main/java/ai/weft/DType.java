@@ -1,14 +1,14 @@
 package ai.weft;
 
-/** Element types (MXNet's codes, see {@code WeftDType} in c_api.h). */
+/** Element types (MXNet's codes, {@code WeftDType} in c_api.h). */
 public enum DType {
-  FLOAT32(0, 4),
-  FLOAT64(1, 8),
-  FLOAT16(2, 2),
-  UINT8(3, 1),
-  INT32(4, 4),
-  INT8(5, 1),
-  INT64(6, 8);
+  FLOAT32(WeftDType.WEFT_FLOAT32, 4),
+  FLOAT64(WeftDType.WEFT_FLOAT64, 8),
+  FLOAT16(WeftDType.WEFT_FLOAT16, 2),
+  UINT8(WeftDType.WEFT_UINT8, 1),
+  INT32(WeftDType.WEFT_INT32, 4),
+  INT8(WeftDType.WEFT_INT8, 1),
+  INT64(WeftDType.WEFT_INT64, 8);
 
   private final int code;
   private final int bytes;

@@ -1,25 +1,25 @@
 package ai.weft;
 
-/** The C ABI's status codes (stable values, see {@code WeftStatus} in c_api.h). */
+/** The C ABI's status codes (stable values, {@code WeftStatus} in c_api.h). */
 public enum ErrorCode {
-  OK(0),
-  INVALID_ARGUMENT(1),
-  SHAPE(2),
-  DTYPE(3),
-  DEVICE(4),
-  OOM(5),
-  NOT_IMPLEMENTED(6),
-  INTERNAL(7),
-  INVALID_HANDLE(8),
-  NOT_FOUND(9),
-  IO(10),
+  OK(WeftStatus.WEFT_OK),
+  INVALID_ARGUMENT(WeftStatus.WEFT_ERR_INVALID_ARGUMENT),
+  SHAPE(WeftStatus.WEFT_ERR_SHAPE),
+  DTYPE(WeftStatus.WEFT_ERR_DTYPE),
+  DEVICE(WeftStatus.WEFT_ERR_DEVICE),
+  OOM(WeftStatus.WEFT_ERR_OOM),
+  NOT_IMPLEMENTED(WeftStatus.WEFT_ERR_NOT_IMPLEMENTED),
+  INTERNAL(WeftStatus.WEFT_ERR_INTERNAL),
+  INVALID_HANDLE(WeftStatus.WEFT_ERR_INVALID_HANDLE),
+  NOT_FOUND(WeftStatus.WEFT_ERR_NOT_FOUND),
+  IO(WeftStatus.WEFT_ERR_IO),
   /** A code this binding does not know (a newer library). */
   UNKNOWN(-1);
 
   private final int value;
 
-  ErrorCode(int value) {
-    this.value = value;
+  ErrorCode(long value) {
+    this.value = (int) value;
   }
 
   /** The numeric WeftStatus value. */

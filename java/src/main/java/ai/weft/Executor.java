@@ -23,7 +23,7 @@ public final class Executor extends NativeHandle {
 
   /** Gradient request per argument for {@link #bind}. */
   public enum GradReq {
-    NULL(0), WRITE(1), ADD(3);
+    NULL(WeftReq.WEFT_REQ_NULL), WRITE(WeftReq.WEFT_REQ_WRITE), ADD(WeftReq.WEFT_REQ_ADD);
 
     final int code;
 

@@ -22,7 +22,15 @@ public final class Module extends NativeHandle {
 
   /** What {@link #fit} prints on stdout. */
   public enum Progress {
-    AUTO, BAR, LINES, EPOCH, SILENT
+    AUTO(WeftProgress.WEFT_PROGRESS_AUTO), BAR(WeftProgress.WEFT_PROGRESS_BAR),
+    LINES(WeftProgress.WEFT_PROGRESS_LINES), EPOCH(WeftProgress.WEFT_PROGRESS_EPOCH),
+    SILENT(WeftProgress.WEFT_PROGRESS_SILENT);
+
+    final int code;
+
+    Progress(int code) {
+      this.code = code;
+    }
   }
 
   /** A module over {@code sym} on cpu(0); every other argument is a parameter. */
@@ -141,7 +149,7 @@ public final class Module extends NativeHandle {
       Progress progress, String checkpointPrefix) {
     double[] sps = new double[1];
     weft_native.weft_module_fit(handle(), train.handle(), eval == null ? 0 : eval.handle(),
-        metric.handle(), beginEpoch, numEpoch, progress.ordinal(), checkpointPrefix, sps);
+        metric.handle(), beginEpoch, numEpoch, progress.code, checkpointPrefix, sps);
     return sps[0];
   }
 
