@@ -181,80 +181,90 @@ public sealed class Symbol : NativeHandle {
   }
 }
 
-/// <summary>Shapes inferred for a symbol (a plain copy). Null = unknown rank; extent 0 = unknown.</summary>
-public sealed class ShapeResult {
+/// <summary>
+/// What inference gives (a plain copy): per group (arguments, outputs,
+/// auxiliary states) each entry's value by name, and the names of the entries
+/// left unknown.
+/// </summary>
+public abstract class InferResult<V> {
   public bool Complete;
-  public IDictionary<string, long[]> Arguments = new Dictionary<string, long[]>();
-  public IDictionary<string, long[]> Outputs = new Dictionary<string, long[]>();
-  public IDictionary<string, long[]> AuxiliaryStates = new Dictionary<string, long[]>();
+  public IDictionary<string, V> Arguments = new Dictionary<string, V>();
+  public IDictionary<string, V> Outputs = new Dictionary<string, V>();
+  public IDictionary<string, V> AuxiliaryStates = new Dictionary<string, V>();
   public IList<string> Unknown = new List<string>();
 
-  internal static ShapeResult Take(long raw) {
-    var res = new WeftHandle(raw, Frees.ShapeResult);
-    try {
-      var r = new ShapeResult();
-      r.Complete = weft_native.weft_shape_result_complete(res) != 0;
-      var groups = new[] { r.Arguments, r.Outputs, r.AuxiliaryStates };
+  /// <summary>The raw functions of one result kind (weft_shape_result_* or weft_type_result_*).</summary>
+  internal sealed class Raw {
+    internal Action<WeftHandle> Free;
+    internal Func<WeftHandle, long> Complete, NumUnknown;
+    internal Func<WeftHandle, int, long> Count;
+    internal Func<WeftHandle, int, ulong, IntPtr[], long> Name;
+    internal Func<WeftHandle, int, ulong, V> Value;
+    internal Func<WeftHandle, ulong, IntPtr[], long> UnknownName;
+  }
+
+  /// <summary>Reads and frees the result handle raw into this.</summary>
+  internal void Take(long raw, Raw f) {
+    using (var res = new WeftHandle(raw, f.Free)) {
+      Complete = f.Complete(res) != 0;
+      var groups = new[] { Arguments, Outputs, AuxiliaryStates };
+      var name = new IntPtr[1];
       for (int g = 0; g < 3; ++g) {
-        var n = (ulong)weft_native.weft_shape_result_count(res, g);
+        var n = (ulong)f.Count(res, g);
         for (ulong i = 0; i < n; ++i) {
-          var name = new IntPtr[1];
-          weft_native.weft_shape_result_name(res, g, i, name);
-          var nd = weft_native.weft_shape_result_ndim(res, g, i);
-          long[] dims = null;
-          if (nd >= 0) {
-            dims = new long[nd];
-            weft_native.weft_shape_result_dims(res, g, i, dims, (ulong)dims.Length);
-          }
-          groups[g][Library.Str(name[0])] = dims;
+          f.Name(res, g, i, name);
+          groups[g][Library.Str(name[0])] = f.Value(res, g, i);
         }
       }
-      var nu = (ulong)weft_native.weft_shape_result_num_unknown(res);
+      var nu = (ulong)f.NumUnknown(res);
       for (ulong i = 0; i < nu; ++i) {
-        var name = new IntPtr[1];
-        weft_native.weft_shape_result_unknown_name(res, i, name);
-        r.Unknown.Add(Library.Str(name[0]));
+        f.UnknownName(res, i, name);
+        Unknown.Add(Library.Str(name[0]));
       }
-      return r;
-    } finally {
-      res.Dispose();
     }
   }
 }
 
-/// <summary>Element types inferred for a symbol (a plain copy); null = unknown.</summary>
-public sealed class TypeResult {
-  public bool Complete;
-  public IDictionary<string, DType?> Arguments = new Dictionary<string, DType?>();
-  public IDictionary<string, DType?> Outputs = new Dictionary<string, DType?>();
-  public IDictionary<string, DType?> AuxiliaryStates = new Dictionary<string, DType?>();
-  public IList<string> Unknown = new List<string>();
+/// <summary>Shapes inferred for a symbol. Null = unknown rank; extent 0 = unknown.</summary>
+public sealed class ShapeResult : InferResult<long[]> {
+  static readonly Raw Functions = new Raw {
+    Free = Frees.ShapeResult, Complete = weft_native.weft_shape_result_complete,
+    Count = weft_native.weft_shape_result_count, Name = weft_native.weft_shape_result_name,
+    NumUnknown = weft_native.weft_shape_result_num_unknown,
+    UnknownName = weft_native.weft_shape_result_unknown_name,
+    Value = (res, g, i) => {
+      var nd = weft_native.weft_shape_result_ndim(res, g, i);
+      if (nd < 0) return null;
+      var dims = new long[nd];
+      weft_native.weft_shape_result_dims(res, g, i, dims, (ulong)dims.Length);
+      return dims;
+    }
+  };
+
+  internal static ShapeResult Take(long raw) {
+    var r = new ShapeResult();
+    r.Take(raw, Functions);
+    return r;
+  }
+}
+
+/// <summary>Element types inferred for a symbol; null = unknown.</summary>
+public sealed class TypeResult : InferResult<DType?> {
+  static readonly Raw Functions = new Raw {
+    Free = Frees.TypeResult, Complete = weft_native.weft_type_result_complete,
+    Count = weft_native.weft_type_result_count, Name = weft_native.weft_type_result_name,
+    NumUnknown = weft_native.weft_type_result_num_unknown,
+    UnknownName = weft_native.weft_type_result_unknown_name,
+    Value = (res, g, i) => {
+      var dt = weft_native.weft_type_result_dtype(res, g, i);
+      return dt < 0 ? (DType?)null : (DType)dt;
+    }
+  };
 
   internal static TypeResult Take(long raw) {
-    var res = new WeftHandle(raw, Frees.TypeResult);
-    try {
-      var r = new TypeResult();
-      r.Complete = weft_native.weft_type_result_complete(res) != 0;
-      var groups = new[] { r.Arguments, r.Outputs, r.AuxiliaryStates };
-      for (int g = 0; g < 3; ++g) {
-        var n = (ulong)weft_native.weft_type_result_count(res, g);
-        for (ulong i = 0; i < n; ++i) {
-          var name = new IntPtr[1];
-          weft_native.weft_type_result_name(res, g, i, name);
-          var dt = weft_native.weft_type_result_dtype(res, g, i);
-          groups[g][Library.Str(name[0])] = dt < 0 ? (DType?)null : (DType)dt;
-        }
-      }
-      var nu = (ulong)weft_native.weft_type_result_num_unknown(res);
-      for (ulong i = 0; i < nu; ++i) {
-        var name = new IntPtr[1];
-        weft_native.weft_type_result_unknown_name(res, i, name);
-        r.Unknown.Add(Library.Str(name[0]));
-      }
-      return r;
-    } finally {
-      res.Dispose();
-    }
+    var r = new TypeResult();
+    r.Take(raw, Functions);
+    return r;
   }
 }
 
