@@ -43,14 +43,17 @@ public sealed partial class NDArray : NativeHandle {
   }
 
   public static NDArray FromArray(float[] data, params long[] shape) {
-    var a = Create(DType.Float32, shape);
-    try { a.CopyFrom(data); } catch { a.Dispose(); throw; }
-    return a;
+    return Filled(DType.Float32, shape, a => a.CopyFrom(data));
   }
 
   public static NDArray FromArray(double[] data, params long[] shape) {
-    var a = Create(DType.Float64, shape);
-    try { a.CopyFrom(data); } catch { a.Dispose(); throw; }
+    return Filled(DType.Float64, shape, a => a.CopyFrom(data));
+  }
+
+  /// <summary>A new array filled by fill, disposed again when filling fails.</summary>
+  static NDArray Filled(DType dtype, long[] shape, Action<NDArray> fill) {
+    var a = Create(dtype, shape);
+    try { fill(a); } catch { a.Dispose(); throw; }
     return a;
   }
 

@@ -7,6 +7,7 @@ import java.nio.DoubleBuffer;
 import java.nio.FloatBuffer;
 import java.nio.IntBuffer;
 import java.nio.LongBuffer;
+import java.util.function.Consumer;
 
 /**
  * An n-dimensional array on a device (owned handle). Thread-safety: any thread
@@ -48,33 +49,24 @@ public final class NDArray extends NativeHandle {
 
   /** A float32 array of {@code shape} holding a copy of {@code data}. */
   public static NDArray fromArray(float[] data, long... shape) {
-    NDArray a = create(DType.FLOAT32, shape);
-    try {
-      a.copyFrom(data);
-    } catch (RuntimeException e) {
-      a.close();
-      throw e;
-    }
-    return a;
+    return filled(DType.FLOAT32, shape, a -> a.copyFrom(data));
   }
 
   /** A float64 array of {@code shape} holding a copy of {@code data}. */
   public static NDArray fromArray(double[] data, long... shape) {
-    NDArray a = create(DType.FLOAT64, shape);
-    try {
-      a.copyFrom(data);
-    } catch (RuntimeException e) {
-      a.close();
-      throw e;
-    }
-    return a;
+    return filled(DType.FLOAT64, shape, a -> a.copyFrom(data));
   }
 
   /** An array of {@code shape} filled from a direct buffer (zero-copy read). */
   public static NDArray fromBuffer(Buffer data, DType dtype, long... shape) {
+    return filled(dtype, shape, a -> a.copyFrom(data));
+  }
+
+  /** A new array filled by {@code fill}, closed again when filling fails. */
+  private static NDArray filled(DType dtype, long[] shape, Consumer<NDArray> fill) {
     NDArray a = create(dtype, shape);
     try {
-      a.copyFrom(data);
+      fill.accept(a);
     } catch (RuntimeException e) {
       a.close();
       throw e;
