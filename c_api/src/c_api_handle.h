@@ -32,11 +32,11 @@
 #include <cstddef>
 #include <cstdint>
 #include <memory>
-#include <mutex>
 #include <utility>
 #include <vector>
 
 #include "weft/c_api.h"
+#include "weft/mutex.h"
 #include "weft/status.h"
 
 namespace weft {
@@ -168,7 +168,7 @@ class HandleTable {
   // when every index is in use.
   uintptr_t Insert(std::shared_ptr<T> obj) {
     WEFT_CHECK(obj) << "inserting a null object into a handle table";
-    std::lock_guard<std::mutex> lock(mu_);
+    MutexLock lock(&mu_);
     uint32_t index;
     if (!free_.empty()) {
       index = free_.back();
@@ -187,7 +187,7 @@ class HandleTable {
 
   // The object of `h`, or null when `h` is not a live handle of this table.
   std::shared_ptr<T> Lookup(uintptr_t h) const {
-    std::lock_guard<std::mutex> lock(mu_);
+    MutexLock lock(&mu_);
     const Slot* s = Find(h);
     return s ? s->obj : nullptr;
   }
@@ -195,7 +195,7 @@ class HandleTable {
   // Empties the slot of `h` and returns its object (destroyed by the caller,
   // outside the lock), or null when `h` is not a live handle of this table.
   std::shared_ptr<T> Remove(uintptr_t h) {
-    std::lock_guard<std::mutex> lock(mu_);
+    MutexLock lock(&mu_);
     Slot* s = const_cast<Slot*>(Find(h));
     if (!s) return nullptr;
     std::shared_ptr<T> obj = std::move(s->obj);
@@ -219,8 +219,7 @@ class HandleTable {
 
   HandleTable() = default;
 
-  // REQUIRES: mu_ held.
-  const Slot* Find(uintptr_t h) const {
+  const Slot* Find(uintptr_t h) const WEFT_REQUIRES(mu_) {
     if (HandleLayout::Kind(h) != static_cast<uint32_t>(kKind)) return nullptr;
     uint32_t index = HandleLayout::Index(h);
     if (index >= slots_.size()) return nullptr;
@@ -228,9 +227,9 @@ class HandleTable {
     if (!s.obj || s.gen == 0 || s.gen != HandleLayout::Gen(h)) return nullptr;
     return &s;
   }
-  mutable std::mutex mu_;
-  std::vector<Slot> slots_;     // GUARDED_BY(mu_)
-  std::vector<uint32_t> free_;  // GUARDED_BY(mu_): empty slots that may be reused
+  mutable Mutex mu_;
+  std::vector<Slot> slots_ WEFT_GUARDED_BY(mu_);
+  std::vector<uint32_t> free_ WEFT_GUARDED_BY(mu_);  // empty slots that may be reused
 };
 
 // The table of C handle type H.

@@ -7,6 +7,7 @@
 #include "cpu/cpu_util.h"
 #include "dropout_mask.h"
 #include "weft/dtype.h"
+#include "weft/mutex.h"
 #include "weft/runtime.h"
 
 namespace weft {
@@ -216,7 +217,7 @@ void DropoutForward(const OpContext& ctx, const NodeAttrs& attrs, const std::vec
     const T scale = prob >= 1 ? T(0) : static_cast<T>(1.0 / (1.0 - prob));
     if (!ctx.rng) Fail(StatusCode::kInternal, "operator Dropout: no random state");
     {
-      std::lock_guard<std::mutex> lock(ctx.rng->mu);
+      weft::MutexLock lock(&ctx.rng->mu);
       for (auto& v : small) {
         const double u = static_cast<double>(ctx.rng->engine() >> 11) * (1.0 / 9007199254740992.0);
         v = u < prob ? T(0) : scale;

@@ -14,13 +14,13 @@
 #include <cstring>
 #include <deque>
 #include <memory>
-#include <mutex>
 #include <string>
 #include <utility>
 #include <vector>
 
 #include "cpu/nn_rnn.h"
 #include "weft/blob.h"
+#include "weft/mutex.h"
 
 namespace weft {
 namespace cpu {
@@ -49,7 +49,7 @@ class RnnWorkCache {
     }
     if (e.bytes > kMaxBytes) return;
     e.work = std::move(work);
-    std::lock_guard<std::mutex> lock(mu_);
+    MutexLock lock(&mu_);
     bytes_ += e.bytes;
     entries_.push_back(std::move(e));
     while (entries_.size() > kMaxEntries || bytes_ > kMaxBytes) {
@@ -60,7 +60,7 @@ class RnnWorkCache {
 
   // Moves out the entry matching `key` and the bytes of `in`; false if none.
   bool Take(const std::string& key, const std::vector<TBlob>& in, RnnWork<T>* work) {
-    std::lock_guard<std::mutex> lock(mu_);
+    MutexLock lock(&mu_);
     for (auto it = entries_.rbegin(); it != entries_.rend(); ++it) {
       if (it->key != key || it->inputs.size() != in.size()) continue;
       bool same = true;
@@ -83,9 +83,9 @@ class RnnWorkCache {
     RnnWork<T> work;
     size_t bytes = 0;
   };
-  std::mutex mu_;
-  std::deque<Entry> entries_;
-  size_t bytes_ = 0;
+  Mutex mu_;
+  std::deque<Entry> entries_ WEFT_GUARDED_BY(mu_);
+  size_t bytes_ WEFT_GUARDED_BY(mu_) = 0;
 };
 
 }  // namespace cpu

@@ -9,7 +9,6 @@
 #include <algorithm>
 #include <cmath>
 #include <cstring>
-#include <mutex>
 #include <random>
 #include <type_traits>
 #include <vector>
@@ -17,6 +16,7 @@
 #include "cpu/cpu_util.h"
 #include "cpu/index_util.h"
 #include "weft/dtype.h"
+#include "weft/mutex.h"
 #include "weft/runtime.h"
 
 namespace weft {
@@ -42,7 +42,7 @@ void Uniform(const OpContext& octx, const NodeAttrs& attrs, const std::vector<TB
     const T hi = static_cast<T>(high);
     const T below = std::nextafter(hi, static_cast<T>(low));
     std::uniform_real_distribution<double> dist(low, high);
-    std::lock_guard<std::mutex> lock(rng->mu);
+    weft::MutexLock lock(&rng->mu);
     for (int64_t i = 0; i < n; ++i) {
       T v = static_cast<T>(dist(rng->engine));
       if (v >= hi) v = below;
@@ -65,7 +65,7 @@ void Normal(const OpContext& octx, const NodeAttrs& attrs, const std::vector<TBl
       return;
     }
     std::normal_distribution<T> dist(static_cast<T>(loc), static_cast<T>(scale));
-    std::lock_guard<std::mutex> lock(rng->mu);
+    weft::MutexLock lock(&rng->mu);
     for (int64_t i = 0; i < n; ++i) Store(req[0], &y[i], dist(rng->engine));
   });
 }
@@ -79,7 +79,7 @@ void Fill(const OpContext& octx, const char* op, OpReq req, const TBlob& out, Ma
     using T = decltype(t);
     T* y = out.data<T>();
     auto dist = make();
-    std::lock_guard<std::mutex> lock(rng->mu);
+    weft::MutexLock lock(&rng->mu);
     for (int64_t i = 0; i < out.Size(); ++i) Store(req, &y[i], static_cast<T>(dist(rng->engine)));
   });
 }
@@ -118,7 +118,7 @@ void RandInt(const OpContext& octx, const NodeAttrs& attrs, const std::vector<TB
   auto draw = [&](auto* y) {
     using T = std::remove_pointer_t<decltype(y)>;
     std::uniform_int_distribution<int64_t> dist(low, high - 1);
-    std::lock_guard<std::mutex> lock(rng->mu);
+    weft::MutexLock lock(&rng->mu);
     for (int64_t i = 0; i < out[0].Size(); ++i)
       Store(req[0], &y[i], static_cast<T>(dist(rng->engine)));
   };
@@ -142,7 +142,7 @@ void Multinomial(const OpContext& octx, const NodeAttrs&, const std::vector<TBlo
       const T* p = in[0].data<T>();
       std::uniform_real_distribution<double> u(0.0, 1.0);
       std::vector<double> cdf(k);
-      std::lock_guard<std::mutex> lock(rng->mu);
+      weft::MutexLock lock(&rng->mu);
       for (int64_t d = 0; d < dists; ++d) {
         const T* row = p + d * k;
         double acc = 0;
@@ -195,7 +195,7 @@ void Shuffle(const OpContext& octx, const NodeAttrs&, const std::vector<TBlob>& 
   for (int64_t i = 0; i < n; ++i) perm[i] = i;
   {
     RandomState* rng = Rng(octx, "_shuffle");
-    std::lock_guard<std::mutex> lock(rng->mu);
+    weft::MutexLock lock(&rng->mu);
     for (int64_t i = n - 1; i > 0; --i) {  // Fisher-Yates
       std::uniform_int_distribution<int64_t> pick(0, i);
       std::swap(perm[i], perm[pick(rng->engine)]);

@@ -11,7 +11,7 @@
 // CPU. Embedding gathers rows (indices of any dtype but float16, clipped to
 // [0, input_dim)); its weight gradient scatters with atomic adds, so rows
 // hit by several indices sum in an unspecified order.
-#include <mutex>
+
 #include <type_traits>
 #include <vector>
 
@@ -19,6 +19,7 @@
 #include "cuda/cuda_util.h"
 #include "dropout_mask.h"
 #include "weft/dtype.h"
+#include "weft/mutex.h"
 #include "weft/runtime.h"
 
 namespace weft {
@@ -96,7 +97,7 @@ void DropoutForward(const OpContext& ctx, const NodeAttrs& attrs, const std::vec
     if (!ctx.rng) Fail(StatusCode::kInternal, "operator Dropout: no random state");
     uint64_t seed;
     {
-      std::lock_guard<std::mutex> lock(ctx.rng->mu);
+      weft::MutexLock lock(&ctx.rng->mu);
       seed = ctx.rng->engine();
     }
     const T scale = prob >= 1 ? T(0) : static_cast<T>(1.0 / (1.0 - prob));

@@ -4,11 +4,11 @@
 #include <algorithm>
 #include <cstdlib>
 #include <map>
-#include <mutex>
 #include <memory>
 #include <thread>
 #include <vector>
 
+#include "weft/mutex.h"
 #include "weft/status.h"
 
 namespace weft {
@@ -103,7 +103,7 @@ class SharedLayouts {
  public:
   std::shared_ptr<CachedInput> Find(const void* src, uint64_t version,
                                     const dnnl::memory::desc& want) {
-    std::lock_guard<std::mutex> lock(mu_);
+    MutexLock lock(&mu_);
     auto it = entries_.find({src, version});
     if (it == entries_.end()) return nullptr;
     for (const auto& w : it->second)
@@ -113,7 +113,7 @@ class SharedLayouts {
   }
   // Adds `c`, or returns the equal entry another call added meanwhile.
   std::shared_ptr<CachedInput> Add(const std::shared_ptr<CachedInput>& c) {
-    std::lock_guard<std::mutex> lock(mu_);
+    MutexLock lock(&mu_);
     for (const auto& w : entries_[{c->src, c->version}])
       if (auto other = w.lock())
         if (other->mem.get_desc() == c->mem.get_desc()) return other;
@@ -128,8 +128,9 @@ class SharedLayouts {
   }
 
  private:
-  std::mutex mu_;
-  std::map<std::pair<const void*, uint64_t>, std::vector<std::weak_ptr<CachedInput>>> entries_;
+  Mutex mu_;
+  std::map<std::pair<const void*, uint64_t>, std::vector<std::weak_ptr<CachedInput>>> entries_
+      WEFT_GUARDED_BY(mu_);
 };
 
 SharedLayouts& Shared() {

@@ -12,13 +12,13 @@
 #include <cstddef>
 #include <map>
 #include <memory>
-#include <mutex>
 #include <string>
 #include <unordered_map>
 #include <vector>
 
 #include <dnnl.hpp>
 
+#include "weft/mutex.h"
 #include "weft/op.h"
 
 namespace weft {
@@ -96,7 +96,7 @@ class PrimitiveCache {
   template <typename BuildFn>
   std::shared_ptr<Prims> Get(const std::vector<int64_t>& key, BuildFn build) {
     {
-      std::lock_guard<std::mutex> lock(mu_);
+      MutexLock lock(&mu_);
       auto it = cache_.find(key);
       if (it != cache_.end()) return it->second;
     }
@@ -106,15 +106,15 @@ class PrimitiveCache {
     } catch (const dnnl::error&) {
       p = nullptr;
     }
-    std::lock_guard<std::mutex> lock(mu_);
+    MutexLock lock(&mu_);
     if (cache_.size() >= 512) cache_.clear();
     cache_[key] = p;
     return p;
   }
 
  private:
-  std::mutex mu_;
-  std::map<std::vector<int64_t>, std::shared_ptr<Prims>> cache_;
+  Mutex mu_;
+  std::map<std::vector<int64_t>, std::shared_ptr<Prims>> cache_ WEFT_GUARDED_BY(mu_);
 };
 
 // Runs `prim` with `args` on this thread's stream and waits for it, with a

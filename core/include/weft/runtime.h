@@ -32,8 +32,8 @@ class Var;
 // its engine variable: ops with OpDef::uses_rng write it, so random ops run
 // one at a time in push order and results are reproducible.
 struct RandomState {
-  std::mutex mu;
-  std::mt19937_64 engine{0};
+  Mutex mu;
+  std::mt19937_64 engine WEFT_GUARDED_BY(mu){0};
   engine::Var* var = nullptr;
 };
 

@@ -5,6 +5,17 @@
 
 namespace weft {
 
+namespace {
+
+// The seed of `ctx`'s generator under the global seed `seed`: distinct per
+// device, so two devices draw different streams.
+uint64_t ContextSeed(uint64_t seed, Context ctx) {
+  return seed * 1000003ULL + static_cast<uint64_t>(ctx.dev_id) * 7919ULL +
+         static_cast<uint64_t>(ctx.dev_type);
+}
+
+}  // namespace
+
 Runtime::Runtime() {
   apis_[DeviceType::kCPU] = CpuDeviceAPI();
   RegisterAllOps(&ops_);
@@ -65,8 +76,8 @@ RandomState* Runtime::rng(Context ctx) {
   if (!slot) {
     slot = std::make_unique<RandomState>();
     slot->var = Engine::Get()->NewVariable();
-    slot->engine.seed(seed_ * 1000003ULL + static_cast<uint64_t>(ctx.dev_id) * 7919ULL +
-                      static_cast<uint64_t>(ctx.dev_type));
+    MutexLock state_lock(&slot->mu);  // not shared yet; taken for the analysis
+    slot->engine.seed(ContextSeed(seed_, ctx));
   }
   return slot.get();
 }
@@ -76,11 +87,10 @@ void Runtime::Seed(uint64_t seed) {
   seed_ = seed;
   for (auto& kv : rngs_) {
     RandomState* state = kv.second.get();
-    const uint64_t s = seed * 1000003ULL + static_cast<uint64_t>(kv.first.dev_id) * 7919ULL +
-                       static_cast<uint64_t>(kv.first.dev_type);
+    const uint64_t s = ContextSeed(seed, kv.first);
     Engine::Get()->PushSync(
         [state, s](RunContext) {
-          std::lock_guard<std::mutex> l(state->mu);
+          MutexLock l(&state->mu);
           state->engine.seed(s);
         },
         kv.first, {}, {state->var}, 0, "Seed");
