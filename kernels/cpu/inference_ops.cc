@@ -1,12 +1,13 @@
 // CPU kernels of the inference passes' ops (core/src/op/inference_ops.cc):
 // _bn_fold (float32/float64), _layout_block, and the reference
-// _fused_Convolution (the Convolution kernel, then the sum and relu in one
+// _fused_Convolution (the Convolution kernel, then the sum and the activation in one
 // sweep; blocked data and outputs through plain temporaries).
 #include <cmath>
 #include <vector>
 
 #include "cpu/channel_block.h"
 #include "cpu/cpu_util.h"
+#include "cpu/fused_conv_act.h"
 #include "weft/channel_block.h"
 #include "weft/dtype.h"
 #include "weft/status.h"
@@ -70,7 +71,7 @@ void FusedConv(const KernelFn& conv, const OpContext& ctx, const NodeAttrs& attr
                const std::vector<TBlob>& out) {
   if (req[0] == OpReq::kNull) return;
   const bool with_sum = attrs.params.GetBool("with_sum");
-  const bool relu = attrs.params.GetString("act_type") == "relu";
+  const FusedConvAct act = FusedConvActOf(attrs.params);
   const size_t n_conv = attrs.params.GetBool("no_bias") ? 2 : 3;
   const std::vector<TBlob> conv_in(in.begin(), in.begin() + static_cast<std::ptrdiff_t>(n_conv));
   const TBlob* sum = with_sum ? &in[n_conv] : nullptr;
@@ -79,17 +80,14 @@ void FusedConv(const KernelFn& conv, const OpContext& ctx, const NodeAttrs& attr
   TBlob dst = out[0];
   if (!direct) dst.dptr = tmp.data();
   conv(ctx, attrs, conv_in, {OpReq::kWrite}, {dst});
-  if (!sum && !relu && direct) return;
+  if (!sum && act.kind == FusedConvAct::kNone && direct) return;
   DispatchFloat(out[0].dtype, "_fused_Convolution", [&](auto t) {
     using T = decltype(t);
     const T* c = dst.data<T>();
     const T* s = sum ? sum->data<T>() : nullptr;
     T* y = out[0].data<T>();
-    ParallelFor(out[0].Size(), [&](int64_t i) {
-      T v = c[i] + (s ? s[i] : T(0));
-      if (relu && v < T(0)) v = T(0);
-      Store(req[0], &y[i], v);
-    });
+    ParallelFor(out[0].Size(),
+                [&](int64_t i) { Store(req[0], &y[i], act.Apply(c[i] + (s ? s[i] : T(0)))); });
   });
 }
 

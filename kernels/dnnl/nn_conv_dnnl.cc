@@ -9,13 +9,16 @@
 // per geometry. float64 and geometries oneDNN refuses run the "cpu"
 // reference kernel. _fused_Convolution (pass::FuseConvActivation) is one
 // forward_inference convolution with post-ops: sum (the residual input,
-// placed in the destination first) and eltwise_relu; its data, sum and output
+// placed in the destination first) and eltwise_relu or eltwise_clip (ReLU6 as
+// clip(0, 6)); its data, sum and output
 // may be channel-blocked (data_block / out_block: nChw8c / nChw16c), which
 // saves the reorders when the primitive uses that layout (the pass picks
 // the block this backend registers: channel_block).
+#include <cstring>
 #include <memory>
 #include <vector>
 
+#include "cpu/fused_conv_act.h"
 #include "cpu/im2col.h"
 #include "dnnl/dnnl_util.h"
 #include "dnnl/nn_conv_dnnl.h"
@@ -148,7 +151,8 @@ struct FusedPrims {
   convolution_forward fwd;
 };
 
-std::shared_ptr<FusedPrims> BuildFused(const ConvDims& g, bool has_bias, bool sum, bool relu) {
+std::shared_ptr<FusedPrims> BuildFused(const ConvDims& g, bool has_bias, bool sum,
+                                       const cpu::FusedConvAct& act) {
   auto p = std::make_shared<FusedPrims>();
   p->src = PlainDesc(g.src);
   p->dst = PlainDesc(g.dst);
@@ -160,7 +164,10 @@ std::shared_ptr<FusedPrims> BuildFused(const ConvDims& g, bool has_bias, bool su
   attr.set_scratchpad_mode(dnnl::scratchpad_mode::user);
   dnnl::post_ops po;
   if (sum) po.append_sum(1.0f);
-  if (relu) po.append_eltwise(1.0f, algorithm::eltwise_relu, 0.0f, 0.0f);
+  if (act.kind == cpu::FusedConvAct::kRelu)
+    po.append_eltwise(1.0f, algorithm::eltwise_relu, 0.0f, 0.0f);
+  if (act.kind == cpu::FusedConvAct::kClip)
+    po.append_eltwise(1.0f, algorithm::eltwise_clip, act.lo, act.hi);
   attr.set_post_ops(po);
   convolution_forward::desc fd(dnnl::prop_kind::forward_inference, algorithm::convolution_direct,
                                memory::desc(g.src, f32, any), memory::desc(g.wei, f32, any),
@@ -172,12 +179,18 @@ std::shared_ptr<FusedPrims> BuildFused(const ConvDims& g, bool has_bias, bool su
 }
 
 // As Prims, for the fused forward.
-std::shared_ptr<FusedPrims> FusedPrimsFor(const ConvDims& g, bool bias, bool sum, bool relu) {
+std::shared_ptr<FusedPrims> FusedPrimsFor(const ConvDims& g, bool bias, bool sum,
+                                          const cpu::FusedConvAct& act) {
   static PrimitiveCache<FusedPrims> cache;
   std::vector<int64_t> key = Key(g, bias);
   key.push_back(sum ? 1 : 0);
-  key.push_back(relu ? 1 : 0);
-  return cache.Get(key, [&] { return BuildFused(g, bias, sum, relu); });
+  key.push_back(act.kind);
+  for (float bound : {act.lo, act.hi}) {  // the bounds' bits
+    int32_t bits = 0;
+    std::memcpy(&bits, &bound, sizeof bits);
+    key.push_back(bits);
+  }
+  return cache.Get(key, [&] { return BuildFused(g, bias, sum, act); });
 }
 
 bool Covered(const std::vector<TBlob>& in, const Shape& data) {
@@ -292,7 +305,7 @@ void RegisterNNConvDnnl(KernelRegistry* reg) {
                            const std::vector<TBlob>& out) {
     if (req[0] == OpReq::kNull) return;
     const bool bias = !attrs.params.GetBool("no_bias"), sum = attrs.params.GetBool("with_sum");
-    const bool relu = attrs.params.GetString("act_type") == "relu";
+    const cpu::FusedConvAct act = cpu::FusedConvActOf(attrs.params);
     const int64_t db = attrs.params.GetInt("data_block"), ob = attrs.params.GetInt("out_block");
     const Shape data =
         db > 0 ? UnblockedShape(in[0].shape, db, "_fused_Convolution input 'data'") : in[0].shape;
@@ -300,7 +313,7 @@ void RegisterNNConvDnnl(KernelRegistry* reg) {
         ob > 0 ? UnblockedShape(out[0].shape, ob, "_fused_Convolution output 0") : out[0].shape;
     if (req[0] != OpReq::kAdd && Covered(in, data) && BlockCovered(db, data.ndim()) &&
         BlockCovered(ob, y.ndim())) {
-      if (auto p = FusedPrimsFor(DimsOf(attrs.params, data, y), bias, sum, relu)) {
+      if (auto p = FusedPrimsFor(DimsOf(attrs.params, data, y), bias, sum, act)) {
         FusedForward(ctx, *p, in, bias, sum ? &in.back() : nullptr, out[0], db, ob);
         return;
       }

@@ -274,12 +274,13 @@ RewriteResult SimplifyInference(const OpRegistry& reg, const Graph& graph);
 RewriteResult FoldBatchNorm(const OpRegistry& reg, const Graph& graph);
 
 // Fuses a Convolution with what follows it into one `_fused_Convolution`
-// (the Convolution's parameters plus act_type "" or "relu" and with_sum;
-// inputs data, weight, [bias], [sum]): out = act(conv + sum). Patterns, each
-// intermediate output read only by the next node and no graph output:
-// Convolution -> relu (Activation act_type=relu, or relu), Convolution ->
+// (the Convolution's parameters plus act_type "", "relu" or "clip" with
+// a_min / a_max, and with_sum; inputs data, weight, [bias], [sum]):
+// out = act(conv + sum). Patterns, each intermediate output read only by the
+// next node and no graph output: Convolution -> act (Activation
+// act_type=relu, relu, or clip: MobileNet's ReLU6), Convolution ->
 // elemwise_add (either side; the other operand becomes `sum`), and
-// Convolution -> elemwise_add -> relu.
+// Convolution -> elemwise_add -> act.
 RewriteResult FuseConvActivation(const OpRegistry& reg, const Graph& graph);
 
 // Keeps the data between 2-D convolutions in a channel-blocked layout

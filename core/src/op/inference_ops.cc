@@ -9,8 +9,9 @@
 // (pass::FoldBatchNorm.)
 //
 // _fused_Convolution(data, weight, [bias], [sum]; Convolution's parameters,
-// act_type, with_sum) = act(Convolution(data, weight, bias) + sum): act_type
-// "" (none) or "relu"; `sum` (the output's shape) is an input when
+// act_type, a_min, a_max, with_sum) = act(Convolution(data, weight, bias) + sum):
+// act_type "" (none), "relu" or "clip" (to [a_min, a_max], as `clip`: ReLU6 is
+// clip(0, 6)); `sum` (the output's shape) is an input when
 // with_sum and may share the output's memory. data_block / out_block > 0:
 // the data / the output and `sum` are channel-blocked (weft/channel_block.h)
 // with that many channels per block (pass::BlockConvLayouts). No gradient.
@@ -158,10 +159,14 @@ void RegisterLayoutBlock(OpRegistry* reg) {
 void RegisterFusedConvolution(OpRegistry* reg) {
   OpDef f;
   f.name = "_fused_Convolution";
-  f.doc = "Convolution with an optional residual sum and relu applied to its output (inference).";
+  f.doc =
+      "Convolution with an optional residual sum and relu or clip applied to its output "
+      "(inference).";
   f.params = reg->Get("Convolution").params;
-  f.params.push_back(
-      StringParam("act_type", "", "Activation after the sum: \"\" (none) or \"relu\"."));
+  f.params.push_back(EnumParam("act_type", "", {"", "relu", "clip"},
+                               "Activation after the sum: none, relu or clip to [a_min, a_max]."));
+  f.params.push_back(FloatParam("a_min", "0", "Lower bound of act_type \"clip\"."));
+  f.params.push_back(FloatParam("a_max", "0", "Upper bound of act_type \"clip\"."));
   f.params.push_back(
       BoolParam("with_sum", "False", "Add the last input to the convolution's output."));
   for (ParamDecl& d : BlockParams()) f.params.push_back(std::move(d));

@@ -1,5 +1,7 @@
-// pass::FuseConvActivation: Convolution [-> elemwise_add] [-> relu] fused
-// into one _fused_Convolution (oneDNN post-ops on CPU).
+// pass::FuseConvActivation: Convolution [-> elemwise_add] [-> relu | clip]
+// fused into one _fused_Convolution (oneDNN post-ops on CPU; MobileNet's ReLU6
+// is clip(0, 6)).
+#include <map>
 #include <memory>
 #include <string>
 
@@ -11,18 +13,28 @@ namespace pass {
 
 namespace {
 
-bool IsRelu(const Node& n) {
+// The activation `n` applies, as _fused_Convolution's attributes (act_type,
+// and a_min / a_max for clip), or none when it is not one the fusion takes.
+std::map<std::string, std::string> ActivationOf(const Node& n) {
   const std::string& op = n.op()->name;
-  return op == "relu" || (op == "Activation" && n.attrs.params.GetString("act_type") == "relu");
+  if (op == "relu" || (op == "Activation" && n.attrs.params.GetString("act_type") == "relu"))
+    return {{"act_type", "relu"}};
+  if (op == "clip")
+    return {{"act_type", "clip"},
+            {"a_min", n.attrs.dict.at("a_min")},
+            {"a_max", n.attrs.dict.at("a_max")}};
+  return {};
 }
 
 // A _fused_Convolution computing `conv` (a Convolution or an unactivated
-// fused one) followed by relu and/or a sum with `sum`.
-NodePtr Fuse(const OpRegistry& reg, const Node& conv, bool relu, const NodeEntry* sum) {
+// fused one) followed by the activation `act` (ActivationOf; may be empty)
+// and/or a sum with `sum`.
+NodePtr Fuse(const OpRegistry& reg, const Node& conv, const std::map<std::string, std::string>& act,
+             const NodeEntry* sum) {
   const OpDef& fused = reg.Get("_fused_Convolution");
   auto n = std::make_shared<Node>(conv);
   n->attrs.op = &fused;
-  if (relu) n->attrs.dict["act_type"] = "relu";
+  for (const auto& [key, value] : act) n->attrs.dict[key] = value;
   if (sum) {
     n->attrs.dict["with_sum"] = "True";
     n->inputs.push_back(*sum);
@@ -47,18 +59,18 @@ RewriteResult FuseConvActivation(const OpRegistry& reg, const Graph& graph) {
       for (int k = 0; k < 2; ++k) {
         const NodeEntry& conv = inputs[k];
         if (!single(node->inputs[k]) || conv.node->op()->name != "Convolution") continue;
-        return std::vector<NodeEntry>{
-            NodeEntry{Fuse(reg, *conv.node, false, &inputs[1 - k]), 0, 0}};
+        return std::vector<NodeEntry>{NodeEntry{Fuse(reg, *conv.node, {}, &inputs[1 - k]), 0, 0}};
       }
       return none;
     }
-    if (!IsRelu(*node) || !single(node->inputs[0])) return none;
+    const std::map<std::string, std::string> act = ActivationOf(*node);
+    if (act.empty() || !single(node->inputs[0])) return none;
     const Node& prev = *inputs[0].node;
     const bool fusable =
         prev.op()->name == "Convolution" || (prev.op()->name == "_fused_Convolution" &&
                                              prev.attrs.params.GetString("act_type").empty());
     if (!fusable) return none;
-    return std::vector<NodeEntry>{NodeEntry{Fuse(reg, prev, true, nullptr), 0, 0}};
+    return std::vector<NodeEntry>{NodeEntry{Fuse(reg, prev, act, nullptr), 0, 0}};
   });
 }
 
