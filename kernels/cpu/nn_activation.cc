@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "cpu/cpu_util.h"
+#include "cpu/fast_math.h"
 #include "dropout_mask.h"
 #include "weft/dtype.h"
 #include "weft/mutex.h"
@@ -113,7 +114,7 @@ void LeakyForward(const OpContext&, const NodeAttrs& attrs, const std::vector<TB
       });
     } else if (act == "gelu") {
       Map(req[0], x, x, y, n,
-          [](T a, T) { return T(0.5) * a * (T(1) + std::erf(a * static_cast<T>(kInvSqrt2))); });
+          [](T a, T) { return T(0.5) * a * (T(1) + FastErf(a * static_cast<T>(kInvSqrt2))); });
     } else {  // prelu
       const T* g = in[1].data<T>();
       int64_t outer, c, inner;
@@ -154,8 +155,8 @@ void LeakyBackward(const OpContext&, const NodeAttrs& attrs, const std::vector<T
       });
     } else if (act == "gelu") {
       Map(req[0], dy, x, dx, n, [](T g, T a) {
-        const T cdf = T(0.5) * (T(1) + std::erf(a * static_cast<T>(kInvSqrt2)));
-        const T pdf = static_cast<T>(kInvSqrt2Pi) * std::exp(T(-0.5) * a * a);
+        const T cdf = T(0.5) * (T(1) + FastErf(a * static_cast<T>(kInvSqrt2)));
+        const T pdf = static_cast<T>(kInvSqrt2Pi) * FastExp(T(-0.5) * a * a);
         return g * (cdf + a * pdf);
       });
     } else {  // prelu

@@ -13,38 +13,11 @@
 #include <cstring>
 
 #include "cpu/cpu_util.h"
+#include "cpu/fast_math.h"
 #include "softmax_view.h"
 
 namespace weft {
 namespace cpu {
-
-// exp(x) in float to about 1 ulp for x in [-87.3, 88.3], clamped outside
-// (so exp of very negative inputs is ~1e-38, not 0), branch-free so loops
-// calling it vectorise: x = n ln2 + r with |r| <= ln2/2 (Cody-Waite split of
-// ln2), exp(r) by its degree-7 Taylor polynomial (truncation < 1e-8
-// relative), times 2^n built in the exponent bits. NaN in gives NaN out.
-inline float FastExp(float x) {
-  x = x < -87.3f ? -87.3f : x;
-  x = x > 88.3f ? 88.3f : x;
-  const float kRound = 12582912.0f;  // 1.5 * 2^23: adding it rounds to an integer
-  const float t = x * 1.44269504088896341f;
-  const float n = (t + kRound) - kRound;
-  const float r = (x - n * 0.693359375f) - n * -2.12194440e-4f;
-  float p = 1.0f / 5040.0f;
-  p = p * r + 1.0f / 720.0f;
-  p = p * r + 1.0f / 120.0f;
-  p = p * r + 1.0f / 24.0f;
-  p = p * r + 1.0f / 6.0f;
-  p = p * r + 0.5f;
-  p = p * r + 1.0f;
-  p = p * r + 1.0f;
-  const int32_t bits = (static_cast<int32_t>(n) + 127) << 23;
-  float scale;
-  std::memcpy(&scale, &bits, sizeof(scale));
-  return p * scale;
-}
-// float64 keeps the library exp (gradient checks need its accuracy).
-inline double FastExp(double x) { return std::exp(x); }
 
 // Lines of a softmax over `total` elements run on several threads when large.
 inline bool ParallelLines(int64_t total) { return total >= kParallelGrain; }
