@@ -16,6 +16,8 @@
 #include <unordered_map>
 #include <vector>
 
+#include <omp.h>
+
 #include <dnnl.hpp>
 
 #include "weft/mutex.h"
@@ -93,8 +95,12 @@ KernelFn ReferenceKernel(const KernelRegistry& reg, const std::string& op);
 template <typename Prims>
 class PrimitiveCache {
  public:
+  // `key` describes the geometry; the calling thread's OpenMP team size is
+  // added to it, since a primitive keeps the team it was created for (the
+  // engines shrink it under contention: core/src/engine/thread_budget.h).
   template <typename BuildFn>
-  std::shared_ptr<Prims> Get(const std::vector<int64_t>& key, BuildFn build) {
+  std::shared_ptr<Prims> Get(std::vector<int64_t> key, BuildFn build) {
+    key.push_back(omp_get_max_threads());
     {
       MutexLock lock(&mu_);
       auto it = cache_.find(key);

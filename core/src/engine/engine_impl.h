@@ -13,6 +13,7 @@
 #include <thread>
 #include <vector>
 
+#include "engine/thread_budget.h"
 #include "weft/engine.h"
 #include "weft/mutex.h"
 #include "weft/status.h"
@@ -150,6 +151,7 @@ std::unique_ptr<OprBlock> NewDeleteOpr(SyncFn on_delete, Context ctx, VarHandle 
 // the failure (once, here for sync functions, via OnComplete for async).
 template <typename Complete>
 void RunOprFn(OprBlock* op, const RunContext& rc, OnComplete on_complete, Complete complete) {
+  if (rc.ctx.dev_type == DeviceType::kCPU) ApplyThreadBudget();  // the OpenMP team it gets
   if (op->fn) {
     try {
       op->fn(rc, on_complete);
