@@ -245,7 +245,10 @@ class ThreadedEngine final : public Engine {
         if (o->kind == OprKind::kUser) o->inherited = FindVarError(o);
         go.push_back(o);
       }
-    for (OprBlock* o : go) Dispatch(o);
+    {
+      TaskQueue::CompletionScope completing;
+      for (OprBlock* o : go) Dispatch(o);
+    }
     if (pending_.fetch_sub(1, std::memory_order_acq_rel) == 1) {
       MutexLock l(&finish_mu_);
       finish_cv_.notify_all();
@@ -364,6 +367,7 @@ bool WorkerPool::Start(std::string* error) {
   while (static_cast<int>(workers_.size()) < threads_) {
     try {
       workers_.push_back(StartThread([this] {
+        TaskQueue::BindWorkerThread(queue_.get());
         while (OprBlock* op = queue_->Pop()) engine_->Execute(op, rc_, api_);
       }));
     } catch (const std::system_error& e) {
