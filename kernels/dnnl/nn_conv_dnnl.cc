@@ -183,9 +183,8 @@ std::shared_ptr<FusedPrims> BuildFused(const ConvDims& g, bool has_bias, bool su
                : memory::desc(dims, f32, any);
   };
   auto make = [&](const memory::desc& src, const memory::desc& dst) {
-    convolution_forward::desc fd(dnnl::prop_kind::forward_inference,
-                                 algorithm::convolution_direct, src,
-                                 memory::desc(g.wei, f32, any),
+    convolution_forward::desc fd(dnnl::prop_kind::forward_inference, algorithm::convolution_direct,
+                                 src, memory::desc(g.wei, f32, any),
                                  has_bias ? p->bias : memory::desc(), dst, g.strides, g.dilates,
                                  g.pad_l, g.pad_r);
     return convolution_forward::primitive_desc(fd, attr, Engine());
