@@ -30,9 +30,10 @@ void ThreadBudget::Observe(double others) {
   double load = 0;
   for (int i = 0; i < count_; ++i) load += samples_[i];
   load /= count_;
+  if (count_ < kWindow) return;  // one early sample must not decide (it did: 1 of 2 at start)
   auto clamp = [&](int t) { return std::max(1, std::min(full_, t)); };
   const int shrink_to = clamp(full_ - static_cast<int>(load + 0.5));
-  const int grow_to = clamp(full_ - static_cast<int>(load + 0.8));
+  const int grow_to = clamp(full_ - static_cast<int>(load + 0.7));
   if (shrink_to < team_)
     team_ = shrink_to;
   else if (grow_to > team_)

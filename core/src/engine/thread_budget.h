@@ -15,16 +15,15 @@
 // Measured, not guessed: every kSamplePeriodNs one op-running thread reads the
 // system's runnable count (/proc/loadavg) and this process's runnable threads
 // (/proc/self/task/*/stat); the difference, averaged over the last kWindow
-// samples, is the load of other processes. When this process may run on only
-// some of the machine's CPUs (an affinity mask, a container's cpuset), the
-// count is scaled by that fraction, as if the load were spread evenly: the
-// kernel does not say which CPUs the runnable threads wait for. The team shrinks as soon as the
-// average reaches half a thread more than the team leaves room for, and grows
-// back only once it is below 0.2 of one (hysteresis, so a neighbour at the
-// threshold does not flip it every sample). Threads of this process do not
-// count: the team's own spinning threads would otherwise look like load, and
-// libgomp already shortens its spinning when the process oversubscribes the
-// cores itself.
+// samples (none before the window is full), is the load of other processes. When this process may
+// run on only some of the machine's CPUs (an affinity mask, a container's cpuset), the count is
+// scaled by that fraction, as if the load were spread evenly: the kernel does not say which CPUs
+// the runnable threads wait for. The team shrinks as soon as the average reaches half a thread more
+// than the team leaves room for, and grows back once it is below 0.3 of one (hysteresis, so a
+// neighbour at the threshold does not flip it every sample; one stray runnable thread in a window,
+// which an idle machine shows now and then, changes nothing). Threads of this process do not count:
+// the team's own spinning threads would otherwise look like load, and libgomp already shortens its
+// spinning when the process oversubscribes the cores itself.
 //
 // WEFT_THREAD_BUDGET=off keeps the full team always. Thread-safe.
 #ifndef WEFT_CORE_SRC_ENGINE_THREAD_BUDGET_H_

@@ -1,6 +1,6 @@
 // ThreadBudget (core/src/engine/thread_budget.h): the decision fed chosen
-// loads (the average of the last samples, shrinking at half a thread,
-// growing back below 0.2, never below one thread), and the whole loop: busy
+// loads (the average of a full window of samples, shrinking at half a
+// thread, growing back below 0.3, never below one thread), and the whole loop: busy
 // threads of another process beside an engine make its ops run with a
 // smaller team.
 #include "engine/thread_budget.h"
@@ -28,7 +28,7 @@ using engine::kWindow;
 using engine::ThreadBudget;
 
 // Two cores, one busy neighbour: the team shrinks once the 5-sample average
-// reaches half a thread, and grows back once it is below 0.2.
+// reaches half a thread, and grows back once it is below 0.3.
 TEST(ThreadBudget, FollowsTheAverageLoadOfOtherProcesses) {
   ThreadBudget b(2);
   for (int i = 0; i < 10; ++i) b.Observe(0);
@@ -44,10 +44,22 @@ TEST(ThreadBudget, FollowsTheAverageLoadOfOtherProcesses) {
   b.Observe(0);  // 0.6
   b.Observe(0);  // 0.4: inside the band, no change
   EXPECT_EQ(b.team(), 1);
-  b.Observe(0);  // 0.2: still not below it
-  EXPECT_EQ(b.team(), 1);
-  b.Observe(0);  // 0: grow back
+  b.Observe(0);  // 0.2: grow back
   EXPECT_EQ(b.team(), 2);
+  b.Observe(1);  // one stray runnable thread in the window: nothing changes
+  for (int i = 0; i < kWindow - 1; ++i) b.Observe(0);
+  EXPECT_EQ(b.team(), 2);
+}
+
+// Before the window is full nothing is decided: one runnable thread in the
+// first two samples is no average of half a thread.
+TEST(ThreadBudget, WaitsForAFullWindow) {
+  ThreadBudget b(2);
+  b.Observe(0);
+  b.Observe(1);
+  EXPECT_EQ(b.team(), 2);
+  for (int i = 0; i < kWindow; ++i) b.Observe(1);
+  EXPECT_EQ(b.team(), 1);
 }
 
 // Sixteen threads: the team gives up the cores the others take, never
@@ -59,7 +71,7 @@ TEST(ThreadBudget, LeavesTheCoresOthersTake) {
   for (int i = 0; i < kWindow; ++i) b.Observe(40);
   EXPECT_EQ(b.team(), 1);
   for (int i = 0; i < kWindow; ++i) b.Observe(2.6);
-  EXPECT_EQ(b.team(), 13);  // 16 - 3: grows only to what 2.6 + 0.8 leaves
+  EXPECT_EQ(b.team(), 13);  // 16 - 3: grows only to what 2.6 + 0.7 leaves
   for (int i = 0; i < kWindow; ++i) b.Observe(0.1);
   EXPECT_EQ(b.team(), 16);
   ThreadBudget one(1);
