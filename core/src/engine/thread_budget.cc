@@ -101,11 +101,16 @@ bool BudgetEnabled() {
 
 class Controller {
  public:
-  Controller() : full_(DefaultTeam()), enabled_(BudgetEnabled() && full_ > 1), budget_(full_) {
+  Controller() : full_(DefaultTeam()), budget_(full_) {
     team_.store(full_);
+    enabled_.store(BudgetEnabled() && full_ > 1);
   }
 
-  bool enabled() const { return enabled_; }
+  bool enabled() const { return enabled_.load(std::memory_order_relaxed); }
+  void set_enabled(bool on) {
+    enabled_.store(on && full_ > 1);
+    if (!on) team_.store(full_);
+  }
   int team() const { return team_.load(std::memory_order_relaxed); }
 
   // Samples when the period has passed (one thread at a time; others go on).
@@ -122,7 +127,7 @@ class Controller {
 
  private:
   const int full_;
-  const bool enabled_;
+  std::atomic<bool> enabled_{false};
   std::atomic<int> team_{1};
   std::atomic<int64_t> next_sample_{0};
   Mutex mu_;
@@ -139,9 +144,9 @@ Controller& GlobalController() {
 void ApplyThreadBudget() {
 #ifdef _OPENMP
   Controller& c = GlobalController();
-  if (!c.enabled()) return;
-  c.MaybeSample(NowNs());
   thread_local int applied = 0;
+  if (!c.enabled() && applied == 0) return;  // never changed on this thread: nothing to undo
+  if (c.enabled()) c.MaybeSample(NowNs());
   const int want = c.team();
   if (want != applied) {
     omp_set_num_threads(want);
@@ -154,6 +159,8 @@ int CurrentThreadBudget() {
   Controller& c = GlobalController();
   return c.team();
 }
+
+void SetThreadBudgetForTesting(bool enabled) { GlobalController().set_enabled(enabled); }
 
 }  // namespace engine
 }  // namespace weft

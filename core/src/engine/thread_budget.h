@@ -25,7 +25,10 @@
 // the team's own spinning threads would otherwise look like load, and libgomp already shortens its
 // spinning when the process oversubscribes the cores itself.
 //
-// WEFT_THREAD_BUDGET=off keeps the full team always. Thread-safe.
+// A changed team can change results in their last bits (oneDNN's GEMMs split
+// their reductions by thread count), so two runs of one model under changing
+// load need not agree bit for bit; WEFT_THREAD_BUDGET=off keeps the full team
+// always. Thread-safe.
 #ifndef WEFT_CORE_SRC_ENGINE_THREAD_BUDGET_H_
 #define WEFT_CORE_SRC_ENGINE_THREAD_BUDGET_H_
 
@@ -64,6 +67,12 @@ void ApplyThreadBudget();
 
 // The team size CPU ops get now (for tests and diagnostics).
 int CurrentThreadBudget();
+
+// Test hook: turns the budget on or off for this process, overriding
+// WEFT_THREAD_BUDGET (the C++ suite runs with it off, since its tests
+// compare results of two runs bit for bit; thread_budget_test turns it on).
+// Internal (not exported from libweft.so).
+void SetThreadBudgetForTesting(bool enabled);
 
 }  // namespace engine
 }  // namespace weft
