@@ -79,14 +79,32 @@ struct Loader {
       Bad(Where(*n), ": ", e.what());
     }
     int nin = n->op()->NumInputs(n->attrs.params), nout = n->op()->NumOutputs(n->attrs.params);
-    if (nin < 0 || nout < 0 || nout > (1 << 16))
-      Bad(Where(*n), ": parameters give ", nin, " inputs and ", nout, " outputs");
+    if (nin < 0 || nout < 0 || nout > kMaxOutputs)
+      Bad(Where(*n), ": parameters ", AttrList(*n), " give ", nin, " inputs and ", nout,
+          " outputs (neither may be negative, and at most ", kMaxOutputs, " outputs)");
     size_t have = n->inputs.size(), want = static_cast<size_t>(nin);
     if (have > want || (have < want && (!allow_missing || want - have > kMaxMissing)))
       Bad(Where(*n), " has ", have, " inputs, the operator takes ", want, InputList(*n, want));
   }
 
   static constexpr size_t kMaxMissing = 16;
+  static constexpr int kMaxOutputs = 1 << 16;
+
+  // "(num_outputs=100000, axis=1)": the node's attributes, the first 8, each
+  // value cut at 32 characters (a count out of range names what gave it).
+  static std::string AttrList(const Node& n) {
+    std::string out = "(";
+    size_t i = 0;
+    for (const auto& [key, value] : n.attrs.dict) {
+      if (i == 8) {
+        out += ", ...";
+        break;
+      }
+      out += StrCat(i++ ? ", " : "", key, "=",
+                    value.size() > 32 ? value.substr(0, 32) + "..." : value);
+    }
+    return out + ")";
+  }
 
   // " (data, weight, bias)" for ops with few inputs, else "".
   static std::string InputList(const Node& n, size_t want) {

@@ -4,6 +4,7 @@
 
 #include "core/graph/graph_test_nn_ops.h"
 #include "core/json/json_test_util.h"
+#include "weft/runtime.h"
 #include "weft/symbol_json.h"
 
 namespace weft {
@@ -305,6 +306,18 @@ TEST(SymbolJsonMalformedTest, BadParameters) {
        kBad,
        {"node 1 'n' (_zeros)", "shape"}},
   });
+}
+
+// The built-in SliceChannel (no range on num_outputs, unlike the test
+// registry's): the count out of range names the parameter that gave it.
+TEST(SymbolJsonMalformedTest, OutputCountNamesTheParameterThatGaveIt) {
+  const std::string text =
+      Doc(kX + R"(, {"op": "SliceChannel", "name": "n", "attrs": {"num_outputs": "100000"},)"
+               R"( "inputs": [[0, 0, 0]]})",
+          "[[1, 0, 0]]");
+  test::ExpectWeftError(
+      [&] { LoadJSON(text, Runtime::Global().ops()); }, kBad,
+      {"node 1 'n' (SliceChannel)", "num_outputs=100000", "100000 outputs", "at most 65536"});
 }
 
 TEST(SymbolJsonMalformedTest, VariableNames) {
