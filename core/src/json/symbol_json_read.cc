@@ -1,5 +1,9 @@
 // Reading the JSON text into a RawGraph: every type, key and id is checked.
+#include <algorithm>
+#include <cctype>
 #include <limits>
+#include <string>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
@@ -128,26 +132,45 @@ void ReadGraphAttrs(const json& v, RawGraph* g) {
 // destructor within a small thread stack.
 constexpr int kMaxDepth = 64;
 
+// The object keys on the way to the current depth, e.g. "attrs.mxnet_version"
+// (the first 4, each cut at 40 characters), or "the top level".
+std::string KeyPath(const std::vector<std::string>& keys) {
+  std::string path;
+  for (size_t k = 0; k < keys.size() && k < 4; ++k)
+    if (!keys[k].empty()) path += (path.empty() ? "" : ".") + keys[k];
+  return path.empty() ? "the top level" : "\"" + path + "\"";
+}
+
 // Refuses nesting deeper than kMaxDepth before the recursive parser runs
-// (brackets inside strings do not count).
+// (brackets inside strings do not count), naming the keys that lead there.
 void CheckDepth(const std::string& text) {
   int depth = 0;
   bool in_string = false;
+  size_t start = 0;               // the opening quote of the current string
+  std::vector<std::string> keys;  // keys[d]: the last key read at depth d + 1
   for (size_t i = 0; i < text.size(); ++i) {
     const char c = text[i];
     if (in_string) {
-      if (c == '\\')
+      if (c == '\\') {
         ++i;
-      else if (c == '"')
+      } else if (c == '"') {
         in_string = false;
+        size_t j = i + 1;
+        while (j < text.size() && std::isspace(static_cast<unsigned char>(text[j]))) ++j;
+        if (j < text.size() && text[j] == ':' && depth > 0) {
+          keys.resize(static_cast<size_t>(depth));
+          keys.back() = text.substr(start + 1, std::min<size_t>(i - start - 1, 40));
+        }
+      }
     } else if (c == '"') {
       in_string = true;
+      start = i;
     } else if (c == '[' || c == '{') {
       if (++depth > kMaxDepth)
-        Bad("arrays and objects nest too deep at byte offset ", i, " (the limit is ", kMaxDepth,
-            " levels; MXNet files use 4)");
-    } else if (c == ']' || c == '}') {
-      --depth;
+        Bad("arrays and objects nest too deep under ", KeyPath(keys), " at byte offset ", i,
+            " (the limit is ", kMaxDepth, " levels; MXNet files use 4)");
+    } else if ((c == ']' || c == '}') && depth > 0) {
+      if (keys.size() > static_cast<size_t>(--depth)) keys.resize(static_cast<size_t>(depth));
     }
   }
 }

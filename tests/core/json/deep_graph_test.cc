@@ -69,7 +69,8 @@ TEST(DeepGraph, DeeplyNestedJSONIsRefusedOnSmallStack) {
   std::string json = "{\"nodes\":[],\"arg_nodes\":[],\"heads\":[],\"attrs\":{\"mxnet_version\":";
   json += std::string(depth, '[') + std::string(depth, ']') + "}}";
   RunOnSmallStack([&] {
-    test::ExpectWeftError([&] { LoadJSON(json); }, StatusCode::kInvalidArgument, {"nest", "deep"});
+    test::ExpectWeftError([&] { LoadJSON(json); }, StatusCode::kInvalidArgument,
+                          {"nest", "deep", "under \"attrs.mxnet_version\""});
   });
 }
 
