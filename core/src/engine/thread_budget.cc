@@ -27,10 +27,10 @@ void ThreadBudget::Observe(double others) {
   samples_[next_] = others < 0 ? 0 : others;
   next_ = (next_ + 1) % kWindow;
   count_ = count_ < kWindow ? count_ + 1 : kWindow;
-  double load = 0;
-  for (int i = 0; i < count_; ++i) load += samples_[i];
-  load /= count_;
   if (count_ < kWindow) return;  // one early sample must not decide (it did: 1 of 2 at start)
+  double load = 0;
+  for (double x : samples_) load += x;
+  load /= kWindow;
   auto clamp = [&](int t) { return std::max(1, std::min(full_, t)); };
   const int shrink_to = clamp(full_ - static_cast<int>(load + 0.5));
   const int grow_to = clamp(full_ - static_cast<int>(load + 0.7));
