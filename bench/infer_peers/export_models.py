@@ -4,14 +4,16 @@
 Run with Debian's interpreter (python3-torch 1.13, python3-onnx):
     /usr/bin/python3 bench/infer_peers/export_models.py [out-dir]   (default build/bench_infer)
 
-Models (seeded, each ending in softmax): mlp (784-512-512-10, ReLU), lenet
+Models (seeded; the image models end in softmax): mlp (784-512-512-10, ReLU), lenet
 (conv5x5x20-relu-maxpool2-conv5x5x50-relu-maxpool2-flatten-fc500-relu-fc10 on
 1x28x28), resnet18 (basic blocks, BatchNorm in eval mode with non-trivial
 running stats, gamma and beta, 1x1 conv+BN projection shortcuts, global average
 pool, fc 1000 on 3x224x224), resnet50 (v1 bottleneck blocks, the stride on the
 first 1x1 convolution, as GluonCV's resnet50_v1) and mobilenetv2 (width 1.0,
 inverted residual blocks with depthwise 3x3 convolutions, ReLU6 written as
-MXNet's `clip(0, 6)`, as GluonCV's mobilenetv2_1.0). For each model NAME it writes:
+MXNet's `clip(0, 6)`, as GluonCV's mobilenetv2_1.0), and the sequence models of
+seq_models.py: bert (a 4-layer BERT-base encoder, sequence 128) and lstm_lm (a 2-layer LSTM
+language model, hidden 650, vocabulary 10,000, 35 steps). For each model NAME it writes:
   NAME.onnx (opset 13, dynamic batch), NAME-symbol.json (MXNet 1.x symbol),
   NAME-0000.params (arg:/aux: arrays), NAME.pt (PyTorch state dict), and per
   benchmarked batch B: NAME-b<B>-input.npy and NAME-b<B>-output.npy (PyTorch's).
@@ -28,12 +30,15 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
 sys.path.insert(0, os.path.join(ROOT, "scripts"))
 from mxnet_params import write_params  # noqa: E402
+from mx_graph import MxGraph  # noqa: E402
+import seq_models  # noqa: E402
 
 INPUT_SHAPES = {"mlp": (784,), "lenet": (1, 28, 28), "resnet18": (3, 224, 224),
                 "resnet50": (3, 224, 224), "mobilenetv2": (3, 224, 224)}
 BATCHES = {"mlp": (1, 128), "lenet": (64,), "resnet18": (1, 8, 32), "resnet50": (1, 8),
-           "mobilenetv2": (1, 16)}
-SEEDS = {"mlp": 1, "lenet": 2, "resnet18": 3, "resnet50": 4, "mobilenetv2": 5}
+           "mobilenetv2": (1, 16), "bert": (1, 8), "lstm_lm": (1, 20)}
+SEEDS = {"mlp": 1, "lenet": 2, "resnet18": 3, "resnet50": 4, "mobilenetv2": 5, "bert": 6,
+         "lstm_lm": 7}
 
 
 class BasicBlock(nn.Module):
@@ -140,7 +145,13 @@ def build(name):
         return nn.Sequential(nn.Conv2d(1, 20, 5), nn.ReLU(), nn.MaxPool2d(2), nn.Conv2d(20, 50, 5),
                              nn.ReLU(), nn.MaxPool2d(2), nn.Flatten(), nn.Linear(800, 500),
                              nn.ReLU(), nn.Linear(500, 10), nn.Softmax(1))
-    return {"resnet18": resnet18, "resnet50": resnet50, "mobilenetv2": mobilenetv2}[name]()
+    return {"resnet18": resnet18, "resnet50": resnet50, "mobilenetv2": mobilenetv2,
+            "bert": seq_models.bert, "lstm_lm": seq_models.lstm_lm}[name]()
+
+
+def make_input(name, batch):
+    x = seq_models.input_for(name, batch)
+    return torch.randn(batch, *INPUT_SHAPES[name]) if x is None else x
 
 
 def randomise_bn(model, x):
@@ -159,75 +170,6 @@ def randomise_bn(model, x):
             m.weight.uniform_(0.5, 1.5)
             m.bias.normal_(0.0, 0.2)
     model.eval()
-
-
-class MxGraph:
-    """An MXNet 1.x symbol JSON graph and its arg:/aux: arrays."""
-
-    def __init__(self):
-        self.nodes, self.params = [], []
-
-    def _node(self, op, name, inputs=(), attrs=None):
-        node = {"op": op, "name": name, "inputs": [[i, 0, 0] for i in inputs]}
-        if op != "null":
-            node["attrs"] = {k: str(v) for k, v in (attrs or {}).items()}
-        self.nodes.append(node)
-        return len(self.nodes) - 1
-
-    def var(self, name, value=None, aux=False):
-        if value is not None:
-            arr = value.detach().numpy().astype(np.float32)
-            self.params.append(("%s:%s" % ("aux" if aux else "arg", name), arr))
-        return self._node("null", name)
-
-    def fc(self, x, name, m):
-        w, b = self.var(name + "_weight", m.weight), self.var(name + "_bias", m.bias)
-        return self._node("FullyConnected", name, (x, w, b), {"num_hidden": m.out_features})
-
-    def conv(self, x, name, m):
-        attrs = {"kernel": m.kernel_size, "stride": m.stride, "pad": m.padding,
-                 "num_filter": m.out_channels, "no_bias": m.bias is None}
-        if m.groups != 1:
-            attrs["num_group"] = m.groups
-        ins = [x, self.var(name + "_weight", m.weight)]
-        if m.bias is not None:
-            ins.append(self.var(name + "_bias", m.bias))
-        return self._node("Convolution", name, ins, attrs)
-
-    def bn(self, x, name, m):
-        ins = [x, self.var(name + "_gamma", m.weight), self.var(name + "_beta", m.bias),
-               self.var(name + "_moving_mean", m.running_mean, aux=True),
-               self.var(name + "_moving_var", m.running_var, aux=True)]
-        attrs = {"axis": 1, "eps": m.eps, "fix_gamma": False, "momentum": 0.9,
-                 "use_global_stats": False}
-        return self._node("BatchNorm", name, ins, attrs)
-
-    def relu(self, x, name):
-        return self._node("Activation", name, (x,), {"act_type": "relu"})
-
-    def relu6(self, x, name):
-        """ReLU6 as MXNet models write it (GluonCV's mobilenet): clip(0, 6)."""
-        return self._node("clip", name, (x,), {"a_min": 0, "a_max": 6})
-
-    def pool(self, x, name, m):
-        if isinstance(m, nn.AdaptiveAvgPool2d):
-            attrs = {"global_pool": True, "kernel": (1, 1), "pool_type": "avg"}
-        else:
-            k, s, p = m.kernel_size, m.stride, m.padding
-            attrs = {"kernel": (k, k), "stride": (s, s), "pad": (p, p), "pool_type": "max"}
-        return self._node("Pooling", name, (x,), attrs)
-
-    def op(self, op, name, inputs):
-        return self._node(op, name, inputs, {})
-
-    def json(self):
-        row, rows = 0, [0]
-        for n in self.nodes:
-            row += 3 if n["op"] == "BatchNorm" else 1
-            rows.append(row)
-        args = [i for i, n in enumerate(self.nodes) if n["op"] == "null"]
-        return {"nodes": self.nodes, "arg_nodes": args, "node_row_ptr": rows,
-                "heads": [[len(self.nodes) - 1, 0, 0]], "attrs": {"mxnet_version": ["int", 10900]}}
 
 
 def to_mx(model):
@@ -291,19 +233,22 @@ def to_mx(model):
 def export(name, out):
     torch.manual_seed(SEEDS[name])
     model = build(name)
-    randomise_bn(model, torch.randn(16, *INPUT_SHAPES[name]))
-    g = to_mx(model)
+    g = seq_models.to_mx(name, model)
+    if g is None:
+        randomise_bn(model, make_input(name, 16))
+        g = to_mx(model)
+    model.eval()
     with open(os.path.join(out, name + "-symbol.json"), "w") as f:
         json.dump(g.json(), f, indent=1)
     write_params(os.path.join(out, name + "-0000.params"), g.params)
     torch.save(model.state_dict(), os.path.join(out, name + ".pt"))
     if os.environ.get("WEFT_EXPORT_ONNX", "1") != "0":  # the GPU bench needs no ONNX file
-        dummy = torch.randn(2, *INPUT_SHAPES[name])
-        torch.onnx.export(model, dummy, os.path.join(out, name + ".onnx"), opset_version=13,
-                          input_names=["data"], output_names=["softmax"],
-                          dynamic_axes={"data": {0: "batch"}, "softmax": {0: "batch"}})
+        axis = seq_models.onnx_batch_axis(name)
+        torch.onnx.export(model, make_input(name, 2), os.path.join(out, name + ".onnx"),
+                          opset_version=13, input_names=["data"], output_names=["output"],
+                          dynamic_axes={"data": {axis: "batch"}, "output": {axis: "batch"}})
     for b in BATCHES[name]:
-        x = torch.randn(b, *INPUT_SHAPES[name])
+        x = make_input(name, b)
         with torch.no_grad():
             y = model(x)
         np.save(os.path.join(out, "%s-b%d-input.npy" % (name, b)), x.numpy())
