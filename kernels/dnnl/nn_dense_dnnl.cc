@@ -1,8 +1,15 @@
-// oneDNN kernels of FullyConnected and _backward_FullyConnected (float32):
-// the same three products as the OpenBLAS kernels (kernels/cpu/nn_dense.cc),
-// run by oneDNN's row-major sgemm, which uses AVX-512 where the CPU has it
+// oneDNN kernels of FullyConnected and _backward_FullyConnected (float32).
+// Inference in a bound call runs oneDNN's inner-product primitive on the
+// weights packed once into the layout it prefers (CachedLayout: repacked
+// only when the weight array changes), bias included: with few rows (a
+// language model's decoder, batch-1 serving) an sgemm call spends most of
+// its time packing the weight matrix again. Training and one-off calls run
+// the same three products as the OpenBLAS kernels (kernels/cpu/nn_dense.cc)
+// on oneDNN's row-major sgemm, which uses AVX-512 where the CPU has it
 // (OpenBLAS is held to AVX2 by OPENBLAS_CORETYPE=Haswell here). The bias add
 // and bias gradient are the same loops. float64 runs the "cpu" kernel.
+#include <memory>
+#include <unordered_map>
 #include <vector>
 
 #include "cpu/cpu_util.h"
@@ -34,6 +41,52 @@ void FCDims(const NodeAttrs& attrs, const Shape& data, int64_t* m, int64_t* k) {
     *k = data[nd - 1];
     *m = data.ProdRange(0, nd - 1);
   }
+}
+
+struct IpPrim {
+  dnnl::inner_product_forward::primitive_desc pd;
+  dnnl::inner_product_forward prim;
+};
+
+// The inference primitive for (m x k) . (n x k)^T [+ bias], or null when
+// oneDNN refuses it.
+std::shared_ptr<IpPrim> InferencePrim(int64_t m, int64_t n, int64_t k, bool bias) {
+  static PrimitiveCache<IpPrim> cache;
+  return cache.Get({m, n, k, bias}, [&] {
+    const dnnl::memory::desc wei({n, k}, dnnl::memory::data_type::f32,
+                                 dnnl::memory::format_tag::any);
+    dnnl::inner_product_forward::desc d(dnnl::prop_kind::forward_inference, PlainDesc({m, k}), wei,
+                                        bias ? PlainDesc({n}) : dnnl::memory::desc(),
+                                        PlainDesc({m, n}));
+    dnnl::primitive_attr attr;
+    attr.set_scratchpad_mode(dnnl::scratchpad_mode::user);
+    dnnl::inner_product_forward::primitive_desc pd(d, attr, Engine());
+    return std::make_shared<IpPrim>(IpPrim{pd, dnnl::inner_product_forward(pd)});
+  });
+}
+
+// The inference path: true when it ran (a bound, non-training call
+// writing its output), false for the sgemm path.
+bool ForwardPacked(const OpContext& ctx, const NodeAttrs& attrs, const std::vector<TBlob>& in,
+                   OpReq req, const TBlob& out) {
+  if (ctx.is_train || !ctx.state || !ctx.input_versions || req == OpReq::kAdd) return false;
+  int64_t m, k;
+  FCDims(attrs, in[0].shape, &m, &k);
+  const int64_t n = attrs.params.GetInt("num_hidden");
+  const bool bias = in.size() > 2;
+  const auto p = InferencePrim(m, n, k, bias);
+  if (!p) return false;
+  auto mem = [](const dnnl::memory::desc& md, const TBlob& b) {
+    return dnnl::memory(md, Engine(), b.dptr);
+  };
+  std::unordered_map<int, dnnl::memory> args{
+      {DNNL_ARG_SRC, mem(PlainDesc({m, k}), in[0])},
+      {DNNL_ARG_WEIGHTS,
+       CachedLayout(ctx, 1, mem(PlainDesc({n, k}), in[1]), p->pd.weights_desc(), 0)},
+      {DNNL_ARG_DST, mem(PlainDesc({m, n}), out)}};
+  if (bias) args[DNNL_ARG_BIAS] = mem(PlainDesc({n}), in[2]);
+  Execute(p->prim, p->pd, std::move(args));
+  return true;
 }
 
 void Forward(const NodeAttrs& attrs, const std::vector<TBlob>& in, OpReq req, const TBlob& out) {
@@ -93,7 +146,7 @@ void RegisterNNDenseDnnl(KernelRegistry* reg) {
                        const std::vector<OpReq>& req, const std::vector<TBlob>& out) {
     if (req[0] == OpReq::kNull) return;
     if (in[0].dtype != DType::kFloat32) return ref_fwd(ctx, attrs, in, req, out);
-    Forward(attrs, in, req[0], out[0]);
+    if (!ForwardPacked(ctx, attrs, in, req[0], out[0])) Forward(attrs, in, req[0], out[0]);
   };
   auto bwd = [ref_bwd](const OpContext& ctx, const NodeAttrs& attrs, const std::vector<TBlob>& in,
                        const std::vector<OpReq>& req, const std::vector<TBlob>& out) {

@@ -107,7 +107,8 @@ WEFT_BACKEND_CASES(fully_connected) {
 }
 
 // RNN forward and backward (T=4, N=3, 6 inputs, 5 states): a 2-layer
-// bidirectional LSTM with state outputs, each other mode, an LSTM with a
+// bidirectional LSTM with state outputs, each other mode, a one-way LSTM
+// without state outputs (oneDNN's LSTM primitive covers both), an LSTM with a
 // projection, one with cell clipping and one with sequence lengths. The
 // backward takes (RNN's inputs, ograd of each output); mixed requests.
 std::vector<BackendCase> RnnCases(StringMap p) {
@@ -148,6 +149,7 @@ WEFT_BACKEND_CASES(rnn) {
     Append(&cases, RnnCases(test::With(base, {{"mode", mode}, {"bidirectional", "True"}})));
   Append(&cases, RnnCases(test::With(
                      base, {{"mode", "gru"}, {"num_layers", "1"}, {"state_outputs", "False"}})));
+  Append(&cases, RnnCases(test::With(base, {{"mode", "lstm"}, {"state_outputs", "False"}})));
   Append(&cases, RnnCases(test::With(base, {{"mode", "lstm"}, {"projection_size", "3"}})));
   Append(&cases, RnnCases(test::With(base, {{"mode", "lstm"},
                                             {"lstm_state_clip_min", "-0.2"},

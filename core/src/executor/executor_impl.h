@@ -131,9 +131,14 @@ Graph OptimizeInference(const OpRegistry& reg, const KernelRegistry& kernels, De
                         const Graph& forward, std::vector<std::string>* applied);
 
 // Per node of `g`: whether it is constant. A variable is constant when it
-// is an aux state (`is_aux`) or a parameter: an argument no op reads at a
-// data-like input (named data*, arg*, lhs, rhs or label) whose own name
-// does not end in "data" or "label" (MXNet's convention for data inputs).
+// is an aux state (`is_aux`) or a parameter: an argument named as MXNet
+// names parameters (ending in _weight, _bias, _gamma, _beta, _parameters,
+// _moving_mean or _moving_var), or one no op reads at a data-like input
+// (named data*, arg*, lhs, rhs or label) whose own name does not end in
+// "data" or "label" (MXNet's convention for data inputs). Constness only
+// decides which steps keep their outputs and skip reruns while their
+// inputs' versions are unchanged, so a misjudged name costs memory, not
+// correctness.
 // An op node is constant when it has inputs, all constant, and neither
 // draws random numbers nor mutates an input.
 std::vector<bool> ConstantNodes(const IndexedGraph& g, const std::vector<bool>& is_aux);

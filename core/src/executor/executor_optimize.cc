@@ -22,6 +22,18 @@ bool Skipped(const std::string& pass) {
   return list.find("," + pass + ",") != std::string::npos;
 }
 
+// Names MXNet gives learned parameters (Gluon's and the symbol API's
+// suffixes): such a variable stays constant when an op reads it at a
+// data-like input, as Gluon's RNN layers Reshape each weight before
+// _rnn_param_concat.
+bool IsParameterName(const std::string& name) {
+  static const char* const kSuffixes[] = {"_weight",     "_bias",        "_gamma",     "_beta",
+                                          "_parameters", "_moving_mean", "_moving_var"};
+  for (const char* s : kSuffixes)
+    if (EndsWith(name, s)) return true;
+  return false;
+}
+
 }  // namespace
 
 bool ResolveOptimizeInference(bool option) {
@@ -86,8 +98,8 @@ std::vector<bool> ConstantNodes(const IndexedGraph& g, const std::vector<bool>& 
     const Node& node = g.node(nid);
     if (!node.is_variable()) continue;
     const std::string& name = node.attrs.name;
-    constant[nid] =
-        is_aux[nid] || !(read_as_data[nid] || EndsWith(name, "data") || EndsWith(name, "label"));
+    constant[nid] = is_aux[nid] || IsParameterName(name) ||
+                    !(read_as_data[nid] || EndsWith(name, "data") || EndsWith(name, "label"));
   }
   return PropagateConstants(g, std::move(constant));
 }
