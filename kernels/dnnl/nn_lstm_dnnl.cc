@@ -103,8 +103,7 @@ LayerWeights Pack(const cpu::RnnConfig& cfg, int64_t l, const float* w,
 // Whether `kept` was packed from this version of the parameters for `prims`.
 bool Matches(const PackedWeights* kept, const void* src, uint64_t version,
              const std::vector<std::shared_ptr<LayerPrim>>& prims) {
-  if (!kept || kept->src != src || kept->version != version ||
-      kept->layers.size() != prims.size())
+  if (!kept || kept->src != src || kept->version != version || kept->layers.size() != prims.size())
     return false;
   for (size_t l = 0; l < prims.size(); ++l)
     if (kept->layers[l].layer.get_desc() != prims[l]->pd.weights_layer_desc() ||

@@ -29,8 +29,8 @@ Symbol GluonLstm(pass::ShapeMap* shapes) {
         const std::string name = StrCat("lstm_l", l, "_", gate, "_", kind);
         const int64_t in = std::string(gate) == "h2h" ? kHidden : l == 0 ? kIn : kHidden;
         (*shapes)[name] = std::string(kind) == "bias" ? Shape{4 * kHidden} : Shape{4 * kHidden, in};
-        pieces.push_back(Apply("Reshape", {Symbol::CreateVariable(name)}, {{"shape", "(-1,)"}},
-                               name + "_flat"));
+        pieces.push_back(
+            Apply("Reshape", {Symbol::CreateVariable(name)}, {{"shape", "(-1,)"}}, name + "_flat"));
       }
   Symbol params =
       Apply("_rnn_param_concat", pieces, {{"dim", "0"}, {"num_args", "8"}}, "lstm_params");
