@@ -60,6 +60,7 @@ void RegisterNNDenseDnnl(KernelRegistry* reg);
 void RegisterNNConvDnnl(KernelRegistry* reg);
 void RegisterNNPoolDnnl(KernelRegistry* reg);
 void RegisterNNRnnDnnl(KernelRegistry* reg);
+void RegisterDotDnnl(KernelRegistry* reg);
 }  // namespace onednn
 #endif
 #if WEFT_USE_CUDA
@@ -144,6 +145,7 @@ void RegisterAllKernels(KernelRegistry* reg) {
   onednn::RegisterNNConvDnnl(reg);
   onednn::RegisterNNPoolDnnl(reg);
   onednn::RegisterNNRnnDnnl(reg);
+  onednn::RegisterDotDnnl(reg);
 #endif
 #if WEFT_USE_CUDA
   cuda::RegisterQuadraticCuda(reg);

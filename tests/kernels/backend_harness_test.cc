@@ -77,7 +77,12 @@ TEST(BackendHarness, CpuBackendsPreferred) {
     ASSERT_NE(k.FindBackend(op, DeviceType::kCPU, "cpu"), nullptr) << op;
     // OpenBLAS is a required dependency.
     ASSERT_NE(k.FindBackend(op, DeviceType::kCPU, "blas"), nullptr) << op;
+    // oneDNN's sgemm where it is built (the OpenMP threads, no second pool).
+#if WEFT_USE_DNNL
+    EXPECT_EQ(k.Find(op, DeviceType::kCPU)->backend, "dnnl") << op;
+#else
     EXPECT_EQ(k.Find(op, DeviceType::kCPU)->backend, "blas") << op;
+#endif
   }
   for (const char* op :
        {"Convolution", "_backward_Convolution", "FullyConnected", "_backward_FullyConnected"}) {
