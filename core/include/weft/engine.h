@@ -209,7 +209,8 @@ class Engine {
   virtual void Start() = 0;
   // Stops for good (the process-exit hook of the global engine): drains
   // pending work, joins the workers; later pushes run synchronously in the
-  // calling thread.
+  // calling thread. Called inside one of the engine's own ops (exit() from
+  // an op) it neither drains nor joins, which would wait for that op.
   virtual void Shutdown() = 0;
 
  protected:

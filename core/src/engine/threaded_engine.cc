@@ -199,6 +199,14 @@ class ThreadedEngine final : public Engine {
   }
 
   void Shutdown() override {
+    // exit() called inside one of this engine's ops (a library the op
+    // calls exits: libgomp does when it cannot create a thread): stopping
+    // would wait for that op and join the thread it runs on, a deadlock.
+    // Later pushes run inline; the workers end with the process.
+    if (RunningOpScope::Current(this)) {
+      shutdown_.store(true);
+      return;
+    }
     Stop();
     shutdown_.store(true);
   }

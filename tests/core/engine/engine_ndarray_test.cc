@@ -203,5 +203,28 @@ TEST(EngineNDArrayDeathTest, ExitWithPendingWorkAndLiveArrays) {
       ::testing::ExitedWithCode(0), "");
 }
 
+// exit() called inside an op (libgomp does when it cannot create a thread)
+// ends the process with that code: the engine's exit hook does not wait for
+// the op it runs in. A watchdog turns a hang into exit code 99.
+TEST(EngineNDArrayDeathTest, ExitInsideAnOpDoesNotDeadlock) {
+  GTEST_FLAG_SET(death_test_style, "threadsafe");
+  EXPECT_EXIT(
+      {
+#if defined(__SANITIZE_ADDRESS__)
+        g_leaks_expected = true;
+#endif
+        std::thread([] {
+          std::this_thread::sleep_for(std::chrono::seconds(30));
+          std::_Exit(99);
+        }).detach();
+        NDArray a(Shape({4}), Context::CPU(0), DType::kFloat32);
+        Engine::Get()->PushSync([](RunContext) { std::exit(3); }, Context::CPU(0), {}, {a.var()}, 0,
+                                "exits");
+        Engine::Get()->WaitForAll();
+        std::_Exit(98);  // the op did not run
+      },
+      ::testing::ExitedWithCode(3), "");
+}
+
 }  // namespace
 }  // namespace weft
