@@ -1,15 +1,16 @@
-// Predictor (predictor.h): the executor pool and Predict.
+// Predictor (predictor.h): freezing the model, binding executors for the
+// pool (predictor/executor_pool.h), Predict and dynamic batches.
 #include "weft/predictor.h"
 
 #include <algorithm>
 #include <atomic>
-#include <condition_variable>
-#include <deque>
 #include <map>
+#include <optional>
 #include <set>
 #include <thread>
 
 #include "predictor/batcher.h"
+#include "predictor/executor_pool.h"
 #include "predictor/predictor_freeze.h"
 #include "weft/engine.h"
 #include "weft/mutex.h"
@@ -19,8 +20,6 @@
 namespace weft {
 
 namespace {
-
-using ShapeKey = std::vector<std::vector<int64_t>>;
 
 // Pushes the copy of `bytes` at `src` into `a` without waiting for it: the
 // forward that reads `a` is ordered after it by the engine, so a call costs
@@ -39,42 +38,23 @@ void PushInputCopy(Runtime* rt, const NDArray& a, const void* src, size_t bytes)
       c, {}, {a.var()}, 0, "CopyFromHost", FnProperty::kCopyToDevice);
 }
 
-// Waits until the copies PushInputCopy made into `inputs` are done (they
-// cannot fail: a failure would be the forward's, reported by the outputs).
-void WaitInputCopies(const std::vector<NDArray>& inputs) {
-  for (const NDArray& a : inputs) {
-    try {
-      Engine::Get()->WaitForVar(a.var());
-    } catch (...) {
-    }
-  }
+// Throws for options out of range.
+void CheckOptions(const PredictorOptions& options) {
+  if (!options.executor.group2ctx.empty())
+    Fail(StatusCode::kInvalidArgument, "predictor: device groups (group2ctx) are not supported");
+  if (options.max_executors < 0)
+    Fail(StatusCode::kInvalidArgument, "predictor: max_executors is ", options.max_executors,
+         ", expected >= 0");
+  if (options.max_shapes < 1)
+    Fail(StatusCode::kInvalidArgument, "predictor: max_shapes is ", options.max_shapes,
+         ", expected >= 1");
+  if (options.max_batch < 0)
+    Fail(StatusCode::kInvalidArgument, "predictor: max_batch is ", options.max_batch,
+         ", expected >= 0");
+  if (options.batch_delay_us < 0)
+    Fail(StatusCode::kInvalidArgument, "predictor: batch_delay_us is ", options.batch_delay_us,
+         ", expected >= 0");
 }
-
-// One bound executor and its per-call arrays.
-struct Slot {
-  std::unique_ptr<Executor> ex;
-  std::vector<NDArray> inputs;  // the executor's input arrays, in input_names order
-};
-
-// A caller waiting for an executor of a shape set; Release hands a slot
-// to the longest waiting one (first come, first served).
-// Its fields, and a ShapeSet's, are guarded by Predictor::Impl::mu (the
-// analysis cannot name another object's mutex).
-struct Waiter {
-  std::condition_variable cv;
-  std::unique_ptr<Slot> slot;
-  bool retry = false;  // a bind failed: try binding again
-};
-
-// The executors bound for one set of input shapes.
-struct ShapeSet {
-  std::deque<Waiter*> waiters;
-  std::vector<Shape> out_shapes;
-  std::vector<std::unique_ptr<Slot>> idle;
-  size_t bound = 0;  // executors created or being created (idle + in use)
-  uint64_t last_use = 0;
-  size_t activation_bytes = 0;  // planned bytes of one executor
-};
 
 bool EndsWith(const std::string& s, const std::string& suffix) {
   return s.size() >= suffix.size() &&
@@ -94,22 +74,13 @@ struct Predictor::Impl {
   std::vector<std::string> implicit;  // label arguments the caller does not give (zeros)
   std::vector<DType> implicit_dtypes;
   size_t weight_bytes = 0;
+  std::unique_ptr<ExecutorPool> pool;
 
-  mutable Mutex mu;
-  std::condition_variable cv;  // an executor came back, or closed
-  std::map<ShapeKey, std::shared_ptr<ShapeSet>> sets WEFT_GUARDED_BY(mu);
-  bool closed WEFT_GUARDED_BY(mu) = false;
-  size_t in_use WEFT_GUARDED_BY(mu) = 0;
-  uint64_t clock WEFT_GUARDED_BY(mu) = 0;
-
-  ShapeKey Key(const std::vector<Shape>& shapes) const;
-  std::unique_ptr<Slot> Bind(const std::vector<Shape>& shapes) const;
-  // An idle executor for `shapes` (binding one when allowed); blocks while
-  // max_executors are in use (first come, first served). Throws when closed.
-  std::unique_ptr<Slot> Acquire(const std::vector<Shape>& shapes, std::shared_ptr<ShapeSet>* set)
-      WEFT_EXCLUDES(mu);
-  void Release(const std::shared_ptr<ShapeSet>& set, std::unique_ptr<Slot> slot) WEFT_EXCLUDES(mu);
-  void EvictLocked() WEFT_REQUIRES(mu);
+  // Throws unless `shapes` has one known shape per input.
+  void CheckShapes(const std::vector<Shape>& shapes) const;
+  // The shapes shape inference starts from: the weights' and `inputs`.
+  pass::ShapeMap KnownShapes(const std::vector<Shape>& inputs) const;
+  std::unique_ptr<PoolSlot> Bind(const std::vector<Shape>& shapes) const;
 
   // Dynamic batching (null when off).
   std::unique_ptr<Batcher> batcher;
@@ -122,33 +93,29 @@ struct Predictor::Impl {
   void RunBatch(const std::vector<BatchRequest*>& batch, int64_t total);
 };
 
-ShapeKey Predictor::Impl::Key(const std::vector<Shape>& shapes) const {
+void Predictor::Impl::CheckShapes(const std::vector<Shape>& shapes) const {
   if (shapes.size() != input_names.size())
     Fail(StatusCode::kInvalidArgument, "predictor: expected ", input_names.size(),
          " input(s), given ", shapes.size());
-  ShapeKey key;
-  for (size_t i = 0; i < shapes.size(); ++i) {
+  for (size_t i = 0; i < shapes.size(); ++i)
     if (!shapes[i].is_known())
       Fail(StatusCode::kShape, "predictor: input '", input_names[i], "' has shape ",
            shapes[i].ToString(), ", expected every extent > 0");
-    key.push_back(shapes[i].dims());
-  }
-  return key;
 }
 
-std::unique_ptr<Slot> Predictor::Impl::Bind(const std::vector<Shape>& shapes) const {
-  const Symbol& sym = model.symbol;
+pass::ShapeMap Predictor::Impl::KnownShapes(const std::vector<Shape>& inputs) const {
   pass::ShapeMap known;
-  pass::DTypeMap dtypes;
-  for (size_t i = 0; i < shapes.size(); ++i) {
-    known[input_names[i]] = shapes[i];
-    dtypes[input_names[i]] = input_dtypes[i];
-  }
   for (const auto& [name, a] : model.args) known[name] = a.shape();
   for (const auto& [name, a] : model.aux) known[name] = a.shape();
+  for (size_t i = 0; i < inputs.size(); ++i) known[input_names[i]] = inputs[i];
+  return known;
+}
+
+std::unique_ptr<PoolSlot> Predictor::Impl::Bind(const std::vector<Shape>& shapes) const {
+  const Symbol& sym = model.symbol;
   const IndexedGraph g(Graph{sym.outputs});
-  const pass::ShapeResult s = pass::InferShape(g, known);
-  auto slot = std::make_unique<Slot>();
+  const pass::ShapeResult s = pass::InferShape(g, KnownShapes(shapes));
+  auto slot = std::make_unique<PoolSlot>();
   std::map<std::string, NDArray> args = model.args;
   const std::vector<std::string> arg_names = sym.ListArguments();
   auto shape_of = [&](const std::string& name) {
@@ -175,100 +142,10 @@ std::unique_ptr<Slot> Predictor::Impl::Bind(const std::vector<Shape>& shapes) co
   return slot;
 }
 
-std::unique_ptr<Slot> Predictor::Impl::Acquire(const std::vector<Shape>& shapes,
-                                               std::shared_ptr<ShapeSet>* set) {
-  const ShapeKey key = Key(shapes);
-  MutexLock lock(&mu);
-  for (;;) {
-    if (closed) Fail(StatusCode::kInvalidArgument, "predictor: the predictor is closed");
-    auto it = sets.find(key);
-    if (it == sets.end()) it = sets.emplace(key, std::make_shared<ShapeSet>()).first;
-    *set = it->second;
-    ShapeSet& ss = **set;
-    ss.last_use = ++clock;
-    if (!ss.idle.empty()) {
-      std::unique_ptr<Slot> slot = std::move(ss.idle.back());
-      ss.idle.pop_back();
-      ++in_use;
-      return slot;
-    }
-    if (ss.bound < static_cast<size_t>(opts.max_executors)) {
-      ++ss.bound;
-      ++in_use;
-      lock.Unlock();
-      try {
-        std::unique_ptr<Slot> slot = Bind(shapes);
-        lock.Lock();
-        if (ss.out_shapes.empty()) {
-          for (const NDArray& o : slot->ex->outputs()) ss.out_shapes.push_back(o.shape());
-          ss.activation_bytes = slot->ex->memory().planned_bytes;
-        }
-        EvictLocked();
-        return slot;
-      } catch (...) {
-        lock.Lock();
-        --ss.bound;
-        --in_use;
-        for (Waiter* w : ss.waiters) {
-          w->retry = true;
-          w->cv.notify_one();
-        }
-        if (ss.bound == 0 && ss.waiters.empty() && sets.count(key) && sets[key] == *set)
-          sets.erase(key);
-        cv.notify_all();
-        throw;
-      }
-    }
-    // Queue for the next executor that comes back (handed over with in_use
-    // already counted).
-    Waiter w;
-    ss.waiters.push_back(&w);
-    while (!w.slot && !w.retry && !closed) lock.Wait(&w.cv);
-    auto pos = std::find(ss.waiters.begin(), ss.waiters.end(), &w);
-    if (pos != ss.waiters.end()) ss.waiters.erase(pos);
-    if (w.slot && !closed) return std::move(w.slot);
-    if (w.slot) {  // closed meanwhile: the executor goes back unused
-      ss.idle.push_back(std::move(w.slot));
-      --in_use;
-      cv.notify_all();
-    }
-  }
-}
-
-void Predictor::Impl::Release(const std::shared_ptr<ShapeSet>& set, std::unique_ptr<Slot> slot) {
-  MutexLock lock(&mu);
-  if (slot && !closed && !set->waiters.empty()) {
-    Waiter* w = set->waiters.front();
-    set->waiters.pop_front();
-    w->slot = std::move(slot);
-    w->cv.notify_one();
-    return;
-  }
-  if (slot) set->idle.push_back(std::move(slot));
-  --in_use;
-  EvictLocked();
-  cv.notify_all();
-}
-
-void Predictor::Impl::EvictLocked() {
-  while (sets.size() > static_cast<size_t>(opts.max_shapes)) {
-    auto victim = sets.end();
-    for (auto it = sets.begin(); it != sets.end(); ++it) {
-      const ShapeSet& s = *it->second;
-      if (s.idle.size() != s.bound) continue;  // in use
-      if (victim == sets.end() || s.last_use < victim->second->last_use) victim = it;
-    }
-    if (victim == sets.end()) return;  // every set is in use: drop later
-    sets.erase(victim);
-  }
-}
-
 void Predictor::Impl::CheckBatchAxis() const {
   const IndexedGraph g(Graph{model.symbol.outputs});
   for (int64_t b : {2, 3}) {
-    pass::ShapeMap known;
-    for (const auto& [name, a] : model.args) known[name] = a.shape();
-    for (const auto& [name, a] : model.aux) known[name] = a.shape();
+    pass::ShapeMap known = KnownShapes({});
     for (size_t i = 0; i < input_names.size(); ++i) {
       const Shape& s = first_shapes[i];
       if (s.ndim() < 1)
@@ -316,33 +193,33 @@ void Predictor::Impl::RunBatch(const std::vector<BatchRequest*>& batch, int64_t 
     dims.insert(dims.end(), rest.begin(), rest.end());
     shapes.emplace_back(dims);
   }
-  std::shared_ptr<ShapeSet> set;
-  std::unique_ptr<Slot> slot;
+  std::optional<ExecutorPool::Lease> lease;
   try {
-    slot = Acquire(shapes, &set);
+    lease.emplace(pool->Acquire(shapes));
   } catch (...) {
     for (BatchRequest* r : batch) r->error = std::current_exception();
     return;
   }
+  Executor& ex = lease->ex();
   try {
     int64_t off = 0;
     for (BatchRequest* r : batch) {
       for (size_t i = 0; i < shapes.size(); ++i)
-        PushInputCopy(rt, slot->inputs[i].Slice(off, off + r->samples), (*r->inputs)[i].data,
+        PushInputCopy(rt, lease->inputs()[i].Slice(off, off + r->samples), (*r->inputs)[i].data,
                       (*r->inputs)[i].bytes);
       off += r->samples;
     }
-    slot->ex->Forward(false);
+    ex.Forward(false);
     // The forward completes here, whatever the callers' buffers: a batch
     // whose every output buffer is refused must not leave it running after
     // its executor is returned (or the process exits).
-    for (const NDArray& o : slot->ex->outputs()) o.WaitToRead();
+    for (const NDArray& o : ex.outputs()) o.WaitToRead();
     off = 0;
     for (BatchRequest* r : batch) {
       try {
         const std::vector<HostOutput>& outs = *r->outputs;
         for (size_t j = 0; j < outs.size(); ++j) {
-          const NDArray part = slot->ex->outputs()[j].Slice(off, off + r->samples);
+          const NDArray part = ex.outputs()[j].Slice(off, off + r->samples);
           if (outs[j].bytes != part.Bytes() || !outs[j].data)
             Fail(StatusCode::kInvalidArgument, "predictor: output '", output_names[j],
                  "' of shape ", part.shape().ToString(), " needs a buffer of ", part.Bytes(),
@@ -360,8 +237,6 @@ void Predictor::Impl::RunBatch(const std::vector<BatchRequest*>& batch, int64_t 
     for (BatchRequest* r : batch)
       if (!r->error) r->error = std::current_exception();
   }
-  WaitInputCopies(slot->inputs);  // the callers' inputs are read until here
-  Release(set, std::move(slot));
 }
 
 Predictor::Predictor(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
@@ -373,20 +248,7 @@ std::unique_ptr<Predictor> Predictor::Create(
     const std::vector<std::pair<std::string, Shape>>& inputs, Context ctx,
     const PredictorOptions& options, Runtime* rt) {
   if (inputs.empty()) Fail(StatusCode::kInvalidArgument, "predictor: no inputs given");
-  if (!options.executor.group2ctx.empty())
-    Fail(StatusCode::kInvalidArgument, "predictor: device groups (group2ctx) are not supported");
-  if (options.max_executors < 0)
-    Fail(StatusCode::kInvalidArgument, "predictor: max_executors is ", options.max_executors,
-         ", expected >= 0");
-  if (options.max_shapes < 1)
-    Fail(StatusCode::kInvalidArgument, "predictor: max_shapes is ", options.max_shapes,
-         ", expected >= 1");
-  if (options.max_batch < 0)
-    Fail(StatusCode::kInvalidArgument, "predictor: max_batch is ", options.max_batch,
-         ", expected >= 0");
-  if (options.batch_delay_us < 0)
-    Fail(StatusCode::kInvalidArgument, "predictor: batch_delay_us is ", options.batch_delay_us,
-         ", expected >= 0");
+  CheckOptions(options);
   Runtime& runtime = rt ? *rt : Runtime::Global();
   runtime.CheckDevice(ctx);
   auto impl = std::make_unique<Impl>();
@@ -400,6 +262,10 @@ std::unique_ptr<Predictor> Predictor::Create(
   if (impl->opts.max_executors == 0)
     impl->opts.max_executors =
         std::max(4, 2 * static_cast<int>(std::thread::hardware_concurrency()));
+  Impl* m = impl.get();
+  impl->pool = std::make_unique<ExecutorPool>(
+      static_cast<size_t>(impl->opts.max_executors), static_cast<size_t>(options.max_shapes),
+      [m](const std::vector<Shape>& shapes) { return m->Bind(shapes); });
 
   const Symbol selected = SelectOutputs(symbol, options.outputs);
   std::set<std::string> input_set;
@@ -438,15 +304,15 @@ std::unique_ptr<Predictor> Predictor::Create(
   // Bind the first executor now: shape errors surface at creation.
   std::vector<Shape> shapes;
   for (const auto& [name, shape] : inputs) shapes.push_back(shape);
-  std::shared_ptr<ShapeSet> set;
-  std::unique_ptr<Slot> slot = p->impl_->Acquire(shapes, &set);
-  for (const NDArray& o : slot->ex->outputs()) p->impl_->output_dtypes.push_back(o.dtype());
-  p->impl_->Release(set, std::move(slot));
+  p->impl_->CheckShapes(shapes);
+  {
+    ExecutorPool::Lease lease = p->impl_->pool->Acquire(shapes);
+    for (const NDArray& o : lease.ex().outputs()) p->impl_->output_dtypes.push_back(o.dtype());
+  }
   // Loading and freezing freed about a copy of the weights into the pool:
   // give it back to the system (a predictor is created once, then serves).
   runtime.storage(ctx)->ReleasePooled();
   if (options.max_batch > 1) {
-    Impl* m = p->impl_.get();
     m->CheckBatchAxis();
     m->batcher = std::make_unique<Batcher>(
         options.max_batch, std::chrono::microseconds(options.batch_delay_us), m->opts.max_executors,
@@ -463,12 +329,18 @@ const std::vector<DType>& Predictor::output_dtypes() const { return impl_->outpu
 const Symbol& Predictor::symbol() const { return impl_->model.symbol; }
 
 std::vector<Shape> Predictor::OutputShapes(const std::vector<Shape>& input_shapes) {
-  std::shared_ptr<ShapeSet> set;
-  std::unique_ptr<Slot> slot = impl_->Acquire(input_shapes, &set);
+  // From a bound executor's outputs, or by shape inference: no executor
+  // is taken from the pool (nor bound) for the question.
+  impl_->CheckShapes(input_shapes);
   std::vector<Shape> shapes;
-  for (const NDArray& o : slot->ex->outputs()) shapes.push_back(o.shape());
-  impl_->Release(set, std::move(slot));
-  return shapes;
+  if (impl_->pool->KnownOutputShapes(input_shapes, &shapes)) return shapes;
+  const IndexedGraph g(Graph{impl_->model.symbol.outputs});
+  const pass::ShapeResult r = pass::InferShape(g, impl_->KnownShapes(input_shapes));
+  for (size_t j = 0; j < r.out_shapes.size(); ++j)
+    if (!r.out_shapes[j].is_known())
+      Fail(StatusCode::kShape, "predictor: cannot infer the shape of output '",
+           impl_->output_names[j], "' from the input shapes");
+  return r.out_shapes;
 }
 
 void Predictor::Predict(const std::vector<HostInput>& inputs,
@@ -493,66 +365,49 @@ void Predictor::Predict(const std::vector<HostInput>& inputs,
       return;
     }
   }
-  std::shared_ptr<ShapeSet> set;
-  std::unique_ptr<Slot> slot = m.Acquire(shapes, &set);
-  try {
-    for (size_t i = 0; i < inputs.size(); ++i) {
-      NDArray& a = slot->inputs[i];
-      if (inputs[i].bytes != a.Bytes())
-        Fail(StatusCode::kInvalidArgument, "predictor: input '", m.input_names[i], "' of shape ",
-             a.shape().ToString(), " (", DTypeName(a.dtype()), ") needs ", a.Bytes(),
-             " bytes, given ", inputs[i].bytes);
-    }
-    for (size_t i = 0; i < outputs.size(); ++i) {
-      const NDArray& o = slot->ex->outputs()[i];
-      if (outputs[i].bytes != o.Bytes() || (!outputs[i].data && o.Bytes() > 0))
-        Fail(StatusCode::kInvalidArgument, "predictor: output '", m.output_names[i], "' of shape ",
-             o.shape().ToString(), " needs a buffer of ", o.Bytes(), " bytes, given ",
-             outputs[i].bytes, outputs[i].data ? "" : " (null)");
-    }
-    Engine::Get()->CheckCanWait(
-        "predict");  // before pushing: the copies read the caller's inputs later
-    for (size_t i = 0; i < inputs.size(); ++i)
-      PushInputCopy(m.rt, slot->inputs[i], inputs[i].data, inputs[i].bytes);
-    slot->ex->Forward(false);
-    for (size_t i = 0; i < outputs.size(); ++i)
-      slot->ex->outputs()[i].CopyToHost(outputs[i].data, outputs[i].bytes);
-  } catch (...) {
-    // The executor stays usable after a kernel error (its error was
-    // delivered to this wait); return it once nothing reads the caller's
-    // inputs any more.
-    WaitInputCopies(slot->inputs);
-    m.Release(set, std::move(slot));
-    throw;
+  m.CheckShapes(shapes);
+  // The lease returns the executor on every path, once nothing reads the
+  // caller's inputs (after a kernel error too: the executor stays usable).
+  ExecutorPool::Lease lease = m.pool->Acquire(shapes);
+  Executor& ex = lease.ex();
+  for (size_t i = 0; i < inputs.size(); ++i) {
+    const NDArray& a = lease.inputs()[i];
+    if (inputs[i].bytes != a.Bytes())
+      Fail(StatusCode::kInvalidArgument, "predictor: input '", m.input_names[i], "' of shape ",
+           a.shape().ToString(), " (", DTypeName(a.dtype()), ") needs ", a.Bytes(),
+           " bytes, given ", inputs[i].bytes);
   }
-  WaitInputCopies(slot->inputs);  // an input no output depends on may still be copying
-  m.Release(set, std::move(slot));
+  for (size_t i = 0; i < outputs.size(); ++i) {
+    const NDArray& o = ex.outputs()[i];
+    if (outputs[i].bytes != o.Bytes() || (!outputs[i].data && o.Bytes() > 0))
+      Fail(StatusCode::kInvalidArgument, "predictor: output '", m.output_names[i], "' of shape ",
+           o.shape().ToString(), " needs a buffer of ", o.Bytes(), " bytes, given ",
+           outputs[i].bytes, outputs[i].data ? "" : " (null)");
+  }
+  Engine::Get()->CheckCanWait("predict");  // before pushing: the copies read the inputs later
+  for (size_t i = 0; i < inputs.size(); ++i)
+    PushInputCopy(m.rt, lease.inputs()[i], inputs[i].data, inputs[i].bytes);
+  ex.Forward(false);
+  for (size_t i = 0; i < outputs.size(); ++i)
+    ex.outputs()[i].CopyToHost(outputs[i].data, outputs[i].bytes);
 }
 
 void Predictor::Close() {
   // Queued calls fail, running batches finish and return their executors.
   if (impl_->batcher) impl_->batcher->Close();
-  MutexLock lock(&impl_->mu);
-  impl_->closed = true;
-  for (auto& [key, set] : impl_->sets)
-    for (Waiter* w : set->waiters) w->cv.notify_one();
-  impl_->cv.notify_all();
-  while (impl_->in_use != 0) lock.Wait(&impl_->cv);
-  impl_->sets.clear();
+  impl_->pool->Close();
 }
 
 PredictorStats Predictor::stats() const {
-  MutexLock lock(&impl_->mu);
+  const PoolStats p = impl_->pool->stats();
   PredictorStats s;
-  s.shape_sets = impl_->sets.size();
-  s.in_use = impl_->in_use;
+  s.executors = p.executors;
+  s.shape_sets = p.shape_sets;
+  s.in_use = p.in_use;
+  s.activation_bytes = p.activation_bytes;
   s.weight_bytes = impl_->weight_bytes;
   s.batches = impl_->batches.load();
   s.batched_calls = impl_->batched_calls.load();
-  for (const auto& [key, set] : impl_->sets) {
-    s.executors += set->bound;
-    s.activation_bytes += set->bound * set->activation_bytes;
-  }
   return s;
 }
 

@@ -229,6 +229,25 @@ TEST(Predictor, ForgetsTheLeastRecentlyUsedShapes) {
   }
 }
 
+// Output shapes come from a bound shape set or from shape inference: the
+// question takes no executor, binds none, and answers while the only
+// executor is busy elsewhere.
+TEST(Predictor, OutputShapesTakeNoExecutor) {
+  Net net(1);
+  PredictorOptions opts;
+  opts.max_executors = 1;
+  auto pred =
+      Predictor::Create(net.sym, net.params, {{"data", Shape{1, 3, 6, 6}}}, Context::CPU(0), opts);
+  EXPECT_EQ(pred->OutputShapes({Shape{1, 3, 6, 6}}), (std::vector<Shape>{Shape{1, 5}}));
+  EXPECT_EQ(pred->OutputShapes({Shape{7, 3, 6, 6}}), (std::vector<Shape>{Shape{7, 5}}));
+  const PredictorStats s = pred->stats();
+  EXPECT_EQ(s.executors, 1u);
+  EXPECT_EQ(s.shape_sets, 1u);
+  EXPECT_EQ(s.in_use, 0u);
+  EXPECT_THROW(pred->OutputShapes({Shape{7, 3, 0, 6}}), Error);
+  EXPECT_THROW(pred->OutputShapes({}), Error);
+}
+
 TEST(Predictor, CloseWhileCallsRunFailsLaterCallsOnly) {
   Net net(1);
   PredictorOptions opts;

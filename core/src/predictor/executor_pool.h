@@ -1,0 +1,91 @@
+// ExecutorPool: the predictor's bound executors, per set of input shapes.
+// Acquire hands out a Lease, an RAII handle on one executor: it waits for
+// a free executor (binding one while fewer than max_executors exist, first
+// come first served after that), and its destructor waits until nothing
+// reads the caller's input buffers any more and gives the executor back
+// (to the longest-waiting caller of its shape set, else to the idle list),
+// so every exit path of a call returns it the same way. Shape sets beyond
+// max_shapes are evicted, least recently used first, once none of their
+// executors is in use. Thread-safe.
+#ifndef WEFT_CORE_SRC_PREDICTOR_EXECUTOR_POOL_H_
+#define WEFT_CORE_SRC_PREDICTOR_EXECUTOR_POOL_H_
+
+#include <condition_variable>
+#include <deque>
+#include <functional>
+#include <map>
+#include <memory>
+#include <vector>
+
+#include "weft/executor.h"
+#include "weft/mutex.h"
+#include "weft/ndarray.h"
+
+namespace weft {
+
+// One bound executor and its per-call input arrays (in input order).
+struct PoolSlot {
+  std::unique_ptr<Executor> ex;
+  std::vector<NDArray> inputs;
+};
+
+struct PoolStats {
+  size_t executors = 0, shape_sets = 0, in_use = 0, activation_bytes = 0;
+};
+
+class ExecutorPool {
+ public:
+  // bind(shapes): a new slot for these input shapes (may throw).
+  using BindFn = std::function<std::unique_ptr<PoolSlot>(const std::vector<Shape>&)>;
+  struct ShapeSet;
+
+  class Lease {
+   public:
+    Lease(Lease&& other) noexcept;
+    Lease& operator=(Lease&&) = delete;
+    Lease(const Lease&) = delete;
+    ~Lease();  // waits for the input copies, then releases
+    Executor& ex() const { return *slot_->ex; }
+    const std::vector<NDArray>& inputs() const { return slot_->inputs; }
+
+   private:
+    friend class ExecutorPool;
+    Lease(ExecutorPool* pool, std::shared_ptr<ShapeSet> set, std::unique_ptr<PoolSlot> slot);
+    ExecutorPool* pool_;
+    std::shared_ptr<ShapeSet> set_;
+    std::unique_ptr<PoolSlot> slot_;
+  };
+
+  ExecutorPool(size_t max_executors, size_t max_shapes, BindFn bind);
+
+  // An executor for `shapes` (already validated); blocks while
+  // max_executors are in use. Throws when closed or when binding fails.
+  Lease Acquire(const std::vector<Shape>& shapes) WEFT_EXCLUDES(mu_);
+  // The output shapes of an executor bound for `shapes`, when one was.
+  bool KnownOutputShapes(const std::vector<Shape>& shapes, std::vector<Shape>* out) const
+      WEFT_EXCLUDES(mu_);
+  // Fails waiting and later Acquire calls, waits until every lease is
+  // back, drops the executors.
+  void Close() WEFT_EXCLUDES(mu_);
+  PoolStats stats() const WEFT_EXCLUDES(mu_);
+
+ private:
+  using Key = std::vector<std::vector<int64_t>>;
+  static Key KeyOf(const std::vector<Shape>& shapes);
+  void Release(const std::shared_ptr<ShapeSet>& set, std::unique_ptr<PoolSlot> slot)
+      WEFT_EXCLUDES(mu_);
+  void EvictLocked() WEFT_REQUIRES(mu_);
+
+  const size_t max_executors_, max_shapes_;
+  const BindFn bind_;
+  mutable Mutex mu_;
+  std::condition_variable cv_;  // an executor came back, or closed
+  std::map<Key, std::shared_ptr<ShapeSet>> sets_ WEFT_GUARDED_BY(mu_);
+  bool closed_ WEFT_GUARDED_BY(mu_) = false;
+  size_t in_use_ WEFT_GUARDED_BY(mu_) = 0;
+  uint64_t clock_ WEFT_GUARDED_BY(mu_) = 0;
+};
+
+}  // namespace weft
+
+#endif  // WEFT_CORE_SRC_PREDICTOR_EXECUTOR_POOL_H_
