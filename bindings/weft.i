@@ -1,9 +1,11 @@
 /*
  * weft.i: the single SWIG input for the Java, C# and Go bindings.
  *
- * It %includes c_api/include/weft/c_api.h verbatim, so every C ABI function
- * gets a raw wrapper automatically; the hand-written layer of each language
- * (java/, csharp/, go/) turns the raw functions into classes. The typemaps
+ * It %includes the C ABI's area headers verbatim (those that the umbrella
+ * c_api/include/weft/c_api.h includes; listed at the end of this file), so
+ * every C ABI function gets a raw wrapper automatically; the hand-written
+ * layer of each language (java/, csharp/, go/) turns the raw functions into
+ * classes. The typemaps
  * below are generic over the C ABI's conventions, so a new function usually
  * needs no change here:
  *
@@ -39,7 +41,7 @@
  *   hand-written layer derives every count from the array it passes.
  *
  * - C enums: Java and C# get int constants (below); the public enums take
- *   their values from them, and Go's from c_api.h through cgo.
+ *   their values from them, and Go's from weft/c_api.h through cgo.
  *
  * weft_last_error()/weft_last_error_code() are not wrapped: reading them in a
  * second call is exactly the race described above.
@@ -60,12 +62,12 @@
 
 %ignore weft_last_error;
 %ignore weft_last_error_code;
-/* Enums: every value is written once, in c_api.h. Java and C# get one
+/* Enums: every value is written once, in the C headers. Java and C# get one
  * package-private class of int constants per C enum (WeftStatus.WEFT_ERR_SHAPE,
  * WeftDType.WEFT_FLOAT32, ...), from which the hand-written typed enums take
  * their values (ai.weft.ErrorCode.SHAPE, Weft.ErrorCode.Shape). Go skips them
  * here: SWIG would make variables set through cgo at start-up, but Go
- * constants must be constant; go/enums.go reads the values from c_api.h
+ * constants must be constant; go/enums.go reads the values from weft/c_api.h
  * through cgo instead. Macros are not wrapped. */
 #if defined(SWIGJAVA)
 %include "enumtypeunsafe.swg"
@@ -827,4 +829,19 @@ static const char* weft_binding_library_path(void) {
 
 /* WEFT_API expands to a GCC attribute that SWIG need not see. */
 #define __attribute__(x)
-%include "weft/c_api.h"
+/* SWIG does not follow #include: every area header of weft/c_api.h (the
+ * umbrella), in its order. A new area header goes in both lists; the test
+ * abi.c_api_headers checks that both name every header. */
+%include "weft/c_api_base.h"
+%include "weft/c_api_op.h"
+%include "weft/c_api_ndarray.h"
+%include "weft/c_api_ndarray_io.h"
+%include "weft/c_api_symbol.h"
+%include "weft/c_api_place.h"
+%include "weft/c_api_executor.h"
+%include "weft/c_api_engine.h"
+%include "weft/c_api_data.h"
+%include "weft/c_api_optimizer.h"
+%include "weft/c_api_module.h"
+%include "weft/c_api_predictor.h"
+%include "weft/c_api_kvstore.h"

@@ -31,6 +31,7 @@ def strip_comments_and_directives(text):
     text = re.sub(r"/\*.*?\*/", " ", text, flags=re.S)
     text = re.sub(r"//[^\n]*", " ", text)
     text = re.sub(r"\\\n", " ", text)  # join continued directive lines
+    text = re.sub(r'\bextern\s+"C"\s*\{?', " ", text)  # a header's C++ linkage block
     return "\n".join(line for line in text.split("\n") if not line.lstrip().startswith("#"))
 
 

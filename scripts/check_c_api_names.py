@@ -1,11 +1,13 @@
 #!/usr/bin/env python3
-"""Checks that the C ABI's error messages name the arguments the header declares.
+"""Checks that the C ABI's error messages name the arguments the headers declare.
 
+    check_c_api_names.py HEADER... -- SOURCE...
     check_c_api_names.py HEADER SOURCE...
 
 A message such as "weft_ndarray_ndim: argument 'out' is NULL" is only useful
-when 'out' is the name a caller reads in c_api.h. For every WEFT_API function
-of HEADER defined in one of the SOURCEs the check fails (exit 1) when:
+when 'out' is the name a caller reads in the public headers (weft/c_api.h and
+its area headers weft/c_api_*.h). For every WEFT_API function of the HEADERs
+defined in one of the SOURCEs the check fails (exit 1) when:
   - the definition names a parameter differently from the declaration;
   - a call in the body passes a parameter together with a quoted name,
     as in CheckNotNull(out_ndim, "out_ndim"), and the quoted name is not
@@ -41,15 +43,16 @@ def param_names(param_text):
     return names
 
 
-def declared(header):
-    """{function name: [parameter names]} of the header's WEFT_API declarations."""
-    with open(header, encoding="utf-8") as f:
-        text = strip_comments_and_directives(f.read())
+def declared(headers):
+    """{function name: ([parameter names], header file name)} of the headers' WEFT_API declarations."""
     out = {}
-    for stmt in text.split(";"):
-        m = re.search(r"\bWEFT_API\b[^(]*?\b(weft_\w+)\s*\((.*)\)\s*$", stmt, re.S)
-        if m:
-            out[m.group(1)] = param_names(m.group(2))
+    for header in headers:
+        with open(header, encoding="utf-8") as f:
+            text = strip_comments_and_directives(f.read())
+        for stmt in text.split(";"):
+            m = re.search(r"\bWEFT_API\b[^(]*?\b(weft_\w+)\s*\((.*)\)\s*$", stmt, re.S)
+            if m:
+                out[m.group(1)] = (param_names(m.group(2)), os.path.basename(header))
     return out
 
 
@@ -76,10 +79,10 @@ def check_source(path, decls):
             continue
         defined.add(name)
         where = "%s:%d: %s" % (path, text.count("\n", 0, m.start()) + 1, name)
-        got, want = param_names(m.group(2)), decls[name]
+        got, (want, header) = param_names(m.group(2)), decls[name]
         if got != want:
-            problems.append("%s: parameters are named (%s), c_api.h names them (%s)"
-                            % (where, ", ".join(got), ", ".join(want)))
+            problems.append("%s: parameters are named (%s), %s names them (%s)"
+                            % (where, ", ".join(got), header, ", ".join(want)))
             continue
         for call in NAMED_ARG.finditer(body_at(text, m.end() - 1)):
             param, quoted = call.group(1), call.group(2)
@@ -89,12 +92,21 @@ def check_source(path, decls):
 
 
 def main(argv):
-    if len(argv) < 3:
+    args = argv[1:]
+    if "--" in args:
+        headers, sources = args[:args.index("--")], args[args.index("--") + 1:]
+    else:
+        headers, sources = args[:1], args[1:]
+    if not headers or not sources:
         print(__doc__, file=sys.stderr)
         return 2
-    decls = declared(argv[1])
+    decls = declared(headers)
+    if not decls:  # e.g. only the umbrella weft/c_api.h, which declares nothing itself
+        print("check_c_api_names: no WEFT_API declarations in %s (pass the area headers)" % " ".join(headers),
+              file=sys.stderr)
+        return 2
     problems, defined = [], set()
-    for path in argv[2:]:
+    for path in sources:
         p, d = check_source(path, decls)
         problems += p
         defined |= d

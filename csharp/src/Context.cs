@@ -2,7 +2,7 @@ using System;
 
 namespace Weft {
 
-/// <summary>Device types (WeftDeviceType in c_api.h).</summary>
+/// <summary>Device types (WeftDeviceType in c_api_base.h).</summary>
 public enum DeviceType { Cpu = weft_native.WEFT_CPU, Gpu = weft_native.WEFT_GPU }
 
 /// <summary>

@@ -2,7 +2,7 @@ using System;
 
 namespace Weft {
 
-/// <summary>The C ABI's status codes (stable values, WeftStatus in c_api.h).</summary>
+/// <summary>The C ABI's status codes (stable values, WeftStatus in c_api_base.h).</summary>
 public enum ErrorCode {
   Ok = (int)weft_native.WEFT_OK,
   InvalidArgument = (int)weft_native.WEFT_ERR_INVALID_ARGUMENT,
@@ -28,7 +28,7 @@ public class WeftException : Exception {
   public WeftException(ErrorCode code, string message) : base(message) { Code = code; }
 }
 
-/// <summary>Element types (MXNet's codes, WeftDType in c_api.h).</summary>
+/// <summary>Element types (MXNet's codes, WeftDType in c_api_base.h).</summary>
 public enum DType {
   Float32 = weft_native.WEFT_FLOAT32,
   Float64 = weft_native.WEFT_FLOAT64,

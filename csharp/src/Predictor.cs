@@ -23,7 +23,7 @@ public struct PredictorStats {
 
 /// <summary>
 /// Thread-safe inference over one read-only copy of a model's weights
-/// (weft_predictor_* in c_api.h). Any number of threads or tasks may call
+/// (weft_predictor_* in c_api_predictor.h). Any number of threads or tasks may call
 /// Predict at once; each call takes an idle executor for its input shape
 /// (binding one up to the "max_executors" option, else waiting for one).
 /// The model has one float32 input and one float32 output for Predict.

@@ -8,8 +8,8 @@ namespace Weft.Tests {
 
 /// <summary>
 /// Each public enum covers exactly the values of its C enum: the constants SWIG
-/// generates from c_api.h into the internal class weft_native. A value added
-/// to c_api.h without its typed member fails here.
+/// generates from the C headers (weft/c_api.h) into the internal class
+/// weft_native. A value added to a C enum without its typed member fails here.
 /// </summary>
 [TestFixture]
 public class EnumsTests {

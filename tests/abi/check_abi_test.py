@@ -1,18 +1,19 @@
 #!/usr/bin/env python3
-"""Tests of the ABI checks on edited copies of the real header and abi.txt.
+"""Tests of the ABI checks on edited copies of the real headers and abi.txt.
 
     check_abi_test.py SOURCE_DIR [LIBWEFT_SO]
 
 scripts/check_abi_prototypes.py must fail for a changed parameter or return
 type, a removed function, an unlisted new function and (with --baseline) an
 edited entry, and pass for renamed parameters, new layout and an appended
-prototype. With LIBWEFT_SO, scripts/check_abi.sh must fail when abi.txt
+prototype; a declaration that opens a header's extern "C" block is read like
+any other. With LIBWEFT_SO, scripts/check_abi.sh must fail when abi.txt
 lacks an exported function. scripts/check_c_api_names.py must fail for a
-definition whose parameter names differ from the header's and for a message
-quoting a parameter under another name. Exit 0 when every case behaves.
+definition whose parameter names differ from the header's (naming that
+header) and for a message quoting a parameter under another name. Exit 0 when every case behaves.
 """
+import glob
 import os
-import shutil
 import subprocess
 import sys
 import tempfile
@@ -20,7 +21,8 @@ import tempfile
 SRC = sys.argv[1]
 LIB = sys.argv[2] if len(sys.argv) > 2 else None
 CHECKER = os.path.join(SRC, "scripts", "check_abi_prototypes.py")
-HEADER = os.path.join(SRC, "c_api", "include", "weft", "c_api.h")
+# The public headers: weft/c_api.h (the umbrella) and the area headers it includes.
+HEADERS = sorted(glob.glob(os.path.join(SRC, "c_api", "include", "weft", "*.h")))
 ABI = os.path.join(SRC, "c_api", "abi.txt")
 failures = []
 
@@ -31,20 +33,29 @@ def run(args):
     return p.returncode, p.stdout + p.stderr
 
 
+def copy_headers(tmp, header_edit):
+    """Copies HEADERS into tmp, applying header_edit to the first one it changes; returns
+    the copies' paths, or None when the edit changed no header."""
+    paths, edited = [], header_edit is None
+    for src in HEADERS:
+        text = open(src, encoding="utf-8").read()
+        if not edited and header_edit(text) != text:
+            text, edited = header_edit(text), True
+        paths.append(os.path.join(tmp, os.path.basename(src)))
+        open(paths[-1], "w", encoding="utf-8").write(text)
+    return paths if edited else None
+
+
 def case(name, header_edit=None, abi_edit=None, expect_rc=0, expect_text=None, baseline=False):
     with tempfile.TemporaryDirectory() as tmp:
-        h, a = os.path.join(tmp, "c_api.h"), os.path.join(tmp, "abi.txt")
-        text = open(HEADER, encoding="utf-8").read()
-        if header_edit:
-            edited = header_edit(text)
-            if edited == text:
-                failures.append("%s: the header edit changed nothing (test out of date)" % name)
-                return
-            text = edited
-        open(h, "w", encoding="utf-8").write(text)
+        a = os.path.join(tmp, "abi.txt")
+        headers = copy_headers(tmp, header_edit)
+        if headers is None:
+            failures.append("%s: the header edit changed nothing (test out of date)" % name)
+            return
         abi = open(ABI, encoding="utf-8").read()
         open(a, "w", encoding="utf-8").write(abi_edit(abi) if abi_edit else abi)
-        args = (["--baseline", ABI] if baseline else []) + [a, h]
+        args = (["--baseline", ABI] if baseline else []) + [a] + headers
         rc, out = run(args)
         if rc != expect_rc or (expect_text and expect_text not in out):
             failures.append("%s: exit %d (expected %d%s):\n%s" % (
@@ -66,6 +77,10 @@ case("changed return type fails",
 case("renamed parameters and new layout pass",
      header_edit=lambda t: t.replace(LIST_SIZE, "WEFT_API   WeftStatus\nweft_ndarray_list_size( const WeftNDArrayList *"
                                      "the_list ,\n size_t *n,"))
+case("a declaration opening an extern \"C\" block is read",
+     header_edit=lambda t: t.replace("WEFT_API WeftStatus weft_buffer_free(WeftBuffer* buf);",
+                                     'extern "C" {\nWEFT_API WeftStatus weft_buffer_free(WeftBuffer* buf, int n);\n}'),
+     expect_rc=1, expect_text="declared: WeftStatus weft_buffer_free(WeftBuffer*, int)")
 case("removed function fails",
      header_edit=lambda t: t.replace("WEFT_API WeftStatus weft_buffer_free(WeftBuffer* buf);", ""),
      expect_rc=1, expect_text="no longer declared: WeftStatus weft_buffer_free(WeftBuffer*)")
@@ -107,8 +122,8 @@ def names_case(name, source_edit=None, expect_rc=0, expect_text=None):
                 return
             text = edited
         open(src, "w", encoding="utf-8").write(text)
-        p = subprocess.run([sys.executable, NAMES, HEADER, src], stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-                           universal_newlines=True)
+        p = subprocess.run([sys.executable, NAMES] + HEADERS + ["--", src], stdout=subprocess.PIPE,
+                           stderr=subprocess.STDOUT, universal_newlines=True)
         if p.returncode != expect_rc or (expect_text and expect_text not in p.stdout):
             failures.append("%s: exit %d (expected %d):\n%s" % (name, p.returncode, expect_rc, p.stdout))
 
@@ -117,7 +132,8 @@ names_case("names: unchanged source passes")
 names_case("names: a renamed parameter fails",
            source_edit=lambda t: t.replace("weft_ndarray_ndim(const WeftNDArray* arr, int* out)",
                                            "weft_ndarray_ndim(const WeftNDArray* arr, int* out_ndim)"),
-           expect_rc=1, expect_text="weft_ndarray_ndim: parameters are named (arr, out_ndim), c_api.h names them (arr, out)")
+           expect_rc=1,
+           expect_text="weft_ndarray_ndim: parameters are named (arr, out_ndim), c_api_ndarray.h names them (arr, out)")
 names_case("names: a message quoting another name fails",
            source_edit=lambda t: t.replace('CheckNotNull(out, "out");\n  *out = a->shape().ndim();',
                                            'CheckNotNull(out, "out_ndim");\n  *out = a->shape().ndim();'),

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # run_abi_mismatch.sh java|csharp|go PREFIX WORK GO_CONSUMER [LIBDIR]
 # Loads a binding installed in PREFIX against another libweft.so.0 whose
-# weft_abi_version() is one less than the installed header's WEFT_API_VERSION
+# weft_abi_version() is one less than the installed headers' WEFT_API_VERSION
 # (make_fake_libweft.sh: same SONAME and exports). The load must fail with a
 # message naming both versions and that library's path. The same setup with
 # the real library must load (so the failure comes from the version check).
@@ -10,7 +10,9 @@ set -euo pipefail
 lang="$1" prefix="$2" work="$3" go_consumer="$4" libdir="${5:-lib}"
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 lib="$prefix/$libdir"
-abi="$(sed -n 's/^#define WEFT_API_VERSION \([0-9]*\)$/\1/p' "$prefix/include/weft/c_api.h")"
+# WEFT_API_VERSION is defined in c_api_base.h (c_api.h, the umbrella, includes it).
+abi="$(sed -n 's/^#define WEFT_API_VERSION \([0-9]*\)$/\1/p' "$prefix/include/weft/c_api_base.h")"
+[[ "$abi" =~ ^[0-9]+$ ]] || { echo "no WEFT_API_VERSION in $prefix/include/weft/c_api_base.h" >&2; exit 1; }
 old=$((abi - 1))
 rm -rf "$work" && mkdir -p "$work/real" "$work/old"
 "$here/make_fake_libweft.sh" "$lib/libweft.so.0" "$work/old" "$old"

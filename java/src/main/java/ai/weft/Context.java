@@ -8,7 +8,7 @@ package ai.weft;
  * in the call that uses it with a WeftException (code DEVICE) naming it.
  */
 public final class Context {
-  /** Device types (WeftDeviceType in c_api.h). */
+  /** Device types (WeftDeviceType in c_api_base.h). */
   public enum DeviceType {
     CPU(WeftDeviceType.WEFT_CPU), GPU(WeftDeviceType.WEFT_GPU);
 

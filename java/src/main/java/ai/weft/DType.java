@@ -1,6 +1,6 @@
 package ai.weft;
 
-/** Element types (MXNet's codes, {@code WeftDType} in c_api.h). */
+/** Element types (MXNet's codes, {@code WeftDType} in c_api_base.h). */
 public enum DType {
   FLOAT32(WeftDType.WEFT_FLOAT32, 4),
   FLOAT64(WeftDType.WEFT_FLOAT64, 8),

@@ -1,6 +1,6 @@
 package ai.weft;
 
-/** The C ABI's status codes (stable values, {@code WeftStatus} in c_api.h). */
+/** The C ABI's status codes (stable values, {@code WeftStatus} in c_api_base.h). */
 public enum ErrorCode {
   OK(WeftStatus.WEFT_OK),
   INVALID_ARGUMENT(WeftStatus.WEFT_ERR_INVALID_ARGUMENT),

@@ -13,8 +13,8 @@ import org.junit.jupiter.api.Test;
 
 /**
  * Each public enum covers exactly the values of its C enum: the constants SWIG
- * generates from c_api.h (WeftStatus, WeftDType, ...). A value added to
- * c_api.h without its typed constant fails here.
+ * generates from the C headers (WeftStatus, WeftDType, ...; weft/c_api.h). A
+ * value added to a C enum without its typed constant fails here.
  */
 class EnumsTest {
   /** The values of the SWIG-generated constants class of one C enum. */
