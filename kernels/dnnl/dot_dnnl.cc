@@ -1,15 +1,14 @@
 // The "dnnl" kernels of dot, batch_dot and their gradients: the GEMMs of
-// kernels/cpu/dot.h on oneDNN's sgemm (float32; float64 keeps
-// cblas_dgemm). Besides the AVX-512 kernels, this keeps a transformer's
-// attention products on the OpenMP threads every other kernel uses: the
-// OpenBLAS build ("blas", below this in priority) runs its own thread pool,
-// whose threads and OpenMP's spun against each other on 2 cores (BERT
-// batch 1 at 2 threads took longer than at 1).
-#include <cblas.h>
+// kernels/cpu/dot.h on oneDNN's sgemm (float32; float64 keeps OpenBLAS's
+// cblas_dgemm, kernels/blas/blas_gemm.h). Besides the AVX-512 kernels,
+// this keeps a transformer's attention products on the OpenMP threads
+// every other kernel uses: the OpenBLAS build ("blas", below this in
+// priority) runs its own thread pool, whose threads and OpenMP's spun
+// against each other on 2 cores (BERT batch 1 at 2 threads took longer
+// than at 1).
 #include <dnnl.h>
 
-#include <limits>
-
+#include "blas/blas_gemm.h"
 #include "cpu/dot.h"
 #include "dnnl/dnnl_util.h"
 
@@ -20,13 +19,6 @@ namespace {
 
 // Above the "blas" backend (10).
 constexpr int kDnnlDotPriority = 20;
-
-blasint Dim(int64_t v) {
-  if (v > static_cast<int64_t>(std::numeric_limits<blasint>::max()))
-    Fail(StatusCode::kNotImplemented, "dot: matrix extent ", v,
-         " exceeds the BLAS integer range of this OpenBLAS build");
-  return static_cast<blasint>(v);
-}
 
 struct DnnlGemm {
   // C = op(A) * op(B) + beta * C; see kernels/cpu/dot.h for the contract.
@@ -40,8 +32,7 @@ struct DnnlGemm {
   }
   void operator()(bool ta, bool tb, int64_t m, int64_t n, int64_t k, const double* a, int64_t lda,
                   const double* b, int64_t ldb, double beta, double* c, int64_t ldc) const {
-    cblas_dgemm(CblasRowMajor, ta ? CblasTrans : CblasNoTrans, tb ? CblasTrans : CblasNoTrans,
-                Dim(m), Dim(n), Dim(k), 1.0, a, Dim(lda), b, Dim(ldb), beta, c, Dim(ldc));
+    blas::BlasGemm{}(ta, tb, m, n, k, a, lda, b, ldb, beta, c, ldc);
   }
 };
 
