@@ -32,6 +32,10 @@ public struct PredictorStats {
 /// ErrorCode.InvalidHandle.
 /// </summary>
 public sealed class Predictor : IDisposable {
+  const int OutputSizesKept = 64;
+  // The first output's size per input length, for Predict(float[]).
+  readonly System.Collections.Concurrent.ConcurrentDictionary<int, long> firstOutputSizes =
+      new System.Collections.Concurrent.ConcurrentDictionary<int, long>();
   // Shared handle type (NativeHandle.cs). ReleaseHandle runs once, after the
   // last call holding a reference (DangerousAddRef, or the marshaller's) has
   // returned, so a Dispose racing running predictions never frees under them.
@@ -199,8 +203,13 @@ public sealed class Predictor : IDisposable {
   public float[] Predict(float[] input) {
     if (input == null) throw new ArgumentNullException("input");
     var shape = SharedBatchShape(input.Length);
-    long n = 1;
-    foreach (var d in OutputShape(0, shape)) n *= d;
+    // The output's size is asked of the library once per input length (up
+    // to 64 are remembered): a call with a known length is one native call.
+    if (!firstOutputSizes.TryGetValue(input.Length, out long n)) {
+      n = 1;
+      foreach (var d in OutputShape(0, shape)) n *= d;
+      if (firstOutputSizes.Count < OutputSizesKept) firstOutputSizes.TryAdd(input.Length, n);
+    }
     var output = new float[n];
     Predict(input, shape, output);
     return output;

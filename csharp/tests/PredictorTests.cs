@@ -105,6 +105,22 @@ public class PredictorTests : LiveHandleFixture {
   }
 
   [Test]
+  public void AllocatingPredictSizesEachBatchOnItsOwn() {
+    // Predict(float[]) remembers the output size per input length:
+    // alternating batches of 1 and 2 images each get their own size.
+    using (var p = FromMemory(2)) {
+      var two = images[0].Concat(images[1]).ToArray();
+      for (int rep = 0; rep < 2; ++rep) {
+        var one = p.Predict(images[0]);
+        Assert.AreEqual(10, one.Length);
+        var both = p.Predict(two);
+        Assert.AreEqual(20, both.Length);
+        for (int i = 0; i < 10; ++i) Assert.AreEqual(one[i], both[i], 1e-5, "element " + i);
+      }
+    }
+  }
+
+  [Test]
   public void ThreadsGiveResultsIdenticalToOneThreadWithWeightsHeldOnce() {
     const int threads = 6, maxExecutors = 2;
     using (var p = FromMemory(maxExecutors)) {

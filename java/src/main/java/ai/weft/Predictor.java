@@ -14,6 +14,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.RejectedExecutionException;
@@ -46,6 +47,9 @@ import java.util.concurrent.atomic.AtomicInteger;
 public final class Predictor extends NativeHandle {
   private static final AtomicInteger THREADS = new AtomicInteger();
   private final Object poolLock = new Object();
+  private static final int OUTPUT_SIZES_KEPT = 64;
+  // The first output's size per input shape, for predict(float[], long...).
+  private final Map<List<Long>, Integer> firstOutputSizes = new ConcurrentHashMap<>();
   private ExecutorService pool;  // for predictAsync without an executor; lazily created
 
   Predictor(long handle) {
@@ -208,9 +212,23 @@ public final class Predictor extends NativeHandle {
         output, output.length);
   }
 
-  /** As predict(input, shape, output) into a new array of the output's size. */
+  /**
+   * As predict(input, shape, output) into a new array of the output's size.
+   * The size is asked of the library once per input shape (up to 64 shapes
+   * are remembered), so a call with a known shape is one native call.
+   */
   public float[] predict(float[] input, long... shape) {
-    float[] out = new float[Math.toIntExact(outputSize(0, shape))];
+    if (shape == null) {
+      throw new WeftException(ErrorCode.INVALID_ARGUMENT, "shape must not be null");
+    }
+    List<Long> key = new ArrayList<>(shape.length);
+    for (long d : shape) key.add(d);
+    Integer n = firstOutputSizes.get(key);
+    if (n == null) {
+      n = Math.toIntExact(outputSize(0, shape));
+      if (firstOutputSizes.size() < OUTPUT_SIZES_KEPT) firstOutputSizes.put(key, n);
+    }
+    float[] out = new float[n];
     predict(input, shape, out);
     return out;
   }

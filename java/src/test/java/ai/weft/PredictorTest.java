@@ -197,6 +197,25 @@ class PredictorTest {
   }
 
   @Test
+  void allocatingPredictSizesEachShapeOnItsOwn() {
+    // predict(float[], long...) remembers the output size per input shape:
+    // alternating batches must each get their own size and values.
+    try (Predictor p = fromFiles()) {
+      for (int rep = 0; rep < 2; ++rep) {
+        for (int b : new int[] {1, 3}) {
+          float[] x = new float[2 * b];
+          for (int i = 0; i < x.length; ++i) x[i] = 0.25f * i - 0.5f;
+          float[] got = p.predict(x, b, 2);
+          float[] want = new float[Math.toIntExact(p.outputSize(0, new long[] {b, 2}))];
+          p.predict(x, new long[] {b, 2}, want);
+          assertArrayEquals(want, got, 0f);
+        }
+      }
+      assertThrows(WeftException.class, () -> p.predict(new float[2], (long[]) null));
+    }
+  }
+
+  @Test
   void directBuffersEqualArraysWithoutCopies() {
     try (Predictor p = fromFiles()) {
       float[] x = sample(3);
