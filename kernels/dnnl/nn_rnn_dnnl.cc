@@ -1,5 +1,5 @@
-// The "dnnl" kernels of RNN and _backward_RNN: LSTM inference on oneDNN's
-// LSTM primitive (kernels/dnnl/nn_lstm_dnnl.h), else the CPU layer sweeps
+// The "dnnl" kernels of RNN and _backward_RNN: inference on oneDNN's RNN
+// primitives (kernels/dnnl/nn_rnn_infer_dnnl.h), else the CPU layer sweeps
 // (kernels/cpu/nn_rnn.h) with their float32 products on oneDNN's sgemm
 // (JIT kernels for the machine's widest vectors), which is several times
 // faster here than the OpenBLAS build the "cpu" backend links; float64
@@ -8,7 +8,7 @@
 
 #include "cpu/nn_rnn.h"
 #include "dnnl/dnnl_util.h"
-#include "dnnl/nn_lstm_dnnl.h"
+#include "dnnl/nn_rnn_infer_dnnl.h"
 
 namespace weft {
 namespace onednn {
@@ -31,7 +31,7 @@ void RegisterNNRnnDnnl(KernelRegistry* reg) {
                 const std::vector<OpReq>& req, const std::vector<TBlob>& out) {
     if (!a.params.GetBool("use_sequence_length")) {
       const cpu::RnnConfig cfg = cpu::RnnConfigOf(a, in[0].shape);
-      if (LstmInferenceCovers(c, cfg, in, req) && LstmInference(c, cfg, in, req, out)) return;
+      if (RnnInferenceCovers(c, cfg, in, req) && RnnInference(c, cfg, in, req, out)) return;
     }
     cpu::RNNForwardKernel(c, a, in, req, out, DnnlSgemm);
   };
