@@ -95,46 +95,9 @@ struct CachedInput {
   dnnl::memory mem;  // oneDNN-allocated, in the wanted layout
 };
 
-// Reordered inputs shared between calls (executors binding the same weight
-// array: a predictor's pool). Keyed by source address and version; an entry
-// lives while some call's state holds it, and such a state's executor holds
-// the source array, so no other array can sit at that address meanwhile.
-class SharedLayouts {
- public:
-  std::shared_ptr<CachedInput> Find(const void* src, uint64_t version,
-                                    const dnnl::memory::desc& want) {
-    MutexLock lock(&mu_);
-    auto it = entries_.find({src, version});
-    if (it == entries_.end()) return nullptr;
-    for (const auto& w : it->second)
-      if (auto c = w.lock())
-        if (c->mem.get_desc() == want) return c;
-    return nullptr;
-  }
-  // Adds `c`, or returns the equal entry another call added meanwhile.
-  std::shared_ptr<CachedInput> Add(const std::shared_ptr<CachedInput>& c) {
-    MutexLock lock(&mu_);
-    for (const auto& w : entries_[{c->src, c->version}])
-      if (auto other = w.lock())
-        if (other->mem.get_desc() == c->mem.get_desc()) return other;
-    for (auto it = entries_.begin(); it != entries_.end();) {  // drop expired entries
-      auto& v = it->second;
-      v.erase(std::remove_if(v.begin(), v.end(), [](const auto& w) { return w.expired(); }),
-              v.end());
-      it = v.empty() ? entries_.erase(it) : std::next(it);
-    }
-    entries_[{c->src, c->version}].push_back(c);
-    return c;
-  }
-
- private:
-  Mutex mu_;
-  std::map<std::pair<const void*, uint64_t>, std::vector<std::weak_ptr<CachedInput>>> entries_
-      WEFT_GUARDED_BY(mu_);
-};
-
-SharedLayouts& Shared() {
-  static SharedLayouts* shared = new SharedLayouts();  // leaked: used during exit
+// Reordered inputs shared between calls (VersionedShare).
+VersionedShare<CachedInput>& Shared() {
+  static auto* shared = new VersionedShare<CachedInput>();  // leaked: used during exit
   return *shared;
 }
 
@@ -148,7 +111,8 @@ dnnl::memory CachedLayout(const OpContext& ctx, int input, const dnnl::memory& u
   const uint64_t version = ctx.input_versions[input];
   const void* src = user.get_data_handle();
   if (c && c->src == src && c->version == version && c->mem.get_desc() == want) return c->mem;
-  if (auto shared = Shared().Find(src, version, want)) {
+  auto same = [&want](const CachedInput& c) { return c.mem.get_desc() == want; };
+  if (auto shared = Shared().Find(src, version, same)) {
     *ctx.state = shared;
     return shared->mem;
   }
@@ -159,7 +123,7 @@ dnnl::memory CachedLayout(const OpContext& ctx, int input, const dnnl::memory& u
   dnnl::memory from = user;
   dnnl::reorder(from, fresh->mem).execute(ThreadStream(), from, fresh->mem);
   ThreadStream().wait();
-  std::shared_ptr<CachedInput> kept = Shared().Add(fresh);
+  std::shared_ptr<CachedInput> kept = Shared().Add(src, version, fresh, same);
   *ctx.state = kept;
   return kept->mem;
 }

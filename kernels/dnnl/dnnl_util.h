@@ -9,6 +9,7 @@
 #ifndef WEFT_KERNELS_DNNL_DNNL_UTIL_H_
 #define WEFT_KERNELS_DNNL_DNNL_UTIL_H_
 
+#include <algorithm>
 #include <cstddef>
 #include <map>
 #include <memory>
@@ -121,6 +122,51 @@ class PrimitiveCache {
  private:
   Mutex mu_;
   std::map<std::vector<int64_t>, std::shared_ptr<Prims>> cache_ WEFT_GUARDED_BY(mu_);
+};
+
+// Values derived from one version of one array (a weight reordered into a
+// layout, an RNN's weights packed), shared between the bound calls that
+// read that array at that version (a predictor's executors), so the
+// process holds one copy. Keyed by source address and version; an entry
+// lives while some call's state holds it (weak references), and such a
+// state's executor holds the source array, so no other array can sit at
+// that address meanwhile. `same(a, b)` tells entries of one key apart (for
+// a layout: the descriptor). Thread-safe.
+template <typename T>
+class VersionedShare {
+ public:
+  template <typename Same>
+  std::shared_ptr<T> Find(const void* src, uint64_t version, Same same) {
+    MutexLock lock(&mu_);
+    auto it = entries_.find({src, version});
+    if (it == entries_.end()) return nullptr;
+    for (const auto& w : it->second)
+      if (auto v = w.lock())
+        if (same(*v)) return v;
+    return nullptr;
+  }
+  // Adds `v`, or returns the equal entry another call added meanwhile.
+  template <typename Same>
+  std::shared_ptr<T> Add(const void* src, uint64_t version, std::shared_ptr<T> v, Same same) {
+    MutexLock lock(&mu_);
+    for (const auto& w : entries_[{src, version}])
+      if (auto other = w.lock())
+        if (same(*other)) return other;
+    for (auto it = entries_.begin(); it != entries_.end();) {  // drop expired entries
+      auto& list = it->second;
+      list.erase(
+          std::remove_if(list.begin(), list.end(), [](const auto& w) { return w.expired(); }),
+          list.end());
+      it = list.empty() ? entries_.erase(it) : std::next(it);
+    }
+    entries_[{src, version}].push_back(v);
+    return v;
+  }
+
+ private:
+  Mutex mu_;
+  std::map<std::pair<const void*, uint64_t>, std::vector<std::weak_ptr<T>>> entries_
+      WEFT_GUARDED_BY(mu_);
 };
 
 // Runs `prim` with `args` on this thread's stream and waits for it, with a

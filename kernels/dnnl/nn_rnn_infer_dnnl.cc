@@ -9,8 +9,11 @@
 // takes. oneDNN's bias: LSTM and the vanilla RNNs b_i2h + b_h2h per gate;
 // the linear-before-reset GRU four gates u, r (summed), o (b_i2h's n) and
 // u' (b_h2h's n, added to the recurrent product before the reset gate).
+// Bound calls reading one parameter array at one version share one packed
+// copy (VersionedShare, as CachedLayout's reordered weights).
 #include "dnnl/nn_rnn_infer_dnnl.h"
 
+#include <atomic>
 #include <cstring>
 #include <memory>
 #include <unordered_map>
@@ -35,12 +38,27 @@ struct LayerWeights {
   memory layer, iter, bias;
 };
 
-// Every layer's weights for one version of one parameter array.
+// Every layer's weights for one version of one parameter array, for one
+// configuration (`key`: mode, layers, directions, input and state sizes).
 struct PackedWeights {
   const void* src = nullptr;
   uint64_t version = 0;
+  std::vector<int64_t> key;
   std::vector<LayerWeights> layers;
 };
+
+std::atomic<uint64_t> g_packs{0};
+
+// Packed weights shared between calls (a predictor's executors read one
+// frozen parameter array).
+VersionedShare<PackedWeights>& Shared() {
+  static auto* shared = new VersionedShare<PackedWeights>();  // leaked: used during exit
+  return *shared;
+}
+
+std::vector<int64_t> PackKey(const cpu::RnnConfig& cfg) {
+  return {static_cast<int64_t>(cfg.mode), cfg.L, cfg.D, cfg.I, cfg.H};
+}
 
 // oneDNN's gate g is MXNet's gate GateOf(mode, g).
 int64_t GateOf(RnnMode mode, int64_t g) {
@@ -135,8 +153,10 @@ memory PackBias(const cpu::RnnConfig& cfg, int64_t l, const float* w) {
 
 // Whether `kept` was packed from this version of the parameters for `prims`.
 bool Matches(const PackedWeights* kept, const void* src, uint64_t version,
+             const std::vector<int64_t>& key,
              const std::vector<std::shared_ptr<LayerPrim>>& prims) {
-  if (!kept || kept->src != src || kept->version != version || kept->layers.size() != prims.size())
+  if (!kept || kept->src != src || kept->version != version || kept->key != key ||
+      kept->layers.size() != prims.size())
     return false;
   for (size_t l = 0; l < prims.size(); ++l)
     if (kept->layers[l].layer.get_desc() != prims[l]->pd.weights_layer_desc() ||
@@ -146,6 +166,8 @@ bool Matches(const PackedWeights* kept, const void* src, uint64_t version,
 }
 
 }  // namespace
+
+uint64_t RnnInferencePacks() { return g_packs.load(std::memory_order_relaxed); }
 
 bool RnnInferenceCovers(const OpContext& ctx, const cpu::RnnConfig& cfg,
                         const std::vector<TBlob>& in, const std::vector<OpReq>& req) {
@@ -168,20 +190,28 @@ bool RnnInference(const OpContext& ctx, const cpu::RnnConfig& cfg, const std::ve
     if (!prims.back()) return false;
   }
   const float* w = in[1].data<float>();
-  const uint64_t version = ctx.input_versions ? ctx.input_versions[1] : 0;
-  std::shared_ptr<PackedWeights> fresh;
-  const PackedWeights* packed =
-      ctx.state && ctx.input_versions ? static_cast<PackedWeights*>(ctx.state->get()) : nullptr;
-  if (!Matches(packed, w, version, prims)) {
-    fresh = std::make_shared<PackedWeights>();
-    fresh->src = w;
-    fresh->version = version;
-    for (int64_t l = 0; l < L; ++l)
-      fresh->layers.push_back({PackWeights(cfg, l, true, w, prims[l]->pd.weights_layer_desc()),
+  const bool bound = ctx.state && ctx.input_versions;
+  const uint64_t version = bound ? ctx.input_versions[1] : 0;
+  const std::vector<int64_t> key = PackKey(cfg);
+  auto same = [&](const PackedWeights& p) { return Matches(&p, w, version, key, prims); };
+  const PackedWeights* packed = bound ? static_cast<PackedWeights*>(ctx.state->get()) : nullptr;
+  std::shared_ptr<PackedWeights> use;
+  if (!Matches(packed, w, version, key, prims)) {
+    if (bound) use = Shared().Find(w, version, same);
+    if (!use) {
+      use = std::make_shared<PackedWeights>();
+      use->src = w;
+      use->version = version;
+      use->key = key;
+      for (int64_t l = 0; l < L; ++l)
+        use->layers.push_back({PackWeights(cfg, l, true, w, prims[l]->pd.weights_layer_desc()),
                                PackWeights(cfg, l, false, w, prims[l]->pd.weights_iter_desc()),
                                PackBias(cfg, l, w)});
-    if (ctx.state && ctx.input_versions) *ctx.state = fresh;
-    packed = fresh.get();
+      g_packs.fetch_add(1, std::memory_order_relaxed);
+      if (bound) use = Shared().Add(w, version, use, same);
+    }
+    if (bound) *ctx.state = use;
+    packed = use.get();
   }
   // Layer outputs alternate between two scratch buffers; the last layer
   // writes the operator's output. Scratch slots 2 and 3 take state outputs

@@ -10,6 +10,7 @@
 #ifndef WEFT_KERNELS_DNNL_NN_RNN_INFER_DNNL_H_
 #define WEFT_KERNELS_DNNL_NN_RNN_INFER_DNNL_H_
 
+#include <cstdint>
 #include <vector>
 
 #include "cpu/nn_rnn.h"
@@ -28,6 +29,10 @@ bool RnnInferenceCovers(const OpContext& ctx, const cpu::RnnConfig& cfg,
 // false (having written nothing) when oneDNN refuses the geometry.
 bool RnnInference(const OpContext& ctx, const cpu::RnnConfig& cfg, const std::vector<TBlob>& in,
                   const std::vector<OpReq>& req, const std::vector<TBlob>& out);
+
+// How many times the weights were packed since the process started (tests:
+// bound calls reading one array at one version pack it once between them).
+uint64_t RnnInferencePacks();
 
 }  // namespace onednn
 }  // namespace weft

@@ -6,8 +6,10 @@
 #include <gtest/gtest.h>
 
 #include "util/backend_harness.h"
+#include "weft/executor.h"
 #if WEFT_USE_DNNL
 #include "dnnl/nn_conv_dnnl.h"
+#include "dnnl/nn_rnn_infer_dnnl.h"
 #endif
 
 namespace weft {
@@ -46,6 +48,44 @@ TEST(DnnlKernels, InvokeConvolutionClosedForm) {
       test::Run("Convolution", {x, w},
                 {{"kernel", "(3,3)"}, {"pad", "(1,1)"}, {"num_filter", "1"}, {"no_bias", "True"}});
   EXPECT_EQ(test::Values(y[0]), (std::vector<double>{4, 6, 4, 6, 9, 6, 4, 6, 4}));
+}
+
+// Two executors bound on one LSTM parameter array pack its weights once
+// between them, again once after the array is written, and give the
+// output of the same weights.
+TEST(DnnlKernels, BoundRnnCallsShareOnePackedCopy) {
+#if WEFT_USE_DNNL
+  const int64_t T = 3, N = 2, I = 4, H = 5;
+  std::vector<Symbol> in;
+  for (const char* n : {"data", "lstm_parameters", "state", "state_cell"})
+    in.push_back(Symbol::CreateVariable(n));
+  const Symbol rnn = Symbol::Apply(
+      "RNN", in, {{"mode", "lstm"}, {"state_size", std::to_string(H)}, {"num_layers", "1"}},
+      "lstm");
+  const std::map<std::string, NDArray> args = {
+      {"data", test::RandomArray(Shape{T, N, I}, DType::kFloat32, -1, 1, 3)},
+      {"lstm_parameters",
+       test::RandomArray(Shape{4 * H * (I + H) + 8 * H}, DType::kFloat32, -0.5, 0.5, 4)},
+      {"state", test::RandomArray(Shape{1, N, H}, DType::kFloat32, -1, 1, 5)},
+      {"state_cell", test::RandomArray(Shape{1, N, H}, DType::kFloat32, -1, 1, 6)}};
+  auto a = Executor::BindByName(rnn, Context::CPU(0), args, {}, {}, {});
+  auto b = Executor::BindByName(rnn, Context::CPU(0), args, {}, {}, {});
+  auto run = [&] {
+    const uint64_t before = onednn::RnnInferencePacks();
+    a->Forward(false);
+    b->Forward(false);
+    const std::vector<double> ya = test::Values(a->outputs()[0]);
+    EXPECT_EQ(ya, test::Values(b->outputs()[0]));
+    EXPECT_EQ(onednn::RnnInferencePacks() - before, 1u);
+    return ya;
+  };
+  const std::vector<double> first = run();
+  NDArray w = args.at("lstm_parameters");
+  test::RandomArray(w.shape(), w.dtype(), -0.5, 0.5, 7).CopyTo(&w);
+  EXPECT_NE(run(), first);
+#else
+  GTEST_SKIP() << "built without oneDNN";
+#endif
 }
 
 }  // namespace
