@@ -1,5 +1,6 @@
 // CPU kernels of Activation, LeakyReLU and their gradients: elementwise maps
-// through cpu::Map (parallel, vectorisable), prelu per channel.
+// through cpu::Map (parallel, vectorisable), GELU's forward through a loop
+// with AVX2 clones (GeluBlock), prelu per channel.
 #include <algorithm>
 #include <cmath>
 #include <string>

@@ -148,6 +148,10 @@ void OutputArg::Finish() const {
   ThreadStream().wait();
 }
 
+dnnl::memory BlobMemory(const dnnl::memory::desc& md, const TBlob& b) {
+  return dnnl::memory(md, Engine(), const_cast<void*>(static_cast<const void*>(b.data<float>())));
+}
+
 dnnl::memory::desc PlainDesc(const dnnl::memory::dims& dims) {
   dnnl::memory::dims strides(dims.size(), 1);
   for (size_t i = dims.size(); i-- > 1;) strides[i - 1] = strides[i] * dims[i];

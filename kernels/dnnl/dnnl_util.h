@@ -77,6 +77,9 @@ struct OutputArg {
 // dilation `d` (MXNet's floor or ceil conventions; may be below `p`).
 int64_t PadRight(int64_t in, int64_t out, int64_t k, int64_t s, int64_t p, int64_t d = 1);
 
+// `b`'s float32 data as memory of layout `md` on Engine() (no copy).
+dnnl::memory BlobMemory(const dnnl::memory::desc& md, const TBlob& b);
+
 // A memory descriptor of float32 `dims` in plain row-major order.
 dnnl::memory::desc PlainDesc(const dnnl::memory::dims& dims);
 // `plain` (4-D) in the channel-blocked layout nChw8c / nChw16c of `block`

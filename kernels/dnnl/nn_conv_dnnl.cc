@@ -220,18 +220,14 @@ bool Covered(const std::vector<TBlob>& in, const Shape& data) {
   return in[0].dtype == DType::kFloat32 && data.ndim() >= 3 && data.ndim() <= 5;
 }
 
-memory Mem(const memory::desc& md, const TBlob& b) {
-  return memory(md, Engine(), const_cast<void*>(static_cast<const void*>(b.data<float>())));
-}
-
 void Forward(const OpContext& ctx, const ConvPrims& p, const TBlob& x, const TBlob& w,
              const TBlob* b, OpReq req, const TBlob& y) {
-  const memory src = AsLayout(Mem(p.src, x), p.fwd_pd.src_desc(), 0);
-  const memory wei = CachedLayout(ctx, 1, Mem(p.wei, w), p.fwd_pd.weights_desc(), 1);
-  const OutputArg dst(Mem(p.dst, y), p.fwd_pd.dst_desc(), req, 2);
+  const memory src = AsLayout(BlobMemory(p.src, x), p.fwd_pd.src_desc(), 0);
+  const memory wei = CachedLayout(ctx, 1, BlobMemory(p.wei, w), p.fwd_pd.weights_desc(), 1);
+  const OutputArg dst(BlobMemory(p.dst, y), p.fwd_pd.dst_desc(), req, 2);
   std::unordered_map<int, memory> args{
       {DNNL_ARG_SRC, src}, {DNNL_ARG_WEIGHTS, wei}, {DNNL_ARG_DST, dst.target}};
-  if (b) args[DNNL_ARG_BIAS] = Mem(p.bias, *b);
+  if (b) args[DNNL_ARG_BIAS] = BlobMemory(p.bias, *b);
   Execute(p.fwd, p.fwd_pd, std::move(args));
   dst.Finish();
 }
@@ -244,16 +240,16 @@ void FusedForward(const OpContext& ctx, const FusedPrims& p, const std::vector<T
                   int64_t out_block) {
   const memory::desc src_md = BlockedDesc(p.src, data_block),
                      dst_md = BlockedDesc(p.dst, out_block);
-  const memory src = AsLayout(Mem(src_md, in[0]), p.pd.src_desc(), 0);
-  const memory wei = CachedLayout(ctx, 1, Mem(p.wei, in[1]), p.pd.weights_desc(), 1);
-  const OutputArg dst(Mem(dst_md, y), p.pd.dst_desc(), OpReq::kWrite, 2);
+  const memory src = AsLayout(BlobMemory(src_md, in[0]), p.pd.src_desc(), 0);
+  const memory wei = CachedLayout(ctx, 1, BlobMemory(p.wei, in[1]), p.pd.weights_desc(), 1);
+  const OutputArg dst(BlobMemory(dst_md, y), p.pd.dst_desc(), OpReq::kWrite, 2);
   if (sum && sum->dptr != dst.target.get_data_handle()) {
-    memory s = Mem(dst_md, *sum), t = dst.target;
+    memory s = BlobMemory(dst_md, *sum), t = dst.target;
     dnnl::reorder(s, t).execute(ThreadStream(), s, t);
   }
   std::unordered_map<int, memory> args{
       {DNNL_ARG_SRC, src}, {DNNL_ARG_WEIGHTS, wei}, {DNNL_ARG_DST, dst.target}};
-  if (has_bias) args[DNNL_ARG_BIAS] = Mem(p.bias, in[2]);
+  if (has_bias) args[DNNL_ARG_BIAS] = BlobMemory(p.bias, in[2]);
   Execute(p.fwd, p.pd, std::move(args));
   dst.Finish();
 }
@@ -264,22 +260,22 @@ void Backward(const ConvPrims& p, const std::vector<TBlob>& in, const std::vecto
   const bool bias = out.size() > 2;
   const bool want_w = req[1] != OpReq::kNull || (bias && req[2] != OpReq::kNull);
   if (req[0] != OpReq::kNull) {
-    const memory ddst = AsLayout(Mem(p.dst, in[0]), p.bwd_data_pd.diff_dst_desc(), 0);
-    const memory wei = AsLayout(Mem(p.wei, in[2]), p.bwd_data_pd.weights_desc(), 1);
-    const OutputArg dsrc(Mem(p.src, out[0]), p.bwd_data_pd.diff_src_desc(), req[0], 2);
+    const memory ddst = AsLayout(BlobMemory(p.dst, in[0]), p.bwd_data_pd.diff_dst_desc(), 0);
+    const memory wei = AsLayout(BlobMemory(p.wei, in[2]), p.bwd_data_pd.weights_desc(), 1);
+    const OutputArg dsrc(BlobMemory(p.src, out[0]), p.bwd_data_pd.diff_src_desc(), req[0], 2);
     Execute(p.bwd_data, p.bwd_data_pd,
             {{DNNL_ARG_DIFF_DST, ddst}, {DNNL_ARG_WEIGHTS, wei}, {DNNL_ARG_DIFF_SRC, dsrc.target}});
     dsrc.Finish();
   }
   if (!want_w) return;
-  const memory ddst = AsLayout(Mem(p.dst, in[0]), p.bwd_w_pd.diff_dst_desc(), 0);
-  const memory src = AsLayout(Mem(p.src, in[1]), p.bwd_w_pd.src_desc(), 1);
+  const memory ddst = AsLayout(BlobMemory(p.dst, in[0]), p.bwd_w_pd.diff_dst_desc(), 0);
+  const memory src = AsLayout(BlobMemory(p.src, in[1]), p.bwd_w_pd.src_desc(), 1);
   // A kNull gradient still needs a destination: scratch, never copied out.
-  const OutputArg dwei(Mem(p.wei, out[1]), p.bwd_w_pd.diff_weights_desc(), req[1], 2);
+  const OutputArg dwei(BlobMemory(p.wei, out[1]), p.bwd_w_pd.diff_weights_desc(), req[1], 2);
   std::unordered_map<int, memory> args{
       {DNNL_ARG_DIFF_DST, ddst}, {DNNL_ARG_SRC, src}, {DNNL_ARG_DIFF_WEIGHTS, dwei.target}};
   if (bias) {
-    const OutputArg dbias(Mem(p.bias, out[2]), p.bwd_w_pd.diff_bias_desc(), req[2], 3);
+    const OutputArg dbias(BlobMemory(p.bias, out[2]), p.bwd_w_pd.diff_bias_desc(), req[2], 3);
     args[DNNL_ARG_DIFF_BIAS] = dbias.target;
     Execute(p.bwd_w, p.bwd_w_pd, std::move(args));
     dbias.Finish();

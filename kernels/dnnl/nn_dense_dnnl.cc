@@ -76,15 +76,12 @@ bool ForwardPacked(const OpContext& ctx, const NodeAttrs& attrs, const std::vect
   const bool bias = in.size() > 2;
   const auto p = InferencePrim(m, n, k, bias);
   if (!p) return false;
-  auto mem = [](const dnnl::memory::desc& md, const TBlob& b) {
-    return dnnl::memory(md, Engine(), b.dptr);
-  };
   std::unordered_map<int, dnnl::memory> args{
-      {DNNL_ARG_SRC, mem(PlainDesc({m, k}), in[0])},
+      {DNNL_ARG_SRC, BlobMemory(PlainDesc({m, k}), in[0])},
       {DNNL_ARG_WEIGHTS,
-       CachedLayout(ctx, 1, mem(PlainDesc({n, k}), in[1]), p->pd.weights_desc(), 0)},
-      {DNNL_ARG_DST, mem(PlainDesc({m, n}), out)}};
-  if (bias) args[DNNL_ARG_BIAS] = mem(PlainDesc({n}), in[2]);
+       CachedLayout(ctx, 1, BlobMemory(PlainDesc({n, k}), in[1]), p->pd.weights_desc(), 0)},
+      {DNNL_ARG_DST, BlobMemory(PlainDesc({m, n}), out)}};
+  if (bias) args[DNNL_ARG_BIAS] = BlobMemory(PlainDesc({n}), in[2]);
   Execute(p->prim, p->pd, std::move(args));
   return true;
 }

@@ -87,10 +87,6 @@ std::shared_ptr<PoolPrims> Prims(const Shape& data, const Shape& out, const Pool
   return cache.Get(key, [&] { return Build(data, out, g, alg, data_block); });
 }
 
-memory Mem(const memory::desc& md, const TBlob& b) {
-  return memory(md, Engine(), const_cast<void*>(static_cast<const void*>(b.data<float>())));
-}
-
 }  // namespace
 
 void RegisterNNPoolDnnl(KernelRegistry* reg) {
@@ -110,8 +106,10 @@ void RegisterNNPoolDnnl(KernelRegistry* reg) {
       const PoolGeom g = MakePoolGeom(attrs.params, data, y);
       if (Algorithm(attrs.params, g, &alg)) {
         if (auto p = Prims(data, y, g, alg, db)) {
-          const memory src = AsLayout(Mem(BlockedDesc(p->src, db), in[0]), p->pd.src_desc(), 0);
-          const OutputArg dst(Mem(BlockedDesc(p->dst, ob), out[0]), p->pd.dst_desc(), req[0], 2);
+          const memory src =
+              AsLayout(BlobMemory(BlockedDesc(p->src, db), in[0]), p->pd.src_desc(), 0);
+          const OutputArg dst(BlobMemory(BlockedDesc(p->dst, ob), out[0]), p->pd.dst_desc(), req[0],
+                              2);
           Execute(p->fwd, p->pd, {{DNNL_ARG_SRC, src}, {DNNL_ARG_DST, dst.target}});
           dst.Finish();
           return;
