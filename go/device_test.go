@@ -14,6 +14,7 @@ import (
 // TestBindOnADevice: SimpleBind on cpu(1) allocates there; without a GPU,
 // gpu(0) fails with DeviceError naming it, for SimpleBind, Bind and
 // NewModule (with one, TestTrainsOnTheGpu runs instead).
+// conformance: device.bind_on_a_device
 func TestBindOnADevice(t *testing.T) {
 	checkLive(t)
 	noGPU := must(DeviceCount(GPUDevice)) == 0
@@ -46,6 +47,7 @@ func TestBindOnADevice(t *testing.T) {
 // closed-form numbers, and the MLP trained there for two epochs (SGD with
 // momentum, fixed seeds) ends with the parameters of the same run on the
 // CPU. Skipped without one.
+// conformance: device.trains_on_the_gpu
 func TestTrainsOnTheGpu(t *testing.T) {
 	checkLive(t)
 	if must(DeviceCount(GPUDevice)) == 0 {
@@ -87,6 +89,7 @@ func TestTrainsOnTheGpu(t *testing.T) {
 // TestDeviceCountAndMemory: at least one CPU context with the host's RAM,
 // each GPU seen with its memory, and a DeviceError for the first GPU id past
 // the count.
+// conformance: device.count_and_memory
 func TestDeviceCountAndMemory(t *testing.T) {
 	checkLive(t)
 	cpus := must(DeviceCount(CPUDevice))
@@ -111,6 +114,7 @@ func TestDeviceCountAndMemory(t *testing.T) {
 // TestDataIterBatchesAndPads: 7 samples (row i = (i, 10 i), label i) in
 // batches of 3 with "pad": the last batch holds sample 6 then samples 0 and 1
 // again (pad 2); Reset starts the same sequence over.
+// conformance: data.iter_batches_and_pads
 func TestDataIterBatchesAndPads(t *testing.T) {
 	checkLive(t)
 	xs := make([]float32, 14)
@@ -161,6 +165,7 @@ func TestDataIterBatchesAndPads(t *testing.T) {
 
 // TestMnistLoader: the library's MNIST loader on Debian's Fashion-MNIST test
 // set (skipped when absent).
+// conformance: data.mnist_loader
 func TestMnistLoader(t *testing.T) {
 	checkLive(t)
 	const dir = "/usr/share/datasets/fashion-mnist"
@@ -217,6 +222,7 @@ func groupedAbPlusC(t *testing.T) *Symbol {
 // gradients) on its device, and forward/backward across the devices match the
 // closed form; Bind takes arrays living on their group's device; a group
 // missing from the map fails with DeviceError naming it.
+// conformance: device.group2ctx_places_arguments
 func TestGroup2CtxPlacesArgumentsOnTheirGroupsDevice(t *testing.T) {
 	checkLive(t)
 	g2c := map[string]Context{"stage1": CPU(1), "stage2": CPU(2)}

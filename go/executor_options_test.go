@@ -39,6 +39,7 @@ func gradNames(t *testing.T, ex *Executor) map[string]bool {
 // TestExecutorOptionsGradReqForOneArgumentOnly: a request for "a" only gives
 // a's gradient the closed form head * b, and b and c no gradient array
 // (GradNull); several WithGradReqs merge, a later entry replacing an earlier.
+// conformance: executor_options.grad_req_per_argument
 func TestExecutorOptionsGradReqForOneArgumentOnly(t *testing.T) {
 	checkLive(t)
 	f := abPlusC(t)
@@ -92,6 +93,7 @@ func TestExecutorOptionsGradReqForOneArgumentOnly(t *testing.T) {
 // the CPU (nothing to fall back), and with match range 0, 2 groups, bulk 0
 // and no inference optimisation the numbers are those of the defaults; the
 // match range reaches the memory planner (Memory). Bind takes the options too.
+// conformance: executor_options.default_numbers
 func TestExecutorOptionsGiveTheDefaultNumbers(t *testing.T) {
 	checkLive(t)
 	f := abPlusC(t)
@@ -137,6 +139,7 @@ func TestExecutorOptionsGiveTheDefaultNumbers(t *testing.T) {
 
 // TestExecutorOptionsGroupsPlaceArguments: WithGroup2Ctx combined with
 // executor options places each group's arguments on its device.
+// conformance: executor_options.groups_place_arguments
 func TestExecutorOptionsGroupsPlaceArguments(t *testing.T) {
 	checkLive(t)
 	f := groupedAbPlusC(t)
@@ -160,6 +163,7 @@ func TestExecutorOptionsGroupsPlaceArguments(t *testing.T) {
 // a gradient request for a non-argument fails the bind naming it; Bind and
 // NewModule reject requests by name; gradReq and WithGradReqs together are an
 // error; the options handle is freed on every path (the live-handle count).
+// conformance: executor_options.errors
 func TestExecutorOptionsErrors(t *testing.T) {
 	checkLive(t)
 	f := abPlusC(t)

@@ -7,6 +7,7 @@ import (
 )
 
 // KVStore through the binding (the same cases in JUnit and NUnit).
+// conformance: kvstore.push_sums_and_pull_copies
 func TestKVStorePushSumsRepeatedKeysAndPullCopies(t *testing.T) {
 	checkLive(t)
 	kv := must(NewKVStore("local"))
@@ -30,6 +31,7 @@ func TestKVStorePushSumsRepeatedKeysAndPullCopies(t *testing.T) {
 	check(t, kv.Barrier())
 }
 
+// conformance: kvstore.optimizer_runs_on_push
 func TestKVStoreOptimizerRunsOnPush(t *testing.T) {
 	checkLive(t)
 	kv := must(NewKVStore("device"))
@@ -49,6 +51,7 @@ func TestKVStoreOptimizerRunsOnPush(t *testing.T) {
 	}
 }
 
+// conformance: kvstore.errors_name_the_key
 func TestKVStoreErrorsNameTheKey(t *testing.T) {
 	checkLive(t)
 	_, err := NewKVStore("ps")

@@ -12,6 +12,7 @@ import (
 // .params and .npy in memory and on streams; the optimizer's schedule and
 // gradient scale.
 
+// conformance: io.params_round_trip
 func TestParamsRoundTripThroughBytesAndStreams(t *testing.T) {
 	checkLive(t)
 	w := must(FromFloat32([]float32{1, 2, 3, 4}, 2, 2))
@@ -51,6 +52,7 @@ func TestParamsRoundTripThroughBytesAndStreams(t *testing.T) {
 	expectError(t, err, InvalidHandle, "NDArray is closed")
 }
 
+// conformance: io.npy_round_trip io.npy_errors
 func TestNpyRoundTripThroughBytesFilesAndStreams(t *testing.T) {
 	checkLive(t)
 	a := must(FromFloat32([]float32{-3, -2.5, -2, -1.5, -1, -0.5}, 2, 3))
@@ -96,6 +98,7 @@ func TestNpyRoundTripThroughBytesFilesAndStreams(t *testing.T) {
 	expectError(t, err, InvalidHandle, "NDArray is closed")
 }
 
+// conformance: training.optimizer_schedule_rescale
 func TestOptimizerScheduleAndRescaleGrad(t *testing.T) {
 	checkLive(t)
 	opt := must(NewOptimizer("sgd", Params{"learning_rate": 1}))

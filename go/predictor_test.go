@@ -8,6 +8,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"math"
 	"os"
 	"path/filepath"
@@ -107,6 +108,29 @@ func closeEnough(got, want []float32) bool {
 	return len(got) == len(want)
 }
 
+// TestPredictorDescribesItsModel: names, an output shape for a batch,
+// LeNet's weight bytes, nothing in use.
+// conformance: predictor.describes_its_model
+func TestPredictorDescribesItsModel(t *testing.T) {
+	checkLive(t)
+	m := newLenet(t)
+	p := must(LoadPredictorFiles(m.symbolPath, m.paramsPath, lenetConfig("2")))
+	defer closeAll(t, p)
+	if in, out := must(p.InputNames()), must(p.OutputNames()); fmt.Sprint(in) != "[data]" ||
+		fmt.Sprint(out) != "[softmax_output]" {
+		t.Errorf("inputs %v outputs %v", in, out)
+	}
+	if s := must(p.OutputShape(0, []int64{3, 1, 28, 28})); fmt.Sprint(s) != "[3 10]" {
+		t.Errorf("OutputShape for 3 images = %v", s)
+	}
+	// conv1, conv2, fc1, fc2: weights and biases, float32.
+	const weights = 4 * (20*25 + 20 + 50*20*25 + 50 + 500*800 + 500 + 10*500 + 10)
+	if st := must(p.Stats()); st.WeightBytes != weights || st.InUse != 0 {
+		t.Errorf("stats %+v: expected %d weight bytes, none in use", st, weights)
+	}
+}
+
+// conformance: predictor.threads_equal_one_thread
 func TestPredictorConcurrentCallersEqualOneCaller(t *testing.T) {
 	checkLive(t)
 	m := newLenet(t)
@@ -159,6 +183,7 @@ func TestPredictorConcurrentCallersEqualOneCaller(t *testing.T) {
 
 // Dynamic batching ("max_batch"): goroutines' single images gathered into
 // batches give the unbatched results, with both request queues.
+// conformance: predictor.dynamic_batching_equals_single
 func TestPredictorDynamicBatchingEqualsSingleCalls(t *testing.T) {
 	checkLive(t)
 	m := newLenet(t)
@@ -221,6 +246,7 @@ func floatsSame(a, b []float32) bool {
 	return true
 }
 
+// conformance: predictor.interleaved_batch_sizes
 func TestPredictorInterleavedBatchSizes(t *testing.T) {
 	checkLive(t)
 	m := newLenet(t)
@@ -270,6 +296,7 @@ func TestPredictorInterleavedBatchSizes(t *testing.T) {
 	}
 }
 
+// conformance: predictor.memory_stream_equal_files predictor.internal_output_by_name
 func TestPredictorFromMemoryEqualsFromFiles(t *testing.T) {
 	checkLive(t)
 	m := newLenet(t)
@@ -317,6 +344,7 @@ type failingReader struct{}
 
 func (failingReader) Read([]byte) (int, error) { return 0, errors.New("disk on fire") }
 
+// conformance: predictor.bad_inputs_give_errors predictor.bad_models_and_options predictor.cancelled_before_start
 func TestPredictorErrors(t *testing.T) {
 	checkLive(t)
 	m := newLenet(t)
@@ -388,6 +416,7 @@ func TestPredictorErrors(t *testing.T) {
 	}
 }
 
+// conformance: predictor.closed_gives_invalid_handle predictor.close_while_predicting
 func TestPredictorClosedGivesInvalidHandle(t *testing.T) {
 	checkLive(t)
 	m := newLenet(t)

@@ -123,6 +123,7 @@ func checkAbPlusC(ex *Executor, k float32) error {
 	return nil
 }
 
+// conformance: executor.simple_bind_known_numbers
 func TestSimpleBindForwardBackwardKnownNumbers(t *testing.T) {
 	checkLive(t)
 	f := abPlusC(t)
@@ -144,6 +145,7 @@ func TestSimpleBindForwardBackwardKnownNumbers(t *testing.T) {
 	expectError(t, ex.Forward(false), InvalidHandle, "closed")
 }
 
+// conformance: executor.bind_to_existing_arrays
 func TestBindToExistingArrays(t *testing.T) {
 	checkLive(t)
 	f := abPlusC(t)
@@ -167,6 +169,7 @@ func TestBindToExistingArrays(t *testing.T) {
 	closeAll(t, ex, hg, ga, c, b, a, f)
 }
 
+// conformance: executor.errors
 func TestExecutorErrors(t *testing.T) {
 	checkLive(t)
 	f := abPlusC(t)
@@ -227,6 +230,7 @@ func (tr *trained) Close() error {
 	return tr.sym.Close()
 }
 
+// conformance: training.mlp_to_fixed_accuracy
 func TestTrainMlpToFixedAccuracy(t *testing.T) {
 	checkLive(t)
 	tr := newTrained(t, 5)
@@ -264,6 +268,7 @@ func TestTrainMlpToFixedAccuracy(t *testing.T) {
 	CloseAll(p)
 }
 
+// conformance: training.untrained_errors_reported
 func TestUntrainedIsNotAccurateAndErrorsAreReported(t *testing.T) {
 	checkLive(t)
 	tr := newTrained(t, 0)
@@ -283,6 +288,7 @@ func TestUntrainedIsNotAccurateAndErrorsAreReported(t *testing.T) {
 	expectError(t, err, InvalidArgument, "no_such_input")
 }
 
+// conformance: training.optimizer_initializer_metric
 func TestOptimizerInitializerMetricKnownNumbers(t *testing.T) {
 	checkLive(t)
 	sgd := must(NewOptimizer("sgd", Params{"learning_rate": 0.1}))
@@ -318,6 +324,7 @@ func TestOptimizerInitializerMetricKnownNumbers(t *testing.T) {
 	expectError(t, acc.Update([]*NDArray{label3}, []*NDArray{pred}), ShapeError)
 }
 
+// conformance: training.params_and_checkpoint
 func TestParamsFileAndCheckpointRoundTrip(t *testing.T) {
 	checkLive(t)
 	dir := t.TempDir()
@@ -345,6 +352,7 @@ func TestParamsFileAndCheckpointRoundTrip(t *testing.T) {
 	expectError(t, err, IOError)
 }
 
+// conformance: executor.concurrent_separate_executors
 func TestConcurrentSeparateExecutors(t *testing.T) {
 	checkLive(t)
 	var wg sync.WaitGroup
@@ -378,6 +386,7 @@ func TestConcurrentSeparateExecutors(t *testing.T) {
 
 // TestCrossLanguageCheckpoint reads the checkpoint the Java suite wrote into
 // WEFT_XLANG_DIR (CTest fixture) and checks identical outputs on the same input.
+// conformance: training.cross_language_checkpoint
 func TestCrossLanguageCheckpoint(t *testing.T) {
 	dir := os.Getenv("WEFT_XLANG_DIR")
 	if dir == "" {
@@ -432,6 +441,7 @@ func closeTo(t *testing.T, what string, got, want []float32) {
 // b2 = (-1.75, 6.5); dW2 = g^T h = (-6, 2.25), db2 = -1; dh = g W2 =
 // [[2, -1], [-4, 2]] masked by relu to [[0, -1], [-4, 0]]; dW1 = dh^T x,
 // db1 = column sums, dx = dh W1.
+// conformance: executor.mlp_forward_backward_numbers
 func TestMlpForwardBackwardKnownNumbers(t *testing.T) {
 	checkLive(t)
 	x := must(Variable("x"))

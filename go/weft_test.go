@@ -74,6 +74,7 @@ func floatsEqual[T float32 | float64](t *testing.T, got, want []T) {
 	}
 }
 
+// conformance: library.version_and_op_listing
 func TestVersionAndOpListing(t *testing.T) {
 	checkLive(t)
 	if Version() != "0.1.0" || ABIVersion() != BindingABIVersion() {
@@ -94,6 +95,7 @@ func TestVersionAndOpListing(t *testing.T) {
 
 // TestNDArrayOnADevice: an array created on cpu(1) reports cpu(1); gpu(0)
 // fails naming the device.
+// conformance: ndarray.on_a_device
 func TestNDArrayOnADevice(t *testing.T) {
 	checkLive(t)
 	a := must(NewNDArrayOn(CPU(1), Float32, 2, 2))
@@ -115,6 +117,7 @@ func TestNDArrayOnADevice(t *testing.T) {
 	expectError(t, err, DeviceError, "gpu(0)")
 }
 
+// conformance: ndarray.create_free_double_close
 func TestCreateFreeAndDoubleCloseAreSafe(t *testing.T) {
 	checkLive(t)
 	before := LiveHandleCount()
@@ -141,6 +144,7 @@ func TestCreateFreeAndDoubleCloseAreSafe(t *testing.T) {
 	closeAll(t, s, s)
 }
 
+// conformance: errors.bad_op_name_is_not_found
 func TestBadOpNameIsNotFound(t *testing.T) {
 	checkLive(t)
 	_, err := Call("no_such_op", nil)
@@ -149,6 +153,7 @@ func TestBadOpNameIsNotFound(t *testing.T) {
 	expectError(t, err, NotFound, "no_such_op")
 }
 
+// conformance: errors.bad_param_is_invalid_argument
 func TestBadParamIsInvalidArgument(t *testing.T) {
 	checkLive(t)
 	x := must(FromFloat32([]float32{1, 2, 3, 4, 5, 6}, 2, 3))
@@ -159,6 +164,7 @@ func TestBadParamIsInvalidArgument(t *testing.T) {
 	expectError(t, err, InvalidArgument, "quadratic", "d")
 }
 
+// conformance: errors.shape_mismatch_is_shape_error
 func TestShapeMismatchIsShapeError(t *testing.T) {
 	checkLive(t)
 	x := must(NewNDArray(Float32, 2, 3))
@@ -170,12 +176,34 @@ func TestShapeMismatchIsShapeError(t *testing.T) {
 	expectError(t, err, ShapeError, "reshape", "(4,2)")
 }
 
+// conformance: errors.malformed_json_is_invalid_arg
 func TestMalformedJSONIsInvalidArgument(t *testing.T) {
 	checkLive(t)
 	_, err := SymbolFromJSON("{bad")
 	expectError(t, err, InvalidArgument, "JSON")
 }
 
+// TestClosedArgumentGivesInvalidHandle: a closed array passed to an op gives
+// InvalidHandle (never a crash or a success); Close is idempotent.
+// conformance: ndarray.closed_argument_invalid_handle
+func TestClosedArgumentGivesInvalidHandle(t *testing.T) {
+	checkLive(t)
+	a := must(FromFloat32([]float32{1, 2}, 2))
+	defer closeAll(t, a)
+	b := must(FromFloat32([]float32{3, 4}, 2))
+	closeAll(t, b, b)
+	if !b.Closed() {
+		t.Fatal("not closed")
+	}
+	_, err := b.Shape()
+	expectError(t, err, InvalidHandle, "NDArray is closed")
+	_, err = Call("elemwise_add", nil, a, b)
+	expectError(t, err, InvalidHandle, "NDArray is closed")
+	expectError(t, InvokeInto("elemwise_add", nil, []*NDArray{a, a}, b), InvalidHandle, "NDArray is closed")
+	floatsEqual(t, must(a.ToFloat32()), []float32{1, 2})
+}
+
+// conformance: ndarray.zero_copy_round_trip
 func TestZeroCopyRoundTrip(t *testing.T) {
 	checkLive(t)
 	in := []float32{1, 2, 3, 4, 5, 6}
@@ -189,6 +217,7 @@ func TestZeroCopyRoundTrip(t *testing.T) {
 	floatsEqual(t, must(a.ToFloat32()), []float32{2, 4, 6, 8, 10, 12})
 }
 
+// conformance: ndarray.wrong_buffer_size_rejected
 func TestWrongBufferSizeRejected(t *testing.T) {
 	checkLive(t)
 	a := must(NewNDArray(Float32, 2, 3))
@@ -200,6 +229,7 @@ func TestWrongBufferSizeRejected(t *testing.T) {
 	expectError(t, err, InvalidArgument, "nbytes")
 }
 
+// conformance: ops.imperative_known_numbers
 func TestImperativeOpsWithKnownNumbers(t *testing.T) {
 	checkLive(t)
 	x := must(FromFloat32([]float32{1, 2, 3, 4, 5, 6}, 2, 3))
@@ -225,6 +255,27 @@ func TestImperativeOpsWithKnownNumbers(t *testing.T) {
 	floatsEqual(t, must(r.ToFloat64()), []float64{0.75, -1.25})
 }
 
+// TestInvokeIntoWritesExistingArrays: InvokeInto writes existing arrays; a
+// wrong output shape fails and writes nothing.
+// conformance: ops.invoke_into_writes_existing_arrays
+func TestInvokeIntoWritesExistingArrays(t *testing.T) {
+	checkLive(t)
+	x := must(FromFloat32([]float32{1, 2, 3}, 3))
+	y := must(FromFloat32([]float32{10, 20, 30}, 3))
+	o := must(FromFloat32([]float32{100, 100, 100}, 3))
+	wrong := must(FromFloat32([]float32{7, 7, 7, 7}, 4))
+	defer closeAll(t, x, y, o, wrong)
+	check(t, InvokeInto("elemwise_add", nil, []*NDArray{x, y}, o))
+	floatsEqual(t, must(o.ToFloat32()), []float32{11, 22, 33})
+	check(t, InvokeInto("_plus_scalar", Params{"scalar": 0.5}, []*NDArray{x}, o))
+	floatsEqual(t, must(o.ToFloat32()), []float32{1.5, 2.5, 3.5})
+	expectError(t, InvokeInto("elemwise_add", nil, []*NDArray{x, y}, wrong), ShapeError)
+	floatsEqual(t, must(wrong.ToFloat32()), []float32{7, 7, 7, 7})
+	expectError(t, InvokeInto("no_such_op", nil, []*NDArray{x}, o), NotFound, "no_such_op")
+	floatsEqual(t, must(o.ToFloat32()), []float32{1.5, 2.5, 3.5})
+}
+
+// conformance: ndarray.reshape_and_slice_are_views
 func TestReshapeAndSliceAreViews(t *testing.T) {
 	checkLive(t)
 	x := must(FromFloat32([]float32{1, 2, 3, 4, 5, 6}, 3, 2))
@@ -242,6 +293,7 @@ func TestReshapeAndSliceAreViews(t *testing.T) {
 	floatsEqual(t, must(r.ToFloat32()), []float32{1, 2, -3, -4, -5, -6})
 }
 
+// conformance: symbol.composition_automatic_names
 func TestSymbolCompositionWithAutomaticNames(t *testing.T) {
 	checkLive(t)
 	x := must(Variable("x"))
@@ -287,6 +339,7 @@ func TestSymbolCompositionWithAutomaticNames(t *testing.T) {
 	}
 }
 
+// conformance: symbol.partial_shape_inference
 func TestPartialShapeInference(t *testing.T) {
 	checkLive(t)
 	x := must(Variable("x"))
@@ -310,6 +363,7 @@ func TestPartialShapeInference(t *testing.T) {
 	}
 }
 
+// conformance: threads.concurrent_use_separate_arrays
 func TestConcurrentUseOnSeparateArrays(t *testing.T) {
 	checkLive(t)
 	var wg sync.WaitGroup
@@ -356,6 +410,7 @@ func TestConcurrentUseOnSeparateArrays(t *testing.T) {
 	}
 }
 
+// conformance: handles.finalizer_frees_forgotten
 func TestFinalizerFreesForgottenArrays(t *testing.T) {
 	before := LiveHandleCount()
 	for i := 0; i < 10; i++ {

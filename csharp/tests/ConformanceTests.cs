@@ -17,6 +17,7 @@ public class ConformanceTests : LiveHandleFixture {
     return d;
   }
 
+  // conformance: library.version_and_op_listing
   [Test]
   public void VersionAndOpListing() {
     Assert.AreEqual("0.1.0", Library.Version);
@@ -31,6 +32,7 @@ public class ConformanceTests : LiveHandleFixture {
   }
 
   /// <summary>An NDArray created on cpu(1) reports cpu(1); gpu(0) fails naming the device.</summary>
+  // conformance: ndarray.on_a_device
   [Test]
   public void NDArrayOnADevice() {
     using (var a = NDArray.Create(Context.Cpu(1), DType.Float32, 2, 2))
@@ -48,6 +50,7 @@ public class ConformanceTests : LiveHandleFixture {
     Expect.Error(ErrorCode.Device, () => NDArray.Create(Context.Gpu(0), DType.Float32, 2), "gpu(0)");
   }
 
+  // conformance: ndarray.create_free_double_close
   [Test]
   public void CreateFreeAndDoubleDisposeAreSafe() {
     var a = NDArray.Create(DType.Float32, 2, 3);
@@ -62,12 +65,14 @@ public class ConformanceTests : LiveHandleFixture {
     using (var s = Symbol.Variable("x")) s.Dispose();
   }
 
+  // conformance: errors.bad_op_name_is_not_found
   [Test]
   public void BadOpNameIsNotFound() {
     Expect.Error(ErrorCode.NotFound, () => Ops.Call("no_such_op", null), "no_such_op");
     Expect.Error(ErrorCode.NotFound, () => Symbol.Atomic("no_such_op", null), "no_such_op");
   }
 
+  // conformance: errors.bad_param_is_invalid_argument
   [Test]
   public void BadParamIsInvalidArgument() {
     using (var x = NDArray.FromArray(new float[] { 1, 2, 3, 4, 5, 6 }, 2, 3)) {
@@ -76,6 +81,7 @@ public class ConformanceTests : LiveHandleFixture {
     }
   }
 
+  // conformance: errors.shape_mismatch_is_shape_error
   [Test]
   public void ShapeMismatchIsShapeError() {
     using (var x = NDArray.Create(DType.Float32, 2, 3))
@@ -85,11 +91,13 @@ public class ConformanceTests : LiveHandleFixture {
     }
   }
 
+  // conformance: errors.malformed_json_is_invalid_arg
   [Test]
   public void MalformedJsonIsInvalidArgument() {
     Expect.Error(ErrorCode.InvalidArgument, () => Symbol.FromJson("{bad"), "JSON");
   }
 
+  // conformance: ndarray.zero_copy_round_trip
   [Test]
   public void ZeroCopyRoundTrip() {
     var input = new float[] { 1, 2, 3, 4, 5, 6 };
@@ -114,6 +122,7 @@ public class ConformanceTests : LiveHandleFixture {
     }
   }
 
+  // conformance: ndarray.wrong_buffer_size_rejected
   [Test]
   public void WrongBufferSizeRejected() {
     using (var a = NDArray.Create(DType.Float32, 2, 3)) {
@@ -124,6 +133,7 @@ public class ConformanceTests : LiveHandleFixture {
     }
   }
 
+  // conformance: ops.imperative_known_numbers
   [Test]
   public void ImperativeOpsWithKnownNumbers() {
     using (var x = NDArray.FromArray(new float[] { 1, 2, 3, 4, 5, 6 }, 2, 3))
@@ -145,6 +155,7 @@ public class ConformanceTests : LiveHandleFixture {
     }
   }
 
+  // conformance: ndarray.reshape_and_slice_are_views
   [Test]
   public void ReshapeAndSliceAreViews() {
     using (var x = NDArray.FromArray(new float[] { 1, 2, 3, 4, 5, 6 }, 3, 2))
@@ -158,6 +169,7 @@ public class ConformanceTests : LiveHandleFixture {
     }
   }
 
+  // conformance: symbol.composition_automatic_names
   [Test]
   public void SymbolCompositionWithAutomaticNames() {
     using (var x = Symbol.Variable("x"))
@@ -184,6 +196,7 @@ public class ConformanceTests : LiveHandleFixture {
     }
   }
 
+  // conformance: symbol.partial_shape_inference
   [Test]
   public void PartialShapeInference() {
     using (var x = Symbol.Variable("x"))
@@ -203,6 +216,7 @@ public class ConformanceTests : LiveHandleFixture {
     }
   }
 
+  // conformance: threads.concurrent_use_separate_arrays
   [Test]
   public void ConcurrentUseOnSeparateArrays() {
     Exception failure = null;
@@ -234,6 +248,7 @@ public class ConformanceTests : LiveHandleFixture {
     Assert.IsNull(failure, failure == null ? "" : failure.ToString());
   }
 
+  // conformance: handles.finalizer_frees_forgotten
   [Test]
   public void FinalizerFreesForgottenHandles() {
     long before = Library.LiveHandleCount;

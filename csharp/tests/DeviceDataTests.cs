@@ -19,6 +19,7 @@ public partial class TrainingTests {
   /// each GPU seen with its memory, and ErrorCode.Device for the first GPU id
   /// past the count.
   /// </summary>
+  // conformance: device.count_and_memory
   [Test]
   public void DeviceCountAndMemory() {
     Assert.GreaterOrEqual(Context.DeviceCount(DeviceType.Cpu), 1);
@@ -37,6 +38,7 @@ public partial class TrainingTests {
   /// MLP trained there for two epochs (SGD with momentum, fixed seeds) ends
   /// with the parameters of the same run on the CPU. Skipped without one.
   /// </summary>
+  // conformance: device.trains_on_the_gpu
   [Test]
   public void TrainsOnTheGpu() {
     if (Context.DeviceCount(DeviceType.Gpu) == 0) Assert.Ignore("no GPU");
@@ -68,6 +70,7 @@ public partial class TrainingTests {
   /// GPU, gpu(0) fails with ErrorCode.Device naming it, for SimpleBind, Bind
   /// and Module.Create alike (with one, TrainsOnTheGpu runs instead).
   /// </summary>
+  // conformance: device.bind_on_a_device
   [Test]
   public void BindOnADevice() {
     bool noGpu = Context.DeviceCount(DeviceType.Gpu) == 0;
@@ -96,6 +99,7 @@ public partial class TrainingTests {
   /// last batch holds sample 6 then samples 0 and 1 again (pad 2); Reset()
   /// starts the same sequence over.
   /// </summary>
+  // conformance: data.iter_batches_and_pads
   [Test]
   public void DataIterBatchesAndPads() {
     var xs = new float[14];
@@ -136,6 +140,7 @@ public partial class TrainingTests {
   }
 
   /// <summary>The library's MNIST loader on Debian's Fashion-MNIST test set (ignored when absent).</summary>
+  // conformance: data.mnist_loader
   [Test]
   public void MnistLoader() {
     const string dir = "/usr/share/datasets/fashion-mnist";
@@ -184,6 +189,7 @@ public partial class TrainingTests {
   /// arrays living on their group's device; a group missing from the map
   /// fails with ErrorCode.Device naming it.
   /// </summary>
+  // conformance: device.group2ctx_places_arguments
   [Test]
   public void Group2CtxPlacesArgumentsOnTheirGroupsDevice() {
     var g2c = new Dictionary<string, Context> { { "stage1", Context.Cpu(1) }, { "stage2", Context.Cpu(2) } };

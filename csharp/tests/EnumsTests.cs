@@ -24,6 +24,7 @@ public class EnumsTests {
     return Enum.GetValues(typeof(T)).Cast<object>().Select(v => Convert.ToInt64(v)).OrderBy(v => v).ToArray();
   }
 
+  // conformance: enums.typed_enums_cover_c_enums
   [Test]
   public void TypedEnumsCoverTheCEnums() {
     Assert.AreEqual(CValues("WEFT_ERR_").Concat(CValues("WEFT_OK")).OrderBy(v => v).ToArray(), Codes<ErrorCode>());

@@ -35,6 +35,7 @@ public partial class TrainingTests {
   /// GradReq("a", "write") only: after forward/backward a's gradient is the
   /// closed form head * b, and b and c have no gradient array (GradReq.Null).
   /// </summary>
+  // conformance: executor_options.grad_req_per_argument
   [Test]
   public void ExecutorOptionsGradReqForOneArgumentOnly() {
     float[] hg = { 1, 2, 3, 4 };
@@ -69,6 +70,7 @@ public partial class TrainingTests {
   /// the memory planner (Executor.Memory()). Options are reusable and may be
   /// disposed while their executor lives; Bind takes them too.
   /// </summary>
+  // conformance: executor_options.default_numbers
   [Test]
   public void ExecutorOptionsGiveTheDefaultNumbers() {
     using (var f = AbPlusC())
@@ -113,6 +115,7 @@ public partial class TrainingTests {
   }
 
   /// <summary>Group(): each group's arguments on its device, as group2ctx.</summary>
+  // conformance: executor_options.groups_place_arguments
   [Test]
   public void ExecutorOptionsGroupsPlaceArguments() {
     using (var f = GroupedAbPlusC())
@@ -133,6 +136,7 @@ public partial class TrainingTests {
   /// rejects requests by name; disposed options fail with InvalidHandle;
   /// every options object is a live handle until disposed.
   /// </summary>
+  // conformance: executor_options.errors
   [Test]
   public void ExecutorOptionsErrors() {
     long before = Library.LiveHandleCount;

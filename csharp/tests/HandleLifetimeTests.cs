@@ -63,6 +63,7 @@ public class HandleLifetimeTests {
 
   /// <summary>Temporaries never disposed: only the running call keeps each
   /// one alive. No call may fail, and the GC frees them all afterwards.</summary>
+  // conformance: handles.csharp_gc_during_calls
   [Test]
   public void UndisposedTemporariesSurviveCollectionDuringCalls() {
     CollectAll();
@@ -87,6 +88,7 @@ public class HandleLifetimeTests {
 
   /// <summary>The same calls with every object disposed: the live-handle count
   /// returns to its start without the GC's help, while the GC runs throughout.</summary>
+  // conformance: handles.csharp_gc_during_calls
   [Test]
   public void DisposedObjectsFreeEveryHandleUnderCollection() {
     CollectAll();
@@ -122,6 +124,7 @@ public class HandleLifetimeTests {
   /// neither by Dispose nor when its owner is collected, and is freed once
   /// when the last reference goes.
   /// </summary>
+  // conformance: handles.csharp_gc_during_calls
   [Test]
   public void AHandleHeldByACallIsFreedOnlyAfterTheCall() {
     CollectAll();
@@ -153,6 +156,7 @@ public class HandleLifetimeTests {
 
   /// <summary>A disposed object and a disposed handle in an array argument give
   /// InvalidHandle (never a crash or a spurious success); Dispose is idempotent.</summary>
+  // conformance: ndarray.closed_argument_invalid_handle
   [Test]
   public void DisposedHandlesGiveInvalidHandle() {
     long before = Library.LiveHandleCount;

@@ -8,6 +8,7 @@ namespace Weft.Tests {
 /// <summary>KVStore through the binding (the same cases in JUnit and go test).</summary>
 [TestFixture]
 public class KVStoreTests : LiveHandleFixture {
+  // conformance: kvstore.push_sums_and_pull_copies
   [Test]
   public void PushSumsRepeatedKeysAndPullCopies() {
     using (var kv = KVStore.Create("local"))
@@ -26,6 +27,7 @@ public class KVStoreTests : LiveHandleFixture {
     }
   }
 
+  // conformance: kvstore.optimizer_runs_on_push
   [Test]
   public void OptimizerRunsOnPush() {
     using (var kv = KVStore.Create("device"))
@@ -41,6 +43,7 @@ public class KVStoreTests : LiveHandleFixture {
     }
   }
 
+  // conformance: kvstore.errors_name_the_key
   [Test]
   public void ErrorsNameTheKey() {
     var e = Assert.Throws<WeftException>(() => KVStore.Create("ps"));

@@ -23,6 +23,7 @@ public abstract class LiveHandleFixture {
 
   // NUnit 2.6 runs a fixture's tests in name order and does not fail the run
   // on a [TestFixtureTearDown] failure, so the end-of-fixture check is the last test.
+  // conformance: handles.csharp_fixture_ends_at_zero
   [Test]
   public void ZzLiveHandleCountReturnsToZeroAtTheEnd() {
     GC.Collect();

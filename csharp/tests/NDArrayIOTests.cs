@@ -14,6 +14,7 @@ public class NDArrayIOTests : LiveHandleFixture {
     return Path.Combine(Path.GetTempPath(), "weft_cs_io_" + System.Diagnostics.Process.GetCurrentProcess().Id + "_" + name);
   }
 
+  // conformance: io.params_round_trip
   [Test]
   public void ParamsRoundTripThroughBytesAndStreams() {
     using (var w = NDArray.FromArray(new float[] { 1, 2, 3, 4 }, 2, 2))
@@ -49,6 +50,7 @@ public class NDArrayIOTests : LiveHandleFixture {
     }
   }
 
+  // conformance: io.npy_round_trip
   [Test]
   public void NpyRoundTripThroughBytesFilesAndStreams() {
     using (var a = NDArray.FromArray(new float[] { -3, -2.5f, -2, -1.5f, -1, -0.5f }, 2, 3)) {
@@ -75,6 +77,7 @@ public class NDArrayIOTests : LiveHandleFixture {
     }
   }
 
+  // conformance: io.npy_errors
   [Test]
   public void NpyErrors() {
     using (var a = NDArray.FromArray(new double[] { 1, 2 }, 2))
@@ -94,6 +97,7 @@ public class NDArrayIOTests : LiveHandleFixture {
     }
   }
 
+  // conformance: ops.invoke_into_writes_existing_arrays
   [Test]
   public void InvokeIntoWritesExistingArrays() {
     using (var x = NDArray.FromArray(new float[] { 1, 2, 3 }, 3))

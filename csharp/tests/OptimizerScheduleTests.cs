@@ -5,9 +5,10 @@ using Weft;
 
 namespace Weft.Tests {
 
-/// <summary>The optimizer's learning-rate schedule and gradient scale (same case in go test).</summary>
+/// <summary>The optimizer's learning-rate schedule and gradient scale (same case in JUnit and go test).</summary>
 [TestFixture]
 public class OptimizerScheduleTests {
+  // conformance: training.optimizer_schedule_rescale
   [Test]
   public void ScheduleAndRescaleGrad() {
     long before = Library.LiveHandleCount;

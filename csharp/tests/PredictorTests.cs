@@ -104,6 +104,43 @@ public class PredictorTests : LiveHandleFixture {
     return images.Select(img => p.Predict(img)).ToArray();
   }
 
+  /// <summary>Names, an output shape for a batch, LeNet's weight bytes, nothing in use.</summary>
+  // conformance: predictor.describes_its_model
+  [Test]
+  public void DescribesItsModel() {
+    using (var p = FromMemory(2)) {
+      CollectionAssert.AreEqual(new[] { "data" }, p.Inputs);
+      CollectionAssert.AreEqual(new[] { "softmax_output" }, p.Outputs);
+      CollectionAssert.AreEqual(new long[] { 3, 10 }, p.OutputShape(0, 3, 1, 28, 28));
+      var s = p.Stats();
+      // conv1, conv2, fc1, fc2: weights and biases, float32.
+      Assert.AreEqual(4L * (20 * 25 + 20 + 50 * 20 * 25 + 50 + 500 * 800 + 500 + 10 * 500 + 10),
+                      s.WeightBytes, s.ToString());
+      Assert.AreEqual(0, s.InUse);
+    }
+  }
+
+  /// <summary>An internal node as the output: "fc2" gives fc2_output, the logits, whose
+  /// softmax is the model's own output on the same image.</summary>
+  // conformance: predictor.internal_output_by_name
+  [Test]
+  public void InternalOutputByName() {
+    using (var p = FromMemory(2))
+    using (var logits = Predictor.Create(symbolJson, File.ReadAllBytes(paramsPath), DataInput(), new[] { "fc2" })) {
+      CollectionAssert.AreEqual(new[] { "fc2_output" }, logits.Outputs);
+      CollectionAssert.AreEqual(new long[] { 3, 10 }, logits.OutputShape(0, 3, 1, 28, 28));
+      for (int i = 0; i < 4; ++i) {
+        var z = logits.Predict(images[i]);
+        var want = p.Predict(images[i]);
+        Assert.AreEqual(10, z.Length);
+        double max = z.Max(), sum = z.Sum(v => Math.Exp(v - max));
+        for (int k = 0; k < 10; ++k)
+          Assert.AreEqual(want[k], Math.Exp(z[k] - max) / sum, 1e-5, "image " + i + " class " + k);
+      }
+    }
+  }
+
+  // conformance: predictor.allocating_predict
   [Test]
   public void AllocatingPredictSizesEachBatchOnItsOwn() {
     // Predict(float[]) remembers the output size per input length:
@@ -120,6 +157,7 @@ public class PredictorTests : LiveHandleFixture {
     }
   }
 
+  // conformance: predictor.threads_equal_one_thread
   [Test]
   public void ThreadsGiveResultsIdenticalToOneThreadWithWeightsHeldOnce() {
     const int threads = 6, maxExecutors = 2;
@@ -161,6 +199,7 @@ public class PredictorTests : LiveHandleFixture {
     }
   }
 
+  // conformance: predictor.async_equals_sync
   [Test]
   public void TasksGiveResultsIdenticalToOneThread() {
     using (var p = FromMemory(3)) {
@@ -190,6 +229,7 @@ public class PredictorTests : LiveHandleFixture {
 
   // Dynamic batching: threads' single images gathered into batches equal
   // unbatched calls, with both request queues.
+  // conformance: predictor.dynamic_batching_equals_single
   [Test]
   public void DynamicBatchingEqualsSingleCalls() {
     float[][] want;
@@ -231,6 +271,7 @@ public class PredictorTests : LiveHandleFixture {
                 "batch_queue", "'ring'");
   }
 
+  // conformance: predictor.cancelled_before_start
   [Test]
   public void CancelledBeforeStartLeavesOutputUntouched() {
     using (var p = FromMemory())
@@ -246,6 +287,7 @@ public class PredictorTests : LiveHandleFixture {
     }
   }
 
+  // conformance: predictor.interleaved_batch_sizes
   [Test]
   public void InterleavedBatchSizesEqualSingleSamples() {
     using (var p = FromMemory()) {
@@ -277,6 +319,7 @@ public class PredictorTests : LiveHandleFixture {
     }
   }
 
+  // conformance: predictor.memory_stream_equal_files
   [Test]
   public void ModelsFromMemoryStreamAndFilesAreEqual() {
     using (var mem = FromMemory())
@@ -294,6 +337,7 @@ public class PredictorTests : LiveHandleFixture {
     }
   }
 
+  // conformance: predictor.bad_inputs_give_errors predictor.bad_models_and_options
   [Test]
   public void BadArgumentsGiveWeftExceptionWithTheLibraryMessage() {
     var bytes = File.ReadAllBytes(paramsPath);
@@ -324,6 +368,7 @@ public class PredictorTests : LiveHandleFixture {
     }
   }
 
+  // conformance: predictor.closed_gives_invalid_handle
   [Test]
   public void ClosedPredictorThrowsInvalidHandle() {
     var p = FromMemory();
@@ -342,6 +387,7 @@ public class PredictorTests : LiveHandleFixture {
 
   /// <summary>Dispose while threads predict: every call either completes with
   /// the right answer or throws InvalidHandle; the native free runs once.</summary>
+  // conformance: predictor.close_while_predicting
   [Test]
   public void DisposeWhilePredictingIsSafe() {
     var p = FromMemory();

@@ -77,6 +77,7 @@ public partial class TrainingTests : LiveHandleFixture {
     } finally { NDArray.DisposeAll(g); }
   }
 
+  // conformance: executor.simple_bind_known_numbers
   [Test]
   public void SimpleBindForwardBackwardKnownNumbers() {
     using (var f = AbPlusC())
@@ -114,6 +115,7 @@ public partial class TrainingTests : LiveHandleFixture {
   /// dW2 = g^T h = (-6, 2.25), db2 = -1; dh = g W2 = [[2, -1], [-4, 2]] masked
   /// by relu to [[0, -1], [-4, 0]]; dW1 = dh^T x, db1 = column sums, dx = dh W1.
   /// </summary>
+  // conformance: executor.mlp_forward_backward_numbers
   [Test]
   public void MlpForwardBackwardKnownNumbers() {
     using (var x = Symbol.Variable("x"))
@@ -150,6 +152,7 @@ public partial class TrainingTests : LiveHandleFixture {
     }
   }
 
+  // conformance: executor.bind_to_existing_arrays
   [Test]
   public void BindToExistingArrays() {
     using (var f = AbPlusC())
@@ -168,6 +171,7 @@ public partial class TrainingTests : LiveHandleFixture {
     }
   }
 
+  // conformance: executor.errors
   [Test]
   public void ExecutorErrors() {
     using (var f = AbPlusC()) {
@@ -218,6 +222,7 @@ public partial class TrainingTests : LiveHandleFixture {
     }
   }
 
+  // conformance: training.mlp_to_fixed_accuracy
   [Test]
   public void TrainMlpToFixedAccuracy() {
     using (var t = new Trained(5))
@@ -242,6 +247,7 @@ public partial class TrainingTests : LiveHandleFixture {
     }
   }
 
+  // conformance: training.untrained_errors_reported
   [Test]
   public void UntrainedIsNotAccurateAndErrorsAreReported() {
     using (var t = new Trained(0))
@@ -258,6 +264,7 @@ public partial class TrainingTests : LiveHandleFixture {
     }
   }
 
+  // conformance: training.optimizer_initializer_metric
   [Test]
   public void OptimizerInitializerMetricKnownNumbers() {
     using (var sgd = Optimizer.Create("sgd", new Dictionary<string, object> { { "learning_rate", 0.1 } }))
@@ -285,6 +292,7 @@ public partial class TrainingTests : LiveHandleFixture {
     }
   }
 
+  // conformance: training.params_and_checkpoint
   [Test]
   public void ParamsFileAndCheckpointRoundTrip() {
     var dir = Path.Combine(Path.GetTempPath(), "weft-cs-" + Guid.NewGuid().ToString("N"));
@@ -308,6 +316,7 @@ public partial class TrainingTests : LiveHandleFixture {
     } finally { Directory.Delete(dir, true); }
   }
 
+  // conformance: executor.concurrent_separate_executors
   [Test]
   public void ConcurrentSeparateExecutors() {
     Exception failure = null;
@@ -333,6 +342,7 @@ public partial class TrainingTests : LiveHandleFixture {
   /// Reads the checkpoint the Java suite wrote into WEFT_XLANG_DIR (CTest
   /// fixture) and checks bit-identical outputs on the same input.
   /// </summary>
+  // conformance: training.cross_language_checkpoint
   [Test, Category("xlang")]
   public void ReadJavaCheckpointGivesIdenticalOutputs() {
     var dir = Environment.GetEnvironmentVariable("WEFT_XLANG_DIR");

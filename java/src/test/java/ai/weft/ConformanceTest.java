@@ -28,6 +28,7 @@ class ConformanceTest {
     assertEquals(0, Weft.leakedObjects(), "objects reported by the leak Cleaner");
   }
 
+  // conformance: library.version_and_op_listing
   @Test
   void versionAndOpListing() {
     assertEquals("0.1.0", Weft.version());
@@ -41,6 +42,7 @@ class ConformanceTest {
   }
 
   /** An NDArray created on cpu(1) reports cpu(1); gpu(0) fails naming the device. */
+  // conformance: ndarray.on_a_device
   @Test
   void ndarrayOnADevice() {
     try (NDArray a = NDArray.create(Context.cpu(1), DType.FLOAT32, 2, 2);
@@ -57,6 +59,7 @@ class ConformanceTest {
     Expect.error(ErrorCode.DEVICE, () -> NDArray.create(Context.gpu(0), DType.FLOAT32, 2), "gpu(0)");
   }
 
+  // conformance: ndarray.create_free_double_close
   @Test
   void createFreeAndDoubleCloseAreSafe() {
     long before = Weft.liveHandleCount();
@@ -74,12 +77,14 @@ class ConformanceTest {
     }
   }
 
+  // conformance: errors.bad_op_name_is_not_found
   @Test
   void badOpNameIsNotFound() {
     Expect.error(ErrorCode.NOT_FOUND, () -> Ops.call("no_such_op", null), "no_such_op");
     Expect.error(ErrorCode.NOT_FOUND, () -> Symbol.atomic("no_such_op", null), "no_such_op");
   }
 
+  // conformance: errors.bad_param_is_invalid_argument
   @Test
   void badParamIsInvalidArgument() {
     try (NDArray x = NDArray.fromArray(new float[] {1, 2, 3, 4, 5, 6}, 2, 3)) {
@@ -90,6 +95,7 @@ class ConformanceTest {
     }
   }
 
+  // conformance: errors.shape_mismatch_is_shape_error
   @Test
   void shapeMismatchIsShapeError() {
     try (NDArray x = NDArray.create(DType.FLOAT32, 2, 3);
@@ -100,11 +106,31 @@ class ConformanceTest {
     }
   }
 
+  // conformance: errors.malformed_json_is_invalid_arg
   @Test
   void malformedJsonIsInvalidArgument() {
     Expect.error(ErrorCode.INVALID_ARGUMENT, () -> Symbol.fromJson("{bad"), "JSON");
   }
 
+  /** A closed array passed to an op gives INVALID_HANDLE (never a crash or a success). */
+  // conformance: ndarray.closed_argument_invalid_handle
+  @Test
+  void closedArgumentGivesInvalidHandle() {
+    try (NDArray a = NDArray.fromArray(new float[] {1, 2}, 2)) {
+      NDArray b = NDArray.fromArray(new float[] {3, 4}, 2);
+      b.close();
+      b.close();
+      assertTrue(b.isClosed());
+      Expect.error(ErrorCode.INVALID_HANDLE, b::shape, "NDArray is closed");
+      Expect.error(ErrorCode.INVALID_HANDLE, () -> Ops.call("elemwise_add", null, a, b),
+          "NDArray is closed");
+      Expect.error(ErrorCode.INVALID_HANDLE,
+          () -> Ops.invokeInto("elemwise_add", null, new NDArray[] {a, a}, b), "NDArray is closed");
+      assertArrayEquals(new float[] {1, 2}, a.toFloatArray());
+    }
+  }
+
+  // conformance: ndarray.zero_copy_round_trip
   @Test
   void zeroCopyRoundTrip() {
     FloatBuffer in = NDArray.allocateFloats(6);
@@ -121,6 +147,7 @@ class ConformanceTest {
     }
   }
 
+  // conformance: ndarray.wrong_buffer_size_rejected
   @Test
   void wrongBufferSizeRejected() {
     try (NDArray a = NDArray.create(DType.FLOAT32, 2, 3)) {
@@ -139,6 +166,7 @@ class ConformanceTest {
     }
   }
 
+  // conformance: ops.imperative_known_numbers
   @Test
   void imperativeOpsWithKnownNumbers() {
     try (NDArray x = NDArray.fromArray(new float[] {1, 2, 3, 4, 5, 6}, 2, 3);
@@ -160,6 +188,28 @@ class ConformanceTest {
     }
   }
 
+  /** invokeInto writes existing arrays; a wrong output shape fails and writes nothing. */
+  // conformance: ops.invoke_into_writes_existing_arrays
+  @Test
+  void invokeIntoWritesExistingArrays() {
+    try (NDArray x = NDArray.fromArray(new float[] {1, 2, 3}, 3);
+        NDArray y = NDArray.fromArray(new float[] {10, 20, 30}, 3);
+        NDArray o = NDArray.fromArray(new float[] {100, 100, 100}, 3);
+        NDArray wrong = NDArray.fromArray(new float[] {7, 7, 7, 7}, 4)) {
+      Ops.invokeInto("elemwise_add", null, new NDArray[] {x, y}, o);
+      assertArrayEquals(new float[] {11, 22, 33}, o.toFloatArray());
+      Ops.invokeInto("_plus_scalar", Map.of("scalar", 0.5), new NDArray[] {x}, o);
+      assertArrayEquals(new float[] {1.5f, 2.5f, 3.5f}, o.toFloatArray());
+      Expect.error(ErrorCode.SHAPE,
+          () -> Ops.invokeInto("elemwise_add", null, new NDArray[] {x, y}, wrong));
+      assertArrayEquals(new float[] {7, 7, 7, 7}, wrong.toFloatArray());
+      Expect.error(ErrorCode.NOT_FOUND,
+          () -> Ops.invokeInto("no_such_op", null, new NDArray[] {x}, o), "no_such_op");
+      assertArrayEquals(new float[] {1.5f, 2.5f, 3.5f}, o.toFloatArray());
+    }
+  }
+
+  // conformance: ndarray.reshape_and_slice_are_views
   @Test
   void reshapeAndSliceAreViews() {
     try (NDArray x = NDArray.fromArray(new float[] {1, 2, 3, 4, 5, 6}, 3, 2);
@@ -173,6 +223,7 @@ class ConformanceTest {
     }
   }
 
+  // conformance: symbol.composition_automatic_names
   @Test
   void symbolCompositionWithAutomaticNames() {
     try (Symbol x = Symbol.variable("x");
@@ -200,6 +251,7 @@ class ConformanceTest {
     }
   }
 
+  // conformance: symbol.partial_shape_inference
   @Test
   void partialShapeInference() {
     try (Symbol x = Symbol.variable("x");
@@ -220,6 +272,7 @@ class ConformanceTest {
     }
   }
 
+  // conformance: threads.concurrent_use_separate_arrays
   @Test
   void concurrentUseOnSeparateArrays() throws InterruptedException {
     AtomicReference<Throwable> failure = new AtomicReference<>();

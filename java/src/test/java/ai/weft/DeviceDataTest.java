@@ -25,6 +25,7 @@ class DeviceDataTest {
    * gpu(0) fails with a DEVICE error naming it, for simpleBind, bind and
    * Module.create alike (with one, trainsOnTheGpu runs instead).
    */
+  // conformance: device.bind_on_a_device
   @Test
   void bindOnADevice() {
     boolean noGpu = Context.deviceCount(Context.DeviceType.GPU) == 0;
@@ -60,6 +61,7 @@ class DeviceDataTest {
    * MLP trained there for two epochs (SGD with momentum, fixed seeds) ends
    * with the parameters of the same run on the CPU. Skipped without one.
    */
+  // conformance: device.trains_on_the_gpu
   @Test
   void trainsOnTheGpu() {
     org.junit.jupiter.api.Assumptions.assumeTrue(Context.deviceCount(Context.DeviceType.GPU) > 0, "no GPU");
@@ -92,6 +94,7 @@ class DeviceDataTest {
    * each GPU seen with its memory, and a DEVICE error for the first GPU id
    * past the count.
    */
+  // conformance: device.count_and_memory
   @Test
   void deviceCountAndMemory() {
     assertTrue(Context.deviceCount(Context.DeviceType.CPU) >= 1);
@@ -107,6 +110,7 @@ class DeviceDataTest {
   }
 
   /** The library's MNIST loader on Debian's Fashion-MNIST test set (skipped when absent). */
+  // conformance: data.mnist_loader
   @Test
   void mnistLoader() {
     String dir = "/usr/share/datasets/fashion-mnist";
@@ -140,6 +144,7 @@ class DeviceDataTest {
    * last batch holds sample 6 then samples 0 and 1 again (pad 2); reset()
    * starts the same sequence over.
    */
+  // conformance: data.iter_batches_and_pads
   @Test
   void dataIterBatchesAndPads() {
     float[] xs = new float[14];
@@ -206,6 +211,7 @@ class DeviceDataTest {
    * arrays living on their group's device; a group missing from the map
    * fails with DEVICE naming it.
    */
+  // conformance: device.group2ctx_places_arguments
   @Test
   void group2ctxPlacesArgumentsOnTheirGroupsDevice() {
     Map<String, Context> g2c = Map.of("stage1", Context.cpu(1), "stage2", Context.cpu(2));

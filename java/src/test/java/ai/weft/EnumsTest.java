@@ -30,6 +30,7 @@ class EnumsTest {
     return codes.map(Number::longValue).collect(Collectors.toCollection(TreeSet::new));
   }
 
+  // conformance: enums.typed_enums_cover_c_enums
   @Test
   void typedEnumsCoverTheCEnums() throws IllegalAccessException {
     assertEquals(cValues(WeftStatus.class), codes(Arrays.stream(ErrorCode.values())

@@ -46,6 +46,7 @@ class ExecutorOptionsTest {
    * gradReq("a", "write") only: after forward/backward a's gradient is the
    * closed form head * b, and b and c have no gradient array (WEFT_REQ_NULL).
    */
+  // conformance: executor_options.grad_req_per_argument
   @Test
   void gradReqForOneArgumentOnly() {
     float[] hg = {1, 2, 3, 4};
@@ -87,6 +88,7 @@ class ExecutorOptionsTest {
    * the memory planner (Executor.memory()). Options are reusable and may be
    * closed while their executor lives; bind takes them too.
    */
+  // conformance: executor_options.default_numbers
   @Test
   void optionsGiveTheDefaultNumbers() {
     try (Symbol f = TrainingTest.abPlusC();
@@ -138,6 +140,7 @@ class ExecutorOptionsTest {
   }
 
   /** group(): each group's arguments on its device, as group2ctx. */
+  // conformance: executor_options.groups_place_arguments
   @Test
   void groupsPlaceArguments() {
     try (Symbol f = DeviceDataTest.groupedAbPlusC();
@@ -161,6 +164,7 @@ class ExecutorOptionsTest {
    * rejects requests by name; closed options fail with INVALID_HANDLE; every
    * options object is a live handle until closed.
    */
+  // conformance: executor_options.errors
   @Test
   void errors() {
     long before = Weft.liveHandleCount();

@@ -12,6 +12,7 @@ import org.junit.jupiter.api.extension.ExtendWith;
 /** KVStore through the binding (the same cases in NUnit and go test). */
 @ExtendWith(LiveHandles.class)
 class KVStoreTest {
+  // conformance: kvstore.push_sums_and_pull_copies
   @Test
   void pushSumsRepeatedKeysAndPullCopies() {
     try (KVStore kv = KVStore.create("local");
@@ -30,6 +31,7 @@ class KVStoreTest {
     }
   }
 
+  // conformance: kvstore.optimizer_runs_on_push
   @Test
   void optimizerRunsOnPush() {
     try (KVStore kv = KVStore.create("device");
@@ -43,6 +45,7 @@ class KVStoreTest {
     }
   }
 
+  // conformance: kvstore.errors_name_the_key
   @Test
   void errorsNameTheKey() {
     WeftException e = assertThrows(WeftException.class, () -> KVStore.create("ps"));

@@ -20,6 +20,7 @@ import org.junit.jupiter.api.io.TempDir;
 /** .params and .npy in memory and on streams. */
 @ExtendWith(LiveHandles.class)
 class NDArrayIOTest {
+  // conformance: io.params_round_trip
   @Test
   void paramsRoundTripThroughBytesAndStreams(@TempDir Path dir) throws Exception {
     try (NDArray w = NDArray.fromArray(new float[] {1, 2, 3, 4}, 2, 2);
@@ -52,6 +53,7 @@ class NDArrayIOTest {
     }
   }
 
+  // conformance: io.npy_round_trip io.npy_errors
   @Test
   void npyRoundTripThroughBytesFilesAndStreams(@TempDir Path dir) throws Exception {
     try (NDArray a = NDArray.fromArray(new float[] {-3, -2.5f, -2, -1.5f, -1, -0.5f}, 2, 3)) {

@@ -62,6 +62,7 @@ class PredictorTest {
     return new float[] {x[2 * i], x[2 * i + 1]};
   }
 
+  // conformance: predictor.describes_its_model
   @Test
   void describesItsModel() {
     try (Predictor p = fromFiles()) {
@@ -74,6 +75,7 @@ class PredictorTest {
     }
   }
 
+  // conformance: predictor.memory_stream_equal_files
   @Test
   void memoryBytesAndStreamEqualFiles() throws Exception {
     String json = Files.readString(symbolFile);
@@ -92,6 +94,33 @@ class PredictorTest {
     }
   }
 
+  /**
+   * An internal node as the output: "fc2" gives fc2_output, the logits, whose softmax is the
+   * model's own output on the same sample.
+   */
+  // conformance: predictor.internal_output_by_name
+  @Test
+  void internalOutputByName() {
+    try (Predictor p = fromFiles();
+        Predictor logits = Predictor.fromFiles(symbolFile, paramsFile,
+            Map.of("data", new long[] {1, 2}), List.of("fc2"), null, null)) {
+      assertEquals(List.of("fc2_output"), logits.outputs());
+      assertArrayEquals(new long[] {3, 4}, logits.outputShape(0, new long[] {3, 2}));
+      for (int i = 0; i < 5; ++i) {
+        float[] z = logits.predict(sample(i), 1, 2);
+        float[] want = p.predict(sample(i), 1, 2);
+        assertEquals(4, z.length);
+        double max = Math.max(Math.max(z[0], z[1]), Math.max(z[2], z[3]));
+        double sum = 0;
+        for (float v : z) sum += Math.exp(v - max);
+        for (int k = 0; k < 4; ++k) {
+          assertEquals(want[k], Math.exp(z[k] - max) / sum, 1e-5, "sample " + i + " class " + k);
+        }
+      }
+    }
+  }
+
+  // conformance: predictor.threads_equal_one_thread
   @Test
   void threadsEqualOneThreadWithWeightsHeldOnce() throws Exception {
     final int threads = 8;
@@ -132,6 +161,7 @@ class PredictorTest {
   }
 
   /** Dynamic batching: threads' single samples gathered into batches equal unbatched calls. */
+  // conformance: predictor.dynamic_batching_equals_single
   @Test
   void dynamicBatchingEqualsSingleCalls() throws Exception {
     final int threads = 8;
@@ -175,6 +205,7 @@ class PredictorTest {
     assertTrue(e.getMessage().contains("batch_queue"), e.getMessage());
   }
 
+  // conformance: predictor.interleaved_batch_sizes
   @Test
   void interleavedBatchesEqualSingleSamples() {
     try (Predictor p = fromFiles()) {
@@ -196,6 +227,7 @@ class PredictorTest {
     }
   }
 
+  // conformance: predictor.allocating_predict
   @Test
   void allocatingPredictSizesEachShapeOnItsOwn() {
     // predict(float[], long...) remembers the output size per input shape:
@@ -215,6 +247,7 @@ class PredictorTest {
     }
   }
 
+  // conformance: predictor.direct_buffers
   @Test
   void directBuffersEqualArraysWithoutCopies() {
     try (Predictor p = fromFiles()) {
@@ -257,6 +290,7 @@ class PredictorTest {
     }
   }
 
+  // conformance: predictor.async_equals_sync
   @Test
   void asyncEqualsSync() throws Exception {
     try (Predictor p = fromFiles()) {
@@ -271,6 +305,7 @@ class PredictorTest {
     }
   }
 
+  // conformance: predictor.bad_inputs_give_errors
   @Test
   void badShapesAndSizesGiveWeftExceptions() {
     try (Predictor p = fromFiles()) {
@@ -288,6 +323,7 @@ class PredictorTest {
     }
   }
 
+  // conformance: predictor.bad_models_and_options
   @Test
   void badModelsAndOptionsGiveWeftExceptions() throws Exception {
     byte[] params = Files.readAllBytes(paramsFile);
@@ -306,6 +342,7 @@ class PredictorTest {
     assertTrue(e.getMessage().contains("missing.params"), e.getMessage());
   }
 
+  // conformance: predictor.closed_gives_invalid_handle
   @Test
   void closedPredictorGivesInvalidHandle() throws Exception {
     Predictor p = fromFiles();
@@ -320,5 +357,59 @@ class PredictorTest {
     ExecutionException ee = assertThrows(ExecutionException.class, () -> p.predictAsync(x, 1, 2).get());
     assertInstanceOf(WeftException.class, ee.getCause());
     assertEquals(ErrorCode.INVALID_HANDLE, ((WeftException) ee.getCause()).code());
+  }
+
+  /**
+   * Close while threads predict: every call either completes with the right answer or fails
+   * with INVALID_HANDLE (it started after close) or INVALID_ARGUMENT "closed" (it was waiting
+   * for an executor when close came); nothing crashes and the handle is freed once.
+   */
+  // conformance: predictor.close_while_predicting
+  @Test
+  void closeWhilePredictingIsSafe() throws Exception {
+    long before = Weft.liveHandleCount();
+    Predictor p = Predictor.fromFiles(symbolFile, paramsFile, Map.of("data", new long[] {1, 2}),
+        null, Map.of("max_executors", "1"), null);
+    float[] x = sample(4);
+    float[] want = p.predict(x, 1, 2);
+    final int threads = 4;
+    int[] done = new int[threads];
+    List<Throwable> errors = java.util.Collections.synchronizedList(new ArrayList<>());
+    CountDownLatch started = new CountDownLatch(threads);
+    List<Thread> ts = new ArrayList<>();
+    for (int t = 0; t < threads; ++t) {
+      final int t0 = t;
+      Thread th = new Thread(() -> {
+        boolean signalled = false;
+        try {
+          for (int k = 0; k < 2000; ++k) {
+            float[] out = new float[4];
+            p.predict(x, new long[] {1, 2}, out);
+            assertArrayEquals(want, out, 0f);
+            ++done[t0];
+            if (!signalled) {
+              started.countDown();
+              signalled = true;
+            }
+          }
+        } catch (WeftException e) {
+          boolean closed = e.code() == ErrorCode.INVALID_HANDLE
+              || (e.code() == ErrorCode.INVALID_ARGUMENT && e.getMessage().contains("closed"));
+          if (!closed) errors.add(e);
+        } catch (Throwable e) {
+          errors.add(e);
+        }
+        if (!signalled) started.countDown();
+      });
+      th.start();
+      ts.add(th);
+    }
+    started.await();  // every thread has completed one call (or failed)
+    p.close();
+    for (Thread th : ts) th.join();
+    assertEquals(List.of(), errors);
+    for (int t = 0; t < threads; ++t) assertTrue(done[t] > 0, "thread " + t);
+    Expect.error(ErrorCode.INVALID_HANDLE, () -> p.predict(x, 1, 2), "Predictor");
+    assertEquals(before, Weft.liveHandleCount());
   }
 }

@@ -112,6 +112,7 @@ class TrainingTest {
     }
   }
 
+  // conformance: executor.simple_bind_known_numbers
   @Test
   void simpleBindForwardBackwardKnownNumbers() {
     try (Symbol f = abPlusC(); Executor ex = Executor.simpleBind(f, shapes(2, 2), "write")) {
@@ -141,6 +142,7 @@ class TrainingTest {
    * dW2 = g^T h = (-6, 2.25), db2 = -1; dh = g W2 = [[2, -1], [-4, 2]] masked
    * by relu to [[0, -1], [-4, 0]]; dW1 = dh^T x, db1 = column sums, dx = dh W1.
    */
+  // conformance: executor.mlp_forward_backward_numbers
   @Test
   void mlpForwardBackwardKnownNumbers() {
     try (Symbol x = Symbol.variable("x");
@@ -186,6 +188,7 @@ class TrainingTest {
     }
   }
 
+  // conformance: executor.bind_to_existing_arrays
   @Test
   void bindToExistingArrays() {
     try (Symbol f = abPlusC();
@@ -215,6 +218,7 @@ class TrainingTest {
     }
   }
 
+  // conformance: executor.errors
   @Test
   void executorErrors() {
     try (Symbol f = abPlusC()) {
@@ -276,6 +280,7 @@ class TrainingTest {
     }
   }
 
+  // conformance: training.mlp_to_fixed_accuracy
   @Test
   void trainMlpToFixedAccuracy() {
     try (Trained t = new Trained(5); Metric acc = Metric.create("acc")) {
@@ -307,6 +312,7 @@ class TrainingTest {
     }
   }
 
+  // conformance: training.untrained_errors_reported
   @Test
   void untrainedIsNotAccurateAndErrorsAreReported() {
     // The accuracy check above can fail: chance level is 0.25.
@@ -326,6 +332,7 @@ class TrainingTest {
     }
   }
 
+  // conformance: training.optimizer_initializer_metric
   @Test
   void optimizerInitializerMetricKnownNumbers() {
     try (Optimizer sgd = Optimizer.create("sgd", Map.of("learning_rate", 0.1));
@@ -354,6 +361,38 @@ class TrainingTest {
     }
   }
 
+  /** The learning-rate schedule and gradient scale (the same numbers as NUnit and go test). */
+  // conformance: training.optimizer_schedule_rescale
+  @Test
+  void scheduleAndRescaleGrad() {
+    long before = Weft.liveHandleCount();
+    try (Optimizer opt = Optimizer.create("sgd", Map.of("learning_rate", 1));
+        NDArray w = NDArray.fromArray(new float[] {10}, 1);
+        NDArray g = NDArray.fromArray(new float[] {1}, 1)) {
+      opt.setLrScheduler("factor", new long[] {1}, 0.5f, 1e-8f);
+      opt.setRescaleGrad(2);
+      // Updates 1, 2, 3 run at rates 1, 0.5, 0.25, each on 2 * g.
+      for (int k = 0; k < 3; ++k) opt.update(0, "w", w, g);
+      assertEquals(10 - 2 * 1.75, w.toFloatArray()[0], 1e-6);
+      assertEquals(0.25, opt.learningRate("w"), 1e-7);
+      opt.setLrScheduler("multifactor", new long[] {1, 2}, 0.1f, 0);
+      assertEquals(0.01, opt.learningRate("w"), 1e-8);
+      opt.setLrScheduler("none", null, 0, 0);
+      assertEquals(1.0, opt.learningRate("w"), 0);
+      Expect.error(ErrorCode.INVALID_ARGUMENT,
+          () -> opt.setLrScheduler("cosine", new long[] {1}, 0.5f, 0), "cosine", "multifactor");
+      Expect.error(ErrorCode.INVALID_ARGUMENT,
+          () -> opt.setLrScheduler("multifactor", new long[] {3, 2}, 0.5f, 0), "increasing");
+      Expect.error(ErrorCode.INVALID_ARGUMENT, () -> opt.setLrScheduler("factor", null, 0.5f, 0),
+          "steps");
+      Expect.error(ErrorCode.INVALID_ARGUMENT, () -> opt.setRescaleGrad(Float.NaN), "rescale_grad");
+      opt.close();
+      Expect.error(ErrorCode.INVALID_HANDLE, () -> opt.setRescaleGrad(1), "Optimizer is closed");
+    }
+    assertEquals(before, Weft.liveHandleCount());
+  }
+
+  // conformance: training.params_and_checkpoint
   @Test
   void paramsFileAndCheckpointRoundTrip(@TempDir Path dir) {
     try (Trained t = new Trained(2)) {
@@ -382,6 +421,7 @@ class TrainingTest {
     }
   }
 
+  // conformance: executor.concurrent_separate_executors
   @Test
   void concurrentSeparateExecutors() throws InterruptedException {
     AtomicReference<Throwable> failure = new AtomicReference<>();
@@ -411,6 +451,7 @@ class TrainingTest {
    * expected.params (the probe input and the trained MLP's outputs on it)
    * into -Dweft.xlang.dir (CTest fixture) or a temp dir, and reads them back.
    */
+  // conformance: training.cross_language_checkpoint
   @Test
   void writeCrossLanguageCheckpoint(@TempDir Path tmp) {
     String prop = System.getProperty("weft.xlang.dir");

