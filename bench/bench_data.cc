@@ -13,6 +13,7 @@
 #include <random>
 #include <vector>
 
+#include "weft/runtime.h"
 #include "weft/data_iter.h"
 #include "weft/idx.h"
 
@@ -28,7 +29,7 @@ void BM_LoadFashionMNISTTrain(benchmark::State& state) {
     return;
   }
   for (auto _ : state) {
-    MNISTData d = LoadMNIST(kImages, kLabels);
+    MNISTData d = LoadMNIST(kImages, kLabels, &Runtime::Global());
     benchmark::DoNotOptimize(d.images.dptr());
   }
 }
@@ -57,7 +58,7 @@ constexpr int64_t kN = 60000, kRow = 784;
 constexpr int kBatch = 100;
 
 NDArray Rows() {
-  NDArray a(Shape{kN, kRow}, Context::CPU(), DType::kFloat32);
+  NDArray a(Shape{kN, kRow}, Context::CPU(), DType::kFloat32, &Runtime::Global());
   float* p = static_cast<float*>(a.dptr());
   for (int64_t i = 0; i < kN * kRow; ++i) p[i] = static_cast<float>(i % 255) / 255.f;
   return a;
@@ -65,7 +66,7 @@ NDArray Rows() {
 
 void BM_NDArrayIterEpoch(benchmark::State& state) {
   NDArray data = Rows();
-  NDArray label(Shape{kN}, Context::CPU(), DType::kFloat32);
+  NDArray label(Shape{kN}, Context::CPU(), DType::kFloat32, &Runtime::Global());
   std::memset(label.dptr(), 0, label.Bytes());
   NDArrayIter it({{"data", data}}, {{"softmax_label", label}}, kBatch, true, LastBatch::kPad, 1);
   for (auto _ : state) {

@@ -21,6 +21,7 @@
 #include <string>
 #include <vector>
 
+#include "weft/runtime.h"
 #include "weft/executor.h"
 #include "weft/status.h"
 #include "weft/symbol.h"
@@ -34,7 +35,7 @@ Symbol Var(const std::string& name) { return Symbol::CreateVariable(name); }
 
 Symbol Op(const std::string& op, const std::vector<Symbol>& in, const StringMap& p,
           const std::string& name) {
-  return Symbol::Apply(op, in, p, name);
+  return Symbol::Apply(Runtime::Global().ops(), op, in, p, name);
 }
 
 Symbol Relu(const Symbol& x, const std::string& name) {
@@ -124,7 +125,8 @@ std::unique_ptr<Executor> BindModel(const Model& m, GradReq req, int groups) {
   ExecutorOptions o;
   o.num_groups = groups;
   pass::ShapeMap shapes = {{"data", m.data}, {"softmax_label", Shape{m.data[0]}}};
-  return Executor::SimpleBind(m.symbol, kCpu, shapes, {}, GradReqSpec::All(req), o);
+  return Executor::SimpleBind(&Runtime::Global(), m.symbol, kCpu, shapes, {}, GradReqSpec::All(req),
+                              o);
 }
 
 void PrintMemory(const Model& m) {

@@ -17,6 +17,7 @@
 #include <string>
 #include <vector>
 
+#include "weft/runtime.h"
 #include "weft/engine.h"
 #include "weft/executor.h"
 #include "weft/imperative.h"
@@ -35,7 +36,7 @@ std::string EngineLabel() {
 
 Symbol Op(const std::string& op, const std::vector<Symbol>& in, const StringMap& p,
           const std::string& name) {
-  return Symbol::Apply(op, in, p, name);
+  return Symbol::Apply(Runtime::Global().ops(), op, in, p, name);
 }
 
 Symbol Branch(const Symbol& x, const std::string& b) {
@@ -77,13 +78,13 @@ void BM_TwoBranchFcExecutor(benchmark::State& state) {
   opt.num_groups = static_cast<int>(state.range(1));
   GradReqSpec req;
   req.all = train ? GradReq::kWrite : GradReq::kNull;
-  auto ex =
-      Executor::SimpleBind(TwoBranches(), kCpu, {{"data", Shape{kBatch, kHidden}}}, {}, req, opt);
+  auto ex = Executor::SimpleBind(&Runtime::Global(), TwoBranches(), kCpu,
+                                 {{"data", Shape{kBatch, kHidden}}}, {}, req, opt);
   for (size_t i = 0; i < ex->arg_arrays().size(); ++i) {
     NDArray a = ex->arg_arrays()[i];
     Fill(&a, static_cast<unsigned>(i + 1));
   }
-  NDArray head(Shape{kBatch, kHidden}, kCpu, DType::kFloat32);
+  NDArray head(Shape{kBatch, kHidden}, kCpu, DType::kFloat32, &Runtime::Global());
   Fill(&head, 99);
   for (auto _ : state) {
     ex->Forward(train);
@@ -105,12 +106,12 @@ void BM_TwoBranchFcExecutor(benchmark::State& state) {
 void BM_TwoBranchFcInvoke(benchmark::State& state) {
   const int blas_threads = openblas_get_num_threads();
   openblas_set_num_threads(1);
-  NDArray x(Shape{kBatch, kHidden}, kCpu, DType::kFloat32);
+  NDArray x(Shape{kBatch, kHidden}, kCpu, DType::kFloat32, &Runtime::Global());
   Fill(&x, 1);
   std::vector<NDArray> w, b;
   for (int i = 0; i < 4; ++i) {
-    w.emplace_back(Shape{kHidden, kHidden}, kCpu, DType::kFloat32);
-    b.emplace_back(Shape{kHidden}, kCpu, DType::kFloat32);
+    w.emplace_back(Shape{kHidden, kHidden}, kCpu, DType::kFloat32, &Runtime::Global());
+    b.emplace_back(Shape{kHidden}, kCpu, DType::kFloat32, &Runtime::Global());
     Fill(&w.back(), 10 + i);
     Fill(&b.back(), 20 + i);
   }
@@ -120,12 +121,12 @@ void BM_TwoBranchFcInvoke(benchmark::State& state) {
     for (int br = 0; br < 2; ++br) {
       NDArray h = x;
       for (int i = 0; i < 2; ++i) {
-        h = Invoke("FullyConnected", {h, w[br * 2 + i], b[br * 2 + i]}, fc)[0];
-        h = Invoke("Activation", {h}, relu)[0];
+        h = Invoke(&Runtime::Global(), "FullyConnected", {h, w[br * 2 + i], b[br * 2 + i]}, fc)[0];
+        h = Invoke(&Runtime::Global(), "Activation", {h}, relu)[0];
       }
       branch.push_back(h);
     }
-    Invoke("elemwise_add", branch)[0].WaitToRead();
+    Invoke(&Runtime::Global(), "elemwise_add", branch)[0].WaitToRead();
   }
   state.counters["GFLOP/s"] =
       benchmark::Counter(ForwardFlop() * state.iterations() / 1e9, benchmark::Counter::kIsRate);
@@ -141,7 +142,8 @@ void BM_ExecutorTinyOpChain(benchmark::State& state) {
   Symbol h = Symbol::CreateVariable("x");
   for (int i = 0; i < kLen; ++i)
     h = Op("_plus_scalar", {h}, {{"scalar", "1"}}, "p" + std::to_string(i));
-  auto ex = Executor::SimpleBind(h, kCpu, {{"x", Shape{16}}}, {}, GradReqSpec::All(GradReq::kNull));
+  auto ex = Executor::SimpleBind(&Runtime::Global(), h, kCpu, {{"x", Shape{16}}}, {},
+                                 GradReqSpec::All(GradReq::kNull));
   for (auto _ : state) {
     ex->Forward(false);
     ex->outputs()[0].WaitToRead();

@@ -31,6 +31,7 @@
 #include <thread>
 #include <vector>
 
+#include "weft/runtime.h"
 #include "weft/engine.h"
 #include "weft/initializer.h"
 #include "weft/kvstore.h"
@@ -70,7 +71,7 @@ int Allreduce(int reps, int rank) {
     const int64_t n = mb * (1 << 20) / 4;
     std::vector<float> raw(static_cast<size_t>(n), 1.0f);
     auto kv = weft::KVStore::Create("dist_sync");
-    NDArray value({n}, weft::Context::CPU(0), weft::DType::kFloat32);
+    NDArray value({n}, weft::Context::CPU(0), weft::DType::kFloat32, &weft::Runtime::Global());
     value.CopyFromHost(raw.data(), raw.size() * 4);
     kv->Init({"g"}, {value});
     Stats mpi, nb, store;
@@ -197,11 +198,11 @@ int Lanes(int reps, int rank) {
 }
 
 int Train(const std::string& json, int batch, int steps, int reps, int rank) {
-  weft::Symbol sym = weft::LoadJSONFile(json).symbol;
+  weft::Symbol sym = weft::LoadJSONFile(json, weft::Runtime::Global().ops()).symbol;
   auto local = std::shared_ptr<weft::KVStore>(weft::KVStore::Create("local"));
   auto dist = std::shared_ptr<weft::KVStore>(weft::KVStore::Create("dist_sync"));
   auto make = [&](std::shared_ptr<weft::KVStore> kv) {
-    auto m = std::make_unique<weft::Module>(sym);
+    auto m = std::make_unique<weft::Module>(&weft::Runtime::Global(), sym);
     m->Bind({{"data", weft::Shape{batch, 1, 28, 28}}}, {{"softmax_label", weft::Shape{batch}}});
     auto init = weft::Initializer::Create("xavier", {}, 1);
     m->InitParams(init.get());
@@ -215,8 +216,10 @@ int Train(const std::string& json, int batch, int steps, int reps, int rank) {
   for (size_t i = 0; i < x.size(); ++i) x[i] = static_cast<float>((i * 7919) % 255) / 255.0f;
   for (size_t i = 0; i < y.size(); ++i) y[i] = static_cast<float>(i % 10);
   weft::DataBatch b;
-  b.data.emplace_back(weft::Shape{batch, 1, 28, 28}, weft::Context::CPU(0), weft::DType::kFloat32);
-  b.label.emplace_back(weft::Shape{batch}, weft::Context::CPU(0), weft::DType::kFloat32);
+  b.data.emplace_back(weft::Shape{batch, 1, 28, 28}, weft::Context::CPU(0), weft::DType::kFloat32,
+                      &weft::Runtime::Global());
+  b.label.emplace_back(weft::Shape{batch}, weft::Context::CPU(0), weft::DType::kFloat32,
+                       &weft::Runtime::Global());
   b.data[0].CopyFromHost(x.data(), x.size() * 4);
   b.label[0].CopyFromHost(y.data(), y.size() * 4);
   auto run = [&](weft::Module* m, bool overlap) {

@@ -33,7 +33,7 @@ const Context kCpu = Context::CPU(0);
 constexpr int64_t kLayers = 2, kHidden = 512, kInput = 512, kSeq = 35, kBatch = 32;
 
 NDArray Random(const Shape& s, float lo, float hi, std::mt19937* rng) {
-  NDArray a(s, kCpu, DType::kFloat32);
+  NDArray a(s, kCpu, DType::kFloat32, &Runtime::Global());
   std::vector<float> v(static_cast<size_t>(s.Size()));
   std::uniform_real_distribution<float> d(lo, hi);
   for (float& x : v) x = d(*rng);
@@ -68,12 +68,12 @@ int Main(int argc, char** argv) {
   InvokeOptions train;
   train.is_train = true;
   std::vector<NDArray> out;
-  Invoke(nullptr, "RNN", in, params, &out, train);
+  Invoke(&Runtime::Global(), "RNN", in, params, &out, train);
   for (auto& o : out) o.WaitToRead();
   std::vector<NDArray> bin = in;
   for (const auto& o : out) bin.push_back(Random(o.shape(), -1, 1, &rng));
   std::vector<NDArray> grads;
-  Invoke(nullptr, "_backward_RNN", bin, params, &grads, train);
+  Invoke(&Runtime::Global(), "_backward_RNN", bin, params, &grads, train);
   for (auto& o : grads) o.WaitToRead();
 
   auto now = [] { return std::chrono::steady_clock::now(); };
@@ -81,10 +81,10 @@ int Main(int argc, char** argv) {
   std::vector<double> tf, tb, tt;
   for (int i = 0; i < warmup + iters; ++i) {
     auto t0 = now();
-    Invoke(nullptr, "RNN", in, params, &out, train);
+    Invoke(&Runtime::Global(), "RNN", in, params, &out, train);
     for (auto& o : out) o.WaitToRead();
     auto t1 = now();
-    Invoke(nullptr, "_backward_RNN", bin, params, &grads, train);
+    Invoke(&Runtime::Global(), "_backward_RNN", bin, params, &grads, train);
     for (auto& o : grads) o.WaitToRead();
     auto t2 = now();
     if (i < warmup) continue;

@@ -51,7 +51,7 @@ namespace {
 const Context kCpu = Context::CPU(0);
 
 NDArray Random(const Shape& s, float lo, float hi, std::mt19937* rng) {
-  NDArray a(s, kCpu, DType::kFloat32);
+  NDArray a(s, kCpu, DType::kFloat32, &Runtime::Global());
   std::vector<float> v(static_cast<size_t>(s.Size()));
   std::uniform_real_distribution<float> d(lo, hi);
   for (float& x : v) x = d(*rng);
@@ -89,7 +89,7 @@ std::vector<Shape> OutShapes(const std::string& op_name, const std::vector<NDArr
 // Fills call->outputs with zero-initialised arrays of the inferred shapes.
 void AllocOutputs(Call* call) {
   for (const Shape& s : OutShapes(call->op, call->inputs, call->params)) {
-    NDArray a(s, kCpu, DType::kFloat32);
+    NDArray a(s, kCpu, DType::kFloat32, &Runtime::Global());
     std::vector<float> zeros(static_cast<size_t>(s.Size()), 0.f);
     a.CopyFromHost(zeros.data(), zeros.size() * sizeof(float));
     call->outputs.push_back(a);
@@ -109,7 +109,7 @@ Case MakeCase(const std::string& name, const std::string& shape, const StringMap
   // The backward may read the forward's outputs (softmax): compute them once.
   InvokeOptions opts;
   opts.is_train = true;
-  Invoke(nullptr, c.fwd.op, c.fwd.inputs, c.fwd.params, &c.fwd.outputs, opts);
+  Invoke(&Runtime::Global(), c.fwd.op, c.fwd.inputs, c.fwd.params, &c.fwd.outputs, opts);
   c.bwd = {"_backward_" + name, params, bwd_inputs(c.fwd), {}};
   AllocOutputs(&c.bwd);
   return c;
@@ -198,7 +198,7 @@ double TimeInvoke(Call* c, int warmup, int iters) {
   InvokeOptions opts;
   opts.is_train = true;
   return TimeMs(warmup, iters, [&] {
-    Invoke(nullptr, c->op, c->inputs, c->params, &c->outputs, opts);
+    Invoke(&Runtime::Global(), c->op, c->inputs, c->params, &c->outputs, opts);
     for (const NDArray& o : c->outputs) o.WaitToRead();
   });
 }

@@ -13,7 +13,7 @@ namespace weft {
 namespace {
 
 NDArray Filled(const Shape& s, float v) {
-  NDArray a(s, Context::CPU(0), DType::kFloat32);
+  NDArray a(s, Context::CPU(0), DType::kFloat32, &Runtime::Global());
   float* p = static_cast<float*>(a.dptr());
   for (int64_t i = 0; i < a.Size(); ++i) p[i] = v + static_cast<float>(i % 7) * 0.25f;
   return a;
@@ -28,9 +28,10 @@ void SetGemmCounters(benchmark::State& state, int64_t n) {
 void BM_DotSgemm(benchmark::State& state) {
   const int64_t n = state.range(0);
   NDArray a = Filled({n, n}, 1.f), b = Filled({n, n}, 2.f);
-  std::vector<NDArray> out{NDArray(Shape({n, n}), Context::CPU(0), DType::kFloat32)};
+  std::vector<NDArray> out{
+      NDArray(Shape({n, n}), Context::CPU(0), DType::kFloat32, &Runtime::Global())};
   for (auto _ : state) {
-    Invoke(nullptr, "dot", {a, b}, {}, &out);
+    Invoke(&Runtime::Global(), "dot", {a, b}, {}, &out);
     benchmark::DoNotOptimize(out[0].dptr());
   }
   SetGemmCounters(state, n);
@@ -65,9 +66,10 @@ constexpr int64_t kAddN = 10 * 1000 * 1000;
 
 void BM_ElemwiseAdd10M(benchmark::State& state) {
   NDArray a = Filled({kAddN}, 1.f), b = Filled({kAddN}, 2.f);
-  std::vector<NDArray> out{NDArray(Shape({kAddN}), Context::CPU(0), DType::kFloat32)};
+  std::vector<NDArray> out{
+      NDArray(Shape({kAddN}), Context::CPU(0), DType::kFloat32, &Runtime::Global())};
   for (auto _ : state) {
-    Invoke(nullptr, "elemwise_add", {a, b}, {}, &out);
+    Invoke(&Runtime::Global(), "elemwise_add", {a, b}, {}, &out);
     benchmark::DoNotOptimize(out[0].dptr());
   }
   SetStreamCounters(state, kAddN);

@@ -18,7 +18,7 @@ namespace {
 constexpr int64_t kN = 1 << 22;
 
 NDArray Filled(float v) {
-  NDArray a(Shape({kN}), Context::CPU(0), DType::kFloat32);
+  NDArray a(Shape({kN}), Context::CPU(0), DType::kFloat32, &Runtime::Global());
   float* p = static_cast<float*>(a.dptr());
   for (int64_t i = 0; i < kN; ++i) p[i] = v + static_cast<float>(i % 7) * 0.25f;
   return a;
@@ -35,7 +35,7 @@ void BM_SGDMomUpdate4M(benchmark::State& state) {
   std::vector<NDArray> out{w};
   const StringMap p{{"lr", "0.01"}, {"momentum", "0.9"}, {"wd", "0.0001"}};
   for (auto _ : state) {
-    Invoke(nullptr, "sgd_mom_update", {w, g, m}, p, &out);
+    Invoke(&Runtime::Global(), "sgd_mom_update", {w, g, m}, p, &out);
     w.WaitToRead();
   }
   SetBytes(state, 5);  // read w, g, m; write m, w
@@ -61,7 +61,7 @@ void BM_AdamUpdate4M(benchmark::State& state) {
   std::vector<NDArray> out{w};
   const StringMap p{{"lr", "0.001"}, {"wd", "0.0001"}};
   for (auto _ : state) {
-    Invoke(nullptr, "adam_update", {w, g, mean, var}, p, &out);
+    Invoke(&Runtime::Global(), "adam_update", {w, g, mean, var}, p, &out);
     w.WaitToRead();
   }
   SetBytes(state, 7);  // read w, g, mean, var; write mean, var, w

@@ -17,6 +17,7 @@
 #include <string>
 #include <vector>
 
+#include "weft/runtime.h"
 #include "weft/data_iter.h"
 #include "weft/idx.h"
 #include "weft/initializer.h"
@@ -35,7 +36,8 @@ struct Config {
 };
 
 Symbol LoadModel(const std::string& name) {
-  return LoadJSONFile(std::string(WEFT_SOURCE_DIR) + "/examples/models/" + name + "-symbol.json")
+  return LoadJSONFile(std::string(WEFT_SOURCE_DIR) + "/examples/models/" + name + "-symbol.json",
+                      Runtime::Global().ops())
       .symbol;
 }
 
@@ -44,7 +46,7 @@ void Run(const Config& cfg, const MNISTData& train, const std::string& model, in
   Symbol sym = LoadModel(model);
   NDArrayIter it({{"data", train.images}}, {{"softmax_label", train.labels}}, batch, true,
                  LastBatch::kDiscard, 1);
-  Module mod(sym);
+  Module mod(&Runtime::Global(), sym);
   mod.Bind(it.provide_data(), it.provide_label(), true);
   auto init = Initializer::Create("xavier", {}, 7);
   mod.InitParams(init.get());
@@ -103,7 +105,7 @@ int Main(int argc, char** argv) {
     }
   }
   MNISTData train = LoadMNIST(cfg.data_dir + "/train-images-idx3-ubyte.gz",
-                              cfg.data_dir + "/train-labels-idx1-ubyte.gz");
+                              cfg.data_dir + "/train-labels-idx1-ubyte.gz", &Runtime::Global());
   const char* env = std::getenv("OMP_NUM_THREADS");
   const char* threads = env ? env : "-";
   std::printf(

@@ -15,6 +15,7 @@
 #include <string>
 #include <vector>
 
+#include "weft/runtime.h"
 #include "weft/initializer.h"
 #include "weft/module.h"
 #include "weft/ndarray_io.h"
@@ -33,7 +34,7 @@ NDArray Random(const Shape& s, uint32_t seed, double lo, double hi) {
     x ^= x << 17;
     f = static_cast<float>(lo + (hi - lo) * static_cast<double>(x >> 11) / 9007199254740992.0);
   }
-  NDArray a(s, Context::CPU(0), DType::kFloat32);
+  NDArray a(s, Context::CPU(0), DType::kFloat32, &Runtime::Global());
   a.CopyFromHost(v.data(), v.size() * sizeof(float));
   return a;
 }
@@ -62,17 +63,18 @@ int Main(int argc, char** argv) {
       return 2;
     }
   }
-  Symbol net = LoadJSONFile(dir + "/" + model + "-symbol.json").symbol;
+  Symbol net = LoadJSONFile(dir + "/" + model + "-symbol.json", Runtime::Global().ops()).symbol;
   Symbol logits = net.GetChildren();  // the exported softmax's input
-  Symbol sym = Symbol::Apply("SoftmaxOutput", {logits, Symbol::CreateVariable("softmax_label")}, {},
-                             "softmax");
+  Symbol sym = Symbol::Apply(Runtime::Global().ops(), "SoftmaxOutput",
+                             {logits, Symbol::CreateVariable("softmax_label")}, {}, "softmax");
   const Shape in_shape = model == "resnet18" ? Shape{batch, 3, 224, 224}
                          : model == "lenet"  ? Shape{batch, 1, 28, 28}
                                              : Shape{batch, 784};
   const int classes = model == "resnet18" ? 1000 : 10;
-  Module mod(sym, {"data"}, {"softmax_label"}, ctx);
+  Module mod(&Runtime::Global(), sym, {"data"}, {"softmax_label"}, ctx);
   mod.Bind({{"data", in_shape}}, {{"softmax_label", Shape{batch}}}, true);
-  const ParamMaps params = SplitParams(LoadNDArraysFile(dir + "/" + model + "-0000.params"));
+  const ParamMaps params =
+      SplitParams(LoadNDArraysFile(dir + "/" + model + "-0000.params", &Runtime::Global()));
   mod.InitParams(nullptr, params.args, params.aux, false);
   mod.InitOptimizer(Optimizer::Create("sgd", {{"learning_rate", "0.01"}, {"momentum", "0.9"}}));
   DataBatch b;
@@ -80,7 +82,7 @@ int Main(int argc, char** argv) {
   std::vector<float> labels(static_cast<size_t>(batch));
   for (int i = 0; i < batch; ++i)
     labels[static_cast<size_t>(i)] = static_cast<float>((i * 37) % classes);
-  NDArray l(Shape{batch}, Context::CPU(0), DType::kFloat32);
+  NDArray l(Shape{batch}, Context::CPU(0), DType::kFloat32, &Runtime::Global());
   l.CopyFromHost(labels.data(), labels.size() * sizeof(float));
   b.label = {l};
   std::vector<double> ms;

@@ -1,7 +1,10 @@
 // Runtime::Global(): the process runtime with every built-in kernel. This
 // unit assembles the layers (core's Runtime, the kernels' registration) and
-// is linked into libweft.so and weft_static; core alone does not define it.
+// is linked into libweft.so and weft_static; core alone does not define it
+// and never calls it: core receives a runtime (or its registries) from its
+// callers, and the global engine gets the global runtime's device hooks here.
 #include "register_kernels.h"
+#include "weft/engine.h"
 #include "weft/runtime.h"
 
 namespace weft {
@@ -12,6 +15,7 @@ Runtime& Runtime::Global() {
   static Runtime* rt = [] {
     auto* r = new Runtime();
     InstallBuiltinKernels(r);
+    Engine::SetGlobalDeviceAPIs([r](DeviceType t) { return r->device_api(t); });
     return r;
   }();
   return *rt;

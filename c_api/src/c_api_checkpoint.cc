@@ -7,6 +7,7 @@
 
 #include "c_api_ndarray_list.h"
 #include "c_api_train_internal.h"
+#include "weft/runtime.h"
 #include "weft/checkpoint.h"
 
 namespace {
@@ -55,7 +56,7 @@ WeftStatus weft_checkpoint_load(const char* prefix, int epoch, WeftSymbolHandle*
   CheckNotNull(sym, "sym");
   CheckNotNull(args, "args");
   CheckNotNull(aux, "aux");
-  weft::Checkpoint ck = weft::LoadCheckpoint(prefix, epoch);
+  weft::Checkpoint ck = weft::LoadCheckpoint(prefix, epoch, &weft::Runtime::Global());
   // Three handles: free the earlier ones if a later one cannot be made.
   WeftSymbolHandle* s = weft::capi::NewSymbol(std::move(ck.symbol));
   WeftNDArrayList* a = nullptr;

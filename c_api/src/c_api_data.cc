@@ -8,6 +8,7 @@
 
 #include "c_api_ndarray_list.h"
 #include "c_api_train_internal.h"
+#include "weft/runtime.h"
 #include "weft/idx.h"
 
 namespace weft {
@@ -77,7 +78,7 @@ WeftStatus weft_idx_load(const char* path, WeftNDArray** out) {
   WEFT_API_BEGIN();
   CheckNotNull(path, "path");
   CheckNotNull(out, "out");
-  *out = weft::capi::NewArray(weft::LoadIDX(path));
+  *out = weft::capi::NewArray(weft::LoadIDX(path, &weft::Runtime::Global()));
   WEFT_API_END();
 }
 
@@ -88,7 +89,7 @@ WeftStatus weft_mnist_load(const char* images_path, const char* labels_path,
   CheckNotNull(labels_path, "labels_path");
   CheckNotNull(images_out, "images_out");
   CheckNotNull(labels_out, "labels_out");
-  weft::MNISTData d = weft::LoadMNIST(images_path, labels_path);
+  weft::MNISTData d = weft::LoadMNIST(images_path, labels_path, &weft::Runtime::Global());
   WeftNDArray* images = weft::capi::NewArray(std::move(d.images));
   try {
     *labels_out = weft::capi::NewArray(std::move(d.labels));

@@ -10,6 +10,7 @@
 #include "c_api_internal.h"
 #include "c_api_ndarray_list.h"
 #include "c_api_symbol_internal.h"
+#include "weft/runtime.h"
 #include "weft/executor.h"
 #include "weft/pass.h"
 
@@ -71,7 +72,8 @@ void SimpleBind(const WeftSymbolHandle* sym, int dev_type, int dev_id, const Gro
   GradReqSpec req = GradReqSpec::All(ParseGradReq(grad_req ? grad_req : "write"));
   req.by_name = std::move(b.grad_req);
   CheckNotNull(out, "out");
-  auto ex = Executor::SimpleBind(s->sym, ctx, shapes, types, req, b.options);
+  auto ex =
+      Executor::SimpleBind(&weft::Runtime::Global(), s->sym, ctx, shapes, types, req, b.options);
   *out = NewExec(std::move(ex));
 }
 
@@ -105,8 +107,8 @@ void Bind(const WeftSymbolHandle* sym, int dev_type, int dev_id, const Groups& g
   }
   std::vector<NDArray> x = Arrays(aux, num_aux, "aux", false);
   CheckNotNull(out, "out");
-  auto ex = Executor::Bind(s->sym, ctx, std::move(a), std::move(grads), std::move(reqs),
-                           std::move(x), b.options);
+  auto ex = Executor::Bind(&weft::Runtime::Global(), s->sym, ctx, std::move(a), std::move(grads),
+                           std::move(reqs), std::move(x), b.options);
   *out = NewExec(std::move(ex));
 }
 

@@ -9,6 +9,7 @@
 #include "c_api_ndarray_list.h"
 #include "c_api_symbol_internal.h"
 #include "c_api_train_internal.h"
+#include "weft/runtime.h"
 #include "weft/module.h"
 #include <map>
 #include <mutex>
@@ -82,7 +83,8 @@ WeftStatus weft_module_create(const WeftSymbolHandle* sym, size_t num_data,
     Fail(StatusCode::kInvalidArgument, "argument 'num_data' is 0; a module needs a data input");
   Context ctx = ContextArg(dev_type, dev_id);
   CheckNotNull(out, "out");
-  *out = NewHandle<WeftModule>(std::make_shared<Module>(s->sym, data, label, ctx));
+  *out = NewHandle<WeftModule>(
+      std::make_shared<Module>(&weft::Runtime::Global(), s->sym, data, label, ctx));
   WEFT_API_END();
 }
 

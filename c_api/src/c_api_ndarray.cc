@@ -4,6 +4,7 @@
 #include <vector>
 
 #include "c_api_internal.h"
+#include "weft/runtime.h"
 #include "weft/dtype.h"
 #include "weft/ndarray.h"
 
@@ -61,7 +62,8 @@ WeftStatus weft_ndarray_create(const int64_t* shape, int ndim, int dtype, int de
                ", expected a WeftDType code 0..6 (float32, float64, float16, uint8, int32, int8, "
                "int64)");
   weft::Context ctx = weft::capi::ContextArg(dev_type, dev_id);
-  auto arr = std::make_shared<NDArray>(s, ctx, static_cast<weft::DType>(dtype));
+  auto arr =
+      std::make_shared<NDArray>(s, ctx, static_cast<weft::DType>(dtype), &weft::Runtime::Global());
   *out = NewHandle<WeftNDArray>(std::move(arr));
   WEFT_API_END();
 }

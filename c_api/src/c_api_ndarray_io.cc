@@ -9,6 +9,7 @@
 #include "c_api_internal.h"
 #include "c_api_ndarray_list.h"
 #include "c_api_symbol_internal.h"
+#include "weft/runtime.h"
 #include "weft/ndarray_io.h"
 #include "weft/npy.h"
 
@@ -97,7 +98,8 @@ WeftStatus weft_ndarray_load_file(const char* path, WeftNDArrayList** out) {
   WEFT_API_BEGIN();
   CheckNotNull(path, "path");
   CheckNotNull(out, "out");
-  auto list = std::make_shared<weft::NDArrayList>(weft::LoadNDArraysFile(path));
+  auto list =
+      std::make_shared<weft::NDArrayList>(weft::LoadNDArraysFile(path, &weft::Runtime::Global()));
   *out = NewHandle<WeftNDArrayList>(std::move(list));
   WEFT_API_END();
 }
@@ -106,7 +108,8 @@ WeftStatus weft_ndarray_load_buffer(const void* data, size_t size, WeftNDArrayLi
   WEFT_API_BEGIN();
   weft::capi::CheckArray(data, size, "data");
   CheckNotNull(out, "out");
-  auto list = std::make_shared<weft::NDArrayList>(weft::LoadNDArrays(data, size));
+  auto list =
+      std::make_shared<weft::NDArrayList>(weft::LoadNDArrays(data, size, &weft::Runtime::Global()));
   *out = NewHandle<WeftNDArrayList>(std::move(list));
   WEFT_API_END();
 }
@@ -168,7 +171,7 @@ WeftStatus weft_ndarray_load_npy(const char* path, WeftNDArray** out) {
   WEFT_API_BEGIN();
   CheckNotNull(path, "path");
   CheckNotNull(out, "out");
-  auto arr = std::make_shared<weft::NDArray>(weft::LoadNpyFile(path));
+  auto arr = std::make_shared<weft::NDArray>(weft::LoadNpyFile(path, &weft::Runtime::Global()));
   *out = NewHandle<WeftNDArray>(std::move(arr));
   WEFT_API_END();
 }
@@ -185,7 +188,7 @@ WeftStatus weft_ndarray_load_npy_buffer(const void* data, size_t size, WeftNDArr
   WEFT_API_BEGIN();
   weft::capi::CheckArray(data, size, "data");
   CheckNotNull(out, "out");
-  auto arr = std::make_shared<weft::NDArray>(weft::LoadNpy(data, size));
+  auto arr = std::make_shared<weft::NDArray>(weft::LoadNpy(data, size, &weft::Runtime::Global()));
   *out = NewHandle<WeftNDArray>(std::move(arr));
   WEFT_API_END();
 }

@@ -44,8 +44,10 @@ std::vector<NDArray> GatherArrays(WeftNDArray* const* arrays, size_t num, const 
   return out;
 }
 
-// A parsed invoke request: the op, its string parameters and output count.
+// A parsed invoke request: the runtime it runs on (the global one), the op
+// (from that runtime's registry), its string parameters and output count.
 struct InvokeRequest {
+  weft::Runtime* rt = nullptr;
   const weft::OpDef* op = nullptr;
   weft::StringMap params;
   size_t num_outputs = 0;
@@ -56,7 +58,9 @@ struct InvokeRequest {
 InvokeRequest PrepareInvoke(const char* op, const char* const* keys, const char* const* vals,
                             size_t num_params) {
   InvokeRequest r;
-  r.op = &FindOp(op);
+  r.rt = &weft::Runtime::Global();
+  CheckNotNull(op, "op");
+  r.op = &r.rt->ops().Get(op);
   CheckArray(keys, num_params, "keys");
   CheckArray(vals, num_params, "vals");
   for (size_t i = 0; i < num_params; ++i) {
@@ -142,7 +146,7 @@ WeftStatus weft_op_invoke(const char* op, WeftNDArray* const* inputs, size_t num
                r.op->name, " produces ", r.num_outputs, " output(s)");
 
   std::vector<NDArray> out;
-  weft::Invoke(nullptr, r.op->name, in, r.params, &out);
+  weft::Invoke(r.rt, r.op->name, in, r.params, &out);
   WEFT_CHECK_EQ(out.size(), r.num_outputs) << "operator " << r.op->name << " output count";
 
   // Register every output before publishing any, so a failure creates nothing.
@@ -180,7 +184,7 @@ WeftStatus weft_op_invoke_into(const char* op, WeftNDArray* const* inputs, size_
       opts.reqs.push_back(static_cast<weft::OpReq>(reqs[i]));
     }
   }
-  weft::Invoke(nullptr, r.op->name, in, r.params, &out, opts);
+  weft::Invoke(r.rt, r.op->name, in, r.params, &out, opts);
   WEFT_API_END();
 }
 

@@ -7,6 +7,7 @@
 
 #include "c_api_internal.h"
 #include "c_api_symbol_internal.h"
+#include "weft/runtime.h"
 #include "weft/ndarray_io.h"
 #include "weft/predictor.h"
 #include "weft/symbol_json.h"
@@ -95,11 +96,11 @@ PredictorOptions OptionsArg(size_t num_outputs, const char* const* output_names,
   return o;
 }
 
-WeftPredictor* Create(const Symbol& symbol, const NDArrayList& params, size_t num_inputs,
-                      const char* const* input_names, const size_t* ind_ptr, const int64_t* dims,
-                      int dev_type, int dev_id, size_t num_outputs, const char* const* output_names,
-                      size_t num_options, const char* const* option_keys,
-                      const char* const* option_values) {
+WeftPredictor* Create(Runtime* rt, const Symbol& symbol, const NDArrayList& params,
+                      size_t num_inputs, const char* const* input_names, const size_t* ind_ptr,
+                      const int64_t* dims, int dev_type, int dev_id, size_t num_outputs,
+                      const char* const* output_names, size_t num_options,
+                      const char* const* option_keys, const char* const* option_values) {
   const std::vector<std::string> names = Names(num_inputs, input_names, "input_names");
   const std::vector<Shape> shapes = ShapesArg(num_inputs, ind_ptr, dims);
   std::vector<std::pair<std::string, Shape>> inputs;
@@ -108,7 +109,8 @@ WeftPredictor* Create(const Symbol& symbol, const NDArrayList& params, size_t nu
       OptionsArg(num_outputs, output_names, num_options, option_keys, option_values);
   opts.copy_params = false;  // `params` was loaded for this predictor alone
   const Context ctx = ContextArg(dev_type, dev_id);
-  std::shared_ptr<Predictor> p = Predictor::Create(symbol, SplitParams(params), inputs, ctx, opts);
+  std::shared_ptr<Predictor> p =
+      Predictor::Create(rt, symbol, SplitParams(params), inputs, ctx, opts);
   return NewHandle<WeftPredictor>(std::move(p));
 }
 
@@ -128,11 +130,12 @@ WeftStatus weft_predictor_create(const char* symbol_json, const void* params, si
   weft::capi::CheckNotNull(symbol_json, "symbol_json");
   weft::capi::CheckArray(params, params_size, "params");
   weft::capi::CheckNotNull(out, "out");
-  const weft::LoadedSymbol l = weft::LoadJSON(symbol_json);
-  const weft::NDArrayList list = weft::LoadNDArrays(params, params_size);
-  *out =
-      weft::capi::Create(l.symbol, list, num_inputs, input_names, ind_ptr, dims, dev_type, dev_id,
-                         num_outputs, output_names, num_options, option_keys, option_values);
+  weft::Runtime* rt = &weft::Runtime::Global();
+  const weft::LoadedSymbol l = weft::LoadJSON(symbol_json, rt->ops());
+  const weft::NDArrayList list = weft::LoadNDArrays(params, params_size, rt);
+  *out = weft::capi::Create(rt, l.symbol, list, num_inputs, input_names, ind_ptr, dims, dev_type,
+                            dev_id, num_outputs, output_names, num_options, option_keys,
+                            option_values);
   WEFT_API_END();
 }
 
@@ -147,11 +150,12 @@ WeftStatus weft_predictor_create_from_files(const char* symbol_path, const char*
   weft::capi::CheckNotNull(symbol_path, "symbol_path");
   weft::capi::CheckNotNull(params_path, "params_path");
   weft::capi::CheckNotNull(out, "out");
-  const weft::LoadedSymbol l = weft::LoadJSONFile(symbol_path);
-  const weft::NDArrayList list = weft::LoadNDArraysFile(params_path);
-  *out =
-      weft::capi::Create(l.symbol, list, num_inputs, input_names, ind_ptr, dims, dev_type, dev_id,
-                         num_outputs, output_names, num_options, option_keys, option_values);
+  weft::Runtime* rt = &weft::Runtime::Global();
+  const weft::LoadedSymbol l = weft::LoadJSONFile(symbol_path, rt->ops());
+  const weft::NDArrayList list = weft::LoadNDArraysFile(params_path, rt);
+  *out = weft::capi::Create(rt, l.symbol, list, num_inputs, input_names, ind_ptr, dims, dev_type,
+                            dev_id, num_outputs, output_names, num_options, option_keys,
+                            option_values);
   WEFT_API_END();
 }
 

@@ -121,7 +121,8 @@ WeftStatus weft_symbol_create_atomic(const char* op, const char* const* keys,
   CheckArray(keys, num_params, "keys");
   CheckArray(vals, num_params, "vals");
   CheckNotNull(out, "out");
-  const weft::OpDef& def = weft::Runtime::Global().ops().Get(op);
+  const weft::OpRegistry& reg = weft::Runtime::Global().ops();
+  const weft::OpDef& def = reg.Get(op);
   weft::StringMap params;
   for (size_t i = 0; i < num_params; ++i) {
     if (!keys[i]) weft::Fail(StatusCode::kInvalidArgument, "argument 'keys[", i, "]' is NULL");
@@ -132,7 +133,7 @@ WeftStatus weft_symbol_create_atomic(const char* op, const char* const* keys,
       weft::Fail(StatusCode::kInvalidArgument, "operator ", def.name, ": parameter '", keys[i],
                  "' is given twice");
   }
-  *out = NewSymbol(Symbol::CreateAtomic(op, params));
+  *out = NewSymbol(Symbol::CreateAtomic(reg, op, params));
   WEFT_API_END();
 }
 

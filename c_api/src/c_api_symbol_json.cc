@@ -4,6 +4,7 @@
 #include <vector>
 
 #include "c_api_symbol_internal.h"
+#include "weft/runtime.h"
 
 using weft::StatusCode;
 using weft::capi::CheckNotNull;
@@ -59,7 +60,7 @@ WeftStatus weft_symbol_from_json(const char* json, WeftSymbolHandle** out) {
   WEFT_API_BEGIN();
   CheckNotNull(json, "json");
   CheckNotNull(out, "out");
-  weft::LoadedSymbol l = weft::LoadJSON(json);
+  weft::LoadedSymbol l = weft::LoadJSON(json, weft::Runtime::Global().ops());
   *out = weft::capi::NewSymbol(std::move(l.symbol), InfoOf(l));
   WEFT_API_END();
 }
@@ -70,7 +71,7 @@ WeftStatus weft_symbol_from_json_file(const char* path, WeftSymbolHandle** out) 
   CheckNotNull(out, "out");
   if (!*path)
     weft::Fail(StatusCode::kInvalidArgument, "argument 'path' is \"\", expected a file path");
-  weft::LoadedSymbol l = weft::LoadJSONFile(path);
+  weft::LoadedSymbol l = weft::LoadJSONFile(path, weft::Runtime::Global().ops());
   *out = weft::capi::NewSymbol(std::move(l.symbol), InfoOf(l));
   WEFT_API_END();
 }

@@ -14,6 +14,7 @@
 
 #include "core/train/train_test_util.h"
 #include "util/test_util.h"
+#include "weft/runtime.h"
 #include "weft/initializer.h"
 #include "weft/kvstore.h"
 #include "weft/module.h"
@@ -124,7 +125,7 @@ TEST(DistKVStore, TwoProcessTrainingEqualsOneProcessWithTwiceTheBatch) {
     return std::shared_ptr<Optimizer>(
         Optimizer::Create("sgd", {{"learning_rate", "0.2"}, {"momentum", "0.9"}, {"wd", "0.001"}}));
   };
-  Module ref(test::BlobMlp(16)), dist(test::BlobMlp(16));
+  Module ref(&Runtime::Global(), test::BlobMlp(16)), dist(&Runtime::Global(), test::BlobMlp(16));
   ref.Bind({{"data", Shape{2 * b, 2}}}, {{"softmax_label", Shape{2 * b}}});
   dist.Bind({{"data", Shape{b, 2}}}, {{"softmax_label", Shape{b}}});
   auto init = Initializer::Create("xavier", {}, 3);

@@ -11,6 +11,7 @@
 #include <cstdlib>
 #include <vector>
 
+#include "weft/runtime.h"
 #include "weft/idx.h"
 
 namespace {
@@ -25,7 +26,7 @@ namespace {
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   weft::NDArray a;
   try {
-    a = weft::LoadIDXBytes(data, size);
+    a = weft::LoadIDXBytes(data, size, &weft::Runtime::Global());
   } catch (const weft::Error&) {
     return 0;  // a clean rejection
   }

@@ -15,6 +15,7 @@
 #include <string>
 #include <vector>
 
+#include "weft/runtime.h"
 #include "weft/ndarray_io.h"
 #include "weft/npy.h"
 
@@ -35,7 +36,7 @@ void CheckList(const weft::NDArrayList& list) {
   const std::string saved = weft::SaveNDArrays(list);
   weft::NDArrayList back;
   try {
-    back = weft::LoadNDArrays(saved.data(), saved.size());
+    back = weft::LoadNDArrays(saved.data(), saved.size(), &weft::Runtime::Global());
   } catch (const weft::Error& e) {
     Violation(e.what());
   }
@@ -50,18 +51,18 @@ void CheckList(const weft::NDArrayList& list) {
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   try {
-    CheckList(weft::LoadNDArrays(data, size));
+    CheckList(weft::LoadNDArrays(data, size, &weft::Runtime::Global()));
   } catch (const weft::Error&) {
   }
   weft::NDArray a;
   try {
-    a = weft::LoadNpy(data, size);
+    a = weft::LoadNpy(data, size, &weft::Runtime::Global());
   } catch (const weft::Error&) {
     return 0;
   }
   const std::string saved = weft::SaveNpy(a);
   try {
-    weft::NDArray b = weft::LoadNpy(saved.data(), saved.size());
+    weft::NDArray b = weft::LoadNpy(saved.data(), saved.size(), &weft::Runtime::Global());
     if (!SameArray(a, b) || weft::SaveNpy(b) != saved)
       Violation("npy save -> load changed the array");
   } catch (const weft::Error& e) {

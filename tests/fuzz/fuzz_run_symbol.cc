@@ -18,6 +18,7 @@
 #include <string>
 #include <vector>
 
+#include "weft/runtime.h"
 #include "weft/executor.h"
 #include "weft/pass.h"
 #include "weft/symbol_json.h"
@@ -70,7 +71,7 @@ void Run(const weft::Symbol& sym, const weft::pass::ShapeMap& shapes, bool train
   weft::ExecutorOptions opts;
   opts.optimize_inference = !train;
   auto ex = weft::Executor::SimpleBind(
-      sym, weft::Context::CPU(0), shapes, {},
+      &weft::Runtime::Global(), sym, weft::Context::CPU(0), shapes, {},
       weft::GradReqSpec::All(train ? weft::GradReq::kWrite : weft::GradReq::kNull), opts);
   Fill(ex->arg_arrays());
   Fill(ex->aux_arrays());
@@ -78,7 +79,7 @@ void Run(const weft::Symbol& sym, const weft::pass::ShapeMap& shapes, bool train
   if (train) {
     std::vector<weft::NDArray> heads;
     for (const weft::NDArray& o : ex->outputs()) {
-      weft::NDArray h(o.shape(), o.ctx(), o.dtype());
+      weft::NDArray h(o.shape(), o.ctx(), o.dtype(), &weft::Runtime::Global());
       if (o.dtype() == weft::DType::kFloat32) {
         std::vector<float> ones(static_cast<size_t>(o.Size()), 1.0f);
         h.CopyFromHost(ones.data(), ones.size() * sizeof(float));
@@ -101,7 +102,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const weft::pass::ShapeMap shapes = ParseShapes(text.substr(0, nl));
   weft::LoadedSymbol s;
   try {
-    s = weft::LoadJSON(text.substr(nl + 1));
+    s = weft::LoadJSON(text.substr(nl + 1), weft::Runtime::Global().ops());
   } catch (const weft::Error&) {
     return 0;
   }

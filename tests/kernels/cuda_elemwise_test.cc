@@ -122,7 +122,7 @@ TEST(CudaNoDevice, LibraryHandlesFailCleanly) {
 TEST(CudaNoDevice, InvokeOnGpuGivesDeviceError) {
   if (!NoGpu()) GTEST_SKIP() << "a GPU is present";
   try {
-    NDArray a(Shape({2, 3}), Context::GPU(0), DType::kFloat32);
+    NDArray a(Shape({2, 3}), Context::GPU(0), DType::kFloat32, &Runtime::Global());
     test::Run("relu", {a});
     FAIL() << "running relu on gpu(0) without a device must fail";
   } catch (const Error& e) {

@@ -69,7 +69,7 @@ TEST(CudaEngineOrder, FreedMemoryIsReusedOnlyAfterTheQueuedReads) {
   const std::vector<float> ones(kN * kN, 1.f);
   std::vector<NDArray> reuse;
   for (int i = 0; i < 4; ++i) {  // blocks of a's size, written by the copy stream
-    reuse.emplace_back(Shape{kN, kN}, Context::GPU(0), DType::kFloat32);
+    reuse.emplace_back(Shape{kN, kN}, Context::GPU(0), DType::kFloat32, &Runtime::Global());
     reuse.back().CopyFromHost(ones.data(), ones.size() * sizeof(float));
   }
   for (const NDArray& p : products) ExpectAll(ViaCopyStream(p), kEntry, "a product of the freed a");

@@ -23,7 +23,7 @@ NDArray Start(const Shape& s, DType t) {
     return test::Run("Cast", {test::RandomArray(s, DType::kFloat64, 0, 4, 3)},
                      {{"dtype", DTypeName(t)}})[0];
   std::vector<NDArray> outs;
-  Invoke(nullptr, "_zeros", {}, {{"shape", s.ToString()}, {"dtype", "float16"}}, &outs);
+  Invoke(&Runtime::Global(), "_zeros", {}, {{"shape", s.ToString()}, {"dtype", "float16"}}, &outs);
   return outs[0];
 }
 
@@ -36,7 +36,7 @@ std::vector<double> FillOn(Context ctx, const std::string& op, const StringMap& 
   std::vector<NDArray> outs{out};
   InvokeOptions o;
   o.reqs = {req};
-  Invoke(nullptr, op, in, params, &outs, o);
+  Invoke(&Runtime::Global(), op, in, params, &outs, o);
   const NDArray host = outs[0].Copy(Context::CPU(0));
   if (host.dtype() != DType::kFloat16) return test::Values(host);
   std::vector<uint16_t> bits(static_cast<size_t>(host.Size()));  // float16: the bit patterns

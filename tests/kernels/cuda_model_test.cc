@@ -23,6 +23,7 @@
 #include <vector>
 
 #include "util/backend_harness.h"
+#include "weft/runtime.h"
 #include "weft/executor.h"
 #include "weft/initializer.h"
 #include "weft/module.h"
@@ -58,8 +59,8 @@ const pass::ShapeMap kShapes = {{"data", Shape{4, 2, 8, 8}}, {"softmax_label", S
 std::unique_ptr<Executor> Bind(Context ctx, bool allow_fallback = true) {
   ExecutorOptions o;
   o.allow_fallback = allow_fallback;
-  return Executor::SimpleBind(SmallConvNet(), ctx, kShapes, {}, GradReqSpec::All(GradReq::kWrite),
-                              o);
+  return Executor::SimpleBind(&Runtime::Global(), SmallConvNet(), ctx, kShapes, {},
+                              GradReqSpec::All(GradReq::kWrite), o);
 }
 
 // Same initial values on both executors: labels are class indices, BatchNorm
@@ -98,8 +99,8 @@ void SgdStep(Executor* ex, double lr) {
     const NDArray& g = ex->grad_arrays()[i];
     if (g.is_none()) continue;
     std::vector<NDArray> step, next;
-    Invoke(nullptr, "_mul_scalar", {g}, {{"scalar", std::to_string(lr)}}, &step);
-    Invoke(nullptr, "elemwise_sub", {ex->arg_arrays()[i], step[0]}, {}, &next);
+    Invoke(&Runtime::Global(), "_mul_scalar", {g}, {{"scalar", std::to_string(lr)}}, &step);
+    Invoke(&Runtime::Global(), "elemwise_sub", {ex->arg_arrays()[i], step[0]}, {}, &next);
     NDArray w = ex->arg_arrays()[i];
     next[0].CopyTo(&w);
   }
@@ -153,7 +154,7 @@ Symbol ClipNet() {
 std::unique_ptr<Executor> BindClipNet(Context ctx, bool allow_fallback = true) {
   ExecutorOptions o;
   o.allow_fallback = allow_fallback;
-  return Executor::SimpleBind(ClipNet(), ctx, {{"data", Shape{4, 5}}}, {},
+  return Executor::SimpleBind(&Runtime::Global(), ClipNet(), ctx, {{"data", Shape{4, 5}}}, {},
                               GradReqSpec::All(GradReq::kWrite), o);
 }
 
@@ -250,7 +251,8 @@ void TrainBoth(Module* cpu, Module* gpu, const std::vector<DataBatch>& batches, 
 TEST(CudaModel, ModuleTrainsLeNetWithMomentumAsOnTheCpu) {
   if (NoGpu()) GTEST_SKIP() << "no CUDA device";
   const Shape data{8, 1, 16, 16};
-  Module cpu(LeNet()), gpu(LeNet(), {"data"}, {"softmax_label"}, Context::GPU(0));
+  Module cpu(&Runtime::Global(), LeNet()),
+      gpu(&Runtime::Global(), LeNet(), {"data"}, {"softmax_label"}, Context::GPU(0));
   for (Module* m : {&cpu, &gpu}) m->Bind({{"data", data}}, {{"softmax_label", Shape{8}}}, true);
   const ExecutorPlacement pl = gpu.executor()->placement();
   EXPECT_TRUE(pl.fallback_nodes.empty()) << "first: " << pl.fallback_nodes[0];
@@ -270,7 +272,8 @@ TEST(CudaModel, ModuleTrainsAnMlpWithAdamAsOnTheCpu) {
   y = Op("FullyConnected", {y}, "fc2", {{"num_hidden", "4"}});
   const Symbol mlp = Op("SoftmaxOutput", {y, Symbol::CreateVariable("softmax_label")}, "softmax");
   const Shape data{16, 20};
-  Module cpu(mlp), gpu(mlp, {"data"}, {"softmax_label"}, Context::GPU(0));
+  Module cpu(&Runtime::Global(), mlp),
+      gpu(&Runtime::Global(), mlp, {"data"}, {"softmax_label"}, Context::GPU(0));
   for (Module* m : {&cpu, &gpu}) m->Bind({{"data", data}}, {{"softmax_label", Shape{16}}}, true);
   EXPECT_TRUE(gpu.executor()->placement().fallback_nodes.empty());
   auto init = Initializer::Create("uniform", {{"scale", "0.2"}}, 5);
@@ -286,15 +289,17 @@ TEST(CudaModel, ModuleTrainsAnMlpWithAdamAsOnTheCpu) {
 // the same Xavier weights (aux states by their names' rules), runs both on
 // one random batch and compares every output; returns the fallback nodes.
 std::vector<std::string> CompareModelFile(const std::string& file, const Shape& data) {
-  const Symbol sym = LoadJSONFile(test::SharedTestDataDir() + "/mxnet-models/" + file).symbol;
+  const Symbol sym =
+      LoadJSONFile(test::SharedTestDataDir() + "/mxnet-models/" + file, Runtime::Global().ops())
+          .symbol;
   const pass::ShapeMap shapes = {{"data", data}};
-  auto cpu =
-      Executor::SimpleBind(sym, Context::CPU(0), shapes, {}, GradReqSpec::All(GradReq::kNull));
-  auto gpu =
-      Executor::SimpleBind(sym, Context::GPU(0), shapes, {}, GradReqSpec::All(GradReq::kNull));
+  auto cpu = Executor::SimpleBind(&Runtime::Global(), sym, Context::CPU(0), shapes, {},
+                                  GradReqSpec::All(GradReq::kNull));
+  auto gpu = Executor::SimpleBind(&Runtime::Global(), sym, Context::GPU(0), shapes, {},
+                                  GradReqSpec::All(GradReq::kNull));
   auto init = Initializer::Create("xavier", {}, 11);
   auto fill = [&](const std::string& name, NDArray c, NDArray g, unsigned seed) {
-    NDArray v(c.shape(), Context::CPU(0), c.dtype());
+    NDArray v(c.shape(), Context::CPU(0), c.dtype(), &Runtime::Global());
     if (name == "data")
       v = test::RandomArray(c.shape(), c.dtype(), -1, 1, seed);
     else if (name.find("label") != std::string::npos)

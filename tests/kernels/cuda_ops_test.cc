@@ -21,7 +21,7 @@ std::vector<std::vector<double>> GpuDropout(const NDArray& x, const StringMap& p
   std::vector<NDArray> outs;
   InvokeOptions opts;
   opts.is_train = true;
-  Invoke(nullptr, "Dropout", {x.Copy(Context::GPU(0))}, p, &outs, opts);
+  Invoke(&Runtime::Global(), "Dropout", {x.Copy(Context::GPU(0))}, p, &outs, opts);
   return {test::Values(outs[0].Copy(Context::CPU(0))), test::Values(outs[1].Copy(Context::CPU(0)))};
 }
 

@@ -11,7 +11,7 @@ namespace {
 TEST(CudaQuadratic, GpuAllocationFailsCleanlyWithoutDevice) {
   if (test::GpuCount() > 0) GTEST_SKIP() << "a GPU is present";
   try {
-    NDArray a(Shape({2}), Context::GPU(0), DType::kFloat32);
+    NDArray a(Shape({2}), Context::GPU(0), DType::kFloat32, &Runtime::Global());
     FAIL() << "allocating on gpu(0) without a device must fail";
   } catch (const Error& e) {
     EXPECT_EQ(e.code(), StatusCode::kDevice);

@@ -19,7 +19,7 @@ TEST(CudaShape, IntegerAddFailsAsOnTheCpu) {
         std::vector<NDArray> outs = {test::Run("Flatten", {x})[0].Copy(Context::GPU(0))};
         InvokeOptions o;
         o.reqs = {OpReq::kAdd};
-        Invoke(nullptr, "Flatten", {x.Copy(Context::GPU(0))}, {}, &outs, o);
+        Invoke(&Runtime::Global(), "Flatten", {x.Copy(Context::GPU(0))}, {}, &outs, o);
         outs[0].WaitToRead();
       },
       StatusCode::kDType, {"Flatten", "int32"});

@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include "util/backend_harness.h"
+#include "weft/runtime.h"
 #include "weft/executor.h"
 #if WEFT_USE_DNNL
 #include "dnnl/nn_conv_dnnl.h"
@@ -60,16 +61,16 @@ TEST(DnnlKernels, BoundRnnCallsShareOnePackedCopy) {
   for (const char* n : {"data", "lstm_parameters", "state", "state_cell"})
     in.push_back(Symbol::CreateVariable(n));
   const Symbol rnn = Symbol::Apply(
-      "RNN", in, {{"mode", "lstm"}, {"state_size", std::to_string(H)}, {"num_layers", "1"}},
-      "lstm");
+      Runtime::Global().ops(), "RNN", in,
+      {{"mode", "lstm"}, {"state_size", std::to_string(H)}, {"num_layers", "1"}}, "lstm");
   const std::map<std::string, NDArray> args = {
       {"data", test::RandomArray(Shape{T, N, I}, DType::kFloat32, -1, 1, 3)},
       {"lstm_parameters",
        test::RandomArray(Shape{4 * H * (I + H) + 8 * H}, DType::kFloat32, -0.5, 0.5, 4)},
       {"state", test::RandomArray(Shape{1, N, H}, DType::kFloat32, -1, 1, 5)},
       {"state_cell", test::RandomArray(Shape{1, N, H}, DType::kFloat32, -1, 1, 6)}};
-  auto a = Executor::BindByName(rnn, Context::CPU(0), args, {}, {}, {});
-  auto b = Executor::BindByName(rnn, Context::CPU(0), args, {}, {}, {});
+  auto a = Executor::BindByName(&Runtime::Global(), rnn, Context::CPU(0), args, {}, {}, {});
+  auto b = Executor::BindByName(&Runtime::Global(), rnn, Context::CPU(0), args, {}, {}, {});
   auto run = [&] {
     const uint64_t before = onednn::RnnInferencePacks();
     a->Forward(false);

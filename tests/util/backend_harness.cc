@@ -121,6 +121,7 @@ void ExpectClose(const std::vector<double>& got, const std::vector<double>& ref,
 
 std::vector<NDArray> RunCpu(const std::string& op, const std::vector<NDArray>& in,
                             const StringMap& params, bool train, Runtime* rt) {
+  if (!rt) rt = &Runtime::Global();
   std::vector<NDArray> outs;
   InvokeOptions o;
   o.is_train = train;

@@ -127,8 +127,8 @@ StringMap With(StringMap base, const StringMap& extra);
 
 // Random arrays (dtype t, seeds from `seed`) for the given inputs.
 std::vector<NDArray> Randoms(const std::vector<In>& in, DType t, unsigned seed);
-// The outputs of `op` on cpu(0) (reference path), e.g. to build a backward
-// case's inputs.
+// The outputs of `op` on cpu(0) of `rt` (the global runtime when null; the
+// reference path), e.g. to build a backward case's inputs.
 std::vector<NDArray> RunCpu(const std::string& op, const std::vector<NDArray>& in,
                             const StringMap& params, bool train = false, Runtime* rt = nullptr);
 

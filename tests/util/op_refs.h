@@ -186,7 +186,7 @@ inline const std::vector<NDArray>& EvalTrain(const NodePtr& node,
       ins.push_back(EvalTrain(e.node, bindings, is_train, memo)[e.index]);
     InvokeOptions opts;
     opts.is_train = is_train;
-    Invoke(nullptr, node->attrs.op->name, ins, node->attrs.dict, &outs, opts);
+    Invoke(&Runtime::Global(), node->attrs.op->name, ins, node->attrs.dict, &outs, opts);
   }
   return (*memo)[node.get()] = outs;
 }
@@ -208,7 +208,7 @@ inline ::testing::AssertionResult CheckOpRef(const OpRef& r, DType dtype) {
   std::vector<NDArray> outs;
   InvokeOptions opts;
   opts.is_train = r.is_train;
-  Invoke(nullptr, r.op, in, r.params, &outs, opts);
+  Invoke(&Runtime::Global(), r.op, in, r.params, &outs, opts);
   for (size_t j = 0; j < r.outputs.size() && j < outs.size(); ++j) {
     if (!r.outputs[j]) continue;
     auto res = ArrayNear(outs[j], *r.outputs[j], rtol, atol);

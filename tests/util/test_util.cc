@@ -11,7 +11,7 @@ std::string TestDataDir() { return WEFT_TEST_DATA; }
 std::string SharedTestDataDir() { return WEFT_SHARED_TESTDATA; }
 
 NDArray Array(const Shape& shape, const std::vector<double>& values, DType dtype) {
-  NDArray a(shape, Context::CPU(0), dtype);
+  NDArray a(shape, Context::CPU(0), dtype, &Runtime::Global());
   WEFT_CHECK(static_cast<int64_t>(values.size()) == a.Size()) << "value count vs shape " << shape;
   DispatchDType(dtype, [&](auto t) {
     using T = decltype(t);
@@ -51,7 +51,7 @@ std::vector<double> Values(const NDArray& a) {
 std::vector<NDArray> Run(const std::string& op, const std::vector<NDArray>& in,
                          const StringMap& params) {
   // Waits, so a kernel failure (deferred by the engine) is thrown here.
-  std::vector<NDArray> out = Invoke(op, in, params);
+  std::vector<NDArray> out = Invoke(&Runtime::Global(), op, in, params);
   for (const auto& o : out) o.WaitToRead();
   return out;
 }
@@ -72,7 +72,7 @@ const std::vector<NDArray>& EvalNode(const NodePtr& node,
   } else {
     std::vector<NDArray> ins;
     for (const auto& e : node->inputs) ins.push_back(EvalNode(e.node, bindings, memo)[e.index]);
-    Invoke(nullptr, node->attrs.op->name, ins, node->attrs.dict, &outs);
+    Invoke(&Runtime::Global(), node->attrs.op->name, ins, node->attrs.dict, &outs);
   }
   return (*memo)[node.get()] = outs;
 }

@@ -34,10 +34,10 @@ struct Checkpoint {
   std::map<std::string, NDArray> args, aux;
 };
 // Reads both files (operators resolved in `rt`'s registry, arrays on its
-// cpu(0); the global runtime when null). Errors name the file: kIO when it
+// cpu(0); `rt` not null). Errors name the file: kIO when it
 // cannot be read, kInvalidArgument when malformed or when a parameter name
 // lacks the "arg:"/"aux:" prefix, kNotFound for unregistered operators.
-Checkpoint LoadCheckpoint(const std::string& prefix, int epoch, Runtime* rt = nullptr);
+Checkpoint LoadCheckpoint(const std::string& prefix, int epoch, Runtime* rt);
 
 }  // namespace weft
 

@@ -138,10 +138,18 @@ enum class FnProperty {
 
 enum class EngineKind { kNaive, kThreaded };
 
+// The device hooks of a device type (a runtime's Runtime::device_api);
+// throws Error(kDevice) when the type is not available.
+using DeviceAPIFinder = std::function<DeviceAPI*(DeviceType)>;
+
 struct EngineOptions {
   int cpu_threads = 0;       // CPU workers; 0: cores / OpenMP threads per kernel, 1 to 8
   int priority_threads = 1;  // priority pool workers
   int device_threads = 1;    // workers per GPU and per cpu(i), i > 0 (GPU copy pools get 1)
+  // Where the engine finds the hooks of a non-CPU device (its pools' streams,
+  // the naive engine's synchronisation after a device op). Empty: no device
+  // type is available, so device ops run without a stream.
+  DeviceAPIFinder device_apis;
 };
 
 class Engine {
@@ -156,6 +164,11 @@ class Engine {
   // default). Throws Error(kInvalidArgument) once the engine exists (every
   // NDArray allocation creates it) unless the request matches it.
   static void Configure(EngineKind kind, int cpu_threads);
+  // Where the global engine finds device hooks (init/runtime_global.cc
+  // points it at the global runtime's when it creates that runtime). Read on
+  // each use, so it may be set after the engine exists; until then no device
+  // type is available to the engine (EngineOptions::device_apis).
+  static void SetGlobalDeviceAPIs(DeviceAPIFinder find);
   // A fresh engine (tests, benchmarks); destroying it waits for its work.
   static std::unique_ptr<Engine> Create(EngineKind kind, const EngineOptions& options = {});
   // Parses "naive" / "threaded"; throws Error(kInvalidArgument).

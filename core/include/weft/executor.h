@@ -163,28 +163,28 @@ class Executor {
   // on another device than its argument, or an aux array on another device
   // than its placed variable, throws Error(kDevice) naming it and both
   // devices. An unavailable device (gpu(i) without one) throws kDevice.
-  static std::unique_ptr<Executor> Bind(const Symbol& symbol, Context ctx,
+  // `rt` (not null) gives the operators' kernels, the device hooks and the
+  // pools of the executor's memory; it must outlive the executor.
+  static std::unique_ptr<Executor> Bind(Runtime* rt, const Symbol& symbol, Context ctx,
                                         std::vector<NDArray> args, std::vector<NDArray> arg_grads,
                                         std::vector<GradReq> grad_reqs,
                                         std::vector<NDArray> aux_states,
-                                        const ExecutorOptions& options = {}, Runtime* rt = nullptr);
+                                        const ExecutorOptions& options = {});
   // Bind with arrays by name; every argument and aux state must be given.
-  static std::unique_ptr<Executor> BindByName(const Symbol& symbol, Context ctx,
+  static std::unique_ptr<Executor> BindByName(Runtime* rt, const Symbol& symbol, Context ctx,
                                               const std::map<std::string, NDArray>& args,
                                               const std::map<std::string, NDArray>& arg_grads,
                                               const std::map<std::string, GradReq>& grad_reqs,
                                               const std::map<std::string, NDArray>& aux_states,
-                                              const ExecutorOptions& options = {},
-                                              Runtime* rt = nullptr);
+                                              const ExecutorOptions& options = {});
   // Infers every shape/dtype from the given ones (dtypes default to
-  // float32) and allocates arguments, gradients and aux states (zeroed), on
-  // their placed devices when options.group2ctx is given.
-  static std::unique_ptr<Executor> SimpleBind(const Symbol& symbol, Context ctx,
+  // float32) and allocates arguments, gradients and aux states (zeroed) from
+  // `rt`, on their placed devices when options.group2ctx is given.
+  static std::unique_ptr<Executor> SimpleBind(Runtime* rt, const Symbol& symbol, Context ctx,
                                               const pass::ShapeMap& shapes,
                                               const pass::DTypeMap& dtypes = {},
                                               const GradReqSpec& grad_req = {},
-                                              const ExecutorOptions& options = {},
-                                              Runtime* rt = nullptr);
+                                              const ExecutorOptions& options = {});
   ~Executor();
 
   // Pushes the forward nodes to the engine and returns; is_train selects

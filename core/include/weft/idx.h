@@ -11,7 +11,7 @@
 // type code, zero rank or extent, truncated data, trailing bytes and a
 // corrupt or truncated gzip stream throw weft::Error naming the path (for
 // files), the field and expected versus found. Arrays are created on
-// cpu(0) of `rt` (the global runtime when null). Stateless; thread-safe.
+// cpu(0) of `rt` (not null). Stateless; thread-safe.
 #ifndef WEFT_IDX_H_
 #define WEFT_IDX_H_
 
@@ -36,9 +36,9 @@ constexpr unsigned char kIDXFloat64 = 0x0E;
 // kIO (unreadable), kInvalidArgument (malformed, truncated, trailing
 // bytes, corrupt gzip), kDType (unknown type code); messages start with
 // the path.
-NDArray LoadIDX(const std::string& path, Runtime* rt = nullptr);
+NDArray LoadIDX(const std::string& path, Runtime* rt);
 // Parses an IDX image held in memory (raw or gzip); errors as LoadIDX.
-NDArray LoadIDXBytes(const void* data, size_t size, Runtime* rt = nullptr);
+NDArray LoadIDXBytes(const void* data, size_t size, Runtime* rt);
 
 // Inflates a gzip image (all members) with zlib. Throws
 // Error(kInvalidArgument) for a corrupt or truncated stream, naming
@@ -55,8 +55,7 @@ struct MNISTData {
 // Loads an images file (uint8, rank 3, N x 28 x 28) and a labels file
 // (uint8, rank 1, N). Throws Error naming the path when a file has another
 // type or shape, and kInvalidArgument when the two counts differ.
-MNISTData LoadMNIST(const std::string& images_path, const std::string& labels_path,
-                    Runtime* rt = nullptr);
+MNISTData LoadMNIST(const std::string& images_path, const std::string& labels_path, Runtime* rt);
 
 }  // namespace weft
 

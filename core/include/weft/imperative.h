@@ -32,7 +32,8 @@ struct InvokeOptions {
   std::vector<OpReq> reqs;
 };
 
-// Runs `op_name` on `inputs`. `*outputs` may be empty (all allocated) or
+// Runs `op_name` of `rt` (not null; its kernels, outputs from its pools) on
+// `inputs`. `*outputs` may be empty (all allocated) or
 // hold one NDArray per output, where none entries are allocated and given
 // arrays are written with their request (shape and dtype must match). A
 // given output whose bytes overlap an input's (the op written into its own
@@ -107,6 +108,7 @@ class KernelCall {
 // engine errors (attrs.op->name when empty). Outputs must be allocated on
 // `ctx`. Throws Error when elemwise_add is needed but missing for `ctx`.
 // `versions` (optional) gives content version counters (CallVersions).
+// `rt` (not null) runs the elemwise_add of a kAdd fallback and its temporary.
 std::shared_ptr<const KernelCall> PrepareKernel(Runtime* rt, const Kernel& kernel,
                                                 const NodeAttrs& attrs, Context ctx,
                                                 const std::vector<NDArray>& inputs,
@@ -122,9 +124,9 @@ void PushKernel(Runtime* rt, const Kernel& kernel, const NodeAttrs& attrs, Conte
                 const std::vector<NDArray>& inputs, const std::vector<NDArray>& outputs,
                 const std::vector<OpReq>& reqs, bool is_train, const std::string& name = "");
 
-// Convenience form on the global runtime returning the outputs.
-std::vector<NDArray> Invoke(const std::string& op_name, const std::vector<NDArray>& inputs,
-                            const StringMap& params = {});
+// Convenience form returning the outputs.
+std::vector<NDArray> Invoke(Runtime* rt, const std::string& op_name,
+                            const std::vector<NDArray>& inputs, const StringMap& params = {});
 
 }  // namespace weft
 

@@ -90,8 +90,9 @@ struct EpochResult {
 class Module {
  public:
   // Throws Error(kInvalidArgument) when a data or label name is not an
-  // argument of `symbol`, Error(kDevice) when `ctx` is not available.
-  Module(Symbol symbol, std::vector<std::string> data_names = {"data"},
+  // argument of `symbol`, Error(kDevice) when `ctx` is not available in
+  // `rt` (not null; it binds the executors and must outlive the module).
+  Module(Runtime* rt, Symbol symbol, std::vector<std::string> data_names = {"data"},
          std::vector<std::string> label_names = {"softmax_label"}, Context ctx = Context::CPU(0));
   ~Module();
 
@@ -162,6 +163,7 @@ class Module {
   std::vector<size_t> TrainedArgs() const;
   void RequireBound(const char* what) const;
 
+  Runtime* rt_;
   Symbol symbol_;
   std::vector<std::string> data_names_, label_names_;
   Context ctx_;

@@ -27,9 +27,10 @@ class NDArray {
  public:
   // An empty handle (is_none()).
   NDArray() = default;
-  // Allocates uninitialised storage from `rt`'s pool for `ctx` (the global
-  // runtime when null). REQUIRES: shape.is_known() or rank 0; throws Error.
-  NDArray(const Shape& shape, Context ctx, DType dtype, Runtime* rt = nullptr);
+  // Allocates uninitialised storage from `rt`'s pool for `ctx`; the array
+  // (and every view of it) keeps `rt` for its copies. REQUIRES: rt is not
+  // null, shape.is_known() or rank 0; throws Error.
+  NDArray(const Shape& shape, Context ctx, DType dtype, Runtime* rt);
 
   bool is_none() const { return chunk_ == nullptr; }
   const Shape& shape() const { return shape_; }
@@ -41,6 +42,9 @@ class NDArray {
   void* dptr() const;
   TBlob blob() const;
   const std::shared_ptr<Chunk>& chunk() const { return chunk_; }
+  // The runtime that allocated the storage (null for an empty array): its
+  // device hooks serve the copies, its pools the arrays derived from this one.
+  Runtime* runtime() const { return rt_; }
   size_t byte_offset() const { return offset_; }
 
   // A view with the same elements in a new shape; sizes must match.
@@ -63,7 +67,7 @@ class NDArray {
   // Pushes a copy of the elements into `dst` (same shape and dtype; any
   // devices) reading this array and writing `dst`.
   void CopyTo(NDArray* dst) const;
-  // A deep copy on `ctx` (pushed like CopyTo).
+  // A deep copy on `ctx`, allocated from runtime() (pushed like CopyTo).
   NDArray Copy(Context ctx) const;
 
   // The engine variable of the storage (null for an empty array).
@@ -75,6 +79,7 @@ class NDArray {
 
  private:
   std::shared_ptr<Chunk> chunk_;
+  Runtime* rt_ = nullptr;
   Shape shape_;
   DType dtype_ = DType::kFloat32;
   size_t offset_ = 0;

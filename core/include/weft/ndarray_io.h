@@ -55,14 +55,14 @@ std::string SaveNDArrays(const NDArrayList& list);
 // Writes SaveNDArrays(list) to `path`, streaming; kIO when it cannot.
 void SaveNDArraysFile(const NDArrayList& list, const std::string& path);
 
-// Parses a serialised list; arrays are allocated on cpu(0) of `rt` (the
-// global runtime when null). Errors: kInvalidArgument (malformed or
+// Parses a serialised list; arrays are allocated on cpu(0) of `rt` (not
+// null). Errors: kInvalidArgument (malformed or
 // truncated), kDType (dtype flag other than 0..6), kNotImplemented (sparse
 // storage, zero-size arrays).
-NDArrayList LoadNDArrays(const void* data, size_t size, Runtime* rt = nullptr);
+NDArrayList LoadNDArrays(const void* data, size_t size, Runtime* rt);
 // Reads the file at `path` (kIO when it cannot be read); other errors as
 // LoadNDArrays, prefixed with the path.
-NDArrayList LoadNDArraysFile(const std::string& path, Runtime* rt = nullptr);
+NDArrayList LoadNDArraysFile(const std::string& path, Runtime* rt);
 
 // A checkpoint's parameters: "arg:<name>" entries in `args`, "aux:<name>"
 // in `aux`, keyed without the prefix.

@@ -17,13 +17,13 @@
 
 namespace weft {
 
-// Parses a .npy image into a new array on cpu(0) of `rt` (global when
-// null). Errors: kInvalidArgument (malformed, truncated, trailing bytes,
+// Parses a .npy image into a new array on cpu(0) of `rt` (not null).
+// Errors: kInvalidArgument (malformed, truncated, trailing bytes,
 // fortran order), kDType (unsupported or big-endian dtype),
 // kNotImplemented (zero-size arrays).
-NDArray LoadNpy(const void* data, size_t size, Runtime* rt = nullptr);
+NDArray LoadNpy(const void* data, size_t size, Runtime* rt);
 // Reads `path` (kIO when unreadable); errors prefixed with the path.
-NDArray LoadNpyFile(const std::string& path, Runtime* rt = nullptr);
+NDArray LoadNpyFile(const std::string& path, Runtime* rt);
 
 // The .npy image of `a`; kDType for a dtype outside the five supported,
 // kInvalidArgument for an empty (none) array.

@@ -136,10 +136,11 @@ class Predictor {
   // them (the shapes of the first executors; later calls may use others). Throws Error naming what
   // is wrong: an input that is no argument of the symbol, a weight that `params` lacks or of the
   // wrong shape, an unknown output name, options out of range, shapes the model cannot take.
-  static std::unique_ptr<Predictor> Create(const Symbol& symbol, const ParamMaps& params,
+  // `rt` (not null) gives the kernels, device hooks and memory; it must outlive the predictor.
+  static std::unique_ptr<Predictor> Create(Runtime* rt, const Symbol& symbol,
+                                           const ParamMaps& params,
                                            const std::vector<std::pair<std::string, Shape>>& inputs,
-                                           Context ctx, const PredictorOptions& options = {},
-                                           Runtime* rt = nullptr);
+                                           Context ctx, const PredictorOptions& options = {});
   ~Predictor();
   Predictor(const Predictor&) = delete;
   Predictor& operator=(const Predictor&) = delete;

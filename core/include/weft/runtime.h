@@ -2,12 +2,17 @@
 //
 // The constructor registers every operator and the CPU DeviceAPI; kernels
 // (and the CUDA DeviceAPI) are installed by whoever assembles the runtime:
-// `Runtime::Global()`, defined by the assembly unit init/runtime_global.cc
-// (not by core), is created on first use with every built-in kernel
-// (kernels/register_kernels.h) and lives until process exit. Tests may build
-// fresh Runtimes with a chosen set of kernels. Registries are read-only once
-// the runtime is in use (extend them through mutable_ops/kernels first);
-// pool and RNG access is synchronised internally.
+// the process runtime `Global()`, defined by the assembly unit
+// init/runtime_global.cc (not by core), is created on first use with every
+// built-in kernel (kernels/register_kernels.h) and lives until process exit;
+// it also gives the global engine its device hooks. Core never calls
+// Global(): its functions and objects receive a Runtime (or one of its
+// registries) from their caller, or use the one their arrays, executor,
+// predictor or module were created with; the C ABI, the CLI, tests and
+// benchmarks pass Global(). Tests may build fresh Runtimes with a chosen set
+// of kernels. Registries are read-only once the runtime is in use (extend
+// them through mutable_ops/kernels first); pool and RNG access is
+// synchronised internally.
 #ifndef WEFT_RUNTIME_H_
 #define WEFT_RUNTIME_H_
 

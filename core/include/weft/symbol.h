@@ -8,7 +8,7 @@
 //
 // Construction follows MXNet: `CreateVariable` (hints stored as the hidden
 // attributes __shape__, __dtype__, __init__, __lr_mult__, __wd_mult__),
-// `CreateAtomic(op, params)` then `Compose(args, kwargs, name)`; names left
+// `CreateAtomic(reg, op, params)` then `Compose(args, kwargs, name)`; names left
 // empty come from the thread's NameManager ("<lowercase op><counter>"), and
 // inputs left open become variables "<node>_<input>" (fc1_weight). The
 // thread's AttrScope stack adds attributes to every node created inside it.
@@ -53,7 +53,6 @@ class Symbol {
   // Throws Error(kNotFound) for an unknown op, kInvalidArgument for params.
   static Symbol CreateAtomic(const OpRegistry& reg, const std::string& op,
                              const StringMap& params = {});
-  static Symbol CreateAtomic(const std::string& op, const StringMap& params = {});
 
   // Composes this symbol with `args` (positional) and `kwargs` (by input
   // name), naming the node `name` (or NameManager::Current()->Get("", hint)).
@@ -69,9 +68,6 @@ class Symbol {
 
   // CreateAtomic + Compose in one call.
   static Symbol Apply(const OpRegistry& reg, const std::string& op, const std::vector<Symbol>& args,
-                      const StringMap& params = {}, const std::string& name = "",
-                      const std::map<std::string, Symbol>& kwargs = {});
-  static Symbol Apply(const std::string& op, const std::vector<Symbol>& args,
                       const StringMap& params = {}, const std::string& name = "",
                       const std::map<std::string, Symbol>& kwargs = {});
 
@@ -128,7 +124,8 @@ class Symbol {
 // Arithmetic as MXNet's Python operators: symbol (op) symbol maps to
 // _Plus/_Minus/_Mul/_Div (elemwise_add/sub/mul/div), symbol (op) scalar to
 // _PlusScalar/_MinusScalar/_MulScalar/_DivScalar and scalar - symbol,
-// scalar / symbol to _RMinusScalar/_RDivScalar, using the global registry
+// scalar / symbol to _RMinusScalar/_RDivScalar, resolved in core's built-in
+// operator list (RegisterAllOps, the definitions every Runtime registers)
 // and automatic names (_plus0, _mulscalar1, ...).
 Symbol operator+(const Symbol& a, const Symbol& b);
 Symbol operator-(const Symbol& a, const Symbol& b);

@@ -52,12 +52,10 @@ struct LoadedSymbol {
 // up to three nodes (id and name) using it: "symbol JSON: operators are not
 // registered: operator 'Pooling' (used by node 6 'pool1'); ...".
 LoadedSymbol LoadJSON(const std::string& json, const OpRegistry& reg);
-LoadedSymbol LoadJSON(const std::string& json);  // Runtime::Global().ops()
 
 // Reads the file at `path` and loads it; kIO when it cannot be read, other
 // errors as LoadJSON, prefixed with the path.
 LoadedSymbol LoadJSONFile(const std::string& path, const OpRegistry& reg);
-LoadedSymbol LoadJSONFile(const std::string& path);
 
 // The MXNet 1.x JSON of `sym` (pretty-printed with 2-space indentation),
 // recording `mxnet_version`.

@@ -23,6 +23,15 @@ void SetThreadStartFailureForTesting(int first, int count) {
   g_fail_count = count;
 }
 
+DeviceAPI* FindDeviceAPI(const EngineOptions& options, DeviceType t) {
+  if (!options.device_apis) return nullptr;
+  try {
+    return options.device_apis(t);
+  } catch (const Error&) {
+    return nullptr;  // not compiled in
+  }
+}
+
 std::thread StartThread(std::function<void()> fn) {
   {
     MutexLock l(&g_thread_hook_mu);
@@ -50,7 +59,7 @@ EngineKind Engine::ParseKind(const std::string& text) {
 }
 
 std::unique_ptr<Engine> Engine::Create(EngineKind kind, const EngineOptions& options) {
-  if (kind == EngineKind::kNaive) return engine::MakeNaiveEngine();
+  if (kind == EngineKind::kNaive) return engine::MakeNaiveEngine(options);
   return engine::MakeThreadedEngine(options);
 }
 
@@ -61,6 +70,22 @@ Mutex g_engine_mu;
 bool g_configured WEFT_GUARDED_BY(g_engine_mu) = false;
 EngineKind g_kind WEFT_GUARDED_BY(g_engine_mu);
 EngineOptions g_opts WEFT_GUARDED_BY(g_engine_mu);
+Mutex g_device_apis_mu;
+DeviceAPIFinder g_device_apis WEFT_GUARDED_BY(g_device_apis_mu);
+
+// The global engine's EngineOptions::device_apis: whatever
+// SetGlobalDeviceAPIs installed at the time of the call.
+DeviceAPI* GlobalDeviceAPI(DeviceType t) {
+  DeviceAPIFinder find;
+  {
+    MutexLock l(&g_device_apis_mu);
+    find = g_device_apis;
+  }
+  if (!find)
+    Fail(StatusCode::kDevice, "device type ", DeviceTypeName(t),
+         " is not available: no runtime has given the global engine its device hooks");
+  return find(t);
+}
 
 void ShutdownGlobalEngine() {
   // Runs before the destructors of statics created before the engine;
@@ -85,6 +110,7 @@ Engine* CreateGlobalEngineLocked() WEFT_REQUIRES(g_engine_mu) {
       opts.cpu_threads = static_cast<int>(n);
     }
   }
+  opts.device_apis = GlobalDeviceAPI;
   Engine* e = Engine::Create(kind, opts).release();  // leaked, see engine.h
   g_engine.store(e, std::memory_order_release);
   std::atexit(ShutdownGlobalEngine);
@@ -94,6 +120,11 @@ Engine* CreateGlobalEngineLocked() WEFT_REQUIRES(g_engine_mu) {
 const char* KindName(EngineKind k) { return k == EngineKind::kNaive ? "naive" : "threaded"; }
 
 }  // namespace
+
+void Engine::SetGlobalDeviceAPIs(DeviceAPIFinder find) {
+  MutexLock l(&g_device_apis_mu);
+  g_device_apis = std::move(find);
+}
 
 Engine* Engine::Get() {
   if (Engine* e = g_engine.load(std::memory_order_acquire)) return e;

@@ -242,7 +242,10 @@ std::thread StartThread(std::function<void()> fn);
 // first 0 turns it off. Internal (not exported from libweft.so).
 void SetThreadStartFailureForTesting(int first, int count = 1);
 
-std::unique_ptr<Engine> MakeNaiveEngine();
+// options.device_apis(t), or null when it is empty or `t` is not available.
+DeviceAPI* FindDeviceAPI(const EngineOptions& options, DeviceType t);
+
+std::unique_ptr<Engine> MakeNaiveEngine(const EngineOptions& options);
 std::unique_ptr<Engine> MakeThreadedEngine(const EngineOptions& options);
 
 }  // namespace engine

@@ -4,7 +4,6 @@
 #include <mutex>
 
 #include "engine/engine_impl.h"
-#include "weft/runtime.h"
 #include "weft/status.h"
 
 namespace weft {
@@ -13,6 +12,7 @@ namespace {
 
 class NaiveEngine final : public Engine {
  public:
+  explicit NaiveEngine(const EngineOptions& options) : opts_(options) {}
   EngineKind kind() const override { return EngineKind::kNaive; }
   int num_cpu_workers() const override { return 0; }
   VarHandle NewVariable() override { return new Var(); }
@@ -85,15 +85,11 @@ class NaiveEngine final : public Engine {
       if (op->sync_fn && op->ctx.dev_type != DeviceType::kCPU) {
         // Synchronous means done on return here, device work included
         // (an op on a missing device fails by itself when it uses it).
-        op->sync_fn = [fn = std::move(op->sync_fn)](RunContext r) {
+        op->sync_fn = [this, fn = std::move(op->sync_fn)](RunContext r) {
           fn(r);
-          DeviceAPI* api = nullptr;
-          try {
-            api = Runtime::Global().device_api(r.ctx.dev_type);
-          } catch (const Error&) {
-            return;  // not compiled in: no device work can have been queued
-          }
-          if (r.ctx.dev_id < api->DeviceCount()) api->Synchronize(r.ctx);
+          // Without hooks (not compiled in) no device work can have been queued.
+          DeviceAPI* api = FindDeviceAPI(opts_, r.ctx.dev_type);
+          if (api && r.ctx.dev_id < api->DeviceCount()) api->Synchronize(r.ctx);
         };
       }
       RunningOpScope scope(this, op);
@@ -105,6 +101,7 @@ class NaiveEngine final : public Engine {
     if (op->kind == OprKind::kDelete) delete op->writes[0];
   }
 
+  const EngineOptions opts_;
   std::recursive_mutex run_mu_;
   std::mutex done_mu_;
   std::condition_variable done_cv_;
@@ -113,7 +110,9 @@ class NaiveEngine final : public Engine {
 
 }  // namespace
 
-std::unique_ptr<Engine> MakeNaiveEngine() { return std::make_unique<NaiveEngine>(); }
+std::unique_ptr<Engine> MakeNaiveEngine(const EngineOptions& options) {
+  return std::make_unique<NaiveEngine>(options);
+}
 
 }  // namespace engine
 }  // namespace weft

@@ -17,7 +17,6 @@
 
 #include "engine/engine_impl.h"
 #include "engine/task_queue.h"
-#include "weft/runtime.h"
 #include "weft/status.h"
 
 namespace weft {
@@ -331,8 +330,8 @@ class ThreadedEngine final : public Engine {
       DeviceAPI* api = nullptr;
       if (ctx.dev_type != DeviceType::kCPU) {
         try {
-          api = Runtime::Global().device_api(ctx.dev_type);
-          rc.stream = api->CreateStream(ctx);
+          api = FindDeviceAPI(opts_, ctx.dev_type);
+          if (api) rc.stream = api->CreateStream(ctx);
         } catch (const Error&) {
           api = nullptr;
           rc.stream = nullptr;

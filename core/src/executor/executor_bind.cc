@@ -68,11 +68,11 @@ const char* GradReqName(GradReq req) {
   return "unknown";
 }
 
-std::unique_ptr<Executor> Executor::Bind(const Symbol& symbol, Context ctx,
+std::unique_ptr<Executor> Executor::Bind(Runtime* rt, const Symbol& symbol, Context ctx,
                                          std::vector<NDArray> args, std::vector<NDArray> arg_grads,
                                          std::vector<GradReq> grad_reqs,
                                          std::vector<NDArray> aux_states,
-                                         const ExecutorOptions& options, Runtime* rt) {
+                                         const ExecutorOptions& options) {
   std::unique_ptr<Executor> ex(new Executor());
   ex->symbol_ = symbol;
   ex->ctx_ = ctx;
@@ -118,12 +118,12 @@ std::unique_ptr<Executor> Executor::Bind(const Symbol& symbol, Context ctx,
   return ex;
 }
 
-std::unique_ptr<Executor> Executor::BindByName(const Symbol& symbol, Context ctx,
+std::unique_ptr<Executor> Executor::BindByName(Runtime* rt, const Symbol& symbol, Context ctx,
                                                const std::map<std::string, NDArray>& args,
                                                const std::map<std::string, NDArray>& arg_grads,
                                                const std::map<std::string, GradReq>& grad_reqs,
                                                const std::map<std::string, NDArray>& aux_states,
-                                               const ExecutorOptions& options, Runtime* rt) {
+                                               const ExecutorOptions& options) {
   const std::vector<std::string> arg_names = symbol.ListArguments(),
                                  aux_names = symbol.ListAuxiliaryStates();
   auto check_known = [](const auto& given, const std::vector<std::string>& names,
@@ -156,15 +156,15 @@ std::unique_ptr<Executor> Executor::BindByName(const Symbol& symbol, Context ctx
       Fail(StatusCode::kInvalidArgument, "bind: auxiliary state '", name, "' is missing");
     x.push_back(it->second);
   }
-  return Bind(symbol, ctx, std::move(a), std::move(gr), std::move(r), std::move(x), options, rt);
+  return Bind(rt, symbol, ctx, std::move(a), std::move(gr), std::move(r), std::move(x), options);
 }
 
-std::unique_ptr<Executor> Executor::SimpleBind(const Symbol& symbol, Context ctx,
+std::unique_ptr<Executor> Executor::SimpleBind(Runtime* rt, const Symbol& symbol, Context ctx,
                                                const pass::ShapeMap& shapes,
                                                const pass::DTypeMap& dtypes,
                                                const GradReqSpec& grad_req,
-                                               const ExecutorOptions& options, Runtime* rt) {
-  if (!rt) rt = &Runtime::Global();
+                                               const ExecutorOptions& options) {
+  WEFT_CHECK(rt) << "simple_bind: no runtime given";
   IndexedGraph g(symbol.outputs);
   pass::DTypeMap types = dtypes;
   const std::vector<std::string> arg_names = symbol.ListArguments(),
@@ -242,8 +242,8 @@ std::unique_ptr<Executor> Executor::SimpleBind(const Symbol& symbol, Context ctx
   }
   for (size_t i = 0; i < aux_names.size(); ++i)
     aux.push_back(Zeros(s.aux_shapes[i], t.aux_types[i], device_of(aux_names[i]), rt));
-  return Bind(symbol, ctx, std::move(args), std::move(grads), std::move(reqs), std::move(aux),
-              options, rt);
+  return Bind(rt, symbol, ctx, std::move(args), std::move(grads), std::move(reqs), std::move(aux),
+              options);
 }
 
 std::unique_ptr<Executor> Executor::Reshape(const pass::ShapeMap& shapes, bool partial_shaping,
@@ -282,8 +282,8 @@ std::unique_ptr<Executor> Executor::Reshape(const pass::ShapeMap& shapes, bool p
   opt.match_range = impl_->plan.match_range;
   opt.num_groups = 1;
   for (int grp : impl_->plan.group) opt.num_groups = std::max(opt.num_groups, grp + 1);
-  return Bind(symbol_, ctx_, std::move(args), std::move(grads), reqs_, std::move(aux), opt,
-              impl_->rt);
+  return Bind(impl_->rt, symbol_, ctx_, std::move(args), std::move(grads), reqs_, std::move(aux),
+              opt);
 }
 
 }  // namespace weft

@@ -58,7 +58,8 @@ struct Executor::Impl::BindState {
 
 void Executor::Init(const ExecutorOptions& options, Runtime* rt) {
   Impl& m = *impl_;
-  m.rt = rt ? rt : &Runtime::Global();
+  WEFT_CHECK(rt) << "bind: no runtime given";
+  m.rt = rt;
   m.group2ctx = options.group2ctx;
   out_names_ = symbol_.ListOutputs();
   Impl::BindState s;

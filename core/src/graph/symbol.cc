@@ -7,7 +7,6 @@
 #include <unordered_map>
 
 #include "weft/graph_algorithm.h"
-#include "weft/runtime.h"
 #include "weft/status.h"
 
 namespace weft {
@@ -103,10 +102,6 @@ Symbol Symbol::CreateAtomic(const OpRegistry& reg, const std::string& op_name,
   s.hint_ = Lower(op_name);
   for (uint32_t i = 0; i < n->num_outputs(); ++i) s.outputs.push_back(NodeEntry{n, i, 0});
   return s;
-}
-
-Symbol Symbol::CreateAtomic(const std::string& op, const StringMap& params) {
-  return CreateAtomic(Runtime::Global().ops(), op, params);
 }
 
 bool Symbol::is_atomic() const {
@@ -222,12 +217,6 @@ Symbol Symbol::Apply(const OpRegistry& reg, const std::string& op, const std::ve
   Symbol s = CreateAtomic(reg, op, params);
   s.Compose(args, kwargs, name);
   return s;
-}
-
-Symbol Symbol::Apply(const std::string& op, const std::vector<Symbol>& args,
-                     const StringMap& params, const std::string& name,
-                     const std::map<std::string, Symbol>& kwargs) {
-  return Apply(Runtime::Global().ops(), op, args, params, name, kwargs);
 }
 
 Symbol Symbol::Group(const std::vector<Symbol>& symbols) {

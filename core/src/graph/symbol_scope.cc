@@ -4,6 +4,7 @@
 #include <cstdio>
 #include <cstdlib>
 
+#include "weft/op.h"
 #include "weft/symbol.h"
 
 namespace weft {
@@ -73,11 +74,23 @@ std::string FormatScalar(double v) {
 }
 
 namespace {
+// The arithmetic operators have no runtime at hand: they resolve their
+// built-in operators in a registry of core's own operator list
+// (RegisterAllOps), built on first use and never changed. Every runtime
+// registers the same definitions, and kernels are found by operator name.
+const OpRegistry& BuiltinOps() {
+  static const OpRegistry* reg = [] {
+    auto* r = new OpRegistry();  // leaked like the graphs that point into it
+    RegisterAllOps(r);
+    return r;
+  }();
+  return *reg;
+}
 Symbol Binary(const char* op, const Symbol& a, const Symbol& b) {
-  return Symbol::Apply(op, {a, b});
+  return Symbol::Apply(BuiltinOps(), op, {a, b});
 }
 Symbol Scalar(const char* op, const Symbol& a, double s) {
-  return Symbol::Apply(op, {a}, {{"scalar", FormatScalar(s)}});
+  return Symbol::Apply(BuiltinOps(), op, {a}, {{"scalar", FormatScalar(s)}});
 }
 }  // namespace
 

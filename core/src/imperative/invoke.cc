@@ -8,7 +8,7 @@ namespace weft {
 
 void Invoke(Runtime* rt, const std::string& op_name, const std::vector<NDArray>& inputs,
             const StringMap& params, std::vector<NDArray>* outputs, const InvokeOptions& opts) {
-  if (!rt) rt = &Runtime::Global();
+  WEFT_CHECK(rt) << "operator " << op_name << ": no runtime given";
   const OpDef& op = rt->ops().Get(op_name);
   NodeAttrs attrs;
   attrs.op = &op;
@@ -144,10 +144,10 @@ void Invoke(Runtime* rt, const std::string& op_name, const std::vector<NDArray>&
   for (auto& tc : copy_back) tc.first.CopyTo(&tc.second);
 }
 
-std::vector<NDArray> Invoke(const std::string& op_name, const std::vector<NDArray>& inputs,
-                            const StringMap& params) {
+std::vector<NDArray> Invoke(Runtime* rt, const std::string& op_name,
+                            const std::vector<NDArray>& inputs, const StringMap& params) {
   std::vector<NDArray> outputs;
-  Invoke(nullptr, op_name, inputs, params, &outputs);
+  Invoke(rt, op_name, inputs, params, &outputs);
   return outputs;
 }
 

@@ -48,7 +48,7 @@ std::shared_ptr<const KernelCall> PrepareKernel(
     Runtime* rt, const Kernel& kernel, const NodeAttrs& attrs, Context ctx,
     const std::vector<NDArray>& inputs, const std::vector<NDArray>& outputs,
     const std::vector<OpReq>& reqs, const std::string& name, const CallVersions* versions) {
-  if (!rt) rt = &Runtime::Global();
+  WEFT_CHECK(rt) << "PushKernel " << name << ": no runtime given";
   auto call = std::make_shared<KernelCall>();
   if (versions) call->counters_ = *versions;
   call->name_ = !name.empty() ? name : attrs.op ? attrs.op->name : attrs.name;

@@ -8,7 +8,6 @@
 #include "io/byte_io.h"
 #include "json_raw.h"
 #include "weft/graph_algorithm.h"
-#include "weft/runtime.h"
 #include "weft/status.h"
 #include "weft/symbol_json.h"
 
@@ -308,8 +307,6 @@ LoadedSymbol LoadJSON(const std::string& text, const OpRegistry& reg) {
   return out;
 }
 
-LoadedSymbol LoadJSON(const std::string& json) { return LoadJSON(json, Runtime::Global().ops()); }
-
 LoadedSymbol LoadJSONFile(const std::string& path, const OpRegistry& reg) {
   io::CheckReadableFile(path);
   std::ifstream in(path, std::ios::binary);
@@ -322,10 +319,6 @@ LoadedSymbol LoadJSONFile(const std::string& path, const OpRegistry& reg) {
   } catch (const Error& e) {
     Fail(e.code(), path, ": ", e.what());
   }
-}
-
-LoadedSymbol LoadJSONFile(const std::string& path) {
-  return LoadJSONFile(path, Runtime::Global().ops());
 }
 
 }  // namespace weft

@@ -88,7 +88,8 @@ std::vector<int> Buckets::Issue(Bucket* b, int priority) {
         Context::CPU(0), reads, writes, priority, what);
     return keys;
   }
-  if (b->buffer.is_none()) b->buffer = NDArray(Shape{b->count}, Context::CPU(0), b->dtype);
+  if (b->buffer.is_none())  // from the runtime of the arrays it carries
+    b->buffer = NDArray(Shape{b->count}, Context::CPU(0), b->dtype, pushed[0].target.runtime());
   NDArray buf = b->buffer;
   writes.push_back(buf.var());
   Engine::Get()->PushAsync(

@@ -78,8 +78,9 @@ class Store : public KVStore {
       Entry e;
       e.name = keys[i];
       const Context ctx = type_ == "device" ? values[i].ctx() : Context::CPU(0);
-      e.store = NDArray(values[i].shape(), ctx, values[i].dtype());
-      e.merged = NDArray(values[i].shape(), ctx, values[i].dtype());
+      Runtime* rt = values[i].runtime();  // the store lives beside the caller's arrays
+      e.store = NDArray(values[i].shape(), ctx, values[i].dtype(), rt);
+      e.merged = NDArray(values[i].shape(), ctx, values[i].dtype(), rt);
       values[i].CopyTo(&e.store);
       const int index = static_cast<int>(entries_.size());
       if (comm_) {  // every rank starts from rank 0's values
@@ -189,10 +190,10 @@ class Store : public KVStore {
     load_[best] += e->store.Bytes();
     e->placed = true;
     if (best == e->store.ctx()) return;
-    NDArray store(e->store.shape(), best, e->store.dtype());
+    NDArray store(e->store.shape(), best, e->store.dtype(), e->store.runtime());
     e->store.CopyTo(&store);
     e->store = store;
-    e->merged = NDArray(e->store.shape(), best, e->store.dtype());
+    e->merged = NDArray(e->store.shape(), best, e->store.dtype(), e->store.runtime());
   }
 
   int Find(const char* what, const std::string& key) const {

@@ -6,7 +6,8 @@
 namespace weft {
 
 NDArray::NDArray(const Shape& shape, Context ctx, DType dtype, Runtime* rt)
-    : shape_(shape), dtype_(dtype) {
+    : rt_(rt), shape_(shape), dtype_(dtype) {
+  WEFT_CHECK(rt) << "NDArray of shape " << shape.ToString() << ": no runtime given";
   if (!shape.ndim_known() || (shape.ndim() > 0 && !shape.is_known()))
     Fail(StatusCode::kShape, "cannot allocate an NDArray of shape ", shape.ToString(),
          ": every extent must be known and > 0");
@@ -14,7 +15,6 @@ NDArray::NDArray(const Shape& shape, Context ctx, DType dtype, Runtime* rt)
     Fail(StatusCode::kDType, "cannot allocate an NDArray of dtype code ", static_cast<int>(dtype));
   const size_t bytes = ShapeBytes(shape, DTypeSize(dtype));
   CheckAllocBytes(bytes, StrCat("an array of shape ", shape.ToString(), " ", DTypeName(dtype)));
-  if (!rt) rt = &Runtime::Global();
   chunk_ = rt->storage(ctx)->Alloc(bytes);
 }
 
@@ -94,11 +94,12 @@ void NDArray::CopyFromHost(const void* src, size_t bytes) {
   Context c = ctx();
   void* dst = dptr();
   std::shared_ptr<Chunk> keep = chunk_;
+  Runtime* rt = rt_;
   Engine* engine = Engine::Get();
   engine->CheckCanWait("copy from host");  // before pushing: the push reads `src` later
   engine->PushSync(
-      [c, dst, src, bytes, keep](RunContext rc) {
-        Runtime::Global().device_api(c.dev_type)->CopyFromHost(c, dst, src, bytes, rc.stream);
+      [c, dst, src, bytes, keep, rt](RunContext rc) {
+        rt->device_api(c.dev_type)->CopyFromHost(c, dst, src, bytes, rc.stream);
       },
       c, {}, {var()}, 0, "CopyFromHost", FnProperty::kCopyToDevice);
   engine->WaitForVar(var());
@@ -113,7 +114,7 @@ void NDArray::CopyToHost(void* dst, size_t bytes) const {
     Fail(StatusCode::kInvalidArgument, "copy to host: destination pointer is null");
   WaitToRead();  // rethrows the error of a failed op that wrote this array
   Context c = ctx();
-  Runtime::Global().device_api(c.dev_type)->CopyToHost(c, dst, dptr(), bytes, nullptr);
+  rt_->device_api(c.dev_type)->CopyToHost(c, dst, dptr(), bytes, nullptr);
 }
 
 void NDArray::CopyTo(NDArray* dst) const {
@@ -133,17 +134,18 @@ void NDArray::CopyTo(NDArray* dst) const {
                                                      : FnProperty::kNormal;
   Context run_on = d.dev_type != DeviceType::kCPU ? d : s;
   std::shared_ptr<Chunk> keep_src = chunk_, keep_dst = dst->chunk();
+  // Each side's device hooks come from the runtime that allocated it.
+  Runtime *src_rt = rt_, *dst_rt = dst->runtime();
   Engine::Get()->PushSync(
-      [s, d, to, from, n, keep_src, keep_dst](RunContext rc) {
-        Runtime& rt = Runtime::Global();
+      [s, d, to, from, n, keep_src, keep_dst, src_rt, dst_rt](RunContext rc) {
         if (s.dev_type == DeviceType::kCPU && d.dev_type == DeviceType::kCPU) {
           CpuDeviceAPI()->CopyDevice(d, to, s, from, n, nullptr);
         } else if (s.dev_type == DeviceType::kCPU) {
-          rt.device_api(d.dev_type)->CopyFromHost(d, to, from, n, rc.stream);
+          dst_rt->device_api(d.dev_type)->CopyFromHost(d, to, from, n, rc.stream);
         } else if (d.dev_type == DeviceType::kCPU) {
-          rt.device_api(s.dev_type)->CopyToHost(s, to, from, n, rc.stream);
+          src_rt->device_api(s.dev_type)->CopyToHost(s, to, from, n, rc.stream);
         } else {
-          rt.device_api(d.dev_type)->CopyDevice(d, to, s, from, n, rc.stream);
+          dst_rt->device_api(d.dev_type)->CopyDevice(d, to, s, from, n, rc.stream);
         }
       },
       run_on, reads, {dst->var()}, 0, "CopyTo", prop);
@@ -167,7 +169,7 @@ void NDArray::WaitToWrite() const {
 }
 
 NDArray NDArray::Copy(Context ctx) const {
-  NDArray r(shape_, ctx, dtype_);
+  NDArray r(shape_, ctx, dtype_, rt_);
   CopyTo(&r);
   return r;
 }

@@ -138,7 +138,7 @@ std::unique_ptr<PoolSlot> Predictor::Impl::Bind(const std::vector<Shape>& shapes
     args[implicit[i]] = zeros;
   }
   ExecutorOptions eo = opts.executor;
-  slot->ex = Executor::BindByName(sym, ctx, args, {}, {}, model.aux, eo, rt);
+  slot->ex = Executor::BindByName(rt, sym, ctx, args, {}, {}, model.aux, eo);
   return slot;
 }
 
@@ -244,12 +244,13 @@ Predictor::Predictor(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
 Predictor::~Predictor() { Close(); }
 
 std::unique_ptr<Predictor> Predictor::Create(
-    const Symbol& symbol, const ParamMaps& params,
+    Runtime* rt, const Symbol& symbol, const ParamMaps& params,
     const std::vector<std::pair<std::string, Shape>>& inputs, Context ctx,
-    const PredictorOptions& options, Runtime* rt) {
+    const PredictorOptions& options) {
   if (inputs.empty()) Fail(StatusCode::kInvalidArgument, "predictor: no inputs given");
   CheckOptions(options);
-  Runtime& runtime = rt ? *rt : Runtime::Global();
+  WEFT_CHECK(rt) << "predictor: no runtime given";
+  Runtime& runtime = *rt;
   runtime.CheckDevice(ctx);
   auto impl = std::make_unique<Impl>();
   impl->rt = &runtime;

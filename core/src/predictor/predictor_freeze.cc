@@ -68,7 +68,7 @@ Symbol SelectOutputs(const Symbol& symbol, const std::vector<std::string>& names
 
 FrozenModel FreezeModel(const Symbol& symbol, const ParamMaps& params,
                         const std::set<std::string>& inputs, Context ctx, bool copy, Runtime* rt) {
-  Runtime& runtime = rt ? *rt : Runtime::Global();
+  Runtime& runtime = *rt;
   const std::vector<std::string> arg_names = symbol.ListArguments();
   for (const std::string& in : inputs)
     if (std::find(arg_names.begin(), arg_names.end(), in) == arg_names.end())
@@ -118,7 +118,7 @@ FrozenModel FreezeModel(const Symbol& symbol, const ParamMaps& params,
   for (const std::string& name : part.ListAuxiliaryStates()) part_aux[name] = weight(name);
   ExecutorOptions once;
   once.optimize_inference = false;
-  auto ex = Executor::BindByName(part, ctx, part_args, {}, {}, part_aux, once, &runtime);
+  auto ex = Executor::BindByName(&runtime, part, ctx, part_args, {}, {}, part_aux, once);
   ex->Forward(false);
 
   std::set<std::string> taken(arg_names.begin(), arg_names.end());

@@ -37,7 +37,8 @@ Symbol SelectOutputs(const Symbol& symbol, const std::vector<std::string>& names
 // from `params` onto `ctx` (the caller's arrays are not kept) when `copy`,
 // else bound as they are when already on `ctx`. Throws
 // Error(kInvalidArgument) for an input that is no argument, a weight
-// missing from `params`, and the executor's errors for wrong shapes.
+// missing from `params`, and the executor's errors for wrong shapes. `rt`
+// (not null) holds the weights and binds the constant parts.
 FrozenModel FreezeModel(const Symbol& symbol, const ParamMaps& params,
                         const std::set<std::string>& inputs, Context ctx, bool copy, Runtime* rt);
 

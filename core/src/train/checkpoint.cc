@@ -46,7 +46,8 @@ void SaveCheckpoint(const std::string& prefix, int epoch, const Symbol& symbol,
 }
 
 Checkpoint LoadCheckpoint(const std::string& prefix, int epoch, Runtime* rt) {
-  Runtime& runtime = rt ? *rt : Runtime::Global();
+  WEFT_CHECK(rt) << "load checkpoint '" << prefix << "': no runtime given";
+  Runtime& runtime = *rt;
   const std::string params_path = CheckpointParamsPath(prefix, epoch);
   Checkpoint out;
   out.symbol = LoadJSONFile(CheckpointSymbolPath(prefix), runtime.ops()).symbol;

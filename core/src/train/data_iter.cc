@@ -52,7 +52,7 @@ void CheckSources(const std::vector<std::pair<std::string, NDArray>>& arrays, co
 NDArray BatchArray(const NDArray& src, int batch_size) {
   std::vector<int64_t> dims = src.shape().dims();
   dims[0] = batch_size;
-  return NDArray(Shape(dims), Context::CPU(), src.dtype());
+  return NDArray(Shape(dims), Context::CPU(), src.dtype(), src.runtime());
 }
 
 std::vector<DataDesc> Describe(const std::vector<std::pair<std::string, NDArray>>& arrays,

@@ -9,9 +9,10 @@
 
 namespace weft {
 
-Module::Module(Symbol symbol, std::vector<std::string> data_names,
+Module::Module(Runtime* rt, Symbol symbol, std::vector<std::string> data_names,
                std::vector<std::string> label_names, Context ctx)
-    : symbol_(std::move(symbol)),
+    : rt_(rt),
+      symbol_(std::move(symbol)),
       data_names_(std::move(data_names)),
       label_names_(std::move(label_names)),
       ctx_(ctx) {
@@ -28,7 +29,8 @@ Module::Module(Symbol symbol, std::vector<std::string> data_names,
   };
   for (const auto& n : data_names_) data_idx_.push_back(find(n, "data"));
   for (const auto& n : label_names_) label_idx_.push_back(find(n, "label"));
-  Runtime::Global().CheckDevice(ctx_);  // fail here, not at the first Bind
+  WEFT_CHECK(rt_) << "Module: no runtime given";
+  rt_->CheckDevice(ctx_);  // fail here, not at the first Bind
 }
 
 Module::~Module() = default;
@@ -69,7 +71,7 @@ void Module::Bind(const std::vector<DataDesc>& data, const std::vector<DataDesc>
     req.by_name[name] = (for_training && !IsInput(name)) ? GradReq::kWrite : GradReq::kNull;
   std::map<std::string, NDArray> old_args = exec_ ? arg_params() : std::map<std::string, NDArray>{};
   std::map<std::string, NDArray> old_aux = exec_ ? aux_params() : std::map<std::string, NDArray>{};
-  exec_ = Executor::SimpleBind(symbol_, ctx_, shapes, dtypes, req);
+  exec_ = Executor::SimpleBind(rt_, symbol_, ctx_, shapes, dtypes, req);
   for_training_ = for_training;
   batch_size_ = static_cast<int>(data[0].shape[0]);
   if (!old_args.empty() || !old_aux.empty()) InitParams(nullptr, old_args, old_aux, true);

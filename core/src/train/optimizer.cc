@@ -24,7 +24,7 @@ bool EndsWith(const std::string& s, const std::string& suffix) {
 
 // A zero-filled array like `like` (same shape, dtype, context).
 NDArray ZerosLike(const NDArray& like) {
-  NDArray z(like.shape(), like.ctx(), like.dtype());
+  NDArray z(like.shape(), like.ctx(), like.dtype(), like.runtime());
   std::vector<char> zeros(z.Bytes(), 0);
   z.CopyFromHost(zeros.data(), zeros.size());
   return z;
@@ -56,10 +56,10 @@ class SGD : public Optimizer {
     StringMap p = BaseParams(lr, wd);
     std::vector<NDArray> outs{*weight};
     if (states->empty()) {
-      Invoke(nullptr, "sgd_update", {*weight, grad}, p, &outs);
+      Invoke(weight->runtime(), "sgd_update", {*weight, grad}, p, &outs);
     } else {
       p["momentum"] = FormatScalar(momentum_);
-      Invoke(nullptr, "sgd_mom_update", {*weight, grad, (*states)[0]}, p, &outs);
+      Invoke(weight->runtime(), "sgd_mom_update", {*weight, grad, (*states)[0]}, p, &outs);
     }
   }
 
@@ -95,7 +95,7 @@ class Adam : public Optimizer {
     p["beta2"] = FormatScalar(beta2_);
     p["epsilon"] = FormatScalar(epsilon_);
     std::vector<NDArray> outs{*weight};
-    Invoke(nullptr, "adam_update", {*weight, grad, (*states)[0], (*states)[1]}, p, &outs);
+    Invoke(weight->runtime(), "adam_update", {*weight, grad, (*states)[0], (*states)[1]}, p, &outs);
   }
 
  private:

@@ -52,17 +52,19 @@ TEST(CheckedSize, NDArrayCreateAndViewsRefuseWrappingShapes) {
   const size_t live = LiveBytes();
   ExpectWeftError(
       [] {
-        NDArray(Shape{k2p62 + 1, 4}, Context::CPU(), DType::kFloat32);
+        NDArray(Shape{k2p62 + 1, 4}, Context::CPU(), DType::kFloat32, &Runtime::Global());
       },
       StatusCode::kShape, {"2^63 - 1 elements"});
   // Byte sizes near 2^63 fail at once (the pool used to spin rounding them).
-  ExpectWeftError([] { NDArray(Shape{int64_t{1} << 61}, Context::CPU(), DType::kFloat32); },
-                  StatusCode::kOutOfMemory,
-                  {"(2305843009213693952,) float32", "9223372036854775808 bytes asked"});
-  ExpectWeftError([] { NDArray(Shape{k2p62 - 1}, Context::CPU(), DType::kFloat64); },
-                  StatusCode::kShape, {"2^64 - 1 bytes"});
+  ExpectWeftError(
+      [] { NDArray(Shape{int64_t{1} << 61}, Context::CPU(), DType::kFloat32, &Runtime::Global()); },
+      StatusCode::kOutOfMemory,
+      {"(2305843009213693952,) float32", "9223372036854775808 bytes asked"});
+  ExpectWeftError(
+      [] { NDArray(Shape{k2p62 - 1}, Context::CPU(), DType::kFloat64, &Runtime::Global()); },
+      StatusCode::kShape, {"2^64 - 1 bytes"});
   EXPECT_EQ(LiveBytes(), live);
-  NDArray a(Shape{4}, Context::CPU(), DType::kFloat32);
+  NDArray a(Shape{4}, Context::CPU(), DType::kFloat32, &Runtime::Global());
   ExpectWeftError([&] { a.Reshape(Shape{k2p62 + 1, 4}); }, StatusCode::kShape, {"2^63 - 1"});
   ExpectWeftError(
       [&] {
@@ -77,47 +79,49 @@ TEST(CheckedSize, AllocationLimitNamesShapeAndBytesBeforeAllocating) {
   const size_t live = LiveBytes();
   ExpectWeftError(
       [] {
-        NDArray(Shape{1024, 1024}, Context::CPU(), DType::kFloat32);
+        NDArray(Shape{1024, 1024}, Context::CPU(), DType::kFloat32, &Runtime::Global());
       },
       StatusCode::kOutOfMemory,
       {"array of shape (1024,1024) float32", "4194304 bytes asked", "1048576 bytes"});
   EXPECT_EQ(LiveBytes(), live);
-  NDArray ok(Shape{256, 1024}, Context::CPU(), DType::kFloat32);  // exactly the limit
+  NDArray ok(Shape{256, 1024}, Context::CPU(), DType::kFloat32,
+             &Runtime::Global());  // exactly the limit
   EXPECT_EQ(ok.Bytes(), size_t{1} << 20);
 }
 
 TEST(CheckedSize, SourceOpsRefuseHugeShapes) {
   ExpectWeftError(
       [] {
-        Invoke("_zeros", {}, {{"shape", "(281474976710656, 281474976710656)"}});
+        Invoke(&Runtime::Global(), "_zeros", {}, {{"shape", "(281474976710656, 281474976710656)"}});
       },
       StatusCode::kShape, {"2^63 - 1"});
   LimitScope limit(size_t{1} << 20);
   ExpectWeftError(
       [] {
-        Invoke("_zeros", {}, {{"shape", "(1024, 1024)"}});
+        Invoke(&Runtime::Global(), "_zeros", {}, {{"shape", "(1024, 1024)"}});
       },
       StatusCode::kOutOfMemory, {"(1024,1024)", "4194304 bytes asked"});
 }
 
 TEST(CheckedSize, BindNamesTheArgument) {
-  Symbol fc = Symbol::Apply("FullyConnected", {Symbol::CreateVariable("data")},
-                            {{"num_hidden", "4"}}, "fc");
+  Symbol fc = Symbol::Apply(Runtime::Global().ops(), "FullyConnected",
+                            {Symbol::CreateVariable("data")}, {{"num_hidden", "4"}}, "fc");
   ExpectWeftError(
       [&] {
-        Executor::SimpleBind(fc, Context::CPU(), {{"data", Shape{k2p62 + 1, 4}}});
+        Executor::SimpleBind(&Runtime::Global(), fc, Context::CPU(),
+                             {{"data", Shape{k2p62 + 1, 4}}});
       },
       StatusCode::kShape, {"2^63 - 1"});
   LimitScope limit(size_t{1} << 20);
   const size_t live = LiveBytes();
   ExpectWeftError(
       [&] {
-        Executor::SimpleBind(fc, Context::CPU(), {{"data", Shape{2, 1 << 20}}});
+        Executor::SimpleBind(&Runtime::Global(), fc, Context::CPU(), {{"data", Shape{2, 1 << 20}}});
       },
       StatusCode::kOutOfMemory,
       {"argument 'data' of shape (2,1048576) float32", "8388608 bytes asked"});
   EXPECT_EQ(LiveBytes(), live);
-  auto ex = Executor::SimpleBind(fc, Context::CPU(), {{"data", Shape{2, 8}}});
+  auto ex = Executor::SimpleBind(&Runtime::Global(), fc, Context::CPU(), {{"data", Shape{2, 8}}});
   ExpectWeftError(
       [&] {
         ex->Reshape({{"data", Shape{1 << 20, 8}}}, false, true);

@@ -69,22 +69,24 @@ TEST(KernelRegistry, PriorityPicksBackendAndKeepsOthers) {
 TEST(Invoke, ChecksArityAndOutputs) {
   NDArray x = test::Array({2}, {1, 2});
   try {
-    Invoke("quadratic", {x, x});
+    Invoke(&Runtime::Global(), "quadratic", {x, x});
     FAIL();
   } catch (const Error& e) {
     EXPECT_EQ(e.code(), StatusCode::kInvalidArgument);
     EXPECT_NE(std::string(e.what()).find("expected 1 input"), std::string::npos) << e.what();
   }
-  std::vector<NDArray> outs{NDArray(Shape({3}), Context::CPU(0), DType::kFloat32)};
+  std::vector<NDArray> outs{
+      NDArray(Shape({3}), Context::CPU(0), DType::kFloat32, &Runtime::Global())};
   try {
-    Invoke(nullptr, "quadratic", {x}, {}, &outs);
+    Invoke(&Runtime::Global(), "quadratic", {x}, {}, &outs);
     FAIL();
   } catch (const Error& e) {
     EXPECT_EQ(e.code(), StatusCode::kShape);
     EXPECT_NE(std::string(e.what()).find("(3,)"), std::string::npos) << e.what();
   }
-  std::vector<NDArray> wrong_type{NDArray(Shape({2}), Context::CPU(0), DType::kFloat64)};
-  EXPECT_THROW(Invoke(nullptr, "quadratic", {x}, {}, &wrong_type), Error);
+  std::vector<NDArray> wrong_type{
+      NDArray(Shape({2}), Context::CPU(0), DType::kFloat64, &Runtime::Global())};
+  EXPECT_THROW(Invoke(&Runtime::Global(), "quadratic", {x}, {}, &wrong_type), Error);
 }
 
 TEST(Invoke, WriteAddAndNullRequests) {
@@ -93,20 +95,20 @@ TEST(Invoke, WriteAddAndNullRequests) {
   std::vector<NDArray> outs{test::Array({3}, {10, 10, 10})};
   InvokeOptions add;
   add.reqs = {OpReq::kAdd};
-  Invoke(nullptr, "quadratic", {x}, p, &outs, add);
+  Invoke(&Runtime::Global(), "quadratic", {x}, p, &outs, add);
   EXPECT_EQ(test::Values(outs[0]), (std::vector<double>{11, 14, 19}));
   InvokeOptions null;
   null.reqs = {OpReq::kNull};
-  Invoke(nullptr, "quadratic", {x}, p, &outs, null);
+  Invoke(&Runtime::Global(), "quadratic", {x}, p, &outs, null);
   EXPECT_EQ(test::Values(outs[0]), (std::vector<double>{11, 14, 19}));
-  Invoke(nullptr, "quadratic", {x}, p, &outs);
+  Invoke(&Runtime::Global(), "quadratic", {x}, p, &outs);
   EXPECT_EQ(test::Values(outs[0]), (std::vector<double>{1, 4, 9}));
 }
 
 TEST(Invoke, InPlaceOnTheInput) {
   NDArray x = test::Array({3}, {1, 2, 3});
   std::vector<NDArray> outs{x};
-  Invoke(nullptr, "quadratic", {x}, {{"a", "1"}, {"c", "1"}}, &outs);
+  Invoke(&Runtime::Global(), "quadratic", {x}, {{"a", "1"}, {"c", "1"}}, &outs);
   EXPECT_EQ(test::Values(x), (std::vector<double>{2, 5, 10}));
 }
 
@@ -114,7 +116,7 @@ TEST(Invoke, UnsupportedDTypeNamesTheOp) {
   NDArray x = test::Array({2}, {1, 2}, DType::kInt32);
   try {
     // The kernel rejects int32 when it runs: the error surfaces at the wait.
-    Invoke("quadratic", {x})[0].WaitToRead();
+    Invoke(&Runtime::Global(), "quadratic", {x})[0].WaitToRead();
     FAIL();
   } catch (const Error& e) {
     EXPECT_EQ(e.code(), StatusCode::kDType);

@@ -1,6 +1,7 @@
 #include <gtest/gtest.h>
 
 #include "util/test_util.h"
+#include "weft/runtime.h"
 #include "weft/storage.h"
 
 namespace weft {
@@ -78,7 +79,7 @@ TEST(NDArray, LiveBytesFollowArrays) {
 }
 
 TEST(NDArray, CopyRoundTripAndSizeChecks) {
-  NDArray a(Shape({2, 3}), Context::CPU(0), DType::kFloat32);
+  NDArray a(Shape({2, 3}), Context::CPU(0), DType::kFloat32, &Runtime::Global());
   std::vector<float> in{1, 2, 3, 4, 5, 6}, out(6);
   a.CopyFromHost(in.data(), in.size() * 4);
   a.CopyToHost(out.data(), out.size() * 4);
@@ -112,7 +113,7 @@ TEST(NDArray, ReshapeAndSliceAreViews) {
 }
 
 TEST(NDArray, ViewErrors) {
-  NDArray a(Shape({4, 3}), Context::CPU(0), DType::kFloat32);
+  NDArray a(Shape({4, 3}), Context::CPU(0), DType::kFloat32, &Runtime::Global());
   EXPECT_THROW(a.Reshape({5, 3}), Error);
   EXPECT_THROW(a.Slice(3, 2), Error);
   EXPECT_THROW(a.Slice(0, 5), Error);
@@ -126,13 +127,13 @@ TEST(NDArray, ViewErrors) {
 }
 
 TEST(NDArray, RejectsUnknownShapes) {
-  EXPECT_THROW(NDArray(Shape(), Context::CPU(0), DType::kFloat32), Error);
-  EXPECT_THROW(NDArray(Shape({2, 0}), Context::CPU(0), DType::kFloat32), Error);
-  EXPECT_THROW(NDArray(Shape({2}), Context::CPU(0), DType::kUnknown), Error);
+  EXPECT_THROW(NDArray(Shape(), Context::CPU(0), DType::kFloat32, &Runtime::Global()), Error);
+  EXPECT_THROW(NDArray(Shape({2, 0}), Context::CPU(0), DType::kFloat32, &Runtime::Global()), Error);
+  EXPECT_THROW(NDArray(Shape({2}), Context::CPU(0), DType::kUnknown, &Runtime::Global()), Error);
 }
 
 TEST(NDArray, ScalarHasOneElement) {
-  NDArray s(Shape(std::vector<int64_t>{}), Context::CPU(0), DType::kFloat64);
+  NDArray s(Shape(std::vector<int64_t>{}), Context::CPU(0), DType::kFloat64, &Runtime::Global());
   EXPECT_EQ(s.Size(), 1);
   EXPECT_EQ(s.Bytes(), 8u);
 }
@@ -143,7 +144,7 @@ TEST(NDArray, DeepCopyIsIndependent) {
   a.WaitToWrite();  // the copy reading a is pushed to the engine
   static_cast<float*>(a.dptr())[0] = 9;
   EXPECT_EQ(test::Values(b), (std::vector<double>{1, 2, 3}));
-  NDArray wrong(Shape({4}), Context::CPU(0), DType::kFloat32);
+  NDArray wrong(Shape({4}), Context::CPU(0), DType::kFloat32, &Runtime::Global());
   EXPECT_THROW(a.CopyTo(&wrong), Error);
 }
 

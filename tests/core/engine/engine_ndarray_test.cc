@@ -45,7 +45,8 @@ void Push(const Kernel& k, const std::string& name, const std::vector<NDArray>& 
           const NDArray& out) {
   NodeAttrs attrs;
   attrs.name = name;
-  PushKernel(nullptr, k, attrs, Context::CPU(0), in, {out}, {OpReq::kWrite}, false, name);
+  PushKernel(&Runtime::Global(), k, attrs, Context::CPU(0), in, {out}, {OpReq::kWrite}, false,
+             name);
 }
 
 // Seed: A = 2; B = A + 1; C = A + 2; D = B * C, with B and C concurrent.
@@ -54,13 +55,14 @@ TEST(EngineNDArray, SeedDiamondRunsBAndCConcurrently) {
   if (e->kind() != EngineKind::kThreaded || e->num_cpu_workers() < 2)
     GTEST_SKIP() << "needs the threaded engine with >= 2 workers";
   const Shape s({4});
-  NDArray a(s, Context::CPU(0), DType::kFloat32), b(s, Context::CPU(0), DType::kFloat32),
-      c(s, Context::CPU(0), DType::kFloat32);
+  NDArray a(s, Context::CPU(0), DType::kFloat32, &Runtime::Global()),
+      b(s, Context::CPU(0), DType::kFloat32, &Runtime::Global()),
+      c(s, Context::CPU(0), DType::kFloat32, &Runtime::Global());
   Span sa, sb, sc;
   Push(SlowKernel(5, &sa, [](const std::vector<float>&) { return 2.0f; }), "A=2", {}, a);
   Push(SlowKernel(80, &sb, [](const std::vector<float>& x) { return x[0] + 1; }), "B=A+1", {a}, b);
   Push(SlowKernel(80, &sc, [](const std::vector<float>& x) { return x[0] + 2; }), "C=A+2", {a}, c);
-  NDArray d = Invoke("elemwise_mul", {b, c})[0];
+  NDArray d = Invoke(&Runtime::Global(), "elemwise_mul", {b, c})[0];
   EXPECT_EQ(test::Values(d), std::vector<double>(4, 12.0));
   EXPECT_GE(sb.start, sa.end);
   EXPECT_GE(sc.start, sa.end);
@@ -74,7 +76,8 @@ TEST(EngineNDArray, SeedTraceDeletesAAfterItsReaders) {
   Runtime& rt = Runtime::Global();
   const Shape s({1024});
   const size_t base = rt.live_bytes();
-  NDArray a(s, Context::CPU(0), DType::kFloat32), b(s, Context::CPU(0), DType::kFloat32);
+  NDArray a(s, Context::CPU(0), DType::kFloat32, &Runtime::Global()),
+      b(s, Context::CPU(0), DType::kFloat32, &Runtime::Global());
   std::vector<float> two(1024, 2.0f);
   a.CopyFromHost(two.data(), two.size() * 4);
   b.CopyFromHost(two.data(), two.size() * 4);
@@ -82,7 +85,7 @@ TEST(EngineNDArray, SeedTraceDeletesAAfterItsReaders) {
   // B = A + B writes B in place: B is written, not read (no self-dependency).
   Push(SlowKernel(200, &sab, [](const std::vector<float>& x) { return x[0] + x[1]; }), "B=A+B",
        {a, b}, b);
-  NDArray c = Invoke("_plus_scalar", {a}, {{"scalar", "2"}})[0];
+  NDArray c = Invoke(&Runtime::Global(), "_plus_scalar", {a}, {{"scalar", "2"}})[0];
   const size_t with_a = rt.live_bytes();
   a = NDArray();                                         // A.del() while B = A + B is still pending
   if (Engine::Get()->kind() == EngineKind::kThreaded) {  // the naive engine has already run it
@@ -98,11 +101,11 @@ TEST(EngineNDArray, VersionCountsWritesOfAnArray) {
   NDArray a = test::Array({3}, {1, 2, 3});
   const uint64_t v0 = Engine::Get()->VarVersion(a.var());
   std::vector<NDArray> out{a};
-  Invoke(nullptr, "_mul_scalar", {a}, {{"scalar", "2"}}, &out);
-  Invoke(nullptr, "_mul_scalar", {a}, {{"scalar", "2"}}, &out);
+  Invoke(&Runtime::Global(), "_mul_scalar", {a}, {{"scalar", "2"}}, &out);
+  Invoke(&Runtime::Global(), "_mul_scalar", {a}, {{"scalar", "2"}}, &out);
   EXPECT_EQ(test::Values(a), (std::vector<double>{4, 8, 12}));
   EXPECT_EQ(Engine::Get()->VarVersion(a.var()), v0 + 2);
-  NDArray r = Invoke("_plus_scalar", {a}, {{"scalar", "1"}})[0];
+  NDArray r = Invoke(&Runtime::Global(), "_plus_scalar", {a}, {{"scalar", "1"}})[0];
   r.WaitToRead();
   EXPECT_EQ(Engine::Get()->VarVersion(a.var()), v0 + 2) << "a read is not a write";
 }
@@ -113,9 +116,11 @@ TEST(EngineNDArray, VersionCountsWritesOfAnArray) {
 TEST(EngineNDArray, KernelErrorSurfacesAtWaitWithOpName) {
   Engine::Get()->WaitForAll();
   NDArray x = test::Array({2, 3}, {1, 2, 3, 4, 5, 6});
-  NDArray y = Invoke("softmax", {x}, {{"temperature", "0"}})[0];  // fails in the kernel
-  NDArray z = Invoke("_plus_scalar", {y}, {{"scalar", "1"}})[0];  // skipped, inherits
-  NDArray ok = Invoke("_plus_scalar", {x}, {{"scalar", "1"}})[0];
+  NDArray y =
+      Invoke(&Runtime::Global(), "softmax", {x}, {{"temperature", "0"}})[0];  // fails in the kernel
+  NDArray z =
+      Invoke(&Runtime::Global(), "_plus_scalar", {y}, {{"scalar", "1"}})[0];  // skipped, inherits
+  NDArray ok = Invoke(&Runtime::Global(), "_plus_scalar", {x}, {{"scalar", "1"}})[0];
   try {
     y.WaitToRead();
     FAIL() << "no error";
@@ -137,17 +142,18 @@ TEST(EngineNDArray, KernelErrorSurfacesAtWaitWithOpName) {
   EXPECT_NO_THROW(y.WaitToRead());
   EXPECT_EQ(test::Values(ok), (std::vector<double>{2, 3, 4, 5, 6, 7}));
 
-  NDArray y2 = Invoke("softmax", {x}, {{"temperature", "0"}})[0];
+  NDArray y2 = Invoke(&Runtime::Global(), "softmax", {x}, {{"temperature", "0"}})[0];
   std::vector<float> host(6);
   EXPECT_THROW(y2.CopyToHost(host.data(), 24), Error);
   EXPECT_NO_THROW(Engine::Get()->WaitForAll()) << "already reported by the copy";
 
-  NDArray y3 = Invoke("softmax", {x}, {{"temperature", "0"}})[0];
+  NDArray y3 = Invoke(&Runtime::Global(), "softmax", {x}, {{"temperature", "0"}})[0];
   EXPECT_THROW(Engine::Get()->WaitForAll(), Error);
   EXPECT_NO_THROW(Engine::Get()->WaitForAll());
 
   NDArray bad = test::Array({4}, {1, 2, 3, 4});
-  EXPECT_THROW(Invoke("elemwise_add", {x, bad}), Error) << "shape errors are synchronous";
+  EXPECT_THROW(Invoke(&Runtime::Global(), "elemwise_add", {x, bad}), Error)
+      << "shape errors are synchronous";
 }
 
 // Random ops write the RNG state variable: reseeding reproduces them even
@@ -157,7 +163,7 @@ TEST(EngineNDArray, RandomOpsAreSerialisedAndReproducible) {
     Runtime::Global().Seed(1234);
     std::vector<NDArray> outs;
     for (int i = 0; i < 16; ++i)
-      outs.push_back(Invoke("_random_uniform", {}, {{"shape", "(64,)"}})[0]);
+      outs.push_back(Invoke(&Runtime::Global(), "_random_uniform", {}, {{"shape", "(64,)"}})[0]);
     std::vector<std::vector<double>> v;
     for (auto& o : outs) v.push_back(test::Values(o));
     return v;
@@ -189,13 +195,14 @@ TEST(EngineNDArrayDeathTest, ExitWithPendingWorkAndLiveArrays) {
 #if defined(__SANITIZE_ADDRESS__)
         g_leaks_expected = true;
 #endif
-        static NDArray* leaked = new NDArray(Shape({256}), Context::CPU(0), DType::kFloat32);
-        static NDArray kept(Shape({256}), Context::CPU(0), DType::kFloat32);
+        static NDArray* leaked =
+            new NDArray(Shape({256}), Context::CPU(0), DType::kFloat32, &Runtime::Global());
+        static NDArray kept(Shape({256}), Context::CPU(0), DType::kFloat32, &Runtime::Global());
         Span s;
         for (int i = 0; i < 20; ++i) {
           Push(SlowKernel(5, &s, [](const std::vector<float>& x) { return x[0] + 1; }), "slow",
                {*leaked}, kept);
-          Invoke(nullptr, "_plus_scalar", {kept}, {{"scalar", "1"}},
+          Invoke(&Runtime::Global(), "_plus_scalar", {kept}, {{"scalar", "1"}},
                  new std::vector<NDArray>{*leaked});
         }
         std::exit(0);
@@ -217,7 +224,7 @@ TEST(EngineNDArrayDeathTest, ExitInsideAnOpDoesNotDeadlock) {
           std::this_thread::sleep_for(std::chrono::seconds(30));
           std::_Exit(99);
         }).detach();
-        NDArray a(Shape({4}), Context::CPU(0), DType::kFloat32);
+        NDArray a(Shape({4}), Context::CPU(0), DType::kFloat32, &Runtime::Global());
         Engine::Get()->PushSync([](RunContext) { std::exit(3); }, Context::CPU(0), {}, {a.var()}, 0,
                                 "exits");
         Engine::Get()->WaitForAll();

@@ -10,6 +10,7 @@
 
 #include "core/json/json_test_util.h"
 #include "util/test_util.h"
+#include "weft/runtime.h"
 #include "weft/executor.h"
 #include "weft/ndarray_io.h"
 #include "weft/npy.h"
@@ -35,18 +36,22 @@ TEST_P(Det1Forward, MatchesPyTorch) {
   if (!std::filesystem::exists(dir + "/deepinsight__det1-0001.params"))
     GTEST_SKIP() << "no det1 params";
   const std::string tag = GetParam();
-  LoadedSymbol s = LoadJSONFile(dir + "/deepinsight__det1-symbol.json");
-  ParamMaps p = SplitParams(LoadNDArraysFile(dir + "/deepinsight__det1-0001.params"));
-  NDArray input = LoadNpyFile(RefDir() + "/input_" + tag + ".npy");
+  LoadedSymbol s = LoadJSONFile(dir + "/deepinsight__det1-symbol.json", Runtime::Global().ops());
+  ParamMaps p =
+      SplitParams(LoadNDArraysFile(dir + "/deepinsight__det1-0001.params", &Runtime::Global()));
+  NDArray input = LoadNpyFile(RefDir() + "/input_" + tag + ".npy", &Runtime::Global());
 
   std::map<std::string, NDArray> args = p.args;
   args["data"] = input;
-  auto ex = Executor::BindByName(s.symbol, Context::CPU(0), args, {}, {}, p.aux);
+  auto ex =
+      Executor::BindByName(&Runtime::Global(), s.symbol, Context::CPU(0), args, {}, {}, p.aux);
   ex->Forward(false);
   ASSERT_EQ(ex->outputs().size(), 2u);
-  ExpectClose(ex->outputs()[0], LoadNpyFile(RefDir() + "/conv4_2_" + tag + ".npy"),
+  ExpectClose(ex->outputs()[0],
+              LoadNpyFile(RefDir() + "/conv4_2_" + tag + ".npy", &Runtime::Global()),
               "conv4_2 " + tag);
-  ExpectClose(ex->outputs()[1], LoadNpyFile(RefDir() + "/prob1_" + tag + ".npy"), "prob1 " + tag);
+  ExpectClose(ex->outputs()[1],
+              LoadNpyFile(RefDir() + "/prob1_" + tag + ".npy", &Runtime::Global()), "prob1 " + tag);
   // Softmax over the two channels sums to one at every position.
   std::vector<double> prob = test::Values(ex->outputs()[1]);
   const size_t plane = prob.size() / 2;

@@ -10,6 +10,7 @@
 #include <string>
 
 #include "util/test_util.h"
+#include "weft/runtime.h"
 #include "weft/executor.h"
 #include "weft/status.h"
 
@@ -20,7 +21,7 @@ const Context kCpu = Context::CPU(0);
 
 Symbol Op(const std::string& op, const std::vector<Symbol>& in, const StringMap& p,
           const std::string& name) {
-  return Symbol::Apply(op, in, p, name);
+  return Symbol::Apply(Runtime::Global().ops(), op, in, p, name);
 }
 
 Symbol Chain(Symbol h, int n, const std::string& prefix) {
@@ -45,7 +46,7 @@ std::unique_ptr<Executor> Bind(const Symbol& y, const std::map<std::string, Shap
   opt.bulk_max_nodes = bulk;
   opt.optimize_inference =
       false;  // the graphs as written (FuseElemwiseChains would fuse the chains)
-  return Executor::SimpleBind(y, kCpu, shapes, {}, GradReqSpec::All(req), opt);
+  return Executor::SimpleBind(&Runtime::Global(), y, kCpu, shapes, {}, GradReqSpec::All(req), opt);
 }
 
 // A small CNN with a residual branch, BatchNorm and a loss.
@@ -130,8 +131,8 @@ TEST(ExecutorBulk, IndependentBranchesAndVisibleOutputsEndSegments) {
   opt.bulk_max_nodes = 64;
   opt.optimize_inference = false;
   Symbol y = Op("elemwise_add", {Chain(x, 3, "a"), Chain(x, 3, "b")}, {}, "sum");
-  auto ex =
-      Executor::SimpleBind(y, kCpu, {{"x", Shape{2}}}, {}, GradReqSpec::All(GradReq::kNull), opt);
+  auto ex = Executor::SimpleBind(&Runtime::Global(), y, kCpu, {{"x", Shape{2}}}, {},
+                                 GradReqSpec::All(GradReq::kNull), opt);
   EXPECT_EQ(EngineOps(*ex).first, 3);
   // A caller-visible output in the middle of a chain ends its segment.
   Symbol first = Chain(x, 2, "u");

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "util/test_util.h"
+#include "weft/runtime.h"
 #include "weft/executor.h"
 
 namespace weft {
@@ -20,10 +21,11 @@ namespace {
 const Context kCpu = Context::CPU(0);
 
 Symbol Mlp() {
-  Symbol h = Symbol::Apply("FullyConnected", {Symbol::CreateVariable("data")},
-                           {{"num_hidden", "16"}}, "fc1");
-  h = Symbol::Apply("Activation", {h}, {{"act_type", "relu"}}, "act1");
-  return Symbol::Apply("FullyConnected", {h}, {{"num_hidden", "4"}}, "fc2");
+  Symbol h = Symbol::Apply(Runtime::Global().ops(), "FullyConnected",
+                           {Symbol::CreateVariable("data")}, {{"num_hidden", "16"}}, "fc1");
+  h = Symbol::Apply(Runtime::Global().ops(), "Activation", {h}, {{"act_type", "relu"}}, "act1");
+  return Symbol::Apply(Runtime::Global().ops(), "FullyConnected", {h}, {{"num_hidden", "4"}},
+                       "fc2");
 }
 
 NDArray Filled(const Shape& shape, float phase) {
@@ -52,7 +54,7 @@ class ExecutorConcurrency : public ::testing::Test {
   std::unique_ptr<Executor> BindShared(int batch, float phase) {
     std::map<std::string, NDArray> args = weights_;
     args["data"] = Filled(Shape{batch, 10}, phase);
-    return Executor::BindByName(symbol_, kCpu, args, {}, {}, {});
+    return Executor::BindByName(&Runtime::Global(), symbol_, kCpu, args, {}, {}, {});
   }
   NameScope scope_;
   Symbol symbol_ = Mlp();
@@ -122,10 +124,11 @@ TEST_F(ExecutorConcurrency, SharedWeightsUnderBindReshapeFreeChurn) {
 TEST_F(ExecutorConcurrency, OneExecutorTwoThreadsIsSerialised) {
   std::map<std::string, NDArray> args = weights_, grads;
   args["data"] = Filled(Shape{8, 10}, 0.f);
-  for (const auto& kv : args) grads[kv.first] = NDArray(kv.second.shape(), kCpu, kv.second.dtype());
+  for (const auto& kv : args)
+    grads[kv.first] = NDArray(kv.second.shape(), kCpu, kv.second.dtype(), &Runtime::Global());
   std::map<std::string, GradReq> reqs;
   for (const auto& kv : args) reqs[kv.first] = GradReq::kWrite;
-  auto ex = Executor::BindByName(symbol_, kCpu, args, grads, reqs, {});
+  auto ex = Executor::BindByName(&Runtime::Global(), symbol_, kCpu, args, grads, reqs, {});
   const NDArray head = test::Array({8, 4}, std::vector<double>(32, 1.0));
   ex->Forward(true);
   ex->Backward({head});

@@ -118,8 +118,8 @@ TEST(ExecutorEngine, IndependentBranchesRunInParallel) {
   Symbol y = Op("elemwise_add", {Hook(Hook(x, "a1"), "a2"), Hook(Hook(x, "b1"), "b2")}, {}, "sum");
   ExecutorOptions opt;
   opt.num_groups = 2;
-  auto ex = Executor::SimpleBind(y, kCpu, {{"x", Shape{4}}}, {}, GradReqSpec::All(GradReq::kNull),
-                                 opt, TestRuntime());
+  auto ex = Executor::SimpleBind(TestRuntime(), y, kCpu, {{"x", Shape{4}}}, {},
+                                 GradReqSpec::All(GradReq::kNull), opt);
   SetX(ex.get(), {1, 2, 3, 4});
   Latch first(2), second(2);
   std::mutex mu;
@@ -143,8 +143,8 @@ TEST(ExecutorEngine, ForwardReturnsBeforeTheNodesRun) {
     GTEST_SKIP() << "the naive engine runs inside Forward";
   NameScope scope;
   Symbol y = Hook(Symbol::CreateVariable("x"), "gate");
-  auto ex = Executor::SimpleBind(y, kCpu, {{"x", Shape{2}}}, {}, GradReqSpec::All(GradReq::kNull),
-                                 {}, TestRuntime());
+  auto ex = Executor::SimpleBind(TestRuntime(), y, kCpu, {{"x", Shape{2}}}, {},
+                                 GradReqSpec::All(GradReq::kNull), {});
   SetX(ex.get(), {1, 2});
   std::mutex mu;
   std::condition_variable cv;
@@ -176,8 +176,8 @@ TEST(ExecutorEngine, ReusedBlockWaitsForItsLastReader) {
   Symbol b = Hook(a, "slow");
   Symbol c = Op("_plus_scalar", {x}, {{"scalar", "100"}}, "c");
   Symbol y = Op("elemwise_add", {b, c}, {}, "y");
-  auto ex = Executor::SimpleBind(y, kCpu, {{"x", Shape{3}}}, {}, GradReqSpec::All(GradReq::kNull),
-                                 {}, TestRuntime());
+  auto ex = Executor::SimpleBind(TestRuntime(), y, kCpu, {{"x", Shape{3}}}, {},
+                                 GradReqSpec::All(GradReq::kNull), {});
   // Two blocks: b's (then y's, in place) and a's, reused by c.
   EXPECT_EQ(ex->memory().num_storage, 2u);
   EXPECT_EQ(ex->memory().num_reused, 1u);
@@ -195,8 +195,8 @@ TEST(ExecutorEngine, ReusedBlockWaitsForItsLastReader) {
 TEST(ExecutorEngine, PendingWritesToArgumentsComeFirst) {
   NameScope scope;
   Symbol y = Op("_mul_scalar", {Symbol::CreateVariable("x")}, {{"scalar", "10"}}, "y");
-  auto ex = Executor::SimpleBind(y, kCpu, {{"x", Shape{2}}}, {}, GradReqSpec::All(GradReq::kNull),
-                                 {}, TestRuntime());
+  auto ex = Executor::SimpleBind(TestRuntime(), y, kCpu, {{"x", Shape{2}}}, {},
+                                 GradReqSpec::All(GradReq::kNull), {});
   NDArray src = test::Array({2}, {1, 2});
   SetHook([](const std::string&) { std::this_thread::sleep_for(std::chrono::milliseconds(60)); });
   std::vector<NDArray> outs{ex->arg_arrays()[0]};
@@ -212,8 +212,8 @@ TEST(ExecutorEngine, WaitOnAuxStateSeesTheBatchNormUpdate) {
   NameScope scope;
   Symbol h = Hook(Symbol::CreateVariable("x"), "slow");
   Symbol y = Op("BatchNorm", {h}, {{"fix_gamma", "False"}, {"momentum", "0.9"}}, "bn");
-  auto ex = Executor::SimpleBind(y, kCpu, {{"x", Shape{2, 3}}}, {},
-                                 GradReqSpec::All(GradReq::kNull), {}, TestRuntime());
+  auto ex = Executor::SimpleBind(TestRuntime(), y, kCpu, {{"x", Shape{2, 3}}}, {},
+                                 GradReqSpec::All(GradReq::kNull), {});
   ASSERT_EQ(ex->aux_names()[0], "bn_moving_mean");
   SetX(ex.get(), {0, 1, 2, 2, 3, 4});  // after +1: channel means 2, 3, 4
   SetHook([](const std::string&) { std::this_thread::sleep_for(std::chrono::milliseconds(60)); });
@@ -231,8 +231,8 @@ TEST(ExecutorEngine, WaitOnAuxStateSeesTheBatchNormUpdate) {
 TEST(ExecutorEngine, KernelErrorSurfacesAtTheWaitNamingTheNode) {
   NameScope scope;
   Symbol y = Op("_mul_scalar", {Hook(Symbol::CreateVariable("x"), "bad")}, {{"scalar", "2"}}, "y");
-  auto ex = Executor::SimpleBind(y, kCpu, {{"x", Shape{2}}}, {}, GradReqSpec::All(GradReq::kNull),
-                                 {}, TestRuntime());
+  auto ex = Executor::SimpleBind(TestRuntime(), y, kCpu, {{"x", Shape{2}}}, {},
+                                 GradReqSpec::All(GradReq::kNull), {});
   SetX(ex.get(), {1, 2});
   SetHook([](const std::string& node) {
     Fail(StatusCode::kInvalidArgument, "node ", node, " refuses");
@@ -260,8 +260,8 @@ TEST(ExecutorEngine, KernelErrorInsideABulkedSegmentNamesTheNode) {
   Symbol y = Op("_mul_scalar", {Hook(h, "middle")}, {{"scalar", "2"}}, "after");
   ExecutorOptions opt;
   opt.bulk_max_nodes = 64;
-  auto ex = Executor::SimpleBind(y, kCpu, {{"x", Shape{2}}}, {}, GradReqSpec::All(GradReq::kNull),
-                                 opt, TestRuntime());
+  auto ex = Executor::SimpleBind(TestRuntime(), y, kCpu, {{"x", Shape{2}}}, {},
+                                 GradReqSpec::All(GradReq::kNull), opt);
   EXPECT_NE(ex->DebugString().find("Engine operations: 1 forward"), std::string::npos)
       << ex->DebugString();
   SetX(ex.get(), {1, 2});
@@ -288,11 +288,12 @@ TEST(ExecutorEngine, KernelErrorInsideABulkedSegmentNamesTheNode) {
 // the gradient array, and Backward still returns normally.
 TEST(ExecutorEngine, BackwardKernelErrorSurfacesAtTheGradient) {
   NameScope scope;
-  Symbol y = Symbol::Apply(
-      "SoftmaxOutput", {Symbol::CreateVariable("data"), Symbol::CreateVariable("label")}, {}, "sm");
+  Symbol y =
+      Symbol::Apply(Runtime::Global().ops(), "SoftmaxOutput",
+                    {Symbol::CreateVariable("data"), Symbol::CreateVariable("label")}, {}, "sm");
   GradReqSpec req;
   req.by_name["data"] = GradReq::kWrite;
-  auto ex = Executor::SimpleBind(y, kCpu, {{"data", Shape{1, 3}}}, {}, req);
+  auto ex = Executor::SimpleBind(&Runtime::Global(), y, kCpu, {{"data", Shape{1, 3}}}, {}, req);
   NDArray(ex->arg_arrays()[0]).CopyFromHost(std::vector<float>{0, 0, 0}.data(), 12);
   NDArray(ex->arg_arrays()[1]).CopyFromHost(std::vector<float>{7}.data(), 4);
   ex->Forward(true);
@@ -320,7 +321,7 @@ TEST(ExecutorEngine, QueuedRoundsAccumulateInOrder) {
   Symbol y = Op("square", {h}, {}, "sq");
   GradReqSpec req;
   req.by_name["x"] = GradReq::kAdd;
-  auto ex = Executor::SimpleBind(y, kCpu, {{"x", Shape{2}}}, {}, req, {}, TestRuntime());
+  auto ex = Executor::SimpleBind(TestRuntime(), y, kCpu, {{"x", Shape{2}}}, {}, req, {});
   SetX(ex.get(), {1, 3});  // h = x + 1 = (2, 4); d/dx (h^2) = 2h
   NDArray head = test::Array({2}, {1, 1});
   for (int i = 0; i < 5; ++i) {

@@ -6,6 +6,7 @@
 #include <thread>
 
 #include "util/test_util.h"
+#include "weft/runtime.h"
 #include "weft/executor.h"
 
 namespace weft {
@@ -25,12 +26,15 @@ GradReqSpec WriteFor(const std::string& name) {
 TEST(ExecutorMulti, GroupOfOutputsTakesOneHeadGradientEach) {
   NameScope scope;
   Symbol x = Var("x");
-  Symbol parts = Symbol::Apply("SliceChannel", {x}, {{"num_outputs", "2"}, {"axis", "0"}}, "split");
-  Symbol prod = Symbol::Apply("elemwise_mul", {parts[0], parts[1]}, {}, "prod");
-  Symbol sum = Symbol::Apply("elemwise_add", {parts[0], parts[1]}, {}, "sum");
-  Symbol th = Symbol::Apply("tanh", {x}, {}, "th");
+  Symbol parts = Symbol::Apply(Runtime::Global().ops(), "SliceChannel", {x},
+                               {{"num_outputs", "2"}, {"axis", "0"}}, "split");
+  Symbol prod =
+      Symbol::Apply(Runtime::Global().ops(), "elemwise_mul", {parts[0], parts[1]}, {}, "prod");
+  Symbol sum =
+      Symbol::Apply(Runtime::Global().ops(), "elemwise_add", {parts[0], parts[1]}, {}, "sum");
+  Symbol th = Symbol::Apply(Runtime::Global().ops(), "tanh", {x}, {}, "th");
   Symbol g = Symbol::Group({prod, sum, th});
-  auto ex = Executor::SimpleBind(g, kCpu, {{"x", Shape{4}}}, {}, WriteFor("x"));
+  auto ex = Executor::SimpleBind(&Runtime::Global(), g, kCpu, {{"x", Shape{4}}}, {}, WriteFor("x"));
   ASSERT_EQ(ex->outputs().size(), 3u);
   const std::vector<float> xv{0.5f, -1.f, 2.f, 0.25f};
   NDArray(ex->arg_arrays()[0]).CopyFromHost(xv.data(), xv.size() * sizeof(float));
@@ -65,9 +69,10 @@ TEST(ExecutorMulti, GroupOfOutputsTakesOneHeadGradientEach) {
 // the same results as one run alone.
 TEST(ExecutorMulti, DistinctExecutorsRunConcurrently) {
   NameScope scope;
-  Symbol h = Symbol::Apply("FullyConnected", {Var("data")}, {{"num_hidden", "16"}}, "fc1");
-  h = Symbol::Apply("Activation", {h}, {{"act_type", "relu"}}, "act1");
-  h = Symbol::Apply("FullyConnected", {h}, {{"num_hidden", "4"}}, "fc2");
+  Symbol h = Symbol::Apply(Runtime::Global().ops(), "FullyConnected", {Var("data")},
+                           {{"num_hidden", "16"}}, "fc1");
+  h = Symbol::Apply(Runtime::Global().ops(), "Activation", {h}, {{"act_type", "relu"}}, "act1");
+  h = Symbol::Apply(Runtime::Global().ops(), "FullyConnected", {h}, {{"num_hidden", "4"}}, "fc2");
   const pass::ShapeMap shapes{{"data", Shape{8, 10}}};
   auto fill = [](Executor* ex) {
     for (size_t i = 0; i < ex->arg_arrays().size(); ++i) {
@@ -88,7 +93,8 @@ TEST(ExecutorMulti, DistinctExecutorsRunConcurrently) {
       }
     return r;
   };
-  auto ref_ex = Executor::SimpleBind(h, kCpu, shapes, {}, GradReqSpec::All(GradReq::kWrite));
+  auto ref_ex = Executor::SimpleBind(&Runtime::Global(), h, kCpu, shapes, {},
+                                     GradReqSpec::All(GradReq::kWrite));
   fill(ref_ex.get());
   const std::vector<double> want = run(ref_ex.get());
 
@@ -99,7 +105,8 @@ TEST(ExecutorMulti, DistinctExecutorsRunConcurrently) {
   for (int t = 0; t < kThreads; ++t) {
     threads.emplace_back([&, t] {
       try {
-        auto ex = Executor::SimpleBind(h, kCpu, shapes, {}, GradReqSpec::All(GradReq::kWrite));
+        auto ex = Executor::SimpleBind(&Runtime::Global(), h, kCpu, shapes, {},
+                                       GradReqSpec::All(GradReq::kWrite));
         fill(ex.get());
         for (int i = 0; i < kIters; ++i) got[t] = run(ex.get());
       } catch (const std::exception& e) {

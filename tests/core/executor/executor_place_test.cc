@@ -54,20 +54,25 @@ TEST(ExecutorPlace, CtxGroupArraysLiveOnTheirGroupsDevice) {
   {
     AttrScope scope(Group("stage1"));
     Symbol data = Var("data");
-    Symbol fc1 = Symbol::Apply("FullyConnected", {data}, {{"num_hidden", "16"}}, "fc1");
-    act1 = Symbol::Apply("Activation", {fc1}, {{"act_type", "relu"}}, "relu1");
+    Symbol fc1 = Symbol::Apply(Runtime::Global().ops(), "FullyConnected", {data},
+                               {{"num_hidden", "16"}}, "fc1");
+    act1 = Symbol::Apply(Runtime::Global().ops(), "Activation", {fc1}, {{"act_type", "relu"}},
+                         "relu1");
   }
   Symbol mlp;
   {
     AttrScope scope(Group("stage2"));
-    Symbol fc2 = Symbol::Apply("FullyConnected", {act1}, {{"num_hidden", "8"}}, "fc2");
-    Symbol act2 = Symbol::Apply("Activation", {fc2}, {{"act_type", "relu"}}, "relu2");
-    Symbol fc3 = Symbol::Apply("FullyConnected", {act2}, {{"num_hidden", "4"}}, "fc3");
-    mlp = Symbol::Apply("SoftmaxOutput", {fc3}, {}, "softmax");
+    Symbol fc2 = Symbol::Apply(Runtime::Global().ops(), "FullyConnected", {act1},
+                               {{"num_hidden", "8"}}, "fc2");
+    Symbol act2 = Symbol::Apply(Runtime::Global().ops(), "Activation", {fc2},
+                                {{"act_type", "relu"}}, "relu2");
+    Symbol fc3 = Symbol::Apply(Runtime::Global().ops(), "FullyConnected", {act2},
+                               {{"num_hidden", "4"}}, "fc3");
+    mlp = Symbol::Apply(Runtime::Global().ops(), "SoftmaxOutput", {fc3}, {}, "softmax");
   }
   const std::vector<std::string> stage1 = act1.ListArguments();
   ASSERT_EQ(stage1, (std::vector<std::string>{"data", "fc1_weight", "fc1_bias"}));
-  auto ex = Executor::SimpleBind(mlp, kCpu0, {{"data", Shape{2, 20}}}, {},
+  auto ex = Executor::SimpleBind(&Runtime::Global(), mlp, kCpu0, {{"data", Shape{2, 20}}}, {},
                                  GradReqSpec::All(GradReq::kWrite),
                                  Groups({{"stage1", kCpu1}, {"stage2", kCpu2}}));
   size_t grads = 0;
@@ -83,7 +88,7 @@ TEST(ExecutorPlace, CtxGroupArraysLiveOnTheirGroupsDevice) {
   }
   EXPECT_EQ(grads, 6u);  // data and softmax_label get null requests
   // The same numbers as one device.
-  auto ref = Executor::SimpleBind(mlp, kCpu0, {{"data", Shape{2, 20}}}, {},
+  auto ref = Executor::SimpleBind(&Runtime::Global(), mlp, kCpu0, {{"data", Shape{2, 20}}}, {},
                                   GradReqSpec::All(GradReq::kWrite));
   for (size_t i = 0; i < ex->arg_arrays().size(); ++i) {
     if (ex->arg_names()[i] == "softmax_label") {
@@ -121,10 +126,10 @@ Symbol Chain() {
   }
   {
     AttrScope scope(Group("dev2"));
-    net = Symbol::Apply("tanh", {net * c}, {}, "t");
+    net = Symbol::Apply(Runtime::Global().ops(), "tanh", {net * c}, {}, "t");
   }
   AttrScope scope(Group("dev3"));
-  return Symbol::Apply("square", {net + d}, {}, "sq");
+  return Symbol::Apply(Runtime::Global().ops(), "square", {net + d}, {}, "sq");
 }
 
 void CheckChain(DType dtype) {
@@ -134,9 +139,11 @@ void CheckChain(DType dtype) {
       {"a", Shape{4, 5}}, {"b", Shape{4, 5}}, {"c", Shape{4, 5}}, {"d", Shape{4, 5}}};
   pass::DTypeMap types;
   for (const auto& kv : shapes) types[kv.first] = dtype;
-  auto multi = Executor::SimpleBind(net, kCpu0, shapes, types, GradReqSpec::All(GradReq::kWrite),
+  auto multi = Executor::SimpleBind(&Runtime::Global(), net, kCpu0, shapes, types,
+                                    GradReqSpec::All(GradReq::kWrite),
                                     Groups({{"dev1", kCpu1}, {"dev2", kCpu2}, {"dev3", kCpu3}}));
-  auto single = Executor::SimpleBind(net, kCpu0, shapes, types, GradReqSpec::All(GradReq::kWrite));
+  auto single = Executor::SimpleBind(&Runtime::Global(), net, kCpu0, shapes, types,
+                                     GradReqSpec::All(GradReq::kWrite));
   std::set<Context> used(multi->node_devices().begin(), multi->node_devices().end());
   EXPECT_EQ(used, (std::set<Context>{kCpu0, kCpu1, kCpu2, kCpu3}));
   size_t copies = 0;
@@ -183,17 +190,17 @@ Symbol SeedNet() {
   Symbol net;
   {
     AttrScope scope(Group("dev1"));
-    net = Symbol::Apply("elemwise_mul", {a, b}, {}, "mul");
+    net = Symbol::Apply(Runtime::Global().ops(), "elemwise_mul", {a, b}, {}, "mul");
   }
   AttrScope scope(Group("dev2"));
-  return Symbol::Apply("elemwise_add", {net, c}, {}, "add");
+  return Symbol::Apply(Runtime::Global().ops(), "elemwise_add", {net, c}, {}, "add");
 }
 
 TEST(ExecutorPlace, SeedExampleCopiesAndNumbers) {
   NameScope names;
   Symbol net = SeedNet();
   const Shape s{10, 10};
-  auto ex = Executor::SimpleBind(net, kCpu0, {{"a", s}, {"b", s}, {"c", s}}, {},
+  auto ex = Executor::SimpleBind(&Runtime::Global(), net, kCpu0, {{"a", s}, {"b", s}, {"c", s}}, {},
                                  GradReqSpec::All(GradReq::kWrite),
                                  Groups({{"dev1", kCpu0}, {"dev2", kCpu1}}));
   IndexedGraph g(ex->graph());
@@ -235,7 +242,7 @@ TEST(ExecutorPlace, GradReqAddAcrossDevices) {
   NameScope names;
   Symbol net = SeedNet();
   const Shape s{3};
-  auto ex = Executor::SimpleBind(net, kCpu0, {{"a", s}, {"b", s}, {"c", s}}, {},
+  auto ex = Executor::SimpleBind(&Runtime::Global(), net, kCpu0, {{"a", s}, {"b", s}, {"c", s}}, {},
                                  GradReqSpec::All(GradReq::kAdd),
                                  Groups({{"dev1", kCpu0}, {"dev2", kCpu1}}));
   NDArray head = test::Array(s, {1, -2, 0.5});
@@ -249,14 +256,14 @@ TEST(ExecutorPlace, GradReqAddAcrossDevices) {
 TEST(ExecutorPlace, BindChecksDevices) {
   NameScope names;
   Symbol net = SeedNet();
-  auto arr = [](Context c) { return NDArray(Shape{2}, c, DType::kFloat32); };
+  auto arr = [](Context c) { return NDArray(Shape{2}, c, DType::kFloat32, &Runtime::Global()); };
   const ExecutorOptions opt = Groups({{"dev1", kCpu1}, {"dev2", kCpu2}});
   // Arguments fix their devices; gradients must follow them.
-  auto ex = Executor::Bind(net, kCpu0, {arr(kCpu1), arr(kCpu1), arr(kCpu2)},
+  auto ex = Executor::Bind(&Runtime::Global(), net, kCpu0, {arr(kCpu1), arr(kCpu1), arr(kCpu2)},
                            {arr(kCpu1), arr(kCpu1), arr(kCpu2)}, {GradReq::kWrite}, {}, opt);
   EXPECT_EQ(ex->outputs()[0].ctx(), kCpu2);
   try {
-    Executor::Bind(net, kCpu0, {arr(kCpu1), arr(kCpu1), arr(kCpu2)},
+    Executor::Bind(&Runtime::Global(), net, kCpu0, {arr(kCpu1), arr(kCpu1), arr(kCpu2)},
                    {arr(kCpu1), arr(kCpu3), arr(kCpu2)}, {GradReq::kWrite}, {}, opt);
     FAIL() << "a gradient on the wrong device was accepted";
   } catch (const Error& e) {
@@ -267,7 +274,7 @@ TEST(ExecutorPlace, BindChecksDevices) {
   }
   // A group the map lacks, named with its node.
   try {
-    Executor::Bind(net, kCpu0, {arr(kCpu1), arr(kCpu1), arr(kCpu2)}, {}, {}, {},
+    Executor::Bind(&Runtime::Global(), net, kCpu0, {arr(kCpu1), arr(kCpu1), arr(kCpu2)}, {}, {}, {},
                    Groups({{"dev1", kCpu1}}));
     FAIL() << "a missing group was accepted";
   } catch (const Error& e) {
@@ -286,18 +293,19 @@ TEST(ExecutorPlace, AuxStatesFollowTheirOp) {
   Symbol bn;
   {
     AttrScope scope(Group("dev2"));
-    bn = Symbol::Apply("BatchNorm", {data}, {}, "bn");
+    bn = Symbol::Apply(Runtime::Global().ops(), "BatchNorm", {data}, {}, "bn");
   }
   const ExecutorOptions opt = Groups({{"dev2", kCpu1}});
-  auto ex = Executor::SimpleBind(bn, kCpu0, {{"data", Shape{2, 3}}}, {},
+  auto ex = Executor::SimpleBind(&Runtime::Global(), bn, kCpu0, {{"data", Shape{2, 3}}}, {},
                                  GradReqSpec::All(GradReq::kWrite), opt);
   ASSERT_EQ(ex->aux_arrays().size(), 2u);
   for (const NDArray& a : ex->aux_arrays()) EXPECT_EQ(a.ctx(), kCpu1);
   EXPECT_EQ(ex->arg_arrays()[0].ctx(), kCpu0);  // data: no group, the bind device
   std::vector<NDArray> args = ex->arg_arrays();
-  std::vector<NDArray> aux{NDArray(Shape{3}, kCpu0, DType::kFloat32), ex->aux_arrays()[1]};
+  std::vector<NDArray> aux{NDArray(Shape{3}, kCpu0, DType::kFloat32, &Runtime::Global()),
+                           ex->aux_arrays()[1]};
   try {
-    Executor::Bind(bn, kCpu0, args, {}, {}, aux, opt);
+    Executor::Bind(&Runtime::Global(), bn, kCpu0, args, {}, {}, aux, opt);
     FAIL() << "an aux state on the wrong device was accepted";
   } catch (const Error& e) {
     EXPECT_EQ(e.code(), StatusCode::kDevice);
@@ -322,7 +330,8 @@ TEST(ExecutorPlace, GpuWithoutDeviceIsADeviceError) {
        {ExecutorOptions{}, Groups({{"dev1", kCpu0}, {"dev2", Context::GPU(0)}})}) {
     const Context bind_ctx = opt.group2ctx.empty() ? Context::GPU(0) : kCpu0;
     try {
-      Executor::SimpleBind(net, bind_ctx, shapes, {}, GradReqSpec::All(GradReq::kWrite), opt);
+      Executor::SimpleBind(&Runtime::Global(), net, bind_ctx, shapes, {},
+                           GradReqSpec::All(GradReq::kWrite), opt);
       FAIL() << "gpu(0) without a device was accepted";
     } catch (const Error& e) {
       EXPECT_EQ(e.code(), StatusCode::kDevice) << e.what();
@@ -330,9 +339,9 @@ TEST(ExecutorPlace, GpuWithoutDeviceIsADeviceError) {
     }
   }
   // Bind with cpu arrays and dev2 on gpu(0): refused before any kernel runs.
-  auto arr = [] { return NDArray(Shape{2}, kCpu0, DType::kFloat32); };
+  auto arr = [] { return NDArray(Shape{2}, kCpu0, DType::kFloat32, &Runtime::Global()); };
   try {
-    Executor::Bind(net, kCpu0, {arr(), arr(), arr()}, {}, {}, {},
+    Executor::Bind(&Runtime::Global(), net, kCpu0, {arr(), arr(), arr()}, {}, {}, {},
                    Groups({{"dev1", kCpu0}, {"dev2", Context::GPU(0)}}));
     FAIL() << "gpu(0) without a device was accepted";
   } catch (const Error& e) {
@@ -346,7 +355,7 @@ TEST(ExecutorPlace, ReshapeKeepsDevices) {
   NameScope names;
   Symbol net = Chain();
   const ExecutorOptions opt = Groups({{"dev1", kCpu1}, {"dev2", kCpu2}, {"dev3", kCpu3}});
-  auto ex = Executor::SimpleBind(net, kCpu0, {{"a", Shape{2, 2}}}, {},
+  auto ex = Executor::SimpleBind(&Runtime::Global(), net, kCpu0, {{"a", Shape{2, 2}}}, {},
                                  GradReqSpec::All(GradReq::kWrite), opt);
   auto big = ex->Reshape({{"a", Shape{3, 2}}}, true, true);
   EXPECT_EQ(big->node_devices(), ex->node_devices());
@@ -369,7 +378,7 @@ TEST(ExecutorPlace, NoGroupsLeavesTheGraph) {
   NameScope names;
   Symbol net = SeedNet();
   const Shape s{2};
-  auto ex = Executor::SimpleBind(net, kCpu2, {{"a", s}, {"b", s}, {"c", s}}, {},
+  auto ex = Executor::SimpleBind(&Runtime::Global(), net, kCpu2, {{"a", s}, {"b", s}, {"c", s}}, {},
                                  GradReqSpec::All(GradReq::kWrite));
   EXPECT_EQ(IndexedGraph(ex->graph()).num_nodes(), 8u);  // a b mul c add _head_grad_0 and two grads
   for (const Context& c : ex->node_devices()) EXPECT_EQ(c, kCpu2);
@@ -382,7 +391,9 @@ TEST(ExecutorPlace, MemoryPlanKeepsBlocksPerDevice) {
   NameScope names;
   Symbol x = Var("x");
   Symbol h = x;
-  for (int i = 0; i < 6; ++i) h = Symbol::Apply("tanh", {Symbol::Apply("sigmoid", {h}, {})}, {});
+  for (int i = 0; i < 6; ++i)
+    h = Symbol::Apply(Runtime::Global().ops(), "tanh",
+                      {Symbol::Apply(Runtime::Global().ops(), "sigmoid", {h}, {})}, {});
   Graph graph{h.outputs};
   IndexedGraph g(graph);
   pass::ShapeResult s = pass::InferShape(g, {{"x", Shape{8}}});

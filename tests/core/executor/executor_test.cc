@@ -1,3 +1,4 @@
+#include "weft/runtime.h"
 #include "weft/executor.h"
 
 #include <gtest/gtest.h>
@@ -23,9 +24,10 @@ NDArray Filled(const Shape& s, double v, DType dt = DType::kFloat32) {
 // the reshaped executor shares the weight.
 TEST(Executor, ForwardAndReshapeShareParameters) {
   NameScope scope;
-  Symbol fc = Symbol::Apply("FullyConnected", {Var("x")}, {{"num_hidden", "4"}}, "fc");
-  auto ex =
-      Executor::SimpleBind(fc, kCpu, {{"x", Shape{5, 4}}}, {}, GradReqSpec::All(GradReq::kNull));
+  Symbol fc = Symbol::Apply(Runtime::Global().ops(), "FullyConnected", {Var("x")},
+                            {{"num_hidden", "4"}}, "fc");
+  auto ex = Executor::SimpleBind(&Runtime::Global(), fc, kCpu, {{"x", Shape{5, 4}}}, {},
+                                 GradReqSpec::All(GradReq::kNull));
   ASSERT_EQ(ex->arg_names(), (std::vector<std::string>{"x", "fc_weight", "fc_bias"}));
   std::vector<double> ones4x4(16, 1.0);
   NDArray(ex->arg_arrays()[0]).CopyFromHost(std::vector<float>(20, 1.f).data(), 20 * sizeof(float));
@@ -63,7 +65,7 @@ void CheckGraphGradient(const Symbol& sym, const pass::ShapeMap& shapes, unsigne
   for (const auto& kv : shapes) types[kv.first] = DType::kFloat64;
   GradReqSpec req;
   for (const auto& n : sym.ListArguments()) req.by_name[n] = GradReq::kWrite;
-  auto ex = Executor::SimpleBind(sym, kCpu, shapes, types, req);
+  auto ex = Executor::SimpleBind(&Runtime::Global(), sym, kCpu, shapes, types, req);
   for (size_t i = 0; i < ex->arg_arrays().size(); ++i) {
     NDArray a = ex->arg_arrays()[i];
     SetValues(&a, test::Values(test::RandomArray(a.shape(), DType::kFloat64, -1, 1, seed + i)));
@@ -94,21 +96,22 @@ void CheckGraphGradient(const Symbol& sym, const pass::ShapeMap& shapes, unsigne
 
 TEST(Executor, MlpGradientMatchesNumeric) {
   NameScope scope;
-  Symbol h = Symbol::Apply("FullyConnected", {Var("data")}, {{"num_hidden", "5"}}, "fc1");
-  h = Symbol::Apply("Activation", {h}, {{"act_type", "tanh"}}, "act1");
-  h = Symbol::Apply("FullyConnected", {h}, {{"num_hidden", "3"}}, "fc2");
+  Symbol h = Symbol::Apply(Runtime::Global().ops(), "FullyConnected", {Var("data")},
+                           {{"num_hidden", "5"}}, "fc1");
+  h = Symbol::Apply(Runtime::Global().ops(), "Activation", {h}, {{"act_type", "tanh"}}, "act1");
+  h = Symbol::Apply(Runtime::Global().ops(), "FullyConnected", {h}, {{"num_hidden", "3"}}, "fc2");
   CheckGraphGradient(h, {{"data", Shape{4, 6}}}, 10);
 }
 
 TEST(Executor, ConvNetWithBatchNormGradientMatchesNumeric) {
   NameScope scope;
-  Symbol h = Symbol::Apply("Convolution", {Var("data")},
+  Symbol h = Symbol::Apply(Runtime::Global().ops(), "Convolution", {Var("data")},
                            {{"kernel", "(3,3)"}, {"num_filter", "2"}, {"pad", "(1,1)"}}, "conv");
-  h = Symbol::Apply("BatchNorm", {h}, {{"fix_gamma", "False"}}, "bn");
-  h = Symbol::Apply("Activation", {h}, {{"act_type", "sigmoid"}}, "act");
-  h = Symbol::Apply("Pooling", {h},
+  h = Symbol::Apply(Runtime::Global().ops(), "BatchNorm", {h}, {{"fix_gamma", "False"}}, "bn");
+  h = Symbol::Apply(Runtime::Global().ops(), "Activation", {h}, {{"act_type", "sigmoid"}}, "act");
+  h = Symbol::Apply(Runtime::Global().ops(), "Pooling", {h},
                     {{"kernel", "(2,2)"}, {"stride", "(2,2)"}, {"pool_type", "avg"}}, "pool");
-  h = Symbol::Apply("FullyConnected", {h}, {{"num_hidden", "3"}}, "fc");
+  h = Symbol::Apply(Runtime::Global().ops(), "FullyConnected", {h}, {{"num_hidden", "3"}}, "fc");
   CheckGraphGradient(h, {{"data", Shape{2, 1, 4, 4}}}, 20);
 }
 
@@ -118,7 +121,7 @@ TEST(Executor, SharedInputGradientsAreSummed) {
   Symbol d = Var("data");
   Symbol s = d;
   for (int i = 0; i < 7; ++i) s = s + d;
-  auto ex = Executor::SimpleBind(s, kCpu, {{"data", Shape{3}}}, {}, [] {
+  auto ex = Executor::SimpleBind(&Runtime::Global(), s, kCpu, {{"data", Shape{3}}}, {}, [] {
     GradReqSpec r;
     r.by_name["data"] = GradReq::kWrite;
     return r;
@@ -133,10 +136,10 @@ TEST(Executor, SharedInputGradientsAreSummed) {
 
 TEST(Executor, GradReqAddAccumulates) {
   NameScope scope;
-  Symbol y = Symbol::Apply("square", {Var("x")}, {}, "sq");
+  Symbol y = Symbol::Apply(Runtime::Global().ops(), "square", {Var("x")}, {}, "sq");
   GradReqSpec req;
   req.by_name["x"] = GradReq::kAdd;
-  auto ex = Executor::SimpleBind(y, kCpu, {{"x", Shape{2}}}, {}, req);
+  auto ex = Executor::SimpleBind(&Runtime::Global(), y, kCpu, {{"x", Shape{2}}}, {}, req);
   NDArray(ex->arg_arrays()[0]).CopyFromHost(std::vector<float>{1, 3}.data(), 8);
   NDArray head = test::Array({2}, {1, 1});
   for (int i = 0; i < 2; ++i) {
@@ -149,10 +152,11 @@ TEST(Executor, GradReqAddAccumulates) {
 // SoftmaxOutput needs no head gradient: d data = softmax - onehot(label).
 TEST(Executor, LossOutputNeedsNoHeadGradient) {
   NameScope scope;
-  Symbol y = Symbol::Apply("SoftmaxOutput", {Var("data"), Var("label")}, {}, "sm");
+  Symbol y = Symbol::Apply(Runtime::Global().ops(), "SoftmaxOutput", {Var("data"), Var("label")},
+                           {}, "sm");
   GradReqSpec req;
   req.by_name["data"] = GradReq::kWrite;
-  auto ex = Executor::SimpleBind(y, kCpu, {{"data", Shape{1, 3}}}, {}, req);
+  auto ex = Executor::SimpleBind(&Runtime::Global(), y, kCpu, {{"data", Shape{1, 3}}}, {}, req);
   NDArray(ex->arg_arrays()[0]).CopyFromHost(std::vector<float>{0, 0, 0}.data(), 12);
   NDArray(ex->arg_arrays()[1]).CopyFromHost(std::vector<float>{2}.data(), 4);
   ex->Forward(true);
@@ -167,10 +171,11 @@ TEST(Executor, LossOutputNeedsNoHeadGradient) {
 TEST(Executor, PlanReusesMemoryInPlace) {
   NameScope scope;
   Symbol h = Var("x");
-  for (const char* op : {"relu", "sigmoid", "tanh", "exp", "square"}) h = Symbol::Apply(op, {h});
+  for (const char* op : {"relu", "sigmoid", "tanh", "exp", "square"})
+    h = Symbol::Apply(Runtime::Global().ops(), op, {h});
   ExecutorOptions unfused;  // the chain as written (FuseElemwiseChains would make it one node)
   unfused.optimize_inference = false;
-  auto ex = Executor::SimpleBind(h, kCpu, {{"x", Shape{1000}}}, {},
+  auto ex = Executor::SimpleBind(&Runtime::Global(), h, kCpu, {{"x", Shape{1000}}}, {},
                                  GradReqSpec::All(GradReq::kNull), unfused);
   ExecutorMemory m = ex->memory();
   EXPECT_EQ(m.naive_bytes, 5u * 4000u);
@@ -188,12 +193,16 @@ TEST(Executor, PlanReusesMemoryInPlace) {
 TEST(Executor, PlanReusesFreedBlocks) {
   NameScope scope;
   Symbol x = Var("x");
-  Symbol a = Symbol::Apply("FullyConnected", {x}, {{"num_hidden", "64"}}, "a");
-  Symbol b = Symbol::Apply("FullyConnected", {a}, {{"num_hidden", "64"}}, "b");
-  Symbol c = Symbol::Apply("FullyConnected", {b}, {{"num_hidden", "64"}}, "c");
-  Symbol d = Symbol::Apply("FullyConnected", {c}, {{"num_hidden", "64"}}, "d");
-  auto ex =
-      Executor::SimpleBind(d, kCpu, {{"x", Shape{8, 64}}}, {}, GradReqSpec::All(GradReq::kNull));
+  Symbol a =
+      Symbol::Apply(Runtime::Global().ops(), "FullyConnected", {x}, {{"num_hidden", "64"}}, "a");
+  Symbol b =
+      Symbol::Apply(Runtime::Global().ops(), "FullyConnected", {a}, {{"num_hidden", "64"}}, "b");
+  Symbol c =
+      Symbol::Apply(Runtime::Global().ops(), "FullyConnected", {b}, {{"num_hidden", "64"}}, "c");
+  Symbol d =
+      Symbol::Apply(Runtime::Global().ops(), "FullyConnected", {c}, {{"num_hidden", "64"}}, "d");
+  auto ex = Executor::SimpleBind(&Runtime::Global(), d, kCpu, {{"x", Shape{8, 64}}}, {},
+                                 GradReqSpec::All(GradReq::kNull));
   ExecutorMemory m = ex->memory();
   EXPECT_EQ(m.naive_bytes, 4u * 8 * 64 * 4);
   EXPECT_EQ(m.num_storage, 2u);  // a, c share one block; b, d the other
@@ -205,9 +214,9 @@ TEST(Executor, PlanReusesFreedBlocks) {
 TEST(Executor, AssignComputesTemporaryIntoVariable) {
   NameScope scope;
   Symbol w = Var("w");
-  Symbol upd = Symbol::Apply("assign", {w, w - 0.5}, {}, "upd");
-  auto ex =
-      Executor::SimpleBind(upd, kCpu, {{"w", Shape{3}}}, {}, GradReqSpec::All(GradReq::kNull));
+  Symbol upd = Symbol::Apply(Runtime::Global().ops(), "assign", {w, w - 0.5}, {}, "upd");
+  auto ex = Executor::SimpleBind(&Runtime::Global(), upd, kCpu, {{"w", Shape{3}}}, {},
+                                 GradReqSpec::All(GradReq::kNull));
   ASSERT_EQ(ex->aux_names(), (std::vector<std::string>{"w"}));
   NDArray warr = ex->aux_arrays()[0];
   warr.CopyFromHost(std::vector<float>{1, 2, 3}.data(), 12);
@@ -223,9 +232,9 @@ TEST(Executor, AssignComputesTemporaryIntoVariable) {
 // assign(w, v): rhs is another variable, so the assign copies.
 TEST(Executor, AssignFromVariableCopies) {
   NameScope scope;
-  Symbol upd = Symbol::Apply("assign", {Var("w"), Var("v")}, {}, "upd");
-  auto ex = Executor::SimpleBind(upd, kCpu, {{"w", Shape{2}}, {"v", Shape{2}}}, {},
-                                 GradReqSpec::All(GradReq::kNull));
+  Symbol upd = Symbol::Apply(Runtime::Global().ops(), "assign", {Var("w"), Var("v")}, {}, "upd");
+  auto ex = Executor::SimpleBind(&Runtime::Global(), upd, kCpu, {{"w", Shape{2}}, {"v", Shape{2}}},
+                                 {}, GradReqSpec::All(GradReq::kNull));
   NDArray(ex->arg_arrays()[0]).CopyFromHost(std::vector<float>{7, 8}.data(), 8);
   EXPECT_EQ(ex->DebugString().find("(no-op)"), std::string::npos);
   ex->Forward(false);
@@ -243,16 +252,17 @@ StatusCode CodeOf(const std::function<void()>& fn) {
 
 TEST(Executor, BindErrorsNameTheArgument) {
   NameScope scope;
-  Symbol fc = Symbol::Apply("FullyConnected", {Var("x")}, {{"num_hidden", "2"}}, "fc");
+  Symbol fc = Symbol::Apply(Runtime::Global().ops(), "FullyConnected", {Var("x")},
+                            {{"num_hidden", "2"}}, "fc");
   NDArray x = Filled({3, 4}, 1), w = Filled({2, 4}, 1), b = Filled({2}, 0);
   // Missing argument.
   EXPECT_EQ(CodeOf([&] {
-              Executor::Bind(fc, kCpu, {x, w}, {}, {}, {});
+              Executor::Bind(&Runtime::Global(), fc, kCpu, {x, w}, {}, {}, {});
             }),
             StatusCode::kInvalidArgument);
   // Wrong weight shape.
   try {
-    Executor::Bind(fc, kCpu, {x, Filled({2, 5}, 1), b}, {}, {}, {});
+    Executor::Bind(&Runtime::Global(), fc, kCpu, {x, Filled({2, 5}, 1), b}, {}, {}, {});
     FAIL() << "no error";
   } catch (const Error& e) {
     EXPECT_EQ(e.code(), StatusCode::kShape);
@@ -260,13 +270,14 @@ TEST(Executor, BindErrorsNameTheArgument) {
   }
   // Wrong dtype.
   EXPECT_EQ(CodeOf([&] {
-              Executor::Bind(fc, kCpu, {x, Filled({2, 4}, 1, DType::kFloat64), b}, {}, {}, {});
+              Executor::Bind(&Runtime::Global(), fc, kCpu,
+                             {x, Filled({2, 4}, 1, DType::kFloat64), b}, {}, {}, {});
             }),
             StatusCode::kDType);
   // Gradient array of the wrong size.
   try {
-    Executor::Bind(fc, kCpu, {x, w, b}, {Filled({3, 4}, 0), Filled({2, 3}, 0), Filled({2}, 0)},
-                   {GradReq::kWrite}, {});
+    Executor::Bind(&Runtime::Global(), fc, kCpu, {x, w, b},
+                   {Filled({3, 4}, 0), Filled({2, 3}, 0), Filled({2}, 0)}, {GradReq::kWrite}, {});
     FAIL() << "no error";
   } catch (const Error& e) {
     EXPECT_EQ(e.code(), StatusCode::kShape);
@@ -274,20 +285,22 @@ TEST(Executor, BindErrorsNameTheArgument) {
   }
   // By name: unknown and missing names.
   EXPECT_EQ(CodeOf([&] {
-              Executor::BindByName(fc, kCpu, {{"x", x}, {"fc_weight", w}}, {}, {}, {});
+              Executor::BindByName(&Runtime::Global(), fc, kCpu, {{"x", x}, {"fc_weight", w}}, {},
+                                   {}, {});
             }),
             StatusCode::kInvalidArgument);
   EXPECT_EQ(CodeOf([&] {
-              Executor::BindByName(
-                  fc, kCpu, {{"x", x}, {"fc_weight", w}, {"fc_bias", b}, {"zz", b}}, {}, {}, {});
+              Executor::BindByName(&Runtime::Global(), fc, kCpu,
+                                   {{"x", x}, {"fc_weight", w}, {"fc_bias", b}, {"zz", b}}, {}, {},
+                                   {});
             }),
             StatusCode::kInvalidArgument);
   // Backward without gradients or before Forward; missing head gradient.
-  auto ex = Executor::Bind(fc, kCpu, {x, w, b}, {}, {}, {});
+  auto ex = Executor::Bind(&Runtime::Global(), fc, kCpu, {x, w, b}, {}, {}, {});
   EXPECT_EQ(CodeOf([&] { ex->Backward({}); }), StatusCode::kInvalidArgument);
   auto ex2 =
-      Executor::Bind(fc, kCpu, {x, w, b}, {Filled({3, 4}, 0), Filled({2, 4}, 0), Filled({2}, 0)},
-                     {GradReq::kWrite}, {});
+      Executor::Bind(&Runtime::Global(), fc, kCpu, {x, w, b},
+                     {Filled({3, 4}, 0), Filled({2, 4}, 0), Filled({2}, 0)}, {GradReq::kWrite}, {});
   EXPECT_EQ(CodeOf([&] { ex2->Backward({Filled({3, 2}, 1)}); }), StatusCode::kInvalidArgument);
   ex2->Forward(true);
   EXPECT_EQ(CodeOf([&] { ex2->Backward({}); }), StatusCode::kInvalidArgument);
@@ -297,11 +310,12 @@ TEST(Executor, BindErrorsNameTheArgument) {
 
 TEST(Executor, GradientOfOpWithoutGradientIsAnError) {
   NameScope scope;
-  Symbol y = Symbol::Apply("assign", {Var("w"), Var("x") * 2.0}, {}, "upd");
+  Symbol y =
+      Symbol::Apply(Runtime::Global().ops(), "assign", {Var("w"), Var("x") * 2.0}, {}, "upd");
   GradReqSpec req;
   req.by_name["x"] = GradReq::kWrite;
   try {
-    Executor::SimpleBind(y, kCpu, {{"w", Shape{2}}, {"x", Shape{2}}}, {}, req);
+    Executor::SimpleBind(&Runtime::Global(), y, kCpu, {{"w", Shape{2}}, {"x", Shape{2}}}, {}, req);
     FAIL() << "no error";
   } catch (const Error& e) {
     EXPECT_EQ(e.code(), StatusCode::kNotImplemented);

@@ -21,24 +21,28 @@ constexpr int64_t kVocab = 5, kSeq = 8, kBatch = 16, kEmbed = 8, kHidden = 24;
 
 Symbol LstmLm() {
   Symbol emb =
-      Symbol::Apply("Embedding", {Symbol::CreateVariable("data")},
+      Symbol::Apply(Runtime::Global().ops(), "Embedding", {Symbol::CreateVariable("data")},
                     {{"input_dim", std::to_string(kVocab)}, {"output_dim", std::to_string(kEmbed)}},
                     "embed");  // (N, T, E)
-  Symbol tne = Symbol::Apply("transpose", {emb}, {{"axes", "(1, 0, 2)"}}, "to_tne");
+  Symbol tne =
+      Symbol::Apply(Runtime::Global().ops(), "transpose", {emb}, {{"axes", "(1, 0, 2)"}}, "to_tne");
   const std::string state_shape = StrCat("(1, ", kBatch, ", ", kHidden, ")");
-  Symbol h0 = Symbol::Apply("_zeros", {}, {{"shape", state_shape}}, "h0");
-  Symbol c0 = Symbol::Apply("_zeros", {}, {{"shape", state_shape}}, "c0");
+  Symbol h0 = Symbol::Apply(Runtime::Global().ops(), "_zeros", {}, {{"shape", state_shape}}, "h0");
+  Symbol c0 = Symbol::Apply(Runtime::Global().ops(), "_zeros", {}, {{"shape", state_shape}}, "c0");
   Symbol rnn = Symbol::Apply(
-      "RNN", {tne, Symbol::CreateVariable("lstm_parameters"), h0, c0},
+      Runtime::Global().ops(), "RNN", {tne, Symbol::CreateVariable("lstm_parameters"), h0, c0},
       {{"mode", "lstm"}, {"state_size", std::to_string(kHidden)}, {"num_layers", "1"}},
       "lstm");  // (T, N, H)
-  Symbol nth = Symbol::Apply("transpose", {rnn}, {{"axes", "(1, 0, 2)"}}, "to_nth");
-  Symbol flat = Symbol::Apply("Reshape", {nth}, {{"shape", StrCat("(-1, ", kHidden, ")")}}, "flat");
-  Symbol fc =
-      Symbol::Apply("FullyConnected", {flat}, {{"num_hidden", std::to_string(kVocab)}}, "pred");
-  Symbol label = Symbol::Apply("Reshape", {Symbol::CreateVariable("softmax_label")},
-                               {{"shape", "(-1,)"}}, "label_flat");
-  return Symbol::Apply("SoftmaxOutput", {fc, label}, {}, "softmax");
+  Symbol nth =
+      Symbol::Apply(Runtime::Global().ops(), "transpose", {rnn}, {{"axes", "(1, 0, 2)"}}, "to_nth");
+  Symbol flat = Symbol::Apply(Runtime::Global().ops(), "Reshape", {nth},
+                              {{"shape", StrCat("(-1, ", kHidden, ")")}}, "flat");
+  Symbol fc = Symbol::Apply(Runtime::Global().ops(), "FullyConnected", {flat},
+                            {{"num_hidden", std::to_string(kVocab)}}, "pred");
+  Symbol label =
+      Symbol::Apply(Runtime::Global().ops(), "Reshape", {Symbol::CreateVariable("softmax_label")},
+                    {{"shape", "(-1,)"}}, "label_flat");
+  return Symbol::Apply(Runtime::Global().ops(), "SoftmaxOutput", {fc, label}, {}, "softmax");
 }
 
 // `rows` sequences: (rows, T) inputs and their next tokens.
@@ -55,8 +59,8 @@ void MakeSequences(int64_t rows, uint32_t seed, NDArray* x, NDArray* y) {
       ys.push_back(static_cast<float>(s[t + 1]));
     }
   }
-  *x = NDArray(Shape{rows, kSeq}, Context::CPU(0), DType::kFloat32);
-  *y = NDArray(Shape{rows, kSeq}, Context::CPU(0), DType::kFloat32);
+  *x = NDArray(Shape{rows, kSeq}, Context::CPU(0), DType::kFloat32, &Runtime::Global());
+  *y = NDArray(Shape{rows, kSeq}, Context::CPU(0), DType::kFloat32, &Runtime::Global());
   x->CopyFromHost(xs.data(), xs.size() * sizeof(float));
   y->CopyFromHost(ys.data(), ys.size() * sizeof(float));
 }
@@ -65,7 +69,7 @@ TEST(RnnLanguageModel, LstmTrainingLowersCrossEntropy) {
   NDArray x, y;
   MakeSequences(4 * kBatch, 3, &x, &y);
   NDArrayIter it({{"data", x}}, {{"softmax_label", y}}, kBatch, true, LastBatch::kPad, 5);
-  Module mod(LstmLm());
+  Module mod(&Runtime::Global(), LstmLm());
   mod.Bind(it.provide_data(), it.provide_label(), true);
   auto init = Initializer::Create("uniform", {{"scale", "0.1"}}, 7);
   mod.InitParams(init.get());

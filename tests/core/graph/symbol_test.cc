@@ -1,4 +1,5 @@
 // Symbol construction, naming, composition, listing and copying (MXNet semantics).
+#include "weft/runtime.h"
 #include "weft/symbol.h"
 
 #include <gtest/gtest.h>
@@ -345,10 +346,10 @@ TEST(SymbolTest, FormatScalarIsShortestRoundTrip) {
 
 TEST(SymbolTest, VariadicOpGetsItsArgumentCount) {
   Symbol a = Var("a"), b = Var("b"), c = Var("c");
-  Symbol s = Symbol::Apply("ElementWiseSum", {a, b, c}, {}, "sum");
+  Symbol s = Symbol::Apply(Runtime::Global().ops(), "ElementWiseSum", {a, b, c}, {}, "sum");
   EXPECT_EQ(s.GetAttr("num_args").value(), "3");
   EXPECT_EQ(s.ListArguments(), (Names{"a", "b", "c"}));
-  Symbol t = Symbol::Apply("add_n", {a}, {}, "", {{"arg1", b}});
+  Symbol t = Symbol::Apply(Runtime::Global().ops(), "add_n", {a}, {}, "", {{"arg1", b}});
   EXPECT_EQ(t.ListArguments(), (Names{"a", "b"}));
 }
 

@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include "core/json/json_test_util.h"
+#include "weft/runtime.h"
 #include "weft/idx.h"
 #include "weft/ndarray_io.h"
 #include "weft/npy.h"
@@ -14,12 +15,12 @@ namespace {
 TEST(FileLoaders, DirectoryIsNamedByEveryLoader) {
   const std::string dir = testing::TempDir();
   const std::vector<std::string> want = {dir + " is a directory"};
-  test::ExpectWeftError([&] { LoadJSONFile(dir); }, StatusCode::kIO, want);
-  test::ExpectWeftError([&] { LoadNDArraysFile(dir); }, StatusCode::kIO, want);
-  test::ExpectWeftError([&] { LoadNpyFile(dir); }, StatusCode::kIO, want);
-  test::ExpectWeftError([&] { LoadIDX(dir); }, StatusCode::kIO, want);
-  test::ExpectWeftError([&] { LoadJSONFile(dir + "/no such file"); }, StatusCode::kIO,
-                        {"no such file", "No such file"});
+  test::ExpectWeftError([&] { LoadJSONFile(dir, Runtime::Global().ops()); }, StatusCode::kIO, want);
+  test::ExpectWeftError([&] { LoadNDArraysFile(dir, &Runtime::Global()); }, StatusCode::kIO, want);
+  test::ExpectWeftError([&] { LoadNpyFile(dir, &Runtime::Global()); }, StatusCode::kIO, want);
+  test::ExpectWeftError([&] { LoadIDX(dir, &Runtime::Global()); }, StatusCode::kIO, want);
+  test::ExpectWeftError([&] { LoadJSONFile(dir + "/no such file", Runtime::Global().ops()); },
+                        StatusCode::kIO, {"no such file", "No such file"});
 }
 
 }  // namespace

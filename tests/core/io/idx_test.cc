@@ -12,6 +12,7 @@
 #include <fstream>
 
 #include "util/test_util.h"
+#include "weft/runtime.h"
 #include "weft/idx.h"
 #include "weft/storage.h"
 
@@ -54,7 +55,9 @@ std::string TempFile(const std::string& name, const std::string& bytes) {
   return path;
 }
 
-NDArray Load(const std::string& bytes) { return LoadIDXBytes(bytes.data(), bytes.size()); }
+NDArray Load(const std::string& bytes) {
+  return LoadIDXBytes(bytes.data(), bytes.size(), &Runtime::Global());
+}
 
 // Expects `f` to throw Error(code) whose message contains each of `parts`.
 struct TypeCase {
@@ -112,7 +115,8 @@ TEST(IDXTest, EveryTypeRawAndGzipFromMemoryAndFile) {
       EXPECT_EQ(a.dtype(), c.dtype);
       EXPECT_EQ(a.shape(), c.shape);
       EXPECT_EQ(test::Values(a), c.values);
-      NDArray f = LoadIDX(TempFile(std::string(c.name) + (gz ? ".gz" : ""), bytes));
+      NDArray f =
+          LoadIDX(TempFile(std::string(c.name) + (gz ? ".gz" : ""), bytes), &Runtime::Global());
       EXPECT_EQ(f.shape(), c.shape);
       EXPECT_EQ(test::Values(f), c.values);
     }
@@ -166,7 +170,7 @@ TEST(IDXTest, TruncatedAndTrailingDataNameByteCounts) {
   // The same inside gzip, and from a file the message starts with the path.
   test::ExpectError([&] { Load(Gzip(i32 + "xy")); }, StatusCode::kInvalidArgument, {"found 18"});
   const std::string path = TempFile("trunc.gz", Gzip(i32.substr(0, 20)));
-  test::ExpectError([&] { LoadIDX(path); }, StatusCode::kInvalidArgument,
+  test::ExpectError([&] { LoadIDX(path, &Runtime::Global()); }, StatusCode::kInvalidArgument,
                     {path + ": IDX: truncated data", "needs 16 data bytes, found 8"});
 }
 
@@ -186,12 +190,13 @@ TEST(IDXTest, CorruptGzipIsAnError) {
   test::ExpectError([&] { Load(gz + "junk"); }, StatusCode::kInvalidArgument,
                     {"4 trailing bytes after gzip member 1"});
   const std::string path = TempFile("corrupt.gz", corrupt);
-  test::ExpectError([&] { LoadIDX(path); }, StatusCode::kInvalidArgument, {path + ": gzip:"});
+  test::ExpectError([&] { LoadIDX(path, &Runtime::Global()); }, StatusCode::kInvalidArgument,
+                    {path + ": gzip:"});
 }
 
 TEST(IDXTest, MissingFileNamesThePath) {
-  test::ExpectError([] { LoadIDX("/nonexistent/weft/t10k.gz"); }, StatusCode::kIO,
-                    {"/nonexistent/weft/t10k.gz"});
+  test::ExpectError([] { LoadIDX("/nonexistent/weft/t10k.gz", &Runtime::Global()); },
+                    StatusCode::kIO, {"/nonexistent/weft/t10k.gz"});
 }
 
 TEST(IDXTest, GzipBombNamesDeclaredAndAllowedSizes) {
@@ -208,7 +213,7 @@ TEST(IDXTest, LoadMNISTScalesPixelsAndChecksTheFiles) {
   const std::string images =
       TempFile("img", IDX(0x08, {2, 2, 3}, Bytes({0, 51, 102, 153, 204, 255, 255, 0, 0, 0, 0, 1})));
   const std::string labels = TempFile("lbl.gz", Gzip(IDX(0x08, {2}, Bytes({7, 3}))));
-  MNISTData d = LoadMNIST(images, labels);
+  MNISTData d = LoadMNIST(images, labels, &Runtime::Global());
   EXPECT_EQ(d.images.shape(), (Shape{2, 1, 2, 3}));
   EXPECT_EQ(d.images.dtype(), DType::kFloat32);
   std::vector<double> px = test::Values(d.images);
@@ -219,13 +224,14 @@ TEST(IDXTest, LoadMNISTScalesPixelsAndChecksTheFiles) {
   EXPECT_EQ(test::Values(d.labels), (std::vector<double>{7, 3}));
 
   const std::string three = TempFile("lbl3", IDX(0x08, {3}, Bytes({1, 2, 3})));
-  test::ExpectError([&] { LoadMNIST(images, three); }, StatusCode::kInvalidArgument,
-                    {"has 2 images but", "has 3 labels"});
+  test::ExpectError([&] { LoadMNIST(images, three, &Runtime::Global()); },
+                    StatusCode::kInvalidArgument, {"has 2 images but", "has 3 labels"});
   const std::string wide = TempFile("lbl32", IDX(0x0C, {2}, std::string(8, '\0')));
-  test::ExpectError([&] { LoadMNIST(images, wide); }, StatusCode::kInvalidArgument,
+  test::ExpectError([&] { LoadMNIST(images, wide, &Runtime::Global()); },
+                    StatusCode::kInvalidArgument,
                     {wide, "expected uint8 of rank 1 (N), found int32 (2,)"});
-  test::ExpectError([&] { LoadMNIST(labels, labels); }, StatusCode::kInvalidArgument,
-                    {labels, "expected uint8 of rank 3"});
+  test::ExpectError([&] { LoadMNIST(labels, labels, &Runtime::Global()); },
+                    StatusCode::kInvalidArgument, {labels, "expected uint8 of rank 3"});
 }
 
 TEST(IDXTest, FashionMNISTTestSet) {
@@ -234,10 +240,10 @@ TEST(IDXTest, FashionMNISTTestSet) {
                     labels = dir + "t10k-labels-idx1-ubyte.gz";
   if (!std::filesystem::exists(images) || !std::filesystem::exists(labels))
     GTEST_SKIP() << "Fashion-MNIST is not installed (Debian package dataset-fashion-mnist)";
-  NDArray raw = LoadIDX(images);
+  NDArray raw = LoadIDX(images, &Runtime::Global());
   EXPECT_EQ(raw.dtype(), DType::kUint8);
   EXPECT_EQ(raw.shape(), (Shape{10000, 28, 28}));
-  MNISTData d = LoadMNIST(images, labels);
+  MNISTData d = LoadMNIST(images, labels, &Runtime::Global());
   ASSERT_EQ(d.images.shape(), (Shape{10000, 1, 28, 28}));
   ASSERT_EQ(d.labels.shape(), (Shape{10000}));
   std::vector<int> count(10, 0);

@@ -11,6 +11,7 @@
 #include "core/graph/graph_test_nn_ops.h"
 #include "core/json/json_test_util.h"
 #include "util/test_util.h"
+#include "weft/runtime.h"
 #include "weft/ndarray_io.h"
 #include "weft/pass.h"
 #include "weft/symbol_json.h"
@@ -41,7 +42,7 @@ void PutF32(std::string* s, float f) {
 TEST(NDArrayIoTest, LegacyMXNetFileLoadsAsSixArraysOf0To127) {
   const std::string path = test::ModelDir() + "/apache__legacy_ndarray.v0";
   if (!std::filesystem::exists(path)) GTEST_SKIP() << "no " << path;
-  NDArrayList list = LoadNDArraysFile(path);
+  NDArrayList list = LoadNDArraysFile(path, &Runtime::Global());
   ASSERT_EQ(list.arrays.size(), 6u);
   EXPECT_TRUE(list.names.empty());
   std::vector<double> want(128);
@@ -53,7 +54,7 @@ TEST(NDArrayIoTest, LegacyMXNetFileLoadsAsSixArraysOf0To127) {
   }
   // The same bytes from memory give the same arrays.
   std::string bytes = ReadBytes(path);
-  NDArrayList mem = LoadNDArrays(bytes.data(), bytes.size());
+  NDArrayList mem = LoadNDArrays(bytes.data(), bytes.size(), &Runtime::Global());
   ASSERT_EQ(mem.arrays.size(), 6u);
   EXPECT_EQ(test::Values(mem.arrays[5]), want);
 }
@@ -61,7 +62,7 @@ TEST(NDArrayIoTest, LegacyMXNetFileLoadsAsSixArraysOf0To127) {
 TEST(NDArrayIoTest, MtcnnParamsMatchTheSymbolsArgumentsAndShapes) {
   const std::string dir = test::ModelDir();
   if (!std::filesystem::exists(dir + "/deepinsight__det1-0001.params")) GTEST_SKIP();
-  NDArrayList list = LoadNDArraysFile(dir + "/deepinsight__det1-0001.params");
+  NDArrayList list = LoadNDArraysFile(dir + "/deepinsight__det1-0001.params", &Runtime::Global());
   ASSERT_FALSE(list.arrays.empty());
   ASSERT_EQ(list.names.size(), list.arrays.size());
   ParamMaps p = SplitParams(list);
@@ -91,7 +92,7 @@ TEST(NDArrayIoTest, MtcnnParamsMatchTheSymbolsArgumentsAndShapes) {
   EXPECT_EQ(p.args.size() + 1, args.size());
   // Re-saving gives V2 records that load to the same values.
   std::string saved = SaveNDArrays(list);
-  NDArrayList back = LoadNDArrays(saved.data(), saved.size());
+  NDArrayList back = LoadNDArrays(saved.data(), saved.size(), &Runtime::Global());
   ASSERT_EQ(back.names, list.names);
   for (size_t i = 0; i < list.arrays.size(); ++i)
     EXPECT_EQ(test::Values(back.arrays[i]), test::Values(list.arrays[i])) << list.names[i];
@@ -100,7 +101,7 @@ TEST(NDArrayIoTest, MtcnnParamsMatchTheSymbolsArgumentsAndShapes) {
 
 TEST(NDArrayIoTest, IndependentV2FileLoadsAndResavesByteIdentically) {
   const std::string bytes = ReadBytes(DataDir() + "/params/v2_mixed.params");
-  NDArrayList list = LoadNDArrays(bytes.data(), bytes.size());
+  NDArrayList list = LoadNDArrays(bytes.data(), bytes.size(), &Runtime::Global());
   ASSERT_EQ(list.arrays.size(), 6u);
   EXPECT_EQ(list.names,
             (std::vector<std::string>{"arg:fc_weight", "arg:fc_bias", "aux:bn_moving_var",
@@ -133,11 +134,11 @@ TEST(NDArrayIoTest, RoundTripKeepsDTypesScalarsNoneAndUnnamedLists) {
   list.arrays = {test::Array(Shape{2, 2}, {1, 2, 3, 4}),
                  test::Array(Shape(std::vector<int64_t>{}), {7.5}, DType::kFloat64), NDArray(),
                  test::Array(Shape{3}, {-1, 0, 1}, DType::kInt8),
-                 NDArray(Shape{1}, Context::CPU(), DType::kFloat16)};
+                 NDArray(Shape{1}, Context::CPU(), DType::kFloat16, &Runtime::Global())};
   const uint16_t half_two = 0x4000;
   list.arrays[4].CopyFromHost(&half_two, 2);
   std::string bytes = SaveNDArrays(list);
-  NDArrayList back = LoadNDArrays(bytes.data(), bytes.size());
+  NDArrayList back = LoadNDArrays(bytes.data(), bytes.size(), &Runtime::Global());
   ASSERT_EQ(back.arrays.size(), 5u);
   EXPECT_TRUE(back.names.empty());
   EXPECT_EQ(test::Values(back.arrays[0]), (std::vector<double>{1, 2, 3, 4}));
@@ -158,7 +159,7 @@ TEST(NDArrayIoTest, RoundTripKeepsDTypesScalarsNoneAndUnnamedLists) {
   NDArray big = test::Array(Shape{3, 2}, {1, 2, 3, 4, 5, 6});
   NDArrayList views{{big.Slice(1, 3)}, {"arg:v"}};
   std::string vb = SaveNDArrays(views);
-  NDArrayList vback = LoadNDArrays(vb.data(), vb.size());
+  NDArrayList vback = LoadNDArrays(vb.data(), vb.size(), &Runtime::Global());
   EXPECT_EQ(test::Values(vback.arrays[0]), (std::vector<double>{3, 4, 5, 6}));
   // Names count must match.
   NDArrayList bad{{big}, {"a", "b"}};
@@ -188,7 +189,7 @@ TEST(NDArrayIoTest, ReadsV1AndV3RecordsAndLegacyNone) {
   PutU32(&s, 0), PutU32(&s, 0xFFFFFFFFu);
   PutU32(&s, 0);
   PutU64(&s, 0);  // no names
-  NDArrayList l = LoadNDArrays(s.data(), s.size());
+  NDArrayList l = LoadNDArrays(s.data(), s.size(), &Runtime::Global());
   ASSERT_EQ(l.arrays.size(), 4u);
   EXPECT_EQ(l.arrays[0].shape(), Shape({1, 2}));
   EXPECT_EQ(test::Values(l.arrays[0]), (std::vector<double>{3, 4}));
@@ -208,7 +209,7 @@ TEST(NDArrayIoTest, EveryTruncationIsACleanError) {
   const std::string full = SmallFile();
   for (size_t n = 0; n < full.size(); ++n) {
     try {
-      LoadNDArrays(full.data(), n);
+      LoadNDArrays(full.data(), n, &Runtime::Global());
       ADD_FAILURE() << "a file truncated to " << n << " bytes loaded";
     } catch (const Error& e) {
       EXPECT_NE(std::string(e.what()).find("byte offset"), std::string::npos) << e.what();
@@ -222,7 +223,7 @@ TEST(NDArrayIoTest, CorruptFieldsNameExpectedFoundAndOffset) {
     for (int i = 0; i < width; ++i) s[at + i] = static_cast<char>(v >> (8 * i));
     return s;
   };
-  auto load = [](const std::string& s) { LoadNDArrays(s.data(), s.size()); };
+  auto load = [](const std::string& s) { LoadNDArrays(s.data(), s.size(), &Runtime::Global()); };
   // Header magic at 0.
   test::ExpectWeftError([&] { load(with(0, 0x113, 8)); }, StatusCode::kInvalidArgument,
                         {"expected the NDArray list magic 0x112, found 0x113", "byte offset 0"});
@@ -266,8 +267,8 @@ TEST(NDArrayIoTest, CorruptFieldsNameExpectedFoundAndOffset) {
 }
 
 TEST(NDArrayIoTest, FilesAndSplitErrors) {
-  test::ExpectWeftError([] { LoadNDArraysFile("/nonexistent/weft.params"); }, StatusCode::kIO,
-                        {"/nonexistent/weft.params"});
+  test::ExpectWeftError([] { LoadNDArraysFile("/nonexistent/weft.params", &Runtime::Global()); },
+                        StatusCode::kIO, {"/nonexistent/weft.params"});
   test::ExpectWeftError([] { SaveNDArraysFile(NDArrayList{}, "/nonexistent/dir/x.params"); },
                         StatusCode::kIO, {"cannot open"});
   // A malformed file's error names the path.
@@ -277,8 +278,8 @@ TEST(NDArrayIoTest, FilesAndSplitErrors) {
     std::fwrite("garbage!", 1, 8, f);
     std::fclose(f);
   }
-  test::ExpectWeftError([&] { LoadNDArraysFile(path); }, StatusCode::kInvalidArgument,
-                        {path, "list magic"});
+  test::ExpectWeftError([&] { LoadNDArraysFile(path, &Runtime::Global()); },
+                        StatusCode::kInvalidArgument, {path, "list magic"});
   std::remove(path.c_str());
 
   NDArray a = test::Array(Shape{1}, {1});

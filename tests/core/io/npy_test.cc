@@ -7,6 +7,7 @@
 
 #include "core/json/json_test_util.h"
 #include "util/test_util.h"
+#include "weft/runtime.h"
 #include "weft/npy.h"
 
 namespace weft {
@@ -36,19 +37,19 @@ TEST(NpyTest, NumpyFilesLoadAndResaveIdentically) {
   };
   for (const Case& c : cases) {
     SCOPED_TRACE(c.file);
-    NDArray a = LoadNpyFile(Npy(c.file));
+    NDArray a = LoadNpyFile(Npy(c.file), &Runtime::Global());
     EXPECT_EQ(a.dtype(), c.dtype);
     EXPECT_EQ(a.shape(), c.shape);
     EXPECT_EQ(test::Values(a), c.values);
     EXPECT_EQ(SaveNpy(a), Bytes(Npy(c.file)));
   }
   // Version 2.0 headers read the same values (we write 1.0, as numpy does).
-  NDArray v2 = LoadNpyFile(Npy("f32_2x3_v2.npy"));
+  NDArray v2 = LoadNpyFile(Npy("f32_2x3_v2.npy"), &Runtime::Global());
   EXPECT_EQ(test::Values(v2), cases[0].values);
   EXPECT_EQ(SaveNpy(v2), Bytes(Npy("f32_2x3.npy")));
   // Memory and file paths agree.
   std::string b = Bytes(Npy("i32_3x1x2.npy"));
-  EXPECT_EQ(test::Values(LoadNpy(b.data(), b.size())), cases[2].values);
+  EXPECT_EQ(test::Values(LoadNpy(b.data(), b.size(), &Runtime::Global())), cases[2].values);
   const std::string path = testing::TempDir() + "/weft_npy_test.npy";
   SaveNpyFile(v2, path);
   EXPECT_EQ(Bytes(path), Bytes(Npy("f32_2x3.npy")));
@@ -56,22 +57,24 @@ TEST(NpyTest, NumpyFilesLoadAndResaveIdentically) {
 }
 
 TEST(NpyTest, UnsupportedLayoutsAreRejectedClearly) {
-  test::ExpectWeftError([] { LoadNpyFile(Npy("fortran.npy")); }, StatusCode::kInvalidArgument,
+  test::ExpectWeftError([] { LoadNpyFile(Npy("fortran.npy"), &Runtime::Global()); },
+                        StatusCode::kInvalidArgument,
                         {"fortran.npy", "fortran_order True is not supported"});
-  test::ExpectWeftError([] { LoadNpyFile(Npy("big_endian.npy")); }, StatusCode::kDType,
-                        {"dtype '>f4' is not supported (big-endian)"});
-  test::ExpectWeftError([] { LoadNpyFile(Npy("complex.npy")); }, StatusCode::kDType,
-                        {"dtype '<c8' is not supported", "expected '<f4'"});
-  test::ExpectWeftError([] { LoadNpyFile("/nonexistent/x.npy"); }, StatusCode::kIO,
-                        {"/nonexistent/x.npy"});
-  test::ExpectWeftError([] { SaveNpy(NDArray(Shape{2}, Context::CPU(), DType::kFloat16)); },
-                        StatusCode::kDType, {"dtype float16 cannot be saved"});
+  test::ExpectWeftError([] { LoadNpyFile(Npy("big_endian.npy"), &Runtime::Global()); },
+                        StatusCode::kDType, {"dtype '>f4' is not supported (big-endian)"});
+  test::ExpectWeftError([] { LoadNpyFile(Npy("complex.npy"), &Runtime::Global()); },
+                        StatusCode::kDType, {"dtype '<c8' is not supported", "expected '<f4'"});
+  test::ExpectWeftError([] { LoadNpyFile("/nonexistent/x.npy", &Runtime::Global()); },
+                        StatusCode::kIO, {"/nonexistent/x.npy"});
+  test::ExpectWeftError(
+      [] { SaveNpy(NDArray(Shape{2}, Context::CPU(), DType::kFloat16, &Runtime::Global())); },
+      StatusCode::kDType, {"dtype float16 cannot be saved"});
   test::ExpectWeftError([] { SaveNpy(NDArray()); }, StatusCode::kInvalidArgument, {"empty"});
 }
 
 TEST(NpyTest, MalformedInputNeverCrashes) {
   const std::string good = Bytes(Npy("f32_2x3.npy"));
-  auto load = [](const std::string& s) { LoadNpy(s.data(), s.size()); };
+  auto load = [](const std::string& s) { LoadNpy(s.data(), s.size(), &Runtime::Global()); };
   for (size_t n = 0; n < good.size(); ++n) {
     try {
       load(good.substr(0, n));

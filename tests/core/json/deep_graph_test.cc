@@ -8,6 +8,7 @@
 #include <string>
 
 #include "json_test_util.h"
+#include "weft/runtime.h"
 #include "weft/executor.h"
 #include "weft/symbol_json.h"
 
@@ -47,10 +48,10 @@ TEST(DeepGraph, LongChainLoadsInfersBindsAndRunsOnSmallStack) {
   const std::string json = ChainJSON(kChain);
   RunOnSmallStack([&] {
     try {
-      Symbol s = LoadJSON(json).symbol;
+      Symbol s = LoadJSON(json, Runtime::Global().ops()).symbol;
       EXPECT_EQ(s.ListArguments(), std::vector<std::string>{"data"});
-      auto ex = Executor::SimpleBind(s, Context::CPU(), {{"data", Shape{4}}}, {},
-                                     GradReqSpec::All(GradReq::kNull));
+      auto ex = Executor::SimpleBind(&Runtime::Global(), s, Context::CPU(), {{"data", Shape{4}}},
+                                     {}, GradReqSpec::All(GradReq::kNull));
       std::vector<float> in = {-1, 2, -3, 4};
       NDArray data = ex->arg_arrays()[0];
       data.CopyFromHost(in.data(), in.size() * sizeof(float));
@@ -69,7 +70,8 @@ TEST(DeepGraph, DeeplyNestedJSONIsRefusedOnSmallStack) {
   std::string json = "{\"nodes\":[],\"arg_nodes\":[],\"heads\":[],\"attrs\":{\"mxnet_version\":";
   json += std::string(depth, '[') + std::string(depth, ']') + "}}";
   RunOnSmallStack([&] {
-    test::ExpectWeftError([&] { LoadJSON(json); }, StatusCode::kInvalidArgument,
+    test::ExpectWeftError([&] { LoadJSON(json, Runtime::Global().ops()); },
+                          StatusCode::kInvalidArgument,
                           {"nest", "deep", "under \"attrs.mxnet_version\""});
   });
 }
@@ -80,13 +82,13 @@ TEST(WideGraph, SliceChannelWith65536OutputsBindsAndListsQuickly) {
   const std::string json = R"({"nodes": [{"op": "null", "name": "x", "inputs": []},
       {"op": "SliceChannel", "name": "s", "attrs": {"num_outputs": "65536", "axis": "0"},
        "inputs": [[0, 0, 0]]}], "arg_nodes": [0], "heads": [[1, 65535, 0]]})";
-  Symbol s = LoadJSON(json).symbol;
+  Symbol s = LoadJSON(json, Runtime::Global().ops()).symbol;
   EXPECT_EQ(s.ListOutputs(), std::vector<std::string>{"s_output65535"});
   std::vector<std::string> internals = s.GetInternals().ListOutputs();
   ASSERT_EQ(internals.size(), 65537u);
   EXPECT_EQ(internals[1], "s_output0");
-  auto ex = Executor::SimpleBind(s, Context::CPU(), {{"x", Shape{65536, 2}}}, {},
-                                 GradReqSpec::All(GradReq::kNull));
+  auto ex = Executor::SimpleBind(&Runtime::Global(), s, Context::CPU(), {{"x", Shape{65536, 2}}},
+                                 {}, GradReqSpec::All(GradReq::kNull));
   std::vector<float> in(65536 * 2);
   for (size_t i = 0; i < in.size(); ++i) in[i] = static_cast<float>(i);
   NDArray x = ex->arg_arrays()[0];
@@ -101,15 +103,15 @@ TEST(WideGraph, SliceChannelErrorsNameNumOutputs) {
   const std::string json = R"({"nodes": [{"op": "null", "name": "x", "inputs": []},
       {"op": "SliceChannel", "name": "s", "attrs": {"num_outputs": "3", "axis": "0", "squeeze_axis": "True"},
        "inputs": [[0, 0, 0]]}], "arg_nodes": [0], "heads": [[1, 0, 0]]})";
-  Symbol s = LoadJSON(json).symbol;
+  Symbol s = LoadJSON(json, Runtime::Global().ops()).symbol;
   test::ExpectWeftError(
       [&] {
-        Executor::SimpleBind(s, Context::CPU(), {{"x", Shape{5, 2}}});
+        Executor::SimpleBind(&Runtime::Global(), s, Context::CPU(), {{"x", Shape{5, 2}}});
       },
       StatusCode::kShape, {"num_outputs=3"});
   test::ExpectWeftError(
       [&] {
-        Executor::SimpleBind(s, Context::CPU(), {{"x", Shape{6, 2}}});
+        Executor::SimpleBind(&Runtime::Global(), s, Context::CPU(), {{"x", Shape{6, 2}}});
       },
       StatusCode::kShape, {"num_outputs=3", "extent 1"});
 }

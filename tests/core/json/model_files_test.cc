@@ -90,7 +90,7 @@ TEST(ModelFilesTest, EveryFileLoadsOrNamesEachUnknownOperatorAndNode) {
       if (op != "null" && !global.Find(op) && !missing.count(op)) missing[op] = n["name"];
     }
     try {
-      LoadedSymbol s = LoadJSONFile(path);
+      LoadedSymbol s = LoadJSONFile(path, Runtime::Global().ops());
       EXPECT_TRUE(missing.empty()) << "loaded although it uses unregistered operators";
       std::cout << "[ model    ] " << Base(path) << ": loads (MXNet "
                 << JsonGenerationName(s.generation) << " format, "

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "util/test_util.h"
+#include "weft/runtime.h"
 #include "weft/kvstore.h"
 #include "weft/optimizer.h"
 
@@ -131,8 +132,11 @@ TEST(KVStore, ErrorsNameTheKeyAndWhatWasExpected) {
         kv->Init({"b", "b"}, {Array({2}, {1, 2}), Array({2}, {1, 2})});
       },
       StatusCode::kInvalidArgument, {"'b'", "twice"});
-  ExpectError([&] { kv->Init({"h"}, {NDArray({2}, Context::CPU(0), DType::kFloat16)}); },
-              StatusCode::kDType, {"'h'", "float16"});
+  ExpectError(
+      [&] {
+        kv->Init({"h"}, {NDArray({2}, Context::CPU(0), DType::kFloat16, &Runtime::Global())});
+      },
+      StatusCode::kDType, {"'h'", "float16"});
   ExpectError(
       [&] {
         kv->Push({"zz"}, {Array({2}, {1, 2})});

@@ -175,14 +175,14 @@ TEST(Broadcast, InPlaceIntoTheFullSizeInput) {
       NDArray big = Input({3, 4}, dt, 3), row = Input({4}, dt, 4);
       std::vector<double> want = Naive(c, big, row, {3, 4});
       std::vector<NDArray> outs = {big};
-      Invoke(nullptr, c.op, {big, row}, {}, &outs);  // out aliases lhs
+      Invoke(&Runtime::Global(), c.op, {big, row}, {}, &outs);  // out aliases lhs
       ExpectClose(test::Values(big), want, 1e-6, StrCat(c.op, " into lhs"));
 
       big = Input({3, 4}, dt, 5);
       NDArray col = Input({3, 1}, dt, 6);
       want = Naive(c, col, big, {3, 4});
       outs = {big};
-      Invoke(nullptr, c.op, {col, big}, {}, &outs);  // out aliases rhs
+      Invoke(&Runtime::Global(), c.op, {col, big}, {}, &outs);  // out aliases rhs
       ExpectClose(test::Values(big), want, 1e-6, StrCat(c.op, " into rhs"));
     }
   }
@@ -200,7 +200,7 @@ TEST(Broadcast, ReqAddAccumulates) {
         std::vector<NDArray> outs = {acc};
         InvokeOptions opts;
         opts.reqs = {OpReq::kAdd};
-        Invoke(nullptr, c.op, {a, b}, {}, &outs, opts);
+        Invoke(&Runtime::Global(), c.op, {a, b}, {}, &outs, opts);
         ExpectClose(test::Values(acc), want, 1e-6, StrCat(c.op, " req=add ", s.lhs));
       }
     }
@@ -240,7 +240,7 @@ TEST(Broadcast, BackwardReduceHonoursReqAdd) {
   std::vector<NDArray> outs = {acc};
   InvokeOptions opts;
   opts.reqs = {OpReq::kAdd};
-  Invoke(nullptr, "_broadcast_backward_reduce", {g, acc}, {}, &outs, opts);
+  Invoke(&Runtime::Global(), "_broadcast_backward_reduce", {g, acc}, {}, &outs, opts);
   EXPECT_EQ(test::Values(acc), (std::vector<double>{105, 207, 309}));
 }
 

@@ -67,7 +67,7 @@ void ExpectAddsToOnes(const std::string& op, const std::vector<NDArray>& in) {
   }
   InvokeOptions opts;
   opts.reqs = reqs;
-  Invoke(nullptr, op, in, {{"heads", "2"}}, &outs, opts);
+  Invoke(&Runtime::Global(), op, in, {{"heads", "2"}}, &outs, opts);
   for (size_t k = 0; k < outs.size(); ++k) {
     const auto wv = test::Values(want[k]), av = test::Values(outs[k]);
     for (size_t i = 0; i < wv.size(); ++i)

@@ -101,7 +101,7 @@ TEST(Dot, AddRequestAccumulates) {
   std::vector<NDArray> out = {test::Array({1, 1}, {100}, DType::kFloat32)};
   InvokeOptions opts;
   opts.reqs = {OpReq::kAdd};
-  Invoke(nullptr, "dot", {a, b}, {}, &out, opts);
+  Invoke(&Runtime::Global(), "dot", {a, b}, {}, &out, opts);
   EXPECT_EQ(test::Values(out[0]), (std::vector<double>{111}));
 }
 

@@ -9,6 +9,7 @@
 #include <limits>
 
 #include "util/op_refs.h"
+#include "weft/runtime.h"
 #include "weft/symbol_json.h"
 #include "util/test_util.h"
 
@@ -243,7 +244,7 @@ TEST(ElemwiseBinaryMath, EveryOpHasAKernelWithReqAdd) {
                                test::Array({2}, {10, 10}, DType::kFloat64)};
   InvokeOptions opts;
   opts.reqs = {OpReq::kAdd, OpReq::kAdd};
-  Invoke(nullptr, "_backward_broadcast_maximum", {og, l, r}, {}, &outs, opts);
+  Invoke(&Runtime::Global(), "_backward_broadcast_maximum", {og, l, r}, {}, &outs, opts);
   EXPECT_EQ(test::Values(outs[0]), (std::vector<double>{10, 11, 11, 10}));
   EXPECT_EQ(test::Values(outs[1]), (std::vector<double>{11, 11}));
 }
@@ -273,7 +274,7 @@ TEST(ElemwiseBinaryMath, LoadsAndRunsExportedSpellings) {
       {"op": "broadcast_lesser", "name": "lt", "inputs": [[0, 0, 0], [4, 0, 0]]},
       {"op": "_equal_scalar", "name": "mask", "attrs": {"scalar": "1"}, "inputs": [[5, 0, 0]]}
     ]})JS";
-  LoadedSymbol s = LoadJSON(text);
+  LoadedSymbol s = LoadJSON(text, Runtime::Global().ops());
   const NodeEntry& q = s.symbol.outputs[0];
   std::map<const Node*, NDArray> bind = {
       {FindVariable(q, "data").get(),

@@ -88,7 +88,7 @@ TEST(ElemwiseBinary, InPlaceIntoEitherInput) {
         NDArray b = Rhs({3, 3}, dt, 7);
         std::vector<double> want = Apply(c, a, b);
         std::vector<NDArray> outs = {target == 0 ? a : b};
-        Invoke(nullptr, c.op, {a, b}, {}, &outs);
+        Invoke(&Runtime::Global(), c.op, {a, b}, {}, &outs);
         ExpectClose(test::Values(target == 0 ? a : b), want, 1e-6,
                     StrCat(c.op, " in place into input ", target));
       }
@@ -108,7 +108,7 @@ TEST(ElemwiseBinary, ReqAddAccumulates) {
       std::vector<NDArray> outs = {acc};
       InvokeOptions opts;
       opts.reqs = {OpReq::kAdd};
-      Invoke(nullptr, c.op, {a, b}, {}, &outs, opts);
+      Invoke(&Runtime::Global(), c.op, {a, b}, {}, &outs, opts);
       ExpectClose(test::Values(acc), want, 1e-6, StrCat(c.op, " req=add"));
     }
   }
@@ -149,7 +149,7 @@ TEST(ElemwiseBinary, BackwardDivHonoursReqAdd) {
   std::vector<NDArray> outs = {dl, dr};
   InvokeOptions opts;
   opts.reqs = {OpReq::kAdd, OpReq::kWrite};
-  Invoke(nullptr, "_backward_div", {g, l, r}, {}, &outs, opts);
+  Invoke(&Runtime::Global(), "_backward_div", {g, l, r}, {}, &outs, opts);
   EXPECT_EQ(test::Values(dl), (std::vector<double>{1 + 0.5, 1 - 0.5}));
   EXPECT_EQ(test::Values(dr), (std::vector<double>{-1 * 3.0 / 4, -2 * 4.0 / 16}));
 }

@@ -131,7 +131,7 @@ TEST(ElemwiseCompare, AliasesKernelsAndReqAdd) {
   std::vector<NDArray> outs = {acc};
   InvokeOptions opts;
   opts.reqs = {OpReq::kAdd};
-  Invoke(nullptr, "broadcast_greater",
+  Invoke(&Runtime::Global(), "broadcast_greater",
          {test::Array({3}, {1, 2, 3}, DType::kFloat64), test::Array({1}, {2}, DType::kFloat64)}, {},
          &outs, opts);
   EXPECT_EQ(test::Values(acc), (std::vector<double>{10, 10, 11}));

@@ -92,7 +92,7 @@ TEST(ElemwiseScalar, InPlaceWritesIntoInput) {
       NDArray x = Input({5}, dt, 2);
       std::vector<double> want = Apply(c, x, 1.5);
       std::vector<NDArray> outs = {x};
-      Invoke(nullptr, c.op, {x}, {{"scalar", "1.5"}}, &outs);
+      Invoke(&Runtime::Global(), c.op, {x}, {{"scalar", "1.5"}}, &outs);
       ExpectClose(test::Values(x), want, 1e-6, StrCat(c.op, " in place"));
     }
   }
@@ -108,7 +108,7 @@ TEST(ElemwiseScalar, ReqAddAccumulates) {
       std::vector<NDArray> outs = {acc};
       InvokeOptions opts;
       opts.reqs = {OpReq::kAdd};
-      Invoke(nullptr, c.op, {x}, {{"scalar", "0.75"}}, &outs, opts);
+      Invoke(&Runtime::Global(), c.op, {x}, {{"scalar", "0.75"}}, &outs, opts);
       ExpectClose(test::Values(acc), want, 1e-6, StrCat(c.op, " req=add"));
     }
   }

@@ -40,12 +40,12 @@ TEST(ElementWiseSum, InPlaceAndAddRequests) {
   NDArray b = test::Array({3}, {4, 5, 6}, DType::kFloat32);
   NDArray c = test::Array({3}, {7, 8, 9}, DType::kFloat32);
   std::vector<NDArray> out = {a};  // writes over arg0
-  Invoke(nullptr, "ElementWiseSum", {a, b, c}, {{"num_args", "3"}}, &out);
+  Invoke(&Runtime::Global(), "ElementWiseSum", {a, b, c}, {{"num_args", "3"}}, &out);
   EXPECT_EQ(test::Values(a), (std::vector<double>{12, 15, 18}));
   InvokeOptions opts;
   opts.reqs = {OpReq::kAdd};
   std::vector<NDArray> acc = {test::Array({3}, {1, 1, 1}, DType::kFloat32)};
-  Invoke(nullptr, "ElementWiseSum", {b, c}, {{"num_args", "2"}}, &acc, opts);
+  Invoke(&Runtime::Global(), "ElementWiseSum", {b, c}, {{"num_args", "2"}}, &acc, opts);
   EXPECT_EQ(test::Values(acc[0]), (std::vector<double>{12, 14, 16}));
   EXPECT_EQ(Runtime::Global().ops().Get("ElementWiseSum").inplace({}),
             (std::vector<std::pair<int, int>>{{0, 0}}));
@@ -109,7 +109,7 @@ TEST(Identity, AddRequestAndGradient) {
   std::vector<NDArray> out = {test::Array({3}, {10, 10, 10}, DType::kInt64)};
   InvokeOptions opts;
   opts.reqs = {OpReq::kAdd};
-  Invoke(nullptr, "identity", {x}, {}, &out, opts);
+  Invoke(&Runtime::Global(), "identity", {x}, {}, &out, opts);
   EXPECT_EQ(test::Values(out[0]), (std::vector<double>{11, 12, 13}));
   std::string where;
   EXPECT_LT(test::GradientError("identity", {test::RandomArray({4}, DType::kFloat64, -1, 1, 3)}, {},

@@ -227,11 +227,11 @@ TEST(ElemwiseUnaryMath, ReqAddAndInPlace) {
       std::vector<NDArray> outs = {acc};
       InvokeOptions opts;
       opts.reqs = {OpReq::kAdd};
-      Invoke(nullptr, op, {x}, {}, &outs, opts);
+      Invoke(&Runtime::Global(), op, {x}, {}, &outs, opts);
       std::vector<double> got = test::Values(acc);
       for (size_t i = 0; i < got.size(); ++i) EXPECT_NEAR(got[i], want[i] + i + 1, 1e-5) << op;
       outs = {x};
-      Invoke(nullptr, op, {x}, {}, &outs);
+      Invoke(&Runtime::Global(), op, {x}, {}, &outs);
       ExpectSame(test::Values(x), want, std::string(op) + " in place");
     }
   }
@@ -274,7 +274,10 @@ TEST(ElemwiseUnaryMath, EveryOpHasDocAliasesAndCpuKernel) {
       },
       StatusCode::kDType, {"_backward_gamma", "int32"});
   test::ExpectError(
-      [] { test::Run("gamma", {NDArray(Shape({1}), Context::CPU(0), DType::kFloat16)}); },
+      [] {
+        test::Run("gamma",
+                  {NDArray(Shape({1}), Context::CPU(0), DType::kFloat16, &Runtime::Global())});
+      },
       StatusCode::kDType, {"gamma", "float16"});
 }
 

@@ -95,7 +95,7 @@ TEST(ElemwiseUnary, InPlaceWritesIntoInput) {
       NDArray x = test::RandomArray({2, 4}, dt, c.lo, c.hi, 5);
       std::vector<double> want = Apply(c.f, test::Values(x));
       std::vector<NDArray> outs = {x};
-      Invoke(nullptr, c.op, {x}, {}, &outs);
+      Invoke(&Runtime::Global(), c.op, {x}, {}, &outs);
       EXPECT_EQ(outs[0].dptr(), x.dptr());
       ExpectClose(test::Values(x), want, 1e-6, std::string(c.op) + " in place");
     }
@@ -112,7 +112,7 @@ TEST(ElemwiseUnary, ReqAddAccumulates) {
       std::vector<NDArray> outs = {acc};
       InvokeOptions opts;
       opts.reqs = {OpReq::kAdd};
-      Invoke(nullptr, c.op, {x}, {}, &outs, opts);
+      Invoke(&Runtime::Global(), c.op, {x}, {}, &outs, opts);
       ExpectClose(test::Values(acc), want, 1e-6, std::string(c.op) + " req=add");
     }
   }
@@ -124,7 +124,7 @@ TEST(ElemwiseUnary, ReqNullLeavesOutputUntouched) {
   std::vector<NDArray> outs = {out};
   InvokeOptions opts;
   opts.reqs = {OpReq::kNull};
-  Invoke(nullptr, "exp", {x}, {}, &outs, opts);
+  Invoke(&Runtime::Global(), "exp", {x}, {}, &outs, opts);
   EXPECT_EQ(test::Values(out), (std::vector<double>{7, 8, 9}));
 }
 

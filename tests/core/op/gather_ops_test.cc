@@ -67,7 +67,7 @@ TEST(GatherOps, ClosedForms) {
   std::vector<NDArray> out = {test::Array({2}, {10, 20})};
   InvokeOptions opts;
   opts.reqs = {OpReq::kAdd};
-  Invoke(nullptr, "pick", {d, test::Array({2}, {1, 0})}, {}, &out, opts);
+  Invoke(&Runtime::Global(), "pick", {d, test::Array({2}, {1, 0})}, {}, &out, opts);
   EXPECT_EQ(test::Values(out[0]), (std::vector<double>{12, 23}));
   // The index may keep the picked axis even without keepdims (MXNet).
   auto y = test::Run("pick", {d, test::Array({2, 1}, {0, 1})}, {{"axis", "1"}});

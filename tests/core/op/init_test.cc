@@ -93,10 +93,10 @@ TEST(Init, AddRequestAccumulates) {
   std::vector<NDArray> out = {test::Array({3}, {1, 2, 3}, DType::kInt32)};
   InvokeOptions opts;
   opts.reqs = {OpReq::kAdd};
-  Invoke(nullptr, "ones_like", {out[0]}, {}, &out, opts);
+  Invoke(&Runtime::Global(), "ones_like", {out[0]}, {}, &out, opts);
   EXPECT_EQ(test::Values(out[0]), (std::vector<double>{2, 3, 4}));
-  Invoke(nullptr, "_full", {}, {{"shape", "(3,)"}, {"value", "10"}, {"dtype", "int32"}}, &out,
-         opts);
+  Invoke(&Runtime::Global(), "_full", {}, {{"shape", "(3,)"}, {"value", "10"}, {"dtype", "int32"}},
+         &out, opts);
   EXPECT_EQ(test::Values(out[0]), (std::vector<double>{12, 13, 14}));
 }
 
@@ -126,7 +126,7 @@ TEST(Init, RejectsBadParameters) {
   InvokeOptions opts;
   opts.reqs = {OpReq::kAdd};
   try {
-    Invoke(nullptr, "_ones", {}, {{"shape", "(2,)"}, {"dtype", "float16"}}, &out, opts);
+    Invoke(&Runtime::Global(), "_ones", {}, {{"shape", "(2,)"}, {"dtype", "float16"}}, &out, opts);
     out[0].WaitToRead();  // the kernel fails on the engine
     FAIL() << "expected a dtype error";
   } catch (const Error& e) {

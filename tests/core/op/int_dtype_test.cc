@@ -213,7 +213,7 @@ TEST(IntDType, FloatOnlyOpsNameTheDType) {
       },
       StatusCode::kDType, {"_backward_sqrt", "int32"});
   // Other dtypes than the four integer and two float types are refused too.
-  const NDArray h(Shape({2}), Context::CPU(0), DType::kFloat16);
+  const NDArray h(Shape({2}), Context::CPU(0), DType::kFloat16, &Runtime::Global());
   test::ExpectError([&] { test::Run("sum", {h}); }, StatusCode::kDType, {"sum", "float16"});
 }
 

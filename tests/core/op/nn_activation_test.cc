@@ -122,7 +122,7 @@ std::vector<NDArray> RunTrain(const std::string& op, const std::vector<NDArray>&
   std::vector<NDArray> out;
   InvokeOptions opts;
   opts.is_train = true;
-  Invoke(nullptr, op, in, params, &out, opts);
+  Invoke(&Runtime::Global(), op, in, params, &out, opts);
   return out;
 }
 

@@ -90,7 +90,7 @@ TEST(NNConv3d, ShapeInferenceAndAddRequest) {
       test::Array({1, 2, 2, 2, 2}, std::vector<double>(16, 1.0), DType::kFloat64)};
   InvokeOptions opts;
   opts.reqs = {OpReq::kAdd};
-  Invoke(nullptr, "Convolution", {x, w}, p, &outs, opts);
+  Invoke(&Runtime::Global(), "Convolution", {x, w}, p, &outs, opts);
   const auto a = test::Values(outs[0]);
   for (size_t i = 0; i < y.size(); ++i) EXPECT_NEAR(a[i], y[i] + 1, 1e-12);
 }

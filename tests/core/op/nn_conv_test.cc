@@ -161,7 +161,7 @@ TEST(NNConv, BackwardHonoursAddRequest) {
           .shape(),
       DType::kFloat64, -1, 1, 9);
   std::vector<NDArray> once;
-  Invoke(nullptr, "_backward_Convolution", {dy, x, w}, ConvParams(c), &once);
+  Invoke(&Runtime::Global(), "_backward_Convolution", {dy, x, w}, ConvParams(c), &once);
   ASSERT_EQ(once.size(), 3u);
   std::vector<NDArray> twice = {
       test::Array(once[0].shape(), test::Values(once[0]), DType::kFloat64),
@@ -169,7 +169,7 @@ TEST(NNConv, BackwardHonoursAddRequest) {
       test::Array(once[2].shape(), test::Values(once[2]), DType::kFloat64)};
   InvokeOptions opts;
   opts.reqs = {OpReq::kAdd, OpReq::kAdd, OpReq::kAdd};
-  Invoke(nullptr, "_backward_Convolution", {dy, x, w}, ConvParams(c), &twice, opts);
+  Invoke(&Runtime::Global(), "_backward_Convolution", {dy, x, w}, ConvParams(c), &twice, opts);
   for (int k = 0; k < 3; ++k) {
     std::vector<double> a = test::Values(once[k]), b = test::Values(twice[k]);
     for (size_t i = 0; i < a.size(); ++i) ASSERT_NEAR(b[i], 2 * a[i], 1e-12) << "output " << k;

@@ -129,7 +129,7 @@ TEST(NNDense, AddRequestAccumulates) {
   std::vector<NDArray> out = {test::Array({1, 2}, {100, 200}, DType::kFloat64)};
   InvokeOptions opts;
   opts.reqs = {OpReq::kAdd};
-  Invoke(nullptr, "FullyConnected", {x, w, b}, {{"num_hidden", "2"}}, &out, opts);
+  Invoke(&Runtime::Global(), "FullyConnected", {x, w, b}, {{"num_hidden", "2"}}, &out, opts);
   EXPECT_EQ(test::Values(out[0]), (std::vector<double>{111, 222}));
 }
 

@@ -133,7 +133,7 @@ TEST(NNLayerNorm, AddRequestAccumulates) {
   std::vector<NDArray> outs = {test::Array({2, 6}, std::vector<double>(12, 1.0), DType::kFloat64)};
   InvokeOptions opts;
   opts.reqs = {OpReq::kAdd};
-  Invoke(nullptr, "LayerNorm", {x, g, b}, {}, &outs, opts);
+  Invoke(&Runtime::Global(), "LayerNorm", {x, g, b}, {}, &outs, opts);
   const auto yv = test::Values(y[0]), av = test::Values(outs[0]);
   for (size_t i = 0; i < yv.size(); ++i) EXPECT_NEAR(av[i], yv[i] + 1, 1e-12);
 }

@@ -30,7 +30,7 @@ std::vector<NDArray> RunBN(const std::vector<NDArray>& in, const StringMap& p, b
   std::vector<NDArray> out;
   InvokeOptions opts;
   opts.is_train = train;
-  Invoke(nullptr, "BatchNorm", in, p, &out, opts);
+  Invoke(&Runtime::Global(), "BatchNorm", in, p, &out, opts);
   return out;
 }
 
@@ -135,7 +135,8 @@ double TrainGradientError(const BNInputs& b, const StringMap& p, std::string* wh
   std::vector<NDArray> grads;
   InvokeOptions opts;
   opts.is_train = true;
-  Invoke(nullptr, "_backward_BatchNorm", {w, b.x, b.gamma, b.mmean, b.mvar}, p, &grads, opts);
+  Invoke(&Runtime::Global(), "_backward_BatchNorm", {w, b.x, b.gamma, b.mmean, b.mvar}, p, &grads,
+         opts);
   const std::vector<NDArray> inputs = b.All();
   double worst = 0;
   const double eps = 1e-6;

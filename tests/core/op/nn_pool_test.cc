@@ -126,7 +126,7 @@ TEST(NNPool, MaxK2S2NaNAndAdd) {
   std::vector<NDArray> out{test::Array({1, 1, 1, 1}, {10})};
   InvokeOptions o;
   o.reqs = {OpReq::kAdd};
-  Invoke(nullptr, "Pooling", {x2}, p, &out, o);
+  Invoke(&Runtime::Global(), "Pooling", {x2}, p, &out, o);
   EXPECT_EQ(test::Values(out[0]), (std::vector<double>{15}));
 }
 
@@ -281,7 +281,7 @@ TEST(NNPool, MaxGradient3x3Stride2Shapes) {
       dx = {init};
       InvokeOptions opts;
       opts.reqs = {OpReq::kAdd};
-      Invoke(nullptr, "_backward_Pooling", {dy, x}, PoolParams(c), &dx, opts);
+      Invoke(&Runtime::Global(), "_backward_Pooling", {dy, x}, PoolParams(c), &dx, opts);
     } else {
       dx = test::Run("_backward_Pooling", {dy, x}, PoolParams(c));
     }

@@ -17,7 +17,7 @@ std::vector<NDArray> RunMode(const std::string& op, const std::vector<NDArray>& 
   std::vector<NDArray> out;
   InvokeOptions opts;
   opts.is_train = train;
-  Invoke(nullptr, op, in, params, &out, opts);
+  Invoke(&Runtime::Global(), op, in, params, &out, opts);
   return out;
 }
 

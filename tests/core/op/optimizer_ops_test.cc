@@ -35,7 +35,7 @@ double Tol(DType t) { return t == DType::kFloat64 ? 1e-12 : 2e-6; }
 // Runs `op` writing the weight in place; returns the weight array.
 void Step(const std::string& op, const std::vector<NDArray>& in, const StringMap& p) {
   std::vector<NDArray> out{in[0]};
-  Invoke(nullptr, op, in, p, &out);
+  Invoke(&Runtime::Global(), op, in, p, &out);
 }
 
 const Vec kW0 = {0.5, -1.25, 2.0, 0.0, -3.5, 1.0};
@@ -133,7 +133,7 @@ TEST(UpdateOps, OutputIsWrittenInPlaceAndDefaultsApply) {
   ExpectNear(test::Values(w), {1.0, 2.0}, 0, "weight untouched");
   // In place: the output is the weight's storage.
   std::vector<NDArray> inplace{w};
-  Invoke(nullptr, "sgd_update", {w, g}, {{"lr", "0.5"}}, &inplace);
+  Invoke(&Runtime::Global(), "sgd_update", {w, g}, {{"lr", "0.5"}}, &inplace);
   EXPECT_EQ(inplace[0].dptr(), w.dptr());
   ExpectNear(test::Values(w), {0.75, 2.25}, 1e-7, "in place");
 }
@@ -147,7 +147,7 @@ TEST(UpdateOps, StatesAreDeclaredMutatedAndNamed) {
   EXPECT_EQ(reg.Get("adam_update").InputNames(p),
             (std::vector<std::string>{"weight", "grad", "mean", "var"}));
   // A symbol using the op lists the state as an auxiliary state.
-  Symbol s = Symbol::CreateAtomic("sgd_mom_update", {{"lr", "0.1"}});
+  Symbol s = Symbol::CreateAtomic(Runtime::Global().ops(), "sgd_mom_update", {{"lr", "0.1"}});
   s.Compose({Symbol::CreateVariable("w"), Symbol::CreateVariable("g"), Symbol::CreateVariable("m")},
             {}, "upd");
   EXPECT_EQ(s.ListAuxiliaryStates(), (std::vector<std::string>{"m"}));

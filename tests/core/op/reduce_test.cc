@@ -110,7 +110,7 @@ TEST(Reduce, AddRequestAccumulates) {
   std::vector<NDArray> out = {test::Array({3}, {10, 20, 30}, DType::kFloat32)};
   InvokeOptions opts;
   opts.reqs = {OpReq::kAdd};
-  Invoke(nullptr, "sum", {x}, {{"axis", "0"}}, &out, opts);
+  Invoke(&Runtime::Global(), "sum", {x}, {{"axis", "0"}}, &out, opts);
   EXPECT_EQ(test::Values(out[0]), (std::vector<double>{15, 27, 39}));
 }
 

@@ -41,7 +41,7 @@ TEST(ShapeOpsView, SliceValuesAndDtypes) {
 }
 
 TEST(ShapeOpsView, Float16IsMovedBitExact) {
-  NDArray h(Shape({2, 3}), Context::CPU(0), DType::kFloat16);
+  NDArray h(Shape({2, 3}), Context::CPU(0), DType::kFloat16, &Runtime::Global());
   uint16_t* p = static_cast<uint16_t*>(h.dptr());
   for (int i = 0; i < 6; ++i) p[i] = static_cast<uint16_t>(0x3c00 + i);
   auto y = test::Run("reverse", {h}, {{"axis", "1"}});

@@ -182,7 +182,7 @@ std::vector<double> RunKernel(const std::string& op_name, const std::string& bac
     a.WaitToRead();
     blobs.push_back(a.blob());
   }
-  NDArray out(out_shape, Context::CPU(0), in[0].dtype());
+  NDArray out(out_shape, Context::CPU(0), in[0].dtype(), &Runtime::Global());
   out.WaitToRead();
   OpContext ctx;
   ctx.ctx = Context::CPU(0);

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "util/test_util.h"
+#include "weft/runtime.h"
 #include "weft/executor.h"
 
 namespace weft {
@@ -20,7 +21,7 @@ namespace test {
 
 inline Symbol Apply(const std::string& op, const std::vector<Symbol>& in, const StringMap& p,
                     const std::string& name) {
-  return Symbol::Apply(op, in, p, name);
+  return Symbol::Apply(Runtime::Global().ops(), op, in, p, name);
 }
 
 // Binds `y` for inference (no gradients) with `shapes`, with or without the
@@ -29,7 +30,8 @@ inline std::unique_ptr<Executor> BindInference(const Symbol& y, const pass::Shap
                                                bool optimize) {
   ExecutorOptions o;
   o.optimize_inference = optimize;
-  return Executor::SimpleBind(y, Context::CPU(0), shapes, {}, GradReqSpec::All(GradReq::kNull), o);
+  return Executor::SimpleBind(&Runtime::Global(), y, Context::CPU(0), shapes, {},
+                              GradReqSpec::All(GradReq::kNull), o);
 }
 
 // Fills every argument and aux state of `ex` with seeded random values:

@@ -11,6 +11,7 @@
 
 #include "core/json/json_test_util.h"
 #include "core/predictor/predictor_test_util.h"
+#include "weft/runtime.h"
 #include "weft/predictor.h"
 
 namespace weft {
@@ -34,7 +35,8 @@ PredictorOptions Batching(BatchQueue queue, int max_batch = 8, int delay_us = 20
 struct Cases {
   std::vector<std::vector<float>> in, want;
   Cases(const Net& net, int n) {
-    auto plain = Predictor::Create(net.sym, net.params, {{"data", kOne}}, Context::CPU(0));
+    auto plain = Predictor::Create(&Runtime::Global(), net.sym, net.params, {{"data", kOne}},
+                                   Context::CPU(0));
     for (int i = 0; i < n; ++i) {
       in.push_back(Floats(test::RandomArray(kOne, DType::kFloat32, -1, 1, 300 + i)));
       want.emplace_back(kClasses);
@@ -54,8 +56,8 @@ TEST(PredictorBatching, ConcurrentCallsAreBatchedAndEqualSingleCalls) {
   Net net(1);
   const Cases cases(net, 6);
   for (BatchQueue q : {BatchQueue::kMutex, BatchQueue::kLockfree}) {
-    auto pred =
-        Predictor::Create(net.sym, net.params, {{"data", kOne}}, Context::CPU(0), Batching(q));
+    auto pred = Predictor::Create(&Runtime::Global(), net.sym, net.params, {{"data", kOne}},
+                                  Context::CPU(0), Batching(q));
     std::atomic<int> bad{0};
     std::vector<std::thread> threads;
     for (int t = 0; t < 8; ++t)
@@ -85,8 +87,8 @@ TEST(PredictorBatching, MixedBatchSizesAndLargeCallsRunAlone) {
   Net net(6);
   const std::vector<float> all = net.Input();  // 6 samples
   const std::vector<float> want = net.Expected();
-  auto pred = Predictor::Create(net.sym, net.params, {{"data", kOne}}, Context::CPU(0),
-                                Batching(BatchQueue::kLockfree, /*max_batch=*/4));
+  auto pred = Predictor::Create(&Runtime::Global(), net.sym, net.params, {{"data", kOne}},
+                                Context::CPU(0), Batching(BatchQueue::kLockfree, /*max_batch=*/4));
   // Threads send samples [b, b + n) for n = 1, 2, 3 at once, repeatedly.
   struct Call {
     int begin, n;
@@ -121,8 +123,8 @@ TEST(PredictorBatching, MixedBatchSizesAndLargeCallsRunAlone) {
 TEST(PredictorBatching, ABadBufferFailsOnlyItsOwnCall) {
   Net net(1);
   const Cases cases(net, 2);
-  auto pred = Predictor::Create(net.sym, net.params, {{"data", kOne}}, Context::CPU(0),
-                                Batching(BatchQueue::kMutex, 8, 50000));
+  auto pred = Predictor::Create(&Runtime::Global(), net.sym, net.params, {{"data", kOne}},
+                                Context::CPU(0), Batching(BatchQueue::kMutex, 8, 50000));
   std::vector<float> good(kClasses), small(kClasses - 1);
   std::string error;
   std::thread bad_caller([&] {
@@ -149,7 +151,7 @@ TEST(PredictorBatching, CreateChecksTheBatchAxisAndOptions) {
   Symbol summed = test::Apply("sum", {net.sym}, {}, "total");
   test::ExpectWeftError(
       [&] {
-        Predictor::Create(summed, net.params, {{"data", kOne}}, Context::CPU(0),
+        Predictor::Create(&Runtime::Global(), summed, net.params, {{"data", kOne}}, Context::CPU(0),
                           Batching(BatchQueue::kMutex));
       },
       StatusCode::kInvalidArgument,
@@ -158,14 +160,16 @@ TEST(PredictorBatching, CreateChecksTheBatchAxisAndOptions) {
   o.max_batch = -1;
   test::ExpectWeftError(
       [&] {
-        Predictor::Create(net.sym, net.params, {{"data", kOne}}, Context::CPU(0), o);
+        Predictor::Create(&Runtime::Global(), net.sym, net.params, {{"data", kOne}},
+                          Context::CPU(0), o);
       },
       StatusCode::kInvalidArgument, {"max_batch is -1"});
   o = Batching(BatchQueue::kMutex);
   o.batch_delay_us = -5;
   test::ExpectWeftError(
       [&] {
-        Predictor::Create(net.sym, net.params, {{"data", kOne}}, Context::CPU(0), o);
+        Predictor::Create(&Runtime::Global(), net.sym, net.params, {{"data", kOne}},
+                          Context::CPU(0), o);
       },
       StatusCode::kInvalidArgument, {"batch_delay_us is -5"});
 }
@@ -173,8 +177,8 @@ TEST(PredictorBatching, CreateChecksTheBatchAxisAndOptions) {
 TEST(PredictorBatching, CloseWhileBatchedCallsWaitFailsThemCleanly) {
   Net net(1);
   const Cases cases(net, 1);
-  auto pred = Predictor::Create(net.sym, net.params, {{"data", kOne}}, Context::CPU(0),
-                                Batching(BatchQueue::kLockfree, 8, 2000));
+  auto pred = Predictor::Create(&Runtime::Global(), net.sym, net.params, {{"data", kOne}},
+                                Context::CPU(0), Batching(BatchQueue::kLockfree, 8, 2000));
   std::atomic<int> ok{0}, closed{0}, other{0};
   std::vector<std::thread> threads;
   for (int t = 0; t < 6; ++t)

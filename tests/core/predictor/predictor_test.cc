@@ -30,17 +30,19 @@ TEST(Predictor, Det1MatchesPyTorchAtTwoInputSizes) {
   if (!std::filesystem::exists(dir + "/deepinsight__det1-0001.params"))
     GTEST_SKIP() << "no det1 params";
   const std::string ref = test::TestDataDir() + "/det1";
-  LoadedSymbol s = LoadJSONFile(dir + "/deepinsight__det1-symbol.json");
-  ParamMaps p = SplitParams(LoadNDArraysFile(dir + "/deepinsight__det1-0001.params"));
-  auto pred = Predictor::Create(s.symbol, p, {{"data", Shape{1, 3, 12, 12}}}, Context::CPU(0));
+  LoadedSymbol s = LoadJSONFile(dir + "/deepinsight__det1-symbol.json", Runtime::Global().ops());
+  ParamMaps p =
+      SplitParams(LoadNDArraysFile(dir + "/deepinsight__det1-0001.params", &Runtime::Global()));
+  auto pred = Predictor::Create(&Runtime::Global(), s.symbol, p, {{"data", Shape{1, 3, 12, 12}}},
+                                Context::CPU(0));
   ASSERT_EQ(pred->input_names(), std::vector<std::string>{"data"});
   ASSERT_EQ(pred->output_names().size(), 2u);
   for (const std::string tag : {"12x12", "24x36", "12x12"}) {
-    NDArray input = LoadNpyFile(ref + "/input_" + tag + ".npy");
+    NDArray input = LoadNpyFile(ref + "/input_" + tag + ".npy", &Runtime::Global());
     std::vector<float> in = Floats(input);
     const std::vector<Shape> out_shapes = pred->OutputShapes({input.shape()});
-    NDArray conv = LoadNpyFile(ref + "/conv4_2_" + tag + ".npy"),
-            prob = LoadNpyFile(ref + "/prob1_" + tag + ".npy");
+    NDArray conv = LoadNpyFile(ref + "/conv4_2_" + tag + ".npy", &Runtime::Global()),
+            prob = LoadNpyFile(ref + "/prob1_" + tag + ".npy", &Runtime::Global());
     ASSERT_EQ(out_shapes[0], conv.shape()) << tag;
     ASSERT_EQ(out_shapes[1], prob.shape()) << tag;
     std::vector<float> o0(conv.Size()), o1(prob.Size());
@@ -53,8 +55,8 @@ TEST(Predictor, Det1MatchesPyTorchAtTwoInputSizes) {
 
 TEST(Predictor, FreezesFoldedWeightsAndMatchesTheUnoptimisedExecutor) {
   Net net(2);
-  auto pred =
-      Predictor::Create(net.sym, net.params, {{"data", Shape{2, 3, 6, 6}}}, Context::CPU(0));
+  auto pred = Predictor::Create(&Runtime::Global(), net.sym, net.params,
+                                {{"data", Shape{2, 3, 6, 6}}}, Context::CPU(0));
   // BatchNorm folded and its folded weights computed once: no _bn_fold or
   // BatchNorm node is left, the weights are frozen variables.
   std::vector<std::string> ops = test::OpNames(Graph{pred->symbol().outputs});
@@ -80,8 +82,8 @@ TEST(Predictor, WithoutCopyParamsBindsTheCallersArrays) {
   Net net(1);
   PredictorOptions opts;
   opts.copy_params = false;
-  auto pred =
-      Predictor::Create(net.sym, net.params, {{"data", Shape{1, 3, 6, 6}}}, Context::CPU(0), opts);
+  auto pred = Predictor::Create(&Runtime::Global(), net.sym, net.params,
+                                {{"data", Shape{1, 3, 6, 6}}}, Context::CPU(0), opts);
   const std::vector<float> in = net.Input();
   std::vector<float> before(5), after(5);
   pred->Predict({In(in, Shape{1, 3, 6, 6})}, {Out(&before)});
@@ -99,8 +101,8 @@ TEST(Predictor, WithoutCopyParamsBindsTheCallersArrays) {
 
 TEST(Predictor, BatchSizesInterleavedGiveEachSamplesResult) {
   Net net(3);
-  auto pred =
-      Predictor::Create(net.sym, net.params, {{"data", Shape{1, 3, 6, 6}}}, Context::CPU(0));
+  auto pred = Predictor::Create(&Runtime::Global(), net.sym, net.params,
+                                {{"data", Shape{1, 3, 6, 6}}}, Context::CPU(0));
   const std::vector<float> in = net.Input();  // 3 samples
   const size_t sample = 3 * 6 * 6;
   std::vector<float> batch(3 * 5);
@@ -119,8 +121,8 @@ TEST(Predictor, ManyThreadsGiveTheSingleThreadResultsAndShareTheWeights) {
   Net net(1);
   PredictorOptions opts;
   opts.max_executors = 4;
-  auto pred =
-      Predictor::Create(net.sym, net.params, {{"data", Shape{1, 3, 6, 6}}}, Context::CPU(0), opts);
+  auto pred = Predictor::Create(&Runtime::Global(), net.sym, net.params,
+                                {{"data", Shape{1, 3, 6, 6}}}, Context::CPU(0), opts);
   const int kInputs = 6;
   std::vector<std::vector<float>> inputs, expected;
   for (int i = 0; i < kInputs; ++i) {
@@ -153,8 +155,8 @@ TEST(Predictor, SelectsInternalOutputs) {
   Net net(1);
   PredictorOptions opts;
   opts.outputs = {"fc1", "relu1_output"};
-  auto pred =
-      Predictor::Create(net.sym, net.params, {{"data", Shape{1, 3, 6, 6}}}, Context::CPU(0), opts);
+  auto pred = Predictor::Create(&Runtime::Global(), net.sym, net.params,
+                                {{"data", Shape{1, 3, 6, 6}}}, Context::CPU(0), opts);
   EXPECT_EQ(pred->output_names(), (std::vector<std::string>{"fc1_output", "relu1_output"}));
   std::vector<float> fc(5), relu(8 * 36);
   const std::vector<float> in = net.Input();
@@ -168,8 +170,8 @@ TEST(Predictor, SelectsInternalOutputs) {
   opts.outputs = {"nope"};
   test::ExpectWeftError(
       [&] {
-        Predictor::Create(net.sym, net.params, {{"data", Shape{1, 3, 6, 6}}}, Context::CPU(0),
-                          opts);
+        Predictor::Create(&Runtime::Global(), net.sym, net.params, {{"data", Shape{1, 3, 6, 6}}},
+                          Context::CPU(0), opts);
       },
       StatusCode::kInvalidArgument, {"output 'nope'", "fc1_output"});
 }
@@ -181,15 +183,17 @@ TEST(Predictor, ErrorsNameTheInputOutputOrWeight) {
   missing.args.erase("fc1_weight");
   test::ExpectWeftError(
       [&] {
-        Predictor::Create(net.sym, missing, {{"data", s}}, Context::CPU(0));
+        Predictor::Create(&Runtime::Global(), net.sym, missing, {{"data", s}}, Context::CPU(0));
       },
       StatusCode::kInvalidArgument, {"weight 'fc1_weight'", "missing"});
   test::ExpectWeftError(
       [&] {
-        Predictor::Create(net.sym, net.params, {{"images", s}}, Context::CPU(0));
+        Predictor::Create(&Runtime::Global(), net.sym, net.params, {{"images", s}},
+                          Context::CPU(0));
       },
       StatusCode::kInvalidArgument, {"input 'images'", "no argument"});
-  auto pred = Predictor::Create(net.sym, net.params, {{"data", s}}, Context::CPU(0));
+  auto pred =
+      Predictor::Create(&Runtime::Global(), net.sym, net.params, {{"data", s}}, Context::CPU(0));
   std::vector<float> in = net.Input(), out(5), small(4);
   test::ExpectWeftError([&] { pred->Predict({}, {Out(&out)}); }, StatusCode::kInvalidArgument,
                         {"expected 1 input(s), given 0"});
@@ -220,8 +224,8 @@ TEST(Predictor, ForgetsTheLeastRecentlyUsedShapes) {
   Net net(1);
   PredictorOptions opts;
   opts.max_shapes = 2;
-  auto pred =
-      Predictor::Create(net.sym, net.params, {{"data", Shape{1, 3, 6, 6}}}, Context::CPU(0), opts);
+  auto pred = Predictor::Create(&Runtime::Global(), net.sym, net.params,
+                                {{"data", Shape{1, 3, 6, 6}}}, Context::CPU(0), opts);
   for (int b : {2, 3, 4, 1}) {
     std::vector<float> in(static_cast<size_t>(b) * 108, 0.5f), out(static_cast<size_t>(b) * 5);
     pred->Predict({In(in, Shape{b, 3, 6, 6})}, {Out(&out)});
@@ -236,8 +240,8 @@ TEST(Predictor, OutputShapesTakeNoExecutor) {
   Net net(1);
   PredictorOptions opts;
   opts.max_executors = 1;
-  auto pred =
-      Predictor::Create(net.sym, net.params, {{"data", Shape{1, 3, 6, 6}}}, Context::CPU(0), opts);
+  auto pred = Predictor::Create(&Runtime::Global(), net.sym, net.params,
+                                {{"data", Shape{1, 3, 6, 6}}}, Context::CPU(0), opts);
   EXPECT_EQ(pred->OutputShapes({Shape{1, 3, 6, 6}}), (std::vector<Shape>{Shape{1, 5}}));
   EXPECT_EQ(pred->OutputShapes({Shape{7, 3, 6, 6}}), (std::vector<Shape>{Shape{7, 5}}));
   const PredictorStats s = pred->stats();
@@ -252,8 +256,8 @@ TEST(Predictor, CloseWhileCallsRunFailsLaterCallsOnly) {
   Net net(1);
   PredictorOptions opts;
   opts.max_executors = 1;  // callers queue for the one executor
-  auto pred =
-      Predictor::Create(net.sym, net.params, {{"data", Shape{1, 3, 6, 6}}}, Context::CPU(0), opts);
+  auto pred = Predictor::Create(&Runtime::Global(), net.sym, net.params,
+                                {{"data", Shape{1, 3, 6, 6}}}, Context::CPU(0), opts);
   const std::vector<float> in = net.Input();
   std::vector<float> want(5);
   pred->Predict({In(in, Shape{1, 3, 6, 6})}, {Out(&want)});

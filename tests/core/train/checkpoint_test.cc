@@ -12,6 +12,7 @@
 
 #include "core/json/json_test_util.h"
 #include "util/test_util.h"
+#include "weft/runtime.h"
 #include "weft/checkpoint.h"
 #include "weft/executor.h"
 #include "weft/ndarray_io.h"
@@ -27,13 +28,13 @@ std::string Prefix(const std::string& name) {
 using test::ExpectError;
 
 Symbol Net() {
-  Symbol h = Symbol::Apply("FullyConnected", {Symbol::CreateVariable("data")},
-                           {{"num_hidden", "6"}}, "fc1");
-  h = Symbol::Apply("BatchNorm", {h}, {{"fix_gamma", "False"}}, "bn");
-  h = Symbol::Apply("Activation", {h}, {{"act_type", "relu"}}, "relu1");
-  h = Symbol::Apply("FullyConnected", {h}, {{"num_hidden", "3"}}, "fc2");
-  return Symbol::Apply("SoftmaxOutput", {h, Symbol::CreateVariable("softmax_label")}, {},
-                       "softmax");
+  Symbol h = Symbol::Apply(Runtime::Global().ops(), "FullyConnected",
+                           {Symbol::CreateVariable("data")}, {{"num_hidden", "6"}}, "fc1");
+  h = Symbol::Apply(Runtime::Global().ops(), "BatchNorm", {h}, {{"fix_gamma", "False"}}, "bn");
+  h = Symbol::Apply(Runtime::Global().ops(), "Activation", {h}, {{"act_type", "relu"}}, "relu1");
+  h = Symbol::Apply(Runtime::Global().ops(), "FullyConnected", {h}, {{"num_hidden", "3"}}, "fc2");
+  return Symbol::Apply(Runtime::Global().ops(), "SoftmaxOutput",
+                       {h, Symbol::CreateVariable("softmax_label")}, {}, "softmax");
 }
 
 std::vector<uint32_t> Bits(const NDArray& a) {
@@ -45,7 +46,8 @@ std::vector<uint32_t> Bits(const NDArray& a) {
 TEST(CheckpointTest, SaveLoadRebindGivesBitIdenticalOutputs) {
   const Symbol net = Net();
   pass::ShapeMap shapes = {{"data", Shape{4, 5}}, {"softmax_label", Shape{4}}};
-  auto ex = Executor::SimpleBind(net, Context::CPU(), shapes, {}, GradReqSpec::All(GradReq::kNull));
+  auto ex = Executor::SimpleBind(&Runtime::Global(), net, Context::CPU(), shapes, {},
+                                 GradReqSpec::All(GradReq::kNull));
   std::map<std::string, NDArray> args, aux;
   unsigned seed = 1;
   for (size_t i = 0; i < ex->arg_names().size(); ++i) {
@@ -74,13 +76,13 @@ TEST(CheckpointTest, SaveLoadRebindGivesBitIdenticalOutputs) {
   ASSERT_TRUE(std::filesystem::exists(prefix + "-0003.params"));
   EXPECT_EQ(CheckpointParamsPath(prefix, 12345), prefix + "-12345.params");
   // The params file is an MXNet list with prefixed names.
-  NDArrayList list = LoadNDArraysFile(prefix + "-0003.params");
+  NDArrayList list = LoadNDArraysFile(prefix + "-0003.params", &Runtime::Global());
   EXPECT_EQ(list.names,
             (std::vector<std::string>{"arg:bn_beta", "arg:bn_gamma", "arg:fc1_bias",
                                       "arg:fc1_weight", "arg:fc2_bias", "arg:fc2_weight",
                                       "aux:bn_moving_mean", "aux:bn_moving_var"}));
 
-  Checkpoint ck = LoadCheckpoint(prefix, 3);
+  Checkpoint ck = LoadCheckpoint(prefix, 3, &Runtime::Global());
   EXPECT_EQ(ck.symbol.ListArguments(), net.ListArguments());
   EXPECT_EQ(ck.symbol.ListAuxiliaryStates(), net.ListAuxiliaryStates());
   ASSERT_EQ(ck.args.size(), args.size());
@@ -90,7 +92,8 @@ TEST(CheckpointTest, SaveLoadRebindGivesBitIdenticalOutputs) {
   bind_args["softmax_label"] = ex->arg_arrays().back();
   ASSERT_EQ(ex->arg_names()[0], "data");
   ASSERT_EQ(ex->arg_names().back(), "softmax_label");
-  auto ex2 = Executor::BindByName(ck.symbol, Context::CPU(), bind_args, {}, {}, ck.aux);
+  auto ex2 = Executor::BindByName(&Runtime::Global(), ck.symbol, Context::CPU(), bind_args, {}, {},
+                                  ck.aux);
   ex2->Forward(false);
   EXPECT_EQ(Bits(ex2->outputs()[0]), want);
   for (const auto& kv : args) EXPECT_EQ(Bits(ck.args.at(kv.first)), Bits(kv.second)) << kv.first;
@@ -99,7 +102,7 @@ TEST(CheckpointTest, SaveLoadRebindGivesBitIdenticalOutputs) {
 TEST(CheckpointTest, LoadsTheRealMXNetCheckpointDet1) {
   const std::string prefix = test::ModelDir() + "/deepinsight__det1";
   if (!std::filesystem::exists(prefix + "-0001.params")) GTEST_SKIP() << "no det1 checkpoint";
-  Checkpoint ck = LoadCheckpoint(prefix, 1);
+  Checkpoint ck = LoadCheckpoint(prefix, 1, &Runtime::Global());
   EXPECT_TRUE(ck.aux.empty());
   for (const std::string& name : ck.symbol.ListArguments())
     if (name != "data") {
@@ -109,30 +112,33 @@ TEST(CheckpointTest, LoadsTheRealMXNetCheckpointDet1) {
   // Bound with its parameters it reproduces the PyTorch reference outputs.
   const std::string ref = test::TestDataDir() + "/det1/";
   std::map<std::string, NDArray> args = ck.args;
-  args["data"] = LoadNpyFile(ref + "input_12x12.npy");
-  auto ex = Executor::BindByName(ck.symbol, Context::CPU(), args, {}, {}, ck.aux);
+  args["data"] = LoadNpyFile(ref + "input_12x12.npy", &Runtime::Global());
+  auto ex =
+      Executor::BindByName(&Runtime::Global(), ck.symbol, Context::CPU(), args, {}, {}, ck.aux);
   ex->Forward(false);
   std::vector<double> got = test::Values(ex->outputs()[1]),
-                      want = test::Values(LoadNpyFile(ref + "prob1_12x12.npy"));
+                      want = test::Values(LoadNpyFile(ref + "prob1_12x12.npy", &Runtime::Global()));
   ASSERT_EQ(got.size(), want.size());
   for (size_t i = 0; i < got.size(); ++i) EXPECT_NEAR(got[i], want[i], 1e-4) << i;
 }
 
 TEST(CheckpointTest, ErrorsNameTheFile) {
   const std::string prefix = Prefix("err");
-  ExpectError([&] { LoadCheckpoint(prefix, 0); }, StatusCode::kIO, {prefix + "-symbol.json"});
+  ExpectError([&] { LoadCheckpoint(prefix, 0, &Runtime::Global()); }, StatusCode::kIO,
+              {prefix + "-symbol.json"});
   const Symbol net = Net();
   SaveCheckpoint(prefix, 0, net, {}, {});  // a symbol and an empty parameter list
-  EXPECT_TRUE(LoadCheckpoint(prefix, 0).args.empty());
-  ExpectError([&] { LoadCheckpoint(prefix, 7); }, StatusCode::kIO, {prefix + "-0007.params"});
+  EXPECT_TRUE(LoadCheckpoint(prefix, 0, &Runtime::Global()).args.empty());
+  ExpectError([&] { LoadCheckpoint(prefix, 7, &Runtime::Global()); }, StatusCode::kIO,
+              {prefix + "-0007.params"});
   // A plain nd.save list (names without arg:/aux:) is not a checkpoint.
   NDArrayList plain;
   plain.arrays = {test::Array(Shape{2}, {1, 2})};
   plain.names = {"fc1_weight"};
   SaveNDArraysFile(plain, prefix + "-0001.params");
-  ExpectError([&] { LoadCheckpoint(prefix, 1); }, StatusCode::kInvalidArgument,
+  ExpectError([&] { LoadCheckpoint(prefix, 1, &Runtime::Global()); }, StatusCode::kInvalidArgument,
               {prefix + "-0001.params", "fc1_weight"});
-  ExpectError([&] { LoadCheckpoint(prefix, -1); }, StatusCode::kInvalidArgument,
+  ExpectError([&] { LoadCheckpoint(prefix, -1, &Runtime::Global()); }, StatusCode::kInvalidArgument,
               {"epoch must be >= 0, given -1"});
   ExpectError(
       [&] {

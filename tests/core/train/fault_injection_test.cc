@@ -46,7 +46,7 @@ Symbol SmallLeNet() {
 
 // The workload; returns the loaded-back checkpoint's fc2 weight values.
 std::vector<double> Workload(const Symbol& net, const std::string& prefix) {
-  auto ex = Executor::SimpleBind(net, Context::CPU(0),
+  auto ex = Executor::SimpleBind(&Runtime::Global(), net, Context::CPU(0),
                                  {{"data", Shape{2, 1, 28, 28}}, {"softmax_label", Shape{2}}});
   const std::vector<std::string>& names = ex->arg_names();
   std::map<std::string, NDArray> args;
@@ -64,7 +64,7 @@ std::vector<double> Workload(const Symbol& net, const std::string& prefix) {
   for (const NDArray& g : ex->grad_arrays())
     if (!g.is_none()) g.WaitToRead();
   SaveCheckpoint(prefix, 1, net, args, {});
-  Checkpoint back = LoadCheckpoint(prefix, 1);
+  Checkpoint back = LoadCheckpoint(prefix, 1, &Runtime::Global());
   return test::Values(back.args.at("fc2_weight"));
 }
 

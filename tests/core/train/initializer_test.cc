@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "util/test_util.h"
+#include "weft/runtime.h"
 #include "weft/initializer.h"
 
 namespace weft {
@@ -21,7 +22,7 @@ using Vec = std::vector<double>;
 using test::ExpectError;
 
 NDArray Empty(const Shape& s, DType dt = DType::kFloat32) {
-  return NDArray(s, Context::CPU(0), dt);
+  return NDArray(s, Context::CPU(0), dt, &Runtime::Global());
 }
 
 struct Stats {

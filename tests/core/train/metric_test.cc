@@ -6,6 +6,7 @@
 #include <cmath>
 
 #include "util/test_util.h"
+#include "weft/runtime.h"
 #include "weft/metric.h"
 
 namespace weft {
@@ -172,7 +173,7 @@ TEST(MetricTest, ShapeAndDtypeErrors) {
         acc.Update({Array(Shape{2}, {0, 1})}, {NDArray()});
       },
       StatusCode::kInvalidArgument, {"prediction 0 is an empty"});
-  NDArray half(Shape{2}, Context::CPU(), DType::kFloat16);
+  NDArray half(Shape{2}, Context::CPU(), DType::kFloat16, &Runtime::Global());
   ExpectError(
       [&] {
         acc.Update({Array(Shape{2}, {0, 1})}, {half});

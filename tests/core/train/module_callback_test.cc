@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "core/train/train_test_util.h"
+#include "weft/runtime.h"
 #include "weft/module.h"
 
 namespace weft {
@@ -38,7 +39,7 @@ struct Fixture {
         std::vector<std::pair<std::string, NDArray>>{{"data", x}},
         std::vector<std::pair<std::string, NDArray>>{{"softmax_label", y}}, 16, false,
         LastBatch::kPad);
-    mod = std::make_unique<Module>(Mlp());
+    mod = std::make_unique<Module>(&Runtime::Global(), Mlp());
     mod->Bind(it->provide_data(), it->provide_label(), true);
     auto init = Initializer::Create("xavier", {}, 3);
     mod->InitParams(init.get());

@@ -36,7 +36,7 @@ Trained Train(uint64_t init_seed, uint64_t shuffle_seed, int epochs) {
   NDArrayIter train_it({{"data", train.x}}, {{"softmax_label", train.y}}, 16, true, LastBatch::kPad,
                        shuffle_seed);
   NDArrayIter val_it({{"data", val.x}}, {{"softmax_label", val.y}}, 16, false, LastBatch::kPad);
-  Module mod(Mlp());
+  Module mod(&Runtime::Global(), Mlp());
   mod.Bind(train_it.provide_data(), train_it.provide_label(), true);
   auto init = Initializer::Create("xavier", {}, init_seed);
   mod.InitParams(init.get());
@@ -80,10 +80,10 @@ TEST(Module, SeededMlpTrainingReachesFixedAccuracyDeterministically) {
 
 TEST(Module, ScoreCountsEverySampleOnceWithPaddedBatches) {
   // A fixed linear model (identity weight, zero bias) predicts argmax(x).
-  Symbol fc = Symbol::Apply("FullyConnected", {Symbol::CreateVariable("data")},
-                            {{"num_hidden", "2"}}, "fc");
-  Symbol sym =
-      Symbol::Apply("SoftmaxOutput", {fc, Symbol::CreateVariable("softmax_label")}, {}, "softmax");
+  Symbol fc = Symbol::Apply(Runtime::Global().ops(), "FullyConnected",
+                            {Symbol::CreateVariable("data")}, {{"num_hidden", "2"}}, "fc");
+  Symbol sym = Symbol::Apply(Runtime::Global().ops(), "SoftmaxOutput",
+                             {fc, Symbol::CreateVariable("softmax_label")}, {}, "softmax");
   std::vector<float> x, y;
   for (int i = 0; i < 10; ++i) {
     x.push_back(i % 2 ? 1.f : 0.f);
@@ -93,7 +93,7 @@ TEST(Module, ScoreCountsEverySampleOnceWithPaddedBatches) {
   }
   NDArrayIter it({{"data", FromVector(x, Shape{10, 2})}},
                  {{"softmax_label", FromVector(y, Shape{10})}}, 4);
-  Module mod(sym);
+  Module mod(&Runtime::Global(), sym);
   mod.Bind(it.provide_data(), it.provide_label(), false);
   mod.InitParams(nullptr,
                  {{"fc_weight", FromVector({1, 0, 0, 1}, Shape{2, 2})},
@@ -114,7 +114,7 @@ TEST(Module, ScoreCountsEverySampleOnceWithPaddedBatches) {
 TEST(Module, CheckpointRoundTripGivesIdenticalOutputs) {
   Blobs data = MakeBlobs(32, 9);
   NDArrayIter it({{"data", data.x}}, {{"softmax_label", data.y}}, 32);
-  Module mod(Mlp());
+  Module mod(&Runtime::Global(), Mlp());
   mod.Bind(it.provide_data(), it.provide_label(), true);
   auto init = Initializer::Create("normal", {{"sigma", "0.5"}}, 11);
   mod.InitParams(init.get());
@@ -123,8 +123,8 @@ TEST(Module, CheckpointRoundTripGivesIdenticalOutputs) {
   std::vector<float> before = ToVector(mod.outputs()[0]);
   std::string prefix = ::testing::TempDir() + "weft_module_ckpt";
   mod.SaveCheckpoint(prefix, 3);
-  Checkpoint ck = LoadCheckpoint(prefix, 3);
-  Module loaded(ck.symbol);
+  Checkpoint ck = LoadCheckpoint(prefix, 3, &Runtime::Global());
+  Module loaded(&Runtime::Global(), ck.symbol);
   loaded.Bind(it.provide_data(), it.provide_label(), false);
   loaded.InitParams(nullptr, ck.args, ck.aux, false);
   loaded.Forward(it.Value(), false);
@@ -144,10 +144,11 @@ TEST(Module, ErrorsNameWhatIsWrong) {
     }
     return std::string("(no error)");
   };
-  EXPECT_NE(
-      message([] { Module m(Mlp(), {"image"}); }).find("data name 'image' is not an argument"),
-      std::string::npos);
-  Module mod(Mlp());
+  EXPECT_NE(message([] {
+              Module m(&Runtime::Global(), Mlp(), {"image"});
+            }).find("data name 'image' is not an argument"),
+            std::string::npos);
+  Module mod(&Runtime::Global(), Mlp());
   EXPECT_NE(message([&] { mod.Backward(); }).find("call Bind first"), std::string::npos);
   Blobs data = MakeBlobs(8, 1);
   NDArrayIter it({{"data", data.x}}, {{"softmax_label", data.y}}, 8);
@@ -182,14 +183,15 @@ TEST(Module, UnavailableDeviceFailsAtCreation) {
   // cpu(i) always exists; gpu(n) never does with n GPUs.
   for (Context ctx : {Context::GPU(gpus), Context{DeviceType::kCPU, -1}}) {
     try {
-      Module m(Mlp(), {"data"}, {"softmax_label"}, ctx);
+      Module m(&Runtime::Global(), Mlp(), {"data"}, {"softmax_label"}, ctx);
       FAIL() << ctx.ToString() << " was accepted";
     } catch (const Error& e) {
       EXPECT_EQ(e.code(), StatusCode::kDevice) << e.what();
       EXPECT_NE(std::string(e.what()).find(ctx.ToString()), std::string::npos) << e.what();
     }
   }
-  EXPECT_NO_THROW(Module(Mlp(), {"data"}, {"softmax_label"}, Context{DeviceType::kCPU, 1}));
+  EXPECT_NO_THROW(
+      Module(&Runtime::Global(), Mlp(), {"data"}, {"softmax_label"}, Context{DeviceType::kCPU, 1}));
 }
 
 }  // namespace

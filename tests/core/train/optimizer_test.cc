@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "util/test_util.h"
+#include "weft/runtime.h"
 #include "weft/optimizer.h"
 #include "weft/symbol.h"
 
@@ -178,11 +179,11 @@ TEST(Optimizer, MultipliersFromSymbolAndMaps) {
   gh.attrs["lr_mult"] = "0.25";
   Symbol data = Symbol::CreateVariable("data");
   Symbol fc = Symbol::Apply(
-      "FullyConnected",
+      Runtime::Global().ops(), "FullyConnected",
       {data, Symbol::CreateVariable("fc_weight", wh), Symbol::CreateVariable("fc_bias", bh)},
       {{"num_hidden", "3"}}, "fc");
-  Symbol sym =
-      Symbol::Apply("elemwise_mul", {fc, Symbol::CreateVariable("bn_gamma", gh)}, {}, "mul");
+  Symbol sym = Symbol::Apply(Runtime::Global().ops(), "elemwise_mul",
+                             {fc, Symbol::CreateVariable("bn_gamma", gh)}, {}, "mul");
   auto opt = Optimizer::Create("sgd", {{"learning_rate", "0.1"}, {"wd", "0.2"}});
   opt->SetMultipliers(sym);
   EXPECT_FLOAT_EQ(opt->lr_mult("fc_weight"), 2.0f);

@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "weft/runtime.h"
 #include "weft/ndarray.h"
 #include "weft/symbol.h"
 
@@ -14,7 +15,7 @@ namespace weft {
 namespace test {
 
 inline NDArray FromVector(const std::vector<float>& v, const Shape& shape) {
-  NDArray a(shape, Context::CPU(0), DType::kFloat32);
+  NDArray a(shape, Context::CPU(0), DType::kFloat32, &Runtime::Global());
   a.CopyFromHost(v.data(), v.size() * sizeof(float));
   return a;
 }
@@ -45,12 +46,13 @@ inline Blobs MakeBlobs(int n, uint32_t seed, float sigma = 0.6f) {
 
 // data -> FC(hidden) -> relu -> FC(4) -> SoftmaxOutput.
 inline Symbol BlobMlp(int hidden) {
-  Symbol h = Symbol::Apply("FullyConnected", {Symbol::CreateVariable("data")},
-                           {{"num_hidden", std::to_string(hidden)}}, "fc1");
-  h = Symbol::Apply("Activation", {h}, {{"act_type", "relu"}}, "relu1");
-  h = Symbol::Apply("FullyConnected", {h}, {{"num_hidden", "4"}}, "fc2");
-  return Symbol::Apply("SoftmaxOutput", {h, Symbol::CreateVariable("softmax_label")}, {},
-                       "softmax");
+  Symbol h =
+      Symbol::Apply(Runtime::Global().ops(), "FullyConnected", {Symbol::CreateVariable("data")},
+                    {{"num_hidden", std::to_string(hidden)}}, "fc1");
+  h = Symbol::Apply(Runtime::Global().ops(), "Activation", {h}, {{"act_type", "relu"}}, "relu1");
+  h = Symbol::Apply(Runtime::Global().ops(), "FullyConnected", {h}, {{"num_hidden", "4"}}, "fc2");
+  return Symbol::Apply(Runtime::Global().ops(), "SoftmaxOutput",
+                       {h, Symbol::CreateVariable("softmax_label")}, {}, "softmax");
 }
 
 }  // namespace test
