@@ -69,15 +69,13 @@ RewriteResult BlockConvLayouts(const OpRegistry& reg, const Graph& graph, int bl
       if (k == 0 || static_cast<int>(k) == sum) ++accepting[g.entry_id(g[nid].inputs[k])];
   }
   // Optimistic start: a node writes blocked data when every reader may
-  // take it (and, for a convolution, its filter count is a multiple of the
+  // take it (a filter count that is no multiple of the block pads the last
   // block); then the constraints below are enforced until nothing changes.
   std::vector<bool> blocked(n_nodes, false);
   for (uint32_t nid = 0; nid < n_nodes; ++nid) {
     if (kind[nid] == Kind::kOther) continue;
     const uint32_t eid = g.entry_id(nid, 0);
-    blocked[nid] =
-        readers[eid] > 0 && readers[eid] == accepting[eid] &&
-        (kind[nid] == Kind::kPool || g.node(nid).attrs.params.GetInt("num_filter") % block == 0);
+    blocked[nid] = readers[eid] > 0 && readers[eid] == accepting[eid];
   }
   for (bool changed = true; changed;) {
     changed = false;
@@ -103,6 +101,21 @@ RewriteResult BlockConvLayouts(const OpRegistry& reg, const Graph& graph, int bl
     const int sum = sum_slot(nid);
     if (sum >= 0 && blocked[nid] && !blocked[producer(nid, sum)])
       convert[g.entry_id(g[nid].inputs[static_cast<size_t>(sum)])] = true;
+  }
+  // The channel count of every blocked entry (the readers' data_channels):
+  // a convolution's filter count, a pooling's data's, a converted sum's
+  // convolution's.
+  std::vector<int64_t> channels(g.num_node_entries(), 0);
+  for (uint32_t nid = 0; nid < n_nodes; ++nid) {
+    const ParamValues& p = g.node(nid).attrs.params;
+    if (kind[nid] == Kind::kConv) {
+      const int sum = sum_slot(nid);
+      if (sum >= 0 && blocked[nid])
+        channels[g.entry_id(g[nid].inputs[static_cast<size_t>(sum)])] = p.GetInt("num_filter");
+      if (blocked[nid]) channels[g.entry_id(nid, 0)] = p.GetInt("num_filter");
+    } else if (kind[nid] == Kind::kPool && blocked[nid]) {
+      channels[g.entry_id(nid, 0)] = channels[g.entry_id(g[nid].inputs[0])];
+    }
   }
 
   std::map<uint32_t, NodeEntry> converted;  // old entry id -> the _layout_block output
@@ -137,7 +150,10 @@ RewriteResult BlockConvLayouts(const OpRegistry& reg, const Graph& graph, int bl
     const OpDef& op = reg.Get(kind[nid] == Kind::kConv ? "_fused_Convolution" : "_blocked_Pooling");
     auto n = std::make_shared<Node>(*node);
     n->attrs.op = &op;
-    if (data_blocked) n->attrs.dict["data_block"] = std::to_string(block);
+    if (data_blocked) {
+      n->attrs.dict["data_block"] = std::to_string(block);
+      n->attrs.dict["data_channels"] = std::to_string(channels[g.entry_id(g[nid].inputs[0])]);
+    }
     if (blocked[nid]) n->attrs.dict["out_block"] = std::to_string(block);
     n->attrs.params = ParseParams(op.name, &op.params, n->attrs.dict);
     n->inputs = std::move(in);
