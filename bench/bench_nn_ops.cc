@@ -8,6 +8,8 @@
 //   softmax         128x1000 along the last axis
 //   LayerNorm       (32*128)x768 and 64x512 rows, axis -1 (BERT-base's and a
 //                   small transformer's hidden sizes)
+//   _contrib_interleaved_matmul_selfatt_qk / _valatt
+//                   BERT-base's attention products, batch 8, sequence 128
 // "fwd" runs the operator, "bwd" its `_backward_<op>` operator on a fixed head
 // gradient (inputs as the symbolic gradient passes them), every output with
 // request kWrite, in training mode (OpContext::is_train).
@@ -100,7 +102,8 @@ void AllocOutputs(Call* call) {
 // `bwd_inputs(fwd)` (head gradient first, as the symbolic gradient does).
 Case MakeCase(const std::string& name, const std::string& shape, const StringMap& params,
               std::vector<NDArray> inputs,
-              const std::function<std::vector<NDArray>(const Call& fwd)>& bwd_inputs) {
+              const std::function<std::vector<NDArray>(const Call& fwd)>& bwd_inputs,
+              const std::string& bwd_op = "") {
   Case c;
   c.name = name;
   c.shape = shape;
@@ -110,7 +113,7 @@ Case MakeCase(const std::string& name, const std::string& shape, const StringMap
   InvokeOptions opts;
   opts.is_train = true;
   Invoke(&Runtime::Global(), c.fwd.op, c.fwd.inputs, c.fwd.params, &c.fwd.outputs, opts);
-  c.bwd = {"_backward_" + name, params, bwd_inputs(c.fwd), {}};
+  c.bwd = {bwd_op.empty() ? "_backward_" + name : bwd_op, params, bwd_inputs(c.fwd), {}};
   AllocOutputs(&c.bwd);
   return c;
 }
@@ -173,6 +176,31 @@ std::vector<Case> Cases(const std::string& filter) {
                      return std::vector<NDArray>{dy, f.inputs[0], f.inputs[1]};
                    }));
     }
+  }
+  if (want("_contrib_interleaved_matmul_selfatt_qk") ||
+      want("_contrib_interleaved_matmul_selfatt_valatt")) {
+    // BERT-base's attention at batch 8, sequence 128: qkv (128, 8, 12 * 3 * 64).
+    const int64_t l = 128, b = 8, heads = 12, d = 64;
+    NDArray qkv = Random({l, b, heads * 3 * d}, -1, 1, &rng),
+            att = Random({b * heads, l, l}, 0, 0.02f, &rng),
+            dy_att = Random({b * heads, l, l}, -1, 1, &rng),
+            dy_out = Random({l, b, heads * d}, -1, 1, &rng);
+    const StringMap p{{"heads", std::to_string(heads)}};
+    const std::string shape = "qkv 128x8x2304, 12 heads";
+    if (want("_contrib_interleaved_matmul_selfatt_qk"))
+      cases.push_back(MakeCase(
+          "_contrib_interleaved_matmul_selfatt_qk", shape, p, {qkv},
+          [&](const Call& f) {
+            return std::vector<NDArray>{dy_att, f.inputs[0]};
+          },
+          "_backward_interleaved_matmul_selfatt_qk"));
+    if (want("_contrib_interleaved_matmul_selfatt_valatt"))
+      cases.push_back(MakeCase(
+          "_contrib_interleaved_matmul_selfatt_valatt", shape, p, {qkv, att},
+          [&](const Call& f) {
+            return std::vector<NDArray>{dy_out, f.inputs[0], f.inputs[1]};
+          },
+          "_backward_interleaved_matmul_selfatt_valatt"));
   }
   return cases;
 }

@@ -154,6 +154,27 @@ struct WeftScratch {
 static void WeftJavaArgError(JNIEnv* jenv, const char* msg) {
   WeftJavaThrow(jenv, WEFT_ERR_INVALID_ARGUMENT, msg);
 }
+/* weft_predictor_predict_float_with's copies for a float[] input and output:
+ * straight between the JVM arrays and the executor's memory, on the calling
+ * thread (inside the native call, so jenv is valid). */
+struct WeftJavaFloatCopies {
+  JNIEnv* env;
+  jfloatArray in, out;
+};
+static int weft_java_copy_in(void* user, void* dst, size_t bytes) {
+  WeftJavaFloatCopies* c = (WeftJavaFloatCopies*)user;
+  const jsize n = (jsize)(bytes / sizeof(float));
+  if (c->env->GetArrayLength(c->in) != n) return 1;
+  c->env->GetFloatArrayRegion(c->in, 0, n, (jfloat*)dst);
+  return 0;
+}
+static int weft_java_copy_out(void* user, const void* src, size_t bytes) {
+  WeftJavaFloatCopies* c = (WeftJavaFloatCopies*)user;
+  const jsize n = (jsize)(bytes / sizeof(float));
+  if (c->env->GetArrayLength(c->out) != n) return 1;
+  c->env->SetFloatArrayRegion(c->out, 0, n, (const jfloat*)src);
+  return 0;
+}
 %}
 
 /* A WeftStatus function returns a Java long: the value of its `out`
@@ -358,10 +379,30 @@ WEFT_JAVA_COPY(double, jdouble, jdoubleArray, double, Double)
  * weft_binding_predictor_stats, shared); predict's data pointers as Buffer[] of
  * direct buffers (zero-copy: each element's address is passed as is, the
  * Java layer slices buffers whose position is not 0); predict_float's output
- * is write-only (not copied in). The float[] path copies in and out with
- * Get/SetFloatArrayRegion: a JNI critical array is not used because predict
- * may block waiting for an executor, which a critical region must not do. */
+ * is write-only (not copied in). The float[] path is predict_float_with, its
+ * copies {input, output} as one float[][]: Get/SetFloatArrayRegion straight
+ * into and out of the executor's arrays (one copy each way). A JNI critical
+ * array is not used because predict may block waiting for an executor, which
+ * a critical region must not do. */
 %apply float* ARRAY_OUT { float* output };
+%typemap(jni) (WeftPredictorCopyIn copy_in, WeftPredictorCopyOut copy_out, void* user) "jobjectArray"
+%typemap(jtype) (WeftPredictorCopyIn copy_in, WeftPredictorCopyOut copy_out, void* user) "float[][]"
+%typemap(jstype) (WeftPredictorCopyIn copy_in, WeftPredictorCopyOut copy_out, void* user) "float[][]"
+%typemap(javain) (WeftPredictorCopyIn copy_in, WeftPredictorCopyOut copy_out, void* user) "$javainput"
+%typemap(in) (WeftPredictorCopyIn copy_in, WeftPredictorCopyOut copy_out, void* user)
+    (WeftJavaFloatCopies io) %{
+  io.env = jenv;
+  io.in = $input && jenv->GetArrayLength($input) == 2
+              ? (jfloatArray)jenv->GetObjectArrayElement($input, 0) : NULL;
+  io.out = io.in ? (jfloatArray)jenv->GetObjectArrayElement($input, 1) : NULL;
+  if (!io.in || !io.out) {
+    WeftJavaArgError(jenv, "expected {input, output}: two non-null float arrays");
+    return $null;
+  }
+  $1 = weft_java_copy_in;
+  $2 = weft_java_copy_out;
+  $3 = &io;
+%}
 %typemap(jni) const void* const* input_data, void* const* output_data "jobjectArray"
 %typemap(jtype) const void* const* input_data, void* const* output_data "java.nio.Buffer[]"
 %typemap(jstype) const void* const* input_data, void* const* output_data "java.nio.Buffer[]"
@@ -539,6 +580,7 @@ WEFT_CS_SCALAR(uint64_t, ulong)
  * N-input weft_predictor_predict (void* const*) is not used from C#. */
 %ignore weft_predictor_predict;
 %ignore weft_predictor_predict_float;
+%ignore weft_predictor_predict_float_with;  /* the C# layer pins and passes pointers */
 %inline %{
 static WeftStatus weft_cs_predictor_predict_float(WeftPredictor* pred, const void* input,
                                                   size_t input_len, const int64_t* shape,
@@ -721,6 +763,7 @@ WEFT_GO_ARRAY(double, float64)
  * with packed buffers: an array of pointers to Go memory (void* const*) may
  * not be passed to C, so the Go layer packs N inputs (outputs) into one
  * buffer each and these helpers split them by their byte counts. */
+%ignore weft_predictor_predict_float_with;  /* Go passes its slices to predict_float */
 %ignore weft_predictor_predict;
 %inline %{
 /* weft_predictor_predict() with input i at in_packed + sum(input_bytes[0..i))

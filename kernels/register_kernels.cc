@@ -61,6 +61,7 @@ void RegisterNNConvDnnl(KernelRegistry* reg);
 void RegisterNNPoolDnnl(KernelRegistry* reg);
 void RegisterNNRnnDnnl(KernelRegistry* reg);
 void RegisterDotDnnl(KernelRegistry* reg);
+void RegisterContribTransformerDnnl(KernelRegistry* reg);
 }  // namespace onednn
 #endif
 #if WEFT_USE_CUDA
@@ -146,6 +147,7 @@ void RegisterAllKernels(KernelRegistry* reg) {
   onednn::RegisterNNPoolDnnl(reg);
   onednn::RegisterNNRnnDnnl(reg);
   onednn::RegisterDotDnnl(reg);
+  onednn::RegisterContribTransformerDnnl(reg);
 #endif
 #if WEFT_USE_CUDA
   cuda::RegisterQuadraticCuda(reg);

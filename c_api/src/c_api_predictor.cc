@@ -206,35 +206,90 @@ WeftStatus weft_predictor_predict(WeftPredictor* pred, size_t num_inputs,
   weft::capi::CheckArray(output_bytes, num_outputs, "output_bytes");
   const std::vector<weft::Shape> shapes = weft::capi::ShapesArg(num_inputs, ind_ptr, dims);
   std::vector<weft::HostInput> in(num_inputs);
-  for (size_t i = 0; i < num_inputs; ++i) in[i] = {input_data[i], input_bytes[i], shapes[i]};
+  for (size_t i = 0; i < num_inputs; ++i) {
+    in[i].data = input_data[i];
+    in[i].bytes = input_bytes[i];
+    in[i].shape = shapes[i];
+  }
   std::vector<weft::HostOutput> outs(num_outputs);
-  for (size_t i = 0; i < num_outputs; ++i) outs[i] = {output_data[i], output_bytes[i]};
+  for (size_t i = 0; i < num_outputs; ++i) {
+    outs[i].data = output_data[i];
+    outs[i].bytes = output_bytes[i];
+  }
   p->Predict(in, outs);
   WEFT_API_END();
 }
+
+namespace {
+
+// The predictor behind `pred` when it takes weft_predictor_predict_float's
+// one float32 input and output; `shape` (`ndim` extents) parsed into *s.
+std::shared_ptr<weft::Predictor> FloatPredictor(WeftPredictor* pred, const int64_t* shape,
+                                                size_t ndim, const char* fn, weft::Shape* s) {
+  auto p = GetPredictor(pred, "pred");
+  if (ndim > static_cast<size_t>(weft::capi::kMaxNdim))
+    weft::Fail(weft::StatusCode::kInvalidArgument, "argument 'ndim' is ", ndim,
+               ", expected at most ", weft::capi::kMaxNdim);
+  *s = weft::capi::ShapeArg(shape, static_cast<int>(ndim), "shape", "ndim");
+  if (p->input_names().size() != 1 || p->output_names().size() != 1)
+    weft::Fail(weft::StatusCode::kInvalidArgument, "the model has ", p->input_names().size(),
+               " input(s) and ", p->output_names().size(), " output(s); ", fn,
+               " needs one of each");
+  if (p->input_dtypes()[0] != weft::DType::kFloat32 ||
+      p->output_dtypes()[0] != weft::DType::kFloat32)
+    weft::Fail(weft::StatusCode::kDType, fn, " needs float32 input and output, the model has ",
+               weft::DTypeName(p->input_dtypes()[0]), " and ",
+               weft::DTypeName(p->output_dtypes()[0]));
+  return p;
+}
+
+}  // namespace
 
 WeftStatus weft_predictor_predict_float(WeftPredictor* pred, const float* input, size_t input_len,
                                         const int64_t* shape, size_t ndim, float* output,
                                         size_t output_len) {
   WEFT_API_BEGIN();
-  auto p = GetPredictor(pred, "pred");
+  weft::Shape s;
+  auto p = FloatPredictor(pred, shape, ndim, "weft_predictor_predict_float", &s);
   weft::capi::CheckArray(input, input_len, "input");
   weft::capi::CheckArray(output, output_len, "output");
-  if (ndim > static_cast<size_t>(weft::capi::kMaxNdim))
-    weft::Fail(weft::StatusCode::kInvalidArgument, "argument 'ndim' is ", ndim,
-               ", expected at most ", weft::capi::kMaxNdim);
-  const weft::Shape s = weft::capi::ShapeArg(shape, static_cast<int>(ndim), "shape", "ndim");
-  if (p->input_names().size() != 1 || p->output_names().size() != 1)
-    weft::Fail(weft::StatusCode::kInvalidArgument, "the model has ", p->input_names().size(),
-               " input(s) and ", p->output_names().size(),
-               " output(s); weft_predictor_predict_float needs one of each");
-  if (p->input_dtypes()[0] != weft::DType::kFloat32 ||
-      p->output_dtypes()[0] != weft::DType::kFloat32)
-    weft::Fail(weft::StatusCode::kDType,
-               "weft_predictor_predict_float needs float32 input and output, the model has ",
-               weft::DTypeName(p->input_dtypes()[0]), " and ",
-               weft::DTypeName(p->output_dtypes()[0]));
-  p->Predict({{input, input_len * sizeof(float), s}}, {{output, output_len * sizeof(float)}});
+  weft::HostInput in;
+  in.data = input;
+  in.bytes = input_len * sizeof(float);
+  in.shape = s;
+  weft::HostOutput out;
+  out.data = output;
+  out.bytes = output_len * sizeof(float);
+  p->Predict({in}, {out});
+  WEFT_API_END();
+}
+
+WeftStatus weft_predictor_predict_float_with(WeftPredictor* pred, WeftPredictorCopyIn copy_in,
+                                             WeftPredictorCopyOut copy_out, void* user,
+                                             size_t input_len, const int64_t* shape, size_t ndim,
+                                             size_t output_len) {
+  WEFT_API_BEGIN();
+  weft::Shape s;
+  auto p = FloatPredictor(pred, shape, ndim, "weft_predictor_predict_float_with", &s);
+  if (!copy_in || !copy_out)
+    weft::Fail(weft::StatusCode::kInvalidArgument, "argument '", copy_in ? "copy_out" : "copy_in",
+               "' is null");
+  weft::HostInput in;
+  in.bytes = input_len * sizeof(float);
+  in.shape = s;
+  in.fill = [copy_in, user](void* dst, size_t bytes) {
+    if (copy_in(user, dst, bytes) != 0)
+      weft::Fail(weft::StatusCode::kInvalidArgument, "copy_in failed writing ", bytes,
+                 " bytes of input");
+  };
+  weft::HostOutput out;
+  out.bytes = output_len * sizeof(float);
+  out.drain = [copy_out, user](const void* src, size_t bytes) {
+    if (copy_out(user, src, bytes) != 0)
+      weft::Fail(weft::StatusCode::kInvalidArgument, "copy_out failed reading ", bytes,
+                 " bytes of output");
+  };
+  p->Predict({in}, {out});
   WEFT_API_END();
 }
 

@@ -46,7 +46,7 @@ void BnFold(const OpContext&, const NodeAttrs& attrs, const std::vector<TBlob>& 
   });
 }
 
-// Plain (N, C, S) <-> blocked (N, C / b, S, b) copies of `blob`'s data
+// Plain (N, C, S) <-> blocked (N, ceil(C / b), S, b) copies of `blob`'s data
 // (float32 / float64) into `dst`; `plain` is the logical shape.
 template <bool kToBlocked>
 void ReorderBlob(const TBlob& src, void* dst, const Shape& plain, int64_t b) {
@@ -101,9 +101,9 @@ void WithPlainLayouts(const KernelFn& plain, const OpContext& ctx, const NodeAtt
   const SlotBlocks blocks = BlockedSlots(attrs, in.size());
   if (!blocks.any()) return plain(ctx, attrs, in, req, out);
   std::vector<std::vector<char>> temps;
-  auto plain_blob = [&](const TBlob& b, int64_t block, const char* what) {
+  auto plain_blob = [&](const TBlob& b, const Shape& logical) {
     TBlob p = b;
-    p.shape = UnblockedShape(b.shape, block, what);
+    p.shape = logical;
     temps.emplace_back(b.Bytes());
     p.dptr = temps.back().data();
     return p;
@@ -111,13 +111,13 @@ void WithPlainLayouts(const KernelFn& plain, const OpContext& ctx, const NodeAtt
   std::vector<TBlob> pin = in, pout = out;
   for (size_t i = 0; i < in.size(); ++i) {
     if (blocks.in[i] == 0) continue;
-    pin[i] = plain_blob(in[i], blocks.in[i], "blocked input");
+    pin[i] = plain_blob(in[i], blocks.Input(i, in[i].shape, "blocked input"));
     ReorderBlob<false>(in[i], pin[i].dptr, pin[i].shape, blocks.in[i]);
   }
   std::vector<OpReq> preq = req;
   for (size_t i = 0; i < out.size(); ++i) {
     if (blocks.out[i] == 0) continue;
-    pout[i] = plain_blob(out[i], blocks.out[i], "blocked output");
+    pout[i] = plain_blob(out[i], blocks.Output(i, out[i].shape, "blocked output"));
     if (req[i] != OpReq::kNull) preq[i] = OpReq::kWrite;
   }
   plain(ctx, attrs, pin, preq, pout);

@@ -189,11 +189,15 @@ std::shared_ptr<FusedPrims> BuildFused(const ConvDims& g, bool has_bias, bool su
                                  g.pad_l, g.pad_r);
     return convolution_forward::primitive_desc(fd, attr, Engine());
   };
+  // No kernel for the fixed layouts, or only oneDNN's reference one (seconds
+  // per call): oneDNN's choice, behind reorders.
+  bool fixed = false;
   try {
     p->pd = make(layout(g.src, p->src, data_block), layout(g.dst, p->dst, out_block));
-  } catch (const dnnl::error&) {  // no kernel for the fixed layouts: oneDNN's choice
-    p->pd = make(memory::desc(g.src, f32, any), memory::desc(g.dst, f32, any));
+    fixed = std::strncmp(p->pd.impl_info_str(), "ref", 3) != 0;
+  } catch (const dnnl::error&) {
   }
+  if (!fixed) p->pd = make(memory::desc(g.src, f32, any), memory::desc(g.dst, f32, any));
   p->fwd = convolution_forward(p->pd);
   return p;
 }
@@ -325,11 +329,10 @@ void RegisterNNConvDnnl(KernelRegistry* reg) {
     if (req[0] == OpReq::kNull) return;
     const bool bias = !attrs.params.GetBool("no_bias"), sum = attrs.params.GetBool("with_sum");
     const cpu::FusedConvAct act = cpu::FusedConvActOf(attrs.params);
-    const int64_t db = attrs.params.GetInt("data_block"), ob = attrs.params.GetInt("out_block");
-    const Shape data =
-        db > 0 ? UnblockedShape(in[0].shape, db, "_fused_Convolution input 'data'") : in[0].shape;
-    const Shape y =
-        ob > 0 ? UnblockedShape(out[0].shape, ob, "_fused_Convolution output 0") : out[0].shape;
+    const SlotBlocks blocks = BlockedSlots(attrs, in.size());
+    const int64_t db = blocks.in[0], ob = blocks.out[0];
+    const Shape data = blocks.Input(0, in[0].shape, "_fused_Convolution input 'data'");
+    const Shape y = blocks.Output(0, out[0].shape, "_fused_Convolution output 0");
     if (req[0] != OpReq::kAdd && Covered(in, data) && BlockCovered(db, data.ndim()) &&
         BlockCovered(ob, y.ndim())) {
       if (auto p = FusedPrimsFor(DimsOf(attrs.params, data, y), bias, sum, act, db, ob)) {

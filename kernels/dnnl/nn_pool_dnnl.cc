@@ -95,11 +95,10 @@ void RegisterNNPoolDnnl(KernelRegistry* reg) {
   auto fwd = [ref](const OpContext& ctx, const NodeAttrs& attrs, const std::vector<TBlob>& in,
                    const std::vector<OpReq>& req, const std::vector<TBlob>& out) {
     if (req[0] == OpReq::kNull) return;
-    const int64_t db = attrs.params.GetInt("data_block"), ob = attrs.params.GetInt("out_block");
-    const Shape data =
-        db > 0 ? UnblockedShape(in[0].shape, db, "_blocked_Pooling input 'data'") : in[0].shape;
-    const Shape y =
-        ob > 0 ? UnblockedShape(out[0].shape, ob, "_blocked_Pooling output 0") : out[0].shape;
+    const SlotBlocks blocks = BlockedSlots(attrs, in.size());
+    const int64_t db = blocks.in[0], ob = blocks.out[0];
+    const Shape data = blocks.Input(0, in[0].shape, "_blocked_Pooling input 'data'");
+    const Shape y = blocks.Output(0, out[0].shape, "_blocked_Pooling output 0");
     algorithm alg;
     if (in[0].dtype == DType::kFloat32 && data.ndim() == 4 && BlockCovered(db, 4) &&
         BlockCovered(ob, 4)) {

@@ -7,6 +7,7 @@
  */
 #include <pthread.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "c_test_util.h"
 
@@ -334,12 +335,90 @@ static void test_errors(void** state) {
   assert_no_leaks();
 }
 
+/* The caller's copies of weft_predictor_predict_float_with(): from `in` and
+ * into `out`, counted; `fail` makes copy_in refuse. */
+struct Copies {
+  const float* in;
+  float* out;
+  size_t in_bytes, out_bytes;
+  int copied_in, copied_out, fail;
+  pthread_t caller; /* both copies run on the calling thread */
+};
+
+static int copy_in(void* user, void* dst, size_t bytes) {
+  struct Copies* c = (struct Copies*)user;
+  if (c->fail || bytes != c->in_bytes || !pthread_equal(pthread_self(), c->caller)) return 1;
+  memcpy(dst, c->in, bytes);
+  ++c->copied_in;
+  return 0;
+}
+
+static int copy_out(void* user, const void* src, size_t bytes) {
+  struct Copies* c = (struct Copies*)user;
+  if (bytes != c->out_bytes || !pthread_equal(pthread_self(), c->caller)) return 1;
+  memcpy(c->out, src, bytes);
+  ++c->copied_out;
+  return 0;
+}
+
+/* The caller-copy path gives predict_float's numbers with one copy each
+ * way, with and without batching; a refusing copy fails the call by name
+ * and leaves the predictor usable. */
+static void test_caller_copies(void** state) {
+  const char* outputs[] = {"prob1"};
+  WeftPredictor* p;
+  size_t n_in;
+  float *in, want[2], got[2];
+  const int64_t shape[] = {1, 3, 12, 12};
+  const char* keys[] = {"max_batch"};
+  const char* vals[] = {"4"};
+  const size_t ind_ptr[] = {0, 4};
+  const int64_t dims[] = {1, 3, 12, 12};
+  struct Copies c;
+  int batched;
+  (void)state;
+  if (!have_model()) skip();
+  in = load_npy(REF_DIR "input_12x12.npy", &n_in);
+  for (batched = 0; batched < 2; ++batched) {
+    if (batched) {
+      OK(weft_predictor_create_from_files(SYMBOL_FILE, PARAMS_FILE, 1, kInputs, ind_ptr, dims,
+                                          WEFT_CPU, 0, 1, outputs, 1, keys, vals, &p));
+    } else {
+      p = create_from_files(12, 12, 1, outputs, NULL);
+    }
+    OK(weft_predictor_predict_float(p, in, n_in, shape, 4, want, 2));
+    memset(&c, 0, sizeof c);
+    c.in = in;
+    c.out = got;
+    c.in_bytes = n_in * sizeof(float);
+    c.out_bytes = sizeof got;
+    c.caller = pthread_self();
+    OK(weft_predictor_predict_float_with(p, copy_in, copy_out, &c, n_in, shape, 4, 2));
+    assert_int_equal(c.copied_in, 1);
+    assert_int_equal(c.copied_out, 1);
+    assert_close(got, want, 2, 1e-6f);
+    c.fail = 1;
+    EXPECT_ERR(weft_predictor_predict_float_with(p, copy_in, copy_out, &c, n_in, shape, 4, 2),
+               WEFT_ERR_INVALID_ARGUMENT, "copy_in failed");
+    EXPECT_ERR(weft_predictor_predict_float_with(p, copy_in, NULL, &c, n_in, shape, 4, 2),
+               WEFT_ERR_INVALID_ARGUMENT, "'copy_out' is null");
+    c.fail = 0;
+    EXPECT_ERR(weft_predictor_predict_float_with(p, copy_in, copy_out, &c, n_in, shape, 4, 3),
+               WEFT_ERR_INVALID_ARGUMENT, "output 'prob1_output'", "8 bytes, given 12");
+    memset(got, 0, sizeof got);
+    OK(weft_predictor_predict_float_with(p, copy_in, copy_out, &c, n_in, shape, 4, 2));
+    assert_close(got, want, 2, 1e-6f); /* still usable */
+    OK(weft_predictor_free(p));
+  }
+  free(in);
+  assert_no_leaks();
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
-      TEST(test_det1_files_and_memory),
-      TEST(test_threads_equal_one_thread),
-      TEST(test_dynamic_batching),
-      TEST(test_errors),
+      TEST(test_det1_files_and_memory), TEST(test_threads_equal_one_thread),
+      TEST(test_dynamic_batching),      TEST(test_errors),
+      TEST(test_caller_copies),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -163,14 +163,14 @@ WEFT_BACKEND_CASES(rnn) {
 
 // The channel-blocked kernels the layout pass selects, on plain and blocked
 // (block 8 and 16) data and outputs: a 3x3 convolution with bias, a summed
-// input and relu, and pooling of every kind.
+// input and relu, a depthwise one with clip (ReLU6), and pooling of every
+// kind; with 16 channels and with 12, whose last block is padded.
 WEFT_BACKEND_CASES(channel_blocked) {
   std::vector<BackendCase> cases;
-  const StringMap conv{{"kernel", "(3,3)"},
-                       {"pad", "(0,1)"},
-                       {"num_filter", "16"},
-                       {"with_sum", "True"},
-                       {"act_type", "relu"}};
+  const StringMap conv{
+      {"kernel", "(3,3)"}, {"pad", "(0,1)"}, {"with_sum", "True"}, {"act_type", "relu"}};
+  const StringMap depthwise{{"kernel", "(3,3)"},  {"pad", "(1,1)"}, {"stride", "(2,2)"},
+                            {"act_type", "clip"}, {"a_min", "0"},   {"a_max", "6"}};
   const std::vector<StringMap> pools = {
       {{"kernel", "(3,3)"}, {"stride", "(2,2)"}, {"pad", "(1,1)"}, {"pool_type", "max"}},
       {{"kernel", "(3,3)"},
@@ -187,36 +187,54 @@ WEFT_BACKEND_CASES(channel_blocked) {
       {{"kernel", "(1,1)"}, {"global_pool", "True"}, {"pool_type", "avg"}},
       {{"kernel", "(1,1)"}, {"global_pool", "True"}, {"pool_type", "max"}},
   };
-  for (int block : {8, 16}) {
-    const StringMap bp{{"block", std::to_string(block)}};
-    for (int db : {0, block}) {
-      for (int ob : {0, block}) {
-        auto blocked = [bp](const NDArray& a, int b) {
-          return b ? test::RunCpu("_layout_block", {a}, bp)[0] : a;
-        };
-        StringMap q = conv;
-        q["data_block"] = std::to_string(db);
-        q["out_block"] = std::to_string(ob);
-        cases.emplace_back(
-            "_fused_Convolution",
-            [blocked, db, ob](DType t) {
-              return std::vector<NDArray>{
-                  blocked(test::RandomArray({2, 16, 5, 5}, t, -1, 1, 1), db),
-                  test::RandomArray({16, 16, 3, 3}, t, -0.2, 0.2, 2),
-                  test::RandomArray({16}, t, -1, 1, 3),
-                  blocked(test::RandomArray({2, 16, 3, 5}, t, -1, 1, 4), ob)};
-            },
-            q);
-        for (StringMap pool : pools) {
-          pool["data_block"] = std::to_string(db);
-          pool["out_block"] = std::to_string(ob);
+  for (int64_t c : {16, 12}) {
+    const std::string channels = std::to_string(c);
+    for (int block : {8, 16}) {
+      const StringMap bp{{"block", std::to_string(block)}};
+      auto blocked = [bp](const NDArray& a, int b) {
+        return b ? test::RunCpu("_layout_block", {a}, bp)[0] : a;
+      };
+      for (int db : {0, block}) {
+        for (int ob : {0, block}) {
+          auto with_blocks = [&](StringMap q) {
+            q["data_block"] = std::to_string(db);
+            q["out_block"] = std::to_string(ob);
+            if (db || ob) q["data_channels"] = channels;
+            return q;
+          };
+          StringMap q = with_blocks(conv);
+          q["num_filter"] = channels;
           cases.emplace_back(
-              "_blocked_Pooling",
-              [blocked, db](DType t) {
+              "_fused_Convolution",
+              [blocked, db, ob, c](DType t) {
                 return std::vector<NDArray>{
-                    blocked(test::RandomArray({2, 16, 8, 7}, t, -1, 1, 5), db)};
+                    blocked(test::RandomArray({2, c, 5, 5}, t, -1, 1, 1), db),
+                    test::RandomArray({c, c, 3, 3}, t, -0.2, 0.2, 2),
+                    test::RandomArray({c}, t, -1, 1, 3),
+                    blocked(test::RandomArray({2, c, 3, 5}, t, -1, 1, 4), ob)};
               },
-              pool);
+              q);
+          StringMap dw = with_blocks(depthwise);
+          dw["num_filter"] = channels;
+          dw["num_group"] = channels;
+          cases.emplace_back(
+              "_fused_Convolution",
+              [blocked, db, c](DType t) {
+                return std::vector<NDArray>{
+                    blocked(test::RandomArray({2, c, 7, 6}, t, -4, 4, 6), db),
+                    test::RandomArray({c, 1, 3, 3}, t, -1, 1, 7),
+                    test::RandomArray({c}, t, -1, 1, 8)};
+              },
+              dw);
+          for (const StringMap& pool : pools) {
+            cases.emplace_back(
+                "_blocked_Pooling",
+                [blocked, db, c](DType t) {
+                  return std::vector<NDArray>{
+                      blocked(test::RandomArray({2, c, 8, 7}, t, -1, 1, 5), db)};
+                },
+                with_blocks(pool));
+          }
         }
       }
     }

@@ -127,6 +127,33 @@ WEFT_API WeftStatus weft_predictor_predict_float(WeftPredictor* pred, const floa
                                                  size_t input_len, const int64_t* shape,
                                                  size_t ndim, float* output, size_t output_len);
 
+/**
+ * @brief The copies of weft_predictor_predict_float_with(): @p copy_in
+ *        writes the input's @p bytes at @p dst, @p copy_out reads the
+ *        output's @p bytes at @p src. Each returns 0, or non-zero to fail
+ *        the call.
+ */
+typedef int (*WeftPredictorCopyIn)(void* user, void* dst, size_t bytes);
+typedef int (*WeftPredictorCopyOut)(void* user, const void* src, size_t bytes);
+
+/**
+ * @brief weft_predictor_predict_float() where the caller copies: @p copy_in
+ *        writes the @p input_len floats of shape @p shape straight into the
+ *        executor's bound input (on a CPU predictor; a staging buffer on
+ *        other devices or when calls are batched), @p copy_out reads the
+ *        @p output_len floats of the output from the executor's memory. Both
+ *        run on the calling thread, once each, with @p user; a binding copying
+ *        from and into its language's own arrays (JNI's Get/SetFloatArrayRegion)
+ *        copies each way once, without a temporary buffer.
+ * Errors: as weft_predictor_predict_float(), and WEFT_ERR_INVALID_ARGUMENT
+ * naming copy_in or copy_out when one returns non-zero.
+ */
+WEFT_API WeftStatus weft_predictor_predict_float_with(WeftPredictor* pred,
+                                                      WeftPredictorCopyIn copy_in,
+                                                      WeftPredictorCopyOut copy_out, void* user,
+                                                      size_t input_len, const int64_t* shape,
+                                                      size_t ndim, size_t output_len);
+
 /** @brief The predictor's figures (see ::WeftPredictorStats). */
 WEFT_API WeftStatus weft_predictor_stats(const WeftPredictor* pred, WeftPredictorStats* out);
 

@@ -288,8 +288,9 @@ RewriteResult FuseConvActivation(const OpRegistry& reg, const Graph& graph);
 // oneDNN convolutions and poolings pays no layout reorders between its
 // members. A Convolution or _fused_Convolution writes blocked data
 // (out_block) when every reader of its output may read it blocked (a
-// convolution's data or sum, a pooling's data), its filter count is a
-// multiple of `block`, and the output is no graph output; a Pooling does
+// convolution's data or sum, a pooling's data) and the output is no graph
+// output (a filter count that is no multiple of `block` pads the last
+// block; readers get data_channels); a Pooling does
 // the same when its own data is blocked (it becomes a _blocked_Pooling,
 // which also reads blocked data into a plain output). A convolution
 // reading blocked data gets data_block (a plain Convolution becomes an

@@ -24,10 +24,17 @@
 // before bind new executors once, which are kept (at most max_shapes shape
 // sets; the least recently used idle set is dropped beyond that). A call
 // copies its inputs from host memory into the executor's input arrays and
-// its outputs into the caller's buffers: one copy each way, no other. The
-// input copies are engine operations the forward is ordered after, so the
-// calling thread waits once (for the outputs); the caller's input buffers
-// are no longer read when Predict returns.
+// its outputs into the caller's buffers: one copy each way, no other, both
+// on the calling thread for a CPU predictor (the input straight into the
+// bound input array once the executor's last call no longer reads it; no
+// engine hop), the input copies of a GPU one engine operations the forward
+// is ordered after. A HostInput / HostOutput may instead carry a `fill` /
+// `drain` function that writes the input into / reads the output from the
+// bound array's memory itself (a binding copying from and into its
+// language's own arrays, e.g. JNI's Get/SetFloatArrayRegion, keeps one copy
+// each way so); it runs on the calling thread, on a staging buffer when
+// the bound memory is not host memory or the call is batched. The caller's
+// input buffers are no longer read when Predict returns.
 //
 // Errors (weft::Error): a wrong number of inputs/outputs, an input shape
 // of the wrong rank or that the model cannot take (naming the input and
@@ -60,6 +67,7 @@
 #define WEFT_PREDICTOR_H_
 
 #include <cstddef>
+#include <functional>
 #include <memory>
 #include <string>
 #include <utility>
@@ -108,16 +116,24 @@ struct PredictorOptions {
 
 // One input of a Predict call: `bytes` of host memory holding an array of
 // `shape` in the input's dtype (float32 unless the model says otherwise).
+// With `fill` set, `data` is unused: fill(dst, bytes) writes the input's
+// `bytes` at dst (see the file comment).
 struct HostInput {
-  const void* data = nullptr;
-  size_t bytes = 0;
+  HostInput(const void* data = nullptr, size_t bytes = 0, Shape shape = Shape())
+      : data(data), bytes(bytes), shape(std::move(shape)) {}
+  const void* data;
+  size_t bytes;
   Shape shape;
+  std::function<void(void* dst, size_t bytes)> fill;
 };
 
 // One output buffer of a Predict call; `bytes` must equal the output's size.
+// With `drain` set, `data` is unused: drain(src, bytes) reads the output.
 struct HostOutput {
-  void* data = nullptr;
-  size_t bytes = 0;
+  HostOutput(void* data = nullptr, size_t bytes = 0) : data(data), bytes(bytes) {}
+  void* data;
+  size_t bytes;
+  std::function<void(const void* src, size_t bytes)> drain;
 };
 
 struct PredictorStats {
@@ -165,6 +181,8 @@ class Predictor {
  private:
   struct Impl;
   explicit Predictor(std::unique_ptr<Impl> impl);
+  // Predict with the fill / drain functions run on staging buffers.
+  void PredictStaged(const std::vector<HostInput>& inputs, const std::vector<HostOutput>& outputs);
   std::unique_ptr<Impl> impl_;
 };
 

@@ -79,14 +79,11 @@ bool InferBlocked(const NodeAttrs& attrs, std::vector<Shape>* in, std::vector<Sh
   const SlotBlocks blocks = BlockedSlots(attrs, in->size());
   if (!blocks.any()) return logical(attrs, in, out);
   const std::string label = OpLabel(attrs);
-  auto unblock = [&](std::vector<Shape>* v, const std::vector<int64_t>& b, const char* kind) {
-    std::vector<Shape> l = *v;
-    for (size_t i = 0; i < v->size(); ++i)
-      if (b[i] > 0) l[i] = UnblockedShape((*v)[i], b[i], StrCat(label, " ", kind, " ", i).c_str());
-    return l;
-  };
-  std::vector<Shape> lin = unblock(in, blocks.in, "input"),
-                     lout = unblock(out, blocks.out, "output");
+  std::vector<Shape> lin = *in, lout = *out;
+  for (size_t i = 0; i < in->size(); ++i)
+    lin[i] = blocks.Input(i, (*in)[i], StrCat(label, " input ", i).c_str());
+  for (size_t i = 0; i < out->size(); ++i)
+    lout[i] = blocks.Output(i, (*out)[i], StrCat(label, " output ", i).c_str());
   logical(attrs, &lin, &lout);
   for (size_t i = 0; i < in->size(); ++i)
     AssignShape(attrs, in, i,
@@ -110,7 +107,10 @@ std::vector<ParamDecl> BlockParams() {
                     "Channels per block of a channel-blocked data input (0: plain)."),
       IntRangeParam(
           "out_block", "0", 0, 64,
-          "Channels per block of a channel-blocked output (and sum of a convolution) (0: plain).")};
+          "Channels per block of a channel-blocked output (and sum of a convolution) (0: plain)."),
+      IntRangeParam("data_channels", "0", 0, int64_t{1} << 31,
+                    "Channels of the data (and of a pooling's output), needed where a "
+                    "blocked one's last block is padded (0: every lane of every block).")};
 }
 
 void RegisterBlockedPooling(OpRegistry* reg) {
@@ -136,8 +136,10 @@ bool LayoutBlockShape(const NodeAttrs& attrs, std::vector<Shape>* in, std::vecto
   const std::string label = OpLabel(attrs);
   AssignShape(attrs, out, 0, BlockedShape((*in)[0], b, (label + " input 'data'").c_str()),
               "output 0");
-  AssignShape(attrs, in, 0, UnblockedShape((*out)[0], b, (label + " output 0").c_str()),
-              "input 'data'");
+  // The output's last block may be padded: its channel count is not the input's.
+  Shape data = UnblockedShape((*out)[0], b, 0, (label + " output 0").c_str());
+  if (data.ndim_known()) data[1] = 0;
+  AssignShape(attrs, in, 0, data, "input 'data'");
   return AllKnown(*in) && AllKnown(*out);
 }
 
@@ -148,7 +150,7 @@ void RegisterLayoutBlock(OpRegistry* reg) {
       "Channel-first data in the channel-blocked layout (N, C/block, spatial..., block) "
       "(inference).";
   f.params = {
-      IntRangeParam("block", "8", 1, 64, "Channels per block; C must be a multiple of it.")};
+      IntRangeParam("block", "8", 1, 64, "Channels per block; the last one is zero-padded.")};
   f.num_inputs = 1;
   f.input_names = FixedNames({"data"});
   f.infer_shape = LayoutBlockShape;

@@ -45,66 +45,103 @@ int SumSlot(const Node& n) {
   return static_cast<int>(n.inputs.size()) - 1;
 }
 
-}  // namespace
-
-RewriteResult BlockConvLayouts(const OpRegistry& reg, const Graph& graph, int block) {
-  IndexedGraph g(graph);
-  const uint32_t n_nodes = g.num_nodes();
-  std::vector<Kind> kind(n_nodes);
-  for (uint32_t nid = 0; nid < n_nodes; ++nid) kind[nid] = KindOf(g.node(nid));
-  auto sum_slot = [&](uint32_t nid) {
+// What the pass decides before rewriting: per node its kind and whether it
+// writes blocked data; per entry whether a _layout_block converts it and
+// its channel count when blocked.
+struct Plan {
+  std::vector<Kind> kind;
+  std::vector<bool> blocked, convert;
+  std::vector<int64_t> channels;
+  int sum_slot(const IndexedGraph& g, uint32_t nid) const {
     return kind[nid] == Kind::kConv ? SumSlot(g.node(nid)) : -1;
-  };
-  auto producer = [&](uint32_t nid, int slot) {
-    return g[nid].inputs[static_cast<size_t>(slot)].node_id;
-  };
-  // Per entry: how many readers may take it blocked (a convolution's data
-  // or sum, a pooling's data); EntryReaders counts graph outputs too.
+  }
+};
+
+uint32_t Producer(const IndexedGraph& g, uint32_t nid, int slot) {
+  return g[nid].inputs[static_cast<size_t>(slot)].node_id;
+}
+
+// Sets plan->blocked: optimistically every node all of whose readers may
+// take blocked data (a convolution's data or sum, a pooling's data; a
+// filter count that is no multiple of the block pads the last block), then
+// the constraints below enforced until nothing changes.
+void ChooseBlocked(const IndexedGraph& g, Plan* plan) {
+  const uint32_t n_nodes = g.num_nodes();
+  const std::vector<Kind>& kind = plan->kind;
+  std::vector<bool>& blocked = plan->blocked;
+  // Per entry: how many readers may take it blocked; EntryReaders counts
+  // graph outputs too.
   const std::vector<int> readers = EntryReaders(g);
   std::vector<int> accepting(g.num_node_entries(), 0);
   for (uint32_t nid = 0; nid < n_nodes; ++nid) {
     if (kind[nid] == Kind::kOther) continue;
-    const int sum = sum_slot(nid);
+    const int sum = plan->sum_slot(g, nid);
     for (size_t k = 0; k < g[nid].inputs.size(); ++k)
       if (k == 0 || static_cast<int>(k) == sum) ++accepting[g.entry_id(g[nid].inputs[k])];
   }
-  // Optimistic start: a node writes blocked data when every reader may
-  // take it (and, for a convolution, its filter count is a multiple of the
-  // block); then the constraints below are enforced until nothing changes.
-  std::vector<bool> blocked(n_nodes, false);
+  blocked.assign(n_nodes, false);
   for (uint32_t nid = 0; nid < n_nodes; ++nid) {
     if (kind[nid] == Kind::kOther) continue;
     const uint32_t eid = g.entry_id(nid, 0);
-    blocked[nid] =
-        readers[eid] > 0 && readers[eid] == accepting[eid] &&
-        (kind[nid] == Kind::kPool || g.node(nid).attrs.params.GetInt("num_filter") % block == 0);
+    blocked[nid] = readers[eid] > 0 && readers[eid] == accepting[eid];
   }
   for (bool changed = true; changed;) {
     changed = false;
     for (uint32_t nid = 0; nid < n_nodes; ++nid) {
       // A convolution writing plain data adds a plain sum.
-      const int sum = sum_slot(nid);
-      if (sum >= 0 && !blocked[nid] && blocked[producer(nid, sum)]) {
-        blocked[producer(nid, sum)] = false;
+      const int sum = plan->sum_slot(g, nid);
+      if (sum >= 0 && !blocked[nid] && blocked[Producer(g, nid, sum)]) {
+        blocked[Producer(g, nid, sum)] = false;
         changed = true;
       }
       // A pooling knows its channel count only from blocked data.
-      if (kind[nid] == Kind::kPool && blocked[nid] && !blocked[producer(nid, 0)]) {
+      if (kind[nid] == Kind::kPool && blocked[nid] && !blocked[Producer(g, nid, 0)]) {
         blocked[nid] = false;
         changed = true;
       }
     }
   }
-  // Sums of convolutions writing blocked data that no blocked node writes:
-  // converted once by a _layout_block node (their channel count is the
-  // convolution's filter count).
-  std::vector<bool> convert(g.num_node_entries(), false);
-  for (uint32_t nid = 0; nid < n_nodes; ++nid) {
-    const int sum = sum_slot(nid);
-    if (sum >= 0 && blocked[nid] && !blocked[producer(nid, sum)])
-      convert[g.entry_id(g[nid].inputs[static_cast<size_t>(sum)])] = true;
-  }
+}
 
+Plan MakePlan(const IndexedGraph& g) {
+  const uint32_t n_nodes = g.num_nodes();
+  Plan plan;
+  plan.kind.resize(n_nodes);
+  for (uint32_t nid = 0; nid < n_nodes; ++nid) plan.kind[nid] = KindOf(g.node(nid));
+  ChooseBlocked(g, &plan);
+  // Sums of convolutions writing blocked data that no blocked node writes
+  // are converted once by a _layout_block node. The channel count of every
+  // blocked entry (the readers' data_channels): a convolution's filter
+  // count (also of its converted sum), a pooling's data's.
+  plan.convert.assign(g.num_node_entries(), false);
+  plan.channels.assign(g.num_node_entries(), 0);
+  for (uint32_t nid = 0; nid < n_nodes; ++nid) {
+    if (!plan.blocked[nid]) continue;
+    const uint32_t out = g.entry_id(nid, 0);
+    if (plan.kind[nid] == Kind::kPool) {
+      plan.channels[out] = plan.channels[g.entry_id(g[nid].inputs[0])];
+      continue;
+    }
+    const int64_t filters = g.node(nid).attrs.params.GetInt("num_filter");
+    plan.channels[out] = filters;
+    const int sum = plan.sum_slot(g, nid);
+    if (sum < 0) continue;
+    const uint32_t sum_eid = g.entry_id(g[nid].inputs[static_cast<size_t>(sum)]);
+    plan.channels[sum_eid] = filters;
+    if (!plan.blocked[Producer(g, nid, sum)]) plan.convert[sum_eid] = true;
+  }
+  return plan;
+}
+
+}  // namespace
+
+RewriteResult BlockConvLayouts(const OpRegistry& reg, const Graph& graph, int block) {
+  IndexedGraph g(graph);
+  const Plan plan = MakePlan(g);
+  const std::vector<Kind>& kind = plan.kind;
+  const std::vector<bool>& blocked = plan.blocked;
+  const std::vector<bool>& convert = plan.convert;
+  const std::vector<int64_t>& channels = plan.channels;
   std::map<uint32_t, NodeEntry> converted;  // old entry id -> the _layout_block output
   size_t inserted = 0;
   RewriteResult r = RewriteGraph(graph, [&](const NodePtr& node,
@@ -131,13 +168,16 @@ RewriteResult BlockConvLayouts(const OpRegistry& reg, const Graph& graph, int bl
       return true;
     };
     const bool data_blocked = blocked_input(0);
-    const int sum = sum_slot(nid);
+    const int sum = plan.sum_slot(g, nid);
     if (sum >= 0 && blocked[nid]) blocked_input(static_cast<size_t>(sum));
     if (!data_blocked && !blocked[nid]) return none;
     const OpDef& op = reg.Get(kind[nid] == Kind::kConv ? "_fused_Convolution" : "_blocked_Pooling");
     auto n = std::make_shared<Node>(*node);
     n->attrs.op = &op;
-    if (data_blocked) n->attrs.dict["data_block"] = std::to_string(block);
+    if (data_blocked) {
+      n->attrs.dict["data_block"] = std::to_string(block);
+      n->attrs.dict["data_channels"] = std::to_string(channels[g.entry_id(g[nid].inputs[0])]);
+    }
     if (blocked[nid]) n->attrs.dict["out_block"] = std::to_string(block);
     n->attrs.params = ParseParams(op.name, &op.params, n->attrs.dict);
     n->inputs = std::move(in);

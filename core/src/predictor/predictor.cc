@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <cstring>
 #include <map>
 #include <optional>
 #include <set>
@@ -36,6 +37,32 @@ void PushInputCopy(Runtime* rt, const NDArray& a, const void* src, size_t bytes)
         rt->device_api(c.dev_type)->CopyFromHost(c, dst, src, bytes, rc.stream);
       },
       c, {}, {a.var()}, 0, "CopyFromHost", FnProperty::kCopyToDevice);
+}
+
+// Writes `in` into the bound input `a`: on the calling thread for host
+// memory, once the executor's last call no longer reads it (no engine
+// hop); else through an engine copy the forward is ordered after
+// (PushInputCopy; `in` has no fill function there, Predict stages those).
+void CopyIn(Runtime* rt, const NDArray& a, const HostInput& in) {
+  if (a.ctx().dev_type != DeviceType::kCPU) return PushInputCopy(rt, a, in.data, in.bytes);
+  a.WaitToWrite();
+  if (in.fill) {
+    in.fill(a.dptr(), in.bytes);
+  } else if (in.bytes > 0) {
+    std::memcpy(a.dptr(), in.data, in.bytes);
+  }
+}
+
+// Reads the output `o` into `out` on the calling thread.
+void CopyOut(const NDArray& o, const HostOutput& out) {
+  if (!out.drain) return o.CopyToHost(out.data, out.bytes);
+  o.WaitToRead();  // rethrows the error of a failed op that wrote it
+  out.drain(o.dptr(), out.bytes);
+}
+
+bool HasCallbacks(const std::vector<HostInput>& inputs, const std::vector<HostOutput>& outputs) {
+  return std::any_of(inputs.begin(), inputs.end(), [](const HostInput& i) { return !!i.fill; }) ||
+         std::any_of(outputs.begin(), outputs.end(), [](const HostOutput& o) { return !!o.drain; });
 }
 
 // Throws for options out of range.
@@ -350,9 +377,11 @@ void Predictor::Predict(const std::vector<HostInput>& inputs,
   if (outputs.size() != m.output_names.size())
     Fail(StatusCode::kInvalidArgument, "predictor: expected ", m.output_names.size(),
          " output buffer(s), given ", outputs.size());
+  if (HasCallbacks(inputs, outputs) && (m.batcher || m.ctx.dev_type != DeviceType::kCPU))
+    return PredictStaged(inputs, outputs);
   std::vector<Shape> shapes;
   for (size_t i = 0; i < inputs.size(); ++i) {
-    if (!inputs[i].data && inputs[i].bytes > 0)
+    if (!inputs[i].data && !inputs[i].fill && inputs[i].bytes > 0)
       Fail(StatusCode::kInvalidArgument, "predictor: input '",
            i < m.input_names.size() ? m.input_names[i] : "?", "' has no data");
     shapes.push_back(inputs[i].shape);
@@ -380,17 +409,39 @@ void Predictor::Predict(const std::vector<HostInput>& inputs,
   }
   for (size_t i = 0; i < outputs.size(); ++i) {
     const NDArray& o = ex.outputs()[i];
-    if (outputs[i].bytes != o.Bytes() || (!outputs[i].data && o.Bytes() > 0))
+    if (outputs[i].bytes != o.Bytes() || (!outputs[i].data && !outputs[i].drain && o.Bytes() > 0))
       Fail(StatusCode::kInvalidArgument, "predictor: output '", m.output_names[i], "' of shape ",
            o.shape().ToString(), " needs a buffer of ", o.Bytes(), " bytes, given ",
            outputs[i].bytes, outputs[i].data ? "" : " (null)");
   }
-  Engine::Get()->CheckCanWait("predict");  // before pushing: the copies read the inputs later
-  for (size_t i = 0; i < inputs.size(); ++i)
-    PushInputCopy(m.rt, lease.inputs()[i], inputs[i].data, inputs[i].bytes);
+  Engine::Get()->CheckCanWait("predict");  // before pushing: GPU copies read the inputs later
+  for (size_t i = 0; i < inputs.size(); ++i) CopyIn(m.rt, lease.inputs()[i], inputs[i]);
   ex.Forward(false);
-  for (size_t i = 0; i < outputs.size(); ++i)
-    ex.outputs()[i].CopyToHost(outputs[i].data, outputs[i].bytes);
+  for (size_t i = 0; i < outputs.size(); ++i) CopyOut(ex.outputs()[i], outputs[i]);
+}
+
+void Predictor::PredictStaged(const std::vector<HostInput>& inputs,
+                              const std::vector<HostOutput>& outputs) {
+  std::vector<std::vector<char>> staging(inputs.size() + outputs.size());
+  std::vector<HostInput> in = inputs;
+  for (size_t i = 0; i < in.size(); ++i) {
+    if (!in[i].fill) continue;
+    staging[i].resize(in[i].bytes);
+    in[i].fill(staging[i].data(), in[i].bytes);
+    in[i].data = staging[i].data();
+    in[i].fill = nullptr;
+  }
+  std::vector<HostOutput> out = outputs;
+  for (size_t j = 0; j < out.size(); ++j) {
+    if (!out[j].drain) continue;
+    std::vector<char>& buf = staging[inputs.size() + j];
+    buf.resize(out[j].bytes);
+    out[j].data = buf.data();
+    out[j].drain = nullptr;
+  }
+  Predict(in, out);
+  for (size_t j = 0; j < outputs.size(); ++j)
+    if (outputs[j].drain) outputs[j].drain(out[j].data, out[j].bytes);
 }
 
 void Predictor::Close() {

@@ -665,208 +665,208 @@ typedef _gostring_ swig_type_631;
 typedef _gostring_ swig_type_632;
 typedef _gostring_ swig_type_633;
 typedef _gostring_ swig_type_634;
-extern void _wrap_Swig_free_capi_3718be16e438cf64(uintptr_t arg1);
-extern uintptr_t _wrap_Swig_malloc_capi_3718be16e438cf64(swig_intgo arg1);
-extern swig_type_1 _wrap_weft_go_predictor_predict_capi_3718be16e438cf64(uintptr_t arg1, swig_type_2 arg2, swig_voidp arg3, swig_type_3 arg4, swig_type_4 arg5, swig_type_5 arg6, swig_type_6 arg7, swig_voidp arg8, swig_type_7 arg9);
-extern swig_type_8 _wrap_weft_binding_copy_from_f32_capi_3718be16e438cf64(uintptr_t arg1, swig_type_9 arg2, swig_type_10 arg3);
-extern swig_type_11 _wrap_weft_binding_copy_to_f32_capi_3718be16e438cf64(uintptr_t arg1, swig_type_12 arg2, swig_type_13 arg3);
-extern swig_type_14 _wrap_weft_binding_copy_from_f64_capi_3718be16e438cf64(uintptr_t arg1, swig_type_15 arg2, swig_type_16 arg3);
-extern swig_type_17 _wrap_weft_binding_copy_to_f64_capi_3718be16e438cf64(uintptr_t arg1, swig_type_18 arg2, swig_type_19 arg3);
-extern swig_type_20 _wrap_weft_binding_executor_memory_capi_3718be16e438cf64(uintptr_t arg1, swig_type_21 arg2);
-extern swig_type_22 _wrap_weft_binding_predictor_stats_capi_3718be16e438cf64(uintptr_t arg1, swig_type_23 arg2);
-extern swig_type_24 _wrap_weft_binding_ndarray_list_capi_3718be16e438cf64(swig_type_25 arg1, swig_type_26 arg2, swig_type_27 arg3, swig_type_28 arg4);
-extern swig_type_29 _wrap_weft_binding_buffer_copy_capi_3718be16e438cf64(uintptr_t arg1, swig_voidp arg2, swig_type_30 arg3, swig_type_31 arg4);
-extern swig_intgo _wrap_weft_binding_abi_version_capi_3718be16e438cf64(void);
-extern swig_type_32 _wrap_weft_binding_library_path_capi_3718be16e438cf64(void);
-extern swig_type_33 _wrap_weft_version_capi_3718be16e438cf64(void);
-extern swig_intgo _wrap_weft_abi_version_capi_3718be16e438cf64(void);
-extern swig_type_34 _wrap_weft_live_handle_count_capi_3718be16e438cf64(void);
-extern swig_type_35 _wrap_weft_storage_stats_capi_3718be16e438cf64(swig_intgo arg1, swig_intgo arg2, swig_type_36 arg3, swig_type_37 arg4);
-extern swig_type_38 _wrap_weft_device_count_capi_3718be16e438cf64(swig_intgo arg1, swig_type_39 arg2);
-extern swig_type_40 _wrap_weft_device_memory_capi_3718be16e438cf64(swig_intgo arg1, swig_intgo arg2, swig_type_41 arg3, swig_type_42 arg4);
-extern swig_type_43 _wrap_weft_random_seed_capi_3718be16e438cf64(swig_type_44 arg1);
-extern swig_type_45 _wrap_weft_wait_all_capi_3718be16e438cf64(void);
-extern swig_type_46 _wrap_weft_string_list_size_capi_3718be16e438cf64(uintptr_t arg1, swig_type_47 arg2);
-extern swig_type_48 _wrap_weft_string_list_get_capi_3718be16e438cf64(uintptr_t arg1, swig_type_49 arg2, swig_type_50 arg3);
-extern swig_type_51 _wrap_weft_string_list_free_capi_3718be16e438cf64(uintptr_t arg1);
-extern swig_type_52 _wrap_weft_op_count_capi_3718be16e438cf64(swig_type_53 arg1);
-extern swig_type_54 _wrap_weft_op_name_capi_3718be16e438cf64(swig_type_55 arg1, swig_type_56 arg2);
-extern swig_type_57 _wrap_weft_op_info_capi_3718be16e438cf64(swig_type_58 arg1, swig_type_59 arg2, swig_type_60 arg3);
-extern swig_type_61 _wrap_weft_op_param_capi_3718be16e438cf64(swig_type_62 arg1, swig_type_63 arg2, swig_type_64 arg3, swig_type_65 arg4, swig_type_66 arg5, swig_type_67 arg6);
-extern swig_type_68 _wrap_weft_op_aliases_capi_3718be16e438cf64(swig_type_69 arg1, swig_type_70 arg2);
-extern swig_type_71 _wrap_weft_op_invoke_capi_3718be16e438cf64(swig_type_72 arg1, swig_type_73 arg2, swig_type_74 arg3, swig_type_75 arg4, swig_type_76 arg5, swig_type_77 arg6, swig_type_78 arg7, swig_type_79 arg8, swig_type_80 arg9);
-extern swig_type_81 _wrap_weft_op_invoke_into_capi_3718be16e438cf64(swig_type_82 arg1, swig_type_83 arg2, swig_type_84 arg3, swig_type_85 arg4, swig_type_86 arg5, swig_type_87 arg6, swig_type_88 arg7, swig_type_89 arg8, swig_type_90 arg9);
-extern swig_type_91 _wrap_weft_ndarray_create_capi_3718be16e438cf64(swig_type_92 arg1, swig_intgo arg2, swig_intgo arg3, swig_intgo arg4, swig_intgo arg5, swig_type_93 arg6);
-extern swig_type_94 _wrap_weft_ndarray_free_capi_3718be16e438cf64(uintptr_t arg1);
-extern swig_type_95 _wrap_weft_ndarray_ndim_capi_3718be16e438cf64(uintptr_t arg1, swig_type_96 arg2);
-extern swig_type_97 _wrap_weft_ndarray_shape_capi_3718be16e438cf64(uintptr_t arg1, swig_type_98 arg2, swig_type_99 arg3);
-extern swig_type_100 _wrap_weft_ndarray_size_capi_3718be16e438cf64(uintptr_t arg1, swig_type_101 arg2);
-extern swig_type_102 _wrap_weft_ndarray_dtype_capi_3718be16e438cf64(uintptr_t arg1, swig_type_103 arg2);
-extern swig_type_104 _wrap_weft_ndarray_context_capi_3718be16e438cf64(uintptr_t arg1, swig_type_105 arg2, swig_type_106 arg3);
-extern swig_type_107 _wrap_weft_ndarray_copy_from_capi_3718be16e438cf64(uintptr_t arg1, swig_voidp arg2, swig_type_108 arg3);
-extern swig_type_109 _wrap_weft_ndarray_copy_to_capi_3718be16e438cf64(uintptr_t arg1, swig_voidp arg2, swig_type_110 arg3);
-extern swig_type_111 _wrap_weft_ndarray_reshape_capi_3718be16e438cf64(uintptr_t arg1, swig_type_112 arg2, swig_intgo arg3, swig_type_113 arg4);
-extern swig_type_114 _wrap_weft_ndarray_slice_capi_3718be16e438cf64(uintptr_t arg1, swig_type_115 arg2, swig_type_116 arg3, swig_type_117 arg4);
-extern swig_type_118 _wrap_weft_ndarray_wait_to_read_capi_3718be16e438cf64(uintptr_t arg1);
-extern swig_type_119 _wrap_weft_ndarray_wait_to_write_capi_3718be16e438cf64(uintptr_t arg1);
-extern swig_type_120 _wrap_weft_ndarray_save_file_capi_3718be16e438cf64(swig_type_121 arg1, swig_type_122 arg2, swig_type_123 arg3, swig_type_124 arg4);
-extern swig_type_125 _wrap_weft_ndarray_save_buffer_capi_3718be16e438cf64(swig_type_126 arg1, swig_type_127 arg2, swig_type_128 arg3, swig_type_129 arg4);
-extern swig_type_130 _wrap_weft_buffer_data_capi_3718be16e438cf64(uintptr_t arg1, swig_voidp arg2, swig_type_131 arg3);
-extern swig_type_132 _wrap_weft_buffer_free_capi_3718be16e438cf64(uintptr_t arg1);
-extern swig_type_133 _wrap_weft_ndarray_load_file_capi_3718be16e438cf64(swig_type_134 arg1, swig_type_135 arg2);
-extern swig_type_136 _wrap_weft_ndarray_load_buffer_capi_3718be16e438cf64(swig_voidp arg1, swig_type_137 arg2, swig_type_138 arg3);
-extern swig_type_139 _wrap_weft_ndarray_list_size_capi_3718be16e438cf64(uintptr_t arg1, swig_type_140 arg2, swig_type_141 arg3);
-extern swig_type_142 _wrap_weft_ndarray_list_name_capi_3718be16e438cf64(uintptr_t arg1, swig_type_143 arg2, swig_type_144 arg3);
-extern swig_type_145 _wrap_weft_ndarray_list_get_capi_3718be16e438cf64(uintptr_t arg1, swig_type_146 arg2, swig_type_147 arg3);
-extern swig_type_148 _wrap_weft_ndarray_list_free_capi_3718be16e438cf64(uintptr_t arg1);
-extern swig_type_149 _wrap_weft_ndarray_list_create_capi_3718be16e438cf64(swig_type_150 arg1, swig_type_151 arg2, swig_type_152 arg3, swig_type_153 arg4);
-extern swig_type_154 _wrap_weft_ndarray_load_npy_capi_3718be16e438cf64(swig_type_155 arg1, swig_type_156 arg2);
-extern swig_type_157 _wrap_weft_ndarray_save_npy_capi_3718be16e438cf64(uintptr_t arg1, swig_type_158 arg2);
-extern swig_type_159 _wrap_weft_ndarray_load_npy_buffer_capi_3718be16e438cf64(swig_voidp arg1, swig_type_160 arg2, swig_type_161 arg3);
-extern swig_type_162 _wrap_weft_ndarray_save_npy_buffer_capi_3718be16e438cf64(uintptr_t arg1, swig_type_163 arg2);
-extern swig_type_164 _wrap_weft_symbol_create_variable_capi_3718be16e438cf64(swig_type_165 arg1, swig_type_166 arg2);
-extern swig_type_167 _wrap_weft_symbol_create_atomic_capi_3718be16e438cf64(swig_type_168 arg1, swig_type_169 arg2, swig_type_170 arg3, swig_type_171 arg4, swig_type_172 arg5);
-extern swig_type_173 _wrap_weft_symbol_compose_capi_3718be16e438cf64(uintptr_t arg1, swig_type_174 arg2, swig_type_175 arg3, swig_type_176 arg4, swig_type_177 arg5);
-extern swig_type_178 _wrap_weft_symbol_group_capi_3718be16e438cf64(swig_type_179 arg1, swig_type_180 arg2, swig_type_181 arg3);
-extern swig_type_182 _wrap_weft_symbol_copy_capi_3718be16e438cf64(uintptr_t arg1, swig_type_183 arg2);
-extern swig_type_184 _wrap_weft_symbol_free_capi_3718be16e438cf64(uintptr_t arg1);
-extern swig_type_185 _wrap_weft_symbol_num_outputs_capi_3718be16e438cf64(uintptr_t arg1, swig_type_186 arg2);
-extern swig_type_187 _wrap_weft_symbol_get_output_capi_3718be16e438cf64(uintptr_t arg1, swig_type_188 arg2, swig_type_189 arg3);
-extern swig_type_190 _wrap_weft_symbol_get_internals_capi_3718be16e438cf64(uintptr_t arg1, swig_type_191 arg2);
-extern swig_type_192 _wrap_weft_symbol_get_children_capi_3718be16e438cf64(uintptr_t arg1, swig_type_193 arg2);
-extern swig_type_194 _wrap_weft_symbol_list_arguments_capi_3718be16e438cf64(uintptr_t arg1, swig_type_195 arg2);
-extern swig_type_196 _wrap_weft_symbol_list_outputs_capi_3718be16e438cf64(uintptr_t arg1, swig_type_197 arg2);
-extern swig_type_198 _wrap_weft_symbol_list_auxiliary_states_capi_3718be16e438cf64(uintptr_t arg1, swig_type_199 arg2);
-extern swig_type_200 _wrap_weft_symbol_list_inputs_capi_3718be16e438cf64(uintptr_t arg1, swig_type_201 arg2);
-extern swig_type_202 _wrap_weft_symbol_get_name_capi_3718be16e438cf64(uintptr_t arg1, swig_type_203 arg2);
-extern swig_type_204 _wrap_weft_symbol_get_attr_capi_3718be16e438cf64(uintptr_t arg1, swig_type_205 arg2, swig_type_206 arg3);
-extern swig_type_207 _wrap_weft_symbol_set_attr_capi_3718be16e438cf64(uintptr_t arg1, swig_type_208 arg2, swig_type_209 arg3);
-extern swig_type_210 _wrap_weft_symbol_list_attr_capi_3718be16e438cf64(uintptr_t arg1, swig_intgo arg2, swig_type_211 arg3, swig_type_212 arg4);
-extern swig_type_213 _wrap_weft_symbol_to_json_capi_3718be16e438cf64(uintptr_t arg1, swig_type_214 arg2);
-extern swig_type_215 _wrap_weft_symbol_save_file_capi_3718be16e438cf64(uintptr_t arg1, swig_type_216 arg2);
-extern swig_type_217 _wrap_weft_symbol_from_json_capi_3718be16e438cf64(swig_type_218 arg1, swig_type_219 arg2);
-extern swig_type_220 _wrap_weft_symbol_from_json_file_capi_3718be16e438cf64(swig_type_221 arg1, swig_type_222 arg2);
-extern swig_type_223 _wrap_weft_symbol_json_info_capi_3718be16e438cf64(uintptr_t arg1, swig_type_224 arg2, swig_type_225 arg3, swig_type_226 arg4, swig_type_227 arg5);
-extern swig_type_228 _wrap_weft_symbol_infer_shape_partial_capi_3718be16e438cf64(uintptr_t arg1, swig_type_229 arg2, swig_type_230 arg3, swig_type_231 arg4, swig_type_232 arg5, swig_type_233 arg6);
-extern swig_type_234 _wrap_weft_symbol_infer_shape_capi_3718be16e438cf64(uintptr_t arg1, swig_type_235 arg2, swig_type_236 arg3, swig_type_237 arg4, swig_type_238 arg5, swig_type_239 arg6);
-extern swig_type_240 _wrap_weft_shape_result_complete_capi_3718be16e438cf64(uintptr_t arg1, swig_type_241 arg2);
-extern swig_type_242 _wrap_weft_shape_result_count_capi_3718be16e438cf64(uintptr_t arg1, swig_intgo arg2, swig_type_243 arg3);
-extern swig_type_244 _wrap_weft_shape_result_name_capi_3718be16e438cf64(uintptr_t arg1, swig_intgo arg2, swig_type_245 arg3, swig_type_246 arg4);
-extern swig_type_247 _wrap_weft_shape_result_ndim_capi_3718be16e438cf64(uintptr_t arg1, swig_intgo arg2, swig_type_248 arg3, swig_type_249 arg4);
-extern swig_type_250 _wrap_weft_shape_result_dims_capi_3718be16e438cf64(uintptr_t arg1, swig_intgo arg2, swig_type_251 arg3, swig_type_252 arg4, swig_type_253 arg5);
-extern swig_type_254 _wrap_weft_shape_result_num_unknown_capi_3718be16e438cf64(uintptr_t arg1, swig_type_255 arg2);
-extern swig_type_256 _wrap_weft_shape_result_unknown_name_capi_3718be16e438cf64(uintptr_t arg1, swig_type_257 arg2, swig_type_258 arg3);
-extern swig_type_259 _wrap_weft_shape_result_free_capi_3718be16e438cf64(uintptr_t arg1);
-extern swig_type_260 _wrap_weft_symbol_infer_type_partial_capi_3718be16e438cf64(uintptr_t arg1, swig_type_261 arg2, swig_type_262 arg3, swig_type_263 arg4, swig_type_264 arg5);
-extern swig_type_265 _wrap_weft_symbol_infer_type_capi_3718be16e438cf64(uintptr_t arg1, swig_type_266 arg2, swig_type_267 arg3, swig_type_268 arg4, swig_type_269 arg5);
-extern swig_type_270 _wrap_weft_type_result_complete_capi_3718be16e438cf64(uintptr_t arg1, swig_type_271 arg2);
-extern swig_type_272 _wrap_weft_type_result_count_capi_3718be16e438cf64(uintptr_t arg1, swig_intgo arg2, swig_type_273 arg3);
-extern swig_type_274 _wrap_weft_type_result_name_capi_3718be16e438cf64(uintptr_t arg1, swig_intgo arg2, swig_type_275 arg3, swig_type_276 arg4);
-extern swig_type_277 _wrap_weft_type_result_dtype_capi_3718be16e438cf64(uintptr_t arg1, swig_intgo arg2, swig_type_278 arg3, swig_type_279 arg4);
-extern swig_type_280 _wrap_weft_type_result_num_unknown_capi_3718be16e438cf64(uintptr_t arg1, swig_type_281 arg2);
-extern swig_type_282 _wrap_weft_type_result_unknown_name_capi_3718be16e438cf64(uintptr_t arg1, swig_type_283 arg2, swig_type_284 arg3);
-extern swig_type_285 _wrap_weft_type_result_free_capi_3718be16e438cf64(uintptr_t arg1);
-extern swig_type_286 _wrap_weft_symbol_place_device_capi_3718be16e438cf64(uintptr_t arg1, swig_intgo arg2, swig_intgo arg3, swig_intgo arg4, swig_type_287 arg5, swig_type_288 arg6, swig_type_289 arg7, swig_type_290 arg8, swig_type_291 arg9, swig_type_292 arg10, swig_type_293 arg11, swig_type_294 arg12, swig_type_295 arg13, swig_type_296 arg14, swig_type_297 arg15, swig_type_298 arg16);
-extern swig_type_299 _wrap_weft_symbol_place_device_graph_capi_3718be16e438cf64(uintptr_t arg1, swig_intgo arg2, swig_intgo arg3, swig_intgo arg4, swig_type_300 arg5, swig_type_301 arg6, swig_type_302 arg7, swig_type_303 arg8, swig_type_304 arg9, swig_type_305 arg10, swig_type_306 arg11, swig_type_307 arg12, swig_type_308 arg13, swig_type_309 arg14);
-extern swig_type_310 _wrap_weft_executor_simple_bind_capi_3718be16e438cf64(uintptr_t arg1, swig_intgo arg2, swig_intgo arg3, swig_type_311 arg4, swig_type_312 arg5, swig_type_313 arg6, swig_type_314 arg7, swig_type_315 arg8, swig_type_316 arg9, swig_type_317 arg10, swig_type_318 arg11, swig_type_319 arg12);
-extern swig_type_320 _wrap_weft_executor_bind_capi_3718be16e438cf64(uintptr_t arg1, swig_intgo arg2, swig_intgo arg3, swig_type_321 arg4, swig_type_322 arg5, swig_type_323 arg6, swig_type_324 arg7, swig_type_325 arg8, swig_type_326 arg9, swig_type_327 arg10);
-extern swig_type_328 _wrap_weft_executor_simple_bind_group2ctx_capi_3718be16e438cf64(uintptr_t arg1, swig_intgo arg2, swig_intgo arg3, swig_type_329 arg4, swig_type_330 arg5, swig_type_331 arg6, swig_type_332 arg7, swig_type_333 arg8, swig_type_334 arg9, swig_type_335 arg10, swig_type_336 arg11, swig_type_337 arg12, swig_type_338 arg13, swig_type_339 arg14, swig_type_340 arg15, swig_type_341 arg16);
-extern swig_type_342 _wrap_weft_executor_bind_group2ctx_capi_3718be16e438cf64(uintptr_t arg1, swig_intgo arg2, swig_intgo arg3, swig_type_343 arg4, swig_type_344 arg5, swig_type_345 arg6, swig_type_346 arg7, swig_type_347 arg8, swig_type_348 arg9, swig_type_349 arg10, swig_type_350 arg11, swig_type_351 arg12, swig_type_352 arg13, swig_type_353 arg14);
-extern swig_type_354 _wrap_weft_executor_forward_capi_3718be16e438cf64(uintptr_t arg1, swig_intgo arg2);
-extern swig_type_355 _wrap_weft_executor_backward_capi_3718be16e438cf64(uintptr_t arg1, swig_type_356 arg2, swig_type_357 arg3);
-extern swig_type_358 _wrap_weft_executor_outputs_capi_3718be16e438cf64(uintptr_t arg1, swig_type_359 arg2);
-extern swig_type_360 _wrap_weft_executor_arg_arrays_capi_3718be16e438cf64(uintptr_t arg1, swig_type_361 arg2);
-extern swig_type_362 _wrap_weft_executor_grad_arrays_capi_3718be16e438cf64(uintptr_t arg1, swig_type_363 arg2);
-extern swig_type_364 _wrap_weft_executor_aux_arrays_capi_3718be16e438cf64(uintptr_t arg1, swig_type_365 arg2);
-extern swig_type_366 _wrap_weft_executor_reshape_capi_3718be16e438cf64(uintptr_t arg1, swig_type_367 arg2, swig_type_368 arg3, swig_type_369 arg4, swig_type_370 arg5, swig_intgo arg6, swig_intgo arg7, swig_type_371 arg8);
-extern swig_type_372 _wrap_weft_executor_print_capi_3718be16e438cf64(uintptr_t arg1, swig_type_373 arg2);
-extern swig_type_374 _wrap_weft_executor_placement_capi_3718be16e438cf64(uintptr_t arg1, swig_type_375 arg2, swig_type_376 arg3, swig_type_377 arg4);
-extern swig_type_378 _wrap_weft_executor_free_capi_3718be16e438cf64(uintptr_t arg1);
-extern swig_type_379 _wrap_weft_executor_options_create_capi_3718be16e438cf64(swig_type_380 arg1);
-extern swig_type_381 _wrap_weft_executor_options_free_capi_3718be16e438cf64(uintptr_t arg1);
-extern swig_type_382 _wrap_weft_executor_options_set_match_range_capi_3718be16e438cf64(uintptr_t arg1, swig_intgo arg2);
-extern swig_type_383 _wrap_weft_executor_options_set_num_groups_capi_3718be16e438cf64(uintptr_t arg1, swig_intgo arg2);
-extern swig_type_384 _wrap_weft_executor_options_set_bulk_max_nodes_capi_3718be16e438cf64(uintptr_t arg1, swig_intgo arg2);
-extern swig_type_385 _wrap_weft_executor_options_set_optimize_inference_capi_3718be16e438cf64(uintptr_t arg1, swig_intgo arg2);
-extern swig_type_386 _wrap_weft_executor_options_set_allow_fallback_capi_3718be16e438cf64(uintptr_t arg1, swig_intgo arg2);
-extern swig_type_387 _wrap_weft_executor_options_add_group_capi_3718be16e438cf64(uintptr_t arg1, swig_type_388 arg2, swig_intgo arg3, swig_intgo arg4);
-extern swig_type_389 _wrap_weft_executor_options_set_grad_req_capi_3718be16e438cf64(uintptr_t arg1, swig_type_390 arg2, swig_intgo arg3);
-extern swig_type_391 _wrap_weft_executor_simple_bind_with_options_capi_3718be16e438cf64(uintptr_t arg1, swig_intgo arg2, swig_intgo arg3, swig_type_392 arg4, swig_type_393 arg5, swig_type_394 arg6, swig_type_395 arg7, swig_type_396 arg8, swig_type_397 arg9, swig_type_398 arg10, uintptr_t arg11, swig_type_399 arg12);
-extern swig_type_400 _wrap_weft_executor_bind_with_options_capi_3718be16e438cf64(uintptr_t arg1, swig_intgo arg2, swig_intgo arg3, swig_type_401 arg4, swig_type_402 arg5, swig_type_403 arg6, swig_type_404 arg7, swig_type_405 arg8, swig_type_406 arg9, uintptr_t arg10, swig_type_407 arg11);
-extern swig_type_408 _wrap_weft_engine_configure_capi_3718be16e438cf64(swig_intgo arg1, swig_intgo arg2);
-extern swig_type_409 _wrap_weft_engine_info_capi_3718be16e438cf64(swig_type_410 arg1, swig_type_411 arg2);
-extern swig_type_412 _wrap_weft_engine_var_create_capi_3718be16e438cf64(uintptr_t arg1);
-extern swig_type_413 _wrap_weft_engine_var_free_capi_3718be16e438cf64(uintptr_t arg1);
-extern swig_type_414 _wrap_weft_engine_var_version_capi_3718be16e438cf64(uintptr_t arg1, swig_type_415 arg2);
-extern swig_type_416 _wrap_weft_engine_push_sync_capi_3718be16e438cf64(swig_type_417 arg1, swig_voidp arg2, swig_type_418 arg3, uintptr_t arg4, swig_type_419 arg5, uintptr_t arg6, swig_type_420 arg7, swig_type_421 arg8);
-extern swig_type_422 _wrap_weft_engine_push_async_capi_3718be16e438cf64(swig_type_423 arg1, swig_voidp arg2, swig_type_424 arg3, uintptr_t arg4, swig_type_425 arg5, uintptr_t arg6, swig_type_426 arg7, swig_type_427 arg8);
-extern swig_type_428 _wrap_weft_engine_complete_capi_3718be16e438cf64(uintptr_t arg1, swig_type_429 arg2);
-extern swig_type_430 _wrap_weft_engine_var_wait_capi_3718be16e438cf64(uintptr_t arg1);
-extern swig_type_431 _wrap_weft_idx_load_capi_3718be16e438cf64(swig_type_432 arg1, swig_type_433 arg2);
-extern swig_type_434 _wrap_weft_mnist_load_capi_3718be16e438cf64(swig_type_435 arg1, swig_type_436 arg2, swig_type_437 arg3, swig_type_438 arg4);
-extern swig_type_439 _wrap_weft_data_iter_create_ndarray_capi_3718be16e438cf64(swig_type_440 arg1, swig_type_441 arg2, swig_type_442 arg3, swig_type_443 arg4, swig_type_444 arg5, swig_type_445 arg6, swig_intgo arg7, swig_intgo arg8, swig_type_446 arg9, swig_type_447 arg10, swig_type_448 arg11);
-extern swig_type_449 _wrap_weft_data_iter_next_capi_3718be16e438cf64(uintptr_t arg1, swig_type_450 arg2);
-extern swig_type_451 _wrap_weft_data_iter_reset_capi_3718be16e438cf64(uintptr_t arg1);
-extern swig_type_452 _wrap_weft_data_iter_data_capi_3718be16e438cf64(uintptr_t arg1, swig_type_453 arg2);
-extern swig_type_454 _wrap_weft_data_iter_label_capi_3718be16e438cf64(uintptr_t arg1, swig_type_455 arg2);
-extern swig_type_456 _wrap_weft_data_iter_pad_capi_3718be16e438cf64(uintptr_t arg1, swig_type_457 arg2);
-extern swig_type_458 _wrap_weft_data_iter_index_capi_3718be16e438cf64(uintptr_t arg1, swig_type_459 arg2, swig_type_460 arg3, swig_type_461 arg4);
-extern swig_type_462 _wrap_weft_data_iter_batch_size_capi_3718be16e438cf64(uintptr_t arg1, swig_type_463 arg2);
-extern swig_type_464 _wrap_weft_data_iter_free_capi_3718be16e438cf64(uintptr_t arg1);
-extern swig_type_465 _wrap_weft_metric_create_capi_3718be16e438cf64(swig_type_466 arg1, swig_type_467 arg2, swig_type_468 arg3, swig_type_469 arg4, swig_type_470 arg5);
-extern swig_type_471 _wrap_weft_metric_composite_add_capi_3718be16e438cf64(uintptr_t arg1, swig_type_472 arg2, swig_type_473 arg3, swig_type_474 arg4, swig_type_475 arg5);
-extern swig_type_476 _wrap_weft_metric_update_capi_3718be16e438cf64(uintptr_t arg1, swig_type_477 arg2, swig_type_478 arg3, swig_type_479 arg4, swig_type_480 arg5);
-extern swig_type_481 _wrap_weft_metric_num_values_capi_3718be16e438cf64(uintptr_t arg1, swig_type_482 arg2);
-extern swig_type_483 _wrap_weft_metric_get_capi_3718be16e438cf64(uintptr_t arg1, swig_type_484 arg2, swig_type_485 arg3, swig_type_486 arg4, swig_type_487 arg5);
-extern swig_type_488 _wrap_weft_metric_reset_capi_3718be16e438cf64(uintptr_t arg1);
-extern swig_type_489 _wrap_weft_metric_free_capi_3718be16e438cf64(uintptr_t arg1);
-extern swig_type_490 _wrap_weft_checkpoint_save_capi_3718be16e438cf64(swig_type_491 arg1, swig_intgo arg2, uintptr_t arg3, swig_type_492 arg4, swig_type_493 arg5, swig_type_494 arg6, swig_type_495 arg7, swig_type_496 arg8, swig_type_497 arg9);
-extern swig_type_498 _wrap_weft_checkpoint_load_capi_3718be16e438cf64(swig_type_499 arg1, swig_intgo arg2, swig_type_500 arg3, swig_type_501 arg4, swig_type_502 arg5);
-extern swig_type_503 _wrap_weft_initializer_create_capi_3718be16e438cf64(swig_type_504 arg1, swig_type_505 arg2, swig_type_506 arg3, swig_type_507 arg4, swig_type_508 arg5, swig_type_509 arg6);
-extern swig_type_510 _wrap_weft_initializer_init_capi_3718be16e438cf64(uintptr_t arg1, swig_type_511 arg2, uintptr_t arg3);
-extern swig_type_512 _wrap_weft_initializer_free_capi_3718be16e438cf64(uintptr_t arg1);
-extern swig_type_513 _wrap_weft_optimizer_create_capi_3718be16e438cf64(swig_type_514 arg1, swig_type_515 arg2, swig_type_516 arg3, swig_type_517 arg4, swig_type_518 arg5);
-extern swig_type_519 _wrap_weft_optimizer_set_lr_scheduler_capi_3718be16e438cf64(uintptr_t arg1, swig_type_520 arg2, swig_type_521 arg3, swig_type_522 arg4, float arg5, float arg6);
-extern swig_type_523 _wrap_weft_optimizer_set_multipliers_capi_3718be16e438cf64(uintptr_t arg1, uintptr_t arg2);
-extern swig_type_524 _wrap_weft_optimizer_set_rescale_grad_capi_3718be16e438cf64(uintptr_t arg1, float arg2);
-extern swig_type_525 _wrap_weft_optimizer_update_capi_3718be16e438cf64(uintptr_t arg1, swig_intgo arg2, swig_type_526 arg3, uintptr_t arg4, uintptr_t arg5);
-extern swig_type_527 _wrap_weft_optimizer_num_update_capi_3718be16e438cf64(uintptr_t arg1, swig_type_528 arg2);
-extern swig_type_529 _wrap_weft_optimizer_learning_rate_capi_3718be16e438cf64(uintptr_t arg1, swig_type_530 arg2, swig_type_531 arg3);
-extern swig_type_532 _wrap_weft_optimizer_free_capi_3718be16e438cf64(uintptr_t arg1);
-extern swig_type_533 _wrap_weft_module_create_capi_3718be16e438cf64(uintptr_t arg1, swig_type_534 arg2, swig_type_535 arg3, swig_type_536 arg4, swig_type_537 arg5, swig_intgo arg6, swig_intgo arg7, swig_type_538 arg8);
-extern swig_type_539 _wrap_weft_module_bind_capi_3718be16e438cf64(uintptr_t arg1, uintptr_t arg2, swig_intgo arg3);
-extern swig_type_540 _wrap_weft_module_init_params_capi_3718be16e438cf64(uintptr_t arg1, uintptr_t arg2, uintptr_t arg3, uintptr_t arg4, swig_intgo arg5);
-extern swig_type_541 _wrap_weft_module_init_optimizer_capi_3718be16e438cf64(uintptr_t arg1, uintptr_t arg2);
-extern swig_type_542 _wrap_weft_module_forward_capi_3718be16e438cf64(uintptr_t arg1, uintptr_t arg2, swig_intgo arg3);
-extern swig_type_543 _wrap_weft_module_backward_capi_3718be16e438cf64(uintptr_t arg1);
-extern swig_type_544 _wrap_weft_module_update_capi_3718be16e438cf64(uintptr_t arg1);
-extern swig_type_545 _wrap_weft_module_update_metric_capi_3718be16e438cf64(uintptr_t arg1, uintptr_t arg2, uintptr_t arg3);
-extern swig_type_546 _wrap_weft_module_outputs_capi_3718be16e438cf64(uintptr_t arg1, swig_type_547 arg2);
-extern swig_type_548 _wrap_weft_module_params_capi_3718be16e438cf64(uintptr_t arg1, swig_type_549 arg2, swig_type_550 arg3);
-extern swig_type_551 _wrap_weft_module_fit_capi_3718be16e438cf64(uintptr_t arg1, uintptr_t arg2, uintptr_t arg3, uintptr_t arg4, swig_intgo arg5, swig_intgo arg6, swig_intgo arg7, swig_type_552 arg8, swig_type_553 arg9);
-extern swig_type_554 _wrap_weft_module_score_capi_3718be16e438cf64(uintptr_t arg1, uintptr_t arg2, uintptr_t arg3);
-extern swig_type_555 _wrap_weft_module_save_checkpoint_capi_3718be16e438cf64(uintptr_t arg1, swig_type_556 arg2, swig_intgo arg3);
-extern swig_type_557 _wrap_weft_module_free_capi_3718be16e438cf64(uintptr_t arg1);
-extern swig_type_558 _wrap_weft_predictor_create_capi_3718be16e438cf64(swig_type_559 arg1, swig_voidp arg2, swig_type_560 arg3, swig_type_561 arg4, swig_type_562 arg5, swig_type_563 arg6, swig_type_564 arg7, swig_intgo arg8, swig_intgo arg9, swig_type_565 arg10, swig_type_566 arg11, swig_type_567 arg12, swig_type_568 arg13, swig_type_569 arg14, swig_type_570 arg15);
-extern swig_type_571 _wrap_weft_predictor_create_from_files_capi_3718be16e438cf64(swig_type_572 arg1, swig_type_573 arg2, swig_type_574 arg3, swig_type_575 arg4, swig_type_576 arg5, swig_type_577 arg6, swig_intgo arg7, swig_intgo arg8, swig_type_578 arg9, swig_type_579 arg10, swig_type_580 arg11, swig_type_581 arg12, swig_type_582 arg13, swig_type_583 arg14);
-extern swig_type_584 _wrap_weft_predictor_list_inputs_capi_3718be16e438cf64(uintptr_t arg1, swig_type_585 arg2);
-extern swig_type_586 _wrap_weft_predictor_list_outputs_capi_3718be16e438cf64(uintptr_t arg1, swig_type_587 arg2);
-extern swig_type_588 _wrap_weft_predictor_output_shape_capi_3718be16e438cf64(uintptr_t arg1, swig_type_589 arg2, swig_type_590 arg3, swig_type_591 arg4, swig_type_592 arg5, swig_type_593 arg6, swig_type_594 arg7, swig_type_595 arg8);
-extern swig_type_596 _wrap_weft_predictor_predict_float_capi_3718be16e438cf64(uintptr_t arg1, swig_type_597 arg2, swig_type_598 arg3, swig_type_599 arg4, swig_type_600 arg5, swig_type_601 arg6, swig_type_602 arg7);
-extern swig_type_603 _wrap_weft_predictor_free_capi_3718be16e438cf64(uintptr_t arg1);
-extern swig_type_604 _wrap_weft_kvstore_create_capi_3718be16e438cf64(swig_type_605 arg1, swig_type_606 arg2);
-extern swig_type_607 _wrap_weft_kvstore_type_capi_3718be16e438cf64(uintptr_t arg1, swig_type_608 arg2);
-extern swig_type_609 _wrap_weft_kvstore_rank_capi_3718be16e438cf64(uintptr_t arg1, swig_type_610 arg2, swig_type_611 arg3);
-extern swig_type_612 _wrap_weft_kvstore_init_capi_3718be16e438cf64(uintptr_t arg1, swig_type_613 arg2, swig_type_614 arg3, swig_type_615 arg4);
-extern swig_type_616 _wrap_weft_kvstore_push_capi_3718be16e438cf64(uintptr_t arg1, swig_type_617 arg2, swig_type_618 arg3, swig_type_619 arg4, swig_intgo arg5);
-extern swig_type_620 _wrap_weft_kvstore_pull_capi_3718be16e438cf64(uintptr_t arg1, swig_type_621 arg2, swig_type_622 arg3, swig_type_623 arg4, swig_intgo arg5);
-extern swig_type_624 _wrap_weft_kvstore_pushpull_capi_3718be16e438cf64(uintptr_t arg1, swig_type_625 arg2, swig_type_626 arg3, swig_type_627 arg4, swig_type_628 arg5, swig_intgo arg6);
-extern swig_type_629 _wrap_weft_kvstore_set_optimizer_capi_3718be16e438cf64(uintptr_t arg1, uintptr_t arg2);
-extern swig_type_630 _wrap_weft_kvstore_barrier_capi_3718be16e438cf64(uintptr_t arg1);
-extern swig_type_631 _wrap_weft_kvstore_free_capi_3718be16e438cf64(uintptr_t arg1);
-extern swig_type_632 _wrap_weft_module_init_optimizer_kvstore_capi_3718be16e438cf64(uintptr_t arg1, uintptr_t arg2, uintptr_t arg3);
-extern swig_type_633 _wrap_weft_data_iter_select_part_capi_3718be16e438cf64(uintptr_t arg1, swig_intgo arg2, swig_intgo arg3);
-extern swig_type_634 _wrap_weft_kvstore_finalize_capi_3718be16e438cf64(void);
+extern void _wrap_Swig_free_capi_ee0c88accba97dd4(uintptr_t arg1);
+extern uintptr_t _wrap_Swig_malloc_capi_ee0c88accba97dd4(swig_intgo arg1);
+extern swig_type_1 _wrap_weft_go_predictor_predict_capi_ee0c88accba97dd4(uintptr_t arg1, swig_type_2 arg2, swig_voidp arg3, swig_type_3 arg4, swig_type_4 arg5, swig_type_5 arg6, swig_type_6 arg7, swig_voidp arg8, swig_type_7 arg9);
+extern swig_type_8 _wrap_weft_binding_copy_from_f32_capi_ee0c88accba97dd4(uintptr_t arg1, swig_type_9 arg2, swig_type_10 arg3);
+extern swig_type_11 _wrap_weft_binding_copy_to_f32_capi_ee0c88accba97dd4(uintptr_t arg1, swig_type_12 arg2, swig_type_13 arg3);
+extern swig_type_14 _wrap_weft_binding_copy_from_f64_capi_ee0c88accba97dd4(uintptr_t arg1, swig_type_15 arg2, swig_type_16 arg3);
+extern swig_type_17 _wrap_weft_binding_copy_to_f64_capi_ee0c88accba97dd4(uintptr_t arg1, swig_type_18 arg2, swig_type_19 arg3);
+extern swig_type_20 _wrap_weft_binding_executor_memory_capi_ee0c88accba97dd4(uintptr_t arg1, swig_type_21 arg2);
+extern swig_type_22 _wrap_weft_binding_predictor_stats_capi_ee0c88accba97dd4(uintptr_t arg1, swig_type_23 arg2);
+extern swig_type_24 _wrap_weft_binding_ndarray_list_capi_ee0c88accba97dd4(swig_type_25 arg1, swig_type_26 arg2, swig_type_27 arg3, swig_type_28 arg4);
+extern swig_type_29 _wrap_weft_binding_buffer_copy_capi_ee0c88accba97dd4(uintptr_t arg1, swig_voidp arg2, swig_type_30 arg3, swig_type_31 arg4);
+extern swig_intgo _wrap_weft_binding_abi_version_capi_ee0c88accba97dd4(void);
+extern swig_type_32 _wrap_weft_binding_library_path_capi_ee0c88accba97dd4(void);
+extern swig_type_33 _wrap_weft_version_capi_ee0c88accba97dd4(void);
+extern swig_intgo _wrap_weft_abi_version_capi_ee0c88accba97dd4(void);
+extern swig_type_34 _wrap_weft_live_handle_count_capi_ee0c88accba97dd4(void);
+extern swig_type_35 _wrap_weft_storage_stats_capi_ee0c88accba97dd4(swig_intgo arg1, swig_intgo arg2, swig_type_36 arg3, swig_type_37 arg4);
+extern swig_type_38 _wrap_weft_device_count_capi_ee0c88accba97dd4(swig_intgo arg1, swig_type_39 arg2);
+extern swig_type_40 _wrap_weft_device_memory_capi_ee0c88accba97dd4(swig_intgo arg1, swig_intgo arg2, swig_type_41 arg3, swig_type_42 arg4);
+extern swig_type_43 _wrap_weft_random_seed_capi_ee0c88accba97dd4(swig_type_44 arg1);
+extern swig_type_45 _wrap_weft_wait_all_capi_ee0c88accba97dd4(void);
+extern swig_type_46 _wrap_weft_string_list_size_capi_ee0c88accba97dd4(uintptr_t arg1, swig_type_47 arg2);
+extern swig_type_48 _wrap_weft_string_list_get_capi_ee0c88accba97dd4(uintptr_t arg1, swig_type_49 arg2, swig_type_50 arg3);
+extern swig_type_51 _wrap_weft_string_list_free_capi_ee0c88accba97dd4(uintptr_t arg1);
+extern swig_type_52 _wrap_weft_op_count_capi_ee0c88accba97dd4(swig_type_53 arg1);
+extern swig_type_54 _wrap_weft_op_name_capi_ee0c88accba97dd4(swig_type_55 arg1, swig_type_56 arg2);
+extern swig_type_57 _wrap_weft_op_info_capi_ee0c88accba97dd4(swig_type_58 arg1, swig_type_59 arg2, swig_type_60 arg3);
+extern swig_type_61 _wrap_weft_op_param_capi_ee0c88accba97dd4(swig_type_62 arg1, swig_type_63 arg2, swig_type_64 arg3, swig_type_65 arg4, swig_type_66 arg5, swig_type_67 arg6);
+extern swig_type_68 _wrap_weft_op_aliases_capi_ee0c88accba97dd4(swig_type_69 arg1, swig_type_70 arg2);
+extern swig_type_71 _wrap_weft_op_invoke_capi_ee0c88accba97dd4(swig_type_72 arg1, swig_type_73 arg2, swig_type_74 arg3, swig_type_75 arg4, swig_type_76 arg5, swig_type_77 arg6, swig_type_78 arg7, swig_type_79 arg8, swig_type_80 arg9);
+extern swig_type_81 _wrap_weft_op_invoke_into_capi_ee0c88accba97dd4(swig_type_82 arg1, swig_type_83 arg2, swig_type_84 arg3, swig_type_85 arg4, swig_type_86 arg5, swig_type_87 arg6, swig_type_88 arg7, swig_type_89 arg8, swig_type_90 arg9);
+extern swig_type_91 _wrap_weft_ndarray_create_capi_ee0c88accba97dd4(swig_type_92 arg1, swig_intgo arg2, swig_intgo arg3, swig_intgo arg4, swig_intgo arg5, swig_type_93 arg6);
+extern swig_type_94 _wrap_weft_ndarray_free_capi_ee0c88accba97dd4(uintptr_t arg1);
+extern swig_type_95 _wrap_weft_ndarray_ndim_capi_ee0c88accba97dd4(uintptr_t arg1, swig_type_96 arg2);
+extern swig_type_97 _wrap_weft_ndarray_shape_capi_ee0c88accba97dd4(uintptr_t arg1, swig_type_98 arg2, swig_type_99 arg3);
+extern swig_type_100 _wrap_weft_ndarray_size_capi_ee0c88accba97dd4(uintptr_t arg1, swig_type_101 arg2);
+extern swig_type_102 _wrap_weft_ndarray_dtype_capi_ee0c88accba97dd4(uintptr_t arg1, swig_type_103 arg2);
+extern swig_type_104 _wrap_weft_ndarray_context_capi_ee0c88accba97dd4(uintptr_t arg1, swig_type_105 arg2, swig_type_106 arg3);
+extern swig_type_107 _wrap_weft_ndarray_copy_from_capi_ee0c88accba97dd4(uintptr_t arg1, swig_voidp arg2, swig_type_108 arg3);
+extern swig_type_109 _wrap_weft_ndarray_copy_to_capi_ee0c88accba97dd4(uintptr_t arg1, swig_voidp arg2, swig_type_110 arg3);
+extern swig_type_111 _wrap_weft_ndarray_reshape_capi_ee0c88accba97dd4(uintptr_t arg1, swig_type_112 arg2, swig_intgo arg3, swig_type_113 arg4);
+extern swig_type_114 _wrap_weft_ndarray_slice_capi_ee0c88accba97dd4(uintptr_t arg1, swig_type_115 arg2, swig_type_116 arg3, swig_type_117 arg4);
+extern swig_type_118 _wrap_weft_ndarray_wait_to_read_capi_ee0c88accba97dd4(uintptr_t arg1);
+extern swig_type_119 _wrap_weft_ndarray_wait_to_write_capi_ee0c88accba97dd4(uintptr_t arg1);
+extern swig_type_120 _wrap_weft_ndarray_save_file_capi_ee0c88accba97dd4(swig_type_121 arg1, swig_type_122 arg2, swig_type_123 arg3, swig_type_124 arg4);
+extern swig_type_125 _wrap_weft_ndarray_save_buffer_capi_ee0c88accba97dd4(swig_type_126 arg1, swig_type_127 arg2, swig_type_128 arg3, swig_type_129 arg4);
+extern swig_type_130 _wrap_weft_buffer_data_capi_ee0c88accba97dd4(uintptr_t arg1, swig_voidp arg2, swig_type_131 arg3);
+extern swig_type_132 _wrap_weft_buffer_free_capi_ee0c88accba97dd4(uintptr_t arg1);
+extern swig_type_133 _wrap_weft_ndarray_load_file_capi_ee0c88accba97dd4(swig_type_134 arg1, swig_type_135 arg2);
+extern swig_type_136 _wrap_weft_ndarray_load_buffer_capi_ee0c88accba97dd4(swig_voidp arg1, swig_type_137 arg2, swig_type_138 arg3);
+extern swig_type_139 _wrap_weft_ndarray_list_size_capi_ee0c88accba97dd4(uintptr_t arg1, swig_type_140 arg2, swig_type_141 arg3);
+extern swig_type_142 _wrap_weft_ndarray_list_name_capi_ee0c88accba97dd4(uintptr_t arg1, swig_type_143 arg2, swig_type_144 arg3);
+extern swig_type_145 _wrap_weft_ndarray_list_get_capi_ee0c88accba97dd4(uintptr_t arg1, swig_type_146 arg2, swig_type_147 arg3);
+extern swig_type_148 _wrap_weft_ndarray_list_free_capi_ee0c88accba97dd4(uintptr_t arg1);
+extern swig_type_149 _wrap_weft_ndarray_list_create_capi_ee0c88accba97dd4(swig_type_150 arg1, swig_type_151 arg2, swig_type_152 arg3, swig_type_153 arg4);
+extern swig_type_154 _wrap_weft_ndarray_load_npy_capi_ee0c88accba97dd4(swig_type_155 arg1, swig_type_156 arg2);
+extern swig_type_157 _wrap_weft_ndarray_save_npy_capi_ee0c88accba97dd4(uintptr_t arg1, swig_type_158 arg2);
+extern swig_type_159 _wrap_weft_ndarray_load_npy_buffer_capi_ee0c88accba97dd4(swig_voidp arg1, swig_type_160 arg2, swig_type_161 arg3);
+extern swig_type_162 _wrap_weft_ndarray_save_npy_buffer_capi_ee0c88accba97dd4(uintptr_t arg1, swig_type_163 arg2);
+extern swig_type_164 _wrap_weft_symbol_create_variable_capi_ee0c88accba97dd4(swig_type_165 arg1, swig_type_166 arg2);
+extern swig_type_167 _wrap_weft_symbol_create_atomic_capi_ee0c88accba97dd4(swig_type_168 arg1, swig_type_169 arg2, swig_type_170 arg3, swig_type_171 arg4, swig_type_172 arg5);
+extern swig_type_173 _wrap_weft_symbol_compose_capi_ee0c88accba97dd4(uintptr_t arg1, swig_type_174 arg2, swig_type_175 arg3, swig_type_176 arg4, swig_type_177 arg5);
+extern swig_type_178 _wrap_weft_symbol_group_capi_ee0c88accba97dd4(swig_type_179 arg1, swig_type_180 arg2, swig_type_181 arg3);
+extern swig_type_182 _wrap_weft_symbol_copy_capi_ee0c88accba97dd4(uintptr_t arg1, swig_type_183 arg2);
+extern swig_type_184 _wrap_weft_symbol_free_capi_ee0c88accba97dd4(uintptr_t arg1);
+extern swig_type_185 _wrap_weft_symbol_num_outputs_capi_ee0c88accba97dd4(uintptr_t arg1, swig_type_186 arg2);
+extern swig_type_187 _wrap_weft_symbol_get_output_capi_ee0c88accba97dd4(uintptr_t arg1, swig_type_188 arg2, swig_type_189 arg3);
+extern swig_type_190 _wrap_weft_symbol_get_internals_capi_ee0c88accba97dd4(uintptr_t arg1, swig_type_191 arg2);
+extern swig_type_192 _wrap_weft_symbol_get_children_capi_ee0c88accba97dd4(uintptr_t arg1, swig_type_193 arg2);
+extern swig_type_194 _wrap_weft_symbol_list_arguments_capi_ee0c88accba97dd4(uintptr_t arg1, swig_type_195 arg2);
+extern swig_type_196 _wrap_weft_symbol_list_outputs_capi_ee0c88accba97dd4(uintptr_t arg1, swig_type_197 arg2);
+extern swig_type_198 _wrap_weft_symbol_list_auxiliary_states_capi_ee0c88accba97dd4(uintptr_t arg1, swig_type_199 arg2);
+extern swig_type_200 _wrap_weft_symbol_list_inputs_capi_ee0c88accba97dd4(uintptr_t arg1, swig_type_201 arg2);
+extern swig_type_202 _wrap_weft_symbol_get_name_capi_ee0c88accba97dd4(uintptr_t arg1, swig_type_203 arg2);
+extern swig_type_204 _wrap_weft_symbol_get_attr_capi_ee0c88accba97dd4(uintptr_t arg1, swig_type_205 arg2, swig_type_206 arg3);
+extern swig_type_207 _wrap_weft_symbol_set_attr_capi_ee0c88accba97dd4(uintptr_t arg1, swig_type_208 arg2, swig_type_209 arg3);
+extern swig_type_210 _wrap_weft_symbol_list_attr_capi_ee0c88accba97dd4(uintptr_t arg1, swig_intgo arg2, swig_type_211 arg3, swig_type_212 arg4);
+extern swig_type_213 _wrap_weft_symbol_to_json_capi_ee0c88accba97dd4(uintptr_t arg1, swig_type_214 arg2);
+extern swig_type_215 _wrap_weft_symbol_save_file_capi_ee0c88accba97dd4(uintptr_t arg1, swig_type_216 arg2);
+extern swig_type_217 _wrap_weft_symbol_from_json_capi_ee0c88accba97dd4(swig_type_218 arg1, swig_type_219 arg2);
+extern swig_type_220 _wrap_weft_symbol_from_json_file_capi_ee0c88accba97dd4(swig_type_221 arg1, swig_type_222 arg2);
+extern swig_type_223 _wrap_weft_symbol_json_info_capi_ee0c88accba97dd4(uintptr_t arg1, swig_type_224 arg2, swig_type_225 arg3, swig_type_226 arg4, swig_type_227 arg5);
+extern swig_type_228 _wrap_weft_symbol_infer_shape_partial_capi_ee0c88accba97dd4(uintptr_t arg1, swig_type_229 arg2, swig_type_230 arg3, swig_type_231 arg4, swig_type_232 arg5, swig_type_233 arg6);
+extern swig_type_234 _wrap_weft_symbol_infer_shape_capi_ee0c88accba97dd4(uintptr_t arg1, swig_type_235 arg2, swig_type_236 arg3, swig_type_237 arg4, swig_type_238 arg5, swig_type_239 arg6);
+extern swig_type_240 _wrap_weft_shape_result_complete_capi_ee0c88accba97dd4(uintptr_t arg1, swig_type_241 arg2);
+extern swig_type_242 _wrap_weft_shape_result_count_capi_ee0c88accba97dd4(uintptr_t arg1, swig_intgo arg2, swig_type_243 arg3);
+extern swig_type_244 _wrap_weft_shape_result_name_capi_ee0c88accba97dd4(uintptr_t arg1, swig_intgo arg2, swig_type_245 arg3, swig_type_246 arg4);
+extern swig_type_247 _wrap_weft_shape_result_ndim_capi_ee0c88accba97dd4(uintptr_t arg1, swig_intgo arg2, swig_type_248 arg3, swig_type_249 arg4);
+extern swig_type_250 _wrap_weft_shape_result_dims_capi_ee0c88accba97dd4(uintptr_t arg1, swig_intgo arg2, swig_type_251 arg3, swig_type_252 arg4, swig_type_253 arg5);
+extern swig_type_254 _wrap_weft_shape_result_num_unknown_capi_ee0c88accba97dd4(uintptr_t arg1, swig_type_255 arg2);
+extern swig_type_256 _wrap_weft_shape_result_unknown_name_capi_ee0c88accba97dd4(uintptr_t arg1, swig_type_257 arg2, swig_type_258 arg3);
+extern swig_type_259 _wrap_weft_shape_result_free_capi_ee0c88accba97dd4(uintptr_t arg1);
+extern swig_type_260 _wrap_weft_symbol_infer_type_partial_capi_ee0c88accba97dd4(uintptr_t arg1, swig_type_261 arg2, swig_type_262 arg3, swig_type_263 arg4, swig_type_264 arg5);
+extern swig_type_265 _wrap_weft_symbol_infer_type_capi_ee0c88accba97dd4(uintptr_t arg1, swig_type_266 arg2, swig_type_267 arg3, swig_type_268 arg4, swig_type_269 arg5);
+extern swig_type_270 _wrap_weft_type_result_complete_capi_ee0c88accba97dd4(uintptr_t arg1, swig_type_271 arg2);
+extern swig_type_272 _wrap_weft_type_result_count_capi_ee0c88accba97dd4(uintptr_t arg1, swig_intgo arg2, swig_type_273 arg3);
+extern swig_type_274 _wrap_weft_type_result_name_capi_ee0c88accba97dd4(uintptr_t arg1, swig_intgo arg2, swig_type_275 arg3, swig_type_276 arg4);
+extern swig_type_277 _wrap_weft_type_result_dtype_capi_ee0c88accba97dd4(uintptr_t arg1, swig_intgo arg2, swig_type_278 arg3, swig_type_279 arg4);
+extern swig_type_280 _wrap_weft_type_result_num_unknown_capi_ee0c88accba97dd4(uintptr_t arg1, swig_type_281 arg2);
+extern swig_type_282 _wrap_weft_type_result_unknown_name_capi_ee0c88accba97dd4(uintptr_t arg1, swig_type_283 arg2, swig_type_284 arg3);
+extern swig_type_285 _wrap_weft_type_result_free_capi_ee0c88accba97dd4(uintptr_t arg1);
+extern swig_type_286 _wrap_weft_symbol_place_device_capi_ee0c88accba97dd4(uintptr_t arg1, swig_intgo arg2, swig_intgo arg3, swig_intgo arg4, swig_type_287 arg5, swig_type_288 arg6, swig_type_289 arg7, swig_type_290 arg8, swig_type_291 arg9, swig_type_292 arg10, swig_type_293 arg11, swig_type_294 arg12, swig_type_295 arg13, swig_type_296 arg14, swig_type_297 arg15, swig_type_298 arg16);
+extern swig_type_299 _wrap_weft_symbol_place_device_graph_capi_ee0c88accba97dd4(uintptr_t arg1, swig_intgo arg2, swig_intgo arg3, swig_intgo arg4, swig_type_300 arg5, swig_type_301 arg6, swig_type_302 arg7, swig_type_303 arg8, swig_type_304 arg9, swig_type_305 arg10, swig_type_306 arg11, swig_type_307 arg12, swig_type_308 arg13, swig_type_309 arg14);
+extern swig_type_310 _wrap_weft_executor_simple_bind_capi_ee0c88accba97dd4(uintptr_t arg1, swig_intgo arg2, swig_intgo arg3, swig_type_311 arg4, swig_type_312 arg5, swig_type_313 arg6, swig_type_314 arg7, swig_type_315 arg8, swig_type_316 arg9, swig_type_317 arg10, swig_type_318 arg11, swig_type_319 arg12);
+extern swig_type_320 _wrap_weft_executor_bind_capi_ee0c88accba97dd4(uintptr_t arg1, swig_intgo arg2, swig_intgo arg3, swig_type_321 arg4, swig_type_322 arg5, swig_type_323 arg6, swig_type_324 arg7, swig_type_325 arg8, swig_type_326 arg9, swig_type_327 arg10);
+extern swig_type_328 _wrap_weft_executor_simple_bind_group2ctx_capi_ee0c88accba97dd4(uintptr_t arg1, swig_intgo arg2, swig_intgo arg3, swig_type_329 arg4, swig_type_330 arg5, swig_type_331 arg6, swig_type_332 arg7, swig_type_333 arg8, swig_type_334 arg9, swig_type_335 arg10, swig_type_336 arg11, swig_type_337 arg12, swig_type_338 arg13, swig_type_339 arg14, swig_type_340 arg15, swig_type_341 arg16);
+extern swig_type_342 _wrap_weft_executor_bind_group2ctx_capi_ee0c88accba97dd4(uintptr_t arg1, swig_intgo arg2, swig_intgo arg3, swig_type_343 arg4, swig_type_344 arg5, swig_type_345 arg6, swig_type_346 arg7, swig_type_347 arg8, swig_type_348 arg9, swig_type_349 arg10, swig_type_350 arg11, swig_type_351 arg12, swig_type_352 arg13, swig_type_353 arg14);
+extern swig_type_354 _wrap_weft_executor_forward_capi_ee0c88accba97dd4(uintptr_t arg1, swig_intgo arg2);
+extern swig_type_355 _wrap_weft_executor_backward_capi_ee0c88accba97dd4(uintptr_t arg1, swig_type_356 arg2, swig_type_357 arg3);
+extern swig_type_358 _wrap_weft_executor_outputs_capi_ee0c88accba97dd4(uintptr_t arg1, swig_type_359 arg2);
+extern swig_type_360 _wrap_weft_executor_arg_arrays_capi_ee0c88accba97dd4(uintptr_t arg1, swig_type_361 arg2);
+extern swig_type_362 _wrap_weft_executor_grad_arrays_capi_ee0c88accba97dd4(uintptr_t arg1, swig_type_363 arg2);
+extern swig_type_364 _wrap_weft_executor_aux_arrays_capi_ee0c88accba97dd4(uintptr_t arg1, swig_type_365 arg2);
+extern swig_type_366 _wrap_weft_executor_reshape_capi_ee0c88accba97dd4(uintptr_t arg1, swig_type_367 arg2, swig_type_368 arg3, swig_type_369 arg4, swig_type_370 arg5, swig_intgo arg6, swig_intgo arg7, swig_type_371 arg8);
+extern swig_type_372 _wrap_weft_executor_print_capi_ee0c88accba97dd4(uintptr_t arg1, swig_type_373 arg2);
+extern swig_type_374 _wrap_weft_executor_placement_capi_ee0c88accba97dd4(uintptr_t arg1, swig_type_375 arg2, swig_type_376 arg3, swig_type_377 arg4);
+extern swig_type_378 _wrap_weft_executor_free_capi_ee0c88accba97dd4(uintptr_t arg1);
+extern swig_type_379 _wrap_weft_executor_options_create_capi_ee0c88accba97dd4(swig_type_380 arg1);
+extern swig_type_381 _wrap_weft_executor_options_free_capi_ee0c88accba97dd4(uintptr_t arg1);
+extern swig_type_382 _wrap_weft_executor_options_set_match_range_capi_ee0c88accba97dd4(uintptr_t arg1, swig_intgo arg2);
+extern swig_type_383 _wrap_weft_executor_options_set_num_groups_capi_ee0c88accba97dd4(uintptr_t arg1, swig_intgo arg2);
+extern swig_type_384 _wrap_weft_executor_options_set_bulk_max_nodes_capi_ee0c88accba97dd4(uintptr_t arg1, swig_intgo arg2);
+extern swig_type_385 _wrap_weft_executor_options_set_optimize_inference_capi_ee0c88accba97dd4(uintptr_t arg1, swig_intgo arg2);
+extern swig_type_386 _wrap_weft_executor_options_set_allow_fallback_capi_ee0c88accba97dd4(uintptr_t arg1, swig_intgo arg2);
+extern swig_type_387 _wrap_weft_executor_options_add_group_capi_ee0c88accba97dd4(uintptr_t arg1, swig_type_388 arg2, swig_intgo arg3, swig_intgo arg4);
+extern swig_type_389 _wrap_weft_executor_options_set_grad_req_capi_ee0c88accba97dd4(uintptr_t arg1, swig_type_390 arg2, swig_intgo arg3);
+extern swig_type_391 _wrap_weft_executor_simple_bind_with_options_capi_ee0c88accba97dd4(uintptr_t arg1, swig_intgo arg2, swig_intgo arg3, swig_type_392 arg4, swig_type_393 arg5, swig_type_394 arg6, swig_type_395 arg7, swig_type_396 arg8, swig_type_397 arg9, swig_type_398 arg10, uintptr_t arg11, swig_type_399 arg12);
+extern swig_type_400 _wrap_weft_executor_bind_with_options_capi_ee0c88accba97dd4(uintptr_t arg1, swig_intgo arg2, swig_intgo arg3, swig_type_401 arg4, swig_type_402 arg5, swig_type_403 arg6, swig_type_404 arg7, swig_type_405 arg8, swig_type_406 arg9, uintptr_t arg10, swig_type_407 arg11);
+extern swig_type_408 _wrap_weft_engine_configure_capi_ee0c88accba97dd4(swig_intgo arg1, swig_intgo arg2);
+extern swig_type_409 _wrap_weft_engine_info_capi_ee0c88accba97dd4(swig_type_410 arg1, swig_type_411 arg2);
+extern swig_type_412 _wrap_weft_engine_var_create_capi_ee0c88accba97dd4(uintptr_t arg1);
+extern swig_type_413 _wrap_weft_engine_var_free_capi_ee0c88accba97dd4(uintptr_t arg1);
+extern swig_type_414 _wrap_weft_engine_var_version_capi_ee0c88accba97dd4(uintptr_t arg1, swig_type_415 arg2);
+extern swig_type_416 _wrap_weft_engine_push_sync_capi_ee0c88accba97dd4(swig_type_417 arg1, swig_voidp arg2, swig_type_418 arg3, uintptr_t arg4, swig_type_419 arg5, uintptr_t arg6, swig_type_420 arg7, swig_type_421 arg8);
+extern swig_type_422 _wrap_weft_engine_push_async_capi_ee0c88accba97dd4(swig_type_423 arg1, swig_voidp arg2, swig_type_424 arg3, uintptr_t arg4, swig_type_425 arg5, uintptr_t arg6, swig_type_426 arg7, swig_type_427 arg8);
+extern swig_type_428 _wrap_weft_engine_complete_capi_ee0c88accba97dd4(uintptr_t arg1, swig_type_429 arg2);
+extern swig_type_430 _wrap_weft_engine_var_wait_capi_ee0c88accba97dd4(uintptr_t arg1);
+extern swig_type_431 _wrap_weft_idx_load_capi_ee0c88accba97dd4(swig_type_432 arg1, swig_type_433 arg2);
+extern swig_type_434 _wrap_weft_mnist_load_capi_ee0c88accba97dd4(swig_type_435 arg1, swig_type_436 arg2, swig_type_437 arg3, swig_type_438 arg4);
+extern swig_type_439 _wrap_weft_data_iter_create_ndarray_capi_ee0c88accba97dd4(swig_type_440 arg1, swig_type_441 arg2, swig_type_442 arg3, swig_type_443 arg4, swig_type_444 arg5, swig_type_445 arg6, swig_intgo arg7, swig_intgo arg8, swig_type_446 arg9, swig_type_447 arg10, swig_type_448 arg11);
+extern swig_type_449 _wrap_weft_data_iter_next_capi_ee0c88accba97dd4(uintptr_t arg1, swig_type_450 arg2);
+extern swig_type_451 _wrap_weft_data_iter_reset_capi_ee0c88accba97dd4(uintptr_t arg1);
+extern swig_type_452 _wrap_weft_data_iter_data_capi_ee0c88accba97dd4(uintptr_t arg1, swig_type_453 arg2);
+extern swig_type_454 _wrap_weft_data_iter_label_capi_ee0c88accba97dd4(uintptr_t arg1, swig_type_455 arg2);
+extern swig_type_456 _wrap_weft_data_iter_pad_capi_ee0c88accba97dd4(uintptr_t arg1, swig_type_457 arg2);
+extern swig_type_458 _wrap_weft_data_iter_index_capi_ee0c88accba97dd4(uintptr_t arg1, swig_type_459 arg2, swig_type_460 arg3, swig_type_461 arg4);
+extern swig_type_462 _wrap_weft_data_iter_batch_size_capi_ee0c88accba97dd4(uintptr_t arg1, swig_type_463 arg2);
+extern swig_type_464 _wrap_weft_data_iter_free_capi_ee0c88accba97dd4(uintptr_t arg1);
+extern swig_type_465 _wrap_weft_metric_create_capi_ee0c88accba97dd4(swig_type_466 arg1, swig_type_467 arg2, swig_type_468 arg3, swig_type_469 arg4, swig_type_470 arg5);
+extern swig_type_471 _wrap_weft_metric_composite_add_capi_ee0c88accba97dd4(uintptr_t arg1, swig_type_472 arg2, swig_type_473 arg3, swig_type_474 arg4, swig_type_475 arg5);
+extern swig_type_476 _wrap_weft_metric_update_capi_ee0c88accba97dd4(uintptr_t arg1, swig_type_477 arg2, swig_type_478 arg3, swig_type_479 arg4, swig_type_480 arg5);
+extern swig_type_481 _wrap_weft_metric_num_values_capi_ee0c88accba97dd4(uintptr_t arg1, swig_type_482 arg2);
+extern swig_type_483 _wrap_weft_metric_get_capi_ee0c88accba97dd4(uintptr_t arg1, swig_type_484 arg2, swig_type_485 arg3, swig_type_486 arg4, swig_type_487 arg5);
+extern swig_type_488 _wrap_weft_metric_reset_capi_ee0c88accba97dd4(uintptr_t arg1);
+extern swig_type_489 _wrap_weft_metric_free_capi_ee0c88accba97dd4(uintptr_t arg1);
+extern swig_type_490 _wrap_weft_checkpoint_save_capi_ee0c88accba97dd4(swig_type_491 arg1, swig_intgo arg2, uintptr_t arg3, swig_type_492 arg4, swig_type_493 arg5, swig_type_494 arg6, swig_type_495 arg7, swig_type_496 arg8, swig_type_497 arg9);
+extern swig_type_498 _wrap_weft_checkpoint_load_capi_ee0c88accba97dd4(swig_type_499 arg1, swig_intgo arg2, swig_type_500 arg3, swig_type_501 arg4, swig_type_502 arg5);
+extern swig_type_503 _wrap_weft_initializer_create_capi_ee0c88accba97dd4(swig_type_504 arg1, swig_type_505 arg2, swig_type_506 arg3, swig_type_507 arg4, swig_type_508 arg5, swig_type_509 arg6);
+extern swig_type_510 _wrap_weft_initializer_init_capi_ee0c88accba97dd4(uintptr_t arg1, swig_type_511 arg2, uintptr_t arg3);
+extern swig_type_512 _wrap_weft_initializer_free_capi_ee0c88accba97dd4(uintptr_t arg1);
+extern swig_type_513 _wrap_weft_optimizer_create_capi_ee0c88accba97dd4(swig_type_514 arg1, swig_type_515 arg2, swig_type_516 arg3, swig_type_517 arg4, swig_type_518 arg5);
+extern swig_type_519 _wrap_weft_optimizer_set_lr_scheduler_capi_ee0c88accba97dd4(uintptr_t arg1, swig_type_520 arg2, swig_type_521 arg3, swig_type_522 arg4, float arg5, float arg6);
+extern swig_type_523 _wrap_weft_optimizer_set_multipliers_capi_ee0c88accba97dd4(uintptr_t arg1, uintptr_t arg2);
+extern swig_type_524 _wrap_weft_optimizer_set_rescale_grad_capi_ee0c88accba97dd4(uintptr_t arg1, float arg2);
+extern swig_type_525 _wrap_weft_optimizer_update_capi_ee0c88accba97dd4(uintptr_t arg1, swig_intgo arg2, swig_type_526 arg3, uintptr_t arg4, uintptr_t arg5);
+extern swig_type_527 _wrap_weft_optimizer_num_update_capi_ee0c88accba97dd4(uintptr_t arg1, swig_type_528 arg2);
+extern swig_type_529 _wrap_weft_optimizer_learning_rate_capi_ee0c88accba97dd4(uintptr_t arg1, swig_type_530 arg2, swig_type_531 arg3);
+extern swig_type_532 _wrap_weft_optimizer_free_capi_ee0c88accba97dd4(uintptr_t arg1);
+extern swig_type_533 _wrap_weft_module_create_capi_ee0c88accba97dd4(uintptr_t arg1, swig_type_534 arg2, swig_type_535 arg3, swig_type_536 arg4, swig_type_537 arg5, swig_intgo arg6, swig_intgo arg7, swig_type_538 arg8);
+extern swig_type_539 _wrap_weft_module_bind_capi_ee0c88accba97dd4(uintptr_t arg1, uintptr_t arg2, swig_intgo arg3);
+extern swig_type_540 _wrap_weft_module_init_params_capi_ee0c88accba97dd4(uintptr_t arg1, uintptr_t arg2, uintptr_t arg3, uintptr_t arg4, swig_intgo arg5);
+extern swig_type_541 _wrap_weft_module_init_optimizer_capi_ee0c88accba97dd4(uintptr_t arg1, uintptr_t arg2);
+extern swig_type_542 _wrap_weft_module_forward_capi_ee0c88accba97dd4(uintptr_t arg1, uintptr_t arg2, swig_intgo arg3);
+extern swig_type_543 _wrap_weft_module_backward_capi_ee0c88accba97dd4(uintptr_t arg1);
+extern swig_type_544 _wrap_weft_module_update_capi_ee0c88accba97dd4(uintptr_t arg1);
+extern swig_type_545 _wrap_weft_module_update_metric_capi_ee0c88accba97dd4(uintptr_t arg1, uintptr_t arg2, uintptr_t arg3);
+extern swig_type_546 _wrap_weft_module_outputs_capi_ee0c88accba97dd4(uintptr_t arg1, swig_type_547 arg2);
+extern swig_type_548 _wrap_weft_module_params_capi_ee0c88accba97dd4(uintptr_t arg1, swig_type_549 arg2, swig_type_550 arg3);
+extern swig_type_551 _wrap_weft_module_fit_capi_ee0c88accba97dd4(uintptr_t arg1, uintptr_t arg2, uintptr_t arg3, uintptr_t arg4, swig_intgo arg5, swig_intgo arg6, swig_intgo arg7, swig_type_552 arg8, swig_type_553 arg9);
+extern swig_type_554 _wrap_weft_module_score_capi_ee0c88accba97dd4(uintptr_t arg1, uintptr_t arg2, uintptr_t arg3);
+extern swig_type_555 _wrap_weft_module_save_checkpoint_capi_ee0c88accba97dd4(uintptr_t arg1, swig_type_556 arg2, swig_intgo arg3);
+extern swig_type_557 _wrap_weft_module_free_capi_ee0c88accba97dd4(uintptr_t arg1);
+extern swig_type_558 _wrap_weft_predictor_create_capi_ee0c88accba97dd4(swig_type_559 arg1, swig_voidp arg2, swig_type_560 arg3, swig_type_561 arg4, swig_type_562 arg5, swig_type_563 arg6, swig_type_564 arg7, swig_intgo arg8, swig_intgo arg9, swig_type_565 arg10, swig_type_566 arg11, swig_type_567 arg12, swig_type_568 arg13, swig_type_569 arg14, swig_type_570 arg15);
+extern swig_type_571 _wrap_weft_predictor_create_from_files_capi_ee0c88accba97dd4(swig_type_572 arg1, swig_type_573 arg2, swig_type_574 arg3, swig_type_575 arg4, swig_type_576 arg5, swig_type_577 arg6, swig_intgo arg7, swig_intgo arg8, swig_type_578 arg9, swig_type_579 arg10, swig_type_580 arg11, swig_type_581 arg12, swig_type_582 arg13, swig_type_583 arg14);
+extern swig_type_584 _wrap_weft_predictor_list_inputs_capi_ee0c88accba97dd4(uintptr_t arg1, swig_type_585 arg2);
+extern swig_type_586 _wrap_weft_predictor_list_outputs_capi_ee0c88accba97dd4(uintptr_t arg1, swig_type_587 arg2);
+extern swig_type_588 _wrap_weft_predictor_output_shape_capi_ee0c88accba97dd4(uintptr_t arg1, swig_type_589 arg2, swig_type_590 arg3, swig_type_591 arg4, swig_type_592 arg5, swig_type_593 arg6, swig_type_594 arg7, swig_type_595 arg8);
+extern swig_type_596 _wrap_weft_predictor_predict_float_capi_ee0c88accba97dd4(uintptr_t arg1, swig_type_597 arg2, swig_type_598 arg3, swig_type_599 arg4, swig_type_600 arg5, swig_type_601 arg6, swig_type_602 arg7);
+extern swig_type_603 _wrap_weft_predictor_free_capi_ee0c88accba97dd4(uintptr_t arg1);
+extern swig_type_604 _wrap_weft_kvstore_create_capi_ee0c88accba97dd4(swig_type_605 arg1, swig_type_606 arg2);
+extern swig_type_607 _wrap_weft_kvstore_type_capi_ee0c88accba97dd4(uintptr_t arg1, swig_type_608 arg2);
+extern swig_type_609 _wrap_weft_kvstore_rank_capi_ee0c88accba97dd4(uintptr_t arg1, swig_type_610 arg2, swig_type_611 arg3);
+extern swig_type_612 _wrap_weft_kvstore_init_capi_ee0c88accba97dd4(uintptr_t arg1, swig_type_613 arg2, swig_type_614 arg3, swig_type_615 arg4);
+extern swig_type_616 _wrap_weft_kvstore_push_capi_ee0c88accba97dd4(uintptr_t arg1, swig_type_617 arg2, swig_type_618 arg3, swig_type_619 arg4, swig_intgo arg5);
+extern swig_type_620 _wrap_weft_kvstore_pull_capi_ee0c88accba97dd4(uintptr_t arg1, swig_type_621 arg2, swig_type_622 arg3, swig_type_623 arg4, swig_intgo arg5);
+extern swig_type_624 _wrap_weft_kvstore_pushpull_capi_ee0c88accba97dd4(uintptr_t arg1, swig_type_625 arg2, swig_type_626 arg3, swig_type_627 arg4, swig_type_628 arg5, swig_intgo arg6);
+extern swig_type_629 _wrap_weft_kvstore_set_optimizer_capi_ee0c88accba97dd4(uintptr_t arg1, uintptr_t arg2);
+extern swig_type_630 _wrap_weft_kvstore_barrier_capi_ee0c88accba97dd4(uintptr_t arg1);
+extern swig_type_631 _wrap_weft_kvstore_free_capi_ee0c88accba97dd4(uintptr_t arg1);
+extern swig_type_632 _wrap_weft_module_init_optimizer_kvstore_capi_ee0c88accba97dd4(uintptr_t arg1, uintptr_t arg2, uintptr_t arg3);
+extern swig_type_633 _wrap_weft_data_iter_select_part_capi_ee0c88accba97dd4(uintptr_t arg1, swig_intgo arg2, swig_intgo arg3);
+extern swig_type_634 _wrap_weft_kvstore_finalize_capi_ee0c88accba97dd4(void);
 #undef intgo
 */
 import "C"
@@ -909,13 +909,13 @@ func swigCopyString(s string) string {
 
 func Swig_free(arg1 uintptr) {
 	_swig_i_0 := arg1
-	C._wrap_Swig_free_capi_3718be16e438cf64(C.uintptr_t(_swig_i_0))
+	C._wrap_Swig_free_capi_ee0c88accba97dd4(C.uintptr_t(_swig_i_0))
 }
 
 func Swig_malloc(arg1 int) (_swig_ret uintptr) {
 	var swig_r uintptr
 	_swig_i_0 := arg1
-	swig_r = (uintptr)(C._wrap_Swig_malloc_capi_3718be16e438cf64(C.swig_intgo(_swig_i_0)))
+	swig_r = (uintptr)(C._wrap_Swig_malloc_capi_ee0c88accba97dd4(C.swig_intgo(_swig_i_0)))
 	return swig_r
 }
 
@@ -973,7 +973,7 @@ func Weft_go_predictor_predict(arg1 uintptr, arg2 uint64, arg3 unsafe.Pointer, a
 	_swig_i_6 := arg7
 	_swig_i_7 := arg8
 	_swig_i_8 := arg9
-	swig_r_p := C._wrap_weft_go_predictor_predict_capi_3718be16e438cf64(C.uintptr_t(_swig_i_0), C.swig_type_2(_swig_i_1), C.swig_voidp(_swig_i_2), *(*C.swig_type_3)(unsafe.Pointer(&_swig_i_3)), *(*C.swig_type_4)(unsafe.Pointer(&_swig_i_4)), *(*C.swig_type_5)(unsafe.Pointer(&_swig_i_5)), C.swig_type_6(_swig_i_6), C.swig_voidp(_swig_i_7), *(*C.swig_type_7)(unsafe.Pointer(&_swig_i_8)))
+	swig_r_p := C._wrap_weft_go_predictor_predict_capi_ee0c88accba97dd4(C.uintptr_t(_swig_i_0), C.swig_type_2(_swig_i_1), C.swig_voidp(_swig_i_2), *(*C.swig_type_3)(unsafe.Pointer(&_swig_i_3)), *(*C.swig_type_4)(unsafe.Pointer(&_swig_i_4)), *(*C.swig_type_5)(unsafe.Pointer(&_swig_i_5)), C.swig_type_6(_swig_i_6), C.swig_voidp(_swig_i_7), *(*C.swig_type_7)(unsafe.Pointer(&_swig_i_8)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg4
@@ -1003,7 +1003,7 @@ func Weft_binding_copy_from_f32(arg1 uintptr, arg2 []float32, arg3 uint64) (_swi
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r_p := C._wrap_weft_binding_copy_from_f32_capi_3718be16e438cf64(C.uintptr_t(_swig_i_0), *(*C.swig_type_9)(unsafe.Pointer(&_swig_i_1)), C.swig_type_10(_swig_i_2))
+	swig_r_p := C._wrap_weft_binding_copy_from_f32_capi_ee0c88accba97dd4(C.uintptr_t(_swig_i_0), *(*C.swig_type_9)(unsafe.Pointer(&_swig_i_1)), C.swig_type_10(_swig_i_2))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -1024,7 +1024,7 @@ func Weft_binding_copy_to_f32(arg1 uintptr, arg2 []float32, arg3 uint64) (_swig_
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r_p := C._wrap_weft_binding_copy_to_f32_capi_3718be16e438cf64(C.uintptr_t(_swig_i_0), *(*C.swig_type_12)(unsafe.Pointer(&_swig_i_1)), C.swig_type_13(_swig_i_2))
+	swig_r_p := C._wrap_weft_binding_copy_to_f32_capi_ee0c88accba97dd4(C.uintptr_t(_swig_i_0), *(*C.swig_type_12)(unsafe.Pointer(&_swig_i_1)), C.swig_type_13(_swig_i_2))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -1045,7 +1045,7 @@ func Weft_binding_copy_from_f64(arg1 uintptr, arg2 []float64, arg3 uint64) (_swi
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r_p := C._wrap_weft_binding_copy_from_f64_capi_3718be16e438cf64(C.uintptr_t(_swig_i_0), *(*C.swig_type_15)(unsafe.Pointer(&_swig_i_1)), C.swig_type_16(_swig_i_2))
+	swig_r_p := C._wrap_weft_binding_copy_from_f64_capi_ee0c88accba97dd4(C.uintptr_t(_swig_i_0), *(*C.swig_type_15)(unsafe.Pointer(&_swig_i_1)), C.swig_type_16(_swig_i_2))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -1066,7 +1066,7 @@ func Weft_binding_copy_to_f64(arg1 uintptr, arg2 []float64, arg3 uint64) (_swig_
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r_p := C._wrap_weft_binding_copy_to_f64_capi_3718be16e438cf64(C.uintptr_t(_swig_i_0), *(*C.swig_type_18)(unsafe.Pointer(&_swig_i_1)), C.swig_type_19(_swig_i_2))
+	swig_r_p := C._wrap_weft_binding_copy_to_f64_capi_ee0c88accba97dd4(C.uintptr_t(_swig_i_0), *(*C.swig_type_18)(unsafe.Pointer(&_swig_i_1)), C.swig_type_19(_swig_i_2))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -1086,7 +1086,7 @@ func Weft_binding_executor_memory(arg1 uintptr, arg2 []uint64) (_swig_ret error)
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_binding_executor_memory_capi_3718be16e438cf64(C.uintptr_t(_swig_i_0), *(*C.swig_type_21)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_weft_binding_executor_memory_capi_ee0c88accba97dd4(C.uintptr_t(_swig_i_0), *(*C.swig_type_21)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -1106,7 +1106,7 @@ func Weft_binding_predictor_stats(arg1 uintptr, arg2 []uint64) (_swig_ret error)
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_binding_predictor_stats_capi_3718be16e438cf64(C.uintptr_t(_swig_i_0), *(*C.swig_type_23)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_weft_binding_predictor_stats_capi_ee0c88accba97dd4(C.uintptr_t(_swig_i_0), *(*C.swig_type_23)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -1129,7 +1129,7 @@ func Weft_binding_ndarray_list(arg1 []uintptr, arg2 []string, arg3 uint64, arg4 
  _swig_i_1 = weftJoin(arg2) 
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
-	swig_r_p := C._wrap_weft_binding_ndarray_list_capi_3718be16e438cf64(*(*C.swig_type_25)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_26)(unsafe.Pointer(&_swig_i_1)), C.swig_type_27(_swig_i_2), *(*C.swig_type_28)(unsafe.Pointer(&_swig_i_3)))
+	swig_r_p := C._wrap_weft_binding_ndarray_list_capi_ee0c88accba97dd4(*(*C.swig_type_25)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_26)(unsafe.Pointer(&_swig_i_1)), C.swig_type_27(_swig_i_2), *(*C.swig_type_28)(unsafe.Pointer(&_swig_i_3)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -1157,7 +1157,7 @@ func Weft_binding_buffer_copy(arg1 uintptr, arg2 unsafe.Pointer, arg3 uint64, ar
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
-	swig_r_p := C._wrap_weft_binding_buffer_copy_capi_3718be16e438cf64(C.uintptr_t(_swig_i_0), C.swig_voidp(_swig_i_1), C.swig_type_30(_swig_i_2), *(*C.swig_type_31)(unsafe.Pointer(&_swig_i_3)))
+	swig_r_p := C._wrap_weft_binding_buffer_copy_capi_ee0c88accba97dd4(C.uintptr_t(_swig_i_0), C.swig_voidp(_swig_i_1), C.swig_type_30(_swig_i_2), *(*C.swig_type_31)(unsafe.Pointer(&_swig_i_3)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg4
@@ -1175,13 +1175,13 @@ func Weft_binding_buffer_copy(arg1 uintptr, arg2 unsafe.Pointer, arg3 uint64, ar
 
 func Weft_binding_abi_version() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_weft_binding_abi_version_capi_3718be16e438cf64())
+	swig_r = (int)(C._wrap_weft_binding_abi_version_capi_ee0c88accba97dd4())
 	return swig_r
 }
 
 func Weft_binding_library_path() (_swig_ret string) {
 	var swig_r string
-	swig_r_p := C._wrap_weft_binding_library_path_capi_3718be16e438cf64()
+	swig_r_p := C._wrap_weft_binding_library_path_capi_ee0c88accba97dd4()
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 string
  swig_r_1 = swigCopyString(swig_r) 
@@ -1190,7 +1190,7 @@ func Weft_binding_library_path() (_swig_ret string) {
 
 func Weft_version() (_swig_ret string) {
 	var swig_r string
-	swig_r_p := C._wrap_weft_version_capi_3718be16e438cf64()
+	swig_r_p := C._wrap_weft_version_capi_ee0c88accba97dd4()
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 string
  swig_r_1 = swigCopyString(swig_r) 
@@ -1199,13 +1199,13 @@ func Weft_version() (_swig_ret string) {
 
 func Weft_abi_version() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_weft_abi_version_capi_3718be16e438cf64())
+	swig_r = (int)(C._wrap_weft_abi_version_capi_ee0c88accba97dd4())
 	return swig_r
 }
 
 func Weft_live_handle_count() (_swig_ret uint64) {
 	var swig_r uint64
-	swig_r = (uint64)(C._wrap_weft_live_handle_count_capi_3718be16e438cf64())
+	swig_r = (uint64)(C._wrap_weft_live_handle_count_capi_ee0c88accba97dd4())
 	return swig_r
 }
 
@@ -1215,7 +1215,7 @@ func Weft_storage_stats(arg1 int, arg2 int, arg3 []uint64, arg4 []uint64) (_swig
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
-	swig_r_p := C._wrap_weft_storage_stats_capi_3718be16e438cf64(C.swig_intgo(_swig_i_0), C.swig_intgo(_swig_i_1), *(*C.swig_type_36)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_37)(unsafe.Pointer(&_swig_i_3)))
+	swig_r_p := C._wrap_weft_storage_stats_capi_ee0c88accba97dd4(C.swig_intgo(_swig_i_0), C.swig_intgo(_swig_i_1), *(*C.swig_type_36)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_37)(unsafe.Pointer(&_swig_i_3)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg3
@@ -1238,7 +1238,7 @@ func Weft_device_count(arg1 int, arg2 []int32) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_device_count_capi_3718be16e438cf64(C.swig_intgo(_swig_i_0), *(*C.swig_type_39)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_weft_device_count_capi_ee0c88accba97dd4(C.swig_intgo(_swig_i_0), *(*C.swig_type_39)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -1260,7 +1260,7 @@ func Weft_device_memory(arg1 int, arg2 int, arg3 []uint64, arg4 []uint64) (_swig
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
-	swig_r_p := C._wrap_weft_device_memory_capi_3718be16e438cf64(C.swig_intgo(_swig_i_0), C.swig_intgo(_swig_i_1), *(*C.swig_type_41)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_42)(unsafe.Pointer(&_swig_i_3)))
+	swig_r_p := C._wrap_weft_device_memory_capi_ee0c88accba97dd4(C.swig_intgo(_swig_i_0), C.swig_intgo(_swig_i_1), *(*C.swig_type_41)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_42)(unsafe.Pointer(&_swig_i_3)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg3
@@ -1282,7 +1282,7 @@ func Weft_device_memory(arg1 int, arg2 int, arg3 []uint64, arg4 []uint64) (_swig
 func Weft_random_seed(arg1 uint64) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
-	swig_r_p := C._wrap_weft_random_seed_capi_3718be16e438cf64(C.swig_type_44(_swig_i_0))
+	swig_r_p := C._wrap_weft_random_seed_capi_ee0c88accba97dd4(C.swig_type_44(_swig_i_0))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 error
 
@@ -1297,7 +1297,7 @@ func Weft_random_seed(arg1 uint64) (_swig_ret error) {
 
 func Weft_wait_all() (_swig_ret error) {
 	var swig_r string
-	swig_r_p := C._wrap_weft_wait_all_capi_3718be16e438cf64()
+	swig_r_p := C._wrap_weft_wait_all_capi_ee0c88accba97dd4()
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 error
 
@@ -1314,7 +1314,7 @@ func Weft_string_list_size(arg1 uintptr, arg2 []uint64) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_string_list_size_capi_3718be16e438cf64(C.uintptr_t(_swig_i_0), *(*C.swig_type_47)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_weft_string_list_size_capi_ee0c88accba97dd4(C.uintptr_t(_swig_i_0), *(*C.swig_type_47)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -1336,7 +1336,7 @@ func Weft_string_list_get(arg1 uintptr, arg2 uint64, arg3 []string) (_swig_ret e
 	_swig_i_1 := arg2
 	var _swig_i_2 []string
  _swig_i_2 = make([]string, len(arg3)) 
-	swig_r_p := C._wrap_weft_string_list_get_capi_3718be16e438cf64(C.uintptr_t(_swig_i_0), C.swig_type_49(_swig_i_1), *(*C.swig_type_50)(unsafe.Pointer(&_swig_i_2)))
+	swig_r_p := C._wrap_weft_string_list_get_capi_ee0c88accba97dd4(C.uintptr_t(_swig_i_0), C.swig_type_49(_swig_i_1), *(*C.swig_type_50)(unsafe.Pointer(&_swig_i_2)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 
 	for i := range _swig_i_2 {
@@ -1364,7 +1364,7 @@ func Weft_string_list_get(arg1 uintptr, arg2 uint64, arg3 []string) (_swig_ret e
 func Weft_string_list_free(arg1 uintptr) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
-	swig_r_p := C._wrap_weft_string_list_free_capi_3718be16e438cf64(C.uintptr_t(_swig_i_0))
+	swig_r_p := C._wrap_weft_string_list_free_capi_ee0c88accba97dd4(C.uintptr_t(_swig_i_0))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 error
 
@@ -1380,7 +1380,7 @@ func Weft_string_list_free(arg1 uintptr) (_swig_ret error) {
 func Weft_op_count(arg1 []uint64) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
-	swig_r_p := C._wrap_weft_op_count_capi_3718be16e438cf64(*(*C.swig_type_53)(unsafe.Pointer(&_swig_i_0)))
+	swig_r_p := C._wrap_weft_op_count_capi_ee0c88accba97dd4(*(*C.swig_type_53)(unsafe.Pointer(&_swig_i_0)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -1401,7 +1401,7 @@ func Weft_op_name(arg1 uint64, arg2 []string) (_swig_ret error) {
 	_swig_i_0 := arg1
 	var _swig_i_1 []string
  _swig_i_1 = make([]string, len(arg2)) 
-	swig_r_p := C._wrap_weft_op_name_capi_3718be16e438cf64(C.swig_type_55(_swig_i_0), *(*C.swig_type_56)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_weft_op_name_capi_ee0c88accba97dd4(C.swig_type_55(_swig_i_0), *(*C.swig_type_56)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 
 	for i := range _swig_i_1 {
@@ -1432,7 +1432,7 @@ func Weft_op_info(arg1 string, arg2 []string, arg3 []uint64) (_swig_ret error) {
 	var _swig_i_1 []string
  _swig_i_1 = make([]string, len(arg2)) 
 	_swig_i_2 := arg3
-	swig_r_p := C._wrap_weft_op_info_capi_3718be16e438cf64(*(*C.swig_type_58)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_59)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_60)(unsafe.Pointer(&_swig_i_2)))
+	swig_r_p := C._wrap_weft_op_info_capi_ee0c88accba97dd4(*(*C.swig_type_58)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_59)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_60)(unsafe.Pointer(&_swig_i_2)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 
 	for i := range _swig_i_1 {
@@ -1475,7 +1475,7 @@ func Weft_op_param(arg1 string, arg2 uint64, arg3 []string, arg4 []string, arg5 
  _swig_i_4 = make([]string, len(arg5)) 
 	var _swig_i_5 []string
  _swig_i_5 = make([]string, len(arg6)) 
-	swig_r_p := C._wrap_weft_op_param_capi_3718be16e438cf64(*(*C.swig_type_62)(unsafe.Pointer(&_swig_i_0)), C.swig_type_63(_swig_i_1), *(*C.swig_type_64)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_65)(unsafe.Pointer(&_swig_i_3)), *(*C.swig_type_66)(unsafe.Pointer(&_swig_i_4)), *(*C.swig_type_67)(unsafe.Pointer(&_swig_i_5)))
+	swig_r_p := C._wrap_weft_op_param_capi_ee0c88accba97dd4(*(*C.swig_type_62)(unsafe.Pointer(&_swig_i_0)), C.swig_type_63(_swig_i_1), *(*C.swig_type_64)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_65)(unsafe.Pointer(&_swig_i_3)), *(*C.swig_type_66)(unsafe.Pointer(&_swig_i_4)), *(*C.swig_type_67)(unsafe.Pointer(&_swig_i_5)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 
 	for i := range _swig_i_2 {
@@ -1543,7 +1543,7 @@ func Weft_op_aliases(arg1 string, arg2 []uintptr) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_op_aliases_capi_3718be16e438cf64(*(*C.swig_type_69)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_70)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_weft_op_aliases_capi_ee0c88accba97dd4(*(*C.swig_type_69)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_70)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -1575,7 +1575,7 @@ func Weft_op_invoke(arg1 string, arg2 []uintptr, arg3 uint64, arg4 []string, arg
 	_swig_i_6 := arg7
 	_swig_i_7 := arg8
 	_swig_i_8 := arg9
-	swig_r_p := C._wrap_weft_op_invoke_capi_3718be16e438cf64(*(*C.swig_type_72)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_73)(unsafe.Pointer(&_swig_i_1)), C.swig_type_74(_swig_i_2), *(*C.swig_type_75)(unsafe.Pointer(&_swig_i_3)), *(*C.swig_type_76)(unsafe.Pointer(&_swig_i_4)), C.swig_type_77(_swig_i_5), *(*C.swig_type_78)(unsafe.Pointer(&_swig_i_6)), C.swig_type_79(_swig_i_7), *(*C.swig_type_80)(unsafe.Pointer(&_swig_i_8)))
+	swig_r_p := C._wrap_weft_op_invoke_capi_ee0c88accba97dd4(*(*C.swig_type_72)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_73)(unsafe.Pointer(&_swig_i_1)), C.swig_type_74(_swig_i_2), *(*C.swig_type_75)(unsafe.Pointer(&_swig_i_3)), *(*C.swig_type_76)(unsafe.Pointer(&_swig_i_4)), C.swig_type_77(_swig_i_5), *(*C.swig_type_78)(unsafe.Pointer(&_swig_i_6)), C.swig_type_79(_swig_i_7), *(*C.swig_type_80)(unsafe.Pointer(&_swig_i_8)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -1619,7 +1619,7 @@ func Weft_op_invoke_into(arg1 string, arg2 []uintptr, arg3 uint64, arg4 []string
 	_swig_i_6 := arg7
 	_swig_i_7 := arg8
 	_swig_i_8 := arg9
-	swig_r_p := C._wrap_weft_op_invoke_into_capi_3718be16e438cf64(*(*C.swig_type_82)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_83)(unsafe.Pointer(&_swig_i_1)), C.swig_type_84(_swig_i_2), *(*C.swig_type_85)(unsafe.Pointer(&_swig_i_3)), *(*C.swig_type_86)(unsafe.Pointer(&_swig_i_4)), C.swig_type_87(_swig_i_5), *(*C.swig_type_88)(unsafe.Pointer(&_swig_i_6)), C.swig_type_89(_swig_i_7), *(*C.swig_type_90)(unsafe.Pointer(&_swig_i_8)))
+	swig_r_p := C._wrap_weft_op_invoke_into_capi_ee0c88accba97dd4(*(*C.swig_type_82)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_83)(unsafe.Pointer(&_swig_i_1)), C.swig_type_84(_swig_i_2), *(*C.swig_type_85)(unsafe.Pointer(&_swig_i_3)), *(*C.swig_type_86)(unsafe.Pointer(&_swig_i_4)), C.swig_type_87(_swig_i_5), *(*C.swig_type_88)(unsafe.Pointer(&_swig_i_6)), C.swig_type_89(_swig_i_7), *(*C.swig_type_90)(unsafe.Pointer(&_swig_i_8)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -1658,7 +1658,7 @@ func Weft_ndarray_create(arg1 []int64, arg2 int, arg3 int, arg4 int, arg5 int, a
 	_swig_i_3 := arg4
 	_swig_i_4 := arg5
 	_swig_i_5 := arg6
-	swig_r_p := C._wrap_weft_ndarray_create_capi_3718be16e438cf64(*(*C.swig_type_92)(unsafe.Pointer(&_swig_i_0)), C.swig_intgo(_swig_i_1), C.swig_intgo(_swig_i_2), C.swig_intgo(_swig_i_3), C.swig_intgo(_swig_i_4), *(*C.swig_type_93)(unsafe.Pointer(&_swig_i_5)))
+	swig_r_p := C._wrap_weft_ndarray_create_capi_ee0c88accba97dd4(*(*C.swig_type_92)(unsafe.Pointer(&_swig_i_0)), C.swig_intgo(_swig_i_1), C.swig_intgo(_swig_i_2), C.swig_intgo(_swig_i_3), C.swig_intgo(_swig_i_4), *(*C.swig_type_93)(unsafe.Pointer(&_swig_i_5)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -1680,7 +1680,7 @@ func Weft_ndarray_create(arg1 []int64, arg2 int, arg3 int, arg4 int, arg5 int, a
 func Weft_ndarray_free(arg1 uintptr) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
-	swig_r_p := C._wrap_weft_ndarray_free_capi_3718be16e438cf64(C.uintptr_t(_swig_i_0))
+	swig_r_p := C._wrap_weft_ndarray_free_capi_ee0c88accba97dd4(C.uintptr_t(_swig_i_0))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 error
 
@@ -1697,7 +1697,7 @@ func Weft_ndarray_ndim(arg1 uintptr, arg2 []int32) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_ndarray_ndim_capi_3718be16e438cf64(C.uintptr_t(_swig_i_0), *(*C.swig_type_96)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_weft_ndarray_ndim_capi_ee0c88accba97dd4(C.uintptr_t(_swig_i_0), *(*C.swig_type_96)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -1718,7 +1718,7 @@ func Weft_ndarray_shape(arg1 uintptr, arg2 []int64, arg3 uint64) (_swig_ret erro
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r_p := C._wrap_weft_ndarray_shape_capi_3718be16e438cf64(C.uintptr_t(_swig_i_0), *(*C.swig_type_98)(unsafe.Pointer(&_swig_i_1)), C.swig_type_99(_swig_i_2))
+	swig_r_p := C._wrap_weft_ndarray_shape_capi_ee0c88accba97dd4(C.uintptr_t(_swig_i_0), *(*C.swig_type_98)(unsafe.Pointer(&_swig_i_1)), C.swig_type_99(_swig_i_2))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -1738,7 +1738,7 @@ func Weft_ndarray_size(arg1 uintptr, arg2 []int64) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_ndarray_size_capi_3718be16e438cf64(C.uintptr_t(_swig_i_0), *(*C.swig_type_101)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_weft_ndarray_size_capi_ee0c88accba97dd4(C.uintptr_t(_swig_i_0), *(*C.swig_type_101)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -1758,7 +1758,7 @@ func Weft_ndarray_dtype(arg1 uintptr, arg2 []int32) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_ndarray_dtype_capi_3718be16e438cf64(C.uintptr_t(_swig_i_0), *(*C.swig_type_103)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_weft_ndarray_dtype_capi_ee0c88accba97dd4(C.uintptr_t(_swig_i_0), *(*C.swig_type_103)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -1779,7 +1779,7 @@ func Weft_ndarray_context(arg1 uintptr, arg2 []int32, arg3 []int32) (_swig_ret e
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r_p := C._wrap_weft_ndarray_context_capi_3718be16e438cf64(C.uintptr_t(_swig_i_0), *(*C.swig_type_105)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_106)(unsafe.Pointer(&_swig_i_2)))
+	swig_r_p := C._wrap_weft_ndarray_context_capi_ee0c88accba97dd4(C.uintptr_t(_swig_i_0), *(*C.swig_type_105)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_106)(unsafe.Pointer(&_swig_i_2)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -1803,7 +1803,7 @@ func Weft_ndarray_copy_from(arg1 uintptr, arg2 unsafe.Pointer, arg3 uint64) (_sw
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r_p := C._wrap_weft_ndarray_copy_from_capi_3718be16e438cf64(C.uintptr_t(_swig_i_0), C.swig_voidp(_swig_i_1), C.swig_type_108(_swig_i_2))
+	swig_r_p := C._wrap_weft_ndarray_copy_from_capi_ee0c88accba97dd4(C.uintptr_t(_swig_i_0), C.swig_voidp(_swig_i_1), C.swig_type_108(_swig_i_2))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 error
 
@@ -1821,7 +1821,7 @@ func Weft_ndarray_copy_to(arg1 uintptr, arg2 unsafe.Pointer, arg3 uint64) (_swig
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r_p := C._wrap_weft_ndarray_copy_to_capi_3718be16e438cf64(C.uintptr_t(_swig_i_0), C.swig_voidp(_swig_i_1), C.swig_type_110(_swig_i_2))
+	swig_r_p := C._wrap_weft_ndarray_copy_to_capi_ee0c88accba97dd4(C.uintptr_t(_swig_i_0), C.swig_voidp(_swig_i_1), C.swig_type_110(_swig_i_2))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 error
 
@@ -1840,7 +1840,7 @@ func Weft_ndarray_reshape(arg1 uintptr, arg2 []int64, arg3 int, arg4 []uintptr) 
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
-	swig_r_p := C._wrap_weft_ndarray_reshape_capi_3718be16e438cf64(C.uintptr_t(_swig_i_0), *(*C.swig_type_112)(unsafe.Pointer(&_swig_i_1)), C.swig_intgo(_swig_i_2), *(*C.swig_type_113)(unsafe.Pointer(&_swig_i_3)))
+	swig_r_p := C._wrap_weft_ndarray_reshape_capi_ee0c88accba97dd4(C.uintptr_t(_swig_i_0), *(*C.swig_type_112)(unsafe.Pointer(&_swig_i_1)), C.swig_intgo(_swig_i_2), *(*C.swig_type_113)(unsafe.Pointer(&_swig_i_3)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -1865,7 +1865,7 @@ func Weft_ndarray_slice(arg1 uintptr, arg2 int64, arg3 int64, arg4 []uintptr) (_
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
-	swig_r_p := C._wrap_weft_ndarray_slice_capi_3718be16e438cf64(C.uintptr_t(_swig_i_0), C.swig_type_115(_swig_i_1), C.swig_type_116(_swig_i_2), *(*C.swig_type_117)(unsafe.Pointer(&_swig_i_3)))
+	swig_r_p := C._wrap_weft_ndarray_slice_capi_ee0c88accba97dd4(C.uintptr_t(_swig_i_0), C.swig_type_115(_swig_i_1), C.swig_type_116(_swig_i_2), *(*C.swig_type_117)(unsafe.Pointer(&_swig_i_3)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg4
@@ -1884,7 +1884,7 @@ func Weft_ndarray_slice(arg1 uintptr, arg2 int64, arg3 int64, arg4 []uintptr) (_
 func Weft_ndarray_wait_to_read(arg1 uintptr) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
-	swig_r_p := C._wrap_weft_ndarray_wait_to_read_capi_3718be16e438cf64(C.uintptr_t(_swig_i_0))
+	swig_r_p := C._wrap_weft_ndarray_wait_to_read_capi_ee0c88accba97dd4(C.uintptr_t(_swig_i_0))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 error
 
@@ -1900,7 +1900,7 @@ func Weft_ndarray_wait_to_read(arg1 uintptr) (_swig_ret error) {
 func Weft_ndarray_wait_to_write(arg1 uintptr) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
-	swig_r_p := C._wrap_weft_ndarray_wait_to_write_capi_3718be16e438cf64(C.uintptr_t(_swig_i_0))
+	swig_r_p := C._wrap_weft_ndarray_wait_to_write_capi_ee0c88accba97dd4(C.uintptr_t(_swig_i_0))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 error
 
@@ -1920,7 +1920,7 @@ func Weft_ndarray_save_file(arg1 string, arg2 []uintptr, arg3 []string, arg4 uin
 	var _swig_i_2 string
  _swig_i_2 = weftJoin(arg3) 
 	_swig_i_3 := arg4
-	swig_r_p := C._wrap_weft_ndarray_save_file_capi_3718be16e438cf64(*(*C.swig_type_121)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_122)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_123)(unsafe.Pointer(&_swig_i_2)), C.swig_type_124(_swig_i_3))
+	swig_r_p := C._wrap_weft_ndarray_save_file_capi_ee0c88accba97dd4(*(*C.swig_type_121)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_122)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_123)(unsafe.Pointer(&_swig_i_2)), C.swig_type_124(_swig_i_3))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -1949,7 +1949,7 @@ func Weft_ndarray_save_buffer(arg1 []uintptr, arg2 []string, arg3 uint64, arg4 [
  _swig_i_1 = weftJoin(arg2) 
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
-	swig_r_p := C._wrap_weft_ndarray_save_buffer_capi_3718be16e438cf64(*(*C.swig_type_126)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_127)(unsafe.Pointer(&_swig_i_1)), C.swig_type_128(_swig_i_2), *(*C.swig_type_129)(unsafe.Pointer(&_swig_i_3)))
+	swig_r_p := C._wrap_weft_ndarray_save_buffer_capi_ee0c88accba97dd4(*(*C.swig_type_126)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_127)(unsafe.Pointer(&_swig_i_1)), C.swig_type_128(_swig_i_2), *(*C.swig_type_129)(unsafe.Pointer(&_swig_i_3)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -1976,7 +1976,7 @@ func Weft_buffer_data(arg1 uintptr, arg2 *unsafe.Pointer, arg3 []uint64) (_swig_
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r_p := C._wrap_weft_buffer_data_capi_3718be16e438cf64(C.uintptr_t(_swig_i_0), C.swig_voidp(_swig_i_1), *(*C.swig_type_131)(unsafe.Pointer(&_swig_i_2)))
+	swig_r_p := C._wrap_weft_buffer_data_capi_ee0c88accba97dd4(C.uintptr_t(_swig_i_0), C.swig_voidp(_swig_i_1), *(*C.swig_type_131)(unsafe.Pointer(&_swig_i_2)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg3
@@ -1995,7 +1995,7 @@ func Weft_buffer_data(arg1 uintptr, arg2 *unsafe.Pointer, arg3 []uint64) (_swig_
 func Weft_buffer_free(arg1 uintptr) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
-	swig_r_p := C._wrap_weft_buffer_free_capi_3718be16e438cf64(C.uintptr_t(_swig_i_0))
+	swig_r_p := C._wrap_weft_buffer_free_capi_ee0c88accba97dd4(C.uintptr_t(_swig_i_0))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 error
 
@@ -2012,7 +2012,7 @@ func Weft_ndarray_load_file(arg1 string, arg2 []uintptr) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_ndarray_load_file_capi_3718be16e438cf64(*(*C.swig_type_134)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_135)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_weft_ndarray_load_file_capi_ee0c88accba97dd4(*(*C.swig_type_134)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_135)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -2036,7 +2036,7 @@ func Weft_ndarray_load_buffer(arg1 unsafe.Pointer, arg2 uint64, arg3 []uintptr) 
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r_p := C._wrap_weft_ndarray_load_buffer_capi_3718be16e438cf64(C.swig_voidp(_swig_i_0), C.swig_type_137(_swig_i_1), *(*C.swig_type_138)(unsafe.Pointer(&_swig_i_2)))
+	swig_r_p := C._wrap_weft_ndarray_load_buffer_capi_ee0c88accba97dd4(C.swig_voidp(_swig_i_0), C.swig_type_137(_swig_i_1), *(*C.swig_type_138)(unsafe.Pointer(&_swig_i_2)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg3
@@ -2057,7 +2057,7 @@ func Weft_ndarray_list_size(arg1 uintptr, arg2 []uint64, arg3 []int32) (_swig_re
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r_p := C._wrap_weft_ndarray_list_size_capi_3718be16e438cf64(C.uintptr_t(_swig_i_0), *(*C.swig_type_140)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_141)(unsafe.Pointer(&_swig_i_2)))
+	swig_r_p := C._wrap_weft_ndarray_list_size_capi_ee0c88accba97dd4(C.uintptr_t(_swig_i_0), *(*C.swig_type_140)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_141)(unsafe.Pointer(&_swig_i_2)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -2082,7 +2082,7 @@ func Weft_ndarray_list_name(arg1 uintptr, arg2 uint64, arg3 []string) (_swig_ret
 	_swig_i_1 := arg2
 	var _swig_i_2 []string
  _swig_i_2 = make([]string, len(arg3)) 
-	swig_r_p := C._wrap_weft_ndarray_list_name_capi_3718be16e438cf64(C.uintptr_t(_swig_i_0), C.swig_type_143(_swig_i_1), *(*C.swig_type_144)(unsafe.Pointer(&_swig_i_2)))
+	swig_r_p := C._wrap_weft_ndarray_list_name_capi_ee0c88accba97dd4(C.uintptr_t(_swig_i_0), C.swig_type_143(_swig_i_1), *(*C.swig_type_144)(unsafe.Pointer(&_swig_i_2)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 
 	for i := range _swig_i_2 {
@@ -2112,7 +2112,7 @@ func Weft_ndarray_list_get(arg1 uintptr, arg2 uint64, arg3 []uintptr) (_swig_ret
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r_p := C._wrap_weft_ndarray_list_get_capi_3718be16e438cf64(C.uintptr_t(_swig_i_0), C.swig_type_146(_swig_i_1), *(*C.swig_type_147)(unsafe.Pointer(&_swig_i_2)))
+	swig_r_p := C._wrap_weft_ndarray_list_get_capi_ee0c88accba97dd4(C.uintptr_t(_swig_i_0), C.swig_type_146(_swig_i_1), *(*C.swig_type_147)(unsafe.Pointer(&_swig_i_2)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg3
@@ -2131,7 +2131,7 @@ func Weft_ndarray_list_get(arg1 uintptr, arg2 uint64, arg3 []uintptr) (_swig_ret
 func Weft_ndarray_list_free(arg1 uintptr) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
-	swig_r_p := C._wrap_weft_ndarray_list_free_capi_3718be16e438cf64(C.uintptr_t(_swig_i_0))
+	swig_r_p := C._wrap_weft_ndarray_list_free_capi_ee0c88accba97dd4(C.uintptr_t(_swig_i_0))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 error
 
@@ -2151,7 +2151,7 @@ func Weft_ndarray_list_create(arg1 []uintptr, arg2 []string, arg3 uint64, arg4 [
  _swig_i_1 = weftJoin(arg2) 
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
-	swig_r_p := C._wrap_weft_ndarray_list_create_capi_3718be16e438cf64(*(*C.swig_type_150)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_151)(unsafe.Pointer(&_swig_i_1)), C.swig_type_152(_swig_i_2), *(*C.swig_type_153)(unsafe.Pointer(&_swig_i_3)))
+	swig_r_p := C._wrap_weft_ndarray_list_create_capi_ee0c88accba97dd4(*(*C.swig_type_150)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_151)(unsafe.Pointer(&_swig_i_1)), C.swig_type_152(_swig_i_2), *(*C.swig_type_153)(unsafe.Pointer(&_swig_i_3)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -2177,7 +2177,7 @@ func Weft_ndarray_load_npy(arg1 string, arg2 []uintptr) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_ndarray_load_npy_capi_3718be16e438cf64(*(*C.swig_type_155)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_156)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_weft_ndarray_load_npy_capi_ee0c88accba97dd4(*(*C.swig_type_155)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_156)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -2200,7 +2200,7 @@ func Weft_ndarray_save_npy(arg1 uintptr, arg2 string) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_ndarray_save_npy_capi_3718be16e438cf64(C.uintptr_t(_swig_i_0), *(*C.swig_type_158)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_weft_ndarray_save_npy_capi_ee0c88accba97dd4(C.uintptr_t(_swig_i_0), *(*C.swig_type_158)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -2221,7 +2221,7 @@ func Weft_ndarray_load_npy_buffer(arg1 unsafe.Pointer, arg2 uint64, arg3 []uintp
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r_p := C._wrap_weft_ndarray_load_npy_buffer_capi_3718be16e438cf64(C.swig_voidp(_swig_i_0), C.swig_type_160(_swig_i_1), *(*C.swig_type_161)(unsafe.Pointer(&_swig_i_2)))
+	swig_r_p := C._wrap_weft_ndarray_load_npy_buffer_capi_ee0c88accba97dd4(C.swig_voidp(_swig_i_0), C.swig_type_160(_swig_i_1), *(*C.swig_type_161)(unsafe.Pointer(&_swig_i_2)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg3
@@ -2241,7 +2241,7 @@ func Weft_ndarray_save_npy_buffer(arg1 uintptr, arg2 []uintptr) (_swig_ret error
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_ndarray_save_npy_buffer_capi_3718be16e438cf64(C.uintptr_t(_swig_i_0), *(*C.swig_type_163)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_weft_ndarray_save_npy_buffer_capi_ee0c88accba97dd4(C.uintptr_t(_swig_i_0), *(*C.swig_type_163)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -2261,7 +2261,7 @@ func Weft_symbol_create_variable(arg1 string, arg2 []uintptr) (_swig_ret error) 
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_symbol_create_variable_capi_3718be16e438cf64(*(*C.swig_type_165)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_166)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_weft_symbol_create_variable_capi_ee0c88accba97dd4(*(*C.swig_type_165)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_166)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -2289,7 +2289,7 @@ func Weft_symbol_create_atomic(arg1 string, arg2 []string, arg3 []string, arg4 u
  _swig_i_2 = weftJoin(arg3) 
 	_swig_i_3 := arg4
 	_swig_i_4 := arg5
-	swig_r_p := C._wrap_weft_symbol_create_atomic_capi_3718be16e438cf64(*(*C.swig_type_168)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_169)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_170)(unsafe.Pointer(&_swig_i_2)), C.swig_type_171(_swig_i_3), *(*C.swig_type_172)(unsafe.Pointer(&_swig_i_4)))
+	swig_r_p := C._wrap_weft_symbol_create_atomic_capi_ee0c88accba97dd4(*(*C.swig_type_168)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_169)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_170)(unsafe.Pointer(&_swig_i_2)), C.swig_type_171(_swig_i_3), *(*C.swig_type_172)(unsafe.Pointer(&_swig_i_4)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -2322,7 +2322,7 @@ func Weft_symbol_compose(arg1 uintptr, arg2 string, arg3 uint64, arg4 []string, 
 	var _swig_i_3 string
  _swig_i_3 = weftJoin(arg4) 
 	_swig_i_4 := arg5
-	swig_r_p := C._wrap_weft_symbol_compose_capi_3718be16e438cf64(C.uintptr_t(_swig_i_0), *(*C.swig_type_174)(unsafe.Pointer(&_swig_i_1)), C.swig_type_175(_swig_i_2), *(*C.swig_type_176)(unsafe.Pointer(&_swig_i_3)), *(*C.swig_type_177)(unsafe.Pointer(&_swig_i_4)))
+	swig_r_p := C._wrap_weft_symbol_compose_capi_ee0c88accba97dd4(C.uintptr_t(_swig_i_0), *(*C.swig_type_174)(unsafe.Pointer(&_swig_i_1)), C.swig_type_175(_swig_i_2), *(*C.swig_type_176)(unsafe.Pointer(&_swig_i_3)), *(*C.swig_type_177)(unsafe.Pointer(&_swig_i_4)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -2349,7 +2349,7 @@ func Weft_symbol_group(arg1 []uintptr, arg2 uint64, arg3 []uintptr) (_swig_ret e
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r_p := C._wrap_weft_symbol_group_capi_3718be16e438cf64(*(*C.swig_type_179)(unsafe.Pointer(&_swig_i_0)), C.swig_type_180(_swig_i_1), *(*C.swig_type_181)(unsafe.Pointer(&_swig_i_2)))
+	swig_r_p := C._wrap_weft_symbol_group_capi_ee0c88accba97dd4(*(*C.swig_type_179)(unsafe.Pointer(&_swig_i_0)), C.swig_type_180(_swig_i_1), *(*C.swig_type_181)(unsafe.Pointer(&_swig_i_2)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -2372,7 +2372,7 @@ func Weft_symbol_copy(arg1 uintptr, arg2 []uintptr) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_symbol_copy_capi_3718be16e438cf64(C.uintptr_t(_swig_i_0), *(*C.swig_type_183)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_weft_symbol_copy_capi_ee0c88accba97dd4(C.uintptr_t(_swig_i_0), *(*C.swig_type_183)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -2391,7 +2391,7 @@ func Weft_symbol_copy(arg1 uintptr, arg2 []uintptr) (_swig_ret error) {
 func Weft_symbol_free(arg1 uintptr) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
-	swig_r_p := C._wrap_weft_symbol_free_capi_3718be16e438cf64(C.uintptr_t(_swig_i_0))
+	swig_r_p := C._wrap_weft_symbol_free_capi_ee0c88accba97dd4(C.uintptr_t(_swig_i_0))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 error
 
@@ -2408,7 +2408,7 @@ func Weft_symbol_num_outputs(arg1 uintptr, arg2 []uint64) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_symbol_num_outputs_capi_3718be16e438cf64(C.uintptr_t(_swig_i_0), *(*C.swig_type_186)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_weft_symbol_num_outputs_capi_ee0c88accba97dd4(C.uintptr_t(_swig_i_0), *(*C.swig_type_186)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -2429,7 +2429,7 @@ func Weft_symbol_get_output(arg1 uintptr, arg2 uint64, arg3 []uintptr) (_swig_re
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r_p := C._wrap_weft_symbol_get_output_capi_3718be16e438cf64(C.uintptr_t(_swig_i_0), C.swig_type_188(_swig_i_1), *(*C.swig_type_189)(unsafe.Pointer(&_swig_i_2)))
+	swig_r_p := C._wrap_weft_symbol_get_output_capi_ee0c88accba97dd4(C.uintptr_t(_swig_i_0), C.swig_type_188(_swig_i_1), *(*C.swig_type_189)(unsafe.Pointer(&_swig_i_2)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg3
@@ -2449,7 +2449,7 @@ func Weft_symbol_get_internals(arg1 uintptr, arg2 []uintptr) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_symbol_get_internals_capi_3718be16e438cf64(C.uintptr_t(_swig_i_0), *(*C.swig_type_191)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_weft_symbol_get_internals_capi_ee0c88accba97dd4(C.uintptr_t(_swig_i_0), *(*C.swig_type_191)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -2469,7 +2469,7 @@ func Weft_symbol_get_children(arg1 uintptr, arg2 []uintptr) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_symbol_get_children_capi_3718be16e438cf64(C.uintptr_t(_swig_i_0), *(*C.swig_type_193)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_weft_symbol_get_children_capi_ee0c88accba97dd4(C.uintptr_t(_swig_i_0), *(*C.swig_type_193)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -2489,7 +2489,7 @@ func Weft_symbol_list_arguments(arg1 uintptr, arg2 []uintptr) (_swig_ret error) 
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_symbol_list_arguments_capi_3718be16e438cf64(C.uintptr_t(_swig_i_0), *(*C.swig_type_195)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_weft_symbol_list_arguments_capi_ee0c88accba97dd4(C.uintptr_t(_swig_i_0), *(*C.swig_type_195)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -2509,7 +2509,7 @@ func Weft_symbol_list_outputs(arg1 uintptr, arg2 []uintptr) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_symbol_list_outputs_capi_3718be16e438cf64(C.uintptr_t(_swig_i_0), *(*C.swig_type_197)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_weft_symbol_list_outputs_capi_ee0c88accba97dd4(C.uintptr_t(_swig_i_0), *(*C.swig_type_197)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -2529,7 +2529,7 @@ func Weft_symbol_list_auxiliary_states(arg1 uintptr, arg2 []uintptr) (_swig_ret 
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_symbol_list_auxiliary_states_capi_3718be16e438cf64(C.uintptr_t(_swig_i_0), *(*C.swig_type_199)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_weft_symbol_list_auxiliary_states_capi_ee0c88accba97dd4(C.uintptr_t(_swig_i_0), *(*C.swig_type_199)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -2549,7 +2549,7 @@ func Weft_symbol_list_inputs(arg1 uintptr, arg2 []uintptr) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_symbol_list_inputs_capi_3718be16e438cf64(C.uintptr_t(_swig_i_0), *(*C.swig_type_201)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_weft_symbol_list_inputs_capi_ee0c88accba97dd4(C.uintptr_t(_swig_i_0), *(*C.swig_type_201)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -2569,7 +2569,7 @@ func Weft_symbol_get_name(arg1 uintptr, arg2 []uintptr) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_symbol_get_name_capi_3718be16e438cf64(C.uintptr_t(_swig_i_0), *(*C.swig_type_203)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_weft_symbol_get_name_capi_ee0c88accba97dd4(C.uintptr_t(_swig_i_0), *(*C.swig_type_203)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -2590,7 +2590,7 @@ func Weft_symbol_get_attr(arg1 uintptr, arg2 string, arg3 []uintptr) (_swig_ret 
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r_p := C._wrap_weft_symbol_get_attr_capi_3718be16e438cf64(C.uintptr_t(_swig_i_0), *(*C.swig_type_205)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_206)(unsafe.Pointer(&_swig_i_2)))
+	swig_r_p := C._wrap_weft_symbol_get_attr_capi_ee0c88accba97dd4(C.uintptr_t(_swig_i_0), *(*C.swig_type_205)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_206)(unsafe.Pointer(&_swig_i_2)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -2614,7 +2614,7 @@ func Weft_symbol_set_attr(arg1 uintptr, arg2 string, arg3 string) (_swig_ret err
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r_p := C._wrap_weft_symbol_set_attr_capi_3718be16e438cf64(C.uintptr_t(_swig_i_0), *(*C.swig_type_208)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_209)(unsafe.Pointer(&_swig_i_2)))
+	swig_r_p := C._wrap_weft_symbol_set_attr_capi_ee0c88accba97dd4(C.uintptr_t(_swig_i_0), *(*C.swig_type_208)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_209)(unsafe.Pointer(&_swig_i_2)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -2639,7 +2639,7 @@ func Weft_symbol_list_attr(arg1 uintptr, arg2 int, arg3 []uintptr, arg4 []uintpt
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
-	swig_r_p := C._wrap_weft_symbol_list_attr_capi_3718be16e438cf64(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1), *(*C.swig_type_211)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_212)(unsafe.Pointer(&_swig_i_3)))
+	swig_r_p := C._wrap_weft_symbol_list_attr_capi_ee0c88accba97dd4(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1), *(*C.swig_type_211)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_212)(unsafe.Pointer(&_swig_i_3)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg3
@@ -2662,7 +2662,7 @@ func Weft_symbol_to_json(arg1 uintptr, arg2 []uintptr) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_symbol_to_json_capi_3718be16e438cf64(C.uintptr_t(_swig_i_0), *(*C.swig_type_214)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_weft_symbol_to_json_capi_ee0c88accba97dd4(C.uintptr_t(_swig_i_0), *(*C.swig_type_214)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -2682,7 +2682,7 @@ func Weft_symbol_save_file(arg1 uintptr, arg2 string) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_symbol_save_file_capi_3718be16e438cf64(C.uintptr_t(_swig_i_0), *(*C.swig_type_216)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_weft_symbol_save_file_capi_ee0c88accba97dd4(C.uintptr_t(_swig_i_0), *(*C.swig_type_216)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -2702,7 +2702,7 @@ func Weft_symbol_from_json(arg1 string, arg2 []uintptr) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_symbol_from_json_capi_3718be16e438cf64(*(*C.swig_type_218)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_219)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_weft_symbol_from_json_capi_ee0c88accba97dd4(*(*C.swig_type_218)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_219)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -2725,7 +2725,7 @@ func Weft_symbol_from_json_file(arg1 string, arg2 []uintptr) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_symbol_from_json_file_capi_3718be16e438cf64(*(*C.swig_type_221)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_222)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_weft_symbol_from_json_file_capi_ee0c88accba97dd4(*(*C.swig_type_221)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_222)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -2751,7 +2751,7 @@ func Weft_symbol_json_info(arg1 uintptr, arg2 []int32, arg3 []int32, arg4 []int3
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
 	_swig_i_4 := arg5
-	swig_r_p := C._wrap_weft_symbol_json_info_capi_3718be16e438cf64(C.uintptr_t(_swig_i_0), *(*C.swig_type_224)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_225)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_226)(unsafe.Pointer(&_swig_i_3)), *(*C.swig_type_227)(unsafe.Pointer(&_swig_i_4)))
+	swig_r_p := C._wrap_weft_symbol_json_info_capi_ee0c88accba97dd4(C.uintptr_t(_swig_i_0), *(*C.swig_type_224)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_225)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_226)(unsafe.Pointer(&_swig_i_3)), *(*C.swig_type_227)(unsafe.Pointer(&_swig_i_4)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -2785,7 +2785,7 @@ func Weft_symbol_infer_shape_partial(arg1 uintptr, arg2 uint64, arg3 []string, a
 	_swig_i_3 := arg4
 	_swig_i_4 := arg5
 	_swig_i_5 := arg6
-	swig_r_p := C._wrap_weft_symbol_infer_shape_partial_capi_3718be16e438cf64(C.uintptr_t(_swig_i_0), C.swig_type_229(_swig_i_1), *(*C.swig_type_230)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_231)(unsafe.Pointer(&_swig_i_3)), *(*C.swig_type_232)(unsafe.Pointer(&_swig_i_4)), *(*C.swig_type_233)(unsafe.Pointer(&_swig_i_5)))
+	swig_r_p := C._wrap_weft_symbol_infer_shape_partial_capi_ee0c88accba97dd4(C.uintptr_t(_swig_i_0), C.swig_type_229(_swig_i_1), *(*C.swig_type_230)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_231)(unsafe.Pointer(&_swig_i_3)), *(*C.swig_type_232)(unsafe.Pointer(&_swig_i_4)), *(*C.swig_type_233)(unsafe.Pointer(&_swig_i_5)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = _swig_i_2
@@ -2819,7 +2819,7 @@ func Weft_symbol_infer_shape(arg1 uintptr, arg2 uint64, arg3 []string, arg4 []ui
 	_swig_i_3 := arg4
 	_swig_i_4 := arg5
 	_swig_i_5 := arg6
-	swig_r_p := C._wrap_weft_symbol_infer_shape_capi_3718be16e438cf64(C.uintptr_t(_swig_i_0), C.swig_type_235(_swig_i_1), *(*C.swig_type_236)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_237)(unsafe.Pointer(&_swig_i_3)), *(*C.swig_type_238)(unsafe.Pointer(&_swig_i_4)), *(*C.swig_type_239)(unsafe.Pointer(&_swig_i_5)))
+	swig_r_p := C._wrap_weft_symbol_infer_shape_capi_ee0c88accba97dd4(C.uintptr_t(_swig_i_0), C.swig_type_235(_swig_i_1), *(*C.swig_type_236)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_237)(unsafe.Pointer(&_swig_i_3)), *(*C.swig_type_238)(unsafe.Pointer(&_swig_i_4)), *(*C.swig_type_239)(unsafe.Pointer(&_swig_i_5)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = _swig_i_2
@@ -2848,7 +2848,7 @@ func Weft_shape_result_complete(arg1 uintptr, arg2 []int32) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_shape_result_complete_capi_3718be16e438cf64(C.uintptr_t(_swig_i_0), *(*C.swig_type_241)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_weft_shape_result_complete_capi_ee0c88accba97dd4(C.uintptr_t(_swig_i_0), *(*C.swig_type_241)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -2869,7 +2869,7 @@ func Weft_shape_result_count(arg1 uintptr, arg2 int, arg3 []uint64) (_swig_ret e
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r_p := C._wrap_weft_shape_result_count_capi_3718be16e438cf64(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1), *(*C.swig_type_243)(unsafe.Pointer(&_swig_i_2)))
+	swig_r_p := C._wrap_weft_shape_result_count_capi_ee0c88accba97dd4(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1), *(*C.swig_type_243)(unsafe.Pointer(&_swig_i_2)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg3
@@ -2892,7 +2892,7 @@ func Weft_shape_result_name(arg1 uintptr, arg2 int, arg3 uint64, arg4 []string) 
 	_swig_i_2 := arg3
 	var _swig_i_3 []string
  _swig_i_3 = make([]string, len(arg4)) 
-	swig_r_p := C._wrap_weft_shape_result_name_capi_3718be16e438cf64(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1), C.swig_type_245(_swig_i_2), *(*C.swig_type_246)(unsafe.Pointer(&_swig_i_3)))
+	swig_r_p := C._wrap_weft_shape_result_name_capi_ee0c88accba97dd4(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1), C.swig_type_245(_swig_i_2), *(*C.swig_type_246)(unsafe.Pointer(&_swig_i_3)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 
 	for i := range _swig_i_3 {
@@ -2923,7 +2923,7 @@ func Weft_shape_result_ndim(arg1 uintptr, arg2 int, arg3 uint64, arg4 []int32) (
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
-	swig_r_p := C._wrap_weft_shape_result_ndim_capi_3718be16e438cf64(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1), C.swig_type_248(_swig_i_2), *(*C.swig_type_249)(unsafe.Pointer(&_swig_i_3)))
+	swig_r_p := C._wrap_weft_shape_result_ndim_capi_ee0c88accba97dd4(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1), C.swig_type_248(_swig_i_2), *(*C.swig_type_249)(unsafe.Pointer(&_swig_i_3)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg4
@@ -2946,7 +2946,7 @@ func Weft_shape_result_dims(arg1 uintptr, arg2 int, arg3 uint64, arg4 []int64, a
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
 	_swig_i_4 := arg5
-	swig_r_p := C._wrap_weft_shape_result_dims_capi_3718be16e438cf64(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1), C.swig_type_251(_swig_i_2), *(*C.swig_type_252)(unsafe.Pointer(&_swig_i_3)), C.swig_type_253(_swig_i_4))
+	swig_r_p := C._wrap_weft_shape_result_dims_capi_ee0c88accba97dd4(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1), C.swig_type_251(_swig_i_2), *(*C.swig_type_252)(unsafe.Pointer(&_swig_i_3)), C.swig_type_253(_swig_i_4))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg4
@@ -2966,7 +2966,7 @@ func Weft_shape_result_num_unknown(arg1 uintptr, arg2 []uint64) (_swig_ret error
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_shape_result_num_unknown_capi_3718be16e438cf64(C.uintptr_t(_swig_i_0), *(*C.swig_type_255)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_weft_shape_result_num_unknown_capi_ee0c88accba97dd4(C.uintptr_t(_swig_i_0), *(*C.swig_type_255)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -2988,7 +2988,7 @@ func Weft_shape_result_unknown_name(arg1 uintptr, arg2 uint64, arg3 []string) (_
 	_swig_i_1 := arg2
 	var _swig_i_2 []string
  _swig_i_2 = make([]string, len(arg3)) 
-	swig_r_p := C._wrap_weft_shape_result_unknown_name_capi_3718be16e438cf64(C.uintptr_t(_swig_i_0), C.swig_type_257(_swig_i_1), *(*C.swig_type_258)(unsafe.Pointer(&_swig_i_2)))
+	swig_r_p := C._wrap_weft_shape_result_unknown_name_capi_ee0c88accba97dd4(C.uintptr_t(_swig_i_0), C.swig_type_257(_swig_i_1), *(*C.swig_type_258)(unsafe.Pointer(&_swig_i_2)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 
 	for i := range _swig_i_2 {
@@ -3016,7 +3016,7 @@ func Weft_shape_result_unknown_name(arg1 uintptr, arg2 uint64, arg3 []string) (_
 func Weft_shape_result_free(arg1 uintptr) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
-	swig_r_p := C._wrap_weft_shape_result_free_capi_3718be16e438cf64(C.uintptr_t(_swig_i_0))
+	swig_r_p := C._wrap_weft_shape_result_free_capi_ee0c88accba97dd4(C.uintptr_t(_swig_i_0))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 error
 
@@ -3037,7 +3037,7 @@ func Weft_symbol_infer_type_partial(arg1 uintptr, arg2 uint64, arg3 []string, ar
  _swig_i_2 = weftJoin(arg3) 
 	_swig_i_3 := arg4
 	_swig_i_4 := arg5
-	swig_r_p := C._wrap_weft_symbol_infer_type_partial_capi_3718be16e438cf64(C.uintptr_t(_swig_i_0), C.swig_type_261(_swig_i_1), *(*C.swig_type_262)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_263)(unsafe.Pointer(&_swig_i_3)), *(*C.swig_type_264)(unsafe.Pointer(&_swig_i_4)))
+	swig_r_p := C._wrap_weft_symbol_infer_type_partial_capi_ee0c88accba97dd4(C.uintptr_t(_swig_i_0), C.swig_type_261(_swig_i_1), *(*C.swig_type_262)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_263)(unsafe.Pointer(&_swig_i_3)), *(*C.swig_type_264)(unsafe.Pointer(&_swig_i_4)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = _swig_i_2
@@ -3067,7 +3067,7 @@ func Weft_symbol_infer_type(arg1 uintptr, arg2 uint64, arg3 []string, arg4 []int
  _swig_i_2 = weftJoin(arg3) 
 	_swig_i_3 := arg4
 	_swig_i_4 := arg5
-	swig_r_p := C._wrap_weft_symbol_infer_type_capi_3718be16e438cf64(C.uintptr_t(_swig_i_0), C.swig_type_266(_swig_i_1), *(*C.swig_type_267)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_268)(unsafe.Pointer(&_swig_i_3)), *(*C.swig_type_269)(unsafe.Pointer(&_swig_i_4)))
+	swig_r_p := C._wrap_weft_symbol_infer_type_capi_ee0c88accba97dd4(C.uintptr_t(_swig_i_0), C.swig_type_266(_swig_i_1), *(*C.swig_type_267)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_268)(unsafe.Pointer(&_swig_i_3)), *(*C.swig_type_269)(unsafe.Pointer(&_swig_i_4)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = _swig_i_2
@@ -3093,7 +3093,7 @@ func Weft_type_result_complete(arg1 uintptr, arg2 []int32) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_type_result_complete_capi_3718be16e438cf64(C.uintptr_t(_swig_i_0), *(*C.swig_type_271)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_weft_type_result_complete_capi_ee0c88accba97dd4(C.uintptr_t(_swig_i_0), *(*C.swig_type_271)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -3114,7 +3114,7 @@ func Weft_type_result_count(arg1 uintptr, arg2 int, arg3 []uint64) (_swig_ret er
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r_p := C._wrap_weft_type_result_count_capi_3718be16e438cf64(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1), *(*C.swig_type_273)(unsafe.Pointer(&_swig_i_2)))
+	swig_r_p := C._wrap_weft_type_result_count_capi_ee0c88accba97dd4(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1), *(*C.swig_type_273)(unsafe.Pointer(&_swig_i_2)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg3
@@ -3137,7 +3137,7 @@ func Weft_type_result_name(arg1 uintptr, arg2 int, arg3 uint64, arg4 []string) (
 	_swig_i_2 := arg3
 	var _swig_i_3 []string
  _swig_i_3 = make([]string, len(arg4)) 
-	swig_r_p := C._wrap_weft_type_result_name_capi_3718be16e438cf64(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1), C.swig_type_275(_swig_i_2), *(*C.swig_type_276)(unsafe.Pointer(&_swig_i_3)))
+	swig_r_p := C._wrap_weft_type_result_name_capi_ee0c88accba97dd4(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1), C.swig_type_275(_swig_i_2), *(*C.swig_type_276)(unsafe.Pointer(&_swig_i_3)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 
 	for i := range _swig_i_3 {
@@ -3168,7 +3168,7 @@ func Weft_type_result_dtype(arg1 uintptr, arg2 int, arg3 uint64, arg4 []int32) (
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
-	swig_r_p := C._wrap_weft_type_result_dtype_capi_3718be16e438cf64(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1), C.swig_type_278(_swig_i_2), *(*C.swig_type_279)(unsafe.Pointer(&_swig_i_3)))
+	swig_r_p := C._wrap_weft_type_result_dtype_capi_ee0c88accba97dd4(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1), C.swig_type_278(_swig_i_2), *(*C.swig_type_279)(unsafe.Pointer(&_swig_i_3)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg4
@@ -3188,7 +3188,7 @@ func Weft_type_result_num_unknown(arg1 uintptr, arg2 []uint64) (_swig_ret error)
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_type_result_num_unknown_capi_3718be16e438cf64(C.uintptr_t(_swig_i_0), *(*C.swig_type_281)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_weft_type_result_num_unknown_capi_ee0c88accba97dd4(C.uintptr_t(_swig_i_0), *(*C.swig_type_281)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -3210,7 +3210,7 @@ func Weft_type_result_unknown_name(arg1 uintptr, arg2 uint64, arg3 []string) (_s
 	_swig_i_1 := arg2
 	var _swig_i_2 []string
  _swig_i_2 = make([]string, len(arg3)) 
-	swig_r_p := C._wrap_weft_type_result_unknown_name_capi_3718be16e438cf64(C.uintptr_t(_swig_i_0), C.swig_type_283(_swig_i_1), *(*C.swig_type_284)(unsafe.Pointer(&_swig_i_2)))
+	swig_r_p := C._wrap_weft_type_result_unknown_name_capi_ee0c88accba97dd4(C.uintptr_t(_swig_i_0), C.swig_type_283(_swig_i_1), *(*C.swig_type_284)(unsafe.Pointer(&_swig_i_2)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 
 	for i := range _swig_i_2 {
@@ -3238,7 +3238,7 @@ func Weft_type_result_unknown_name(arg1 uintptr, arg2 uint64, arg3 []string) (_s
 func Weft_type_result_free(arg1 uintptr) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
-	swig_r_p := C._wrap_weft_type_result_free_capi_3718be16e438cf64(C.uintptr_t(_swig_i_0))
+	swig_r_p := C._wrap_weft_type_result_free_capi_ee0c88accba97dd4(C.uintptr_t(_swig_i_0))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 error
 
@@ -3271,7 +3271,7 @@ func Weft_symbol_place_device(arg1 uintptr, arg2 int, arg3 int, arg4 int, arg5 u
 	_swig_i_13 := arg14
 	_swig_i_14 := arg15
 	_swig_i_15 := arg16
-	swig_r_p := C._wrap_weft_symbol_place_device_capi_3718be16e438cf64(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1), C.swig_intgo(_swig_i_2), C.swig_intgo(_swig_i_3), C.swig_type_287(_swig_i_4), *(*C.swig_type_288)(unsafe.Pointer(&_swig_i_5)), *(*C.swig_type_289)(unsafe.Pointer(&_swig_i_6)), *(*C.swig_type_290)(unsafe.Pointer(&_swig_i_7)), C.swig_type_291(_swig_i_8), *(*C.swig_type_292)(unsafe.Pointer(&_swig_i_9)), *(*C.swig_type_293)(unsafe.Pointer(&_swig_i_10)), *(*C.swig_type_294)(unsafe.Pointer(&_swig_i_11)), *(*C.swig_type_295)(unsafe.Pointer(&_swig_i_12)), *(*C.swig_type_296)(unsafe.Pointer(&_swig_i_13)), *(*C.swig_type_297)(unsafe.Pointer(&_swig_i_14)), *(*C.swig_type_298)(unsafe.Pointer(&_swig_i_15)))
+	swig_r_p := C._wrap_weft_symbol_place_device_capi_ee0c88accba97dd4(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1), C.swig_intgo(_swig_i_2), C.swig_intgo(_swig_i_3), C.swig_type_287(_swig_i_4), *(*C.swig_type_288)(unsafe.Pointer(&_swig_i_5)), *(*C.swig_type_289)(unsafe.Pointer(&_swig_i_6)), *(*C.swig_type_290)(unsafe.Pointer(&_swig_i_7)), C.swig_type_291(_swig_i_8), *(*C.swig_type_292)(unsafe.Pointer(&_swig_i_9)), *(*C.swig_type_293)(unsafe.Pointer(&_swig_i_10)), *(*C.swig_type_294)(unsafe.Pointer(&_swig_i_11)), *(*C.swig_type_295)(unsafe.Pointer(&_swig_i_12)), *(*C.swig_type_296)(unsafe.Pointer(&_swig_i_13)), *(*C.swig_type_297)(unsafe.Pointer(&_swig_i_14)), *(*C.swig_type_298)(unsafe.Pointer(&_swig_i_15)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = _swig_i_5
@@ -3332,7 +3332,7 @@ func Weft_symbol_place_device_graph(arg1 uintptr, arg2 int, arg3 int, arg4 int, 
 	_swig_i_11 := arg12
 	_swig_i_12 := arg13
 	_swig_i_13 := arg14
-	swig_r_p := C._wrap_weft_symbol_place_device_graph_capi_3718be16e438cf64(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1), C.swig_intgo(_swig_i_2), C.swig_intgo(_swig_i_3), C.swig_type_300(_swig_i_4), *(*C.swig_type_301)(unsafe.Pointer(&_swig_i_5)), *(*C.swig_type_302)(unsafe.Pointer(&_swig_i_6)), *(*C.swig_type_303)(unsafe.Pointer(&_swig_i_7)), C.swig_type_304(_swig_i_8), *(*C.swig_type_305)(unsafe.Pointer(&_swig_i_9)), *(*C.swig_type_306)(unsafe.Pointer(&_swig_i_10)), *(*C.swig_type_307)(unsafe.Pointer(&_swig_i_11)), *(*C.swig_type_308)(unsafe.Pointer(&_swig_i_12)), *(*C.swig_type_309)(unsafe.Pointer(&_swig_i_13)))
+	swig_r_p := C._wrap_weft_symbol_place_device_graph_capi_ee0c88accba97dd4(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1), C.swig_intgo(_swig_i_2), C.swig_intgo(_swig_i_3), C.swig_type_300(_swig_i_4), *(*C.swig_type_301)(unsafe.Pointer(&_swig_i_5)), *(*C.swig_type_302)(unsafe.Pointer(&_swig_i_6)), *(*C.swig_type_303)(unsafe.Pointer(&_swig_i_7)), C.swig_type_304(_swig_i_8), *(*C.swig_type_305)(unsafe.Pointer(&_swig_i_9)), *(*C.swig_type_306)(unsafe.Pointer(&_swig_i_10)), *(*C.swig_type_307)(unsafe.Pointer(&_swig_i_11)), *(*C.swig_type_308)(unsafe.Pointer(&_swig_i_12)), *(*C.swig_type_309)(unsafe.Pointer(&_swig_i_13)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = _swig_i_5
@@ -3385,7 +3385,7 @@ func Weft_executor_simple_bind(arg1 uintptr, arg2 int, arg3 int, arg4 uint64, ar
 	_swig_i_9 := arg10
 	_swig_i_10 := arg11
 	_swig_i_11 := arg12
-	swig_r_p := C._wrap_weft_executor_simple_bind_capi_3718be16e438cf64(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1), C.swig_intgo(_swig_i_2), C.swig_type_311(_swig_i_3), *(*C.swig_type_312)(unsafe.Pointer(&_swig_i_4)), *(*C.swig_type_313)(unsafe.Pointer(&_swig_i_5)), *(*C.swig_type_314)(unsafe.Pointer(&_swig_i_6)), C.swig_type_315(_swig_i_7), *(*C.swig_type_316)(unsafe.Pointer(&_swig_i_8)), *(*C.swig_type_317)(unsafe.Pointer(&_swig_i_9)), *(*C.swig_type_318)(unsafe.Pointer(&_swig_i_10)), *(*C.swig_type_319)(unsafe.Pointer(&_swig_i_11)))
+	swig_r_p := C._wrap_weft_executor_simple_bind_capi_ee0c88accba97dd4(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1), C.swig_intgo(_swig_i_2), C.swig_type_311(_swig_i_3), *(*C.swig_type_312)(unsafe.Pointer(&_swig_i_4)), *(*C.swig_type_313)(unsafe.Pointer(&_swig_i_5)), *(*C.swig_type_314)(unsafe.Pointer(&_swig_i_6)), C.swig_type_315(_swig_i_7), *(*C.swig_type_316)(unsafe.Pointer(&_swig_i_8)), *(*C.swig_type_317)(unsafe.Pointer(&_swig_i_9)), *(*C.swig_type_318)(unsafe.Pointer(&_swig_i_10)), *(*C.swig_type_319)(unsafe.Pointer(&_swig_i_11)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = _swig_i_4
@@ -3431,7 +3431,7 @@ func Weft_executor_bind(arg1 uintptr, arg2 int, arg3 int, arg4 []uintptr, arg5 u
 	_swig_i_7 := arg8
 	_swig_i_8 := arg9
 	_swig_i_9 := arg10
-	swig_r_p := C._wrap_weft_executor_bind_capi_3718be16e438cf64(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1), C.swig_intgo(_swig_i_2), *(*C.swig_type_321)(unsafe.Pointer(&_swig_i_3)), C.swig_type_322(_swig_i_4), *(*C.swig_type_323)(unsafe.Pointer(&_swig_i_5)), *(*C.swig_type_324)(unsafe.Pointer(&_swig_i_6)), *(*C.swig_type_325)(unsafe.Pointer(&_swig_i_7)), C.swig_type_326(_swig_i_8), *(*C.swig_type_327)(unsafe.Pointer(&_swig_i_9)))
+	swig_r_p := C._wrap_weft_executor_bind_capi_ee0c88accba97dd4(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1), C.swig_intgo(_swig_i_2), *(*C.swig_type_321)(unsafe.Pointer(&_swig_i_3)), C.swig_type_322(_swig_i_4), *(*C.swig_type_323)(unsafe.Pointer(&_swig_i_5)), *(*C.swig_type_324)(unsafe.Pointer(&_swig_i_6)), *(*C.swig_type_325)(unsafe.Pointer(&_swig_i_7)), C.swig_type_326(_swig_i_8), *(*C.swig_type_327)(unsafe.Pointer(&_swig_i_9)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg4
@@ -3480,7 +3480,7 @@ func Weft_executor_simple_bind_group2ctx(arg1 uintptr, arg2 int, arg3 int, arg4 
 	_swig_i_13 := arg14
 	_swig_i_14 := arg15
 	_swig_i_15 := arg16
-	swig_r_p := C._wrap_weft_executor_simple_bind_group2ctx_capi_3718be16e438cf64(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1), C.swig_intgo(_swig_i_2), C.swig_type_329(_swig_i_3), *(*C.swig_type_330)(unsafe.Pointer(&_swig_i_4)), *(*C.swig_type_331)(unsafe.Pointer(&_swig_i_5)), *(*C.swig_type_332)(unsafe.Pointer(&_swig_i_6)), C.swig_type_333(_swig_i_7), *(*C.swig_type_334)(unsafe.Pointer(&_swig_i_8)), *(*C.swig_type_335)(unsafe.Pointer(&_swig_i_9)), *(*C.swig_type_336)(unsafe.Pointer(&_swig_i_10)), C.swig_type_337(_swig_i_11), *(*C.swig_type_338)(unsafe.Pointer(&_swig_i_12)), *(*C.swig_type_339)(unsafe.Pointer(&_swig_i_13)), *(*C.swig_type_340)(unsafe.Pointer(&_swig_i_14)), *(*C.swig_type_341)(unsafe.Pointer(&_swig_i_15)))
+	swig_r_p := C._wrap_weft_executor_simple_bind_group2ctx_capi_ee0c88accba97dd4(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1), C.swig_intgo(_swig_i_2), C.swig_type_329(_swig_i_3), *(*C.swig_type_330)(unsafe.Pointer(&_swig_i_4)), *(*C.swig_type_331)(unsafe.Pointer(&_swig_i_5)), *(*C.swig_type_332)(unsafe.Pointer(&_swig_i_6)), C.swig_type_333(_swig_i_7), *(*C.swig_type_334)(unsafe.Pointer(&_swig_i_8)), *(*C.swig_type_335)(unsafe.Pointer(&_swig_i_9)), *(*C.swig_type_336)(unsafe.Pointer(&_swig_i_10)), C.swig_type_337(_swig_i_11), *(*C.swig_type_338)(unsafe.Pointer(&_swig_i_12)), *(*C.swig_type_339)(unsafe.Pointer(&_swig_i_13)), *(*C.swig_type_340)(unsafe.Pointer(&_swig_i_14)), *(*C.swig_type_341)(unsafe.Pointer(&_swig_i_15)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = _swig_i_4
@@ -3540,7 +3540,7 @@ func Weft_executor_bind_group2ctx(arg1 uintptr, arg2 int, arg3 int, arg4 uint64,
 	_swig_i_11 := arg12
 	_swig_i_12 := arg13
 	_swig_i_13 := arg14
-	swig_r_p := C._wrap_weft_executor_bind_group2ctx_capi_3718be16e438cf64(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1), C.swig_intgo(_swig_i_2), C.swig_type_343(_swig_i_3), *(*C.swig_type_344)(unsafe.Pointer(&_swig_i_4)), *(*C.swig_type_345)(unsafe.Pointer(&_swig_i_5)), *(*C.swig_type_346)(unsafe.Pointer(&_swig_i_6)), *(*C.swig_type_347)(unsafe.Pointer(&_swig_i_7)), C.swig_type_348(_swig_i_8), *(*C.swig_type_349)(unsafe.Pointer(&_swig_i_9)), *(*C.swig_type_350)(unsafe.Pointer(&_swig_i_10)), *(*C.swig_type_351)(unsafe.Pointer(&_swig_i_11)), C.swig_type_352(_swig_i_12), *(*C.swig_type_353)(unsafe.Pointer(&_swig_i_13)))
+	swig_r_p := C._wrap_weft_executor_bind_group2ctx_capi_ee0c88accba97dd4(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1), C.swig_intgo(_swig_i_2), C.swig_type_343(_swig_i_3), *(*C.swig_type_344)(unsafe.Pointer(&_swig_i_4)), *(*C.swig_type_345)(unsafe.Pointer(&_swig_i_5)), *(*C.swig_type_346)(unsafe.Pointer(&_swig_i_6)), *(*C.swig_type_347)(unsafe.Pointer(&_swig_i_7)), C.swig_type_348(_swig_i_8), *(*C.swig_type_349)(unsafe.Pointer(&_swig_i_9)), *(*C.swig_type_350)(unsafe.Pointer(&_swig_i_10)), *(*C.swig_type_351)(unsafe.Pointer(&_swig_i_11)), C.swig_type_352(_swig_i_12), *(*C.swig_type_353)(unsafe.Pointer(&_swig_i_13)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = _swig_i_4
@@ -3581,7 +3581,7 @@ func Weft_executor_forward(arg1 uintptr, arg2 int) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_executor_forward_capi_3718be16e438cf64(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1))
+	swig_r_p := C._wrap_weft_executor_forward_capi_ee0c88accba97dd4(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 error
 
@@ -3599,7 +3599,7 @@ func Weft_executor_backward(arg1 uintptr, arg2 []uintptr, arg3 uint64) (_swig_re
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r_p := C._wrap_weft_executor_backward_capi_3718be16e438cf64(C.uintptr_t(_swig_i_0), *(*C.swig_type_356)(unsafe.Pointer(&_swig_i_1)), C.swig_type_357(_swig_i_2))
+	swig_r_p := C._wrap_weft_executor_backward_capi_ee0c88accba97dd4(C.uintptr_t(_swig_i_0), *(*C.swig_type_356)(unsafe.Pointer(&_swig_i_1)), C.swig_type_357(_swig_i_2))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -3619,7 +3619,7 @@ func Weft_executor_outputs(arg1 uintptr, arg2 []uintptr) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_executor_outputs_capi_3718be16e438cf64(C.uintptr_t(_swig_i_0), *(*C.swig_type_359)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_weft_executor_outputs_capi_ee0c88accba97dd4(C.uintptr_t(_swig_i_0), *(*C.swig_type_359)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -3639,7 +3639,7 @@ func Weft_executor_arg_arrays(arg1 uintptr, arg2 []uintptr) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_executor_arg_arrays_capi_3718be16e438cf64(C.uintptr_t(_swig_i_0), *(*C.swig_type_361)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_weft_executor_arg_arrays_capi_ee0c88accba97dd4(C.uintptr_t(_swig_i_0), *(*C.swig_type_361)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -3659,7 +3659,7 @@ func Weft_executor_grad_arrays(arg1 uintptr, arg2 []uintptr) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_executor_grad_arrays_capi_3718be16e438cf64(C.uintptr_t(_swig_i_0), *(*C.swig_type_363)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_weft_executor_grad_arrays_capi_ee0c88accba97dd4(C.uintptr_t(_swig_i_0), *(*C.swig_type_363)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -3679,7 +3679,7 @@ func Weft_executor_aux_arrays(arg1 uintptr, arg2 []uintptr) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_executor_aux_arrays_capi_3718be16e438cf64(C.uintptr_t(_swig_i_0), *(*C.swig_type_365)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_weft_executor_aux_arrays_capi_ee0c88accba97dd4(C.uintptr_t(_swig_i_0), *(*C.swig_type_365)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -3706,7 +3706,7 @@ func Weft_executor_reshape(arg1 uintptr, arg2 uint64, arg3 []string, arg4 []uint
 	_swig_i_5 := arg6
 	_swig_i_6 := arg7
 	_swig_i_7 := arg8
-	swig_r_p := C._wrap_weft_executor_reshape_capi_3718be16e438cf64(C.uintptr_t(_swig_i_0), C.swig_type_367(_swig_i_1), *(*C.swig_type_368)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_369)(unsafe.Pointer(&_swig_i_3)), *(*C.swig_type_370)(unsafe.Pointer(&_swig_i_4)), C.swig_intgo(_swig_i_5), C.swig_intgo(_swig_i_6), *(*C.swig_type_371)(unsafe.Pointer(&_swig_i_7)))
+	swig_r_p := C._wrap_weft_executor_reshape_capi_ee0c88accba97dd4(C.uintptr_t(_swig_i_0), C.swig_type_367(_swig_i_1), *(*C.swig_type_368)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_369)(unsafe.Pointer(&_swig_i_3)), *(*C.swig_type_370)(unsafe.Pointer(&_swig_i_4)), C.swig_intgo(_swig_i_5), C.swig_intgo(_swig_i_6), *(*C.swig_type_371)(unsafe.Pointer(&_swig_i_7)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = _swig_i_2
@@ -3735,7 +3735,7 @@ func Weft_executor_print(arg1 uintptr, arg2 []uintptr) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_executor_print_capi_3718be16e438cf64(C.uintptr_t(_swig_i_0), *(*C.swig_type_373)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_weft_executor_print_capi_ee0c88accba97dd4(C.uintptr_t(_swig_i_0), *(*C.swig_type_373)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -3757,7 +3757,7 @@ func Weft_executor_placement(arg1 uintptr, arg2 []uintptr, arg3 []uint64, arg4 [
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
-	swig_r_p := C._wrap_weft_executor_placement_capi_3718be16e438cf64(C.uintptr_t(_swig_i_0), *(*C.swig_type_375)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_376)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_377)(unsafe.Pointer(&_swig_i_3)))
+	swig_r_p := C._wrap_weft_executor_placement_capi_ee0c88accba97dd4(C.uintptr_t(_swig_i_0), *(*C.swig_type_375)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_376)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_377)(unsafe.Pointer(&_swig_i_3)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -3782,7 +3782,7 @@ func Weft_executor_placement(arg1 uintptr, arg2 []uintptr, arg3 []uint64, arg4 [
 func Weft_executor_free(arg1 uintptr) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
-	swig_r_p := C._wrap_weft_executor_free_capi_3718be16e438cf64(C.uintptr_t(_swig_i_0))
+	swig_r_p := C._wrap_weft_executor_free_capi_ee0c88accba97dd4(C.uintptr_t(_swig_i_0))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 error
 
@@ -3798,7 +3798,7 @@ func Weft_executor_free(arg1 uintptr) (_swig_ret error) {
 func Weft_executor_options_create(arg1 []uintptr) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
-	swig_r_p := C._wrap_weft_executor_options_create_capi_3718be16e438cf64(*(*C.swig_type_380)(unsafe.Pointer(&_swig_i_0)))
+	swig_r_p := C._wrap_weft_executor_options_create_capi_ee0c88accba97dd4(*(*C.swig_type_380)(unsafe.Pointer(&_swig_i_0)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -3817,7 +3817,7 @@ func Weft_executor_options_create(arg1 []uintptr) (_swig_ret error) {
 func Weft_executor_options_free(arg1 uintptr) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
-	swig_r_p := C._wrap_weft_executor_options_free_capi_3718be16e438cf64(C.uintptr_t(_swig_i_0))
+	swig_r_p := C._wrap_weft_executor_options_free_capi_ee0c88accba97dd4(C.uintptr_t(_swig_i_0))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 error
 
@@ -3834,7 +3834,7 @@ func Weft_executor_options_set_match_range(arg1 uintptr, arg2 int) (_swig_ret er
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_executor_options_set_match_range_capi_3718be16e438cf64(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1))
+	swig_r_p := C._wrap_weft_executor_options_set_match_range_capi_ee0c88accba97dd4(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 error
 
@@ -3851,7 +3851,7 @@ func Weft_executor_options_set_num_groups(arg1 uintptr, arg2 int) (_swig_ret err
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_executor_options_set_num_groups_capi_3718be16e438cf64(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1))
+	swig_r_p := C._wrap_weft_executor_options_set_num_groups_capi_ee0c88accba97dd4(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 error
 
@@ -3868,7 +3868,7 @@ func Weft_executor_options_set_bulk_max_nodes(arg1 uintptr, arg2 int) (_swig_ret
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_executor_options_set_bulk_max_nodes_capi_3718be16e438cf64(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1))
+	swig_r_p := C._wrap_weft_executor_options_set_bulk_max_nodes_capi_ee0c88accba97dd4(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 error
 
@@ -3885,7 +3885,7 @@ func Weft_executor_options_set_optimize_inference(arg1 uintptr, arg2 int) (_swig
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_executor_options_set_optimize_inference_capi_3718be16e438cf64(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1))
+	swig_r_p := C._wrap_weft_executor_options_set_optimize_inference_capi_ee0c88accba97dd4(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 error
 
@@ -3902,7 +3902,7 @@ func Weft_executor_options_set_allow_fallback(arg1 uintptr, arg2 int) (_swig_ret
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_executor_options_set_allow_fallback_capi_3718be16e438cf64(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1))
+	swig_r_p := C._wrap_weft_executor_options_set_allow_fallback_capi_ee0c88accba97dd4(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 error
 
@@ -3921,7 +3921,7 @@ func Weft_executor_options_add_group(arg1 uintptr, arg2 string, arg3 int, arg4 i
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
-	swig_r_p := C._wrap_weft_executor_options_add_group_capi_3718be16e438cf64(C.uintptr_t(_swig_i_0), *(*C.swig_type_388)(unsafe.Pointer(&_swig_i_1)), C.swig_intgo(_swig_i_2), C.swig_intgo(_swig_i_3))
+	swig_r_p := C._wrap_weft_executor_options_add_group_capi_ee0c88accba97dd4(C.uintptr_t(_swig_i_0), *(*C.swig_type_388)(unsafe.Pointer(&_swig_i_1)), C.swig_intgo(_swig_i_2), C.swig_intgo(_swig_i_3))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -3942,7 +3942,7 @@ func Weft_executor_options_set_grad_req(arg1 uintptr, arg2 string, arg3 int) (_s
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r_p := C._wrap_weft_executor_options_set_grad_req_capi_3718be16e438cf64(C.uintptr_t(_swig_i_0), *(*C.swig_type_390)(unsafe.Pointer(&_swig_i_1)), C.swig_intgo(_swig_i_2))
+	swig_r_p := C._wrap_weft_executor_options_set_grad_req_capi_ee0c88accba97dd4(C.uintptr_t(_swig_i_0), *(*C.swig_type_390)(unsafe.Pointer(&_swig_i_1)), C.swig_intgo(_swig_i_2))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -3974,7 +3974,7 @@ func Weft_executor_simple_bind_with_options(arg1 uintptr, arg2 int, arg3 int, ar
 	_swig_i_9 := arg10
 	_swig_i_10 := arg11
 	_swig_i_11 := arg12
-	swig_r_p := C._wrap_weft_executor_simple_bind_with_options_capi_3718be16e438cf64(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1), C.swig_intgo(_swig_i_2), C.swig_type_392(_swig_i_3), *(*C.swig_type_393)(unsafe.Pointer(&_swig_i_4)), *(*C.swig_type_394)(unsafe.Pointer(&_swig_i_5)), *(*C.swig_type_395)(unsafe.Pointer(&_swig_i_6)), C.swig_type_396(_swig_i_7), *(*C.swig_type_397)(unsafe.Pointer(&_swig_i_8)), *(*C.swig_type_398)(unsafe.Pointer(&_swig_i_9)), C.uintptr_t(_swig_i_10), *(*C.swig_type_399)(unsafe.Pointer(&_swig_i_11)))
+	swig_r_p := C._wrap_weft_executor_simple_bind_with_options_capi_ee0c88accba97dd4(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1), C.swig_intgo(_swig_i_2), C.swig_type_392(_swig_i_3), *(*C.swig_type_393)(unsafe.Pointer(&_swig_i_4)), *(*C.swig_type_394)(unsafe.Pointer(&_swig_i_5)), *(*C.swig_type_395)(unsafe.Pointer(&_swig_i_6)), C.swig_type_396(_swig_i_7), *(*C.swig_type_397)(unsafe.Pointer(&_swig_i_8)), *(*C.swig_type_398)(unsafe.Pointer(&_swig_i_9)), C.uintptr_t(_swig_i_10), *(*C.swig_type_399)(unsafe.Pointer(&_swig_i_11)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = _swig_i_4
@@ -4018,7 +4018,7 @@ func Weft_executor_bind_with_options(arg1 uintptr, arg2 int, arg3 int, arg4 []ui
 	_swig_i_8 := arg9
 	_swig_i_9 := arg10
 	_swig_i_10 := arg11
-	swig_r_p := C._wrap_weft_executor_bind_with_options_capi_3718be16e438cf64(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1), C.swig_intgo(_swig_i_2), *(*C.swig_type_401)(unsafe.Pointer(&_swig_i_3)), C.swig_type_402(_swig_i_4), *(*C.swig_type_403)(unsafe.Pointer(&_swig_i_5)), *(*C.swig_type_404)(unsafe.Pointer(&_swig_i_6)), *(*C.swig_type_405)(unsafe.Pointer(&_swig_i_7)), C.swig_type_406(_swig_i_8), C.uintptr_t(_swig_i_9), *(*C.swig_type_407)(unsafe.Pointer(&_swig_i_10)))
+	swig_r_p := C._wrap_weft_executor_bind_with_options_capi_ee0c88accba97dd4(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1), C.swig_intgo(_swig_i_2), *(*C.swig_type_401)(unsafe.Pointer(&_swig_i_3)), C.swig_type_402(_swig_i_4), *(*C.swig_type_403)(unsafe.Pointer(&_swig_i_5)), *(*C.swig_type_404)(unsafe.Pointer(&_swig_i_6)), *(*C.swig_type_405)(unsafe.Pointer(&_swig_i_7)), C.swig_type_406(_swig_i_8), C.uintptr_t(_swig_i_9), *(*C.swig_type_407)(unsafe.Pointer(&_swig_i_10)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg4
@@ -4050,7 +4050,7 @@ func Weft_engine_configure(arg1 int, arg2 int) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_engine_configure_capi_3718be16e438cf64(C.swig_intgo(_swig_i_0), C.swig_intgo(_swig_i_1))
+	swig_r_p := C._wrap_weft_engine_configure_capi_ee0c88accba97dd4(C.swig_intgo(_swig_i_0), C.swig_intgo(_swig_i_1))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 error
 
@@ -4067,7 +4067,7 @@ func Weft_engine_info(arg1 []int32, arg2 []int32) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_engine_info_capi_3718be16e438cf64(*(*C.swig_type_410)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_411)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_weft_engine_info_capi_ee0c88accba97dd4(*(*C.swig_type_410)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_411)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -4089,7 +4089,7 @@ func Weft_engine_info(arg1 []int32, arg2 []int32) (_swig_ret error) {
 func Weft_engine_var_create(arg1 WeftEngineVar) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := getSwigcptr(arg1)
-	swig_r_p := C._wrap_weft_engine_var_create_capi_3718be16e438cf64(C.uintptr_t(_swig_i_0))
+	swig_r_p := C._wrap_weft_engine_var_create_capi_ee0c88accba97dd4(C.uintptr_t(_swig_i_0))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 error
 
@@ -4105,7 +4105,7 @@ func Weft_engine_var_create(arg1 WeftEngineVar) (_swig_ret error) {
 func Weft_engine_var_free(arg1 WeftEngineVar) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := getSwigcptr(arg1)
-	swig_r_p := C._wrap_weft_engine_var_free_capi_3718be16e438cf64(C.uintptr_t(_swig_i_0))
+	swig_r_p := C._wrap_weft_engine_var_free_capi_ee0c88accba97dd4(C.uintptr_t(_swig_i_0))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 error
 
@@ -4122,7 +4122,7 @@ func Weft_engine_var_version(arg1 WeftEngineVar, arg2 []uint64) (_swig_ret error
 	var swig_r string
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_engine_var_version_capi_3718be16e438cf64(C.uintptr_t(_swig_i_0), *(*C.swig_type_415)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_weft_engine_var_version_capi_ee0c88accba97dd4(C.uintptr_t(_swig_i_0), *(*C.swig_type_415)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -4148,7 +4148,7 @@ func Weft_engine_push_sync(arg1 _swig_fnptr, arg2 unsafe.Pointer, arg3 _swig_fnp
 	_swig_i_5 := arg6
 	_swig_i_6 := arg7
 	_swig_i_7 := arg8
-	swig_r_p := C._wrap_weft_engine_push_sync_capi_3718be16e438cf64(C.swig_type_417(_swig_i_0), C.swig_voidp(_swig_i_1), C.swig_type_418(_swig_i_2), C.uintptr_t(_swig_i_3), C.swig_type_419(_swig_i_4), C.uintptr_t(_swig_i_5), C.swig_type_420(_swig_i_6), *(*C.swig_type_421)(unsafe.Pointer(&_swig_i_7)))
+	swig_r_p := C._wrap_weft_engine_push_sync_capi_ee0c88accba97dd4(C.swig_type_417(_swig_i_0), C.swig_voidp(_swig_i_1), C.swig_type_418(_swig_i_2), C.uintptr_t(_swig_i_3), C.swig_type_419(_swig_i_4), C.uintptr_t(_swig_i_5), C.swig_type_420(_swig_i_6), *(*C.swig_type_421)(unsafe.Pointer(&_swig_i_7)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg8
@@ -4174,7 +4174,7 @@ func Weft_engine_push_async(arg1 _swig_fnptr, arg2 unsafe.Pointer, arg3 _swig_fn
 	_swig_i_5 := arg6
 	_swig_i_6 := arg7
 	_swig_i_7 := arg8
-	swig_r_p := C._wrap_weft_engine_push_async_capi_3718be16e438cf64(C.swig_type_423(_swig_i_0), C.swig_voidp(_swig_i_1), C.swig_type_424(_swig_i_2), C.uintptr_t(_swig_i_3), C.swig_type_425(_swig_i_4), C.uintptr_t(_swig_i_5), C.swig_type_426(_swig_i_6), *(*C.swig_type_427)(unsafe.Pointer(&_swig_i_7)))
+	swig_r_p := C._wrap_weft_engine_push_async_capi_ee0c88accba97dd4(C.swig_type_423(_swig_i_0), C.swig_voidp(_swig_i_1), C.swig_type_424(_swig_i_2), C.uintptr_t(_swig_i_3), C.swig_type_425(_swig_i_4), C.uintptr_t(_swig_i_5), C.swig_type_426(_swig_i_6), *(*C.swig_type_427)(unsafe.Pointer(&_swig_i_7)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg8
@@ -4194,7 +4194,7 @@ func Weft_engine_complete(arg1 WeftEngineCompletion, arg2 string) (_swig_ret err
 	var swig_r string
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_engine_complete_capi_3718be16e438cf64(C.uintptr_t(_swig_i_0), *(*C.swig_type_429)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_weft_engine_complete_capi_ee0c88accba97dd4(C.uintptr_t(_swig_i_0), *(*C.swig_type_429)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -4213,7 +4213,7 @@ func Weft_engine_complete(arg1 WeftEngineCompletion, arg2 string) (_swig_ret err
 func Weft_engine_var_wait(arg1 WeftEngineVar) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := getSwigcptr(arg1)
-	swig_r_p := C._wrap_weft_engine_var_wait_capi_3718be16e438cf64(C.uintptr_t(_swig_i_0))
+	swig_r_p := C._wrap_weft_engine_var_wait_capi_ee0c88accba97dd4(C.uintptr_t(_swig_i_0))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 error
 
@@ -4230,7 +4230,7 @@ func Weft_idx_load(arg1 string, arg2 []uintptr) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_idx_load_capi_3718be16e438cf64(*(*C.swig_type_432)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_433)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_weft_idx_load_capi_ee0c88accba97dd4(*(*C.swig_type_432)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_433)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -4255,7 +4255,7 @@ func Weft_mnist_load(arg1 string, arg2 string, arg3 []uintptr, arg4 []uintptr) (
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
-	swig_r_p := C._wrap_weft_mnist_load_capi_3718be16e438cf64(*(*C.swig_type_435)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_436)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_437)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_438)(unsafe.Pointer(&_swig_i_3)))
+	swig_r_p := C._wrap_weft_mnist_load_capi_ee0c88accba97dd4(*(*C.swig_type_435)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_436)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_437)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_438)(unsafe.Pointer(&_swig_i_3)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -4295,7 +4295,7 @@ func Weft_data_iter_create_ndarray(arg1 uint64, arg2 []string, arg3 []uintptr, a
 	_swig_i_8 := arg9
 	_swig_i_9 := arg10
 	_swig_i_10 := arg11
-	swig_r_p := C._wrap_weft_data_iter_create_ndarray_capi_3718be16e438cf64(C.swig_type_440(_swig_i_0), *(*C.swig_type_441)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_442)(unsafe.Pointer(&_swig_i_2)), C.swig_type_443(_swig_i_3), *(*C.swig_type_444)(unsafe.Pointer(&_swig_i_4)), *(*C.swig_type_445)(unsafe.Pointer(&_swig_i_5)), C.swig_intgo(_swig_i_6), C.swig_intgo(_swig_i_7), *(*C.swig_type_446)(unsafe.Pointer(&_swig_i_8)), C.swig_type_447(_swig_i_9), *(*C.swig_type_448)(unsafe.Pointer(&_swig_i_10)))
+	swig_r_p := C._wrap_weft_data_iter_create_ndarray_capi_ee0c88accba97dd4(C.swig_type_440(_swig_i_0), *(*C.swig_type_441)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_442)(unsafe.Pointer(&_swig_i_2)), C.swig_type_443(_swig_i_3), *(*C.swig_type_444)(unsafe.Pointer(&_swig_i_4)), *(*C.swig_type_445)(unsafe.Pointer(&_swig_i_5)), C.swig_intgo(_swig_i_6), C.swig_intgo(_swig_i_7), *(*C.swig_type_446)(unsafe.Pointer(&_swig_i_8)), C.swig_type_447(_swig_i_9), *(*C.swig_type_448)(unsafe.Pointer(&_swig_i_10)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = _swig_i_1
@@ -4330,7 +4330,7 @@ func Weft_data_iter_next(arg1 uintptr, arg2 []int32) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_data_iter_next_capi_3718be16e438cf64(C.uintptr_t(_swig_i_0), *(*C.swig_type_450)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_weft_data_iter_next_capi_ee0c88accba97dd4(C.uintptr_t(_swig_i_0), *(*C.swig_type_450)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -4349,7 +4349,7 @@ func Weft_data_iter_next(arg1 uintptr, arg2 []int32) (_swig_ret error) {
 func Weft_data_iter_reset(arg1 uintptr) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
-	swig_r_p := C._wrap_weft_data_iter_reset_capi_3718be16e438cf64(C.uintptr_t(_swig_i_0))
+	swig_r_p := C._wrap_weft_data_iter_reset_capi_ee0c88accba97dd4(C.uintptr_t(_swig_i_0))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 error
 
@@ -4366,7 +4366,7 @@ func Weft_data_iter_data(arg1 uintptr, arg2 []uintptr) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_data_iter_data_capi_3718be16e438cf64(C.uintptr_t(_swig_i_0), *(*C.swig_type_453)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_weft_data_iter_data_capi_ee0c88accba97dd4(C.uintptr_t(_swig_i_0), *(*C.swig_type_453)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -4386,7 +4386,7 @@ func Weft_data_iter_label(arg1 uintptr, arg2 []uintptr) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_data_iter_label_capi_3718be16e438cf64(C.uintptr_t(_swig_i_0), *(*C.swig_type_455)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_weft_data_iter_label_capi_ee0c88accba97dd4(C.uintptr_t(_swig_i_0), *(*C.swig_type_455)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -4406,7 +4406,7 @@ func Weft_data_iter_pad(arg1 uintptr, arg2 []int32) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_data_iter_pad_capi_3718be16e438cf64(C.uintptr_t(_swig_i_0), *(*C.swig_type_457)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_weft_data_iter_pad_capi_ee0c88accba97dd4(C.uintptr_t(_swig_i_0), *(*C.swig_type_457)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -4428,7 +4428,7 @@ func Weft_data_iter_index(arg1 uintptr, arg2 []int64, arg3 uint64, arg4 []uint64
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
-	swig_r_p := C._wrap_weft_data_iter_index_capi_3718be16e438cf64(C.uintptr_t(_swig_i_0), *(*C.swig_type_459)(unsafe.Pointer(&_swig_i_1)), C.swig_type_460(_swig_i_2), *(*C.swig_type_461)(unsafe.Pointer(&_swig_i_3)))
+	swig_r_p := C._wrap_weft_data_iter_index_capi_ee0c88accba97dd4(C.uintptr_t(_swig_i_0), *(*C.swig_type_459)(unsafe.Pointer(&_swig_i_1)), C.swig_type_460(_swig_i_2), *(*C.swig_type_461)(unsafe.Pointer(&_swig_i_3)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -4451,7 +4451,7 @@ func Weft_data_iter_batch_size(arg1 uintptr, arg2 []int32) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_data_iter_batch_size_capi_3718be16e438cf64(C.uintptr_t(_swig_i_0), *(*C.swig_type_463)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_weft_data_iter_batch_size_capi_ee0c88accba97dd4(C.uintptr_t(_swig_i_0), *(*C.swig_type_463)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -4470,7 +4470,7 @@ func Weft_data_iter_batch_size(arg1 uintptr, arg2 []int32) (_swig_ret error) {
 func Weft_data_iter_free(arg1 uintptr) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
-	swig_r_p := C._wrap_weft_data_iter_free_capi_3718be16e438cf64(C.uintptr_t(_swig_i_0))
+	swig_r_p := C._wrap_weft_data_iter_free_capi_ee0c88accba97dd4(C.uintptr_t(_swig_i_0))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 error
 
@@ -4492,7 +4492,7 @@ func Weft_metric_create(arg1 string, arg2 []string, arg3 []string, arg4 uint64, 
  _swig_i_2 = weftJoin(arg3) 
 	_swig_i_3 := arg4
 	_swig_i_4 := arg5
-	swig_r_p := C._wrap_weft_metric_create_capi_3718be16e438cf64(*(*C.swig_type_466)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_467)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_468)(unsafe.Pointer(&_swig_i_2)), C.swig_type_469(_swig_i_3), *(*C.swig_type_470)(unsafe.Pointer(&_swig_i_4)))
+	swig_r_p := C._wrap_weft_metric_create_capi_ee0c88accba97dd4(*(*C.swig_type_466)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_467)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_468)(unsafe.Pointer(&_swig_i_2)), C.swig_type_469(_swig_i_3), *(*C.swig_type_470)(unsafe.Pointer(&_swig_i_4)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -4526,7 +4526,7 @@ func Weft_metric_composite_add(arg1 uintptr, arg2 string, arg3 []string, arg4 []
 	var _swig_i_3 string
  _swig_i_3 = weftJoin(arg4) 
 	_swig_i_4 := arg5
-	swig_r_p := C._wrap_weft_metric_composite_add_capi_3718be16e438cf64(C.uintptr_t(_swig_i_0), *(*C.swig_type_472)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_473)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_474)(unsafe.Pointer(&_swig_i_3)), C.swig_type_475(_swig_i_4))
+	swig_r_p := C._wrap_weft_metric_composite_add_capi_ee0c88accba97dd4(C.uintptr_t(_swig_i_0), *(*C.swig_type_472)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_473)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_474)(unsafe.Pointer(&_swig_i_3)), C.swig_type_475(_swig_i_4))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -4555,7 +4555,7 @@ func Weft_metric_update(arg1 uintptr, arg2 uint64, arg3 []uintptr, arg4 uint64, 
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
 	_swig_i_4 := arg5
-	swig_r_p := C._wrap_weft_metric_update_capi_3718be16e438cf64(C.uintptr_t(_swig_i_0), C.swig_type_477(_swig_i_1), *(*C.swig_type_478)(unsafe.Pointer(&_swig_i_2)), C.swig_type_479(_swig_i_3), *(*C.swig_type_480)(unsafe.Pointer(&_swig_i_4)))
+	swig_r_p := C._wrap_weft_metric_update_capi_ee0c88accba97dd4(C.uintptr_t(_swig_i_0), C.swig_type_477(_swig_i_1), *(*C.swig_type_478)(unsafe.Pointer(&_swig_i_2)), C.swig_type_479(_swig_i_3), *(*C.swig_type_480)(unsafe.Pointer(&_swig_i_4)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg3
@@ -4578,7 +4578,7 @@ func Weft_metric_num_values(arg1 uintptr, arg2 []uint64) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_metric_num_values_capi_3718be16e438cf64(C.uintptr_t(_swig_i_0), *(*C.swig_type_482)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_weft_metric_num_values_capi_ee0c88accba97dd4(C.uintptr_t(_swig_i_0), *(*C.swig_type_482)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -4601,7 +4601,7 @@ func Weft_metric_get(arg1 uintptr, arg2 []uintptr, arg3 []float64, arg4 uint64, 
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
 	_swig_i_4 := arg5
-	swig_r_p := C._wrap_weft_metric_get_capi_3718be16e438cf64(C.uintptr_t(_swig_i_0), *(*C.swig_type_484)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_485)(unsafe.Pointer(&_swig_i_2)), C.swig_type_486(_swig_i_3), *(*C.swig_type_487)(unsafe.Pointer(&_swig_i_4)))
+	swig_r_p := C._wrap_weft_metric_get_capi_ee0c88accba97dd4(C.uintptr_t(_swig_i_0), *(*C.swig_type_484)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_485)(unsafe.Pointer(&_swig_i_2)), C.swig_type_486(_swig_i_3), *(*C.swig_type_487)(unsafe.Pointer(&_swig_i_4)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -4626,7 +4626,7 @@ func Weft_metric_get(arg1 uintptr, arg2 []uintptr, arg3 []float64, arg4 uint64, 
 func Weft_metric_reset(arg1 uintptr) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
-	swig_r_p := C._wrap_weft_metric_reset_capi_3718be16e438cf64(C.uintptr_t(_swig_i_0))
+	swig_r_p := C._wrap_weft_metric_reset_capi_ee0c88accba97dd4(C.uintptr_t(_swig_i_0))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 error
 
@@ -4642,7 +4642,7 @@ func Weft_metric_reset(arg1 uintptr) (_swig_ret error) {
 func Weft_metric_free(arg1 uintptr) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
-	swig_r_p := C._wrap_weft_metric_free_capi_3718be16e438cf64(C.uintptr_t(_swig_i_0))
+	swig_r_p := C._wrap_weft_metric_free_capi_ee0c88accba97dd4(C.uintptr_t(_swig_i_0))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 error
 
@@ -4668,7 +4668,7 @@ func Weft_checkpoint_save(arg1 string, arg2 int, arg3 uintptr, arg4 uint64, arg5
 	var _swig_i_7 string
  _swig_i_7 = weftJoin(arg8) 
 	_swig_i_8 := arg9
-	swig_r_p := C._wrap_weft_checkpoint_save_capi_3718be16e438cf64(*(*C.swig_type_491)(unsafe.Pointer(&_swig_i_0)), C.swig_intgo(_swig_i_1), C.uintptr_t(_swig_i_2), C.swig_type_492(_swig_i_3), *(*C.swig_type_493)(unsafe.Pointer(&_swig_i_4)), *(*C.swig_type_494)(unsafe.Pointer(&_swig_i_5)), C.swig_type_495(_swig_i_6), *(*C.swig_type_496)(unsafe.Pointer(&_swig_i_7)), *(*C.swig_type_497)(unsafe.Pointer(&_swig_i_8)))
+	swig_r_p := C._wrap_weft_checkpoint_save_capi_ee0c88accba97dd4(*(*C.swig_type_491)(unsafe.Pointer(&_swig_i_0)), C.swig_intgo(_swig_i_1), C.uintptr_t(_swig_i_2), C.swig_type_492(_swig_i_3), *(*C.swig_type_493)(unsafe.Pointer(&_swig_i_4)), *(*C.swig_type_494)(unsafe.Pointer(&_swig_i_5)), C.swig_type_495(_swig_i_6), *(*C.swig_type_496)(unsafe.Pointer(&_swig_i_7)), *(*C.swig_type_497)(unsafe.Pointer(&_swig_i_8)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -4703,7 +4703,7 @@ func Weft_checkpoint_load(arg1 string, arg2 int, arg3 []uintptr, arg4 []uintptr,
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
 	_swig_i_4 := arg5
-	swig_r_p := C._wrap_weft_checkpoint_load_capi_3718be16e438cf64(*(*C.swig_type_499)(unsafe.Pointer(&_swig_i_0)), C.swig_intgo(_swig_i_1), *(*C.swig_type_500)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_501)(unsafe.Pointer(&_swig_i_3)), *(*C.swig_type_502)(unsafe.Pointer(&_swig_i_4)))
+	swig_r_p := C._wrap_weft_checkpoint_load_capi_ee0c88accba97dd4(*(*C.swig_type_499)(unsafe.Pointer(&_swig_i_0)), C.swig_intgo(_swig_i_1), *(*C.swig_type_500)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_501)(unsafe.Pointer(&_swig_i_3)), *(*C.swig_type_502)(unsafe.Pointer(&_swig_i_4)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -4738,7 +4738,7 @@ func Weft_initializer_create(arg1 string, arg2 []string, arg3 []string, arg4 uin
 	_swig_i_3 := arg4
 	_swig_i_4 := arg5
 	_swig_i_5 := arg6
-	swig_r_p := C._wrap_weft_initializer_create_capi_3718be16e438cf64(*(*C.swig_type_504)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_505)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_506)(unsafe.Pointer(&_swig_i_2)), C.swig_type_507(_swig_i_3), C.swig_type_508(_swig_i_4), *(*C.swig_type_509)(unsafe.Pointer(&_swig_i_5)))
+	swig_r_p := C._wrap_weft_initializer_create_capi_ee0c88accba97dd4(*(*C.swig_type_504)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_505)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_506)(unsafe.Pointer(&_swig_i_2)), C.swig_type_507(_swig_i_3), C.swig_type_508(_swig_i_4), *(*C.swig_type_509)(unsafe.Pointer(&_swig_i_5)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -4768,7 +4768,7 @@ func Weft_initializer_init(arg1 uintptr, arg2 string, arg3 uintptr) (_swig_ret e
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r_p := C._wrap_weft_initializer_init_capi_3718be16e438cf64(C.uintptr_t(_swig_i_0), *(*C.swig_type_511)(unsafe.Pointer(&_swig_i_1)), C.uintptr_t(_swig_i_2))
+	swig_r_p := C._wrap_weft_initializer_init_capi_ee0c88accba97dd4(C.uintptr_t(_swig_i_0), *(*C.swig_type_511)(unsafe.Pointer(&_swig_i_1)), C.uintptr_t(_swig_i_2))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -4787,7 +4787,7 @@ func Weft_initializer_init(arg1 uintptr, arg2 string, arg3 uintptr) (_swig_ret e
 func Weft_initializer_free(arg1 uintptr) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
-	swig_r_p := C._wrap_weft_initializer_free_capi_3718be16e438cf64(C.uintptr_t(_swig_i_0))
+	swig_r_p := C._wrap_weft_initializer_free_capi_ee0c88accba97dd4(C.uintptr_t(_swig_i_0))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 error
 
@@ -4809,7 +4809,7 @@ func Weft_optimizer_create(arg1 string, arg2 []string, arg3 []string, arg4 uint6
  _swig_i_2 = weftJoin(arg3) 
 	_swig_i_3 := arg4
 	_swig_i_4 := arg5
-	swig_r_p := C._wrap_weft_optimizer_create_capi_3718be16e438cf64(*(*C.swig_type_514)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_515)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_516)(unsafe.Pointer(&_swig_i_2)), C.swig_type_517(_swig_i_3), *(*C.swig_type_518)(unsafe.Pointer(&_swig_i_4)))
+	swig_r_p := C._wrap_weft_optimizer_create_capi_ee0c88accba97dd4(*(*C.swig_type_514)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_515)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_516)(unsafe.Pointer(&_swig_i_2)), C.swig_type_517(_swig_i_3), *(*C.swig_type_518)(unsafe.Pointer(&_swig_i_4)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -4842,7 +4842,7 @@ func Weft_optimizer_set_lr_scheduler(arg1 uintptr, arg2 string, arg3 []int64, ar
 	_swig_i_3 := arg4
 	_swig_i_4 := arg5
 	_swig_i_5 := arg6
-	swig_r_p := C._wrap_weft_optimizer_set_lr_scheduler_capi_3718be16e438cf64(C.uintptr_t(_swig_i_0), *(*C.swig_type_520)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_521)(unsafe.Pointer(&_swig_i_2)), C.swig_type_522(_swig_i_3), C.float(_swig_i_4), C.float(_swig_i_5))
+	swig_r_p := C._wrap_weft_optimizer_set_lr_scheduler_capi_ee0c88accba97dd4(C.uintptr_t(_swig_i_0), *(*C.swig_type_520)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_521)(unsafe.Pointer(&_swig_i_2)), C.swig_type_522(_swig_i_3), C.float(_swig_i_4), C.float(_swig_i_5))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -4865,7 +4865,7 @@ func Weft_optimizer_set_multipliers(arg1 uintptr, arg2 uintptr) (_swig_ret error
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_optimizer_set_multipliers_capi_3718be16e438cf64(C.uintptr_t(_swig_i_0), C.uintptr_t(_swig_i_1))
+	swig_r_p := C._wrap_weft_optimizer_set_multipliers_capi_ee0c88accba97dd4(C.uintptr_t(_swig_i_0), C.uintptr_t(_swig_i_1))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 error
 
@@ -4882,7 +4882,7 @@ func Weft_optimizer_set_rescale_grad(arg1 uintptr, arg2 float32) (_swig_ret erro
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_optimizer_set_rescale_grad_capi_3718be16e438cf64(C.uintptr_t(_swig_i_0), C.float(_swig_i_1))
+	swig_r_p := C._wrap_weft_optimizer_set_rescale_grad_capi_ee0c88accba97dd4(C.uintptr_t(_swig_i_0), C.float(_swig_i_1))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 error
 
@@ -4902,7 +4902,7 @@ func Weft_optimizer_update(arg1 uintptr, arg2 int, arg3 string, arg4 uintptr, ar
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
 	_swig_i_4 := arg5
-	swig_r_p := C._wrap_weft_optimizer_update_capi_3718be16e438cf64(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1), *(*C.swig_type_526)(unsafe.Pointer(&_swig_i_2)), C.uintptr_t(_swig_i_3), C.uintptr_t(_swig_i_4))
+	swig_r_p := C._wrap_weft_optimizer_update_capi_ee0c88accba97dd4(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1), *(*C.swig_type_526)(unsafe.Pointer(&_swig_i_2)), C.uintptr_t(_swig_i_3), C.uintptr_t(_swig_i_4))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg3
@@ -4922,7 +4922,7 @@ func Weft_optimizer_num_update(arg1 uintptr, arg2 []int64) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_optimizer_num_update_capi_3718be16e438cf64(C.uintptr_t(_swig_i_0), *(*C.swig_type_528)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_weft_optimizer_num_update_capi_ee0c88accba97dd4(C.uintptr_t(_swig_i_0), *(*C.swig_type_528)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -4943,7 +4943,7 @@ func Weft_optimizer_learning_rate(arg1 uintptr, arg2 string, arg3 []float32) (_s
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r_p := C._wrap_weft_optimizer_learning_rate_capi_3718be16e438cf64(C.uintptr_t(_swig_i_0), *(*C.swig_type_530)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_531)(unsafe.Pointer(&_swig_i_2)))
+	swig_r_p := C._wrap_weft_optimizer_learning_rate_capi_ee0c88accba97dd4(C.uintptr_t(_swig_i_0), *(*C.swig_type_530)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_531)(unsafe.Pointer(&_swig_i_2)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -4965,7 +4965,7 @@ func Weft_optimizer_learning_rate(arg1 uintptr, arg2 string, arg3 []float32) (_s
 func Weft_optimizer_free(arg1 uintptr) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
-	swig_r_p := C._wrap_weft_optimizer_free_capi_3718be16e438cf64(C.uintptr_t(_swig_i_0))
+	swig_r_p := C._wrap_weft_optimizer_free_capi_ee0c88accba97dd4(C.uintptr_t(_swig_i_0))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 error
 
@@ -4990,7 +4990,7 @@ func Weft_module_create(arg1 uintptr, arg2 uint64, arg3 []string, arg4 uint64, a
 	_swig_i_5 := arg6
 	_swig_i_6 := arg7
 	_swig_i_7 := arg8
-	swig_r_p := C._wrap_weft_module_create_capi_3718be16e438cf64(C.uintptr_t(_swig_i_0), C.swig_type_534(_swig_i_1), *(*C.swig_type_535)(unsafe.Pointer(&_swig_i_2)), C.swig_type_536(_swig_i_3), *(*C.swig_type_537)(unsafe.Pointer(&_swig_i_4)), C.swig_intgo(_swig_i_5), C.swig_intgo(_swig_i_6), *(*C.swig_type_538)(unsafe.Pointer(&_swig_i_7)))
+	swig_r_p := C._wrap_weft_module_create_capi_ee0c88accba97dd4(C.uintptr_t(_swig_i_0), C.swig_type_534(_swig_i_1), *(*C.swig_type_535)(unsafe.Pointer(&_swig_i_2)), C.swig_type_536(_swig_i_3), *(*C.swig_type_537)(unsafe.Pointer(&_swig_i_4)), C.swig_intgo(_swig_i_5), C.swig_intgo(_swig_i_6), *(*C.swig_type_538)(unsafe.Pointer(&_swig_i_7)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = _swig_i_2
@@ -5017,7 +5017,7 @@ func Weft_module_bind(arg1 uintptr, arg2 uintptr, arg3 int) (_swig_ret error) {
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r_p := C._wrap_weft_module_bind_capi_3718be16e438cf64(C.uintptr_t(_swig_i_0), C.uintptr_t(_swig_i_1), C.swig_intgo(_swig_i_2))
+	swig_r_p := C._wrap_weft_module_bind_capi_ee0c88accba97dd4(C.uintptr_t(_swig_i_0), C.uintptr_t(_swig_i_1), C.swig_intgo(_swig_i_2))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 error
 
@@ -5037,7 +5037,7 @@ func Weft_module_init_params(arg1 uintptr, arg2 uintptr, arg3 uintptr, arg4 uint
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
 	_swig_i_4 := arg5
-	swig_r_p := C._wrap_weft_module_init_params_capi_3718be16e438cf64(C.uintptr_t(_swig_i_0), C.uintptr_t(_swig_i_1), C.uintptr_t(_swig_i_2), C.uintptr_t(_swig_i_3), C.swig_intgo(_swig_i_4))
+	swig_r_p := C._wrap_weft_module_init_params_capi_ee0c88accba97dd4(C.uintptr_t(_swig_i_0), C.uintptr_t(_swig_i_1), C.uintptr_t(_swig_i_2), C.uintptr_t(_swig_i_3), C.swig_intgo(_swig_i_4))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 error
 
@@ -5054,7 +5054,7 @@ func Weft_module_init_optimizer(arg1 uintptr, arg2 uintptr) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_module_init_optimizer_capi_3718be16e438cf64(C.uintptr_t(_swig_i_0), C.uintptr_t(_swig_i_1))
+	swig_r_p := C._wrap_weft_module_init_optimizer_capi_ee0c88accba97dd4(C.uintptr_t(_swig_i_0), C.uintptr_t(_swig_i_1))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 error
 
@@ -5072,7 +5072,7 @@ func Weft_module_forward(arg1 uintptr, arg2 uintptr, arg3 int) (_swig_ret error)
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r_p := C._wrap_weft_module_forward_capi_3718be16e438cf64(C.uintptr_t(_swig_i_0), C.uintptr_t(_swig_i_1), C.swig_intgo(_swig_i_2))
+	swig_r_p := C._wrap_weft_module_forward_capi_ee0c88accba97dd4(C.uintptr_t(_swig_i_0), C.uintptr_t(_swig_i_1), C.swig_intgo(_swig_i_2))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 error
 
@@ -5088,7 +5088,7 @@ func Weft_module_forward(arg1 uintptr, arg2 uintptr, arg3 int) (_swig_ret error)
 func Weft_module_backward(arg1 uintptr) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
-	swig_r_p := C._wrap_weft_module_backward_capi_3718be16e438cf64(C.uintptr_t(_swig_i_0))
+	swig_r_p := C._wrap_weft_module_backward_capi_ee0c88accba97dd4(C.uintptr_t(_swig_i_0))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 error
 
@@ -5104,7 +5104,7 @@ func Weft_module_backward(arg1 uintptr) (_swig_ret error) {
 func Weft_module_update(arg1 uintptr) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
-	swig_r_p := C._wrap_weft_module_update_capi_3718be16e438cf64(C.uintptr_t(_swig_i_0))
+	swig_r_p := C._wrap_weft_module_update_capi_ee0c88accba97dd4(C.uintptr_t(_swig_i_0))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 error
 
@@ -5122,7 +5122,7 @@ func Weft_module_update_metric(arg1 uintptr, arg2 uintptr, arg3 uintptr) (_swig_
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r_p := C._wrap_weft_module_update_metric_capi_3718be16e438cf64(C.uintptr_t(_swig_i_0), C.uintptr_t(_swig_i_1), C.uintptr_t(_swig_i_2))
+	swig_r_p := C._wrap_weft_module_update_metric_capi_ee0c88accba97dd4(C.uintptr_t(_swig_i_0), C.uintptr_t(_swig_i_1), C.uintptr_t(_swig_i_2))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 error
 
@@ -5139,7 +5139,7 @@ func Weft_module_outputs(arg1 uintptr, arg2 []uintptr) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_module_outputs_capi_3718be16e438cf64(C.uintptr_t(_swig_i_0), *(*C.swig_type_547)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_weft_module_outputs_capi_ee0c88accba97dd4(C.uintptr_t(_swig_i_0), *(*C.swig_type_547)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -5160,7 +5160,7 @@ func Weft_module_params(arg1 uintptr, arg2 []uintptr, arg3 []uintptr) (_swig_ret
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r_p := C._wrap_weft_module_params_capi_3718be16e438cf64(C.uintptr_t(_swig_i_0), *(*C.swig_type_549)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_550)(unsafe.Pointer(&_swig_i_2)))
+	swig_r_p := C._wrap_weft_module_params_capi_ee0c88accba97dd4(C.uintptr_t(_swig_i_0), *(*C.swig_type_549)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_550)(unsafe.Pointer(&_swig_i_2)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -5190,7 +5190,7 @@ func Weft_module_fit(arg1 uintptr, arg2 uintptr, arg3 uintptr, arg4 uintptr, arg
 	_swig_i_6 := arg7
 	_swig_i_7 := arg8
 	_swig_i_8 := arg9
-	swig_r_p := C._wrap_weft_module_fit_capi_3718be16e438cf64(C.uintptr_t(_swig_i_0), C.uintptr_t(_swig_i_1), C.uintptr_t(_swig_i_2), C.uintptr_t(_swig_i_3), C.swig_intgo(_swig_i_4), C.swig_intgo(_swig_i_5), C.swig_intgo(_swig_i_6), *(*C.swig_type_552)(unsafe.Pointer(&_swig_i_7)), *(*C.swig_type_553)(unsafe.Pointer(&_swig_i_8)))
+	swig_r_p := C._wrap_weft_module_fit_capi_ee0c88accba97dd4(C.uintptr_t(_swig_i_0), C.uintptr_t(_swig_i_1), C.uintptr_t(_swig_i_2), C.uintptr_t(_swig_i_3), C.swig_intgo(_swig_i_4), C.swig_intgo(_swig_i_5), C.swig_intgo(_swig_i_6), *(*C.swig_type_552)(unsafe.Pointer(&_swig_i_7)), *(*C.swig_type_553)(unsafe.Pointer(&_swig_i_8)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg8
@@ -5214,7 +5214,7 @@ func Weft_module_score(arg1 uintptr, arg2 uintptr, arg3 uintptr) (_swig_ret erro
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r_p := C._wrap_weft_module_score_capi_3718be16e438cf64(C.uintptr_t(_swig_i_0), C.uintptr_t(_swig_i_1), C.uintptr_t(_swig_i_2))
+	swig_r_p := C._wrap_weft_module_score_capi_ee0c88accba97dd4(C.uintptr_t(_swig_i_0), C.uintptr_t(_swig_i_1), C.uintptr_t(_swig_i_2))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 error
 
@@ -5232,7 +5232,7 @@ func Weft_module_save_checkpoint(arg1 uintptr, arg2 string, arg3 int) (_swig_ret
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r_p := C._wrap_weft_module_save_checkpoint_capi_3718be16e438cf64(C.uintptr_t(_swig_i_0), *(*C.swig_type_556)(unsafe.Pointer(&_swig_i_1)), C.swig_intgo(_swig_i_2))
+	swig_r_p := C._wrap_weft_module_save_checkpoint_capi_ee0c88accba97dd4(C.uintptr_t(_swig_i_0), *(*C.swig_type_556)(unsafe.Pointer(&_swig_i_1)), C.swig_intgo(_swig_i_2))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -5251,7 +5251,7 @@ func Weft_module_save_checkpoint(arg1 uintptr, arg2 string, arg3 int) (_swig_ret
 func Weft_module_free(arg1 uintptr) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
-	swig_r_p := C._wrap_weft_module_free_capi_3718be16e438cf64(C.uintptr_t(_swig_i_0))
+	swig_r_p := C._wrap_weft_module_free_capi_ee0c88accba97dd4(C.uintptr_t(_swig_i_0))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 error
 
@@ -5285,7 +5285,7 @@ func Weft_predictor_create(arg1 string, arg2 unsafe.Pointer, arg3 uint64, arg4 u
 	var _swig_i_13 string
  _swig_i_13 = weftJoin(arg14) 
 	_swig_i_14 := arg15
-	swig_r_p := C._wrap_weft_predictor_create_capi_3718be16e438cf64(*(*C.swig_type_559)(unsafe.Pointer(&_swig_i_0)), C.swig_voidp(_swig_i_1), C.swig_type_560(_swig_i_2), C.swig_type_561(_swig_i_3), *(*C.swig_type_562)(unsafe.Pointer(&_swig_i_4)), *(*C.swig_type_563)(unsafe.Pointer(&_swig_i_5)), *(*C.swig_type_564)(unsafe.Pointer(&_swig_i_6)), C.swig_intgo(_swig_i_7), C.swig_intgo(_swig_i_8), C.swig_type_565(_swig_i_9), *(*C.swig_type_566)(unsafe.Pointer(&_swig_i_10)), C.swig_type_567(_swig_i_11), *(*C.swig_type_568)(unsafe.Pointer(&_swig_i_12)), *(*C.swig_type_569)(unsafe.Pointer(&_swig_i_13)), *(*C.swig_type_570)(unsafe.Pointer(&_swig_i_14)))
+	swig_r_p := C._wrap_weft_predictor_create_capi_ee0c88accba97dd4(*(*C.swig_type_559)(unsafe.Pointer(&_swig_i_0)), C.swig_voidp(_swig_i_1), C.swig_type_560(_swig_i_2), C.swig_type_561(_swig_i_3), *(*C.swig_type_562)(unsafe.Pointer(&_swig_i_4)), *(*C.swig_type_563)(unsafe.Pointer(&_swig_i_5)), *(*C.swig_type_564)(unsafe.Pointer(&_swig_i_6)), C.swig_intgo(_swig_i_7), C.swig_intgo(_swig_i_8), C.swig_type_565(_swig_i_9), *(*C.swig_type_566)(unsafe.Pointer(&_swig_i_10)), C.swig_type_567(_swig_i_11), *(*C.swig_type_568)(unsafe.Pointer(&_swig_i_12)), *(*C.swig_type_569)(unsafe.Pointer(&_swig_i_13)), *(*C.swig_type_570)(unsafe.Pointer(&_swig_i_14)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -5342,7 +5342,7 @@ func Weft_predictor_create_from_files(arg1 string, arg2 string, arg3 uint64, arg
 	var _swig_i_12 string
  _swig_i_12 = weftJoin(arg13) 
 	_swig_i_13 := arg14
-	swig_r_p := C._wrap_weft_predictor_create_from_files_capi_3718be16e438cf64(*(*C.swig_type_572)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_573)(unsafe.Pointer(&_swig_i_1)), C.swig_type_574(_swig_i_2), *(*C.swig_type_575)(unsafe.Pointer(&_swig_i_3)), *(*C.swig_type_576)(unsafe.Pointer(&_swig_i_4)), *(*C.swig_type_577)(unsafe.Pointer(&_swig_i_5)), C.swig_intgo(_swig_i_6), C.swig_intgo(_swig_i_7), C.swig_type_578(_swig_i_8), *(*C.swig_type_579)(unsafe.Pointer(&_swig_i_9)), C.swig_type_580(_swig_i_10), *(*C.swig_type_581)(unsafe.Pointer(&_swig_i_11)), *(*C.swig_type_582)(unsafe.Pointer(&_swig_i_12)), *(*C.swig_type_583)(unsafe.Pointer(&_swig_i_13)))
+	swig_r_p := C._wrap_weft_predictor_create_from_files_capi_ee0c88accba97dd4(*(*C.swig_type_572)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_573)(unsafe.Pointer(&_swig_i_1)), C.swig_type_574(_swig_i_2), *(*C.swig_type_575)(unsafe.Pointer(&_swig_i_3)), *(*C.swig_type_576)(unsafe.Pointer(&_swig_i_4)), *(*C.swig_type_577)(unsafe.Pointer(&_swig_i_5)), C.swig_intgo(_swig_i_6), C.swig_intgo(_swig_i_7), C.swig_type_578(_swig_i_8), *(*C.swig_type_579)(unsafe.Pointer(&_swig_i_9)), C.swig_type_580(_swig_i_10), *(*C.swig_type_581)(unsafe.Pointer(&_swig_i_11)), *(*C.swig_type_582)(unsafe.Pointer(&_swig_i_12)), *(*C.swig_type_583)(unsafe.Pointer(&_swig_i_13)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -5386,7 +5386,7 @@ func Weft_predictor_list_inputs(arg1 uintptr, arg2 []uintptr) (_swig_ret error) 
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_predictor_list_inputs_capi_3718be16e438cf64(C.uintptr_t(_swig_i_0), *(*C.swig_type_585)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_weft_predictor_list_inputs_capi_ee0c88accba97dd4(C.uintptr_t(_swig_i_0), *(*C.swig_type_585)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -5406,7 +5406,7 @@ func Weft_predictor_list_outputs(arg1 uintptr, arg2 []uintptr) (_swig_ret error)
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_predictor_list_outputs_capi_3718be16e438cf64(C.uintptr_t(_swig_i_0), *(*C.swig_type_587)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_weft_predictor_list_outputs_capi_ee0c88accba97dd4(C.uintptr_t(_swig_i_0), *(*C.swig_type_587)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -5432,7 +5432,7 @@ func Weft_predictor_output_shape(arg1 uintptr, arg2 uint64, arg3 []uint64, arg4 
 	_swig_i_5 := arg6
 	_swig_i_6 := arg7
 	_swig_i_7 := arg8
-	swig_r_p := C._wrap_weft_predictor_output_shape_capi_3718be16e438cf64(C.uintptr_t(_swig_i_0), C.swig_type_589(_swig_i_1), *(*C.swig_type_590)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_591)(unsafe.Pointer(&_swig_i_3)), C.swig_type_592(_swig_i_4), *(*C.swig_type_593)(unsafe.Pointer(&_swig_i_5)), C.swig_type_594(_swig_i_6), *(*C.swig_type_595)(unsafe.Pointer(&_swig_i_7)))
+	swig_r_p := C._wrap_weft_predictor_output_shape_capi_ee0c88accba97dd4(C.uintptr_t(_swig_i_0), C.swig_type_589(_swig_i_1), *(*C.swig_type_590)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_591)(unsafe.Pointer(&_swig_i_3)), C.swig_type_592(_swig_i_4), *(*C.swig_type_593)(unsafe.Pointer(&_swig_i_5)), C.swig_type_594(_swig_i_6), *(*C.swig_type_595)(unsafe.Pointer(&_swig_i_7)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg3
@@ -5466,7 +5466,7 @@ func Weft_predictor_predict_float(arg1 uintptr, arg2 []float32, arg3 uint64, arg
 	_swig_i_4 := arg5
 	_swig_i_5 := arg6
 	_swig_i_6 := arg7
-	swig_r_p := C._wrap_weft_predictor_predict_float_capi_3718be16e438cf64(C.uintptr_t(_swig_i_0), *(*C.swig_type_597)(unsafe.Pointer(&_swig_i_1)), C.swig_type_598(_swig_i_2), *(*C.swig_type_599)(unsafe.Pointer(&_swig_i_3)), C.swig_type_600(_swig_i_4), *(*C.swig_type_601)(unsafe.Pointer(&_swig_i_5)), C.swig_type_602(_swig_i_6))
+	swig_r_p := C._wrap_weft_predictor_predict_float_capi_ee0c88accba97dd4(C.uintptr_t(_swig_i_0), *(*C.swig_type_597)(unsafe.Pointer(&_swig_i_1)), C.swig_type_598(_swig_i_2), *(*C.swig_type_599)(unsafe.Pointer(&_swig_i_3)), C.swig_type_600(_swig_i_4), *(*C.swig_type_601)(unsafe.Pointer(&_swig_i_5)), C.swig_type_602(_swig_i_6))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -5491,7 +5491,7 @@ func Weft_predictor_predict_float(arg1 uintptr, arg2 []float32, arg3 uint64, arg
 func Weft_predictor_free(arg1 uintptr) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
-	swig_r_p := C._wrap_weft_predictor_free_capi_3718be16e438cf64(C.uintptr_t(_swig_i_0))
+	swig_r_p := C._wrap_weft_predictor_free_capi_ee0c88accba97dd4(C.uintptr_t(_swig_i_0))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 error
 
@@ -5508,7 +5508,7 @@ func Weft_kvstore_create(arg1 string, arg2 []uintptr) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_kvstore_create_capi_3718be16e438cf64(*(*C.swig_type_605)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_606)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_weft_kvstore_create_capi_ee0c88accba97dd4(*(*C.swig_type_605)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_606)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -5532,7 +5532,7 @@ func Weft_kvstore_type(arg1 uintptr, arg2 []string) (_swig_ret error) {
 	_swig_i_0 := arg1
 	var _swig_i_1 []string
  _swig_i_1 = make([]string, len(arg2)) 
-	swig_r_p := C._wrap_weft_kvstore_type_capi_3718be16e438cf64(C.uintptr_t(_swig_i_0), *(*C.swig_type_608)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_weft_kvstore_type_capi_ee0c88accba97dd4(C.uintptr_t(_swig_i_0), *(*C.swig_type_608)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 
 	for i := range _swig_i_1 {
@@ -5562,7 +5562,7 @@ func Weft_kvstore_rank(arg1 uintptr, arg2 []int32, arg3 []int32) (_swig_ret erro
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r_p := C._wrap_weft_kvstore_rank_capi_3718be16e438cf64(C.uintptr_t(_swig_i_0), *(*C.swig_type_610)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_611)(unsafe.Pointer(&_swig_i_2)))
+	swig_r_p := C._wrap_weft_kvstore_rank_capi_ee0c88accba97dd4(C.uintptr_t(_swig_i_0), *(*C.swig_type_610)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_611)(unsafe.Pointer(&_swig_i_2)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -5588,7 +5588,7 @@ func Weft_kvstore_init(arg1 uintptr, arg2 uint64, arg3 []string, arg4 []uintptr)
 	var _swig_i_2 string
  _swig_i_2 = weftJoin(arg3) 
 	_swig_i_3 := arg4
-	swig_r_p := C._wrap_weft_kvstore_init_capi_3718be16e438cf64(C.uintptr_t(_swig_i_0), C.swig_type_613(_swig_i_1), *(*C.swig_type_614)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_615)(unsafe.Pointer(&_swig_i_3)))
+	swig_r_p := C._wrap_weft_kvstore_init_capi_ee0c88accba97dd4(C.uintptr_t(_swig_i_0), C.swig_type_613(_swig_i_1), *(*C.swig_type_614)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_615)(unsafe.Pointer(&_swig_i_3)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = _swig_i_2
@@ -5615,7 +5615,7 @@ func Weft_kvstore_push(arg1 uintptr, arg2 uint64, arg3 []string, arg4 []uintptr,
  _swig_i_2 = weftJoin(arg3) 
 	_swig_i_3 := arg4
 	_swig_i_4 := arg5
-	swig_r_p := C._wrap_weft_kvstore_push_capi_3718be16e438cf64(C.uintptr_t(_swig_i_0), C.swig_type_617(_swig_i_1), *(*C.swig_type_618)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_619)(unsafe.Pointer(&_swig_i_3)), C.swig_intgo(_swig_i_4))
+	swig_r_p := C._wrap_weft_kvstore_push_capi_ee0c88accba97dd4(C.uintptr_t(_swig_i_0), C.swig_type_617(_swig_i_1), *(*C.swig_type_618)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_619)(unsafe.Pointer(&_swig_i_3)), C.swig_intgo(_swig_i_4))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = _swig_i_2
@@ -5642,7 +5642,7 @@ func Weft_kvstore_pull(arg1 uintptr, arg2 uint64, arg3 []string, arg4 []uintptr,
  _swig_i_2 = weftJoin(arg3) 
 	_swig_i_3 := arg4
 	_swig_i_4 := arg5
-	swig_r_p := C._wrap_weft_kvstore_pull_capi_3718be16e438cf64(C.uintptr_t(_swig_i_0), C.swig_type_621(_swig_i_1), *(*C.swig_type_622)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_623)(unsafe.Pointer(&_swig_i_3)), C.swig_intgo(_swig_i_4))
+	swig_r_p := C._wrap_weft_kvstore_pull_capi_ee0c88accba97dd4(C.uintptr_t(_swig_i_0), C.swig_type_621(_swig_i_1), *(*C.swig_type_622)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_623)(unsafe.Pointer(&_swig_i_3)), C.swig_intgo(_swig_i_4))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = _swig_i_2
@@ -5670,7 +5670,7 @@ func Weft_kvstore_pushpull(arg1 uintptr, arg2 uint64, arg3 []string, arg4 []uint
 	_swig_i_3 := arg4
 	_swig_i_4 := arg5
 	_swig_i_5 := arg6
-	swig_r_p := C._wrap_weft_kvstore_pushpull_capi_3718be16e438cf64(C.uintptr_t(_swig_i_0), C.swig_type_625(_swig_i_1), *(*C.swig_type_626)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_627)(unsafe.Pointer(&_swig_i_3)), *(*C.swig_type_628)(unsafe.Pointer(&_swig_i_4)), C.swig_intgo(_swig_i_5))
+	swig_r_p := C._wrap_weft_kvstore_pushpull_capi_ee0c88accba97dd4(C.uintptr_t(_swig_i_0), C.swig_type_625(_swig_i_1), *(*C.swig_type_626)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_627)(unsafe.Pointer(&_swig_i_3)), *(*C.swig_type_628)(unsafe.Pointer(&_swig_i_4)), C.swig_intgo(_swig_i_5))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = _swig_i_2
@@ -5696,7 +5696,7 @@ func Weft_kvstore_set_optimizer(arg1 uintptr, arg2 uintptr) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_kvstore_set_optimizer_capi_3718be16e438cf64(C.uintptr_t(_swig_i_0), C.uintptr_t(_swig_i_1))
+	swig_r_p := C._wrap_weft_kvstore_set_optimizer_capi_ee0c88accba97dd4(C.uintptr_t(_swig_i_0), C.uintptr_t(_swig_i_1))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 error
 
@@ -5712,7 +5712,7 @@ func Weft_kvstore_set_optimizer(arg1 uintptr, arg2 uintptr) (_swig_ret error) {
 func Weft_kvstore_barrier(arg1 uintptr) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
-	swig_r_p := C._wrap_weft_kvstore_barrier_capi_3718be16e438cf64(C.uintptr_t(_swig_i_0))
+	swig_r_p := C._wrap_weft_kvstore_barrier_capi_ee0c88accba97dd4(C.uintptr_t(_swig_i_0))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 error
 
@@ -5728,7 +5728,7 @@ func Weft_kvstore_barrier(arg1 uintptr) (_swig_ret error) {
 func Weft_kvstore_free(arg1 uintptr) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
-	swig_r_p := C._wrap_weft_kvstore_free_capi_3718be16e438cf64(C.uintptr_t(_swig_i_0))
+	swig_r_p := C._wrap_weft_kvstore_free_capi_ee0c88accba97dd4(C.uintptr_t(_swig_i_0))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 error
 
@@ -5746,7 +5746,7 @@ func Weft_module_init_optimizer_kvstore(arg1 uintptr, arg2 uintptr, arg3 uintptr
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r_p := C._wrap_weft_module_init_optimizer_kvstore_capi_3718be16e438cf64(C.uintptr_t(_swig_i_0), C.uintptr_t(_swig_i_1), C.uintptr_t(_swig_i_2))
+	swig_r_p := C._wrap_weft_module_init_optimizer_kvstore_capi_ee0c88accba97dd4(C.uintptr_t(_swig_i_0), C.uintptr_t(_swig_i_1), C.uintptr_t(_swig_i_2))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 error
 
@@ -5764,7 +5764,7 @@ func Weft_data_iter_select_part(arg1 uintptr, arg2 int, arg3 int) (_swig_ret err
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r_p := C._wrap_weft_data_iter_select_part_capi_3718be16e438cf64(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1), C.swig_intgo(_swig_i_2))
+	swig_r_p := C._wrap_weft_data_iter_select_part_capi_ee0c88accba97dd4(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1), C.swig_intgo(_swig_i_2))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 error
 
@@ -5779,7 +5779,7 @@ func Weft_data_iter_select_part(arg1 uintptr, arg2 int, arg3 int) (_swig_ret err
 
 func Weft_kvstore_finalize() (_swig_ret error) {
 	var swig_r string
-	swig_r_p := C._wrap_weft_kvstore_finalize_capi_3718be16e438cf64()
+	swig_r_p := C._wrap_weft_kvstore_finalize_capi_ee0c88accba97dd4()
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 error
 

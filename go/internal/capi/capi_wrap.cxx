@@ -347,7 +347,7 @@ static const char* weft_binding_library_path(void) {
 extern "C" {
 #endif
 
-void _wrap_Swig_free_capi_3718be16e438cf64(void *_swig_go_0) {
+void _wrap_Swig_free_capi_ee0c88accba97dd4(void *_swig_go_0) {
   void *arg1 = (void *) 0 ;
   
   arg1 = *(void **)&_swig_go_0; 
@@ -357,7 +357,7 @@ void _wrap_Swig_free_capi_3718be16e438cf64(void *_swig_go_0) {
 }
 
 
-void *_wrap_Swig_malloc_capi_3718be16e438cf64(intgo _swig_go_0) {
+void *_wrap_Swig_malloc_capi_ee0c88accba97dd4(intgo _swig_go_0) {
   int arg1 ;
   void *result = 0 ;
   void *_swig_go_result;
@@ -370,7 +370,7 @@ void *_wrap_Swig_malloc_capi_3718be16e438cf64(intgo _swig_go_0) {
 }
 
 
-_gostring_ _wrap_weft_go_predictor_predict_capi_3718be16e438cf64(WeftPredictor *_swig_go_0, long long _swig_go_1, void *_swig_go_2, _goslice_ _swig_go_3, _goslice_ _swig_go_4, _goslice_ _swig_go_5, long long _swig_go_6, void *_swig_go_7, _goslice_ _swig_go_8) {
+_gostring_ _wrap_weft_go_predictor_predict_capi_ee0c88accba97dd4(WeftPredictor *_swig_go_0, long long _swig_go_1, void *_swig_go_2, _goslice_ _swig_go_3, _goslice_ _swig_go_4, _goslice_ _swig_go_5, long long _swig_go_6, void *_swig_go_7, _goslice_ _swig_go_8) {
   WeftPredictor *arg1 = (WeftPredictor *) 0 ;
   size_t arg2 ;
   void *arg3 = (void *) 0 ;
@@ -399,7 +399,7 @@ _gostring_ _wrap_weft_go_predictor_predict_capi_3718be16e438cf64(WeftPredictor *
 }
 
 
-_gostring_ _wrap_weft_binding_copy_from_f32_capi_3718be16e438cf64(WeftNDArray *_swig_go_0, _goslice_ _swig_go_1, long long _swig_go_2) {
+_gostring_ _wrap_weft_binding_copy_from_f32_capi_ee0c88accba97dd4(WeftNDArray *_swig_go_0, _goslice_ _swig_go_1, long long _swig_go_2) {
   WeftNDArray *arg1 = (WeftNDArray *) 0 ;
   float *arg2 = (float *) 0 ;
   size_t arg3 ;
@@ -416,7 +416,7 @@ _gostring_ _wrap_weft_binding_copy_from_f32_capi_3718be16e438cf64(WeftNDArray *_
 }
 
 
-_gostring_ _wrap_weft_binding_copy_to_f32_capi_3718be16e438cf64(WeftNDArray *_swig_go_0, _goslice_ _swig_go_1, long long _swig_go_2) {
+_gostring_ _wrap_weft_binding_copy_to_f32_capi_ee0c88accba97dd4(WeftNDArray *_swig_go_0, _goslice_ _swig_go_1, long long _swig_go_2) {
   WeftNDArray *arg1 = (WeftNDArray *) 0 ;
   float *arg2 = (float *) 0 ;
   size_t arg3 ;
@@ -433,7 +433,7 @@ _gostring_ _wrap_weft_binding_copy_to_f32_capi_3718be16e438cf64(WeftNDArray *_sw
 }
 
 
-_gostring_ _wrap_weft_binding_copy_from_f64_capi_3718be16e438cf64(WeftNDArray *_swig_go_0, _goslice_ _swig_go_1, long long _swig_go_2) {
+_gostring_ _wrap_weft_binding_copy_from_f64_capi_ee0c88accba97dd4(WeftNDArray *_swig_go_0, _goslice_ _swig_go_1, long long _swig_go_2) {
   WeftNDArray *arg1 = (WeftNDArray *) 0 ;
   double *arg2 = (double *) 0 ;
   size_t arg3 ;
@@ -450,7 +450,7 @@ _gostring_ _wrap_weft_binding_copy_from_f64_capi_3718be16e438cf64(WeftNDArray *_
 }
 
 
-_gostring_ _wrap_weft_binding_copy_to_f64_capi_3718be16e438cf64(WeftNDArray *_swig_go_0, _goslice_ _swig_go_1, long long _swig_go_2) {
+_gostring_ _wrap_weft_binding_copy_to_f64_capi_ee0c88accba97dd4(WeftNDArray *_swig_go_0, _goslice_ _swig_go_1, long long _swig_go_2) {
   WeftNDArray *arg1 = (WeftNDArray *) 0 ;
   double *arg2 = (double *) 0 ;
   size_t arg3 ;
@@ -467,7 +467,7 @@ _gostring_ _wrap_weft_binding_copy_to_f64_capi_3718be16e438cf64(WeftNDArray *_sw
 }
 
 
-_gostring_ _wrap_weft_binding_executor_memory_capi_3718be16e438cf64(WeftExecutor *_swig_go_0, _goslice_ _swig_go_1) {
+_gostring_ _wrap_weft_binding_executor_memory_capi_ee0c88accba97dd4(WeftExecutor *_swig_go_0, _goslice_ _swig_go_1) {
   WeftExecutor *arg1 = (WeftExecutor *) 0 ;
   size_t *arg2 = (size_t *) 0 ;
   WeftStatus result;
@@ -482,7 +482,7 @@ _gostring_ _wrap_weft_binding_executor_memory_capi_3718be16e438cf64(WeftExecutor
 }
 
 
-_gostring_ _wrap_weft_binding_predictor_stats_capi_3718be16e438cf64(WeftPredictor *_swig_go_0, _goslice_ _swig_go_1) {
+_gostring_ _wrap_weft_binding_predictor_stats_capi_ee0c88accba97dd4(WeftPredictor *_swig_go_0, _goslice_ _swig_go_1) {
   WeftPredictor *arg1 = (WeftPredictor *) 0 ;
   size_t *arg2 = (size_t *) 0 ;
   WeftStatus result;
@@ -497,7 +497,7 @@ _gostring_ _wrap_weft_binding_predictor_stats_capi_3718be16e438cf64(WeftPredicto
 }
 
 
-_gostring_ _wrap_weft_binding_ndarray_list_capi_3718be16e438cf64(_goslice_ _swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, _goslice_ _swig_go_3) {
+_gostring_ _wrap_weft_binding_ndarray_list_capi_ee0c88accba97dd4(_goslice_ _swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, _goslice_ _swig_go_3) {
   WeftNDArray **arg1 = (WeftNDArray **) 0 ;
   char **arg2 = (char **) 0 ;
   size_t arg3 ;
@@ -527,7 +527,7 @@ _gostring_ _wrap_weft_binding_ndarray_list_capi_3718be16e438cf64(_goslice_ _swig
 }
 
 
-_gostring_ _wrap_weft_binding_buffer_copy_capi_3718be16e438cf64(WeftBuffer *_swig_go_0, void *_swig_go_1, long long _swig_go_2, _goslice_ _swig_go_3) {
+_gostring_ _wrap_weft_binding_buffer_copy_capi_ee0c88accba97dd4(WeftBuffer *_swig_go_0, void *_swig_go_1, long long _swig_go_2, _goslice_ _swig_go_3) {
   WeftBuffer *arg1 = (WeftBuffer *) 0 ;
   void *arg2 = (void *) 0 ;
   size_t arg3 ;
@@ -546,7 +546,7 @@ _gostring_ _wrap_weft_binding_buffer_copy_capi_3718be16e438cf64(WeftBuffer *_swi
 }
 
 
-intgo _wrap_weft_binding_abi_version_capi_3718be16e438cf64() {
+intgo _wrap_weft_binding_abi_version_capi_ee0c88accba97dd4() {
   int result;
   intgo _swig_go_result;
   
@@ -557,7 +557,7 @@ intgo _wrap_weft_binding_abi_version_capi_3718be16e438cf64() {
 }
 
 
-_gostring_ _wrap_weft_binding_library_path_capi_3718be16e438cf64() {
+_gostring_ _wrap_weft_binding_library_path_capi_ee0c88accba97dd4() {
   char *result = 0 ;
   _gostring_ _swig_go_result;
   
@@ -568,7 +568,7 @@ _gostring_ _wrap_weft_binding_library_path_capi_3718be16e438cf64() {
 }
 
 
-_gostring_ _wrap_weft_version_capi_3718be16e438cf64() {
+_gostring_ _wrap_weft_version_capi_ee0c88accba97dd4() {
   char *result = 0 ;
   _gostring_ _swig_go_result;
   
@@ -579,7 +579,7 @@ _gostring_ _wrap_weft_version_capi_3718be16e438cf64() {
 }
 
 
-intgo _wrap_weft_abi_version_capi_3718be16e438cf64() {
+intgo _wrap_weft_abi_version_capi_ee0c88accba97dd4() {
   int result;
   intgo _swig_go_result;
   
@@ -590,7 +590,7 @@ intgo _wrap_weft_abi_version_capi_3718be16e438cf64() {
 }
 
 
-long long _wrap_weft_live_handle_count_capi_3718be16e438cf64() {
+long long _wrap_weft_live_handle_count_capi_ee0c88accba97dd4() {
   size_t result;
   long long _swig_go_result;
   
@@ -601,7 +601,7 @@ long long _wrap_weft_live_handle_count_capi_3718be16e438cf64() {
 }
 
 
-_gostring_ _wrap_weft_storage_stats_capi_3718be16e438cf64(intgo _swig_go_0, intgo _swig_go_1, _goslice_ _swig_go_2, _goslice_ _swig_go_3) {
+_gostring_ _wrap_weft_storage_stats_capi_ee0c88accba97dd4(intgo _swig_go_0, intgo _swig_go_1, _goslice_ _swig_go_2, _goslice_ _swig_go_3) {
   int arg1 ;
   int arg2 ;
   size_t *arg3 = (size_t *) 0 ;
@@ -620,7 +620,7 @@ _gostring_ _wrap_weft_storage_stats_capi_3718be16e438cf64(intgo _swig_go_0, intg
 }
 
 
-_gostring_ _wrap_weft_device_count_capi_3718be16e438cf64(intgo _swig_go_0, _goslice_ _swig_go_1) {
+_gostring_ _wrap_weft_device_count_capi_ee0c88accba97dd4(intgo _swig_go_0, _goslice_ _swig_go_1) {
   int arg1 ;
   int *arg2 = (int *) 0 ;
   WeftStatus result;
@@ -635,7 +635,7 @@ _gostring_ _wrap_weft_device_count_capi_3718be16e438cf64(intgo _swig_go_0, _gosl
 }
 
 
-_gostring_ _wrap_weft_device_memory_capi_3718be16e438cf64(intgo _swig_go_0, intgo _swig_go_1, _goslice_ _swig_go_2, _goslice_ _swig_go_3) {
+_gostring_ _wrap_weft_device_memory_capi_ee0c88accba97dd4(intgo _swig_go_0, intgo _swig_go_1, _goslice_ _swig_go_2, _goslice_ _swig_go_3) {
   int arg1 ;
   int arg2 ;
   uint64_t *arg3 = (uint64_t *) 0 ;
@@ -654,7 +654,7 @@ _gostring_ _wrap_weft_device_memory_capi_3718be16e438cf64(intgo _swig_go_0, intg
 }
 
 
-_gostring_ _wrap_weft_random_seed_capi_3718be16e438cf64(long long _swig_go_0) {
+_gostring_ _wrap_weft_random_seed_capi_ee0c88accba97dd4(long long _swig_go_0) {
   uint64_t arg1 ;
   WeftStatus result;
   _gostring_ _swig_go_result;
@@ -667,7 +667,7 @@ _gostring_ _wrap_weft_random_seed_capi_3718be16e438cf64(long long _swig_go_0) {
 }
 
 
-_gostring_ _wrap_weft_wait_all_capi_3718be16e438cf64() {
+_gostring_ _wrap_weft_wait_all_capi_ee0c88accba97dd4() {
   WeftStatus result;
   _gostring_ _swig_go_result;
   
@@ -678,7 +678,7 @@ _gostring_ _wrap_weft_wait_all_capi_3718be16e438cf64() {
 }
 
 
-_gostring_ _wrap_weft_string_list_size_capi_3718be16e438cf64(WeftStringList *_swig_go_0, _goslice_ _swig_go_1) {
+_gostring_ _wrap_weft_string_list_size_capi_ee0c88accba97dd4(WeftStringList *_swig_go_0, _goslice_ _swig_go_1) {
   WeftStringList *arg1 = (WeftStringList *) 0 ;
   size_t *arg2 = (size_t *) 0 ;
   WeftStatus result;
@@ -693,7 +693,7 @@ _gostring_ _wrap_weft_string_list_size_capi_3718be16e438cf64(WeftStringList *_sw
 }
 
 
-_gostring_ _wrap_weft_string_list_get_capi_3718be16e438cf64(WeftStringList *_swig_go_0, long long _swig_go_1, _goslice_ _swig_go_2) {
+_gostring_ _wrap_weft_string_list_get_capi_ee0c88accba97dd4(WeftStringList *_swig_go_0, long long _swig_go_1, _goslice_ _swig_go_2) {
   WeftStringList *arg1 = (WeftStringList *) 0 ;
   size_t arg2 ;
   char **arg3 = (char **) 0 ;
@@ -719,7 +719,7 @@ _gostring_ _wrap_weft_string_list_get_capi_3718be16e438cf64(WeftStringList *_swi
 }
 
 
-_gostring_ _wrap_weft_string_list_free_capi_3718be16e438cf64(WeftStringList *_swig_go_0) {
+_gostring_ _wrap_weft_string_list_free_capi_ee0c88accba97dd4(WeftStringList *_swig_go_0) {
   WeftStringList *arg1 = (WeftStringList *) 0 ;
   WeftStatus result;
   _gostring_ _swig_go_result;
@@ -732,7 +732,7 @@ _gostring_ _wrap_weft_string_list_free_capi_3718be16e438cf64(WeftStringList *_sw
 }
 
 
-_gostring_ _wrap_weft_op_count_capi_3718be16e438cf64(_goslice_ _swig_go_0) {
+_gostring_ _wrap_weft_op_count_capi_ee0c88accba97dd4(_goslice_ _swig_go_0) {
   size_t *arg1 = (size_t *) 0 ;
   WeftStatus result;
   _gostring_ _swig_go_result;
@@ -745,7 +745,7 @@ _gostring_ _wrap_weft_op_count_capi_3718be16e438cf64(_goslice_ _swig_go_0) {
 }
 
 
-_gostring_ _wrap_weft_op_name_capi_3718be16e438cf64(long long _swig_go_0, _goslice_ _swig_go_1) {
+_gostring_ _wrap_weft_op_name_capi_ee0c88accba97dd4(long long _swig_go_0, _goslice_ _swig_go_1) {
   size_t arg1 ;
   char **arg2 = (char **) 0 ;
   std::vector< char const * > sv2 ;
@@ -769,7 +769,7 @@ _gostring_ _wrap_weft_op_name_capi_3718be16e438cf64(long long _swig_go_0, _gosli
 }
 
 
-_gostring_ _wrap_weft_op_info_capi_3718be16e438cf64(_gostring_ _swig_go_0, _goslice_ _swig_go_1, _goslice_ _swig_go_2) {
+_gostring_ _wrap_weft_op_info_capi_ee0c88accba97dd4(_gostring_ _swig_go_0, _goslice_ _swig_go_1, _goslice_ _swig_go_2) {
   char *arg1 = (char *) 0 ;
   char **arg2 = (char **) 0 ;
   size_t *arg3 = (size_t *) 0 ;
@@ -800,7 +800,7 @@ _gostring_ _wrap_weft_op_info_capi_3718be16e438cf64(_gostring_ _swig_go_0, _gosl
 }
 
 
-_gostring_ _wrap_weft_op_param_capi_3718be16e438cf64(_gostring_ _swig_go_0, long long _swig_go_1, _goslice_ _swig_go_2, _goslice_ _swig_go_3, _goslice_ _swig_go_4, _goslice_ _swig_go_5) {
+_gostring_ _wrap_weft_op_param_capi_ee0c88accba97dd4(_gostring_ _swig_go_0, long long _swig_go_1, _goslice_ _swig_go_2, _goslice_ _swig_go_3, _goslice_ _swig_go_4, _goslice_ _swig_go_5) {
   char *arg1 = (char *) 0 ;
   size_t arg2 ;
   char **arg3 = (char **) 0 ;
@@ -864,7 +864,7 @@ _gostring_ _wrap_weft_op_param_capi_3718be16e438cf64(_gostring_ _swig_go_0, long
 }
 
 
-_gostring_ _wrap_weft_op_aliases_capi_3718be16e438cf64(_gostring_ _swig_go_0, _goslice_ _swig_go_1) {
+_gostring_ _wrap_weft_op_aliases_capi_ee0c88accba97dd4(_gostring_ _swig_go_0, _goslice_ _swig_go_1) {
   char *arg1 = (char *) 0 ;
   WeftStringList **arg2 = (WeftStringList **) 0 ;
   WeftStatus result;
@@ -884,7 +884,7 @@ _gostring_ _wrap_weft_op_aliases_capi_3718be16e438cf64(_gostring_ _swig_go_0, _g
 }
 
 
-_gostring_ _wrap_weft_op_invoke_capi_3718be16e438cf64(_gostring_ _swig_go_0, _goslice_ _swig_go_1, long long _swig_go_2, _gostring_ _swig_go_3, _gostring_ _swig_go_4, long long _swig_go_5, _goslice_ _swig_go_6, long long _swig_go_7, _goslice_ _swig_go_8) {
+_gostring_ _wrap_weft_op_invoke_capi_ee0c88accba97dd4(_gostring_ _swig_go_0, _goslice_ _swig_go_1, long long _swig_go_2, _gostring_ _swig_go_3, _gostring_ _swig_go_4, long long _swig_go_5, _goslice_ _swig_go_6, long long _swig_go_7, _goslice_ _swig_go_8) {
   char *arg1 = (char *) 0 ;
   WeftNDArray **arg2 = (WeftNDArray **) 0 ;
   size_t arg3 ;
@@ -940,7 +940,7 @@ _gostring_ _wrap_weft_op_invoke_capi_3718be16e438cf64(_gostring_ _swig_go_0, _go
 }
 
 
-_gostring_ _wrap_weft_op_invoke_into_capi_3718be16e438cf64(_gostring_ _swig_go_0, _goslice_ _swig_go_1, long long _swig_go_2, _gostring_ _swig_go_3, _gostring_ _swig_go_4, long long _swig_go_5, _goslice_ _swig_go_6, long long _swig_go_7, _goslice_ _swig_go_8) {
+_gostring_ _wrap_weft_op_invoke_into_capi_ee0c88accba97dd4(_gostring_ _swig_go_0, _goslice_ _swig_go_1, long long _swig_go_2, _gostring_ _swig_go_3, _gostring_ _swig_go_4, long long _swig_go_5, _goslice_ _swig_go_6, long long _swig_go_7, _goslice_ _swig_go_8) {
   char *arg1 = (char *) 0 ;
   WeftNDArray **arg2 = (WeftNDArray **) 0 ;
   size_t arg3 ;
@@ -996,7 +996,7 @@ _gostring_ _wrap_weft_op_invoke_into_capi_3718be16e438cf64(_gostring_ _swig_go_0
 }
 
 
-_gostring_ _wrap_weft_ndarray_create_capi_3718be16e438cf64(_goslice_ _swig_go_0, intgo _swig_go_1, intgo _swig_go_2, intgo _swig_go_3, intgo _swig_go_4, _goslice_ _swig_go_5) {
+_gostring_ _wrap_weft_ndarray_create_capi_ee0c88accba97dd4(_goslice_ _swig_go_0, intgo _swig_go_1, intgo _swig_go_2, intgo _swig_go_3, intgo _swig_go_4, _goslice_ _swig_go_5) {
   int64_t *arg1 = (int64_t *) 0 ;
   int arg2 ;
   int arg3 ;
@@ -1019,7 +1019,7 @@ _gostring_ _wrap_weft_ndarray_create_capi_3718be16e438cf64(_goslice_ _swig_go_0,
 }
 
 
-_gostring_ _wrap_weft_ndarray_free_capi_3718be16e438cf64(WeftNDArray *_swig_go_0) {
+_gostring_ _wrap_weft_ndarray_free_capi_ee0c88accba97dd4(WeftNDArray *_swig_go_0) {
   WeftNDArray *arg1 = (WeftNDArray *) 0 ;
   WeftStatus result;
   _gostring_ _swig_go_result;
@@ -1032,7 +1032,7 @@ _gostring_ _wrap_weft_ndarray_free_capi_3718be16e438cf64(WeftNDArray *_swig_go_0
 }
 
 
-_gostring_ _wrap_weft_ndarray_ndim_capi_3718be16e438cf64(WeftNDArray *_swig_go_0, _goslice_ _swig_go_1) {
+_gostring_ _wrap_weft_ndarray_ndim_capi_ee0c88accba97dd4(WeftNDArray *_swig_go_0, _goslice_ _swig_go_1) {
   WeftNDArray *arg1 = (WeftNDArray *) 0 ;
   int *arg2 = (int *) 0 ;
   WeftStatus result;
@@ -1047,7 +1047,7 @@ _gostring_ _wrap_weft_ndarray_ndim_capi_3718be16e438cf64(WeftNDArray *_swig_go_0
 }
 
 
-_gostring_ _wrap_weft_ndarray_shape_capi_3718be16e438cf64(WeftNDArray *_swig_go_0, _goslice_ _swig_go_1, long long _swig_go_2) {
+_gostring_ _wrap_weft_ndarray_shape_capi_ee0c88accba97dd4(WeftNDArray *_swig_go_0, _goslice_ _swig_go_1, long long _swig_go_2) {
   WeftNDArray *arg1 = (WeftNDArray *) 0 ;
   int64_t *arg2 = (int64_t *) 0 ;
   size_t arg3 ;
@@ -1064,7 +1064,7 @@ _gostring_ _wrap_weft_ndarray_shape_capi_3718be16e438cf64(WeftNDArray *_swig_go_
 }
 
 
-_gostring_ _wrap_weft_ndarray_size_capi_3718be16e438cf64(WeftNDArray *_swig_go_0, _goslice_ _swig_go_1) {
+_gostring_ _wrap_weft_ndarray_size_capi_ee0c88accba97dd4(WeftNDArray *_swig_go_0, _goslice_ _swig_go_1) {
   WeftNDArray *arg1 = (WeftNDArray *) 0 ;
   int64_t *arg2 = (int64_t *) 0 ;
   WeftStatus result;
@@ -1079,7 +1079,7 @@ _gostring_ _wrap_weft_ndarray_size_capi_3718be16e438cf64(WeftNDArray *_swig_go_0
 }
 
 
-_gostring_ _wrap_weft_ndarray_dtype_capi_3718be16e438cf64(WeftNDArray *_swig_go_0, _goslice_ _swig_go_1) {
+_gostring_ _wrap_weft_ndarray_dtype_capi_ee0c88accba97dd4(WeftNDArray *_swig_go_0, _goslice_ _swig_go_1) {
   WeftNDArray *arg1 = (WeftNDArray *) 0 ;
   int *arg2 = (int *) 0 ;
   WeftStatus result;
@@ -1094,7 +1094,7 @@ _gostring_ _wrap_weft_ndarray_dtype_capi_3718be16e438cf64(WeftNDArray *_swig_go_
 }
 
 
-_gostring_ _wrap_weft_ndarray_context_capi_3718be16e438cf64(WeftNDArray *_swig_go_0, _goslice_ _swig_go_1, _goslice_ _swig_go_2) {
+_gostring_ _wrap_weft_ndarray_context_capi_ee0c88accba97dd4(WeftNDArray *_swig_go_0, _goslice_ _swig_go_1, _goslice_ _swig_go_2) {
   WeftNDArray *arg1 = (WeftNDArray *) 0 ;
   int *arg2 = (int *) 0 ;
   int *arg3 = (int *) 0 ;
@@ -1111,7 +1111,7 @@ _gostring_ _wrap_weft_ndarray_context_capi_3718be16e438cf64(WeftNDArray *_swig_g
 }
 
 
-_gostring_ _wrap_weft_ndarray_copy_from_capi_3718be16e438cf64(WeftNDArray *_swig_go_0, void *_swig_go_1, long long _swig_go_2) {
+_gostring_ _wrap_weft_ndarray_copy_from_capi_ee0c88accba97dd4(WeftNDArray *_swig_go_0, void *_swig_go_1, long long _swig_go_2) {
   WeftNDArray *arg1 = (WeftNDArray *) 0 ;
   void *arg2 = (void *) 0 ;
   size_t arg3 ;
@@ -1128,7 +1128,7 @@ _gostring_ _wrap_weft_ndarray_copy_from_capi_3718be16e438cf64(WeftNDArray *_swig
 }
 
 
-_gostring_ _wrap_weft_ndarray_copy_to_capi_3718be16e438cf64(WeftNDArray *_swig_go_0, void *_swig_go_1, long long _swig_go_2) {
+_gostring_ _wrap_weft_ndarray_copy_to_capi_ee0c88accba97dd4(WeftNDArray *_swig_go_0, void *_swig_go_1, long long _swig_go_2) {
   WeftNDArray *arg1 = (WeftNDArray *) 0 ;
   void *arg2 = (void *) 0 ;
   size_t arg3 ;
@@ -1145,7 +1145,7 @@ _gostring_ _wrap_weft_ndarray_copy_to_capi_3718be16e438cf64(WeftNDArray *_swig_g
 }
 
 
-_gostring_ _wrap_weft_ndarray_reshape_capi_3718be16e438cf64(WeftNDArray *_swig_go_0, _goslice_ _swig_go_1, intgo _swig_go_2, _goslice_ _swig_go_3) {
+_gostring_ _wrap_weft_ndarray_reshape_capi_ee0c88accba97dd4(WeftNDArray *_swig_go_0, _goslice_ _swig_go_1, intgo _swig_go_2, _goslice_ _swig_go_3) {
   WeftNDArray *arg1 = (WeftNDArray *) 0 ;
   int64_t *arg2 = (int64_t *) 0 ;
   int arg3 ;
@@ -1164,7 +1164,7 @@ _gostring_ _wrap_weft_ndarray_reshape_capi_3718be16e438cf64(WeftNDArray *_swig_g
 }
 
 
-_gostring_ _wrap_weft_ndarray_slice_capi_3718be16e438cf64(WeftNDArray *_swig_go_0, long long _swig_go_1, long long _swig_go_2, _goslice_ _swig_go_3) {
+_gostring_ _wrap_weft_ndarray_slice_capi_ee0c88accba97dd4(WeftNDArray *_swig_go_0, long long _swig_go_1, long long _swig_go_2, _goslice_ _swig_go_3) {
   WeftNDArray *arg1 = (WeftNDArray *) 0 ;
   int64_t arg2 ;
   int64_t arg3 ;
@@ -1183,7 +1183,7 @@ _gostring_ _wrap_weft_ndarray_slice_capi_3718be16e438cf64(WeftNDArray *_swig_go_
 }
 
 
-_gostring_ _wrap_weft_ndarray_wait_to_read_capi_3718be16e438cf64(WeftNDArray *_swig_go_0) {
+_gostring_ _wrap_weft_ndarray_wait_to_read_capi_ee0c88accba97dd4(WeftNDArray *_swig_go_0) {
   WeftNDArray *arg1 = (WeftNDArray *) 0 ;
   WeftStatus result;
   _gostring_ _swig_go_result;
@@ -1196,7 +1196,7 @@ _gostring_ _wrap_weft_ndarray_wait_to_read_capi_3718be16e438cf64(WeftNDArray *_s
 }
 
 
-_gostring_ _wrap_weft_ndarray_wait_to_write_capi_3718be16e438cf64(WeftNDArray *_swig_go_0) {
+_gostring_ _wrap_weft_ndarray_wait_to_write_capi_ee0c88accba97dd4(WeftNDArray *_swig_go_0) {
   WeftNDArray *arg1 = (WeftNDArray *) 0 ;
   WeftStatus result;
   _gostring_ _swig_go_result;
@@ -1209,7 +1209,7 @@ _gostring_ _wrap_weft_ndarray_wait_to_write_capi_3718be16e438cf64(WeftNDArray *_
 }
 
 
-_gostring_ _wrap_weft_ndarray_save_file_capi_3718be16e438cf64(_gostring_ _swig_go_0, _goslice_ _swig_go_1, _gostring_ _swig_go_2, long long _swig_go_3) {
+_gostring_ _wrap_weft_ndarray_save_file_capi_ee0c88accba97dd4(_gostring_ _swig_go_0, _goslice_ _swig_go_1, _gostring_ _swig_go_2, long long _swig_go_3) {
   char *arg1 = (char *) 0 ;
   WeftNDArray **arg2 = (WeftNDArray **) 0 ;
   char **arg3 = (char **) 0 ;
@@ -1244,7 +1244,7 @@ _gostring_ _wrap_weft_ndarray_save_file_capi_3718be16e438cf64(_gostring_ _swig_g
 }
 
 
-_gostring_ _wrap_weft_ndarray_save_buffer_capi_3718be16e438cf64(_goslice_ _swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, _goslice_ _swig_go_3) {
+_gostring_ _wrap_weft_ndarray_save_buffer_capi_ee0c88accba97dd4(_goslice_ _swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, _goslice_ _swig_go_3) {
   WeftNDArray **arg1 = (WeftNDArray **) 0 ;
   char **arg2 = (char **) 0 ;
   size_t arg3 ;
@@ -1274,7 +1274,7 @@ _gostring_ _wrap_weft_ndarray_save_buffer_capi_3718be16e438cf64(_goslice_ _swig_
 }
 
 
-_gostring_ _wrap_weft_buffer_data_capi_3718be16e438cf64(WeftBuffer *_swig_go_0, void **_swig_go_1, _goslice_ _swig_go_2) {
+_gostring_ _wrap_weft_buffer_data_capi_ee0c88accba97dd4(WeftBuffer *_swig_go_0, void **_swig_go_1, _goslice_ _swig_go_2) {
   WeftBuffer *arg1 = (WeftBuffer *) 0 ;
   void **arg2 = (void **) 0 ;
   size_t *arg3 = (size_t *) 0 ;
@@ -1291,7 +1291,7 @@ _gostring_ _wrap_weft_buffer_data_capi_3718be16e438cf64(WeftBuffer *_swig_go_0, 
 }
 
 
-_gostring_ _wrap_weft_buffer_free_capi_3718be16e438cf64(WeftBuffer *_swig_go_0) {
+_gostring_ _wrap_weft_buffer_free_capi_ee0c88accba97dd4(WeftBuffer *_swig_go_0) {
   WeftBuffer *arg1 = (WeftBuffer *) 0 ;
   WeftStatus result;
   _gostring_ _swig_go_result;
@@ -1304,7 +1304,7 @@ _gostring_ _wrap_weft_buffer_free_capi_3718be16e438cf64(WeftBuffer *_swig_go_0) 
 }
 
 
-_gostring_ _wrap_weft_ndarray_load_file_capi_3718be16e438cf64(_gostring_ _swig_go_0, _goslice_ _swig_go_1) {
+_gostring_ _wrap_weft_ndarray_load_file_capi_ee0c88accba97dd4(_gostring_ _swig_go_0, _goslice_ _swig_go_1) {
   char *arg1 = (char *) 0 ;
   WeftNDArrayList **arg2 = (WeftNDArrayList **) 0 ;
   WeftStatus result;
@@ -1324,7 +1324,7 @@ _gostring_ _wrap_weft_ndarray_load_file_capi_3718be16e438cf64(_gostring_ _swig_g
 }
 
 
-_gostring_ _wrap_weft_ndarray_load_buffer_capi_3718be16e438cf64(void *_swig_go_0, long long _swig_go_1, _goslice_ _swig_go_2) {
+_gostring_ _wrap_weft_ndarray_load_buffer_capi_ee0c88accba97dd4(void *_swig_go_0, long long _swig_go_1, _goslice_ _swig_go_2) {
   void *arg1 = (void *) 0 ;
   size_t arg2 ;
   WeftNDArrayList **arg3 = (WeftNDArrayList **) 0 ;
@@ -1341,7 +1341,7 @@ _gostring_ _wrap_weft_ndarray_load_buffer_capi_3718be16e438cf64(void *_swig_go_0
 }
 
 
-_gostring_ _wrap_weft_ndarray_list_size_capi_3718be16e438cf64(WeftNDArrayList *_swig_go_0, _goslice_ _swig_go_1, _goslice_ _swig_go_2) {
+_gostring_ _wrap_weft_ndarray_list_size_capi_ee0c88accba97dd4(WeftNDArrayList *_swig_go_0, _goslice_ _swig_go_1, _goslice_ _swig_go_2) {
   WeftNDArrayList *arg1 = (WeftNDArrayList *) 0 ;
   size_t *arg2 = (size_t *) 0 ;
   int *arg3 = (int *) 0 ;
@@ -1358,7 +1358,7 @@ _gostring_ _wrap_weft_ndarray_list_size_capi_3718be16e438cf64(WeftNDArrayList *_
 }
 
 
-_gostring_ _wrap_weft_ndarray_list_name_capi_3718be16e438cf64(WeftNDArrayList *_swig_go_0, long long _swig_go_1, _goslice_ _swig_go_2) {
+_gostring_ _wrap_weft_ndarray_list_name_capi_ee0c88accba97dd4(WeftNDArrayList *_swig_go_0, long long _swig_go_1, _goslice_ _swig_go_2) {
   WeftNDArrayList *arg1 = (WeftNDArrayList *) 0 ;
   size_t arg2 ;
   char **arg3 = (char **) 0 ;
@@ -1384,7 +1384,7 @@ _gostring_ _wrap_weft_ndarray_list_name_capi_3718be16e438cf64(WeftNDArrayList *_
 }
 
 
-_gostring_ _wrap_weft_ndarray_list_get_capi_3718be16e438cf64(WeftNDArrayList *_swig_go_0, long long _swig_go_1, _goslice_ _swig_go_2) {
+_gostring_ _wrap_weft_ndarray_list_get_capi_ee0c88accba97dd4(WeftNDArrayList *_swig_go_0, long long _swig_go_1, _goslice_ _swig_go_2) {
   WeftNDArrayList *arg1 = (WeftNDArrayList *) 0 ;
   size_t arg2 ;
   WeftNDArray **arg3 = (WeftNDArray **) 0 ;
@@ -1401,7 +1401,7 @@ _gostring_ _wrap_weft_ndarray_list_get_capi_3718be16e438cf64(WeftNDArrayList *_s
 }
 
 
-_gostring_ _wrap_weft_ndarray_list_free_capi_3718be16e438cf64(WeftNDArrayList *_swig_go_0) {
+_gostring_ _wrap_weft_ndarray_list_free_capi_ee0c88accba97dd4(WeftNDArrayList *_swig_go_0) {
   WeftNDArrayList *arg1 = (WeftNDArrayList *) 0 ;
   WeftStatus result;
   _gostring_ _swig_go_result;
@@ -1414,7 +1414,7 @@ _gostring_ _wrap_weft_ndarray_list_free_capi_3718be16e438cf64(WeftNDArrayList *_
 }
 
 
-_gostring_ _wrap_weft_ndarray_list_create_capi_3718be16e438cf64(_goslice_ _swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, _goslice_ _swig_go_3) {
+_gostring_ _wrap_weft_ndarray_list_create_capi_ee0c88accba97dd4(_goslice_ _swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, _goslice_ _swig_go_3) {
   WeftNDArray **arg1 = (WeftNDArray **) 0 ;
   char **arg2 = (char **) 0 ;
   size_t arg3 ;
@@ -1444,7 +1444,7 @@ _gostring_ _wrap_weft_ndarray_list_create_capi_3718be16e438cf64(_goslice_ _swig_
 }
 
 
-_gostring_ _wrap_weft_ndarray_load_npy_capi_3718be16e438cf64(_gostring_ _swig_go_0, _goslice_ _swig_go_1) {
+_gostring_ _wrap_weft_ndarray_load_npy_capi_ee0c88accba97dd4(_gostring_ _swig_go_0, _goslice_ _swig_go_1) {
   char *arg1 = (char *) 0 ;
   WeftNDArray **arg2 = (WeftNDArray **) 0 ;
   WeftStatus result;
@@ -1464,7 +1464,7 @@ _gostring_ _wrap_weft_ndarray_load_npy_capi_3718be16e438cf64(_gostring_ _swig_go
 }
 
 
-_gostring_ _wrap_weft_ndarray_save_npy_capi_3718be16e438cf64(WeftNDArray *_swig_go_0, _gostring_ _swig_go_1) {
+_gostring_ _wrap_weft_ndarray_save_npy_capi_ee0c88accba97dd4(WeftNDArray *_swig_go_0, _gostring_ _swig_go_1) {
   WeftNDArray *arg1 = (WeftNDArray *) 0 ;
   char *arg2 = (char *) 0 ;
   WeftStatus result;
@@ -1484,7 +1484,7 @@ _gostring_ _wrap_weft_ndarray_save_npy_capi_3718be16e438cf64(WeftNDArray *_swig_
 }
 
 
-_gostring_ _wrap_weft_ndarray_load_npy_buffer_capi_3718be16e438cf64(void *_swig_go_0, long long _swig_go_1, _goslice_ _swig_go_2) {
+_gostring_ _wrap_weft_ndarray_load_npy_buffer_capi_ee0c88accba97dd4(void *_swig_go_0, long long _swig_go_1, _goslice_ _swig_go_2) {
   void *arg1 = (void *) 0 ;
   size_t arg2 ;
   WeftNDArray **arg3 = (WeftNDArray **) 0 ;
@@ -1501,7 +1501,7 @@ _gostring_ _wrap_weft_ndarray_load_npy_buffer_capi_3718be16e438cf64(void *_swig_
 }
 
 
-_gostring_ _wrap_weft_ndarray_save_npy_buffer_capi_3718be16e438cf64(WeftNDArray *_swig_go_0, _goslice_ _swig_go_1) {
+_gostring_ _wrap_weft_ndarray_save_npy_buffer_capi_ee0c88accba97dd4(WeftNDArray *_swig_go_0, _goslice_ _swig_go_1) {
   WeftNDArray *arg1 = (WeftNDArray *) 0 ;
   WeftBuffer **arg2 = (WeftBuffer **) 0 ;
   WeftStatus result;
@@ -1516,7 +1516,7 @@ _gostring_ _wrap_weft_ndarray_save_npy_buffer_capi_3718be16e438cf64(WeftNDArray 
 }
 
 
-_gostring_ _wrap_weft_symbol_create_variable_capi_3718be16e438cf64(_gostring_ _swig_go_0, _goslice_ _swig_go_1) {
+_gostring_ _wrap_weft_symbol_create_variable_capi_ee0c88accba97dd4(_gostring_ _swig_go_0, _goslice_ _swig_go_1) {
   char *arg1 = (char *) 0 ;
   WeftSymbolHandle **arg2 = (WeftSymbolHandle **) 0 ;
   WeftStatus result;
@@ -1536,7 +1536,7 @@ _gostring_ _wrap_weft_symbol_create_variable_capi_3718be16e438cf64(_gostring_ _s
 }
 
 
-_gostring_ _wrap_weft_symbol_create_atomic_capi_3718be16e438cf64(_gostring_ _swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, long long _swig_go_3, _goslice_ _swig_go_4) {
+_gostring_ _wrap_weft_symbol_create_atomic_capi_ee0c88accba97dd4(_gostring_ _swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, long long _swig_go_3, _goslice_ _swig_go_4) {
   char *arg1 = (char *) 0 ;
   char **arg2 = (char **) 0 ;
   char **arg3 = (char **) 0 ;
@@ -1584,7 +1584,7 @@ _gostring_ _wrap_weft_symbol_create_atomic_capi_3718be16e438cf64(_gostring_ _swi
 }
 
 
-_gostring_ _wrap_weft_symbol_compose_capi_3718be16e438cf64(WeftSymbolHandle *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, _gostring_ _swig_go_3, _goslice_ _swig_go_4) {
+_gostring_ _wrap_weft_symbol_compose_capi_ee0c88accba97dd4(WeftSymbolHandle *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, _gostring_ _swig_go_3, _goslice_ _swig_go_4) {
   WeftSymbolHandle *arg1 = (WeftSymbolHandle *) 0 ;
   char *arg2 = (char *) 0 ;
   size_t arg3 ;
@@ -1621,7 +1621,7 @@ _gostring_ _wrap_weft_symbol_compose_capi_3718be16e438cf64(WeftSymbolHandle *_sw
 }
 
 
-_gostring_ _wrap_weft_symbol_group_capi_3718be16e438cf64(_goslice_ _swig_go_0, long long _swig_go_1, _goslice_ _swig_go_2) {
+_gostring_ _wrap_weft_symbol_group_capi_ee0c88accba97dd4(_goslice_ _swig_go_0, long long _swig_go_1, _goslice_ _swig_go_2) {
   WeftSymbolHandle **arg1 = (WeftSymbolHandle **) 0 ;
   size_t arg2 ;
   WeftSymbolHandle **arg3 = (WeftSymbolHandle **) 0 ;
@@ -1638,7 +1638,7 @@ _gostring_ _wrap_weft_symbol_group_capi_3718be16e438cf64(_goslice_ _swig_go_0, l
 }
 
 
-_gostring_ _wrap_weft_symbol_copy_capi_3718be16e438cf64(WeftSymbolHandle *_swig_go_0, _goslice_ _swig_go_1) {
+_gostring_ _wrap_weft_symbol_copy_capi_ee0c88accba97dd4(WeftSymbolHandle *_swig_go_0, _goslice_ _swig_go_1) {
   WeftSymbolHandle *arg1 = (WeftSymbolHandle *) 0 ;
   WeftSymbolHandle **arg2 = (WeftSymbolHandle **) 0 ;
   WeftStatus result;
@@ -1653,7 +1653,7 @@ _gostring_ _wrap_weft_symbol_copy_capi_3718be16e438cf64(WeftSymbolHandle *_swig_
 }
 
 
-_gostring_ _wrap_weft_symbol_free_capi_3718be16e438cf64(WeftSymbolHandle *_swig_go_0) {
+_gostring_ _wrap_weft_symbol_free_capi_ee0c88accba97dd4(WeftSymbolHandle *_swig_go_0) {
   WeftSymbolHandle *arg1 = (WeftSymbolHandle *) 0 ;
   WeftStatus result;
   _gostring_ _swig_go_result;
@@ -1666,7 +1666,7 @@ _gostring_ _wrap_weft_symbol_free_capi_3718be16e438cf64(WeftSymbolHandle *_swig_
 }
 
 
-_gostring_ _wrap_weft_symbol_num_outputs_capi_3718be16e438cf64(WeftSymbolHandle *_swig_go_0, _goslice_ _swig_go_1) {
+_gostring_ _wrap_weft_symbol_num_outputs_capi_ee0c88accba97dd4(WeftSymbolHandle *_swig_go_0, _goslice_ _swig_go_1) {
   WeftSymbolHandle *arg1 = (WeftSymbolHandle *) 0 ;
   size_t *arg2 = (size_t *) 0 ;
   WeftStatus result;
@@ -1681,7 +1681,7 @@ _gostring_ _wrap_weft_symbol_num_outputs_capi_3718be16e438cf64(WeftSymbolHandle 
 }
 
 
-_gostring_ _wrap_weft_symbol_get_output_capi_3718be16e438cf64(WeftSymbolHandle *_swig_go_0, long long _swig_go_1, _goslice_ _swig_go_2) {
+_gostring_ _wrap_weft_symbol_get_output_capi_ee0c88accba97dd4(WeftSymbolHandle *_swig_go_0, long long _swig_go_1, _goslice_ _swig_go_2) {
   WeftSymbolHandle *arg1 = (WeftSymbolHandle *) 0 ;
   size_t arg2 ;
   WeftSymbolHandle **arg3 = (WeftSymbolHandle **) 0 ;
@@ -1698,7 +1698,7 @@ _gostring_ _wrap_weft_symbol_get_output_capi_3718be16e438cf64(WeftSymbolHandle *
 }
 
 
-_gostring_ _wrap_weft_symbol_get_internals_capi_3718be16e438cf64(WeftSymbolHandle *_swig_go_0, _goslice_ _swig_go_1) {
+_gostring_ _wrap_weft_symbol_get_internals_capi_ee0c88accba97dd4(WeftSymbolHandle *_swig_go_0, _goslice_ _swig_go_1) {
   WeftSymbolHandle *arg1 = (WeftSymbolHandle *) 0 ;
   WeftSymbolHandle **arg2 = (WeftSymbolHandle **) 0 ;
   WeftStatus result;
@@ -1713,7 +1713,7 @@ _gostring_ _wrap_weft_symbol_get_internals_capi_3718be16e438cf64(WeftSymbolHandl
 }
 
 
-_gostring_ _wrap_weft_symbol_get_children_capi_3718be16e438cf64(WeftSymbolHandle *_swig_go_0, _goslice_ _swig_go_1) {
+_gostring_ _wrap_weft_symbol_get_children_capi_ee0c88accba97dd4(WeftSymbolHandle *_swig_go_0, _goslice_ _swig_go_1) {
   WeftSymbolHandle *arg1 = (WeftSymbolHandle *) 0 ;
   WeftSymbolHandle **arg2 = (WeftSymbolHandle **) 0 ;
   WeftStatus result;
@@ -1728,7 +1728,7 @@ _gostring_ _wrap_weft_symbol_get_children_capi_3718be16e438cf64(WeftSymbolHandle
 }
 
 
-_gostring_ _wrap_weft_symbol_list_arguments_capi_3718be16e438cf64(WeftSymbolHandle *_swig_go_0, _goslice_ _swig_go_1) {
+_gostring_ _wrap_weft_symbol_list_arguments_capi_ee0c88accba97dd4(WeftSymbolHandle *_swig_go_0, _goslice_ _swig_go_1) {
   WeftSymbolHandle *arg1 = (WeftSymbolHandle *) 0 ;
   WeftStringList **arg2 = (WeftStringList **) 0 ;
   WeftStatus result;
@@ -1743,7 +1743,7 @@ _gostring_ _wrap_weft_symbol_list_arguments_capi_3718be16e438cf64(WeftSymbolHand
 }
 
 
-_gostring_ _wrap_weft_symbol_list_outputs_capi_3718be16e438cf64(WeftSymbolHandle *_swig_go_0, _goslice_ _swig_go_1) {
+_gostring_ _wrap_weft_symbol_list_outputs_capi_ee0c88accba97dd4(WeftSymbolHandle *_swig_go_0, _goslice_ _swig_go_1) {
   WeftSymbolHandle *arg1 = (WeftSymbolHandle *) 0 ;
   WeftStringList **arg2 = (WeftStringList **) 0 ;
   WeftStatus result;
@@ -1758,7 +1758,7 @@ _gostring_ _wrap_weft_symbol_list_outputs_capi_3718be16e438cf64(WeftSymbolHandle
 }
 
 
-_gostring_ _wrap_weft_symbol_list_auxiliary_states_capi_3718be16e438cf64(WeftSymbolHandle *_swig_go_0, _goslice_ _swig_go_1) {
+_gostring_ _wrap_weft_symbol_list_auxiliary_states_capi_ee0c88accba97dd4(WeftSymbolHandle *_swig_go_0, _goslice_ _swig_go_1) {
   WeftSymbolHandle *arg1 = (WeftSymbolHandle *) 0 ;
   WeftStringList **arg2 = (WeftStringList **) 0 ;
   WeftStatus result;
@@ -1773,7 +1773,7 @@ _gostring_ _wrap_weft_symbol_list_auxiliary_states_capi_3718be16e438cf64(WeftSym
 }
 
 
-_gostring_ _wrap_weft_symbol_list_inputs_capi_3718be16e438cf64(WeftSymbolHandle *_swig_go_0, _goslice_ _swig_go_1) {
+_gostring_ _wrap_weft_symbol_list_inputs_capi_ee0c88accba97dd4(WeftSymbolHandle *_swig_go_0, _goslice_ _swig_go_1) {
   WeftSymbolHandle *arg1 = (WeftSymbolHandle *) 0 ;
   WeftStringList **arg2 = (WeftStringList **) 0 ;
   WeftStatus result;
@@ -1788,7 +1788,7 @@ _gostring_ _wrap_weft_symbol_list_inputs_capi_3718be16e438cf64(WeftSymbolHandle 
 }
 
 
-_gostring_ _wrap_weft_symbol_get_name_capi_3718be16e438cf64(WeftSymbolHandle *_swig_go_0, _goslice_ _swig_go_1) {
+_gostring_ _wrap_weft_symbol_get_name_capi_ee0c88accba97dd4(WeftSymbolHandle *_swig_go_0, _goslice_ _swig_go_1) {
   WeftSymbolHandle *arg1 = (WeftSymbolHandle *) 0 ;
   WeftStringList **arg2 = (WeftStringList **) 0 ;
   WeftStatus result;
@@ -1803,7 +1803,7 @@ _gostring_ _wrap_weft_symbol_get_name_capi_3718be16e438cf64(WeftSymbolHandle *_s
 }
 
 
-_gostring_ _wrap_weft_symbol_get_attr_capi_3718be16e438cf64(WeftSymbolHandle *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2) {
+_gostring_ _wrap_weft_symbol_get_attr_capi_ee0c88accba97dd4(WeftSymbolHandle *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2) {
   WeftSymbolHandle *arg1 = (WeftSymbolHandle *) 0 ;
   char *arg2 = (char *) 0 ;
   WeftStringList **arg3 = (WeftStringList **) 0 ;
@@ -1825,7 +1825,7 @@ _gostring_ _wrap_weft_symbol_get_attr_capi_3718be16e438cf64(WeftSymbolHandle *_s
 }
 
 
-_gostring_ _wrap_weft_symbol_set_attr_capi_3718be16e438cf64(WeftSymbolHandle *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2) {
+_gostring_ _wrap_weft_symbol_set_attr_capi_ee0c88accba97dd4(WeftSymbolHandle *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2) {
   WeftSymbolHandle *arg1 = (WeftSymbolHandle *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -1852,7 +1852,7 @@ _gostring_ _wrap_weft_symbol_set_attr_capi_3718be16e438cf64(WeftSymbolHandle *_s
 }
 
 
-_gostring_ _wrap_weft_symbol_list_attr_capi_3718be16e438cf64(WeftSymbolHandle *_swig_go_0, intgo _swig_go_1, _goslice_ _swig_go_2, _goslice_ _swig_go_3) {
+_gostring_ _wrap_weft_symbol_list_attr_capi_ee0c88accba97dd4(WeftSymbolHandle *_swig_go_0, intgo _swig_go_1, _goslice_ _swig_go_2, _goslice_ _swig_go_3) {
   WeftSymbolHandle *arg1 = (WeftSymbolHandle *) 0 ;
   int arg2 ;
   WeftStringList **arg3 = (WeftStringList **) 0 ;
@@ -1871,7 +1871,7 @@ _gostring_ _wrap_weft_symbol_list_attr_capi_3718be16e438cf64(WeftSymbolHandle *_
 }
 
 
-_gostring_ _wrap_weft_symbol_to_json_capi_3718be16e438cf64(WeftSymbolHandle *_swig_go_0, _goslice_ _swig_go_1) {
+_gostring_ _wrap_weft_symbol_to_json_capi_ee0c88accba97dd4(WeftSymbolHandle *_swig_go_0, _goslice_ _swig_go_1) {
   WeftSymbolHandle *arg1 = (WeftSymbolHandle *) 0 ;
   WeftStringList **arg2 = (WeftStringList **) 0 ;
   WeftStatus result;
@@ -1886,7 +1886,7 @@ _gostring_ _wrap_weft_symbol_to_json_capi_3718be16e438cf64(WeftSymbolHandle *_sw
 }
 
 
-_gostring_ _wrap_weft_symbol_save_file_capi_3718be16e438cf64(WeftSymbolHandle *_swig_go_0, _gostring_ _swig_go_1) {
+_gostring_ _wrap_weft_symbol_save_file_capi_ee0c88accba97dd4(WeftSymbolHandle *_swig_go_0, _gostring_ _swig_go_1) {
   WeftSymbolHandle *arg1 = (WeftSymbolHandle *) 0 ;
   char *arg2 = (char *) 0 ;
   WeftStatus result;
@@ -1906,7 +1906,7 @@ _gostring_ _wrap_weft_symbol_save_file_capi_3718be16e438cf64(WeftSymbolHandle *_
 }
 
 
-_gostring_ _wrap_weft_symbol_from_json_capi_3718be16e438cf64(_gostring_ _swig_go_0, _goslice_ _swig_go_1) {
+_gostring_ _wrap_weft_symbol_from_json_capi_ee0c88accba97dd4(_gostring_ _swig_go_0, _goslice_ _swig_go_1) {
   char *arg1 = (char *) 0 ;
   WeftSymbolHandle **arg2 = (WeftSymbolHandle **) 0 ;
   WeftStatus result;
@@ -1926,7 +1926,7 @@ _gostring_ _wrap_weft_symbol_from_json_capi_3718be16e438cf64(_gostring_ _swig_go
 }
 
 
-_gostring_ _wrap_weft_symbol_from_json_file_capi_3718be16e438cf64(_gostring_ _swig_go_0, _goslice_ _swig_go_1) {
+_gostring_ _wrap_weft_symbol_from_json_file_capi_ee0c88accba97dd4(_gostring_ _swig_go_0, _goslice_ _swig_go_1) {
   char *arg1 = (char *) 0 ;
   WeftSymbolHandle **arg2 = (WeftSymbolHandle **) 0 ;
   WeftStatus result;
@@ -1946,7 +1946,7 @@ _gostring_ _wrap_weft_symbol_from_json_file_capi_3718be16e438cf64(_gostring_ _sw
 }
 
 
-_gostring_ _wrap_weft_symbol_json_info_capi_3718be16e438cf64(WeftSymbolHandle *_swig_go_0, _goslice_ _swig_go_1, _goslice_ _swig_go_2, _goslice_ _swig_go_3, _goslice_ _swig_go_4) {
+_gostring_ _wrap_weft_symbol_json_info_capi_ee0c88accba97dd4(WeftSymbolHandle *_swig_go_0, _goslice_ _swig_go_1, _goslice_ _swig_go_2, _goslice_ _swig_go_3, _goslice_ _swig_go_4) {
   WeftSymbolHandle *arg1 = (WeftSymbolHandle *) 0 ;
   int *arg2 = (int *) 0 ;
   int *arg3 = (int *) 0 ;
@@ -1967,7 +1967,7 @@ _gostring_ _wrap_weft_symbol_json_info_capi_3718be16e438cf64(WeftSymbolHandle *_
 }
 
 
-_gostring_ _wrap_weft_symbol_infer_shape_partial_capi_3718be16e438cf64(WeftSymbolHandle *_swig_go_0, long long _swig_go_1, _gostring_ _swig_go_2, _goslice_ _swig_go_3, _goslice_ _swig_go_4, _goslice_ _swig_go_5) {
+_gostring_ _wrap_weft_symbol_infer_shape_partial_capi_ee0c88accba97dd4(WeftSymbolHandle *_swig_go_0, long long _swig_go_1, _gostring_ _swig_go_2, _goslice_ _swig_go_3, _goslice_ _swig_go_4, _goslice_ _swig_go_5) {
   WeftSymbolHandle *arg1 = (WeftSymbolHandle *) 0 ;
   size_t arg2 ;
   char **arg3 = (char **) 0 ;
@@ -2001,7 +2001,7 @@ _gostring_ _wrap_weft_symbol_infer_shape_partial_capi_3718be16e438cf64(WeftSymbo
 }
 
 
-_gostring_ _wrap_weft_symbol_infer_shape_capi_3718be16e438cf64(WeftSymbolHandle *_swig_go_0, long long _swig_go_1, _gostring_ _swig_go_2, _goslice_ _swig_go_3, _goslice_ _swig_go_4, _goslice_ _swig_go_5) {
+_gostring_ _wrap_weft_symbol_infer_shape_capi_ee0c88accba97dd4(WeftSymbolHandle *_swig_go_0, long long _swig_go_1, _gostring_ _swig_go_2, _goslice_ _swig_go_3, _goslice_ _swig_go_4, _goslice_ _swig_go_5) {
   WeftSymbolHandle *arg1 = (WeftSymbolHandle *) 0 ;
   size_t arg2 ;
   char **arg3 = (char **) 0 ;
@@ -2035,7 +2035,7 @@ _gostring_ _wrap_weft_symbol_infer_shape_capi_3718be16e438cf64(WeftSymbolHandle 
 }
 
 
-_gostring_ _wrap_weft_shape_result_complete_capi_3718be16e438cf64(WeftShapeResult *_swig_go_0, _goslice_ _swig_go_1) {
+_gostring_ _wrap_weft_shape_result_complete_capi_ee0c88accba97dd4(WeftShapeResult *_swig_go_0, _goslice_ _swig_go_1) {
   WeftShapeResult *arg1 = (WeftShapeResult *) 0 ;
   int *arg2 = (int *) 0 ;
   WeftStatus result;
@@ -2050,7 +2050,7 @@ _gostring_ _wrap_weft_shape_result_complete_capi_3718be16e438cf64(WeftShapeResul
 }
 
 
-_gostring_ _wrap_weft_shape_result_count_capi_3718be16e438cf64(WeftShapeResult *_swig_go_0, intgo _swig_go_1, _goslice_ _swig_go_2) {
+_gostring_ _wrap_weft_shape_result_count_capi_ee0c88accba97dd4(WeftShapeResult *_swig_go_0, intgo _swig_go_1, _goslice_ _swig_go_2) {
   WeftShapeResult *arg1 = (WeftShapeResult *) 0 ;
   int arg2 ;
   size_t *arg3 = (size_t *) 0 ;
@@ -2067,7 +2067,7 @@ _gostring_ _wrap_weft_shape_result_count_capi_3718be16e438cf64(WeftShapeResult *
 }
 
 
-_gostring_ _wrap_weft_shape_result_name_capi_3718be16e438cf64(WeftShapeResult *_swig_go_0, intgo _swig_go_1, long long _swig_go_2, _goslice_ _swig_go_3) {
+_gostring_ _wrap_weft_shape_result_name_capi_ee0c88accba97dd4(WeftShapeResult *_swig_go_0, intgo _swig_go_1, long long _swig_go_2, _goslice_ _swig_go_3) {
   WeftShapeResult *arg1 = (WeftShapeResult *) 0 ;
   int arg2 ;
   size_t arg3 ;
@@ -2095,7 +2095,7 @@ _gostring_ _wrap_weft_shape_result_name_capi_3718be16e438cf64(WeftShapeResult *_
 }
 
 
-_gostring_ _wrap_weft_shape_result_ndim_capi_3718be16e438cf64(WeftShapeResult *_swig_go_0, intgo _swig_go_1, long long _swig_go_2, _goslice_ _swig_go_3) {
+_gostring_ _wrap_weft_shape_result_ndim_capi_ee0c88accba97dd4(WeftShapeResult *_swig_go_0, intgo _swig_go_1, long long _swig_go_2, _goslice_ _swig_go_3) {
   WeftShapeResult *arg1 = (WeftShapeResult *) 0 ;
   int arg2 ;
   size_t arg3 ;
@@ -2114,7 +2114,7 @@ _gostring_ _wrap_weft_shape_result_ndim_capi_3718be16e438cf64(WeftShapeResult *_
 }
 
 
-_gostring_ _wrap_weft_shape_result_dims_capi_3718be16e438cf64(WeftShapeResult *_swig_go_0, intgo _swig_go_1, long long _swig_go_2, _goslice_ _swig_go_3, long long _swig_go_4) {
+_gostring_ _wrap_weft_shape_result_dims_capi_ee0c88accba97dd4(WeftShapeResult *_swig_go_0, intgo _swig_go_1, long long _swig_go_2, _goslice_ _swig_go_3, long long _swig_go_4) {
   WeftShapeResult *arg1 = (WeftShapeResult *) 0 ;
   int arg2 ;
   size_t arg3 ;
@@ -2135,7 +2135,7 @@ _gostring_ _wrap_weft_shape_result_dims_capi_3718be16e438cf64(WeftShapeResult *_
 }
 
 
-_gostring_ _wrap_weft_shape_result_num_unknown_capi_3718be16e438cf64(WeftShapeResult *_swig_go_0, _goslice_ _swig_go_1) {
+_gostring_ _wrap_weft_shape_result_num_unknown_capi_ee0c88accba97dd4(WeftShapeResult *_swig_go_0, _goslice_ _swig_go_1) {
   WeftShapeResult *arg1 = (WeftShapeResult *) 0 ;
   size_t *arg2 = (size_t *) 0 ;
   WeftStatus result;
@@ -2150,7 +2150,7 @@ _gostring_ _wrap_weft_shape_result_num_unknown_capi_3718be16e438cf64(WeftShapeRe
 }
 
 
-_gostring_ _wrap_weft_shape_result_unknown_name_capi_3718be16e438cf64(WeftShapeResult *_swig_go_0, long long _swig_go_1, _goslice_ _swig_go_2) {
+_gostring_ _wrap_weft_shape_result_unknown_name_capi_ee0c88accba97dd4(WeftShapeResult *_swig_go_0, long long _swig_go_1, _goslice_ _swig_go_2) {
   WeftShapeResult *arg1 = (WeftShapeResult *) 0 ;
   size_t arg2 ;
   char **arg3 = (char **) 0 ;
@@ -2176,7 +2176,7 @@ _gostring_ _wrap_weft_shape_result_unknown_name_capi_3718be16e438cf64(WeftShapeR
 }
 
 
-_gostring_ _wrap_weft_shape_result_free_capi_3718be16e438cf64(WeftShapeResult *_swig_go_0) {
+_gostring_ _wrap_weft_shape_result_free_capi_ee0c88accba97dd4(WeftShapeResult *_swig_go_0) {
   WeftShapeResult *arg1 = (WeftShapeResult *) 0 ;
   WeftStatus result;
   _gostring_ _swig_go_result;
@@ -2189,7 +2189,7 @@ _gostring_ _wrap_weft_shape_result_free_capi_3718be16e438cf64(WeftShapeResult *_
 }
 
 
-_gostring_ _wrap_weft_symbol_infer_type_partial_capi_3718be16e438cf64(WeftSymbolHandle *_swig_go_0, long long _swig_go_1, _gostring_ _swig_go_2, _goslice_ _swig_go_3, _goslice_ _swig_go_4) {
+_gostring_ _wrap_weft_symbol_infer_type_partial_capi_ee0c88accba97dd4(WeftSymbolHandle *_swig_go_0, long long _swig_go_1, _gostring_ _swig_go_2, _goslice_ _swig_go_3, _goslice_ _swig_go_4) {
   WeftSymbolHandle *arg1 = (WeftSymbolHandle *) 0 ;
   size_t arg2 ;
   char **arg3 = (char **) 0 ;
@@ -2221,7 +2221,7 @@ _gostring_ _wrap_weft_symbol_infer_type_partial_capi_3718be16e438cf64(WeftSymbol
 }
 
 
-_gostring_ _wrap_weft_symbol_infer_type_capi_3718be16e438cf64(WeftSymbolHandle *_swig_go_0, long long _swig_go_1, _gostring_ _swig_go_2, _goslice_ _swig_go_3, _goslice_ _swig_go_4) {
+_gostring_ _wrap_weft_symbol_infer_type_capi_ee0c88accba97dd4(WeftSymbolHandle *_swig_go_0, long long _swig_go_1, _gostring_ _swig_go_2, _goslice_ _swig_go_3, _goslice_ _swig_go_4) {
   WeftSymbolHandle *arg1 = (WeftSymbolHandle *) 0 ;
   size_t arg2 ;
   char **arg3 = (char **) 0 ;
@@ -2253,7 +2253,7 @@ _gostring_ _wrap_weft_symbol_infer_type_capi_3718be16e438cf64(WeftSymbolHandle *
 }
 
 
-_gostring_ _wrap_weft_type_result_complete_capi_3718be16e438cf64(WeftTypeResult *_swig_go_0, _goslice_ _swig_go_1) {
+_gostring_ _wrap_weft_type_result_complete_capi_ee0c88accba97dd4(WeftTypeResult *_swig_go_0, _goslice_ _swig_go_1) {
   WeftTypeResult *arg1 = (WeftTypeResult *) 0 ;
   int *arg2 = (int *) 0 ;
   WeftStatus result;
@@ -2268,7 +2268,7 @@ _gostring_ _wrap_weft_type_result_complete_capi_3718be16e438cf64(WeftTypeResult 
 }
 
 
-_gostring_ _wrap_weft_type_result_count_capi_3718be16e438cf64(WeftTypeResult *_swig_go_0, intgo _swig_go_1, _goslice_ _swig_go_2) {
+_gostring_ _wrap_weft_type_result_count_capi_ee0c88accba97dd4(WeftTypeResult *_swig_go_0, intgo _swig_go_1, _goslice_ _swig_go_2) {
   WeftTypeResult *arg1 = (WeftTypeResult *) 0 ;
   int arg2 ;
   size_t *arg3 = (size_t *) 0 ;
@@ -2285,7 +2285,7 @@ _gostring_ _wrap_weft_type_result_count_capi_3718be16e438cf64(WeftTypeResult *_s
 }
 
 
-_gostring_ _wrap_weft_type_result_name_capi_3718be16e438cf64(WeftTypeResult *_swig_go_0, intgo _swig_go_1, long long _swig_go_2, _goslice_ _swig_go_3) {
+_gostring_ _wrap_weft_type_result_name_capi_ee0c88accba97dd4(WeftTypeResult *_swig_go_0, intgo _swig_go_1, long long _swig_go_2, _goslice_ _swig_go_3) {
   WeftTypeResult *arg1 = (WeftTypeResult *) 0 ;
   int arg2 ;
   size_t arg3 ;
@@ -2313,7 +2313,7 @@ _gostring_ _wrap_weft_type_result_name_capi_3718be16e438cf64(WeftTypeResult *_sw
 }
 
 
-_gostring_ _wrap_weft_type_result_dtype_capi_3718be16e438cf64(WeftTypeResult *_swig_go_0, intgo _swig_go_1, long long _swig_go_2, _goslice_ _swig_go_3) {
+_gostring_ _wrap_weft_type_result_dtype_capi_ee0c88accba97dd4(WeftTypeResult *_swig_go_0, intgo _swig_go_1, long long _swig_go_2, _goslice_ _swig_go_3) {
   WeftTypeResult *arg1 = (WeftTypeResult *) 0 ;
   int arg2 ;
   size_t arg3 ;
@@ -2332,7 +2332,7 @@ _gostring_ _wrap_weft_type_result_dtype_capi_3718be16e438cf64(WeftTypeResult *_s
 }
 
 
-_gostring_ _wrap_weft_type_result_num_unknown_capi_3718be16e438cf64(WeftTypeResult *_swig_go_0, _goslice_ _swig_go_1) {
+_gostring_ _wrap_weft_type_result_num_unknown_capi_ee0c88accba97dd4(WeftTypeResult *_swig_go_0, _goslice_ _swig_go_1) {
   WeftTypeResult *arg1 = (WeftTypeResult *) 0 ;
   size_t *arg2 = (size_t *) 0 ;
   WeftStatus result;
@@ -2347,7 +2347,7 @@ _gostring_ _wrap_weft_type_result_num_unknown_capi_3718be16e438cf64(WeftTypeResu
 }
 
 
-_gostring_ _wrap_weft_type_result_unknown_name_capi_3718be16e438cf64(WeftTypeResult *_swig_go_0, long long _swig_go_1, _goslice_ _swig_go_2) {
+_gostring_ _wrap_weft_type_result_unknown_name_capi_ee0c88accba97dd4(WeftTypeResult *_swig_go_0, long long _swig_go_1, _goslice_ _swig_go_2) {
   WeftTypeResult *arg1 = (WeftTypeResult *) 0 ;
   size_t arg2 ;
   char **arg3 = (char **) 0 ;
@@ -2373,7 +2373,7 @@ _gostring_ _wrap_weft_type_result_unknown_name_capi_3718be16e438cf64(WeftTypeRes
 }
 
 
-_gostring_ _wrap_weft_type_result_free_capi_3718be16e438cf64(WeftTypeResult *_swig_go_0) {
+_gostring_ _wrap_weft_type_result_free_capi_ee0c88accba97dd4(WeftTypeResult *_swig_go_0) {
   WeftTypeResult *arg1 = (WeftTypeResult *) 0 ;
   WeftStatus result;
   _gostring_ _swig_go_result;
@@ -2386,7 +2386,7 @@ _gostring_ _wrap_weft_type_result_free_capi_3718be16e438cf64(WeftTypeResult *_sw
 }
 
 
-_gostring_ _wrap_weft_symbol_place_device_capi_3718be16e438cf64(WeftSymbolHandle *_swig_go_0, intgo _swig_go_1, intgo _swig_go_2, intgo _swig_go_3, long long _swig_go_4, _gostring_ _swig_go_5, _goslice_ _swig_go_6, _goslice_ _swig_go_7, long long _swig_go_8, _gostring_ _swig_go_9, _goslice_ _swig_go_10, _goslice_ _swig_go_11, _goslice_ _swig_go_12, _goslice_ _swig_go_13, _goslice_ _swig_go_14, _goslice_ _swig_go_15) {
+_gostring_ _wrap_weft_symbol_place_device_capi_ee0c88accba97dd4(WeftSymbolHandle *_swig_go_0, intgo _swig_go_1, intgo _swig_go_2, intgo _swig_go_3, long long _swig_go_4, _gostring_ _swig_go_5, _goslice_ _swig_go_6, _goslice_ _swig_go_7, long long _swig_go_8, _gostring_ _swig_go_9, _goslice_ _swig_go_10, _goslice_ _swig_go_11, _goslice_ _swig_go_12, _goslice_ _swig_go_13, _goslice_ _swig_go_14, _goslice_ _swig_go_15) {
   WeftSymbolHandle *arg1 = (WeftSymbolHandle *) 0 ;
   int arg2 ;
   int arg3 ;
@@ -2451,7 +2451,7 @@ _gostring_ _wrap_weft_symbol_place_device_capi_3718be16e438cf64(WeftSymbolHandle
 }
 
 
-_gostring_ _wrap_weft_symbol_place_device_graph_capi_3718be16e438cf64(WeftSymbolHandle *_swig_go_0, intgo _swig_go_1, intgo _swig_go_2, intgo _swig_go_3, long long _swig_go_4, _gostring_ _swig_go_5, _goslice_ _swig_go_6, _goslice_ _swig_go_7, long long _swig_go_8, _gostring_ _swig_go_9, _goslice_ _swig_go_10, _goslice_ _swig_go_11, _goslice_ _swig_go_12, _goslice_ _swig_go_13) {
+_gostring_ _wrap_weft_symbol_place_device_graph_capi_ee0c88accba97dd4(WeftSymbolHandle *_swig_go_0, intgo _swig_go_1, intgo _swig_go_2, intgo _swig_go_3, long long _swig_go_4, _gostring_ _swig_go_5, _goslice_ _swig_go_6, _goslice_ _swig_go_7, long long _swig_go_8, _gostring_ _swig_go_9, _goslice_ _swig_go_10, _goslice_ _swig_go_11, _goslice_ _swig_go_12, _goslice_ _swig_go_13) {
   WeftSymbolHandle *arg1 = (WeftSymbolHandle *) 0 ;
   int arg2 ;
   int arg3 ;
@@ -2512,7 +2512,7 @@ _gostring_ _wrap_weft_symbol_place_device_graph_capi_3718be16e438cf64(WeftSymbol
 }
 
 
-_gostring_ _wrap_weft_executor_simple_bind_capi_3718be16e438cf64(WeftSymbolHandle *_swig_go_0, intgo _swig_go_1, intgo _swig_go_2, long long _swig_go_3, _gostring_ _swig_go_4, _goslice_ _swig_go_5, _goslice_ _swig_go_6, long long _swig_go_7, _gostring_ _swig_go_8, _goslice_ _swig_go_9, _gostring_ _swig_go_10, _goslice_ _swig_go_11) {
+_gostring_ _wrap_weft_executor_simple_bind_capi_ee0c88accba97dd4(WeftSymbolHandle *_swig_go_0, intgo _swig_go_1, intgo _swig_go_2, long long _swig_go_3, _gostring_ _swig_go_4, _goslice_ _swig_go_5, _goslice_ _swig_go_6, long long _swig_go_7, _gostring_ _swig_go_8, _goslice_ _swig_go_9, _gostring_ _swig_go_10, _goslice_ _swig_go_11) {
   WeftSymbolHandle *arg1 = (WeftSymbolHandle *) 0 ;
   int arg2 ;
   int arg3 ;
@@ -2574,7 +2574,7 @@ _gostring_ _wrap_weft_executor_simple_bind_capi_3718be16e438cf64(WeftSymbolHandl
 }
 
 
-_gostring_ _wrap_weft_executor_bind_capi_3718be16e438cf64(WeftSymbolHandle *_swig_go_0, intgo _swig_go_1, intgo _swig_go_2, _goslice_ _swig_go_3, long long _swig_go_4, _goslice_ _swig_go_5, _goslice_ _swig_go_6, _goslice_ _swig_go_7, long long _swig_go_8, _goslice_ _swig_go_9) {
+_gostring_ _wrap_weft_executor_bind_capi_ee0c88accba97dd4(WeftSymbolHandle *_swig_go_0, intgo _swig_go_1, intgo _swig_go_2, _goslice_ _swig_go_3, long long _swig_go_4, _goslice_ _swig_go_5, _goslice_ _swig_go_6, _goslice_ _swig_go_7, long long _swig_go_8, _goslice_ _swig_go_9) {
   WeftSymbolHandle *arg1 = (WeftSymbolHandle *) 0 ;
   int arg2 ;
   int arg3 ;
@@ -2605,7 +2605,7 @@ _gostring_ _wrap_weft_executor_bind_capi_3718be16e438cf64(WeftSymbolHandle *_swi
 }
 
 
-_gostring_ _wrap_weft_executor_simple_bind_group2ctx_capi_3718be16e438cf64(WeftSymbolHandle *_swig_go_0, intgo _swig_go_1, intgo _swig_go_2, long long _swig_go_3, _gostring_ _swig_go_4, _goslice_ _swig_go_5, _goslice_ _swig_go_6, long long _swig_go_7, _gostring_ _swig_go_8, _goslice_ _swig_go_9, _goslice_ _swig_go_10, long long _swig_go_11, _gostring_ _swig_go_12, _goslice_ _swig_go_13, _gostring_ _swig_go_14, _goslice_ _swig_go_15) {
+_gostring_ _wrap_weft_executor_simple_bind_group2ctx_capi_ee0c88accba97dd4(WeftSymbolHandle *_swig_go_0, intgo _swig_go_1, intgo _swig_go_2, long long _swig_go_3, _gostring_ _swig_go_4, _goslice_ _swig_go_5, _goslice_ _swig_go_6, long long _swig_go_7, _gostring_ _swig_go_8, _goslice_ _swig_go_9, _goslice_ _swig_go_10, long long _swig_go_11, _gostring_ _swig_go_12, _goslice_ _swig_go_13, _gostring_ _swig_go_14, _goslice_ _swig_go_15) {
   WeftSymbolHandle *arg1 = (WeftSymbolHandle *) 0 ;
   int arg2 ;
   int arg3 ;
@@ -2686,7 +2686,7 @@ _gostring_ _wrap_weft_executor_simple_bind_group2ctx_capi_3718be16e438cf64(WeftS
 }
 
 
-_gostring_ _wrap_weft_executor_bind_group2ctx_capi_3718be16e438cf64(WeftSymbolHandle *_swig_go_0, intgo _swig_go_1, intgo _swig_go_2, long long _swig_go_3, _gostring_ _swig_go_4, _goslice_ _swig_go_5, _goslice_ _swig_go_6, _goslice_ _swig_go_7, long long _swig_go_8, _goslice_ _swig_go_9, _goslice_ _swig_go_10, _goslice_ _swig_go_11, long long _swig_go_12, _goslice_ _swig_go_13) {
+_gostring_ _wrap_weft_executor_bind_group2ctx_capi_ee0c88accba97dd4(WeftSymbolHandle *_swig_go_0, intgo _swig_go_1, intgo _swig_go_2, long long _swig_go_3, _gostring_ _swig_go_4, _goslice_ _swig_go_5, _goslice_ _swig_go_6, _goslice_ _swig_go_7, long long _swig_go_8, _goslice_ _swig_go_9, _goslice_ _swig_go_10, _goslice_ _swig_go_11, long long _swig_go_12, _goslice_ _swig_go_13) {
   WeftSymbolHandle *arg1 = (WeftSymbolHandle *) 0 ;
   int arg2 ;
   int arg3 ;
@@ -2736,7 +2736,7 @@ _gostring_ _wrap_weft_executor_bind_group2ctx_capi_3718be16e438cf64(WeftSymbolHa
 }
 
 
-_gostring_ _wrap_weft_executor_forward_capi_3718be16e438cf64(WeftExecutor *_swig_go_0, intgo _swig_go_1) {
+_gostring_ _wrap_weft_executor_forward_capi_ee0c88accba97dd4(WeftExecutor *_swig_go_0, intgo _swig_go_1) {
   WeftExecutor *arg1 = (WeftExecutor *) 0 ;
   int arg2 ;
   WeftStatus result;
@@ -2751,7 +2751,7 @@ _gostring_ _wrap_weft_executor_forward_capi_3718be16e438cf64(WeftExecutor *_swig
 }
 
 
-_gostring_ _wrap_weft_executor_backward_capi_3718be16e438cf64(WeftExecutor *_swig_go_0, _goslice_ _swig_go_1, long long _swig_go_2) {
+_gostring_ _wrap_weft_executor_backward_capi_ee0c88accba97dd4(WeftExecutor *_swig_go_0, _goslice_ _swig_go_1, long long _swig_go_2) {
   WeftExecutor *arg1 = (WeftExecutor *) 0 ;
   WeftNDArray **arg2 = (WeftNDArray **) 0 ;
   size_t arg3 ;
@@ -2768,7 +2768,7 @@ _gostring_ _wrap_weft_executor_backward_capi_3718be16e438cf64(WeftExecutor *_swi
 }
 
 
-_gostring_ _wrap_weft_executor_outputs_capi_3718be16e438cf64(WeftExecutor *_swig_go_0, _goslice_ _swig_go_1) {
+_gostring_ _wrap_weft_executor_outputs_capi_ee0c88accba97dd4(WeftExecutor *_swig_go_0, _goslice_ _swig_go_1) {
   WeftExecutor *arg1 = (WeftExecutor *) 0 ;
   WeftNDArrayList **arg2 = (WeftNDArrayList **) 0 ;
   WeftStatus result;
@@ -2783,7 +2783,7 @@ _gostring_ _wrap_weft_executor_outputs_capi_3718be16e438cf64(WeftExecutor *_swig
 }
 
 
-_gostring_ _wrap_weft_executor_arg_arrays_capi_3718be16e438cf64(WeftExecutor *_swig_go_0, _goslice_ _swig_go_1) {
+_gostring_ _wrap_weft_executor_arg_arrays_capi_ee0c88accba97dd4(WeftExecutor *_swig_go_0, _goslice_ _swig_go_1) {
   WeftExecutor *arg1 = (WeftExecutor *) 0 ;
   WeftNDArrayList **arg2 = (WeftNDArrayList **) 0 ;
   WeftStatus result;
@@ -2798,7 +2798,7 @@ _gostring_ _wrap_weft_executor_arg_arrays_capi_3718be16e438cf64(WeftExecutor *_s
 }
 
 
-_gostring_ _wrap_weft_executor_grad_arrays_capi_3718be16e438cf64(WeftExecutor *_swig_go_0, _goslice_ _swig_go_1) {
+_gostring_ _wrap_weft_executor_grad_arrays_capi_ee0c88accba97dd4(WeftExecutor *_swig_go_0, _goslice_ _swig_go_1) {
   WeftExecutor *arg1 = (WeftExecutor *) 0 ;
   WeftNDArrayList **arg2 = (WeftNDArrayList **) 0 ;
   WeftStatus result;
@@ -2813,7 +2813,7 @@ _gostring_ _wrap_weft_executor_grad_arrays_capi_3718be16e438cf64(WeftExecutor *_
 }
 
 
-_gostring_ _wrap_weft_executor_aux_arrays_capi_3718be16e438cf64(WeftExecutor *_swig_go_0, _goslice_ _swig_go_1) {
+_gostring_ _wrap_weft_executor_aux_arrays_capi_ee0c88accba97dd4(WeftExecutor *_swig_go_0, _goslice_ _swig_go_1) {
   WeftExecutor *arg1 = (WeftExecutor *) 0 ;
   WeftNDArrayList **arg2 = (WeftNDArrayList **) 0 ;
   WeftStatus result;
@@ -2828,7 +2828,7 @@ _gostring_ _wrap_weft_executor_aux_arrays_capi_3718be16e438cf64(WeftExecutor *_s
 }
 
 
-_gostring_ _wrap_weft_executor_reshape_capi_3718be16e438cf64(WeftExecutor *_swig_go_0, long long _swig_go_1, _gostring_ _swig_go_2, _goslice_ _swig_go_3, _goslice_ _swig_go_4, intgo _swig_go_5, intgo _swig_go_6, _goslice_ _swig_go_7) {
+_gostring_ _wrap_weft_executor_reshape_capi_ee0c88accba97dd4(WeftExecutor *_swig_go_0, long long _swig_go_1, _gostring_ _swig_go_2, _goslice_ _swig_go_3, _goslice_ _swig_go_4, intgo _swig_go_5, intgo _swig_go_6, _goslice_ _swig_go_7) {
   WeftExecutor *arg1 = (WeftExecutor *) 0 ;
   size_t arg2 ;
   char **arg3 = (char **) 0 ;
@@ -2866,7 +2866,7 @@ _gostring_ _wrap_weft_executor_reshape_capi_3718be16e438cf64(WeftExecutor *_swig
 }
 
 
-_gostring_ _wrap_weft_executor_print_capi_3718be16e438cf64(WeftExecutor *_swig_go_0, _goslice_ _swig_go_1) {
+_gostring_ _wrap_weft_executor_print_capi_ee0c88accba97dd4(WeftExecutor *_swig_go_0, _goslice_ _swig_go_1) {
   WeftExecutor *arg1 = (WeftExecutor *) 0 ;
   WeftStringList **arg2 = (WeftStringList **) 0 ;
   WeftStatus result;
@@ -2881,7 +2881,7 @@ _gostring_ _wrap_weft_executor_print_capi_3718be16e438cf64(WeftExecutor *_swig_g
 }
 
 
-_gostring_ _wrap_weft_executor_placement_capi_3718be16e438cf64(WeftExecutor *_swig_go_0, _goslice_ _swig_go_1, _goslice_ _swig_go_2, _goslice_ _swig_go_3) {
+_gostring_ _wrap_weft_executor_placement_capi_ee0c88accba97dd4(WeftExecutor *_swig_go_0, _goslice_ _swig_go_1, _goslice_ _swig_go_2, _goslice_ _swig_go_3) {
   WeftExecutor *arg1 = (WeftExecutor *) 0 ;
   WeftStringList **arg2 = (WeftStringList **) 0 ;
   size_t *arg3 = (size_t *) 0 ;
@@ -2900,7 +2900,7 @@ _gostring_ _wrap_weft_executor_placement_capi_3718be16e438cf64(WeftExecutor *_sw
 }
 
 
-_gostring_ _wrap_weft_executor_free_capi_3718be16e438cf64(WeftExecutor *_swig_go_0) {
+_gostring_ _wrap_weft_executor_free_capi_ee0c88accba97dd4(WeftExecutor *_swig_go_0) {
   WeftExecutor *arg1 = (WeftExecutor *) 0 ;
   WeftStatus result;
   _gostring_ _swig_go_result;
@@ -2913,7 +2913,7 @@ _gostring_ _wrap_weft_executor_free_capi_3718be16e438cf64(WeftExecutor *_swig_go
 }
 
 
-_gostring_ _wrap_weft_executor_options_create_capi_3718be16e438cf64(_goslice_ _swig_go_0) {
+_gostring_ _wrap_weft_executor_options_create_capi_ee0c88accba97dd4(_goslice_ _swig_go_0) {
   WeftExecutorOptions **arg1 = (WeftExecutorOptions **) 0 ;
   WeftStatus result;
   _gostring_ _swig_go_result;
@@ -2926,7 +2926,7 @@ _gostring_ _wrap_weft_executor_options_create_capi_3718be16e438cf64(_goslice_ _s
 }
 
 
-_gostring_ _wrap_weft_executor_options_free_capi_3718be16e438cf64(WeftExecutorOptions *_swig_go_0) {
+_gostring_ _wrap_weft_executor_options_free_capi_ee0c88accba97dd4(WeftExecutorOptions *_swig_go_0) {
   WeftExecutorOptions *arg1 = (WeftExecutorOptions *) 0 ;
   WeftStatus result;
   _gostring_ _swig_go_result;
@@ -2939,7 +2939,7 @@ _gostring_ _wrap_weft_executor_options_free_capi_3718be16e438cf64(WeftExecutorOp
 }
 
 
-_gostring_ _wrap_weft_executor_options_set_match_range_capi_3718be16e438cf64(WeftExecutorOptions *_swig_go_0, intgo _swig_go_1) {
+_gostring_ _wrap_weft_executor_options_set_match_range_capi_ee0c88accba97dd4(WeftExecutorOptions *_swig_go_0, intgo _swig_go_1) {
   WeftExecutorOptions *arg1 = (WeftExecutorOptions *) 0 ;
   int arg2 ;
   WeftStatus result;
@@ -2954,7 +2954,7 @@ _gostring_ _wrap_weft_executor_options_set_match_range_capi_3718be16e438cf64(Wef
 }
 
 
-_gostring_ _wrap_weft_executor_options_set_num_groups_capi_3718be16e438cf64(WeftExecutorOptions *_swig_go_0, intgo _swig_go_1) {
+_gostring_ _wrap_weft_executor_options_set_num_groups_capi_ee0c88accba97dd4(WeftExecutorOptions *_swig_go_0, intgo _swig_go_1) {
   WeftExecutorOptions *arg1 = (WeftExecutorOptions *) 0 ;
   int arg2 ;
   WeftStatus result;
@@ -2969,7 +2969,7 @@ _gostring_ _wrap_weft_executor_options_set_num_groups_capi_3718be16e438cf64(Weft
 }
 
 
-_gostring_ _wrap_weft_executor_options_set_bulk_max_nodes_capi_3718be16e438cf64(WeftExecutorOptions *_swig_go_0, intgo _swig_go_1) {
+_gostring_ _wrap_weft_executor_options_set_bulk_max_nodes_capi_ee0c88accba97dd4(WeftExecutorOptions *_swig_go_0, intgo _swig_go_1) {
   WeftExecutorOptions *arg1 = (WeftExecutorOptions *) 0 ;
   int arg2 ;
   WeftStatus result;
@@ -2984,7 +2984,7 @@ _gostring_ _wrap_weft_executor_options_set_bulk_max_nodes_capi_3718be16e438cf64(
 }
 
 
-_gostring_ _wrap_weft_executor_options_set_optimize_inference_capi_3718be16e438cf64(WeftExecutorOptions *_swig_go_0, intgo _swig_go_1) {
+_gostring_ _wrap_weft_executor_options_set_optimize_inference_capi_ee0c88accba97dd4(WeftExecutorOptions *_swig_go_0, intgo _swig_go_1) {
   WeftExecutorOptions *arg1 = (WeftExecutorOptions *) 0 ;
   int arg2 ;
   WeftStatus result;
@@ -2999,7 +2999,7 @@ _gostring_ _wrap_weft_executor_options_set_optimize_inference_capi_3718be16e438c
 }
 
 
-_gostring_ _wrap_weft_executor_options_set_allow_fallback_capi_3718be16e438cf64(WeftExecutorOptions *_swig_go_0, intgo _swig_go_1) {
+_gostring_ _wrap_weft_executor_options_set_allow_fallback_capi_ee0c88accba97dd4(WeftExecutorOptions *_swig_go_0, intgo _swig_go_1) {
   WeftExecutorOptions *arg1 = (WeftExecutorOptions *) 0 ;
   int arg2 ;
   WeftStatus result;
@@ -3014,7 +3014,7 @@ _gostring_ _wrap_weft_executor_options_set_allow_fallback_capi_3718be16e438cf64(
 }
 
 
-_gostring_ _wrap_weft_executor_options_add_group_capi_3718be16e438cf64(WeftExecutorOptions *_swig_go_0, _gostring_ _swig_go_1, intgo _swig_go_2, intgo _swig_go_3) {
+_gostring_ _wrap_weft_executor_options_add_group_capi_ee0c88accba97dd4(WeftExecutorOptions *_swig_go_0, _gostring_ _swig_go_1, intgo _swig_go_2, intgo _swig_go_3) {
   WeftExecutorOptions *arg1 = (WeftExecutorOptions *) 0 ;
   char *arg2 = (char *) 0 ;
   int arg3 ;
@@ -3038,7 +3038,7 @@ _gostring_ _wrap_weft_executor_options_add_group_capi_3718be16e438cf64(WeftExecu
 }
 
 
-_gostring_ _wrap_weft_executor_options_set_grad_req_capi_3718be16e438cf64(WeftExecutorOptions *_swig_go_0, _gostring_ _swig_go_1, intgo _swig_go_2) {
+_gostring_ _wrap_weft_executor_options_set_grad_req_capi_ee0c88accba97dd4(WeftExecutorOptions *_swig_go_0, _gostring_ _swig_go_1, intgo _swig_go_2) {
   WeftExecutorOptions *arg1 = (WeftExecutorOptions *) 0 ;
   char *arg2 = (char *) 0 ;
   int arg3 ;
@@ -3060,7 +3060,7 @@ _gostring_ _wrap_weft_executor_options_set_grad_req_capi_3718be16e438cf64(WeftEx
 }
 
 
-_gostring_ _wrap_weft_executor_simple_bind_with_options_capi_3718be16e438cf64(WeftSymbolHandle *_swig_go_0, intgo _swig_go_1, intgo _swig_go_2, long long _swig_go_3, _gostring_ _swig_go_4, _goslice_ _swig_go_5, _goslice_ _swig_go_6, long long _swig_go_7, _gostring_ _swig_go_8, _goslice_ _swig_go_9, WeftExecutorOptions *_swig_go_10, _goslice_ _swig_go_11) {
+_gostring_ _wrap_weft_executor_simple_bind_with_options_capi_ee0c88accba97dd4(WeftSymbolHandle *_swig_go_0, intgo _swig_go_1, intgo _swig_go_2, long long _swig_go_3, _gostring_ _swig_go_4, _goslice_ _swig_go_5, _goslice_ _swig_go_6, long long _swig_go_7, _gostring_ _swig_go_8, _goslice_ _swig_go_9, WeftExecutorOptions *_swig_go_10, _goslice_ _swig_go_11) {
   WeftSymbolHandle *arg1 = (WeftSymbolHandle *) 0 ;
   int arg2 ;
   int arg3 ;
@@ -3117,7 +3117,7 @@ _gostring_ _wrap_weft_executor_simple_bind_with_options_capi_3718be16e438cf64(We
 }
 
 
-_gostring_ _wrap_weft_executor_bind_with_options_capi_3718be16e438cf64(WeftSymbolHandle *_swig_go_0, intgo _swig_go_1, intgo _swig_go_2, _goslice_ _swig_go_3, long long _swig_go_4, _goslice_ _swig_go_5, _goslice_ _swig_go_6, _goslice_ _swig_go_7, long long _swig_go_8, WeftExecutorOptions *_swig_go_9, _goslice_ _swig_go_10) {
+_gostring_ _wrap_weft_executor_bind_with_options_capi_ee0c88accba97dd4(WeftSymbolHandle *_swig_go_0, intgo _swig_go_1, intgo _swig_go_2, _goslice_ _swig_go_3, long long _swig_go_4, _goslice_ _swig_go_5, _goslice_ _swig_go_6, _goslice_ _swig_go_7, long long _swig_go_8, WeftExecutorOptions *_swig_go_9, _goslice_ _swig_go_10) {
   WeftSymbolHandle *arg1 = (WeftSymbolHandle *) 0 ;
   int arg2 ;
   int arg3 ;
@@ -3150,7 +3150,7 @@ _gostring_ _wrap_weft_executor_bind_with_options_capi_3718be16e438cf64(WeftSymbo
 }
 
 
-_gostring_ _wrap_weft_engine_configure_capi_3718be16e438cf64(intgo _swig_go_0, intgo _swig_go_1) {
+_gostring_ _wrap_weft_engine_configure_capi_ee0c88accba97dd4(intgo _swig_go_0, intgo _swig_go_1) {
   int arg1 ;
   int arg2 ;
   WeftStatus result;
@@ -3165,7 +3165,7 @@ _gostring_ _wrap_weft_engine_configure_capi_3718be16e438cf64(intgo _swig_go_0, i
 }
 
 
-_gostring_ _wrap_weft_engine_info_capi_3718be16e438cf64(_goslice_ _swig_go_0, _goslice_ _swig_go_1) {
+_gostring_ _wrap_weft_engine_info_capi_ee0c88accba97dd4(_goslice_ _swig_go_0, _goslice_ _swig_go_1) {
   int *arg1 = (int *) 0 ;
   int *arg2 = (int *) 0 ;
   WeftStatus result;
@@ -3180,7 +3180,7 @@ _gostring_ _wrap_weft_engine_info_capi_3718be16e438cf64(_goslice_ _swig_go_0, _g
 }
 
 
-_gostring_ _wrap_weft_engine_var_create_capi_3718be16e438cf64(WeftEngineVar **_swig_go_0) {
+_gostring_ _wrap_weft_engine_var_create_capi_ee0c88accba97dd4(WeftEngineVar **_swig_go_0) {
   WeftEngineVar **arg1 = (WeftEngineVar **) 0 ;
   WeftStatus result;
   _gostring_ _swig_go_result;
@@ -3193,7 +3193,7 @@ _gostring_ _wrap_weft_engine_var_create_capi_3718be16e438cf64(WeftEngineVar **_s
 }
 
 
-_gostring_ _wrap_weft_engine_var_free_capi_3718be16e438cf64(WeftEngineVar *_swig_go_0) {
+_gostring_ _wrap_weft_engine_var_free_capi_ee0c88accba97dd4(WeftEngineVar *_swig_go_0) {
   WeftEngineVar *arg1 = (WeftEngineVar *) 0 ;
   WeftStatus result;
   _gostring_ _swig_go_result;
@@ -3206,7 +3206,7 @@ _gostring_ _wrap_weft_engine_var_free_capi_3718be16e438cf64(WeftEngineVar *_swig
 }
 
 
-_gostring_ _wrap_weft_engine_var_version_capi_3718be16e438cf64(WeftEngineVar *_swig_go_0, _goslice_ _swig_go_1) {
+_gostring_ _wrap_weft_engine_var_version_capi_ee0c88accba97dd4(WeftEngineVar *_swig_go_0, _goslice_ _swig_go_1) {
   WeftEngineVar *arg1 = (WeftEngineVar *) 0 ;
   uint64_t *arg2 = (uint64_t *) 0 ;
   WeftStatus result;
@@ -3221,7 +3221,7 @@ _gostring_ _wrap_weft_engine_var_version_capi_3718be16e438cf64(WeftEngineVar *_s
 }
 
 
-_gostring_ _wrap_weft_engine_push_sync_capi_3718be16e438cf64(void* _swig_go_0, void *_swig_go_1, void* _swig_go_2, WeftEngineVar **_swig_go_3, long long _swig_go_4, WeftEngineVar **_swig_go_5, long long _swig_go_6, _gostring_ _swig_go_7) {
+_gostring_ _wrap_weft_engine_push_sync_capi_ee0c88accba97dd4(void* _swig_go_0, void *_swig_go_1, void* _swig_go_2, WeftEngineVar **_swig_go_3, long long _swig_go_4, WeftEngineVar **_swig_go_5, long long _swig_go_6, _gostring_ _swig_go_7) {
   WeftEngineSyncFn arg1 = (WeftEngineSyncFn) 0 ;
   void *arg2 = (void *) 0 ;
   WeftEngineDeleter arg3 = (WeftEngineDeleter) 0 ;
@@ -3253,7 +3253,7 @@ _gostring_ _wrap_weft_engine_push_sync_capi_3718be16e438cf64(void* _swig_go_0, v
 }
 
 
-_gostring_ _wrap_weft_engine_push_async_capi_3718be16e438cf64(void* _swig_go_0, void *_swig_go_1, void* _swig_go_2, WeftEngineVar **_swig_go_3, long long _swig_go_4, WeftEngineVar **_swig_go_5, long long _swig_go_6, _gostring_ _swig_go_7) {
+_gostring_ _wrap_weft_engine_push_async_capi_ee0c88accba97dd4(void* _swig_go_0, void *_swig_go_1, void* _swig_go_2, WeftEngineVar **_swig_go_3, long long _swig_go_4, WeftEngineVar **_swig_go_5, long long _swig_go_6, _gostring_ _swig_go_7) {
   WeftEngineAsyncFn arg1 = (WeftEngineAsyncFn) 0 ;
   void *arg2 = (void *) 0 ;
   WeftEngineDeleter arg3 = (WeftEngineDeleter) 0 ;
@@ -3285,7 +3285,7 @@ _gostring_ _wrap_weft_engine_push_async_capi_3718be16e438cf64(void* _swig_go_0, 
 }
 
 
-_gostring_ _wrap_weft_engine_complete_capi_3718be16e438cf64(WeftEngineCompletion *_swig_go_0, _gostring_ _swig_go_1) {
+_gostring_ _wrap_weft_engine_complete_capi_ee0c88accba97dd4(WeftEngineCompletion *_swig_go_0, _gostring_ _swig_go_1) {
   WeftEngineCompletion *arg1 = (WeftEngineCompletion *) 0 ;
   char *arg2 = (char *) 0 ;
   WeftStatus result;
@@ -3305,7 +3305,7 @@ _gostring_ _wrap_weft_engine_complete_capi_3718be16e438cf64(WeftEngineCompletion
 }
 
 
-_gostring_ _wrap_weft_engine_var_wait_capi_3718be16e438cf64(WeftEngineVar *_swig_go_0) {
+_gostring_ _wrap_weft_engine_var_wait_capi_ee0c88accba97dd4(WeftEngineVar *_swig_go_0) {
   WeftEngineVar *arg1 = (WeftEngineVar *) 0 ;
   WeftStatus result;
   _gostring_ _swig_go_result;
@@ -3318,7 +3318,7 @@ _gostring_ _wrap_weft_engine_var_wait_capi_3718be16e438cf64(WeftEngineVar *_swig
 }
 
 
-_gostring_ _wrap_weft_idx_load_capi_3718be16e438cf64(_gostring_ _swig_go_0, _goslice_ _swig_go_1) {
+_gostring_ _wrap_weft_idx_load_capi_ee0c88accba97dd4(_gostring_ _swig_go_0, _goslice_ _swig_go_1) {
   char *arg1 = (char *) 0 ;
   WeftNDArray **arg2 = (WeftNDArray **) 0 ;
   WeftStatus result;
@@ -3338,7 +3338,7 @@ _gostring_ _wrap_weft_idx_load_capi_3718be16e438cf64(_gostring_ _swig_go_0, _gos
 }
 
 
-_gostring_ _wrap_weft_mnist_load_capi_3718be16e438cf64(_gostring_ _swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2, _goslice_ _swig_go_3) {
+_gostring_ _wrap_weft_mnist_load_capi_ee0c88accba97dd4(_gostring_ _swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2, _goslice_ _swig_go_3) {
   char *arg1 = (char *) 0 ;
   char *arg2 = (char *) 0 ;
   WeftNDArray **arg3 = (WeftNDArray **) 0 ;
@@ -3367,7 +3367,7 @@ _gostring_ _wrap_weft_mnist_load_capi_3718be16e438cf64(_gostring_ _swig_go_0, _g
 }
 
 
-_gostring_ _wrap_weft_data_iter_create_ndarray_capi_3718be16e438cf64(long long _swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2, long long _swig_go_3, _gostring_ _swig_go_4, _goslice_ _swig_go_5, intgo _swig_go_6, intgo _swig_go_7, _gostring_ _swig_go_8, long long _swig_go_9, _goslice_ _swig_go_10) {
+_gostring_ _wrap_weft_data_iter_create_ndarray_capi_ee0c88accba97dd4(long long _swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2, long long _swig_go_3, _gostring_ _swig_go_4, _goslice_ _swig_go_5, intgo _swig_go_6, intgo _swig_go_7, _gostring_ _swig_go_8, long long _swig_go_9, _goslice_ _swig_go_10) {
   size_t arg1 ;
   char **arg2 = (char **) 0 ;
   WeftNDArray **arg3 = (WeftNDArray **) 0 ;
@@ -3427,7 +3427,7 @@ _gostring_ _wrap_weft_data_iter_create_ndarray_capi_3718be16e438cf64(long long _
 }
 
 
-_gostring_ _wrap_weft_data_iter_next_capi_3718be16e438cf64(WeftDataIter *_swig_go_0, _goslice_ _swig_go_1) {
+_gostring_ _wrap_weft_data_iter_next_capi_ee0c88accba97dd4(WeftDataIter *_swig_go_0, _goslice_ _swig_go_1) {
   WeftDataIter *arg1 = (WeftDataIter *) 0 ;
   int *arg2 = (int *) 0 ;
   WeftStatus result;
@@ -3442,7 +3442,7 @@ _gostring_ _wrap_weft_data_iter_next_capi_3718be16e438cf64(WeftDataIter *_swig_g
 }
 
 
-_gostring_ _wrap_weft_data_iter_reset_capi_3718be16e438cf64(WeftDataIter *_swig_go_0) {
+_gostring_ _wrap_weft_data_iter_reset_capi_ee0c88accba97dd4(WeftDataIter *_swig_go_0) {
   WeftDataIter *arg1 = (WeftDataIter *) 0 ;
   WeftStatus result;
   _gostring_ _swig_go_result;
@@ -3455,7 +3455,7 @@ _gostring_ _wrap_weft_data_iter_reset_capi_3718be16e438cf64(WeftDataIter *_swig_
 }
 
 
-_gostring_ _wrap_weft_data_iter_data_capi_3718be16e438cf64(WeftDataIter *_swig_go_0, _goslice_ _swig_go_1) {
+_gostring_ _wrap_weft_data_iter_data_capi_ee0c88accba97dd4(WeftDataIter *_swig_go_0, _goslice_ _swig_go_1) {
   WeftDataIter *arg1 = (WeftDataIter *) 0 ;
   WeftNDArrayList **arg2 = (WeftNDArrayList **) 0 ;
   WeftStatus result;
@@ -3470,7 +3470,7 @@ _gostring_ _wrap_weft_data_iter_data_capi_3718be16e438cf64(WeftDataIter *_swig_g
 }
 
 
-_gostring_ _wrap_weft_data_iter_label_capi_3718be16e438cf64(WeftDataIter *_swig_go_0, _goslice_ _swig_go_1) {
+_gostring_ _wrap_weft_data_iter_label_capi_ee0c88accba97dd4(WeftDataIter *_swig_go_0, _goslice_ _swig_go_1) {
   WeftDataIter *arg1 = (WeftDataIter *) 0 ;
   WeftNDArrayList **arg2 = (WeftNDArrayList **) 0 ;
   WeftStatus result;
@@ -3485,7 +3485,7 @@ _gostring_ _wrap_weft_data_iter_label_capi_3718be16e438cf64(WeftDataIter *_swig_
 }
 
 
-_gostring_ _wrap_weft_data_iter_pad_capi_3718be16e438cf64(WeftDataIter *_swig_go_0, _goslice_ _swig_go_1) {
+_gostring_ _wrap_weft_data_iter_pad_capi_ee0c88accba97dd4(WeftDataIter *_swig_go_0, _goslice_ _swig_go_1) {
   WeftDataIter *arg1 = (WeftDataIter *) 0 ;
   int *arg2 = (int *) 0 ;
   WeftStatus result;
@@ -3500,7 +3500,7 @@ _gostring_ _wrap_weft_data_iter_pad_capi_3718be16e438cf64(WeftDataIter *_swig_go
 }
 
 
-_gostring_ _wrap_weft_data_iter_index_capi_3718be16e438cf64(WeftDataIter *_swig_go_0, _goslice_ _swig_go_1, long long _swig_go_2, _goslice_ _swig_go_3) {
+_gostring_ _wrap_weft_data_iter_index_capi_ee0c88accba97dd4(WeftDataIter *_swig_go_0, _goslice_ _swig_go_1, long long _swig_go_2, _goslice_ _swig_go_3) {
   WeftDataIter *arg1 = (WeftDataIter *) 0 ;
   int64_t *arg2 = (int64_t *) 0 ;
   size_t arg3 ;
@@ -3519,7 +3519,7 @@ _gostring_ _wrap_weft_data_iter_index_capi_3718be16e438cf64(WeftDataIter *_swig_
 }
 
 
-_gostring_ _wrap_weft_data_iter_batch_size_capi_3718be16e438cf64(WeftDataIter *_swig_go_0, _goslice_ _swig_go_1) {
+_gostring_ _wrap_weft_data_iter_batch_size_capi_ee0c88accba97dd4(WeftDataIter *_swig_go_0, _goslice_ _swig_go_1) {
   WeftDataIter *arg1 = (WeftDataIter *) 0 ;
   int *arg2 = (int *) 0 ;
   WeftStatus result;
@@ -3534,7 +3534,7 @@ _gostring_ _wrap_weft_data_iter_batch_size_capi_3718be16e438cf64(WeftDataIter *_
 }
 
 
-_gostring_ _wrap_weft_data_iter_free_capi_3718be16e438cf64(WeftDataIter *_swig_go_0) {
+_gostring_ _wrap_weft_data_iter_free_capi_ee0c88accba97dd4(WeftDataIter *_swig_go_0) {
   WeftDataIter *arg1 = (WeftDataIter *) 0 ;
   WeftStatus result;
   _gostring_ _swig_go_result;
@@ -3547,7 +3547,7 @@ _gostring_ _wrap_weft_data_iter_free_capi_3718be16e438cf64(WeftDataIter *_swig_g
 }
 
 
-_gostring_ _wrap_weft_metric_create_capi_3718be16e438cf64(_gostring_ _swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, long long _swig_go_3, _goslice_ _swig_go_4) {
+_gostring_ _wrap_weft_metric_create_capi_ee0c88accba97dd4(_gostring_ _swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, long long _swig_go_3, _goslice_ _swig_go_4) {
   char *arg1 = (char *) 0 ;
   char **arg2 = (char **) 0 ;
   char **arg3 = (char **) 0 ;
@@ -3595,7 +3595,7 @@ _gostring_ _wrap_weft_metric_create_capi_3718be16e438cf64(_gostring_ _swig_go_0,
 }
 
 
-_gostring_ _wrap_weft_metric_composite_add_capi_3718be16e438cf64(WeftMetric *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, _gostring_ _swig_go_3, long long _swig_go_4) {
+_gostring_ _wrap_weft_metric_composite_add_capi_ee0c88accba97dd4(WeftMetric *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, _gostring_ _swig_go_3, long long _swig_go_4) {
   WeftMetric *arg1 = (WeftMetric *) 0 ;
   char *arg2 = (char *) 0 ;
   char **arg3 = (char **) 0 ;
@@ -3643,7 +3643,7 @@ _gostring_ _wrap_weft_metric_composite_add_capi_3718be16e438cf64(WeftMetric *_sw
 }
 
 
-_gostring_ _wrap_weft_metric_update_capi_3718be16e438cf64(WeftMetric *_swig_go_0, long long _swig_go_1, _goslice_ _swig_go_2, long long _swig_go_3, _goslice_ _swig_go_4) {
+_gostring_ _wrap_weft_metric_update_capi_ee0c88accba97dd4(WeftMetric *_swig_go_0, long long _swig_go_1, _goslice_ _swig_go_2, long long _swig_go_3, _goslice_ _swig_go_4) {
   WeftMetric *arg1 = (WeftMetric *) 0 ;
   size_t arg2 ;
   WeftNDArray **arg3 = (WeftNDArray **) 0 ;
@@ -3664,7 +3664,7 @@ _gostring_ _wrap_weft_metric_update_capi_3718be16e438cf64(WeftMetric *_swig_go_0
 }
 
 
-_gostring_ _wrap_weft_metric_num_values_capi_3718be16e438cf64(WeftMetric *_swig_go_0, _goslice_ _swig_go_1) {
+_gostring_ _wrap_weft_metric_num_values_capi_ee0c88accba97dd4(WeftMetric *_swig_go_0, _goslice_ _swig_go_1) {
   WeftMetric *arg1 = (WeftMetric *) 0 ;
   size_t *arg2 = (size_t *) 0 ;
   WeftStatus result;
@@ -3679,7 +3679,7 @@ _gostring_ _wrap_weft_metric_num_values_capi_3718be16e438cf64(WeftMetric *_swig_
 }
 
 
-_gostring_ _wrap_weft_metric_get_capi_3718be16e438cf64(WeftMetric *_swig_go_0, _goslice_ _swig_go_1, _goslice_ _swig_go_2, long long _swig_go_3, _goslice_ _swig_go_4) {
+_gostring_ _wrap_weft_metric_get_capi_ee0c88accba97dd4(WeftMetric *_swig_go_0, _goslice_ _swig_go_1, _goslice_ _swig_go_2, long long _swig_go_3, _goslice_ _swig_go_4) {
   WeftMetric *arg1 = (WeftMetric *) 0 ;
   WeftStringList **arg2 = (WeftStringList **) 0 ;
   double *arg3 = (double *) 0 ;
@@ -3700,7 +3700,7 @@ _gostring_ _wrap_weft_metric_get_capi_3718be16e438cf64(WeftMetric *_swig_go_0, _
 }
 
 
-_gostring_ _wrap_weft_metric_reset_capi_3718be16e438cf64(WeftMetric *_swig_go_0) {
+_gostring_ _wrap_weft_metric_reset_capi_ee0c88accba97dd4(WeftMetric *_swig_go_0) {
   WeftMetric *arg1 = (WeftMetric *) 0 ;
   WeftStatus result;
   _gostring_ _swig_go_result;
@@ -3713,7 +3713,7 @@ _gostring_ _wrap_weft_metric_reset_capi_3718be16e438cf64(WeftMetric *_swig_go_0)
 }
 
 
-_gostring_ _wrap_weft_metric_free_capi_3718be16e438cf64(WeftMetric *_swig_go_0) {
+_gostring_ _wrap_weft_metric_free_capi_ee0c88accba97dd4(WeftMetric *_swig_go_0) {
   WeftMetric *arg1 = (WeftMetric *) 0 ;
   WeftStatus result;
   _gostring_ _swig_go_result;
@@ -3726,7 +3726,7 @@ _gostring_ _wrap_weft_metric_free_capi_3718be16e438cf64(WeftMetric *_swig_go_0) 
 }
 
 
-_gostring_ _wrap_weft_checkpoint_save_capi_3718be16e438cf64(_gostring_ _swig_go_0, intgo _swig_go_1, WeftSymbolHandle *_swig_go_2, long long _swig_go_3, _gostring_ _swig_go_4, _goslice_ _swig_go_5, long long _swig_go_6, _gostring_ _swig_go_7, _goslice_ _swig_go_8) {
+_gostring_ _wrap_weft_checkpoint_save_capi_ee0c88accba97dd4(_gostring_ _swig_go_0, intgo _swig_go_1, WeftSymbolHandle *_swig_go_2, long long _swig_go_3, _gostring_ _swig_go_4, _goslice_ _swig_go_5, long long _swig_go_6, _gostring_ _swig_go_7, _goslice_ _swig_go_8) {
   char *arg1 = (char *) 0 ;
   int arg2 ;
   WeftSymbolHandle *arg3 = (WeftSymbolHandle *) 0 ;
@@ -3782,7 +3782,7 @@ _gostring_ _wrap_weft_checkpoint_save_capi_3718be16e438cf64(_gostring_ _swig_go_
 }
 
 
-_gostring_ _wrap_weft_checkpoint_load_capi_3718be16e438cf64(_gostring_ _swig_go_0, intgo _swig_go_1, _goslice_ _swig_go_2, _goslice_ _swig_go_3, _goslice_ _swig_go_4) {
+_gostring_ _wrap_weft_checkpoint_load_capi_ee0c88accba97dd4(_gostring_ _swig_go_0, intgo _swig_go_1, _goslice_ _swig_go_2, _goslice_ _swig_go_3, _goslice_ _swig_go_4) {
   char *arg1 = (char *) 0 ;
   int arg2 ;
   WeftSymbolHandle **arg3 = (WeftSymbolHandle **) 0 ;
@@ -3808,7 +3808,7 @@ _gostring_ _wrap_weft_checkpoint_load_capi_3718be16e438cf64(_gostring_ _swig_go_
 }
 
 
-_gostring_ _wrap_weft_initializer_create_capi_3718be16e438cf64(_gostring_ _swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, long long _swig_go_3, long long _swig_go_4, _goslice_ _swig_go_5) {
+_gostring_ _wrap_weft_initializer_create_capi_ee0c88accba97dd4(_gostring_ _swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, long long _swig_go_3, long long _swig_go_4, _goslice_ _swig_go_5) {
   char *arg1 = (char *) 0 ;
   char **arg2 = (char **) 0 ;
   char **arg3 = (char **) 0 ;
@@ -3858,7 +3858,7 @@ _gostring_ _wrap_weft_initializer_create_capi_3718be16e438cf64(_gostring_ _swig_
 }
 
 
-_gostring_ _wrap_weft_initializer_init_capi_3718be16e438cf64(WeftInitializer *_swig_go_0, _gostring_ _swig_go_1, WeftNDArray *_swig_go_2) {
+_gostring_ _wrap_weft_initializer_init_capi_ee0c88accba97dd4(WeftInitializer *_swig_go_0, _gostring_ _swig_go_1, WeftNDArray *_swig_go_2) {
   WeftInitializer *arg1 = (WeftInitializer *) 0 ;
   char *arg2 = (char *) 0 ;
   WeftNDArray *arg3 = (WeftNDArray *) 0 ;
@@ -3880,7 +3880,7 @@ _gostring_ _wrap_weft_initializer_init_capi_3718be16e438cf64(WeftInitializer *_s
 }
 
 
-_gostring_ _wrap_weft_initializer_free_capi_3718be16e438cf64(WeftInitializer *_swig_go_0) {
+_gostring_ _wrap_weft_initializer_free_capi_ee0c88accba97dd4(WeftInitializer *_swig_go_0) {
   WeftInitializer *arg1 = (WeftInitializer *) 0 ;
   WeftStatus result;
   _gostring_ _swig_go_result;
@@ -3893,7 +3893,7 @@ _gostring_ _wrap_weft_initializer_free_capi_3718be16e438cf64(WeftInitializer *_s
 }
 
 
-_gostring_ _wrap_weft_optimizer_create_capi_3718be16e438cf64(_gostring_ _swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, long long _swig_go_3, _goslice_ _swig_go_4) {
+_gostring_ _wrap_weft_optimizer_create_capi_ee0c88accba97dd4(_gostring_ _swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, long long _swig_go_3, _goslice_ _swig_go_4) {
   char *arg1 = (char *) 0 ;
   char **arg2 = (char **) 0 ;
   char **arg3 = (char **) 0 ;
@@ -3941,7 +3941,7 @@ _gostring_ _wrap_weft_optimizer_create_capi_3718be16e438cf64(_gostring_ _swig_go
 }
 
 
-_gostring_ _wrap_weft_optimizer_set_lr_scheduler_capi_3718be16e438cf64(WeftOptimizer *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2, long long _swig_go_3, float _swig_go_4, float _swig_go_5) {
+_gostring_ _wrap_weft_optimizer_set_lr_scheduler_capi_ee0c88accba97dd4(WeftOptimizer *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2, long long _swig_go_3, float _swig_go_4, float _swig_go_5) {
   WeftOptimizer *arg1 = (WeftOptimizer *) 0 ;
   char *arg2 = (char *) 0 ;
   int64_t *arg3 = (int64_t *) 0 ;
@@ -3969,7 +3969,7 @@ _gostring_ _wrap_weft_optimizer_set_lr_scheduler_capi_3718be16e438cf64(WeftOptim
 }
 
 
-_gostring_ _wrap_weft_optimizer_set_multipliers_capi_3718be16e438cf64(WeftOptimizer *_swig_go_0, WeftSymbolHandle *_swig_go_1) {
+_gostring_ _wrap_weft_optimizer_set_multipliers_capi_ee0c88accba97dd4(WeftOptimizer *_swig_go_0, WeftSymbolHandle *_swig_go_1) {
   WeftOptimizer *arg1 = (WeftOptimizer *) 0 ;
   WeftSymbolHandle *arg2 = (WeftSymbolHandle *) 0 ;
   WeftStatus result;
@@ -3984,7 +3984,7 @@ _gostring_ _wrap_weft_optimizer_set_multipliers_capi_3718be16e438cf64(WeftOptimi
 }
 
 
-_gostring_ _wrap_weft_optimizer_set_rescale_grad_capi_3718be16e438cf64(WeftOptimizer *_swig_go_0, float _swig_go_1) {
+_gostring_ _wrap_weft_optimizer_set_rescale_grad_capi_ee0c88accba97dd4(WeftOptimizer *_swig_go_0, float _swig_go_1) {
   WeftOptimizer *arg1 = (WeftOptimizer *) 0 ;
   float arg2 ;
   WeftStatus result;
@@ -3999,7 +3999,7 @@ _gostring_ _wrap_weft_optimizer_set_rescale_grad_capi_3718be16e438cf64(WeftOptim
 }
 
 
-_gostring_ _wrap_weft_optimizer_update_capi_3718be16e438cf64(WeftOptimizer *_swig_go_0, intgo _swig_go_1, _gostring_ _swig_go_2, WeftNDArray *_swig_go_3, WeftNDArray *_swig_go_4) {
+_gostring_ _wrap_weft_optimizer_update_capi_ee0c88accba97dd4(WeftOptimizer *_swig_go_0, intgo _swig_go_1, _gostring_ _swig_go_2, WeftNDArray *_swig_go_3, WeftNDArray *_swig_go_4) {
   WeftOptimizer *arg1 = (WeftOptimizer *) 0 ;
   int arg2 ;
   char *arg3 = (char *) 0 ;
@@ -4025,7 +4025,7 @@ _gostring_ _wrap_weft_optimizer_update_capi_3718be16e438cf64(WeftOptimizer *_swi
 }
 
 
-_gostring_ _wrap_weft_optimizer_num_update_capi_3718be16e438cf64(WeftOptimizer *_swig_go_0, _goslice_ _swig_go_1) {
+_gostring_ _wrap_weft_optimizer_num_update_capi_ee0c88accba97dd4(WeftOptimizer *_swig_go_0, _goslice_ _swig_go_1) {
   WeftOptimizer *arg1 = (WeftOptimizer *) 0 ;
   int64_t *arg2 = (int64_t *) 0 ;
   WeftStatus result;
@@ -4040,7 +4040,7 @@ _gostring_ _wrap_weft_optimizer_num_update_capi_3718be16e438cf64(WeftOptimizer *
 }
 
 
-_gostring_ _wrap_weft_optimizer_learning_rate_capi_3718be16e438cf64(WeftOptimizer *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2) {
+_gostring_ _wrap_weft_optimizer_learning_rate_capi_ee0c88accba97dd4(WeftOptimizer *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2) {
   WeftOptimizer *arg1 = (WeftOptimizer *) 0 ;
   char *arg2 = (char *) 0 ;
   float *arg3 = (float *) 0 ;
@@ -4062,7 +4062,7 @@ _gostring_ _wrap_weft_optimizer_learning_rate_capi_3718be16e438cf64(WeftOptimize
 }
 
 
-_gostring_ _wrap_weft_optimizer_free_capi_3718be16e438cf64(WeftOptimizer *_swig_go_0) {
+_gostring_ _wrap_weft_optimizer_free_capi_ee0c88accba97dd4(WeftOptimizer *_swig_go_0) {
   WeftOptimizer *arg1 = (WeftOptimizer *) 0 ;
   WeftStatus result;
   _gostring_ _swig_go_result;
@@ -4075,7 +4075,7 @@ _gostring_ _wrap_weft_optimizer_free_capi_3718be16e438cf64(WeftOptimizer *_swig_
 }
 
 
-_gostring_ _wrap_weft_module_create_capi_3718be16e438cf64(WeftSymbolHandle *_swig_go_0, long long _swig_go_1, _gostring_ _swig_go_2, long long _swig_go_3, _gostring_ _swig_go_4, intgo _swig_go_5, intgo _swig_go_6, _goslice_ _swig_go_7) {
+_gostring_ _wrap_weft_module_create_capi_ee0c88accba97dd4(WeftSymbolHandle *_swig_go_0, long long _swig_go_1, _gostring_ _swig_go_2, long long _swig_go_3, _gostring_ _swig_go_4, intgo _swig_go_5, intgo _swig_go_6, _goslice_ _swig_go_7) {
   WeftSymbolHandle *arg1 = (WeftSymbolHandle *) 0 ;
   size_t arg2 ;
   char **arg3 = (char **) 0 ;
@@ -4124,7 +4124,7 @@ _gostring_ _wrap_weft_module_create_capi_3718be16e438cf64(WeftSymbolHandle *_swi
 }
 
 
-_gostring_ _wrap_weft_module_bind_capi_3718be16e438cf64(WeftModule *_swig_go_0, WeftDataIter *_swig_go_1, intgo _swig_go_2) {
+_gostring_ _wrap_weft_module_bind_capi_ee0c88accba97dd4(WeftModule *_swig_go_0, WeftDataIter *_swig_go_1, intgo _swig_go_2) {
   WeftModule *arg1 = (WeftModule *) 0 ;
   WeftDataIter *arg2 = (WeftDataIter *) 0 ;
   int arg3 ;
@@ -4141,7 +4141,7 @@ _gostring_ _wrap_weft_module_bind_capi_3718be16e438cf64(WeftModule *_swig_go_0, 
 }
 
 
-_gostring_ _wrap_weft_module_init_params_capi_3718be16e438cf64(WeftModule *_swig_go_0, WeftInitializer *_swig_go_1, WeftNDArrayList *_swig_go_2, WeftNDArrayList *_swig_go_3, intgo _swig_go_4) {
+_gostring_ _wrap_weft_module_init_params_capi_ee0c88accba97dd4(WeftModule *_swig_go_0, WeftInitializer *_swig_go_1, WeftNDArrayList *_swig_go_2, WeftNDArrayList *_swig_go_3, intgo _swig_go_4) {
   WeftModule *arg1 = (WeftModule *) 0 ;
   WeftInitializer *arg2 = (WeftInitializer *) 0 ;
   WeftNDArrayList *arg3 = (WeftNDArrayList *) 0 ;
@@ -4162,7 +4162,7 @@ _gostring_ _wrap_weft_module_init_params_capi_3718be16e438cf64(WeftModule *_swig
 }
 
 
-_gostring_ _wrap_weft_module_init_optimizer_capi_3718be16e438cf64(WeftModule *_swig_go_0, WeftOptimizer *_swig_go_1) {
+_gostring_ _wrap_weft_module_init_optimizer_capi_ee0c88accba97dd4(WeftModule *_swig_go_0, WeftOptimizer *_swig_go_1) {
   WeftModule *arg1 = (WeftModule *) 0 ;
   WeftOptimizer *arg2 = (WeftOptimizer *) 0 ;
   WeftStatus result;
@@ -4177,7 +4177,7 @@ _gostring_ _wrap_weft_module_init_optimizer_capi_3718be16e438cf64(WeftModule *_s
 }
 
 
-_gostring_ _wrap_weft_module_forward_capi_3718be16e438cf64(WeftModule *_swig_go_0, WeftDataIter *_swig_go_1, intgo _swig_go_2) {
+_gostring_ _wrap_weft_module_forward_capi_ee0c88accba97dd4(WeftModule *_swig_go_0, WeftDataIter *_swig_go_1, intgo _swig_go_2) {
   WeftModule *arg1 = (WeftModule *) 0 ;
   WeftDataIter *arg2 = (WeftDataIter *) 0 ;
   int arg3 ;
@@ -4194,7 +4194,7 @@ _gostring_ _wrap_weft_module_forward_capi_3718be16e438cf64(WeftModule *_swig_go_
 }
 
 
-_gostring_ _wrap_weft_module_backward_capi_3718be16e438cf64(WeftModule *_swig_go_0) {
+_gostring_ _wrap_weft_module_backward_capi_ee0c88accba97dd4(WeftModule *_swig_go_0) {
   WeftModule *arg1 = (WeftModule *) 0 ;
   WeftStatus result;
   _gostring_ _swig_go_result;
@@ -4207,7 +4207,7 @@ _gostring_ _wrap_weft_module_backward_capi_3718be16e438cf64(WeftModule *_swig_go
 }
 
 
-_gostring_ _wrap_weft_module_update_capi_3718be16e438cf64(WeftModule *_swig_go_0) {
+_gostring_ _wrap_weft_module_update_capi_ee0c88accba97dd4(WeftModule *_swig_go_0) {
   WeftModule *arg1 = (WeftModule *) 0 ;
   WeftStatus result;
   _gostring_ _swig_go_result;
@@ -4220,7 +4220,7 @@ _gostring_ _wrap_weft_module_update_capi_3718be16e438cf64(WeftModule *_swig_go_0
 }
 
 
-_gostring_ _wrap_weft_module_update_metric_capi_3718be16e438cf64(WeftModule *_swig_go_0, WeftMetric *_swig_go_1, WeftDataIter *_swig_go_2) {
+_gostring_ _wrap_weft_module_update_metric_capi_ee0c88accba97dd4(WeftModule *_swig_go_0, WeftMetric *_swig_go_1, WeftDataIter *_swig_go_2) {
   WeftModule *arg1 = (WeftModule *) 0 ;
   WeftMetric *arg2 = (WeftMetric *) 0 ;
   WeftDataIter *arg3 = (WeftDataIter *) 0 ;
@@ -4237,7 +4237,7 @@ _gostring_ _wrap_weft_module_update_metric_capi_3718be16e438cf64(WeftModule *_sw
 }
 
 
-_gostring_ _wrap_weft_module_outputs_capi_3718be16e438cf64(WeftModule *_swig_go_0, _goslice_ _swig_go_1) {
+_gostring_ _wrap_weft_module_outputs_capi_ee0c88accba97dd4(WeftModule *_swig_go_0, _goslice_ _swig_go_1) {
   WeftModule *arg1 = (WeftModule *) 0 ;
   WeftNDArrayList **arg2 = (WeftNDArrayList **) 0 ;
   WeftStatus result;
@@ -4252,7 +4252,7 @@ _gostring_ _wrap_weft_module_outputs_capi_3718be16e438cf64(WeftModule *_swig_go_
 }
 
 
-_gostring_ _wrap_weft_module_params_capi_3718be16e438cf64(WeftModule *_swig_go_0, _goslice_ _swig_go_1, _goslice_ _swig_go_2) {
+_gostring_ _wrap_weft_module_params_capi_ee0c88accba97dd4(WeftModule *_swig_go_0, _goslice_ _swig_go_1, _goslice_ _swig_go_2) {
   WeftModule *arg1 = (WeftModule *) 0 ;
   WeftNDArrayList **arg2 = (WeftNDArrayList **) 0 ;
   WeftNDArrayList **arg3 = (WeftNDArrayList **) 0 ;
@@ -4269,7 +4269,7 @@ _gostring_ _wrap_weft_module_params_capi_3718be16e438cf64(WeftModule *_swig_go_0
 }
 
 
-_gostring_ _wrap_weft_module_fit_capi_3718be16e438cf64(WeftModule *_swig_go_0, WeftDataIter *_swig_go_1, WeftDataIter *_swig_go_2, WeftMetric *_swig_go_3, intgo _swig_go_4, intgo _swig_go_5, intgo _swig_go_6, _gostring_ _swig_go_7, _goslice_ _swig_go_8) {
+_gostring_ _wrap_weft_module_fit_capi_ee0c88accba97dd4(WeftModule *_swig_go_0, WeftDataIter *_swig_go_1, WeftDataIter *_swig_go_2, WeftMetric *_swig_go_3, intgo _swig_go_4, intgo _swig_go_5, intgo _swig_go_6, _gostring_ _swig_go_7, _goslice_ _swig_go_8) {
   WeftModule *arg1 = (WeftModule *) 0 ;
   WeftDataIter *arg2 = (WeftDataIter *) 0 ;
   WeftDataIter *arg3 = (WeftDataIter *) 0 ;
@@ -4306,7 +4306,7 @@ _gostring_ _wrap_weft_module_fit_capi_3718be16e438cf64(WeftModule *_swig_go_0, W
 }
 
 
-_gostring_ _wrap_weft_module_score_capi_3718be16e438cf64(WeftModule *_swig_go_0, WeftDataIter *_swig_go_1, WeftMetric *_swig_go_2) {
+_gostring_ _wrap_weft_module_score_capi_ee0c88accba97dd4(WeftModule *_swig_go_0, WeftDataIter *_swig_go_1, WeftMetric *_swig_go_2) {
   WeftModule *arg1 = (WeftModule *) 0 ;
   WeftDataIter *arg2 = (WeftDataIter *) 0 ;
   WeftMetric *arg3 = (WeftMetric *) 0 ;
@@ -4323,7 +4323,7 @@ _gostring_ _wrap_weft_module_score_capi_3718be16e438cf64(WeftModule *_swig_go_0,
 }
 
 
-_gostring_ _wrap_weft_module_save_checkpoint_capi_3718be16e438cf64(WeftModule *_swig_go_0, _gostring_ _swig_go_1, intgo _swig_go_2) {
+_gostring_ _wrap_weft_module_save_checkpoint_capi_ee0c88accba97dd4(WeftModule *_swig_go_0, _gostring_ _swig_go_1, intgo _swig_go_2) {
   WeftModule *arg1 = (WeftModule *) 0 ;
   char *arg2 = (char *) 0 ;
   int arg3 ;
@@ -4345,7 +4345,7 @@ _gostring_ _wrap_weft_module_save_checkpoint_capi_3718be16e438cf64(WeftModule *_
 }
 
 
-_gostring_ _wrap_weft_module_free_capi_3718be16e438cf64(WeftModule *_swig_go_0) {
+_gostring_ _wrap_weft_module_free_capi_ee0c88accba97dd4(WeftModule *_swig_go_0) {
   WeftModule *arg1 = (WeftModule *) 0 ;
   WeftStatus result;
   _gostring_ _swig_go_result;
@@ -4358,7 +4358,7 @@ _gostring_ _wrap_weft_module_free_capi_3718be16e438cf64(WeftModule *_swig_go_0) 
 }
 
 
-_gostring_ _wrap_weft_predictor_create_capi_3718be16e438cf64(_gostring_ _swig_go_0, void *_swig_go_1, long long _swig_go_2, long long _swig_go_3, _gostring_ _swig_go_4, _goslice_ _swig_go_5, _goslice_ _swig_go_6, intgo _swig_go_7, intgo _swig_go_8, long long _swig_go_9, _gostring_ _swig_go_10, long long _swig_go_11, _gostring_ _swig_go_12, _gostring_ _swig_go_13, _goslice_ _swig_go_14) {
+_gostring_ _wrap_weft_predictor_create_capi_ee0c88accba97dd4(_gostring_ _swig_go_0, void *_swig_go_1, long long _swig_go_2, long long _swig_go_3, _gostring_ _swig_go_4, _goslice_ _swig_go_5, _goslice_ _swig_go_6, intgo _swig_go_7, intgo _swig_go_8, long long _swig_go_9, _gostring_ _swig_go_10, long long _swig_go_11, _gostring_ _swig_go_12, _gostring_ _swig_go_13, _goslice_ _swig_go_14) {
   char *arg1 = (char *) 0 ;
   void *arg2 = (void *) 0 ;
   size_t arg3 ;
@@ -4448,7 +4448,7 @@ _gostring_ _wrap_weft_predictor_create_capi_3718be16e438cf64(_gostring_ _swig_go
 }
 
 
-_gostring_ _wrap_weft_predictor_create_from_files_capi_3718be16e438cf64(_gostring_ _swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, _gostring_ _swig_go_3, _goslice_ _swig_go_4, _goslice_ _swig_go_5, intgo _swig_go_6, intgo _swig_go_7, long long _swig_go_8, _gostring_ _swig_go_9, long long _swig_go_10, _gostring_ _swig_go_11, _gostring_ _swig_go_12, _goslice_ _swig_go_13) {
+_gostring_ _wrap_weft_predictor_create_from_files_capi_ee0c88accba97dd4(_gostring_ _swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, _gostring_ _swig_go_3, _goslice_ _swig_go_4, _goslice_ _swig_go_5, intgo _swig_go_6, intgo _swig_go_7, long long _swig_go_8, _gostring_ _swig_go_9, long long _swig_go_10, _gostring_ _swig_go_11, _gostring_ _swig_go_12, _goslice_ _swig_go_13) {
   char *arg1 = (char *) 0 ;
   char *arg2 = (char *) 0 ;
   size_t arg3 ;
@@ -4541,7 +4541,7 @@ _gostring_ _wrap_weft_predictor_create_from_files_capi_3718be16e438cf64(_gostrin
 }
 
 
-_gostring_ _wrap_weft_predictor_list_inputs_capi_3718be16e438cf64(WeftPredictor *_swig_go_0, _goslice_ _swig_go_1) {
+_gostring_ _wrap_weft_predictor_list_inputs_capi_ee0c88accba97dd4(WeftPredictor *_swig_go_0, _goslice_ _swig_go_1) {
   WeftPredictor *arg1 = (WeftPredictor *) 0 ;
   WeftStringList **arg2 = (WeftStringList **) 0 ;
   WeftStatus result;
@@ -4556,7 +4556,7 @@ _gostring_ _wrap_weft_predictor_list_inputs_capi_3718be16e438cf64(WeftPredictor 
 }
 
 
-_gostring_ _wrap_weft_predictor_list_outputs_capi_3718be16e438cf64(WeftPredictor *_swig_go_0, _goslice_ _swig_go_1) {
+_gostring_ _wrap_weft_predictor_list_outputs_capi_ee0c88accba97dd4(WeftPredictor *_swig_go_0, _goslice_ _swig_go_1) {
   WeftPredictor *arg1 = (WeftPredictor *) 0 ;
   WeftStringList **arg2 = (WeftStringList **) 0 ;
   WeftStatus result;
@@ -4571,7 +4571,7 @@ _gostring_ _wrap_weft_predictor_list_outputs_capi_3718be16e438cf64(WeftPredictor
 }
 
 
-_gostring_ _wrap_weft_predictor_output_shape_capi_3718be16e438cf64(WeftPredictor *_swig_go_0, long long _swig_go_1, _goslice_ _swig_go_2, _goslice_ _swig_go_3, long long _swig_go_4, _goslice_ _swig_go_5, long long _swig_go_6, _goslice_ _swig_go_7) {
+_gostring_ _wrap_weft_predictor_output_shape_capi_ee0c88accba97dd4(WeftPredictor *_swig_go_0, long long _swig_go_1, _goslice_ _swig_go_2, _goslice_ _swig_go_3, long long _swig_go_4, _goslice_ _swig_go_5, long long _swig_go_6, _goslice_ _swig_go_7) {
   WeftPredictor *arg1 = (WeftPredictor *) 0 ;
   size_t arg2 ;
   size_t *arg3 = (size_t *) 0 ;
@@ -4598,7 +4598,7 @@ _gostring_ _wrap_weft_predictor_output_shape_capi_3718be16e438cf64(WeftPredictor
 }
 
 
-_gostring_ _wrap_weft_predictor_predict_float_capi_3718be16e438cf64(WeftPredictor *_swig_go_0, _goslice_ _swig_go_1, long long _swig_go_2, _goslice_ _swig_go_3, long long _swig_go_4, _goslice_ _swig_go_5, long long _swig_go_6) {
+_gostring_ _wrap_weft_predictor_predict_float_capi_ee0c88accba97dd4(WeftPredictor *_swig_go_0, _goslice_ _swig_go_1, long long _swig_go_2, _goslice_ _swig_go_3, long long _swig_go_4, _goslice_ _swig_go_5, long long _swig_go_6) {
   WeftPredictor *arg1 = (WeftPredictor *) 0 ;
   float *arg2 = (float *) 0 ;
   size_t arg3 ;
@@ -4623,7 +4623,7 @@ _gostring_ _wrap_weft_predictor_predict_float_capi_3718be16e438cf64(WeftPredicto
 }
 
 
-_gostring_ _wrap_weft_predictor_free_capi_3718be16e438cf64(WeftPredictor *_swig_go_0) {
+_gostring_ _wrap_weft_predictor_free_capi_ee0c88accba97dd4(WeftPredictor *_swig_go_0) {
   WeftPredictor *arg1 = (WeftPredictor *) 0 ;
   WeftStatus result;
   _gostring_ _swig_go_result;
@@ -4636,7 +4636,7 @@ _gostring_ _wrap_weft_predictor_free_capi_3718be16e438cf64(WeftPredictor *_swig_
 }
 
 
-_gostring_ _wrap_weft_kvstore_create_capi_3718be16e438cf64(_gostring_ _swig_go_0, _goslice_ _swig_go_1) {
+_gostring_ _wrap_weft_kvstore_create_capi_ee0c88accba97dd4(_gostring_ _swig_go_0, _goslice_ _swig_go_1) {
   char *arg1 = (char *) 0 ;
   WeftKVStore **arg2 = (WeftKVStore **) 0 ;
   WeftStatus result;
@@ -4656,7 +4656,7 @@ _gostring_ _wrap_weft_kvstore_create_capi_3718be16e438cf64(_gostring_ _swig_go_0
 }
 
 
-_gostring_ _wrap_weft_kvstore_type_capi_3718be16e438cf64(WeftKVStore *_swig_go_0, _goslice_ _swig_go_1) {
+_gostring_ _wrap_weft_kvstore_type_capi_ee0c88accba97dd4(WeftKVStore *_swig_go_0, _goslice_ _swig_go_1) {
   WeftKVStore *arg1 = (WeftKVStore *) 0 ;
   char **arg2 = (char **) 0 ;
   std::vector< char const * > sv2 ;
@@ -4680,7 +4680,7 @@ _gostring_ _wrap_weft_kvstore_type_capi_3718be16e438cf64(WeftKVStore *_swig_go_0
 }
 
 
-_gostring_ _wrap_weft_kvstore_rank_capi_3718be16e438cf64(WeftKVStore *_swig_go_0, _goslice_ _swig_go_1, _goslice_ _swig_go_2) {
+_gostring_ _wrap_weft_kvstore_rank_capi_ee0c88accba97dd4(WeftKVStore *_swig_go_0, _goslice_ _swig_go_1, _goslice_ _swig_go_2) {
   WeftKVStore *arg1 = (WeftKVStore *) 0 ;
   int *arg2 = (int *) 0 ;
   int *arg3 = (int *) 0 ;
@@ -4697,7 +4697,7 @@ _gostring_ _wrap_weft_kvstore_rank_capi_3718be16e438cf64(WeftKVStore *_swig_go_0
 }
 
 
-_gostring_ _wrap_weft_kvstore_init_capi_3718be16e438cf64(WeftKVStore *_swig_go_0, long long _swig_go_1, _gostring_ _swig_go_2, _goslice_ _swig_go_3) {
+_gostring_ _wrap_weft_kvstore_init_capi_ee0c88accba97dd4(WeftKVStore *_swig_go_0, long long _swig_go_1, _gostring_ _swig_go_2, _goslice_ _swig_go_3) {
   WeftKVStore *arg1 = (WeftKVStore *) 0 ;
   size_t arg2 ;
   char **arg3 = (char **) 0 ;
@@ -4727,7 +4727,7 @@ _gostring_ _wrap_weft_kvstore_init_capi_3718be16e438cf64(WeftKVStore *_swig_go_0
 }
 
 
-_gostring_ _wrap_weft_kvstore_push_capi_3718be16e438cf64(WeftKVStore *_swig_go_0, long long _swig_go_1, _gostring_ _swig_go_2, _goslice_ _swig_go_3, intgo _swig_go_4) {
+_gostring_ _wrap_weft_kvstore_push_capi_ee0c88accba97dd4(WeftKVStore *_swig_go_0, long long _swig_go_1, _gostring_ _swig_go_2, _goslice_ _swig_go_3, intgo _swig_go_4) {
   WeftKVStore *arg1 = (WeftKVStore *) 0 ;
   size_t arg2 ;
   char **arg3 = (char **) 0 ;
@@ -4759,7 +4759,7 @@ _gostring_ _wrap_weft_kvstore_push_capi_3718be16e438cf64(WeftKVStore *_swig_go_0
 }
 
 
-_gostring_ _wrap_weft_kvstore_pull_capi_3718be16e438cf64(WeftKVStore *_swig_go_0, long long _swig_go_1, _gostring_ _swig_go_2, _goslice_ _swig_go_3, intgo _swig_go_4) {
+_gostring_ _wrap_weft_kvstore_pull_capi_ee0c88accba97dd4(WeftKVStore *_swig_go_0, long long _swig_go_1, _gostring_ _swig_go_2, _goslice_ _swig_go_3, intgo _swig_go_4) {
   WeftKVStore *arg1 = (WeftKVStore *) 0 ;
   size_t arg2 ;
   char **arg3 = (char **) 0 ;
@@ -4791,7 +4791,7 @@ _gostring_ _wrap_weft_kvstore_pull_capi_3718be16e438cf64(WeftKVStore *_swig_go_0
 }
 
 
-_gostring_ _wrap_weft_kvstore_pushpull_capi_3718be16e438cf64(WeftKVStore *_swig_go_0, long long _swig_go_1, _gostring_ _swig_go_2, _goslice_ _swig_go_3, _goslice_ _swig_go_4, intgo _swig_go_5) {
+_gostring_ _wrap_weft_kvstore_pushpull_capi_ee0c88accba97dd4(WeftKVStore *_swig_go_0, long long _swig_go_1, _gostring_ _swig_go_2, _goslice_ _swig_go_3, _goslice_ _swig_go_4, intgo _swig_go_5) {
   WeftKVStore *arg1 = (WeftKVStore *) 0 ;
   size_t arg2 ;
   char **arg3 = (char **) 0 ;
@@ -4825,7 +4825,7 @@ _gostring_ _wrap_weft_kvstore_pushpull_capi_3718be16e438cf64(WeftKVStore *_swig_
 }
 
 
-_gostring_ _wrap_weft_kvstore_set_optimizer_capi_3718be16e438cf64(WeftKVStore *_swig_go_0, WeftOptimizer *_swig_go_1) {
+_gostring_ _wrap_weft_kvstore_set_optimizer_capi_ee0c88accba97dd4(WeftKVStore *_swig_go_0, WeftOptimizer *_swig_go_1) {
   WeftKVStore *arg1 = (WeftKVStore *) 0 ;
   WeftOptimizer *arg2 = (WeftOptimizer *) 0 ;
   WeftStatus result;
@@ -4840,7 +4840,7 @@ _gostring_ _wrap_weft_kvstore_set_optimizer_capi_3718be16e438cf64(WeftKVStore *_
 }
 
 
-_gostring_ _wrap_weft_kvstore_barrier_capi_3718be16e438cf64(WeftKVStore *_swig_go_0) {
+_gostring_ _wrap_weft_kvstore_barrier_capi_ee0c88accba97dd4(WeftKVStore *_swig_go_0) {
   WeftKVStore *arg1 = (WeftKVStore *) 0 ;
   WeftStatus result;
   _gostring_ _swig_go_result;
@@ -4853,7 +4853,7 @@ _gostring_ _wrap_weft_kvstore_barrier_capi_3718be16e438cf64(WeftKVStore *_swig_g
 }
 
 
-_gostring_ _wrap_weft_kvstore_free_capi_3718be16e438cf64(WeftKVStore *_swig_go_0) {
+_gostring_ _wrap_weft_kvstore_free_capi_ee0c88accba97dd4(WeftKVStore *_swig_go_0) {
   WeftKVStore *arg1 = (WeftKVStore *) 0 ;
   WeftStatus result;
   _gostring_ _swig_go_result;
@@ -4866,7 +4866,7 @@ _gostring_ _wrap_weft_kvstore_free_capi_3718be16e438cf64(WeftKVStore *_swig_go_0
 }
 
 
-_gostring_ _wrap_weft_module_init_optimizer_kvstore_capi_3718be16e438cf64(WeftModule *_swig_go_0, WeftOptimizer *_swig_go_1, WeftKVStore *_swig_go_2) {
+_gostring_ _wrap_weft_module_init_optimizer_kvstore_capi_ee0c88accba97dd4(WeftModule *_swig_go_0, WeftOptimizer *_swig_go_1, WeftKVStore *_swig_go_2) {
   WeftModule *arg1 = (WeftModule *) 0 ;
   WeftOptimizer *arg2 = (WeftOptimizer *) 0 ;
   WeftKVStore *arg3 = (WeftKVStore *) 0 ;
@@ -4883,7 +4883,7 @@ _gostring_ _wrap_weft_module_init_optimizer_kvstore_capi_3718be16e438cf64(WeftMo
 }
 
 
-_gostring_ _wrap_weft_data_iter_select_part_capi_3718be16e438cf64(WeftDataIter *_swig_go_0, intgo _swig_go_1, intgo _swig_go_2) {
+_gostring_ _wrap_weft_data_iter_select_part_capi_ee0c88accba97dd4(WeftDataIter *_swig_go_0, intgo _swig_go_1, intgo _swig_go_2) {
   WeftDataIter *arg1 = (WeftDataIter *) 0 ;
   int arg2 ;
   int arg3 ;
@@ -4900,7 +4900,7 @@ _gostring_ _wrap_weft_data_iter_select_part_capi_3718be16e438cf64(WeftDataIter *
 }
 
 
-_gostring_ _wrap_weft_kvstore_finalize_capi_3718be16e438cf64() {
+_gostring_ _wrap_weft_kvstore_finalize_capi_ee0c88accba97dd4() {
   WeftStatus result;
   _gostring_ _swig_go_result;
   

@@ -201,15 +201,16 @@ public final class Predictor extends NativeHandle {
 
   /**
    * One float32 input of shape {@code shape} to one float32 output: fills
-   * {@code output} (its length must be the output's exact size). The arrays
-   * are copied in and out.
+   * {@code output} (its length must be the output's exact size). One native
+   * call; the arrays are copied once each way, straight into and out of the
+   * executor's memory on the calling thread (weft_predictor_predict_float_with).
    */
   public void predict(float[] input, long[] shape, float[] output) {
     if (input == null || output == null || shape == null) {
       throw new WeftException(ErrorCode.INVALID_ARGUMENT, "input, shape and output must not be null");
     }
-    weft_native.weft_predictor_predict_float(handle(), input, input.length, shape, shape.length,
-        output, output.length);
+    weft_native.weft_predictor_predict_float_with(handle(), new float[][] {input, output},
+        input.length, shape, shape.length, output.length);
   }
 
   /**
