@@ -45,6 +45,11 @@
  *
  * weft_last_error()/weft_last_error_code() are not wrapped: reading them in a
  * second call is exactly the race described above.
+ *
+ * This file holds typemaps (and the helpers they call), not C API functions:
+ * what a binding needs from libweft is a C ABI function in c_api/. The two
+ * exceptions, weft_binding_abi_version() and weft_binding_library_path(),
+ * must be compiled into the wrapper (see their comment at the end).
  */
 %module weft_native
 
@@ -58,6 +63,25 @@
 #include <vector>
 
 #include "weft/c_api.h"
+
+/* Struct results as arrays: the fields of WeftExecutorMemory and
+ * WeftPredictorStats (structs of counts) in declaration order, for the
+ * struct-out typemaps (WEFT_STRUCT_OUT in each language section). */
+static void WeftFields(const WeftExecutorMemory& m, uint64_t* f) {
+  f[0] = m.naive_bytes;
+  f[1] = m.planned_bytes;
+  f[2] = m.num_storage;
+  f[3] = m.num_inplace;
+  f[4] = m.num_reused;
+  f[5] = (uint64_t)m.match_range;
+}
+static void WeftFields(const WeftPredictorStats& s, uint64_t* f) {
+  f[0] = s.executors;
+  f[1] = s.shape_sets;
+  f[2] = s.in_use;
+  f[3] = s.weight_bytes;
+  f[4] = s.activation_bytes;
+}
 %}
 
 %ignore weft_last_error;
@@ -81,13 +105,17 @@
 %rename("$ignore", %$isenumitem) "";
 #endif
 %ignore WEFT_API_VERSION;
-/* The executor's memory figures (a struct of size_t and int): the struct is
- * not wrapped (SWIG's proxy for size_t members does not marshal in C#);
- * weft_binding_executor_memory() below copies its fields into an array. */
+/* Struct results (WeftExecutorMemory, WeftPredictorStats: counts): the
+ * structs are not wrapped (SWIG's proxy for size_t members does not marshal
+ * in C#); the `T* out` of weft_executor_memory()/weft_predictor_stats() is
+ * an array that receives the fields in declaration order (WeftFields above;
+ * WEFT_ALL_STRUCT_OUTS below): Java long[], C# ulong[], Go []uint64. */
 %ignore WeftExecutorMemory;
 %ignore WeftPredictorStats;
-%ignore weft_predictor_stats;
-%ignore weft_executor_memory;
+%define WEFT_ALL_STRUCT_OUTS
+WEFT_STRUCT_OUT(WeftExecutorMemory, 6)
+WEFT_STRUCT_OUT(WeftPredictorStats, 5)
+%enddef
 
 /* One line per handle type of the C ABI (types not declared yet are
  * harmless). Each language section below defines WEFT_HANDLE(T) and applies
@@ -98,7 +126,6 @@ WEFT_HANDLE(WeftSymbolHandle)
 WEFT_HANDLE(WeftStringList)
 WEFT_HANDLE(WeftShapeResult)
 WEFT_HANDLE(WeftTypeResult)
-WEFT_HANDLE(WeftExecutorHandle)
 WEFT_HANDLE(WeftExecutor)
 WEFT_HANDLE(WeftNDArrayList)
 WEFT_HANDLE(WeftBuffer)
@@ -200,6 +227,29 @@ WEFT_JAVA_RETURNED(int)
 WEFT_JAVA_RETURNED(size_t)
 WEFT_JAVA_RETURNED(int64_t)
 WEFT_JAVA_RETURNED(uint64_t)
+
+/* A struct result: a long[] of at least N elements receives its fields. */
+%define WEFT_STRUCT_OUT(T, N)
+%typemap(jni) T* out "jlongArray"
+%typemap(jtype) T* out "long[]"
+%typemap(jstype) T* out "long[]"
+%typemap(javain) T* out "$javainput"
+%typemap(in) T* out (T temp) %{
+  if (!$input || jenv->GetArrayLength($input) < (jsize)N) {
+    WeftJavaArgError(jenv, "the array for a struct result is null or too short");
+    return $null;
+  }
+  $1 = &temp;
+%}
+%typemap(argout) T* out %{
+  {
+    uint64_t f[N];
+    WeftFields(temp$argnum, f);
+    jenv->SetLongArrayRegion($input, 0, (jsize)N, (const jlong*)f);
+  }
+%}
+%enddef
+WEFT_ALL_STRUCT_OUTS
 
 %define WEFT_HANDLE(T)
 %typemap(jni) T*, const T* "jlong"
@@ -349,8 +399,8 @@ WEFT_JAVA_ARRAY(double, jdouble, jdoubleArray, double, Double)
   }
 %}
 
-/* Copying helpers: float[]/double[] (the JVM array is copied through a
- * temporary native buffer). */
+/* The array overloads of weft_ndarray_copy_from/_to (declared at the end of
+ * this file): float[]/double[], copied through a temporary native buffer. */
 %define WEFT_JAVA_COPY(CT, JNIT, JARR, JT, REGION)
 %typemap(jni) const CT* ARRAY_IN, CT* ARRAY_OUT #JARR
 %typemap(jtype) const CT* ARRAY_IN, CT* ARRAY_OUT #JT "[]"
@@ -375,8 +425,33 @@ WEFT_JAVA_ARRAY(double, jdouble, jdoubleArray, double, Double)
 WEFT_JAVA_COPY(float, jfloat, jfloatArray, float, Float)
 WEFT_JAVA_COPY(double, jdouble, jdoubleArray, double, Double)
 
-/* Predictor (Java). The handle (its stats come through
- * weft_binding_predictor_stats, shared); predict's data pointers as Buffer[] of
+/* weft_buffer_data()'s (const void** out_data, size_t* out_size): a
+ * ByteBuffer[1] receives a direct view of the buffer's bytes, valid until
+ * weft_buffer_free() (the Java layer copies it at once). */
+%typemap(jni) (const void** out_data, size_t* out_size) "jobjectArray"
+%typemap(jtype) (const void** out_data, size_t* out_size) "java.nio.ByteBuffer[]"
+%typemap(jstype) (const void** out_data, size_t* out_size) "java.nio.ByteBuffer[]"
+%typemap(javain) (const void** out_data, size_t* out_size) "$javainput"
+%typemap(in) (const void** out_data, size_t* out_size) (const void* data = NULL, size_t size = 0) %{
+  if (!$input || jenv->GetArrayLength($input) < 1) {
+    WeftJavaArgError(jenv, "expected a ByteBuffer[1]");
+    return $null;
+  }
+  $1 = ($1_ltype)&data;
+  $2 = &size;
+%}
+%typemap(argout) (const void** out_data, size_t* out_size) %{
+  {
+    static char empty;
+    jobject view = jenv->NewDirectByteBuffer(*$1 ? (void*)*$1 : (void*)&empty, (jlong)*$2);
+    if (!view) return $null;
+    jenv->SetObjectArrayElement($input, 0, view);
+    jenv->DeleteLocalRef(view);
+  }
+%}
+
+/* Predictor (Java). The handle (its stats: the struct result above);
+ * predict's data pointers as Buffer[] of
  * direct buffers (zero-copy: each element's address is passed as is, the
  * Java layer slices buffers whose position is not 0); predict_float's output
  * is write-only (not copied in). The float[] path is predict_float_with, its
@@ -502,6 +577,21 @@ WEFT_CS_RETURNED(size_t)
 WEFT_CS_RETURNED(int64_t)
 WEFT_CS_RETURNED(uint64_t)
 
+/* A struct result: a ulong[] (pinned; at least N elements) receives its
+ * fields; a null array passes NULL (the C function's argument error). */
+%define WEFT_STRUCT_OUT(T, N)
+%typemap(ctype) T* out "uint64_t*"
+%typemap(imtype, inattributes="[global::System.Runtime.InteropServices.In, global::System.Runtime.InteropServices.Out]") T* out "ulong[]"
+%typemap(cstype) T* out "ulong[]"
+%typemap(csin) T* out "$csinput"
+%typemap(in) T* out (T temp, uint64_t* fields) %{
+  fields = $input;
+  $1 = fields ? &temp : NULL;
+%}
+%typemap(argout) T* out %{ WeftFields(temp$argnum, fields$argnum); %}
+%enddef
+WEFT_ALL_STRUCT_OUTS
+
 /* A handle argument is a Weft.WeftHandle (a SafeHandle, NativeHandle.cs):
  * the marshaller holds a reference on it for the duration of the call, so
  * neither a racing Dispose nor the finalizer of an owner that became
@@ -560,6 +650,14 @@ WEFT_CS_SCALAR(uint64_t, ulong)
 %typemap(csin) const char** "$csinput"
 %typemap(in) const char** %{ $1 = ($1_ltype)$input; %}
 
+/* const void** : out data pointers as IntPtr[] (weft_buffer_data; the C#
+ * layer copies the bytes with Marshal.Copy). */
+%typemap(ctype) const void** "const void**"
+%typemap(imtype, inattributes="[global::System.Runtime.InteropServices.In, global::System.Runtime.InteropServices.Out]") const void** "global::System.IntPtr[]"
+%typemap(cstype) const void** "global::System.IntPtr[]"
+%typemap(csin) const void** "$csinput"
+%typemap(in) const void** %{ $1 = ($1_ltype)$input; %}
+
 /* const char* const* : string[] in. */
 %typemap(ctype) const char* const* "const char**"
 %typemap(imtype, inattributes="[global::System.Runtime.InteropServices.In, global::System.Runtime.InteropServices.MarshalAs(global::System.Runtime.InteropServices.UnmanagedType.LPArray, ArraySubType = global::System.Runtime.InteropServices.UnmanagedType.LPStr)]") const char* const* "string[]"
@@ -575,20 +673,14 @@ WEFT_CS_SCALAR(uint64_t, ulong)
 %typemap(in) void*, const void* %{ $1 = ($1_ltype)$input; %}
 
 /* Predictor (csharp/src/Predictor.cs). WeftPredictor is a handle (WeftHandle);
- * its stats come through weft_binding_predictor_stats (shared), and the float
- * predict takes IntPtr data so the C# layer can pin a Span<float>. The
+ * its stats are a struct result (above). weft_predictor_predict_float's
+ * float data are IntPtr (the void* typemaps), so the C# layer can pin a
+ * Span<float>: these parameter names occur in no other function. The
  * N-input weft_predictor_predict (void* const*) is not used from C#. */
+%apply const void* { const float* input };
+%apply void* { float* output };
 %ignore weft_predictor_predict;
-%ignore weft_predictor_predict_float;
 %ignore weft_predictor_predict_float_with;  /* the C# layer pins and passes pointers */
-%inline %{
-static WeftStatus weft_cs_predictor_predict_float(WeftPredictor* pred, const void* input,
-                                                  size_t input_len, const int64_t* shape,
-                                                  size_t ndim, void* output, size_t output_len) {
-  return weft_predictor_predict_float(pred, (const float*)input, input_len, shape, ndim,
-                                      (float*)output, output_len);
-}
-%}
 
 
 /* ======================================================================= */
@@ -678,6 +770,19 @@ static _gostring_ WeftGoStatus(WeftStatus st) {
 %enddef
 WEFT_ALL_HANDLES
 
+/* A struct result: a []uint64 of at least N elements receives its fields
+ * (on success); a shorter slice passes NULL (the C function's argument
+ * error). */
+%define WEFT_STRUCT_OUT(T, N)
+%typemap(gotype) T* out "[]uint64"
+%typemap(imtype) T* out "[]uint64"
+%typemap(in) T* out (T temp) %{ $1 = $input.len >= (intgo)N ? &temp : NULL; %}
+%typemap(argout) T* out %{
+  if ($1 && result == WEFT_OK) WeftFields(temp$argnum, (uint64_t*)$input.array);
+%}
+%enddef
+WEFT_ALL_STRUCT_OUTS
+
 /* Primitive pointers: Go slices (zero-copy for the call). */
 %define WEFT_GO_ARRAY(CT, GT)
 %typemap(gotype) CT*, const CT* "[]" #GT
@@ -759,99 +864,28 @@ WEFT_GO_ARRAY(double, float64)
 %typemap(imtype) void*, const void* "unsafe.Pointer"
 %typemap(in) void*, const void* %{ $1 = ($1_ltype)$input; %}
 
-/* Predictor (Go). The handle type (stats: weft_binding_predictor_stats); predict
- * with packed buffers: an array of pointers to Go memory (void* const*) may
- * not be passed to C, so the Go layer packs N inputs (outputs) into one
- * buffer each and these helpers split them by their byte counts. */
+/* const void** : out data pointers, []unsafe.Pointer (weft_buffer_data; the
+ * Go layer copies the bytes). */
+%typemap(gotype) const void** "[]unsafe.Pointer"
+%typemap(imtype) const void** "[]unsafe.Pointer"
+%typemap(in) const void** %{ $1 = ($1_ltype)$input.array; %}
+
+/* Predictor (Go). The handle type (stats: the struct result above). An
+ * array of pointers to Go memory (void* const*) may not be passed to C, so
+ * the Go layer packs N inputs (outputs) into one buffer each and calls
+ * weft_predictor_predict_packed. */
 %ignore weft_predictor_predict_float_with;  /* Go passes its slices to predict_float */
 %ignore weft_predictor_predict;
-%inline %{
-/* weft_predictor_predict() with input i at in_packed + sum(input_bytes[0..i))
- * and output j likewise in out_packed. */
-static WeftStatus weft_go_predictor_predict(WeftPredictor* pred, size_t num_inputs, const void* in_packed,
-                                            const size_t* input_bytes, const size_t* ind_ptr, const int64_t* dims,
-                                            size_t num_outputs, void* out_packed, const size_t* output_bytes) {
-  std::vector<const void*> in(num_inputs);
-  std::vector<void*> out(num_outputs);
-  size_t off = 0;
-  for (size_t i = 0; i < num_inputs; ++i) {
-    in[i] = (const char*)in_packed + off;
-    off += input_bytes[i];
-  }
-  off = 0;
-  for (size_t j = 0; j < num_outputs; ++j) {
-    out[j] = (char*)out_packed + off;
-    off += output_bytes[j];
-  }
-  return weft_predictor_predict(pred, num_inputs, in.data(), input_bytes, ind_ptr, dims, num_outputs,
-                                out.data(), output_bytes);
-}
-%}
 
 #endif
 
-/* Copying helpers (the "array" overloads): the binding copies between a
- * language array and a temporary native buffer, then calls the C ABI. The
- * zero-copy paths call weft_ndarray_copy_from/_to directly. */
+/* Compiled into the wrapper, not libweft (SWIG needs them here): the ABI
+ * version the binding was compiled against, and the file libweft.so.0 was
+ * loaded from. Both serve the check at load that the library is not older
+ * than the binding, so they must work with an older libweft: a function of
+ * libweft would report the library's own version, and an older library lacks
+ * any function added to it later. */
 %inline %{
-static WeftStatus weft_binding_copy_from_f32(WeftNDArray* arr, const float* ARRAY_IN, size_t count) {
-  return weft_ndarray_copy_from(arr, ARRAY_IN, count * sizeof(float));
-}
-static WeftStatus weft_binding_copy_to_f32(const WeftNDArray* arr, float* ARRAY_OUT, size_t count) {
-  return weft_ndarray_copy_to(arr, ARRAY_OUT, count * sizeof(float));
-}
-static WeftStatus weft_binding_copy_from_f64(WeftNDArray* arr, const double* ARRAY_IN, size_t count) {
-  return weft_ndarray_copy_from(arr, ARRAY_IN, count * sizeof(double));
-}
-static WeftStatus weft_binding_copy_to_f64(const WeftNDArray* arr, double* ARRAY_OUT, size_t count) {
-  return weft_ndarray_copy_to(arr, ARRAY_OUT, count * sizeof(double));
-}
-/* weft_executor_memory() as an array: out[0..5] = naive_bytes,
- * planned_bytes, num_storage, num_inplace, num_reused, match_range. */
-static WeftStatus weft_binding_executor_memory(const WeftExecutor* exec, size_t* out6) {
-  WeftExecutorMemory m;
-  WeftStatus st = weft_executor_memory(exec, &m);
-  if (st != WEFT_OK) return st;
-  out6[0] = m.naive_bytes;
-  out6[1] = m.planned_bytes;
-  out6[2] = m.num_storage;
-  out6[3] = m.num_inplace;
-  out6[4] = m.num_reused;
-  out6[5] = (size_t)m.match_range;
-  return WEFT_OK;
-}
-/* weft_predictor_stats() as an array: out[0..4] = executors, shape_sets,
- * in_use, weight_bytes, activation_bytes. */
-static WeftStatus weft_binding_predictor_stats(const WeftPredictor* pred, size_t* out5) {
-  WeftPredictorStats s;
-  WeftStatus st = weft_predictor_stats(pred, &s);
-  if (st != WEFT_OK) return st;
-  out5[0] = s.executors;
-  out5[1] = s.shape_sets;
-  out5[2] = s.in_use;
-  out5[3] = s.weight_bytes;
-  out5[4] = s.activation_bytes;
-  return WEFT_OK;
-}
-/* A named WeftNDArrayList of @p num arrays (weft_ndarray_list_create; the
- * list shares the arrays' storage). */
-static WeftStatus weft_binding_ndarray_list(WeftNDArray* const* arrays, const char* const* names,
-                                            size_t num, WeftNDArrayList** out) {
-  return weft_ndarray_list_create(arrays, names, num, out);
-}
-/* Copies the bytes of @p buf into @p dst (up to @p capacity; dst may be
- * NULL when capacity is 0) and sets *out_size to the buffer's size: a
- * binding calls it once for the size, then with its own array. */
-static WeftStatus weft_binding_buffer_copy(const WeftBuffer* buf, void* dst, size_t capacity,
-                                           size_t* out_size) {
-  const void* data = NULL;
-  size_t size = 0;
-  WeftStatus st = weft_buffer_data(buf, &data, &size);
-  if (st != WEFT_OK) return st;
-  if (capacity > 0 && dst) memcpy(dst, data, capacity < size ? capacity : size);
-  if (out_size) *out_size = size;
-  return WEFT_OK;
-}
 /* The ABI version this wrapper was compiled against (checked at load). */
 static int weft_binding_abi_version(void) { return WEFT_API_VERSION; }
 /* The file the process loaded libweft.so.0 from, or "" when unknown; named in
@@ -868,7 +902,6 @@ static const char* weft_binding_library_path(void) {
   return path;
 }
 %}
-
 
 /* WEFT_API expands to a GCC attribute that SWIG need not see. */
 #define __attribute__(x)
@@ -888,3 +921,16 @@ static const char* weft_binding_library_path(void) {
 %include "weft/c_api_module.h"
 %include "weft/c_api_predictor.h"
 %include "weft/c_api_kvstore.h"
+
+#if defined(SWIGJAVA) || defined(SWIGCSHARP)
+/* The array overloads of weft_ndarray_copy_from/_to: second declarations of
+ * the same C functions (no code: the wrapper calls the C function, a float*
+ * converting to its void*) so that the array typemaps apply. Java: float[] /
+ * double[] (ARRAY_IN/ARRAY_OUT above); C#: float[] / double[] through the
+ * marshaller. @p nbytes as in the C function (the layer passes length x
+ * element size). Not in Go, whose overloads would dispatch on interface{}. */
+WeftStatus weft_ndarray_copy_from(WeftNDArray* arr, const float* ARRAY_IN, size_t nbytes);
+WeftStatus weft_ndarray_copy_from(WeftNDArray* arr, const double* ARRAY_IN, size_t nbytes);
+WeftStatus weft_ndarray_copy_to(const WeftNDArray* arr, float* ARRAY_OUT, size_t nbytes);
+WeftStatus weft_ndarray_copy_to(const WeftNDArray* arr, double* ARRAY_OUT, size_t nbytes);
+#endif

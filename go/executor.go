@@ -316,6 +316,6 @@ type ExecutorMemory struct {
 // Memory returns the memory plan's figures.
 func (e *Executor) Memory() (ExecutorMemory, error) {
 	var f [6]uint64
-	err := e.call(func(h uintptr) error { return capi.Weft_binding_executor_memory(h, f[:]) })
+	err := e.call(func(h uintptr) error { return capi.Weft_executor_memory(h, f[:]) })
 	return ExecutorMemory{f[0], f[1], f[2], f[3], f[4], int(f[5])}, err
 }

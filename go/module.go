@@ -62,7 +62,7 @@ func ndarrayList(arrays map[string]*NDArray) (uintptr, error) {
 		return 0, err
 	}
 	defer runtime.KeepAlive(arrays)
-	return out1(func(out []uintptr) error { return capi.Weft_binding_ndarray_list(hs, names, uint64(len(hs)), out) })
+	return out1(func(out []uintptr) error { return capi.Weft_ndarray_list_create(hs, names, uint64(len(hs)), out) })
 }
 
 // InitParams sets every parameter and aux state from args/aux (either may be

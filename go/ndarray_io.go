@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"io"
 	"runtime"
+	"unsafe"
 
 	"github.com/weft-ai/weft/go/internal/capi"
 )
@@ -20,13 +21,14 @@ func newBuffer(buf uintptr, err error) ([]byte, error) {
 		return nil, err
 	}
 	defer capi.Weft_buffer_free(buf)
+	var data [1]unsafe.Pointer
 	var size [1]uint64
-	if err := capi.Weft_binding_buffer_copy(buf, nil, 0, size[:]); err != nil {
+	if err := capi.Weft_buffer_data(buf, data[:], size[:]); err != nil {
 		return nil, wrap(err)
 	}
 	b := make([]byte, size[0])
-	if err := capi.Weft_binding_buffer_copy(buf, sliceData(b), uint64(len(b)), size[:]); err != nil {
-		return nil, wrap(err)
+	if size[0] > 0 {
+		copy(b, unsafe.Slice((*byte)(data[0]), size[0]))
 	}
 	return b, nil
 }

@@ -284,7 +284,7 @@ func (p *Predictor) PredictTensors(ctx context.Context, inputs []Tensor, outputs
 	}
 	out := make([]float32, m+1) // +1: a valid address when empty
 	err := p.call(func(h uintptr) error {
-		return capi.Weft_go_predictor_predict(h, uint64(len(inputs)), unsafe.Pointer(&in[:1][0]), inBytes, indPtr,
+		return capi.Weft_predictor_predict_packed(h, uint64(len(inputs)), unsafe.Pointer(&in[:1][0]), inBytes, indPtr,
 			dims, uint64(len(outputs)), unsafe.Pointer(&out[0]), outBytes)
 	})
 	if err != nil {
@@ -300,6 +300,6 @@ func (p *Predictor) PredictTensors(ctx context.Context, inputs []Tensor, outputs
 // Stats returns the predictor's figures.
 func (p *Predictor) Stats() (PredictorStats, error) {
 	var s [5]uint64
-	err := p.call(func(h uintptr) error { return capi.Weft_binding_predictor_stats(h, s[:]) })
+	err := p.call(func(h uintptr) error { return capi.Weft_predictor_stats(h, s[:]) })
 	return PredictorStats{s[0], s[1], s[2], s[3], s[4]}, err
 }

@@ -1,7 +1,9 @@
 // C ABI: weft_predictor_* (thread-safe inference; weft/predictor.h).
+#include <cstdint>
 #include <cstdlib>
 #include <memory>
 #include <string>
+#include <type_traits>
 #include <utility>
 #include <vector>
 
@@ -194,11 +196,12 @@ WeftStatus weft_predictor_output_shape(WeftPredictor* pred, size_t num_inputs,
   WEFT_API_END();
 }
 
-WeftStatus weft_predictor_predict(WeftPredictor* pred, size_t num_inputs,
-                                  const void* const* input_data, const size_t* input_bytes,
-                                  const size_t* ind_ptr, const int64_t* dims, size_t num_outputs,
-                                  void* const* output_data, const size_t* output_bytes) {
-  WEFT_API_BEGIN();
+namespace {
+
+// weft_predictor_predict()'s body (for it and weft_predictor_predict_packed()).
+void Predict(WeftPredictor* pred, size_t num_inputs, const void* const* input_data,
+             const size_t* input_bytes, const size_t* ind_ptr, const int64_t* dims,
+             size_t num_outputs, void* const* output_data, const size_t* output_bytes) {
   auto p = GetPredictor(pred, "pred");
   weft::capi::CheckArray(input_data, num_inputs, "input_data");
   weft::capi::CheckArray(input_bytes, num_inputs, "input_bytes");
@@ -217,6 +220,56 @@ WeftStatus weft_predictor_predict(WeftPredictor* pred, size_t num_inputs,
     outs[i].bytes = output_bytes[i];
   }
   p->Predict(in, outs);
+}
+
+// The start of each of the `num` packed blocks of `bytes[i]` bytes at `base`
+// (named `base_arg` and `bytes_arg` in messages).
+template <typename T>
+std::vector<T*> Unpack(T* base, size_t num, const size_t* bytes, const char* base_arg,
+                       const char* bytes_arg) {
+  weft::capi::CheckArray(bytes, num, bytes_arg);
+  std::vector<size_t> offsets(num);
+  size_t total = 0;
+  for (size_t i = 0; i < num; ++i) {
+    offsets[i] = total;
+    if (bytes[i] > SIZE_MAX - total)
+      weft::Fail(weft::StatusCode::kInvalidArgument, "argument '", bytes_arg,
+                 "' sums past SIZE_MAX at element ", i);
+    total += bytes[i];
+  }
+  weft::capi::CheckArray(base, total, base_arg);
+  using Byte = typename std::conditional<std::is_const<T>::value, const char, char>::type;
+  std::vector<T*> starts(num, nullptr);
+  for (size_t i = 0; i < num; ++i)
+    if (base) starts[i] = static_cast<Byte*>(base) + offsets[i];
+  return starts;
+}
+
+}  // namespace
+
+WeftStatus weft_predictor_predict(WeftPredictor* pred, size_t num_inputs,
+                                  const void* const* input_data, const size_t* input_bytes,
+                                  const size_t* ind_ptr, const int64_t* dims, size_t num_outputs,
+                                  void* const* output_data, const size_t* output_bytes) {
+  WEFT_API_BEGIN();
+  Predict(pred, num_inputs, input_data, input_bytes, ind_ptr, dims, num_outputs, output_data,
+          output_bytes);
+  WEFT_API_END();
+}
+
+WeftStatus weft_predictor_predict_packed(WeftPredictor* pred, size_t num_inputs,
+                                         const void* input_data, const size_t* input_bytes,
+                                         const size_t* ind_ptr, const int64_t* dims,
+                                         size_t num_outputs, void* output_data,
+                                         const size_t* output_bytes) {
+  WEFT_API_BEGIN();
+  GetPredictor(pred, "pred");
+  const std::vector<const void*> in =
+      Unpack(input_data, num_inputs, input_bytes, "input_data", "input_bytes");
+  const std::vector<void*> out =
+      Unpack(output_data, num_outputs, output_bytes, "output_data", "output_bytes");
+  Predict(pred, num_inputs, in.data(), input_bytes, ind_ptr, dims, num_outputs, out.data(),
+          output_bytes);
   WEFT_API_END();
 }
 

@@ -258,7 +258,7 @@ public sealed class Executor : NativeHandle {
 
   public ExecutorMemory Memory() {
     var f = new ulong[6];
-    weft_native.weft_binding_executor_memory(Handle, f);
+    weft_native.weft_executor_memory(Handle, f);
     return new ExecutorMemory { NaiveBytes = f[0], PlannedBytes = f[1], NumStorage = f[2],
                                 NumInplace = f[3], NumReused = f[4], MatchRange = (int)f[5] };
   }

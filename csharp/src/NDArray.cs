@@ -111,11 +111,11 @@ public sealed partial class NDArray : NativeHandle {
 
   /// <summary>Copying overloads: the array goes through the P/Invoke marshaller.</summary>
   public void CopyFromMarshalled(float[] data) {
-    weft_native.weft_binding_copy_from_f32(Handle, data, (ulong)data.Length);
+    weft_native.weft_ndarray_copy_from(Handle, data, (ulong)data.Length * 4);
   }
 
   public void CopyToMarshalled(float[] output) {
-    weft_native.weft_binding_copy_to_f32(Handle, output, (ulong)output.Length);
+    weft_native.weft_ndarray_copy_to(Handle, output, (ulong)output.Length * 4);
   }
 
   /// <summary>A new array with the contents (float32).</summary>

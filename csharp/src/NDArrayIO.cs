@@ -1,6 +1,7 @@
 using System;
 using System.Collections.Generic;
 using System.IO;
+using System.Runtime.InteropServices;
 
 namespace Weft {
 
@@ -72,12 +73,13 @@ public sealed partial class NDArray {
   }
 
   /// <summary>Copies and frees a WeftBuffer.</summary>
-  static unsafe byte[] TakeBuffer(long raw) {
+  static byte[] TakeBuffer(long raw) {
     using (var buf = new WeftHandle(raw, Frees.Buffer)) {
+      var data = new IntPtr[1];
       var size = new ulong[1];
-      weft_native.weft_binding_buffer_copy(buf, IntPtr.Zero, 0, size);
+      weft_native.weft_buffer_data(buf, data, size);
       var r = new byte[checked((int)size[0])];
-      fixed (byte* p = r) weft_native.weft_binding_buffer_copy(buf, (IntPtr)p, (ulong)r.Length, size);
+      if (r.Length > 0) Marshal.Copy(data[0], r, 0, r.Length);
       return r;
     }
   }

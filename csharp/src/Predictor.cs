@@ -174,7 +174,7 @@ public sealed class Predictor : IDisposable {
       var h = handle;
       fixed (float* pi = &MemoryMarshal.GetReference(input))
       fixed (float* po = &MemoryMarshal.GetReference(output)) {
-        weft_native.weft_cs_predictor_predict_float(h, (IntPtr)pi, (ulong)input.Length, shape,
+        weft_native.weft_predictor_predict_float(h, (IntPtr)pi, (ulong)input.Length, shape,
             (ulong)shape.Length, (IntPtr)po, (ulong)output.Length);
       }
     } finally {
@@ -241,7 +241,7 @@ public sealed class Predictor : IDisposable {
   /// <summary>The predictor's figures now.</summary>
   public PredictorStats Stats() {
     var s = new ulong[5];
-    Call(h => weft_native.weft_binding_predictor_stats(h, s));
+    Call(h => weft_native.weft_predictor_stats(h, s));
     return new PredictorStats { Executors = (long)s[0], ShapeSets = (long)s[1], InUse = (long)s[2],
                                 WeightBytes = (long)s[3], ActivationBytes = (long)s[4] };
   }

@@ -200,7 +200,7 @@ public sealed class Module : NativeHandle {
     if (m == null) return new WeftHandle(0, null);
     var names = NDArrayLists.Names(m);
     var hs = NDArrayLists.Handles(m);
-    long o = weft_native.weft_binding_ndarray_list(hs, names, (ulong)hs.Length);
+    long o = weft_native.weft_ndarray_list_create(hs, names, (ulong)hs.Length);
     GC.KeepAlive(m);
     return new WeftHandle(o, Frees.NDArrayList);
   }

@@ -414,11 +414,76 @@ static void test_caller_copies(void** state) {
   assert_no_leaks();
 }
 
+/* weft_predictor_predict_packed(): both outputs of det1 in one buffer equal
+ * the reference (output 1 starts right after output 0's bytes); errors name
+ * the packed arguments, and the predictor stays usable. */
+static void test_packed(void** state) {
+  size_t n_in, n_conv, n_prob;
+  float *in, *conv, *prob, *out;
+  const size_t ind_ptr[] = {0, 4};
+  const int64_t dims[] = {1, 3, 12, 12};
+  size_t in_bytes[1], out_bytes[2], huge[2];
+  WeftPredictor* p;
+  WeftNDArray* arr;
+  (void)state;
+  if (!have_model()) skip();
+  in = load_npy(REF_DIR "input_12x12.npy", &n_in);
+  conv = load_npy(REF_DIR "conv4_2_12x12.npy", &n_conv);
+  prob = load_npy(REF_DIR "prob1_12x12.npy", &n_prob);
+  out = malloc((n_conv + n_prob) * sizeof(float));
+  in_bytes[0] = n_in * sizeof(float);
+  out_bytes[0] = n_conv * sizeof(float);
+  out_bytes[1] = n_prob * sizeof(float);
+  p = create_from_files(12, 12, 0, NULL, NULL); /* outputs conv4_2, prob1 */
+  OK(weft_predictor_predict_packed(p, 1, in, in_bytes, ind_ptr, dims, 2, out, out_bytes));
+  assert_close(out, conv, n_conv, 1e-4f);
+  assert_close(out + n_conv, prob, n_prob, 1e-4f);
+
+  EXPECT_ERR(weft_predictor_predict_packed(NULL, 1, in, in_bytes, ind_ptr, dims, 2, out, out_bytes),
+             WEFT_ERR_INVALID_ARGUMENT, "'pred'");
+  arr = make_f32(dims, 4, NULL);
+  EXPECT_ERR(weft_predictor_predict_packed((WeftPredictor*)arr, 1, in, in_bytes, ind_ptr, dims, 2,
+                                           out, out_bytes),
+             WEFT_ERR_INVALID_HANDLE, "WeftNDArray handle", "expected a WeftPredictor");
+  OK(weft_ndarray_free(arr));
+  EXPECT_ERR(weft_predictor_predict_packed(p, 1, NULL, in_bytes, ind_ptr, dims, 2, out, out_bytes),
+             WEFT_ERR_INVALID_ARGUMENT, "'input_data' is NULL");
+  EXPECT_ERR(weft_predictor_predict_packed(p, 1, in, NULL, ind_ptr, dims, 2, out, out_bytes),
+             WEFT_ERR_INVALID_ARGUMENT, "'input_bytes' is NULL");
+  EXPECT_ERR(weft_predictor_predict_packed(p, 1, in, in_bytes, ind_ptr, dims, 2, NULL, out_bytes),
+             WEFT_ERR_INVALID_ARGUMENT, "'output_data' is NULL");
+  EXPECT_ERR(weft_predictor_predict_packed(p, 1, in, in_bytes, ind_ptr, dims, 2, out, NULL),
+             WEFT_ERR_INVALID_ARGUMENT, "'output_bytes' is NULL");
+  huge[0] = SIZE_MAX;
+  huge[1] = 8;
+  EXPECT_ERR(weft_predictor_predict_packed(p, 1, in, in_bytes, ind_ptr, dims, 2, out, huge),
+             WEFT_ERR_INVALID_ARGUMENT, "'output_bytes' sums past SIZE_MAX", "element 1");
+  in_bytes[0] = 40;
+  EXPECT_ERR(weft_predictor_predict_packed(p, 1, in, in_bytes, ind_ptr, dims, 2, out, out_bytes),
+             WEFT_ERR_INVALID_ARGUMENT, "input 'data'", "1728 bytes, given 40");
+  in_bytes[0] = 0;
+  EXPECT_ERR(weft_predictor_predict_packed(p, 1, NULL, in_bytes, ind_ptr, dims, 2, out, out_bytes),
+             WEFT_ERR_INVALID_ARGUMENT, "input 'data'",
+             "given 0"); /* NULL with 0 bytes reaches the size check */
+  in_bytes[0] = n_in * sizeof(float);
+  memset(out, 0, (n_conv + n_prob) * sizeof(float));
+  OK(weft_predictor_predict_packed(p, 1, in, in_bytes, ind_ptr, dims, 2, out, out_bytes));
+  assert_close(out + n_conv, prob, n_prob, 1e-4f); /* still usable */
+  OK(weft_predictor_free(p));
+  EXPECT_ERR(weft_predictor_predict_packed(p, 1, in, in_bytes, ind_ptr, dims, 2, out, out_bytes),
+             WEFT_ERR_INVALID_HANDLE, "WeftPredictor");
+  free(in);
+  free(conv);
+  free(prob);
+  free(out);
+  assert_no_leaks();
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       TEST(test_det1_files_and_memory), TEST(test_threads_equal_one_thread),
       TEST(test_dynamic_batching),      TEST(test_errors),
-      TEST(test_caller_copies),
+      TEST(test_caller_copies),         TEST(test_packed),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -15,6 +15,10 @@ export GOCACHE="$gocache" GOPATH="$work/gopath" GOPROXY=off GOFLAGS=-mod=mod GOT
   CGO_ENABLED=1 PKG_CONFIG_PATH="$prefix/$libdir/pkgconfig" \
   PKG_CONFIG_LIBDIR="$prefix/$libdir/pkgconfig"
 unset CGO_CPPFLAGS CGO_CFLAGS CGO_CXXFLAGS CGO_LDFLAGS
+# Go's cache does not see the installed headers cgo includes: the ABI version
+# in a (path-free) define keys the wrapper, which an older one was reused for.
+abi="$(sed -n 's/^#define WEFT_API_VERSION \([0-9]*\)$/\1/p' "$prefix/include/weft/c_api_base.h")"
+export CGO_CPPFLAGS="-DWEFT_ABI_STAMP=$abi"
 cd "$work/src"
 go mod edit -replace "github.com/weft-ai/weft/go=$module"
 go build -o "$work/weftconsumer" .

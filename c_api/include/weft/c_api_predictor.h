@@ -119,6 +119,23 @@ WEFT_API WeftStatus weft_predictor_predict(WeftPredictor* pred, size_t num_input
                                            const size_t* output_bytes);
 
 /**
+ * @brief weft_predictor_predict() with the inputs and outputs packed back to
+ *        back: input i is the @p input_bytes[i] bytes at @p input_data plus
+ *        the sum of @p input_bytes[0..i), output j likewise in
+ *        @p output_data. For callers that cannot pass an array of pointers
+ *        (Go may not hand C an array of pointers to Go memory).
+ * @param input_data, output_data may be NULL only when their byte counts
+ *        sum to 0.
+ * Errors: as weft_predictor_predict(), and WEFT_ERR_INVALID_ARGUMENT when
+ * @p input_bytes or @p output_bytes sum past SIZE_MAX.
+ */
+WEFT_API WeftStatus weft_predictor_predict_packed(WeftPredictor* pred, size_t num_inputs,
+                                                  const void* input_data, const size_t* input_bytes,
+                                                  const size_t* ind_ptr, const int64_t* dims,
+                                                  size_t num_outputs, void* output_data,
+                                                  const size_t* output_bytes);
+
+/**
  * @brief weft_predictor_predict() for a model with one float32 input and
  *        one float32 output: @p input holds @p input_len floats of shape
  *        @p shape (@p ndim extents), @p output receives @p output_len floats.

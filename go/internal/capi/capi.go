@@ -32,242 +32,242 @@ typedef struct { void* array; intgo len; intgo cap; } _goslice_;
 #cgo CXXFLAGS: -std=c++17
 
 typedef _gostring_ swig_type_1;
-typedef long long swig_type_2;
-typedef _goslice_ swig_type_3;
-typedef _goslice_ swig_type_4;
+typedef _gostring_ swig_type_2;
+typedef long long swig_type_3;
+typedef _gostring_ swig_type_4;
 typedef _goslice_ swig_type_5;
-typedef long long swig_type_6;
-typedef _goslice_ swig_type_7;
-typedef _gostring_ swig_type_8;
-typedef _goslice_ swig_type_9;
-typedef long long swig_type_10;
-typedef _gostring_ swig_type_11;
-typedef _goslice_ swig_type_12;
+typedef _goslice_ swig_type_6;
+typedef _gostring_ swig_type_7;
+typedef _goslice_ swig_type_8;
+typedef _gostring_ swig_type_9;
+typedef _goslice_ swig_type_10;
+typedef _goslice_ swig_type_11;
+typedef _gostring_ swig_type_12;
 typedef long long swig_type_13;
 typedef _gostring_ swig_type_14;
-typedef _goslice_ swig_type_15;
-typedef long long swig_type_16;
+typedef _gostring_ swig_type_15;
+typedef _goslice_ swig_type_16;
 typedef _gostring_ swig_type_17;
-typedef _goslice_ swig_type_18;
-typedef long long swig_type_19;
+typedef long long swig_type_18;
+typedef _goslice_ swig_type_19;
 typedef _gostring_ swig_type_20;
-typedef _goslice_ swig_type_21;
-typedef _gostring_ swig_type_22;
-typedef _goslice_ swig_type_23;
-typedef _gostring_ swig_type_24;
+typedef _gostring_ swig_type_21;
+typedef _goslice_ swig_type_22;
+typedef _gostring_ swig_type_23;
+typedef long long swig_type_24;
 typedef _goslice_ swig_type_25;
 typedef _gostring_ swig_type_26;
-typedef long long swig_type_27;
+typedef _gostring_ swig_type_27;
 typedef _goslice_ swig_type_28;
-typedef _gostring_ swig_type_29;
-typedef long long swig_type_30;
-typedef _goslice_ swig_type_31;
-typedef _gostring_ swig_type_32;
-typedef _gostring_ swig_type_33;
-typedef long long swig_type_34;
-typedef _gostring_ swig_type_35;
+typedef _goslice_ swig_type_29;
+typedef _gostring_ swig_type_30;
+typedef _gostring_ swig_type_31;
+typedef long long swig_type_32;
+typedef _goslice_ swig_type_33;
+typedef _goslice_ swig_type_34;
+typedef _goslice_ swig_type_35;
 typedef _goslice_ swig_type_36;
-typedef _goslice_ swig_type_37;
+typedef _gostring_ swig_type_37;
 typedef _gostring_ swig_type_38;
 typedef _goslice_ swig_type_39;
 typedef _gostring_ swig_type_40;
-typedef _goslice_ swig_type_41;
+typedef _gostring_ swig_type_41;
 typedef _goslice_ swig_type_42;
-typedef _gostring_ swig_type_43;
-typedef long long swig_type_44;
+typedef long long swig_type_43;
+typedef _gostring_ swig_type_44;
 typedef _gostring_ swig_type_45;
-typedef _gostring_ swig_type_46;
+typedef long long swig_type_46;
 typedef _goslice_ swig_type_47;
-typedef _gostring_ swig_type_48;
-typedef long long swig_type_49;
-typedef _goslice_ swig_type_50;
+typedef long long swig_type_48;
+typedef _goslice_ swig_type_49;
+typedef _gostring_ swig_type_50;
 typedef _gostring_ swig_type_51;
-typedef _gostring_ swig_type_52;
-typedef _goslice_ swig_type_53;
+typedef _goslice_ swig_type_52;
+typedef long long swig_type_53;
 typedef _gostring_ swig_type_54;
-typedef long long swig_type_55;
-typedef _goslice_ swig_type_56;
-typedef _gostring_ swig_type_57;
-typedef _gostring_ swig_type_58;
+typedef _gostring_ swig_type_55;
+typedef long long swig_type_56;
+typedef _goslice_ swig_type_57;
+typedef long long swig_type_58;
 typedef _goslice_ swig_type_59;
-typedef _goslice_ swig_type_60;
-typedef _gostring_ swig_type_61;
-typedef _gostring_ swig_type_62;
-typedef long long swig_type_63;
-typedef _goslice_ swig_type_64;
+typedef _gostring_ swig_type_60;
+typedef _goslice_ swig_type_61;
+typedef _goslice_ swig_type_62;
+typedef _gostring_ swig_type_63;
+typedef _gostring_ swig_type_64;
 typedef _goslice_ swig_type_65;
-typedef _goslice_ swig_type_66;
+typedef _gostring_ swig_type_66;
 typedef _goslice_ swig_type_67;
-typedef _gostring_ swig_type_68;
+typedef long long swig_type_68;
 typedef _gostring_ swig_type_69;
 typedef _goslice_ swig_type_70;
 typedef _gostring_ swig_type_71;
-typedef _gostring_ swig_type_72;
-typedef _goslice_ swig_type_73;
-typedef long long swig_type_74;
-typedef _gostring_ swig_type_75;
+typedef _goslice_ swig_type_72;
+typedef _gostring_ swig_type_73;
+typedef _goslice_ swig_type_74;
+typedef _goslice_ swig_type_75;
 typedef _gostring_ swig_type_76;
 typedef long long swig_type_77;
-typedef _goslice_ swig_type_78;
+typedef _gostring_ swig_type_78;
 typedef long long swig_type_79;
-typedef _goslice_ swig_type_80;
-typedef _gostring_ swig_type_81;
-typedef _gostring_ swig_type_82;
-typedef _goslice_ swig_type_83;
+typedef _gostring_ swig_type_80;
+typedef _goslice_ swig_type_81;
+typedef _goslice_ swig_type_82;
+typedef _gostring_ swig_type_83;
 typedef long long swig_type_84;
-typedef _gostring_ swig_type_85;
-typedef _gostring_ swig_type_86;
-typedef long long swig_type_87;
-typedef _goslice_ swig_type_88;
-typedef long long swig_type_89;
-typedef _goslice_ swig_type_90;
-typedef _gostring_ swig_type_91;
-typedef _goslice_ swig_type_92;
-typedef _goslice_ swig_type_93;
+typedef long long swig_type_85;
+typedef _goslice_ swig_type_86;
+typedef _gostring_ swig_type_87;
+typedef _gostring_ swig_type_88;
+typedef _gostring_ swig_type_89;
+typedef _gostring_ swig_type_90;
+typedef _goslice_ swig_type_91;
+typedef _gostring_ swig_type_92;
+typedef long long swig_type_93;
 typedef _gostring_ swig_type_94;
-typedef _gostring_ swig_type_95;
-typedef _goslice_ swig_type_96;
-typedef _gostring_ swig_type_97;
+typedef _goslice_ swig_type_95;
+typedef _gostring_ swig_type_96;
+typedef long long swig_type_97;
 typedef _goslice_ swig_type_98;
-typedef long long swig_type_99;
-typedef _gostring_ swig_type_100;
+typedef _gostring_ swig_type_99;
+typedef _goslice_ swig_type_100;
 typedef _goslice_ swig_type_101;
 typedef _gostring_ swig_type_102;
-typedef _goslice_ swig_type_103;
+typedef _gostring_ swig_type_103;
 typedef _gostring_ swig_type_104;
 typedef _goslice_ swig_type_105;
-typedef _goslice_ swig_type_106;
-typedef _gostring_ swig_type_107;
-typedef long long swig_type_108;
+typedef _gostring_ swig_type_106;
+typedef long long swig_type_107;
+typedef _goslice_ swig_type_108;
 typedef _gostring_ swig_type_109;
-typedef long long swig_type_110;
-typedef _gostring_ swig_type_111;
-typedef _goslice_ swig_type_112;
-typedef _goslice_ swig_type_113;
-typedef _gostring_ swig_type_114;
-typedef long long swig_type_115;
+typedef _goslice_ swig_type_110;
+typedef _goslice_ swig_type_111;
+typedef _gostring_ swig_type_112;
+typedef long long swig_type_113;
+typedef _goslice_ swig_type_114;
+typedef _gostring_ swig_type_115;
 typedef long long swig_type_116;
 typedef _goslice_ swig_type_117;
 typedef _gostring_ swig_type_118;
 typedef _gostring_ swig_type_119;
-typedef _gostring_ swig_type_120;
+typedef _goslice_ swig_type_120;
 typedef _gostring_ swig_type_121;
-typedef _goslice_ swig_type_122;
-typedef _gostring_ swig_type_123;
-typedef long long swig_type_124;
+typedef long long swig_type_122;
+typedef _goslice_ swig_type_123;
+typedef _gostring_ swig_type_124;
 typedef _gostring_ swig_type_125;
 typedef _goslice_ swig_type_126;
 typedef _gostring_ swig_type_127;
-typedef long long swig_type_128;
-typedef _goslice_ swig_type_129;
-typedef _gostring_ swig_type_130;
+typedef _gostring_ swig_type_128;
+typedef _gostring_ swig_type_129;
+typedef long long swig_type_130;
 typedef _goslice_ swig_type_131;
 typedef _gostring_ swig_type_132;
-typedef _gostring_ swig_type_133;
+typedef _goslice_ swig_type_133;
 typedef _gostring_ swig_type_134;
-typedef _goslice_ swig_type_135;
-typedef _gostring_ swig_type_136;
-typedef long long swig_type_137;
-typedef _goslice_ swig_type_138;
+typedef _gostring_ swig_type_135;
+typedef _goslice_ swig_type_136;
+typedef _gostring_ swig_type_137;
+typedef _gostring_ swig_type_138;
 typedef _gostring_ swig_type_139;
-typedef _goslice_ swig_type_140;
-typedef _goslice_ swig_type_141;
-typedef _gostring_ swig_type_142;
-typedef long long swig_type_143;
-typedef _goslice_ swig_type_144;
-typedef _gostring_ swig_type_145;
-typedef long long swig_type_146;
+typedef _gostring_ swig_type_140;
+typedef long long swig_type_141;
+typedef _goslice_ swig_type_142;
+typedef _gostring_ swig_type_143;
+typedef _gostring_ swig_type_144;
+typedef long long swig_type_145;
+typedef _gostring_ swig_type_146;
 typedef _goslice_ swig_type_147;
 typedef _gostring_ swig_type_148;
-typedef _gostring_ swig_type_149;
-typedef _goslice_ swig_type_150;
-typedef _gostring_ swig_type_151;
-typedef long long swig_type_152;
+typedef _goslice_ swig_type_149;
+typedef long long swig_type_150;
+typedef _goslice_ swig_type_151;
+typedef _gostring_ swig_type_152;
 typedef _goslice_ swig_type_153;
 typedef _gostring_ swig_type_154;
 typedef _gostring_ swig_type_155;
 typedef _goslice_ swig_type_156;
 typedef _gostring_ swig_type_157;
-typedef _gostring_ swig_type_158;
-typedef _gostring_ swig_type_159;
-typedef long long swig_type_160;
+typedef long long swig_type_158;
+typedef _goslice_ swig_type_159;
+typedef _gostring_ swig_type_160;
 typedef _goslice_ swig_type_161;
 typedef _gostring_ swig_type_162;
 typedef _goslice_ swig_type_163;
 typedef _gostring_ swig_type_164;
-typedef _gostring_ swig_type_165;
-typedef _goslice_ swig_type_166;
-typedef _gostring_ swig_type_167;
+typedef _goslice_ swig_type_165;
+typedef _gostring_ swig_type_166;
+typedef _goslice_ swig_type_167;
 typedef _gostring_ swig_type_168;
-typedef _gostring_ swig_type_169;
+typedef _goslice_ swig_type_169;
 typedef _gostring_ swig_type_170;
-typedef long long swig_type_171;
-typedef _goslice_ swig_type_172;
-typedef _gostring_ swig_type_173;
+typedef _goslice_ swig_type_171;
+typedef _gostring_ swig_type_172;
+typedef _goslice_ swig_type_173;
 typedef _gostring_ swig_type_174;
-typedef long long swig_type_175;
-typedef _gostring_ swig_type_176;
-typedef _goslice_ swig_type_177;
+typedef _gostring_ swig_type_175;
+typedef _goslice_ swig_type_176;
+typedef _gostring_ swig_type_177;
 typedef _gostring_ swig_type_178;
-typedef _goslice_ swig_type_179;
-typedef long long swig_type_180;
+typedef _gostring_ swig_type_179;
+typedef _gostring_ swig_type_180;
 typedef _goslice_ swig_type_181;
-typedef _gostring_ swig_type_182;
-typedef _goslice_ swig_type_183;
-typedef _gostring_ swig_type_184;
+typedef _goslice_ swig_type_182;
+typedef _gostring_ swig_type_183;
+typedef _goslice_ swig_type_184;
 typedef _gostring_ swig_type_185;
-typedef _goslice_ swig_type_186;
+typedef _gostring_ swig_type_186;
 typedef _gostring_ swig_type_187;
-typedef long long swig_type_188;
+typedef _gostring_ swig_type_188;
 typedef _goslice_ swig_type_189;
 typedef _gostring_ swig_type_190;
-typedef _goslice_ swig_type_191;
-typedef _gostring_ swig_type_192;
-typedef _goslice_ swig_type_193;
-typedef _gostring_ swig_type_194;
+typedef _gostring_ swig_type_191;
+typedef _goslice_ swig_type_192;
+typedef _gostring_ swig_type_193;
+typedef _goslice_ swig_type_194;
 typedef _goslice_ swig_type_195;
-typedef _gostring_ swig_type_196;
+typedef _goslice_ swig_type_196;
 typedef _goslice_ swig_type_197;
 typedef _gostring_ swig_type_198;
-typedef _goslice_ swig_type_199;
+typedef long long swig_type_199;
 typedef _gostring_ swig_type_200;
 typedef _goslice_ swig_type_201;
-typedef _gostring_ swig_type_202;
+typedef _goslice_ swig_type_202;
 typedef _goslice_ swig_type_203;
 typedef _gostring_ swig_type_204;
-typedef _gostring_ swig_type_205;
-typedef _goslice_ swig_type_206;
-typedef _gostring_ swig_type_207;
-typedef _gostring_ swig_type_208;
-typedef _gostring_ swig_type_209;
+typedef long long swig_type_205;
+typedef _gostring_ swig_type_206;
+typedef _goslice_ swig_type_207;
+typedef _goslice_ swig_type_208;
+typedef _goslice_ swig_type_209;
 typedef _gostring_ swig_type_210;
 typedef _goslice_ swig_type_211;
-typedef _goslice_ swig_type_212;
-typedef _gostring_ swig_type_213;
-typedef _goslice_ swig_type_214;
-typedef _gostring_ swig_type_215;
-typedef _gostring_ swig_type_216;
+typedef _gostring_ swig_type_212;
+typedef _goslice_ swig_type_213;
+typedef _gostring_ swig_type_214;
+typedef long long swig_type_215;
+typedef _goslice_ swig_type_216;
 typedef _gostring_ swig_type_217;
-typedef _gostring_ swig_type_218;
+typedef long long swig_type_218;
 typedef _goslice_ swig_type_219;
 typedef _gostring_ swig_type_220;
-typedef _gostring_ swig_type_221;
+typedef long long swig_type_221;
 typedef _goslice_ swig_type_222;
-typedef _gostring_ swig_type_223;
-typedef _goslice_ swig_type_224;
+typedef long long swig_type_223;
+typedef _gostring_ swig_type_224;
 typedef _goslice_ swig_type_225;
-typedef _goslice_ swig_type_226;
-typedef _goslice_ swig_type_227;
-typedef _gostring_ swig_type_228;
-typedef long long swig_type_229;
+typedef _gostring_ swig_type_226;
+typedef long long swig_type_227;
+typedef _goslice_ swig_type_228;
+typedef _gostring_ swig_type_229;
 typedef _gostring_ swig_type_230;
-typedef _goslice_ swig_type_231;
-typedef _goslice_ swig_type_232;
+typedef long long swig_type_231;
+typedef _gostring_ swig_type_232;
 typedef _goslice_ swig_type_233;
-typedef _gostring_ swig_type_234;
-typedef long long swig_type_235;
-typedef _gostring_ swig_type_236;
-typedef _goslice_ swig_type_237;
+typedef _goslice_ swig_type_234;
+typedef _gostring_ swig_type_235;
+typedef long long swig_type_236;
+typedef _gostring_ swig_type_237;
 typedef _goslice_ swig_type_238;
 typedef _goslice_ swig_type_239;
 typedef _gostring_ swig_type_240;
@@ -281,592 +281,567 @@ typedef _gostring_ swig_type_247;
 typedef long long swig_type_248;
 typedef _goslice_ swig_type_249;
 typedef _gostring_ swig_type_250;
-typedef long long swig_type_251;
-typedef _goslice_ swig_type_252;
+typedef _goslice_ swig_type_251;
+typedef _gostring_ swig_type_252;
 typedef long long swig_type_253;
-typedef _gostring_ swig_type_254;
-typedef _goslice_ swig_type_255;
+typedef _goslice_ swig_type_254;
+typedef _gostring_ swig_type_255;
 typedef _gostring_ swig_type_256;
 typedef long long swig_type_257;
-typedef _goslice_ swig_type_258;
-typedef _gostring_ swig_type_259;
-typedef _gostring_ swig_type_260;
+typedef _gostring_ swig_type_258;
+typedef _goslice_ swig_type_259;
+typedef _goslice_ swig_type_260;
 typedef long long swig_type_261;
 typedef _gostring_ swig_type_262;
 typedef _goslice_ swig_type_263;
 typedef _goslice_ swig_type_264;
-typedef _gostring_ swig_type_265;
-typedef long long swig_type_266;
-typedef _gostring_ swig_type_267;
+typedef _goslice_ swig_type_265;
+typedef _goslice_ swig_type_266;
+typedef _goslice_ swig_type_267;
 typedef _goslice_ swig_type_268;
-typedef _goslice_ swig_type_269;
-typedef _gostring_ swig_type_270;
-typedef _goslice_ swig_type_271;
-typedef _gostring_ swig_type_272;
+typedef _gostring_ swig_type_269;
+typedef long long swig_type_270;
+typedef _gostring_ swig_type_271;
+typedef _goslice_ swig_type_272;
 typedef _goslice_ swig_type_273;
-typedef _gostring_ swig_type_274;
-typedef long long swig_type_275;
+typedef long long swig_type_274;
+typedef _gostring_ swig_type_275;
 typedef _goslice_ swig_type_276;
-typedef _gostring_ swig_type_277;
-typedef long long swig_type_278;
+typedef _goslice_ swig_type_277;
+typedef _goslice_ swig_type_278;
 typedef _goslice_ swig_type_279;
 typedef _gostring_ swig_type_280;
-typedef _goslice_ swig_type_281;
+typedef long long swig_type_281;
 typedef _gostring_ swig_type_282;
-typedef long long swig_type_283;
+typedef _goslice_ swig_type_283;
 typedef _goslice_ swig_type_284;
-typedef _gostring_ swig_type_285;
+typedef long long swig_type_285;
 typedef _gostring_ swig_type_286;
-typedef long long swig_type_287;
+typedef _goslice_ swig_type_287;
 typedef _gostring_ swig_type_288;
 typedef _goslice_ swig_type_289;
-typedef _goslice_ swig_type_290;
-typedef long long swig_type_291;
-typedef _gostring_ swig_type_292;
+typedef _gostring_ swig_type_290;
+typedef _goslice_ swig_type_291;
+typedef long long swig_type_292;
 typedef _goslice_ swig_type_293;
 typedef _goslice_ swig_type_294;
 typedef _goslice_ swig_type_295;
-typedef _goslice_ swig_type_296;
+typedef long long swig_type_296;
 typedef _goslice_ swig_type_297;
-typedef _goslice_ swig_type_298;
-typedef _gostring_ swig_type_299;
-typedef long long swig_type_300;
-typedef _gostring_ swig_type_301;
+typedef _gostring_ swig_type_298;
+typedef long long swig_type_299;
+typedef _gostring_ swig_type_300;
+typedef _goslice_ swig_type_301;
 typedef _goslice_ swig_type_302;
-typedef _goslice_ swig_type_303;
-typedef long long swig_type_304;
-typedef _gostring_ swig_type_305;
+typedef long long swig_type_303;
+typedef _gostring_ swig_type_304;
+typedef _goslice_ swig_type_305;
 typedef _goslice_ swig_type_306;
-typedef _goslice_ swig_type_307;
-typedef _goslice_ swig_type_308;
+typedef long long swig_type_307;
+typedef _gostring_ swig_type_308;
 typedef _goslice_ swig_type_309;
 typedef _gostring_ swig_type_310;
-typedef long long swig_type_311;
+typedef _goslice_ swig_type_311;
 typedef _gostring_ swig_type_312;
-typedef _goslice_ swig_type_313;
-typedef _goslice_ swig_type_314;
-typedef long long swig_type_315;
-typedef _gostring_ swig_type_316;
+typedef long long swig_type_313;
+typedef _gostring_ swig_type_314;
+typedef _goslice_ swig_type_315;
+typedef _goslice_ swig_type_316;
 typedef _goslice_ swig_type_317;
-typedef _gostring_ swig_type_318;
+typedef long long swig_type_318;
 typedef _goslice_ swig_type_319;
-typedef _gostring_ swig_type_320;
+typedef _goslice_ swig_type_320;
 typedef _goslice_ swig_type_321;
 typedef long long swig_type_322;
 typedef _goslice_ swig_type_323;
-typedef _goslice_ swig_type_324;
-typedef _goslice_ swig_type_325;
-typedef long long swig_type_326;
-typedef _goslice_ swig_type_327;
+typedef _gostring_ swig_type_324;
+typedef _gostring_ swig_type_325;
+typedef _goslice_ swig_type_326;
+typedef long long swig_type_327;
 typedef _gostring_ swig_type_328;
-typedef long long swig_type_329;
+typedef _goslice_ swig_type_329;
 typedef _gostring_ swig_type_330;
 typedef _goslice_ swig_type_331;
-typedef _goslice_ swig_type_332;
-typedef long long swig_type_333;
+typedef _gostring_ swig_type_332;
+typedef _goslice_ swig_type_333;
 typedef _gostring_ swig_type_334;
 typedef _goslice_ swig_type_335;
-typedef _goslice_ swig_type_336;
+typedef _gostring_ swig_type_336;
 typedef long long swig_type_337;
 typedef _gostring_ swig_type_338;
 typedef _goslice_ swig_type_339;
-typedef _gostring_ swig_type_340;
+typedef _goslice_ swig_type_340;
 typedef _goslice_ swig_type_341;
 typedef _gostring_ swig_type_342;
-typedef long long swig_type_343;
+typedef _goslice_ swig_type_343;
 typedef _gostring_ swig_type_344;
 typedef _goslice_ swig_type_345;
-typedef _goslice_ swig_type_346;
+typedef _gostring_ swig_type_346;
 typedef _goslice_ swig_type_347;
-typedef long long swig_type_348;
+typedef _goslice_ swig_type_348;
 typedef _goslice_ swig_type_349;
-typedef _goslice_ swig_type_350;
-typedef _goslice_ swig_type_351;
-typedef long long swig_type_352;
-typedef _goslice_ swig_type_353;
+typedef _gostring_ swig_type_350;
+typedef _gostring_ swig_type_351;
+typedef _goslice_ swig_type_352;
+typedef _gostring_ swig_type_353;
 typedef _gostring_ swig_type_354;
 typedef _gostring_ swig_type_355;
-typedef _goslice_ swig_type_356;
-typedef long long swig_type_357;
+typedef _gostring_ swig_type_356;
+typedef _gostring_ swig_type_357;
 typedef _gostring_ swig_type_358;
-typedef _goslice_ swig_type_359;
+typedef _gostring_ swig_type_359;
 typedef _gostring_ swig_type_360;
-typedef _goslice_ swig_type_361;
+typedef _gostring_ swig_type_361;
 typedef _gostring_ swig_type_362;
-typedef _goslice_ swig_type_363;
-typedef _gostring_ swig_type_364;
-typedef _goslice_ swig_type_365;
-typedef _gostring_ swig_type_366;
-typedef long long swig_type_367;
-typedef _gostring_ swig_type_368;
-typedef _goslice_ swig_type_369;
+typedef _gostring_ swig_type_363;
+typedef long long swig_type_364;
+typedef _gostring_ swig_type_365;
+typedef _goslice_ swig_type_366;
+typedef _goslice_ swig_type_367;
+typedef long long swig_type_368;
+typedef _gostring_ swig_type_369;
 typedef _goslice_ swig_type_370;
 typedef _goslice_ swig_type_371;
 typedef _gostring_ swig_type_372;
 typedef _goslice_ swig_type_373;
-typedef _gostring_ swig_type_374;
+typedef long long swig_type_374;
 typedef _goslice_ swig_type_375;
 typedef _goslice_ swig_type_376;
 typedef _goslice_ swig_type_377;
-typedef _gostring_ swig_type_378;
-typedef _gostring_ swig_type_379;
-typedef _goslice_ swig_type_380;
+typedef long long swig_type_378;
+typedef _goslice_ swig_type_379;
+typedef _gostring_ swig_type_380;
 typedef _gostring_ swig_type_381;
-typedef _gostring_ swig_type_382;
-typedef _gostring_ swig_type_383;
+typedef _goslice_ swig_type_382;
+typedef _goslice_ swig_type_383;
 typedef _gostring_ swig_type_384;
 typedef _gostring_ swig_type_385;
 typedef _gostring_ swig_type_386;
-typedef _gostring_ swig_type_387;
+typedef _goslice_ swig_type_387;
 typedef _gostring_ swig_type_388;
-typedef _gostring_ swig_type_389;
-typedef _gostring_ swig_type_390;
-typedef _gostring_ swig_type_391;
+typedef void* swig_type_389;
+typedef void* swig_type_390;
+typedef long long swig_type_391;
 typedef long long swig_type_392;
 typedef _gostring_ swig_type_393;
-typedef _goslice_ swig_type_394;
-typedef _goslice_ swig_type_395;
-typedef long long swig_type_396;
-typedef _gostring_ swig_type_397;
-typedef _goslice_ swig_type_398;
-typedef _goslice_ swig_type_399;
+typedef _gostring_ swig_type_394;
+typedef void* swig_type_395;
+typedef void* swig_type_396;
+typedef long long swig_type_397;
+typedef long long swig_type_398;
+typedef _gostring_ swig_type_399;
 typedef _gostring_ swig_type_400;
-typedef _goslice_ swig_type_401;
-typedef long long swig_type_402;
-typedef _goslice_ swig_type_403;
-typedef _goslice_ swig_type_404;
+typedef _gostring_ swig_type_401;
+typedef _gostring_ swig_type_402;
+typedef _gostring_ swig_type_403;
+typedef _gostring_ swig_type_404;
 typedef _goslice_ swig_type_405;
-typedef long long swig_type_406;
-typedef _goslice_ swig_type_407;
+typedef _gostring_ swig_type_406;
+typedef _gostring_ swig_type_407;
 typedef _gostring_ swig_type_408;
-typedef _gostring_ swig_type_409;
+typedef _goslice_ swig_type_409;
 typedef _goslice_ swig_type_410;
-typedef _goslice_ swig_type_411;
-typedef _gostring_ swig_type_412;
+typedef _gostring_ swig_type_411;
+typedef long long swig_type_412;
 typedef _gostring_ swig_type_413;
-typedef _gostring_ swig_type_414;
-typedef _goslice_ swig_type_415;
+typedef _goslice_ swig_type_414;
+typedef long long swig_type_415;
 typedef _gostring_ swig_type_416;
-typedef void* swig_type_417;
-typedef void* swig_type_418;
+typedef _goslice_ swig_type_417;
+typedef _gostring_ swig_type_418;
 typedef long long swig_type_419;
-typedef long long swig_type_420;
+typedef _goslice_ swig_type_420;
 typedef _gostring_ swig_type_421;
-typedef _gostring_ swig_type_422;
-typedef void* swig_type_423;
-typedef void* swig_type_424;
-typedef long long swig_type_425;
-typedef long long swig_type_426;
-typedef _gostring_ swig_type_427;
+typedef _goslice_ swig_type_422;
+typedef _gostring_ swig_type_423;
+typedef _gostring_ swig_type_424;
+typedef _goslice_ swig_type_425;
+typedef _gostring_ swig_type_426;
+typedef _goslice_ swig_type_427;
 typedef _gostring_ swig_type_428;
-typedef _gostring_ swig_type_429;
+typedef _goslice_ swig_type_429;
 typedef _gostring_ swig_type_430;
-typedef _gostring_ swig_type_431;
-typedef _gostring_ swig_type_432;
+typedef _goslice_ swig_type_431;
+typedef long long swig_type_432;
 typedef _goslice_ swig_type_433;
 typedef _gostring_ swig_type_434;
-typedef _gostring_ swig_type_435;
+typedef _goslice_ swig_type_435;
 typedef _gostring_ swig_type_436;
-typedef _goslice_ swig_type_437;
-typedef _goslice_ swig_type_438;
+typedef _gostring_ swig_type_437;
+typedef _gostring_ swig_type_438;
 typedef _gostring_ swig_type_439;
-typedef long long swig_type_440;
-typedef _gostring_ swig_type_441;
+typedef _gostring_ swig_type_440;
+typedef long long swig_type_441;
 typedef _goslice_ swig_type_442;
-typedef long long swig_type_443;
+typedef _gostring_ swig_type_443;
 typedef _gostring_ swig_type_444;
-typedef _goslice_ swig_type_445;
+typedef _gostring_ swig_type_445;
 typedef _gostring_ swig_type_446;
 typedef long long swig_type_447;
-typedef _goslice_ swig_type_448;
-typedef _gostring_ swig_type_449;
+typedef _gostring_ swig_type_448;
+typedef long long swig_type_449;
 typedef _goslice_ swig_type_450;
-typedef _gostring_ swig_type_451;
-typedef _gostring_ swig_type_452;
-typedef _goslice_ swig_type_453;
-typedef _gostring_ swig_type_454;
-typedef _goslice_ swig_type_455;
-typedef _gostring_ swig_type_456;
+typedef long long swig_type_451;
+typedef _goslice_ swig_type_452;
+typedef _gostring_ swig_type_453;
+typedef _goslice_ swig_type_454;
+typedef _gostring_ swig_type_455;
+typedef _goslice_ swig_type_456;
 typedef _goslice_ swig_type_457;
-typedef _gostring_ swig_type_458;
+typedef long long swig_type_458;
 typedef _goslice_ swig_type_459;
-typedef long long swig_type_460;
-typedef _goslice_ swig_type_461;
+typedef _gostring_ swig_type_460;
+typedef _gostring_ swig_type_461;
 typedef _gostring_ swig_type_462;
-typedef _goslice_ swig_type_463;
-typedef _gostring_ swig_type_464;
+typedef _gostring_ swig_type_463;
+typedef long long swig_type_464;
 typedef _gostring_ swig_type_465;
-typedef _gostring_ swig_type_466;
-typedef _gostring_ swig_type_467;
+typedef _goslice_ swig_type_466;
+typedef long long swig_type_467;
 typedef _gostring_ swig_type_468;
-typedef long long swig_type_469;
-typedef _goslice_ swig_type_470;
+typedef _goslice_ swig_type_469;
+typedef _gostring_ swig_type_470;
 typedef _gostring_ swig_type_471;
-typedef _gostring_ swig_type_472;
-typedef _gostring_ swig_type_473;
-typedef _gostring_ swig_type_474;
-typedef long long swig_type_475;
+typedef _goslice_ swig_type_472;
+typedef _goslice_ swig_type_473;
+typedef _goslice_ swig_type_474;
+typedef _gostring_ swig_type_475;
 typedef _gostring_ swig_type_476;
-typedef long long swig_type_477;
-typedef _goslice_ swig_type_478;
+typedef _gostring_ swig_type_477;
+typedef _gostring_ swig_type_478;
 typedef long long swig_type_479;
-typedef _goslice_ swig_type_480;
-typedef _gostring_ swig_type_481;
-typedef _goslice_ swig_type_482;
+typedef long long swig_type_480;
+typedef _goslice_ swig_type_481;
+typedef _gostring_ swig_type_482;
 typedef _gostring_ swig_type_483;
-typedef _goslice_ swig_type_484;
-typedef _goslice_ swig_type_485;
-typedef long long swig_type_486;
-typedef _goslice_ swig_type_487;
+typedef _gostring_ swig_type_484;
+typedef _gostring_ swig_type_485;
+typedef _gostring_ swig_type_486;
+typedef _gostring_ swig_type_487;
 typedef _gostring_ swig_type_488;
-typedef _gostring_ swig_type_489;
-typedef _gostring_ swig_type_490;
+typedef long long swig_type_489;
+typedef _goslice_ swig_type_490;
 typedef _gostring_ swig_type_491;
-typedef long long swig_type_492;
-typedef _gostring_ swig_type_493;
-typedef _goslice_ swig_type_494;
-typedef long long swig_type_495;
+typedef _gostring_ swig_type_492;
+typedef _goslice_ swig_type_493;
+typedef long long swig_type_494;
+typedef _gostring_ swig_type_495;
 typedef _gostring_ swig_type_496;
-typedef _goslice_ swig_type_497;
+typedef _gostring_ swig_type_497;
 typedef _gostring_ swig_type_498;
 typedef _gostring_ swig_type_499;
 typedef _goslice_ swig_type_500;
-typedef _goslice_ swig_type_501;
-typedef _goslice_ swig_type_502;
-typedef _gostring_ swig_type_503;
+typedef _gostring_ swig_type_501;
+typedef _gostring_ swig_type_502;
+typedef _goslice_ swig_type_503;
 typedef _gostring_ swig_type_504;
 typedef _gostring_ swig_type_505;
-typedef _gostring_ swig_type_506;
-typedef long long swig_type_507;
+typedef long long swig_type_506;
+typedef _gostring_ swig_type_507;
 typedef long long swig_type_508;
-typedef _goslice_ swig_type_509;
-typedef _gostring_ swig_type_510;
+typedef _gostring_ swig_type_509;
+typedef _goslice_ swig_type_510;
 typedef _gostring_ swig_type_511;
 typedef _gostring_ swig_type_512;
 typedef _gostring_ swig_type_513;
 typedef _gostring_ swig_type_514;
 typedef _gostring_ swig_type_515;
 typedef _gostring_ swig_type_516;
-typedef long long swig_type_517;
-typedef _goslice_ swig_type_518;
-typedef _gostring_ swig_type_519;
+typedef _gostring_ swig_type_517;
+typedef _gostring_ swig_type_518;
+typedef _goslice_ swig_type_519;
 typedef _gostring_ swig_type_520;
 typedef _goslice_ swig_type_521;
-typedef long long swig_type_522;
+typedef _goslice_ swig_type_522;
 typedef _gostring_ swig_type_523;
 typedef _gostring_ swig_type_524;
-typedef _gostring_ swig_type_525;
+typedef _goslice_ swig_type_525;
 typedef _gostring_ swig_type_526;
 typedef _gostring_ swig_type_527;
-typedef _goslice_ swig_type_528;
+typedef _gostring_ swig_type_528;
 typedef _gostring_ swig_type_529;
 typedef _gostring_ swig_type_530;
-typedef _goslice_ swig_type_531;
-typedef _gostring_ swig_type_532;
-typedef _gostring_ swig_type_533;
-typedef long long swig_type_534;
-typedef _gostring_ swig_type_535;
-typedef long long swig_type_536;
-typedef _gostring_ swig_type_537;
-typedef _goslice_ swig_type_538;
-typedef _gostring_ swig_type_539;
+typedef _gostring_ swig_type_531;
+typedef long long swig_type_532;
+typedef long long swig_type_533;
+typedef _gostring_ swig_type_534;
+typedef _goslice_ swig_type_535;
+typedef _goslice_ swig_type_536;
+typedef long long swig_type_537;
+typedef _gostring_ swig_type_538;
+typedef long long swig_type_539;
 typedef _gostring_ swig_type_540;
 typedef _gostring_ swig_type_541;
-typedef _gostring_ swig_type_542;
+typedef _goslice_ swig_type_542;
 typedef _gostring_ swig_type_543;
 typedef _gostring_ swig_type_544;
 typedef _gostring_ swig_type_545;
-typedef _gostring_ swig_type_546;
-typedef _goslice_ swig_type_547;
-typedef _gostring_ swig_type_548;
+typedef long long swig_type_546;
+typedef _gostring_ swig_type_547;
+typedef _goslice_ swig_type_548;
 typedef _goslice_ swig_type_549;
-typedef _goslice_ swig_type_550;
+typedef long long swig_type_550;
 typedef _gostring_ swig_type_551;
-typedef _gostring_ swig_type_552;
-typedef _goslice_ swig_type_553;
+typedef long long swig_type_552;
+typedef _gostring_ swig_type_553;
 typedef _gostring_ swig_type_554;
-typedef _gostring_ swig_type_555;
+typedef _goslice_ swig_type_555;
 typedef _gostring_ swig_type_556;
-typedef _gostring_ swig_type_557;
+typedef _goslice_ swig_type_557;
 typedef _gostring_ swig_type_558;
-typedef _gostring_ swig_type_559;
-typedef long long swig_type_560;
+typedef _goslice_ swig_type_559;
+typedef _gostring_ swig_type_560;
 typedef long long swig_type_561;
-typedef _gostring_ swig_type_562;
+typedef _goslice_ swig_type_562;
 typedef _goslice_ swig_type_563;
-typedef _goslice_ swig_type_564;
-typedef long long swig_type_565;
-typedef _gostring_ swig_type_566;
-typedef long long swig_type_567;
+typedef long long swig_type_564;
+typedef _goslice_ swig_type_565;
+typedef long long swig_type_566;
+typedef _goslice_ swig_type_567;
 typedef _gostring_ swig_type_568;
-typedef _gostring_ swig_type_569;
+typedef long long swig_type_569;
 typedef _goslice_ swig_type_570;
-typedef _gostring_ swig_type_571;
-typedef _gostring_ swig_type_572;
-typedef _gostring_ swig_type_573;
-typedef long long swig_type_574;
+typedef _goslice_ swig_type_571;
+typedef _goslice_ swig_type_572;
+typedef long long swig_type_573;
+typedef _goslice_ swig_type_574;
 typedef _gostring_ swig_type_575;
 typedef _goslice_ swig_type_576;
-typedef _goslice_ swig_type_577;
-typedef long long swig_type_578;
-typedef _gostring_ swig_type_579;
-typedef long long swig_type_580;
-typedef _gostring_ swig_type_581;
+typedef long long swig_type_577;
+typedef _goslice_ swig_type_578;
+typedef long long swig_type_579;
+typedef _goslice_ swig_type_580;
+typedef long long swig_type_581;
 typedef _gostring_ swig_type_582;
 typedef _goslice_ swig_type_583;
 typedef _gostring_ swig_type_584;
-typedef _goslice_ swig_type_585;
+typedef _gostring_ swig_type_585;
 typedef _gostring_ swig_type_586;
 typedef _goslice_ swig_type_587;
 typedef _gostring_ swig_type_588;
-typedef long long swig_type_589;
-typedef _goslice_ swig_type_590;
+typedef _goslice_ swig_type_589;
+typedef _gostring_ swig_type_590;
 typedef _goslice_ swig_type_591;
-typedef long long swig_type_592;
-typedef _goslice_ swig_type_593;
+typedef _goslice_ swig_type_592;
+typedef _gostring_ swig_type_593;
 typedef long long swig_type_594;
-typedef _goslice_ swig_type_595;
-typedef _gostring_ swig_type_596;
-typedef _goslice_ swig_type_597;
+typedef _gostring_ swig_type_595;
+typedef _goslice_ swig_type_596;
+typedef _gostring_ swig_type_597;
 typedef long long swig_type_598;
-typedef _goslice_ swig_type_599;
-typedef long long swig_type_600;
-typedef _goslice_ swig_type_601;
+typedef _gostring_ swig_type_599;
+typedef _goslice_ swig_type_600;
+typedef _gostring_ swig_type_601;
 typedef long long swig_type_602;
 typedef _gostring_ swig_type_603;
-typedef _gostring_ swig_type_604;
+typedef _goslice_ swig_type_604;
 typedef _gostring_ swig_type_605;
-typedef _goslice_ swig_type_606;
+typedef long long swig_type_606;
 typedef _gostring_ swig_type_607;
 typedef _goslice_ swig_type_608;
-typedef _gostring_ swig_type_609;
-typedef _goslice_ swig_type_610;
-typedef _goslice_ swig_type_611;
+typedef _goslice_ swig_type_609;
+typedef _gostring_ swig_type_610;
+typedef _gostring_ swig_type_611;
 typedef _gostring_ swig_type_612;
-typedef long long swig_type_613;
+typedef _gostring_ swig_type_613;
 typedef _gostring_ swig_type_614;
-typedef _goslice_ swig_type_615;
-typedef _gostring_ swig_type_616;
-typedef long long swig_type_617;
-typedef _gostring_ swig_type_618;
-typedef _goslice_ swig_type_619;
-typedef _gostring_ swig_type_620;
-typedef long long swig_type_621;
-typedef _gostring_ swig_type_622;
-typedef _goslice_ swig_type_623;
-typedef _gostring_ swig_type_624;
-typedef long long swig_type_625;
-typedef _gostring_ swig_type_626;
-typedef _goslice_ swig_type_627;
-typedef _goslice_ swig_type_628;
-typedef _gostring_ swig_type_629;
-typedef _gostring_ swig_type_630;
-typedef _gostring_ swig_type_631;
-typedef _gostring_ swig_type_632;
-typedef _gostring_ swig_type_633;
-typedef _gostring_ swig_type_634;
-extern void _wrap_Swig_free_capi_ee0c88accba97dd4(uintptr_t arg1);
-extern uintptr_t _wrap_Swig_malloc_capi_ee0c88accba97dd4(swig_intgo arg1);
-extern swig_type_1 _wrap_weft_go_predictor_predict_capi_ee0c88accba97dd4(uintptr_t arg1, swig_type_2 arg2, swig_voidp arg3, swig_type_3 arg4, swig_type_4 arg5, swig_type_5 arg6, swig_type_6 arg7, swig_voidp arg8, swig_type_7 arg9);
-extern swig_type_8 _wrap_weft_binding_copy_from_f32_capi_ee0c88accba97dd4(uintptr_t arg1, swig_type_9 arg2, swig_type_10 arg3);
-extern swig_type_11 _wrap_weft_binding_copy_to_f32_capi_ee0c88accba97dd4(uintptr_t arg1, swig_type_12 arg2, swig_type_13 arg3);
-extern swig_type_14 _wrap_weft_binding_copy_from_f64_capi_ee0c88accba97dd4(uintptr_t arg1, swig_type_15 arg2, swig_type_16 arg3);
-extern swig_type_17 _wrap_weft_binding_copy_to_f64_capi_ee0c88accba97dd4(uintptr_t arg1, swig_type_18 arg2, swig_type_19 arg3);
-extern swig_type_20 _wrap_weft_binding_executor_memory_capi_ee0c88accba97dd4(uintptr_t arg1, swig_type_21 arg2);
-extern swig_type_22 _wrap_weft_binding_predictor_stats_capi_ee0c88accba97dd4(uintptr_t arg1, swig_type_23 arg2);
-extern swig_type_24 _wrap_weft_binding_ndarray_list_capi_ee0c88accba97dd4(swig_type_25 arg1, swig_type_26 arg2, swig_type_27 arg3, swig_type_28 arg4);
-extern swig_type_29 _wrap_weft_binding_buffer_copy_capi_ee0c88accba97dd4(uintptr_t arg1, swig_voidp arg2, swig_type_30 arg3, swig_type_31 arg4);
-extern swig_intgo _wrap_weft_binding_abi_version_capi_ee0c88accba97dd4(void);
-extern swig_type_32 _wrap_weft_binding_library_path_capi_ee0c88accba97dd4(void);
-extern swig_type_33 _wrap_weft_version_capi_ee0c88accba97dd4(void);
-extern swig_intgo _wrap_weft_abi_version_capi_ee0c88accba97dd4(void);
-extern swig_type_34 _wrap_weft_live_handle_count_capi_ee0c88accba97dd4(void);
-extern swig_type_35 _wrap_weft_storage_stats_capi_ee0c88accba97dd4(swig_intgo arg1, swig_intgo arg2, swig_type_36 arg3, swig_type_37 arg4);
-extern swig_type_38 _wrap_weft_device_count_capi_ee0c88accba97dd4(swig_intgo arg1, swig_type_39 arg2);
-extern swig_type_40 _wrap_weft_device_memory_capi_ee0c88accba97dd4(swig_intgo arg1, swig_intgo arg2, swig_type_41 arg3, swig_type_42 arg4);
-extern swig_type_43 _wrap_weft_random_seed_capi_ee0c88accba97dd4(swig_type_44 arg1);
-extern swig_type_45 _wrap_weft_wait_all_capi_ee0c88accba97dd4(void);
-extern swig_type_46 _wrap_weft_string_list_size_capi_ee0c88accba97dd4(uintptr_t arg1, swig_type_47 arg2);
-extern swig_type_48 _wrap_weft_string_list_get_capi_ee0c88accba97dd4(uintptr_t arg1, swig_type_49 arg2, swig_type_50 arg3);
-extern swig_type_51 _wrap_weft_string_list_free_capi_ee0c88accba97dd4(uintptr_t arg1);
-extern swig_type_52 _wrap_weft_op_count_capi_ee0c88accba97dd4(swig_type_53 arg1);
-extern swig_type_54 _wrap_weft_op_name_capi_ee0c88accba97dd4(swig_type_55 arg1, swig_type_56 arg2);
-extern swig_type_57 _wrap_weft_op_info_capi_ee0c88accba97dd4(swig_type_58 arg1, swig_type_59 arg2, swig_type_60 arg3);
-extern swig_type_61 _wrap_weft_op_param_capi_ee0c88accba97dd4(swig_type_62 arg1, swig_type_63 arg2, swig_type_64 arg3, swig_type_65 arg4, swig_type_66 arg5, swig_type_67 arg6);
-extern swig_type_68 _wrap_weft_op_aliases_capi_ee0c88accba97dd4(swig_type_69 arg1, swig_type_70 arg2);
-extern swig_type_71 _wrap_weft_op_invoke_capi_ee0c88accba97dd4(swig_type_72 arg1, swig_type_73 arg2, swig_type_74 arg3, swig_type_75 arg4, swig_type_76 arg5, swig_type_77 arg6, swig_type_78 arg7, swig_type_79 arg8, swig_type_80 arg9);
-extern swig_type_81 _wrap_weft_op_invoke_into_capi_ee0c88accba97dd4(swig_type_82 arg1, swig_type_83 arg2, swig_type_84 arg3, swig_type_85 arg4, swig_type_86 arg5, swig_type_87 arg6, swig_type_88 arg7, swig_type_89 arg8, swig_type_90 arg9);
-extern swig_type_91 _wrap_weft_ndarray_create_capi_ee0c88accba97dd4(swig_type_92 arg1, swig_intgo arg2, swig_intgo arg3, swig_intgo arg4, swig_intgo arg5, swig_type_93 arg6);
-extern swig_type_94 _wrap_weft_ndarray_free_capi_ee0c88accba97dd4(uintptr_t arg1);
-extern swig_type_95 _wrap_weft_ndarray_ndim_capi_ee0c88accba97dd4(uintptr_t arg1, swig_type_96 arg2);
-extern swig_type_97 _wrap_weft_ndarray_shape_capi_ee0c88accba97dd4(uintptr_t arg1, swig_type_98 arg2, swig_type_99 arg3);
-extern swig_type_100 _wrap_weft_ndarray_size_capi_ee0c88accba97dd4(uintptr_t arg1, swig_type_101 arg2);
-extern swig_type_102 _wrap_weft_ndarray_dtype_capi_ee0c88accba97dd4(uintptr_t arg1, swig_type_103 arg2);
-extern swig_type_104 _wrap_weft_ndarray_context_capi_ee0c88accba97dd4(uintptr_t arg1, swig_type_105 arg2, swig_type_106 arg3);
-extern swig_type_107 _wrap_weft_ndarray_copy_from_capi_ee0c88accba97dd4(uintptr_t arg1, swig_voidp arg2, swig_type_108 arg3);
-extern swig_type_109 _wrap_weft_ndarray_copy_to_capi_ee0c88accba97dd4(uintptr_t arg1, swig_voidp arg2, swig_type_110 arg3);
-extern swig_type_111 _wrap_weft_ndarray_reshape_capi_ee0c88accba97dd4(uintptr_t arg1, swig_type_112 arg2, swig_intgo arg3, swig_type_113 arg4);
-extern swig_type_114 _wrap_weft_ndarray_slice_capi_ee0c88accba97dd4(uintptr_t arg1, swig_type_115 arg2, swig_type_116 arg3, swig_type_117 arg4);
-extern swig_type_118 _wrap_weft_ndarray_wait_to_read_capi_ee0c88accba97dd4(uintptr_t arg1);
-extern swig_type_119 _wrap_weft_ndarray_wait_to_write_capi_ee0c88accba97dd4(uintptr_t arg1);
-extern swig_type_120 _wrap_weft_ndarray_save_file_capi_ee0c88accba97dd4(swig_type_121 arg1, swig_type_122 arg2, swig_type_123 arg3, swig_type_124 arg4);
-extern swig_type_125 _wrap_weft_ndarray_save_buffer_capi_ee0c88accba97dd4(swig_type_126 arg1, swig_type_127 arg2, swig_type_128 arg3, swig_type_129 arg4);
-extern swig_type_130 _wrap_weft_buffer_data_capi_ee0c88accba97dd4(uintptr_t arg1, swig_voidp arg2, swig_type_131 arg3);
-extern swig_type_132 _wrap_weft_buffer_free_capi_ee0c88accba97dd4(uintptr_t arg1);
-extern swig_type_133 _wrap_weft_ndarray_load_file_capi_ee0c88accba97dd4(swig_type_134 arg1, swig_type_135 arg2);
-extern swig_type_136 _wrap_weft_ndarray_load_buffer_capi_ee0c88accba97dd4(swig_voidp arg1, swig_type_137 arg2, swig_type_138 arg3);
-extern swig_type_139 _wrap_weft_ndarray_list_size_capi_ee0c88accba97dd4(uintptr_t arg1, swig_type_140 arg2, swig_type_141 arg3);
-extern swig_type_142 _wrap_weft_ndarray_list_name_capi_ee0c88accba97dd4(uintptr_t arg1, swig_type_143 arg2, swig_type_144 arg3);
-extern swig_type_145 _wrap_weft_ndarray_list_get_capi_ee0c88accba97dd4(uintptr_t arg1, swig_type_146 arg2, swig_type_147 arg3);
-extern swig_type_148 _wrap_weft_ndarray_list_free_capi_ee0c88accba97dd4(uintptr_t arg1);
-extern swig_type_149 _wrap_weft_ndarray_list_create_capi_ee0c88accba97dd4(swig_type_150 arg1, swig_type_151 arg2, swig_type_152 arg3, swig_type_153 arg4);
-extern swig_type_154 _wrap_weft_ndarray_load_npy_capi_ee0c88accba97dd4(swig_type_155 arg1, swig_type_156 arg2);
-extern swig_type_157 _wrap_weft_ndarray_save_npy_capi_ee0c88accba97dd4(uintptr_t arg1, swig_type_158 arg2);
-extern swig_type_159 _wrap_weft_ndarray_load_npy_buffer_capi_ee0c88accba97dd4(swig_voidp arg1, swig_type_160 arg2, swig_type_161 arg3);
-extern swig_type_162 _wrap_weft_ndarray_save_npy_buffer_capi_ee0c88accba97dd4(uintptr_t arg1, swig_type_163 arg2);
-extern swig_type_164 _wrap_weft_symbol_create_variable_capi_ee0c88accba97dd4(swig_type_165 arg1, swig_type_166 arg2);
-extern swig_type_167 _wrap_weft_symbol_create_atomic_capi_ee0c88accba97dd4(swig_type_168 arg1, swig_type_169 arg2, swig_type_170 arg3, swig_type_171 arg4, swig_type_172 arg5);
-extern swig_type_173 _wrap_weft_symbol_compose_capi_ee0c88accba97dd4(uintptr_t arg1, swig_type_174 arg2, swig_type_175 arg3, swig_type_176 arg4, swig_type_177 arg5);
-extern swig_type_178 _wrap_weft_symbol_group_capi_ee0c88accba97dd4(swig_type_179 arg1, swig_type_180 arg2, swig_type_181 arg3);
-extern swig_type_182 _wrap_weft_symbol_copy_capi_ee0c88accba97dd4(uintptr_t arg1, swig_type_183 arg2);
-extern swig_type_184 _wrap_weft_symbol_free_capi_ee0c88accba97dd4(uintptr_t arg1);
-extern swig_type_185 _wrap_weft_symbol_num_outputs_capi_ee0c88accba97dd4(uintptr_t arg1, swig_type_186 arg2);
-extern swig_type_187 _wrap_weft_symbol_get_output_capi_ee0c88accba97dd4(uintptr_t arg1, swig_type_188 arg2, swig_type_189 arg3);
-extern swig_type_190 _wrap_weft_symbol_get_internals_capi_ee0c88accba97dd4(uintptr_t arg1, swig_type_191 arg2);
-extern swig_type_192 _wrap_weft_symbol_get_children_capi_ee0c88accba97dd4(uintptr_t arg1, swig_type_193 arg2);
-extern swig_type_194 _wrap_weft_symbol_list_arguments_capi_ee0c88accba97dd4(uintptr_t arg1, swig_type_195 arg2);
-extern swig_type_196 _wrap_weft_symbol_list_outputs_capi_ee0c88accba97dd4(uintptr_t arg1, swig_type_197 arg2);
-extern swig_type_198 _wrap_weft_symbol_list_auxiliary_states_capi_ee0c88accba97dd4(uintptr_t arg1, swig_type_199 arg2);
-extern swig_type_200 _wrap_weft_symbol_list_inputs_capi_ee0c88accba97dd4(uintptr_t arg1, swig_type_201 arg2);
-extern swig_type_202 _wrap_weft_symbol_get_name_capi_ee0c88accba97dd4(uintptr_t arg1, swig_type_203 arg2);
-extern swig_type_204 _wrap_weft_symbol_get_attr_capi_ee0c88accba97dd4(uintptr_t arg1, swig_type_205 arg2, swig_type_206 arg3);
-extern swig_type_207 _wrap_weft_symbol_set_attr_capi_ee0c88accba97dd4(uintptr_t arg1, swig_type_208 arg2, swig_type_209 arg3);
-extern swig_type_210 _wrap_weft_symbol_list_attr_capi_ee0c88accba97dd4(uintptr_t arg1, swig_intgo arg2, swig_type_211 arg3, swig_type_212 arg4);
-extern swig_type_213 _wrap_weft_symbol_to_json_capi_ee0c88accba97dd4(uintptr_t arg1, swig_type_214 arg2);
-extern swig_type_215 _wrap_weft_symbol_save_file_capi_ee0c88accba97dd4(uintptr_t arg1, swig_type_216 arg2);
-extern swig_type_217 _wrap_weft_symbol_from_json_capi_ee0c88accba97dd4(swig_type_218 arg1, swig_type_219 arg2);
-extern swig_type_220 _wrap_weft_symbol_from_json_file_capi_ee0c88accba97dd4(swig_type_221 arg1, swig_type_222 arg2);
-extern swig_type_223 _wrap_weft_symbol_json_info_capi_ee0c88accba97dd4(uintptr_t arg1, swig_type_224 arg2, swig_type_225 arg3, swig_type_226 arg4, swig_type_227 arg5);
-extern swig_type_228 _wrap_weft_symbol_infer_shape_partial_capi_ee0c88accba97dd4(uintptr_t arg1, swig_type_229 arg2, swig_type_230 arg3, swig_type_231 arg4, swig_type_232 arg5, swig_type_233 arg6);
-extern swig_type_234 _wrap_weft_symbol_infer_shape_capi_ee0c88accba97dd4(uintptr_t arg1, swig_type_235 arg2, swig_type_236 arg3, swig_type_237 arg4, swig_type_238 arg5, swig_type_239 arg6);
-extern swig_type_240 _wrap_weft_shape_result_complete_capi_ee0c88accba97dd4(uintptr_t arg1, swig_type_241 arg2);
-extern swig_type_242 _wrap_weft_shape_result_count_capi_ee0c88accba97dd4(uintptr_t arg1, swig_intgo arg2, swig_type_243 arg3);
-extern swig_type_244 _wrap_weft_shape_result_name_capi_ee0c88accba97dd4(uintptr_t arg1, swig_intgo arg2, swig_type_245 arg3, swig_type_246 arg4);
-extern swig_type_247 _wrap_weft_shape_result_ndim_capi_ee0c88accba97dd4(uintptr_t arg1, swig_intgo arg2, swig_type_248 arg3, swig_type_249 arg4);
-extern swig_type_250 _wrap_weft_shape_result_dims_capi_ee0c88accba97dd4(uintptr_t arg1, swig_intgo arg2, swig_type_251 arg3, swig_type_252 arg4, swig_type_253 arg5);
-extern swig_type_254 _wrap_weft_shape_result_num_unknown_capi_ee0c88accba97dd4(uintptr_t arg1, swig_type_255 arg2);
-extern swig_type_256 _wrap_weft_shape_result_unknown_name_capi_ee0c88accba97dd4(uintptr_t arg1, swig_type_257 arg2, swig_type_258 arg3);
-extern swig_type_259 _wrap_weft_shape_result_free_capi_ee0c88accba97dd4(uintptr_t arg1);
-extern swig_type_260 _wrap_weft_symbol_infer_type_partial_capi_ee0c88accba97dd4(uintptr_t arg1, swig_type_261 arg2, swig_type_262 arg3, swig_type_263 arg4, swig_type_264 arg5);
-extern swig_type_265 _wrap_weft_symbol_infer_type_capi_ee0c88accba97dd4(uintptr_t arg1, swig_type_266 arg2, swig_type_267 arg3, swig_type_268 arg4, swig_type_269 arg5);
-extern swig_type_270 _wrap_weft_type_result_complete_capi_ee0c88accba97dd4(uintptr_t arg1, swig_type_271 arg2);
-extern swig_type_272 _wrap_weft_type_result_count_capi_ee0c88accba97dd4(uintptr_t arg1, swig_intgo arg2, swig_type_273 arg3);
-extern swig_type_274 _wrap_weft_type_result_name_capi_ee0c88accba97dd4(uintptr_t arg1, swig_intgo arg2, swig_type_275 arg3, swig_type_276 arg4);
-extern swig_type_277 _wrap_weft_type_result_dtype_capi_ee0c88accba97dd4(uintptr_t arg1, swig_intgo arg2, swig_type_278 arg3, swig_type_279 arg4);
-extern swig_type_280 _wrap_weft_type_result_num_unknown_capi_ee0c88accba97dd4(uintptr_t arg1, swig_type_281 arg2);
-extern swig_type_282 _wrap_weft_type_result_unknown_name_capi_ee0c88accba97dd4(uintptr_t arg1, swig_type_283 arg2, swig_type_284 arg3);
-extern swig_type_285 _wrap_weft_type_result_free_capi_ee0c88accba97dd4(uintptr_t arg1);
-extern swig_type_286 _wrap_weft_symbol_place_device_capi_ee0c88accba97dd4(uintptr_t arg1, swig_intgo arg2, swig_intgo arg3, swig_intgo arg4, swig_type_287 arg5, swig_type_288 arg6, swig_type_289 arg7, swig_type_290 arg8, swig_type_291 arg9, swig_type_292 arg10, swig_type_293 arg11, swig_type_294 arg12, swig_type_295 arg13, swig_type_296 arg14, swig_type_297 arg15, swig_type_298 arg16);
-extern swig_type_299 _wrap_weft_symbol_place_device_graph_capi_ee0c88accba97dd4(uintptr_t arg1, swig_intgo arg2, swig_intgo arg3, swig_intgo arg4, swig_type_300 arg5, swig_type_301 arg6, swig_type_302 arg7, swig_type_303 arg8, swig_type_304 arg9, swig_type_305 arg10, swig_type_306 arg11, swig_type_307 arg12, swig_type_308 arg13, swig_type_309 arg14);
-extern swig_type_310 _wrap_weft_executor_simple_bind_capi_ee0c88accba97dd4(uintptr_t arg1, swig_intgo arg2, swig_intgo arg3, swig_type_311 arg4, swig_type_312 arg5, swig_type_313 arg6, swig_type_314 arg7, swig_type_315 arg8, swig_type_316 arg9, swig_type_317 arg10, swig_type_318 arg11, swig_type_319 arg12);
-extern swig_type_320 _wrap_weft_executor_bind_capi_ee0c88accba97dd4(uintptr_t arg1, swig_intgo arg2, swig_intgo arg3, swig_type_321 arg4, swig_type_322 arg5, swig_type_323 arg6, swig_type_324 arg7, swig_type_325 arg8, swig_type_326 arg9, swig_type_327 arg10);
-extern swig_type_328 _wrap_weft_executor_simple_bind_group2ctx_capi_ee0c88accba97dd4(uintptr_t arg1, swig_intgo arg2, swig_intgo arg3, swig_type_329 arg4, swig_type_330 arg5, swig_type_331 arg6, swig_type_332 arg7, swig_type_333 arg8, swig_type_334 arg9, swig_type_335 arg10, swig_type_336 arg11, swig_type_337 arg12, swig_type_338 arg13, swig_type_339 arg14, swig_type_340 arg15, swig_type_341 arg16);
-extern swig_type_342 _wrap_weft_executor_bind_group2ctx_capi_ee0c88accba97dd4(uintptr_t arg1, swig_intgo arg2, swig_intgo arg3, swig_type_343 arg4, swig_type_344 arg5, swig_type_345 arg6, swig_type_346 arg7, swig_type_347 arg8, swig_type_348 arg9, swig_type_349 arg10, swig_type_350 arg11, swig_type_351 arg12, swig_type_352 arg13, swig_type_353 arg14);
-extern swig_type_354 _wrap_weft_executor_forward_capi_ee0c88accba97dd4(uintptr_t arg1, swig_intgo arg2);
-extern swig_type_355 _wrap_weft_executor_backward_capi_ee0c88accba97dd4(uintptr_t arg1, swig_type_356 arg2, swig_type_357 arg3);
-extern swig_type_358 _wrap_weft_executor_outputs_capi_ee0c88accba97dd4(uintptr_t arg1, swig_type_359 arg2);
-extern swig_type_360 _wrap_weft_executor_arg_arrays_capi_ee0c88accba97dd4(uintptr_t arg1, swig_type_361 arg2);
-extern swig_type_362 _wrap_weft_executor_grad_arrays_capi_ee0c88accba97dd4(uintptr_t arg1, swig_type_363 arg2);
-extern swig_type_364 _wrap_weft_executor_aux_arrays_capi_ee0c88accba97dd4(uintptr_t arg1, swig_type_365 arg2);
-extern swig_type_366 _wrap_weft_executor_reshape_capi_ee0c88accba97dd4(uintptr_t arg1, swig_type_367 arg2, swig_type_368 arg3, swig_type_369 arg4, swig_type_370 arg5, swig_intgo arg6, swig_intgo arg7, swig_type_371 arg8);
-extern swig_type_372 _wrap_weft_executor_print_capi_ee0c88accba97dd4(uintptr_t arg1, swig_type_373 arg2);
-extern swig_type_374 _wrap_weft_executor_placement_capi_ee0c88accba97dd4(uintptr_t arg1, swig_type_375 arg2, swig_type_376 arg3, swig_type_377 arg4);
-extern swig_type_378 _wrap_weft_executor_free_capi_ee0c88accba97dd4(uintptr_t arg1);
-extern swig_type_379 _wrap_weft_executor_options_create_capi_ee0c88accba97dd4(swig_type_380 arg1);
-extern swig_type_381 _wrap_weft_executor_options_free_capi_ee0c88accba97dd4(uintptr_t arg1);
-extern swig_type_382 _wrap_weft_executor_options_set_match_range_capi_ee0c88accba97dd4(uintptr_t arg1, swig_intgo arg2);
-extern swig_type_383 _wrap_weft_executor_options_set_num_groups_capi_ee0c88accba97dd4(uintptr_t arg1, swig_intgo arg2);
-extern swig_type_384 _wrap_weft_executor_options_set_bulk_max_nodes_capi_ee0c88accba97dd4(uintptr_t arg1, swig_intgo arg2);
-extern swig_type_385 _wrap_weft_executor_options_set_optimize_inference_capi_ee0c88accba97dd4(uintptr_t arg1, swig_intgo arg2);
-extern swig_type_386 _wrap_weft_executor_options_set_allow_fallback_capi_ee0c88accba97dd4(uintptr_t arg1, swig_intgo arg2);
-extern swig_type_387 _wrap_weft_executor_options_add_group_capi_ee0c88accba97dd4(uintptr_t arg1, swig_type_388 arg2, swig_intgo arg3, swig_intgo arg4);
-extern swig_type_389 _wrap_weft_executor_options_set_grad_req_capi_ee0c88accba97dd4(uintptr_t arg1, swig_type_390 arg2, swig_intgo arg3);
-extern swig_type_391 _wrap_weft_executor_simple_bind_with_options_capi_ee0c88accba97dd4(uintptr_t arg1, swig_intgo arg2, swig_intgo arg3, swig_type_392 arg4, swig_type_393 arg5, swig_type_394 arg6, swig_type_395 arg7, swig_type_396 arg8, swig_type_397 arg9, swig_type_398 arg10, uintptr_t arg11, swig_type_399 arg12);
-extern swig_type_400 _wrap_weft_executor_bind_with_options_capi_ee0c88accba97dd4(uintptr_t arg1, swig_intgo arg2, swig_intgo arg3, swig_type_401 arg4, swig_type_402 arg5, swig_type_403 arg6, swig_type_404 arg7, swig_type_405 arg8, swig_type_406 arg9, uintptr_t arg10, swig_type_407 arg11);
-extern swig_type_408 _wrap_weft_engine_configure_capi_ee0c88accba97dd4(swig_intgo arg1, swig_intgo arg2);
-extern swig_type_409 _wrap_weft_engine_info_capi_ee0c88accba97dd4(swig_type_410 arg1, swig_type_411 arg2);
-extern swig_type_412 _wrap_weft_engine_var_create_capi_ee0c88accba97dd4(uintptr_t arg1);
-extern swig_type_413 _wrap_weft_engine_var_free_capi_ee0c88accba97dd4(uintptr_t arg1);
-extern swig_type_414 _wrap_weft_engine_var_version_capi_ee0c88accba97dd4(uintptr_t arg1, swig_type_415 arg2);
-extern swig_type_416 _wrap_weft_engine_push_sync_capi_ee0c88accba97dd4(swig_type_417 arg1, swig_voidp arg2, swig_type_418 arg3, uintptr_t arg4, swig_type_419 arg5, uintptr_t arg6, swig_type_420 arg7, swig_type_421 arg8);
-extern swig_type_422 _wrap_weft_engine_push_async_capi_ee0c88accba97dd4(swig_type_423 arg1, swig_voidp arg2, swig_type_424 arg3, uintptr_t arg4, swig_type_425 arg5, uintptr_t arg6, swig_type_426 arg7, swig_type_427 arg8);
-extern swig_type_428 _wrap_weft_engine_complete_capi_ee0c88accba97dd4(uintptr_t arg1, swig_type_429 arg2);
-extern swig_type_430 _wrap_weft_engine_var_wait_capi_ee0c88accba97dd4(uintptr_t arg1);
-extern swig_type_431 _wrap_weft_idx_load_capi_ee0c88accba97dd4(swig_type_432 arg1, swig_type_433 arg2);
-extern swig_type_434 _wrap_weft_mnist_load_capi_ee0c88accba97dd4(swig_type_435 arg1, swig_type_436 arg2, swig_type_437 arg3, swig_type_438 arg4);
-extern swig_type_439 _wrap_weft_data_iter_create_ndarray_capi_ee0c88accba97dd4(swig_type_440 arg1, swig_type_441 arg2, swig_type_442 arg3, swig_type_443 arg4, swig_type_444 arg5, swig_type_445 arg6, swig_intgo arg7, swig_intgo arg8, swig_type_446 arg9, swig_type_447 arg10, swig_type_448 arg11);
-extern swig_type_449 _wrap_weft_data_iter_next_capi_ee0c88accba97dd4(uintptr_t arg1, swig_type_450 arg2);
-extern swig_type_451 _wrap_weft_data_iter_reset_capi_ee0c88accba97dd4(uintptr_t arg1);
-extern swig_type_452 _wrap_weft_data_iter_data_capi_ee0c88accba97dd4(uintptr_t arg1, swig_type_453 arg2);
-extern swig_type_454 _wrap_weft_data_iter_label_capi_ee0c88accba97dd4(uintptr_t arg1, swig_type_455 arg2);
-extern swig_type_456 _wrap_weft_data_iter_pad_capi_ee0c88accba97dd4(uintptr_t arg1, swig_type_457 arg2);
-extern swig_type_458 _wrap_weft_data_iter_index_capi_ee0c88accba97dd4(uintptr_t arg1, swig_type_459 arg2, swig_type_460 arg3, swig_type_461 arg4);
-extern swig_type_462 _wrap_weft_data_iter_batch_size_capi_ee0c88accba97dd4(uintptr_t arg1, swig_type_463 arg2);
-extern swig_type_464 _wrap_weft_data_iter_free_capi_ee0c88accba97dd4(uintptr_t arg1);
-extern swig_type_465 _wrap_weft_metric_create_capi_ee0c88accba97dd4(swig_type_466 arg1, swig_type_467 arg2, swig_type_468 arg3, swig_type_469 arg4, swig_type_470 arg5);
-extern swig_type_471 _wrap_weft_metric_composite_add_capi_ee0c88accba97dd4(uintptr_t arg1, swig_type_472 arg2, swig_type_473 arg3, swig_type_474 arg4, swig_type_475 arg5);
-extern swig_type_476 _wrap_weft_metric_update_capi_ee0c88accba97dd4(uintptr_t arg1, swig_type_477 arg2, swig_type_478 arg3, swig_type_479 arg4, swig_type_480 arg5);
-extern swig_type_481 _wrap_weft_metric_num_values_capi_ee0c88accba97dd4(uintptr_t arg1, swig_type_482 arg2);
-extern swig_type_483 _wrap_weft_metric_get_capi_ee0c88accba97dd4(uintptr_t arg1, swig_type_484 arg2, swig_type_485 arg3, swig_type_486 arg4, swig_type_487 arg5);
-extern swig_type_488 _wrap_weft_metric_reset_capi_ee0c88accba97dd4(uintptr_t arg1);
-extern swig_type_489 _wrap_weft_metric_free_capi_ee0c88accba97dd4(uintptr_t arg1);
-extern swig_type_490 _wrap_weft_checkpoint_save_capi_ee0c88accba97dd4(swig_type_491 arg1, swig_intgo arg2, uintptr_t arg3, swig_type_492 arg4, swig_type_493 arg5, swig_type_494 arg6, swig_type_495 arg7, swig_type_496 arg8, swig_type_497 arg9);
-extern swig_type_498 _wrap_weft_checkpoint_load_capi_ee0c88accba97dd4(swig_type_499 arg1, swig_intgo arg2, swig_type_500 arg3, swig_type_501 arg4, swig_type_502 arg5);
-extern swig_type_503 _wrap_weft_initializer_create_capi_ee0c88accba97dd4(swig_type_504 arg1, swig_type_505 arg2, swig_type_506 arg3, swig_type_507 arg4, swig_type_508 arg5, swig_type_509 arg6);
-extern swig_type_510 _wrap_weft_initializer_init_capi_ee0c88accba97dd4(uintptr_t arg1, swig_type_511 arg2, uintptr_t arg3);
-extern swig_type_512 _wrap_weft_initializer_free_capi_ee0c88accba97dd4(uintptr_t arg1);
-extern swig_type_513 _wrap_weft_optimizer_create_capi_ee0c88accba97dd4(swig_type_514 arg1, swig_type_515 arg2, swig_type_516 arg3, swig_type_517 arg4, swig_type_518 arg5);
-extern swig_type_519 _wrap_weft_optimizer_set_lr_scheduler_capi_ee0c88accba97dd4(uintptr_t arg1, swig_type_520 arg2, swig_type_521 arg3, swig_type_522 arg4, float arg5, float arg6);
-extern swig_type_523 _wrap_weft_optimizer_set_multipliers_capi_ee0c88accba97dd4(uintptr_t arg1, uintptr_t arg2);
-extern swig_type_524 _wrap_weft_optimizer_set_rescale_grad_capi_ee0c88accba97dd4(uintptr_t arg1, float arg2);
-extern swig_type_525 _wrap_weft_optimizer_update_capi_ee0c88accba97dd4(uintptr_t arg1, swig_intgo arg2, swig_type_526 arg3, uintptr_t arg4, uintptr_t arg5);
-extern swig_type_527 _wrap_weft_optimizer_num_update_capi_ee0c88accba97dd4(uintptr_t arg1, swig_type_528 arg2);
-extern swig_type_529 _wrap_weft_optimizer_learning_rate_capi_ee0c88accba97dd4(uintptr_t arg1, swig_type_530 arg2, swig_type_531 arg3);
-extern swig_type_532 _wrap_weft_optimizer_free_capi_ee0c88accba97dd4(uintptr_t arg1);
-extern swig_type_533 _wrap_weft_module_create_capi_ee0c88accba97dd4(uintptr_t arg1, swig_type_534 arg2, swig_type_535 arg3, swig_type_536 arg4, swig_type_537 arg5, swig_intgo arg6, swig_intgo arg7, swig_type_538 arg8);
-extern swig_type_539 _wrap_weft_module_bind_capi_ee0c88accba97dd4(uintptr_t arg1, uintptr_t arg2, swig_intgo arg3);
-extern swig_type_540 _wrap_weft_module_init_params_capi_ee0c88accba97dd4(uintptr_t arg1, uintptr_t arg2, uintptr_t arg3, uintptr_t arg4, swig_intgo arg5);
-extern swig_type_541 _wrap_weft_module_init_optimizer_capi_ee0c88accba97dd4(uintptr_t arg1, uintptr_t arg2);
-extern swig_type_542 _wrap_weft_module_forward_capi_ee0c88accba97dd4(uintptr_t arg1, uintptr_t arg2, swig_intgo arg3);
-extern swig_type_543 _wrap_weft_module_backward_capi_ee0c88accba97dd4(uintptr_t arg1);
-extern swig_type_544 _wrap_weft_module_update_capi_ee0c88accba97dd4(uintptr_t arg1);
-extern swig_type_545 _wrap_weft_module_update_metric_capi_ee0c88accba97dd4(uintptr_t arg1, uintptr_t arg2, uintptr_t arg3);
-extern swig_type_546 _wrap_weft_module_outputs_capi_ee0c88accba97dd4(uintptr_t arg1, swig_type_547 arg2);
-extern swig_type_548 _wrap_weft_module_params_capi_ee0c88accba97dd4(uintptr_t arg1, swig_type_549 arg2, swig_type_550 arg3);
-extern swig_type_551 _wrap_weft_module_fit_capi_ee0c88accba97dd4(uintptr_t arg1, uintptr_t arg2, uintptr_t arg3, uintptr_t arg4, swig_intgo arg5, swig_intgo arg6, swig_intgo arg7, swig_type_552 arg8, swig_type_553 arg9);
-extern swig_type_554 _wrap_weft_module_score_capi_ee0c88accba97dd4(uintptr_t arg1, uintptr_t arg2, uintptr_t arg3);
-extern swig_type_555 _wrap_weft_module_save_checkpoint_capi_ee0c88accba97dd4(uintptr_t arg1, swig_type_556 arg2, swig_intgo arg3);
-extern swig_type_557 _wrap_weft_module_free_capi_ee0c88accba97dd4(uintptr_t arg1);
-extern swig_type_558 _wrap_weft_predictor_create_capi_ee0c88accba97dd4(swig_type_559 arg1, swig_voidp arg2, swig_type_560 arg3, swig_type_561 arg4, swig_type_562 arg5, swig_type_563 arg6, swig_type_564 arg7, swig_intgo arg8, swig_intgo arg9, swig_type_565 arg10, swig_type_566 arg11, swig_type_567 arg12, swig_type_568 arg13, swig_type_569 arg14, swig_type_570 arg15);
-extern swig_type_571 _wrap_weft_predictor_create_from_files_capi_ee0c88accba97dd4(swig_type_572 arg1, swig_type_573 arg2, swig_type_574 arg3, swig_type_575 arg4, swig_type_576 arg5, swig_type_577 arg6, swig_intgo arg7, swig_intgo arg8, swig_type_578 arg9, swig_type_579 arg10, swig_type_580 arg11, swig_type_581 arg12, swig_type_582 arg13, swig_type_583 arg14);
-extern swig_type_584 _wrap_weft_predictor_list_inputs_capi_ee0c88accba97dd4(uintptr_t arg1, swig_type_585 arg2);
-extern swig_type_586 _wrap_weft_predictor_list_outputs_capi_ee0c88accba97dd4(uintptr_t arg1, swig_type_587 arg2);
-extern swig_type_588 _wrap_weft_predictor_output_shape_capi_ee0c88accba97dd4(uintptr_t arg1, swig_type_589 arg2, swig_type_590 arg3, swig_type_591 arg4, swig_type_592 arg5, swig_type_593 arg6, swig_type_594 arg7, swig_type_595 arg8);
-extern swig_type_596 _wrap_weft_predictor_predict_float_capi_ee0c88accba97dd4(uintptr_t arg1, swig_type_597 arg2, swig_type_598 arg3, swig_type_599 arg4, swig_type_600 arg5, swig_type_601 arg6, swig_type_602 arg7);
-extern swig_type_603 _wrap_weft_predictor_free_capi_ee0c88accba97dd4(uintptr_t arg1);
-extern swig_type_604 _wrap_weft_kvstore_create_capi_ee0c88accba97dd4(swig_type_605 arg1, swig_type_606 arg2);
-extern swig_type_607 _wrap_weft_kvstore_type_capi_ee0c88accba97dd4(uintptr_t arg1, swig_type_608 arg2);
-extern swig_type_609 _wrap_weft_kvstore_rank_capi_ee0c88accba97dd4(uintptr_t arg1, swig_type_610 arg2, swig_type_611 arg3);
-extern swig_type_612 _wrap_weft_kvstore_init_capi_ee0c88accba97dd4(uintptr_t arg1, swig_type_613 arg2, swig_type_614 arg3, swig_type_615 arg4);
-extern swig_type_616 _wrap_weft_kvstore_push_capi_ee0c88accba97dd4(uintptr_t arg1, swig_type_617 arg2, swig_type_618 arg3, swig_type_619 arg4, swig_intgo arg5);
-extern swig_type_620 _wrap_weft_kvstore_pull_capi_ee0c88accba97dd4(uintptr_t arg1, swig_type_621 arg2, swig_type_622 arg3, swig_type_623 arg4, swig_intgo arg5);
-extern swig_type_624 _wrap_weft_kvstore_pushpull_capi_ee0c88accba97dd4(uintptr_t arg1, swig_type_625 arg2, swig_type_626 arg3, swig_type_627 arg4, swig_type_628 arg5, swig_intgo arg6);
-extern swig_type_629 _wrap_weft_kvstore_set_optimizer_capi_ee0c88accba97dd4(uintptr_t arg1, uintptr_t arg2);
-extern swig_type_630 _wrap_weft_kvstore_barrier_capi_ee0c88accba97dd4(uintptr_t arg1);
-extern swig_type_631 _wrap_weft_kvstore_free_capi_ee0c88accba97dd4(uintptr_t arg1);
-extern swig_type_632 _wrap_weft_module_init_optimizer_kvstore_capi_ee0c88accba97dd4(uintptr_t arg1, uintptr_t arg2, uintptr_t arg3);
-extern swig_type_633 _wrap_weft_data_iter_select_part_capi_ee0c88accba97dd4(uintptr_t arg1, swig_intgo arg2, swig_intgo arg3);
-extern swig_type_634 _wrap_weft_kvstore_finalize_capi_ee0c88accba97dd4(void);
+typedef _gostring_ swig_type_615;
+extern void _wrap_Swig_free_capi_9202990ef78f15bf(uintptr_t arg1);
+extern uintptr_t _wrap_Swig_malloc_capi_9202990ef78f15bf(swig_intgo arg1);
+extern swig_intgo _wrap_weft_binding_abi_version_capi_9202990ef78f15bf(void);
+extern swig_type_1 _wrap_weft_binding_library_path_capi_9202990ef78f15bf(void);
+extern swig_type_2 _wrap_weft_version_capi_9202990ef78f15bf(void);
+extern swig_intgo _wrap_weft_abi_version_capi_9202990ef78f15bf(void);
+extern swig_type_3 _wrap_weft_live_handle_count_capi_9202990ef78f15bf(void);
+extern swig_type_4 _wrap_weft_storage_stats_capi_9202990ef78f15bf(swig_intgo arg1, swig_intgo arg2, swig_type_5 arg3, swig_type_6 arg4);
+extern swig_type_7 _wrap_weft_device_count_capi_9202990ef78f15bf(swig_intgo arg1, swig_type_8 arg2);
+extern swig_type_9 _wrap_weft_device_memory_capi_9202990ef78f15bf(swig_intgo arg1, swig_intgo arg2, swig_type_10 arg3, swig_type_11 arg4);
+extern swig_type_12 _wrap_weft_random_seed_capi_9202990ef78f15bf(swig_type_13 arg1);
+extern swig_type_14 _wrap_weft_wait_all_capi_9202990ef78f15bf(void);
+extern swig_type_15 _wrap_weft_string_list_size_capi_9202990ef78f15bf(uintptr_t arg1, swig_type_16 arg2);
+extern swig_type_17 _wrap_weft_string_list_get_capi_9202990ef78f15bf(uintptr_t arg1, swig_type_18 arg2, swig_type_19 arg3);
+extern swig_type_20 _wrap_weft_string_list_free_capi_9202990ef78f15bf(uintptr_t arg1);
+extern swig_type_21 _wrap_weft_op_count_capi_9202990ef78f15bf(swig_type_22 arg1);
+extern swig_type_23 _wrap_weft_op_name_capi_9202990ef78f15bf(swig_type_24 arg1, swig_type_25 arg2);
+extern swig_type_26 _wrap_weft_op_info_capi_9202990ef78f15bf(swig_type_27 arg1, swig_type_28 arg2, swig_type_29 arg3);
+extern swig_type_30 _wrap_weft_op_param_capi_9202990ef78f15bf(swig_type_31 arg1, swig_type_32 arg2, swig_type_33 arg3, swig_type_34 arg4, swig_type_35 arg5, swig_type_36 arg6);
+extern swig_type_37 _wrap_weft_op_aliases_capi_9202990ef78f15bf(swig_type_38 arg1, swig_type_39 arg2);
+extern swig_type_40 _wrap_weft_op_invoke_capi_9202990ef78f15bf(swig_type_41 arg1, swig_type_42 arg2, swig_type_43 arg3, swig_type_44 arg4, swig_type_45 arg5, swig_type_46 arg6, swig_type_47 arg7, swig_type_48 arg8, swig_type_49 arg9);
+extern swig_type_50 _wrap_weft_op_invoke_into_capi_9202990ef78f15bf(swig_type_51 arg1, swig_type_52 arg2, swig_type_53 arg3, swig_type_54 arg4, swig_type_55 arg5, swig_type_56 arg6, swig_type_57 arg7, swig_type_58 arg8, swig_type_59 arg9);
+extern swig_type_60 _wrap_weft_ndarray_create_capi_9202990ef78f15bf(swig_type_61 arg1, swig_intgo arg2, swig_intgo arg3, swig_intgo arg4, swig_intgo arg5, swig_type_62 arg6);
+extern swig_type_63 _wrap_weft_ndarray_free_capi_9202990ef78f15bf(uintptr_t arg1);
+extern swig_type_64 _wrap_weft_ndarray_ndim_capi_9202990ef78f15bf(uintptr_t arg1, swig_type_65 arg2);
+extern swig_type_66 _wrap_weft_ndarray_shape_capi_9202990ef78f15bf(uintptr_t arg1, swig_type_67 arg2, swig_type_68 arg3);
+extern swig_type_69 _wrap_weft_ndarray_size_capi_9202990ef78f15bf(uintptr_t arg1, swig_type_70 arg2);
+extern swig_type_71 _wrap_weft_ndarray_dtype_capi_9202990ef78f15bf(uintptr_t arg1, swig_type_72 arg2);
+extern swig_type_73 _wrap_weft_ndarray_context_capi_9202990ef78f15bf(uintptr_t arg1, swig_type_74 arg2, swig_type_75 arg3);
+extern swig_type_76 _wrap_weft_ndarray_copy_from_capi_9202990ef78f15bf(uintptr_t arg1, swig_voidp arg2, swig_type_77 arg3);
+extern swig_type_78 _wrap_weft_ndarray_copy_to_capi_9202990ef78f15bf(uintptr_t arg1, swig_voidp arg2, swig_type_79 arg3);
+extern swig_type_80 _wrap_weft_ndarray_reshape_capi_9202990ef78f15bf(uintptr_t arg1, swig_type_81 arg2, swig_intgo arg3, swig_type_82 arg4);
+extern swig_type_83 _wrap_weft_ndarray_slice_capi_9202990ef78f15bf(uintptr_t arg1, swig_type_84 arg2, swig_type_85 arg3, swig_type_86 arg4);
+extern swig_type_87 _wrap_weft_ndarray_wait_to_read_capi_9202990ef78f15bf(uintptr_t arg1);
+extern swig_type_88 _wrap_weft_ndarray_wait_to_write_capi_9202990ef78f15bf(uintptr_t arg1);
+extern swig_type_89 _wrap_weft_ndarray_save_file_capi_9202990ef78f15bf(swig_type_90 arg1, swig_type_91 arg2, swig_type_92 arg3, swig_type_93 arg4);
+extern swig_type_94 _wrap_weft_ndarray_save_buffer_capi_9202990ef78f15bf(swig_type_95 arg1, swig_type_96 arg2, swig_type_97 arg3, swig_type_98 arg4);
+extern swig_type_99 _wrap_weft_buffer_data_capi_9202990ef78f15bf(uintptr_t arg1, swig_type_100 arg2, swig_type_101 arg3);
+extern swig_type_102 _wrap_weft_buffer_free_capi_9202990ef78f15bf(uintptr_t arg1);
+extern swig_type_103 _wrap_weft_ndarray_load_file_capi_9202990ef78f15bf(swig_type_104 arg1, swig_type_105 arg2);
+extern swig_type_106 _wrap_weft_ndarray_load_buffer_capi_9202990ef78f15bf(swig_voidp arg1, swig_type_107 arg2, swig_type_108 arg3);
+extern swig_type_109 _wrap_weft_ndarray_list_size_capi_9202990ef78f15bf(uintptr_t arg1, swig_type_110 arg2, swig_type_111 arg3);
+extern swig_type_112 _wrap_weft_ndarray_list_name_capi_9202990ef78f15bf(uintptr_t arg1, swig_type_113 arg2, swig_type_114 arg3);
+extern swig_type_115 _wrap_weft_ndarray_list_get_capi_9202990ef78f15bf(uintptr_t arg1, swig_type_116 arg2, swig_type_117 arg3);
+extern swig_type_118 _wrap_weft_ndarray_list_free_capi_9202990ef78f15bf(uintptr_t arg1);
+extern swig_type_119 _wrap_weft_ndarray_list_create_capi_9202990ef78f15bf(swig_type_120 arg1, swig_type_121 arg2, swig_type_122 arg3, swig_type_123 arg4);
+extern swig_type_124 _wrap_weft_ndarray_load_npy_capi_9202990ef78f15bf(swig_type_125 arg1, swig_type_126 arg2);
+extern swig_type_127 _wrap_weft_ndarray_save_npy_capi_9202990ef78f15bf(uintptr_t arg1, swig_type_128 arg2);
+extern swig_type_129 _wrap_weft_ndarray_load_npy_buffer_capi_9202990ef78f15bf(swig_voidp arg1, swig_type_130 arg2, swig_type_131 arg3);
+extern swig_type_132 _wrap_weft_ndarray_save_npy_buffer_capi_9202990ef78f15bf(uintptr_t arg1, swig_type_133 arg2);
+extern swig_type_134 _wrap_weft_symbol_create_variable_capi_9202990ef78f15bf(swig_type_135 arg1, swig_type_136 arg2);
+extern swig_type_137 _wrap_weft_symbol_create_atomic_capi_9202990ef78f15bf(swig_type_138 arg1, swig_type_139 arg2, swig_type_140 arg3, swig_type_141 arg4, swig_type_142 arg5);
+extern swig_type_143 _wrap_weft_symbol_compose_capi_9202990ef78f15bf(uintptr_t arg1, swig_type_144 arg2, swig_type_145 arg3, swig_type_146 arg4, swig_type_147 arg5);
+extern swig_type_148 _wrap_weft_symbol_group_capi_9202990ef78f15bf(swig_type_149 arg1, swig_type_150 arg2, swig_type_151 arg3);
+extern swig_type_152 _wrap_weft_symbol_copy_capi_9202990ef78f15bf(uintptr_t arg1, swig_type_153 arg2);
+extern swig_type_154 _wrap_weft_symbol_free_capi_9202990ef78f15bf(uintptr_t arg1);
+extern swig_type_155 _wrap_weft_symbol_num_outputs_capi_9202990ef78f15bf(uintptr_t arg1, swig_type_156 arg2);
+extern swig_type_157 _wrap_weft_symbol_get_output_capi_9202990ef78f15bf(uintptr_t arg1, swig_type_158 arg2, swig_type_159 arg3);
+extern swig_type_160 _wrap_weft_symbol_get_internals_capi_9202990ef78f15bf(uintptr_t arg1, swig_type_161 arg2);
+extern swig_type_162 _wrap_weft_symbol_get_children_capi_9202990ef78f15bf(uintptr_t arg1, swig_type_163 arg2);
+extern swig_type_164 _wrap_weft_symbol_list_arguments_capi_9202990ef78f15bf(uintptr_t arg1, swig_type_165 arg2);
+extern swig_type_166 _wrap_weft_symbol_list_outputs_capi_9202990ef78f15bf(uintptr_t arg1, swig_type_167 arg2);
+extern swig_type_168 _wrap_weft_symbol_list_auxiliary_states_capi_9202990ef78f15bf(uintptr_t arg1, swig_type_169 arg2);
+extern swig_type_170 _wrap_weft_symbol_list_inputs_capi_9202990ef78f15bf(uintptr_t arg1, swig_type_171 arg2);
+extern swig_type_172 _wrap_weft_symbol_get_name_capi_9202990ef78f15bf(uintptr_t arg1, swig_type_173 arg2);
+extern swig_type_174 _wrap_weft_symbol_get_attr_capi_9202990ef78f15bf(uintptr_t arg1, swig_type_175 arg2, swig_type_176 arg3);
+extern swig_type_177 _wrap_weft_symbol_set_attr_capi_9202990ef78f15bf(uintptr_t arg1, swig_type_178 arg2, swig_type_179 arg3);
+extern swig_type_180 _wrap_weft_symbol_list_attr_capi_9202990ef78f15bf(uintptr_t arg1, swig_intgo arg2, swig_type_181 arg3, swig_type_182 arg4);
+extern swig_type_183 _wrap_weft_symbol_to_json_capi_9202990ef78f15bf(uintptr_t arg1, swig_type_184 arg2);
+extern swig_type_185 _wrap_weft_symbol_save_file_capi_9202990ef78f15bf(uintptr_t arg1, swig_type_186 arg2);
+extern swig_type_187 _wrap_weft_symbol_from_json_capi_9202990ef78f15bf(swig_type_188 arg1, swig_type_189 arg2);
+extern swig_type_190 _wrap_weft_symbol_from_json_file_capi_9202990ef78f15bf(swig_type_191 arg1, swig_type_192 arg2);
+extern swig_type_193 _wrap_weft_symbol_json_info_capi_9202990ef78f15bf(uintptr_t arg1, swig_type_194 arg2, swig_type_195 arg3, swig_type_196 arg4, swig_type_197 arg5);
+extern swig_type_198 _wrap_weft_symbol_infer_shape_partial_capi_9202990ef78f15bf(uintptr_t arg1, swig_type_199 arg2, swig_type_200 arg3, swig_type_201 arg4, swig_type_202 arg5, swig_type_203 arg6);
+extern swig_type_204 _wrap_weft_symbol_infer_shape_capi_9202990ef78f15bf(uintptr_t arg1, swig_type_205 arg2, swig_type_206 arg3, swig_type_207 arg4, swig_type_208 arg5, swig_type_209 arg6);
+extern swig_type_210 _wrap_weft_shape_result_complete_capi_9202990ef78f15bf(uintptr_t arg1, swig_type_211 arg2);
+extern swig_type_212 _wrap_weft_shape_result_count_capi_9202990ef78f15bf(uintptr_t arg1, swig_intgo arg2, swig_type_213 arg3);
+extern swig_type_214 _wrap_weft_shape_result_name_capi_9202990ef78f15bf(uintptr_t arg1, swig_intgo arg2, swig_type_215 arg3, swig_type_216 arg4);
+extern swig_type_217 _wrap_weft_shape_result_ndim_capi_9202990ef78f15bf(uintptr_t arg1, swig_intgo arg2, swig_type_218 arg3, swig_type_219 arg4);
+extern swig_type_220 _wrap_weft_shape_result_dims_capi_9202990ef78f15bf(uintptr_t arg1, swig_intgo arg2, swig_type_221 arg3, swig_type_222 arg4, swig_type_223 arg5);
+extern swig_type_224 _wrap_weft_shape_result_num_unknown_capi_9202990ef78f15bf(uintptr_t arg1, swig_type_225 arg2);
+extern swig_type_226 _wrap_weft_shape_result_unknown_name_capi_9202990ef78f15bf(uintptr_t arg1, swig_type_227 arg2, swig_type_228 arg3);
+extern swig_type_229 _wrap_weft_shape_result_free_capi_9202990ef78f15bf(uintptr_t arg1);
+extern swig_type_230 _wrap_weft_symbol_infer_type_partial_capi_9202990ef78f15bf(uintptr_t arg1, swig_type_231 arg2, swig_type_232 arg3, swig_type_233 arg4, swig_type_234 arg5);
+extern swig_type_235 _wrap_weft_symbol_infer_type_capi_9202990ef78f15bf(uintptr_t arg1, swig_type_236 arg2, swig_type_237 arg3, swig_type_238 arg4, swig_type_239 arg5);
+extern swig_type_240 _wrap_weft_type_result_complete_capi_9202990ef78f15bf(uintptr_t arg1, swig_type_241 arg2);
+extern swig_type_242 _wrap_weft_type_result_count_capi_9202990ef78f15bf(uintptr_t arg1, swig_intgo arg2, swig_type_243 arg3);
+extern swig_type_244 _wrap_weft_type_result_name_capi_9202990ef78f15bf(uintptr_t arg1, swig_intgo arg2, swig_type_245 arg3, swig_type_246 arg4);
+extern swig_type_247 _wrap_weft_type_result_dtype_capi_9202990ef78f15bf(uintptr_t arg1, swig_intgo arg2, swig_type_248 arg3, swig_type_249 arg4);
+extern swig_type_250 _wrap_weft_type_result_num_unknown_capi_9202990ef78f15bf(uintptr_t arg1, swig_type_251 arg2);
+extern swig_type_252 _wrap_weft_type_result_unknown_name_capi_9202990ef78f15bf(uintptr_t arg1, swig_type_253 arg2, swig_type_254 arg3);
+extern swig_type_255 _wrap_weft_type_result_free_capi_9202990ef78f15bf(uintptr_t arg1);
+extern swig_type_256 _wrap_weft_symbol_place_device_capi_9202990ef78f15bf(uintptr_t arg1, swig_intgo arg2, swig_intgo arg3, swig_intgo arg4, swig_type_257 arg5, swig_type_258 arg6, swig_type_259 arg7, swig_type_260 arg8, swig_type_261 arg9, swig_type_262 arg10, swig_type_263 arg11, swig_type_264 arg12, swig_type_265 arg13, swig_type_266 arg14, swig_type_267 arg15, swig_type_268 arg16);
+extern swig_type_269 _wrap_weft_symbol_place_device_graph_capi_9202990ef78f15bf(uintptr_t arg1, swig_intgo arg2, swig_intgo arg3, swig_intgo arg4, swig_type_270 arg5, swig_type_271 arg6, swig_type_272 arg7, swig_type_273 arg8, swig_type_274 arg9, swig_type_275 arg10, swig_type_276 arg11, swig_type_277 arg12, swig_type_278 arg13, swig_type_279 arg14);
+extern swig_type_280 _wrap_weft_executor_simple_bind_capi_9202990ef78f15bf(uintptr_t arg1, swig_intgo arg2, swig_intgo arg3, swig_type_281 arg4, swig_type_282 arg5, swig_type_283 arg6, swig_type_284 arg7, swig_type_285 arg8, swig_type_286 arg9, swig_type_287 arg10, swig_type_288 arg11, swig_type_289 arg12);
+extern swig_type_290 _wrap_weft_executor_bind_capi_9202990ef78f15bf(uintptr_t arg1, swig_intgo arg2, swig_intgo arg3, swig_type_291 arg4, swig_type_292 arg5, swig_type_293 arg6, swig_type_294 arg7, swig_type_295 arg8, swig_type_296 arg9, swig_type_297 arg10);
+extern swig_type_298 _wrap_weft_executor_simple_bind_group2ctx_capi_9202990ef78f15bf(uintptr_t arg1, swig_intgo arg2, swig_intgo arg3, swig_type_299 arg4, swig_type_300 arg5, swig_type_301 arg6, swig_type_302 arg7, swig_type_303 arg8, swig_type_304 arg9, swig_type_305 arg10, swig_type_306 arg11, swig_type_307 arg12, swig_type_308 arg13, swig_type_309 arg14, swig_type_310 arg15, swig_type_311 arg16);
+extern swig_type_312 _wrap_weft_executor_bind_group2ctx_capi_9202990ef78f15bf(uintptr_t arg1, swig_intgo arg2, swig_intgo arg3, swig_type_313 arg4, swig_type_314 arg5, swig_type_315 arg6, swig_type_316 arg7, swig_type_317 arg8, swig_type_318 arg9, swig_type_319 arg10, swig_type_320 arg11, swig_type_321 arg12, swig_type_322 arg13, swig_type_323 arg14);
+extern swig_type_324 _wrap_weft_executor_forward_capi_9202990ef78f15bf(uintptr_t arg1, swig_intgo arg2);
+extern swig_type_325 _wrap_weft_executor_backward_capi_9202990ef78f15bf(uintptr_t arg1, swig_type_326 arg2, swig_type_327 arg3);
+extern swig_type_328 _wrap_weft_executor_outputs_capi_9202990ef78f15bf(uintptr_t arg1, swig_type_329 arg2);
+extern swig_type_330 _wrap_weft_executor_arg_arrays_capi_9202990ef78f15bf(uintptr_t arg1, swig_type_331 arg2);
+extern swig_type_332 _wrap_weft_executor_grad_arrays_capi_9202990ef78f15bf(uintptr_t arg1, swig_type_333 arg2);
+extern swig_type_334 _wrap_weft_executor_aux_arrays_capi_9202990ef78f15bf(uintptr_t arg1, swig_type_335 arg2);
+extern swig_type_336 _wrap_weft_executor_reshape_capi_9202990ef78f15bf(uintptr_t arg1, swig_type_337 arg2, swig_type_338 arg3, swig_type_339 arg4, swig_type_340 arg5, swig_intgo arg6, swig_intgo arg7, swig_type_341 arg8);
+extern swig_type_342 _wrap_weft_executor_print_capi_9202990ef78f15bf(uintptr_t arg1, swig_type_343 arg2);
+extern swig_type_344 _wrap_weft_executor_memory_capi_9202990ef78f15bf(uintptr_t arg1, swig_type_345 arg2);
+extern swig_type_346 _wrap_weft_executor_placement_capi_9202990ef78f15bf(uintptr_t arg1, swig_type_347 arg2, swig_type_348 arg3, swig_type_349 arg4);
+extern swig_type_350 _wrap_weft_executor_free_capi_9202990ef78f15bf(uintptr_t arg1);
+extern swig_type_351 _wrap_weft_executor_options_create_capi_9202990ef78f15bf(swig_type_352 arg1);
+extern swig_type_353 _wrap_weft_executor_options_free_capi_9202990ef78f15bf(uintptr_t arg1);
+extern swig_type_354 _wrap_weft_executor_options_set_match_range_capi_9202990ef78f15bf(uintptr_t arg1, swig_intgo arg2);
+extern swig_type_355 _wrap_weft_executor_options_set_num_groups_capi_9202990ef78f15bf(uintptr_t arg1, swig_intgo arg2);
+extern swig_type_356 _wrap_weft_executor_options_set_bulk_max_nodes_capi_9202990ef78f15bf(uintptr_t arg1, swig_intgo arg2);
+extern swig_type_357 _wrap_weft_executor_options_set_optimize_inference_capi_9202990ef78f15bf(uintptr_t arg1, swig_intgo arg2);
+extern swig_type_358 _wrap_weft_executor_options_set_allow_fallback_capi_9202990ef78f15bf(uintptr_t arg1, swig_intgo arg2);
+extern swig_type_359 _wrap_weft_executor_options_add_group_capi_9202990ef78f15bf(uintptr_t arg1, swig_type_360 arg2, swig_intgo arg3, swig_intgo arg4);
+extern swig_type_361 _wrap_weft_executor_options_set_grad_req_capi_9202990ef78f15bf(uintptr_t arg1, swig_type_362 arg2, swig_intgo arg3);
+extern swig_type_363 _wrap_weft_executor_simple_bind_with_options_capi_9202990ef78f15bf(uintptr_t arg1, swig_intgo arg2, swig_intgo arg3, swig_type_364 arg4, swig_type_365 arg5, swig_type_366 arg6, swig_type_367 arg7, swig_type_368 arg8, swig_type_369 arg9, swig_type_370 arg10, uintptr_t arg11, swig_type_371 arg12);
+extern swig_type_372 _wrap_weft_executor_bind_with_options_capi_9202990ef78f15bf(uintptr_t arg1, swig_intgo arg2, swig_intgo arg3, swig_type_373 arg4, swig_type_374 arg5, swig_type_375 arg6, swig_type_376 arg7, swig_type_377 arg8, swig_type_378 arg9, uintptr_t arg10, swig_type_379 arg11);
+extern swig_type_380 _wrap_weft_engine_configure_capi_9202990ef78f15bf(swig_intgo arg1, swig_intgo arg2);
+extern swig_type_381 _wrap_weft_engine_info_capi_9202990ef78f15bf(swig_type_382 arg1, swig_type_383 arg2);
+extern swig_type_384 _wrap_weft_engine_var_create_capi_9202990ef78f15bf(uintptr_t arg1);
+extern swig_type_385 _wrap_weft_engine_var_free_capi_9202990ef78f15bf(uintptr_t arg1);
+extern swig_type_386 _wrap_weft_engine_var_version_capi_9202990ef78f15bf(uintptr_t arg1, swig_type_387 arg2);
+extern swig_type_388 _wrap_weft_engine_push_sync_capi_9202990ef78f15bf(swig_type_389 arg1, swig_voidp arg2, swig_type_390 arg3, uintptr_t arg4, swig_type_391 arg5, uintptr_t arg6, swig_type_392 arg7, swig_type_393 arg8);
+extern swig_type_394 _wrap_weft_engine_push_async_capi_9202990ef78f15bf(swig_type_395 arg1, swig_voidp arg2, swig_type_396 arg3, uintptr_t arg4, swig_type_397 arg5, uintptr_t arg6, swig_type_398 arg7, swig_type_399 arg8);
+extern swig_type_400 _wrap_weft_engine_complete_capi_9202990ef78f15bf(uintptr_t arg1, swig_type_401 arg2);
+extern swig_type_402 _wrap_weft_engine_var_wait_capi_9202990ef78f15bf(uintptr_t arg1);
+extern swig_type_403 _wrap_weft_idx_load_capi_9202990ef78f15bf(swig_type_404 arg1, swig_type_405 arg2);
+extern swig_type_406 _wrap_weft_mnist_load_capi_9202990ef78f15bf(swig_type_407 arg1, swig_type_408 arg2, swig_type_409 arg3, swig_type_410 arg4);
+extern swig_type_411 _wrap_weft_data_iter_create_ndarray_capi_9202990ef78f15bf(swig_type_412 arg1, swig_type_413 arg2, swig_type_414 arg3, swig_type_415 arg4, swig_type_416 arg5, swig_type_417 arg6, swig_intgo arg7, swig_intgo arg8, swig_type_418 arg9, swig_type_419 arg10, swig_type_420 arg11);
+extern swig_type_421 _wrap_weft_data_iter_next_capi_9202990ef78f15bf(uintptr_t arg1, swig_type_422 arg2);
+extern swig_type_423 _wrap_weft_data_iter_reset_capi_9202990ef78f15bf(uintptr_t arg1);
+extern swig_type_424 _wrap_weft_data_iter_data_capi_9202990ef78f15bf(uintptr_t arg1, swig_type_425 arg2);
+extern swig_type_426 _wrap_weft_data_iter_label_capi_9202990ef78f15bf(uintptr_t arg1, swig_type_427 arg2);
+extern swig_type_428 _wrap_weft_data_iter_pad_capi_9202990ef78f15bf(uintptr_t arg1, swig_type_429 arg2);
+extern swig_type_430 _wrap_weft_data_iter_index_capi_9202990ef78f15bf(uintptr_t arg1, swig_type_431 arg2, swig_type_432 arg3, swig_type_433 arg4);
+extern swig_type_434 _wrap_weft_data_iter_batch_size_capi_9202990ef78f15bf(uintptr_t arg1, swig_type_435 arg2);
+extern swig_type_436 _wrap_weft_data_iter_free_capi_9202990ef78f15bf(uintptr_t arg1);
+extern swig_type_437 _wrap_weft_metric_create_capi_9202990ef78f15bf(swig_type_438 arg1, swig_type_439 arg2, swig_type_440 arg3, swig_type_441 arg4, swig_type_442 arg5);
+extern swig_type_443 _wrap_weft_metric_composite_add_capi_9202990ef78f15bf(uintptr_t arg1, swig_type_444 arg2, swig_type_445 arg3, swig_type_446 arg4, swig_type_447 arg5);
+extern swig_type_448 _wrap_weft_metric_update_capi_9202990ef78f15bf(uintptr_t arg1, swig_type_449 arg2, swig_type_450 arg3, swig_type_451 arg4, swig_type_452 arg5);
+extern swig_type_453 _wrap_weft_metric_num_values_capi_9202990ef78f15bf(uintptr_t arg1, swig_type_454 arg2);
+extern swig_type_455 _wrap_weft_metric_get_capi_9202990ef78f15bf(uintptr_t arg1, swig_type_456 arg2, swig_type_457 arg3, swig_type_458 arg4, swig_type_459 arg5);
+extern swig_type_460 _wrap_weft_metric_reset_capi_9202990ef78f15bf(uintptr_t arg1);
+extern swig_type_461 _wrap_weft_metric_free_capi_9202990ef78f15bf(uintptr_t arg1);
+extern swig_type_462 _wrap_weft_checkpoint_save_capi_9202990ef78f15bf(swig_type_463 arg1, swig_intgo arg2, uintptr_t arg3, swig_type_464 arg4, swig_type_465 arg5, swig_type_466 arg6, swig_type_467 arg7, swig_type_468 arg8, swig_type_469 arg9);
+extern swig_type_470 _wrap_weft_checkpoint_load_capi_9202990ef78f15bf(swig_type_471 arg1, swig_intgo arg2, swig_type_472 arg3, swig_type_473 arg4, swig_type_474 arg5);
+extern swig_type_475 _wrap_weft_initializer_create_capi_9202990ef78f15bf(swig_type_476 arg1, swig_type_477 arg2, swig_type_478 arg3, swig_type_479 arg4, swig_type_480 arg5, swig_type_481 arg6);
+extern swig_type_482 _wrap_weft_initializer_init_capi_9202990ef78f15bf(uintptr_t arg1, swig_type_483 arg2, uintptr_t arg3);
+extern swig_type_484 _wrap_weft_initializer_free_capi_9202990ef78f15bf(uintptr_t arg1);
+extern swig_type_485 _wrap_weft_optimizer_create_capi_9202990ef78f15bf(swig_type_486 arg1, swig_type_487 arg2, swig_type_488 arg3, swig_type_489 arg4, swig_type_490 arg5);
+extern swig_type_491 _wrap_weft_optimizer_set_lr_scheduler_capi_9202990ef78f15bf(uintptr_t arg1, swig_type_492 arg2, swig_type_493 arg3, swig_type_494 arg4, float arg5, float arg6);
+extern swig_type_495 _wrap_weft_optimizer_set_multipliers_capi_9202990ef78f15bf(uintptr_t arg1, uintptr_t arg2);
+extern swig_type_496 _wrap_weft_optimizer_set_rescale_grad_capi_9202990ef78f15bf(uintptr_t arg1, float arg2);
+extern swig_type_497 _wrap_weft_optimizer_update_capi_9202990ef78f15bf(uintptr_t arg1, swig_intgo arg2, swig_type_498 arg3, uintptr_t arg4, uintptr_t arg5);
+extern swig_type_499 _wrap_weft_optimizer_num_update_capi_9202990ef78f15bf(uintptr_t arg1, swig_type_500 arg2);
+extern swig_type_501 _wrap_weft_optimizer_learning_rate_capi_9202990ef78f15bf(uintptr_t arg1, swig_type_502 arg2, swig_type_503 arg3);
+extern swig_type_504 _wrap_weft_optimizer_free_capi_9202990ef78f15bf(uintptr_t arg1);
+extern swig_type_505 _wrap_weft_module_create_capi_9202990ef78f15bf(uintptr_t arg1, swig_type_506 arg2, swig_type_507 arg3, swig_type_508 arg4, swig_type_509 arg5, swig_intgo arg6, swig_intgo arg7, swig_type_510 arg8);
+extern swig_type_511 _wrap_weft_module_bind_capi_9202990ef78f15bf(uintptr_t arg1, uintptr_t arg2, swig_intgo arg3);
+extern swig_type_512 _wrap_weft_module_init_params_capi_9202990ef78f15bf(uintptr_t arg1, uintptr_t arg2, uintptr_t arg3, uintptr_t arg4, swig_intgo arg5);
+extern swig_type_513 _wrap_weft_module_init_optimizer_capi_9202990ef78f15bf(uintptr_t arg1, uintptr_t arg2);
+extern swig_type_514 _wrap_weft_module_forward_capi_9202990ef78f15bf(uintptr_t arg1, uintptr_t arg2, swig_intgo arg3);
+extern swig_type_515 _wrap_weft_module_backward_capi_9202990ef78f15bf(uintptr_t arg1);
+extern swig_type_516 _wrap_weft_module_update_capi_9202990ef78f15bf(uintptr_t arg1);
+extern swig_type_517 _wrap_weft_module_update_metric_capi_9202990ef78f15bf(uintptr_t arg1, uintptr_t arg2, uintptr_t arg3);
+extern swig_type_518 _wrap_weft_module_outputs_capi_9202990ef78f15bf(uintptr_t arg1, swig_type_519 arg2);
+extern swig_type_520 _wrap_weft_module_params_capi_9202990ef78f15bf(uintptr_t arg1, swig_type_521 arg2, swig_type_522 arg3);
+extern swig_type_523 _wrap_weft_module_fit_capi_9202990ef78f15bf(uintptr_t arg1, uintptr_t arg2, uintptr_t arg3, uintptr_t arg4, swig_intgo arg5, swig_intgo arg6, swig_intgo arg7, swig_type_524 arg8, swig_type_525 arg9);
+extern swig_type_526 _wrap_weft_module_score_capi_9202990ef78f15bf(uintptr_t arg1, uintptr_t arg2, uintptr_t arg3);
+extern swig_type_527 _wrap_weft_module_save_checkpoint_capi_9202990ef78f15bf(uintptr_t arg1, swig_type_528 arg2, swig_intgo arg3);
+extern swig_type_529 _wrap_weft_module_free_capi_9202990ef78f15bf(uintptr_t arg1);
+extern swig_type_530 _wrap_weft_predictor_create_capi_9202990ef78f15bf(swig_type_531 arg1, swig_voidp arg2, swig_type_532 arg3, swig_type_533 arg4, swig_type_534 arg5, swig_type_535 arg6, swig_type_536 arg7, swig_intgo arg8, swig_intgo arg9, swig_type_537 arg10, swig_type_538 arg11, swig_type_539 arg12, swig_type_540 arg13, swig_type_541 arg14, swig_type_542 arg15);
+extern swig_type_543 _wrap_weft_predictor_create_from_files_capi_9202990ef78f15bf(swig_type_544 arg1, swig_type_545 arg2, swig_type_546 arg3, swig_type_547 arg4, swig_type_548 arg5, swig_type_549 arg6, swig_intgo arg7, swig_intgo arg8, swig_type_550 arg9, swig_type_551 arg10, swig_type_552 arg11, swig_type_553 arg12, swig_type_554 arg13, swig_type_555 arg14);
+extern swig_type_556 _wrap_weft_predictor_list_inputs_capi_9202990ef78f15bf(uintptr_t arg1, swig_type_557 arg2);
+extern swig_type_558 _wrap_weft_predictor_list_outputs_capi_9202990ef78f15bf(uintptr_t arg1, swig_type_559 arg2);
+extern swig_type_560 _wrap_weft_predictor_output_shape_capi_9202990ef78f15bf(uintptr_t arg1, swig_type_561 arg2, swig_type_562 arg3, swig_type_563 arg4, swig_type_564 arg5, swig_type_565 arg6, swig_type_566 arg7, swig_type_567 arg8);
+extern swig_type_568 _wrap_weft_predictor_predict_packed_capi_9202990ef78f15bf(uintptr_t arg1, swig_type_569 arg2, swig_voidp arg3, swig_type_570 arg4, swig_type_571 arg5, swig_type_572 arg6, swig_type_573 arg7, swig_voidp arg8, swig_type_574 arg9);
+extern swig_type_575 _wrap_weft_predictor_predict_float_capi_9202990ef78f15bf(uintptr_t arg1, swig_type_576 arg2, swig_type_577 arg3, swig_type_578 arg4, swig_type_579 arg5, swig_type_580 arg6, swig_type_581 arg7);
+extern swig_type_582 _wrap_weft_predictor_stats_capi_9202990ef78f15bf(uintptr_t arg1, swig_type_583 arg2);
+extern swig_type_584 _wrap_weft_predictor_free_capi_9202990ef78f15bf(uintptr_t arg1);
+extern swig_type_585 _wrap_weft_kvstore_create_capi_9202990ef78f15bf(swig_type_586 arg1, swig_type_587 arg2);
+extern swig_type_588 _wrap_weft_kvstore_type_capi_9202990ef78f15bf(uintptr_t arg1, swig_type_589 arg2);
+extern swig_type_590 _wrap_weft_kvstore_rank_capi_9202990ef78f15bf(uintptr_t arg1, swig_type_591 arg2, swig_type_592 arg3);
+extern swig_type_593 _wrap_weft_kvstore_init_capi_9202990ef78f15bf(uintptr_t arg1, swig_type_594 arg2, swig_type_595 arg3, swig_type_596 arg4);
+extern swig_type_597 _wrap_weft_kvstore_push_capi_9202990ef78f15bf(uintptr_t arg1, swig_type_598 arg2, swig_type_599 arg3, swig_type_600 arg4, swig_intgo arg5);
+extern swig_type_601 _wrap_weft_kvstore_pull_capi_9202990ef78f15bf(uintptr_t arg1, swig_type_602 arg2, swig_type_603 arg3, swig_type_604 arg4, swig_intgo arg5);
+extern swig_type_605 _wrap_weft_kvstore_pushpull_capi_9202990ef78f15bf(uintptr_t arg1, swig_type_606 arg2, swig_type_607 arg3, swig_type_608 arg4, swig_type_609 arg5, swig_intgo arg6);
+extern swig_type_610 _wrap_weft_kvstore_set_optimizer_capi_9202990ef78f15bf(uintptr_t arg1, uintptr_t arg2);
+extern swig_type_611 _wrap_weft_kvstore_barrier_capi_9202990ef78f15bf(uintptr_t arg1);
+extern swig_type_612 _wrap_weft_kvstore_free_capi_9202990ef78f15bf(uintptr_t arg1);
+extern swig_type_613 _wrap_weft_module_init_optimizer_kvstore_capi_9202990ef78f15bf(uintptr_t arg1, uintptr_t arg2, uintptr_t arg3);
+extern swig_type_614 _wrap_weft_data_iter_select_part_capi_9202990ef78f15bf(uintptr_t arg1, swig_intgo arg2, swig_intgo arg3);
+extern swig_type_615 _wrap_weft_kvstore_finalize_capi_9202990ef78f15bf(void);
 #undef intgo
 */
 import "C"
@@ -909,13 +884,13 @@ func swigCopyString(s string) string {
 
 func Swig_free(arg1 uintptr) {
 	_swig_i_0 := arg1
-	C._wrap_Swig_free_capi_ee0c88accba97dd4(C.uintptr_t(_swig_i_0))
+	C._wrap_Swig_free_capi_9202990ef78f15bf(C.uintptr_t(_swig_i_0))
 }
 
 func Swig_malloc(arg1 int) (_swig_ret uintptr) {
 	var swig_r uintptr
 	_swig_i_0 := arg1
-	swig_r = (uintptr)(C._wrap_Swig_malloc_capi_ee0c88accba97dd4(C.swig_intgo(_swig_i_0)))
+	swig_r = (uintptr)(C._wrap_Swig_malloc_capi_9202990ef78f15bf(C.swig_intgo(_swig_i_0)))
 	return swig_r
 }
 
@@ -962,226 +937,15 @@ func weftJoin(ss []string) string {
 	return string(b)
 }
 
-func Weft_go_predictor_predict(arg1 uintptr, arg2 uint64, arg3 unsafe.Pointer, arg4 []uint64, arg5 []uint64, arg6 []int64, arg7 uint64, arg8 unsafe.Pointer, arg9 []uint64) (_swig_ret error) {
-	var swig_r string
-	_swig_i_0 := arg1
-	_swig_i_1 := arg2
-	_swig_i_2 := arg3
-	_swig_i_3 := arg4
-	_swig_i_4 := arg5
-	_swig_i_5 := arg6
-	_swig_i_6 := arg7
-	_swig_i_7 := arg8
-	_swig_i_8 := arg9
-	swig_r_p := C._wrap_weft_go_predictor_predict_capi_ee0c88accba97dd4(C.uintptr_t(_swig_i_0), C.swig_type_2(_swig_i_1), C.swig_voidp(_swig_i_2), *(*C.swig_type_3)(unsafe.Pointer(&_swig_i_3)), *(*C.swig_type_4)(unsafe.Pointer(&_swig_i_4)), *(*C.swig_type_5)(unsafe.Pointer(&_swig_i_5)), C.swig_type_6(_swig_i_6), C.swig_voidp(_swig_i_7), *(*C.swig_type_7)(unsafe.Pointer(&_swig_i_8)))
-	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
-	if Swig_escape_always_false {
-		Swig_escape_val = arg4
-	}
-	if Swig_escape_always_false {
-		Swig_escape_val = arg5
-	}
-	if Swig_escape_always_false {
-		Swig_escape_val = arg6
-	}
-	if Swig_escape_always_false {
-		Swig_escape_val = arg9
-	}
-	var swig_r_1 error
-
-	if swig_r == "" {
-		swig_r_1 = nil
-	} else {
-		swig_r_1 = weftStatus(swigCopyString(swig_r))
-	}
-
-	return swig_r_1
-}
-
-func Weft_binding_copy_from_f32(arg1 uintptr, arg2 []float32, arg3 uint64) (_swig_ret error) {
-	var swig_r string
-	_swig_i_0 := arg1
-	_swig_i_1 := arg2
-	_swig_i_2 := arg3
-	swig_r_p := C._wrap_weft_binding_copy_from_f32_capi_ee0c88accba97dd4(C.uintptr_t(_swig_i_0), *(*C.swig_type_9)(unsafe.Pointer(&_swig_i_1)), C.swig_type_10(_swig_i_2))
-	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
-	if Swig_escape_always_false {
-		Swig_escape_val = arg2
-	}
-	var swig_r_1 error
-
-	if swig_r == "" {
-		swig_r_1 = nil
-	} else {
-		swig_r_1 = weftStatus(swigCopyString(swig_r))
-	}
-
-	return swig_r_1
-}
-
-func Weft_binding_copy_to_f32(arg1 uintptr, arg2 []float32, arg3 uint64) (_swig_ret error) {
-	var swig_r string
-	_swig_i_0 := arg1
-	_swig_i_1 := arg2
-	_swig_i_2 := arg3
-	swig_r_p := C._wrap_weft_binding_copy_to_f32_capi_ee0c88accba97dd4(C.uintptr_t(_swig_i_0), *(*C.swig_type_12)(unsafe.Pointer(&_swig_i_1)), C.swig_type_13(_swig_i_2))
-	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
-	if Swig_escape_always_false {
-		Swig_escape_val = arg2
-	}
-	var swig_r_1 error
-
-	if swig_r == "" {
-		swig_r_1 = nil
-	} else {
-		swig_r_1 = weftStatus(swigCopyString(swig_r))
-	}
-
-	return swig_r_1
-}
-
-func Weft_binding_copy_from_f64(arg1 uintptr, arg2 []float64, arg3 uint64) (_swig_ret error) {
-	var swig_r string
-	_swig_i_0 := arg1
-	_swig_i_1 := arg2
-	_swig_i_2 := arg3
-	swig_r_p := C._wrap_weft_binding_copy_from_f64_capi_ee0c88accba97dd4(C.uintptr_t(_swig_i_0), *(*C.swig_type_15)(unsafe.Pointer(&_swig_i_1)), C.swig_type_16(_swig_i_2))
-	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
-	if Swig_escape_always_false {
-		Swig_escape_val = arg2
-	}
-	var swig_r_1 error
-
-	if swig_r == "" {
-		swig_r_1 = nil
-	} else {
-		swig_r_1 = weftStatus(swigCopyString(swig_r))
-	}
-
-	return swig_r_1
-}
-
-func Weft_binding_copy_to_f64(arg1 uintptr, arg2 []float64, arg3 uint64) (_swig_ret error) {
-	var swig_r string
-	_swig_i_0 := arg1
-	_swig_i_1 := arg2
-	_swig_i_2 := arg3
-	swig_r_p := C._wrap_weft_binding_copy_to_f64_capi_ee0c88accba97dd4(C.uintptr_t(_swig_i_0), *(*C.swig_type_18)(unsafe.Pointer(&_swig_i_1)), C.swig_type_19(_swig_i_2))
-	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
-	if Swig_escape_always_false {
-		Swig_escape_val = arg2
-	}
-	var swig_r_1 error
-
-	if swig_r == "" {
-		swig_r_1 = nil
-	} else {
-		swig_r_1 = weftStatus(swigCopyString(swig_r))
-	}
-
-	return swig_r_1
-}
-
-func Weft_binding_executor_memory(arg1 uintptr, arg2 []uint64) (_swig_ret error) {
-	var swig_r string
-	_swig_i_0 := arg1
-	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_binding_executor_memory_capi_ee0c88accba97dd4(C.uintptr_t(_swig_i_0), *(*C.swig_type_21)(unsafe.Pointer(&_swig_i_1)))
-	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
-	if Swig_escape_always_false {
-		Swig_escape_val = arg2
-	}
-	var swig_r_1 error
-
-	if swig_r == "" {
-		swig_r_1 = nil
-	} else {
-		swig_r_1 = weftStatus(swigCopyString(swig_r))
-	}
-
-	return swig_r_1
-}
-
-func Weft_binding_predictor_stats(arg1 uintptr, arg2 []uint64) (_swig_ret error) {
-	var swig_r string
-	_swig_i_0 := arg1
-	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_binding_predictor_stats_capi_ee0c88accba97dd4(C.uintptr_t(_swig_i_0), *(*C.swig_type_23)(unsafe.Pointer(&_swig_i_1)))
-	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
-	if Swig_escape_always_false {
-		Swig_escape_val = arg2
-	}
-	var swig_r_1 error
-
-	if swig_r == "" {
-		swig_r_1 = nil
-	} else {
-		swig_r_1 = weftStatus(swigCopyString(swig_r))
-	}
-
-	return swig_r_1
-}
-
-func Weft_binding_ndarray_list(arg1 []uintptr, arg2 []string, arg3 uint64, arg4 []uintptr) (_swig_ret error) {
-	var swig_r string
-	_swig_i_0 := arg1
-	var _swig_i_1 string
- _swig_i_1 = weftJoin(arg2) 
-	_swig_i_2 := arg3
-	_swig_i_3 := arg4
-	swig_r_p := C._wrap_weft_binding_ndarray_list_capi_ee0c88accba97dd4(*(*C.swig_type_25)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_26)(unsafe.Pointer(&_swig_i_1)), C.swig_type_27(_swig_i_2), *(*C.swig_type_28)(unsafe.Pointer(&_swig_i_3)))
-	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
-	if Swig_escape_always_false {
-		Swig_escape_val = arg1
-	}
-	if Swig_escape_always_false {
-		Swig_escape_val = _swig_i_1
-	}
-	if Swig_escape_always_false {
-		Swig_escape_val = arg4
-	}
-	var swig_r_1 error
-
-	if swig_r == "" {
-		swig_r_1 = nil
-	} else {
-		swig_r_1 = weftStatus(swigCopyString(swig_r))
-	}
-
-	return swig_r_1
-}
-
-func Weft_binding_buffer_copy(arg1 uintptr, arg2 unsafe.Pointer, arg3 uint64, arg4 []uint64) (_swig_ret error) {
-	var swig_r string
-	_swig_i_0 := arg1
-	_swig_i_1 := arg2
-	_swig_i_2 := arg3
-	_swig_i_3 := arg4
-	swig_r_p := C._wrap_weft_binding_buffer_copy_capi_ee0c88accba97dd4(C.uintptr_t(_swig_i_0), C.swig_voidp(_swig_i_1), C.swig_type_30(_swig_i_2), *(*C.swig_type_31)(unsafe.Pointer(&_swig_i_3)))
-	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
-	if Swig_escape_always_false {
-		Swig_escape_val = arg4
-	}
-	var swig_r_1 error
-
-	if swig_r == "" {
-		swig_r_1 = nil
-	} else {
-		swig_r_1 = weftStatus(swigCopyString(swig_r))
-	}
-
-	return swig_r_1
-}
-
 func Weft_binding_abi_version() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_weft_binding_abi_version_capi_ee0c88accba97dd4())
+	swig_r = (int)(C._wrap_weft_binding_abi_version_capi_9202990ef78f15bf())
 	return swig_r
 }
 
 func Weft_binding_library_path() (_swig_ret string) {
 	var swig_r string
-	swig_r_p := C._wrap_weft_binding_library_path_capi_ee0c88accba97dd4()
+	swig_r_p := C._wrap_weft_binding_library_path_capi_9202990ef78f15bf()
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 string
  swig_r_1 = swigCopyString(swig_r) 
@@ -1190,7 +954,7 @@ func Weft_binding_library_path() (_swig_ret string) {
 
 func Weft_version() (_swig_ret string) {
 	var swig_r string
-	swig_r_p := C._wrap_weft_version_capi_ee0c88accba97dd4()
+	swig_r_p := C._wrap_weft_version_capi_9202990ef78f15bf()
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 string
  swig_r_1 = swigCopyString(swig_r) 
@@ -1199,13 +963,13 @@ func Weft_version() (_swig_ret string) {
 
 func Weft_abi_version() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_weft_abi_version_capi_ee0c88accba97dd4())
+	swig_r = (int)(C._wrap_weft_abi_version_capi_9202990ef78f15bf())
 	return swig_r
 }
 
 func Weft_live_handle_count() (_swig_ret uint64) {
 	var swig_r uint64
-	swig_r = (uint64)(C._wrap_weft_live_handle_count_capi_ee0c88accba97dd4())
+	swig_r = (uint64)(C._wrap_weft_live_handle_count_capi_9202990ef78f15bf())
 	return swig_r
 }
 
@@ -1215,7 +979,7 @@ func Weft_storage_stats(arg1 int, arg2 int, arg3 []uint64, arg4 []uint64) (_swig
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
-	swig_r_p := C._wrap_weft_storage_stats_capi_ee0c88accba97dd4(C.swig_intgo(_swig_i_0), C.swig_intgo(_swig_i_1), *(*C.swig_type_36)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_37)(unsafe.Pointer(&_swig_i_3)))
+	swig_r_p := C._wrap_weft_storage_stats_capi_9202990ef78f15bf(C.swig_intgo(_swig_i_0), C.swig_intgo(_swig_i_1), *(*C.swig_type_5)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_6)(unsafe.Pointer(&_swig_i_3)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg3
@@ -1238,7 +1002,7 @@ func Weft_device_count(arg1 int, arg2 []int32) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_device_count_capi_ee0c88accba97dd4(C.swig_intgo(_swig_i_0), *(*C.swig_type_39)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_weft_device_count_capi_9202990ef78f15bf(C.swig_intgo(_swig_i_0), *(*C.swig_type_8)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -1260,7 +1024,7 @@ func Weft_device_memory(arg1 int, arg2 int, arg3 []uint64, arg4 []uint64) (_swig
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
-	swig_r_p := C._wrap_weft_device_memory_capi_ee0c88accba97dd4(C.swig_intgo(_swig_i_0), C.swig_intgo(_swig_i_1), *(*C.swig_type_41)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_42)(unsafe.Pointer(&_swig_i_3)))
+	swig_r_p := C._wrap_weft_device_memory_capi_9202990ef78f15bf(C.swig_intgo(_swig_i_0), C.swig_intgo(_swig_i_1), *(*C.swig_type_10)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_11)(unsafe.Pointer(&_swig_i_3)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg3
@@ -1282,7 +1046,7 @@ func Weft_device_memory(arg1 int, arg2 int, arg3 []uint64, arg4 []uint64) (_swig
 func Weft_random_seed(arg1 uint64) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
-	swig_r_p := C._wrap_weft_random_seed_capi_ee0c88accba97dd4(C.swig_type_44(_swig_i_0))
+	swig_r_p := C._wrap_weft_random_seed_capi_9202990ef78f15bf(C.swig_type_13(_swig_i_0))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 error
 
@@ -1297,7 +1061,7 @@ func Weft_random_seed(arg1 uint64) (_swig_ret error) {
 
 func Weft_wait_all() (_swig_ret error) {
 	var swig_r string
-	swig_r_p := C._wrap_weft_wait_all_capi_ee0c88accba97dd4()
+	swig_r_p := C._wrap_weft_wait_all_capi_9202990ef78f15bf()
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 error
 
@@ -1314,7 +1078,7 @@ func Weft_string_list_size(arg1 uintptr, arg2 []uint64) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_string_list_size_capi_ee0c88accba97dd4(C.uintptr_t(_swig_i_0), *(*C.swig_type_47)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_weft_string_list_size_capi_9202990ef78f15bf(C.uintptr_t(_swig_i_0), *(*C.swig_type_16)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -1336,7 +1100,7 @@ func Weft_string_list_get(arg1 uintptr, arg2 uint64, arg3 []string) (_swig_ret e
 	_swig_i_1 := arg2
 	var _swig_i_2 []string
  _swig_i_2 = make([]string, len(arg3)) 
-	swig_r_p := C._wrap_weft_string_list_get_capi_ee0c88accba97dd4(C.uintptr_t(_swig_i_0), C.swig_type_49(_swig_i_1), *(*C.swig_type_50)(unsafe.Pointer(&_swig_i_2)))
+	swig_r_p := C._wrap_weft_string_list_get_capi_9202990ef78f15bf(C.uintptr_t(_swig_i_0), C.swig_type_18(_swig_i_1), *(*C.swig_type_19)(unsafe.Pointer(&_swig_i_2)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 
 	for i := range _swig_i_2 {
@@ -1364,7 +1128,7 @@ func Weft_string_list_get(arg1 uintptr, arg2 uint64, arg3 []string) (_swig_ret e
 func Weft_string_list_free(arg1 uintptr) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
-	swig_r_p := C._wrap_weft_string_list_free_capi_ee0c88accba97dd4(C.uintptr_t(_swig_i_0))
+	swig_r_p := C._wrap_weft_string_list_free_capi_9202990ef78f15bf(C.uintptr_t(_swig_i_0))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 error
 
@@ -1380,7 +1144,7 @@ func Weft_string_list_free(arg1 uintptr) (_swig_ret error) {
 func Weft_op_count(arg1 []uint64) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
-	swig_r_p := C._wrap_weft_op_count_capi_ee0c88accba97dd4(*(*C.swig_type_53)(unsafe.Pointer(&_swig_i_0)))
+	swig_r_p := C._wrap_weft_op_count_capi_9202990ef78f15bf(*(*C.swig_type_22)(unsafe.Pointer(&_swig_i_0)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -1401,7 +1165,7 @@ func Weft_op_name(arg1 uint64, arg2 []string) (_swig_ret error) {
 	_swig_i_0 := arg1
 	var _swig_i_1 []string
  _swig_i_1 = make([]string, len(arg2)) 
-	swig_r_p := C._wrap_weft_op_name_capi_ee0c88accba97dd4(C.swig_type_55(_swig_i_0), *(*C.swig_type_56)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_weft_op_name_capi_9202990ef78f15bf(C.swig_type_24(_swig_i_0), *(*C.swig_type_25)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 
 	for i := range _swig_i_1 {
@@ -1432,7 +1196,7 @@ func Weft_op_info(arg1 string, arg2 []string, arg3 []uint64) (_swig_ret error) {
 	var _swig_i_1 []string
  _swig_i_1 = make([]string, len(arg2)) 
 	_swig_i_2 := arg3
-	swig_r_p := C._wrap_weft_op_info_capi_ee0c88accba97dd4(*(*C.swig_type_58)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_59)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_60)(unsafe.Pointer(&_swig_i_2)))
+	swig_r_p := C._wrap_weft_op_info_capi_9202990ef78f15bf(*(*C.swig_type_27)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_28)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_29)(unsafe.Pointer(&_swig_i_2)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 
 	for i := range _swig_i_1 {
@@ -1475,7 +1239,7 @@ func Weft_op_param(arg1 string, arg2 uint64, arg3 []string, arg4 []string, arg5 
  _swig_i_4 = make([]string, len(arg5)) 
 	var _swig_i_5 []string
  _swig_i_5 = make([]string, len(arg6)) 
-	swig_r_p := C._wrap_weft_op_param_capi_ee0c88accba97dd4(*(*C.swig_type_62)(unsafe.Pointer(&_swig_i_0)), C.swig_type_63(_swig_i_1), *(*C.swig_type_64)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_65)(unsafe.Pointer(&_swig_i_3)), *(*C.swig_type_66)(unsafe.Pointer(&_swig_i_4)), *(*C.swig_type_67)(unsafe.Pointer(&_swig_i_5)))
+	swig_r_p := C._wrap_weft_op_param_capi_9202990ef78f15bf(*(*C.swig_type_31)(unsafe.Pointer(&_swig_i_0)), C.swig_type_32(_swig_i_1), *(*C.swig_type_33)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_34)(unsafe.Pointer(&_swig_i_3)), *(*C.swig_type_35)(unsafe.Pointer(&_swig_i_4)), *(*C.swig_type_36)(unsafe.Pointer(&_swig_i_5)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 
 	for i := range _swig_i_2 {
@@ -1543,7 +1307,7 @@ func Weft_op_aliases(arg1 string, arg2 []uintptr) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_op_aliases_capi_ee0c88accba97dd4(*(*C.swig_type_69)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_70)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_weft_op_aliases_capi_9202990ef78f15bf(*(*C.swig_type_38)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_39)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -1575,7 +1339,7 @@ func Weft_op_invoke(arg1 string, arg2 []uintptr, arg3 uint64, arg4 []string, arg
 	_swig_i_6 := arg7
 	_swig_i_7 := arg8
 	_swig_i_8 := arg9
-	swig_r_p := C._wrap_weft_op_invoke_capi_ee0c88accba97dd4(*(*C.swig_type_72)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_73)(unsafe.Pointer(&_swig_i_1)), C.swig_type_74(_swig_i_2), *(*C.swig_type_75)(unsafe.Pointer(&_swig_i_3)), *(*C.swig_type_76)(unsafe.Pointer(&_swig_i_4)), C.swig_type_77(_swig_i_5), *(*C.swig_type_78)(unsafe.Pointer(&_swig_i_6)), C.swig_type_79(_swig_i_7), *(*C.swig_type_80)(unsafe.Pointer(&_swig_i_8)))
+	swig_r_p := C._wrap_weft_op_invoke_capi_9202990ef78f15bf(*(*C.swig_type_41)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_42)(unsafe.Pointer(&_swig_i_1)), C.swig_type_43(_swig_i_2), *(*C.swig_type_44)(unsafe.Pointer(&_swig_i_3)), *(*C.swig_type_45)(unsafe.Pointer(&_swig_i_4)), C.swig_type_46(_swig_i_5), *(*C.swig_type_47)(unsafe.Pointer(&_swig_i_6)), C.swig_type_48(_swig_i_7), *(*C.swig_type_49)(unsafe.Pointer(&_swig_i_8)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -1619,7 +1383,7 @@ func Weft_op_invoke_into(arg1 string, arg2 []uintptr, arg3 uint64, arg4 []string
 	_swig_i_6 := arg7
 	_swig_i_7 := arg8
 	_swig_i_8 := arg9
-	swig_r_p := C._wrap_weft_op_invoke_into_capi_ee0c88accba97dd4(*(*C.swig_type_82)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_83)(unsafe.Pointer(&_swig_i_1)), C.swig_type_84(_swig_i_2), *(*C.swig_type_85)(unsafe.Pointer(&_swig_i_3)), *(*C.swig_type_86)(unsafe.Pointer(&_swig_i_4)), C.swig_type_87(_swig_i_5), *(*C.swig_type_88)(unsafe.Pointer(&_swig_i_6)), C.swig_type_89(_swig_i_7), *(*C.swig_type_90)(unsafe.Pointer(&_swig_i_8)))
+	swig_r_p := C._wrap_weft_op_invoke_into_capi_9202990ef78f15bf(*(*C.swig_type_51)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_52)(unsafe.Pointer(&_swig_i_1)), C.swig_type_53(_swig_i_2), *(*C.swig_type_54)(unsafe.Pointer(&_swig_i_3)), *(*C.swig_type_55)(unsafe.Pointer(&_swig_i_4)), C.swig_type_56(_swig_i_5), *(*C.swig_type_57)(unsafe.Pointer(&_swig_i_6)), C.swig_type_58(_swig_i_7), *(*C.swig_type_59)(unsafe.Pointer(&_swig_i_8)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -1658,7 +1422,7 @@ func Weft_ndarray_create(arg1 []int64, arg2 int, arg3 int, arg4 int, arg5 int, a
 	_swig_i_3 := arg4
 	_swig_i_4 := arg5
 	_swig_i_5 := arg6
-	swig_r_p := C._wrap_weft_ndarray_create_capi_ee0c88accba97dd4(*(*C.swig_type_92)(unsafe.Pointer(&_swig_i_0)), C.swig_intgo(_swig_i_1), C.swig_intgo(_swig_i_2), C.swig_intgo(_swig_i_3), C.swig_intgo(_swig_i_4), *(*C.swig_type_93)(unsafe.Pointer(&_swig_i_5)))
+	swig_r_p := C._wrap_weft_ndarray_create_capi_9202990ef78f15bf(*(*C.swig_type_61)(unsafe.Pointer(&_swig_i_0)), C.swig_intgo(_swig_i_1), C.swig_intgo(_swig_i_2), C.swig_intgo(_swig_i_3), C.swig_intgo(_swig_i_4), *(*C.swig_type_62)(unsafe.Pointer(&_swig_i_5)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -1680,7 +1444,7 @@ func Weft_ndarray_create(arg1 []int64, arg2 int, arg3 int, arg4 int, arg5 int, a
 func Weft_ndarray_free(arg1 uintptr) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
-	swig_r_p := C._wrap_weft_ndarray_free_capi_ee0c88accba97dd4(C.uintptr_t(_swig_i_0))
+	swig_r_p := C._wrap_weft_ndarray_free_capi_9202990ef78f15bf(C.uintptr_t(_swig_i_0))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 error
 
@@ -1697,7 +1461,7 @@ func Weft_ndarray_ndim(arg1 uintptr, arg2 []int32) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_ndarray_ndim_capi_ee0c88accba97dd4(C.uintptr_t(_swig_i_0), *(*C.swig_type_96)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_weft_ndarray_ndim_capi_9202990ef78f15bf(C.uintptr_t(_swig_i_0), *(*C.swig_type_65)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -1718,7 +1482,7 @@ func Weft_ndarray_shape(arg1 uintptr, arg2 []int64, arg3 uint64) (_swig_ret erro
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r_p := C._wrap_weft_ndarray_shape_capi_ee0c88accba97dd4(C.uintptr_t(_swig_i_0), *(*C.swig_type_98)(unsafe.Pointer(&_swig_i_1)), C.swig_type_99(_swig_i_2))
+	swig_r_p := C._wrap_weft_ndarray_shape_capi_9202990ef78f15bf(C.uintptr_t(_swig_i_0), *(*C.swig_type_67)(unsafe.Pointer(&_swig_i_1)), C.swig_type_68(_swig_i_2))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -1738,7 +1502,7 @@ func Weft_ndarray_size(arg1 uintptr, arg2 []int64) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_ndarray_size_capi_ee0c88accba97dd4(C.uintptr_t(_swig_i_0), *(*C.swig_type_101)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_weft_ndarray_size_capi_9202990ef78f15bf(C.uintptr_t(_swig_i_0), *(*C.swig_type_70)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -1758,7 +1522,7 @@ func Weft_ndarray_dtype(arg1 uintptr, arg2 []int32) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_ndarray_dtype_capi_ee0c88accba97dd4(C.uintptr_t(_swig_i_0), *(*C.swig_type_103)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_weft_ndarray_dtype_capi_9202990ef78f15bf(C.uintptr_t(_swig_i_0), *(*C.swig_type_72)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -1779,7 +1543,7 @@ func Weft_ndarray_context(arg1 uintptr, arg2 []int32, arg3 []int32) (_swig_ret e
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r_p := C._wrap_weft_ndarray_context_capi_ee0c88accba97dd4(C.uintptr_t(_swig_i_0), *(*C.swig_type_105)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_106)(unsafe.Pointer(&_swig_i_2)))
+	swig_r_p := C._wrap_weft_ndarray_context_capi_9202990ef78f15bf(C.uintptr_t(_swig_i_0), *(*C.swig_type_74)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_75)(unsafe.Pointer(&_swig_i_2)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -1803,7 +1567,7 @@ func Weft_ndarray_copy_from(arg1 uintptr, arg2 unsafe.Pointer, arg3 uint64) (_sw
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r_p := C._wrap_weft_ndarray_copy_from_capi_ee0c88accba97dd4(C.uintptr_t(_swig_i_0), C.swig_voidp(_swig_i_1), C.swig_type_108(_swig_i_2))
+	swig_r_p := C._wrap_weft_ndarray_copy_from_capi_9202990ef78f15bf(C.uintptr_t(_swig_i_0), C.swig_voidp(_swig_i_1), C.swig_type_77(_swig_i_2))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 error
 
@@ -1821,7 +1585,7 @@ func Weft_ndarray_copy_to(arg1 uintptr, arg2 unsafe.Pointer, arg3 uint64) (_swig
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r_p := C._wrap_weft_ndarray_copy_to_capi_ee0c88accba97dd4(C.uintptr_t(_swig_i_0), C.swig_voidp(_swig_i_1), C.swig_type_110(_swig_i_2))
+	swig_r_p := C._wrap_weft_ndarray_copy_to_capi_9202990ef78f15bf(C.uintptr_t(_swig_i_0), C.swig_voidp(_swig_i_1), C.swig_type_79(_swig_i_2))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 error
 
@@ -1840,7 +1604,7 @@ func Weft_ndarray_reshape(arg1 uintptr, arg2 []int64, arg3 int, arg4 []uintptr) 
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
-	swig_r_p := C._wrap_weft_ndarray_reshape_capi_ee0c88accba97dd4(C.uintptr_t(_swig_i_0), *(*C.swig_type_112)(unsafe.Pointer(&_swig_i_1)), C.swig_intgo(_swig_i_2), *(*C.swig_type_113)(unsafe.Pointer(&_swig_i_3)))
+	swig_r_p := C._wrap_weft_ndarray_reshape_capi_9202990ef78f15bf(C.uintptr_t(_swig_i_0), *(*C.swig_type_81)(unsafe.Pointer(&_swig_i_1)), C.swig_intgo(_swig_i_2), *(*C.swig_type_82)(unsafe.Pointer(&_swig_i_3)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -1865,7 +1629,7 @@ func Weft_ndarray_slice(arg1 uintptr, arg2 int64, arg3 int64, arg4 []uintptr) (_
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
-	swig_r_p := C._wrap_weft_ndarray_slice_capi_ee0c88accba97dd4(C.uintptr_t(_swig_i_0), C.swig_type_115(_swig_i_1), C.swig_type_116(_swig_i_2), *(*C.swig_type_117)(unsafe.Pointer(&_swig_i_3)))
+	swig_r_p := C._wrap_weft_ndarray_slice_capi_9202990ef78f15bf(C.uintptr_t(_swig_i_0), C.swig_type_84(_swig_i_1), C.swig_type_85(_swig_i_2), *(*C.swig_type_86)(unsafe.Pointer(&_swig_i_3)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg4
@@ -1884,7 +1648,7 @@ func Weft_ndarray_slice(arg1 uintptr, arg2 int64, arg3 int64, arg4 []uintptr) (_
 func Weft_ndarray_wait_to_read(arg1 uintptr) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
-	swig_r_p := C._wrap_weft_ndarray_wait_to_read_capi_ee0c88accba97dd4(C.uintptr_t(_swig_i_0))
+	swig_r_p := C._wrap_weft_ndarray_wait_to_read_capi_9202990ef78f15bf(C.uintptr_t(_swig_i_0))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 error
 
@@ -1900,7 +1664,7 @@ func Weft_ndarray_wait_to_read(arg1 uintptr) (_swig_ret error) {
 func Weft_ndarray_wait_to_write(arg1 uintptr) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
-	swig_r_p := C._wrap_weft_ndarray_wait_to_write_capi_ee0c88accba97dd4(C.uintptr_t(_swig_i_0))
+	swig_r_p := C._wrap_weft_ndarray_wait_to_write_capi_9202990ef78f15bf(C.uintptr_t(_swig_i_0))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 error
 
@@ -1920,7 +1684,7 @@ func Weft_ndarray_save_file(arg1 string, arg2 []uintptr, arg3 []string, arg4 uin
 	var _swig_i_2 string
  _swig_i_2 = weftJoin(arg3) 
 	_swig_i_3 := arg4
-	swig_r_p := C._wrap_weft_ndarray_save_file_capi_ee0c88accba97dd4(*(*C.swig_type_121)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_122)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_123)(unsafe.Pointer(&_swig_i_2)), C.swig_type_124(_swig_i_3))
+	swig_r_p := C._wrap_weft_ndarray_save_file_capi_9202990ef78f15bf(*(*C.swig_type_90)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_91)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_92)(unsafe.Pointer(&_swig_i_2)), C.swig_type_93(_swig_i_3))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -1949,7 +1713,7 @@ func Weft_ndarray_save_buffer(arg1 []uintptr, arg2 []string, arg3 uint64, arg4 [
  _swig_i_1 = weftJoin(arg2) 
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
-	swig_r_p := C._wrap_weft_ndarray_save_buffer_capi_ee0c88accba97dd4(*(*C.swig_type_126)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_127)(unsafe.Pointer(&_swig_i_1)), C.swig_type_128(_swig_i_2), *(*C.swig_type_129)(unsafe.Pointer(&_swig_i_3)))
+	swig_r_p := C._wrap_weft_ndarray_save_buffer_capi_9202990ef78f15bf(*(*C.swig_type_95)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_96)(unsafe.Pointer(&_swig_i_1)), C.swig_type_97(_swig_i_2), *(*C.swig_type_98)(unsafe.Pointer(&_swig_i_3)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -1971,13 +1735,16 @@ func Weft_ndarray_save_buffer(arg1 []uintptr, arg2 []string, arg3 uint64, arg4 [
 	return swig_r_1
 }
 
-func Weft_buffer_data(arg1 uintptr, arg2 *unsafe.Pointer, arg3 []uint64) (_swig_ret error) {
+func Weft_buffer_data(arg1 uintptr, arg2 []unsafe.Pointer, arg3 []uint64) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r_p := C._wrap_weft_buffer_data_capi_ee0c88accba97dd4(C.uintptr_t(_swig_i_0), C.swig_voidp(_swig_i_1), *(*C.swig_type_131)(unsafe.Pointer(&_swig_i_2)))
+	swig_r_p := C._wrap_weft_buffer_data_capi_9202990ef78f15bf(C.uintptr_t(_swig_i_0), *(*C.swig_type_100)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_101)(unsafe.Pointer(&_swig_i_2)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
+	if Swig_escape_always_false {
+		Swig_escape_val = arg2
+	}
 	if Swig_escape_always_false {
 		Swig_escape_val = arg3
 	}
@@ -1995,7 +1762,7 @@ func Weft_buffer_data(arg1 uintptr, arg2 *unsafe.Pointer, arg3 []uint64) (_swig_
 func Weft_buffer_free(arg1 uintptr) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
-	swig_r_p := C._wrap_weft_buffer_free_capi_ee0c88accba97dd4(C.uintptr_t(_swig_i_0))
+	swig_r_p := C._wrap_weft_buffer_free_capi_9202990ef78f15bf(C.uintptr_t(_swig_i_0))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 error
 
@@ -2012,7 +1779,7 @@ func Weft_ndarray_load_file(arg1 string, arg2 []uintptr) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_ndarray_load_file_capi_ee0c88accba97dd4(*(*C.swig_type_134)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_135)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_weft_ndarray_load_file_capi_9202990ef78f15bf(*(*C.swig_type_104)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_105)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -2036,7 +1803,7 @@ func Weft_ndarray_load_buffer(arg1 unsafe.Pointer, arg2 uint64, arg3 []uintptr) 
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r_p := C._wrap_weft_ndarray_load_buffer_capi_ee0c88accba97dd4(C.swig_voidp(_swig_i_0), C.swig_type_137(_swig_i_1), *(*C.swig_type_138)(unsafe.Pointer(&_swig_i_2)))
+	swig_r_p := C._wrap_weft_ndarray_load_buffer_capi_9202990ef78f15bf(C.swig_voidp(_swig_i_0), C.swig_type_107(_swig_i_1), *(*C.swig_type_108)(unsafe.Pointer(&_swig_i_2)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg3
@@ -2057,7 +1824,7 @@ func Weft_ndarray_list_size(arg1 uintptr, arg2 []uint64, arg3 []int32) (_swig_re
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r_p := C._wrap_weft_ndarray_list_size_capi_ee0c88accba97dd4(C.uintptr_t(_swig_i_0), *(*C.swig_type_140)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_141)(unsafe.Pointer(&_swig_i_2)))
+	swig_r_p := C._wrap_weft_ndarray_list_size_capi_9202990ef78f15bf(C.uintptr_t(_swig_i_0), *(*C.swig_type_110)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_111)(unsafe.Pointer(&_swig_i_2)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -2082,7 +1849,7 @@ func Weft_ndarray_list_name(arg1 uintptr, arg2 uint64, arg3 []string) (_swig_ret
 	_swig_i_1 := arg2
 	var _swig_i_2 []string
  _swig_i_2 = make([]string, len(arg3)) 
-	swig_r_p := C._wrap_weft_ndarray_list_name_capi_ee0c88accba97dd4(C.uintptr_t(_swig_i_0), C.swig_type_143(_swig_i_1), *(*C.swig_type_144)(unsafe.Pointer(&_swig_i_2)))
+	swig_r_p := C._wrap_weft_ndarray_list_name_capi_9202990ef78f15bf(C.uintptr_t(_swig_i_0), C.swig_type_113(_swig_i_1), *(*C.swig_type_114)(unsafe.Pointer(&_swig_i_2)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 
 	for i := range _swig_i_2 {
@@ -2112,7 +1879,7 @@ func Weft_ndarray_list_get(arg1 uintptr, arg2 uint64, arg3 []uintptr) (_swig_ret
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r_p := C._wrap_weft_ndarray_list_get_capi_ee0c88accba97dd4(C.uintptr_t(_swig_i_0), C.swig_type_146(_swig_i_1), *(*C.swig_type_147)(unsafe.Pointer(&_swig_i_2)))
+	swig_r_p := C._wrap_weft_ndarray_list_get_capi_9202990ef78f15bf(C.uintptr_t(_swig_i_0), C.swig_type_116(_swig_i_1), *(*C.swig_type_117)(unsafe.Pointer(&_swig_i_2)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg3
@@ -2131,7 +1898,7 @@ func Weft_ndarray_list_get(arg1 uintptr, arg2 uint64, arg3 []uintptr) (_swig_ret
 func Weft_ndarray_list_free(arg1 uintptr) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
-	swig_r_p := C._wrap_weft_ndarray_list_free_capi_ee0c88accba97dd4(C.uintptr_t(_swig_i_0))
+	swig_r_p := C._wrap_weft_ndarray_list_free_capi_9202990ef78f15bf(C.uintptr_t(_swig_i_0))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 error
 
@@ -2151,7 +1918,7 @@ func Weft_ndarray_list_create(arg1 []uintptr, arg2 []string, arg3 uint64, arg4 [
  _swig_i_1 = weftJoin(arg2) 
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
-	swig_r_p := C._wrap_weft_ndarray_list_create_capi_ee0c88accba97dd4(*(*C.swig_type_150)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_151)(unsafe.Pointer(&_swig_i_1)), C.swig_type_152(_swig_i_2), *(*C.swig_type_153)(unsafe.Pointer(&_swig_i_3)))
+	swig_r_p := C._wrap_weft_ndarray_list_create_capi_9202990ef78f15bf(*(*C.swig_type_120)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_121)(unsafe.Pointer(&_swig_i_1)), C.swig_type_122(_swig_i_2), *(*C.swig_type_123)(unsafe.Pointer(&_swig_i_3)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -2177,7 +1944,7 @@ func Weft_ndarray_load_npy(arg1 string, arg2 []uintptr) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_ndarray_load_npy_capi_ee0c88accba97dd4(*(*C.swig_type_155)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_156)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_weft_ndarray_load_npy_capi_9202990ef78f15bf(*(*C.swig_type_125)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_126)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -2200,7 +1967,7 @@ func Weft_ndarray_save_npy(arg1 uintptr, arg2 string) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_ndarray_save_npy_capi_ee0c88accba97dd4(C.uintptr_t(_swig_i_0), *(*C.swig_type_158)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_weft_ndarray_save_npy_capi_9202990ef78f15bf(C.uintptr_t(_swig_i_0), *(*C.swig_type_128)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -2221,7 +1988,7 @@ func Weft_ndarray_load_npy_buffer(arg1 unsafe.Pointer, arg2 uint64, arg3 []uintp
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r_p := C._wrap_weft_ndarray_load_npy_buffer_capi_ee0c88accba97dd4(C.swig_voidp(_swig_i_0), C.swig_type_160(_swig_i_1), *(*C.swig_type_161)(unsafe.Pointer(&_swig_i_2)))
+	swig_r_p := C._wrap_weft_ndarray_load_npy_buffer_capi_9202990ef78f15bf(C.swig_voidp(_swig_i_0), C.swig_type_130(_swig_i_1), *(*C.swig_type_131)(unsafe.Pointer(&_swig_i_2)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg3
@@ -2241,7 +2008,7 @@ func Weft_ndarray_save_npy_buffer(arg1 uintptr, arg2 []uintptr) (_swig_ret error
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_ndarray_save_npy_buffer_capi_ee0c88accba97dd4(C.uintptr_t(_swig_i_0), *(*C.swig_type_163)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_weft_ndarray_save_npy_buffer_capi_9202990ef78f15bf(C.uintptr_t(_swig_i_0), *(*C.swig_type_133)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -2261,7 +2028,7 @@ func Weft_symbol_create_variable(arg1 string, arg2 []uintptr) (_swig_ret error) 
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_symbol_create_variable_capi_ee0c88accba97dd4(*(*C.swig_type_165)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_166)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_weft_symbol_create_variable_capi_9202990ef78f15bf(*(*C.swig_type_135)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_136)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -2289,7 +2056,7 @@ func Weft_symbol_create_atomic(arg1 string, arg2 []string, arg3 []string, arg4 u
  _swig_i_2 = weftJoin(arg3) 
 	_swig_i_3 := arg4
 	_swig_i_4 := arg5
-	swig_r_p := C._wrap_weft_symbol_create_atomic_capi_ee0c88accba97dd4(*(*C.swig_type_168)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_169)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_170)(unsafe.Pointer(&_swig_i_2)), C.swig_type_171(_swig_i_3), *(*C.swig_type_172)(unsafe.Pointer(&_swig_i_4)))
+	swig_r_p := C._wrap_weft_symbol_create_atomic_capi_9202990ef78f15bf(*(*C.swig_type_138)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_139)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_140)(unsafe.Pointer(&_swig_i_2)), C.swig_type_141(_swig_i_3), *(*C.swig_type_142)(unsafe.Pointer(&_swig_i_4)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -2322,7 +2089,7 @@ func Weft_symbol_compose(arg1 uintptr, arg2 string, arg3 uint64, arg4 []string, 
 	var _swig_i_3 string
  _swig_i_3 = weftJoin(arg4) 
 	_swig_i_4 := arg5
-	swig_r_p := C._wrap_weft_symbol_compose_capi_ee0c88accba97dd4(C.uintptr_t(_swig_i_0), *(*C.swig_type_174)(unsafe.Pointer(&_swig_i_1)), C.swig_type_175(_swig_i_2), *(*C.swig_type_176)(unsafe.Pointer(&_swig_i_3)), *(*C.swig_type_177)(unsafe.Pointer(&_swig_i_4)))
+	swig_r_p := C._wrap_weft_symbol_compose_capi_9202990ef78f15bf(C.uintptr_t(_swig_i_0), *(*C.swig_type_144)(unsafe.Pointer(&_swig_i_1)), C.swig_type_145(_swig_i_2), *(*C.swig_type_146)(unsafe.Pointer(&_swig_i_3)), *(*C.swig_type_147)(unsafe.Pointer(&_swig_i_4)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -2349,7 +2116,7 @@ func Weft_symbol_group(arg1 []uintptr, arg2 uint64, arg3 []uintptr) (_swig_ret e
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r_p := C._wrap_weft_symbol_group_capi_ee0c88accba97dd4(*(*C.swig_type_179)(unsafe.Pointer(&_swig_i_0)), C.swig_type_180(_swig_i_1), *(*C.swig_type_181)(unsafe.Pointer(&_swig_i_2)))
+	swig_r_p := C._wrap_weft_symbol_group_capi_9202990ef78f15bf(*(*C.swig_type_149)(unsafe.Pointer(&_swig_i_0)), C.swig_type_150(_swig_i_1), *(*C.swig_type_151)(unsafe.Pointer(&_swig_i_2)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -2372,7 +2139,7 @@ func Weft_symbol_copy(arg1 uintptr, arg2 []uintptr) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_symbol_copy_capi_ee0c88accba97dd4(C.uintptr_t(_swig_i_0), *(*C.swig_type_183)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_weft_symbol_copy_capi_9202990ef78f15bf(C.uintptr_t(_swig_i_0), *(*C.swig_type_153)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -2391,7 +2158,7 @@ func Weft_symbol_copy(arg1 uintptr, arg2 []uintptr) (_swig_ret error) {
 func Weft_symbol_free(arg1 uintptr) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
-	swig_r_p := C._wrap_weft_symbol_free_capi_ee0c88accba97dd4(C.uintptr_t(_swig_i_0))
+	swig_r_p := C._wrap_weft_symbol_free_capi_9202990ef78f15bf(C.uintptr_t(_swig_i_0))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 error
 
@@ -2408,7 +2175,7 @@ func Weft_symbol_num_outputs(arg1 uintptr, arg2 []uint64) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_symbol_num_outputs_capi_ee0c88accba97dd4(C.uintptr_t(_swig_i_0), *(*C.swig_type_186)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_weft_symbol_num_outputs_capi_9202990ef78f15bf(C.uintptr_t(_swig_i_0), *(*C.swig_type_156)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -2429,7 +2196,7 @@ func Weft_symbol_get_output(arg1 uintptr, arg2 uint64, arg3 []uintptr) (_swig_re
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r_p := C._wrap_weft_symbol_get_output_capi_ee0c88accba97dd4(C.uintptr_t(_swig_i_0), C.swig_type_188(_swig_i_1), *(*C.swig_type_189)(unsafe.Pointer(&_swig_i_2)))
+	swig_r_p := C._wrap_weft_symbol_get_output_capi_9202990ef78f15bf(C.uintptr_t(_swig_i_0), C.swig_type_158(_swig_i_1), *(*C.swig_type_159)(unsafe.Pointer(&_swig_i_2)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg3
@@ -2449,7 +2216,7 @@ func Weft_symbol_get_internals(arg1 uintptr, arg2 []uintptr) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_symbol_get_internals_capi_ee0c88accba97dd4(C.uintptr_t(_swig_i_0), *(*C.swig_type_191)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_weft_symbol_get_internals_capi_9202990ef78f15bf(C.uintptr_t(_swig_i_0), *(*C.swig_type_161)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -2469,7 +2236,7 @@ func Weft_symbol_get_children(arg1 uintptr, arg2 []uintptr) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_symbol_get_children_capi_ee0c88accba97dd4(C.uintptr_t(_swig_i_0), *(*C.swig_type_193)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_weft_symbol_get_children_capi_9202990ef78f15bf(C.uintptr_t(_swig_i_0), *(*C.swig_type_163)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -2489,7 +2256,7 @@ func Weft_symbol_list_arguments(arg1 uintptr, arg2 []uintptr) (_swig_ret error) 
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_symbol_list_arguments_capi_ee0c88accba97dd4(C.uintptr_t(_swig_i_0), *(*C.swig_type_195)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_weft_symbol_list_arguments_capi_9202990ef78f15bf(C.uintptr_t(_swig_i_0), *(*C.swig_type_165)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -2509,7 +2276,7 @@ func Weft_symbol_list_outputs(arg1 uintptr, arg2 []uintptr) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_symbol_list_outputs_capi_ee0c88accba97dd4(C.uintptr_t(_swig_i_0), *(*C.swig_type_197)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_weft_symbol_list_outputs_capi_9202990ef78f15bf(C.uintptr_t(_swig_i_0), *(*C.swig_type_167)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -2529,7 +2296,7 @@ func Weft_symbol_list_auxiliary_states(arg1 uintptr, arg2 []uintptr) (_swig_ret 
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_symbol_list_auxiliary_states_capi_ee0c88accba97dd4(C.uintptr_t(_swig_i_0), *(*C.swig_type_199)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_weft_symbol_list_auxiliary_states_capi_9202990ef78f15bf(C.uintptr_t(_swig_i_0), *(*C.swig_type_169)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -2549,7 +2316,7 @@ func Weft_symbol_list_inputs(arg1 uintptr, arg2 []uintptr) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_symbol_list_inputs_capi_ee0c88accba97dd4(C.uintptr_t(_swig_i_0), *(*C.swig_type_201)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_weft_symbol_list_inputs_capi_9202990ef78f15bf(C.uintptr_t(_swig_i_0), *(*C.swig_type_171)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -2569,7 +2336,7 @@ func Weft_symbol_get_name(arg1 uintptr, arg2 []uintptr) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_symbol_get_name_capi_ee0c88accba97dd4(C.uintptr_t(_swig_i_0), *(*C.swig_type_203)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_weft_symbol_get_name_capi_9202990ef78f15bf(C.uintptr_t(_swig_i_0), *(*C.swig_type_173)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -2590,7 +2357,7 @@ func Weft_symbol_get_attr(arg1 uintptr, arg2 string, arg3 []uintptr) (_swig_ret 
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r_p := C._wrap_weft_symbol_get_attr_capi_ee0c88accba97dd4(C.uintptr_t(_swig_i_0), *(*C.swig_type_205)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_206)(unsafe.Pointer(&_swig_i_2)))
+	swig_r_p := C._wrap_weft_symbol_get_attr_capi_9202990ef78f15bf(C.uintptr_t(_swig_i_0), *(*C.swig_type_175)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_176)(unsafe.Pointer(&_swig_i_2)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -2614,7 +2381,7 @@ func Weft_symbol_set_attr(arg1 uintptr, arg2 string, arg3 string) (_swig_ret err
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r_p := C._wrap_weft_symbol_set_attr_capi_ee0c88accba97dd4(C.uintptr_t(_swig_i_0), *(*C.swig_type_208)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_209)(unsafe.Pointer(&_swig_i_2)))
+	swig_r_p := C._wrap_weft_symbol_set_attr_capi_9202990ef78f15bf(C.uintptr_t(_swig_i_0), *(*C.swig_type_178)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_179)(unsafe.Pointer(&_swig_i_2)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -2639,7 +2406,7 @@ func Weft_symbol_list_attr(arg1 uintptr, arg2 int, arg3 []uintptr, arg4 []uintpt
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
-	swig_r_p := C._wrap_weft_symbol_list_attr_capi_ee0c88accba97dd4(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1), *(*C.swig_type_211)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_212)(unsafe.Pointer(&_swig_i_3)))
+	swig_r_p := C._wrap_weft_symbol_list_attr_capi_9202990ef78f15bf(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1), *(*C.swig_type_181)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_182)(unsafe.Pointer(&_swig_i_3)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg3
@@ -2662,7 +2429,7 @@ func Weft_symbol_to_json(arg1 uintptr, arg2 []uintptr) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_symbol_to_json_capi_ee0c88accba97dd4(C.uintptr_t(_swig_i_0), *(*C.swig_type_214)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_weft_symbol_to_json_capi_9202990ef78f15bf(C.uintptr_t(_swig_i_0), *(*C.swig_type_184)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -2682,7 +2449,7 @@ func Weft_symbol_save_file(arg1 uintptr, arg2 string) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_symbol_save_file_capi_ee0c88accba97dd4(C.uintptr_t(_swig_i_0), *(*C.swig_type_216)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_weft_symbol_save_file_capi_9202990ef78f15bf(C.uintptr_t(_swig_i_0), *(*C.swig_type_186)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -2702,7 +2469,7 @@ func Weft_symbol_from_json(arg1 string, arg2 []uintptr) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_symbol_from_json_capi_ee0c88accba97dd4(*(*C.swig_type_218)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_219)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_weft_symbol_from_json_capi_9202990ef78f15bf(*(*C.swig_type_188)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_189)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -2725,7 +2492,7 @@ func Weft_symbol_from_json_file(arg1 string, arg2 []uintptr) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_symbol_from_json_file_capi_ee0c88accba97dd4(*(*C.swig_type_221)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_222)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_weft_symbol_from_json_file_capi_9202990ef78f15bf(*(*C.swig_type_191)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_192)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -2751,7 +2518,7 @@ func Weft_symbol_json_info(arg1 uintptr, arg2 []int32, arg3 []int32, arg4 []int3
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
 	_swig_i_4 := arg5
-	swig_r_p := C._wrap_weft_symbol_json_info_capi_ee0c88accba97dd4(C.uintptr_t(_swig_i_0), *(*C.swig_type_224)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_225)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_226)(unsafe.Pointer(&_swig_i_3)), *(*C.swig_type_227)(unsafe.Pointer(&_swig_i_4)))
+	swig_r_p := C._wrap_weft_symbol_json_info_capi_9202990ef78f15bf(C.uintptr_t(_swig_i_0), *(*C.swig_type_194)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_195)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_196)(unsafe.Pointer(&_swig_i_3)), *(*C.swig_type_197)(unsafe.Pointer(&_swig_i_4)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -2785,7 +2552,7 @@ func Weft_symbol_infer_shape_partial(arg1 uintptr, arg2 uint64, arg3 []string, a
 	_swig_i_3 := arg4
 	_swig_i_4 := arg5
 	_swig_i_5 := arg6
-	swig_r_p := C._wrap_weft_symbol_infer_shape_partial_capi_ee0c88accba97dd4(C.uintptr_t(_swig_i_0), C.swig_type_229(_swig_i_1), *(*C.swig_type_230)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_231)(unsafe.Pointer(&_swig_i_3)), *(*C.swig_type_232)(unsafe.Pointer(&_swig_i_4)), *(*C.swig_type_233)(unsafe.Pointer(&_swig_i_5)))
+	swig_r_p := C._wrap_weft_symbol_infer_shape_partial_capi_9202990ef78f15bf(C.uintptr_t(_swig_i_0), C.swig_type_199(_swig_i_1), *(*C.swig_type_200)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_201)(unsafe.Pointer(&_swig_i_3)), *(*C.swig_type_202)(unsafe.Pointer(&_swig_i_4)), *(*C.swig_type_203)(unsafe.Pointer(&_swig_i_5)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = _swig_i_2
@@ -2819,7 +2586,7 @@ func Weft_symbol_infer_shape(arg1 uintptr, arg2 uint64, arg3 []string, arg4 []ui
 	_swig_i_3 := arg4
 	_swig_i_4 := arg5
 	_swig_i_5 := arg6
-	swig_r_p := C._wrap_weft_symbol_infer_shape_capi_ee0c88accba97dd4(C.uintptr_t(_swig_i_0), C.swig_type_235(_swig_i_1), *(*C.swig_type_236)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_237)(unsafe.Pointer(&_swig_i_3)), *(*C.swig_type_238)(unsafe.Pointer(&_swig_i_4)), *(*C.swig_type_239)(unsafe.Pointer(&_swig_i_5)))
+	swig_r_p := C._wrap_weft_symbol_infer_shape_capi_9202990ef78f15bf(C.uintptr_t(_swig_i_0), C.swig_type_205(_swig_i_1), *(*C.swig_type_206)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_207)(unsafe.Pointer(&_swig_i_3)), *(*C.swig_type_208)(unsafe.Pointer(&_swig_i_4)), *(*C.swig_type_209)(unsafe.Pointer(&_swig_i_5)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = _swig_i_2
@@ -2848,7 +2615,7 @@ func Weft_shape_result_complete(arg1 uintptr, arg2 []int32) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_shape_result_complete_capi_ee0c88accba97dd4(C.uintptr_t(_swig_i_0), *(*C.swig_type_241)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_weft_shape_result_complete_capi_9202990ef78f15bf(C.uintptr_t(_swig_i_0), *(*C.swig_type_211)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -2869,7 +2636,7 @@ func Weft_shape_result_count(arg1 uintptr, arg2 int, arg3 []uint64) (_swig_ret e
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r_p := C._wrap_weft_shape_result_count_capi_ee0c88accba97dd4(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1), *(*C.swig_type_243)(unsafe.Pointer(&_swig_i_2)))
+	swig_r_p := C._wrap_weft_shape_result_count_capi_9202990ef78f15bf(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1), *(*C.swig_type_213)(unsafe.Pointer(&_swig_i_2)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg3
@@ -2892,7 +2659,7 @@ func Weft_shape_result_name(arg1 uintptr, arg2 int, arg3 uint64, arg4 []string) 
 	_swig_i_2 := arg3
 	var _swig_i_3 []string
  _swig_i_3 = make([]string, len(arg4)) 
-	swig_r_p := C._wrap_weft_shape_result_name_capi_ee0c88accba97dd4(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1), C.swig_type_245(_swig_i_2), *(*C.swig_type_246)(unsafe.Pointer(&_swig_i_3)))
+	swig_r_p := C._wrap_weft_shape_result_name_capi_9202990ef78f15bf(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1), C.swig_type_215(_swig_i_2), *(*C.swig_type_216)(unsafe.Pointer(&_swig_i_3)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 
 	for i := range _swig_i_3 {
@@ -2923,7 +2690,7 @@ func Weft_shape_result_ndim(arg1 uintptr, arg2 int, arg3 uint64, arg4 []int32) (
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
-	swig_r_p := C._wrap_weft_shape_result_ndim_capi_ee0c88accba97dd4(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1), C.swig_type_248(_swig_i_2), *(*C.swig_type_249)(unsafe.Pointer(&_swig_i_3)))
+	swig_r_p := C._wrap_weft_shape_result_ndim_capi_9202990ef78f15bf(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1), C.swig_type_218(_swig_i_2), *(*C.swig_type_219)(unsafe.Pointer(&_swig_i_3)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg4
@@ -2946,7 +2713,7 @@ func Weft_shape_result_dims(arg1 uintptr, arg2 int, arg3 uint64, arg4 []int64, a
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
 	_swig_i_4 := arg5
-	swig_r_p := C._wrap_weft_shape_result_dims_capi_ee0c88accba97dd4(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1), C.swig_type_251(_swig_i_2), *(*C.swig_type_252)(unsafe.Pointer(&_swig_i_3)), C.swig_type_253(_swig_i_4))
+	swig_r_p := C._wrap_weft_shape_result_dims_capi_9202990ef78f15bf(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1), C.swig_type_221(_swig_i_2), *(*C.swig_type_222)(unsafe.Pointer(&_swig_i_3)), C.swig_type_223(_swig_i_4))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg4
@@ -2966,7 +2733,7 @@ func Weft_shape_result_num_unknown(arg1 uintptr, arg2 []uint64) (_swig_ret error
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_shape_result_num_unknown_capi_ee0c88accba97dd4(C.uintptr_t(_swig_i_0), *(*C.swig_type_255)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_weft_shape_result_num_unknown_capi_9202990ef78f15bf(C.uintptr_t(_swig_i_0), *(*C.swig_type_225)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -2988,7 +2755,7 @@ func Weft_shape_result_unknown_name(arg1 uintptr, arg2 uint64, arg3 []string) (_
 	_swig_i_1 := arg2
 	var _swig_i_2 []string
  _swig_i_2 = make([]string, len(arg3)) 
-	swig_r_p := C._wrap_weft_shape_result_unknown_name_capi_ee0c88accba97dd4(C.uintptr_t(_swig_i_0), C.swig_type_257(_swig_i_1), *(*C.swig_type_258)(unsafe.Pointer(&_swig_i_2)))
+	swig_r_p := C._wrap_weft_shape_result_unknown_name_capi_9202990ef78f15bf(C.uintptr_t(_swig_i_0), C.swig_type_227(_swig_i_1), *(*C.swig_type_228)(unsafe.Pointer(&_swig_i_2)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 
 	for i := range _swig_i_2 {
@@ -3016,7 +2783,7 @@ func Weft_shape_result_unknown_name(arg1 uintptr, arg2 uint64, arg3 []string) (_
 func Weft_shape_result_free(arg1 uintptr) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
-	swig_r_p := C._wrap_weft_shape_result_free_capi_ee0c88accba97dd4(C.uintptr_t(_swig_i_0))
+	swig_r_p := C._wrap_weft_shape_result_free_capi_9202990ef78f15bf(C.uintptr_t(_swig_i_0))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 error
 
@@ -3037,7 +2804,7 @@ func Weft_symbol_infer_type_partial(arg1 uintptr, arg2 uint64, arg3 []string, ar
  _swig_i_2 = weftJoin(arg3) 
 	_swig_i_3 := arg4
 	_swig_i_4 := arg5
-	swig_r_p := C._wrap_weft_symbol_infer_type_partial_capi_ee0c88accba97dd4(C.uintptr_t(_swig_i_0), C.swig_type_261(_swig_i_1), *(*C.swig_type_262)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_263)(unsafe.Pointer(&_swig_i_3)), *(*C.swig_type_264)(unsafe.Pointer(&_swig_i_4)))
+	swig_r_p := C._wrap_weft_symbol_infer_type_partial_capi_9202990ef78f15bf(C.uintptr_t(_swig_i_0), C.swig_type_231(_swig_i_1), *(*C.swig_type_232)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_233)(unsafe.Pointer(&_swig_i_3)), *(*C.swig_type_234)(unsafe.Pointer(&_swig_i_4)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = _swig_i_2
@@ -3067,7 +2834,7 @@ func Weft_symbol_infer_type(arg1 uintptr, arg2 uint64, arg3 []string, arg4 []int
  _swig_i_2 = weftJoin(arg3) 
 	_swig_i_3 := arg4
 	_swig_i_4 := arg5
-	swig_r_p := C._wrap_weft_symbol_infer_type_capi_ee0c88accba97dd4(C.uintptr_t(_swig_i_0), C.swig_type_266(_swig_i_1), *(*C.swig_type_267)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_268)(unsafe.Pointer(&_swig_i_3)), *(*C.swig_type_269)(unsafe.Pointer(&_swig_i_4)))
+	swig_r_p := C._wrap_weft_symbol_infer_type_capi_9202990ef78f15bf(C.uintptr_t(_swig_i_0), C.swig_type_236(_swig_i_1), *(*C.swig_type_237)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_238)(unsafe.Pointer(&_swig_i_3)), *(*C.swig_type_239)(unsafe.Pointer(&_swig_i_4)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = _swig_i_2
@@ -3093,7 +2860,7 @@ func Weft_type_result_complete(arg1 uintptr, arg2 []int32) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_type_result_complete_capi_ee0c88accba97dd4(C.uintptr_t(_swig_i_0), *(*C.swig_type_271)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_weft_type_result_complete_capi_9202990ef78f15bf(C.uintptr_t(_swig_i_0), *(*C.swig_type_241)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -3114,7 +2881,7 @@ func Weft_type_result_count(arg1 uintptr, arg2 int, arg3 []uint64) (_swig_ret er
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r_p := C._wrap_weft_type_result_count_capi_ee0c88accba97dd4(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1), *(*C.swig_type_273)(unsafe.Pointer(&_swig_i_2)))
+	swig_r_p := C._wrap_weft_type_result_count_capi_9202990ef78f15bf(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1), *(*C.swig_type_243)(unsafe.Pointer(&_swig_i_2)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg3
@@ -3137,7 +2904,7 @@ func Weft_type_result_name(arg1 uintptr, arg2 int, arg3 uint64, arg4 []string) (
 	_swig_i_2 := arg3
 	var _swig_i_3 []string
  _swig_i_3 = make([]string, len(arg4)) 
-	swig_r_p := C._wrap_weft_type_result_name_capi_ee0c88accba97dd4(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1), C.swig_type_275(_swig_i_2), *(*C.swig_type_276)(unsafe.Pointer(&_swig_i_3)))
+	swig_r_p := C._wrap_weft_type_result_name_capi_9202990ef78f15bf(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1), C.swig_type_245(_swig_i_2), *(*C.swig_type_246)(unsafe.Pointer(&_swig_i_3)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 
 	for i := range _swig_i_3 {
@@ -3168,7 +2935,7 @@ func Weft_type_result_dtype(arg1 uintptr, arg2 int, arg3 uint64, arg4 []int32) (
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
-	swig_r_p := C._wrap_weft_type_result_dtype_capi_ee0c88accba97dd4(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1), C.swig_type_278(_swig_i_2), *(*C.swig_type_279)(unsafe.Pointer(&_swig_i_3)))
+	swig_r_p := C._wrap_weft_type_result_dtype_capi_9202990ef78f15bf(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1), C.swig_type_248(_swig_i_2), *(*C.swig_type_249)(unsafe.Pointer(&_swig_i_3)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg4
@@ -3188,7 +2955,7 @@ func Weft_type_result_num_unknown(arg1 uintptr, arg2 []uint64) (_swig_ret error)
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_type_result_num_unknown_capi_ee0c88accba97dd4(C.uintptr_t(_swig_i_0), *(*C.swig_type_281)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_weft_type_result_num_unknown_capi_9202990ef78f15bf(C.uintptr_t(_swig_i_0), *(*C.swig_type_251)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -3210,7 +2977,7 @@ func Weft_type_result_unknown_name(arg1 uintptr, arg2 uint64, arg3 []string) (_s
 	_swig_i_1 := arg2
 	var _swig_i_2 []string
  _swig_i_2 = make([]string, len(arg3)) 
-	swig_r_p := C._wrap_weft_type_result_unknown_name_capi_ee0c88accba97dd4(C.uintptr_t(_swig_i_0), C.swig_type_283(_swig_i_1), *(*C.swig_type_284)(unsafe.Pointer(&_swig_i_2)))
+	swig_r_p := C._wrap_weft_type_result_unknown_name_capi_9202990ef78f15bf(C.uintptr_t(_swig_i_0), C.swig_type_253(_swig_i_1), *(*C.swig_type_254)(unsafe.Pointer(&_swig_i_2)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 
 	for i := range _swig_i_2 {
@@ -3238,7 +3005,7 @@ func Weft_type_result_unknown_name(arg1 uintptr, arg2 uint64, arg3 []string) (_s
 func Weft_type_result_free(arg1 uintptr) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
-	swig_r_p := C._wrap_weft_type_result_free_capi_ee0c88accba97dd4(C.uintptr_t(_swig_i_0))
+	swig_r_p := C._wrap_weft_type_result_free_capi_9202990ef78f15bf(C.uintptr_t(_swig_i_0))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 error
 
@@ -3271,7 +3038,7 @@ func Weft_symbol_place_device(arg1 uintptr, arg2 int, arg3 int, arg4 int, arg5 u
 	_swig_i_13 := arg14
 	_swig_i_14 := arg15
 	_swig_i_15 := arg16
-	swig_r_p := C._wrap_weft_symbol_place_device_capi_ee0c88accba97dd4(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1), C.swig_intgo(_swig_i_2), C.swig_intgo(_swig_i_3), C.swig_type_287(_swig_i_4), *(*C.swig_type_288)(unsafe.Pointer(&_swig_i_5)), *(*C.swig_type_289)(unsafe.Pointer(&_swig_i_6)), *(*C.swig_type_290)(unsafe.Pointer(&_swig_i_7)), C.swig_type_291(_swig_i_8), *(*C.swig_type_292)(unsafe.Pointer(&_swig_i_9)), *(*C.swig_type_293)(unsafe.Pointer(&_swig_i_10)), *(*C.swig_type_294)(unsafe.Pointer(&_swig_i_11)), *(*C.swig_type_295)(unsafe.Pointer(&_swig_i_12)), *(*C.swig_type_296)(unsafe.Pointer(&_swig_i_13)), *(*C.swig_type_297)(unsafe.Pointer(&_swig_i_14)), *(*C.swig_type_298)(unsafe.Pointer(&_swig_i_15)))
+	swig_r_p := C._wrap_weft_symbol_place_device_capi_9202990ef78f15bf(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1), C.swig_intgo(_swig_i_2), C.swig_intgo(_swig_i_3), C.swig_type_257(_swig_i_4), *(*C.swig_type_258)(unsafe.Pointer(&_swig_i_5)), *(*C.swig_type_259)(unsafe.Pointer(&_swig_i_6)), *(*C.swig_type_260)(unsafe.Pointer(&_swig_i_7)), C.swig_type_261(_swig_i_8), *(*C.swig_type_262)(unsafe.Pointer(&_swig_i_9)), *(*C.swig_type_263)(unsafe.Pointer(&_swig_i_10)), *(*C.swig_type_264)(unsafe.Pointer(&_swig_i_11)), *(*C.swig_type_265)(unsafe.Pointer(&_swig_i_12)), *(*C.swig_type_266)(unsafe.Pointer(&_swig_i_13)), *(*C.swig_type_267)(unsafe.Pointer(&_swig_i_14)), *(*C.swig_type_268)(unsafe.Pointer(&_swig_i_15)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = _swig_i_5
@@ -3332,7 +3099,7 @@ func Weft_symbol_place_device_graph(arg1 uintptr, arg2 int, arg3 int, arg4 int, 
 	_swig_i_11 := arg12
 	_swig_i_12 := arg13
 	_swig_i_13 := arg14
-	swig_r_p := C._wrap_weft_symbol_place_device_graph_capi_ee0c88accba97dd4(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1), C.swig_intgo(_swig_i_2), C.swig_intgo(_swig_i_3), C.swig_type_300(_swig_i_4), *(*C.swig_type_301)(unsafe.Pointer(&_swig_i_5)), *(*C.swig_type_302)(unsafe.Pointer(&_swig_i_6)), *(*C.swig_type_303)(unsafe.Pointer(&_swig_i_7)), C.swig_type_304(_swig_i_8), *(*C.swig_type_305)(unsafe.Pointer(&_swig_i_9)), *(*C.swig_type_306)(unsafe.Pointer(&_swig_i_10)), *(*C.swig_type_307)(unsafe.Pointer(&_swig_i_11)), *(*C.swig_type_308)(unsafe.Pointer(&_swig_i_12)), *(*C.swig_type_309)(unsafe.Pointer(&_swig_i_13)))
+	swig_r_p := C._wrap_weft_symbol_place_device_graph_capi_9202990ef78f15bf(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1), C.swig_intgo(_swig_i_2), C.swig_intgo(_swig_i_3), C.swig_type_270(_swig_i_4), *(*C.swig_type_271)(unsafe.Pointer(&_swig_i_5)), *(*C.swig_type_272)(unsafe.Pointer(&_swig_i_6)), *(*C.swig_type_273)(unsafe.Pointer(&_swig_i_7)), C.swig_type_274(_swig_i_8), *(*C.swig_type_275)(unsafe.Pointer(&_swig_i_9)), *(*C.swig_type_276)(unsafe.Pointer(&_swig_i_10)), *(*C.swig_type_277)(unsafe.Pointer(&_swig_i_11)), *(*C.swig_type_278)(unsafe.Pointer(&_swig_i_12)), *(*C.swig_type_279)(unsafe.Pointer(&_swig_i_13)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = _swig_i_5
@@ -3385,7 +3152,7 @@ func Weft_executor_simple_bind(arg1 uintptr, arg2 int, arg3 int, arg4 uint64, ar
 	_swig_i_9 := arg10
 	_swig_i_10 := arg11
 	_swig_i_11 := arg12
-	swig_r_p := C._wrap_weft_executor_simple_bind_capi_ee0c88accba97dd4(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1), C.swig_intgo(_swig_i_2), C.swig_type_311(_swig_i_3), *(*C.swig_type_312)(unsafe.Pointer(&_swig_i_4)), *(*C.swig_type_313)(unsafe.Pointer(&_swig_i_5)), *(*C.swig_type_314)(unsafe.Pointer(&_swig_i_6)), C.swig_type_315(_swig_i_7), *(*C.swig_type_316)(unsafe.Pointer(&_swig_i_8)), *(*C.swig_type_317)(unsafe.Pointer(&_swig_i_9)), *(*C.swig_type_318)(unsafe.Pointer(&_swig_i_10)), *(*C.swig_type_319)(unsafe.Pointer(&_swig_i_11)))
+	swig_r_p := C._wrap_weft_executor_simple_bind_capi_9202990ef78f15bf(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1), C.swig_intgo(_swig_i_2), C.swig_type_281(_swig_i_3), *(*C.swig_type_282)(unsafe.Pointer(&_swig_i_4)), *(*C.swig_type_283)(unsafe.Pointer(&_swig_i_5)), *(*C.swig_type_284)(unsafe.Pointer(&_swig_i_6)), C.swig_type_285(_swig_i_7), *(*C.swig_type_286)(unsafe.Pointer(&_swig_i_8)), *(*C.swig_type_287)(unsafe.Pointer(&_swig_i_9)), *(*C.swig_type_288)(unsafe.Pointer(&_swig_i_10)), *(*C.swig_type_289)(unsafe.Pointer(&_swig_i_11)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = _swig_i_4
@@ -3431,7 +3198,7 @@ func Weft_executor_bind(arg1 uintptr, arg2 int, arg3 int, arg4 []uintptr, arg5 u
 	_swig_i_7 := arg8
 	_swig_i_8 := arg9
 	_swig_i_9 := arg10
-	swig_r_p := C._wrap_weft_executor_bind_capi_ee0c88accba97dd4(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1), C.swig_intgo(_swig_i_2), *(*C.swig_type_321)(unsafe.Pointer(&_swig_i_3)), C.swig_type_322(_swig_i_4), *(*C.swig_type_323)(unsafe.Pointer(&_swig_i_5)), *(*C.swig_type_324)(unsafe.Pointer(&_swig_i_6)), *(*C.swig_type_325)(unsafe.Pointer(&_swig_i_7)), C.swig_type_326(_swig_i_8), *(*C.swig_type_327)(unsafe.Pointer(&_swig_i_9)))
+	swig_r_p := C._wrap_weft_executor_bind_capi_9202990ef78f15bf(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1), C.swig_intgo(_swig_i_2), *(*C.swig_type_291)(unsafe.Pointer(&_swig_i_3)), C.swig_type_292(_swig_i_4), *(*C.swig_type_293)(unsafe.Pointer(&_swig_i_5)), *(*C.swig_type_294)(unsafe.Pointer(&_swig_i_6)), *(*C.swig_type_295)(unsafe.Pointer(&_swig_i_7)), C.swig_type_296(_swig_i_8), *(*C.swig_type_297)(unsafe.Pointer(&_swig_i_9)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg4
@@ -3480,7 +3247,7 @@ func Weft_executor_simple_bind_group2ctx(arg1 uintptr, arg2 int, arg3 int, arg4 
 	_swig_i_13 := arg14
 	_swig_i_14 := arg15
 	_swig_i_15 := arg16
-	swig_r_p := C._wrap_weft_executor_simple_bind_group2ctx_capi_ee0c88accba97dd4(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1), C.swig_intgo(_swig_i_2), C.swig_type_329(_swig_i_3), *(*C.swig_type_330)(unsafe.Pointer(&_swig_i_4)), *(*C.swig_type_331)(unsafe.Pointer(&_swig_i_5)), *(*C.swig_type_332)(unsafe.Pointer(&_swig_i_6)), C.swig_type_333(_swig_i_7), *(*C.swig_type_334)(unsafe.Pointer(&_swig_i_8)), *(*C.swig_type_335)(unsafe.Pointer(&_swig_i_9)), *(*C.swig_type_336)(unsafe.Pointer(&_swig_i_10)), C.swig_type_337(_swig_i_11), *(*C.swig_type_338)(unsafe.Pointer(&_swig_i_12)), *(*C.swig_type_339)(unsafe.Pointer(&_swig_i_13)), *(*C.swig_type_340)(unsafe.Pointer(&_swig_i_14)), *(*C.swig_type_341)(unsafe.Pointer(&_swig_i_15)))
+	swig_r_p := C._wrap_weft_executor_simple_bind_group2ctx_capi_9202990ef78f15bf(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1), C.swig_intgo(_swig_i_2), C.swig_type_299(_swig_i_3), *(*C.swig_type_300)(unsafe.Pointer(&_swig_i_4)), *(*C.swig_type_301)(unsafe.Pointer(&_swig_i_5)), *(*C.swig_type_302)(unsafe.Pointer(&_swig_i_6)), C.swig_type_303(_swig_i_7), *(*C.swig_type_304)(unsafe.Pointer(&_swig_i_8)), *(*C.swig_type_305)(unsafe.Pointer(&_swig_i_9)), *(*C.swig_type_306)(unsafe.Pointer(&_swig_i_10)), C.swig_type_307(_swig_i_11), *(*C.swig_type_308)(unsafe.Pointer(&_swig_i_12)), *(*C.swig_type_309)(unsafe.Pointer(&_swig_i_13)), *(*C.swig_type_310)(unsafe.Pointer(&_swig_i_14)), *(*C.swig_type_311)(unsafe.Pointer(&_swig_i_15)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = _swig_i_4
@@ -3540,7 +3307,7 @@ func Weft_executor_bind_group2ctx(arg1 uintptr, arg2 int, arg3 int, arg4 uint64,
 	_swig_i_11 := arg12
 	_swig_i_12 := arg13
 	_swig_i_13 := arg14
-	swig_r_p := C._wrap_weft_executor_bind_group2ctx_capi_ee0c88accba97dd4(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1), C.swig_intgo(_swig_i_2), C.swig_type_343(_swig_i_3), *(*C.swig_type_344)(unsafe.Pointer(&_swig_i_4)), *(*C.swig_type_345)(unsafe.Pointer(&_swig_i_5)), *(*C.swig_type_346)(unsafe.Pointer(&_swig_i_6)), *(*C.swig_type_347)(unsafe.Pointer(&_swig_i_7)), C.swig_type_348(_swig_i_8), *(*C.swig_type_349)(unsafe.Pointer(&_swig_i_9)), *(*C.swig_type_350)(unsafe.Pointer(&_swig_i_10)), *(*C.swig_type_351)(unsafe.Pointer(&_swig_i_11)), C.swig_type_352(_swig_i_12), *(*C.swig_type_353)(unsafe.Pointer(&_swig_i_13)))
+	swig_r_p := C._wrap_weft_executor_bind_group2ctx_capi_9202990ef78f15bf(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1), C.swig_intgo(_swig_i_2), C.swig_type_313(_swig_i_3), *(*C.swig_type_314)(unsafe.Pointer(&_swig_i_4)), *(*C.swig_type_315)(unsafe.Pointer(&_swig_i_5)), *(*C.swig_type_316)(unsafe.Pointer(&_swig_i_6)), *(*C.swig_type_317)(unsafe.Pointer(&_swig_i_7)), C.swig_type_318(_swig_i_8), *(*C.swig_type_319)(unsafe.Pointer(&_swig_i_9)), *(*C.swig_type_320)(unsafe.Pointer(&_swig_i_10)), *(*C.swig_type_321)(unsafe.Pointer(&_swig_i_11)), C.swig_type_322(_swig_i_12), *(*C.swig_type_323)(unsafe.Pointer(&_swig_i_13)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = _swig_i_4
@@ -3581,7 +3348,7 @@ func Weft_executor_forward(arg1 uintptr, arg2 int) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_executor_forward_capi_ee0c88accba97dd4(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1))
+	swig_r_p := C._wrap_weft_executor_forward_capi_9202990ef78f15bf(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 error
 
@@ -3599,7 +3366,7 @@ func Weft_executor_backward(arg1 uintptr, arg2 []uintptr, arg3 uint64) (_swig_re
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r_p := C._wrap_weft_executor_backward_capi_ee0c88accba97dd4(C.uintptr_t(_swig_i_0), *(*C.swig_type_356)(unsafe.Pointer(&_swig_i_1)), C.swig_type_357(_swig_i_2))
+	swig_r_p := C._wrap_weft_executor_backward_capi_9202990ef78f15bf(C.uintptr_t(_swig_i_0), *(*C.swig_type_326)(unsafe.Pointer(&_swig_i_1)), C.swig_type_327(_swig_i_2))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -3619,7 +3386,7 @@ func Weft_executor_outputs(arg1 uintptr, arg2 []uintptr) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_executor_outputs_capi_ee0c88accba97dd4(C.uintptr_t(_swig_i_0), *(*C.swig_type_359)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_weft_executor_outputs_capi_9202990ef78f15bf(C.uintptr_t(_swig_i_0), *(*C.swig_type_329)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -3639,7 +3406,7 @@ func Weft_executor_arg_arrays(arg1 uintptr, arg2 []uintptr) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_executor_arg_arrays_capi_ee0c88accba97dd4(C.uintptr_t(_swig_i_0), *(*C.swig_type_361)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_weft_executor_arg_arrays_capi_9202990ef78f15bf(C.uintptr_t(_swig_i_0), *(*C.swig_type_331)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -3659,7 +3426,7 @@ func Weft_executor_grad_arrays(arg1 uintptr, arg2 []uintptr) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_executor_grad_arrays_capi_ee0c88accba97dd4(C.uintptr_t(_swig_i_0), *(*C.swig_type_363)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_weft_executor_grad_arrays_capi_9202990ef78f15bf(C.uintptr_t(_swig_i_0), *(*C.swig_type_333)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -3679,7 +3446,7 @@ func Weft_executor_aux_arrays(arg1 uintptr, arg2 []uintptr) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_executor_aux_arrays_capi_ee0c88accba97dd4(C.uintptr_t(_swig_i_0), *(*C.swig_type_365)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_weft_executor_aux_arrays_capi_9202990ef78f15bf(C.uintptr_t(_swig_i_0), *(*C.swig_type_335)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -3706,7 +3473,7 @@ func Weft_executor_reshape(arg1 uintptr, arg2 uint64, arg3 []string, arg4 []uint
 	_swig_i_5 := arg6
 	_swig_i_6 := arg7
 	_swig_i_7 := arg8
-	swig_r_p := C._wrap_weft_executor_reshape_capi_ee0c88accba97dd4(C.uintptr_t(_swig_i_0), C.swig_type_367(_swig_i_1), *(*C.swig_type_368)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_369)(unsafe.Pointer(&_swig_i_3)), *(*C.swig_type_370)(unsafe.Pointer(&_swig_i_4)), C.swig_intgo(_swig_i_5), C.swig_intgo(_swig_i_6), *(*C.swig_type_371)(unsafe.Pointer(&_swig_i_7)))
+	swig_r_p := C._wrap_weft_executor_reshape_capi_9202990ef78f15bf(C.uintptr_t(_swig_i_0), C.swig_type_337(_swig_i_1), *(*C.swig_type_338)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_339)(unsafe.Pointer(&_swig_i_3)), *(*C.swig_type_340)(unsafe.Pointer(&_swig_i_4)), C.swig_intgo(_swig_i_5), C.swig_intgo(_swig_i_6), *(*C.swig_type_341)(unsafe.Pointer(&_swig_i_7)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = _swig_i_2
@@ -3735,7 +3502,27 @@ func Weft_executor_print(arg1 uintptr, arg2 []uintptr) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_executor_print_capi_ee0c88accba97dd4(C.uintptr_t(_swig_i_0), *(*C.swig_type_373)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_weft_executor_print_capi_9202990ef78f15bf(C.uintptr_t(_swig_i_0), *(*C.swig_type_343)(unsafe.Pointer(&_swig_i_1)))
+	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
+	if Swig_escape_always_false {
+		Swig_escape_val = arg2
+	}
+	var swig_r_1 error
+
+	if swig_r == "" {
+		swig_r_1 = nil
+	} else {
+		swig_r_1 = weftStatus(swigCopyString(swig_r))
+	}
+
+	return swig_r_1
+}
+
+func Weft_executor_memory(arg1 uintptr, arg2 []uint64) (_swig_ret error) {
+	var swig_r string
+	_swig_i_0 := arg1
+	_swig_i_1 := arg2
+	swig_r_p := C._wrap_weft_executor_memory_capi_9202990ef78f15bf(C.uintptr_t(_swig_i_0), *(*C.swig_type_345)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -3757,7 +3544,7 @@ func Weft_executor_placement(arg1 uintptr, arg2 []uintptr, arg3 []uint64, arg4 [
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
-	swig_r_p := C._wrap_weft_executor_placement_capi_ee0c88accba97dd4(C.uintptr_t(_swig_i_0), *(*C.swig_type_375)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_376)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_377)(unsafe.Pointer(&_swig_i_3)))
+	swig_r_p := C._wrap_weft_executor_placement_capi_9202990ef78f15bf(C.uintptr_t(_swig_i_0), *(*C.swig_type_347)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_348)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_349)(unsafe.Pointer(&_swig_i_3)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -3782,7 +3569,7 @@ func Weft_executor_placement(arg1 uintptr, arg2 []uintptr, arg3 []uint64, arg4 [
 func Weft_executor_free(arg1 uintptr) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
-	swig_r_p := C._wrap_weft_executor_free_capi_ee0c88accba97dd4(C.uintptr_t(_swig_i_0))
+	swig_r_p := C._wrap_weft_executor_free_capi_9202990ef78f15bf(C.uintptr_t(_swig_i_0))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 error
 
@@ -3798,7 +3585,7 @@ func Weft_executor_free(arg1 uintptr) (_swig_ret error) {
 func Weft_executor_options_create(arg1 []uintptr) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
-	swig_r_p := C._wrap_weft_executor_options_create_capi_ee0c88accba97dd4(*(*C.swig_type_380)(unsafe.Pointer(&_swig_i_0)))
+	swig_r_p := C._wrap_weft_executor_options_create_capi_9202990ef78f15bf(*(*C.swig_type_352)(unsafe.Pointer(&_swig_i_0)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -3817,7 +3604,7 @@ func Weft_executor_options_create(arg1 []uintptr) (_swig_ret error) {
 func Weft_executor_options_free(arg1 uintptr) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
-	swig_r_p := C._wrap_weft_executor_options_free_capi_ee0c88accba97dd4(C.uintptr_t(_swig_i_0))
+	swig_r_p := C._wrap_weft_executor_options_free_capi_9202990ef78f15bf(C.uintptr_t(_swig_i_0))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 error
 
@@ -3834,7 +3621,7 @@ func Weft_executor_options_set_match_range(arg1 uintptr, arg2 int) (_swig_ret er
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_executor_options_set_match_range_capi_ee0c88accba97dd4(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1))
+	swig_r_p := C._wrap_weft_executor_options_set_match_range_capi_9202990ef78f15bf(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 error
 
@@ -3851,7 +3638,7 @@ func Weft_executor_options_set_num_groups(arg1 uintptr, arg2 int) (_swig_ret err
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_executor_options_set_num_groups_capi_ee0c88accba97dd4(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1))
+	swig_r_p := C._wrap_weft_executor_options_set_num_groups_capi_9202990ef78f15bf(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 error
 
@@ -3868,7 +3655,7 @@ func Weft_executor_options_set_bulk_max_nodes(arg1 uintptr, arg2 int) (_swig_ret
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_executor_options_set_bulk_max_nodes_capi_ee0c88accba97dd4(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1))
+	swig_r_p := C._wrap_weft_executor_options_set_bulk_max_nodes_capi_9202990ef78f15bf(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 error
 
@@ -3885,7 +3672,7 @@ func Weft_executor_options_set_optimize_inference(arg1 uintptr, arg2 int) (_swig
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_executor_options_set_optimize_inference_capi_ee0c88accba97dd4(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1))
+	swig_r_p := C._wrap_weft_executor_options_set_optimize_inference_capi_9202990ef78f15bf(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 error
 
@@ -3902,7 +3689,7 @@ func Weft_executor_options_set_allow_fallback(arg1 uintptr, arg2 int) (_swig_ret
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_executor_options_set_allow_fallback_capi_ee0c88accba97dd4(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1))
+	swig_r_p := C._wrap_weft_executor_options_set_allow_fallback_capi_9202990ef78f15bf(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 error
 
@@ -3921,7 +3708,7 @@ func Weft_executor_options_add_group(arg1 uintptr, arg2 string, arg3 int, arg4 i
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
-	swig_r_p := C._wrap_weft_executor_options_add_group_capi_ee0c88accba97dd4(C.uintptr_t(_swig_i_0), *(*C.swig_type_388)(unsafe.Pointer(&_swig_i_1)), C.swig_intgo(_swig_i_2), C.swig_intgo(_swig_i_3))
+	swig_r_p := C._wrap_weft_executor_options_add_group_capi_9202990ef78f15bf(C.uintptr_t(_swig_i_0), *(*C.swig_type_360)(unsafe.Pointer(&_swig_i_1)), C.swig_intgo(_swig_i_2), C.swig_intgo(_swig_i_3))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -3942,7 +3729,7 @@ func Weft_executor_options_set_grad_req(arg1 uintptr, arg2 string, arg3 int) (_s
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r_p := C._wrap_weft_executor_options_set_grad_req_capi_ee0c88accba97dd4(C.uintptr_t(_swig_i_0), *(*C.swig_type_390)(unsafe.Pointer(&_swig_i_1)), C.swig_intgo(_swig_i_2))
+	swig_r_p := C._wrap_weft_executor_options_set_grad_req_capi_9202990ef78f15bf(C.uintptr_t(_swig_i_0), *(*C.swig_type_362)(unsafe.Pointer(&_swig_i_1)), C.swig_intgo(_swig_i_2))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -3974,7 +3761,7 @@ func Weft_executor_simple_bind_with_options(arg1 uintptr, arg2 int, arg3 int, ar
 	_swig_i_9 := arg10
 	_swig_i_10 := arg11
 	_swig_i_11 := arg12
-	swig_r_p := C._wrap_weft_executor_simple_bind_with_options_capi_ee0c88accba97dd4(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1), C.swig_intgo(_swig_i_2), C.swig_type_392(_swig_i_3), *(*C.swig_type_393)(unsafe.Pointer(&_swig_i_4)), *(*C.swig_type_394)(unsafe.Pointer(&_swig_i_5)), *(*C.swig_type_395)(unsafe.Pointer(&_swig_i_6)), C.swig_type_396(_swig_i_7), *(*C.swig_type_397)(unsafe.Pointer(&_swig_i_8)), *(*C.swig_type_398)(unsafe.Pointer(&_swig_i_9)), C.uintptr_t(_swig_i_10), *(*C.swig_type_399)(unsafe.Pointer(&_swig_i_11)))
+	swig_r_p := C._wrap_weft_executor_simple_bind_with_options_capi_9202990ef78f15bf(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1), C.swig_intgo(_swig_i_2), C.swig_type_364(_swig_i_3), *(*C.swig_type_365)(unsafe.Pointer(&_swig_i_4)), *(*C.swig_type_366)(unsafe.Pointer(&_swig_i_5)), *(*C.swig_type_367)(unsafe.Pointer(&_swig_i_6)), C.swig_type_368(_swig_i_7), *(*C.swig_type_369)(unsafe.Pointer(&_swig_i_8)), *(*C.swig_type_370)(unsafe.Pointer(&_swig_i_9)), C.uintptr_t(_swig_i_10), *(*C.swig_type_371)(unsafe.Pointer(&_swig_i_11)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = _swig_i_4
@@ -4018,7 +3805,7 @@ func Weft_executor_bind_with_options(arg1 uintptr, arg2 int, arg3 int, arg4 []ui
 	_swig_i_8 := arg9
 	_swig_i_9 := arg10
 	_swig_i_10 := arg11
-	swig_r_p := C._wrap_weft_executor_bind_with_options_capi_ee0c88accba97dd4(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1), C.swig_intgo(_swig_i_2), *(*C.swig_type_401)(unsafe.Pointer(&_swig_i_3)), C.swig_type_402(_swig_i_4), *(*C.swig_type_403)(unsafe.Pointer(&_swig_i_5)), *(*C.swig_type_404)(unsafe.Pointer(&_swig_i_6)), *(*C.swig_type_405)(unsafe.Pointer(&_swig_i_7)), C.swig_type_406(_swig_i_8), C.uintptr_t(_swig_i_9), *(*C.swig_type_407)(unsafe.Pointer(&_swig_i_10)))
+	swig_r_p := C._wrap_weft_executor_bind_with_options_capi_9202990ef78f15bf(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1), C.swig_intgo(_swig_i_2), *(*C.swig_type_373)(unsafe.Pointer(&_swig_i_3)), C.swig_type_374(_swig_i_4), *(*C.swig_type_375)(unsafe.Pointer(&_swig_i_5)), *(*C.swig_type_376)(unsafe.Pointer(&_swig_i_6)), *(*C.swig_type_377)(unsafe.Pointer(&_swig_i_7)), C.swig_type_378(_swig_i_8), C.uintptr_t(_swig_i_9), *(*C.swig_type_379)(unsafe.Pointer(&_swig_i_10)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg4
@@ -4050,7 +3837,7 @@ func Weft_engine_configure(arg1 int, arg2 int) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_engine_configure_capi_ee0c88accba97dd4(C.swig_intgo(_swig_i_0), C.swig_intgo(_swig_i_1))
+	swig_r_p := C._wrap_weft_engine_configure_capi_9202990ef78f15bf(C.swig_intgo(_swig_i_0), C.swig_intgo(_swig_i_1))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 error
 
@@ -4067,7 +3854,7 @@ func Weft_engine_info(arg1 []int32, arg2 []int32) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_engine_info_capi_ee0c88accba97dd4(*(*C.swig_type_410)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_411)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_weft_engine_info_capi_9202990ef78f15bf(*(*C.swig_type_382)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_383)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -4089,7 +3876,7 @@ func Weft_engine_info(arg1 []int32, arg2 []int32) (_swig_ret error) {
 func Weft_engine_var_create(arg1 WeftEngineVar) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := getSwigcptr(arg1)
-	swig_r_p := C._wrap_weft_engine_var_create_capi_ee0c88accba97dd4(C.uintptr_t(_swig_i_0))
+	swig_r_p := C._wrap_weft_engine_var_create_capi_9202990ef78f15bf(C.uintptr_t(_swig_i_0))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 error
 
@@ -4105,7 +3892,7 @@ func Weft_engine_var_create(arg1 WeftEngineVar) (_swig_ret error) {
 func Weft_engine_var_free(arg1 WeftEngineVar) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := getSwigcptr(arg1)
-	swig_r_p := C._wrap_weft_engine_var_free_capi_ee0c88accba97dd4(C.uintptr_t(_swig_i_0))
+	swig_r_p := C._wrap_weft_engine_var_free_capi_9202990ef78f15bf(C.uintptr_t(_swig_i_0))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 error
 
@@ -4122,7 +3909,7 @@ func Weft_engine_var_version(arg1 WeftEngineVar, arg2 []uint64) (_swig_ret error
 	var swig_r string
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_engine_var_version_capi_ee0c88accba97dd4(C.uintptr_t(_swig_i_0), *(*C.swig_type_415)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_weft_engine_var_version_capi_9202990ef78f15bf(C.uintptr_t(_swig_i_0), *(*C.swig_type_387)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -4148,7 +3935,7 @@ func Weft_engine_push_sync(arg1 _swig_fnptr, arg2 unsafe.Pointer, arg3 _swig_fnp
 	_swig_i_5 := arg6
 	_swig_i_6 := arg7
 	_swig_i_7 := arg8
-	swig_r_p := C._wrap_weft_engine_push_sync_capi_ee0c88accba97dd4(C.swig_type_417(_swig_i_0), C.swig_voidp(_swig_i_1), C.swig_type_418(_swig_i_2), C.uintptr_t(_swig_i_3), C.swig_type_419(_swig_i_4), C.uintptr_t(_swig_i_5), C.swig_type_420(_swig_i_6), *(*C.swig_type_421)(unsafe.Pointer(&_swig_i_7)))
+	swig_r_p := C._wrap_weft_engine_push_sync_capi_9202990ef78f15bf(C.swig_type_389(_swig_i_0), C.swig_voidp(_swig_i_1), C.swig_type_390(_swig_i_2), C.uintptr_t(_swig_i_3), C.swig_type_391(_swig_i_4), C.uintptr_t(_swig_i_5), C.swig_type_392(_swig_i_6), *(*C.swig_type_393)(unsafe.Pointer(&_swig_i_7)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg8
@@ -4174,7 +3961,7 @@ func Weft_engine_push_async(arg1 _swig_fnptr, arg2 unsafe.Pointer, arg3 _swig_fn
 	_swig_i_5 := arg6
 	_swig_i_6 := arg7
 	_swig_i_7 := arg8
-	swig_r_p := C._wrap_weft_engine_push_async_capi_ee0c88accba97dd4(C.swig_type_423(_swig_i_0), C.swig_voidp(_swig_i_1), C.swig_type_424(_swig_i_2), C.uintptr_t(_swig_i_3), C.swig_type_425(_swig_i_4), C.uintptr_t(_swig_i_5), C.swig_type_426(_swig_i_6), *(*C.swig_type_427)(unsafe.Pointer(&_swig_i_7)))
+	swig_r_p := C._wrap_weft_engine_push_async_capi_9202990ef78f15bf(C.swig_type_395(_swig_i_0), C.swig_voidp(_swig_i_1), C.swig_type_396(_swig_i_2), C.uintptr_t(_swig_i_3), C.swig_type_397(_swig_i_4), C.uintptr_t(_swig_i_5), C.swig_type_398(_swig_i_6), *(*C.swig_type_399)(unsafe.Pointer(&_swig_i_7)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg8
@@ -4194,7 +3981,7 @@ func Weft_engine_complete(arg1 WeftEngineCompletion, arg2 string) (_swig_ret err
 	var swig_r string
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_engine_complete_capi_ee0c88accba97dd4(C.uintptr_t(_swig_i_0), *(*C.swig_type_429)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_weft_engine_complete_capi_9202990ef78f15bf(C.uintptr_t(_swig_i_0), *(*C.swig_type_401)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -4213,7 +4000,7 @@ func Weft_engine_complete(arg1 WeftEngineCompletion, arg2 string) (_swig_ret err
 func Weft_engine_var_wait(arg1 WeftEngineVar) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := getSwigcptr(arg1)
-	swig_r_p := C._wrap_weft_engine_var_wait_capi_ee0c88accba97dd4(C.uintptr_t(_swig_i_0))
+	swig_r_p := C._wrap_weft_engine_var_wait_capi_9202990ef78f15bf(C.uintptr_t(_swig_i_0))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 error
 
@@ -4230,7 +4017,7 @@ func Weft_idx_load(arg1 string, arg2 []uintptr) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_idx_load_capi_ee0c88accba97dd4(*(*C.swig_type_432)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_433)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_weft_idx_load_capi_9202990ef78f15bf(*(*C.swig_type_404)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_405)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -4255,7 +4042,7 @@ func Weft_mnist_load(arg1 string, arg2 string, arg3 []uintptr, arg4 []uintptr) (
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
-	swig_r_p := C._wrap_weft_mnist_load_capi_ee0c88accba97dd4(*(*C.swig_type_435)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_436)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_437)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_438)(unsafe.Pointer(&_swig_i_3)))
+	swig_r_p := C._wrap_weft_mnist_load_capi_9202990ef78f15bf(*(*C.swig_type_407)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_408)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_409)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_410)(unsafe.Pointer(&_swig_i_3)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -4295,7 +4082,7 @@ func Weft_data_iter_create_ndarray(arg1 uint64, arg2 []string, arg3 []uintptr, a
 	_swig_i_8 := arg9
 	_swig_i_9 := arg10
 	_swig_i_10 := arg11
-	swig_r_p := C._wrap_weft_data_iter_create_ndarray_capi_ee0c88accba97dd4(C.swig_type_440(_swig_i_0), *(*C.swig_type_441)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_442)(unsafe.Pointer(&_swig_i_2)), C.swig_type_443(_swig_i_3), *(*C.swig_type_444)(unsafe.Pointer(&_swig_i_4)), *(*C.swig_type_445)(unsafe.Pointer(&_swig_i_5)), C.swig_intgo(_swig_i_6), C.swig_intgo(_swig_i_7), *(*C.swig_type_446)(unsafe.Pointer(&_swig_i_8)), C.swig_type_447(_swig_i_9), *(*C.swig_type_448)(unsafe.Pointer(&_swig_i_10)))
+	swig_r_p := C._wrap_weft_data_iter_create_ndarray_capi_9202990ef78f15bf(C.swig_type_412(_swig_i_0), *(*C.swig_type_413)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_414)(unsafe.Pointer(&_swig_i_2)), C.swig_type_415(_swig_i_3), *(*C.swig_type_416)(unsafe.Pointer(&_swig_i_4)), *(*C.swig_type_417)(unsafe.Pointer(&_swig_i_5)), C.swig_intgo(_swig_i_6), C.swig_intgo(_swig_i_7), *(*C.swig_type_418)(unsafe.Pointer(&_swig_i_8)), C.swig_type_419(_swig_i_9), *(*C.swig_type_420)(unsafe.Pointer(&_swig_i_10)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = _swig_i_1
@@ -4330,7 +4117,7 @@ func Weft_data_iter_next(arg1 uintptr, arg2 []int32) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_data_iter_next_capi_ee0c88accba97dd4(C.uintptr_t(_swig_i_0), *(*C.swig_type_450)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_weft_data_iter_next_capi_9202990ef78f15bf(C.uintptr_t(_swig_i_0), *(*C.swig_type_422)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -4349,7 +4136,7 @@ func Weft_data_iter_next(arg1 uintptr, arg2 []int32) (_swig_ret error) {
 func Weft_data_iter_reset(arg1 uintptr) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
-	swig_r_p := C._wrap_weft_data_iter_reset_capi_ee0c88accba97dd4(C.uintptr_t(_swig_i_0))
+	swig_r_p := C._wrap_weft_data_iter_reset_capi_9202990ef78f15bf(C.uintptr_t(_swig_i_0))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 error
 
@@ -4366,7 +4153,7 @@ func Weft_data_iter_data(arg1 uintptr, arg2 []uintptr) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_data_iter_data_capi_ee0c88accba97dd4(C.uintptr_t(_swig_i_0), *(*C.swig_type_453)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_weft_data_iter_data_capi_9202990ef78f15bf(C.uintptr_t(_swig_i_0), *(*C.swig_type_425)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -4386,7 +4173,7 @@ func Weft_data_iter_label(arg1 uintptr, arg2 []uintptr) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_data_iter_label_capi_ee0c88accba97dd4(C.uintptr_t(_swig_i_0), *(*C.swig_type_455)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_weft_data_iter_label_capi_9202990ef78f15bf(C.uintptr_t(_swig_i_0), *(*C.swig_type_427)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -4406,7 +4193,7 @@ func Weft_data_iter_pad(arg1 uintptr, arg2 []int32) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_data_iter_pad_capi_ee0c88accba97dd4(C.uintptr_t(_swig_i_0), *(*C.swig_type_457)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_weft_data_iter_pad_capi_9202990ef78f15bf(C.uintptr_t(_swig_i_0), *(*C.swig_type_429)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -4428,7 +4215,7 @@ func Weft_data_iter_index(arg1 uintptr, arg2 []int64, arg3 uint64, arg4 []uint64
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
-	swig_r_p := C._wrap_weft_data_iter_index_capi_ee0c88accba97dd4(C.uintptr_t(_swig_i_0), *(*C.swig_type_459)(unsafe.Pointer(&_swig_i_1)), C.swig_type_460(_swig_i_2), *(*C.swig_type_461)(unsafe.Pointer(&_swig_i_3)))
+	swig_r_p := C._wrap_weft_data_iter_index_capi_9202990ef78f15bf(C.uintptr_t(_swig_i_0), *(*C.swig_type_431)(unsafe.Pointer(&_swig_i_1)), C.swig_type_432(_swig_i_2), *(*C.swig_type_433)(unsafe.Pointer(&_swig_i_3)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -4451,7 +4238,7 @@ func Weft_data_iter_batch_size(arg1 uintptr, arg2 []int32) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_data_iter_batch_size_capi_ee0c88accba97dd4(C.uintptr_t(_swig_i_0), *(*C.swig_type_463)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_weft_data_iter_batch_size_capi_9202990ef78f15bf(C.uintptr_t(_swig_i_0), *(*C.swig_type_435)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -4470,7 +4257,7 @@ func Weft_data_iter_batch_size(arg1 uintptr, arg2 []int32) (_swig_ret error) {
 func Weft_data_iter_free(arg1 uintptr) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
-	swig_r_p := C._wrap_weft_data_iter_free_capi_ee0c88accba97dd4(C.uintptr_t(_swig_i_0))
+	swig_r_p := C._wrap_weft_data_iter_free_capi_9202990ef78f15bf(C.uintptr_t(_swig_i_0))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 error
 
@@ -4492,7 +4279,7 @@ func Weft_metric_create(arg1 string, arg2 []string, arg3 []string, arg4 uint64, 
  _swig_i_2 = weftJoin(arg3) 
 	_swig_i_3 := arg4
 	_swig_i_4 := arg5
-	swig_r_p := C._wrap_weft_metric_create_capi_ee0c88accba97dd4(*(*C.swig_type_466)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_467)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_468)(unsafe.Pointer(&_swig_i_2)), C.swig_type_469(_swig_i_3), *(*C.swig_type_470)(unsafe.Pointer(&_swig_i_4)))
+	swig_r_p := C._wrap_weft_metric_create_capi_9202990ef78f15bf(*(*C.swig_type_438)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_439)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_440)(unsafe.Pointer(&_swig_i_2)), C.swig_type_441(_swig_i_3), *(*C.swig_type_442)(unsafe.Pointer(&_swig_i_4)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -4526,7 +4313,7 @@ func Weft_metric_composite_add(arg1 uintptr, arg2 string, arg3 []string, arg4 []
 	var _swig_i_3 string
  _swig_i_3 = weftJoin(arg4) 
 	_swig_i_4 := arg5
-	swig_r_p := C._wrap_weft_metric_composite_add_capi_ee0c88accba97dd4(C.uintptr_t(_swig_i_0), *(*C.swig_type_472)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_473)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_474)(unsafe.Pointer(&_swig_i_3)), C.swig_type_475(_swig_i_4))
+	swig_r_p := C._wrap_weft_metric_composite_add_capi_9202990ef78f15bf(C.uintptr_t(_swig_i_0), *(*C.swig_type_444)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_445)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_446)(unsafe.Pointer(&_swig_i_3)), C.swig_type_447(_swig_i_4))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -4555,7 +4342,7 @@ func Weft_metric_update(arg1 uintptr, arg2 uint64, arg3 []uintptr, arg4 uint64, 
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
 	_swig_i_4 := arg5
-	swig_r_p := C._wrap_weft_metric_update_capi_ee0c88accba97dd4(C.uintptr_t(_swig_i_0), C.swig_type_477(_swig_i_1), *(*C.swig_type_478)(unsafe.Pointer(&_swig_i_2)), C.swig_type_479(_swig_i_3), *(*C.swig_type_480)(unsafe.Pointer(&_swig_i_4)))
+	swig_r_p := C._wrap_weft_metric_update_capi_9202990ef78f15bf(C.uintptr_t(_swig_i_0), C.swig_type_449(_swig_i_1), *(*C.swig_type_450)(unsafe.Pointer(&_swig_i_2)), C.swig_type_451(_swig_i_3), *(*C.swig_type_452)(unsafe.Pointer(&_swig_i_4)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg3
@@ -4578,7 +4365,7 @@ func Weft_metric_num_values(arg1 uintptr, arg2 []uint64) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_metric_num_values_capi_ee0c88accba97dd4(C.uintptr_t(_swig_i_0), *(*C.swig_type_482)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_weft_metric_num_values_capi_9202990ef78f15bf(C.uintptr_t(_swig_i_0), *(*C.swig_type_454)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -4601,7 +4388,7 @@ func Weft_metric_get(arg1 uintptr, arg2 []uintptr, arg3 []float64, arg4 uint64, 
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
 	_swig_i_4 := arg5
-	swig_r_p := C._wrap_weft_metric_get_capi_ee0c88accba97dd4(C.uintptr_t(_swig_i_0), *(*C.swig_type_484)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_485)(unsafe.Pointer(&_swig_i_2)), C.swig_type_486(_swig_i_3), *(*C.swig_type_487)(unsafe.Pointer(&_swig_i_4)))
+	swig_r_p := C._wrap_weft_metric_get_capi_9202990ef78f15bf(C.uintptr_t(_swig_i_0), *(*C.swig_type_456)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_457)(unsafe.Pointer(&_swig_i_2)), C.swig_type_458(_swig_i_3), *(*C.swig_type_459)(unsafe.Pointer(&_swig_i_4)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -4626,7 +4413,7 @@ func Weft_metric_get(arg1 uintptr, arg2 []uintptr, arg3 []float64, arg4 uint64, 
 func Weft_metric_reset(arg1 uintptr) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
-	swig_r_p := C._wrap_weft_metric_reset_capi_ee0c88accba97dd4(C.uintptr_t(_swig_i_0))
+	swig_r_p := C._wrap_weft_metric_reset_capi_9202990ef78f15bf(C.uintptr_t(_swig_i_0))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 error
 
@@ -4642,7 +4429,7 @@ func Weft_metric_reset(arg1 uintptr) (_swig_ret error) {
 func Weft_metric_free(arg1 uintptr) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
-	swig_r_p := C._wrap_weft_metric_free_capi_ee0c88accba97dd4(C.uintptr_t(_swig_i_0))
+	swig_r_p := C._wrap_weft_metric_free_capi_9202990ef78f15bf(C.uintptr_t(_swig_i_0))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 error
 
@@ -4668,7 +4455,7 @@ func Weft_checkpoint_save(arg1 string, arg2 int, arg3 uintptr, arg4 uint64, arg5
 	var _swig_i_7 string
  _swig_i_7 = weftJoin(arg8) 
 	_swig_i_8 := arg9
-	swig_r_p := C._wrap_weft_checkpoint_save_capi_ee0c88accba97dd4(*(*C.swig_type_491)(unsafe.Pointer(&_swig_i_0)), C.swig_intgo(_swig_i_1), C.uintptr_t(_swig_i_2), C.swig_type_492(_swig_i_3), *(*C.swig_type_493)(unsafe.Pointer(&_swig_i_4)), *(*C.swig_type_494)(unsafe.Pointer(&_swig_i_5)), C.swig_type_495(_swig_i_6), *(*C.swig_type_496)(unsafe.Pointer(&_swig_i_7)), *(*C.swig_type_497)(unsafe.Pointer(&_swig_i_8)))
+	swig_r_p := C._wrap_weft_checkpoint_save_capi_9202990ef78f15bf(*(*C.swig_type_463)(unsafe.Pointer(&_swig_i_0)), C.swig_intgo(_swig_i_1), C.uintptr_t(_swig_i_2), C.swig_type_464(_swig_i_3), *(*C.swig_type_465)(unsafe.Pointer(&_swig_i_4)), *(*C.swig_type_466)(unsafe.Pointer(&_swig_i_5)), C.swig_type_467(_swig_i_6), *(*C.swig_type_468)(unsafe.Pointer(&_swig_i_7)), *(*C.swig_type_469)(unsafe.Pointer(&_swig_i_8)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -4703,7 +4490,7 @@ func Weft_checkpoint_load(arg1 string, arg2 int, arg3 []uintptr, arg4 []uintptr,
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
 	_swig_i_4 := arg5
-	swig_r_p := C._wrap_weft_checkpoint_load_capi_ee0c88accba97dd4(*(*C.swig_type_499)(unsafe.Pointer(&_swig_i_0)), C.swig_intgo(_swig_i_1), *(*C.swig_type_500)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_501)(unsafe.Pointer(&_swig_i_3)), *(*C.swig_type_502)(unsafe.Pointer(&_swig_i_4)))
+	swig_r_p := C._wrap_weft_checkpoint_load_capi_9202990ef78f15bf(*(*C.swig_type_471)(unsafe.Pointer(&_swig_i_0)), C.swig_intgo(_swig_i_1), *(*C.swig_type_472)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_473)(unsafe.Pointer(&_swig_i_3)), *(*C.swig_type_474)(unsafe.Pointer(&_swig_i_4)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -4738,7 +4525,7 @@ func Weft_initializer_create(arg1 string, arg2 []string, arg3 []string, arg4 uin
 	_swig_i_3 := arg4
 	_swig_i_4 := arg5
 	_swig_i_5 := arg6
-	swig_r_p := C._wrap_weft_initializer_create_capi_ee0c88accba97dd4(*(*C.swig_type_504)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_505)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_506)(unsafe.Pointer(&_swig_i_2)), C.swig_type_507(_swig_i_3), C.swig_type_508(_swig_i_4), *(*C.swig_type_509)(unsafe.Pointer(&_swig_i_5)))
+	swig_r_p := C._wrap_weft_initializer_create_capi_9202990ef78f15bf(*(*C.swig_type_476)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_477)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_478)(unsafe.Pointer(&_swig_i_2)), C.swig_type_479(_swig_i_3), C.swig_type_480(_swig_i_4), *(*C.swig_type_481)(unsafe.Pointer(&_swig_i_5)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -4768,7 +4555,7 @@ func Weft_initializer_init(arg1 uintptr, arg2 string, arg3 uintptr) (_swig_ret e
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r_p := C._wrap_weft_initializer_init_capi_ee0c88accba97dd4(C.uintptr_t(_swig_i_0), *(*C.swig_type_511)(unsafe.Pointer(&_swig_i_1)), C.uintptr_t(_swig_i_2))
+	swig_r_p := C._wrap_weft_initializer_init_capi_9202990ef78f15bf(C.uintptr_t(_swig_i_0), *(*C.swig_type_483)(unsafe.Pointer(&_swig_i_1)), C.uintptr_t(_swig_i_2))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -4787,7 +4574,7 @@ func Weft_initializer_init(arg1 uintptr, arg2 string, arg3 uintptr) (_swig_ret e
 func Weft_initializer_free(arg1 uintptr) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
-	swig_r_p := C._wrap_weft_initializer_free_capi_ee0c88accba97dd4(C.uintptr_t(_swig_i_0))
+	swig_r_p := C._wrap_weft_initializer_free_capi_9202990ef78f15bf(C.uintptr_t(_swig_i_0))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 error
 
@@ -4809,7 +4596,7 @@ func Weft_optimizer_create(arg1 string, arg2 []string, arg3 []string, arg4 uint6
  _swig_i_2 = weftJoin(arg3) 
 	_swig_i_3 := arg4
 	_swig_i_4 := arg5
-	swig_r_p := C._wrap_weft_optimizer_create_capi_ee0c88accba97dd4(*(*C.swig_type_514)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_515)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_516)(unsafe.Pointer(&_swig_i_2)), C.swig_type_517(_swig_i_3), *(*C.swig_type_518)(unsafe.Pointer(&_swig_i_4)))
+	swig_r_p := C._wrap_weft_optimizer_create_capi_9202990ef78f15bf(*(*C.swig_type_486)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_487)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_488)(unsafe.Pointer(&_swig_i_2)), C.swig_type_489(_swig_i_3), *(*C.swig_type_490)(unsafe.Pointer(&_swig_i_4)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -4842,7 +4629,7 @@ func Weft_optimizer_set_lr_scheduler(arg1 uintptr, arg2 string, arg3 []int64, ar
 	_swig_i_3 := arg4
 	_swig_i_4 := arg5
 	_swig_i_5 := arg6
-	swig_r_p := C._wrap_weft_optimizer_set_lr_scheduler_capi_ee0c88accba97dd4(C.uintptr_t(_swig_i_0), *(*C.swig_type_520)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_521)(unsafe.Pointer(&_swig_i_2)), C.swig_type_522(_swig_i_3), C.float(_swig_i_4), C.float(_swig_i_5))
+	swig_r_p := C._wrap_weft_optimizer_set_lr_scheduler_capi_9202990ef78f15bf(C.uintptr_t(_swig_i_0), *(*C.swig_type_492)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_493)(unsafe.Pointer(&_swig_i_2)), C.swig_type_494(_swig_i_3), C.float(_swig_i_4), C.float(_swig_i_5))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -4865,7 +4652,7 @@ func Weft_optimizer_set_multipliers(arg1 uintptr, arg2 uintptr) (_swig_ret error
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_optimizer_set_multipliers_capi_ee0c88accba97dd4(C.uintptr_t(_swig_i_0), C.uintptr_t(_swig_i_1))
+	swig_r_p := C._wrap_weft_optimizer_set_multipliers_capi_9202990ef78f15bf(C.uintptr_t(_swig_i_0), C.uintptr_t(_swig_i_1))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 error
 
@@ -4882,7 +4669,7 @@ func Weft_optimizer_set_rescale_grad(arg1 uintptr, arg2 float32) (_swig_ret erro
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_optimizer_set_rescale_grad_capi_ee0c88accba97dd4(C.uintptr_t(_swig_i_0), C.float(_swig_i_1))
+	swig_r_p := C._wrap_weft_optimizer_set_rescale_grad_capi_9202990ef78f15bf(C.uintptr_t(_swig_i_0), C.float(_swig_i_1))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 error
 
@@ -4902,7 +4689,7 @@ func Weft_optimizer_update(arg1 uintptr, arg2 int, arg3 string, arg4 uintptr, ar
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
 	_swig_i_4 := arg5
-	swig_r_p := C._wrap_weft_optimizer_update_capi_ee0c88accba97dd4(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1), *(*C.swig_type_526)(unsafe.Pointer(&_swig_i_2)), C.uintptr_t(_swig_i_3), C.uintptr_t(_swig_i_4))
+	swig_r_p := C._wrap_weft_optimizer_update_capi_9202990ef78f15bf(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1), *(*C.swig_type_498)(unsafe.Pointer(&_swig_i_2)), C.uintptr_t(_swig_i_3), C.uintptr_t(_swig_i_4))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg3
@@ -4922,7 +4709,7 @@ func Weft_optimizer_num_update(arg1 uintptr, arg2 []int64) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_optimizer_num_update_capi_ee0c88accba97dd4(C.uintptr_t(_swig_i_0), *(*C.swig_type_528)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_weft_optimizer_num_update_capi_9202990ef78f15bf(C.uintptr_t(_swig_i_0), *(*C.swig_type_500)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -4943,7 +4730,7 @@ func Weft_optimizer_learning_rate(arg1 uintptr, arg2 string, arg3 []float32) (_s
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r_p := C._wrap_weft_optimizer_learning_rate_capi_ee0c88accba97dd4(C.uintptr_t(_swig_i_0), *(*C.swig_type_530)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_531)(unsafe.Pointer(&_swig_i_2)))
+	swig_r_p := C._wrap_weft_optimizer_learning_rate_capi_9202990ef78f15bf(C.uintptr_t(_swig_i_0), *(*C.swig_type_502)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_503)(unsafe.Pointer(&_swig_i_2)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -4965,7 +4752,7 @@ func Weft_optimizer_learning_rate(arg1 uintptr, arg2 string, arg3 []float32) (_s
 func Weft_optimizer_free(arg1 uintptr) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
-	swig_r_p := C._wrap_weft_optimizer_free_capi_ee0c88accba97dd4(C.uintptr_t(_swig_i_0))
+	swig_r_p := C._wrap_weft_optimizer_free_capi_9202990ef78f15bf(C.uintptr_t(_swig_i_0))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 error
 
@@ -4990,7 +4777,7 @@ func Weft_module_create(arg1 uintptr, arg2 uint64, arg3 []string, arg4 uint64, a
 	_swig_i_5 := arg6
 	_swig_i_6 := arg7
 	_swig_i_7 := arg8
-	swig_r_p := C._wrap_weft_module_create_capi_ee0c88accba97dd4(C.uintptr_t(_swig_i_0), C.swig_type_534(_swig_i_1), *(*C.swig_type_535)(unsafe.Pointer(&_swig_i_2)), C.swig_type_536(_swig_i_3), *(*C.swig_type_537)(unsafe.Pointer(&_swig_i_4)), C.swig_intgo(_swig_i_5), C.swig_intgo(_swig_i_6), *(*C.swig_type_538)(unsafe.Pointer(&_swig_i_7)))
+	swig_r_p := C._wrap_weft_module_create_capi_9202990ef78f15bf(C.uintptr_t(_swig_i_0), C.swig_type_506(_swig_i_1), *(*C.swig_type_507)(unsafe.Pointer(&_swig_i_2)), C.swig_type_508(_swig_i_3), *(*C.swig_type_509)(unsafe.Pointer(&_swig_i_4)), C.swig_intgo(_swig_i_5), C.swig_intgo(_swig_i_6), *(*C.swig_type_510)(unsafe.Pointer(&_swig_i_7)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = _swig_i_2
@@ -5017,7 +4804,7 @@ func Weft_module_bind(arg1 uintptr, arg2 uintptr, arg3 int) (_swig_ret error) {
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r_p := C._wrap_weft_module_bind_capi_ee0c88accba97dd4(C.uintptr_t(_swig_i_0), C.uintptr_t(_swig_i_1), C.swig_intgo(_swig_i_2))
+	swig_r_p := C._wrap_weft_module_bind_capi_9202990ef78f15bf(C.uintptr_t(_swig_i_0), C.uintptr_t(_swig_i_1), C.swig_intgo(_swig_i_2))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 error
 
@@ -5037,7 +4824,7 @@ func Weft_module_init_params(arg1 uintptr, arg2 uintptr, arg3 uintptr, arg4 uint
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
 	_swig_i_4 := arg5
-	swig_r_p := C._wrap_weft_module_init_params_capi_ee0c88accba97dd4(C.uintptr_t(_swig_i_0), C.uintptr_t(_swig_i_1), C.uintptr_t(_swig_i_2), C.uintptr_t(_swig_i_3), C.swig_intgo(_swig_i_4))
+	swig_r_p := C._wrap_weft_module_init_params_capi_9202990ef78f15bf(C.uintptr_t(_swig_i_0), C.uintptr_t(_swig_i_1), C.uintptr_t(_swig_i_2), C.uintptr_t(_swig_i_3), C.swig_intgo(_swig_i_4))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 error
 
@@ -5054,7 +4841,7 @@ func Weft_module_init_optimizer(arg1 uintptr, arg2 uintptr) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_module_init_optimizer_capi_ee0c88accba97dd4(C.uintptr_t(_swig_i_0), C.uintptr_t(_swig_i_1))
+	swig_r_p := C._wrap_weft_module_init_optimizer_capi_9202990ef78f15bf(C.uintptr_t(_swig_i_0), C.uintptr_t(_swig_i_1))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 error
 
@@ -5072,7 +4859,7 @@ func Weft_module_forward(arg1 uintptr, arg2 uintptr, arg3 int) (_swig_ret error)
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r_p := C._wrap_weft_module_forward_capi_ee0c88accba97dd4(C.uintptr_t(_swig_i_0), C.uintptr_t(_swig_i_1), C.swig_intgo(_swig_i_2))
+	swig_r_p := C._wrap_weft_module_forward_capi_9202990ef78f15bf(C.uintptr_t(_swig_i_0), C.uintptr_t(_swig_i_1), C.swig_intgo(_swig_i_2))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 error
 
@@ -5088,7 +4875,7 @@ func Weft_module_forward(arg1 uintptr, arg2 uintptr, arg3 int) (_swig_ret error)
 func Weft_module_backward(arg1 uintptr) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
-	swig_r_p := C._wrap_weft_module_backward_capi_ee0c88accba97dd4(C.uintptr_t(_swig_i_0))
+	swig_r_p := C._wrap_weft_module_backward_capi_9202990ef78f15bf(C.uintptr_t(_swig_i_0))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 error
 
@@ -5104,7 +4891,7 @@ func Weft_module_backward(arg1 uintptr) (_swig_ret error) {
 func Weft_module_update(arg1 uintptr) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
-	swig_r_p := C._wrap_weft_module_update_capi_ee0c88accba97dd4(C.uintptr_t(_swig_i_0))
+	swig_r_p := C._wrap_weft_module_update_capi_9202990ef78f15bf(C.uintptr_t(_swig_i_0))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 error
 
@@ -5122,7 +4909,7 @@ func Weft_module_update_metric(arg1 uintptr, arg2 uintptr, arg3 uintptr) (_swig_
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r_p := C._wrap_weft_module_update_metric_capi_ee0c88accba97dd4(C.uintptr_t(_swig_i_0), C.uintptr_t(_swig_i_1), C.uintptr_t(_swig_i_2))
+	swig_r_p := C._wrap_weft_module_update_metric_capi_9202990ef78f15bf(C.uintptr_t(_swig_i_0), C.uintptr_t(_swig_i_1), C.uintptr_t(_swig_i_2))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 error
 
@@ -5139,7 +4926,7 @@ func Weft_module_outputs(arg1 uintptr, arg2 []uintptr) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_module_outputs_capi_ee0c88accba97dd4(C.uintptr_t(_swig_i_0), *(*C.swig_type_547)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_weft_module_outputs_capi_9202990ef78f15bf(C.uintptr_t(_swig_i_0), *(*C.swig_type_519)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -5160,7 +4947,7 @@ func Weft_module_params(arg1 uintptr, arg2 []uintptr, arg3 []uintptr) (_swig_ret
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r_p := C._wrap_weft_module_params_capi_ee0c88accba97dd4(C.uintptr_t(_swig_i_0), *(*C.swig_type_549)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_550)(unsafe.Pointer(&_swig_i_2)))
+	swig_r_p := C._wrap_weft_module_params_capi_9202990ef78f15bf(C.uintptr_t(_swig_i_0), *(*C.swig_type_521)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_522)(unsafe.Pointer(&_swig_i_2)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -5190,7 +4977,7 @@ func Weft_module_fit(arg1 uintptr, arg2 uintptr, arg3 uintptr, arg4 uintptr, arg
 	_swig_i_6 := arg7
 	_swig_i_7 := arg8
 	_swig_i_8 := arg9
-	swig_r_p := C._wrap_weft_module_fit_capi_ee0c88accba97dd4(C.uintptr_t(_swig_i_0), C.uintptr_t(_swig_i_1), C.uintptr_t(_swig_i_2), C.uintptr_t(_swig_i_3), C.swig_intgo(_swig_i_4), C.swig_intgo(_swig_i_5), C.swig_intgo(_swig_i_6), *(*C.swig_type_552)(unsafe.Pointer(&_swig_i_7)), *(*C.swig_type_553)(unsafe.Pointer(&_swig_i_8)))
+	swig_r_p := C._wrap_weft_module_fit_capi_9202990ef78f15bf(C.uintptr_t(_swig_i_0), C.uintptr_t(_swig_i_1), C.uintptr_t(_swig_i_2), C.uintptr_t(_swig_i_3), C.swig_intgo(_swig_i_4), C.swig_intgo(_swig_i_5), C.swig_intgo(_swig_i_6), *(*C.swig_type_524)(unsafe.Pointer(&_swig_i_7)), *(*C.swig_type_525)(unsafe.Pointer(&_swig_i_8)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg8
@@ -5214,7 +5001,7 @@ func Weft_module_score(arg1 uintptr, arg2 uintptr, arg3 uintptr) (_swig_ret erro
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r_p := C._wrap_weft_module_score_capi_ee0c88accba97dd4(C.uintptr_t(_swig_i_0), C.uintptr_t(_swig_i_1), C.uintptr_t(_swig_i_2))
+	swig_r_p := C._wrap_weft_module_score_capi_9202990ef78f15bf(C.uintptr_t(_swig_i_0), C.uintptr_t(_swig_i_1), C.uintptr_t(_swig_i_2))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 error
 
@@ -5232,7 +5019,7 @@ func Weft_module_save_checkpoint(arg1 uintptr, arg2 string, arg3 int) (_swig_ret
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r_p := C._wrap_weft_module_save_checkpoint_capi_ee0c88accba97dd4(C.uintptr_t(_swig_i_0), *(*C.swig_type_556)(unsafe.Pointer(&_swig_i_1)), C.swig_intgo(_swig_i_2))
+	swig_r_p := C._wrap_weft_module_save_checkpoint_capi_9202990ef78f15bf(C.uintptr_t(_swig_i_0), *(*C.swig_type_528)(unsafe.Pointer(&_swig_i_1)), C.swig_intgo(_swig_i_2))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -5251,7 +5038,7 @@ func Weft_module_save_checkpoint(arg1 uintptr, arg2 string, arg3 int) (_swig_ret
 func Weft_module_free(arg1 uintptr) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
-	swig_r_p := C._wrap_weft_module_free_capi_ee0c88accba97dd4(C.uintptr_t(_swig_i_0))
+	swig_r_p := C._wrap_weft_module_free_capi_9202990ef78f15bf(C.uintptr_t(_swig_i_0))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 error
 
@@ -5285,7 +5072,7 @@ func Weft_predictor_create(arg1 string, arg2 unsafe.Pointer, arg3 uint64, arg4 u
 	var _swig_i_13 string
  _swig_i_13 = weftJoin(arg14) 
 	_swig_i_14 := arg15
-	swig_r_p := C._wrap_weft_predictor_create_capi_ee0c88accba97dd4(*(*C.swig_type_559)(unsafe.Pointer(&_swig_i_0)), C.swig_voidp(_swig_i_1), C.swig_type_560(_swig_i_2), C.swig_type_561(_swig_i_3), *(*C.swig_type_562)(unsafe.Pointer(&_swig_i_4)), *(*C.swig_type_563)(unsafe.Pointer(&_swig_i_5)), *(*C.swig_type_564)(unsafe.Pointer(&_swig_i_6)), C.swig_intgo(_swig_i_7), C.swig_intgo(_swig_i_8), C.swig_type_565(_swig_i_9), *(*C.swig_type_566)(unsafe.Pointer(&_swig_i_10)), C.swig_type_567(_swig_i_11), *(*C.swig_type_568)(unsafe.Pointer(&_swig_i_12)), *(*C.swig_type_569)(unsafe.Pointer(&_swig_i_13)), *(*C.swig_type_570)(unsafe.Pointer(&_swig_i_14)))
+	swig_r_p := C._wrap_weft_predictor_create_capi_9202990ef78f15bf(*(*C.swig_type_531)(unsafe.Pointer(&_swig_i_0)), C.swig_voidp(_swig_i_1), C.swig_type_532(_swig_i_2), C.swig_type_533(_swig_i_3), *(*C.swig_type_534)(unsafe.Pointer(&_swig_i_4)), *(*C.swig_type_535)(unsafe.Pointer(&_swig_i_5)), *(*C.swig_type_536)(unsafe.Pointer(&_swig_i_6)), C.swig_intgo(_swig_i_7), C.swig_intgo(_swig_i_8), C.swig_type_537(_swig_i_9), *(*C.swig_type_538)(unsafe.Pointer(&_swig_i_10)), C.swig_type_539(_swig_i_11), *(*C.swig_type_540)(unsafe.Pointer(&_swig_i_12)), *(*C.swig_type_541)(unsafe.Pointer(&_swig_i_13)), *(*C.swig_type_542)(unsafe.Pointer(&_swig_i_14)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -5342,7 +5129,7 @@ func Weft_predictor_create_from_files(arg1 string, arg2 string, arg3 uint64, arg
 	var _swig_i_12 string
  _swig_i_12 = weftJoin(arg13) 
 	_swig_i_13 := arg14
-	swig_r_p := C._wrap_weft_predictor_create_from_files_capi_ee0c88accba97dd4(*(*C.swig_type_572)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_573)(unsafe.Pointer(&_swig_i_1)), C.swig_type_574(_swig_i_2), *(*C.swig_type_575)(unsafe.Pointer(&_swig_i_3)), *(*C.swig_type_576)(unsafe.Pointer(&_swig_i_4)), *(*C.swig_type_577)(unsafe.Pointer(&_swig_i_5)), C.swig_intgo(_swig_i_6), C.swig_intgo(_swig_i_7), C.swig_type_578(_swig_i_8), *(*C.swig_type_579)(unsafe.Pointer(&_swig_i_9)), C.swig_type_580(_swig_i_10), *(*C.swig_type_581)(unsafe.Pointer(&_swig_i_11)), *(*C.swig_type_582)(unsafe.Pointer(&_swig_i_12)), *(*C.swig_type_583)(unsafe.Pointer(&_swig_i_13)))
+	swig_r_p := C._wrap_weft_predictor_create_from_files_capi_9202990ef78f15bf(*(*C.swig_type_544)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_545)(unsafe.Pointer(&_swig_i_1)), C.swig_type_546(_swig_i_2), *(*C.swig_type_547)(unsafe.Pointer(&_swig_i_3)), *(*C.swig_type_548)(unsafe.Pointer(&_swig_i_4)), *(*C.swig_type_549)(unsafe.Pointer(&_swig_i_5)), C.swig_intgo(_swig_i_6), C.swig_intgo(_swig_i_7), C.swig_type_550(_swig_i_8), *(*C.swig_type_551)(unsafe.Pointer(&_swig_i_9)), C.swig_type_552(_swig_i_10), *(*C.swig_type_553)(unsafe.Pointer(&_swig_i_11)), *(*C.swig_type_554)(unsafe.Pointer(&_swig_i_12)), *(*C.swig_type_555)(unsafe.Pointer(&_swig_i_13)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -5386,7 +5173,7 @@ func Weft_predictor_list_inputs(arg1 uintptr, arg2 []uintptr) (_swig_ret error) 
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_predictor_list_inputs_capi_ee0c88accba97dd4(C.uintptr_t(_swig_i_0), *(*C.swig_type_585)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_weft_predictor_list_inputs_capi_9202990ef78f15bf(C.uintptr_t(_swig_i_0), *(*C.swig_type_557)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -5406,7 +5193,7 @@ func Weft_predictor_list_outputs(arg1 uintptr, arg2 []uintptr) (_swig_ret error)
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_predictor_list_outputs_capi_ee0c88accba97dd4(C.uintptr_t(_swig_i_0), *(*C.swig_type_587)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_weft_predictor_list_outputs_capi_9202990ef78f15bf(C.uintptr_t(_swig_i_0), *(*C.swig_type_559)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -5432,7 +5219,7 @@ func Weft_predictor_output_shape(arg1 uintptr, arg2 uint64, arg3 []uint64, arg4 
 	_swig_i_5 := arg6
 	_swig_i_6 := arg7
 	_swig_i_7 := arg8
-	swig_r_p := C._wrap_weft_predictor_output_shape_capi_ee0c88accba97dd4(C.uintptr_t(_swig_i_0), C.swig_type_589(_swig_i_1), *(*C.swig_type_590)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_591)(unsafe.Pointer(&_swig_i_3)), C.swig_type_592(_swig_i_4), *(*C.swig_type_593)(unsafe.Pointer(&_swig_i_5)), C.swig_type_594(_swig_i_6), *(*C.swig_type_595)(unsafe.Pointer(&_swig_i_7)))
+	swig_r_p := C._wrap_weft_predictor_output_shape_capi_9202990ef78f15bf(C.uintptr_t(_swig_i_0), C.swig_type_561(_swig_i_1), *(*C.swig_type_562)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_563)(unsafe.Pointer(&_swig_i_3)), C.swig_type_564(_swig_i_4), *(*C.swig_type_565)(unsafe.Pointer(&_swig_i_5)), C.swig_type_566(_swig_i_6), *(*C.swig_type_567)(unsafe.Pointer(&_swig_i_7)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg3
@@ -5457,6 +5244,42 @@ func Weft_predictor_output_shape(arg1 uintptr, arg2 uint64, arg3 []uint64, arg4 
 	return swig_r_1
 }
 
+func Weft_predictor_predict_packed(arg1 uintptr, arg2 uint64, arg3 unsafe.Pointer, arg4 []uint64, arg5 []uint64, arg6 []int64, arg7 uint64, arg8 unsafe.Pointer, arg9 []uint64) (_swig_ret error) {
+	var swig_r string
+	_swig_i_0 := arg1
+	_swig_i_1 := arg2
+	_swig_i_2 := arg3
+	_swig_i_3 := arg4
+	_swig_i_4 := arg5
+	_swig_i_5 := arg6
+	_swig_i_6 := arg7
+	_swig_i_7 := arg8
+	_swig_i_8 := arg9
+	swig_r_p := C._wrap_weft_predictor_predict_packed_capi_9202990ef78f15bf(C.uintptr_t(_swig_i_0), C.swig_type_569(_swig_i_1), C.swig_voidp(_swig_i_2), *(*C.swig_type_570)(unsafe.Pointer(&_swig_i_3)), *(*C.swig_type_571)(unsafe.Pointer(&_swig_i_4)), *(*C.swig_type_572)(unsafe.Pointer(&_swig_i_5)), C.swig_type_573(_swig_i_6), C.swig_voidp(_swig_i_7), *(*C.swig_type_574)(unsafe.Pointer(&_swig_i_8)))
+	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
+	if Swig_escape_always_false {
+		Swig_escape_val = arg4
+	}
+	if Swig_escape_always_false {
+		Swig_escape_val = arg5
+	}
+	if Swig_escape_always_false {
+		Swig_escape_val = arg6
+	}
+	if Swig_escape_always_false {
+		Swig_escape_val = arg9
+	}
+	var swig_r_1 error
+
+	if swig_r == "" {
+		swig_r_1 = nil
+	} else {
+		swig_r_1 = weftStatus(swigCopyString(swig_r))
+	}
+
+	return swig_r_1
+}
+
 func Weft_predictor_predict_float(arg1 uintptr, arg2 []float32, arg3 uint64, arg4 []int64, arg5 uint64, arg6 []float32, arg7 uint64) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
@@ -5466,7 +5289,7 @@ func Weft_predictor_predict_float(arg1 uintptr, arg2 []float32, arg3 uint64, arg
 	_swig_i_4 := arg5
 	_swig_i_5 := arg6
 	_swig_i_6 := arg7
-	swig_r_p := C._wrap_weft_predictor_predict_float_capi_ee0c88accba97dd4(C.uintptr_t(_swig_i_0), *(*C.swig_type_597)(unsafe.Pointer(&_swig_i_1)), C.swig_type_598(_swig_i_2), *(*C.swig_type_599)(unsafe.Pointer(&_swig_i_3)), C.swig_type_600(_swig_i_4), *(*C.swig_type_601)(unsafe.Pointer(&_swig_i_5)), C.swig_type_602(_swig_i_6))
+	swig_r_p := C._wrap_weft_predictor_predict_float_capi_9202990ef78f15bf(C.uintptr_t(_swig_i_0), *(*C.swig_type_576)(unsafe.Pointer(&_swig_i_1)), C.swig_type_577(_swig_i_2), *(*C.swig_type_578)(unsafe.Pointer(&_swig_i_3)), C.swig_type_579(_swig_i_4), *(*C.swig_type_580)(unsafe.Pointer(&_swig_i_5)), C.swig_type_581(_swig_i_6))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -5488,10 +5311,30 @@ func Weft_predictor_predict_float(arg1 uintptr, arg2 []float32, arg3 uint64, arg
 	return swig_r_1
 }
 
+func Weft_predictor_stats(arg1 uintptr, arg2 []uint64) (_swig_ret error) {
+	var swig_r string
+	_swig_i_0 := arg1
+	_swig_i_1 := arg2
+	swig_r_p := C._wrap_weft_predictor_stats_capi_9202990ef78f15bf(C.uintptr_t(_swig_i_0), *(*C.swig_type_583)(unsafe.Pointer(&_swig_i_1)))
+	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
+	if Swig_escape_always_false {
+		Swig_escape_val = arg2
+	}
+	var swig_r_1 error
+
+	if swig_r == "" {
+		swig_r_1 = nil
+	} else {
+		swig_r_1 = weftStatus(swigCopyString(swig_r))
+	}
+
+	return swig_r_1
+}
+
 func Weft_predictor_free(arg1 uintptr) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
-	swig_r_p := C._wrap_weft_predictor_free_capi_ee0c88accba97dd4(C.uintptr_t(_swig_i_0))
+	swig_r_p := C._wrap_weft_predictor_free_capi_9202990ef78f15bf(C.uintptr_t(_swig_i_0))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 error
 
@@ -5508,7 +5351,7 @@ func Weft_kvstore_create(arg1 string, arg2 []uintptr) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_kvstore_create_capi_ee0c88accba97dd4(*(*C.swig_type_605)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_606)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_weft_kvstore_create_capi_9202990ef78f15bf(*(*C.swig_type_586)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_587)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -5532,7 +5375,7 @@ func Weft_kvstore_type(arg1 uintptr, arg2 []string) (_swig_ret error) {
 	_swig_i_0 := arg1
 	var _swig_i_1 []string
  _swig_i_1 = make([]string, len(arg2)) 
-	swig_r_p := C._wrap_weft_kvstore_type_capi_ee0c88accba97dd4(C.uintptr_t(_swig_i_0), *(*C.swig_type_608)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_weft_kvstore_type_capi_9202990ef78f15bf(C.uintptr_t(_swig_i_0), *(*C.swig_type_589)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 
 	for i := range _swig_i_1 {
@@ -5562,7 +5405,7 @@ func Weft_kvstore_rank(arg1 uintptr, arg2 []int32, arg3 []int32) (_swig_ret erro
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r_p := C._wrap_weft_kvstore_rank_capi_ee0c88accba97dd4(C.uintptr_t(_swig_i_0), *(*C.swig_type_610)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_611)(unsafe.Pointer(&_swig_i_2)))
+	swig_r_p := C._wrap_weft_kvstore_rank_capi_9202990ef78f15bf(C.uintptr_t(_swig_i_0), *(*C.swig_type_591)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_592)(unsafe.Pointer(&_swig_i_2)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -5588,7 +5431,7 @@ func Weft_kvstore_init(arg1 uintptr, arg2 uint64, arg3 []string, arg4 []uintptr)
 	var _swig_i_2 string
  _swig_i_2 = weftJoin(arg3) 
 	_swig_i_3 := arg4
-	swig_r_p := C._wrap_weft_kvstore_init_capi_ee0c88accba97dd4(C.uintptr_t(_swig_i_0), C.swig_type_613(_swig_i_1), *(*C.swig_type_614)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_615)(unsafe.Pointer(&_swig_i_3)))
+	swig_r_p := C._wrap_weft_kvstore_init_capi_9202990ef78f15bf(C.uintptr_t(_swig_i_0), C.swig_type_594(_swig_i_1), *(*C.swig_type_595)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_596)(unsafe.Pointer(&_swig_i_3)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = _swig_i_2
@@ -5615,7 +5458,7 @@ func Weft_kvstore_push(arg1 uintptr, arg2 uint64, arg3 []string, arg4 []uintptr,
  _swig_i_2 = weftJoin(arg3) 
 	_swig_i_3 := arg4
 	_swig_i_4 := arg5
-	swig_r_p := C._wrap_weft_kvstore_push_capi_ee0c88accba97dd4(C.uintptr_t(_swig_i_0), C.swig_type_617(_swig_i_1), *(*C.swig_type_618)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_619)(unsafe.Pointer(&_swig_i_3)), C.swig_intgo(_swig_i_4))
+	swig_r_p := C._wrap_weft_kvstore_push_capi_9202990ef78f15bf(C.uintptr_t(_swig_i_0), C.swig_type_598(_swig_i_1), *(*C.swig_type_599)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_600)(unsafe.Pointer(&_swig_i_3)), C.swig_intgo(_swig_i_4))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = _swig_i_2
@@ -5642,7 +5485,7 @@ func Weft_kvstore_pull(arg1 uintptr, arg2 uint64, arg3 []string, arg4 []uintptr,
  _swig_i_2 = weftJoin(arg3) 
 	_swig_i_3 := arg4
 	_swig_i_4 := arg5
-	swig_r_p := C._wrap_weft_kvstore_pull_capi_ee0c88accba97dd4(C.uintptr_t(_swig_i_0), C.swig_type_621(_swig_i_1), *(*C.swig_type_622)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_623)(unsafe.Pointer(&_swig_i_3)), C.swig_intgo(_swig_i_4))
+	swig_r_p := C._wrap_weft_kvstore_pull_capi_9202990ef78f15bf(C.uintptr_t(_swig_i_0), C.swig_type_602(_swig_i_1), *(*C.swig_type_603)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_604)(unsafe.Pointer(&_swig_i_3)), C.swig_intgo(_swig_i_4))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = _swig_i_2
@@ -5670,7 +5513,7 @@ func Weft_kvstore_pushpull(arg1 uintptr, arg2 uint64, arg3 []string, arg4 []uint
 	_swig_i_3 := arg4
 	_swig_i_4 := arg5
 	_swig_i_5 := arg6
-	swig_r_p := C._wrap_weft_kvstore_pushpull_capi_ee0c88accba97dd4(C.uintptr_t(_swig_i_0), C.swig_type_625(_swig_i_1), *(*C.swig_type_626)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_627)(unsafe.Pointer(&_swig_i_3)), *(*C.swig_type_628)(unsafe.Pointer(&_swig_i_4)), C.swig_intgo(_swig_i_5))
+	swig_r_p := C._wrap_weft_kvstore_pushpull_capi_9202990ef78f15bf(C.uintptr_t(_swig_i_0), C.swig_type_606(_swig_i_1), *(*C.swig_type_607)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_608)(unsafe.Pointer(&_swig_i_3)), *(*C.swig_type_609)(unsafe.Pointer(&_swig_i_4)), C.swig_intgo(_swig_i_5))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = _swig_i_2
@@ -5696,7 +5539,7 @@ func Weft_kvstore_set_optimizer(arg1 uintptr, arg2 uintptr) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_kvstore_set_optimizer_capi_ee0c88accba97dd4(C.uintptr_t(_swig_i_0), C.uintptr_t(_swig_i_1))
+	swig_r_p := C._wrap_weft_kvstore_set_optimizer_capi_9202990ef78f15bf(C.uintptr_t(_swig_i_0), C.uintptr_t(_swig_i_1))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 error
 
@@ -5712,7 +5555,7 @@ func Weft_kvstore_set_optimizer(arg1 uintptr, arg2 uintptr) (_swig_ret error) {
 func Weft_kvstore_barrier(arg1 uintptr) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
-	swig_r_p := C._wrap_weft_kvstore_barrier_capi_ee0c88accba97dd4(C.uintptr_t(_swig_i_0))
+	swig_r_p := C._wrap_weft_kvstore_barrier_capi_9202990ef78f15bf(C.uintptr_t(_swig_i_0))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 error
 
@@ -5728,7 +5571,7 @@ func Weft_kvstore_barrier(arg1 uintptr) (_swig_ret error) {
 func Weft_kvstore_free(arg1 uintptr) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
-	swig_r_p := C._wrap_weft_kvstore_free_capi_ee0c88accba97dd4(C.uintptr_t(_swig_i_0))
+	swig_r_p := C._wrap_weft_kvstore_free_capi_9202990ef78f15bf(C.uintptr_t(_swig_i_0))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 error
 
@@ -5746,7 +5589,7 @@ func Weft_module_init_optimizer_kvstore(arg1 uintptr, arg2 uintptr, arg3 uintptr
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r_p := C._wrap_weft_module_init_optimizer_kvstore_capi_ee0c88accba97dd4(C.uintptr_t(_swig_i_0), C.uintptr_t(_swig_i_1), C.uintptr_t(_swig_i_2))
+	swig_r_p := C._wrap_weft_module_init_optimizer_kvstore_capi_9202990ef78f15bf(C.uintptr_t(_swig_i_0), C.uintptr_t(_swig_i_1), C.uintptr_t(_swig_i_2))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 error
 
@@ -5764,7 +5607,7 @@ func Weft_data_iter_select_part(arg1 uintptr, arg2 int, arg3 int) (_swig_ret err
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r_p := C._wrap_weft_data_iter_select_part_capi_ee0c88accba97dd4(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1), C.swig_intgo(_swig_i_2))
+	swig_r_p := C._wrap_weft_data_iter_select_part_capi_9202990ef78f15bf(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1), C.swig_intgo(_swig_i_2))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 error
 
@@ -5779,7 +5622,7 @@ func Weft_data_iter_select_part(arg1 uintptr, arg2 int, arg3 int) (_swig_ret err
 
 func Weft_kvstore_finalize() (_swig_ret error) {
 	var swig_r string
-	swig_r_p := C._wrap_weft_kvstore_finalize_capi_ee0c88accba97dd4()
+	swig_r_p := C._wrap_weft_kvstore_finalize_capi_9202990ef78f15bf()
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 error
 

@@ -239,94 +239,26 @@ static void* Swig_malloc(int c) {
 
 #include "weft/c_api.h"
 
-
-/* weft_predictor_predict() with input i at in_packed + sum(input_bytes[0..i))
- * and output j likewise in out_packed. */
-static WeftStatus weft_go_predictor_predict(WeftPredictor* pred, size_t num_inputs, const void* in_packed,
-                                            const size_t* input_bytes, const size_t* ind_ptr, const int64_t* dims,
-                                            size_t num_outputs, void* out_packed, const size_t* output_bytes) {
-  std::vector<const void*> in(num_inputs);
-  std::vector<void*> out(num_outputs);
-  size_t off = 0;
-  for (size_t i = 0; i < num_inputs; ++i) {
-    in[i] = (const char*)in_packed + off;
-    off += input_bytes[i];
-  }
-  off = 0;
-  for (size_t j = 0; j < num_outputs; ++j) {
-    out[j] = (char*)out_packed + off;
-    off += output_bytes[j];
-  }
-  return weft_predictor_predict(pred, num_inputs, in.data(), input_bytes, ind_ptr, dims, num_outputs,
-                                out.data(), output_bytes);
+/* Struct results as arrays: the fields of WeftExecutorMemory and
+ * WeftPredictorStats (structs of counts) in declaration order, for the
+ * struct-out typemaps (WEFT_STRUCT_OUT in each language section). */
+static void WeftFields(const WeftExecutorMemory& m, uint64_t* f) {
+  f[0] = m.naive_bytes;
+  f[1] = m.planned_bytes;
+  f[2] = m.num_storage;
+  f[3] = m.num_inplace;
+  f[4] = m.num_reused;
+  f[5] = (uint64_t)m.match_range;
+}
+static void WeftFields(const WeftPredictorStats& s, uint64_t* f) {
+  f[0] = s.executors;
+  f[1] = s.shape_sets;
+  f[2] = s.in_use;
+  f[3] = s.weight_bytes;
+  f[4] = s.activation_bytes;
 }
 
 
-static _gostring_ WeftGoStatus(WeftStatus st) {
-  if (st == WEFT_OK) { _gostring_ r = {NULL, 0}; return r; }
-  std::string m = std::to_string((int)st) + ":" + weft_last_error();
-  return Swig_AllocateString(m.data(), m.size());
-}
-
-
-static WeftStatus weft_binding_copy_from_f32(WeftNDArray* arr, const float* ARRAY_IN, size_t count) {
-  return weft_ndarray_copy_from(arr, ARRAY_IN, count * sizeof(float));
-}
-static WeftStatus weft_binding_copy_to_f32(const WeftNDArray* arr, float* ARRAY_OUT, size_t count) {
-  return weft_ndarray_copy_to(arr, ARRAY_OUT, count * sizeof(float));
-}
-static WeftStatus weft_binding_copy_from_f64(WeftNDArray* arr, const double* ARRAY_IN, size_t count) {
-  return weft_ndarray_copy_from(arr, ARRAY_IN, count * sizeof(double));
-}
-static WeftStatus weft_binding_copy_to_f64(const WeftNDArray* arr, double* ARRAY_OUT, size_t count) {
-  return weft_ndarray_copy_to(arr, ARRAY_OUT, count * sizeof(double));
-}
-/* weft_executor_memory() as an array: out[0..5] = naive_bytes,
- * planned_bytes, num_storage, num_inplace, num_reused, match_range. */
-static WeftStatus weft_binding_executor_memory(const WeftExecutor* exec, size_t* out6) {
-  WeftExecutorMemory m;
-  WeftStatus st = weft_executor_memory(exec, &m);
-  if (st != WEFT_OK) return st;
-  out6[0] = m.naive_bytes;
-  out6[1] = m.planned_bytes;
-  out6[2] = m.num_storage;
-  out6[3] = m.num_inplace;
-  out6[4] = m.num_reused;
-  out6[5] = (size_t)m.match_range;
-  return WEFT_OK;
-}
-/* weft_predictor_stats() as an array: out[0..4] = executors, shape_sets,
- * in_use, weight_bytes, activation_bytes. */
-static WeftStatus weft_binding_predictor_stats(const WeftPredictor* pred, size_t* out5) {
-  WeftPredictorStats s;
-  WeftStatus st = weft_predictor_stats(pred, &s);
-  if (st != WEFT_OK) return st;
-  out5[0] = s.executors;
-  out5[1] = s.shape_sets;
-  out5[2] = s.in_use;
-  out5[3] = s.weight_bytes;
-  out5[4] = s.activation_bytes;
-  return WEFT_OK;
-}
-/* A named WeftNDArrayList of @p num arrays (weft_ndarray_list_create; the
- * list shares the arrays' storage). */
-static WeftStatus weft_binding_ndarray_list(WeftNDArray* const* arrays, const char* const* names,
-                                            size_t num, WeftNDArrayList** out) {
-  return weft_ndarray_list_create(arrays, names, num, out);
-}
-/* Copies the bytes of @p buf into @p dst (up to @p capacity; dst may be
- * NULL when capacity is 0) and sets *out_size to the buffer's size: a
- * binding calls it once for the size, then with its own array. */
-static WeftStatus weft_binding_buffer_copy(const WeftBuffer* buf, void* dst, size_t capacity,
-                                           size_t* out_size) {
-  const void* data = NULL;
-  size_t size = 0;
-  WeftStatus st = weft_buffer_data(buf, &data, &size);
-  if (st != WEFT_OK) return st;
-  if (capacity > 0 && dst) memcpy(dst, data, capacity < size ? capacity : size);
-  if (out_size) *out_size = size;
-  return WEFT_OK;
-}
 /* The ABI version this wrapper was compiled against (checked at load). */
 static int weft_binding_abi_version(void) { return WEFT_API_VERSION; }
 /* The file the process loaded libweft.so.0 from, or "" when unknown; named in
@@ -343,11 +275,18 @@ static const char* weft_binding_library_path(void) {
   return path;
 }
 
+
+static _gostring_ WeftGoStatus(WeftStatus st) {
+  if (st == WEFT_OK) { _gostring_ r = {NULL, 0}; return r; }
+  std::string m = std::to_string((int)st) + ":" + weft_last_error();
+  return Swig_AllocateString(m.data(), m.size());
+}
+
 #ifdef __cplusplus
 extern "C" {
 #endif
 
-void _wrap_Swig_free_capi_ee0c88accba97dd4(void *_swig_go_0) {
+void _wrap_Swig_free_capi_9202990ef78f15bf(void *_swig_go_0) {
   void *arg1 = (void *) 0 ;
   
   arg1 = *(void **)&_swig_go_0; 
@@ -357,7 +296,7 @@ void _wrap_Swig_free_capi_ee0c88accba97dd4(void *_swig_go_0) {
 }
 
 
-void *_wrap_Swig_malloc_capi_ee0c88accba97dd4(intgo _swig_go_0) {
+void *_wrap_Swig_malloc_capi_9202990ef78f15bf(intgo _swig_go_0) {
   int arg1 ;
   void *result = 0 ;
   void *_swig_go_result;
@@ -370,183 +309,7 @@ void *_wrap_Swig_malloc_capi_ee0c88accba97dd4(intgo _swig_go_0) {
 }
 
 
-_gostring_ _wrap_weft_go_predictor_predict_capi_ee0c88accba97dd4(WeftPredictor *_swig_go_0, long long _swig_go_1, void *_swig_go_2, _goslice_ _swig_go_3, _goslice_ _swig_go_4, _goslice_ _swig_go_5, long long _swig_go_6, void *_swig_go_7, _goslice_ _swig_go_8) {
-  WeftPredictor *arg1 = (WeftPredictor *) 0 ;
-  size_t arg2 ;
-  void *arg3 = (void *) 0 ;
-  size_t *arg4 = (size_t *) 0 ;
-  size_t *arg5 = (size_t *) 0 ;
-  int64_t *arg6 = (int64_t *) 0 ;
-  size_t arg7 ;
-  void *arg8 = (void *) 0 ;
-  size_t *arg9 = (size_t *) 0 ;
-  WeftStatus result;
-  _gostring_ _swig_go_result;
-  
-  arg1 = (WeftPredictor *)_swig_go_0; 
-  arg2 = (size_t)_swig_go_1; 
-  arg3 = (void *)_swig_go_2; 
-  arg4 = (size_t *)_swig_go_3.array; 
-  arg5 = (size_t *)_swig_go_4.array; 
-  arg6 = (int64_t *)_swig_go_5.array; 
-  arg7 = (size_t)_swig_go_6; 
-  arg8 = (void *)_swig_go_7; 
-  arg9 = (size_t *)_swig_go_8.array; 
-  
-  result = (WeftStatus)weft_go_predictor_predict(arg1,SWIG_STD_MOVE(arg2),(void const *)arg3,(size_t const *)arg4,(size_t const *)arg5,(int64_t const *)arg6,SWIG_STD_MOVE(arg7),arg8,(size_t const *)arg9);
-  _swig_go_result = WeftGoStatus(result); 
-  return _swig_go_result;
-}
-
-
-_gostring_ _wrap_weft_binding_copy_from_f32_capi_ee0c88accba97dd4(WeftNDArray *_swig_go_0, _goslice_ _swig_go_1, long long _swig_go_2) {
-  WeftNDArray *arg1 = (WeftNDArray *) 0 ;
-  float *arg2 = (float *) 0 ;
-  size_t arg3 ;
-  WeftStatus result;
-  _gostring_ _swig_go_result;
-  
-  arg1 = (WeftNDArray *)_swig_go_0; 
-  arg2 = (float *)_swig_go_1.array; 
-  arg3 = (size_t)_swig_go_2; 
-  
-  result = (WeftStatus)weft_binding_copy_from_f32(arg1,(float const *)arg2,SWIG_STD_MOVE(arg3));
-  _swig_go_result = WeftGoStatus(result); 
-  return _swig_go_result;
-}
-
-
-_gostring_ _wrap_weft_binding_copy_to_f32_capi_ee0c88accba97dd4(WeftNDArray *_swig_go_0, _goslice_ _swig_go_1, long long _swig_go_2) {
-  WeftNDArray *arg1 = (WeftNDArray *) 0 ;
-  float *arg2 = (float *) 0 ;
-  size_t arg3 ;
-  WeftStatus result;
-  _gostring_ _swig_go_result;
-  
-  arg1 = (WeftNDArray *)_swig_go_0; 
-  arg2 = (float *)_swig_go_1.array; 
-  arg3 = (size_t)_swig_go_2; 
-  
-  result = (WeftStatus)weft_binding_copy_to_f32((WeftNDArray const *)arg1,arg2,SWIG_STD_MOVE(arg3));
-  _swig_go_result = WeftGoStatus(result); 
-  return _swig_go_result;
-}
-
-
-_gostring_ _wrap_weft_binding_copy_from_f64_capi_ee0c88accba97dd4(WeftNDArray *_swig_go_0, _goslice_ _swig_go_1, long long _swig_go_2) {
-  WeftNDArray *arg1 = (WeftNDArray *) 0 ;
-  double *arg2 = (double *) 0 ;
-  size_t arg3 ;
-  WeftStatus result;
-  _gostring_ _swig_go_result;
-  
-  arg1 = (WeftNDArray *)_swig_go_0; 
-  arg2 = (double *)_swig_go_1.array; 
-  arg3 = (size_t)_swig_go_2; 
-  
-  result = (WeftStatus)weft_binding_copy_from_f64(arg1,(double const *)arg2,SWIG_STD_MOVE(arg3));
-  _swig_go_result = WeftGoStatus(result); 
-  return _swig_go_result;
-}
-
-
-_gostring_ _wrap_weft_binding_copy_to_f64_capi_ee0c88accba97dd4(WeftNDArray *_swig_go_0, _goslice_ _swig_go_1, long long _swig_go_2) {
-  WeftNDArray *arg1 = (WeftNDArray *) 0 ;
-  double *arg2 = (double *) 0 ;
-  size_t arg3 ;
-  WeftStatus result;
-  _gostring_ _swig_go_result;
-  
-  arg1 = (WeftNDArray *)_swig_go_0; 
-  arg2 = (double *)_swig_go_1.array; 
-  arg3 = (size_t)_swig_go_2; 
-  
-  result = (WeftStatus)weft_binding_copy_to_f64((WeftNDArray const *)arg1,arg2,SWIG_STD_MOVE(arg3));
-  _swig_go_result = WeftGoStatus(result); 
-  return _swig_go_result;
-}
-
-
-_gostring_ _wrap_weft_binding_executor_memory_capi_ee0c88accba97dd4(WeftExecutor *_swig_go_0, _goslice_ _swig_go_1) {
-  WeftExecutor *arg1 = (WeftExecutor *) 0 ;
-  size_t *arg2 = (size_t *) 0 ;
-  WeftStatus result;
-  _gostring_ _swig_go_result;
-  
-  arg1 = (WeftExecutor *)_swig_go_0; 
-  arg2 = (size_t *)_swig_go_1.array; 
-  
-  result = (WeftStatus)weft_binding_executor_memory((WeftExecutor const *)arg1,arg2);
-  _swig_go_result = WeftGoStatus(result); 
-  return _swig_go_result;
-}
-
-
-_gostring_ _wrap_weft_binding_predictor_stats_capi_ee0c88accba97dd4(WeftPredictor *_swig_go_0, _goslice_ _swig_go_1) {
-  WeftPredictor *arg1 = (WeftPredictor *) 0 ;
-  size_t *arg2 = (size_t *) 0 ;
-  WeftStatus result;
-  _gostring_ _swig_go_result;
-  
-  arg1 = (WeftPredictor *)_swig_go_0; 
-  arg2 = (size_t *)_swig_go_1.array; 
-  
-  result = (WeftStatus)weft_binding_predictor_stats((WeftPredictor const *)arg1,arg2);
-  _swig_go_result = WeftGoStatus(result); 
-  return _swig_go_result;
-}
-
-
-_gostring_ _wrap_weft_binding_ndarray_list_capi_ee0c88accba97dd4(_goslice_ _swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, _goslice_ _swig_go_3) {
-  WeftNDArray **arg1 = (WeftNDArray **) 0 ;
-  char **arg2 = (char **) 0 ;
-  size_t arg3 ;
-  WeftNDArrayList **arg4 = (WeftNDArrayList **) 0 ;
-  std::vector< char const * > sp2 ;
-  WeftStatus result;
-  _gostring_ _swig_go_result;
-  
-  arg1 = (WeftNDArray **)_swig_go_0.array; 
-  
-  {
-    const char* p = _swig_go_1.p;
-    const char* end = p + _swig_go_1.n;
-    while (p < end) {
-      sp2.push_back(p);
-      p += strlen(p) + 1;
-    }
-    arg2 = (char **)sp2.data();
-  }
-  
-  arg3 = (size_t)_swig_go_2; 
-  arg4 = (WeftNDArrayList **)_swig_go_3.array; 
-  
-  result = (WeftStatus)weft_binding_ndarray_list((WeftNDArray *const *)arg1,(char const *const *)arg2,SWIG_STD_MOVE(arg3),arg4);
-  _swig_go_result = WeftGoStatus(result); 
-  return _swig_go_result;
-}
-
-
-_gostring_ _wrap_weft_binding_buffer_copy_capi_ee0c88accba97dd4(WeftBuffer *_swig_go_0, void *_swig_go_1, long long _swig_go_2, _goslice_ _swig_go_3) {
-  WeftBuffer *arg1 = (WeftBuffer *) 0 ;
-  void *arg2 = (void *) 0 ;
-  size_t arg3 ;
-  size_t *arg4 = (size_t *) 0 ;
-  WeftStatus result;
-  _gostring_ _swig_go_result;
-  
-  arg1 = (WeftBuffer *)_swig_go_0; 
-  arg2 = (void *)_swig_go_1; 
-  arg3 = (size_t)_swig_go_2; 
-  arg4 = (size_t *)_swig_go_3.array; 
-  
-  result = (WeftStatus)weft_binding_buffer_copy((WeftBuffer const *)arg1,arg2,SWIG_STD_MOVE(arg3),arg4);
-  _swig_go_result = WeftGoStatus(result); 
-  return _swig_go_result;
-}
-
-
-intgo _wrap_weft_binding_abi_version_capi_ee0c88accba97dd4() {
+intgo _wrap_weft_binding_abi_version_capi_9202990ef78f15bf() {
   int result;
   intgo _swig_go_result;
   
@@ -557,7 +320,7 @@ intgo _wrap_weft_binding_abi_version_capi_ee0c88accba97dd4() {
 }
 
 
-_gostring_ _wrap_weft_binding_library_path_capi_ee0c88accba97dd4() {
+_gostring_ _wrap_weft_binding_library_path_capi_9202990ef78f15bf() {
   char *result = 0 ;
   _gostring_ _swig_go_result;
   
@@ -568,7 +331,7 @@ _gostring_ _wrap_weft_binding_library_path_capi_ee0c88accba97dd4() {
 }
 
 
-_gostring_ _wrap_weft_version_capi_ee0c88accba97dd4() {
+_gostring_ _wrap_weft_version_capi_9202990ef78f15bf() {
   char *result = 0 ;
   _gostring_ _swig_go_result;
   
@@ -579,7 +342,7 @@ _gostring_ _wrap_weft_version_capi_ee0c88accba97dd4() {
 }
 
 
-intgo _wrap_weft_abi_version_capi_ee0c88accba97dd4() {
+intgo _wrap_weft_abi_version_capi_9202990ef78f15bf() {
   int result;
   intgo _swig_go_result;
   
@@ -590,7 +353,7 @@ intgo _wrap_weft_abi_version_capi_ee0c88accba97dd4() {
 }
 
 
-long long _wrap_weft_live_handle_count_capi_ee0c88accba97dd4() {
+long long _wrap_weft_live_handle_count_capi_9202990ef78f15bf() {
   size_t result;
   long long _swig_go_result;
   
@@ -601,7 +364,7 @@ long long _wrap_weft_live_handle_count_capi_ee0c88accba97dd4() {
 }
 
 
-_gostring_ _wrap_weft_storage_stats_capi_ee0c88accba97dd4(intgo _swig_go_0, intgo _swig_go_1, _goslice_ _swig_go_2, _goslice_ _swig_go_3) {
+_gostring_ _wrap_weft_storage_stats_capi_9202990ef78f15bf(intgo _swig_go_0, intgo _swig_go_1, _goslice_ _swig_go_2, _goslice_ _swig_go_3) {
   int arg1 ;
   int arg2 ;
   size_t *arg3 = (size_t *) 0 ;
@@ -620,7 +383,7 @@ _gostring_ _wrap_weft_storage_stats_capi_ee0c88accba97dd4(intgo _swig_go_0, intg
 }
 
 
-_gostring_ _wrap_weft_device_count_capi_ee0c88accba97dd4(intgo _swig_go_0, _goslice_ _swig_go_1) {
+_gostring_ _wrap_weft_device_count_capi_9202990ef78f15bf(intgo _swig_go_0, _goslice_ _swig_go_1) {
   int arg1 ;
   int *arg2 = (int *) 0 ;
   WeftStatus result;
@@ -635,7 +398,7 @@ _gostring_ _wrap_weft_device_count_capi_ee0c88accba97dd4(intgo _swig_go_0, _gosl
 }
 
 
-_gostring_ _wrap_weft_device_memory_capi_ee0c88accba97dd4(intgo _swig_go_0, intgo _swig_go_1, _goslice_ _swig_go_2, _goslice_ _swig_go_3) {
+_gostring_ _wrap_weft_device_memory_capi_9202990ef78f15bf(intgo _swig_go_0, intgo _swig_go_1, _goslice_ _swig_go_2, _goslice_ _swig_go_3) {
   int arg1 ;
   int arg2 ;
   uint64_t *arg3 = (uint64_t *) 0 ;
@@ -654,7 +417,7 @@ _gostring_ _wrap_weft_device_memory_capi_ee0c88accba97dd4(intgo _swig_go_0, intg
 }
 
 
-_gostring_ _wrap_weft_random_seed_capi_ee0c88accba97dd4(long long _swig_go_0) {
+_gostring_ _wrap_weft_random_seed_capi_9202990ef78f15bf(long long _swig_go_0) {
   uint64_t arg1 ;
   WeftStatus result;
   _gostring_ _swig_go_result;
@@ -667,7 +430,7 @@ _gostring_ _wrap_weft_random_seed_capi_ee0c88accba97dd4(long long _swig_go_0) {
 }
 
 
-_gostring_ _wrap_weft_wait_all_capi_ee0c88accba97dd4() {
+_gostring_ _wrap_weft_wait_all_capi_9202990ef78f15bf() {
   WeftStatus result;
   _gostring_ _swig_go_result;
   
@@ -678,7 +441,7 @@ _gostring_ _wrap_weft_wait_all_capi_ee0c88accba97dd4() {
 }
 
 
-_gostring_ _wrap_weft_string_list_size_capi_ee0c88accba97dd4(WeftStringList *_swig_go_0, _goslice_ _swig_go_1) {
+_gostring_ _wrap_weft_string_list_size_capi_9202990ef78f15bf(WeftStringList *_swig_go_0, _goslice_ _swig_go_1) {
   WeftStringList *arg1 = (WeftStringList *) 0 ;
   size_t *arg2 = (size_t *) 0 ;
   WeftStatus result;
@@ -693,7 +456,7 @@ _gostring_ _wrap_weft_string_list_size_capi_ee0c88accba97dd4(WeftStringList *_sw
 }
 
 
-_gostring_ _wrap_weft_string_list_get_capi_ee0c88accba97dd4(WeftStringList *_swig_go_0, long long _swig_go_1, _goslice_ _swig_go_2) {
+_gostring_ _wrap_weft_string_list_get_capi_9202990ef78f15bf(WeftStringList *_swig_go_0, long long _swig_go_1, _goslice_ _swig_go_2) {
   WeftStringList *arg1 = (WeftStringList *) 0 ;
   size_t arg2 ;
   char **arg3 = (char **) 0 ;
@@ -719,7 +482,7 @@ _gostring_ _wrap_weft_string_list_get_capi_ee0c88accba97dd4(WeftStringList *_swi
 }
 
 
-_gostring_ _wrap_weft_string_list_free_capi_ee0c88accba97dd4(WeftStringList *_swig_go_0) {
+_gostring_ _wrap_weft_string_list_free_capi_9202990ef78f15bf(WeftStringList *_swig_go_0) {
   WeftStringList *arg1 = (WeftStringList *) 0 ;
   WeftStatus result;
   _gostring_ _swig_go_result;
@@ -732,7 +495,7 @@ _gostring_ _wrap_weft_string_list_free_capi_ee0c88accba97dd4(WeftStringList *_sw
 }
 
 
-_gostring_ _wrap_weft_op_count_capi_ee0c88accba97dd4(_goslice_ _swig_go_0) {
+_gostring_ _wrap_weft_op_count_capi_9202990ef78f15bf(_goslice_ _swig_go_0) {
   size_t *arg1 = (size_t *) 0 ;
   WeftStatus result;
   _gostring_ _swig_go_result;
@@ -745,7 +508,7 @@ _gostring_ _wrap_weft_op_count_capi_ee0c88accba97dd4(_goslice_ _swig_go_0) {
 }
 
 
-_gostring_ _wrap_weft_op_name_capi_ee0c88accba97dd4(long long _swig_go_0, _goslice_ _swig_go_1) {
+_gostring_ _wrap_weft_op_name_capi_9202990ef78f15bf(long long _swig_go_0, _goslice_ _swig_go_1) {
   size_t arg1 ;
   char **arg2 = (char **) 0 ;
   std::vector< char const * > sv2 ;
@@ -769,7 +532,7 @@ _gostring_ _wrap_weft_op_name_capi_ee0c88accba97dd4(long long _swig_go_0, _gosli
 }
 
 
-_gostring_ _wrap_weft_op_info_capi_ee0c88accba97dd4(_gostring_ _swig_go_0, _goslice_ _swig_go_1, _goslice_ _swig_go_2) {
+_gostring_ _wrap_weft_op_info_capi_9202990ef78f15bf(_gostring_ _swig_go_0, _goslice_ _swig_go_1, _goslice_ _swig_go_2) {
   char *arg1 = (char *) 0 ;
   char **arg2 = (char **) 0 ;
   size_t *arg3 = (size_t *) 0 ;
@@ -800,7 +563,7 @@ _gostring_ _wrap_weft_op_info_capi_ee0c88accba97dd4(_gostring_ _swig_go_0, _gosl
 }
 
 
-_gostring_ _wrap_weft_op_param_capi_ee0c88accba97dd4(_gostring_ _swig_go_0, long long _swig_go_1, _goslice_ _swig_go_2, _goslice_ _swig_go_3, _goslice_ _swig_go_4, _goslice_ _swig_go_5) {
+_gostring_ _wrap_weft_op_param_capi_9202990ef78f15bf(_gostring_ _swig_go_0, long long _swig_go_1, _goslice_ _swig_go_2, _goslice_ _swig_go_3, _goslice_ _swig_go_4, _goslice_ _swig_go_5) {
   char *arg1 = (char *) 0 ;
   size_t arg2 ;
   char **arg3 = (char **) 0 ;
@@ -864,7 +627,7 @@ _gostring_ _wrap_weft_op_param_capi_ee0c88accba97dd4(_gostring_ _swig_go_0, long
 }
 
 
-_gostring_ _wrap_weft_op_aliases_capi_ee0c88accba97dd4(_gostring_ _swig_go_0, _goslice_ _swig_go_1) {
+_gostring_ _wrap_weft_op_aliases_capi_9202990ef78f15bf(_gostring_ _swig_go_0, _goslice_ _swig_go_1) {
   char *arg1 = (char *) 0 ;
   WeftStringList **arg2 = (WeftStringList **) 0 ;
   WeftStatus result;
@@ -884,7 +647,7 @@ _gostring_ _wrap_weft_op_aliases_capi_ee0c88accba97dd4(_gostring_ _swig_go_0, _g
 }
 
 
-_gostring_ _wrap_weft_op_invoke_capi_ee0c88accba97dd4(_gostring_ _swig_go_0, _goslice_ _swig_go_1, long long _swig_go_2, _gostring_ _swig_go_3, _gostring_ _swig_go_4, long long _swig_go_5, _goslice_ _swig_go_6, long long _swig_go_7, _goslice_ _swig_go_8) {
+_gostring_ _wrap_weft_op_invoke_capi_9202990ef78f15bf(_gostring_ _swig_go_0, _goslice_ _swig_go_1, long long _swig_go_2, _gostring_ _swig_go_3, _gostring_ _swig_go_4, long long _swig_go_5, _goslice_ _swig_go_6, long long _swig_go_7, _goslice_ _swig_go_8) {
   char *arg1 = (char *) 0 ;
   WeftNDArray **arg2 = (WeftNDArray **) 0 ;
   size_t arg3 ;
@@ -940,7 +703,7 @@ _gostring_ _wrap_weft_op_invoke_capi_ee0c88accba97dd4(_gostring_ _swig_go_0, _go
 }
 
 
-_gostring_ _wrap_weft_op_invoke_into_capi_ee0c88accba97dd4(_gostring_ _swig_go_0, _goslice_ _swig_go_1, long long _swig_go_2, _gostring_ _swig_go_3, _gostring_ _swig_go_4, long long _swig_go_5, _goslice_ _swig_go_6, long long _swig_go_7, _goslice_ _swig_go_8) {
+_gostring_ _wrap_weft_op_invoke_into_capi_9202990ef78f15bf(_gostring_ _swig_go_0, _goslice_ _swig_go_1, long long _swig_go_2, _gostring_ _swig_go_3, _gostring_ _swig_go_4, long long _swig_go_5, _goslice_ _swig_go_6, long long _swig_go_7, _goslice_ _swig_go_8) {
   char *arg1 = (char *) 0 ;
   WeftNDArray **arg2 = (WeftNDArray **) 0 ;
   size_t arg3 ;
@@ -996,7 +759,7 @@ _gostring_ _wrap_weft_op_invoke_into_capi_ee0c88accba97dd4(_gostring_ _swig_go_0
 }
 
 
-_gostring_ _wrap_weft_ndarray_create_capi_ee0c88accba97dd4(_goslice_ _swig_go_0, intgo _swig_go_1, intgo _swig_go_2, intgo _swig_go_3, intgo _swig_go_4, _goslice_ _swig_go_5) {
+_gostring_ _wrap_weft_ndarray_create_capi_9202990ef78f15bf(_goslice_ _swig_go_0, intgo _swig_go_1, intgo _swig_go_2, intgo _swig_go_3, intgo _swig_go_4, _goslice_ _swig_go_5) {
   int64_t *arg1 = (int64_t *) 0 ;
   int arg2 ;
   int arg3 ;
@@ -1019,7 +782,7 @@ _gostring_ _wrap_weft_ndarray_create_capi_ee0c88accba97dd4(_goslice_ _swig_go_0,
 }
 
 
-_gostring_ _wrap_weft_ndarray_free_capi_ee0c88accba97dd4(WeftNDArray *_swig_go_0) {
+_gostring_ _wrap_weft_ndarray_free_capi_9202990ef78f15bf(WeftNDArray *_swig_go_0) {
   WeftNDArray *arg1 = (WeftNDArray *) 0 ;
   WeftStatus result;
   _gostring_ _swig_go_result;
@@ -1032,7 +795,7 @@ _gostring_ _wrap_weft_ndarray_free_capi_ee0c88accba97dd4(WeftNDArray *_swig_go_0
 }
 
 
-_gostring_ _wrap_weft_ndarray_ndim_capi_ee0c88accba97dd4(WeftNDArray *_swig_go_0, _goslice_ _swig_go_1) {
+_gostring_ _wrap_weft_ndarray_ndim_capi_9202990ef78f15bf(WeftNDArray *_swig_go_0, _goslice_ _swig_go_1) {
   WeftNDArray *arg1 = (WeftNDArray *) 0 ;
   int *arg2 = (int *) 0 ;
   WeftStatus result;
@@ -1047,7 +810,7 @@ _gostring_ _wrap_weft_ndarray_ndim_capi_ee0c88accba97dd4(WeftNDArray *_swig_go_0
 }
 
 
-_gostring_ _wrap_weft_ndarray_shape_capi_ee0c88accba97dd4(WeftNDArray *_swig_go_0, _goslice_ _swig_go_1, long long _swig_go_2) {
+_gostring_ _wrap_weft_ndarray_shape_capi_9202990ef78f15bf(WeftNDArray *_swig_go_0, _goslice_ _swig_go_1, long long _swig_go_2) {
   WeftNDArray *arg1 = (WeftNDArray *) 0 ;
   int64_t *arg2 = (int64_t *) 0 ;
   size_t arg3 ;
@@ -1064,7 +827,7 @@ _gostring_ _wrap_weft_ndarray_shape_capi_ee0c88accba97dd4(WeftNDArray *_swig_go_
 }
 
 
-_gostring_ _wrap_weft_ndarray_size_capi_ee0c88accba97dd4(WeftNDArray *_swig_go_0, _goslice_ _swig_go_1) {
+_gostring_ _wrap_weft_ndarray_size_capi_9202990ef78f15bf(WeftNDArray *_swig_go_0, _goslice_ _swig_go_1) {
   WeftNDArray *arg1 = (WeftNDArray *) 0 ;
   int64_t *arg2 = (int64_t *) 0 ;
   WeftStatus result;
@@ -1079,7 +842,7 @@ _gostring_ _wrap_weft_ndarray_size_capi_ee0c88accba97dd4(WeftNDArray *_swig_go_0
 }
 
 
-_gostring_ _wrap_weft_ndarray_dtype_capi_ee0c88accba97dd4(WeftNDArray *_swig_go_0, _goslice_ _swig_go_1) {
+_gostring_ _wrap_weft_ndarray_dtype_capi_9202990ef78f15bf(WeftNDArray *_swig_go_0, _goslice_ _swig_go_1) {
   WeftNDArray *arg1 = (WeftNDArray *) 0 ;
   int *arg2 = (int *) 0 ;
   WeftStatus result;
@@ -1094,7 +857,7 @@ _gostring_ _wrap_weft_ndarray_dtype_capi_ee0c88accba97dd4(WeftNDArray *_swig_go_
 }
 
 
-_gostring_ _wrap_weft_ndarray_context_capi_ee0c88accba97dd4(WeftNDArray *_swig_go_0, _goslice_ _swig_go_1, _goslice_ _swig_go_2) {
+_gostring_ _wrap_weft_ndarray_context_capi_9202990ef78f15bf(WeftNDArray *_swig_go_0, _goslice_ _swig_go_1, _goslice_ _swig_go_2) {
   WeftNDArray *arg1 = (WeftNDArray *) 0 ;
   int *arg2 = (int *) 0 ;
   int *arg3 = (int *) 0 ;
@@ -1111,7 +874,7 @@ _gostring_ _wrap_weft_ndarray_context_capi_ee0c88accba97dd4(WeftNDArray *_swig_g
 }
 
 
-_gostring_ _wrap_weft_ndarray_copy_from_capi_ee0c88accba97dd4(WeftNDArray *_swig_go_0, void *_swig_go_1, long long _swig_go_2) {
+_gostring_ _wrap_weft_ndarray_copy_from_capi_9202990ef78f15bf(WeftNDArray *_swig_go_0, void *_swig_go_1, long long _swig_go_2) {
   WeftNDArray *arg1 = (WeftNDArray *) 0 ;
   void *arg2 = (void *) 0 ;
   size_t arg3 ;
@@ -1128,7 +891,7 @@ _gostring_ _wrap_weft_ndarray_copy_from_capi_ee0c88accba97dd4(WeftNDArray *_swig
 }
 
 
-_gostring_ _wrap_weft_ndarray_copy_to_capi_ee0c88accba97dd4(WeftNDArray *_swig_go_0, void *_swig_go_1, long long _swig_go_2) {
+_gostring_ _wrap_weft_ndarray_copy_to_capi_9202990ef78f15bf(WeftNDArray *_swig_go_0, void *_swig_go_1, long long _swig_go_2) {
   WeftNDArray *arg1 = (WeftNDArray *) 0 ;
   void *arg2 = (void *) 0 ;
   size_t arg3 ;
@@ -1145,7 +908,7 @@ _gostring_ _wrap_weft_ndarray_copy_to_capi_ee0c88accba97dd4(WeftNDArray *_swig_g
 }
 
 
-_gostring_ _wrap_weft_ndarray_reshape_capi_ee0c88accba97dd4(WeftNDArray *_swig_go_0, _goslice_ _swig_go_1, intgo _swig_go_2, _goslice_ _swig_go_3) {
+_gostring_ _wrap_weft_ndarray_reshape_capi_9202990ef78f15bf(WeftNDArray *_swig_go_0, _goslice_ _swig_go_1, intgo _swig_go_2, _goslice_ _swig_go_3) {
   WeftNDArray *arg1 = (WeftNDArray *) 0 ;
   int64_t *arg2 = (int64_t *) 0 ;
   int arg3 ;
@@ -1164,7 +927,7 @@ _gostring_ _wrap_weft_ndarray_reshape_capi_ee0c88accba97dd4(WeftNDArray *_swig_g
 }
 
 
-_gostring_ _wrap_weft_ndarray_slice_capi_ee0c88accba97dd4(WeftNDArray *_swig_go_0, long long _swig_go_1, long long _swig_go_2, _goslice_ _swig_go_3) {
+_gostring_ _wrap_weft_ndarray_slice_capi_9202990ef78f15bf(WeftNDArray *_swig_go_0, long long _swig_go_1, long long _swig_go_2, _goslice_ _swig_go_3) {
   WeftNDArray *arg1 = (WeftNDArray *) 0 ;
   int64_t arg2 ;
   int64_t arg3 ;
@@ -1183,7 +946,7 @@ _gostring_ _wrap_weft_ndarray_slice_capi_ee0c88accba97dd4(WeftNDArray *_swig_go_
 }
 
 
-_gostring_ _wrap_weft_ndarray_wait_to_read_capi_ee0c88accba97dd4(WeftNDArray *_swig_go_0) {
+_gostring_ _wrap_weft_ndarray_wait_to_read_capi_9202990ef78f15bf(WeftNDArray *_swig_go_0) {
   WeftNDArray *arg1 = (WeftNDArray *) 0 ;
   WeftStatus result;
   _gostring_ _swig_go_result;
@@ -1196,7 +959,7 @@ _gostring_ _wrap_weft_ndarray_wait_to_read_capi_ee0c88accba97dd4(WeftNDArray *_s
 }
 
 
-_gostring_ _wrap_weft_ndarray_wait_to_write_capi_ee0c88accba97dd4(WeftNDArray *_swig_go_0) {
+_gostring_ _wrap_weft_ndarray_wait_to_write_capi_9202990ef78f15bf(WeftNDArray *_swig_go_0) {
   WeftNDArray *arg1 = (WeftNDArray *) 0 ;
   WeftStatus result;
   _gostring_ _swig_go_result;
@@ -1209,7 +972,7 @@ _gostring_ _wrap_weft_ndarray_wait_to_write_capi_ee0c88accba97dd4(WeftNDArray *_
 }
 
 
-_gostring_ _wrap_weft_ndarray_save_file_capi_ee0c88accba97dd4(_gostring_ _swig_go_0, _goslice_ _swig_go_1, _gostring_ _swig_go_2, long long _swig_go_3) {
+_gostring_ _wrap_weft_ndarray_save_file_capi_9202990ef78f15bf(_gostring_ _swig_go_0, _goslice_ _swig_go_1, _gostring_ _swig_go_2, long long _swig_go_3) {
   char *arg1 = (char *) 0 ;
   WeftNDArray **arg2 = (WeftNDArray **) 0 ;
   char **arg3 = (char **) 0 ;
@@ -1244,7 +1007,7 @@ _gostring_ _wrap_weft_ndarray_save_file_capi_ee0c88accba97dd4(_gostring_ _swig_g
 }
 
 
-_gostring_ _wrap_weft_ndarray_save_buffer_capi_ee0c88accba97dd4(_goslice_ _swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, _goslice_ _swig_go_3) {
+_gostring_ _wrap_weft_ndarray_save_buffer_capi_9202990ef78f15bf(_goslice_ _swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, _goslice_ _swig_go_3) {
   WeftNDArray **arg1 = (WeftNDArray **) 0 ;
   char **arg2 = (char **) 0 ;
   size_t arg3 ;
@@ -1274,7 +1037,7 @@ _gostring_ _wrap_weft_ndarray_save_buffer_capi_ee0c88accba97dd4(_goslice_ _swig_
 }
 
 
-_gostring_ _wrap_weft_buffer_data_capi_ee0c88accba97dd4(WeftBuffer *_swig_go_0, void **_swig_go_1, _goslice_ _swig_go_2) {
+_gostring_ _wrap_weft_buffer_data_capi_9202990ef78f15bf(WeftBuffer *_swig_go_0, _goslice_ _swig_go_1, _goslice_ _swig_go_2) {
   WeftBuffer *arg1 = (WeftBuffer *) 0 ;
   void **arg2 = (void **) 0 ;
   size_t *arg3 = (size_t *) 0 ;
@@ -1282,7 +1045,7 @@ _gostring_ _wrap_weft_buffer_data_capi_ee0c88accba97dd4(WeftBuffer *_swig_go_0, 
   _gostring_ _swig_go_result;
   
   arg1 = (WeftBuffer *)_swig_go_0; 
-  arg2 = *(void ***)&_swig_go_1; 
+  arg2 = (void **)_swig_go_1.array; 
   arg3 = (size_t *)_swig_go_2.array; 
   
   result = (WeftStatus)weft_buffer_data((WeftBuffer const *)arg1,(void const **)arg2,arg3);
@@ -1291,7 +1054,7 @@ _gostring_ _wrap_weft_buffer_data_capi_ee0c88accba97dd4(WeftBuffer *_swig_go_0, 
 }
 
 
-_gostring_ _wrap_weft_buffer_free_capi_ee0c88accba97dd4(WeftBuffer *_swig_go_0) {
+_gostring_ _wrap_weft_buffer_free_capi_9202990ef78f15bf(WeftBuffer *_swig_go_0) {
   WeftBuffer *arg1 = (WeftBuffer *) 0 ;
   WeftStatus result;
   _gostring_ _swig_go_result;
@@ -1304,7 +1067,7 @@ _gostring_ _wrap_weft_buffer_free_capi_ee0c88accba97dd4(WeftBuffer *_swig_go_0) 
 }
 
 
-_gostring_ _wrap_weft_ndarray_load_file_capi_ee0c88accba97dd4(_gostring_ _swig_go_0, _goslice_ _swig_go_1) {
+_gostring_ _wrap_weft_ndarray_load_file_capi_9202990ef78f15bf(_gostring_ _swig_go_0, _goslice_ _swig_go_1) {
   char *arg1 = (char *) 0 ;
   WeftNDArrayList **arg2 = (WeftNDArrayList **) 0 ;
   WeftStatus result;
@@ -1324,7 +1087,7 @@ _gostring_ _wrap_weft_ndarray_load_file_capi_ee0c88accba97dd4(_gostring_ _swig_g
 }
 
 
-_gostring_ _wrap_weft_ndarray_load_buffer_capi_ee0c88accba97dd4(void *_swig_go_0, long long _swig_go_1, _goslice_ _swig_go_2) {
+_gostring_ _wrap_weft_ndarray_load_buffer_capi_9202990ef78f15bf(void *_swig_go_0, long long _swig_go_1, _goslice_ _swig_go_2) {
   void *arg1 = (void *) 0 ;
   size_t arg2 ;
   WeftNDArrayList **arg3 = (WeftNDArrayList **) 0 ;
@@ -1341,7 +1104,7 @@ _gostring_ _wrap_weft_ndarray_load_buffer_capi_ee0c88accba97dd4(void *_swig_go_0
 }
 
 
-_gostring_ _wrap_weft_ndarray_list_size_capi_ee0c88accba97dd4(WeftNDArrayList *_swig_go_0, _goslice_ _swig_go_1, _goslice_ _swig_go_2) {
+_gostring_ _wrap_weft_ndarray_list_size_capi_9202990ef78f15bf(WeftNDArrayList *_swig_go_0, _goslice_ _swig_go_1, _goslice_ _swig_go_2) {
   WeftNDArrayList *arg1 = (WeftNDArrayList *) 0 ;
   size_t *arg2 = (size_t *) 0 ;
   int *arg3 = (int *) 0 ;
@@ -1358,7 +1121,7 @@ _gostring_ _wrap_weft_ndarray_list_size_capi_ee0c88accba97dd4(WeftNDArrayList *_
 }
 
 
-_gostring_ _wrap_weft_ndarray_list_name_capi_ee0c88accba97dd4(WeftNDArrayList *_swig_go_0, long long _swig_go_1, _goslice_ _swig_go_2) {
+_gostring_ _wrap_weft_ndarray_list_name_capi_9202990ef78f15bf(WeftNDArrayList *_swig_go_0, long long _swig_go_1, _goslice_ _swig_go_2) {
   WeftNDArrayList *arg1 = (WeftNDArrayList *) 0 ;
   size_t arg2 ;
   char **arg3 = (char **) 0 ;
@@ -1384,7 +1147,7 @@ _gostring_ _wrap_weft_ndarray_list_name_capi_ee0c88accba97dd4(WeftNDArrayList *_
 }
 
 
-_gostring_ _wrap_weft_ndarray_list_get_capi_ee0c88accba97dd4(WeftNDArrayList *_swig_go_0, long long _swig_go_1, _goslice_ _swig_go_2) {
+_gostring_ _wrap_weft_ndarray_list_get_capi_9202990ef78f15bf(WeftNDArrayList *_swig_go_0, long long _swig_go_1, _goslice_ _swig_go_2) {
   WeftNDArrayList *arg1 = (WeftNDArrayList *) 0 ;
   size_t arg2 ;
   WeftNDArray **arg3 = (WeftNDArray **) 0 ;
@@ -1401,7 +1164,7 @@ _gostring_ _wrap_weft_ndarray_list_get_capi_ee0c88accba97dd4(WeftNDArrayList *_s
 }
 
 
-_gostring_ _wrap_weft_ndarray_list_free_capi_ee0c88accba97dd4(WeftNDArrayList *_swig_go_0) {
+_gostring_ _wrap_weft_ndarray_list_free_capi_9202990ef78f15bf(WeftNDArrayList *_swig_go_0) {
   WeftNDArrayList *arg1 = (WeftNDArrayList *) 0 ;
   WeftStatus result;
   _gostring_ _swig_go_result;
@@ -1414,7 +1177,7 @@ _gostring_ _wrap_weft_ndarray_list_free_capi_ee0c88accba97dd4(WeftNDArrayList *_
 }
 
 
-_gostring_ _wrap_weft_ndarray_list_create_capi_ee0c88accba97dd4(_goslice_ _swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, _goslice_ _swig_go_3) {
+_gostring_ _wrap_weft_ndarray_list_create_capi_9202990ef78f15bf(_goslice_ _swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, _goslice_ _swig_go_3) {
   WeftNDArray **arg1 = (WeftNDArray **) 0 ;
   char **arg2 = (char **) 0 ;
   size_t arg3 ;
@@ -1444,7 +1207,7 @@ _gostring_ _wrap_weft_ndarray_list_create_capi_ee0c88accba97dd4(_goslice_ _swig_
 }
 
 
-_gostring_ _wrap_weft_ndarray_load_npy_capi_ee0c88accba97dd4(_gostring_ _swig_go_0, _goslice_ _swig_go_1) {
+_gostring_ _wrap_weft_ndarray_load_npy_capi_9202990ef78f15bf(_gostring_ _swig_go_0, _goslice_ _swig_go_1) {
   char *arg1 = (char *) 0 ;
   WeftNDArray **arg2 = (WeftNDArray **) 0 ;
   WeftStatus result;
@@ -1464,7 +1227,7 @@ _gostring_ _wrap_weft_ndarray_load_npy_capi_ee0c88accba97dd4(_gostring_ _swig_go
 }
 
 
-_gostring_ _wrap_weft_ndarray_save_npy_capi_ee0c88accba97dd4(WeftNDArray *_swig_go_0, _gostring_ _swig_go_1) {
+_gostring_ _wrap_weft_ndarray_save_npy_capi_9202990ef78f15bf(WeftNDArray *_swig_go_0, _gostring_ _swig_go_1) {
   WeftNDArray *arg1 = (WeftNDArray *) 0 ;
   char *arg2 = (char *) 0 ;
   WeftStatus result;
@@ -1484,7 +1247,7 @@ _gostring_ _wrap_weft_ndarray_save_npy_capi_ee0c88accba97dd4(WeftNDArray *_swig_
 }
 
 
-_gostring_ _wrap_weft_ndarray_load_npy_buffer_capi_ee0c88accba97dd4(void *_swig_go_0, long long _swig_go_1, _goslice_ _swig_go_2) {
+_gostring_ _wrap_weft_ndarray_load_npy_buffer_capi_9202990ef78f15bf(void *_swig_go_0, long long _swig_go_1, _goslice_ _swig_go_2) {
   void *arg1 = (void *) 0 ;
   size_t arg2 ;
   WeftNDArray **arg3 = (WeftNDArray **) 0 ;
@@ -1501,7 +1264,7 @@ _gostring_ _wrap_weft_ndarray_load_npy_buffer_capi_ee0c88accba97dd4(void *_swig_
 }
 
 
-_gostring_ _wrap_weft_ndarray_save_npy_buffer_capi_ee0c88accba97dd4(WeftNDArray *_swig_go_0, _goslice_ _swig_go_1) {
+_gostring_ _wrap_weft_ndarray_save_npy_buffer_capi_9202990ef78f15bf(WeftNDArray *_swig_go_0, _goslice_ _swig_go_1) {
   WeftNDArray *arg1 = (WeftNDArray *) 0 ;
   WeftBuffer **arg2 = (WeftBuffer **) 0 ;
   WeftStatus result;
@@ -1516,7 +1279,7 @@ _gostring_ _wrap_weft_ndarray_save_npy_buffer_capi_ee0c88accba97dd4(WeftNDArray 
 }
 
 
-_gostring_ _wrap_weft_symbol_create_variable_capi_ee0c88accba97dd4(_gostring_ _swig_go_0, _goslice_ _swig_go_1) {
+_gostring_ _wrap_weft_symbol_create_variable_capi_9202990ef78f15bf(_gostring_ _swig_go_0, _goslice_ _swig_go_1) {
   char *arg1 = (char *) 0 ;
   WeftSymbolHandle **arg2 = (WeftSymbolHandle **) 0 ;
   WeftStatus result;
@@ -1536,7 +1299,7 @@ _gostring_ _wrap_weft_symbol_create_variable_capi_ee0c88accba97dd4(_gostring_ _s
 }
 
 
-_gostring_ _wrap_weft_symbol_create_atomic_capi_ee0c88accba97dd4(_gostring_ _swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, long long _swig_go_3, _goslice_ _swig_go_4) {
+_gostring_ _wrap_weft_symbol_create_atomic_capi_9202990ef78f15bf(_gostring_ _swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, long long _swig_go_3, _goslice_ _swig_go_4) {
   char *arg1 = (char *) 0 ;
   char **arg2 = (char **) 0 ;
   char **arg3 = (char **) 0 ;
@@ -1584,7 +1347,7 @@ _gostring_ _wrap_weft_symbol_create_atomic_capi_ee0c88accba97dd4(_gostring_ _swi
 }
 
 
-_gostring_ _wrap_weft_symbol_compose_capi_ee0c88accba97dd4(WeftSymbolHandle *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, _gostring_ _swig_go_3, _goslice_ _swig_go_4) {
+_gostring_ _wrap_weft_symbol_compose_capi_9202990ef78f15bf(WeftSymbolHandle *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, _gostring_ _swig_go_3, _goslice_ _swig_go_4) {
   WeftSymbolHandle *arg1 = (WeftSymbolHandle *) 0 ;
   char *arg2 = (char *) 0 ;
   size_t arg3 ;
@@ -1621,7 +1384,7 @@ _gostring_ _wrap_weft_symbol_compose_capi_ee0c88accba97dd4(WeftSymbolHandle *_sw
 }
 
 
-_gostring_ _wrap_weft_symbol_group_capi_ee0c88accba97dd4(_goslice_ _swig_go_0, long long _swig_go_1, _goslice_ _swig_go_2) {
+_gostring_ _wrap_weft_symbol_group_capi_9202990ef78f15bf(_goslice_ _swig_go_0, long long _swig_go_1, _goslice_ _swig_go_2) {
   WeftSymbolHandle **arg1 = (WeftSymbolHandle **) 0 ;
   size_t arg2 ;
   WeftSymbolHandle **arg3 = (WeftSymbolHandle **) 0 ;
@@ -1638,7 +1401,7 @@ _gostring_ _wrap_weft_symbol_group_capi_ee0c88accba97dd4(_goslice_ _swig_go_0, l
 }
 
 
-_gostring_ _wrap_weft_symbol_copy_capi_ee0c88accba97dd4(WeftSymbolHandle *_swig_go_0, _goslice_ _swig_go_1) {
+_gostring_ _wrap_weft_symbol_copy_capi_9202990ef78f15bf(WeftSymbolHandle *_swig_go_0, _goslice_ _swig_go_1) {
   WeftSymbolHandle *arg1 = (WeftSymbolHandle *) 0 ;
   WeftSymbolHandle **arg2 = (WeftSymbolHandle **) 0 ;
   WeftStatus result;
@@ -1653,7 +1416,7 @@ _gostring_ _wrap_weft_symbol_copy_capi_ee0c88accba97dd4(WeftSymbolHandle *_swig_
 }
 
 
-_gostring_ _wrap_weft_symbol_free_capi_ee0c88accba97dd4(WeftSymbolHandle *_swig_go_0) {
+_gostring_ _wrap_weft_symbol_free_capi_9202990ef78f15bf(WeftSymbolHandle *_swig_go_0) {
   WeftSymbolHandle *arg1 = (WeftSymbolHandle *) 0 ;
   WeftStatus result;
   _gostring_ _swig_go_result;
@@ -1666,7 +1429,7 @@ _gostring_ _wrap_weft_symbol_free_capi_ee0c88accba97dd4(WeftSymbolHandle *_swig_
 }
 
 
-_gostring_ _wrap_weft_symbol_num_outputs_capi_ee0c88accba97dd4(WeftSymbolHandle *_swig_go_0, _goslice_ _swig_go_1) {
+_gostring_ _wrap_weft_symbol_num_outputs_capi_9202990ef78f15bf(WeftSymbolHandle *_swig_go_0, _goslice_ _swig_go_1) {
   WeftSymbolHandle *arg1 = (WeftSymbolHandle *) 0 ;
   size_t *arg2 = (size_t *) 0 ;
   WeftStatus result;
@@ -1681,7 +1444,7 @@ _gostring_ _wrap_weft_symbol_num_outputs_capi_ee0c88accba97dd4(WeftSymbolHandle 
 }
 
 
-_gostring_ _wrap_weft_symbol_get_output_capi_ee0c88accba97dd4(WeftSymbolHandle *_swig_go_0, long long _swig_go_1, _goslice_ _swig_go_2) {
+_gostring_ _wrap_weft_symbol_get_output_capi_9202990ef78f15bf(WeftSymbolHandle *_swig_go_0, long long _swig_go_1, _goslice_ _swig_go_2) {
   WeftSymbolHandle *arg1 = (WeftSymbolHandle *) 0 ;
   size_t arg2 ;
   WeftSymbolHandle **arg3 = (WeftSymbolHandle **) 0 ;
@@ -1698,7 +1461,7 @@ _gostring_ _wrap_weft_symbol_get_output_capi_ee0c88accba97dd4(WeftSymbolHandle *
 }
 
 
-_gostring_ _wrap_weft_symbol_get_internals_capi_ee0c88accba97dd4(WeftSymbolHandle *_swig_go_0, _goslice_ _swig_go_1) {
+_gostring_ _wrap_weft_symbol_get_internals_capi_9202990ef78f15bf(WeftSymbolHandle *_swig_go_0, _goslice_ _swig_go_1) {
   WeftSymbolHandle *arg1 = (WeftSymbolHandle *) 0 ;
   WeftSymbolHandle **arg2 = (WeftSymbolHandle **) 0 ;
   WeftStatus result;
@@ -1713,7 +1476,7 @@ _gostring_ _wrap_weft_symbol_get_internals_capi_ee0c88accba97dd4(WeftSymbolHandl
 }
 
 
-_gostring_ _wrap_weft_symbol_get_children_capi_ee0c88accba97dd4(WeftSymbolHandle *_swig_go_0, _goslice_ _swig_go_1) {
+_gostring_ _wrap_weft_symbol_get_children_capi_9202990ef78f15bf(WeftSymbolHandle *_swig_go_0, _goslice_ _swig_go_1) {
   WeftSymbolHandle *arg1 = (WeftSymbolHandle *) 0 ;
   WeftSymbolHandle **arg2 = (WeftSymbolHandle **) 0 ;
   WeftStatus result;
@@ -1728,7 +1491,7 @@ _gostring_ _wrap_weft_symbol_get_children_capi_ee0c88accba97dd4(WeftSymbolHandle
 }
 
 
-_gostring_ _wrap_weft_symbol_list_arguments_capi_ee0c88accba97dd4(WeftSymbolHandle *_swig_go_0, _goslice_ _swig_go_1) {
+_gostring_ _wrap_weft_symbol_list_arguments_capi_9202990ef78f15bf(WeftSymbolHandle *_swig_go_0, _goslice_ _swig_go_1) {
   WeftSymbolHandle *arg1 = (WeftSymbolHandle *) 0 ;
   WeftStringList **arg2 = (WeftStringList **) 0 ;
   WeftStatus result;
@@ -1743,7 +1506,7 @@ _gostring_ _wrap_weft_symbol_list_arguments_capi_ee0c88accba97dd4(WeftSymbolHand
 }
 
 
-_gostring_ _wrap_weft_symbol_list_outputs_capi_ee0c88accba97dd4(WeftSymbolHandle *_swig_go_0, _goslice_ _swig_go_1) {
+_gostring_ _wrap_weft_symbol_list_outputs_capi_9202990ef78f15bf(WeftSymbolHandle *_swig_go_0, _goslice_ _swig_go_1) {
   WeftSymbolHandle *arg1 = (WeftSymbolHandle *) 0 ;
   WeftStringList **arg2 = (WeftStringList **) 0 ;
   WeftStatus result;
@@ -1758,7 +1521,7 @@ _gostring_ _wrap_weft_symbol_list_outputs_capi_ee0c88accba97dd4(WeftSymbolHandle
 }
 
 
-_gostring_ _wrap_weft_symbol_list_auxiliary_states_capi_ee0c88accba97dd4(WeftSymbolHandle *_swig_go_0, _goslice_ _swig_go_1) {
+_gostring_ _wrap_weft_symbol_list_auxiliary_states_capi_9202990ef78f15bf(WeftSymbolHandle *_swig_go_0, _goslice_ _swig_go_1) {
   WeftSymbolHandle *arg1 = (WeftSymbolHandle *) 0 ;
   WeftStringList **arg2 = (WeftStringList **) 0 ;
   WeftStatus result;
@@ -1773,7 +1536,7 @@ _gostring_ _wrap_weft_symbol_list_auxiliary_states_capi_ee0c88accba97dd4(WeftSym
 }
 
 
-_gostring_ _wrap_weft_symbol_list_inputs_capi_ee0c88accba97dd4(WeftSymbolHandle *_swig_go_0, _goslice_ _swig_go_1) {
+_gostring_ _wrap_weft_symbol_list_inputs_capi_9202990ef78f15bf(WeftSymbolHandle *_swig_go_0, _goslice_ _swig_go_1) {
   WeftSymbolHandle *arg1 = (WeftSymbolHandle *) 0 ;
   WeftStringList **arg2 = (WeftStringList **) 0 ;
   WeftStatus result;
@@ -1788,7 +1551,7 @@ _gostring_ _wrap_weft_symbol_list_inputs_capi_ee0c88accba97dd4(WeftSymbolHandle 
 }
 
 
-_gostring_ _wrap_weft_symbol_get_name_capi_ee0c88accba97dd4(WeftSymbolHandle *_swig_go_0, _goslice_ _swig_go_1) {
+_gostring_ _wrap_weft_symbol_get_name_capi_9202990ef78f15bf(WeftSymbolHandle *_swig_go_0, _goslice_ _swig_go_1) {
   WeftSymbolHandle *arg1 = (WeftSymbolHandle *) 0 ;
   WeftStringList **arg2 = (WeftStringList **) 0 ;
   WeftStatus result;
@@ -1803,7 +1566,7 @@ _gostring_ _wrap_weft_symbol_get_name_capi_ee0c88accba97dd4(WeftSymbolHandle *_s
 }
 
 
-_gostring_ _wrap_weft_symbol_get_attr_capi_ee0c88accba97dd4(WeftSymbolHandle *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2) {
+_gostring_ _wrap_weft_symbol_get_attr_capi_9202990ef78f15bf(WeftSymbolHandle *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2) {
   WeftSymbolHandle *arg1 = (WeftSymbolHandle *) 0 ;
   char *arg2 = (char *) 0 ;
   WeftStringList **arg3 = (WeftStringList **) 0 ;
@@ -1825,7 +1588,7 @@ _gostring_ _wrap_weft_symbol_get_attr_capi_ee0c88accba97dd4(WeftSymbolHandle *_s
 }
 
 
-_gostring_ _wrap_weft_symbol_set_attr_capi_ee0c88accba97dd4(WeftSymbolHandle *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2) {
+_gostring_ _wrap_weft_symbol_set_attr_capi_9202990ef78f15bf(WeftSymbolHandle *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2) {
   WeftSymbolHandle *arg1 = (WeftSymbolHandle *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -1852,7 +1615,7 @@ _gostring_ _wrap_weft_symbol_set_attr_capi_ee0c88accba97dd4(WeftSymbolHandle *_s
 }
 
 
-_gostring_ _wrap_weft_symbol_list_attr_capi_ee0c88accba97dd4(WeftSymbolHandle *_swig_go_0, intgo _swig_go_1, _goslice_ _swig_go_2, _goslice_ _swig_go_3) {
+_gostring_ _wrap_weft_symbol_list_attr_capi_9202990ef78f15bf(WeftSymbolHandle *_swig_go_0, intgo _swig_go_1, _goslice_ _swig_go_2, _goslice_ _swig_go_3) {
   WeftSymbolHandle *arg1 = (WeftSymbolHandle *) 0 ;
   int arg2 ;
   WeftStringList **arg3 = (WeftStringList **) 0 ;
@@ -1871,7 +1634,7 @@ _gostring_ _wrap_weft_symbol_list_attr_capi_ee0c88accba97dd4(WeftSymbolHandle *_
 }
 
 
-_gostring_ _wrap_weft_symbol_to_json_capi_ee0c88accba97dd4(WeftSymbolHandle *_swig_go_0, _goslice_ _swig_go_1) {
+_gostring_ _wrap_weft_symbol_to_json_capi_9202990ef78f15bf(WeftSymbolHandle *_swig_go_0, _goslice_ _swig_go_1) {
   WeftSymbolHandle *arg1 = (WeftSymbolHandle *) 0 ;
   WeftStringList **arg2 = (WeftStringList **) 0 ;
   WeftStatus result;
@@ -1886,7 +1649,7 @@ _gostring_ _wrap_weft_symbol_to_json_capi_ee0c88accba97dd4(WeftSymbolHandle *_sw
 }
 
 
-_gostring_ _wrap_weft_symbol_save_file_capi_ee0c88accba97dd4(WeftSymbolHandle *_swig_go_0, _gostring_ _swig_go_1) {
+_gostring_ _wrap_weft_symbol_save_file_capi_9202990ef78f15bf(WeftSymbolHandle *_swig_go_0, _gostring_ _swig_go_1) {
   WeftSymbolHandle *arg1 = (WeftSymbolHandle *) 0 ;
   char *arg2 = (char *) 0 ;
   WeftStatus result;
@@ -1906,7 +1669,7 @@ _gostring_ _wrap_weft_symbol_save_file_capi_ee0c88accba97dd4(WeftSymbolHandle *_
 }
 
 
-_gostring_ _wrap_weft_symbol_from_json_capi_ee0c88accba97dd4(_gostring_ _swig_go_0, _goslice_ _swig_go_1) {
+_gostring_ _wrap_weft_symbol_from_json_capi_9202990ef78f15bf(_gostring_ _swig_go_0, _goslice_ _swig_go_1) {
   char *arg1 = (char *) 0 ;
   WeftSymbolHandle **arg2 = (WeftSymbolHandle **) 0 ;
   WeftStatus result;
@@ -1926,7 +1689,7 @@ _gostring_ _wrap_weft_symbol_from_json_capi_ee0c88accba97dd4(_gostring_ _swig_go
 }
 
 
-_gostring_ _wrap_weft_symbol_from_json_file_capi_ee0c88accba97dd4(_gostring_ _swig_go_0, _goslice_ _swig_go_1) {
+_gostring_ _wrap_weft_symbol_from_json_file_capi_9202990ef78f15bf(_gostring_ _swig_go_0, _goslice_ _swig_go_1) {
   char *arg1 = (char *) 0 ;
   WeftSymbolHandle **arg2 = (WeftSymbolHandle **) 0 ;
   WeftStatus result;
@@ -1946,7 +1709,7 @@ _gostring_ _wrap_weft_symbol_from_json_file_capi_ee0c88accba97dd4(_gostring_ _sw
 }
 
 
-_gostring_ _wrap_weft_symbol_json_info_capi_ee0c88accba97dd4(WeftSymbolHandle *_swig_go_0, _goslice_ _swig_go_1, _goslice_ _swig_go_2, _goslice_ _swig_go_3, _goslice_ _swig_go_4) {
+_gostring_ _wrap_weft_symbol_json_info_capi_9202990ef78f15bf(WeftSymbolHandle *_swig_go_0, _goslice_ _swig_go_1, _goslice_ _swig_go_2, _goslice_ _swig_go_3, _goslice_ _swig_go_4) {
   WeftSymbolHandle *arg1 = (WeftSymbolHandle *) 0 ;
   int *arg2 = (int *) 0 ;
   int *arg3 = (int *) 0 ;
@@ -1967,7 +1730,7 @@ _gostring_ _wrap_weft_symbol_json_info_capi_ee0c88accba97dd4(WeftSymbolHandle *_
 }
 
 
-_gostring_ _wrap_weft_symbol_infer_shape_partial_capi_ee0c88accba97dd4(WeftSymbolHandle *_swig_go_0, long long _swig_go_1, _gostring_ _swig_go_2, _goslice_ _swig_go_3, _goslice_ _swig_go_4, _goslice_ _swig_go_5) {
+_gostring_ _wrap_weft_symbol_infer_shape_partial_capi_9202990ef78f15bf(WeftSymbolHandle *_swig_go_0, long long _swig_go_1, _gostring_ _swig_go_2, _goslice_ _swig_go_3, _goslice_ _swig_go_4, _goslice_ _swig_go_5) {
   WeftSymbolHandle *arg1 = (WeftSymbolHandle *) 0 ;
   size_t arg2 ;
   char **arg3 = (char **) 0 ;
@@ -2001,7 +1764,7 @@ _gostring_ _wrap_weft_symbol_infer_shape_partial_capi_ee0c88accba97dd4(WeftSymbo
 }
 
 
-_gostring_ _wrap_weft_symbol_infer_shape_capi_ee0c88accba97dd4(WeftSymbolHandle *_swig_go_0, long long _swig_go_1, _gostring_ _swig_go_2, _goslice_ _swig_go_3, _goslice_ _swig_go_4, _goslice_ _swig_go_5) {
+_gostring_ _wrap_weft_symbol_infer_shape_capi_9202990ef78f15bf(WeftSymbolHandle *_swig_go_0, long long _swig_go_1, _gostring_ _swig_go_2, _goslice_ _swig_go_3, _goslice_ _swig_go_4, _goslice_ _swig_go_5) {
   WeftSymbolHandle *arg1 = (WeftSymbolHandle *) 0 ;
   size_t arg2 ;
   char **arg3 = (char **) 0 ;
@@ -2035,7 +1798,7 @@ _gostring_ _wrap_weft_symbol_infer_shape_capi_ee0c88accba97dd4(WeftSymbolHandle 
 }
 
 
-_gostring_ _wrap_weft_shape_result_complete_capi_ee0c88accba97dd4(WeftShapeResult *_swig_go_0, _goslice_ _swig_go_1) {
+_gostring_ _wrap_weft_shape_result_complete_capi_9202990ef78f15bf(WeftShapeResult *_swig_go_0, _goslice_ _swig_go_1) {
   WeftShapeResult *arg1 = (WeftShapeResult *) 0 ;
   int *arg2 = (int *) 0 ;
   WeftStatus result;
@@ -2050,7 +1813,7 @@ _gostring_ _wrap_weft_shape_result_complete_capi_ee0c88accba97dd4(WeftShapeResul
 }
 
 
-_gostring_ _wrap_weft_shape_result_count_capi_ee0c88accba97dd4(WeftShapeResult *_swig_go_0, intgo _swig_go_1, _goslice_ _swig_go_2) {
+_gostring_ _wrap_weft_shape_result_count_capi_9202990ef78f15bf(WeftShapeResult *_swig_go_0, intgo _swig_go_1, _goslice_ _swig_go_2) {
   WeftShapeResult *arg1 = (WeftShapeResult *) 0 ;
   int arg2 ;
   size_t *arg3 = (size_t *) 0 ;
@@ -2067,7 +1830,7 @@ _gostring_ _wrap_weft_shape_result_count_capi_ee0c88accba97dd4(WeftShapeResult *
 }
 
 
-_gostring_ _wrap_weft_shape_result_name_capi_ee0c88accba97dd4(WeftShapeResult *_swig_go_0, intgo _swig_go_1, long long _swig_go_2, _goslice_ _swig_go_3) {
+_gostring_ _wrap_weft_shape_result_name_capi_9202990ef78f15bf(WeftShapeResult *_swig_go_0, intgo _swig_go_1, long long _swig_go_2, _goslice_ _swig_go_3) {
   WeftShapeResult *arg1 = (WeftShapeResult *) 0 ;
   int arg2 ;
   size_t arg3 ;
@@ -2095,7 +1858,7 @@ _gostring_ _wrap_weft_shape_result_name_capi_ee0c88accba97dd4(WeftShapeResult *_
 }
 
 
-_gostring_ _wrap_weft_shape_result_ndim_capi_ee0c88accba97dd4(WeftShapeResult *_swig_go_0, intgo _swig_go_1, long long _swig_go_2, _goslice_ _swig_go_3) {
+_gostring_ _wrap_weft_shape_result_ndim_capi_9202990ef78f15bf(WeftShapeResult *_swig_go_0, intgo _swig_go_1, long long _swig_go_2, _goslice_ _swig_go_3) {
   WeftShapeResult *arg1 = (WeftShapeResult *) 0 ;
   int arg2 ;
   size_t arg3 ;
@@ -2114,7 +1877,7 @@ _gostring_ _wrap_weft_shape_result_ndim_capi_ee0c88accba97dd4(WeftShapeResult *_
 }
 
 
-_gostring_ _wrap_weft_shape_result_dims_capi_ee0c88accba97dd4(WeftShapeResult *_swig_go_0, intgo _swig_go_1, long long _swig_go_2, _goslice_ _swig_go_3, long long _swig_go_4) {
+_gostring_ _wrap_weft_shape_result_dims_capi_9202990ef78f15bf(WeftShapeResult *_swig_go_0, intgo _swig_go_1, long long _swig_go_2, _goslice_ _swig_go_3, long long _swig_go_4) {
   WeftShapeResult *arg1 = (WeftShapeResult *) 0 ;
   int arg2 ;
   size_t arg3 ;
@@ -2135,7 +1898,7 @@ _gostring_ _wrap_weft_shape_result_dims_capi_ee0c88accba97dd4(WeftShapeResult *_
 }
 
 
-_gostring_ _wrap_weft_shape_result_num_unknown_capi_ee0c88accba97dd4(WeftShapeResult *_swig_go_0, _goslice_ _swig_go_1) {
+_gostring_ _wrap_weft_shape_result_num_unknown_capi_9202990ef78f15bf(WeftShapeResult *_swig_go_0, _goslice_ _swig_go_1) {
   WeftShapeResult *arg1 = (WeftShapeResult *) 0 ;
   size_t *arg2 = (size_t *) 0 ;
   WeftStatus result;
@@ -2150,7 +1913,7 @@ _gostring_ _wrap_weft_shape_result_num_unknown_capi_ee0c88accba97dd4(WeftShapeRe
 }
 
 
-_gostring_ _wrap_weft_shape_result_unknown_name_capi_ee0c88accba97dd4(WeftShapeResult *_swig_go_0, long long _swig_go_1, _goslice_ _swig_go_2) {
+_gostring_ _wrap_weft_shape_result_unknown_name_capi_9202990ef78f15bf(WeftShapeResult *_swig_go_0, long long _swig_go_1, _goslice_ _swig_go_2) {
   WeftShapeResult *arg1 = (WeftShapeResult *) 0 ;
   size_t arg2 ;
   char **arg3 = (char **) 0 ;
@@ -2176,7 +1939,7 @@ _gostring_ _wrap_weft_shape_result_unknown_name_capi_ee0c88accba97dd4(WeftShapeR
 }
 
 
-_gostring_ _wrap_weft_shape_result_free_capi_ee0c88accba97dd4(WeftShapeResult *_swig_go_0) {
+_gostring_ _wrap_weft_shape_result_free_capi_9202990ef78f15bf(WeftShapeResult *_swig_go_0) {
   WeftShapeResult *arg1 = (WeftShapeResult *) 0 ;
   WeftStatus result;
   _gostring_ _swig_go_result;
@@ -2189,7 +1952,7 @@ _gostring_ _wrap_weft_shape_result_free_capi_ee0c88accba97dd4(WeftShapeResult *_
 }
 
 
-_gostring_ _wrap_weft_symbol_infer_type_partial_capi_ee0c88accba97dd4(WeftSymbolHandle *_swig_go_0, long long _swig_go_1, _gostring_ _swig_go_2, _goslice_ _swig_go_3, _goslice_ _swig_go_4) {
+_gostring_ _wrap_weft_symbol_infer_type_partial_capi_9202990ef78f15bf(WeftSymbolHandle *_swig_go_0, long long _swig_go_1, _gostring_ _swig_go_2, _goslice_ _swig_go_3, _goslice_ _swig_go_4) {
   WeftSymbolHandle *arg1 = (WeftSymbolHandle *) 0 ;
   size_t arg2 ;
   char **arg3 = (char **) 0 ;
@@ -2221,7 +1984,7 @@ _gostring_ _wrap_weft_symbol_infer_type_partial_capi_ee0c88accba97dd4(WeftSymbol
 }
 
 
-_gostring_ _wrap_weft_symbol_infer_type_capi_ee0c88accba97dd4(WeftSymbolHandle *_swig_go_0, long long _swig_go_1, _gostring_ _swig_go_2, _goslice_ _swig_go_3, _goslice_ _swig_go_4) {
+_gostring_ _wrap_weft_symbol_infer_type_capi_9202990ef78f15bf(WeftSymbolHandle *_swig_go_0, long long _swig_go_1, _gostring_ _swig_go_2, _goslice_ _swig_go_3, _goslice_ _swig_go_4) {
   WeftSymbolHandle *arg1 = (WeftSymbolHandle *) 0 ;
   size_t arg2 ;
   char **arg3 = (char **) 0 ;
@@ -2253,7 +2016,7 @@ _gostring_ _wrap_weft_symbol_infer_type_capi_ee0c88accba97dd4(WeftSymbolHandle *
 }
 
 
-_gostring_ _wrap_weft_type_result_complete_capi_ee0c88accba97dd4(WeftTypeResult *_swig_go_0, _goslice_ _swig_go_1) {
+_gostring_ _wrap_weft_type_result_complete_capi_9202990ef78f15bf(WeftTypeResult *_swig_go_0, _goslice_ _swig_go_1) {
   WeftTypeResult *arg1 = (WeftTypeResult *) 0 ;
   int *arg2 = (int *) 0 ;
   WeftStatus result;
@@ -2268,7 +2031,7 @@ _gostring_ _wrap_weft_type_result_complete_capi_ee0c88accba97dd4(WeftTypeResult 
 }
 
 
-_gostring_ _wrap_weft_type_result_count_capi_ee0c88accba97dd4(WeftTypeResult *_swig_go_0, intgo _swig_go_1, _goslice_ _swig_go_2) {
+_gostring_ _wrap_weft_type_result_count_capi_9202990ef78f15bf(WeftTypeResult *_swig_go_0, intgo _swig_go_1, _goslice_ _swig_go_2) {
   WeftTypeResult *arg1 = (WeftTypeResult *) 0 ;
   int arg2 ;
   size_t *arg3 = (size_t *) 0 ;
@@ -2285,7 +2048,7 @@ _gostring_ _wrap_weft_type_result_count_capi_ee0c88accba97dd4(WeftTypeResult *_s
 }
 
 
-_gostring_ _wrap_weft_type_result_name_capi_ee0c88accba97dd4(WeftTypeResult *_swig_go_0, intgo _swig_go_1, long long _swig_go_2, _goslice_ _swig_go_3) {
+_gostring_ _wrap_weft_type_result_name_capi_9202990ef78f15bf(WeftTypeResult *_swig_go_0, intgo _swig_go_1, long long _swig_go_2, _goslice_ _swig_go_3) {
   WeftTypeResult *arg1 = (WeftTypeResult *) 0 ;
   int arg2 ;
   size_t arg3 ;
@@ -2313,7 +2076,7 @@ _gostring_ _wrap_weft_type_result_name_capi_ee0c88accba97dd4(WeftTypeResult *_sw
 }
 
 
-_gostring_ _wrap_weft_type_result_dtype_capi_ee0c88accba97dd4(WeftTypeResult *_swig_go_0, intgo _swig_go_1, long long _swig_go_2, _goslice_ _swig_go_3) {
+_gostring_ _wrap_weft_type_result_dtype_capi_9202990ef78f15bf(WeftTypeResult *_swig_go_0, intgo _swig_go_1, long long _swig_go_2, _goslice_ _swig_go_3) {
   WeftTypeResult *arg1 = (WeftTypeResult *) 0 ;
   int arg2 ;
   size_t arg3 ;
@@ -2332,7 +2095,7 @@ _gostring_ _wrap_weft_type_result_dtype_capi_ee0c88accba97dd4(WeftTypeResult *_s
 }
 
 
-_gostring_ _wrap_weft_type_result_num_unknown_capi_ee0c88accba97dd4(WeftTypeResult *_swig_go_0, _goslice_ _swig_go_1) {
+_gostring_ _wrap_weft_type_result_num_unknown_capi_9202990ef78f15bf(WeftTypeResult *_swig_go_0, _goslice_ _swig_go_1) {
   WeftTypeResult *arg1 = (WeftTypeResult *) 0 ;
   size_t *arg2 = (size_t *) 0 ;
   WeftStatus result;
@@ -2347,7 +2110,7 @@ _gostring_ _wrap_weft_type_result_num_unknown_capi_ee0c88accba97dd4(WeftTypeResu
 }
 
 
-_gostring_ _wrap_weft_type_result_unknown_name_capi_ee0c88accba97dd4(WeftTypeResult *_swig_go_0, long long _swig_go_1, _goslice_ _swig_go_2) {
+_gostring_ _wrap_weft_type_result_unknown_name_capi_9202990ef78f15bf(WeftTypeResult *_swig_go_0, long long _swig_go_1, _goslice_ _swig_go_2) {
   WeftTypeResult *arg1 = (WeftTypeResult *) 0 ;
   size_t arg2 ;
   char **arg3 = (char **) 0 ;
@@ -2373,7 +2136,7 @@ _gostring_ _wrap_weft_type_result_unknown_name_capi_ee0c88accba97dd4(WeftTypeRes
 }
 
 
-_gostring_ _wrap_weft_type_result_free_capi_ee0c88accba97dd4(WeftTypeResult *_swig_go_0) {
+_gostring_ _wrap_weft_type_result_free_capi_9202990ef78f15bf(WeftTypeResult *_swig_go_0) {
   WeftTypeResult *arg1 = (WeftTypeResult *) 0 ;
   WeftStatus result;
   _gostring_ _swig_go_result;
@@ -2386,7 +2149,7 @@ _gostring_ _wrap_weft_type_result_free_capi_ee0c88accba97dd4(WeftTypeResult *_sw
 }
 
 
-_gostring_ _wrap_weft_symbol_place_device_capi_ee0c88accba97dd4(WeftSymbolHandle *_swig_go_0, intgo _swig_go_1, intgo _swig_go_2, intgo _swig_go_3, long long _swig_go_4, _gostring_ _swig_go_5, _goslice_ _swig_go_6, _goslice_ _swig_go_7, long long _swig_go_8, _gostring_ _swig_go_9, _goslice_ _swig_go_10, _goslice_ _swig_go_11, _goslice_ _swig_go_12, _goslice_ _swig_go_13, _goslice_ _swig_go_14, _goslice_ _swig_go_15) {
+_gostring_ _wrap_weft_symbol_place_device_capi_9202990ef78f15bf(WeftSymbolHandle *_swig_go_0, intgo _swig_go_1, intgo _swig_go_2, intgo _swig_go_3, long long _swig_go_4, _gostring_ _swig_go_5, _goslice_ _swig_go_6, _goslice_ _swig_go_7, long long _swig_go_8, _gostring_ _swig_go_9, _goslice_ _swig_go_10, _goslice_ _swig_go_11, _goslice_ _swig_go_12, _goslice_ _swig_go_13, _goslice_ _swig_go_14, _goslice_ _swig_go_15) {
   WeftSymbolHandle *arg1 = (WeftSymbolHandle *) 0 ;
   int arg2 ;
   int arg3 ;
@@ -2451,7 +2214,7 @@ _gostring_ _wrap_weft_symbol_place_device_capi_ee0c88accba97dd4(WeftSymbolHandle
 }
 
 
-_gostring_ _wrap_weft_symbol_place_device_graph_capi_ee0c88accba97dd4(WeftSymbolHandle *_swig_go_0, intgo _swig_go_1, intgo _swig_go_2, intgo _swig_go_3, long long _swig_go_4, _gostring_ _swig_go_5, _goslice_ _swig_go_6, _goslice_ _swig_go_7, long long _swig_go_8, _gostring_ _swig_go_9, _goslice_ _swig_go_10, _goslice_ _swig_go_11, _goslice_ _swig_go_12, _goslice_ _swig_go_13) {
+_gostring_ _wrap_weft_symbol_place_device_graph_capi_9202990ef78f15bf(WeftSymbolHandle *_swig_go_0, intgo _swig_go_1, intgo _swig_go_2, intgo _swig_go_3, long long _swig_go_4, _gostring_ _swig_go_5, _goslice_ _swig_go_6, _goslice_ _swig_go_7, long long _swig_go_8, _gostring_ _swig_go_9, _goslice_ _swig_go_10, _goslice_ _swig_go_11, _goslice_ _swig_go_12, _goslice_ _swig_go_13) {
   WeftSymbolHandle *arg1 = (WeftSymbolHandle *) 0 ;
   int arg2 ;
   int arg3 ;
@@ -2512,7 +2275,7 @@ _gostring_ _wrap_weft_symbol_place_device_graph_capi_ee0c88accba97dd4(WeftSymbol
 }
 
 
-_gostring_ _wrap_weft_executor_simple_bind_capi_ee0c88accba97dd4(WeftSymbolHandle *_swig_go_0, intgo _swig_go_1, intgo _swig_go_2, long long _swig_go_3, _gostring_ _swig_go_4, _goslice_ _swig_go_5, _goslice_ _swig_go_6, long long _swig_go_7, _gostring_ _swig_go_8, _goslice_ _swig_go_9, _gostring_ _swig_go_10, _goslice_ _swig_go_11) {
+_gostring_ _wrap_weft_executor_simple_bind_capi_9202990ef78f15bf(WeftSymbolHandle *_swig_go_0, intgo _swig_go_1, intgo _swig_go_2, long long _swig_go_3, _gostring_ _swig_go_4, _goslice_ _swig_go_5, _goslice_ _swig_go_6, long long _swig_go_7, _gostring_ _swig_go_8, _goslice_ _swig_go_9, _gostring_ _swig_go_10, _goslice_ _swig_go_11) {
   WeftSymbolHandle *arg1 = (WeftSymbolHandle *) 0 ;
   int arg2 ;
   int arg3 ;
@@ -2574,7 +2337,7 @@ _gostring_ _wrap_weft_executor_simple_bind_capi_ee0c88accba97dd4(WeftSymbolHandl
 }
 
 
-_gostring_ _wrap_weft_executor_bind_capi_ee0c88accba97dd4(WeftSymbolHandle *_swig_go_0, intgo _swig_go_1, intgo _swig_go_2, _goslice_ _swig_go_3, long long _swig_go_4, _goslice_ _swig_go_5, _goslice_ _swig_go_6, _goslice_ _swig_go_7, long long _swig_go_8, _goslice_ _swig_go_9) {
+_gostring_ _wrap_weft_executor_bind_capi_9202990ef78f15bf(WeftSymbolHandle *_swig_go_0, intgo _swig_go_1, intgo _swig_go_2, _goslice_ _swig_go_3, long long _swig_go_4, _goslice_ _swig_go_5, _goslice_ _swig_go_6, _goslice_ _swig_go_7, long long _swig_go_8, _goslice_ _swig_go_9) {
   WeftSymbolHandle *arg1 = (WeftSymbolHandle *) 0 ;
   int arg2 ;
   int arg3 ;
@@ -2605,7 +2368,7 @@ _gostring_ _wrap_weft_executor_bind_capi_ee0c88accba97dd4(WeftSymbolHandle *_swi
 }
 
 
-_gostring_ _wrap_weft_executor_simple_bind_group2ctx_capi_ee0c88accba97dd4(WeftSymbolHandle *_swig_go_0, intgo _swig_go_1, intgo _swig_go_2, long long _swig_go_3, _gostring_ _swig_go_4, _goslice_ _swig_go_5, _goslice_ _swig_go_6, long long _swig_go_7, _gostring_ _swig_go_8, _goslice_ _swig_go_9, _goslice_ _swig_go_10, long long _swig_go_11, _gostring_ _swig_go_12, _goslice_ _swig_go_13, _gostring_ _swig_go_14, _goslice_ _swig_go_15) {
+_gostring_ _wrap_weft_executor_simple_bind_group2ctx_capi_9202990ef78f15bf(WeftSymbolHandle *_swig_go_0, intgo _swig_go_1, intgo _swig_go_2, long long _swig_go_3, _gostring_ _swig_go_4, _goslice_ _swig_go_5, _goslice_ _swig_go_6, long long _swig_go_7, _gostring_ _swig_go_8, _goslice_ _swig_go_9, _goslice_ _swig_go_10, long long _swig_go_11, _gostring_ _swig_go_12, _goslice_ _swig_go_13, _gostring_ _swig_go_14, _goslice_ _swig_go_15) {
   WeftSymbolHandle *arg1 = (WeftSymbolHandle *) 0 ;
   int arg2 ;
   int arg3 ;
@@ -2686,7 +2449,7 @@ _gostring_ _wrap_weft_executor_simple_bind_group2ctx_capi_ee0c88accba97dd4(WeftS
 }
 
 
-_gostring_ _wrap_weft_executor_bind_group2ctx_capi_ee0c88accba97dd4(WeftSymbolHandle *_swig_go_0, intgo _swig_go_1, intgo _swig_go_2, long long _swig_go_3, _gostring_ _swig_go_4, _goslice_ _swig_go_5, _goslice_ _swig_go_6, _goslice_ _swig_go_7, long long _swig_go_8, _goslice_ _swig_go_9, _goslice_ _swig_go_10, _goslice_ _swig_go_11, long long _swig_go_12, _goslice_ _swig_go_13) {
+_gostring_ _wrap_weft_executor_bind_group2ctx_capi_9202990ef78f15bf(WeftSymbolHandle *_swig_go_0, intgo _swig_go_1, intgo _swig_go_2, long long _swig_go_3, _gostring_ _swig_go_4, _goslice_ _swig_go_5, _goslice_ _swig_go_6, _goslice_ _swig_go_7, long long _swig_go_8, _goslice_ _swig_go_9, _goslice_ _swig_go_10, _goslice_ _swig_go_11, long long _swig_go_12, _goslice_ _swig_go_13) {
   WeftSymbolHandle *arg1 = (WeftSymbolHandle *) 0 ;
   int arg2 ;
   int arg3 ;
@@ -2736,7 +2499,7 @@ _gostring_ _wrap_weft_executor_bind_group2ctx_capi_ee0c88accba97dd4(WeftSymbolHa
 }
 
 
-_gostring_ _wrap_weft_executor_forward_capi_ee0c88accba97dd4(WeftExecutor *_swig_go_0, intgo _swig_go_1) {
+_gostring_ _wrap_weft_executor_forward_capi_9202990ef78f15bf(WeftExecutor *_swig_go_0, intgo _swig_go_1) {
   WeftExecutor *arg1 = (WeftExecutor *) 0 ;
   int arg2 ;
   WeftStatus result;
@@ -2751,7 +2514,7 @@ _gostring_ _wrap_weft_executor_forward_capi_ee0c88accba97dd4(WeftExecutor *_swig
 }
 
 
-_gostring_ _wrap_weft_executor_backward_capi_ee0c88accba97dd4(WeftExecutor *_swig_go_0, _goslice_ _swig_go_1, long long _swig_go_2) {
+_gostring_ _wrap_weft_executor_backward_capi_9202990ef78f15bf(WeftExecutor *_swig_go_0, _goslice_ _swig_go_1, long long _swig_go_2) {
   WeftExecutor *arg1 = (WeftExecutor *) 0 ;
   WeftNDArray **arg2 = (WeftNDArray **) 0 ;
   size_t arg3 ;
@@ -2768,7 +2531,7 @@ _gostring_ _wrap_weft_executor_backward_capi_ee0c88accba97dd4(WeftExecutor *_swi
 }
 
 
-_gostring_ _wrap_weft_executor_outputs_capi_ee0c88accba97dd4(WeftExecutor *_swig_go_0, _goslice_ _swig_go_1) {
+_gostring_ _wrap_weft_executor_outputs_capi_9202990ef78f15bf(WeftExecutor *_swig_go_0, _goslice_ _swig_go_1) {
   WeftExecutor *arg1 = (WeftExecutor *) 0 ;
   WeftNDArrayList **arg2 = (WeftNDArrayList **) 0 ;
   WeftStatus result;
@@ -2783,7 +2546,7 @@ _gostring_ _wrap_weft_executor_outputs_capi_ee0c88accba97dd4(WeftExecutor *_swig
 }
 
 
-_gostring_ _wrap_weft_executor_arg_arrays_capi_ee0c88accba97dd4(WeftExecutor *_swig_go_0, _goslice_ _swig_go_1) {
+_gostring_ _wrap_weft_executor_arg_arrays_capi_9202990ef78f15bf(WeftExecutor *_swig_go_0, _goslice_ _swig_go_1) {
   WeftExecutor *arg1 = (WeftExecutor *) 0 ;
   WeftNDArrayList **arg2 = (WeftNDArrayList **) 0 ;
   WeftStatus result;
@@ -2798,7 +2561,7 @@ _gostring_ _wrap_weft_executor_arg_arrays_capi_ee0c88accba97dd4(WeftExecutor *_s
 }
 
 
-_gostring_ _wrap_weft_executor_grad_arrays_capi_ee0c88accba97dd4(WeftExecutor *_swig_go_0, _goslice_ _swig_go_1) {
+_gostring_ _wrap_weft_executor_grad_arrays_capi_9202990ef78f15bf(WeftExecutor *_swig_go_0, _goslice_ _swig_go_1) {
   WeftExecutor *arg1 = (WeftExecutor *) 0 ;
   WeftNDArrayList **arg2 = (WeftNDArrayList **) 0 ;
   WeftStatus result;
@@ -2813,7 +2576,7 @@ _gostring_ _wrap_weft_executor_grad_arrays_capi_ee0c88accba97dd4(WeftExecutor *_
 }
 
 
-_gostring_ _wrap_weft_executor_aux_arrays_capi_ee0c88accba97dd4(WeftExecutor *_swig_go_0, _goslice_ _swig_go_1) {
+_gostring_ _wrap_weft_executor_aux_arrays_capi_9202990ef78f15bf(WeftExecutor *_swig_go_0, _goslice_ _swig_go_1) {
   WeftExecutor *arg1 = (WeftExecutor *) 0 ;
   WeftNDArrayList **arg2 = (WeftNDArrayList **) 0 ;
   WeftStatus result;
@@ -2828,7 +2591,7 @@ _gostring_ _wrap_weft_executor_aux_arrays_capi_ee0c88accba97dd4(WeftExecutor *_s
 }
 
 
-_gostring_ _wrap_weft_executor_reshape_capi_ee0c88accba97dd4(WeftExecutor *_swig_go_0, long long _swig_go_1, _gostring_ _swig_go_2, _goslice_ _swig_go_3, _goslice_ _swig_go_4, intgo _swig_go_5, intgo _swig_go_6, _goslice_ _swig_go_7) {
+_gostring_ _wrap_weft_executor_reshape_capi_9202990ef78f15bf(WeftExecutor *_swig_go_0, long long _swig_go_1, _gostring_ _swig_go_2, _goslice_ _swig_go_3, _goslice_ _swig_go_4, intgo _swig_go_5, intgo _swig_go_6, _goslice_ _swig_go_7) {
   WeftExecutor *arg1 = (WeftExecutor *) 0 ;
   size_t arg2 ;
   char **arg3 = (char **) 0 ;
@@ -2866,7 +2629,7 @@ _gostring_ _wrap_weft_executor_reshape_capi_ee0c88accba97dd4(WeftExecutor *_swig
 }
 
 
-_gostring_ _wrap_weft_executor_print_capi_ee0c88accba97dd4(WeftExecutor *_swig_go_0, _goslice_ _swig_go_1) {
+_gostring_ _wrap_weft_executor_print_capi_9202990ef78f15bf(WeftExecutor *_swig_go_0, _goslice_ _swig_go_1) {
   WeftExecutor *arg1 = (WeftExecutor *) 0 ;
   WeftStringList **arg2 = (WeftStringList **) 0 ;
   WeftStatus result;
@@ -2881,7 +2644,26 @@ _gostring_ _wrap_weft_executor_print_capi_ee0c88accba97dd4(WeftExecutor *_swig_g
 }
 
 
-_gostring_ _wrap_weft_executor_placement_capi_ee0c88accba97dd4(WeftExecutor *_swig_go_0, _goslice_ _swig_go_1, _goslice_ _swig_go_2, _goslice_ _swig_go_3) {
+_gostring_ _wrap_weft_executor_memory_capi_9202990ef78f15bf(WeftExecutor *_swig_go_0, _goslice_ _swig_go_1) {
+  WeftExecutor *arg1 = (WeftExecutor *) 0 ;
+  WeftExecutorMemory *arg2 = (WeftExecutorMemory *) 0 ;
+  WeftExecutorMemory temp2 ;
+  WeftStatus result;
+  _gostring_ _swig_go_result;
+  
+  arg1 = (WeftExecutor *)_swig_go_0; 
+  arg2 = _swig_go_1.len >= (intgo)6 ? &temp2 : NULL; 
+  
+  result = (WeftStatus)weft_executor_memory((WeftExecutor const *)arg1,arg2);
+  _swig_go_result = WeftGoStatus(result); 
+  
+  if (arg2 && result == WEFT_OK) WeftFields(temp2, (uint64_t*)_swig_go_1.array);
+  
+  return _swig_go_result;
+}
+
+
+_gostring_ _wrap_weft_executor_placement_capi_9202990ef78f15bf(WeftExecutor *_swig_go_0, _goslice_ _swig_go_1, _goslice_ _swig_go_2, _goslice_ _swig_go_3) {
   WeftExecutor *arg1 = (WeftExecutor *) 0 ;
   WeftStringList **arg2 = (WeftStringList **) 0 ;
   size_t *arg3 = (size_t *) 0 ;
@@ -2900,7 +2682,7 @@ _gostring_ _wrap_weft_executor_placement_capi_ee0c88accba97dd4(WeftExecutor *_sw
 }
 
 
-_gostring_ _wrap_weft_executor_free_capi_ee0c88accba97dd4(WeftExecutor *_swig_go_0) {
+_gostring_ _wrap_weft_executor_free_capi_9202990ef78f15bf(WeftExecutor *_swig_go_0) {
   WeftExecutor *arg1 = (WeftExecutor *) 0 ;
   WeftStatus result;
   _gostring_ _swig_go_result;
@@ -2913,7 +2695,7 @@ _gostring_ _wrap_weft_executor_free_capi_ee0c88accba97dd4(WeftExecutor *_swig_go
 }
 
 
-_gostring_ _wrap_weft_executor_options_create_capi_ee0c88accba97dd4(_goslice_ _swig_go_0) {
+_gostring_ _wrap_weft_executor_options_create_capi_9202990ef78f15bf(_goslice_ _swig_go_0) {
   WeftExecutorOptions **arg1 = (WeftExecutorOptions **) 0 ;
   WeftStatus result;
   _gostring_ _swig_go_result;
@@ -2926,7 +2708,7 @@ _gostring_ _wrap_weft_executor_options_create_capi_ee0c88accba97dd4(_goslice_ _s
 }
 
 
-_gostring_ _wrap_weft_executor_options_free_capi_ee0c88accba97dd4(WeftExecutorOptions *_swig_go_0) {
+_gostring_ _wrap_weft_executor_options_free_capi_9202990ef78f15bf(WeftExecutorOptions *_swig_go_0) {
   WeftExecutorOptions *arg1 = (WeftExecutorOptions *) 0 ;
   WeftStatus result;
   _gostring_ _swig_go_result;
@@ -2939,7 +2721,7 @@ _gostring_ _wrap_weft_executor_options_free_capi_ee0c88accba97dd4(WeftExecutorOp
 }
 
 
-_gostring_ _wrap_weft_executor_options_set_match_range_capi_ee0c88accba97dd4(WeftExecutorOptions *_swig_go_0, intgo _swig_go_1) {
+_gostring_ _wrap_weft_executor_options_set_match_range_capi_9202990ef78f15bf(WeftExecutorOptions *_swig_go_0, intgo _swig_go_1) {
   WeftExecutorOptions *arg1 = (WeftExecutorOptions *) 0 ;
   int arg2 ;
   WeftStatus result;
@@ -2954,7 +2736,7 @@ _gostring_ _wrap_weft_executor_options_set_match_range_capi_ee0c88accba97dd4(Wef
 }
 
 
-_gostring_ _wrap_weft_executor_options_set_num_groups_capi_ee0c88accba97dd4(WeftExecutorOptions *_swig_go_0, intgo _swig_go_1) {
+_gostring_ _wrap_weft_executor_options_set_num_groups_capi_9202990ef78f15bf(WeftExecutorOptions *_swig_go_0, intgo _swig_go_1) {
   WeftExecutorOptions *arg1 = (WeftExecutorOptions *) 0 ;
   int arg2 ;
   WeftStatus result;
@@ -2969,7 +2751,7 @@ _gostring_ _wrap_weft_executor_options_set_num_groups_capi_ee0c88accba97dd4(Weft
 }
 
 
-_gostring_ _wrap_weft_executor_options_set_bulk_max_nodes_capi_ee0c88accba97dd4(WeftExecutorOptions *_swig_go_0, intgo _swig_go_1) {
+_gostring_ _wrap_weft_executor_options_set_bulk_max_nodes_capi_9202990ef78f15bf(WeftExecutorOptions *_swig_go_0, intgo _swig_go_1) {
   WeftExecutorOptions *arg1 = (WeftExecutorOptions *) 0 ;
   int arg2 ;
   WeftStatus result;
@@ -2984,7 +2766,7 @@ _gostring_ _wrap_weft_executor_options_set_bulk_max_nodes_capi_ee0c88accba97dd4(
 }
 
 
-_gostring_ _wrap_weft_executor_options_set_optimize_inference_capi_ee0c88accba97dd4(WeftExecutorOptions *_swig_go_0, intgo _swig_go_1) {
+_gostring_ _wrap_weft_executor_options_set_optimize_inference_capi_9202990ef78f15bf(WeftExecutorOptions *_swig_go_0, intgo _swig_go_1) {
   WeftExecutorOptions *arg1 = (WeftExecutorOptions *) 0 ;
   int arg2 ;
   WeftStatus result;
@@ -2999,7 +2781,7 @@ _gostring_ _wrap_weft_executor_options_set_optimize_inference_capi_ee0c88accba97
 }
 
 
-_gostring_ _wrap_weft_executor_options_set_allow_fallback_capi_ee0c88accba97dd4(WeftExecutorOptions *_swig_go_0, intgo _swig_go_1) {
+_gostring_ _wrap_weft_executor_options_set_allow_fallback_capi_9202990ef78f15bf(WeftExecutorOptions *_swig_go_0, intgo _swig_go_1) {
   WeftExecutorOptions *arg1 = (WeftExecutorOptions *) 0 ;
   int arg2 ;
   WeftStatus result;
@@ -3014,7 +2796,7 @@ _gostring_ _wrap_weft_executor_options_set_allow_fallback_capi_ee0c88accba97dd4(
 }
 
 
-_gostring_ _wrap_weft_executor_options_add_group_capi_ee0c88accba97dd4(WeftExecutorOptions *_swig_go_0, _gostring_ _swig_go_1, intgo _swig_go_2, intgo _swig_go_3) {
+_gostring_ _wrap_weft_executor_options_add_group_capi_9202990ef78f15bf(WeftExecutorOptions *_swig_go_0, _gostring_ _swig_go_1, intgo _swig_go_2, intgo _swig_go_3) {
   WeftExecutorOptions *arg1 = (WeftExecutorOptions *) 0 ;
   char *arg2 = (char *) 0 ;
   int arg3 ;
@@ -3038,7 +2820,7 @@ _gostring_ _wrap_weft_executor_options_add_group_capi_ee0c88accba97dd4(WeftExecu
 }
 
 
-_gostring_ _wrap_weft_executor_options_set_grad_req_capi_ee0c88accba97dd4(WeftExecutorOptions *_swig_go_0, _gostring_ _swig_go_1, intgo _swig_go_2) {
+_gostring_ _wrap_weft_executor_options_set_grad_req_capi_9202990ef78f15bf(WeftExecutorOptions *_swig_go_0, _gostring_ _swig_go_1, intgo _swig_go_2) {
   WeftExecutorOptions *arg1 = (WeftExecutorOptions *) 0 ;
   char *arg2 = (char *) 0 ;
   int arg3 ;
@@ -3060,7 +2842,7 @@ _gostring_ _wrap_weft_executor_options_set_grad_req_capi_ee0c88accba97dd4(WeftEx
 }
 
 
-_gostring_ _wrap_weft_executor_simple_bind_with_options_capi_ee0c88accba97dd4(WeftSymbolHandle *_swig_go_0, intgo _swig_go_1, intgo _swig_go_2, long long _swig_go_3, _gostring_ _swig_go_4, _goslice_ _swig_go_5, _goslice_ _swig_go_6, long long _swig_go_7, _gostring_ _swig_go_8, _goslice_ _swig_go_9, WeftExecutorOptions *_swig_go_10, _goslice_ _swig_go_11) {
+_gostring_ _wrap_weft_executor_simple_bind_with_options_capi_9202990ef78f15bf(WeftSymbolHandle *_swig_go_0, intgo _swig_go_1, intgo _swig_go_2, long long _swig_go_3, _gostring_ _swig_go_4, _goslice_ _swig_go_5, _goslice_ _swig_go_6, long long _swig_go_7, _gostring_ _swig_go_8, _goslice_ _swig_go_9, WeftExecutorOptions *_swig_go_10, _goslice_ _swig_go_11) {
   WeftSymbolHandle *arg1 = (WeftSymbolHandle *) 0 ;
   int arg2 ;
   int arg3 ;
@@ -3117,7 +2899,7 @@ _gostring_ _wrap_weft_executor_simple_bind_with_options_capi_ee0c88accba97dd4(We
 }
 
 
-_gostring_ _wrap_weft_executor_bind_with_options_capi_ee0c88accba97dd4(WeftSymbolHandle *_swig_go_0, intgo _swig_go_1, intgo _swig_go_2, _goslice_ _swig_go_3, long long _swig_go_4, _goslice_ _swig_go_5, _goslice_ _swig_go_6, _goslice_ _swig_go_7, long long _swig_go_8, WeftExecutorOptions *_swig_go_9, _goslice_ _swig_go_10) {
+_gostring_ _wrap_weft_executor_bind_with_options_capi_9202990ef78f15bf(WeftSymbolHandle *_swig_go_0, intgo _swig_go_1, intgo _swig_go_2, _goslice_ _swig_go_3, long long _swig_go_4, _goslice_ _swig_go_5, _goslice_ _swig_go_6, _goslice_ _swig_go_7, long long _swig_go_8, WeftExecutorOptions *_swig_go_9, _goslice_ _swig_go_10) {
   WeftSymbolHandle *arg1 = (WeftSymbolHandle *) 0 ;
   int arg2 ;
   int arg3 ;
@@ -3150,7 +2932,7 @@ _gostring_ _wrap_weft_executor_bind_with_options_capi_ee0c88accba97dd4(WeftSymbo
 }
 
 
-_gostring_ _wrap_weft_engine_configure_capi_ee0c88accba97dd4(intgo _swig_go_0, intgo _swig_go_1) {
+_gostring_ _wrap_weft_engine_configure_capi_9202990ef78f15bf(intgo _swig_go_0, intgo _swig_go_1) {
   int arg1 ;
   int arg2 ;
   WeftStatus result;
@@ -3165,7 +2947,7 @@ _gostring_ _wrap_weft_engine_configure_capi_ee0c88accba97dd4(intgo _swig_go_0, i
 }
 
 
-_gostring_ _wrap_weft_engine_info_capi_ee0c88accba97dd4(_goslice_ _swig_go_0, _goslice_ _swig_go_1) {
+_gostring_ _wrap_weft_engine_info_capi_9202990ef78f15bf(_goslice_ _swig_go_0, _goslice_ _swig_go_1) {
   int *arg1 = (int *) 0 ;
   int *arg2 = (int *) 0 ;
   WeftStatus result;
@@ -3180,7 +2962,7 @@ _gostring_ _wrap_weft_engine_info_capi_ee0c88accba97dd4(_goslice_ _swig_go_0, _g
 }
 
 
-_gostring_ _wrap_weft_engine_var_create_capi_ee0c88accba97dd4(WeftEngineVar **_swig_go_0) {
+_gostring_ _wrap_weft_engine_var_create_capi_9202990ef78f15bf(WeftEngineVar **_swig_go_0) {
   WeftEngineVar **arg1 = (WeftEngineVar **) 0 ;
   WeftStatus result;
   _gostring_ _swig_go_result;
@@ -3193,7 +2975,7 @@ _gostring_ _wrap_weft_engine_var_create_capi_ee0c88accba97dd4(WeftEngineVar **_s
 }
 
 
-_gostring_ _wrap_weft_engine_var_free_capi_ee0c88accba97dd4(WeftEngineVar *_swig_go_0) {
+_gostring_ _wrap_weft_engine_var_free_capi_9202990ef78f15bf(WeftEngineVar *_swig_go_0) {
   WeftEngineVar *arg1 = (WeftEngineVar *) 0 ;
   WeftStatus result;
   _gostring_ _swig_go_result;
@@ -3206,7 +2988,7 @@ _gostring_ _wrap_weft_engine_var_free_capi_ee0c88accba97dd4(WeftEngineVar *_swig
 }
 
 
-_gostring_ _wrap_weft_engine_var_version_capi_ee0c88accba97dd4(WeftEngineVar *_swig_go_0, _goslice_ _swig_go_1) {
+_gostring_ _wrap_weft_engine_var_version_capi_9202990ef78f15bf(WeftEngineVar *_swig_go_0, _goslice_ _swig_go_1) {
   WeftEngineVar *arg1 = (WeftEngineVar *) 0 ;
   uint64_t *arg2 = (uint64_t *) 0 ;
   WeftStatus result;
@@ -3221,7 +3003,7 @@ _gostring_ _wrap_weft_engine_var_version_capi_ee0c88accba97dd4(WeftEngineVar *_s
 }
 
 
-_gostring_ _wrap_weft_engine_push_sync_capi_ee0c88accba97dd4(void* _swig_go_0, void *_swig_go_1, void* _swig_go_2, WeftEngineVar **_swig_go_3, long long _swig_go_4, WeftEngineVar **_swig_go_5, long long _swig_go_6, _gostring_ _swig_go_7) {
+_gostring_ _wrap_weft_engine_push_sync_capi_9202990ef78f15bf(void* _swig_go_0, void *_swig_go_1, void* _swig_go_2, WeftEngineVar **_swig_go_3, long long _swig_go_4, WeftEngineVar **_swig_go_5, long long _swig_go_6, _gostring_ _swig_go_7) {
   WeftEngineSyncFn arg1 = (WeftEngineSyncFn) 0 ;
   void *arg2 = (void *) 0 ;
   WeftEngineDeleter arg3 = (WeftEngineDeleter) 0 ;
@@ -3253,7 +3035,7 @@ _gostring_ _wrap_weft_engine_push_sync_capi_ee0c88accba97dd4(void* _swig_go_0, v
 }
 
 
-_gostring_ _wrap_weft_engine_push_async_capi_ee0c88accba97dd4(void* _swig_go_0, void *_swig_go_1, void* _swig_go_2, WeftEngineVar **_swig_go_3, long long _swig_go_4, WeftEngineVar **_swig_go_5, long long _swig_go_6, _gostring_ _swig_go_7) {
+_gostring_ _wrap_weft_engine_push_async_capi_9202990ef78f15bf(void* _swig_go_0, void *_swig_go_1, void* _swig_go_2, WeftEngineVar **_swig_go_3, long long _swig_go_4, WeftEngineVar **_swig_go_5, long long _swig_go_6, _gostring_ _swig_go_7) {
   WeftEngineAsyncFn arg1 = (WeftEngineAsyncFn) 0 ;
   void *arg2 = (void *) 0 ;
   WeftEngineDeleter arg3 = (WeftEngineDeleter) 0 ;
@@ -3285,7 +3067,7 @@ _gostring_ _wrap_weft_engine_push_async_capi_ee0c88accba97dd4(void* _swig_go_0, 
 }
 
 
-_gostring_ _wrap_weft_engine_complete_capi_ee0c88accba97dd4(WeftEngineCompletion *_swig_go_0, _gostring_ _swig_go_1) {
+_gostring_ _wrap_weft_engine_complete_capi_9202990ef78f15bf(WeftEngineCompletion *_swig_go_0, _gostring_ _swig_go_1) {
   WeftEngineCompletion *arg1 = (WeftEngineCompletion *) 0 ;
   char *arg2 = (char *) 0 ;
   WeftStatus result;
@@ -3305,7 +3087,7 @@ _gostring_ _wrap_weft_engine_complete_capi_ee0c88accba97dd4(WeftEngineCompletion
 }
 
 
-_gostring_ _wrap_weft_engine_var_wait_capi_ee0c88accba97dd4(WeftEngineVar *_swig_go_0) {
+_gostring_ _wrap_weft_engine_var_wait_capi_9202990ef78f15bf(WeftEngineVar *_swig_go_0) {
   WeftEngineVar *arg1 = (WeftEngineVar *) 0 ;
   WeftStatus result;
   _gostring_ _swig_go_result;
@@ -3318,7 +3100,7 @@ _gostring_ _wrap_weft_engine_var_wait_capi_ee0c88accba97dd4(WeftEngineVar *_swig
 }
 
 
-_gostring_ _wrap_weft_idx_load_capi_ee0c88accba97dd4(_gostring_ _swig_go_0, _goslice_ _swig_go_1) {
+_gostring_ _wrap_weft_idx_load_capi_9202990ef78f15bf(_gostring_ _swig_go_0, _goslice_ _swig_go_1) {
   char *arg1 = (char *) 0 ;
   WeftNDArray **arg2 = (WeftNDArray **) 0 ;
   WeftStatus result;
@@ -3338,7 +3120,7 @@ _gostring_ _wrap_weft_idx_load_capi_ee0c88accba97dd4(_gostring_ _swig_go_0, _gos
 }
 
 
-_gostring_ _wrap_weft_mnist_load_capi_ee0c88accba97dd4(_gostring_ _swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2, _goslice_ _swig_go_3) {
+_gostring_ _wrap_weft_mnist_load_capi_9202990ef78f15bf(_gostring_ _swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2, _goslice_ _swig_go_3) {
   char *arg1 = (char *) 0 ;
   char *arg2 = (char *) 0 ;
   WeftNDArray **arg3 = (WeftNDArray **) 0 ;
@@ -3367,7 +3149,7 @@ _gostring_ _wrap_weft_mnist_load_capi_ee0c88accba97dd4(_gostring_ _swig_go_0, _g
 }
 
 
-_gostring_ _wrap_weft_data_iter_create_ndarray_capi_ee0c88accba97dd4(long long _swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2, long long _swig_go_3, _gostring_ _swig_go_4, _goslice_ _swig_go_5, intgo _swig_go_6, intgo _swig_go_7, _gostring_ _swig_go_8, long long _swig_go_9, _goslice_ _swig_go_10) {
+_gostring_ _wrap_weft_data_iter_create_ndarray_capi_9202990ef78f15bf(long long _swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2, long long _swig_go_3, _gostring_ _swig_go_4, _goslice_ _swig_go_5, intgo _swig_go_6, intgo _swig_go_7, _gostring_ _swig_go_8, long long _swig_go_9, _goslice_ _swig_go_10) {
   size_t arg1 ;
   char **arg2 = (char **) 0 ;
   WeftNDArray **arg3 = (WeftNDArray **) 0 ;
@@ -3427,7 +3209,7 @@ _gostring_ _wrap_weft_data_iter_create_ndarray_capi_ee0c88accba97dd4(long long _
 }
 
 
-_gostring_ _wrap_weft_data_iter_next_capi_ee0c88accba97dd4(WeftDataIter *_swig_go_0, _goslice_ _swig_go_1) {
+_gostring_ _wrap_weft_data_iter_next_capi_9202990ef78f15bf(WeftDataIter *_swig_go_0, _goslice_ _swig_go_1) {
   WeftDataIter *arg1 = (WeftDataIter *) 0 ;
   int *arg2 = (int *) 0 ;
   WeftStatus result;
@@ -3442,7 +3224,7 @@ _gostring_ _wrap_weft_data_iter_next_capi_ee0c88accba97dd4(WeftDataIter *_swig_g
 }
 
 
-_gostring_ _wrap_weft_data_iter_reset_capi_ee0c88accba97dd4(WeftDataIter *_swig_go_0) {
+_gostring_ _wrap_weft_data_iter_reset_capi_9202990ef78f15bf(WeftDataIter *_swig_go_0) {
   WeftDataIter *arg1 = (WeftDataIter *) 0 ;
   WeftStatus result;
   _gostring_ _swig_go_result;
@@ -3455,7 +3237,7 @@ _gostring_ _wrap_weft_data_iter_reset_capi_ee0c88accba97dd4(WeftDataIter *_swig_
 }
 
 
-_gostring_ _wrap_weft_data_iter_data_capi_ee0c88accba97dd4(WeftDataIter *_swig_go_0, _goslice_ _swig_go_1) {
+_gostring_ _wrap_weft_data_iter_data_capi_9202990ef78f15bf(WeftDataIter *_swig_go_0, _goslice_ _swig_go_1) {
   WeftDataIter *arg1 = (WeftDataIter *) 0 ;
   WeftNDArrayList **arg2 = (WeftNDArrayList **) 0 ;
   WeftStatus result;
@@ -3470,7 +3252,7 @@ _gostring_ _wrap_weft_data_iter_data_capi_ee0c88accba97dd4(WeftDataIter *_swig_g
 }
 
 
-_gostring_ _wrap_weft_data_iter_label_capi_ee0c88accba97dd4(WeftDataIter *_swig_go_0, _goslice_ _swig_go_1) {
+_gostring_ _wrap_weft_data_iter_label_capi_9202990ef78f15bf(WeftDataIter *_swig_go_0, _goslice_ _swig_go_1) {
   WeftDataIter *arg1 = (WeftDataIter *) 0 ;
   WeftNDArrayList **arg2 = (WeftNDArrayList **) 0 ;
   WeftStatus result;
@@ -3485,7 +3267,7 @@ _gostring_ _wrap_weft_data_iter_label_capi_ee0c88accba97dd4(WeftDataIter *_swig_
 }
 
 
-_gostring_ _wrap_weft_data_iter_pad_capi_ee0c88accba97dd4(WeftDataIter *_swig_go_0, _goslice_ _swig_go_1) {
+_gostring_ _wrap_weft_data_iter_pad_capi_9202990ef78f15bf(WeftDataIter *_swig_go_0, _goslice_ _swig_go_1) {
   WeftDataIter *arg1 = (WeftDataIter *) 0 ;
   int *arg2 = (int *) 0 ;
   WeftStatus result;
@@ -3500,7 +3282,7 @@ _gostring_ _wrap_weft_data_iter_pad_capi_ee0c88accba97dd4(WeftDataIter *_swig_go
 }
 
 
-_gostring_ _wrap_weft_data_iter_index_capi_ee0c88accba97dd4(WeftDataIter *_swig_go_0, _goslice_ _swig_go_1, long long _swig_go_2, _goslice_ _swig_go_3) {
+_gostring_ _wrap_weft_data_iter_index_capi_9202990ef78f15bf(WeftDataIter *_swig_go_0, _goslice_ _swig_go_1, long long _swig_go_2, _goslice_ _swig_go_3) {
   WeftDataIter *arg1 = (WeftDataIter *) 0 ;
   int64_t *arg2 = (int64_t *) 0 ;
   size_t arg3 ;
@@ -3519,7 +3301,7 @@ _gostring_ _wrap_weft_data_iter_index_capi_ee0c88accba97dd4(WeftDataIter *_swig_
 }
 
 
-_gostring_ _wrap_weft_data_iter_batch_size_capi_ee0c88accba97dd4(WeftDataIter *_swig_go_0, _goslice_ _swig_go_1) {
+_gostring_ _wrap_weft_data_iter_batch_size_capi_9202990ef78f15bf(WeftDataIter *_swig_go_0, _goslice_ _swig_go_1) {
   WeftDataIter *arg1 = (WeftDataIter *) 0 ;
   int *arg2 = (int *) 0 ;
   WeftStatus result;
@@ -3534,7 +3316,7 @@ _gostring_ _wrap_weft_data_iter_batch_size_capi_ee0c88accba97dd4(WeftDataIter *_
 }
 
 
-_gostring_ _wrap_weft_data_iter_free_capi_ee0c88accba97dd4(WeftDataIter *_swig_go_0) {
+_gostring_ _wrap_weft_data_iter_free_capi_9202990ef78f15bf(WeftDataIter *_swig_go_0) {
   WeftDataIter *arg1 = (WeftDataIter *) 0 ;
   WeftStatus result;
   _gostring_ _swig_go_result;
@@ -3547,7 +3329,7 @@ _gostring_ _wrap_weft_data_iter_free_capi_ee0c88accba97dd4(WeftDataIter *_swig_g
 }
 
 
-_gostring_ _wrap_weft_metric_create_capi_ee0c88accba97dd4(_gostring_ _swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, long long _swig_go_3, _goslice_ _swig_go_4) {
+_gostring_ _wrap_weft_metric_create_capi_9202990ef78f15bf(_gostring_ _swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, long long _swig_go_3, _goslice_ _swig_go_4) {
   char *arg1 = (char *) 0 ;
   char **arg2 = (char **) 0 ;
   char **arg3 = (char **) 0 ;
@@ -3595,7 +3377,7 @@ _gostring_ _wrap_weft_metric_create_capi_ee0c88accba97dd4(_gostring_ _swig_go_0,
 }
 
 
-_gostring_ _wrap_weft_metric_composite_add_capi_ee0c88accba97dd4(WeftMetric *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, _gostring_ _swig_go_3, long long _swig_go_4) {
+_gostring_ _wrap_weft_metric_composite_add_capi_9202990ef78f15bf(WeftMetric *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, _gostring_ _swig_go_3, long long _swig_go_4) {
   WeftMetric *arg1 = (WeftMetric *) 0 ;
   char *arg2 = (char *) 0 ;
   char **arg3 = (char **) 0 ;
@@ -3643,7 +3425,7 @@ _gostring_ _wrap_weft_metric_composite_add_capi_ee0c88accba97dd4(WeftMetric *_sw
 }
 
 
-_gostring_ _wrap_weft_metric_update_capi_ee0c88accba97dd4(WeftMetric *_swig_go_0, long long _swig_go_1, _goslice_ _swig_go_2, long long _swig_go_3, _goslice_ _swig_go_4) {
+_gostring_ _wrap_weft_metric_update_capi_9202990ef78f15bf(WeftMetric *_swig_go_0, long long _swig_go_1, _goslice_ _swig_go_2, long long _swig_go_3, _goslice_ _swig_go_4) {
   WeftMetric *arg1 = (WeftMetric *) 0 ;
   size_t arg2 ;
   WeftNDArray **arg3 = (WeftNDArray **) 0 ;
@@ -3664,7 +3446,7 @@ _gostring_ _wrap_weft_metric_update_capi_ee0c88accba97dd4(WeftMetric *_swig_go_0
 }
 
 
-_gostring_ _wrap_weft_metric_num_values_capi_ee0c88accba97dd4(WeftMetric *_swig_go_0, _goslice_ _swig_go_1) {
+_gostring_ _wrap_weft_metric_num_values_capi_9202990ef78f15bf(WeftMetric *_swig_go_0, _goslice_ _swig_go_1) {
   WeftMetric *arg1 = (WeftMetric *) 0 ;
   size_t *arg2 = (size_t *) 0 ;
   WeftStatus result;
@@ -3679,7 +3461,7 @@ _gostring_ _wrap_weft_metric_num_values_capi_ee0c88accba97dd4(WeftMetric *_swig_
 }
 
 
-_gostring_ _wrap_weft_metric_get_capi_ee0c88accba97dd4(WeftMetric *_swig_go_0, _goslice_ _swig_go_1, _goslice_ _swig_go_2, long long _swig_go_3, _goslice_ _swig_go_4) {
+_gostring_ _wrap_weft_metric_get_capi_9202990ef78f15bf(WeftMetric *_swig_go_0, _goslice_ _swig_go_1, _goslice_ _swig_go_2, long long _swig_go_3, _goslice_ _swig_go_4) {
   WeftMetric *arg1 = (WeftMetric *) 0 ;
   WeftStringList **arg2 = (WeftStringList **) 0 ;
   double *arg3 = (double *) 0 ;
@@ -3700,7 +3482,7 @@ _gostring_ _wrap_weft_metric_get_capi_ee0c88accba97dd4(WeftMetric *_swig_go_0, _
 }
 
 
-_gostring_ _wrap_weft_metric_reset_capi_ee0c88accba97dd4(WeftMetric *_swig_go_0) {
+_gostring_ _wrap_weft_metric_reset_capi_9202990ef78f15bf(WeftMetric *_swig_go_0) {
   WeftMetric *arg1 = (WeftMetric *) 0 ;
   WeftStatus result;
   _gostring_ _swig_go_result;
@@ -3713,7 +3495,7 @@ _gostring_ _wrap_weft_metric_reset_capi_ee0c88accba97dd4(WeftMetric *_swig_go_0)
 }
 
 
-_gostring_ _wrap_weft_metric_free_capi_ee0c88accba97dd4(WeftMetric *_swig_go_0) {
+_gostring_ _wrap_weft_metric_free_capi_9202990ef78f15bf(WeftMetric *_swig_go_0) {
   WeftMetric *arg1 = (WeftMetric *) 0 ;
   WeftStatus result;
   _gostring_ _swig_go_result;
@@ -3726,7 +3508,7 @@ _gostring_ _wrap_weft_metric_free_capi_ee0c88accba97dd4(WeftMetric *_swig_go_0) 
 }
 
 
-_gostring_ _wrap_weft_checkpoint_save_capi_ee0c88accba97dd4(_gostring_ _swig_go_0, intgo _swig_go_1, WeftSymbolHandle *_swig_go_2, long long _swig_go_3, _gostring_ _swig_go_4, _goslice_ _swig_go_5, long long _swig_go_6, _gostring_ _swig_go_7, _goslice_ _swig_go_8) {
+_gostring_ _wrap_weft_checkpoint_save_capi_9202990ef78f15bf(_gostring_ _swig_go_0, intgo _swig_go_1, WeftSymbolHandle *_swig_go_2, long long _swig_go_3, _gostring_ _swig_go_4, _goslice_ _swig_go_5, long long _swig_go_6, _gostring_ _swig_go_7, _goslice_ _swig_go_8) {
   char *arg1 = (char *) 0 ;
   int arg2 ;
   WeftSymbolHandle *arg3 = (WeftSymbolHandle *) 0 ;
@@ -3782,7 +3564,7 @@ _gostring_ _wrap_weft_checkpoint_save_capi_ee0c88accba97dd4(_gostring_ _swig_go_
 }
 
 
-_gostring_ _wrap_weft_checkpoint_load_capi_ee0c88accba97dd4(_gostring_ _swig_go_0, intgo _swig_go_1, _goslice_ _swig_go_2, _goslice_ _swig_go_3, _goslice_ _swig_go_4) {
+_gostring_ _wrap_weft_checkpoint_load_capi_9202990ef78f15bf(_gostring_ _swig_go_0, intgo _swig_go_1, _goslice_ _swig_go_2, _goslice_ _swig_go_3, _goslice_ _swig_go_4) {
   char *arg1 = (char *) 0 ;
   int arg2 ;
   WeftSymbolHandle **arg3 = (WeftSymbolHandle **) 0 ;
@@ -3808,7 +3590,7 @@ _gostring_ _wrap_weft_checkpoint_load_capi_ee0c88accba97dd4(_gostring_ _swig_go_
 }
 
 
-_gostring_ _wrap_weft_initializer_create_capi_ee0c88accba97dd4(_gostring_ _swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, long long _swig_go_3, long long _swig_go_4, _goslice_ _swig_go_5) {
+_gostring_ _wrap_weft_initializer_create_capi_9202990ef78f15bf(_gostring_ _swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, long long _swig_go_3, long long _swig_go_4, _goslice_ _swig_go_5) {
   char *arg1 = (char *) 0 ;
   char **arg2 = (char **) 0 ;
   char **arg3 = (char **) 0 ;
@@ -3858,7 +3640,7 @@ _gostring_ _wrap_weft_initializer_create_capi_ee0c88accba97dd4(_gostring_ _swig_
 }
 
 
-_gostring_ _wrap_weft_initializer_init_capi_ee0c88accba97dd4(WeftInitializer *_swig_go_0, _gostring_ _swig_go_1, WeftNDArray *_swig_go_2) {
+_gostring_ _wrap_weft_initializer_init_capi_9202990ef78f15bf(WeftInitializer *_swig_go_0, _gostring_ _swig_go_1, WeftNDArray *_swig_go_2) {
   WeftInitializer *arg1 = (WeftInitializer *) 0 ;
   char *arg2 = (char *) 0 ;
   WeftNDArray *arg3 = (WeftNDArray *) 0 ;
@@ -3880,7 +3662,7 @@ _gostring_ _wrap_weft_initializer_init_capi_ee0c88accba97dd4(WeftInitializer *_s
 }
 
 
-_gostring_ _wrap_weft_initializer_free_capi_ee0c88accba97dd4(WeftInitializer *_swig_go_0) {
+_gostring_ _wrap_weft_initializer_free_capi_9202990ef78f15bf(WeftInitializer *_swig_go_0) {
   WeftInitializer *arg1 = (WeftInitializer *) 0 ;
   WeftStatus result;
   _gostring_ _swig_go_result;
@@ -3893,7 +3675,7 @@ _gostring_ _wrap_weft_initializer_free_capi_ee0c88accba97dd4(WeftInitializer *_s
 }
 
 
-_gostring_ _wrap_weft_optimizer_create_capi_ee0c88accba97dd4(_gostring_ _swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, long long _swig_go_3, _goslice_ _swig_go_4) {
+_gostring_ _wrap_weft_optimizer_create_capi_9202990ef78f15bf(_gostring_ _swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, long long _swig_go_3, _goslice_ _swig_go_4) {
   char *arg1 = (char *) 0 ;
   char **arg2 = (char **) 0 ;
   char **arg3 = (char **) 0 ;
@@ -3941,7 +3723,7 @@ _gostring_ _wrap_weft_optimizer_create_capi_ee0c88accba97dd4(_gostring_ _swig_go
 }
 
 
-_gostring_ _wrap_weft_optimizer_set_lr_scheduler_capi_ee0c88accba97dd4(WeftOptimizer *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2, long long _swig_go_3, float _swig_go_4, float _swig_go_5) {
+_gostring_ _wrap_weft_optimizer_set_lr_scheduler_capi_9202990ef78f15bf(WeftOptimizer *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2, long long _swig_go_3, float _swig_go_4, float _swig_go_5) {
   WeftOptimizer *arg1 = (WeftOptimizer *) 0 ;
   char *arg2 = (char *) 0 ;
   int64_t *arg3 = (int64_t *) 0 ;
@@ -3969,7 +3751,7 @@ _gostring_ _wrap_weft_optimizer_set_lr_scheduler_capi_ee0c88accba97dd4(WeftOptim
 }
 
 
-_gostring_ _wrap_weft_optimizer_set_multipliers_capi_ee0c88accba97dd4(WeftOptimizer *_swig_go_0, WeftSymbolHandle *_swig_go_1) {
+_gostring_ _wrap_weft_optimizer_set_multipliers_capi_9202990ef78f15bf(WeftOptimizer *_swig_go_0, WeftSymbolHandle *_swig_go_1) {
   WeftOptimizer *arg1 = (WeftOptimizer *) 0 ;
   WeftSymbolHandle *arg2 = (WeftSymbolHandle *) 0 ;
   WeftStatus result;
@@ -3984,7 +3766,7 @@ _gostring_ _wrap_weft_optimizer_set_multipliers_capi_ee0c88accba97dd4(WeftOptimi
 }
 
 
-_gostring_ _wrap_weft_optimizer_set_rescale_grad_capi_ee0c88accba97dd4(WeftOptimizer *_swig_go_0, float _swig_go_1) {
+_gostring_ _wrap_weft_optimizer_set_rescale_grad_capi_9202990ef78f15bf(WeftOptimizer *_swig_go_0, float _swig_go_1) {
   WeftOptimizer *arg1 = (WeftOptimizer *) 0 ;
   float arg2 ;
   WeftStatus result;
@@ -3999,7 +3781,7 @@ _gostring_ _wrap_weft_optimizer_set_rescale_grad_capi_ee0c88accba97dd4(WeftOptim
 }
 
 
-_gostring_ _wrap_weft_optimizer_update_capi_ee0c88accba97dd4(WeftOptimizer *_swig_go_0, intgo _swig_go_1, _gostring_ _swig_go_2, WeftNDArray *_swig_go_3, WeftNDArray *_swig_go_4) {
+_gostring_ _wrap_weft_optimizer_update_capi_9202990ef78f15bf(WeftOptimizer *_swig_go_0, intgo _swig_go_1, _gostring_ _swig_go_2, WeftNDArray *_swig_go_3, WeftNDArray *_swig_go_4) {
   WeftOptimizer *arg1 = (WeftOptimizer *) 0 ;
   int arg2 ;
   char *arg3 = (char *) 0 ;
@@ -4025,7 +3807,7 @@ _gostring_ _wrap_weft_optimizer_update_capi_ee0c88accba97dd4(WeftOptimizer *_swi
 }
 
 
-_gostring_ _wrap_weft_optimizer_num_update_capi_ee0c88accba97dd4(WeftOptimizer *_swig_go_0, _goslice_ _swig_go_1) {
+_gostring_ _wrap_weft_optimizer_num_update_capi_9202990ef78f15bf(WeftOptimizer *_swig_go_0, _goslice_ _swig_go_1) {
   WeftOptimizer *arg1 = (WeftOptimizer *) 0 ;
   int64_t *arg2 = (int64_t *) 0 ;
   WeftStatus result;
@@ -4040,7 +3822,7 @@ _gostring_ _wrap_weft_optimizer_num_update_capi_ee0c88accba97dd4(WeftOptimizer *
 }
 
 
-_gostring_ _wrap_weft_optimizer_learning_rate_capi_ee0c88accba97dd4(WeftOptimizer *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2) {
+_gostring_ _wrap_weft_optimizer_learning_rate_capi_9202990ef78f15bf(WeftOptimizer *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2) {
   WeftOptimizer *arg1 = (WeftOptimizer *) 0 ;
   char *arg2 = (char *) 0 ;
   float *arg3 = (float *) 0 ;
@@ -4062,7 +3844,7 @@ _gostring_ _wrap_weft_optimizer_learning_rate_capi_ee0c88accba97dd4(WeftOptimize
 }
 
 
-_gostring_ _wrap_weft_optimizer_free_capi_ee0c88accba97dd4(WeftOptimizer *_swig_go_0) {
+_gostring_ _wrap_weft_optimizer_free_capi_9202990ef78f15bf(WeftOptimizer *_swig_go_0) {
   WeftOptimizer *arg1 = (WeftOptimizer *) 0 ;
   WeftStatus result;
   _gostring_ _swig_go_result;
@@ -4075,7 +3857,7 @@ _gostring_ _wrap_weft_optimizer_free_capi_ee0c88accba97dd4(WeftOptimizer *_swig_
 }
 
 
-_gostring_ _wrap_weft_module_create_capi_ee0c88accba97dd4(WeftSymbolHandle *_swig_go_0, long long _swig_go_1, _gostring_ _swig_go_2, long long _swig_go_3, _gostring_ _swig_go_4, intgo _swig_go_5, intgo _swig_go_6, _goslice_ _swig_go_7) {
+_gostring_ _wrap_weft_module_create_capi_9202990ef78f15bf(WeftSymbolHandle *_swig_go_0, long long _swig_go_1, _gostring_ _swig_go_2, long long _swig_go_3, _gostring_ _swig_go_4, intgo _swig_go_5, intgo _swig_go_6, _goslice_ _swig_go_7) {
   WeftSymbolHandle *arg1 = (WeftSymbolHandle *) 0 ;
   size_t arg2 ;
   char **arg3 = (char **) 0 ;
@@ -4124,7 +3906,7 @@ _gostring_ _wrap_weft_module_create_capi_ee0c88accba97dd4(WeftSymbolHandle *_swi
 }
 
 
-_gostring_ _wrap_weft_module_bind_capi_ee0c88accba97dd4(WeftModule *_swig_go_0, WeftDataIter *_swig_go_1, intgo _swig_go_2) {
+_gostring_ _wrap_weft_module_bind_capi_9202990ef78f15bf(WeftModule *_swig_go_0, WeftDataIter *_swig_go_1, intgo _swig_go_2) {
   WeftModule *arg1 = (WeftModule *) 0 ;
   WeftDataIter *arg2 = (WeftDataIter *) 0 ;
   int arg3 ;
@@ -4141,7 +3923,7 @@ _gostring_ _wrap_weft_module_bind_capi_ee0c88accba97dd4(WeftModule *_swig_go_0, 
 }
 
 
-_gostring_ _wrap_weft_module_init_params_capi_ee0c88accba97dd4(WeftModule *_swig_go_0, WeftInitializer *_swig_go_1, WeftNDArrayList *_swig_go_2, WeftNDArrayList *_swig_go_3, intgo _swig_go_4) {
+_gostring_ _wrap_weft_module_init_params_capi_9202990ef78f15bf(WeftModule *_swig_go_0, WeftInitializer *_swig_go_1, WeftNDArrayList *_swig_go_2, WeftNDArrayList *_swig_go_3, intgo _swig_go_4) {
   WeftModule *arg1 = (WeftModule *) 0 ;
   WeftInitializer *arg2 = (WeftInitializer *) 0 ;
   WeftNDArrayList *arg3 = (WeftNDArrayList *) 0 ;
@@ -4162,7 +3944,7 @@ _gostring_ _wrap_weft_module_init_params_capi_ee0c88accba97dd4(WeftModule *_swig
 }
 
 
-_gostring_ _wrap_weft_module_init_optimizer_capi_ee0c88accba97dd4(WeftModule *_swig_go_0, WeftOptimizer *_swig_go_1) {
+_gostring_ _wrap_weft_module_init_optimizer_capi_9202990ef78f15bf(WeftModule *_swig_go_0, WeftOptimizer *_swig_go_1) {
   WeftModule *arg1 = (WeftModule *) 0 ;
   WeftOptimizer *arg2 = (WeftOptimizer *) 0 ;
   WeftStatus result;
@@ -4177,7 +3959,7 @@ _gostring_ _wrap_weft_module_init_optimizer_capi_ee0c88accba97dd4(WeftModule *_s
 }
 
 
-_gostring_ _wrap_weft_module_forward_capi_ee0c88accba97dd4(WeftModule *_swig_go_0, WeftDataIter *_swig_go_1, intgo _swig_go_2) {
+_gostring_ _wrap_weft_module_forward_capi_9202990ef78f15bf(WeftModule *_swig_go_0, WeftDataIter *_swig_go_1, intgo _swig_go_2) {
   WeftModule *arg1 = (WeftModule *) 0 ;
   WeftDataIter *arg2 = (WeftDataIter *) 0 ;
   int arg3 ;
@@ -4194,7 +3976,7 @@ _gostring_ _wrap_weft_module_forward_capi_ee0c88accba97dd4(WeftModule *_swig_go_
 }
 
 
-_gostring_ _wrap_weft_module_backward_capi_ee0c88accba97dd4(WeftModule *_swig_go_0) {
+_gostring_ _wrap_weft_module_backward_capi_9202990ef78f15bf(WeftModule *_swig_go_0) {
   WeftModule *arg1 = (WeftModule *) 0 ;
   WeftStatus result;
   _gostring_ _swig_go_result;
@@ -4207,7 +3989,7 @@ _gostring_ _wrap_weft_module_backward_capi_ee0c88accba97dd4(WeftModule *_swig_go
 }
 
 
-_gostring_ _wrap_weft_module_update_capi_ee0c88accba97dd4(WeftModule *_swig_go_0) {
+_gostring_ _wrap_weft_module_update_capi_9202990ef78f15bf(WeftModule *_swig_go_0) {
   WeftModule *arg1 = (WeftModule *) 0 ;
   WeftStatus result;
   _gostring_ _swig_go_result;
@@ -4220,7 +4002,7 @@ _gostring_ _wrap_weft_module_update_capi_ee0c88accba97dd4(WeftModule *_swig_go_0
 }
 
 
-_gostring_ _wrap_weft_module_update_metric_capi_ee0c88accba97dd4(WeftModule *_swig_go_0, WeftMetric *_swig_go_1, WeftDataIter *_swig_go_2) {
+_gostring_ _wrap_weft_module_update_metric_capi_9202990ef78f15bf(WeftModule *_swig_go_0, WeftMetric *_swig_go_1, WeftDataIter *_swig_go_2) {
   WeftModule *arg1 = (WeftModule *) 0 ;
   WeftMetric *arg2 = (WeftMetric *) 0 ;
   WeftDataIter *arg3 = (WeftDataIter *) 0 ;
@@ -4237,7 +4019,7 @@ _gostring_ _wrap_weft_module_update_metric_capi_ee0c88accba97dd4(WeftModule *_sw
 }
 
 
-_gostring_ _wrap_weft_module_outputs_capi_ee0c88accba97dd4(WeftModule *_swig_go_0, _goslice_ _swig_go_1) {
+_gostring_ _wrap_weft_module_outputs_capi_9202990ef78f15bf(WeftModule *_swig_go_0, _goslice_ _swig_go_1) {
   WeftModule *arg1 = (WeftModule *) 0 ;
   WeftNDArrayList **arg2 = (WeftNDArrayList **) 0 ;
   WeftStatus result;
@@ -4252,7 +4034,7 @@ _gostring_ _wrap_weft_module_outputs_capi_ee0c88accba97dd4(WeftModule *_swig_go_
 }
 
 
-_gostring_ _wrap_weft_module_params_capi_ee0c88accba97dd4(WeftModule *_swig_go_0, _goslice_ _swig_go_1, _goslice_ _swig_go_2) {
+_gostring_ _wrap_weft_module_params_capi_9202990ef78f15bf(WeftModule *_swig_go_0, _goslice_ _swig_go_1, _goslice_ _swig_go_2) {
   WeftModule *arg1 = (WeftModule *) 0 ;
   WeftNDArrayList **arg2 = (WeftNDArrayList **) 0 ;
   WeftNDArrayList **arg3 = (WeftNDArrayList **) 0 ;
@@ -4269,7 +4051,7 @@ _gostring_ _wrap_weft_module_params_capi_ee0c88accba97dd4(WeftModule *_swig_go_0
 }
 
 
-_gostring_ _wrap_weft_module_fit_capi_ee0c88accba97dd4(WeftModule *_swig_go_0, WeftDataIter *_swig_go_1, WeftDataIter *_swig_go_2, WeftMetric *_swig_go_3, intgo _swig_go_4, intgo _swig_go_5, intgo _swig_go_6, _gostring_ _swig_go_7, _goslice_ _swig_go_8) {
+_gostring_ _wrap_weft_module_fit_capi_9202990ef78f15bf(WeftModule *_swig_go_0, WeftDataIter *_swig_go_1, WeftDataIter *_swig_go_2, WeftMetric *_swig_go_3, intgo _swig_go_4, intgo _swig_go_5, intgo _swig_go_6, _gostring_ _swig_go_7, _goslice_ _swig_go_8) {
   WeftModule *arg1 = (WeftModule *) 0 ;
   WeftDataIter *arg2 = (WeftDataIter *) 0 ;
   WeftDataIter *arg3 = (WeftDataIter *) 0 ;
@@ -4306,7 +4088,7 @@ _gostring_ _wrap_weft_module_fit_capi_ee0c88accba97dd4(WeftModule *_swig_go_0, W
 }
 
 
-_gostring_ _wrap_weft_module_score_capi_ee0c88accba97dd4(WeftModule *_swig_go_0, WeftDataIter *_swig_go_1, WeftMetric *_swig_go_2) {
+_gostring_ _wrap_weft_module_score_capi_9202990ef78f15bf(WeftModule *_swig_go_0, WeftDataIter *_swig_go_1, WeftMetric *_swig_go_2) {
   WeftModule *arg1 = (WeftModule *) 0 ;
   WeftDataIter *arg2 = (WeftDataIter *) 0 ;
   WeftMetric *arg3 = (WeftMetric *) 0 ;
@@ -4323,7 +4105,7 @@ _gostring_ _wrap_weft_module_score_capi_ee0c88accba97dd4(WeftModule *_swig_go_0,
 }
 
 
-_gostring_ _wrap_weft_module_save_checkpoint_capi_ee0c88accba97dd4(WeftModule *_swig_go_0, _gostring_ _swig_go_1, intgo _swig_go_2) {
+_gostring_ _wrap_weft_module_save_checkpoint_capi_9202990ef78f15bf(WeftModule *_swig_go_0, _gostring_ _swig_go_1, intgo _swig_go_2) {
   WeftModule *arg1 = (WeftModule *) 0 ;
   char *arg2 = (char *) 0 ;
   int arg3 ;
@@ -4345,7 +4127,7 @@ _gostring_ _wrap_weft_module_save_checkpoint_capi_ee0c88accba97dd4(WeftModule *_
 }
 
 
-_gostring_ _wrap_weft_module_free_capi_ee0c88accba97dd4(WeftModule *_swig_go_0) {
+_gostring_ _wrap_weft_module_free_capi_9202990ef78f15bf(WeftModule *_swig_go_0) {
   WeftModule *arg1 = (WeftModule *) 0 ;
   WeftStatus result;
   _gostring_ _swig_go_result;
@@ -4358,7 +4140,7 @@ _gostring_ _wrap_weft_module_free_capi_ee0c88accba97dd4(WeftModule *_swig_go_0) 
 }
 
 
-_gostring_ _wrap_weft_predictor_create_capi_ee0c88accba97dd4(_gostring_ _swig_go_0, void *_swig_go_1, long long _swig_go_2, long long _swig_go_3, _gostring_ _swig_go_4, _goslice_ _swig_go_5, _goslice_ _swig_go_6, intgo _swig_go_7, intgo _swig_go_8, long long _swig_go_9, _gostring_ _swig_go_10, long long _swig_go_11, _gostring_ _swig_go_12, _gostring_ _swig_go_13, _goslice_ _swig_go_14) {
+_gostring_ _wrap_weft_predictor_create_capi_9202990ef78f15bf(_gostring_ _swig_go_0, void *_swig_go_1, long long _swig_go_2, long long _swig_go_3, _gostring_ _swig_go_4, _goslice_ _swig_go_5, _goslice_ _swig_go_6, intgo _swig_go_7, intgo _swig_go_8, long long _swig_go_9, _gostring_ _swig_go_10, long long _swig_go_11, _gostring_ _swig_go_12, _gostring_ _swig_go_13, _goslice_ _swig_go_14) {
   char *arg1 = (char *) 0 ;
   void *arg2 = (void *) 0 ;
   size_t arg3 ;
@@ -4448,7 +4230,7 @@ _gostring_ _wrap_weft_predictor_create_capi_ee0c88accba97dd4(_gostring_ _swig_go
 }
 
 
-_gostring_ _wrap_weft_predictor_create_from_files_capi_ee0c88accba97dd4(_gostring_ _swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, _gostring_ _swig_go_3, _goslice_ _swig_go_4, _goslice_ _swig_go_5, intgo _swig_go_6, intgo _swig_go_7, long long _swig_go_8, _gostring_ _swig_go_9, long long _swig_go_10, _gostring_ _swig_go_11, _gostring_ _swig_go_12, _goslice_ _swig_go_13) {
+_gostring_ _wrap_weft_predictor_create_from_files_capi_9202990ef78f15bf(_gostring_ _swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, _gostring_ _swig_go_3, _goslice_ _swig_go_4, _goslice_ _swig_go_5, intgo _swig_go_6, intgo _swig_go_7, long long _swig_go_8, _gostring_ _swig_go_9, long long _swig_go_10, _gostring_ _swig_go_11, _gostring_ _swig_go_12, _goslice_ _swig_go_13) {
   char *arg1 = (char *) 0 ;
   char *arg2 = (char *) 0 ;
   size_t arg3 ;
@@ -4541,7 +4323,7 @@ _gostring_ _wrap_weft_predictor_create_from_files_capi_ee0c88accba97dd4(_gostrin
 }
 
 
-_gostring_ _wrap_weft_predictor_list_inputs_capi_ee0c88accba97dd4(WeftPredictor *_swig_go_0, _goslice_ _swig_go_1) {
+_gostring_ _wrap_weft_predictor_list_inputs_capi_9202990ef78f15bf(WeftPredictor *_swig_go_0, _goslice_ _swig_go_1) {
   WeftPredictor *arg1 = (WeftPredictor *) 0 ;
   WeftStringList **arg2 = (WeftStringList **) 0 ;
   WeftStatus result;
@@ -4556,7 +4338,7 @@ _gostring_ _wrap_weft_predictor_list_inputs_capi_ee0c88accba97dd4(WeftPredictor 
 }
 
 
-_gostring_ _wrap_weft_predictor_list_outputs_capi_ee0c88accba97dd4(WeftPredictor *_swig_go_0, _goslice_ _swig_go_1) {
+_gostring_ _wrap_weft_predictor_list_outputs_capi_9202990ef78f15bf(WeftPredictor *_swig_go_0, _goslice_ _swig_go_1) {
   WeftPredictor *arg1 = (WeftPredictor *) 0 ;
   WeftStringList **arg2 = (WeftStringList **) 0 ;
   WeftStatus result;
@@ -4571,7 +4353,7 @@ _gostring_ _wrap_weft_predictor_list_outputs_capi_ee0c88accba97dd4(WeftPredictor
 }
 
 
-_gostring_ _wrap_weft_predictor_output_shape_capi_ee0c88accba97dd4(WeftPredictor *_swig_go_0, long long _swig_go_1, _goslice_ _swig_go_2, _goslice_ _swig_go_3, long long _swig_go_4, _goslice_ _swig_go_5, long long _swig_go_6, _goslice_ _swig_go_7) {
+_gostring_ _wrap_weft_predictor_output_shape_capi_9202990ef78f15bf(WeftPredictor *_swig_go_0, long long _swig_go_1, _goslice_ _swig_go_2, _goslice_ _swig_go_3, long long _swig_go_4, _goslice_ _swig_go_5, long long _swig_go_6, _goslice_ _swig_go_7) {
   WeftPredictor *arg1 = (WeftPredictor *) 0 ;
   size_t arg2 ;
   size_t *arg3 = (size_t *) 0 ;
@@ -4598,7 +4380,36 @@ _gostring_ _wrap_weft_predictor_output_shape_capi_ee0c88accba97dd4(WeftPredictor
 }
 
 
-_gostring_ _wrap_weft_predictor_predict_float_capi_ee0c88accba97dd4(WeftPredictor *_swig_go_0, _goslice_ _swig_go_1, long long _swig_go_2, _goslice_ _swig_go_3, long long _swig_go_4, _goslice_ _swig_go_5, long long _swig_go_6) {
+_gostring_ _wrap_weft_predictor_predict_packed_capi_9202990ef78f15bf(WeftPredictor *_swig_go_0, long long _swig_go_1, void *_swig_go_2, _goslice_ _swig_go_3, _goslice_ _swig_go_4, _goslice_ _swig_go_5, long long _swig_go_6, void *_swig_go_7, _goslice_ _swig_go_8) {
+  WeftPredictor *arg1 = (WeftPredictor *) 0 ;
+  size_t arg2 ;
+  void *arg3 = (void *) 0 ;
+  size_t *arg4 = (size_t *) 0 ;
+  size_t *arg5 = (size_t *) 0 ;
+  int64_t *arg6 = (int64_t *) 0 ;
+  size_t arg7 ;
+  void *arg8 = (void *) 0 ;
+  size_t *arg9 = (size_t *) 0 ;
+  WeftStatus result;
+  _gostring_ _swig_go_result;
+  
+  arg1 = (WeftPredictor *)_swig_go_0; 
+  arg2 = (size_t)_swig_go_1; 
+  arg3 = (void *)_swig_go_2; 
+  arg4 = (size_t *)_swig_go_3.array; 
+  arg5 = (size_t *)_swig_go_4.array; 
+  arg6 = (int64_t *)_swig_go_5.array; 
+  arg7 = (size_t)_swig_go_6; 
+  arg8 = (void *)_swig_go_7; 
+  arg9 = (size_t *)_swig_go_8.array; 
+  
+  result = (WeftStatus)weft_predictor_predict_packed(arg1,SWIG_STD_MOVE(arg2),(void const *)arg3,(size_t const *)arg4,(size_t const *)arg5,(int64_t const *)arg6,SWIG_STD_MOVE(arg7),arg8,(size_t const *)arg9);
+  _swig_go_result = WeftGoStatus(result); 
+  return _swig_go_result;
+}
+
+
+_gostring_ _wrap_weft_predictor_predict_float_capi_9202990ef78f15bf(WeftPredictor *_swig_go_0, _goslice_ _swig_go_1, long long _swig_go_2, _goslice_ _swig_go_3, long long _swig_go_4, _goslice_ _swig_go_5, long long _swig_go_6) {
   WeftPredictor *arg1 = (WeftPredictor *) 0 ;
   float *arg2 = (float *) 0 ;
   size_t arg3 ;
@@ -4623,7 +4434,26 @@ _gostring_ _wrap_weft_predictor_predict_float_capi_ee0c88accba97dd4(WeftPredicto
 }
 
 
-_gostring_ _wrap_weft_predictor_free_capi_ee0c88accba97dd4(WeftPredictor *_swig_go_0) {
+_gostring_ _wrap_weft_predictor_stats_capi_9202990ef78f15bf(WeftPredictor *_swig_go_0, _goslice_ _swig_go_1) {
+  WeftPredictor *arg1 = (WeftPredictor *) 0 ;
+  WeftPredictorStats *arg2 = (WeftPredictorStats *) 0 ;
+  WeftPredictorStats temp2 ;
+  WeftStatus result;
+  _gostring_ _swig_go_result;
+  
+  arg1 = (WeftPredictor *)_swig_go_0; 
+  arg2 = _swig_go_1.len >= (intgo)5 ? &temp2 : NULL; 
+  
+  result = (WeftStatus)weft_predictor_stats((WeftPredictor const *)arg1,arg2);
+  _swig_go_result = WeftGoStatus(result); 
+  
+  if (arg2 && result == WEFT_OK) WeftFields(temp2, (uint64_t*)_swig_go_1.array);
+  
+  return _swig_go_result;
+}
+
+
+_gostring_ _wrap_weft_predictor_free_capi_9202990ef78f15bf(WeftPredictor *_swig_go_0) {
   WeftPredictor *arg1 = (WeftPredictor *) 0 ;
   WeftStatus result;
   _gostring_ _swig_go_result;
@@ -4636,7 +4466,7 @@ _gostring_ _wrap_weft_predictor_free_capi_ee0c88accba97dd4(WeftPredictor *_swig_
 }
 
 
-_gostring_ _wrap_weft_kvstore_create_capi_ee0c88accba97dd4(_gostring_ _swig_go_0, _goslice_ _swig_go_1) {
+_gostring_ _wrap_weft_kvstore_create_capi_9202990ef78f15bf(_gostring_ _swig_go_0, _goslice_ _swig_go_1) {
   char *arg1 = (char *) 0 ;
   WeftKVStore **arg2 = (WeftKVStore **) 0 ;
   WeftStatus result;
@@ -4656,7 +4486,7 @@ _gostring_ _wrap_weft_kvstore_create_capi_ee0c88accba97dd4(_gostring_ _swig_go_0
 }
 
 
-_gostring_ _wrap_weft_kvstore_type_capi_ee0c88accba97dd4(WeftKVStore *_swig_go_0, _goslice_ _swig_go_1) {
+_gostring_ _wrap_weft_kvstore_type_capi_9202990ef78f15bf(WeftKVStore *_swig_go_0, _goslice_ _swig_go_1) {
   WeftKVStore *arg1 = (WeftKVStore *) 0 ;
   char **arg2 = (char **) 0 ;
   std::vector< char const * > sv2 ;
@@ -4680,7 +4510,7 @@ _gostring_ _wrap_weft_kvstore_type_capi_ee0c88accba97dd4(WeftKVStore *_swig_go_0
 }
 
 
-_gostring_ _wrap_weft_kvstore_rank_capi_ee0c88accba97dd4(WeftKVStore *_swig_go_0, _goslice_ _swig_go_1, _goslice_ _swig_go_2) {
+_gostring_ _wrap_weft_kvstore_rank_capi_9202990ef78f15bf(WeftKVStore *_swig_go_0, _goslice_ _swig_go_1, _goslice_ _swig_go_2) {
   WeftKVStore *arg1 = (WeftKVStore *) 0 ;
   int *arg2 = (int *) 0 ;
   int *arg3 = (int *) 0 ;
@@ -4697,7 +4527,7 @@ _gostring_ _wrap_weft_kvstore_rank_capi_ee0c88accba97dd4(WeftKVStore *_swig_go_0
 }
 
 
-_gostring_ _wrap_weft_kvstore_init_capi_ee0c88accba97dd4(WeftKVStore *_swig_go_0, long long _swig_go_1, _gostring_ _swig_go_2, _goslice_ _swig_go_3) {
+_gostring_ _wrap_weft_kvstore_init_capi_9202990ef78f15bf(WeftKVStore *_swig_go_0, long long _swig_go_1, _gostring_ _swig_go_2, _goslice_ _swig_go_3) {
   WeftKVStore *arg1 = (WeftKVStore *) 0 ;
   size_t arg2 ;
   char **arg3 = (char **) 0 ;
@@ -4727,7 +4557,7 @@ _gostring_ _wrap_weft_kvstore_init_capi_ee0c88accba97dd4(WeftKVStore *_swig_go_0
 }
 
 
-_gostring_ _wrap_weft_kvstore_push_capi_ee0c88accba97dd4(WeftKVStore *_swig_go_0, long long _swig_go_1, _gostring_ _swig_go_2, _goslice_ _swig_go_3, intgo _swig_go_4) {
+_gostring_ _wrap_weft_kvstore_push_capi_9202990ef78f15bf(WeftKVStore *_swig_go_0, long long _swig_go_1, _gostring_ _swig_go_2, _goslice_ _swig_go_3, intgo _swig_go_4) {
   WeftKVStore *arg1 = (WeftKVStore *) 0 ;
   size_t arg2 ;
   char **arg3 = (char **) 0 ;
@@ -4759,7 +4589,7 @@ _gostring_ _wrap_weft_kvstore_push_capi_ee0c88accba97dd4(WeftKVStore *_swig_go_0
 }
 
 
-_gostring_ _wrap_weft_kvstore_pull_capi_ee0c88accba97dd4(WeftKVStore *_swig_go_0, long long _swig_go_1, _gostring_ _swig_go_2, _goslice_ _swig_go_3, intgo _swig_go_4) {
+_gostring_ _wrap_weft_kvstore_pull_capi_9202990ef78f15bf(WeftKVStore *_swig_go_0, long long _swig_go_1, _gostring_ _swig_go_2, _goslice_ _swig_go_3, intgo _swig_go_4) {
   WeftKVStore *arg1 = (WeftKVStore *) 0 ;
   size_t arg2 ;
   char **arg3 = (char **) 0 ;
@@ -4791,7 +4621,7 @@ _gostring_ _wrap_weft_kvstore_pull_capi_ee0c88accba97dd4(WeftKVStore *_swig_go_0
 }
 
 
-_gostring_ _wrap_weft_kvstore_pushpull_capi_ee0c88accba97dd4(WeftKVStore *_swig_go_0, long long _swig_go_1, _gostring_ _swig_go_2, _goslice_ _swig_go_3, _goslice_ _swig_go_4, intgo _swig_go_5) {
+_gostring_ _wrap_weft_kvstore_pushpull_capi_9202990ef78f15bf(WeftKVStore *_swig_go_0, long long _swig_go_1, _gostring_ _swig_go_2, _goslice_ _swig_go_3, _goslice_ _swig_go_4, intgo _swig_go_5) {
   WeftKVStore *arg1 = (WeftKVStore *) 0 ;
   size_t arg2 ;
   char **arg3 = (char **) 0 ;
@@ -4825,7 +4655,7 @@ _gostring_ _wrap_weft_kvstore_pushpull_capi_ee0c88accba97dd4(WeftKVStore *_swig_
 }
 
 
-_gostring_ _wrap_weft_kvstore_set_optimizer_capi_ee0c88accba97dd4(WeftKVStore *_swig_go_0, WeftOptimizer *_swig_go_1) {
+_gostring_ _wrap_weft_kvstore_set_optimizer_capi_9202990ef78f15bf(WeftKVStore *_swig_go_0, WeftOptimizer *_swig_go_1) {
   WeftKVStore *arg1 = (WeftKVStore *) 0 ;
   WeftOptimizer *arg2 = (WeftOptimizer *) 0 ;
   WeftStatus result;
@@ -4840,7 +4670,7 @@ _gostring_ _wrap_weft_kvstore_set_optimizer_capi_ee0c88accba97dd4(WeftKVStore *_
 }
 
 
-_gostring_ _wrap_weft_kvstore_barrier_capi_ee0c88accba97dd4(WeftKVStore *_swig_go_0) {
+_gostring_ _wrap_weft_kvstore_barrier_capi_9202990ef78f15bf(WeftKVStore *_swig_go_0) {
   WeftKVStore *arg1 = (WeftKVStore *) 0 ;
   WeftStatus result;
   _gostring_ _swig_go_result;
@@ -4853,7 +4683,7 @@ _gostring_ _wrap_weft_kvstore_barrier_capi_ee0c88accba97dd4(WeftKVStore *_swig_g
 }
 
 
-_gostring_ _wrap_weft_kvstore_free_capi_ee0c88accba97dd4(WeftKVStore *_swig_go_0) {
+_gostring_ _wrap_weft_kvstore_free_capi_9202990ef78f15bf(WeftKVStore *_swig_go_0) {
   WeftKVStore *arg1 = (WeftKVStore *) 0 ;
   WeftStatus result;
   _gostring_ _swig_go_result;
@@ -4866,7 +4696,7 @@ _gostring_ _wrap_weft_kvstore_free_capi_ee0c88accba97dd4(WeftKVStore *_swig_go_0
 }
 
 
-_gostring_ _wrap_weft_module_init_optimizer_kvstore_capi_ee0c88accba97dd4(WeftModule *_swig_go_0, WeftOptimizer *_swig_go_1, WeftKVStore *_swig_go_2) {
+_gostring_ _wrap_weft_module_init_optimizer_kvstore_capi_9202990ef78f15bf(WeftModule *_swig_go_0, WeftOptimizer *_swig_go_1, WeftKVStore *_swig_go_2) {
   WeftModule *arg1 = (WeftModule *) 0 ;
   WeftOptimizer *arg2 = (WeftOptimizer *) 0 ;
   WeftKVStore *arg3 = (WeftKVStore *) 0 ;
@@ -4883,7 +4713,7 @@ _gostring_ _wrap_weft_module_init_optimizer_kvstore_capi_ee0c88accba97dd4(WeftMo
 }
 
 
-_gostring_ _wrap_weft_data_iter_select_part_capi_ee0c88accba97dd4(WeftDataIter *_swig_go_0, intgo _swig_go_1, intgo _swig_go_2) {
+_gostring_ _wrap_weft_data_iter_select_part_capi_9202990ef78f15bf(WeftDataIter *_swig_go_0, intgo _swig_go_1, intgo _swig_go_2) {
   WeftDataIter *arg1 = (WeftDataIter *) 0 ;
   int arg2 ;
   int arg3 ;
@@ -4900,7 +4730,7 @@ _gostring_ _wrap_weft_data_iter_select_part_capi_ee0c88accba97dd4(WeftDataIter *
 }
 
 
-_gostring_ _wrap_weft_kvstore_finalize_capi_ee0c88accba97dd4() {
+_gostring_ _wrap_weft_kvstore_finalize_capi_9202990ef78f15bf() {
   WeftStatus result;
   _gostring_ _swig_go_result;
   

@@ -268,7 +268,7 @@ public final class Executor extends NativeHandle {
   /** The memory plan's figures. */
   public Memory memory() {
     long[] f = new long[6];
-    weft_native.weft_binding_executor_memory(handle(), f);
+    weft_native.weft_executor_memory(handle(), f);
     return new Memory(f);
   }
 

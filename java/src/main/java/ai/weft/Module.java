@@ -88,7 +88,7 @@ public final class Module extends NativeHandle {
     if (m == null) return 0;
     String[] names = NDArrayLists.names(m);
     long[] hs = NDArrayLists.handles(m);
-    return weft_native.weft_binding_ndarray_list(hs, names, hs.length);
+    return weft_native.weft_ndarray_list_create(hs, names, hs.length);
   }
 
   /** Attaches {@code opt} (its state is shared); sets rescale_grad to 1/batch size. */

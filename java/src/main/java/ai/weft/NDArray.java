@@ -114,22 +114,22 @@ public final class NDArray extends NativeHandle {
 
   /** Copies {@code data} in; its length must equal size() (float32 arrays). */
   public void copyFrom(float[] data) {
-    weft_native.weft_binding_copy_from_f32(handle(), data, data.length);
+    weft_native.weft_ndarray_copy_from(handle(), data, data.length * 4L);
   }
 
   /** Copies {@code data} in; its length must equal size() (float64 arrays). */
   public void copyFrom(double[] data) {
-    weft_native.weft_binding_copy_from_f64(handle(), data, data.length);
+    weft_native.weft_ndarray_copy_from(handle(), data, data.length * 8L);
   }
 
   /** Copies out into {@code out}; its length must equal size(). */
   public void copyTo(float[] out) {
-    weft_native.weft_binding_copy_to_f32(handle(), out, out.length);
+    weft_native.weft_ndarray_copy_to(handle(), out, out.length * 4L);
   }
 
   /** Copies out into {@code out}; its length must equal size(). */
   public void copyTo(double[] out) {
-    weft_native.weft_binding_copy_to_f64(handle(), out, out.length);
+    weft_native.weft_ndarray_copy_to(handle(), out, out.length * 8L);
   }
 
   /** A new float[] with the contents (float32 arrays). */
@@ -267,15 +267,16 @@ public final class NDArray extends NativeHandle {
   /** Copies and frees a WeftBuffer. */
   private static byte[] takeBuffer(long buf) {
     try {
-      long[] size = new long[1];
-      weft_native.weft_binding_buffer_copy(buf, null, 0, size);
-      if (size[0] > Integer.MAX_VALUE - 8) {
+      ByteBuffer[] view = new ByteBuffer[1];
+      weft_native.weft_buffer_data(buf, view);
+      // A direct ByteBuffer's capacity is an int: a buffer past 2 GiB has
+      // none, and a Java array holds a little less.
+      ByteBuffer b = view[0];
+      if (b == null || b.capacity() > Integer.MAX_VALUE - 8) {
         throw new WeftException(ErrorCode.INVALID_ARGUMENT,
-            "a buffer of " + size[0] + " bytes does not fit a Java array");
+            "a buffer of more than " + (Integer.MAX_VALUE - 8) + " bytes does not fit a Java array");
       }
-      ByteBuffer b = ByteBuffer.allocateDirect((int) Math.max(size[0], 1));
-      weft_native.weft_binding_buffer_copy(buf, b, size[0], size);
-      byte[] r = new byte[(int) size[0]];
+      byte[] r = new byte[b.remaining()];
       b.get(r);
       return r;
     } finally {

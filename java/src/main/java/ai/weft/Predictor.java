@@ -193,7 +193,7 @@ public final class Predictor extends NativeHandle {
   /** The predictor's figures. */
   public Stats stats() {
     long[] s = new long[5];
-    weft_native.weft_binding_predictor_stats(handle(), s);
+    weft_native.weft_predictor_stats(handle(), s);
     return new Stats(s);
   }
 
