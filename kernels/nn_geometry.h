@@ -38,6 +38,24 @@ struct ConvGeom {
   bool Pointwise() const { return kh == 1 && kw == 1 && sh == 1 && sw == 1 && ph == 0 && pw == 0; }
 };
 
+// A convolution's, deconvolution's or pooling's window parameters, decoded
+// once per node (ParamValues::Decoded): kernel, stride, pad, and dilate,
+// num_group and target_shape where the op declares them.
+struct WindowParams {
+  Shape kernel, stride, pad, dilate, target_shape;
+  int64_t num_group = 1;
+  static WindowParams Decode(const ParamValues& p) {
+    WindowParams w;
+    w.kernel = p.GetShape("kernel");
+    w.stride = p.GetShape("stride");
+    w.pad = p.GetShape("pad");
+    if (p.Has("dilate")) w.dilate = p.GetShape("dilate");
+    if (p.Has("num_group")) w.num_group = p.GetInt("num_group");
+    if (p.Has("target_shape")) w.target_shape = p.GetShape("target_shape");
+    return w;
+  }
+};
+
 // Reads kernel/stride/pad, `dilate` (when `has_dilate`) and `num_group`
 // (when `has_group`) with the shapes of the input `in` and output `out`,
 // both channel-first of rank 3 or 4.
@@ -60,12 +78,13 @@ inline ConvGeom MakeConvGeom(const ParamValues& p, const Shape& in, const Shape&
     g.h = in[2];
     g.oh = out[2];
   }
-  if (has_group) g.groups = p.GetInt("num_group");
-  const int nsp = p.GetShape("kernel").ndim();
-  SpatialPair(p.GetShape("kernel"), nsp, 1, &g.kh, &g.kw);
-  SpatialPair(p.GetShape("stride"), nsp, 1, &g.sh, &g.sw);
-  SpatialPair(p.GetShape("pad"), nsp, 0, &g.ph, &g.pw);
-  if (has_dilate) SpatialPair(p.GetShape("dilate"), nsp, 1, &g.dh, &g.dw);
+  const WindowParams& wp = p.Decoded<WindowParams>();
+  if (has_group) g.groups = wp.num_group;
+  const int nsp = wp.kernel.ndim();
+  SpatialPair(wp.kernel, nsp, 1, &g.kh, &g.kw);
+  SpatialPair(wp.stride, nsp, 1, &g.sh, &g.sw);
+  SpatialPair(wp.pad, nsp, 0, &g.ph, &g.pw);
+  if (has_dilate) SpatialPair(wp.dilate, nsp, 1, &g.dh, &g.dw);
   return g;
 }
 
@@ -76,7 +95,7 @@ inline ConvGeom MakeConvGeom(const ParamValues& p, const Shape& in, const Shape&
 // the pad is MXNet's: (total + 1) / 2 of the surplus.
 inline ConvGeom MakeDeconvGeom(const ParamValues& p, const Shape& in, const Shape& out) {
   ConvGeom g = MakeConvGeom(p, out, in);
-  const Shape& t = p.GetShape("target_shape");
+  const Shape& t = p.Decoded<WindowParams>().target_shape;
   if (t.ndim() > 0 && t[0] != 0) {
     const int64_t th = g.sh * (g.oh - 1) + g.dh * (g.kh - 1) + 1 - g.h;
     const int64_t tw = g.sw * (g.ow - 1) + g.dw * (g.kw - 1) + 1 - g.w;
@@ -85,6 +104,25 @@ inline ConvGeom MakeDeconvGeom(const ParamValues& p, const Shape& in, const Shap
   }
   return g;
 }
+
+// FullyConnected's parameters, decoded once per node, and the (rows M,
+// reduced K) view of its data: (M, K) times the (num_hidden, K) weight.
+struct FCParams {
+  int64_t num_hidden = 0;
+  bool bias = true, flatten = true;
+  static FCParams Decode(const ParamValues& p) {
+    FCParams f;
+    f.num_hidden = p.GetInt("num_hidden");
+    f.bias = !p.GetBool("no_bias");
+    f.flatten = p.GetBool("flatten");
+    return f;
+  }
+  void Dims(const Shape& data, int64_t* m, int64_t* k) const {
+    const int nd = data.ndim();
+    *m = flatten ? data[0] : data.ProdRange(0, nd - 1);
+    *k = flatten ? data.ProdRange(1, nd) : data[nd - 1];
+  }
+};
 
 // BatchNorm's data viewed as (outer, C, inner) around the channel axis.
 struct BNGeom {
@@ -122,6 +160,21 @@ struct PoolGeom {
   bool count_include_pad = true;
 };
 
+// Pooling's own parameters, decoded once per node (with WindowParams).
+struct PoolParams {
+  PoolKind kind = PoolKind::kMax;
+  bool count_include_pad = true, global_pool = false, full_convention = false;
+  static PoolParams Decode(const ParamValues& p) {
+    PoolParams q;
+    const std::string& type = p.GetString("pool_type");
+    q.kind = type == "max" ? PoolKind::kMax : type == "avg" ? PoolKind::kAvg : PoolKind::kSum;
+    q.count_include_pad = p.IsNone("count_include_pad") || p.GetBool("count_include_pad");
+    q.global_pool = p.GetBool("global_pool");
+    q.full_convention = p.GetString("pooling_convention") == "full";
+    return q;
+  }
+};
+
 // 1-D and 2-D only: 3-D pooling has its own CPU kernel (kernels/cpu/
 // nn_pool3d.cc), and backends built on this geometry reject it.
 inline PoolGeom MakePoolGeom(const ParamValues& p, const Shape& in, const Shape& out) {
@@ -138,18 +191,19 @@ inline PoolGeom MakePoolGeom(const ParamValues& p, const Shape& in, const Shape&
     g.h = in[2];
     g.oh = out[2];
   }
-  const std::string& type = p.GetString("pool_type");
-  g.kind = type == "max" ? PoolKind::kMax : type == "avg" ? PoolKind::kAvg : PoolKind::kSum;
-  g.count_include_pad = p.IsNone("count_include_pad") || p.GetBool("count_include_pad");
-  if (p.GetBool("global_pool")) {
+  const PoolParams& q = p.Decoded<PoolParams>();
+  g.kind = q.kind;
+  g.count_include_pad = q.count_include_pad;
+  if (q.global_pool) {
     g.kh = g.h;
     g.kw = g.w;
     return g;
   }
-  const int nsp = p.GetShape("kernel").ndim();
-  SpatialPair(p.GetShape("kernel"), nsp, 1, &g.kh, &g.kw);
-  SpatialPair(p.GetShape("stride"), nsp, 1, &g.sh, &g.sw);
-  SpatialPair(p.GetShape("pad"), nsp, 0, &g.ph, &g.pw);
+  const WindowParams& wp = p.Decoded<WindowParams>();
+  const int nsp = wp.kernel.ndim();
+  SpatialPair(wp.kernel, nsp, 1, &g.kh, &g.kw);
+  SpatialPair(wp.stride, nsp, 1, &g.sh, &g.sw);
+  SpatialPair(wp.pad, nsp, 0, &g.ph, &g.pw);
   return g;
 }
 

@@ -70,9 +70,9 @@ void FusedConv(const KernelFn& conv, const OpContext& ctx, const NodeAttrs& attr
                const std::vector<TBlob>& in, const std::vector<OpReq>& req,
                const std::vector<TBlob>& out) {
   if (req[0] == OpReq::kNull) return;
-  const bool with_sum = attrs.params.GetBool("with_sum");
-  const FusedConvAct act = FusedConvActOf(attrs.params);
-  const size_t n_conv = attrs.params.GetBool("no_bias") ? 2 : 3;
+  const FusedConvAct& act = FusedConvActOf(attrs.params);
+  const bool with_sum = act.with_sum;
+  const size_t n_conv = act.bias ? 3 : 2;
   const std::vector<TBlob> conv_in(in.begin(), in.begin() + static_cast<std::ptrdiff_t>(n_conv));
   const TBlob* sum = with_sum ? &in[n_conv] : nullptr;
   const bool direct = req[0] != OpReq::kAdd && !(sum && sum->dptr == out[0].dptr);

@@ -8,6 +8,7 @@
 
 #include "cpu/cpu_util.h"
 #include "weft/dtype.h"
+#include "nn_geometry.h"
 
 namespace weft {
 namespace cpu {
@@ -35,25 +36,14 @@ void Gemm(bool ta, bool tb, int64_t m, int64_t n, int64_t k, const double* a, co
               b, Dim(tb ? k : n), beta, c, Dim(n));
 }
 
-// (rows M, reduced K) of the data view; N = num_hidden.
-void FCDims(const NodeAttrs& attrs, const Shape& data, int64_t* m, int64_t* k) {
-  const int nd = data.ndim();
-  if (attrs.params.GetBool("flatten")) {
-    *m = data[0];
-    *k = data.ProdRange(1, nd);
-  } else {
-    *k = data[nd - 1];
-    *m = data.ProdRange(0, nd - 1);
-  }
-}
-
 void FCForward(const OpContext&, const NodeAttrs& attrs, const std::vector<TBlob>& in,
                const std::vector<OpReq>& req, const std::vector<TBlob>& out) {
   if (req[0] == OpReq::kNull) return;
   int64_t m, k;
-  FCDims(attrs, in[0].shape, &m, &k);
-  const int64_t n = attrs.params.GetInt("num_hidden");
-  const bool has_bias = !attrs.params.GetBool("no_bias");
+  const FCParams& fc = attrs.params.Decoded<FCParams>();
+  fc.Dims(in[0].shape, &m, &k);
+  const int64_t n = fc.num_hidden;
+  const bool has_bias = fc.bias;
   DispatchFloat(in[0].dtype, "FullyConnected", [&](auto t) {
     using T = decltype(t);
     T* y = out[0].data<T>();
@@ -79,8 +69,9 @@ void FCForward(const OpContext&, const NodeAttrs& attrs, const std::vector<TBlob
 void FCBackward(const OpContext&, const NodeAttrs& attrs, const std::vector<TBlob>& in,
                 const std::vector<OpReq>& req, const std::vector<TBlob>& out) {
   int64_t m, k;
-  FCDims(attrs, in[1].shape, &m, &k);
-  const int64_t n = attrs.params.GetInt("num_hidden");
+  const FCParams& fc = attrs.params.Decoded<FCParams>();
+  fc.Dims(in[1].shape, &m, &k);
+  const int64_t n = fc.num_hidden;
   DispatchFloat(in[0].dtype, "_backward_FullyConnected", [&](auto t) {
     using T = decltype(t);
     const T* dy = in[0].data<T>();

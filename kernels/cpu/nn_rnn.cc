@@ -38,7 +38,7 @@ RnnConfig MakeConfig(const NodeAttrs& attrs, const std::vector<TBlob>& in, bool 
   RnnConfig cfg = RnnConfigOf(attrs, in[0].shape);
   cfg.dropout = train && cfg.p > 0 && cfg.L > 1;
   const size_t nstate = cfg.mode == RnnMode::kLstm ? 4 : 3;
-  if (attrs.params.GetBool("use_sequence_length")) {
+  if (cfg.use_sequence_length) {
     *lengths = ReadSequenceLengths(in[nstate], cfg.N, 1, cfg.T, "RNN");
     cfg.lengths = lengths->data();
   }

@@ -36,12 +36,13 @@ using RnnSgemm = void (*)(bool ta, bool tb, int64_t m, int64_t n, int64_t k, con
 struct RnnConfig {
   RnnMode mode = RnnMode::kLstm;
   int64_t L = 1, D = 1, T = 0, N = 0, I = 0, H = 0;
-  int64_t P = 0;          // LSTM projection size; 0: none
-  double p = 0;           // dropout between layers (applied when `dropout`)
-  bool dropout = false;   // training with p > 0
-  uint64_t seed = 0;      // dropout masks are a function of (seed, layer, index)
-  bool clip = false;      // LSTM cell-state clipping (cuDNN semantics)
-  bool clip_nan = false;  // clipping also maps NaN cell states to clip_min
+  int64_t P = 0;                     // LSTM projection size; 0: none
+  double p = 0;                      // dropout between layers (applied when `dropout`)
+  bool dropout = false;              // training with p > 0
+  uint64_t seed = 0;                 // dropout masks are a function of (seed, layer, index)
+  bool clip = false;                 // LSTM cell-state clipping (cuDNN semantics)
+  bool use_sequence_length = false;  // the op reads sequence_length
+  bool clip_nan = false;             // clipping also maps NaN cell states to clip_min
   double clip_min = 0, clip_max = 0;
   const int64_t* lengths = nullptr;  // per batch row (use_sequence_length), or null
   RnnSgemm sgemm = nullptr;          // null: cblas_sgemm

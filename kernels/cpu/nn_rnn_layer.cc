@@ -39,24 +39,39 @@ RnnMode ModeOf(const std::string& m) {
 
 }  // namespace
 
-RnnConfig RnnConfigOf(const NodeAttrs& attrs, const Shape& data) {
-  const ParamValues& p = attrs.params;
+namespace {
+
+// RNN's parameters, decoded once per node (ParamValues::Decoded): the
+// shape-independent part of RnnConfig.
+struct RnnParams {
   RnnConfig cfg;
-  cfg.mode = ModeOf(p.GetString("mode"));
-  cfg.L = p.GetInt("num_layers");
-  cfg.D = p.GetBool("bidirectional") ? 2 : 1;
-  cfg.H = p.GetInt("state_size");
-  cfg.P = p.IsNone("projection_size") ? 0 : p.GetInt("projection_size");
+  static RnnParams Decode(const ParamValues& p) {
+    RnnParams r;
+    RnnConfig& cfg = r.cfg;
+    cfg.mode = ModeOf(p.GetString("mode"));
+    cfg.L = p.GetInt("num_layers");
+    cfg.D = p.GetBool("bidirectional") ? 2 : 1;
+    cfg.H = p.GetInt("state_size");
+    cfg.P = p.IsNone("projection_size") ? 0 : p.GetInt("projection_size");
+    cfg.p = p.GetFloat("p");
+    cfg.use_sequence_length = p.GetBool("use_sequence_length");
+    if (!p.IsNone("lstm_state_clip_min") && !p.IsNone("lstm_state_clip_max")) {
+      cfg.clip = true;
+      cfg.clip_min = p.GetFloat("lstm_state_clip_min");
+      cfg.clip_max = p.GetFloat("lstm_state_clip_max");
+      cfg.clip_nan = p.GetBool("lstm_state_clip_nan");
+    }
+    return r;
+  }
+};
+
+}  // namespace
+
+RnnConfig RnnConfigOf(const NodeAttrs& attrs, const Shape& data) {
+  RnnConfig cfg = attrs.params.Decoded<RnnParams>().cfg;
   cfg.T = data[0];
   cfg.N = data[1];
   cfg.I = data[2];
-  cfg.p = p.GetFloat("p");
-  if (!p.IsNone("lstm_state_clip_min") && !p.IsNone("lstm_state_clip_max")) {
-    cfg.clip = true;
-    cfg.clip_min = p.GetFloat("lstm_state_clip_min");
-    cfg.clip_max = p.GetFloat("lstm_state_clip_max");
-    cfg.clip_nan = p.GetBool("lstm_state_clip_nan");
-  }
   return cfg;
 }
 

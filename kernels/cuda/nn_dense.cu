@@ -4,6 +4,7 @@
 // copies); the bias broadcast and the bias gradient are small kernels.
 #include "cuda/cublas_gemm.h"
 #include "weft/dtype.h"
+#include "nn_geometry.h"
 
 namespace weft {
 namespace cuda {
@@ -31,25 +32,15 @@ __global__ void SumRows(const T* dy, T* db, int64_t m, int64_t n, bool add) {
   }
 }
 
-void FCDims(const NodeAttrs& attrs, const Shape& data, int64_t* m, int64_t* k) {
-  const int nd = data.ndim();
-  if (attrs.params.GetBool("flatten")) {
-    *m = data[0];
-    *k = data.ProdRange(1, nd);
-  } else {
-    *k = data[nd - 1];
-    *m = data.ProdRange(0, nd - 1);
-  }
-}
-
 void FCForward(const OpContext& ctx, const NodeAttrs& attrs, const std::vector<TBlob>& in,
                const std::vector<OpReq>& req, const std::vector<TBlob>& out) {
   UseDevice(ctx, "FullyConnected");
   if (req[0] == OpReq::kNull) return;
   int64_t m, k;
-  FCDims(attrs, in[0].shape, &m, &k);
-  const int64_t n = attrs.params.GetInt("num_hidden");
-  const bool has_bias = !attrs.params.GetBool("no_bias");
+  const FCParams& fc = attrs.params.Decoded<FCParams>();
+  fc.Dims(in[0].shape, &m, &k);
+  const int64_t n = fc.num_hidden;
+  const bool has_bias = fc.bias;
   const bool add = req[0] == OpReq::kAdd;
   DispatchFloat(in[0].dtype, "FullyConnected", [&](auto t) {
     using T = decltype(t);
@@ -73,8 +64,9 @@ void FCBackward(const OpContext& ctx, const NodeAttrs& attrs, const std::vector<
                 const std::vector<OpReq>& req, const std::vector<TBlob>& out) {
   UseDevice(ctx, "_backward_FullyConnected");
   int64_t m, k;
-  FCDims(attrs, in[1].shape, &m, &k);
-  const int64_t n = attrs.params.GetInt("num_hidden");
+  const FCParams& fc = attrs.params.Decoded<FCParams>();
+  fc.Dims(in[1].shape, &m, &k);
+  const int64_t n = fc.num_hidden;
   DispatchFloat(in[0].dtype, "_backward_FullyConnected", [&](auto t) {
     using T = decltype(t);
     cublasHandle_t h = CublasHandle(ctx);

@@ -73,9 +73,9 @@ ConvDims DimsOf(const ConvGeom& g) {
 // 3-D data (N, C, D, H, W) to out (N, F, OD, OH, OW).
 ConvDims DimsOf3d(const ParamValues& p, const Shape& data, const Shape& out) {
   ConvDims d;
-  const int64_t G = p.GetInt("num_group"), C = data[1], F = out[1];
-  const Shape &k = p.GetShape("kernel"), &s = p.GetShape("stride"), &pad = p.GetShape("pad"),
-              &dil = p.GetShape("dilate");
+  const WindowParams& w = p.Decoded<WindowParams>();
+  const int64_t G = w.num_group, C = data[1], F = out[1];
+  const Shape &k = w.kernel, &s = w.stride, &pad = w.pad, &dil = w.dilate;
   d.src = {data[0], C, data[2], data[3], data[4]};
   d.dst = {out[0], F, out[2], out[3], out[4]};
   d.wei = G == 1 ? memory::dims{F, C, k[0], k[1], k[2]}
@@ -327,8 +327,8 @@ void RegisterNNConvDnnl(KernelRegistry* reg) {
                            const std::vector<TBlob>& in, const std::vector<OpReq>& req,
                            const std::vector<TBlob>& out) {
     if (req[0] == OpReq::kNull) return;
-    const bool bias = !attrs.params.GetBool("no_bias"), sum = attrs.params.GetBool("with_sum");
-    const cpu::FusedConvAct act = cpu::FusedConvActOf(attrs.params);
+    const cpu::FusedConvAct& act = attrs.params.Decoded<cpu::FusedConvAct>();
+    const bool bias = act.bias, sum = act.with_sum;
     const SlotBlocks blocks = BlockedSlots(attrs, in.size());
     const int64_t db = blocks.in[0], ob = blocks.out[0];
     const Shape data = blocks.Input(0, in[0].shape, "_fused_Convolution input 'data'");

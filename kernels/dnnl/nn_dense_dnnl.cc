@@ -15,6 +15,7 @@
 #include "cpu/cpu_util.h"
 #include "dnnl/dnnl_util.h"
 #include "weft/dtype.h"
+#include "nn_geometry.h"
 
 namespace weft {
 namespace onednn {
@@ -29,18 +30,6 @@ void Sgemm(bool ta, bool tb, int64_t m, int64_t n, int64_t k, const float* a, co
   if (st != dnnl_success)
     Fail(StatusCode::kInternal, "FullyConnected (dnnl): dnnl_sgemm(", m, "x", n, "x", k,
          ") failed with status ", static_cast<int>(st));
-}
-
-// (rows M, reduced K) of the data view, as in the cpu kernel.
-void FCDims(const NodeAttrs& attrs, const Shape& data, int64_t* m, int64_t* k) {
-  const int nd = data.ndim();
-  if (attrs.params.GetBool("flatten")) {
-    *m = data[0];
-    *k = data.ProdRange(1, nd);
-  } else {
-    *k = data[nd - 1];
-    *m = data.ProdRange(0, nd - 1);
-  }
 }
 
 struct IpPrim {
@@ -71,8 +60,9 @@ bool ForwardPacked(const OpContext& ctx, const NodeAttrs& attrs, const std::vect
                    OpReq req, const TBlob& out) {
   if (ctx.is_train || !ctx.state || !ctx.input_versions || req == OpReq::kAdd) return false;
   int64_t m, k;
-  FCDims(attrs, in[0].shape, &m, &k);
-  const int64_t n = attrs.params.GetInt("num_hidden");
+  const FCParams& fc = attrs.params.Decoded<FCParams>();
+  fc.Dims(in[0].shape, &m, &k);
+  const int64_t n = fc.num_hidden;
   const bool bias = in.size() > 2;
   const auto p = InferencePrim(m, n, k, bias);
   if (!p) return false;
@@ -88,8 +78,9 @@ bool ForwardPacked(const OpContext& ctx, const NodeAttrs& attrs, const std::vect
 
 void Forward(const NodeAttrs& attrs, const std::vector<TBlob>& in, OpReq req, const TBlob& out) {
   int64_t m, k;
-  FCDims(attrs, in[0].shape, &m, &k);
-  const int64_t n = attrs.params.GetInt("num_hidden");
+  const FCParams& fc = attrs.params.Decoded<FCParams>();
+  fc.Dims(in[0].shape, &m, &k);
+  const int64_t n = fc.num_hidden;
   float* y = out.data<float>();
   const bool add = req == OpReq::kAdd;
   if (in.size() > 2) {
@@ -112,8 +103,9 @@ void Forward(const NodeAttrs& attrs, const std::vector<TBlob>& in, OpReq req, co
 void Backward(const NodeAttrs& attrs, const std::vector<TBlob>& in, const std::vector<OpReq>& req,
               const std::vector<TBlob>& out) {
   int64_t m, k;
-  FCDims(attrs, in[1].shape, &m, &k);
-  const int64_t n = attrs.params.GetInt("num_hidden");
+  const FCParams& fc = attrs.params.Decoded<FCParams>();
+  fc.Dims(in[1].shape, &m, &k);
+  const int64_t n = fc.num_hidden;
   const float* dy = in[0].data<float>();
   if (req[0] != OpReq::kNull)
     Sgemm(false, false, m, k, n, dy, in[2].data<float>(), req[0] == OpReq::kAdd ? 1.0f : 0.0f,

@@ -30,8 +30,8 @@ struct PoolPrims {
 // The primitive's algorithm for `g`, or false when oneDNN would not compute
 // what MXNet computes.
 bool Algorithm(const ParamValues& p, const PoolGeom& g, algorithm* alg) {
-  const bool global = p.GetBool("global_pool");
-  const bool full = p.GetString("pooling_convention") == "full";
+  const PoolParams& q = p.Decoded<PoolParams>();
+  const bool global = q.global_pool, full = q.full_convention;
   if (g.kind == PoolKind::kMax) {
     // Every window must hold an input element (MXNet and oneDNN differ on
     // windows wholly in the padding).

@@ -30,7 +30,7 @@ void RegisterNNRnnDnnl(KernelRegistry* reg) {
   auto fwd = [](const OpContext& c, const NodeAttrs& a, const std::vector<TBlob>& in,
                 const std::vector<OpReq>& req, const std::vector<TBlob>& out) {
     const cpu::RnnConfig cfg = cpu::RnnConfigOf(a, in[0].shape);
-    if (RnnInferenceCovers(c, a, cfg, in, req) && RnnInference(c, cfg, in, req, out)) return;
+    if (RnnInferenceCovers(c, cfg, in, req) && RnnInference(c, cfg, in, req, out)) return;
     cpu::RNNForwardKernel(c, a, in, req, out, DnnlSgemm);
   };
   auto bwd = [](const OpContext& c, const NodeAttrs& a, const std::vector<TBlob>& in,

@@ -169,10 +169,9 @@ bool Matches(const PackedWeights* kept, const void* src, uint64_t version,
 
 uint64_t RnnInferencePacks() { return g_packs.load(std::memory_order_relaxed); }
 
-bool RnnInferenceCovers(const OpContext& ctx, const NodeAttrs& attrs, const cpu::RnnConfig& cfg,
+bool RnnInferenceCovers(const OpContext& ctx, const cpu::RnnConfig& cfg,
                         const std::vector<TBlob>& in, const std::vector<OpReq>& req) {
-  if (ctx.is_train || cfg.P > 0 || cfg.clip || attrs.params.GetBool("use_sequence_length"))
-    return false;
+  if (ctx.is_train || cfg.P > 0 || cfg.clip || cfg.use_sequence_length) return false;
   if (in[0].dtype != DType::kFloat32 || cfg.T < 1 || cfg.N < 1) return false;
   for (OpReq r : req)
     if (r == OpReq::kAdd) return false;

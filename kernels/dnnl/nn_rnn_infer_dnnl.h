@@ -21,7 +21,7 @@ namespace onednn {
 
 // Whether RnnInference covers the call: float32 without an LSTM
 // projection, cell clipping or sequence lengths, not training, no kAdd.
-bool RnnInferenceCovers(const OpContext& ctx, const NodeAttrs& attrs, const cpu::RnnConfig& cfg,
+bool RnnInferenceCovers(const OpContext& ctx, const cpu::RnnConfig& cfg,
                         const std::vector<TBlob>& in, const std::vector<OpReq>& req);
 
 // RNN's forward for a covered call: in = data (T, N, I), parameters, state

@@ -10,7 +10,9 @@
 #define WEFT_PARAM_H_
 
 #include <map>
+#include <memory>
 #include <string>
+#include <typeinfo>
 #include <vector>
 
 #include "weft/device.h"
@@ -62,8 +64,19 @@ class ParamValues {
  public:
   ParamValues() = default;
   ParamValues(const std::vector<ParamDecl>* decls, std::vector<ParamValue> values,
-              std::string op_name)
-      : decls_(decls), values_(std::move(values)), op_name_(std::move(op_name)) {}
+              std::string op_name);
+
+  // The parameters decoded into the struct P (nnvm's attr_parser): P's
+  // `static P Decode(const ParamValues&)` runs on the first call for this
+  // parse and its result is kept, shared by every copy of these values, so
+  // a kernel's per-call code reads fields instead of looking names up.
+  // Thread-safe; REQUIRES: values made by ParseParams.
+  template <typename P>
+  const P& Decoded() const {
+    if (const void* d = FindDecoded(typeid(P))) return *static_cast<const P*>(d);
+    return *static_cast<const P*>(
+        StoreDecoded(typeid(P), std::make_shared<const P>(P::Decode(*this))));
+  }
 
   // Typed getters; asking for an undeclared name is a bug (kInternal).
   int64_t GetInt(const std::string& name) const { return Get(name).i; }
@@ -74,13 +87,21 @@ class ParamValues {
   DType GetDType(const std::string& name) const { return Get(name).dtype; }
   Context GetContext(const std::string& name) const { return Get(name).ctx; }
   bool IsNone(const std::string& name) const { return Get(name).is_none; }
+  // Whether the op declares `name`.
+  bool Has(const std::string& name) const;
   const ParamValue& Get(const std::string& name) const;
   size_t size() const { return values_.size(); }
 
  private:
+  struct DecodedCache;
+  const void* FindDecoded(const std::type_info& type) const;
+  // Keeps `value` unless another thread stored one first; returns the kept one.
+  const void* StoreDecoded(const std::type_info& type, std::shared_ptr<const void> value) const;
+
   const std::vector<ParamDecl>* decls_ = nullptr;
   std::vector<ParamValue> values_;
   std::string op_name_;
+  std::shared_ptr<DecodedCache> decoded_;  // shared by copies: the values never change
 };
 
 using StringMap = std::map<std::string, std::string>;

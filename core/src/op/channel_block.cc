@@ -36,27 +36,42 @@ Shape SlotBlocks::Output(size_t i, const Shape& s, const char* what) const {
   return out[i] > 0 ? UnblockedShape(s, out[i], out_channels[i], what) : s;
 }
 
+namespace {
+
+// The block parameters of a _fused_Convolution or _blocked_Pooling node,
+// decoded once (ParamValues::Decoded).
+struct BlockParams {
+  int64_t data_block = 0, out_block = 0, data_channels = 0, out_channels = 0;
+  bool blocked_sum = false;  // a convolution with_sum: its last input is blocked
+  static BlockParams Decode(const ParamValues& p) {
+    BlockParams b;
+    b.data_block = p.GetInt("data_block");
+    b.out_block = p.GetInt("out_block");
+    b.data_channels = p.GetInt("data_channels");
+    const bool conv = p.Has("num_filter");
+    b.out_channels = conv ? p.GetInt("num_filter") : b.data_channels;
+    b.blocked_sum = conv && p.GetBool("with_sum");
+    return b;
+  }
+};
+
+}  // namespace
+
 SlotBlocks BlockedSlots(const NodeAttrs& attrs, size_t num_inputs) {
+  const BlockParams& b = attrs.params.Decoded<BlockParams>();
   SlotBlocks s;
   s.in.assign(num_inputs, 0);
   s.in_channels.assign(num_inputs, 0);
-  s.out.assign(1, 0);
-  s.out_channels.assign(1, 0);
-  const ParamValues& p = attrs.params;
-  const int64_t db = p.GetInt("data_block"), ob = p.GetInt("out_block");
-  const int64_t dc = p.GetInt("data_channels");
-  const bool conv = attrs.op->name == "_fused_Convolution";
-  const int64_t oc = conv ? p.GetInt("num_filter") : dc;
+  s.out.assign(1, b.out_block);
+  s.out_channels.assign(1, b.out_channels);
   if (num_inputs > 0) {
-    s.in[0] = db;
-    s.in_channels[0] = dc;
+    s.in[0] = b.data_block;
+    s.in_channels[0] = b.data_channels;
   }
-  if (conv && p.GetBool("with_sum") && num_inputs > 1) {
-    s.in.back() = ob;
-    s.in_channels.back() = oc;
+  if (b.blocked_sum && num_inputs > 1) {
+    s.in.back() = b.out_block;
+    s.in_channels.back() = b.out_channels;
   }
-  s.out[0] = ob;
-  s.out_channels[0] = oc;
   return s;
 }
 

@@ -4,6 +4,7 @@
 #include <cmath>
 #include <cstdlib>
 
+#include "weft/mutex.h"
 #include "weft/status.h"
 
 namespace weft {
@@ -205,6 +206,43 @@ ParamValues ParseParams(const std::string& op_name, const std::vector<ParamDecl>
     values[i] = ParseParamValue(d, d.default_value, what + " (default)");
   }
   return ParamValues(decls, std::move(values), op_name);
+}
+
+struct ParamValues::DecodedCache {
+  Mutex mu;
+  std::vector<std::pair<const std::type_info*, std::shared_ptr<const void>>> entries
+      WEFT_GUARDED_BY(mu);
+};
+
+ParamValues::ParamValues(const std::vector<ParamDecl>* decls, std::vector<ParamValue> values,
+                         std::string op_name)
+    : decls_(decls),
+      values_(std::move(values)),
+      op_name_(std::move(op_name)),
+      decoded_(std::make_shared<DecodedCache>()) {}
+
+const void* ParamValues::FindDecoded(const std::type_info& type) const {
+  WEFT_CHECK(decoded_) << "operator " << op_name_ << ": decoding parameters that were not parsed";
+  MutexLock lock(&decoded_->mu);
+  for (const auto& e : decoded_->entries)
+    if (*e.first == type) return e.second.get();
+  return nullptr;
+}
+
+const void* ParamValues::StoreDecoded(const std::type_info& type,
+                                      std::shared_ptr<const void> value) const {
+  MutexLock lock(&decoded_->mu);
+  for (const auto& e : decoded_->entries)
+    if (*e.first == type) return e.second.get();
+  decoded_->entries.emplace_back(&type, std::move(value));
+  return decoded_->entries.back().second.get();
+}
+
+bool ParamValues::Has(const std::string& name) const {
+  if (!decls_) return false;
+  for (const ParamDecl& d : *decls_)
+    if (d.name == name) return true;
+  return false;
 }
 
 const ParamValue& ParamValues::Get(const std::string& name) const {

@@ -1,5 +1,9 @@
 #include <gtest/gtest.h>
 
+#include <atomic>
+#include <thread>
+#include <vector>
+
 #include "weft/param.h"
 #include "weft/status.h"
 
@@ -161,6 +165,50 @@ TEST(Params, UndeclaredGetterIsInternalError) {
   } catch (const Error& e) {
     EXPECT_EQ(e.code(), StatusCode::kInternal);
   }
+}
+
+// A struct decoded from the parameters, counting its decodes.
+std::atomic<int> g_decodes{0};
+struct Hidden {
+  int64_t n = 0;
+  bool bias = true;
+  static Hidden Decode(const ParamValues& p) {
+    ++g_decodes;
+    return {p.GetInt("num_hidden"), !p.GetBool("no_bias")};
+  }
+};
+struct Eps {
+  double eps = 0;
+  static Eps Decode(const ParamValues& p) { return {p.GetFloat("eps")}; }
+};
+
+TEST(ParamValues, DecodedOncePerParseSharedByCopiesAndThreads) {
+  const auto decls = Decls();
+  const ParamValues p = ParseParams("op", &decls, {{"num_hidden", "7"}, {"no_bias", "True"}});
+  g_decodes = 0;
+  std::vector<std::thread> threads;
+  std::vector<const Hidden*> seen(8, nullptr);
+  for (size_t t = 0; t < seen.size(); ++t)
+    threads.emplace_back([&, t] {
+      const ParamValues copy = p;  // copies share the decoded struct
+      seen[t] = &copy.Decoded<Hidden>();
+    });
+  for (auto& t : threads) t.join();
+  // Threads racing on the first call may each decode; one result is kept.
+  const int first = g_decodes.load();
+  EXPECT_GE(first, 1);
+  for (const Hidden* h : seen) EXPECT_EQ(h, &p.Decoded<Hidden>());
+  EXPECT_EQ(p.Decoded<Hidden>().n, 7);
+  EXPECT_FALSE(p.Decoded<Hidden>().bias);
+  EXPECT_EQ(g_decodes.load(), first);            // later calls read the kept struct
+  EXPECT_DOUBLE_EQ(p.Decoded<Eps>().eps, 1e-5);  // another struct, its own entry
+  // Another parse decodes again (its values may differ).
+  const ParamValues q = ParseParams("op", &decls, {{"num_hidden", "9"}});
+  EXPECT_EQ(q.Decoded<Hidden>().n, 9);
+  EXPECT_TRUE(q.Decoded<Hidden>().bias);
+  EXPECT_EQ(g_decodes.load(), first + 1);
+  EXPECT_TRUE(p.Has("eps"));
+  EXPECT_FALSE(p.Has("no_such"));
 }
 
 }  // namespace
