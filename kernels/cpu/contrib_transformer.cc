@@ -1,14 +1,10 @@
 // CPU kernels of the interleaved attention matmuls and their gradients
-// (semantics in core/src/op/contrib_transformer.cc). The projections are
-// read in place: the D values of head block bh = b * heads + h at position
-// i of a (L, B, heads * k * D) array start at i * row + bh * blk (+ D for
-// the second block of an interleaved pair, + 2 * D for the third). Loops
-// run over the B*heads blocks in parallel (each block's outputs are its
-// own); an output element is one dot product in the element type.
-#include <cmath>
-#include <cstring>
-
+// (semantics in core/src/op/contrib_transformer.cc; the projections' layout
+// in kernels/interleaved_attention.h). Loops run over the B*heads blocks in
+// parallel (each block's outputs are its own); an output element is one dot
+// product in the element type.
 #include "cpu/cpu_util.h"
+#include "interleaved_attention.h"
 #include "weft/dtype.h"
 
 namespace weft {
@@ -16,19 +12,17 @@ namespace cpu {
 
 namespace {
 
-// One projection inside an interleaved array: element (i, bh) at
-// p + i * row + bh * blk.
-template <typename T>
-struct Side {
-  T* p;
-  int64_t row, blk;
-  T* at(int64_t i, int64_t bh) const { return p + i * row + bh * blk; }
-};
+using attention::ClearForWrite;
+using attention::Dims;
+using attention::EncDecDims;
+using attention::Heads;
+using attention::KVSide;
+using attention::QuerySide;
+using attention::SelfDims;
+using attention::SelfSide;
+using attention::Side;
 
-struct Dims {
-  int64_t bh, lq, lk, d;  // B*heads, query length, key length, head_dim
-  bool Big() const { return bh * lq * lk * d >= kParallelGrain; }
-};
+bool Big(const Dims& n) { return n.Work() >= kParallelGrain; }
 
 template <typename T>
 T Dot(const T* a, const T* b, int64_t n) {
@@ -38,16 +32,10 @@ T Dot(const T* a, const T* b, int64_t n) {
   return s;
 }
 
-// Gradients accumulate: a kWrite output is cleared first (this also zeroes
-// the blocks of an interleaved array that a gradient does not reach).
-void ClearForWrite(OpReq req, const TBlob& b) {
-  if (req == OpReq::kWrite || req == OpReq::kInplace) std::memset(b.dptr, 0, b.Bytes());
-}
-
 // y[bh, i, j] (+)= scale * q(i, bh) . k(j, bh).
 template <typename T>
 void Scores(const Dims& n, Side<const T> q, Side<const T> k, T scale, T* y, OpReq req) {
-#pragma omp parallel for schedule(static) if (n.Big())
+#pragma omp parallel for schedule(static) if (Big(n))
   for (int64_t b = 0; b < n.bh; ++b)
     for (int64_t i = 0; i < n.lq; ++i)
       for (int64_t j = 0; j < n.lk; ++j)
@@ -59,7 +47,7 @@ void Scores(const Dims& n, Side<const T> q, Side<const T> k, T scale, T* y, OpRe
 template <typename T>
 void ScoresGrad(const Dims& n, const T* dy, Side<const T> q, Side<const T> k, T scale, Side<T> dq,
                 Side<T> dk) {
-#pragma omp parallel for schedule(static) if (n.Big())
+#pragma omp parallel for schedule(static) if (Big(n))
   for (int64_t b = 0; b < n.bh; ++b)
     for (int64_t i = 0; i < n.lq; ++i)
       for (int64_t j = 0; j < n.lk; ++j) {
@@ -83,8 +71,8 @@ void ScoresGrad(const Dims& n, const T* dy, Side<const T> q, Side<const T> k, T 
 // by the caller for kWrite.
 template <typename T>
 void Values(const Dims& n, const T* att, Side<const T> v, T* y) {
-  const Side<T> out{y, n.bh * n.d, n.d};
-#pragma omp parallel for schedule(static) if (n.Big())
+  const Side<T> out = attention::ValuesSide(y, n);
+#pragma omp parallel for schedule(static) if (Big(n))
   for (int64_t b = 0; b < n.bh; ++b)
     for (int64_t i = 0; i < n.lq; ++i) {
       T* yi = out.at(i, b);
@@ -102,8 +90,8 @@ void Values(const Dims& n, const T* att, Side<const T> v, T* y) {
 template <typename T>
 void ValuesGrad(const Dims& n, const T* dy, const T* att, Side<const T> v, Side<T> dv, T* datt,
                 OpReq req_att) {
-  const Side<const T> g{dy, n.bh * n.d, n.d};
-#pragma omp parallel for schedule(static) if (n.Big())
+  const Side<const T> g = attention::ValuesSide(dy, n);
+#pragma omp parallel for schedule(static) if (Big(n))
   for (int64_t b = 0; b < n.bh; ++b)
     for (int64_t i = 0; i < n.lq; ++i)
       for (int64_t j = 0; j < n.lk; ++j) {
@@ -118,37 +106,20 @@ void ValuesGrad(const Dims& n, const T* dy, const T* att, Side<const T> v, Side<
       }
 }
 
-int64_t Heads(const NodeAttrs& attrs) { return attrs.params.GetInt("heads"); }
-
-// Self-attention: qkv (L, B, heads * 3 * D); blocks q, k, v.
-template <typename T, typename P>
-Side<T> SelfSide(P* qkv, const Shape& s, int64_t heads, int which) {
-  const int64_t d = s[2] / (3 * heads);
-  return {qkv + which * d, s[1] * s[2], 3 * d};
-}
-Dims SelfDims(const Shape& s, int64_t heads) {
-  return {s[1] * heads, s[0], s[0], s[2] / (3 * heads)};
-}
-
-// Encoder-decoder: queries (Lq, B, heads * D), keys_values (Lk, B, heads * 2 * D).
-Dims EncDecDims(const Shape& kv, int64_t lq, int64_t heads) {
-  return {kv[1] * heads, lq, kv[0], kv[2] / (2 * heads)};
-}
-
 template <typename T>
 T Scale(const Dims& n) {
-  return static_cast<T>(1.0 / std::sqrt(static_cast<double>(n.d)));
+  return static_cast<T>(n.Scale());
 }
 
 void SelfQK(const OpContext&, const NodeAttrs& attrs, const std::vector<TBlob>& in,
             const std::vector<OpReq>& req, const std::vector<TBlob>& out) {
   if (req[0] == OpReq::kNull) return;
-  const Dims n = SelfDims(in[0].shape, Heads(attrs));
+  const Shape& s = in[0].shape;
+  const Dims n = SelfDims(s, Heads(attrs));
   DispatchFloat(in[0].dtype, "_contrib_interleaved_matmul_selfatt_qk", [&](auto t) {
     using T = decltype(t);
     const T* qkv = in[0].data<T>();
-    Scores<T>(n, SelfSide<const T>(qkv, in[0].shape, Heads(attrs), 0),
-              SelfSide<const T>(qkv, in[0].shape, Heads(attrs), 1), Scale<T>(n), out[0].data<T>(),
+    Scores<T>(n, SelfSide(qkv, s, n, 0), SelfSide(qkv, s, n, 1), Scale<T>(n), out[0].data<T>(),
               req[0]);
   });
 }
@@ -159,15 +130,13 @@ void SelfQKGrad(const OpContext&, const NodeAttrs& attrs, const std::vector<TBlo
   if (req[0] == OpReq::kNull) return;
   ClearForWrite(req[0], out[0]);
   const Shape& s = in[1].shape;
-  const int64_t h = Heads(attrs);
-  const Dims n = SelfDims(s, h);
+  const Dims n = SelfDims(s, Heads(attrs));
   DispatchFloat(in[1].dtype, "_backward_interleaved_matmul_selfatt_qk", [&](auto t) {
     using T = decltype(t);
     const T* qkv = in[1].data<T>();
     T* dx = out[0].data<T>();
-    ScoresGrad<T>(n, in[0].data<T>(), SelfSide<const T>(qkv, s, h, 0),
-                  SelfSide<const T>(qkv, s, h, 1), Scale<T>(n), SelfSide<T>(dx, s, h, 0),
-                  SelfSide<T>(dx, s, h, 1));
+    ScoresGrad<T>(n, in[0].data<T>(), SelfSide(qkv, s, n, 0), SelfSide(qkv, s, n, 1), Scale<T>(n),
+                  SelfSide(dx, s, n, 0), SelfSide(dx, s, n, 1));
   });
 }
 
@@ -175,11 +144,11 @@ void SelfValAtt(const OpContext&, const NodeAttrs& attrs, const std::vector<TBlo
                 const std::vector<OpReq>& req, const std::vector<TBlob>& out) {
   if (req[0] == OpReq::kNull) return;
   ClearForWrite(req[0], out[0]);
-  const Dims n = SelfDims(in[0].shape, Heads(attrs));
+  const Shape& s = in[0].shape;
+  const Dims n = SelfDims(s, Heads(attrs));
   DispatchFloat(in[0].dtype, "_contrib_interleaved_matmul_selfatt_valatt", [&](auto t) {
     using T = decltype(t);
-    Values<T>(n, in[1].data<T>(), SelfSide<const T>(in[0].data<T>(), in[0].shape, Heads(attrs), 2),
-              out[0].data<T>());
+    Values<T>(n, in[1].data<T>(), SelfSide(in[0].data<const T>(), s, n, 2), out[0].data<T>());
   });
 }
 
@@ -188,14 +157,11 @@ void SelfValAttGrad(const OpContext&, const NodeAttrs& attrs, const std::vector<
                     const std::vector<OpReq>& req, const std::vector<TBlob>& out) {
   ClearForWrite(req[0], out[0]);
   const Shape& s = in[1].shape;
-  const int64_t h = Heads(attrs);
-  const Dims n = SelfDims(s, h);
+  const Dims n = SelfDims(s, Heads(attrs));
   DispatchFloat(in[1].dtype, "_backward_interleaved_matmul_selfatt_valatt", [&](auto t) {
     using T = decltype(t);
-    Side<T> dv = SelfSide<T>(out[0].data<T>(), s, h, 2);
-    if (req[0] == OpReq::kNull) dv.p = nullptr;
-    ValuesGrad<T>(n, in[0].data<T>(), in[2].data<T>(), SelfSide<const T>(in[1].data<T>(), s, h, 2),
-                  dv, out[1].data<T>(), req[1]);
+    ValuesGrad<T>(n, in[0].data<T>(), in[2].data<T>(), SelfSide(in[1].data<const T>(), s, n, 2),
+                  SelfSide(attention::Grad<T>(req[0], out[0]), s, n, 2), out[1].data<T>(), req[1]);
   });
 }
 
@@ -206,9 +172,8 @@ void EncDecQK(const OpContext&, const NodeAttrs& attrs, const std::vector<TBlob>
   const Dims n = EncDecDims(kvs, qs[0], Heads(attrs));
   DispatchFloat(in[0].dtype, "_contrib_interleaved_matmul_encdec_qk", [&](auto t) {
     using T = decltype(t);
-    Scores<T>(n, Side<const T>{in[0].data<T>(), qs[1] * qs[2], n.d},
-              Side<const T>{in[1].data<T>(), kvs[1] * kvs[2], 2 * n.d}, Scale<T>(n),
-              out[0].data<T>(), req[0]);
+    Scores<T>(n, QuerySide(in[0].data<const T>(), qs, n), KVSide(in[1].data<const T>(), kvs, n, 0),
+              Scale<T>(n), out[0].data<T>(), req[0]);
   });
 }
 
@@ -221,12 +186,10 @@ void EncDecQKGrad(const OpContext&, const NodeAttrs& attrs, const std::vector<TB
   const Dims n = EncDecDims(kvs, qs[0], Heads(attrs));
   DispatchFloat(in[1].dtype, "_backward_interleaved_matmul_encdec_qk", [&](auto t) {
     using T = decltype(t);
-    Side<T> dq{out[0].data<T>(), qs[1] * qs[2], n.d},
-        dk{out[1].data<T>(), kvs[1] * kvs[2], 2 * n.d};
-    if (req[0] == OpReq::kNull) dq.p = nullptr;
-    if (req[1] == OpReq::kNull) dk.p = nullptr;
-    ScoresGrad<T>(n, in[0].data<T>(), Side<const T>{in[1].data<T>(), qs[1] * qs[2], n.d},
-                  Side<const T>{in[2].data<T>(), kvs[1] * kvs[2], 2 * n.d}, Scale<T>(n), dq, dk);
+    ScoresGrad<T>(n, in[0].data<T>(), QuerySide(in[1].data<const T>(), qs, n),
+                  KVSide(in[2].data<const T>(), kvs, n, 0), Scale<T>(n),
+                  QuerySide(attention::Grad<T>(req[0], out[0]), qs, n),
+                  KVSide(attention::Grad<T>(req[1], out[1]), kvs, n, 0));
   });
 }
 
@@ -238,8 +201,7 @@ void EncDecValAtt(const OpContext&, const NodeAttrs& attrs, const std::vector<TB
   const Dims n = EncDecDims(kvs, in[1].shape[1], Heads(attrs));
   DispatchFloat(in[0].dtype, "_contrib_interleaved_matmul_encdec_valatt", [&](auto t) {
     using T = decltype(t);
-    Values<T>(n, in[1].data<T>(), Side<const T>{in[0].data<T>() + n.d, kvs[1] * kvs[2], 2 * n.d},
-              out[0].data<T>());
+    Values<T>(n, in[1].data<T>(), KVSide(in[0].data<const T>(), kvs, n, 1), out[0].data<T>());
   });
 }
 
@@ -251,11 +213,8 @@ void EncDecValAttGrad(const OpContext&, const NodeAttrs& attrs, const std::vecto
   const Dims n = EncDecDims(kvs, in[2].shape[1], Heads(attrs));
   DispatchFloat(in[1].dtype, "_backward_interleaved_matmul_encdec_valatt", [&](auto t) {
     using T = decltype(t);
-    Side<T> dv{out[0].data<T>() + n.d, kvs[1] * kvs[2], 2 * n.d};
-    if (req[0] == OpReq::kNull) dv.p = nullptr;
-    ValuesGrad<T>(n, in[0].data<T>(), in[2].data<T>(),
-                  Side<const T>{in[1].data<T>() + n.d, kvs[1] * kvs[2], 2 * n.d}, dv,
-                  out[1].data<T>(), req[1]);
+    ValuesGrad<T>(n, in[0].data<T>(), in[2].data<T>(), KVSide(in[1].data<const T>(), kvs, n, 1),
+                  KVSide(attention::Grad<T>(req[0], out[0]), kvs, n, 1), out[1].data<T>(), req[1]);
   });
 }
 

@@ -7,10 +7,8 @@
 // (oneDNN's gemm runs serially inside an OpenMP parallel region).
 #include <dnnl.h>
 
-#include <cmath>
-#include <cstring>
-
 #include "dnnl/dnnl_util.h"
+#include "interleaved_attention.h"
 #include "weft/dtype.h"
 
 namespace weft {
@@ -21,22 +19,9 @@ namespace {
 // Above the reference ("cpu", 0).
 constexpr int kPriority = 20;
 
-// One projection inside an interleaved array: the (rows, D) matrix of head
-// block bh starts at p + bh * blk, rows `row` elements apart.
-template <typename T>
-struct Side {
-  T* p;
-  int64_t row, blk;
-  T* at(int64_t bh) const { return p + bh * blk; }
-  operator Side<const T>() const { return {p, row, blk}; }  // NOLINT: read-only view
-};
-using In = Side<const float>;
-using Out = Side<float>;
-
-struct Dims {
-  int64_t bh, lq, lk, d;  // B*heads, query length, key length, head_dim
-  float Scale() const { return static_cast<float>(1.0 / std::sqrt(static_cast<double>(d))); }
-};
+using attention::Dims;
+using In = attention::Side<const float>;
+using Out = attention::Side<float>;
 
 // c (+)= alpha * op(a) op(b), row-major.
 void Sgemm(const char* op, bool ta, bool tb, int64_t m, int64_t n, int64_t k, float alpha,
@@ -51,18 +36,12 @@ void Sgemm(const char* op, bool ta, bool tb, int64_t m, int64_t n, int64_t k, fl
 
 float BetaOf(OpReq req) { return req == OpReq::kAdd ? 1.0f : 0.0f; }
 
-// Gradients accumulate into their interleaved arrays: a kWrite one is
-// cleared first (this also zeroes the blocks a gradient does not reach).
-void ClearForWrite(OpReq req, const TBlob& b) {
-  if (req == OpReq::kWrite || req == OpReq::kInplace) std::memset(b.dptr, 0, b.Bytes());
-}
-
 // y[bh] (+)= q_bh k_bh^T / sqrt(D): (Lq, Lk) per head block.
 void Scores(const char* op, const Dims& n, In q, In k, float* y, OpReq req) {
 #pragma omp parallel for schedule(static) if (n.bh > 1)
   for (int64_t b = 0; b < n.bh; ++b)
-    Sgemm(op, false, true, n.lq, n.lk, n.d, n.Scale(), q.at(b), q.row, k.at(b), k.row, BetaOf(req),
-          y + b * n.lq * n.lk, n.lk);
+    Sgemm(op, false, true, n.lq, n.lk, n.d, static_cast<float>(n.Scale()), q.at(0, b), q.row,
+          k.at(0, b), k.row, BetaOf(req), y + b * n.lq * n.lk, n.lk);
 }
 
 // dq_bh += dy[bh] k_bh / sqrt(D);  dk_bh += dy[bh]^T q_bh / sqrt(D) (either
@@ -72,11 +51,11 @@ void ScoresGrad(const char* op, const Dims& n, const float* dy, In q, In k, Out 
   for (int64_t b = 0; b < n.bh; ++b) {
     const float* g = dy + b * n.lq * n.lk;
     if (dq.p)
-      Sgemm(op, false, false, n.lq, n.d, n.lk, n.Scale(), g, n.lk, k.at(b), k.row, 1.0f, dq.at(b),
-            dq.row);
+      Sgemm(op, false, false, n.lq, n.d, n.lk, static_cast<float>(n.Scale()), g, n.lk, k.at(0, b),
+            k.row, 1.0f, dq.at(0, b), dq.row);
     if (dk.p)
-      Sgemm(op, true, false, n.lk, n.d, n.lq, n.Scale(), g, n.lk, q.at(b), q.row, 1.0f, dk.at(b),
-            dk.row);
+      Sgemm(op, true, false, n.lk, n.d, n.lq, static_cast<float>(n.Scale()), g, n.lk, q.at(0, b),
+            q.row, 1.0f, dk.at(0, b), dk.row);
   }
 }
 
@@ -85,7 +64,7 @@ void ScoresGrad(const char* op, const Dims& n, const float* dy, In q, In k, Out 
 void Values(const char* op, const Dims& n, const float* att, In v, float* y, OpReq req) {
 #pragma omp parallel for schedule(static) if (n.bh > 1)
   for (int64_t b = 0; b < n.bh; ++b)
-    Sgemm(op, false, false, n.lq, n.d, n.lk, 1.0f, att + b * n.lq * n.lk, n.lk, v.at(b), v.row,
+    Sgemm(op, false, false, n.lq, n.d, n.lk, 1.0f, att + b * n.lq * n.lk, n.lk, v.at(0, b), v.row,
           BetaOf(req), y + b * n.d, n.bh * n.d);
 }
 
@@ -93,16 +72,16 @@ void Values(const char* op, const Dims& n, const float* att, In v, float* y, OpR
 // dv.p is null); dy is (Lq, B, heads * D) like Values' y.
 void ValuesGrad(const char* op, const Dims& n, const float* dy, const float* att, In v, Out dv,
                 float* datt, OpReq req_att) {
-  const In g{dy, n.bh * n.d, n.d};
+  const In g = attention::ValuesSide(dy, n);
 #pragma omp parallel for schedule(static) if (n.bh > 1)
   for (int64_t b = 0; b < n.bh; ++b) {
     const int64_t a = b * n.lq * n.lk;
     if (req_att != OpReq::kNull)
-      Sgemm(op, false, true, n.lq, n.lk, n.d, 1.0f, g.at(b), g.row, v.at(b), v.row, BetaOf(req_att),
-            datt + a, n.lk);
+      Sgemm(op, false, true, n.lq, n.lk, n.d, 1.0f, g.at(0, b), g.row, v.at(0, b), v.row,
+            BetaOf(req_att), datt + a, n.lk);
     if (dv.p)
-      Sgemm(op, true, false, n.lk, n.d, n.lq, 1.0f, att + a, n.lk, g.at(b), g.row, 1.0f, dv.at(b),
-            dv.row);
+      Sgemm(op, true, false, n.lk, n.d, n.lq, 1.0f, att + a, n.lk, g.at(0, b), g.row, 1.0f,
+            dv.at(0, b), dv.row);
   }
 }
 
@@ -115,35 +94,15 @@ KernelFn Float32Or(KernelFn ref, KernelFn fn) {
   };
 }
 
-int64_t Heads(const NodeAttrs& attrs) { return attrs.params.GetInt("heads"); }
+using attention::ClearForWrite;
+using attention::EncDecDims;
+using attention::Heads;
+using attention::KVSide;
+using attention::QuerySide;
+using attention::SelfDims;
+using attention::SelfSide;
 
-// Self-attention: qkv (L, B, heads * 3 * D), blocks q, k, v of 3 * D.
-Dims SelfDims(const Shape& s, int64_t heads) {
-  return {s[1] * heads, s[0], s[0], s[2] / (3 * heads)};
-}
-template <typename T>
-Side<T> SelfSide(T* qkv, const Shape& s, const Dims& n, int which) {
-  return {qkv ? qkv + which * n.d : nullptr, s[1] * s[2], 3 * n.d};  // null stays null
-}
-
-// Encoder-decoder: queries (Lq, B, heads * D), keys_values (Lk, B, heads *
-// 2 * D), blocks k, v of 2 * D.
-Dims EncDecDims(const Shape& kv, int64_t lq, int64_t heads) {
-  return {kv[1] * heads, lq, kv[0], kv[2] / (2 * heads)};
-}
-template <typename T>
-Side<T> QuerySide(T* q, const Shape& s, const Dims& n) {
-  return {q, s[1] * s[2], n.d};
-}
-template <typename T>
-Side<T> KVSide(T* kv, const Shape& s, const Dims& n, int which) {
-  return {kv ? kv + which * n.d : nullptr, s[1] * s[2], 2 * n.d};  // null stays null
-}
-
-// The gradient `out` (nullptr for a kNull request).
-float* Grad(OpReq req, const TBlob& out) {
-  return req == OpReq::kNull ? nullptr : out.data<float>();
-}
+float* Grad(OpReq req, const TBlob& out) { return attention::Grad<float>(req, out); }
 
 constexpr const char* kSelfQK = "_contrib_interleaved_matmul_selfatt_qk";
 constexpr const char* kSelfValAtt = "_contrib_interleaved_matmul_selfatt_valatt";
