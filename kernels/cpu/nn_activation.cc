@@ -48,9 +48,32 @@ void Gelu(OpReq req, const T* x, T* y, int64_t n) {
     GeluBlock(x + b * kBlock, y + b * kBlock, std::min(kBlock, n - b * kBlock), req == OpReq::kAdd);
 }
 
+// Activation's, LeakyReLU's and Dropout's parameters, decoded once per
+// node (ParamValues::Decoded).
+struct ActParams {
+  std::string act;  // act_type
+  static ActParams Decode(const ParamValues& p) { return {p.GetString("act_type")}; }
+};
+struct LeakyParams {
+  std::string act;   // act_type
+  double slope = 0;  // of negative inputs: leaky's slope, rrelu's mean bound, elu's alpha
+  static LeakyParams Decode(const ParamValues& p) {
+    LeakyParams q{p.GetString("act_type"), p.GetFloat("slope")};
+    if (q.act == "rrelu") q.slope = (p.GetFloat("lower_bound") + p.GetFloat("upper_bound")) / 2;
+    return q;
+  }
+};
+struct DropoutParams {
+  double p = 0;
+  bool always = false;  // mode "always": also outside training
+  static DropoutParams Decode(const ParamValues& p) {
+    return {p.GetFloat("p"), p.GetString("mode") == "always"};
+  }
+};
+
 void ActivationForward(const OpContext&, const NodeAttrs& attrs, const std::vector<TBlob>& in,
                        const std::vector<OpReq>& req, const std::vector<TBlob>& out) {
-  const std::string& act = attrs.params.GetString("act_type");
+  const std::string& act = attrs.params.Decoded<ActParams>().act;
   DispatchFloat(in[0].dtype, "Activation", [&](auto t) {
     using T = decltype(t);
     const T* x = in[0].data<T>();
@@ -75,7 +98,7 @@ void ActivationForward(const OpContext&, const NodeAttrs& attrs, const std::vect
 // in: ograd, data, output.
 void ActivationBackward(const OpContext&, const NodeAttrs& attrs, const std::vector<TBlob>& in,
                         const std::vector<OpReq>& req, const std::vector<TBlob>& out) {
-  const std::string& act = attrs.params.GetString("act_type");
+  const std::string& act = attrs.params.Decoded<ActParams>().act;
   DispatchFloat(in[0].dtype, "_backward_Activation", [&](auto t) {
     using T = decltype(t);
     const T* dy = in[0].data<T>();
@@ -100,13 +123,6 @@ void ActivationBackward(const OpContext&, const NodeAttrs& attrs, const std::vec
   });
 }
 
-// The slope of negative inputs for leaky / rrelu.
-double LeakySlope(const ParamValues& p) {
-  if (p.GetString("act_type") == "rrelu")
-    return (p.GetFloat("lower_bound") + p.GetFloat("upper_bound")) / 2;
-  return p.GetFloat("slope");
-}
-
 // Channel view of data for prelu: (outer, C, inner) with C = axis 1.
 void PreluDims(const Shape& s, int64_t gsize, int64_t* outer, int64_t* c, int64_t* inner) {
   if (s.ndim() < 2 || gsize == 1) {
@@ -122,17 +138,18 @@ void PreluDims(const Shape& s, int64_t gsize, int64_t* outer, int64_t* c, int64_
 
 void LeakyForward(const OpContext&, const NodeAttrs& attrs, const std::vector<TBlob>& in,
                   const std::vector<OpReq>& req, const std::vector<TBlob>& out) {
-  const std::string& act = attrs.params.GetString("act_type");
+  const LeakyParams& lp = attrs.params.Decoded<LeakyParams>();
+  const std::string& act = lp.act;
   DispatchFloat(in[0].dtype, "LeakyReLU", [&](auto t) {
     using T = decltype(t);
     const T* x = in[0].data<T>();
     T* y = out[0].data<T>();
     const int64_t n = out[0].Size();
     if (act == "leaky" || act == "rrelu") {
-      const T s = static_cast<T>(LeakySlope(attrs.params));
+      const T s = static_cast<T>(lp.slope);
       Map(req[0], x, x, y, n, [s](T a, T) { return a > T(0) ? a : s * a; });
     } else if (act == "elu") {
-      const T s = static_cast<T>(attrs.params.GetFloat("slope"));
+      const T s = static_cast<T>(lp.slope);
       Map(req[0], x, x, y, n, [s](T a, T) { return a > T(0) ? a : s * std::expm1(a); });
     } else if (act == "selu") {
       Map(req[0], x, x, y, n, [](T a, T) {
@@ -161,7 +178,8 @@ void LeakyForward(const OpContext&, const NodeAttrs& attrs, const std::vector<TB
 // in: ograd, data[, gamma]; out: data_grad[, gamma_grad].
 void LeakyBackward(const OpContext&, const NodeAttrs& attrs, const std::vector<TBlob>& in,
                    const std::vector<OpReq>& req, const std::vector<TBlob>& out) {
-  const std::string& act = attrs.params.GetString("act_type");
+  const LeakyParams& lp = attrs.params.Decoded<LeakyParams>();
+  const std::string& act = lp.act;
   DispatchFloat(in[0].dtype, "_backward_LeakyReLU", [&](auto t) {
     using T = decltype(t);
     const T* dy = in[0].data<T>();
@@ -169,10 +187,10 @@ void LeakyBackward(const OpContext&, const NodeAttrs& attrs, const std::vector<T
     T* dx = out[0].data<T>();
     const int64_t n = out[0].Size();
     if (act == "leaky" || act == "rrelu") {
-      const T s = static_cast<T>(LeakySlope(attrs.params));
+      const T s = static_cast<T>(lp.slope);
       Map(req[0], dy, x, dx, n, [s](T g, T a) { return a > T(0) ? g : s * g; });
     } else if (act == "elu") {
-      const T s = static_cast<T>(attrs.params.GetFloat("slope"));
+      const T s = static_cast<T>(lp.slope);
       Map(req[0], dy, x, dx, n, [s](T g, T a) { return a > T(0) ? g : g * s * std::exp(a); });
     } else if (act == "selu") {
       Map(req[0], dy, x, dx, n, [](T g, T a) {
@@ -223,9 +241,9 @@ void LeakyBackward(const OpContext&, const NodeAttrs& attrs, const std::vector<T
 // with `axes` collapsed to 1 and broadcast over them.
 void DropoutForward(const OpContext& ctx, const NodeAttrs& attrs, const std::vector<TBlob>& in,
                     const std::vector<OpReq>& req, const std::vector<TBlob>& out) {
-  const ParamValues& p = attrs.params;
-  const double prob = p.GetFloat("p");
-  const bool active = (ctx.is_train || p.GetString("mode") == "always") && prob > 0;
+  const DropoutParams& dp = attrs.params.Decoded<DropoutParams>();
+  const double prob = dp.p;
+  const bool active = (ctx.is_train || dp.always) && prob > 0;
   const Shape& s = in[0].shape;
   const int nd = s.ndim();
   DispatchFloat(in[0].dtype, "Dropout", [&](auto t) {
@@ -239,7 +257,7 @@ void DropoutForward(const OpContext& ctx, const NodeAttrs& attrs, const std::vec
       Map(req[1], x, x, m, n, [](T, T) { return T(1); });
       return;
     }
-    const Shape ms = DropoutMaskShape(p, s);
+    const Shape ms = DropoutMaskShape(attrs.params, s);
     std::vector<T> small(static_cast<size_t>(ms.Size()));
     const T scale = prob >= 1 ? T(0) : static_cast<T>(1.0 / (1.0 - prob));
     if (!ctx.rng) Fail(StatusCode::kInternal, "operator Dropout: no random state");
