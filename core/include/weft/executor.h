@@ -7,6 +7,9 @@
 // Backward the gradient nodes; gradients are written (or added) into the
 // bound gradient arrays, directly by the node that computes them when that
 // is safe. The executor holds shared references to every bound array.
+// Everything decided before allocation (graph, shapes, memory plan, steps)
+// is an ExecutorPlan (executor_plan.h) that executors of one signature
+// share; Bind(symbol, ...) compiles one, Bind(plan, ...) reuses it.
 //
 // Asynchrony: Forward and Backward push dependency-engine operations and
 // return before the nodes run. Each node's kernel call (imperative.h
@@ -81,6 +84,7 @@
 namespace weft {
 
 class Runtime;
+class ExecutorPlan;  // executor_plan.h
 
 // How a gradient array is written (MXNet's grad_req).
 enum class GradReq : int { kNull = 0, kWrite = 1, kAdd = 3 };
@@ -170,6 +174,14 @@ class Executor {
                                         std::vector<GradReq> grad_reqs,
                                         std::vector<NDArray> aux_states,
                                         const ExecutorOptions& options = {});
+  // Binds arrays to a compiled plan (executor_plan.h): every array must
+  // have the shape, dtype and device of the plan's signature, and a
+  // gradient array is given exactly for the arguments whose request is not
+  // null (throws Error naming the first that differs). Allocates the
+  // executor's own planned blocks; compiles nothing.
+  static std::unique_ptr<Executor> Bind(Runtime* rt, std::shared_ptr<const ExecutorPlan> plan,
+                                        std::vector<NDArray> args, std::vector<NDArray> arg_grads,
+                                        std::vector<NDArray> aux_states);
   // Bind with arrays by name; every argument and aux state must be given.
   static std::unique_ptr<Executor> BindByName(Runtime* rt, const Symbol& symbol, Context ctx,
                                               const std::map<std::string, NDArray>& args,
@@ -228,12 +240,16 @@ class Executor {
   // are several; "(constant)" marks constant steps), the inference passes
   // that changed the graph, and the memory figures.
   std::string DebugString() const;
+  // The compiled plan this executor is bound to (shared with every
+  // executor bound to it).
+  const std::shared_ptr<const ExecutorPlan>& plan() const;
 
  private:
   struct Impl;
   Executor();
-  // Builds the graph, plan and storage once the bound arrays are set.
-  void Init(const ExecutorOptions& options, Runtime* rt);
+  // Allocates the plan's blocks and binds its steps once the bound arrays
+  // are set (executor_init.cc).
+  void Init(Runtime* rt, std::shared_ptr<const ExecutorPlan> plan);
   std::unique_ptr<Impl> impl_;
   Symbol symbol_;
   Context ctx_;

@@ -139,6 +139,7 @@ struct HostOutput {
 struct PredictorStats {
   size_t executors = 0;         // bound executors, over all shape sets
   size_t shape_sets = 0;        // input shape sets bound
+  size_t plans = 0;             // compiled executor plans: one per shape set, shared
   size_t in_use = 0;            // executors running a call now
   size_t weight_bytes = 0;      // the frozen weights, held once
   size_t activation_bytes = 0;  // planned memory over all executors

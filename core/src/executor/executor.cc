@@ -22,7 +22,7 @@ Executor::~Executor() = default;
 
 void Executor::Impl::Push(const std::shared_ptr<const Segment>& seg, bool is_train) const {
   if (seg->copy_nid >= 0) {  // a _CrossDeviceCopy between device types: the engine's copy pools
-    const IndexedGraph& g = *idx;
+    const IndexedGraph& g = *plan->idx;
     const uint32_t nid = static_cast<uint32_t>(seg->copy_nid);
     NDArray out = entries[g.entry_id(nid, 0)];
     entries[g.entry_id(g[nid].inputs.at(0))].CopyTo(&out);
@@ -62,9 +62,10 @@ void Executor::Impl::Push(const std::shared_ptr<const Segment>& seg, bool is_tra
 void Executor::Forward(bool is_train) {
   Impl& m = *impl_;
   MutexLock lock(&m.call_mu);
-  if (is_train && !m.passes.empty())
+  if (is_train && !m.plan->passes.empty())
     Fail(StatusCode::kInvalidArgument,
-         "Forward(is_train=true): the graph was optimised for inference (", JoinNames(m.passes),
+         "Forward(is_train=true): the graph was optimised for inference (",
+         JoinNames(m.plan->passes),
          "); bind with optimize_inference=false to run a training-mode forward");
   for (const auto& seg : m.forward_segments) m.Push(seg, is_train);
   m.forward_done = true;
@@ -73,22 +74,23 @@ void Executor::Forward(bool is_train) {
 
 void Executor::Backward(const std::vector<NDArray>& head_grads) {
   Impl& m = *impl_;
+  const ExecutorPlan::Impl& p = *m.plan;
   MutexLock lock(&m.call_mu);
-  if (!m.has_grads)
+  if (!p.has_grads)
     Fail(StatusCode::kInvalidArgument,
          "Backward: the executor has no gradients (every grad_req is null)");
   if (!m.forward_done) Fail(StatusCode::kInvalidArgument, "Backward: Forward must run first");
   if (!head_grads.empty() && head_grads.size() != outputs_.size())
     Fail(StatusCode::kInvalidArgument, "Backward: expected ", outputs_.size(),
          " head gradient(s), given ", head_grads.size());
-  const IndexedGraph& g = *m.idx;
+  const IndexedGraph& g = *p.idx;
   // Check every head gradient before pushing anything.
   for (size_t i = 0; i < outputs_.size(); ++i) {
-    if (m.head_grad_nid[i] < 0) continue;
+    if (p.head_grad_nid[i] < 0) continue;
     if (head_grads.empty())
       Fail(StatusCode::kInvalidArgument, "Backward: output '", out_names_[i],
            "' is not a loss, so a head gradient is required (none given)");
-    const NDArray& dst = m.entries[g.entry_id(static_cast<uint32_t>(m.head_grad_nid[i]), 0)];
+    const NDArray& dst = m.entries[g.entry_id(static_cast<uint32_t>(p.head_grad_nid[i]), 0)];
     const NDArray& src = head_grads[i];
     if (src.is_none() || src.shape() != dst.shape() || src.dtype() != dst.dtype())
       Fail(StatusCode::kShape, "Backward: head gradient ", i, " (output '", out_names_[i], "') is ",
@@ -97,17 +99,18 @@ void Executor::Backward(const std::vector<NDArray>& head_grads) {
            ", expected ", dst.shape().ToString(), " ", DTypeName(dst.dtype()));
   }
   for (size_t i = 0; i < outputs_.size(); ++i) {
-    if (m.head_grad_nid[i] < 0) continue;
-    NDArray& dst = m.entries[g.entry_id(static_cast<uint32_t>(m.head_grad_nid[i]), 0)];
+    if (p.head_grad_nid[i] < 0) continue;
+    NDArray& dst = m.entries[g.entry_id(static_cast<uint32_t>(p.head_grad_nid[i]), 0)];
     head_grads[i].CopyTo(&dst);
   }
   for (const auto& seg : m.backward_segments) m.Push(seg, m.last_is_train);
-  for (const auto& c : m.grad_copies) {
+  for (size_t k = 0; k < p.grad_copies.size(); ++k) {
+    const ExecutorPlan::Impl::GradCopy& c = p.grad_copies[k];
     NDArray& grad = grads_[c.arg];
     if (reqs_[c.arg] == GradReq::kAdd) {
       NDArray src = m.entries[c.entry];
-      if (!c.staging.is_none()) {  // from another device: copied here first
-        NDArray staging = c.staging;
+      if (!m.grad_staging[k].is_none()) {  // from another device: copied here first
+        NDArray staging = m.grad_staging[k];
         src.CopyTo(&staging);
         src = staging;
       }
@@ -119,68 +122,43 @@ void Executor::Backward(const std::vector<NDArray>& head_grads) {
   }
 }
 
-const Graph& Executor::graph() const { return impl_->graph; }
-const std::vector<Context>& Executor::node_devices() const { return impl_->devices; }
-
-ExecutorMemory Executor::memory() const {
-  const pass::MemoryPlan& p = impl_->plan;
-  ExecutorMemory r;
-  r.naive_bytes = p.naive_bytes;
-  r.planned_bytes = p.planned_bytes;
-  r.num_storage = p.storage_bytes.size();
-  r.num_inplace = p.num_inplace;
-  r.num_reused = p.num_reused;
-  r.match_range = p.match_range;
-  return r;
-}
-
-ExecutorPlacement Executor::placement() const {
-  const Impl& m = *impl_;
-  const IndexedGraph& g = *m.idx;
-  ExecutorPlacement r;
-  r.fallback_nodes = m.fallback_nodes;
-  for (uint32_t nid = 0; nid < g.num_nodes(); ++nid) {
-    const Node& node = g.node(nid);
-    if (node.is_variable() || node.op()->name != "_CrossDeviceCopy") continue;
-    ++r.num_copies;
-    const uint32_t e = g.entry_id(nid, 0);
-    if (nid < m.num_forward_nodes)
-      r.forward_copy_bytes +=
-          static_cast<size_t>(m.shapes.shapes[e].Size()) * DTypeSize(m.types.dtypes[e]);
-  }
-  return r;
-}
+const Graph& Executor::graph() const { return impl_->plan->graph; }
+const std::vector<Context>& Executor::node_devices() const { return impl_->plan->devices; }
+ExecutorMemory Executor::memory() const { return impl_->plan_ptr->memory(); }
+ExecutorPlacement Executor::placement() const { return impl_->plan_ptr->placement(); }
+const std::shared_ptr<const ExecutorPlan>& Executor::plan() const { return impl_->plan_ptr; }
 
 std::string Executor::DebugString() const {
   const Impl& m = *impl_;
-  const IndexedGraph& g = *m.idx;
+  const ExecutorPlan::Impl& p = *m.plan;
+  const IndexedGraph& g = *p.idx;
   bool several = false;
-  for (const Context& c : m.devices) several = several || c != ctx_;
+  for (const Context& c : p.devices) several = several || c != ctx_;
   std::ostringstream os;
   os << "Executor on " << ctx_.ToString() << ": " << g.num_nodes() << " nodes ("
-     << m.num_forward_nodes << " forward), " << args_.size() << " arguments, " << aux_.size()
+     << p.num_forward_nodes << " forward), " << args_.size() << " arguments, " << aux_.size()
      << " aux states\n";
   for (uint32_t nid = 0; nid < g.num_nodes(); ++nid) {
     const Node& node = g.node(nid);
-    os << (nid < m.num_forward_nodes ? "  F " : "  B ") << nid << " ";
-    if (several) os << "[" << m.devices[nid].ToString() << "] ";
+    os << (nid < p.num_forward_nodes ? "  F " : "  B ") << nid << " ";
+    if (several) os << "[" << p.devices[nid].ToString() << "] ";
     if (node.is_variable()) {
       os << "Variable:" << node.attrs.name << "\n";
       continue;
     }
     os << "Op:" << node.op()->name << ", Name=" << node.attrs.name
-       << (m.plan.noop[nid] ? " (no-op)" : "") << (m.constant[nid] ? " (constant)" : "") << "\n";
+       << (p.mem.noop[nid] ? " (no-op)" : "") << (p.constant[nid] ? " (constant)" : "") << "\n";
     for (const auto& in : g[nid].inputs)
       os << "      arg[" << g.entry_name(g.entry_id(in)) << "]\n";
     for (uint32_t o = 0; o < node.num_outputs(); ++o) {
       const uint32_t e = g.entry_id(nid, o);
-      const int sid = m.plan.storage_id[e];
-      os << "      out " << g.entry_name(e) << " " << m.shapes.shapes[e].ToString() << " ";
+      const int sid = p.mem.storage_id[e];
+      os << "      out " << g.entry_name(e) << " " << p.shapes.shapes[e].ToString() << " ";
       if (sid >= 0)
-        os << "storage " << sid << (m.plan.inplace[e] ? " (in place)" : "")
-           << (m.plan.unread[e] ? " (unread)" : "");
+        os << "storage " << sid << (p.mem.inplace[e] ? " (in place)" : "")
+           << (p.mem.unread[e] ? " (unread)" : "");
       else
-        os << "in bound array of '" << g.entry_name(m.plan.alias[e]) << "'";
+        os << "in bound array of '" << g.entry_name(p.mem.alias[e]) << "'";
       os << "\n";
     }
   }
@@ -191,14 +169,14 @@ std::string Executor::DebugString() const {
        << (pl.fallback_nodes.empty() ? "" : ": " + JoinNames(pl.fallback_nodes)) << "\n";
   }
   os << "Inference passes: "
-     << (m.optimize ? m.passes.empty() ? "none changed the graph" : JoinNames(m.passes) : "off")
+     << (p.optimize ? p.passes.empty() ? "none changed the graph" : JoinNames(p.passes) : "off")
      << "\n";
   const ExecutorMemory mem = memory();
   os << "Memory: planned " << mem.planned_bytes << " bytes in " << mem.num_storage
      << " blocks, naive " << mem.naive_bytes << " bytes; " << mem.num_inplace << " in place, "
      << mem.num_reused << " reused; match_range " << mem.match_range << "\n";
   os << "Engine operations: " << m.forward_segments.size() << " forward, "
-     << m.backward_segments.size() << " backward (bulk_max_nodes " << m.bulk_max_nodes << ")\n";
+     << m.backward_segments.size() << " backward (bulk_max_nodes " << p.bulk_max_nodes << ")\n";
   return os.str();
 }
 

@@ -2,6 +2,7 @@
 #include <algorithm>
 
 #include "executor/executor_impl.h"
+#include "weft/executor_plan.h"
 #include "weft/imperative.h"
 #include "weft/runtime.h"
 #include "weft/status.h"
@@ -73,17 +74,14 @@ std::unique_ptr<Executor> Executor::Bind(Runtime* rt, const Symbol& symbol, Cont
                                          std::vector<GradReq> grad_reqs,
                                          std::vector<NDArray> aux_states,
                                          const ExecutorOptions& options) {
-  std::unique_ptr<Executor> ex(new Executor());
-  ex->symbol_ = symbol;
-  ex->ctx_ = ctx;
-  ex->arg_names_ = symbol.ListArguments();
-  ex->aux_names_ = symbol.ListAuxiliaryStates();
-  const size_t n = ex->arg_names_.size();
+  const std::vector<std::string> arg_names = symbol.ListArguments(),
+                                 aux_names = symbol.ListAuxiliaryStates();
+  const size_t n = arg_names.size();
   if (args.size() != n)
     Fail(StatusCode::kInvalidArgument, "bind: expected ", n, " argument array(s) (",
-         n ? ex->arg_names_[0] : "", n > 1 ? ", ..." : "", "), given ", args.size());
-  if (aux_states.size() != ex->aux_names_.size())
-    Fail(StatusCode::kInvalidArgument, "bind: expected ", ex->aux_names_.size(),
+         n ? arg_names[0] : "", n > 1 ? ", ..." : "", "), given ", args.size());
+  if (aux_states.size() != aux_names.size())
+    Fail(StatusCode::kInvalidArgument, "bind: expected ", aux_names.size(),
          " auxiliary state array(s), given ", aux_states.size());
   if (grad_reqs.size() == 1 && n != 1) grad_reqs.assign(n, grad_reqs[0]);
   if (grad_reqs.empty()) grad_reqs.assign(n, arg_grads.empty() ? GradReq::kNull : GradReq::kWrite);
@@ -96,9 +94,9 @@ std::unique_ptr<Executor> Executor::Bind(Runtime* rt, const Symbol& symbol, Cont
          arg_grads.size());
   const bool groups = !options.group2ctx.empty();
   for (size_t i = 0; i < n; ++i) {
-    CheckArray(args[i], "argument '" + ex->arg_names_[i] + "'", ctx, groups);
+    CheckArray(args[i], "argument '" + arg_names[i] + "'", ctx, groups);
     if (grad_reqs[i] == GradReq::kNull) continue;
-    const std::string what = "gradient array of '" + ex->arg_names_[i] + "'";
+    const std::string what = "gradient array of '" + arg_names[i] + "'";
     if (arg_grads[i].is_none())
       Fail(StatusCode::kInvalidArgument, "bind: ", what, " is missing but grad_req is ",
            GradReqName(grad_reqs[i]));
@@ -109,12 +107,56 @@ std::unique_ptr<Executor> Executor::Bind(Runtime* rt, const Symbol& symbol, Cont
            DTypeName(args[i].dtype()));
   }
   for (size_t i = 0; i < aux_states.size(); ++i)
-    CheckArray(aux_states[i], "auxiliary state '" + ex->aux_names_[i] + "'", ctx, groups);
+    CheckArray(aux_states[i], "auxiliary state '" + aux_names[i] + "'", ctx, groups);
+  std::shared_ptr<const ExecutorPlan> plan = ExecutorPlan::Compile(
+      rt, symbol, BindSignature::Of(ctx, args, arg_grads, grad_reqs, aux_states, options));
+  return Bind(rt, std::move(plan), std::move(args), std::move(arg_grads), std::move(aux_states));
+}
+
+std::unique_ptr<Executor> Executor::Bind(Runtime* rt, std::shared_ptr<const ExecutorPlan> plan,
+                                         std::vector<NDArray> args, std::vector<NDArray> arg_grads,
+                                         std::vector<NDArray> aux_states) {
+  WEFT_CHECK(rt && plan) << "bind: no runtime or plan given";
+  const ExecutorPlan::Impl& p = plan->impl();
+  const BindSignature& sig = p.sig;
+  if (arg_grads.empty()) arg_grads.resize(args.size());
+  if (args.size() != sig.args.size() || arg_grads.size() != sig.args.size() ||
+      aux_states.size() != sig.aux.size())
+    Fail(StatusCode::kInvalidArgument, "bind: the plan takes ", sig.args.size(),
+         " argument(s), as many gradient slots and ", sig.aux.size(), " aux state(s); given ",
+         args.size(), ", ", arg_grads.size(), " and ", aux_states.size());
+  auto check = [](const NDArray& a, const BindSignature::Array& want, const std::string& what) {
+    if (a.is_none() || a.shape() != want.shape || a.dtype() != want.dtype || a.ctx() != want.ctx)
+      Fail(StatusCode::kInvalidArgument, "bind: ", what, " is ",
+           a.is_none() ? std::string("missing")
+                       : StrCat(a.shape().ToString(), " ", DTypeName(a.dtype()), " on ",
+                                a.ctx().ToString()),
+           ", but the plan was compiled for ", want.shape.ToString(), " ", DTypeName(want.dtype),
+           " on ", want.ctx.ToString());
+  };
+  for (size_t i = 0; i < args.size(); ++i) {
+    check(args[i], sig.args[i], "argument '" + p.arg_names[i] + "'");
+    if (sig.reqs[i] == GradReq::kNull) continue;
+    check(arg_grads[i], {sig.args[i].shape, sig.args[i].dtype, sig.grad_ctx[i]},
+          "gradient array of '" + p.arg_names[i] + "'");
+  }
+  for (size_t i = 0; i < aux_states.size(); ++i)
+    check(aux_states[i], sig.aux[i], "auxiliary state '" + p.aux_names[i] + "'");
+  for (size_t i = 0; i < args.size(); ++i)
+    if (!arg_grads[i].is_none() && arg_grads[i].ctx() != args[i].ctx())
+      Fail(StatusCode::kDevice, "bind: the gradient array of '", p.arg_names[i], "' is on ",
+           arg_grads[i].ctx().ToString(), ", but argument '", p.arg_names[i], "' is placed on ",
+           args[i].ctx().ToString());
+  std::unique_ptr<Executor> ex(new Executor());
+  ex->symbol_ = p.symbol;
+  ex->ctx_ = sig.ctx;
+  ex->arg_names_ = p.arg_names;
+  ex->aux_names_ = p.aux_names;
   ex->args_ = std::move(args);
   ex->grads_ = std::move(arg_grads);
-  ex->reqs_ = std::move(grad_reqs);
+  ex->reqs_ = sig.reqs;
   ex->aux_ = std::move(aux_states);
-  ex->Init(options, rt);
+  ex->Init(rt, std::move(plan));
   return ex;
 }
 
@@ -276,12 +318,13 @@ std::unique_ptr<Executor> Executor::Reshape(const pass::ShapeMap& shapes, bool p
   }
   for (size_t i = 0; i < aux_.size(); ++i)
     aux.push_back(adapt(aux_[i], s.aux_shapes[i], aux_names_[i], shapes.count(aux_names_[i]) > 0));
+  const ExecutorPlan::Impl& p = *impl_->plan;
   ExecutorOptions opt;
-  opt.group2ctx = impl_->group2ctx;
-  opt.optimize_inference = impl_->optimize;
-  opt.match_range = impl_->plan.match_range;
+  opt.group2ctx = p.sig.options.group2ctx;
+  opt.optimize_inference = p.optimize;
+  opt.match_range = p.mem.match_range;
   opt.num_groups = 1;
-  for (int grp : impl_->plan.group) opt.num_groups = std::max(opt.num_groups, grp + 1);
+  for (int grp : p.mem.group) opt.num_groups = std::max(opt.num_groups, grp + 1);
   return Bind(impl_->rt, symbol_, ctx_, std::move(args), std::move(grads), reqs_, std::move(aux),
               opt);
 }

@@ -37,8 +37,8 @@ int ResolveBulkMaxNodes(int option) {
 }
 
 std::vector<std::shared_ptr<const Executor::Impl::Segment>> Executor::Impl::BulkSegments(
-    const std::vector<Step>& steps, const IndexedGraph& g, const std::vector<bool>& visible,
-    int max_nodes) {
+    const std::vector<PlanStep>& steps, const std::vector<std::shared_ptr<const KernelCall>>& calls,
+    const IndexedGraph& g, const std::vector<bool>& visible, int max_nodes) {
   std::vector<Segment> segs;
   std::vector<VarHandle> reads;  // every variable the open segment's steps read
   // Finishes `seg`: its reads are what its steps read and none of them writes.
@@ -66,11 +66,13 @@ std::vector<std::shared_ptr<const Executor::Impl::Segment>> Executor::Impl::Bulk
     return o;
   };
   bool open = false, ends = false;
-  for (const auto& step : steps) {
-    const bool copy = !step.call;
+  for (size_t i = 0; i < steps.size(); ++i) {
+    const PlanStep& step = steps[i];
+    const std::shared_ptr<const KernelCall>& call = calls[i];
+    const bool copy = !call;
     const int cur = static_cast<int>(segs.size()) - 1;
     std::set<int> mine;
-    if (!copy) mine = owners_of(*step.call);
+    if (!copy) mine = owners_of(*call);
     bool join = open && !copy && !ends && step.ctx == segs.back().ctx &&
                 static_cast<int>(segs.back().calls.size()) < max_nodes && mine.count(cur) > 0;
     for (int o : mine) join = join && (o == cur || deps[static_cast<size_t>(cur)].count(o) > 0);
@@ -88,12 +90,12 @@ std::vector<std::shared_ptr<const Executor::Impl::Segment>> Executor::Impl::Bulk
     if (copy) {
       seg.copy_nid = step.nid;
     } else {
-      seg.calls.push_back(step.call);
-      for (VarHandle w : step.call->writes()) {
+      seg.calls.push_back(call);
+      for (VarHandle w : call->writes()) {
         AddUnique(&seg.writes, w);
         owner[w] = id;
       }
-      for (VarHandle r : step.call->reads()) AddUnique(&reads, r);
+      for (VarHandle r : call->reads()) AddUnique(&reads, r);
     }
     const Node& node = g.node(step.nid);
     for (uint32_t o = 0; o < node.num_outputs(); ++o)

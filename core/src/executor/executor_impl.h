@@ -1,6 +1,7 @@
-// Executor internals shared by executor_init.cc (building the bound graph
-// and its memory), executor.cc (running it) and executor_bind.cc (the bind
-// entry points). Not a public header.
+// Executor internals shared by executor_plan.cc (compiling the plan),
+// executor_init.cc (binding an executor's memory and calls to it),
+// executor.cc (running it) and executor_bind.cc (the bind entry points).
+// Not a public header.
 #ifndef WEFT_CORE_SRC_EXECUTOR_EXECUTOR_IMPL_H_
 #define WEFT_CORE_SRC_EXECUTOR_EXECUTOR_IMPL_H_
 
@@ -11,6 +12,7 @@
 #include <vector>
 
 #include "weft/executor.h"
+#include "weft/executor_plan.h"
 #include "weft/imperative.h"
 #include "weft/mutex.h"
 #include "weft/op.h"
@@ -21,20 +23,59 @@ namespace weft {
 // "a, b, c": entry names for error messages (e.g. what inference left unknown).
 std::string JoinNames(const std::vector<std::string>& names);
 
+// A step of the plan: one op node to run, with its kernel and output
+// requests (executors bind its kernel call to their own arrays).
+struct PlanStep {
+  uint32_t nid = 0;
+  std::string name;                // "<op>:<node>", the engine operation's name
+  const Kernel* kernel = nullptr;  // null for a copy between device types
+  std::vector<OpReq> reqs;
+  Context ctx;  // the node's device
+};
+
+struct ExecutorPlan::Impl {
+  Symbol symbol;
+  BindSignature sig;
+  std::vector<std::string> arg_names, aux_names, out_names;
+  Graph graph;  // forward outputs, then one gradient per differentiated argument
+  std::unique_ptr<IndexedGraph> idx;
+  uint32_t num_forward_nodes = 0;
+  size_t n_out = 0;
+  std::vector<Context> devices;             // per node of *idx
+  std::vector<Context> device_list;         // every device used, the bind device first
+  std::vector<std::string> fallback_nodes;  // pass::Placement::fallback_nodes
+  pass::ShapeResult shapes;
+  pass::TypeResult types;
+  pass::MemoryPlan mem;
+  std::vector<Shape> out_shapes;
+  // The bound variables' node ids (per argument, per aux state); -1 when
+  // the bound graph dropped the variable.
+  std::vector<int64_t> arg_nid, aux_nid;
+  std::vector<int64_t> head_grad_nid;  // per output: its _head_grad variable, or -1
+  // Per entry: the argument whose gradient array it is written into
+  // directly, or -1.
+  std::vector<int64_t> direct_arg;
+  // A gradient that cannot be written directly into its bound array: it
+  // is copied (or added) after the backward steps.
+  struct GradCopy {
+    uint32_t entry = 0;
+    size_t arg = 0;
+  };
+  std::vector<GradCopy> grad_copies;
+  std::vector<PlanStep> forward_steps, backward_steps;
+  bool has_grads = false;
+  bool optimize = false;            // ExecutorOptions::optimize_inference resolved
+  std::vector<std::string> passes;  // the inference passes that changed the graph
+  std::vector<bool> constant;       // per node: a constant step (or a constant variable)
+  std::vector<bool> versioned;      // per entry: a constant step's output (content counter)
+  int bulk_max_nodes = 0;           // ExecutorOptions::bulk_max_nodes resolved
+};
+
 struct Executor::Impl {
   // Serialises the calls that push work or read the executor's run state
   // (Forward, Backward, Reshape): one executor used by two threads at once
   // runs their calls one after the other.
   mutable Mutex call_mu;
-  // One op node to run, with its kernel and output requests.
-  struct Step {
-    uint32_t nid = 0;
-    std::string name;                // "<op>:<node>", the engine operation's name
-    const Kernel* kernel = nullptr;  // null for a copy between device types
-    std::vector<OpReq> reqs;
-    Context ctx;                             // the node's device
-    std::shared_ptr<const KernelCall> call;  // bound to the entries at bind; null for a copy
-  };
   // Consecutive steps pushed as one engine operation (bulk execution): it
   // reads what its steps read from outside it and writes what they write.
   struct Segment {
@@ -44,69 +85,46 @@ struct Executor::Impl {
     std::string name;  // "<first step>..<last step>" (or the step's name)
     Context ctx;
   };
-  // A gradient that could not be written directly into its bound array.
-  struct GradCopy {
-    uint32_t entry = 0;
-    size_t arg = 0;
-    NDArray staging;  // on the gradient array's device, when an add crosses devices
-  };
 
   Runtime* rt = nullptr;
-  std::map<std::string, Context> group2ctx;  // ExecutorOptions::group2ctx
-  Graph graph;  // forward outputs, then one gradient per differentiated argument
-  std::unique_ptr<IndexedGraph> idx;
-  uint32_t num_forward_nodes = 0;
-  std::vector<Context> devices;             // per node of *idx
-  std::vector<std::string> fallback_nodes;  // pass::Placement::fallback_nodes
-  pass::ShapeResult shapes;
-  pass::TypeResult types;
-  pass::MemoryPlan plan;
-  std::vector<NDArray> storage;  // one block per storage id
-  std::vector<NDArray> entries;  // the array of every planned entry
-  std::vector<Step> forward_steps, backward_steps;
+  std::shared_ptr<const ExecutorPlan> plan_ptr;
+  const ExecutorPlan::Impl* plan = nullptr;  // *plan_ptr's data
+  std::vector<NDArray> storage;              // one block per storage id
+  std::vector<NDArray> entries;              // the array of every planned entry
+  // Per entry of a constant step: its content version (CallVersions).
+  std::vector<std::shared_ptr<std::atomic<uint64_t>>> content;
+  // Per step of the plan: its kernel call bound to the entries (null for a copy).
+  std::vector<std::shared_ptr<const KernelCall>> forward_calls, backward_calls;
   // Shared with the engine operations in flight, so freeing the executor
   // while they run is safe.
   std::vector<std::shared_ptr<const Segment>> forward_segments, backward_segments;
-  int bulk_max_nodes = 0;              // ExecutorOptions::bulk_max_nodes resolved
-  std::vector<int64_t> head_grad_nid;  // per output: its _head_grad variable, or -1
-  std::vector<GradCopy> grad_copies;
-  bool has_grads = false;
-  bool optimize = false;            // ExecutorOptions::optimize_inference resolved
-  std::vector<std::string> passes;  // the inference passes that changed the graph
-  std::vector<bool> constant;       // per node: a constant step (or a constant variable)
-  // Per entry of a constant step: its content version (CallVersions).
-  std::vector<std::shared_ptr<std::atomic<uint64_t>>> content;
+  std::vector<NDArray> grad_staging;  // per plan grad copy: its staging array, or none
   bool forward_done WEFT_GUARDED_BY(call_mu) = false;
   bool last_is_train WEFT_GUARDED_BY(call_mu) = false;
 
-  // Executor::Init's steps, in this order (executor_init.cc says what each
-  // sets); BindState carries what one step hands the next.
-  struct BindState;
-  void BuildGraph(const Executor& ex, const ExecutorOptions& options, BindState* s);
-  void CheckDevices(const Executor& ex, BindState* s) const;
-  void InferShapesAndTypes(const Executor& ex, BindState* s);
-  void RouteGradients(const Executor& ex, BindState* s);
-  void PlanAndAllocate(const Executor& ex, const ExecutorOptions& options, const BindState& s);
-  void PrepareSteps(const Executor& ex, const BindState& s);
-  void SegmentSteps(const ExecutorOptions& options);
+  // Executor::Init's steps (executor_init.cc).
+  void Allocate(const Executor& ex);
+  std::vector<std::shared_ptr<const KernelCall>> BindCalls(
+      const std::vector<PlanStep>& steps) const;
 
   // Pushes `seg` to the engine as one operation running its steps in order
   // (a cross-device copy step goes to the engine's copy pools by itself);
   // returns before it runs.
   void Push(const std::shared_ptr<const Segment>& seg, bool is_train) const;
 
-  // Groups `steps` (in push order) into segments of at most `max_nodes`
-  // steps: a segment continues while the next step is on the same device,
+  // Groups `steps` (in push order; `calls` their bound calls) into segments
+  // of at most `max_nodes` steps: a segment continues while the next step
+  // is on the same device,
   // uses a variable the segment writes, depends on no other segment the
   // segment does not already wait for (so independent branches stay in
   // separate operations and can overlap, and a join node does not chain
   // them), and the segment has not produced an entry in `visible` (an array
   // the caller may read: it is finished as early as before). A copy between device types is a
   // segment of its own. max_nodes <= 1: one segment per step.
-  static std::vector<std::shared_ptr<const Segment>> BulkSegments(const std::vector<Step>& steps,
-                                                                  const IndexedGraph& g,
-                                                                  const std::vector<bool>& visible,
-                                                                  int max_nodes);
+  static std::vector<std::shared_ptr<const Segment>> BulkSegments(
+      const std::vector<PlanStep>& steps,
+      const std::vector<std::shared_ptr<const KernelCall>>& calls, const IndexedGraph& g,
+      const std::vector<bool>& visible, int max_nodes);
 };
 
 // The training graph of `symbol` for these gradient requests (one per

@@ -4,6 +4,7 @@
 #include <algorithm>
 
 #include "weft/engine.h"
+#include "weft/executor_plan.h"
 #include "weft/status.h"
 
 namespace weft {
@@ -35,11 +36,13 @@ void WaitInputCopies(const std::vector<NDArray>& inputs) {
 // The executors bound for one set of input shapes.
 struct ExecutorPool::ShapeSet {
   std::deque<Waiter*> waiters;
-  std::vector<Shape> out_shapes;
+  // The plan every executor of the set is bound to: compiled by the first
+  // bind (later binds wait for it while it compiles), shared by the rest.
+  std::shared_ptr<const ExecutorPlan> plan;
+  bool compiling = false;
   std::vector<std::unique_ptr<PoolSlot>> idle;
   size_t bound = 0;  // executors created or being created (idle + in use)
   uint64_t last_use = 0;
-  size_t activation_bytes = 0;  // planned bytes of one executor
 };
 
 ExecutorPool::Lease::Lease(ExecutorPool* pool, std::shared_ptr<ShapeSet> set,
@@ -80,17 +83,25 @@ ExecutorPool::Lease ExecutorPool::Acquire(const std::vector<Shape>& shapes) {
       return Lease(this, set, std::move(slot));
     }
     if (set->bound < max_executors_) {
+      if (!set->plan && set->compiling) {  // the first bind is compiling the plan
+        lock.Wait(&cv_);
+        continue;
+      }
+      const bool compiles = !set->plan;
+      set->compiling = compiles;
+      const std::shared_ptr<const ExecutorPlan> plan = set->plan;
       ++set->bound;
       ++in_use_;
       lock.Unlock();
       std::unique_ptr<PoolSlot> slot;
       std::exception_ptr error;
       try {
-        slot = bind_(shapes);
+        slot = bind_(shapes, plan);
       } catch (...) {
         error = std::current_exception();
       }
       lock.Lock();
+      if (compiles) set->compiling = false;
       if (error) {
         --set->bound;
         --in_use_;
@@ -103,10 +114,8 @@ ExecutorPool::Lease ExecutorPool::Acquire(const std::vector<Shape>& shapes) {
         cv_.notify_all();
         std::rethrow_exception(error);
       }
-      if (set->out_shapes.empty()) {
-        for (const NDArray& o : slot->ex->outputs()) set->out_shapes.push_back(o.shape());
-        set->activation_bytes = slot->ex->memory().planned_bytes;
-      }
+      if (!set->plan) set->plan = slot->ex->plan();
+      cv_.notify_all();  // binds waiting for the plan
       EvictLocked();
       return Lease(this, set, std::move(slot));
     }
@@ -130,8 +139,8 @@ bool ExecutorPool::KnownOutputShapes(const std::vector<Shape>& shapes,
                                      std::vector<Shape>* out) const {
   MutexLock lock(&mu_);
   auto it = sets_.find(KeyOf(shapes));
-  if (it == sets_.end() || it->second->out_shapes.empty()) return false;
-  *out = it->second->out_shapes;
+  if (it == sets_.end() || !it->second->plan) return false;
+  *out = it->second->plan->output_shapes();
   return true;
 }
 
@@ -180,7 +189,12 @@ PoolStats ExecutorPool::stats() const {
   s.in_use = in_use_;
   for (const auto& [key, set] : sets_) {
     s.executors += set->bound;
-    s.activation_bytes += set->bound * set->activation_bytes;
+    if (!set->plan) continue;
+    // The set's plan, and one of its own for each executor not bound to it
+    // (use_count: the set's reference and its executors').
+    const size_t sharing = static_cast<size_t>(set->plan.use_count()) - 1;
+    s.plans += 1 + (set->bound > sharing ? set->bound - sharing : 0);
+    s.activation_bytes += set->bound * set->plan->memory().planned_bytes;
   }
   return s;
 }

@@ -6,7 +6,9 @@
 // (to the longest-waiting caller of its shape set, else to the idle list),
 // so every exit path of a call returns it the same way. Shape sets beyond
 // max_shapes are evicted, least recently used first, once none of their
-// executors is in use. Thread-safe.
+// executors is in use. A shape set's executors share one compiled
+// ExecutorPlan: its first bind compiles it (binds arriving meanwhile wait
+// for it), the others only allocate and bind. Thread-safe.
 #ifndef WEFT_CORE_SRC_PREDICTOR_EXECUTOR_POOL_H_
 #define WEFT_CORE_SRC_PREDICTOR_EXECUTOR_POOL_H_
 
@@ -31,12 +33,18 @@ struct PoolSlot {
 
 struct PoolStats {
   size_t executors = 0, shape_sets = 0, in_use = 0, activation_bytes = 0;
+  // Compiled plans the executors are bound to: one per shape set when its
+  // executors share it (exact while no bind is in flight).
+  size_t plans = 0;
 };
 
 class ExecutorPool {
  public:
-  // bind(shapes): a new slot for these input shapes (may throw).
-  using BindFn = std::function<std::unique_ptr<PoolSlot>(const std::vector<Shape>&)>;
+  // bind(shapes, plan): a new slot for these input shapes, its executor
+  // bound to `plan` (the shape set's, compiled by its first bind), or
+  // compiling one when `plan` is null (may throw).
+  using BindFn = std::function<std::unique_ptr<PoolSlot>(
+      const std::vector<Shape>&, const std::shared_ptr<const ExecutorPlan>&)>;
   struct ShapeSet;
 
   class Lease {

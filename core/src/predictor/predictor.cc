@@ -14,6 +14,7 @@
 #include "predictor/executor_pool.h"
 #include "predictor/predictor_freeze.h"
 #include "weft/engine.h"
+#include "weft/executor_plan.h"
 #include "weft/mutex.h"
 #include "weft/runtime.h"
 #include "weft/status.h"
@@ -107,7 +108,10 @@ struct Predictor::Impl {
   void CheckShapes(const std::vector<Shape>& shapes) const;
   // The shapes shape inference starts from: the weights' and `inputs`.
   pass::ShapeMap KnownShapes(const std::vector<Shape>& inputs) const;
-  std::unique_ptr<PoolSlot> Bind(const std::vector<Shape>& shapes) const;
+  // A slot for `shapes`: its executor bound to `plan`, or compiling one
+  // when `plan` is null (ExecutorPool::BindFn).
+  std::unique_ptr<PoolSlot> Bind(const std::vector<Shape>& shapes,
+                                 const std::shared_ptr<const ExecutorPlan>& plan) const;
 
   // Dynamic batching (null when off).
   std::unique_ptr<Batcher> batcher;
@@ -138,16 +142,22 @@ pass::ShapeMap Predictor::Impl::KnownShapes(const std::vector<Shape>& inputs) co
   return known;
 }
 
-std::unique_ptr<PoolSlot> Predictor::Impl::Bind(const std::vector<Shape>& shapes) const {
+std::unique_ptr<PoolSlot> Predictor::Impl::Bind(
+    const std::vector<Shape>& shapes, const std::shared_ptr<const ExecutorPlan>& plan) const {
   const Symbol& sym = model.symbol;
-  const IndexedGraph g(Graph{sym.outputs});
-  const pass::ShapeResult s = pass::InferShape(g, KnownShapes(shapes));
   auto slot = std::make_unique<PoolSlot>();
   std::map<std::string, NDArray> args = model.args;
   const std::vector<std::string> arg_names = sym.ListArguments();
+  // The implicit labels' shapes: the plan's, else inferred from the inputs.
+  std::vector<Shape> arg_shapes;
+  if (plan) {
+    for (const auto& a : plan->signature().args) arg_shapes.push_back(a.shape);
+  } else if (!implicit.empty()) {
+    arg_shapes = pass::InferShape(IndexedGraph(Graph{sym.outputs}), KnownShapes(shapes)).arg_shapes;
+  }
   auto shape_of = [&](const std::string& name) {
     for (size_t i = 0; i < arg_names.size(); ++i)
-      if (arg_names[i] == name) return s.arg_shapes[i];
+      if (arg_names[i] == name) return arg_shapes[i];
     return Shape();
   };
   for (size_t i = 0; i < shapes.size(); ++i) {
@@ -164,8 +174,14 @@ std::unique_ptr<PoolSlot> Predictor::Impl::Bind(const std::vector<Shape>& shapes
     zeros.CopyFromHost(host.data(), host.size());
     args[implicit[i]] = zeros;
   }
-  ExecutorOptions eo = opts.executor;
-  slot->ex = Executor::BindByName(rt, sym, ctx, args, {}, {}, model.aux, eo);
+  if (!plan) {
+    slot->ex = Executor::BindByName(rt, sym, ctx, args, {}, {}, model.aux, opts.executor);
+    return slot;
+  }
+  std::vector<NDArray> arg_list, aux_list;
+  for (const std::string& name : arg_names) arg_list.push_back(args.at(name));
+  for (const std::string& name : sym.ListAuxiliaryStates()) aux_list.push_back(model.aux.at(name));
+  slot->ex = Executor::Bind(rt, plan, std::move(arg_list), {}, std::move(aux_list));
   return slot;
 }
 
@@ -291,9 +307,9 @@ std::unique_ptr<Predictor> Predictor::Create(
     impl->opts.max_executors =
         std::max(4, 2 * static_cast<int>(std::thread::hardware_concurrency()));
   Impl* m = impl.get();
-  impl->pool = std::make_unique<ExecutorPool>(
-      static_cast<size_t>(impl->opts.max_executors), static_cast<size_t>(options.max_shapes),
-      [m](const std::vector<Shape>& shapes) { return m->Bind(shapes); });
+  auto bind = [m](const auto& shapes, const auto& plan) { return m->Bind(shapes, plan); };
+  impl->pool = std::make_unique<ExecutorPool>(static_cast<size_t>(impl->opts.max_executors),
+                                              static_cast<size_t>(options.max_shapes), bind);
 
   const Symbol selected = SelectOutputs(symbol, options.outputs);
   std::set<std::string> input_set;
@@ -455,6 +471,7 @@ PredictorStats Predictor::stats() const {
   PredictorStats s;
   s.executors = p.executors;
   s.shape_sets = p.shape_sets;
+  s.plans = p.plans;
   s.in_use = p.in_use;
   s.activation_bytes = p.activation_bytes;
   s.weight_bytes = impl_->weight_bytes;

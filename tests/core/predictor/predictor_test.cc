@@ -149,6 +149,7 @@ TEST(Predictor, ManyThreadsGiveTheSingleThreadResultsAndShareTheWeights) {
   EXPECT_GE(after.executors, before.executors);
   EXPECT_EQ(after.weight_bytes, before.weight_bytes);  // weights held once
   EXPECT_EQ(after.in_use, 0u);
+  EXPECT_EQ(after.plans, 1u);  // every executor of the shape set bound to one compiled plan
 }
 
 TEST(Predictor, SelectsInternalOutputs) {
