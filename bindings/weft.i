@@ -921,6 +921,7 @@ static const char* weft_binding_library_path(void) {
 %include "weft/c_api_module.h"
 %include "weft/c_api_predictor.h"
 %include "weft/c_api_kvstore.h"
+%include "weft/c_api_autograd.h"
 
 #if defined(SWIGJAVA) || defined(SWIGCSHARP)
 /* The array overloads of weft_ndarray_copy_from/_to: second declarations of

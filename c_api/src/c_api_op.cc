@@ -6,6 +6,7 @@
 
 #include "c_api_internal.h"
 #include "c_api_symbol_internal.h"
+#include "weft/autograd.h"
 #include "weft/imperative.h"
 #include "weft/op.h"
 #include "weft/param.h"
@@ -185,6 +186,10 @@ WeftStatus weft_op_invoke_into(const char* op, WeftNDArray* const* inputs, size_
     }
   }
   weft::Invoke(r.rt, r.op->name, in, r.params, &out, opts);
+  // A recorded call gave the outputs autograd entries: the handles are the arrays.
+  for (size_t i = 0; i < num_outputs; ++i)
+    if (out[i].autograd_entry())
+      GetObject(outputs[i], "outputs")->set_autograd_entry(out[i].autograd_entry());
   WEFT_API_END();
 }
 

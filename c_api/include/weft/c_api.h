@@ -18,6 +18,8 @@
  * - c_api_module.h: modules, MXNet's training loop (weft_module_*)
  * - c_api_predictor.h: thread-safe inference (weft_predictor_*)
  * - c_api_kvstore.h: kvstores for data-parallel training (weft_kvstore_*)
+ * - c_api_autograd.h: autograd: recording, marked variables, backward, grad,
+ *   detach (weft_autograd_*, weft_ndarray_get_grad, weft_ndarray_detach)
  *
  * Conventions (they hold for every function of these headers):
  * - Every fallible function returns a ::WeftStatus; results go in trailing
@@ -53,5 +55,6 @@
 #include "c_api_module.h"
 #include "c_api_predictor.h"
 #include "c_api_kvstore.h"
+#include "c_api_autograd.h"
 
 #endif /* WEFT_C_API_H_ */

@@ -26,7 +26,7 @@ extern "C" {
 #endif
 
 /** ABI version; bumped when functions are added. */
-#define WEFT_API_VERSION 3
+#define WEFT_API_VERSION 4
 
 /** Status codes (stable values). */
 typedef enum {

@@ -15,6 +15,7 @@
 
 #include <cstddef>
 #include <memory>
+#include <utility>
 
 #include "weft/blob.h"
 #include "weft/storage.h"
@@ -22,6 +23,9 @@
 namespace weft {
 
 class Runtime;
+namespace autograd {
+struct Entry;  // autograd.h
+}
 
 class NDArray {
  public:
@@ -70,6 +74,12 @@ class NDArray {
   // A deep copy on `ctx`, allocated from runtime() (pushed like CopyTo).
   NDArray Copy(Context ctx) const;
 
+  // Autograd (autograd.h): the recorded node output or marked variable this
+  // array is, shared by its copies; null when it is neither. Views
+  // (Reshape, Slice, At, AsType) and Detach have none.
+  const std::shared_ptr<const autograd::Entry>& autograd_entry() const { return ag_; }
+  void set_autograd_entry(std::shared_ptr<const autograd::Entry> e) { ag_ = std::move(e); }
+
   // The engine variable of the storage (null for an empty array).
   engine::Var* var() const { return chunk_ ? chunk_->var() : nullptr; }
   // Block until pending writes (WaitToRead) or pending reads and writes
@@ -83,6 +93,7 @@ class NDArray {
   Shape shape_;
   DType dtype_ = DType::kFloat32;
   size_t offset_ = 0;
+  std::shared_ptr<const autograd::Entry> ag_;
 };
 
 }  // namespace weft

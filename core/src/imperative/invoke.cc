@@ -1,10 +1,39 @@
 #include "weft/imperative.h"
 
+#include "weft/autograd.h"
 #include "weft/engine.h"
 #include "weft/runtime.h"
 #include "weft/status.h"
 
 namespace weft {
+
+namespace {
+
+// The device of a call: the inputs' (all equal), else a given output's, else
+// a source op's ctx parameter, else cpu(0). Throws naming an empty input or
+// one on another device.
+Context InvokeContext(const OpDef& op, const NodeAttrs& attrs,
+                      const std::vector<std::string>& in_names, const std::vector<NDArray>& inputs,
+                      const std::vector<NDArray>& outputs) {
+  for (size_t i = 0; i < inputs.size(); ++i) {
+    if (inputs[i].is_none())
+      Fail(StatusCode::kInvalidArgument, "operator ", op.name, ": input ", i, " ('", in_names[i],
+           "') is an empty array");
+    if (inputs[i].ctx() != inputs[0].ctx())
+      Fail(StatusCode::kDevice, "operator ", op.name, ": input ", i, " ('", in_names[i],
+           "') is on ", inputs[i].ctx().ToString(), " but input 0 is on ",
+           inputs[0].ctx().ToString());
+  }
+  if (!inputs.empty()) return inputs[0].ctx();
+  for (const auto& o : outputs)
+    if (!o.is_none()) return o.ctx();
+  if (op.is_source)
+    for (const auto& d : op.params)
+      if (d.name == "ctx" && !attrs.params.IsNone("ctx")) return attrs.params.GetContext("ctx");
+  return Context::CPU(0);
+}
+
+}  // namespace
 
 void Invoke(Runtime* rt, const std::string& op_name, const std::vector<NDArray>& inputs,
             const StringMap& params, std::vector<NDArray>* outputs, const InvokeOptions& opts) {
@@ -29,34 +58,8 @@ void Invoke(Runtime* rt, const std::string& op_name, const std::vector<NDArray>&
          " request(s), given ", opts.reqs.size());
   outputs->resize(n_out);
 
-  // Context: the inputs' (all equal), else the ctx parameter, else cpu(0).
-  Context ctx = Context::CPU(0);
-  bool have_ctx = false;
-  std::vector<std::string> in_names = op.InputNames(attrs.params);
-  for (int i = 0; i < n_in; ++i) {
-    if (inputs[i].is_none())
-      Fail(StatusCode::kInvalidArgument, "operator ", op.name, ": input ", i, " ('", in_names[i],
-           "') is an empty array");
-    if (!have_ctx) {
-      ctx = inputs[i].ctx();
-      have_ctx = true;
-    } else if (inputs[i].ctx() != ctx) {
-      Fail(StatusCode::kDevice, "operator ", op.name, ": input ", i, " ('", in_names[i],
-           "') is on ", inputs[i].ctx().ToString(), " but input 0 is on ", ctx.ToString());
-    }
-  }
-  if (!have_ctx) {
-    for (const auto& o : *outputs)
-      if (!o.is_none()) {
-        ctx = o.ctx();
-        have_ctx = true;
-        break;
-      }
-  }
-  if (!have_ctx && op.is_source) {
-    for (const auto& d : op.params)
-      if (d.name == "ctx" && !attrs.params.IsNone("ctx")) ctx = attrs.params.GetContext("ctx");
-  }
+  const std::vector<std::string> in_names = op.InputNames(attrs.params);
+  const Context ctx = InvokeContext(op, attrs, in_names, inputs, *outputs);
 
   std::vector<Shape> in_shapes(n_in), out_shapes(n_out);
   std::vector<DType> in_types(n_in), out_types(n_out, DType::kUnknown);
@@ -140,7 +143,11 @@ void Invoke(Runtime* rt, const std::string& op_name, const std::vector<NDArray>&
     run_outputs[i] = tmp;
     copy_back.emplace_back(tmp, out);
   }
-  PushKernel(rt, *kernel, attrs, ctx, inputs, run_outputs, reqs, opts.is_train, op.name);
+  // Recorded before it runs, so that a refused record (an in-place update
+  // of a recorded array) computes nothing.
+  if (autograd::IsRecording()) autograd::RecordOp(attrs, inputs, outputs);
+  const bool is_train = opts.is_train || autograd::IsTraining();
+  PushKernel(rt, *kernel, attrs, ctx, inputs, run_outputs, reqs, is_train, op.name);
   for (auto& tc : copy_back) tc.first.CopyTo(&tc.second);
 }
 

@@ -43,6 +43,7 @@ NDArray NDArray::Reshape(const Shape& shape) const {
     Fail(StatusCode::kShape, "cannot reshape an array of shape ", shape_.ToString(), " (", Size(),
          " elements) to ", shape.ToString());
   NDArray r = *this;
+  r.ag_ = nullptr;  // a view is no recorded array
   r.shape_ = shape;
   return r;
 }
@@ -57,6 +58,7 @@ NDArray NDArray::AsType(const Shape& shape, DType dtype) const {
     Fail(StatusCode::kShape, "cannot view ", Bytes(), " bytes (shape ", shape_.ToString(), ") as ",
          shape.ToString(), " ", DTypeName(dtype), " (", need, " bytes)");
   NDArray r = *this;
+  r.ag_ = nullptr;  // a view is no recorded array
   r.shape_ = shape;
   r.dtype_ = dtype;
   return r;
@@ -71,6 +73,7 @@ NDArray NDArray::Slice(int64_t begin, int64_t end) const {
          ") is out of range for axis 0 of shape ", shape_.ToString(),
          " (expected 0 <= begin < end <= ", shape_[0], ")");
   NDArray r = *this;
+  r.ag_ = nullptr;  // a view is no recorded array
   size_t row = static_cast<size_t>(shape_.ProdRange(1, shape_.ndim())) * DTypeSize(dtype_);
   r.offset_ += static_cast<size_t>(begin) * row;
   r.shape_[0] = end - begin;

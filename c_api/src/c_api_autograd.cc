@@ -1,0 +1,152 @@
+// weft_autograd_*, weft_ndarray_get_grad and weft_ndarray_detach: the C
+// face of weft/autograd.h.
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "c_api_internal.h"
+#include "c_api_symbol_internal.h"
+#include "weft/autograd.h"
+#include "weft/runtime.h"
+
+using weft::NDArray;
+using weft::StatusCode;
+using weft::capi::CheckArray;
+using weft::capi::CheckNotNull;
+using weft::capi::GetObject;
+using weft::capi::NewHandle;
+
+namespace {
+
+// The arrays of `num` handles named `arg`; a NULL handle gives an empty
+// array where `allow_null`, else fails naming it. A NULL list gives `num`
+// empty arrays where `allow_null`.
+std::vector<NDArray> Arrays(WeftNDArray* const* handles, size_t num, const char* arg,
+                            bool allow_null) {
+  std::vector<NDArray> out(num);
+  if (!handles && allow_null) return out;
+  CheckArray(handles, num, arg);
+  for (size_t i = 0; i < num; ++i) {
+    const std::string name = weft::StrCat(arg, "[", i, "]");
+    if (!handles[i] && allow_null) continue;
+    CheckNotNull(handles[i], name.c_str());
+    out[i] = *GetObject(handles[i], name.c_str());
+  }
+  return out;
+}
+
+void SetFlag(bool (*set)(bool), int value, int* prev) {
+  const bool was = set(value != 0);
+  if (prev) *prev = was ? 1 : 0;
+}
+
+}  // namespace
+
+extern "C" {
+
+WeftStatus weft_autograd_set_is_recording(int is_recording, int* prev) {
+  WEFT_API_BEGIN();
+  SetFlag(weft::autograd::SetIsRecording, is_recording, prev);
+  WEFT_API_END();
+}
+
+WeftStatus weft_autograd_set_is_training(int is_training, int* prev) {
+  WEFT_API_BEGIN();
+  SetFlag(weft::autograd::SetIsTraining, is_training, prev);
+  WEFT_API_END();
+}
+
+WeftStatus weft_autograd_is_recording(int* out) {
+  WEFT_API_BEGIN();
+  CheckNotNull(out, "out");
+  *out = weft::autograd::IsRecording() ? 1 : 0;
+  WEFT_API_END();
+}
+
+WeftStatus weft_autograd_is_training(int* out) {
+  WEFT_API_BEGIN();
+  CheckNotNull(out, "out");
+  *out = weft::autograd::IsTraining() ? 1 : 0;
+  WEFT_API_END();
+}
+
+WeftStatus weft_autograd_mark_variables(WeftNDArray* const* vars, size_t num, const int* reqs,
+                                        WeftNDArray* const* grads) {
+  WEFT_API_BEGIN();
+  CheckArray(vars, num, "vars");
+  CheckArray(reqs, num, "reqs");
+  std::vector<std::shared_ptr<NDArray>> objects;
+  std::vector<NDArray*> targets;
+  std::vector<weft::GradReq> req_list;
+  for (size_t i = 0; i < num; ++i) {
+    const std::string name = weft::StrCat("vars[", i, "]");
+    CheckNotNull(vars[i], name.c_str());
+    objects.push_back(GetObject(vars[i], name.c_str()));
+    targets.push_back(objects.back().get());
+    if (reqs[i] != WEFT_REQ_NULL && reqs[i] != WEFT_REQ_WRITE && reqs[i] != WEFT_REQ_ADD)
+      weft::Fail(StatusCode::kInvalidArgument, "argument 'reqs[", i, "]' is ", reqs[i],
+                 ", expected WEFT_REQ_NULL (0), WEFT_REQ_WRITE (1) or WEFT_REQ_ADD (3)");
+    req_list.push_back(static_cast<weft::GradReq>(reqs[i]));
+  }
+  weft::autograd::MarkVariables(targets, req_list, Arrays(grads, num, "grads", true));
+  WEFT_API_END();
+}
+
+WeftStatus weft_autograd_backward(WeftNDArray* const* heads, size_t num_heads,
+                                  WeftNDArray* const* head_grads, int retain_graph,
+                                  int train_mode) {
+  WEFT_API_BEGIN();
+  weft::autograd::Backward(&weft::Runtime::Global(), Arrays(heads, num_heads, "heads", false),
+                           Arrays(head_grads, num_heads, "head_grads", true), retain_graph != 0,
+                           train_mode != 0);
+  WEFT_API_END();
+}
+
+WeftStatus weft_autograd_grad(WeftNDArray* const* heads, size_t num_heads,
+                              WeftNDArray* const* head_grads, WeftNDArray* const* variables,
+                              size_t num_variables, int retain_graph, int train_mode,
+                              WeftNDArray** out_grads) {
+  WEFT_API_BEGIN();
+  CheckArray(out_grads, num_variables, "out_grads");
+  std::vector<NDArray> grads = weft::autograd::Grad(
+      &weft::Runtime::Global(), Arrays(heads, num_heads, "heads", false),
+      Arrays(variables, num_variables, "variables", false),
+      Arrays(head_grads, num_heads, "head_grads", true), retain_graph != 0, train_mode != 0);
+  std::vector<WeftNDArray*> handles;
+  try {
+    for (NDArray& g : grads)
+      handles.push_back(NewHandle<WeftNDArray>(std::make_shared<NDArray>(g)));
+  } catch (...) {
+    for (WeftNDArray* h : handles) weft_ndarray_free(h);
+    throw;
+  }
+  for (size_t i = 0; i < handles.size(); ++i) out_grads[i] = handles[i];
+  WEFT_API_END();
+}
+
+WeftStatus weft_ndarray_get_grad(const WeftNDArray* arr, WeftNDArray** out) {
+  WEFT_API_BEGIN();
+  auto a = GetObject(arr, "arr");
+  CheckNotNull(out, "out");
+  NDArray g = weft::autograd::GetGrad(*a);
+  *out = g.is_none() ? nullptr : NewHandle<WeftNDArray>(std::make_shared<NDArray>(g));
+  WEFT_API_END();
+}
+
+WeftStatus weft_ndarray_detach(const WeftNDArray* arr, WeftNDArray** out) {
+  WEFT_API_BEGIN();
+  auto a = GetObject(arr, "arr");
+  CheckNotNull(out, "out");
+  *out = NewHandle<WeftNDArray>(std::make_shared<NDArray>(weft::autograd::Detach(*a)));
+  WEFT_API_END();
+}
+
+WeftStatus weft_autograd_get_symbol(const WeftNDArray* arr, WeftSymbolHandle** out) {
+  WEFT_API_BEGIN();
+  auto a = GetObject(arr, "arr");
+  CheckNotNull(out, "out");
+  *out = weft::capi::NewSymbol(weft::autograd::GetSymbol(*a));
+  WEFT_API_END();
+}
+
+}  // extern "C"
