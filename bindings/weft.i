@@ -137,6 +137,7 @@ WEFT_HANDLE(WeftModule)
 WEFT_HANDLE(WeftKVStore)
 WEFT_HANDLE(WeftPredictor)
 WEFT_HANDLE(WeftExecutorOptions)
+WEFT_HANDLE(WeftCachedOp)
 %enddef
 
 /* ======================================================================= */

@@ -7,6 +7,7 @@
 #include "c_api_internal.h"
 #include "c_api_symbol_internal.h"
 #include "weft/autograd.h"
+#include "weft/cached_op.h"
 #include "weft/runtime.h"
 
 using weft::NDArray;
@@ -146,6 +147,64 @@ WeftStatus weft_autograd_get_symbol(const WeftNDArray* arr, WeftSymbolHandle** o
   auto a = GetObject(arr, "arr");
   CheckNotNull(out, "out");
   *out = weft::capi::NewSymbol(weft::autograd::GetSymbol(*a));
+  WEFT_API_END();
+}
+
+WeftStatus weft_cached_op_create(const WeftSymbolHandle* sym, size_t num_flags,
+                                 const char* const* keys, const char* const* vals,
+                                 WeftCachedOp** out) {
+  WEFT_API_BEGIN();
+  auto s = GetObject(sym, "sym");
+  CheckNotNull(out, "out");
+  CheckArray(keys, num_flags, "keys");
+  CheckArray(vals, num_flags, "vals");
+  weft::StringMap flags;
+  for (size_t i = 0; i < num_flags; ++i) {
+    const std::string k = weft::StrCat("keys[", i, "]"), v = weft::StrCat("vals[", i, "]");
+    CheckNotNull(keys[i], k.c_str());
+    CheckNotNull(vals[i], v.c_str());
+    flags[keys[i]] = vals[i];
+  }
+  auto op = std::make_shared<weft::CachedOp>(&weft::Runtime::Global(), s->sym,
+                                             weft::CachedOpFlags::Parse(flags));
+  *out = NewHandle<WeftCachedOp>(std::move(op));
+  WEFT_API_END();
+}
+
+WeftStatus weft_cached_op_list_inputs(const WeftCachedOp* op, WeftStringList** out) {
+  WEFT_API_BEGIN();
+  auto o = GetObject(op, "op");
+  CheckNotNull(out, "out");
+  *out = weft::capi::NewStringList(o->input_names());
+  WEFT_API_END();
+}
+
+WeftStatus weft_cached_op_invoke(WeftCachedOp* op, WeftNDArray* const* inputs, size_t num_inputs,
+                                 WeftNDArray** outputs, size_t capacity, size_t* num_outputs) {
+  WEFT_API_BEGIN();
+  auto o = GetObject(op, "op");
+  CheckArray(outputs, capacity, "outputs");
+  CheckNotNull(num_outputs, "num_outputs");
+  const size_t n_out = o->symbol().num_outputs();
+  if (capacity < n_out)
+    weft::Fail(StatusCode::kInvalidArgument, "argument 'capacity' is ", capacity,
+               ", but the cached op produces ", n_out, " output(s)");
+  std::vector<NDArray> out = o->Forward(Arrays(inputs, num_inputs, "inputs", false));
+  std::vector<WeftNDArray*> handles;
+  try {
+    for (NDArray& a : out) handles.push_back(NewHandle<WeftNDArray>(std::make_shared<NDArray>(a)));
+  } catch (...) {
+    for (WeftNDArray* h : handles) weft_ndarray_free(h);
+    throw;
+  }
+  for (size_t i = 0; i < handles.size(); ++i) outputs[i] = handles[i];
+  *num_outputs = handles.size();
+  WEFT_API_END();
+}
+
+WeftStatus weft_cached_op_free(WeftCachedOp* op) {
+  WEFT_API_BEGIN();
+  weft::capi::FreeHandle(op, "op");
   WEFT_API_END();
 }
 

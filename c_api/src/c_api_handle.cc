@@ -46,6 +46,8 @@ const char* HandleKindName(uint32_t kind) {
       return "WeftPredictor";
     case HandleKind::kKVStore:
       return "WeftKVStore";
+    case HandleKind::kCachedOp:
+      return "WeftCachedOp";
     case HandleKind::kCount:
       return nullptr;
   }

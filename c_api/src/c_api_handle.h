@@ -48,6 +48,7 @@ class NDArrayIter;
 class Metric;
 class Module;
 class Predictor;
+class CachedOp;
 
 namespace capi {
 
@@ -72,6 +73,7 @@ enum class HandleKind : uint32_t {
   kModule,
   kPredictor,
   kKVStore,
+  kCachedOp,
   kCount  // not a kind: the number of values above
 };
 
@@ -147,6 +149,7 @@ WEFT_CAPI_HANDLE(WeftMetric, Metric, HandleKind::kMetric);
 WEFT_CAPI_HANDLE(WeftModule, Module, HandleKind::kModule);
 WEFT_CAPI_HANDLE(WeftPredictor, Predictor, HandleKind::kPredictor);
 WEFT_CAPI_HANDLE(WeftKVStore, KVStoreObject, HandleKind::kKVStore);
+WEFT_CAPI_HANDLE(WeftCachedOp, CachedOp, HandleKind::kCachedOp);
 
 #undef WEFT_CAPI_HANDLE
 

@@ -170,11 +170,81 @@ static void test_autograd_errors(void** state) {
   assert_no_leaks();
 }
 
+/* y = FullyConnected(x, fc_weight, fc_bias, num_hidden=2) as MXNet JSON. */
+static const char* kFcJson =
+    "{\"nodes\":[{\"op\":\"null\",\"name\":\"x\",\"inputs\":[]},"
+    "{\"op\":\"null\",\"name\":\"fc_weight\",\"inputs\":[]},"
+    "{\"op\":\"null\",\"name\":\"fc_bias\",\"inputs\":[]},"
+    "{\"op\":\"FullyConnected\",\"name\":\"fc\",\"attrs\":{\"num_hidden\":\"2\"},"
+    "\"inputs\":[[0,0,0],[1,0,0],[2,0,0]]}],"
+    "\"arg_nodes\":[0,1,2],\"heads\":[[3,0,0]],\"attrs\":{\"mxnet_version\":[\"int\",10901]}}";
+
+/* A cached op: forward values by hand, static_alloc outputs, recorded gradients into the
+ * weight's buffer, errors. */
+static void test_cached_op(void** state) {
+  const int64_t xs[2] = {1, 3}, ws[2] = {2, 3}, bs[1] = {2};
+  const float xv[3] = {1, 2, 3}, wv[6] = {1, 0, 0, 0, 1, 1}, bv[2] = {10, 20};
+  const float want[2] = {11, 25};              /* W x + b */
+  const float want_gw[6] = {1, 2, 3, 1, 2, 3}; /* d sum(y) / dW = x per row */
+  const char* keys[] = {"static_alloc"};
+  const char* vals[] = {"true"};
+  const char* bad_keys[] = {"static_aloc"};
+  const int write = WEFT_REQ_WRITE;
+  float got[6];
+  size_t n = 0;
+  WeftSymbolHandle* sym = NULL;
+  WeftCachedOp* op = NULL;
+  WeftCachedOp* bad = NULL;
+  WeftStringList* names = NULL;
+  WeftNDArray* in[3];
+  WeftNDArray* out[1] = {NULL};
+  WeftNDArray* gw = NULL;
+  (void)state;
+  in[0] = make_f32(xs, 2, xv);
+  in[1] = make_f32(ws, 2, wv);
+  in[2] = make_f32(bs, 1, bv);
+  OK(weft_symbol_from_json(kFcJson, &sym));
+  EXPECT_ERR(weft_cached_op_create(sym, 1, bad_keys, vals, &bad), WEFT_ERR_INVALID_ARGUMENT,
+             "static_aloc");
+  OK(weft_cached_op_create(sym, 1, keys, vals, &op));
+  OK(weft_cached_op_list_inputs(op, &names));
+  OK(weft_string_list_size(names, &n));
+  assert_int_equal(n, 3);
+  OK(weft_string_list_free(names));
+  OK(weft_cached_op_invoke(op, in, 3, out, 1, &n));
+  assert_int_equal(n, 1);
+  read_f32(out[0], got, 2);
+  assert_floats(got, want, 2);
+  OK(weft_ndarray_free(out[0]));
+  EXPECT_ERR(weft_cached_op_invoke(op, in, 2, out, 1, &n), WEFT_ERR_INVALID_ARGUMENT,
+             "expected 3 input(s)");
+
+  /* Recorded: backward reaches the weight's buffer. */
+  gw = make_f32(ws, 2, wv);
+  OK(weft_autograd_mark_variables(&in[1], 1, &write, &gw));
+  OK(weft_autograd_set_is_recording(1, NULL));
+  OK(weft_cached_op_invoke(op, in, 3, out, 1, &n));
+  OK(weft_autograd_set_is_recording(0, NULL));
+  OK(weft_autograd_backward(out, 1, NULL, 0, 1));
+  read_f32(gw, got, 6);
+  assert_floats(got, want_gw, 6);
+  OK(weft_ndarray_free(out[0]));
+  OK(weft_ndarray_free(gw));
+  OK(weft_cached_op_free(op));
+  EXPECT_ERR(weft_cached_op_free(op), WEFT_ERR_INVALID_HANDLE, "op");
+  OK(weft_symbol_free(sym));
+  OK(weft_ndarray_free(in[0]));
+  OK(weft_ndarray_free(in[1]));
+  OK(weft_ndarray_free(in[2]));
+  assert_no_leaks();
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       TEST(test_autograd_backward_write_add),
       TEST(test_autograd_into_detach_symbol),
       TEST(test_autograd_errors),
+      TEST(test_cached_op),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -3,7 +3,8 @@
  * @brief Autograd: recording imperative calls (weft_op_invoke*) per thread,
  *        marking variables with gradient buffers, back-propagating, gradients
  *        as new arrays, detach and the recorded graph as a symbol (MXNet's
- *        MXAutograd* functions, MXNDArrayGetGrad, MXNDArrayDetach).
+ *        MXAutograd* functions, MXNDArrayGetGrad, MXNDArrayDetach); cached
+ *        ops (MXNet's CachedOp: a symbol invoked on arrays, recorded as well).
  *
  * Part of the C ABI: include "weft/c_api.h", whose file comment states the conventions
  * every function here follows. The recording and training flags belong to
@@ -74,6 +75,37 @@ WEFT_API WeftStatus weft_ndarray_get_grad(const WeftNDArray* arr, WeftNDArray** 
 WEFT_API WeftStatus weft_ndarray_detach(const WeftNDArray* arr, WeftNDArray** out);
 /** The recorded graph that computed @p arr as a new symbol. */
 WEFT_API WeftStatus weft_autograd_get_symbol(const WeftNDArray* arr, WeftSymbolHandle** out);
+
+/* -------------------------------------------------------------- cached op */
+
+/** A symbol invoked imperatively (MXNet's CachedOp). Free with weft_cached_op_free(). */
+typedef struct WeftCachedOp WeftCachedOp;
+
+/**
+ * @brief Creates a cached op of @p sym (MXNet's MXCreateCachedOpEx).
+ * @param keys,vals @p num_flags flags: static_alloc, static_shape, data_indices,
+ *        param_indices, inline_limit, forward_bulk_size, backward_bulk_size (MXNet's
+ *        syntax, e.g. "true", "[0, 1]"); an unknown flag fails naming it.
+ * @param[out] out new handle; free with weft_cached_op_free().
+ */
+WEFT_API WeftStatus weft_cached_op_create(const WeftSymbolHandle* sym, size_t num_flags,
+                                          const char* const* keys, const char* const* vals,
+                                          WeftCachedOp** out);
+/** The inputs the op takes, in order: every variable of the symbol (weft_symbol_list_inputs). */
+WEFT_API WeftStatus weft_cached_op_list_inputs(const WeftCachedOp* op, WeftStringList** out);
+/**
+ * @brief Runs the op on @p num_inputs arrays (MXNet's MXInvokeCachedOpEx); while the thread
+ *        records, autograd records the call, so weft_autograd_backward() reaches its inputs.
+ * @param[out] outputs @p capacity slots receiving new handles (free each with
+ *             weft_ndarray_free()); with static_alloc they share the op's arrays, which the
+ *             next call of the same input shapes overwrites.
+ * @param[out] num_outputs the op's output count.
+ */
+WEFT_API WeftStatus weft_cached_op_invoke(WeftCachedOp* op, WeftNDArray* const* inputs,
+                                          size_t num_inputs, WeftNDArray** outputs, size_t capacity,
+                                          size_t* num_outputs);
+/** Releases @p op (NULL is a no-op). */
+WEFT_API WeftStatus weft_cached_op_free(WeftCachedOp* op);
 
 #ifdef __cplusplus
 }

@@ -135,6 +135,10 @@ Graph TrainingGraph(const OpRegistry& reg, const Graph& forward, const std::vect
                     std::vector<size_t>* x_args, std::vector<NodeEntry>* heads,
                     std::vector<bool>* head_is_var);
 
+// Whether `name` is one MXNet gives learned parameters (ends in _weight,
+// _bias, _gamma, _beta, _parameters, _moving_mean or _moving_var).
+bool IsParameterName(const std::string& name);
+
 // ExecutorOptions::optimize_inference resolved: false when the option is
 // off or WEFT_EXEC_OPTIMIZE is "0" (throws Error(kInvalidArgument) for a
 // value other than 0 or 1).

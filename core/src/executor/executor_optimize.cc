@@ -22,6 +22,8 @@ bool Skipped(const std::string& pass) {
   return list.find("," + pass + ",") != std::string::npos;
 }
 
+}  // namespace
+
 // Names MXNet gives learned parameters (Gluon's and the symbol API's
 // suffixes): such a variable stays constant when an op reads it at a
 // data-like input, as Gluon's RNN layers Reshape each weight before
@@ -33,8 +35,6 @@ bool IsParameterName(const std::string& name) {
     if (EndsWith(name, s)) return true;
   return false;
 }
-
-}  // namespace
 
 bool ResolveOptimizeInference(bool option) {
   if (!option) return false;

@@ -1,0 +1,91 @@
+// CachedOp: a symbol invoked imperatively on arrays, MXNet's CachedOp (what
+// a hybridized Gluon block and an imported SymbolBlock run through).
+//
+// Inputs are every variable of the symbol in Symbol::ListInputs order
+// (arguments and auxiliary states). Outside autograd recording, a call runs
+// an executor bound to an ExecutorPlan compiled once per signature (the
+// inputs' shapes, dtypes and devices, and whether the thread's training
+// flag is set: inference calls get the inference passes); parameter inputs
+// are bound as they are (a call with another parameter array rebinds),
+// data inputs are copied into the executor's own arrays. With static_alloc
+// the outputs are the executor's own arrays, overwritten by the next call
+// of the same signature, and a steady state allocates nothing; without it
+// each call returns new arrays. While the thread records (autograd.h), a
+// call runs the symbol's nodes one by one through Invoke, so that autograd
+// records each and Backward flows through the graph into the inputs'
+// gradient buffers.
+//
+// Thread-safe: calls on one CachedOp are serialised while they push work
+// (they then run on the engine).
+#ifndef WEFT_CACHED_OP_H_
+#define WEFT_CACHED_OP_H_
+
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "weft/executor.h"
+#include "weft/mutex.h"
+#include "weft/ndarray.h"
+#include "weft/symbol.h"
+
+namespace weft {
+
+class Runtime;
+
+// MXNet's CachedOp flags (string values as MXNet takes them).
+struct CachedOpFlags {
+  bool static_alloc = false;
+  bool static_shape = false;  // accepted; plans are keyed by shape either way
+  // Inputs (indices into ListInputs) copied on every call, and inputs bound
+  // as they are. Neither given: an input is a parameter when its name ends
+  // as MXNet names parameters (_weight, _bias, _gamma, _beta, _moving_mean,
+  // _moving_var, ...), data otherwise.
+  std::vector<int> data_indices, param_indices;
+  int inline_limit = 2;  // accepted; recording always runs the nodes one by one
+  // Parses MXNet's flags (static_alloc, static_shape, data_indices,
+  // param_indices, inline_limit, forward_bulk_size, backward_bulk_size);
+  // throws Error(kInvalidArgument) naming an unknown flag or a bad value.
+  static CachedOpFlags Parse(const StringMap& flags);
+};
+
+class CachedOp {
+ public:
+  // Throws Error(kInvalidArgument) for an index out of range or given as
+  // both data and parameter. `rt` must outlive the CachedOp.
+  CachedOp(Runtime* rt, Symbol symbol, CachedOpFlags flags = {});
+  ~CachedOp();
+  CachedOp(const CachedOp&) = delete;
+  CachedOp& operator=(const CachedOp&) = delete;
+
+  // Runs the symbol on `inputs` (one per ListInputs entry) and returns its
+  // outputs. Throws Error naming the input for a wrong count, an empty
+  // array or shapes the symbol refuses.
+  std::vector<NDArray> Forward(const std::vector<NDArray>& inputs);
+
+  const std::vector<std::string>& input_names() const { return input_names_; }
+  const Symbol& symbol() const { return symbol_; }
+  const CachedOpFlags& flags() const { return flags_; }
+  // Signatures compiled so far (one plan each).
+  size_t num_plans() const;
+
+ private:
+  struct State;
+  std::vector<NDArray> ForwardRecorded(const std::vector<NDArray>& inputs);
+  State& StateFor(const std::vector<NDArray>& inputs, bool is_train) WEFT_REQUIRES(mu_);
+
+  Runtime* rt_;
+  Symbol symbol_;
+  CachedOpFlags flags_;
+  std::vector<std::string> input_names_;
+  std::vector<bool> is_param_;     // per input
+  std::vector<int> arg_of_input_;  // per input: its argument index, or -1 for an aux state
+  std::vector<int> aux_of_input_;  // per input: its aux state index, or -1
+  mutable Mutex mu_;
+  std::map<std::string, std::unique_ptr<State>> states_ WEFT_GUARDED_BY(mu_);
+};
+
+}  // namespace weft
+
+#endif  // WEFT_CACHED_OP_H_

@@ -1,0 +1,212 @@
+// CachedOp (cached_op.h): flags, the executor per signature, and the
+// node-by-node path autograd records.
+#include "weft/cached_op.h"
+
+#include <algorithm>
+#include <cstdlib>
+
+#include "executor/executor_impl.h"
+#include "weft/autograd.h"
+#include "weft/executor_plan.h"
+#include "weft/imperative.h"
+#include "weft/runtime.h"
+#include "weft/status.h"
+
+namespace weft {
+
+namespace {
+
+bool ParseBool(const std::string& key, const std::string& v) {
+  if (v == "1" || v == "true" || v == "True") return true;
+  if (v == "0" || v == "false" || v == "False") return false;
+  Fail(StatusCode::kInvalidArgument, "CachedOp flag '", key, "' is '", v,
+       "', expected true or false");
+}
+
+int ParseInt(const std::string& key, const std::string& v) {
+  char* end = nullptr;
+  const long n = std::strtol(v.c_str(), &end, 10);
+  if (v.empty() || *end != '\0' || n < -1000000 || n > 1000000)
+    Fail(StatusCode::kInvalidArgument, "CachedOp flag '", key, "' is '", v,
+         "', expected an integer");
+  return static_cast<int>(n);
+}
+
+// "[0, 2, 3]" or "(0,2)" or "0,2".
+std::vector<int> ParseIndices(const std::string& key, const std::string& v) {
+  std::vector<int> out;
+  std::string item;
+  for (char c : v + ",") {
+    if (c == '[' || c == ']' || c == '(' || c == ')' || c == ' ') continue;
+    if (c != ',') {
+      item += c;
+      continue;
+    }
+    if (!item.empty()) out.push_back(ParseInt(key, item));
+    item.clear();
+  }
+  return out;
+}
+
+}  // namespace
+
+CachedOpFlags CachedOpFlags::Parse(const StringMap& flags) {
+  CachedOpFlags f;
+  for (const auto& [key, value] : flags) {
+    if (key == "static_alloc") {
+      f.static_alloc = ParseBool(key, value);
+    } else if (key == "static_shape") {
+      f.static_shape = ParseBool(key, value);
+    } else if (key == "data_indices") {
+      f.data_indices = ParseIndices(key, value);
+    } else if (key == "param_indices") {
+      f.param_indices = ParseIndices(key, value);
+    } else if (key == "inline_limit") {
+      f.inline_limit = ParseInt(key, value);
+    } else if (key == "forward_bulk_size" || key == "backward_bulk_size") {
+      ParseInt(key, value);  // the executor's bulking decides
+    } else {
+      Fail(StatusCode::kInvalidArgument, "CachedOp: unknown flag '", key,
+           "' (known: static_alloc, static_shape, data_indices, param_indices, inline_limit, "
+           "forward_bulk_size, backward_bulk_size)");
+    }
+  }
+  return f;
+}
+
+// One signature's executor: parameters bound as given, data copied into
+// `data` (the executor's own arrays, per input; none for a parameter).
+struct CachedOp::State {
+  std::shared_ptr<const ExecutorPlan> plan;
+  std::unique_ptr<Executor> ex;
+  std::vector<NDArray> data;
+  std::vector<NDArray> bound_params;  // per input: the parameter array bound (none for data)
+};
+
+CachedOp::CachedOp(Runtime* rt, Symbol symbol, CachedOpFlags flags)
+    : rt_(rt), symbol_(std::move(symbol)), flags_(std::move(flags)) {
+  WEFT_CHECK(rt_) << "CachedOp: no runtime given";
+  input_names_ = symbol_.ListInputs();
+  const std::vector<std::string> args = symbol_.ListArguments(),
+                                 aux = symbol_.ListAuxiliaryStates();
+  const int n = static_cast<int>(input_names_.size());
+  is_param_.assign(n, false);
+  for (int i = 0; i < n; ++i) {
+    const auto a = std::find(args.begin(), args.end(), input_names_[i]);
+    const auto x = std::find(aux.begin(), aux.end(), input_names_[i]);
+    arg_of_input_.push_back(a == args.end() ? -1 : static_cast<int>(a - args.begin()));
+    aux_of_input_.push_back(x == aux.end() ? -1 : static_cast<int>(x - aux.begin()));
+  }
+  auto check = [&](const std::vector<int>& v, const char* what) {
+    for (int i : v)
+      if (i < 0 || i >= n)
+        Fail(StatusCode::kInvalidArgument, "CachedOp: ", what, " holds ", i,
+             ", but the symbol has ", n, " input(s)");
+  };
+  check(flags_.data_indices, "data_indices");
+  check(flags_.param_indices, "param_indices");
+  for (int i : flags_.param_indices) {
+    if (std::count(flags_.data_indices.begin(), flags_.data_indices.end(), i))
+      Fail(StatusCode::kInvalidArgument, "CachedOp: input ", i, " ('", input_names_[i],
+           "') is in both data_indices and param_indices");
+    is_param_[i] = true;
+  }
+  if (flags_.param_indices.empty()) {
+    for (int i = 0; i < n; ++i)
+      is_param_[i] = flags_.data_indices.empty()
+                         ? IsParameterName(input_names_[i]) || aux_of_input_[i] >= 0
+                         : !std::count(flags_.data_indices.begin(), flags_.data_indices.end(), i);
+  }
+}
+
+CachedOp::~CachedOp() = default;
+
+size_t CachedOp::num_plans() const {
+  MutexLock lock(&mu_);
+  return states_.size();
+}
+
+CachedOp::State& CachedOp::StateFor(const std::vector<NDArray>& inputs, bool is_train) {
+  std::string key = is_train ? "train" : "infer";
+  for (const NDArray& a : inputs)
+    key += StrCat("|", a.shape().ToString(), DTypeName(a.dtype()), a.ctx().ToString());
+  std::unique_ptr<State>& st = states_[key];
+  if (!st) st = std::make_unique<State>();
+  bool same = st->ex != nullptr;
+  for (size_t i = 0; same && i < inputs.size(); ++i)
+    same = !is_param_[i] || (inputs[i].chunk() == st->bound_params[i].chunk() &&
+                             inputs[i].byte_offset() == st->bound_params[i].byte_offset());
+  if (same) return *st;
+  // Bind: parameters as given, data into arrays of the executor's own.
+  std::vector<NDArray> args(symbol_.ListArguments().size()),
+      aux(symbol_.ListAuxiliaryStates().size());
+  st->data.assign(inputs.size(), NDArray());
+  st->bound_params.assign(inputs.size(), NDArray());
+  for (size_t i = 0; i < inputs.size(); ++i) {
+    NDArray a = inputs[i];
+    if (is_param_[i]) {
+      st->bound_params[i] = a;
+    } else {
+      a = NDArray(a.shape(), a.ctx(), a.dtype(), rt_);
+      st->data[i] = a;
+    }
+    (arg_of_input_[i] >= 0 ? args[arg_of_input_[i]] : aux[aux_of_input_[i]]) = autograd::Detach(a);
+  }
+  const Context ctx = inputs.empty() ? Context::CPU(0) : inputs[0].ctx();
+  if (!st->plan) {
+    ExecutorOptions o;
+    o.optimize_inference = !is_train;
+    st->plan = ExecutorPlan::Compile(
+        rt_, symbol_,
+        BindSignature::Of(ctx, args, {}, std::vector<GradReq>(args.size(), GradReq::kNull), aux,
+                          o));
+  }
+  st->ex = Executor::Bind(rt_, st->plan, args, {}, aux);
+  return *st;
+}
+
+std::vector<NDArray> CachedOp::Forward(const std::vector<NDArray>& inputs) {
+  if (inputs.size() != input_names_.size())
+    Fail(StatusCode::kInvalidArgument, "CachedOp: expected ", input_names_.size(), " input(s) (",
+         input_names_.empty() ? "" : input_names_[0], input_names_.size() > 1 ? ", ..." : "",
+         "), given ", inputs.size());
+  for (size_t i = 0; i < inputs.size(); ++i)
+    if (inputs[i].is_none())
+      Fail(StatusCode::kInvalidArgument, "CachedOp: input ", i, " ('", input_names_[i],
+           "') is an empty array");
+  if (autograd::IsRecording()) return ForwardRecorded(inputs);
+  const bool is_train = autograd::IsTraining();
+  MutexLock lock(&mu_);
+  State& st = StateFor(inputs, is_train);
+  for (size_t i = 0; i < inputs.size(); ++i)
+    if (!st.data[i].is_none()) inputs[i].CopyTo(&st.data[i]);
+  st.ex->Forward(is_train);
+  if (flags_.static_alloc) return st.ex->outputs();
+  std::vector<NDArray> out;
+  for (const NDArray& o : st.ex->outputs()) out.push_back(o.Copy(o.ctx()));
+  return out;
+}
+
+// Every node through Invoke (each recorded by autograd), variables taking
+// the inputs by name.
+std::vector<NDArray> CachedOp::ForwardRecorded(const std::vector<NDArray>& inputs) {
+  const IndexedGraph g(Graph{symbol_.outputs});
+  std::vector<NDArray> vals(g.num_node_entries());
+  for (uint32_t nid = 0; nid < g.num_nodes(); ++nid) {
+    const Node& node = g.node(nid);
+    if (node.is_variable()) {
+      const auto it = std::find(input_names_.begin(), input_names_.end(), node.attrs.name);
+      vals[g.entry_id(nid, 0)] = inputs[static_cast<size_t>(it - input_names_.begin())];
+      continue;
+    }
+    std::vector<NDArray> in, out;
+    for (const auto& e : g[nid].inputs) in.push_back(vals[g.entry_id(e)]);
+    Invoke(rt_, node.op()->name, in, node.attrs.dict, &out);
+    for (uint32_t o = 0; o < out.size(); ++o) vals[g.entry_id(nid, o)] = out[o];
+  }
+  std::vector<NDArray> out;
+  for (const auto& e : g.outputs()) out.push_back(vals[g.entry_id(e)]);
+  return out;
+}
+
+}  // namespace weft

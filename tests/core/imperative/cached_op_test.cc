@@ -1,0 +1,176 @@
+// CachedOp (weft/cached_op.h): a real model file against the executor,
+// gradients through a recorded call against the executor's backward,
+// static_alloc's steady state, signatures and rebinding, flags.
+#include "weft/cached_op.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <filesystem>
+
+#include "util/test_util.h"
+#include "weft/autograd.h"
+#include "weft/imperative.h"
+#include "weft/ndarray_io.h"
+#include "weft/runtime.h"
+#include "weft/status.h"
+#include "weft/symbol_json.h"
+
+namespace weft {
+namespace {
+
+Runtime* Rt() { return &Runtime::Global(); }
+const Context kCpu = Context::CPU(0);
+
+double MaxDiff(const NDArray& a, const NDArray& b) {
+  EXPECT_EQ(a.shape(), b.shape());
+  const std::vector<double> x = test::Values(a), y = test::Values(b);
+  double m = 0;
+  for (size_t i = 0; i < x.size() && i < y.size(); ++i) m = std::max(m, std::abs(x[i] - y[i]));
+  return m;
+}
+
+// The inputs of `op` in ListInputs order from arrays by name.
+std::vector<NDArray> InputsByName(const CachedOp& op, const std::map<std::string, NDArray>& by) {
+  std::vector<NDArray> in;
+  for (const std::string& name : op.input_names()) in.push_back(by.at(name));
+  return in;
+}
+
+// MTCNN's P-Net with its real weights: the CachedOp's outputs equal the
+// executor's, for two batch sizes (two plans).
+TEST(CachedOp, RealModelEqualsTheExecutor) {
+  const std::string dir = test::SharedTestDataDir() + "/mxnet-models";
+  if (!std::filesystem::exists(dir + "/deepinsight__det1-0001.params"))
+    GTEST_SKIP() << "no ../shared/testdata";
+  LoadedSymbol s = LoadJSONFile(dir + "/deepinsight__det1-symbol.json", Rt()->ops());
+  ParamMaps p = SplitParams(LoadNDArraysFile(dir + "/deepinsight__det1-0001.params", Rt()));
+  CachedOp op(Rt(), s.symbol);
+  for (int64_t batch : {1, 3}) {
+    std::map<std::string, NDArray> by = p.args;
+    by.insert(p.aux.begin(), p.aux.end());
+    by["data"] = test::RandomArray(Shape{batch, 3, 24, 30}, DType::kFloat32, -1, 1, 11);
+    const std::vector<NDArray> got = op.Forward(InputsByName(op, by));
+    std::map<std::string, NDArray> args = p.args;
+    args["data"] = by["data"];
+    auto ex = Executor::BindByName(Rt(), s.symbol, kCpu, args, {}, {}, p.aux);
+    ex->Forward(false);
+    ASSERT_EQ(got.size(), ex->outputs().size());
+    for (size_t i = 0; i < got.size(); ++i)
+      EXPECT_LE(MaxDiff(got[i], ex->outputs()[i]), 1e-5) << "output " << i << " batch " << batch;
+  }
+  EXPECT_EQ(op.num_plans(), 2u);
+}
+
+Symbol Mlp() {
+  NameScope scope;
+  Symbol x = Symbol::CreateVariable("x");
+  Symbol h = Symbol::Apply(Rt()->ops(), "FullyConnected", {x}, {{"num_hidden", "5"}}, "fc1");
+  Symbol a = Symbol::Apply(Rt()->ops(), "Activation", {h}, {{"act_type", "tanh"}}, "act");
+  return Symbol::Apply(Rt()->ops(), "FullyConnected", {a}, {{"num_hidden", "2"}}, "fc2");
+}
+
+std::map<std::string, NDArray> MlpValues(unsigned seed) {
+  return {{"x", test::RandomArray(Shape{4, 3}, DType::kFloat32, -1, 1, seed)},
+          {"fc1_weight", test::RandomArray(Shape{5, 3}, DType::kFloat32, -1, 1, seed + 1)},
+          {"fc1_bias", test::RandomArray(Shape{5}, DType::kFloat32, -1, 1, seed + 2)},
+          {"fc2_weight", test::RandomArray(Shape{2, 5}, DType::kFloat32, -1, 1, seed + 3)},
+          {"fc2_bias", test::RandomArray(Shape{2}, DType::kFloat32, -1, 1, seed + 4)}};
+}
+
+// Recorded, a CachedOp call back-propagates into the parameters' buffers
+// as the executor's Backward computes them.
+TEST(CachedOp, RecordedGradientsEqualTheExecutors) {
+  const Symbol sym = Mlp();
+  CachedOp op(Rt(), sym);
+  std::map<std::string, NDArray> by = MlpValues(20);
+  std::vector<NDArray> in = InputsByName(op, by);
+  std::vector<NDArray*> vars;
+  std::vector<NDArray> grads;
+  for (NDArray& a : in) {
+    vars.push_back(&a);
+    grads.push_back(NDArray(a.shape(), kCpu, a.dtype(), Rt()));
+    test::Array(a.shape(), std::vector<double>(static_cast<size_t>(a.Size()), 0))
+        .CopyTo(&grads.back());
+  }
+  autograd::MarkVariables(vars, std::vector<GradReq>(in.size(), GradReq::kWrite), grads);
+  const NDArray head = test::RandomArray(Shape{4, 2}, DType::kFloat32, -1, 1, 30);
+  std::vector<NDArray> out;
+  {
+    autograd::RecordScope rec;
+    out = op.Forward(in);
+  }
+  autograd::Backward(Rt(), out, {head});
+  EXPECT_EQ(op.num_plans(), 0u);  // recorded calls run node by node
+
+  std::map<std::string, NDArray> sym_grads;
+  for (const auto& [name, a] : by) sym_grads[name] = NDArray(a.shape(), kCpu, a.dtype(), Rt());
+  auto ex = Executor::BindByName(Rt(), sym, kCpu, by, sym_grads, {}, {});
+  ex->Forward(true);
+  ex->Backward({head});
+  EXPECT_LE(MaxDiff(out[0], ex->outputs()[0]), 1e-6);
+  for (size_t i = 0; i < in.size(); ++i)
+    EXPECT_LE(MaxDiff(grads[i], sym_grads.at(op.input_names()[i])), 1e-5) << op.input_names()[i];
+}
+
+// static_alloc: the outputs are the executor's (the same arrays every
+// call), a steady state allocates nothing, a new parameter array rebinds.
+TEST(CachedOp, StaticAllocSteadyStateAllocatesNothing) {
+  const Symbol sym = Mlp();
+  CachedOp op(Rt(), sym, CachedOpFlags::Parse({{"static_alloc", "true"}}));
+  std::map<std::string, NDArray> by = MlpValues(40);
+  std::vector<NDArray> in = InputsByName(op, by);
+  const std::vector<NDArray> first = op.Forward(in);
+  first[0].WaitToRead();
+  const StorageStats before = Rt()->storage(kCpu)->stats();
+  std::vector<NDArray> again;
+  for (int r = 0; r < 3; ++r) again = op.Forward(in);
+  again[0].WaitToRead();
+  const StorageStats after = Rt()->storage(kCpu)->stats();
+  EXPECT_EQ(after.num_allocs, before.num_allocs);
+  EXPECT_EQ(after.num_reuses, before.num_reuses);
+  EXPECT_EQ(again[0].dptr(), first[0].dptr());
+  EXPECT_EQ(op.num_plans(), 1u);
+
+  auto ex = Executor::BindByName(Rt(), sym, kCpu, by, {}, {}, {});
+  ex->Forward(false);
+  EXPECT_LE(MaxDiff(again[0], ex->outputs()[0]), 1e-6);
+  // Other weights (another array): rebound to the same plan, their numbers.
+  std::map<std::string, NDArray> other = MlpValues(50);
+  other["x"] = by["x"];
+  const std::vector<NDArray> out = op.Forward(InputsByName(op, other));
+  auto ex2 = Executor::BindByName(Rt(), sym, kCpu, other, {}, {}, {});
+  ex2->Forward(false);
+  EXPECT_LE(MaxDiff(out[0], ex2->outputs()[0]), 1e-6);
+  EXPECT_GT(MaxDiff(out[0], ex->outputs()[0]), 1e-3);
+  EXPECT_EQ(op.num_plans(), 1u);
+}
+
+TEST(CachedOp, FlagsAndErrors) {
+  const CachedOpFlags f = CachedOpFlags::Parse({{"static_alloc", "1"},
+                                                {"static_shape", "True"},
+                                                {"data_indices", "[0]"},
+                                                {"param_indices", "[1, 2, 3, 4]"},
+                                                {"inline_limit", "0"},
+                                                {"forward_bulk_size", "15"}});
+  EXPECT_TRUE(f.static_alloc);
+  EXPECT_TRUE(f.static_shape);
+  EXPECT_EQ(f.data_indices, (std::vector<int>{0}));
+  EXPECT_EQ(f.param_indices, (std::vector<int>{1, 2, 3, 4}));
+  EXPECT_THROW(CachedOpFlags::Parse({{"static_aloc", "1"}}), Error);
+  EXPECT_THROW(CachedOpFlags::Parse({{"static_alloc", "maybe"}}), Error);
+  const Symbol sym = Mlp();
+  CachedOpFlags bad;
+  bad.param_indices = {7};
+  EXPECT_THROW(CachedOp(Rt(), sym, bad), Error);
+  CachedOp op(Rt(), sym, f);
+  try {
+    op.Forward({test::Array(Shape{1}, {1})});
+    FAIL() << "no error";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("expected 5 input(s)"), std::string::npos) << e.what();
+  }
+}
+
+}  // namespace
+}  // namespace weft
