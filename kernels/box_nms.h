@@ -65,24 +65,45 @@ struct NMSGeom {
   }
 };
 
+// _contrib_box_nms's parameters, decoded once per node (ParamValues::Decoded).
+struct NMSParams {
+  int64_t topk = -1, coord = 2, score = 1, id = -1;
+  double overlap = 0.5, valid = 0, background = -1;
+  bool force = false, in_center = false, out_center = false;
+  static NMSParams Decode(const ParamValues& p) {
+    NMSParams q;
+    q.topk = p.GetInt("topk");
+    q.coord = p.GetInt("coord_start");
+    q.score = p.GetInt("score_index");
+    q.id = p.GetInt("id_index");
+    // MXNet keeps both thresholds as float.
+    q.overlap = static_cast<float>(p.GetFloat("overlap_thresh"));
+    q.valid = static_cast<float>(p.GetFloat("valid_thresh"));
+    q.background = static_cast<double>(p.GetInt("background_id"));
+    q.force = p.GetBool("force_suppress");
+    q.in_center = p.GetString("in_format") == "center";
+    q.out_center = p.GetString("out_format") == "center";
+    return q;
+  }
+};
+
 inline NMSGeom MakeNMSGeom(const ParamValues& p, const Shape& s) {
+  const NMSParams& q = p.Decoded<NMSParams>();
   NMSGeom g;
   const int nd = s.ndim();
   g.batches = nd <= 2 ? 1 : s.ProdRange(0, nd - 2);
   g.n = s[nd - 2];
   g.w = s[nd - 1];
-  const int64_t k = p.GetInt("topk");
-  g.topk = k < 0 ? g.n : std::min(g.n, k);
-  g.coord = p.GetInt("coord_start");
-  g.score = p.GetInt("score_index");
-  g.id = p.GetInt("id_index");
-  // MXNet keeps both thresholds as float.
-  g.overlap = static_cast<float>(p.GetFloat("overlap_thresh"));
-  g.valid = static_cast<float>(p.GetFloat("valid_thresh"));
-  g.background = static_cast<double>(p.GetInt("background_id"));
-  g.force = p.GetBool("force_suppress");
-  g.in_center = p.GetString("in_format") == "center";
-  g.out_center = p.GetString("out_format") == "center";
+  g.topk = q.topk < 0 ? g.n : std::min(g.n, q.topk);
+  g.coord = q.coord;
+  g.score = q.score;
+  g.id = q.id;
+  g.overlap = q.overlap;
+  g.valid = q.valid;
+  g.background = q.background;
+  g.force = q.force;
+  g.in_center = q.in_center;
+  g.out_center = q.out_center;
   return g;
 }
 

@@ -10,10 +10,16 @@
 
 namespace weft {
 
+// Dropout's axes, decoded once per node (ParamValues::Decoded).
+struct DropoutAxes {
+  Shape axes;
+  static DropoutAxes Decode(const ParamValues& p) { return {p.GetShape("axes")}; }
+};
+
 inline Shape DropoutMaskShape(const ParamValues& p, const Shape& data) {
   const int nd = data.ndim();
   Shape mask = data;
-  const Shape& axes = p.GetShape("axes");
+  const Shape& axes = p.Decoded<DropoutAxes>().axes;
   for (int k = 0; axes.ndim_known() && k < axes.ndim(); ++k) {
     const int64_t a = axes[k] < 0 ? axes[k] + nd : axes[k];
     if (a < 0 || a >= nd)

@@ -33,7 +33,13 @@ struct Dims {
   double Scale() const { return 1.0 / std::sqrt(static_cast<double>(d)); }
 };
 
-inline int64_t Heads(const NodeAttrs& attrs) { return attrs.params.GetInt("heads"); }
+// The ops' number of heads, decoded once per node (ParamValues::Decoded).
+struct HeadsParams {
+  int64_t heads = 1;
+  static HeadsParams Decode(const ParamValues& p) { return {p.GetInt("heads")}; }
+};
+
+inline int64_t Heads(const NodeAttrs& attrs) { return attrs.params.Decoded<HeadsParams>().heads; }
 
 // Self-attention: qkv (L, B, heads * 3 * D), blocks q, k, v (which = 0, 1, 2).
 inline Dims SelfDims(const Shape& qkv, int64_t heads) {

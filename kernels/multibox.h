@@ -54,6 +54,24 @@ struct PriorParams {
   }
 };
 
+// MultiBoxPrior's and MultiBoxDetection's scalar parameters, decoded once
+// per node (ParamValues::Decoded); their float tuples are parsed per call
+// (op::FloatTupleValue names the node in its errors).
+struct PriorScalars {
+  bool clip = false;
+  static PriorScalars Decode(const ParamValues& p) { return {p.GetBool("clip")}; }
+};
+struct DetectScalars {
+  bool clip = false, force = false;
+  float thresh = 0, nms = 0;
+  int64_t topk = 0;
+  static DetectScalars Decode(const ParamValues& p) {
+    return {p.GetBool("clip"), p.GetBool("force_suppress"),
+            static_cast<float>(p.GetFloat("threshold")),
+            static_cast<float>(p.GetFloat("nms_threshold")), p.GetInt("nms_topk")};
+  }
+};
+
 // Error(kNotImplemented) naming `op` beyond PriorParams::kMax sizes or
 // ratios.
 inline PriorParams MakePriorParams(const NodeAttrs& attrs, const Shape& data, const char* op) {
@@ -76,7 +94,7 @@ inline PriorParams MakePriorParams(const NodeAttrs& attrs, const Shape& data, co
   p.step_x = default_steps ? 1.f / p.w : steps[1];
   p.offset_y = offsets[0];
   p.offset_x = offsets[1];
-  p.clip = attrs.params.GetBool("clip");
+  p.clip = attrs.params.Decoded<PriorScalars>().clip;
   return p;
 }
 
@@ -132,15 +150,15 @@ struct DetectParams {
 };
 
 inline DetectParams MakeDetectParams(const NodeAttrs& attrs, const Shape& prob) {
-  const ParamValues& p = attrs.params;
+  const DetectScalars& q = attrs.params.Decoded<DetectScalars>();
   const std::vector<float> var = op::FloatTupleValue(attrs, "variances", 4);
   DetectParams d;
   for (int e = 0; e < 4; ++e) d.var[e] = var[e];
-  d.clip = p.GetBool("clip");
-  d.force = p.GetBool("force_suppress");
-  d.thresh = static_cast<float>(p.GetFloat("threshold"));
-  d.nms = static_cast<float>(p.GetFloat("nms_threshold"));
-  d.topk = p.GetInt("nms_topk");
+  d.clip = q.clip;
+  d.force = q.force;
+  d.thresh = q.thresh;
+  d.nms = q.nms;
+  d.topk = q.topk;
   d.nc = prob[1];
   d.na = prob[2];
   return d;

@@ -133,19 +133,31 @@ struct BNGeom {
   WEFT_HOST_DEVICE int64_t Count() const { return outer * inner; }
 };
 
+// BatchNorm's parameters, decoded once per node (ParamValues::Decoded).
+struct BNParams {
+  int64_t axis = 1;
+  double eps = 1e-3, momentum = 0.9;
+  bool fix_gamma = true, use_global_stats = false;
+  static BNParams Decode(const ParamValues& p) {
+    return {p.GetInt("axis"), p.GetFloat("eps"), p.GetFloat("momentum"), p.GetBool("fix_gamma"),
+            p.GetBool("use_global_stats")};
+  }
+};
+
 inline BNGeom MakeBNGeom(const OpContext& ctx, const ParamValues& p, const Shape& data) {
+  const BNParams& q = p.Decoded<BNParams>();
   BNGeom g;
   const int nd = data.ndim();
-  int64_t ax = p.GetInt("axis");
+  int64_t ax = q.axis;
   if (ax < 0) ax += nd;
   const int a = static_cast<int>(ax);
   g.outer = data.ProdRange(0, a);
   g.c = data[a];
   g.inner = data.ProdRange(a + 1, nd);
-  g.eps = p.GetFloat("eps");
-  g.momentum = p.GetFloat("momentum");
-  g.fix_gamma = p.GetBool("fix_gamma");
-  g.batch_stats = ctx.is_train && !p.GetBool("use_global_stats");
+  g.eps = q.eps;
+  g.momentum = q.momentum;
+  g.fix_gamma = q.fix_gamma;
+  g.batch_stats = ctx.is_train && !q.use_global_stats;
   return g;
 }
 

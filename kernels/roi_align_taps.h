@@ -11,6 +11,7 @@
 #include <cstdint>
 
 #include "host_device.h"
+#include "weft/param.h"
 #include "weft/status.h"
 
 namespace weft {
@@ -22,6 +23,25 @@ struct AlignParams {
   int64_t sample_ratio = 0;
   float scale = 1;  // spatial_scale, MXNet's float
   bool aligned = false, position_sensitive = false;
+};
+
+// ROIPooling's and ROIAlign's parameters, decoded once per node
+// (ParamValues::Decoded): the pooled size and spatial_scale (both ops), the
+// sampling (ROIAlign only).
+struct ROIParams {
+  int64_t ph = 0, pw = 0;  // pooled_size
+  double scale = 1;        // spatial_scale
+  static ROIParams Decode(const ParamValues& p) {
+    const Shape& pooled = p.GetShape("pooled_size");
+    return {pooled[0], pooled[1], p.GetFloat("spatial_scale")};
+  }
+};
+struct AlignSampling {
+  int64_t sample_ratio = 0;
+  bool aligned = false, position_sensitive = false;
+  static AlignSampling Decode(const ParamValues& p) {
+    return {p.GetInt("sample_ratio"), p.GetBool("aligned"), p.GetBool("position_sensitive")};
+  }
 };
 
 // One bilinear sample of an (h, w) map: up to 4 taps (offset, weight); none

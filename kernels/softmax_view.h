@@ -33,11 +33,49 @@ inline SoftmaxView SoftmaxAxisView(const Shape& s, int64_t axis) {
   return v;
 }
 
+// The softmax family's parameters (softmax, log_softmax, softmin,
+// SoftmaxActivation and their gradients), decoded once per node
+// (ParamValues::Decoded); each only where the op declares it: the axis,
+// SoftmaxActivation's mode "channel", and the temperature (1 when none).
+struct SoftmaxParams {
+  int64_t axis = -1;
+  bool channel = false;
+  double temperature = 1;
+  static SoftmaxParams Decode(const ParamValues& p) {
+    SoftmaxParams q;
+    if (p.Has("axis")) q.axis = p.GetInt("axis");
+    q.channel = p.Has("mode") && p.GetString("mode") == "channel";
+    if (p.Has("temperature") && !p.IsNone("temperature")) q.temperature = p.GetFloat("temperature");
+    return q;
+  }
+};
+
+// SoftmaxOutput's parameters, decoded once per node (ParamValues::Decoded).
+struct SoftmaxOutputParams {
+  bool multi_output = false, preserve_shape = false, use_ignore = false, out_grad = false;
+  int ignore = -1;  // int(ignore_label), as MXNet compares it
+  double grad_scale = 1, smooth_alpha = 0;
+  std::string normalization;
+  static SoftmaxOutputParams Decode(const ParamValues& p) {
+    SoftmaxOutputParams q;
+    q.multi_output = p.GetBool("multi_output");
+    q.preserve_shape = p.GetBool("preserve_shape");
+    q.use_ignore = p.GetBool("use_ignore");
+    q.out_grad = p.GetBool("out_grad");
+    q.ignore = static_cast<int>(p.GetFloat("ignore_label"));
+    q.grad_scale = p.GetFloat("grad_scale");
+    q.smooth_alpha = p.GetFloat("smooth_alpha");
+    q.normalization = p.GetString("normalization");
+    return q;
+  }
+};
+
 // SoftmaxOutput's normalised axis: the channel axis with multi_output, the
 // last with preserve_shape, else everything after the batch axis.
 inline SoftmaxView SoftmaxOutputView(const ParamValues& p, const Shape& s) {
-  if (p.GetBool("multi_output")) return SoftmaxAxisView(s, 1);
-  if (p.GetBool("preserve_shape")) return SoftmaxAxisView(s, -1);
+  const SoftmaxOutputParams& q = p.Decoded<SoftmaxOutputParams>();
+  if (q.multi_output) return SoftmaxAxisView(s, 1);
+  if (q.preserve_shape) return SoftmaxAxisView(s, -1);
   SoftmaxView v;
   v.outer = s[0];
   v.n = s.ProdRange(1, s.ndim());
@@ -78,20 +116,21 @@ double SoftmaxOutputValidCount(const T* label, int64_t n, int ignore) {
 template <typename T>
 SoftmaxOutputGrad PlanSoftmaxOutputGrad(const ParamValues& p, const Shape& data,
                                         const Shape& label_shape, const T* label) {
+  const SoftmaxOutputParams& q = p.Decoded<SoftmaxOutputParams>();
   SoftmaxOutputGrad g;
-  g.use_ignore = p.GetBool("use_ignore");
-  g.out_grad = p.GetBool("out_grad");
-  g.ignore = static_cast<int>(p.GetFloat("ignore_label"));
-  const double scale = p.GetFloat("grad_scale");
+  g.use_ignore = q.use_ignore;
+  g.out_grad = q.out_grad;
+  g.ignore = q.ignore;
+  const double scale = q.grad_scale;
   if (label_shape == data) {
     g.probability = true;
     g.k = scale;
     return g;
   }
-  const std::string& norm = p.GetString("normalization");
+  const std::string& norm = q.normalization;
   const int64_t nlabel = label_shape.Size();
-  double normaliser = 1, alpha = p.GetFloat("smooth_alpha");
-  if (p.GetBool("multi_output")) {
+  double normaliser = 1, alpha = q.smooth_alpha;
+  if (q.multi_output) {
     g.v = SoftmaxAxisView(data, 1);
     alpha = 0;
     if (norm == "batch")

@@ -30,6 +30,15 @@ struct GemmDims {
   int64_t ldb() const { return tb ? k : n; }
 };
 
+// dot's and batch_dot's transpose_a / transpose_b, decoded once per node
+// (ParamValues::Decoded).
+struct DotTransposes {
+  bool ta = false, tb = false;
+  static DotTransposes Decode(const ParamValues& p) {
+    return {p.GetBool("transpose_a"), p.GetBool("transpose_b")};
+  }
+};
+
 // The GEMM view of dot on shapes validated by the op's inference.
 inline GemmDims DotDims(const ParamValues& p, const Shape& lhs, const Shape& rhs) {
   GemmDims d;
@@ -37,8 +46,9 @@ inline GemmDims DotDims(const ParamValues& p, const Shape& lhs, const Shape& rhs
     d.k = lhs[0];
     return d;
   }
-  d.ta = p.GetBool("transpose_a");
-  d.tb = p.GetBool("transpose_b");
+  const DotTransposes& t = p.Decoded<DotTransposes>();
+  d.ta = t.ta;
+  d.tb = t.tb;
   d.k = d.ta ? lhs[0] : lhs[lhs.ndim() - 1];
   d.m = lhs.Size() / d.k;
   d.n = rhs.Size() / d.k;
@@ -49,8 +59,9 @@ inline GemmDims DotDims(const ParamValues& p, const Shape& lhs, const Shape& rhs
 inline GemmDims BatchDotDims(const ParamValues& p, const Shape& lhs, const Shape& rhs) {
   GemmDims d;
   const int nd = lhs.ndim();
-  d.ta = p.GetBool("transpose_a");
-  d.tb = p.GetBool("transpose_b");
+  const DotTransposes& t = p.Decoded<DotTransposes>();
+  d.ta = t.ta;
+  d.tb = t.tb;
   d.batch = lhs.ProdRange(0, nd - 2);
   d.m = d.ta ? lhs[nd - 1] : lhs[nd - 2];
   d.k = d.ta ? lhs[nd - 2] : lhs[nd - 1];

@@ -121,16 +121,27 @@ Kernel BinaryBackwardKernel(const char* name, FL fl, FR fr) {
   return {"cpu", 0, fn, true};
 }
 
+// The scalar ops' `scalar` and `is_int`, decoded once per node
+// (ParamValues::Decoded).
+struct ScalarOperand {
+  double scalar = 1;
+  bool is_int = true;
+  static ScalarOperand Decode(const ParamValues& p) {
+    return {p.GetFloat("scalar"), p.GetBool("is_int")};
+  }
+};
+
 // out = f(data, s), s the `scalar` parameter cast to T (as MXNet does).
 // Integer data (kInts) needs is_int=True: MXNet gives float64 otherwise.
 template <bool kInts = false, typename F>
 Kernel ScalarKernel(const char* name, F f) {
   KernelFn fn = [name, f](const OpContext&, const NodeAttrs& attrs, const std::vector<TBlob>& in,
                           const std::vector<OpReq>& req, const std::vector<TBlob>& out) {
-    const double scalar = attrs.params.GetFloat("scalar");
+    const ScalarOperand& so = attrs.params.Decoded<ScalarOperand>();
+    const double scalar = so.scalar;
     DispatchElemwise<kInts>(in[0].dtype, name, [&](auto t) {
       using T = decltype(t);
-      if (std::is_integral<T>::value && !attrs.params.GetBool("is_int"))
+      if (std::is_integral<T>::value && !so.is_int)
         Fail(StatusCode::kDType, "operator ", name, ": ", DTypeName(in[0].dtype),
              " data with is_int=False (a float64 result in MXNet) is not supported");
       const T s = static_cast<T>(scalar);
@@ -146,7 +157,7 @@ template <typename F>
 Kernel ScalarBackwardKernel(const char* name, F f) {
   KernelFn fn = [name, f](const OpContext&, const NodeAttrs& attrs, const std::vector<TBlob>& in,
                           const std::vector<OpReq>& req, const std::vector<TBlob>& out) {
-    const double scalar = attrs.params.GetFloat("scalar");
+    const double scalar = attrs.params.Decoded<ScalarOperand>().scalar;
     DispatchFloat(in[0].dtype, name, [&](auto t) {
       using T = decltype(t);
       const T s = static_cast<T>(scalar);

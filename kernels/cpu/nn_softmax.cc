@@ -20,22 +20,19 @@ namespace cpu {
 namespace {
 
 SoftmaxView ViewOf(const NodeAttrs& attrs, const Shape& s) {
+  const SoftmaxParams& q = attrs.params.Decoded<SoftmaxParams>();
   if (attrs.op->name == "SoftmaxActivation" || attrs.op->name == "_backward_SoftmaxActivation") {
-    if (attrs.params.GetString("mode") == "channel") return SoftmaxAxisView(s, 1);
+    if (q.channel) return SoftmaxAxisView(s, 1);
     SoftmaxView v;
     v.outer = s[0];
     v.n = s.ProdRange(1, s.ndim());
     return v;
   }
-  return SoftmaxAxisView(s, attrs.params.GetInt("axis"));
+  return SoftmaxAxisView(s, q.axis);
 }
 
 double Temperature(const NodeAttrs& attrs) {
-  const auto& decls = attrs.op->params;
-  for (const auto& d : decls)
-    if (d.name == "temperature")
-      return attrs.params.IsNone("temperature") ? 1.0 : attrs.params.GetFloat("temperature");
-  return 1.0;
+  return attrs.params.Decoded<SoftmaxParams>().temperature;
 }
 
 // The per-line lengths of softmax's `length` input, each checked to lie in

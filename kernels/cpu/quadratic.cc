@@ -1,5 +1,6 @@
 // CPU kernels of quadratic and its gradient.
 #include "cpu/cpu_util.h"
+#include "quadratic_params.h"
 #include "weft/dtype.h"
 
 namespace weft {
@@ -7,8 +8,8 @@ namespace cpu {
 
 static void QuadraticForward(const OpContext&, const NodeAttrs& attrs, const std::vector<TBlob>& in,
                              const std::vector<OpReq>& req, const std::vector<TBlob>& out) {
-  const double a = attrs.params.GetFloat("a"), b = attrs.params.GetFloat("b"),
-               c = attrs.params.GetFloat("c");
+  const QuadraticParams& q = attrs.params.Decoded<QuadraticParams>();
+  const double a = q.a, b = q.b, c = q.c;
   DispatchFloat(in[0].dtype, "quadratic", [&](auto t) {
     using T = decltype(t);
     const T* x = in[0].data<T>();
@@ -22,7 +23,8 @@ static void QuadraticForward(const OpContext&, const NodeAttrs& attrs, const std
 static void QuadraticBackward(const OpContext&, const NodeAttrs& attrs,
                               const std::vector<TBlob>& in, const std::vector<OpReq>& req,
                               const std::vector<TBlob>& out) {
-  const double a = attrs.params.GetFloat("a"), b = attrs.params.GetFloat("b");
+  const QuadraticParams& q = attrs.params.Decoded<QuadraticParams>();
+  const double a = q.a, b = q.b;
   DispatchFloat(in[0].dtype, "_backward_quadratic", [&](auto t) {
     using T = decltype(t);
     const T* dy = in[0].data<T>();

@@ -330,7 +330,7 @@ WEFT_REDUCE_KERNEL(NanSumForward, ReduceForward<NanSumR>("nansum", attrs, in, re
 WEFT_REDUCE_KERNEL(NanProdForward,
                    ReduceForward<NanProdR>("nanprod", attrs, in, req, out, Identity))
 WEFT_REDUCE_KERNEL(NormForward, {
-  if (attrs.params.GetInt("ord") == 1)
+  if (attrs.params.Decoded<NormOrdParams>().ord == 1)
     ReduceForward<L1R, false>("norm", attrs, in, req, out, Identity);
   else
     ReduceForward<L2R, false>("norm", attrs, in, req, out, [](auto a) { return std::sqrt(a); });
@@ -357,7 +357,7 @@ WEFT_REDUCE_KERNEL(NanProdBackward,
                    ReduceBackward("_backward_nanprod", attrs, in, req, out,
                                   [](double x, double y) { return std::isnan(x) ? 0.0 : y / x; }))
 WEFT_REDUCE_KERNEL(NormBackward, {
-  if (attrs.params.GetInt("ord") == 1)
+  if (attrs.params.Decoded<NormOrdParams>().ord == 1)
     ReduceBackward("_backward_norm", attrs, in, req, out,
                    [](double x, double) { return static_cast<double>((x > 0) - (x < 0)); });
   else

@@ -28,9 +28,10 @@ ROIGeom MakeROIGeom(const ParamValues& p, const Shape& data, const Shape& rois) 
   g.h = data[2];
   g.w = data[3];
   g.r = rois[0];
-  g.ph = p.GetShape("pooled_size")[0];
-  g.pw = p.GetShape("pooled_size")[1];
-  g.scale = p.GetFloat("spatial_scale");
+  const ROIParams& q = p.Decoded<ROIParams>();
+  g.ph = q.ph;
+  g.pw = q.pw;
+  g.scale = q.scale;
   return g;
 }
 
@@ -103,17 +104,17 @@ void ROIPoolingBackwardCpu(const OpContext&, const NodeAttrs&, const std::vector
 
 // The tap parameters of _contrib_ROIAlign for `g` and `cout` output channels.
 AlignParams AlignParamsOf(const NodeAttrs& attrs, const ROIGeom& g, int64_t cout) {
-  const ParamValues& p = attrs.params;
+  const AlignSampling& q = attrs.params.Decoded<AlignSampling>();
   AlignParams a;
   a.h = g.h;
   a.w = g.w;
   a.ph = g.ph;
   a.pw = g.pw;
   a.cout = cout;
-  a.sample_ratio = p.GetInt("sample_ratio");
+  a.sample_ratio = q.sample_ratio;
   a.scale = static_cast<float>(g.scale);
-  a.aligned = p.GetBool("aligned");
-  a.position_sensitive = p.GetBool("position_sensitive");
+  a.aligned = q.aligned;
+  a.position_sensitive = q.position_sensitive;
   return a;
 }
 

@@ -9,6 +9,7 @@
 #include <cmath>
 
 #include "cuda/cublas_gemm.h"
+#include "interleaved_attention.h"
 #include "weft/dtype.h"
 
 namespace weft {
@@ -27,7 +28,7 @@ struct Dims {
   int64_t bh, lq, lk, d;  // B*heads, query length, key length, head_dim
 };
 
-int64_t Heads(const NodeAttrs& attrs) { return attrs.params.GetInt("heads"); }
+int64_t Heads(const NodeAttrs& attrs) { return attention::Heads(attrs); }
 
 // Self-attention: qkv (L, B, heads * 3 * D); blocks q, k, v.
 Dims SelfDims(const Shape& s, int64_t heads) {

@@ -8,6 +8,7 @@
 // CUDNN_SOFTMAX_ACCURATE (max-subtracted), log_softmax CUDNN_SOFTMAX_LOG.
 // Requests: kAdd through cuDNN's beta.
 #include "cuda/cuda_handles.h"
+#include "softmax_view.h"
 #include "weft/dtype.h"
 
 namespace weft {
@@ -31,22 +32,20 @@ View AxisView(const Shape& s, int64_t axis) {
 }
 
 View ViewOf(const NodeAttrs& attrs, const Shape& s) {
+  const SoftmaxParams& q = attrs.params.Decoded<SoftmaxParams>();
   const std::string& name = attrs.op->name;
   if (name == "SoftmaxActivation" || name == "_backward_SoftmaxActivation") {
-    if (attrs.params.GetString("mode") == "channel") return AxisView(s, 1);
+    if (q.channel) return AxisView(s, 1);
     View v;
     v.outer = s[0];
     v.n = s.ProdRange(1, s.ndim());
     return v;
   }
-  return AxisView(s, attrs.params.GetInt("axis"));
+  return AxisView(s, q.axis);
 }
 
 double Temperature(const NodeAttrs& attrs) {
-  for (const auto& d : attrs.op->params)
-    if (d.name == "temperature")
-      return attrs.params.IsNone("temperature") ? 1.0 : attrs.params.GetFloat("temperature");
-  return 1.0;
+  return attrs.params.Decoded<SoftmaxParams>().temperature;
 }
 
 template <bool kLog>

@@ -1,6 +1,7 @@
 // CUDA kernels of quadratic and _backward_quadratic (float32, float64).
 #include "cuda/cuda_util.h"
 #include "cuda/quadratic.cuh"
+#include "quadratic_params.h"
 #include "weft/dtype.h"
 
 namespace weft {
@@ -28,8 +29,8 @@ static void Forward(const OpContext& ctx, const NodeAttrs& attrs, const std::vec
                     const std::vector<OpReq>& req, const std::vector<TBlob>& out) {
   if (req[0] == OpReq::kNull) return;
   WEFT_CUDA_CHECK(cudaSetDevice(ctx.ctx.dev_id));
-  const double a = attrs.params.GetFloat("a"), b = attrs.params.GetFloat("b"),
-               c = attrs.params.GetFloat("c");
+  const QuadraticParams& q = attrs.params.Decoded<QuadraticParams>();
+  const double a = q.a, b = q.b, c = q.c;
   const int64_t n = out[0].Size();
   cudaStream_t s = static_cast<cudaStream_t>(ctx.stream);
   DispatchFloat(in[0].dtype, "quadratic", [&](auto t) {
@@ -44,7 +45,8 @@ static void Backward(const OpContext& ctx, const NodeAttrs& attrs, const std::ve
                      const std::vector<OpReq>& req, const std::vector<TBlob>& out) {
   if (req[0] == OpReq::kNull) return;
   WEFT_CUDA_CHECK(cudaSetDevice(ctx.ctx.dev_id));
-  const double a = attrs.params.GetFloat("a"), b = attrs.params.GetFloat("b");
+  const QuadraticParams& q = attrs.params.Decoded<QuadraticParams>();
+  const double a = q.a, b = q.b;
   const int64_t n = out[0].Size();
   cudaStream_t s = static_cast<cudaStream_t>(ctx.stream);
   DispatchFloat(in[0].dtype, "_backward_quadratic", [&](auto t) {

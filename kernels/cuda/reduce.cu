@@ -276,7 +276,7 @@ WEFT_REDUCE_KERNEL(ProdForward, ReduceForward<ProdR>(ctx, attrs, in, req, out, P
 WEFT_REDUCE_KERNEL(NanSumForward, ReduceForward<NanSumR>(ctx, attrs, in, req, out, Post::kNone))
 WEFT_REDUCE_KERNEL(NanProdForward, ReduceForward<NanProdR>(ctx, attrs, in, req, out, Post::kNone))
 WEFT_REDUCE_KERNEL(NormForward, {
-  if (attrs.params.GetInt("ord") == 1)
+  if (attrs.params.Decoded<NormOrdParams>().ord == 1)
     ReduceForward<L1R>(ctx, attrs, in, req, out, Post::kNone);
   else
     ReduceForward<L2R>(ctx, attrs, in, req, out, Post::kSqrt);
@@ -291,7 +291,8 @@ WEFT_REDUCE_KERNEL(NanSumBackward, ReduceBackward(ctx, attrs, in, req, out, Grad
 WEFT_REDUCE_KERNEL(NanProdBackward, ReduceBackward(ctx, attrs, in, req, out, Grad::kNanProd))
 WEFT_REDUCE_KERNEL(NormBackward,
                    ReduceBackward(ctx, attrs, in, req, out,
-                                  attrs.params.GetInt("ord") == 1 ? Grad::kSign : Grad::kL2))
+                                  attrs.params.Decoded<NormOrdParams>().ord == 1 ? Grad::kSign
+                                                                                 : Grad::kL2))
 
 #undef WEFT_REDUCE_KERNEL
 

@@ -19,17 +19,18 @@ namespace {
 
 // The tap parameters for data (N, C, H, W) and `cout` output channels.
 AlignParams AlignParamsOf(const NodeAttrs& attrs, const Shape& data, int64_t cout) {
-  const ParamValues& p = attrs.params;
+  const ROIParams& r = attrs.params.Decoded<ROIParams>();
+  const AlignSampling& q = attrs.params.Decoded<AlignSampling>();
   AlignParams a;
   a.h = data[2];
   a.w = data[3];
-  a.ph = p.GetShape("pooled_size")[0];
-  a.pw = p.GetShape("pooled_size")[1];
+  a.ph = r.ph;
+  a.pw = r.pw;
   a.cout = cout;
-  a.sample_ratio = p.GetInt("sample_ratio");
-  a.scale = static_cast<float>(p.GetFloat("spatial_scale"));
-  a.aligned = p.GetBool("aligned");
-  a.position_sensitive = p.GetBool("position_sensitive");
+  a.sample_ratio = q.sample_ratio;
+  a.scale = static_cast<float>(r.scale);
+  a.aligned = q.aligned;
+  a.position_sensitive = q.position_sensitive;
   return a;
 }
 
