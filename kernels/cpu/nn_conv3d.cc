@@ -10,6 +10,7 @@
 #include <algorithm>
 
 #include "cpu/cpu_util.h"
+#include "nn_geometry.h"
 #include "weft/dtype.h"
 
 namespace weft {
@@ -33,9 +34,9 @@ Conv3dGeom MakeGeom(const ParamValues& p, const Shape& x, const Shape& y) {
   g.n = x[0];
   g.c = x[1];
   g.f = y[1];
-  g.groups = p.GetInt("num_group");
-  const Shape &k = p.GetShape("kernel"), &s = p.GetShape("stride"), &pad = p.GetShape("pad"),
-              &dil = p.GetShape("dilate");
+  const WindowParams& wp = p.Decoded<WindowParams>();
+  g.groups = wp.num_group;
+  const Shape &k = wp.kernel, &s = wp.stride, &pad = wp.pad, &dil = wp.dilate;
   for (int i = 0; i < 3; ++i) {
     g.in[i] = x[2 + i];
     g.out[i] = y[2 + i];
@@ -153,7 +154,7 @@ void Backward(const Conv3dGeom& g, const T* dy, const T* x, const T* w,
 // target_shape when that is given (MXNet's rule: pad = (total + 1) / 2).
 Conv3dGeom DeconvGeom(const ParamValues& p, const Shape& in, const Shape& out) {
   Conv3dGeom g = MakeGeom(p, out, in);
-  const Shape& t = p.GetShape("target_shape");
+  const Shape& t = p.Decoded<WindowParams>().target_shape;
   if (t.ndim() > 0 && t[0] != 0)
     for (int i = 0; i < 3; ++i)
       g.p[i] = (g.s[i] * (g.out[i] - 1) + g.d[i] * (g.k[i] - 1) + 1 - g.in[i] + 1) / 2;

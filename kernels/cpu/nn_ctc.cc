@@ -31,18 +31,28 @@ struct CTCSeq {
   std::vector<int64_t> label;
 };
 
+// CTCLoss's parameters, decoded once per node (ParamValues::Decoded).
+struct CTCParams {
+  bool data_lengths = false, label_lengths = false;  // use_data_lengths, use_label_lengths
+  bool blank_first = false;                          // blank_label "first"
+  static CTCParams Decode(const ParamValues& p) {
+    return {p.GetBool("use_data_lengths"), p.GetBool("use_label_lengths"),
+            p.GetString("blank_label") == "first"};
+  }
+};
+
 // The batch's sequences from the op inputs (data, label[, data_lengths][,
 // label_lengths]), validated.
 std::vector<CTCSeq> ReadSequences(const NodeAttrs& attrs, const std::vector<TBlob>& in,
                                   int64_t blank) {
-  const ParamValues& p = attrs.params;
+  const CTCParams& p = attrs.params.Decoded<CTCParams>();
   const int64_t T = in[0].shape[0], B = in[0].shape[1], A = in[0].shape[2], L = in[1].shape[1];
   const std::vector<int64_t> labels = IntValues(in[1], "CTCLoss", "label");
   std::vector<int64_t> dl, ll;
   size_t next = 2;
-  if (p.GetBool("use_data_lengths")) dl = IntValues(in[next++], "CTCLoss", "data_lengths");
-  if (p.GetBool("use_label_lengths")) ll = IntValues(in[next++], "CTCLoss", "label_lengths");
-  const int64_t pad = p.GetString("blank_label") == "first" ? 0 : -1;
+  if (p.data_lengths) dl = IntValues(in[next++], "CTCLoss", "data_lengths");
+  if (p.label_lengths) ll = IntValues(in[next++], "CTCLoss", "label_lengths");
+  const int64_t pad = p.blank_first ? 0 : -1;
   std::vector<CTCSeq> seqs(B);
   for (int64_t b = 0; b < B; ++b) {
     CTCSeq& s = seqs[b];
@@ -140,7 +150,7 @@ double SequenceCTC(const T* x, int64_t T_max, int64_t B, int64_t A, int64_t b, c
 }
 
 int64_t BlankOf(const NodeAttrs& attrs, int64_t A) {
-  return attrs.params.GetString("blank_label") == "first" ? 0 : A - 1;
+  return attrs.params.Decoded<CTCParams>().blank_first ? 0 : A - 1;
 }
 
 void CTCLossCpu(const OpContext&, const NodeAttrs& attrs, const std::vector<TBlob>& in,

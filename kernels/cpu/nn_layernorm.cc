@@ -23,8 +23,25 @@ struct AxisGeom {
   int64_t outer = 1, C = 1, inner = 1;
 };
 
+// LayerNorm's and GroupNorm's parameters, decoded once per node
+// (ParamValues::Decoded).
+struct LayerNormParams {
+  int64_t axis = -1;
+  double eps = 1e-5;
+  static LayerNormParams Decode(const ParamValues& p) {
+    return {p.GetInt("axis"), p.GetFloat("eps")};
+  }
+};
+struct GroupNormParams {
+  int64_t groups = 1;  // num_groups
+  double eps = 1e-5;
+  static GroupNormParams Decode(const ParamValues& p) {
+    return {p.GetInt("num_groups"), p.GetFloat("eps")};
+  }
+};
+
 AxisGeom LayerNormGeom(const NodeAttrs& attrs, const Shape& s) {
-  const int64_t a = attrs.params.GetInt("axis");
+  const int64_t a = attrs.params.Decoded<LayerNormParams>().axis;
   const int ax = static_cast<int>(a < 0 ? a + s.ndim() : a);
   return {s.ProdRange(0, ax), s[ax], s.ProdRange(ax + 1, s.ndim())};
 }
@@ -112,7 +129,7 @@ void BlockMoments(const T* x, const AxisGeom& g, double eps, double* mean, doubl
 void LayerNormCpu(const OpContext&, const NodeAttrs& attrs, const std::vector<TBlob>& in,
                   const std::vector<OpReq>& req, const std::vector<TBlob>& out) {
   const AxisGeom g = LayerNormGeom(attrs, in[0].shape);
-  const double eps = attrs.params.GetFloat("eps");
+  const double eps = attrs.params.Decoded<LayerNormParams>().eps;
   DispatchFloat(in[0].dtype, "LayerNorm", [&](auto t) {
     using T = decltype(t);
     const T *x = in[0].data<T>(), *gamma = in[1].data<T>(), *beta = in[2].data<T>();
@@ -149,7 +166,7 @@ void LayerNormCpu(const OpContext&, const NodeAttrs& attrs, const std::vector<TB
 void LayerNormBackwardCpu(const OpContext&, const NodeAttrs& attrs, const std::vector<TBlob>& in,
                           const std::vector<OpReq>& req, const std::vector<TBlob>& out) {
   const AxisGeom g = LayerNormGeom(attrs, in[1].shape);
-  const double eps = attrs.params.GetFloat("eps");
+  const double eps = attrs.params.Decoded<LayerNormParams>().eps;
   const int64_t chunks = ReduceChunks(g.outer, g.C * g.inner);
   // Per chunk: C partial sums of dgamma then C of dbeta.
   std::vector<double> part(chunks * 2 * g.C, 0.0);
@@ -211,7 +228,7 @@ void LayerNormBackwardCpu(const OpContext&, const NodeAttrs& attrs, const std::v
 
 // Rows (N * G) of length M = C / G * spatial.
 void GroupNormGeom(const NodeAttrs& attrs, const Shape& s, int64_t* G, int64_t* rows, int64_t* M) {
-  *G = attrs.params.GetInt("num_groups");
+  *G = attrs.params.Decoded<GroupNormParams>().groups;
   *rows = s[0] * *G;
   *M = s.Size() / *rows;
 }
@@ -220,7 +237,7 @@ void GroupNormCpu(const OpContext&, const NodeAttrs& attrs, const std::vector<TB
                   const std::vector<OpReq>& req, const std::vector<TBlob>& out) {
   int64_t G, rows, M;
   GroupNormGeom(attrs, in[0].shape, &G, &rows, &M);
-  const double eps = attrs.params.GetFloat("eps");
+  const double eps = attrs.params.Decoded<GroupNormParams>().eps;
   std::vector<double> mean(rows), rstd(rows);
   DispatchFloat(in[0].dtype, "GroupNorm", [&](auto t) {
     using T = decltype(t);
@@ -247,7 +264,7 @@ void GroupNormBackwardCpu(const OpContext&, const NodeAttrs& attrs, const std::v
                           const std::vector<OpReq>& req, const std::vector<TBlob>& out) {
   int64_t G, rows, M;
   GroupNormGeom(attrs, in[1].shape, &G, &rows, &M);
-  const double eps = attrs.params.GetFloat("eps");
+  const double eps = attrs.params.Decoded<GroupNormParams>().eps;
   const int64_t per = ChunksPerRow(rows, M), units = rows * per;
   std::vector<double> mean(rows), rstd(rows), part_dy(units), part_dyx(units);
   DispatchFloat(in[0].dtype, "_backward_GroupNorm", [&](auto t) {

@@ -65,14 +65,36 @@ void SoftmaxOutputBackward(const OpContext&, const NodeAttrs& attrs, const std::
   });
 }
 
+// SVMOutput's, the regression outputs' and MakeLoss's parameters, decoded
+// once per node (ParamValues::Decoded).
+struct SVMParams {
+  double margin = 1, coef = 1;  // margin, regularization_coefficient
+  bool linear = false;          // use_linear
+  static SVMParams Decode(const ParamValues& p) {
+    return {p.GetFloat("margin"), p.GetFloat("regularization_coefficient"),
+            p.GetBool("use_linear")};
+  }
+};
+struct GradScaleParams {
+  double grad_scale = 1;
+  static GradScaleParams Decode(const ParamValues& p) { return {p.GetFloat("grad_scale")}; }
+};
+struct MakeLossParams {
+  double grad_scale = 1, valid_thresh = 0;
+  std::string normalization;
+  static MakeLossParams Decode(const ParamValues& p) {
+    return {p.GetFloat("grad_scale"), p.GetFloat("valid_thresh"), p.GetString("normalization")};
+  }
+};
+
 // in: output, label; out: data_grad, label_grad (zeros).
 void SVMOutputBackward(const OpContext&, const NodeAttrs& attrs, const std::vector<TBlob>& in,
                        const std::vector<OpReq>& req, const std::vector<TBlob>& out) {
-  const ParamValues& p = attrs.params;
+  const SVMParams& sp = attrs.params.Decoded<SVMParams>();
   const Shape& s = in[0].shape;
   const int64_t K = s.ndim() > 0 ? s[s.ndim() - 1] : 1, rows = s.Size() / std::max<int64_t>(K, 1);
-  const double margin = p.GetFloat("margin"), coef = p.GetFloat("regularization_coefficient");
-  const bool linear = p.GetBool("use_linear");
+  const double margin = sp.margin, coef = sp.coef;
+  const bool linear = sp.linear;
   DispatchFloat(in[0].dtype, "_backward_SVMOutput", [&](auto t) {
     using T = decltype(t);
     const T *y = in[0].data<T>(), *label = in[1].data<T>();
@@ -120,7 +142,7 @@ void RegressionBackward(const OpContext&, const NodeAttrs& attrs, const std::vec
                         const std::vector<OpReq>& req, const std::vector<TBlob>& out) {
   const Shape& ls = in[1].shape;
   const double m = ls.ndim() == 0 || ls[0] == 0 ? 1.0 : static_cast<double>(ls.Size() / ls[0]);
-  const double scale = attrs.params.GetFloat("grad_scale") / m;
+  const double scale = attrs.params.Decoded<GradScaleParams>().grad_scale / m;
   DispatchFloat(in[0].dtype, "_backward_RegressionOutput", [&](auto t) {
     using T = decltype(t);
     const T k = static_cast<T>(scale);
@@ -150,8 +172,8 @@ void Identity(const OpContext&, const NodeAttrs& attrs, const std::vector<TBlob>
 // in: data; out: data_grad = grad_scale / normaliser.
 void MakeLossBackward(const OpContext&, const NodeAttrs& attrs, const std::vector<TBlob>& in,
                       const std::vector<OpReq>& req, const std::vector<TBlob>& out) {
-  const ParamValues& p = attrs.params;
-  const std::string& norm = p.GetString("normalization");
+  const MakeLossParams& mp = attrs.params.Decoded<MakeLossParams>();
+  const std::string& norm = mp.normalization;
   DispatchFloat(in[0].dtype, "_backward_MakeLoss", [&](auto t) {
     using T = decltype(t);
     const T* x = in[0].data<T>();
@@ -159,12 +181,12 @@ void MakeLossBackward(const OpContext&, const NodeAttrs& attrs, const std::vecto
     if (norm == "batch") {
       normaliser = in[0].shape.ndim() > 0 ? static_cast<double>(in[0].shape[0]) : 1.0;
     } else if (norm == "valid") {
-      const T thresh = static_cast<T>(p.GetFloat("valid_thresh"));
+      const T thresh = static_cast<T>(mp.valid_thresh);
       double valid = 0;
       for (int64_t i = 0; i < in[0].Size(); ++i) valid += x[i] > thresh ? 1 : 0;
       normaliser = std::max(valid, 1.0);
     }
-    const T g = static_cast<T>(p.GetFloat("grad_scale") / normaliser);
+    const T g = static_cast<T>(mp.grad_scale / normaliser);
     Map(req[0], x, x, out[0].data<T>(), out[0].Size(), [g](T, T) { return g; });
   });
 }

@@ -59,9 +59,15 @@ void SoftmaxCEBackwardCpu(const OpContext&, const NodeAttrs&, const std::vector<
   });
 }
 
+// smooth_l1's sigma (its `scalar`), decoded once per node (ParamValues::Decoded).
+struct SmoothL1Params {
+  double sigma = 1;
+  static SmoothL1Params Decode(const ParamValues& p) { return {p.GetFloat("scalar")}; }
+};
+
 void SmoothL1Cpu(const OpContext&, const NodeAttrs& attrs, const std::vector<TBlob>& in,
                  const std::vector<OpReq>& req, const std::vector<TBlob>& out) {
-  const double sigma = attrs.params.GetFloat("scalar");
+  const double sigma = attrs.params.Decoded<SmoothL1Params>().sigma;
   DispatchFloat(in[0].dtype, "smooth_l1", [&](auto t) {
     using T = decltype(t);
     const T s2 = static_cast<T>(sigma * sigma), inv = static_cast<T>(1.0 / (sigma * sigma));
@@ -77,7 +83,7 @@ void SmoothL1Cpu(const OpContext&, const NodeAttrs& attrs, const std::vector<TBl
 // in: ograd, data; out: data_grad.
 void SmoothL1BackwardCpu(const OpContext&, const NodeAttrs& attrs, const std::vector<TBlob>& in,
                          const std::vector<OpReq>& req, const std::vector<TBlob>& out) {
-  const double sigma = attrs.params.GetFloat("scalar");
+  const double sigma = attrs.params.Decoded<SmoothL1Params>().sigma;
   DispatchFloat(in[0].dtype, "_backward_smooth_l1", [&](auto t) {
     using T = decltype(t);
     const T s2 = static_cast<T>(sigma * sigma), inv = static_cast<T>(1.0 / (sigma * sigma));

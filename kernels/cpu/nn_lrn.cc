@@ -18,16 +18,26 @@ struct LRNGeom {
   double alpha = 1e-4, beta = 0.75, k = 2, nsize = 1;
 };
 
+// LRN's parameters, decoded once per node (ParamValues::Decoded).
+struct LRNParams {
+  int64_t nsize = 1;
+  double alpha = 1e-4, beta = 0.75, k = 2;  // k: knorm
+  static LRNParams Decode(const ParamValues& p) {
+    return {p.GetInt("nsize"), p.GetFloat("alpha"), p.GetFloat("beta"), p.GetFloat("knorm")};
+  }
+};
+
 LRNGeom MakeLRNGeom(const ParamValues& p, const Shape& s) {
+  const LRNParams& q = p.Decoded<LRNParams>();
   LRNGeom g;
   g.n = s[0];
   g.c = s[1];
   g.m = s.ProdRange(2, s.ndim());
-  g.nsize = static_cast<double>(p.GetInt("nsize"));
-  g.half = p.GetInt("nsize") / 2;
-  g.alpha = p.GetFloat("alpha");
-  g.beta = p.GetFloat("beta");
-  g.k = p.GetFloat("knorm");
+  g.nsize = static_cast<double>(q.nsize);
+  g.half = q.nsize / 2;
+  g.alpha = q.alpha;
+  g.beta = q.beta;
+  g.k = q.k;
   return g;
 }
 

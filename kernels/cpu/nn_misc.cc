@@ -76,10 +76,18 @@ void UpBackward(const TBlob& dy_blob, bool sum, const std::vector<OpReq>& req,
   }
 }
 
+// UpSampling's multi_input_mode, decoded once per node (ParamValues::Decoded).
+struct UpSamplingParams {
+  bool sum = false;  // multi_input_mode "sum"
+  static UpSamplingParams Decode(const ParamValues& p) {
+    return {p.GetString("multi_input_mode") == "sum"};
+  }
+};
+
 void UpSamplingCpu(const OpContext&, const NodeAttrs& attrs, const std::vector<TBlob>& in,
                    const std::vector<OpReq>& req, const std::vector<TBlob>& out) {
   if (req[0] == OpReq::kNull) return;
-  const bool sum = attrs.params.GetString("multi_input_mode") == "sum";
+  const bool sum = attrs.params.Decoded<UpSamplingParams>().sum;
   DispatchFloat(in[0].dtype, "UpSampling", [&](auto t) {
     using T = decltype(t);
     UpForward<T>(in, sum, req[0], out[0]);
@@ -88,7 +96,7 @@ void UpSamplingCpu(const OpContext&, const NodeAttrs& attrs, const std::vector<T
 
 void UpSamplingBackwardCpu(const OpContext&, const NodeAttrs& attrs, const std::vector<TBlob>& in,
                            const std::vector<OpReq>& req, const std::vector<TBlob>& out) {
-  const bool sum = attrs.params.GetString("multi_input_mode") == "sum";
+  const bool sum = attrs.params.Decoded<UpSamplingParams>().sum;
   DispatchFloat(in[0].dtype, "_backward_UpSampling", [&](auto t) {
     using T = decltype(t);
     UpBackward<T>(in[0], sum, req, out);
@@ -115,11 +123,25 @@ struct PadMaps {
   std::vector<std::vector<int64_t>> src;
 };
 
+// Pad's parameters, decoded once per node (ParamValues::Decoded).
+struct PadParams {
+  int mode = 0;  // 0 constant, 1 edge, 2 reflect
+  Shape pad_width;
+  double fill = 0;  // constant_value
+  static PadParams Decode(const ParamValues& p) {
+    const std::string& mode = p.GetString("mode");
+    return {mode == "constant" ? 0
+            : mode == "edge"   ? 1
+                               : 2,
+            p.GetShape("pad_width"), p.GetFloat("constant_value")};
+  }
+};
+
 PadMaps MakePadMaps(const ParamValues& p, const Shape& in, const Shape& out) {
   PadMaps m;
-  const std::string& mode_s = p.GetString("mode");
-  const int mode = mode_s == "constant" ? 0 : mode_s == "edge" ? 1 : 2;
-  const Shape& pw = p.GetShape("pad_width");
+  const PadParams& q = p.Decoded<PadParams>();
+  const int mode = q.mode;
+  const Shape& pw = q.pad_width;
   m.planes = in[0] * in[1];
   for (int a = 2; a < in.ndim(); ++a) {
     m.in_ext.push_back(in[a]);
@@ -196,7 +218,7 @@ void PadBackward(const PadMaps& m, const T* dy, OpReq req, T* dx) {
 void PadCpu(const OpContext&, const NodeAttrs& attrs, const std::vector<TBlob>& in,
             const std::vector<OpReq>& req, const std::vector<TBlob>& out) {
   const PadMaps m = MakePadMaps(attrs.params, in[0].shape, out[0].shape);
-  const double fill = attrs.params.GetFloat("constant_value");
+  const double fill = attrs.params.Decoded<PadParams>().fill;
   DispatchFloat(in[0].dtype, "Pad", [&](auto t) {
     using T = decltype(t);
     PadForward(m, static_cast<T>(fill), in[0].data<T>(), req[0], out[0].data<T>());

@@ -16,6 +16,12 @@ namespace {
 
 // ------------------------------------------------------------- InstanceNorm
 
+// InstanceNorm's eps, decoded once per node (ParamValues::Decoded).
+struct InstanceNormParams {
+  double eps = 1e-3;
+  static InstanceNormParams Decode(const ParamValues& p) { return {p.GetFloat("eps")}; }
+};
+
 // Mean and biased variance of the contiguous slice x[0, m).
 template <typename T>
 void SliceStats(const T* x, int64_t m, double* mean, double* var) {
@@ -33,7 +39,7 @@ void InstanceNormCpu(const OpContext&, const NodeAttrs& attrs, const std::vector
   if (req[0] == OpReq::kNull) return;
   const Shape& s = in[0].shape;
   const int64_t N = s[0], C = s[1], M = s.ProdRange(2, s.ndim());
-  const double eps = attrs.params.GetFloat("eps");
+  const double eps = attrs.params.Decoded<InstanceNormParams>().eps;
   DispatchFloat(in[0].dtype, "InstanceNorm", [&](auto t) {
     using T = decltype(t);
     const T *x = in[0].data<T>(), *gamma = in[1].data<T>(), *beta = in[2].data<T>();
@@ -55,7 +61,7 @@ void InstanceNormBackwardCpu(const OpContext&, const NodeAttrs& attrs, const std
                              const std::vector<OpReq>& req, const std::vector<TBlob>& out) {
   const Shape& s = in[1].shape;
   const int64_t N = s[0], C = s[1], M = s.ProdRange(2, s.ndim());
-  const double eps = attrs.params.GetFloat("eps");
+  const double eps = attrs.params.Decoded<InstanceNormParams>().eps;
   DispatchFloat(in[0].dtype, "_backward_InstanceNorm", [&](auto t) {
     using T = decltype(t);
     const T *dy = in[0].data<T>(), *x = in[1].data<T>(), *gamma = in[2].data<T>();
@@ -100,10 +106,20 @@ struct L2Geom {
   double eps = 1e-10;
 };
 
+// L2Normalization's parameters, decoded once per node (ParamValues::Decoded).
+struct L2NormParams {
+  std::string mode;
+  double eps = 1e-10;
+  static L2NormParams Decode(const ParamValues& p) {
+    return {p.GetString("mode"), p.GetFloat("eps")};
+  }
+};
+
 L2Geom MakeL2Geom(const ParamValues& p, const Shape& s) {
+  const L2NormParams& q = p.Decoded<L2NormParams>();
   L2Geom g;
-  const std::string& mode = p.GetString("mode");
-  g.eps = p.GetFloat("eps");
+  const std::string& mode = q.mode;
+  g.eps = q.eps;
   const int nd = s.ndim();
   if (mode == "instance") {
     g.outer = s[0];

@@ -5,9 +5,9 @@
 
 #include <algorithm>
 #include <limits>
-#include <string>
 
 #include "cpu/cpu_util.h"
+#include "nn_geometry.h"
 #include "weft/dtype.h"
 
 namespace weft {
@@ -15,7 +15,7 @@ namespace cpu {
 
 namespace {
 
-enum class Kind { kMax, kAvg, kSum };
+using Kind = PoolKind;
 
 struct Pool3dGeom {
   int64_t planes = 1;
@@ -34,14 +34,15 @@ Pool3dGeom MakeGeom(const ParamValues& p, const Shape& x, const Shape& y) {
     g.in[i] = x[2 + i];
     g.out[i] = y[2 + i];
   }
-  const std::string& type = p.GetString("pool_type");
-  g.kind = type == "max" ? Kind::kMax : type == "avg" ? Kind::kAvg : Kind::kSum;
-  g.count_include_pad = p.IsNone("count_include_pad") || p.GetBool("count_include_pad");
-  if (p.GetBool("global_pool")) {
+  const PoolParams& q = p.Decoded<PoolParams>();
+  g.kind = q.kind;
+  g.count_include_pad = q.count_include_pad;
+  if (q.global_pool) {
     for (int i = 0; i < 3; ++i) g.k[i] = g.in[i];
     return g;
   }
-  const Shape &k = p.GetShape("kernel"), &s = p.GetShape("stride"), &pad = p.GetShape("pad");
+  const WindowParams& wp = p.Decoded<WindowParams>();
+  const Shape &k = wp.kernel, &s = wp.stride, &pad = wp.pad;
   for (int i = 0; i < 3; ++i) {
     g.k[i] = k[i];
     if (s.ndim() == 3) g.s[i] = s[i];

@@ -154,7 +154,7 @@ void RNNBackwardKernel(const OpContext& ctx, const NodeAttrs& attrs, const std::
     if (lstm) StoreAll(req[3], dcx.data(), out[3].data<T>(), ncell);
   });
   // sequence_length: no gradient.
-  if (attrs.params.GetBool("use_sequence_length")) {
+  if (cfg.use_sequence_length) {
     const size_t s = ni - 1;
     if (req[s] == OpReq::kWrite || req[s] == OpReq::kInplace)
       std::memset(out[s].dptr, 0, out[s].Bytes());

@@ -23,11 +23,26 @@ struct SeqView {
   int64_t At(int64_t t, int64_t b) const { return (batch_major ? b * T + t : t * N + b) * rest; }
 };
 
+// The sequence ops' parameters, decoded once per node (ParamValues::Decoded):
+// SequenceMask's value only where the op declares it.
+struct SequenceParams {
+  bool batch_major = false;  // axis 1
+  bool use_length = false;   // use_sequence_length
+  double value = 0;
+  static SequenceParams Decode(const ParamValues& p) {
+    SequenceParams q;
+    q.batch_major = p.GetInt("axis") == 1;
+    q.use_length = p.GetBool("use_sequence_length");
+    if (p.Has("value")) q.value = p.GetFloat("value");
+    return q;
+  }
+};
+
 // `data` is the blob carrying the time axis; `len_blob` the lengths or null.
 SeqView MakeView(const NodeAttrs& attrs, const TBlob& data, const TBlob* len_blob) {
   SeqView v;
   const Shape& s = data.shape;
-  v.batch_major = attrs.params.GetInt("axis") == 1;
+  v.batch_major = attrs.params.Decoded<SequenceParams>().batch_major;
   v.T = v.batch_major ? s[1] : s[0];
   v.N = v.batch_major ? s[0] : s[1];
   v.rest = s.ProdRange(2, s.ndim());
@@ -38,13 +53,13 @@ SeqView MakeView(const NodeAttrs& attrs, const TBlob& data, const TBlob* len_blo
 }
 
 const TBlob* LengthBlob(const NodeAttrs& attrs, const std::vector<TBlob>& in, size_t index) {
-  return attrs.params.GetBool("use_sequence_length") ? &in[index] : nullptr;
+  return attrs.params.Decoded<SequenceParams>().use_length ? &in[index] : nullptr;
 }
 
 void SequenceMaskKernel(const OpContext&, const NodeAttrs& attrs, const std::vector<TBlob>& in,
                         const std::vector<OpReq>& req, const std::vector<TBlob>& out) {
   const SeqView v = MakeView(attrs, in[0], LengthBlob(attrs, in, 1));
-  const double value = attrs.params.GetFloat("value");
+  const double value = attrs.params.Decoded<SequenceParams>().value;
   DispatchFloat(in[0].dtype, "SequenceMask", [&](auto tag) {
     using T = decltype(tag);
     const T* x = in[0].data<T>();
