@@ -14,11 +14,19 @@ namespace cpu {
 namespace {
 
 // hard_sigmoid: y = clip(alpha * x + beta, 0, 1), alpha and beta rounded to
-// float32 first (MXNet's real_t parameters).
+// float32 first (MXNet's real_t parameters), decoded once per node
+// (ParamValues::Decoded).
+struct HardSigmoidParams {
+  float alpha = 0.2f, beta = 0.5f;
+  static HardSigmoidParams Decode(const ParamValues& p) {
+    return {static_cast<float>(p.GetFloat("alpha")), static_cast<float>(p.GetFloat("beta"))};
+  }
+};
+
 void HardSigmoid(const OpContext&, const NodeAttrs& attrs, const std::vector<TBlob>& in,
                  const std::vector<OpReq>& req, const std::vector<TBlob>& out) {
-  const float alpha = static_cast<float>(attrs.params.GetFloat("alpha"));
-  const float beta = static_cast<float>(attrs.params.GetFloat("beta"));
+  const HardSigmoidParams& hp = attrs.params.Decoded<HardSigmoidParams>();
+  const float alpha = hp.alpha, beta = hp.beta;
   DispatchFloat(in[0].dtype, "hard_sigmoid", [&](auto t) {
     using T = decltype(t);
     const T a = alpha, b = beta;
@@ -33,8 +41,8 @@ void HardSigmoid(const OpContext&, const NodeAttrs& attrs, const std::vector<TBl
 // dx = dy * alpha where 0 < alpha * x + beta < 1, else 0.
 void HardSigmoidBackward(const OpContext&, const NodeAttrs& attrs, const std::vector<TBlob>& in,
                          const std::vector<OpReq>& req, const std::vector<TBlob>& out) {
-  const float alpha = static_cast<float>(attrs.params.GetFloat("alpha"));
-  const float beta = static_cast<float>(attrs.params.GetFloat("beta"));
+  const HardSigmoidParams& hp = attrs.params.Decoded<HardSigmoidParams>();
+  const float alpha = hp.alpha, beta = hp.beta;
   DispatchFloat(in[0].dtype, "_backward_hard_sigmoid", [&](auto t) {
     using T = decltype(t);
     const T a = alpha, b = beta;

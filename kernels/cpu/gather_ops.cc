@@ -4,6 +4,7 @@
 // dtype. Forward loops run in parallel; scatter-adds that can hit the same
 // element run sequentially (or split over disjoint outer blocks).
 #include <cstring>
+#include <string>
 #include <vector>
 
 #include "cpu/cpu_util.h"
@@ -14,8 +15,25 @@ namespace cpu {
 
 namespace {
 
+// pick's and take's parameters, and one_hot's, decoded once per node
+// (ParamValues::Decoded).
+struct AxisModeParams {
+  int64_t axis = 0;
+  std::string mode;
+  static AxisModeParams Decode(const ParamValues& p) {
+    return {p.GetInt("axis"), p.GetString("mode")};
+  }
+};
+struct OneHotParams {
+  int64_t depth = 0;
+  double on = 1, off = 0;
+  static OneHotParams Decode(const ParamValues& p) {
+    return {p.GetInt("depth"), p.GetFloat("on_value"), p.GetFloat("off_value")};
+  }
+};
+
 int NormAxis(const NodeAttrs& attrs, int ndim) {
-  const int64_t a = attrs.params.GetInt("axis");
+  const int64_t a = attrs.params.Decoded<AxisModeParams>().axis;
   return static_cast<int>(a < 0 ? a + ndim : a);
 }
 
@@ -28,7 +46,7 @@ void PickForward(const OpContext&, const NodeAttrs& attrs, const std::vector<TBl
                  const std::vector<OpReq>& req, const std::vector<TBlob>& out) {
   if (req[0] == OpReq::kNull) return;
   const AxisView v(in[0].shape, NormAxis(attrs, in[0].shape.ndim()));
-  const bool wrap = attrs.params.GetString("mode") == "wrap";
+  const bool wrap = attrs.params.Decoded<AxisModeParams>().mode == "wrap";
   DispatchFloat(in[0].dtype, "pick", [&](auto t) {
     using T = decltype(t);
     DispatchNumeric(in[1].dtype, "pick", [&](auto i) {
@@ -49,7 +67,7 @@ void PickBackward(const OpContext&, const NodeAttrs& attrs, const std::vector<TB
                   const std::vector<OpReq>& req, const std::vector<TBlob>& out) {
   if (req[0] == OpReq::kNull) return;
   const AxisView v(in[1].shape, NormAxis(attrs, in[1].shape.ndim()));
-  const bool wrap = attrs.params.GetString("mode") == "wrap";
+  const bool wrap = attrs.params.Decoded<AxisModeParams>().mode == "wrap";
   ZeroUnlessAdd(req[0], out[0]);
   DispatchFloat(in[0].dtype, "_backward_pick", [&](auto t) {
     using T = decltype(t);
@@ -68,8 +86,9 @@ void PickBackward(const OpContext&, const NodeAttrs& attrs, const std::vector<TB
 void OneHot(const OpContext&, const NodeAttrs& attrs, const std::vector<TBlob>& in,
             const std::vector<OpReq>& req, const std::vector<TBlob>& out) {
   if (req[0] == OpReq::kNull) return;
-  const int64_t depth = attrs.params.GetInt("depth");
-  const double on = attrs.params.GetFloat("on_value"), off = attrs.params.GetFloat("off_value");
+  const OneHotParams& oh = attrs.params.Decoded<OneHotParams>();
+  const int64_t depth = oh.depth;
+  const double on = oh.on, off = oh.off;
   DispatchNumeric(out[0].dtype, "one_hot", [&](auto t) {
     using T = decltype(t);
     DispatchNumeric(in[0].dtype, "one_hot", [&](auto i) {
@@ -115,7 +134,7 @@ void TakeImpl(const NodeAttrs& attrs, const TBlob& a, const TBlob& indices, cons
     DispatchNumeric(indices.dtype, op, [&](auto i) {
       using I = decltype(i);
       const std::vector<int64_t> pos =
-          TakeIndices(indices.data<I>(), m, v.n, attrs.params.GetString("mode"));
+          TakeIndices(indices.data<I>(), m, v.n, attrs.params.Decoded<AxisModeParams>().mode);
       const int64_t inner = v.inner;
 #pragma omp parallel for schedule(static) if (v.outer * m * inner >= kParallelGrain && v.outer > 1)
       for (int64_t o = 0; o < v.outer; ++o) {

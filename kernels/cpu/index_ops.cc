@@ -37,9 +37,24 @@ void CastBackward(const OpContext&, const NodeAttrs&, const std::vector<TBlob>& 
   Convert(in[0], req[0], out[0], "_backward_Cast");
 }
 
+// clip's and Embedding's parameters, decoded once per node (ParamValues::Decoded).
+struct ClipParams {
+  double lo = 0, hi = 0;  // a_min, a_max
+  static ClipParams Decode(const ParamValues& p) {
+    return {p.GetFloat("a_min"), p.GetFloat("a_max")};
+  }
+};
+struct EmbeddingParams {
+  int64_t rows = 0, cols = 0;  // input_dim, output_dim
+  static EmbeddingParams Decode(const ParamValues& p) {
+    return {p.GetInt("input_dim"), p.GetInt("output_dim")};
+  }
+};
+
 void ClipForward(const OpContext&, const NodeAttrs& attrs, const std::vector<TBlob>& in,
                  const std::vector<OpReq>& req, const std::vector<TBlob>& out) {
-  const double lo = attrs.params.GetFloat("a_min"), hi = attrs.params.GetFloat("a_max");
+  const ClipParams& cp = attrs.params.Decoded<ClipParams>();
+  const double lo = cp.lo, hi = cp.hi;
   DispatchFloat(in[0].dtype, "clip", [&](auto t) {
     using T = decltype(t);
     const T l = static_cast<T>(lo), h = static_cast<T>(hi);
@@ -52,7 +67,8 @@ void ClipForward(const OpContext&, const NodeAttrs& attrs, const std::vector<TBl
 // in: ograd, data.
 void ClipBackward(const OpContext&, const NodeAttrs& attrs, const std::vector<TBlob>& in,
                   const std::vector<OpReq>& req, const std::vector<TBlob>& out) {
-  const double lo = attrs.params.GetFloat("a_min"), hi = attrs.params.GetFloat("a_max");
+  const ClipParams& cp = attrs.params.Decoded<ClipParams>();
+  const double lo = cp.lo, hi = cp.hi;
   DispatchFloat(in[0].dtype, "_backward_clip", [&](auto t) {
     using T = decltype(t);
     const T l = static_cast<T>(lo), h = static_cast<T>(hi);
@@ -91,7 +107,8 @@ int64_t Row(I v, int64_t rows) {
 void EmbeddingForward(const OpContext&, const NodeAttrs& attrs, const std::vector<TBlob>& in,
                       const std::vector<OpReq>& req, const std::vector<TBlob>& out) {
   if (req[0] == OpReq::kNull) return;
-  const int64_t rows = attrs.params.GetInt("input_dim"), cols = attrs.params.GetInt("output_dim");
+  const EmbeddingParams& ep = attrs.params.Decoded<EmbeddingParams>();
+  const int64_t rows = ep.rows, cols = ep.cols;
   DispatchNumeric(in[0].dtype, "Embedding", [&](auto i) {
     using I = decltype(i);
     DispatchFloat(in[1].dtype, "Embedding", [&](auto t) {
@@ -111,7 +128,8 @@ void EmbeddingForward(const OpContext&, const NodeAttrs& attrs, const std::vecto
 // in: ograd, data; out: data_grad (zeros), weight_grad.
 void EmbeddingBackward(const OpContext&, const NodeAttrs& attrs, const std::vector<TBlob>& in,
                        const std::vector<OpReq>& req, const std::vector<TBlob>& out) {
-  const int64_t rows = attrs.params.GetInt("input_dim"), cols = attrs.params.GetInt("output_dim");
+  const EmbeddingParams& ep = attrs.params.Decoded<EmbeddingParams>();
+  const int64_t rows = ep.rows, cols = ep.cols;
   if (req[0] == OpReq::kWrite || req[0] == OpReq::kInplace)
     std::memset(out[0].dptr, 0, out[0].Bytes());
   if (req[1] == OpReq::kNull) return;

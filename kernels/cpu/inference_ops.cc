@@ -17,11 +17,25 @@ namespace cpu {
 
 namespace {
 
+// _bn_fold's and _layout_block's parameters, decoded once per node
+// (ParamValues::Decoded).
+struct BnFoldParams {
+  bool has_bias = false, fix_gamma = true;
+  double eps = 1e-3;
+  static BnFoldParams Decode(const ParamValues& p) {
+    return {!p.GetBool("no_bias"), p.GetBool("fix_gamma"), p.GetFloat("eps")};
+  }
+};
+struct LayoutBlockParams {
+  int64_t block = 1;
+  static LayoutBlockParams Decode(const ParamValues& p) { return {p.GetInt("block")}; }
+};
+
 void BnFold(const OpContext&, const NodeAttrs& attrs, const std::vector<TBlob>& in,
             const std::vector<OpReq>& req, const std::vector<TBlob>& out) {
-  const bool has_bias = !attrs.params.GetBool("no_bias");
-  const bool fix_gamma = attrs.params.GetBool("fix_gamma");
-  const double eps = attrs.params.GetFloat("eps");
+  const BnFoldParams& q = attrs.params.Decoded<BnFoldParams>();
+  const bool has_bias = q.has_bias, fix_gamma = q.fix_gamma;
+  const double eps = q.eps;
   const size_t k = has_bias ? 2 : 1;  // gamma's input index
   DispatchFloat(in[0].dtype, "_bn_fold", [&](auto t) {
     using T = decltype(t);
@@ -61,7 +75,8 @@ void LayoutBlock(const OpContext&, const NodeAttrs& attrs, const std::vector<TBl
                  const std::vector<OpReq>& req, const std::vector<TBlob>& out) {
   if (req[0] == OpReq::kNull) return;
   WEFT_CHECK(req[0] != OpReq::kAdd) << "_layout_block does not accumulate";
-  ReorderBlob<true>(in[0], out[0].dptr, in[0].shape, attrs.params.GetInt("block"));
+  ReorderBlob<true>(in[0], out[0].dptr, in[0].shape,
+                    attrs.params.Decoded<LayoutBlockParams>().block);
 }
 
 // out = act(conv(in) + sum) with `conv` the Convolution kernel; the

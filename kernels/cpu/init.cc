@@ -75,9 +75,16 @@ void Ones(const OpContext&, const NodeAttrs&, const std::vector<TBlob>&,
           const std::vector<OpReq>& req, const std::vector<TBlob>& out) {
   Fill("_ones", 1, req[0], out[0]);
 }
+
+// _full's value, decoded once per node (ParamValues::Decoded).
+struct FullParams {
+  double value = 0;
+  static FullParams Decode(const ParamValues& p) { return {p.GetFloat("value")}; }
+};
+
 void Full(const OpContext&, const NodeAttrs& attrs, const std::vector<TBlob>&,
           const std::vector<OpReq>& req, const std::vector<TBlob>& out) {
-  Fill("_full", attrs.params.GetFloat("value"), req[0], out[0]);
+  Fill("_full", attrs.params.Decoded<FullParams>().value, req[0], out[0]);
 }
 void ZerosLike(const OpContext&, const NodeAttrs&, const std::vector<TBlob>&,
                const std::vector<OpReq>& req, const std::vector<TBlob>& out) {

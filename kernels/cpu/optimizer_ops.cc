@@ -17,10 +17,26 @@ namespace cpu {
 
 namespace {
 
-template <typename T>
-T Param(const NodeAttrs& attrs, const char* name) {
-  return static_cast<T>(static_cast<float>(attrs.params.GetFloat(name)));
-}
+// The updates' parameters, read as float (MXNet's), decoded once per node
+// (ParamValues::Decoded): momentum, beta1, beta2 and epsilon only where the
+// op declares them.
+struct OptParams {
+  float lr = 0, wd = 0, rescale = 1, clip = -1;  // rescale_grad, clip_gradient
+  float momentum = 0, beta1 = 0, beta2 = 0, epsilon = 0;
+  static OptParams Decode(const ParamValues& p) {
+    auto f = [&p](const char* name) { return static_cast<float>(p.GetFloat(name)); };
+    OptParams o;
+    o.lr = f("lr");
+    o.wd = f("wd");
+    o.rescale = f("rescale_grad");
+    o.clip = f("clip_gradient");
+    if (p.Has("momentum")) o.momentum = f("momentum");
+    if (p.Has("beta1")) o.beta1 = f("beta1");
+    if (p.Has("beta2")) o.beta2 = f("beta2");
+    if (p.Has("epsilon")) o.epsilon = f("epsilon");
+    return o;
+  }
+};
 
 template <typename T>
 inline T Clip(T x, T c) {
@@ -30,10 +46,11 @@ inline T Clip(T x, T c) {
 void SGDUpdate(const OpContext&, const NodeAttrs& attrs, const std::vector<TBlob>& in,
                const std::vector<OpReq>& req, const std::vector<TBlob>& out) {
   if (req[0] == OpReq::kNull) return;
+  const OptParams& o = attrs.params.Decoded<OptParams>();
   DispatchFloat(in[0].dtype, "sgd_update", [&](auto t) {
     using T = decltype(t);
-    const T lr = Param<T>(attrs, "lr"), wd = Param<T>(attrs, "wd");
-    const T rescale = Param<T>(attrs, "rescale_grad"), clip = Param<T>(attrs, "clip_gradient");
+    const T lr = static_cast<T>(o.lr), wd = static_cast<T>(o.wd);
+    const T rescale = static_cast<T>(o.rescale), clip = static_cast<T>(o.clip);
     const T decay = static_cast<T>(1) - lr * wd, lr_rescale = lr * rescale;
     const T* w = in[0].data<T>();
     const T* g = in[1].data<T>();
@@ -51,11 +68,12 @@ void SGDUpdate(const OpContext&, const NodeAttrs& attrs, const std::vector<TBlob
 
 void SGDMomUpdate(const OpContext&, const NodeAttrs& attrs, const std::vector<TBlob>& in,
                   const std::vector<OpReq>& req, const std::vector<TBlob>& out) {
+  const OptParams& o = attrs.params.Decoded<OptParams>();
   DispatchFloat(in[0].dtype, "sgd_mom_update", [&](auto t) {
     using T = decltype(t);
-    const T lr = Param<T>(attrs, "lr"), wd = Param<T>(attrs, "wd");
-    const T rescale = Param<T>(attrs, "rescale_grad"), clip = Param<T>(attrs, "clip_gradient");
-    const T momentum = Param<T>(attrs, "momentum");
+    const T lr = static_cast<T>(o.lr), wd = static_cast<T>(o.wd);
+    const T rescale = static_cast<T>(o.rescale), clip = static_cast<T>(o.clip);
+    const T momentum = static_cast<T>(o.momentum);
     const T lr_wd = lr * wd;
     const T* w = in[0].data<T>();
     const T* g = in[1].data<T>();
@@ -84,15 +102,15 @@ void SGDMomUpdate(const OpContext&, const NodeAttrs& attrs, const std::vector<TB
 
 void AdamUpdate(const OpContext&, const NodeAttrs& attrs, const std::vector<TBlob>& in,
                 const std::vector<OpReq>& req, const std::vector<TBlob>& out) {
+  const OptParams& o = attrs.params.Decoded<OptParams>();
   DispatchFloat(in[0].dtype, "adam_update", [&](auto t) {
     using T = decltype(t);
-    const T lr = Param<T>(attrs, "lr"), wd = Param<T>(attrs, "wd");
-    const T rescale = Param<T>(attrs, "rescale_grad"), clip = Param<T>(attrs, "clip_gradient");
-    const float b1f = static_cast<float>(attrs.params.GetFloat("beta1"));
-    const float b2f = static_cast<float>(attrs.params.GetFloat("beta2"));
+    const T lr = static_cast<T>(o.lr), wd = static_cast<T>(o.wd);
+    const T rescale = static_cast<T>(o.rescale), clip = static_cast<T>(o.clip);
+    const float b1f = o.beta1, b2f = o.beta2;
     const T b1 = static_cast<T>(b1f), b2 = static_cast<T>(b2f);
     const T c1 = static_cast<T>(1.f - b1f), c2 = static_cast<T>(1.f - b2f);
-    const T eps = Param<T>(attrs, "epsilon");
+    const T eps = static_cast<T>(o.epsilon);
     // With clip < 0 the clip bound is +inf, which leaves every value as is.
     const T bound = clip >= 0 ? clip : static_cast<T>(INFINITY);
     const T* w = in[0].data<T>();

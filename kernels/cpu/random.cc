@@ -30,10 +30,39 @@ RandomState* Rng(const OpContext& octx, const char* op) {
   return octx.rng;
 }
 
+// The samplers' parameters, decoded once per node (ParamValues::Decoded).
+struct UniformParams {
+  double low = 0, high = 1;
+  static UniformParams Decode(const ParamValues& p) {
+    return {p.GetFloat("low"), p.GetFloat("high")};
+  }
+};
+struct NormalParams {
+  double loc = 0, scale = 1;
+  static NormalParams Decode(const ParamValues& p) {
+    return {p.GetFloat("loc"), p.GetFloat("scale")};
+  }
+};
+struct LamParams {  // exponential's rate, poisson's mean
+  double lam = 1;
+  static LamParams Decode(const ParamValues& p) { return {p.GetFloat("lam")}; }
+};
+struct GammaParams {
+  double alpha = 1, beta = 1;
+  static GammaParams Decode(const ParamValues& p) {
+    return {p.GetFloat("alpha"), p.GetFloat("beta")};
+  }
+};
+struct RandIntParams {
+  int64_t low = 0, high = 1;
+  static RandIntParams Decode(const ParamValues& p) { return {p.GetInt("low"), p.GetInt("high")}; }
+};
+
 void Uniform(const OpContext& octx, const NodeAttrs& attrs, const std::vector<TBlob>&,
              const std::vector<OpReq>& req, const std::vector<TBlob>& out) {
   if (req[0] == OpReq::kNull) return;
-  const double low = attrs.params.GetFloat("low"), high = attrs.params.GetFloat("high");
+  const UniformParams& up = attrs.params.Decoded<UniformParams>();
+  const double low = up.low, high = up.high;
   RandomState* rng = Rng(octx, "_random_uniform");
   DispatchFloat(out[0].dtype, "_random_uniform", [&](auto t) {
     using T = decltype(t);
@@ -54,7 +83,8 @@ void Uniform(const OpContext& octx, const NodeAttrs& attrs, const std::vector<TB
 void Normal(const OpContext& octx, const NodeAttrs& attrs, const std::vector<TBlob>&,
             const std::vector<OpReq>& req, const std::vector<TBlob>& out) {
   if (req[0] == OpReq::kNull) return;
-  const double loc = attrs.params.GetFloat("loc"), scale = attrs.params.GetFloat("scale");
+  const NormalParams& np = attrs.params.Decoded<NormalParams>();
+  const double loc = np.loc, scale = np.scale;
   RandomState* rng = Rng(octx, "_random_normal");
   DispatchFloat(out[0].dtype, "_random_normal", [&](auto t) {
     using T = decltype(t);
@@ -86,21 +116,22 @@ void Fill(const OpContext& octx, const char* op, OpReq req, const TBlob& out, Ma
 
 void Exponential(const OpContext& octx, const NodeAttrs& attrs, const std::vector<TBlob>&,
                  const std::vector<OpReq>& req, const std::vector<TBlob>& out) {
-  const double lam = attrs.params.GetFloat("lam");
+  const double lam = attrs.params.Decoded<LamParams>().lam;
   Fill(octx, "_random_exponential", req[0], out[0],
        [&] { return std::exponential_distribution<double>(lam); });
 }
 
 void Gamma(const OpContext& octx, const NodeAttrs& attrs, const std::vector<TBlob>&,
            const std::vector<OpReq>& req, const std::vector<TBlob>& out) {
-  const double a = attrs.params.GetFloat("alpha"), b = attrs.params.GetFloat("beta");
+  const GammaParams& gp = attrs.params.Decoded<GammaParams>();
+  const double a = gp.alpha, b = gp.beta;
   Fill(octx, "_random_gamma", req[0], out[0],
        [&] { return std::gamma_distribution<double>(a, b); });
 }
 
 void Poisson(const OpContext& octx, const NodeAttrs& attrs, const std::vector<TBlob>&,
              const std::vector<OpReq>& req, const std::vector<TBlob>& out) {
-  const double lam = attrs.params.GetFloat("lam");
+  const double lam = attrs.params.Decoded<LamParams>().lam;
   if (lam == 0) {  // std::poisson_distribution needs a positive mean
     Fill(octx, "_random_poisson", req[0], out[0],
          [] { return [](std::mt19937_64&) { return 0.0; }; });
@@ -113,7 +144,8 @@ void Poisson(const OpContext& octx, const NodeAttrs& attrs, const std::vector<TB
 void RandInt(const OpContext& octx, const NodeAttrs& attrs, const std::vector<TBlob>&,
              const std::vector<OpReq>& req, const std::vector<TBlob>& out) {
   if (req[0] == OpReq::kNull) return;
-  const int64_t low = attrs.params.GetInt("low"), high = attrs.params.GetInt("high");
+  const RandIntParams& rp = attrs.params.Decoded<RandIntParams>();
+  const int64_t low = rp.low, high = rp.high;
   RandomState* rng = Rng(octx, "_random_randint");
   auto draw = [&](auto* y) {
     using T = std::remove_pointer_t<decltype(y)>;

@@ -27,8 +27,14 @@ void CopyKernel(const OpContext&, const NodeAttrs& attrs, const std::vector<TBlo
   if (out[0].dptr != in[0].dptr) std::memcpy(out[0].dptr, in[0].dptr, out[0].Bytes());
 }
 
+// transpose's axes, decoded once per node (ParamValues::Decoded).
+struct TransposeParams {
+  Shape axes;
+  static TransposeParams Decode(const ParamValues& p) { return {p.GetShape("axes")}; }
+};
+
 std::vector<int> TransposePerm(const NodeAttrs& attrs, int nd) {
-  const Shape& axes = attrs.params.GetShape("axes");
+  const Shape& axes = attrs.params.Decoded<TransposeParams>().axes;
   std::vector<int> perm(nd);
   for (int i = 0; i < nd; ++i) {
     if (!axes.ndim_known() || axes.ndim() == 0)

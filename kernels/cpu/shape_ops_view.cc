@@ -121,12 +121,37 @@ void ViewBackward(const OpContext&, const NodeAttrs& attrs, const std::vector<TB
   });
 }
 
+// stack's axis and the ranges' start, step and repeat, decoded once per
+// node (ParamValues::Decoded).
+struct StackParams {
+  int64_t axis = 0;
+  static StackParams Decode(const ParamValues& p) { return {p.GetInt("axis")}; }
+};
+struct ArangeParams {  // _arange: start 0 when only one bound is given
+  double start = 0, step = 1;
+  int64_t repeat = 1;
+  static ArangeParams Decode(const ParamValues& p) {
+    ArangeParams q;
+    op::ArangeStartStep(p, &q.start, &q.step);
+    q.repeat = p.GetInt("repeat");
+    return q;
+  }
+};
+struct ArangeLikeParams {
+  double start = 0, step = 1;
+  int64_t repeat = 1;
+  static ArangeLikeParams Decode(const ParamValues& p) {
+    return {p.GetFloat("start"), p.GetFloat("step"), p.GetInt("repeat")};
+  }
+};
+
 void StackForward(const OpContext&, const NodeAttrs& attrs, const std::vector<TBlob>& in,
                   const std::vector<OpReq>& req, const std::vector<TBlob>& out) {
   if (req[0] == OpReq::kNull) return;
   CheckReq("stack", out[0].dtype, req[0]);
   const Shape& os = out[0].shape;
-  const int axis = op::CheckAxis("stack", "axis", attrs.params.GetInt("axis"), os.ndim());
+  const int axis =
+      op::CheckAxis("stack", "axis", attrs.params.Decoded<StackParams>().axis, os.ndim());
   const int64_t n = static_cast<int64_t>(in.size());
   const int64_t outer = os.ProdRange(0, axis), inner = os.ProdRange(axis + 1, os.ndim());
   for (int64_t i = 0; i < n; ++i) {
@@ -172,16 +197,14 @@ void FillRange(const char* op, double start, double step, int64_t repeat, OpReq 
 
 void Arange(const OpContext&, const NodeAttrs& attrs, const std::vector<TBlob>&,
             const std::vector<OpReq>& req, const std::vector<TBlob>& out) {
-  double start, step;
-  op::ArangeStartStep(attrs.params, &start, &step);
-  FillRange("_arange", start, step, attrs.params.GetInt("repeat"), req[0], out[0]);
+  const ArangeParams& q = attrs.params.Decoded<ArangeParams>();
+  FillRange("_arange", q.start, q.step, q.repeat, req[0], out[0]);
 }
 
 void ArangeLike(const OpContext&, const NodeAttrs& attrs, const std::vector<TBlob>&,
                 const std::vector<OpReq>& req, const std::vector<TBlob>& out) {
-  const ParamValues& p = attrs.params;
-  FillRange("_contrib_arange_like", p.GetFloat("start"), p.GetFloat("step"), p.GetInt("repeat"),
-            req[0], out[0]);
+  const ArangeLikeParams& q = attrs.params.Decoded<ArangeLikeParams>();
+  FillRange("_contrib_arange_like", q.start, q.step, q.repeat, req[0], out[0]);
 }
 
 void ShapeArray(const OpContext&, const NodeAttrs& attrs, const std::vector<TBlob>& in,

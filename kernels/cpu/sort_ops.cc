@@ -17,12 +17,39 @@ namespace cpu {
 
 namespace {
 
+// The ops' parameters, decoded once per node (ParamValues::Decoded): the
+// axis (none: flattened) of argmax, argmin and the sorts; is_ascend, and k
+// and ret_typ where the op declares them, of the sorts.
+struct AxisParams {
+  bool none = false;
+  int64_t axis = 0;
+  static AxisParams Decode(const ParamValues& p) {
+    AxisParams q;
+    q.none = p.IsNone("axis");
+    if (!q.none) q.axis = p.GetInt("axis");
+    return q;
+  }
+};
+struct SortParams {
+  bool ascend = false;
+  int64_t k = 1;
+  std::string ret;  // ret_typ
+  static SortParams Decode(const ParamValues& p) {
+    SortParams q;
+    q.ascend = p.GetBool("is_ascend");
+    if (p.Has("k")) q.k = p.GetInt("k");
+    if (p.Has("ret_typ")) q.ret = p.GetString("ret_typ");
+    return q;
+  }
+};
+
 // The axis of `attrs` normalised for `ndim` (-1: None, flattened). Shape
 // inference has validated it.
 int OpAxis(const NodeAttrs& attrs, int ndim) {
   if (attrs.op->name == "argmax_channel") return 1;
-  if (attrs.params.IsNone("axis")) return -1;
-  const int64_t a = attrs.params.GetInt("axis");
+  const AxisParams& ap = attrs.params.Decoded<AxisParams>();
+  if (ap.none) return -1;
+  const int64_t a = ap.axis;
   return static_cast<int>(a < 0 ? a + ndim : a);
 }
 
@@ -82,12 +109,13 @@ SortSpec Spec(const NodeAttrs& attrs, const Shape& data) {
   s.axis = OpAxis(attrs, data.ndim());
   const AxisView v(data, s.axis);
   s.k = v.n;
-  s.ascend = attrs.params.GetBool("is_ascend");
+  const SortParams& sp = attrs.params.Decoded<SortParams>();
+  s.ascend = sp.ascend;
   s.ret = op == "argsort" ? "indices" : "value";
   if (op == "topk" || op == "_backward_topk") {
-    const int64_t k = attrs.params.GetInt("k");
+    const int64_t k = sp.k;
     s.k = k < 1 ? v.n : k;
-    if (op == "topk") s.ret = attrs.params.GetString("ret_typ");
+    if (op == "topk") s.ret = sp.ret;
   }
   return s;
 }

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cmath>
 #include <numeric>
+#include <string>
 #include <vector>
 
 #include "box_nms.h"
@@ -103,10 +104,37 @@ void BoxNMSBackwardCpu(const OpContext&, const NodeAttrs&, const std::vector<TBl
   });
 }
 
+// box_iou's, box_decode's and bipartite_matching's parameters, decoded once
+// per node (ParamValues::Decoded).
+struct BoxFormatParams {
+  std::string format;
+  static BoxFormatParams Decode(const ParamValues& p) { return {p.GetString("format")}; }
+};
+struct BoxDecodeParams {
+  bool corner = false;          // format "corner"
+  float std[4] = {}, clip = 0;  // MXNet keeps them as float
+  static BoxDecodeParams Decode(const ParamValues& p) {
+    BoxDecodeParams q;
+    q.corner = p.GetString("format") == "corner";
+    const char* names[4] = {"std0", "std1", "std2", "std3"};
+    for (int i = 0; i < 4; ++i) q.std[i] = static_cast<float>(p.GetFloat(names[i]));
+    q.clip = static_cast<float>(p.GetFloat("clip"));
+    return q;
+  }
+};
+struct MatchingParams {
+  bool ascend = false;  // is_ascend
+  int64_t topk = -1;
+  float thresh = 0;  // threshold
+  static MatchingParams Decode(const ParamValues& p) {
+    return {p.GetBool("is_ascend"), p.GetInt("topk"), static_cast<float>(p.GetFloat("threshold"))};
+  }
+};
+
 void BoxIoUCpu(const OpContext&, const NodeAttrs& attrs, const std::vector<TBlob>& in,
                const std::vector<OpReq>& req, const std::vector<TBlob>& out) {
   if (req[0] == OpReq::kNull) return;
-  const bool center = attrs.params.GetString("format") == "center";
+  const bool center = attrs.params.Decoded<BoxFormatParams>().format == "center";
   const int64_t nl = in[0].shape.Size() / 4, nr = in[1].shape.Size() / 4;
   DispatchFloat(in[0].dtype, "_contrib_box_iou", [&](auto t) {
     using T = decltype(t);
@@ -124,14 +152,15 @@ void BoxIoUCpu(const OpContext&, const NodeAttrs& attrs, const std::vector<TBlob
 void BoxDecodeCpu(const OpContext&, const NodeAttrs& attrs, const std::vector<TBlob>& in,
                   const std::vector<OpReq>& req, const std::vector<TBlob>& out) {
   if (req[0] == OpReq::kNull) return;
-  const ParamValues& p = attrs.params;
-  const bool corner = p.GetString("format") == "corner";
+  const BoxDecodeParams& p = attrs.params.Decoded<BoxDecodeParams>();
+  const bool corner = p.corner;
   const int64_t n = in[0].shape[1], rows = in[0].shape.Size() / 4;
   DispatchFloat(in[0].dtype, "_contrib_box_decode", [&](auto t) {
     using T = decltype(t);
     // MXNet keeps the parameters as float.
-    auto f = [&](const char* k) { return static_cast<T>(static_cast<float>(p.GetFloat(k))); };
-    const T s0 = f("std0"), s1 = f("std1"), s2 = f("std2"), s3 = f("std3"), clip = f("clip");
+    const T s0 = static_cast<T>(p.std[0]), s1 = static_cast<T>(p.std[1]),
+            s2 = static_cast<T>(p.std[2]), s3 = static_cast<T>(p.std[3]),
+            clip = static_cast<T>(p.clip);
     const bool has_clip = clip > 0;
     const T *x = in[0].data<T>(), *anc = in[1].data<T>();
     T* y = out[0].data<T>();
@@ -193,9 +222,10 @@ void MatchingCpu(const OpContext&, const NodeAttrs& attrs, const std::vector<TBl
                  const std::vector<OpReq>&, const std::vector<TBlob>& out) {
   const Shape& s = in[0].shape;
   const int64_t rows = s[s.ndim() - 2], cols = s[s.ndim() - 1], batches = s.Size() / (rows * cols);
-  const bool ascend = attrs.params.GetBool("is_ascend");
-  const int64_t topk = attrs.params.GetInt("topk");
-  const float thresh = static_cast<float>(attrs.params.GetFloat("threshold"));
+  const MatchingParams& mp = attrs.params.Decoded<MatchingParams>();
+  const bool ascend = mp.ascend;
+  const int64_t topk = mp.topk;
+  const float thresh = mp.thresh;
   DispatchFloat(in[0].dtype, "_contrib_bipartite_matching", [&](auto t) {
     using T = decltype(t);
 #pragma omp parallel for schedule(dynamic) if (batches > 1 && s.Size() >= kParallelGrain)

@@ -83,14 +83,25 @@ std::pair<float, int> BestGT(const T* ov, int ngt) {
   return best;
 }
 
+// MultiBoxTarget's scalar parameters, decoded once per node
+// (ParamValues::Decoded); its variances are parsed per call
+// (op::FloatTupleValue names the node in its errors).
+struct TargetScalars {
+  float overlap = 0.5f, ratio = -1, neg_thresh = 0.5f;  // MXNet keeps them as float
+  double ignore = -1;                                   // ignore_label
+  static TargetScalars Decode(const ParamValues& p) {
+    return {static_cast<float>(p.GetFloat("overlap_threshold")),
+            static_cast<float>(p.GetFloat("negative_mining_ratio")),
+            static_cast<float>(p.GetFloat("negative_mining_thresh")), p.GetFloat("ignore_label")};
+  }
+};
+
 template <typename T>
 void TargetBatch(const NodeAttrs& attrs, const std::vector<float>& var, const T* anc, const T* lab,
                  const T* pred, int64_t na, int64_t nl, int64_t lw, int64_t nc, T* loc, T* mask,
                  T* cls) {
-  const ParamValues& p = attrs.params;
-  const float overlap = static_cast<float>(p.GetFloat("overlap_threshold"));
-  const float ratio = static_cast<float>(p.GetFloat("negative_mining_ratio"));
-  const float neg_thresh = static_cast<float>(p.GetFloat("negative_mining_thresh"));
+  const TargetScalars& q = attrs.params.Decoded<TargetScalars>();
+  const float overlap = q.overlap, ratio = q.ratio, neg_thresh = q.neg_thresh;
   int ngt = 0;
   while (ngt < nl && static_cast<float>(lab[ngt * lw]) != -1.f) ++ngt;
   if (ngt == 0) return;
@@ -187,7 +198,7 @@ void TargetCpu(const OpContext&, const NodeAttrs& attrs, const std::vector<TBlob
   const std::vector<float> var = op::FloatTupleValue(attrs, "variances", 4);
   const int64_t na = in[0].shape[1], nb = in[1].shape[0], nl = in[1].shape[1], lw = in[1].shape[2],
                 nc = in[2].shape[1];
-  const double ignore = attrs.params.GetFloat("ignore_label");
+  const double ignore = attrs.params.Decoded<TargetScalars>().ignore;
   DispatchFloat(in[0].dtype, "_contrib_MultiBoxTarget", [&](auto t) {
     using T = decltype(t);
     T *loc = out[0].data<T>(), *mask = out[1].data<T>(), *cls = out[2].data<T>();

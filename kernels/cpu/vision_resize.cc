@@ -119,10 +119,16 @@ void ResizeLoop(const Shape& data, const Shape& sized, bool align, F f) {
       }
 }
 
+// BilinearResize2D's align_corners, decoded once per node (ParamValues::Decoded).
+struct ResizeParams {
+  bool align = false;  // align_corners
+  static ResizeParams Decode(const ParamValues& p) { return {p.GetBool("align_corners")}; }
+};
+
 void ResizeCpu(const OpContext&, const NodeAttrs& attrs, const std::vector<TBlob>& in,
                const std::vector<OpReq>& req, const std::vector<TBlob>& out) {
   if (req[0] == OpReq::kNull) return;
-  const bool align = attrs.params.GetBool("align_corners");
+  const bool align = attrs.params.Decoded<ResizeParams>().align;
   DispatchFloat(in[0].dtype, "_contrib_BilinearResize2D", [&](auto t) {
     using T = decltype(t);
     const T* x = in[0].data<T>();
@@ -137,7 +143,7 @@ void ResizeCpu(const OpContext&, const NodeAttrs& attrs, const std::vector<TBlob
 void ResizeBackwardCpu(const OpContext&, const NodeAttrs& attrs, const std::vector<TBlob>& in,
                        const std::vector<OpReq>& req, const std::vector<TBlob>& out) {
   if (req[0] == OpReq::kNull) return;
-  const bool align = attrs.params.GetBool("align_corners");
+  const bool align = attrs.params.Decoded<ResizeParams>().align;
   DispatchFloat(in[0].dtype, "_backward_contrib_BilinearResize2D", [&](auto t) {
     using T = decltype(t);
     const T* dy = in[0].data<T>();

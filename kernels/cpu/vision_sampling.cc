@@ -100,10 +100,18 @@ void Zero(const TBlob& b, OpReq req) {
     std::fill(b.data<T>(), b.data<T>() + b.shape.Size(), T(0));
 }
 
+// GridGenerator's transform_type, decoded once per node (ParamValues::Decoded).
+struct GridParams {
+  bool affine = false;  // transform_type "affine"
+  static GridParams Decode(const ParamValues& p) {
+    return {p.GetString("transform_type") == "affine"};
+  }
+};
+
 void GridCpu(const OpContext&, const NodeAttrs& attrs, const std::vector<TBlob>& in,
              const std::vector<OpReq>& req, const std::vector<TBlob>& out) {
   if (req[0] == OpReq::kNull) return;
-  const bool affine = attrs.params.GetString("transform_type") == "affine";
+  const bool affine = attrs.params.Decoded<GridParams>().affine;
   const Shape& os = out[0].shape;
   DispatchFloat(in[0].dtype, "GridGenerator", [&](auto t) {
     using T = decltype(t);
@@ -129,7 +137,7 @@ void GridCpu(const OpContext&, const NodeAttrs& attrs, const std::vector<TBlob>&
 void GridBackwardCpu(const OpContext&, const NodeAttrs& attrs, const std::vector<TBlob>& in,
                      const std::vector<OpReq>& req, const std::vector<TBlob>& out) {
   if (req[0] == OpReq::kNull) return;
-  const bool affine = attrs.params.GetString("transform_type") == "affine";
+  const bool affine = attrs.params.Decoded<GridParams>().affine;
   const Shape& gs = in[0].shape;
   DispatchFloat(in[0].dtype, "_backward_GridGenerator", [&](auto t) {
     using T = decltype(t);
