@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "cpu/cpu_util.h"
+#include "shared_params.h"
 #include "weft/dtype.h"
 
 namespace weft {
@@ -120,16 +121,6 @@ Kernel BinaryBackwardKernel(const char* name, FL fl, FR fr) {
   };
   return {"cpu", 0, fn, true};
 }
-
-// The scalar ops' `scalar` and `is_int`, decoded once per node
-// (ParamValues::Decoded).
-struct ScalarOperand {
-  double scalar = 1;
-  bool is_int = true;
-  static ScalarOperand Decode(const ParamValues& p) {
-    return {p.GetFloat("scalar"), p.GetBool("is_int")};
-  }
-};
 
 // out = f(data, s), s the `scalar` parameter cast to T (as MXNet does).
 // Integer data (kInts) needs is_int=True: MXNet gives float64 otherwise.

@@ -14,15 +14,7 @@ namespace cpu {
 namespace {
 
 // hard_sigmoid: y = clip(alpha * x + beta, 0, 1), alpha and beta rounded to
-// float32 first (MXNet's real_t parameters), decoded once per node
-// (ParamValues::Decoded).
-struct HardSigmoidParams {
-  float alpha = 0.2f, beta = 0.5f;
-  static HardSigmoidParams Decode(const ParamValues& p) {
-    return {static_cast<float>(p.GetFloat("alpha")), static_cast<float>(p.GetFloat("beta"))};
-  }
-};
-
+// float32 first (MXNet's real_t parameters; HardSigmoidParams).
 void HardSigmoid(const OpContext&, const NodeAttrs& attrs, const std::vector<TBlob>& in,
                  const std::vector<OpReq>& req, const std::vector<TBlob>& out) {
   const HardSigmoidParams& hp = attrs.params.Decoded<HardSigmoidParams>();

@@ -6,6 +6,7 @@
 
 #include "cpu/cpu_util.h"
 #include "cpu/index_util.h"
+#include "shared_params.h"
 #include "weft/dtype.h"
 
 namespace weft {
@@ -37,17 +38,12 @@ void CastBackward(const OpContext&, const NodeAttrs&, const std::vector<TBlob>& 
   Convert(in[0], req[0], out[0], "_backward_Cast");
 }
 
-// clip's and Embedding's parameters, decoded once per node (ParamValues::Decoded).
+// clip's parameters, decoded once per node (ParamValues::Decoded); Embedding's
+// are in shared_params.h.
 struct ClipParams {
   double lo = 0, hi = 0;  // a_min, a_max
   static ClipParams Decode(const ParamValues& p) {
     return {p.GetFloat("a_min"), p.GetFloat("a_max")};
-  }
-};
-struct EmbeddingParams {
-  int64_t rows = 0, cols = 0;  // input_dim, output_dim
-  static EmbeddingParams Decode(const ParamValues& p) {
-    return {p.GetInt("input_dim"), p.GetInt("output_dim")};
   }
 };
 

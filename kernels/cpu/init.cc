@@ -6,6 +6,7 @@
 #include <type_traits>
 
 #include "cpu/cpu_util.h"
+#include "shared_params.h"
 #include "weft/dtype.h"
 
 namespace weft {
@@ -75,12 +76,6 @@ void Ones(const OpContext&, const NodeAttrs&, const std::vector<TBlob>&,
           const std::vector<OpReq>& req, const std::vector<TBlob>& out) {
   Fill("_ones", 1, req[0], out[0]);
 }
-
-// _full's value, decoded once per node (ParamValues::Decoded).
-struct FullParams {
-  double value = 0;
-  static FullParams Decode(const ParamValues& p) { return {p.GetFloat("value")}; }
-};
 
 void Full(const OpContext&, const NodeAttrs& attrs, const std::vector<TBlob>&,
           const std::vector<OpReq>& req, const std::vector<TBlob>& out) {

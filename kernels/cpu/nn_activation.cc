@@ -9,6 +9,7 @@
 #include "cpu/cpu_util.h"
 #include "cpu/fast_math.h"
 #include "dropout_mask.h"
+#include "shared_params.h"
 #include "weft/dtype.h"
 #include "weft/mutex.h"
 #include "weft/runtime.h"
@@ -47,29 +48,6 @@ void Gelu(OpReq req, const T* x, T* y, int64_t n) {
   for (int64_t b = 0; b < blocks; ++b)
     GeluBlock(x + b * kBlock, y + b * kBlock, std::min(kBlock, n - b * kBlock), req == OpReq::kAdd);
 }
-
-// Activation's, LeakyReLU's and Dropout's parameters, decoded once per
-// node (ParamValues::Decoded).
-struct ActParams {
-  std::string act;  // act_type
-  static ActParams Decode(const ParamValues& p) { return {p.GetString("act_type")}; }
-};
-struct LeakyParams {
-  std::string act;   // act_type
-  double slope = 0;  // of negative inputs: leaky's slope, rrelu's mean bound, elu's alpha
-  static LeakyParams Decode(const ParamValues& p) {
-    LeakyParams q{p.GetString("act_type"), p.GetFloat("slope")};
-    if (q.act == "rrelu") q.slope = (p.GetFloat("lower_bound") + p.GetFloat("upper_bound")) / 2;
-    return q;
-  }
-};
-struct DropoutParams {
-  double p = 0;
-  bool always = false;  // mode "always": also outside training
-  static DropoutParams Decode(const ParamValues& p) {
-    return {p.GetFloat("p"), p.GetString("mode") == "always"};
-  }
-};
 
 void ActivationForward(const OpContext&, const NodeAttrs& attrs, const std::vector<TBlob>& in,
                        const std::vector<OpReq>& req, const std::vector<TBlob>& out) {

@@ -12,6 +12,7 @@
 
 #include "cpu/cpu_util.h"
 #include "cpu/norm_util.h"
+#include "shared_params.h"
 #include "weft/dtype.h"
 
 namespace weft {
@@ -21,23 +22,6 @@ namespace {
 
 struct AxisGeom {
   int64_t outer = 1, C = 1, inner = 1;
-};
-
-// LayerNorm's and GroupNorm's parameters, decoded once per node
-// (ParamValues::Decoded).
-struct LayerNormParams {
-  int64_t axis = -1;
-  double eps = 1e-5;
-  static LayerNormParams Decode(const ParamValues& p) {
-    return {p.GetInt("axis"), p.GetFloat("eps")};
-  }
-};
-struct GroupNormParams {
-  int64_t groups = 1;  // num_groups
-  double eps = 1e-5;
-  static GroupNormParams Decode(const ParamValues& p) {
-    return {p.GetInt("num_groups"), p.GetFloat("eps")};
-  }
 };
 
 AxisGeom LayerNormGeom(const NodeAttrs& attrs, const Shape& s) {

@@ -8,6 +8,7 @@
 
 #include "cpu/cpu_util.h"
 #include "cpu/nn_seq_lengths.h"
+#include "shared_params.h"
 #include "weft/dtype.h"
 
 namespace weft {
@@ -21,21 +22,6 @@ struct SeqView {
   std::vector<int64_t> len;
   // Offset of (t, b) in the data.
   int64_t At(int64_t t, int64_t b) const { return (batch_major ? b * T + t : t * N + b) * rest; }
-};
-
-// The sequence ops' parameters, decoded once per node (ParamValues::Decoded):
-// SequenceMask's value only where the op declares it.
-struct SequenceParams {
-  bool batch_major = false;  // axis 1
-  bool use_length = false;   // use_sequence_length
-  double value = 0;
-  static SequenceParams Decode(const ParamValues& p) {
-    SequenceParams q;
-    q.batch_major = p.GetInt("axis") == 1;
-    q.use_length = p.GetBool("use_sequence_length");
-    if (p.Has("value")) q.value = p.GetFloat("value");
-    return q;
-  }
 };
 
 // `data` is the blob carrying the time axis; `len_blob` the lengths or null.

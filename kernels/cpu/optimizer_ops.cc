@@ -10,33 +10,13 @@
 #include <cmath>
 
 #include "cpu/cpu_util.h"
+#include "shared_params.h"
 #include "weft/dtype.h"
 
 namespace weft {
 namespace cpu {
 
 namespace {
-
-// The updates' parameters, read as float (MXNet's), decoded once per node
-// (ParamValues::Decoded): momentum, beta1, beta2 and epsilon only where the
-// op declares them.
-struct OptParams {
-  float lr = 0, wd = 0, rescale = 1, clip = -1;  // rescale_grad, clip_gradient
-  float momentum = 0, beta1 = 0, beta2 = 0, epsilon = 0;
-  static OptParams Decode(const ParamValues& p) {
-    auto f = [&p](const char* name) { return static_cast<float>(p.GetFloat(name)); };
-    OptParams o;
-    o.lr = f("lr");
-    o.wd = f("wd");
-    o.rescale = f("rescale_grad");
-    o.clip = f("clip_gradient");
-    if (p.Has("momentum")) o.momentum = f("momentum");
-    if (p.Has("beta1")) o.beta1 = f("beta1");
-    if (p.Has("beta2")) o.beta2 = f("beta2");
-    if (p.Has("epsilon")) o.epsilon = f("epsilon");
-    return o;
-  }
-};
 
 template <typename T>
 inline T Clip(T x, T c) {

@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "cpu/cpu_util.h"
+#include "shared_params.h"
 #include "weft/dtype.h"
 
 namespace weft {
@@ -26,12 +27,6 @@ void CopyKernel(const OpContext&, const NodeAttrs& attrs, const std::vector<TBlo
   }
   if (out[0].dptr != in[0].dptr) std::memcpy(out[0].dptr, in[0].dptr, out[0].Bytes());
 }
-
-// transpose's axes, decoded once per node (ParamValues::Decoded).
-struct TransposeParams {
-  Shape axes;
-  static TransposeParams Decode(const ParamValues& p) { return {p.GetShape("axes")}; }
-};
 
 std::vector<int> TransposePerm(const NodeAttrs& attrs, int nd) {
   const Shape& axes = attrs.params.Decoded<TransposeParams>().axes;

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "cpu/cpu_util.h"
+#include "shared_params.h"
 #include "weft/dtype.h"
 
 namespace weft {
@@ -54,17 +55,6 @@ void JoinOrSplit(const std::vector<T*>& parts, const std::vector<Shape>& shapes,
   }
 }
 
-// Concat's dim and SliceChannel's and slice_axis's axis, decoded once per
-// node (ParamValues::Decoded).
-struct ConcatParams {
-  int64_t dim = 1;
-  static ConcatParams Decode(const ParamValues& p) { return {p.GetInt("dim")}; }
-};
-struct AxisParams {
-  int64_t axis = 0;
-  static AxisParams Decode(const ParamValues& p) { return {p.GetInt("axis")}; }
-};
-
 void ConcatForward(const OpContext&, const NodeAttrs& attrs, const std::vector<TBlob>& in,
                    const std::vector<OpReq>& req, const std::vector<TBlob>& out) {
   const int axis = NormAxis(attrs.params.Decoded<ConcatParams>().dim, out[0].shape.ndim());
@@ -99,7 +89,7 @@ void ConcatBackward(const OpContext&, const NodeAttrs& attrs, const std::vector<
 void SplitForward(const OpContext&, const NodeAttrs& attrs, const std::vector<TBlob>& in,
                   const std::vector<OpReq>& req, const std::vector<TBlob>& out) {
   const Shape& d = in[0].shape;
-  const int axis = NormAxis(attrs.params.Decoded<AxisParams>().axis, d.ndim());
+  const int axis = NormAxis(attrs.params.Decoded<SplitAxisParams>().axis, d.ndim());
   Shape part = d;
   part[axis] = d[axis] / static_cast<int64_t>(out.size());
   DispatchFloat(in[0].dtype, "SliceChannel", [&](auto t) {
@@ -114,7 +104,7 @@ void SplitForward(const OpContext&, const NodeAttrs& attrs, const std::vector<TB
 void SliceAxisForward(const OpContext&, const NodeAttrs& attrs, const std::vector<TBlob>& in,
                       const std::vector<OpReq>& req, const std::vector<TBlob>& out) {
   const Shape& d = in[0].shape;
-  const int axis = NormAxis(attrs.params.Decoded<AxisParams>().axis, d.ndim());
+  const int axis = NormAxis(attrs.params.Decoded<SplitAxisParams>().axis, d.ndim());
   int64_t b, e;
   op::SliceAxisRange(attrs.params, d[axis], &b, &e);
   const int64_t outer = d.ProdRange(0, axis), inner = d.ProdRange(axis + 1, d.ndim());
@@ -130,7 +120,7 @@ void SliceAxisBackward(const OpContext&, const NodeAttrs& attrs, const std::vect
                        const std::vector<OpReq>& req, const std::vector<TBlob>& out) {
   if (req[0] == OpReq::kNull) return;
   const Shape& d = in[1].shape;
-  const int axis = NormAxis(attrs.params.Decoded<AxisParams>().axis, d.ndim());
+  const int axis = NormAxis(attrs.params.Decoded<SplitAxisParams>().axis, d.ndim());
   int64_t b, e;
   op::SliceAxisRange(attrs.params, d[axis], &b, &e);
   const int64_t outer = d.ProdRange(0, axis), inner = d.ProdRange(axis + 1, d.ndim());

@@ -17,6 +17,7 @@
 #include "cuda/cuda_util.h"
 #include "cuda/elemwise.cuh"
 #include "cuda/reduce.cuh"
+#include "shared_params.h"
 #include "weft/dtype.h"
 
 namespace weft {
@@ -261,10 +262,11 @@ enum class Scalars {
 void ScalarsOf(Scalars sc, const NodeAttrs& attrs, const Shape& data, double* s, double* s2) {
   *s = *s2 = 0.0;
   if (sc == Scalars::kScalar) {
-    *s = attrs.params.GetFloat("scalar");
+    *s = attrs.params.Decoded<ScalarOperand>().scalar;
   } else if (sc == Scalars::kAlphaBeta) {
-    *s = static_cast<float>(attrs.params.GetFloat("alpha"));
-    *s2 = static_cast<float>(attrs.params.GetFloat("beta"));
+    const HardSigmoidParams& hp = attrs.params.Decoded<HardSigmoidParams>();
+    *s = hp.alpha;
+    *s2 = hp.beta;
   } else if (sc == Scalars::kSqrtDim) {
     *s = std::sqrt(static_cast<double>(data[data.ndim() - 1]));
   }

@@ -11,6 +11,7 @@
 #include <type_traits>
 
 #include "cuda/cuda_util.h"
+#include "shared_params.h"
 #include "weft/dtype.h"
 
 namespace weft {
@@ -66,7 +67,7 @@ void FillConstant(const OpContext& ctx, const NodeAttrs& attrs, const std::vecto
 
 void Full(const OpContext& ctx, const NodeAttrs& attrs, const std::vector<TBlob>&,
           const std::vector<OpReq>& req, const std::vector<TBlob>& out) {
-  Fill(ctx, "_full", attrs.params.GetFloat("value"), req[0], out[0]);
+  Fill(ctx, "_full", attrs.params.Decoded<FullParams>().value, req[0], out[0]);
 }
 
 }  // namespace

@@ -6,6 +6,7 @@
 
 #include "cuda/cuda_handles.h"
 #include "cuda/elemwise.cuh"
+#include "shared_params.h"
 #include "weft/dtype.h"
 
 namespace weft {
@@ -36,7 +37,7 @@ void ActivationCuda(const OpContext& ctx, const NodeAttrs& attrs, const std::vec
   const char* op = "Activation";
   UseDevice(ctx, op);
   if (req[0] == OpReq::kNull || out[0].Size() == 0) return;
-  const std::string& act = attrs.params.GetString("act_type");
+  const std::string& act = attrs.params.Decoded<ActParams>().act;
   const DType t = in[0].dtype;
   cudnnActivationMode_t mode;
   if (CudnnMode(act, &mode)) {
@@ -62,7 +63,7 @@ void ActivationBackwardCuda(const OpContext& ctx, const NodeAttrs& attrs,
   const char* op = "_backward_Activation";
   UseDevice(ctx, op);
   if (req[0] == OpReq::kNull || out[0].Size() == 0) return;
-  const std::string& act = attrs.params.GetString("act_type");
+  const std::string& act = attrs.params.Decoded<ActParams>().act;
   const DType t = in[0].dtype;
   cudnnActivationMode_t mode;
   if (CudnnMode(act, &mode)) {

@@ -18,6 +18,7 @@
 #include "cuda/broadcast_index.h"
 #include "cuda/cuda_util.h"
 #include "dropout_mask.h"
+#include "shared_params.h"
 #include "weft/dtype.h"
 #include "weft/mutex.h"
 #include "weft/runtime.h"
@@ -79,8 +80,9 @@ void DropoutForward(const OpContext& ctx, const NodeAttrs& attrs, const std::vec
   const char* op = "Dropout";
   UseDevice(ctx, op);
   const ParamValues& p = attrs.params;
-  const double prob = p.GetFloat("p");
-  const bool active = (ctx.is_train || p.GetString("mode") == "always") && prob > 0;
+  const DropoutParams& dp = p.Decoded<DropoutParams>();
+  const double prob = dp.p;
+  const bool active = (ctx.is_train || dp.always) && prob > 0;
   const Shape& s = in[0].shape;
   const int64_t n = s.Size();
   if (n == 0) return;
@@ -163,7 +165,8 @@ void EmbeddingForward(const OpContext& ctx, const NodeAttrs& attrs, const std::v
                       const std::vector<OpReq>& req, const std::vector<TBlob>& out) {
   const char* op = "Embedding";
   UseDevice(ctx, op);
-  const int64_t rows = attrs.params.GetInt("input_dim"), cols = attrs.params.GetInt("output_dim");
+  const EmbeddingParams& ep = attrs.params.Decoded<EmbeddingParams>();
+  const int64_t rows = ep.rows, cols = ep.cols;
   const int64_t n = in[0].Size() * cols;
   if (req[0] == OpReq::kNull || n == 0) return;
   DispatchIndex(in[0].dtype, op, [&](auto i) {
@@ -184,7 +187,8 @@ void EmbeddingBackward(const OpContext& ctx, const NodeAttrs& attrs, const std::
   const char* op = "_backward_Embedding";
   UseDevice(ctx, op);
   cudaStream_t s = StreamOf(ctx);
-  const int64_t rows = attrs.params.GetInt("input_dim"), cols = attrs.params.GetInt("output_dim");
+  const EmbeddingParams& ep = attrs.params.Decoded<EmbeddingParams>();
+  const int64_t rows = ep.rows, cols = ep.cols;
   if ((req[0] == OpReq::kWrite || req[0] == OpReq::kInplace) && out[0].Bytes() > 0)
     WEFT_CUDA_CHECK(cudaMemsetAsync(out[0].dptr, 0, out[0].Bytes(), s));
   if (req[1] != OpReq::kNull) {

@@ -24,6 +24,7 @@
 #include <algorithm>
 
 #include "cuda/cuda_util.h"
+#include "shared_params.h"
 #include "weft/dtype.h"
 
 namespace weft {
@@ -39,7 +40,7 @@ struct LNGeom {
 };
 
 LNGeom MakeGeom(const NodeAttrs& attrs, const Shape& s) {
-  const int64_t a = attrs.params.GetInt("axis");
+  const int64_t a = attrs.params.Decoded<LayerNormParams>().axis;
   const int ax = static_cast<int>(a < 0 ? a + s.ndim() : a);
   return {s.ProdRange(0, ax), s[ax], s.ProdRange(ax + 1, s.ndim())};
 }
@@ -260,8 +261,8 @@ void NormForward(const OpContext& ctx, const char* op, const LNGeom& g, int64_t 
 void LayerNormCuda(const OpContext& ctx, const NodeAttrs& attrs, const std::vector<TBlob>& in,
                    const std::vector<OpReq>& req, const std::vector<TBlob>& out) {
   UseDevice(ctx, "LayerNorm");
-  NormForward(ctx, "LayerNorm", MakeGeom(attrs, in[0].shape), 0, attrs.params.GetFloat("eps"), in,
-              req, out);
+  NormForward(ctx, "LayerNorm", MakeGeom(attrs, in[0].shape), 0,
+              attrs.params.Decoded<LayerNormParams>().eps, in, req, out);
 }
 
 // in: ograd, data, gamma; out: data_grad, gamma_grad, beta_grad.
@@ -271,7 +272,7 @@ void LayerNormBackwardCuda(const OpContext& ctx, const NodeAttrs& attrs,
   const char* op = "_backward_LayerNorm";
   UseDevice(ctx, op);
   const LNGeom g = MakeGeom(attrs, in[1].shape);
-  const double eps = attrs.params.GetFloat("eps");
+  const double eps = attrs.params.Decoded<LayerNormParams>().eps;
   const int64_t rows = g.Rows();
   if (g.C == 0) return;
   cudaStream_t s = StreamOf(ctx);
@@ -298,7 +299,7 @@ void LayerNormBackwardCuda(const OpContext& ctx, const NodeAttrs& attrs,
 
 // GroupNorm's rows as an LNGeom: N * num_groups contiguous rows.
 LNGeom GroupGeom(const NodeAttrs& attrs, const Shape& s, int64_t* groups) {
-  *groups = attrs.params.GetInt("num_groups");
+  *groups = attrs.params.Decoded<GroupNormParams>().groups;
   const int64_t rows = s[0] * *groups;
   return {rows, rows ? s.Size() / rows : 0, 1};
 }
@@ -308,7 +309,8 @@ void GroupNormCuda(const OpContext& ctx, const NodeAttrs& attrs, const std::vect
   UseDevice(ctx, "GroupNorm");
   int64_t groups;
   const LNGeom g = GroupGeom(attrs, in[0].shape, &groups);
-  NormForward(ctx, "GroupNorm", g, groups, attrs.params.GetFloat("eps"), in, req, out);
+  NormForward(ctx, "GroupNorm", g, groups, attrs.params.Decoded<GroupNormParams>().eps, in, req,
+              out);
 }
 
 // in: ograd, data, gamma; out: data_grad, gamma_grad, beta_grad.
@@ -319,7 +321,7 @@ void GroupNormBackwardCuda(const OpContext& ctx, const NodeAttrs& attrs,
   UseDevice(ctx, op);
   int64_t groups;
   const LNGeom g = GroupGeom(attrs, in[1].shape, &groups);
-  const double eps = attrs.params.GetFloat("eps");
+  const double eps = attrs.params.Decoded<GroupNormParams>().eps;
   const int64_t rows = g.Rows();
   cudaStream_t s = StreamOf(ctx);
   DispatchFloat(in[0].dtype, op, [&](auto v) {

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "cuda/cuda_util.h"
+#include "shared_params.h"
 #include "weft/dtype.h"
 
 namespace weft {
@@ -24,7 +25,7 @@ constexpr double kInvSqrt2 = 0.70710678118654752440084436210485;
 constexpr double kInvSqrt2Pi = 0.39894228040143267793994605993438;
 
 Act ActOf(const NodeAttrs& attrs) {
-  const std::string& a = attrs.params.GetString("act_type");
+  const std::string& a = attrs.params.Decoded<LeakyParams>().act;
   if (a == "leaky" || a == "rrelu") return Act::kLeaky;
   if (a == "elu") return Act::kElu;
   if (a == "selu") return Act::kSelu;
@@ -32,12 +33,8 @@ Act ActOf(const NodeAttrs& attrs) {
   return Act::kPrelu;
 }
 
-double SlopeOf(const NodeAttrs& attrs) {
-  const ParamValues& p = attrs.params;
-  if (p.GetString("act_type") == "rrelu")
-    return (p.GetFloat("lower_bound") + p.GetFloat("upper_bound")) / 2;
-  return p.GetFloat("slope");
-}
+// leaky's slope, rrelu's mean bound, elu's alpha (LeakyParams).
+double SlopeOf(const NodeAttrs& attrs) { return attrs.params.Decoded<LeakyParams>().slope; }
 
 // prelu's channel view (outer, c, inner): c = axis 1 unless gamma is shared
 // or the data has one axis.

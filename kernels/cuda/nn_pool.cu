@@ -23,9 +23,15 @@ namespace cuda {
 
 namespace {
 
+// Pooling's cudnn_off, decoded once per node (ParamValues::Decoded).
+struct CudnnOff {
+  bool off = false;
+  static CudnnOff Decode(const ParamValues& p) { return {p.GetBool("cudnn_off")}; }
+};
+
 // Whether cuDNN computes exactly what the reference does (see the top).
 bool CudnnMatches(const PoolGeom& g, const ParamValues& p) {
-  if (p.GetBool("cudnn_off")) return false;
+  if (p.Decoded<CudnnOff>().off) return false;
   auto axis_ok = [](int64_t x, int64_t o, int64_t k, int64_t s, int64_t pad) {
     return pad < k && x + 2 * pad >= k && (x + 2 * pad - k) / s + 1 == o;
   };

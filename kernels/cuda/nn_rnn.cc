@@ -85,11 +85,10 @@ cudnnRNNMode_t CellOf(cpu::RnnMode m) {
 
 // The sequence lengths of `in` (RNN's inputs): sequence_length read as the
 // CPU kernel reads it when use_sequence_length, else T for every row.
-std::vector<int32_t> LengthsOf(const OpContext& ctx, const NodeAttrs& attrs,
-                               const std::vector<TBlob>& in, const cpu::RnnConfig& cfg,
-                               const char* op) {
+std::vector<int32_t> LengthsOf(const OpContext& ctx, const std::vector<TBlob>& in,
+                               const cpu::RnnConfig& cfg, const char* op) {
   std::vector<int32_t> lengths(static_cast<size_t>(cfg.N), CudnnDim(cfg.T, op));
-  if (!attrs.params.GetBool("use_sequence_length")) return lengths;
+  if (!cfg.use_sequence_length) return lengths;
   const TBlob& s = in[cfg.mode == cpu::RnnMode::kLstm ? 4 : 3];
   std::vector<char> raw(static_cast<size_t>(cfg.N) * DTypeSize(s.dtype));
   WEFT_CUDA_CHECK(
@@ -128,7 +127,7 @@ void Prepare(const OpContext& ctx, const NodeAttrs& attrs, const std::vector<TBl
     WEFT_CUDNN_CHECK(cudnnRNNSetClip_v8(
         s->rnn.d, CUDNN_RNN_CLIP_MINMAX,
         cfg.clip_nan ? CUDNN_NOT_PROPAGATE_NAN : CUDNN_PROPAGATE_NAN, cfg.clip_min, cfg.clip_max));
-  s->lengths = LengthsOf(ctx, attrs, in, cfg, op);
+  s->lengths = LengthsOf(ctx, in, cfg, op);
   void* fill = t == DType::kFloat64 ? static_cast<void*>(&s->fill64) : &s->fill32;
   WEFT_CUDNN_CHECK(cudnnSetRNNDataDescriptor(s->x.d, type, CUDNN_RNN_DATA_LAYOUT_SEQ_MAJOR_UNPACKED,
                                              CudnnDim(cfg.T, op), CudnnDim(cfg.N, op),
@@ -328,8 +327,7 @@ void RnnBackwardCuda(const OpContext& ctx, const NodeAttrs& attrs, const std::ve
     Finish(ctx, op);  // before dspace and dw's scratch are released
   }
   // sequence_length: no gradient.
-  if (attrs.params.GetBool("use_sequence_length") &&
-      (req[ni - 1] == OpReq::kWrite || req[ni - 1] == OpReq::kInplace))
+  if (s.cfg.use_sequence_length && (req[ni - 1] == OpReq::kWrite || req[ni - 1] == OpReq::kInplace))
     WEFT_CUDA_CHECK(cudaMemsetAsync(out[ni - 1].dptr, 0, out[ni - 1].Bytes(), StreamOf(ctx)));
   Finish(ctx, op);  // before the scratch buffers are released
 }

@@ -9,6 +9,7 @@
 
 #include "cpu/nn_seq_lengths.h"
 #include "cuda/cuda_util.h"
+#include "shared_params.h"
 #include "weft/dtype.h"
 
 namespace weft {
@@ -36,13 +37,12 @@ void SequenceMaskCuda(const OpContext& ctx, const NodeAttrs& attrs, const std::v
   const char* op = "SequenceMask";
   UseDevice(ctx, op);
   const Shape& s = in[0].shape;
-  const bool batch_major = attrs.params.GetInt("axis") == 1;
+  const SequenceParams& sp = attrs.params.Decoded<SequenceParams>();
+  const bool batch_major = sp.batch_major;
   const int64_t steps = batch_major ? s[1] : s[0], batch = batch_major ? s[0] : s[1];
   const int64_t rest = s.ProdRange(2, s.ndim()), n = in[0].Size();
   cudaStream_t stream = StreamOf(ctx);
-  DeviceBuffer len(ctx, attrs.params.GetBool("use_sequence_length")
-                            ? static_cast<size_t>(batch) * sizeof(int64_t)
-                            : 0);
+  DeviceBuffer len(ctx, sp.use_length ? static_cast<size_t>(batch) * sizeof(int64_t) : 0);
   // Copied from pageable memory: cudaMemcpyAsync returns once it is staged.
   std::vector<int64_t> lengths;
   if (len.get() != nullptr) {
@@ -59,7 +59,7 @@ void SequenceMaskCuda(const OpContext& ctx, const NodeAttrs& attrs, const std::v
                                     cudaMemcpyHostToDevice, stream));
   }
   if (req[0] != OpReq::kNull && n > 0) {
-    const double value = attrs.params.GetFloat("value");
+    const double value = sp.value;
     DispatchFloat(in[0].dtype, op, [&](auto v) {
       using T = decltype(v);
       SequenceMaskKernel<T><<<GridFor(n), kBlock, 0, stream>>>(

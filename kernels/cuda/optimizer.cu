@@ -7,6 +7,7 @@
 #include <cmath>
 
 #include "cuda/cuda_util.h"
+#include "shared_params.h"
 #include "weft/dtype.h"
 
 namespace weft {
@@ -14,20 +15,16 @@ namespace cuda {
 
 namespace {
 
-template <typename T>
-T Param(const NodeAttrs& attrs, const char* name) {
-  return static_cast<T>(static_cast<float>(attrs.params.GetFloat(name)));
-}
-
-// The parameters every update shares, in the array's type.
+// The parameters every update shares, in the array's type (OptParams,
+// decoded once per node).
 template <typename T>
 struct Common {
   T lr, wd, rescale, clip;  // clip: +inf when clip_gradient < 0
-  explicit Common(const NodeAttrs& attrs)
-      : lr(Param<T>(attrs, "lr")),
-        wd(Param<T>(attrs, "wd")),
-        rescale(Param<T>(attrs, "rescale_grad")),
-        clip(Param<T>(attrs, "clip_gradient")) {
+  explicit Common(const OptParams& o)
+      : lr(static_cast<T>(o.lr)),
+        wd(static_cast<T>(o.wd)),
+        rescale(static_cast<T>(o.rescale)),
+        clip(static_cast<T>(o.clip)) {
     if (clip < 0) clip = static_cast<T>(INFINITY);
   }
 };
@@ -82,9 +79,10 @@ void SGDUpdate(const OpContext& ctx, const NodeAttrs& attrs, const std::vector<T
   UseDevice(ctx, op);
   const int64_t n = in[0].Size();
   if (req[0] == OpReq::kNull || n == 0) return;
+  const OptParams& o = attrs.params.Decoded<OptParams>();
   DispatchFloat(in[0].dtype, op, [&](auto t) {
     using T = decltype(t);
-    SGDKernel<T><<<GridFor(n), kBlock, 0, StreamOf(ctx)>>>(Common<T>(attrs), in[0].data<T>(),
+    SGDKernel<T><<<GridFor(n), kBlock, 0, StreamOf(ctx)>>>(Common<T>(o), in[0].data<T>(),
                                                            in[1].data<T>(), out[0].data<T>(), n);
   });
   Finish(ctx, op);
@@ -96,12 +94,13 @@ void SGDMomUpdate(const OpContext& ctx, const NodeAttrs& attrs, const std::vecto
   UseDevice(ctx, op);
   const int64_t n = in[0].Size();
   if (n == 0) return;
+  const OptParams& o = attrs.params.Decoded<OptParams>();
   DispatchFloat(in[0].dtype, op, [&](auto t) {
     using T = decltype(t);
     T* y = req[0] == OpReq::kNull ? nullptr : out[0].data<T>();
     SGDMomKernel<T><<<GridFor(n), kBlock, 0, StreamOf(ctx)>>>(
-        Common<T>(attrs), Param<T>(attrs, "momentum"), in[0].data<T>(), in[1].data<T>(),
-        in[2].data<T>(), y, n);
+        Common<T>(o), static_cast<T>(o.momentum), in[0].data<T>(), in[1].data<T>(), in[2].data<T>(),
+        y, n);
   });
   Finish(ctx, op);
 }
@@ -112,15 +111,15 @@ void AdamUpdate(const OpContext& ctx, const NodeAttrs& attrs, const std::vector<
   UseDevice(ctx, op);
   const int64_t n = in[0].Size();
   if (n == 0) return;
+  const OptParams& o = attrs.params.Decoded<OptParams>();
   // 1 - beta computed in float, as the CPU kernel.
-  const float b1f = static_cast<float>(attrs.params.GetFloat("beta1"));
-  const float b2f = static_cast<float>(attrs.params.GetFloat("beta2"));
+  const float b1f = o.beta1, b2f = o.beta2;
   DispatchFloat(in[0].dtype, op, [&](auto t) {
     using T = decltype(t);
     T* y = req[0] == OpReq::kNull ? nullptr : out[0].data<T>();
     AdamKernel<T><<<GridFor(n), kBlock, 0, StreamOf(ctx)>>>(
-        Common<T>(attrs), static_cast<T>(b1f), static_cast<T>(b2f), static_cast<T>(1.f - b1f),
-        static_cast<T>(1.f - b2f), Param<T>(attrs, "epsilon"), in[0].data<T>(), in[1].data<T>(),
+        Common<T>(o), static_cast<T>(b1f), static_cast<T>(b2f), static_cast<T>(1.f - b1f),
+        static_cast<T>(1.f - b2f), static_cast<T>(o.epsilon), in[0].data<T>(), in[1].data<T>(),
         in[2].data<T>(), in[3].data<T>(), y, n);
   });
   Finish(ctx, op);

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "cuda/cuda_util.h"
+#include "shared_params.h"
 #include "weft/dtype.h"
 
 namespace weft {
@@ -47,7 +48,7 @@ void Transpose(const OpContext& ctx, const NodeAttrs& attrs, const std::vector<T
   if (nd > kMaxDims)
     Fail(StatusCode::kNotImplemented, "operator transpose on the GPU: ", nd, " axes, at most ",
          kMaxDims);
-  const Shape& axes = attrs.params.GetShape("axes");
+  const Shape& axes = attrs.params.Decoded<TransposeParams>().axes;
   std::vector<int64_t> xstride(nd, 1);
   for (int i = nd - 2; i >= 0; --i) xstride[i] = xstride[i + 1] * xs[i + 1];
   Permutation p;
@@ -123,8 +124,8 @@ void JoinOrSplit(const OpContext& ctx, const char* op, const std::vector<TBlob>&
 void ConcatForward(const OpContext& ctx, const NodeAttrs& attrs, const std::vector<TBlob>& in,
                    const std::vector<OpReq>& req, const std::vector<TBlob>& out) {
   UseDevice(ctx, "Concat");
-  JoinOrSplit(ctx, "Concat", in, out[0], NormAxis(attrs.params.GetInt("dim"), out[0].shape.ndim()),
-              false, req);
+  JoinOrSplit(ctx, "Concat", in, out[0],
+              NormAxis(attrs.params.Decoded<ConcatParams>().dim, out[0].shape.ndim()), false, req);
 }
 
 // in: ograd, arg0..; out: the args' gradients.
@@ -132,7 +133,7 @@ void ConcatBackward(const OpContext& ctx, const NodeAttrs& attrs, const std::vec
                     const std::vector<OpReq>& req, const std::vector<TBlob>& out) {
   UseDevice(ctx, "_backward_Concat");
   JoinOrSplit(ctx, "_backward_Concat", out, in[0],
-              NormAxis(attrs.params.GetInt("dim"), in[0].shape.ndim()), true, req);
+              NormAxis(attrs.params.Decoded<ConcatParams>().dim, in[0].shape.ndim()), true, req);
 }
 
 // The outputs may have the split axis squeezed away (squeeze_axis): they
@@ -141,7 +142,7 @@ void SplitForward(const OpContext& ctx, const NodeAttrs& attrs, const std::vecto
                   const std::vector<OpReq>& req, const std::vector<TBlob>& out) {
   UseDevice(ctx, "SliceChannel");
   const Shape& d = in[0].shape;
-  const int axis = NormAxis(attrs.params.GetInt("axis"), d.ndim());
+  const int axis = NormAxis(attrs.params.Decoded<SplitAxisParams>().axis, d.ndim());
   Shape part = d;
   part[axis] = d[axis] / static_cast<int64_t>(out.size());
   std::vector<TBlob> parts = out;
