@@ -145,6 +145,14 @@ struct FullParams {
   static FullParams Decode(const ParamValues& p) { return {p.GetFloat("value")}; }
 };
 
+// quadratic's coefficients: y = a x^2 + b x + c.
+struct QuadraticParams {
+  double a = 0, b = 0, c = 0;
+  static QuadraticParams Decode(const ParamValues& p) {
+    return {p.GetFloat("a"), p.GetFloat("b"), p.GetFloat("c")};
+  }
+};
+
 }  // namespace weft
 
 #endif  // WEFT_KERNELS_SHARED_PARAMS_H_

@@ -1,6 +1,6 @@
 // CPU kernels of quadratic and its gradient.
 #include "cpu/cpu_util.h"
-#include "quadratic_params.h"
+#include "shared_params.h"
 #include "weft/dtype.h"
 
 namespace weft {

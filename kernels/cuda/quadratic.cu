@@ -1,7 +1,7 @@
 // CUDA kernels of quadratic and _backward_quadratic (float32, float64).
 #include "cuda/cuda_util.h"
 #include "cuda/quadratic.cuh"
-#include "quadratic_params.h"
+#include "shared_params.h"
 #include "weft/dtype.h"
 
 namespace weft {
