@@ -111,8 +111,9 @@ WeftPredictor* Create(Runtime* rt, const Symbol& symbol, const NDArrayList& para
       OptionsArg(num_outputs, output_names, num_options, option_keys, option_values);
   opts.copy_params = false;  // `params` was loaded for this predictor alone
   const Context ctx = ContextArg(dev_type, dev_id);
+  const std::vector<std::string> aux_names = symbol.ListAuxiliaryStates();
   std::shared_ptr<Predictor> p =
-      Predictor::Create(rt, symbol, SplitParams(params), inputs, ctx, opts);
+      Predictor::Create(rt, symbol, SplitParams(params, &aux_names), inputs, ctx, opts);
   return NewHandle<WeftPredictor>(std::move(p));
 }
 

@@ -179,8 +179,10 @@ WEFT_API WeftStatus weft_checkpoint_save(const char* prefix, int epoch, const We
  * @param[out] sym new symbol; free with weft_symbol_free().
  * @param[out] args new list named by argument (prefix removed); free with weft_ndarray_list_free().
  * @param[out] aux new list named by auxiliary state; free with weft_ndarray_list_free().
+ * Parameter names without "arg:"/"aux:" (Gluon's collect_params().save())
+ * are split by the symbol's auxiliary states, as MXNet's load_dict does.
  * Errors name the file: WEFT_ERR_IO (missing), WEFT_ERR_INVALID_ARGUMENT
- * (malformed, or a parameter name without "arg:"/"aux:").
+ * (malformed, or one parameter named twice).
  */
 WEFT_API WeftStatus weft_checkpoint_load(const char* prefix, int epoch, WeftSymbolHandle** sym,
                                          WeftNDArrayList** args, WeftNDArrayList** aux);

@@ -45,7 +45,9 @@ typedef struct {
 
 /**
  * @brief Creates a predictor from symbol JSON text and the bytes of a
- *        .params file ("arg:"/"aux:" names, as MXNet saves them).
+ *        .params file ("arg:"/"aux:" names, as MXNet saves them, or names
+ *        without a prefix, split by the symbol's auxiliary states as MXNet's
+ *        load_dict does).
  * @param num_inputs, input_names, ind_ptr, dims the inputs in the order
  *        predict takes them, with their first shapes (CSR-style as in
  *        weft_symbol_infer_shape(), every extent > 0); every other argument

@@ -72,7 +72,11 @@ struct ParamMaps {
 };
 // Splits `list` by prefix. Throws kInvalidArgument for an unnamed list, a
 // name without an "arg:"/"aux:" prefix, a repeated name or an empty array.
-ParamMaps SplitParams(const NDArrayList& list);
+// With `aux_names` (a symbol's ListAuxiliaryStates), names without a prefix
+// are accepted as MXNet's load_dict takes them (files written by Gluon's
+// collect_params().save() or mx.nd.save of a dict): an auxiliary state's
+// name goes to `aux`, any other to `args`.
+ParamMaps SplitParams(const NDArrayList& list, const std::vector<std::string>* aux_names = nullptr);
 
 }  // namespace weft
 

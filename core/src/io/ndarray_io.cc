@@ -1,6 +1,7 @@
 // MXNet NDArray-list files (see weft/ndarray_io.h for the layout).
 #include "weft/ndarray_io.h"
 
+#include <algorithm>
 #include <cstdio>
 #include <vector>
 
@@ -264,21 +265,25 @@ NDArrayList LoadNDArraysFile(const std::string& path, Runtime* rt) {
   }
 }
 
-ParamMaps SplitParams(const NDArrayList& list) {
+ParamMaps SplitParams(const NDArrayList& list, const std::vector<std::string>* aux_names) {
   if (list.names.empty() && !list.arrays.empty())
     Fail(StatusCode::kInvalidArgument,
          "parameters: the NDArray list has no names (expected \"arg:<name>\" / \"aux:<name>\")");
   ParamMaps maps;
   for (size_t i = 0; i < list.arrays.size(); ++i) {
     const std::string& name = list.names[i];
-    const bool arg = name.compare(0, 4, "arg:") == 0, aux = name.compare(0, 4, "aux:") == 0;
-    if (!arg && !aux)
-      Fail(StatusCode::kInvalidArgument, "parameters: entry ", i, " is named '", name,
-           "', expected an \"arg:\" or \"aux:\" prefix");
+    bool arg = name.compare(0, 4, "arg:") == 0, aux = name.compare(0, 4, "aux:") == 0;
+    std::string key = arg || aux ? name.substr(4) : name;
+    if (!arg && !aux) {
+      if (!aux_names)
+        Fail(StatusCode::kInvalidArgument, "parameters: entry ", i, " is named '", name,
+             "', expected an \"arg:\" or \"aux:\" prefix");
+      aux = std::find(aux_names->begin(), aux_names->end(), name) != aux_names->end();
+    }
     if (list.arrays[i].is_none())
       Fail(StatusCode::kInvalidArgument, "parameters: entry ", i, " ('", name, "') is empty");
-    auto& m = arg ? maps.args : maps.aux;
-    if (!m.emplace(name.substr(4), list.arrays[i]).second)
+    auto& m = aux ? maps.aux : maps.args;
+    if (!m.emplace(std::move(key), list.arrays[i]).second)
       Fail(StatusCode::kInvalidArgument, "parameters: '", name, "' appears more than once");
   }
   return maps;

@@ -54,7 +54,8 @@ Checkpoint LoadCheckpoint(const std::string& prefix, int epoch, Runtime* rt) {
   const NDArrayList list = LoadNDArraysFile(params_path, &runtime);
   if (list.arrays.empty()) return out;  // a checkpoint without parameters
   try {
-    ParamMaps maps = SplitParams(list);
+    const std::vector<std::string> aux_names = out.symbol.ListAuxiliaryStates();
+    ParamMaps maps = SplitParams(list, &aux_names);
     out.args = std::move(maps.args);
     out.aux = std::move(maps.aux);
   } catch (const Error& e) {

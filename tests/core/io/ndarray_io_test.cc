@@ -293,6 +293,15 @@ TEST(NDArrayIoTest, FilesAndSplitErrors) {
         SplitParams(NDArrayList{{a}, {"fc_weight"}});
       },
       StatusCode::kInvalidArgument, {"'fc_weight'", "\"arg:\" or \"aux:\" prefix"});
+  // With the symbol's auxiliary states, names without a prefix split as
+  // MXNet's load_dict splits them.
+  const std::vector<std::string> aux_names = {"bn_moving_var"};
+  const ParamMaps plain =
+      SplitParams(NDArrayList{{a, a, a}, {"fc_weight", "bn_moving_var", "aux:count"}}, &aux_names);
+  EXPECT_EQ(plain.args.size(), 1u);
+  EXPECT_EQ(plain.args.count("fc_weight"), 1u);
+  EXPECT_EQ(plain.aux.size(), 2u);
+  EXPECT_EQ(plain.aux.count("bn_moving_var"), 1u);
   test::ExpectWeftError(
       [&] {
         SplitParams(NDArrayList{{a, a}, {"arg:w", "arg:w"}});

@@ -1,8 +1,8 @@
 // Checkpoints: a trained-looking network (FC, BatchNorm with aux states,
 // relu, FC, SoftmaxOutput) saved and loaded gives bit-identical outputs; the
 // real MXNet checkpoint deepinsight__det1 (prefix + epoch 1) loads and
-// reproduces the PyTorch reference outputs; missing files and parameter
-// names without "arg:"/"aux:" are clear errors naming the file.
+// reproduces the PyTorch reference outputs; missing files are clear errors
+// naming the file; names without "arg:"/"aux:" split by the symbol.
 #include <gtest/gtest.h>
 #include <unistd.h>
 
@@ -131,13 +131,25 @@ TEST(CheckpointTest, ErrorsNameTheFile) {
   EXPECT_TRUE(LoadCheckpoint(prefix, 0, &Runtime::Global()).args.empty());
   ExpectError([&] { LoadCheckpoint(prefix, 7, &Runtime::Global()); }, StatusCode::kIO,
               {prefix + "-0007.params"});
-  // A plain nd.save list (names without arg:/aux:) is not a checkpoint.
+  // A plain nd.save list (names without arg:/aux:, as Gluon's
+  // collect_params().save() writes) loads as MXNet's load_dict splits it: the
+  // symbol's auxiliary states to aux, the rest to args.
   NDArrayList plain;
-  plain.arrays = {test::Array(Shape{2}, {1, 2})};
-  plain.names = {"fc1_weight"};
+  plain.arrays = {test::Array(Shape{2}, {1, 2}), test::Array(Shape{6}, {0, 1, 2, 3, 4, 5}),
+                  test::Array(Shape{1}, {7})};
+  plain.names = {"fc1_weight", "bn_moving_mean", "arg:fc2_bias"};
+  SaveNDArraysFile(plain, prefix + "-0001.params");
+  const Checkpoint loaded = LoadCheckpoint(prefix, 1, &Runtime::Global());
+  ASSERT_EQ(loaded.args.size(), 2u);
+  EXPECT_EQ(test::Values(loaded.args.at("fc1_weight")), (std::vector<double>{1, 2}));
+  EXPECT_EQ(test::Values(loaded.args.at("fc2_bias")), (std::vector<double>{7}));
+  ASSERT_EQ(loaded.aux.size(), 1u);
+  EXPECT_EQ(test::Values(loaded.aux.at("bn_moving_mean")).size(), 6u);
+  // The same parameter with and without its prefix is one name twice.
+  plain.names = {"fc1_weight", "bn_moving_mean", "arg:fc1_weight"};
   SaveNDArraysFile(plain, prefix + "-0001.params");
   ExpectError([&] { LoadCheckpoint(prefix, 1, &Runtime::Global()); }, StatusCode::kInvalidArgument,
-              {prefix + "-0001.params", "fc1_weight"});
+              {prefix + "-0001.params", "'arg:fc1_weight' appears more than once"});
   ExpectError([&] { LoadCheckpoint(prefix, -1, &Runtime::Global()); }, StatusCode::kInvalidArgument,
               {"epoch must be >= 0, given -1"});
   ExpectError(
