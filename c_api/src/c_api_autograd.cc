@@ -19,21 +19,12 @@ using weft::capi::NewHandle;
 
 namespace {
 
-// The arrays of `num` handles named `arg`; a NULL handle gives an empty
-// array where `allow_null`, else fails naming it. A NULL list gives `num`
-// empty arrays where `allow_null`.
+// Handles as arrays (weft::capi::Arrays); a NULL list gives `num` empty
+// arrays where `allow_null`.
 std::vector<NDArray> Arrays(WeftNDArray* const* handles, size_t num, const char* arg,
                             bool allow_null) {
-  std::vector<NDArray> out(num);
-  if (!handles && allow_null) return out;
-  CheckArray(handles, num, arg);
-  for (size_t i = 0; i < num; ++i) {
-    const std::string name = weft::StrCat(arg, "[", i, "]");
-    if (!handles[i] && allow_null) continue;
-    CheckNotNull(handles[i], name.c_str());
-    out[i] = *GetObject(handles[i], name.c_str());
-  }
-  return out;
+  if (!handles && allow_null) return std::vector<NDArray>(num);
+  return weft::capi::Arrays(handles, num, arg, allow_null);
 }
 
 void SetFlag(bool (*set)(bool), int value, int* prev) {
@@ -113,15 +104,7 @@ WeftStatus weft_autograd_grad(WeftNDArray* const* heads, size_t num_heads,
       &weft::Runtime::Global(), Arrays(heads, num_heads, "heads", false),
       Arrays(variables, num_variables, "variables", false),
       Arrays(head_grads, num_heads, "head_grads", true), retain_graph != 0, train_mode != 0);
-  std::vector<WeftNDArray*> handles;
-  try {
-    for (NDArray& g : grads)
-      handles.push_back(NewHandle<WeftNDArray>(std::make_shared<NDArray>(g)));
-  } catch (...) {
-    for (WeftNDArray* h : handles) weft_ndarray_free(h);
-    throw;
-  }
-  for (size_t i = 0; i < handles.size(); ++i) out_grads[i] = handles[i];
+  weft::capi::PublishArrays(grads, out_grads);
   WEFT_API_END();
 }
 
@@ -190,15 +173,8 @@ WeftStatus weft_cached_op_invoke(WeftCachedOp* op, WeftNDArray* const* inputs, s
     weft::Fail(StatusCode::kInvalidArgument, "argument 'capacity' is ", capacity,
                ", but the cached op produces ", n_out, " output(s)");
   std::vector<NDArray> out = o->Forward(Arrays(inputs, num_inputs, "inputs", false));
-  std::vector<WeftNDArray*> handles;
-  try {
-    for (NDArray& a : out) handles.push_back(NewHandle<WeftNDArray>(std::make_shared<NDArray>(a)));
-  } catch (...) {
-    for (WeftNDArray* h : handles) weft_ndarray_free(h);
-    throw;
-  }
-  for (size_t i = 0; i < handles.size(); ++i) outputs[i] = handles[i];
-  *num_outputs = handles.size();
+  weft::capi::PublishArrays(out, outputs);
+  *num_outputs = out.size();
   WEFT_API_END();
 }
 

@@ -27,24 +27,6 @@ WeftExecutor* NewExec(std::unique_ptr<Executor> ex) {
   return NewHandle<WeftExecutor>(std::shared_ptr<Executor>(std::move(ex)));
 }
 
-// Handles `arr[0..num)` (argument `arg`) as NDArrays; NULL entries are
-// accepted (as none arrays) only when `allow_null`.
-std::vector<NDArray> Arrays(WeftNDArray* const* arr, size_t num, const char* arg, bool allow_null) {
-  CheckArray(arr, num, arg);
-  std::vector<NDArray> out;
-  out.reserve(num);
-  for (size_t i = 0; i < num; ++i) {
-    const std::string name = StrCat(arg, "[", i, "]");
-    if (!arr[i]) {
-      if (!allow_null) Fail(StatusCode::kInvalidArgument, "argument '", name, "' is NULL");
-      out.emplace_back();
-      continue;
-    }
-    out.push_back(*GetObject(arr[i], name.c_str()));
-  }
-  return out;
-}
-
 // The bodies of the weft_executor_simple_bind* and weft_executor_bind*
 // entry points, so that each reports errors under its own name. `groups` is
 // the device group map of the *_group2ctx forms (num 0: none, or those of

@@ -46,6 +46,17 @@ inline void CheckArray(const void* p, size_t count, const char* arg) {
     Fail(StatusCode::kInvalidArgument, "argument '", arg, "' is NULL but its count is ", count);
 }
 
+// Handles `handles[0..num)` (argument `arg`, entries named `arg[i]`) as
+// NDArrays; a NULL entry is accepted (as an empty array) only when
+// `allow_null`. kInvalidArgument for a NULL list with num > 0 or a NULL
+// entry, kInvalidHandle for a freed one. In c_api_ndarray.cc.
+std::vector<NDArray> Arrays(WeftNDArray* const* handles, size_t num, const char* arg,
+                            bool allow_null);
+// Registers a handle for every array of `arrays`, then writes them to
+// `out[0..size)`; when a registration fails, frees the ones made and
+// writes nothing. In c_api_ndarray.cc.
+void PublishArrays(const std::vector<NDArray>& arrays, WeftNDArray** out);
+
 // Validates a C shape argument: 0 <= ndim <= kMaxNdim, `shape` non-null when
 // ndim > 0, every extent > 0 (kShape naming the offending index).
 constexpr int kMaxNdim = 32;

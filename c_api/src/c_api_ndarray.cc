@@ -1,6 +1,7 @@
 // weft_ndarray_*: creation, queries, host copies and views of NDArrays.
 #include <cstring>
 #include <memory>
+#include <string>
 #include <vector>
 
 #include "c_api_internal.h"
@@ -39,6 +40,35 @@ Context ContextArg(int dev_type, int dev_id) {
          " requested, but this libweft was built without CUDA support (WEFT_USE_CUDA=OFF)");
 #endif
   return ctx;
+}
+
+std::vector<NDArray> Arrays(WeftNDArray* const* handles, size_t num, const char* arg,
+                            bool allow_null) {
+  CheckArray(handles, num, arg);
+  std::vector<NDArray> out;
+  out.reserve(num);
+  for (size_t i = 0; i < num; ++i) {
+    const std::string name = StrCat(arg, "[", i, "]");
+    if (!handles[i] && allow_null) {
+      out.emplace_back();
+      continue;
+    }
+    out.push_back(*GetObject(handles[i], name.c_str()));
+  }
+  return out;
+}
+
+void PublishArrays(const std::vector<NDArray>& arrays, WeftNDArray** out) {
+  std::vector<WeftNDArray*> handles;
+  handles.reserve(arrays.size());
+  try {
+    for (const NDArray& a : arrays)
+      handles.push_back(NewHandle<WeftNDArray>(std::make_shared<NDArray>(a)));
+  } catch (...) {
+    for (WeftNDArray* h : handles) weft_ndarray_free(h);
+    throw;
+  }
+  for (size_t i = 0; i < handles.size(); ++i) out[i] = handles[i];
 }
 
 }  // namespace capi

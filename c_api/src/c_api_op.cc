@@ -33,18 +33,6 @@ const weft::OpDef& FindOp(const char* name) {
   return weft::Runtime::Global().ops().Get(name);
 }
 
-// Gathers `num` handles of `arrays` (named `arg`) as NDArrays.
-std::vector<NDArray> GatherArrays(WeftNDArray* const* arrays, size_t num, const char* arg) {
-  CheckArray(arrays, num, arg);
-  std::vector<NDArray> out;
-  out.reserve(num);
-  for (size_t i = 0; i < num; ++i) {
-    std::string name = weft::StrCat(arg, "[", i, "]");
-    out.push_back(*GetObject(arrays[i], name.c_str()));
-  }
-  return out;
-}
-
 // A parsed invoke request: the runtime it runs on (the global one), the op
 // (from that runtime's registry), its string parameters and output count.
 struct InvokeRequest {
@@ -139,7 +127,7 @@ WeftStatus weft_op_invoke(const char* op, WeftNDArray* const* inputs, size_t num
                           WeftNDArray** outputs, size_t capacity, size_t* num_outputs) {
   WEFT_API_BEGIN();
   InvokeRequest r = PrepareInvoke(op, keys, vals, num_params);
-  std::vector<NDArray> in = GatherArrays(inputs, num_inputs, "inputs");
+  std::vector<NDArray> in = weft::capi::Arrays(inputs, num_inputs, "inputs", false);
   CheckArray(outputs, capacity, "outputs");
   CheckNotNull(num_outputs, "num_outputs");
   if (capacity < r.num_outputs)
@@ -150,19 +138,8 @@ WeftStatus weft_op_invoke(const char* op, WeftNDArray* const* inputs, size_t num
   weft::Invoke(r.rt, r.op->name, in, r.params, &out);
   WEFT_CHECK_EQ(out.size(), r.num_outputs) << "operator " << r.op->name << " output count";
 
-  // Register every output before publishing any, so a failure creates nothing.
-  std::vector<WeftNDArray*> handles;
-  handles.reserve(out.size());
-  try {
-    for (auto& o : out)
-      handles.push_back(
-          weft::capi::NewHandle<WeftNDArray>(std::make_shared<NDArray>(std::move(o))));
-  } catch (...) {
-    for (WeftNDArray* h : handles) weft_ndarray_free(h);
-    throw;
-  }
-  for (size_t i = 0; i < handles.size(); ++i) outputs[i] = handles[i];
-  *num_outputs = handles.size();
+  weft::capi::PublishArrays(out, outputs);
+  *num_outputs = out.size();
   WEFT_API_END();
 }
 
@@ -171,8 +148,8 @@ WeftStatus weft_op_invoke_into(const char* op, WeftNDArray* const* inputs, size_
                                WeftNDArray* const* outputs, size_t num_outputs, const int* reqs) {
   WEFT_API_BEGIN();
   InvokeRequest r = PrepareInvoke(op, keys, vals, num_params);
-  std::vector<NDArray> in = GatherArrays(inputs, num_inputs, "inputs");
-  std::vector<NDArray> out = GatherArrays(outputs, num_outputs, "outputs");
+  std::vector<NDArray> in = weft::capi::Arrays(inputs, num_inputs, "inputs", false);
+  std::vector<NDArray> out = weft::capi::Arrays(outputs, num_outputs, "outputs", false);
   if (num_outputs != r.num_outputs)
     weft::Fail(StatusCode::kInvalidArgument, "argument 'num_outputs' is ", num_outputs,
                ", but operator ", r.op->name, " produces ", r.num_outputs, " output(s)");
