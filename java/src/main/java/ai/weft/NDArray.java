@@ -174,6 +174,45 @@ public final class NDArray extends NativeHandle {
     return new NDArray(weft_native.weft_ndarray_slice(handle(), begin, end));
   }
 
+  /**
+   * Gives this array a zeroed gradient buffer (same shape, dtype and device) and marks it as an
+   * autograd variable whose gradient is written (MXNet's {@code attach_grad()}).
+   */
+  public void attachGrad() {
+    attachGrad(Executor.GradReq.WRITE);
+  }
+
+  /** As {@link #attachGrad()} with the gradient request {@code req} (ADD accumulates). */
+  public void attachGrad(Executor.GradReq req) {
+    boolean recording = Autograd.setRecording(false);  // the zeros are not recorded
+    NDArray g;
+    try {
+      g = Ops.call("zeros_like", null, this);
+    } finally {
+      Autograd.setRecording(recording);
+    }
+    try (NDArray buffer = g) {  // the array keeps its own reference to the buffer
+      Autograd.markVariables(new NDArray[] {this}, new Executor.GradReq[] {req},
+          new NDArray[] {buffer});
+    }
+  }
+
+  /** The gradient buffer as a new handle sharing it (close it), or null when not marked. */
+  public NDArray grad() {
+    long g = weft_native.weft_ndarray_get_grad(handle());
+    return g == 0 ? null : new NDArray(g);
+  }
+
+  /** A new handle on this array's storage without its autograd record: gradients stop there. */
+  public NDArray detach() {
+    return new NDArray(weft_native.weft_ndarray_detach(handle()));
+  }
+
+  /** {@link Autograd#backward(NDArray...)} from this array alone. */
+  public void backward() {
+    Autograd.backward(this);
+  }
+
   /** Blocks until pending writes to this array are done. */
   public void waitToRead() {
     weft_native.weft_ndarray_wait_to_read(handle());
