@@ -138,6 +138,8 @@ WEFT_HANDLE(WeftKVStore)
 WEFT_HANDLE(WeftPredictor)
 WEFT_HANDLE(WeftExecutorOptions)
 WEFT_HANDLE(WeftCachedOp)
+WEFT_HANDLE(WeftTrainer)
+WEFT_HANDLE(WeftFitSession)
 %enddef
 
 /* ======================================================================= */

@@ -48,6 +48,10 @@ const char* HandleKindName(uint32_t kind) {
       return "WeftKVStore";
     case HandleKind::kCachedOp:
       return "WeftCachedOp";
+    case HandleKind::kTrainer:
+      return "WeftTrainer";
+    case HandleKind::kFitSession:
+      return "WeftFitSession";
     case HandleKind::kCount:
       return nullptr;
   }

@@ -74,6 +74,8 @@ enum class HandleKind : uint32_t {
   kPredictor,
   kKVStore,
   kCachedOp,
+  kTrainer,
+  kFitSession,
   kCount  // not a kind: the number of values above
 };
 
@@ -130,6 +132,8 @@ struct ExecutorOptionsObject;  // c_api_executor_options.cc
 struct InitializerObject;      // c_api_train_internal.h
 struct OptimizerObject;        // c_api_train_internal.h
 struct KVStoreObject;          // c_api_train_internal.h
+struct TrainerObject;          // c_api_train_internal.h
+struct FitSessionObject;       // c_api_train_internal.h
 
 WEFT_CAPI_HANDLE(WeftNDArray, NDArray, HandleKind::kNDArray);
 WEFT_CAPI_HANDLE(WeftNDArrayList, NDArrayList, HandleKind::kNDArrayList);
@@ -150,6 +154,8 @@ WEFT_CAPI_HANDLE(WeftModule, Module, HandleKind::kModule);
 WEFT_CAPI_HANDLE(WeftPredictor, Predictor, HandleKind::kPredictor);
 WEFT_CAPI_HANDLE(WeftKVStore, KVStoreObject, HandleKind::kKVStore);
 WEFT_CAPI_HANDLE(WeftCachedOp, CachedOp, HandleKind::kCachedOp);
+WEFT_CAPI_HANDLE(WeftTrainer, TrainerObject, HandleKind::kTrainer);
+WEFT_CAPI_HANDLE(WeftFitSession, FitSessionObject, HandleKind::kFitSession);
 
 #undef WEFT_CAPI_HANDLE
 

@@ -6,7 +6,27 @@
 
 #include "c_api_train_internal.h"
 
-using weft::capi::CheckArray;
+namespace weft {
+namespace capi {
+
+void PublishMetric(const std::vector<std::pair<std::string, double>>& got, WeftStringList** names,
+                   double* values, size_t capacity, size_t* num) {
+  CheckNotNull(names, "names");
+  CheckNotNull(num, "num");
+  if (capacity < got.size())
+    Fail(StatusCode::kInvalidArgument, "argument 'capacity' is ", capacity, ", the metric has ",
+         got.size(), " values");
+  CheckArray(values, got.size(), "values");
+  std::vector<std::string> n;
+  for (const auto& kv : got) n.push_back(kv.first);
+  *names = NewStringList(std::move(n));
+  for (size_t i = 0; i < got.size(); ++i) values[i] = got[i].second;
+  *num = got.size();
+}
+
+}  // namespace capi
+}  // namespace weft
+
 using weft::capi::CheckNotNull;
 using weft::capi::GetObject;
 
@@ -56,18 +76,7 @@ WeftStatus weft_metric_get(const WeftMetric* m, WeftStringList** names, double* 
                            size_t capacity, size_t* num) {
   WEFT_API_BEGIN();
   auto obj = GetObject(m, "m");
-  CheckNotNull(names, "names");
-  CheckNotNull(num, "num");
-  const auto got = obj->Get();
-  if (capacity < got.size())
-    weft::Fail(weft::StatusCode::kInvalidArgument, "argument 'capacity' is ", capacity,
-               ", the metric has ", got.size(), " values");
-  CheckArray(values, got.size(), "values");
-  std::vector<std::string> n;
-  for (const auto& kv : got) n.push_back(kv.first);
-  *names = weft::capi::NewStringList(std::move(n));
-  for (size_t i = 0; i < got.size(); ++i) values[i] = got[i].second;
-  *num = got.size();
+  weft::capi::PublishMetric(obj->Get(), names, values, capacity, num);
   WEFT_API_END();
 }
 

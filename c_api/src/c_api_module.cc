@@ -36,6 +36,17 @@ std::map<std::string, NDArray> ByName(const WeftNDArrayList* list, const char* a
   return out;
 }
 
+WeftNDArrayList* NewNamedList(const std::map<std::string, NDArray>& m) {
+  std::vector<NDArray> arrays;
+  std::vector<std::string> names;
+  for (const auto& kv : m) {
+    names.push_back(kv.first);
+    arrays.push_back(kv.second);
+  }
+  return NewList(arrays, names);
+}
+
+}  // namespace
 ProgressMode ProgressArg(int progress) {
   switch (progress) {
     case WEFT_PROGRESS_AUTO:
@@ -54,17 +65,6 @@ ProgressMode ProgressArg(int progress) {
   }
 }
 
-WeftNDArrayList* NewNamedList(const std::map<std::string, NDArray>& m) {
-  std::vector<NDArray> arrays;
-  std::vector<std::string> names;
-  for (const auto& kv : m) {
-    names.push_back(kv.first);
-    arrays.push_back(kv.second);
-  }
-  return NewList(arrays, names);
-}
-
-}  // namespace
 }  // namespace capi
 }  // namespace weft
 

@@ -1,6 +1,6 @@
 // Handle types of the training C ABI (weft_initializer_*, weft_optimizer_*,
-// weft_data_iter_*, weft_metric_*, weft_module_*) and shared argument
-// decoders (not installed). The handles are in the registry (c_api_handle.h).
+// weft_data_iter_*, weft_metric_*, weft_module_*, weft_trainer_*, weft_fit_session_*) and shared
+// argument decoders (not installed). The handles are in the registry (c_api_handle.h).
 #ifndef WEFT_C_API_SRC_C_API_TRAIN_INTERNAL_H_
 #define WEFT_C_API_SRC_C_API_TRAIN_INTERNAL_H_
 
@@ -14,11 +14,13 @@
 #include "c_api_ndarray_list.h"
 #include "c_api_symbol_internal.h"
 #include "weft/data_iter.h"
+#include "weft/fit_session.h"
 #include "weft/initializer.h"
 #include "weft/kvstore.h"
 #include "weft/metric.h"
 #include "weft/module.h"
 #include "weft/optimizer.h"
+#include "weft/trainer.h"
 
 namespace weft {
 namespace capi {
@@ -39,6 +41,20 @@ struct KVStoreObject {
   std::shared_ptr<KVStore> kv;
 };
 
+// A trainer shares its optimizer's handle object: steps lock its mutex.
+struct TrainerObject {
+  std::shared_ptr<OptimizerObject> opt;
+  std::unique_ptr<Trainer> trainer;
+};
+// A fit session keeps what it trains alive; calls on it are serialised.
+struct FitSessionObject {
+  mutable std::mutex mu;
+  std::shared_ptr<Module> module;
+  std::shared_ptr<NDArrayIter> train, eval;
+  std::shared_ptr<Metric> metric;
+  std::unique_ptr<FitSession> session;
+};
+
 // `num` (name, array) pairs from C arguments `names_arg`/`arrays_arg`: no
 // NULL name or array (errors name the argument and index).
 std::vector<std::pair<std::string, NDArray>> NamedArrays(size_t num, const char* const* names,
@@ -49,6 +65,12 @@ std::vector<std::pair<std::string, NDArray>> NamedArrays(size_t num, const char*
 std::vector<NDArray> ArrayArgs(size_t num, WeftNDArray* const* arrays, const char* arg);
 // `num` string parameters (parallel keys/vals, none NULL, no key twice).
 StringMap ParamArgs(const char* const* keys, const char* const* vals, size_t num);
+
+// weft_metric_get's outputs from `got` (errors name names/values/capacity/num).
+void PublishMetric(const std::vector<std::pair<std::string, double>>& got, WeftStringList** names,
+                   double* values, size_t capacity, size_t* num);
+// A ::WeftProgress value as a ProgressMode (Error naming 'progress' otherwise).
+ProgressMode ProgressArg(int progress);
 
 }  // namespace capi
 }  // namespace weft

@@ -4,7 +4,8 @@
  *        marking variables with gradient buffers, back-propagating, gradients
  *        as new arrays, detach and the recorded graph as a symbol (MXNet's
  *        MXAutograd* functions, MXNDArrayGetGrad, MXNDArrayDetach); cached
- *        ops (MXNet's CachedOp: a symbol invoked on arrays, recorded as well).
+ *        ops (MXNet's CachedOp: a symbol invoked on arrays, recorded as well);
+ *        trainers (Gluon's Trainer: an optimizer stepped over marked arrays).
  *
  * Part of the C ABI: include "weft/c_api.h", whose file comment states the conventions
  * every function here follows. The recording and training flags belong to
@@ -14,6 +15,7 @@
 #define WEFT_C_API_AUTOGRAD_H_
 
 #include "c_api_base.h"
+#include "c_api_optimizer.h"
 #include "c_api_symbol.h"
 
 #ifdef __cplusplus
@@ -106,6 +108,31 @@ WEFT_API WeftStatus weft_cached_op_invoke(WeftCachedOp* op, WeftNDArray* const* 
                                           size_t* num_outputs);
 /** Releases @p op (NULL is a no-op). */
 WEFT_API WeftStatus weft_cached_op_free(WeftCachedOp* op);
+
+/* ---------------------------------------------------------------- trainer */
+
+/** An optimizer stepped over named parameters (Gluon's Trainer). Free with weft_trainer_free(). */
+typedef struct WeftTrainer WeftTrainer;
+
+/**
+ * @brief A trainer of @p num_params parameters, each already marked with a
+ *        gradient buffer (weft_autograd_mark_variables()).
+ * @param names one distinct name per parameter (the optimizer's lr_mult /
+ *        wd_mult and its default weight decay rule read it).
+ * @param opt shared: the trainer keeps it (its states and update counts live
+ *        there); the caller may free its handle.
+ * Errors: WEFT_ERR_INVALID_ARGUMENT naming a parameter given twice or not marked.
+ */
+WEFT_API WeftStatus weft_trainer_create(const char* const* names, WeftNDArray* const* params,
+                                        size_t num_params, WeftOptimizer* opt, WeftTrainer** out);
+/**
+ * @brief One optimizer update of every parameter from its gradient buffer,
+ *        gradients scaled by 1 / @p batch_size (Gluon's Trainer.step).
+ * Asynchronous like every op; reading a parameter waits for its update.
+ */
+WEFT_API WeftStatus weft_trainer_step(WeftTrainer* trainer, int batch_size);
+/** Releases @p trainer (NULL is a no-op); the parameters stay. */
+WEFT_API WeftStatus weft_trainer_free(WeftTrainer* trainer);
 
 #ifdef __cplusplus
 }

@@ -26,7 +26,7 @@ extern "C" {
 #endif
 
 /** ABI version; bumped when functions are added. */
-#define WEFT_API_VERSION 4
+#define WEFT_API_VERSION 5
 
 /** Status codes (stable values). */
 typedef enum {

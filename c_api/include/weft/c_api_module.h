@@ -165,6 +165,77 @@ WEFT_API WeftStatus weft_module_fit_with_callback(WeftModule* mod, WeftDataIter*
                                                   double* out_samples_per_sec);
 #endif /* SWIG */
 
+/* ---------------------------------------------------- training: fit steps */
+
+/*
+ * weft_module_fit() as steps the caller drives: each weft_fit_session_next()
+ * runs one training batch or closes one epoch, so a program runs its own
+ * batch-end and epoch-end code (progress, early stop) on its own thread
+ * between two steps, with no callback into it (the bindings' fit callbacks
+ * are built on this). weft/fit_session.h states the semantics.
+ */
+
+/** A fit in progress. Free with weft_fit_session_free(). */
+typedef struct WeftFitSession WeftFitSession;
+
+/** What weft_fit_session_next() did. */
+typedef enum {
+  WEFT_FIT_DONE = 0,      /**< every epoch ran (or the session was stopped) */
+  WEFT_FIT_BATCH_END = 1, /**< one training batch ran: weft_fit_session_batch() */
+  WEFT_FIT_EPOCH_END = 2  /**< an epoch closed (validation, checkpoint): weft_fit_session_epoch() */
+} WeftFitEvent;
+
+/**
+ * @brief Starts weft_module_fit() with the same arguments as steps (binds
+ *        @p mod for training when needed).
+ * The session keeps @p mod, the iterators and @p metric alive; none of them
+ * may be used elsewhere until the session is done or freed.
+ * Errors: those of weft_module_fit() that arguments cause.
+ */
+WEFT_API WeftStatus weft_fit_session_create(WeftModule* mod, WeftDataIter* train,
+                                            WeftDataIter* eval, WeftMetric* metric, int begin_epoch,
+                                            int num_epoch, int progress,
+                                            const char* checkpoint_prefix, WeftFitSession** out);
+/**
+ * @brief Runs the next step; @p out receives a ::WeftFitEvent.
+ * After an error the session is done (later calls return WEFT_FIT_DONE).
+ */
+WEFT_API WeftStatus weft_fit_session_next(WeftFitSession* s, int* out);
+/**
+ * @brief Stops training (MXNet's early stop): after a WEFT_FIT_BATCH_END the
+ *        epoch closes at once as weft_module_fit_with_callback()'s stop does
+ *        (updates waited for, no validation, no checkpoint); after a
+ *        WEFT_FIT_EPOCH_END later epochs are skipped. Idempotent.
+ */
+WEFT_API WeftStatus weft_fit_session_stop(WeftFitSession* s);
+/**
+ * @brief The last batch (after WEFT_FIT_BATCH_END): 0-based epoch, 1-based
+ *        batch within it, batches per epoch (-1: unknown), samples so far this
+ *        epoch (padding excluded) and seconds since the epoch started. Every
+ *        out-parameter may be NULL. The training metric so far is the
+ *        metric's own (weft_metric_get()).
+ */
+WEFT_API WeftStatus weft_fit_session_batch(const WeftFitSession* s, int* epoch, int64_t* batch,
+                                           int64_t* num_batches, int64_t* samples, double* seconds);
+/**
+ * @brief The last closed epoch: its number, batches and samples run, training
+ *        seconds, throughput and whether it was stopped. Every out-parameter
+ *        may be NULL. Fails before any epoch closed.
+ */
+WEFT_API WeftStatus weft_fit_session_epoch(const WeftFitSession* s, int* epoch, int64_t* batches,
+                                           int64_t* samples, double* seconds,
+                                           double* samples_per_sec, int* stopped);
+/**
+ * @brief The last closed epoch's metric values: training (@p validation 0)
+ *        or validation (nonzero; none without a validation iterator or when
+ *        stopped). Outputs as weft_metric_get().
+ */
+WEFT_API WeftStatus weft_fit_session_epoch_metric(const WeftFitSession* s, int validation,
+                                                  WeftStringList** names, double* values,
+                                                  size_t capacity, size_t* num);
+/** Releases @p s (NULL is a no-op); a session not done is dropped where it stands. */
+WEFT_API WeftStatus weft_fit_session_free(WeftFitSession* s);
+
 /** @brief Runs @p iter once from its start in inference mode into @p metric
  *         (reset first); read the values with weft_metric_get(). */
 WEFT_API WeftStatus weft_module_score(WeftModule* mod, WeftDataIter* iter, WeftMetric* metric);

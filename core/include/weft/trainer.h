@@ -26,7 +26,7 @@ class Trainer {
   // Throws Error(kInvalidArgument) naming a parameter that is empty, not
   // marked for gradients, or named twice, or for a null optimizer.
   Trainer(std::vector<std::pair<std::string, NDArray>> params,
-          std::unique_ptr<Optimizer> optimizer);
+          std::shared_ptr<Optimizer> optimizer);
 
   // One update of every parameter (batch_size > 0, else kInvalidArgument).
   void Step(int batch_size);
@@ -37,7 +37,7 @@ class Trainer {
  private:
   std::vector<std::pair<std::string, NDArray>> params_;
   std::vector<NDArray> grads_;  // per parameter: its gradient buffer
-  std::unique_ptr<Optimizer> optimizer_;
+  std::shared_ptr<Optimizer> optimizer_;
 };
 
 }  // namespace weft

@@ -9,7 +9,7 @@
 namespace weft {
 
 Trainer::Trainer(std::vector<std::pair<std::string, NDArray>> params,
-                 std::unique_ptr<Optimizer> optimizer)
+                 std::shared_ptr<Optimizer> optimizer)
     : params_(std::move(params)), optimizer_(std::move(optimizer)) {
   if (!optimizer_) Fail(StatusCode::kInvalidArgument, "Trainer: no optimizer given");
   std::set<std::string> seen;

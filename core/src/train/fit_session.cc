@@ -1,0 +1,179 @@
+// FitSession (fit_session.h): Module::Fit's loop as resumable steps.
+#include "weft/fit_session.h"
+
+#include <chrono>
+#include <iostream>
+#include <string>
+#include <utility>
+
+#include "train/progress.h"
+#include "weft/status.h"
+
+namespace weft {
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+// Waits until every parameter update pushed so far has run.
+void WaitParams(const Module& m) {
+  for (const auto& kv : m.arg_params()) kv.second.WaitToRead();
+  for (const auto& kv : m.aux_params()) kv.second.WaitToRead();
+}
+
+double SecondsSince(Clock::time_point t) {
+  return std::chrono::duration<double>(Clock::now() - t).count();
+}
+
+}  // namespace
+
+struct FitSession::State {
+  State(Module* m, DataIter* t, DataIter* e, Metric* me, const FitOptions& o, bool lead_rank)
+      : module(m),
+        train(t),
+        eval(e),
+        metric(me),
+        options(o),
+        os(o.log ? o.log : &std::cout),
+        lead(lead_rank),
+        progress(os, lead ? o.progress : ProgressMode::kSilent, o.log_interval),
+        epoch(o.begin_epoch) {}
+
+  void BeginEpoch();
+  void RunBatch();
+  // Closes the current epoch; a stopped one gets no validation and no checkpoint.
+  void CloseEpoch(bool stopped);
+
+  Module* module;
+  DataIter* train;
+  DataIter* eval;
+  Metric* metric;
+  FitOptions options;
+  std::ostream* os;
+  bool lead;  // with a dist_sync kvstore only rank 0 reports and writes checkpoints
+  Progress progress;
+  int epoch;
+  bool in_epoch = false;
+  bool done = false;
+  Clock::time_point start;
+  EpochResult current;
+  BatchEndParam batch;
+  std::vector<std::pair<std::string, double>> metric_now;
+  std::vector<EpochResult> results;
+};
+
+void FitSession::State::BeginEpoch() {
+  current = EpochResult();
+  current.epoch = epoch;
+  metric->Reset();
+  train->Reset();
+  start = Clock::now();
+  in_epoch = true;
+}
+
+void FitSession::State::RunBatch() {
+  const DataBatch& b = train->Value();
+  module->Forward(b, true);
+  module->Backward();
+  module->Update();
+  module->UpdateMetric(metric, b.label, b.pad);
+  current.samples += b.data[0].shape()[0] - b.pad;
+  ++current.batches;
+  metric_now = metric->Get();
+  batch = BatchEndParam();
+  batch.epoch = epoch;
+  batch.batch = current.batches;
+  batch.num_batches = train->num_batches();
+  batch.samples = current.samples;
+  batch.seconds = SecondsSince(start);
+  batch.metric = &metric_now;
+  progress.Step(batch);
+}
+
+void FitSession::State::CloseEpoch(bool stopped) {
+  in_epoch = false;
+  EpochResult& r = current;
+  r.stopped = stopped;
+  WaitParams(*module);
+  r.seconds = SecondsSince(start);
+  r.samples_per_sec = r.seconds > 0 ? r.samples / r.seconds : 0;
+  r.train_metric = metric->Get();
+  progress.Finish();
+  const bool summary = lead && options.progress != ProgressMode::kSilent;
+  if (summary)
+    *os << "Epoch[" << r.epoch << "] Train: " << FormatMetric(r.train_metric) << "  time "
+        << r.seconds << " s  " << static_cast<int64_t>(r.samples_per_sec) << " samples/s"
+        << (stopped ? "  (stopped after batch " + std::to_string(r.batches) + ")" : std::string())
+        << "\n";
+  if (!stopped && eval != nullptr) {
+    r.eval_metric = module->Score(eval, metric);
+    if (summary)
+      *os << "Epoch[" << r.epoch << "] Validation: " << FormatMetric(r.eval_metric) << "\n";
+  }
+  os->flush();
+  if (!stopped && lead && !options.checkpoint_prefix.empty())
+    module->SaveCheckpoint(options.checkpoint_prefix, r.epoch + 1);
+  results.push_back(r);
+}
+
+FitSession::FitSession(Module* module, DataIter* train, DataIter* eval, Metric* metric,
+                       const FitOptions& options) {
+  if (module == nullptr) Fail(StatusCode::kInvalidArgument, "Module::Fit: null module");
+  if (train == nullptr || metric == nullptr)
+    Fail(StatusCode::kInvalidArgument, "Module::Fit: null ",
+         (train ? "metric" : "training iterator"));
+  if (options.num_epoch <= options.begin_epoch)
+    Fail(StatusCode::kInvalidArgument, "Module::Fit: num_epoch (", options.num_epoch,
+         ") must exceed begin_epoch (", options.begin_epoch, ")");
+  if (!module->binded() || !module->for_training())
+    module->Bind(train->provide_data(), train->provide_label(), true);
+  if (!module->optimizer())
+    Fail(StatusCode::kInvalidArgument, "Module::Fit: call InitOptimizer first");
+  const bool lead = !module->kvstore() || module->kvstore()->rank() == 0;
+  s_ = std::make_unique<State>(module, train, eval, metric, options, lead);
+}
+
+FitSession::~FitSession() = default;
+
+FitSession::Event FitSession::Next() {
+  State& s = *s_;
+  if (s.done) return Event::kDone;
+  try {
+    if (!s.in_epoch) {
+      if (s.epoch >= s.options.num_epoch) {
+        s.done = true;
+        return Event::kDone;
+      }
+      s.BeginEpoch();
+    }
+    if (s.train->Next()) {
+      s.RunBatch();
+      return Event::kBatchEnd;
+    }
+    s.CloseEpoch(false);
+    ++s.epoch;
+    return Event::kEpochEnd;
+  } catch (...) {
+    s.done = true;
+    throw;
+  }
+}
+
+void FitSession::Stop() {
+  State& s = *s_;
+  if (s.done) return;
+  s.done = true;
+  if (s.in_epoch) s.CloseEpoch(true);
+}
+
+const BatchEndParam& FitSession::batch() const { return s_->batch; }
+
+const EpochResult& FitSession::epoch() const {
+  if (s_->results.empty())
+    Fail(StatusCode::kInvalidArgument, "FitSession::epoch: no epoch has ended yet");
+  return s_->results.back();
+}
+
+const std::vector<EpochResult>& FitSession::results() const { return s_->results; }
+
+}  // namespace weft
