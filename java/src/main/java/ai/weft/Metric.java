@@ -49,9 +49,14 @@ public final class Metric extends NativeHandle {
     double[] vals = new double[(int) n];
     long[] num = new long[1];
     weft_native.weft_metric_get(h, names, vals, vals.length, num);
-    List<String> ns = Strings.take(names[0]);
+    return values(names[0], vals, num[0]);
+  }
+
+  /* The first num (name, value) pairs of a WeftStringList (freed here) and vals. */
+  static Map<String, Double> values(long names, double[] vals, long num) {
+    List<String> ns = Strings.take(names);
     Map<String, Double> out = new LinkedHashMap<>();
-    for (int i = 0; i < (int) num[0]; ++i) out.put(ns.get(i), vals[i]);
+    for (int i = 0; i < (int) num; ++i) out.put(ns.get(i), vals[i]);
     return out;
   }
 

@@ -32,6 +32,17 @@ public final class Mnist implements AutoCloseable {
     return load(dir + "/" + set + "-images-idx3-ubyte.gz", dir + "/" + set + "-labels-idx1-ubyte.gz");
   }
 
+  /** Samples [begin, end) as views of this set's arrays (close it as well). */
+  public Mnist slice(long begin, long end) {
+    NDArray x = images.slice(begin, end);
+    try {
+      return new Mnist(x, labels.slice(begin, end));
+    } catch (RuntimeException e) {
+      x.close();
+      throw e;
+    }
+  }
+
   /** Number of images. */
   public long count() {
     return labels.shape()[0];

@@ -1,5 +1,6 @@
 package ai.weft;
 
+import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
@@ -151,6 +152,69 @@ public final class Module extends NativeHandle {
     weft_native.weft_module_fit(handle(), train.handle(), eval == null ? 0 : eval.handle(),
         metric.handle(), beginEpoch, numEpoch, progress.code, checkpointPrefix, sps);
     return sps[0];
+  }
+
+  /**
+   * As {@link #fit(DataIter, DataIter, Metric, int, int, Progress, String)}, calling
+   * {@code listener} on this thread after every batch and epoch (it may stop training); returns
+   * every closed epoch. The training loop is the library's (a fit session driven step by step
+   * here), so nothing calls into the JVM from a native thread.
+   */
+  public List<FitListener.EpochEnd> fit(DataIter train, DataIter eval, Metric metric,
+      int beginEpoch, int numEpoch, Progress progress, String checkpointPrefix,
+      FitListener listener) {
+    long s = weft_native.weft_fit_session_create(handle(), train.handle(),
+        eval == null ? 0 : eval.handle(), metric.handle(), beginEpoch, numEpoch, progress.code,
+        checkpointPrefix);
+    List<FitListener.EpochEnd> epochs = new ArrayList<>();
+    try {
+      for (;;) {
+        long event = weft_native.weft_fit_session_next(s);
+        if (event == WeftFitEvent.WEFT_FIT_DONE) break;
+        if (event == WeftFitEvent.WEFT_FIT_EPOCH_END) {
+          FitListener.EpochEnd e = epochEnd(s, metric);
+          epochs.add(e);
+          if (!listener.epochEnd(e)) weft_native.weft_fit_session_stop(s);
+          continue;
+        }
+        int[] epoch = new int[1];
+        long[] batch = new long[1];
+        long[] numBatches = new long[1];
+        long[] samples = new long[1];
+        double[] seconds = new double[1];
+        weft_native.weft_fit_session_batch(s, epoch, batch, numBatches, samples, seconds);
+        if (!listener.batchEnd(new FitListener.BatchEnd(epoch[0], batch[0], numBatches[0],
+                samples[0], seconds[0], metric.get()))) {
+          weft_native.weft_fit_session_stop(s);
+          FitListener.EpochEnd e = epochEnd(s, metric);
+          epochs.add(e);
+          listener.epochEnd(e);
+        }
+      }
+    } finally {
+      weft_native.weft_fit_session_free(s);
+    }
+    return epochs;
+  }
+
+  private static FitListener.EpochEnd epochEnd(long s, Metric metric) {
+    int[] epoch = new int[1];
+    int[] stopped = new int[1];
+    long[] batches = new long[1];
+    long[] samples = new long[1];
+    double[] seconds = new double[1];
+    double[] sps = new double[1];
+    weft_native.weft_fit_session_epoch(s, epoch, batches, samples, seconds, sps, stopped);
+    return new FitListener.EpochEnd(epoch[0], batches[0], samples[0], seconds[0], sps[0],
+        stopped[0] != 0, epochMetric(s, metric, 0), epochMetric(s, metric, 1));
+  }
+
+  private static Map<String, Double> epochMetric(long s, Metric metric, int validation) {
+    long[] names = new long[1];
+    double[] vals = new double[(int) weft_native.weft_metric_num_values(metric.handle())];
+    long[] num = new long[1];
+    weft_native.weft_fit_session_epoch_metric(s, validation, names, vals, vals.length, num);
+    return Metric.values(names[0], vals, num[0]);
   }
 
   /** Runs {@code iter} from its start in inference mode into {@code metric}; its values. */

@@ -1,0 +1,199 @@
+package ai.weft;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.Assumptions;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+
+/**
+ * Gluon-style training (issue 43): autograd + Trainer against Module on Fashion-MNIST, the fit
+ * listener (progress and early stop), and cached ops (the same cases in NUnit and go test).
+ */
+@ExtendWith(LiveHandles.class)
+class GluonTrainingTest {
+  static final String FM = "/usr/share/datasets/fashion-mnist";
+  static final int BATCH = 64;
+  static final int STEPS = 8;
+  static final List<String> PARAMS = List.of("fc1_weight", "fc1_bias", "fc2_weight", "fc2_bias");
+  static final Map<String, Object> SGD =
+      Map.of("learning_rate", 0.1, "momentum", 0.9, "wd", 0.001);
+
+  static float maxDiff(NDArray a, NDArray b) {
+    float[] x = a.toFloatArray();
+    float[] y = b.toFloatArray();
+    float d = 0;
+    for (int i = 0; i < x.length; ++i) d = Math.max(d, Math.abs(x[i] - y[i]));
+    return d;
+  }
+
+  /** Copies of the module's parameters in PARAMS order. */
+  static Map<String, NDArray> copies(Module mod) {
+    Map<String, NDArray> params = mod.argParams();
+    Map<String, NDArray> out = new LinkedHashMap<>();
+    try {
+      for (String n : PARAMS) out.put(n, Ops.call("_copy", null, params.get(n)));
+    } finally {
+      NDArray.closeAll(params);
+    }
+    return out;
+  }
+
+  /** One recorded forward and backward of the MLP on rows [b*BATCH, (b+1)*BATCH). */
+  static void autogradBatch(Mnist m, Map<String, NDArray> p, int b) {
+    NDArray loss;
+    try (NDArray x = m.images.slice((long) b * BATCH, (long) (b + 1) * BATCH);
+        NDArray y = m.labels.slice((long) b * BATCH, (long) (b + 1) * BATCH);
+        Autograd.Scope rec = Autograd.record();
+        NDArray h = Ops.call("FullyConnected", Map.of("num_hidden", 16), x, p.get("fc1_weight"),
+            p.get("fc1_bias"));
+        NDArray r = Ops.call("Activation", Map.of("act_type", "relu"), h);
+        NDArray o = Ops.call("FullyConnected", Map.of("num_hidden", 10), r, p.get("fc2_weight"),
+            p.get("fc2_bias"))) {
+      loss = Ops.call("SoftmaxOutput", null, o, y);
+    }
+    try (loss) {
+      loss.backward();
+    }
+  }
+
+  // conformance: training.autograd_trainer_matches_module
+  @Test
+  void autogradTrainerMatchesModule() {
+    Assumptions.assumeTrue(Files.exists(Path.of(FM, "t10k-labels-idx1-ubyte.gz")),
+        "Fashion-MNIST not installed");
+    String json = TrainingTest.MLP_JSON.replace("\"num_hidden\": \"4\"", "\"num_hidden\": \"10\"");
+    try (Mnist all = Mnist.loadSet(FM, "t10k");
+        Mnist m = all.slice(0, STEPS * BATCH);
+        Symbol sym = Symbol.fromJson(json);
+        DataIter iter = DataIter.ndarray(Map.of("data", m.images),
+            Map.of("softmax_label", m.labels), BATCH, false, "pad", 0);
+        Module mod = Module.create(sym);
+        Initializer init = Initializer.create("xavier", null, 7);
+        Optimizer opt = Optimizer.create("sgd", SGD);
+        Metric acc = Metric.create("acc")) {
+      mod.bind(iter, true);
+      mod.initParams(init);
+      mod.initOptimizer(opt);
+      Map<String, NDArray> start = copies(mod);
+      Map<String, NDArray> p = copies(mod);
+      List<Long> seen = new ArrayList<>();
+      try {
+        mod.fit(iter, null, acc, 0, 1, Module.Progress.SILENT, null, new FitListener() {
+          @Override
+          public boolean batchEnd(FitListener.BatchEnd b) {
+            seen.add(b.batch);
+            return true;
+          }
+        });
+        assertEquals(STEPS, seen.size());
+        for (NDArray a : p.values()) a.attachGrad();
+        try (Optimizer o2 = Optimizer.create("sgd", SGD);
+            Trainer trainer = Trainer.create(p, o2)) {
+          for (int b = 0; b < STEPS; ++b) {
+            autogradBatch(m, p, b);
+            trainer.step(BATCH);
+          }
+        }
+        Map<String, NDArray> trained = mod.argParams();
+        try {
+          for (String n : PARAMS) {
+            assertTrue(maxDiff(trained.get(n), start.get(n)) > 1e-3, n + " barely trained");
+            assertTrue(maxDiff(trained.get(n), p.get(n)) <= 1e-5, n + ": autograd differs");
+          }
+        } finally {
+          NDArray.closeAll(trained);
+        }
+      } finally {
+        NDArray.closeAll(start);
+        NDArray.closeAll(p);
+      }
+    }
+  }
+
+  // conformance: training.fit_listener_progress_and_stop
+  @Test
+  void fitListenerProgressAndStop() {
+    try (TrainingTest.Trained t = new TrainingTest.Trained(0); Metric acc = Metric.create("acc")) {
+      List<String> log = new ArrayList<>();
+      List<FitListener.EpochEnd> epochs =
+          t.mod.fit(t.iter, t.iter, acc, 0, 3, Module.Progress.SILENT, null, new FitListener() {
+            @Override
+            public boolean batchEnd(FitListener.BatchEnd b) {
+              assertEquals(13, b.numBatches);  // 200 samples, batch 16, last padded
+              assertTrue(b.metric.containsKey("accuracy"));
+              log.add(b.epoch + ":" + b.batch);
+              return !(b.epoch == 1 && b.batch == 3);
+            }
+
+            @Override
+            public boolean epochEnd(FitListener.EpochEnd e) {
+              log.add("end" + e.epoch);
+              return true;
+            }
+          });
+      assertEquals(2, epochs.size());
+      assertEquals(13 + 1 + 3 + 1, log.size());
+      assertEquals("end0", log.get(13));
+      assertEquals(List.of("1:3", "end1"), log.subList(log.size() - 2, log.size()));
+      assertFalse(epochs.get(0).stopped);
+      assertEquals(200, epochs.get(0).samples);
+      assertTrue(epochs.get(0).validationMetric.get("accuracy") > 0.5);
+      assertTrue(epochs.get(1).stopped);
+      assertEquals(3, epochs.get(1).batches);
+      assertTrue(epochs.get(1).validationMetric.isEmpty());
+      // An epoch-end listener that returns false skips the later epochs.
+      List<FitListener.EpochEnd> one =
+          t.mod.fit(t.iter, null, acc, 0, 3, Module.Progress.SILENT, null, new FitListener() {
+            @Override
+            public boolean epochEnd(FitListener.EpochEnd e) {
+              return false;
+            }
+          });
+      assertEquals(1, one.size());
+      assertFalse(one.get(0).stopped);
+      assertThrows(WeftException.class, () -> t.mod.fit(t.iter, null, acc, 2, 1,
+          Module.Progress.SILENT, null, new FitListener() {}));
+    }
+  }
+
+  // conformance: cached_op.invoke_and_record
+  @Test
+  void cachedOpInvokeAndRecord() {
+    try (Symbol f = TrainingTest.abPlusC();
+        CachedOp op = CachedOp.create(f, Map.of("static_alloc", "true"));
+        NDArray a = NDArray.fromArray(new float[] {1, 2, 3}, 3);
+        NDArray b = NDArray.fromArray(new float[] {4, 5, 6}, 3);
+        NDArray c = NDArray.fromArray(new float[] {-1, 0, 1}, 3)) {
+      assertEquals(List.of("a", "b", "c"), op.inputs());
+      NDArray[] out = op.invoke(a, b, c);
+      try (NDArray o = out[0]) {
+        assertEquals(1, out.length);
+        assertArrayEquals(new float[] {3, 10, 19}, o.toFloatArray());
+      }
+      a.attachGrad();
+      NDArray y;
+      try (Autograd.Scope rec = Autograd.record()) {
+        y = op.invoke(a, b, c)[0];
+      }
+      try (y) {
+        y.backward();
+      }
+      try (NDArray g = a.grad()) {
+        assertArrayEquals(new float[] {4, 5, 6}, g.toFloatArray());  // d(ab+c)/da = b
+      }
+      WeftException e = assertThrows(WeftException.class, () -> op.invoke(a, b));
+      assertEquals(ErrorCode.INVALID_ARGUMENT, e.code(), e.getMessage());
+    }
+  }
+}
