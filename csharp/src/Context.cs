@@ -97,6 +97,17 @@ public sealed class Mnist : IDisposable {
     return Load(dir + "/" + set + "-images-idx3-ubyte.gz", dir + "/" + set + "-labels-idx1-ubyte.gz");
   }
 
+  /// <summary>Samples [begin, end) as views of this set's arrays (dispose it as well).</summary>
+  public Mnist Slice(long begin, long end) {
+    var x = Images.Slice(begin, end);
+    try {
+      return new Mnist(x, Labels.Slice(begin, end));
+    } catch {
+      x.Dispose();
+      throw;
+    }
+  }
+
   /// <summary>Number of images.</summary>
   public long Count { get { return Labels.Shape[0]; } }
 

@@ -72,6 +72,9 @@ static class Frees {
   internal static readonly Action<WeftHandle> Predictor = h => weft_native.weft_predictor_free(h);
   internal static readonly Action<WeftHandle> KVStore = h => weft_native.weft_kvstore_free(h);
   internal static readonly Action<WeftHandle> ExecutorOptions = h => weft_native.weft_executor_options_free(h);
+  internal static readonly Action<WeftHandle> CachedOp = h => weft_native.weft_cached_op_free(h);
+  internal static readonly Action<WeftHandle> Trainer = h => weft_native.weft_trainer_free(h);
+  internal static readonly Action<WeftHandle> FitSession = h => weft_native.weft_fit_session_free(h);
 }
 
 /// <summary>

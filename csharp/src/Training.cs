@@ -90,9 +90,14 @@ public sealed class Metric : NativeHandle {
     var vals = new double[n];
     var num = new ulong[1];
     weft_native.weft_metric_get(h, names, vals, (ulong)vals.Length, num);
-    var ns = Symbol.Take(names[0]);
+    return Values(names[0], vals, num[0]);
+  }
+
+  /// <summary>The first num (name, value) pairs of a string list (freed here) and vals.</summary>
+  internal static Dictionary<string, double> Values(long names, double[] vals, ulong num) {
+    var ns = Symbol.Take(names);
     var r = new Dictionary<string, double>();
-    for (int i = 0; i < (int)num[0]; ++i) r[ns[i]] = vals[i];
+    for (int i = 0; i < (int)num; ++i) r[ns[i]] = vals[i];
     return r;
   }
 
@@ -164,7 +169,7 @@ public enum Progress {
 /// MXNet's Module training loop (owned handle). One module must not be used
 /// by two threads at once; distinct modules may run concurrently.
 /// </summary>
-public sealed class Module : NativeHandle {
+public sealed partial class Module : NativeHandle {
   internal Module(long h) : base(h, Frees.Module) {}
 
   /// <summary>A module over sym on cpu(0) (defaults: "data" and "softmax_label").</summary>

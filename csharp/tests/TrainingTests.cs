@@ -38,7 +38,7 @@ public partial class TrainingTests : LiveHandleFixture {
     }
   }
 
-  static Symbol AbPlusC() {
+  internal static Symbol AbPlusC() {
     using (var a = Symbol.Variable("a"))
     using (var b = Symbol.Variable("b"))
     using (var c = Symbol.Variable("c"))
