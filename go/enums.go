@@ -70,3 +70,12 @@ const (
 	ProgressEpoch  Progress = C.WEFT_PROGRESS_EPOCH
 	ProgressSilent Progress = C.WEFT_PROGRESS_SILENT
 )
+
+// fitEvent is what weft_fit_session_next did (WeftFitEvent).
+type fitEvent int32
+
+const (
+	fitDone     fitEvent = C.WEFT_FIT_DONE
+	fitBatchEnd fitEvent = C.WEFT_FIT_BATCH_END
+	fitEpochEnd fitEvent = C.WEFT_FIT_EPOCH_END
+)

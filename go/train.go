@@ -142,16 +142,25 @@ func (m *Metric) Get() (map[string]float64, error) {
 		vals = make([]float64, n[0])
 		return capi.Weft_metric_get(h, list[:], vals, uint64(len(vals)), num[:])
 	})
-	ns, err := newStrings(list[0], err)
+	return metricValues(list[0], vals, num[0], err)
+}
+
+// metricValues pairs the first num names of a new WeftStringList (freed
+// here) with vals, unless the call that made the list failed.
+func metricValues(list uintptr, vals []float64, num uint64, err error) (map[string]float64, error) {
+	ns, err := newStrings(list, err)
 	if err != nil {
 		return nil, err
 	}
-	r := make(map[string]float64, num[0])
-	for i := 0; i < int(num[0]); i++ {
+	r := make(map[string]float64, num)
+	for i := 0; i < int(num); i++ {
 		r[ns[i]] = vals[i]
 	}
 	return r, nil
 }
+
+// numValues is the metric's value count.
+func (m *Metric) numValues() (uint64, error) { return result(&m.handle, capi.Weft_metric_num_values) }
 
 // Reset clears the accumulated values.
 func (m *Metric) Reset() error {

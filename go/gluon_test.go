@@ -1,0 +1,209 @@
+package weft
+
+import (
+	"fmt"
+	"math"
+	"os"
+	"strings"
+	"testing"
+)
+
+// Gluon-style training (issue 43): autograd + Trainer against Module on
+// Fashion-MNIST, FitWithCallbacks (progress and early stop), and cached ops
+// (the same cases in JUnit and NUnit).
+
+const fashionDir = "/usr/share/datasets/fashion-mnist"
+
+var gluonParams = []string{"fc1_weight", "fc1_bias", "fc2_weight", "fc2_bias"}
+
+func sgdParams() Params { return Params{"learning_rate": 0.1, "momentum": 0.9, "wd": 0.001} }
+
+func maxDiff(t *testing.T, a, b *NDArray) float64 {
+	x, y := must(a.ToFloat32()), must(b.ToFloat32())
+	d := 0.0
+	for i := range x {
+		d = math.Max(d, math.Abs(float64(x[i]-y[i])))
+	}
+	return d
+}
+
+// paramCopies copies the module's parameters in gluonParams order.
+func paramCopies(t *testing.T, mod *Module) []*NDArray {
+	ps := must(mod.ArgParams())
+	defer func() {
+		for _, a := range ps {
+			a.Close()
+		}
+	}()
+	out := make([]*NDArray, len(gluonParams))
+	for i, n := range gluonParams {
+		out[i] = must(Call("_copy", nil, ps[n]))
+	}
+	return out
+}
+
+// autogradBatch records the MLP on rows [b*batch, (b+1)*batch) and back-propagates.
+func autogradBatch(t *testing.T, images, labels *NDArray, p []*NDArray, b, batch int64) {
+	x := must(images.Slice(b*batch, (b+1)*batch))
+	y := must(labels.Slice(b*batch, (b+1)*batch))
+	defer closeAll(t, x, y)
+	var loss *NDArray
+	check(t, Record(true, func() error {
+		h, err := Call("FullyConnected", Params{"num_hidden": 16}, x, p[0], p[1])
+		if err != nil {
+			return err
+		}
+		defer h.Close()
+		r, err := Call("Activation", Params{"act_type": "relu"}, h)
+		if err != nil {
+			return err
+		}
+		defer r.Close()
+		o, err := Call("FullyConnected", Params{"num_hidden": 10}, r, p[2], p[3])
+		if err != nil {
+			return err
+		}
+		defer o.Close()
+		loss, err = Call("SoftmaxOutput", nil, o, y)
+		return err
+	}))
+	check(t, loss.Backward())
+	closeAll(t, loss)
+}
+
+// conformance: training.autograd_trainer_matches_module
+func TestAutogradTrainerMatchesModule(t *testing.T) {
+	checkLive(t)
+	if _, err := os.Stat(fashionDir + "/t10k-labels-idx1-ubyte.gz"); err != nil {
+		t.Skip("Fashion-MNIST not installed")
+	}
+	const batch, steps = 64, 8
+	allX, allY := must2(LoadMNISTSet(fashionDir, "t10k"))
+	images, labels := must(allX.Slice(0, batch*steps)), must(allY.Slice(0, batch*steps))
+	closeAll(t, allX, allY)
+	sym := must(SymbolFromJSON(strings.Replace(mlpJSON, `"num_hidden": "4"`, `"num_hidden": "10"`, 1)))
+	iter := must(NewDataIter(map[string]*NDArray{"data": images}, map[string]*NDArray{"softmax_label": labels}, batch, false, "pad", 0))
+	mod := must(NewModule(sym, []string{"data"}, []string{"softmax_label"}))
+	init := must(NewInitializer("xavier", nil, 7))
+	opt := must(NewOptimizer("sgd", sgdParams()))
+	acc := must(NewMetric("acc", nil))
+	defer closeAll(t, acc, opt, init, mod, iter, sym, images, labels)
+	check(t, mod.Bind(iter, true))
+	check(t, mod.InitParams(init, nil, nil, false))
+	check(t, mod.InitOptimizer(opt))
+	start, p := paramCopies(t, mod), paramCopies(t, mod)
+	defer func() {
+		for i := range p {
+			closeAll(t, start[i], p[i])
+		}
+	}()
+	batches := 0
+	_, err := mod.FitWithCallbacks(iter, nil, acc, 0, 1, ProgressSilent, "", FitCallbacks{
+		BatchEnd: func(BatchEnd) bool { batches++; return true },
+	})
+	check(t, err)
+	if batches != steps {
+		t.Fatalf("%d batches, want %d", batches, steps)
+	}
+	for _, a := range p {
+		check(t, a.AttachGrad())
+	}
+	opt2 := must(NewOptimizer("sgd", sgdParams()))
+	tr := must(NewTrainer(gluonParams, p, opt2))
+	closeAll(t, opt2) // the trainer keeps it
+	for b := int64(0); b < steps; b++ {
+		autogradBatch(t, images, labels, p, b, batch)
+		check(t, tr.Step(batch))
+	}
+	closeAll(t, tr)
+	trainedParams := must(mod.ArgParams())
+	defer func() {
+		for _, a := range trainedParams {
+			a.Close()
+		}
+	}()
+	for i, n := range gluonParams {
+		if d := maxDiff(t, trainedParams[n], start[i]); d < 1e-3 {
+			t.Errorf("%s barely trained (moved %g)", n, d)
+		}
+		if d := maxDiff(t, trainedParams[n], p[i]); d > 1e-5 {
+			t.Errorf("%s: autograd+Trainer differs from Module by %g", n, d)
+		}
+	}
+}
+
+func must2[A, B any](a A, b B, err error) (A, B) {
+	if err != nil {
+		panic(err)
+	}
+	return a, b
+}
+
+// conformance: training.fit_listener_progress_and_stop
+func TestFitCallbacksProgressAndStop(t *testing.T) {
+	checkLive(t)
+	tr := newTrained(t, 0)
+	acc := must(NewMetric("acc", nil))
+	defer closeAll(t, acc, tr)
+	var log []string
+	epochs, err := tr.mod.FitWithCallbacks(tr.iter, tr.iter, acc, 0, 3, ProgressSilent, "", FitCallbacks{
+		BatchEnd: func(b BatchEnd) bool {
+			if b.NumBatches != 13 { // 200 samples, batch 16, last padded
+				t.Errorf("NumBatches %d", b.NumBatches)
+			}
+			if _, ok := b.Metric["accuracy"]; !ok {
+				t.Errorf("metric %v", b.Metric)
+			}
+			log = append(log, fmt.Sprintf("%d:%d", b.Epoch, b.Batch))
+			return !(b.Epoch == 1 && b.Batch == 3)
+		},
+		EpochEnd: func(e EpochEnd) bool { log = append(log, fmt.Sprintf("end%d", e.Epoch)); return true },
+	})
+	check(t, err)
+	if len(epochs) != 2 || len(log) != 13+1+3+1 || log[13] != "end0" || strings.Join(log[len(log)-2:], ",") != "1:3,end1" {
+		t.Fatalf("epochs %d, log %v", len(epochs), log)
+	}
+	if epochs[0].Stopped || epochs[0].Samples != 200 || epochs[0].ValidationMetric["accuracy"] <= 0.5 {
+		t.Fatalf("epoch 0: %+v", epochs[0])
+	}
+	if !epochs[1].Stopped || epochs[1].Batches != 3 || len(epochs[1].ValidationMetric) != 0 {
+		t.Fatalf("epoch 1: %+v", epochs[1])
+	}
+	// An epoch-end callback that returns false skips the later epochs.
+	one, err := tr.mod.FitWithCallbacks(tr.iter, nil, acc, 0, 3, ProgressSilent, "", FitCallbacks{
+		EpochEnd: func(EpochEnd) bool { return false },
+	})
+	check(t, err)
+	if len(one) != 1 || one[0].Stopped {
+		t.Fatalf("epoch-end stop: %+v", one)
+	}
+	_, err = tr.mod.FitWithCallbacks(tr.iter, nil, acc, 2, 1, ProgressSilent, "", FitCallbacks{})
+	expectError(t, err, InvalidArgument, "num_epoch")
+}
+
+// conformance: cached_op.invoke_and_record
+func TestCachedOpInvokeAndRecord(t *testing.T) {
+	checkLive(t)
+	f := abPlusC(t)
+	op := must(NewCachedOp(f, Params{"static_alloc": "true"}))
+	a := must(FromFloat32([]float32{1, 2, 3}, 3))
+	b := must(FromFloat32([]float32{4, 5, 6}, 3))
+	c := must(FromFloat32([]float32{-1, 0, 1}, 3))
+	defer closeAll(t, a, b, c, op, f)
+	if in := must(op.Inputs()); strings.Join(in, ",") != "a,b,c" {
+		t.Fatalf("inputs %v", in)
+	}
+	outs := must(op.Invoke(a, b, c))
+	if len(outs) != 1 {
+		t.Fatalf("%d outputs", len(outs))
+	}
+	floatsEqual(t, values(t, outs[0]), []float32{3, 10, 19})
+	check(t, a.AttachGrad())
+	var y []*NDArray
+	check(t, Record(true, func() (err error) { y, err = op.Invoke(a, b, c); return }))
+	check(t, y[0].Backward())
+	closeAll(t, y[0])
+	floatsEqual(t, gradValues(t, a), []float32{4, 5, 6}) // d(ab+c)/da = b
+	_, err := op.Invoke(a, b)
+	expectError(t, err, InvalidArgument)
+}
