@@ -110,6 +110,32 @@ WeftStatus weft_kvstore_set_optimizer(WeftKVStore* kv, const WeftOptimizer* opt)
   WEFT_API_END();
 }
 
+WeftStatus weft_kvstore_set_updater(WeftKVStore* kv, WeftKVStoreUpdater updater, void* user_data) {
+  WEFT_API_BEGIN();
+  auto obj = GetObject(kv, "kv");
+  std::lock_guard<std::mutex> lock(obj->mu);
+  if (!updater) {
+    obj->kv->SetUpdater(nullptr);
+  } else {
+    obj->kv->SetUpdater([updater, user_data](const std::string& key, const weft::NDArray& sum,
+                                             weft::NDArray* stored) {
+      // Handles valid for the call only (`stored` shares the store's
+      // storage), freed however the call ends.
+      struct Lent {
+        WeftNDArray* h = nullptr;
+        ~Lent() { weft_ndarray_free(h); }
+      } s, st;
+      s.h = weft::capi::NewHandle<WeftNDArray>(std::make_shared<weft::NDArray>(sum));
+      st.h = weft::capi::NewHandle<WeftNDArray>(std::make_shared<weft::NDArray>(*stored));
+      const int rc = updater(key.c_str(), s.h, st.h, user_data);
+      if (rc != 0)
+        weft::Fail(weft::StatusCode::kInvalidArgument, "kvstore updater for key '", key,
+                   "' returned ", rc);
+    });
+  }
+  WEFT_API_END();
+}
+
 WeftStatus weft_kvstore_barrier(WeftKVStore* kv) {
   WEFT_API_BEGIN();
   auto obj = GetObject(kv, "kv");

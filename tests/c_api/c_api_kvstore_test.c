@@ -1,9 +1,11 @@
 /*
  * C ABI tests of weft_kvstore_* (local and device types; dist_sync runs
  * under mpirun in tests/dist): sums of repeated keys, the optimizer applied
- * on push, rank and type, every error path (NULL, unknown keys, shapes,
- * freed handles). Each test ends with no leaked handles or bytes.
+ * on push, a program's updater callback on push, rank and type, every error path (NULL, unknown
+ * keys, shapes, freed handles). Each test ends with no leaked handles or bytes.
  */
+#include <stdio.h>
+
 #include "c_test_util.h"
 
 static void test_push_sums_and_pull_copies(void** state) {
@@ -75,6 +77,82 @@ static void test_optimizer_on_push(void** state) {
   assert_no_leaks();
 }
 
+/* A program's optimizer: stored -= lr * sum (sgd_update in place), counting its calls. */
+typedef struct {
+  int calls;
+  int fail_with;
+  char last_key[16];
+} UpdaterLog;
+
+static int halve_step(const char* key, WeftNDArray* sum, WeftNDArray* stored, void* user) {
+  UpdaterLog* log = (UpdaterLog*)user;
+  const char* k[1] = {"lr"};
+  const char* v[1] = {"0.5"};
+  WeftNDArray* in[2];
+  ++log->calls;
+  snprintf(log->last_key, sizeof log->last_key, "%s", key);
+  if (log->fail_with) return log->fail_with;
+  in[0] = stored;
+  in[1] = sum;
+  return weft_op_invoke_into("sgd_update", in, 2, k, v, 1, &stored, 1, NULL) == WEFT_OK ? 0 : 99;
+}
+
+static void test_updater_on_push(void** state) {
+  const int64_t shape[1] = {3};
+  const float w0[3] = {1, 2, 3}, g1[3] = {1, 1, 1}, g2[3] = {2, 2, 2};
+  const float stepped[3] = {-0.5f, 0.5f, 1.5f}, summed[3] = {3, 3, 3};
+  const char* keys[2] = {"w", "w"};
+  float got[3];
+  UpdaterLog log = {0, 0, ""};
+  WeftKVStore* kv = NULL;
+  WeftOptimizer* opt = NULL;
+  WeftNDArray *w = make_f32(shape, 1, w0), *a = make_f32(shape, 1, g1), *b = make_f32(shape, 1, g2);
+  WeftNDArray* out = make_f32(shape, 1, NULL);
+  WeftNDArray* vals[2];
+  (void)state;
+  vals[0] = a;
+  vals[1] = b;
+  OK(weft_kvstore_create("local", &kv));
+  OK(weft_kvstore_init(kv, 1, keys, &w));
+  OK(weft_kvstore_set_updater(kv, halve_step, &log));
+  OK(weft_kvstore_push(kv, 2, keys, vals, 0)); /* sum [3,3,3]: w - 0.5 * 3 */
+  OK(weft_kvstore_pull(kv, 1, keys, &out, 0));
+  read_f32(out, got, 3);
+  assert_floats(got, stepped, 3);
+  assert_int_equal(log.calls, 1);
+  assert_string_equal(log.last_key, "w");
+
+  log.fail_with = 7; /* a failing updater fails the push and leaves the value */
+  EXPECT_ERR(weft_kvstore_push(kv, 2, keys, vals, 0), WEFT_ERR_INVALID_ARGUMENT, "'w'",
+             "returned 7");
+  OK(weft_kvstore_pull(kv, 1, keys, &out, 0));
+  read_f32(out, got, 3);
+  assert_floats(got, stepped, 3);
+
+  OK(weft_kvstore_set_updater(kv, NULL, NULL)); /* plain sums again */
+  OK(weft_kvstore_push(kv, 2, keys, vals, 0));
+  OK(weft_kvstore_pull(kv, 1, keys, &out, 0));
+  read_f32(out, got, 3);
+  assert_floats(got, summed, 3);
+  assert_int_equal(log.calls, 2);
+
+  log.fail_with = 0; /* an optimizer replaces the updater */
+  OK(weft_kvstore_set_updater(kv, halve_step, &log));
+  OK(weft_optimizer_create("sgd", NULL, NULL, 0, &opt));
+  OK(weft_kvstore_set_optimizer(kv, opt));
+  OK(weft_optimizer_free(opt));
+  OK(weft_kvstore_push(kv, 2, keys, vals, 0));
+  OK(weft_kvstore_barrier(kv));
+  assert_int_equal(log.calls, 2);
+  EXPECT_ERR(weft_kvstore_set_updater(NULL, halve_step, &log), WEFT_ERR_INVALID_ARGUMENT, "kv");
+  OK(weft_kvstore_free(kv));
+  OK(weft_ndarray_free(w));
+  OK(weft_ndarray_free(a));
+  OK(weft_ndarray_free(b));
+  OK(weft_ndarray_free(out));
+  assert_no_leaks();
+}
+
 static void test_errors(void** state) {
   const int64_t shape[1] = {2}, other[1] = {5};
   const char* key = "k";
@@ -115,6 +193,7 @@ int main(void) {
   const struct CMUnitTest tests[] = {
       TEST(test_push_sums_and_pull_copies),
       TEST(test_optimizer_on_push),
+      TEST(test_updater_on_push),
       TEST(test_errors),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);

@@ -74,6 +74,28 @@ WEFT_API WeftStatus weft_kvstore_pushpull(WeftKVStore* kv, size_t num, const cha
                                           int priority);
 /** @brief Later pushes update the stored values with @p opt (shared; may be freed after). */
 WEFT_API WeftStatus weft_kvstore_set_optimizer(WeftKVStore* kv, const WeftOptimizer* opt);
+/* The updater callback is C only: the SWIG bindings do not wrap a C function pointer. */
+#ifndef SWIG
+/**
+ * A program's own optimizer (MXNet's kvstore updater): called with the key,
+ * the sum of a push and the stored value, both new handles that the library
+ * frees after the call (copy them with weft_ndarray_slice() or an op to keep
+ * them). It typically invokes ops writing @p stored in place
+ * (weft_op_invoke_into()). Return 0 on success; non-zero fails the push.
+ */
+typedef int (*WeftKVStoreUpdater)(const char* key, WeftNDArray* sum, WeftNDArray* stored,
+                                  void* user_data);
+/**
+ * @brief Later pushes call @p updater (on the pushing thread, with
+ *        @p user_data) instead of storing the sum; replaces an optimizer.
+ *        NULL restores plain sums.
+ * A non-zero return fails that weft_kvstore_push() (or, dist_sync, the pull
+ * or barrier that completed the key) with WEFT_ERR_INVALID_ARGUMENT naming
+ * the key and the returned value; the key keeps its stored value.
+ */
+WEFT_API WeftStatus weft_kvstore_set_updater(WeftKVStore* kv, WeftKVStoreUpdater updater,
+                                             void* user_data);
+#endif /* SWIG */
 /** @brief Waits for the store's pending work, then (dist_sync) for every process. */
 WEFT_API WeftStatus weft_kvstore_barrier(WeftKVStore* kv);
 WEFT_API WeftStatus weft_kvstore_free(WeftKVStore* kv);

@@ -48,6 +48,7 @@
 #define WEFT_KVSTORE_H_
 
 #include <cstddef>
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -97,7 +98,17 @@ class KVStore {
   // Later pushes update the stored values with `optimizer` (Optimizer::Update
   // with the key's Init position as index and the key as name). Its
   // rescale_grad should cover the global batch (1 / (batch * num_workers)).
+  // Replaces an updater (SetUpdater).
   virtual void SetOptimizer(std::shared_ptr<Optimizer> optimizer) = 0;
+  // MXNet's set_updater: the program's own optimizer. Once the sum of a
+  // key's push is scheduled (at the push; for dist_sync at the push, pull or
+  // barrier that sends the key's allreduce), `updater(key, sum, &stored)`
+  // runs on the calling thread; it typically invokes ops that write `stored`
+  // in place, which the engine orders after the sum. Replaces an optimizer;
+  // an empty function restores plain sums. An exception it throws propagates
+  // out of that call; the key keeps its stored value.
+  using Updater = std::function<void(const std::string& key, const NDArray& sum, NDArray* stored)>;
+  virtual void SetUpdater(Updater updater) = 0;
   // Waits for this store's pending work, then (dist_sync) for every rank to
   // reach the barrier. Rethrows a failure of the pending work.
   virtual void Barrier() = 0;

@@ -153,6 +153,12 @@ class Store : public KVStore {
 
   void SetOptimizer(std::shared_ptr<Optimizer> optimizer) override {
     optimizer_ = std::move(optimizer);
+    updater_ = nullptr;
+  }
+
+  void SetUpdater(Updater updater) override {
+    updater_ = std::move(updater);
+    optimizer_ = nullptr;
   }
 
   void Barrier() override {
@@ -172,10 +178,12 @@ class Store : public KVStore {
 
   // The store takes the sum (the two buffers swap roles: no copy; the
   // engine orders the next sum into the old store after its readers), or
-  // the optimizer's step with it.
+  // the updater's or the optimizer's step with it.
   void Apply(int k) {
     Entry& e = entries_[static_cast<size_t>(k)];
-    if (optimizer_)
+    if (updater_)
+      updater_(e.name, e.merged, &e.store);
+    else if (optimizer_)
       optimizer_->Update(k, e.name, &e.store, e.merged);
     else
       std::swap(e.store, e.merged);
@@ -260,6 +268,7 @@ class Store : public KVStore {
   std::map<std::string, int> index_;
   std::vector<Entry> entries_;
   std::shared_ptr<Optimizer> optimizer_;
+  Updater updater_;
   std::map<Context, size_t> load_;  // device: bytes placed per device
 };
 
