@@ -1,10 +1,12 @@
-// CPU kernels of Cast, clip, where, Embedding and their gradient ops.
+// CPU kernels of Cast (every dtype, float16 included), clip, where, Embedding
+// and their gradient ops.
 #include <algorithm>
 #include <cstring>
 #include <type_traits>
 #include <vector>
 
 #include "cpu/cpu_util.h"
+#include "cpu/half.h"
 #include "cpu/index_util.h"
 #include "shared_params.h"
 #include "weft/dtype.h"
@@ -14,16 +16,38 @@ namespace cpu {
 
 namespace {
 
-// y (dtype of `out`) = x (dtype of `in`) converted, honouring req.
+// `v` as float (a float16 value converts exactly).
+template <typename T>
+float AsFloat(const T& v) {
+  if constexpr (std::is_same<T, Half>::value) {
+    return ToFloat(v);
+  } else {
+    return static_cast<float>(v);
+  }
+}
+
+// y (dtype of `out`) = x (dtype of `in`) converted, honouring req. float16
+// converts through float (rounded to nearest even); req=add is not supported
+// for float16 outputs.
 void Convert(const TBlob& in, OpReq req, const TBlob& out, const char* op) {
   if (req == OpReq::kNull) return;
-  DispatchNumeric(in.dtype, op, [&](auto a) {
+  DispatchDType(in.dtype, [&](auto a) {
     using I = decltype(a);
-    DispatchNumeric(out.dtype, op, [&](auto b) {
+    DispatchDType(out.dtype, [&](auto b) {
       using O = decltype(b);
       const I* x = in.data<I>();
       O* y = out.data<O>();
-      ParallelFor(out.Size(), [&](int64_t i) { Store(req, &y[i], static_cast<O>(x[i])); });
+      if constexpr (std::is_same<O, Half>::value) {
+        if (req == OpReq::kAdd)
+          Fail(StatusCode::kDType, "operator ", op,
+               ": req=add is not supported for float16 outputs");
+        ParallelFor(out.Size(), [&](int64_t i) { y[i] = ToHalf(AsFloat(x[i])); });
+      } else if constexpr (std::is_same<I, Half>::value) {
+        ParallelFor(out.Size(),
+                    [&](int64_t i) { Store(req, &y[i], static_cast<O>(ToFloat(x[i]))); });
+      } else {
+        ParallelFor(out.Size(), [&](int64_t i) { Store(req, &y[i], static_cast<O>(x[i])); });
+      }
     });
   });
 }

@@ -1,11 +1,11 @@
 // CPU kernels of _zeros, _ones, _full, zeros_like and ones_like for every
 // dtype. float16 outputs get the IEEE half bit pattern of the value,
 // rounded to nearest even; req=add is supported for every dtype but float16.
-#include <cstring>
 #include <limits>
 #include <type_traits>
 
 #include "cpu/cpu_util.h"
+#include "cpu/half.h"
 #include "shared_params.h"
 #include "weft/dtype.h"
 
@@ -13,34 +13,6 @@ namespace weft {
 namespace cpu {
 
 namespace {
-
-// IEEE binary32 -> binary16 bits, round to nearest even; overflow gives
-// infinity, NaN stays a (quiet) NaN with the sign kept.
-uint16_t FloatToHalfBits(float f) {
-  uint32_t x;
-  std::memcpy(&x, &f, sizeof(x));
-  const uint16_t sign = static_cast<uint16_t>((x >> 16) & 0x8000u);
-  const uint32_t abs = x & 0x7fffffffu;
-  const uint32_t e = abs >> 23;  // biased float exponent
-  const uint32_t mant = abs & 0x7fffffu;
-  if (e == 0xff) return sign | (mant ? 0x7e00u : 0x7c00u);  // NaN or infinity
-  if (e >= 143) return sign | 0x7c00u;                      // >= 2^16: infinity
-  uint32_t bits, rem, halfway;
-  if (e >= 113) {  // normal half: exponent e - 112
-    bits = ((e - 112) << 10) | (mant >> 13);
-    rem = mant & 0x1fffu;
-    halfway = 0x1000u;
-  } else {                     // subnormal half (or zero): value / 2^-24
-    if (e < 102) return sign;  // below 2^-25: rounds to zero
-    const uint32_t full = mant | 0x800000u;
-    const uint32_t shift = 126 - e;  // 14..24
-    bits = full >> shift;
-    rem = full & ((1u << shift) - 1);
-    halfway = 1u << (shift - 1);
-  }
-  if (rem > halfway || (rem == halfway && (bits & 1u))) ++bits;  // may carry into the exponent
-  return static_cast<uint16_t>(sign | bits);
-}
 
 // Writes `value` into every element of `out` under `req`.
 void Fill(const char* op, double value, OpReq req, const TBlob& out) {

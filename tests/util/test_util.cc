@@ -1,11 +1,47 @@
 #include "util/test_util.h"
 
+#include <algorithm>
 #include <cmath>
+#include <cstdint>
 #include <functional>
 #include <random>
 
 namespace weft {
 namespace test {
+
+namespace {
+
+// float16 by arithmetic (frexp/ldexp), independent of the kernels' bit
+// manipulation in kernels/cpu/half.h: round to nearest even at the half's
+// precision (11 significant bits, subnormals below 2^-14), infinity past 65504.
+uint16_t HalfFromDouble(double v) {
+  const uint16_t sign = std::signbit(v) ? 0x8000 : 0;
+  const double a = std::fabs(v);
+  if (std::isnan(v)) return sign | 0x7e00;
+  int e = 0;
+  std::frexp(a, &e);                     // a = m * 2^e, m in [0.5, 1)
+  const int exp = std::max(e - 1, -14);  // the half's exponent (subnormals share -14)
+  const double q = std::nearbyint(std::ldexp(a, 10 - exp));  // significand in units of 2^(exp-10)
+  const double r = std::ldexp(q, exp - 10);
+  if (a == 0) return sign;
+  if (r > 65504) return sign | 0x7c00;
+  int re = 0;
+  std::frexp(r, &re);
+  if (re - 1 < -14) return static_cast<uint16_t>(sign | static_cast<uint16_t>(q));  // subnormal
+  const int biased = re - 1 + 15;
+  const uint16_t mant = static_cast<uint16_t>(std::ldexp(r, 10 - (re - 1)) - 1024);
+  return static_cast<uint16_t>(sign | (biased << 10) | mant);
+}
+
+double HalfToDouble(uint16_t h) {
+  const double s = (h & 0x8000) ? -1 : 1;
+  const int e = (h >> 10) & 0x1f, m = h & 0x3ff;
+  if (e == 0x1f) return m ? NAN : s * INFINITY;
+  if (e == 0) return s * std::ldexp(m, -24);
+  return s * std::ldexp(1024 + m, e - 25);
+}
+
+}  // namespace
 
 std::string TestDataDir() { return WEFT_TEST_DATA; }
 std::string SharedTestDataDir() { return WEFT_SHARED_TESTDATA; }
@@ -16,7 +52,8 @@ NDArray Array(const Shape& shape, const std::vector<double>& values, DType dtype
   DispatchDType(dtype, [&](auto t) {
     using T = decltype(t);
     if constexpr (std::is_same<T, Half>::value) {
-      Fail(StatusCode::kDType, "test Array(): float16 not supported");
+      Half* p = static_cast<Half*>(a.dptr());
+      for (size_t i = 0; i < values.size(); ++i) p[i].bits = HalfFromDouble(values[i]);
     } else {
       T* p = static_cast<T*>(a.dptr());
       for (size_t i = 0; i < values.size(); ++i) p[i] = static_cast<T>(values[i]);
@@ -39,7 +76,8 @@ std::vector<double> Values(const NDArray& a) {
   DispatchDType(a.dtype(), [&](auto t) {
     using T = decltype(t);
     if constexpr (std::is_same<T, Half>::value) {
-      Fail(StatusCode::kDType, "test Values(): float16 not supported");
+      const Half* p = static_cast<const Half*>(a.dptr());
+      for (size_t i = 0; i < out.size(); ++i) out[i] = HalfToDouble(p[i].bits);
     } else {
       const T* p = static_cast<const T*>(a.dptr());
       for (size_t i = 0; i < out.size(); ++i) out[i] = static_cast<double>(p[i]);

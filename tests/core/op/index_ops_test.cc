@@ -1,5 +1,7 @@
 #include <gtest/gtest.h>
 
+#include <cmath>
+
 #include "util/op_refs.h"
 #include "util/test_util.h"
 
@@ -29,6 +31,48 @@ TEST(IndexOps, CastConvertsAndBacks) {
   EXPECT_EQ(test::Values(gv), (std::vector<double>{1, 2, 3}));
   test::ExpectError([&] { test::Run("Cast", {x}, {}); }, StatusCode::kInvalidArgument,
                     {"Cast", "dtype"});
+}
+
+// float16 through Cast (kernels/cpu/half.h) against test_util's own
+// arithmetic conversion: round to nearest even (ties 1 + 2^-11 and
+// 1 + 3 * 2^-11), subnormals, the largest half, overflow to infinity, signed
+// zero; back to float32/float64 exactly.
+TEST(IndexOps, CastFloat16RoundsToNearestEven) {
+  const std::vector<double> v = {1.0,
+                                 1 + std::ldexp(1, -11),
+                                 1 + 3 * std::ldexp(1, -11),
+                                 -2.7,
+                                 std::ldexp(1, -24),
+                                 std::ldexp(3, -26),
+                                 65504.0,
+                                 65520.0,
+                                 -0.0,
+                                 0.1,
+                                 -7e-5,
+                                 1234.567};
+  for (DType from : {DType::kFloat32, DType::kFloat64, DType::kInt32}) {
+    std::vector<double> in = v;
+    if (from == DType::kInt32)
+      for (double& x : in) x = std::trunc(x);
+    if (from == DType::kInt32) in[7] = 70000;  // beyond the largest half
+    NDArray x = test::Array({12}, in, from);
+    NDArray h = test::Run("Cast", {x}, {{"dtype", "float16"}})[0];
+    ASSERT_EQ(h.dtype(), DType::kFloat16);
+    const std::vector<double> want = test::Values(test::Array({12}, in, DType::kFloat16));
+    const std::vector<double> got = test::Values(h);
+    for (size_t i = 0; i < in.size(); ++i)
+      EXPECT_EQ(got[i], want[i]) << DTypeName(from) << " element " << i << " = " << in[i];
+    for (DType to : {DType::kFloat32, DType::kFloat64}) {
+      NDArray back = test::Run("Cast", {h}, {{"dtype", DTypeName(to)}})[0];
+      EXPECT_EQ(test::Values(back), want) << DTypeName(to);
+    }
+  }
+  const std::vector<double> h = test::Values(test::Array(
+      {4}, {1 + std::ldexp(1, -11), 65520.0, std::ldexp(3, -26), -0.0}, DType::kFloat16));
+  EXPECT_EQ(h[0], 1.0);                 // tie to even
+  EXPECT_TRUE(std::isinf(h[1]));        // overflow
+  EXPECT_EQ(h[2], std::ldexp(1, -24));  // 3 * 2^-26 rounds to the smallest subnormal
+  EXPECT_TRUE(std::signbit(h[3]));
 }
 
 TEST(IndexOps, Clip) {
