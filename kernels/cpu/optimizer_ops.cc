@@ -124,10 +124,20 @@ void AdamUpdate(const OpContext&, const NodeAttrs& attrs, const std::vector<TBlo
 
 }  // namespace
 
+// The other families' kernels (optimizer_sgd_ops.cc,
+// optimizer_adaptive_ops.cc, optimizer_adamw_lamb_ops.cc; CPU only),
+// registered from here so that kernels/register_kernels.cc names one entry.
+void RegisterOptimizerSgdCpu(KernelRegistry* reg);
+void RegisterOptimizerAdaptiveCpu(KernelRegistry* reg);
+void RegisterOptimizerAdamWLambCpu(KernelRegistry* reg);
+
 void RegisterOptimizerOpsCpu(KernelRegistry* reg) {
   reg->Add("sgd_update", DeviceType::kCPU, {"cpu", 0, SGDUpdate, false});
   reg->Add("sgd_mom_update", DeviceType::kCPU, {"cpu", 0, SGDMomUpdate, false});
   reg->Add("adam_update", DeviceType::kCPU, {"cpu", 0, AdamUpdate, false});
+  RegisterOptimizerSgdCpu(reg);
+  RegisterOptimizerAdaptiveCpu(reg);
+  RegisterOptimizerAdamWLambCpu(reg);
 }
 
 }  // namespace cpu

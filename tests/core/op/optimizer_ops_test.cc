@@ -215,9 +215,13 @@ TEST(UpdateOps, Errors) {
       StatusCode::kInvalidArgument, {"bogus"});
   ExpectError(
       [&] {
-        test::Run("sgd_mom_update", {w, g, g}, {{"lr", "0.1"}, {"momentum", "1.5"}});
+        test::Run("sgd_mom_update", {w, g, g}, {{"lr", "0.1"}, {"momentum", "-0.5"}});
       },
-      StatusCode::kInvalidArgument, {"momentum", "1.5"});
+      StatusCode::kInvalidArgument, {"momentum", "-0.5"});
+  // Above 1 is accepted, as in MXNet: LARS's momentum correction passes
+  // momentum * lr_t / lr_{t-1}.
+  test::Run("sgd_mom_update", {w, g, test::Array({2, 3}, Vec(6, 0.0))},
+            {{"lr", "0.1"}, {"momentum", "1.5"}});
   ExpectError(
       [&] {
         test::Run("adam_update", {w, g, g, g}, {{"lr", "0.1"}, {"beta1", "-0.1"}});
