@@ -10,6 +10,8 @@
 #   idx           IDX images and labels, raw or gzip           idx_corpus/
 #   run_symbol    a shapes line + symbol JSON, bound and run    run_corpus/ (+ symbol_json.dict)
 #                 forward (inference) and forward + backward (training)
+#   optimizer_states  optimizer state files, loaded, saved and  optimizer_states_corpus/
+#                 updated from (Optimizer::LoadStatesFromBytes)
 # Defaults: --build-dir build, --seconds 600. New inputs go to
 # DIR/fuzz/TARGET-corpus and crash reproducers to DIR/fuzz/artifacts/ (rerun
 # one with: DIR/bin/fuzz_TARGET FILE). Exits non-zero when the fuzzer finds a
@@ -24,7 +26,7 @@
 # minutes is).
 set -eu
 src_dir=$(cd "$(dirname "$0")/.." && pwd)
-usage="usage: $0 symbol_json|ndarray_file|idx|run_symbol [--build-dir DIR] [--seconds N] [--ctest] [-- flags...]"
+usage="usage: $0 symbol_json|ndarray_file|idx|run_symbol|optimizer_states [--build-dir DIR] [--seconds N] [--ctest] [-- flags...]"
 [ $# -ge 1 ] || { echo "$usage" >&2; exit 2; }
 target=$1
 shift
@@ -33,6 +35,7 @@ case "$target" in
   ndarray_file) seeds=ndarray_corpus max_len=4096 dict= ;;
   idx) seeds=idx_corpus max_len=4096 dict= ;;
   run_symbol) seeds=run_corpus max_len=8192 dict=symbol_json.dict ;;
+  optimizer_states) seeds=optimizer_states_corpus max_len=4096 dict= ;;
   *) echo "$usage" >&2; exit 2 ;;
 esac
 build_dir=build

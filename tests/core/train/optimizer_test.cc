@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cmath>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "util/test_util.h"
@@ -213,8 +214,8 @@ TEST(Optimizer, MultipliersFromSymbolAndMaps) {
 }
 
 TEST(Optimizer, CreationErrors) {
-  ExpectError([] { Optimizer::Create("rmsprop"); }, StatusCode::kInvalidArgument,
-              {"rmsprop", "sgd", "adam"});
+  ExpectError([] { Optimizer::Create("rmsprop2"); }, StatusCode::kInvalidArgument,
+              {"rmsprop2", "'sgd'", "'adam'", "'lamb'", "'ftrl'"});
   ExpectError(
       [] {
         Optimizer::Create("sgd", {{"beta1", "0.9"}});
@@ -270,6 +271,58 @@ TEST(Optimizer, CreationErrors) {
   // Defaults as in MXNet.
   EXPECT_FLOAT_EQ(opt->learning_rate(), 0.01f);
   EXPECT_FLOAT_EQ(Optimizer::Create("adam")->learning_rate(), 0.001f);
+}
+
+// Each optimizer names the parameter it rejects.
+TEST(Optimizer, NewOptimizersValidateParameters) {
+  const std::vector<std::tuple<std::string, StringMap, std::vector<std::string>>> bad = {
+      {"nag", {{"momentum", "1.5"}}, {"nag", "momentum", "1.5"}},
+      {"nag", {{"lazy_update", "True"}}, {"lazy_update"}},  // not one of NAG's
+      {"signum", {{"momentum", "-0.1"}}, {"momentum"}},
+      {"signum", {{"momentum", "0"}, {"wd_lh", "0.1"}}, {"wd_lh", "momentum"}},
+      {"lars", {{"eta", "-1"}}, {"eta", "-1"}},
+      {"lars", {{"momentum_correction", "maybe"}}, {"momentum_correction", "maybe"}},
+      {"adamw", {{"beta2", "1"}}, {"beta2", "[0, 1)"}},
+      {"adamw", {{"epsilon", "0"}}, {"epsilon"}},
+      {"lamb", {{"beta1", "1.0"}}, {"beta1"}},
+      {"lamb", {{"lower_bound", "low"}}, {"lower_bound", "low"}},
+      {"rmsprop", {{"gamma1", "2"}}, {"gamma1", "2"}},
+      {"rmsprop", {{"centered", "yes"}}, {"centered", "yes"}},
+      {"adagrad", {{"eps", "0"}}, {"eps"}},
+      {"adagrad", {{"epsilon", "1e-7"}}, {"epsilon"}},  // MXNet's AdaGrad calls it eps
+      {"adadelta", {{"rho", "1.5"}}, {"rho", "1.5"}},
+      {"ftrl", {{"lamda1", "-0.5"}}, {"lamda1", "-0.5"}},
+      {"ftrl", {{"learning_rate", "0"}}, {"learning_rate", "> 0"}},
+      {"sgd", {{"multi_precision", "2"}}, {"multi_precision", "2"}},
+  };
+  for (const auto& [name, params, parts] : bad)
+    ExpectError([&] { Optimizer::Create(name, params); }, StatusCode::kInvalidArgument, parts);
+  // MXNet's defaults.
+  EXPECT_FLOAT_EQ(Optimizer::Create("NAG")->learning_rate(), 0.01f);
+  EXPECT_FLOAT_EQ(Optimizer::Create("rmsprop")->learning_rate(), 0.001f);
+  EXPECT_FLOAT_EQ(Optimizer::Create("ftrl")->learning_rate(), 0.1f);
+  EXPECT_FLOAT_EQ(Optimizer::Create("lamb")->learning_rate(), 0.001f);
+  EXPECT_EQ(Optimizer::Create("AdaDelta")->name(), "adadelta");
+  EXPECT_FALSE(Optimizer::Create("sgd")->multi_precision());
+  EXPECT_TRUE(Optimizer::Create("adam", {{"multi_precision", "True"}})->multi_precision());
+}
+
+// float16 weights need multi_precision; LARS keeps weight decay for
+// "_weight" names only.
+TEST(Optimizer, Float16NeedsMultiPrecisionAndLarsWdMult) {
+  auto sgd = Optimizer::Create("sgd", {{"momentum", "0.9"}});
+  NDArray h = test::Array({2}, {1.0, 2.0}, DType::kFloat16);
+  ExpectError([&] { sgd->Update(0, "w", &h, h); }, StatusCode::kDType,
+              {"float16", "multi_precision"});
+  auto mp = Optimizer::Create("sgd", {{"momentum", "0.9"}, {"multi_precision", "true"}});
+  mp->Update(0, "w", &h, test::Array({2}, {1.0, 1.0}, DType::kFloat16));
+  ASSERT_EQ(mp->states(0).size(), 2u);  // the master copy, then the momentum
+  EXPECT_EQ(mp->states(0)[0].dtype(), DType::kFloat32);
+  EXPECT_EQ(test::Values(h), (std::vector<double>{0.990234375, 1.990234375}));  // float16 of 0.99
+  auto lars = Optimizer::Create("lars");
+  EXPECT_FLOAT_EQ(lars->wd_mult("bn_gamma"), 0.0f);
+  EXPECT_FLOAT_EQ(lars->wd_mult("fc_weight"), 1.0f);
+  EXPECT_FLOAT_EQ(Optimizer::Create("sgd")->wd_mult("bn_gamma"), 1.0f);
 }
 
 TEST(Optimizer, UpdateErrors) {
