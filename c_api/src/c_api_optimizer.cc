@@ -1,5 +1,5 @@
 // C ABI: weft_initializer_* and weft_optimizer_* (weft/initializer.h,
-// weft/optimizer.h). Each handle object carries a mutex, so calls on one
+// weft/optimizer.h), state files included. Each handle object carries a mutex, so calls on one
 // handle from several threads are serialised (the C++ objects are not
 // thread-safe themselves).
 #include <memory>
@@ -13,6 +13,7 @@
 #include "c_api_train_internal.h"
 #include "weft/initializer.h"
 #include "weft/optimizer.h"
+#include "weft/runtime.h"
 
 namespace weft {
 namespace capi {
@@ -145,5 +146,23 @@ WeftStatus weft_optimizer_learning_rate(const WeftOptimizer* opt, const char* na
 WeftStatus weft_optimizer_free(WeftOptimizer* opt) {
   WEFT_API_BEGIN();
   weft::capi::FreeHandle(opt, "opt");
+  WEFT_API_END();
+}
+
+WeftStatus weft_optimizer_save_states(WeftOptimizer* opt, const char* path) {
+  WEFT_API_BEGIN();
+  auto obj = GetObject(opt, "opt");
+  CheckNotNull(path, "path");
+  std::lock_guard<std::mutex> lock(obj->mu);
+  obj->opt->SaveStates(path, &weft::Runtime::Global());
+  WEFT_API_END();
+}
+
+WeftStatus weft_optimizer_load_states(WeftOptimizer* opt, const char* path) {
+  WEFT_API_BEGIN();
+  auto obj = GetObject(opt, "opt");
+  CheckNotNull(path, "path");
+  std::lock_guard<std::mutex> lock(obj->mu);
+  obj->opt->LoadStates(path, &weft::Runtime::Global());
   WEFT_API_END();
 }

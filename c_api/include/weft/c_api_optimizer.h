@@ -21,7 +21,7 @@ extern "C" {
 /*
  * Parameter initializers and optimizers with MXNet's semantics (C++:
  * weft/initializer.h, weft/optimizer.h). Both hold state (a random
- * generator; momentum/Adam states and update counts), so each handle is
+ * generator; momentum/moment states and update counts), so each handle is
  * used by one thread at a time (calls on one handle are serialised).
  */
 
@@ -56,10 +56,13 @@ WEFT_API WeftStatus weft_initializer_init(WeftInitializer* init, const char* par
 WEFT_API WeftStatus weft_initializer_free(WeftInitializer* init);
 
 /**
- * @brief Creates an optimizer: "sgd" (learning_rate=0.01, momentum, wd,
- *        rescale_grad, clip_gradient, begin_num_update) or "adam"
- *        (learning_rate=0.001, beta1, beta2, epsilon, wd, rescale_grad,
- *        clip_gradient, begin_num_update).
+ * @brief Creates an optimizer by MXNet name (case-insensitive): "sgd",
+ *        "nag", "signum", "lars", "adam", "adamw", "lamb", "rmsprop"
+ *        (centered=True for Graves' form), "adagrad", "adadelta", "ftrl",
+ *        with MXNet's parameters and defaults (listed in weft/optimizer.h);
+ *        every one takes learning_rate, wd, rescale_grad, clip_gradient,
+ *        begin_num_update and multi_precision (float16 weights updated
+ *        through float32 master copies).
  * @param[out] out new handle; free with weft_optimizer_free().
  * Unknown names or parameters and bad values fail with WEFT_ERR_INVALID_ARGUMENT.
  */
@@ -110,6 +113,32 @@ WEFT_API WeftStatus weft_optimizer_learning_rate(const WeftOptimizer* opt, const
 
 /** Frees @p opt and its states (NULL is a no-op). */
 WEFT_API WeftStatus weft_optimizer_free(WeftOptimizer* opt);
+
+/**
+ * @brief Writes the states of @p opt to the file @p path: every index's
+ *        states and update count, num_update and the optimizer's name
+ *        (MXNet's Updater.get_states(dump_optimizer=True) without pickle),
+ *        in MXNet's NDArray-list format with entries named "meta:*",
+ *        "count:<index>", "weight:<index>", "state:<index>:<j>" (the layout:
+ *        weft/optimizer.h, docs/architecture.md). Hyper-parameters, lr/wd
+ *        multipliers and the schedule are not saved. Waits for pending updates.
+ * Errors: WEFT_ERR_IO naming @p path when it cannot be written.
+ */
+WEFT_API WeftStatus weft_optimizer_save_states(WeftOptimizer* opt, const char* path);
+
+/**
+ * @brief Replaces every state, update count and num_update of @p opt by
+ *        those saved in @p path, so that @p opt (created with the same name
+ *        and parameters as the saver) continues as the saver would. The
+ *        states move to each weight's device at its next update.
+ * Errors name @p path and leave @p opt unchanged: WEFT_ERR_IO (unreadable),
+ * WEFT_ERR_INVALID_ARGUMENT (saved by another optimizer, a malformed or
+ * truncated file, states unlike those @p opt keeps, e.g. momentum states
+ * for SGD without momentum; the message says what was expected and found).
+ * A later update with a weight of another shape or dtype than the saved
+ * one fails with WEFT_ERR_INVALID_ARGUMENT.
+ */
+WEFT_API WeftStatus weft_optimizer_load_states(WeftOptimizer* opt, const char* path);
 
 #ifdef __cplusplus
 }
