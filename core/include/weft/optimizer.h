@@ -82,7 +82,8 @@ class Optimizer {
   //   "adadelta" rho=0.9, epsilon=1e-5 (no learning rate in the step)
   //   "ftrl"     learning_rate=0.1, lamda1=0.01, beta=1
   // As in MXNet a clip_gradient (or clip_weights, lower/upper_bound) of None
-  // or 0 disables it. Unknown names, unknown parameters and bad values
+  // or 0 disables it (MXNet's dense AdaGrad and AdaDelta would clip to 0 at
+  // clip_gradient=0; Weft disables it there too). Unknown names, unknown parameters and bad values
   // (negative learning rate, momentum outside [0, 1], betas outside [0, 1),
   // epsilon <= 0, ...) throw Error(kInvalidArgument) naming them.
   //
@@ -94,8 +95,9 @@ class Optimizer {
   // cast the gradient to float32, update the master copy and cast it back.
   // Weft has no float16 arithmetic kernels, so a float16 weight without
   // multi_precision throws Error(kDType). The update operators added for
-  // these optimizers (all but sgd_update, sgd_mom_update and adam_update)
-  // have CPU kernels only: their weights must be on the CPU.
+  // these optimizers (all but sgd_update, sgd_mom_update and adam_update),
+  // and Cast to and from float16, have CPU kernels only: their weights must
+  // be on the CPU (an update on another device fails naming the operator).
   static std::unique_ptr<Optimizer> Create(const std::string& name, const StringMap& params = {});
 
   // The schedule replaces the constant learning_rate (null restores it).
