@@ -207,3 +207,34 @@ func TestCachedOpInvokeAndRecord(t *testing.T) {
 	_, err := op.Invoke(a, b)
 	expectError(t, err, InvalidArgument)
 }
+
+// conformance: training.optimizer_states_resume
+func TestOptimizerStatesResume(t *testing.T) {
+	checkLive(t)
+	file := t.TempDir() + "/opt.states"
+	cfg := Params{"learning_rate": 0.01, "centered": true, "wd": 0.1}
+	a := must(NewOptimizer("rmsprop", cfg))
+	b := must(NewOptimizer("rmsprop", cfg))
+	adam := must(NewOptimizer("adam", nil))
+	w := must(FromFloat32([]float32{1, -2, 3}, 3))
+	g := must(FromFloat32([]float32{0.5, 0.25, -1}, 3))
+	defer closeAll(t, a, b, adam, w, g)
+	for i := 0; i < 3; i++ {
+		check(t, a.Update(0, "w_weight", w, g))
+	}
+	check(t, a.SaveStates(file))
+	w2 := must(Call("_copy", nil, w))
+	defer closeAll(t, w2)
+	for i := 0; i < 2; i++ {
+		check(t, a.Update(0, "w_weight", w, g))
+	}
+	check(t, b.LoadStates(file))
+	if n := must(b.NumUpdate()); n != 3 {
+		t.Fatalf("num_update after load %d", n)
+	}
+	for i := 0; i < 2; i++ {
+		check(t, b.Update(0, "w_weight", w2, g))
+	}
+	floatsEqual(t, must(w2.ToFloat32()), must(w.ToFloat32())) // bit for bit
+	expectError(t, adam.LoadStates(file), InvalidArgument, "rmsprop")
+}

@@ -193,7 +193,9 @@ func (i *Initializer) Init(paramName string, arr *NDArray) error {
 	})
 }
 
-// Optimizer is an optimizer with per-parameter states ("sgd", "adam").
+// Optimizer is an optimizer with per-parameter states (MXNet's names: "sgd",
+// "nag", "signum", "lars", "adam", "adamw", "lamb", "rmsprop", "adagrad",
+// "adadelta", "ftrl").
 type Optimizer struct {
 	handle
 }
@@ -232,6 +234,18 @@ func (o *Optimizer) SetLrScheduler(kind string, steps []int64, factor, stopFacto
 	return o.call(func(h uintptr) error {
 		return capi.Weft_optimizer_set_lr_scheduler(h, kind, steps, uint64(len(steps)), factor, stopFactorLr)
 	})
+}
+
+// SaveStates writes every parameter's states and update counts to path
+// (MXNet's Updater.get_states; the layout is in docs/architecture.md).
+func (o *Optimizer) SaveStates(path string) error {
+	return o.call(func(h uintptr) error { return capi.Weft_optimizer_save_states(h, path) })
+}
+
+// LoadStates replaces the states and update counts with those path holds;
+// another optimizer's or a malformed file fails and changes nothing.
+func (o *Optimizer) LoadStates(path string) error {
+	return o.call(func(h uintptr) error { return capi.Weft_optimizer_load_states(h, path) })
 }
 
 // SetRescaleGrad sets the gradient scale (Module uses 1 / batch size).

@@ -154,6 +154,14 @@ public sealed class Optimizer : NativeHandle {
     weft_native.weft_optimizer_learning_rate(Handle, name, o);
     return o[0];
   }
+
+  /// <summary>Writes every parameter's states and update counts to path (MXNet's Updater.get_states;
+  /// the layout is in docs/architecture.md).</summary>
+  public void SaveStates(string path) { weft_native.weft_optimizer_save_states(Handle, path); }
+
+  /// <summary>Replaces the states and update counts with those path holds; another optimizer's or a
+  /// malformed file fails and changes nothing.</summary>
+  public void LoadStates(string path) { weft_native.weft_optimizer_load_states(Handle, path); }
 }
 
 /// <summary>What Module.Fit prints on stdout.</summary>

@@ -161,6 +161,35 @@ public class GluonTrainingTests : LiveHandleFixture {
       Assert.AreEqual(ErrorCode.InvalidArgument, e.Code, e.Message);
     }
   }
+
+  // conformance: training.optimizer_states_resume
+  [Test]
+  public void OptimizerStatesResume() {
+    var file = Path.GetTempFileName();
+    var cfg = new Dictionary<string, object> { { "learning_rate", 0.01 }, { "centered", true }, { "wd", 0.1 } };
+    try {
+      using (var a = Optimizer.Create("rmsprop", cfg))
+      using (var b = Optimizer.Create("rmsprop", cfg))
+      using (var adam = Optimizer.Create("adam"))
+      using (var w = NDArray.FromArray(new float[] { 1, -2, 3 }, 3))
+      using (var g = NDArray.FromArray(new float[] { 0.5f, 0.25f, -1 }, 3)) {
+        for (int i = 0; i < 3; ++i) a.Update(0, "w_weight", w, g);
+        a.SaveStates(file);
+        using (var w2 = Ops.Call("_copy", null, w)) {
+          for (int i = 0; i < 2; ++i) a.Update(0, "w_weight", w, g);
+          b.LoadStates(file);
+          Assert.AreEqual(3, b.NumUpdate);
+          for (int i = 0; i < 2; ++i) b.Update(0, "w_weight", w2, g);
+          Assert.AreEqual(w.ToFloatArray(), w2.ToFloatArray());  // bit for bit
+        }
+        var e = Assert.Throws<WeftException>(() => adam.LoadStates(file));
+        Assert.AreEqual(ErrorCode.InvalidArgument, e.Code, e.Message);
+        StringAssert.Contains("rmsprop", e.Message);
+      }
+    } finally {
+      File.Delete(file);
+    }
+  }
 }
 
 }

@@ -536,121 +536,121 @@ typedef _gostring_ swig_type_502;
 typedef _goslice_ swig_type_503;
 typedef _gostring_ swig_type_504;
 typedef _gostring_ swig_type_505;
-typedef long long swig_type_506;
+typedef _gostring_ swig_type_506;
 typedef _gostring_ swig_type_507;
-typedef long long swig_type_508;
+typedef _gostring_ swig_type_508;
 typedef _gostring_ swig_type_509;
-typedef _goslice_ swig_type_510;
+typedef long long swig_type_510;
 typedef _gostring_ swig_type_511;
-typedef _gostring_ swig_type_512;
+typedef long long swig_type_512;
 typedef _gostring_ swig_type_513;
-typedef _gostring_ swig_type_514;
+typedef _goslice_ swig_type_514;
 typedef _gostring_ swig_type_515;
 typedef _gostring_ swig_type_516;
 typedef _gostring_ swig_type_517;
 typedef _gostring_ swig_type_518;
-typedef _goslice_ swig_type_519;
+typedef _gostring_ swig_type_519;
 typedef _gostring_ swig_type_520;
-typedef _goslice_ swig_type_521;
-typedef _goslice_ swig_type_522;
-typedef _gostring_ swig_type_523;
+typedef _gostring_ swig_type_521;
+typedef _gostring_ swig_type_522;
+typedef _goslice_ swig_type_523;
 typedef _gostring_ swig_type_524;
 typedef _goslice_ swig_type_525;
-typedef _gostring_ swig_type_526;
+typedef _goslice_ swig_type_526;
 typedef _gostring_ swig_type_527;
-typedef _goslice_ swig_type_528;
-typedef _gostring_ swig_type_529;
-typedef _goslice_ swig_type_530;
+typedef _gostring_ swig_type_528;
+typedef _goslice_ swig_type_529;
+typedef _gostring_ swig_type_530;
 typedef _gostring_ swig_type_531;
-typedef _gostring_ swig_type_532;
-typedef _goslice_ swig_type_533;
+typedef _goslice_ swig_type_532;
+typedef _gostring_ swig_type_533;
 typedef _goslice_ swig_type_534;
-typedef _goslice_ swig_type_535;
-typedef _goslice_ swig_type_536;
+typedef _gostring_ swig_type_535;
+typedef _gostring_ swig_type_536;
 typedef _goslice_ swig_type_537;
-typedef _gostring_ swig_type_538;
+typedef _goslice_ swig_type_538;
 typedef _goslice_ swig_type_539;
 typedef _goslice_ swig_type_540;
 typedef _goslice_ swig_type_541;
-typedef _goslice_ swig_type_542;
+typedef _gostring_ swig_type_542;
 typedef _goslice_ swig_type_543;
 typedef _goslice_ swig_type_544;
-typedef _gostring_ swig_type_545;
+typedef _goslice_ swig_type_545;
 typedef _goslice_ swig_type_546;
 typedef _goslice_ swig_type_547;
-typedef long long swig_type_548;
-typedef _goslice_ swig_type_549;
-typedef _gostring_ swig_type_550;
-typedef _gostring_ swig_type_551;
-typedef _gostring_ swig_type_552;
-typedef _gostring_ swig_type_553;
+typedef _goslice_ swig_type_548;
+typedef _gostring_ swig_type_549;
+typedef _goslice_ swig_type_550;
+typedef _goslice_ swig_type_551;
+typedef long long swig_type_552;
+typedef _goslice_ swig_type_553;
 typedef _gostring_ swig_type_554;
 typedef _gostring_ swig_type_555;
 typedef _gostring_ swig_type_556;
-typedef long long swig_type_557;
-typedef long long swig_type_558;
+typedef _gostring_ swig_type_557;
+typedef _gostring_ swig_type_558;
 typedef _gostring_ swig_type_559;
-typedef _goslice_ swig_type_560;
-typedef _goslice_ swig_type_561;
+typedef _gostring_ swig_type_560;
+typedef long long swig_type_561;
 typedef long long swig_type_562;
 typedef _gostring_ swig_type_563;
-typedef long long swig_type_564;
-typedef _gostring_ swig_type_565;
-typedef _gostring_ swig_type_566;
-typedef _goslice_ swig_type_567;
-typedef _gostring_ swig_type_568;
+typedef _goslice_ swig_type_564;
+typedef _goslice_ swig_type_565;
+typedef long long swig_type_566;
+typedef _gostring_ swig_type_567;
+typedef long long swig_type_568;
 typedef _gostring_ swig_type_569;
 typedef _gostring_ swig_type_570;
-typedef long long swig_type_571;
+typedef _goslice_ swig_type_571;
 typedef _gostring_ swig_type_572;
-typedef _goslice_ swig_type_573;
-typedef _goslice_ swig_type_574;
+typedef _gostring_ swig_type_573;
+typedef _gostring_ swig_type_574;
 typedef long long swig_type_575;
 typedef _gostring_ swig_type_576;
-typedef long long swig_type_577;
-typedef _gostring_ swig_type_578;
-typedef _gostring_ swig_type_579;
-typedef _goslice_ swig_type_580;
-typedef _gostring_ swig_type_581;
-typedef _goslice_ swig_type_582;
+typedef _goslice_ swig_type_577;
+typedef _goslice_ swig_type_578;
+typedef long long swig_type_579;
+typedef _gostring_ swig_type_580;
+typedef long long swig_type_581;
+typedef _gostring_ swig_type_582;
 typedef _gostring_ swig_type_583;
 typedef _goslice_ swig_type_584;
 typedef _gostring_ swig_type_585;
-typedef long long swig_type_586;
-typedef _goslice_ swig_type_587;
+typedef _goslice_ swig_type_586;
+typedef _gostring_ swig_type_587;
 typedef _goslice_ swig_type_588;
-typedef long long swig_type_589;
-typedef _goslice_ swig_type_590;
-typedef long long swig_type_591;
+typedef _gostring_ swig_type_589;
+typedef long long swig_type_590;
+typedef _goslice_ swig_type_591;
 typedef _goslice_ swig_type_592;
-typedef _gostring_ swig_type_593;
-typedef long long swig_type_594;
-typedef _goslice_ swig_type_595;
+typedef long long swig_type_593;
+typedef _goslice_ swig_type_594;
+typedef long long swig_type_595;
 typedef _goslice_ swig_type_596;
-typedef _goslice_ swig_type_597;
+typedef _gostring_ swig_type_597;
 typedef long long swig_type_598;
 typedef _goslice_ swig_type_599;
-typedef _gostring_ swig_type_600;
+typedef _goslice_ swig_type_600;
 typedef _goslice_ swig_type_601;
 typedef long long swig_type_602;
 typedef _goslice_ swig_type_603;
-typedef long long swig_type_604;
+typedef _gostring_ swig_type_604;
 typedef _goslice_ swig_type_605;
 typedef long long swig_type_606;
-typedef _gostring_ swig_type_607;
-typedef _goslice_ swig_type_608;
-typedef _gostring_ swig_type_609;
-typedef _gostring_ swig_type_610;
+typedef _goslice_ swig_type_607;
+typedef long long swig_type_608;
+typedef _goslice_ swig_type_609;
+typedef long long swig_type_610;
 typedef _gostring_ swig_type_611;
 typedef _goslice_ swig_type_612;
 typedef _gostring_ swig_type_613;
-typedef _goslice_ swig_type_614;
+typedef _gostring_ swig_type_614;
 typedef _gostring_ swig_type_615;
 typedef _goslice_ swig_type_616;
-typedef _goslice_ swig_type_617;
-typedef _gostring_ swig_type_618;
-typedef long long swig_type_619;
-typedef _gostring_ swig_type_620;
+typedef _gostring_ swig_type_617;
+typedef _goslice_ swig_type_618;
+typedef _gostring_ swig_type_619;
+typedef _goslice_ swig_type_620;
 typedef _goslice_ swig_type_621;
 typedef _gostring_ swig_type_622;
 typedef long long swig_type_623;
@@ -664,64 +664,68 @@ typedef _gostring_ swig_type_630;
 typedef long long swig_type_631;
 typedef _gostring_ swig_type_632;
 typedef _goslice_ swig_type_633;
-typedef _goslice_ swig_type_634;
-typedef _gostring_ swig_type_635;
+typedef _gostring_ swig_type_634;
+typedef long long swig_type_635;
 typedef _gostring_ swig_type_636;
-typedef _gostring_ swig_type_637;
-typedef _gostring_ swig_type_638;
+typedef _goslice_ swig_type_637;
+typedef _goslice_ swig_type_638;
 typedef _gostring_ swig_type_639;
 typedef _gostring_ swig_type_640;
 typedef _gostring_ swig_type_641;
-typedef _goslice_ swig_type_642;
+typedef _gostring_ swig_type_642;
 typedef _gostring_ swig_type_643;
-typedef _goslice_ swig_type_644;
+typedef _gostring_ swig_type_644;
 typedef _gostring_ swig_type_645;
 typedef _goslice_ swig_type_646;
 typedef _gostring_ swig_type_647;
 typedef _goslice_ swig_type_648;
 typedef _gostring_ swig_type_649;
 typedef _goslice_ swig_type_650;
-typedef long long swig_type_651;
+typedef _gostring_ swig_type_651;
 typedef _goslice_ swig_type_652;
-typedef _goslice_ swig_type_653;
-typedef _gostring_ swig_type_654;
-typedef _goslice_ swig_type_655;
-typedef long long swig_type_656;
+typedef _gostring_ swig_type_653;
+typedef _goslice_ swig_type_654;
+typedef long long swig_type_655;
+typedef _goslice_ swig_type_656;
 typedef _goslice_ swig_type_657;
 typedef _gostring_ swig_type_658;
 typedef _goslice_ swig_type_659;
 typedef long long swig_type_660;
 typedef _goslice_ swig_type_661;
-typedef _goslice_ swig_type_662;
-typedef long long swig_type_663;
-typedef _goslice_ swig_type_664;
-typedef _gostring_ swig_type_665;
+typedef _gostring_ swig_type_662;
+typedef _goslice_ swig_type_663;
+typedef long long swig_type_664;
+typedef _goslice_ swig_type_665;
 typedef _goslice_ swig_type_666;
-typedef _gostring_ swig_type_667;
+typedef long long swig_type_667;
 typedef _goslice_ swig_type_668;
 typedef _gostring_ swig_type_669;
 typedef _goslice_ swig_type_670;
 typedef _gostring_ swig_type_671;
-typedef long long swig_type_672;
+typedef _goslice_ swig_type_672;
 typedef _gostring_ swig_type_673;
-typedef _gostring_ swig_type_674;
-typedef _goslice_ swig_type_675;
-typedef _gostring_ swig_type_676;
-typedef _goslice_ swig_type_677;
+typedef _goslice_ swig_type_674;
+typedef _gostring_ swig_type_675;
+typedef long long swig_type_676;
+typedef _gostring_ swig_type_677;
 typedef _gostring_ swig_type_678;
 typedef _goslice_ swig_type_679;
-typedef long long swig_type_680;
+typedef _gostring_ swig_type_680;
 typedef _goslice_ swig_type_681;
-typedef long long swig_type_682;
+typedef _gostring_ swig_type_682;
 typedef _goslice_ swig_type_683;
-typedef _gostring_ swig_type_684;
-typedef _gostring_ swig_type_685;
-typedef _gostring_ swig_type_686;
+typedef long long swig_type_684;
+typedef _goslice_ swig_type_685;
+typedef long long swig_type_686;
 typedef _goslice_ swig_type_687;
-typedef long long swig_type_688;
-typedef _goslice_ swig_type_689;
+typedef _gostring_ swig_type_688;
+typedef _gostring_ swig_type_689;
 typedef _gostring_ swig_type_690;
-typedef _gostring_ swig_type_691;
+typedef _goslice_ swig_type_691;
+typedef long long swig_type_692;
+typedef _goslice_ swig_type_693;
+typedef _gostring_ swig_type_694;
+typedef _gostring_ swig_type_695;
 extern void _wrap_Swig_free_capi_2779a4582929de40(uintptr_t arg1);
 extern uintptr_t _wrap_Swig_malloc_capi_2779a4582929de40(swig_intgo arg1);
 extern swig_intgo _wrap_weft_binding_abi_version_capi_2779a4582929de40(void);
@@ -882,66 +886,68 @@ extern swig_type_497 _wrap_weft_optimizer_update_capi_2779a4582929de40(uintptr_t
 extern swig_type_499 _wrap_weft_optimizer_num_update_capi_2779a4582929de40(uintptr_t arg1, swig_type_500 arg2);
 extern swig_type_501 _wrap_weft_optimizer_learning_rate_capi_2779a4582929de40(uintptr_t arg1, swig_type_502 arg2, swig_type_503 arg3);
 extern swig_type_504 _wrap_weft_optimizer_free_capi_2779a4582929de40(uintptr_t arg1);
-extern swig_type_505 _wrap_weft_module_create_capi_2779a4582929de40(uintptr_t arg1, swig_type_506 arg2, swig_type_507 arg3, swig_type_508 arg4, swig_type_509 arg5, swig_intgo arg6, swig_intgo arg7, swig_type_510 arg8);
-extern swig_type_511 _wrap_weft_module_bind_capi_2779a4582929de40(uintptr_t arg1, uintptr_t arg2, swig_intgo arg3);
-extern swig_type_512 _wrap_weft_module_init_params_capi_2779a4582929de40(uintptr_t arg1, uintptr_t arg2, uintptr_t arg3, uintptr_t arg4, swig_intgo arg5);
-extern swig_type_513 _wrap_weft_module_init_optimizer_capi_2779a4582929de40(uintptr_t arg1, uintptr_t arg2);
-extern swig_type_514 _wrap_weft_module_forward_capi_2779a4582929de40(uintptr_t arg1, uintptr_t arg2, swig_intgo arg3);
-extern swig_type_515 _wrap_weft_module_backward_capi_2779a4582929de40(uintptr_t arg1);
-extern swig_type_516 _wrap_weft_module_update_capi_2779a4582929de40(uintptr_t arg1);
-extern swig_type_517 _wrap_weft_module_update_metric_capi_2779a4582929de40(uintptr_t arg1, uintptr_t arg2, uintptr_t arg3);
-extern swig_type_518 _wrap_weft_module_outputs_capi_2779a4582929de40(uintptr_t arg1, swig_type_519 arg2);
-extern swig_type_520 _wrap_weft_module_params_capi_2779a4582929de40(uintptr_t arg1, swig_type_521 arg2, swig_type_522 arg3);
-extern swig_type_523 _wrap_weft_module_fit_capi_2779a4582929de40(uintptr_t arg1, uintptr_t arg2, uintptr_t arg3, uintptr_t arg4, swig_intgo arg5, swig_intgo arg6, swig_intgo arg7, swig_type_524 arg8, swig_type_525 arg9);
-extern swig_type_526 _wrap_weft_fit_session_create_capi_2779a4582929de40(uintptr_t arg1, uintptr_t arg2, uintptr_t arg3, uintptr_t arg4, swig_intgo arg5, swig_intgo arg6, swig_intgo arg7, swig_type_527 arg8, swig_type_528 arg9);
-extern swig_type_529 _wrap_weft_fit_session_next_capi_2779a4582929de40(uintptr_t arg1, swig_type_530 arg2);
-extern swig_type_531 _wrap_weft_fit_session_stop_capi_2779a4582929de40(uintptr_t arg1);
-extern swig_type_532 _wrap_weft_fit_session_batch_capi_2779a4582929de40(uintptr_t arg1, swig_type_533 arg2, swig_type_534 arg3, swig_type_535 arg4, swig_type_536 arg5, swig_type_537 arg6);
-extern swig_type_538 _wrap_weft_fit_session_epoch_capi_2779a4582929de40(uintptr_t arg1, swig_type_539 arg2, swig_type_540 arg3, swig_type_541 arg4, swig_type_542 arg5, swig_type_543 arg6, swig_type_544 arg7);
-extern swig_type_545 _wrap_weft_fit_session_epoch_metric_capi_2779a4582929de40(uintptr_t arg1, swig_intgo arg2, swig_type_546 arg3, swig_type_547 arg4, swig_type_548 arg5, swig_type_549 arg6);
-extern swig_type_550 _wrap_weft_fit_session_free_capi_2779a4582929de40(uintptr_t arg1);
-extern swig_type_551 _wrap_weft_module_score_capi_2779a4582929de40(uintptr_t arg1, uintptr_t arg2, uintptr_t arg3);
-extern swig_type_552 _wrap_weft_module_save_checkpoint_capi_2779a4582929de40(uintptr_t arg1, swig_type_553 arg2, swig_intgo arg3);
-extern swig_type_554 _wrap_weft_module_free_capi_2779a4582929de40(uintptr_t arg1);
-extern swig_type_555 _wrap_weft_predictor_create_capi_2779a4582929de40(swig_type_556 arg1, swig_voidp arg2, swig_type_557 arg3, swig_type_558 arg4, swig_type_559 arg5, swig_type_560 arg6, swig_type_561 arg7, swig_intgo arg8, swig_intgo arg9, swig_type_562 arg10, swig_type_563 arg11, swig_type_564 arg12, swig_type_565 arg13, swig_type_566 arg14, swig_type_567 arg15);
-extern swig_type_568 _wrap_weft_predictor_create_from_files_capi_2779a4582929de40(swig_type_569 arg1, swig_type_570 arg2, swig_type_571 arg3, swig_type_572 arg4, swig_type_573 arg5, swig_type_574 arg6, swig_intgo arg7, swig_intgo arg8, swig_type_575 arg9, swig_type_576 arg10, swig_type_577 arg11, swig_type_578 arg12, swig_type_579 arg13, swig_type_580 arg14);
-extern swig_type_581 _wrap_weft_predictor_list_inputs_capi_2779a4582929de40(uintptr_t arg1, swig_type_582 arg2);
-extern swig_type_583 _wrap_weft_predictor_list_outputs_capi_2779a4582929de40(uintptr_t arg1, swig_type_584 arg2);
-extern swig_type_585 _wrap_weft_predictor_output_shape_capi_2779a4582929de40(uintptr_t arg1, swig_type_586 arg2, swig_type_587 arg3, swig_type_588 arg4, swig_type_589 arg5, swig_type_590 arg6, swig_type_591 arg7, swig_type_592 arg8);
-extern swig_type_593 _wrap_weft_predictor_predict_packed_capi_2779a4582929de40(uintptr_t arg1, swig_type_594 arg2, swig_voidp arg3, swig_type_595 arg4, swig_type_596 arg5, swig_type_597 arg6, swig_type_598 arg7, swig_voidp arg8, swig_type_599 arg9);
-extern swig_type_600 _wrap_weft_predictor_predict_float_capi_2779a4582929de40(uintptr_t arg1, swig_type_601 arg2, swig_type_602 arg3, swig_type_603 arg4, swig_type_604 arg5, swig_type_605 arg6, swig_type_606 arg7);
-extern swig_type_607 _wrap_weft_predictor_stats_capi_2779a4582929de40(uintptr_t arg1, swig_type_608 arg2);
-extern swig_type_609 _wrap_weft_predictor_free_capi_2779a4582929de40(uintptr_t arg1);
-extern swig_type_610 _wrap_weft_kvstore_create_capi_2779a4582929de40(swig_type_611 arg1, swig_type_612 arg2);
-extern swig_type_613 _wrap_weft_kvstore_type_capi_2779a4582929de40(uintptr_t arg1, swig_type_614 arg2);
-extern swig_type_615 _wrap_weft_kvstore_rank_capi_2779a4582929de40(uintptr_t arg1, swig_type_616 arg2, swig_type_617 arg3);
-extern swig_type_618 _wrap_weft_kvstore_init_capi_2779a4582929de40(uintptr_t arg1, swig_type_619 arg2, swig_type_620 arg3, swig_type_621 arg4);
-extern swig_type_622 _wrap_weft_kvstore_push_capi_2779a4582929de40(uintptr_t arg1, swig_type_623 arg2, swig_type_624 arg3, swig_type_625 arg4, swig_intgo arg5);
-extern swig_type_626 _wrap_weft_kvstore_pull_capi_2779a4582929de40(uintptr_t arg1, swig_type_627 arg2, swig_type_628 arg3, swig_type_629 arg4, swig_intgo arg5);
-extern swig_type_630 _wrap_weft_kvstore_pushpull_capi_2779a4582929de40(uintptr_t arg1, swig_type_631 arg2, swig_type_632 arg3, swig_type_633 arg4, swig_type_634 arg5, swig_intgo arg6);
-extern swig_type_635 _wrap_weft_kvstore_set_optimizer_capi_2779a4582929de40(uintptr_t arg1, uintptr_t arg2);
-extern swig_type_636 _wrap_weft_kvstore_barrier_capi_2779a4582929de40(uintptr_t arg1);
-extern swig_type_637 _wrap_weft_kvstore_free_capi_2779a4582929de40(uintptr_t arg1);
-extern swig_type_638 _wrap_weft_module_init_optimizer_kvstore_capi_2779a4582929de40(uintptr_t arg1, uintptr_t arg2, uintptr_t arg3);
-extern swig_type_639 _wrap_weft_data_iter_select_part_capi_2779a4582929de40(uintptr_t arg1, swig_intgo arg2, swig_intgo arg3);
-extern swig_type_640 _wrap_weft_kvstore_finalize_capi_2779a4582929de40(void);
-extern swig_type_641 _wrap_weft_autograd_set_is_recording_capi_2779a4582929de40(swig_intgo arg1, swig_type_642 arg2);
-extern swig_type_643 _wrap_weft_autograd_set_is_training_capi_2779a4582929de40(swig_intgo arg1, swig_type_644 arg2);
-extern swig_type_645 _wrap_weft_autograd_is_recording_capi_2779a4582929de40(swig_type_646 arg1);
-extern swig_type_647 _wrap_weft_autograd_is_training_capi_2779a4582929de40(swig_type_648 arg1);
-extern swig_type_649 _wrap_weft_autograd_mark_variables_capi_2779a4582929de40(swig_type_650 arg1, swig_type_651 arg2, swig_type_652 arg3, swig_type_653 arg4);
-extern swig_type_654 _wrap_weft_autograd_backward_capi_2779a4582929de40(swig_type_655 arg1, swig_type_656 arg2, swig_type_657 arg3, swig_intgo arg4, swig_intgo arg5);
-extern swig_type_658 _wrap_weft_autograd_grad_capi_2779a4582929de40(swig_type_659 arg1, swig_type_660 arg2, swig_type_661 arg3, swig_type_662 arg4, swig_type_663 arg5, swig_intgo arg6, swig_intgo arg7, swig_type_664 arg8);
-extern swig_type_665 _wrap_weft_ndarray_get_grad_capi_2779a4582929de40(uintptr_t arg1, swig_type_666 arg2);
-extern swig_type_667 _wrap_weft_ndarray_detach_capi_2779a4582929de40(uintptr_t arg1, swig_type_668 arg2);
-extern swig_type_669 _wrap_weft_autograd_get_symbol_capi_2779a4582929de40(uintptr_t arg1, swig_type_670 arg2);
-extern swig_type_671 _wrap_weft_cached_op_create_capi_2779a4582929de40(uintptr_t arg1, swig_type_672 arg2, swig_type_673 arg3, swig_type_674 arg4, swig_type_675 arg5);
-extern swig_type_676 _wrap_weft_cached_op_list_inputs_capi_2779a4582929de40(uintptr_t arg1, swig_type_677 arg2);
-extern swig_type_678 _wrap_weft_cached_op_invoke_capi_2779a4582929de40(uintptr_t arg1, swig_type_679 arg2, swig_type_680 arg3, swig_type_681 arg4, swig_type_682 arg5, swig_type_683 arg6);
-extern swig_type_684 _wrap_weft_cached_op_free_capi_2779a4582929de40(uintptr_t arg1);
-extern swig_type_685 _wrap_weft_trainer_create_capi_2779a4582929de40(swig_type_686 arg1, swig_type_687 arg2, swig_type_688 arg3, uintptr_t arg4, swig_type_689 arg5);
-extern swig_type_690 _wrap_weft_trainer_step_capi_2779a4582929de40(uintptr_t arg1, swig_intgo arg2);
-extern swig_type_691 _wrap_weft_trainer_free_capi_2779a4582929de40(uintptr_t arg1);
+extern swig_type_505 _wrap_weft_optimizer_save_states_capi_2779a4582929de40(uintptr_t arg1, swig_type_506 arg2);
+extern swig_type_507 _wrap_weft_optimizer_load_states_capi_2779a4582929de40(uintptr_t arg1, swig_type_508 arg2);
+extern swig_type_509 _wrap_weft_module_create_capi_2779a4582929de40(uintptr_t arg1, swig_type_510 arg2, swig_type_511 arg3, swig_type_512 arg4, swig_type_513 arg5, swig_intgo arg6, swig_intgo arg7, swig_type_514 arg8);
+extern swig_type_515 _wrap_weft_module_bind_capi_2779a4582929de40(uintptr_t arg1, uintptr_t arg2, swig_intgo arg3);
+extern swig_type_516 _wrap_weft_module_init_params_capi_2779a4582929de40(uintptr_t arg1, uintptr_t arg2, uintptr_t arg3, uintptr_t arg4, swig_intgo arg5);
+extern swig_type_517 _wrap_weft_module_init_optimizer_capi_2779a4582929de40(uintptr_t arg1, uintptr_t arg2);
+extern swig_type_518 _wrap_weft_module_forward_capi_2779a4582929de40(uintptr_t arg1, uintptr_t arg2, swig_intgo arg3);
+extern swig_type_519 _wrap_weft_module_backward_capi_2779a4582929de40(uintptr_t arg1);
+extern swig_type_520 _wrap_weft_module_update_capi_2779a4582929de40(uintptr_t arg1);
+extern swig_type_521 _wrap_weft_module_update_metric_capi_2779a4582929de40(uintptr_t arg1, uintptr_t arg2, uintptr_t arg3);
+extern swig_type_522 _wrap_weft_module_outputs_capi_2779a4582929de40(uintptr_t arg1, swig_type_523 arg2);
+extern swig_type_524 _wrap_weft_module_params_capi_2779a4582929de40(uintptr_t arg1, swig_type_525 arg2, swig_type_526 arg3);
+extern swig_type_527 _wrap_weft_module_fit_capi_2779a4582929de40(uintptr_t arg1, uintptr_t arg2, uintptr_t arg3, uintptr_t arg4, swig_intgo arg5, swig_intgo arg6, swig_intgo arg7, swig_type_528 arg8, swig_type_529 arg9);
+extern swig_type_530 _wrap_weft_fit_session_create_capi_2779a4582929de40(uintptr_t arg1, uintptr_t arg2, uintptr_t arg3, uintptr_t arg4, swig_intgo arg5, swig_intgo arg6, swig_intgo arg7, swig_type_531 arg8, swig_type_532 arg9);
+extern swig_type_533 _wrap_weft_fit_session_next_capi_2779a4582929de40(uintptr_t arg1, swig_type_534 arg2);
+extern swig_type_535 _wrap_weft_fit_session_stop_capi_2779a4582929de40(uintptr_t arg1);
+extern swig_type_536 _wrap_weft_fit_session_batch_capi_2779a4582929de40(uintptr_t arg1, swig_type_537 arg2, swig_type_538 arg3, swig_type_539 arg4, swig_type_540 arg5, swig_type_541 arg6);
+extern swig_type_542 _wrap_weft_fit_session_epoch_capi_2779a4582929de40(uintptr_t arg1, swig_type_543 arg2, swig_type_544 arg3, swig_type_545 arg4, swig_type_546 arg5, swig_type_547 arg6, swig_type_548 arg7);
+extern swig_type_549 _wrap_weft_fit_session_epoch_metric_capi_2779a4582929de40(uintptr_t arg1, swig_intgo arg2, swig_type_550 arg3, swig_type_551 arg4, swig_type_552 arg5, swig_type_553 arg6);
+extern swig_type_554 _wrap_weft_fit_session_free_capi_2779a4582929de40(uintptr_t arg1);
+extern swig_type_555 _wrap_weft_module_score_capi_2779a4582929de40(uintptr_t arg1, uintptr_t arg2, uintptr_t arg3);
+extern swig_type_556 _wrap_weft_module_save_checkpoint_capi_2779a4582929de40(uintptr_t arg1, swig_type_557 arg2, swig_intgo arg3);
+extern swig_type_558 _wrap_weft_module_free_capi_2779a4582929de40(uintptr_t arg1);
+extern swig_type_559 _wrap_weft_predictor_create_capi_2779a4582929de40(swig_type_560 arg1, swig_voidp arg2, swig_type_561 arg3, swig_type_562 arg4, swig_type_563 arg5, swig_type_564 arg6, swig_type_565 arg7, swig_intgo arg8, swig_intgo arg9, swig_type_566 arg10, swig_type_567 arg11, swig_type_568 arg12, swig_type_569 arg13, swig_type_570 arg14, swig_type_571 arg15);
+extern swig_type_572 _wrap_weft_predictor_create_from_files_capi_2779a4582929de40(swig_type_573 arg1, swig_type_574 arg2, swig_type_575 arg3, swig_type_576 arg4, swig_type_577 arg5, swig_type_578 arg6, swig_intgo arg7, swig_intgo arg8, swig_type_579 arg9, swig_type_580 arg10, swig_type_581 arg11, swig_type_582 arg12, swig_type_583 arg13, swig_type_584 arg14);
+extern swig_type_585 _wrap_weft_predictor_list_inputs_capi_2779a4582929de40(uintptr_t arg1, swig_type_586 arg2);
+extern swig_type_587 _wrap_weft_predictor_list_outputs_capi_2779a4582929de40(uintptr_t arg1, swig_type_588 arg2);
+extern swig_type_589 _wrap_weft_predictor_output_shape_capi_2779a4582929de40(uintptr_t arg1, swig_type_590 arg2, swig_type_591 arg3, swig_type_592 arg4, swig_type_593 arg5, swig_type_594 arg6, swig_type_595 arg7, swig_type_596 arg8);
+extern swig_type_597 _wrap_weft_predictor_predict_packed_capi_2779a4582929de40(uintptr_t arg1, swig_type_598 arg2, swig_voidp arg3, swig_type_599 arg4, swig_type_600 arg5, swig_type_601 arg6, swig_type_602 arg7, swig_voidp arg8, swig_type_603 arg9);
+extern swig_type_604 _wrap_weft_predictor_predict_float_capi_2779a4582929de40(uintptr_t arg1, swig_type_605 arg2, swig_type_606 arg3, swig_type_607 arg4, swig_type_608 arg5, swig_type_609 arg6, swig_type_610 arg7);
+extern swig_type_611 _wrap_weft_predictor_stats_capi_2779a4582929de40(uintptr_t arg1, swig_type_612 arg2);
+extern swig_type_613 _wrap_weft_predictor_free_capi_2779a4582929de40(uintptr_t arg1);
+extern swig_type_614 _wrap_weft_kvstore_create_capi_2779a4582929de40(swig_type_615 arg1, swig_type_616 arg2);
+extern swig_type_617 _wrap_weft_kvstore_type_capi_2779a4582929de40(uintptr_t arg1, swig_type_618 arg2);
+extern swig_type_619 _wrap_weft_kvstore_rank_capi_2779a4582929de40(uintptr_t arg1, swig_type_620 arg2, swig_type_621 arg3);
+extern swig_type_622 _wrap_weft_kvstore_init_capi_2779a4582929de40(uintptr_t arg1, swig_type_623 arg2, swig_type_624 arg3, swig_type_625 arg4);
+extern swig_type_626 _wrap_weft_kvstore_push_capi_2779a4582929de40(uintptr_t arg1, swig_type_627 arg2, swig_type_628 arg3, swig_type_629 arg4, swig_intgo arg5);
+extern swig_type_630 _wrap_weft_kvstore_pull_capi_2779a4582929de40(uintptr_t arg1, swig_type_631 arg2, swig_type_632 arg3, swig_type_633 arg4, swig_intgo arg5);
+extern swig_type_634 _wrap_weft_kvstore_pushpull_capi_2779a4582929de40(uintptr_t arg1, swig_type_635 arg2, swig_type_636 arg3, swig_type_637 arg4, swig_type_638 arg5, swig_intgo arg6);
+extern swig_type_639 _wrap_weft_kvstore_set_optimizer_capi_2779a4582929de40(uintptr_t arg1, uintptr_t arg2);
+extern swig_type_640 _wrap_weft_kvstore_barrier_capi_2779a4582929de40(uintptr_t arg1);
+extern swig_type_641 _wrap_weft_kvstore_free_capi_2779a4582929de40(uintptr_t arg1);
+extern swig_type_642 _wrap_weft_module_init_optimizer_kvstore_capi_2779a4582929de40(uintptr_t arg1, uintptr_t arg2, uintptr_t arg3);
+extern swig_type_643 _wrap_weft_data_iter_select_part_capi_2779a4582929de40(uintptr_t arg1, swig_intgo arg2, swig_intgo arg3);
+extern swig_type_644 _wrap_weft_kvstore_finalize_capi_2779a4582929de40(void);
+extern swig_type_645 _wrap_weft_autograd_set_is_recording_capi_2779a4582929de40(swig_intgo arg1, swig_type_646 arg2);
+extern swig_type_647 _wrap_weft_autograd_set_is_training_capi_2779a4582929de40(swig_intgo arg1, swig_type_648 arg2);
+extern swig_type_649 _wrap_weft_autograd_is_recording_capi_2779a4582929de40(swig_type_650 arg1);
+extern swig_type_651 _wrap_weft_autograd_is_training_capi_2779a4582929de40(swig_type_652 arg1);
+extern swig_type_653 _wrap_weft_autograd_mark_variables_capi_2779a4582929de40(swig_type_654 arg1, swig_type_655 arg2, swig_type_656 arg3, swig_type_657 arg4);
+extern swig_type_658 _wrap_weft_autograd_backward_capi_2779a4582929de40(swig_type_659 arg1, swig_type_660 arg2, swig_type_661 arg3, swig_intgo arg4, swig_intgo arg5);
+extern swig_type_662 _wrap_weft_autograd_grad_capi_2779a4582929de40(swig_type_663 arg1, swig_type_664 arg2, swig_type_665 arg3, swig_type_666 arg4, swig_type_667 arg5, swig_intgo arg6, swig_intgo arg7, swig_type_668 arg8);
+extern swig_type_669 _wrap_weft_ndarray_get_grad_capi_2779a4582929de40(uintptr_t arg1, swig_type_670 arg2);
+extern swig_type_671 _wrap_weft_ndarray_detach_capi_2779a4582929de40(uintptr_t arg1, swig_type_672 arg2);
+extern swig_type_673 _wrap_weft_autograd_get_symbol_capi_2779a4582929de40(uintptr_t arg1, swig_type_674 arg2);
+extern swig_type_675 _wrap_weft_cached_op_create_capi_2779a4582929de40(uintptr_t arg1, swig_type_676 arg2, swig_type_677 arg3, swig_type_678 arg4, swig_type_679 arg5);
+extern swig_type_680 _wrap_weft_cached_op_list_inputs_capi_2779a4582929de40(uintptr_t arg1, swig_type_681 arg2);
+extern swig_type_682 _wrap_weft_cached_op_invoke_capi_2779a4582929de40(uintptr_t arg1, swig_type_683 arg2, swig_type_684 arg3, swig_type_685 arg4, swig_type_686 arg5, swig_type_687 arg6);
+extern swig_type_688 _wrap_weft_cached_op_free_capi_2779a4582929de40(uintptr_t arg1);
+extern swig_type_689 _wrap_weft_trainer_create_capi_2779a4582929de40(swig_type_690 arg1, swig_type_691 arg2, swig_type_692 arg3, uintptr_t arg4, swig_type_693 arg5);
+extern swig_type_694 _wrap_weft_trainer_step_capi_2779a4582929de40(uintptr_t arg1, swig_intgo arg2);
+extern swig_type_695 _wrap_weft_trainer_free_capi_2779a4582929de40(uintptr_t arg1);
 #undef intgo
 */
 import "C"
@@ -4865,6 +4871,46 @@ func Weft_optimizer_free(arg1 uintptr) (_swig_ret error) {
 	return swig_r_1
 }
 
+func Weft_optimizer_save_states(arg1 uintptr, arg2 string) (_swig_ret error) {
+	var swig_r string
+	_swig_i_0 := arg1
+	_swig_i_1 := arg2
+	swig_r_p := C._wrap_weft_optimizer_save_states_capi_2779a4582929de40(C.uintptr_t(_swig_i_0), *(*C.swig_type_506)(unsafe.Pointer(&_swig_i_1)))
+	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
+	if Swig_escape_always_false {
+		Swig_escape_val = arg2
+	}
+	var swig_r_1 error
+
+	if swig_r == "" {
+		swig_r_1 = nil
+	} else {
+		swig_r_1 = weftStatus(swigCopyString(swig_r))
+	}
+
+	return swig_r_1
+}
+
+func Weft_optimizer_load_states(arg1 uintptr, arg2 string) (_swig_ret error) {
+	var swig_r string
+	_swig_i_0 := arg1
+	_swig_i_1 := arg2
+	swig_r_p := C._wrap_weft_optimizer_load_states_capi_2779a4582929de40(C.uintptr_t(_swig_i_0), *(*C.swig_type_508)(unsafe.Pointer(&_swig_i_1)))
+	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
+	if Swig_escape_always_false {
+		Swig_escape_val = arg2
+	}
+	var swig_r_1 error
+
+	if swig_r == "" {
+		swig_r_1 = nil
+	} else {
+		swig_r_1 = weftStatus(swigCopyString(swig_r))
+	}
+
+	return swig_r_1
+}
+
 func Weft_module_create(arg1 uintptr, arg2 uint64, arg3 []string, arg4 uint64, arg5 []string, arg6 int, arg7 int, arg8 []uintptr) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
@@ -4877,7 +4923,7 @@ func Weft_module_create(arg1 uintptr, arg2 uint64, arg3 []string, arg4 uint64, a
 	_swig_i_5 := arg6
 	_swig_i_6 := arg7
 	_swig_i_7 := arg8
-	swig_r_p := C._wrap_weft_module_create_capi_2779a4582929de40(C.uintptr_t(_swig_i_0), C.swig_type_506(_swig_i_1), *(*C.swig_type_507)(unsafe.Pointer(&_swig_i_2)), C.swig_type_508(_swig_i_3), *(*C.swig_type_509)(unsafe.Pointer(&_swig_i_4)), C.swig_intgo(_swig_i_5), C.swig_intgo(_swig_i_6), *(*C.swig_type_510)(unsafe.Pointer(&_swig_i_7)))
+	swig_r_p := C._wrap_weft_module_create_capi_2779a4582929de40(C.uintptr_t(_swig_i_0), C.swig_type_510(_swig_i_1), *(*C.swig_type_511)(unsafe.Pointer(&_swig_i_2)), C.swig_type_512(_swig_i_3), *(*C.swig_type_513)(unsafe.Pointer(&_swig_i_4)), C.swig_intgo(_swig_i_5), C.swig_intgo(_swig_i_6), *(*C.swig_type_514)(unsafe.Pointer(&_swig_i_7)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = _swig_i_2
@@ -5026,7 +5072,7 @@ func Weft_module_outputs(arg1 uintptr, arg2 []uintptr) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_module_outputs_capi_2779a4582929de40(C.uintptr_t(_swig_i_0), *(*C.swig_type_519)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_weft_module_outputs_capi_2779a4582929de40(C.uintptr_t(_swig_i_0), *(*C.swig_type_523)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -5047,7 +5093,7 @@ func Weft_module_params(arg1 uintptr, arg2 []uintptr, arg3 []uintptr) (_swig_ret
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r_p := C._wrap_weft_module_params_capi_2779a4582929de40(C.uintptr_t(_swig_i_0), *(*C.swig_type_521)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_522)(unsafe.Pointer(&_swig_i_2)))
+	swig_r_p := C._wrap_weft_module_params_capi_2779a4582929de40(C.uintptr_t(_swig_i_0), *(*C.swig_type_525)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_526)(unsafe.Pointer(&_swig_i_2)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -5077,7 +5123,7 @@ func Weft_module_fit(arg1 uintptr, arg2 uintptr, arg3 uintptr, arg4 uintptr, arg
 	_swig_i_6 := arg7
 	_swig_i_7 := arg8
 	_swig_i_8 := arg9
-	swig_r_p := C._wrap_weft_module_fit_capi_2779a4582929de40(C.uintptr_t(_swig_i_0), C.uintptr_t(_swig_i_1), C.uintptr_t(_swig_i_2), C.uintptr_t(_swig_i_3), C.swig_intgo(_swig_i_4), C.swig_intgo(_swig_i_5), C.swig_intgo(_swig_i_6), *(*C.swig_type_524)(unsafe.Pointer(&_swig_i_7)), *(*C.swig_type_525)(unsafe.Pointer(&_swig_i_8)))
+	swig_r_p := C._wrap_weft_module_fit_capi_2779a4582929de40(C.uintptr_t(_swig_i_0), C.uintptr_t(_swig_i_1), C.uintptr_t(_swig_i_2), C.uintptr_t(_swig_i_3), C.swig_intgo(_swig_i_4), C.swig_intgo(_swig_i_5), C.swig_intgo(_swig_i_6), *(*C.swig_type_528)(unsafe.Pointer(&_swig_i_7)), *(*C.swig_type_529)(unsafe.Pointer(&_swig_i_8)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg8
@@ -5107,7 +5153,7 @@ func Weft_fit_session_create(arg1 uintptr, arg2 uintptr, arg3 uintptr, arg4 uint
 	_swig_i_6 := arg7
 	_swig_i_7 := arg8
 	_swig_i_8 := arg9
-	swig_r_p := C._wrap_weft_fit_session_create_capi_2779a4582929de40(C.uintptr_t(_swig_i_0), C.uintptr_t(_swig_i_1), C.uintptr_t(_swig_i_2), C.uintptr_t(_swig_i_3), C.swig_intgo(_swig_i_4), C.swig_intgo(_swig_i_5), C.swig_intgo(_swig_i_6), *(*C.swig_type_527)(unsafe.Pointer(&_swig_i_7)), *(*C.swig_type_528)(unsafe.Pointer(&_swig_i_8)))
+	swig_r_p := C._wrap_weft_fit_session_create_capi_2779a4582929de40(C.uintptr_t(_swig_i_0), C.uintptr_t(_swig_i_1), C.uintptr_t(_swig_i_2), C.uintptr_t(_swig_i_3), C.swig_intgo(_swig_i_4), C.swig_intgo(_swig_i_5), C.swig_intgo(_swig_i_6), *(*C.swig_type_531)(unsafe.Pointer(&_swig_i_7)), *(*C.swig_type_532)(unsafe.Pointer(&_swig_i_8)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg8
@@ -5130,7 +5176,7 @@ func Weft_fit_session_next(arg1 uintptr, arg2 []int32) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_fit_session_next_capi_2779a4582929de40(C.uintptr_t(_swig_i_0), *(*C.swig_type_530)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_weft_fit_session_next_capi_2779a4582929de40(C.uintptr_t(_swig_i_0), *(*C.swig_type_534)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -5170,7 +5216,7 @@ func Weft_fit_session_batch(arg1 uintptr, arg2 []int32, arg3 []int64, arg4 []int
 	_swig_i_3 := arg4
 	_swig_i_4 := arg5
 	_swig_i_5 := arg6
-	swig_r_p := C._wrap_weft_fit_session_batch_capi_2779a4582929de40(C.uintptr_t(_swig_i_0), *(*C.swig_type_533)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_534)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_535)(unsafe.Pointer(&_swig_i_3)), *(*C.swig_type_536)(unsafe.Pointer(&_swig_i_4)), *(*C.swig_type_537)(unsafe.Pointer(&_swig_i_5)))
+	swig_r_p := C._wrap_weft_fit_session_batch_capi_2779a4582929de40(C.uintptr_t(_swig_i_0), *(*C.swig_type_537)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_538)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_539)(unsafe.Pointer(&_swig_i_3)), *(*C.swig_type_540)(unsafe.Pointer(&_swig_i_4)), *(*C.swig_type_541)(unsafe.Pointer(&_swig_i_5)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -5207,7 +5253,7 @@ func Weft_fit_session_epoch(arg1 uintptr, arg2 []int32, arg3 []int64, arg4 []int
 	_swig_i_4 := arg5
 	_swig_i_5 := arg6
 	_swig_i_6 := arg7
-	swig_r_p := C._wrap_weft_fit_session_epoch_capi_2779a4582929de40(C.uintptr_t(_swig_i_0), *(*C.swig_type_539)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_540)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_541)(unsafe.Pointer(&_swig_i_3)), *(*C.swig_type_542)(unsafe.Pointer(&_swig_i_4)), *(*C.swig_type_543)(unsafe.Pointer(&_swig_i_5)), *(*C.swig_type_544)(unsafe.Pointer(&_swig_i_6)))
+	swig_r_p := C._wrap_weft_fit_session_epoch_capi_2779a4582929de40(C.uintptr_t(_swig_i_0), *(*C.swig_type_543)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_544)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_545)(unsafe.Pointer(&_swig_i_3)), *(*C.swig_type_546)(unsafe.Pointer(&_swig_i_4)), *(*C.swig_type_547)(unsafe.Pointer(&_swig_i_5)), *(*C.swig_type_548)(unsafe.Pointer(&_swig_i_6)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -5246,7 +5292,7 @@ func Weft_fit_session_epoch_metric(arg1 uintptr, arg2 int, arg3 []uintptr, arg4 
 	_swig_i_3 := arg4
 	_swig_i_4 := arg5
 	_swig_i_5 := arg6
-	swig_r_p := C._wrap_weft_fit_session_epoch_metric_capi_2779a4582929de40(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1), *(*C.swig_type_546)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_547)(unsafe.Pointer(&_swig_i_3)), C.swig_type_548(_swig_i_4), *(*C.swig_type_549)(unsafe.Pointer(&_swig_i_5)))
+	swig_r_p := C._wrap_weft_fit_session_epoch_metric_capi_2779a4582929de40(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1), *(*C.swig_type_550)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_551)(unsafe.Pointer(&_swig_i_3)), C.swig_type_552(_swig_i_4), *(*C.swig_type_553)(unsafe.Pointer(&_swig_i_5)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg3
@@ -5307,7 +5353,7 @@ func Weft_module_save_checkpoint(arg1 uintptr, arg2 string, arg3 int) (_swig_ret
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r_p := C._wrap_weft_module_save_checkpoint_capi_2779a4582929de40(C.uintptr_t(_swig_i_0), *(*C.swig_type_553)(unsafe.Pointer(&_swig_i_1)), C.swig_intgo(_swig_i_2))
+	swig_r_p := C._wrap_weft_module_save_checkpoint_capi_2779a4582929de40(C.uintptr_t(_swig_i_0), *(*C.swig_type_557)(unsafe.Pointer(&_swig_i_1)), C.swig_intgo(_swig_i_2))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -5360,7 +5406,7 @@ func Weft_predictor_create(arg1 string, arg2 unsafe.Pointer, arg3 uint64, arg4 u
 	var _swig_i_13 string
  _swig_i_13 = weftJoin(arg14) 
 	_swig_i_14 := arg15
-	swig_r_p := C._wrap_weft_predictor_create_capi_2779a4582929de40(*(*C.swig_type_556)(unsafe.Pointer(&_swig_i_0)), C.swig_voidp(_swig_i_1), C.swig_type_557(_swig_i_2), C.swig_type_558(_swig_i_3), *(*C.swig_type_559)(unsafe.Pointer(&_swig_i_4)), *(*C.swig_type_560)(unsafe.Pointer(&_swig_i_5)), *(*C.swig_type_561)(unsafe.Pointer(&_swig_i_6)), C.swig_intgo(_swig_i_7), C.swig_intgo(_swig_i_8), C.swig_type_562(_swig_i_9), *(*C.swig_type_563)(unsafe.Pointer(&_swig_i_10)), C.swig_type_564(_swig_i_11), *(*C.swig_type_565)(unsafe.Pointer(&_swig_i_12)), *(*C.swig_type_566)(unsafe.Pointer(&_swig_i_13)), *(*C.swig_type_567)(unsafe.Pointer(&_swig_i_14)))
+	swig_r_p := C._wrap_weft_predictor_create_capi_2779a4582929de40(*(*C.swig_type_560)(unsafe.Pointer(&_swig_i_0)), C.swig_voidp(_swig_i_1), C.swig_type_561(_swig_i_2), C.swig_type_562(_swig_i_3), *(*C.swig_type_563)(unsafe.Pointer(&_swig_i_4)), *(*C.swig_type_564)(unsafe.Pointer(&_swig_i_5)), *(*C.swig_type_565)(unsafe.Pointer(&_swig_i_6)), C.swig_intgo(_swig_i_7), C.swig_intgo(_swig_i_8), C.swig_type_566(_swig_i_9), *(*C.swig_type_567)(unsafe.Pointer(&_swig_i_10)), C.swig_type_568(_swig_i_11), *(*C.swig_type_569)(unsafe.Pointer(&_swig_i_12)), *(*C.swig_type_570)(unsafe.Pointer(&_swig_i_13)), *(*C.swig_type_571)(unsafe.Pointer(&_swig_i_14)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -5417,7 +5463,7 @@ func Weft_predictor_create_from_files(arg1 string, arg2 string, arg3 uint64, arg
 	var _swig_i_12 string
  _swig_i_12 = weftJoin(arg13) 
 	_swig_i_13 := arg14
-	swig_r_p := C._wrap_weft_predictor_create_from_files_capi_2779a4582929de40(*(*C.swig_type_569)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_570)(unsafe.Pointer(&_swig_i_1)), C.swig_type_571(_swig_i_2), *(*C.swig_type_572)(unsafe.Pointer(&_swig_i_3)), *(*C.swig_type_573)(unsafe.Pointer(&_swig_i_4)), *(*C.swig_type_574)(unsafe.Pointer(&_swig_i_5)), C.swig_intgo(_swig_i_6), C.swig_intgo(_swig_i_7), C.swig_type_575(_swig_i_8), *(*C.swig_type_576)(unsafe.Pointer(&_swig_i_9)), C.swig_type_577(_swig_i_10), *(*C.swig_type_578)(unsafe.Pointer(&_swig_i_11)), *(*C.swig_type_579)(unsafe.Pointer(&_swig_i_12)), *(*C.swig_type_580)(unsafe.Pointer(&_swig_i_13)))
+	swig_r_p := C._wrap_weft_predictor_create_from_files_capi_2779a4582929de40(*(*C.swig_type_573)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_574)(unsafe.Pointer(&_swig_i_1)), C.swig_type_575(_swig_i_2), *(*C.swig_type_576)(unsafe.Pointer(&_swig_i_3)), *(*C.swig_type_577)(unsafe.Pointer(&_swig_i_4)), *(*C.swig_type_578)(unsafe.Pointer(&_swig_i_5)), C.swig_intgo(_swig_i_6), C.swig_intgo(_swig_i_7), C.swig_type_579(_swig_i_8), *(*C.swig_type_580)(unsafe.Pointer(&_swig_i_9)), C.swig_type_581(_swig_i_10), *(*C.swig_type_582)(unsafe.Pointer(&_swig_i_11)), *(*C.swig_type_583)(unsafe.Pointer(&_swig_i_12)), *(*C.swig_type_584)(unsafe.Pointer(&_swig_i_13)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -5461,7 +5507,7 @@ func Weft_predictor_list_inputs(arg1 uintptr, arg2 []uintptr) (_swig_ret error) 
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_predictor_list_inputs_capi_2779a4582929de40(C.uintptr_t(_swig_i_0), *(*C.swig_type_582)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_weft_predictor_list_inputs_capi_2779a4582929de40(C.uintptr_t(_swig_i_0), *(*C.swig_type_586)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -5481,7 +5527,7 @@ func Weft_predictor_list_outputs(arg1 uintptr, arg2 []uintptr) (_swig_ret error)
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_predictor_list_outputs_capi_2779a4582929de40(C.uintptr_t(_swig_i_0), *(*C.swig_type_584)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_weft_predictor_list_outputs_capi_2779a4582929de40(C.uintptr_t(_swig_i_0), *(*C.swig_type_588)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -5507,7 +5553,7 @@ func Weft_predictor_output_shape(arg1 uintptr, arg2 uint64, arg3 []uint64, arg4 
 	_swig_i_5 := arg6
 	_swig_i_6 := arg7
 	_swig_i_7 := arg8
-	swig_r_p := C._wrap_weft_predictor_output_shape_capi_2779a4582929de40(C.uintptr_t(_swig_i_0), C.swig_type_586(_swig_i_1), *(*C.swig_type_587)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_588)(unsafe.Pointer(&_swig_i_3)), C.swig_type_589(_swig_i_4), *(*C.swig_type_590)(unsafe.Pointer(&_swig_i_5)), C.swig_type_591(_swig_i_6), *(*C.swig_type_592)(unsafe.Pointer(&_swig_i_7)))
+	swig_r_p := C._wrap_weft_predictor_output_shape_capi_2779a4582929de40(C.uintptr_t(_swig_i_0), C.swig_type_590(_swig_i_1), *(*C.swig_type_591)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_592)(unsafe.Pointer(&_swig_i_3)), C.swig_type_593(_swig_i_4), *(*C.swig_type_594)(unsafe.Pointer(&_swig_i_5)), C.swig_type_595(_swig_i_6), *(*C.swig_type_596)(unsafe.Pointer(&_swig_i_7)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg3
@@ -5543,7 +5589,7 @@ func Weft_predictor_predict_packed(arg1 uintptr, arg2 uint64, arg3 unsafe.Pointe
 	_swig_i_6 := arg7
 	_swig_i_7 := arg8
 	_swig_i_8 := arg9
-	swig_r_p := C._wrap_weft_predictor_predict_packed_capi_2779a4582929de40(C.uintptr_t(_swig_i_0), C.swig_type_594(_swig_i_1), C.swig_voidp(_swig_i_2), *(*C.swig_type_595)(unsafe.Pointer(&_swig_i_3)), *(*C.swig_type_596)(unsafe.Pointer(&_swig_i_4)), *(*C.swig_type_597)(unsafe.Pointer(&_swig_i_5)), C.swig_type_598(_swig_i_6), C.swig_voidp(_swig_i_7), *(*C.swig_type_599)(unsafe.Pointer(&_swig_i_8)))
+	swig_r_p := C._wrap_weft_predictor_predict_packed_capi_2779a4582929de40(C.uintptr_t(_swig_i_0), C.swig_type_598(_swig_i_1), C.swig_voidp(_swig_i_2), *(*C.swig_type_599)(unsafe.Pointer(&_swig_i_3)), *(*C.swig_type_600)(unsafe.Pointer(&_swig_i_4)), *(*C.swig_type_601)(unsafe.Pointer(&_swig_i_5)), C.swig_type_602(_swig_i_6), C.swig_voidp(_swig_i_7), *(*C.swig_type_603)(unsafe.Pointer(&_swig_i_8)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg4
@@ -5577,7 +5623,7 @@ func Weft_predictor_predict_float(arg1 uintptr, arg2 []float32, arg3 uint64, arg
 	_swig_i_4 := arg5
 	_swig_i_5 := arg6
 	_swig_i_6 := arg7
-	swig_r_p := C._wrap_weft_predictor_predict_float_capi_2779a4582929de40(C.uintptr_t(_swig_i_0), *(*C.swig_type_601)(unsafe.Pointer(&_swig_i_1)), C.swig_type_602(_swig_i_2), *(*C.swig_type_603)(unsafe.Pointer(&_swig_i_3)), C.swig_type_604(_swig_i_4), *(*C.swig_type_605)(unsafe.Pointer(&_swig_i_5)), C.swig_type_606(_swig_i_6))
+	swig_r_p := C._wrap_weft_predictor_predict_float_capi_2779a4582929de40(C.uintptr_t(_swig_i_0), *(*C.swig_type_605)(unsafe.Pointer(&_swig_i_1)), C.swig_type_606(_swig_i_2), *(*C.swig_type_607)(unsafe.Pointer(&_swig_i_3)), C.swig_type_608(_swig_i_4), *(*C.swig_type_609)(unsafe.Pointer(&_swig_i_5)), C.swig_type_610(_swig_i_6))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -5603,7 +5649,7 @@ func Weft_predictor_stats(arg1 uintptr, arg2 []uint64) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_predictor_stats_capi_2779a4582929de40(C.uintptr_t(_swig_i_0), *(*C.swig_type_608)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_weft_predictor_stats_capi_2779a4582929de40(C.uintptr_t(_swig_i_0), *(*C.swig_type_612)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -5639,7 +5685,7 @@ func Weft_kvstore_create(arg1 string, arg2 []uintptr) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_kvstore_create_capi_2779a4582929de40(*(*C.swig_type_611)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_612)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_weft_kvstore_create_capi_2779a4582929de40(*(*C.swig_type_615)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_616)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -5663,7 +5709,7 @@ func Weft_kvstore_type(arg1 uintptr, arg2 []string) (_swig_ret error) {
 	_swig_i_0 := arg1
 	var _swig_i_1 []string
  _swig_i_1 = make([]string, len(arg2)) 
-	swig_r_p := C._wrap_weft_kvstore_type_capi_2779a4582929de40(C.uintptr_t(_swig_i_0), *(*C.swig_type_614)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_weft_kvstore_type_capi_2779a4582929de40(C.uintptr_t(_swig_i_0), *(*C.swig_type_618)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 
 	for i := range _swig_i_1 {
@@ -5693,7 +5739,7 @@ func Weft_kvstore_rank(arg1 uintptr, arg2 []int32, arg3 []int32) (_swig_ret erro
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r_p := C._wrap_weft_kvstore_rank_capi_2779a4582929de40(C.uintptr_t(_swig_i_0), *(*C.swig_type_616)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_617)(unsafe.Pointer(&_swig_i_2)))
+	swig_r_p := C._wrap_weft_kvstore_rank_capi_2779a4582929de40(C.uintptr_t(_swig_i_0), *(*C.swig_type_620)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_621)(unsafe.Pointer(&_swig_i_2)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -5719,7 +5765,7 @@ func Weft_kvstore_init(arg1 uintptr, arg2 uint64, arg3 []string, arg4 []uintptr)
 	var _swig_i_2 string
  _swig_i_2 = weftJoin(arg3) 
 	_swig_i_3 := arg4
-	swig_r_p := C._wrap_weft_kvstore_init_capi_2779a4582929de40(C.uintptr_t(_swig_i_0), C.swig_type_619(_swig_i_1), *(*C.swig_type_620)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_621)(unsafe.Pointer(&_swig_i_3)))
+	swig_r_p := C._wrap_weft_kvstore_init_capi_2779a4582929de40(C.uintptr_t(_swig_i_0), C.swig_type_623(_swig_i_1), *(*C.swig_type_624)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_625)(unsafe.Pointer(&_swig_i_3)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = _swig_i_2
@@ -5746,7 +5792,7 @@ func Weft_kvstore_push(arg1 uintptr, arg2 uint64, arg3 []string, arg4 []uintptr,
  _swig_i_2 = weftJoin(arg3) 
 	_swig_i_3 := arg4
 	_swig_i_4 := arg5
-	swig_r_p := C._wrap_weft_kvstore_push_capi_2779a4582929de40(C.uintptr_t(_swig_i_0), C.swig_type_623(_swig_i_1), *(*C.swig_type_624)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_625)(unsafe.Pointer(&_swig_i_3)), C.swig_intgo(_swig_i_4))
+	swig_r_p := C._wrap_weft_kvstore_push_capi_2779a4582929de40(C.uintptr_t(_swig_i_0), C.swig_type_627(_swig_i_1), *(*C.swig_type_628)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_629)(unsafe.Pointer(&_swig_i_3)), C.swig_intgo(_swig_i_4))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = _swig_i_2
@@ -5773,7 +5819,7 @@ func Weft_kvstore_pull(arg1 uintptr, arg2 uint64, arg3 []string, arg4 []uintptr,
  _swig_i_2 = weftJoin(arg3) 
 	_swig_i_3 := arg4
 	_swig_i_4 := arg5
-	swig_r_p := C._wrap_weft_kvstore_pull_capi_2779a4582929de40(C.uintptr_t(_swig_i_0), C.swig_type_627(_swig_i_1), *(*C.swig_type_628)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_629)(unsafe.Pointer(&_swig_i_3)), C.swig_intgo(_swig_i_4))
+	swig_r_p := C._wrap_weft_kvstore_pull_capi_2779a4582929de40(C.uintptr_t(_swig_i_0), C.swig_type_631(_swig_i_1), *(*C.swig_type_632)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_633)(unsafe.Pointer(&_swig_i_3)), C.swig_intgo(_swig_i_4))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = _swig_i_2
@@ -5801,7 +5847,7 @@ func Weft_kvstore_pushpull(arg1 uintptr, arg2 uint64, arg3 []string, arg4 []uint
 	_swig_i_3 := arg4
 	_swig_i_4 := arg5
 	_swig_i_5 := arg6
-	swig_r_p := C._wrap_weft_kvstore_pushpull_capi_2779a4582929de40(C.uintptr_t(_swig_i_0), C.swig_type_631(_swig_i_1), *(*C.swig_type_632)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_633)(unsafe.Pointer(&_swig_i_3)), *(*C.swig_type_634)(unsafe.Pointer(&_swig_i_4)), C.swig_intgo(_swig_i_5))
+	swig_r_p := C._wrap_weft_kvstore_pushpull_capi_2779a4582929de40(C.uintptr_t(_swig_i_0), C.swig_type_635(_swig_i_1), *(*C.swig_type_636)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_637)(unsafe.Pointer(&_swig_i_3)), *(*C.swig_type_638)(unsafe.Pointer(&_swig_i_4)), C.swig_intgo(_swig_i_5))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = _swig_i_2
@@ -5927,7 +5973,7 @@ func Weft_autograd_set_is_recording(arg1 int, arg2 []int32) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_autograd_set_is_recording_capi_2779a4582929de40(C.swig_intgo(_swig_i_0), *(*C.swig_type_642)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_weft_autograd_set_is_recording_capi_2779a4582929de40(C.swig_intgo(_swig_i_0), *(*C.swig_type_646)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -5947,7 +5993,7 @@ func Weft_autograd_set_is_training(arg1 int, arg2 []int32) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_autograd_set_is_training_capi_2779a4582929de40(C.swig_intgo(_swig_i_0), *(*C.swig_type_644)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_weft_autograd_set_is_training_capi_2779a4582929de40(C.swig_intgo(_swig_i_0), *(*C.swig_type_648)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -5966,7 +6012,7 @@ func Weft_autograd_set_is_training(arg1 int, arg2 []int32) (_swig_ret error) {
 func Weft_autograd_is_recording(arg1 []int32) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
-	swig_r_p := C._wrap_weft_autograd_is_recording_capi_2779a4582929de40(*(*C.swig_type_646)(unsafe.Pointer(&_swig_i_0)))
+	swig_r_p := C._wrap_weft_autograd_is_recording_capi_2779a4582929de40(*(*C.swig_type_650)(unsafe.Pointer(&_swig_i_0)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -5985,7 +6031,7 @@ func Weft_autograd_is_recording(arg1 []int32) (_swig_ret error) {
 func Weft_autograd_is_training(arg1 []int32) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
-	swig_r_p := C._wrap_weft_autograd_is_training_capi_2779a4582929de40(*(*C.swig_type_648)(unsafe.Pointer(&_swig_i_0)))
+	swig_r_p := C._wrap_weft_autograd_is_training_capi_2779a4582929de40(*(*C.swig_type_652)(unsafe.Pointer(&_swig_i_0)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -6007,7 +6053,7 @@ func Weft_autograd_mark_variables(arg1 []uintptr, arg2 uint64, arg3 []int32, arg
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
-	swig_r_p := C._wrap_weft_autograd_mark_variables_capi_2779a4582929de40(*(*C.swig_type_650)(unsafe.Pointer(&_swig_i_0)), C.swig_type_651(_swig_i_1), *(*C.swig_type_652)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_653)(unsafe.Pointer(&_swig_i_3)))
+	swig_r_p := C._wrap_weft_autograd_mark_variables_capi_2779a4582929de40(*(*C.swig_type_654)(unsafe.Pointer(&_swig_i_0)), C.swig_type_655(_swig_i_1), *(*C.swig_type_656)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_657)(unsafe.Pointer(&_swig_i_3)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -6036,7 +6082,7 @@ func Weft_autograd_backward(arg1 []uintptr, arg2 uint64, arg3 []uintptr, arg4 in
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
 	_swig_i_4 := arg5
-	swig_r_p := C._wrap_weft_autograd_backward_capi_2779a4582929de40(*(*C.swig_type_655)(unsafe.Pointer(&_swig_i_0)), C.swig_type_656(_swig_i_1), *(*C.swig_type_657)(unsafe.Pointer(&_swig_i_2)), C.swig_intgo(_swig_i_3), C.swig_intgo(_swig_i_4))
+	swig_r_p := C._wrap_weft_autograd_backward_capi_2779a4582929de40(*(*C.swig_type_659)(unsafe.Pointer(&_swig_i_0)), C.swig_type_660(_swig_i_1), *(*C.swig_type_661)(unsafe.Pointer(&_swig_i_2)), C.swig_intgo(_swig_i_3), C.swig_intgo(_swig_i_4))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -6065,7 +6111,7 @@ func Weft_autograd_grad(arg1 []uintptr, arg2 uint64, arg3 []uintptr, arg4 []uint
 	_swig_i_5 := arg6
 	_swig_i_6 := arg7
 	_swig_i_7 := arg8
-	swig_r_p := C._wrap_weft_autograd_grad_capi_2779a4582929de40(*(*C.swig_type_659)(unsafe.Pointer(&_swig_i_0)), C.swig_type_660(_swig_i_1), *(*C.swig_type_661)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_662)(unsafe.Pointer(&_swig_i_3)), C.swig_type_663(_swig_i_4), C.swig_intgo(_swig_i_5), C.swig_intgo(_swig_i_6), *(*C.swig_type_664)(unsafe.Pointer(&_swig_i_7)))
+	swig_r_p := C._wrap_weft_autograd_grad_capi_2779a4582929de40(*(*C.swig_type_663)(unsafe.Pointer(&_swig_i_0)), C.swig_type_664(_swig_i_1), *(*C.swig_type_665)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_666)(unsafe.Pointer(&_swig_i_3)), C.swig_type_667(_swig_i_4), C.swig_intgo(_swig_i_5), C.swig_intgo(_swig_i_6), *(*C.swig_type_668)(unsafe.Pointer(&_swig_i_7)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -6094,7 +6140,7 @@ func Weft_ndarray_get_grad(arg1 uintptr, arg2 []uintptr) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_ndarray_get_grad_capi_2779a4582929de40(C.uintptr_t(_swig_i_0), *(*C.swig_type_666)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_weft_ndarray_get_grad_capi_2779a4582929de40(C.uintptr_t(_swig_i_0), *(*C.swig_type_670)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -6114,7 +6160,7 @@ func Weft_ndarray_detach(arg1 uintptr, arg2 []uintptr) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_ndarray_detach_capi_2779a4582929de40(C.uintptr_t(_swig_i_0), *(*C.swig_type_668)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_weft_ndarray_detach_capi_2779a4582929de40(C.uintptr_t(_swig_i_0), *(*C.swig_type_672)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -6134,7 +6180,7 @@ func Weft_autograd_get_symbol(arg1 uintptr, arg2 []uintptr) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_autograd_get_symbol_capi_2779a4582929de40(C.uintptr_t(_swig_i_0), *(*C.swig_type_670)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_weft_autograd_get_symbol_capi_2779a4582929de40(C.uintptr_t(_swig_i_0), *(*C.swig_type_674)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -6159,7 +6205,7 @@ func Weft_cached_op_create(arg1 uintptr, arg2 uint64, arg3 []string, arg4 []stri
 	var _swig_i_3 string
  _swig_i_3 = weftJoin(arg4) 
 	_swig_i_4 := arg5
-	swig_r_p := C._wrap_weft_cached_op_create_capi_2779a4582929de40(C.uintptr_t(_swig_i_0), C.swig_type_672(_swig_i_1), *(*C.swig_type_673)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_674)(unsafe.Pointer(&_swig_i_3)), *(*C.swig_type_675)(unsafe.Pointer(&_swig_i_4)))
+	swig_r_p := C._wrap_weft_cached_op_create_capi_2779a4582929de40(C.uintptr_t(_swig_i_0), C.swig_type_676(_swig_i_1), *(*C.swig_type_677)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_678)(unsafe.Pointer(&_swig_i_3)), *(*C.swig_type_679)(unsafe.Pointer(&_swig_i_4)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = _swig_i_2
@@ -6185,7 +6231,7 @@ func Weft_cached_op_list_inputs(arg1 uintptr, arg2 []uintptr) (_swig_ret error) 
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_cached_op_list_inputs_capi_2779a4582929de40(C.uintptr_t(_swig_i_0), *(*C.swig_type_677)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_weft_cached_op_list_inputs_capi_2779a4582929de40(C.uintptr_t(_swig_i_0), *(*C.swig_type_681)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -6209,7 +6255,7 @@ func Weft_cached_op_invoke(arg1 uintptr, arg2 []uintptr, arg3 uint64, arg4 []uin
 	_swig_i_3 := arg4
 	_swig_i_4 := arg5
 	_swig_i_5 := arg6
-	swig_r_p := C._wrap_weft_cached_op_invoke_capi_2779a4582929de40(C.uintptr_t(_swig_i_0), *(*C.swig_type_679)(unsafe.Pointer(&_swig_i_1)), C.swig_type_680(_swig_i_2), *(*C.swig_type_681)(unsafe.Pointer(&_swig_i_3)), C.swig_type_682(_swig_i_4), *(*C.swig_type_683)(unsafe.Pointer(&_swig_i_5)))
+	swig_r_p := C._wrap_weft_cached_op_invoke_capi_2779a4582929de40(C.uintptr_t(_swig_i_0), *(*C.swig_type_683)(unsafe.Pointer(&_swig_i_1)), C.swig_type_684(_swig_i_2), *(*C.swig_type_685)(unsafe.Pointer(&_swig_i_3)), C.swig_type_686(_swig_i_4), *(*C.swig_type_687)(unsafe.Pointer(&_swig_i_5)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -6255,7 +6301,7 @@ func Weft_trainer_create(arg1 []string, arg2 []uintptr, arg3 uint64, arg4 uintpt
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
 	_swig_i_4 := arg5
-	swig_r_p := C._wrap_weft_trainer_create_capi_2779a4582929de40(*(*C.swig_type_686)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_687)(unsafe.Pointer(&_swig_i_1)), C.swig_type_688(_swig_i_2), C.uintptr_t(_swig_i_3), *(*C.swig_type_689)(unsafe.Pointer(&_swig_i_4)))
+	swig_r_p := C._wrap_weft_trainer_create_capi_2779a4582929de40(*(*C.swig_type_690)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_691)(unsafe.Pointer(&_swig_i_1)), C.swig_type_692(_swig_i_2), C.uintptr_t(_swig_i_3), *(*C.swig_type_693)(unsafe.Pointer(&_swig_i_4)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = _swig_i_0

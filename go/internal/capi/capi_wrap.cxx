@@ -3857,6 +3857,46 @@ _gostring_ _wrap_weft_optimizer_free_capi_2779a4582929de40(WeftOptimizer *_swig_
 }
 
 
+_gostring_ _wrap_weft_optimizer_save_states_capi_2779a4582929de40(WeftOptimizer *_swig_go_0, _gostring_ _swig_go_1) {
+  WeftOptimizer *arg1 = (WeftOptimizer *) 0 ;
+  char *arg2 = (char *) 0 ;
+  WeftStatus result;
+  _gostring_ _swig_go_result;
+  
+  arg1 = (WeftOptimizer *)_swig_go_0; 
+  
+  arg2 = (char *)malloc(_swig_go_1.n + 1);
+  memcpy(arg2, _swig_go_1.p, _swig_go_1.n);
+  arg2[_swig_go_1.n] = '\0';
+  
+  
+  result = (WeftStatus)weft_optimizer_save_states(arg1,(char const *)arg2);
+  _swig_go_result = WeftGoStatus(result); 
+  free(arg2); 
+  return _swig_go_result;
+}
+
+
+_gostring_ _wrap_weft_optimizer_load_states_capi_2779a4582929de40(WeftOptimizer *_swig_go_0, _gostring_ _swig_go_1) {
+  WeftOptimizer *arg1 = (WeftOptimizer *) 0 ;
+  char *arg2 = (char *) 0 ;
+  WeftStatus result;
+  _gostring_ _swig_go_result;
+  
+  arg1 = (WeftOptimizer *)_swig_go_0; 
+  
+  arg2 = (char *)malloc(_swig_go_1.n + 1);
+  memcpy(arg2, _swig_go_1.p, _swig_go_1.n);
+  arg2[_swig_go_1.n] = '\0';
+  
+  
+  result = (WeftStatus)weft_optimizer_load_states(arg1,(char const *)arg2);
+  _swig_go_result = WeftGoStatus(result); 
+  free(arg2); 
+  return _swig_go_result;
+}
+
+
 _gostring_ _wrap_weft_module_create_capi_2779a4582929de40(WeftSymbolHandle *_swig_go_0, long long _swig_go_1, _gostring_ _swig_go_2, long long _swig_go_3, _gostring_ _swig_go_4, intgo _swig_go_5, intgo _swig_go_6, _goslice_ _swig_go_7) {
   WeftSymbolHandle *arg1 = (WeftSymbolHandle *) 0 ;
   size_t arg2 ;

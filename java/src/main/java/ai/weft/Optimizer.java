@@ -3,7 +3,8 @@ package ai.weft;
 import java.util.Map;
 
 /**
- * An optimizer with per-parameter states ("sgd", "adam"; owned handle). One
+ * An optimizer with per-parameter states (MXNet's names: "sgd", "nag", "signum", "lars",
+ * "adam", "adamw", "lamb", "rmsprop", "adagrad", "adadelta", "ftrl"; owned handle). One
  * thread at a time.
  */
 public final class Optimizer extends NativeHandle {
@@ -35,6 +36,23 @@ public final class Optimizer extends NativeHandle {
   /** One update of parameter {@code index} ({@code weight} written in place). */
   public void update(int index, String name, NDArray weight, NDArray grad) {
     weft_native.weft_optimizer_update(handle(), index, name, weight.handle(), grad.handle());
+  }
+
+  /**
+   * Writes every parameter's states and update counts to {@code path} (MXNet's
+   * {@code Updater.get_states}; the file layout is in docs/architecture.md).
+   */
+  public void saveStates(String path) {
+    weft_native.weft_optimizer_save_states(handle(), path);
+  }
+
+  /**
+   * Replaces the states and update counts with those {@code path} holds; an optimizer created
+   * with the same name and parameters then continues as the one that saved them. A file of
+   * another optimizer, or a malformed one, fails and changes nothing.
+   */
+  public void loadStates(String path) {
+    weft_native.weft_optimizer_load_states(handle(), path);
   }
 
   public long numUpdate() {

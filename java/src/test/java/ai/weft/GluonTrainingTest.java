@@ -196,4 +196,31 @@ class GluonTrainingTest {
       assertEquals(ErrorCode.INVALID_ARGUMENT, e.code(), e.getMessage());
     }
   }
+
+  // conformance: training.optimizer_states_resume
+  @Test
+  void optimizerStatesResume() throws java.io.IOException {
+    Path file = Files.createTempFile("weft-opt", ".states");
+    Map<String, Object> cfg = Map.of("learning_rate", 0.01, "centered", true, "wd", 0.1);
+    try (Optimizer a = Optimizer.create("rmsprop", cfg);
+        Optimizer b = Optimizer.create("rmsprop", cfg);
+        Optimizer adam = Optimizer.create("adam", null);
+        NDArray w = NDArray.fromArray(new float[] {1, -2, 3}, 3);
+        NDArray g = NDArray.fromArray(new float[] {0.5f, 0.25f, -1}, 3)) {
+      for (int i = 0; i < 3; ++i) a.update(0, "w_weight", w, g);
+      a.saveStates(file.toString());
+      try (NDArray w2 = Ops.call("_copy", null, w)) {
+        for (int i = 0; i < 2; ++i) a.update(0, "w_weight", w, g);
+        b.loadStates(file.toString());
+        assertEquals(3, b.numUpdate());
+        for (int i = 0; i < 2; ++i) b.update(0, "w_weight", w2, g);
+        assertArrayEquals(w.toFloatArray(), w2.toFloatArray());  // bit for bit
+      }
+      WeftException e = assertThrows(WeftException.class, () -> adam.loadStates(file.toString()));
+      assertEquals(ErrorCode.INVALID_ARGUMENT, e.code(), e.getMessage());
+      assertTrue(e.getMessage().contains("rmsprop"), e.getMessage());
+    } finally {
+      Files.deleteIfExists(file);
+    }
+  }
 }
