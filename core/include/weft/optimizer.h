@@ -1,5 +1,5 @@
-// Optimizers and learning-rate schedulers with MXNet's semantics
-// (python/mxnet/optimizer/optimizer.py, lr_scheduler.py).
+// Optimizers with MXNet's semantics (python/mxnet/optimizer/optimizer.py);
+// their learning-rate schedulers are in weft/lr_scheduler.h.
 //
 // An Optimizer owns its hyper-parameters, the per-parameter states (momentum,
 // moment estimates, ...; created lazily on the weight's context at the first
@@ -21,32 +21,13 @@
 #include <string>
 #include <vector>
 
+#include "weft/lr_scheduler.h"
 #include "weft/ndarray.h"
 #include "weft/ndarray_io.h"
 #include "weft/param.h"
 #include "weft/symbol.h"
 
 namespace weft {
-
-// Learning rate as a function of the optimizer's update count.
-class LRScheduler {
- public:
-  virtual ~LRScheduler();
-  // The learning rate after `num_update` updates (MXNet calls the scheduler
-  // with Optimizer.num_update, which is 1 during the first update).
-  virtual float LR(int64_t num_update) const = 0;
-};
-
-// MXNet's FactorScheduler: base_lr * factor^k where k counts the multiples
-// of `step` strictly below num_update (k = (num_update - 1) / step), never
-// below stop_factor_lr. REQUIRES step >= 1 and factor <= 1 (Error otherwise).
-std::unique_ptr<LRScheduler> FactorScheduler(int64_t step, float factor, float base_lr,
-                                             float stop_factor_lr = 1e-8f);
-// MXNet's MultiFactorScheduler: base_lr * factor^k where k counts the steps
-// strictly below num_update. REQUIRES steps non-empty, strictly increasing,
-// each >= 1, and factor <= 1 (Error otherwise).
-std::unique_ptr<LRScheduler> MultiFactorScheduler(std::vector<int64_t> steps, float factor,
-                                                  float base_lr);
 
 class Optimizer {
  public:
