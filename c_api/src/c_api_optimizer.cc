@@ -2,6 +2,7 @@
 // weft/optimizer.h), state files included. Each handle object carries a mutex, so calls on one
 // handle from several threads are serialised (the C++ objects are not
 // thread-safe themselves).
+#include <cctype>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -12,6 +13,7 @@
 #include "c_api_symbol_internal.h"
 #include "c_api_train_internal.h"
 #include "weft/initializer.h"
+#include "weft/lr_scheduler.h"
 #include "weft/optimizer.h"
 #include "weft/runtime.h"
 
@@ -90,7 +92,29 @@ WeftStatus weft_optimizer_set_lr_scheduler(WeftOptimizer* opt, const char* kind,
         weft::MultiFactorScheduler(std::move(s), factor, obj->opt->learning_rate()));
   } else {
     weft::Fail(StatusCode::kInvalidArgument, "argument 'kind' is '", k,
-               "', expected \"factor\", \"multifactor\" or \"none\"");
+               "', expected \"factor\", \"multifactor\" or \"none\" (other schedules and "
+               "warm-up: weft_optimizer_set_lr_scheduler_ex)");
+  }
+  WEFT_API_END();
+}
+
+WeftStatus weft_optimizer_set_lr_scheduler_ex(WeftOptimizer* opt, const char* name,
+                                              const char* const* keys, const char* const* vals,
+                                              size_t num_params) {
+  WEFT_API_BEGIN();
+  auto obj = GetObject(opt, "opt");
+  CheckNotNull(name, "name");
+  const weft::StringMap params = weft::capi::ParamArgs(keys, vals, num_params);
+  std::lock_guard<std::mutex> lock(obj->mu);
+  std::string lower = name;
+  for (char& c : lower) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  if (lower == "none") {
+    if (!params.empty())
+      weft::Fail(StatusCode::kInvalidArgument, "schedule \"none\" takes no parameters, given ",
+                 params.size(), " (first '", params.begin()->first, "')");
+    obj->opt->set_lr_scheduler(nullptr);
+  } else {
+    obj->opt->set_lr_scheduler(weft::CreateLRScheduler(name, params, obj->opt->learning_rate()));
   }
   WEFT_API_END();
 }

@@ -75,13 +75,39 @@ WEFT_API WeftStatus weft_optimizer_create(const char* name, const char* const* k
  *        learning_rate (as MXNet does).
  * @param kind "factor" (@p num_steps 1: steps[0] is the period),
  *        "multifactor" (@p num_steps increasing update counts) or "none"
- *        (back to the constant rate; @p steps ignored).
+ *        (back to the constant rate; @p steps ignored). Poly and cosine
+ *        schedules and warm-up: weft_optimizer_set_lr_scheduler_ex().
  * @param factor multiplier <= 1 per step; @param stop_factor_lr lower
  *        bound of "factor" schedules (MXNet's default 1e-8).
  */
 WEFT_API WeftStatus weft_optimizer_set_lr_scheduler(WeftOptimizer* opt, const char* kind,
                                                     const int64_t* steps, size_t num_steps,
                                                     float factor, float stop_factor_lr);
+
+/**
+ * @brief Sets the learning-rate schedule by name with MXNet's parameter
+ *        names (C++: weft::CreateLRScheduler in weft/lr_scheduler.h):
+ *        "factor" (step, required; factor=1, stop_factor_lr=1e-8),
+ *        "multifactor" (step, required, a tuple text such as "(10,20)";
+ *        factor=1), "poly" (max_update, required; pwr=2, final_lr=0),
+ *        "cosine" (max_update, required; final_lr=0), or "none" (back to the
+ *        constant rate; no parameters). Every schedule also takes base_lr
+ *        (default: the optimizer's learning_rate, which MXNet writes into its
+ *        scheduler), warmup_steps=0, warmup_begin_lr=0 and warmup_mode
+ *        ("linear" or "constant"): while num_update < warmup_steps the rate
+ *        rises linearly from warmup_begin_lr to base_lr (or stays at
+ *        warmup_begin_lr). Names are case-insensitive (MXNet's class names
+ *        such as "CosineScheduler" also work). weft_optimizer_set_lr_scheduler()
+ *        remains for "factor" and "multifactor" without warm-up.
+ * @param keys,vals @p num_params parameter texts, as MXNet's str() writes them.
+ * Errors: WEFT_ERR_INVALID_ARGUMENT naming an unknown @p name or parameter, a
+ * missing required parameter or a bad value (factor above 1, steps not
+ * increasing, warmup_begin_lr above base_lr, max_update not above
+ * warmup_steps, ...); the optimizer keeps its schedule then.
+ */
+WEFT_API WeftStatus weft_optimizer_set_lr_scheduler_ex(WeftOptimizer* opt, const char* name,
+                                                       const char* const* keys,
+                                                       const char* const* vals, size_t num_params);
 
 /**
  * @brief Reads the lr/wd multipliers (attributes lr_mult / wd_mult) of the
