@@ -119,9 +119,14 @@ WEFT_API WeftStatus weft_data_iter_batch_size(const WeftDataIter* it, int* out);
 WEFT_API WeftStatus weft_data_iter_free(WeftDataIter* it);
 
 /**
- * @brief Creates a metric by name: "acc"/"accuracy" (axis),
- *        "top_k_accuracy"/"top_k_acc" (top_k), "ce"/"cross-entropy" (eps),
- *        "mse", or "composite" (empty; see weft_metric_composite_add()).
+ * @brief Creates a metric by MXNet's name (case-insensitive): "acc"/"accuracy"
+ *        (axis), "top_k_accuracy"/"top_k_acc" (top_k), "ce"/"cross-entropy"
+ *        (eps), "mse", "mae", "rmse", "f1" and "mcc" (average: "macro" or
+ *        "micro"), "perplexity" (ignore_label: an integer or None, default
+ *        -1; axis, default -1), "nll_loss" (eps; reported as "nll-loss"),
+ *        "pearsonr" (average), "loss" (the mean of the outputs), or
+ *        "composite" (empty; see weft_metric_composite_add()). Semantics as
+ *        MXNet 1.9.1's metric.py; details in weft/metric.h.
  * @param keys, vals @p num_params parameters.
  * @param[out] out new handle; free with weft_metric_free().
  * Unknown names or parameters fail with WEFT_ERR_INVALID_ARGUMENT listing the valid ones.

@@ -19,10 +19,29 @@
 //   MSE            mean((label - pred)^2) of each pair added to the sum,
 //                  counting one per pair, as MXNet 1.x does; label and
 //                  pred must have the same number of elements.
+//   MAE, RMSE      as MSE with mean|label - pred| and sqrt(mean((label -
+//                  pred)^2)) per pair.
+//   F1, MCC        binary classification: pred (N, C) -> argmax over axis 1,
+//                  positive when it is 1; a label is positive when it is 1
+//                  (at most two distinct labels per pair). Counts of true
+//                  and false positives and negatives; "macro" (default)
+//                  averages the score of each Update call, "micro" scores
+//                  the counts of every call since Reset.
+//   Perplexity     exp(-mean log max(1e-10, pred[label])) with the class on
+//                  `axis` (default -1), labels clipped into range (MXNet's
+//                  pick), entries labelled ignore_label (default -1; none
+//                  when unset) left out of the sum and the count.
+//   NegativeLogLikelihood  CrossEntropy named "nll-loss".
+//   PearsonCorrelation     "macro": the mean of each pair's correlation
+//                  (label and pred of equal shape); "micro": one
+//                  correlation of every element since Reset.
+//   Loss           the mean of the predictions' elements (labels ignored):
+//                  a loss output shown as a metric.
 #ifndef WEFT_METRIC_H_
 #define WEFT_METRIC_H_
 
 #include <memory>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -45,8 +64,13 @@ class Metric {
   double sum_metric() const { return sum_metric_; }
   int64_t num_inst() const { return num_inst_; }
 
-  // "acc"/"accuracy" (axis), "top_k_accuracy"/"top_k_acc" (top_k, default
-  // 1), "ce"/"cross-entropy" (eps), "mse", "composite" (empty). Throws
+  // By MXNet's registry names (case-insensitive): "acc"/"accuracy" (axis),
+  // "top_k_accuracy"/"top_k_acc"/"topkaccuracy" (top_k, default 1),
+  // "ce"/"cross-entropy"/"crossentropy" (eps), "mse", "mae", "rmse", "f1"
+  // and "mcc" (average: macro|micro), "perplexity" (ignore_label: an
+  // integer or None, default -1; axis, default -1),
+  // "nll_loss"/"negativeloglikelihood" (eps), "pearsonr"/
+  // "pearsoncorrelation" (average), "loss", "composite" (empty). Throws
   // Error(kInvalidArgument) for unknown names or parameters, listing the
   // valid ones.
   static std::unique_ptr<Metric> Create(const std::string& name, const StringMap& params = {});
@@ -103,13 +127,122 @@ class CrossEntropy : public Metric {
   explicit CrossEntropy(double eps = 1e-12);
   void Update(const std::vector<NDArray>& labels, const std::vector<NDArray>& preds) override;
 
+ protected:
+  CrossEntropy(std::string name, double eps);
+
  private:
   double eps_;
 };
 
+// MXNet's NegativeLogLikelihood: CrossEntropy's sum and count, "nll-loss".
+class NegativeLogLikelihood : public CrossEntropy {
+ public:
+  explicit NegativeLogLikelihood(double eps = 1e-12);
+};
+
+// MSE, MAE and RMSE: one per-pair error added to the sum per pair.
 class MSE : public Metric {
  public:
   MSE();
+  void Update(const std::vector<NDArray>& labels, const std::vector<NDArray>& preds) override;
+};
+
+class MAE : public Metric {
+ public:
+  MAE();
+  void Update(const std::vector<NDArray>& labels, const std::vector<NDArray>& preds) override;
+};
+
+class RMSE : public Metric {
+ public:
+  RMSE();
+  void Update(const std::vector<NDArray>& labels, const std::vector<NDArray>& preds) override;
+};
+
+// How F1, MCC and PearsonCorrelation aggregate across Update calls.
+enum class MetricAverage { kMacro, kMicro };
+
+// True/false positives/negatives of a binary classification.
+struct BinaryCounts {
+  int64_t tp = 0, fp = 0, fn = 0, tn = 0;
+  int64_t total() const { return tp + fp + fn + tn; }
+  // 0 when undefined, as MXNet.
+  double Precision() const;
+  double Recall() const;
+  double FScore() const;
+  // (tp * tn - fp * fn) / sqrt of the product of the non-zero marginals
+  // (tp+fp, tp+fn, tn+fp, tn+fn); 0 without examples.
+  double Matthews() const;
+};
+
+// F1 and MCC share the counting (MXNet's _BinaryClassificationMetrics).
+class BinaryClassificationMetric : public Metric {
+ public:
+  void Update(const std::vector<NDArray>& labels, const std::vector<NDArray>& preds) override;
+  void Reset() override;
+  MetricAverage average() const { return average_; }
+  const BinaryCounts& counts() const { return counts_; }
+
+ protected:
+  BinaryClassificationMetric(std::string name, MetricAverage average);
+  virtual double Score(const BinaryCounts& c) const = 0;
+
+ private:
+  MetricAverage average_;
+  BinaryCounts counts_;  // since Reset in micro; empty in macro, which scores each call's own
+};
+
+class F1 : public BinaryClassificationMetric {
+ public:
+  explicit F1(MetricAverage average = MetricAverage::kMacro);
+
+ protected:
+  double Score(const BinaryCounts& c) const override { return c.FScore(); }
+};
+
+class MCC : public BinaryClassificationMetric {
+ public:
+  explicit MCC(MetricAverage average = MetricAverage::kMacro);
+
+ protected:
+  double Score(const BinaryCounts& c) const override { return c.Matthews(); }
+};
+
+class Perplexity : public Metric {
+ public:
+  // ignore_label: entries with this label are not counted (none: all are).
+  explicit Perplexity(std::optional<int64_t> ignore_label = -1, int axis = -1);
+  void Update(const std::vector<NDArray>& labels, const std::vector<NDArray>& preds) override;
+  // exp(sum / count): the sum holds the negative log-likelihoods.
+  std::vector<std::pair<std::string, double>> Get() const override;
+
+ private:
+  std::optional<int64_t> ignore_label_;
+  int axis_;
+};
+
+class PearsonCorrelation : public Metric {
+ public:
+  explicit PearsonCorrelation(MetricAverage average = MetricAverage::kMacro);
+  void Update(const std::vector<NDArray>& labels, const std::vector<NDArray>& preds) override;
+  void Reset() override;
+  std::vector<std::pair<std::string, double>> Get() const override;
+
+  // Running moments of "micro" (Welford's updates over every element).
+  struct Moments {
+    int64_t n = 0;
+    double mean_label = 0, mean_pred = 0, sse_label = 0, sse_pred = 0, co = 0;
+  };
+
+ private:
+  MetricAverage average_;
+  Moments moments_;
+};
+
+// MXNet's Loss: the sum of every prediction element over their count.
+class Loss : public Metric {
+ public:
+  Loss();
   void Update(const std::vector<NDArray>& labels, const std::vector<NDArray>& preds) override;
 };
 

@@ -2,74 +2,15 @@
 #include "weft/metric.h"
 
 #include <cmath>
-#include <cstdlib>
 #include <limits>
-#include <type_traits>
+#include <utility>
+
+#include "metric_util.h"
 
 namespace weft {
-namespace {
 
-// The elements of `a` as doubles, read on the host.
-std::vector<double> HostValues(const NDArray& a, const std::string& metric, const char* what,
-                               size_t i) {
-  if (a.is_none())
-    Fail(StatusCode::kInvalidArgument, "metric ", metric, ": ", what, " ", i,
-         " is an empty (none) array");
-  std::vector<unsigned char> bytes(a.Bytes());
-  a.CopyToHost(bytes.data(), bytes.size());
-  std::vector<double> out(static_cast<size_t>(a.Size()));
-  DispatchDType(a.dtype(), [&](auto t) {
-    using T = decltype(t);
-    if constexpr (std::is_same_v<T, Half>) {
-      Fail(StatusCode::kDType, "metric ", metric, ": ", what, " ", i,
-           " is float16 (not supported)");
-    } else {
-      const T* p = reinterpret_cast<const T*>(bytes.data());
-      for (size_t k = 0; k < out.size(); ++k) out[k] = static_cast<double>(p[k]);
-    }
-  });
-  return out;
-}
-
-[[noreturn]] void ShapeError(const std::string& metric, size_t i, const NDArray& label,
-                             const NDArray& pred, const std::string& expected) {
-  Fail(StatusCode::kShape, "metric ", metric, ": pair ", i, ": label shape ", label.shape(),
-       " and prediction shape ", pred.shape(), " do not match (", expected, ")");
-}
-
-double ParseNumber(const std::string& metric, const std::string& key, const std::string& text) {
-  char* end = nullptr;
-  const double v = std::strtod(text.c_str(), &end);
-  if (text.empty() || *end != '\0' || !std::isfinite(v))
-    Fail(StatusCode::kInvalidArgument, "metric ", metric, ": parameter ", key,
-         ": expected a number, given '", text, "'");
-  return v;
-}
-
-int ParseInt(const std::string& metric, const std::string& key, const std::string& text) {
-  const double v = ParseNumber(metric, key, text);
-  if (v != std::floor(v) || std::fabs(v) > 1e9)
-    Fail(StatusCode::kInvalidArgument, "metric ", metric, ": parameter ", key,
-         ": expected an integer, given '", text, "'");
-  return static_cast<int>(v);
-}
-
-void CheckKeys(const std::string& metric, const StringMap& params,
-               std::initializer_list<const char*> valid) {
-  for (const auto& kv : params) {
-    bool ok = false;
-    std::string list;
-    for (const char* v : valid) {
-      ok = ok || kv.first == v;
-      list += list.empty() ? v : std::string(", ") + v;
-    }
-    if (!ok)
-      Fail(StatusCode::kInvalidArgument, "metric ", metric, ": unknown parameter '", kv.first,
-           "' (valid: ", list.empty() ? "none" : list, ")");
-  }
-}
-
-}  // namespace
+using metric_util::HostValues;
+using metric_util::ShapeError;
 
 Metric::Metric(std::string name) : name_(std::move(name)) {}
 Metric::~Metric() = default;
@@ -90,39 +31,6 @@ void Metric::CheckPairs(const std::vector<NDArray>& labels,
   if (labels.size() != preds.size())
     Fail(StatusCode::kShape, "metric ", name_, ": ", labels.size(), " labels but ", preds.size(),
          " predictions (expected one label per prediction)");
-}
-
-std::unique_ptr<Metric> Metric::Create(const std::string& name, const StringMap& params) {
-  auto get = [&](const char* key) -> const std::string* {
-    auto it = params.find(key);
-    return it == params.end() ? nullptr : &it->second;
-  };
-  if (name == "acc" || name == "accuracy") {
-    CheckKeys(name, params, {"axis"});
-    const std::string* axis = get("axis");
-    return std::make_unique<Accuracy>(axis ? ParseInt(name, "axis", *axis) : 1);
-  }
-  if (name == "top_k_accuracy" || name == "top_k_acc") {
-    CheckKeys(name, params, {"top_k"});
-    const std::string* k = get("top_k");
-    return std::make_unique<TopKAccuracy>(k ? ParseInt(name, "top_k", *k) : 1);
-  }
-  if (name == "ce" || name == "cross-entropy") {
-    CheckKeys(name, params, {"eps"});
-    const std::string* eps = get("eps");
-    return std::make_unique<CrossEntropy>(eps ? ParseNumber(name, "eps", *eps) : 1e-12);
-  }
-  if (name == "mse") {
-    CheckKeys(name, params, {});
-    return std::make_unique<MSE>();
-  }
-  if (name == "composite") {
-    CheckKeys(name, params, {});
-    return std::make_unique<CompositeMetric>();
-  }
-  Fail(
-      StatusCode::kInvalidArgument, "metric: unknown name '", name,
-      "' (expected acc, accuracy, top_k_accuracy, top_k_acc, ce, cross-entropy, mse or composite)");
 }
 
 Accuracy::Accuracy(int axis) : Metric("accuracy"), axis_(axis) {}
@@ -153,10 +61,8 @@ void Accuracy::Update(const std::vector<NDArray>& labels, const std::vector<NDAr
       for (int64_t o = 0; o < outer; ++o)
         for (int64_t in = 0; in < inner; ++in) {
           const double* p = pred.data() + o * classes * inner + in;
-          int64_t best = 0;
-          for (int64_t c = 1; c < classes; ++c)
-            if (p[c * inner] > p[best * inner]) best = c;
-          pred_label[static_cast<size_t>(o * inner + in)] = static_cast<double>(best);
+          pred_label[static_cast<size_t>(o * inner + in)] =
+              static_cast<double>(metric_util::ArgMax(p, classes, inner));
         }
     }
     // Compared as integers, as MXNet's astype('int32') does.
@@ -209,7 +115,10 @@ void TopKAccuracy::Update(const std::vector<NDArray>& labels, const std::vector<
   guard.Commit();
 }
 
-CrossEntropy::CrossEntropy(double eps) : Metric("cross-entropy"), eps_(eps) {}
+CrossEntropy::CrossEntropy(double eps) : CrossEntropy("cross-entropy", eps) {}
+CrossEntropy::CrossEntropy(std::string name, double eps) : Metric(std::move(name)), eps_(eps) {}
+
+NegativeLogLikelihood::NegativeLogLikelihood(double eps) : CrossEntropy("nll-loss", eps) {}
 
 void CrossEntropy::Update(const std::vector<NDArray>& labels, const std::vector<NDArray>& preds) {
   UpdateGuard guard(this);
