@@ -337,8 +337,8 @@ static void test_metric(void** state) {
   assert_true(fabs(values[1] - 1.0) < 1e-12); /* two classes: top 2 always hits */
   OK(weft_string_list_free(names));
 
-  EXPECT_ERR(weft_metric_create("f1", NULL, NULL, 0, &m), WEFT_ERR_INVALID_ARGUMENT,
-             "unknown name 'f1'");
+  EXPECT_ERR(weft_metric_create("auc", NULL, NULL, 0, &m), WEFT_ERR_INVALID_ARGUMENT,
+             "unknown name 'auc'");
   EXPECT_ERR(weft_metric_create("top_k_accuracy", keys, bad_vals, 1, &m), WEFT_ERR_INVALID_ARGUMENT,
              "top_k: expected a number, given 'two'");
   EXPECT_ERR(weft_metric_create("acc", keys, NULL, 1, &m), WEFT_ERR_INVALID_ARGUMENT,

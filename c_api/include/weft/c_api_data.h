@@ -151,7 +151,8 @@ WEFT_API WeftStatus weft_metric_update(WeftMetric* m, size_t num_labels, WeftNDA
 WEFT_API WeftStatus weft_metric_num_values(const WeftMetric* m, size_t* out);
 
 /**
- * @brief The current values (sum / count; NaN before any instance).
+ * @brief The current values as MXNet's get() reports them (sum / count for most;
+ *        exp of it for perplexity; NaN before any instance).
  * @param[out] names new list of the value names ("accuracy", ...); free with
  *        weft_string_list_free().
  * @param[out] values @p capacity slots receiving the values.

@@ -20,8 +20,8 @@ extern "C" {
 
 /*
  * Parameter initializers and optimizers with MXNet's semantics (C++:
- * weft/initializer.h, weft/optimizer.h). Both hold state (a random
- * generator; momentum/moment states and update counts), so each handle is
+ * weft/initializer.h, weft/optimizer.h, weft/lr_scheduler.h). Both hold state
+ * (a random generator; momentum/moment states and update counts), so each handle is
  * used by one thread at a time (calls on one handle are serialised).
  */
 
@@ -33,7 +33,13 @@ typedef struct WeftOptimizer WeftOptimizer;
 /**
  * @brief Creates an initializer by MXNet name: "uniform" (scale), "normal"
  *        (sigma), "xavier" (rnd_type, factor_type, magnitude), "constant"
- *        (value), "zero", "one" (case-insensitive).
+ *        (value), "zero", "one", "orthogonal" (scale, rand_type "uniform" or
+ *        "normal"), "msraprelu" (factor_type, slope), "bilinear", "lstmbias"
+ *        (forget_bias), or "mixed" (patterns: a JSON list of regular
+ *        expressions; initializers: a JSON list of as many initializers in
+ *        MXNet's form, e.g. '["zero", ["uniform", {"scale": 0.1}]]'; a
+ *        parameter gets the first whose pattern matches its name's start).
+ *        Case-insensitive; details in weft/initializer.h.
  * @param keys,vals @p num_params parameter texts.
  * @param seed seeds its generator: the same seed and calls give the same bits.
  * @param[out] out new handle; free with weft_initializer_free().

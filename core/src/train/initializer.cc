@@ -1,14 +1,17 @@
 // Initializers with MXNet's semantics (initializer.py): naming rules,
-// "__init__" attributes, and the uniform, normal, xavier, constant, zero
-// and one rules. Values are generated on the host in double from the
-// initializer's own std::mt19937_64 and copied into the array.
+// "__init__" attributes, the registry of names, and the uniform, normal,
+// xavier (and msraprelu), constant, zero and one rules; orthogonal,
+// bilinear, lstmbias and mixed are in initializer_*.cc. Values are generated on the host in double
+// from the initializer's own std::mt19937_64 and copied into the array.
 #include "weft/initializer.h"
 
 #include <cfloat>
 #include <cmath>
+#include <functional>
 #include <nlohmann/json.hpp>
 #include <utility>
 
+#include "initializer_rules.h"
 #include "train_params.h"
 #include "weft/status.h"
 
@@ -110,6 +113,8 @@ std::string JsonText(const nlohmann::json& v) {
 
 Initializer::~Initializer() = default;
 
+Initializer* Initializer::Delegate(const std::string& /*name*/) { return nullptr; }
+
 double Initializer::Uniform(double lo, double hi) {
   const double u = static_cast<double>(rng_() >> 11) * 0x1.0p-53;  // [0, 1)
   return lo + (hi - lo) * u;
@@ -149,6 +154,7 @@ void Initializer::Init(const std::string& name, NDArray* arr,
   if (arr->dtype() != DType::kFloat32 && arr->dtype() != DType::kFloat64)
     Fail(StatusCode::kDType, "initializer: parameter '", name, "' has dtype ",
          DTypeName(arr->dtype()), "; expected float32 or float64");
+  if (Initializer* d = Delegate(name)) return d->Init(name, arr, attrs);
   auto it = attrs.find("__init__");
   if (it != attrs.end() && !it->second.empty()) {
     std::unique_ptr<Initializer> init;
@@ -175,40 +181,126 @@ void Initializer::Init(const std::string& name, NDArray* arr,
   InitWeight(name, arr);
 }
 
+namespace {
+
+using Maker =
+    std::function<std::unique_ptr<Initializer>(const std::string&, const StringMap&, uint64_t)>;
+
+// One registry entry: its names (the first is the one name() reports) and
+// how to build it from the parameter texts (`what` prefixes errors).
+struct InitEntry {
+  std::vector<const char*> names;
+  Maker make;
+};
+
+ParamDecl TextDecl(const std::string& name) {
+  ParamDecl d;
+  d.name = name;
+  d.type = ParamType::kString;
+  d.required = true;
+  return d;
+}
+
+const ParamDecl kFactorType = train::EnumDecl("factor_type", "avg", {"avg", "in", "out"});
+const double kBig = DBL_MAX;
+
+std::unique_ptr<Initializer> MakeXavier(const std::string& what, const StringMap& params) {
+  auto v = train::ParseTrainParams(what,
+                                   {train::EnumDecl("rnd_type", "uniform", {"uniform", "gaussian"}),
+                                    kFactorType, train::FloatDecl("magnitude", "3", DBL_MIN, kBig)},
+                                   params);
+  return std::make_unique<XavierInit>(v["rnd_type"].s == "gaussian", v["factor_type"].s,
+                                      v["magnitude"].f);
+}
+
+// MXNet's MSRAPrelu is a gaussian Xavier of magnitude 2 / (1 + slope^2).
+std::unique_ptr<Initializer> MakeMSRAPrelu(const std::string& what, const StringMap& params) {
+  auto v = train::ParseTrainParams(
+      what, {kFactorType, train::FloatDecl("slope", "0.25", -kBig, kBig)}, params);
+  const double slope = v["slope"].f;
+  return std::make_unique<XavierInit>(true, v["factor_type"].s, 2.0 / (1 + slope * slope));
+}
+
+std::unique_ptr<Initializer> MakeOrthogonal(const std::string& what, const StringMap& params) {
+  auto v = train::ParseTrainParams(what,
+                                   {train::FloatDecl("scale", "1.414", -kBig, kBig),
+                                    train::EnumDecl("rand_type", "uniform", {"uniform", "normal"})},
+                                   params);
+  return init_rules::Orthogonal(v["scale"].f, v["rand_type"].s == "normal");
+}
+
+// A rule with one float parameter.
+template <typename Make>
+Maker OneFloat(const char* key, const char* def, double lo, Make make) {
+  return [=](const std::string& what, const StringMap& params, uint64_t) {
+    auto v = train::ParseTrainParams(what, {train::FloatDecl(key, def, lo, kBig)}, params);
+    return make(v[key].f);
+  };
+}
+
+Maker Fixed(double value) {
+  return [=](const std::string& what, const StringMap& params, uint64_t) {
+    train::ParseTrainParams(what, {}, params);
+    return std::unique_ptr<Initializer>(std::make_unique<ConstantInit>(value));
+  };
+}
+
+const std::vector<InitEntry>& Registry() {
+  static const std::vector<InitEntry> entries = {
+      {{"uniform"},
+       OneFloat("scale", "0.07", 0,
+                [](double a) {
+                  return std::unique_ptr<Initializer>(std::make_unique<UniformInit>(a));
+                })},
+      {{"normal"},
+       OneFloat(
+           "sigma", "0.01", 0,
+           [](double a) { return std::unique_ptr<Initializer>(std::make_unique<NormalInit>(a)); })},
+      {{"xavier"},
+       [](const std::string& w, const StringMap& p, uint64_t) { return MakeXavier(w, p); }},
+      {{"constant"},
+       OneFloat("value", "", -kBig,
+                [](double a) {
+                  return std::unique_ptr<Initializer>(std::make_unique<ConstantInit>(a));
+                })},
+      {{"zero", "zeros"}, Fixed(0.0)},
+      {{"one", "ones"}, Fixed(1.0)},
+      {{"orthogonal"},
+       [](const std::string& w, const StringMap& p, uint64_t) { return MakeOrthogonal(w, p); }},
+      {{"msraprelu", "msra_prelu"},
+       [](const std::string& w, const StringMap& p, uint64_t) { return MakeMSRAPrelu(w, p); }},
+      {{"bilinear"},
+       [](const std::string& w, const StringMap& p, uint64_t) {
+         train::ParseTrainParams(w, {}, p);
+         return init_rules::Bilinear();
+       }},
+      {{"lstmbias", "lstm_bias"}, OneFloat("forget_bias", "1", -kBig, init_rules::LSTMBias)},
+      {{"mixed"},
+       [](const std::string& w, const StringMap& p, uint64_t seed) {
+         auto v = train::ParseTrainParams(w, {TextDecl("patterns"), TextDecl("initializers")}, p);
+         return init_rules::MixedFromText(w, v["patterns"].s, v["initializers"].s, seed);
+       }},
+  };
+  return entries;
+}
+
+}  // namespace
+
 std::unique_ptr<Initializer> Initializer::Create(const std::string& name, const StringMap& params,
                                                  uint64_t seed) {
   const std::string key = train::Lower(name);
-  const std::string what = "initializer '" + name + "'";
-  std::unique_ptr<Initializer> out;
-  if (key == "uniform") {
-    auto v = train::ParseTrainParams(what, {train::FloatDecl("scale", "0.07", 0, DBL_MAX)}, params);
-    out = std::make_unique<UniformInit>(v["scale"].f);
-  } else if (key == "normal") {
-    auto v = train::ParseTrainParams(what, {train::FloatDecl("sigma", "0.01", 0, DBL_MAX)}, params);
-    out = std::make_unique<NormalInit>(v["sigma"].f);
-  } else if (key == "xavier") {
-    auto v =
-        train::ParseTrainParams(what,
-                                {train::EnumDecl("rnd_type", "uniform", {"uniform", "gaussian"}),
-                                 train::EnumDecl("factor_type", "avg", {"avg", "in", "out"}),
-                                 train::FloatDecl("magnitude", "3", DBL_MIN, DBL_MAX)},
-                                params);
-    out = std::make_unique<XavierInit>(v["rnd_type"].s == "gaussian", v["factor_type"].s,
-                                       v["magnitude"].f);
-  } else if (key == "constant") {
-    auto v =
-        train::ParseTrainParams(what, {train::FloatDecl("value", "", -DBL_MAX, DBL_MAX)}, params);
-    out = std::make_unique<ConstantInit>(v["value"].f);
-  } else if (key == "zero" || key == "zeros" || key == "one" || key == "ones") {
-    train::ParseTrainParams(what, {}, params);
-    out = std::make_unique<ConstantInit>(key[1] == 'e' ? 0.0 : 1.0);
-  } else {
-    Fail(StatusCode::kInvalidArgument, "unknown initializer '", name,
-         "'; expected one of 'uniform', 'normal', 'xavier', 'constant', 'zero', 'one'");
+  std::string all;
+  for (const InitEntry& e : Registry()) {
+    for (const char* n : e.names) {
+      all += (all.empty() ? "'" : ", '") + std::string(n) + "'";
+      if (key != n) continue;
+      std::unique_ptr<Initializer> out = e.make("initializer '" + name + "'", params, seed);
+      out->name_ = e.names[0];
+      out->rng_.seed(seed);
+      return out;
+    }
   }
-  out->name_ = key == "zeros" ? "zero" : key == "ones" ? "one" : key;
-  out->rng_.seed(seed);
-  return out;
+  Fail(StatusCode::kInvalidArgument, "unknown initializer '", name, "'; expected one of ", all);
 }
 
 std::unique_ptr<Initializer> Initializer::FromJSON(const std::string& text, uint64_t seed) {

@@ -176,8 +176,8 @@ TEST(Initializer, SameSeedSameBits) {
 }
 
 TEST(Initializer, Errors) {
-  ExpectError([] { Initializer::Create("orthogonal"); }, StatusCode::kInvalidArgument,
-              {"orthogonal", "xavier"});
+  ExpectError([] { Initializer::Create("kaiming"); }, StatusCode::kInvalidArgument,
+              {"kaiming", "xavier"});
   ExpectError(
       [] {
         Initializer::Create("uniform", {{"sigma", "1"}});
