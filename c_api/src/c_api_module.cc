@@ -88,6 +88,14 @@ WeftStatus weft_module_create(const WeftSymbolHandle* sym, size_t num_data,
   WEFT_API_END();
 }
 
+WeftStatus weft_module_set_fixed_params(WeftModule* mod, size_t num_names,
+                                        const char* const* names) {
+  WEFT_API_BEGIN();
+  auto m = GetObject(mod, "mod");
+  m->SetFixedParams(InputNames(num_names, names, "names"));
+  WEFT_API_END();
+}
+
 WeftStatus weft_module_bind(WeftModule* mod, const WeftDataIter* iter, int for_training) {
   WEFT_API_BEGIN();
   auto m = GetObject(mod, "mod");

@@ -55,6 +55,20 @@ WEFT_API WeftStatus weft_module_create(const WeftSymbolHandle* sym, size_t num_d
                                        WeftModule** out);
 
 /**
+ * @brief Fixes parameters, as MXNet's Module(fixed_param_names=...): they
+ *        are bound without a gradient and never updated by the optimizer
+ *        (weft_module_update(), weft_module_fit()); they keep the values
+ *        weft_module_init_params() gives them. Call before weft_module_bind();
+ *        the list replaces the previous one (@p num_names 0 fixes none).
+ * @param names @p num_names argument names of the module's symbol.
+ * Errors: WEFT_ERR_INVALID_ARGUMENT naming every name that is not an argument
+ * of the symbol, a NULL or repeated entry, or a module that is already bound;
+ * the module's list is unchanged then.
+ */
+WEFT_API WeftStatus weft_module_set_fixed_params(WeftModule* mod, size_t num_names,
+                                                 const char* const* names);
+
+/**
  * @brief Binds for the batch shapes of @p iter (its provide_data/label);
  *        @p for_training allocates parameter gradients. Rebinding keeps the
  *        parameter values.

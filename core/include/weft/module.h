@@ -2,7 +2,9 @@
 // and the training loop around it (MXNet's Module and its fit()).
 //
 // A Module names which arguments are data and labels; every other argument
-// is a parameter. Bind() allocates an executor for the iterator's batch
+// is a parameter. Parameters named fixed (MXNet's fixed_param_names) are
+// bound without a gradient (grad_req null) and never updated: they keep
+// the values InitParams gives them. Bind() allocates an executor for the iterator's batch
 // shapes; InitParams() fills the parameters (an Initializer, optionally
 // overridden by given arrays such as a loaded checkpoint); InitOptimizer()
 // attaches an Optimizer (rescale_grad = 1/batch_size, multipliers from the
@@ -92,12 +94,23 @@ class Module {
   // Throws Error(kInvalidArgument) when a data or label name is not an
   // argument of `symbol`, Error(kDevice) when `ctx` is not available in
   // `rt` (not null; it binds the executors and must outlive the module).
+  // `fixed_param_names` as SetFixedParams.
   Module(Runtime* rt, Symbol symbol, std::vector<std::string> data_names = {"data"},
-         std::vector<std::string> label_names = {"softmax_label"}, Context ctx = Context::CPU(0));
+         std::vector<std::string> label_names = {"softmax_label"}, Context ctx = Context::CPU(0),
+         std::vector<std::string> fixed_param_names = {});
   ~Module();
 
+  // MXNet's fixed_param_names: these arguments get no gradient and no
+  // optimizer update; the list replaces the previous one (empty: none).
+  // Throws Error(kInvalidArgument) naming every name that is not an
+  // argument of the symbol, or when the module is already bound (fix
+  // parameters before Bind, as MXNet does at construction).
+  void SetFixedParams(std::vector<std::string> names);
+  const std::vector<std::string>& fixed_param_names() const { return fixed_names_; }
+
   // Binds for the given batch shapes. for_training allocates gradients of
-  // every parameter (grad_req write; data and labels get none). Rebinding
+  // every parameter that is not fixed (grad_req write; data, labels and
+  // fixed parameters get none). Rebinding
   // keeps the current parameter values.
   void Bind(const std::vector<DataDesc>& data, const std::vector<DataDesc>& label,
             bool for_training = true);
@@ -126,7 +139,8 @@ class Module {
   // Copies the batch into the bound data/label arrays and runs forward.
   void Forward(const DataBatch& batch, bool is_train);
   void Backward();
-  // One optimizer step on every parameter that has a gradient.
+  // One optimizer step on every parameter that has a gradient (not the
+  // fixed ones).
   void Update();
   // metric.Update on the labels and outputs of the last Forward, without
   // the last `pad` rows.
@@ -159,13 +173,14 @@ class Module {
 
  private:
   bool IsInput(const std::string& name) const;
+  bool IsFixed(const std::string& name) const;
   // Positions of the arguments that have a gradient (the trained parameters).
   std::vector<size_t> TrainedArgs() const;
   void RequireBound(const char* what) const;
 
   Runtime* rt_;
   Symbol symbol_;
-  std::vector<std::string> data_names_, label_names_;
+  std::vector<std::string> data_names_, label_names_, fixed_names_;
   Context ctx_;
   std::unique_ptr<Executor> exec_;
   std::shared_ptr<Optimizer> optimizer_;

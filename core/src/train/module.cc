@@ -2,6 +2,7 @@
 #include "weft/module.h"
 
 #include <algorithm>
+#include <utility>
 
 #include "weft/checkpoint.h"
 #include "weft/runtime.h"
@@ -10,7 +11,8 @@
 namespace weft {
 
 Module::Module(Runtime* rt, Symbol symbol, std::vector<std::string> data_names,
-               std::vector<std::string> label_names, Context ctx)
+               std::vector<std::string> label_names, Context ctx,
+               std::vector<std::string> fixed_param_names)
     : rt_(rt),
       symbol_(std::move(symbol)),
       data_names_(std::move(data_names)),
@@ -31,9 +33,32 @@ Module::Module(Runtime* rt, Symbol symbol, std::vector<std::string> data_names,
   for (const auto& n : label_names_) label_idx_.push_back(find(n, "label"));
   WEFT_CHECK(rt_) << "Module: no runtime given";
   rt_->CheckDevice(ctx_);  // fail here, not at the first Bind
+  SetFixedParams(std::move(fixed_param_names));
 }
 
 Module::~Module() = default;
+
+void Module::SetFixedParams(std::vector<std::string> names) {
+  if (exec_)
+    Fail(StatusCode::kInvalidArgument,
+         "Module::SetFixedParams: the module is bound; fix parameters before Bind");
+  const std::vector<std::string> args = symbol_.ListArguments();
+  std::string unknown;
+  for (const auto& n : names)
+    if (std::find(args.begin(), args.end(), n) == args.end())
+      unknown += (unknown.empty() ? "'" : ", '") + n + "'";
+  if (!unknown.empty()) {
+    std::string all;
+    for (const auto& a : args) all += (all.empty() ? "" : ", ") + a;
+    Fail(StatusCode::kInvalidArgument, "Module: fixed parameter name(s) ", unknown,
+         " not among the symbol's arguments (arguments: ", all, ")");
+  }
+  fixed_names_ = std::move(names);
+}
+
+bool Module::IsFixed(const std::string& name) const {
+  return std::find(fixed_names_.begin(), fixed_names_.end(), name) != fixed_names_.end();
+}
 
 bool Module::IsInput(const std::string& name) const {
   return std::find(data_names_.begin(), data_names_.end(), name) != data_names_.end() ||
@@ -68,7 +93,8 @@ void Module::Bind(const std::vector<DataDesc>& data, const std::vector<DataDesc>
   }
   GradReqSpec req;
   for (const auto& name : symbol_.ListArguments())
-    req.by_name[name] = (for_training && !IsInput(name)) ? GradReq::kWrite : GradReq::kNull;
+    req.by_name[name] =
+        (for_training && !IsInput(name) && !IsFixed(name)) ? GradReq::kWrite : GradReq::kNull;
   std::map<std::string, NDArray> old_args = exec_ ? arg_params() : std::map<std::string, NDArray>{};
   std::map<std::string, NDArray> old_aux = exec_ ? aux_params() : std::map<std::string, NDArray>{};
   exec_ = Executor::SimpleBind(rt_, symbol_, ctx_, shapes, dtypes, req);
