@@ -238,3 +238,60 @@ func TestOptimizerStatesResume(t *testing.T) {
 	floatsEqual(t, must(w2.ToFloat32()), must(w.ToFloat32())) // bit for bit
 	expectError(t, adam.LoadStates(file), InvalidArgument, "rmsprop")
 }
+
+// conformance: training.schedule_warmup_and_fixed_params
+func TestScheduleWarmupAndFixedParams(t *testing.T) {
+	checkLive(t)
+	// Linear warm-up from 0.02 over 2 updates, then cosine from 0.1 to 0 at update 10.
+	opt := must(NewOptimizer("sgd", Params{"learning_rate": 0.1}))
+	w := must(FromFloat32([]float32{1}, 1))
+	g := must(FromFloat32([]float32{1}, 1))
+	defer closeAll(t, opt, w, g)
+	check(t, opt.SetLrSchedulerParams("cosine", Params{"max_update": 10, "warmup_steps": 2,
+		"warmup_begin_lr": 0.02, "warmup_mode": "linear"}))
+	want := []float64{0.02, 0.06, 0.1, 0.1 * (1 + math.Cos(math.Pi/8)) / 2, 0.1 * (1 + math.Cos(math.Pi*2/8)) / 2}
+	for n, lr := range want {
+		if got := must(opt.LearningRate("w")); math.Abs(float64(got)-lr) > 1e-6 {
+			t.Fatalf("after %d updates lr %v, want %v", n, got, lr)
+		}
+		check(t, opt.Update(0, "w", w, g))
+	}
+	expectError(t, opt.SetLrSchedulerParams("cosine", Params{"max_update": 1, "warmup_steps": 2}), InvalidArgument)
+
+	// fc1_weight fixed: bitwise unchanged by Fit while fc2_weight trains.
+	xs, ys := blobs(nBlobs, 7)
+	sym := must(SymbolFromJSON(mlpJSON))
+	x := must(FromFloat32(xs, nBlobs, 2))
+	y := must(FromFloat32(ys, nBlobs))
+	iter := must(NewDataIter(map[string]*NDArray{"data": x}, map[string]*NDArray{"softmax_label": y}, 16, false, "pad", 0))
+	mod := must(NewModule(sym, []string{"data"}, []string{"softmax_label"}))
+	init := must(NewInitializer("xavier", nil, 3))
+	sgd := must(NewOptimizer("sgd", Params{"learning_rate": 0.1}))
+	acc := must(NewMetric("acc", nil))
+	defer closeAll(t, acc, sgd, init, mod, iter, x, y, sym)
+	expectError(t, mod.SetFixedParams([]string{"no_such_weight"}), InvalidArgument, "no_such_weight")
+	check(t, mod.SetFixedParams([]string{"fc1_weight"}))
+	check(t, mod.Bind(iter, true))
+	check(t, mod.InitParams(init, nil, nil, false))
+	check(t, mod.InitOptimizer(sgd))
+	read := func(name string) []float32 {
+		ps := must(mod.ArgParams())
+		defer func() {
+			for _, a := range ps {
+				a.Close()
+			}
+		}()
+		return must(ps[name].ToFloat32())
+	}
+	w1, w2 := read("fc1_weight"), read("fc2_weight")
+	_, err := mod.Fit(iter, nil, acc, 0, 1, ProgressSilent, "")
+	check(t, err)
+	floatsEqual(t, read("fc1_weight"), w1)
+	moved := false
+	for i, v := range read("fc2_weight") {
+		moved = moved || math.Abs(float64(v-w2[i])) > 1e-4
+	}
+	if !moved {
+		t.Fatalf("fc2_weight did not train")
+	}
+}

@@ -47,6 +47,13 @@ func (m *Module) with(it *DataIter, f func(mh, ih uintptr) error) error {
 	return m.call(func(mh uintptr) error { return it.call(func(ih uintptr) error { return f(mh, ih) }) })
 }
 
+// SetFixedParams fixes parameters (MXNet's fixed_param_names): bound
+// without gradients, never updated. Call before Bind; the list replaces the
+// previous one.
+func (m *Module) SetFixedParams(names []string) error {
+	return m.call(func(h uintptr) error { return capi.Weft_module_set_fixed_params(h, uint64(len(names)), names) })
+}
+
 // Bind binds for the batch shapes of it; forTraining allocates gradients.
 func (m *Module) Bind(it *DataIter, forTraining bool) error {
 	return m.with(it, func(mh, ih uintptr) error { return capi.Weft_module_bind(mh, ih, boolInt(forTraining)) })

@@ -248,6 +248,17 @@ func (o *Optimizer) LoadStates(path string) error {
 	return o.call(func(h uintptr) error { return capi.Weft_optimizer_load_states(h, path) })
 }
 
+// SetLrSchedulerParams sets the schedule by MXNet's name and parameters:
+// "factor", "multifactor" (step as "(10,20)"), "poly", "cosine" or "none",
+// each with base_lr, warmup_steps, warmup_begin_lr and warmup_mode ("linear"
+// or "constant").
+func (o *Optimizer) SetLrSchedulerParams(name string, params Params) error {
+	k, v := params.split()
+	return o.call(func(h uintptr) error {
+		return capi.Weft_optimizer_set_lr_scheduler_ex(h, name, k, v, uint64(len(k)))
+	})
+}
+
 // SetRescaleGrad sets the gradient scale (Module uses 1 / batch size).
 func (o *Optimizer) SetRescaleGrad(rescale float32) error {
 	return o.call(func(h uintptr) error { return capi.Weft_optimizer_set_rescale_grad(h, rescale) })

@@ -162,6 +162,15 @@ public sealed class Optimizer : NativeHandle {
   /// <summary>Replaces the states and update counts with those path holds; another optimizer's or a
   /// malformed file fails and changes nothing.</summary>
   public void LoadStates(string path) { weft_native.weft_optimizer_load_states(Handle, path); }
+
+  /// <summary>Learning-rate schedule by MXNet's name and parameters: "factor", "multifactor" (step as
+  /// "(10,20)"), "poly", "cosine" or "none", each with base_lr, warmup_steps, warmup_begin_lr and
+  /// warmup_mode ("linear" or "constant").</summary>
+  public void SetLrScheduler(string name, IDictionary<string, object> parameters) {
+    string[] keys, vals;
+    Ops.Params(parameters, out keys, out vals);
+    weft_native.weft_optimizer_set_lr_scheduler_ex(Handle, name, keys, vals, (ulong)keys.Length);
+  }
 }
 
 /// <summary>What Module.Fit prints on stdout.</summary>
@@ -191,6 +200,13 @@ public sealed partial class Module : NativeHandle {
     var d = (dataNames ?? new[] { "data" }).ToArray();
     var l = (labelNames ?? new[] { "softmax_label" }).ToArray();
     return new Module(weft_native.weft_module_create(sym.Handle, (ulong)d.Length, d, (ulong)l.Length, l, (int)ctx.Type, ctx.Id));
+  }
+
+  /// <summary>Fixes parameters (MXNet's fixed_param_names): bound without gradients, never updated.
+  /// Call before Bind; the list replaces the previous one.</summary>
+  public void SetFixedParams(IList<string> names) {
+    var n = names.ToArray();
+    weft_native.weft_module_set_fixed_params(Handle, (ulong)n.Length, n);
   }
 
   public void Bind(DataIter iter, bool forTraining) {

@@ -190,6 +190,43 @@ public class GluonTrainingTests : LiveHandleFixture {
       File.Delete(file);
     }
   }
+
+  // conformance: training.schedule_warmup_and_fixed_params
+  [Test]
+  public void ScheduleWarmupAndFixedParams() {
+    // Linear warm-up from 0.02 over 2 updates, then cosine from 0.1 to 0 at update 10.
+    using (var opt = Optimizer.Create("sgd", P("learning_rate", 0.1)))
+    using (var w = NDArray.FromArray(new float[] { 1 }, 1))
+    using (var g = NDArray.FromArray(new float[] { 1 }, 1)) {
+      opt.SetLrScheduler("cosine", new Dictionary<string, object> {
+        { "max_update", 10 }, { "warmup_steps", 2 }, { "warmup_begin_lr", 0.02 }, { "warmup_mode", "linear" } });
+      double[] want = { 0.02, 0.06, 0.1, 0.1 * (1 + Math.Cos(Math.PI / 8)) / 2, 0.1 * (1 + Math.Cos(Math.PI * 2 / 8)) / 2 };
+      for (int n = 0; n < want.Length; ++n) {
+        Assert.AreEqual(want[n], opt.LearningRate("w"), 1e-6, "after " + n + " updates");
+        opt.Update(0, "w", w, g);
+      }
+      var e = Assert.Throws<WeftException>(() => opt.SetLrScheduler("cosine", new Dictionary<string, object> {
+        { "max_update", 1 }, { "warmup_steps", 2 } }));
+      Assert.AreEqual(ErrorCode.InvalidArgument, e.Code, e.Message);
+    }
+    // fc1_weight fixed: bitwise unchanged by Fit while fc2_weight trains.
+    using (var t = new TrainingTests.Trained(0, Context.Cpu(), new[] { "fc1_weight" }))
+    using (var acc = Metric.Create("acc")) {
+      var before = t.Mod.ArgParams();
+      var w1 = before["fc1_weight"].ToFloatArray();
+      var w2 = before["fc2_weight"].ToFloatArray();
+      NDArray.DisposeAll(before);
+      t.Mod.Fit(t.Iter, null, acc, 0, 1);
+      var after = t.Mod.ArgParams();
+      try {
+        Assert.AreEqual(w1, after["fc1_weight"].ToFloatArray());
+        var a2 = after["fc2_weight"].ToFloatArray();
+        Assert.IsTrue(a2.Where((v, i) => Math.Abs(v - w2[i]) > 1e-4).Any(), "fc2_weight did not train");
+      } finally {
+        NDArray.DisposeAll(after);
+      }
+    }
+  }
 }
 
 }

@@ -194,7 +194,9 @@ public partial class TrainingTests : LiveHandleFixture {
 
     public Trained(int epochs) : this(epochs, Context.Cpu()) {}
 
-    public Trained(int epochs, Context ctx) {
+    public Trained(int epochs, Context ctx) : this(epochs, ctx, null) {}
+
+    public Trained(int epochs, Context ctx, IList<string> fixedParams) {
       var xs = new float[2 * N];
       var ys = new float[N];
       Blobs(xs, ys, N, 7);
@@ -203,6 +205,7 @@ public partial class TrainingTests : LiveHandleFixture {
       Iter = DataIter.FromArrays(new Dictionary<string, NDArray> { { "data", X } },
                                  new Dictionary<string, NDArray> { { "softmax_label", Y } }, 16, true, "pad", 5);
       Mod = Module.Create(Sym, ctx, new[] { "data" }, new[] { "softmax_label" });
+      if (fixedParams != null) Mod.SetFixedParams(fixedParams);
       Mod.Bind(Iter, true);
       using (var init = Initializer.Create("xavier", null, 3))
       using (var opt = Optimizer.Create("sgd", new Dictionary<string, object> { { "learning_rate", 0.1 }, { "momentum", 0.9 } }))

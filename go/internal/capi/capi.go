@@ -529,136 +529,136 @@ typedef _gostring_ swig_type_495;
 typedef _gostring_ swig_type_496;
 typedef _gostring_ swig_type_497;
 typedef _gostring_ swig_type_498;
-typedef _gostring_ swig_type_499;
-typedef _goslice_ swig_type_500;
+typedef long long swig_type_499;
+typedef _gostring_ swig_type_500;
 typedef _gostring_ swig_type_501;
 typedef _gostring_ swig_type_502;
-typedef _goslice_ swig_type_503;
+typedef _gostring_ swig_type_503;
 typedef _gostring_ swig_type_504;
-typedef _gostring_ swig_type_505;
+typedef _goslice_ swig_type_505;
 typedef _gostring_ swig_type_506;
 typedef _gostring_ swig_type_507;
-typedef _gostring_ swig_type_508;
+typedef _goslice_ swig_type_508;
 typedef _gostring_ swig_type_509;
-typedef long long swig_type_510;
+typedef _gostring_ swig_type_510;
 typedef _gostring_ swig_type_511;
-typedef long long swig_type_512;
+typedef _gostring_ swig_type_512;
 typedef _gostring_ swig_type_513;
-typedef _goslice_ swig_type_514;
-typedef _gostring_ swig_type_515;
+typedef _gostring_ swig_type_514;
+typedef long long swig_type_515;
 typedef _gostring_ swig_type_516;
-typedef _gostring_ swig_type_517;
+typedef long long swig_type_517;
 typedef _gostring_ swig_type_518;
-typedef _gostring_ swig_type_519;
+typedef _goslice_ swig_type_519;
 typedef _gostring_ swig_type_520;
-typedef _gostring_ swig_type_521;
+typedef long long swig_type_521;
 typedef _gostring_ swig_type_522;
-typedef _goslice_ swig_type_523;
+typedef _gostring_ swig_type_523;
 typedef _gostring_ swig_type_524;
-typedef _goslice_ swig_type_525;
-typedef _goslice_ swig_type_526;
+typedef _gostring_ swig_type_525;
+typedef _gostring_ swig_type_526;
 typedef _gostring_ swig_type_527;
 typedef _gostring_ swig_type_528;
-typedef _goslice_ swig_type_529;
+typedef _gostring_ swig_type_529;
 typedef _gostring_ swig_type_530;
-typedef _gostring_ swig_type_531;
-typedef _goslice_ swig_type_532;
-typedef _gostring_ swig_type_533;
+typedef _goslice_ swig_type_531;
+typedef _gostring_ swig_type_532;
+typedef _goslice_ swig_type_533;
 typedef _goslice_ swig_type_534;
 typedef _gostring_ swig_type_535;
 typedef _gostring_ swig_type_536;
 typedef _goslice_ swig_type_537;
-typedef _goslice_ swig_type_538;
-typedef _goslice_ swig_type_539;
+typedef _gostring_ swig_type_538;
+typedef _gostring_ swig_type_539;
 typedef _goslice_ swig_type_540;
-typedef _goslice_ swig_type_541;
-typedef _gostring_ swig_type_542;
-typedef _goslice_ swig_type_543;
-typedef _goslice_ swig_type_544;
+typedef _gostring_ swig_type_541;
+typedef _goslice_ swig_type_542;
+typedef _gostring_ swig_type_543;
+typedef _gostring_ swig_type_544;
 typedef _goslice_ swig_type_545;
 typedef _goslice_ swig_type_546;
 typedef _goslice_ swig_type_547;
 typedef _goslice_ swig_type_548;
-typedef _gostring_ swig_type_549;
-typedef _goslice_ swig_type_550;
+typedef _goslice_ swig_type_549;
+typedef _gostring_ swig_type_550;
 typedef _goslice_ swig_type_551;
-typedef long long swig_type_552;
+typedef _goslice_ swig_type_552;
 typedef _goslice_ swig_type_553;
-typedef _gostring_ swig_type_554;
-typedef _gostring_ swig_type_555;
-typedef _gostring_ swig_type_556;
+typedef _goslice_ swig_type_554;
+typedef _goslice_ swig_type_555;
+typedef _goslice_ swig_type_556;
 typedef _gostring_ swig_type_557;
-typedef _gostring_ swig_type_558;
-typedef _gostring_ swig_type_559;
-typedef _gostring_ swig_type_560;
-typedef long long swig_type_561;
-typedef long long swig_type_562;
+typedef _goslice_ swig_type_558;
+typedef _goslice_ swig_type_559;
+typedef long long swig_type_560;
+typedef _goslice_ swig_type_561;
+typedef _gostring_ swig_type_562;
 typedef _gostring_ swig_type_563;
-typedef _goslice_ swig_type_564;
-typedef _goslice_ swig_type_565;
-typedef long long swig_type_566;
+typedef _gostring_ swig_type_564;
+typedef _gostring_ swig_type_565;
+typedef _gostring_ swig_type_566;
 typedef _gostring_ swig_type_567;
-typedef long long swig_type_568;
-typedef _gostring_ swig_type_569;
-typedef _gostring_ swig_type_570;
-typedef _goslice_ swig_type_571;
-typedef _gostring_ swig_type_572;
-typedef _gostring_ swig_type_573;
-typedef _gostring_ swig_type_574;
-typedef long long swig_type_575;
-typedef _gostring_ swig_type_576;
-typedef _goslice_ swig_type_577;
-typedef _goslice_ swig_type_578;
-typedef long long swig_type_579;
+typedef _gostring_ swig_type_568;
+typedef long long swig_type_569;
+typedef long long swig_type_570;
+typedef _gostring_ swig_type_571;
+typedef _goslice_ swig_type_572;
+typedef _goslice_ swig_type_573;
+typedef long long swig_type_574;
+typedef _gostring_ swig_type_575;
+typedef long long swig_type_576;
+typedef _gostring_ swig_type_577;
+typedef _gostring_ swig_type_578;
+typedef _goslice_ swig_type_579;
 typedef _gostring_ swig_type_580;
-typedef long long swig_type_581;
+typedef _gostring_ swig_type_581;
 typedef _gostring_ swig_type_582;
-typedef _gostring_ swig_type_583;
-typedef _goslice_ swig_type_584;
-typedef _gostring_ swig_type_585;
+typedef long long swig_type_583;
+typedef _gostring_ swig_type_584;
+typedef _goslice_ swig_type_585;
 typedef _goslice_ swig_type_586;
-typedef _gostring_ swig_type_587;
-typedef _goslice_ swig_type_588;
-typedef _gostring_ swig_type_589;
-typedef long long swig_type_590;
-typedef _goslice_ swig_type_591;
+typedef long long swig_type_587;
+typedef _gostring_ swig_type_588;
+typedef long long swig_type_589;
+typedef _gostring_ swig_type_590;
+typedef _gostring_ swig_type_591;
 typedef _goslice_ swig_type_592;
-typedef long long swig_type_593;
+typedef _gostring_ swig_type_593;
 typedef _goslice_ swig_type_594;
-typedef long long swig_type_595;
+typedef _gostring_ swig_type_595;
 typedef _goslice_ swig_type_596;
 typedef _gostring_ swig_type_597;
 typedef long long swig_type_598;
 typedef _goslice_ swig_type_599;
 typedef _goslice_ swig_type_600;
-typedef _goslice_ swig_type_601;
-typedef long long swig_type_602;
-typedef _goslice_ swig_type_603;
-typedef _gostring_ swig_type_604;
-typedef _goslice_ swig_type_605;
+typedef long long swig_type_601;
+typedef _goslice_ swig_type_602;
+typedef long long swig_type_603;
+typedef _goslice_ swig_type_604;
+typedef _gostring_ swig_type_605;
 typedef long long swig_type_606;
 typedef _goslice_ swig_type_607;
-typedef long long swig_type_608;
+typedef _goslice_ swig_type_608;
 typedef _goslice_ swig_type_609;
 typedef long long swig_type_610;
-typedef _gostring_ swig_type_611;
-typedef _goslice_ swig_type_612;
-typedef _gostring_ swig_type_613;
-typedef _gostring_ swig_type_614;
-typedef _gostring_ swig_type_615;
-typedef _goslice_ swig_type_616;
-typedef _gostring_ swig_type_617;
-typedef _goslice_ swig_type_618;
+typedef _goslice_ swig_type_611;
+typedef _gostring_ swig_type_612;
+typedef _goslice_ swig_type_613;
+typedef long long swig_type_614;
+typedef _goslice_ swig_type_615;
+typedef long long swig_type_616;
+typedef _goslice_ swig_type_617;
+typedef long long swig_type_618;
 typedef _gostring_ swig_type_619;
 typedef _goslice_ swig_type_620;
-typedef _goslice_ swig_type_621;
+typedef _gostring_ swig_type_621;
 typedef _gostring_ swig_type_622;
-typedef long long swig_type_623;
-typedef _gostring_ swig_type_624;
-typedef _goslice_ swig_type_625;
-typedef _gostring_ swig_type_626;
-typedef long long swig_type_627;
-typedef _gostring_ swig_type_628;
+typedef _gostring_ swig_type_623;
+typedef _goslice_ swig_type_624;
+typedef _gostring_ swig_type_625;
+typedef _goslice_ swig_type_626;
+typedef _gostring_ swig_type_627;
+typedef _goslice_ swig_type_628;
 typedef _goslice_ swig_type_629;
 typedef _gostring_ swig_type_630;
 typedef long long swig_type_631;
@@ -668,64 +668,72 @@ typedef _gostring_ swig_type_634;
 typedef long long swig_type_635;
 typedef _gostring_ swig_type_636;
 typedef _goslice_ swig_type_637;
-typedef _goslice_ swig_type_638;
-typedef _gostring_ swig_type_639;
+typedef _gostring_ swig_type_638;
+typedef long long swig_type_639;
 typedef _gostring_ swig_type_640;
-typedef _gostring_ swig_type_641;
+typedef _goslice_ swig_type_641;
 typedef _gostring_ swig_type_642;
-typedef _gostring_ swig_type_643;
+typedef long long swig_type_643;
 typedef _gostring_ swig_type_644;
-typedef _gostring_ swig_type_645;
+typedef _goslice_ swig_type_645;
 typedef _goslice_ swig_type_646;
 typedef _gostring_ swig_type_647;
-typedef _goslice_ swig_type_648;
+typedef _gostring_ swig_type_648;
 typedef _gostring_ swig_type_649;
-typedef _goslice_ swig_type_650;
+typedef _gostring_ swig_type_650;
 typedef _gostring_ swig_type_651;
-typedef _goslice_ swig_type_652;
+typedef _gostring_ swig_type_652;
 typedef _gostring_ swig_type_653;
 typedef _goslice_ swig_type_654;
-typedef long long swig_type_655;
+typedef _gostring_ swig_type_655;
 typedef _goslice_ swig_type_656;
-typedef _goslice_ swig_type_657;
-typedef _gostring_ swig_type_658;
-typedef _goslice_ swig_type_659;
-typedef long long swig_type_660;
-typedef _goslice_ swig_type_661;
-typedef _gostring_ swig_type_662;
-typedef _goslice_ swig_type_663;
-typedef long long swig_type_664;
+typedef _gostring_ swig_type_657;
+typedef _goslice_ swig_type_658;
+typedef _gostring_ swig_type_659;
+typedef _goslice_ swig_type_660;
+typedef _gostring_ swig_type_661;
+typedef _goslice_ swig_type_662;
+typedef long long swig_type_663;
+typedef _goslice_ swig_type_664;
 typedef _goslice_ swig_type_665;
-typedef _goslice_ swig_type_666;
-typedef long long swig_type_667;
-typedef _goslice_ swig_type_668;
-typedef _gostring_ swig_type_669;
-typedef _goslice_ swig_type_670;
-typedef _gostring_ swig_type_671;
-typedef _goslice_ swig_type_672;
-typedef _gostring_ swig_type_673;
+typedef _gostring_ swig_type_666;
+typedef _goslice_ swig_type_667;
+typedef long long swig_type_668;
+typedef _goslice_ swig_type_669;
+typedef _gostring_ swig_type_670;
+typedef _goslice_ swig_type_671;
+typedef long long swig_type_672;
+typedef _goslice_ swig_type_673;
 typedef _goslice_ swig_type_674;
-typedef _gostring_ swig_type_675;
-typedef long long swig_type_676;
+typedef long long swig_type_675;
+typedef _goslice_ swig_type_676;
 typedef _gostring_ swig_type_677;
-typedef _gostring_ swig_type_678;
-typedef _goslice_ swig_type_679;
-typedef _gostring_ swig_type_680;
-typedef _goslice_ swig_type_681;
-typedef _gostring_ swig_type_682;
-typedef _goslice_ swig_type_683;
+typedef _goslice_ swig_type_678;
+typedef _gostring_ swig_type_679;
+typedef _goslice_ swig_type_680;
+typedef _gostring_ swig_type_681;
+typedef _goslice_ swig_type_682;
+typedef _gostring_ swig_type_683;
 typedef long long swig_type_684;
-typedef _goslice_ swig_type_685;
-typedef long long swig_type_686;
+typedef _gostring_ swig_type_685;
+typedef _gostring_ swig_type_686;
 typedef _goslice_ swig_type_687;
 typedef _gostring_ swig_type_688;
-typedef _gostring_ swig_type_689;
+typedef _goslice_ swig_type_689;
 typedef _gostring_ swig_type_690;
 typedef _goslice_ swig_type_691;
 typedef long long swig_type_692;
 typedef _goslice_ swig_type_693;
-typedef _gostring_ swig_type_694;
-typedef _gostring_ swig_type_695;
+typedef long long swig_type_694;
+typedef _goslice_ swig_type_695;
+typedef _gostring_ swig_type_696;
+typedef _gostring_ swig_type_697;
+typedef _gostring_ swig_type_698;
+typedef _goslice_ swig_type_699;
+typedef long long swig_type_700;
+typedef _goslice_ swig_type_701;
+typedef _gostring_ swig_type_702;
+typedef _gostring_ swig_type_703;
 extern void _wrap_Swig_free_capi_2779a4582929de40(uintptr_t arg1);
 extern uintptr_t _wrap_Swig_malloc_capi_2779a4582929de40(swig_intgo arg1);
 extern swig_intgo _wrap_weft_binding_abi_version_capi_2779a4582929de40(void);
@@ -880,74 +888,76 @@ extern swig_type_482 _wrap_weft_initializer_init_capi_2779a4582929de40(uintptr_t
 extern swig_type_484 _wrap_weft_initializer_free_capi_2779a4582929de40(uintptr_t arg1);
 extern swig_type_485 _wrap_weft_optimizer_create_capi_2779a4582929de40(swig_type_486 arg1, swig_type_487 arg2, swig_type_488 arg3, swig_type_489 arg4, swig_type_490 arg5);
 extern swig_type_491 _wrap_weft_optimizer_set_lr_scheduler_capi_2779a4582929de40(uintptr_t arg1, swig_type_492 arg2, swig_type_493 arg3, swig_type_494 arg4, float arg5, float arg6);
-extern swig_type_495 _wrap_weft_optimizer_set_multipliers_capi_2779a4582929de40(uintptr_t arg1, uintptr_t arg2);
-extern swig_type_496 _wrap_weft_optimizer_set_rescale_grad_capi_2779a4582929de40(uintptr_t arg1, float arg2);
-extern swig_type_497 _wrap_weft_optimizer_update_capi_2779a4582929de40(uintptr_t arg1, swig_intgo arg2, swig_type_498 arg3, uintptr_t arg4, uintptr_t arg5);
-extern swig_type_499 _wrap_weft_optimizer_num_update_capi_2779a4582929de40(uintptr_t arg1, swig_type_500 arg2);
-extern swig_type_501 _wrap_weft_optimizer_learning_rate_capi_2779a4582929de40(uintptr_t arg1, swig_type_502 arg2, swig_type_503 arg3);
-extern swig_type_504 _wrap_weft_optimizer_free_capi_2779a4582929de40(uintptr_t arg1);
-extern swig_type_505 _wrap_weft_optimizer_save_states_capi_2779a4582929de40(uintptr_t arg1, swig_type_506 arg2);
-extern swig_type_507 _wrap_weft_optimizer_load_states_capi_2779a4582929de40(uintptr_t arg1, swig_type_508 arg2);
-extern swig_type_509 _wrap_weft_module_create_capi_2779a4582929de40(uintptr_t arg1, swig_type_510 arg2, swig_type_511 arg3, swig_type_512 arg4, swig_type_513 arg5, swig_intgo arg6, swig_intgo arg7, swig_type_514 arg8);
-extern swig_type_515 _wrap_weft_module_bind_capi_2779a4582929de40(uintptr_t arg1, uintptr_t arg2, swig_intgo arg3);
-extern swig_type_516 _wrap_weft_module_init_params_capi_2779a4582929de40(uintptr_t arg1, uintptr_t arg2, uintptr_t arg3, uintptr_t arg4, swig_intgo arg5);
-extern swig_type_517 _wrap_weft_module_init_optimizer_capi_2779a4582929de40(uintptr_t arg1, uintptr_t arg2);
-extern swig_type_518 _wrap_weft_module_forward_capi_2779a4582929de40(uintptr_t arg1, uintptr_t arg2, swig_intgo arg3);
-extern swig_type_519 _wrap_weft_module_backward_capi_2779a4582929de40(uintptr_t arg1);
-extern swig_type_520 _wrap_weft_module_update_capi_2779a4582929de40(uintptr_t arg1);
-extern swig_type_521 _wrap_weft_module_update_metric_capi_2779a4582929de40(uintptr_t arg1, uintptr_t arg2, uintptr_t arg3);
-extern swig_type_522 _wrap_weft_module_outputs_capi_2779a4582929de40(uintptr_t arg1, swig_type_523 arg2);
-extern swig_type_524 _wrap_weft_module_params_capi_2779a4582929de40(uintptr_t arg1, swig_type_525 arg2, swig_type_526 arg3);
-extern swig_type_527 _wrap_weft_module_fit_capi_2779a4582929de40(uintptr_t arg1, uintptr_t arg2, uintptr_t arg3, uintptr_t arg4, swig_intgo arg5, swig_intgo arg6, swig_intgo arg7, swig_type_528 arg8, swig_type_529 arg9);
-extern swig_type_530 _wrap_weft_fit_session_create_capi_2779a4582929de40(uintptr_t arg1, uintptr_t arg2, uintptr_t arg3, uintptr_t arg4, swig_intgo arg5, swig_intgo arg6, swig_intgo arg7, swig_type_531 arg8, swig_type_532 arg9);
-extern swig_type_533 _wrap_weft_fit_session_next_capi_2779a4582929de40(uintptr_t arg1, swig_type_534 arg2);
-extern swig_type_535 _wrap_weft_fit_session_stop_capi_2779a4582929de40(uintptr_t arg1);
-extern swig_type_536 _wrap_weft_fit_session_batch_capi_2779a4582929de40(uintptr_t arg1, swig_type_537 arg2, swig_type_538 arg3, swig_type_539 arg4, swig_type_540 arg5, swig_type_541 arg6);
-extern swig_type_542 _wrap_weft_fit_session_epoch_capi_2779a4582929de40(uintptr_t arg1, swig_type_543 arg2, swig_type_544 arg3, swig_type_545 arg4, swig_type_546 arg5, swig_type_547 arg6, swig_type_548 arg7);
-extern swig_type_549 _wrap_weft_fit_session_epoch_metric_capi_2779a4582929de40(uintptr_t arg1, swig_intgo arg2, swig_type_550 arg3, swig_type_551 arg4, swig_type_552 arg5, swig_type_553 arg6);
-extern swig_type_554 _wrap_weft_fit_session_free_capi_2779a4582929de40(uintptr_t arg1);
-extern swig_type_555 _wrap_weft_module_score_capi_2779a4582929de40(uintptr_t arg1, uintptr_t arg2, uintptr_t arg3);
-extern swig_type_556 _wrap_weft_module_save_checkpoint_capi_2779a4582929de40(uintptr_t arg1, swig_type_557 arg2, swig_intgo arg3);
-extern swig_type_558 _wrap_weft_module_free_capi_2779a4582929de40(uintptr_t arg1);
-extern swig_type_559 _wrap_weft_predictor_create_capi_2779a4582929de40(swig_type_560 arg1, swig_voidp arg2, swig_type_561 arg3, swig_type_562 arg4, swig_type_563 arg5, swig_type_564 arg6, swig_type_565 arg7, swig_intgo arg8, swig_intgo arg9, swig_type_566 arg10, swig_type_567 arg11, swig_type_568 arg12, swig_type_569 arg13, swig_type_570 arg14, swig_type_571 arg15);
-extern swig_type_572 _wrap_weft_predictor_create_from_files_capi_2779a4582929de40(swig_type_573 arg1, swig_type_574 arg2, swig_type_575 arg3, swig_type_576 arg4, swig_type_577 arg5, swig_type_578 arg6, swig_intgo arg7, swig_intgo arg8, swig_type_579 arg9, swig_type_580 arg10, swig_type_581 arg11, swig_type_582 arg12, swig_type_583 arg13, swig_type_584 arg14);
-extern swig_type_585 _wrap_weft_predictor_list_inputs_capi_2779a4582929de40(uintptr_t arg1, swig_type_586 arg2);
-extern swig_type_587 _wrap_weft_predictor_list_outputs_capi_2779a4582929de40(uintptr_t arg1, swig_type_588 arg2);
-extern swig_type_589 _wrap_weft_predictor_output_shape_capi_2779a4582929de40(uintptr_t arg1, swig_type_590 arg2, swig_type_591 arg3, swig_type_592 arg4, swig_type_593 arg5, swig_type_594 arg6, swig_type_595 arg7, swig_type_596 arg8);
-extern swig_type_597 _wrap_weft_predictor_predict_packed_capi_2779a4582929de40(uintptr_t arg1, swig_type_598 arg2, swig_voidp arg3, swig_type_599 arg4, swig_type_600 arg5, swig_type_601 arg6, swig_type_602 arg7, swig_voidp arg8, swig_type_603 arg9);
-extern swig_type_604 _wrap_weft_predictor_predict_float_capi_2779a4582929de40(uintptr_t arg1, swig_type_605 arg2, swig_type_606 arg3, swig_type_607 arg4, swig_type_608 arg5, swig_type_609 arg6, swig_type_610 arg7);
-extern swig_type_611 _wrap_weft_predictor_stats_capi_2779a4582929de40(uintptr_t arg1, swig_type_612 arg2);
-extern swig_type_613 _wrap_weft_predictor_free_capi_2779a4582929de40(uintptr_t arg1);
-extern swig_type_614 _wrap_weft_kvstore_create_capi_2779a4582929de40(swig_type_615 arg1, swig_type_616 arg2);
-extern swig_type_617 _wrap_weft_kvstore_type_capi_2779a4582929de40(uintptr_t arg1, swig_type_618 arg2);
-extern swig_type_619 _wrap_weft_kvstore_rank_capi_2779a4582929de40(uintptr_t arg1, swig_type_620 arg2, swig_type_621 arg3);
-extern swig_type_622 _wrap_weft_kvstore_init_capi_2779a4582929de40(uintptr_t arg1, swig_type_623 arg2, swig_type_624 arg3, swig_type_625 arg4);
-extern swig_type_626 _wrap_weft_kvstore_push_capi_2779a4582929de40(uintptr_t arg1, swig_type_627 arg2, swig_type_628 arg3, swig_type_629 arg4, swig_intgo arg5);
-extern swig_type_630 _wrap_weft_kvstore_pull_capi_2779a4582929de40(uintptr_t arg1, swig_type_631 arg2, swig_type_632 arg3, swig_type_633 arg4, swig_intgo arg5);
-extern swig_type_634 _wrap_weft_kvstore_pushpull_capi_2779a4582929de40(uintptr_t arg1, swig_type_635 arg2, swig_type_636 arg3, swig_type_637 arg4, swig_type_638 arg5, swig_intgo arg6);
-extern swig_type_639 _wrap_weft_kvstore_set_optimizer_capi_2779a4582929de40(uintptr_t arg1, uintptr_t arg2);
-extern swig_type_640 _wrap_weft_kvstore_barrier_capi_2779a4582929de40(uintptr_t arg1);
-extern swig_type_641 _wrap_weft_kvstore_free_capi_2779a4582929de40(uintptr_t arg1);
-extern swig_type_642 _wrap_weft_module_init_optimizer_kvstore_capi_2779a4582929de40(uintptr_t arg1, uintptr_t arg2, uintptr_t arg3);
-extern swig_type_643 _wrap_weft_data_iter_select_part_capi_2779a4582929de40(uintptr_t arg1, swig_intgo arg2, swig_intgo arg3);
-extern swig_type_644 _wrap_weft_kvstore_finalize_capi_2779a4582929de40(void);
-extern swig_type_645 _wrap_weft_autograd_set_is_recording_capi_2779a4582929de40(swig_intgo arg1, swig_type_646 arg2);
-extern swig_type_647 _wrap_weft_autograd_set_is_training_capi_2779a4582929de40(swig_intgo arg1, swig_type_648 arg2);
-extern swig_type_649 _wrap_weft_autograd_is_recording_capi_2779a4582929de40(swig_type_650 arg1);
-extern swig_type_651 _wrap_weft_autograd_is_training_capi_2779a4582929de40(swig_type_652 arg1);
-extern swig_type_653 _wrap_weft_autograd_mark_variables_capi_2779a4582929de40(swig_type_654 arg1, swig_type_655 arg2, swig_type_656 arg3, swig_type_657 arg4);
-extern swig_type_658 _wrap_weft_autograd_backward_capi_2779a4582929de40(swig_type_659 arg1, swig_type_660 arg2, swig_type_661 arg3, swig_intgo arg4, swig_intgo arg5);
-extern swig_type_662 _wrap_weft_autograd_grad_capi_2779a4582929de40(swig_type_663 arg1, swig_type_664 arg2, swig_type_665 arg3, swig_type_666 arg4, swig_type_667 arg5, swig_intgo arg6, swig_intgo arg7, swig_type_668 arg8);
-extern swig_type_669 _wrap_weft_ndarray_get_grad_capi_2779a4582929de40(uintptr_t arg1, swig_type_670 arg2);
-extern swig_type_671 _wrap_weft_ndarray_detach_capi_2779a4582929de40(uintptr_t arg1, swig_type_672 arg2);
-extern swig_type_673 _wrap_weft_autograd_get_symbol_capi_2779a4582929de40(uintptr_t arg1, swig_type_674 arg2);
-extern swig_type_675 _wrap_weft_cached_op_create_capi_2779a4582929de40(uintptr_t arg1, swig_type_676 arg2, swig_type_677 arg3, swig_type_678 arg4, swig_type_679 arg5);
-extern swig_type_680 _wrap_weft_cached_op_list_inputs_capi_2779a4582929de40(uintptr_t arg1, swig_type_681 arg2);
-extern swig_type_682 _wrap_weft_cached_op_invoke_capi_2779a4582929de40(uintptr_t arg1, swig_type_683 arg2, swig_type_684 arg3, swig_type_685 arg4, swig_type_686 arg5, swig_type_687 arg6);
-extern swig_type_688 _wrap_weft_cached_op_free_capi_2779a4582929de40(uintptr_t arg1);
-extern swig_type_689 _wrap_weft_trainer_create_capi_2779a4582929de40(swig_type_690 arg1, swig_type_691 arg2, swig_type_692 arg3, uintptr_t arg4, swig_type_693 arg5);
-extern swig_type_694 _wrap_weft_trainer_step_capi_2779a4582929de40(uintptr_t arg1, swig_intgo arg2);
-extern swig_type_695 _wrap_weft_trainer_free_capi_2779a4582929de40(uintptr_t arg1);
+extern swig_type_495 _wrap_weft_optimizer_set_lr_scheduler_ex_capi_2779a4582929de40(uintptr_t arg1, swig_type_496 arg2, swig_type_497 arg3, swig_type_498 arg4, swig_type_499 arg5);
+extern swig_type_500 _wrap_weft_optimizer_set_multipliers_capi_2779a4582929de40(uintptr_t arg1, uintptr_t arg2);
+extern swig_type_501 _wrap_weft_optimizer_set_rescale_grad_capi_2779a4582929de40(uintptr_t arg1, float arg2);
+extern swig_type_502 _wrap_weft_optimizer_update_capi_2779a4582929de40(uintptr_t arg1, swig_intgo arg2, swig_type_503 arg3, uintptr_t arg4, uintptr_t arg5);
+extern swig_type_504 _wrap_weft_optimizer_num_update_capi_2779a4582929de40(uintptr_t arg1, swig_type_505 arg2);
+extern swig_type_506 _wrap_weft_optimizer_learning_rate_capi_2779a4582929de40(uintptr_t arg1, swig_type_507 arg2, swig_type_508 arg3);
+extern swig_type_509 _wrap_weft_optimizer_free_capi_2779a4582929de40(uintptr_t arg1);
+extern swig_type_510 _wrap_weft_optimizer_save_states_capi_2779a4582929de40(uintptr_t arg1, swig_type_511 arg2);
+extern swig_type_512 _wrap_weft_optimizer_load_states_capi_2779a4582929de40(uintptr_t arg1, swig_type_513 arg2);
+extern swig_type_514 _wrap_weft_module_create_capi_2779a4582929de40(uintptr_t arg1, swig_type_515 arg2, swig_type_516 arg3, swig_type_517 arg4, swig_type_518 arg5, swig_intgo arg6, swig_intgo arg7, swig_type_519 arg8);
+extern swig_type_520 _wrap_weft_module_set_fixed_params_capi_2779a4582929de40(uintptr_t arg1, swig_type_521 arg2, swig_type_522 arg3);
+extern swig_type_523 _wrap_weft_module_bind_capi_2779a4582929de40(uintptr_t arg1, uintptr_t arg2, swig_intgo arg3);
+extern swig_type_524 _wrap_weft_module_init_params_capi_2779a4582929de40(uintptr_t arg1, uintptr_t arg2, uintptr_t arg3, uintptr_t arg4, swig_intgo arg5);
+extern swig_type_525 _wrap_weft_module_init_optimizer_capi_2779a4582929de40(uintptr_t arg1, uintptr_t arg2);
+extern swig_type_526 _wrap_weft_module_forward_capi_2779a4582929de40(uintptr_t arg1, uintptr_t arg2, swig_intgo arg3);
+extern swig_type_527 _wrap_weft_module_backward_capi_2779a4582929de40(uintptr_t arg1);
+extern swig_type_528 _wrap_weft_module_update_capi_2779a4582929de40(uintptr_t arg1);
+extern swig_type_529 _wrap_weft_module_update_metric_capi_2779a4582929de40(uintptr_t arg1, uintptr_t arg2, uintptr_t arg3);
+extern swig_type_530 _wrap_weft_module_outputs_capi_2779a4582929de40(uintptr_t arg1, swig_type_531 arg2);
+extern swig_type_532 _wrap_weft_module_params_capi_2779a4582929de40(uintptr_t arg1, swig_type_533 arg2, swig_type_534 arg3);
+extern swig_type_535 _wrap_weft_module_fit_capi_2779a4582929de40(uintptr_t arg1, uintptr_t arg2, uintptr_t arg3, uintptr_t arg4, swig_intgo arg5, swig_intgo arg6, swig_intgo arg7, swig_type_536 arg8, swig_type_537 arg9);
+extern swig_type_538 _wrap_weft_fit_session_create_capi_2779a4582929de40(uintptr_t arg1, uintptr_t arg2, uintptr_t arg3, uintptr_t arg4, swig_intgo arg5, swig_intgo arg6, swig_intgo arg7, swig_type_539 arg8, swig_type_540 arg9);
+extern swig_type_541 _wrap_weft_fit_session_next_capi_2779a4582929de40(uintptr_t arg1, swig_type_542 arg2);
+extern swig_type_543 _wrap_weft_fit_session_stop_capi_2779a4582929de40(uintptr_t arg1);
+extern swig_type_544 _wrap_weft_fit_session_batch_capi_2779a4582929de40(uintptr_t arg1, swig_type_545 arg2, swig_type_546 arg3, swig_type_547 arg4, swig_type_548 arg5, swig_type_549 arg6);
+extern swig_type_550 _wrap_weft_fit_session_epoch_capi_2779a4582929de40(uintptr_t arg1, swig_type_551 arg2, swig_type_552 arg3, swig_type_553 arg4, swig_type_554 arg5, swig_type_555 arg6, swig_type_556 arg7);
+extern swig_type_557 _wrap_weft_fit_session_epoch_metric_capi_2779a4582929de40(uintptr_t arg1, swig_intgo arg2, swig_type_558 arg3, swig_type_559 arg4, swig_type_560 arg5, swig_type_561 arg6);
+extern swig_type_562 _wrap_weft_fit_session_free_capi_2779a4582929de40(uintptr_t arg1);
+extern swig_type_563 _wrap_weft_module_score_capi_2779a4582929de40(uintptr_t arg1, uintptr_t arg2, uintptr_t arg3);
+extern swig_type_564 _wrap_weft_module_save_checkpoint_capi_2779a4582929de40(uintptr_t arg1, swig_type_565 arg2, swig_intgo arg3);
+extern swig_type_566 _wrap_weft_module_free_capi_2779a4582929de40(uintptr_t arg1);
+extern swig_type_567 _wrap_weft_predictor_create_capi_2779a4582929de40(swig_type_568 arg1, swig_voidp arg2, swig_type_569 arg3, swig_type_570 arg4, swig_type_571 arg5, swig_type_572 arg6, swig_type_573 arg7, swig_intgo arg8, swig_intgo arg9, swig_type_574 arg10, swig_type_575 arg11, swig_type_576 arg12, swig_type_577 arg13, swig_type_578 arg14, swig_type_579 arg15);
+extern swig_type_580 _wrap_weft_predictor_create_from_files_capi_2779a4582929de40(swig_type_581 arg1, swig_type_582 arg2, swig_type_583 arg3, swig_type_584 arg4, swig_type_585 arg5, swig_type_586 arg6, swig_intgo arg7, swig_intgo arg8, swig_type_587 arg9, swig_type_588 arg10, swig_type_589 arg11, swig_type_590 arg12, swig_type_591 arg13, swig_type_592 arg14);
+extern swig_type_593 _wrap_weft_predictor_list_inputs_capi_2779a4582929de40(uintptr_t arg1, swig_type_594 arg2);
+extern swig_type_595 _wrap_weft_predictor_list_outputs_capi_2779a4582929de40(uintptr_t arg1, swig_type_596 arg2);
+extern swig_type_597 _wrap_weft_predictor_output_shape_capi_2779a4582929de40(uintptr_t arg1, swig_type_598 arg2, swig_type_599 arg3, swig_type_600 arg4, swig_type_601 arg5, swig_type_602 arg6, swig_type_603 arg7, swig_type_604 arg8);
+extern swig_type_605 _wrap_weft_predictor_predict_packed_capi_2779a4582929de40(uintptr_t arg1, swig_type_606 arg2, swig_voidp arg3, swig_type_607 arg4, swig_type_608 arg5, swig_type_609 arg6, swig_type_610 arg7, swig_voidp arg8, swig_type_611 arg9);
+extern swig_type_612 _wrap_weft_predictor_predict_float_capi_2779a4582929de40(uintptr_t arg1, swig_type_613 arg2, swig_type_614 arg3, swig_type_615 arg4, swig_type_616 arg5, swig_type_617 arg6, swig_type_618 arg7);
+extern swig_type_619 _wrap_weft_predictor_stats_capi_2779a4582929de40(uintptr_t arg1, swig_type_620 arg2);
+extern swig_type_621 _wrap_weft_predictor_free_capi_2779a4582929de40(uintptr_t arg1);
+extern swig_type_622 _wrap_weft_kvstore_create_capi_2779a4582929de40(swig_type_623 arg1, swig_type_624 arg2);
+extern swig_type_625 _wrap_weft_kvstore_type_capi_2779a4582929de40(uintptr_t arg1, swig_type_626 arg2);
+extern swig_type_627 _wrap_weft_kvstore_rank_capi_2779a4582929de40(uintptr_t arg1, swig_type_628 arg2, swig_type_629 arg3);
+extern swig_type_630 _wrap_weft_kvstore_init_capi_2779a4582929de40(uintptr_t arg1, swig_type_631 arg2, swig_type_632 arg3, swig_type_633 arg4);
+extern swig_type_634 _wrap_weft_kvstore_push_capi_2779a4582929de40(uintptr_t arg1, swig_type_635 arg2, swig_type_636 arg3, swig_type_637 arg4, swig_intgo arg5);
+extern swig_type_638 _wrap_weft_kvstore_pull_capi_2779a4582929de40(uintptr_t arg1, swig_type_639 arg2, swig_type_640 arg3, swig_type_641 arg4, swig_intgo arg5);
+extern swig_type_642 _wrap_weft_kvstore_pushpull_capi_2779a4582929de40(uintptr_t arg1, swig_type_643 arg2, swig_type_644 arg3, swig_type_645 arg4, swig_type_646 arg5, swig_intgo arg6);
+extern swig_type_647 _wrap_weft_kvstore_set_optimizer_capi_2779a4582929de40(uintptr_t arg1, uintptr_t arg2);
+extern swig_type_648 _wrap_weft_kvstore_barrier_capi_2779a4582929de40(uintptr_t arg1);
+extern swig_type_649 _wrap_weft_kvstore_free_capi_2779a4582929de40(uintptr_t arg1);
+extern swig_type_650 _wrap_weft_module_init_optimizer_kvstore_capi_2779a4582929de40(uintptr_t arg1, uintptr_t arg2, uintptr_t arg3);
+extern swig_type_651 _wrap_weft_data_iter_select_part_capi_2779a4582929de40(uintptr_t arg1, swig_intgo arg2, swig_intgo arg3);
+extern swig_type_652 _wrap_weft_kvstore_finalize_capi_2779a4582929de40(void);
+extern swig_type_653 _wrap_weft_autograd_set_is_recording_capi_2779a4582929de40(swig_intgo arg1, swig_type_654 arg2);
+extern swig_type_655 _wrap_weft_autograd_set_is_training_capi_2779a4582929de40(swig_intgo arg1, swig_type_656 arg2);
+extern swig_type_657 _wrap_weft_autograd_is_recording_capi_2779a4582929de40(swig_type_658 arg1);
+extern swig_type_659 _wrap_weft_autograd_is_training_capi_2779a4582929de40(swig_type_660 arg1);
+extern swig_type_661 _wrap_weft_autograd_mark_variables_capi_2779a4582929de40(swig_type_662 arg1, swig_type_663 arg2, swig_type_664 arg3, swig_type_665 arg4);
+extern swig_type_666 _wrap_weft_autograd_backward_capi_2779a4582929de40(swig_type_667 arg1, swig_type_668 arg2, swig_type_669 arg3, swig_intgo arg4, swig_intgo arg5);
+extern swig_type_670 _wrap_weft_autograd_grad_capi_2779a4582929de40(swig_type_671 arg1, swig_type_672 arg2, swig_type_673 arg3, swig_type_674 arg4, swig_type_675 arg5, swig_intgo arg6, swig_intgo arg7, swig_type_676 arg8);
+extern swig_type_677 _wrap_weft_ndarray_get_grad_capi_2779a4582929de40(uintptr_t arg1, swig_type_678 arg2);
+extern swig_type_679 _wrap_weft_ndarray_detach_capi_2779a4582929de40(uintptr_t arg1, swig_type_680 arg2);
+extern swig_type_681 _wrap_weft_autograd_get_symbol_capi_2779a4582929de40(uintptr_t arg1, swig_type_682 arg2);
+extern swig_type_683 _wrap_weft_cached_op_create_capi_2779a4582929de40(uintptr_t arg1, swig_type_684 arg2, swig_type_685 arg3, swig_type_686 arg4, swig_type_687 arg5);
+extern swig_type_688 _wrap_weft_cached_op_list_inputs_capi_2779a4582929de40(uintptr_t arg1, swig_type_689 arg2);
+extern swig_type_690 _wrap_weft_cached_op_invoke_capi_2779a4582929de40(uintptr_t arg1, swig_type_691 arg2, swig_type_692 arg3, swig_type_693 arg4, swig_type_694 arg5, swig_type_695 arg6);
+extern swig_type_696 _wrap_weft_cached_op_free_capi_2779a4582929de40(uintptr_t arg1);
+extern swig_type_697 _wrap_weft_trainer_create_capi_2779a4582929de40(swig_type_698 arg1, swig_type_699 arg2, swig_type_700 arg3, uintptr_t arg4, swig_type_701 arg5);
+extern swig_type_702 _wrap_weft_trainer_step_capi_2779a4582929de40(uintptr_t arg1, swig_intgo arg2);
+extern swig_type_703 _wrap_weft_trainer_free_capi_2779a4582929de40(uintptr_t arg1);
 #undef intgo
 */
 import "C"
@@ -4754,6 +4764,37 @@ func Weft_optimizer_set_lr_scheduler(arg1 uintptr, arg2 string, arg3 []int64, ar
 	return swig_r_1
 }
 
+func Weft_optimizer_set_lr_scheduler_ex(arg1 uintptr, arg2 string, arg3 []string, arg4 []string, arg5 uint64) (_swig_ret error) {
+	var swig_r string
+	_swig_i_0 := arg1
+	_swig_i_1 := arg2
+	var _swig_i_2 string
+ _swig_i_2 = weftJoin(arg3) 
+	var _swig_i_3 string
+ _swig_i_3 = weftJoin(arg4) 
+	_swig_i_4 := arg5
+	swig_r_p := C._wrap_weft_optimizer_set_lr_scheduler_ex_capi_2779a4582929de40(C.uintptr_t(_swig_i_0), *(*C.swig_type_496)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_497)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_498)(unsafe.Pointer(&_swig_i_3)), C.swig_type_499(_swig_i_4))
+	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
+	if Swig_escape_always_false {
+		Swig_escape_val = arg2
+	}
+	if Swig_escape_always_false {
+		Swig_escape_val = _swig_i_2
+	}
+	if Swig_escape_always_false {
+		Swig_escape_val = _swig_i_3
+	}
+	var swig_r_1 error
+
+	if swig_r == "" {
+		swig_r_1 = nil
+	} else {
+		swig_r_1 = weftStatus(swigCopyString(swig_r))
+	}
+
+	return swig_r_1
+}
+
 func Weft_optimizer_set_multipliers(arg1 uintptr, arg2 uintptr) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
@@ -4795,7 +4836,7 @@ func Weft_optimizer_update(arg1 uintptr, arg2 int, arg3 string, arg4 uintptr, ar
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
 	_swig_i_4 := arg5
-	swig_r_p := C._wrap_weft_optimizer_update_capi_2779a4582929de40(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1), *(*C.swig_type_498)(unsafe.Pointer(&_swig_i_2)), C.uintptr_t(_swig_i_3), C.uintptr_t(_swig_i_4))
+	swig_r_p := C._wrap_weft_optimizer_update_capi_2779a4582929de40(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1), *(*C.swig_type_503)(unsafe.Pointer(&_swig_i_2)), C.uintptr_t(_swig_i_3), C.uintptr_t(_swig_i_4))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg3
@@ -4815,7 +4856,7 @@ func Weft_optimizer_num_update(arg1 uintptr, arg2 []int64) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_optimizer_num_update_capi_2779a4582929de40(C.uintptr_t(_swig_i_0), *(*C.swig_type_500)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_weft_optimizer_num_update_capi_2779a4582929de40(C.uintptr_t(_swig_i_0), *(*C.swig_type_505)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -4836,7 +4877,7 @@ func Weft_optimizer_learning_rate(arg1 uintptr, arg2 string, arg3 []float32) (_s
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r_p := C._wrap_weft_optimizer_learning_rate_capi_2779a4582929de40(C.uintptr_t(_swig_i_0), *(*C.swig_type_502)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_503)(unsafe.Pointer(&_swig_i_2)))
+	swig_r_p := C._wrap_weft_optimizer_learning_rate_capi_2779a4582929de40(C.uintptr_t(_swig_i_0), *(*C.swig_type_507)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_508)(unsafe.Pointer(&_swig_i_2)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -4875,7 +4916,7 @@ func Weft_optimizer_save_states(arg1 uintptr, arg2 string) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_optimizer_save_states_capi_2779a4582929de40(C.uintptr_t(_swig_i_0), *(*C.swig_type_506)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_weft_optimizer_save_states_capi_2779a4582929de40(C.uintptr_t(_swig_i_0), *(*C.swig_type_511)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -4895,7 +4936,7 @@ func Weft_optimizer_load_states(arg1 uintptr, arg2 string) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_optimizer_load_states_capi_2779a4582929de40(C.uintptr_t(_swig_i_0), *(*C.swig_type_508)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_weft_optimizer_load_states_capi_2779a4582929de40(C.uintptr_t(_swig_i_0), *(*C.swig_type_513)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -4923,7 +4964,7 @@ func Weft_module_create(arg1 uintptr, arg2 uint64, arg3 []string, arg4 uint64, a
 	_swig_i_5 := arg6
 	_swig_i_6 := arg7
 	_swig_i_7 := arg8
-	swig_r_p := C._wrap_weft_module_create_capi_2779a4582929de40(C.uintptr_t(_swig_i_0), C.swig_type_510(_swig_i_1), *(*C.swig_type_511)(unsafe.Pointer(&_swig_i_2)), C.swig_type_512(_swig_i_3), *(*C.swig_type_513)(unsafe.Pointer(&_swig_i_4)), C.swig_intgo(_swig_i_5), C.swig_intgo(_swig_i_6), *(*C.swig_type_514)(unsafe.Pointer(&_swig_i_7)))
+	swig_r_p := C._wrap_weft_module_create_capi_2779a4582929de40(C.uintptr_t(_swig_i_0), C.swig_type_515(_swig_i_1), *(*C.swig_type_516)(unsafe.Pointer(&_swig_i_2)), C.swig_type_517(_swig_i_3), *(*C.swig_type_518)(unsafe.Pointer(&_swig_i_4)), C.swig_intgo(_swig_i_5), C.swig_intgo(_swig_i_6), *(*C.swig_type_519)(unsafe.Pointer(&_swig_i_7)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = _swig_i_2
@@ -4933,6 +4974,28 @@ func Weft_module_create(arg1 uintptr, arg2 uint64, arg3 []string, arg4 uint64, a
 	}
 	if Swig_escape_always_false {
 		Swig_escape_val = arg8
+	}
+	var swig_r_1 error
+
+	if swig_r == "" {
+		swig_r_1 = nil
+	} else {
+		swig_r_1 = weftStatus(swigCopyString(swig_r))
+	}
+
+	return swig_r_1
+}
+
+func Weft_module_set_fixed_params(arg1 uintptr, arg2 uint64, arg3 []string) (_swig_ret error) {
+	var swig_r string
+	_swig_i_0 := arg1
+	_swig_i_1 := arg2
+	var _swig_i_2 string
+ _swig_i_2 = weftJoin(arg3) 
+	swig_r_p := C._wrap_weft_module_set_fixed_params_capi_2779a4582929de40(C.uintptr_t(_swig_i_0), C.swig_type_521(_swig_i_1), *(*C.swig_type_522)(unsafe.Pointer(&_swig_i_2)))
+	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
+	if Swig_escape_always_false {
+		Swig_escape_val = _swig_i_2
 	}
 	var swig_r_1 error
 
@@ -5072,7 +5135,7 @@ func Weft_module_outputs(arg1 uintptr, arg2 []uintptr) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_module_outputs_capi_2779a4582929de40(C.uintptr_t(_swig_i_0), *(*C.swig_type_523)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_weft_module_outputs_capi_2779a4582929de40(C.uintptr_t(_swig_i_0), *(*C.swig_type_531)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -5093,7 +5156,7 @@ func Weft_module_params(arg1 uintptr, arg2 []uintptr, arg3 []uintptr) (_swig_ret
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r_p := C._wrap_weft_module_params_capi_2779a4582929de40(C.uintptr_t(_swig_i_0), *(*C.swig_type_525)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_526)(unsafe.Pointer(&_swig_i_2)))
+	swig_r_p := C._wrap_weft_module_params_capi_2779a4582929de40(C.uintptr_t(_swig_i_0), *(*C.swig_type_533)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_534)(unsafe.Pointer(&_swig_i_2)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -5123,7 +5186,7 @@ func Weft_module_fit(arg1 uintptr, arg2 uintptr, arg3 uintptr, arg4 uintptr, arg
 	_swig_i_6 := arg7
 	_swig_i_7 := arg8
 	_swig_i_8 := arg9
-	swig_r_p := C._wrap_weft_module_fit_capi_2779a4582929de40(C.uintptr_t(_swig_i_0), C.uintptr_t(_swig_i_1), C.uintptr_t(_swig_i_2), C.uintptr_t(_swig_i_3), C.swig_intgo(_swig_i_4), C.swig_intgo(_swig_i_5), C.swig_intgo(_swig_i_6), *(*C.swig_type_528)(unsafe.Pointer(&_swig_i_7)), *(*C.swig_type_529)(unsafe.Pointer(&_swig_i_8)))
+	swig_r_p := C._wrap_weft_module_fit_capi_2779a4582929de40(C.uintptr_t(_swig_i_0), C.uintptr_t(_swig_i_1), C.uintptr_t(_swig_i_2), C.uintptr_t(_swig_i_3), C.swig_intgo(_swig_i_4), C.swig_intgo(_swig_i_5), C.swig_intgo(_swig_i_6), *(*C.swig_type_536)(unsafe.Pointer(&_swig_i_7)), *(*C.swig_type_537)(unsafe.Pointer(&_swig_i_8)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg8
@@ -5153,7 +5216,7 @@ func Weft_fit_session_create(arg1 uintptr, arg2 uintptr, arg3 uintptr, arg4 uint
 	_swig_i_6 := arg7
 	_swig_i_7 := arg8
 	_swig_i_8 := arg9
-	swig_r_p := C._wrap_weft_fit_session_create_capi_2779a4582929de40(C.uintptr_t(_swig_i_0), C.uintptr_t(_swig_i_1), C.uintptr_t(_swig_i_2), C.uintptr_t(_swig_i_3), C.swig_intgo(_swig_i_4), C.swig_intgo(_swig_i_5), C.swig_intgo(_swig_i_6), *(*C.swig_type_531)(unsafe.Pointer(&_swig_i_7)), *(*C.swig_type_532)(unsafe.Pointer(&_swig_i_8)))
+	swig_r_p := C._wrap_weft_fit_session_create_capi_2779a4582929de40(C.uintptr_t(_swig_i_0), C.uintptr_t(_swig_i_1), C.uintptr_t(_swig_i_2), C.uintptr_t(_swig_i_3), C.swig_intgo(_swig_i_4), C.swig_intgo(_swig_i_5), C.swig_intgo(_swig_i_6), *(*C.swig_type_539)(unsafe.Pointer(&_swig_i_7)), *(*C.swig_type_540)(unsafe.Pointer(&_swig_i_8)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg8
@@ -5176,7 +5239,7 @@ func Weft_fit_session_next(arg1 uintptr, arg2 []int32) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_fit_session_next_capi_2779a4582929de40(C.uintptr_t(_swig_i_0), *(*C.swig_type_534)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_weft_fit_session_next_capi_2779a4582929de40(C.uintptr_t(_swig_i_0), *(*C.swig_type_542)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -5216,7 +5279,7 @@ func Weft_fit_session_batch(arg1 uintptr, arg2 []int32, arg3 []int64, arg4 []int
 	_swig_i_3 := arg4
 	_swig_i_4 := arg5
 	_swig_i_5 := arg6
-	swig_r_p := C._wrap_weft_fit_session_batch_capi_2779a4582929de40(C.uintptr_t(_swig_i_0), *(*C.swig_type_537)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_538)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_539)(unsafe.Pointer(&_swig_i_3)), *(*C.swig_type_540)(unsafe.Pointer(&_swig_i_4)), *(*C.swig_type_541)(unsafe.Pointer(&_swig_i_5)))
+	swig_r_p := C._wrap_weft_fit_session_batch_capi_2779a4582929de40(C.uintptr_t(_swig_i_0), *(*C.swig_type_545)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_546)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_547)(unsafe.Pointer(&_swig_i_3)), *(*C.swig_type_548)(unsafe.Pointer(&_swig_i_4)), *(*C.swig_type_549)(unsafe.Pointer(&_swig_i_5)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -5253,7 +5316,7 @@ func Weft_fit_session_epoch(arg1 uintptr, arg2 []int32, arg3 []int64, arg4 []int
 	_swig_i_4 := arg5
 	_swig_i_5 := arg6
 	_swig_i_6 := arg7
-	swig_r_p := C._wrap_weft_fit_session_epoch_capi_2779a4582929de40(C.uintptr_t(_swig_i_0), *(*C.swig_type_543)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_544)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_545)(unsafe.Pointer(&_swig_i_3)), *(*C.swig_type_546)(unsafe.Pointer(&_swig_i_4)), *(*C.swig_type_547)(unsafe.Pointer(&_swig_i_5)), *(*C.swig_type_548)(unsafe.Pointer(&_swig_i_6)))
+	swig_r_p := C._wrap_weft_fit_session_epoch_capi_2779a4582929de40(C.uintptr_t(_swig_i_0), *(*C.swig_type_551)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_552)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_553)(unsafe.Pointer(&_swig_i_3)), *(*C.swig_type_554)(unsafe.Pointer(&_swig_i_4)), *(*C.swig_type_555)(unsafe.Pointer(&_swig_i_5)), *(*C.swig_type_556)(unsafe.Pointer(&_swig_i_6)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -5292,7 +5355,7 @@ func Weft_fit_session_epoch_metric(arg1 uintptr, arg2 int, arg3 []uintptr, arg4 
 	_swig_i_3 := arg4
 	_swig_i_4 := arg5
 	_swig_i_5 := arg6
-	swig_r_p := C._wrap_weft_fit_session_epoch_metric_capi_2779a4582929de40(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1), *(*C.swig_type_550)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_551)(unsafe.Pointer(&_swig_i_3)), C.swig_type_552(_swig_i_4), *(*C.swig_type_553)(unsafe.Pointer(&_swig_i_5)))
+	swig_r_p := C._wrap_weft_fit_session_epoch_metric_capi_2779a4582929de40(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1), *(*C.swig_type_558)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_559)(unsafe.Pointer(&_swig_i_3)), C.swig_type_560(_swig_i_4), *(*C.swig_type_561)(unsafe.Pointer(&_swig_i_5)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg3
@@ -5353,7 +5416,7 @@ func Weft_module_save_checkpoint(arg1 uintptr, arg2 string, arg3 int) (_swig_ret
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r_p := C._wrap_weft_module_save_checkpoint_capi_2779a4582929de40(C.uintptr_t(_swig_i_0), *(*C.swig_type_557)(unsafe.Pointer(&_swig_i_1)), C.swig_intgo(_swig_i_2))
+	swig_r_p := C._wrap_weft_module_save_checkpoint_capi_2779a4582929de40(C.uintptr_t(_swig_i_0), *(*C.swig_type_565)(unsafe.Pointer(&_swig_i_1)), C.swig_intgo(_swig_i_2))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -5406,7 +5469,7 @@ func Weft_predictor_create(arg1 string, arg2 unsafe.Pointer, arg3 uint64, arg4 u
 	var _swig_i_13 string
  _swig_i_13 = weftJoin(arg14) 
 	_swig_i_14 := arg15
-	swig_r_p := C._wrap_weft_predictor_create_capi_2779a4582929de40(*(*C.swig_type_560)(unsafe.Pointer(&_swig_i_0)), C.swig_voidp(_swig_i_1), C.swig_type_561(_swig_i_2), C.swig_type_562(_swig_i_3), *(*C.swig_type_563)(unsafe.Pointer(&_swig_i_4)), *(*C.swig_type_564)(unsafe.Pointer(&_swig_i_5)), *(*C.swig_type_565)(unsafe.Pointer(&_swig_i_6)), C.swig_intgo(_swig_i_7), C.swig_intgo(_swig_i_8), C.swig_type_566(_swig_i_9), *(*C.swig_type_567)(unsafe.Pointer(&_swig_i_10)), C.swig_type_568(_swig_i_11), *(*C.swig_type_569)(unsafe.Pointer(&_swig_i_12)), *(*C.swig_type_570)(unsafe.Pointer(&_swig_i_13)), *(*C.swig_type_571)(unsafe.Pointer(&_swig_i_14)))
+	swig_r_p := C._wrap_weft_predictor_create_capi_2779a4582929de40(*(*C.swig_type_568)(unsafe.Pointer(&_swig_i_0)), C.swig_voidp(_swig_i_1), C.swig_type_569(_swig_i_2), C.swig_type_570(_swig_i_3), *(*C.swig_type_571)(unsafe.Pointer(&_swig_i_4)), *(*C.swig_type_572)(unsafe.Pointer(&_swig_i_5)), *(*C.swig_type_573)(unsafe.Pointer(&_swig_i_6)), C.swig_intgo(_swig_i_7), C.swig_intgo(_swig_i_8), C.swig_type_574(_swig_i_9), *(*C.swig_type_575)(unsafe.Pointer(&_swig_i_10)), C.swig_type_576(_swig_i_11), *(*C.swig_type_577)(unsafe.Pointer(&_swig_i_12)), *(*C.swig_type_578)(unsafe.Pointer(&_swig_i_13)), *(*C.swig_type_579)(unsafe.Pointer(&_swig_i_14)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -5463,7 +5526,7 @@ func Weft_predictor_create_from_files(arg1 string, arg2 string, arg3 uint64, arg
 	var _swig_i_12 string
  _swig_i_12 = weftJoin(arg13) 
 	_swig_i_13 := arg14
-	swig_r_p := C._wrap_weft_predictor_create_from_files_capi_2779a4582929de40(*(*C.swig_type_573)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_574)(unsafe.Pointer(&_swig_i_1)), C.swig_type_575(_swig_i_2), *(*C.swig_type_576)(unsafe.Pointer(&_swig_i_3)), *(*C.swig_type_577)(unsafe.Pointer(&_swig_i_4)), *(*C.swig_type_578)(unsafe.Pointer(&_swig_i_5)), C.swig_intgo(_swig_i_6), C.swig_intgo(_swig_i_7), C.swig_type_579(_swig_i_8), *(*C.swig_type_580)(unsafe.Pointer(&_swig_i_9)), C.swig_type_581(_swig_i_10), *(*C.swig_type_582)(unsafe.Pointer(&_swig_i_11)), *(*C.swig_type_583)(unsafe.Pointer(&_swig_i_12)), *(*C.swig_type_584)(unsafe.Pointer(&_swig_i_13)))
+	swig_r_p := C._wrap_weft_predictor_create_from_files_capi_2779a4582929de40(*(*C.swig_type_581)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_582)(unsafe.Pointer(&_swig_i_1)), C.swig_type_583(_swig_i_2), *(*C.swig_type_584)(unsafe.Pointer(&_swig_i_3)), *(*C.swig_type_585)(unsafe.Pointer(&_swig_i_4)), *(*C.swig_type_586)(unsafe.Pointer(&_swig_i_5)), C.swig_intgo(_swig_i_6), C.swig_intgo(_swig_i_7), C.swig_type_587(_swig_i_8), *(*C.swig_type_588)(unsafe.Pointer(&_swig_i_9)), C.swig_type_589(_swig_i_10), *(*C.swig_type_590)(unsafe.Pointer(&_swig_i_11)), *(*C.swig_type_591)(unsafe.Pointer(&_swig_i_12)), *(*C.swig_type_592)(unsafe.Pointer(&_swig_i_13)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -5507,7 +5570,7 @@ func Weft_predictor_list_inputs(arg1 uintptr, arg2 []uintptr) (_swig_ret error) 
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_predictor_list_inputs_capi_2779a4582929de40(C.uintptr_t(_swig_i_0), *(*C.swig_type_586)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_weft_predictor_list_inputs_capi_2779a4582929de40(C.uintptr_t(_swig_i_0), *(*C.swig_type_594)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -5527,7 +5590,7 @@ func Weft_predictor_list_outputs(arg1 uintptr, arg2 []uintptr) (_swig_ret error)
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_predictor_list_outputs_capi_2779a4582929de40(C.uintptr_t(_swig_i_0), *(*C.swig_type_588)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_weft_predictor_list_outputs_capi_2779a4582929de40(C.uintptr_t(_swig_i_0), *(*C.swig_type_596)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -5553,7 +5616,7 @@ func Weft_predictor_output_shape(arg1 uintptr, arg2 uint64, arg3 []uint64, arg4 
 	_swig_i_5 := arg6
 	_swig_i_6 := arg7
 	_swig_i_7 := arg8
-	swig_r_p := C._wrap_weft_predictor_output_shape_capi_2779a4582929de40(C.uintptr_t(_swig_i_0), C.swig_type_590(_swig_i_1), *(*C.swig_type_591)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_592)(unsafe.Pointer(&_swig_i_3)), C.swig_type_593(_swig_i_4), *(*C.swig_type_594)(unsafe.Pointer(&_swig_i_5)), C.swig_type_595(_swig_i_6), *(*C.swig_type_596)(unsafe.Pointer(&_swig_i_7)))
+	swig_r_p := C._wrap_weft_predictor_output_shape_capi_2779a4582929de40(C.uintptr_t(_swig_i_0), C.swig_type_598(_swig_i_1), *(*C.swig_type_599)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_600)(unsafe.Pointer(&_swig_i_3)), C.swig_type_601(_swig_i_4), *(*C.swig_type_602)(unsafe.Pointer(&_swig_i_5)), C.swig_type_603(_swig_i_6), *(*C.swig_type_604)(unsafe.Pointer(&_swig_i_7)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg3
@@ -5589,7 +5652,7 @@ func Weft_predictor_predict_packed(arg1 uintptr, arg2 uint64, arg3 unsafe.Pointe
 	_swig_i_6 := arg7
 	_swig_i_7 := arg8
 	_swig_i_8 := arg9
-	swig_r_p := C._wrap_weft_predictor_predict_packed_capi_2779a4582929de40(C.uintptr_t(_swig_i_0), C.swig_type_598(_swig_i_1), C.swig_voidp(_swig_i_2), *(*C.swig_type_599)(unsafe.Pointer(&_swig_i_3)), *(*C.swig_type_600)(unsafe.Pointer(&_swig_i_4)), *(*C.swig_type_601)(unsafe.Pointer(&_swig_i_5)), C.swig_type_602(_swig_i_6), C.swig_voidp(_swig_i_7), *(*C.swig_type_603)(unsafe.Pointer(&_swig_i_8)))
+	swig_r_p := C._wrap_weft_predictor_predict_packed_capi_2779a4582929de40(C.uintptr_t(_swig_i_0), C.swig_type_606(_swig_i_1), C.swig_voidp(_swig_i_2), *(*C.swig_type_607)(unsafe.Pointer(&_swig_i_3)), *(*C.swig_type_608)(unsafe.Pointer(&_swig_i_4)), *(*C.swig_type_609)(unsafe.Pointer(&_swig_i_5)), C.swig_type_610(_swig_i_6), C.swig_voidp(_swig_i_7), *(*C.swig_type_611)(unsafe.Pointer(&_swig_i_8)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg4
@@ -5623,7 +5686,7 @@ func Weft_predictor_predict_float(arg1 uintptr, arg2 []float32, arg3 uint64, arg
 	_swig_i_4 := arg5
 	_swig_i_5 := arg6
 	_swig_i_6 := arg7
-	swig_r_p := C._wrap_weft_predictor_predict_float_capi_2779a4582929de40(C.uintptr_t(_swig_i_0), *(*C.swig_type_605)(unsafe.Pointer(&_swig_i_1)), C.swig_type_606(_swig_i_2), *(*C.swig_type_607)(unsafe.Pointer(&_swig_i_3)), C.swig_type_608(_swig_i_4), *(*C.swig_type_609)(unsafe.Pointer(&_swig_i_5)), C.swig_type_610(_swig_i_6))
+	swig_r_p := C._wrap_weft_predictor_predict_float_capi_2779a4582929de40(C.uintptr_t(_swig_i_0), *(*C.swig_type_613)(unsafe.Pointer(&_swig_i_1)), C.swig_type_614(_swig_i_2), *(*C.swig_type_615)(unsafe.Pointer(&_swig_i_3)), C.swig_type_616(_swig_i_4), *(*C.swig_type_617)(unsafe.Pointer(&_swig_i_5)), C.swig_type_618(_swig_i_6))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -5649,7 +5712,7 @@ func Weft_predictor_stats(arg1 uintptr, arg2 []uint64) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_predictor_stats_capi_2779a4582929de40(C.uintptr_t(_swig_i_0), *(*C.swig_type_612)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_weft_predictor_stats_capi_2779a4582929de40(C.uintptr_t(_swig_i_0), *(*C.swig_type_620)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -5685,7 +5748,7 @@ func Weft_kvstore_create(arg1 string, arg2 []uintptr) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_kvstore_create_capi_2779a4582929de40(*(*C.swig_type_615)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_616)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_weft_kvstore_create_capi_2779a4582929de40(*(*C.swig_type_623)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_624)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -5709,7 +5772,7 @@ func Weft_kvstore_type(arg1 uintptr, arg2 []string) (_swig_ret error) {
 	_swig_i_0 := arg1
 	var _swig_i_1 []string
  _swig_i_1 = make([]string, len(arg2)) 
-	swig_r_p := C._wrap_weft_kvstore_type_capi_2779a4582929de40(C.uintptr_t(_swig_i_0), *(*C.swig_type_618)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_weft_kvstore_type_capi_2779a4582929de40(C.uintptr_t(_swig_i_0), *(*C.swig_type_626)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 
 	for i := range _swig_i_1 {
@@ -5739,7 +5802,7 @@ func Weft_kvstore_rank(arg1 uintptr, arg2 []int32, arg3 []int32) (_swig_ret erro
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r_p := C._wrap_weft_kvstore_rank_capi_2779a4582929de40(C.uintptr_t(_swig_i_0), *(*C.swig_type_620)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_621)(unsafe.Pointer(&_swig_i_2)))
+	swig_r_p := C._wrap_weft_kvstore_rank_capi_2779a4582929de40(C.uintptr_t(_swig_i_0), *(*C.swig_type_628)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_629)(unsafe.Pointer(&_swig_i_2)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -5765,7 +5828,7 @@ func Weft_kvstore_init(arg1 uintptr, arg2 uint64, arg3 []string, arg4 []uintptr)
 	var _swig_i_2 string
  _swig_i_2 = weftJoin(arg3) 
 	_swig_i_3 := arg4
-	swig_r_p := C._wrap_weft_kvstore_init_capi_2779a4582929de40(C.uintptr_t(_swig_i_0), C.swig_type_623(_swig_i_1), *(*C.swig_type_624)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_625)(unsafe.Pointer(&_swig_i_3)))
+	swig_r_p := C._wrap_weft_kvstore_init_capi_2779a4582929de40(C.uintptr_t(_swig_i_0), C.swig_type_631(_swig_i_1), *(*C.swig_type_632)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_633)(unsafe.Pointer(&_swig_i_3)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = _swig_i_2
@@ -5792,7 +5855,7 @@ func Weft_kvstore_push(arg1 uintptr, arg2 uint64, arg3 []string, arg4 []uintptr,
  _swig_i_2 = weftJoin(arg3) 
 	_swig_i_3 := arg4
 	_swig_i_4 := arg5
-	swig_r_p := C._wrap_weft_kvstore_push_capi_2779a4582929de40(C.uintptr_t(_swig_i_0), C.swig_type_627(_swig_i_1), *(*C.swig_type_628)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_629)(unsafe.Pointer(&_swig_i_3)), C.swig_intgo(_swig_i_4))
+	swig_r_p := C._wrap_weft_kvstore_push_capi_2779a4582929de40(C.uintptr_t(_swig_i_0), C.swig_type_635(_swig_i_1), *(*C.swig_type_636)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_637)(unsafe.Pointer(&_swig_i_3)), C.swig_intgo(_swig_i_4))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = _swig_i_2
@@ -5819,7 +5882,7 @@ func Weft_kvstore_pull(arg1 uintptr, arg2 uint64, arg3 []string, arg4 []uintptr,
  _swig_i_2 = weftJoin(arg3) 
 	_swig_i_3 := arg4
 	_swig_i_4 := arg5
-	swig_r_p := C._wrap_weft_kvstore_pull_capi_2779a4582929de40(C.uintptr_t(_swig_i_0), C.swig_type_631(_swig_i_1), *(*C.swig_type_632)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_633)(unsafe.Pointer(&_swig_i_3)), C.swig_intgo(_swig_i_4))
+	swig_r_p := C._wrap_weft_kvstore_pull_capi_2779a4582929de40(C.uintptr_t(_swig_i_0), C.swig_type_639(_swig_i_1), *(*C.swig_type_640)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_641)(unsafe.Pointer(&_swig_i_3)), C.swig_intgo(_swig_i_4))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = _swig_i_2
@@ -5847,7 +5910,7 @@ func Weft_kvstore_pushpull(arg1 uintptr, arg2 uint64, arg3 []string, arg4 []uint
 	_swig_i_3 := arg4
 	_swig_i_4 := arg5
 	_swig_i_5 := arg6
-	swig_r_p := C._wrap_weft_kvstore_pushpull_capi_2779a4582929de40(C.uintptr_t(_swig_i_0), C.swig_type_635(_swig_i_1), *(*C.swig_type_636)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_637)(unsafe.Pointer(&_swig_i_3)), *(*C.swig_type_638)(unsafe.Pointer(&_swig_i_4)), C.swig_intgo(_swig_i_5))
+	swig_r_p := C._wrap_weft_kvstore_pushpull_capi_2779a4582929de40(C.uintptr_t(_swig_i_0), C.swig_type_643(_swig_i_1), *(*C.swig_type_644)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_645)(unsafe.Pointer(&_swig_i_3)), *(*C.swig_type_646)(unsafe.Pointer(&_swig_i_4)), C.swig_intgo(_swig_i_5))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = _swig_i_2
@@ -5973,7 +6036,7 @@ func Weft_autograd_set_is_recording(arg1 int, arg2 []int32) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_autograd_set_is_recording_capi_2779a4582929de40(C.swig_intgo(_swig_i_0), *(*C.swig_type_646)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_weft_autograd_set_is_recording_capi_2779a4582929de40(C.swig_intgo(_swig_i_0), *(*C.swig_type_654)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -5993,7 +6056,7 @@ func Weft_autograd_set_is_training(arg1 int, arg2 []int32) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_autograd_set_is_training_capi_2779a4582929de40(C.swig_intgo(_swig_i_0), *(*C.swig_type_648)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_weft_autograd_set_is_training_capi_2779a4582929de40(C.swig_intgo(_swig_i_0), *(*C.swig_type_656)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -6012,7 +6075,7 @@ func Weft_autograd_set_is_training(arg1 int, arg2 []int32) (_swig_ret error) {
 func Weft_autograd_is_recording(arg1 []int32) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
-	swig_r_p := C._wrap_weft_autograd_is_recording_capi_2779a4582929de40(*(*C.swig_type_650)(unsafe.Pointer(&_swig_i_0)))
+	swig_r_p := C._wrap_weft_autograd_is_recording_capi_2779a4582929de40(*(*C.swig_type_658)(unsafe.Pointer(&_swig_i_0)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -6031,7 +6094,7 @@ func Weft_autograd_is_recording(arg1 []int32) (_swig_ret error) {
 func Weft_autograd_is_training(arg1 []int32) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
-	swig_r_p := C._wrap_weft_autograd_is_training_capi_2779a4582929de40(*(*C.swig_type_652)(unsafe.Pointer(&_swig_i_0)))
+	swig_r_p := C._wrap_weft_autograd_is_training_capi_2779a4582929de40(*(*C.swig_type_660)(unsafe.Pointer(&_swig_i_0)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -6053,7 +6116,7 @@ func Weft_autograd_mark_variables(arg1 []uintptr, arg2 uint64, arg3 []int32, arg
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
-	swig_r_p := C._wrap_weft_autograd_mark_variables_capi_2779a4582929de40(*(*C.swig_type_654)(unsafe.Pointer(&_swig_i_0)), C.swig_type_655(_swig_i_1), *(*C.swig_type_656)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_657)(unsafe.Pointer(&_swig_i_3)))
+	swig_r_p := C._wrap_weft_autograd_mark_variables_capi_2779a4582929de40(*(*C.swig_type_662)(unsafe.Pointer(&_swig_i_0)), C.swig_type_663(_swig_i_1), *(*C.swig_type_664)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_665)(unsafe.Pointer(&_swig_i_3)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -6082,7 +6145,7 @@ func Weft_autograd_backward(arg1 []uintptr, arg2 uint64, arg3 []uintptr, arg4 in
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
 	_swig_i_4 := arg5
-	swig_r_p := C._wrap_weft_autograd_backward_capi_2779a4582929de40(*(*C.swig_type_659)(unsafe.Pointer(&_swig_i_0)), C.swig_type_660(_swig_i_1), *(*C.swig_type_661)(unsafe.Pointer(&_swig_i_2)), C.swig_intgo(_swig_i_3), C.swig_intgo(_swig_i_4))
+	swig_r_p := C._wrap_weft_autograd_backward_capi_2779a4582929de40(*(*C.swig_type_667)(unsafe.Pointer(&_swig_i_0)), C.swig_type_668(_swig_i_1), *(*C.swig_type_669)(unsafe.Pointer(&_swig_i_2)), C.swig_intgo(_swig_i_3), C.swig_intgo(_swig_i_4))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -6111,7 +6174,7 @@ func Weft_autograd_grad(arg1 []uintptr, arg2 uint64, arg3 []uintptr, arg4 []uint
 	_swig_i_5 := arg6
 	_swig_i_6 := arg7
 	_swig_i_7 := arg8
-	swig_r_p := C._wrap_weft_autograd_grad_capi_2779a4582929de40(*(*C.swig_type_663)(unsafe.Pointer(&_swig_i_0)), C.swig_type_664(_swig_i_1), *(*C.swig_type_665)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_666)(unsafe.Pointer(&_swig_i_3)), C.swig_type_667(_swig_i_4), C.swig_intgo(_swig_i_5), C.swig_intgo(_swig_i_6), *(*C.swig_type_668)(unsafe.Pointer(&_swig_i_7)))
+	swig_r_p := C._wrap_weft_autograd_grad_capi_2779a4582929de40(*(*C.swig_type_671)(unsafe.Pointer(&_swig_i_0)), C.swig_type_672(_swig_i_1), *(*C.swig_type_673)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_674)(unsafe.Pointer(&_swig_i_3)), C.swig_type_675(_swig_i_4), C.swig_intgo(_swig_i_5), C.swig_intgo(_swig_i_6), *(*C.swig_type_676)(unsafe.Pointer(&_swig_i_7)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -6140,7 +6203,7 @@ func Weft_ndarray_get_grad(arg1 uintptr, arg2 []uintptr) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_ndarray_get_grad_capi_2779a4582929de40(C.uintptr_t(_swig_i_0), *(*C.swig_type_670)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_weft_ndarray_get_grad_capi_2779a4582929de40(C.uintptr_t(_swig_i_0), *(*C.swig_type_678)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -6160,7 +6223,7 @@ func Weft_ndarray_detach(arg1 uintptr, arg2 []uintptr) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_ndarray_detach_capi_2779a4582929de40(C.uintptr_t(_swig_i_0), *(*C.swig_type_672)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_weft_ndarray_detach_capi_2779a4582929de40(C.uintptr_t(_swig_i_0), *(*C.swig_type_680)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -6180,7 +6243,7 @@ func Weft_autograd_get_symbol(arg1 uintptr, arg2 []uintptr) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_autograd_get_symbol_capi_2779a4582929de40(C.uintptr_t(_swig_i_0), *(*C.swig_type_674)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_weft_autograd_get_symbol_capi_2779a4582929de40(C.uintptr_t(_swig_i_0), *(*C.swig_type_682)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -6205,7 +6268,7 @@ func Weft_cached_op_create(arg1 uintptr, arg2 uint64, arg3 []string, arg4 []stri
 	var _swig_i_3 string
  _swig_i_3 = weftJoin(arg4) 
 	_swig_i_4 := arg5
-	swig_r_p := C._wrap_weft_cached_op_create_capi_2779a4582929de40(C.uintptr_t(_swig_i_0), C.swig_type_676(_swig_i_1), *(*C.swig_type_677)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_678)(unsafe.Pointer(&_swig_i_3)), *(*C.swig_type_679)(unsafe.Pointer(&_swig_i_4)))
+	swig_r_p := C._wrap_weft_cached_op_create_capi_2779a4582929de40(C.uintptr_t(_swig_i_0), C.swig_type_684(_swig_i_1), *(*C.swig_type_685)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_686)(unsafe.Pointer(&_swig_i_3)), *(*C.swig_type_687)(unsafe.Pointer(&_swig_i_4)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = _swig_i_2
@@ -6231,7 +6294,7 @@ func Weft_cached_op_list_inputs(arg1 uintptr, arg2 []uintptr) (_swig_ret error) 
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_cached_op_list_inputs_capi_2779a4582929de40(C.uintptr_t(_swig_i_0), *(*C.swig_type_681)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_weft_cached_op_list_inputs_capi_2779a4582929de40(C.uintptr_t(_swig_i_0), *(*C.swig_type_689)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -6255,7 +6318,7 @@ func Weft_cached_op_invoke(arg1 uintptr, arg2 []uintptr, arg3 uint64, arg4 []uin
 	_swig_i_3 := arg4
 	_swig_i_4 := arg5
 	_swig_i_5 := arg6
-	swig_r_p := C._wrap_weft_cached_op_invoke_capi_2779a4582929de40(C.uintptr_t(_swig_i_0), *(*C.swig_type_683)(unsafe.Pointer(&_swig_i_1)), C.swig_type_684(_swig_i_2), *(*C.swig_type_685)(unsafe.Pointer(&_swig_i_3)), C.swig_type_686(_swig_i_4), *(*C.swig_type_687)(unsafe.Pointer(&_swig_i_5)))
+	swig_r_p := C._wrap_weft_cached_op_invoke_capi_2779a4582929de40(C.uintptr_t(_swig_i_0), *(*C.swig_type_691)(unsafe.Pointer(&_swig_i_1)), C.swig_type_692(_swig_i_2), *(*C.swig_type_693)(unsafe.Pointer(&_swig_i_3)), C.swig_type_694(_swig_i_4), *(*C.swig_type_695)(unsafe.Pointer(&_swig_i_5)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -6301,7 +6364,7 @@ func Weft_trainer_create(arg1 []string, arg2 []uintptr, arg3 uint64, arg4 uintpt
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
 	_swig_i_4 := arg5
-	swig_r_p := C._wrap_weft_trainer_create_capi_2779a4582929de40(*(*C.swig_type_690)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_691)(unsafe.Pointer(&_swig_i_1)), C.swig_type_692(_swig_i_2), C.uintptr_t(_swig_i_3), *(*C.swig_type_693)(unsafe.Pointer(&_swig_i_4)))
+	swig_r_p := C._wrap_weft_trainer_create_capi_2779a4582929de40(*(*C.swig_type_698)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_699)(unsafe.Pointer(&_swig_i_1)), C.swig_type_700(_swig_i_2), C.uintptr_t(_swig_i_3), *(*C.swig_type_701)(unsafe.Pointer(&_swig_i_4)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = _swig_i_0

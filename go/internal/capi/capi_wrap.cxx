@@ -3751,6 +3751,54 @@ _gostring_ _wrap_weft_optimizer_set_lr_scheduler_capi_2779a4582929de40(WeftOptim
 }
 
 
+_gostring_ _wrap_weft_optimizer_set_lr_scheduler_ex_capi_2779a4582929de40(WeftOptimizer *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, _gostring_ _swig_go_3, long long _swig_go_4) {
+  WeftOptimizer *arg1 = (WeftOptimizer *) 0 ;
+  char *arg2 = (char *) 0 ;
+  char **arg3 = (char **) 0 ;
+  char **arg4 = (char **) 0 ;
+  size_t arg5 ;
+  std::vector< char const * > sp3 ;
+  std::vector< char const * > sp4 ;
+  WeftStatus result;
+  _gostring_ _swig_go_result;
+  
+  arg1 = (WeftOptimizer *)_swig_go_0; 
+  
+  arg2 = (char *)malloc(_swig_go_1.n + 1);
+  memcpy(arg2, _swig_go_1.p, _swig_go_1.n);
+  arg2[_swig_go_1.n] = '\0';
+  
+  
+  {
+    const char* p = _swig_go_2.p;
+    const char* end = p + _swig_go_2.n;
+    while (p < end) {
+      sp3.push_back(p);
+      p += strlen(p) + 1;
+    }
+    arg3 = (char **)sp3.data();
+  }
+  
+  
+  {
+    const char* p = _swig_go_3.p;
+    const char* end = p + _swig_go_3.n;
+    while (p < end) {
+      sp4.push_back(p);
+      p += strlen(p) + 1;
+    }
+    arg4 = (char **)sp4.data();
+  }
+  
+  arg5 = (size_t)_swig_go_4; 
+  
+  result = (WeftStatus)weft_optimizer_set_lr_scheduler_ex(arg1,(char const *)arg2,(char const *const *)arg3,(char const *const *)arg4,SWIG_STD_MOVE(arg5));
+  _swig_go_result = WeftGoStatus(result); 
+  free(arg2); 
+  return _swig_go_result;
+}
+
+
 _gostring_ _wrap_weft_optimizer_set_multipliers_capi_2779a4582929de40(WeftOptimizer *_swig_go_0, WeftSymbolHandle *_swig_go_1) {
   WeftOptimizer *arg1 = (WeftOptimizer *) 0 ;
   WeftSymbolHandle *arg2 = (WeftSymbolHandle *) 0 ;
@@ -3941,6 +3989,34 @@ _gostring_ _wrap_weft_module_create_capi_2779a4582929de40(WeftSymbolHandle *_swi
   arg8 = (WeftModule **)_swig_go_7.array; 
   
   result = (WeftStatus)weft_module_create((WeftSymbolHandle const *)arg1,SWIG_STD_MOVE(arg2),(char const *const *)arg3,SWIG_STD_MOVE(arg4),(char const *const *)arg5,arg6,arg7,arg8);
+  _swig_go_result = WeftGoStatus(result); 
+  return _swig_go_result;
+}
+
+
+_gostring_ _wrap_weft_module_set_fixed_params_capi_2779a4582929de40(WeftModule *_swig_go_0, long long _swig_go_1, _gostring_ _swig_go_2) {
+  WeftModule *arg1 = (WeftModule *) 0 ;
+  size_t arg2 ;
+  char **arg3 = (char **) 0 ;
+  std::vector< char const * > sp3 ;
+  WeftStatus result;
+  _gostring_ _swig_go_result;
+  
+  arg1 = (WeftModule *)_swig_go_0; 
+  arg2 = (size_t)_swig_go_1; 
+  
+  {
+    const char* p = _swig_go_2.p;
+    const char* end = p + _swig_go_2.n;
+    while (p < end) {
+      sp3.push_back(p);
+      p += strlen(p) + 1;
+    }
+    arg3 = (char **)sp3.data();
+  }
+  
+  
+  result = (WeftStatus)weft_module_set_fixed_params(arg1,SWIG_STD_MOVE(arg2),(char const *const *)arg3);
   _swig_go_result = WeftGoStatus(result); 
   return _swig_go_result;
 }

@@ -54,6 +54,15 @@ public final class Module extends NativeHandle {
     return create(sym, Arrays.asList("data"), Arrays.asList("softmax_label"));
   }
 
+  /**
+   * Fixes parameters (MXNet's {@code fixed_param_names}): bound without gradients, never updated.
+   * Call before {@link #bind}; the list replaces the previous one.
+   */
+  public void setFixedParams(List<String> names) {
+    String[] n = names.toArray(new String[0]);
+    weft_native.weft_module_set_fixed_params(handle(), n.length, n);
+  }
+
   /** Binds for the batch shapes of {@code iter}; forTraining allocates gradients. */
   public void bind(DataIter iter, boolean forTraining) {
     weft_native.weft_module_bind(handle(), iter.handle(), forTraining ? 1 : 0);

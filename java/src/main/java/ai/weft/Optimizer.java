@@ -29,6 +29,16 @@ public final class Optimizer extends NativeHandle {
     weft_native.weft_optimizer_set_lr_scheduler(handle(), kind, s, s.length, factor, stopFactorLr);
   }
 
+  /**
+   * Learning-rate schedule by MXNet's name and parameters: "factor", "multifactor" (step as
+   * "(10,20)"), "poly", "cosine" or "none", each with base_lr (default: the learning rate),
+   * warmup_steps, warmup_begin_lr and warmup_mode ("linear" or "constant").
+   */
+  public void setLrScheduler(String name, Map<String, ?> params) {
+    String[][] kv = Ops.params(params);
+    weft_native.weft_optimizer_set_lr_scheduler_ex(handle(), name, kv[0], kv[1], kv[0].length);
+  }
+
   public void setRescaleGrad(float rescale) {
     weft_native.weft_optimizer_set_rescale_grad(handle(), rescale);
   }

@@ -39,10 +39,15 @@ class GluonTrainingTest {
 
   /** Copies of the module's parameters in PARAMS order. */
   static Map<String, NDArray> copies(Module mod) {
+    return copies(mod, PARAMS);
+  }
+
+  /** Copies of the module's parameters {@code names}, in that order. */
+  static Map<String, NDArray> copies(Module mod, List<String> names) {
     Map<String, NDArray> params = mod.argParams();
     Map<String, NDArray> out = new LinkedHashMap<>();
     try {
-      for (String n : PARAMS) out.put(n, Ops.call("_copy", null, params.get(n)));
+      for (String n : names) out.put(n, Ops.call("_copy", null, params.get(n)));
     } finally {
       NDArray.closeAll(params);
     }
@@ -221,6 +226,60 @@ class GluonTrainingTest {
       assertTrue(e.getMessage().contains("rmsprop"), e.getMessage());
     } finally {
       Files.deleteIfExists(file);
+    }
+  }
+
+  // conformance: training.schedule_warmup_and_fixed_params
+  @Test
+  void scheduleWarmupAndFixedParams() {
+    // Linear warm-up from 0.02 over 2 updates, then cosine from 0.1 to 0 at update 10.
+    try (Optimizer opt = Optimizer.create("sgd", Map.of("learning_rate", 0.1));
+        NDArray w = NDArray.fromArray(new float[] {1}, 1);
+        NDArray g = NDArray.fromArray(new float[] {1}, 1)) {
+      opt.setLrScheduler("cosine", Map.of("max_update", 10, "warmup_steps", 2,
+          "warmup_begin_lr", 0.02, "warmup_mode", "linear"));
+      double[] want = {0.02, 0.06, 0.1, 0.1 * (1 + Math.cos(Math.PI / 8)) / 2,
+          0.1 * (1 + Math.cos(Math.PI * 2 / 8)) / 2};
+      for (int n = 0; n < want.length; ++n) {
+        assertEquals(want[n], opt.learningRate("w"), 1e-6, "after " + n + " updates");
+        opt.update(0, "w", w, g);
+      }
+      WeftException e = assertThrows(WeftException.class,
+          () -> opt.setLrScheduler("cosine", Map.of("max_update", 1, "warmup_steps", 2)));
+      assertEquals(ErrorCode.INVALID_ARGUMENT, e.code(), e.getMessage());
+    }
+    // fc1_weight fixed: bitwise unchanged by fit while fc2_weight trains.
+    float[] xs = new float[2 * TrainingTest.N];
+    float[] ys = new float[TrainingTest.N];
+    TrainingTest.blobs(xs, ys, TrainingTest.N, 7);
+    try (Symbol sym = Symbol.fromJson(TrainingTest.MLP_JSON);
+        NDArray x = NDArray.fromArray(xs, TrainingTest.N, 2);
+        NDArray y = NDArray.fromArray(ys, TrainingTest.N);
+        DataIter iter = DataIter.ndarray(Map.of("data", x), Map.of("softmax_label", y), 16, false,
+            "pad", 0);
+        Module mod = Module.create(sym);
+        Initializer init = Initializer.create("xavier", null, 3);
+        Optimizer opt = Optimizer.create("sgd", Map.of("learning_rate", 0.1));
+        Metric acc = Metric.create("acc")) {
+      assertThrows(WeftException.class, () -> mod.setFixedParams(List.of("no_such_weight")));
+      mod.setFixedParams(List.of("fc1_weight"));
+      mod.bind(iter, true);
+      mod.initParams(init);
+      mod.initOptimizer(opt);
+      Map<String, NDArray> before = copies(mod, List.of("fc1_weight", "fc2_weight"));
+      try {
+        mod.fit(iter, null, acc, 0, 1, Module.Progress.SILENT, null);
+        Map<String, NDArray> after = mod.argParams();
+        try {
+          assertArrayEquals(before.get("fc1_weight").toFloatArray(),
+              after.get("fc1_weight").toFloatArray());
+          assertTrue(maxDiff(before.get("fc2_weight"), after.get("fc2_weight")) > 1e-4);
+        } finally {
+          NDArray.closeAll(after);
+        }
+      } finally {
+        NDArray.closeAll(before);
+      }
     }
   }
 }
