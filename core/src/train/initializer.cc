@@ -201,14 +201,15 @@ ParamDecl TextDecl(const std::string& name) {
   return d;
 }
 
-const ParamDecl kFactorType = train::EnumDecl("factor_type", "avg", {"avg", "in", "out"});
-const double kBig = DBL_MAX;
+ParamDecl FactorTypeDecl() { return train::EnumDecl("factor_type", "avg", {"avg", "in", "out"}); }
+constexpr double kBig = DBL_MAX;
 
 std::unique_ptr<Initializer> MakeXavier(const std::string& what, const StringMap& params) {
-  auto v = train::ParseTrainParams(what,
-                                   {train::EnumDecl("rnd_type", "uniform", {"uniform", "gaussian"}),
-                                    kFactorType, train::FloatDecl("magnitude", "3", DBL_MIN, kBig)},
-                                   params);
+  auto v =
+      train::ParseTrainParams(what,
+                              {train::EnumDecl("rnd_type", "uniform", {"uniform", "gaussian"}),
+                               FactorTypeDecl(), train::FloatDecl("magnitude", "3", DBL_MIN, kBig)},
+                              params);
   return std::make_unique<XavierInit>(v["rnd_type"].s == "gaussian", v["factor_type"].s,
                                       v["magnitude"].f);
 }
@@ -216,7 +217,7 @@ std::unique_ptr<Initializer> MakeXavier(const std::string& what, const StringMap
 // MXNet's MSRAPrelu is a gaussian Xavier of magnitude 2 / (1 + slope^2).
 std::unique_ptr<Initializer> MakeMSRAPrelu(const std::string& what, const StringMap& params) {
   auto v = train::ParseTrainParams(
-      what, {kFactorType, train::FloatDecl("slope", "0.25", -kBig, kBig)}, params);
+      what, {FactorTypeDecl(), train::FloatDecl("slope", "0.25", -kBig, kBig)}, params);
   const double slope = v["slope"].f;
   return std::make_unique<XavierInit>(true, v["factor_type"].s, 2.0 / (1 + slope * slope));
 }
