@@ -218,8 +218,10 @@ Runner DefineTrain(CLI::App* app) {
       ->type_name("DIR");
   AddInt(app, "--epochs", &o->epochs, 1, "epochs to train (default 1)");
   AddInt(app, "--batch-size", &o->batch, 1, "samples per batch (default 64)")->type_name("B");
-  app->add_option("--optimizer", o->optimizer, "the optimizer (default sgd)")
-      ->type_name("sgd|adam");
+  app->add_option("--optimizer", o->optimizer,
+                  "the optimizer by MXNet's name: sgd (default), nag, signum, lars, adam, adamw, "
+                  "lamb, rmsprop, adagrad, adadelta, ftrl")
+      ->type_name("NAME");
   app->add_option("--lr", o->lr, "learning rate (default 0.05 for sgd, 0.001 for adam)")
       ->type_name("X");
   app->add_option("--momentum", o->momentum, "sgd's momentum (default 0.9)")->type_name("M");
