@@ -16,12 +16,60 @@ import (
 // every process makes the same calls in the same order.
 type KVStore struct {
 	handle
+	updater Updater
+}
+
+// Updater is a program's optimizer (MXNet's kvstore updater): it writes
+// stored in place; sum and stored are valid during the call only. An error
+// it returns is returned by the Push (or Pull, Barrier) that ran it.
+type Updater func(key string, sum, stored *NDArray) error
+
+// SetUpdater makes later pushes run u on each key's sum and stored value
+// (MXNet's set_updater), on the calling goroutine before Push (or Pull)
+// returns; it replaces an optimizer, and nil restores plain sums. The
+// library queues the updates and this type runs them after each native
+// call, so no native thread calls into Go.
+func (kv *KVStore) SetUpdater(u Updater) error {
+	err := kv.call(func(h uintptr) error { return capi.Weft_kvstore_set_updater_queue(h, boolInt(u != nil)) })
+	if err == nil {
+		kv.updater = u
+	}
+	return err
+}
+
+// runUpdates runs the queued updates and reports whether there were any.
+func (kv *KVStore) runUpdates() (bool, error) {
+	if kv.updater == nil {
+		return false, nil
+	}
+	any := false
+	for {
+		var key [1]string
+		var sum, stored [1]uintptr
+		var has [1]int32
+		if err := kv.call(func(h uintptr) error {
+			return capi.Weft_kvstore_next_update(h, key[:], sum[:], stored[:], has[:])
+		}); err != nil {
+			return any, err
+		}
+		if has[0] == 0 {
+			return any, nil
+		}
+		any = true
+		s, st := newNDArray(sum[0]), newNDArray(stored[0])
+		err := kv.updater(key[0], s, st)
+		s.Close()
+		st.Close()
+		if err != nil {
+			return any, err
+		}
+	}
 }
 
 // NewKVStore creates a store of the given type.
 func NewKVStore(kind string) (*KVStore, error) {
 	return owned(func(h uintptr) *KVStore {
-		kv := &KVStore{handle{h: h, kind: "KVStore"}}
+		kv := &KVStore{handle: handle{h: h, kind: "KVStore"}}
 		setFinalizer(kv)
 		return kv
 	})(out1(func(out []uintptr) error { return capi.Weft_kvstore_create(kind, out) }))
@@ -63,20 +111,41 @@ func (kv *KVStore) Init(keys []string, values []*NDArray) error {
 
 // Push sums the values of each key (keys may repeat) into the store.
 func (kv *KVStore) Push(keys []string, values []*NDArray, priority int) error {
-	return kv.arrays(func(h uintptr, hs ...[]uintptr) error {
+	if err := kv.arrays(func(h uintptr, hs ...[]uintptr) error {
 		return capi.Weft_kvstore_push(h, uint64(len(keys)), keys, hs[0], priority)
-	}, values)
+	}, values); err != nil {
+		return err
+	}
+	_, err := kv.runUpdates()
+	return err
 }
 
 // Pull copies each key's stored value into outs.
 func (kv *KVStore) Pull(keys []string, outs []*NDArray, priority int) error {
-	return kv.arrays(func(h uintptr, hs ...[]uintptr) error {
-		return capi.Weft_kvstore_pull(h, uint64(len(keys)), keys, hs[0], priority)
-	}, outs)
+	pull := func() error {
+		return kv.arrays(func(h uintptr, hs ...[]uintptr) error {
+			return capi.Weft_kvstore_pull(h, uint64(len(keys)), keys, hs[0], priority)
+		}, outs)
+	}
+	if err := pull(); err != nil {
+		return err
+	}
+	// dist_sync applies a bucket's updates at the pull that sends it: pull again after them.
+	ran, err := kv.runUpdates()
+	if err != nil || !ran {
+		return err
+	}
+	return pull()
 }
 
 // PushPull is Push then Pull (outs may be values).
 func (kv *KVStore) PushPull(keys []string, values, outs []*NDArray, priority int) error {
+	if kv.updater != nil {
+		if err := kv.Push(keys, values, priority); err != nil {
+			return err
+		}
+		return kv.Pull(keys, outs, priority)
+	}
 	return kv.arrays(func(h uintptr, hs ...[]uintptr) error {
 		return capi.Weft_kvstore_pushpull(h, uint64(len(keys)), keys, hs[0], hs[1], priority)
 	}, values, outs)
@@ -85,13 +154,23 @@ func (kv *KVStore) PushPull(keys []string, values, outs []*NDArray, priority int
 // SetOptimizer makes later pushes update the stored values with opt
 // (shared: it may be closed after).
 func (kv *KVStore) SetOptimizer(opt *Optimizer) error {
-	return opt.call(func(oh uintptr) error {
+	err := opt.call(func(oh uintptr) error {
 		return kv.call(func(h uintptr) error { return capi.Weft_kvstore_set_optimizer(h, oh) })
 	})
+	if err == nil {
+		kv.updater = nil
+	}
+	return err
 }
 
 // Barrier waits for the store's pending work, then (dist_sync) for every process.
-func (kv *KVStore) Barrier() error { return kv.call(capi.Weft_kvstore_barrier) }
+func (kv *KVStore) Barrier() error {
+	if err := kv.call(capi.Weft_kvstore_barrier); err != nil {
+		return err
+	}
+	_, err := kv.runUpdates()
+	return err
+}
 
 // FinalizeDistributed ends distributed use in this process: it waits for
 // pending work, stops the kvstore's communication thread and finalises MPI

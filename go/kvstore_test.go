@@ -1,6 +1,7 @@
 package weft
 
 import (
+	"errors"
 	"math"
 	"strings"
 	"testing"
@@ -49,6 +50,39 @@ func TestKVStoreOptimizerRunsOnPush(t *testing.T) {
 			t.Fatalf("weights %v, want %v", got, want)
 		}
 	}
+}
+
+// conformance: kvstore.updater_runs_on_push
+func TestKVStoreUpdaterRunsOnPush(t *testing.T) {
+	checkLive(t)
+	kv := must(NewKVStore("local"))
+	w := must(FromFloat32([]float32{1, 2}, 2))
+	g1 := must(FromFloat32([]float32{1, 3}, 2))
+	g2 := must(FromFloat32([]float32{3, 1}, 2))
+	out := must(FromFloat32([]float32{0, 0}, 2))
+	defer closeAll(t, kv, w, g1, g2, out)
+	var calls []string
+	check(t, kv.Init([]string{"w"}, []*NDArray{w}))
+	check(t, kv.SetUpdater(func(key string, sum, stored *NDArray) error { // stored -= 0.5 * sum
+		calls = append(calls, key)
+		return InvokeInto("sgd_update", Params{"lr": 0.5}, []*NDArray{stored, sum}, stored)
+	}))
+	check(t, kv.Push([]string{"w", "w"}, []*NDArray{g1, g2}, 0))
+	check(t, kv.Pull([]string{"w"}, []*NDArray{out}, 0))
+	floatsEqual(t, must(out.ToFloat32()), []float32{-1, 0})
+	check(t, kv.PushPull([]string{"w"}, []*NDArray{g1}, []*NDArray{out}, 0))
+	floatsEqual(t, must(out.ToFloat32()), []float32{-1.5, -1.5})
+	if len(calls) != 2 || calls[0] != "w" || calls[1] != "w" {
+		t.Fatalf("calls %v", calls)
+	}
+	failed := errors.New("updater failed")
+	check(t, kv.SetUpdater(func(string, *NDArray, *NDArray) error { return failed }))
+	if err := kv.Push([]string{"w"}, []*NDArray{g1}, 0); !errors.Is(err, failed) {
+		t.Fatalf("push with a failing updater: %v", err)
+	}
+	check(t, kv.SetUpdater(nil)) // plain sums again
+	check(t, kv.PushPull([]string{"w"}, []*NDArray{g2}, []*NDArray{out}, 0))
+	floatsEqual(t, must(out.ToFloat32()), []float32{3, 1})
 }
 
 // conformance: kvstore.errors_name_the_key

@@ -107,6 +107,7 @@ WeftStatus weft_kvstore_set_optimizer(WeftKVStore* kv, const WeftOptimizer* opt)
   auto o = GetObject(opt, "opt");
   std::scoped_lock lock(obj->mu, o->mu);
   obj->kv->SetOptimizer(o->opt);
+  obj->queue.reset();
   WEFT_API_END();
 }
 
@@ -114,6 +115,7 @@ WeftStatus weft_kvstore_set_updater(WeftKVStore* kv, WeftKVStoreUpdater updater,
   WEFT_API_BEGIN();
   auto obj = GetObject(kv, "kv");
   std::lock_guard<std::mutex> lock(obj->mu);
+  obj->queue.reset();
   if (!updater) {
     obj->kv->SetUpdater(nullptr);
   } else {
@@ -132,6 +134,59 @@ WeftStatus weft_kvstore_set_updater(WeftKVStore* kv, WeftKVStoreUpdater updater,
         weft::Fail(weft::StatusCode::kInvalidArgument, "kvstore updater for key '", key,
                    "' returned ", rc);
     });
+  }
+  WEFT_API_END();
+}
+
+WeftStatus weft_kvstore_set_updater_queue(WeftKVStore* kv, int on) {
+  WEFT_API_BEGIN();
+  auto obj = GetObject(kv, "kv");
+  std::lock_guard<std::mutex> lock(obj->mu);
+  obj->queue.reset();
+  if (!on) {
+    obj->kv->SetUpdater(nullptr);
+  } else {
+    auto q = std::make_shared<weft::capi::KVStoreUpdateQueue>();
+    obj->kv->SetUpdater(
+        [q](const std::string& key, const weft::NDArray& sum, weft::NDArray* stored) {
+          std::lock_guard<std::mutex> ql(q->mu);
+          q->updates.push_back({key, sum, *stored});
+        });
+    obj->queue = q;
+  }
+  WEFT_API_END();
+}
+
+WeftStatus weft_kvstore_next_update(WeftKVStore* kv, const char** key, WeftNDArray** sum,
+                                    WeftNDArray** stored, int* has) {
+  WEFT_API_BEGIN();
+  auto obj = GetObject(kv, "kv");
+  CheckNotNull(key, "key");
+  CheckNotNull(sum, "sum");
+  CheckNotNull(stored, "stored");
+  CheckNotNull(has, "has");
+  std::lock_guard<std::mutex> lock(obj->mu);
+  if (!obj->queue)
+    weft::Fail(weft::StatusCode::kInvalidArgument,
+               "argument 'kv' has no update queue (call weft_kvstore_set_updater_queue first)");
+  weft::capi::KVStoreUpdateQueue& q = *obj->queue;
+  std::lock_guard<std::mutex> ql(q.mu);
+  if (q.updates.empty()) {
+    *has = 0;
+  } else {
+    auto& u = q.updates.front();
+    WeftNDArray* s = weft::capi::NewHandle<WeftNDArray>(std::make_shared<weft::NDArray>(u.sum));
+    try {
+      *stored = weft::capi::NewHandle<WeftNDArray>(std::make_shared<weft::NDArray>(u.stored));
+    } catch (...) {
+      weft_ndarray_free(s);
+      throw;
+    }
+    *sum = s;
+    q.last_key = std::move(u.key);
+    *key = q.last_key.c_str();
+    q.updates.pop_front();
+    *has = 1;
   }
   WEFT_API_END();
 }

@@ -4,6 +4,7 @@
 #ifndef WEFT_C_API_SRC_C_API_TRAIN_INTERNAL_H_
 #define WEFT_C_API_SRC_C_API_TRAIN_INTERNAL_H_
 
+#include <deque>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -36,9 +37,21 @@ struct OptimizerObject {
   std::shared_ptr<Optimizer> opt;
 };
 // A kvstore is not thread-safe either; a module shares it (`kv`).
+// Updates queued for the caller (weft_kvstore_set_updater_queue): the store
+// keeps the queue alive through its updater, a module sharing the store too.
+struct KVStoreUpdateQueue {
+  struct Update {
+    std::string key;
+    NDArray sum, stored;
+  };
+  std::mutex mu;
+  std::deque<Update> updates;
+  std::string last_key;  // the key weft_kvstore_next_update returned last
+};
 struct KVStoreObject {
   mutable std::mutex mu;
   std::shared_ptr<KVStore> kv;
+  std::shared_ptr<KVStoreUpdateQueue> queue;  // set while the queue is the updater
 };
 
 // A trainer shares its optimizer's handle object: steps lock its mutex.

@@ -43,6 +43,35 @@ public class KVStoreTests : LiveHandleFixture {
     }
   }
 
+  // conformance: kvstore.updater_runs_on_push
+  [Test]
+  public void UpdaterRunsOnPush() {
+    using (var kv = KVStore.Create("local"))
+    using (var w = NDArray.FromArray(new float[] { 1, 2 }, 2))
+    using (var g1 = NDArray.FromArray(new float[] { 1, 3 }, 2))
+    using (var g2 = NDArray.FromArray(new float[] { 3, 1 }, 2))
+    using (var o = NDArray.FromArray(new float[] { 0, 0 }, 2)) {
+      var calls = new List<string>();
+      kv.Init(new[] { "w" }, new[] { w });
+      kv.SetUpdater((key, sum, stored) => {  // stored -= 0.5 * sum
+        calls.Add(key);
+        Ops.InvokeInto("sgd_update", new Dictionary<string, object> { { "lr", 0.5 } }, new[] { stored, sum }, stored);
+      });
+      kv.Push(new[] { "w", "w" }, new[] { g1, g2 });
+      kv.Pull(new[] { "w" }, new[] { o });
+      Assert.AreEqual(new float[] { -1, 0 }, o.ToFloatArray());
+      kv.PushPull(new[] { "w" }, new[] { g1 }, new[] { o });
+      Assert.AreEqual(new float[] { -1.5f, -1.5f }, o.ToFloatArray());
+      Assert.AreEqual(new[] { "w", "w" }, calls.ToArray());
+      kv.SetUpdater((key, sum, stored) => { throw new InvalidOperationException("updater failed for " + key); });
+      var e = Assert.Throws<InvalidOperationException>(() => kv.Push(new[] { "w" }, new[] { g1 }));
+      Assert.AreEqual("updater failed for w", e.Message);
+      kv.SetUpdater(null);  // plain sums again
+      kv.PushPull(new[] { "w" }, new[] { g2 }, new[] { o });
+      Assert.AreEqual(new float[] { 3, 1 }, o.ToFloatArray());
+    }
+  }
+
   // conformance: kvstore.errors_name_the_key
   [Test]
   public void ErrorsNameTheKey() {

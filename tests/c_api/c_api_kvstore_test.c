@@ -153,6 +153,62 @@ static void test_updater_on_push(void** state) {
   assert_no_leaks();
 }
 
+/* The updater as steps: pushes queue (sum, stored); the caller takes them and updates in place. */
+static void test_updater_queue(void** state) {
+  const int64_t shape[1] = {2};
+  const float w0[2] = {1, 2}, g1[2] = {1, 3}, g2[2] = {3, 1};
+  const float stepped[2] = {-1, 0}, summed[2] = {4, 4};
+  const char* keys[2] = {"w", "w"};
+  const char* lr_key[1] = {"lr"};
+  const char* lr_val[1] = {"0.5"};
+  const char* key = NULL;
+  float got[2];
+  int has = -1;
+  WeftKVStore* kv = NULL;
+  WeftNDArray *w = make_f32(shape, 1, w0), *a = make_f32(shape, 1, g1), *b = make_f32(shape, 1, g2);
+  WeftNDArray *sum = NULL, *stored = NULL, *out = make_f32(shape, 1, NULL);
+  WeftNDArray *vals[2], *in[2];
+  (void)state;
+  vals[0] = a;
+  vals[1] = b;
+  OK(weft_kvstore_create("local", &kv));
+  OK(weft_kvstore_init(kv, 1, keys, &w));
+  EXPECT_ERR(weft_kvstore_next_update(kv, &key, &sum, &stored, &has), WEFT_ERR_INVALID_ARGUMENT,
+             "no update queue");
+  OK(weft_kvstore_set_updater_queue(kv, 1));
+  OK(weft_kvstore_next_update(kv, &key, &sum, &stored, &has));
+  assert_int_equal(has, 0);
+  OK(weft_kvstore_push(kv, 2, keys, vals, 0));
+  OK(weft_kvstore_next_update(kv, &key, &sum, &stored, &has));
+  assert_int_equal(has, 1);
+  assert_string_equal(key, "w");
+  read_f32(sum, got, 2);
+  assert_floats(got, summed, 2);
+  in[0] = stored;
+  in[1] = sum;
+  OK(weft_op_invoke_into("sgd_update", in, 2, lr_key, lr_val, 1, &stored, 1, NULL));
+  OK(weft_ndarray_free(sum));
+  OK(weft_ndarray_free(stored));
+  OK(weft_kvstore_next_update(kv, &key, &sum, &stored, &has));
+  assert_int_equal(has, 0);
+  OK(weft_kvstore_pull(kv, 1, keys, &out, 0));
+  read_f32(out, got, 2);
+  assert_floats(got, stepped, 2); /* w - 0.5 * (g1 + g2) */
+  OK(weft_kvstore_set_updater_queue(kv, 0));
+  OK(weft_kvstore_push(kv, 2, keys, vals, 0));
+  OK(weft_kvstore_pull(kv, 1, keys, &out, 0));
+  read_f32(out, got, 2);
+  assert_floats(got, summed, 2);
+  EXPECT_ERR(weft_kvstore_next_update(kv, &key, &sum, &stored, &has), WEFT_ERR_INVALID_ARGUMENT,
+             "no update queue");
+  OK(weft_kvstore_free(kv));
+  OK(weft_ndarray_free(w));
+  OK(weft_ndarray_free(a));
+  OK(weft_ndarray_free(b));
+  OK(weft_ndarray_free(out));
+  assert_no_leaks();
+}
+
 static void test_errors(void** state) {
   const int64_t shape[1] = {2}, other[1] = {5};
   const char* key = "k";
@@ -194,6 +250,7 @@ int main(void) {
       TEST(test_push_sums_and_pull_copies),
       TEST(test_optimizer_on_push),
       TEST(test_updater_on_push),
+      TEST(test_updater_queue),
       TEST(test_errors),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);

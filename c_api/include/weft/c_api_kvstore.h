@@ -96,6 +96,27 @@ typedef int (*WeftKVStoreUpdater)(const char* key, WeftNDArray* sum, WeftNDArray
 WEFT_API WeftStatus weft_kvstore_set_updater(WeftKVStore* kv, WeftKVStoreUpdater updater,
                                              void* user_data);
 #endif /* SWIG */
+/**
+ * @brief The updater as steps the caller runs, for programs that cannot take
+ *        a C callback (the bindings' KVStore updaters): with @p on nonzero,
+ *        later pushes queue each key's (sum, stored value) instead of
+ *        updating it; the caller takes them with weft_kvstore_next_update()
+ *        after each weft_kvstore_push(), _pushpull() (before its pull: use a
+ *        push, drain, then a pull), _pull() and _barrier() and writes the
+ *        stored value in place. A key pushed twice before its update is
+ *        taken queues the same sum buffer twice (take them after each push).
+ *        Replaces an optimizer or updater; 0 restores plain sums.
+ */
+WEFT_API WeftStatus weft_kvstore_set_updater_queue(WeftKVStore* kv, int on);
+/**
+ * @brief Takes the oldest queued update: @p key (library-owned, valid until
+ *        the next call of this function on @p kv), new handles @p sum and
+ *        @p stored (sharing the store's value: write it in place), and
+ *        @p has 1; @p has 0 (the rest untouched) when the queue is empty.
+ * Errors: WEFT_ERR_INVALID_ARGUMENT when @p kv has no queue.
+ */
+WEFT_API WeftStatus weft_kvstore_next_update(WeftKVStore* kv, const char** key, WeftNDArray** sum,
+                                             WeftNDArray** stored, int* has);
 /** @brief Waits for the store's pending work, then (dist_sync) for every process. */
 WEFT_API WeftStatus weft_kvstore_barrier(WeftKVStore* kv);
 WEFT_API WeftStatus weft_kvstore_free(WeftKVStore* kv);

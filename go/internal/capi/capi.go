@@ -680,60 +680,66 @@ typedef _goslice_ swig_type_646;
 typedef _gostring_ swig_type_647;
 typedef _gostring_ swig_type_648;
 typedef _gostring_ swig_type_649;
-typedef _gostring_ swig_type_650;
-typedef _gostring_ swig_type_651;
-typedef _gostring_ swig_type_652;
-typedef _gostring_ swig_type_653;
-typedef _goslice_ swig_type_654;
+typedef _goslice_ swig_type_650;
+typedef _goslice_ swig_type_651;
+typedef _goslice_ swig_type_652;
+typedef _goslice_ swig_type_653;
+typedef _gostring_ swig_type_654;
 typedef _gostring_ swig_type_655;
-typedef _goslice_ swig_type_656;
+typedef _gostring_ swig_type_656;
 typedef _gostring_ swig_type_657;
-typedef _goslice_ swig_type_658;
+typedef _gostring_ swig_type_658;
 typedef _gostring_ swig_type_659;
 typedef _goslice_ swig_type_660;
 typedef _gostring_ swig_type_661;
 typedef _goslice_ swig_type_662;
-typedef long long swig_type_663;
+typedef _gostring_ swig_type_663;
 typedef _goslice_ swig_type_664;
-typedef _goslice_ swig_type_665;
-typedef _gostring_ swig_type_666;
-typedef _goslice_ swig_type_667;
-typedef long long swig_type_668;
-typedef _goslice_ swig_type_669;
-typedef _gostring_ swig_type_670;
+typedef _gostring_ swig_type_665;
+typedef _goslice_ swig_type_666;
+typedef _gostring_ swig_type_667;
+typedef _goslice_ swig_type_668;
+typedef long long swig_type_669;
+typedef _goslice_ swig_type_670;
 typedef _goslice_ swig_type_671;
-typedef long long swig_type_672;
+typedef _gostring_ swig_type_672;
 typedef _goslice_ swig_type_673;
-typedef _goslice_ swig_type_674;
-typedef long long swig_type_675;
-typedef _goslice_ swig_type_676;
-typedef _gostring_ swig_type_677;
-typedef _goslice_ swig_type_678;
-typedef _gostring_ swig_type_679;
+typedef long long swig_type_674;
+typedef _goslice_ swig_type_675;
+typedef _gostring_ swig_type_676;
+typedef _goslice_ swig_type_677;
+typedef long long swig_type_678;
+typedef _goslice_ swig_type_679;
 typedef _goslice_ swig_type_680;
-typedef _gostring_ swig_type_681;
+typedef long long swig_type_681;
 typedef _goslice_ swig_type_682;
 typedef _gostring_ swig_type_683;
-typedef long long swig_type_684;
+typedef _goslice_ swig_type_684;
 typedef _gostring_ swig_type_685;
-typedef _gostring_ swig_type_686;
-typedef _goslice_ swig_type_687;
-typedef _gostring_ swig_type_688;
-typedef _goslice_ swig_type_689;
-typedef _gostring_ swig_type_690;
-typedef _goslice_ swig_type_691;
-typedef long long swig_type_692;
+typedef _goslice_ swig_type_686;
+typedef _gostring_ swig_type_687;
+typedef _goslice_ swig_type_688;
+typedef _gostring_ swig_type_689;
+typedef long long swig_type_690;
+typedef _gostring_ swig_type_691;
+typedef _gostring_ swig_type_692;
 typedef _goslice_ swig_type_693;
-typedef long long swig_type_694;
+typedef _gostring_ swig_type_694;
 typedef _goslice_ swig_type_695;
 typedef _gostring_ swig_type_696;
-typedef _gostring_ swig_type_697;
-typedef _gostring_ swig_type_698;
+typedef _goslice_ swig_type_697;
+typedef long long swig_type_698;
 typedef _goslice_ swig_type_699;
 typedef long long swig_type_700;
 typedef _goslice_ swig_type_701;
 typedef _gostring_ swig_type_702;
 typedef _gostring_ swig_type_703;
+typedef _gostring_ swig_type_704;
+typedef _goslice_ swig_type_705;
+typedef long long swig_type_706;
+typedef _goslice_ swig_type_707;
+typedef _gostring_ swig_type_708;
+typedef _gostring_ swig_type_709;
 extern void _wrap_Swig_free_capi_2779a4582929de40(uintptr_t arg1);
 extern uintptr_t _wrap_Swig_malloc_capi_2779a4582929de40(swig_intgo arg1);
 extern swig_intgo _wrap_weft_binding_abi_version_capi_2779a4582929de40(void);
@@ -936,28 +942,30 @@ extern swig_type_634 _wrap_weft_kvstore_push_capi_2779a4582929de40(uintptr_t arg
 extern swig_type_638 _wrap_weft_kvstore_pull_capi_2779a4582929de40(uintptr_t arg1, swig_type_639 arg2, swig_type_640 arg3, swig_type_641 arg4, swig_intgo arg5);
 extern swig_type_642 _wrap_weft_kvstore_pushpull_capi_2779a4582929de40(uintptr_t arg1, swig_type_643 arg2, swig_type_644 arg3, swig_type_645 arg4, swig_type_646 arg5, swig_intgo arg6);
 extern swig_type_647 _wrap_weft_kvstore_set_optimizer_capi_2779a4582929de40(uintptr_t arg1, uintptr_t arg2);
-extern swig_type_648 _wrap_weft_kvstore_barrier_capi_2779a4582929de40(uintptr_t arg1);
-extern swig_type_649 _wrap_weft_kvstore_free_capi_2779a4582929de40(uintptr_t arg1);
-extern swig_type_650 _wrap_weft_module_init_optimizer_kvstore_capi_2779a4582929de40(uintptr_t arg1, uintptr_t arg2, uintptr_t arg3);
-extern swig_type_651 _wrap_weft_data_iter_select_part_capi_2779a4582929de40(uintptr_t arg1, swig_intgo arg2, swig_intgo arg3);
-extern swig_type_652 _wrap_weft_kvstore_finalize_capi_2779a4582929de40(void);
-extern swig_type_653 _wrap_weft_autograd_set_is_recording_capi_2779a4582929de40(swig_intgo arg1, swig_type_654 arg2);
-extern swig_type_655 _wrap_weft_autograd_set_is_training_capi_2779a4582929de40(swig_intgo arg1, swig_type_656 arg2);
-extern swig_type_657 _wrap_weft_autograd_is_recording_capi_2779a4582929de40(swig_type_658 arg1);
-extern swig_type_659 _wrap_weft_autograd_is_training_capi_2779a4582929de40(swig_type_660 arg1);
-extern swig_type_661 _wrap_weft_autograd_mark_variables_capi_2779a4582929de40(swig_type_662 arg1, swig_type_663 arg2, swig_type_664 arg3, swig_type_665 arg4);
-extern swig_type_666 _wrap_weft_autograd_backward_capi_2779a4582929de40(swig_type_667 arg1, swig_type_668 arg2, swig_type_669 arg3, swig_intgo arg4, swig_intgo arg5);
-extern swig_type_670 _wrap_weft_autograd_grad_capi_2779a4582929de40(swig_type_671 arg1, swig_type_672 arg2, swig_type_673 arg3, swig_type_674 arg4, swig_type_675 arg5, swig_intgo arg6, swig_intgo arg7, swig_type_676 arg8);
-extern swig_type_677 _wrap_weft_ndarray_get_grad_capi_2779a4582929de40(uintptr_t arg1, swig_type_678 arg2);
-extern swig_type_679 _wrap_weft_ndarray_detach_capi_2779a4582929de40(uintptr_t arg1, swig_type_680 arg2);
-extern swig_type_681 _wrap_weft_autograd_get_symbol_capi_2779a4582929de40(uintptr_t arg1, swig_type_682 arg2);
-extern swig_type_683 _wrap_weft_cached_op_create_capi_2779a4582929de40(uintptr_t arg1, swig_type_684 arg2, swig_type_685 arg3, swig_type_686 arg4, swig_type_687 arg5);
-extern swig_type_688 _wrap_weft_cached_op_list_inputs_capi_2779a4582929de40(uintptr_t arg1, swig_type_689 arg2);
-extern swig_type_690 _wrap_weft_cached_op_invoke_capi_2779a4582929de40(uintptr_t arg1, swig_type_691 arg2, swig_type_692 arg3, swig_type_693 arg4, swig_type_694 arg5, swig_type_695 arg6);
-extern swig_type_696 _wrap_weft_cached_op_free_capi_2779a4582929de40(uintptr_t arg1);
-extern swig_type_697 _wrap_weft_trainer_create_capi_2779a4582929de40(swig_type_698 arg1, swig_type_699 arg2, swig_type_700 arg3, uintptr_t arg4, swig_type_701 arg5);
-extern swig_type_702 _wrap_weft_trainer_step_capi_2779a4582929de40(uintptr_t arg1, swig_intgo arg2);
-extern swig_type_703 _wrap_weft_trainer_free_capi_2779a4582929de40(uintptr_t arg1);
+extern swig_type_648 _wrap_weft_kvstore_set_updater_queue_capi_2779a4582929de40(uintptr_t arg1, swig_intgo arg2);
+extern swig_type_649 _wrap_weft_kvstore_next_update_capi_2779a4582929de40(uintptr_t arg1, swig_type_650 arg2, swig_type_651 arg3, swig_type_652 arg4, swig_type_653 arg5);
+extern swig_type_654 _wrap_weft_kvstore_barrier_capi_2779a4582929de40(uintptr_t arg1);
+extern swig_type_655 _wrap_weft_kvstore_free_capi_2779a4582929de40(uintptr_t arg1);
+extern swig_type_656 _wrap_weft_module_init_optimizer_kvstore_capi_2779a4582929de40(uintptr_t arg1, uintptr_t arg2, uintptr_t arg3);
+extern swig_type_657 _wrap_weft_data_iter_select_part_capi_2779a4582929de40(uintptr_t arg1, swig_intgo arg2, swig_intgo arg3);
+extern swig_type_658 _wrap_weft_kvstore_finalize_capi_2779a4582929de40(void);
+extern swig_type_659 _wrap_weft_autograd_set_is_recording_capi_2779a4582929de40(swig_intgo arg1, swig_type_660 arg2);
+extern swig_type_661 _wrap_weft_autograd_set_is_training_capi_2779a4582929de40(swig_intgo arg1, swig_type_662 arg2);
+extern swig_type_663 _wrap_weft_autograd_is_recording_capi_2779a4582929de40(swig_type_664 arg1);
+extern swig_type_665 _wrap_weft_autograd_is_training_capi_2779a4582929de40(swig_type_666 arg1);
+extern swig_type_667 _wrap_weft_autograd_mark_variables_capi_2779a4582929de40(swig_type_668 arg1, swig_type_669 arg2, swig_type_670 arg3, swig_type_671 arg4);
+extern swig_type_672 _wrap_weft_autograd_backward_capi_2779a4582929de40(swig_type_673 arg1, swig_type_674 arg2, swig_type_675 arg3, swig_intgo arg4, swig_intgo arg5);
+extern swig_type_676 _wrap_weft_autograd_grad_capi_2779a4582929de40(swig_type_677 arg1, swig_type_678 arg2, swig_type_679 arg3, swig_type_680 arg4, swig_type_681 arg5, swig_intgo arg6, swig_intgo arg7, swig_type_682 arg8);
+extern swig_type_683 _wrap_weft_ndarray_get_grad_capi_2779a4582929de40(uintptr_t arg1, swig_type_684 arg2);
+extern swig_type_685 _wrap_weft_ndarray_detach_capi_2779a4582929de40(uintptr_t arg1, swig_type_686 arg2);
+extern swig_type_687 _wrap_weft_autograd_get_symbol_capi_2779a4582929de40(uintptr_t arg1, swig_type_688 arg2);
+extern swig_type_689 _wrap_weft_cached_op_create_capi_2779a4582929de40(uintptr_t arg1, swig_type_690 arg2, swig_type_691 arg3, swig_type_692 arg4, swig_type_693 arg5);
+extern swig_type_694 _wrap_weft_cached_op_list_inputs_capi_2779a4582929de40(uintptr_t arg1, swig_type_695 arg2);
+extern swig_type_696 _wrap_weft_cached_op_invoke_capi_2779a4582929de40(uintptr_t arg1, swig_type_697 arg2, swig_type_698 arg3, swig_type_699 arg4, swig_type_700 arg5, swig_type_701 arg6);
+extern swig_type_702 _wrap_weft_cached_op_free_capi_2779a4582929de40(uintptr_t arg1);
+extern swig_type_703 _wrap_weft_trainer_create_capi_2779a4582929de40(swig_type_704 arg1, swig_type_705 arg2, swig_type_706 arg3, uintptr_t arg4, swig_type_707 arg5);
+extern swig_type_708 _wrap_weft_trainer_step_capi_2779a4582929de40(uintptr_t arg1, swig_intgo arg2);
+extern swig_type_709 _wrap_weft_trainer_free_capi_2779a4582929de40(uintptr_t arg1);
 #undef intgo
 */
 import "C"
@@ -5949,6 +5957,65 @@ func Weft_kvstore_set_optimizer(arg1 uintptr, arg2 uintptr) (_swig_ret error) {
 	return swig_r_1
 }
 
+func Weft_kvstore_set_updater_queue(arg1 uintptr, arg2 int) (_swig_ret error) {
+	var swig_r string
+	_swig_i_0 := arg1
+	_swig_i_1 := arg2
+	swig_r_p := C._wrap_weft_kvstore_set_updater_queue_capi_2779a4582929de40(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1))
+	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
+	var swig_r_1 error
+
+	if swig_r == "" {
+		swig_r_1 = nil
+	} else {
+		swig_r_1 = weftStatus(swigCopyString(swig_r))
+	}
+
+	return swig_r_1
+}
+
+func Weft_kvstore_next_update(arg1 uintptr, arg2 []string, arg3 []uintptr, arg4 []uintptr, arg5 []int32) (_swig_ret error) {
+	var swig_r string
+	_swig_i_0 := arg1
+	var _swig_i_1 []string
+ _swig_i_1 = make([]string, len(arg2)) 
+	_swig_i_2 := arg3
+	_swig_i_3 := arg4
+	_swig_i_4 := arg5
+	swig_r_p := C._wrap_weft_kvstore_next_update_capi_2779a4582929de40(C.uintptr_t(_swig_i_0), *(*C.swig_type_650)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_651)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_652)(unsafe.Pointer(&_swig_i_3)), *(*C.swig_type_653)(unsafe.Pointer(&_swig_i_4)))
+	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
+
+	for i := range _swig_i_1 {
+		if _swig_i_1[i] != "" {
+			arg2[i] = swigCopyString(_swig_i_1[i])
+		} else {
+			arg2[i] = ""
+		}
+	}
+
+	if Swig_escape_always_false {
+		Swig_escape_val = _swig_i_1
+	}
+	if Swig_escape_always_false {
+		Swig_escape_val = arg3
+	}
+	if Swig_escape_always_false {
+		Swig_escape_val = arg4
+	}
+	if Swig_escape_always_false {
+		Swig_escape_val = arg5
+	}
+	var swig_r_1 error
+
+	if swig_r == "" {
+		swig_r_1 = nil
+	} else {
+		swig_r_1 = weftStatus(swigCopyString(swig_r))
+	}
+
+	return swig_r_1
+}
+
 func Weft_kvstore_barrier(arg1 uintptr) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
@@ -6036,7 +6103,7 @@ func Weft_autograd_set_is_recording(arg1 int, arg2 []int32) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_autograd_set_is_recording_capi_2779a4582929de40(C.swig_intgo(_swig_i_0), *(*C.swig_type_654)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_weft_autograd_set_is_recording_capi_2779a4582929de40(C.swig_intgo(_swig_i_0), *(*C.swig_type_660)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -6056,7 +6123,7 @@ func Weft_autograd_set_is_training(arg1 int, arg2 []int32) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_autograd_set_is_training_capi_2779a4582929de40(C.swig_intgo(_swig_i_0), *(*C.swig_type_656)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_weft_autograd_set_is_training_capi_2779a4582929de40(C.swig_intgo(_swig_i_0), *(*C.swig_type_662)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -6075,7 +6142,7 @@ func Weft_autograd_set_is_training(arg1 int, arg2 []int32) (_swig_ret error) {
 func Weft_autograd_is_recording(arg1 []int32) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
-	swig_r_p := C._wrap_weft_autograd_is_recording_capi_2779a4582929de40(*(*C.swig_type_658)(unsafe.Pointer(&_swig_i_0)))
+	swig_r_p := C._wrap_weft_autograd_is_recording_capi_2779a4582929de40(*(*C.swig_type_664)(unsafe.Pointer(&_swig_i_0)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -6094,7 +6161,7 @@ func Weft_autograd_is_recording(arg1 []int32) (_swig_ret error) {
 func Weft_autograd_is_training(arg1 []int32) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
-	swig_r_p := C._wrap_weft_autograd_is_training_capi_2779a4582929de40(*(*C.swig_type_660)(unsafe.Pointer(&_swig_i_0)))
+	swig_r_p := C._wrap_weft_autograd_is_training_capi_2779a4582929de40(*(*C.swig_type_666)(unsafe.Pointer(&_swig_i_0)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -6116,7 +6183,7 @@ func Weft_autograd_mark_variables(arg1 []uintptr, arg2 uint64, arg3 []int32, arg
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
-	swig_r_p := C._wrap_weft_autograd_mark_variables_capi_2779a4582929de40(*(*C.swig_type_662)(unsafe.Pointer(&_swig_i_0)), C.swig_type_663(_swig_i_1), *(*C.swig_type_664)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_665)(unsafe.Pointer(&_swig_i_3)))
+	swig_r_p := C._wrap_weft_autograd_mark_variables_capi_2779a4582929de40(*(*C.swig_type_668)(unsafe.Pointer(&_swig_i_0)), C.swig_type_669(_swig_i_1), *(*C.swig_type_670)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_671)(unsafe.Pointer(&_swig_i_3)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -6145,7 +6212,7 @@ func Weft_autograd_backward(arg1 []uintptr, arg2 uint64, arg3 []uintptr, arg4 in
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
 	_swig_i_4 := arg5
-	swig_r_p := C._wrap_weft_autograd_backward_capi_2779a4582929de40(*(*C.swig_type_667)(unsafe.Pointer(&_swig_i_0)), C.swig_type_668(_swig_i_1), *(*C.swig_type_669)(unsafe.Pointer(&_swig_i_2)), C.swig_intgo(_swig_i_3), C.swig_intgo(_swig_i_4))
+	swig_r_p := C._wrap_weft_autograd_backward_capi_2779a4582929de40(*(*C.swig_type_673)(unsafe.Pointer(&_swig_i_0)), C.swig_type_674(_swig_i_1), *(*C.swig_type_675)(unsafe.Pointer(&_swig_i_2)), C.swig_intgo(_swig_i_3), C.swig_intgo(_swig_i_4))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -6174,7 +6241,7 @@ func Weft_autograd_grad(arg1 []uintptr, arg2 uint64, arg3 []uintptr, arg4 []uint
 	_swig_i_5 := arg6
 	_swig_i_6 := arg7
 	_swig_i_7 := arg8
-	swig_r_p := C._wrap_weft_autograd_grad_capi_2779a4582929de40(*(*C.swig_type_671)(unsafe.Pointer(&_swig_i_0)), C.swig_type_672(_swig_i_1), *(*C.swig_type_673)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_674)(unsafe.Pointer(&_swig_i_3)), C.swig_type_675(_swig_i_4), C.swig_intgo(_swig_i_5), C.swig_intgo(_swig_i_6), *(*C.swig_type_676)(unsafe.Pointer(&_swig_i_7)))
+	swig_r_p := C._wrap_weft_autograd_grad_capi_2779a4582929de40(*(*C.swig_type_677)(unsafe.Pointer(&_swig_i_0)), C.swig_type_678(_swig_i_1), *(*C.swig_type_679)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_680)(unsafe.Pointer(&_swig_i_3)), C.swig_type_681(_swig_i_4), C.swig_intgo(_swig_i_5), C.swig_intgo(_swig_i_6), *(*C.swig_type_682)(unsafe.Pointer(&_swig_i_7)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -6203,7 +6270,7 @@ func Weft_ndarray_get_grad(arg1 uintptr, arg2 []uintptr) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_ndarray_get_grad_capi_2779a4582929de40(C.uintptr_t(_swig_i_0), *(*C.swig_type_678)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_weft_ndarray_get_grad_capi_2779a4582929de40(C.uintptr_t(_swig_i_0), *(*C.swig_type_684)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -6223,7 +6290,7 @@ func Weft_ndarray_detach(arg1 uintptr, arg2 []uintptr) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_ndarray_detach_capi_2779a4582929de40(C.uintptr_t(_swig_i_0), *(*C.swig_type_680)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_weft_ndarray_detach_capi_2779a4582929de40(C.uintptr_t(_swig_i_0), *(*C.swig_type_686)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -6243,7 +6310,7 @@ func Weft_autograd_get_symbol(arg1 uintptr, arg2 []uintptr) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_autograd_get_symbol_capi_2779a4582929de40(C.uintptr_t(_swig_i_0), *(*C.swig_type_682)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_weft_autograd_get_symbol_capi_2779a4582929de40(C.uintptr_t(_swig_i_0), *(*C.swig_type_688)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -6268,7 +6335,7 @@ func Weft_cached_op_create(arg1 uintptr, arg2 uint64, arg3 []string, arg4 []stri
 	var _swig_i_3 string
  _swig_i_3 = weftJoin(arg4) 
 	_swig_i_4 := arg5
-	swig_r_p := C._wrap_weft_cached_op_create_capi_2779a4582929de40(C.uintptr_t(_swig_i_0), C.swig_type_684(_swig_i_1), *(*C.swig_type_685)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_686)(unsafe.Pointer(&_swig_i_3)), *(*C.swig_type_687)(unsafe.Pointer(&_swig_i_4)))
+	swig_r_p := C._wrap_weft_cached_op_create_capi_2779a4582929de40(C.uintptr_t(_swig_i_0), C.swig_type_690(_swig_i_1), *(*C.swig_type_691)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_692)(unsafe.Pointer(&_swig_i_3)), *(*C.swig_type_693)(unsafe.Pointer(&_swig_i_4)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = _swig_i_2
@@ -6294,7 +6361,7 @@ func Weft_cached_op_list_inputs(arg1 uintptr, arg2 []uintptr) (_swig_ret error) 
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_cached_op_list_inputs_capi_2779a4582929de40(C.uintptr_t(_swig_i_0), *(*C.swig_type_689)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_weft_cached_op_list_inputs_capi_2779a4582929de40(C.uintptr_t(_swig_i_0), *(*C.swig_type_695)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -6318,7 +6385,7 @@ func Weft_cached_op_invoke(arg1 uintptr, arg2 []uintptr, arg3 uint64, arg4 []uin
 	_swig_i_3 := arg4
 	_swig_i_4 := arg5
 	_swig_i_5 := arg6
-	swig_r_p := C._wrap_weft_cached_op_invoke_capi_2779a4582929de40(C.uintptr_t(_swig_i_0), *(*C.swig_type_691)(unsafe.Pointer(&_swig_i_1)), C.swig_type_692(_swig_i_2), *(*C.swig_type_693)(unsafe.Pointer(&_swig_i_3)), C.swig_type_694(_swig_i_4), *(*C.swig_type_695)(unsafe.Pointer(&_swig_i_5)))
+	swig_r_p := C._wrap_weft_cached_op_invoke_capi_2779a4582929de40(C.uintptr_t(_swig_i_0), *(*C.swig_type_697)(unsafe.Pointer(&_swig_i_1)), C.swig_type_698(_swig_i_2), *(*C.swig_type_699)(unsafe.Pointer(&_swig_i_3)), C.swig_type_700(_swig_i_4), *(*C.swig_type_701)(unsafe.Pointer(&_swig_i_5)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -6364,7 +6431,7 @@ func Weft_trainer_create(arg1 []string, arg2 []uintptr, arg3 uint64, arg4 uintpt
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
 	_swig_i_4 := arg5
-	swig_r_p := C._wrap_weft_trainer_create_capi_2779a4582929de40(*(*C.swig_type_698)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_699)(unsafe.Pointer(&_swig_i_1)), C.swig_type_700(_swig_i_2), C.uintptr_t(_swig_i_3), *(*C.swig_type_701)(unsafe.Pointer(&_swig_i_4)))
+	swig_r_p := C._wrap_weft_trainer_create_capi_2779a4582929de40(*(*C.swig_type_704)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_705)(unsafe.Pointer(&_swig_i_1)), C.swig_type_706(_swig_i_2), C.uintptr_t(_swig_i_3), *(*C.swig_type_707)(unsafe.Pointer(&_swig_i_4)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = _swig_i_0

@@ -4935,6 +4935,51 @@ _gostring_ _wrap_weft_kvstore_set_optimizer_capi_2779a4582929de40(WeftKVStore *_
 }
 
 
+_gostring_ _wrap_weft_kvstore_set_updater_queue_capi_2779a4582929de40(WeftKVStore *_swig_go_0, intgo _swig_go_1) {
+  WeftKVStore *arg1 = (WeftKVStore *) 0 ;
+  int arg2 ;
+  WeftStatus result;
+  _gostring_ _swig_go_result;
+  
+  arg1 = (WeftKVStore *)_swig_go_0; 
+  arg2 = (int)_swig_go_1; 
+  
+  result = (WeftStatus)weft_kvstore_set_updater_queue(arg1,arg2);
+  _swig_go_result = WeftGoStatus(result); 
+  return _swig_go_result;
+}
+
+
+_gostring_ _wrap_weft_kvstore_next_update_capi_2779a4582929de40(WeftKVStore *_swig_go_0, _goslice_ _swig_go_1, _goslice_ _swig_go_2, _goslice_ _swig_go_3, _goslice_ _swig_go_4) {
+  WeftKVStore *arg1 = (WeftKVStore *) 0 ;
+  char **arg2 = (char **) 0 ;
+  WeftNDArray **arg3 = (WeftNDArray **) 0 ;
+  WeftNDArray **arg4 = (WeftNDArray **) 0 ;
+  int *arg5 = (int *) 0 ;
+  std::vector< char const * > sv2 ;
+  WeftStatus result;
+  _gostring_ _swig_go_result;
+  
+  arg1 = (WeftKVStore *)_swig_go_0; 
+  
+  sv2.assign((size_t)_swig_go_1.len, (const char*)NULL);
+  arg2 = (char **)sv2.data();
+  
+  arg3 = (WeftNDArray **)_swig_go_2.array; 
+  arg4 = (WeftNDArray **)_swig_go_3.array; 
+  arg5 = (int *)_swig_go_4.array; 
+  
+  result = (WeftStatus)weft_kvstore_next_update(arg1,(char const **)arg2,arg3,arg4,arg5);
+  _swig_go_result = WeftGoStatus(result); 
+  
+  for (size_t i = 0; i < sv2.size(); ++i)
+  if (sv2[i] && sv2[i][0])
+  ((_gostring_*)_swig_go_1.array)[i] = Swig_AllocateString(sv2[i], strlen(sv2[i]));
+  
+  return _swig_go_result;
+}
+
+
 _gostring_ _wrap_weft_kvstore_barrier_capi_2779a4582929de40(WeftKVStore *_swig_go_0) {
   WeftKVStore *arg1 = (WeftKVStore *) 0 ;
   WeftStatus result;

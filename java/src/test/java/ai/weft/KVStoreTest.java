@@ -45,6 +45,38 @@ class KVStoreTest {
     }
   }
 
+  // conformance: kvstore.updater_runs_on_push
+  @Test
+  void updaterRunsOnPush() {
+    try (KVStore kv = KVStore.create("local");
+        NDArray w = NDArray.fromArray(new float[] {1, 2}, 2);
+        NDArray g1 = NDArray.fromArray(new float[] {1, 3}, 2);
+        NDArray g2 = NDArray.fromArray(new float[] {3, 1}, 2);
+        NDArray out = NDArray.fromArray(new float[] {0, 0}, 2)) {
+      java.util.List<String> calls = new java.util.ArrayList<>();
+      kv.init(new String[] {"w"}, new NDArray[] {w});
+      kv.setUpdater((key, sum, stored) -> {  // stored -= 0.5 * sum
+        calls.add(key);
+        Ops.invokeInto("sgd_update", Map.of("lr", 0.5), new NDArray[] {stored, sum}, stored);
+      });
+      kv.push(new String[] {"w", "w"}, new NDArray[] {g1, g2}, 0);
+      kv.pull(new String[] {"w"}, new NDArray[] {out}, 0);
+      assertArrayEquals(new float[] {-1, 0}, out.toFloatArray(), 0f);
+      kv.pushPull(new String[] {"w"}, new NDArray[] {g1}, new NDArray[] {out}, 0);
+      assertArrayEquals(new float[] {-1.5f, -1.5f}, out.toFloatArray(), 0f);
+      assertEquals(java.util.List.of("w", "w"), calls);
+      kv.setUpdater((key, sum, stored) -> {
+        throw new IllegalStateException("updater failed for " + key);
+      });
+      IllegalStateException e = assertThrows(IllegalStateException.class,
+          () -> kv.push(new String[] {"w"}, new NDArray[] {g1}, 0));
+      assertEquals("updater failed for w", e.getMessage());
+      kv.setUpdater(null);  // plain sums again
+      kv.pushPull(new String[] {"w"}, new NDArray[] {g2}, new NDArray[] {out}, 0);
+      assertArrayEquals(new float[] {3, 1}, out.toFloatArray(), 0f);
+    }
+  }
+
   // conformance: kvstore.errors_name_the_key
   @Test
   void errorsNameTheKey() {
