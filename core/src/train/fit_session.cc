@@ -41,6 +41,8 @@ struct FitSession::State {
 
   void BeginEpoch();
   void RunBatch();
+  // metric_now from the metric, once per batch and only when read.
+  void RefreshMetric();
   // Closes the current epoch; a stopped one gets no validation and no checkpoint.
   void CloseEpoch(bool stopped);
 
@@ -59,6 +61,7 @@ struct FitSession::State {
   EpochResult current;
   BatchEndParam batch;
   std::vector<std::pair<std::string, double>> metric_now;
+  bool metric_stale = true;
   std::vector<EpochResult> results;
 };
 
@@ -79,7 +82,6 @@ void FitSession::State::RunBatch() {
   module->UpdateMetric(metric, b.label, b.pad);
   current.samples += b.data[0].shape()[0] - b.pad;
   ++current.batches;
-  metric_now = metric->Get();
   batch = BatchEndParam();
   batch.epoch = epoch;
   batch.batch = current.batches;
@@ -87,7 +89,17 @@ void FitSession::State::RunBatch() {
   batch.samples = current.samples;
   batch.seconds = SecondsSince(start);
   batch.metric = &metric_now;
-  progress.Step(batch);
+  metric_stale = true;
+  if (progress.active()) {  // the printer shows the metric; otherwise batch() reads it on demand
+    RefreshMetric();
+    progress.Step(batch);
+  }
+}
+
+void FitSession::State::RefreshMetric() {
+  if (!metric_stale) return;
+  metric_now = metric->Get();
+  metric_stale = false;
 }
 
 void FitSession::State::CloseEpoch(bool stopped) {
@@ -166,7 +178,10 @@ void FitSession::Stop() {
   if (s.in_epoch) s.CloseEpoch(true);
 }
 
-const BatchEndParam& FitSession::batch() const { return s_->batch; }
+const BatchEndParam& FitSession::batch() const {
+  s_->RefreshMetric();
+  return s_->batch;
+}
 
 const EpochResult& FitSession::epoch() const {
   if (s_->results.empty())
