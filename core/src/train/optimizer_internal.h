@@ -8,6 +8,7 @@
 #include <map>
 #include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "train_params.h"
@@ -42,6 +43,21 @@ NDArray ZerosLike(const NDArray& like, DType dtype = DType::kUnknown);
 // Invokes `op` on `inputs` writing the result into `*weight` in place.
 void PushInPlace(const std::string& op, NDArray* weight, const std::vector<NDArray>& inputs,
                  const StringMap& params);
+
+// An optimizer whose one state is a momentum buffer, kept only when the
+// momentum is not 0 (MXNet's SGD, NAG, Signum and LARS create_state).
+class MomentumOptimizer : public Optimizer {
+ protected:
+  MomentumOptimizer(std::string name, const Config& c, float momentum)
+      : Optimizer(std::move(name), c), momentum_(momentum) {}
+  std::vector<NDArray> CreateStates(const NDArray& weight) override {
+    if (momentum_ == 0.0f) return {};
+    return {ZerosLike(weight)};
+  }
+  size_t NumStates() const override { return momentum_ == 0.0f ? 0 : 1; }
+
+  float momentum_;
+};
 
 // The optimizers' factories; `what` is "optimizer '<name as given>'".
 std::unique_ptr<Optimizer> CreateSGD(const std::string& what, const StringMap& params);

@@ -44,22 +44,15 @@ float Norm(const NDArray& a) {
   return v;
 }
 
-class LARS : public Optimizer {
+class LARS : public MomentumOptimizer {
  public:
   LARS(const Config& c, float momentum, float eta, float eps, bool momentum_correction)
-      : Optimizer("lars", c),
-        momentum_(momentum),
+      : MomentumOptimizer("lars", c, momentum),
         eta_(eta),
         eps_(eps),
         correction_(momentum_correction) {}
 
  protected:
-  std::vector<NDArray> CreateStates(const NDArray& weight) override {
-    if (momentum_ == 0.0f) return {};
-    return {ZerosLike(weight)};
-  }
-  size_t NumStates() const override { return momentum_ == 0.0f ? 0 : 1; }
-
   void PushUpdate(NDArray* weight, const NDArray& grad, std::vector<NDArray>* states, float lr,
                   float wd, int64_t) override {
     StringMap p = Params(*weight, grad, lr, wd);
@@ -128,7 +121,7 @@ class LARS : public Optimizer {
   }
 
  private:
-  float momentum_, eta_, eps_;
+  float eta_, eps_;
   bool correction_;
   double cur_lr_ = std::numeric_limits<double>::quiet_NaN();
   double last_lr_ = std::numeric_limits<double>::quiet_NaN();

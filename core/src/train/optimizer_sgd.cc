@@ -11,19 +11,12 @@ namespace train {
 namespace {
 
 // SGD (update ops sgd_*), or NAG (nag_mom_update) when `nesterov`.
-class SGD : public Optimizer {
+class SGD : public MomentumOptimizer {
  public:
   SGD(const char* name, const Config& c, float momentum, bool nesterov)
-      : Optimizer(name, c), momentum_(momentum), nesterov_(nesterov) {}
+      : MomentumOptimizer(name, c, momentum), nesterov_(nesterov) {}
 
  protected:
-  // MXNet's SGD.create_state: a momentum buffer only when momentum != 0.
-  std::vector<NDArray> CreateStates(const NDArray& weight) override {
-    if (momentum_ == 0.0f) return {};
-    return {ZerosLike(weight)};
-  }
-  size_t NumStates() const override { return momentum_ == 0.0f ? 0 : 1; }
-
   void PushUpdate(NDArray* weight, const NDArray& grad, std::vector<NDArray>* states, float lr,
                   float wd, int64_t) override {
     StringMap p = BaseParams(lr, wd);
@@ -52,22 +45,15 @@ class SGD : public Optimizer {
   }
 
  private:
-  float momentum_;
   bool nesterov_;
 };
 
-class Signum : public Optimizer {
+class Signum : public MomentumOptimizer {
  public:
   Signum(const Config& c, float momentum, float wd_lh)
-      : Optimizer("signum", c), momentum_(momentum), wd_lh_(wd_lh) {}
+      : MomentumOptimizer("signum", c, momentum), wd_lh_(wd_lh) {}
 
  protected:
-  std::vector<NDArray> CreateStates(const NDArray& weight) override {
-    if (momentum_ == 0.0f) return {};
-    return {ZerosLike(weight)};
-  }
-  size_t NumStates() const override { return momentum_ == 0.0f ? 0 : 1; }
-
   // signum_update with a momentum buffer, signsgd_update without.
   void PushUpdate(NDArray* weight, const NDArray& grad, std::vector<NDArray>* states, float lr,
                   float wd, int64_t) override {
@@ -82,7 +68,7 @@ class Signum : public Optimizer {
   }
 
  private:
-  float momentum_, wd_lh_;
+  float wd_lh_;
 };
 
 ParsedParams ParseWithMomentum(const std::string& what, const StringMap& params, bool lazy_update,
