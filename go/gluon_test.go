@@ -208,6 +208,77 @@ func TestCachedOpInvokeAndRecord(t *testing.T) {
 	expectError(t, err, InvalidArgument)
 }
 
+// fcTanhSum is x -> FullyConnected(2) -> tanh -> sum: three operators, so a
+// recorded call is one node.
+func fcTanhSum(t *testing.T) *Symbol {
+	x := must(Variable("x"))
+	fc := must(Apply("FullyConnected", "fc", Params{"num_hidden": 2}, x))
+	act := must(Apply("Activation", "act", Params{"act_type": "tanh"}, fc))
+	out := must(Apply("sum", "loss", nil, act))
+	closeAll(t, x, fc, act)
+	return out
+}
+
+func closeTo(t *testing.T, got []float32, want []float64, tol float64) {
+	t.Helper()
+	if len(got) != len(want) {
+		t.Fatalf("got %v, want %v", got, want)
+	}
+	for i := range want {
+		if math.Abs(float64(got[i])-want[i]) > tol {
+			t.Fatalf("element %d: got %v, want %v", i, got, want)
+		}
+	}
+}
+
+// conformance: cached_op.symbol_block_imports
+func TestSymbolBlockImports(t *testing.T) {
+	checkLive(t)
+	dir := t.TempDir()
+	symFile, paramFile, cut := dir+"/net-symbol.json", dir+"/net-0000.params", dir+"/cut.params"
+	net := fcTanhSum(t)
+	w := must(FromFloat32([]float32{0.1, 0.2, 0.3, -0.1, 0, 0.2}, 2, 3))
+	b := must(FromFloat32([]float32{0.5, -0.5}, 2))
+	check(t, net.Save(symFile))
+	// Both spellings: a Module checkpoint's and collect_params'.
+	check(t, SaveParams(paramFile, map[string]*NDArray{"arg:fc_weight": w, "fc_bias": b}))
+	check(t, SaveParams(cut, map[string]*NDArray{"fc_weight": w}))
+	closeAll(t, net, w, b)
+
+	tanh := math.Tanh(1.9) // z = W x + b = (1.9, 0) for x = (1, 2, 3)
+	block := must(ImportSymbolBlock(symFile, []string{"x"}, paramFile))
+	x := must(FromFloat32([]float32{1, 2, 3}, 1, 3))
+	defer closeAll(t, block, x)
+	if len(block.Params()) != 2 || block.Params()["fc_weight"] == nil || block.Params()["fc_bias"] == nil {
+		t.Fatalf("params %v", block.Params())
+	}
+	out := must(block.Forward(x))
+	closeTo(t, values(t, out[0]), []float64{tanh}, 1e-5)
+	for _, p := range block.Params() {
+		check(t, p.AttachGrad())
+	}
+	var y []*NDArray
+	check(t, Record(true, func() (err error) { y, err = block.Forward(x); return }))
+	check(t, y[0].Backward())
+	closeAll(t, y[0])
+	s := 1 - tanh*tanh
+	closeTo(t, gradValues(t, block.Params()["fc_weight"]), []float64{s, 2 * s, 3 * s, 1, 2, 3}, 1e-5)
+	closeTo(t, gradValues(t, block.Params()["fc_bias"]), []float64{s, 1}, 1e-5)
+	_, err := block.Forward()
+	expectError(t, err, InvalidArgument)
+
+	_, err = ImportSymbolBlock(symFile, []string{"x"}, cut)
+	expectError(t, err, NotFound)
+	if !strings.Contains(err.Error(), "fc_bias") {
+		t.Fatalf("error %v does not name fc_bias", err)
+	}
+	_, err = ImportSymbolBlock(symFile, []string{"data"}, paramFile)
+	expectError(t, err, InvalidArgument)
+	if !strings.Contains(err.Error(), "'data'") {
+		t.Fatalf("error %v does not name data", err)
+	}
+}
+
 // conformance: training.optimizer_states_resume
 func TestOptimizerStatesResume(t *testing.T) {
 	checkLive(t)

@@ -162,6 +162,61 @@ public class GluonTrainingTests : LiveHandleFixture {
     }
   }
 
+  // x -> FullyConnected(2) -> tanh -> sum: three operators, so a recorded call is one node.
+  static Symbol FcTanhSum() {
+    using (var x = Symbol.Variable("x"))
+    using (var fc = Symbol.Create("FullyConnected", "fc", P("num_hidden", 2), x))
+    using (var act = Symbol.Create("Activation", "act", P("act_type", "tanh"), fc))
+      return Symbol.Create("sum", "loss", null, act);
+  }
+
+  static void AssertClose(double[] want, float[] got, double tol) {
+    Assert.AreEqual(want.Length, got.Length);
+    for (int i = 0; i < want.Length; ++i) Assert.AreEqual(want[i], got[i], tol, "element " + i);
+  }
+
+  // conformance: cached_op.symbol_block_imports
+  [Test]
+  public void SymbolBlockImports() {
+    var dir = Directory.CreateDirectory(Path.Combine(Path.GetTempPath(), "weft-block-" + Guid.NewGuid())).FullName;
+    var symFile = Path.Combine(dir, "net-symbol.json");
+    var paramFile = Path.Combine(dir, "net-0000.params");
+    var cut = Path.Combine(dir, "cut.params");
+    try {
+      using (var net = FcTanhSum())
+      using (var w = NDArray.FromArray(new float[] { 0.1f, 0.2f, 0.3f, -0.1f, 0, 0.2f }, 2, 3))
+      using (var b = NDArray.FromArray(new float[] { 0.5f, -0.5f }, 2)) {
+        net.Save(symFile);
+        // Both spellings: a Module checkpoint's and collect_params'.
+        NDArray.Save(paramFile, new Dictionary<string, NDArray> { { "arg:fc_weight", w }, { "fc_bias", b } });
+        NDArray.Save(cut, new Dictionary<string, NDArray> { { "fc_weight", w } });
+      }
+      double t = Math.Tanh(1.9);  // z = W x + b = (1.9, 0) for x = (1, 2, 3)
+      using (var block = SymbolBlock.Imports(symFile, new[] { "x" }, paramFile))
+      using (var x = NDArray.FromArray(new float[] { 1, 2, 3 }, 1, 3)) {
+        CollectionAssert.AreEquivalent(new[] { "fc_weight", "fc_bias" }, block.Params.Keys.ToArray());
+        using (var y0 = block.Forward(x)[0]) Assert.AreEqual(t, y0.ToFloatArray()[0], 1e-5);
+        foreach (var p in block.Params.Values) p.AttachGrad();
+        NDArray y;
+        using (Autograd.Record()) y = block.Forward(x)[0];
+        using (y) y.Backward();
+        double s = 1 - t * t;
+        using (var gw = block.Params["fc_weight"].Grad())
+          AssertClose(new[] { s, 2 * s, 3 * s, 1, 2, 3 }, gw.ToFloatArray(), 1e-5);
+        using (var gb = block.Params["fc_bias"].Grad()) AssertClose(new[] { s, 1 }, gb.ToFloatArray(), 1e-5);
+        var e = Assert.Throws<WeftException>(() => block.Forward());
+        Assert.AreEqual(ErrorCode.InvalidArgument, e.Code, e.Message);
+      }
+      var missing = Assert.Throws<WeftException>(() => SymbolBlock.Imports(symFile, new[] { "x" }, cut));
+      Assert.AreEqual(ErrorCode.NotFound, missing.Code);
+      StringAssert.Contains("fc_bias", missing.Message);
+      var data = Assert.Throws<WeftException>(() => SymbolBlock.Imports(symFile, new[] { "data" }, paramFile));
+      StringAssert.Contains("'data'", data.Message);
+    } finally {
+      Directory.Delete(dir, true);
+    }
+  }
+
   // conformance: training.optimizer_states_resume
   [Test]
   public void OptimizerStatesResume() {

@@ -21,6 +21,7 @@
 #ifndef WEFT_AUTOGRAD_H_
 #define WEFT_AUTOGRAD_H_
 
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -83,6 +84,20 @@ NDArray GetGrad(const NDArray& a);
 // recorded array).
 void RecordOp(const NodeAttrs& attrs, const std::vector<NDArray>& inputs,
               std::vector<NDArray>* outputs);
+
+// The backward of a call recorded as one node (RecordFunction): the
+// gradients of its inputs (one per input; a none array for an input it
+// computes no gradient for, which must then lead to no marked variable) from
+// its outputs' gradients (one per output).
+using FunctionBackward = std::function<std::vector<NDArray>(const std::vector<NDArray>& out_grads)>;
+
+// Records a call computed outside Invoke (a CachedOp call) as one node
+// `attrs` whose op's gradient rule gives one "_backward_<op>" node with the
+// forward node as control_deps[0] (op/autograd_function.cc); Backward runs
+// that node through `backward`, which the tape holds until the graph is
+// freed. Same checks as RecordOp.
+void RecordFunction(const NodeAttrs& attrs, const std::vector<NDArray>& inputs,
+                    std::vector<NDArray>* outputs, FunctionBackward backward);
 
 // Back-propagates from `heads`. `head_grads` is empty or one per head (a
 // none entry: ones, MXNet's default). Throws Error(kInvalidArgument) for a

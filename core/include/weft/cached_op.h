@@ -10,10 +10,16 @@
 // data inputs are copied into the executor's own arrays. With static_alloc
 // the outputs are the executor's own arrays, overwritten by the next call
 // of the same signature, and a steady state allocates nothing; without it
-// each call returns new arrays. While the thread records (autograd.h), a
-// call runs the symbol's nodes one by one through Invoke, so that autograd
-// records each and Backward flows through the graph into the inputs'
-// gradient buffers.
+// each call returns new arrays.
+//
+// While the thread records (autograd.h), a call is one node on the tape
+// (_CachedOp, as in MXNet): it runs a training executor of its signature
+// (which also keys which inputs need a gradient: those autograd knows),
+// taken from a pool for as long as the tape holds the call, and Backward
+// runs that executor's backward (planned memory, the executor's layouts)
+// and hands the inputs' gradients on. A symbol of at most inline_limit
+// operators (without static_alloc) is inlined instead: its nodes run one by
+// one through Invoke and autograd records each (MXNet's inlining).
 //
 // Thread-safe: calls on one CachedOp are serialised while they push work
 // (they then run on the engine).
@@ -43,7 +49,7 @@ struct CachedOpFlags {
   // as MXNet names parameters (_weight, _bias, _gamma, _beta, _moving_mean,
   // _moving_var, ...), data otherwise.
   std::vector<int> data_indices, param_indices;
-  int inline_limit = 2;  // accepted; recording always runs the nodes one by one
+  int inline_limit = 2;  // recorded calls of at most this many operators are inlined
   // Parses MXNet's flags (static_alloc, static_shape, data_indices,
   // param_indices, inline_limit, forward_bulk_size, backward_bulk_size);
   // throws Error(kInvalidArgument) naming an unknown flag or a bad value.
@@ -67,12 +73,21 @@ class CachedOp {
   const std::vector<std::string>& input_names() const { return input_names_; }
   const Symbol& symbol() const { return symbol_; }
   const CachedOpFlags& flags() const { return flags_; }
-  // Signatures compiled so far (one plan each).
+  // Signatures compiled so far (one plan each; recorded calls have their
+  // own signatures).
   size_t num_plans() const;
 
  private:
   struct State;
+  struct TrainSlot;  // cached_op_record.cc: the recorded path
+  struct TrainPool;
+  struct Lease;
   std::vector<NDArray> ForwardRecorded(const std::vector<NDArray>& inputs);
+  // Binds a training executor to `*plan` (compiling it when none).
+  std::unique_ptr<TrainSlot> BindTrainSlot(const std::vector<NDArray>& inputs,
+                                           const std::vector<bool>& needs,
+                                           std::shared_ptr<const ExecutorPlan>* plan);
+  std::vector<NDArray> ForwardInlined(const std::vector<NDArray>& inputs);
   State& StateFor(const std::vector<NDArray>& inputs, bool is_train) WEFT_REQUIRES(mu_);
 
   Runtime* rt_;
@@ -84,6 +99,8 @@ class CachedOp {
   std::vector<int> aux_of_input_;  // per input: its aux state index, or -1
   mutable Mutex mu_;
   std::map<std::string, std::unique_ptr<State>> states_ WEFT_GUARDED_BY(mu_);
+  std::map<std::string, std::shared_ptr<TrainPool>> train_pools_ WEFT_GUARDED_BY(mu_);
+  bool inline_ = false;  // recorded calls run node by node
 };
 
 }  // namespace weft

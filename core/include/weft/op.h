@@ -94,6 +94,11 @@ struct OpDef {
   std::string OutputName(const ParamValues& p, uint32_t index) const;
 };
 
+// The gradient op of a function op autograd records as one node
+// (_CachedOp -> _backward_CachedOp, MXNet's names): "_backward_" and the
+// name without its leading underscore.
+std::string FunctionBackwardOpName(const std::string& op_name);
+
 class OpRegistry {
  public:
   // Adds `def` under its name and aliases; a duplicate name is a bug.

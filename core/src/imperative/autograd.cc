@@ -72,8 +72,10 @@ NDArray GetGrad(const NDArray& a) {
   return e && e->tape->is_variable ? e->tape->grad : NDArray();
 }
 
-void RecordOp(const NodeAttrs& attrs, const std::vector<NDArray>& inputs,
-              std::vector<NDArray>* outputs) {
+namespace {
+
+std::shared_ptr<TapeNode> Record(const NodeAttrs& attrs, const std::vector<NDArray>& inputs,
+                                 std::vector<NDArray>* outputs) {
   for (size_t o = 0; o < outputs->size(); ++o)
     for (size_t i = 0; i < inputs.size(); ++i)
       if (inputs[i].autograd_entry() && !(*outputs)[o].is_none() &&
@@ -98,6 +100,20 @@ void RecordOp(const NodeAttrs& attrs, const std::vector<NDArray>& inputs,
     out.set_autograd_entry(
         std::make_shared<const Entry>(Entry{NodeEntry{node, static_cast<uint32_t>(o), 0}, tape}));
   }
+  return tape;
+}
+
+}  // namespace
+
+void RecordOp(const NodeAttrs& attrs, const std::vector<NDArray>& inputs,
+              std::vector<NDArray>* outputs) {
+  Record(attrs, inputs, outputs);
+}
+
+void RecordFunction(const NodeAttrs& attrs, const std::vector<NDArray>& inputs,
+                    std::vector<NDArray>* outputs, FunctionBackward backward) {
+  WEFT_CHECK(backward) << "autograd: function " << attrs.name << " recorded without a backward";
+  Record(attrs, inputs, outputs)->backward = std::move(backward);
 }
 
 NDArray Detach(const NDArray& a) {

@@ -51,6 +51,16 @@ Recorded Collect(const std::vector<std::shared_ptr<const Entry>>& heads) {
   return r;
 }
 
+// The recorded function whose backward node `node` is ("_backward_<op>"
+// of its control_deps[0], RecordFunction), or null.
+const TapeNode* FunctionOf(const Node& node, const Recorded& r) {
+  if (node.control_deps.empty() || node.control_deps[0]->is_variable()) return nullptr;
+  const Node& fwd = *node.control_deps[0];
+  if (node.op()->name != FunctionBackwardOpName(fwd.op()->name)) return nullptr;
+  const auto it = r.tapes.find(&fwd);
+  return it != r.tapes.end() && it->second->backward ? it->second.get() : nullptr;
+}
+
 // The gradients of `heads` for the variables `xs` (entries of `r`'s
 // variables), computed on the recorded values.
 std::vector<NDArray> Differentiate(Runtime* rt, const std::vector<NDArray>& heads,
@@ -94,7 +104,14 @@ std::vector<NDArray> Differentiate(Runtime* rt, const std::vector<NDArray>& head
         << "backward: variable " << node.attrs.name << " is neither recorded nor a head gradient";
     std::vector<NDArray> in, out;
     for (const auto& e : idx[nid].inputs) in.push_back(vals[idx.entry_id(e)]);
-    Invoke(rt, node.op()->name, in, node.attrs.dict, &out, opts);
+    if (const TapeNode* fn = FunctionOf(node, r)) {
+      out = fn->backward(in);
+      WEFT_CHECK(out.size() == node.num_outputs())
+          << "backward: " << node.op()->name << " gave " << out.size() << " gradient(s), expected "
+          << node.num_outputs();
+    } else {
+      Invoke(rt, node.op()->name, in, node.attrs.dict, &out, opts);
+    }
     for (uint32_t o = 0; o < out.size(); ++o) vals[idx.entry_id(nid, o)] = out[o];
   }
   std::vector<NDArray> grads;
@@ -128,6 +145,7 @@ void Free(const Recorded& r) {
   for (const auto& kv : r.tapes) {
     if (kv.second->is_variable) continue;
     kv.second->values.clear();
+    kv.second->backward = nullptr;
     kv.second->freed = true;
   }
 }

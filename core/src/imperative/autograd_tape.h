@@ -22,6 +22,9 @@ struct TapeNode {
   // A marked variable: its request and gradient buffer (none for kNull).
   GradReq req = GradReq::kNull;
   NDArray grad;
+  // A function node (RecordFunction): its backward; released with the
+  // values.
+  FunctionBackward backward;
   // Set by a Backward without retain_graph: `values` are gone.
   bool freed = false;
 };

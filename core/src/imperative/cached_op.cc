@@ -1,5 +1,6 @@
 // CachedOp (cached_op.h): flags, the executor per signature, and the
-// node-by-node path autograd records.
+// inlined (node-by-node) path autograd records. The one-node recorded path
+// is cached_op_record.cc.
 #include "weft/cached_op.h"
 
 #include <algorithm>
@@ -111,6 +112,10 @@ CachedOp::CachedOp(Runtime* rt, Symbol symbol, CachedOpFlags flags)
            "') is in both data_indices and param_indices");
     is_param_[i] = true;
   }
+  const IndexedGraph g(Graph{symbol_.outputs});
+  int num_ops = 0;
+  for (uint32_t nid = 0; nid < g.num_nodes(); ++nid) num_ops += !g.node(nid).is_variable();
+  inline_ = !flags_.static_alloc && num_ops <= flags_.inline_limit;
   if (flags_.param_indices.empty()) {
     for (int i = 0; i < n; ++i)
       is_param_[i] = flags_.data_indices.empty()
@@ -123,7 +128,7 @@ CachedOp::~CachedOp() = default;
 
 size_t CachedOp::num_plans() const {
   MutexLock lock(&mu_);
-  return states_.size();
+  return states_.size() + train_pools_.size();
 }
 
 CachedOp::State& CachedOp::StateFor(const std::vector<NDArray>& inputs, bool is_train) {
@@ -189,7 +194,7 @@ std::vector<NDArray> CachedOp::Forward(const std::vector<NDArray>& inputs) {
 
 // Every node through Invoke (each recorded by autograd), variables taking
 // the inputs by name.
-std::vector<NDArray> CachedOp::ForwardRecorded(const std::vector<NDArray>& inputs) {
+std::vector<NDArray> CachedOp::ForwardInlined(const std::vector<NDArray>& inputs) {
   const IndexedGraph g(Graph{symbol_.outputs});
   std::vector<NDArray> vals(g.num_node_entries());
   for (uint32_t nid = 0; nid < g.num_nodes(); ++nid) {

@@ -97,4 +97,8 @@ std::vector<std::string> KernelRegistry::Backends(const std::string& op, DeviceT
   return names;
 }
 
+std::string FunctionBackwardOpName(const std::string& op_name) {
+  return "_backward_" + (op_name.rfind('_', 0) == 0 ? op_name.substr(1) : op_name);
+}
+
 }  // namespace weft

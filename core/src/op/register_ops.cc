@@ -44,6 +44,7 @@ void RegisterDot(OpRegistry* reg);
 void RegisterInit(OpRegistry* reg);
 void RegisterRandom(OpRegistry* reg);
 void RegisterElemwiseSum(OpRegistry* reg);
+void RegisterAutogradFunction(OpRegistry* reg);
 void RegisterOptimizerOps(OpRegistry* reg);
 void RegisterVisionBox(OpRegistry* reg);
 void RegisterVisionMultiBox(OpRegistry* reg);
@@ -94,6 +95,7 @@ void RegisterAllOps(OpRegistry* reg) {
   op::RegisterInit(reg);
   op::RegisterRandom(reg);
   op::RegisterElemwiseSum(reg);
+  op::RegisterAutogradFunction(reg);
   op::RegisterOptimizerOps(reg);
   op::RegisterVisionBox(reg);
   op::RegisterVisionMultiBox(reg);

@@ -202,6 +202,72 @@ class GluonTrainingTest {
     }
   }
 
+  static void assertClose(double[] want, float[] got, double tol) {
+    assertEquals(want.length, got.length);
+    for (int i = 0; i < want.length; ++i) assertEquals(want[i], got[i], tol, "element " + i);
+  }
+
+  /** x -> FullyConnected(2) -> tanh -> sum: three operators, so a recorded call is one node. */
+  static Symbol fcTanhSum() {
+    try (Symbol x = Symbol.variable("x");
+        Symbol fc = Symbol.create("FullyConnected", "fc", Map.of("num_hidden", 2), x);
+        Symbol act = Symbol.create("Activation", "act", Map.of("act_type", "tanh"), fc)) {
+      return Symbol.create("sum", "loss", null, act);
+    }
+  }
+
+  // conformance: cached_op.symbol_block_imports
+  @Test
+  void symbolBlockImports() throws java.io.IOException {
+    Path dir = Files.createTempDirectory("weft-block");
+    Path symFile = dir.resolve("net-symbol.json");
+    String params = dir.resolve("net-0000.params").toString();
+    String cut = dir.resolve("cut.params").toString();
+    try (Symbol net = fcTanhSum();
+        NDArray w = NDArray.fromArray(new float[] {0.1f, 0.2f, 0.3f, -0.1f, 0, 0.2f}, 2, 3);
+        NDArray b = NDArray.fromArray(new float[] {0.5f, -0.5f}, 2)) {
+      net.save(symFile);
+      Map<String, NDArray> file = new LinkedHashMap<>();
+      file.put("arg:fc_weight", w); // both spellings: a Module checkpoint's and collect_params'
+      file.put("fc_bias", b);
+      NDArray.save(params, file);
+      NDArray.save(cut, Map.of("fc_weight", w));
+    }
+    double t = Math.tanh(1.9); // z = W x + b = (1.9, 0) for x = (1, 2, 3)
+    try (SymbolBlock block = SymbolBlock.imports(symFile, List.of("x"), params);
+        NDArray x = NDArray.fromArray(new float[] {1, 2, 3}, 1, 3)) {
+      assertEquals(List.of("fc_weight", "fc_bias"), List.copyOf(block.params().keySet()));
+      NDArray[] out = block.forward(x);
+      try (NDArray y = out[0]) {
+        assertEquals(t, y.toFloatArray()[0], 1e-5);
+      }
+      for (NDArray p : block.params().values()) p.attachGrad();
+      NDArray y;
+      try (Autograd.Scope rec = Autograd.record()) {
+        y = block.forward(x)[0];
+      }
+      try (y) {
+        y.backward();
+      }
+      double s = 1 - t * t;
+      try (NDArray gw = block.params().get("fc_weight").grad();
+          NDArray gb = block.params().get("fc_bias").grad()) {
+        assertClose(new double[] {s, 2 * s, 3 * s, 1, 2, 3}, gw.toFloatArray(), 1e-5);
+        assertClose(new double[] {s, 1}, gb.toFloatArray(), 1e-5);
+      }
+      WeftException e = assertThrows(WeftException.class, () -> block.forward());
+      assertEquals(ErrorCode.INVALID_ARGUMENT, e.code(), e.getMessage());
+    }
+    WeftException missing =
+        assertThrows(WeftException.class, () -> SymbolBlock.imports(symFile, List.of("x"), cut));
+    assertEquals(ErrorCode.NOT_FOUND, missing.code());
+    assertTrue(missing.getMessage().contains("fc_bias"), missing.getMessage());
+    WeftException data =
+        assertThrows(
+            WeftException.class, () -> SymbolBlock.imports(symFile, List.of("data"), params));
+    assertTrue(data.getMessage().contains("'data'"), data.getMessage());
+  }
+
   // conformance: training.optimizer_states_resume
   @Test
   void optimizerStatesResume() throws java.io.IOException {
