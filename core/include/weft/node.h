@@ -4,7 +4,8 @@
 // with parsed attributes and input entries. A NodeEntry names one output of
 // a node. Nodes are shared (std::shared_ptr) and immutable once published
 // into a graph; passes build new nodes rather than editing old ones.
-// Operator gradients (OpDef::gradient) are written with these types.
+// Operator gradients (OpDef::gradient) are written with these types. A
+// subgraph operator's node also carries nested graphs (NodeAttrs::subgraphs).
 #ifndef WEFT_NODE_H_
 #define WEFT_NODE_H_
 
@@ -20,6 +21,7 @@ namespace weft {
 struct OpDef;
 class OpRegistry;
 struct Node;
+struct Graph;  // weft/graph.h
 using NodePtr = std::shared_ptr<Node>;
 
 struct NodeEntry {
@@ -34,6 +36,11 @@ struct NodeAttrs {
   std::string name;
   StringMap dict;      // the raw string parameters and hidden attributes
   ParamValues params;  // parsed from dict against op->params
+  // Nested graphs of a subgraph operator (MXNet's NodeAttrs::subgraphs, e.g.
+  // the Convolution + BatchNorm + relu that _sg_mkldnn_conv stands for): its
+  // inputs are the nested graph's variables in IndexedGraph order. Shared by
+  // copies of the node and never edited; pass::ExpandSubgraphs inlines them.
+  std::vector<std::shared_ptr<const Graph>> subgraphs;
 };
 
 struct Node {

@@ -80,6 +80,12 @@ struct OpDef {
   // contiguous range of the elements (pass::FuseElemwiseChains runs chains
   // of them tile by tile in one _fused_elemwise).
   bool pointwise = false;
+  // Subgraph operators (MXNet's _sg_mkldnn_conv, ...): a node computes its
+  // nested graph (NodeAttrs::subgraphs), which pass::ExpandSubgraphs inlines
+  // before a graph runs. Checks a loaded node's subgraphs against its
+  // parameters, throwing Error naming what is wrong; null for ops that take
+  // no subgraphs (a node of such an op with subgraphs is an error).
+  std::function<void(const Node&)> check_subgraphs;
 
   int NumInputs(const ParamValues& p) const {
     return num_inputs_fn ? num_inputs_fn(p) : num_inputs;

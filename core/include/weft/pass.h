@@ -253,6 +253,16 @@ struct RewriteResult {
   size_t changes = 0;  // nodes removed, folded or fused
 };
 
+// Inlines every subgraph operator's node (OpDef::check_subgraphs, e.g.
+// MXNet's _sg_mkldnn_conv) as copies of its nested graph's op nodes, the
+// nested graph's variables (IndexedGraph order) replaced by the node's inputs
+// in order, nested subgraphs inlined too; the graph's variables are kept.
+// The executor runs it before anything else, so the inference passes fuse
+// the inlined Convolution/BatchNorm/relu again. Throws Error(kInvalidArgument)
+// for a node whose subgraph does not fit its inputs or outputs, or whose op
+// takes no subgraphs.
+RewriteResult ExpandSubgraphs(const OpRegistry& reg, const Graph& graph);
+
 // Removes what inference does not need: Dropout in mode "training" (whose
 // mask nobody reads) and the identity-like ops identity/_copy and BlockGrad/
 // stop_gradient; their readers read the input instead. A node whose output

@@ -11,6 +11,10 @@
 // before 0.9.0, missing trailing inputs (BatchNorm's moving_mean/var; at
 // most 16 per node) added as variables "<node>_<input>" from the OpDef's
 // input names, carrying the node's attributes.
+// A node's "subgraphs" (MXNet 1.6+, e.g. sym.optimize_for('MKLDNN')'s
+// _sg_mkldnn_conv) are graph objects of the same form (nodes, arg_nodes,
+// node_row_ptr, heads), read into NodeAttrs::subgraphs and written back so;
+// only ops with OpDef::check_subgraphs take them.
 // Loading validates everything: malformed input throws weft::Error, never
 // crashes. Stateless; thread-safe given a registry nobody is filling.
 #ifndef WEFT_SYMBOL_JSON_H_

@@ -144,7 +144,8 @@ bool IsParameterName(const std::string& name);
 // value other than 0 or 1).
 bool ResolveOptimizeInference(bool option);
 
-// The inference passes over `forward` in order (SimplifyInference,
+// The inference passes over `forward`, whose subgraph operators are inlined
+// first (pass::ExpandSubgraphs), in order (SimplifyInference,
 // FoldBatchNorm, FuseConvActivation, FuseElemwiseChains, BlockConvLayouts;
 // a pass whose new op has no kernel for `dev` is skipped, and so is one
 // named in WEFT_EXEC_SKIP_PASSES, a comma-separated list); `applied`

@@ -48,7 +48,9 @@ bool ResolveOptimizeInference(bool option) {
 
 Graph OptimizeInference(const OpRegistry& reg, const KernelRegistry& kernels, DeviceType dev,
                         const Graph& forward, std::vector<std::string>* applied) {
-  Graph g = forward;
+  // Subgraph operators first (a no-op after BuildGraph; the predictor's
+  // FreezeModel comes here straight from the symbol).
+  Graph g = pass::ExpandSubgraphs(reg, forward).graph;
   // Keeps a pass's result when it changed the graph, noting "<pass> (<n> nodes<detail>)".
   auto take = [&](const char* name, pass::RewriteResult r, const std::string& detail) {
     if (r.changes == 0) return;

@@ -58,16 +58,18 @@ void BuildGraph(Runtime* rt, PlanImpl* p, CompileState* s) {
   const BindSignature& sig = p->sig;
   s->forward = Graph{p->symbol.outputs};
   p->n_out = s->forward.outputs.size();
-  Graph train = TrainingGraph(reg, s->forward, sig.reqs, &s->x_args, &s->heads, &s->head_is_var);
-  p->has_grads = !s->x_args.empty();
-  // Inference only: the graph passes, then constant steps (PlanMemoryBlocks).
-  p->optimize = !p->has_grads && sig.options.group2ctx.empty() &&
-                ResolveOptimizeInference(sig.options.optimize_inference);
   {
     IndexedGraph orig(s->forward);
     for (uint32_t nid : orig.argument_nodes()) s->arg_var.push_back(&orig.node(nid));
     for (uint32_t nid : orig.aux_nodes()) s->aux_var.push_back(&orig.node(nid));
   }
+  // Subgraph operators (MXNet's _sg_mkldnn_*) run as their inlined subgraphs.
+  s->forward = pass::ExpandSubgraphs(reg, s->forward).graph;
+  Graph train = TrainingGraph(reg, s->forward, sig.reqs, &s->x_args, &s->heads, &s->head_is_var);
+  p->has_grads = !s->x_args.empty();
+  // Inference only: the graph passes, then constant steps (PlanMemoryBlocks).
+  p->optimize = !p->has_grads && sig.options.group2ctx.empty() &&
+                ResolveOptimizeInference(sig.options.optimize_inference);
   if (p->optimize) {
     train = OptimizeInference(reg, rt->kernels(), sig.ctx.dev_type, train, &p->passes);
     if (!p->passes.empty()) s->forward = train;

@@ -195,7 +195,7 @@ std::vector<NDArray> CachedOp::Forward(const std::vector<NDArray>& inputs) {
 // Every node through Invoke (each recorded by autograd), variables taking
 // the inputs by name.
 std::vector<NDArray> CachedOp::ForwardInlined(const std::vector<NDArray>& inputs) {
-  const IndexedGraph g(Graph{symbol_.outputs});
+  const IndexedGraph g(pass::ExpandSubgraphs(rt_->ops(), Graph{symbol_.outputs}).graph);
   std::vector<NDArray> vals(g.num_node_entries());
   for (uint32_t nid = 0; nid < g.num_nodes(); ++nid) {
     const Node& node = g.node(nid);

@@ -16,11 +16,14 @@ struct RawEntry {
   uint32_t node = 0, index = 0, version = 0;
 };
 
+struct RawGraph;
+
 struct RawNode {
   std::string op, name;
   StringMap dict;  // "param", then "attr", then "attrs", merged in that order
   std::vector<RawEntry> inputs;
   std::vector<uint32_t> control_deps;
+  std::vector<RawGraph> subgraphs;  // nested graphs (MXNet 1.6+ "subgraphs")
   bool has_param = false, has_attr = false, has_attrs = false;
 };
 
@@ -32,7 +35,8 @@ struct RawGraph {
   bool has_version = false;
 };
 
-// Parses `text`; throws Error(kInvalidArgument) "symbol JSON: ..." naming
+// Parses `text` (nested "subgraphs" too: each a graph object of its own,
+// without graph attributes of meaning); throws Error(kInvalidArgument) "symbol JSON: ..." naming
 // the offending node and field.
 RawGraph ReadRawGraph(const std::string& text);
 

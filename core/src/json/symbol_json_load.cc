@@ -43,6 +43,9 @@ class EdgeGuard {
 
 struct Loader {
   const RawGraph& raw;
+  const OpRegistry& reg;
+  // "" for the document, "node 3 'sg' subgraph 0: " for a nested graph.
+  std::string prefix;
   std::vector<NodePtr> nodes;
   std::unordered_map<const Node*, size_t> index;
   bool upgraded = false;
@@ -50,8 +53,8 @@ struct Loader {
   std::string Where(const Node& n) const {
     auto it = index.find(&n);
     std::string id = it == index.end() ? std::string("(added)") : std::to_string(it->second);
-    if (n.is_variable()) return StrCat("node ", id, " '", n.attrs.name, "'");
-    return StrCat("node ", id, " '", n.attrs.name, "' (", n.op()->name, ")");
+    if (n.is_variable()) return StrCat(prefix, "node ", id, " '", n.attrs.name, "'");
+    return StrCat(prefix, "node ", id, " '", n.attrs.name, "' (", n.op()->name, ")");
   }
 
   // Two variables with one name would be two arrays that a checkpoint (keyed
@@ -73,7 +76,7 @@ struct Loader {
   void Parse(Node* n, bool allow_missing) const {
     if (n->is_variable()) return;
     try {
-      n->attrs.params = ParseParams(n->op()->name, &n->op()->params, n->attrs.dict);
+      n->attrs.params = ParseParams(n->op()->name, &n->op()->params, ParamDict(*n));
     } catch (const Error& e) {
       Bad(Where(*n), ": ", e.what());
     }
@@ -84,6 +87,30 @@ struct Loader {
     size_t have = n->inputs.size(), want = static_cast<size_t>(nin);
     if (have > want || (have < want && (!allow_missing || want - have > kMaxMissing)))
       Bad(Where(*n), " has ", have, " inputs, the operator takes ", want, InputList(*n, want));
+  }
+
+  // The node's attributes; a subgraph operator's variadic input count
+  // (num_args), when absent, is its subgraph's variable count (MXNet's
+  // DefaultSubgraphOpNumInputs).
+  static StringMap ParamDict(const Node& n) {
+    const std::string& key = n.op()->key_var_num_args;
+    if (n.attrs.subgraphs.empty() || key.empty() || n.attrs.dict.count(key)) return n.attrs.dict;
+    StringMap dict = n.attrs.dict;
+    dict[key] = std::to_string(IndexedGraph(*n.attrs.subgraphs[0]).input_nodes().size());
+    return dict;
+  }
+
+  // A node with subgraphs must be of a subgraph operator, whose check passes.
+  void CheckSubgraphs(const Node& n) const {
+    if (n.is_variable() || (n.attrs.subgraphs.empty() && !n.op()->check_subgraphs)) return;
+    if (!n.op()->check_subgraphs)
+      Bad(Where(n), ": operator '", n.op()->name, "' takes no subgraphs, but the node has ",
+          n.attrs.subgraphs.size());
+    try {
+      n.op()->check_subgraphs(n);
+    } catch (const Error& e) {
+      Fail(e.code(), "symbol JSON: ", prefix, e.what());
+    }
   }
 
   static constexpr size_t kMaxMissing = 16;
@@ -204,7 +231,7 @@ JsonGeneration GenerationOf(const RawGraph& raw) {
 
 // Throws Error(kNotFound) listing every unregistered operator with the
 // nodes (id and name) that use it, at most 3 per operator.
-[[noreturn]] void FailUnknownOps(const RawGraph& raw,
+[[noreturn]] void FailUnknownOps(const RawGraph& raw, const std::string& prefix,
                                  const std::map<std::string, std::vector<size_t>>& unknown) {
   std::string msg;
   for (const auto& [op, ids] : unknown) {
@@ -214,9 +241,8 @@ JsonGeneration GenerationOf(const RawGraph& raw) {
     if (ids.size() > 3) msg += StrCat(" and ", ids.size() - 3, " more nodes");
     msg += ")";
   }
-  Fail(StatusCode::kNotFound,
-       "symbol JSON: ", unknown.size() == 1 ? "an operator is" : "operators are",
-       " not registered: ", msg);
+  Fail(StatusCode::kNotFound, "symbol JSON: ", prefix,
+       unknown.size() == 1 ? "an operator is" : "operators are", " not registered: ", msg);
 }
 
 }  // namespace
@@ -233,66 +259,107 @@ const char* JsonGenerationName(JsonGeneration g) {
   return "?";
 }
 
-LoadedSymbol LoadJSON(const std::string& text, const OpRegistry& reg) {
-  RawGraph raw = json_internal::ReadRawGraph(text);
-  Loader ld{raw, {}, {}, false};
-  EdgeGuard guard(&ld.nodes);
+namespace {
+
+std::vector<NodeEntry> LoadGraph(const RawGraph& raw, const OpRegistry& reg,
+                                 const std::string& prefix, bool* upgraded);
+
+// The nodes of `raw` without edges; subgraphs loaded (after every operator
+// is known to exist).
+void MakeNodes(Loader* ld) {
+  const RawGraph& raw = ld->raw;
   std::map<std::string, std::vector<size_t>> unknown;  // op -> node ids using it
   for (size_t i = 0; i < raw.nodes.size(); ++i) {
     const RawNode& r = raw.nodes[i];
     auto n = std::make_shared<Node>();
     n->attrs.name = r.name;
     n->attrs.dict = r.dict;
+    const std::string where = StrCat(ld->prefix, "node ", i, " '", r.name, "'");
     if (r.op == "null") {
-      if (r.name.empty()) Bad("node ", i, " is a variable (op \"null\") with an empty name");
-      if (!r.inputs.empty() || !r.control_deps.empty())
-        Bad("node ", i, " '", r.name, "' is a variable (op \"null\") but has inputs");
+      if (r.name.empty())
+        Bad(ld->prefix, "node ", i, " is a variable (op \"null\") with an empty name");
+      if (!r.inputs.empty() || !r.control_deps.empty() || !r.subgraphs.empty())
+        Bad(where, " is a variable (op \"null\") but has inputs or subgraphs");
     } else {
-      n->attrs.op = reg.Find(r.op);
+      n->attrs.op = ld->reg.Find(r.op);
+      if (!n->attrs.op && !r.subgraphs.empty())
+        Fail(StatusCode::kNotImplemented, "symbol JSON: ", where, " uses operator '", r.op,
+             "' with subgraphs, which Weft does not run (it runs the oneDNN subgraphs of "
+             "_sg_mkldnn_conv and _sg_mkldnn_fully_connected)");
       if (!n->attrs.op) unknown[r.op].push_back(i);
     }
-    ld.index[n.get()] = i;
-    ld.nodes.push_back(std::move(n));
+    ld->index[n.get()] = i;
+    ld->nodes.push_back(std::move(n));
   }
-  if (!unknown.empty()) FailUnknownOps(raw, unknown);
+  if (!unknown.empty()) FailUnknownOps(raw, ld->prefix, unknown);
+  for (size_t i = 0; i < raw.nodes.size(); ++i)
+    for (size_t k = 0; k < raw.nodes[i].subgraphs.size(); ++k) {
+      const std::string sub =
+          StrCat(ld->prefix, "node ", i, " '", raw.nodes[i].name, "' subgraph ", k, ": ");
+      ld->nodes[i]->attrs.subgraphs.push_back(std::make_shared<const Graph>(
+          Graph{LoadGraph(raw.nodes[i].subgraphs[k], ld->reg, sub, &ld->upgraded)}));
+    }
+}
+
+// Edges, arg_nodes and heads of `raw` on the loader's nodes; no cycles.
+std::vector<NodeEntry> LinkNodes(Loader* ld) {
+  const RawGraph& raw = ld->raw;
   for (size_t i = 0; i < raw.nodes.size(); ++i) {
     for (const auto& e : raw.nodes[i].inputs)
-      ld.nodes[i]->inputs.push_back(NodeEntry{ld.nodes[e.node], e.index, e.version});
-    for (uint32_t d : raw.nodes[i].control_deps) ld.nodes[i]->control_deps.push_back(ld.nodes[d]);
+      ld->nodes[i]->inputs.push_back(NodeEntry{ld->nodes[e.node], e.index, e.version});
+    for (uint32_t d : raw.nodes[i].control_deps) ld->nodes[i]->control_deps.push_back(ld->nodes[d]);
   }
   for (uint32_t a : raw.arg_nodes)
-    if (!ld.nodes[a]->is_variable())
-      Bad("arg_nodes lists node ", a, " '", ld.nodes[a]->attrs.name, "', which is not a variable");
+    if (!ld->nodes[a]->is_variable())
+      Bad(ld->prefix, "arg_nodes lists node ", a, " '", ld->nodes[a]->attrs.name,
+          "', which is not a variable");
   std::vector<NodeEntry> heads;
-  for (const auto& h : raw.heads) heads.push_back(NodeEntry{ld.nodes[h.node], h.index, h.version});
+  for (const auto& h : raw.heads) heads.push_back(NodeEntry{ld->nodes[h.node], h.index, h.version});
   std::vector<NodeEntry> all;
-  for (const NodePtr& n : ld.nodes) all.push_back(NodeEntry{n, 0, 0});
+  for (const NodePtr& n : ld->nodes) all.push_back(NodeEntry{n, 0, 0});
   try {
     DFSVisit(all, [](const NodePtr&) {});
   } catch (const Error& e) {
-    Bad(e.what());
+    Bad(ld->prefix, e.what());
   }
+  return heads;
+}
 
-  LoadedSymbol out;
-  out.mxnet_version = raw.mxnet_version;
-  out.has_version = raw.has_version;
-  out.generation = GenerationOf(raw);
-  std::vector<NodePtr> order = TopoOrder(heads);
+// Parameters, legacy upgrades and structure checks of the nodes `heads`
+// reach, in topological order.
+void CheckNodes(Loader* ld, const std::vector<NodeEntry>& heads,
+                const std::vector<NodePtr>& order) {
+  const int version = ld->raw.mxnet_version;
   for (const NodePtr& n : order) {
-    if (raw.mxnet_version < kMXNetVersion)
-      ld.FixHiddenKeys(n.get(), raw.mxnet_version < 900);
+    if (version < kMXNetVersion)
+      ld->FixHiddenKeys(n.get(), version < 900);
     else
-      ld.Parse(n.get(), false);
+      ld->Parse(n.get(), false);
   }
-  if (raw.mxnet_version < 900)
+  if (version < 900)
     for (const NodePtr& n : order)
-      if (!n->is_variable()) ld.AddMissingInputs(n.get());
-  for (const NodePtr& n : order) ld.CheckNode(*n);
-  ld.CheckUniqueVariables(order);
+      if (!n->is_variable()) ld->AddMissingInputs(n.get());
+  for (const NodePtr& n : order) {
+    ld->CheckNode(*n);
+    ld->CheckSubgraphs(*n);
+  }
+  ld->CheckUniqueVariables(order);
   for (size_t i = 0; i < heads.size(); ++i)
     if (heads[i].index >= heads[i].node->num_outputs())
-      Bad("heads[", i, "] reads output ", heads[i].index, " of ", ld.Where(*heads[i].node),
-          ", which has ", heads[i].node->num_outputs(), " outputs");
+      Bad(ld->prefix, "heads[", i, "] reads output ", heads[i].index, " of ",
+          ld->Where(*heads[i].node), ", which has ", heads[i].node->num_outputs(), " outputs");
+}
+
+// The graph of `raw` (the document or a subgraph, whose messages start
+// with `prefix`): its heads.
+std::vector<NodeEntry> LoadGraph(const RawGraph& raw, const OpRegistry& reg,
+                                 const std::string& prefix, bool* upgraded) {
+  Loader ld{raw, reg, prefix, {}, {}, false};
+  EdgeGuard guard(&ld.nodes);
+  MakeNodes(&ld);
+  std::vector<NodeEntry> heads = LinkNodes(&ld);
+  std::vector<NodePtr> order = TopoOrder(heads);
+  CheckNodes(&ld, heads, order);
   guard.Release();
   // Nodes not reachable from the heads are dropped; break their edges.
   std::unordered_map<const Node*, bool> reachable;
@@ -302,8 +369,19 @@ LoadedSymbol LoadJSON(const std::string& text, const OpRegistry& reg) {
     n->inputs.clear();
     n->control_deps.clear();
   }
-  out.symbol.outputs = std::move(heads);
-  out.upgraded = ld.upgraded;
+  *upgraded = *upgraded || ld.upgraded;
+  return heads;
+}
+
+}  // namespace
+
+LoadedSymbol LoadJSON(const std::string& text, const OpRegistry& reg) {
+  RawGraph raw = json_internal::ReadRawGraph(text);
+  LoadedSymbol out;
+  out.symbol.outputs = LoadGraph(raw, reg, "", &out.upgraded);
+  out.mxnet_version = raw.mxnet_version;
+  out.has_version = raw.has_version;
+  out.generation = GenerationOf(raw);
   return out;
 }
 

@@ -73,16 +73,26 @@ const json& Require(const json& obj, const char* key, const std::string& what) {
   return *it;
 }
 
-RawNode ReadNode(const json& v, size_t i, size_t num_nodes) {
-  std::string what = StrCat("node ", i);
+RawGraph ReadGraph(const json& root, const std::string& prefix);
+
+// A node's "subgraphs": an array of graph objects.
+std::vector<RawGraph> ReadSubgraphs(const json& v, const std::string& what) {
+  if (!v.is_array()) Bad(what, " field \"subgraphs\" must be an array, got ", TypeOf(v));
+  std::vector<RawGraph> out;
+  for (size_t k = 0; k < v.size(); ++k)
+    out.push_back(ReadGraph(v[k], StrCat(what, " subgraph ", k, ": ")));
+  return out;
+}
+
+RawNode ReadNode(const json& v, size_t i, size_t num_nodes, const std::string& prefix) {
+  std::string what = StrCat(prefix, "node ", i);
   if (!v.is_object()) Bad(what, " must be an object, got ", TypeOf(v));
-  static const char* kKnown[] = {"op",   "name",  "inputs",       "attrs",
-                                 "attr", "param", "control_deps", "backward_source_id"};
+  static const char* kKnown[] = {"op",           "name",      "inputs",
+                                 "attrs",        "attr",      "param",
+                                 "control_deps", "subgraphs", "backward_source_id"};
   for (auto it = v.begin(); it != v.end(); ++it) {
     bool known = false;
     for (const char* k : kKnown) known = known || it.key() == k;
-    if (it.key() == "subgraphs")
-      Bad(what, ": subgraphs (control-flow operators) are not supported");
     if (!known) Bad(what, ": unknown field \"", it.key(), "\"");
   }
   RawNode n;
@@ -94,7 +104,7 @@ RawNode ReadNode(const json& v, size_t i, size_t num_nodes) {
   n.name = name.get<std::string>();
   if (n.name.find('\0') != std::string::npos)
     Bad(what, " field \"name\" contains a NUL character (\\u0000) at offset ", n.name.find('\0'));
-  what = StrCat("node ", i, " '", n.name, "'");
+  what = StrCat(prefix, "node ", i, " '", n.name, "'");
   n.inputs = ReadEntries(Require(v, "inputs", what), what + " inputs", num_nodes);
   auto dict = [&](const char* key, bool* flag) {
     auto it = v.find(key);
@@ -107,21 +117,22 @@ RawNode ReadNode(const json& v, size_t i, size_t num_nodes) {
   dict("attrs", &n.has_attrs);
   if (auto it = v.find("control_deps"); it != v.end())
     n.control_deps = ReadIds(*it, what + " control_deps", num_nodes);
+  if (auto it = v.find("subgraphs"); it != v.end()) n.subgraphs = ReadSubgraphs(*it, what);
   if (auto it = v.find("backward_source_id"); it != v.end() && !it->is_number_integer())
     Bad(what, " field \"backward_source_id\" must be an integer, got ", TypeOf(*it));
   return n;
 }
 
-void ReadGraphAttrs(const json& v, RawGraph* g) {
-  if (!v.is_object()) Bad("\"attrs\" must be an object, got ", TypeOf(v));
+void ReadGraphAttrs(const json& v, const std::string& prefix, RawGraph* g) {
+  if (!v.is_object()) Bad(prefix, "\"attrs\" must be an object, got ", TypeOf(v));
   for (auto it = v.begin(); it != v.end(); ++it) {
     const json& a = it.value();
     if (!a.is_array() || a.size() != 2 || !a[0].is_string())
-      Bad("graph attribute '", it.key(), "' must be an array [type, value]");
+      Bad(prefix, "graph attribute '", it.key(), "' must be an array [type, value]");
     if (it.key() != "mxnet_version") continue;
     if (a[0].get<std::string>() != "int" || !a[1].is_number_integer() || a[1].get<int64_t>() < 0 ||
         a[1].get<int64_t>() > std::numeric_limits<int>::max())
-      Bad("graph attribute mxnet_version must be [\"int\", version], got ", a.dump());
+      Bad(prefix, "graph attribute mxnet_version must be [\"int\", version], got ", a.dump());
     g->mxnet_version = static_cast<int>(a[1].get<int64_t>());
     g->has_version = true;
   }
@@ -175,6 +186,50 @@ void CheckDepth(const std::string& text) {
   }
 }
 
+// A graph object: the document (`prefix` empty) or a node's subgraph
+// (`prefix` "node 3 'sg' subgraph 0: ", which every message starts with).
+RawGraph ReadGraph(const json& root, const std::string& prefix) {
+  const std::string doc = prefix.empty() ? "the document" : prefix + "the subgraph";
+  if (!root.is_object()) Bad(doc, " must be an object, got ", TypeOf(root));
+  static const char* kKnown[] = {"nodes", "arg_nodes", "node_row_ptr", "heads", "attrs"};
+  for (auto it = root.begin(); it != root.end(); ++it) {
+    bool known = false;
+    for (const char* k : kKnown) known = known || it.key() == k;
+    if (!known)
+      Bad(prefix, "unknown ", prefix.empty() ? "top-level " : "", "field \"", it.key(), "\"");
+  }
+  RawGraph g;
+  const json& nodes = Require(root, "nodes", doc);
+  if (!nodes.is_array()) Bad(prefix, "\"nodes\" must be an array, got ", TypeOf(nodes));
+  if (nodes.size() >= std::numeric_limits<uint32_t>::max()) Bad(prefix, "too many nodes");
+  for (size_t i = 0; i < nodes.size(); ++i)
+    g.nodes.push_back(ReadNode(nodes[i], i, nodes.size(), prefix));
+  g.arg_nodes = ReadIds(Require(root, "arg_nodes", doc), prefix + "arg_nodes", nodes.size());
+  g.heads = ReadEntries(Require(root, "heads", doc), prefix + "heads", nodes.size());
+  if (auto it = root.find("node_row_ptr"); it != root.end()) {
+    std::vector<uint32_t> row_ptr =
+        ReadIds(*it, prefix + "node_row_ptr", std::numeric_limits<uint32_t>::max());
+    if (row_ptr.size() != nodes.size() + 1 || row_ptr[0] != 0)
+      Bad(prefix, "node_row_ptr must have ", nodes.size() + 1, " offsets starting at 0, got ",
+          row_ptr.size());
+    for (size_t i = 0; i + 1 < row_ptr.size(); ++i)
+      if (row_ptr[i + 1] < row_ptr[i])
+        Bad(prefix, "node_row_ptr must not decrease (at ", i + 1, ")");
+  }
+  if (auto it = root.find("attrs"); it != root.end()) ReadGraphAttrs(*it, prefix, &g);
+  return g;
+}
+
+// Nested graphs carry no version of their own: they take the document's.
+void InheritVersion(RawGraph* g) {
+  for (RawNode& n : g->nodes)
+    for (RawGraph& sub : n.subgraphs) {
+      sub.mxnet_version = g->mxnet_version;
+      sub.has_version = g->has_version;
+      InheritVersion(&sub);
+    }
+}
+
 }  // namespace
 
 RawGraph ReadRawGraph(const std::string& text) {
@@ -185,30 +240,8 @@ RawGraph ReadRawGraph(const std::string& text) {
   } catch (const json::exception& e) {
     Bad("not valid JSON: ", e.what());
   }
-  if (!root.is_object()) Bad("the document must be an object, got ", TypeOf(root));
-  static const char* kKnown[] = {"nodes", "arg_nodes", "node_row_ptr", "heads", "attrs"};
-  for (auto it = root.begin(); it != root.end(); ++it) {
-    bool known = false;
-    for (const char* k : kKnown) known = known || it.key() == k;
-    if (!known) Bad("unknown top-level field \"", it.key(), "\"");
-  }
-  RawGraph g;
-  const json& nodes = Require(root, "nodes", "the document");
-  if (!nodes.is_array()) Bad("\"nodes\" must be an array, got ", TypeOf(nodes));
-  if (nodes.size() >= std::numeric_limits<uint32_t>::max()) Bad("too many nodes");
-  for (size_t i = 0; i < nodes.size(); ++i) g.nodes.push_back(ReadNode(nodes[i], i, nodes.size()));
-  g.arg_nodes = ReadIds(Require(root, "arg_nodes", "the document"), "arg_nodes", nodes.size());
-  g.heads = ReadEntries(Require(root, "heads", "the document"), "heads", nodes.size());
-  if (auto it = root.find("node_row_ptr"); it != root.end()) {
-    std::vector<uint32_t> row_ptr =
-        ReadIds(*it, "node_row_ptr", std::numeric_limits<uint32_t>::max());
-    if (row_ptr.size() != nodes.size() + 1 || row_ptr[0] != 0)
-      Bad("node_row_ptr must have ", nodes.size() + 1, " offsets starting at 0, got ",
-          row_ptr.size());
-    for (size_t i = 0; i + 1 < row_ptr.size(); ++i)
-      if (row_ptr[i + 1] < row_ptr[i]) Bad("node_row_ptr must not decrease (at ", i + 1, ")");
-  }
-  if (auto it = root.find("attrs"); it != root.end()) ReadGraphAttrs(*it, &g);
+  RawGraph g = ReadGraph(root, "");
+  InheritVersion(&g);
   return g;
 }
 

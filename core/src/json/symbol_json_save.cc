@@ -3,14 +3,20 @@
 
 #include <nlohmann/json.hpp>
 
+#include "weft/graph.h"
 #include "weft/status.h"
 #include "weft/symbol_json.h"
 
 namespace weft {
 
-std::string SaveJSON(const Symbol& sym, int mxnet_version) {
-  using Json = nlohmann::ordered_json;  // keeps MXNet's key order
-  IndexedGraph g(sym.outputs);
+namespace {
+
+using Json = nlohmann::ordered_json;  // keeps MXNet's key order
+
+// The graph object of `outputs` as nnvm writes it (nodes, arg_nodes,
+// node_row_ptr, heads); a node's subgraphs nested under "subgraphs".
+Json GraphJson(const std::vector<NodeEntry>& outputs) {
+  IndexedGraph g(outputs);
   auto entry = [](const IndexedGraph::EntryRef& e) {
     return Json::array({e.node_id, e.index, e.version});
   };
@@ -29,6 +35,11 @@ std::string SaveJSON(const Symbol& sym, int mxnet_version) {
     for (const auto& e : g[nid].inputs) inputs.push_back(entry(e));
     jn["inputs"] = std::move(inputs);
     if (!g[nid].control_deps.empty()) jn["control_deps"] = g[nid].control_deps;
+    if (!n.attrs.subgraphs.empty()) {
+      Json subs = Json::array();
+      for (const auto& sub : n.attrs.subgraphs) subs.push_back(GraphJson(sub->outputs));
+      jn["subgraphs"] = std::move(subs);
+    }
     nodes.push_back(std::move(jn));
   }
   Json heads = Json::array();
@@ -38,6 +49,13 @@ std::string SaveJSON(const Symbol& sym, int mxnet_version) {
   root["arg_nodes"] = g.input_nodes();
   root["node_row_ptr"] = g.row_ptr();
   root["heads"] = std::move(heads);
+  return root;
+}
+
+}  // namespace
+
+std::string SaveJSON(const Symbol& sym, int mxnet_version) {
+  Json root = GraphJson(sym.outputs);
   root["attrs"] = Json::object({{"mxnet_version", Json::array({"int", mxnet_version})}});
   return root.dump(2);
 }

@@ -38,6 +38,7 @@ void RegisterNNPool(OpRegistry* reg);
 void RegisterNNConv(OpRegistry* reg);
 void RegisterInferenceOps(OpRegistry* reg);
 void RegisterFusedElemwise(OpRegistry* reg);
+void RegisterSubgraphOps(OpRegistry* reg);
 void RegisterAssign(OpRegistry* reg);
 void RegisterReduce(OpRegistry* reg);
 void RegisterDot(OpRegistry* reg);
@@ -89,6 +90,7 @@ void RegisterAllOps(OpRegistry* reg) {
   op::RegisterNNConv(reg);
   op::RegisterInferenceOps(reg);  // after Convolution: _fused_Convolution takes its parameters
   op::RegisterFusedElemwise(reg);
+  op::RegisterSubgraphOps(reg);
   op::RegisterAssign(reg);
   op::RegisterReduce(reg);
   op::RegisterDot(reg);
