@@ -13,6 +13,10 @@
 // Ties keep increasing index order (a stable sort), for either direction.
 // Index outputs of argmax/argmin/argmax_channel have data's dtype, as in
 // MXNet 1.x; those of topk/argsort have `dtype`.
+// Output names are MXNet's (get_internals, list_outputs): MXNet gives sort
+// and topk with ret_typ 'value' or 'both' two outputs (the indices hidden
+// unless 'both'), so they are "<name>_output0" (and "<name>_output1"), while
+// topk 'indices'/'mask' is "<name>_output".
 // Gradients: argmax/argmin/argmax_channel/argsort and topk's indices/mask
 // -> zeros; sort -> `_backward_sort(ograd, data)` and topk value/both ->
 // `_backward_topk(ograd, data)`, which recompute the order and scatter
@@ -167,10 +171,11 @@ void AddSortOp(OpRegistry* reg, const std::string& name, const std::string& doc)
     };
     d.output_names = [](const ParamValues& p) {
       const std::string& rt = p.GetString("ret_typ");
-      return rt == "both" ? std::vector<std::string>{"value", "indices"}
-                          : std::vector<std::string>{rt};
+      if (rt == "both") return std::vector<std::string>{"output0", "output1"};
+      return std::vector<std::string>{rt == "value" ? "output0" : "output"};
     };
   }
+  if (name == "sort") d.output_names = FixedNames({"output0"});
   if (name == "argsort") {
     d.gradient = ZeroGrad;
   } else {

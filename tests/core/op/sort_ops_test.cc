@@ -7,6 +7,8 @@
 
 #include "util/op_refs.h"
 #include "util/test_util.h"
+#include "weft/runtime.h"
+#include "weft/symbol.h"
 
 namespace weft {
 namespace {
@@ -111,6 +113,32 @@ TEST(SortOps, PartialShapeInference) {
   out.clear();
   EXPECT_TRUE(test::InferShapes("argmax_channel", {}, &in, &out));
   EXPECT_EQ(out[0], Shape({2, 4}));
+}
+
+// MXNet 1.9.1 (ordering_op.cc) lists topk's outputs by nnvm's default
+// names over its two outputs (one visible unless ret_typ='both'), and
+// sort's likewise; lookups by those names must find them.
+TEST(SortOps, OutputNamesAreMXNets) {
+  const OpRegistry& reg = Runtime::Global().ops();
+  const Symbol x = Symbol::CreateVariable("x");
+  auto outputs = [&](const std::string& op, const StringMap& p) {
+    return Symbol::Apply(reg, op, {x}, p, "s0").ListOutputs();
+  };
+  using Names = std::vector<std::string>;
+  EXPECT_EQ(outputs("topk", {{"ret_typ", "both"}}), (Names{"s0_output0", "s0_output1"}));
+  EXPECT_EQ(outputs("topk", {{"ret_typ", "value"}}), (Names{"s0_output0"}));
+  EXPECT_EQ(outputs("topk", {{"ret_typ", "indices"}}), (Names{"s0_output"}));
+  EXPECT_EQ(outputs("topk", {{"ret_typ", "mask"}}), (Names{"s0_output"}));
+  EXPECT_EQ(outputs("sort", {}), (Names{"s0_output0"}));
+  EXPECT_EQ(outputs("argsort", {}), (Names{"s0_output"}));
+  // get_internals: the indices of ret_typ='both' by MXNet's name.
+  const Symbol internals =
+      Symbol::Apply(reg, "topk", {x}, {{"ret_typ", "both"}, {"k", "2"}}, "s0").GetInternals();
+  const Names names = internals.ListOutputs();
+  const auto at = std::find(names.begin(), names.end(), "s0_output1");
+  ASSERT_NE(at, names.end());
+  const Symbol indices = internals.GetOutput(static_cast<size_t>(at - names.begin()));
+  EXPECT_EQ(indices.outputs[0].index, 1u);
 }
 
 TEST(SortOps, ErrorPaths) {
