@@ -429,7 +429,8 @@ def target_ref(anc, label, pred, overlap_threshold, ignore_label, negative_minin
                         z = pred[b, :, j]
                         e = np.exp(z - z.max())
                         cand.append((-f32(e[0] / e.sum()), j))
-                cand.sort(key=lambda t: t[0])  # stable
+                # MXNet sorts -prob descending (SortElemDescend): hardest negatives first
+                cand.sort(key=lambda t: t[0], reverse=True)  # stable
                 for _, j in cand[:nneg]:
                     flag[j] = 0
         else:

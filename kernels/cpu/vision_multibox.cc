@@ -165,8 +165,11 @@ void TargetBatch(const NodeAttrs& attrs, const std::vector<float>& var, const T*
       if (static_cast<int>(cand.size()) < nneg)
         Fail(StatusCode::kInvalidArgument, "operator _contrib_MultiBoxTarget: ", cand.size(),
              " anchors qualify as negatives, ", nneg, " needed (raise negative_mining_thresh)");
+      // MXNet's SortElemDescend over -prob: descending -prob, i.e. the
+      // lowest background probability (the hardest negatives) first, ties
+      // in anchor order.
       std::stable_sort(cand.begin(), cand.end(),
-                       [](const auto& x, const auto& y) { return x.first < y.first; });
+                       [](const auto& x, const auto& y) { return x.first > y.first; });
       for (int i = 0; i < nneg; ++i) flag[cand[i].second] = 0;
     }
   } else {

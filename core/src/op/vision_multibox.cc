@@ -24,8 +24,10 @@
 //   variances=(0.1, 0.1, 0.2, 0.2)) -> loc_target (B, A*4), loc_mask (B, A*4),
 //   cls_target (B, A): bipartite then threshold matching of anchors to the
 //   ground truths (label rows [cls, xmin, ymin, xmax, ymax] up to the first
-//   cls == -1), optional hard negative mining on the background softmax
-//   probability, encoded box offsets for positives. minimum_negative_samples
+//   cls == -1), optional hard negative mining (the unmatched anchors below
+//   negative_mining_thresh with the lowest background softmax probability,
+//   ties in anchor order, as MXNet's SortElemDescend over -prob), encoded
+//   box offsets for positives. minimum_negative_samples
 //   is accepted but, as in MXNet's CPU kernel, unused.
 #include "nn_spatial.h"
 #include "vision_params.h"

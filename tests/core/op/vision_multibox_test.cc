@@ -50,6 +50,31 @@ TEST(VisionMultiBox, DetectionDecodesAnAnchor) {
   for (size_t i = 0; i < 6; ++i) EXPECT_NEAR(got[i], want[i], 1e-12) << i;
 }
 
+// Hard negative mining takes the unmatched anchors with the lowest
+// background probability (MXNet 1.9.1 multibox_target.cc: SortElemDescend
+// over -prob), not the highest: here anchor 0 matches the ground truth, one
+// negative is mined (ratio 1) among anchors 1-3 with background
+// probabilities 0.88, 0.5 and 0.12, and it must be anchor 3.
+TEST(VisionMultiBox, TargetMinesTheHardestNegatives) {
+  NDArray anc = test::Array({1, 4, 4}, {0, 0, 0.5, 0.5, 0.6, 0.6, 0.7, 0.7,  //
+                                        0.7, 0.7, 0.8, 0.8, 0.8, 0.8, 0.9, 0.9});
+  NDArray label = test::Array({1, 1, 5}, {0, 0, 0, 0.5, 0.5});
+  // (batch, class, anchor): background logits, then class 1's.
+  NDArray pred = test::Array({1, 2, 4}, {0, 2, 0, -2, 0, 0, 0, 0});
+  auto y = test::Run("_contrib_MultiBoxTarget", {anc, label, pred},
+                     {{"negative_mining_ratio", "1"},
+                      {"negative_mining_thresh", "0.5"},
+                      {"overlap_threshold", "0.5"},
+                      {"ignore_label", "-1"}});
+  ASSERT_EQ(y.size(), 3u);
+  EXPECT_EQ(test::Values(y[2]), (std::vector<double>{1, -1, -1, 0}));
+  // Equal probabilities keep anchor order: anchor 1 of the three ties.
+  pred = test::Array({1, 2, 4}, {0, 1, 1, 1, 0, 0, 0, 0});
+  y = test::Run("_contrib_MultiBoxTarget", {anc, label, pred},
+                {{"negative_mining_ratio", "1"}, {"negative_mining_thresh", "0.5"}});
+  EXPECT_EQ(test::Values(y[2]), (std::vector<double>{1, 0, -1, -1}));
+}
+
 TEST(VisionMultiBox, ShapesAndRejects) {
   std::vector<Shape> in = {Shape({2, 8, 3, 5})}, out = {Shape()};
   EXPECT_TRUE(test::InferShapes("_contrib_MultiBoxPrior",
