@@ -150,7 +150,7 @@ void TargetBatch(const NodeAttrs& attrs, const std::vector<float>& var, const T*
     int nneg = static_cast<int>(npos * ratio);
     nneg = std::min<int>(nneg, static_cast<int>(na) - npos);
     if (nneg > 0) {
-      std::vector<std::pair<float, int64_t>> cand;  // (-background prob, anchor)
+      std::vector<std::pair<float, int64_t>> cand;  // (-bg prob, anchor): MXNet's SortElemDescend
       for (int64_t j = 0; j < na; ++j) {
         if (flag[j] == 1) continue;
         if (match[j].first < 0) match[j] = BestGT(ov.data() + j * nl, ngt);
@@ -165,9 +165,6 @@ void TargetBatch(const NodeAttrs& attrs, const std::vector<float>& var, const T*
       if (static_cast<int>(cand.size()) < nneg)
         Fail(StatusCode::kInvalidArgument, "operator _contrib_MultiBoxTarget: ", cand.size(),
              " anchors qualify as negatives, ", nneg, " needed (raise negative_mining_thresh)");
-      // MXNet's SortElemDescend over -prob: descending -prob, i.e. the
-      // lowest background probability (the hardest negatives) first, ties
-      // in anchor order.
       std::stable_sort(cand.begin(), cand.end(),
                        [](const auto& x, const auto& y) { return x.first > y.first; });
       for (int i = 0; i < nneg; ++i) flag[cand[i].second] = 0;

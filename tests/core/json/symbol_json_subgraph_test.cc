@@ -19,103 +19,102 @@ namespace {
 const OpRegistry& Reg() { return Runtime::Global().ops(); }
 
 std::string Var(const std::string& name) {
-  return R"({"op": "null", "name": ")" + name + R"(", "inputs": []})";
+  return R"js({"op": "null", "name": ")js" + name + R"js(", "inputs": []})js";
 }
 
 // The unpartitioned float32 graph, in the order MXNet lists it.
-std::string PlainJson(){
-  return R"({"nodes": [)" + Var("data") + "," + Var("conv0_weight") + "," + Var("conv0_bias") +
-             R"(,
+std::string PlainJson() {
+  return R"js({"nodes": [)js" + Var("data") + "," + Var("conv0_weight") + "," + Var("conv0_bias") +
+         R"js(,
   {"op": "Convolution", "name": "conv0", "attrs": {"kernel": "(3, 3)",
          "num_filter" : "4",
          "pad" : "(1, 1)"
 },
     "inputs" : [ [ 0, 0, 0 ], [ 1, 0, 0 ], [ 2, 0, 0 ] ]
-},)" +
-         Var("bn0_gamma") + "," + Var("bn0_beta") + "," + Var("bn0_moving_mean") + "," +
-         Var("bn0_moving_var") + R"(,
+},)js" + Var("bn0_gamma") +
+         "," + Var("bn0_beta") + "," + Var("bn0_moving_mean") + "," + Var("bn0_moving_var") + R"js(,
   {"op": "BatchNorm", "name": "bn0", "attrs": {"eps": "1e-05", "fix_gamma": "False"},
    "inputs": [[3, 0, 0], [4, 0, 0], [5, 0, 0], [6, 0, 0], [7, 0, 0]]},
-  {"op": "Activation", "name": "relu0", "attrs": {"act_type": "relu"}, "inputs": [[8, 0, 0]]},)" +
-         Var("conv1_weight") + R"(,
+  {"op": "Activation", "name": "relu0", "attrs": {"act_type": "relu"}, "inputs": [[8, 0, 0]]},)js" +
+         Var("conv1_weight") + R"js(,
   {"op": "Convolution", "name": "conv1", "attrs": {"kernel": "(3, 3)", "no_bias": "True",
    "num_filter": "4", "pad": "(1, 1)"
 }
 , "inputs" : [ [ 9, 0, 0 ], [ 10, 0, 0 ] ]
 },
   {"op": "elemwise_add", "name": "add0", "inputs": [[11, 0, 0], [9, 0, 0]]},
-  {"op": "Activation", "name": "relu1", "attrs": {"act_type": "relu"}, "inputs": [[12, 0, 0]]},)" +
-         Var("fc0_weight") + "," + Var("fc0_bias") + R"(,
+  {"op": "Activation", "name": "relu1", "attrs": {"act_type": "relu"}, "inputs": [[12, 0, 0]]},)js" +
+         Var("fc0_weight") + "," + Var("fc0_bias") + R"js(,
   {"op": "FullyConnected", "name": "fc0", "attrs": {"num_hidden": "5"},
    "inputs": [[13, 0, 0], [14, 0, 0], [15, 0, 0]]},
   {"op": "Activation", "name": "relu2", "attrs": {"act_type": "relu"}, "inputs": [[16, 0, 0]]}],
  "arg_nodes": [0, 1, 2, 4, 5, 6, 7, 10, 14, 15], "heads": [[17, 0, 0]],
- "attrs": {"mxnet_version": ["int", 10901]}})";
+ "attrs": {"mxnet_version": ["int", 10901]}})js";
 }
 
 // A subgraph object: `nodes` (comma-separated), args, row_ptr, head.
 std::string Sub(const std::string& nodes, const std::string& args, const std::string& row_ptr,
                 const std::string& head) {
-  return R"({"nodes": [)" + nodes + R"(], "arg_nodes": )" + args + R"(, "node_row_ptr": )" +
-         row_ptr + R"(, "heads": [[)" + head + R"(, 0, 0]]})";
+  return R"js({"nodes": [)js" + nodes + R"js(], "arg_nodes": )js" + args +
+         R"js(, "node_row_ptr": )js" + row_ptr + R"js(, "heads": [[)js" + head + R"js(, 0, 0]]})js";
 }
 
-const char *kConvBnRelu = R"({"op": "Convolution", "name": "conv0", "attrs": {"kernel": "(3, 3)",
+const char* kConvBnRelu = R"js({"op": "Convolution", "name": "conv0", "attrs": {"kernel": "(3, 3)",
            "num_filter" : "4", "pad" : "(1, 1)"
 }
 , "inputs" : [ [ 0, 0, 0 ], [ 1, 0, 0 ], [ 2, 0, 0 ] ]
-})";
+})js";
 
 // The same graph as optimize_for('MKLDNN') writes it: nodes 7, 9 and 12
 // carry the layers; the sum of the second convolution reads the first's
 // output, which its subgraph sees as a second variable.
-std::string PartitionedJson(const std::string& conv0_attrs = R"("with_act": "true", "with_bn": "true")",
-                            const std::string& conv0_inputs =
-                                "[0, 0, 0], [1, 0, 0], [2, 0, 0], [3, 0, 0], [4, 0, 0], [5, 0, 0], "
-                                "[6, 0, 0]") {
+std::string PartitionedJson(
+    const std::string& conv0_attrs = R"js("with_act": "true", "with_bn": "true")js",
+    const std::string& conv0_inputs =
+        "[0, 0, 0], [1, 0, 0], [2, 0, 0], [3, 0, 0], [4, 0, 0], [5, 0, 0], "
+        "[6, 0, 0]") {
   const std::string sub0 = Sub(
       Var("data0") + "," + Var("conv0_weight0") + "," + Var("conv0_bias0") + "," + kConvBnRelu +
           "," + Var("bn0_gamma0") + "," + Var("bn0_beta0") + "," + Var("bn0_moving_mean0") + "," +
           Var("bn0_moving_var0") +
-          R"(, {"op": "BatchNorm", "name": "bn0", "attrs": {"eps": "1e-05", "fix_gamma": "False"},
+          R"js(, {"op": "BatchNorm", "name": "bn0", "attrs": {"eps": "1e-05", "fix_gamma": "False"},
    "inputs": [[3, 0, 0], [4, 0, 0], [5, 0, 0], [6, 0, 0], [7, 0, 0]]},
-  {"op": "Activation", "name": "relu0", "attrs": {"act_type": "relu"}, "inputs": [[8, 0, 0]]})",
+  {"op": "Activation", "name": "relu0", "attrs": {"act_type": "relu"}, "inputs": [[8, 0, 0]]})js",
       "[0, 1, 2, 4, 5, 6, 7]", "[0, 1, 2, 3, 4, 5, 6, 7, 8, 11, 12]", "9");
-  const std::string sub1 = Sub(
-      Var("sg_mkldnn_conv_bn_act_0_output0") + "," + Var("conv1_weight0") +
-          R"(, {"op": "Convolution", "name": "conv1", "attrs": {"kernel": "(3, 3)",
+  const std::string sub1 =
+      Sub(Var("sg_mkldnn_conv_bn_act_0_output0") + "," + Var("conv1_weight0") +
+              R"js(, {"op": "Convolution", "name": "conv1", "attrs": {"kernel": "(3, 3)",
    "no_bias": "True", "num_filter": "4", "pad": "(1, 1)"
 }
 , "inputs" : [ [ 0, 0, 0 ], [ 1, 0, 0 ] ]
-},)" +
-          Var("sg_mkldnn_conv_bn_act_0_output1") +
-          R"(, {"op": "elemwise_add", "name": "add0", "inputs": [[2, 0, 0], [3, 0, 0]]},
-  {"op": "Activation", "name": "relu1", "attrs": {"act_type": "relu"}, "inputs": [[4, 0, 0]]})",
-      "[0, 1, 3]", "[0, 1, 2, 3, 4, 5, 6]", "5");
-const std::string sub2 = Sub(
-    Var("sg_mkldnn_conv_add_act_1_output0") + "," + Var("fc0_weight0") + "," + Var("fc0_bias0") +
-        R"(, {"op": "FullyConnected", "name": "fc0", "attrs": {"num_hidden": "5"},
+},)js" + Var("sg_mkldnn_conv_bn_act_0_output1") +
+              R"js(, {"op": "elemwise_add", "name": "add0", "inputs": [[2, 0, 0], [3, 0, 0]]},
+  {"op": "Activation", "name": "relu1", "attrs": {"act_type": "relu"}, "inputs": [[4, 0, 0]]})js",
+          "[0, 1, 3]", "[0, 1, 2, 3, 4, 5, 6]", "5");
+  const std::string sub2 = Sub(
+      Var("sg_mkldnn_conv_add_act_1_output0") + "," + Var("fc0_weight0") + "," + Var("fc0_bias0") +
+          R"js(, {"op": "FullyConnected", "name": "fc0", "attrs": {"num_hidden": "5"},
    "inputs": [[0, 0, 0], [1, 0, 0], [2, 0, 0]]},
-  {"op": "Activation", "name": "relu2", "attrs": {"act_type": "relu"}, "inputs": [[3, 0, 0]]})",
-    "[0, 1, 2]", "[0, 1, 2, 3, 4, 5]", "4");
-return R"({"nodes": [)" + Var("data") + "," + Var("conv0_weight") + "," + Var("conv0_bias") + "," +
-       Var("bn0_gamma") + "," + Var("bn0_beta") + "," + Var("bn0_moving_mean") + "," +
-       Var("bn0_moving_var") +
-       R"(,
-  {"op": "_sg_mkldnn_conv", "name": "sg_mkldnn_conv_bn_act_0", "attrs": {)" +
-       conv0_attrs + R"(}, "inputs": [)" + conv0_inputs + R"(], "subgraphs": [)" + sub0 + "]}," +
-       Var("conv1_weight") + R"(,
+  {"op": "Activation", "name": "relu2", "attrs": {"act_type": "relu"}, "inputs": [[3, 0, 0]]})js",
+      "[0, 1, 2]", "[0, 1, 2, 3, 4, 5]", "4");
+  return R"js({"nodes": [)js" + Var("data") + "," + Var("conv0_weight") + "," + Var("conv0_bias") +
+         "," + Var("bn0_gamma") + "," + Var("bn0_beta") + "," + Var("bn0_moving_mean") + "," +
+         Var("bn0_moving_var") +
+         R"js(,
+  {"op": "_sg_mkldnn_conv", "name": "sg_mkldnn_conv_bn_act_0", "attrs": {)js" +
+         conv0_attrs + R"js(}, "inputs": [)js" + conv0_inputs + R"js(], "subgraphs": [)js" + sub0 +
+         "]}," + Var("conv1_weight") + R"js(,
   {"op": "_sg_mkldnn_conv", "name": "sg_mkldnn_conv_add_act_1", "attrs": {
    "with_postsum_act": "true", "with_sum": "true"}, "inputs": [[7, 0, 0], [8, 0, 0], [7, 0, 0]],
-   "subgraphs": [)" +
-       sub1 + "]}," + Var("fc0_weight") + "," + Var("fc0_bias") + R"(,
+   "subgraphs": [)js" +
+         sub1 + "]}," + Var("fc0_weight") + "," + Var("fc0_bias") + R"js(,
   {"op": "_sg_mkldnn_fully_connected", "name": "sg_mkldnn_fully_connected_eltwise_2",
    "attrs": {"with_eltwise": "True"}, "inputs": [[9, 0, 0], [10, 0, 0], [11, 0, 0]],
-   "subgraphs": [)" +
-       sub2 + R"(]}],
+   "subgraphs": [)js" +
+         sub2 + R"js(]}],
  "arg_nodes": [0, 1, 2, 3, 4, 5, 6, 8, 10, 11],
  "node_row_ptr": [0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13],
- "heads": [[12, 0, 0]], "attrs": {"mxnet_version": ["int", 10901]}})";
+ "heads": [[12, 0, 0]], "attrs": {"mxnet_version": ["int", 10901]}})js";
 }
 
 const pass::ShapeMap kShapes = {{"data", Shape{2, 3, 6, 6}}};
@@ -223,59 +222,59 @@ TEST(SymbolJsonSubgraph, MalformedSubgraphsAreClearErrors) {
   const StatusCode kBad = StatusCode::kInvalidArgument;
   const std::vector<Case> cases = {
       {"quantized",
-       PartitionedJson(R"("quantized": "true", "with_bn": "true", "with_act": "true")"),
+       PartitionedJson(R"js("quantized": "true", "with_bn": "true", "with_act": "true")js"),
        StatusCode::kNotImplemented,
        {"sg_mkldnn_conv_bn_act_0", "int8 not yet supported"}},
       {"flags unlike the subgraph",
-       PartitionedJson(R"("with_act": "true")"),
+       PartitionedJson(R"js("with_act": "true")js"),
        kBad,
        {"sg_mkldnn_conv_bn_act_0", "Convolution -> BatchNorm -> Activation",
         "describe (Convolution -> Activation|LeakyReLU|clip)"}},
       {"too few inputs",
-       PartitionedJson(R"("with_act": "true", "with_bn": "true")",
+       PartitionedJson(R"js("with_act": "true", "with_bn": "true")js",
                        "[0, 0, 0], [1, 0, 0], [2, 0, 0], [3, 0, 0], [4, 0, 0], [5, 0, 0]"),
        kBad,
        {"sg_mkldnn_conv_bn_act_0", "has 6 inputs, the operator takes 7"}},
       {"num_args unlike the subgraph",
-       PartitionedJson(R"("with_act": "true", "with_bn": "true", "num_args": "6")",
+       PartitionedJson(R"js("with_act": "true", "with_bn": "true", "num_args": "6")js",
                        "[0, 0, 0], [1, 0, 0], [2, 0, 0], [3, 0, 0], [4, 0, 0], [5, 0, 0]"),
        kBad,
        {"sg_mkldnn_conv_bn_act_0", "reads 7 variables and num_args = 6"}},
       {"subgraphs not an array",
-       R"({"nodes": [{"op": "null", "name": "x", "inputs": []}, {"op": "_sg_mkldnn_conv",
+       R"js({"nodes": [{"op": "null", "name": "x", "inputs": []}, {"op": "_sg_mkldnn_conv",
        "name": "sg", "inputs": [[0, 0, 0]], "subgraphs": 7}], "arg_nodes": [0],
-       "heads": [[1, 0, 0]]})",
+       "heads": [[1, 0, 0]]})js",
        kBad,
        {"node 1 'sg' field \"subgraphs\" must be an array, got number"}},
       {"subgraph without heads",
-       edit(R"(, "heads": [[9, 0, 0]])", ""),
+       edit(R"js(, "heads": [[9, 0, 0]])js", ""),
        kBad,
        {"node 7 'sg_mkldnn_conv_bn_act_0' subgraph 0: the subgraph has no \"heads\" field"}},
       {"unknown op inside",
-       edit(R"("op": "BatchNorm", "name": "bn0")", R"("op": "Frobnicate", "name": "bn0")"),
+       edit(R"js("op": "BatchNorm", "name": "bn0")js", R"js("op": "Frobnicate", "name": "bn0")js"),
        StatusCode::kNotFound,
        {"subgraph 0: ", "operator 'Frobnicate'", "'bn0'"}},
       {"dangling id inside",
-       edit(R"("inputs": [[8, 0, 0]]})", R"("inputs": [[80, 0, 0]]})"),
+       edit(R"js("inputs": [[8, 0, 0]]})js", R"js("inputs": [[80, 0, 0]]})js"),
        kBad,
        {"subgraph 0: node 9 'relu0' inputs[0] node id = 80 is out of range"}},
       {"control flow op",
-       edit(R"("op": "_sg_mkldnn_fully_connected")", R"("op": "_foreach")"),
+       edit(R"js("op": "_sg_mkldnn_fully_connected")js", R"js("op": "_foreach")js"),
        StatusCode::kNotImplemented,
        {"node 12 'sg_mkldnn_fully_connected_eltwise_2'", "'_foreach'", "subgraphs"}},
       {"plain op with subgraphs",
-       edit(R"("attrs": {"with_eltwise": "True"})", R"("attrs": {"num_hidden": "5"})",
-            edit(R"("op": "_sg_mkldnn_fully_connected")", R"("op": "FullyConnected")")),
+       edit(R"js("attrs": {"with_eltwise": "True"})js", R"js("attrs": {"num_hidden": "5"})js",
+            edit(R"js("op": "_sg_mkldnn_fully_connected")js", R"js("op": "FullyConnected")js")),
        kBad,
        {"sg_mkldnn_fully_connected_eltwise_2", "takes no subgraphs"}},
       {"variable with subgraphs",
-       edit(R"({"op": "null", "name": "fc0_bias", "inputs": []})",
-            R"({"op": "null", "name": "fc0_bias", "inputs": [], "subgraphs": [)" +
+       edit(R"js({"op": "null", "name": "fc0_bias", "inputs": []})js",
+            R"js({"op": "null", "name": "fc0_bias", "inputs": [], "subgraphs": [)js" +
                 Sub(Var("a"), "[0]", "[0, 1]", "0") + "]}"),
        kBad,
        {"node 11 'fc0_bias' is a variable", "subgraphs"}},
       {"broken chain",
-       edit(R"("inputs": [[2, 0, 0], [3, 0, 0]]})", R"("inputs": [[3, 0, 0], [2, 0, 0]]})"),
+       edit(R"js("inputs": [[2, 0, 0], [3, 0, 0]]})js", R"js("inputs": [[3, 0, 0], [2, 0, 0]]})js"),
        kBad,
        {"sg_mkldnn_conv_add_act_1",
         "input 0 of node 'add0' must be the output of the node before it"}},
@@ -288,10 +287,10 @@ TEST(SymbolJsonSubgraph, MalformedSubgraphsAreClearErrors) {
 
 TEST(SymbolJsonSubgraph, SubgraphWithoutItsNodeFailsAtLoadWithNoSubgraph) {
   // An _sg_mkldnn_conv node that carries no subgraph at all.
-  const std::string text = R"({"nodes": [)" + Var("data") + "," + Var("w") + R"(,
+  const std::string text = R"js({"nodes": [)js" + Var("data") + "," + Var("w") + R"js(,
     {"op": "_sg_mkldnn_conv", "name": "sg0", "attrs": {"num_args": "2"},
      "inputs": [[0, 0, 0], [1, 0, 0]]}], "arg_nodes": [0, 1], "heads": [[2, 0, 0]],
-    "attrs": {"mxnet_version": ["int", 10901]}})";
+    "attrs": {"mxnet_version": ["int", 10901]}})js";
   test::ExpectWeftError([&] { LoadJSON(text, Reg()); }, StatusCode::kInvalidArgument,
                         {"node 'sg0' (_sg_mkldnn_conv)", "must carry one subgraph, has 0"});
 }
