@@ -3,6 +3,7 @@
 #include <sys/stat.h>
 
 #include <cerrno>
+#include <climits>
 #include <cstring>
 
 #include "weft/status.h"
@@ -15,6 +16,12 @@ void ByteSource::Read(void* dst, size_t n) {
   if (n == 0) return;
   ReadRaw(dst, n);
   offset_ += n;
+}
+
+void ByteSource::Seek(uint64_t pos) {
+  WEFT_CHECK(pos <= size_) << "seeking to byte " << pos << " of " << size_;
+  SeekRaw(pos);
+  offset_ = pos;
 }
 
 MemorySource::MemorySource(const void* data, size_t size)
@@ -56,6 +63,12 @@ FileSource::~FileSource() {
 void FileSource::ReadRaw(void* dst, size_t n) {
   if (std::fread(dst, 1, n, f_) != n)
     Fail(StatusCode::kIO, "read error in '", path_, "' at byte offset ", offset_);
+}
+
+void FileSource::SeekRaw(uint64_t pos) {
+  if (pos > static_cast<uint64_t>(LONG_MAX) ||
+      std::fseek(f_, static_cast<long>(pos), SEEK_SET) != 0)
+    Fail(StatusCode::kIO, "cannot seek to byte offset ", pos, " in '", path_, "'");
 }
 
 void ByteSink::WriteU32(uint32_t v) {

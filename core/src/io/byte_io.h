@@ -1,5 +1,5 @@
 // Bounded byte sources and sinks shared by the file-format readers/writers
-// (ndarray_io.cc, npy.cc). Not installed.
+// (ndarray_io.cc, npy.cc, recordio*.cc). Not installed.
 //
 // A ByteSource knows how many bytes remain (a memory span or a regular
 // file whose size is read once), so a reader checks every length it decodes
@@ -30,9 +30,13 @@ class ByteSource {
   // Reads `n` bytes into `dst`. REQUIRES: n <= Remaining() (callers check
   // first and report the format-specific error); throws kIO on a read error.
   void Read(void* dst, size_t n);
+  // Moves the read position to `pos` (random access, e.g. a RecordIO index).
+  // REQUIRES: pos <= size(); throws kIO when the file cannot seek.
+  void Seek(uint64_t pos);
 
  protected:
   virtual void ReadRaw(void* dst, size_t n) = 0;
+  virtual void SeekRaw(uint64_t pos) = 0;
   uint64_t offset_ = 0;
   uint64_t size_ = 0;
 };
@@ -44,6 +48,7 @@ class MemorySource : public ByteSource {
 
  private:
   void ReadRaw(void* dst, size_t n) override;
+  void SeekRaw(uint64_t) override {}
   const unsigned char* data_;
 };
 
@@ -57,6 +62,7 @@ class FileSource : public ByteSource {
 
  private:
   void ReadRaw(void* dst, size_t n) override;
+  void SeekRaw(uint64_t pos) override;
   std::string path_;
   std::FILE* f_ = nullptr;
 };
