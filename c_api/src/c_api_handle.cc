@@ -52,6 +52,10 @@ const char* HandleKindName(uint32_t kind) {
       return "WeftTrainer";
     case HandleKind::kFitSession:
       return "WeftFitSession";
+    case HandleKind::kRecordIOWriter:
+      return "WeftRecordIOWriter";
+    case HandleKind::kRecordIOReader:
+      return "WeftRecordIOReader";
     case HandleKind::kCount:
       return nullptr;
   }

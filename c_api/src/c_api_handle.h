@@ -76,6 +76,8 @@ enum class HandleKind : uint32_t {
   kCachedOp,
   kTrainer,
   kFitSession,
+  kRecordIOWriter,
+  kRecordIOReader,
   kCount  // not a kind: the number of values above
 };
 
@@ -134,6 +136,8 @@ struct OptimizerObject;        // c_api_train_internal.h
 struct KVStoreObject;          // c_api_train_internal.h
 struct TrainerObject;          // c_api_train_internal.h
 struct FitSessionObject;       // c_api_train_internal.h
+struct RecordIOWriterObject;   // c_api_recordio.cc
+struct RecordIOReaderObject;   // c_api_recordio.cc
 
 WEFT_CAPI_HANDLE(WeftNDArray, NDArray, HandleKind::kNDArray);
 WEFT_CAPI_HANDLE(WeftNDArrayList, NDArrayList, HandleKind::kNDArrayList);
@@ -156,6 +160,8 @@ WEFT_CAPI_HANDLE(WeftKVStore, KVStoreObject, HandleKind::kKVStore);
 WEFT_CAPI_HANDLE(WeftCachedOp, CachedOp, HandleKind::kCachedOp);
 WEFT_CAPI_HANDLE(WeftTrainer, TrainerObject, HandleKind::kTrainer);
 WEFT_CAPI_HANDLE(WeftFitSession, FitSessionObject, HandleKind::kFitSession);
+WEFT_CAPI_HANDLE(WeftRecordIOWriter, RecordIOWriterObject, HandleKind::kRecordIOWriter);
+WEFT_CAPI_HANDLE(WeftRecordIOReader, RecordIOReaderObject, HandleKind::kRecordIOReader);
 
 #undef WEFT_CAPI_HANDLE
 

@@ -57,6 +57,9 @@ std::vector<NDArray> Arrays(WeftNDArray* const* handles, size_t num, const char*
 // writes nothing. In c_api_ndarray.cc.
 void PublishArrays(const std::vector<NDArray>& arrays, WeftNDArray** out);
 
+// A new WeftBuffer handle owning `bytes`. In c_api_ndarray_io.cc.
+WeftBuffer* NewBuffer(std::string bytes);
+
 // Validates a C shape argument: 0 <= ndim <= kMaxNdim, `shape` non-null when
 // ndim > 0, every extent > 0 (kShape naming the offending index).
 constexpr int kMaxNdim = 32;

@@ -20,6 +20,12 @@ struct BufferObject {
   std::string bytes;
 };
 
+WeftBuffer* NewBuffer(std::string bytes) {
+  auto buf = std::make_shared<BufferObject>();
+  buf->bytes = std::move(bytes);
+  return NewHandle<WeftBuffer>(std::move(buf));
+}
+
 namespace {
 
 // The list to save from C arguments (NULL array entries are none arrays).

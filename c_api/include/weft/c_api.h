@@ -20,6 +20,8 @@
  * - c_api_kvstore.h: kvstores for data-parallel training (weft_kvstore_*)
  * - c_api_autograd.h: autograd: recording, marked variables, backward, grad,
  *   detach (weft_autograd_*, weft_ndarray_get_grad, weft_ndarray_detach)
+ * - c_api_recordio.h: MXNet's RecordIO files (.rec/.idx) and image-record headers
+ *   (weft_recordio_*)
  *
  * Conventions (they hold for every function of these headers):
  * - Every fallible function returns a ::WeftStatus; results go in trailing
@@ -56,5 +58,6 @@
 #include "c_api_predictor.h"
 #include "c_api_kvstore.h"
 #include "c_api_autograd.h"
+#include "c_api_recordio.h"
 
 #endif /* WEFT_C_API_H_ */
