@@ -27,6 +27,7 @@
 #define WEFT_CSV_ITER_H_
 
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -35,6 +36,7 @@
 namespace weft {
 
 class Runtime;
+class RowBatcher;
 
 // MXNet's CSVIter parameters (and its BatchParam's).
 struct CSVIterParams {
@@ -70,20 +72,11 @@ class CSVIter : public DataIter {
   std::vector<DataDesc> provide_label() const override;
   int batch_size() const override { return params_.batch_size; }
   // Number of data rows.
-  int64_t num_data() const { return num_rows_; }
+  int64_t num_data() const;
 
  private:
-  // Copies row `row` into slot `slot` of the batch arrays.
-  void CopyRow(int64_t row, int slot);
-
   CSVIterParams params_;
-  int64_t num_rows_ = 0;
-  std::vector<unsigned char> data_, label_;  // rows of `dtype`, packed
-  size_t data_row_bytes_ = 0, label_row_bytes_ = 0;
-  int64_t pos_ = 0;       // the next row the underlying row iterator reads
-  int64_t overflow_ = 0;  // rows a round_batch wrap took from the start
-  bool has_value_ = false;
-  DataBatch batch_;
+  std::unique_ptr<RowBatcher> rows_;  // core/src/train/row_batcher.h
 };
 
 }  // namespace weft

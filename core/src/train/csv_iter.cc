@@ -6,6 +6,7 @@
 #include <cstring>
 
 #include "io/byte_io.h"
+#include "train/row_batcher.h"
 #include "weft/runtime.h"
 
 namespace weft {
@@ -102,15 +103,6 @@ void CheckShape(const Shape& s, const char* name) {
            " at axis ", i, " (expected >= 1)");
 }
 
-NDArray BatchArray(int batch_size, const Shape& shape, DType dtype, Runtime* rt) {
-  std::vector<int64_t> dims = {batch_size};
-  for (int i = 0; i < shape.ndim(); ++i) dims.push_back(shape[i]);
-  NDArray a(Shape(dims), Context::CPU(), dtype, rt);
-  std::vector<unsigned char> zeros(a.Bytes(), 0);
-  a.CopyFromHost(zeros.data(), zeros.size());
-  return a;
-}
-
 }  // namespace
 
 CSVIter::CSVIter(const CSVIterParams& params, Runtime* rt) : params_(params) {
@@ -123,81 +115,50 @@ CSVIter::CSVIter(const CSVIterParams& params, Runtime* rt) : params_(params) {
          " is not supported (expected float32, int32 or int64)");
   CheckShape(params.data_shape, "data_shape");
   CheckShape(params.label_shape, "label_shape");
-  data_ = LoadRows(params.data_csv, params.data_shape, params.dtype, "data_shape", &num_rows_);
-  if (num_rows_ == 0)
+  int64_t num_rows = 0;
+  std::vector<unsigned char> data =
+      LoadRows(params.data_csv, params.data_shape, params.dtype, "data_shape", &num_rows);
+  if (num_rows == 0)
     Fail(StatusCode::kInvalidArgument, "CSVIter: ", params.data_csv, " has no rows");
   const size_t size = DTypeSize(params.dtype);
-  data_row_bytes_ = static_cast<size_t>(params.data_shape.Size()) * size;
-  label_row_bytes_ = static_cast<size_t>(params.label_shape.Size()) * size;
+  const size_t data_row_bytes = static_cast<size_t>(params.data_shape.Size()) * size;
+  const size_t label_row_bytes = static_cast<size_t>(params.label_shape.Size()) * size;
+  std::vector<unsigned char> label;
   if (!params.label_csv.empty()) {
     int64_t label_rows = 0;
-    label_ =
+    label =
         LoadRows(params.label_csv, params.label_shape, params.dtype, "label_shape", &label_rows);
-    if (label_rows < num_rows_)
+    if (label_rows < num_rows)
       Fail(StatusCode::kInvalidArgument, "CSVIter: ", params.label_csv, " has ", label_rows,
-           " rows, fewer than the ", num_rows_, " rows of ", params.data_csv);
-    label_.resize(static_cast<size_t>(num_rows_) * label_row_bytes_);
+           " rows, fewer than the ", num_rows, " rows of ", params.data_csv);
+    label.resize(static_cast<size_t>(num_rows) * label_row_bytes);
   } else {
-    label_.assign(static_cast<size_t>(num_rows_) * label_row_bytes_, 0);
+    label.assign(static_cast<size_t>(num_rows) * label_row_bytes, 0);
   }
-  batch_.data.push_back(BatchArray(params.batch_size, params.data_shape, params.dtype, rt));
-  batch_.label.push_back(BatchArray(params.batch_size, params.label_shape, params.dtype, rt));
-  batch_.index.assign(params.batch_size, 0);
+  DataBatch batch;
+  batch.data.push_back(ZeroBatchArray(params.batch_size, params.data_shape, params.dtype, rt));
+  batch.label.push_back(ZeroBatchArray(params.batch_size, params.label_shape, params.dtype, rt));
+  rows_.reset(new RowBatcher(std::move(data), data_row_bytes, std::move(label), label_row_bytes,
+                             num_rows, params.batch_size, params.round_batch, std::move(batch),
+                             "CSVIter: " + params.data_csv));
 }
 
 CSVIter::~CSVIter() = default;
 
-void CSVIter::Reset() {
-  if (!params_.round_batch || overflow_ == 0) pos_ = 0;
-  overflow_ = 0;
-  has_value_ = false;
-}
+void CSVIter::Reset() { rows_->Reset(); }
 
-void CSVIter::CopyRow(int64_t row, int slot) {
-  auto* d = static_cast<unsigned char*>(batch_.data[0].dptr());
-  auto* l = static_cast<unsigned char*>(batch_.label[0].dptr());
-  std::memcpy(d + slot * data_row_bytes_, data_.data() + row * data_row_bytes_, data_row_bytes_);
-  std::memcpy(l + slot * label_row_bytes_, label_.data() + row * label_row_bytes_,
-              label_row_bytes_);
-  batch_.index[slot] = row;
-}
+bool CSVIter::Next() { return rows_->Next(); }
 
-bool CSVIter::Next() {
-  has_value_ = false;
-  if (overflow_ != 0) return false;  // the wrapped batch ended the epoch
-  batch_.data[0].WaitToWrite();
-  batch_.label[0].WaitToWrite();
-  const int bs = params_.batch_size;
-  int top = 0;
-  while (top < bs && pos_ < num_rows_) CopyRow(pos_++, top++);
-  if (top == 0) return false;
-  batch_.pad = 0;
-  if (top < bs && params_.round_batch) {
-    if (bs - top > num_rows_)
-      Fail(StatusCode::kInvalidArgument, "CSVIter: round_batch needs ", bs - top,
-           " rows from the start of ", params_.data_csv, " to complete the last batch, it has ",
-           num_rows_, " (number of input must be bigger than batch size)");
-    pos_ = 0;
-    for (; top < bs; ++top, ++overflow_) CopyRow(pos_++, top);
-    batch_.pad = static_cast<int>(overflow_);
-  } else if (top < bs) {
-    batch_.pad = bs - top;
-  }
-  has_value_ = true;
-  return true;
-}
+const DataBatch& CSVIter::Value() const { return rows_->Value(); }
 
-const DataBatch& CSVIter::Value() const {
-  WEFT_CHECK(has_value_) << "CSVIter::Value() without a batch (call Next() first)";
-  return batch_;
-}
+int64_t CSVIter::num_data() const { return rows_->num_rows(); }
 
 std::vector<DataDesc> CSVIter::provide_data() const {
-  return {{params_.data_name, batch_.data[0].shape(), params_.dtype}};
+  return {{params_.data_name, rows_->batch().data[0].shape(), params_.dtype}};
 }
 
 std::vector<DataDesc> CSVIter::provide_label() const {
-  return {{params_.label_name, batch_.label[0].shape(), params_.dtype}};
+  return {{params_.label_name, rows_->batch().label[0].shape(), params_.dtype}};
 }
 
 }  // namespace weft

@@ -146,7 +146,7 @@ TEST_F(CSVIterTest, Errors) {
               StatusCode::kInvalidArgument, {"has no rows"});
   CSVIter small(Params(data, 9), &Runtime::Global());
   ExpectError([&] { small.Next(); }, StatusCode::kInvalidArgument,
-              {"round_batch needs 5 rows", "it has 4"});
+              {"round_batch needs 5 rows from the start", "it has 4"});
 }
 
 }  // namespace
