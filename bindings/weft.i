@@ -140,6 +140,8 @@ WEFT_HANDLE(WeftExecutorOptions)
 WEFT_HANDLE(WeftCachedOp)
 WEFT_HANDLE(WeftTrainer)
 WEFT_HANDLE(WeftFitSession)
+WEFT_HANDLE(WeftRecordIOWriter)
+WEFT_HANDLE(WeftRecordIOReader)
 %enddef
 
 /* ======================================================================= */
@@ -925,6 +927,7 @@ static const char* weft_binding_library_path(void) {
 %include "weft/c_api_predictor.h"
 %include "weft/c_api_kvstore.h"
 %include "weft/c_api_autograd.h"
+%include "weft/c_api_recordio.h"
 
 #if defined(SWIGJAVA) || defined(SWIGCSHARP)
 /* The array overloads of weft_ndarray_copy_from/_to: second declarations of

@@ -219,7 +219,7 @@ func fcTanhSum(t *testing.T) *Symbol {
 	return out
 }
 
-func closeTo(t *testing.T, got []float32, want []float64, tol float64) {
+func within(t *testing.T, got []float32, want []float64, tol float64) {
 	t.Helper()
 	if len(got) != len(want) {
 		t.Fatalf("got %v, want %v", got, want)
@@ -253,7 +253,7 @@ func TestSymbolBlockImports(t *testing.T) {
 		t.Fatalf("params %v", block.Params())
 	}
 	out := must(block.Forward(x))
-	closeTo(t, values(t, out[0]), []float64{tanh}, 1e-5)
+	within(t, values(t, out[0]), []float64{tanh}, 1e-5)
 	for _, p := range block.Params() {
 		check(t, p.AttachGrad())
 	}
@@ -262,8 +262,8 @@ func TestSymbolBlockImports(t *testing.T) {
 	check(t, y[0].Backward())
 	closeAll(t, y[0])
 	s := 1 - tanh*tanh
-	closeTo(t, gradValues(t, block.Params()["fc_weight"]), []float64{s, 2 * s, 3 * s, 1, 2, 3}, 1e-5)
-	closeTo(t, gradValues(t, block.Params()["fc_bias"]), []float64{s, 1}, 1e-5)
+	within(t, gradValues(t, block.Params()["fc_weight"]), []float64{s, 2 * s, 3 * s, 1, 2, 3}, 1e-5)
+	within(t, gradValues(t, block.Params()["fc_bias"]), []float64{s, 1}, 1e-5)
 	_, err := block.Forward()
 	expectError(t, err, InvalidArgument)
 

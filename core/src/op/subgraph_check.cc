@@ -118,7 +118,7 @@ std::vector<std::string> NamesOrGeneric(std::vector<std::string> names, int64_t 
 
 }  // namespace
 
-std::vector<std::string> ConvInputNames(const ParamValues& p) {
+std::vector<std::string> SgConvInputNames(const ParamValues& p) {
   const ConvFlags f = ConvFlagsOf(p);
   std::vector<std::string> names = {"data", "weight"};
   if (f.n - 2 - (f.bn ? 4 : 0) - (f.sum ? 1 : 0) == 1) names.push_back("bias");

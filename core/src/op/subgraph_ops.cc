@@ -144,7 +144,7 @@ void RegisterSubgraphOps(OpRegistry* reg) {
   OpDef conv = SubgraphDef("_sg_mkldnn_conv", "_sg_onednn_conv", ConvParams(),
                            "MXNet's oneDNN-fused Convolution [+ BatchNorm] [+ act] [+ sum] "
                            "[+ act], computed by its subgraph (float32).");
-  conv.input_names = ConvInputNames;
+  conv.input_names = SgConvInputNames;
   conv.mutate_inputs = ConvMutateInputs;
   conv.check_subgraphs = CheckConvSubgraph;
   reg->Add(std::move(conv));

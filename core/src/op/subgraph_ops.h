@@ -22,7 +22,7 @@ const Graph* SingleSubgraph(const NodeAttrs& attrs);
 // MXNet's input names: data, weight, [bias], [gamma, beta, mean, var], [sum]
 // for the convolution, data, weight, [bias], [sum] for FullyConnected
 // (whether there is a bias follows from num_args and the flags).
-std::vector<std::string> ConvInputNames(const ParamValues& p);
+std::vector<std::string> SgConvInputNames(const ParamValues& p);
 std::vector<std::string> FCInputNames(const ParamValues& p);
 // The moving mean and variance when with_bn.
 std::vector<int> ConvMutateInputs(const ParamValues& p);

@@ -740,232 +740,305 @@ typedef long long swig_type_706;
 typedef _goslice_ swig_type_707;
 typedef _gostring_ swig_type_708;
 typedef _gostring_ swig_type_709;
-extern void _wrap_Swig_free_capi_2779a4582929de40(uintptr_t arg1);
-extern uintptr_t _wrap_Swig_malloc_capi_2779a4582929de40(swig_intgo arg1);
-extern swig_intgo _wrap_weft_binding_abi_version_capi_2779a4582929de40(void);
-extern swig_type_1 _wrap_weft_binding_library_path_capi_2779a4582929de40(void);
-extern swig_type_2 _wrap_weft_version_capi_2779a4582929de40(void);
-extern swig_intgo _wrap_weft_abi_version_capi_2779a4582929de40(void);
-extern swig_type_3 _wrap_weft_live_handle_count_capi_2779a4582929de40(void);
-extern swig_type_4 _wrap_weft_storage_stats_capi_2779a4582929de40(swig_intgo arg1, swig_intgo arg2, swig_type_5 arg3, swig_type_6 arg4);
-extern swig_type_7 _wrap_weft_device_count_capi_2779a4582929de40(swig_intgo arg1, swig_type_8 arg2);
-extern swig_type_9 _wrap_weft_device_memory_capi_2779a4582929de40(swig_intgo arg1, swig_intgo arg2, swig_type_10 arg3, swig_type_11 arg4);
-extern swig_type_12 _wrap_weft_random_seed_capi_2779a4582929de40(swig_type_13 arg1);
-extern swig_type_14 _wrap_weft_wait_all_capi_2779a4582929de40(void);
-extern swig_type_15 _wrap_weft_string_list_size_capi_2779a4582929de40(uintptr_t arg1, swig_type_16 arg2);
-extern swig_type_17 _wrap_weft_string_list_get_capi_2779a4582929de40(uintptr_t arg1, swig_type_18 arg2, swig_type_19 arg3);
-extern swig_type_20 _wrap_weft_string_list_free_capi_2779a4582929de40(uintptr_t arg1);
-extern swig_type_21 _wrap_weft_op_count_capi_2779a4582929de40(swig_type_22 arg1);
-extern swig_type_23 _wrap_weft_op_name_capi_2779a4582929de40(swig_type_24 arg1, swig_type_25 arg2);
-extern swig_type_26 _wrap_weft_op_info_capi_2779a4582929de40(swig_type_27 arg1, swig_type_28 arg2, swig_type_29 arg3);
-extern swig_type_30 _wrap_weft_op_param_capi_2779a4582929de40(swig_type_31 arg1, swig_type_32 arg2, swig_type_33 arg3, swig_type_34 arg4, swig_type_35 arg5, swig_type_36 arg6);
-extern swig_type_37 _wrap_weft_op_aliases_capi_2779a4582929de40(swig_type_38 arg1, swig_type_39 arg2);
-extern swig_type_40 _wrap_weft_op_invoke_capi_2779a4582929de40(swig_type_41 arg1, swig_type_42 arg2, swig_type_43 arg3, swig_type_44 arg4, swig_type_45 arg5, swig_type_46 arg6, swig_type_47 arg7, swig_type_48 arg8, swig_type_49 arg9);
-extern swig_type_50 _wrap_weft_op_invoke_into_capi_2779a4582929de40(swig_type_51 arg1, swig_type_52 arg2, swig_type_53 arg3, swig_type_54 arg4, swig_type_55 arg5, swig_type_56 arg6, swig_type_57 arg7, swig_type_58 arg8, swig_type_59 arg9);
-extern swig_type_60 _wrap_weft_ndarray_create_capi_2779a4582929de40(swig_type_61 arg1, swig_intgo arg2, swig_intgo arg3, swig_intgo arg4, swig_intgo arg5, swig_type_62 arg6);
-extern swig_type_63 _wrap_weft_ndarray_free_capi_2779a4582929de40(uintptr_t arg1);
-extern swig_type_64 _wrap_weft_ndarray_ndim_capi_2779a4582929de40(uintptr_t arg1, swig_type_65 arg2);
-extern swig_type_66 _wrap_weft_ndarray_shape_capi_2779a4582929de40(uintptr_t arg1, swig_type_67 arg2, swig_type_68 arg3);
-extern swig_type_69 _wrap_weft_ndarray_size_capi_2779a4582929de40(uintptr_t arg1, swig_type_70 arg2);
-extern swig_type_71 _wrap_weft_ndarray_dtype_capi_2779a4582929de40(uintptr_t arg1, swig_type_72 arg2);
-extern swig_type_73 _wrap_weft_ndarray_context_capi_2779a4582929de40(uintptr_t arg1, swig_type_74 arg2, swig_type_75 arg3);
-extern swig_type_76 _wrap_weft_ndarray_copy_from_capi_2779a4582929de40(uintptr_t arg1, swig_voidp arg2, swig_type_77 arg3);
-extern swig_type_78 _wrap_weft_ndarray_copy_to_capi_2779a4582929de40(uintptr_t arg1, swig_voidp arg2, swig_type_79 arg3);
-extern swig_type_80 _wrap_weft_ndarray_reshape_capi_2779a4582929de40(uintptr_t arg1, swig_type_81 arg2, swig_intgo arg3, swig_type_82 arg4);
-extern swig_type_83 _wrap_weft_ndarray_slice_capi_2779a4582929de40(uintptr_t arg1, swig_type_84 arg2, swig_type_85 arg3, swig_type_86 arg4);
-extern swig_type_87 _wrap_weft_ndarray_wait_to_read_capi_2779a4582929de40(uintptr_t arg1);
-extern swig_type_88 _wrap_weft_ndarray_wait_to_write_capi_2779a4582929de40(uintptr_t arg1);
-extern swig_type_89 _wrap_weft_ndarray_save_file_capi_2779a4582929de40(swig_type_90 arg1, swig_type_91 arg2, swig_type_92 arg3, swig_type_93 arg4);
-extern swig_type_94 _wrap_weft_ndarray_save_buffer_capi_2779a4582929de40(swig_type_95 arg1, swig_type_96 arg2, swig_type_97 arg3, swig_type_98 arg4);
-extern swig_type_99 _wrap_weft_buffer_data_capi_2779a4582929de40(uintptr_t arg1, swig_type_100 arg2, swig_type_101 arg3);
-extern swig_type_102 _wrap_weft_buffer_free_capi_2779a4582929de40(uintptr_t arg1);
-extern swig_type_103 _wrap_weft_ndarray_load_file_capi_2779a4582929de40(swig_type_104 arg1, swig_type_105 arg2);
-extern swig_type_106 _wrap_weft_ndarray_load_buffer_capi_2779a4582929de40(swig_voidp arg1, swig_type_107 arg2, swig_type_108 arg3);
-extern swig_type_109 _wrap_weft_ndarray_list_size_capi_2779a4582929de40(uintptr_t arg1, swig_type_110 arg2, swig_type_111 arg3);
-extern swig_type_112 _wrap_weft_ndarray_list_name_capi_2779a4582929de40(uintptr_t arg1, swig_type_113 arg2, swig_type_114 arg3);
-extern swig_type_115 _wrap_weft_ndarray_list_get_capi_2779a4582929de40(uintptr_t arg1, swig_type_116 arg2, swig_type_117 arg3);
-extern swig_type_118 _wrap_weft_ndarray_list_free_capi_2779a4582929de40(uintptr_t arg1);
-extern swig_type_119 _wrap_weft_ndarray_list_create_capi_2779a4582929de40(swig_type_120 arg1, swig_type_121 arg2, swig_type_122 arg3, swig_type_123 arg4);
-extern swig_type_124 _wrap_weft_ndarray_load_npy_capi_2779a4582929de40(swig_type_125 arg1, swig_type_126 arg2);
-extern swig_type_127 _wrap_weft_ndarray_save_npy_capi_2779a4582929de40(uintptr_t arg1, swig_type_128 arg2);
-extern swig_type_129 _wrap_weft_ndarray_load_npy_buffer_capi_2779a4582929de40(swig_voidp arg1, swig_type_130 arg2, swig_type_131 arg3);
-extern swig_type_132 _wrap_weft_ndarray_save_npy_buffer_capi_2779a4582929de40(uintptr_t arg1, swig_type_133 arg2);
-extern swig_type_134 _wrap_weft_symbol_create_variable_capi_2779a4582929de40(swig_type_135 arg1, swig_type_136 arg2);
-extern swig_type_137 _wrap_weft_symbol_create_atomic_capi_2779a4582929de40(swig_type_138 arg1, swig_type_139 arg2, swig_type_140 arg3, swig_type_141 arg4, swig_type_142 arg5);
-extern swig_type_143 _wrap_weft_symbol_compose_capi_2779a4582929de40(uintptr_t arg1, swig_type_144 arg2, swig_type_145 arg3, swig_type_146 arg4, swig_type_147 arg5);
-extern swig_type_148 _wrap_weft_symbol_group_capi_2779a4582929de40(swig_type_149 arg1, swig_type_150 arg2, swig_type_151 arg3);
-extern swig_type_152 _wrap_weft_symbol_copy_capi_2779a4582929de40(uintptr_t arg1, swig_type_153 arg2);
-extern swig_type_154 _wrap_weft_symbol_free_capi_2779a4582929de40(uintptr_t arg1);
-extern swig_type_155 _wrap_weft_symbol_num_outputs_capi_2779a4582929de40(uintptr_t arg1, swig_type_156 arg2);
-extern swig_type_157 _wrap_weft_symbol_get_output_capi_2779a4582929de40(uintptr_t arg1, swig_type_158 arg2, swig_type_159 arg3);
-extern swig_type_160 _wrap_weft_symbol_get_internals_capi_2779a4582929de40(uintptr_t arg1, swig_type_161 arg2);
-extern swig_type_162 _wrap_weft_symbol_get_children_capi_2779a4582929de40(uintptr_t arg1, swig_type_163 arg2);
-extern swig_type_164 _wrap_weft_symbol_list_arguments_capi_2779a4582929de40(uintptr_t arg1, swig_type_165 arg2);
-extern swig_type_166 _wrap_weft_symbol_list_outputs_capi_2779a4582929de40(uintptr_t arg1, swig_type_167 arg2);
-extern swig_type_168 _wrap_weft_symbol_list_auxiliary_states_capi_2779a4582929de40(uintptr_t arg1, swig_type_169 arg2);
-extern swig_type_170 _wrap_weft_symbol_list_inputs_capi_2779a4582929de40(uintptr_t arg1, swig_type_171 arg2);
-extern swig_type_172 _wrap_weft_symbol_get_name_capi_2779a4582929de40(uintptr_t arg1, swig_type_173 arg2);
-extern swig_type_174 _wrap_weft_symbol_get_attr_capi_2779a4582929de40(uintptr_t arg1, swig_type_175 arg2, swig_type_176 arg3);
-extern swig_type_177 _wrap_weft_symbol_set_attr_capi_2779a4582929de40(uintptr_t arg1, swig_type_178 arg2, swig_type_179 arg3);
-extern swig_type_180 _wrap_weft_symbol_list_attr_capi_2779a4582929de40(uintptr_t arg1, swig_intgo arg2, swig_type_181 arg3, swig_type_182 arg4);
-extern swig_type_183 _wrap_weft_symbol_to_json_capi_2779a4582929de40(uintptr_t arg1, swig_type_184 arg2);
-extern swig_type_185 _wrap_weft_symbol_save_file_capi_2779a4582929de40(uintptr_t arg1, swig_type_186 arg2);
-extern swig_type_187 _wrap_weft_symbol_from_json_capi_2779a4582929de40(swig_type_188 arg1, swig_type_189 arg2);
-extern swig_type_190 _wrap_weft_symbol_from_json_file_capi_2779a4582929de40(swig_type_191 arg1, swig_type_192 arg2);
-extern swig_type_193 _wrap_weft_symbol_json_info_capi_2779a4582929de40(uintptr_t arg1, swig_type_194 arg2, swig_type_195 arg3, swig_type_196 arg4, swig_type_197 arg5);
-extern swig_type_198 _wrap_weft_symbol_infer_shape_partial_capi_2779a4582929de40(uintptr_t arg1, swig_type_199 arg2, swig_type_200 arg3, swig_type_201 arg4, swig_type_202 arg5, swig_type_203 arg6);
-extern swig_type_204 _wrap_weft_symbol_infer_shape_capi_2779a4582929de40(uintptr_t arg1, swig_type_205 arg2, swig_type_206 arg3, swig_type_207 arg4, swig_type_208 arg5, swig_type_209 arg6);
-extern swig_type_210 _wrap_weft_shape_result_complete_capi_2779a4582929de40(uintptr_t arg1, swig_type_211 arg2);
-extern swig_type_212 _wrap_weft_shape_result_count_capi_2779a4582929de40(uintptr_t arg1, swig_intgo arg2, swig_type_213 arg3);
-extern swig_type_214 _wrap_weft_shape_result_name_capi_2779a4582929de40(uintptr_t arg1, swig_intgo arg2, swig_type_215 arg3, swig_type_216 arg4);
-extern swig_type_217 _wrap_weft_shape_result_ndim_capi_2779a4582929de40(uintptr_t arg1, swig_intgo arg2, swig_type_218 arg3, swig_type_219 arg4);
-extern swig_type_220 _wrap_weft_shape_result_dims_capi_2779a4582929de40(uintptr_t arg1, swig_intgo arg2, swig_type_221 arg3, swig_type_222 arg4, swig_type_223 arg5);
-extern swig_type_224 _wrap_weft_shape_result_num_unknown_capi_2779a4582929de40(uintptr_t arg1, swig_type_225 arg2);
-extern swig_type_226 _wrap_weft_shape_result_unknown_name_capi_2779a4582929de40(uintptr_t arg1, swig_type_227 arg2, swig_type_228 arg3);
-extern swig_type_229 _wrap_weft_shape_result_free_capi_2779a4582929de40(uintptr_t arg1);
-extern swig_type_230 _wrap_weft_symbol_infer_type_partial_capi_2779a4582929de40(uintptr_t arg1, swig_type_231 arg2, swig_type_232 arg3, swig_type_233 arg4, swig_type_234 arg5);
-extern swig_type_235 _wrap_weft_symbol_infer_type_capi_2779a4582929de40(uintptr_t arg1, swig_type_236 arg2, swig_type_237 arg3, swig_type_238 arg4, swig_type_239 arg5);
-extern swig_type_240 _wrap_weft_type_result_complete_capi_2779a4582929de40(uintptr_t arg1, swig_type_241 arg2);
-extern swig_type_242 _wrap_weft_type_result_count_capi_2779a4582929de40(uintptr_t arg1, swig_intgo arg2, swig_type_243 arg3);
-extern swig_type_244 _wrap_weft_type_result_name_capi_2779a4582929de40(uintptr_t arg1, swig_intgo arg2, swig_type_245 arg3, swig_type_246 arg4);
-extern swig_type_247 _wrap_weft_type_result_dtype_capi_2779a4582929de40(uintptr_t arg1, swig_intgo arg2, swig_type_248 arg3, swig_type_249 arg4);
-extern swig_type_250 _wrap_weft_type_result_num_unknown_capi_2779a4582929de40(uintptr_t arg1, swig_type_251 arg2);
-extern swig_type_252 _wrap_weft_type_result_unknown_name_capi_2779a4582929de40(uintptr_t arg1, swig_type_253 arg2, swig_type_254 arg3);
-extern swig_type_255 _wrap_weft_type_result_free_capi_2779a4582929de40(uintptr_t arg1);
-extern swig_type_256 _wrap_weft_symbol_place_device_capi_2779a4582929de40(uintptr_t arg1, swig_intgo arg2, swig_intgo arg3, swig_intgo arg4, swig_type_257 arg5, swig_type_258 arg6, swig_type_259 arg7, swig_type_260 arg8, swig_type_261 arg9, swig_type_262 arg10, swig_type_263 arg11, swig_type_264 arg12, swig_type_265 arg13, swig_type_266 arg14, swig_type_267 arg15, swig_type_268 arg16);
-extern swig_type_269 _wrap_weft_symbol_place_device_graph_capi_2779a4582929de40(uintptr_t arg1, swig_intgo arg2, swig_intgo arg3, swig_intgo arg4, swig_type_270 arg5, swig_type_271 arg6, swig_type_272 arg7, swig_type_273 arg8, swig_type_274 arg9, swig_type_275 arg10, swig_type_276 arg11, swig_type_277 arg12, swig_type_278 arg13, swig_type_279 arg14);
-extern swig_type_280 _wrap_weft_executor_simple_bind_capi_2779a4582929de40(uintptr_t arg1, swig_intgo arg2, swig_intgo arg3, swig_type_281 arg4, swig_type_282 arg5, swig_type_283 arg6, swig_type_284 arg7, swig_type_285 arg8, swig_type_286 arg9, swig_type_287 arg10, swig_type_288 arg11, swig_type_289 arg12);
-extern swig_type_290 _wrap_weft_executor_bind_capi_2779a4582929de40(uintptr_t arg1, swig_intgo arg2, swig_intgo arg3, swig_type_291 arg4, swig_type_292 arg5, swig_type_293 arg6, swig_type_294 arg7, swig_type_295 arg8, swig_type_296 arg9, swig_type_297 arg10);
-extern swig_type_298 _wrap_weft_executor_simple_bind_group2ctx_capi_2779a4582929de40(uintptr_t arg1, swig_intgo arg2, swig_intgo arg3, swig_type_299 arg4, swig_type_300 arg5, swig_type_301 arg6, swig_type_302 arg7, swig_type_303 arg8, swig_type_304 arg9, swig_type_305 arg10, swig_type_306 arg11, swig_type_307 arg12, swig_type_308 arg13, swig_type_309 arg14, swig_type_310 arg15, swig_type_311 arg16);
-extern swig_type_312 _wrap_weft_executor_bind_group2ctx_capi_2779a4582929de40(uintptr_t arg1, swig_intgo arg2, swig_intgo arg3, swig_type_313 arg4, swig_type_314 arg5, swig_type_315 arg6, swig_type_316 arg7, swig_type_317 arg8, swig_type_318 arg9, swig_type_319 arg10, swig_type_320 arg11, swig_type_321 arg12, swig_type_322 arg13, swig_type_323 arg14);
-extern swig_type_324 _wrap_weft_executor_forward_capi_2779a4582929de40(uintptr_t arg1, swig_intgo arg2);
-extern swig_type_325 _wrap_weft_executor_backward_capi_2779a4582929de40(uintptr_t arg1, swig_type_326 arg2, swig_type_327 arg3);
-extern swig_type_328 _wrap_weft_executor_outputs_capi_2779a4582929de40(uintptr_t arg1, swig_type_329 arg2);
-extern swig_type_330 _wrap_weft_executor_arg_arrays_capi_2779a4582929de40(uintptr_t arg1, swig_type_331 arg2);
-extern swig_type_332 _wrap_weft_executor_grad_arrays_capi_2779a4582929de40(uintptr_t arg1, swig_type_333 arg2);
-extern swig_type_334 _wrap_weft_executor_aux_arrays_capi_2779a4582929de40(uintptr_t arg1, swig_type_335 arg2);
-extern swig_type_336 _wrap_weft_executor_reshape_capi_2779a4582929de40(uintptr_t arg1, swig_type_337 arg2, swig_type_338 arg3, swig_type_339 arg4, swig_type_340 arg5, swig_intgo arg6, swig_intgo arg7, swig_type_341 arg8);
-extern swig_type_342 _wrap_weft_executor_print_capi_2779a4582929de40(uintptr_t arg1, swig_type_343 arg2);
-extern swig_type_344 _wrap_weft_executor_memory_capi_2779a4582929de40(uintptr_t arg1, swig_type_345 arg2);
-extern swig_type_346 _wrap_weft_executor_placement_capi_2779a4582929de40(uintptr_t arg1, swig_type_347 arg2, swig_type_348 arg3, swig_type_349 arg4);
-extern swig_type_350 _wrap_weft_executor_free_capi_2779a4582929de40(uintptr_t arg1);
-extern swig_type_351 _wrap_weft_executor_options_create_capi_2779a4582929de40(swig_type_352 arg1);
-extern swig_type_353 _wrap_weft_executor_options_free_capi_2779a4582929de40(uintptr_t arg1);
-extern swig_type_354 _wrap_weft_executor_options_set_match_range_capi_2779a4582929de40(uintptr_t arg1, swig_intgo arg2);
-extern swig_type_355 _wrap_weft_executor_options_set_num_groups_capi_2779a4582929de40(uintptr_t arg1, swig_intgo arg2);
-extern swig_type_356 _wrap_weft_executor_options_set_bulk_max_nodes_capi_2779a4582929de40(uintptr_t arg1, swig_intgo arg2);
-extern swig_type_357 _wrap_weft_executor_options_set_optimize_inference_capi_2779a4582929de40(uintptr_t arg1, swig_intgo arg2);
-extern swig_type_358 _wrap_weft_executor_options_set_allow_fallback_capi_2779a4582929de40(uintptr_t arg1, swig_intgo arg2);
-extern swig_type_359 _wrap_weft_executor_options_add_group_capi_2779a4582929de40(uintptr_t arg1, swig_type_360 arg2, swig_intgo arg3, swig_intgo arg4);
-extern swig_type_361 _wrap_weft_executor_options_set_grad_req_capi_2779a4582929de40(uintptr_t arg1, swig_type_362 arg2, swig_intgo arg3);
-extern swig_type_363 _wrap_weft_executor_simple_bind_with_options_capi_2779a4582929de40(uintptr_t arg1, swig_intgo arg2, swig_intgo arg3, swig_type_364 arg4, swig_type_365 arg5, swig_type_366 arg6, swig_type_367 arg7, swig_type_368 arg8, swig_type_369 arg9, swig_type_370 arg10, uintptr_t arg11, swig_type_371 arg12);
-extern swig_type_372 _wrap_weft_executor_bind_with_options_capi_2779a4582929de40(uintptr_t arg1, swig_intgo arg2, swig_intgo arg3, swig_type_373 arg4, swig_type_374 arg5, swig_type_375 arg6, swig_type_376 arg7, swig_type_377 arg8, swig_type_378 arg9, uintptr_t arg10, swig_type_379 arg11);
-extern swig_type_380 _wrap_weft_engine_configure_capi_2779a4582929de40(swig_intgo arg1, swig_intgo arg2);
-extern swig_type_381 _wrap_weft_engine_info_capi_2779a4582929de40(swig_type_382 arg1, swig_type_383 arg2);
-extern swig_type_384 _wrap_weft_engine_var_create_capi_2779a4582929de40(uintptr_t arg1);
-extern swig_type_385 _wrap_weft_engine_var_free_capi_2779a4582929de40(uintptr_t arg1);
-extern swig_type_386 _wrap_weft_engine_var_version_capi_2779a4582929de40(uintptr_t arg1, swig_type_387 arg2);
-extern swig_type_388 _wrap_weft_engine_push_sync_capi_2779a4582929de40(swig_type_389 arg1, swig_voidp arg2, swig_type_390 arg3, uintptr_t arg4, swig_type_391 arg5, uintptr_t arg6, swig_type_392 arg7, swig_type_393 arg8);
-extern swig_type_394 _wrap_weft_engine_push_async_capi_2779a4582929de40(swig_type_395 arg1, swig_voidp arg2, swig_type_396 arg3, uintptr_t arg4, swig_type_397 arg5, uintptr_t arg6, swig_type_398 arg7, swig_type_399 arg8);
-extern swig_type_400 _wrap_weft_engine_complete_capi_2779a4582929de40(uintptr_t arg1, swig_type_401 arg2);
-extern swig_type_402 _wrap_weft_engine_var_wait_capi_2779a4582929de40(uintptr_t arg1);
-extern swig_type_403 _wrap_weft_idx_load_capi_2779a4582929de40(swig_type_404 arg1, swig_type_405 arg2);
-extern swig_type_406 _wrap_weft_mnist_load_capi_2779a4582929de40(swig_type_407 arg1, swig_type_408 arg2, swig_type_409 arg3, swig_type_410 arg4);
-extern swig_type_411 _wrap_weft_data_iter_create_ndarray_capi_2779a4582929de40(swig_type_412 arg1, swig_type_413 arg2, swig_type_414 arg3, swig_type_415 arg4, swig_type_416 arg5, swig_type_417 arg6, swig_intgo arg7, swig_intgo arg8, swig_type_418 arg9, swig_type_419 arg10, swig_type_420 arg11);
-extern swig_type_421 _wrap_weft_data_iter_next_capi_2779a4582929de40(uintptr_t arg1, swig_type_422 arg2);
-extern swig_type_423 _wrap_weft_data_iter_reset_capi_2779a4582929de40(uintptr_t arg1);
-extern swig_type_424 _wrap_weft_data_iter_data_capi_2779a4582929de40(uintptr_t arg1, swig_type_425 arg2);
-extern swig_type_426 _wrap_weft_data_iter_label_capi_2779a4582929de40(uintptr_t arg1, swig_type_427 arg2);
-extern swig_type_428 _wrap_weft_data_iter_pad_capi_2779a4582929de40(uintptr_t arg1, swig_type_429 arg2);
-extern swig_type_430 _wrap_weft_data_iter_index_capi_2779a4582929de40(uintptr_t arg1, swig_type_431 arg2, swig_type_432 arg3, swig_type_433 arg4);
-extern swig_type_434 _wrap_weft_data_iter_batch_size_capi_2779a4582929de40(uintptr_t arg1, swig_type_435 arg2);
-extern swig_type_436 _wrap_weft_data_iter_free_capi_2779a4582929de40(uintptr_t arg1);
-extern swig_type_437 _wrap_weft_metric_create_capi_2779a4582929de40(swig_type_438 arg1, swig_type_439 arg2, swig_type_440 arg3, swig_type_441 arg4, swig_type_442 arg5);
-extern swig_type_443 _wrap_weft_metric_composite_add_capi_2779a4582929de40(uintptr_t arg1, swig_type_444 arg2, swig_type_445 arg3, swig_type_446 arg4, swig_type_447 arg5);
-extern swig_type_448 _wrap_weft_metric_update_capi_2779a4582929de40(uintptr_t arg1, swig_type_449 arg2, swig_type_450 arg3, swig_type_451 arg4, swig_type_452 arg5);
-extern swig_type_453 _wrap_weft_metric_num_values_capi_2779a4582929de40(uintptr_t arg1, swig_type_454 arg2);
-extern swig_type_455 _wrap_weft_metric_get_capi_2779a4582929de40(uintptr_t arg1, swig_type_456 arg2, swig_type_457 arg3, swig_type_458 arg4, swig_type_459 arg5);
-extern swig_type_460 _wrap_weft_metric_reset_capi_2779a4582929de40(uintptr_t arg1);
-extern swig_type_461 _wrap_weft_metric_free_capi_2779a4582929de40(uintptr_t arg1);
-extern swig_type_462 _wrap_weft_checkpoint_save_capi_2779a4582929de40(swig_type_463 arg1, swig_intgo arg2, uintptr_t arg3, swig_type_464 arg4, swig_type_465 arg5, swig_type_466 arg6, swig_type_467 arg7, swig_type_468 arg8, swig_type_469 arg9);
-extern swig_type_470 _wrap_weft_checkpoint_load_capi_2779a4582929de40(swig_type_471 arg1, swig_intgo arg2, swig_type_472 arg3, swig_type_473 arg4, swig_type_474 arg5);
-extern swig_type_475 _wrap_weft_initializer_create_capi_2779a4582929de40(swig_type_476 arg1, swig_type_477 arg2, swig_type_478 arg3, swig_type_479 arg4, swig_type_480 arg5, swig_type_481 arg6);
-extern swig_type_482 _wrap_weft_initializer_init_capi_2779a4582929de40(uintptr_t arg1, swig_type_483 arg2, uintptr_t arg3);
-extern swig_type_484 _wrap_weft_initializer_free_capi_2779a4582929de40(uintptr_t arg1);
-extern swig_type_485 _wrap_weft_optimizer_create_capi_2779a4582929de40(swig_type_486 arg1, swig_type_487 arg2, swig_type_488 arg3, swig_type_489 arg4, swig_type_490 arg5);
-extern swig_type_491 _wrap_weft_optimizer_set_lr_scheduler_capi_2779a4582929de40(uintptr_t arg1, swig_type_492 arg2, swig_type_493 arg3, swig_type_494 arg4, float arg5, float arg6);
-extern swig_type_495 _wrap_weft_optimizer_set_lr_scheduler_ex_capi_2779a4582929de40(uintptr_t arg1, swig_type_496 arg2, swig_type_497 arg3, swig_type_498 arg4, swig_type_499 arg5);
-extern swig_type_500 _wrap_weft_optimizer_set_multipliers_capi_2779a4582929de40(uintptr_t arg1, uintptr_t arg2);
-extern swig_type_501 _wrap_weft_optimizer_set_rescale_grad_capi_2779a4582929de40(uintptr_t arg1, float arg2);
-extern swig_type_502 _wrap_weft_optimizer_update_capi_2779a4582929de40(uintptr_t arg1, swig_intgo arg2, swig_type_503 arg3, uintptr_t arg4, uintptr_t arg5);
-extern swig_type_504 _wrap_weft_optimizer_num_update_capi_2779a4582929de40(uintptr_t arg1, swig_type_505 arg2);
-extern swig_type_506 _wrap_weft_optimizer_learning_rate_capi_2779a4582929de40(uintptr_t arg1, swig_type_507 arg2, swig_type_508 arg3);
-extern swig_type_509 _wrap_weft_optimizer_free_capi_2779a4582929de40(uintptr_t arg1);
-extern swig_type_510 _wrap_weft_optimizer_save_states_capi_2779a4582929de40(uintptr_t arg1, swig_type_511 arg2);
-extern swig_type_512 _wrap_weft_optimizer_load_states_capi_2779a4582929de40(uintptr_t arg1, swig_type_513 arg2);
-extern swig_type_514 _wrap_weft_module_create_capi_2779a4582929de40(uintptr_t arg1, swig_type_515 arg2, swig_type_516 arg3, swig_type_517 arg4, swig_type_518 arg5, swig_intgo arg6, swig_intgo arg7, swig_type_519 arg8);
-extern swig_type_520 _wrap_weft_module_set_fixed_params_capi_2779a4582929de40(uintptr_t arg1, swig_type_521 arg2, swig_type_522 arg3);
-extern swig_type_523 _wrap_weft_module_bind_capi_2779a4582929de40(uintptr_t arg1, uintptr_t arg2, swig_intgo arg3);
-extern swig_type_524 _wrap_weft_module_init_params_capi_2779a4582929de40(uintptr_t arg1, uintptr_t arg2, uintptr_t arg3, uintptr_t arg4, swig_intgo arg5);
-extern swig_type_525 _wrap_weft_module_init_optimizer_capi_2779a4582929de40(uintptr_t arg1, uintptr_t arg2);
-extern swig_type_526 _wrap_weft_module_forward_capi_2779a4582929de40(uintptr_t arg1, uintptr_t arg2, swig_intgo arg3);
-extern swig_type_527 _wrap_weft_module_backward_capi_2779a4582929de40(uintptr_t arg1);
-extern swig_type_528 _wrap_weft_module_update_capi_2779a4582929de40(uintptr_t arg1);
-extern swig_type_529 _wrap_weft_module_update_metric_capi_2779a4582929de40(uintptr_t arg1, uintptr_t arg2, uintptr_t arg3);
-extern swig_type_530 _wrap_weft_module_outputs_capi_2779a4582929de40(uintptr_t arg1, swig_type_531 arg2);
-extern swig_type_532 _wrap_weft_module_params_capi_2779a4582929de40(uintptr_t arg1, swig_type_533 arg2, swig_type_534 arg3);
-extern swig_type_535 _wrap_weft_module_fit_capi_2779a4582929de40(uintptr_t arg1, uintptr_t arg2, uintptr_t arg3, uintptr_t arg4, swig_intgo arg5, swig_intgo arg6, swig_intgo arg7, swig_type_536 arg8, swig_type_537 arg9);
-extern swig_type_538 _wrap_weft_fit_session_create_capi_2779a4582929de40(uintptr_t arg1, uintptr_t arg2, uintptr_t arg3, uintptr_t arg4, swig_intgo arg5, swig_intgo arg6, swig_intgo arg7, swig_type_539 arg8, swig_type_540 arg9);
-extern swig_type_541 _wrap_weft_fit_session_next_capi_2779a4582929de40(uintptr_t arg1, swig_type_542 arg2);
-extern swig_type_543 _wrap_weft_fit_session_stop_capi_2779a4582929de40(uintptr_t arg1);
-extern swig_type_544 _wrap_weft_fit_session_batch_capi_2779a4582929de40(uintptr_t arg1, swig_type_545 arg2, swig_type_546 arg3, swig_type_547 arg4, swig_type_548 arg5, swig_type_549 arg6);
-extern swig_type_550 _wrap_weft_fit_session_epoch_capi_2779a4582929de40(uintptr_t arg1, swig_type_551 arg2, swig_type_552 arg3, swig_type_553 arg4, swig_type_554 arg5, swig_type_555 arg6, swig_type_556 arg7);
-extern swig_type_557 _wrap_weft_fit_session_epoch_metric_capi_2779a4582929de40(uintptr_t arg1, swig_intgo arg2, swig_type_558 arg3, swig_type_559 arg4, swig_type_560 arg5, swig_type_561 arg6);
-extern swig_type_562 _wrap_weft_fit_session_free_capi_2779a4582929de40(uintptr_t arg1);
-extern swig_type_563 _wrap_weft_module_score_capi_2779a4582929de40(uintptr_t arg1, uintptr_t arg2, uintptr_t arg3);
-extern swig_type_564 _wrap_weft_module_save_checkpoint_capi_2779a4582929de40(uintptr_t arg1, swig_type_565 arg2, swig_intgo arg3);
-extern swig_type_566 _wrap_weft_module_free_capi_2779a4582929de40(uintptr_t arg1);
-extern swig_type_567 _wrap_weft_predictor_create_capi_2779a4582929de40(swig_type_568 arg1, swig_voidp arg2, swig_type_569 arg3, swig_type_570 arg4, swig_type_571 arg5, swig_type_572 arg6, swig_type_573 arg7, swig_intgo arg8, swig_intgo arg9, swig_type_574 arg10, swig_type_575 arg11, swig_type_576 arg12, swig_type_577 arg13, swig_type_578 arg14, swig_type_579 arg15);
-extern swig_type_580 _wrap_weft_predictor_create_from_files_capi_2779a4582929de40(swig_type_581 arg1, swig_type_582 arg2, swig_type_583 arg3, swig_type_584 arg4, swig_type_585 arg5, swig_type_586 arg6, swig_intgo arg7, swig_intgo arg8, swig_type_587 arg9, swig_type_588 arg10, swig_type_589 arg11, swig_type_590 arg12, swig_type_591 arg13, swig_type_592 arg14);
-extern swig_type_593 _wrap_weft_predictor_list_inputs_capi_2779a4582929de40(uintptr_t arg1, swig_type_594 arg2);
-extern swig_type_595 _wrap_weft_predictor_list_outputs_capi_2779a4582929de40(uintptr_t arg1, swig_type_596 arg2);
-extern swig_type_597 _wrap_weft_predictor_output_shape_capi_2779a4582929de40(uintptr_t arg1, swig_type_598 arg2, swig_type_599 arg3, swig_type_600 arg4, swig_type_601 arg5, swig_type_602 arg6, swig_type_603 arg7, swig_type_604 arg8);
-extern swig_type_605 _wrap_weft_predictor_predict_packed_capi_2779a4582929de40(uintptr_t arg1, swig_type_606 arg2, swig_voidp arg3, swig_type_607 arg4, swig_type_608 arg5, swig_type_609 arg6, swig_type_610 arg7, swig_voidp arg8, swig_type_611 arg9);
-extern swig_type_612 _wrap_weft_predictor_predict_float_capi_2779a4582929de40(uintptr_t arg1, swig_type_613 arg2, swig_type_614 arg3, swig_type_615 arg4, swig_type_616 arg5, swig_type_617 arg6, swig_type_618 arg7);
-extern swig_type_619 _wrap_weft_predictor_stats_capi_2779a4582929de40(uintptr_t arg1, swig_type_620 arg2);
-extern swig_type_621 _wrap_weft_predictor_free_capi_2779a4582929de40(uintptr_t arg1);
-extern swig_type_622 _wrap_weft_kvstore_create_capi_2779a4582929de40(swig_type_623 arg1, swig_type_624 arg2);
-extern swig_type_625 _wrap_weft_kvstore_type_capi_2779a4582929de40(uintptr_t arg1, swig_type_626 arg2);
-extern swig_type_627 _wrap_weft_kvstore_rank_capi_2779a4582929de40(uintptr_t arg1, swig_type_628 arg2, swig_type_629 arg3);
-extern swig_type_630 _wrap_weft_kvstore_init_capi_2779a4582929de40(uintptr_t arg1, swig_type_631 arg2, swig_type_632 arg3, swig_type_633 arg4);
-extern swig_type_634 _wrap_weft_kvstore_push_capi_2779a4582929de40(uintptr_t arg1, swig_type_635 arg2, swig_type_636 arg3, swig_type_637 arg4, swig_intgo arg5);
-extern swig_type_638 _wrap_weft_kvstore_pull_capi_2779a4582929de40(uintptr_t arg1, swig_type_639 arg2, swig_type_640 arg3, swig_type_641 arg4, swig_intgo arg5);
-extern swig_type_642 _wrap_weft_kvstore_pushpull_capi_2779a4582929de40(uintptr_t arg1, swig_type_643 arg2, swig_type_644 arg3, swig_type_645 arg4, swig_type_646 arg5, swig_intgo arg6);
-extern swig_type_647 _wrap_weft_kvstore_set_optimizer_capi_2779a4582929de40(uintptr_t arg1, uintptr_t arg2);
-extern swig_type_648 _wrap_weft_kvstore_set_updater_queue_capi_2779a4582929de40(uintptr_t arg1, swig_intgo arg2);
-extern swig_type_649 _wrap_weft_kvstore_next_update_capi_2779a4582929de40(uintptr_t arg1, swig_type_650 arg2, swig_type_651 arg3, swig_type_652 arg4, swig_type_653 arg5);
-extern swig_type_654 _wrap_weft_kvstore_barrier_capi_2779a4582929de40(uintptr_t arg1);
-extern swig_type_655 _wrap_weft_kvstore_free_capi_2779a4582929de40(uintptr_t arg1);
-extern swig_type_656 _wrap_weft_module_init_optimizer_kvstore_capi_2779a4582929de40(uintptr_t arg1, uintptr_t arg2, uintptr_t arg3);
-extern swig_type_657 _wrap_weft_data_iter_select_part_capi_2779a4582929de40(uintptr_t arg1, swig_intgo arg2, swig_intgo arg3);
-extern swig_type_658 _wrap_weft_kvstore_finalize_capi_2779a4582929de40(void);
-extern swig_type_659 _wrap_weft_autograd_set_is_recording_capi_2779a4582929de40(swig_intgo arg1, swig_type_660 arg2);
-extern swig_type_661 _wrap_weft_autograd_set_is_training_capi_2779a4582929de40(swig_intgo arg1, swig_type_662 arg2);
-extern swig_type_663 _wrap_weft_autograd_is_recording_capi_2779a4582929de40(swig_type_664 arg1);
-extern swig_type_665 _wrap_weft_autograd_is_training_capi_2779a4582929de40(swig_type_666 arg1);
-extern swig_type_667 _wrap_weft_autograd_mark_variables_capi_2779a4582929de40(swig_type_668 arg1, swig_type_669 arg2, swig_type_670 arg3, swig_type_671 arg4);
-extern swig_type_672 _wrap_weft_autograd_backward_capi_2779a4582929de40(swig_type_673 arg1, swig_type_674 arg2, swig_type_675 arg3, swig_intgo arg4, swig_intgo arg5);
-extern swig_type_676 _wrap_weft_autograd_grad_capi_2779a4582929de40(swig_type_677 arg1, swig_type_678 arg2, swig_type_679 arg3, swig_type_680 arg4, swig_type_681 arg5, swig_intgo arg6, swig_intgo arg7, swig_type_682 arg8);
-extern swig_type_683 _wrap_weft_ndarray_get_grad_capi_2779a4582929de40(uintptr_t arg1, swig_type_684 arg2);
-extern swig_type_685 _wrap_weft_ndarray_detach_capi_2779a4582929de40(uintptr_t arg1, swig_type_686 arg2);
-extern swig_type_687 _wrap_weft_autograd_get_symbol_capi_2779a4582929de40(uintptr_t arg1, swig_type_688 arg2);
-extern swig_type_689 _wrap_weft_cached_op_create_capi_2779a4582929de40(uintptr_t arg1, swig_type_690 arg2, swig_type_691 arg3, swig_type_692 arg4, swig_type_693 arg5);
-extern swig_type_694 _wrap_weft_cached_op_list_inputs_capi_2779a4582929de40(uintptr_t arg1, swig_type_695 arg2);
-extern swig_type_696 _wrap_weft_cached_op_invoke_capi_2779a4582929de40(uintptr_t arg1, swig_type_697 arg2, swig_type_698 arg3, swig_type_699 arg4, swig_type_700 arg5, swig_type_701 arg6);
-extern swig_type_702 _wrap_weft_cached_op_free_capi_2779a4582929de40(uintptr_t arg1);
-extern swig_type_703 _wrap_weft_trainer_create_capi_2779a4582929de40(swig_type_704 arg1, swig_type_705 arg2, swig_type_706 arg3, uintptr_t arg4, swig_type_707 arg5);
-extern swig_type_708 _wrap_weft_trainer_step_capi_2779a4582929de40(uintptr_t arg1, swig_intgo arg2);
-extern swig_type_709 _wrap_weft_trainer_free_capi_2779a4582929de40(uintptr_t arg1);
+typedef _gostring_ swig_type_710;
+typedef _gostring_ swig_type_711;
+typedef _gostring_ swig_type_712;
+typedef _goslice_ swig_type_713;
+typedef _gostring_ swig_type_714;
+typedef long long swig_type_715;
+typedef _gostring_ swig_type_716;
+typedef long long swig_type_717;
+typedef long long swig_type_718;
+typedef _gostring_ swig_type_719;
+typedef _goslice_ swig_type_720;
+typedef _gostring_ swig_type_721;
+typedef _gostring_ swig_type_722;
+typedef _gostring_ swig_type_723;
+typedef _gostring_ swig_type_724;
+typedef _gostring_ swig_type_725;
+typedef _goslice_ swig_type_726;
+typedef _gostring_ swig_type_727;
+typedef _goslice_ swig_type_728;
+typedef _goslice_ swig_type_729;
+typedef _goslice_ swig_type_730;
+typedef _gostring_ swig_type_731;
+typedef long long swig_type_732;
+typedef _goslice_ swig_type_733;
+typedef _goslice_ swig_type_734;
+typedef _gostring_ swig_type_735;
+typedef _goslice_ swig_type_736;
+typedef _gostring_ swig_type_737;
+typedef _goslice_ swig_type_738;
+typedef long long swig_type_739;
+typedef _goslice_ swig_type_740;
+typedef _gostring_ swig_type_741;
+typedef long long swig_type_742;
+typedef _gostring_ swig_type_743;
+typedef _goslice_ swig_type_744;
+typedef _gostring_ swig_type_745;
+typedef _gostring_ swig_type_746;
+typedef _gostring_ swig_type_747;
+typedef _goslice_ swig_type_748;
+typedef long long swig_type_749;
+typedef long long swig_type_750;
+typedef long long swig_type_751;
+typedef long long swig_type_752;
+typedef _goslice_ swig_type_753;
+typedef _gostring_ swig_type_754;
+typedef long long swig_type_755;
+typedef _goslice_ swig_type_756;
+typedef _goslice_ swig_type_757;
+typedef _goslice_ swig_type_758;
+typedef _goslice_ swig_type_759;
+typedef _gostring_ swig_type_760;
+typedef long long swig_type_761;
+typedef _goslice_ swig_type_762;
+typedef long long swig_type_763;
+typedef _goslice_ swig_type_764;
+extern void _wrap_Swig_free_capi_9940657feabe7a36(uintptr_t arg1);
+extern uintptr_t _wrap_Swig_malloc_capi_9940657feabe7a36(swig_intgo arg1);
+extern swig_intgo _wrap_weft_binding_abi_version_capi_9940657feabe7a36(void);
+extern swig_type_1 _wrap_weft_binding_library_path_capi_9940657feabe7a36(void);
+extern swig_type_2 _wrap_weft_version_capi_9940657feabe7a36(void);
+extern swig_intgo _wrap_weft_abi_version_capi_9940657feabe7a36(void);
+extern swig_type_3 _wrap_weft_live_handle_count_capi_9940657feabe7a36(void);
+extern swig_type_4 _wrap_weft_storage_stats_capi_9940657feabe7a36(swig_intgo arg1, swig_intgo arg2, swig_type_5 arg3, swig_type_6 arg4);
+extern swig_type_7 _wrap_weft_device_count_capi_9940657feabe7a36(swig_intgo arg1, swig_type_8 arg2);
+extern swig_type_9 _wrap_weft_device_memory_capi_9940657feabe7a36(swig_intgo arg1, swig_intgo arg2, swig_type_10 arg3, swig_type_11 arg4);
+extern swig_type_12 _wrap_weft_random_seed_capi_9940657feabe7a36(swig_type_13 arg1);
+extern swig_type_14 _wrap_weft_wait_all_capi_9940657feabe7a36(void);
+extern swig_type_15 _wrap_weft_string_list_size_capi_9940657feabe7a36(uintptr_t arg1, swig_type_16 arg2);
+extern swig_type_17 _wrap_weft_string_list_get_capi_9940657feabe7a36(uintptr_t arg1, swig_type_18 arg2, swig_type_19 arg3);
+extern swig_type_20 _wrap_weft_string_list_free_capi_9940657feabe7a36(uintptr_t arg1);
+extern swig_type_21 _wrap_weft_op_count_capi_9940657feabe7a36(swig_type_22 arg1);
+extern swig_type_23 _wrap_weft_op_name_capi_9940657feabe7a36(swig_type_24 arg1, swig_type_25 arg2);
+extern swig_type_26 _wrap_weft_op_info_capi_9940657feabe7a36(swig_type_27 arg1, swig_type_28 arg2, swig_type_29 arg3);
+extern swig_type_30 _wrap_weft_op_param_capi_9940657feabe7a36(swig_type_31 arg1, swig_type_32 arg2, swig_type_33 arg3, swig_type_34 arg4, swig_type_35 arg5, swig_type_36 arg6);
+extern swig_type_37 _wrap_weft_op_aliases_capi_9940657feabe7a36(swig_type_38 arg1, swig_type_39 arg2);
+extern swig_type_40 _wrap_weft_op_invoke_capi_9940657feabe7a36(swig_type_41 arg1, swig_type_42 arg2, swig_type_43 arg3, swig_type_44 arg4, swig_type_45 arg5, swig_type_46 arg6, swig_type_47 arg7, swig_type_48 arg8, swig_type_49 arg9);
+extern swig_type_50 _wrap_weft_op_invoke_into_capi_9940657feabe7a36(swig_type_51 arg1, swig_type_52 arg2, swig_type_53 arg3, swig_type_54 arg4, swig_type_55 arg5, swig_type_56 arg6, swig_type_57 arg7, swig_type_58 arg8, swig_type_59 arg9);
+extern swig_type_60 _wrap_weft_ndarray_create_capi_9940657feabe7a36(swig_type_61 arg1, swig_intgo arg2, swig_intgo arg3, swig_intgo arg4, swig_intgo arg5, swig_type_62 arg6);
+extern swig_type_63 _wrap_weft_ndarray_free_capi_9940657feabe7a36(uintptr_t arg1);
+extern swig_type_64 _wrap_weft_ndarray_ndim_capi_9940657feabe7a36(uintptr_t arg1, swig_type_65 arg2);
+extern swig_type_66 _wrap_weft_ndarray_shape_capi_9940657feabe7a36(uintptr_t arg1, swig_type_67 arg2, swig_type_68 arg3);
+extern swig_type_69 _wrap_weft_ndarray_size_capi_9940657feabe7a36(uintptr_t arg1, swig_type_70 arg2);
+extern swig_type_71 _wrap_weft_ndarray_dtype_capi_9940657feabe7a36(uintptr_t arg1, swig_type_72 arg2);
+extern swig_type_73 _wrap_weft_ndarray_context_capi_9940657feabe7a36(uintptr_t arg1, swig_type_74 arg2, swig_type_75 arg3);
+extern swig_type_76 _wrap_weft_ndarray_copy_from_capi_9940657feabe7a36(uintptr_t arg1, swig_voidp arg2, swig_type_77 arg3);
+extern swig_type_78 _wrap_weft_ndarray_copy_to_capi_9940657feabe7a36(uintptr_t arg1, swig_voidp arg2, swig_type_79 arg3);
+extern swig_type_80 _wrap_weft_ndarray_reshape_capi_9940657feabe7a36(uintptr_t arg1, swig_type_81 arg2, swig_intgo arg3, swig_type_82 arg4);
+extern swig_type_83 _wrap_weft_ndarray_slice_capi_9940657feabe7a36(uintptr_t arg1, swig_type_84 arg2, swig_type_85 arg3, swig_type_86 arg4);
+extern swig_type_87 _wrap_weft_ndarray_wait_to_read_capi_9940657feabe7a36(uintptr_t arg1);
+extern swig_type_88 _wrap_weft_ndarray_wait_to_write_capi_9940657feabe7a36(uintptr_t arg1);
+extern swig_type_89 _wrap_weft_ndarray_save_file_capi_9940657feabe7a36(swig_type_90 arg1, swig_type_91 arg2, swig_type_92 arg3, swig_type_93 arg4);
+extern swig_type_94 _wrap_weft_ndarray_save_buffer_capi_9940657feabe7a36(swig_type_95 arg1, swig_type_96 arg2, swig_type_97 arg3, swig_type_98 arg4);
+extern swig_type_99 _wrap_weft_buffer_data_capi_9940657feabe7a36(uintptr_t arg1, swig_type_100 arg2, swig_type_101 arg3);
+extern swig_type_102 _wrap_weft_buffer_free_capi_9940657feabe7a36(uintptr_t arg1);
+extern swig_type_103 _wrap_weft_ndarray_load_file_capi_9940657feabe7a36(swig_type_104 arg1, swig_type_105 arg2);
+extern swig_type_106 _wrap_weft_ndarray_load_buffer_capi_9940657feabe7a36(swig_voidp arg1, swig_type_107 arg2, swig_type_108 arg3);
+extern swig_type_109 _wrap_weft_ndarray_list_size_capi_9940657feabe7a36(uintptr_t arg1, swig_type_110 arg2, swig_type_111 arg3);
+extern swig_type_112 _wrap_weft_ndarray_list_name_capi_9940657feabe7a36(uintptr_t arg1, swig_type_113 arg2, swig_type_114 arg3);
+extern swig_type_115 _wrap_weft_ndarray_list_get_capi_9940657feabe7a36(uintptr_t arg1, swig_type_116 arg2, swig_type_117 arg3);
+extern swig_type_118 _wrap_weft_ndarray_list_free_capi_9940657feabe7a36(uintptr_t arg1);
+extern swig_type_119 _wrap_weft_ndarray_list_create_capi_9940657feabe7a36(swig_type_120 arg1, swig_type_121 arg2, swig_type_122 arg3, swig_type_123 arg4);
+extern swig_type_124 _wrap_weft_ndarray_load_npy_capi_9940657feabe7a36(swig_type_125 arg1, swig_type_126 arg2);
+extern swig_type_127 _wrap_weft_ndarray_save_npy_capi_9940657feabe7a36(uintptr_t arg1, swig_type_128 arg2);
+extern swig_type_129 _wrap_weft_ndarray_load_npy_buffer_capi_9940657feabe7a36(swig_voidp arg1, swig_type_130 arg2, swig_type_131 arg3);
+extern swig_type_132 _wrap_weft_ndarray_save_npy_buffer_capi_9940657feabe7a36(uintptr_t arg1, swig_type_133 arg2);
+extern swig_type_134 _wrap_weft_symbol_create_variable_capi_9940657feabe7a36(swig_type_135 arg1, swig_type_136 arg2);
+extern swig_type_137 _wrap_weft_symbol_create_atomic_capi_9940657feabe7a36(swig_type_138 arg1, swig_type_139 arg2, swig_type_140 arg3, swig_type_141 arg4, swig_type_142 arg5);
+extern swig_type_143 _wrap_weft_symbol_compose_capi_9940657feabe7a36(uintptr_t arg1, swig_type_144 arg2, swig_type_145 arg3, swig_type_146 arg4, swig_type_147 arg5);
+extern swig_type_148 _wrap_weft_symbol_group_capi_9940657feabe7a36(swig_type_149 arg1, swig_type_150 arg2, swig_type_151 arg3);
+extern swig_type_152 _wrap_weft_symbol_copy_capi_9940657feabe7a36(uintptr_t arg1, swig_type_153 arg2);
+extern swig_type_154 _wrap_weft_symbol_free_capi_9940657feabe7a36(uintptr_t arg1);
+extern swig_type_155 _wrap_weft_symbol_num_outputs_capi_9940657feabe7a36(uintptr_t arg1, swig_type_156 arg2);
+extern swig_type_157 _wrap_weft_symbol_get_output_capi_9940657feabe7a36(uintptr_t arg1, swig_type_158 arg2, swig_type_159 arg3);
+extern swig_type_160 _wrap_weft_symbol_get_internals_capi_9940657feabe7a36(uintptr_t arg1, swig_type_161 arg2);
+extern swig_type_162 _wrap_weft_symbol_get_children_capi_9940657feabe7a36(uintptr_t arg1, swig_type_163 arg2);
+extern swig_type_164 _wrap_weft_symbol_list_arguments_capi_9940657feabe7a36(uintptr_t arg1, swig_type_165 arg2);
+extern swig_type_166 _wrap_weft_symbol_list_outputs_capi_9940657feabe7a36(uintptr_t arg1, swig_type_167 arg2);
+extern swig_type_168 _wrap_weft_symbol_list_auxiliary_states_capi_9940657feabe7a36(uintptr_t arg1, swig_type_169 arg2);
+extern swig_type_170 _wrap_weft_symbol_list_inputs_capi_9940657feabe7a36(uintptr_t arg1, swig_type_171 arg2);
+extern swig_type_172 _wrap_weft_symbol_get_name_capi_9940657feabe7a36(uintptr_t arg1, swig_type_173 arg2);
+extern swig_type_174 _wrap_weft_symbol_get_attr_capi_9940657feabe7a36(uintptr_t arg1, swig_type_175 arg2, swig_type_176 arg3);
+extern swig_type_177 _wrap_weft_symbol_set_attr_capi_9940657feabe7a36(uintptr_t arg1, swig_type_178 arg2, swig_type_179 arg3);
+extern swig_type_180 _wrap_weft_symbol_list_attr_capi_9940657feabe7a36(uintptr_t arg1, swig_intgo arg2, swig_type_181 arg3, swig_type_182 arg4);
+extern swig_type_183 _wrap_weft_symbol_to_json_capi_9940657feabe7a36(uintptr_t arg1, swig_type_184 arg2);
+extern swig_type_185 _wrap_weft_symbol_save_file_capi_9940657feabe7a36(uintptr_t arg1, swig_type_186 arg2);
+extern swig_type_187 _wrap_weft_symbol_from_json_capi_9940657feabe7a36(swig_type_188 arg1, swig_type_189 arg2);
+extern swig_type_190 _wrap_weft_symbol_from_json_file_capi_9940657feabe7a36(swig_type_191 arg1, swig_type_192 arg2);
+extern swig_type_193 _wrap_weft_symbol_json_info_capi_9940657feabe7a36(uintptr_t arg1, swig_type_194 arg2, swig_type_195 arg3, swig_type_196 arg4, swig_type_197 arg5);
+extern swig_type_198 _wrap_weft_symbol_infer_shape_partial_capi_9940657feabe7a36(uintptr_t arg1, swig_type_199 arg2, swig_type_200 arg3, swig_type_201 arg4, swig_type_202 arg5, swig_type_203 arg6);
+extern swig_type_204 _wrap_weft_symbol_infer_shape_capi_9940657feabe7a36(uintptr_t arg1, swig_type_205 arg2, swig_type_206 arg3, swig_type_207 arg4, swig_type_208 arg5, swig_type_209 arg6);
+extern swig_type_210 _wrap_weft_shape_result_complete_capi_9940657feabe7a36(uintptr_t arg1, swig_type_211 arg2);
+extern swig_type_212 _wrap_weft_shape_result_count_capi_9940657feabe7a36(uintptr_t arg1, swig_intgo arg2, swig_type_213 arg3);
+extern swig_type_214 _wrap_weft_shape_result_name_capi_9940657feabe7a36(uintptr_t arg1, swig_intgo arg2, swig_type_215 arg3, swig_type_216 arg4);
+extern swig_type_217 _wrap_weft_shape_result_ndim_capi_9940657feabe7a36(uintptr_t arg1, swig_intgo arg2, swig_type_218 arg3, swig_type_219 arg4);
+extern swig_type_220 _wrap_weft_shape_result_dims_capi_9940657feabe7a36(uintptr_t arg1, swig_intgo arg2, swig_type_221 arg3, swig_type_222 arg4, swig_type_223 arg5);
+extern swig_type_224 _wrap_weft_shape_result_num_unknown_capi_9940657feabe7a36(uintptr_t arg1, swig_type_225 arg2);
+extern swig_type_226 _wrap_weft_shape_result_unknown_name_capi_9940657feabe7a36(uintptr_t arg1, swig_type_227 arg2, swig_type_228 arg3);
+extern swig_type_229 _wrap_weft_shape_result_free_capi_9940657feabe7a36(uintptr_t arg1);
+extern swig_type_230 _wrap_weft_symbol_infer_type_partial_capi_9940657feabe7a36(uintptr_t arg1, swig_type_231 arg2, swig_type_232 arg3, swig_type_233 arg4, swig_type_234 arg5);
+extern swig_type_235 _wrap_weft_symbol_infer_type_capi_9940657feabe7a36(uintptr_t arg1, swig_type_236 arg2, swig_type_237 arg3, swig_type_238 arg4, swig_type_239 arg5);
+extern swig_type_240 _wrap_weft_type_result_complete_capi_9940657feabe7a36(uintptr_t arg1, swig_type_241 arg2);
+extern swig_type_242 _wrap_weft_type_result_count_capi_9940657feabe7a36(uintptr_t arg1, swig_intgo arg2, swig_type_243 arg3);
+extern swig_type_244 _wrap_weft_type_result_name_capi_9940657feabe7a36(uintptr_t arg1, swig_intgo arg2, swig_type_245 arg3, swig_type_246 arg4);
+extern swig_type_247 _wrap_weft_type_result_dtype_capi_9940657feabe7a36(uintptr_t arg1, swig_intgo arg2, swig_type_248 arg3, swig_type_249 arg4);
+extern swig_type_250 _wrap_weft_type_result_num_unknown_capi_9940657feabe7a36(uintptr_t arg1, swig_type_251 arg2);
+extern swig_type_252 _wrap_weft_type_result_unknown_name_capi_9940657feabe7a36(uintptr_t arg1, swig_type_253 arg2, swig_type_254 arg3);
+extern swig_type_255 _wrap_weft_type_result_free_capi_9940657feabe7a36(uintptr_t arg1);
+extern swig_type_256 _wrap_weft_symbol_place_device_capi_9940657feabe7a36(uintptr_t arg1, swig_intgo arg2, swig_intgo arg3, swig_intgo arg4, swig_type_257 arg5, swig_type_258 arg6, swig_type_259 arg7, swig_type_260 arg8, swig_type_261 arg9, swig_type_262 arg10, swig_type_263 arg11, swig_type_264 arg12, swig_type_265 arg13, swig_type_266 arg14, swig_type_267 arg15, swig_type_268 arg16);
+extern swig_type_269 _wrap_weft_symbol_place_device_graph_capi_9940657feabe7a36(uintptr_t arg1, swig_intgo arg2, swig_intgo arg3, swig_intgo arg4, swig_type_270 arg5, swig_type_271 arg6, swig_type_272 arg7, swig_type_273 arg8, swig_type_274 arg9, swig_type_275 arg10, swig_type_276 arg11, swig_type_277 arg12, swig_type_278 arg13, swig_type_279 arg14);
+extern swig_type_280 _wrap_weft_executor_simple_bind_capi_9940657feabe7a36(uintptr_t arg1, swig_intgo arg2, swig_intgo arg3, swig_type_281 arg4, swig_type_282 arg5, swig_type_283 arg6, swig_type_284 arg7, swig_type_285 arg8, swig_type_286 arg9, swig_type_287 arg10, swig_type_288 arg11, swig_type_289 arg12);
+extern swig_type_290 _wrap_weft_executor_bind_capi_9940657feabe7a36(uintptr_t arg1, swig_intgo arg2, swig_intgo arg3, swig_type_291 arg4, swig_type_292 arg5, swig_type_293 arg6, swig_type_294 arg7, swig_type_295 arg8, swig_type_296 arg9, swig_type_297 arg10);
+extern swig_type_298 _wrap_weft_executor_simple_bind_group2ctx_capi_9940657feabe7a36(uintptr_t arg1, swig_intgo arg2, swig_intgo arg3, swig_type_299 arg4, swig_type_300 arg5, swig_type_301 arg6, swig_type_302 arg7, swig_type_303 arg8, swig_type_304 arg9, swig_type_305 arg10, swig_type_306 arg11, swig_type_307 arg12, swig_type_308 arg13, swig_type_309 arg14, swig_type_310 arg15, swig_type_311 arg16);
+extern swig_type_312 _wrap_weft_executor_bind_group2ctx_capi_9940657feabe7a36(uintptr_t arg1, swig_intgo arg2, swig_intgo arg3, swig_type_313 arg4, swig_type_314 arg5, swig_type_315 arg6, swig_type_316 arg7, swig_type_317 arg8, swig_type_318 arg9, swig_type_319 arg10, swig_type_320 arg11, swig_type_321 arg12, swig_type_322 arg13, swig_type_323 arg14);
+extern swig_type_324 _wrap_weft_executor_forward_capi_9940657feabe7a36(uintptr_t arg1, swig_intgo arg2);
+extern swig_type_325 _wrap_weft_executor_backward_capi_9940657feabe7a36(uintptr_t arg1, swig_type_326 arg2, swig_type_327 arg3);
+extern swig_type_328 _wrap_weft_executor_outputs_capi_9940657feabe7a36(uintptr_t arg1, swig_type_329 arg2);
+extern swig_type_330 _wrap_weft_executor_arg_arrays_capi_9940657feabe7a36(uintptr_t arg1, swig_type_331 arg2);
+extern swig_type_332 _wrap_weft_executor_grad_arrays_capi_9940657feabe7a36(uintptr_t arg1, swig_type_333 arg2);
+extern swig_type_334 _wrap_weft_executor_aux_arrays_capi_9940657feabe7a36(uintptr_t arg1, swig_type_335 arg2);
+extern swig_type_336 _wrap_weft_executor_reshape_capi_9940657feabe7a36(uintptr_t arg1, swig_type_337 arg2, swig_type_338 arg3, swig_type_339 arg4, swig_type_340 arg5, swig_intgo arg6, swig_intgo arg7, swig_type_341 arg8);
+extern swig_type_342 _wrap_weft_executor_print_capi_9940657feabe7a36(uintptr_t arg1, swig_type_343 arg2);
+extern swig_type_344 _wrap_weft_executor_memory_capi_9940657feabe7a36(uintptr_t arg1, swig_type_345 arg2);
+extern swig_type_346 _wrap_weft_executor_placement_capi_9940657feabe7a36(uintptr_t arg1, swig_type_347 arg2, swig_type_348 arg3, swig_type_349 arg4);
+extern swig_type_350 _wrap_weft_executor_free_capi_9940657feabe7a36(uintptr_t arg1);
+extern swig_type_351 _wrap_weft_executor_options_create_capi_9940657feabe7a36(swig_type_352 arg1);
+extern swig_type_353 _wrap_weft_executor_options_free_capi_9940657feabe7a36(uintptr_t arg1);
+extern swig_type_354 _wrap_weft_executor_options_set_match_range_capi_9940657feabe7a36(uintptr_t arg1, swig_intgo arg2);
+extern swig_type_355 _wrap_weft_executor_options_set_num_groups_capi_9940657feabe7a36(uintptr_t arg1, swig_intgo arg2);
+extern swig_type_356 _wrap_weft_executor_options_set_bulk_max_nodes_capi_9940657feabe7a36(uintptr_t arg1, swig_intgo arg2);
+extern swig_type_357 _wrap_weft_executor_options_set_optimize_inference_capi_9940657feabe7a36(uintptr_t arg1, swig_intgo arg2);
+extern swig_type_358 _wrap_weft_executor_options_set_allow_fallback_capi_9940657feabe7a36(uintptr_t arg1, swig_intgo arg2);
+extern swig_type_359 _wrap_weft_executor_options_add_group_capi_9940657feabe7a36(uintptr_t arg1, swig_type_360 arg2, swig_intgo arg3, swig_intgo arg4);
+extern swig_type_361 _wrap_weft_executor_options_set_grad_req_capi_9940657feabe7a36(uintptr_t arg1, swig_type_362 arg2, swig_intgo arg3);
+extern swig_type_363 _wrap_weft_executor_simple_bind_with_options_capi_9940657feabe7a36(uintptr_t arg1, swig_intgo arg2, swig_intgo arg3, swig_type_364 arg4, swig_type_365 arg5, swig_type_366 arg6, swig_type_367 arg7, swig_type_368 arg8, swig_type_369 arg9, swig_type_370 arg10, uintptr_t arg11, swig_type_371 arg12);
+extern swig_type_372 _wrap_weft_executor_bind_with_options_capi_9940657feabe7a36(uintptr_t arg1, swig_intgo arg2, swig_intgo arg3, swig_type_373 arg4, swig_type_374 arg5, swig_type_375 arg6, swig_type_376 arg7, swig_type_377 arg8, swig_type_378 arg9, uintptr_t arg10, swig_type_379 arg11);
+extern swig_type_380 _wrap_weft_engine_configure_capi_9940657feabe7a36(swig_intgo arg1, swig_intgo arg2);
+extern swig_type_381 _wrap_weft_engine_info_capi_9940657feabe7a36(swig_type_382 arg1, swig_type_383 arg2);
+extern swig_type_384 _wrap_weft_engine_var_create_capi_9940657feabe7a36(uintptr_t arg1);
+extern swig_type_385 _wrap_weft_engine_var_free_capi_9940657feabe7a36(uintptr_t arg1);
+extern swig_type_386 _wrap_weft_engine_var_version_capi_9940657feabe7a36(uintptr_t arg1, swig_type_387 arg2);
+extern swig_type_388 _wrap_weft_engine_push_sync_capi_9940657feabe7a36(swig_type_389 arg1, swig_voidp arg2, swig_type_390 arg3, uintptr_t arg4, swig_type_391 arg5, uintptr_t arg6, swig_type_392 arg7, swig_type_393 arg8);
+extern swig_type_394 _wrap_weft_engine_push_async_capi_9940657feabe7a36(swig_type_395 arg1, swig_voidp arg2, swig_type_396 arg3, uintptr_t arg4, swig_type_397 arg5, uintptr_t arg6, swig_type_398 arg7, swig_type_399 arg8);
+extern swig_type_400 _wrap_weft_engine_complete_capi_9940657feabe7a36(uintptr_t arg1, swig_type_401 arg2);
+extern swig_type_402 _wrap_weft_engine_var_wait_capi_9940657feabe7a36(uintptr_t arg1);
+extern swig_type_403 _wrap_weft_idx_load_capi_9940657feabe7a36(swig_type_404 arg1, swig_type_405 arg2);
+extern swig_type_406 _wrap_weft_mnist_load_capi_9940657feabe7a36(swig_type_407 arg1, swig_type_408 arg2, swig_type_409 arg3, swig_type_410 arg4);
+extern swig_type_411 _wrap_weft_data_iter_create_ndarray_capi_9940657feabe7a36(swig_type_412 arg1, swig_type_413 arg2, swig_type_414 arg3, swig_type_415 arg4, swig_type_416 arg5, swig_type_417 arg6, swig_intgo arg7, swig_intgo arg8, swig_type_418 arg9, swig_type_419 arg10, swig_type_420 arg11);
+extern swig_type_421 _wrap_weft_data_iter_next_capi_9940657feabe7a36(uintptr_t arg1, swig_type_422 arg2);
+extern swig_type_423 _wrap_weft_data_iter_reset_capi_9940657feabe7a36(uintptr_t arg1);
+extern swig_type_424 _wrap_weft_data_iter_data_capi_9940657feabe7a36(uintptr_t arg1, swig_type_425 arg2);
+extern swig_type_426 _wrap_weft_data_iter_label_capi_9940657feabe7a36(uintptr_t arg1, swig_type_427 arg2);
+extern swig_type_428 _wrap_weft_data_iter_pad_capi_9940657feabe7a36(uintptr_t arg1, swig_type_429 arg2);
+extern swig_type_430 _wrap_weft_data_iter_index_capi_9940657feabe7a36(uintptr_t arg1, swig_type_431 arg2, swig_type_432 arg3, swig_type_433 arg4);
+extern swig_type_434 _wrap_weft_data_iter_batch_size_capi_9940657feabe7a36(uintptr_t arg1, swig_type_435 arg2);
+extern swig_type_436 _wrap_weft_data_iter_free_capi_9940657feabe7a36(uintptr_t arg1);
+extern swig_type_437 _wrap_weft_metric_create_capi_9940657feabe7a36(swig_type_438 arg1, swig_type_439 arg2, swig_type_440 arg3, swig_type_441 arg4, swig_type_442 arg5);
+extern swig_type_443 _wrap_weft_metric_composite_add_capi_9940657feabe7a36(uintptr_t arg1, swig_type_444 arg2, swig_type_445 arg3, swig_type_446 arg4, swig_type_447 arg5);
+extern swig_type_448 _wrap_weft_metric_update_capi_9940657feabe7a36(uintptr_t arg1, swig_type_449 arg2, swig_type_450 arg3, swig_type_451 arg4, swig_type_452 arg5);
+extern swig_type_453 _wrap_weft_metric_num_values_capi_9940657feabe7a36(uintptr_t arg1, swig_type_454 arg2);
+extern swig_type_455 _wrap_weft_metric_get_capi_9940657feabe7a36(uintptr_t arg1, swig_type_456 arg2, swig_type_457 arg3, swig_type_458 arg4, swig_type_459 arg5);
+extern swig_type_460 _wrap_weft_metric_reset_capi_9940657feabe7a36(uintptr_t arg1);
+extern swig_type_461 _wrap_weft_metric_free_capi_9940657feabe7a36(uintptr_t arg1);
+extern swig_type_462 _wrap_weft_checkpoint_save_capi_9940657feabe7a36(swig_type_463 arg1, swig_intgo arg2, uintptr_t arg3, swig_type_464 arg4, swig_type_465 arg5, swig_type_466 arg6, swig_type_467 arg7, swig_type_468 arg8, swig_type_469 arg9);
+extern swig_type_470 _wrap_weft_checkpoint_load_capi_9940657feabe7a36(swig_type_471 arg1, swig_intgo arg2, swig_type_472 arg3, swig_type_473 arg4, swig_type_474 arg5);
+extern swig_type_475 _wrap_weft_initializer_create_capi_9940657feabe7a36(swig_type_476 arg1, swig_type_477 arg2, swig_type_478 arg3, swig_type_479 arg4, swig_type_480 arg5, swig_type_481 arg6);
+extern swig_type_482 _wrap_weft_initializer_init_capi_9940657feabe7a36(uintptr_t arg1, swig_type_483 arg2, uintptr_t arg3);
+extern swig_type_484 _wrap_weft_initializer_free_capi_9940657feabe7a36(uintptr_t arg1);
+extern swig_type_485 _wrap_weft_optimizer_create_capi_9940657feabe7a36(swig_type_486 arg1, swig_type_487 arg2, swig_type_488 arg3, swig_type_489 arg4, swig_type_490 arg5);
+extern swig_type_491 _wrap_weft_optimizer_set_lr_scheduler_capi_9940657feabe7a36(uintptr_t arg1, swig_type_492 arg2, swig_type_493 arg3, swig_type_494 arg4, float arg5, float arg6);
+extern swig_type_495 _wrap_weft_optimizer_set_lr_scheduler_ex_capi_9940657feabe7a36(uintptr_t arg1, swig_type_496 arg2, swig_type_497 arg3, swig_type_498 arg4, swig_type_499 arg5);
+extern swig_type_500 _wrap_weft_optimizer_set_multipliers_capi_9940657feabe7a36(uintptr_t arg1, uintptr_t arg2);
+extern swig_type_501 _wrap_weft_optimizer_set_rescale_grad_capi_9940657feabe7a36(uintptr_t arg1, float arg2);
+extern swig_type_502 _wrap_weft_optimizer_update_capi_9940657feabe7a36(uintptr_t arg1, swig_intgo arg2, swig_type_503 arg3, uintptr_t arg4, uintptr_t arg5);
+extern swig_type_504 _wrap_weft_optimizer_num_update_capi_9940657feabe7a36(uintptr_t arg1, swig_type_505 arg2);
+extern swig_type_506 _wrap_weft_optimizer_learning_rate_capi_9940657feabe7a36(uintptr_t arg1, swig_type_507 arg2, swig_type_508 arg3);
+extern swig_type_509 _wrap_weft_optimizer_free_capi_9940657feabe7a36(uintptr_t arg1);
+extern swig_type_510 _wrap_weft_optimizer_save_states_capi_9940657feabe7a36(uintptr_t arg1, swig_type_511 arg2);
+extern swig_type_512 _wrap_weft_optimizer_load_states_capi_9940657feabe7a36(uintptr_t arg1, swig_type_513 arg2);
+extern swig_type_514 _wrap_weft_module_create_capi_9940657feabe7a36(uintptr_t arg1, swig_type_515 arg2, swig_type_516 arg3, swig_type_517 arg4, swig_type_518 arg5, swig_intgo arg6, swig_intgo arg7, swig_type_519 arg8);
+extern swig_type_520 _wrap_weft_module_set_fixed_params_capi_9940657feabe7a36(uintptr_t arg1, swig_type_521 arg2, swig_type_522 arg3);
+extern swig_type_523 _wrap_weft_module_bind_capi_9940657feabe7a36(uintptr_t arg1, uintptr_t arg2, swig_intgo arg3);
+extern swig_type_524 _wrap_weft_module_init_params_capi_9940657feabe7a36(uintptr_t arg1, uintptr_t arg2, uintptr_t arg3, uintptr_t arg4, swig_intgo arg5);
+extern swig_type_525 _wrap_weft_module_init_optimizer_capi_9940657feabe7a36(uintptr_t arg1, uintptr_t arg2);
+extern swig_type_526 _wrap_weft_module_forward_capi_9940657feabe7a36(uintptr_t arg1, uintptr_t arg2, swig_intgo arg3);
+extern swig_type_527 _wrap_weft_module_backward_capi_9940657feabe7a36(uintptr_t arg1);
+extern swig_type_528 _wrap_weft_module_update_capi_9940657feabe7a36(uintptr_t arg1);
+extern swig_type_529 _wrap_weft_module_update_metric_capi_9940657feabe7a36(uintptr_t arg1, uintptr_t arg2, uintptr_t arg3);
+extern swig_type_530 _wrap_weft_module_outputs_capi_9940657feabe7a36(uintptr_t arg1, swig_type_531 arg2);
+extern swig_type_532 _wrap_weft_module_params_capi_9940657feabe7a36(uintptr_t arg1, swig_type_533 arg2, swig_type_534 arg3);
+extern swig_type_535 _wrap_weft_module_fit_capi_9940657feabe7a36(uintptr_t arg1, uintptr_t arg2, uintptr_t arg3, uintptr_t arg4, swig_intgo arg5, swig_intgo arg6, swig_intgo arg7, swig_type_536 arg8, swig_type_537 arg9);
+extern swig_type_538 _wrap_weft_fit_session_create_capi_9940657feabe7a36(uintptr_t arg1, uintptr_t arg2, uintptr_t arg3, uintptr_t arg4, swig_intgo arg5, swig_intgo arg6, swig_intgo arg7, swig_type_539 arg8, swig_type_540 arg9);
+extern swig_type_541 _wrap_weft_fit_session_next_capi_9940657feabe7a36(uintptr_t arg1, swig_type_542 arg2);
+extern swig_type_543 _wrap_weft_fit_session_stop_capi_9940657feabe7a36(uintptr_t arg1);
+extern swig_type_544 _wrap_weft_fit_session_batch_capi_9940657feabe7a36(uintptr_t arg1, swig_type_545 arg2, swig_type_546 arg3, swig_type_547 arg4, swig_type_548 arg5, swig_type_549 arg6);
+extern swig_type_550 _wrap_weft_fit_session_epoch_capi_9940657feabe7a36(uintptr_t arg1, swig_type_551 arg2, swig_type_552 arg3, swig_type_553 arg4, swig_type_554 arg5, swig_type_555 arg6, swig_type_556 arg7);
+extern swig_type_557 _wrap_weft_fit_session_epoch_metric_capi_9940657feabe7a36(uintptr_t arg1, swig_intgo arg2, swig_type_558 arg3, swig_type_559 arg4, swig_type_560 arg5, swig_type_561 arg6);
+extern swig_type_562 _wrap_weft_fit_session_free_capi_9940657feabe7a36(uintptr_t arg1);
+extern swig_type_563 _wrap_weft_module_score_capi_9940657feabe7a36(uintptr_t arg1, uintptr_t arg2, uintptr_t arg3);
+extern swig_type_564 _wrap_weft_module_save_checkpoint_capi_9940657feabe7a36(uintptr_t arg1, swig_type_565 arg2, swig_intgo arg3);
+extern swig_type_566 _wrap_weft_module_free_capi_9940657feabe7a36(uintptr_t arg1);
+extern swig_type_567 _wrap_weft_predictor_create_capi_9940657feabe7a36(swig_type_568 arg1, swig_voidp arg2, swig_type_569 arg3, swig_type_570 arg4, swig_type_571 arg5, swig_type_572 arg6, swig_type_573 arg7, swig_intgo arg8, swig_intgo arg9, swig_type_574 arg10, swig_type_575 arg11, swig_type_576 arg12, swig_type_577 arg13, swig_type_578 arg14, swig_type_579 arg15);
+extern swig_type_580 _wrap_weft_predictor_create_from_files_capi_9940657feabe7a36(swig_type_581 arg1, swig_type_582 arg2, swig_type_583 arg3, swig_type_584 arg4, swig_type_585 arg5, swig_type_586 arg6, swig_intgo arg7, swig_intgo arg8, swig_type_587 arg9, swig_type_588 arg10, swig_type_589 arg11, swig_type_590 arg12, swig_type_591 arg13, swig_type_592 arg14);
+extern swig_type_593 _wrap_weft_predictor_list_inputs_capi_9940657feabe7a36(uintptr_t arg1, swig_type_594 arg2);
+extern swig_type_595 _wrap_weft_predictor_list_outputs_capi_9940657feabe7a36(uintptr_t arg1, swig_type_596 arg2);
+extern swig_type_597 _wrap_weft_predictor_output_shape_capi_9940657feabe7a36(uintptr_t arg1, swig_type_598 arg2, swig_type_599 arg3, swig_type_600 arg4, swig_type_601 arg5, swig_type_602 arg6, swig_type_603 arg7, swig_type_604 arg8);
+extern swig_type_605 _wrap_weft_predictor_predict_packed_capi_9940657feabe7a36(uintptr_t arg1, swig_type_606 arg2, swig_voidp arg3, swig_type_607 arg4, swig_type_608 arg5, swig_type_609 arg6, swig_type_610 arg7, swig_voidp arg8, swig_type_611 arg9);
+extern swig_type_612 _wrap_weft_predictor_predict_float_capi_9940657feabe7a36(uintptr_t arg1, swig_type_613 arg2, swig_type_614 arg3, swig_type_615 arg4, swig_type_616 arg5, swig_type_617 arg6, swig_type_618 arg7);
+extern swig_type_619 _wrap_weft_predictor_stats_capi_9940657feabe7a36(uintptr_t arg1, swig_type_620 arg2);
+extern swig_type_621 _wrap_weft_predictor_free_capi_9940657feabe7a36(uintptr_t arg1);
+extern swig_type_622 _wrap_weft_kvstore_create_capi_9940657feabe7a36(swig_type_623 arg1, swig_type_624 arg2);
+extern swig_type_625 _wrap_weft_kvstore_type_capi_9940657feabe7a36(uintptr_t arg1, swig_type_626 arg2);
+extern swig_type_627 _wrap_weft_kvstore_rank_capi_9940657feabe7a36(uintptr_t arg1, swig_type_628 arg2, swig_type_629 arg3);
+extern swig_type_630 _wrap_weft_kvstore_init_capi_9940657feabe7a36(uintptr_t arg1, swig_type_631 arg2, swig_type_632 arg3, swig_type_633 arg4);
+extern swig_type_634 _wrap_weft_kvstore_push_capi_9940657feabe7a36(uintptr_t arg1, swig_type_635 arg2, swig_type_636 arg3, swig_type_637 arg4, swig_intgo arg5);
+extern swig_type_638 _wrap_weft_kvstore_pull_capi_9940657feabe7a36(uintptr_t arg1, swig_type_639 arg2, swig_type_640 arg3, swig_type_641 arg4, swig_intgo arg5);
+extern swig_type_642 _wrap_weft_kvstore_pushpull_capi_9940657feabe7a36(uintptr_t arg1, swig_type_643 arg2, swig_type_644 arg3, swig_type_645 arg4, swig_type_646 arg5, swig_intgo arg6);
+extern swig_type_647 _wrap_weft_kvstore_set_optimizer_capi_9940657feabe7a36(uintptr_t arg1, uintptr_t arg2);
+extern swig_type_648 _wrap_weft_kvstore_set_updater_queue_capi_9940657feabe7a36(uintptr_t arg1, swig_intgo arg2);
+extern swig_type_649 _wrap_weft_kvstore_next_update_capi_9940657feabe7a36(uintptr_t arg1, swig_type_650 arg2, swig_type_651 arg3, swig_type_652 arg4, swig_type_653 arg5);
+extern swig_type_654 _wrap_weft_kvstore_barrier_capi_9940657feabe7a36(uintptr_t arg1);
+extern swig_type_655 _wrap_weft_kvstore_free_capi_9940657feabe7a36(uintptr_t arg1);
+extern swig_type_656 _wrap_weft_module_init_optimizer_kvstore_capi_9940657feabe7a36(uintptr_t arg1, uintptr_t arg2, uintptr_t arg3);
+extern swig_type_657 _wrap_weft_data_iter_select_part_capi_9940657feabe7a36(uintptr_t arg1, swig_intgo arg2, swig_intgo arg3);
+extern swig_type_658 _wrap_weft_kvstore_finalize_capi_9940657feabe7a36(void);
+extern swig_type_659 _wrap_weft_autograd_set_is_recording_capi_9940657feabe7a36(swig_intgo arg1, swig_type_660 arg2);
+extern swig_type_661 _wrap_weft_autograd_set_is_training_capi_9940657feabe7a36(swig_intgo arg1, swig_type_662 arg2);
+extern swig_type_663 _wrap_weft_autograd_is_recording_capi_9940657feabe7a36(swig_type_664 arg1);
+extern swig_type_665 _wrap_weft_autograd_is_training_capi_9940657feabe7a36(swig_type_666 arg1);
+extern swig_type_667 _wrap_weft_autograd_mark_variables_capi_9940657feabe7a36(swig_type_668 arg1, swig_type_669 arg2, swig_type_670 arg3, swig_type_671 arg4);
+extern swig_type_672 _wrap_weft_autograd_backward_capi_9940657feabe7a36(swig_type_673 arg1, swig_type_674 arg2, swig_type_675 arg3, swig_intgo arg4, swig_intgo arg5);
+extern swig_type_676 _wrap_weft_autograd_grad_capi_9940657feabe7a36(swig_type_677 arg1, swig_type_678 arg2, swig_type_679 arg3, swig_type_680 arg4, swig_type_681 arg5, swig_intgo arg6, swig_intgo arg7, swig_type_682 arg8);
+extern swig_type_683 _wrap_weft_ndarray_get_grad_capi_9940657feabe7a36(uintptr_t arg1, swig_type_684 arg2);
+extern swig_type_685 _wrap_weft_ndarray_detach_capi_9940657feabe7a36(uintptr_t arg1, swig_type_686 arg2);
+extern swig_type_687 _wrap_weft_autograd_get_symbol_capi_9940657feabe7a36(uintptr_t arg1, swig_type_688 arg2);
+extern swig_type_689 _wrap_weft_cached_op_create_capi_9940657feabe7a36(uintptr_t arg1, swig_type_690 arg2, swig_type_691 arg3, swig_type_692 arg4, swig_type_693 arg5);
+extern swig_type_694 _wrap_weft_cached_op_list_inputs_capi_9940657feabe7a36(uintptr_t arg1, swig_type_695 arg2);
+extern swig_type_696 _wrap_weft_cached_op_invoke_capi_9940657feabe7a36(uintptr_t arg1, swig_type_697 arg2, swig_type_698 arg3, swig_type_699 arg4, swig_type_700 arg5, swig_type_701 arg6);
+extern swig_type_702 _wrap_weft_cached_op_free_capi_9940657feabe7a36(uintptr_t arg1);
+extern swig_type_703 _wrap_weft_trainer_create_capi_9940657feabe7a36(swig_type_704 arg1, swig_type_705 arg2, swig_type_706 arg3, uintptr_t arg4, swig_type_707 arg5);
+extern swig_type_708 _wrap_weft_trainer_step_capi_9940657feabe7a36(uintptr_t arg1, swig_intgo arg2);
+extern swig_type_709 _wrap_weft_trainer_free_capi_9940657feabe7a36(uintptr_t arg1);
+extern swig_type_710 _wrap_weft_recordio_writer_create_capi_9940657feabe7a36(swig_type_711 arg1, swig_type_712 arg2, swig_type_713 arg3);
+extern swig_type_714 _wrap_weft_recordio_writer_write_capi_9940657feabe7a36(uintptr_t arg1, swig_voidp arg2, swig_type_715 arg3);
+extern swig_type_716 _wrap_weft_recordio_writer_write_idx_capi_9940657feabe7a36(uintptr_t arg1, swig_type_717 arg2, swig_voidp arg3, swig_type_718 arg4);
+extern swig_type_719 _wrap_weft_recordio_writer_tell_capi_9940657feabe7a36(uintptr_t arg1, swig_type_720 arg2);
+extern swig_type_721 _wrap_weft_recordio_writer_close_capi_9940657feabe7a36(uintptr_t arg1);
+extern swig_type_722 _wrap_weft_recordio_writer_free_capi_9940657feabe7a36(uintptr_t arg1);
+extern swig_type_723 _wrap_weft_recordio_reader_create_capi_9940657feabe7a36(swig_type_724 arg1, swig_type_725 arg2, swig_type_726 arg3);
+extern swig_type_727 _wrap_weft_recordio_reader_read_capi_9940657feabe7a36(uintptr_t arg1, swig_type_728 arg2, swig_type_729 arg3, swig_type_730 arg4);
+extern swig_type_731 _wrap_weft_recordio_reader_read_idx_capi_9940657feabe7a36(uintptr_t arg1, swig_type_732 arg2, swig_type_733 arg3, swig_type_734 arg4);
+extern swig_type_735 _wrap_weft_recordio_reader_num_keys_capi_9940657feabe7a36(uintptr_t arg1, swig_type_736 arg2);
+extern swig_type_737 _wrap_weft_recordio_reader_keys_capi_9940657feabe7a36(uintptr_t arg1, swig_type_738 arg2, swig_type_739 arg3, swig_type_740 arg4);
+extern swig_type_741 _wrap_weft_recordio_reader_seek_capi_9940657feabe7a36(uintptr_t arg1, swig_type_742 arg2);
+extern swig_type_743 _wrap_weft_recordio_reader_tell_capi_9940657feabe7a36(uintptr_t arg1, swig_type_744 arg2);
+extern swig_type_745 _wrap_weft_recordio_reader_reset_capi_9940657feabe7a36(uintptr_t arg1);
+extern swig_type_746 _wrap_weft_recordio_reader_free_capi_9940657feabe7a36(uintptr_t arg1);
+extern swig_type_747 _wrap_weft_recordio_pack_header_capi_9940657feabe7a36(float arg1, swig_type_748 arg2, swig_type_749 arg3, swig_type_750 arg4, swig_type_751 arg5, swig_voidp arg6, swig_type_752 arg7, swig_type_753 arg8);
+extern swig_type_754 _wrap_weft_recordio_unpack_header_capi_9940657feabe7a36(swig_voidp arg1, swig_type_755 arg2, uintptr_t arg3, swig_type_756 arg4, swig_type_757 arg5, swig_type_758 arg6, swig_type_759 arg7);
+extern swig_type_760 _wrap_weft_recordio_unpack_labels_capi_9940657feabe7a36(swig_voidp arg1, swig_type_761 arg2, swig_type_762 arg3, swig_type_763 arg4, swig_type_764 arg5);
 #undef intgo
 */
 import "C"
@@ -1008,13 +1081,13 @@ func swigCopyString(s string) string {
 
 func Swig_free(arg1 uintptr) {
 	_swig_i_0 := arg1
-	C._wrap_Swig_free_capi_2779a4582929de40(C.uintptr_t(_swig_i_0))
+	C._wrap_Swig_free_capi_9940657feabe7a36(C.uintptr_t(_swig_i_0))
 }
 
 func Swig_malloc(arg1 int) (_swig_ret uintptr) {
 	var swig_r uintptr
 	_swig_i_0 := arg1
-	swig_r = (uintptr)(C._wrap_Swig_malloc_capi_2779a4582929de40(C.swig_intgo(_swig_i_0)))
+	swig_r = (uintptr)(C._wrap_Swig_malloc_capi_9940657feabe7a36(C.swig_intgo(_swig_i_0)))
 	return swig_r
 }
 
@@ -1063,13 +1136,13 @@ func weftJoin(ss []string) string {
 
 func Weft_binding_abi_version() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_weft_binding_abi_version_capi_2779a4582929de40())
+	swig_r = (int)(C._wrap_weft_binding_abi_version_capi_9940657feabe7a36())
 	return swig_r
 }
 
 func Weft_binding_library_path() (_swig_ret string) {
 	var swig_r string
-	swig_r_p := C._wrap_weft_binding_library_path_capi_2779a4582929de40()
+	swig_r_p := C._wrap_weft_binding_library_path_capi_9940657feabe7a36()
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 string
  swig_r_1 = swigCopyString(swig_r) 
@@ -1078,7 +1151,7 @@ func Weft_binding_library_path() (_swig_ret string) {
 
 func Weft_version() (_swig_ret string) {
 	var swig_r string
-	swig_r_p := C._wrap_weft_version_capi_2779a4582929de40()
+	swig_r_p := C._wrap_weft_version_capi_9940657feabe7a36()
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 string
  swig_r_1 = swigCopyString(swig_r) 
@@ -1087,13 +1160,13 @@ func Weft_version() (_swig_ret string) {
 
 func Weft_abi_version() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_weft_abi_version_capi_2779a4582929de40())
+	swig_r = (int)(C._wrap_weft_abi_version_capi_9940657feabe7a36())
 	return swig_r
 }
 
 func Weft_live_handle_count() (_swig_ret uint64) {
 	var swig_r uint64
-	swig_r = (uint64)(C._wrap_weft_live_handle_count_capi_2779a4582929de40())
+	swig_r = (uint64)(C._wrap_weft_live_handle_count_capi_9940657feabe7a36())
 	return swig_r
 }
 
@@ -1103,7 +1176,7 @@ func Weft_storage_stats(arg1 int, arg2 int, arg3 []uint64, arg4 []uint64) (_swig
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
-	swig_r_p := C._wrap_weft_storage_stats_capi_2779a4582929de40(C.swig_intgo(_swig_i_0), C.swig_intgo(_swig_i_1), *(*C.swig_type_5)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_6)(unsafe.Pointer(&_swig_i_3)))
+	swig_r_p := C._wrap_weft_storage_stats_capi_9940657feabe7a36(C.swig_intgo(_swig_i_0), C.swig_intgo(_swig_i_1), *(*C.swig_type_5)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_6)(unsafe.Pointer(&_swig_i_3)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg3
@@ -1126,7 +1199,7 @@ func Weft_device_count(arg1 int, arg2 []int32) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_device_count_capi_2779a4582929de40(C.swig_intgo(_swig_i_0), *(*C.swig_type_8)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_weft_device_count_capi_9940657feabe7a36(C.swig_intgo(_swig_i_0), *(*C.swig_type_8)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -1148,7 +1221,7 @@ func Weft_device_memory(arg1 int, arg2 int, arg3 []uint64, arg4 []uint64) (_swig
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
-	swig_r_p := C._wrap_weft_device_memory_capi_2779a4582929de40(C.swig_intgo(_swig_i_0), C.swig_intgo(_swig_i_1), *(*C.swig_type_10)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_11)(unsafe.Pointer(&_swig_i_3)))
+	swig_r_p := C._wrap_weft_device_memory_capi_9940657feabe7a36(C.swig_intgo(_swig_i_0), C.swig_intgo(_swig_i_1), *(*C.swig_type_10)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_11)(unsafe.Pointer(&_swig_i_3)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg3
@@ -1170,7 +1243,7 @@ func Weft_device_memory(arg1 int, arg2 int, arg3 []uint64, arg4 []uint64) (_swig
 func Weft_random_seed(arg1 uint64) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
-	swig_r_p := C._wrap_weft_random_seed_capi_2779a4582929de40(C.swig_type_13(_swig_i_0))
+	swig_r_p := C._wrap_weft_random_seed_capi_9940657feabe7a36(C.swig_type_13(_swig_i_0))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 error
 
@@ -1185,7 +1258,7 @@ func Weft_random_seed(arg1 uint64) (_swig_ret error) {
 
 func Weft_wait_all() (_swig_ret error) {
 	var swig_r string
-	swig_r_p := C._wrap_weft_wait_all_capi_2779a4582929de40()
+	swig_r_p := C._wrap_weft_wait_all_capi_9940657feabe7a36()
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 error
 
@@ -1202,7 +1275,7 @@ func Weft_string_list_size(arg1 uintptr, arg2 []uint64) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_string_list_size_capi_2779a4582929de40(C.uintptr_t(_swig_i_0), *(*C.swig_type_16)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_weft_string_list_size_capi_9940657feabe7a36(C.uintptr_t(_swig_i_0), *(*C.swig_type_16)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -1224,7 +1297,7 @@ func Weft_string_list_get(arg1 uintptr, arg2 uint64, arg3 []string) (_swig_ret e
 	_swig_i_1 := arg2
 	var _swig_i_2 []string
  _swig_i_2 = make([]string, len(arg3)) 
-	swig_r_p := C._wrap_weft_string_list_get_capi_2779a4582929de40(C.uintptr_t(_swig_i_0), C.swig_type_18(_swig_i_1), *(*C.swig_type_19)(unsafe.Pointer(&_swig_i_2)))
+	swig_r_p := C._wrap_weft_string_list_get_capi_9940657feabe7a36(C.uintptr_t(_swig_i_0), C.swig_type_18(_swig_i_1), *(*C.swig_type_19)(unsafe.Pointer(&_swig_i_2)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 
 	for i := range _swig_i_2 {
@@ -1252,7 +1325,7 @@ func Weft_string_list_get(arg1 uintptr, arg2 uint64, arg3 []string) (_swig_ret e
 func Weft_string_list_free(arg1 uintptr) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
-	swig_r_p := C._wrap_weft_string_list_free_capi_2779a4582929de40(C.uintptr_t(_swig_i_0))
+	swig_r_p := C._wrap_weft_string_list_free_capi_9940657feabe7a36(C.uintptr_t(_swig_i_0))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 error
 
@@ -1268,7 +1341,7 @@ func Weft_string_list_free(arg1 uintptr) (_swig_ret error) {
 func Weft_op_count(arg1 []uint64) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
-	swig_r_p := C._wrap_weft_op_count_capi_2779a4582929de40(*(*C.swig_type_22)(unsafe.Pointer(&_swig_i_0)))
+	swig_r_p := C._wrap_weft_op_count_capi_9940657feabe7a36(*(*C.swig_type_22)(unsafe.Pointer(&_swig_i_0)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -1289,7 +1362,7 @@ func Weft_op_name(arg1 uint64, arg2 []string) (_swig_ret error) {
 	_swig_i_0 := arg1
 	var _swig_i_1 []string
  _swig_i_1 = make([]string, len(arg2)) 
-	swig_r_p := C._wrap_weft_op_name_capi_2779a4582929de40(C.swig_type_24(_swig_i_0), *(*C.swig_type_25)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_weft_op_name_capi_9940657feabe7a36(C.swig_type_24(_swig_i_0), *(*C.swig_type_25)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 
 	for i := range _swig_i_1 {
@@ -1320,7 +1393,7 @@ func Weft_op_info(arg1 string, arg2 []string, arg3 []uint64) (_swig_ret error) {
 	var _swig_i_1 []string
  _swig_i_1 = make([]string, len(arg2)) 
 	_swig_i_2 := arg3
-	swig_r_p := C._wrap_weft_op_info_capi_2779a4582929de40(*(*C.swig_type_27)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_28)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_29)(unsafe.Pointer(&_swig_i_2)))
+	swig_r_p := C._wrap_weft_op_info_capi_9940657feabe7a36(*(*C.swig_type_27)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_28)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_29)(unsafe.Pointer(&_swig_i_2)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 
 	for i := range _swig_i_1 {
@@ -1363,7 +1436,7 @@ func Weft_op_param(arg1 string, arg2 uint64, arg3 []string, arg4 []string, arg5 
  _swig_i_4 = make([]string, len(arg5)) 
 	var _swig_i_5 []string
  _swig_i_5 = make([]string, len(arg6)) 
-	swig_r_p := C._wrap_weft_op_param_capi_2779a4582929de40(*(*C.swig_type_31)(unsafe.Pointer(&_swig_i_0)), C.swig_type_32(_swig_i_1), *(*C.swig_type_33)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_34)(unsafe.Pointer(&_swig_i_3)), *(*C.swig_type_35)(unsafe.Pointer(&_swig_i_4)), *(*C.swig_type_36)(unsafe.Pointer(&_swig_i_5)))
+	swig_r_p := C._wrap_weft_op_param_capi_9940657feabe7a36(*(*C.swig_type_31)(unsafe.Pointer(&_swig_i_0)), C.swig_type_32(_swig_i_1), *(*C.swig_type_33)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_34)(unsafe.Pointer(&_swig_i_3)), *(*C.swig_type_35)(unsafe.Pointer(&_swig_i_4)), *(*C.swig_type_36)(unsafe.Pointer(&_swig_i_5)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 
 	for i := range _swig_i_2 {
@@ -1431,7 +1504,7 @@ func Weft_op_aliases(arg1 string, arg2 []uintptr) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_op_aliases_capi_2779a4582929de40(*(*C.swig_type_38)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_39)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_weft_op_aliases_capi_9940657feabe7a36(*(*C.swig_type_38)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_39)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -1463,7 +1536,7 @@ func Weft_op_invoke(arg1 string, arg2 []uintptr, arg3 uint64, arg4 []string, arg
 	_swig_i_6 := arg7
 	_swig_i_7 := arg8
 	_swig_i_8 := arg9
-	swig_r_p := C._wrap_weft_op_invoke_capi_2779a4582929de40(*(*C.swig_type_41)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_42)(unsafe.Pointer(&_swig_i_1)), C.swig_type_43(_swig_i_2), *(*C.swig_type_44)(unsafe.Pointer(&_swig_i_3)), *(*C.swig_type_45)(unsafe.Pointer(&_swig_i_4)), C.swig_type_46(_swig_i_5), *(*C.swig_type_47)(unsafe.Pointer(&_swig_i_6)), C.swig_type_48(_swig_i_7), *(*C.swig_type_49)(unsafe.Pointer(&_swig_i_8)))
+	swig_r_p := C._wrap_weft_op_invoke_capi_9940657feabe7a36(*(*C.swig_type_41)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_42)(unsafe.Pointer(&_swig_i_1)), C.swig_type_43(_swig_i_2), *(*C.swig_type_44)(unsafe.Pointer(&_swig_i_3)), *(*C.swig_type_45)(unsafe.Pointer(&_swig_i_4)), C.swig_type_46(_swig_i_5), *(*C.swig_type_47)(unsafe.Pointer(&_swig_i_6)), C.swig_type_48(_swig_i_7), *(*C.swig_type_49)(unsafe.Pointer(&_swig_i_8)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -1507,7 +1580,7 @@ func Weft_op_invoke_into(arg1 string, arg2 []uintptr, arg3 uint64, arg4 []string
 	_swig_i_6 := arg7
 	_swig_i_7 := arg8
 	_swig_i_8 := arg9
-	swig_r_p := C._wrap_weft_op_invoke_into_capi_2779a4582929de40(*(*C.swig_type_51)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_52)(unsafe.Pointer(&_swig_i_1)), C.swig_type_53(_swig_i_2), *(*C.swig_type_54)(unsafe.Pointer(&_swig_i_3)), *(*C.swig_type_55)(unsafe.Pointer(&_swig_i_4)), C.swig_type_56(_swig_i_5), *(*C.swig_type_57)(unsafe.Pointer(&_swig_i_6)), C.swig_type_58(_swig_i_7), *(*C.swig_type_59)(unsafe.Pointer(&_swig_i_8)))
+	swig_r_p := C._wrap_weft_op_invoke_into_capi_9940657feabe7a36(*(*C.swig_type_51)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_52)(unsafe.Pointer(&_swig_i_1)), C.swig_type_53(_swig_i_2), *(*C.swig_type_54)(unsafe.Pointer(&_swig_i_3)), *(*C.swig_type_55)(unsafe.Pointer(&_swig_i_4)), C.swig_type_56(_swig_i_5), *(*C.swig_type_57)(unsafe.Pointer(&_swig_i_6)), C.swig_type_58(_swig_i_7), *(*C.swig_type_59)(unsafe.Pointer(&_swig_i_8)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -1546,7 +1619,7 @@ func Weft_ndarray_create(arg1 []int64, arg2 int, arg3 int, arg4 int, arg5 int, a
 	_swig_i_3 := arg4
 	_swig_i_4 := arg5
 	_swig_i_5 := arg6
-	swig_r_p := C._wrap_weft_ndarray_create_capi_2779a4582929de40(*(*C.swig_type_61)(unsafe.Pointer(&_swig_i_0)), C.swig_intgo(_swig_i_1), C.swig_intgo(_swig_i_2), C.swig_intgo(_swig_i_3), C.swig_intgo(_swig_i_4), *(*C.swig_type_62)(unsafe.Pointer(&_swig_i_5)))
+	swig_r_p := C._wrap_weft_ndarray_create_capi_9940657feabe7a36(*(*C.swig_type_61)(unsafe.Pointer(&_swig_i_0)), C.swig_intgo(_swig_i_1), C.swig_intgo(_swig_i_2), C.swig_intgo(_swig_i_3), C.swig_intgo(_swig_i_4), *(*C.swig_type_62)(unsafe.Pointer(&_swig_i_5)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -1568,7 +1641,7 @@ func Weft_ndarray_create(arg1 []int64, arg2 int, arg3 int, arg4 int, arg5 int, a
 func Weft_ndarray_free(arg1 uintptr) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
-	swig_r_p := C._wrap_weft_ndarray_free_capi_2779a4582929de40(C.uintptr_t(_swig_i_0))
+	swig_r_p := C._wrap_weft_ndarray_free_capi_9940657feabe7a36(C.uintptr_t(_swig_i_0))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 error
 
@@ -1585,7 +1658,7 @@ func Weft_ndarray_ndim(arg1 uintptr, arg2 []int32) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_ndarray_ndim_capi_2779a4582929de40(C.uintptr_t(_swig_i_0), *(*C.swig_type_65)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_weft_ndarray_ndim_capi_9940657feabe7a36(C.uintptr_t(_swig_i_0), *(*C.swig_type_65)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -1606,7 +1679,7 @@ func Weft_ndarray_shape(arg1 uintptr, arg2 []int64, arg3 uint64) (_swig_ret erro
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r_p := C._wrap_weft_ndarray_shape_capi_2779a4582929de40(C.uintptr_t(_swig_i_0), *(*C.swig_type_67)(unsafe.Pointer(&_swig_i_1)), C.swig_type_68(_swig_i_2))
+	swig_r_p := C._wrap_weft_ndarray_shape_capi_9940657feabe7a36(C.uintptr_t(_swig_i_0), *(*C.swig_type_67)(unsafe.Pointer(&_swig_i_1)), C.swig_type_68(_swig_i_2))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -1626,7 +1699,7 @@ func Weft_ndarray_size(arg1 uintptr, arg2 []int64) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_ndarray_size_capi_2779a4582929de40(C.uintptr_t(_swig_i_0), *(*C.swig_type_70)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_weft_ndarray_size_capi_9940657feabe7a36(C.uintptr_t(_swig_i_0), *(*C.swig_type_70)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -1646,7 +1719,7 @@ func Weft_ndarray_dtype(arg1 uintptr, arg2 []int32) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_ndarray_dtype_capi_2779a4582929de40(C.uintptr_t(_swig_i_0), *(*C.swig_type_72)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_weft_ndarray_dtype_capi_9940657feabe7a36(C.uintptr_t(_swig_i_0), *(*C.swig_type_72)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -1667,7 +1740,7 @@ func Weft_ndarray_context(arg1 uintptr, arg2 []int32, arg3 []int32) (_swig_ret e
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r_p := C._wrap_weft_ndarray_context_capi_2779a4582929de40(C.uintptr_t(_swig_i_0), *(*C.swig_type_74)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_75)(unsafe.Pointer(&_swig_i_2)))
+	swig_r_p := C._wrap_weft_ndarray_context_capi_9940657feabe7a36(C.uintptr_t(_swig_i_0), *(*C.swig_type_74)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_75)(unsafe.Pointer(&_swig_i_2)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -1691,7 +1764,7 @@ func Weft_ndarray_copy_from(arg1 uintptr, arg2 unsafe.Pointer, arg3 uint64) (_sw
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r_p := C._wrap_weft_ndarray_copy_from_capi_2779a4582929de40(C.uintptr_t(_swig_i_0), C.swig_voidp(_swig_i_1), C.swig_type_77(_swig_i_2))
+	swig_r_p := C._wrap_weft_ndarray_copy_from_capi_9940657feabe7a36(C.uintptr_t(_swig_i_0), C.swig_voidp(_swig_i_1), C.swig_type_77(_swig_i_2))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 error
 
@@ -1709,7 +1782,7 @@ func Weft_ndarray_copy_to(arg1 uintptr, arg2 unsafe.Pointer, arg3 uint64) (_swig
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r_p := C._wrap_weft_ndarray_copy_to_capi_2779a4582929de40(C.uintptr_t(_swig_i_0), C.swig_voidp(_swig_i_1), C.swig_type_79(_swig_i_2))
+	swig_r_p := C._wrap_weft_ndarray_copy_to_capi_9940657feabe7a36(C.uintptr_t(_swig_i_0), C.swig_voidp(_swig_i_1), C.swig_type_79(_swig_i_2))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 error
 
@@ -1728,7 +1801,7 @@ func Weft_ndarray_reshape(arg1 uintptr, arg2 []int64, arg3 int, arg4 []uintptr) 
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
-	swig_r_p := C._wrap_weft_ndarray_reshape_capi_2779a4582929de40(C.uintptr_t(_swig_i_0), *(*C.swig_type_81)(unsafe.Pointer(&_swig_i_1)), C.swig_intgo(_swig_i_2), *(*C.swig_type_82)(unsafe.Pointer(&_swig_i_3)))
+	swig_r_p := C._wrap_weft_ndarray_reshape_capi_9940657feabe7a36(C.uintptr_t(_swig_i_0), *(*C.swig_type_81)(unsafe.Pointer(&_swig_i_1)), C.swig_intgo(_swig_i_2), *(*C.swig_type_82)(unsafe.Pointer(&_swig_i_3)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -1753,7 +1826,7 @@ func Weft_ndarray_slice(arg1 uintptr, arg2 int64, arg3 int64, arg4 []uintptr) (_
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
-	swig_r_p := C._wrap_weft_ndarray_slice_capi_2779a4582929de40(C.uintptr_t(_swig_i_0), C.swig_type_84(_swig_i_1), C.swig_type_85(_swig_i_2), *(*C.swig_type_86)(unsafe.Pointer(&_swig_i_3)))
+	swig_r_p := C._wrap_weft_ndarray_slice_capi_9940657feabe7a36(C.uintptr_t(_swig_i_0), C.swig_type_84(_swig_i_1), C.swig_type_85(_swig_i_2), *(*C.swig_type_86)(unsafe.Pointer(&_swig_i_3)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg4
@@ -1772,7 +1845,7 @@ func Weft_ndarray_slice(arg1 uintptr, arg2 int64, arg3 int64, arg4 []uintptr) (_
 func Weft_ndarray_wait_to_read(arg1 uintptr) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
-	swig_r_p := C._wrap_weft_ndarray_wait_to_read_capi_2779a4582929de40(C.uintptr_t(_swig_i_0))
+	swig_r_p := C._wrap_weft_ndarray_wait_to_read_capi_9940657feabe7a36(C.uintptr_t(_swig_i_0))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 error
 
@@ -1788,7 +1861,7 @@ func Weft_ndarray_wait_to_read(arg1 uintptr) (_swig_ret error) {
 func Weft_ndarray_wait_to_write(arg1 uintptr) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
-	swig_r_p := C._wrap_weft_ndarray_wait_to_write_capi_2779a4582929de40(C.uintptr_t(_swig_i_0))
+	swig_r_p := C._wrap_weft_ndarray_wait_to_write_capi_9940657feabe7a36(C.uintptr_t(_swig_i_0))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 error
 
@@ -1808,7 +1881,7 @@ func Weft_ndarray_save_file(arg1 string, arg2 []uintptr, arg3 []string, arg4 uin
 	var _swig_i_2 string
  _swig_i_2 = weftJoin(arg3) 
 	_swig_i_3 := arg4
-	swig_r_p := C._wrap_weft_ndarray_save_file_capi_2779a4582929de40(*(*C.swig_type_90)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_91)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_92)(unsafe.Pointer(&_swig_i_2)), C.swig_type_93(_swig_i_3))
+	swig_r_p := C._wrap_weft_ndarray_save_file_capi_9940657feabe7a36(*(*C.swig_type_90)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_91)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_92)(unsafe.Pointer(&_swig_i_2)), C.swig_type_93(_swig_i_3))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -1837,7 +1910,7 @@ func Weft_ndarray_save_buffer(arg1 []uintptr, arg2 []string, arg3 uint64, arg4 [
  _swig_i_1 = weftJoin(arg2) 
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
-	swig_r_p := C._wrap_weft_ndarray_save_buffer_capi_2779a4582929de40(*(*C.swig_type_95)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_96)(unsafe.Pointer(&_swig_i_1)), C.swig_type_97(_swig_i_2), *(*C.swig_type_98)(unsafe.Pointer(&_swig_i_3)))
+	swig_r_p := C._wrap_weft_ndarray_save_buffer_capi_9940657feabe7a36(*(*C.swig_type_95)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_96)(unsafe.Pointer(&_swig_i_1)), C.swig_type_97(_swig_i_2), *(*C.swig_type_98)(unsafe.Pointer(&_swig_i_3)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -1864,7 +1937,7 @@ func Weft_buffer_data(arg1 uintptr, arg2 []unsafe.Pointer, arg3 []uint64) (_swig
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r_p := C._wrap_weft_buffer_data_capi_2779a4582929de40(C.uintptr_t(_swig_i_0), *(*C.swig_type_100)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_101)(unsafe.Pointer(&_swig_i_2)))
+	swig_r_p := C._wrap_weft_buffer_data_capi_9940657feabe7a36(C.uintptr_t(_swig_i_0), *(*C.swig_type_100)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_101)(unsafe.Pointer(&_swig_i_2)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -1886,7 +1959,7 @@ func Weft_buffer_data(arg1 uintptr, arg2 []unsafe.Pointer, arg3 []uint64) (_swig
 func Weft_buffer_free(arg1 uintptr) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
-	swig_r_p := C._wrap_weft_buffer_free_capi_2779a4582929de40(C.uintptr_t(_swig_i_0))
+	swig_r_p := C._wrap_weft_buffer_free_capi_9940657feabe7a36(C.uintptr_t(_swig_i_0))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 error
 
@@ -1903,7 +1976,7 @@ func Weft_ndarray_load_file(arg1 string, arg2 []uintptr) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_ndarray_load_file_capi_2779a4582929de40(*(*C.swig_type_104)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_105)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_weft_ndarray_load_file_capi_9940657feabe7a36(*(*C.swig_type_104)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_105)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -1927,7 +2000,7 @@ func Weft_ndarray_load_buffer(arg1 unsafe.Pointer, arg2 uint64, arg3 []uintptr) 
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r_p := C._wrap_weft_ndarray_load_buffer_capi_2779a4582929de40(C.swig_voidp(_swig_i_0), C.swig_type_107(_swig_i_1), *(*C.swig_type_108)(unsafe.Pointer(&_swig_i_2)))
+	swig_r_p := C._wrap_weft_ndarray_load_buffer_capi_9940657feabe7a36(C.swig_voidp(_swig_i_0), C.swig_type_107(_swig_i_1), *(*C.swig_type_108)(unsafe.Pointer(&_swig_i_2)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg3
@@ -1948,7 +2021,7 @@ func Weft_ndarray_list_size(arg1 uintptr, arg2 []uint64, arg3 []int32) (_swig_re
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r_p := C._wrap_weft_ndarray_list_size_capi_2779a4582929de40(C.uintptr_t(_swig_i_0), *(*C.swig_type_110)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_111)(unsafe.Pointer(&_swig_i_2)))
+	swig_r_p := C._wrap_weft_ndarray_list_size_capi_9940657feabe7a36(C.uintptr_t(_swig_i_0), *(*C.swig_type_110)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_111)(unsafe.Pointer(&_swig_i_2)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -1973,7 +2046,7 @@ func Weft_ndarray_list_name(arg1 uintptr, arg2 uint64, arg3 []string) (_swig_ret
 	_swig_i_1 := arg2
 	var _swig_i_2 []string
  _swig_i_2 = make([]string, len(arg3)) 
-	swig_r_p := C._wrap_weft_ndarray_list_name_capi_2779a4582929de40(C.uintptr_t(_swig_i_0), C.swig_type_113(_swig_i_1), *(*C.swig_type_114)(unsafe.Pointer(&_swig_i_2)))
+	swig_r_p := C._wrap_weft_ndarray_list_name_capi_9940657feabe7a36(C.uintptr_t(_swig_i_0), C.swig_type_113(_swig_i_1), *(*C.swig_type_114)(unsafe.Pointer(&_swig_i_2)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 
 	for i := range _swig_i_2 {
@@ -2003,7 +2076,7 @@ func Weft_ndarray_list_get(arg1 uintptr, arg2 uint64, arg3 []uintptr) (_swig_ret
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r_p := C._wrap_weft_ndarray_list_get_capi_2779a4582929de40(C.uintptr_t(_swig_i_0), C.swig_type_116(_swig_i_1), *(*C.swig_type_117)(unsafe.Pointer(&_swig_i_2)))
+	swig_r_p := C._wrap_weft_ndarray_list_get_capi_9940657feabe7a36(C.uintptr_t(_swig_i_0), C.swig_type_116(_swig_i_1), *(*C.swig_type_117)(unsafe.Pointer(&_swig_i_2)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg3
@@ -2022,7 +2095,7 @@ func Weft_ndarray_list_get(arg1 uintptr, arg2 uint64, arg3 []uintptr) (_swig_ret
 func Weft_ndarray_list_free(arg1 uintptr) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
-	swig_r_p := C._wrap_weft_ndarray_list_free_capi_2779a4582929de40(C.uintptr_t(_swig_i_0))
+	swig_r_p := C._wrap_weft_ndarray_list_free_capi_9940657feabe7a36(C.uintptr_t(_swig_i_0))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 error
 
@@ -2042,7 +2115,7 @@ func Weft_ndarray_list_create(arg1 []uintptr, arg2 []string, arg3 uint64, arg4 [
  _swig_i_1 = weftJoin(arg2) 
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
-	swig_r_p := C._wrap_weft_ndarray_list_create_capi_2779a4582929de40(*(*C.swig_type_120)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_121)(unsafe.Pointer(&_swig_i_1)), C.swig_type_122(_swig_i_2), *(*C.swig_type_123)(unsafe.Pointer(&_swig_i_3)))
+	swig_r_p := C._wrap_weft_ndarray_list_create_capi_9940657feabe7a36(*(*C.swig_type_120)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_121)(unsafe.Pointer(&_swig_i_1)), C.swig_type_122(_swig_i_2), *(*C.swig_type_123)(unsafe.Pointer(&_swig_i_3)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -2068,7 +2141,7 @@ func Weft_ndarray_load_npy(arg1 string, arg2 []uintptr) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_ndarray_load_npy_capi_2779a4582929de40(*(*C.swig_type_125)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_126)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_weft_ndarray_load_npy_capi_9940657feabe7a36(*(*C.swig_type_125)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_126)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -2091,7 +2164,7 @@ func Weft_ndarray_save_npy(arg1 uintptr, arg2 string) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_ndarray_save_npy_capi_2779a4582929de40(C.uintptr_t(_swig_i_0), *(*C.swig_type_128)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_weft_ndarray_save_npy_capi_9940657feabe7a36(C.uintptr_t(_swig_i_0), *(*C.swig_type_128)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -2112,7 +2185,7 @@ func Weft_ndarray_load_npy_buffer(arg1 unsafe.Pointer, arg2 uint64, arg3 []uintp
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r_p := C._wrap_weft_ndarray_load_npy_buffer_capi_2779a4582929de40(C.swig_voidp(_swig_i_0), C.swig_type_130(_swig_i_1), *(*C.swig_type_131)(unsafe.Pointer(&_swig_i_2)))
+	swig_r_p := C._wrap_weft_ndarray_load_npy_buffer_capi_9940657feabe7a36(C.swig_voidp(_swig_i_0), C.swig_type_130(_swig_i_1), *(*C.swig_type_131)(unsafe.Pointer(&_swig_i_2)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg3
@@ -2132,7 +2205,7 @@ func Weft_ndarray_save_npy_buffer(arg1 uintptr, arg2 []uintptr) (_swig_ret error
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_ndarray_save_npy_buffer_capi_2779a4582929de40(C.uintptr_t(_swig_i_0), *(*C.swig_type_133)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_weft_ndarray_save_npy_buffer_capi_9940657feabe7a36(C.uintptr_t(_swig_i_0), *(*C.swig_type_133)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -2152,7 +2225,7 @@ func Weft_symbol_create_variable(arg1 string, arg2 []uintptr) (_swig_ret error) 
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_symbol_create_variable_capi_2779a4582929de40(*(*C.swig_type_135)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_136)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_weft_symbol_create_variable_capi_9940657feabe7a36(*(*C.swig_type_135)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_136)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -2180,7 +2253,7 @@ func Weft_symbol_create_atomic(arg1 string, arg2 []string, arg3 []string, arg4 u
  _swig_i_2 = weftJoin(arg3) 
 	_swig_i_3 := arg4
 	_swig_i_4 := arg5
-	swig_r_p := C._wrap_weft_symbol_create_atomic_capi_2779a4582929de40(*(*C.swig_type_138)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_139)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_140)(unsafe.Pointer(&_swig_i_2)), C.swig_type_141(_swig_i_3), *(*C.swig_type_142)(unsafe.Pointer(&_swig_i_4)))
+	swig_r_p := C._wrap_weft_symbol_create_atomic_capi_9940657feabe7a36(*(*C.swig_type_138)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_139)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_140)(unsafe.Pointer(&_swig_i_2)), C.swig_type_141(_swig_i_3), *(*C.swig_type_142)(unsafe.Pointer(&_swig_i_4)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -2213,7 +2286,7 @@ func Weft_symbol_compose(arg1 uintptr, arg2 string, arg3 uint64, arg4 []string, 
 	var _swig_i_3 string
  _swig_i_3 = weftJoin(arg4) 
 	_swig_i_4 := arg5
-	swig_r_p := C._wrap_weft_symbol_compose_capi_2779a4582929de40(C.uintptr_t(_swig_i_0), *(*C.swig_type_144)(unsafe.Pointer(&_swig_i_1)), C.swig_type_145(_swig_i_2), *(*C.swig_type_146)(unsafe.Pointer(&_swig_i_3)), *(*C.swig_type_147)(unsafe.Pointer(&_swig_i_4)))
+	swig_r_p := C._wrap_weft_symbol_compose_capi_9940657feabe7a36(C.uintptr_t(_swig_i_0), *(*C.swig_type_144)(unsafe.Pointer(&_swig_i_1)), C.swig_type_145(_swig_i_2), *(*C.swig_type_146)(unsafe.Pointer(&_swig_i_3)), *(*C.swig_type_147)(unsafe.Pointer(&_swig_i_4)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -2240,7 +2313,7 @@ func Weft_symbol_group(arg1 []uintptr, arg2 uint64, arg3 []uintptr) (_swig_ret e
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r_p := C._wrap_weft_symbol_group_capi_2779a4582929de40(*(*C.swig_type_149)(unsafe.Pointer(&_swig_i_0)), C.swig_type_150(_swig_i_1), *(*C.swig_type_151)(unsafe.Pointer(&_swig_i_2)))
+	swig_r_p := C._wrap_weft_symbol_group_capi_9940657feabe7a36(*(*C.swig_type_149)(unsafe.Pointer(&_swig_i_0)), C.swig_type_150(_swig_i_1), *(*C.swig_type_151)(unsafe.Pointer(&_swig_i_2)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -2263,7 +2336,7 @@ func Weft_symbol_copy(arg1 uintptr, arg2 []uintptr) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_symbol_copy_capi_2779a4582929de40(C.uintptr_t(_swig_i_0), *(*C.swig_type_153)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_weft_symbol_copy_capi_9940657feabe7a36(C.uintptr_t(_swig_i_0), *(*C.swig_type_153)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -2282,7 +2355,7 @@ func Weft_symbol_copy(arg1 uintptr, arg2 []uintptr) (_swig_ret error) {
 func Weft_symbol_free(arg1 uintptr) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
-	swig_r_p := C._wrap_weft_symbol_free_capi_2779a4582929de40(C.uintptr_t(_swig_i_0))
+	swig_r_p := C._wrap_weft_symbol_free_capi_9940657feabe7a36(C.uintptr_t(_swig_i_0))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 error
 
@@ -2299,7 +2372,7 @@ func Weft_symbol_num_outputs(arg1 uintptr, arg2 []uint64) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_symbol_num_outputs_capi_2779a4582929de40(C.uintptr_t(_swig_i_0), *(*C.swig_type_156)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_weft_symbol_num_outputs_capi_9940657feabe7a36(C.uintptr_t(_swig_i_0), *(*C.swig_type_156)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -2320,7 +2393,7 @@ func Weft_symbol_get_output(arg1 uintptr, arg2 uint64, arg3 []uintptr) (_swig_re
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r_p := C._wrap_weft_symbol_get_output_capi_2779a4582929de40(C.uintptr_t(_swig_i_0), C.swig_type_158(_swig_i_1), *(*C.swig_type_159)(unsafe.Pointer(&_swig_i_2)))
+	swig_r_p := C._wrap_weft_symbol_get_output_capi_9940657feabe7a36(C.uintptr_t(_swig_i_0), C.swig_type_158(_swig_i_1), *(*C.swig_type_159)(unsafe.Pointer(&_swig_i_2)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg3
@@ -2340,7 +2413,7 @@ func Weft_symbol_get_internals(arg1 uintptr, arg2 []uintptr) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_symbol_get_internals_capi_2779a4582929de40(C.uintptr_t(_swig_i_0), *(*C.swig_type_161)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_weft_symbol_get_internals_capi_9940657feabe7a36(C.uintptr_t(_swig_i_0), *(*C.swig_type_161)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -2360,7 +2433,7 @@ func Weft_symbol_get_children(arg1 uintptr, arg2 []uintptr) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_symbol_get_children_capi_2779a4582929de40(C.uintptr_t(_swig_i_0), *(*C.swig_type_163)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_weft_symbol_get_children_capi_9940657feabe7a36(C.uintptr_t(_swig_i_0), *(*C.swig_type_163)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -2380,7 +2453,7 @@ func Weft_symbol_list_arguments(arg1 uintptr, arg2 []uintptr) (_swig_ret error) 
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_symbol_list_arguments_capi_2779a4582929de40(C.uintptr_t(_swig_i_0), *(*C.swig_type_165)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_weft_symbol_list_arguments_capi_9940657feabe7a36(C.uintptr_t(_swig_i_0), *(*C.swig_type_165)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -2400,7 +2473,7 @@ func Weft_symbol_list_outputs(arg1 uintptr, arg2 []uintptr) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_symbol_list_outputs_capi_2779a4582929de40(C.uintptr_t(_swig_i_0), *(*C.swig_type_167)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_weft_symbol_list_outputs_capi_9940657feabe7a36(C.uintptr_t(_swig_i_0), *(*C.swig_type_167)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -2420,7 +2493,7 @@ func Weft_symbol_list_auxiliary_states(arg1 uintptr, arg2 []uintptr) (_swig_ret 
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_symbol_list_auxiliary_states_capi_2779a4582929de40(C.uintptr_t(_swig_i_0), *(*C.swig_type_169)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_weft_symbol_list_auxiliary_states_capi_9940657feabe7a36(C.uintptr_t(_swig_i_0), *(*C.swig_type_169)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -2440,7 +2513,7 @@ func Weft_symbol_list_inputs(arg1 uintptr, arg2 []uintptr) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_symbol_list_inputs_capi_2779a4582929de40(C.uintptr_t(_swig_i_0), *(*C.swig_type_171)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_weft_symbol_list_inputs_capi_9940657feabe7a36(C.uintptr_t(_swig_i_0), *(*C.swig_type_171)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -2460,7 +2533,7 @@ func Weft_symbol_get_name(arg1 uintptr, arg2 []uintptr) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_symbol_get_name_capi_2779a4582929de40(C.uintptr_t(_swig_i_0), *(*C.swig_type_173)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_weft_symbol_get_name_capi_9940657feabe7a36(C.uintptr_t(_swig_i_0), *(*C.swig_type_173)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -2481,7 +2554,7 @@ func Weft_symbol_get_attr(arg1 uintptr, arg2 string, arg3 []uintptr) (_swig_ret 
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r_p := C._wrap_weft_symbol_get_attr_capi_2779a4582929de40(C.uintptr_t(_swig_i_0), *(*C.swig_type_175)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_176)(unsafe.Pointer(&_swig_i_2)))
+	swig_r_p := C._wrap_weft_symbol_get_attr_capi_9940657feabe7a36(C.uintptr_t(_swig_i_0), *(*C.swig_type_175)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_176)(unsafe.Pointer(&_swig_i_2)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -2505,7 +2578,7 @@ func Weft_symbol_set_attr(arg1 uintptr, arg2 string, arg3 string) (_swig_ret err
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r_p := C._wrap_weft_symbol_set_attr_capi_2779a4582929de40(C.uintptr_t(_swig_i_0), *(*C.swig_type_178)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_179)(unsafe.Pointer(&_swig_i_2)))
+	swig_r_p := C._wrap_weft_symbol_set_attr_capi_9940657feabe7a36(C.uintptr_t(_swig_i_0), *(*C.swig_type_178)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_179)(unsafe.Pointer(&_swig_i_2)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -2530,7 +2603,7 @@ func Weft_symbol_list_attr(arg1 uintptr, arg2 int, arg3 []uintptr, arg4 []uintpt
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
-	swig_r_p := C._wrap_weft_symbol_list_attr_capi_2779a4582929de40(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1), *(*C.swig_type_181)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_182)(unsafe.Pointer(&_swig_i_3)))
+	swig_r_p := C._wrap_weft_symbol_list_attr_capi_9940657feabe7a36(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1), *(*C.swig_type_181)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_182)(unsafe.Pointer(&_swig_i_3)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg3
@@ -2553,7 +2626,7 @@ func Weft_symbol_to_json(arg1 uintptr, arg2 []uintptr) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_symbol_to_json_capi_2779a4582929de40(C.uintptr_t(_swig_i_0), *(*C.swig_type_184)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_weft_symbol_to_json_capi_9940657feabe7a36(C.uintptr_t(_swig_i_0), *(*C.swig_type_184)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -2573,7 +2646,7 @@ func Weft_symbol_save_file(arg1 uintptr, arg2 string) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_symbol_save_file_capi_2779a4582929de40(C.uintptr_t(_swig_i_0), *(*C.swig_type_186)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_weft_symbol_save_file_capi_9940657feabe7a36(C.uintptr_t(_swig_i_0), *(*C.swig_type_186)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -2593,7 +2666,7 @@ func Weft_symbol_from_json(arg1 string, arg2 []uintptr) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_symbol_from_json_capi_2779a4582929de40(*(*C.swig_type_188)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_189)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_weft_symbol_from_json_capi_9940657feabe7a36(*(*C.swig_type_188)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_189)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -2616,7 +2689,7 @@ func Weft_symbol_from_json_file(arg1 string, arg2 []uintptr) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_symbol_from_json_file_capi_2779a4582929de40(*(*C.swig_type_191)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_192)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_weft_symbol_from_json_file_capi_9940657feabe7a36(*(*C.swig_type_191)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_192)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -2642,7 +2715,7 @@ func Weft_symbol_json_info(arg1 uintptr, arg2 []int32, arg3 []int32, arg4 []int3
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
 	_swig_i_4 := arg5
-	swig_r_p := C._wrap_weft_symbol_json_info_capi_2779a4582929de40(C.uintptr_t(_swig_i_0), *(*C.swig_type_194)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_195)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_196)(unsafe.Pointer(&_swig_i_3)), *(*C.swig_type_197)(unsafe.Pointer(&_swig_i_4)))
+	swig_r_p := C._wrap_weft_symbol_json_info_capi_9940657feabe7a36(C.uintptr_t(_swig_i_0), *(*C.swig_type_194)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_195)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_196)(unsafe.Pointer(&_swig_i_3)), *(*C.swig_type_197)(unsafe.Pointer(&_swig_i_4)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -2676,7 +2749,7 @@ func Weft_symbol_infer_shape_partial(arg1 uintptr, arg2 uint64, arg3 []string, a
 	_swig_i_3 := arg4
 	_swig_i_4 := arg5
 	_swig_i_5 := arg6
-	swig_r_p := C._wrap_weft_symbol_infer_shape_partial_capi_2779a4582929de40(C.uintptr_t(_swig_i_0), C.swig_type_199(_swig_i_1), *(*C.swig_type_200)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_201)(unsafe.Pointer(&_swig_i_3)), *(*C.swig_type_202)(unsafe.Pointer(&_swig_i_4)), *(*C.swig_type_203)(unsafe.Pointer(&_swig_i_5)))
+	swig_r_p := C._wrap_weft_symbol_infer_shape_partial_capi_9940657feabe7a36(C.uintptr_t(_swig_i_0), C.swig_type_199(_swig_i_1), *(*C.swig_type_200)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_201)(unsafe.Pointer(&_swig_i_3)), *(*C.swig_type_202)(unsafe.Pointer(&_swig_i_4)), *(*C.swig_type_203)(unsafe.Pointer(&_swig_i_5)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = _swig_i_2
@@ -2710,7 +2783,7 @@ func Weft_symbol_infer_shape(arg1 uintptr, arg2 uint64, arg3 []string, arg4 []ui
 	_swig_i_3 := arg4
 	_swig_i_4 := arg5
 	_swig_i_5 := arg6
-	swig_r_p := C._wrap_weft_symbol_infer_shape_capi_2779a4582929de40(C.uintptr_t(_swig_i_0), C.swig_type_205(_swig_i_1), *(*C.swig_type_206)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_207)(unsafe.Pointer(&_swig_i_3)), *(*C.swig_type_208)(unsafe.Pointer(&_swig_i_4)), *(*C.swig_type_209)(unsafe.Pointer(&_swig_i_5)))
+	swig_r_p := C._wrap_weft_symbol_infer_shape_capi_9940657feabe7a36(C.uintptr_t(_swig_i_0), C.swig_type_205(_swig_i_1), *(*C.swig_type_206)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_207)(unsafe.Pointer(&_swig_i_3)), *(*C.swig_type_208)(unsafe.Pointer(&_swig_i_4)), *(*C.swig_type_209)(unsafe.Pointer(&_swig_i_5)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = _swig_i_2
@@ -2739,7 +2812,7 @@ func Weft_shape_result_complete(arg1 uintptr, arg2 []int32) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_shape_result_complete_capi_2779a4582929de40(C.uintptr_t(_swig_i_0), *(*C.swig_type_211)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_weft_shape_result_complete_capi_9940657feabe7a36(C.uintptr_t(_swig_i_0), *(*C.swig_type_211)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -2760,7 +2833,7 @@ func Weft_shape_result_count(arg1 uintptr, arg2 int, arg3 []uint64) (_swig_ret e
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r_p := C._wrap_weft_shape_result_count_capi_2779a4582929de40(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1), *(*C.swig_type_213)(unsafe.Pointer(&_swig_i_2)))
+	swig_r_p := C._wrap_weft_shape_result_count_capi_9940657feabe7a36(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1), *(*C.swig_type_213)(unsafe.Pointer(&_swig_i_2)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg3
@@ -2783,7 +2856,7 @@ func Weft_shape_result_name(arg1 uintptr, arg2 int, arg3 uint64, arg4 []string) 
 	_swig_i_2 := arg3
 	var _swig_i_3 []string
  _swig_i_3 = make([]string, len(arg4)) 
-	swig_r_p := C._wrap_weft_shape_result_name_capi_2779a4582929de40(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1), C.swig_type_215(_swig_i_2), *(*C.swig_type_216)(unsafe.Pointer(&_swig_i_3)))
+	swig_r_p := C._wrap_weft_shape_result_name_capi_9940657feabe7a36(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1), C.swig_type_215(_swig_i_2), *(*C.swig_type_216)(unsafe.Pointer(&_swig_i_3)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 
 	for i := range _swig_i_3 {
@@ -2814,7 +2887,7 @@ func Weft_shape_result_ndim(arg1 uintptr, arg2 int, arg3 uint64, arg4 []int32) (
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
-	swig_r_p := C._wrap_weft_shape_result_ndim_capi_2779a4582929de40(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1), C.swig_type_218(_swig_i_2), *(*C.swig_type_219)(unsafe.Pointer(&_swig_i_3)))
+	swig_r_p := C._wrap_weft_shape_result_ndim_capi_9940657feabe7a36(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1), C.swig_type_218(_swig_i_2), *(*C.swig_type_219)(unsafe.Pointer(&_swig_i_3)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg4
@@ -2837,7 +2910,7 @@ func Weft_shape_result_dims(arg1 uintptr, arg2 int, arg3 uint64, arg4 []int64, a
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
 	_swig_i_4 := arg5
-	swig_r_p := C._wrap_weft_shape_result_dims_capi_2779a4582929de40(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1), C.swig_type_221(_swig_i_2), *(*C.swig_type_222)(unsafe.Pointer(&_swig_i_3)), C.swig_type_223(_swig_i_4))
+	swig_r_p := C._wrap_weft_shape_result_dims_capi_9940657feabe7a36(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1), C.swig_type_221(_swig_i_2), *(*C.swig_type_222)(unsafe.Pointer(&_swig_i_3)), C.swig_type_223(_swig_i_4))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg4
@@ -2857,7 +2930,7 @@ func Weft_shape_result_num_unknown(arg1 uintptr, arg2 []uint64) (_swig_ret error
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_shape_result_num_unknown_capi_2779a4582929de40(C.uintptr_t(_swig_i_0), *(*C.swig_type_225)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_weft_shape_result_num_unknown_capi_9940657feabe7a36(C.uintptr_t(_swig_i_0), *(*C.swig_type_225)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -2879,7 +2952,7 @@ func Weft_shape_result_unknown_name(arg1 uintptr, arg2 uint64, arg3 []string) (_
 	_swig_i_1 := arg2
 	var _swig_i_2 []string
  _swig_i_2 = make([]string, len(arg3)) 
-	swig_r_p := C._wrap_weft_shape_result_unknown_name_capi_2779a4582929de40(C.uintptr_t(_swig_i_0), C.swig_type_227(_swig_i_1), *(*C.swig_type_228)(unsafe.Pointer(&_swig_i_2)))
+	swig_r_p := C._wrap_weft_shape_result_unknown_name_capi_9940657feabe7a36(C.uintptr_t(_swig_i_0), C.swig_type_227(_swig_i_1), *(*C.swig_type_228)(unsafe.Pointer(&_swig_i_2)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 
 	for i := range _swig_i_2 {
@@ -2907,7 +2980,7 @@ func Weft_shape_result_unknown_name(arg1 uintptr, arg2 uint64, arg3 []string) (_
 func Weft_shape_result_free(arg1 uintptr) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
-	swig_r_p := C._wrap_weft_shape_result_free_capi_2779a4582929de40(C.uintptr_t(_swig_i_0))
+	swig_r_p := C._wrap_weft_shape_result_free_capi_9940657feabe7a36(C.uintptr_t(_swig_i_0))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 error
 
@@ -2928,7 +3001,7 @@ func Weft_symbol_infer_type_partial(arg1 uintptr, arg2 uint64, arg3 []string, ar
  _swig_i_2 = weftJoin(arg3) 
 	_swig_i_3 := arg4
 	_swig_i_4 := arg5
-	swig_r_p := C._wrap_weft_symbol_infer_type_partial_capi_2779a4582929de40(C.uintptr_t(_swig_i_0), C.swig_type_231(_swig_i_1), *(*C.swig_type_232)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_233)(unsafe.Pointer(&_swig_i_3)), *(*C.swig_type_234)(unsafe.Pointer(&_swig_i_4)))
+	swig_r_p := C._wrap_weft_symbol_infer_type_partial_capi_9940657feabe7a36(C.uintptr_t(_swig_i_0), C.swig_type_231(_swig_i_1), *(*C.swig_type_232)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_233)(unsafe.Pointer(&_swig_i_3)), *(*C.swig_type_234)(unsafe.Pointer(&_swig_i_4)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = _swig_i_2
@@ -2958,7 +3031,7 @@ func Weft_symbol_infer_type(arg1 uintptr, arg2 uint64, arg3 []string, arg4 []int
  _swig_i_2 = weftJoin(arg3) 
 	_swig_i_3 := arg4
 	_swig_i_4 := arg5
-	swig_r_p := C._wrap_weft_symbol_infer_type_capi_2779a4582929de40(C.uintptr_t(_swig_i_0), C.swig_type_236(_swig_i_1), *(*C.swig_type_237)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_238)(unsafe.Pointer(&_swig_i_3)), *(*C.swig_type_239)(unsafe.Pointer(&_swig_i_4)))
+	swig_r_p := C._wrap_weft_symbol_infer_type_capi_9940657feabe7a36(C.uintptr_t(_swig_i_0), C.swig_type_236(_swig_i_1), *(*C.swig_type_237)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_238)(unsafe.Pointer(&_swig_i_3)), *(*C.swig_type_239)(unsafe.Pointer(&_swig_i_4)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = _swig_i_2
@@ -2984,7 +3057,7 @@ func Weft_type_result_complete(arg1 uintptr, arg2 []int32) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_type_result_complete_capi_2779a4582929de40(C.uintptr_t(_swig_i_0), *(*C.swig_type_241)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_weft_type_result_complete_capi_9940657feabe7a36(C.uintptr_t(_swig_i_0), *(*C.swig_type_241)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -3005,7 +3078,7 @@ func Weft_type_result_count(arg1 uintptr, arg2 int, arg3 []uint64) (_swig_ret er
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r_p := C._wrap_weft_type_result_count_capi_2779a4582929de40(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1), *(*C.swig_type_243)(unsafe.Pointer(&_swig_i_2)))
+	swig_r_p := C._wrap_weft_type_result_count_capi_9940657feabe7a36(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1), *(*C.swig_type_243)(unsafe.Pointer(&_swig_i_2)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg3
@@ -3028,7 +3101,7 @@ func Weft_type_result_name(arg1 uintptr, arg2 int, arg3 uint64, arg4 []string) (
 	_swig_i_2 := arg3
 	var _swig_i_3 []string
  _swig_i_3 = make([]string, len(arg4)) 
-	swig_r_p := C._wrap_weft_type_result_name_capi_2779a4582929de40(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1), C.swig_type_245(_swig_i_2), *(*C.swig_type_246)(unsafe.Pointer(&_swig_i_3)))
+	swig_r_p := C._wrap_weft_type_result_name_capi_9940657feabe7a36(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1), C.swig_type_245(_swig_i_2), *(*C.swig_type_246)(unsafe.Pointer(&_swig_i_3)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 
 	for i := range _swig_i_3 {
@@ -3059,7 +3132,7 @@ func Weft_type_result_dtype(arg1 uintptr, arg2 int, arg3 uint64, arg4 []int32) (
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
-	swig_r_p := C._wrap_weft_type_result_dtype_capi_2779a4582929de40(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1), C.swig_type_248(_swig_i_2), *(*C.swig_type_249)(unsafe.Pointer(&_swig_i_3)))
+	swig_r_p := C._wrap_weft_type_result_dtype_capi_9940657feabe7a36(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1), C.swig_type_248(_swig_i_2), *(*C.swig_type_249)(unsafe.Pointer(&_swig_i_3)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg4
@@ -3079,7 +3152,7 @@ func Weft_type_result_num_unknown(arg1 uintptr, arg2 []uint64) (_swig_ret error)
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_type_result_num_unknown_capi_2779a4582929de40(C.uintptr_t(_swig_i_0), *(*C.swig_type_251)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_weft_type_result_num_unknown_capi_9940657feabe7a36(C.uintptr_t(_swig_i_0), *(*C.swig_type_251)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -3101,7 +3174,7 @@ func Weft_type_result_unknown_name(arg1 uintptr, arg2 uint64, arg3 []string) (_s
 	_swig_i_1 := arg2
 	var _swig_i_2 []string
  _swig_i_2 = make([]string, len(arg3)) 
-	swig_r_p := C._wrap_weft_type_result_unknown_name_capi_2779a4582929de40(C.uintptr_t(_swig_i_0), C.swig_type_253(_swig_i_1), *(*C.swig_type_254)(unsafe.Pointer(&_swig_i_2)))
+	swig_r_p := C._wrap_weft_type_result_unknown_name_capi_9940657feabe7a36(C.uintptr_t(_swig_i_0), C.swig_type_253(_swig_i_1), *(*C.swig_type_254)(unsafe.Pointer(&_swig_i_2)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 
 	for i := range _swig_i_2 {
@@ -3129,7 +3202,7 @@ func Weft_type_result_unknown_name(arg1 uintptr, arg2 uint64, arg3 []string) (_s
 func Weft_type_result_free(arg1 uintptr) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
-	swig_r_p := C._wrap_weft_type_result_free_capi_2779a4582929de40(C.uintptr_t(_swig_i_0))
+	swig_r_p := C._wrap_weft_type_result_free_capi_9940657feabe7a36(C.uintptr_t(_swig_i_0))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 error
 
@@ -3162,7 +3235,7 @@ func Weft_symbol_place_device(arg1 uintptr, arg2 int, arg3 int, arg4 int, arg5 u
 	_swig_i_13 := arg14
 	_swig_i_14 := arg15
 	_swig_i_15 := arg16
-	swig_r_p := C._wrap_weft_symbol_place_device_capi_2779a4582929de40(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1), C.swig_intgo(_swig_i_2), C.swig_intgo(_swig_i_3), C.swig_type_257(_swig_i_4), *(*C.swig_type_258)(unsafe.Pointer(&_swig_i_5)), *(*C.swig_type_259)(unsafe.Pointer(&_swig_i_6)), *(*C.swig_type_260)(unsafe.Pointer(&_swig_i_7)), C.swig_type_261(_swig_i_8), *(*C.swig_type_262)(unsafe.Pointer(&_swig_i_9)), *(*C.swig_type_263)(unsafe.Pointer(&_swig_i_10)), *(*C.swig_type_264)(unsafe.Pointer(&_swig_i_11)), *(*C.swig_type_265)(unsafe.Pointer(&_swig_i_12)), *(*C.swig_type_266)(unsafe.Pointer(&_swig_i_13)), *(*C.swig_type_267)(unsafe.Pointer(&_swig_i_14)), *(*C.swig_type_268)(unsafe.Pointer(&_swig_i_15)))
+	swig_r_p := C._wrap_weft_symbol_place_device_capi_9940657feabe7a36(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1), C.swig_intgo(_swig_i_2), C.swig_intgo(_swig_i_3), C.swig_type_257(_swig_i_4), *(*C.swig_type_258)(unsafe.Pointer(&_swig_i_5)), *(*C.swig_type_259)(unsafe.Pointer(&_swig_i_6)), *(*C.swig_type_260)(unsafe.Pointer(&_swig_i_7)), C.swig_type_261(_swig_i_8), *(*C.swig_type_262)(unsafe.Pointer(&_swig_i_9)), *(*C.swig_type_263)(unsafe.Pointer(&_swig_i_10)), *(*C.swig_type_264)(unsafe.Pointer(&_swig_i_11)), *(*C.swig_type_265)(unsafe.Pointer(&_swig_i_12)), *(*C.swig_type_266)(unsafe.Pointer(&_swig_i_13)), *(*C.swig_type_267)(unsafe.Pointer(&_swig_i_14)), *(*C.swig_type_268)(unsafe.Pointer(&_swig_i_15)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = _swig_i_5
@@ -3223,7 +3296,7 @@ func Weft_symbol_place_device_graph(arg1 uintptr, arg2 int, arg3 int, arg4 int, 
 	_swig_i_11 := arg12
 	_swig_i_12 := arg13
 	_swig_i_13 := arg14
-	swig_r_p := C._wrap_weft_symbol_place_device_graph_capi_2779a4582929de40(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1), C.swig_intgo(_swig_i_2), C.swig_intgo(_swig_i_3), C.swig_type_270(_swig_i_4), *(*C.swig_type_271)(unsafe.Pointer(&_swig_i_5)), *(*C.swig_type_272)(unsafe.Pointer(&_swig_i_6)), *(*C.swig_type_273)(unsafe.Pointer(&_swig_i_7)), C.swig_type_274(_swig_i_8), *(*C.swig_type_275)(unsafe.Pointer(&_swig_i_9)), *(*C.swig_type_276)(unsafe.Pointer(&_swig_i_10)), *(*C.swig_type_277)(unsafe.Pointer(&_swig_i_11)), *(*C.swig_type_278)(unsafe.Pointer(&_swig_i_12)), *(*C.swig_type_279)(unsafe.Pointer(&_swig_i_13)))
+	swig_r_p := C._wrap_weft_symbol_place_device_graph_capi_9940657feabe7a36(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1), C.swig_intgo(_swig_i_2), C.swig_intgo(_swig_i_3), C.swig_type_270(_swig_i_4), *(*C.swig_type_271)(unsafe.Pointer(&_swig_i_5)), *(*C.swig_type_272)(unsafe.Pointer(&_swig_i_6)), *(*C.swig_type_273)(unsafe.Pointer(&_swig_i_7)), C.swig_type_274(_swig_i_8), *(*C.swig_type_275)(unsafe.Pointer(&_swig_i_9)), *(*C.swig_type_276)(unsafe.Pointer(&_swig_i_10)), *(*C.swig_type_277)(unsafe.Pointer(&_swig_i_11)), *(*C.swig_type_278)(unsafe.Pointer(&_swig_i_12)), *(*C.swig_type_279)(unsafe.Pointer(&_swig_i_13)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = _swig_i_5
@@ -3276,7 +3349,7 @@ func Weft_executor_simple_bind(arg1 uintptr, arg2 int, arg3 int, arg4 uint64, ar
 	_swig_i_9 := arg10
 	_swig_i_10 := arg11
 	_swig_i_11 := arg12
-	swig_r_p := C._wrap_weft_executor_simple_bind_capi_2779a4582929de40(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1), C.swig_intgo(_swig_i_2), C.swig_type_281(_swig_i_3), *(*C.swig_type_282)(unsafe.Pointer(&_swig_i_4)), *(*C.swig_type_283)(unsafe.Pointer(&_swig_i_5)), *(*C.swig_type_284)(unsafe.Pointer(&_swig_i_6)), C.swig_type_285(_swig_i_7), *(*C.swig_type_286)(unsafe.Pointer(&_swig_i_8)), *(*C.swig_type_287)(unsafe.Pointer(&_swig_i_9)), *(*C.swig_type_288)(unsafe.Pointer(&_swig_i_10)), *(*C.swig_type_289)(unsafe.Pointer(&_swig_i_11)))
+	swig_r_p := C._wrap_weft_executor_simple_bind_capi_9940657feabe7a36(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1), C.swig_intgo(_swig_i_2), C.swig_type_281(_swig_i_3), *(*C.swig_type_282)(unsafe.Pointer(&_swig_i_4)), *(*C.swig_type_283)(unsafe.Pointer(&_swig_i_5)), *(*C.swig_type_284)(unsafe.Pointer(&_swig_i_6)), C.swig_type_285(_swig_i_7), *(*C.swig_type_286)(unsafe.Pointer(&_swig_i_8)), *(*C.swig_type_287)(unsafe.Pointer(&_swig_i_9)), *(*C.swig_type_288)(unsafe.Pointer(&_swig_i_10)), *(*C.swig_type_289)(unsafe.Pointer(&_swig_i_11)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = _swig_i_4
@@ -3322,7 +3395,7 @@ func Weft_executor_bind(arg1 uintptr, arg2 int, arg3 int, arg4 []uintptr, arg5 u
 	_swig_i_7 := arg8
 	_swig_i_8 := arg9
 	_swig_i_9 := arg10
-	swig_r_p := C._wrap_weft_executor_bind_capi_2779a4582929de40(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1), C.swig_intgo(_swig_i_2), *(*C.swig_type_291)(unsafe.Pointer(&_swig_i_3)), C.swig_type_292(_swig_i_4), *(*C.swig_type_293)(unsafe.Pointer(&_swig_i_5)), *(*C.swig_type_294)(unsafe.Pointer(&_swig_i_6)), *(*C.swig_type_295)(unsafe.Pointer(&_swig_i_7)), C.swig_type_296(_swig_i_8), *(*C.swig_type_297)(unsafe.Pointer(&_swig_i_9)))
+	swig_r_p := C._wrap_weft_executor_bind_capi_9940657feabe7a36(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1), C.swig_intgo(_swig_i_2), *(*C.swig_type_291)(unsafe.Pointer(&_swig_i_3)), C.swig_type_292(_swig_i_4), *(*C.swig_type_293)(unsafe.Pointer(&_swig_i_5)), *(*C.swig_type_294)(unsafe.Pointer(&_swig_i_6)), *(*C.swig_type_295)(unsafe.Pointer(&_swig_i_7)), C.swig_type_296(_swig_i_8), *(*C.swig_type_297)(unsafe.Pointer(&_swig_i_9)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg4
@@ -3371,7 +3444,7 @@ func Weft_executor_simple_bind_group2ctx(arg1 uintptr, arg2 int, arg3 int, arg4 
 	_swig_i_13 := arg14
 	_swig_i_14 := arg15
 	_swig_i_15 := arg16
-	swig_r_p := C._wrap_weft_executor_simple_bind_group2ctx_capi_2779a4582929de40(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1), C.swig_intgo(_swig_i_2), C.swig_type_299(_swig_i_3), *(*C.swig_type_300)(unsafe.Pointer(&_swig_i_4)), *(*C.swig_type_301)(unsafe.Pointer(&_swig_i_5)), *(*C.swig_type_302)(unsafe.Pointer(&_swig_i_6)), C.swig_type_303(_swig_i_7), *(*C.swig_type_304)(unsafe.Pointer(&_swig_i_8)), *(*C.swig_type_305)(unsafe.Pointer(&_swig_i_9)), *(*C.swig_type_306)(unsafe.Pointer(&_swig_i_10)), C.swig_type_307(_swig_i_11), *(*C.swig_type_308)(unsafe.Pointer(&_swig_i_12)), *(*C.swig_type_309)(unsafe.Pointer(&_swig_i_13)), *(*C.swig_type_310)(unsafe.Pointer(&_swig_i_14)), *(*C.swig_type_311)(unsafe.Pointer(&_swig_i_15)))
+	swig_r_p := C._wrap_weft_executor_simple_bind_group2ctx_capi_9940657feabe7a36(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1), C.swig_intgo(_swig_i_2), C.swig_type_299(_swig_i_3), *(*C.swig_type_300)(unsafe.Pointer(&_swig_i_4)), *(*C.swig_type_301)(unsafe.Pointer(&_swig_i_5)), *(*C.swig_type_302)(unsafe.Pointer(&_swig_i_6)), C.swig_type_303(_swig_i_7), *(*C.swig_type_304)(unsafe.Pointer(&_swig_i_8)), *(*C.swig_type_305)(unsafe.Pointer(&_swig_i_9)), *(*C.swig_type_306)(unsafe.Pointer(&_swig_i_10)), C.swig_type_307(_swig_i_11), *(*C.swig_type_308)(unsafe.Pointer(&_swig_i_12)), *(*C.swig_type_309)(unsafe.Pointer(&_swig_i_13)), *(*C.swig_type_310)(unsafe.Pointer(&_swig_i_14)), *(*C.swig_type_311)(unsafe.Pointer(&_swig_i_15)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = _swig_i_4
@@ -3431,7 +3504,7 @@ func Weft_executor_bind_group2ctx(arg1 uintptr, arg2 int, arg3 int, arg4 uint64,
 	_swig_i_11 := arg12
 	_swig_i_12 := arg13
 	_swig_i_13 := arg14
-	swig_r_p := C._wrap_weft_executor_bind_group2ctx_capi_2779a4582929de40(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1), C.swig_intgo(_swig_i_2), C.swig_type_313(_swig_i_3), *(*C.swig_type_314)(unsafe.Pointer(&_swig_i_4)), *(*C.swig_type_315)(unsafe.Pointer(&_swig_i_5)), *(*C.swig_type_316)(unsafe.Pointer(&_swig_i_6)), *(*C.swig_type_317)(unsafe.Pointer(&_swig_i_7)), C.swig_type_318(_swig_i_8), *(*C.swig_type_319)(unsafe.Pointer(&_swig_i_9)), *(*C.swig_type_320)(unsafe.Pointer(&_swig_i_10)), *(*C.swig_type_321)(unsafe.Pointer(&_swig_i_11)), C.swig_type_322(_swig_i_12), *(*C.swig_type_323)(unsafe.Pointer(&_swig_i_13)))
+	swig_r_p := C._wrap_weft_executor_bind_group2ctx_capi_9940657feabe7a36(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1), C.swig_intgo(_swig_i_2), C.swig_type_313(_swig_i_3), *(*C.swig_type_314)(unsafe.Pointer(&_swig_i_4)), *(*C.swig_type_315)(unsafe.Pointer(&_swig_i_5)), *(*C.swig_type_316)(unsafe.Pointer(&_swig_i_6)), *(*C.swig_type_317)(unsafe.Pointer(&_swig_i_7)), C.swig_type_318(_swig_i_8), *(*C.swig_type_319)(unsafe.Pointer(&_swig_i_9)), *(*C.swig_type_320)(unsafe.Pointer(&_swig_i_10)), *(*C.swig_type_321)(unsafe.Pointer(&_swig_i_11)), C.swig_type_322(_swig_i_12), *(*C.swig_type_323)(unsafe.Pointer(&_swig_i_13)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = _swig_i_4
@@ -3472,7 +3545,7 @@ func Weft_executor_forward(arg1 uintptr, arg2 int) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_executor_forward_capi_2779a4582929de40(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1))
+	swig_r_p := C._wrap_weft_executor_forward_capi_9940657feabe7a36(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 error
 
@@ -3490,7 +3563,7 @@ func Weft_executor_backward(arg1 uintptr, arg2 []uintptr, arg3 uint64) (_swig_re
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r_p := C._wrap_weft_executor_backward_capi_2779a4582929de40(C.uintptr_t(_swig_i_0), *(*C.swig_type_326)(unsafe.Pointer(&_swig_i_1)), C.swig_type_327(_swig_i_2))
+	swig_r_p := C._wrap_weft_executor_backward_capi_9940657feabe7a36(C.uintptr_t(_swig_i_0), *(*C.swig_type_326)(unsafe.Pointer(&_swig_i_1)), C.swig_type_327(_swig_i_2))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -3510,7 +3583,7 @@ func Weft_executor_outputs(arg1 uintptr, arg2 []uintptr) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_executor_outputs_capi_2779a4582929de40(C.uintptr_t(_swig_i_0), *(*C.swig_type_329)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_weft_executor_outputs_capi_9940657feabe7a36(C.uintptr_t(_swig_i_0), *(*C.swig_type_329)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -3530,7 +3603,7 @@ func Weft_executor_arg_arrays(arg1 uintptr, arg2 []uintptr) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_executor_arg_arrays_capi_2779a4582929de40(C.uintptr_t(_swig_i_0), *(*C.swig_type_331)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_weft_executor_arg_arrays_capi_9940657feabe7a36(C.uintptr_t(_swig_i_0), *(*C.swig_type_331)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -3550,7 +3623,7 @@ func Weft_executor_grad_arrays(arg1 uintptr, arg2 []uintptr) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_executor_grad_arrays_capi_2779a4582929de40(C.uintptr_t(_swig_i_0), *(*C.swig_type_333)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_weft_executor_grad_arrays_capi_9940657feabe7a36(C.uintptr_t(_swig_i_0), *(*C.swig_type_333)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -3570,7 +3643,7 @@ func Weft_executor_aux_arrays(arg1 uintptr, arg2 []uintptr) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_executor_aux_arrays_capi_2779a4582929de40(C.uintptr_t(_swig_i_0), *(*C.swig_type_335)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_weft_executor_aux_arrays_capi_9940657feabe7a36(C.uintptr_t(_swig_i_0), *(*C.swig_type_335)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -3597,7 +3670,7 @@ func Weft_executor_reshape(arg1 uintptr, arg2 uint64, arg3 []string, arg4 []uint
 	_swig_i_5 := arg6
 	_swig_i_6 := arg7
 	_swig_i_7 := arg8
-	swig_r_p := C._wrap_weft_executor_reshape_capi_2779a4582929de40(C.uintptr_t(_swig_i_0), C.swig_type_337(_swig_i_1), *(*C.swig_type_338)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_339)(unsafe.Pointer(&_swig_i_3)), *(*C.swig_type_340)(unsafe.Pointer(&_swig_i_4)), C.swig_intgo(_swig_i_5), C.swig_intgo(_swig_i_6), *(*C.swig_type_341)(unsafe.Pointer(&_swig_i_7)))
+	swig_r_p := C._wrap_weft_executor_reshape_capi_9940657feabe7a36(C.uintptr_t(_swig_i_0), C.swig_type_337(_swig_i_1), *(*C.swig_type_338)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_339)(unsafe.Pointer(&_swig_i_3)), *(*C.swig_type_340)(unsafe.Pointer(&_swig_i_4)), C.swig_intgo(_swig_i_5), C.swig_intgo(_swig_i_6), *(*C.swig_type_341)(unsafe.Pointer(&_swig_i_7)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = _swig_i_2
@@ -3626,7 +3699,7 @@ func Weft_executor_print(arg1 uintptr, arg2 []uintptr) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_executor_print_capi_2779a4582929de40(C.uintptr_t(_swig_i_0), *(*C.swig_type_343)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_weft_executor_print_capi_9940657feabe7a36(C.uintptr_t(_swig_i_0), *(*C.swig_type_343)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -3646,7 +3719,7 @@ func Weft_executor_memory(arg1 uintptr, arg2 []uint64) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_executor_memory_capi_2779a4582929de40(C.uintptr_t(_swig_i_0), *(*C.swig_type_345)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_weft_executor_memory_capi_9940657feabe7a36(C.uintptr_t(_swig_i_0), *(*C.swig_type_345)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -3668,7 +3741,7 @@ func Weft_executor_placement(arg1 uintptr, arg2 []uintptr, arg3 []uint64, arg4 [
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
-	swig_r_p := C._wrap_weft_executor_placement_capi_2779a4582929de40(C.uintptr_t(_swig_i_0), *(*C.swig_type_347)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_348)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_349)(unsafe.Pointer(&_swig_i_3)))
+	swig_r_p := C._wrap_weft_executor_placement_capi_9940657feabe7a36(C.uintptr_t(_swig_i_0), *(*C.swig_type_347)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_348)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_349)(unsafe.Pointer(&_swig_i_3)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -3693,7 +3766,7 @@ func Weft_executor_placement(arg1 uintptr, arg2 []uintptr, arg3 []uint64, arg4 [
 func Weft_executor_free(arg1 uintptr) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
-	swig_r_p := C._wrap_weft_executor_free_capi_2779a4582929de40(C.uintptr_t(_swig_i_0))
+	swig_r_p := C._wrap_weft_executor_free_capi_9940657feabe7a36(C.uintptr_t(_swig_i_0))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 error
 
@@ -3709,7 +3782,7 @@ func Weft_executor_free(arg1 uintptr) (_swig_ret error) {
 func Weft_executor_options_create(arg1 []uintptr) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
-	swig_r_p := C._wrap_weft_executor_options_create_capi_2779a4582929de40(*(*C.swig_type_352)(unsafe.Pointer(&_swig_i_0)))
+	swig_r_p := C._wrap_weft_executor_options_create_capi_9940657feabe7a36(*(*C.swig_type_352)(unsafe.Pointer(&_swig_i_0)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -3728,7 +3801,7 @@ func Weft_executor_options_create(arg1 []uintptr) (_swig_ret error) {
 func Weft_executor_options_free(arg1 uintptr) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
-	swig_r_p := C._wrap_weft_executor_options_free_capi_2779a4582929de40(C.uintptr_t(_swig_i_0))
+	swig_r_p := C._wrap_weft_executor_options_free_capi_9940657feabe7a36(C.uintptr_t(_swig_i_0))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 error
 
@@ -3745,7 +3818,7 @@ func Weft_executor_options_set_match_range(arg1 uintptr, arg2 int) (_swig_ret er
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_executor_options_set_match_range_capi_2779a4582929de40(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1))
+	swig_r_p := C._wrap_weft_executor_options_set_match_range_capi_9940657feabe7a36(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 error
 
@@ -3762,7 +3835,7 @@ func Weft_executor_options_set_num_groups(arg1 uintptr, arg2 int) (_swig_ret err
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_executor_options_set_num_groups_capi_2779a4582929de40(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1))
+	swig_r_p := C._wrap_weft_executor_options_set_num_groups_capi_9940657feabe7a36(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 error
 
@@ -3779,7 +3852,7 @@ func Weft_executor_options_set_bulk_max_nodes(arg1 uintptr, arg2 int) (_swig_ret
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_executor_options_set_bulk_max_nodes_capi_2779a4582929de40(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1))
+	swig_r_p := C._wrap_weft_executor_options_set_bulk_max_nodes_capi_9940657feabe7a36(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 error
 
@@ -3796,7 +3869,7 @@ func Weft_executor_options_set_optimize_inference(arg1 uintptr, arg2 int) (_swig
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_executor_options_set_optimize_inference_capi_2779a4582929de40(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1))
+	swig_r_p := C._wrap_weft_executor_options_set_optimize_inference_capi_9940657feabe7a36(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 error
 
@@ -3813,7 +3886,7 @@ func Weft_executor_options_set_allow_fallback(arg1 uintptr, arg2 int) (_swig_ret
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_executor_options_set_allow_fallback_capi_2779a4582929de40(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1))
+	swig_r_p := C._wrap_weft_executor_options_set_allow_fallback_capi_9940657feabe7a36(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 error
 
@@ -3832,7 +3905,7 @@ func Weft_executor_options_add_group(arg1 uintptr, arg2 string, arg3 int, arg4 i
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
-	swig_r_p := C._wrap_weft_executor_options_add_group_capi_2779a4582929de40(C.uintptr_t(_swig_i_0), *(*C.swig_type_360)(unsafe.Pointer(&_swig_i_1)), C.swig_intgo(_swig_i_2), C.swig_intgo(_swig_i_3))
+	swig_r_p := C._wrap_weft_executor_options_add_group_capi_9940657feabe7a36(C.uintptr_t(_swig_i_0), *(*C.swig_type_360)(unsafe.Pointer(&_swig_i_1)), C.swig_intgo(_swig_i_2), C.swig_intgo(_swig_i_3))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -3853,7 +3926,7 @@ func Weft_executor_options_set_grad_req(arg1 uintptr, arg2 string, arg3 int) (_s
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r_p := C._wrap_weft_executor_options_set_grad_req_capi_2779a4582929de40(C.uintptr_t(_swig_i_0), *(*C.swig_type_362)(unsafe.Pointer(&_swig_i_1)), C.swig_intgo(_swig_i_2))
+	swig_r_p := C._wrap_weft_executor_options_set_grad_req_capi_9940657feabe7a36(C.uintptr_t(_swig_i_0), *(*C.swig_type_362)(unsafe.Pointer(&_swig_i_1)), C.swig_intgo(_swig_i_2))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -3885,7 +3958,7 @@ func Weft_executor_simple_bind_with_options(arg1 uintptr, arg2 int, arg3 int, ar
 	_swig_i_9 := arg10
 	_swig_i_10 := arg11
 	_swig_i_11 := arg12
-	swig_r_p := C._wrap_weft_executor_simple_bind_with_options_capi_2779a4582929de40(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1), C.swig_intgo(_swig_i_2), C.swig_type_364(_swig_i_3), *(*C.swig_type_365)(unsafe.Pointer(&_swig_i_4)), *(*C.swig_type_366)(unsafe.Pointer(&_swig_i_5)), *(*C.swig_type_367)(unsafe.Pointer(&_swig_i_6)), C.swig_type_368(_swig_i_7), *(*C.swig_type_369)(unsafe.Pointer(&_swig_i_8)), *(*C.swig_type_370)(unsafe.Pointer(&_swig_i_9)), C.uintptr_t(_swig_i_10), *(*C.swig_type_371)(unsafe.Pointer(&_swig_i_11)))
+	swig_r_p := C._wrap_weft_executor_simple_bind_with_options_capi_9940657feabe7a36(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1), C.swig_intgo(_swig_i_2), C.swig_type_364(_swig_i_3), *(*C.swig_type_365)(unsafe.Pointer(&_swig_i_4)), *(*C.swig_type_366)(unsafe.Pointer(&_swig_i_5)), *(*C.swig_type_367)(unsafe.Pointer(&_swig_i_6)), C.swig_type_368(_swig_i_7), *(*C.swig_type_369)(unsafe.Pointer(&_swig_i_8)), *(*C.swig_type_370)(unsafe.Pointer(&_swig_i_9)), C.uintptr_t(_swig_i_10), *(*C.swig_type_371)(unsafe.Pointer(&_swig_i_11)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = _swig_i_4
@@ -3929,7 +4002,7 @@ func Weft_executor_bind_with_options(arg1 uintptr, arg2 int, arg3 int, arg4 []ui
 	_swig_i_8 := arg9
 	_swig_i_9 := arg10
 	_swig_i_10 := arg11
-	swig_r_p := C._wrap_weft_executor_bind_with_options_capi_2779a4582929de40(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1), C.swig_intgo(_swig_i_2), *(*C.swig_type_373)(unsafe.Pointer(&_swig_i_3)), C.swig_type_374(_swig_i_4), *(*C.swig_type_375)(unsafe.Pointer(&_swig_i_5)), *(*C.swig_type_376)(unsafe.Pointer(&_swig_i_6)), *(*C.swig_type_377)(unsafe.Pointer(&_swig_i_7)), C.swig_type_378(_swig_i_8), C.uintptr_t(_swig_i_9), *(*C.swig_type_379)(unsafe.Pointer(&_swig_i_10)))
+	swig_r_p := C._wrap_weft_executor_bind_with_options_capi_9940657feabe7a36(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1), C.swig_intgo(_swig_i_2), *(*C.swig_type_373)(unsafe.Pointer(&_swig_i_3)), C.swig_type_374(_swig_i_4), *(*C.swig_type_375)(unsafe.Pointer(&_swig_i_5)), *(*C.swig_type_376)(unsafe.Pointer(&_swig_i_6)), *(*C.swig_type_377)(unsafe.Pointer(&_swig_i_7)), C.swig_type_378(_swig_i_8), C.uintptr_t(_swig_i_9), *(*C.swig_type_379)(unsafe.Pointer(&_swig_i_10)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg4
@@ -3961,7 +4034,7 @@ func Weft_engine_configure(arg1 int, arg2 int) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_engine_configure_capi_2779a4582929de40(C.swig_intgo(_swig_i_0), C.swig_intgo(_swig_i_1))
+	swig_r_p := C._wrap_weft_engine_configure_capi_9940657feabe7a36(C.swig_intgo(_swig_i_0), C.swig_intgo(_swig_i_1))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 error
 
@@ -3978,7 +4051,7 @@ func Weft_engine_info(arg1 []int32, arg2 []int32) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_engine_info_capi_2779a4582929de40(*(*C.swig_type_382)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_383)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_weft_engine_info_capi_9940657feabe7a36(*(*C.swig_type_382)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_383)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -4000,7 +4073,7 @@ func Weft_engine_info(arg1 []int32, arg2 []int32) (_swig_ret error) {
 func Weft_engine_var_create(arg1 WeftEngineVar) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := getSwigcptr(arg1)
-	swig_r_p := C._wrap_weft_engine_var_create_capi_2779a4582929de40(C.uintptr_t(_swig_i_0))
+	swig_r_p := C._wrap_weft_engine_var_create_capi_9940657feabe7a36(C.uintptr_t(_swig_i_0))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 error
 
@@ -4016,7 +4089,7 @@ func Weft_engine_var_create(arg1 WeftEngineVar) (_swig_ret error) {
 func Weft_engine_var_free(arg1 WeftEngineVar) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := getSwigcptr(arg1)
-	swig_r_p := C._wrap_weft_engine_var_free_capi_2779a4582929de40(C.uintptr_t(_swig_i_0))
+	swig_r_p := C._wrap_weft_engine_var_free_capi_9940657feabe7a36(C.uintptr_t(_swig_i_0))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 error
 
@@ -4033,7 +4106,7 @@ func Weft_engine_var_version(arg1 WeftEngineVar, arg2 []uint64) (_swig_ret error
 	var swig_r string
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_engine_var_version_capi_2779a4582929de40(C.uintptr_t(_swig_i_0), *(*C.swig_type_387)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_weft_engine_var_version_capi_9940657feabe7a36(C.uintptr_t(_swig_i_0), *(*C.swig_type_387)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -4059,7 +4132,7 @@ func Weft_engine_push_sync(arg1 _swig_fnptr, arg2 unsafe.Pointer, arg3 _swig_fnp
 	_swig_i_5 := arg6
 	_swig_i_6 := arg7
 	_swig_i_7 := arg8
-	swig_r_p := C._wrap_weft_engine_push_sync_capi_2779a4582929de40(C.swig_type_389(_swig_i_0), C.swig_voidp(_swig_i_1), C.swig_type_390(_swig_i_2), C.uintptr_t(_swig_i_3), C.swig_type_391(_swig_i_4), C.uintptr_t(_swig_i_5), C.swig_type_392(_swig_i_6), *(*C.swig_type_393)(unsafe.Pointer(&_swig_i_7)))
+	swig_r_p := C._wrap_weft_engine_push_sync_capi_9940657feabe7a36(C.swig_type_389(_swig_i_0), C.swig_voidp(_swig_i_1), C.swig_type_390(_swig_i_2), C.uintptr_t(_swig_i_3), C.swig_type_391(_swig_i_4), C.uintptr_t(_swig_i_5), C.swig_type_392(_swig_i_6), *(*C.swig_type_393)(unsafe.Pointer(&_swig_i_7)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg8
@@ -4085,7 +4158,7 @@ func Weft_engine_push_async(arg1 _swig_fnptr, arg2 unsafe.Pointer, arg3 _swig_fn
 	_swig_i_5 := arg6
 	_swig_i_6 := arg7
 	_swig_i_7 := arg8
-	swig_r_p := C._wrap_weft_engine_push_async_capi_2779a4582929de40(C.swig_type_395(_swig_i_0), C.swig_voidp(_swig_i_1), C.swig_type_396(_swig_i_2), C.uintptr_t(_swig_i_3), C.swig_type_397(_swig_i_4), C.uintptr_t(_swig_i_5), C.swig_type_398(_swig_i_6), *(*C.swig_type_399)(unsafe.Pointer(&_swig_i_7)))
+	swig_r_p := C._wrap_weft_engine_push_async_capi_9940657feabe7a36(C.swig_type_395(_swig_i_0), C.swig_voidp(_swig_i_1), C.swig_type_396(_swig_i_2), C.uintptr_t(_swig_i_3), C.swig_type_397(_swig_i_4), C.uintptr_t(_swig_i_5), C.swig_type_398(_swig_i_6), *(*C.swig_type_399)(unsafe.Pointer(&_swig_i_7)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg8
@@ -4105,7 +4178,7 @@ func Weft_engine_complete(arg1 WeftEngineCompletion, arg2 string) (_swig_ret err
 	var swig_r string
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_engine_complete_capi_2779a4582929de40(C.uintptr_t(_swig_i_0), *(*C.swig_type_401)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_weft_engine_complete_capi_9940657feabe7a36(C.uintptr_t(_swig_i_0), *(*C.swig_type_401)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -4124,7 +4197,7 @@ func Weft_engine_complete(arg1 WeftEngineCompletion, arg2 string) (_swig_ret err
 func Weft_engine_var_wait(arg1 WeftEngineVar) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := getSwigcptr(arg1)
-	swig_r_p := C._wrap_weft_engine_var_wait_capi_2779a4582929de40(C.uintptr_t(_swig_i_0))
+	swig_r_p := C._wrap_weft_engine_var_wait_capi_9940657feabe7a36(C.uintptr_t(_swig_i_0))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 error
 
@@ -4141,7 +4214,7 @@ func Weft_idx_load(arg1 string, arg2 []uintptr) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_idx_load_capi_2779a4582929de40(*(*C.swig_type_404)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_405)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_weft_idx_load_capi_9940657feabe7a36(*(*C.swig_type_404)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_405)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -4166,7 +4239,7 @@ func Weft_mnist_load(arg1 string, arg2 string, arg3 []uintptr, arg4 []uintptr) (
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
-	swig_r_p := C._wrap_weft_mnist_load_capi_2779a4582929de40(*(*C.swig_type_407)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_408)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_409)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_410)(unsafe.Pointer(&_swig_i_3)))
+	swig_r_p := C._wrap_weft_mnist_load_capi_9940657feabe7a36(*(*C.swig_type_407)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_408)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_409)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_410)(unsafe.Pointer(&_swig_i_3)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -4206,7 +4279,7 @@ func Weft_data_iter_create_ndarray(arg1 uint64, arg2 []string, arg3 []uintptr, a
 	_swig_i_8 := arg9
 	_swig_i_9 := arg10
 	_swig_i_10 := arg11
-	swig_r_p := C._wrap_weft_data_iter_create_ndarray_capi_2779a4582929de40(C.swig_type_412(_swig_i_0), *(*C.swig_type_413)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_414)(unsafe.Pointer(&_swig_i_2)), C.swig_type_415(_swig_i_3), *(*C.swig_type_416)(unsafe.Pointer(&_swig_i_4)), *(*C.swig_type_417)(unsafe.Pointer(&_swig_i_5)), C.swig_intgo(_swig_i_6), C.swig_intgo(_swig_i_7), *(*C.swig_type_418)(unsafe.Pointer(&_swig_i_8)), C.swig_type_419(_swig_i_9), *(*C.swig_type_420)(unsafe.Pointer(&_swig_i_10)))
+	swig_r_p := C._wrap_weft_data_iter_create_ndarray_capi_9940657feabe7a36(C.swig_type_412(_swig_i_0), *(*C.swig_type_413)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_414)(unsafe.Pointer(&_swig_i_2)), C.swig_type_415(_swig_i_3), *(*C.swig_type_416)(unsafe.Pointer(&_swig_i_4)), *(*C.swig_type_417)(unsafe.Pointer(&_swig_i_5)), C.swig_intgo(_swig_i_6), C.swig_intgo(_swig_i_7), *(*C.swig_type_418)(unsafe.Pointer(&_swig_i_8)), C.swig_type_419(_swig_i_9), *(*C.swig_type_420)(unsafe.Pointer(&_swig_i_10)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = _swig_i_1
@@ -4241,7 +4314,7 @@ func Weft_data_iter_next(arg1 uintptr, arg2 []int32) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_data_iter_next_capi_2779a4582929de40(C.uintptr_t(_swig_i_0), *(*C.swig_type_422)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_weft_data_iter_next_capi_9940657feabe7a36(C.uintptr_t(_swig_i_0), *(*C.swig_type_422)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -4260,7 +4333,7 @@ func Weft_data_iter_next(arg1 uintptr, arg2 []int32) (_swig_ret error) {
 func Weft_data_iter_reset(arg1 uintptr) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
-	swig_r_p := C._wrap_weft_data_iter_reset_capi_2779a4582929de40(C.uintptr_t(_swig_i_0))
+	swig_r_p := C._wrap_weft_data_iter_reset_capi_9940657feabe7a36(C.uintptr_t(_swig_i_0))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 error
 
@@ -4277,7 +4350,7 @@ func Weft_data_iter_data(arg1 uintptr, arg2 []uintptr) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_data_iter_data_capi_2779a4582929de40(C.uintptr_t(_swig_i_0), *(*C.swig_type_425)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_weft_data_iter_data_capi_9940657feabe7a36(C.uintptr_t(_swig_i_0), *(*C.swig_type_425)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -4297,7 +4370,7 @@ func Weft_data_iter_label(arg1 uintptr, arg2 []uintptr) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_data_iter_label_capi_2779a4582929de40(C.uintptr_t(_swig_i_0), *(*C.swig_type_427)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_weft_data_iter_label_capi_9940657feabe7a36(C.uintptr_t(_swig_i_0), *(*C.swig_type_427)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -4317,7 +4390,7 @@ func Weft_data_iter_pad(arg1 uintptr, arg2 []int32) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_data_iter_pad_capi_2779a4582929de40(C.uintptr_t(_swig_i_0), *(*C.swig_type_429)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_weft_data_iter_pad_capi_9940657feabe7a36(C.uintptr_t(_swig_i_0), *(*C.swig_type_429)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -4339,7 +4412,7 @@ func Weft_data_iter_index(arg1 uintptr, arg2 []int64, arg3 uint64, arg4 []uint64
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
-	swig_r_p := C._wrap_weft_data_iter_index_capi_2779a4582929de40(C.uintptr_t(_swig_i_0), *(*C.swig_type_431)(unsafe.Pointer(&_swig_i_1)), C.swig_type_432(_swig_i_2), *(*C.swig_type_433)(unsafe.Pointer(&_swig_i_3)))
+	swig_r_p := C._wrap_weft_data_iter_index_capi_9940657feabe7a36(C.uintptr_t(_swig_i_0), *(*C.swig_type_431)(unsafe.Pointer(&_swig_i_1)), C.swig_type_432(_swig_i_2), *(*C.swig_type_433)(unsafe.Pointer(&_swig_i_3)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -4362,7 +4435,7 @@ func Weft_data_iter_batch_size(arg1 uintptr, arg2 []int32) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_data_iter_batch_size_capi_2779a4582929de40(C.uintptr_t(_swig_i_0), *(*C.swig_type_435)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_weft_data_iter_batch_size_capi_9940657feabe7a36(C.uintptr_t(_swig_i_0), *(*C.swig_type_435)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -4381,7 +4454,7 @@ func Weft_data_iter_batch_size(arg1 uintptr, arg2 []int32) (_swig_ret error) {
 func Weft_data_iter_free(arg1 uintptr) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
-	swig_r_p := C._wrap_weft_data_iter_free_capi_2779a4582929de40(C.uintptr_t(_swig_i_0))
+	swig_r_p := C._wrap_weft_data_iter_free_capi_9940657feabe7a36(C.uintptr_t(_swig_i_0))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 error
 
@@ -4403,7 +4476,7 @@ func Weft_metric_create(arg1 string, arg2 []string, arg3 []string, arg4 uint64, 
  _swig_i_2 = weftJoin(arg3) 
 	_swig_i_3 := arg4
 	_swig_i_4 := arg5
-	swig_r_p := C._wrap_weft_metric_create_capi_2779a4582929de40(*(*C.swig_type_438)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_439)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_440)(unsafe.Pointer(&_swig_i_2)), C.swig_type_441(_swig_i_3), *(*C.swig_type_442)(unsafe.Pointer(&_swig_i_4)))
+	swig_r_p := C._wrap_weft_metric_create_capi_9940657feabe7a36(*(*C.swig_type_438)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_439)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_440)(unsafe.Pointer(&_swig_i_2)), C.swig_type_441(_swig_i_3), *(*C.swig_type_442)(unsafe.Pointer(&_swig_i_4)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -4437,7 +4510,7 @@ func Weft_metric_composite_add(arg1 uintptr, arg2 string, arg3 []string, arg4 []
 	var _swig_i_3 string
  _swig_i_3 = weftJoin(arg4) 
 	_swig_i_4 := arg5
-	swig_r_p := C._wrap_weft_metric_composite_add_capi_2779a4582929de40(C.uintptr_t(_swig_i_0), *(*C.swig_type_444)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_445)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_446)(unsafe.Pointer(&_swig_i_3)), C.swig_type_447(_swig_i_4))
+	swig_r_p := C._wrap_weft_metric_composite_add_capi_9940657feabe7a36(C.uintptr_t(_swig_i_0), *(*C.swig_type_444)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_445)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_446)(unsafe.Pointer(&_swig_i_3)), C.swig_type_447(_swig_i_4))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -4466,7 +4539,7 @@ func Weft_metric_update(arg1 uintptr, arg2 uint64, arg3 []uintptr, arg4 uint64, 
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
 	_swig_i_4 := arg5
-	swig_r_p := C._wrap_weft_metric_update_capi_2779a4582929de40(C.uintptr_t(_swig_i_0), C.swig_type_449(_swig_i_1), *(*C.swig_type_450)(unsafe.Pointer(&_swig_i_2)), C.swig_type_451(_swig_i_3), *(*C.swig_type_452)(unsafe.Pointer(&_swig_i_4)))
+	swig_r_p := C._wrap_weft_metric_update_capi_9940657feabe7a36(C.uintptr_t(_swig_i_0), C.swig_type_449(_swig_i_1), *(*C.swig_type_450)(unsafe.Pointer(&_swig_i_2)), C.swig_type_451(_swig_i_3), *(*C.swig_type_452)(unsafe.Pointer(&_swig_i_4)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg3
@@ -4489,7 +4562,7 @@ func Weft_metric_num_values(arg1 uintptr, arg2 []uint64) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_metric_num_values_capi_2779a4582929de40(C.uintptr_t(_swig_i_0), *(*C.swig_type_454)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_weft_metric_num_values_capi_9940657feabe7a36(C.uintptr_t(_swig_i_0), *(*C.swig_type_454)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -4512,7 +4585,7 @@ func Weft_metric_get(arg1 uintptr, arg2 []uintptr, arg3 []float64, arg4 uint64, 
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
 	_swig_i_4 := arg5
-	swig_r_p := C._wrap_weft_metric_get_capi_2779a4582929de40(C.uintptr_t(_swig_i_0), *(*C.swig_type_456)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_457)(unsafe.Pointer(&_swig_i_2)), C.swig_type_458(_swig_i_3), *(*C.swig_type_459)(unsafe.Pointer(&_swig_i_4)))
+	swig_r_p := C._wrap_weft_metric_get_capi_9940657feabe7a36(C.uintptr_t(_swig_i_0), *(*C.swig_type_456)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_457)(unsafe.Pointer(&_swig_i_2)), C.swig_type_458(_swig_i_3), *(*C.swig_type_459)(unsafe.Pointer(&_swig_i_4)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -4537,7 +4610,7 @@ func Weft_metric_get(arg1 uintptr, arg2 []uintptr, arg3 []float64, arg4 uint64, 
 func Weft_metric_reset(arg1 uintptr) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
-	swig_r_p := C._wrap_weft_metric_reset_capi_2779a4582929de40(C.uintptr_t(_swig_i_0))
+	swig_r_p := C._wrap_weft_metric_reset_capi_9940657feabe7a36(C.uintptr_t(_swig_i_0))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 error
 
@@ -4553,7 +4626,7 @@ func Weft_metric_reset(arg1 uintptr) (_swig_ret error) {
 func Weft_metric_free(arg1 uintptr) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
-	swig_r_p := C._wrap_weft_metric_free_capi_2779a4582929de40(C.uintptr_t(_swig_i_0))
+	swig_r_p := C._wrap_weft_metric_free_capi_9940657feabe7a36(C.uintptr_t(_swig_i_0))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 error
 
@@ -4579,7 +4652,7 @@ func Weft_checkpoint_save(arg1 string, arg2 int, arg3 uintptr, arg4 uint64, arg5
 	var _swig_i_7 string
  _swig_i_7 = weftJoin(arg8) 
 	_swig_i_8 := arg9
-	swig_r_p := C._wrap_weft_checkpoint_save_capi_2779a4582929de40(*(*C.swig_type_463)(unsafe.Pointer(&_swig_i_0)), C.swig_intgo(_swig_i_1), C.uintptr_t(_swig_i_2), C.swig_type_464(_swig_i_3), *(*C.swig_type_465)(unsafe.Pointer(&_swig_i_4)), *(*C.swig_type_466)(unsafe.Pointer(&_swig_i_5)), C.swig_type_467(_swig_i_6), *(*C.swig_type_468)(unsafe.Pointer(&_swig_i_7)), *(*C.swig_type_469)(unsafe.Pointer(&_swig_i_8)))
+	swig_r_p := C._wrap_weft_checkpoint_save_capi_9940657feabe7a36(*(*C.swig_type_463)(unsafe.Pointer(&_swig_i_0)), C.swig_intgo(_swig_i_1), C.uintptr_t(_swig_i_2), C.swig_type_464(_swig_i_3), *(*C.swig_type_465)(unsafe.Pointer(&_swig_i_4)), *(*C.swig_type_466)(unsafe.Pointer(&_swig_i_5)), C.swig_type_467(_swig_i_6), *(*C.swig_type_468)(unsafe.Pointer(&_swig_i_7)), *(*C.swig_type_469)(unsafe.Pointer(&_swig_i_8)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -4614,7 +4687,7 @@ func Weft_checkpoint_load(arg1 string, arg2 int, arg3 []uintptr, arg4 []uintptr,
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
 	_swig_i_4 := arg5
-	swig_r_p := C._wrap_weft_checkpoint_load_capi_2779a4582929de40(*(*C.swig_type_471)(unsafe.Pointer(&_swig_i_0)), C.swig_intgo(_swig_i_1), *(*C.swig_type_472)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_473)(unsafe.Pointer(&_swig_i_3)), *(*C.swig_type_474)(unsafe.Pointer(&_swig_i_4)))
+	swig_r_p := C._wrap_weft_checkpoint_load_capi_9940657feabe7a36(*(*C.swig_type_471)(unsafe.Pointer(&_swig_i_0)), C.swig_intgo(_swig_i_1), *(*C.swig_type_472)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_473)(unsafe.Pointer(&_swig_i_3)), *(*C.swig_type_474)(unsafe.Pointer(&_swig_i_4)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -4649,7 +4722,7 @@ func Weft_initializer_create(arg1 string, arg2 []string, arg3 []string, arg4 uin
 	_swig_i_3 := arg4
 	_swig_i_4 := arg5
 	_swig_i_5 := arg6
-	swig_r_p := C._wrap_weft_initializer_create_capi_2779a4582929de40(*(*C.swig_type_476)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_477)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_478)(unsafe.Pointer(&_swig_i_2)), C.swig_type_479(_swig_i_3), C.swig_type_480(_swig_i_4), *(*C.swig_type_481)(unsafe.Pointer(&_swig_i_5)))
+	swig_r_p := C._wrap_weft_initializer_create_capi_9940657feabe7a36(*(*C.swig_type_476)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_477)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_478)(unsafe.Pointer(&_swig_i_2)), C.swig_type_479(_swig_i_3), C.swig_type_480(_swig_i_4), *(*C.swig_type_481)(unsafe.Pointer(&_swig_i_5)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -4679,7 +4752,7 @@ func Weft_initializer_init(arg1 uintptr, arg2 string, arg3 uintptr) (_swig_ret e
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r_p := C._wrap_weft_initializer_init_capi_2779a4582929de40(C.uintptr_t(_swig_i_0), *(*C.swig_type_483)(unsafe.Pointer(&_swig_i_1)), C.uintptr_t(_swig_i_2))
+	swig_r_p := C._wrap_weft_initializer_init_capi_9940657feabe7a36(C.uintptr_t(_swig_i_0), *(*C.swig_type_483)(unsafe.Pointer(&_swig_i_1)), C.uintptr_t(_swig_i_2))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -4698,7 +4771,7 @@ func Weft_initializer_init(arg1 uintptr, arg2 string, arg3 uintptr) (_swig_ret e
 func Weft_initializer_free(arg1 uintptr) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
-	swig_r_p := C._wrap_weft_initializer_free_capi_2779a4582929de40(C.uintptr_t(_swig_i_0))
+	swig_r_p := C._wrap_weft_initializer_free_capi_9940657feabe7a36(C.uintptr_t(_swig_i_0))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 error
 
@@ -4720,7 +4793,7 @@ func Weft_optimizer_create(arg1 string, arg2 []string, arg3 []string, arg4 uint6
  _swig_i_2 = weftJoin(arg3) 
 	_swig_i_3 := arg4
 	_swig_i_4 := arg5
-	swig_r_p := C._wrap_weft_optimizer_create_capi_2779a4582929de40(*(*C.swig_type_486)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_487)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_488)(unsafe.Pointer(&_swig_i_2)), C.swig_type_489(_swig_i_3), *(*C.swig_type_490)(unsafe.Pointer(&_swig_i_4)))
+	swig_r_p := C._wrap_weft_optimizer_create_capi_9940657feabe7a36(*(*C.swig_type_486)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_487)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_488)(unsafe.Pointer(&_swig_i_2)), C.swig_type_489(_swig_i_3), *(*C.swig_type_490)(unsafe.Pointer(&_swig_i_4)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -4753,7 +4826,7 @@ func Weft_optimizer_set_lr_scheduler(arg1 uintptr, arg2 string, arg3 []int64, ar
 	_swig_i_3 := arg4
 	_swig_i_4 := arg5
 	_swig_i_5 := arg6
-	swig_r_p := C._wrap_weft_optimizer_set_lr_scheduler_capi_2779a4582929de40(C.uintptr_t(_swig_i_0), *(*C.swig_type_492)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_493)(unsafe.Pointer(&_swig_i_2)), C.swig_type_494(_swig_i_3), C.float(_swig_i_4), C.float(_swig_i_5))
+	swig_r_p := C._wrap_weft_optimizer_set_lr_scheduler_capi_9940657feabe7a36(C.uintptr_t(_swig_i_0), *(*C.swig_type_492)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_493)(unsafe.Pointer(&_swig_i_2)), C.swig_type_494(_swig_i_3), C.float(_swig_i_4), C.float(_swig_i_5))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -4781,7 +4854,7 @@ func Weft_optimizer_set_lr_scheduler_ex(arg1 uintptr, arg2 string, arg3 []string
 	var _swig_i_3 string
  _swig_i_3 = weftJoin(arg4) 
 	_swig_i_4 := arg5
-	swig_r_p := C._wrap_weft_optimizer_set_lr_scheduler_ex_capi_2779a4582929de40(C.uintptr_t(_swig_i_0), *(*C.swig_type_496)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_497)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_498)(unsafe.Pointer(&_swig_i_3)), C.swig_type_499(_swig_i_4))
+	swig_r_p := C._wrap_weft_optimizer_set_lr_scheduler_ex_capi_9940657feabe7a36(C.uintptr_t(_swig_i_0), *(*C.swig_type_496)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_497)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_498)(unsafe.Pointer(&_swig_i_3)), C.swig_type_499(_swig_i_4))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -4807,7 +4880,7 @@ func Weft_optimizer_set_multipliers(arg1 uintptr, arg2 uintptr) (_swig_ret error
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_optimizer_set_multipliers_capi_2779a4582929de40(C.uintptr_t(_swig_i_0), C.uintptr_t(_swig_i_1))
+	swig_r_p := C._wrap_weft_optimizer_set_multipliers_capi_9940657feabe7a36(C.uintptr_t(_swig_i_0), C.uintptr_t(_swig_i_1))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 error
 
@@ -4824,7 +4897,7 @@ func Weft_optimizer_set_rescale_grad(arg1 uintptr, arg2 float32) (_swig_ret erro
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_optimizer_set_rescale_grad_capi_2779a4582929de40(C.uintptr_t(_swig_i_0), C.float(_swig_i_1))
+	swig_r_p := C._wrap_weft_optimizer_set_rescale_grad_capi_9940657feabe7a36(C.uintptr_t(_swig_i_0), C.float(_swig_i_1))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 error
 
@@ -4844,7 +4917,7 @@ func Weft_optimizer_update(arg1 uintptr, arg2 int, arg3 string, arg4 uintptr, ar
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
 	_swig_i_4 := arg5
-	swig_r_p := C._wrap_weft_optimizer_update_capi_2779a4582929de40(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1), *(*C.swig_type_503)(unsafe.Pointer(&_swig_i_2)), C.uintptr_t(_swig_i_3), C.uintptr_t(_swig_i_4))
+	swig_r_p := C._wrap_weft_optimizer_update_capi_9940657feabe7a36(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1), *(*C.swig_type_503)(unsafe.Pointer(&_swig_i_2)), C.uintptr_t(_swig_i_3), C.uintptr_t(_swig_i_4))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg3
@@ -4864,7 +4937,7 @@ func Weft_optimizer_num_update(arg1 uintptr, arg2 []int64) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_optimizer_num_update_capi_2779a4582929de40(C.uintptr_t(_swig_i_0), *(*C.swig_type_505)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_weft_optimizer_num_update_capi_9940657feabe7a36(C.uintptr_t(_swig_i_0), *(*C.swig_type_505)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -4885,7 +4958,7 @@ func Weft_optimizer_learning_rate(arg1 uintptr, arg2 string, arg3 []float32) (_s
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r_p := C._wrap_weft_optimizer_learning_rate_capi_2779a4582929de40(C.uintptr_t(_swig_i_0), *(*C.swig_type_507)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_508)(unsafe.Pointer(&_swig_i_2)))
+	swig_r_p := C._wrap_weft_optimizer_learning_rate_capi_9940657feabe7a36(C.uintptr_t(_swig_i_0), *(*C.swig_type_507)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_508)(unsafe.Pointer(&_swig_i_2)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -4907,7 +4980,7 @@ func Weft_optimizer_learning_rate(arg1 uintptr, arg2 string, arg3 []float32) (_s
 func Weft_optimizer_free(arg1 uintptr) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
-	swig_r_p := C._wrap_weft_optimizer_free_capi_2779a4582929de40(C.uintptr_t(_swig_i_0))
+	swig_r_p := C._wrap_weft_optimizer_free_capi_9940657feabe7a36(C.uintptr_t(_swig_i_0))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 error
 
@@ -4924,7 +4997,7 @@ func Weft_optimizer_save_states(arg1 uintptr, arg2 string) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_optimizer_save_states_capi_2779a4582929de40(C.uintptr_t(_swig_i_0), *(*C.swig_type_511)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_weft_optimizer_save_states_capi_9940657feabe7a36(C.uintptr_t(_swig_i_0), *(*C.swig_type_511)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -4944,7 +5017,7 @@ func Weft_optimizer_load_states(arg1 uintptr, arg2 string) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_optimizer_load_states_capi_2779a4582929de40(C.uintptr_t(_swig_i_0), *(*C.swig_type_513)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_weft_optimizer_load_states_capi_9940657feabe7a36(C.uintptr_t(_swig_i_0), *(*C.swig_type_513)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -4972,7 +5045,7 @@ func Weft_module_create(arg1 uintptr, arg2 uint64, arg3 []string, arg4 uint64, a
 	_swig_i_5 := arg6
 	_swig_i_6 := arg7
 	_swig_i_7 := arg8
-	swig_r_p := C._wrap_weft_module_create_capi_2779a4582929de40(C.uintptr_t(_swig_i_0), C.swig_type_515(_swig_i_1), *(*C.swig_type_516)(unsafe.Pointer(&_swig_i_2)), C.swig_type_517(_swig_i_3), *(*C.swig_type_518)(unsafe.Pointer(&_swig_i_4)), C.swig_intgo(_swig_i_5), C.swig_intgo(_swig_i_6), *(*C.swig_type_519)(unsafe.Pointer(&_swig_i_7)))
+	swig_r_p := C._wrap_weft_module_create_capi_9940657feabe7a36(C.uintptr_t(_swig_i_0), C.swig_type_515(_swig_i_1), *(*C.swig_type_516)(unsafe.Pointer(&_swig_i_2)), C.swig_type_517(_swig_i_3), *(*C.swig_type_518)(unsafe.Pointer(&_swig_i_4)), C.swig_intgo(_swig_i_5), C.swig_intgo(_swig_i_6), *(*C.swig_type_519)(unsafe.Pointer(&_swig_i_7)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = _swig_i_2
@@ -5000,7 +5073,7 @@ func Weft_module_set_fixed_params(arg1 uintptr, arg2 uint64, arg3 []string) (_sw
 	_swig_i_1 := arg2
 	var _swig_i_2 string
  _swig_i_2 = weftJoin(arg3) 
-	swig_r_p := C._wrap_weft_module_set_fixed_params_capi_2779a4582929de40(C.uintptr_t(_swig_i_0), C.swig_type_521(_swig_i_1), *(*C.swig_type_522)(unsafe.Pointer(&_swig_i_2)))
+	swig_r_p := C._wrap_weft_module_set_fixed_params_capi_9940657feabe7a36(C.uintptr_t(_swig_i_0), C.swig_type_521(_swig_i_1), *(*C.swig_type_522)(unsafe.Pointer(&_swig_i_2)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = _swig_i_2
@@ -5021,7 +5094,7 @@ func Weft_module_bind(arg1 uintptr, arg2 uintptr, arg3 int) (_swig_ret error) {
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r_p := C._wrap_weft_module_bind_capi_2779a4582929de40(C.uintptr_t(_swig_i_0), C.uintptr_t(_swig_i_1), C.swig_intgo(_swig_i_2))
+	swig_r_p := C._wrap_weft_module_bind_capi_9940657feabe7a36(C.uintptr_t(_swig_i_0), C.uintptr_t(_swig_i_1), C.swig_intgo(_swig_i_2))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 error
 
@@ -5041,7 +5114,7 @@ func Weft_module_init_params(arg1 uintptr, arg2 uintptr, arg3 uintptr, arg4 uint
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
 	_swig_i_4 := arg5
-	swig_r_p := C._wrap_weft_module_init_params_capi_2779a4582929de40(C.uintptr_t(_swig_i_0), C.uintptr_t(_swig_i_1), C.uintptr_t(_swig_i_2), C.uintptr_t(_swig_i_3), C.swig_intgo(_swig_i_4))
+	swig_r_p := C._wrap_weft_module_init_params_capi_9940657feabe7a36(C.uintptr_t(_swig_i_0), C.uintptr_t(_swig_i_1), C.uintptr_t(_swig_i_2), C.uintptr_t(_swig_i_3), C.swig_intgo(_swig_i_4))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 error
 
@@ -5058,7 +5131,7 @@ func Weft_module_init_optimizer(arg1 uintptr, arg2 uintptr) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_module_init_optimizer_capi_2779a4582929de40(C.uintptr_t(_swig_i_0), C.uintptr_t(_swig_i_1))
+	swig_r_p := C._wrap_weft_module_init_optimizer_capi_9940657feabe7a36(C.uintptr_t(_swig_i_0), C.uintptr_t(_swig_i_1))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 error
 
@@ -5076,7 +5149,7 @@ func Weft_module_forward(arg1 uintptr, arg2 uintptr, arg3 int) (_swig_ret error)
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r_p := C._wrap_weft_module_forward_capi_2779a4582929de40(C.uintptr_t(_swig_i_0), C.uintptr_t(_swig_i_1), C.swig_intgo(_swig_i_2))
+	swig_r_p := C._wrap_weft_module_forward_capi_9940657feabe7a36(C.uintptr_t(_swig_i_0), C.uintptr_t(_swig_i_1), C.swig_intgo(_swig_i_2))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 error
 
@@ -5092,7 +5165,7 @@ func Weft_module_forward(arg1 uintptr, arg2 uintptr, arg3 int) (_swig_ret error)
 func Weft_module_backward(arg1 uintptr) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
-	swig_r_p := C._wrap_weft_module_backward_capi_2779a4582929de40(C.uintptr_t(_swig_i_0))
+	swig_r_p := C._wrap_weft_module_backward_capi_9940657feabe7a36(C.uintptr_t(_swig_i_0))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 error
 
@@ -5108,7 +5181,7 @@ func Weft_module_backward(arg1 uintptr) (_swig_ret error) {
 func Weft_module_update(arg1 uintptr) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
-	swig_r_p := C._wrap_weft_module_update_capi_2779a4582929de40(C.uintptr_t(_swig_i_0))
+	swig_r_p := C._wrap_weft_module_update_capi_9940657feabe7a36(C.uintptr_t(_swig_i_0))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 error
 
@@ -5126,7 +5199,7 @@ func Weft_module_update_metric(arg1 uintptr, arg2 uintptr, arg3 uintptr) (_swig_
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r_p := C._wrap_weft_module_update_metric_capi_2779a4582929de40(C.uintptr_t(_swig_i_0), C.uintptr_t(_swig_i_1), C.uintptr_t(_swig_i_2))
+	swig_r_p := C._wrap_weft_module_update_metric_capi_9940657feabe7a36(C.uintptr_t(_swig_i_0), C.uintptr_t(_swig_i_1), C.uintptr_t(_swig_i_2))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 error
 
@@ -5143,7 +5216,7 @@ func Weft_module_outputs(arg1 uintptr, arg2 []uintptr) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_module_outputs_capi_2779a4582929de40(C.uintptr_t(_swig_i_0), *(*C.swig_type_531)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_weft_module_outputs_capi_9940657feabe7a36(C.uintptr_t(_swig_i_0), *(*C.swig_type_531)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -5164,7 +5237,7 @@ func Weft_module_params(arg1 uintptr, arg2 []uintptr, arg3 []uintptr) (_swig_ret
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r_p := C._wrap_weft_module_params_capi_2779a4582929de40(C.uintptr_t(_swig_i_0), *(*C.swig_type_533)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_534)(unsafe.Pointer(&_swig_i_2)))
+	swig_r_p := C._wrap_weft_module_params_capi_9940657feabe7a36(C.uintptr_t(_swig_i_0), *(*C.swig_type_533)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_534)(unsafe.Pointer(&_swig_i_2)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -5194,7 +5267,7 @@ func Weft_module_fit(arg1 uintptr, arg2 uintptr, arg3 uintptr, arg4 uintptr, arg
 	_swig_i_6 := arg7
 	_swig_i_7 := arg8
 	_swig_i_8 := arg9
-	swig_r_p := C._wrap_weft_module_fit_capi_2779a4582929de40(C.uintptr_t(_swig_i_0), C.uintptr_t(_swig_i_1), C.uintptr_t(_swig_i_2), C.uintptr_t(_swig_i_3), C.swig_intgo(_swig_i_4), C.swig_intgo(_swig_i_5), C.swig_intgo(_swig_i_6), *(*C.swig_type_536)(unsafe.Pointer(&_swig_i_7)), *(*C.swig_type_537)(unsafe.Pointer(&_swig_i_8)))
+	swig_r_p := C._wrap_weft_module_fit_capi_9940657feabe7a36(C.uintptr_t(_swig_i_0), C.uintptr_t(_swig_i_1), C.uintptr_t(_swig_i_2), C.uintptr_t(_swig_i_3), C.swig_intgo(_swig_i_4), C.swig_intgo(_swig_i_5), C.swig_intgo(_swig_i_6), *(*C.swig_type_536)(unsafe.Pointer(&_swig_i_7)), *(*C.swig_type_537)(unsafe.Pointer(&_swig_i_8)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg8
@@ -5224,7 +5297,7 @@ func Weft_fit_session_create(arg1 uintptr, arg2 uintptr, arg3 uintptr, arg4 uint
 	_swig_i_6 := arg7
 	_swig_i_7 := arg8
 	_swig_i_8 := arg9
-	swig_r_p := C._wrap_weft_fit_session_create_capi_2779a4582929de40(C.uintptr_t(_swig_i_0), C.uintptr_t(_swig_i_1), C.uintptr_t(_swig_i_2), C.uintptr_t(_swig_i_3), C.swig_intgo(_swig_i_4), C.swig_intgo(_swig_i_5), C.swig_intgo(_swig_i_6), *(*C.swig_type_539)(unsafe.Pointer(&_swig_i_7)), *(*C.swig_type_540)(unsafe.Pointer(&_swig_i_8)))
+	swig_r_p := C._wrap_weft_fit_session_create_capi_9940657feabe7a36(C.uintptr_t(_swig_i_0), C.uintptr_t(_swig_i_1), C.uintptr_t(_swig_i_2), C.uintptr_t(_swig_i_3), C.swig_intgo(_swig_i_4), C.swig_intgo(_swig_i_5), C.swig_intgo(_swig_i_6), *(*C.swig_type_539)(unsafe.Pointer(&_swig_i_7)), *(*C.swig_type_540)(unsafe.Pointer(&_swig_i_8)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg8
@@ -5247,7 +5320,7 @@ func Weft_fit_session_next(arg1 uintptr, arg2 []int32) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_fit_session_next_capi_2779a4582929de40(C.uintptr_t(_swig_i_0), *(*C.swig_type_542)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_weft_fit_session_next_capi_9940657feabe7a36(C.uintptr_t(_swig_i_0), *(*C.swig_type_542)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -5266,7 +5339,7 @@ func Weft_fit_session_next(arg1 uintptr, arg2 []int32) (_swig_ret error) {
 func Weft_fit_session_stop(arg1 uintptr) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
-	swig_r_p := C._wrap_weft_fit_session_stop_capi_2779a4582929de40(C.uintptr_t(_swig_i_0))
+	swig_r_p := C._wrap_weft_fit_session_stop_capi_9940657feabe7a36(C.uintptr_t(_swig_i_0))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 error
 
@@ -5287,7 +5360,7 @@ func Weft_fit_session_batch(arg1 uintptr, arg2 []int32, arg3 []int64, arg4 []int
 	_swig_i_3 := arg4
 	_swig_i_4 := arg5
 	_swig_i_5 := arg6
-	swig_r_p := C._wrap_weft_fit_session_batch_capi_2779a4582929de40(C.uintptr_t(_swig_i_0), *(*C.swig_type_545)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_546)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_547)(unsafe.Pointer(&_swig_i_3)), *(*C.swig_type_548)(unsafe.Pointer(&_swig_i_4)), *(*C.swig_type_549)(unsafe.Pointer(&_swig_i_5)))
+	swig_r_p := C._wrap_weft_fit_session_batch_capi_9940657feabe7a36(C.uintptr_t(_swig_i_0), *(*C.swig_type_545)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_546)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_547)(unsafe.Pointer(&_swig_i_3)), *(*C.swig_type_548)(unsafe.Pointer(&_swig_i_4)), *(*C.swig_type_549)(unsafe.Pointer(&_swig_i_5)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -5324,7 +5397,7 @@ func Weft_fit_session_epoch(arg1 uintptr, arg2 []int32, arg3 []int64, arg4 []int
 	_swig_i_4 := arg5
 	_swig_i_5 := arg6
 	_swig_i_6 := arg7
-	swig_r_p := C._wrap_weft_fit_session_epoch_capi_2779a4582929de40(C.uintptr_t(_swig_i_0), *(*C.swig_type_551)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_552)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_553)(unsafe.Pointer(&_swig_i_3)), *(*C.swig_type_554)(unsafe.Pointer(&_swig_i_4)), *(*C.swig_type_555)(unsafe.Pointer(&_swig_i_5)), *(*C.swig_type_556)(unsafe.Pointer(&_swig_i_6)))
+	swig_r_p := C._wrap_weft_fit_session_epoch_capi_9940657feabe7a36(C.uintptr_t(_swig_i_0), *(*C.swig_type_551)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_552)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_553)(unsafe.Pointer(&_swig_i_3)), *(*C.swig_type_554)(unsafe.Pointer(&_swig_i_4)), *(*C.swig_type_555)(unsafe.Pointer(&_swig_i_5)), *(*C.swig_type_556)(unsafe.Pointer(&_swig_i_6)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -5363,7 +5436,7 @@ func Weft_fit_session_epoch_metric(arg1 uintptr, arg2 int, arg3 []uintptr, arg4 
 	_swig_i_3 := arg4
 	_swig_i_4 := arg5
 	_swig_i_5 := arg6
-	swig_r_p := C._wrap_weft_fit_session_epoch_metric_capi_2779a4582929de40(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1), *(*C.swig_type_558)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_559)(unsafe.Pointer(&_swig_i_3)), C.swig_type_560(_swig_i_4), *(*C.swig_type_561)(unsafe.Pointer(&_swig_i_5)))
+	swig_r_p := C._wrap_weft_fit_session_epoch_metric_capi_9940657feabe7a36(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1), *(*C.swig_type_558)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_559)(unsafe.Pointer(&_swig_i_3)), C.swig_type_560(_swig_i_4), *(*C.swig_type_561)(unsafe.Pointer(&_swig_i_5)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg3
@@ -5388,7 +5461,7 @@ func Weft_fit_session_epoch_metric(arg1 uintptr, arg2 int, arg3 []uintptr, arg4 
 func Weft_fit_session_free(arg1 uintptr) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
-	swig_r_p := C._wrap_weft_fit_session_free_capi_2779a4582929de40(C.uintptr_t(_swig_i_0))
+	swig_r_p := C._wrap_weft_fit_session_free_capi_9940657feabe7a36(C.uintptr_t(_swig_i_0))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 error
 
@@ -5406,7 +5479,7 @@ func Weft_module_score(arg1 uintptr, arg2 uintptr, arg3 uintptr) (_swig_ret erro
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r_p := C._wrap_weft_module_score_capi_2779a4582929de40(C.uintptr_t(_swig_i_0), C.uintptr_t(_swig_i_1), C.uintptr_t(_swig_i_2))
+	swig_r_p := C._wrap_weft_module_score_capi_9940657feabe7a36(C.uintptr_t(_swig_i_0), C.uintptr_t(_swig_i_1), C.uintptr_t(_swig_i_2))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 error
 
@@ -5424,7 +5497,7 @@ func Weft_module_save_checkpoint(arg1 uintptr, arg2 string, arg3 int) (_swig_ret
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r_p := C._wrap_weft_module_save_checkpoint_capi_2779a4582929de40(C.uintptr_t(_swig_i_0), *(*C.swig_type_565)(unsafe.Pointer(&_swig_i_1)), C.swig_intgo(_swig_i_2))
+	swig_r_p := C._wrap_weft_module_save_checkpoint_capi_9940657feabe7a36(C.uintptr_t(_swig_i_0), *(*C.swig_type_565)(unsafe.Pointer(&_swig_i_1)), C.swig_intgo(_swig_i_2))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -5443,7 +5516,7 @@ func Weft_module_save_checkpoint(arg1 uintptr, arg2 string, arg3 int) (_swig_ret
 func Weft_module_free(arg1 uintptr) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
-	swig_r_p := C._wrap_weft_module_free_capi_2779a4582929de40(C.uintptr_t(_swig_i_0))
+	swig_r_p := C._wrap_weft_module_free_capi_9940657feabe7a36(C.uintptr_t(_swig_i_0))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 error
 
@@ -5477,7 +5550,7 @@ func Weft_predictor_create(arg1 string, arg2 unsafe.Pointer, arg3 uint64, arg4 u
 	var _swig_i_13 string
  _swig_i_13 = weftJoin(arg14) 
 	_swig_i_14 := arg15
-	swig_r_p := C._wrap_weft_predictor_create_capi_2779a4582929de40(*(*C.swig_type_568)(unsafe.Pointer(&_swig_i_0)), C.swig_voidp(_swig_i_1), C.swig_type_569(_swig_i_2), C.swig_type_570(_swig_i_3), *(*C.swig_type_571)(unsafe.Pointer(&_swig_i_4)), *(*C.swig_type_572)(unsafe.Pointer(&_swig_i_5)), *(*C.swig_type_573)(unsafe.Pointer(&_swig_i_6)), C.swig_intgo(_swig_i_7), C.swig_intgo(_swig_i_8), C.swig_type_574(_swig_i_9), *(*C.swig_type_575)(unsafe.Pointer(&_swig_i_10)), C.swig_type_576(_swig_i_11), *(*C.swig_type_577)(unsafe.Pointer(&_swig_i_12)), *(*C.swig_type_578)(unsafe.Pointer(&_swig_i_13)), *(*C.swig_type_579)(unsafe.Pointer(&_swig_i_14)))
+	swig_r_p := C._wrap_weft_predictor_create_capi_9940657feabe7a36(*(*C.swig_type_568)(unsafe.Pointer(&_swig_i_0)), C.swig_voidp(_swig_i_1), C.swig_type_569(_swig_i_2), C.swig_type_570(_swig_i_3), *(*C.swig_type_571)(unsafe.Pointer(&_swig_i_4)), *(*C.swig_type_572)(unsafe.Pointer(&_swig_i_5)), *(*C.swig_type_573)(unsafe.Pointer(&_swig_i_6)), C.swig_intgo(_swig_i_7), C.swig_intgo(_swig_i_8), C.swig_type_574(_swig_i_9), *(*C.swig_type_575)(unsafe.Pointer(&_swig_i_10)), C.swig_type_576(_swig_i_11), *(*C.swig_type_577)(unsafe.Pointer(&_swig_i_12)), *(*C.swig_type_578)(unsafe.Pointer(&_swig_i_13)), *(*C.swig_type_579)(unsafe.Pointer(&_swig_i_14)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -5534,7 +5607,7 @@ func Weft_predictor_create_from_files(arg1 string, arg2 string, arg3 uint64, arg
 	var _swig_i_12 string
  _swig_i_12 = weftJoin(arg13) 
 	_swig_i_13 := arg14
-	swig_r_p := C._wrap_weft_predictor_create_from_files_capi_2779a4582929de40(*(*C.swig_type_581)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_582)(unsafe.Pointer(&_swig_i_1)), C.swig_type_583(_swig_i_2), *(*C.swig_type_584)(unsafe.Pointer(&_swig_i_3)), *(*C.swig_type_585)(unsafe.Pointer(&_swig_i_4)), *(*C.swig_type_586)(unsafe.Pointer(&_swig_i_5)), C.swig_intgo(_swig_i_6), C.swig_intgo(_swig_i_7), C.swig_type_587(_swig_i_8), *(*C.swig_type_588)(unsafe.Pointer(&_swig_i_9)), C.swig_type_589(_swig_i_10), *(*C.swig_type_590)(unsafe.Pointer(&_swig_i_11)), *(*C.swig_type_591)(unsafe.Pointer(&_swig_i_12)), *(*C.swig_type_592)(unsafe.Pointer(&_swig_i_13)))
+	swig_r_p := C._wrap_weft_predictor_create_from_files_capi_9940657feabe7a36(*(*C.swig_type_581)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_582)(unsafe.Pointer(&_swig_i_1)), C.swig_type_583(_swig_i_2), *(*C.swig_type_584)(unsafe.Pointer(&_swig_i_3)), *(*C.swig_type_585)(unsafe.Pointer(&_swig_i_4)), *(*C.swig_type_586)(unsafe.Pointer(&_swig_i_5)), C.swig_intgo(_swig_i_6), C.swig_intgo(_swig_i_7), C.swig_type_587(_swig_i_8), *(*C.swig_type_588)(unsafe.Pointer(&_swig_i_9)), C.swig_type_589(_swig_i_10), *(*C.swig_type_590)(unsafe.Pointer(&_swig_i_11)), *(*C.swig_type_591)(unsafe.Pointer(&_swig_i_12)), *(*C.swig_type_592)(unsafe.Pointer(&_swig_i_13)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -5578,7 +5651,7 @@ func Weft_predictor_list_inputs(arg1 uintptr, arg2 []uintptr) (_swig_ret error) 
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_predictor_list_inputs_capi_2779a4582929de40(C.uintptr_t(_swig_i_0), *(*C.swig_type_594)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_weft_predictor_list_inputs_capi_9940657feabe7a36(C.uintptr_t(_swig_i_0), *(*C.swig_type_594)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -5598,7 +5671,7 @@ func Weft_predictor_list_outputs(arg1 uintptr, arg2 []uintptr) (_swig_ret error)
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_predictor_list_outputs_capi_2779a4582929de40(C.uintptr_t(_swig_i_0), *(*C.swig_type_596)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_weft_predictor_list_outputs_capi_9940657feabe7a36(C.uintptr_t(_swig_i_0), *(*C.swig_type_596)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -5624,7 +5697,7 @@ func Weft_predictor_output_shape(arg1 uintptr, arg2 uint64, arg3 []uint64, arg4 
 	_swig_i_5 := arg6
 	_swig_i_6 := arg7
 	_swig_i_7 := arg8
-	swig_r_p := C._wrap_weft_predictor_output_shape_capi_2779a4582929de40(C.uintptr_t(_swig_i_0), C.swig_type_598(_swig_i_1), *(*C.swig_type_599)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_600)(unsafe.Pointer(&_swig_i_3)), C.swig_type_601(_swig_i_4), *(*C.swig_type_602)(unsafe.Pointer(&_swig_i_5)), C.swig_type_603(_swig_i_6), *(*C.swig_type_604)(unsafe.Pointer(&_swig_i_7)))
+	swig_r_p := C._wrap_weft_predictor_output_shape_capi_9940657feabe7a36(C.uintptr_t(_swig_i_0), C.swig_type_598(_swig_i_1), *(*C.swig_type_599)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_600)(unsafe.Pointer(&_swig_i_3)), C.swig_type_601(_swig_i_4), *(*C.swig_type_602)(unsafe.Pointer(&_swig_i_5)), C.swig_type_603(_swig_i_6), *(*C.swig_type_604)(unsafe.Pointer(&_swig_i_7)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg3
@@ -5660,7 +5733,7 @@ func Weft_predictor_predict_packed(arg1 uintptr, arg2 uint64, arg3 unsafe.Pointe
 	_swig_i_6 := arg7
 	_swig_i_7 := arg8
 	_swig_i_8 := arg9
-	swig_r_p := C._wrap_weft_predictor_predict_packed_capi_2779a4582929de40(C.uintptr_t(_swig_i_0), C.swig_type_606(_swig_i_1), C.swig_voidp(_swig_i_2), *(*C.swig_type_607)(unsafe.Pointer(&_swig_i_3)), *(*C.swig_type_608)(unsafe.Pointer(&_swig_i_4)), *(*C.swig_type_609)(unsafe.Pointer(&_swig_i_5)), C.swig_type_610(_swig_i_6), C.swig_voidp(_swig_i_7), *(*C.swig_type_611)(unsafe.Pointer(&_swig_i_8)))
+	swig_r_p := C._wrap_weft_predictor_predict_packed_capi_9940657feabe7a36(C.uintptr_t(_swig_i_0), C.swig_type_606(_swig_i_1), C.swig_voidp(_swig_i_2), *(*C.swig_type_607)(unsafe.Pointer(&_swig_i_3)), *(*C.swig_type_608)(unsafe.Pointer(&_swig_i_4)), *(*C.swig_type_609)(unsafe.Pointer(&_swig_i_5)), C.swig_type_610(_swig_i_6), C.swig_voidp(_swig_i_7), *(*C.swig_type_611)(unsafe.Pointer(&_swig_i_8)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg4
@@ -5694,7 +5767,7 @@ func Weft_predictor_predict_float(arg1 uintptr, arg2 []float32, arg3 uint64, arg
 	_swig_i_4 := arg5
 	_swig_i_5 := arg6
 	_swig_i_6 := arg7
-	swig_r_p := C._wrap_weft_predictor_predict_float_capi_2779a4582929de40(C.uintptr_t(_swig_i_0), *(*C.swig_type_613)(unsafe.Pointer(&_swig_i_1)), C.swig_type_614(_swig_i_2), *(*C.swig_type_615)(unsafe.Pointer(&_swig_i_3)), C.swig_type_616(_swig_i_4), *(*C.swig_type_617)(unsafe.Pointer(&_swig_i_5)), C.swig_type_618(_swig_i_6))
+	swig_r_p := C._wrap_weft_predictor_predict_float_capi_9940657feabe7a36(C.uintptr_t(_swig_i_0), *(*C.swig_type_613)(unsafe.Pointer(&_swig_i_1)), C.swig_type_614(_swig_i_2), *(*C.swig_type_615)(unsafe.Pointer(&_swig_i_3)), C.swig_type_616(_swig_i_4), *(*C.swig_type_617)(unsafe.Pointer(&_swig_i_5)), C.swig_type_618(_swig_i_6))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -5720,7 +5793,7 @@ func Weft_predictor_stats(arg1 uintptr, arg2 []uint64) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_predictor_stats_capi_2779a4582929de40(C.uintptr_t(_swig_i_0), *(*C.swig_type_620)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_weft_predictor_stats_capi_9940657feabe7a36(C.uintptr_t(_swig_i_0), *(*C.swig_type_620)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -5739,7 +5812,7 @@ func Weft_predictor_stats(arg1 uintptr, arg2 []uint64) (_swig_ret error) {
 func Weft_predictor_free(arg1 uintptr) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
-	swig_r_p := C._wrap_weft_predictor_free_capi_2779a4582929de40(C.uintptr_t(_swig_i_0))
+	swig_r_p := C._wrap_weft_predictor_free_capi_9940657feabe7a36(C.uintptr_t(_swig_i_0))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 error
 
@@ -5756,7 +5829,7 @@ func Weft_kvstore_create(arg1 string, arg2 []uintptr) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_kvstore_create_capi_2779a4582929de40(*(*C.swig_type_623)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_624)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_weft_kvstore_create_capi_9940657feabe7a36(*(*C.swig_type_623)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_624)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -5780,7 +5853,7 @@ func Weft_kvstore_type(arg1 uintptr, arg2 []string) (_swig_ret error) {
 	_swig_i_0 := arg1
 	var _swig_i_1 []string
  _swig_i_1 = make([]string, len(arg2)) 
-	swig_r_p := C._wrap_weft_kvstore_type_capi_2779a4582929de40(C.uintptr_t(_swig_i_0), *(*C.swig_type_626)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_weft_kvstore_type_capi_9940657feabe7a36(C.uintptr_t(_swig_i_0), *(*C.swig_type_626)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 
 	for i := range _swig_i_1 {
@@ -5810,7 +5883,7 @@ func Weft_kvstore_rank(arg1 uintptr, arg2 []int32, arg3 []int32) (_swig_ret erro
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r_p := C._wrap_weft_kvstore_rank_capi_2779a4582929de40(C.uintptr_t(_swig_i_0), *(*C.swig_type_628)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_629)(unsafe.Pointer(&_swig_i_2)))
+	swig_r_p := C._wrap_weft_kvstore_rank_capi_9940657feabe7a36(C.uintptr_t(_swig_i_0), *(*C.swig_type_628)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_629)(unsafe.Pointer(&_swig_i_2)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -5836,7 +5909,7 @@ func Weft_kvstore_init(arg1 uintptr, arg2 uint64, arg3 []string, arg4 []uintptr)
 	var _swig_i_2 string
  _swig_i_2 = weftJoin(arg3) 
 	_swig_i_3 := arg4
-	swig_r_p := C._wrap_weft_kvstore_init_capi_2779a4582929de40(C.uintptr_t(_swig_i_0), C.swig_type_631(_swig_i_1), *(*C.swig_type_632)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_633)(unsafe.Pointer(&_swig_i_3)))
+	swig_r_p := C._wrap_weft_kvstore_init_capi_9940657feabe7a36(C.uintptr_t(_swig_i_0), C.swig_type_631(_swig_i_1), *(*C.swig_type_632)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_633)(unsafe.Pointer(&_swig_i_3)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = _swig_i_2
@@ -5863,7 +5936,7 @@ func Weft_kvstore_push(arg1 uintptr, arg2 uint64, arg3 []string, arg4 []uintptr,
  _swig_i_2 = weftJoin(arg3) 
 	_swig_i_3 := arg4
 	_swig_i_4 := arg5
-	swig_r_p := C._wrap_weft_kvstore_push_capi_2779a4582929de40(C.uintptr_t(_swig_i_0), C.swig_type_635(_swig_i_1), *(*C.swig_type_636)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_637)(unsafe.Pointer(&_swig_i_3)), C.swig_intgo(_swig_i_4))
+	swig_r_p := C._wrap_weft_kvstore_push_capi_9940657feabe7a36(C.uintptr_t(_swig_i_0), C.swig_type_635(_swig_i_1), *(*C.swig_type_636)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_637)(unsafe.Pointer(&_swig_i_3)), C.swig_intgo(_swig_i_4))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = _swig_i_2
@@ -5890,7 +5963,7 @@ func Weft_kvstore_pull(arg1 uintptr, arg2 uint64, arg3 []string, arg4 []uintptr,
  _swig_i_2 = weftJoin(arg3) 
 	_swig_i_3 := arg4
 	_swig_i_4 := arg5
-	swig_r_p := C._wrap_weft_kvstore_pull_capi_2779a4582929de40(C.uintptr_t(_swig_i_0), C.swig_type_639(_swig_i_1), *(*C.swig_type_640)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_641)(unsafe.Pointer(&_swig_i_3)), C.swig_intgo(_swig_i_4))
+	swig_r_p := C._wrap_weft_kvstore_pull_capi_9940657feabe7a36(C.uintptr_t(_swig_i_0), C.swig_type_639(_swig_i_1), *(*C.swig_type_640)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_641)(unsafe.Pointer(&_swig_i_3)), C.swig_intgo(_swig_i_4))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = _swig_i_2
@@ -5918,7 +5991,7 @@ func Weft_kvstore_pushpull(arg1 uintptr, arg2 uint64, arg3 []string, arg4 []uint
 	_swig_i_3 := arg4
 	_swig_i_4 := arg5
 	_swig_i_5 := arg6
-	swig_r_p := C._wrap_weft_kvstore_pushpull_capi_2779a4582929de40(C.uintptr_t(_swig_i_0), C.swig_type_643(_swig_i_1), *(*C.swig_type_644)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_645)(unsafe.Pointer(&_swig_i_3)), *(*C.swig_type_646)(unsafe.Pointer(&_swig_i_4)), C.swig_intgo(_swig_i_5))
+	swig_r_p := C._wrap_weft_kvstore_pushpull_capi_9940657feabe7a36(C.uintptr_t(_swig_i_0), C.swig_type_643(_swig_i_1), *(*C.swig_type_644)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_645)(unsafe.Pointer(&_swig_i_3)), *(*C.swig_type_646)(unsafe.Pointer(&_swig_i_4)), C.swig_intgo(_swig_i_5))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = _swig_i_2
@@ -5944,7 +6017,7 @@ func Weft_kvstore_set_optimizer(arg1 uintptr, arg2 uintptr) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_kvstore_set_optimizer_capi_2779a4582929de40(C.uintptr_t(_swig_i_0), C.uintptr_t(_swig_i_1))
+	swig_r_p := C._wrap_weft_kvstore_set_optimizer_capi_9940657feabe7a36(C.uintptr_t(_swig_i_0), C.uintptr_t(_swig_i_1))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 error
 
@@ -5961,7 +6034,7 @@ func Weft_kvstore_set_updater_queue(arg1 uintptr, arg2 int) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_kvstore_set_updater_queue_capi_2779a4582929de40(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1))
+	swig_r_p := C._wrap_weft_kvstore_set_updater_queue_capi_9940657feabe7a36(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 error
 
@@ -5982,7 +6055,7 @@ func Weft_kvstore_next_update(arg1 uintptr, arg2 []string, arg3 []uintptr, arg4 
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
 	_swig_i_4 := arg5
-	swig_r_p := C._wrap_weft_kvstore_next_update_capi_2779a4582929de40(C.uintptr_t(_swig_i_0), *(*C.swig_type_650)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_651)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_652)(unsafe.Pointer(&_swig_i_3)), *(*C.swig_type_653)(unsafe.Pointer(&_swig_i_4)))
+	swig_r_p := C._wrap_weft_kvstore_next_update_capi_9940657feabe7a36(C.uintptr_t(_swig_i_0), *(*C.swig_type_650)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_651)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_652)(unsafe.Pointer(&_swig_i_3)), *(*C.swig_type_653)(unsafe.Pointer(&_swig_i_4)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 
 	for i := range _swig_i_1 {
@@ -6019,7 +6092,7 @@ func Weft_kvstore_next_update(arg1 uintptr, arg2 []string, arg3 []uintptr, arg4 
 func Weft_kvstore_barrier(arg1 uintptr) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
-	swig_r_p := C._wrap_weft_kvstore_barrier_capi_2779a4582929de40(C.uintptr_t(_swig_i_0))
+	swig_r_p := C._wrap_weft_kvstore_barrier_capi_9940657feabe7a36(C.uintptr_t(_swig_i_0))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 error
 
@@ -6035,7 +6108,7 @@ func Weft_kvstore_barrier(arg1 uintptr) (_swig_ret error) {
 func Weft_kvstore_free(arg1 uintptr) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
-	swig_r_p := C._wrap_weft_kvstore_free_capi_2779a4582929de40(C.uintptr_t(_swig_i_0))
+	swig_r_p := C._wrap_weft_kvstore_free_capi_9940657feabe7a36(C.uintptr_t(_swig_i_0))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 error
 
@@ -6053,7 +6126,7 @@ func Weft_module_init_optimizer_kvstore(arg1 uintptr, arg2 uintptr, arg3 uintptr
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r_p := C._wrap_weft_module_init_optimizer_kvstore_capi_2779a4582929de40(C.uintptr_t(_swig_i_0), C.uintptr_t(_swig_i_1), C.uintptr_t(_swig_i_2))
+	swig_r_p := C._wrap_weft_module_init_optimizer_kvstore_capi_9940657feabe7a36(C.uintptr_t(_swig_i_0), C.uintptr_t(_swig_i_1), C.uintptr_t(_swig_i_2))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 error
 
@@ -6071,7 +6144,7 @@ func Weft_data_iter_select_part(arg1 uintptr, arg2 int, arg3 int) (_swig_ret err
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r_p := C._wrap_weft_data_iter_select_part_capi_2779a4582929de40(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1), C.swig_intgo(_swig_i_2))
+	swig_r_p := C._wrap_weft_data_iter_select_part_capi_9940657feabe7a36(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1), C.swig_intgo(_swig_i_2))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 error
 
@@ -6086,7 +6159,7 @@ func Weft_data_iter_select_part(arg1 uintptr, arg2 int, arg3 int) (_swig_ret err
 
 func Weft_kvstore_finalize() (_swig_ret error) {
 	var swig_r string
-	swig_r_p := C._wrap_weft_kvstore_finalize_capi_2779a4582929de40()
+	swig_r_p := C._wrap_weft_kvstore_finalize_capi_9940657feabe7a36()
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 error
 
@@ -6103,7 +6176,7 @@ func Weft_autograd_set_is_recording(arg1 int, arg2 []int32) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_autograd_set_is_recording_capi_2779a4582929de40(C.swig_intgo(_swig_i_0), *(*C.swig_type_660)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_weft_autograd_set_is_recording_capi_9940657feabe7a36(C.swig_intgo(_swig_i_0), *(*C.swig_type_660)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -6123,7 +6196,7 @@ func Weft_autograd_set_is_training(arg1 int, arg2 []int32) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_autograd_set_is_training_capi_2779a4582929de40(C.swig_intgo(_swig_i_0), *(*C.swig_type_662)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_weft_autograd_set_is_training_capi_9940657feabe7a36(C.swig_intgo(_swig_i_0), *(*C.swig_type_662)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -6142,7 +6215,7 @@ func Weft_autograd_set_is_training(arg1 int, arg2 []int32) (_swig_ret error) {
 func Weft_autograd_is_recording(arg1 []int32) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
-	swig_r_p := C._wrap_weft_autograd_is_recording_capi_2779a4582929de40(*(*C.swig_type_664)(unsafe.Pointer(&_swig_i_0)))
+	swig_r_p := C._wrap_weft_autograd_is_recording_capi_9940657feabe7a36(*(*C.swig_type_664)(unsafe.Pointer(&_swig_i_0)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -6161,7 +6234,7 @@ func Weft_autograd_is_recording(arg1 []int32) (_swig_ret error) {
 func Weft_autograd_is_training(arg1 []int32) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
-	swig_r_p := C._wrap_weft_autograd_is_training_capi_2779a4582929de40(*(*C.swig_type_666)(unsafe.Pointer(&_swig_i_0)))
+	swig_r_p := C._wrap_weft_autograd_is_training_capi_9940657feabe7a36(*(*C.swig_type_666)(unsafe.Pointer(&_swig_i_0)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -6183,7 +6256,7 @@ func Weft_autograd_mark_variables(arg1 []uintptr, arg2 uint64, arg3 []int32, arg
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
-	swig_r_p := C._wrap_weft_autograd_mark_variables_capi_2779a4582929de40(*(*C.swig_type_668)(unsafe.Pointer(&_swig_i_0)), C.swig_type_669(_swig_i_1), *(*C.swig_type_670)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_671)(unsafe.Pointer(&_swig_i_3)))
+	swig_r_p := C._wrap_weft_autograd_mark_variables_capi_9940657feabe7a36(*(*C.swig_type_668)(unsafe.Pointer(&_swig_i_0)), C.swig_type_669(_swig_i_1), *(*C.swig_type_670)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_671)(unsafe.Pointer(&_swig_i_3)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -6212,7 +6285,7 @@ func Weft_autograd_backward(arg1 []uintptr, arg2 uint64, arg3 []uintptr, arg4 in
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
 	_swig_i_4 := arg5
-	swig_r_p := C._wrap_weft_autograd_backward_capi_2779a4582929de40(*(*C.swig_type_673)(unsafe.Pointer(&_swig_i_0)), C.swig_type_674(_swig_i_1), *(*C.swig_type_675)(unsafe.Pointer(&_swig_i_2)), C.swig_intgo(_swig_i_3), C.swig_intgo(_swig_i_4))
+	swig_r_p := C._wrap_weft_autograd_backward_capi_9940657feabe7a36(*(*C.swig_type_673)(unsafe.Pointer(&_swig_i_0)), C.swig_type_674(_swig_i_1), *(*C.swig_type_675)(unsafe.Pointer(&_swig_i_2)), C.swig_intgo(_swig_i_3), C.swig_intgo(_swig_i_4))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -6241,7 +6314,7 @@ func Weft_autograd_grad(arg1 []uintptr, arg2 uint64, arg3 []uintptr, arg4 []uint
 	_swig_i_5 := arg6
 	_swig_i_6 := arg7
 	_swig_i_7 := arg8
-	swig_r_p := C._wrap_weft_autograd_grad_capi_2779a4582929de40(*(*C.swig_type_677)(unsafe.Pointer(&_swig_i_0)), C.swig_type_678(_swig_i_1), *(*C.swig_type_679)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_680)(unsafe.Pointer(&_swig_i_3)), C.swig_type_681(_swig_i_4), C.swig_intgo(_swig_i_5), C.swig_intgo(_swig_i_6), *(*C.swig_type_682)(unsafe.Pointer(&_swig_i_7)))
+	swig_r_p := C._wrap_weft_autograd_grad_capi_9940657feabe7a36(*(*C.swig_type_677)(unsafe.Pointer(&_swig_i_0)), C.swig_type_678(_swig_i_1), *(*C.swig_type_679)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_680)(unsafe.Pointer(&_swig_i_3)), C.swig_type_681(_swig_i_4), C.swig_intgo(_swig_i_5), C.swig_intgo(_swig_i_6), *(*C.swig_type_682)(unsafe.Pointer(&_swig_i_7)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -6270,7 +6343,7 @@ func Weft_ndarray_get_grad(arg1 uintptr, arg2 []uintptr) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_ndarray_get_grad_capi_2779a4582929de40(C.uintptr_t(_swig_i_0), *(*C.swig_type_684)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_weft_ndarray_get_grad_capi_9940657feabe7a36(C.uintptr_t(_swig_i_0), *(*C.swig_type_684)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -6290,7 +6363,7 @@ func Weft_ndarray_detach(arg1 uintptr, arg2 []uintptr) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_ndarray_detach_capi_2779a4582929de40(C.uintptr_t(_swig_i_0), *(*C.swig_type_686)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_weft_ndarray_detach_capi_9940657feabe7a36(C.uintptr_t(_swig_i_0), *(*C.swig_type_686)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -6310,7 +6383,7 @@ func Weft_autograd_get_symbol(arg1 uintptr, arg2 []uintptr) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_autograd_get_symbol_capi_2779a4582929de40(C.uintptr_t(_swig_i_0), *(*C.swig_type_688)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_weft_autograd_get_symbol_capi_9940657feabe7a36(C.uintptr_t(_swig_i_0), *(*C.swig_type_688)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -6335,7 +6408,7 @@ func Weft_cached_op_create(arg1 uintptr, arg2 uint64, arg3 []string, arg4 []stri
 	var _swig_i_3 string
  _swig_i_3 = weftJoin(arg4) 
 	_swig_i_4 := arg5
-	swig_r_p := C._wrap_weft_cached_op_create_capi_2779a4582929de40(C.uintptr_t(_swig_i_0), C.swig_type_690(_swig_i_1), *(*C.swig_type_691)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_692)(unsafe.Pointer(&_swig_i_3)), *(*C.swig_type_693)(unsafe.Pointer(&_swig_i_4)))
+	swig_r_p := C._wrap_weft_cached_op_create_capi_9940657feabe7a36(C.uintptr_t(_swig_i_0), C.swig_type_690(_swig_i_1), *(*C.swig_type_691)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_692)(unsafe.Pointer(&_swig_i_3)), *(*C.swig_type_693)(unsafe.Pointer(&_swig_i_4)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = _swig_i_2
@@ -6361,7 +6434,7 @@ func Weft_cached_op_list_inputs(arg1 uintptr, arg2 []uintptr) (_swig_ret error) 
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_cached_op_list_inputs_capi_2779a4582929de40(C.uintptr_t(_swig_i_0), *(*C.swig_type_695)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_weft_cached_op_list_inputs_capi_9940657feabe7a36(C.uintptr_t(_swig_i_0), *(*C.swig_type_695)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -6385,7 +6458,7 @@ func Weft_cached_op_invoke(arg1 uintptr, arg2 []uintptr, arg3 uint64, arg4 []uin
 	_swig_i_3 := arg4
 	_swig_i_4 := arg5
 	_swig_i_5 := arg6
-	swig_r_p := C._wrap_weft_cached_op_invoke_capi_2779a4582929de40(C.uintptr_t(_swig_i_0), *(*C.swig_type_697)(unsafe.Pointer(&_swig_i_1)), C.swig_type_698(_swig_i_2), *(*C.swig_type_699)(unsafe.Pointer(&_swig_i_3)), C.swig_type_700(_swig_i_4), *(*C.swig_type_701)(unsafe.Pointer(&_swig_i_5)))
+	swig_r_p := C._wrap_weft_cached_op_invoke_capi_9940657feabe7a36(C.uintptr_t(_swig_i_0), *(*C.swig_type_697)(unsafe.Pointer(&_swig_i_1)), C.swig_type_698(_swig_i_2), *(*C.swig_type_699)(unsafe.Pointer(&_swig_i_3)), C.swig_type_700(_swig_i_4), *(*C.swig_type_701)(unsafe.Pointer(&_swig_i_5)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -6410,7 +6483,7 @@ func Weft_cached_op_invoke(arg1 uintptr, arg2 []uintptr, arg3 uint64, arg4 []uin
 func Weft_cached_op_free(arg1 uintptr) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
-	swig_r_p := C._wrap_weft_cached_op_free_capi_2779a4582929de40(C.uintptr_t(_swig_i_0))
+	swig_r_p := C._wrap_weft_cached_op_free_capi_9940657feabe7a36(C.uintptr_t(_swig_i_0))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 error
 
@@ -6431,7 +6504,7 @@ func Weft_trainer_create(arg1 []string, arg2 []uintptr, arg3 uint64, arg4 uintpt
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
 	_swig_i_4 := arg5
-	swig_r_p := C._wrap_weft_trainer_create_capi_2779a4582929de40(*(*C.swig_type_704)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_705)(unsafe.Pointer(&_swig_i_1)), C.swig_type_706(_swig_i_2), C.uintptr_t(_swig_i_3), *(*C.swig_type_707)(unsafe.Pointer(&_swig_i_4)))
+	swig_r_p := C._wrap_weft_trainer_create_capi_9940657feabe7a36(*(*C.swig_type_704)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_705)(unsafe.Pointer(&_swig_i_1)), C.swig_type_706(_swig_i_2), C.uintptr_t(_swig_i_3), *(*C.swig_type_707)(unsafe.Pointer(&_swig_i_4)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = _swig_i_0
@@ -6457,7 +6530,7 @@ func Weft_trainer_step(arg1 uintptr, arg2 int) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_trainer_step_capi_2779a4582929de40(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1))
+	swig_r_p := C._wrap_weft_trainer_step_capi_9940657feabe7a36(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 error
 
@@ -6473,8 +6546,407 @@ func Weft_trainer_step(arg1 uintptr, arg2 int) (_swig_ret error) {
 func Weft_trainer_free(arg1 uintptr) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
-	swig_r_p := C._wrap_weft_trainer_free_capi_2779a4582929de40(C.uintptr_t(_swig_i_0))
+	swig_r_p := C._wrap_weft_trainer_free_capi_9940657feabe7a36(C.uintptr_t(_swig_i_0))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
+	var swig_r_1 error
+
+	if swig_r == "" {
+		swig_r_1 = nil
+	} else {
+		swig_r_1 = weftStatus(swigCopyString(swig_r))
+	}
+
+	return swig_r_1
+}
+
+func Weft_recordio_writer_create(arg1 string, arg2 string, arg3 []uintptr) (_swig_ret error) {
+	var swig_r string
+	_swig_i_0 := arg1
+	_swig_i_1 := arg2
+	_swig_i_2 := arg3
+	swig_r_p := C._wrap_weft_recordio_writer_create_capi_9940657feabe7a36(*(*C.swig_type_711)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_712)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_713)(unsafe.Pointer(&_swig_i_2)))
+	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
+	if Swig_escape_always_false {
+		Swig_escape_val = arg1
+	}
+	if Swig_escape_always_false {
+		Swig_escape_val = arg2
+	}
+	if Swig_escape_always_false {
+		Swig_escape_val = arg3
+	}
+	var swig_r_1 error
+
+	if swig_r == "" {
+		swig_r_1 = nil
+	} else {
+		swig_r_1 = weftStatus(swigCopyString(swig_r))
+	}
+
+	return swig_r_1
+}
+
+func Weft_recordio_writer_write(arg1 uintptr, arg2 unsafe.Pointer, arg3 uint64) (_swig_ret error) {
+	var swig_r string
+	_swig_i_0 := arg1
+	_swig_i_1 := arg2
+	_swig_i_2 := arg3
+	swig_r_p := C._wrap_weft_recordio_writer_write_capi_9940657feabe7a36(C.uintptr_t(_swig_i_0), C.swig_voidp(_swig_i_1), C.swig_type_715(_swig_i_2))
+	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
+	var swig_r_1 error
+
+	if swig_r == "" {
+		swig_r_1 = nil
+	} else {
+		swig_r_1 = weftStatus(swigCopyString(swig_r))
+	}
+
+	return swig_r_1
+}
+
+func Weft_recordio_writer_write_idx(arg1 uintptr, arg2 int64, arg3 unsafe.Pointer, arg4 uint64) (_swig_ret error) {
+	var swig_r string
+	_swig_i_0 := arg1
+	_swig_i_1 := arg2
+	_swig_i_2 := arg3
+	_swig_i_3 := arg4
+	swig_r_p := C._wrap_weft_recordio_writer_write_idx_capi_9940657feabe7a36(C.uintptr_t(_swig_i_0), C.swig_type_717(_swig_i_1), C.swig_voidp(_swig_i_2), C.swig_type_718(_swig_i_3))
+	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
+	var swig_r_1 error
+
+	if swig_r == "" {
+		swig_r_1 = nil
+	} else {
+		swig_r_1 = weftStatus(swigCopyString(swig_r))
+	}
+
+	return swig_r_1
+}
+
+func Weft_recordio_writer_tell(arg1 uintptr, arg2 []uint64) (_swig_ret error) {
+	var swig_r string
+	_swig_i_0 := arg1
+	_swig_i_1 := arg2
+	swig_r_p := C._wrap_weft_recordio_writer_tell_capi_9940657feabe7a36(C.uintptr_t(_swig_i_0), *(*C.swig_type_720)(unsafe.Pointer(&_swig_i_1)))
+	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
+	if Swig_escape_always_false {
+		Swig_escape_val = arg2
+	}
+	var swig_r_1 error
+
+	if swig_r == "" {
+		swig_r_1 = nil
+	} else {
+		swig_r_1 = weftStatus(swigCopyString(swig_r))
+	}
+
+	return swig_r_1
+}
+
+func Weft_recordio_writer_close(arg1 uintptr) (_swig_ret error) {
+	var swig_r string
+	_swig_i_0 := arg1
+	swig_r_p := C._wrap_weft_recordio_writer_close_capi_9940657feabe7a36(C.uintptr_t(_swig_i_0))
+	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
+	var swig_r_1 error
+
+	if swig_r == "" {
+		swig_r_1 = nil
+	} else {
+		swig_r_1 = weftStatus(swigCopyString(swig_r))
+	}
+
+	return swig_r_1
+}
+
+func Weft_recordio_writer_free(arg1 uintptr) (_swig_ret error) {
+	var swig_r string
+	_swig_i_0 := arg1
+	swig_r_p := C._wrap_weft_recordio_writer_free_capi_9940657feabe7a36(C.uintptr_t(_swig_i_0))
+	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
+	var swig_r_1 error
+
+	if swig_r == "" {
+		swig_r_1 = nil
+	} else {
+		swig_r_1 = weftStatus(swigCopyString(swig_r))
+	}
+
+	return swig_r_1
+}
+
+func Weft_recordio_reader_create(arg1 string, arg2 string, arg3 []uintptr) (_swig_ret error) {
+	var swig_r string
+	_swig_i_0 := arg1
+	_swig_i_1 := arg2
+	_swig_i_2 := arg3
+	swig_r_p := C._wrap_weft_recordio_reader_create_capi_9940657feabe7a36(*(*C.swig_type_724)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_725)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_726)(unsafe.Pointer(&_swig_i_2)))
+	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
+	if Swig_escape_always_false {
+		Swig_escape_val = arg1
+	}
+	if Swig_escape_always_false {
+		Swig_escape_val = arg2
+	}
+	if Swig_escape_always_false {
+		Swig_escape_val = arg3
+	}
+	var swig_r_1 error
+
+	if swig_r == "" {
+		swig_r_1 = nil
+	} else {
+		swig_r_1 = weftStatus(swigCopyString(swig_r))
+	}
+
+	return swig_r_1
+}
+
+func Weft_recordio_reader_read(arg1 uintptr, arg2 []unsafe.Pointer, arg3 []uint64, arg4 []int32) (_swig_ret error) {
+	var swig_r string
+	_swig_i_0 := arg1
+	_swig_i_1 := arg2
+	_swig_i_2 := arg3
+	_swig_i_3 := arg4
+	swig_r_p := C._wrap_weft_recordio_reader_read_capi_9940657feabe7a36(C.uintptr_t(_swig_i_0), *(*C.swig_type_728)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_729)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_730)(unsafe.Pointer(&_swig_i_3)))
+	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
+	if Swig_escape_always_false {
+		Swig_escape_val = arg2
+	}
+	if Swig_escape_always_false {
+		Swig_escape_val = arg3
+	}
+	if Swig_escape_always_false {
+		Swig_escape_val = arg4
+	}
+	var swig_r_1 error
+
+	if swig_r == "" {
+		swig_r_1 = nil
+	} else {
+		swig_r_1 = weftStatus(swigCopyString(swig_r))
+	}
+
+	return swig_r_1
+}
+
+func Weft_recordio_reader_read_idx(arg1 uintptr, arg2 int64, arg3 []unsafe.Pointer, arg4 []uint64) (_swig_ret error) {
+	var swig_r string
+	_swig_i_0 := arg1
+	_swig_i_1 := arg2
+	_swig_i_2 := arg3
+	_swig_i_3 := arg4
+	swig_r_p := C._wrap_weft_recordio_reader_read_idx_capi_9940657feabe7a36(C.uintptr_t(_swig_i_0), C.swig_type_732(_swig_i_1), *(*C.swig_type_733)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_734)(unsafe.Pointer(&_swig_i_3)))
+	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
+	if Swig_escape_always_false {
+		Swig_escape_val = arg3
+	}
+	if Swig_escape_always_false {
+		Swig_escape_val = arg4
+	}
+	var swig_r_1 error
+
+	if swig_r == "" {
+		swig_r_1 = nil
+	} else {
+		swig_r_1 = weftStatus(swigCopyString(swig_r))
+	}
+
+	return swig_r_1
+}
+
+func Weft_recordio_reader_num_keys(arg1 uintptr, arg2 []uint64) (_swig_ret error) {
+	var swig_r string
+	_swig_i_0 := arg1
+	_swig_i_1 := arg2
+	swig_r_p := C._wrap_weft_recordio_reader_num_keys_capi_9940657feabe7a36(C.uintptr_t(_swig_i_0), *(*C.swig_type_736)(unsafe.Pointer(&_swig_i_1)))
+	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
+	if Swig_escape_always_false {
+		Swig_escape_val = arg2
+	}
+	var swig_r_1 error
+
+	if swig_r == "" {
+		swig_r_1 = nil
+	} else {
+		swig_r_1 = weftStatus(swigCopyString(swig_r))
+	}
+
+	return swig_r_1
+}
+
+func Weft_recordio_reader_keys(arg1 uintptr, arg2 []int64, arg3 uint64, arg4 []uint64) (_swig_ret error) {
+	var swig_r string
+	_swig_i_0 := arg1
+	_swig_i_1 := arg2
+	_swig_i_2 := arg3
+	_swig_i_3 := arg4
+	swig_r_p := C._wrap_weft_recordio_reader_keys_capi_9940657feabe7a36(C.uintptr_t(_swig_i_0), *(*C.swig_type_738)(unsafe.Pointer(&_swig_i_1)), C.swig_type_739(_swig_i_2), *(*C.swig_type_740)(unsafe.Pointer(&_swig_i_3)))
+	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
+	if Swig_escape_always_false {
+		Swig_escape_val = arg2
+	}
+	if Swig_escape_always_false {
+		Swig_escape_val = arg4
+	}
+	var swig_r_1 error
+
+	if swig_r == "" {
+		swig_r_1 = nil
+	} else {
+		swig_r_1 = weftStatus(swigCopyString(swig_r))
+	}
+
+	return swig_r_1
+}
+
+func Weft_recordio_reader_seek(arg1 uintptr, arg2 uint64) (_swig_ret error) {
+	var swig_r string
+	_swig_i_0 := arg1
+	_swig_i_1 := arg2
+	swig_r_p := C._wrap_weft_recordio_reader_seek_capi_9940657feabe7a36(C.uintptr_t(_swig_i_0), C.swig_type_742(_swig_i_1))
+	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
+	var swig_r_1 error
+
+	if swig_r == "" {
+		swig_r_1 = nil
+	} else {
+		swig_r_1 = weftStatus(swigCopyString(swig_r))
+	}
+
+	return swig_r_1
+}
+
+func Weft_recordio_reader_tell(arg1 uintptr, arg2 []uint64) (_swig_ret error) {
+	var swig_r string
+	_swig_i_0 := arg1
+	_swig_i_1 := arg2
+	swig_r_p := C._wrap_weft_recordio_reader_tell_capi_9940657feabe7a36(C.uintptr_t(_swig_i_0), *(*C.swig_type_744)(unsafe.Pointer(&_swig_i_1)))
+	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
+	if Swig_escape_always_false {
+		Swig_escape_val = arg2
+	}
+	var swig_r_1 error
+
+	if swig_r == "" {
+		swig_r_1 = nil
+	} else {
+		swig_r_1 = weftStatus(swigCopyString(swig_r))
+	}
+
+	return swig_r_1
+}
+
+func Weft_recordio_reader_reset(arg1 uintptr) (_swig_ret error) {
+	var swig_r string
+	_swig_i_0 := arg1
+	swig_r_p := C._wrap_weft_recordio_reader_reset_capi_9940657feabe7a36(C.uintptr_t(_swig_i_0))
+	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
+	var swig_r_1 error
+
+	if swig_r == "" {
+		swig_r_1 = nil
+	} else {
+		swig_r_1 = weftStatus(swigCopyString(swig_r))
+	}
+
+	return swig_r_1
+}
+
+func Weft_recordio_reader_free(arg1 uintptr) (_swig_ret error) {
+	var swig_r string
+	_swig_i_0 := arg1
+	swig_r_p := C._wrap_weft_recordio_reader_free_capi_9940657feabe7a36(C.uintptr_t(_swig_i_0))
+	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
+	var swig_r_1 error
+
+	if swig_r == "" {
+		swig_r_1 = nil
+	} else {
+		swig_r_1 = weftStatus(swigCopyString(swig_r))
+	}
+
+	return swig_r_1
+}
+
+func Weft_recordio_pack_header(arg1 float32, arg2 []float32, arg3 uint64, arg4 uint64, arg5 uint64, arg6 unsafe.Pointer, arg7 uint64, arg8 []uintptr) (_swig_ret error) {
+	var swig_r string
+	_swig_i_0 := arg1
+	_swig_i_1 := arg2
+	_swig_i_2 := arg3
+	_swig_i_3 := arg4
+	_swig_i_4 := arg5
+	_swig_i_5 := arg6
+	_swig_i_6 := arg7
+	_swig_i_7 := arg8
+	swig_r_p := C._wrap_weft_recordio_pack_header_capi_9940657feabe7a36(C.float(_swig_i_0), *(*C.swig_type_748)(unsafe.Pointer(&_swig_i_1)), C.swig_type_749(_swig_i_2), C.swig_type_750(_swig_i_3), C.swig_type_751(_swig_i_4), C.swig_voidp(_swig_i_5), C.swig_type_752(_swig_i_6), *(*C.swig_type_753)(unsafe.Pointer(&_swig_i_7)))
+	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
+	if Swig_escape_always_false {
+		Swig_escape_val = arg2
+	}
+	if Swig_escape_always_false {
+		Swig_escape_val = arg8
+	}
+	var swig_r_1 error
+
+	if swig_r == "" {
+		swig_r_1 = nil
+	} else {
+		swig_r_1 = weftStatus(swigCopyString(swig_r))
+	}
+
+	return swig_r_1
+}
+
+func Weft_recordio_unpack_header(arg1 unsafe.Pointer, arg2 uint64, arg3 Uint32_t, arg4 []float32, arg5 []uint64, arg6 []uint64, arg7 []uint64) (_swig_ret error) {
+	var swig_r string
+	_swig_i_0 := arg1
+	_swig_i_1 := arg2
+	_swig_i_2 := getSwigcptr(arg3)
+	_swig_i_3 := arg4
+	_swig_i_4 := arg5
+	_swig_i_5 := arg6
+	_swig_i_6 := arg7
+	swig_r_p := C._wrap_weft_recordio_unpack_header_capi_9940657feabe7a36(C.swig_voidp(_swig_i_0), C.swig_type_755(_swig_i_1), C.uintptr_t(_swig_i_2), *(*C.swig_type_756)(unsafe.Pointer(&_swig_i_3)), *(*C.swig_type_757)(unsafe.Pointer(&_swig_i_4)), *(*C.swig_type_758)(unsafe.Pointer(&_swig_i_5)), *(*C.swig_type_759)(unsafe.Pointer(&_swig_i_6)))
+	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
+	if Swig_escape_always_false {
+		Swig_escape_val = arg4
+	}
+	if Swig_escape_always_false {
+		Swig_escape_val = arg5
+	}
+	if Swig_escape_always_false {
+		Swig_escape_val = arg6
+	}
+	if Swig_escape_always_false {
+		Swig_escape_val = arg7
+	}
+	var swig_r_1 error
+
+	if swig_r == "" {
+		swig_r_1 = nil
+	} else {
+		swig_r_1 = weftStatus(swigCopyString(swig_r))
+	}
+
+	return swig_r_1
+}
+
+func Weft_recordio_unpack_labels(arg1 unsafe.Pointer, arg2 uint64, arg3 []float32, arg4 uint64, arg5 []uint64) (_swig_ret error) {
+	var swig_r string
+	_swig_i_0 := arg1
+	_swig_i_1 := arg2
+	_swig_i_2 := arg3
+	_swig_i_3 := arg4
+	_swig_i_4 := arg5
+	swig_r_p := C._wrap_weft_recordio_unpack_labels_capi_9940657feabe7a36(C.swig_voidp(_swig_i_0), C.swig_type_761(_swig_i_1), *(*C.swig_type_762)(unsafe.Pointer(&_swig_i_2)), C.swig_type_763(_swig_i_3), *(*C.swig_type_764)(unsafe.Pointer(&_swig_i_4)))
+	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
+	if Swig_escape_always_false {
+		Swig_escape_val = arg3
+	}
+	if Swig_escape_always_false {
+		Swig_escape_val = arg5
+	}
 	var swig_r_1 error
 
 	if swig_r == "" {
@@ -6500,6 +6972,14 @@ type WeftEngineVar interface {
 	Swigcptr() uintptr;
 }
 func (p SwigcptrWeftEngineVar) Swigcptr() uintptr {
+	return uintptr(p)
+}
+
+type SwigcptrUint32_t uintptr
+type Uint32_t interface {
+	Swigcptr() uintptr;
+}
+func (p SwigcptrUint32_t) Swigcptr() uintptr {
 	return uintptr(p)
 }
 
