@@ -199,14 +199,14 @@ WeftStatus weft_recordio_pack_header(float label, const float* labels, size_t nu
   WEFT_API_END();
 }
 
-WeftStatus weft_recordio_unpack_header(const void* record, size_t size, uint32_t* out_flag,
+WeftStatus weft_recordio_unpack_header(const void* record, size_t size, int* out_flag,
                                        float* out_label, uint64_t* out_id, uint64_t* out_id2,
                                        size_t* out_payload_offset) {
   WEFT_API_BEGIN();
   CheckArray(record, size, "record");
   size_t at = 0;
   const weft::IRHeader h = weft::UnpackIRHeader(record, size, &at);
-  if (out_flag) *out_flag = h.flag;
+  if (out_flag) *out_flag = static_cast<int>(h.flag);
   if (out_label) *out_label = h.label;
   if (out_id) *out_id = h.id;
   if (out_id2) *out_id2 = h.id2;

@@ -73,7 +73,7 @@ public sealed partial class NDArray {
   }
 
   /// <summary>Copies and frees a WeftBuffer.</summary>
-  static byte[] TakeBuffer(long raw) {
+  internal static byte[] TakeBuffer(long raw) {
     using (var buf = new WeftHandle(raw, Frees.Buffer)) {
       var data = new IntPtr[1];
       var size = new ulong[1];

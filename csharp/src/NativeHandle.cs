@@ -75,6 +75,8 @@ static class Frees {
   internal static readonly Action<WeftHandle> CachedOp = h => weft_native.weft_cached_op_free(h);
   internal static readonly Action<WeftHandle> Trainer = h => weft_native.weft_trainer_free(h);
   internal static readonly Action<WeftHandle> FitSession = h => weft_native.weft_fit_session_free(h);
+  internal static readonly Action<WeftHandle> RecordWriter = h => weft_native.weft_recordio_writer_free(h);
+  internal static readonly Action<WeftHandle> RecordReader = h => weft_native.weft_recordio_reader_free(h);
 }
 
 /// <summary>

@@ -135,7 +135,7 @@ static void test_header(void** state) {
   WeftBuffer* buf = NULL;
   const void* data = NULL;
   size_t size = 0, at = 0, n = 0;
-  uint32_t flag = 9;
+  int flag = 9;
   uint64_t id = 0, id2 = 0;
   (void)state;
   /* A scalar label: flag 0. */
@@ -310,7 +310,7 @@ static void test_reads_mxnet_refs(void** state) {
   size_t n = 0, size = 0, at = 0;
   const void* data = NULL;
   float labels[4];
-  uint32_t flag = 0;
+  int flag = 0;
   uint64_t id = 0, id2 = 0;
   (void)state;
   OK(weft_recordio_reader_create(WEFT_TEST_DATA "/recordio/packed.rec",

@@ -150,7 +150,8 @@ WEFT_API WeftStatus weft_recordio_pack_header(float label, const float* labels, 
 
 /**
  * @brief recordio.unpack: the header of a packed record of @p size bytes.
- * @param[out] out_flag the flag: the number of labels following the header.
+ * @param[out] out_flag the flag: the number of labels following the header
+ *             (an int: a record of at most 2^29 - 1 bytes holds fewer labels).
  * @param[out] out_label the scalar label (0 when labels follow).
  * @param[out] out_id, out_id2 the ids.
  * @param[out] out_payload_offset where the payload starts in @p record
@@ -158,7 +159,7 @@ WEFT_API WeftStatus weft_recordio_pack_header(float label, const float* labels, 
  * ::WEFT_ERR_INVALID_ARGUMENT when @p record is shorter than the header and
  * the labels its flag announces.
  */
-WEFT_API WeftStatus weft_recordio_unpack_header(const void* record, size_t size, uint32_t* out_flag,
+WEFT_API WeftStatus weft_recordio_unpack_header(const void* record, size_t size, int* out_flag,
                                                 float* out_label, uint64_t* out_id,
                                                 uint64_t* out_id2, size_t* out_payload_offset);
 

@@ -790,11 +790,12 @@ typedef _goslice_ swig_type_756;
 typedef _goslice_ swig_type_757;
 typedef _goslice_ swig_type_758;
 typedef _goslice_ swig_type_759;
-typedef _gostring_ swig_type_760;
-typedef long long swig_type_761;
-typedef _goslice_ swig_type_762;
-typedef long long swig_type_763;
-typedef _goslice_ swig_type_764;
+typedef _goslice_ swig_type_760;
+typedef _gostring_ swig_type_761;
+typedef long long swig_type_762;
+typedef _goslice_ swig_type_763;
+typedef long long swig_type_764;
+typedef _goslice_ swig_type_765;
 extern void _wrap_Swig_free_capi_9940657feabe7a36(uintptr_t arg1);
 extern uintptr_t _wrap_Swig_malloc_capi_9940657feabe7a36(swig_intgo arg1);
 extern swig_intgo _wrap_weft_binding_abi_version_capi_9940657feabe7a36(void);
@@ -1037,8 +1038,8 @@ extern swig_type_743 _wrap_weft_recordio_reader_tell_capi_9940657feabe7a36(uintp
 extern swig_type_745 _wrap_weft_recordio_reader_reset_capi_9940657feabe7a36(uintptr_t arg1);
 extern swig_type_746 _wrap_weft_recordio_reader_free_capi_9940657feabe7a36(uintptr_t arg1);
 extern swig_type_747 _wrap_weft_recordio_pack_header_capi_9940657feabe7a36(float arg1, swig_type_748 arg2, swig_type_749 arg3, swig_type_750 arg4, swig_type_751 arg5, swig_voidp arg6, swig_type_752 arg7, swig_type_753 arg8);
-extern swig_type_754 _wrap_weft_recordio_unpack_header_capi_9940657feabe7a36(swig_voidp arg1, swig_type_755 arg2, uintptr_t arg3, swig_type_756 arg4, swig_type_757 arg5, swig_type_758 arg6, swig_type_759 arg7);
-extern swig_type_760 _wrap_weft_recordio_unpack_labels_capi_9940657feabe7a36(swig_voidp arg1, swig_type_761 arg2, swig_type_762 arg3, swig_type_763 arg4, swig_type_764 arg5);
+extern swig_type_754 _wrap_weft_recordio_unpack_header_capi_9940657feabe7a36(swig_voidp arg1, swig_type_755 arg2, swig_type_756 arg3, swig_type_757 arg4, swig_type_758 arg5, swig_type_759 arg6, swig_type_760 arg7);
+extern swig_type_761 _wrap_weft_recordio_unpack_labels_capi_9940657feabe7a36(swig_voidp arg1, swig_type_762 arg2, swig_type_763 arg3, swig_type_764 arg4, swig_type_765 arg5);
 #undef intgo
 */
 import "C"
@@ -6898,17 +6899,20 @@ func Weft_recordio_pack_header(arg1 float32, arg2 []float32, arg3 uint64, arg4 u
 	return swig_r_1
 }
 
-func Weft_recordio_unpack_header(arg1 unsafe.Pointer, arg2 uint64, arg3 Uint32_t, arg4 []float32, arg5 []uint64, arg6 []uint64, arg7 []uint64) (_swig_ret error) {
+func Weft_recordio_unpack_header(arg1 unsafe.Pointer, arg2 uint64, arg3 []int32, arg4 []float32, arg5 []uint64, arg6 []uint64, arg7 []uint64) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	_swig_i_2 := getSwigcptr(arg3)
+	_swig_i_2 := arg3
 	_swig_i_3 := arg4
 	_swig_i_4 := arg5
 	_swig_i_5 := arg6
 	_swig_i_6 := arg7
-	swig_r_p := C._wrap_weft_recordio_unpack_header_capi_9940657feabe7a36(C.swig_voidp(_swig_i_0), C.swig_type_755(_swig_i_1), C.uintptr_t(_swig_i_2), *(*C.swig_type_756)(unsafe.Pointer(&_swig_i_3)), *(*C.swig_type_757)(unsafe.Pointer(&_swig_i_4)), *(*C.swig_type_758)(unsafe.Pointer(&_swig_i_5)), *(*C.swig_type_759)(unsafe.Pointer(&_swig_i_6)))
+	swig_r_p := C._wrap_weft_recordio_unpack_header_capi_9940657feabe7a36(C.swig_voidp(_swig_i_0), C.swig_type_755(_swig_i_1), *(*C.swig_type_756)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_757)(unsafe.Pointer(&_swig_i_3)), *(*C.swig_type_758)(unsafe.Pointer(&_swig_i_4)), *(*C.swig_type_759)(unsafe.Pointer(&_swig_i_5)), *(*C.swig_type_760)(unsafe.Pointer(&_swig_i_6)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
+	if Swig_escape_always_false {
+		Swig_escape_val = arg3
+	}
 	if Swig_escape_always_false {
 		Swig_escape_val = arg4
 	}
@@ -6939,7 +6943,7 @@ func Weft_recordio_unpack_labels(arg1 unsafe.Pointer, arg2 uint64, arg3 []float3
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
 	_swig_i_4 := arg5
-	swig_r_p := C._wrap_weft_recordio_unpack_labels_capi_9940657feabe7a36(C.swig_voidp(_swig_i_0), C.swig_type_761(_swig_i_1), *(*C.swig_type_762)(unsafe.Pointer(&_swig_i_2)), C.swig_type_763(_swig_i_3), *(*C.swig_type_764)(unsafe.Pointer(&_swig_i_4)))
+	swig_r_p := C._wrap_weft_recordio_unpack_labels_capi_9940657feabe7a36(C.swig_voidp(_swig_i_0), C.swig_type_762(_swig_i_1), *(*C.swig_type_763)(unsafe.Pointer(&_swig_i_2)), C.swig_type_764(_swig_i_3), *(*C.swig_type_765)(unsafe.Pointer(&_swig_i_4)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg3
@@ -6972,14 +6976,6 @@ type WeftEngineVar interface {
 	Swigcptr() uintptr;
 }
 func (p SwigcptrWeftEngineVar) Swigcptr() uintptr {
-	return uintptr(p)
-}
-
-type SwigcptrUint32_t uintptr
-type Uint32_t interface {
-	Swigcptr() uintptr;
-}
-func (p SwigcptrUint32_t) Swigcptr() uintptr {
 	return uintptr(p)
 }
 

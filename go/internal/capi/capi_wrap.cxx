@@ -5659,10 +5659,10 @@ _gostring_ _wrap_weft_recordio_pack_header_capi_9940657feabe7a36(float _swig_go_
 }
 
 
-_gostring_ _wrap_weft_recordio_unpack_header_capi_9940657feabe7a36(void *_swig_go_0, long long _swig_go_1, uint32_t *_swig_go_2, _goslice_ _swig_go_3, _goslice_ _swig_go_4, _goslice_ _swig_go_5, _goslice_ _swig_go_6) {
+_gostring_ _wrap_weft_recordio_unpack_header_capi_9940657feabe7a36(void *_swig_go_0, long long _swig_go_1, _goslice_ _swig_go_2, _goslice_ _swig_go_3, _goslice_ _swig_go_4, _goslice_ _swig_go_5, _goslice_ _swig_go_6) {
   void *arg1 = (void *) 0 ;
   size_t arg2 ;
-  uint32_t *arg3 = (uint32_t *) 0 ;
+  int *arg3 = (int *) 0 ;
   float *arg4 = (float *) 0 ;
   uint64_t *arg5 = (uint64_t *) 0 ;
   uint64_t *arg6 = (uint64_t *) 0 ;
@@ -5672,7 +5672,7 @@ _gostring_ _wrap_weft_recordio_unpack_header_capi_9940657feabe7a36(void *_swig_g
   
   arg1 = (void *)_swig_go_0; 
   arg2 = (size_t)_swig_go_1; 
-  arg3 = *(uint32_t **)&_swig_go_2; 
+  arg3 = (int *)_swig_go_2.array; 
   arg4 = (float *)_swig_go_3.array; 
   arg5 = (uint64_t *)_swig_go_4.array; 
   arg6 = (uint64_t *)_swig_go_5.array; 

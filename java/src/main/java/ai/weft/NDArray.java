@@ -296,7 +296,7 @@ public final class NDArray extends NativeHandle {
   }
 
   /** A direct copy of {@code data} (the library reads native memory only). */
-  private static ByteBuffer direct(byte[] data) {
+  static ByteBuffer direct(byte[] data) {
     if (data == null) throw new NullPointerException("data");
     ByteBuffer b = ByteBuffer.allocateDirect(Math.max(data.length, 1));
     b.put(data).flip();
@@ -304,7 +304,7 @@ public final class NDArray extends NativeHandle {
   }
 
   /** Copies and frees a WeftBuffer. */
-  private static byte[] takeBuffer(long buf) {
+  static byte[] takeBuffer(long buf) {
     try {
       ByteBuffer[] view = new ByteBuffer[1];
       weft_native.weft_buffer_data(buf, view);
