@@ -127,6 +127,7 @@ type BackwardOption func(*backwardConfig)
 type backwardConfig struct {
 	headGrads   []*NDArray
 	retainGraph bool
+	createGraph bool
 	trainMode   bool
 }
 
@@ -138,6 +139,12 @@ func WithHeadGrads(grads ...*NDArray) BackwardOption {
 // WithRetainGraph keeps the recorded values for another Backward or Grad
 // (by default they are freed and a second pass over them fails).
 func WithRetainGraph() BackwardOption { return func(c *backwardConfig) { c.retainGraph = true } }
+
+// WithCreateGraph (Grad only) records the gradient computation too, so the
+// gradients can be differentiated again (higher order) where the gradient
+// ops have gradients; it keeps the graph. It fails with NotImplemented
+// through a recorded CachedOp call.
+func WithCreateGraph() BackwardOption { return func(c *backwardConfig) { c.createGraph = true } }
 
 // WithTrainMode sets whether the gradient ops run in training mode (default true).
 func WithTrainMode(on bool) BackwardOption { return func(c *backwardConfig) { c.trainMode = on } }
@@ -181,8 +188,8 @@ func Grad(heads, variables []*NDArray, opts ...BackwardOption) ([]*NDArray, erro
 		return nil, err
 	}
 	outs := make([]uintptr, len(v))
-	err = capi.Weft_autograd_grad(h, uint64(len(h)), hg, v, uint64(len(v)), boolInt(cfg.retainGraph),
-		boolInt(cfg.trainMode), outs)
+	err = capi.Weft_autograd_grad_ex(h, uint64(len(h)), hg, v, uint64(len(v)), boolInt(cfg.retainGraph),
+		boolInt(cfg.createGraph), boolInt(cfg.trainMode), outs)
 	runtime.KeepAlive([]interface{}{heads, variables, cfg.headGrads})
 	if err != nil {
 		return nil, wrap(err)

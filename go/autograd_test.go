@@ -84,6 +84,28 @@ func TestAutogradMLPGradientsKnownNumbers(t *testing.T) {
 	floatsEqual(t, must(gx.ToFloat32()), []float32{1, -1, 1, -1})
 }
 
+// conformance: autograd.higher_order_grad
+func TestAutogradHigherOrderGrad(t *testing.T) {
+	checkLive(t)
+	x := must(FromFloat32([]float32{1, 2, 3}, 3))
+	defer closeAll(t, x)
+	check(t, x.AttachGrad())
+	var sq, y *NDArray
+	check(t, Record(true, func() (err error) {
+		if sq, err = mul(x, x); err != nil {
+			return err
+		}
+		y, err = mul(sq, x) // x^3
+		return err
+	}))
+	defer closeAll(t, sq, y)
+	g1 := must(Grad([]*NDArray{y}, []*NDArray{x}, WithCreateGraph()))[0]
+	defer closeAll(t, g1)
+	floatsEqual(t, must(g1.ToFloat32()), []float32{3, 12, 27}) // 3x^2
+	g2 := must(Grad([]*NDArray{g1}, []*NDArray{x}))[0]
+	floatsEqual(t, values(t, g2), []float32{6, 12, 18}) // 6x
+}
+
 // conformance: autograd.grad_detach_and_symbol
 func TestAutogradGradDetachAndSymbol(t *testing.T) {
 	checkLive(t)

@@ -98,12 +98,21 @@ WeftStatus weft_autograd_grad(WeftNDArray* const* heads, size_t num_heads,
                               WeftNDArray* const* head_grads, WeftNDArray* const* variables,
                               size_t num_variables, int retain_graph, int train_mode,
                               WeftNDArray** out_grads) {
+  return weft_autograd_grad_ex(heads, num_heads, head_grads, variables, num_variables, retain_graph,
+                               0, train_mode, out_grads);
+}
+
+WeftStatus weft_autograd_grad_ex(WeftNDArray* const* heads, size_t num_heads,
+                                 WeftNDArray* const* head_grads, WeftNDArray* const* variables,
+                                 size_t num_variables, int retain_graph, int create_graph,
+                                 int train_mode, WeftNDArray** out_grads) {
   WEFT_API_BEGIN();
   CheckArray(out_grads, num_variables, "out_grads");
-  std::vector<NDArray> grads = weft::autograd::Grad(
-      &weft::Runtime::Global(), Arrays(heads, num_heads, "heads", false),
-      Arrays(variables, num_variables, "variables", false),
-      Arrays(head_grads, num_heads, "head_grads", true), retain_graph != 0, train_mode != 0);
+  std::vector<NDArray> grads =
+      weft::autograd::Grad(&weft::Runtime::Global(), Arrays(heads, num_heads, "heads", false),
+                           Arrays(variables, num_variables, "variables", false),
+                           Arrays(head_grads, num_heads, "head_grads", true), retain_graph != 0,
+                           train_mode != 0, create_graph != 0);
   weft::capi::PublishArrays(grads, out_grads);
   WEFT_API_END();
 }

@@ -128,10 +128,12 @@ public static class Autograd {
 
   /// <summary>
   /// The gradients of heads with respect to marked variables as new arrays (dispose them),
-  /// leaving the gradient buffers alone; the other arguments as in Backward.
+  /// leaving the gradient buffers alone; the other arguments as in Backward. createGraph records
+  /// the gradient computation too (keeping the graph), so the gradients can be differentiated
+  /// again where the gradient ops have gradients (NotImplemented through a recorded CachedOp).
   /// </summary>
   public static NDArray[] Grad(IList<NDArray> heads, IList<NDArray> variables, IList<NDArray> headGrads = null,
-                               bool retainGraph = false, bool trainMode = true) {
+                               bool retainGraph = false, bool trainMode = true, bool createGraph = false) {
     Native.EnsureLoaded();
     var h = ToArray(heads);
     var v = ToArray(variables);
@@ -139,8 +141,9 @@ public static class Autograd {
     var hv = NativeHandle.Handles(v);
     var hg = Optional("Grad", "headGrads", headGrads, "head", hh.Length);
     var outs = new long[hv.Length];
-    weft_native.weft_autograd_grad(hh, (ulong)hh.Length, hg == null ? null : NativeHandle.Handles(hg), hv,
-                                   (ulong)hv.Length, retainGraph ? 1 : 0, trainMode ? 1 : 0, outs);
+    weft_native.weft_autograd_grad_ex(hh, (ulong)hh.Length, hg == null ? null : NativeHandle.Handles(hg), hv,
+                                      (ulong)hv.Length, retainGraph ? 1 : 0, createGraph ? 1 : 0,
+                                      trainMode ? 1 : 0, outs);
     GC.KeepAlive(h);
     GC.KeepAlive(v);
     GC.KeepAlive(hg);

@@ -64,6 +64,25 @@ public class AutogradTests : LiveHandleFixture {
     }
   }
 
+  // conformance: autograd.higher_order_grad
+  [Test]
+  public void HigherOrderGrad() {
+    using (var x = NDArray.FromArray(new float[] { 1, 2, 3 }, 3)) {
+      x.AttachGrad();
+      NDArray sq, y;
+      using (Autograd.Record()) {
+        sq = Mul(x, x);
+        y = Mul(sq, x);  // x^3
+      }
+      using (sq)
+      using (y)
+      using (var g1 = Autograd.Grad(new[] { y }, new[] { x }, createGraph: true)[0]) {
+        Assert.AreEqual(new float[] { 3, 12, 27 }, g1.ToFloatArray());  // 3x^2
+        Assert.AreEqual(new float[] { 6, 12, 18 }, Values(Autograd.Grad(new[] { g1 }, new[] { x })[0]));  // 6x
+      }
+    }
+  }
+
   // conformance: autograd.grad_detach_and_symbol
   [Test]
   public void GradDetachAndSymbol() {

@@ -69,6 +69,19 @@ WEFT_API WeftStatus weft_autograd_grad(WeftNDArray* const* heads, size_t num_hea
                                        WeftNDArray* const* variables, size_t num_variables,
                                        int retain_graph, int train_mode, WeftNDArray** out_grads);
 /**
+ * @brief weft_autograd_grad() with MXNet's create_graph: nonzero records the
+ *        gradient computation too (and keeps the graph), so the returned
+ *        gradients can be differentiated again (higher order) where the
+ *        gradient ops have gradients; a backward through one that has none
+ *        fails naming it. ::WEFT_ERR_NOT_IMPLEMENTED for create_graph through a
+ *        recorded cached-op call.
+ */
+WEFT_API WeftStatus weft_autograd_grad_ex(WeftNDArray* const* heads, size_t num_heads,
+                                          WeftNDArray* const* head_grads,
+                                          WeftNDArray* const* variables, size_t num_variables,
+                                          int retain_graph, int create_graph, int train_mode,
+                                          WeftNDArray** out_grads);
+/**
  * The gradient buffer of a marked array as a new handle (sharing the
  * buffer), or NULL in @p out when @p arr is not marked.
  */

@@ -109,12 +109,16 @@ void Backward(Runtime* rt, const std::vector<NDArray>& heads,
               bool train_mode = true);
 
 // The gradients of `heads` with respect to `variables` (marked arrays), as
-// new arrays, leaving the buffers alone (MXNet's autograd.grad without
-// create_graph).
+// new arrays, leaving the buffers alone (MXNet's autograd.grad). With
+// create_graph the gradient computation is itself recorded (and the graph
+// retained), so the gradients can be differentiated again (higher order)
+// where the gradient ops have gradients; Backward through one that has none
+// fails naming it, and create_graph through a recorded CachedOp call throws
+// Error(kNotImplemented).
 std::vector<NDArray> Grad(Runtime* rt, const std::vector<NDArray>& heads,
                           const std::vector<NDArray>& variables,
                           const std::vector<NDArray>& head_grads = {}, bool retain_graph = false,
-                          bool train_mode = true);
+                          bool train_mode = true, bool create_graph = false);
 
 // The array without its autograd entry (same storage): gradients stop there.
 NDArray Detach(const NDArray& a);

@@ -29,6 +29,7 @@ class PauseRecording {
 // reached (in the order first reached).
 struct Recorded {
   std::map<const Node*, std::shared_ptr<TapeNode>> tapes;
+  std::map<const Node*, NodePtr> nodes;  // the same nodes, owned
   std::vector<std::shared_ptr<const Entry>> marked;
 };
 
@@ -40,6 +41,7 @@ Recorded Collect(const std::vector<std::shared_ptr<const Entry>>& heads) {
     stack.pop_back();
     const Node* node = e->node_entry.node.get();
     if (!r.tapes.emplace(node, e->tape).second) continue;
+    r.nodes.emplace(node, e->node_entry.node);
     if (e->tape->freed)
       Fail(StatusCode::kInvalidArgument,
            "backward: the graph was freed by an earlier backward (its recorded values are gone); "
@@ -67,7 +69,7 @@ std::vector<NDArray> Differentiate(Runtime* rt, const std::vector<NDArray>& head
                                    const std::vector<std::shared_ptr<const Entry>>& head_entries,
                                    const std::vector<NDArray>& head_grads, const Recorded& r,
                                    const std::vector<std::shared_ptr<const Entry>>& xs,
-                                   bool train_mode) {
+                                   bool train_mode, bool create_graph = false) {
   Graph forward;
   std::vector<NodeEntry> head_vars;
   std::map<const Node*, size_t> head_of;
@@ -95,9 +97,14 @@ std::vector<NDArray> Differentiate(Runtime* rt, const std::vector<NDArray>& head
       continue;
     }
     auto tp = r.tapes.find(&node);
-    if (tp != r.tapes.end()) {  // recorded: its values
-      for (uint32_t o = 0; o < node.num_outputs(); ++o)
-        vals[idx.entry_id(nid, o)] = tp->second->values.at(o);
+    if (tp != r.tapes.end()) {  // recorded: its values (with their entries to record through)
+      for (uint32_t o = 0; o < node.num_outputs(); ++o) {
+        NDArray v = tp->second->values.at(o);
+        if (create_graph)
+          v.set_autograd_entry(
+              std::make_shared<const Entry>(Entry{NodeEntry{r.nodes.at(&node), o, 0}, tp->second}));
+        vals[idx.entry_id(nid, o)] = v;
+      }
       continue;
     }
     WEFT_CHECK(!node.is_variable())
@@ -105,6 +112,11 @@ std::vector<NDArray> Differentiate(Runtime* rt, const std::vector<NDArray>& head
     std::vector<NDArray> in, out;
     for (const auto& e : idx[nid].inputs) in.push_back(vals[idx.entry_id(e)]);
     if (const TapeNode* fn = FunctionOf(node, r)) {
+      if (create_graph)
+        Fail(StatusCode::kNotImplemented, "grad: create_graph through ",
+             node.control_deps[0]->op()->name,
+             " (a recorded CachedOp call: its backward runs in its executor, unrecorded) is not "
+             "supported; record the block's operators instead (inline_limit)");
       out = fn->backward(in);
       WEFT_CHECK(out.size() == node.num_outputs())
           << "backward: " << node.op()->name << " gave " << out.size() << " gradient(s), expected "
@@ -180,9 +192,13 @@ void Backward(Runtime* rt, const std::vector<NDArray>& heads,
 std::vector<NDArray> Grad(Runtime* rt, const std::vector<NDArray>& heads,
                           const std::vector<NDArray>& variables,
                           const std::vector<NDArray>& head_grads, bool retain_graph,
-                          bool train_mode) {
+                          bool train_mode, bool create_graph) {
   WEFT_CHECK(rt) << "grad: no runtime given";
   PauseRecording pause;
+  // create_graph: the gradient computation is recorded in turn (and the
+  // graph kept, as MXNet's retain_graph defaults to create_graph).
+  RecordScope record_grads(train_mode);
+  if (!create_graph) SetIsRecording(false);
   const auto head_entries = HeadEntries(heads, head_grads);
   Recorded r = Collect(head_entries);
   std::vector<std::shared_ptr<const Entry>> xs;
@@ -193,11 +209,12 @@ std::vector<NDArray> Grad(Runtime* rt, const std::vector<NDArray>& heads,
            " is not marked for gradients (mark_variables or attach_grad first)");
     xs.push_back(e);
     r.tapes.emplace(e->node_entry.node.get(), e->tape);  // a variable the heads do not reach
+    r.nodes.emplace(e->node_entry.node.get(), e->node_entry.node);
   }
   if (xs.empty()) Fail(StatusCode::kInvalidArgument, "grad: no variables given");
   std::vector<NDArray> grads =
-      Differentiate(rt, heads, head_entries, head_grads, r, xs, train_mode);
-  if (!retain_graph) Free(r);
+      Differentiate(rt, heads, head_entries, head_grads, r, xs, train_mode, create_graph);
+  if (!retain_graph && !create_graph) Free(r);
   return grads;
 }
 

@@ -715,87 +715,94 @@ typedef long long swig_type_681;
 typedef _goslice_ swig_type_682;
 typedef _gostring_ swig_type_683;
 typedef _goslice_ swig_type_684;
-typedef _gostring_ swig_type_685;
+typedef long long swig_type_685;
 typedef _goslice_ swig_type_686;
-typedef _gostring_ swig_type_687;
-typedef _goslice_ swig_type_688;
-typedef _gostring_ swig_type_689;
-typedef long long swig_type_690;
-typedef _gostring_ swig_type_691;
+typedef _goslice_ swig_type_687;
+typedef long long swig_type_688;
+typedef _goslice_ swig_type_689;
+typedef _gostring_ swig_type_690;
+typedef _goslice_ swig_type_691;
 typedef _gostring_ swig_type_692;
 typedef _goslice_ swig_type_693;
 typedef _gostring_ swig_type_694;
 typedef _goslice_ swig_type_695;
 typedef _gostring_ swig_type_696;
-typedef _goslice_ swig_type_697;
-typedef long long swig_type_698;
-typedef _goslice_ swig_type_699;
-typedef long long swig_type_700;
-typedef _goslice_ swig_type_701;
-typedef _gostring_ swig_type_702;
+typedef long long swig_type_697;
+typedef _gostring_ swig_type_698;
+typedef _gostring_ swig_type_699;
+typedef _goslice_ swig_type_700;
+typedef _gostring_ swig_type_701;
+typedef _goslice_ swig_type_702;
 typedef _gostring_ swig_type_703;
-typedef _gostring_ swig_type_704;
-typedef _goslice_ swig_type_705;
-typedef long long swig_type_706;
-typedef _goslice_ swig_type_707;
-typedef _gostring_ swig_type_708;
+typedef _goslice_ swig_type_704;
+typedef long long swig_type_705;
+typedef _goslice_ swig_type_706;
+typedef long long swig_type_707;
+typedef _goslice_ swig_type_708;
 typedef _gostring_ swig_type_709;
 typedef _gostring_ swig_type_710;
 typedef _gostring_ swig_type_711;
-typedef _gostring_ swig_type_712;
-typedef _goslice_ swig_type_713;
-typedef _gostring_ swig_type_714;
-typedef long long swig_type_715;
+typedef _goslice_ swig_type_712;
+typedef long long swig_type_713;
+typedef _goslice_ swig_type_714;
+typedef _gostring_ swig_type_715;
 typedef _gostring_ swig_type_716;
-typedef long long swig_type_717;
-typedef long long swig_type_718;
+typedef _gostring_ swig_type_717;
+typedef _gostring_ swig_type_718;
 typedef _gostring_ swig_type_719;
 typedef _goslice_ swig_type_720;
 typedef _gostring_ swig_type_721;
-typedef _gostring_ swig_type_722;
+typedef long long swig_type_722;
 typedef _gostring_ swig_type_723;
-typedef _gostring_ swig_type_724;
-typedef _gostring_ swig_type_725;
-typedef _goslice_ swig_type_726;
-typedef _gostring_ swig_type_727;
-typedef _goslice_ swig_type_728;
-typedef _goslice_ swig_type_729;
-typedef _goslice_ swig_type_730;
+typedef long long swig_type_724;
+typedef long long swig_type_725;
+typedef _gostring_ swig_type_726;
+typedef _goslice_ swig_type_727;
+typedef _gostring_ swig_type_728;
+typedef _gostring_ swig_type_729;
+typedef _gostring_ swig_type_730;
 typedef _gostring_ swig_type_731;
-typedef long long swig_type_732;
+typedef _gostring_ swig_type_732;
 typedef _goslice_ swig_type_733;
-typedef _goslice_ swig_type_734;
-typedef _gostring_ swig_type_735;
+typedef _gostring_ swig_type_734;
+typedef _goslice_ swig_type_735;
 typedef _goslice_ swig_type_736;
-typedef _gostring_ swig_type_737;
-typedef _goslice_ swig_type_738;
+typedef _goslice_ swig_type_737;
+typedef _gostring_ swig_type_738;
 typedef long long swig_type_739;
 typedef _goslice_ swig_type_740;
-typedef _gostring_ swig_type_741;
-typedef long long swig_type_742;
-typedef _gostring_ swig_type_743;
-typedef _goslice_ swig_type_744;
-typedef _gostring_ swig_type_745;
-typedef _gostring_ swig_type_746;
-typedef _gostring_ swig_type_747;
-typedef _goslice_ swig_type_748;
+typedef _goslice_ swig_type_741;
+typedef _gostring_ swig_type_742;
+typedef _goslice_ swig_type_743;
+typedef _gostring_ swig_type_744;
+typedef _goslice_ swig_type_745;
+typedef long long swig_type_746;
+typedef _goslice_ swig_type_747;
+typedef _gostring_ swig_type_748;
 typedef long long swig_type_749;
-typedef long long swig_type_750;
-typedef long long swig_type_751;
-typedef long long swig_type_752;
-typedef _goslice_ swig_type_753;
+typedef _gostring_ swig_type_750;
+typedef _goslice_ swig_type_751;
+typedef _gostring_ swig_type_752;
+typedef _gostring_ swig_type_753;
 typedef _gostring_ swig_type_754;
-typedef long long swig_type_755;
-typedef _goslice_ swig_type_756;
-typedef _goslice_ swig_type_757;
-typedef _goslice_ swig_type_758;
-typedef _goslice_ swig_type_759;
+typedef _goslice_ swig_type_755;
+typedef long long swig_type_756;
+typedef long long swig_type_757;
+typedef long long swig_type_758;
+typedef long long swig_type_759;
 typedef _goslice_ swig_type_760;
 typedef _gostring_ swig_type_761;
 typedef long long swig_type_762;
 typedef _goslice_ swig_type_763;
-typedef long long swig_type_764;
+typedef _goslice_ swig_type_764;
 typedef _goslice_ swig_type_765;
+typedef _goslice_ swig_type_766;
+typedef _goslice_ swig_type_767;
+typedef _gostring_ swig_type_768;
+typedef long long swig_type_769;
+typedef _goslice_ swig_type_770;
+typedef long long swig_type_771;
+typedef _goslice_ swig_type_772;
 extern void _wrap_Swig_free_capi_9940657feabe7a36(uintptr_t arg1);
 extern uintptr_t _wrap_Swig_malloc_capi_9940657feabe7a36(swig_intgo arg1);
 extern swig_intgo _wrap_weft_binding_abi_version_capi_9940657feabe7a36(void);
@@ -1012,34 +1019,35 @@ extern swig_type_665 _wrap_weft_autograd_is_training_capi_9940657feabe7a36(swig_
 extern swig_type_667 _wrap_weft_autograd_mark_variables_capi_9940657feabe7a36(swig_type_668 arg1, swig_type_669 arg2, swig_type_670 arg3, swig_type_671 arg4);
 extern swig_type_672 _wrap_weft_autograd_backward_capi_9940657feabe7a36(swig_type_673 arg1, swig_type_674 arg2, swig_type_675 arg3, swig_intgo arg4, swig_intgo arg5);
 extern swig_type_676 _wrap_weft_autograd_grad_capi_9940657feabe7a36(swig_type_677 arg1, swig_type_678 arg2, swig_type_679 arg3, swig_type_680 arg4, swig_type_681 arg5, swig_intgo arg6, swig_intgo arg7, swig_type_682 arg8);
-extern swig_type_683 _wrap_weft_ndarray_get_grad_capi_9940657feabe7a36(uintptr_t arg1, swig_type_684 arg2);
-extern swig_type_685 _wrap_weft_ndarray_detach_capi_9940657feabe7a36(uintptr_t arg1, swig_type_686 arg2);
-extern swig_type_687 _wrap_weft_autograd_get_symbol_capi_9940657feabe7a36(uintptr_t arg1, swig_type_688 arg2);
-extern swig_type_689 _wrap_weft_cached_op_create_capi_9940657feabe7a36(uintptr_t arg1, swig_type_690 arg2, swig_type_691 arg3, swig_type_692 arg4, swig_type_693 arg5);
-extern swig_type_694 _wrap_weft_cached_op_list_inputs_capi_9940657feabe7a36(uintptr_t arg1, swig_type_695 arg2);
-extern swig_type_696 _wrap_weft_cached_op_invoke_capi_9940657feabe7a36(uintptr_t arg1, swig_type_697 arg2, swig_type_698 arg3, swig_type_699 arg4, swig_type_700 arg5, swig_type_701 arg6);
-extern swig_type_702 _wrap_weft_cached_op_free_capi_9940657feabe7a36(uintptr_t arg1);
-extern swig_type_703 _wrap_weft_trainer_create_capi_9940657feabe7a36(swig_type_704 arg1, swig_type_705 arg2, swig_type_706 arg3, uintptr_t arg4, swig_type_707 arg5);
-extern swig_type_708 _wrap_weft_trainer_step_capi_9940657feabe7a36(uintptr_t arg1, swig_intgo arg2);
-extern swig_type_709 _wrap_weft_trainer_free_capi_9940657feabe7a36(uintptr_t arg1);
-extern swig_type_710 _wrap_weft_recordio_writer_create_capi_9940657feabe7a36(swig_type_711 arg1, swig_type_712 arg2, swig_type_713 arg3);
-extern swig_type_714 _wrap_weft_recordio_writer_write_capi_9940657feabe7a36(uintptr_t arg1, swig_voidp arg2, swig_type_715 arg3);
-extern swig_type_716 _wrap_weft_recordio_writer_write_idx_capi_9940657feabe7a36(uintptr_t arg1, swig_type_717 arg2, swig_voidp arg3, swig_type_718 arg4);
-extern swig_type_719 _wrap_weft_recordio_writer_tell_capi_9940657feabe7a36(uintptr_t arg1, swig_type_720 arg2);
-extern swig_type_721 _wrap_weft_recordio_writer_close_capi_9940657feabe7a36(uintptr_t arg1);
-extern swig_type_722 _wrap_weft_recordio_writer_free_capi_9940657feabe7a36(uintptr_t arg1);
-extern swig_type_723 _wrap_weft_recordio_reader_create_capi_9940657feabe7a36(swig_type_724 arg1, swig_type_725 arg2, swig_type_726 arg3);
-extern swig_type_727 _wrap_weft_recordio_reader_read_capi_9940657feabe7a36(uintptr_t arg1, swig_type_728 arg2, swig_type_729 arg3, swig_type_730 arg4);
-extern swig_type_731 _wrap_weft_recordio_reader_read_idx_capi_9940657feabe7a36(uintptr_t arg1, swig_type_732 arg2, swig_type_733 arg3, swig_type_734 arg4);
-extern swig_type_735 _wrap_weft_recordio_reader_num_keys_capi_9940657feabe7a36(uintptr_t arg1, swig_type_736 arg2);
-extern swig_type_737 _wrap_weft_recordio_reader_keys_capi_9940657feabe7a36(uintptr_t arg1, swig_type_738 arg2, swig_type_739 arg3, swig_type_740 arg4);
-extern swig_type_741 _wrap_weft_recordio_reader_seek_capi_9940657feabe7a36(uintptr_t arg1, swig_type_742 arg2);
-extern swig_type_743 _wrap_weft_recordio_reader_tell_capi_9940657feabe7a36(uintptr_t arg1, swig_type_744 arg2);
-extern swig_type_745 _wrap_weft_recordio_reader_reset_capi_9940657feabe7a36(uintptr_t arg1);
-extern swig_type_746 _wrap_weft_recordio_reader_free_capi_9940657feabe7a36(uintptr_t arg1);
-extern swig_type_747 _wrap_weft_recordio_pack_header_capi_9940657feabe7a36(float arg1, swig_type_748 arg2, swig_type_749 arg3, swig_type_750 arg4, swig_type_751 arg5, swig_voidp arg6, swig_type_752 arg7, swig_type_753 arg8);
-extern swig_type_754 _wrap_weft_recordio_unpack_header_capi_9940657feabe7a36(swig_voidp arg1, swig_type_755 arg2, swig_type_756 arg3, swig_type_757 arg4, swig_type_758 arg5, swig_type_759 arg6, swig_type_760 arg7);
-extern swig_type_761 _wrap_weft_recordio_unpack_labels_capi_9940657feabe7a36(swig_voidp arg1, swig_type_762 arg2, swig_type_763 arg3, swig_type_764 arg4, swig_type_765 arg5);
+extern swig_type_683 _wrap_weft_autograd_grad_ex_capi_9940657feabe7a36(swig_type_684 arg1, swig_type_685 arg2, swig_type_686 arg3, swig_type_687 arg4, swig_type_688 arg5, swig_intgo arg6, swig_intgo arg7, swig_intgo arg8, swig_type_689 arg9);
+extern swig_type_690 _wrap_weft_ndarray_get_grad_capi_9940657feabe7a36(uintptr_t arg1, swig_type_691 arg2);
+extern swig_type_692 _wrap_weft_ndarray_detach_capi_9940657feabe7a36(uintptr_t arg1, swig_type_693 arg2);
+extern swig_type_694 _wrap_weft_autograd_get_symbol_capi_9940657feabe7a36(uintptr_t arg1, swig_type_695 arg2);
+extern swig_type_696 _wrap_weft_cached_op_create_capi_9940657feabe7a36(uintptr_t arg1, swig_type_697 arg2, swig_type_698 arg3, swig_type_699 arg4, swig_type_700 arg5);
+extern swig_type_701 _wrap_weft_cached_op_list_inputs_capi_9940657feabe7a36(uintptr_t arg1, swig_type_702 arg2);
+extern swig_type_703 _wrap_weft_cached_op_invoke_capi_9940657feabe7a36(uintptr_t arg1, swig_type_704 arg2, swig_type_705 arg3, swig_type_706 arg4, swig_type_707 arg5, swig_type_708 arg6);
+extern swig_type_709 _wrap_weft_cached_op_free_capi_9940657feabe7a36(uintptr_t arg1);
+extern swig_type_710 _wrap_weft_trainer_create_capi_9940657feabe7a36(swig_type_711 arg1, swig_type_712 arg2, swig_type_713 arg3, uintptr_t arg4, swig_type_714 arg5);
+extern swig_type_715 _wrap_weft_trainer_step_capi_9940657feabe7a36(uintptr_t arg1, swig_intgo arg2);
+extern swig_type_716 _wrap_weft_trainer_free_capi_9940657feabe7a36(uintptr_t arg1);
+extern swig_type_717 _wrap_weft_recordio_writer_create_capi_9940657feabe7a36(swig_type_718 arg1, swig_type_719 arg2, swig_type_720 arg3);
+extern swig_type_721 _wrap_weft_recordio_writer_write_capi_9940657feabe7a36(uintptr_t arg1, swig_voidp arg2, swig_type_722 arg3);
+extern swig_type_723 _wrap_weft_recordio_writer_write_idx_capi_9940657feabe7a36(uintptr_t arg1, swig_type_724 arg2, swig_voidp arg3, swig_type_725 arg4);
+extern swig_type_726 _wrap_weft_recordio_writer_tell_capi_9940657feabe7a36(uintptr_t arg1, swig_type_727 arg2);
+extern swig_type_728 _wrap_weft_recordio_writer_close_capi_9940657feabe7a36(uintptr_t arg1);
+extern swig_type_729 _wrap_weft_recordio_writer_free_capi_9940657feabe7a36(uintptr_t arg1);
+extern swig_type_730 _wrap_weft_recordio_reader_create_capi_9940657feabe7a36(swig_type_731 arg1, swig_type_732 arg2, swig_type_733 arg3);
+extern swig_type_734 _wrap_weft_recordio_reader_read_capi_9940657feabe7a36(uintptr_t arg1, swig_type_735 arg2, swig_type_736 arg3, swig_type_737 arg4);
+extern swig_type_738 _wrap_weft_recordio_reader_read_idx_capi_9940657feabe7a36(uintptr_t arg1, swig_type_739 arg2, swig_type_740 arg3, swig_type_741 arg4);
+extern swig_type_742 _wrap_weft_recordio_reader_num_keys_capi_9940657feabe7a36(uintptr_t arg1, swig_type_743 arg2);
+extern swig_type_744 _wrap_weft_recordio_reader_keys_capi_9940657feabe7a36(uintptr_t arg1, swig_type_745 arg2, swig_type_746 arg3, swig_type_747 arg4);
+extern swig_type_748 _wrap_weft_recordio_reader_seek_capi_9940657feabe7a36(uintptr_t arg1, swig_type_749 arg2);
+extern swig_type_750 _wrap_weft_recordio_reader_tell_capi_9940657feabe7a36(uintptr_t arg1, swig_type_751 arg2);
+extern swig_type_752 _wrap_weft_recordio_reader_reset_capi_9940657feabe7a36(uintptr_t arg1);
+extern swig_type_753 _wrap_weft_recordio_reader_free_capi_9940657feabe7a36(uintptr_t arg1);
+extern swig_type_754 _wrap_weft_recordio_pack_header_capi_9940657feabe7a36(float arg1, swig_type_755 arg2, swig_type_756 arg3, swig_type_757 arg4, swig_type_758 arg5, swig_voidp arg6, swig_type_759 arg7, swig_type_760 arg8);
+extern swig_type_761 _wrap_weft_recordio_unpack_header_capi_9940657feabe7a36(swig_voidp arg1, swig_type_762 arg2, swig_type_763 arg3, swig_type_764 arg4, swig_type_765 arg5, swig_type_766 arg6, swig_type_767 arg7);
+extern swig_type_768 _wrap_weft_recordio_unpack_labels_capi_9940657feabe7a36(swig_voidp arg1, swig_type_769 arg2, swig_type_770 arg3, swig_type_771 arg4, swig_type_772 arg5);
 #undef intgo
 */
 import "C"
@@ -6340,11 +6348,47 @@ func Weft_autograd_grad(arg1 []uintptr, arg2 uint64, arg3 []uintptr, arg4 []uint
 	return swig_r_1
 }
 
+func Weft_autograd_grad_ex(arg1 []uintptr, arg2 uint64, arg3 []uintptr, arg4 []uintptr, arg5 uint64, arg6 int, arg7 int, arg8 int, arg9 []uintptr) (_swig_ret error) {
+	var swig_r string
+	_swig_i_0 := arg1
+	_swig_i_1 := arg2
+	_swig_i_2 := arg3
+	_swig_i_3 := arg4
+	_swig_i_4 := arg5
+	_swig_i_5 := arg6
+	_swig_i_6 := arg7
+	_swig_i_7 := arg8
+	_swig_i_8 := arg9
+	swig_r_p := C._wrap_weft_autograd_grad_ex_capi_9940657feabe7a36(*(*C.swig_type_684)(unsafe.Pointer(&_swig_i_0)), C.swig_type_685(_swig_i_1), *(*C.swig_type_686)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_687)(unsafe.Pointer(&_swig_i_3)), C.swig_type_688(_swig_i_4), C.swig_intgo(_swig_i_5), C.swig_intgo(_swig_i_6), C.swig_intgo(_swig_i_7), *(*C.swig_type_689)(unsafe.Pointer(&_swig_i_8)))
+	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
+	if Swig_escape_always_false {
+		Swig_escape_val = arg1
+	}
+	if Swig_escape_always_false {
+		Swig_escape_val = arg3
+	}
+	if Swig_escape_always_false {
+		Swig_escape_val = arg4
+	}
+	if Swig_escape_always_false {
+		Swig_escape_val = arg9
+	}
+	var swig_r_1 error
+
+	if swig_r == "" {
+		swig_r_1 = nil
+	} else {
+		swig_r_1 = weftStatus(swigCopyString(swig_r))
+	}
+
+	return swig_r_1
+}
+
 func Weft_ndarray_get_grad(arg1 uintptr, arg2 []uintptr) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_ndarray_get_grad_capi_9940657feabe7a36(C.uintptr_t(_swig_i_0), *(*C.swig_type_684)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_weft_ndarray_get_grad_capi_9940657feabe7a36(C.uintptr_t(_swig_i_0), *(*C.swig_type_691)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -6364,7 +6408,7 @@ func Weft_ndarray_detach(arg1 uintptr, arg2 []uintptr) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_ndarray_detach_capi_9940657feabe7a36(C.uintptr_t(_swig_i_0), *(*C.swig_type_686)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_weft_ndarray_detach_capi_9940657feabe7a36(C.uintptr_t(_swig_i_0), *(*C.swig_type_693)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -6384,7 +6428,7 @@ func Weft_autograd_get_symbol(arg1 uintptr, arg2 []uintptr) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_autograd_get_symbol_capi_9940657feabe7a36(C.uintptr_t(_swig_i_0), *(*C.swig_type_688)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_weft_autograd_get_symbol_capi_9940657feabe7a36(C.uintptr_t(_swig_i_0), *(*C.swig_type_695)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -6409,7 +6453,7 @@ func Weft_cached_op_create(arg1 uintptr, arg2 uint64, arg3 []string, arg4 []stri
 	var _swig_i_3 string
  _swig_i_3 = weftJoin(arg4) 
 	_swig_i_4 := arg5
-	swig_r_p := C._wrap_weft_cached_op_create_capi_9940657feabe7a36(C.uintptr_t(_swig_i_0), C.swig_type_690(_swig_i_1), *(*C.swig_type_691)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_692)(unsafe.Pointer(&_swig_i_3)), *(*C.swig_type_693)(unsafe.Pointer(&_swig_i_4)))
+	swig_r_p := C._wrap_weft_cached_op_create_capi_9940657feabe7a36(C.uintptr_t(_swig_i_0), C.swig_type_697(_swig_i_1), *(*C.swig_type_698)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_699)(unsafe.Pointer(&_swig_i_3)), *(*C.swig_type_700)(unsafe.Pointer(&_swig_i_4)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = _swig_i_2
@@ -6435,7 +6479,7 @@ func Weft_cached_op_list_inputs(arg1 uintptr, arg2 []uintptr) (_swig_ret error) 
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_cached_op_list_inputs_capi_9940657feabe7a36(C.uintptr_t(_swig_i_0), *(*C.swig_type_695)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_weft_cached_op_list_inputs_capi_9940657feabe7a36(C.uintptr_t(_swig_i_0), *(*C.swig_type_702)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -6459,7 +6503,7 @@ func Weft_cached_op_invoke(arg1 uintptr, arg2 []uintptr, arg3 uint64, arg4 []uin
 	_swig_i_3 := arg4
 	_swig_i_4 := arg5
 	_swig_i_5 := arg6
-	swig_r_p := C._wrap_weft_cached_op_invoke_capi_9940657feabe7a36(C.uintptr_t(_swig_i_0), *(*C.swig_type_697)(unsafe.Pointer(&_swig_i_1)), C.swig_type_698(_swig_i_2), *(*C.swig_type_699)(unsafe.Pointer(&_swig_i_3)), C.swig_type_700(_swig_i_4), *(*C.swig_type_701)(unsafe.Pointer(&_swig_i_5)))
+	swig_r_p := C._wrap_weft_cached_op_invoke_capi_9940657feabe7a36(C.uintptr_t(_swig_i_0), *(*C.swig_type_704)(unsafe.Pointer(&_swig_i_1)), C.swig_type_705(_swig_i_2), *(*C.swig_type_706)(unsafe.Pointer(&_swig_i_3)), C.swig_type_707(_swig_i_4), *(*C.swig_type_708)(unsafe.Pointer(&_swig_i_5)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -6505,7 +6549,7 @@ func Weft_trainer_create(arg1 []string, arg2 []uintptr, arg3 uint64, arg4 uintpt
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
 	_swig_i_4 := arg5
-	swig_r_p := C._wrap_weft_trainer_create_capi_9940657feabe7a36(*(*C.swig_type_704)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_705)(unsafe.Pointer(&_swig_i_1)), C.swig_type_706(_swig_i_2), C.uintptr_t(_swig_i_3), *(*C.swig_type_707)(unsafe.Pointer(&_swig_i_4)))
+	swig_r_p := C._wrap_weft_trainer_create_capi_9940657feabe7a36(*(*C.swig_type_711)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_712)(unsafe.Pointer(&_swig_i_1)), C.swig_type_713(_swig_i_2), C.uintptr_t(_swig_i_3), *(*C.swig_type_714)(unsafe.Pointer(&_swig_i_4)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = _swig_i_0
@@ -6565,7 +6609,7 @@ func Weft_recordio_writer_create(arg1 string, arg2 string, arg3 []uintptr) (_swi
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r_p := C._wrap_weft_recordio_writer_create_capi_9940657feabe7a36(*(*C.swig_type_711)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_712)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_713)(unsafe.Pointer(&_swig_i_2)))
+	swig_r_p := C._wrap_weft_recordio_writer_create_capi_9940657feabe7a36(*(*C.swig_type_718)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_719)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_720)(unsafe.Pointer(&_swig_i_2)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -6592,7 +6636,7 @@ func Weft_recordio_writer_write(arg1 uintptr, arg2 unsafe.Pointer, arg3 uint64) 
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r_p := C._wrap_weft_recordio_writer_write_capi_9940657feabe7a36(C.uintptr_t(_swig_i_0), C.swig_voidp(_swig_i_1), C.swig_type_715(_swig_i_2))
+	swig_r_p := C._wrap_weft_recordio_writer_write_capi_9940657feabe7a36(C.uintptr_t(_swig_i_0), C.swig_voidp(_swig_i_1), C.swig_type_722(_swig_i_2))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 error
 
@@ -6611,7 +6655,7 @@ func Weft_recordio_writer_write_idx(arg1 uintptr, arg2 int64, arg3 unsafe.Pointe
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
-	swig_r_p := C._wrap_weft_recordio_writer_write_idx_capi_9940657feabe7a36(C.uintptr_t(_swig_i_0), C.swig_type_717(_swig_i_1), C.swig_voidp(_swig_i_2), C.swig_type_718(_swig_i_3))
+	swig_r_p := C._wrap_weft_recordio_writer_write_idx_capi_9940657feabe7a36(C.uintptr_t(_swig_i_0), C.swig_type_724(_swig_i_1), C.swig_voidp(_swig_i_2), C.swig_type_725(_swig_i_3))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 error
 
@@ -6628,7 +6672,7 @@ func Weft_recordio_writer_tell(arg1 uintptr, arg2 []uint64) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_recordio_writer_tell_capi_9940657feabe7a36(C.uintptr_t(_swig_i_0), *(*C.swig_type_720)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_weft_recordio_writer_tell_capi_9940657feabe7a36(C.uintptr_t(_swig_i_0), *(*C.swig_type_727)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -6681,7 +6725,7 @@ func Weft_recordio_reader_create(arg1 string, arg2 string, arg3 []uintptr) (_swi
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r_p := C._wrap_weft_recordio_reader_create_capi_9940657feabe7a36(*(*C.swig_type_724)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_725)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_726)(unsafe.Pointer(&_swig_i_2)))
+	swig_r_p := C._wrap_weft_recordio_reader_create_capi_9940657feabe7a36(*(*C.swig_type_731)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_732)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_733)(unsafe.Pointer(&_swig_i_2)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -6709,7 +6753,7 @@ func Weft_recordio_reader_read(arg1 uintptr, arg2 []unsafe.Pointer, arg3 []uint6
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
-	swig_r_p := C._wrap_weft_recordio_reader_read_capi_9940657feabe7a36(C.uintptr_t(_swig_i_0), *(*C.swig_type_728)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_729)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_730)(unsafe.Pointer(&_swig_i_3)))
+	swig_r_p := C._wrap_weft_recordio_reader_read_capi_9940657feabe7a36(C.uintptr_t(_swig_i_0), *(*C.swig_type_735)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_736)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_737)(unsafe.Pointer(&_swig_i_3)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -6737,7 +6781,7 @@ func Weft_recordio_reader_read_idx(arg1 uintptr, arg2 int64, arg3 []unsafe.Point
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
-	swig_r_p := C._wrap_weft_recordio_reader_read_idx_capi_9940657feabe7a36(C.uintptr_t(_swig_i_0), C.swig_type_732(_swig_i_1), *(*C.swig_type_733)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_734)(unsafe.Pointer(&_swig_i_3)))
+	swig_r_p := C._wrap_weft_recordio_reader_read_idx_capi_9940657feabe7a36(C.uintptr_t(_swig_i_0), C.swig_type_739(_swig_i_1), *(*C.swig_type_740)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_741)(unsafe.Pointer(&_swig_i_3)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg3
@@ -6760,7 +6804,7 @@ func Weft_recordio_reader_num_keys(arg1 uintptr, arg2 []uint64) (_swig_ret error
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_recordio_reader_num_keys_capi_9940657feabe7a36(C.uintptr_t(_swig_i_0), *(*C.swig_type_736)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_weft_recordio_reader_num_keys_capi_9940657feabe7a36(C.uintptr_t(_swig_i_0), *(*C.swig_type_743)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -6782,7 +6826,7 @@ func Weft_recordio_reader_keys(arg1 uintptr, arg2 []int64, arg3 uint64, arg4 []u
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
-	swig_r_p := C._wrap_weft_recordio_reader_keys_capi_9940657feabe7a36(C.uintptr_t(_swig_i_0), *(*C.swig_type_738)(unsafe.Pointer(&_swig_i_1)), C.swig_type_739(_swig_i_2), *(*C.swig_type_740)(unsafe.Pointer(&_swig_i_3)))
+	swig_r_p := C._wrap_weft_recordio_reader_keys_capi_9940657feabe7a36(C.uintptr_t(_swig_i_0), *(*C.swig_type_745)(unsafe.Pointer(&_swig_i_1)), C.swig_type_746(_swig_i_2), *(*C.swig_type_747)(unsafe.Pointer(&_swig_i_3)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -6805,7 +6849,7 @@ func Weft_recordio_reader_seek(arg1 uintptr, arg2 uint64) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_recordio_reader_seek_capi_9940657feabe7a36(C.uintptr_t(_swig_i_0), C.swig_type_742(_swig_i_1))
+	swig_r_p := C._wrap_weft_recordio_reader_seek_capi_9940657feabe7a36(C.uintptr_t(_swig_i_0), C.swig_type_749(_swig_i_1))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 error
 
@@ -6822,7 +6866,7 @@ func Weft_recordio_reader_tell(arg1 uintptr, arg2 []uint64) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_recordio_reader_tell_capi_9940657feabe7a36(C.uintptr_t(_swig_i_0), *(*C.swig_type_744)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_weft_recordio_reader_tell_capi_9940657feabe7a36(C.uintptr_t(_swig_i_0), *(*C.swig_type_751)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -6880,7 +6924,7 @@ func Weft_recordio_pack_header(arg1 float32, arg2 []float32, arg3 uint64, arg4 u
 	_swig_i_5 := arg6
 	_swig_i_6 := arg7
 	_swig_i_7 := arg8
-	swig_r_p := C._wrap_weft_recordio_pack_header_capi_9940657feabe7a36(C.float(_swig_i_0), *(*C.swig_type_748)(unsafe.Pointer(&_swig_i_1)), C.swig_type_749(_swig_i_2), C.swig_type_750(_swig_i_3), C.swig_type_751(_swig_i_4), C.swig_voidp(_swig_i_5), C.swig_type_752(_swig_i_6), *(*C.swig_type_753)(unsafe.Pointer(&_swig_i_7)))
+	swig_r_p := C._wrap_weft_recordio_pack_header_capi_9940657feabe7a36(C.float(_swig_i_0), *(*C.swig_type_755)(unsafe.Pointer(&_swig_i_1)), C.swig_type_756(_swig_i_2), C.swig_type_757(_swig_i_3), C.swig_type_758(_swig_i_4), C.swig_voidp(_swig_i_5), C.swig_type_759(_swig_i_6), *(*C.swig_type_760)(unsafe.Pointer(&_swig_i_7)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -6908,7 +6952,7 @@ func Weft_recordio_unpack_header(arg1 unsafe.Pointer, arg2 uint64, arg3 []int32,
 	_swig_i_4 := arg5
 	_swig_i_5 := arg6
 	_swig_i_6 := arg7
-	swig_r_p := C._wrap_weft_recordio_unpack_header_capi_9940657feabe7a36(C.swig_voidp(_swig_i_0), C.swig_type_755(_swig_i_1), *(*C.swig_type_756)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_757)(unsafe.Pointer(&_swig_i_3)), *(*C.swig_type_758)(unsafe.Pointer(&_swig_i_4)), *(*C.swig_type_759)(unsafe.Pointer(&_swig_i_5)), *(*C.swig_type_760)(unsafe.Pointer(&_swig_i_6)))
+	swig_r_p := C._wrap_weft_recordio_unpack_header_capi_9940657feabe7a36(C.swig_voidp(_swig_i_0), C.swig_type_762(_swig_i_1), *(*C.swig_type_763)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_764)(unsafe.Pointer(&_swig_i_3)), *(*C.swig_type_765)(unsafe.Pointer(&_swig_i_4)), *(*C.swig_type_766)(unsafe.Pointer(&_swig_i_5)), *(*C.swig_type_767)(unsafe.Pointer(&_swig_i_6)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg3
@@ -6943,7 +6987,7 @@ func Weft_recordio_unpack_labels(arg1 unsafe.Pointer, arg2 uint64, arg3 []float3
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
 	_swig_i_4 := arg5
-	swig_r_p := C._wrap_weft_recordio_unpack_labels_capi_9940657feabe7a36(C.swig_voidp(_swig_i_0), C.swig_type_762(_swig_i_1), *(*C.swig_type_763)(unsafe.Pointer(&_swig_i_2)), C.swig_type_764(_swig_i_3), *(*C.swig_type_765)(unsafe.Pointer(&_swig_i_4)))
+	swig_r_p := C._wrap_weft_recordio_unpack_labels_capi_9940657feabe7a36(C.swig_voidp(_swig_i_0), C.swig_type_769(_swig_i_1), *(*C.swig_type_770)(unsafe.Pointer(&_swig_i_2)), C.swig_type_771(_swig_i_3), *(*C.swig_type_772)(unsafe.Pointer(&_swig_i_4)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg3

@@ -5174,6 +5174,35 @@ _gostring_ _wrap_weft_autograd_grad_capi_9940657feabe7a36(_goslice_ _swig_go_0, 
 }
 
 
+_gostring_ _wrap_weft_autograd_grad_ex_capi_9940657feabe7a36(_goslice_ _swig_go_0, long long _swig_go_1, _goslice_ _swig_go_2, _goslice_ _swig_go_3, long long _swig_go_4, intgo _swig_go_5, intgo _swig_go_6, intgo _swig_go_7, _goslice_ _swig_go_8) {
+  WeftNDArray **arg1 = (WeftNDArray **) 0 ;
+  size_t arg2 ;
+  WeftNDArray **arg3 = (WeftNDArray **) 0 ;
+  WeftNDArray **arg4 = (WeftNDArray **) 0 ;
+  size_t arg5 ;
+  int arg6 ;
+  int arg7 ;
+  int arg8 ;
+  WeftNDArray **arg9 = (WeftNDArray **) 0 ;
+  WeftStatus result;
+  _gostring_ _swig_go_result;
+  
+  arg1 = (WeftNDArray **)_swig_go_0.array; 
+  arg2 = (size_t)_swig_go_1; 
+  arg3 = (WeftNDArray **)_swig_go_2.array; 
+  arg4 = (WeftNDArray **)_swig_go_3.array; 
+  arg5 = (size_t)_swig_go_4; 
+  arg6 = (int)_swig_go_5; 
+  arg7 = (int)_swig_go_6; 
+  arg8 = (int)_swig_go_7; 
+  arg9 = (WeftNDArray **)_swig_go_8.array; 
+  
+  result = (WeftStatus)weft_autograd_grad_ex((WeftNDArray *const *)arg1,SWIG_STD_MOVE(arg2),(WeftNDArray *const *)arg3,(WeftNDArray *const *)arg4,SWIG_STD_MOVE(arg5),arg6,arg7,arg8,arg9);
+  _swig_go_result = WeftGoStatus(result); 
+  return _swig_go_result;
+}
+
+
 _gostring_ _wrap_weft_ndarray_get_grad_capi_9940657feabe7a36(WeftNDArray *_swig_go_0, _goslice_ _swig_go_1) {
   WeftNDArray *arg1 = (WeftNDArray *) 0 ;
   WeftNDArray **arg2 = (WeftNDArray **) 0 ;

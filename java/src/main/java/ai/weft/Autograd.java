@@ -161,13 +161,24 @@ public final class Autograd {
    */
   public static NDArray[] grad(NDArray[] heads, NDArray[] variables, NDArray[] headGrads,
       boolean retainGraph, boolean trainMode) {
+    return grad(heads, variables, headGrads, retainGraph, false, trainMode);
+  }
+
+  /**
+   * {@link #grad(NDArray[], NDArray[], NDArray[], boolean, boolean)} with MXNet's {@code
+   * create_graph}: true records the gradient computation too (keeping the graph), so the
+   * gradients can be differentiated again (higher order) where the gradient ops have gradients;
+   * through a recorded {@link CachedOp} call it throws {@link WeftException} (NOT_IMPLEMENTED).
+   */
+  public static NDArray[] grad(NDArray[] heads, NDArray[] variables, NDArray[] headGrads,
+      boolean retainGraph, boolean createGraph, boolean trainMode) {
     Native.ensureLoaded();
     long[] h = NativeHandle.handles(heads);
     long[] v = NativeHandle.handles(variables);
     long[] hg = optionalHandles("grad", "headGrads", headGrads, "head", h.length);
     long[] out = new long[v.length];
-    weft_native.weft_autograd_grad(h, h.length, hg, v, v.length, retainGraph ? 1 : 0,
-        trainMode ? 1 : 0, out);
+    weft_native.weft_autograd_grad_ex(h, h.length, hg, v, v.length, retainGraph ? 1 : 0,
+        createGraph ? 1 : 0, trainMode ? 1 : 0, out);
     NDArray[] result = new NDArray[out.length];
     for (int i = 0; i < out.length; ++i) result[i] = new NDArray(out[i]);
     return result;

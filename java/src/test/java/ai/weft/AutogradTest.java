@@ -72,6 +72,28 @@ class AutogradTest {
     }
   }
 
+  // conformance: autograd.higher_order_grad
+  @Test
+  void higherOrderGrad() {
+    try (NDArray x = NDArray.fromArray(new float[] {1, 2, 3}, 3)) {
+      x.attachGrad();
+      NDArray sq;
+      NDArray y;
+      try (Autograd.Scope rec = Autograd.record()) {
+        sq = mul(x, x);
+        y = mul(sq, x); // x^3
+      }
+      try (sq; y) {
+        NDArray[] d1 = Autograd.grad(new NDArray[] {y}, new NDArray[] {x}, null, false, true, true);
+        try (NDArray g1 = d1[0]) {
+          assertArrayEquals(new float[] {3, 12, 27}, g1.toFloatArray()); // 3x^2
+          NDArray[] d2 = Autograd.grad(new NDArray[] {g1}, new NDArray[] {x});
+          assertArrayEquals(new float[] {6, 12, 18}, values(d2[0])); // 6x
+        }
+      }
+    }
+  }
+
   // conformance: autograd.grad_detach_and_symbol
   @Test
   void gradDetachAndSymbol() {
