@@ -7,6 +7,7 @@
 
 #include <cmath>
 #include <filesystem>
+#include <thread>
 
 #include "util/test_util.h"
 #include "weft/autograd.h"
@@ -144,6 +145,67 @@ TEST(CachedOp, StaticAllocSteadyStateAllocatesNothing) {
   EXPECT_LE(MaxDiff(out[0], ex2->outputs()[0]), 1e-6);
   EXPECT_GT(MaxDiff(out[0], ex->outputs()[0]), 1e-3);
   EXPECT_EQ(op.num_plans(), 1u);
+}
+
+// One recorded call's gradients for `by` (parameters and data), each input
+// marked with a fresh buffer, head gradient `head`.
+std::vector<std::vector<double>> RecordedGrads(CachedOp* op, std::map<std::string, NDArray> by,
+                                               const NDArray& head) {
+  std::vector<NDArray> in = InputsByName(*op, by);
+  std::vector<NDArray*> vars;
+  std::vector<NDArray> grads;
+  for (NDArray& a : in) {
+    vars.push_back(&a);
+    grads.push_back(test::Array(a.shape(), std::vector<double>(static_cast<size_t>(a.Size()), 0)));
+  }
+  autograd::MarkVariables(vars, std::vector<GradReq>(in.size(), GradReq::kWrite), grads);
+  std::vector<NDArray> out;
+  {
+    autograd::RecordScope rec;
+    out = op->Forward(in);
+  }
+  autograd::Backward(Rt(), out, {head});
+  std::vector<std::vector<double>> values;
+  for (const NDArray& g : grads) values.push_back(test::Values(g));
+  return values;
+}
+
+// Two recorded calls held at once take two executors of the pool; threads
+// recording through one CachedOp at once get what one caller gets.
+TEST(CachedOp, RecordedCallsAtOnceAndFromTwoThreads) {
+  const Symbol sym = Mlp();
+  CachedOp op(Rt(), sym);
+  const NDArray head = test::RandomArray(Shape{4, 2}, DType::kFloat32, -1, 1, 60);
+  std::vector<std::vector<std::vector<double>>> want;
+  for (unsigned seed : {70u, 80u}) want.push_back(RecordedGrads(&op, MlpValues(seed), head));
+  // Both calls recorded before either back-propagates: each keeps its own
+  // executor's forward state.
+  std::vector<NDArray> ins[2], outs[2], grads[2];
+  for (int k = 0; k < 2; ++k) {
+    ins[k] = InputsByName(op, MlpValues(k == 0 ? 70 : 80));
+    std::vector<NDArray*> vars;
+    for (NDArray& a : ins[k]) {
+      vars.push_back(&a);
+      grads[k].push_back(
+          test::Array(a.shape(), std::vector<double>(static_cast<size_t>(a.Size()), 0)));
+    }
+    autograd::MarkVariables(vars, std::vector<GradReq>(vars.size(), GradReq::kWrite), grads[k]);
+    autograd::RecordScope rec;
+    outs[k] = op.Forward(ins[k]);
+  }
+  for (int k = 1; k >= 0; --k) {
+    autograd::Backward(Rt(), outs[k], {head});
+    for (size_t i = 0; i < grads[k].size(); ++i)
+      EXPECT_EQ(test::Values(grads[k][i]), want[k][i]) << "call " << k << " input " << i;
+  }
+  std::vector<std::vector<std::vector<double>>> got(2);
+  std::vector<std::thread> threads;
+  for (int k = 0; k < 2; ++k)
+    threads.emplace_back([&, k] {
+      for (int r = 0; r < 3; ++r) got[k] = RecordedGrads(&op, MlpValues(k == 0 ? 70 : 80), head);
+    });
+  for (auto& t : threads) t.join();
+  EXPECT_EQ(got, want);
 }
 
 TEST(CachedOp, FlagsAndErrors) {
