@@ -78,6 +78,17 @@ class CachedOp {
   size_t num_plans() const;
 
  private:
+  // The arrays an executor is bound to for the inputs: data inputs copied
+  // into `data` (none for a parameter), parameters bound as given.
+  struct BoundInputs {
+    std::vector<NDArray> data, bound_params;
+    // True when `inputs` has the same parameter arrays (then it binds).
+    bool Binds(const std::vector<NDArray>& inputs) const;
+  };
+  // Fills `b` for `inputs`, and `args`/`aux` (ListArguments /
+  // ListAuxiliaryStates order) with the arrays to bind.
+  void BindInputs(const std::vector<NDArray>& inputs, BoundInputs* b, std::vector<NDArray>* args,
+                  std::vector<NDArray>* aux) const;
   struct State;
   struct TrainSlot;  // cached_op_record.cc: the recorded path
   struct TrainPool;

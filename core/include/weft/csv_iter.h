@@ -31,12 +31,11 @@
 #include <string>
 #include <vector>
 
-#include "weft/data_iter.h"
+#include "weft/row_batch_iter.h"
 
 namespace weft {
 
 class Runtime;
-class RowBatcher;
 
 // MXNet's CSVIter parameters (and its BatchParam's).
 struct CSVIterParams {
@@ -51,7 +50,7 @@ struct CSVIterParams {
   std::string label_name = "softmax_label";
 };
 
-class CSVIter : public DataIter {
+class CSVIter : public RowBatchIter {
  public:
   // Reads and validates both files. Throws Error(kIO) for an unreadable
   // file, kInvalidArgument for batch_size <= 0, a shape with an extent < 1,
@@ -59,24 +58,11 @@ class CSVIter : public DataIter {
   // naming the file and row), kDType for another dtype.
   CSVIter(const CSVIterParams& params, Runtime* rt);
   ~CSVIter() override;
-  CSVIter(const CSVIter&) = delete;
-  CSVIter& operator=(const CSVIter&) = delete;
 
-  void Reset() override;
-  // Throws kInvalidArgument when round_batch must wrap a file with fewer
-  // rows than the batch needs (MXNet: "number of input must be bigger than
-  // batch size").
-  bool Next() override;
-  const DataBatch& Value() const override;
-  std::vector<DataDesc> provide_data() const override;
-  std::vector<DataDesc> provide_label() const override;
-  int batch_size() const override { return params_.batch_size; }
-  // Number of data rows.
-  int64_t num_data() const;
+  const CSVIterParams& params() const { return params_; }
 
  private:
   CSVIterParams params_;
-  std::unique_ptr<RowBatcher> rows_;  // core/src/train/row_batcher.h
 };
 
 }  // namespace weft

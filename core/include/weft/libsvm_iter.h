@@ -24,12 +24,11 @@
 #include <string>
 #include <vector>
 
-#include "weft/data_iter.h"
+#include "weft/row_batch_iter.h"
 
 namespace weft {
 
 class Runtime;
-class RowBatcher;
 
 // MXNet's LibSVMIter parameters (num_parts/part_index are not supported).
 struct LibSVMIterParams {
@@ -42,7 +41,7 @@ struct LibSVMIterParams {
   std::string label_name = "softmax_label";
 };
 
-class LibSVMIter : public DataIter {
+class LibSVMIter : public RowBatchIter {
  public:
   // Reads and validates the files. Throws Error(kIO) for an unreadable file,
   // kInvalidArgument for batch_size <= 0, a data_shape or label_shape that is
@@ -50,22 +49,11 @@ class LibSVMIter : public DataIter {
   // data file, a malformed line or too few label rows.
   LibSVMIter(const LibSVMIterParams& params, Runtime* rt);
   ~LibSVMIter() override;
-  LibSVMIter(const LibSVMIter&) = delete;
-  LibSVMIter& operator=(const LibSVMIter&) = delete;
 
-  void Reset() override;
-  // Throws kInvalidArgument when the last batch must wrap a file with fewer
-  // rows than it needs.
-  bool Next() override;
-  const DataBatch& Value() const override;
-  std::vector<DataDesc> provide_data() const override;
-  std::vector<DataDesc> provide_label() const override;
-  int batch_size() const override { return params_.batch_size; }
-  int64_t num_data() const;
+  const LibSVMIterParams& params() const { return params_; }
 
  private:
   LibSVMIterParams params_;
-  std::unique_ptr<RowBatcher> rows_;  // core/src/train/row_batcher.h
 };
 
 }  // namespace weft

@@ -86,6 +86,10 @@ struct OpDef {
   // parameters, throwing Error naming what is wrong; null for ops that take
   // no subgraphs (a node of such an op with subgraphs is an error).
   std::function<void(const Node&)> check_subgraphs;
+  // Nodes only autograd records (_CachedOp and its backward,
+  // autograd::RecordFunction): never bound nor invoked, so no kernel and no
+  // shape or type inference.
+  bool tape_only = false;
 
   int NumInputs(const ParamValues& p) const {
     return num_inputs_fn ? num_inputs_fn(p) : num_inputs;

@@ -75,14 +75,40 @@ CachedOpFlags CachedOpFlags::Parse(const StringMap& flags) {
   return f;
 }
 
-// One signature's executor: parameters bound as given, data copied into
-// `data` (the executor's own arrays, per input; none for a parameter).
+// One signature's executor and the arrays it is bound to.
 struct CachedOp::State {
   std::shared_ptr<const ExecutorPlan> plan;
   std::unique_ptr<Executor> ex;
-  std::vector<NDArray> data;
-  std::vector<NDArray> bound_params;  // per input: the parameter array bound (none for data)
+  BoundInputs in;
 };
+
+bool CachedOp::BoundInputs::Binds(const std::vector<NDArray>& inputs) const {
+  if (bound_params.size() != inputs.size()) return false;
+  for (size_t i = 0; i < inputs.size(); ++i)
+    if (!bound_params[i].is_none() && (inputs[i].chunk() != bound_params[i].chunk() ||
+                                       inputs[i].byte_offset() != bound_params[i].byte_offset()))
+      return false;
+  return true;
+}
+
+void CachedOp::BindInputs(const std::vector<NDArray>& inputs, BoundInputs* b,
+                          std::vector<NDArray>* args, std::vector<NDArray>* aux) const {
+  args->assign(symbol_.ListArguments().size(), NDArray());
+  aux->assign(symbol_.ListAuxiliaryStates().size(), NDArray());
+  b->data.assign(inputs.size(), NDArray());
+  b->bound_params.assign(inputs.size(), NDArray());
+  for (size_t i = 0; i < inputs.size(); ++i) {
+    NDArray a = inputs[i];
+    if (is_param_[i]) {
+      b->bound_params[i] = a;
+    } else {
+      a = NDArray(a.shape(), a.ctx(), a.dtype(), rt_);
+      b->data[i] = a;
+    }
+    (arg_of_input_[i] >= 0 ? (*args)[arg_of_input_[i]] : (*aux)[aux_of_input_[i]]) =
+        autograd::Detach(a);
+  }
+}
 
 CachedOp::CachedOp(Runtime* rt, Symbol symbol, CachedOpFlags flags)
     : rt_(rt), symbol_(std::move(symbol)), flags_(std::move(flags)) {
@@ -137,26 +163,9 @@ CachedOp::State& CachedOp::StateFor(const std::vector<NDArray>& inputs, bool is_
     key += StrCat("|", a.shape().ToString(), DTypeName(a.dtype()), a.ctx().ToString());
   std::unique_ptr<State>& st = states_[key];
   if (!st) st = std::make_unique<State>();
-  bool same = st->ex != nullptr;
-  for (size_t i = 0; same && i < inputs.size(); ++i)
-    same = !is_param_[i] || (inputs[i].chunk() == st->bound_params[i].chunk() &&
-                             inputs[i].byte_offset() == st->bound_params[i].byte_offset());
-  if (same) return *st;
-  // Bind: parameters as given, data into arrays of the executor's own.
-  std::vector<NDArray> args(symbol_.ListArguments().size()),
-      aux(symbol_.ListAuxiliaryStates().size());
-  st->data.assign(inputs.size(), NDArray());
-  st->bound_params.assign(inputs.size(), NDArray());
-  for (size_t i = 0; i < inputs.size(); ++i) {
-    NDArray a = inputs[i];
-    if (is_param_[i]) {
-      st->bound_params[i] = a;
-    } else {
-      a = NDArray(a.shape(), a.ctx(), a.dtype(), rt_);
-      st->data[i] = a;
-    }
-    (arg_of_input_[i] >= 0 ? args[arg_of_input_[i]] : aux[aux_of_input_[i]]) = autograd::Detach(a);
-  }
+  if (st->ex && st->in.Binds(inputs)) return *st;
+  std::vector<NDArray> args, aux;
+  BindInputs(inputs, &st->in, &args, &aux);
   const Context ctx = inputs.empty() ? Context::CPU(0) : inputs[0].ctx();
   if (!st->plan) {
     ExecutorOptions o;
@@ -184,7 +193,7 @@ std::vector<NDArray> CachedOp::Forward(const std::vector<NDArray>& inputs) {
   MutexLock lock(&mu_);
   State& st = StateFor(inputs, is_train);
   for (size_t i = 0; i < inputs.size(); ++i)
-    if (!st.data[i].is_none()) inputs[i].CopyTo(&st.data[i]);
+    if (!st.in.data[i].is_none()) inputs[i].CopyTo(&st.in.data[i]);
   st.ex->Forward(is_train);
   if (flags_.static_alloc) return st.ex->outputs();
   std::vector<NDArray> out;

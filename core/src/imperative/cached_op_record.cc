@@ -26,19 +26,10 @@ class PauseRecording {
 
 }  // namespace
 
-// One bound training executor: parameters bound as given, data copied into
-// `data` (per input; none for a parameter).
+// One bound training executor and the arrays it is bound to.
 struct CachedOp::TrainSlot {
   std::unique_ptr<Executor> ex;
-  std::vector<NDArray> data, bound_params;
-
-  bool Binds(const std::vector<NDArray>& inputs) const {
-    for (size_t i = 0; i < inputs.size(); ++i)
-      if (!bound_params[i].is_none() && (inputs[i].chunk() != bound_params[i].chunk() ||
-                                         inputs[i].byte_offset() != bound_params[i].byte_offset()))
-        return false;
-    return true;
-  }
+  BoundInputs in;
 };
 
 // The executors of one recorded signature: the plan compiled by the first,
@@ -63,29 +54,15 @@ std::unique_ptr<CachedOp::TrainSlot> CachedOp::BindTrainSlot(
     const std::vector<NDArray>& inputs, const std::vector<bool>& needs,
     std::shared_ptr<const ExecutorPlan>* plan) {
   auto slot = std::make_unique<TrainSlot>();
-  const size_t num_args = symbol_.ListArguments().size();
-  std::vector<NDArray> args(num_args), grads(num_args), aux(symbol_.ListAuxiliaryStates().size());
-  std::vector<GradReq> reqs(num_args, GradReq::kNull);
-  slot->data.assign(inputs.size(), NDArray());
-  slot->bound_params.assign(inputs.size(), NDArray());
+  std::vector<NDArray> args, aux;
+  BindInputs(inputs, &slot->in, &args, &aux);
+  std::vector<NDArray> grads(args.size());
+  std::vector<GradReq> reqs(args.size(), GradReq::kNull);
   for (size_t i = 0; i < inputs.size(); ++i) {
-    NDArray a = inputs[i];
-    if (is_param_[i]) {
-      slot->bound_params[i] = a;
-    } else {
-      a = NDArray(a.shape(), a.ctx(), a.dtype(), rt_);
-      slot->data[i] = a;
-    }
-    if (aux_of_input_[i] >= 0) {
-      aux[aux_of_input_[i]] = autograd::Detach(a);
-      continue;
-    }
+    if (!needs[i]) continue;  // needs: an argument autograd knows
     const int arg = arg_of_input_[i];
-    args[arg] = autograd::Detach(a);
-    if (needs[i]) {
-      reqs[arg] = GradReq::kWrite;
-      grads[arg] = NDArray(a.shape(), a.ctx(), a.dtype(), rt_);
-    }
+    reqs[arg] = GradReq::kWrite;
+    grads[arg] = NDArray(args[arg].shape(), args[arg].ctx(), args[arg].dtype(), rt_);
   }
   if (*plan) {
     slot->ex = Executor::Bind(rt_, *plan, args, grads, aux);
@@ -122,8 +99,9 @@ std::vector<NDArray> CachedOp::ForwardRecorded(const std::vector<NDArray>& input
   lease->pool = pool;
   {
     MutexLock lock(&pool->mu);
-    auto it = std::find_if(pool->free.begin(), pool->free.end(),
-                           [&](const std::unique_ptr<TrainSlot>& s) { return s->Binds(inputs); });
+    auto it =
+        std::find_if(pool->free.begin(), pool->free.end(),
+                     [&](const std::unique_ptr<TrainSlot>& s) { return s->in.Binds(inputs); });
     if (it != pool->free.end()) {
       lease->slot = std::move(*it);
       pool->free.erase(it);
@@ -134,7 +112,7 @@ std::vector<NDArray> CachedOp::ForwardRecorded(const std::vector<NDArray>& input
   }
   TrainSlot& slot = *lease->slot;
   for (size_t i = 0; i < n; ++i)
-    if (!slot.data[i].is_none()) inputs[i].CopyTo(&slot.data[i]);
+    if (!slot.in.data[i].is_none()) inputs[i].CopyTo(&slot.in.data[i]);
   slot.ex->Forward(is_train);
   std::vector<NDArray> out;
   for (const NDArray& o : slot.ex->outputs()) out.push_back(o.Copy(o.ctx()));

@@ -33,12 +33,21 @@ Context InvokeContext(const OpDef& op, const NodeAttrs& attrs,
   return Context::CPU(0);
 }
 
+// The op named `name`; a tape-only op (autograd's _CachedOp) fails.
+const OpDef& InvokableOp(const Runtime& rt, const std::string& name) {
+  const OpDef& op = rt.ops().Get(name);
+  if (op.tape_only)
+    Fail(StatusCode::kInvalidArgument, "operator ", op.name,
+         " is a node autograd records (a CachedOp call on the tape); it cannot be invoked");
+  return op;
+}
+
 }  // namespace
 
 void Invoke(Runtime* rt, const std::string& op_name, const std::vector<NDArray>& inputs,
             const StringMap& params, std::vector<NDArray>* outputs, const InvokeOptions& opts) {
   WEFT_CHECK(rt) << "operator " << op_name << ": no runtime given";
-  const OpDef& op = rt->ops().Get(op_name);
+  const OpDef& op = InvokableOp(*rt, op_name);
   NodeAttrs attrs;
   attrs.op = &op;
   attrs.name = op.name;

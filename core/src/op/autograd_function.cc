@@ -46,6 +46,7 @@ void RegisterAutogradFunction(OpRegistry* reg) {
   fwd.num_inputs_fn = NumInputs;
   fwd.num_outputs_fn = NumOutputs;
   fwd.gradient = FunctionGrad;
+  fwd.tape_only = true;
   reg->Add(std::move(fwd));
 
   OpDef back;
@@ -54,6 +55,7 @@ void RegisterAutogradFunction(OpRegistry* reg) {
   back.params = CountParams();
   back.num_inputs_fn = NumInputs;
   back.num_outputs_fn = NumOutputs;
+  back.tape_only = true;
   reg->Add(std::move(back));
 }
 

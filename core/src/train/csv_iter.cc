@@ -105,7 +105,8 @@ void CheckShape(const Shape& s, const char* name) {
 
 }  // namespace
 
-CSVIter::CSVIter(const CSVIterParams& params, Runtime* rt) : params_(params) {
+CSVIter::CSVIter(const CSVIterParams& params, Runtime* rt)
+    : RowBatchIter(params.data_name, params.label_name, params.dtype), params_(params) {
   if (params.batch_size <= 0)
     Fail(StatusCode::kInvalidArgument, "CSVIter: batch_size is ", params.batch_size,
          " (expected > 0)");
@@ -138,27 +139,11 @@ CSVIter::CSVIter(const CSVIterParams& params, Runtime* rt) : params_(params) {
   DataBatch batch;
   batch.data.push_back(ZeroBatchArray(params.batch_size, params.data_shape, params.dtype, rt));
   batch.label.push_back(ZeroBatchArray(params.batch_size, params.label_shape, params.dtype, rt));
-  rows_.reset(new RowBatcher(std::move(data), data_row_bytes, std::move(label), label_row_bytes,
-                             num_rows, params.batch_size, params.round_batch, std::move(batch),
-                             "CSVIter: " + params.data_csv));
+  SetRows(std::make_unique<RowBatcher>(
+      std::move(data), data_row_bytes, std::move(label), label_row_bytes, num_rows,
+      params.batch_size, params.round_batch, std::move(batch), "CSVIter: " + params.data_csv));
 }
 
 CSVIter::~CSVIter() = default;
-
-void CSVIter::Reset() { rows_->Reset(); }
-
-bool CSVIter::Next() { return rows_->Next(); }
-
-const DataBatch& CSVIter::Value() const { return rows_->Value(); }
-
-int64_t CSVIter::num_data() const { return rows_->num_rows(); }
-
-std::vector<DataDesc> CSVIter::provide_data() const {
-  return {{params_.data_name, rows_->batch().data[0].shape(), params_.dtype}};
-}
-
-std::vector<DataDesc> CSVIter::provide_label() const {
-  return {{params_.label_name, rows_->batch().label[0].shape(), params_.dtype}};
-}
 
 }  // namespace weft

@@ -93,7 +93,8 @@ int64_t Width(const Shape& s, const char* name) {
 
 }  // namespace
 
-LibSVMIter::LibSVMIter(const LibSVMIterParams& params, Runtime* rt) : params_(params) {
+LibSVMIter::LibSVMIter(const LibSVMIterParams& params, Runtime* rt)
+    : RowBatchIter(params.data_name, params.label_name, DType::kFloat32), params_(params) {
   if (params.batch_size <= 0)
     Fail(StatusCode::kInvalidArgument, "LibSVMIter: batch_size is ", params.batch_size,
          " (expected > 0)");
@@ -127,27 +128,12 @@ LibSVMIter::LibSVMIter(const LibSVMIterParams& params, Runtime* rt) : params_(pa
   label_array.CopyFromHost(zeros.data(), zeros.size());
   batch.label.push_back(label_array);
   const size_t label_row_bytes = static_cast<size_t>(label_width) * sizeof(float);
-  rows_.reset(new RowBatcher(std::move(data.dense), static_cast<size_t>(width) * sizeof(float),
-                             std::move(label), label_row_bytes, data.count, params.batch_size, true,
-                             std::move(batch), "LibSVMIter: " + params.data_libsvm));
+  SetRows(std::make_unique<RowBatcher>(std::move(data.dense),
+                                       static_cast<size_t>(width) * sizeof(float), std::move(label),
+                                       label_row_bytes, data.count, params.batch_size, true,
+                                       std::move(batch), "LibSVMIter: " + params.data_libsvm));
 }
 
 LibSVMIter::~LibSVMIter() = default;
-
-void LibSVMIter::Reset() { rows_->Reset(); }
-
-bool LibSVMIter::Next() { return rows_->Next(); }
-
-const DataBatch& LibSVMIter::Value() const { return rows_->Value(); }
-
-int64_t LibSVMIter::num_data() const { return rows_->num_rows(); }
-
-std::vector<DataDesc> LibSVMIter::provide_data() const {
-  return {{params_.data_name, rows_->batch().data[0].shape(), DType::kFloat32}};
-}
-
-std::vector<DataDesc> LibSVMIter::provide_label() const {
-  return {{params_.label_name, rows_->batch().label[0].shape(), DType::kFloat32}};
-}
 
 }  // namespace weft

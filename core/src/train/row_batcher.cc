@@ -1,7 +1,11 @@
-// MXNet's BatchLoader over rows in memory (see row_batcher.h).
+// MXNet's BatchLoader over rows in memory (see row_batcher.h), and the
+// RowBatchIter over it (row_batch_iter.h).
 #include "train/row_batcher.h"
 
 #include <cstring>
+#include <utility>
+
+#include "weft/row_batch_iter.h"
 
 namespace weft {
 
@@ -74,6 +78,33 @@ NDArray ZeroBatchArray(int batch_size, const Shape& shape, DType dtype, Runtime*
   std::vector<unsigned char> zeros(a.Bytes(), 0);
   a.CopyFromHost(zeros.data(), zeros.size());
   return a;
+}
+
+// ------------------------------------------------------------ RowBatchIter
+
+RowBatchIter::RowBatchIter(std::string data_name, std::string label_name, DType dtype)
+    : data_name_(std::move(data_name)), label_name_(std::move(label_name)), dtype_(dtype) {}
+
+RowBatchIter::~RowBatchIter() = default;
+
+void RowBatchIter::SetRows(std::unique_ptr<RowBatcher> rows) { rows_ = std::move(rows); }
+
+void RowBatchIter::Reset() { rows_->Reset(); }
+
+bool RowBatchIter::Next() { return rows_->Next(); }
+
+const DataBatch& RowBatchIter::Value() const { return rows_->Value(); }
+
+int RowBatchIter::batch_size() const { return static_cast<int>(rows_->batch().data[0].shape()[0]); }
+
+int64_t RowBatchIter::num_data() const { return rows_->num_rows(); }
+
+std::vector<DataDesc> RowBatchIter::provide_data() const {
+  return {{data_name_, rows_->batch().data[0].shape(), dtype_}};
+}
+
+std::vector<DataDesc> RowBatchIter::provide_label() const {
+  return {{label_name_, rows_->batch().label[0].shape(), dtype_}};
 }
 
 }  // namespace weft

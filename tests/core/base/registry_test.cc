@@ -48,10 +48,15 @@ TEST(OpRegistry, EveryOpIsCompleteAndHasACpuKernel) {
   for (const auto& name : rt.ops().ListNames()) {
     const OpDef& op = rt.ops().Get(name);
     EXPECT_FALSE(op.doc.empty()) << name;
+    for (const auto& p : op.params) EXPECT_FALSE(p.name.empty()) << name;
+    if (op.tape_only) {  // recorded by autograd only: never bound nor invoked
+      EXPECT_EQ(rt.kernels().Find(name, DeviceType::kCPU), nullptr) << name;
+      continue;
+    }
     EXPECT_TRUE(op.infer_shape) << name;
     EXPECT_TRUE(op.infer_type) << name;
+    if (op.check_subgraphs) continue;  // expanded into its subgraph before a graph runs
     EXPECT_NE(rt.kernels().Find(name, DeviceType::kCPU), nullptr) << name << " has no CPU kernel";
-    for (const auto& p : op.params) EXPECT_FALSE(p.name.empty()) << name;
   }
 }
 

@@ -103,6 +103,12 @@ TEST(AutogradHigherOrder, CreateGraphThroughACachedOpIsRefused) {
     EXPECT_NE(std::string(e.what()).find("_CachedOp"), std::string::npos) << e.what();
   }
   EXPECT_EQ(Values(autograd::Grad(Rt(), {y}, {a})[0]), (std::vector<double>{3, 12}));
+  try {  // the tape's node is no operator to call
+    Invoke(Rt(), "_CachedOp", {a}, {{"num_inputs", "1"}, {"num_outputs", "1"}});
+    FAIL() << "no error";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("cannot be invoked"), std::string::npos) << e.what();
+  }
 }
 
 }  // namespace
