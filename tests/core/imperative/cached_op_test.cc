@@ -63,6 +63,58 @@ TEST(CachedOp, RealModelEqualsTheExecutor) {
   EXPECT_EQ(op.num_plans(), 2u);
 }
 
+// The same real file recorded: one tape node whose gradients for every
+// parameter and the data equal the executor's Backward with the same head
+// gradients.
+TEST(CachedOp, RealModelRecordedGradientsEqualTheExecutors) {
+  const std::string dir = test::SharedTestDataDir() + "/mxnet-models";
+  if (!std::filesystem::exists(dir + "/deepinsight__det1-0001.params"))
+    GTEST_SKIP() << "no ../shared/testdata";
+  LoadedSymbol s = LoadJSONFile(dir + "/deepinsight__det1-symbol.json", Rt()->ops());
+  ParamMaps p = SplitParams(LoadNDArraysFile(dir + "/deepinsight__det1-0001.params", Rt()));
+  CachedOp op(Rt(), s.symbol);
+  std::map<std::string, NDArray> args = p.args;
+  args["data"] = test::RandomArray(Shape{2, 3, 16, 20}, DType::kFloat32, -1, 1, 12);
+  std::map<std::string, NDArray> by = args;
+  by.insert(p.aux.begin(), p.aux.end());
+  std::vector<NDArray> in = InputsByName(op, by);
+  std::vector<NDArray*> vars;
+  std::vector<NDArray> grads;
+  for (size_t i = 0; i < in.size(); ++i) {
+    vars.push_back(&in[i]);
+    grads.push_back(
+        test::Array(in[i].shape(), std::vector<double>(static_cast<size_t>(in[i].Size()), 0)));
+  }
+  autograd::MarkVariables(vars, std::vector<GradReq>(in.size(), GradReq::kWrite), grads);
+  std::vector<NDArray> out;
+  {
+    autograd::RecordScope rec;
+    out = op.Forward(in);
+  }
+  std::vector<NDArray> heads;
+  for (size_t k = 0; k < out.size(); ++k)
+    heads.push_back(test::RandomArray(out[k].shape(), DType::kFloat32, -1, 1, 40 + k));
+  autograd::Backward(Rt(), out, heads);
+
+  std::map<std::string, NDArray> sym_grads;
+  for (const auto& [name, a] : args) sym_grads[name] = NDArray(a.shape(), kCpu, a.dtype(), Rt());
+  auto ex = Executor::BindByName(Rt(), s.symbol, kCpu, args, sym_grads, {}, p.aux);
+  ex->Forward(true);
+  ex->Backward(heads);
+  for (size_t i = 0; i < in.size(); ++i) {
+    const auto g = sym_grads.find(op.input_names()[i]);
+    if (g == sym_grads.end()) continue;  // an aux state
+    double scale = 1;                    // relative to the gradient's largest element
+    for (double v : test::Values(g->second)) scale = std::max(scale, std::abs(v));
+    EXPECT_LE(MaxDiff(grads[i], g->second), 1e-4 * scale) << op.input_names()[i];
+  }
+  double data_grad = 0;  // the comparison is not of zeros
+  for (double v : test::Values(grads[0])) data_grad = std::max(data_grad, std::abs(v));
+  EXPECT_EQ(op.input_names()[0], "data");
+  EXPECT_GT(data_grad, 1e-4);
+  EXPECT_EQ(op.num_plans(), 1u);  // one recorded signature
+}
+
 Symbol Mlp() {
   NameScope scope;
   Symbol x = Symbol::CreateVariable("x");
