@@ -1,6 +1,11 @@
 #include "util/test_util.h"
 
+#include <unistd.h>
+
 #include <algorithm>
+#include <cstdio>
+#include <cstdlib>
+#include <fstream>
 #include <cmath>
 #include <cstdint>
 #include <functional>
@@ -45,6 +50,22 @@ double HalfToDouble(uint16_t h) {
 
 std::string TestDataDir() { return WEFT_TEST_DATA; }
 std::string SharedTestDataDir() { return WEFT_SHARED_TESTDATA; }
+
+std::string TempPath(const std::string& name) {
+  const char* dir = std::getenv("TMPDIR");
+  return std::string(dir && *dir ? dir : "/tmp") + "/weft_" + std::to_string(getpid()) + "_" + name;
+}
+
+TempFiles::~TempFiles() {
+  for (const auto& p : paths_) std::remove(p.c_str());
+}
+
+std::string TempFiles::Write(const std::string& name, const std::string& bytes) {
+  const std::string path = TempPath(name);
+  std::ofstream(path, std::ios::binary) << bytes;
+  paths_.push_back(path);
+  return path;
+}
 
 NDArray Array(const Shape& shape, const std::vector<double>& values, DType dtype) {
   NDArray a(shape, Context::CPU(0), dtype, &Runtime::Global());

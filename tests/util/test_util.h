@@ -70,6 +70,23 @@ inline void ExpectOpError(const std::string& op, const std::vector<NDArray>& in,
   ExpectError([&] { Run(op, in, params); }, code, parts);
 }
 
+// A path `<TMPDIR or /tmp>/weft_<name>` unique to this process.
+std::string TempPath(const std::string& name);
+
+// Files a test writes into the temporary directory, removed when it ends.
+class TempFiles {
+ public:
+  TempFiles() = default;
+  TempFiles(const TempFiles&) = delete;
+  TempFiles& operator=(const TempFiles&) = delete;
+  ~TempFiles();
+  // Writes `bytes` to TempPath(name) and returns the path.
+  std::string Write(const std::string& name, const std::string& bytes);
+
+ private:
+  std::vector<std::string> paths_;
+};
+
 }  // namespace test
 }  // namespace weft
 

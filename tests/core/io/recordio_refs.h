@@ -4,8 +4,6 @@
 #ifndef WEFT_TESTS_CORE_IO_RECORDIO_REFS_H_
 #define WEFT_TESTS_CORE_IO_RECORDIO_REFS_H_
 
-#include <unistd.h>
-
 #include <cstdint>
 #include <fstream>
 #include <sstream>
@@ -99,11 +97,7 @@ inline void WriteFile(const std::string& path, const std::string& bytes) {
 }
 
 // A path in the temporary directory, unique to this process.
-inline std::string TempPath(const std::string& name) {
-  const char* dir = std::getenv("TMPDIR");
-  return std::string(dir && *dir ? dir : "/tmp") + "/weft_recordio_" + std::to_string(getpid()) +
-         "_" + name;
-}
+inline std::string TempPath(const std::string& name) { return test::TempPath("recordio_" + name); }
 
 }  // namespace recordio_refs
 }  // namespace weft

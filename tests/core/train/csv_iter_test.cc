@@ -20,15 +20,7 @@ class CSVIterTest : public ::testing::Test {
  protected:
   // Writes `text` to a temporary file and returns its path (removed at the end).
   std::string File(const std::string& name, const std::string& text) {
-    const char* dir = std::getenv("TMPDIR");
-    std::string path = std::string(dir && *dir ? dir : "/tmp") + "/weft_csv_" +
-                       std::to_string(getpid()) + "_" + name;
-    std::ofstream(path, std::ios::binary) << text;
-    paths_.push_back(path);
-    return path;
-  }
-  void TearDown() override {
-    for (const auto& p : paths_) std::remove(p.c_str());
+    return files_.Write("csv_" + name, text);
   }
   CSVIterParams Params(const std::string& data, int batch_size) {
     CSVIterParams p;
@@ -37,7 +29,7 @@ class CSVIterTest : public ::testing::Test {
     p.batch_size = batch_size;
     return p;
   }
-  std::vector<std::string> paths_;
+  test::TempFiles files_;
 };
 
 // The next batch's data as doubles, and its pad; fails the test at the end.

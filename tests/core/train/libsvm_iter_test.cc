@@ -18,16 +18,9 @@ using test::ExpectError;
 
 class LibSVMIterTest : public ::testing::Test {
  protected:
+  // Writes `text` to a temporary file and returns its path (removed at the end).
   std::string File(const std::string& name, const std::string& text) {
-    const char* dir = std::getenv("TMPDIR");
-    std::string path = std::string(dir && *dir ? dir : "/tmp") + "/weft_libsvm_" +
-                       std::to_string(getpid()) + "_" + name;
-    std::ofstream(path, std::ios::binary) << text;
-    paths_.push_back(path);
-    return path;
-  }
-  void TearDown() override {
-    for (const auto& p : paths_) std::remove(p.c_str());
+    return files_.Write("libsvm_" + name, text);
   }
   LibSVMIterParams Params(const std::string& data, int batch_size) {
     LibSVMIterParams p;
@@ -36,7 +29,7 @@ class LibSVMIterTest : public ::testing::Test {
     p.batch_size = batch_size;
     return p;
   }
-  std::vector<std::string> paths_;
+  test::TempFiles files_;
 };
 
 // MXNet's data.t and label.t.
