@@ -15,16 +15,6 @@ namespace autograd {
 
 namespace {
 
-// Recording paused while the gradient nodes run (they are no user ops).
-class PauseRecording {
- public:
-  PauseRecording() : prev_(SetIsRecording(false)) {}
-  ~PauseRecording() { SetIsRecording(prev_); }
-
- private:
-  bool prev_;
-};
-
 // The recorded nodes behind `heads` by node, and the marked variables
 // reached (in the order first reached).
 struct Recorded {

@@ -1,5 +1,5 @@
-// The recorded values of one autograd node (autograd.h's TapeNode): shared
-// by the entries of the node's outputs. Not a public header.
+// The recorded values of one autograd node (autograd.h's TapeNode), shared
+// by the entries of the node's outputs, and PauseRecording. Not a public header.
 #ifndef WEFT_CORE_SRC_IMPERATIVE_AUTOGRAD_TAPE_H_
 #define WEFT_CORE_SRC_IMPERATIVE_AUTOGRAD_TAPE_H_
 
@@ -27,6 +27,19 @@ struct TapeNode {
   FunctionBackward backward;
   // Set by a Backward without retain_graph: `values` are gone.
   bool freed = false;
+};
+
+// Recording paused for its lifetime (work autograd itself does, such as
+// running gradient nodes or a CachedOp call's copies, is no user op).
+class PauseRecording {
+ public:
+  PauseRecording() : prev_(SetIsRecording(false)) {}
+  ~PauseRecording() { SetIsRecording(prev_); }
+  PauseRecording(const PauseRecording&) = delete;
+  PauseRecording& operator=(const PauseRecording&) = delete;
+
+ private:
+  bool prev_;
 };
 
 }  // namespace autograd

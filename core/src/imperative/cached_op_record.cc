@@ -3,6 +3,7 @@
 // the tape holds the call.
 #include <algorithm>
 
+#include "imperative/autograd_tape.h"
 #include "weft/autograd.h"
 #include "weft/cached_op.h"
 #include "weft/executor_plan.h"
@@ -11,20 +12,6 @@
 #include "weft/status.h"
 
 namespace weft {
-
-namespace {
-
-// Recording paused while the call runs: its copies are no user ops.
-class PauseRecording {
- public:
-  PauseRecording() : prev_(autograd::SetIsRecording(false)) {}
-  ~PauseRecording() { autograd::SetIsRecording(prev_); }
-
- private:
-  bool prev_;
-};
-
-}  // namespace
 
 // One bound training executor and the arrays it is bound to.
 struct CachedOp::TrainSlot {
@@ -94,7 +81,7 @@ std::vector<NDArray> CachedOp::ForwardRecorded(const std::vector<NDArray>& input
     if (!p) p = std::make_shared<TrainPool>();
     pool = p;
   }
-  PauseRecording pause;
+  autograd::PauseRecording pause;
   auto lease = std::make_shared<Lease>();
   lease->pool = pool;
   {
