@@ -429,6 +429,9 @@ WEFT_JAVA_ARRAY(double, jdouble, jdoubleArray, double, Double)
 %enddef
 WEFT_JAVA_COPY(float, jfloat, jfloatArray, float, Float)
 WEFT_JAVA_COPY(double, jdouble, jdoubleArray, double, Double)
+/* weft_ndarray_copy_from_float32/_to_float32 (the only `float* data`): float[]. */
+%apply const float* ARRAY_IN { const float* data };
+%apply float* ARRAY_OUT { float* data };
 
 /* weft_buffer_data()'s (const void** out_data, size_t* out_size): a
  * ByteBuffer[1] receives a direct view of the buffer's bytes, valid until
@@ -684,6 +687,9 @@ WEFT_CS_SCALAR(uint64_t, ulong)
  * N-input weft_predictor_predict (void* const*) is not used from C#. */
 %apply const void* { const float* input };
 %apply void* { float* output };
+/* weft_ndarray_copy_from_float32/_to_float32: pinned float[] as IntPtr. */
+%apply const void* { const float* data };
+%apply void* { float* data };
 %ignore weft_predictor_predict;
 %ignore weft_predictor_predict_float_with;  /* the C# layer pins and passes pointers */
 
@@ -875,6 +881,10 @@ WEFT_GO_ARRAY(double, float64)
 %typemap(imtype) const void** "[]unsafe.Pointer"
 %typemap(in) const void** %{ $1 = ($1_ltype)$input.array; %}
 
+/* weft_ndarray_copy_from_float32/_to_float32: the slice's data pointer. */
+%apply const void* { const float* data };
+%apply void* { float* data };
+
 /* Predictor (Go). The handle type (stats: the struct result above). An
  * array of pointers to Go memory (void* const*) may not be passed to C, so
  * the Go layer packs N inputs (outputs) into one buffer each and calls
@@ -928,6 +938,7 @@ static const char* weft_binding_library_path(void) {
 %include "weft/c_api_kvstore.h"
 %include "weft/c_api_autograd.h"
 %include "weft/c_api_recordio.h"
+%include "weft/c_api_amp.h"
 
 #if defined(SWIGJAVA) || defined(SWIGCSHARP)
 /* The array overloads of weft_ndarray_copy_from/_to: second declarations of

@@ -38,6 +38,8 @@ const (
 	Int32   DType = C.WEFT_INT32
 	Int8    DType = C.WEFT_INT8
 	Int64   DType = C.WEFT_INT64
+	// BFloat16 is MXNet's code 12 (no Go type: see SetFloats / Floats).
+	BFloat16 DType = C.WEFT_BFLOAT16
 )
 
 // DeviceType is a kind of device (WeftDeviceType).

@@ -307,6 +307,12 @@ func (e *Executor) DebugString() (string, error) {
 	return l[0], nil
 }
 
+// Float32Nodes names the nodes computing in float32 between Casts for want of
+// a float16/bfloat16 kernel, in graph order.
+func (e *Executor) Float32Nodes() ([]string, error) {
+	return newStrings(result(&e.handle, capi.Weft_executor_float32_nodes))
+}
+
 // ExecutorMemory is the memory plan's figures.
 type ExecutorMemory struct {
 	NaiveBytes, PlannedBytes, NumStorage, NumInplace, NumReused uint64

@@ -53,6 +53,20 @@ func FromFloat64(data []float64, shape ...int64) (*NDArray, error) {
 	return a, nil
 }
 
+// FromFloats creates an array of dtype and shape holding data converted to it
+// (SetFloats).
+func FromFloats(data []float32, dtype DType, shape ...int64) (*NDArray, error) {
+	a, err := NewNDArray(dtype, shape...)
+	if err != nil {
+		return nil, err
+	}
+	if err := a.SetFloats(data); err != nil {
+		a.Close()
+		return nil, err
+	}
+	return a, nil
+}
+
 // Close releases the array; further calls return nil.
 func (a *NDArray) Close() error { return a.release(a, capi.Weft_ndarray_free) }
 
@@ -126,6 +140,31 @@ func (a *NDArray) CopyToFloat64(dst []float64) error {
 	err := a.copyTo(sliceData(dst), uint64(len(dst))*8)
 	runtime.KeepAlive(dst)
 	return err
+}
+
+// SetFloats sets a from float32 values converted to its dtype (float16 and
+// bfloat16 round to nearest even; integers truncate); len must equal Size.
+func (a *NDArray) SetFloats(data []float32) error {
+	err := a.call(func(h uintptr) error {
+		return capi.Weft_ndarray_copy_from_float32(h, sliceData(data), uint64(len(data)))
+	})
+	runtime.KeepAlive(data)
+	return err
+}
+
+// Floats returns the contents converted to float32, for any dtype (exact for
+// float16 and bfloat16).
+func (a *NDArray) Floats() ([]float32, error) {
+	n, err := a.Size()
+	if err != nil {
+		return nil, err
+	}
+	out := make([]float32, n)
+	err = a.call(func(h uintptr) error {
+		return capi.Weft_ndarray_copy_to_float32(h, sliceData(out), uint64(len(out)))
+	})
+	runtime.KeepAlive(out)
+	return out, err
 }
 
 // CopyFromBytes writes raw bytes (len must equal Size * element size).

@@ -13,7 +13,7 @@ import os
 
 import numpy as np
 
-from mxnet_params import write_params
+from mxnet_params import BFloat16, write_params
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 NPY = os.path.join(ROOT, "tests", "data", "npy")
@@ -30,6 +30,8 @@ def npy_files():
         "i64_2x2.npy": np.array([[-(2**40), 7], [0, 2**40 + 1]], dtype=np.int64),
         "u8_5.npy": np.array([0, 1, 127, 128, 255], dtype=np.uint8),
         "f32_scalar.npy": np.array(2.5, dtype=np.float32),
+        "f16_2x3.npy": np.array([[-2.5, 0.1, 65504], [6e-8, -0.0, 1 / 3]], dtype=np.float16),
+        "i8_4.npy": np.array([-128, -1, 0, 127], dtype=np.int8),
     }
     for name, a in cases.items():
         np.save(os.path.join(NPY, name), a)
@@ -53,6 +55,12 @@ def params_files():
         ("arg:pixels", np.array([0, 255, 128, 1], dtype=np.uint8).reshape(2, 1, 2)),
     ]
     write_params(os.path.join(PARAMS, "v2_mixed.params"), arrays)
+    reduced = [
+        ("arg:w_half", np.array([[0.5, -65504], [6e-8, 1 / 3]], dtype=np.float16)),
+        ("arg:w_bf16", BFloat16([1.5, -2.0, 0.25, 3.140625, 2.0**100, -(2.0**-126)])),
+        ("arg:q", np.array([-128, 5, 127], dtype=np.int8)),
+    ]
+    write_params(os.path.join(PARAMS, "v2_reduced.params"), reduced)
 
 
 if __name__ == "__main__":

@@ -126,6 +126,8 @@ std::vector<Command>& Commands() {
     c.back().run = DefinePredict(c.back().app.get());
     NewApp(&c, "place");
     c.back().run = DefinePlace(c.back().app.get());
+    NewApp(&c, "convert");
+    c.back().run = DefineConvert(c.back().app.get());
     NewApp(&c, "ops");
     c.back().run = DefineOps(c.back().app.get());
     CLI::App* version = NewApp(&c, "version");

@@ -53,7 +53,7 @@ void ScoresShape(const WeftNDArrayList* outs, const WeftNDArray* out, int64_t ba
              "output to be "
              "float32 class scores of shape (batch, classes) = (" +
                  std::to_string(batch) + ", C), but output '" + (name ? name : "?") + "' is " +
-                 (dtype >= 0 && dtype < 7 ? kDTypeNames[dtype] : "?") + " " + shape};
+                 (DTypeCodeName(dtype) ? DTypeCodeName(dtype) : "?") + " " + shape};
 }
 
 }  // namespace

@@ -33,7 +33,7 @@ std::string ShapeOf(const WeftNDArray* a, const char* ctx) {
 std::string DTypeOf(const WeftNDArray* a, const char* ctx) {
   int code = -1;
   Check(weft_ndarray_dtype(a, &code), ctx);
-  return code >= 0 && code < 7 ? kDTypeNames[code] : "?";
+  return DTypeCodeName(code) ? DTypeCodeName(code) : "?";
 }
 
 // A file name for an output: characters other than [A-Za-z0-9._-] become '_'.

@@ -93,6 +93,8 @@ using StrList = Owned<WeftStringList, weft_string_list_free>;
 using Exec = Owned<WeftExecutor, weft_executor_free>;
 
 extern const char* const kDTypeNames[7];
+// The name of WeftDType code `code` (bfloat16 included), or nullptr.
+const char* DTypeCodeName(int code);
 
 // The strings of `list` (taking ownership: the list is freed).
 inline std::vector<std::string> Strings(WeftStringList* list, const char* ctx) {
@@ -128,7 +130,7 @@ DTypeArg ParseDType(const std::string& text);  // NAME=float32 ...
 // The commands: each defines its options and description on `app` and
 // returns its runner. `inspect` (weft_cli.cc), `ops` (cli_ops.cc), `run`
 // and `plan` (cli_run.cc), `train` (cli_train.cc), `predict`
-// (cli_predict.cc), `place` (cli_place.cc).
+// (cli_predict.cc), `place` (cli_place.cc), `convert` (cli_convert.cc).
 Runner DefineInspect(CLI::App* app);
 Runner DefineOps(CLI::App* app);
 Runner DefineRun(CLI::App* app);
@@ -136,6 +138,7 @@ Runner DefinePlan(CLI::App* app);
 Runner DefineTrain(CLI::App* app);
 Runner DefinePredict(CLI::App* app);
 Runner DefinePlace(CLI::App* app);
+Runner DefineConvert(CLI::App* app);
 
 // Runs the command line (cli_help.cc): usage errors throw Exit{2}.
 int Dispatch(int argc, char** argv);

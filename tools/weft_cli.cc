@@ -28,6 +28,11 @@ namespace weft_cli {
 const char* const kDTypeNames[7] = {"float32", "float64", "float16", "uint8",
                                     "int32",   "int8",    "int64"};
 
+const char* DTypeCodeName(int code) {
+  if (code >= 0 && code < 7) return kDTypeNames[code];
+  return code == WEFT_BFLOAT16 ? "bfloat16" : nullptr;
+}
+
 namespace {
 
 std::string RenderJson(const nlohmann::ordered_json& j, int expand, size_t depth) {
@@ -96,8 +101,9 @@ DTypeArg ParseDType(const std::string& text) {
   for (int i = 0; i < 7; ++i) {
     if (value == kDTypeNames[i]) return {name, i};
   }
+  if (value == "bfloat16") return {name, WEFT_BFLOAT16};
   Usage("--dtype " + text + ": unknown dtype '" + value +
-        "', expected float32, float64, float16, uint8, int32, int8 or int64");
+        "', expected float32, float64, float16, uint8, int32, int8, int64 or bfloat16");
 }
 
 // The --shape and --dtype values, each name at most once.
@@ -158,7 +164,10 @@ nlohmann::ordered_json ShapeJson(const Entry& e) {
   return e.ndim < 0 ? nlohmann::ordered_json(nullptr) : nlohmann::ordered_json(e.dims);
 }
 
-std::string DTypeText(int code) { return code >= 0 && code < 7 ? kDTypeNames[code] : "?"; }
+std::string DTypeText(int code) {
+  const char* n = DTypeCodeName(code);
+  return n ? n : "?";
+}
 
 std::vector<std::string> Unknown(const WeftShapeResult* shapes, const WeftTypeResult* types) {
   size_t n = 0;
@@ -203,7 +212,7 @@ nlohmann::ordered_json EntriesJson(const std::vector<Entry>& rows) {
   nlohmann::ordered_json out = nlohmann::ordered_json::array();
   for (const Entry& e : rows) {
     nlohmann::ordered_json dtype = nullptr;
-    if (e.dtype >= 0 && e.dtype < 7) dtype = kDTypeNames[e.dtype];
+    if (DTypeCodeName(e.dtype)) dtype = DTypeCodeName(e.dtype);
     out.push_back({{"name", e.name}, {"shape", ShapeJson(e)}, {"dtype", dtype}});
   }
   return out;

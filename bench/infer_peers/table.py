@@ -3,18 +3,22 @@
 table: per model, batch and threads the median over reps of each engine's median ms, and
 weft/ORT, weft/PyTorch as the ratio of those medians with the min-max of the per-rep
 ratios in brackets (> 1: weft slower). With `engine=weft-b` lines (--weft-b-env) it adds
-their column and weft/weft-b. An optional second argument `min` uses each run's fastest
+their column and weft/weft-b; `engine=weft-bfloat16` / `weft-float16` lines (--amp)
+add the mixed-precision columns, weft/weft-<dtype> (the speed-up over float32) and the
+share of rows whose top-1 equals PyTorch's float32 one. An optional second argument `min` uses each run's fastest
 iteration (min_ms) instead of its median: steadier when other jobs share the cores."""
 import statistics
 import sys
 
-ENGINES = ("weft", "ort", "torch", "weft-b")
-NAMES = {"weft": "Weft", "ort": "ORT", "torch": "PyTorch", "weft-b": "Weft-B"}
+ENGINES = ("weft", "ort", "torch", "weft-b", "weft-bfloat16", "weft-float16")
+NAMES = {"weft": "Weft", "ort": "ORT", "torch": "PyTorch", "weft-b": "Weft-B",
+         "weft-bfloat16": "Weft-bf16", "weft-float16": "Weft-fp16"}
 
 
 def main():
     stat = sys.argv[2] if len(sys.argv) > 2 else "median"
     times = {}  # (model, batch, threads) -> engine -> rep -> ms
+    agree = {}  # (model, batch, threads) -> mixed-precision engine -> top-1 agreement
     order = []
     for line in open(sys.argv[1]):
         if not line.startswith("infer "):
@@ -25,11 +29,15 @@ def main():
             times[key] = {}
             order.append(key)
         times[key].setdefault(f["engine"], {})[f["rep"]] = float(f[stat + "_ms"])
+        if "top1_agree" in f and f["engine"].startswith("weft-") and f["engine"] != "weft-b":
+            agree.setdefault(key, {})[f["engine"]] = float(f["top1_agree"])
     engines = [e for e in ENGINES if any(e in times[k] for k in order)]
     peers = [e for e in engines if e != "weft"]
+    amps = [e for e in engines if e in ("weft-bfloat16", "weft-float16")]
     print("| model | batch | threads | " + " | ".join(NAMES[e] + " ms" for e in engines) + " | " +
-          " | ".join("Weft/" + NAMES[p] for p in peers) + " |")
-    print("|---|---|---|" + "---|" * (len(engines) + len(peers)))
+          " | ".join("Weft/" + NAMES[p] for p in peers) +
+          "".join(" | %s top-1 = fp32" % NAMES[a] for a in amps) + " |")
+    print("|---|---|---|" + "---|" * (len(engines) + len(peers) + len(amps)))
     for key in sorted(order, key=lambda k: (k[2], order.index(k))):
         by = times[key]
         med = {e: statistics.median(by[e].values()) if e in by else None for e in engines}
@@ -41,6 +49,9 @@ def main():
             reps = [by["weft"][r] / by[peer][r] for r in by["weft"] if r in by[peer]]
             rng = " (%.2f–%.2f)" % (min(reps), max(reps)) if len(reps) > 1 else ""
             cells.append("%.2f%s" % (med["weft"] / med[peer], rng))
+        for a in amps:
+            got = agree.get(key, {}).get(a)
+            cells.append("%.1f %%" % (100 * got) if got is not None else "-")
         print("| %s | %d | %s | %s |" % (key[0], key[1], key[2], " | ".join(cells)))
 
 

@@ -10,7 +10,8 @@
 #include "weft/runtime.h"
 #include "weft/checkpoint.h"
 
-namespace {
+namespace weft {
+namespace capi {
 
 std::map<std::string, weft::NDArray> ParamMap(size_t num, const char* const* names,
                                               const char* names_arg, WeftNDArray* const* arrays,
@@ -32,7 +33,11 @@ WeftNDArrayList* NewParamList(const std::map<std::string, weft::NDArray>& m) {
   return weft::capi::NewHandle<WeftNDArrayList>(std::move(list));
 }
 
-}  // namespace
+}  // namespace capi
+}  // namespace weft
+
+using weft::capi::NewParamList;
+using weft::capi::ParamMap;
 
 using weft::capi::CheckNotNull;
 

@@ -287,6 +287,14 @@ WeftStatus weft_executor_placement(const WeftExecutor* exec, WeftStringList** fa
   WEFT_API_END();
 }
 
+WeftStatus weft_executor_float32_nodes(const WeftExecutor* exec, WeftStringList** out) {
+  WEFT_API_BEGIN();
+  auto ex = GetExec(exec, "exec");
+  CheckNotNull(out, "out");
+  *out = weft::capi::NewStringList(ex->placement().float32_nodes);
+  WEFT_API_END();
+}
+
 WeftStatus weft_executor_free(WeftExecutor* exec) {
   WEFT_API_BEGIN();
   weft::capi::FreeHandle(exec, "exec");

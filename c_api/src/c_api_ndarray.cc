@@ -7,6 +7,7 @@
 #include "c_api_internal.h"
 #include "weft/runtime.h"
 #include "weft/dtype.h"
+#include "weft/imperative.h"
 #include "weft/ndarray.h"
 
 namespace weft {
@@ -89,8 +90,8 @@ WeftStatus weft_ndarray_create(const int64_t* shape, int ndim, int dtype, int de
   weft::Shape s = weft::capi::ShapeArg(shape, ndim, "shape", "ndim");
   if (!weft::IsValidDType(dtype))
     weft::Fail(StatusCode::kDType, "argument 'dtype' is ", dtype,
-               ", expected a WeftDType code 0..6 (float32, float64, float16, uint8, int32, int8, "
-               "int64)");
+               ", expected a WeftDType code 0..6 or 12 (float32, float64, float16, uint8, int32, "
+               "int8, int64, bfloat16)");
   weft::Context ctx = weft::capi::ContextArg(dev_type, dev_id);
   auto arr =
       std::make_shared<NDArray>(s, ctx, static_cast<weft::DType>(dtype), &weft::Runtime::Global());
@@ -172,6 +173,35 @@ WeftStatus weft_ndarray_copy_to(const WeftNDArray* arr, void* data, size_t nbyte
                a->Bytes(), " (", a->Size(), " x ", weft::DTypeName(a->dtype()), " for shape ",
                a->shape().ToString(), ")");
   a->CopyToHost(data, nbytes);
+  WEFT_API_END();
+}
+
+// Fails unless `count` is the element count of `a`.
+static void CheckCount(const NDArray& a, size_t count) {
+  if (count != static_cast<size_t>(a.Size()))
+    weft::Fail(StatusCode::kInvalidArgument, "argument 'count' is ", count, ", expected ", a.Size(),
+               " (the elements of shape ", a.shape().ToString(), ")");
+}
+
+WeftStatus weft_ndarray_copy_from_float32(WeftNDArray* arr, const float* data, size_t count) {
+  WEFT_API_BEGIN();
+  auto a = GetObject(arr, "arr");
+  CheckNotNull(data, "data");
+  CheckCount(*a, count);
+  NDArray wide(a->shape(), a->ctx(), weft::DType::kFloat32, a->runtime());
+  wide.CopyFromHost(data, count * sizeof(float));
+  std::vector<NDArray> out = {*a};
+  weft::Invoke(a->runtime(), "Cast", {wide}, {{"dtype", weft::DTypeName(a->dtype())}}, &out);
+  WEFT_API_END();
+}
+
+WeftStatus weft_ndarray_copy_to_float32(const WeftNDArray* arr, float* data, size_t count) {
+  WEFT_API_BEGIN();
+  auto a = GetObject(arr, "arr");
+  CheckNotNull(data, "data");
+  CheckCount(*a, count);
+  const NDArray wide = weft::Invoke(a->runtime(), "Cast", {*a}, {{"dtype", "float32"}})[0];
+  wide.CopyToHost(data, count * sizeof(float));
   WEFT_API_END();
 }
 

@@ -5,6 +5,7 @@
 #define WEFT_C_API_SRC_C_API_TRAIN_INTERNAL_H_
 
 #include <deque>
+#include <map>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -74,6 +75,11 @@ std::vector<std::pair<std::string, NDArray>> NamedArrays(size_t num, const char*
                                                          const char* names_arg,
                                                          WeftNDArray* const* arrays,
                                                          const char* arrays_arg);
+// NamedArrays as a map; a name given twice is an error naming `names_arg`.
+std::map<std::string, NDArray> ParamMap(size_t num, const char* const* names, const char* names_arg,
+                                        WeftNDArray* const* arrays, const char* arrays_arg);
+// A new named list handle of `m` (name order).
+WeftNDArrayList* NewParamList(const std::map<std::string, NDArray>& m);
 // `num` arrays (none NULL) from C argument `arg`.
 std::vector<NDArray> ArrayArgs(size_t num, WeftNDArray* const* arrays, const char* arg);
 // `num` string parameters (parallel keys/vals, none NULL, no key twice).

@@ -36,7 +36,8 @@ public enum DType {
   UInt8 = weft_native.WEFT_UINT8,
   Int32 = weft_native.WEFT_INT32,
   Int8 = weft_native.WEFT_INT8,
-  Int64 = weft_native.WEFT_INT64
+  Int64 = weft_native.WEFT_INT64,
+  BFloat16 = weft_native.WEFT_BFLOAT16
 }
 
 }

@@ -256,6 +256,12 @@ public sealed class Executor : NativeHandle {
     return Symbol.Take(weft_native.weft_executor_print(Handle))[0];
   }
 
+  /// <summary>The nodes computing in float32 between Casts for want of a float16/bfloat16
+  /// kernel, in graph order.</summary>
+  public IList<string> Float32Nodes() {
+    return Symbol.Take(weft_native.weft_executor_float32_nodes(Handle));
+  }
+
   public ExecutorMemory Memory() {
     var f = new ulong[6];
     weft_native.weft_executor_memory(Handle, f);

@@ -100,6 +100,28 @@ public sealed partial class NDArray : NativeHandle {
     fixed (double* p = output) weft_native.weft_ndarray_copy_to(h, (IntPtr)p, (ulong)output.Length * 8);
   }
 
+  /// <summary>Sets the array from float32 values converted to its dtype (float16 and bfloat16
+  /// round to nearest even; integers truncate); the length must equal Size.</summary>
+  public unsafe void SetFloats(float[] data) {
+    var h = Handle;
+    fixed (float* p = data) weft_native.weft_ndarray_copy_from_float32(h, (IntPtr)p, (ulong)data.Length);
+  }
+
+  /// <summary>The contents converted to float32, for any dtype (exact for float16 and
+  /// bfloat16).</summary>
+  public unsafe float[] GetFloats() {
+    var o = new float[checked((int)Size)];
+    var h = Handle;
+    fixed (float* p = o) weft_native.weft_ndarray_copy_to_float32(h, (IntPtr)p, (ulong)o.Length);
+    return o;
+  }
+
+  /// <summary>An array of <paramref name="dtype"/> holding <paramref name="data"/> converted to
+  /// it.</summary>
+  public static NDArray FromFloats(float[] data, DType dtype, params long[] shape) {
+    return Filled(dtype, shape, a => a.SetFloats(data));
+  }
+
   /// <summary>Unmanaged memory of exactly the array's bytes.</summary>
   public void CopyFrom(IntPtr data, long bytes) {
     weft_native.weft_ndarray_copy_from(Handle, data, (ulong)bytes);

@@ -29,7 +29,7 @@ public class EnumsTests {
   public void TypedEnumsCoverTheCEnums() {
     Assert.AreEqual(CValues("WEFT_ERR_").Concat(CValues("WEFT_OK")).OrderBy(v => v).ToArray(), Codes<ErrorCode>());
     Assert.AreEqual(CValues("WEFT_FLOAT").Concat(CValues("WEFT_INT")).Concat(CValues("WEFT_UINT"))
-        .OrderBy(v => v).ToArray(), Codes<DType>());
+        .Concat(CValues("WEFT_BFLOAT")).OrderBy(v => v).ToArray(), Codes<DType>());
     Assert.AreEqual(CValues("WEFT_CPU").Concat(CValues("WEFT_GPU")).OrderBy(v => v).ToArray(), Codes<DeviceType>());
     Assert.AreEqual(CValues("WEFT_REQ_"), Codes<GradReq>());
     Assert.AreEqual(CValues("WEFT_PROGRESS_"), Codes<Progress>());

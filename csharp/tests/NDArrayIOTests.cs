@@ -90,7 +90,7 @@ public class NDArrayIOTests : LiveHandleFixture {
       var cut = new byte[npy.Length - 1];
       Array.Copy(npy, cut, cut.Length);
       Expect.Error(ErrorCode.InvalidArgument, () => NDArray.LoadNpy(cut), "truncated");
-      Expect.Error(ErrorCode.DType, () => i8.ToNpyBytes(), "weft_ndarray_save_npy_buffer");
+      using (var back = NDArray.LoadNpy(i8.ToNpyBytes())) Assert.AreEqual(DType.Int8, back.DType);
       Expect.Error(ErrorCode.IO, () => NDArray.LoadNpy("/nonexistent/x.npy"), "/nonexistent/x.npy");
       Assert.Throws<ArgumentNullException>(() => NDArray.LoadNpy((byte[])null));
       Assert.Throws<ArgumentNullException>(() => a.SaveNpy((Stream)null));

@@ -37,11 +37,21 @@ inline void ParallelFor(int64_t n, F&& body) {
   for (int64_t i = 0; i < n; ++i) body(i);
 }
 
+// *dst += v; float16 and bfloat16 add in float and round once.
+template <typename T>
+inline void AddTo(T* dst, T v) {
+  if constexpr (kIsReducedFloat<T>) {
+    *dst = FromDouble<T>(ToDouble(*dst) + ToDouble(v));
+  } else {
+    *dst += v;
+  }
+}
+
 // Stores `v` into `*dst` under request `req` (kNull skips, kAdd accumulates).
 template <typename T>
 inline void Store(OpReq req, T* dst, T v) {
   if (req == OpReq::kAdd)
-    *dst += v;
+    AddTo(dst, v);
   else if (req != OpReq::kNull)
     *dst = v;
 }

@@ -35,8 +35,9 @@ void ElementWiseSum(const OpContext&, const NodeAttrs&, const std::vector<TBlob>
   });
 }
 
-// out = in (or out += in under kAdd) for every dtype; float16 cannot add.
-void Identity(const OpContext&, const NodeAttrs& attrs, const std::vector<TBlob>& in,
+// out = in (or out += in under kAdd) for every dtype (float16 and bfloat16
+// add in float and round once).
+void Identity(const OpContext&, const NodeAttrs&, const std::vector<TBlob>& in,
               const std::vector<OpReq>& req, const std::vector<TBlob>& out) {
   if (req[0] == OpReq::kNull) return;
   if (req[0] != OpReq::kAdd) {
@@ -45,12 +46,12 @@ void Identity(const OpContext&, const NodeAttrs& attrs, const std::vector<TBlob>
   }
   DispatchDType(out[0].dtype, [&](auto t) {
     using T = decltype(t);
-    if constexpr (std::is_same<T, Half>::value) {
-      Fail(StatusCode::kDType, "operator ", attrs.op ? attrs.op->name : "identity",
-           ": req=add is not supported for float16");
+    const T* x = in[0].data<T>();
+    T* y = out[0].data<T>();
+    if constexpr (kIsReducedFloat<T>) {
+      ParallelFor(out[0].Size(),
+                  [&](int64_t i) { y[i] = FromDouble<T>(ToDouble(y[i]) + ToDouble(x[i])); });
     } else {
-      const T* x = in[0].data<T>();
-      T* y = out[0].data<T>();
       ParallelFor(out[0].Size(), [&](int64_t i) { y[i] += x[i]; });
     }
   });
@@ -60,8 +61,8 @@ void Identity(const OpContext&, const NodeAttrs& attrs, const std::vector<TBlob>
 
 void RegisterElemwiseSumCpu(KernelRegistry* reg) {
   reg->Add("ElementWiseSum", DeviceType::kCPU, {"cpu", 0, ElementWiseSum, true});
-  reg->Add("identity", DeviceType::kCPU, {"cpu", 0, Identity, true});
-  reg->Add("_CrossDeviceCopy", DeviceType::kCPU, {"cpu", 0, Identity, true});
+  reg->Add("identity", DeviceType::kCPU, WithReducedFloats({"cpu", 0, Identity, true}));
+  reg->Add("_CrossDeviceCopy", DeviceType::kCPU, WithReducedFloats({"cpu", 0, Identity, true}));
 }
 
 }  // namespace cpu

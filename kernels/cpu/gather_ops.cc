@@ -129,7 +129,7 @@ void TakeImpl(const NodeAttrs& attrs, const TBlob& a, const TBlob& indices, cons
   const int64_t m = indices.Size();
   const char* op = kBackward ? "_backward_take" : "take";
   if (kBackward) ZeroUnlessAdd(req, big_out);
-  DispatchFloat(a.dtype, op, [&](auto t) {
+  DispatchDType(a.dtype, [&](auto t) {
     using T = decltype(t);
     DispatchNumeric(indices.dtype, op, [&](auto i) {
       using I = decltype(i);
@@ -143,7 +143,7 @@ void TakeImpl(const NodeAttrs& attrs, const TBlob& a, const TBlob& indices, cons
           if (kBackward) {
             T* d = big_out.data<T>() + src;
             const T* g = small.data<T>() + dst;
-            for (int64_t c = 0; c < inner; ++c) d[c] += g[c];
+            for (int64_t c = 0; c < inner; ++c) AddTo(&d[c], g[c]);
           } else {
             const T* s = a.data<T>() + src;
             T* d = small.data<T>() + dst;
@@ -199,7 +199,7 @@ void NdImpl(int kind, const char* op, const TBlob& src, const TBlob& indices, co
             OpReq req, const TBlob& dst) {
   if (req == OpReq::kNull) return;
   if (kind != 0) ZeroUnlessAdd(kind == 1 && req == OpReq::kAdd ? OpReq::kWrite : req, dst);
-  DispatchFloat(src.dtype, op, [&](auto t) {
+  DispatchDType(src.dtype, [&](auto t) {
     using T = decltype(t);
     DispatchNumeric(indices.dtype, op, [&](auto i) {
       using I = decltype(i);
@@ -218,7 +218,7 @@ void NdImpl(int kind, const char* op, const TBlob& src, const TBlob& indices, co
             if (kind == 1)
               d[off[y] + c] = s[y * slice + c];
             else
-              d[off[y] + c] += s[y * slice + c];
+              AddTo(&d[off[y] + c], s[y * slice + c]);
       }
     });
   });
@@ -243,10 +243,11 @@ void ScatterNd(const OpContext&, const NodeAttrs&, const std::vector<TBlob>& in,
     TBlob t = out[0];
     t.dptr = tmp.data();
     NdImpl(1, "scatter_nd", in[0], in[1], out[0].shape, OpReq::kWrite, t);
-    DispatchFloat(out[0].dtype, "scatter_nd", [&](auto v) {
+    DispatchDType(out[0].dtype, [&](auto v) {
       using T = decltype(v);
       const T* a = t.data<T>();
-      Map(OpReq::kAdd, a, a, out[0].data<T>(), out[0].Size(), [](T x, T) { return x; });
+      T* y = out[0].data<T>();
+      ParallelFor(out[0].Size(), [&](int64_t k) { AddTo(&y[k], a[k]); });
     });
     return;
   }
@@ -259,11 +260,13 @@ void RegisterGatherOpsCpu(KernelRegistry* reg) {
   reg->Add("pick", DeviceType::kCPU, {"cpu", 0, PickForward, true});
   reg->Add("_backward_pick", DeviceType::kCPU, {"cpu", 0, PickBackward, true});
   reg->Add("one_hot", DeviceType::kCPU, {"cpu", 0, OneHot, true});
-  reg->Add("take", DeviceType::kCPU, {"cpu", 0, TakeForward, true});
-  reg->Add("_backward_take", DeviceType::kCPU, {"cpu", 0, TakeBackward, true});
-  reg->Add("gather_nd", DeviceType::kCPU, {"cpu", 0, GatherNd, true});
-  reg->Add("_backward_gather_nd", DeviceType::kCPU, {"cpu", 0, GatherNdBackward, true});
-  reg->Add("scatter_nd", DeviceType::kCPU, {"cpu", 0, ScatterNd, true});
+  // Moves of elements: every dtype of the data, the reduced floats included.
+  reg->Add("take", DeviceType::kCPU, WithReducedFloats({"cpu", 0, TakeForward, true}));
+  reg->Add("_backward_take", DeviceType::kCPU, WithReducedFloats({"cpu", 0, TakeBackward, true}));
+  reg->Add("gather_nd", DeviceType::kCPU, WithReducedFloats({"cpu", 0, GatherNd, true}));
+  reg->Add("_backward_gather_nd", DeviceType::kCPU,
+           WithReducedFloats({"cpu", 0, GatherNdBackward, true}));
+  reg->Add("scatter_nd", DeviceType::kCPU, WithReducedFloats({"cpu", 0, ScatterNd, true}));
 }
 
 }  // namespace cpu

@@ -1,4 +1,4 @@
-// CPU kernels of Cast (every dtype, float16 included), clip, where, Embedding
+// CPU kernels of Cast (every dtype, float16 and bfloat16 included), clip, where, Embedding
 // and their gradient ops.
 #include <algorithm>
 #include <cstring>
@@ -6,7 +6,6 @@
 #include <vector>
 
 #include "cpu/cpu_util.h"
-#include "cpu/half.h"
 #include "cpu/index_util.h"
 #include "shared_params.h"
 #include "weft/dtype.h"
@@ -16,37 +15,67 @@ namespace cpu {
 
 namespace {
 
-// `v` as float (a float16 value converts exactly).
-template <typename T>
-float AsFloat(const T& v) {
-  if constexpr (std::is_same<T, Half>::value) {
-    return ToFloat(v);
+// `v` converted to O: a reduced float (float16, bfloat16) goes through
+// float, rounding to nearest even.
+template <typename O, typename I>
+O ConvertValue(I v) {
+  if constexpr (std::is_same<O, Half>::value) {
+    return ToHalf(static_cast<float>(ToDouble(v)));
+  } else if constexpr (std::is_same<O, BFloat16>::value) {
+    return ToBFloat16(static_cast<float>(ToDouble(v)));
+  } else if constexpr (kIsReducedFloat<I>) {
+    return static_cast<O>(ToFloat(v));
   } else {
-    return static_cast<float>(v);
+    return static_cast<O>(v);
   }
 }
 
-// y (dtype of `out`) = x (dtype of `in`) converted, honouring req. float16
-// converts through float (rounded to nearest even); req=add is not supported
-// for float16 outputs.
-void Convert(const TBlob& in, OpReq req, const TBlob& out, const char* op) {
+// float <-> float16/bfloat16 with req=write: the bulk conversions of
+// weft/float16.h on chunks of the elements. False for other pairs.
+bool ConvertFloats(const TBlob& in, const TBlob& out) {
+  const DType a = in.dtype, b = out.dtype;
+  const int64_t n = static_cast<int64_t>(out.Size());
+  constexpr int64_t kChunk = 16384;
+  auto chunks = [&](auto fn) {
+    ParallelFor((n + kChunk - 1) / kChunk, [&](int64_t c) {
+      const int64_t lo = c * kChunk;
+      fn(lo, static_cast<size_t>(std::min(kChunk, n - lo)));
+    });
+  };
+  const float* xf = in.data<float>();
+  float* yf = out.data<float>();
+  if (a == DType::kFloat32 && b == DType::kFloat16) {
+    chunks([&](int64_t lo, size_t m) { FloatToHalf(xf + lo, out.data<Half>() + lo, m); });
+  } else if (a == DType::kFloat32 && b == DType::kBFloat16) {
+    chunks([&](int64_t lo, size_t m) { FloatToBFloat16(xf + lo, out.data<BFloat16>() + lo, m); });
+  } else if (a == DType::kFloat16 && b == DType::kFloat32) {
+    chunks([&](int64_t lo, size_t m) { HalfToFloat(in.data<Half>() + lo, yf + lo, m); });
+  } else if (a == DType::kBFloat16 && b == DType::kFloat32) {
+    chunks([&](int64_t lo, size_t m) { BFloat16ToFloat(in.data<BFloat16>() + lo, yf + lo, m); });
+  } else {
+    return false;
+  }
+  return true;
+}
+
+// y (dtype of `out`) = x (dtype of `in`) converted, honouring req (a
+// reduced-float output accumulates in float and rounds once).
+void Convert(const TBlob& in, OpReq req, const TBlob& out, const char*) {
   if (req == OpReq::kNull) return;
+  if (req == OpReq::kWrite && ConvertFloats(in, out)) return;
   DispatchDType(in.dtype, [&](auto a) {
     using I = decltype(a);
     DispatchDType(out.dtype, [&](auto b) {
       using O = decltype(b);
       const I* x = in.data<I>();
       O* y = out.data<O>();
-      if constexpr (std::is_same<O, Half>::value) {
-        if (req == OpReq::kAdd)
-          Fail(StatusCode::kDType, "operator ", op,
-               ": req=add is not supported for float16 outputs");
-        ParallelFor(out.Size(), [&](int64_t i) { y[i] = ToHalf(AsFloat(x[i])); });
-      } else if constexpr (std::is_same<I, Half>::value) {
-        ParallelFor(out.Size(),
-                    [&](int64_t i) { Store(req, &y[i], static_cast<O>(ToFloat(x[i]))); });
+      if constexpr (kIsReducedFloat<O>) {
+        ParallelFor(out.Size(), [&](int64_t i) {
+          const double v = ToDouble(ConvertValue<O>(x[i]));
+          y[i] = FromDouble<O>(req == OpReq::kAdd ? ToDouble(y[i]) + v : v);
+        });
       } else {
-        ParallelFor(out.Size(), [&](int64_t i) { Store(req, &y[i], static_cast<O>(x[i])); });
+        ParallelFor(out.Size(), [&](int64_t i) { Store(req, &y[i], ConvertValue<O>(x[i])); });
       }
     });
   });
@@ -60,6 +89,15 @@ void CastForward(const OpContext&, const NodeAttrs&, const std::vector<TBlob>& i
 void CastBackward(const OpContext&, const NodeAttrs&, const std::vector<TBlob>& in,
                   const std::vector<OpReq>& req, const std::vector<TBlob>& out) {
   Convert(in[0], req[0], out[0], "_backward_Cast");
+}
+
+// amp_multicast: out[i] = in[i] converted (its dtype fixed by inference);
+// _backward_amp_multicast: out[i] = ograd in[i] converted.
+void ConvertEach(const OpContext&, const NodeAttrs&, const std::vector<TBlob>& in,
+                 const std::vector<OpReq>& req, const std::vector<TBlob>& out) {
+  for (size_t i = 0; i < out.size(); ++i)
+    if (in[i].dptr != out[i].dptr || in[i].dtype != out[i].dtype || req[i] == OpReq::kAdd)
+      Convert(in[i], req[i], out[i], "amp_multicast");
 }
 
 // clip's parameters, decoded once per node (ParamValues::Decoded); Embedding's
@@ -103,15 +141,16 @@ void WhereForward(const OpContext&, const NodeAttrs&, const std::vector<TBlob>& 
   if (req[0] == OpReq::kNull) return;
   const int64_t n = out[0].Size();
   const int64_t row = in[0].Size() == n ? 1 : (in[0].Size() > 0 ? n / in[0].Size() : 1);
-  DispatchNumeric(in[0].dtype, "where", [&](auto c) {
+  DispatchDType(in[0].dtype, [&](auto c) {
     using C = decltype(c);
-    DispatchFloat(in[1].dtype, "where", [&](auto t) {
+    DispatchDType(in[1].dtype, [&](auto t) {
       using T = decltype(t);
       const C* cond = in[0].data<C>();
       const T* x = in[1].data<T>();
       const T* y = in[2].data<T>();
       T* o = out[0].data<T>();
-      ParallelFor(n, [&](int64_t i) { Store(req[0], &o[i], cond[i / row] != C(0) ? x[i] : y[i]); });
+      ParallelFor(
+          n, [&](int64_t i) { Store(req[0], &o[i], ToDouble(cond[i / row]) != 0 ? x[i] : y[i]); });
     });
   });
 }
@@ -174,11 +213,15 @@ void EmbeddingBackward(const OpContext&, const NodeAttrs& attrs, const std::vect
 }  // namespace
 
 void RegisterIndexOpsCpu(KernelRegistry* reg) {
-  reg->Add("Cast", DeviceType::kCPU, {"cpu", 0, CastForward, true});
-  reg->Add("_backward_Cast", DeviceType::kCPU, {"cpu", 0, CastBackward, true});
+  reg->Add("Cast", DeviceType::kCPU, WithReducedFloats({"cpu", 0, CastForward, true}));
+  reg->Add("_backward_Cast", DeviceType::kCPU, WithReducedFloats({"cpu", 0, CastBackward, true}));
+  for (const char* op : {"amp_cast", "_backward_amp_cast"})
+    reg->Add(op, DeviceType::kCPU, WithReducedFloats({"cpu", 0, CastForward, true}));
+  for (const char* op : {"amp_multicast", "_backward_amp_multicast"})
+    reg->Add(op, DeviceType::kCPU, WithReducedFloats({"cpu", 0, ConvertEach, true}));
   reg->Add("clip", DeviceType::kCPU, {"cpu", 0, ClipForward, true});
   reg->Add("_backward_clip", DeviceType::kCPU, {"cpu", 0, ClipBackward, true});
-  reg->Add("where", DeviceType::kCPU, {"cpu", 0, WhereForward, true});
+  reg->Add("where", DeviceType::kCPU, WithReducedFloats({"cpu", 0, WhereForward, true}));
   reg->Add("Embedding", DeviceType::kCPU, {"cpu", 0, EmbeddingForward, true});
   reg->Add("_backward_Embedding", DeviceType::kCPU, {"cpu", 0, EmbeddingBackward, true});
 }

@@ -11,13 +11,14 @@
 namespace weft {
 namespace cpu {
 
-// Calls f(T{}) for every dtype with arithmetic (not float16), naming `op`.
+// Calls f(T{}) for every dtype with arithmetic (not float16 or bfloat16),
+// naming `op`.
 template <typename F>
 void DispatchNumeric(DType t, const char* op, F&& f) {
   DispatchDType(t, [&](auto v) {
     using T = decltype(v);
-    if constexpr (std::is_same<T, Half>::value) {
-      Fail(StatusCode::kDType, "operator ", op, ": float16 is not supported");
+    if constexpr (kIsReducedFloat<T>) {
+      Fail(StatusCode::kDType, "operator ", op, ": ", DTypeName(t), " is not supported");
     } else {
       f(v);
     }

@@ -1,11 +1,10 @@
 // CPU kernels of _zeros, _ones, _full, zeros_like and ones_like for every
-// dtype. float16 outputs get the IEEE half bit pattern of the value,
-// rounded to nearest even; req=add is supported for every dtype but float16.
+// dtype. float16 and bfloat16 outputs get the value rounded to nearest
+// even (req=add adds in float and rounds once).
 #include <limits>
 #include <type_traits>
 
 #include "cpu/cpu_util.h"
-#include "cpu/half.h"
 #include "shared_params.h"
 #include "weft/dtype.h"
 
@@ -20,12 +19,14 @@ void Fill(const char* op, double value, OpReq req, const TBlob& out) {
   const int64_t n = out.Size();
   DispatchDType(out.dtype, [&](auto t) {
     using T = decltype(t);
-    if constexpr (std::is_same<T, Half>::value) {
-      if (req == OpReq::kAdd)
-        Fail(StatusCode::kDType, "operator ", op, ": req=add is not supported for float16 outputs");
-      const uint16_t bits = FloatToHalfBits(static_cast<float>(value));
-      Half* p = out.data<Half>();
-      ParallelFor(n, [&](int64_t i) { p[i].bits = bits; });
+    if constexpr (kIsReducedFloat<T>) {
+      T* p = out.data<T>();
+      if (req == OpReq::kAdd) {
+        ParallelFor(n, [&](int64_t i) { p[i] = FromDouble<T>(ToDouble(p[i]) + value); });
+      } else {
+        const T v = FromDouble<T>(value);
+        ParallelFor(n, [&](int64_t i) { p[i] = v; });
+      }
     } else {
       if constexpr (std::is_integral<T>::value) {
         if (!(value >= static_cast<double>(std::numeric_limits<T>::lowest()) &&
@@ -65,11 +66,11 @@ void OnesLike(const OpContext&, const NodeAttrs&, const std::vector<TBlob>&,
 }  // namespace
 
 void RegisterInitCpu(KernelRegistry* reg) {
-  reg->Add("_zeros", DeviceType::kCPU, {"cpu", 0, Zeros, true});
-  reg->Add("_ones", DeviceType::kCPU, {"cpu", 0, Ones, true});
-  reg->Add("_full", DeviceType::kCPU, {"cpu", 0, Full, true});
-  reg->Add("zeros_like", DeviceType::kCPU, {"cpu", 0, ZerosLike, true});
-  reg->Add("ones_like", DeviceType::kCPU, {"cpu", 0, OnesLike, true});
+  reg->Add("_zeros", DeviceType::kCPU, WithReducedFloats({"cpu", 0, Zeros, true}));
+  reg->Add("_ones", DeviceType::kCPU, WithReducedFloats({"cpu", 0, Ones, true}));
+  reg->Add("_full", DeviceType::kCPU, WithReducedFloats({"cpu", 0, Full, true}));
+  reg->Add("zeros_like", DeviceType::kCPU, WithReducedFloats({"cpu", 0, ZerosLike, true}));
+  reg->Add("ones_like", DeviceType::kCPU, WithReducedFloats({"cpu", 0, OnesLike, true}));
 }
 
 }  // namespace cpu

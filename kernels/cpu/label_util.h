@@ -27,18 +27,14 @@ int64_t ClassIndex(const char* op, const T* label, int64_t i, int64_t classes) {
   return li;
 }
 
-// The values of input `what` of any dtype but float16, truncated to int64.
-inline std::vector<int64_t> IntValues(const TBlob& b, const char* op, const char* what) {
+// The values of input `what` (`op` names the caller) of any dtype,
+// truncated to int64.
+inline std::vector<int64_t> IntValues(const TBlob& b, const char* /*op*/, const char* /*what*/) {
   std::vector<int64_t> v(b.Size());
   DispatchDType(b.dtype, [&](auto t) {
     using L = decltype(t);
-    if constexpr (std::is_same_v<L, Half>) {
-      Fail(StatusCode::kDType, "operator ", op, ": input '", what,
-           "' of dtype float16 is not supported");
-    } else {
-      const L* p = b.data<L>();
-      for (size_t i = 0; i < v.size(); ++i) v[i] = static_cast<int64_t>(p[i]);
-    }
+    const L* p = b.data<L>();
+    for (size_t i = 0; i < v.size(); ++i) v[i] = static_cast<int64_t>(ToDouble(p[i]));
   });
   return v;
 }

@@ -21,18 +21,13 @@ inline std::vector<int64_t> ReadSequenceLengths(const TBlob& blob, int64_t n, in
   std::vector<int64_t> len(static_cast<size_t>(n));
   DispatchDType(blob.dtype, [&](auto tag) {
     using I = decltype(tag);
-    if constexpr (std::is_same_v<I, Half>) {
-      Fail(StatusCode::kDType, "operator ", op,
-           ": input 'sequence_length' of dtype float16 is not supported");
-    } else {
-      const I* p = blob.data<I>();
-      for (int64_t b = 0; b < n; ++b) {
-        const double v = static_cast<double>(p[b]);
-        if (!(v >= static_cast<double>(lo) && v < static_cast<double>(hi) + 1))
-          Fail(StatusCode::kInvalidArgument, "operator ", op, ": sequence_length[", b, "] = ", v,
-               " must be in [", lo, ", ", hi, "]");
-        len[static_cast<size_t>(b)] = static_cast<int64_t>(v);
-      }
+    const I* p = blob.data<I>();
+    for (int64_t b = 0; b < n; ++b) {
+      const double v = ToDouble(p[b]);
+      if (!(v >= static_cast<double>(lo) && v < static_cast<double>(hi) + 1))
+        Fail(StatusCode::kInvalidArgument, "operator ", op, ": sequence_length[", b, "] = ", v,
+             " must be in [", lo, ", ", hi, "]");
+      len[static_cast<size_t>(b)] = static_cast<int64_t>(v);
     }
   });
   return len;

@@ -133,9 +133,12 @@ void RegisterOptimizerSgdCpu(KernelRegistry* reg) {
   reg->Add("nag_mom_update", DeviceType::kCPU, {"cpu", 0, NagMomUpdate, false});
   reg->Add("signsgd_update", DeviceType::kCPU, {"cpu", 0, SignSGDUpdate, false});
   reg->Add("signum_update", DeviceType::kCPU, {"cpu", 0, SignumUpdate, false});
-  reg->Add("mp_sgd_update", DeviceType::kCPU, {"cpu", 0, MPSGDUpdate, false});
-  reg->Add("mp_sgd_mom_update", DeviceType::kCPU, {"cpu", 0, MPSGDMomUpdate, false});
-  reg->Add("mp_nag_mom_update", DeviceType::kCPU, {"cpu", 0, MPNagMomUpdate, false});
+  reg->Add("mp_sgd_update", DeviceType::kCPU,
+           WithReducedFloats({"cpu", 0, MPSGDUpdate, false}, Kernel::kHalfBit));
+  reg->Add("mp_sgd_mom_update", DeviceType::kCPU,
+           WithReducedFloats({"cpu", 0, MPSGDMomUpdate, false}, Kernel::kHalfBit));
+  reg->Add("mp_nag_mom_update", DeviceType::kCPU,
+           WithReducedFloats({"cpu", 0, MPNagMomUpdate, false}, Kernel::kHalfBit));
 }
 
 }  // namespace cpu

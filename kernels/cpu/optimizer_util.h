@@ -11,7 +11,6 @@
 #include <type_traits>
 #include <utility>
 
-#include "cpu/half.h"
 #include "weft/dtype.h"
 #include "weft/param.h"
 
@@ -71,10 +70,10 @@ inline T Sign(T x) {
 }
 
 // A weight or gradient element as float, and a float rounded to the
-// weight's dtype (float16 to nearest even).
+// weight's dtype (float16 or bfloat16 to nearest even).
 template <typename T>
 inline float Widen(T v) {
-  if constexpr (std::is_same<T, Half>::value) {
+  if constexpr (kIsReducedFloat<T>) {
     return ToFloat(v);
   } else {
     return static_cast<float>(v);
@@ -82,8 +81,8 @@ inline float Widen(T v) {
 }
 template <typename T>
 inline T Narrow(float v) {
-  if constexpr (std::is_same<T, Half>::value) {
-    return ToHalf(v);
+  if constexpr (kIsReducedFloat<T>) {
+    return FromDouble<T>(v);
   } else {
     return static_cast<T>(v);
   }

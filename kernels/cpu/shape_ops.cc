@@ -14,14 +14,15 @@ namespace cpu {
 namespace {
 
 // out = in[0] elementwise (any dtype), honouring req.
-void CopyKernel(const OpContext&, const NodeAttrs& attrs, const std::vector<TBlob>& in,
+void CopyKernel(const OpContext&, const NodeAttrs&, const std::vector<TBlob>& in,
                 const std::vector<OpReq>& req, const std::vector<TBlob>& out) {
   if (req[0] == OpReq::kNull) return;
   if (req[0] == OpReq::kAdd) {
-    DispatchFloat(in[0].dtype, attrs.op->name.c_str(), [&](auto t) {
+    DispatchDType(in[0].dtype, [&](auto t) {
       using T = decltype(t);
       const T* x = in[0].data<T>();
-      Map(OpReq::kAdd, x, x, out[0].data<T>(), out[0].Size(), [](T a, T) { return a; });
+      T* y = out[0].data<T>();
+      ParallelFor(out[0].Size(), [&](int64_t i) { AddTo(&y[i], x[i]); });
     });
     return;
   }
@@ -73,7 +74,7 @@ void TransposeKernel(const OpContext&, const NodeAttrs& attrs, const std::vector
                      const std::vector<OpReq>& req, const std::vector<TBlob>& out) {
   if (req[0] == OpReq::kNull) return;
   const std::vector<int> perm = TransposePerm(attrs, in[0].shape.ndim());
-  DispatchFloat(in[0].dtype, "transpose", [&](auto t) {
+  DispatchDType(in[0].dtype, [&](auto t) {
     using T = decltype(t);
     TransposeLoop(in[0].data<T>(), in[0].shape, perm, req[0], out[0].data<T>());
   });
@@ -83,8 +84,8 @@ void TransposeKernel(const OpContext&, const NodeAttrs& attrs, const std::vector
 
 void RegisterShapeOpsCpu(KernelRegistry* reg) {
   for (const char* op : {"Flatten", "Reshape", "reshape_like", "expand_dims", "squeeze"})
-    reg->Add(op, DeviceType::kCPU, {"cpu", 0, CopyKernel, true});
-  reg->Add("transpose", DeviceType::kCPU, {"cpu", 0, TransposeKernel, true});
+    reg->Add(op, DeviceType::kCPU, WithReducedFloats({"cpu", 0, CopyKernel, true}));
+  reg->Add("transpose", DeviceType::kCPU, WithReducedFloats({"cpu", 0, TransposeKernel, true}));
 }
 
 }  // namespace cpu

@@ -1,4 +1,5 @@
-// CPU kernels of Concat, SliceChannel, slice_axis and their gradient ops.
+// CPU kernels of Concat, SliceChannel, slice_axis and their gradient ops,
+// for every dtype.
 // All of them move contiguous blocks: with the array viewed as
 // (outer, extent * inner) around the axis, each part is `rows` blocks of
 // `part_extent * inner` elements at a fixed offset inside each row.
@@ -29,7 +30,7 @@ void Blocks(const T* src, int64_t src_row, int64_t src_off, T* dst, int64_t dst_
     const T* s = src + r * src_row + src_off;
     T* d = dst + r * dst_row + dst_off;
     if (req == OpReq::kAdd) {
-      for (int64_t k = 0; k < chunk; ++k) d[k] += s[k];
+      for (int64_t k = 0; k < chunk; ++k) AddTo(&d[k], s[k]);
     } else {
       std::memcpy(d, s, static_cast<size_t>(chunk) * sizeof(T));
     }
@@ -58,7 +59,7 @@ void JoinOrSplit(const std::vector<T*>& parts, const std::vector<Shape>& shapes,
 void ConcatForward(const OpContext&, const NodeAttrs& attrs, const std::vector<TBlob>& in,
                    const std::vector<OpReq>& req, const std::vector<TBlob>& out) {
   const int axis = NormAxis(attrs.params.Decoded<ConcatParams>().dim, out[0].shape.ndim());
-  DispatchFloat(out[0].dtype, "Concat", [&](auto t) {
+  DispatchDType(out[0].dtype, [&](auto t) {
     using T = decltype(t);
     std::vector<T*> parts;
     std::vector<Shape> shapes;
@@ -74,7 +75,7 @@ void ConcatForward(const OpContext&, const NodeAttrs& attrs, const std::vector<T
 void ConcatBackward(const OpContext&, const NodeAttrs& attrs, const std::vector<TBlob>& in,
                     const std::vector<OpReq>& req, const std::vector<TBlob>& out) {
   const int axis = NormAxis(attrs.params.Decoded<ConcatParams>().dim, in[0].shape.ndim());
-  DispatchFloat(in[0].dtype, "_backward_Concat", [&](auto t) {
+  DispatchDType(in[0].dtype, [&](auto t) {
     using T = decltype(t);
     std::vector<T*> parts;
     std::vector<Shape> shapes;
@@ -92,7 +93,7 @@ void SplitForward(const OpContext&, const NodeAttrs& attrs, const std::vector<TB
   const int axis = NormAxis(attrs.params.Decoded<SplitAxisParams>().axis, d.ndim());
   Shape part = d;
   part[axis] = d[axis] / static_cast<int64_t>(out.size());
-  DispatchFloat(in[0].dtype, "SliceChannel", [&](auto t) {
+  DispatchDType(in[0].dtype, [&](auto t) {
     using T = decltype(t);
     std::vector<T*> parts;
     for (const auto& b : out) parts.push_back(b.data<T>());
@@ -108,7 +109,7 @@ void SliceAxisForward(const OpContext&, const NodeAttrs& attrs, const std::vecto
   int64_t b, e;
   op::SliceAxisRange(attrs.params, d[axis], &b, &e);
   const int64_t outer = d.ProdRange(0, axis), inner = d.ProdRange(axis + 1, d.ndim());
-  DispatchFloat(in[0].dtype, "slice_axis", [&](auto t) {
+  DispatchDType(in[0].dtype, [&](auto t) {
     using T = decltype(t);
     Blocks<T>(in[0].data<T>(), d[axis] * inner, b * inner, out[0].data<T>(), (e - b) * inner, 0,
               outer, (e - b) * inner, req[0]);
@@ -124,7 +125,7 @@ void SliceAxisBackward(const OpContext&, const NodeAttrs& attrs, const std::vect
   int64_t b, e;
   op::SliceAxisRange(attrs.params, d[axis], &b, &e);
   const int64_t outer = d.ProdRange(0, axis), inner = d.ProdRange(axis + 1, d.ndim());
-  DispatchFloat(in[0].dtype, "_backward_slice_axis", [&](auto t) {
+  DispatchDType(in[0].dtype, [&](auto t) {
     using T = decltype(t);
     if (req[0] != OpReq::kAdd) std::memset(out[0].dptr, 0, out[0].Bytes());
     Blocks<T>(in[0].data<T>(), (e - b) * inner, 0, out[0].data<T>(), d[axis] * inner, b * inner,
@@ -135,11 +136,14 @@ void SliceAxisBackward(const OpContext&, const NodeAttrs& attrs, const std::vect
 }  // namespace
 
 void RegisterShapeOpsJoinCpu(KernelRegistry* reg) {
-  reg->Add("Concat", DeviceType::kCPU, {"cpu", 0, ConcatForward, true});
-  reg->Add("_backward_Concat", DeviceType::kCPU, {"cpu", 0, ConcatBackward, true});
-  reg->Add("SliceChannel", DeviceType::kCPU, {"cpu", 0, SplitForward, true});
-  reg->Add("slice_axis", DeviceType::kCPU, {"cpu", 0, SliceAxisForward, true});
-  reg->Add("_backward_slice_axis", DeviceType::kCPU, {"cpu", 0, SliceAxisBackward, true});
+  // Block moves: every dtype, the reduced floats included.
+  reg->Add("Concat", DeviceType::kCPU, WithReducedFloats({"cpu", 0, ConcatForward, true}));
+  reg->Add("_backward_Concat", DeviceType::kCPU,
+           WithReducedFloats({"cpu", 0, ConcatBackward, true}));
+  reg->Add("SliceChannel", DeviceType::kCPU, WithReducedFloats({"cpu", 0, SplitForward, true}));
+  reg->Add("slice_axis", DeviceType::kCPU, WithReducedFloats({"cpu", 0, SliceAxisForward, true}));
+  reg->Add("_backward_slice_axis", DeviceType::kCPU,
+           WithReducedFloats({"cpu", 0, SliceAxisBackward, true}));
 }
 
 }  // namespace cpu

@@ -56,10 +56,8 @@ void Gather(const StridedView& v, const T* src, OpReq req, T* dst) {
   ForRows(v, true, [&](int64_t r, int64_t base, int64_t len, int64_t stride) {
     T* d = dst + r * len;
     const T* s = src + base;
-    if constexpr (std::is_same<T, Half>::value) {
-      for (int64_t j = 0; j < len; ++j) d[j] = s[j * stride];
-    } else if (req == OpReq::kAdd) {
-      for (int64_t j = 0; j < len; ++j) d[j] += s[j * stride];
+    if (req == OpReq::kAdd) {
+      for (int64_t j = 0; j < len; ++j) AddTo(&d[j], s[j * stride]);
     } else if (stride == 1) {
       std::memcpy(d, s, static_cast<size_t>(len) * sizeof(T));
     } else {
@@ -74,20 +72,14 @@ void ScatterAdd(const StridedView& v, const T* src, T* big) {
   ForRows(v, v.injective, [&](int64_t r, int64_t base, int64_t len, int64_t stride) {
     const T* s = src + r * len;
     T* d = big + base;
-    for (int64_t j = 0; j < len; ++j) d[j * stride] += s[j];
+    for (int64_t j = 0; j < len; ++j) AddTo(&d[j * stride], s[j]);
   });
-}
-
-void CheckReq(const char* op, DType dt, OpReq req) {
-  if (dt == DType::kFloat16 && req == OpReq::kAdd)
-    Fail(StatusCode::kDType, "operator ", op, ": req=add is not supported for float16");
 }
 
 void ViewForward(const OpContext&, const NodeAttrs& attrs, const std::vector<TBlob>& in,
                  const std::vector<OpReq>& req, const std::vector<TBlob>& out) {
   if (req[0] == OpReq::kNull) return;
   const std::string& op = attrs.op->name;
-  CheckReq(op.c_str(), in[0].dtype, req[0]);
   const StridedView v = op::ShapeOpView(op, attrs.params, in[0].shape, out[0].shape);
   DispatchDType(in[0].dtype, [&](auto t) {
     using T = decltype(t);
@@ -95,12 +87,8 @@ void ViewForward(const OpContext&, const NodeAttrs& attrs, const std::vector<TBl
       Gather<T>(v, in[0].data<T>(), req[0], out[0].data<T>());
       return;
     }
-    if constexpr (std::is_same<T, Half>::value || std::is_same<T, bool>::value) {
-      Fail(StatusCode::kDType, "operator ", op, ": float16 is not supported here");
-    } else {
-      if (req[0] != OpReq::kAdd) std::memset(out[0].dptr, 0, out[0].Bytes());
-      ScatterAdd<T>(v, in[0].data<T>(), out[0].data<T>());
-    }
+    if (req[0] != OpReq::kAdd) std::memset(out[0].dptr, 0, out[0].Bytes());
+    ScatterAdd<T>(v, in[0].data<T>(), out[0].data<T>());
   });
 }
 
@@ -110,7 +98,7 @@ void ViewBackward(const OpContext&, const NodeAttrs& attrs, const std::vector<TB
   if (req[0] == OpReq::kNull) return;
   const std::string& name = attrs.op->name;
   const StridedView v = op::ShapeOpView(name.substr(10), attrs.params, in[1].shape, in[0].shape);
-  DispatchFloat(in[0].dtype, name.c_str(), [&](auto t) {
+  DispatchDType(in[0].dtype, [&](auto t) {
     using T = decltype(t);
     if (v.scatter) {  // the forward scattered: its gradient gathers
       Gather<T>(v, in[0].data<T>(), req[0], out[0].data<T>());
@@ -148,7 +136,6 @@ struct ArangeLikeParams {
 void StackForward(const OpContext&, const NodeAttrs& attrs, const std::vector<TBlob>& in,
                   const std::vector<OpReq>& req, const std::vector<TBlob>& out) {
   if (req[0] == OpReq::kNull) return;
-  CheckReq("stack", out[0].dtype, req[0]);
   const Shape& os = out[0].shape;
   const int axis =
       op::CheckAxis("stack", "axis", attrs.params.Decoded<StackParams>().axis, os.ndim());
@@ -165,11 +152,9 @@ void StackForward(const OpContext&, const NodeAttrs& attrs, const std::vector<TB
       const T* src = in[i].data<T>();
       T* dst = out[0].data<T>();
       ForRows(v, true, [&](int64_t r, int64_t base, int64_t len, int64_t) {
-        if constexpr (!std::is_same<T, Half>::value) {
-          if (req[0] == OpReq::kAdd) {
-            for (int64_t j = 0; j < len; ++j) dst[base + j] += src[r * len + j];
-            return;
-          }
+        if (req[0] == OpReq::kAdd) {
+          for (int64_t j = 0; j < len; ++j) AddTo(&dst[base + j], src[r * len + j]);
+          return;
         }
         std::memcpy(dst + base, src + r * len, static_cast<size_t>(len) * sizeof(T));
       });
@@ -183,8 +168,9 @@ void FillRange(const char* op, double start, double step, int64_t repeat, OpReq 
   if (req == OpReq::kNull) return;
   DispatchDType(out.dtype, [&](auto t) {
     using T = decltype(t);
-    if constexpr (std::is_same<T, Half>::value) {
-      Fail(StatusCode::kDType, "operator ", op, ": float16 output is not supported");
+    if constexpr (kIsReducedFloat<T>) {
+      Fail(StatusCode::kDType, "operator ", op, ": ", DTypeName(out.dtype),
+           " output is not supported");
     } else {
       const T s0 = static_cast<T>(start), st = static_cast<T>(step);
       T* y = out.data<T>();
@@ -223,15 +209,15 @@ void RegisterShapeOpsViewCpu(KernelRegistry* reg) {
   for (const char* op :
        {"slice", "slice_like", "Crop", "reverse", "SwapAxis", "depth_to_space", "space_to_depth",
         "diag", "tile", "repeat", "broadcast_to", "broadcast_like", "broadcast_axis"})
-    reg->Add(op, DeviceType::kCPU, {"cpu", 0, ViewForward, true});
+    reg->Add(op, DeviceType::kCPU, WithReducedFloats({"cpu", 0, ViewForward, true}));
   for (const char* op : {"_backward_slice", "_backward_slice_like", "_backward_Crop",
                          "_backward_diag", "_backward_tile", "_backward_repeat"})
-    reg->Add(op, DeviceType::kCPU, {"cpu", 0, ViewBackward, true});
-  reg->Add("stack", DeviceType::kCPU, {"cpu", 0, StackForward, true});
+    reg->Add(op, DeviceType::kCPU, WithReducedFloats({"cpu", 0, ViewBackward, true}));
+  reg->Add("stack", DeviceType::kCPU, WithReducedFloats({"cpu", 0, StackForward, true}));
   reg->Add("_arange", DeviceType::kCPU, {"cpu", 0, Arange, true});
   reg->Add("_contrib_arange_like", DeviceType::kCPU, {"cpu", 0, ArangeLike, true});
-  reg->Add("shape_array", DeviceType::kCPU, {"cpu", 0, ShapeArray, true});
-  reg->Add("size_array", DeviceType::kCPU, {"cpu", 0, ShapeArray, true});
+  reg->Add("shape_array", DeviceType::kCPU, WithReducedFloats({"cpu", 0, ShapeArray, true}));
+  reg->Add("size_array", DeviceType::kCPU, WithReducedFloats({"cpu", 0, ShapeArray, true}));
 }
 
 }  // namespace cpu

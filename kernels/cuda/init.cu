@@ -34,12 +34,11 @@ void Fill(const OpContext& ctx, const char* op, double value, OpReq req, const T
   const bool add = req == OpReq::kAdd;
   DispatchDType(out.dtype, [&](auto t) {
     using T = decltype(t);
-    if constexpr (std::is_same<T, Half>::value) {
+    if constexpr (kIsReducedFloat<T>) {
       if (add)
-        Fail(StatusCode::kDType, "operator ", op, ": req=add is not supported for float16 outputs");
-      const __half h = __float2half_rn(static_cast<float>(value));
-      uint16_t bits;
-      std::memcpy(&bits, &h, sizeof(bits));
+        Fail(StatusCode::kDType, "operator ", op, ": req=add is not supported for ",
+             DTypeName(out.dtype), " outputs");
+      const uint16_t bits = FromDouble<T>(value).bits;  // rounded to nearest even
       FillKernel<uint16_t>
           <<<GridFor(n), kBlock, 0, s>>>(static_cast<uint16_t*>(out.dptr), n, bits, false);
     } else {

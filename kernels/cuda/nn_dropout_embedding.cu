@@ -148,13 +148,14 @@ __global__ void ScatterAddRows(const I* idx, const T* g, T* dw, int64_t rows, in
   }
 }
 
-// Index dtypes: every numeric dtype but float16.
+// Index dtypes: every numeric dtype but float16 and bfloat16.
 template <typename F>
 void DispatchIndex(DType t, const char* op, F&& f) {
   DispatchDType(t, [&](auto i) {
     using I = decltype(i);
-    if constexpr (std::is_same<I, Half>::value)
-      Fail(StatusCode::kDType, "operator ", op, " on the GPU: float16 indices are not supported");
+    if constexpr (kIsReducedFloat<I>)
+      Fail(StatusCode::kDType, "operator ", op, " on the GPU: ", DTypeName(t),
+           " indices are not supported");
     else
       f(i);
   });

@@ -72,8 +72,9 @@ void IdentityCuda(const OpContext& ctx, const NodeAttrs& attrs, const std::vecto
   } else {
     DispatchDType(out[0].dtype, [&](auto t) {
       using T = decltype(t);
-      if constexpr (std::is_same<T, Half>::value) {
-        Fail(StatusCode::kDType, "operator ", op, ": req=add is not supported for float16");
+      if constexpr (kIsReducedFloat<T>) {
+        Fail(StatusCode::kDType, "operator ", op, ": req=add is not supported for ",
+             DTypeName(out[0].dtype));
       } else {
         Accumulate<T>(s, in[0], out[0]);
       }

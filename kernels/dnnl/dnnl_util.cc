@@ -149,13 +149,58 @@ void OutputArg::Finish() const {
 }
 
 dnnl::memory BlobMemory(const dnnl::memory::desc& md, const TBlob& b) {
-  return dnnl::memory(md, Engine(), const_cast<void*>(static_cast<const void*>(b.data<float>())));
+  return dnnl::memory(md, Engine(), b.dptr);
 }
 
-dnnl::memory::desc PlainDesc(const dnnl::memory::dims& dims) {
+dnnl::memory::desc PlainDesc(const dnnl::memory::dims& dims, dnnl::memory::data_type dt) {
   dnnl::memory::dims strides(dims.size(), 1);
   for (size_t i = dims.size(); i-- > 1;) strides[i - 1] = strides[i] * dims[i];
-  return dnnl::memory::desc(dims, dnnl::memory::data_type::f32, strides);
+  return dnnl::memory::desc(dims, dt, strides);
+}
+
+dnnl::memory::data_type DataType(DType t) {
+  WEFT_CHECK(t == DType::kFloat32 || t == DType::kBFloat16)
+      << "dnnl backend: no oneDNN type for " << DTypeName(t);
+  return t == DType::kFloat32 ? dnnl::memory::data_type::f32 : dnnl::memory::data_type::bf16;
+}
+
+bool BFloat16Supported() {
+  static const bool yes = [] {
+    const auto isa = static_cast<int>(dnnl::get_effective_cpu_isa()),
+               avx512 = static_cast<int>(dnnl::cpu_isa::avx512_core);
+    return (isa & avx512) == avx512;
+  }();
+  return yes;
+}
+
+void ReferenceInFloat32(const KernelFn& ref, const OpContext& ctx, const NodeAttrs& attrs,
+                        const std::vector<TBlob>& in, const std::vector<OpReq>& req,
+                        const std::vector<TBlob>& out) {
+  std::vector<std::vector<float>> wide;
+  wide.reserve(in.size() + out.size());
+  auto widen = [&](const TBlob& b, bool copy) {
+    if (!IsReducedFloat(b.dtype)) return b;
+    wide.emplace_back(static_cast<size_t>(b.Size()));
+    float* w = wide.back().data();
+    const size_t n = wide.back().size();
+    if (copy && b.dtype == DType::kBFloat16) BFloat16ToFloat(b.data<BFloat16>(), w, n);
+    if (copy && b.dtype == DType::kFloat16) HalfToFloat(b.data<Half>(), w, n);
+    TBlob f = b;
+    f.dtype = DType::kFloat32;
+    f.dptr = w;
+    return f;
+  };
+  std::vector<TBlob> in32, out32;
+  for (const TBlob& b : in) in32.push_back(widen(b, true));
+  for (size_t i = 0; i < out.size(); ++i) out32.push_back(widen(out[i], req[i] == OpReq::kAdd));
+  ref(ctx, attrs, in32, req, out32);
+  for (size_t i = 0; i < out.size(); ++i) {
+    if (!IsReducedFloat(out[i].dtype) || req[i] == OpReq::kNull) continue;
+    const float* w = out32[i].data<float>();
+    const size_t n = static_cast<size_t>(out[i].Size());
+    if (out[i].dtype == DType::kBFloat16) FloatToBFloat16(w, out[i].data<BFloat16>(), n);
+    if (out[i].dtype == DType::kFloat16) FloatToHalf(w, out[i].data<Half>(), n);
+  }
 }
 
 int64_t PadRight(int64_t in, int64_t out, int64_t k, int64_t s, int64_t p, int64_t d) {
@@ -165,7 +210,7 @@ int64_t PadRight(int64_t in, int64_t out, int64_t k, int64_t s, int64_t p, int64
 dnnl::memory::desc BlockedDesc(const dnnl::memory::desc& plain, int64_t block) {
   if (block == 0) return plain;
   return dnnl::memory::desc(
-      plain.dims(), dnnl::memory::data_type::f32,
+      plain.dims(), plain.data_type(),
       block == 8 ? dnnl::memory::format_tag::nChw8c : dnnl::memory::format_tag::nChw16c);
 }
 

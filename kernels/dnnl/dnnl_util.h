@@ -77,11 +77,27 @@ struct OutputArg {
 // dilation `d` (MXNet's floor or ceil conventions; may be below `p`).
 int64_t PadRight(int64_t in, int64_t out, int64_t k, int64_t s, int64_t p, int64_t d = 1);
 
-// `b`'s float32 data as memory of layout `md` on Engine() (no copy).
+// `b`'s data as memory of layout `md` on Engine() (no copy).
 dnnl::memory BlobMemory(const dnnl::memory::desc& md, const TBlob& b);
 
-// A memory descriptor of float32 `dims` in plain row-major order.
-dnnl::memory::desc PlainDesc(const dnnl::memory::dims& dims);
+// A memory descriptor of `dims` in plain row-major order.
+dnnl::memory::desc PlainDesc(const dnnl::memory::dims& dims,
+                             dnnl::memory::data_type dt = dnnl::memory::data_type::f32);
+
+// oneDNN's type of float32 (f32) or bfloat16 (bf16); other dtypes are a bug.
+dnnl::memory::data_type DataType(DType t);
+
+// Whether this CPU runs oneDNN's bfloat16 primitives (AVX-512: natively with
+// AVX512-BF16, emulated on plain AVX-512); the kernels then take bfloat16
+// data (Kernel::reduced_dtypes), and AVX2 machines compute it in float32.
+bool BFloat16Supported();
+
+// Runs `ref` (a float32 reference kernel) on float32 copies of the bfloat16
+// and float16 blobs of `in` and `out`, rounding the outputs back (kAdd
+// accumulates in float32): a reduced-float call oneDNN refuses.
+void ReferenceInFloat32(const KernelFn& ref, const OpContext& ctx, const NodeAttrs& attrs,
+                        const std::vector<TBlob>& in, const std::vector<OpReq>& req,
+                        const std::vector<TBlob>& out);
 // `plain` (4-D) in the channel-blocked layout nChw8c / nChw16c of `block`
 // channels per block (weft/channel_block.h), or `plain` itself for block 0.
 dnnl::memory::desc BlockedDesc(const dnnl::memory::desc& plain, int64_t block);

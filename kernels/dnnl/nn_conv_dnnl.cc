@@ -1,4 +1,5 @@
-// oneDNN kernels of Convolution and _backward_Convolution: float32, 1-D,
+// oneDNN kernels of Convolution and _backward_Convolution: float32 and
+// bfloat16 (where the CPU has AVX-512; BFloat16Supported), 1-D,
 // 2-D and 3-D, any kernel/stride/pad/dilate/num_group, with or without bias, every
 // request (kAdd through a reorder with a sum post-op). The primitives pick
 // their own (blocked, AVX-512 where the CPU has it) layouts; weft's plain
@@ -96,8 +97,8 @@ ConvDims DimsOf(const ParamValues& p, const Shape& data, const Shape& out) {
   return data.ndim() == 5 ? DimsOf3d(p, data, out) : DimsOf(MakeConvGeom(p, data, out));
 }
 
-std::vector<int64_t> Key(const ConvDims& d, bool bias) {
-  std::vector<int64_t> key;
+std::vector<int64_t> Key(const ConvDims& d, bool bias, memory::data_type dt) {
+  std::vector<int64_t> key{static_cast<int64_t>(dt)};
   for (const memory::dims* v :
        {&d.src, &d.wei, &d.dst, &d.strides, &d.dilates, &d.pad_l, &d.pad_r}) {
     key.push_back(static_cast<int64_t>(v->size()));
@@ -108,16 +109,15 @@ std::vector<int64_t> Key(const ConvDims& d, bool bias) {
 }
 
 // Builds the primitives; throws dnnl::error when oneDNN refuses the geometry.
-std::shared_ptr<ConvPrims> Build(const ConvDims& g, bool has_bias) {
+std::shared_ptr<ConvPrims> Build(const ConvDims& g, bool has_bias, memory::data_type dt) {
   auto p = std::make_shared<ConvPrims>();
-  p->src = PlainDesc(g.src);
-  p->dst = PlainDesc(g.dst);
-  p->wei = PlainDesc(g.wei);
-  p->bias = PlainDesc(g.bias);
+  p->src = PlainDesc(g.src, dt);
+  p->dst = PlainDesc(g.dst, dt);
+  p->wei = PlainDesc(g.wei, dt);
+  p->bias = PlainDesc(g.bias, dt);
   const auto any = memory::format_tag::any;
-  const auto f32 = memory::data_type::f32;
-  const memory::desc src_any(p->src.dims(), f32, any), dst_any(p->dst.dims(), f32, any),
-      wei_any(p->wei.dims(), f32, any);
+  const memory::desc src_any(p->src.dims(), dt, any), dst_any(p->dst.dims(), dt, any),
+      wei_any(p->wei.dims(), dt, any);
   const memory::desc bias_md = has_bias ? p->bias : memory::desc();
   const memory::dims &strides = g.strides, &dilates = g.dilates, &pad_l = g.pad_l, &pad_r = g.pad_r;
   dnnl::primitive_attr attr;
@@ -138,10 +138,12 @@ std::shared_ptr<ConvPrims> Build(const ConvDims& g, bool has_bias) {
   return p;
 }
 
-// The cached primitives of (g, bias), or null when oneDNN does not cover them.
-std::shared_ptr<ConvPrims> Prims(const ConvDims& g, bool bias) {
+// The cached primitives of (g, bias, dtype), or null when oneDNN does not
+// cover them.
+std::shared_ptr<ConvPrims> Prims(const ConvDims& g, bool bias, DType t) {
   static PrimitiveCache<ConvPrims> cache;
-  return cache.Get(Key(g, bias), [&] { return Build(g, bias); });
+  const memory::data_type dt = DataType(t);
+  return cache.Get(Key(g, bias, dt), [&] { return Build(g, bias, dt); });
 }
 
 // The inference convolution of _fused_Convolution with its post-ops.
@@ -160,14 +162,13 @@ struct FusedPrims {
 // kernel takes, leave the choice to oneDNN ("any").
 std::shared_ptr<FusedPrims> BuildFused(const ConvDims& g, bool has_bias, bool sum,
                                        const cpu::FusedConvAct& act, int64_t data_block,
-                                       int64_t out_block) {
+                                       int64_t out_block, memory::data_type dt) {
   auto p = std::make_shared<FusedPrims>();
-  p->src = PlainDesc(g.src);
-  p->dst = PlainDesc(g.dst);
-  p->wei = PlainDesc(g.wei);
-  p->bias = PlainDesc(g.bias);
+  p->src = PlainDesc(g.src, dt);
+  p->dst = PlainDesc(g.dst, dt);
+  p->wei = PlainDesc(g.wei, dt);
+  p->bias = PlainDesc(g.bias, dt);
   const auto any = memory::format_tag::any;
-  const auto f32 = memory::data_type::f32;
   dnnl::primitive_attr attr;
   attr.set_scratchpad_mode(dnnl::scratchpad_mode::user);
   dnnl::post_ops po;
@@ -180,11 +181,11 @@ std::shared_ptr<FusedPrims> BuildFused(const ConvDims& g, bool has_bias, bool su
   auto layout = [&](const memory::dims& dims, const memory::desc& plain, int64_t block) {
     return block > 0 && BlockCovered(block, static_cast<int>(dims.size()))
                ? BlockedDesc(plain, block)
-               : memory::desc(dims, f32, any);
+               : memory::desc(dims, dt, any);
   };
   auto make = [&](const memory::desc& src, const memory::desc& dst) {
     convolution_forward::desc fd(dnnl::prop_kind::forward_inference, algorithm::convolution_direct,
-                                 src, memory::desc(g.wei, f32, any),
+                                 src, memory::desc(g.wei, dt, any),
                                  has_bias ? p->bias : memory::desc(), dst, g.strides, g.dilates,
                                  g.pad_l, g.pad_r);
     return convolution_forward::primitive_desc(fd, attr, Engine());
@@ -197,7 +198,7 @@ std::shared_ptr<FusedPrims> BuildFused(const ConvDims& g, bool has_bias, bool su
     fixed = std::strncmp(p->pd.impl_info_str(), "ref", 3) != 0;
   } catch (const dnnl::error&) {
   }
-  if (!fixed) p->pd = make(memory::desc(g.src, f32, any), memory::desc(g.dst, f32, any));
+  if (!fixed) p->pd = make(memory::desc(g.src, dt, any), memory::desc(g.dst, dt, any));
   p->fwd = convolution_forward(p->pd);
   return p;
 }
@@ -205,9 +206,10 @@ std::shared_ptr<FusedPrims> BuildFused(const ConvDims& g, bool has_bias, bool su
 // As Prims, for the fused forward.
 std::shared_ptr<FusedPrims> FusedPrimsFor(const ConvDims& g, bool bias, bool sum,
                                           const cpu::FusedConvAct& act, int64_t data_block,
-                                          int64_t out_block) {
+                                          int64_t out_block, DType t) {
   static PrimitiveCache<FusedPrims> cache;
-  std::vector<int64_t> key = Key(g, bias);
+  const memory::data_type dt = DataType(t);
+  std::vector<int64_t> key = Key(g, bias, dt);
   key.push_back(sum ? 1 : 0);
   key.push_back(act.kind);
   for (float bound : {act.lo, act.hi}) {  // the bounds' bits
@@ -217,11 +219,26 @@ std::shared_ptr<FusedPrims> FusedPrimsFor(const ConvDims& g, bool bias, bool sum
   }
   key.push_back(data_block);
   key.push_back(out_block);
-  return cache.Get(key, [&] { return BuildFused(g, bias, sum, act, data_block, out_block); });
+  return cache.Get(key, [&] { return BuildFused(g, bias, sum, act, data_block, out_block, dt); });
+}
+
+bool CoveredDType(DType t) {
+  return t == DType::kFloat32 || (t == DType::kBFloat16 && BFloat16Supported());
 }
 
 bool Covered(const std::vector<TBlob>& in, const Shape& data) {
-  return in[0].dtype == DType::kFloat32 && data.ndim() >= 3 && data.ndim() <= 5;
+  return CoveredDType(in[0].dtype) && data.ndim() >= 3 && data.ndim() <= 5;
+}
+
+// The reference kernel for what oneDNN does not cover (float32 copies of
+// reduced-float blobs: the reference kernels compute float32/float64).
+void Fallback(const KernelFn& ref, const OpContext& ctx, const NodeAttrs& attrs,
+              const std::vector<TBlob>& in, const std::vector<OpReq>& req,
+              const std::vector<TBlob>& out) {
+  if (IsReducedFloat(in[0].dtype))
+    ReferenceInFloat32(ref, ctx, attrs, in, req, out);
+  else
+    ref(ctx, attrs, in, req, out);
 }
 
 void Forward(const OpContext& ctx, const ConvPrims& p, const TBlob& x, const TBlob& w,
@@ -293,8 +310,8 @@ void Backward(const ConvPrims& p, const std::vector<TBlob>& in, const std::vecto
 
 bool ConvolutionCovered(const ParamValues& params, const Shape& data, const Shape& out, DType dtype,
                         bool bias) {
-  if (dtype != DType::kFloat32 || data.ndim() < 3 || data.ndim() > 5) return false;
-  return Prims(DimsOf(params, data, out), bias) != nullptr;
+  if (!CoveredDType(dtype) || data.ndim() < 3 || data.ndim() > 5) return false;
+  return Prims(DimsOf(params, data, out), bias, dtype) != nullptr;
 }
 
 void RegisterNNConvDnnl(KernelRegistry* reg) {
@@ -305,22 +322,24 @@ void RegisterNNConvDnnl(KernelRegistry* reg) {
                        const std::vector<OpReq>& req, const std::vector<TBlob>& out) {
     if (req[0] == OpReq::kNull) return;
     if (Covered(in, in[0].shape)) {
-      if (auto p = Prims(DimsOf(attrs.params, in[0].shape, out[0].shape), in.size() > 2)) {
+      if (auto p =
+              Prims(DimsOf(attrs.params, in[0].shape, out[0].shape), in.size() > 2, in[0].dtype)) {
         Forward(ctx, *p, in[0], in[1], in.size() > 2 ? &in[2] : nullptr, req[0], out[0]);
         return;
       }
     }
-    ref_fwd(ctx, attrs, in, req, out);
+    Fallback(ref_fwd, ctx, attrs, in, req, out);
   };
   auto bwd = [ref_bwd](const OpContext& ctx, const NodeAttrs& attrs, const std::vector<TBlob>& in,
                        const std::vector<OpReq>& req, const std::vector<TBlob>& out) {
     if (Covered(in, in[1].shape)) {
-      if (auto p = Prims(DimsOf(attrs.params, in[1].shape, in[0].shape), out.size() > 2)) {
+      if (auto p =
+              Prims(DimsOf(attrs.params, in[1].shape, in[0].shape), out.size() > 2, in[0].dtype)) {
         Backward(*p, in, req, out);
         return;
       }
     }
-    ref_bwd(ctx, attrs, in, req, out);
+    Fallback(ref_bwd, ctx, attrs, in, req, out);
   };
   KernelFn ref_fused = ReferenceKernel(*reg, "_fused_Convolution");
   auto fused = [ref_fused](const OpContext& ctx, const NodeAttrs& attrs,
@@ -335,20 +354,25 @@ void RegisterNNConvDnnl(KernelRegistry* reg) {
     const Shape y = blocks.Output(0, out[0].shape, "_fused_Convolution output 0");
     if (req[0] != OpReq::kAdd && Covered(in, data) && BlockCovered(db, data.ndim()) &&
         BlockCovered(ob, y.ndim())) {
-      if (auto p = FusedPrimsFor(DimsOf(attrs.params, data, y), bias, sum, act, db, ob)) {
+      if (auto p =
+              FusedPrimsFor(DimsOf(attrs.params, data, y), bias, sum, act, db, ob, in[0].dtype)) {
         FusedForward(ctx, *p, in, bias, sum ? &in.back() : nullptr, out[0], db, ob);
         return;
       }
     }
-    ref_fused(ctx, attrs, in, req, out);
+    Fallback(ref_fused, ctx, attrs, in, req, out);
   };
-  reg->Add("Convolution", DeviceType::kCPU, {"dnnl", 20, fwd, true});
+  // bfloat16 where oneDNN runs it (AVX-512); float32 between Casts elsewhere.
+  const uint32_t reduced = BFloat16Supported() ? Kernel::kBFloat16Bit : 0;
+  reg->Add("Convolution", DeviceType::kCPU, WithReducedFloats({"dnnl", 20, fwd, true}, reduced));
   // oneDNN's direct convolutions block channels by the vector width.
   const auto isa = static_cast<int>(dnnl::get_effective_cpu_isa()),
              avx512 = static_cast<int>(dnnl::cpu_isa::avx512_core);
   const int block = (isa & avx512) == avx512 ? 16 : 8;
-  reg->Add("_fused_Convolution", DeviceType::kCPU, {"dnnl", 20, fused, true, block});
-  reg->Add("_backward_Convolution", DeviceType::kCPU, {"dnnl", 20, bwd, true});
+  reg->Add("_fused_Convolution", DeviceType::kCPU,
+           WithReducedFloats({"dnnl", 20, fused, true, block}, reduced));
+  reg->Add("_backward_Convolution", DeviceType::kCPU,
+           WithReducedFloats({"dnnl", 20, bwd, true}, reduced));
 }
 
 }  // namespace onednn

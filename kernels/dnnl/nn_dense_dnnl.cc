@@ -8,6 +8,9 @@
 // on oneDNN's row-major sgemm, which uses AVX-512 where the CPU has it
 // (OpenBLAS is held to AVX2 by OPENBLAS_CORETYPE=Haswell here). The bias add
 // and bias gradient are the same loops. float64 runs the "cpu" kernel.
+// bfloat16 (where the CPU has AVX-512) runs the inner-product primitive in
+// every forward (bfloat16 in, float32 accumulation, bfloat16 out); its
+// gradient and req=add compute in float32 (ReferenceInFloat32).
 #include <memory>
 #include <unordered_map>
 #include <vector>
@@ -39,14 +42,14 @@ struct IpPrim {
 
 // The inference primitive for (m x k) . (n x k)^T [+ bias], or null when
 // oneDNN refuses it.
-std::shared_ptr<IpPrim> InferencePrim(int64_t m, int64_t n, int64_t k, bool bias) {
+std::shared_ptr<IpPrim> InferencePrim(int64_t m, int64_t n, int64_t k, bool bias,
+                                      dnnl::memory::data_type dt) {
   static PrimitiveCache<IpPrim> cache;
-  return cache.Get({m, n, k, bias}, [&] {
-    const dnnl::memory::desc wei({n, k}, dnnl::memory::data_type::f32,
-                                 dnnl::memory::format_tag::any);
-    dnnl::inner_product_forward::desc d(dnnl::prop_kind::forward_inference, PlainDesc({m, k}), wei,
-                                        bias ? PlainDesc({n}) : dnnl::memory::desc(),
-                                        PlainDesc({m, n}));
+  return cache.Get({m, n, k, bias, static_cast<int64_t>(dt)}, [&] {
+    const dnnl::memory::desc wei({n, k}, dt, dnnl::memory::format_tag::any);
+    dnnl::inner_product_forward::desc d(dnnl::prop_kind::forward_inference, PlainDesc({m, k}, dt),
+                                        wei, bias ? PlainDesc({n}, dt) : dnnl::memory::desc(),
+                                        PlainDesc({m, n}, dt));
     dnnl::primitive_attr attr;
     attr.set_scratchpad_mode(dnnl::scratchpad_mode::user);
     dnnl::inner_product_forward::primitive_desc pd(d, attr, Engine());
@@ -54,24 +57,28 @@ std::shared_ptr<IpPrim> InferencePrim(int64_t m, int64_t n, int64_t k, bool bias
   });
 }
 
-// The inference path: true when it ran (a bound, non-training call
-// writing its output), false for the sgemm path.
+// The inner-product path: true when it ran, false for the sgemm path. float32
+// takes it for a bound, non-training call writing its output; bfloat16 for
+// every call writing its output.
 bool ForwardPacked(const OpContext& ctx, const NodeAttrs& attrs, const std::vector<TBlob>& in,
                    OpReq req, const TBlob& out) {
-  if (ctx.is_train || !ctx.state || !ctx.input_versions || req == OpReq::kAdd) return false;
+  const bool bf16 = in[0].dtype == DType::kBFloat16;
+  if (req == OpReq::kAdd) return false;
+  if (!bf16 && (ctx.is_train || !ctx.state || !ctx.input_versions)) return false;
   int64_t m, k;
   const FCParams& fc = attrs.params.Decoded<FCParams>();
   fc.Dims(in[0].shape, &m, &k);
   const int64_t n = fc.num_hidden;
   const bool bias = in.size() > 2;
-  const auto p = InferencePrim(m, n, k, bias);
+  const dnnl::memory::data_type dt = DataType(in[0].dtype);
+  const auto p = InferencePrim(m, n, k, bias, dt);
   if (!p) return false;
   std::unordered_map<int, dnnl::memory> args{
-      {DNNL_ARG_SRC, BlobMemory(PlainDesc({m, k}), in[0])},
+      {DNNL_ARG_SRC, BlobMemory(PlainDesc({m, k}, dt), in[0])},
       {DNNL_ARG_WEIGHTS,
-       CachedLayout(ctx, 1, BlobMemory(PlainDesc({n, k}), in[1]), p->pd.weights_desc(), 0)},
-      {DNNL_ARG_DST, BlobMemory(PlainDesc({m, n}), out)}};
-  if (bias) args[DNNL_ARG_BIAS] = BlobMemory(PlainDesc({n}), in[2]);
+       CachedLayout(ctx, 1, BlobMemory(PlainDesc({n, k}, dt), in[1]), p->pd.weights_desc(), 0)},
+      {DNNL_ARG_DST, BlobMemory(PlainDesc({m, n}, dt), out)}};
+  if (bias) args[DNNL_ARG_BIAS] = BlobMemory(PlainDesc({n}, dt), in[2]);
   Execute(p->prim, p->pd, std::move(args));
   return true;
 }
@@ -134,16 +141,23 @@ void RegisterNNDenseDnnl(KernelRegistry* reg) {
   auto fwd = [ref_fwd](const OpContext& ctx, const NodeAttrs& attrs, const std::vector<TBlob>& in,
                        const std::vector<OpReq>& req, const std::vector<TBlob>& out) {
     if (req[0] == OpReq::kNull) return;
-    if (in[0].dtype != DType::kFloat32) return ref_fwd(ctx, attrs, in, req, out);
+    const DType t = in[0].dtype;
+    if (t == DType::kBFloat16 && ForwardPacked(ctx, attrs, in, req[0], out[0])) return;
+    if (IsReducedFloat(t)) return ReferenceInFloat32(ref_fwd, ctx, attrs, in, req, out);
+    if (t != DType::kFloat32) return ref_fwd(ctx, attrs, in, req, out);
     if (!ForwardPacked(ctx, attrs, in, req[0], out[0])) Forward(attrs, in, req[0], out[0]);
   };
   auto bwd = [ref_bwd](const OpContext& ctx, const NodeAttrs& attrs, const std::vector<TBlob>& in,
                        const std::vector<OpReq>& req, const std::vector<TBlob>& out) {
+    if (IsReducedFloat(in[0].dtype)) return ReferenceInFloat32(ref_bwd, ctx, attrs, in, req, out);
     if (in[0].dtype != DType::kFloat32) return ref_bwd(ctx, attrs, in, req, out);
     Backward(attrs, in, req, out);
   };
-  reg->Add("FullyConnected", DeviceType::kCPU, {"dnnl", 20, fwd, true});
-  reg->Add("_backward_FullyConnected", DeviceType::kCPU, {"dnnl", 20, bwd, true});
+  // bfloat16 where oneDNN runs it (AVX-512); float32 between Casts elsewhere.
+  const uint32_t reduced = BFloat16Supported() ? Kernel::kBFloat16Bit : 0;
+  reg->Add("FullyConnected", DeviceType::kCPU, WithReducedFloats({"dnnl", 20, fwd, true}, reduced));
+  reg->Add("_backward_FullyConnected", DeviceType::kCPU,
+           WithReducedFloats({"dnnl", 20, bwd, true}, reduced));
 }
 
 }  // namespace onednn

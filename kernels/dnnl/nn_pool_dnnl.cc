@@ -1,10 +1,9 @@
 // oneDNN kernel of _blocked_Pooling (pass::BlockConvLayouts): 2-D max and
-// avg pooling, float32, reading and writing plain or channel-blocked data
-// (data_block / out_block), forward_inference. It covers what matches
-// MXNet's Pooling exactly: max with every window touching the input (valid
-// or full convention), avg with the valid convention (count_include_pad
-// either way) and global max/avg; anything else runs the reference kernel
-// on unblocked temporaries.
+// avg pooling, float32 and bfloat16 (BFloat16Supported), reading and writing plain or
+// channel-blocked data (data_block / out_block), forward_inference. It covers what matches MXNet's
+// Pooling exactly: max with every window touching the input (valid or full convention), avg with
+// the valid convention (count_include_pad either way) and global max/avg; anything else runs the
+// reference kernel on unblocked temporaries.
 #include <memory>
 #include <vector>
 
@@ -49,11 +48,11 @@ bool Algorithm(const ParamValues& p, const PoolGeom& g, algorithm* alg) {
 // The primitive reading `data` in the layout of `data_block` (its output
 // layout is the primitive's choice).
 std::shared_ptr<PoolPrims> Build(const Shape& data, const Shape& out, const PoolGeom& g,
-                                 algorithm alg, int64_t data_block) {
+                                 algorithm alg, int64_t data_block, memory::data_type dt) {
   auto p = std::make_shared<PoolPrims>();
-  p->src = PlainDesc({data[0], data[1], g.h, g.w});
-  p->dst = PlainDesc({out[0], out[1], g.oh, g.ow});
-  const memory::desc dst_any(p->dst.dims(), memory::data_type::f32, memory::format_tag::any);
+  p->src = PlainDesc({data[0], data[1], g.h, g.w}, dt);
+  p->dst = PlainDesc({out[0], out[1], g.oh, g.ow}, dt);
+  const memory::desc dst_any(p->dst.dims(), dt, memory::format_tag::any);
   const memory::dims strides{g.sh, g.sw}, kernel{g.kh, g.kw}, pad_l{g.ph, g.pw},
       pad_r{PadRight(g.h, g.oh, g.kh, g.sh, g.ph), PadRight(g.w, g.ow, g.kw, g.sw, g.pw)};
   dnnl::primitive_attr attr;
@@ -68,8 +67,9 @@ std::shared_ptr<PoolPrims> Build(const Shape& data, const Shape& out, const Pool
 // The cached primitive for (geometry, algorithm, source layout), or null
 // when oneDNN refuses it.
 std::shared_ptr<PoolPrims> Prims(const Shape& data, const Shape& out, const PoolGeom& g,
-                                 algorithm alg, int64_t data_block) {
+                                 algorithm alg, int64_t data_block, DType t) {
   static PrimitiveCache<PoolPrims> cache;
+  const memory::data_type dt = DataType(t);
   const std::vector<int64_t> key{data[0],
                                  data[1],
                                  g.h,
@@ -83,8 +83,9 @@ std::shared_ptr<PoolPrims> Prims(const Shape& data, const Shape& out, const Pool
                                  g.ph,
                                  g.pw,
                                  static_cast<int64_t>(alg),
-                                 data_block};
-  return cache.Get(key, [&] { return Build(data, out, g, alg, data_block); });
+                                 data_block,
+                                 static_cast<int64_t>(dt)};
+  return cache.Get(key, [&] { return Build(data, out, g, alg, data_block, dt); });
 }
 
 }  // namespace
@@ -100,11 +101,12 @@ void RegisterNNPoolDnnl(KernelRegistry* reg) {
     const Shape data = blocks.Input(0, in[0].shape, "_blocked_Pooling input 'data'");
     const Shape y = blocks.Output(0, out[0].shape, "_blocked_Pooling output 0");
     algorithm alg;
-    if (in[0].dtype == DType::kFloat32 && data.ndim() == 4 && BlockCovered(db, 4) &&
-        BlockCovered(ob, 4)) {
+    const DType t = in[0].dtype;
+    const bool typed = t == DType::kFloat32 || (t == DType::kBFloat16 && BFloat16Supported());
+    if (typed && data.ndim() == 4 && BlockCovered(db, 4) && BlockCovered(ob, 4)) {
       const PoolGeom g = MakePoolGeom(attrs.params, data, y);
       if (Algorithm(attrs.params, g, &alg)) {
-        if (auto p = Prims(data, y, g, alg, db)) {
+        if (auto p = Prims(data, y, g, alg, db, t)) {
           const memory src =
               AsLayout(BlobMemory(BlockedDesc(p->src, db), in[0]), p->pd.src_desc(), 0);
           const OutputArg dst(BlobMemory(BlockedDesc(p->dst, ob), out[0]), p->pd.dst_desc(), req[0],
@@ -115,9 +117,14 @@ void RegisterNNPoolDnnl(KernelRegistry* reg) {
         }
       }
     }
-    ref(ctx, attrs, in, req, out);
+    if (IsReducedFloat(in[0].dtype))
+      ReferenceInFloat32(ref, ctx, attrs, in, req, out);
+    else
+      ref(ctx, attrs, in, req, out);
   };
-  reg->Add("_blocked_Pooling", DeviceType::kCPU, {"dnnl", 20, fwd, true});
+  const uint32_t reduced = BFloat16Supported() ? Kernel::kBFloat16Bit : 0;
+  reg->Add("_blocked_Pooling", DeviceType::kCPU,
+           WithReducedFloats({"dnnl", 20, fwd, true}, reduced));
 }
 
 }  // namespace onednn

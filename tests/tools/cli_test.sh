@@ -575,6 +575,31 @@ case "$case_name" in
     expect_in out "$want"
     (( correct >= 150 )) || fail "only $correct of 300 correct (chance is 30)"
     ;;
+  convert_amp)
+    # A briefly trained MLP converted for bfloat16 (MXNet's AMP lists): the
+    # new symbol casts into the FullyConnected layers, its parameters carry
+    # __dtype__, and `weft predict` on it still classifies.
+    fm=/usr/share/datasets/fashion-mnist
+    [[ -f $fm/t10k-labels-idx1-ubyte.gz ]] || { echo "SKIP: Fashion-MNIST not installed at $fm"; exit 77; }
+    run train --symbol ../../../examples/models/mlp-symbol.json --limit 1000 --epochs 1 --batch-size 50 \
+      --progress none --save "$tmp/mlp"
+    expect_rc 0
+    run convert --checkpoint "$tmp/mlp" --epoch 1 --amp bfloat16 --output "$tmp/mlp_bf16"
+    expect_rc 0
+    expect_empty err
+    expect_in out "converted $tmp/mlp-symbol.json for bfloat16" "$tmp/mlp_bf16-0001.params"
+    grep -q '"op": "amp_cast"' "$tmp/mlp_bf16-symbol.json" || fail "no amp_cast node in the converted symbol"
+    grep -q '"dtype": "bfloat16"' "$tmp/mlp_bf16-symbol.json" || fail "no cast to bfloat16"
+    grep -q '"__dtype__": "0"' "$tmp/mlp_bf16-symbol.json" || fail "parameters lack __dtype__"
+    run predict --checkpoint "$tmp/mlp_bf16" --epoch 1 --limit 300
+    expect_rc 0
+    expect_in out "on 300 images ($tmp/mlp_bf16-0001.params)"
+    acc=$(sed -n 's/.*accuracy \([0-9.]*\)% .*/\1/p' "$tmp/out")
+    awk -v a="${acc:-0}" 'BEGIN { exit !(a >= 50) }' || fail "accuracy '${acc}' below 50% (chance is 10%)"
+    run convert --checkpoint "$tmp/mlp" --epoch 1 --amp float32 --output "$tmp/x"
+    expect_rc 2
+    expect_in err "--amp"
+    ;;
   predict_not_classifier)
     # A checkpoint whose first output is no (batch, classes) score matrix
     # (here the images themselves, (100,1,28,28)): the error says what

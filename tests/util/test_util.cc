@@ -17,7 +17,7 @@ namespace test {
 namespace {
 
 // float16 by arithmetic (frexp/ldexp), independent of the kernels' bit
-// manipulation in kernels/cpu/half.h: round to nearest even at the half's
+// manipulation in weft/float16.h: round to nearest even at the half's
 // precision (11 significant bits, subnormals below 2^-14), infinity past 65504.
 uint16_t HalfFromDouble(double v) {
   const uint16_t sign = std::signbit(v) ? 0x8000 : 0;
@@ -75,6 +75,9 @@ NDArray Array(const Shape& shape, const std::vector<double>& values, DType dtype
     if constexpr (std::is_same<T, Half>::value) {
       Half* p = static_cast<Half*>(a.dptr());
       for (size_t i = 0; i < values.size(); ++i) p[i].bits = HalfFromDouble(values[i]);
+    } else if constexpr (std::is_same<T, BFloat16>::value) {
+      BFloat16* p = static_cast<BFloat16*>(a.dptr());
+      for (size_t i = 0; i < values.size(); ++i) p[i] = FromDouble<BFloat16>(values[i]);
     } else {
       T* p = static_cast<T*>(a.dptr());
       for (size_t i = 0; i < values.size(); ++i) p[i] = static_cast<T>(values[i]);
@@ -99,6 +102,9 @@ std::vector<double> Values(const NDArray& a) {
     if constexpr (std::is_same<T, Half>::value) {
       const Half* p = static_cast<const Half*>(a.dptr());
       for (size_t i = 0; i < out.size(); ++i) out[i] = HalfToDouble(p[i].bits);
+    } else if constexpr (std::is_same<T, BFloat16>::value) {
+      const BFloat16* p = static_cast<const BFloat16*>(a.dptr());
+      for (size_t i = 0; i < out.size(); ++i) out[i] = ToDouble(p[i]);
     } else {
       const T* p = static_cast<const T*>(a.dptr());
       for (size_t i = 0; i < out.size(); ++i) out[i] = static_cast<double>(p[i]);

@@ -21,6 +21,7 @@
  * - c_api_autograd.h: autograd: recording, marked variables, backward, grad,
  *   detach (weft_autograd_*, weft_ndarray_get_grad, weft_ndarray_detach)
  * - c_api_recordio.h: MXNet's RecordIO files (.rec/.idx) and image-record headers
+ * - c_api_amp.h: automatic mixed precision (a float32 model converted to float16/bfloat16)
  *   (weft_recordio_*)
  *
  * Conventions (they hold for every function of these headers):
@@ -59,5 +60,6 @@
 #include "c_api_kvstore.h"
 #include "c_api_autograd.h"
 #include "c_api_recordio.h"
+#include "c_api_amp.h"
 
 #endif /* WEFT_C_API_H_ */

@@ -26,7 +26,7 @@ extern "C" {
 #endif
 
 /** ABI version; bumped when functions are added. */
-#define WEFT_API_VERSION 9
+#define WEFT_API_VERSION 10
 
 /** Status codes (stable values). */
 typedef enum {
@@ -51,7 +51,8 @@ typedef enum {
   WEFT_UINT8 = 3,
   WEFT_INT32 = 4,
   WEFT_INT8 = 5,
-  WEFT_INT64 = 6
+  WEFT_INT64 = 6,
+  WEFT_BFLOAT16 = 12
 } WeftDType;
 
 /** Device types (MXNet's codes). */

@@ -206,6 +206,13 @@ WEFT_API WeftStatus weft_executor_placement(const WeftExecutor* exec,
                                             WeftStringList** fallback_nodes, size_t* num_copies,
                                             size_t* forward_copy_bytes);
 
+/**
+ * @brief The nodes of the bound graph that compute in float32 between Casts
+ *        for want of a float16/bfloat16 kernel, in graph order.
+ * @param[out] out free with weft_string_list_free().
+ */
+WEFT_API WeftStatus weft_executor_float32_nodes(const WeftExecutor* exec, WeftStringList** out);
+
 /** Releases @p exec (NULL is a no-op); bound arrays stay valid through their own handles. */
 WEFT_API WeftStatus weft_executor_free(WeftExecutor* exec);
 

@@ -54,6 +54,21 @@ WEFT_API WeftStatus weft_ndarray_copy_from(WeftNDArray* arr, const void* data, s
 WEFT_API WeftStatus weft_ndarray_copy_to(const WeftNDArray* arr, void* data, size_t nbytes);
 
 /**
+ * @brief Sets @p arr from float32 values converted to its dtype (Cast's
+ *        conversion: float16/bfloat16 round to nearest even, integers truncate).
+ * @param count must equal the array's element count.
+ */
+WEFT_API WeftStatus weft_ndarray_copy_from_float32(WeftNDArray* arr, const float* data,
+                                                   size_t count);
+
+/**
+ * @brief Copies @p arr's values converted to float32 into @p data (exact for
+ *        float16 and bfloat16).
+ * @param count must equal the array's element count.
+ */
+WEFT_API WeftStatus weft_ndarray_copy_to_float32(const WeftNDArray* arr, float* data, size_t count);
+
+/**
  * @brief A view of @p arr with a new shape and the same number of elements.
  * @param[out] out new handle sharing storage; free with weft_ndarray_free().
  */

@@ -1,7 +1,7 @@
 // DType: element types with MXNet's numeric codes, and the one dtype dispatch.
 //
-// The codes (0 float32 ... 6 int64) are part of the C ABI and of MXNet's
-// .params format. `DispatchDType` is the only template used for type
+// The codes (0 float32 ... 6 int64, 12 bfloat16) are part of the C ABI
+// and of MXNet's .params format. `DispatchDType` is the only template used for type
 // dispatch: it calls `f(T{})` with the C++ type of the dtype. Stateless.
 #ifndef WEFT_DTYPE_H_
 #define WEFT_DTYPE_H_
@@ -10,6 +10,7 @@
 #include <cstdint>
 #include <string>
 
+#include "weft/float16.h"
 #include "weft/status.h"
 
 namespace weft {
@@ -23,11 +24,7 @@ enum class DType : int {
   kInt32 = 4,
   kInt8 = 5,
   kInt64 = 6,
-};
-
-// IEEE half, stored only (no arithmetic kernels yet).
-struct Half {
-  uint16_t bits;
+  kBFloat16 = 12,
 };
 
 // Bytes per element; 0 for kUnknown.
@@ -36,10 +33,15 @@ size_t DTypeSize(DType t);
 const char* DTypeName(DType t);
 // Parses a name ("float32") or a numeric code ("0"); throws Error(kDType).
 DType ParseDType(const std::string& text);
-// True for codes 0..6.
+// True for codes 0..6 and 12.
 bool IsValidDType(int code);
+// float16 or bfloat16: the dtypes most kernels compute in float32
+// (Kernel::reduced_dtypes, pass::RunInFloat32).
+inline bool IsReducedFloat(DType t) { return t == DType::kFloat16 || t == DType::kBFloat16; }
+// Every valid dtype, in code order.
+extern const DType kAllDTypes[8];
 
-// Calls f(T{}) for every dtype (float16 passes Half).
+// Calls f(T{}) for every dtype (float16 passes Half, bfloat16 BFloat16).
 template <typename F>
 auto DispatchDType(DType t, F&& f) {
   switch (t) {
@@ -57,6 +59,8 @@ auto DispatchDType(DType t, F&& f) {
       return f(int8_t{});
     case DType::kInt64:
       return f(int64_t{});
+    case DType::kBFloat16:
+      return f(BFloat16{});
     default:
       Fail(StatusCode::kDType, "invalid dtype code ", static_cast<int>(t));
   }

@@ -127,8 +127,11 @@ struct ExecutorOptions {
 // group2ctx, allow_fallback).
 struct ExecutorPlacement {
   std::vector<std::string> fallback_nodes;  // moved to cpu(0) for want of a kernel
-  size_t num_copies = 0;                    // _CrossDeviceCopy nodes in the graph
-  size_t forward_copy_bytes = 0;            // bytes those copies move per forward
+  // Nodes computing in float32 between Casts for want of a float16/bfloat16
+  // kernel (pass::RunInFloat32), in graph order.
+  std::vector<std::string> float32_nodes;
+  size_t num_copies = 0;          // _CrossDeviceCopy nodes in the graph
+  size_t forward_copy_bytes = 0;  // bytes those copies move per forward
 };
 
 // Gradient requests for SimpleBind: one value for every argument (then

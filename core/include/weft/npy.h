@@ -25,8 +25,10 @@ NDArray LoadNpy(const void* data, size_t size, Runtime* rt);
 // Reads `path` (kIO when unreadable); errors prefixed with the path.
 NDArray LoadNpyFile(const std::string& path, Runtime* rt);
 
-// The .npy image of `a`; kDType for a dtype outside the five supported,
-// kInvalidArgument for an empty (none) array.
+// The .npy image of `a`; kDType for a dtype NumPy cannot hold (none: every
+// Weft dtype saves), kInvalidArgument for an empty (none) array. bfloat16,
+// which NumPy lacks, is saved as float32 ('<f4', exact: every bfloat16 is a
+// float32), so it loads back as float32.
 std::string SaveNpy(const NDArray& a);
 // Writes SaveNpy(a) to `path`; kIO when it cannot.
 void SaveNpyFile(const NDArray& a, const std::string& path);

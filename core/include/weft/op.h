@@ -158,7 +158,26 @@ struct Kernel {
   // per block (weft/channel_block.h); pass::BlockConvLayouts reads it from
   // the _fused_Convolution kernel.
   int channel_block = 0;
+  // The reduced-precision floats `fn` computes itself (kHalfBit,
+  // kBFloat16Bit): a call reading or writing float16 or bfloat16 outside
+  // this set computes in float32 between Casts (pass::RunInFloat32 in a
+  // bound graph, Invoke for one call).
+  uint32_t reduced_dtypes = 0;
+  static constexpr uint32_t kHalfBit = 1, kBFloat16Bit = 2, kReducedFloats = 3;
+  // Whether `fn` computes dtype `t` itself (every dtype but the reduced
+  // floats it does not list; the kernel itself may still refuse a dtype).
+  bool Computes(DType t) const {
+    if (t == DType::kFloat16) return reduced_dtypes & kHalfBit;
+    if (t == DType::kBFloat16) return reduced_dtypes & kBFloat16Bit;
+    return true;
+  }
 };
+
+// `k` marked as computing the reduced floats of `mask` (Kernel::reduced_dtypes).
+inline Kernel WithReducedFloats(Kernel k, uint32_t mask = Kernel::kReducedFloats) {
+  k.reduced_dtypes = mask;
+  return k;
+}
 
 class KernelRegistry {
  public:

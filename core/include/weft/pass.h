@@ -311,6 +311,25 @@ RewriteResult FuseConvActivation(const OpRegistry& reg, const Graph& graph);
 // FuseConvActivation.
 RewriteResult BlockConvLayouts(const OpRegistry& reg, const Graph& graph, int block);
 
+// Runs in float32 every op node whose kernel on `dev` does not compute a
+// float16/bfloat16 dtype the node reads or writes (Kernel::Computes; a
+// node of an op without a kernel on `dev` is left to placement): each such
+// input is Cast to float32 before it, each output it wrote in a reduced
+// float is Cast back after it, and a `dtype` parameter naming a reduced
+// float (a source op's) becomes float32. The computing node is renamed
+// `<name>_fp32` and the Cast of its first output takes its name. Entry
+// dtypes come from InferType with `types`; a graph that reads and makes no
+// reduced float is returned as it is, without inference. `nodes` names the
+// nodes moved to float32 (original names, graph order). Throws Error(kDType)
+// for a node that updates a reduced-float input in place (BatchNorm's
+// moving statistics): such inputs must stay float32.
+struct Float32Fallback {
+  Graph graph;
+  std::vector<std::string> nodes;
+};
+Float32Fallback RunInFloat32(const OpRegistry& reg, const KernelRegistry& kernels, DeviceType dev,
+                             const Graph& graph, const DTypeMap& types);
+
 // Replaces each chain of pointwise ops (OpDef::pointwise: unary math, the
 // scalar and same-shape binary ops, comparisons, Activation), where every
 // intermediate output is read only by the next op and is no graph output,

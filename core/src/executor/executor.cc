@@ -168,6 +168,10 @@ std::string Executor::DebugString() const {
        << " bytes copied per forward; " << pl.fallback_nodes.size() << " nodes fall back to cpu(0)"
        << (pl.fallback_nodes.empty() ? "" : ": " + JoinNames(pl.fallback_nodes)) << "\n";
   }
+  if (!p.float32_nodes.empty())
+    os << "float32 fallback: " << p.float32_nodes.size()
+       << " nodes compute in float32 for want of a float16/bfloat16 kernel: "
+       << JoinNames(p.float32_nodes) << "\n";
   os << "Inference passes: "
      << (p.optimize ? p.passes.empty() ? "none changed the graph" : JoinNames(p.passes) : "off")
      << "\n";

@@ -44,6 +44,7 @@ struct ExecutorPlan::Impl {
   std::vector<Context> devices;             // per node of *idx
   std::vector<Context> device_list;         // every device used, the bind device first
   std::vector<std::string> fallback_nodes;  // pass::Placement::fallback_nodes
+  std::vector<std::string> float32_nodes;   // pass::Float32Fallback::nodes
   pass::ShapeResult shapes;
   pass::TypeResult types;
   pass::MemoryPlan mem;

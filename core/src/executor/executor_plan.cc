@@ -50,6 +50,21 @@ int64_t VarNid(const IndexedGraph& g, const Node* v) {
   return g.contains(v) ? static_cast<int64_t>(g.node_id(v)) : -1;
 }
 
+// Nodes without a float16/bfloat16 kernel for the dtypes they meet compute
+// in float32 between Casts (pass::RunInFloat32); `s->forward` follows.
+void RunReducedInFloat32(Runtime* rt, PlanImpl* p, CompileState* s, Graph* train) {
+  pass::DTypeMap types;
+  for (size_t i = 0; i < p->sig.args.size(); ++i) types[p->arg_names[i]] = p->sig.args[i].dtype;
+  for (size_t i = 0; i < p->sig.aux.size(); ++i) types[p->aux_names[i]] = p->sig.aux[i].dtype;
+  pass::Float32Fallback f =
+      pass::RunInFloat32(rt->ops(), rt->kernels(), p->sig.ctx.dev_type, *train, types);
+  if (f.nodes.empty()) return;
+  *train = std::move(f.graph);
+  p->float32_nodes = std::move(f.nodes);
+  s->forward =
+      Graph{std::vector<NodeEntry>(train->outputs.begin(), train->outputs.begin() + p->n_out)};
+}
+
 // The training graph: gradients of every argument whose request is not
 // null; for inference only, the graph passes; with device groups or nodes
 // falling back to the CPU, placed and rewritten with copies.
@@ -74,6 +89,7 @@ void BuildGraph(Runtime* rt, PlanImpl* p, CompileState* s) {
     train = OptimizeInference(reg, rt->kernels(), sig.ctx.dev_type, train, &p->passes);
     if (!p->passes.empty()) s->forward = train;
   }
+  RunReducedInFloat32(rt, p, s, &train);
   const KernelRegistry* fallback = sig.options.allow_fallback ? &rt->kernels() : nullptr;
   if (sig.options.group2ctx.empty() && !(fallback && NeedsFallback(*fallback, train, sig.ctx))) {
     p->graph = std::move(train);
@@ -350,6 +366,7 @@ ExecutorPlacement ExecutorPlan::placement() const {
   const IndexedGraph& g = *m.idx;
   ExecutorPlacement r;
   r.fallback_nodes = m.fallback_nodes;
+  r.float32_nodes = m.float32_nodes;
   for (uint32_t nid = 0; nid < g.num_nodes(); ++nid) {
     const Node& node = g.node(nid);
     if (node.is_variable() || node.op()->name != kCopyOp) continue;

@@ -1,5 +1,6 @@
 #include "weft/imperative.h"
 
+#include "imperative/invoke_float32.h"
 #include "weft/autograd.h"
 #include "weft/engine.h"
 #include "weft/runtime.h"
@@ -42,6 +43,15 @@ const OpDef& InvokableOp(const Runtime& rt, const std::string& name) {
   return op;
 }
 
+// The kernel of `op` on `ctx`'s device; throws naming the device when none.
+const Kernel* KernelFor(const Runtime& rt, const OpDef& op, Context ctx) {
+  const Kernel* kernel = rt.kernels().Find(op.name, ctx.dev_type);
+  if (!kernel)
+    Fail(StatusCode::kNotImplemented, "operator ", op.name, " has no kernel for device ",
+         DeviceTypeName(ctx.dev_type));
+  return kernel;
+}
+
 }  // namespace
 
 void Invoke(Runtime* rt, const std::string& op_name, const std::vector<NDArray>& inputs,
@@ -69,6 +79,11 @@ void Invoke(Runtime* rt, const std::string& op_name, const std::vector<NDArray>&
 
   const std::vector<std::string> in_names = op.InputNames(attrs.params);
   const Context ctx = InvokeContext(op, attrs, in_names, inputs, *outputs);
+  const Kernel* kernel = KernelFor(*rt, op, ctx);
+  if (NeedsFloat32(*kernel, inputs, *outputs, params)) {
+    InvokeInFloat32(rt, op, *kernel, inputs, params, outputs, opts);
+    return;
+  }
 
   std::vector<Shape> in_shapes(n_in), out_shapes(n_out);
   std::vector<DType> in_types(n_in), out_types(n_out, DType::kUnknown);
@@ -96,11 +111,6 @@ void Invoke(Runtime* rt, const std::string& op_name, const std::vector<NDArray>&
       Fail(StatusCode::kDType, "operator ", op.name, ": input '", in_names[i], "' has dtype ",
            DTypeName(inputs[i].dtype()), ", expected ", DTypeName(in_types[i]));
   }
-
-  const Kernel* kernel = rt->kernels().Find(op.name, ctx.dev_type);
-  if (!kernel)
-    Fail(StatusCode::kNotImplemented, "operator ", op.name, " has no kernel for device ",
-         DeviceTypeName(ctx.dev_type));
 
   std::vector<OpReq> reqs(n_out, OpReq::kWrite);
   for (int i = 0; i < n_out; ++i) {

@@ -20,6 +20,12 @@ const char* Descr(DType t) {
       return "<f4";
     case DType::kFloat64:
       return "<f8";
+    case DType::kFloat16:
+      return "<f2";
+    case DType::kBFloat16:  // NumPy has no bfloat16: saved widened, exactly
+      return "<f4";
+    case DType::kInt8:
+      return "|i1";
     case DType::kInt32:
       return "<i4";
     case DType::kInt64:
@@ -184,13 +190,16 @@ NDArray Load(io::ByteSource* src, Runtime* rt) {
   if (fortran)
     Bad(StatusCode::kInvalidArgument, "fortran_order True is not supported (expected C order)");
   DType dtype = DType::kUnknown;
-  for (DType t : {DType::kFloat32, DType::kFloat64, DType::kInt32, DType::kInt64, DType::kUint8})
-    if (descr == Descr(t) || (t == DType::kUint8 && descr == "<u1")) dtype = t;
+  for (DType t : {DType::kFloat32, DType::kFloat64, DType::kFloat16, DType::kInt32, DType::kInt64,
+                  DType::kUint8, DType::kInt8})
+    if (descr == Descr(t) || (t == DType::kUint8 && descr == "<u1") ||
+        (t == DType::kInt8 && descr == "<i1"))
+      dtype = t;
   if (dtype == DType::kUnknown) {
     const bool big = !descr.empty() && descr[0] == '>';
     Bad(StatusCode::kDType, "dtype '", descr, "' is not supported", big ? " (big-endian)" : "",
-        " (expected '<f4', '<f8', '<i4', '<i8' or '|u1': little-endian float32, float64, int32, "
-        "int64, uint8)");
+        " (expected '<f4', '<f8', '<f2', '<i4', '<i8', '|u1' or '|i1': little-endian float32, "
+        "float64, float16, int32, int64, uint8, int8)");
   }
   const uint64_t max_elems = src->Remaining() / DTypeSize(dtype);
   uint64_t elems = 1;
@@ -219,7 +228,8 @@ void Save(const NDArray& a, io::ByteSink* out) {
   const char* descr = Descr(a.dtype());
   if (!descr)
     Bad(StatusCode::kDType, "dtype ", DTypeName(a.dtype()),
-        " cannot be saved (expected float32, float64, int32, int64 or uint8)");
+        " cannot be saved (expected float32, float64, float16, bfloat16, int32, int64, uint8 "
+        "or int8)");
   const Shape& s = a.shape();
   // Python's repr of the shape tuple.
   std::string shape = "(";
@@ -252,6 +262,12 @@ void Save(const NDArray& a, io::ByteSink* out) {
   a.WaitToRead();
   std::vector<unsigned char> host(a.Bytes());
   a.CopyToHost(host.data(), host.size());
+  if (a.dtype() == DType::kBFloat16) {  // as float32 ("<f4")
+    std::vector<float> wide(static_cast<size_t>(a.Size()));
+    BFloat16ToFloat(reinterpret_cast<const BFloat16*>(host.data()), wide.data(), wide.size());
+    out->Write(wide.data(), wide.size() * sizeof(float));
+    return;
+  }
   out->Write(host.data(), host.size());
 }
 

@@ -211,12 +211,13 @@ void RegisterInferenceOps(OpRegistry* reg) {
   };
   f.output_names = FixedNames({"weight", "bias"});
   f.infer_shape = BnFoldShape;
+  // The layer's weight, bias and the outputs share a dtype; BatchNorm's
+  // parameters are float32 for a float16/bfloat16 layer.
   f.infer_type = [](const NodeAttrs& attrs, std::vector<DType>* in, std::vector<DType>* out) {
-    std::vector<DType> one{(*out)[0]};
-    ElemwiseType(attrs, in, &one);
-    (*out)[0] = one[0];
-    AssignType(attrs, out, 1, one[0], "output 1");
-    return AllKnown(*in) && AllKnown(*out);
+    const bool bias = !attrs.params.GetBool("no_bias");
+    return BatchNormTypes(attrs, in, out, bias ? std::vector<size_t>{0, 1} : std::vector<size_t>{0},
+                          {0, 1}) &&
+           AllKnown(*in) && AllKnown(*out);
   };
   reg->Add(std::move(f));
 }

@@ -22,6 +22,8 @@
 // otherwise through the fixed moving statistics; gamma_grad is 0 with
 // fix_gamma. The auxiliary states get zeros_like gradients; gradients
 // arriving at the mean/var outputs are ignored (as in MXNet).
+#include <algorithm>
+
 #include "nn_spatial.h"
 
 namespace weft {
@@ -93,6 +95,49 @@ bool BatchNormBackwardShape(const NodeAttrs& attrs, std::vector<Shape>* in,
 
 }  // namespace
 
+// MXNet's BatchNorm dtypes: the data entries (inputs `data_in`, outputs
+// `data_out`) share one dtype; the parameters, statistics and the other
+// outputs are float32 for float16/bfloat16 data and the data's dtype
+// otherwise.
+bool BatchNormTypes(const NodeAttrs& attrs, std::vector<DType>* in, std::vector<DType>* out,
+                    const std::vector<size_t>& data_in, const std::vector<size_t>& data_out) {
+  auto is_data = [](const std::vector<size_t>& v, size_t i) {
+    return std::find(v.begin(), v.end(), i) != v.end();
+  };
+  DType d = DType::kUnknown, p = DType::kUnknown;
+  auto merge = [&](DType* into, DType x, const std::string& what) {
+    if (x == DType::kUnknown) return;
+    if (*into != DType::kUnknown && *into != x)
+      Fail(StatusCode::kDType, OpLabel(attrs), ": dtype mismatch for ", what, ": expected ",
+           DTypeName(*into), ", given ", DTypeName(x),
+           IsReducedFloat(d) ? " (float16/bfloat16 data takes float32 parameters)" : "");
+    *into = x;
+  };
+  const std::vector<std::string> names = attrs.op->InputNames(attrs.params);
+  for (size_t i : data_in) merge(&d, (*in)[i], "input '" + names[i] + "'");
+  for (size_t i : data_out) merge(&d, (*out)[i], StrCat("output ", i));
+  if (d == DType::kUnknown) {
+    for (size_t i = 0; i < in->size(); ++i)
+      if (!is_data(data_in, i)) merge(&d, (*in)[i], "input '" + names[i] + "'");
+    if (d == DType::kUnknown) return false;
+  }
+  p = IsReducedFloat(d) ? DType::kFloat32 : d;
+  const DType want_p = p;
+  for (size_t i = 0; i < in->size(); ++i) {
+    if (is_data(data_in, i)) continue;
+    merge(&p, (*in)[i], "input '" + names[i] + "'");
+    (*in)[i] = want_p;
+  }
+  for (size_t i = 0; i < out->size(); ++i) {
+    if (is_data(data_out, i)) continue;
+    merge(&p, (*out)[i], StrCat("output ", i));
+    (*out)[i] = want_p;
+  }
+  for (size_t i : data_in) (*in)[i] = d;
+  for (size_t i : data_out) (*out)[i] = d;
+  return true;
+}
+
 void RegisterNNNorm(OpRegistry* reg) {
   OpDef f;
   f.name = "BatchNorm";
@@ -109,7 +154,9 @@ void RegisterNNNorm(OpRegistry* reg) {
     return std::vector<std::string>{"output"};
   };
   f.infer_shape = BatchNormShape;
-  f.infer_type = ElemwiseType;
+  f.infer_type = [](const NodeAttrs& a, std::vector<DType>* in, std::vector<DType>* out) {
+    return BatchNormTypes(a, in, out, {0}, {0});
+  };
   f.mutate_inputs = [](const ParamValues&) { return std::vector<int>{3, 4}; };
   f.gradient = [](const OpRegistry& r, const NodePtr& n, const std::vector<NodeEntry>& og) {
     std::vector<NodeEntry> g =
@@ -132,7 +179,9 @@ void RegisterNNNorm(OpRegistry* reg) {
   b.input_names = FixedNames({"ograd", "data", "gamma", "moving_mean", "moving_var"});
   b.output_names = FixedNames({"data_grad", "gamma_grad", "beta_grad"});
   b.infer_shape = BatchNormBackwardShape;
-  b.infer_type = ElemwiseType;
+  b.infer_type = [](const NodeAttrs& a, std::vector<DType>* in, std::vector<DType>* out) {
+    return BatchNormTypes(a, in, out, {0, 1}, {0});  // ograd, data; data_grad
+  };
   reg->Add(std::move(b));
 }
 

@@ -53,6 +53,13 @@ InferShapeFn ConvLikeBackwardShape(InferShapeFn fwd);
 // "operator <name> (node '<node>')" for messages.
 std::string OpLabel(const NodeAttrs& attrs);
 
+// MXNet's BatchNorm dtypes (nn_norm.cc): the data entries (inputs
+// `data_in`, outputs `data_out`) share one dtype; every other input and
+// output is float32 for float16/bfloat16 data and the data's dtype
+// otherwise. For BatchNorm, its gradient and _bn_fold.
+bool BatchNormTypes(const NodeAttrs& attrs, std::vector<DType>* in, std::vector<DType>* out,
+                    const std::vector<size_t>& data_in, const std::vector<size_t>& data_out);
+
 }  // namespace op
 }  // namespace weft
 

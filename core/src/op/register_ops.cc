@@ -21,6 +21,7 @@ void RegisterNNLossExtra(OpRegistry* reg);
 void RegisterNNCTC(OpRegistry* reg);
 void RegisterNNMisc(OpRegistry* reg);
 void RegisterIndexOps(OpRegistry* reg);
+void RegisterAmpOps(OpRegistry* reg);
 void RegisterSortOps(OpRegistry* reg);
 void RegisterGatherOps(OpRegistry* reg);
 void RegisterShapeOpsJoin(OpRegistry* reg);
@@ -73,6 +74,7 @@ void RegisterAllOps(OpRegistry* reg) {
   op::RegisterNNCTC(reg);
   op::RegisterNNMisc(reg);
   op::RegisterIndexOps(reg);
+  op::RegisterAmpOps(reg);
   op::RegisterSortOps(reg);
   op::RegisterGatherOps(reg);
   op::RegisterShapeOpsJoin(reg);

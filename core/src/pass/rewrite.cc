@@ -7,6 +7,11 @@ namespace weft {
 namespace pass {
 
 RewriteResult RewriteGraph(const Graph& graph, const RewriteFn& fn) {
+  return RewriteGraph(graph, [&fn](const NodePtr& node, const std::vector<NodeEntry>& inputs,
+                                   const std::vector<NodePtr>&) { return fn(node, inputs); });
+}
+
+RewriteResult RewriteGraph(const Graph& graph, const RewriteDepsFn& fn) {
   IndexedGraph g(graph);
   RewriteResult r;
   std::vector<std::vector<NodeEntry>> mapped(g.num_nodes());
@@ -31,7 +36,7 @@ RewriteResult RewriteGraph(const Graph& graph, const RewriteFn& fn) {
       changed = changed || d != old->control_deps[i];
       deps.push_back(std::move(d));
     }
-    std::vector<NodeEntry> replaced = fn(old, inputs);
+    std::vector<NodeEntry> replaced = fn(old, inputs, deps);
     if (!replaced.empty()) {
       mapped[nid] = std::move(replaced);
       ++r.changes;

@@ -18,11 +18,17 @@ namespace pass {
 using RewriteFn = std::function<std::vector<NodeEntry>(const NodePtr& node,
                                                        const std::vector<NodeEntry>& inputs)>;
 
+// RewriteFn that also receives the node's control dependencies, mapped
+// like its inputs (for a replacement that keeps them).
+using RewriteDepsFn = std::function<std::vector<NodeEntry>(
+    const NodePtr& node, const std::vector<NodeEntry>& inputs, const std::vector<NodePtr>& deps)>;
+
 // Applies `fn` to every op node of `graph`. Variables are kept as they are;
 // a control dependency on a replaced node becomes one on the node of its
 // first replacement entry. `changes` counts the replaced nodes; the result
 // is `graph` itself when there are none.
 RewriteResult RewriteGraph(const Graph& graph, const RewriteFn& fn);
+RewriteResult RewriteGraph(const Graph& graph, const RewriteDepsFn& fn);
 
 // Per entry of `g`: how many node inputs read it, plus one per graph output
 // it is.

@@ -20,13 +20,8 @@ std::vector<double> HostValues(const NDArray& a, const std::string& metric, cons
   std::vector<double> out(static_cast<size_t>(a.Size()));
   DispatchDType(a.dtype(), [&](auto t) {
     using T = decltype(t);
-    if constexpr (std::is_same_v<T, Half>) {
-      Fail(StatusCode::kDType, "metric ", metric, ": ", what, " ", i,
-           " is float16 (not supported)");
-    } else {
-      const T* p = reinterpret_cast<const T*>(bytes.data());
-      for (size_t k = 0; k < out.size(); ++k) out[k] = static_cast<double>(p[k]);
-    }
+    const T* p = reinterpret_cast<const T*>(bytes.data());
+    for (size_t k = 0; k < out.size(); ++k) out[k] = ToDouble(p[k]);
   });
   return out;
 }

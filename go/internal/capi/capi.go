@@ -111,88 +111,88 @@ typedef long long swig_type_77;
 typedef _gostring_ swig_type_78;
 typedef long long swig_type_79;
 typedef _gostring_ swig_type_80;
-typedef _goslice_ swig_type_81;
-typedef _goslice_ swig_type_82;
-typedef _gostring_ swig_type_83;
-typedef long long swig_type_84;
-typedef long long swig_type_85;
+typedef long long swig_type_81;
+typedef _gostring_ swig_type_82;
+typedef long long swig_type_83;
+typedef _gostring_ swig_type_84;
+typedef _goslice_ swig_type_85;
 typedef _goslice_ swig_type_86;
 typedef _gostring_ swig_type_87;
-typedef _gostring_ swig_type_88;
-typedef _gostring_ swig_type_89;
-typedef _gostring_ swig_type_90;
-typedef _goslice_ swig_type_91;
+typedef long long swig_type_88;
+typedef long long swig_type_89;
+typedef _goslice_ swig_type_90;
+typedef _gostring_ swig_type_91;
 typedef _gostring_ swig_type_92;
-typedef long long swig_type_93;
+typedef _gostring_ swig_type_93;
 typedef _gostring_ swig_type_94;
 typedef _goslice_ swig_type_95;
 typedef _gostring_ swig_type_96;
 typedef long long swig_type_97;
-typedef _goslice_ swig_type_98;
-typedef _gostring_ swig_type_99;
-typedef _goslice_ swig_type_100;
-typedef _goslice_ swig_type_101;
-typedef _gostring_ swig_type_102;
+typedef _gostring_ swig_type_98;
+typedef _goslice_ swig_type_99;
+typedef _gostring_ swig_type_100;
+typedef long long swig_type_101;
+typedef _goslice_ swig_type_102;
 typedef _gostring_ swig_type_103;
-typedef _gostring_ swig_type_104;
+typedef _goslice_ swig_type_104;
 typedef _goslice_ swig_type_105;
 typedef _gostring_ swig_type_106;
-typedef long long swig_type_107;
-typedef _goslice_ swig_type_108;
-typedef _gostring_ swig_type_109;
-typedef _goslice_ swig_type_110;
-typedef _goslice_ swig_type_111;
-typedef _gostring_ swig_type_112;
-typedef long long swig_type_113;
+typedef _gostring_ swig_type_107;
+typedef _gostring_ swig_type_108;
+typedef _goslice_ swig_type_109;
+typedef _gostring_ swig_type_110;
+typedef long long swig_type_111;
+typedef _goslice_ swig_type_112;
+typedef _gostring_ swig_type_113;
 typedef _goslice_ swig_type_114;
-typedef _gostring_ swig_type_115;
-typedef long long swig_type_116;
-typedef _goslice_ swig_type_117;
-typedef _gostring_ swig_type_118;
+typedef _goslice_ swig_type_115;
+typedef _gostring_ swig_type_116;
+typedef long long swig_type_117;
+typedef _goslice_ swig_type_118;
 typedef _gostring_ swig_type_119;
-typedef _goslice_ swig_type_120;
-typedef _gostring_ swig_type_121;
-typedef long long swig_type_122;
-typedef _goslice_ swig_type_123;
-typedef _gostring_ swig_type_124;
+typedef long long swig_type_120;
+typedef _goslice_ swig_type_121;
+typedef _gostring_ swig_type_122;
+typedef _gostring_ swig_type_123;
+typedef _goslice_ swig_type_124;
 typedef _gostring_ swig_type_125;
-typedef _goslice_ swig_type_126;
-typedef _gostring_ swig_type_127;
+typedef long long swig_type_126;
+typedef _goslice_ swig_type_127;
 typedef _gostring_ swig_type_128;
 typedef _gostring_ swig_type_129;
-typedef long long swig_type_130;
-typedef _goslice_ swig_type_131;
+typedef _goslice_ swig_type_130;
+typedef _gostring_ swig_type_131;
 typedef _gostring_ swig_type_132;
-typedef _goslice_ swig_type_133;
-typedef _gostring_ swig_type_134;
-typedef _gostring_ swig_type_135;
-typedef _goslice_ swig_type_136;
-typedef _gostring_ swig_type_137;
+typedef _gostring_ swig_type_133;
+typedef long long swig_type_134;
+typedef _goslice_ swig_type_135;
+typedef _gostring_ swig_type_136;
+typedef _goslice_ swig_type_137;
 typedef _gostring_ swig_type_138;
 typedef _gostring_ swig_type_139;
-typedef _gostring_ swig_type_140;
-typedef long long swig_type_141;
-typedef _goslice_ swig_type_142;
+typedef _goslice_ swig_type_140;
+typedef _gostring_ swig_type_141;
+typedef _gostring_ swig_type_142;
 typedef _gostring_ swig_type_143;
 typedef _gostring_ swig_type_144;
 typedef long long swig_type_145;
-typedef _gostring_ swig_type_146;
-typedef _goslice_ swig_type_147;
+typedef _goslice_ swig_type_146;
+typedef _gostring_ swig_type_147;
 typedef _gostring_ swig_type_148;
-typedef _goslice_ swig_type_149;
-typedef long long swig_type_150;
+typedef long long swig_type_149;
+typedef _gostring_ swig_type_150;
 typedef _goslice_ swig_type_151;
 typedef _gostring_ swig_type_152;
 typedef _goslice_ swig_type_153;
-typedef _gostring_ swig_type_154;
-typedef _gostring_ swig_type_155;
-typedef _goslice_ swig_type_156;
-typedef _gostring_ swig_type_157;
-typedef long long swig_type_158;
-typedef _goslice_ swig_type_159;
-typedef _gostring_ swig_type_160;
-typedef _goslice_ swig_type_161;
-typedef _gostring_ swig_type_162;
+typedef long long swig_type_154;
+typedef _goslice_ swig_type_155;
+typedef _gostring_ swig_type_156;
+typedef _goslice_ swig_type_157;
+typedef _gostring_ swig_type_158;
+typedef _gostring_ swig_type_159;
+typedef _goslice_ swig_type_160;
+typedef _gostring_ swig_type_161;
+typedef long long swig_type_162;
 typedef _goslice_ swig_type_163;
 typedef _gostring_ swig_type_164;
 typedef _goslice_ swig_type_165;
@@ -205,134 +205,134 @@ typedef _goslice_ swig_type_171;
 typedef _gostring_ swig_type_172;
 typedef _goslice_ swig_type_173;
 typedef _gostring_ swig_type_174;
-typedef _gostring_ swig_type_175;
-typedef _goslice_ swig_type_176;
-typedef _gostring_ swig_type_177;
+typedef _goslice_ swig_type_175;
+typedef _gostring_ swig_type_176;
+typedef _goslice_ swig_type_177;
 typedef _gostring_ swig_type_178;
 typedef _gostring_ swig_type_179;
-typedef _gostring_ swig_type_180;
-typedef _goslice_ swig_type_181;
-typedef _goslice_ swig_type_182;
+typedef _goslice_ swig_type_180;
+typedef _gostring_ swig_type_181;
+typedef _gostring_ swig_type_182;
 typedef _gostring_ swig_type_183;
-typedef _goslice_ swig_type_184;
-typedef _gostring_ swig_type_185;
-typedef _gostring_ swig_type_186;
+typedef _gostring_ swig_type_184;
+typedef _goslice_ swig_type_185;
+typedef _goslice_ swig_type_186;
 typedef _gostring_ swig_type_187;
-typedef _gostring_ swig_type_188;
-typedef _goslice_ swig_type_189;
+typedef _goslice_ swig_type_188;
+typedef _gostring_ swig_type_189;
 typedef _gostring_ swig_type_190;
 typedef _gostring_ swig_type_191;
-typedef _goslice_ swig_type_192;
-typedef _gostring_ swig_type_193;
-typedef _goslice_ swig_type_194;
-typedef _goslice_ swig_type_195;
+typedef _gostring_ swig_type_192;
+typedef _goslice_ swig_type_193;
+typedef _gostring_ swig_type_194;
+typedef _gostring_ swig_type_195;
 typedef _goslice_ swig_type_196;
-typedef _goslice_ swig_type_197;
-typedef _gostring_ swig_type_198;
-typedef long long swig_type_199;
-typedef _gostring_ swig_type_200;
+typedef _gostring_ swig_type_197;
+typedef _goslice_ swig_type_198;
+typedef _goslice_ swig_type_199;
+typedef _goslice_ swig_type_200;
 typedef _goslice_ swig_type_201;
-typedef _goslice_ swig_type_202;
-typedef _goslice_ swig_type_203;
+typedef _gostring_ swig_type_202;
+typedef long long swig_type_203;
 typedef _gostring_ swig_type_204;
-typedef long long swig_type_205;
-typedef _gostring_ swig_type_206;
+typedef _goslice_ swig_type_205;
+typedef _goslice_ swig_type_206;
 typedef _goslice_ swig_type_207;
-typedef _goslice_ swig_type_208;
-typedef _goslice_ swig_type_209;
+typedef _gostring_ swig_type_208;
+typedef long long swig_type_209;
 typedef _gostring_ swig_type_210;
 typedef _goslice_ swig_type_211;
-typedef _gostring_ swig_type_212;
+typedef _goslice_ swig_type_212;
 typedef _goslice_ swig_type_213;
 typedef _gostring_ swig_type_214;
-typedef long long swig_type_215;
-typedef _goslice_ swig_type_216;
-typedef _gostring_ swig_type_217;
-typedef long long swig_type_218;
-typedef _goslice_ swig_type_219;
-typedef _gostring_ swig_type_220;
-typedef long long swig_type_221;
-typedef _goslice_ swig_type_222;
-typedef long long swig_type_223;
+typedef _goslice_ swig_type_215;
+typedef _gostring_ swig_type_216;
+typedef _goslice_ swig_type_217;
+typedef _gostring_ swig_type_218;
+typedef long long swig_type_219;
+typedef _goslice_ swig_type_220;
+typedef _gostring_ swig_type_221;
+typedef long long swig_type_222;
+typedef _goslice_ swig_type_223;
 typedef _gostring_ swig_type_224;
-typedef _goslice_ swig_type_225;
-typedef _gostring_ swig_type_226;
+typedef long long swig_type_225;
+typedef _goslice_ swig_type_226;
 typedef long long swig_type_227;
-typedef _goslice_ swig_type_228;
-typedef _gostring_ swig_type_229;
+typedef _gostring_ swig_type_228;
+typedef _goslice_ swig_type_229;
 typedef _gostring_ swig_type_230;
 typedef long long swig_type_231;
-typedef _gostring_ swig_type_232;
-typedef _goslice_ swig_type_233;
-typedef _goslice_ swig_type_234;
-typedef _gostring_ swig_type_235;
-typedef long long swig_type_236;
-typedef _gostring_ swig_type_237;
+typedef _goslice_ swig_type_232;
+typedef _gostring_ swig_type_233;
+typedef _gostring_ swig_type_234;
+typedef long long swig_type_235;
+typedef _gostring_ swig_type_236;
+typedef _goslice_ swig_type_237;
 typedef _goslice_ swig_type_238;
-typedef _goslice_ swig_type_239;
-typedef _gostring_ swig_type_240;
-typedef _goslice_ swig_type_241;
-typedef _gostring_ swig_type_242;
+typedef _gostring_ swig_type_239;
+typedef long long swig_type_240;
+typedef _gostring_ swig_type_241;
+typedef _goslice_ swig_type_242;
 typedef _goslice_ swig_type_243;
 typedef _gostring_ swig_type_244;
-typedef long long swig_type_245;
-typedef _goslice_ swig_type_246;
-typedef _gostring_ swig_type_247;
-typedef long long swig_type_248;
-typedef _goslice_ swig_type_249;
-typedef _gostring_ swig_type_250;
-typedef _goslice_ swig_type_251;
-typedef _gostring_ swig_type_252;
-typedef long long swig_type_253;
-typedef _goslice_ swig_type_254;
-typedef _gostring_ swig_type_255;
+typedef _goslice_ swig_type_245;
+typedef _gostring_ swig_type_246;
+typedef _goslice_ swig_type_247;
+typedef _gostring_ swig_type_248;
+typedef long long swig_type_249;
+typedef _goslice_ swig_type_250;
+typedef _gostring_ swig_type_251;
+typedef long long swig_type_252;
+typedef _goslice_ swig_type_253;
+typedef _gostring_ swig_type_254;
+typedef _goslice_ swig_type_255;
 typedef _gostring_ swig_type_256;
 typedef long long swig_type_257;
-typedef _gostring_ swig_type_258;
-typedef _goslice_ swig_type_259;
-typedef _goslice_ swig_type_260;
+typedef _goslice_ swig_type_258;
+typedef _gostring_ swig_type_259;
+typedef _gostring_ swig_type_260;
 typedef long long swig_type_261;
 typedef _gostring_ swig_type_262;
 typedef _goslice_ swig_type_263;
 typedef _goslice_ swig_type_264;
-typedef _goslice_ swig_type_265;
-typedef _goslice_ swig_type_266;
+typedef long long swig_type_265;
+typedef _gostring_ swig_type_266;
 typedef _goslice_ swig_type_267;
 typedef _goslice_ swig_type_268;
-typedef _gostring_ swig_type_269;
-typedef long long swig_type_270;
-typedef _gostring_ swig_type_271;
+typedef _goslice_ swig_type_269;
+typedef _goslice_ swig_type_270;
+typedef _goslice_ swig_type_271;
 typedef _goslice_ swig_type_272;
-typedef _goslice_ swig_type_273;
+typedef _gostring_ swig_type_273;
 typedef long long swig_type_274;
 typedef _gostring_ swig_type_275;
 typedef _goslice_ swig_type_276;
 typedef _goslice_ swig_type_277;
-typedef _goslice_ swig_type_278;
-typedef _goslice_ swig_type_279;
-typedef _gostring_ swig_type_280;
-typedef long long swig_type_281;
-typedef _gostring_ swig_type_282;
+typedef long long swig_type_278;
+typedef _gostring_ swig_type_279;
+typedef _goslice_ swig_type_280;
+typedef _goslice_ swig_type_281;
+typedef _goslice_ swig_type_282;
 typedef _goslice_ swig_type_283;
-typedef _goslice_ swig_type_284;
+typedef _gostring_ swig_type_284;
 typedef long long swig_type_285;
 typedef _gostring_ swig_type_286;
 typedef _goslice_ swig_type_287;
-typedef _gostring_ swig_type_288;
-typedef _goslice_ swig_type_289;
+typedef _goslice_ swig_type_288;
+typedef long long swig_type_289;
 typedef _gostring_ swig_type_290;
 typedef _goslice_ swig_type_291;
-typedef long long swig_type_292;
+typedef _gostring_ swig_type_292;
 typedef _goslice_ swig_type_293;
-typedef _goslice_ swig_type_294;
+typedef _gostring_ swig_type_294;
 typedef _goslice_ swig_type_295;
 typedef long long swig_type_296;
 typedef _goslice_ swig_type_297;
-typedef _gostring_ swig_type_298;
-typedef long long swig_type_299;
-typedef _gostring_ swig_type_300;
+typedef _goslice_ swig_type_298;
+typedef _goslice_ swig_type_299;
+typedef long long swig_type_300;
 typedef _goslice_ swig_type_301;
-typedef _goslice_ swig_type_302;
+typedef _gostring_ swig_type_302;
 typedef long long swig_type_303;
 typedef _gostring_ swig_type_304;
 typedef _goslice_ swig_type_305;
@@ -340,90 +340,90 @@ typedef _goslice_ swig_type_306;
 typedef long long swig_type_307;
 typedef _gostring_ swig_type_308;
 typedef _goslice_ swig_type_309;
-typedef _gostring_ swig_type_310;
-typedef _goslice_ swig_type_311;
+typedef _goslice_ swig_type_310;
+typedef long long swig_type_311;
 typedef _gostring_ swig_type_312;
-typedef long long swig_type_313;
+typedef _goslice_ swig_type_313;
 typedef _gostring_ swig_type_314;
 typedef _goslice_ swig_type_315;
-typedef _goslice_ swig_type_316;
-typedef _goslice_ swig_type_317;
-typedef long long swig_type_318;
+typedef _gostring_ swig_type_316;
+typedef long long swig_type_317;
+typedef _gostring_ swig_type_318;
 typedef _goslice_ swig_type_319;
 typedef _goslice_ swig_type_320;
 typedef _goslice_ swig_type_321;
 typedef long long swig_type_322;
 typedef _goslice_ swig_type_323;
-typedef _gostring_ swig_type_324;
-typedef _gostring_ swig_type_325;
-typedef _goslice_ swig_type_326;
-typedef long long swig_type_327;
+typedef _goslice_ swig_type_324;
+typedef _goslice_ swig_type_325;
+typedef long long swig_type_326;
+typedef _goslice_ swig_type_327;
 typedef _gostring_ swig_type_328;
-typedef _goslice_ swig_type_329;
-typedef _gostring_ swig_type_330;
-typedef _goslice_ swig_type_331;
+typedef _gostring_ swig_type_329;
+typedef _goslice_ swig_type_330;
+typedef long long swig_type_331;
 typedef _gostring_ swig_type_332;
 typedef _goslice_ swig_type_333;
 typedef _gostring_ swig_type_334;
 typedef _goslice_ swig_type_335;
 typedef _gostring_ swig_type_336;
-typedef long long swig_type_337;
+typedef _goslice_ swig_type_337;
 typedef _gostring_ swig_type_338;
 typedef _goslice_ swig_type_339;
-typedef _goslice_ swig_type_340;
-typedef _goslice_ swig_type_341;
+typedef _gostring_ swig_type_340;
+typedef long long swig_type_341;
 typedef _gostring_ swig_type_342;
 typedef _goslice_ swig_type_343;
-typedef _gostring_ swig_type_344;
+typedef _goslice_ swig_type_344;
 typedef _goslice_ swig_type_345;
 typedef _gostring_ swig_type_346;
 typedef _goslice_ swig_type_347;
-typedef _goslice_ swig_type_348;
+typedef _gostring_ swig_type_348;
 typedef _goslice_ swig_type_349;
 typedef _gostring_ swig_type_350;
-typedef _gostring_ swig_type_351;
+typedef _goslice_ swig_type_351;
 typedef _goslice_ swig_type_352;
-typedef _gostring_ swig_type_353;
+typedef _goslice_ swig_type_353;
 typedef _gostring_ swig_type_354;
-typedef _gostring_ swig_type_355;
+typedef _goslice_ swig_type_355;
 typedef _gostring_ swig_type_356;
 typedef _gostring_ swig_type_357;
-typedef _gostring_ swig_type_358;
+typedef _goslice_ swig_type_358;
 typedef _gostring_ swig_type_359;
 typedef _gostring_ swig_type_360;
 typedef _gostring_ swig_type_361;
 typedef _gostring_ swig_type_362;
 typedef _gostring_ swig_type_363;
-typedef long long swig_type_364;
+typedef _gostring_ swig_type_364;
 typedef _gostring_ swig_type_365;
-typedef _goslice_ swig_type_366;
-typedef _goslice_ swig_type_367;
-typedef long long swig_type_368;
+typedef _gostring_ swig_type_366;
+typedef _gostring_ swig_type_367;
+typedef _gostring_ swig_type_368;
 typedef _gostring_ swig_type_369;
-typedef _goslice_ swig_type_370;
-typedef _goslice_ swig_type_371;
-typedef _gostring_ swig_type_372;
+typedef long long swig_type_370;
+typedef _gostring_ swig_type_371;
+typedef _goslice_ swig_type_372;
 typedef _goslice_ swig_type_373;
 typedef long long swig_type_374;
-typedef _goslice_ swig_type_375;
+typedef _gostring_ swig_type_375;
 typedef _goslice_ swig_type_376;
 typedef _goslice_ swig_type_377;
-typedef long long swig_type_378;
+typedef _gostring_ swig_type_378;
 typedef _goslice_ swig_type_379;
-typedef _gostring_ swig_type_380;
-typedef _gostring_ swig_type_381;
+typedef long long swig_type_380;
+typedef _goslice_ swig_type_381;
 typedef _goslice_ swig_type_382;
 typedef _goslice_ swig_type_383;
-typedef _gostring_ swig_type_384;
-typedef _gostring_ swig_type_385;
+typedef long long swig_type_384;
+typedef _goslice_ swig_type_385;
 typedef _gostring_ swig_type_386;
-typedef _goslice_ swig_type_387;
-typedef _gostring_ swig_type_388;
-typedef void* swig_type_389;
-typedef void* swig_type_390;
-typedef long long swig_type_391;
-typedef long long swig_type_392;
-typedef _gostring_ swig_type_393;
+typedef _gostring_ swig_type_387;
+typedef _goslice_ swig_type_388;
+typedef _goslice_ swig_type_389;
+typedef _gostring_ swig_type_390;
+typedef _gostring_ swig_type_391;
+typedef _gostring_ swig_type_392;
+typedef _goslice_ swig_type_393;
 typedef _gostring_ swig_type_394;
 typedef void* swig_type_395;
 typedef void* swig_type_396;
@@ -431,623 +431,645 @@ typedef long long swig_type_397;
 typedef long long swig_type_398;
 typedef _gostring_ swig_type_399;
 typedef _gostring_ swig_type_400;
-typedef _gostring_ swig_type_401;
-typedef _gostring_ swig_type_402;
-typedef _gostring_ swig_type_403;
-typedef _gostring_ swig_type_404;
-typedef _goslice_ swig_type_405;
+typedef void* swig_type_401;
+typedef void* swig_type_402;
+typedef long long swig_type_403;
+typedef long long swig_type_404;
+typedef _gostring_ swig_type_405;
 typedef _gostring_ swig_type_406;
 typedef _gostring_ swig_type_407;
 typedef _gostring_ swig_type_408;
-typedef _goslice_ swig_type_409;
-typedef _goslice_ swig_type_410;
-typedef _gostring_ swig_type_411;
-typedef long long swig_type_412;
+typedef _gostring_ swig_type_409;
+typedef _gostring_ swig_type_410;
+typedef _goslice_ swig_type_411;
+typedef _gostring_ swig_type_412;
 typedef _gostring_ swig_type_413;
-typedef _goslice_ swig_type_414;
-typedef long long swig_type_415;
-typedef _gostring_ swig_type_416;
-typedef _goslice_ swig_type_417;
-typedef _gostring_ swig_type_418;
-typedef long long swig_type_419;
+typedef _gostring_ swig_type_414;
+typedef _goslice_ swig_type_415;
+typedef _goslice_ swig_type_416;
+typedef _gostring_ swig_type_417;
+typedef long long swig_type_418;
+typedef _gostring_ swig_type_419;
 typedef _goslice_ swig_type_420;
-typedef _gostring_ swig_type_421;
-typedef _goslice_ swig_type_422;
-typedef _gostring_ swig_type_423;
+typedef long long swig_type_421;
+typedef _gostring_ swig_type_422;
+typedef _goslice_ swig_type_423;
 typedef _gostring_ swig_type_424;
-typedef _goslice_ swig_type_425;
-typedef _gostring_ swig_type_426;
-typedef _goslice_ swig_type_427;
-typedef _gostring_ swig_type_428;
-typedef _goslice_ swig_type_429;
+typedef long long swig_type_425;
+typedef _goslice_ swig_type_426;
+typedef _gostring_ swig_type_427;
+typedef _goslice_ swig_type_428;
+typedef _gostring_ swig_type_429;
 typedef _gostring_ swig_type_430;
 typedef _goslice_ swig_type_431;
-typedef long long swig_type_432;
+typedef _gostring_ swig_type_432;
 typedef _goslice_ swig_type_433;
 typedef _gostring_ swig_type_434;
 typedef _goslice_ swig_type_435;
 typedef _gostring_ swig_type_436;
-typedef _gostring_ swig_type_437;
-typedef _gostring_ swig_type_438;
-typedef _gostring_ swig_type_439;
+typedef _goslice_ swig_type_437;
+typedef long long swig_type_438;
+typedef _goslice_ swig_type_439;
 typedef _gostring_ swig_type_440;
-typedef long long swig_type_441;
-typedef _goslice_ swig_type_442;
+typedef _goslice_ swig_type_441;
+typedef _gostring_ swig_type_442;
 typedef _gostring_ swig_type_443;
 typedef _gostring_ swig_type_444;
 typedef _gostring_ swig_type_445;
 typedef _gostring_ swig_type_446;
 typedef long long swig_type_447;
-typedef _gostring_ swig_type_448;
-typedef long long swig_type_449;
-typedef _goslice_ swig_type_450;
-typedef long long swig_type_451;
-typedef _goslice_ swig_type_452;
-typedef _gostring_ swig_type_453;
-typedef _goslice_ swig_type_454;
-typedef _gostring_ swig_type_455;
+typedef _goslice_ swig_type_448;
+typedef _gostring_ swig_type_449;
+typedef _gostring_ swig_type_450;
+typedef _gostring_ swig_type_451;
+typedef _gostring_ swig_type_452;
+typedef long long swig_type_453;
+typedef _gostring_ swig_type_454;
+typedef long long swig_type_455;
 typedef _goslice_ swig_type_456;
-typedef _goslice_ swig_type_457;
-typedef long long swig_type_458;
-typedef _goslice_ swig_type_459;
-typedef _gostring_ swig_type_460;
+typedef long long swig_type_457;
+typedef _goslice_ swig_type_458;
+typedef _gostring_ swig_type_459;
+typedef _goslice_ swig_type_460;
 typedef _gostring_ swig_type_461;
-typedef _gostring_ swig_type_462;
-typedef _gostring_ swig_type_463;
+typedef _goslice_ swig_type_462;
+typedef _goslice_ swig_type_463;
 typedef long long swig_type_464;
-typedef _gostring_ swig_type_465;
-typedef _goslice_ swig_type_466;
-typedef long long swig_type_467;
+typedef _goslice_ swig_type_465;
+typedef _gostring_ swig_type_466;
+typedef _gostring_ swig_type_467;
 typedef _gostring_ swig_type_468;
-typedef _goslice_ swig_type_469;
-typedef _gostring_ swig_type_470;
+typedef _gostring_ swig_type_469;
+typedef long long swig_type_470;
 typedef _gostring_ swig_type_471;
 typedef _goslice_ swig_type_472;
-typedef _goslice_ swig_type_473;
-typedef _goslice_ swig_type_474;
-typedef _gostring_ swig_type_475;
+typedef long long swig_type_473;
+typedef _gostring_ swig_type_474;
+typedef _goslice_ swig_type_475;
 typedef _gostring_ swig_type_476;
 typedef _gostring_ swig_type_477;
-typedef _gostring_ swig_type_478;
-typedef long long swig_type_479;
-typedef long long swig_type_480;
-typedef _goslice_ swig_type_481;
+typedef _goslice_ swig_type_478;
+typedef _goslice_ swig_type_479;
+typedef _goslice_ swig_type_480;
+typedef _gostring_ swig_type_481;
 typedef _gostring_ swig_type_482;
 typedef _gostring_ swig_type_483;
 typedef _gostring_ swig_type_484;
-typedef _gostring_ swig_type_485;
-typedef _gostring_ swig_type_486;
-typedef _gostring_ swig_type_487;
+typedef long long swig_type_485;
+typedef long long swig_type_486;
+typedef _goslice_ swig_type_487;
 typedef _gostring_ swig_type_488;
-typedef long long swig_type_489;
-typedef _goslice_ swig_type_490;
+typedef _gostring_ swig_type_489;
+typedef _gostring_ swig_type_490;
 typedef _gostring_ swig_type_491;
 typedef _gostring_ swig_type_492;
-typedef _goslice_ swig_type_493;
-typedef long long swig_type_494;
-typedef _gostring_ swig_type_495;
-typedef _gostring_ swig_type_496;
+typedef _gostring_ swig_type_493;
+typedef _gostring_ swig_type_494;
+typedef long long swig_type_495;
+typedef _goslice_ swig_type_496;
 typedef _gostring_ swig_type_497;
 typedef _gostring_ swig_type_498;
-typedef long long swig_type_499;
-typedef _gostring_ swig_type_500;
+typedef _goslice_ swig_type_499;
+typedef long long swig_type_500;
 typedef _gostring_ swig_type_501;
 typedef _gostring_ swig_type_502;
 typedef _gostring_ swig_type_503;
 typedef _gostring_ swig_type_504;
-typedef _goslice_ swig_type_505;
+typedef long long swig_type_505;
 typedef _gostring_ swig_type_506;
 typedef _gostring_ swig_type_507;
-typedef _goslice_ swig_type_508;
+typedef _gostring_ swig_type_508;
 typedef _gostring_ swig_type_509;
 typedef _gostring_ swig_type_510;
-typedef _gostring_ swig_type_511;
+typedef _goslice_ swig_type_511;
 typedef _gostring_ swig_type_512;
 typedef _gostring_ swig_type_513;
-typedef _gostring_ swig_type_514;
-typedef long long swig_type_515;
+typedef _goslice_ swig_type_514;
+typedef _gostring_ swig_type_515;
 typedef _gostring_ swig_type_516;
-typedef long long swig_type_517;
+typedef _gostring_ swig_type_517;
 typedef _gostring_ swig_type_518;
-typedef _goslice_ swig_type_519;
+typedef _gostring_ swig_type_519;
 typedef _gostring_ swig_type_520;
 typedef long long swig_type_521;
 typedef _gostring_ swig_type_522;
-typedef _gostring_ swig_type_523;
+typedef long long swig_type_523;
 typedef _gostring_ swig_type_524;
-typedef _gostring_ swig_type_525;
+typedef _goslice_ swig_type_525;
 typedef _gostring_ swig_type_526;
-typedef _gostring_ swig_type_527;
+typedef long long swig_type_527;
 typedef _gostring_ swig_type_528;
 typedef _gostring_ swig_type_529;
 typedef _gostring_ swig_type_530;
-typedef _goslice_ swig_type_531;
+typedef _gostring_ swig_type_531;
 typedef _gostring_ swig_type_532;
-typedef _goslice_ swig_type_533;
-typedef _goslice_ swig_type_534;
+typedef _gostring_ swig_type_533;
+typedef _gostring_ swig_type_534;
 typedef _gostring_ swig_type_535;
 typedef _gostring_ swig_type_536;
 typedef _goslice_ swig_type_537;
 typedef _gostring_ swig_type_538;
-typedef _gostring_ swig_type_539;
+typedef _goslice_ swig_type_539;
 typedef _goslice_ swig_type_540;
 typedef _gostring_ swig_type_541;
-typedef _goslice_ swig_type_542;
-typedef _gostring_ swig_type_543;
+typedef _gostring_ swig_type_542;
+typedef _goslice_ swig_type_543;
 typedef _gostring_ swig_type_544;
-typedef _goslice_ swig_type_545;
+typedef _gostring_ swig_type_545;
 typedef _goslice_ swig_type_546;
-typedef _goslice_ swig_type_547;
+typedef _gostring_ swig_type_547;
 typedef _goslice_ swig_type_548;
-typedef _goslice_ swig_type_549;
+typedef _gostring_ swig_type_549;
 typedef _gostring_ swig_type_550;
 typedef _goslice_ swig_type_551;
 typedef _goslice_ swig_type_552;
 typedef _goslice_ swig_type_553;
 typedef _goslice_ swig_type_554;
 typedef _goslice_ swig_type_555;
-typedef _goslice_ swig_type_556;
-typedef _gostring_ swig_type_557;
+typedef _gostring_ swig_type_556;
+typedef _goslice_ swig_type_557;
 typedef _goslice_ swig_type_558;
 typedef _goslice_ swig_type_559;
-typedef long long swig_type_560;
+typedef _goslice_ swig_type_560;
 typedef _goslice_ swig_type_561;
-typedef _gostring_ swig_type_562;
+typedef _goslice_ swig_type_562;
 typedef _gostring_ swig_type_563;
-typedef _gostring_ swig_type_564;
-typedef _gostring_ swig_type_565;
-typedef _gostring_ swig_type_566;
-typedef _gostring_ swig_type_567;
+typedef _goslice_ swig_type_564;
+typedef _goslice_ swig_type_565;
+typedef long long swig_type_566;
+typedef _goslice_ swig_type_567;
 typedef _gostring_ swig_type_568;
-typedef long long swig_type_569;
-typedef long long swig_type_570;
+typedef _gostring_ swig_type_569;
+typedef _gostring_ swig_type_570;
 typedef _gostring_ swig_type_571;
-typedef _goslice_ swig_type_572;
-typedef _goslice_ swig_type_573;
-typedef long long swig_type_574;
-typedef _gostring_ swig_type_575;
+typedef _gostring_ swig_type_572;
+typedef _gostring_ swig_type_573;
+typedef _gostring_ swig_type_574;
+typedef long long swig_type_575;
 typedef long long swig_type_576;
 typedef _gostring_ swig_type_577;
-typedef _gostring_ swig_type_578;
+typedef _goslice_ swig_type_578;
 typedef _goslice_ swig_type_579;
-typedef _gostring_ swig_type_580;
+typedef long long swig_type_580;
 typedef _gostring_ swig_type_581;
-typedef _gostring_ swig_type_582;
-typedef long long swig_type_583;
+typedef long long swig_type_582;
+typedef _gostring_ swig_type_583;
 typedef _gostring_ swig_type_584;
 typedef _goslice_ swig_type_585;
-typedef _goslice_ swig_type_586;
-typedef long long swig_type_587;
+typedef _gostring_ swig_type_586;
+typedef _gostring_ swig_type_587;
 typedef _gostring_ swig_type_588;
 typedef long long swig_type_589;
 typedef _gostring_ swig_type_590;
-typedef _gostring_ swig_type_591;
+typedef _goslice_ swig_type_591;
 typedef _goslice_ swig_type_592;
-typedef _gostring_ swig_type_593;
-typedef _goslice_ swig_type_594;
-typedef _gostring_ swig_type_595;
-typedef _goslice_ swig_type_596;
+typedef long long swig_type_593;
+typedef _gostring_ swig_type_594;
+typedef long long swig_type_595;
+typedef _gostring_ swig_type_596;
 typedef _gostring_ swig_type_597;
-typedef long long swig_type_598;
-typedef _goslice_ swig_type_599;
+typedef _goslice_ swig_type_598;
+typedef _gostring_ swig_type_599;
 typedef _goslice_ swig_type_600;
-typedef long long swig_type_601;
+typedef _gostring_ swig_type_601;
 typedef _goslice_ swig_type_602;
-typedef long long swig_type_603;
-typedef _goslice_ swig_type_604;
-typedef _gostring_ swig_type_605;
-typedef long long swig_type_606;
-typedef _goslice_ swig_type_607;
+typedef _gostring_ swig_type_603;
+typedef long long swig_type_604;
+typedef _goslice_ swig_type_605;
+typedef _goslice_ swig_type_606;
+typedef long long swig_type_607;
 typedef _goslice_ swig_type_608;
-typedef _goslice_ swig_type_609;
-typedef long long swig_type_610;
-typedef _goslice_ swig_type_611;
-typedef _gostring_ swig_type_612;
+typedef long long swig_type_609;
+typedef _goslice_ swig_type_610;
+typedef _gostring_ swig_type_611;
+typedef long long swig_type_612;
 typedef _goslice_ swig_type_613;
-typedef long long swig_type_614;
+typedef _goslice_ swig_type_614;
 typedef _goslice_ swig_type_615;
 typedef long long swig_type_616;
 typedef _goslice_ swig_type_617;
-typedef long long swig_type_618;
-typedef _gostring_ swig_type_619;
-typedef _goslice_ swig_type_620;
-typedef _gostring_ swig_type_621;
-typedef _gostring_ swig_type_622;
-typedef _gostring_ swig_type_623;
-typedef _goslice_ swig_type_624;
+typedef _gostring_ swig_type_618;
+typedef _goslice_ swig_type_619;
+typedef long long swig_type_620;
+typedef _goslice_ swig_type_621;
+typedef long long swig_type_622;
+typedef _goslice_ swig_type_623;
+typedef long long swig_type_624;
 typedef _gostring_ swig_type_625;
 typedef _goslice_ swig_type_626;
 typedef _gostring_ swig_type_627;
-typedef _goslice_ swig_type_628;
-typedef _goslice_ swig_type_629;
-typedef _gostring_ swig_type_630;
-typedef long long swig_type_631;
-typedef _gostring_ swig_type_632;
-typedef _goslice_ swig_type_633;
-typedef _gostring_ swig_type_634;
-typedef long long swig_type_635;
+typedef _gostring_ swig_type_628;
+typedef _gostring_ swig_type_629;
+typedef _goslice_ swig_type_630;
+typedef _gostring_ swig_type_631;
+typedef _goslice_ swig_type_632;
+typedef _gostring_ swig_type_633;
+typedef _goslice_ swig_type_634;
+typedef _goslice_ swig_type_635;
 typedef _gostring_ swig_type_636;
-typedef _goslice_ swig_type_637;
+typedef long long swig_type_637;
 typedef _gostring_ swig_type_638;
-typedef long long swig_type_639;
+typedef _goslice_ swig_type_639;
 typedef _gostring_ swig_type_640;
-typedef _goslice_ swig_type_641;
+typedef long long swig_type_641;
 typedef _gostring_ swig_type_642;
-typedef long long swig_type_643;
+typedef _goslice_ swig_type_643;
 typedef _gostring_ swig_type_644;
-typedef _goslice_ swig_type_645;
-typedef _goslice_ swig_type_646;
-typedef _gostring_ swig_type_647;
+typedef long long swig_type_645;
+typedef _gostring_ swig_type_646;
+typedef _goslice_ swig_type_647;
 typedef _gostring_ swig_type_648;
-typedef _gostring_ swig_type_649;
-typedef _goslice_ swig_type_650;
+typedef long long swig_type_649;
+typedef _gostring_ swig_type_650;
 typedef _goslice_ swig_type_651;
 typedef _goslice_ swig_type_652;
-typedef _goslice_ swig_type_653;
+typedef _gostring_ swig_type_653;
 typedef _gostring_ swig_type_654;
 typedef _gostring_ swig_type_655;
-typedef _gostring_ swig_type_656;
-typedef _gostring_ swig_type_657;
-typedef _gostring_ swig_type_658;
-typedef _gostring_ swig_type_659;
-typedef _goslice_ swig_type_660;
+typedef _goslice_ swig_type_656;
+typedef _goslice_ swig_type_657;
+typedef _goslice_ swig_type_658;
+typedef _goslice_ swig_type_659;
+typedef _gostring_ swig_type_660;
 typedef _gostring_ swig_type_661;
-typedef _goslice_ swig_type_662;
+typedef _gostring_ swig_type_662;
 typedef _gostring_ swig_type_663;
-typedef _goslice_ swig_type_664;
+typedef _gostring_ swig_type_664;
 typedef _gostring_ swig_type_665;
 typedef _goslice_ swig_type_666;
 typedef _gostring_ swig_type_667;
 typedef _goslice_ swig_type_668;
-typedef long long swig_type_669;
+typedef _gostring_ swig_type_669;
 typedef _goslice_ swig_type_670;
-typedef _goslice_ swig_type_671;
-typedef _gostring_ swig_type_672;
-typedef _goslice_ swig_type_673;
-typedef long long swig_type_674;
-typedef _goslice_ swig_type_675;
-typedef _gostring_ swig_type_676;
+typedef _gostring_ swig_type_671;
+typedef _goslice_ swig_type_672;
+typedef _gostring_ swig_type_673;
+typedef _goslice_ swig_type_674;
+typedef long long swig_type_675;
+typedef _goslice_ swig_type_676;
 typedef _goslice_ swig_type_677;
-typedef long long swig_type_678;
+typedef _gostring_ swig_type_678;
 typedef _goslice_ swig_type_679;
-typedef _goslice_ swig_type_680;
-typedef long long swig_type_681;
-typedef _goslice_ swig_type_682;
-typedef _gostring_ swig_type_683;
-typedef _goslice_ swig_type_684;
-typedef long long swig_type_685;
+typedef long long swig_type_680;
+typedef _goslice_ swig_type_681;
+typedef _gostring_ swig_type_682;
+typedef _goslice_ swig_type_683;
+typedef long long swig_type_684;
+typedef _goslice_ swig_type_685;
 typedef _goslice_ swig_type_686;
-typedef _goslice_ swig_type_687;
-typedef long long swig_type_688;
-typedef _goslice_ swig_type_689;
-typedef _gostring_ swig_type_690;
-typedef _goslice_ swig_type_691;
-typedef _gostring_ swig_type_692;
+typedef long long swig_type_687;
+typedef _goslice_ swig_type_688;
+typedef _gostring_ swig_type_689;
+typedef _goslice_ swig_type_690;
+typedef long long swig_type_691;
+typedef _goslice_ swig_type_692;
 typedef _goslice_ swig_type_693;
-typedef _gostring_ swig_type_694;
+typedef long long swig_type_694;
 typedef _goslice_ swig_type_695;
 typedef _gostring_ swig_type_696;
-typedef long long swig_type_697;
+typedef _goslice_ swig_type_697;
 typedef _gostring_ swig_type_698;
-typedef _gostring_ swig_type_699;
-typedef _goslice_ swig_type_700;
-typedef _gostring_ swig_type_701;
-typedef _goslice_ swig_type_702;
-typedef _gostring_ swig_type_703;
-typedef _goslice_ swig_type_704;
-typedef long long swig_type_705;
+typedef _goslice_ swig_type_699;
+typedef _gostring_ swig_type_700;
+typedef _goslice_ swig_type_701;
+typedef _gostring_ swig_type_702;
+typedef long long swig_type_703;
+typedef _gostring_ swig_type_704;
+typedef _gostring_ swig_type_705;
 typedef _goslice_ swig_type_706;
-typedef long long swig_type_707;
+typedef _gostring_ swig_type_707;
 typedef _goslice_ swig_type_708;
 typedef _gostring_ swig_type_709;
-typedef _gostring_ swig_type_710;
-typedef _gostring_ swig_type_711;
+typedef _goslice_ swig_type_710;
+typedef long long swig_type_711;
 typedef _goslice_ swig_type_712;
 typedef long long swig_type_713;
 typedef _goslice_ swig_type_714;
 typedef _gostring_ swig_type_715;
 typedef _gostring_ swig_type_716;
 typedef _gostring_ swig_type_717;
-typedef _gostring_ swig_type_718;
-typedef _gostring_ swig_type_719;
+typedef _goslice_ swig_type_718;
+typedef long long swig_type_719;
 typedef _goslice_ swig_type_720;
 typedef _gostring_ swig_type_721;
-typedef long long swig_type_722;
+typedef _gostring_ swig_type_722;
 typedef _gostring_ swig_type_723;
-typedef long long swig_type_724;
-typedef long long swig_type_725;
-typedef _gostring_ swig_type_726;
-typedef _goslice_ swig_type_727;
-typedef _gostring_ swig_type_728;
+typedef _gostring_ swig_type_724;
+typedef _gostring_ swig_type_725;
+typedef _goslice_ swig_type_726;
+typedef _gostring_ swig_type_727;
+typedef long long swig_type_728;
 typedef _gostring_ swig_type_729;
-typedef _gostring_ swig_type_730;
-typedef _gostring_ swig_type_731;
+typedef long long swig_type_730;
+typedef long long swig_type_731;
 typedef _gostring_ swig_type_732;
 typedef _goslice_ swig_type_733;
 typedef _gostring_ swig_type_734;
-typedef _goslice_ swig_type_735;
-typedef _goslice_ swig_type_736;
-typedef _goslice_ swig_type_737;
+typedef _gostring_ swig_type_735;
+typedef _gostring_ swig_type_736;
+typedef _gostring_ swig_type_737;
 typedef _gostring_ swig_type_738;
-typedef long long swig_type_739;
-typedef _goslice_ swig_type_740;
+typedef _goslice_ swig_type_739;
+typedef _gostring_ swig_type_740;
 typedef _goslice_ swig_type_741;
-typedef _gostring_ swig_type_742;
+typedef _goslice_ swig_type_742;
 typedef _goslice_ swig_type_743;
 typedef _gostring_ swig_type_744;
-typedef _goslice_ swig_type_745;
-typedef long long swig_type_746;
+typedef long long swig_type_745;
+typedef _goslice_ swig_type_746;
 typedef _goslice_ swig_type_747;
 typedef _gostring_ swig_type_748;
-typedef long long swig_type_749;
+typedef _goslice_ swig_type_749;
 typedef _gostring_ swig_type_750;
 typedef _goslice_ swig_type_751;
-typedef _gostring_ swig_type_752;
-typedef _gostring_ swig_type_753;
+typedef long long swig_type_752;
+typedef _goslice_ swig_type_753;
 typedef _gostring_ swig_type_754;
-typedef _goslice_ swig_type_755;
-typedef long long swig_type_756;
-typedef long long swig_type_757;
-typedef long long swig_type_758;
-typedef long long swig_type_759;
-typedef _goslice_ swig_type_760;
-typedef _gostring_ swig_type_761;
+typedef long long swig_type_755;
+typedef _gostring_ swig_type_756;
+typedef _goslice_ swig_type_757;
+typedef _gostring_ swig_type_758;
+typedef _gostring_ swig_type_759;
+typedef _gostring_ swig_type_760;
+typedef _goslice_ swig_type_761;
 typedef long long swig_type_762;
-typedef _goslice_ swig_type_763;
-typedef _goslice_ swig_type_764;
-typedef _goslice_ swig_type_765;
+typedef long long swig_type_763;
+typedef long long swig_type_764;
+typedef long long swig_type_765;
 typedef _goslice_ swig_type_766;
-typedef _goslice_ swig_type_767;
-typedef _gostring_ swig_type_768;
-typedef long long swig_type_769;
+typedef _gostring_ swig_type_767;
+typedef long long swig_type_768;
+typedef _goslice_ swig_type_769;
 typedef _goslice_ swig_type_770;
-typedef long long swig_type_771;
+typedef _goslice_ swig_type_771;
 typedef _goslice_ swig_type_772;
-extern void _wrap_Swig_free_capi_9940657feabe7a36(uintptr_t arg1);
-extern uintptr_t _wrap_Swig_malloc_capi_9940657feabe7a36(swig_intgo arg1);
-extern swig_intgo _wrap_weft_binding_abi_version_capi_9940657feabe7a36(void);
-extern swig_type_1 _wrap_weft_binding_library_path_capi_9940657feabe7a36(void);
-extern swig_type_2 _wrap_weft_version_capi_9940657feabe7a36(void);
-extern swig_intgo _wrap_weft_abi_version_capi_9940657feabe7a36(void);
-extern swig_type_3 _wrap_weft_live_handle_count_capi_9940657feabe7a36(void);
-extern swig_type_4 _wrap_weft_storage_stats_capi_9940657feabe7a36(swig_intgo arg1, swig_intgo arg2, swig_type_5 arg3, swig_type_6 arg4);
-extern swig_type_7 _wrap_weft_device_count_capi_9940657feabe7a36(swig_intgo arg1, swig_type_8 arg2);
-extern swig_type_9 _wrap_weft_device_memory_capi_9940657feabe7a36(swig_intgo arg1, swig_intgo arg2, swig_type_10 arg3, swig_type_11 arg4);
-extern swig_type_12 _wrap_weft_random_seed_capi_9940657feabe7a36(swig_type_13 arg1);
-extern swig_type_14 _wrap_weft_wait_all_capi_9940657feabe7a36(void);
-extern swig_type_15 _wrap_weft_string_list_size_capi_9940657feabe7a36(uintptr_t arg1, swig_type_16 arg2);
-extern swig_type_17 _wrap_weft_string_list_get_capi_9940657feabe7a36(uintptr_t arg1, swig_type_18 arg2, swig_type_19 arg3);
-extern swig_type_20 _wrap_weft_string_list_free_capi_9940657feabe7a36(uintptr_t arg1);
-extern swig_type_21 _wrap_weft_op_count_capi_9940657feabe7a36(swig_type_22 arg1);
-extern swig_type_23 _wrap_weft_op_name_capi_9940657feabe7a36(swig_type_24 arg1, swig_type_25 arg2);
-extern swig_type_26 _wrap_weft_op_info_capi_9940657feabe7a36(swig_type_27 arg1, swig_type_28 arg2, swig_type_29 arg3);
-extern swig_type_30 _wrap_weft_op_param_capi_9940657feabe7a36(swig_type_31 arg1, swig_type_32 arg2, swig_type_33 arg3, swig_type_34 arg4, swig_type_35 arg5, swig_type_36 arg6);
-extern swig_type_37 _wrap_weft_op_aliases_capi_9940657feabe7a36(swig_type_38 arg1, swig_type_39 arg2);
-extern swig_type_40 _wrap_weft_op_invoke_capi_9940657feabe7a36(swig_type_41 arg1, swig_type_42 arg2, swig_type_43 arg3, swig_type_44 arg4, swig_type_45 arg5, swig_type_46 arg6, swig_type_47 arg7, swig_type_48 arg8, swig_type_49 arg9);
-extern swig_type_50 _wrap_weft_op_invoke_into_capi_9940657feabe7a36(swig_type_51 arg1, swig_type_52 arg2, swig_type_53 arg3, swig_type_54 arg4, swig_type_55 arg5, swig_type_56 arg6, swig_type_57 arg7, swig_type_58 arg8, swig_type_59 arg9);
-extern swig_type_60 _wrap_weft_ndarray_create_capi_9940657feabe7a36(swig_type_61 arg1, swig_intgo arg2, swig_intgo arg3, swig_intgo arg4, swig_intgo arg5, swig_type_62 arg6);
-extern swig_type_63 _wrap_weft_ndarray_free_capi_9940657feabe7a36(uintptr_t arg1);
-extern swig_type_64 _wrap_weft_ndarray_ndim_capi_9940657feabe7a36(uintptr_t arg1, swig_type_65 arg2);
-extern swig_type_66 _wrap_weft_ndarray_shape_capi_9940657feabe7a36(uintptr_t arg1, swig_type_67 arg2, swig_type_68 arg3);
-extern swig_type_69 _wrap_weft_ndarray_size_capi_9940657feabe7a36(uintptr_t arg1, swig_type_70 arg2);
-extern swig_type_71 _wrap_weft_ndarray_dtype_capi_9940657feabe7a36(uintptr_t arg1, swig_type_72 arg2);
-extern swig_type_73 _wrap_weft_ndarray_context_capi_9940657feabe7a36(uintptr_t arg1, swig_type_74 arg2, swig_type_75 arg3);
-extern swig_type_76 _wrap_weft_ndarray_copy_from_capi_9940657feabe7a36(uintptr_t arg1, swig_voidp arg2, swig_type_77 arg3);
-extern swig_type_78 _wrap_weft_ndarray_copy_to_capi_9940657feabe7a36(uintptr_t arg1, swig_voidp arg2, swig_type_79 arg3);
-extern swig_type_80 _wrap_weft_ndarray_reshape_capi_9940657feabe7a36(uintptr_t arg1, swig_type_81 arg2, swig_intgo arg3, swig_type_82 arg4);
-extern swig_type_83 _wrap_weft_ndarray_slice_capi_9940657feabe7a36(uintptr_t arg1, swig_type_84 arg2, swig_type_85 arg3, swig_type_86 arg4);
-extern swig_type_87 _wrap_weft_ndarray_wait_to_read_capi_9940657feabe7a36(uintptr_t arg1);
-extern swig_type_88 _wrap_weft_ndarray_wait_to_write_capi_9940657feabe7a36(uintptr_t arg1);
-extern swig_type_89 _wrap_weft_ndarray_save_file_capi_9940657feabe7a36(swig_type_90 arg1, swig_type_91 arg2, swig_type_92 arg3, swig_type_93 arg4);
-extern swig_type_94 _wrap_weft_ndarray_save_buffer_capi_9940657feabe7a36(swig_type_95 arg1, swig_type_96 arg2, swig_type_97 arg3, swig_type_98 arg4);
-extern swig_type_99 _wrap_weft_buffer_data_capi_9940657feabe7a36(uintptr_t arg1, swig_type_100 arg2, swig_type_101 arg3);
-extern swig_type_102 _wrap_weft_buffer_free_capi_9940657feabe7a36(uintptr_t arg1);
-extern swig_type_103 _wrap_weft_ndarray_load_file_capi_9940657feabe7a36(swig_type_104 arg1, swig_type_105 arg2);
-extern swig_type_106 _wrap_weft_ndarray_load_buffer_capi_9940657feabe7a36(swig_voidp arg1, swig_type_107 arg2, swig_type_108 arg3);
-extern swig_type_109 _wrap_weft_ndarray_list_size_capi_9940657feabe7a36(uintptr_t arg1, swig_type_110 arg2, swig_type_111 arg3);
-extern swig_type_112 _wrap_weft_ndarray_list_name_capi_9940657feabe7a36(uintptr_t arg1, swig_type_113 arg2, swig_type_114 arg3);
-extern swig_type_115 _wrap_weft_ndarray_list_get_capi_9940657feabe7a36(uintptr_t arg1, swig_type_116 arg2, swig_type_117 arg3);
-extern swig_type_118 _wrap_weft_ndarray_list_free_capi_9940657feabe7a36(uintptr_t arg1);
-extern swig_type_119 _wrap_weft_ndarray_list_create_capi_9940657feabe7a36(swig_type_120 arg1, swig_type_121 arg2, swig_type_122 arg3, swig_type_123 arg4);
-extern swig_type_124 _wrap_weft_ndarray_load_npy_capi_9940657feabe7a36(swig_type_125 arg1, swig_type_126 arg2);
-extern swig_type_127 _wrap_weft_ndarray_save_npy_capi_9940657feabe7a36(uintptr_t arg1, swig_type_128 arg2);
-extern swig_type_129 _wrap_weft_ndarray_load_npy_buffer_capi_9940657feabe7a36(swig_voidp arg1, swig_type_130 arg2, swig_type_131 arg3);
-extern swig_type_132 _wrap_weft_ndarray_save_npy_buffer_capi_9940657feabe7a36(uintptr_t arg1, swig_type_133 arg2);
-extern swig_type_134 _wrap_weft_symbol_create_variable_capi_9940657feabe7a36(swig_type_135 arg1, swig_type_136 arg2);
-extern swig_type_137 _wrap_weft_symbol_create_atomic_capi_9940657feabe7a36(swig_type_138 arg1, swig_type_139 arg2, swig_type_140 arg3, swig_type_141 arg4, swig_type_142 arg5);
-extern swig_type_143 _wrap_weft_symbol_compose_capi_9940657feabe7a36(uintptr_t arg1, swig_type_144 arg2, swig_type_145 arg3, swig_type_146 arg4, swig_type_147 arg5);
-extern swig_type_148 _wrap_weft_symbol_group_capi_9940657feabe7a36(swig_type_149 arg1, swig_type_150 arg2, swig_type_151 arg3);
-extern swig_type_152 _wrap_weft_symbol_copy_capi_9940657feabe7a36(uintptr_t arg1, swig_type_153 arg2);
-extern swig_type_154 _wrap_weft_symbol_free_capi_9940657feabe7a36(uintptr_t arg1);
-extern swig_type_155 _wrap_weft_symbol_num_outputs_capi_9940657feabe7a36(uintptr_t arg1, swig_type_156 arg2);
-extern swig_type_157 _wrap_weft_symbol_get_output_capi_9940657feabe7a36(uintptr_t arg1, swig_type_158 arg2, swig_type_159 arg3);
-extern swig_type_160 _wrap_weft_symbol_get_internals_capi_9940657feabe7a36(uintptr_t arg1, swig_type_161 arg2);
-extern swig_type_162 _wrap_weft_symbol_get_children_capi_9940657feabe7a36(uintptr_t arg1, swig_type_163 arg2);
-extern swig_type_164 _wrap_weft_symbol_list_arguments_capi_9940657feabe7a36(uintptr_t arg1, swig_type_165 arg2);
-extern swig_type_166 _wrap_weft_symbol_list_outputs_capi_9940657feabe7a36(uintptr_t arg1, swig_type_167 arg2);
-extern swig_type_168 _wrap_weft_symbol_list_auxiliary_states_capi_9940657feabe7a36(uintptr_t arg1, swig_type_169 arg2);
-extern swig_type_170 _wrap_weft_symbol_list_inputs_capi_9940657feabe7a36(uintptr_t arg1, swig_type_171 arg2);
-extern swig_type_172 _wrap_weft_symbol_get_name_capi_9940657feabe7a36(uintptr_t arg1, swig_type_173 arg2);
-extern swig_type_174 _wrap_weft_symbol_get_attr_capi_9940657feabe7a36(uintptr_t arg1, swig_type_175 arg2, swig_type_176 arg3);
-extern swig_type_177 _wrap_weft_symbol_set_attr_capi_9940657feabe7a36(uintptr_t arg1, swig_type_178 arg2, swig_type_179 arg3);
-extern swig_type_180 _wrap_weft_symbol_list_attr_capi_9940657feabe7a36(uintptr_t arg1, swig_intgo arg2, swig_type_181 arg3, swig_type_182 arg4);
-extern swig_type_183 _wrap_weft_symbol_to_json_capi_9940657feabe7a36(uintptr_t arg1, swig_type_184 arg2);
-extern swig_type_185 _wrap_weft_symbol_save_file_capi_9940657feabe7a36(uintptr_t arg1, swig_type_186 arg2);
-extern swig_type_187 _wrap_weft_symbol_from_json_capi_9940657feabe7a36(swig_type_188 arg1, swig_type_189 arg2);
-extern swig_type_190 _wrap_weft_symbol_from_json_file_capi_9940657feabe7a36(swig_type_191 arg1, swig_type_192 arg2);
-extern swig_type_193 _wrap_weft_symbol_json_info_capi_9940657feabe7a36(uintptr_t arg1, swig_type_194 arg2, swig_type_195 arg3, swig_type_196 arg4, swig_type_197 arg5);
-extern swig_type_198 _wrap_weft_symbol_infer_shape_partial_capi_9940657feabe7a36(uintptr_t arg1, swig_type_199 arg2, swig_type_200 arg3, swig_type_201 arg4, swig_type_202 arg5, swig_type_203 arg6);
-extern swig_type_204 _wrap_weft_symbol_infer_shape_capi_9940657feabe7a36(uintptr_t arg1, swig_type_205 arg2, swig_type_206 arg3, swig_type_207 arg4, swig_type_208 arg5, swig_type_209 arg6);
-extern swig_type_210 _wrap_weft_shape_result_complete_capi_9940657feabe7a36(uintptr_t arg1, swig_type_211 arg2);
-extern swig_type_212 _wrap_weft_shape_result_count_capi_9940657feabe7a36(uintptr_t arg1, swig_intgo arg2, swig_type_213 arg3);
-extern swig_type_214 _wrap_weft_shape_result_name_capi_9940657feabe7a36(uintptr_t arg1, swig_intgo arg2, swig_type_215 arg3, swig_type_216 arg4);
-extern swig_type_217 _wrap_weft_shape_result_ndim_capi_9940657feabe7a36(uintptr_t arg1, swig_intgo arg2, swig_type_218 arg3, swig_type_219 arg4);
-extern swig_type_220 _wrap_weft_shape_result_dims_capi_9940657feabe7a36(uintptr_t arg1, swig_intgo arg2, swig_type_221 arg3, swig_type_222 arg4, swig_type_223 arg5);
-extern swig_type_224 _wrap_weft_shape_result_num_unknown_capi_9940657feabe7a36(uintptr_t arg1, swig_type_225 arg2);
-extern swig_type_226 _wrap_weft_shape_result_unknown_name_capi_9940657feabe7a36(uintptr_t arg1, swig_type_227 arg2, swig_type_228 arg3);
-extern swig_type_229 _wrap_weft_shape_result_free_capi_9940657feabe7a36(uintptr_t arg1);
-extern swig_type_230 _wrap_weft_symbol_infer_type_partial_capi_9940657feabe7a36(uintptr_t arg1, swig_type_231 arg2, swig_type_232 arg3, swig_type_233 arg4, swig_type_234 arg5);
-extern swig_type_235 _wrap_weft_symbol_infer_type_capi_9940657feabe7a36(uintptr_t arg1, swig_type_236 arg2, swig_type_237 arg3, swig_type_238 arg4, swig_type_239 arg5);
-extern swig_type_240 _wrap_weft_type_result_complete_capi_9940657feabe7a36(uintptr_t arg1, swig_type_241 arg2);
-extern swig_type_242 _wrap_weft_type_result_count_capi_9940657feabe7a36(uintptr_t arg1, swig_intgo arg2, swig_type_243 arg3);
-extern swig_type_244 _wrap_weft_type_result_name_capi_9940657feabe7a36(uintptr_t arg1, swig_intgo arg2, swig_type_245 arg3, swig_type_246 arg4);
-extern swig_type_247 _wrap_weft_type_result_dtype_capi_9940657feabe7a36(uintptr_t arg1, swig_intgo arg2, swig_type_248 arg3, swig_type_249 arg4);
-extern swig_type_250 _wrap_weft_type_result_num_unknown_capi_9940657feabe7a36(uintptr_t arg1, swig_type_251 arg2);
-extern swig_type_252 _wrap_weft_type_result_unknown_name_capi_9940657feabe7a36(uintptr_t arg1, swig_type_253 arg2, swig_type_254 arg3);
-extern swig_type_255 _wrap_weft_type_result_free_capi_9940657feabe7a36(uintptr_t arg1);
-extern swig_type_256 _wrap_weft_symbol_place_device_capi_9940657feabe7a36(uintptr_t arg1, swig_intgo arg2, swig_intgo arg3, swig_intgo arg4, swig_type_257 arg5, swig_type_258 arg6, swig_type_259 arg7, swig_type_260 arg8, swig_type_261 arg9, swig_type_262 arg10, swig_type_263 arg11, swig_type_264 arg12, swig_type_265 arg13, swig_type_266 arg14, swig_type_267 arg15, swig_type_268 arg16);
-extern swig_type_269 _wrap_weft_symbol_place_device_graph_capi_9940657feabe7a36(uintptr_t arg1, swig_intgo arg2, swig_intgo arg3, swig_intgo arg4, swig_type_270 arg5, swig_type_271 arg6, swig_type_272 arg7, swig_type_273 arg8, swig_type_274 arg9, swig_type_275 arg10, swig_type_276 arg11, swig_type_277 arg12, swig_type_278 arg13, swig_type_279 arg14);
-extern swig_type_280 _wrap_weft_executor_simple_bind_capi_9940657feabe7a36(uintptr_t arg1, swig_intgo arg2, swig_intgo arg3, swig_type_281 arg4, swig_type_282 arg5, swig_type_283 arg6, swig_type_284 arg7, swig_type_285 arg8, swig_type_286 arg9, swig_type_287 arg10, swig_type_288 arg11, swig_type_289 arg12);
-extern swig_type_290 _wrap_weft_executor_bind_capi_9940657feabe7a36(uintptr_t arg1, swig_intgo arg2, swig_intgo arg3, swig_type_291 arg4, swig_type_292 arg5, swig_type_293 arg6, swig_type_294 arg7, swig_type_295 arg8, swig_type_296 arg9, swig_type_297 arg10);
-extern swig_type_298 _wrap_weft_executor_simple_bind_group2ctx_capi_9940657feabe7a36(uintptr_t arg1, swig_intgo arg2, swig_intgo arg3, swig_type_299 arg4, swig_type_300 arg5, swig_type_301 arg6, swig_type_302 arg7, swig_type_303 arg8, swig_type_304 arg9, swig_type_305 arg10, swig_type_306 arg11, swig_type_307 arg12, swig_type_308 arg13, swig_type_309 arg14, swig_type_310 arg15, swig_type_311 arg16);
-extern swig_type_312 _wrap_weft_executor_bind_group2ctx_capi_9940657feabe7a36(uintptr_t arg1, swig_intgo arg2, swig_intgo arg3, swig_type_313 arg4, swig_type_314 arg5, swig_type_315 arg6, swig_type_316 arg7, swig_type_317 arg8, swig_type_318 arg9, swig_type_319 arg10, swig_type_320 arg11, swig_type_321 arg12, swig_type_322 arg13, swig_type_323 arg14);
-extern swig_type_324 _wrap_weft_executor_forward_capi_9940657feabe7a36(uintptr_t arg1, swig_intgo arg2);
-extern swig_type_325 _wrap_weft_executor_backward_capi_9940657feabe7a36(uintptr_t arg1, swig_type_326 arg2, swig_type_327 arg3);
-extern swig_type_328 _wrap_weft_executor_outputs_capi_9940657feabe7a36(uintptr_t arg1, swig_type_329 arg2);
-extern swig_type_330 _wrap_weft_executor_arg_arrays_capi_9940657feabe7a36(uintptr_t arg1, swig_type_331 arg2);
-extern swig_type_332 _wrap_weft_executor_grad_arrays_capi_9940657feabe7a36(uintptr_t arg1, swig_type_333 arg2);
-extern swig_type_334 _wrap_weft_executor_aux_arrays_capi_9940657feabe7a36(uintptr_t arg1, swig_type_335 arg2);
-extern swig_type_336 _wrap_weft_executor_reshape_capi_9940657feabe7a36(uintptr_t arg1, swig_type_337 arg2, swig_type_338 arg3, swig_type_339 arg4, swig_type_340 arg5, swig_intgo arg6, swig_intgo arg7, swig_type_341 arg8);
-extern swig_type_342 _wrap_weft_executor_print_capi_9940657feabe7a36(uintptr_t arg1, swig_type_343 arg2);
-extern swig_type_344 _wrap_weft_executor_memory_capi_9940657feabe7a36(uintptr_t arg1, swig_type_345 arg2);
-extern swig_type_346 _wrap_weft_executor_placement_capi_9940657feabe7a36(uintptr_t arg1, swig_type_347 arg2, swig_type_348 arg3, swig_type_349 arg4);
-extern swig_type_350 _wrap_weft_executor_free_capi_9940657feabe7a36(uintptr_t arg1);
-extern swig_type_351 _wrap_weft_executor_options_create_capi_9940657feabe7a36(swig_type_352 arg1);
-extern swig_type_353 _wrap_weft_executor_options_free_capi_9940657feabe7a36(uintptr_t arg1);
-extern swig_type_354 _wrap_weft_executor_options_set_match_range_capi_9940657feabe7a36(uintptr_t arg1, swig_intgo arg2);
-extern swig_type_355 _wrap_weft_executor_options_set_num_groups_capi_9940657feabe7a36(uintptr_t arg1, swig_intgo arg2);
-extern swig_type_356 _wrap_weft_executor_options_set_bulk_max_nodes_capi_9940657feabe7a36(uintptr_t arg1, swig_intgo arg2);
-extern swig_type_357 _wrap_weft_executor_options_set_optimize_inference_capi_9940657feabe7a36(uintptr_t arg1, swig_intgo arg2);
-extern swig_type_358 _wrap_weft_executor_options_set_allow_fallback_capi_9940657feabe7a36(uintptr_t arg1, swig_intgo arg2);
-extern swig_type_359 _wrap_weft_executor_options_add_group_capi_9940657feabe7a36(uintptr_t arg1, swig_type_360 arg2, swig_intgo arg3, swig_intgo arg4);
-extern swig_type_361 _wrap_weft_executor_options_set_grad_req_capi_9940657feabe7a36(uintptr_t arg1, swig_type_362 arg2, swig_intgo arg3);
-extern swig_type_363 _wrap_weft_executor_simple_bind_with_options_capi_9940657feabe7a36(uintptr_t arg1, swig_intgo arg2, swig_intgo arg3, swig_type_364 arg4, swig_type_365 arg5, swig_type_366 arg6, swig_type_367 arg7, swig_type_368 arg8, swig_type_369 arg9, swig_type_370 arg10, uintptr_t arg11, swig_type_371 arg12);
-extern swig_type_372 _wrap_weft_executor_bind_with_options_capi_9940657feabe7a36(uintptr_t arg1, swig_intgo arg2, swig_intgo arg3, swig_type_373 arg4, swig_type_374 arg5, swig_type_375 arg6, swig_type_376 arg7, swig_type_377 arg8, swig_type_378 arg9, uintptr_t arg10, swig_type_379 arg11);
-extern swig_type_380 _wrap_weft_engine_configure_capi_9940657feabe7a36(swig_intgo arg1, swig_intgo arg2);
-extern swig_type_381 _wrap_weft_engine_info_capi_9940657feabe7a36(swig_type_382 arg1, swig_type_383 arg2);
-extern swig_type_384 _wrap_weft_engine_var_create_capi_9940657feabe7a36(uintptr_t arg1);
-extern swig_type_385 _wrap_weft_engine_var_free_capi_9940657feabe7a36(uintptr_t arg1);
-extern swig_type_386 _wrap_weft_engine_var_version_capi_9940657feabe7a36(uintptr_t arg1, swig_type_387 arg2);
-extern swig_type_388 _wrap_weft_engine_push_sync_capi_9940657feabe7a36(swig_type_389 arg1, swig_voidp arg2, swig_type_390 arg3, uintptr_t arg4, swig_type_391 arg5, uintptr_t arg6, swig_type_392 arg7, swig_type_393 arg8);
-extern swig_type_394 _wrap_weft_engine_push_async_capi_9940657feabe7a36(swig_type_395 arg1, swig_voidp arg2, swig_type_396 arg3, uintptr_t arg4, swig_type_397 arg5, uintptr_t arg6, swig_type_398 arg7, swig_type_399 arg8);
-extern swig_type_400 _wrap_weft_engine_complete_capi_9940657feabe7a36(uintptr_t arg1, swig_type_401 arg2);
-extern swig_type_402 _wrap_weft_engine_var_wait_capi_9940657feabe7a36(uintptr_t arg1);
-extern swig_type_403 _wrap_weft_idx_load_capi_9940657feabe7a36(swig_type_404 arg1, swig_type_405 arg2);
-extern swig_type_406 _wrap_weft_mnist_load_capi_9940657feabe7a36(swig_type_407 arg1, swig_type_408 arg2, swig_type_409 arg3, swig_type_410 arg4);
-extern swig_type_411 _wrap_weft_data_iter_create_ndarray_capi_9940657feabe7a36(swig_type_412 arg1, swig_type_413 arg2, swig_type_414 arg3, swig_type_415 arg4, swig_type_416 arg5, swig_type_417 arg6, swig_intgo arg7, swig_intgo arg8, swig_type_418 arg9, swig_type_419 arg10, swig_type_420 arg11);
-extern swig_type_421 _wrap_weft_data_iter_next_capi_9940657feabe7a36(uintptr_t arg1, swig_type_422 arg2);
-extern swig_type_423 _wrap_weft_data_iter_reset_capi_9940657feabe7a36(uintptr_t arg1);
-extern swig_type_424 _wrap_weft_data_iter_data_capi_9940657feabe7a36(uintptr_t arg1, swig_type_425 arg2);
-extern swig_type_426 _wrap_weft_data_iter_label_capi_9940657feabe7a36(uintptr_t arg1, swig_type_427 arg2);
-extern swig_type_428 _wrap_weft_data_iter_pad_capi_9940657feabe7a36(uintptr_t arg1, swig_type_429 arg2);
-extern swig_type_430 _wrap_weft_data_iter_index_capi_9940657feabe7a36(uintptr_t arg1, swig_type_431 arg2, swig_type_432 arg3, swig_type_433 arg4);
-extern swig_type_434 _wrap_weft_data_iter_batch_size_capi_9940657feabe7a36(uintptr_t arg1, swig_type_435 arg2);
-extern swig_type_436 _wrap_weft_data_iter_free_capi_9940657feabe7a36(uintptr_t arg1);
-extern swig_type_437 _wrap_weft_metric_create_capi_9940657feabe7a36(swig_type_438 arg1, swig_type_439 arg2, swig_type_440 arg3, swig_type_441 arg4, swig_type_442 arg5);
-extern swig_type_443 _wrap_weft_metric_composite_add_capi_9940657feabe7a36(uintptr_t arg1, swig_type_444 arg2, swig_type_445 arg3, swig_type_446 arg4, swig_type_447 arg5);
-extern swig_type_448 _wrap_weft_metric_update_capi_9940657feabe7a36(uintptr_t arg1, swig_type_449 arg2, swig_type_450 arg3, swig_type_451 arg4, swig_type_452 arg5);
-extern swig_type_453 _wrap_weft_metric_num_values_capi_9940657feabe7a36(uintptr_t arg1, swig_type_454 arg2);
-extern swig_type_455 _wrap_weft_metric_get_capi_9940657feabe7a36(uintptr_t arg1, swig_type_456 arg2, swig_type_457 arg3, swig_type_458 arg4, swig_type_459 arg5);
-extern swig_type_460 _wrap_weft_metric_reset_capi_9940657feabe7a36(uintptr_t arg1);
-extern swig_type_461 _wrap_weft_metric_free_capi_9940657feabe7a36(uintptr_t arg1);
-extern swig_type_462 _wrap_weft_checkpoint_save_capi_9940657feabe7a36(swig_type_463 arg1, swig_intgo arg2, uintptr_t arg3, swig_type_464 arg4, swig_type_465 arg5, swig_type_466 arg6, swig_type_467 arg7, swig_type_468 arg8, swig_type_469 arg9);
-extern swig_type_470 _wrap_weft_checkpoint_load_capi_9940657feabe7a36(swig_type_471 arg1, swig_intgo arg2, swig_type_472 arg3, swig_type_473 arg4, swig_type_474 arg5);
-extern swig_type_475 _wrap_weft_initializer_create_capi_9940657feabe7a36(swig_type_476 arg1, swig_type_477 arg2, swig_type_478 arg3, swig_type_479 arg4, swig_type_480 arg5, swig_type_481 arg6);
-extern swig_type_482 _wrap_weft_initializer_init_capi_9940657feabe7a36(uintptr_t arg1, swig_type_483 arg2, uintptr_t arg3);
-extern swig_type_484 _wrap_weft_initializer_free_capi_9940657feabe7a36(uintptr_t arg1);
-extern swig_type_485 _wrap_weft_optimizer_create_capi_9940657feabe7a36(swig_type_486 arg1, swig_type_487 arg2, swig_type_488 arg3, swig_type_489 arg4, swig_type_490 arg5);
-extern swig_type_491 _wrap_weft_optimizer_set_lr_scheduler_capi_9940657feabe7a36(uintptr_t arg1, swig_type_492 arg2, swig_type_493 arg3, swig_type_494 arg4, float arg5, float arg6);
-extern swig_type_495 _wrap_weft_optimizer_set_lr_scheduler_ex_capi_9940657feabe7a36(uintptr_t arg1, swig_type_496 arg2, swig_type_497 arg3, swig_type_498 arg4, swig_type_499 arg5);
-extern swig_type_500 _wrap_weft_optimizer_set_multipliers_capi_9940657feabe7a36(uintptr_t arg1, uintptr_t arg2);
-extern swig_type_501 _wrap_weft_optimizer_set_rescale_grad_capi_9940657feabe7a36(uintptr_t arg1, float arg2);
-extern swig_type_502 _wrap_weft_optimizer_update_capi_9940657feabe7a36(uintptr_t arg1, swig_intgo arg2, swig_type_503 arg3, uintptr_t arg4, uintptr_t arg5);
-extern swig_type_504 _wrap_weft_optimizer_num_update_capi_9940657feabe7a36(uintptr_t arg1, swig_type_505 arg2);
-extern swig_type_506 _wrap_weft_optimizer_learning_rate_capi_9940657feabe7a36(uintptr_t arg1, swig_type_507 arg2, swig_type_508 arg3);
-extern swig_type_509 _wrap_weft_optimizer_free_capi_9940657feabe7a36(uintptr_t arg1);
-extern swig_type_510 _wrap_weft_optimizer_save_states_capi_9940657feabe7a36(uintptr_t arg1, swig_type_511 arg2);
-extern swig_type_512 _wrap_weft_optimizer_load_states_capi_9940657feabe7a36(uintptr_t arg1, swig_type_513 arg2);
-extern swig_type_514 _wrap_weft_module_create_capi_9940657feabe7a36(uintptr_t arg1, swig_type_515 arg2, swig_type_516 arg3, swig_type_517 arg4, swig_type_518 arg5, swig_intgo arg6, swig_intgo arg7, swig_type_519 arg8);
-extern swig_type_520 _wrap_weft_module_set_fixed_params_capi_9940657feabe7a36(uintptr_t arg1, swig_type_521 arg2, swig_type_522 arg3);
-extern swig_type_523 _wrap_weft_module_bind_capi_9940657feabe7a36(uintptr_t arg1, uintptr_t arg2, swig_intgo arg3);
-extern swig_type_524 _wrap_weft_module_init_params_capi_9940657feabe7a36(uintptr_t arg1, uintptr_t arg2, uintptr_t arg3, uintptr_t arg4, swig_intgo arg5);
-extern swig_type_525 _wrap_weft_module_init_optimizer_capi_9940657feabe7a36(uintptr_t arg1, uintptr_t arg2);
-extern swig_type_526 _wrap_weft_module_forward_capi_9940657feabe7a36(uintptr_t arg1, uintptr_t arg2, swig_intgo arg3);
-extern swig_type_527 _wrap_weft_module_backward_capi_9940657feabe7a36(uintptr_t arg1);
-extern swig_type_528 _wrap_weft_module_update_capi_9940657feabe7a36(uintptr_t arg1);
-extern swig_type_529 _wrap_weft_module_update_metric_capi_9940657feabe7a36(uintptr_t arg1, uintptr_t arg2, uintptr_t arg3);
-extern swig_type_530 _wrap_weft_module_outputs_capi_9940657feabe7a36(uintptr_t arg1, swig_type_531 arg2);
-extern swig_type_532 _wrap_weft_module_params_capi_9940657feabe7a36(uintptr_t arg1, swig_type_533 arg2, swig_type_534 arg3);
-extern swig_type_535 _wrap_weft_module_fit_capi_9940657feabe7a36(uintptr_t arg1, uintptr_t arg2, uintptr_t arg3, uintptr_t arg4, swig_intgo arg5, swig_intgo arg6, swig_intgo arg7, swig_type_536 arg8, swig_type_537 arg9);
-extern swig_type_538 _wrap_weft_fit_session_create_capi_9940657feabe7a36(uintptr_t arg1, uintptr_t arg2, uintptr_t arg3, uintptr_t arg4, swig_intgo arg5, swig_intgo arg6, swig_intgo arg7, swig_type_539 arg8, swig_type_540 arg9);
-extern swig_type_541 _wrap_weft_fit_session_next_capi_9940657feabe7a36(uintptr_t arg1, swig_type_542 arg2);
-extern swig_type_543 _wrap_weft_fit_session_stop_capi_9940657feabe7a36(uintptr_t arg1);
-extern swig_type_544 _wrap_weft_fit_session_batch_capi_9940657feabe7a36(uintptr_t arg1, swig_type_545 arg2, swig_type_546 arg3, swig_type_547 arg4, swig_type_548 arg5, swig_type_549 arg6);
-extern swig_type_550 _wrap_weft_fit_session_epoch_capi_9940657feabe7a36(uintptr_t arg1, swig_type_551 arg2, swig_type_552 arg3, swig_type_553 arg4, swig_type_554 arg5, swig_type_555 arg6, swig_type_556 arg7);
-extern swig_type_557 _wrap_weft_fit_session_epoch_metric_capi_9940657feabe7a36(uintptr_t arg1, swig_intgo arg2, swig_type_558 arg3, swig_type_559 arg4, swig_type_560 arg5, swig_type_561 arg6);
-extern swig_type_562 _wrap_weft_fit_session_free_capi_9940657feabe7a36(uintptr_t arg1);
-extern swig_type_563 _wrap_weft_module_score_capi_9940657feabe7a36(uintptr_t arg1, uintptr_t arg2, uintptr_t arg3);
-extern swig_type_564 _wrap_weft_module_save_checkpoint_capi_9940657feabe7a36(uintptr_t arg1, swig_type_565 arg2, swig_intgo arg3);
-extern swig_type_566 _wrap_weft_module_free_capi_9940657feabe7a36(uintptr_t arg1);
-extern swig_type_567 _wrap_weft_predictor_create_capi_9940657feabe7a36(swig_type_568 arg1, swig_voidp arg2, swig_type_569 arg3, swig_type_570 arg4, swig_type_571 arg5, swig_type_572 arg6, swig_type_573 arg7, swig_intgo arg8, swig_intgo arg9, swig_type_574 arg10, swig_type_575 arg11, swig_type_576 arg12, swig_type_577 arg13, swig_type_578 arg14, swig_type_579 arg15);
-extern swig_type_580 _wrap_weft_predictor_create_from_files_capi_9940657feabe7a36(swig_type_581 arg1, swig_type_582 arg2, swig_type_583 arg3, swig_type_584 arg4, swig_type_585 arg5, swig_type_586 arg6, swig_intgo arg7, swig_intgo arg8, swig_type_587 arg9, swig_type_588 arg10, swig_type_589 arg11, swig_type_590 arg12, swig_type_591 arg13, swig_type_592 arg14);
-extern swig_type_593 _wrap_weft_predictor_list_inputs_capi_9940657feabe7a36(uintptr_t arg1, swig_type_594 arg2);
-extern swig_type_595 _wrap_weft_predictor_list_outputs_capi_9940657feabe7a36(uintptr_t arg1, swig_type_596 arg2);
-extern swig_type_597 _wrap_weft_predictor_output_shape_capi_9940657feabe7a36(uintptr_t arg1, swig_type_598 arg2, swig_type_599 arg3, swig_type_600 arg4, swig_type_601 arg5, swig_type_602 arg6, swig_type_603 arg7, swig_type_604 arg8);
-extern swig_type_605 _wrap_weft_predictor_predict_packed_capi_9940657feabe7a36(uintptr_t arg1, swig_type_606 arg2, swig_voidp arg3, swig_type_607 arg4, swig_type_608 arg5, swig_type_609 arg6, swig_type_610 arg7, swig_voidp arg8, swig_type_611 arg9);
-extern swig_type_612 _wrap_weft_predictor_predict_float_capi_9940657feabe7a36(uintptr_t arg1, swig_type_613 arg2, swig_type_614 arg3, swig_type_615 arg4, swig_type_616 arg5, swig_type_617 arg6, swig_type_618 arg7);
-extern swig_type_619 _wrap_weft_predictor_stats_capi_9940657feabe7a36(uintptr_t arg1, swig_type_620 arg2);
-extern swig_type_621 _wrap_weft_predictor_free_capi_9940657feabe7a36(uintptr_t arg1);
-extern swig_type_622 _wrap_weft_kvstore_create_capi_9940657feabe7a36(swig_type_623 arg1, swig_type_624 arg2);
-extern swig_type_625 _wrap_weft_kvstore_type_capi_9940657feabe7a36(uintptr_t arg1, swig_type_626 arg2);
-extern swig_type_627 _wrap_weft_kvstore_rank_capi_9940657feabe7a36(uintptr_t arg1, swig_type_628 arg2, swig_type_629 arg3);
-extern swig_type_630 _wrap_weft_kvstore_init_capi_9940657feabe7a36(uintptr_t arg1, swig_type_631 arg2, swig_type_632 arg3, swig_type_633 arg4);
-extern swig_type_634 _wrap_weft_kvstore_push_capi_9940657feabe7a36(uintptr_t arg1, swig_type_635 arg2, swig_type_636 arg3, swig_type_637 arg4, swig_intgo arg5);
-extern swig_type_638 _wrap_weft_kvstore_pull_capi_9940657feabe7a36(uintptr_t arg1, swig_type_639 arg2, swig_type_640 arg3, swig_type_641 arg4, swig_intgo arg5);
-extern swig_type_642 _wrap_weft_kvstore_pushpull_capi_9940657feabe7a36(uintptr_t arg1, swig_type_643 arg2, swig_type_644 arg3, swig_type_645 arg4, swig_type_646 arg5, swig_intgo arg6);
-extern swig_type_647 _wrap_weft_kvstore_set_optimizer_capi_9940657feabe7a36(uintptr_t arg1, uintptr_t arg2);
-extern swig_type_648 _wrap_weft_kvstore_set_updater_queue_capi_9940657feabe7a36(uintptr_t arg1, swig_intgo arg2);
-extern swig_type_649 _wrap_weft_kvstore_next_update_capi_9940657feabe7a36(uintptr_t arg1, swig_type_650 arg2, swig_type_651 arg3, swig_type_652 arg4, swig_type_653 arg5);
-extern swig_type_654 _wrap_weft_kvstore_barrier_capi_9940657feabe7a36(uintptr_t arg1);
-extern swig_type_655 _wrap_weft_kvstore_free_capi_9940657feabe7a36(uintptr_t arg1);
-extern swig_type_656 _wrap_weft_module_init_optimizer_kvstore_capi_9940657feabe7a36(uintptr_t arg1, uintptr_t arg2, uintptr_t arg3);
-extern swig_type_657 _wrap_weft_data_iter_select_part_capi_9940657feabe7a36(uintptr_t arg1, swig_intgo arg2, swig_intgo arg3);
-extern swig_type_658 _wrap_weft_kvstore_finalize_capi_9940657feabe7a36(void);
-extern swig_type_659 _wrap_weft_autograd_set_is_recording_capi_9940657feabe7a36(swig_intgo arg1, swig_type_660 arg2);
-extern swig_type_661 _wrap_weft_autograd_set_is_training_capi_9940657feabe7a36(swig_intgo arg1, swig_type_662 arg2);
-extern swig_type_663 _wrap_weft_autograd_is_recording_capi_9940657feabe7a36(swig_type_664 arg1);
-extern swig_type_665 _wrap_weft_autograd_is_training_capi_9940657feabe7a36(swig_type_666 arg1);
-extern swig_type_667 _wrap_weft_autograd_mark_variables_capi_9940657feabe7a36(swig_type_668 arg1, swig_type_669 arg2, swig_type_670 arg3, swig_type_671 arg4);
-extern swig_type_672 _wrap_weft_autograd_backward_capi_9940657feabe7a36(swig_type_673 arg1, swig_type_674 arg2, swig_type_675 arg3, swig_intgo arg4, swig_intgo arg5);
-extern swig_type_676 _wrap_weft_autograd_grad_capi_9940657feabe7a36(swig_type_677 arg1, swig_type_678 arg2, swig_type_679 arg3, swig_type_680 arg4, swig_type_681 arg5, swig_intgo arg6, swig_intgo arg7, swig_type_682 arg8);
-extern swig_type_683 _wrap_weft_autograd_grad_ex_capi_9940657feabe7a36(swig_type_684 arg1, swig_type_685 arg2, swig_type_686 arg3, swig_type_687 arg4, swig_type_688 arg5, swig_intgo arg6, swig_intgo arg7, swig_intgo arg8, swig_type_689 arg9);
-extern swig_type_690 _wrap_weft_ndarray_get_grad_capi_9940657feabe7a36(uintptr_t arg1, swig_type_691 arg2);
-extern swig_type_692 _wrap_weft_ndarray_detach_capi_9940657feabe7a36(uintptr_t arg1, swig_type_693 arg2);
-extern swig_type_694 _wrap_weft_autograd_get_symbol_capi_9940657feabe7a36(uintptr_t arg1, swig_type_695 arg2);
-extern swig_type_696 _wrap_weft_cached_op_create_capi_9940657feabe7a36(uintptr_t arg1, swig_type_697 arg2, swig_type_698 arg3, swig_type_699 arg4, swig_type_700 arg5);
-extern swig_type_701 _wrap_weft_cached_op_list_inputs_capi_9940657feabe7a36(uintptr_t arg1, swig_type_702 arg2);
-extern swig_type_703 _wrap_weft_cached_op_invoke_capi_9940657feabe7a36(uintptr_t arg1, swig_type_704 arg2, swig_type_705 arg3, swig_type_706 arg4, swig_type_707 arg5, swig_type_708 arg6);
-extern swig_type_709 _wrap_weft_cached_op_free_capi_9940657feabe7a36(uintptr_t arg1);
-extern swig_type_710 _wrap_weft_trainer_create_capi_9940657feabe7a36(swig_type_711 arg1, swig_type_712 arg2, swig_type_713 arg3, uintptr_t arg4, swig_type_714 arg5);
-extern swig_type_715 _wrap_weft_trainer_step_capi_9940657feabe7a36(uintptr_t arg1, swig_intgo arg2);
-extern swig_type_716 _wrap_weft_trainer_free_capi_9940657feabe7a36(uintptr_t arg1);
-extern swig_type_717 _wrap_weft_recordio_writer_create_capi_9940657feabe7a36(swig_type_718 arg1, swig_type_719 arg2, swig_type_720 arg3);
-extern swig_type_721 _wrap_weft_recordio_writer_write_capi_9940657feabe7a36(uintptr_t arg1, swig_voidp arg2, swig_type_722 arg3);
-extern swig_type_723 _wrap_weft_recordio_writer_write_idx_capi_9940657feabe7a36(uintptr_t arg1, swig_type_724 arg2, swig_voidp arg3, swig_type_725 arg4);
-extern swig_type_726 _wrap_weft_recordio_writer_tell_capi_9940657feabe7a36(uintptr_t arg1, swig_type_727 arg2);
-extern swig_type_728 _wrap_weft_recordio_writer_close_capi_9940657feabe7a36(uintptr_t arg1);
-extern swig_type_729 _wrap_weft_recordio_writer_free_capi_9940657feabe7a36(uintptr_t arg1);
-extern swig_type_730 _wrap_weft_recordio_reader_create_capi_9940657feabe7a36(swig_type_731 arg1, swig_type_732 arg2, swig_type_733 arg3);
-extern swig_type_734 _wrap_weft_recordio_reader_read_capi_9940657feabe7a36(uintptr_t arg1, swig_type_735 arg2, swig_type_736 arg3, swig_type_737 arg4);
-extern swig_type_738 _wrap_weft_recordio_reader_read_idx_capi_9940657feabe7a36(uintptr_t arg1, swig_type_739 arg2, swig_type_740 arg3, swig_type_741 arg4);
-extern swig_type_742 _wrap_weft_recordio_reader_num_keys_capi_9940657feabe7a36(uintptr_t arg1, swig_type_743 arg2);
-extern swig_type_744 _wrap_weft_recordio_reader_keys_capi_9940657feabe7a36(uintptr_t arg1, swig_type_745 arg2, swig_type_746 arg3, swig_type_747 arg4);
-extern swig_type_748 _wrap_weft_recordio_reader_seek_capi_9940657feabe7a36(uintptr_t arg1, swig_type_749 arg2);
-extern swig_type_750 _wrap_weft_recordio_reader_tell_capi_9940657feabe7a36(uintptr_t arg1, swig_type_751 arg2);
-extern swig_type_752 _wrap_weft_recordio_reader_reset_capi_9940657feabe7a36(uintptr_t arg1);
-extern swig_type_753 _wrap_weft_recordio_reader_free_capi_9940657feabe7a36(uintptr_t arg1);
-extern swig_type_754 _wrap_weft_recordio_pack_header_capi_9940657feabe7a36(float arg1, swig_type_755 arg2, swig_type_756 arg3, swig_type_757 arg4, swig_type_758 arg5, swig_voidp arg6, swig_type_759 arg7, swig_type_760 arg8);
-extern swig_type_761 _wrap_weft_recordio_unpack_header_capi_9940657feabe7a36(swig_voidp arg1, swig_type_762 arg2, swig_type_763 arg3, swig_type_764 arg4, swig_type_765 arg5, swig_type_766 arg6, swig_type_767 arg7);
-extern swig_type_768 _wrap_weft_recordio_unpack_labels_capi_9940657feabe7a36(swig_voidp arg1, swig_type_769 arg2, swig_type_770 arg3, swig_type_771 arg4, swig_type_772 arg5);
+typedef _goslice_ swig_type_773;
+typedef _gostring_ swig_type_774;
+typedef long long swig_type_775;
+typedef _goslice_ swig_type_776;
+typedef long long swig_type_777;
+typedef _goslice_ swig_type_778;
+typedef _gostring_ swig_type_779;
+typedef long long swig_type_780;
+typedef _gostring_ swig_type_781;
+typedef _goslice_ swig_type_782;
+typedef long long swig_type_783;
+typedef _gostring_ swig_type_784;
+typedef _goslice_ swig_type_785;
+typedef long long swig_type_786;
+typedef _gostring_ swig_type_787;
+typedef _goslice_ swig_type_788;
+typedef _goslice_ swig_type_789;
+typedef _goslice_ swig_type_790;
+extern void _wrap_Swig_free_capi_395b92db15212290(uintptr_t arg1);
+extern uintptr_t _wrap_Swig_malloc_capi_395b92db15212290(swig_intgo arg1);
+extern swig_intgo _wrap_weft_binding_abi_version_capi_395b92db15212290(void);
+extern swig_type_1 _wrap_weft_binding_library_path_capi_395b92db15212290(void);
+extern swig_type_2 _wrap_weft_version_capi_395b92db15212290(void);
+extern swig_intgo _wrap_weft_abi_version_capi_395b92db15212290(void);
+extern swig_type_3 _wrap_weft_live_handle_count_capi_395b92db15212290(void);
+extern swig_type_4 _wrap_weft_storage_stats_capi_395b92db15212290(swig_intgo arg1, swig_intgo arg2, swig_type_5 arg3, swig_type_6 arg4);
+extern swig_type_7 _wrap_weft_device_count_capi_395b92db15212290(swig_intgo arg1, swig_type_8 arg2);
+extern swig_type_9 _wrap_weft_device_memory_capi_395b92db15212290(swig_intgo arg1, swig_intgo arg2, swig_type_10 arg3, swig_type_11 arg4);
+extern swig_type_12 _wrap_weft_random_seed_capi_395b92db15212290(swig_type_13 arg1);
+extern swig_type_14 _wrap_weft_wait_all_capi_395b92db15212290(void);
+extern swig_type_15 _wrap_weft_string_list_size_capi_395b92db15212290(uintptr_t arg1, swig_type_16 arg2);
+extern swig_type_17 _wrap_weft_string_list_get_capi_395b92db15212290(uintptr_t arg1, swig_type_18 arg2, swig_type_19 arg3);
+extern swig_type_20 _wrap_weft_string_list_free_capi_395b92db15212290(uintptr_t arg1);
+extern swig_type_21 _wrap_weft_op_count_capi_395b92db15212290(swig_type_22 arg1);
+extern swig_type_23 _wrap_weft_op_name_capi_395b92db15212290(swig_type_24 arg1, swig_type_25 arg2);
+extern swig_type_26 _wrap_weft_op_info_capi_395b92db15212290(swig_type_27 arg1, swig_type_28 arg2, swig_type_29 arg3);
+extern swig_type_30 _wrap_weft_op_param_capi_395b92db15212290(swig_type_31 arg1, swig_type_32 arg2, swig_type_33 arg3, swig_type_34 arg4, swig_type_35 arg5, swig_type_36 arg6);
+extern swig_type_37 _wrap_weft_op_aliases_capi_395b92db15212290(swig_type_38 arg1, swig_type_39 arg2);
+extern swig_type_40 _wrap_weft_op_invoke_capi_395b92db15212290(swig_type_41 arg1, swig_type_42 arg2, swig_type_43 arg3, swig_type_44 arg4, swig_type_45 arg5, swig_type_46 arg6, swig_type_47 arg7, swig_type_48 arg8, swig_type_49 arg9);
+extern swig_type_50 _wrap_weft_op_invoke_into_capi_395b92db15212290(swig_type_51 arg1, swig_type_52 arg2, swig_type_53 arg3, swig_type_54 arg4, swig_type_55 arg5, swig_type_56 arg6, swig_type_57 arg7, swig_type_58 arg8, swig_type_59 arg9);
+extern swig_type_60 _wrap_weft_ndarray_create_capi_395b92db15212290(swig_type_61 arg1, swig_intgo arg2, swig_intgo arg3, swig_intgo arg4, swig_intgo arg5, swig_type_62 arg6);
+extern swig_type_63 _wrap_weft_ndarray_free_capi_395b92db15212290(uintptr_t arg1);
+extern swig_type_64 _wrap_weft_ndarray_ndim_capi_395b92db15212290(uintptr_t arg1, swig_type_65 arg2);
+extern swig_type_66 _wrap_weft_ndarray_shape_capi_395b92db15212290(uintptr_t arg1, swig_type_67 arg2, swig_type_68 arg3);
+extern swig_type_69 _wrap_weft_ndarray_size_capi_395b92db15212290(uintptr_t arg1, swig_type_70 arg2);
+extern swig_type_71 _wrap_weft_ndarray_dtype_capi_395b92db15212290(uintptr_t arg1, swig_type_72 arg2);
+extern swig_type_73 _wrap_weft_ndarray_context_capi_395b92db15212290(uintptr_t arg1, swig_type_74 arg2, swig_type_75 arg3);
+extern swig_type_76 _wrap_weft_ndarray_copy_from_capi_395b92db15212290(uintptr_t arg1, swig_voidp arg2, swig_type_77 arg3);
+extern swig_type_78 _wrap_weft_ndarray_copy_to_capi_395b92db15212290(uintptr_t arg1, swig_voidp arg2, swig_type_79 arg3);
+extern swig_type_80 _wrap_weft_ndarray_copy_from_float32_capi_395b92db15212290(uintptr_t arg1, swig_voidp arg2, swig_type_81 arg3);
+extern swig_type_82 _wrap_weft_ndarray_copy_to_float32_capi_395b92db15212290(uintptr_t arg1, swig_voidp arg2, swig_type_83 arg3);
+extern swig_type_84 _wrap_weft_ndarray_reshape_capi_395b92db15212290(uintptr_t arg1, swig_type_85 arg2, swig_intgo arg3, swig_type_86 arg4);
+extern swig_type_87 _wrap_weft_ndarray_slice_capi_395b92db15212290(uintptr_t arg1, swig_type_88 arg2, swig_type_89 arg3, swig_type_90 arg4);
+extern swig_type_91 _wrap_weft_ndarray_wait_to_read_capi_395b92db15212290(uintptr_t arg1);
+extern swig_type_92 _wrap_weft_ndarray_wait_to_write_capi_395b92db15212290(uintptr_t arg1);
+extern swig_type_93 _wrap_weft_ndarray_save_file_capi_395b92db15212290(swig_type_94 arg1, swig_type_95 arg2, swig_type_96 arg3, swig_type_97 arg4);
+extern swig_type_98 _wrap_weft_ndarray_save_buffer_capi_395b92db15212290(swig_type_99 arg1, swig_type_100 arg2, swig_type_101 arg3, swig_type_102 arg4);
+extern swig_type_103 _wrap_weft_buffer_data_capi_395b92db15212290(uintptr_t arg1, swig_type_104 arg2, swig_type_105 arg3);
+extern swig_type_106 _wrap_weft_buffer_free_capi_395b92db15212290(uintptr_t arg1);
+extern swig_type_107 _wrap_weft_ndarray_load_file_capi_395b92db15212290(swig_type_108 arg1, swig_type_109 arg2);
+extern swig_type_110 _wrap_weft_ndarray_load_buffer_capi_395b92db15212290(swig_voidp arg1, swig_type_111 arg2, swig_type_112 arg3);
+extern swig_type_113 _wrap_weft_ndarray_list_size_capi_395b92db15212290(uintptr_t arg1, swig_type_114 arg2, swig_type_115 arg3);
+extern swig_type_116 _wrap_weft_ndarray_list_name_capi_395b92db15212290(uintptr_t arg1, swig_type_117 arg2, swig_type_118 arg3);
+extern swig_type_119 _wrap_weft_ndarray_list_get_capi_395b92db15212290(uintptr_t arg1, swig_type_120 arg2, swig_type_121 arg3);
+extern swig_type_122 _wrap_weft_ndarray_list_free_capi_395b92db15212290(uintptr_t arg1);
+extern swig_type_123 _wrap_weft_ndarray_list_create_capi_395b92db15212290(swig_type_124 arg1, swig_type_125 arg2, swig_type_126 arg3, swig_type_127 arg4);
+extern swig_type_128 _wrap_weft_ndarray_load_npy_capi_395b92db15212290(swig_type_129 arg1, swig_type_130 arg2);
+extern swig_type_131 _wrap_weft_ndarray_save_npy_capi_395b92db15212290(uintptr_t arg1, swig_type_132 arg2);
+extern swig_type_133 _wrap_weft_ndarray_load_npy_buffer_capi_395b92db15212290(swig_voidp arg1, swig_type_134 arg2, swig_type_135 arg3);
+extern swig_type_136 _wrap_weft_ndarray_save_npy_buffer_capi_395b92db15212290(uintptr_t arg1, swig_type_137 arg2);
+extern swig_type_138 _wrap_weft_symbol_create_variable_capi_395b92db15212290(swig_type_139 arg1, swig_type_140 arg2);
+extern swig_type_141 _wrap_weft_symbol_create_atomic_capi_395b92db15212290(swig_type_142 arg1, swig_type_143 arg2, swig_type_144 arg3, swig_type_145 arg4, swig_type_146 arg5);
+extern swig_type_147 _wrap_weft_symbol_compose_capi_395b92db15212290(uintptr_t arg1, swig_type_148 arg2, swig_type_149 arg3, swig_type_150 arg4, swig_type_151 arg5);
+extern swig_type_152 _wrap_weft_symbol_group_capi_395b92db15212290(swig_type_153 arg1, swig_type_154 arg2, swig_type_155 arg3);
+extern swig_type_156 _wrap_weft_symbol_copy_capi_395b92db15212290(uintptr_t arg1, swig_type_157 arg2);
+extern swig_type_158 _wrap_weft_symbol_free_capi_395b92db15212290(uintptr_t arg1);
+extern swig_type_159 _wrap_weft_symbol_num_outputs_capi_395b92db15212290(uintptr_t arg1, swig_type_160 arg2);
+extern swig_type_161 _wrap_weft_symbol_get_output_capi_395b92db15212290(uintptr_t arg1, swig_type_162 arg2, swig_type_163 arg3);
+extern swig_type_164 _wrap_weft_symbol_get_internals_capi_395b92db15212290(uintptr_t arg1, swig_type_165 arg2);
+extern swig_type_166 _wrap_weft_symbol_get_children_capi_395b92db15212290(uintptr_t arg1, swig_type_167 arg2);
+extern swig_type_168 _wrap_weft_symbol_list_arguments_capi_395b92db15212290(uintptr_t arg1, swig_type_169 arg2);
+extern swig_type_170 _wrap_weft_symbol_list_outputs_capi_395b92db15212290(uintptr_t arg1, swig_type_171 arg2);
+extern swig_type_172 _wrap_weft_symbol_list_auxiliary_states_capi_395b92db15212290(uintptr_t arg1, swig_type_173 arg2);
+extern swig_type_174 _wrap_weft_symbol_list_inputs_capi_395b92db15212290(uintptr_t arg1, swig_type_175 arg2);
+extern swig_type_176 _wrap_weft_symbol_get_name_capi_395b92db15212290(uintptr_t arg1, swig_type_177 arg2);
+extern swig_type_178 _wrap_weft_symbol_get_attr_capi_395b92db15212290(uintptr_t arg1, swig_type_179 arg2, swig_type_180 arg3);
+extern swig_type_181 _wrap_weft_symbol_set_attr_capi_395b92db15212290(uintptr_t arg1, swig_type_182 arg2, swig_type_183 arg3);
+extern swig_type_184 _wrap_weft_symbol_list_attr_capi_395b92db15212290(uintptr_t arg1, swig_intgo arg2, swig_type_185 arg3, swig_type_186 arg4);
+extern swig_type_187 _wrap_weft_symbol_to_json_capi_395b92db15212290(uintptr_t arg1, swig_type_188 arg2);
+extern swig_type_189 _wrap_weft_symbol_save_file_capi_395b92db15212290(uintptr_t arg1, swig_type_190 arg2);
+extern swig_type_191 _wrap_weft_symbol_from_json_capi_395b92db15212290(swig_type_192 arg1, swig_type_193 arg2);
+extern swig_type_194 _wrap_weft_symbol_from_json_file_capi_395b92db15212290(swig_type_195 arg1, swig_type_196 arg2);
+extern swig_type_197 _wrap_weft_symbol_json_info_capi_395b92db15212290(uintptr_t arg1, swig_type_198 arg2, swig_type_199 arg3, swig_type_200 arg4, swig_type_201 arg5);
+extern swig_type_202 _wrap_weft_symbol_infer_shape_partial_capi_395b92db15212290(uintptr_t arg1, swig_type_203 arg2, swig_type_204 arg3, swig_type_205 arg4, swig_type_206 arg5, swig_type_207 arg6);
+extern swig_type_208 _wrap_weft_symbol_infer_shape_capi_395b92db15212290(uintptr_t arg1, swig_type_209 arg2, swig_type_210 arg3, swig_type_211 arg4, swig_type_212 arg5, swig_type_213 arg6);
+extern swig_type_214 _wrap_weft_shape_result_complete_capi_395b92db15212290(uintptr_t arg1, swig_type_215 arg2);
+extern swig_type_216 _wrap_weft_shape_result_count_capi_395b92db15212290(uintptr_t arg1, swig_intgo arg2, swig_type_217 arg3);
+extern swig_type_218 _wrap_weft_shape_result_name_capi_395b92db15212290(uintptr_t arg1, swig_intgo arg2, swig_type_219 arg3, swig_type_220 arg4);
+extern swig_type_221 _wrap_weft_shape_result_ndim_capi_395b92db15212290(uintptr_t arg1, swig_intgo arg2, swig_type_222 arg3, swig_type_223 arg4);
+extern swig_type_224 _wrap_weft_shape_result_dims_capi_395b92db15212290(uintptr_t arg1, swig_intgo arg2, swig_type_225 arg3, swig_type_226 arg4, swig_type_227 arg5);
+extern swig_type_228 _wrap_weft_shape_result_num_unknown_capi_395b92db15212290(uintptr_t arg1, swig_type_229 arg2);
+extern swig_type_230 _wrap_weft_shape_result_unknown_name_capi_395b92db15212290(uintptr_t arg1, swig_type_231 arg2, swig_type_232 arg3);
+extern swig_type_233 _wrap_weft_shape_result_free_capi_395b92db15212290(uintptr_t arg1);
+extern swig_type_234 _wrap_weft_symbol_infer_type_partial_capi_395b92db15212290(uintptr_t arg1, swig_type_235 arg2, swig_type_236 arg3, swig_type_237 arg4, swig_type_238 arg5);
+extern swig_type_239 _wrap_weft_symbol_infer_type_capi_395b92db15212290(uintptr_t arg1, swig_type_240 arg2, swig_type_241 arg3, swig_type_242 arg4, swig_type_243 arg5);
+extern swig_type_244 _wrap_weft_type_result_complete_capi_395b92db15212290(uintptr_t arg1, swig_type_245 arg2);
+extern swig_type_246 _wrap_weft_type_result_count_capi_395b92db15212290(uintptr_t arg1, swig_intgo arg2, swig_type_247 arg3);
+extern swig_type_248 _wrap_weft_type_result_name_capi_395b92db15212290(uintptr_t arg1, swig_intgo arg2, swig_type_249 arg3, swig_type_250 arg4);
+extern swig_type_251 _wrap_weft_type_result_dtype_capi_395b92db15212290(uintptr_t arg1, swig_intgo arg2, swig_type_252 arg3, swig_type_253 arg4);
+extern swig_type_254 _wrap_weft_type_result_num_unknown_capi_395b92db15212290(uintptr_t arg1, swig_type_255 arg2);
+extern swig_type_256 _wrap_weft_type_result_unknown_name_capi_395b92db15212290(uintptr_t arg1, swig_type_257 arg2, swig_type_258 arg3);
+extern swig_type_259 _wrap_weft_type_result_free_capi_395b92db15212290(uintptr_t arg1);
+extern swig_type_260 _wrap_weft_symbol_place_device_capi_395b92db15212290(uintptr_t arg1, swig_intgo arg2, swig_intgo arg3, swig_intgo arg4, swig_type_261 arg5, swig_type_262 arg6, swig_type_263 arg7, swig_type_264 arg8, swig_type_265 arg9, swig_type_266 arg10, swig_type_267 arg11, swig_type_268 arg12, swig_type_269 arg13, swig_type_270 arg14, swig_type_271 arg15, swig_type_272 arg16);
+extern swig_type_273 _wrap_weft_symbol_place_device_graph_capi_395b92db15212290(uintptr_t arg1, swig_intgo arg2, swig_intgo arg3, swig_intgo arg4, swig_type_274 arg5, swig_type_275 arg6, swig_type_276 arg7, swig_type_277 arg8, swig_type_278 arg9, swig_type_279 arg10, swig_type_280 arg11, swig_type_281 arg12, swig_type_282 arg13, swig_type_283 arg14);
+extern swig_type_284 _wrap_weft_executor_simple_bind_capi_395b92db15212290(uintptr_t arg1, swig_intgo arg2, swig_intgo arg3, swig_type_285 arg4, swig_type_286 arg5, swig_type_287 arg6, swig_type_288 arg7, swig_type_289 arg8, swig_type_290 arg9, swig_type_291 arg10, swig_type_292 arg11, swig_type_293 arg12);
+extern swig_type_294 _wrap_weft_executor_bind_capi_395b92db15212290(uintptr_t arg1, swig_intgo arg2, swig_intgo arg3, swig_type_295 arg4, swig_type_296 arg5, swig_type_297 arg6, swig_type_298 arg7, swig_type_299 arg8, swig_type_300 arg9, swig_type_301 arg10);
+extern swig_type_302 _wrap_weft_executor_simple_bind_group2ctx_capi_395b92db15212290(uintptr_t arg1, swig_intgo arg2, swig_intgo arg3, swig_type_303 arg4, swig_type_304 arg5, swig_type_305 arg6, swig_type_306 arg7, swig_type_307 arg8, swig_type_308 arg9, swig_type_309 arg10, swig_type_310 arg11, swig_type_311 arg12, swig_type_312 arg13, swig_type_313 arg14, swig_type_314 arg15, swig_type_315 arg16);
+extern swig_type_316 _wrap_weft_executor_bind_group2ctx_capi_395b92db15212290(uintptr_t arg1, swig_intgo arg2, swig_intgo arg3, swig_type_317 arg4, swig_type_318 arg5, swig_type_319 arg6, swig_type_320 arg7, swig_type_321 arg8, swig_type_322 arg9, swig_type_323 arg10, swig_type_324 arg11, swig_type_325 arg12, swig_type_326 arg13, swig_type_327 arg14);
+extern swig_type_328 _wrap_weft_executor_forward_capi_395b92db15212290(uintptr_t arg1, swig_intgo arg2);
+extern swig_type_329 _wrap_weft_executor_backward_capi_395b92db15212290(uintptr_t arg1, swig_type_330 arg2, swig_type_331 arg3);
+extern swig_type_332 _wrap_weft_executor_outputs_capi_395b92db15212290(uintptr_t arg1, swig_type_333 arg2);
+extern swig_type_334 _wrap_weft_executor_arg_arrays_capi_395b92db15212290(uintptr_t arg1, swig_type_335 arg2);
+extern swig_type_336 _wrap_weft_executor_grad_arrays_capi_395b92db15212290(uintptr_t arg1, swig_type_337 arg2);
+extern swig_type_338 _wrap_weft_executor_aux_arrays_capi_395b92db15212290(uintptr_t arg1, swig_type_339 arg2);
+extern swig_type_340 _wrap_weft_executor_reshape_capi_395b92db15212290(uintptr_t arg1, swig_type_341 arg2, swig_type_342 arg3, swig_type_343 arg4, swig_type_344 arg5, swig_intgo arg6, swig_intgo arg7, swig_type_345 arg8);
+extern swig_type_346 _wrap_weft_executor_print_capi_395b92db15212290(uintptr_t arg1, swig_type_347 arg2);
+extern swig_type_348 _wrap_weft_executor_memory_capi_395b92db15212290(uintptr_t arg1, swig_type_349 arg2);
+extern swig_type_350 _wrap_weft_executor_placement_capi_395b92db15212290(uintptr_t arg1, swig_type_351 arg2, swig_type_352 arg3, swig_type_353 arg4);
+extern swig_type_354 _wrap_weft_executor_float32_nodes_capi_395b92db15212290(uintptr_t arg1, swig_type_355 arg2);
+extern swig_type_356 _wrap_weft_executor_free_capi_395b92db15212290(uintptr_t arg1);
+extern swig_type_357 _wrap_weft_executor_options_create_capi_395b92db15212290(swig_type_358 arg1);
+extern swig_type_359 _wrap_weft_executor_options_free_capi_395b92db15212290(uintptr_t arg1);
+extern swig_type_360 _wrap_weft_executor_options_set_match_range_capi_395b92db15212290(uintptr_t arg1, swig_intgo arg2);
+extern swig_type_361 _wrap_weft_executor_options_set_num_groups_capi_395b92db15212290(uintptr_t arg1, swig_intgo arg2);
+extern swig_type_362 _wrap_weft_executor_options_set_bulk_max_nodes_capi_395b92db15212290(uintptr_t arg1, swig_intgo arg2);
+extern swig_type_363 _wrap_weft_executor_options_set_optimize_inference_capi_395b92db15212290(uintptr_t arg1, swig_intgo arg2);
+extern swig_type_364 _wrap_weft_executor_options_set_allow_fallback_capi_395b92db15212290(uintptr_t arg1, swig_intgo arg2);
+extern swig_type_365 _wrap_weft_executor_options_add_group_capi_395b92db15212290(uintptr_t arg1, swig_type_366 arg2, swig_intgo arg3, swig_intgo arg4);
+extern swig_type_367 _wrap_weft_executor_options_set_grad_req_capi_395b92db15212290(uintptr_t arg1, swig_type_368 arg2, swig_intgo arg3);
+extern swig_type_369 _wrap_weft_executor_simple_bind_with_options_capi_395b92db15212290(uintptr_t arg1, swig_intgo arg2, swig_intgo arg3, swig_type_370 arg4, swig_type_371 arg5, swig_type_372 arg6, swig_type_373 arg7, swig_type_374 arg8, swig_type_375 arg9, swig_type_376 arg10, uintptr_t arg11, swig_type_377 arg12);
+extern swig_type_378 _wrap_weft_executor_bind_with_options_capi_395b92db15212290(uintptr_t arg1, swig_intgo arg2, swig_intgo arg3, swig_type_379 arg4, swig_type_380 arg5, swig_type_381 arg6, swig_type_382 arg7, swig_type_383 arg8, swig_type_384 arg9, uintptr_t arg10, swig_type_385 arg11);
+extern swig_type_386 _wrap_weft_engine_configure_capi_395b92db15212290(swig_intgo arg1, swig_intgo arg2);
+extern swig_type_387 _wrap_weft_engine_info_capi_395b92db15212290(swig_type_388 arg1, swig_type_389 arg2);
+extern swig_type_390 _wrap_weft_engine_var_create_capi_395b92db15212290(uintptr_t arg1);
+extern swig_type_391 _wrap_weft_engine_var_free_capi_395b92db15212290(uintptr_t arg1);
+extern swig_type_392 _wrap_weft_engine_var_version_capi_395b92db15212290(uintptr_t arg1, swig_type_393 arg2);
+extern swig_type_394 _wrap_weft_engine_push_sync_capi_395b92db15212290(swig_type_395 arg1, swig_voidp arg2, swig_type_396 arg3, uintptr_t arg4, swig_type_397 arg5, uintptr_t arg6, swig_type_398 arg7, swig_type_399 arg8);
+extern swig_type_400 _wrap_weft_engine_push_async_capi_395b92db15212290(swig_type_401 arg1, swig_voidp arg2, swig_type_402 arg3, uintptr_t arg4, swig_type_403 arg5, uintptr_t arg6, swig_type_404 arg7, swig_type_405 arg8);
+extern swig_type_406 _wrap_weft_engine_complete_capi_395b92db15212290(uintptr_t arg1, swig_type_407 arg2);
+extern swig_type_408 _wrap_weft_engine_var_wait_capi_395b92db15212290(uintptr_t arg1);
+extern swig_type_409 _wrap_weft_idx_load_capi_395b92db15212290(swig_type_410 arg1, swig_type_411 arg2);
+extern swig_type_412 _wrap_weft_mnist_load_capi_395b92db15212290(swig_type_413 arg1, swig_type_414 arg2, swig_type_415 arg3, swig_type_416 arg4);
+extern swig_type_417 _wrap_weft_data_iter_create_ndarray_capi_395b92db15212290(swig_type_418 arg1, swig_type_419 arg2, swig_type_420 arg3, swig_type_421 arg4, swig_type_422 arg5, swig_type_423 arg6, swig_intgo arg7, swig_intgo arg8, swig_type_424 arg9, swig_type_425 arg10, swig_type_426 arg11);
+extern swig_type_427 _wrap_weft_data_iter_next_capi_395b92db15212290(uintptr_t arg1, swig_type_428 arg2);
+extern swig_type_429 _wrap_weft_data_iter_reset_capi_395b92db15212290(uintptr_t arg1);
+extern swig_type_430 _wrap_weft_data_iter_data_capi_395b92db15212290(uintptr_t arg1, swig_type_431 arg2);
+extern swig_type_432 _wrap_weft_data_iter_label_capi_395b92db15212290(uintptr_t arg1, swig_type_433 arg2);
+extern swig_type_434 _wrap_weft_data_iter_pad_capi_395b92db15212290(uintptr_t arg1, swig_type_435 arg2);
+extern swig_type_436 _wrap_weft_data_iter_index_capi_395b92db15212290(uintptr_t arg1, swig_type_437 arg2, swig_type_438 arg3, swig_type_439 arg4);
+extern swig_type_440 _wrap_weft_data_iter_batch_size_capi_395b92db15212290(uintptr_t arg1, swig_type_441 arg2);
+extern swig_type_442 _wrap_weft_data_iter_free_capi_395b92db15212290(uintptr_t arg1);
+extern swig_type_443 _wrap_weft_metric_create_capi_395b92db15212290(swig_type_444 arg1, swig_type_445 arg2, swig_type_446 arg3, swig_type_447 arg4, swig_type_448 arg5);
+extern swig_type_449 _wrap_weft_metric_composite_add_capi_395b92db15212290(uintptr_t arg1, swig_type_450 arg2, swig_type_451 arg3, swig_type_452 arg4, swig_type_453 arg5);
+extern swig_type_454 _wrap_weft_metric_update_capi_395b92db15212290(uintptr_t arg1, swig_type_455 arg2, swig_type_456 arg3, swig_type_457 arg4, swig_type_458 arg5);
+extern swig_type_459 _wrap_weft_metric_num_values_capi_395b92db15212290(uintptr_t arg1, swig_type_460 arg2);
+extern swig_type_461 _wrap_weft_metric_get_capi_395b92db15212290(uintptr_t arg1, swig_type_462 arg2, swig_type_463 arg3, swig_type_464 arg4, swig_type_465 arg5);
+extern swig_type_466 _wrap_weft_metric_reset_capi_395b92db15212290(uintptr_t arg1);
+extern swig_type_467 _wrap_weft_metric_free_capi_395b92db15212290(uintptr_t arg1);
+extern swig_type_468 _wrap_weft_checkpoint_save_capi_395b92db15212290(swig_type_469 arg1, swig_intgo arg2, uintptr_t arg3, swig_type_470 arg4, swig_type_471 arg5, swig_type_472 arg6, swig_type_473 arg7, swig_type_474 arg8, swig_type_475 arg9);
+extern swig_type_476 _wrap_weft_checkpoint_load_capi_395b92db15212290(swig_type_477 arg1, swig_intgo arg2, swig_type_478 arg3, swig_type_479 arg4, swig_type_480 arg5);
+extern swig_type_481 _wrap_weft_initializer_create_capi_395b92db15212290(swig_type_482 arg1, swig_type_483 arg2, swig_type_484 arg3, swig_type_485 arg4, swig_type_486 arg5, swig_type_487 arg6);
+extern swig_type_488 _wrap_weft_initializer_init_capi_395b92db15212290(uintptr_t arg1, swig_type_489 arg2, uintptr_t arg3);
+extern swig_type_490 _wrap_weft_initializer_free_capi_395b92db15212290(uintptr_t arg1);
+extern swig_type_491 _wrap_weft_optimizer_create_capi_395b92db15212290(swig_type_492 arg1, swig_type_493 arg2, swig_type_494 arg3, swig_type_495 arg4, swig_type_496 arg5);
+extern swig_type_497 _wrap_weft_optimizer_set_lr_scheduler_capi_395b92db15212290(uintptr_t arg1, swig_type_498 arg2, swig_type_499 arg3, swig_type_500 arg4, float arg5, float arg6);
+extern swig_type_501 _wrap_weft_optimizer_set_lr_scheduler_ex_capi_395b92db15212290(uintptr_t arg1, swig_type_502 arg2, swig_type_503 arg3, swig_type_504 arg4, swig_type_505 arg5);
+extern swig_type_506 _wrap_weft_optimizer_set_multipliers_capi_395b92db15212290(uintptr_t arg1, uintptr_t arg2);
+extern swig_type_507 _wrap_weft_optimizer_set_rescale_grad_capi_395b92db15212290(uintptr_t arg1, float arg2);
+extern swig_type_508 _wrap_weft_optimizer_update_capi_395b92db15212290(uintptr_t arg1, swig_intgo arg2, swig_type_509 arg3, uintptr_t arg4, uintptr_t arg5);
+extern swig_type_510 _wrap_weft_optimizer_num_update_capi_395b92db15212290(uintptr_t arg1, swig_type_511 arg2);
+extern swig_type_512 _wrap_weft_optimizer_learning_rate_capi_395b92db15212290(uintptr_t arg1, swig_type_513 arg2, swig_type_514 arg3);
+extern swig_type_515 _wrap_weft_optimizer_free_capi_395b92db15212290(uintptr_t arg1);
+extern swig_type_516 _wrap_weft_optimizer_save_states_capi_395b92db15212290(uintptr_t arg1, swig_type_517 arg2);
+extern swig_type_518 _wrap_weft_optimizer_load_states_capi_395b92db15212290(uintptr_t arg1, swig_type_519 arg2);
+extern swig_type_520 _wrap_weft_module_create_capi_395b92db15212290(uintptr_t arg1, swig_type_521 arg2, swig_type_522 arg3, swig_type_523 arg4, swig_type_524 arg5, swig_intgo arg6, swig_intgo arg7, swig_type_525 arg8);
+extern swig_type_526 _wrap_weft_module_set_fixed_params_capi_395b92db15212290(uintptr_t arg1, swig_type_527 arg2, swig_type_528 arg3);
+extern swig_type_529 _wrap_weft_module_bind_capi_395b92db15212290(uintptr_t arg1, uintptr_t arg2, swig_intgo arg3);
+extern swig_type_530 _wrap_weft_module_init_params_capi_395b92db15212290(uintptr_t arg1, uintptr_t arg2, uintptr_t arg3, uintptr_t arg4, swig_intgo arg5);
+extern swig_type_531 _wrap_weft_module_init_optimizer_capi_395b92db15212290(uintptr_t arg1, uintptr_t arg2);
+extern swig_type_532 _wrap_weft_module_forward_capi_395b92db15212290(uintptr_t arg1, uintptr_t arg2, swig_intgo arg3);
+extern swig_type_533 _wrap_weft_module_backward_capi_395b92db15212290(uintptr_t arg1);
+extern swig_type_534 _wrap_weft_module_update_capi_395b92db15212290(uintptr_t arg1);
+extern swig_type_535 _wrap_weft_module_update_metric_capi_395b92db15212290(uintptr_t arg1, uintptr_t arg2, uintptr_t arg3);
+extern swig_type_536 _wrap_weft_module_outputs_capi_395b92db15212290(uintptr_t arg1, swig_type_537 arg2);
+extern swig_type_538 _wrap_weft_module_params_capi_395b92db15212290(uintptr_t arg1, swig_type_539 arg2, swig_type_540 arg3);
+extern swig_type_541 _wrap_weft_module_fit_capi_395b92db15212290(uintptr_t arg1, uintptr_t arg2, uintptr_t arg3, uintptr_t arg4, swig_intgo arg5, swig_intgo arg6, swig_intgo arg7, swig_type_542 arg8, swig_type_543 arg9);
+extern swig_type_544 _wrap_weft_fit_session_create_capi_395b92db15212290(uintptr_t arg1, uintptr_t arg2, uintptr_t arg3, uintptr_t arg4, swig_intgo arg5, swig_intgo arg6, swig_intgo arg7, swig_type_545 arg8, swig_type_546 arg9);
+extern swig_type_547 _wrap_weft_fit_session_next_capi_395b92db15212290(uintptr_t arg1, swig_type_548 arg2);
+extern swig_type_549 _wrap_weft_fit_session_stop_capi_395b92db15212290(uintptr_t arg1);
+extern swig_type_550 _wrap_weft_fit_session_batch_capi_395b92db15212290(uintptr_t arg1, swig_type_551 arg2, swig_type_552 arg3, swig_type_553 arg4, swig_type_554 arg5, swig_type_555 arg6);
+extern swig_type_556 _wrap_weft_fit_session_epoch_capi_395b92db15212290(uintptr_t arg1, swig_type_557 arg2, swig_type_558 arg3, swig_type_559 arg4, swig_type_560 arg5, swig_type_561 arg6, swig_type_562 arg7);
+extern swig_type_563 _wrap_weft_fit_session_epoch_metric_capi_395b92db15212290(uintptr_t arg1, swig_intgo arg2, swig_type_564 arg3, swig_type_565 arg4, swig_type_566 arg5, swig_type_567 arg6);
+extern swig_type_568 _wrap_weft_fit_session_free_capi_395b92db15212290(uintptr_t arg1);
+extern swig_type_569 _wrap_weft_module_score_capi_395b92db15212290(uintptr_t arg1, uintptr_t arg2, uintptr_t arg3);
+extern swig_type_570 _wrap_weft_module_save_checkpoint_capi_395b92db15212290(uintptr_t arg1, swig_type_571 arg2, swig_intgo arg3);
+extern swig_type_572 _wrap_weft_module_free_capi_395b92db15212290(uintptr_t arg1);
+extern swig_type_573 _wrap_weft_predictor_create_capi_395b92db15212290(swig_type_574 arg1, swig_voidp arg2, swig_type_575 arg3, swig_type_576 arg4, swig_type_577 arg5, swig_type_578 arg6, swig_type_579 arg7, swig_intgo arg8, swig_intgo arg9, swig_type_580 arg10, swig_type_581 arg11, swig_type_582 arg12, swig_type_583 arg13, swig_type_584 arg14, swig_type_585 arg15);
+extern swig_type_586 _wrap_weft_predictor_create_from_files_capi_395b92db15212290(swig_type_587 arg1, swig_type_588 arg2, swig_type_589 arg3, swig_type_590 arg4, swig_type_591 arg5, swig_type_592 arg6, swig_intgo arg7, swig_intgo arg8, swig_type_593 arg9, swig_type_594 arg10, swig_type_595 arg11, swig_type_596 arg12, swig_type_597 arg13, swig_type_598 arg14);
+extern swig_type_599 _wrap_weft_predictor_list_inputs_capi_395b92db15212290(uintptr_t arg1, swig_type_600 arg2);
+extern swig_type_601 _wrap_weft_predictor_list_outputs_capi_395b92db15212290(uintptr_t arg1, swig_type_602 arg2);
+extern swig_type_603 _wrap_weft_predictor_output_shape_capi_395b92db15212290(uintptr_t arg1, swig_type_604 arg2, swig_type_605 arg3, swig_type_606 arg4, swig_type_607 arg5, swig_type_608 arg6, swig_type_609 arg7, swig_type_610 arg8);
+extern swig_type_611 _wrap_weft_predictor_predict_packed_capi_395b92db15212290(uintptr_t arg1, swig_type_612 arg2, swig_voidp arg3, swig_type_613 arg4, swig_type_614 arg5, swig_type_615 arg6, swig_type_616 arg7, swig_voidp arg8, swig_type_617 arg9);
+extern swig_type_618 _wrap_weft_predictor_predict_float_capi_395b92db15212290(uintptr_t arg1, swig_type_619 arg2, swig_type_620 arg3, swig_type_621 arg4, swig_type_622 arg5, swig_type_623 arg6, swig_type_624 arg7);
+extern swig_type_625 _wrap_weft_predictor_stats_capi_395b92db15212290(uintptr_t arg1, swig_type_626 arg2);
+extern swig_type_627 _wrap_weft_predictor_free_capi_395b92db15212290(uintptr_t arg1);
+extern swig_type_628 _wrap_weft_kvstore_create_capi_395b92db15212290(swig_type_629 arg1, swig_type_630 arg2);
+extern swig_type_631 _wrap_weft_kvstore_type_capi_395b92db15212290(uintptr_t arg1, swig_type_632 arg2);
+extern swig_type_633 _wrap_weft_kvstore_rank_capi_395b92db15212290(uintptr_t arg1, swig_type_634 arg2, swig_type_635 arg3);
+extern swig_type_636 _wrap_weft_kvstore_init_capi_395b92db15212290(uintptr_t arg1, swig_type_637 arg2, swig_type_638 arg3, swig_type_639 arg4);
+extern swig_type_640 _wrap_weft_kvstore_push_capi_395b92db15212290(uintptr_t arg1, swig_type_641 arg2, swig_type_642 arg3, swig_type_643 arg4, swig_intgo arg5);
+extern swig_type_644 _wrap_weft_kvstore_pull_capi_395b92db15212290(uintptr_t arg1, swig_type_645 arg2, swig_type_646 arg3, swig_type_647 arg4, swig_intgo arg5);
+extern swig_type_648 _wrap_weft_kvstore_pushpull_capi_395b92db15212290(uintptr_t arg1, swig_type_649 arg2, swig_type_650 arg3, swig_type_651 arg4, swig_type_652 arg5, swig_intgo arg6);
+extern swig_type_653 _wrap_weft_kvstore_set_optimizer_capi_395b92db15212290(uintptr_t arg1, uintptr_t arg2);
+extern swig_type_654 _wrap_weft_kvstore_set_updater_queue_capi_395b92db15212290(uintptr_t arg1, swig_intgo arg2);
+extern swig_type_655 _wrap_weft_kvstore_next_update_capi_395b92db15212290(uintptr_t arg1, swig_type_656 arg2, swig_type_657 arg3, swig_type_658 arg4, swig_type_659 arg5);
+extern swig_type_660 _wrap_weft_kvstore_barrier_capi_395b92db15212290(uintptr_t arg1);
+extern swig_type_661 _wrap_weft_kvstore_free_capi_395b92db15212290(uintptr_t arg1);
+extern swig_type_662 _wrap_weft_module_init_optimizer_kvstore_capi_395b92db15212290(uintptr_t arg1, uintptr_t arg2, uintptr_t arg3);
+extern swig_type_663 _wrap_weft_data_iter_select_part_capi_395b92db15212290(uintptr_t arg1, swig_intgo arg2, swig_intgo arg3);
+extern swig_type_664 _wrap_weft_kvstore_finalize_capi_395b92db15212290(void);
+extern swig_type_665 _wrap_weft_autograd_set_is_recording_capi_395b92db15212290(swig_intgo arg1, swig_type_666 arg2);
+extern swig_type_667 _wrap_weft_autograd_set_is_training_capi_395b92db15212290(swig_intgo arg1, swig_type_668 arg2);
+extern swig_type_669 _wrap_weft_autograd_is_recording_capi_395b92db15212290(swig_type_670 arg1);
+extern swig_type_671 _wrap_weft_autograd_is_training_capi_395b92db15212290(swig_type_672 arg1);
+extern swig_type_673 _wrap_weft_autograd_mark_variables_capi_395b92db15212290(swig_type_674 arg1, swig_type_675 arg2, swig_type_676 arg3, swig_type_677 arg4);
+extern swig_type_678 _wrap_weft_autograd_backward_capi_395b92db15212290(swig_type_679 arg1, swig_type_680 arg2, swig_type_681 arg3, swig_intgo arg4, swig_intgo arg5);
+extern swig_type_682 _wrap_weft_autograd_grad_capi_395b92db15212290(swig_type_683 arg1, swig_type_684 arg2, swig_type_685 arg3, swig_type_686 arg4, swig_type_687 arg5, swig_intgo arg6, swig_intgo arg7, swig_type_688 arg8);
+extern swig_type_689 _wrap_weft_autograd_grad_ex_capi_395b92db15212290(swig_type_690 arg1, swig_type_691 arg2, swig_type_692 arg3, swig_type_693 arg4, swig_type_694 arg5, swig_intgo arg6, swig_intgo arg7, swig_intgo arg8, swig_type_695 arg9);
+extern swig_type_696 _wrap_weft_ndarray_get_grad_capi_395b92db15212290(uintptr_t arg1, swig_type_697 arg2);
+extern swig_type_698 _wrap_weft_ndarray_detach_capi_395b92db15212290(uintptr_t arg1, swig_type_699 arg2);
+extern swig_type_700 _wrap_weft_autograd_get_symbol_capi_395b92db15212290(uintptr_t arg1, swig_type_701 arg2);
+extern swig_type_702 _wrap_weft_cached_op_create_capi_395b92db15212290(uintptr_t arg1, swig_type_703 arg2, swig_type_704 arg3, swig_type_705 arg4, swig_type_706 arg5);
+extern swig_type_707 _wrap_weft_cached_op_list_inputs_capi_395b92db15212290(uintptr_t arg1, swig_type_708 arg2);
+extern swig_type_709 _wrap_weft_cached_op_invoke_capi_395b92db15212290(uintptr_t arg1, swig_type_710 arg2, swig_type_711 arg3, swig_type_712 arg4, swig_type_713 arg5, swig_type_714 arg6);
+extern swig_type_715 _wrap_weft_cached_op_free_capi_395b92db15212290(uintptr_t arg1);
+extern swig_type_716 _wrap_weft_trainer_create_capi_395b92db15212290(swig_type_717 arg1, swig_type_718 arg2, swig_type_719 arg3, uintptr_t arg4, swig_type_720 arg5);
+extern swig_type_721 _wrap_weft_trainer_step_capi_395b92db15212290(uintptr_t arg1, swig_intgo arg2);
+extern swig_type_722 _wrap_weft_trainer_free_capi_395b92db15212290(uintptr_t arg1);
+extern swig_type_723 _wrap_weft_recordio_writer_create_capi_395b92db15212290(swig_type_724 arg1, swig_type_725 arg2, swig_type_726 arg3);
+extern swig_type_727 _wrap_weft_recordio_writer_write_capi_395b92db15212290(uintptr_t arg1, swig_voidp arg2, swig_type_728 arg3);
+extern swig_type_729 _wrap_weft_recordio_writer_write_idx_capi_395b92db15212290(uintptr_t arg1, swig_type_730 arg2, swig_voidp arg3, swig_type_731 arg4);
+extern swig_type_732 _wrap_weft_recordio_writer_tell_capi_395b92db15212290(uintptr_t arg1, swig_type_733 arg2);
+extern swig_type_734 _wrap_weft_recordio_writer_close_capi_395b92db15212290(uintptr_t arg1);
+extern swig_type_735 _wrap_weft_recordio_writer_free_capi_395b92db15212290(uintptr_t arg1);
+extern swig_type_736 _wrap_weft_recordio_reader_create_capi_395b92db15212290(swig_type_737 arg1, swig_type_738 arg2, swig_type_739 arg3);
+extern swig_type_740 _wrap_weft_recordio_reader_read_capi_395b92db15212290(uintptr_t arg1, swig_type_741 arg2, swig_type_742 arg3, swig_type_743 arg4);
+extern swig_type_744 _wrap_weft_recordio_reader_read_idx_capi_395b92db15212290(uintptr_t arg1, swig_type_745 arg2, swig_type_746 arg3, swig_type_747 arg4);
+extern swig_type_748 _wrap_weft_recordio_reader_num_keys_capi_395b92db15212290(uintptr_t arg1, swig_type_749 arg2);
+extern swig_type_750 _wrap_weft_recordio_reader_keys_capi_395b92db15212290(uintptr_t arg1, swig_type_751 arg2, swig_type_752 arg3, swig_type_753 arg4);
+extern swig_type_754 _wrap_weft_recordio_reader_seek_capi_395b92db15212290(uintptr_t arg1, swig_type_755 arg2);
+extern swig_type_756 _wrap_weft_recordio_reader_tell_capi_395b92db15212290(uintptr_t arg1, swig_type_757 arg2);
+extern swig_type_758 _wrap_weft_recordio_reader_reset_capi_395b92db15212290(uintptr_t arg1);
+extern swig_type_759 _wrap_weft_recordio_reader_free_capi_395b92db15212290(uintptr_t arg1);
+extern swig_type_760 _wrap_weft_recordio_pack_header_capi_395b92db15212290(float arg1, swig_type_761 arg2, swig_type_762 arg3, swig_type_763 arg4, swig_type_764 arg5, swig_voidp arg6, swig_type_765 arg7, swig_type_766 arg8);
+extern swig_type_767 _wrap_weft_recordio_unpack_header_capi_395b92db15212290(swig_voidp arg1, swig_type_768 arg2, swig_type_769 arg3, swig_type_770 arg4, swig_type_771 arg5, swig_type_772 arg6, swig_type_773 arg7);
+extern swig_type_774 _wrap_weft_recordio_unpack_labels_capi_395b92db15212290(swig_voidp arg1, swig_type_775 arg2, swig_type_776 arg3, swig_type_777 arg4, swig_type_778 arg5);
+extern swig_type_779 _wrap_weft_amp_convert_model_capi_395b92db15212290(uintptr_t arg1, swig_type_780 arg2, swig_type_781 arg3, swig_type_782 arg4, swig_type_783 arg5, swig_type_784 arg6, swig_type_785 arg7, swig_intgo arg8, swig_type_786 arg9, swig_type_787 arg10, swig_intgo arg11, swig_type_788 arg12, swig_type_789 arg13, swig_type_790 arg14);
 #undef intgo
 */
 import "C"
@@ -1090,13 +1112,13 @@ func swigCopyString(s string) string {
 
 func Swig_free(arg1 uintptr) {
 	_swig_i_0 := arg1
-	C._wrap_Swig_free_capi_9940657feabe7a36(C.uintptr_t(_swig_i_0))
+	C._wrap_Swig_free_capi_395b92db15212290(C.uintptr_t(_swig_i_0))
 }
 
 func Swig_malloc(arg1 int) (_swig_ret uintptr) {
 	var swig_r uintptr
 	_swig_i_0 := arg1
-	swig_r = (uintptr)(C._wrap_Swig_malloc_capi_9940657feabe7a36(C.swig_intgo(_swig_i_0)))
+	swig_r = (uintptr)(C._wrap_Swig_malloc_capi_395b92db15212290(C.swig_intgo(_swig_i_0)))
 	return swig_r
 }
 
@@ -1145,13 +1167,13 @@ func weftJoin(ss []string) string {
 
 func Weft_binding_abi_version() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_weft_binding_abi_version_capi_9940657feabe7a36())
+	swig_r = (int)(C._wrap_weft_binding_abi_version_capi_395b92db15212290())
 	return swig_r
 }
 
 func Weft_binding_library_path() (_swig_ret string) {
 	var swig_r string
-	swig_r_p := C._wrap_weft_binding_library_path_capi_9940657feabe7a36()
+	swig_r_p := C._wrap_weft_binding_library_path_capi_395b92db15212290()
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 string
  swig_r_1 = swigCopyString(swig_r) 
@@ -1160,7 +1182,7 @@ func Weft_binding_library_path() (_swig_ret string) {
 
 func Weft_version() (_swig_ret string) {
 	var swig_r string
-	swig_r_p := C._wrap_weft_version_capi_9940657feabe7a36()
+	swig_r_p := C._wrap_weft_version_capi_395b92db15212290()
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 string
  swig_r_1 = swigCopyString(swig_r) 
@@ -1169,13 +1191,13 @@ func Weft_version() (_swig_ret string) {
 
 func Weft_abi_version() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_weft_abi_version_capi_9940657feabe7a36())
+	swig_r = (int)(C._wrap_weft_abi_version_capi_395b92db15212290())
 	return swig_r
 }
 
 func Weft_live_handle_count() (_swig_ret uint64) {
 	var swig_r uint64
-	swig_r = (uint64)(C._wrap_weft_live_handle_count_capi_9940657feabe7a36())
+	swig_r = (uint64)(C._wrap_weft_live_handle_count_capi_395b92db15212290())
 	return swig_r
 }
 
@@ -1185,7 +1207,7 @@ func Weft_storage_stats(arg1 int, arg2 int, arg3 []uint64, arg4 []uint64) (_swig
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
-	swig_r_p := C._wrap_weft_storage_stats_capi_9940657feabe7a36(C.swig_intgo(_swig_i_0), C.swig_intgo(_swig_i_1), *(*C.swig_type_5)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_6)(unsafe.Pointer(&_swig_i_3)))
+	swig_r_p := C._wrap_weft_storage_stats_capi_395b92db15212290(C.swig_intgo(_swig_i_0), C.swig_intgo(_swig_i_1), *(*C.swig_type_5)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_6)(unsafe.Pointer(&_swig_i_3)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg3
@@ -1208,7 +1230,7 @@ func Weft_device_count(arg1 int, arg2 []int32) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_device_count_capi_9940657feabe7a36(C.swig_intgo(_swig_i_0), *(*C.swig_type_8)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_weft_device_count_capi_395b92db15212290(C.swig_intgo(_swig_i_0), *(*C.swig_type_8)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -1230,7 +1252,7 @@ func Weft_device_memory(arg1 int, arg2 int, arg3 []uint64, arg4 []uint64) (_swig
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
-	swig_r_p := C._wrap_weft_device_memory_capi_9940657feabe7a36(C.swig_intgo(_swig_i_0), C.swig_intgo(_swig_i_1), *(*C.swig_type_10)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_11)(unsafe.Pointer(&_swig_i_3)))
+	swig_r_p := C._wrap_weft_device_memory_capi_395b92db15212290(C.swig_intgo(_swig_i_0), C.swig_intgo(_swig_i_1), *(*C.swig_type_10)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_11)(unsafe.Pointer(&_swig_i_3)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg3
@@ -1252,7 +1274,7 @@ func Weft_device_memory(arg1 int, arg2 int, arg3 []uint64, arg4 []uint64) (_swig
 func Weft_random_seed(arg1 uint64) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
-	swig_r_p := C._wrap_weft_random_seed_capi_9940657feabe7a36(C.swig_type_13(_swig_i_0))
+	swig_r_p := C._wrap_weft_random_seed_capi_395b92db15212290(C.swig_type_13(_swig_i_0))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 error
 
@@ -1267,7 +1289,7 @@ func Weft_random_seed(arg1 uint64) (_swig_ret error) {
 
 func Weft_wait_all() (_swig_ret error) {
 	var swig_r string
-	swig_r_p := C._wrap_weft_wait_all_capi_9940657feabe7a36()
+	swig_r_p := C._wrap_weft_wait_all_capi_395b92db15212290()
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 error
 
@@ -1284,7 +1306,7 @@ func Weft_string_list_size(arg1 uintptr, arg2 []uint64) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_string_list_size_capi_9940657feabe7a36(C.uintptr_t(_swig_i_0), *(*C.swig_type_16)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_weft_string_list_size_capi_395b92db15212290(C.uintptr_t(_swig_i_0), *(*C.swig_type_16)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -1306,7 +1328,7 @@ func Weft_string_list_get(arg1 uintptr, arg2 uint64, arg3 []string) (_swig_ret e
 	_swig_i_1 := arg2
 	var _swig_i_2 []string
  _swig_i_2 = make([]string, len(arg3)) 
-	swig_r_p := C._wrap_weft_string_list_get_capi_9940657feabe7a36(C.uintptr_t(_swig_i_0), C.swig_type_18(_swig_i_1), *(*C.swig_type_19)(unsafe.Pointer(&_swig_i_2)))
+	swig_r_p := C._wrap_weft_string_list_get_capi_395b92db15212290(C.uintptr_t(_swig_i_0), C.swig_type_18(_swig_i_1), *(*C.swig_type_19)(unsafe.Pointer(&_swig_i_2)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 
 	for i := range _swig_i_2 {
@@ -1334,7 +1356,7 @@ func Weft_string_list_get(arg1 uintptr, arg2 uint64, arg3 []string) (_swig_ret e
 func Weft_string_list_free(arg1 uintptr) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
-	swig_r_p := C._wrap_weft_string_list_free_capi_9940657feabe7a36(C.uintptr_t(_swig_i_0))
+	swig_r_p := C._wrap_weft_string_list_free_capi_395b92db15212290(C.uintptr_t(_swig_i_0))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 error
 
@@ -1350,7 +1372,7 @@ func Weft_string_list_free(arg1 uintptr) (_swig_ret error) {
 func Weft_op_count(arg1 []uint64) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
-	swig_r_p := C._wrap_weft_op_count_capi_9940657feabe7a36(*(*C.swig_type_22)(unsafe.Pointer(&_swig_i_0)))
+	swig_r_p := C._wrap_weft_op_count_capi_395b92db15212290(*(*C.swig_type_22)(unsafe.Pointer(&_swig_i_0)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -1371,7 +1393,7 @@ func Weft_op_name(arg1 uint64, arg2 []string) (_swig_ret error) {
 	_swig_i_0 := arg1
 	var _swig_i_1 []string
  _swig_i_1 = make([]string, len(arg2)) 
-	swig_r_p := C._wrap_weft_op_name_capi_9940657feabe7a36(C.swig_type_24(_swig_i_0), *(*C.swig_type_25)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_weft_op_name_capi_395b92db15212290(C.swig_type_24(_swig_i_0), *(*C.swig_type_25)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 
 	for i := range _swig_i_1 {
@@ -1402,7 +1424,7 @@ func Weft_op_info(arg1 string, arg2 []string, arg3 []uint64) (_swig_ret error) {
 	var _swig_i_1 []string
  _swig_i_1 = make([]string, len(arg2)) 
 	_swig_i_2 := arg3
-	swig_r_p := C._wrap_weft_op_info_capi_9940657feabe7a36(*(*C.swig_type_27)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_28)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_29)(unsafe.Pointer(&_swig_i_2)))
+	swig_r_p := C._wrap_weft_op_info_capi_395b92db15212290(*(*C.swig_type_27)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_28)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_29)(unsafe.Pointer(&_swig_i_2)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 
 	for i := range _swig_i_1 {
@@ -1445,7 +1467,7 @@ func Weft_op_param(arg1 string, arg2 uint64, arg3 []string, arg4 []string, arg5 
  _swig_i_4 = make([]string, len(arg5)) 
 	var _swig_i_5 []string
  _swig_i_5 = make([]string, len(arg6)) 
-	swig_r_p := C._wrap_weft_op_param_capi_9940657feabe7a36(*(*C.swig_type_31)(unsafe.Pointer(&_swig_i_0)), C.swig_type_32(_swig_i_1), *(*C.swig_type_33)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_34)(unsafe.Pointer(&_swig_i_3)), *(*C.swig_type_35)(unsafe.Pointer(&_swig_i_4)), *(*C.swig_type_36)(unsafe.Pointer(&_swig_i_5)))
+	swig_r_p := C._wrap_weft_op_param_capi_395b92db15212290(*(*C.swig_type_31)(unsafe.Pointer(&_swig_i_0)), C.swig_type_32(_swig_i_1), *(*C.swig_type_33)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_34)(unsafe.Pointer(&_swig_i_3)), *(*C.swig_type_35)(unsafe.Pointer(&_swig_i_4)), *(*C.swig_type_36)(unsafe.Pointer(&_swig_i_5)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 
 	for i := range _swig_i_2 {
@@ -1513,7 +1535,7 @@ func Weft_op_aliases(arg1 string, arg2 []uintptr) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_op_aliases_capi_9940657feabe7a36(*(*C.swig_type_38)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_39)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_weft_op_aliases_capi_395b92db15212290(*(*C.swig_type_38)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_39)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -1545,7 +1567,7 @@ func Weft_op_invoke(arg1 string, arg2 []uintptr, arg3 uint64, arg4 []string, arg
 	_swig_i_6 := arg7
 	_swig_i_7 := arg8
 	_swig_i_8 := arg9
-	swig_r_p := C._wrap_weft_op_invoke_capi_9940657feabe7a36(*(*C.swig_type_41)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_42)(unsafe.Pointer(&_swig_i_1)), C.swig_type_43(_swig_i_2), *(*C.swig_type_44)(unsafe.Pointer(&_swig_i_3)), *(*C.swig_type_45)(unsafe.Pointer(&_swig_i_4)), C.swig_type_46(_swig_i_5), *(*C.swig_type_47)(unsafe.Pointer(&_swig_i_6)), C.swig_type_48(_swig_i_7), *(*C.swig_type_49)(unsafe.Pointer(&_swig_i_8)))
+	swig_r_p := C._wrap_weft_op_invoke_capi_395b92db15212290(*(*C.swig_type_41)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_42)(unsafe.Pointer(&_swig_i_1)), C.swig_type_43(_swig_i_2), *(*C.swig_type_44)(unsafe.Pointer(&_swig_i_3)), *(*C.swig_type_45)(unsafe.Pointer(&_swig_i_4)), C.swig_type_46(_swig_i_5), *(*C.swig_type_47)(unsafe.Pointer(&_swig_i_6)), C.swig_type_48(_swig_i_7), *(*C.swig_type_49)(unsafe.Pointer(&_swig_i_8)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -1589,7 +1611,7 @@ func Weft_op_invoke_into(arg1 string, arg2 []uintptr, arg3 uint64, arg4 []string
 	_swig_i_6 := arg7
 	_swig_i_7 := arg8
 	_swig_i_8 := arg9
-	swig_r_p := C._wrap_weft_op_invoke_into_capi_9940657feabe7a36(*(*C.swig_type_51)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_52)(unsafe.Pointer(&_swig_i_1)), C.swig_type_53(_swig_i_2), *(*C.swig_type_54)(unsafe.Pointer(&_swig_i_3)), *(*C.swig_type_55)(unsafe.Pointer(&_swig_i_4)), C.swig_type_56(_swig_i_5), *(*C.swig_type_57)(unsafe.Pointer(&_swig_i_6)), C.swig_type_58(_swig_i_7), *(*C.swig_type_59)(unsafe.Pointer(&_swig_i_8)))
+	swig_r_p := C._wrap_weft_op_invoke_into_capi_395b92db15212290(*(*C.swig_type_51)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_52)(unsafe.Pointer(&_swig_i_1)), C.swig_type_53(_swig_i_2), *(*C.swig_type_54)(unsafe.Pointer(&_swig_i_3)), *(*C.swig_type_55)(unsafe.Pointer(&_swig_i_4)), C.swig_type_56(_swig_i_5), *(*C.swig_type_57)(unsafe.Pointer(&_swig_i_6)), C.swig_type_58(_swig_i_7), *(*C.swig_type_59)(unsafe.Pointer(&_swig_i_8)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -1628,7 +1650,7 @@ func Weft_ndarray_create(arg1 []int64, arg2 int, arg3 int, arg4 int, arg5 int, a
 	_swig_i_3 := arg4
 	_swig_i_4 := arg5
 	_swig_i_5 := arg6
-	swig_r_p := C._wrap_weft_ndarray_create_capi_9940657feabe7a36(*(*C.swig_type_61)(unsafe.Pointer(&_swig_i_0)), C.swig_intgo(_swig_i_1), C.swig_intgo(_swig_i_2), C.swig_intgo(_swig_i_3), C.swig_intgo(_swig_i_4), *(*C.swig_type_62)(unsafe.Pointer(&_swig_i_5)))
+	swig_r_p := C._wrap_weft_ndarray_create_capi_395b92db15212290(*(*C.swig_type_61)(unsafe.Pointer(&_swig_i_0)), C.swig_intgo(_swig_i_1), C.swig_intgo(_swig_i_2), C.swig_intgo(_swig_i_3), C.swig_intgo(_swig_i_4), *(*C.swig_type_62)(unsafe.Pointer(&_swig_i_5)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -1650,7 +1672,7 @@ func Weft_ndarray_create(arg1 []int64, arg2 int, arg3 int, arg4 int, arg5 int, a
 func Weft_ndarray_free(arg1 uintptr) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
-	swig_r_p := C._wrap_weft_ndarray_free_capi_9940657feabe7a36(C.uintptr_t(_swig_i_0))
+	swig_r_p := C._wrap_weft_ndarray_free_capi_395b92db15212290(C.uintptr_t(_swig_i_0))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 error
 
@@ -1667,7 +1689,7 @@ func Weft_ndarray_ndim(arg1 uintptr, arg2 []int32) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_ndarray_ndim_capi_9940657feabe7a36(C.uintptr_t(_swig_i_0), *(*C.swig_type_65)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_weft_ndarray_ndim_capi_395b92db15212290(C.uintptr_t(_swig_i_0), *(*C.swig_type_65)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -1688,7 +1710,7 @@ func Weft_ndarray_shape(arg1 uintptr, arg2 []int64, arg3 uint64) (_swig_ret erro
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r_p := C._wrap_weft_ndarray_shape_capi_9940657feabe7a36(C.uintptr_t(_swig_i_0), *(*C.swig_type_67)(unsafe.Pointer(&_swig_i_1)), C.swig_type_68(_swig_i_2))
+	swig_r_p := C._wrap_weft_ndarray_shape_capi_395b92db15212290(C.uintptr_t(_swig_i_0), *(*C.swig_type_67)(unsafe.Pointer(&_swig_i_1)), C.swig_type_68(_swig_i_2))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -1708,7 +1730,7 @@ func Weft_ndarray_size(arg1 uintptr, arg2 []int64) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_ndarray_size_capi_9940657feabe7a36(C.uintptr_t(_swig_i_0), *(*C.swig_type_70)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_weft_ndarray_size_capi_395b92db15212290(C.uintptr_t(_swig_i_0), *(*C.swig_type_70)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -1728,7 +1750,7 @@ func Weft_ndarray_dtype(arg1 uintptr, arg2 []int32) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_ndarray_dtype_capi_9940657feabe7a36(C.uintptr_t(_swig_i_0), *(*C.swig_type_72)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_weft_ndarray_dtype_capi_395b92db15212290(C.uintptr_t(_swig_i_0), *(*C.swig_type_72)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -1749,7 +1771,7 @@ func Weft_ndarray_context(arg1 uintptr, arg2 []int32, arg3 []int32) (_swig_ret e
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r_p := C._wrap_weft_ndarray_context_capi_9940657feabe7a36(C.uintptr_t(_swig_i_0), *(*C.swig_type_74)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_75)(unsafe.Pointer(&_swig_i_2)))
+	swig_r_p := C._wrap_weft_ndarray_context_capi_395b92db15212290(C.uintptr_t(_swig_i_0), *(*C.swig_type_74)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_75)(unsafe.Pointer(&_swig_i_2)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -1773,7 +1795,7 @@ func Weft_ndarray_copy_from(arg1 uintptr, arg2 unsafe.Pointer, arg3 uint64) (_sw
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r_p := C._wrap_weft_ndarray_copy_from_capi_9940657feabe7a36(C.uintptr_t(_swig_i_0), C.swig_voidp(_swig_i_1), C.swig_type_77(_swig_i_2))
+	swig_r_p := C._wrap_weft_ndarray_copy_from_capi_395b92db15212290(C.uintptr_t(_swig_i_0), C.swig_voidp(_swig_i_1), C.swig_type_77(_swig_i_2))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 error
 
@@ -1791,7 +1813,43 @@ func Weft_ndarray_copy_to(arg1 uintptr, arg2 unsafe.Pointer, arg3 uint64) (_swig
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r_p := C._wrap_weft_ndarray_copy_to_capi_9940657feabe7a36(C.uintptr_t(_swig_i_0), C.swig_voidp(_swig_i_1), C.swig_type_79(_swig_i_2))
+	swig_r_p := C._wrap_weft_ndarray_copy_to_capi_395b92db15212290(C.uintptr_t(_swig_i_0), C.swig_voidp(_swig_i_1), C.swig_type_79(_swig_i_2))
+	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
+	var swig_r_1 error
+
+	if swig_r == "" {
+		swig_r_1 = nil
+	} else {
+		swig_r_1 = weftStatus(swigCopyString(swig_r))
+	}
+
+	return swig_r_1
+}
+
+func Weft_ndarray_copy_from_float32(arg1 uintptr, arg2 unsafe.Pointer, arg3 uint64) (_swig_ret error) {
+	var swig_r string
+	_swig_i_0 := arg1
+	_swig_i_1 := arg2
+	_swig_i_2 := arg3
+	swig_r_p := C._wrap_weft_ndarray_copy_from_float32_capi_395b92db15212290(C.uintptr_t(_swig_i_0), C.swig_voidp(_swig_i_1), C.swig_type_81(_swig_i_2))
+	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
+	var swig_r_1 error
+
+	if swig_r == "" {
+		swig_r_1 = nil
+	} else {
+		swig_r_1 = weftStatus(swigCopyString(swig_r))
+	}
+
+	return swig_r_1
+}
+
+func Weft_ndarray_copy_to_float32(arg1 uintptr, arg2 unsafe.Pointer, arg3 uint64) (_swig_ret error) {
+	var swig_r string
+	_swig_i_0 := arg1
+	_swig_i_1 := arg2
+	_swig_i_2 := arg3
+	swig_r_p := C._wrap_weft_ndarray_copy_to_float32_capi_395b92db15212290(C.uintptr_t(_swig_i_0), C.swig_voidp(_swig_i_1), C.swig_type_83(_swig_i_2))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 error
 
@@ -1810,7 +1868,7 @@ func Weft_ndarray_reshape(arg1 uintptr, arg2 []int64, arg3 int, arg4 []uintptr) 
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
-	swig_r_p := C._wrap_weft_ndarray_reshape_capi_9940657feabe7a36(C.uintptr_t(_swig_i_0), *(*C.swig_type_81)(unsafe.Pointer(&_swig_i_1)), C.swig_intgo(_swig_i_2), *(*C.swig_type_82)(unsafe.Pointer(&_swig_i_3)))
+	swig_r_p := C._wrap_weft_ndarray_reshape_capi_395b92db15212290(C.uintptr_t(_swig_i_0), *(*C.swig_type_85)(unsafe.Pointer(&_swig_i_1)), C.swig_intgo(_swig_i_2), *(*C.swig_type_86)(unsafe.Pointer(&_swig_i_3)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -1835,7 +1893,7 @@ func Weft_ndarray_slice(arg1 uintptr, arg2 int64, arg3 int64, arg4 []uintptr) (_
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
-	swig_r_p := C._wrap_weft_ndarray_slice_capi_9940657feabe7a36(C.uintptr_t(_swig_i_0), C.swig_type_84(_swig_i_1), C.swig_type_85(_swig_i_2), *(*C.swig_type_86)(unsafe.Pointer(&_swig_i_3)))
+	swig_r_p := C._wrap_weft_ndarray_slice_capi_395b92db15212290(C.uintptr_t(_swig_i_0), C.swig_type_88(_swig_i_1), C.swig_type_89(_swig_i_2), *(*C.swig_type_90)(unsafe.Pointer(&_swig_i_3)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg4
@@ -1854,7 +1912,7 @@ func Weft_ndarray_slice(arg1 uintptr, arg2 int64, arg3 int64, arg4 []uintptr) (_
 func Weft_ndarray_wait_to_read(arg1 uintptr) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
-	swig_r_p := C._wrap_weft_ndarray_wait_to_read_capi_9940657feabe7a36(C.uintptr_t(_swig_i_0))
+	swig_r_p := C._wrap_weft_ndarray_wait_to_read_capi_395b92db15212290(C.uintptr_t(_swig_i_0))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 error
 
@@ -1870,7 +1928,7 @@ func Weft_ndarray_wait_to_read(arg1 uintptr) (_swig_ret error) {
 func Weft_ndarray_wait_to_write(arg1 uintptr) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
-	swig_r_p := C._wrap_weft_ndarray_wait_to_write_capi_9940657feabe7a36(C.uintptr_t(_swig_i_0))
+	swig_r_p := C._wrap_weft_ndarray_wait_to_write_capi_395b92db15212290(C.uintptr_t(_swig_i_0))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 error
 
@@ -1890,7 +1948,7 @@ func Weft_ndarray_save_file(arg1 string, arg2 []uintptr, arg3 []string, arg4 uin
 	var _swig_i_2 string
  _swig_i_2 = weftJoin(arg3) 
 	_swig_i_3 := arg4
-	swig_r_p := C._wrap_weft_ndarray_save_file_capi_9940657feabe7a36(*(*C.swig_type_90)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_91)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_92)(unsafe.Pointer(&_swig_i_2)), C.swig_type_93(_swig_i_3))
+	swig_r_p := C._wrap_weft_ndarray_save_file_capi_395b92db15212290(*(*C.swig_type_94)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_95)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_96)(unsafe.Pointer(&_swig_i_2)), C.swig_type_97(_swig_i_3))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -1919,7 +1977,7 @@ func Weft_ndarray_save_buffer(arg1 []uintptr, arg2 []string, arg3 uint64, arg4 [
  _swig_i_1 = weftJoin(arg2) 
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
-	swig_r_p := C._wrap_weft_ndarray_save_buffer_capi_9940657feabe7a36(*(*C.swig_type_95)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_96)(unsafe.Pointer(&_swig_i_1)), C.swig_type_97(_swig_i_2), *(*C.swig_type_98)(unsafe.Pointer(&_swig_i_3)))
+	swig_r_p := C._wrap_weft_ndarray_save_buffer_capi_395b92db15212290(*(*C.swig_type_99)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_100)(unsafe.Pointer(&_swig_i_1)), C.swig_type_101(_swig_i_2), *(*C.swig_type_102)(unsafe.Pointer(&_swig_i_3)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -1946,7 +2004,7 @@ func Weft_buffer_data(arg1 uintptr, arg2 []unsafe.Pointer, arg3 []uint64) (_swig
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r_p := C._wrap_weft_buffer_data_capi_9940657feabe7a36(C.uintptr_t(_swig_i_0), *(*C.swig_type_100)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_101)(unsafe.Pointer(&_swig_i_2)))
+	swig_r_p := C._wrap_weft_buffer_data_capi_395b92db15212290(C.uintptr_t(_swig_i_0), *(*C.swig_type_104)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_105)(unsafe.Pointer(&_swig_i_2)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -1968,7 +2026,7 @@ func Weft_buffer_data(arg1 uintptr, arg2 []unsafe.Pointer, arg3 []uint64) (_swig
 func Weft_buffer_free(arg1 uintptr) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
-	swig_r_p := C._wrap_weft_buffer_free_capi_9940657feabe7a36(C.uintptr_t(_swig_i_0))
+	swig_r_p := C._wrap_weft_buffer_free_capi_395b92db15212290(C.uintptr_t(_swig_i_0))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 error
 
@@ -1985,7 +2043,7 @@ func Weft_ndarray_load_file(arg1 string, arg2 []uintptr) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_ndarray_load_file_capi_9940657feabe7a36(*(*C.swig_type_104)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_105)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_weft_ndarray_load_file_capi_395b92db15212290(*(*C.swig_type_108)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_109)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -2009,7 +2067,7 @@ func Weft_ndarray_load_buffer(arg1 unsafe.Pointer, arg2 uint64, arg3 []uintptr) 
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r_p := C._wrap_weft_ndarray_load_buffer_capi_9940657feabe7a36(C.swig_voidp(_swig_i_0), C.swig_type_107(_swig_i_1), *(*C.swig_type_108)(unsafe.Pointer(&_swig_i_2)))
+	swig_r_p := C._wrap_weft_ndarray_load_buffer_capi_395b92db15212290(C.swig_voidp(_swig_i_0), C.swig_type_111(_swig_i_1), *(*C.swig_type_112)(unsafe.Pointer(&_swig_i_2)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg3
@@ -2030,7 +2088,7 @@ func Weft_ndarray_list_size(arg1 uintptr, arg2 []uint64, arg3 []int32) (_swig_re
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r_p := C._wrap_weft_ndarray_list_size_capi_9940657feabe7a36(C.uintptr_t(_swig_i_0), *(*C.swig_type_110)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_111)(unsafe.Pointer(&_swig_i_2)))
+	swig_r_p := C._wrap_weft_ndarray_list_size_capi_395b92db15212290(C.uintptr_t(_swig_i_0), *(*C.swig_type_114)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_115)(unsafe.Pointer(&_swig_i_2)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -2055,7 +2113,7 @@ func Weft_ndarray_list_name(arg1 uintptr, arg2 uint64, arg3 []string) (_swig_ret
 	_swig_i_1 := arg2
 	var _swig_i_2 []string
  _swig_i_2 = make([]string, len(arg3)) 
-	swig_r_p := C._wrap_weft_ndarray_list_name_capi_9940657feabe7a36(C.uintptr_t(_swig_i_0), C.swig_type_113(_swig_i_1), *(*C.swig_type_114)(unsafe.Pointer(&_swig_i_2)))
+	swig_r_p := C._wrap_weft_ndarray_list_name_capi_395b92db15212290(C.uintptr_t(_swig_i_0), C.swig_type_117(_swig_i_1), *(*C.swig_type_118)(unsafe.Pointer(&_swig_i_2)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 
 	for i := range _swig_i_2 {
@@ -2085,7 +2143,7 @@ func Weft_ndarray_list_get(arg1 uintptr, arg2 uint64, arg3 []uintptr) (_swig_ret
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r_p := C._wrap_weft_ndarray_list_get_capi_9940657feabe7a36(C.uintptr_t(_swig_i_0), C.swig_type_116(_swig_i_1), *(*C.swig_type_117)(unsafe.Pointer(&_swig_i_2)))
+	swig_r_p := C._wrap_weft_ndarray_list_get_capi_395b92db15212290(C.uintptr_t(_swig_i_0), C.swig_type_120(_swig_i_1), *(*C.swig_type_121)(unsafe.Pointer(&_swig_i_2)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg3
@@ -2104,7 +2162,7 @@ func Weft_ndarray_list_get(arg1 uintptr, arg2 uint64, arg3 []uintptr) (_swig_ret
 func Weft_ndarray_list_free(arg1 uintptr) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
-	swig_r_p := C._wrap_weft_ndarray_list_free_capi_9940657feabe7a36(C.uintptr_t(_swig_i_0))
+	swig_r_p := C._wrap_weft_ndarray_list_free_capi_395b92db15212290(C.uintptr_t(_swig_i_0))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 error
 
@@ -2124,7 +2182,7 @@ func Weft_ndarray_list_create(arg1 []uintptr, arg2 []string, arg3 uint64, arg4 [
  _swig_i_1 = weftJoin(arg2) 
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
-	swig_r_p := C._wrap_weft_ndarray_list_create_capi_9940657feabe7a36(*(*C.swig_type_120)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_121)(unsafe.Pointer(&_swig_i_1)), C.swig_type_122(_swig_i_2), *(*C.swig_type_123)(unsafe.Pointer(&_swig_i_3)))
+	swig_r_p := C._wrap_weft_ndarray_list_create_capi_395b92db15212290(*(*C.swig_type_124)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_125)(unsafe.Pointer(&_swig_i_1)), C.swig_type_126(_swig_i_2), *(*C.swig_type_127)(unsafe.Pointer(&_swig_i_3)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -2150,7 +2208,7 @@ func Weft_ndarray_load_npy(arg1 string, arg2 []uintptr) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_ndarray_load_npy_capi_9940657feabe7a36(*(*C.swig_type_125)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_126)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_weft_ndarray_load_npy_capi_395b92db15212290(*(*C.swig_type_129)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_130)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -2173,7 +2231,7 @@ func Weft_ndarray_save_npy(arg1 uintptr, arg2 string) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_ndarray_save_npy_capi_9940657feabe7a36(C.uintptr_t(_swig_i_0), *(*C.swig_type_128)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_weft_ndarray_save_npy_capi_395b92db15212290(C.uintptr_t(_swig_i_0), *(*C.swig_type_132)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -2194,7 +2252,7 @@ func Weft_ndarray_load_npy_buffer(arg1 unsafe.Pointer, arg2 uint64, arg3 []uintp
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r_p := C._wrap_weft_ndarray_load_npy_buffer_capi_9940657feabe7a36(C.swig_voidp(_swig_i_0), C.swig_type_130(_swig_i_1), *(*C.swig_type_131)(unsafe.Pointer(&_swig_i_2)))
+	swig_r_p := C._wrap_weft_ndarray_load_npy_buffer_capi_395b92db15212290(C.swig_voidp(_swig_i_0), C.swig_type_134(_swig_i_1), *(*C.swig_type_135)(unsafe.Pointer(&_swig_i_2)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg3
@@ -2214,7 +2272,7 @@ func Weft_ndarray_save_npy_buffer(arg1 uintptr, arg2 []uintptr) (_swig_ret error
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_ndarray_save_npy_buffer_capi_9940657feabe7a36(C.uintptr_t(_swig_i_0), *(*C.swig_type_133)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_weft_ndarray_save_npy_buffer_capi_395b92db15212290(C.uintptr_t(_swig_i_0), *(*C.swig_type_137)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -2234,7 +2292,7 @@ func Weft_symbol_create_variable(arg1 string, arg2 []uintptr) (_swig_ret error) 
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_symbol_create_variable_capi_9940657feabe7a36(*(*C.swig_type_135)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_136)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_weft_symbol_create_variable_capi_395b92db15212290(*(*C.swig_type_139)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_140)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -2262,7 +2320,7 @@ func Weft_symbol_create_atomic(arg1 string, arg2 []string, arg3 []string, arg4 u
  _swig_i_2 = weftJoin(arg3) 
 	_swig_i_3 := arg4
 	_swig_i_4 := arg5
-	swig_r_p := C._wrap_weft_symbol_create_atomic_capi_9940657feabe7a36(*(*C.swig_type_138)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_139)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_140)(unsafe.Pointer(&_swig_i_2)), C.swig_type_141(_swig_i_3), *(*C.swig_type_142)(unsafe.Pointer(&_swig_i_4)))
+	swig_r_p := C._wrap_weft_symbol_create_atomic_capi_395b92db15212290(*(*C.swig_type_142)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_143)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_144)(unsafe.Pointer(&_swig_i_2)), C.swig_type_145(_swig_i_3), *(*C.swig_type_146)(unsafe.Pointer(&_swig_i_4)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -2295,7 +2353,7 @@ func Weft_symbol_compose(arg1 uintptr, arg2 string, arg3 uint64, arg4 []string, 
 	var _swig_i_3 string
  _swig_i_3 = weftJoin(arg4) 
 	_swig_i_4 := arg5
-	swig_r_p := C._wrap_weft_symbol_compose_capi_9940657feabe7a36(C.uintptr_t(_swig_i_0), *(*C.swig_type_144)(unsafe.Pointer(&_swig_i_1)), C.swig_type_145(_swig_i_2), *(*C.swig_type_146)(unsafe.Pointer(&_swig_i_3)), *(*C.swig_type_147)(unsafe.Pointer(&_swig_i_4)))
+	swig_r_p := C._wrap_weft_symbol_compose_capi_395b92db15212290(C.uintptr_t(_swig_i_0), *(*C.swig_type_148)(unsafe.Pointer(&_swig_i_1)), C.swig_type_149(_swig_i_2), *(*C.swig_type_150)(unsafe.Pointer(&_swig_i_3)), *(*C.swig_type_151)(unsafe.Pointer(&_swig_i_4)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -2322,7 +2380,7 @@ func Weft_symbol_group(arg1 []uintptr, arg2 uint64, arg3 []uintptr) (_swig_ret e
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r_p := C._wrap_weft_symbol_group_capi_9940657feabe7a36(*(*C.swig_type_149)(unsafe.Pointer(&_swig_i_0)), C.swig_type_150(_swig_i_1), *(*C.swig_type_151)(unsafe.Pointer(&_swig_i_2)))
+	swig_r_p := C._wrap_weft_symbol_group_capi_395b92db15212290(*(*C.swig_type_153)(unsafe.Pointer(&_swig_i_0)), C.swig_type_154(_swig_i_1), *(*C.swig_type_155)(unsafe.Pointer(&_swig_i_2)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -2345,7 +2403,7 @@ func Weft_symbol_copy(arg1 uintptr, arg2 []uintptr) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_symbol_copy_capi_9940657feabe7a36(C.uintptr_t(_swig_i_0), *(*C.swig_type_153)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_weft_symbol_copy_capi_395b92db15212290(C.uintptr_t(_swig_i_0), *(*C.swig_type_157)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -2364,7 +2422,7 @@ func Weft_symbol_copy(arg1 uintptr, arg2 []uintptr) (_swig_ret error) {
 func Weft_symbol_free(arg1 uintptr) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
-	swig_r_p := C._wrap_weft_symbol_free_capi_9940657feabe7a36(C.uintptr_t(_swig_i_0))
+	swig_r_p := C._wrap_weft_symbol_free_capi_395b92db15212290(C.uintptr_t(_swig_i_0))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 error
 
@@ -2381,7 +2439,7 @@ func Weft_symbol_num_outputs(arg1 uintptr, arg2 []uint64) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_symbol_num_outputs_capi_9940657feabe7a36(C.uintptr_t(_swig_i_0), *(*C.swig_type_156)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_weft_symbol_num_outputs_capi_395b92db15212290(C.uintptr_t(_swig_i_0), *(*C.swig_type_160)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -2402,7 +2460,7 @@ func Weft_symbol_get_output(arg1 uintptr, arg2 uint64, arg3 []uintptr) (_swig_re
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r_p := C._wrap_weft_symbol_get_output_capi_9940657feabe7a36(C.uintptr_t(_swig_i_0), C.swig_type_158(_swig_i_1), *(*C.swig_type_159)(unsafe.Pointer(&_swig_i_2)))
+	swig_r_p := C._wrap_weft_symbol_get_output_capi_395b92db15212290(C.uintptr_t(_swig_i_0), C.swig_type_162(_swig_i_1), *(*C.swig_type_163)(unsafe.Pointer(&_swig_i_2)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg3
@@ -2422,7 +2480,7 @@ func Weft_symbol_get_internals(arg1 uintptr, arg2 []uintptr) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_symbol_get_internals_capi_9940657feabe7a36(C.uintptr_t(_swig_i_0), *(*C.swig_type_161)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_weft_symbol_get_internals_capi_395b92db15212290(C.uintptr_t(_swig_i_0), *(*C.swig_type_165)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -2442,7 +2500,7 @@ func Weft_symbol_get_children(arg1 uintptr, arg2 []uintptr) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_symbol_get_children_capi_9940657feabe7a36(C.uintptr_t(_swig_i_0), *(*C.swig_type_163)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_weft_symbol_get_children_capi_395b92db15212290(C.uintptr_t(_swig_i_0), *(*C.swig_type_167)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -2462,7 +2520,7 @@ func Weft_symbol_list_arguments(arg1 uintptr, arg2 []uintptr) (_swig_ret error) 
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_symbol_list_arguments_capi_9940657feabe7a36(C.uintptr_t(_swig_i_0), *(*C.swig_type_165)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_weft_symbol_list_arguments_capi_395b92db15212290(C.uintptr_t(_swig_i_0), *(*C.swig_type_169)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -2482,7 +2540,7 @@ func Weft_symbol_list_outputs(arg1 uintptr, arg2 []uintptr) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_symbol_list_outputs_capi_9940657feabe7a36(C.uintptr_t(_swig_i_0), *(*C.swig_type_167)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_weft_symbol_list_outputs_capi_395b92db15212290(C.uintptr_t(_swig_i_0), *(*C.swig_type_171)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -2502,7 +2560,7 @@ func Weft_symbol_list_auxiliary_states(arg1 uintptr, arg2 []uintptr) (_swig_ret 
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_symbol_list_auxiliary_states_capi_9940657feabe7a36(C.uintptr_t(_swig_i_0), *(*C.swig_type_169)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_weft_symbol_list_auxiliary_states_capi_395b92db15212290(C.uintptr_t(_swig_i_0), *(*C.swig_type_173)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -2522,7 +2580,7 @@ func Weft_symbol_list_inputs(arg1 uintptr, arg2 []uintptr) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_symbol_list_inputs_capi_9940657feabe7a36(C.uintptr_t(_swig_i_0), *(*C.swig_type_171)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_weft_symbol_list_inputs_capi_395b92db15212290(C.uintptr_t(_swig_i_0), *(*C.swig_type_175)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -2542,7 +2600,7 @@ func Weft_symbol_get_name(arg1 uintptr, arg2 []uintptr) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_symbol_get_name_capi_9940657feabe7a36(C.uintptr_t(_swig_i_0), *(*C.swig_type_173)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_weft_symbol_get_name_capi_395b92db15212290(C.uintptr_t(_swig_i_0), *(*C.swig_type_177)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -2563,7 +2621,7 @@ func Weft_symbol_get_attr(arg1 uintptr, arg2 string, arg3 []uintptr) (_swig_ret 
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r_p := C._wrap_weft_symbol_get_attr_capi_9940657feabe7a36(C.uintptr_t(_swig_i_0), *(*C.swig_type_175)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_176)(unsafe.Pointer(&_swig_i_2)))
+	swig_r_p := C._wrap_weft_symbol_get_attr_capi_395b92db15212290(C.uintptr_t(_swig_i_0), *(*C.swig_type_179)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_180)(unsafe.Pointer(&_swig_i_2)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -2587,7 +2645,7 @@ func Weft_symbol_set_attr(arg1 uintptr, arg2 string, arg3 string) (_swig_ret err
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r_p := C._wrap_weft_symbol_set_attr_capi_9940657feabe7a36(C.uintptr_t(_swig_i_0), *(*C.swig_type_178)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_179)(unsafe.Pointer(&_swig_i_2)))
+	swig_r_p := C._wrap_weft_symbol_set_attr_capi_395b92db15212290(C.uintptr_t(_swig_i_0), *(*C.swig_type_182)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_183)(unsafe.Pointer(&_swig_i_2)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -2612,7 +2670,7 @@ func Weft_symbol_list_attr(arg1 uintptr, arg2 int, arg3 []uintptr, arg4 []uintpt
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
-	swig_r_p := C._wrap_weft_symbol_list_attr_capi_9940657feabe7a36(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1), *(*C.swig_type_181)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_182)(unsafe.Pointer(&_swig_i_3)))
+	swig_r_p := C._wrap_weft_symbol_list_attr_capi_395b92db15212290(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1), *(*C.swig_type_185)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_186)(unsafe.Pointer(&_swig_i_3)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg3
@@ -2635,7 +2693,7 @@ func Weft_symbol_to_json(arg1 uintptr, arg2 []uintptr) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_symbol_to_json_capi_9940657feabe7a36(C.uintptr_t(_swig_i_0), *(*C.swig_type_184)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_weft_symbol_to_json_capi_395b92db15212290(C.uintptr_t(_swig_i_0), *(*C.swig_type_188)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -2655,7 +2713,7 @@ func Weft_symbol_save_file(arg1 uintptr, arg2 string) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_symbol_save_file_capi_9940657feabe7a36(C.uintptr_t(_swig_i_0), *(*C.swig_type_186)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_weft_symbol_save_file_capi_395b92db15212290(C.uintptr_t(_swig_i_0), *(*C.swig_type_190)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -2675,7 +2733,7 @@ func Weft_symbol_from_json(arg1 string, arg2 []uintptr) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_symbol_from_json_capi_9940657feabe7a36(*(*C.swig_type_188)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_189)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_weft_symbol_from_json_capi_395b92db15212290(*(*C.swig_type_192)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_193)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -2698,7 +2756,7 @@ func Weft_symbol_from_json_file(arg1 string, arg2 []uintptr) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_symbol_from_json_file_capi_9940657feabe7a36(*(*C.swig_type_191)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_192)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_weft_symbol_from_json_file_capi_395b92db15212290(*(*C.swig_type_195)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_196)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -2724,7 +2782,7 @@ func Weft_symbol_json_info(arg1 uintptr, arg2 []int32, arg3 []int32, arg4 []int3
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
 	_swig_i_4 := arg5
-	swig_r_p := C._wrap_weft_symbol_json_info_capi_9940657feabe7a36(C.uintptr_t(_swig_i_0), *(*C.swig_type_194)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_195)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_196)(unsafe.Pointer(&_swig_i_3)), *(*C.swig_type_197)(unsafe.Pointer(&_swig_i_4)))
+	swig_r_p := C._wrap_weft_symbol_json_info_capi_395b92db15212290(C.uintptr_t(_swig_i_0), *(*C.swig_type_198)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_199)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_200)(unsafe.Pointer(&_swig_i_3)), *(*C.swig_type_201)(unsafe.Pointer(&_swig_i_4)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -2758,7 +2816,7 @@ func Weft_symbol_infer_shape_partial(arg1 uintptr, arg2 uint64, arg3 []string, a
 	_swig_i_3 := arg4
 	_swig_i_4 := arg5
 	_swig_i_5 := arg6
-	swig_r_p := C._wrap_weft_symbol_infer_shape_partial_capi_9940657feabe7a36(C.uintptr_t(_swig_i_0), C.swig_type_199(_swig_i_1), *(*C.swig_type_200)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_201)(unsafe.Pointer(&_swig_i_3)), *(*C.swig_type_202)(unsafe.Pointer(&_swig_i_4)), *(*C.swig_type_203)(unsafe.Pointer(&_swig_i_5)))
+	swig_r_p := C._wrap_weft_symbol_infer_shape_partial_capi_395b92db15212290(C.uintptr_t(_swig_i_0), C.swig_type_203(_swig_i_1), *(*C.swig_type_204)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_205)(unsafe.Pointer(&_swig_i_3)), *(*C.swig_type_206)(unsafe.Pointer(&_swig_i_4)), *(*C.swig_type_207)(unsafe.Pointer(&_swig_i_5)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = _swig_i_2
@@ -2792,7 +2850,7 @@ func Weft_symbol_infer_shape(arg1 uintptr, arg2 uint64, arg3 []string, arg4 []ui
 	_swig_i_3 := arg4
 	_swig_i_4 := arg5
 	_swig_i_5 := arg6
-	swig_r_p := C._wrap_weft_symbol_infer_shape_capi_9940657feabe7a36(C.uintptr_t(_swig_i_0), C.swig_type_205(_swig_i_1), *(*C.swig_type_206)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_207)(unsafe.Pointer(&_swig_i_3)), *(*C.swig_type_208)(unsafe.Pointer(&_swig_i_4)), *(*C.swig_type_209)(unsafe.Pointer(&_swig_i_5)))
+	swig_r_p := C._wrap_weft_symbol_infer_shape_capi_395b92db15212290(C.uintptr_t(_swig_i_0), C.swig_type_209(_swig_i_1), *(*C.swig_type_210)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_211)(unsafe.Pointer(&_swig_i_3)), *(*C.swig_type_212)(unsafe.Pointer(&_swig_i_4)), *(*C.swig_type_213)(unsafe.Pointer(&_swig_i_5)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = _swig_i_2
@@ -2821,7 +2879,7 @@ func Weft_shape_result_complete(arg1 uintptr, arg2 []int32) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_shape_result_complete_capi_9940657feabe7a36(C.uintptr_t(_swig_i_0), *(*C.swig_type_211)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_weft_shape_result_complete_capi_395b92db15212290(C.uintptr_t(_swig_i_0), *(*C.swig_type_215)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -2842,7 +2900,7 @@ func Weft_shape_result_count(arg1 uintptr, arg2 int, arg3 []uint64) (_swig_ret e
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r_p := C._wrap_weft_shape_result_count_capi_9940657feabe7a36(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1), *(*C.swig_type_213)(unsafe.Pointer(&_swig_i_2)))
+	swig_r_p := C._wrap_weft_shape_result_count_capi_395b92db15212290(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1), *(*C.swig_type_217)(unsafe.Pointer(&_swig_i_2)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg3
@@ -2865,7 +2923,7 @@ func Weft_shape_result_name(arg1 uintptr, arg2 int, arg3 uint64, arg4 []string) 
 	_swig_i_2 := arg3
 	var _swig_i_3 []string
  _swig_i_3 = make([]string, len(arg4)) 
-	swig_r_p := C._wrap_weft_shape_result_name_capi_9940657feabe7a36(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1), C.swig_type_215(_swig_i_2), *(*C.swig_type_216)(unsafe.Pointer(&_swig_i_3)))
+	swig_r_p := C._wrap_weft_shape_result_name_capi_395b92db15212290(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1), C.swig_type_219(_swig_i_2), *(*C.swig_type_220)(unsafe.Pointer(&_swig_i_3)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 
 	for i := range _swig_i_3 {
@@ -2896,7 +2954,7 @@ func Weft_shape_result_ndim(arg1 uintptr, arg2 int, arg3 uint64, arg4 []int32) (
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
-	swig_r_p := C._wrap_weft_shape_result_ndim_capi_9940657feabe7a36(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1), C.swig_type_218(_swig_i_2), *(*C.swig_type_219)(unsafe.Pointer(&_swig_i_3)))
+	swig_r_p := C._wrap_weft_shape_result_ndim_capi_395b92db15212290(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1), C.swig_type_222(_swig_i_2), *(*C.swig_type_223)(unsafe.Pointer(&_swig_i_3)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg4
@@ -2919,7 +2977,7 @@ func Weft_shape_result_dims(arg1 uintptr, arg2 int, arg3 uint64, arg4 []int64, a
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
 	_swig_i_4 := arg5
-	swig_r_p := C._wrap_weft_shape_result_dims_capi_9940657feabe7a36(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1), C.swig_type_221(_swig_i_2), *(*C.swig_type_222)(unsafe.Pointer(&_swig_i_3)), C.swig_type_223(_swig_i_4))
+	swig_r_p := C._wrap_weft_shape_result_dims_capi_395b92db15212290(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1), C.swig_type_225(_swig_i_2), *(*C.swig_type_226)(unsafe.Pointer(&_swig_i_3)), C.swig_type_227(_swig_i_4))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg4
@@ -2939,7 +2997,7 @@ func Weft_shape_result_num_unknown(arg1 uintptr, arg2 []uint64) (_swig_ret error
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_shape_result_num_unknown_capi_9940657feabe7a36(C.uintptr_t(_swig_i_0), *(*C.swig_type_225)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_weft_shape_result_num_unknown_capi_395b92db15212290(C.uintptr_t(_swig_i_0), *(*C.swig_type_229)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -2961,7 +3019,7 @@ func Weft_shape_result_unknown_name(arg1 uintptr, arg2 uint64, arg3 []string) (_
 	_swig_i_1 := arg2
 	var _swig_i_2 []string
  _swig_i_2 = make([]string, len(arg3)) 
-	swig_r_p := C._wrap_weft_shape_result_unknown_name_capi_9940657feabe7a36(C.uintptr_t(_swig_i_0), C.swig_type_227(_swig_i_1), *(*C.swig_type_228)(unsafe.Pointer(&_swig_i_2)))
+	swig_r_p := C._wrap_weft_shape_result_unknown_name_capi_395b92db15212290(C.uintptr_t(_swig_i_0), C.swig_type_231(_swig_i_1), *(*C.swig_type_232)(unsafe.Pointer(&_swig_i_2)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 
 	for i := range _swig_i_2 {
@@ -2989,7 +3047,7 @@ func Weft_shape_result_unknown_name(arg1 uintptr, arg2 uint64, arg3 []string) (_
 func Weft_shape_result_free(arg1 uintptr) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
-	swig_r_p := C._wrap_weft_shape_result_free_capi_9940657feabe7a36(C.uintptr_t(_swig_i_0))
+	swig_r_p := C._wrap_weft_shape_result_free_capi_395b92db15212290(C.uintptr_t(_swig_i_0))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 error
 
@@ -3010,7 +3068,7 @@ func Weft_symbol_infer_type_partial(arg1 uintptr, arg2 uint64, arg3 []string, ar
  _swig_i_2 = weftJoin(arg3) 
 	_swig_i_3 := arg4
 	_swig_i_4 := arg5
-	swig_r_p := C._wrap_weft_symbol_infer_type_partial_capi_9940657feabe7a36(C.uintptr_t(_swig_i_0), C.swig_type_231(_swig_i_1), *(*C.swig_type_232)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_233)(unsafe.Pointer(&_swig_i_3)), *(*C.swig_type_234)(unsafe.Pointer(&_swig_i_4)))
+	swig_r_p := C._wrap_weft_symbol_infer_type_partial_capi_395b92db15212290(C.uintptr_t(_swig_i_0), C.swig_type_235(_swig_i_1), *(*C.swig_type_236)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_237)(unsafe.Pointer(&_swig_i_3)), *(*C.swig_type_238)(unsafe.Pointer(&_swig_i_4)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = _swig_i_2
@@ -3040,7 +3098,7 @@ func Weft_symbol_infer_type(arg1 uintptr, arg2 uint64, arg3 []string, arg4 []int
  _swig_i_2 = weftJoin(arg3) 
 	_swig_i_3 := arg4
 	_swig_i_4 := arg5
-	swig_r_p := C._wrap_weft_symbol_infer_type_capi_9940657feabe7a36(C.uintptr_t(_swig_i_0), C.swig_type_236(_swig_i_1), *(*C.swig_type_237)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_238)(unsafe.Pointer(&_swig_i_3)), *(*C.swig_type_239)(unsafe.Pointer(&_swig_i_4)))
+	swig_r_p := C._wrap_weft_symbol_infer_type_capi_395b92db15212290(C.uintptr_t(_swig_i_0), C.swig_type_240(_swig_i_1), *(*C.swig_type_241)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_242)(unsafe.Pointer(&_swig_i_3)), *(*C.swig_type_243)(unsafe.Pointer(&_swig_i_4)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = _swig_i_2
@@ -3066,7 +3124,7 @@ func Weft_type_result_complete(arg1 uintptr, arg2 []int32) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_type_result_complete_capi_9940657feabe7a36(C.uintptr_t(_swig_i_0), *(*C.swig_type_241)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_weft_type_result_complete_capi_395b92db15212290(C.uintptr_t(_swig_i_0), *(*C.swig_type_245)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -3087,7 +3145,7 @@ func Weft_type_result_count(arg1 uintptr, arg2 int, arg3 []uint64) (_swig_ret er
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r_p := C._wrap_weft_type_result_count_capi_9940657feabe7a36(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1), *(*C.swig_type_243)(unsafe.Pointer(&_swig_i_2)))
+	swig_r_p := C._wrap_weft_type_result_count_capi_395b92db15212290(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1), *(*C.swig_type_247)(unsafe.Pointer(&_swig_i_2)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg3
@@ -3110,7 +3168,7 @@ func Weft_type_result_name(arg1 uintptr, arg2 int, arg3 uint64, arg4 []string) (
 	_swig_i_2 := arg3
 	var _swig_i_3 []string
  _swig_i_3 = make([]string, len(arg4)) 
-	swig_r_p := C._wrap_weft_type_result_name_capi_9940657feabe7a36(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1), C.swig_type_245(_swig_i_2), *(*C.swig_type_246)(unsafe.Pointer(&_swig_i_3)))
+	swig_r_p := C._wrap_weft_type_result_name_capi_395b92db15212290(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1), C.swig_type_249(_swig_i_2), *(*C.swig_type_250)(unsafe.Pointer(&_swig_i_3)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 
 	for i := range _swig_i_3 {
@@ -3141,7 +3199,7 @@ func Weft_type_result_dtype(arg1 uintptr, arg2 int, arg3 uint64, arg4 []int32) (
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
-	swig_r_p := C._wrap_weft_type_result_dtype_capi_9940657feabe7a36(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1), C.swig_type_248(_swig_i_2), *(*C.swig_type_249)(unsafe.Pointer(&_swig_i_3)))
+	swig_r_p := C._wrap_weft_type_result_dtype_capi_395b92db15212290(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1), C.swig_type_252(_swig_i_2), *(*C.swig_type_253)(unsafe.Pointer(&_swig_i_3)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg4
@@ -3161,7 +3219,7 @@ func Weft_type_result_num_unknown(arg1 uintptr, arg2 []uint64) (_swig_ret error)
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_type_result_num_unknown_capi_9940657feabe7a36(C.uintptr_t(_swig_i_0), *(*C.swig_type_251)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_weft_type_result_num_unknown_capi_395b92db15212290(C.uintptr_t(_swig_i_0), *(*C.swig_type_255)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -3183,7 +3241,7 @@ func Weft_type_result_unknown_name(arg1 uintptr, arg2 uint64, arg3 []string) (_s
 	_swig_i_1 := arg2
 	var _swig_i_2 []string
  _swig_i_2 = make([]string, len(arg3)) 
-	swig_r_p := C._wrap_weft_type_result_unknown_name_capi_9940657feabe7a36(C.uintptr_t(_swig_i_0), C.swig_type_253(_swig_i_1), *(*C.swig_type_254)(unsafe.Pointer(&_swig_i_2)))
+	swig_r_p := C._wrap_weft_type_result_unknown_name_capi_395b92db15212290(C.uintptr_t(_swig_i_0), C.swig_type_257(_swig_i_1), *(*C.swig_type_258)(unsafe.Pointer(&_swig_i_2)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 
 	for i := range _swig_i_2 {
@@ -3211,7 +3269,7 @@ func Weft_type_result_unknown_name(arg1 uintptr, arg2 uint64, arg3 []string) (_s
 func Weft_type_result_free(arg1 uintptr) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
-	swig_r_p := C._wrap_weft_type_result_free_capi_9940657feabe7a36(C.uintptr_t(_swig_i_0))
+	swig_r_p := C._wrap_weft_type_result_free_capi_395b92db15212290(C.uintptr_t(_swig_i_0))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 error
 
@@ -3244,7 +3302,7 @@ func Weft_symbol_place_device(arg1 uintptr, arg2 int, arg3 int, arg4 int, arg5 u
 	_swig_i_13 := arg14
 	_swig_i_14 := arg15
 	_swig_i_15 := arg16
-	swig_r_p := C._wrap_weft_symbol_place_device_capi_9940657feabe7a36(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1), C.swig_intgo(_swig_i_2), C.swig_intgo(_swig_i_3), C.swig_type_257(_swig_i_4), *(*C.swig_type_258)(unsafe.Pointer(&_swig_i_5)), *(*C.swig_type_259)(unsafe.Pointer(&_swig_i_6)), *(*C.swig_type_260)(unsafe.Pointer(&_swig_i_7)), C.swig_type_261(_swig_i_8), *(*C.swig_type_262)(unsafe.Pointer(&_swig_i_9)), *(*C.swig_type_263)(unsafe.Pointer(&_swig_i_10)), *(*C.swig_type_264)(unsafe.Pointer(&_swig_i_11)), *(*C.swig_type_265)(unsafe.Pointer(&_swig_i_12)), *(*C.swig_type_266)(unsafe.Pointer(&_swig_i_13)), *(*C.swig_type_267)(unsafe.Pointer(&_swig_i_14)), *(*C.swig_type_268)(unsafe.Pointer(&_swig_i_15)))
+	swig_r_p := C._wrap_weft_symbol_place_device_capi_395b92db15212290(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1), C.swig_intgo(_swig_i_2), C.swig_intgo(_swig_i_3), C.swig_type_261(_swig_i_4), *(*C.swig_type_262)(unsafe.Pointer(&_swig_i_5)), *(*C.swig_type_263)(unsafe.Pointer(&_swig_i_6)), *(*C.swig_type_264)(unsafe.Pointer(&_swig_i_7)), C.swig_type_265(_swig_i_8), *(*C.swig_type_266)(unsafe.Pointer(&_swig_i_9)), *(*C.swig_type_267)(unsafe.Pointer(&_swig_i_10)), *(*C.swig_type_268)(unsafe.Pointer(&_swig_i_11)), *(*C.swig_type_269)(unsafe.Pointer(&_swig_i_12)), *(*C.swig_type_270)(unsafe.Pointer(&_swig_i_13)), *(*C.swig_type_271)(unsafe.Pointer(&_swig_i_14)), *(*C.swig_type_272)(unsafe.Pointer(&_swig_i_15)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = _swig_i_5
@@ -3305,7 +3363,7 @@ func Weft_symbol_place_device_graph(arg1 uintptr, arg2 int, arg3 int, arg4 int, 
 	_swig_i_11 := arg12
 	_swig_i_12 := arg13
 	_swig_i_13 := arg14
-	swig_r_p := C._wrap_weft_symbol_place_device_graph_capi_9940657feabe7a36(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1), C.swig_intgo(_swig_i_2), C.swig_intgo(_swig_i_3), C.swig_type_270(_swig_i_4), *(*C.swig_type_271)(unsafe.Pointer(&_swig_i_5)), *(*C.swig_type_272)(unsafe.Pointer(&_swig_i_6)), *(*C.swig_type_273)(unsafe.Pointer(&_swig_i_7)), C.swig_type_274(_swig_i_8), *(*C.swig_type_275)(unsafe.Pointer(&_swig_i_9)), *(*C.swig_type_276)(unsafe.Pointer(&_swig_i_10)), *(*C.swig_type_277)(unsafe.Pointer(&_swig_i_11)), *(*C.swig_type_278)(unsafe.Pointer(&_swig_i_12)), *(*C.swig_type_279)(unsafe.Pointer(&_swig_i_13)))
+	swig_r_p := C._wrap_weft_symbol_place_device_graph_capi_395b92db15212290(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1), C.swig_intgo(_swig_i_2), C.swig_intgo(_swig_i_3), C.swig_type_274(_swig_i_4), *(*C.swig_type_275)(unsafe.Pointer(&_swig_i_5)), *(*C.swig_type_276)(unsafe.Pointer(&_swig_i_6)), *(*C.swig_type_277)(unsafe.Pointer(&_swig_i_7)), C.swig_type_278(_swig_i_8), *(*C.swig_type_279)(unsafe.Pointer(&_swig_i_9)), *(*C.swig_type_280)(unsafe.Pointer(&_swig_i_10)), *(*C.swig_type_281)(unsafe.Pointer(&_swig_i_11)), *(*C.swig_type_282)(unsafe.Pointer(&_swig_i_12)), *(*C.swig_type_283)(unsafe.Pointer(&_swig_i_13)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = _swig_i_5
@@ -3358,7 +3416,7 @@ func Weft_executor_simple_bind(arg1 uintptr, arg2 int, arg3 int, arg4 uint64, ar
 	_swig_i_9 := arg10
 	_swig_i_10 := arg11
 	_swig_i_11 := arg12
-	swig_r_p := C._wrap_weft_executor_simple_bind_capi_9940657feabe7a36(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1), C.swig_intgo(_swig_i_2), C.swig_type_281(_swig_i_3), *(*C.swig_type_282)(unsafe.Pointer(&_swig_i_4)), *(*C.swig_type_283)(unsafe.Pointer(&_swig_i_5)), *(*C.swig_type_284)(unsafe.Pointer(&_swig_i_6)), C.swig_type_285(_swig_i_7), *(*C.swig_type_286)(unsafe.Pointer(&_swig_i_8)), *(*C.swig_type_287)(unsafe.Pointer(&_swig_i_9)), *(*C.swig_type_288)(unsafe.Pointer(&_swig_i_10)), *(*C.swig_type_289)(unsafe.Pointer(&_swig_i_11)))
+	swig_r_p := C._wrap_weft_executor_simple_bind_capi_395b92db15212290(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1), C.swig_intgo(_swig_i_2), C.swig_type_285(_swig_i_3), *(*C.swig_type_286)(unsafe.Pointer(&_swig_i_4)), *(*C.swig_type_287)(unsafe.Pointer(&_swig_i_5)), *(*C.swig_type_288)(unsafe.Pointer(&_swig_i_6)), C.swig_type_289(_swig_i_7), *(*C.swig_type_290)(unsafe.Pointer(&_swig_i_8)), *(*C.swig_type_291)(unsafe.Pointer(&_swig_i_9)), *(*C.swig_type_292)(unsafe.Pointer(&_swig_i_10)), *(*C.swig_type_293)(unsafe.Pointer(&_swig_i_11)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = _swig_i_4
@@ -3404,7 +3462,7 @@ func Weft_executor_bind(arg1 uintptr, arg2 int, arg3 int, arg4 []uintptr, arg5 u
 	_swig_i_7 := arg8
 	_swig_i_8 := arg9
 	_swig_i_9 := arg10
-	swig_r_p := C._wrap_weft_executor_bind_capi_9940657feabe7a36(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1), C.swig_intgo(_swig_i_2), *(*C.swig_type_291)(unsafe.Pointer(&_swig_i_3)), C.swig_type_292(_swig_i_4), *(*C.swig_type_293)(unsafe.Pointer(&_swig_i_5)), *(*C.swig_type_294)(unsafe.Pointer(&_swig_i_6)), *(*C.swig_type_295)(unsafe.Pointer(&_swig_i_7)), C.swig_type_296(_swig_i_8), *(*C.swig_type_297)(unsafe.Pointer(&_swig_i_9)))
+	swig_r_p := C._wrap_weft_executor_bind_capi_395b92db15212290(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1), C.swig_intgo(_swig_i_2), *(*C.swig_type_295)(unsafe.Pointer(&_swig_i_3)), C.swig_type_296(_swig_i_4), *(*C.swig_type_297)(unsafe.Pointer(&_swig_i_5)), *(*C.swig_type_298)(unsafe.Pointer(&_swig_i_6)), *(*C.swig_type_299)(unsafe.Pointer(&_swig_i_7)), C.swig_type_300(_swig_i_8), *(*C.swig_type_301)(unsafe.Pointer(&_swig_i_9)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg4
@@ -3453,7 +3511,7 @@ func Weft_executor_simple_bind_group2ctx(arg1 uintptr, arg2 int, arg3 int, arg4 
 	_swig_i_13 := arg14
 	_swig_i_14 := arg15
 	_swig_i_15 := arg16
-	swig_r_p := C._wrap_weft_executor_simple_bind_group2ctx_capi_9940657feabe7a36(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1), C.swig_intgo(_swig_i_2), C.swig_type_299(_swig_i_3), *(*C.swig_type_300)(unsafe.Pointer(&_swig_i_4)), *(*C.swig_type_301)(unsafe.Pointer(&_swig_i_5)), *(*C.swig_type_302)(unsafe.Pointer(&_swig_i_6)), C.swig_type_303(_swig_i_7), *(*C.swig_type_304)(unsafe.Pointer(&_swig_i_8)), *(*C.swig_type_305)(unsafe.Pointer(&_swig_i_9)), *(*C.swig_type_306)(unsafe.Pointer(&_swig_i_10)), C.swig_type_307(_swig_i_11), *(*C.swig_type_308)(unsafe.Pointer(&_swig_i_12)), *(*C.swig_type_309)(unsafe.Pointer(&_swig_i_13)), *(*C.swig_type_310)(unsafe.Pointer(&_swig_i_14)), *(*C.swig_type_311)(unsafe.Pointer(&_swig_i_15)))
+	swig_r_p := C._wrap_weft_executor_simple_bind_group2ctx_capi_395b92db15212290(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1), C.swig_intgo(_swig_i_2), C.swig_type_303(_swig_i_3), *(*C.swig_type_304)(unsafe.Pointer(&_swig_i_4)), *(*C.swig_type_305)(unsafe.Pointer(&_swig_i_5)), *(*C.swig_type_306)(unsafe.Pointer(&_swig_i_6)), C.swig_type_307(_swig_i_7), *(*C.swig_type_308)(unsafe.Pointer(&_swig_i_8)), *(*C.swig_type_309)(unsafe.Pointer(&_swig_i_9)), *(*C.swig_type_310)(unsafe.Pointer(&_swig_i_10)), C.swig_type_311(_swig_i_11), *(*C.swig_type_312)(unsafe.Pointer(&_swig_i_12)), *(*C.swig_type_313)(unsafe.Pointer(&_swig_i_13)), *(*C.swig_type_314)(unsafe.Pointer(&_swig_i_14)), *(*C.swig_type_315)(unsafe.Pointer(&_swig_i_15)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = _swig_i_4
@@ -3513,7 +3571,7 @@ func Weft_executor_bind_group2ctx(arg1 uintptr, arg2 int, arg3 int, arg4 uint64,
 	_swig_i_11 := arg12
 	_swig_i_12 := arg13
 	_swig_i_13 := arg14
-	swig_r_p := C._wrap_weft_executor_bind_group2ctx_capi_9940657feabe7a36(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1), C.swig_intgo(_swig_i_2), C.swig_type_313(_swig_i_3), *(*C.swig_type_314)(unsafe.Pointer(&_swig_i_4)), *(*C.swig_type_315)(unsafe.Pointer(&_swig_i_5)), *(*C.swig_type_316)(unsafe.Pointer(&_swig_i_6)), *(*C.swig_type_317)(unsafe.Pointer(&_swig_i_7)), C.swig_type_318(_swig_i_8), *(*C.swig_type_319)(unsafe.Pointer(&_swig_i_9)), *(*C.swig_type_320)(unsafe.Pointer(&_swig_i_10)), *(*C.swig_type_321)(unsafe.Pointer(&_swig_i_11)), C.swig_type_322(_swig_i_12), *(*C.swig_type_323)(unsafe.Pointer(&_swig_i_13)))
+	swig_r_p := C._wrap_weft_executor_bind_group2ctx_capi_395b92db15212290(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1), C.swig_intgo(_swig_i_2), C.swig_type_317(_swig_i_3), *(*C.swig_type_318)(unsafe.Pointer(&_swig_i_4)), *(*C.swig_type_319)(unsafe.Pointer(&_swig_i_5)), *(*C.swig_type_320)(unsafe.Pointer(&_swig_i_6)), *(*C.swig_type_321)(unsafe.Pointer(&_swig_i_7)), C.swig_type_322(_swig_i_8), *(*C.swig_type_323)(unsafe.Pointer(&_swig_i_9)), *(*C.swig_type_324)(unsafe.Pointer(&_swig_i_10)), *(*C.swig_type_325)(unsafe.Pointer(&_swig_i_11)), C.swig_type_326(_swig_i_12), *(*C.swig_type_327)(unsafe.Pointer(&_swig_i_13)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = _swig_i_4
@@ -3554,7 +3612,7 @@ func Weft_executor_forward(arg1 uintptr, arg2 int) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_executor_forward_capi_9940657feabe7a36(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1))
+	swig_r_p := C._wrap_weft_executor_forward_capi_395b92db15212290(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 error
 
@@ -3572,7 +3630,7 @@ func Weft_executor_backward(arg1 uintptr, arg2 []uintptr, arg3 uint64) (_swig_re
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r_p := C._wrap_weft_executor_backward_capi_9940657feabe7a36(C.uintptr_t(_swig_i_0), *(*C.swig_type_326)(unsafe.Pointer(&_swig_i_1)), C.swig_type_327(_swig_i_2))
+	swig_r_p := C._wrap_weft_executor_backward_capi_395b92db15212290(C.uintptr_t(_swig_i_0), *(*C.swig_type_330)(unsafe.Pointer(&_swig_i_1)), C.swig_type_331(_swig_i_2))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -3592,7 +3650,7 @@ func Weft_executor_outputs(arg1 uintptr, arg2 []uintptr) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_executor_outputs_capi_9940657feabe7a36(C.uintptr_t(_swig_i_0), *(*C.swig_type_329)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_weft_executor_outputs_capi_395b92db15212290(C.uintptr_t(_swig_i_0), *(*C.swig_type_333)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -3612,7 +3670,7 @@ func Weft_executor_arg_arrays(arg1 uintptr, arg2 []uintptr) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_executor_arg_arrays_capi_9940657feabe7a36(C.uintptr_t(_swig_i_0), *(*C.swig_type_331)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_weft_executor_arg_arrays_capi_395b92db15212290(C.uintptr_t(_swig_i_0), *(*C.swig_type_335)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -3632,7 +3690,7 @@ func Weft_executor_grad_arrays(arg1 uintptr, arg2 []uintptr) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_executor_grad_arrays_capi_9940657feabe7a36(C.uintptr_t(_swig_i_0), *(*C.swig_type_333)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_weft_executor_grad_arrays_capi_395b92db15212290(C.uintptr_t(_swig_i_0), *(*C.swig_type_337)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -3652,7 +3710,7 @@ func Weft_executor_aux_arrays(arg1 uintptr, arg2 []uintptr) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_executor_aux_arrays_capi_9940657feabe7a36(C.uintptr_t(_swig_i_0), *(*C.swig_type_335)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_weft_executor_aux_arrays_capi_395b92db15212290(C.uintptr_t(_swig_i_0), *(*C.swig_type_339)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -3679,7 +3737,7 @@ func Weft_executor_reshape(arg1 uintptr, arg2 uint64, arg3 []string, arg4 []uint
 	_swig_i_5 := arg6
 	_swig_i_6 := arg7
 	_swig_i_7 := arg8
-	swig_r_p := C._wrap_weft_executor_reshape_capi_9940657feabe7a36(C.uintptr_t(_swig_i_0), C.swig_type_337(_swig_i_1), *(*C.swig_type_338)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_339)(unsafe.Pointer(&_swig_i_3)), *(*C.swig_type_340)(unsafe.Pointer(&_swig_i_4)), C.swig_intgo(_swig_i_5), C.swig_intgo(_swig_i_6), *(*C.swig_type_341)(unsafe.Pointer(&_swig_i_7)))
+	swig_r_p := C._wrap_weft_executor_reshape_capi_395b92db15212290(C.uintptr_t(_swig_i_0), C.swig_type_341(_swig_i_1), *(*C.swig_type_342)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_343)(unsafe.Pointer(&_swig_i_3)), *(*C.swig_type_344)(unsafe.Pointer(&_swig_i_4)), C.swig_intgo(_swig_i_5), C.swig_intgo(_swig_i_6), *(*C.swig_type_345)(unsafe.Pointer(&_swig_i_7)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = _swig_i_2
@@ -3708,7 +3766,7 @@ func Weft_executor_print(arg1 uintptr, arg2 []uintptr) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_executor_print_capi_9940657feabe7a36(C.uintptr_t(_swig_i_0), *(*C.swig_type_343)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_weft_executor_print_capi_395b92db15212290(C.uintptr_t(_swig_i_0), *(*C.swig_type_347)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -3728,7 +3786,7 @@ func Weft_executor_memory(arg1 uintptr, arg2 []uint64) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_executor_memory_capi_9940657feabe7a36(C.uintptr_t(_swig_i_0), *(*C.swig_type_345)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_weft_executor_memory_capi_395b92db15212290(C.uintptr_t(_swig_i_0), *(*C.swig_type_349)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -3750,7 +3808,7 @@ func Weft_executor_placement(arg1 uintptr, arg2 []uintptr, arg3 []uint64, arg4 [
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
-	swig_r_p := C._wrap_weft_executor_placement_capi_9940657feabe7a36(C.uintptr_t(_swig_i_0), *(*C.swig_type_347)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_348)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_349)(unsafe.Pointer(&_swig_i_3)))
+	swig_r_p := C._wrap_weft_executor_placement_capi_395b92db15212290(C.uintptr_t(_swig_i_0), *(*C.swig_type_351)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_352)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_353)(unsafe.Pointer(&_swig_i_3)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -3772,10 +3830,30 @@ func Weft_executor_placement(arg1 uintptr, arg2 []uintptr, arg3 []uint64, arg4 [
 	return swig_r_1
 }
 
+func Weft_executor_float32_nodes(arg1 uintptr, arg2 []uintptr) (_swig_ret error) {
+	var swig_r string
+	_swig_i_0 := arg1
+	_swig_i_1 := arg2
+	swig_r_p := C._wrap_weft_executor_float32_nodes_capi_395b92db15212290(C.uintptr_t(_swig_i_0), *(*C.swig_type_355)(unsafe.Pointer(&_swig_i_1)))
+	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
+	if Swig_escape_always_false {
+		Swig_escape_val = arg2
+	}
+	var swig_r_1 error
+
+	if swig_r == "" {
+		swig_r_1 = nil
+	} else {
+		swig_r_1 = weftStatus(swigCopyString(swig_r))
+	}
+
+	return swig_r_1
+}
+
 func Weft_executor_free(arg1 uintptr) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
-	swig_r_p := C._wrap_weft_executor_free_capi_9940657feabe7a36(C.uintptr_t(_swig_i_0))
+	swig_r_p := C._wrap_weft_executor_free_capi_395b92db15212290(C.uintptr_t(_swig_i_0))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 error
 
@@ -3791,7 +3869,7 @@ func Weft_executor_free(arg1 uintptr) (_swig_ret error) {
 func Weft_executor_options_create(arg1 []uintptr) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
-	swig_r_p := C._wrap_weft_executor_options_create_capi_9940657feabe7a36(*(*C.swig_type_352)(unsafe.Pointer(&_swig_i_0)))
+	swig_r_p := C._wrap_weft_executor_options_create_capi_395b92db15212290(*(*C.swig_type_358)(unsafe.Pointer(&_swig_i_0)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -3810,7 +3888,7 @@ func Weft_executor_options_create(arg1 []uintptr) (_swig_ret error) {
 func Weft_executor_options_free(arg1 uintptr) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
-	swig_r_p := C._wrap_weft_executor_options_free_capi_9940657feabe7a36(C.uintptr_t(_swig_i_0))
+	swig_r_p := C._wrap_weft_executor_options_free_capi_395b92db15212290(C.uintptr_t(_swig_i_0))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 error
 
@@ -3827,7 +3905,7 @@ func Weft_executor_options_set_match_range(arg1 uintptr, arg2 int) (_swig_ret er
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_executor_options_set_match_range_capi_9940657feabe7a36(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1))
+	swig_r_p := C._wrap_weft_executor_options_set_match_range_capi_395b92db15212290(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 error
 
@@ -3844,7 +3922,7 @@ func Weft_executor_options_set_num_groups(arg1 uintptr, arg2 int) (_swig_ret err
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_executor_options_set_num_groups_capi_9940657feabe7a36(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1))
+	swig_r_p := C._wrap_weft_executor_options_set_num_groups_capi_395b92db15212290(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 error
 
@@ -3861,7 +3939,7 @@ func Weft_executor_options_set_bulk_max_nodes(arg1 uintptr, arg2 int) (_swig_ret
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_executor_options_set_bulk_max_nodes_capi_9940657feabe7a36(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1))
+	swig_r_p := C._wrap_weft_executor_options_set_bulk_max_nodes_capi_395b92db15212290(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 error
 
@@ -3878,7 +3956,7 @@ func Weft_executor_options_set_optimize_inference(arg1 uintptr, arg2 int) (_swig
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_executor_options_set_optimize_inference_capi_9940657feabe7a36(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1))
+	swig_r_p := C._wrap_weft_executor_options_set_optimize_inference_capi_395b92db15212290(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 error
 
@@ -3895,7 +3973,7 @@ func Weft_executor_options_set_allow_fallback(arg1 uintptr, arg2 int) (_swig_ret
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_executor_options_set_allow_fallback_capi_9940657feabe7a36(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1))
+	swig_r_p := C._wrap_weft_executor_options_set_allow_fallback_capi_395b92db15212290(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 error
 
@@ -3914,7 +3992,7 @@ func Weft_executor_options_add_group(arg1 uintptr, arg2 string, arg3 int, arg4 i
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
-	swig_r_p := C._wrap_weft_executor_options_add_group_capi_9940657feabe7a36(C.uintptr_t(_swig_i_0), *(*C.swig_type_360)(unsafe.Pointer(&_swig_i_1)), C.swig_intgo(_swig_i_2), C.swig_intgo(_swig_i_3))
+	swig_r_p := C._wrap_weft_executor_options_add_group_capi_395b92db15212290(C.uintptr_t(_swig_i_0), *(*C.swig_type_366)(unsafe.Pointer(&_swig_i_1)), C.swig_intgo(_swig_i_2), C.swig_intgo(_swig_i_3))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -3935,7 +4013,7 @@ func Weft_executor_options_set_grad_req(arg1 uintptr, arg2 string, arg3 int) (_s
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r_p := C._wrap_weft_executor_options_set_grad_req_capi_9940657feabe7a36(C.uintptr_t(_swig_i_0), *(*C.swig_type_362)(unsafe.Pointer(&_swig_i_1)), C.swig_intgo(_swig_i_2))
+	swig_r_p := C._wrap_weft_executor_options_set_grad_req_capi_395b92db15212290(C.uintptr_t(_swig_i_0), *(*C.swig_type_368)(unsafe.Pointer(&_swig_i_1)), C.swig_intgo(_swig_i_2))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -3967,7 +4045,7 @@ func Weft_executor_simple_bind_with_options(arg1 uintptr, arg2 int, arg3 int, ar
 	_swig_i_9 := arg10
 	_swig_i_10 := arg11
 	_swig_i_11 := arg12
-	swig_r_p := C._wrap_weft_executor_simple_bind_with_options_capi_9940657feabe7a36(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1), C.swig_intgo(_swig_i_2), C.swig_type_364(_swig_i_3), *(*C.swig_type_365)(unsafe.Pointer(&_swig_i_4)), *(*C.swig_type_366)(unsafe.Pointer(&_swig_i_5)), *(*C.swig_type_367)(unsafe.Pointer(&_swig_i_6)), C.swig_type_368(_swig_i_7), *(*C.swig_type_369)(unsafe.Pointer(&_swig_i_8)), *(*C.swig_type_370)(unsafe.Pointer(&_swig_i_9)), C.uintptr_t(_swig_i_10), *(*C.swig_type_371)(unsafe.Pointer(&_swig_i_11)))
+	swig_r_p := C._wrap_weft_executor_simple_bind_with_options_capi_395b92db15212290(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1), C.swig_intgo(_swig_i_2), C.swig_type_370(_swig_i_3), *(*C.swig_type_371)(unsafe.Pointer(&_swig_i_4)), *(*C.swig_type_372)(unsafe.Pointer(&_swig_i_5)), *(*C.swig_type_373)(unsafe.Pointer(&_swig_i_6)), C.swig_type_374(_swig_i_7), *(*C.swig_type_375)(unsafe.Pointer(&_swig_i_8)), *(*C.swig_type_376)(unsafe.Pointer(&_swig_i_9)), C.uintptr_t(_swig_i_10), *(*C.swig_type_377)(unsafe.Pointer(&_swig_i_11)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = _swig_i_4
@@ -4011,7 +4089,7 @@ func Weft_executor_bind_with_options(arg1 uintptr, arg2 int, arg3 int, arg4 []ui
 	_swig_i_8 := arg9
 	_swig_i_9 := arg10
 	_swig_i_10 := arg11
-	swig_r_p := C._wrap_weft_executor_bind_with_options_capi_9940657feabe7a36(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1), C.swig_intgo(_swig_i_2), *(*C.swig_type_373)(unsafe.Pointer(&_swig_i_3)), C.swig_type_374(_swig_i_4), *(*C.swig_type_375)(unsafe.Pointer(&_swig_i_5)), *(*C.swig_type_376)(unsafe.Pointer(&_swig_i_6)), *(*C.swig_type_377)(unsafe.Pointer(&_swig_i_7)), C.swig_type_378(_swig_i_8), C.uintptr_t(_swig_i_9), *(*C.swig_type_379)(unsafe.Pointer(&_swig_i_10)))
+	swig_r_p := C._wrap_weft_executor_bind_with_options_capi_395b92db15212290(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1), C.swig_intgo(_swig_i_2), *(*C.swig_type_379)(unsafe.Pointer(&_swig_i_3)), C.swig_type_380(_swig_i_4), *(*C.swig_type_381)(unsafe.Pointer(&_swig_i_5)), *(*C.swig_type_382)(unsafe.Pointer(&_swig_i_6)), *(*C.swig_type_383)(unsafe.Pointer(&_swig_i_7)), C.swig_type_384(_swig_i_8), C.uintptr_t(_swig_i_9), *(*C.swig_type_385)(unsafe.Pointer(&_swig_i_10)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg4
@@ -4043,7 +4121,7 @@ func Weft_engine_configure(arg1 int, arg2 int) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_engine_configure_capi_9940657feabe7a36(C.swig_intgo(_swig_i_0), C.swig_intgo(_swig_i_1))
+	swig_r_p := C._wrap_weft_engine_configure_capi_395b92db15212290(C.swig_intgo(_swig_i_0), C.swig_intgo(_swig_i_1))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 error
 
@@ -4060,7 +4138,7 @@ func Weft_engine_info(arg1 []int32, arg2 []int32) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_engine_info_capi_9940657feabe7a36(*(*C.swig_type_382)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_383)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_weft_engine_info_capi_395b92db15212290(*(*C.swig_type_388)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_389)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -4082,7 +4160,7 @@ func Weft_engine_info(arg1 []int32, arg2 []int32) (_swig_ret error) {
 func Weft_engine_var_create(arg1 WeftEngineVar) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := getSwigcptr(arg1)
-	swig_r_p := C._wrap_weft_engine_var_create_capi_9940657feabe7a36(C.uintptr_t(_swig_i_0))
+	swig_r_p := C._wrap_weft_engine_var_create_capi_395b92db15212290(C.uintptr_t(_swig_i_0))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 error
 
@@ -4098,7 +4176,7 @@ func Weft_engine_var_create(arg1 WeftEngineVar) (_swig_ret error) {
 func Weft_engine_var_free(arg1 WeftEngineVar) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := getSwigcptr(arg1)
-	swig_r_p := C._wrap_weft_engine_var_free_capi_9940657feabe7a36(C.uintptr_t(_swig_i_0))
+	swig_r_p := C._wrap_weft_engine_var_free_capi_395b92db15212290(C.uintptr_t(_swig_i_0))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 error
 
@@ -4115,7 +4193,7 @@ func Weft_engine_var_version(arg1 WeftEngineVar, arg2 []uint64) (_swig_ret error
 	var swig_r string
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_engine_var_version_capi_9940657feabe7a36(C.uintptr_t(_swig_i_0), *(*C.swig_type_387)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_weft_engine_var_version_capi_395b92db15212290(C.uintptr_t(_swig_i_0), *(*C.swig_type_393)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -4141,7 +4219,7 @@ func Weft_engine_push_sync(arg1 _swig_fnptr, arg2 unsafe.Pointer, arg3 _swig_fnp
 	_swig_i_5 := arg6
 	_swig_i_6 := arg7
 	_swig_i_7 := arg8
-	swig_r_p := C._wrap_weft_engine_push_sync_capi_9940657feabe7a36(C.swig_type_389(_swig_i_0), C.swig_voidp(_swig_i_1), C.swig_type_390(_swig_i_2), C.uintptr_t(_swig_i_3), C.swig_type_391(_swig_i_4), C.uintptr_t(_swig_i_5), C.swig_type_392(_swig_i_6), *(*C.swig_type_393)(unsafe.Pointer(&_swig_i_7)))
+	swig_r_p := C._wrap_weft_engine_push_sync_capi_395b92db15212290(C.swig_type_395(_swig_i_0), C.swig_voidp(_swig_i_1), C.swig_type_396(_swig_i_2), C.uintptr_t(_swig_i_3), C.swig_type_397(_swig_i_4), C.uintptr_t(_swig_i_5), C.swig_type_398(_swig_i_6), *(*C.swig_type_399)(unsafe.Pointer(&_swig_i_7)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg8
@@ -4167,7 +4245,7 @@ func Weft_engine_push_async(arg1 _swig_fnptr, arg2 unsafe.Pointer, arg3 _swig_fn
 	_swig_i_5 := arg6
 	_swig_i_6 := arg7
 	_swig_i_7 := arg8
-	swig_r_p := C._wrap_weft_engine_push_async_capi_9940657feabe7a36(C.swig_type_395(_swig_i_0), C.swig_voidp(_swig_i_1), C.swig_type_396(_swig_i_2), C.uintptr_t(_swig_i_3), C.swig_type_397(_swig_i_4), C.uintptr_t(_swig_i_5), C.swig_type_398(_swig_i_6), *(*C.swig_type_399)(unsafe.Pointer(&_swig_i_7)))
+	swig_r_p := C._wrap_weft_engine_push_async_capi_395b92db15212290(C.swig_type_401(_swig_i_0), C.swig_voidp(_swig_i_1), C.swig_type_402(_swig_i_2), C.uintptr_t(_swig_i_3), C.swig_type_403(_swig_i_4), C.uintptr_t(_swig_i_5), C.swig_type_404(_swig_i_6), *(*C.swig_type_405)(unsafe.Pointer(&_swig_i_7)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg8
@@ -4187,7 +4265,7 @@ func Weft_engine_complete(arg1 WeftEngineCompletion, arg2 string) (_swig_ret err
 	var swig_r string
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_engine_complete_capi_9940657feabe7a36(C.uintptr_t(_swig_i_0), *(*C.swig_type_401)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_weft_engine_complete_capi_395b92db15212290(C.uintptr_t(_swig_i_0), *(*C.swig_type_407)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -4206,7 +4284,7 @@ func Weft_engine_complete(arg1 WeftEngineCompletion, arg2 string) (_swig_ret err
 func Weft_engine_var_wait(arg1 WeftEngineVar) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := getSwigcptr(arg1)
-	swig_r_p := C._wrap_weft_engine_var_wait_capi_9940657feabe7a36(C.uintptr_t(_swig_i_0))
+	swig_r_p := C._wrap_weft_engine_var_wait_capi_395b92db15212290(C.uintptr_t(_swig_i_0))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 error
 
@@ -4223,7 +4301,7 @@ func Weft_idx_load(arg1 string, arg2 []uintptr) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_idx_load_capi_9940657feabe7a36(*(*C.swig_type_404)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_405)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_weft_idx_load_capi_395b92db15212290(*(*C.swig_type_410)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_411)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -4248,7 +4326,7 @@ func Weft_mnist_load(arg1 string, arg2 string, arg3 []uintptr, arg4 []uintptr) (
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
-	swig_r_p := C._wrap_weft_mnist_load_capi_9940657feabe7a36(*(*C.swig_type_407)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_408)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_409)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_410)(unsafe.Pointer(&_swig_i_3)))
+	swig_r_p := C._wrap_weft_mnist_load_capi_395b92db15212290(*(*C.swig_type_413)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_414)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_415)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_416)(unsafe.Pointer(&_swig_i_3)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -4288,7 +4366,7 @@ func Weft_data_iter_create_ndarray(arg1 uint64, arg2 []string, arg3 []uintptr, a
 	_swig_i_8 := arg9
 	_swig_i_9 := arg10
 	_swig_i_10 := arg11
-	swig_r_p := C._wrap_weft_data_iter_create_ndarray_capi_9940657feabe7a36(C.swig_type_412(_swig_i_0), *(*C.swig_type_413)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_414)(unsafe.Pointer(&_swig_i_2)), C.swig_type_415(_swig_i_3), *(*C.swig_type_416)(unsafe.Pointer(&_swig_i_4)), *(*C.swig_type_417)(unsafe.Pointer(&_swig_i_5)), C.swig_intgo(_swig_i_6), C.swig_intgo(_swig_i_7), *(*C.swig_type_418)(unsafe.Pointer(&_swig_i_8)), C.swig_type_419(_swig_i_9), *(*C.swig_type_420)(unsafe.Pointer(&_swig_i_10)))
+	swig_r_p := C._wrap_weft_data_iter_create_ndarray_capi_395b92db15212290(C.swig_type_418(_swig_i_0), *(*C.swig_type_419)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_420)(unsafe.Pointer(&_swig_i_2)), C.swig_type_421(_swig_i_3), *(*C.swig_type_422)(unsafe.Pointer(&_swig_i_4)), *(*C.swig_type_423)(unsafe.Pointer(&_swig_i_5)), C.swig_intgo(_swig_i_6), C.swig_intgo(_swig_i_7), *(*C.swig_type_424)(unsafe.Pointer(&_swig_i_8)), C.swig_type_425(_swig_i_9), *(*C.swig_type_426)(unsafe.Pointer(&_swig_i_10)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = _swig_i_1
@@ -4323,7 +4401,7 @@ func Weft_data_iter_next(arg1 uintptr, arg2 []int32) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_data_iter_next_capi_9940657feabe7a36(C.uintptr_t(_swig_i_0), *(*C.swig_type_422)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_weft_data_iter_next_capi_395b92db15212290(C.uintptr_t(_swig_i_0), *(*C.swig_type_428)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -4342,7 +4420,7 @@ func Weft_data_iter_next(arg1 uintptr, arg2 []int32) (_swig_ret error) {
 func Weft_data_iter_reset(arg1 uintptr) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
-	swig_r_p := C._wrap_weft_data_iter_reset_capi_9940657feabe7a36(C.uintptr_t(_swig_i_0))
+	swig_r_p := C._wrap_weft_data_iter_reset_capi_395b92db15212290(C.uintptr_t(_swig_i_0))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 error
 
@@ -4359,7 +4437,7 @@ func Weft_data_iter_data(arg1 uintptr, arg2 []uintptr) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_data_iter_data_capi_9940657feabe7a36(C.uintptr_t(_swig_i_0), *(*C.swig_type_425)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_weft_data_iter_data_capi_395b92db15212290(C.uintptr_t(_swig_i_0), *(*C.swig_type_431)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -4379,7 +4457,7 @@ func Weft_data_iter_label(arg1 uintptr, arg2 []uintptr) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_data_iter_label_capi_9940657feabe7a36(C.uintptr_t(_swig_i_0), *(*C.swig_type_427)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_weft_data_iter_label_capi_395b92db15212290(C.uintptr_t(_swig_i_0), *(*C.swig_type_433)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -4399,7 +4477,7 @@ func Weft_data_iter_pad(arg1 uintptr, arg2 []int32) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_data_iter_pad_capi_9940657feabe7a36(C.uintptr_t(_swig_i_0), *(*C.swig_type_429)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_weft_data_iter_pad_capi_395b92db15212290(C.uintptr_t(_swig_i_0), *(*C.swig_type_435)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -4421,7 +4499,7 @@ func Weft_data_iter_index(arg1 uintptr, arg2 []int64, arg3 uint64, arg4 []uint64
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
-	swig_r_p := C._wrap_weft_data_iter_index_capi_9940657feabe7a36(C.uintptr_t(_swig_i_0), *(*C.swig_type_431)(unsafe.Pointer(&_swig_i_1)), C.swig_type_432(_swig_i_2), *(*C.swig_type_433)(unsafe.Pointer(&_swig_i_3)))
+	swig_r_p := C._wrap_weft_data_iter_index_capi_395b92db15212290(C.uintptr_t(_swig_i_0), *(*C.swig_type_437)(unsafe.Pointer(&_swig_i_1)), C.swig_type_438(_swig_i_2), *(*C.swig_type_439)(unsafe.Pointer(&_swig_i_3)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -4444,7 +4522,7 @@ func Weft_data_iter_batch_size(arg1 uintptr, arg2 []int32) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_data_iter_batch_size_capi_9940657feabe7a36(C.uintptr_t(_swig_i_0), *(*C.swig_type_435)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_weft_data_iter_batch_size_capi_395b92db15212290(C.uintptr_t(_swig_i_0), *(*C.swig_type_441)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -4463,7 +4541,7 @@ func Weft_data_iter_batch_size(arg1 uintptr, arg2 []int32) (_swig_ret error) {
 func Weft_data_iter_free(arg1 uintptr) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
-	swig_r_p := C._wrap_weft_data_iter_free_capi_9940657feabe7a36(C.uintptr_t(_swig_i_0))
+	swig_r_p := C._wrap_weft_data_iter_free_capi_395b92db15212290(C.uintptr_t(_swig_i_0))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 error
 
@@ -4485,7 +4563,7 @@ func Weft_metric_create(arg1 string, arg2 []string, arg3 []string, arg4 uint64, 
  _swig_i_2 = weftJoin(arg3) 
 	_swig_i_3 := arg4
 	_swig_i_4 := arg5
-	swig_r_p := C._wrap_weft_metric_create_capi_9940657feabe7a36(*(*C.swig_type_438)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_439)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_440)(unsafe.Pointer(&_swig_i_2)), C.swig_type_441(_swig_i_3), *(*C.swig_type_442)(unsafe.Pointer(&_swig_i_4)))
+	swig_r_p := C._wrap_weft_metric_create_capi_395b92db15212290(*(*C.swig_type_444)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_445)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_446)(unsafe.Pointer(&_swig_i_2)), C.swig_type_447(_swig_i_3), *(*C.swig_type_448)(unsafe.Pointer(&_swig_i_4)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -4519,7 +4597,7 @@ func Weft_metric_composite_add(arg1 uintptr, arg2 string, arg3 []string, arg4 []
 	var _swig_i_3 string
  _swig_i_3 = weftJoin(arg4) 
 	_swig_i_4 := arg5
-	swig_r_p := C._wrap_weft_metric_composite_add_capi_9940657feabe7a36(C.uintptr_t(_swig_i_0), *(*C.swig_type_444)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_445)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_446)(unsafe.Pointer(&_swig_i_3)), C.swig_type_447(_swig_i_4))
+	swig_r_p := C._wrap_weft_metric_composite_add_capi_395b92db15212290(C.uintptr_t(_swig_i_0), *(*C.swig_type_450)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_451)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_452)(unsafe.Pointer(&_swig_i_3)), C.swig_type_453(_swig_i_4))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -4548,7 +4626,7 @@ func Weft_metric_update(arg1 uintptr, arg2 uint64, arg3 []uintptr, arg4 uint64, 
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
 	_swig_i_4 := arg5
-	swig_r_p := C._wrap_weft_metric_update_capi_9940657feabe7a36(C.uintptr_t(_swig_i_0), C.swig_type_449(_swig_i_1), *(*C.swig_type_450)(unsafe.Pointer(&_swig_i_2)), C.swig_type_451(_swig_i_3), *(*C.swig_type_452)(unsafe.Pointer(&_swig_i_4)))
+	swig_r_p := C._wrap_weft_metric_update_capi_395b92db15212290(C.uintptr_t(_swig_i_0), C.swig_type_455(_swig_i_1), *(*C.swig_type_456)(unsafe.Pointer(&_swig_i_2)), C.swig_type_457(_swig_i_3), *(*C.swig_type_458)(unsafe.Pointer(&_swig_i_4)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg3
@@ -4571,7 +4649,7 @@ func Weft_metric_num_values(arg1 uintptr, arg2 []uint64) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_metric_num_values_capi_9940657feabe7a36(C.uintptr_t(_swig_i_0), *(*C.swig_type_454)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_weft_metric_num_values_capi_395b92db15212290(C.uintptr_t(_swig_i_0), *(*C.swig_type_460)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -4594,7 +4672,7 @@ func Weft_metric_get(arg1 uintptr, arg2 []uintptr, arg3 []float64, arg4 uint64, 
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
 	_swig_i_4 := arg5
-	swig_r_p := C._wrap_weft_metric_get_capi_9940657feabe7a36(C.uintptr_t(_swig_i_0), *(*C.swig_type_456)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_457)(unsafe.Pointer(&_swig_i_2)), C.swig_type_458(_swig_i_3), *(*C.swig_type_459)(unsafe.Pointer(&_swig_i_4)))
+	swig_r_p := C._wrap_weft_metric_get_capi_395b92db15212290(C.uintptr_t(_swig_i_0), *(*C.swig_type_462)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_463)(unsafe.Pointer(&_swig_i_2)), C.swig_type_464(_swig_i_3), *(*C.swig_type_465)(unsafe.Pointer(&_swig_i_4)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -4619,7 +4697,7 @@ func Weft_metric_get(arg1 uintptr, arg2 []uintptr, arg3 []float64, arg4 uint64, 
 func Weft_metric_reset(arg1 uintptr) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
-	swig_r_p := C._wrap_weft_metric_reset_capi_9940657feabe7a36(C.uintptr_t(_swig_i_0))
+	swig_r_p := C._wrap_weft_metric_reset_capi_395b92db15212290(C.uintptr_t(_swig_i_0))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 error
 
@@ -4635,7 +4713,7 @@ func Weft_metric_reset(arg1 uintptr) (_swig_ret error) {
 func Weft_metric_free(arg1 uintptr) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
-	swig_r_p := C._wrap_weft_metric_free_capi_9940657feabe7a36(C.uintptr_t(_swig_i_0))
+	swig_r_p := C._wrap_weft_metric_free_capi_395b92db15212290(C.uintptr_t(_swig_i_0))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 error
 
@@ -4661,7 +4739,7 @@ func Weft_checkpoint_save(arg1 string, arg2 int, arg3 uintptr, arg4 uint64, arg5
 	var _swig_i_7 string
  _swig_i_7 = weftJoin(arg8) 
 	_swig_i_8 := arg9
-	swig_r_p := C._wrap_weft_checkpoint_save_capi_9940657feabe7a36(*(*C.swig_type_463)(unsafe.Pointer(&_swig_i_0)), C.swig_intgo(_swig_i_1), C.uintptr_t(_swig_i_2), C.swig_type_464(_swig_i_3), *(*C.swig_type_465)(unsafe.Pointer(&_swig_i_4)), *(*C.swig_type_466)(unsafe.Pointer(&_swig_i_5)), C.swig_type_467(_swig_i_6), *(*C.swig_type_468)(unsafe.Pointer(&_swig_i_7)), *(*C.swig_type_469)(unsafe.Pointer(&_swig_i_8)))
+	swig_r_p := C._wrap_weft_checkpoint_save_capi_395b92db15212290(*(*C.swig_type_469)(unsafe.Pointer(&_swig_i_0)), C.swig_intgo(_swig_i_1), C.uintptr_t(_swig_i_2), C.swig_type_470(_swig_i_3), *(*C.swig_type_471)(unsafe.Pointer(&_swig_i_4)), *(*C.swig_type_472)(unsafe.Pointer(&_swig_i_5)), C.swig_type_473(_swig_i_6), *(*C.swig_type_474)(unsafe.Pointer(&_swig_i_7)), *(*C.swig_type_475)(unsafe.Pointer(&_swig_i_8)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -4696,7 +4774,7 @@ func Weft_checkpoint_load(arg1 string, arg2 int, arg3 []uintptr, arg4 []uintptr,
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
 	_swig_i_4 := arg5
-	swig_r_p := C._wrap_weft_checkpoint_load_capi_9940657feabe7a36(*(*C.swig_type_471)(unsafe.Pointer(&_swig_i_0)), C.swig_intgo(_swig_i_1), *(*C.swig_type_472)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_473)(unsafe.Pointer(&_swig_i_3)), *(*C.swig_type_474)(unsafe.Pointer(&_swig_i_4)))
+	swig_r_p := C._wrap_weft_checkpoint_load_capi_395b92db15212290(*(*C.swig_type_477)(unsafe.Pointer(&_swig_i_0)), C.swig_intgo(_swig_i_1), *(*C.swig_type_478)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_479)(unsafe.Pointer(&_swig_i_3)), *(*C.swig_type_480)(unsafe.Pointer(&_swig_i_4)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -4731,7 +4809,7 @@ func Weft_initializer_create(arg1 string, arg2 []string, arg3 []string, arg4 uin
 	_swig_i_3 := arg4
 	_swig_i_4 := arg5
 	_swig_i_5 := arg6
-	swig_r_p := C._wrap_weft_initializer_create_capi_9940657feabe7a36(*(*C.swig_type_476)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_477)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_478)(unsafe.Pointer(&_swig_i_2)), C.swig_type_479(_swig_i_3), C.swig_type_480(_swig_i_4), *(*C.swig_type_481)(unsafe.Pointer(&_swig_i_5)))
+	swig_r_p := C._wrap_weft_initializer_create_capi_395b92db15212290(*(*C.swig_type_482)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_483)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_484)(unsafe.Pointer(&_swig_i_2)), C.swig_type_485(_swig_i_3), C.swig_type_486(_swig_i_4), *(*C.swig_type_487)(unsafe.Pointer(&_swig_i_5)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -4761,7 +4839,7 @@ func Weft_initializer_init(arg1 uintptr, arg2 string, arg3 uintptr) (_swig_ret e
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r_p := C._wrap_weft_initializer_init_capi_9940657feabe7a36(C.uintptr_t(_swig_i_0), *(*C.swig_type_483)(unsafe.Pointer(&_swig_i_1)), C.uintptr_t(_swig_i_2))
+	swig_r_p := C._wrap_weft_initializer_init_capi_395b92db15212290(C.uintptr_t(_swig_i_0), *(*C.swig_type_489)(unsafe.Pointer(&_swig_i_1)), C.uintptr_t(_swig_i_2))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -4780,7 +4858,7 @@ func Weft_initializer_init(arg1 uintptr, arg2 string, arg3 uintptr) (_swig_ret e
 func Weft_initializer_free(arg1 uintptr) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
-	swig_r_p := C._wrap_weft_initializer_free_capi_9940657feabe7a36(C.uintptr_t(_swig_i_0))
+	swig_r_p := C._wrap_weft_initializer_free_capi_395b92db15212290(C.uintptr_t(_swig_i_0))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 error
 
@@ -4802,7 +4880,7 @@ func Weft_optimizer_create(arg1 string, arg2 []string, arg3 []string, arg4 uint6
  _swig_i_2 = weftJoin(arg3) 
 	_swig_i_3 := arg4
 	_swig_i_4 := arg5
-	swig_r_p := C._wrap_weft_optimizer_create_capi_9940657feabe7a36(*(*C.swig_type_486)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_487)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_488)(unsafe.Pointer(&_swig_i_2)), C.swig_type_489(_swig_i_3), *(*C.swig_type_490)(unsafe.Pointer(&_swig_i_4)))
+	swig_r_p := C._wrap_weft_optimizer_create_capi_395b92db15212290(*(*C.swig_type_492)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_493)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_494)(unsafe.Pointer(&_swig_i_2)), C.swig_type_495(_swig_i_3), *(*C.swig_type_496)(unsafe.Pointer(&_swig_i_4)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -4835,7 +4913,7 @@ func Weft_optimizer_set_lr_scheduler(arg1 uintptr, arg2 string, arg3 []int64, ar
 	_swig_i_3 := arg4
 	_swig_i_4 := arg5
 	_swig_i_5 := arg6
-	swig_r_p := C._wrap_weft_optimizer_set_lr_scheduler_capi_9940657feabe7a36(C.uintptr_t(_swig_i_0), *(*C.swig_type_492)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_493)(unsafe.Pointer(&_swig_i_2)), C.swig_type_494(_swig_i_3), C.float(_swig_i_4), C.float(_swig_i_5))
+	swig_r_p := C._wrap_weft_optimizer_set_lr_scheduler_capi_395b92db15212290(C.uintptr_t(_swig_i_0), *(*C.swig_type_498)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_499)(unsafe.Pointer(&_swig_i_2)), C.swig_type_500(_swig_i_3), C.float(_swig_i_4), C.float(_swig_i_5))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -4863,7 +4941,7 @@ func Weft_optimizer_set_lr_scheduler_ex(arg1 uintptr, arg2 string, arg3 []string
 	var _swig_i_3 string
  _swig_i_3 = weftJoin(arg4) 
 	_swig_i_4 := arg5
-	swig_r_p := C._wrap_weft_optimizer_set_lr_scheduler_ex_capi_9940657feabe7a36(C.uintptr_t(_swig_i_0), *(*C.swig_type_496)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_497)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_498)(unsafe.Pointer(&_swig_i_3)), C.swig_type_499(_swig_i_4))
+	swig_r_p := C._wrap_weft_optimizer_set_lr_scheduler_ex_capi_395b92db15212290(C.uintptr_t(_swig_i_0), *(*C.swig_type_502)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_503)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_504)(unsafe.Pointer(&_swig_i_3)), C.swig_type_505(_swig_i_4))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -4889,7 +4967,7 @@ func Weft_optimizer_set_multipliers(arg1 uintptr, arg2 uintptr) (_swig_ret error
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_optimizer_set_multipliers_capi_9940657feabe7a36(C.uintptr_t(_swig_i_0), C.uintptr_t(_swig_i_1))
+	swig_r_p := C._wrap_weft_optimizer_set_multipliers_capi_395b92db15212290(C.uintptr_t(_swig_i_0), C.uintptr_t(_swig_i_1))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 error
 
@@ -4906,7 +4984,7 @@ func Weft_optimizer_set_rescale_grad(arg1 uintptr, arg2 float32) (_swig_ret erro
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_optimizer_set_rescale_grad_capi_9940657feabe7a36(C.uintptr_t(_swig_i_0), C.float(_swig_i_1))
+	swig_r_p := C._wrap_weft_optimizer_set_rescale_grad_capi_395b92db15212290(C.uintptr_t(_swig_i_0), C.float(_swig_i_1))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 error
 
@@ -4926,7 +5004,7 @@ func Weft_optimizer_update(arg1 uintptr, arg2 int, arg3 string, arg4 uintptr, ar
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
 	_swig_i_4 := arg5
-	swig_r_p := C._wrap_weft_optimizer_update_capi_9940657feabe7a36(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1), *(*C.swig_type_503)(unsafe.Pointer(&_swig_i_2)), C.uintptr_t(_swig_i_3), C.uintptr_t(_swig_i_4))
+	swig_r_p := C._wrap_weft_optimizer_update_capi_395b92db15212290(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1), *(*C.swig_type_509)(unsafe.Pointer(&_swig_i_2)), C.uintptr_t(_swig_i_3), C.uintptr_t(_swig_i_4))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg3
@@ -4946,7 +5024,7 @@ func Weft_optimizer_num_update(arg1 uintptr, arg2 []int64) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_optimizer_num_update_capi_9940657feabe7a36(C.uintptr_t(_swig_i_0), *(*C.swig_type_505)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_weft_optimizer_num_update_capi_395b92db15212290(C.uintptr_t(_swig_i_0), *(*C.swig_type_511)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -4967,7 +5045,7 @@ func Weft_optimizer_learning_rate(arg1 uintptr, arg2 string, arg3 []float32) (_s
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r_p := C._wrap_weft_optimizer_learning_rate_capi_9940657feabe7a36(C.uintptr_t(_swig_i_0), *(*C.swig_type_507)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_508)(unsafe.Pointer(&_swig_i_2)))
+	swig_r_p := C._wrap_weft_optimizer_learning_rate_capi_395b92db15212290(C.uintptr_t(_swig_i_0), *(*C.swig_type_513)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_514)(unsafe.Pointer(&_swig_i_2)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -4989,7 +5067,7 @@ func Weft_optimizer_learning_rate(arg1 uintptr, arg2 string, arg3 []float32) (_s
 func Weft_optimizer_free(arg1 uintptr) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
-	swig_r_p := C._wrap_weft_optimizer_free_capi_9940657feabe7a36(C.uintptr_t(_swig_i_0))
+	swig_r_p := C._wrap_weft_optimizer_free_capi_395b92db15212290(C.uintptr_t(_swig_i_0))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 error
 
@@ -5006,7 +5084,7 @@ func Weft_optimizer_save_states(arg1 uintptr, arg2 string) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_optimizer_save_states_capi_9940657feabe7a36(C.uintptr_t(_swig_i_0), *(*C.swig_type_511)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_weft_optimizer_save_states_capi_395b92db15212290(C.uintptr_t(_swig_i_0), *(*C.swig_type_517)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -5026,7 +5104,7 @@ func Weft_optimizer_load_states(arg1 uintptr, arg2 string) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_optimizer_load_states_capi_9940657feabe7a36(C.uintptr_t(_swig_i_0), *(*C.swig_type_513)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_weft_optimizer_load_states_capi_395b92db15212290(C.uintptr_t(_swig_i_0), *(*C.swig_type_519)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -5054,7 +5132,7 @@ func Weft_module_create(arg1 uintptr, arg2 uint64, arg3 []string, arg4 uint64, a
 	_swig_i_5 := arg6
 	_swig_i_6 := arg7
 	_swig_i_7 := arg8
-	swig_r_p := C._wrap_weft_module_create_capi_9940657feabe7a36(C.uintptr_t(_swig_i_0), C.swig_type_515(_swig_i_1), *(*C.swig_type_516)(unsafe.Pointer(&_swig_i_2)), C.swig_type_517(_swig_i_3), *(*C.swig_type_518)(unsafe.Pointer(&_swig_i_4)), C.swig_intgo(_swig_i_5), C.swig_intgo(_swig_i_6), *(*C.swig_type_519)(unsafe.Pointer(&_swig_i_7)))
+	swig_r_p := C._wrap_weft_module_create_capi_395b92db15212290(C.uintptr_t(_swig_i_0), C.swig_type_521(_swig_i_1), *(*C.swig_type_522)(unsafe.Pointer(&_swig_i_2)), C.swig_type_523(_swig_i_3), *(*C.swig_type_524)(unsafe.Pointer(&_swig_i_4)), C.swig_intgo(_swig_i_5), C.swig_intgo(_swig_i_6), *(*C.swig_type_525)(unsafe.Pointer(&_swig_i_7)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = _swig_i_2
@@ -5082,7 +5160,7 @@ func Weft_module_set_fixed_params(arg1 uintptr, arg2 uint64, arg3 []string) (_sw
 	_swig_i_1 := arg2
 	var _swig_i_2 string
  _swig_i_2 = weftJoin(arg3) 
-	swig_r_p := C._wrap_weft_module_set_fixed_params_capi_9940657feabe7a36(C.uintptr_t(_swig_i_0), C.swig_type_521(_swig_i_1), *(*C.swig_type_522)(unsafe.Pointer(&_swig_i_2)))
+	swig_r_p := C._wrap_weft_module_set_fixed_params_capi_395b92db15212290(C.uintptr_t(_swig_i_0), C.swig_type_527(_swig_i_1), *(*C.swig_type_528)(unsafe.Pointer(&_swig_i_2)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = _swig_i_2
@@ -5103,7 +5181,7 @@ func Weft_module_bind(arg1 uintptr, arg2 uintptr, arg3 int) (_swig_ret error) {
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r_p := C._wrap_weft_module_bind_capi_9940657feabe7a36(C.uintptr_t(_swig_i_0), C.uintptr_t(_swig_i_1), C.swig_intgo(_swig_i_2))
+	swig_r_p := C._wrap_weft_module_bind_capi_395b92db15212290(C.uintptr_t(_swig_i_0), C.uintptr_t(_swig_i_1), C.swig_intgo(_swig_i_2))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 error
 
@@ -5123,7 +5201,7 @@ func Weft_module_init_params(arg1 uintptr, arg2 uintptr, arg3 uintptr, arg4 uint
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
 	_swig_i_4 := arg5
-	swig_r_p := C._wrap_weft_module_init_params_capi_9940657feabe7a36(C.uintptr_t(_swig_i_0), C.uintptr_t(_swig_i_1), C.uintptr_t(_swig_i_2), C.uintptr_t(_swig_i_3), C.swig_intgo(_swig_i_4))
+	swig_r_p := C._wrap_weft_module_init_params_capi_395b92db15212290(C.uintptr_t(_swig_i_0), C.uintptr_t(_swig_i_1), C.uintptr_t(_swig_i_2), C.uintptr_t(_swig_i_3), C.swig_intgo(_swig_i_4))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 error
 
@@ -5140,7 +5218,7 @@ func Weft_module_init_optimizer(arg1 uintptr, arg2 uintptr) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_module_init_optimizer_capi_9940657feabe7a36(C.uintptr_t(_swig_i_0), C.uintptr_t(_swig_i_1))
+	swig_r_p := C._wrap_weft_module_init_optimizer_capi_395b92db15212290(C.uintptr_t(_swig_i_0), C.uintptr_t(_swig_i_1))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 error
 
@@ -5158,7 +5236,7 @@ func Weft_module_forward(arg1 uintptr, arg2 uintptr, arg3 int) (_swig_ret error)
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r_p := C._wrap_weft_module_forward_capi_9940657feabe7a36(C.uintptr_t(_swig_i_0), C.uintptr_t(_swig_i_1), C.swig_intgo(_swig_i_2))
+	swig_r_p := C._wrap_weft_module_forward_capi_395b92db15212290(C.uintptr_t(_swig_i_0), C.uintptr_t(_swig_i_1), C.swig_intgo(_swig_i_2))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 error
 
@@ -5174,7 +5252,7 @@ func Weft_module_forward(arg1 uintptr, arg2 uintptr, arg3 int) (_swig_ret error)
 func Weft_module_backward(arg1 uintptr) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
-	swig_r_p := C._wrap_weft_module_backward_capi_9940657feabe7a36(C.uintptr_t(_swig_i_0))
+	swig_r_p := C._wrap_weft_module_backward_capi_395b92db15212290(C.uintptr_t(_swig_i_0))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 error
 
@@ -5190,7 +5268,7 @@ func Weft_module_backward(arg1 uintptr) (_swig_ret error) {
 func Weft_module_update(arg1 uintptr) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
-	swig_r_p := C._wrap_weft_module_update_capi_9940657feabe7a36(C.uintptr_t(_swig_i_0))
+	swig_r_p := C._wrap_weft_module_update_capi_395b92db15212290(C.uintptr_t(_swig_i_0))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 error
 
@@ -5208,7 +5286,7 @@ func Weft_module_update_metric(arg1 uintptr, arg2 uintptr, arg3 uintptr) (_swig_
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r_p := C._wrap_weft_module_update_metric_capi_9940657feabe7a36(C.uintptr_t(_swig_i_0), C.uintptr_t(_swig_i_1), C.uintptr_t(_swig_i_2))
+	swig_r_p := C._wrap_weft_module_update_metric_capi_395b92db15212290(C.uintptr_t(_swig_i_0), C.uintptr_t(_swig_i_1), C.uintptr_t(_swig_i_2))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 error
 
@@ -5225,7 +5303,7 @@ func Weft_module_outputs(arg1 uintptr, arg2 []uintptr) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_module_outputs_capi_9940657feabe7a36(C.uintptr_t(_swig_i_0), *(*C.swig_type_531)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_weft_module_outputs_capi_395b92db15212290(C.uintptr_t(_swig_i_0), *(*C.swig_type_537)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -5246,7 +5324,7 @@ func Weft_module_params(arg1 uintptr, arg2 []uintptr, arg3 []uintptr) (_swig_ret
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r_p := C._wrap_weft_module_params_capi_9940657feabe7a36(C.uintptr_t(_swig_i_0), *(*C.swig_type_533)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_534)(unsafe.Pointer(&_swig_i_2)))
+	swig_r_p := C._wrap_weft_module_params_capi_395b92db15212290(C.uintptr_t(_swig_i_0), *(*C.swig_type_539)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_540)(unsafe.Pointer(&_swig_i_2)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -5276,7 +5354,7 @@ func Weft_module_fit(arg1 uintptr, arg2 uintptr, arg3 uintptr, arg4 uintptr, arg
 	_swig_i_6 := arg7
 	_swig_i_7 := arg8
 	_swig_i_8 := arg9
-	swig_r_p := C._wrap_weft_module_fit_capi_9940657feabe7a36(C.uintptr_t(_swig_i_0), C.uintptr_t(_swig_i_1), C.uintptr_t(_swig_i_2), C.uintptr_t(_swig_i_3), C.swig_intgo(_swig_i_4), C.swig_intgo(_swig_i_5), C.swig_intgo(_swig_i_6), *(*C.swig_type_536)(unsafe.Pointer(&_swig_i_7)), *(*C.swig_type_537)(unsafe.Pointer(&_swig_i_8)))
+	swig_r_p := C._wrap_weft_module_fit_capi_395b92db15212290(C.uintptr_t(_swig_i_0), C.uintptr_t(_swig_i_1), C.uintptr_t(_swig_i_2), C.uintptr_t(_swig_i_3), C.swig_intgo(_swig_i_4), C.swig_intgo(_swig_i_5), C.swig_intgo(_swig_i_6), *(*C.swig_type_542)(unsafe.Pointer(&_swig_i_7)), *(*C.swig_type_543)(unsafe.Pointer(&_swig_i_8)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg8
@@ -5306,7 +5384,7 @@ func Weft_fit_session_create(arg1 uintptr, arg2 uintptr, arg3 uintptr, arg4 uint
 	_swig_i_6 := arg7
 	_swig_i_7 := arg8
 	_swig_i_8 := arg9
-	swig_r_p := C._wrap_weft_fit_session_create_capi_9940657feabe7a36(C.uintptr_t(_swig_i_0), C.uintptr_t(_swig_i_1), C.uintptr_t(_swig_i_2), C.uintptr_t(_swig_i_3), C.swig_intgo(_swig_i_4), C.swig_intgo(_swig_i_5), C.swig_intgo(_swig_i_6), *(*C.swig_type_539)(unsafe.Pointer(&_swig_i_7)), *(*C.swig_type_540)(unsafe.Pointer(&_swig_i_8)))
+	swig_r_p := C._wrap_weft_fit_session_create_capi_395b92db15212290(C.uintptr_t(_swig_i_0), C.uintptr_t(_swig_i_1), C.uintptr_t(_swig_i_2), C.uintptr_t(_swig_i_3), C.swig_intgo(_swig_i_4), C.swig_intgo(_swig_i_5), C.swig_intgo(_swig_i_6), *(*C.swig_type_545)(unsafe.Pointer(&_swig_i_7)), *(*C.swig_type_546)(unsafe.Pointer(&_swig_i_8)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg8
@@ -5329,7 +5407,7 @@ func Weft_fit_session_next(arg1 uintptr, arg2 []int32) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_fit_session_next_capi_9940657feabe7a36(C.uintptr_t(_swig_i_0), *(*C.swig_type_542)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_weft_fit_session_next_capi_395b92db15212290(C.uintptr_t(_swig_i_0), *(*C.swig_type_548)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -5348,7 +5426,7 @@ func Weft_fit_session_next(arg1 uintptr, arg2 []int32) (_swig_ret error) {
 func Weft_fit_session_stop(arg1 uintptr) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
-	swig_r_p := C._wrap_weft_fit_session_stop_capi_9940657feabe7a36(C.uintptr_t(_swig_i_0))
+	swig_r_p := C._wrap_weft_fit_session_stop_capi_395b92db15212290(C.uintptr_t(_swig_i_0))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 error
 
@@ -5369,7 +5447,7 @@ func Weft_fit_session_batch(arg1 uintptr, arg2 []int32, arg3 []int64, arg4 []int
 	_swig_i_3 := arg4
 	_swig_i_4 := arg5
 	_swig_i_5 := arg6
-	swig_r_p := C._wrap_weft_fit_session_batch_capi_9940657feabe7a36(C.uintptr_t(_swig_i_0), *(*C.swig_type_545)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_546)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_547)(unsafe.Pointer(&_swig_i_3)), *(*C.swig_type_548)(unsafe.Pointer(&_swig_i_4)), *(*C.swig_type_549)(unsafe.Pointer(&_swig_i_5)))
+	swig_r_p := C._wrap_weft_fit_session_batch_capi_395b92db15212290(C.uintptr_t(_swig_i_0), *(*C.swig_type_551)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_552)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_553)(unsafe.Pointer(&_swig_i_3)), *(*C.swig_type_554)(unsafe.Pointer(&_swig_i_4)), *(*C.swig_type_555)(unsafe.Pointer(&_swig_i_5)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -5406,7 +5484,7 @@ func Weft_fit_session_epoch(arg1 uintptr, arg2 []int32, arg3 []int64, arg4 []int
 	_swig_i_4 := arg5
 	_swig_i_5 := arg6
 	_swig_i_6 := arg7
-	swig_r_p := C._wrap_weft_fit_session_epoch_capi_9940657feabe7a36(C.uintptr_t(_swig_i_0), *(*C.swig_type_551)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_552)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_553)(unsafe.Pointer(&_swig_i_3)), *(*C.swig_type_554)(unsafe.Pointer(&_swig_i_4)), *(*C.swig_type_555)(unsafe.Pointer(&_swig_i_5)), *(*C.swig_type_556)(unsafe.Pointer(&_swig_i_6)))
+	swig_r_p := C._wrap_weft_fit_session_epoch_capi_395b92db15212290(C.uintptr_t(_swig_i_0), *(*C.swig_type_557)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_558)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_559)(unsafe.Pointer(&_swig_i_3)), *(*C.swig_type_560)(unsafe.Pointer(&_swig_i_4)), *(*C.swig_type_561)(unsafe.Pointer(&_swig_i_5)), *(*C.swig_type_562)(unsafe.Pointer(&_swig_i_6)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -5445,7 +5523,7 @@ func Weft_fit_session_epoch_metric(arg1 uintptr, arg2 int, arg3 []uintptr, arg4 
 	_swig_i_3 := arg4
 	_swig_i_4 := arg5
 	_swig_i_5 := arg6
-	swig_r_p := C._wrap_weft_fit_session_epoch_metric_capi_9940657feabe7a36(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1), *(*C.swig_type_558)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_559)(unsafe.Pointer(&_swig_i_3)), C.swig_type_560(_swig_i_4), *(*C.swig_type_561)(unsafe.Pointer(&_swig_i_5)))
+	swig_r_p := C._wrap_weft_fit_session_epoch_metric_capi_395b92db15212290(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1), *(*C.swig_type_564)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_565)(unsafe.Pointer(&_swig_i_3)), C.swig_type_566(_swig_i_4), *(*C.swig_type_567)(unsafe.Pointer(&_swig_i_5)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg3
@@ -5470,7 +5548,7 @@ func Weft_fit_session_epoch_metric(arg1 uintptr, arg2 int, arg3 []uintptr, arg4 
 func Weft_fit_session_free(arg1 uintptr) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
-	swig_r_p := C._wrap_weft_fit_session_free_capi_9940657feabe7a36(C.uintptr_t(_swig_i_0))
+	swig_r_p := C._wrap_weft_fit_session_free_capi_395b92db15212290(C.uintptr_t(_swig_i_0))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 error
 
@@ -5488,7 +5566,7 @@ func Weft_module_score(arg1 uintptr, arg2 uintptr, arg3 uintptr) (_swig_ret erro
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r_p := C._wrap_weft_module_score_capi_9940657feabe7a36(C.uintptr_t(_swig_i_0), C.uintptr_t(_swig_i_1), C.uintptr_t(_swig_i_2))
+	swig_r_p := C._wrap_weft_module_score_capi_395b92db15212290(C.uintptr_t(_swig_i_0), C.uintptr_t(_swig_i_1), C.uintptr_t(_swig_i_2))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 error
 
@@ -5506,7 +5584,7 @@ func Weft_module_save_checkpoint(arg1 uintptr, arg2 string, arg3 int) (_swig_ret
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r_p := C._wrap_weft_module_save_checkpoint_capi_9940657feabe7a36(C.uintptr_t(_swig_i_0), *(*C.swig_type_565)(unsafe.Pointer(&_swig_i_1)), C.swig_intgo(_swig_i_2))
+	swig_r_p := C._wrap_weft_module_save_checkpoint_capi_395b92db15212290(C.uintptr_t(_swig_i_0), *(*C.swig_type_571)(unsafe.Pointer(&_swig_i_1)), C.swig_intgo(_swig_i_2))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -5525,7 +5603,7 @@ func Weft_module_save_checkpoint(arg1 uintptr, arg2 string, arg3 int) (_swig_ret
 func Weft_module_free(arg1 uintptr) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
-	swig_r_p := C._wrap_weft_module_free_capi_9940657feabe7a36(C.uintptr_t(_swig_i_0))
+	swig_r_p := C._wrap_weft_module_free_capi_395b92db15212290(C.uintptr_t(_swig_i_0))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 error
 
@@ -5559,7 +5637,7 @@ func Weft_predictor_create(arg1 string, arg2 unsafe.Pointer, arg3 uint64, arg4 u
 	var _swig_i_13 string
  _swig_i_13 = weftJoin(arg14) 
 	_swig_i_14 := arg15
-	swig_r_p := C._wrap_weft_predictor_create_capi_9940657feabe7a36(*(*C.swig_type_568)(unsafe.Pointer(&_swig_i_0)), C.swig_voidp(_swig_i_1), C.swig_type_569(_swig_i_2), C.swig_type_570(_swig_i_3), *(*C.swig_type_571)(unsafe.Pointer(&_swig_i_4)), *(*C.swig_type_572)(unsafe.Pointer(&_swig_i_5)), *(*C.swig_type_573)(unsafe.Pointer(&_swig_i_6)), C.swig_intgo(_swig_i_7), C.swig_intgo(_swig_i_8), C.swig_type_574(_swig_i_9), *(*C.swig_type_575)(unsafe.Pointer(&_swig_i_10)), C.swig_type_576(_swig_i_11), *(*C.swig_type_577)(unsafe.Pointer(&_swig_i_12)), *(*C.swig_type_578)(unsafe.Pointer(&_swig_i_13)), *(*C.swig_type_579)(unsafe.Pointer(&_swig_i_14)))
+	swig_r_p := C._wrap_weft_predictor_create_capi_395b92db15212290(*(*C.swig_type_574)(unsafe.Pointer(&_swig_i_0)), C.swig_voidp(_swig_i_1), C.swig_type_575(_swig_i_2), C.swig_type_576(_swig_i_3), *(*C.swig_type_577)(unsafe.Pointer(&_swig_i_4)), *(*C.swig_type_578)(unsafe.Pointer(&_swig_i_5)), *(*C.swig_type_579)(unsafe.Pointer(&_swig_i_6)), C.swig_intgo(_swig_i_7), C.swig_intgo(_swig_i_8), C.swig_type_580(_swig_i_9), *(*C.swig_type_581)(unsafe.Pointer(&_swig_i_10)), C.swig_type_582(_swig_i_11), *(*C.swig_type_583)(unsafe.Pointer(&_swig_i_12)), *(*C.swig_type_584)(unsafe.Pointer(&_swig_i_13)), *(*C.swig_type_585)(unsafe.Pointer(&_swig_i_14)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -5616,7 +5694,7 @@ func Weft_predictor_create_from_files(arg1 string, arg2 string, arg3 uint64, arg
 	var _swig_i_12 string
  _swig_i_12 = weftJoin(arg13) 
 	_swig_i_13 := arg14
-	swig_r_p := C._wrap_weft_predictor_create_from_files_capi_9940657feabe7a36(*(*C.swig_type_581)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_582)(unsafe.Pointer(&_swig_i_1)), C.swig_type_583(_swig_i_2), *(*C.swig_type_584)(unsafe.Pointer(&_swig_i_3)), *(*C.swig_type_585)(unsafe.Pointer(&_swig_i_4)), *(*C.swig_type_586)(unsafe.Pointer(&_swig_i_5)), C.swig_intgo(_swig_i_6), C.swig_intgo(_swig_i_7), C.swig_type_587(_swig_i_8), *(*C.swig_type_588)(unsafe.Pointer(&_swig_i_9)), C.swig_type_589(_swig_i_10), *(*C.swig_type_590)(unsafe.Pointer(&_swig_i_11)), *(*C.swig_type_591)(unsafe.Pointer(&_swig_i_12)), *(*C.swig_type_592)(unsafe.Pointer(&_swig_i_13)))
+	swig_r_p := C._wrap_weft_predictor_create_from_files_capi_395b92db15212290(*(*C.swig_type_587)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_588)(unsafe.Pointer(&_swig_i_1)), C.swig_type_589(_swig_i_2), *(*C.swig_type_590)(unsafe.Pointer(&_swig_i_3)), *(*C.swig_type_591)(unsafe.Pointer(&_swig_i_4)), *(*C.swig_type_592)(unsafe.Pointer(&_swig_i_5)), C.swig_intgo(_swig_i_6), C.swig_intgo(_swig_i_7), C.swig_type_593(_swig_i_8), *(*C.swig_type_594)(unsafe.Pointer(&_swig_i_9)), C.swig_type_595(_swig_i_10), *(*C.swig_type_596)(unsafe.Pointer(&_swig_i_11)), *(*C.swig_type_597)(unsafe.Pointer(&_swig_i_12)), *(*C.swig_type_598)(unsafe.Pointer(&_swig_i_13)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -5660,7 +5738,7 @@ func Weft_predictor_list_inputs(arg1 uintptr, arg2 []uintptr) (_swig_ret error) 
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_predictor_list_inputs_capi_9940657feabe7a36(C.uintptr_t(_swig_i_0), *(*C.swig_type_594)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_weft_predictor_list_inputs_capi_395b92db15212290(C.uintptr_t(_swig_i_0), *(*C.swig_type_600)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -5680,7 +5758,7 @@ func Weft_predictor_list_outputs(arg1 uintptr, arg2 []uintptr) (_swig_ret error)
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_predictor_list_outputs_capi_9940657feabe7a36(C.uintptr_t(_swig_i_0), *(*C.swig_type_596)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_weft_predictor_list_outputs_capi_395b92db15212290(C.uintptr_t(_swig_i_0), *(*C.swig_type_602)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -5706,7 +5784,7 @@ func Weft_predictor_output_shape(arg1 uintptr, arg2 uint64, arg3 []uint64, arg4 
 	_swig_i_5 := arg6
 	_swig_i_6 := arg7
 	_swig_i_7 := arg8
-	swig_r_p := C._wrap_weft_predictor_output_shape_capi_9940657feabe7a36(C.uintptr_t(_swig_i_0), C.swig_type_598(_swig_i_1), *(*C.swig_type_599)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_600)(unsafe.Pointer(&_swig_i_3)), C.swig_type_601(_swig_i_4), *(*C.swig_type_602)(unsafe.Pointer(&_swig_i_5)), C.swig_type_603(_swig_i_6), *(*C.swig_type_604)(unsafe.Pointer(&_swig_i_7)))
+	swig_r_p := C._wrap_weft_predictor_output_shape_capi_395b92db15212290(C.uintptr_t(_swig_i_0), C.swig_type_604(_swig_i_1), *(*C.swig_type_605)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_606)(unsafe.Pointer(&_swig_i_3)), C.swig_type_607(_swig_i_4), *(*C.swig_type_608)(unsafe.Pointer(&_swig_i_5)), C.swig_type_609(_swig_i_6), *(*C.swig_type_610)(unsafe.Pointer(&_swig_i_7)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg3
@@ -5742,7 +5820,7 @@ func Weft_predictor_predict_packed(arg1 uintptr, arg2 uint64, arg3 unsafe.Pointe
 	_swig_i_6 := arg7
 	_swig_i_7 := arg8
 	_swig_i_8 := arg9
-	swig_r_p := C._wrap_weft_predictor_predict_packed_capi_9940657feabe7a36(C.uintptr_t(_swig_i_0), C.swig_type_606(_swig_i_1), C.swig_voidp(_swig_i_2), *(*C.swig_type_607)(unsafe.Pointer(&_swig_i_3)), *(*C.swig_type_608)(unsafe.Pointer(&_swig_i_4)), *(*C.swig_type_609)(unsafe.Pointer(&_swig_i_5)), C.swig_type_610(_swig_i_6), C.swig_voidp(_swig_i_7), *(*C.swig_type_611)(unsafe.Pointer(&_swig_i_8)))
+	swig_r_p := C._wrap_weft_predictor_predict_packed_capi_395b92db15212290(C.uintptr_t(_swig_i_0), C.swig_type_612(_swig_i_1), C.swig_voidp(_swig_i_2), *(*C.swig_type_613)(unsafe.Pointer(&_swig_i_3)), *(*C.swig_type_614)(unsafe.Pointer(&_swig_i_4)), *(*C.swig_type_615)(unsafe.Pointer(&_swig_i_5)), C.swig_type_616(_swig_i_6), C.swig_voidp(_swig_i_7), *(*C.swig_type_617)(unsafe.Pointer(&_swig_i_8)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg4
@@ -5776,7 +5854,7 @@ func Weft_predictor_predict_float(arg1 uintptr, arg2 []float32, arg3 uint64, arg
 	_swig_i_4 := arg5
 	_swig_i_5 := arg6
 	_swig_i_6 := arg7
-	swig_r_p := C._wrap_weft_predictor_predict_float_capi_9940657feabe7a36(C.uintptr_t(_swig_i_0), *(*C.swig_type_613)(unsafe.Pointer(&_swig_i_1)), C.swig_type_614(_swig_i_2), *(*C.swig_type_615)(unsafe.Pointer(&_swig_i_3)), C.swig_type_616(_swig_i_4), *(*C.swig_type_617)(unsafe.Pointer(&_swig_i_5)), C.swig_type_618(_swig_i_6))
+	swig_r_p := C._wrap_weft_predictor_predict_float_capi_395b92db15212290(C.uintptr_t(_swig_i_0), *(*C.swig_type_619)(unsafe.Pointer(&_swig_i_1)), C.swig_type_620(_swig_i_2), *(*C.swig_type_621)(unsafe.Pointer(&_swig_i_3)), C.swig_type_622(_swig_i_4), *(*C.swig_type_623)(unsafe.Pointer(&_swig_i_5)), C.swig_type_624(_swig_i_6))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -5802,7 +5880,7 @@ func Weft_predictor_stats(arg1 uintptr, arg2 []uint64) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_predictor_stats_capi_9940657feabe7a36(C.uintptr_t(_swig_i_0), *(*C.swig_type_620)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_weft_predictor_stats_capi_395b92db15212290(C.uintptr_t(_swig_i_0), *(*C.swig_type_626)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -5821,7 +5899,7 @@ func Weft_predictor_stats(arg1 uintptr, arg2 []uint64) (_swig_ret error) {
 func Weft_predictor_free(arg1 uintptr) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
-	swig_r_p := C._wrap_weft_predictor_free_capi_9940657feabe7a36(C.uintptr_t(_swig_i_0))
+	swig_r_p := C._wrap_weft_predictor_free_capi_395b92db15212290(C.uintptr_t(_swig_i_0))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 error
 
@@ -5838,7 +5916,7 @@ func Weft_kvstore_create(arg1 string, arg2 []uintptr) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_kvstore_create_capi_9940657feabe7a36(*(*C.swig_type_623)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_624)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_weft_kvstore_create_capi_395b92db15212290(*(*C.swig_type_629)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_630)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -5862,7 +5940,7 @@ func Weft_kvstore_type(arg1 uintptr, arg2 []string) (_swig_ret error) {
 	_swig_i_0 := arg1
 	var _swig_i_1 []string
  _swig_i_1 = make([]string, len(arg2)) 
-	swig_r_p := C._wrap_weft_kvstore_type_capi_9940657feabe7a36(C.uintptr_t(_swig_i_0), *(*C.swig_type_626)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_weft_kvstore_type_capi_395b92db15212290(C.uintptr_t(_swig_i_0), *(*C.swig_type_632)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 
 	for i := range _swig_i_1 {
@@ -5892,7 +5970,7 @@ func Weft_kvstore_rank(arg1 uintptr, arg2 []int32, arg3 []int32) (_swig_ret erro
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r_p := C._wrap_weft_kvstore_rank_capi_9940657feabe7a36(C.uintptr_t(_swig_i_0), *(*C.swig_type_628)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_629)(unsafe.Pointer(&_swig_i_2)))
+	swig_r_p := C._wrap_weft_kvstore_rank_capi_395b92db15212290(C.uintptr_t(_swig_i_0), *(*C.swig_type_634)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_635)(unsafe.Pointer(&_swig_i_2)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -5918,7 +5996,7 @@ func Weft_kvstore_init(arg1 uintptr, arg2 uint64, arg3 []string, arg4 []uintptr)
 	var _swig_i_2 string
  _swig_i_2 = weftJoin(arg3) 
 	_swig_i_3 := arg4
-	swig_r_p := C._wrap_weft_kvstore_init_capi_9940657feabe7a36(C.uintptr_t(_swig_i_0), C.swig_type_631(_swig_i_1), *(*C.swig_type_632)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_633)(unsafe.Pointer(&_swig_i_3)))
+	swig_r_p := C._wrap_weft_kvstore_init_capi_395b92db15212290(C.uintptr_t(_swig_i_0), C.swig_type_637(_swig_i_1), *(*C.swig_type_638)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_639)(unsafe.Pointer(&_swig_i_3)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = _swig_i_2
@@ -5945,7 +6023,7 @@ func Weft_kvstore_push(arg1 uintptr, arg2 uint64, arg3 []string, arg4 []uintptr,
  _swig_i_2 = weftJoin(arg3) 
 	_swig_i_3 := arg4
 	_swig_i_4 := arg5
-	swig_r_p := C._wrap_weft_kvstore_push_capi_9940657feabe7a36(C.uintptr_t(_swig_i_0), C.swig_type_635(_swig_i_1), *(*C.swig_type_636)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_637)(unsafe.Pointer(&_swig_i_3)), C.swig_intgo(_swig_i_4))
+	swig_r_p := C._wrap_weft_kvstore_push_capi_395b92db15212290(C.uintptr_t(_swig_i_0), C.swig_type_641(_swig_i_1), *(*C.swig_type_642)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_643)(unsafe.Pointer(&_swig_i_3)), C.swig_intgo(_swig_i_4))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = _swig_i_2
@@ -5972,7 +6050,7 @@ func Weft_kvstore_pull(arg1 uintptr, arg2 uint64, arg3 []string, arg4 []uintptr,
  _swig_i_2 = weftJoin(arg3) 
 	_swig_i_3 := arg4
 	_swig_i_4 := arg5
-	swig_r_p := C._wrap_weft_kvstore_pull_capi_9940657feabe7a36(C.uintptr_t(_swig_i_0), C.swig_type_639(_swig_i_1), *(*C.swig_type_640)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_641)(unsafe.Pointer(&_swig_i_3)), C.swig_intgo(_swig_i_4))
+	swig_r_p := C._wrap_weft_kvstore_pull_capi_395b92db15212290(C.uintptr_t(_swig_i_0), C.swig_type_645(_swig_i_1), *(*C.swig_type_646)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_647)(unsafe.Pointer(&_swig_i_3)), C.swig_intgo(_swig_i_4))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = _swig_i_2
@@ -6000,7 +6078,7 @@ func Weft_kvstore_pushpull(arg1 uintptr, arg2 uint64, arg3 []string, arg4 []uint
 	_swig_i_3 := arg4
 	_swig_i_4 := arg5
 	_swig_i_5 := arg6
-	swig_r_p := C._wrap_weft_kvstore_pushpull_capi_9940657feabe7a36(C.uintptr_t(_swig_i_0), C.swig_type_643(_swig_i_1), *(*C.swig_type_644)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_645)(unsafe.Pointer(&_swig_i_3)), *(*C.swig_type_646)(unsafe.Pointer(&_swig_i_4)), C.swig_intgo(_swig_i_5))
+	swig_r_p := C._wrap_weft_kvstore_pushpull_capi_395b92db15212290(C.uintptr_t(_swig_i_0), C.swig_type_649(_swig_i_1), *(*C.swig_type_650)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_651)(unsafe.Pointer(&_swig_i_3)), *(*C.swig_type_652)(unsafe.Pointer(&_swig_i_4)), C.swig_intgo(_swig_i_5))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = _swig_i_2
@@ -6026,7 +6104,7 @@ func Weft_kvstore_set_optimizer(arg1 uintptr, arg2 uintptr) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_kvstore_set_optimizer_capi_9940657feabe7a36(C.uintptr_t(_swig_i_0), C.uintptr_t(_swig_i_1))
+	swig_r_p := C._wrap_weft_kvstore_set_optimizer_capi_395b92db15212290(C.uintptr_t(_swig_i_0), C.uintptr_t(_swig_i_1))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 error
 
@@ -6043,7 +6121,7 @@ func Weft_kvstore_set_updater_queue(arg1 uintptr, arg2 int) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_kvstore_set_updater_queue_capi_9940657feabe7a36(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1))
+	swig_r_p := C._wrap_weft_kvstore_set_updater_queue_capi_395b92db15212290(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 error
 
@@ -6064,7 +6142,7 @@ func Weft_kvstore_next_update(arg1 uintptr, arg2 []string, arg3 []uintptr, arg4 
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
 	_swig_i_4 := arg5
-	swig_r_p := C._wrap_weft_kvstore_next_update_capi_9940657feabe7a36(C.uintptr_t(_swig_i_0), *(*C.swig_type_650)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_651)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_652)(unsafe.Pointer(&_swig_i_3)), *(*C.swig_type_653)(unsafe.Pointer(&_swig_i_4)))
+	swig_r_p := C._wrap_weft_kvstore_next_update_capi_395b92db15212290(C.uintptr_t(_swig_i_0), *(*C.swig_type_656)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_657)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_658)(unsafe.Pointer(&_swig_i_3)), *(*C.swig_type_659)(unsafe.Pointer(&_swig_i_4)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 
 	for i := range _swig_i_1 {
@@ -6101,7 +6179,7 @@ func Weft_kvstore_next_update(arg1 uintptr, arg2 []string, arg3 []uintptr, arg4 
 func Weft_kvstore_barrier(arg1 uintptr) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
-	swig_r_p := C._wrap_weft_kvstore_barrier_capi_9940657feabe7a36(C.uintptr_t(_swig_i_0))
+	swig_r_p := C._wrap_weft_kvstore_barrier_capi_395b92db15212290(C.uintptr_t(_swig_i_0))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 error
 
@@ -6117,7 +6195,7 @@ func Weft_kvstore_barrier(arg1 uintptr) (_swig_ret error) {
 func Weft_kvstore_free(arg1 uintptr) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
-	swig_r_p := C._wrap_weft_kvstore_free_capi_9940657feabe7a36(C.uintptr_t(_swig_i_0))
+	swig_r_p := C._wrap_weft_kvstore_free_capi_395b92db15212290(C.uintptr_t(_swig_i_0))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 error
 
@@ -6135,7 +6213,7 @@ func Weft_module_init_optimizer_kvstore(arg1 uintptr, arg2 uintptr, arg3 uintptr
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r_p := C._wrap_weft_module_init_optimizer_kvstore_capi_9940657feabe7a36(C.uintptr_t(_swig_i_0), C.uintptr_t(_swig_i_1), C.uintptr_t(_swig_i_2))
+	swig_r_p := C._wrap_weft_module_init_optimizer_kvstore_capi_395b92db15212290(C.uintptr_t(_swig_i_0), C.uintptr_t(_swig_i_1), C.uintptr_t(_swig_i_2))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 error
 
@@ -6153,7 +6231,7 @@ func Weft_data_iter_select_part(arg1 uintptr, arg2 int, arg3 int) (_swig_ret err
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r_p := C._wrap_weft_data_iter_select_part_capi_9940657feabe7a36(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1), C.swig_intgo(_swig_i_2))
+	swig_r_p := C._wrap_weft_data_iter_select_part_capi_395b92db15212290(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1), C.swig_intgo(_swig_i_2))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 error
 
@@ -6168,7 +6246,7 @@ func Weft_data_iter_select_part(arg1 uintptr, arg2 int, arg3 int) (_swig_ret err
 
 func Weft_kvstore_finalize() (_swig_ret error) {
 	var swig_r string
-	swig_r_p := C._wrap_weft_kvstore_finalize_capi_9940657feabe7a36()
+	swig_r_p := C._wrap_weft_kvstore_finalize_capi_395b92db15212290()
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 error
 
@@ -6185,7 +6263,7 @@ func Weft_autograd_set_is_recording(arg1 int, arg2 []int32) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_autograd_set_is_recording_capi_9940657feabe7a36(C.swig_intgo(_swig_i_0), *(*C.swig_type_660)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_weft_autograd_set_is_recording_capi_395b92db15212290(C.swig_intgo(_swig_i_0), *(*C.swig_type_666)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -6205,7 +6283,7 @@ func Weft_autograd_set_is_training(arg1 int, arg2 []int32) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_autograd_set_is_training_capi_9940657feabe7a36(C.swig_intgo(_swig_i_0), *(*C.swig_type_662)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_weft_autograd_set_is_training_capi_395b92db15212290(C.swig_intgo(_swig_i_0), *(*C.swig_type_668)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -6224,7 +6302,7 @@ func Weft_autograd_set_is_training(arg1 int, arg2 []int32) (_swig_ret error) {
 func Weft_autograd_is_recording(arg1 []int32) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
-	swig_r_p := C._wrap_weft_autograd_is_recording_capi_9940657feabe7a36(*(*C.swig_type_664)(unsafe.Pointer(&_swig_i_0)))
+	swig_r_p := C._wrap_weft_autograd_is_recording_capi_395b92db15212290(*(*C.swig_type_670)(unsafe.Pointer(&_swig_i_0)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -6243,7 +6321,7 @@ func Weft_autograd_is_recording(arg1 []int32) (_swig_ret error) {
 func Weft_autograd_is_training(arg1 []int32) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
-	swig_r_p := C._wrap_weft_autograd_is_training_capi_9940657feabe7a36(*(*C.swig_type_666)(unsafe.Pointer(&_swig_i_0)))
+	swig_r_p := C._wrap_weft_autograd_is_training_capi_395b92db15212290(*(*C.swig_type_672)(unsafe.Pointer(&_swig_i_0)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -6265,7 +6343,7 @@ func Weft_autograd_mark_variables(arg1 []uintptr, arg2 uint64, arg3 []int32, arg
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
-	swig_r_p := C._wrap_weft_autograd_mark_variables_capi_9940657feabe7a36(*(*C.swig_type_668)(unsafe.Pointer(&_swig_i_0)), C.swig_type_669(_swig_i_1), *(*C.swig_type_670)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_671)(unsafe.Pointer(&_swig_i_3)))
+	swig_r_p := C._wrap_weft_autograd_mark_variables_capi_395b92db15212290(*(*C.swig_type_674)(unsafe.Pointer(&_swig_i_0)), C.swig_type_675(_swig_i_1), *(*C.swig_type_676)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_677)(unsafe.Pointer(&_swig_i_3)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -6294,7 +6372,7 @@ func Weft_autograd_backward(arg1 []uintptr, arg2 uint64, arg3 []uintptr, arg4 in
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
 	_swig_i_4 := arg5
-	swig_r_p := C._wrap_weft_autograd_backward_capi_9940657feabe7a36(*(*C.swig_type_673)(unsafe.Pointer(&_swig_i_0)), C.swig_type_674(_swig_i_1), *(*C.swig_type_675)(unsafe.Pointer(&_swig_i_2)), C.swig_intgo(_swig_i_3), C.swig_intgo(_swig_i_4))
+	swig_r_p := C._wrap_weft_autograd_backward_capi_395b92db15212290(*(*C.swig_type_679)(unsafe.Pointer(&_swig_i_0)), C.swig_type_680(_swig_i_1), *(*C.swig_type_681)(unsafe.Pointer(&_swig_i_2)), C.swig_intgo(_swig_i_3), C.swig_intgo(_swig_i_4))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -6323,7 +6401,7 @@ func Weft_autograd_grad(arg1 []uintptr, arg2 uint64, arg3 []uintptr, arg4 []uint
 	_swig_i_5 := arg6
 	_swig_i_6 := arg7
 	_swig_i_7 := arg8
-	swig_r_p := C._wrap_weft_autograd_grad_capi_9940657feabe7a36(*(*C.swig_type_677)(unsafe.Pointer(&_swig_i_0)), C.swig_type_678(_swig_i_1), *(*C.swig_type_679)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_680)(unsafe.Pointer(&_swig_i_3)), C.swig_type_681(_swig_i_4), C.swig_intgo(_swig_i_5), C.swig_intgo(_swig_i_6), *(*C.swig_type_682)(unsafe.Pointer(&_swig_i_7)))
+	swig_r_p := C._wrap_weft_autograd_grad_capi_395b92db15212290(*(*C.swig_type_683)(unsafe.Pointer(&_swig_i_0)), C.swig_type_684(_swig_i_1), *(*C.swig_type_685)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_686)(unsafe.Pointer(&_swig_i_3)), C.swig_type_687(_swig_i_4), C.swig_intgo(_swig_i_5), C.swig_intgo(_swig_i_6), *(*C.swig_type_688)(unsafe.Pointer(&_swig_i_7)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -6359,7 +6437,7 @@ func Weft_autograd_grad_ex(arg1 []uintptr, arg2 uint64, arg3 []uintptr, arg4 []u
 	_swig_i_6 := arg7
 	_swig_i_7 := arg8
 	_swig_i_8 := arg9
-	swig_r_p := C._wrap_weft_autograd_grad_ex_capi_9940657feabe7a36(*(*C.swig_type_684)(unsafe.Pointer(&_swig_i_0)), C.swig_type_685(_swig_i_1), *(*C.swig_type_686)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_687)(unsafe.Pointer(&_swig_i_3)), C.swig_type_688(_swig_i_4), C.swig_intgo(_swig_i_5), C.swig_intgo(_swig_i_6), C.swig_intgo(_swig_i_7), *(*C.swig_type_689)(unsafe.Pointer(&_swig_i_8)))
+	swig_r_p := C._wrap_weft_autograd_grad_ex_capi_395b92db15212290(*(*C.swig_type_690)(unsafe.Pointer(&_swig_i_0)), C.swig_type_691(_swig_i_1), *(*C.swig_type_692)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_693)(unsafe.Pointer(&_swig_i_3)), C.swig_type_694(_swig_i_4), C.swig_intgo(_swig_i_5), C.swig_intgo(_swig_i_6), C.swig_intgo(_swig_i_7), *(*C.swig_type_695)(unsafe.Pointer(&_swig_i_8)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -6388,7 +6466,7 @@ func Weft_ndarray_get_grad(arg1 uintptr, arg2 []uintptr) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_ndarray_get_grad_capi_9940657feabe7a36(C.uintptr_t(_swig_i_0), *(*C.swig_type_691)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_weft_ndarray_get_grad_capi_395b92db15212290(C.uintptr_t(_swig_i_0), *(*C.swig_type_697)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -6408,7 +6486,7 @@ func Weft_ndarray_detach(arg1 uintptr, arg2 []uintptr) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_ndarray_detach_capi_9940657feabe7a36(C.uintptr_t(_swig_i_0), *(*C.swig_type_693)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_weft_ndarray_detach_capi_395b92db15212290(C.uintptr_t(_swig_i_0), *(*C.swig_type_699)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -6428,7 +6506,7 @@ func Weft_autograd_get_symbol(arg1 uintptr, arg2 []uintptr) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_autograd_get_symbol_capi_9940657feabe7a36(C.uintptr_t(_swig_i_0), *(*C.swig_type_695)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_weft_autograd_get_symbol_capi_395b92db15212290(C.uintptr_t(_swig_i_0), *(*C.swig_type_701)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -6453,7 +6531,7 @@ func Weft_cached_op_create(arg1 uintptr, arg2 uint64, arg3 []string, arg4 []stri
 	var _swig_i_3 string
  _swig_i_3 = weftJoin(arg4) 
 	_swig_i_4 := arg5
-	swig_r_p := C._wrap_weft_cached_op_create_capi_9940657feabe7a36(C.uintptr_t(_swig_i_0), C.swig_type_697(_swig_i_1), *(*C.swig_type_698)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_699)(unsafe.Pointer(&_swig_i_3)), *(*C.swig_type_700)(unsafe.Pointer(&_swig_i_4)))
+	swig_r_p := C._wrap_weft_cached_op_create_capi_395b92db15212290(C.uintptr_t(_swig_i_0), C.swig_type_703(_swig_i_1), *(*C.swig_type_704)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_705)(unsafe.Pointer(&_swig_i_3)), *(*C.swig_type_706)(unsafe.Pointer(&_swig_i_4)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = _swig_i_2
@@ -6479,7 +6557,7 @@ func Weft_cached_op_list_inputs(arg1 uintptr, arg2 []uintptr) (_swig_ret error) 
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_cached_op_list_inputs_capi_9940657feabe7a36(C.uintptr_t(_swig_i_0), *(*C.swig_type_702)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_weft_cached_op_list_inputs_capi_395b92db15212290(C.uintptr_t(_swig_i_0), *(*C.swig_type_708)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -6503,7 +6581,7 @@ func Weft_cached_op_invoke(arg1 uintptr, arg2 []uintptr, arg3 uint64, arg4 []uin
 	_swig_i_3 := arg4
 	_swig_i_4 := arg5
 	_swig_i_5 := arg6
-	swig_r_p := C._wrap_weft_cached_op_invoke_capi_9940657feabe7a36(C.uintptr_t(_swig_i_0), *(*C.swig_type_704)(unsafe.Pointer(&_swig_i_1)), C.swig_type_705(_swig_i_2), *(*C.swig_type_706)(unsafe.Pointer(&_swig_i_3)), C.swig_type_707(_swig_i_4), *(*C.swig_type_708)(unsafe.Pointer(&_swig_i_5)))
+	swig_r_p := C._wrap_weft_cached_op_invoke_capi_395b92db15212290(C.uintptr_t(_swig_i_0), *(*C.swig_type_710)(unsafe.Pointer(&_swig_i_1)), C.swig_type_711(_swig_i_2), *(*C.swig_type_712)(unsafe.Pointer(&_swig_i_3)), C.swig_type_713(_swig_i_4), *(*C.swig_type_714)(unsafe.Pointer(&_swig_i_5)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -6528,7 +6606,7 @@ func Weft_cached_op_invoke(arg1 uintptr, arg2 []uintptr, arg3 uint64, arg4 []uin
 func Weft_cached_op_free(arg1 uintptr) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
-	swig_r_p := C._wrap_weft_cached_op_free_capi_9940657feabe7a36(C.uintptr_t(_swig_i_0))
+	swig_r_p := C._wrap_weft_cached_op_free_capi_395b92db15212290(C.uintptr_t(_swig_i_0))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 error
 
@@ -6549,7 +6627,7 @@ func Weft_trainer_create(arg1 []string, arg2 []uintptr, arg3 uint64, arg4 uintpt
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
 	_swig_i_4 := arg5
-	swig_r_p := C._wrap_weft_trainer_create_capi_9940657feabe7a36(*(*C.swig_type_711)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_712)(unsafe.Pointer(&_swig_i_1)), C.swig_type_713(_swig_i_2), C.uintptr_t(_swig_i_3), *(*C.swig_type_714)(unsafe.Pointer(&_swig_i_4)))
+	swig_r_p := C._wrap_weft_trainer_create_capi_395b92db15212290(*(*C.swig_type_717)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_718)(unsafe.Pointer(&_swig_i_1)), C.swig_type_719(_swig_i_2), C.uintptr_t(_swig_i_3), *(*C.swig_type_720)(unsafe.Pointer(&_swig_i_4)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = _swig_i_0
@@ -6575,7 +6653,7 @@ func Weft_trainer_step(arg1 uintptr, arg2 int) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_trainer_step_capi_9940657feabe7a36(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1))
+	swig_r_p := C._wrap_weft_trainer_step_capi_395b92db15212290(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 error
 
@@ -6591,7 +6669,7 @@ func Weft_trainer_step(arg1 uintptr, arg2 int) (_swig_ret error) {
 func Weft_trainer_free(arg1 uintptr) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
-	swig_r_p := C._wrap_weft_trainer_free_capi_9940657feabe7a36(C.uintptr_t(_swig_i_0))
+	swig_r_p := C._wrap_weft_trainer_free_capi_395b92db15212290(C.uintptr_t(_swig_i_0))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 error
 
@@ -6609,7 +6687,7 @@ func Weft_recordio_writer_create(arg1 string, arg2 string, arg3 []uintptr) (_swi
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r_p := C._wrap_weft_recordio_writer_create_capi_9940657feabe7a36(*(*C.swig_type_718)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_719)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_720)(unsafe.Pointer(&_swig_i_2)))
+	swig_r_p := C._wrap_weft_recordio_writer_create_capi_395b92db15212290(*(*C.swig_type_724)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_725)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_726)(unsafe.Pointer(&_swig_i_2)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -6636,7 +6714,7 @@ func Weft_recordio_writer_write(arg1 uintptr, arg2 unsafe.Pointer, arg3 uint64) 
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r_p := C._wrap_weft_recordio_writer_write_capi_9940657feabe7a36(C.uintptr_t(_swig_i_0), C.swig_voidp(_swig_i_1), C.swig_type_722(_swig_i_2))
+	swig_r_p := C._wrap_weft_recordio_writer_write_capi_395b92db15212290(C.uintptr_t(_swig_i_0), C.swig_voidp(_swig_i_1), C.swig_type_728(_swig_i_2))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 error
 
@@ -6655,7 +6733,7 @@ func Weft_recordio_writer_write_idx(arg1 uintptr, arg2 int64, arg3 unsafe.Pointe
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
-	swig_r_p := C._wrap_weft_recordio_writer_write_idx_capi_9940657feabe7a36(C.uintptr_t(_swig_i_0), C.swig_type_724(_swig_i_1), C.swig_voidp(_swig_i_2), C.swig_type_725(_swig_i_3))
+	swig_r_p := C._wrap_weft_recordio_writer_write_idx_capi_395b92db15212290(C.uintptr_t(_swig_i_0), C.swig_type_730(_swig_i_1), C.swig_voidp(_swig_i_2), C.swig_type_731(_swig_i_3))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 error
 
@@ -6672,7 +6750,7 @@ func Weft_recordio_writer_tell(arg1 uintptr, arg2 []uint64) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_recordio_writer_tell_capi_9940657feabe7a36(C.uintptr_t(_swig_i_0), *(*C.swig_type_727)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_weft_recordio_writer_tell_capi_395b92db15212290(C.uintptr_t(_swig_i_0), *(*C.swig_type_733)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -6691,7 +6769,7 @@ func Weft_recordio_writer_tell(arg1 uintptr, arg2 []uint64) (_swig_ret error) {
 func Weft_recordio_writer_close(arg1 uintptr) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
-	swig_r_p := C._wrap_weft_recordio_writer_close_capi_9940657feabe7a36(C.uintptr_t(_swig_i_0))
+	swig_r_p := C._wrap_weft_recordio_writer_close_capi_395b92db15212290(C.uintptr_t(_swig_i_0))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 error
 
@@ -6707,7 +6785,7 @@ func Weft_recordio_writer_close(arg1 uintptr) (_swig_ret error) {
 func Weft_recordio_writer_free(arg1 uintptr) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
-	swig_r_p := C._wrap_weft_recordio_writer_free_capi_9940657feabe7a36(C.uintptr_t(_swig_i_0))
+	swig_r_p := C._wrap_weft_recordio_writer_free_capi_395b92db15212290(C.uintptr_t(_swig_i_0))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 error
 
@@ -6725,7 +6803,7 @@ func Weft_recordio_reader_create(arg1 string, arg2 string, arg3 []uintptr) (_swi
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r_p := C._wrap_weft_recordio_reader_create_capi_9940657feabe7a36(*(*C.swig_type_731)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_732)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_733)(unsafe.Pointer(&_swig_i_2)))
+	swig_r_p := C._wrap_weft_recordio_reader_create_capi_395b92db15212290(*(*C.swig_type_737)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_738)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_739)(unsafe.Pointer(&_swig_i_2)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -6753,7 +6831,7 @@ func Weft_recordio_reader_read(arg1 uintptr, arg2 []unsafe.Pointer, arg3 []uint6
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
-	swig_r_p := C._wrap_weft_recordio_reader_read_capi_9940657feabe7a36(C.uintptr_t(_swig_i_0), *(*C.swig_type_735)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_736)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_737)(unsafe.Pointer(&_swig_i_3)))
+	swig_r_p := C._wrap_weft_recordio_reader_read_capi_395b92db15212290(C.uintptr_t(_swig_i_0), *(*C.swig_type_741)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_742)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_743)(unsafe.Pointer(&_swig_i_3)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -6781,7 +6859,7 @@ func Weft_recordio_reader_read_idx(arg1 uintptr, arg2 int64, arg3 []unsafe.Point
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
-	swig_r_p := C._wrap_weft_recordio_reader_read_idx_capi_9940657feabe7a36(C.uintptr_t(_swig_i_0), C.swig_type_739(_swig_i_1), *(*C.swig_type_740)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_741)(unsafe.Pointer(&_swig_i_3)))
+	swig_r_p := C._wrap_weft_recordio_reader_read_idx_capi_395b92db15212290(C.uintptr_t(_swig_i_0), C.swig_type_745(_swig_i_1), *(*C.swig_type_746)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_747)(unsafe.Pointer(&_swig_i_3)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg3
@@ -6804,7 +6882,7 @@ func Weft_recordio_reader_num_keys(arg1 uintptr, arg2 []uint64) (_swig_ret error
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_recordio_reader_num_keys_capi_9940657feabe7a36(C.uintptr_t(_swig_i_0), *(*C.swig_type_743)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_weft_recordio_reader_num_keys_capi_395b92db15212290(C.uintptr_t(_swig_i_0), *(*C.swig_type_749)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -6826,7 +6904,7 @@ func Weft_recordio_reader_keys(arg1 uintptr, arg2 []int64, arg3 uint64, arg4 []u
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
-	swig_r_p := C._wrap_weft_recordio_reader_keys_capi_9940657feabe7a36(C.uintptr_t(_swig_i_0), *(*C.swig_type_745)(unsafe.Pointer(&_swig_i_1)), C.swig_type_746(_swig_i_2), *(*C.swig_type_747)(unsafe.Pointer(&_swig_i_3)))
+	swig_r_p := C._wrap_weft_recordio_reader_keys_capi_395b92db15212290(C.uintptr_t(_swig_i_0), *(*C.swig_type_751)(unsafe.Pointer(&_swig_i_1)), C.swig_type_752(_swig_i_2), *(*C.swig_type_753)(unsafe.Pointer(&_swig_i_3)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -6849,7 +6927,7 @@ func Weft_recordio_reader_seek(arg1 uintptr, arg2 uint64) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_recordio_reader_seek_capi_9940657feabe7a36(C.uintptr_t(_swig_i_0), C.swig_type_749(_swig_i_1))
+	swig_r_p := C._wrap_weft_recordio_reader_seek_capi_395b92db15212290(C.uintptr_t(_swig_i_0), C.swig_type_755(_swig_i_1))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 error
 
@@ -6866,7 +6944,7 @@ func Weft_recordio_reader_tell(arg1 uintptr, arg2 []uint64) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_recordio_reader_tell_capi_9940657feabe7a36(C.uintptr_t(_swig_i_0), *(*C.swig_type_751)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_weft_recordio_reader_tell_capi_395b92db15212290(C.uintptr_t(_swig_i_0), *(*C.swig_type_757)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -6885,7 +6963,7 @@ func Weft_recordio_reader_tell(arg1 uintptr, arg2 []uint64) (_swig_ret error) {
 func Weft_recordio_reader_reset(arg1 uintptr) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
-	swig_r_p := C._wrap_weft_recordio_reader_reset_capi_9940657feabe7a36(C.uintptr_t(_swig_i_0))
+	swig_r_p := C._wrap_weft_recordio_reader_reset_capi_395b92db15212290(C.uintptr_t(_swig_i_0))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 error
 
@@ -6901,7 +6979,7 @@ func Weft_recordio_reader_reset(arg1 uintptr) (_swig_ret error) {
 func Weft_recordio_reader_free(arg1 uintptr) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
-	swig_r_p := C._wrap_weft_recordio_reader_free_capi_9940657feabe7a36(C.uintptr_t(_swig_i_0))
+	swig_r_p := C._wrap_weft_recordio_reader_free_capi_395b92db15212290(C.uintptr_t(_swig_i_0))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 error
 
@@ -6924,7 +7002,7 @@ func Weft_recordio_pack_header(arg1 float32, arg2 []float32, arg3 uint64, arg4 u
 	_swig_i_5 := arg6
 	_swig_i_6 := arg7
 	_swig_i_7 := arg8
-	swig_r_p := C._wrap_weft_recordio_pack_header_capi_9940657feabe7a36(C.float(_swig_i_0), *(*C.swig_type_755)(unsafe.Pointer(&_swig_i_1)), C.swig_type_756(_swig_i_2), C.swig_type_757(_swig_i_3), C.swig_type_758(_swig_i_4), C.swig_voidp(_swig_i_5), C.swig_type_759(_swig_i_6), *(*C.swig_type_760)(unsafe.Pointer(&_swig_i_7)))
+	swig_r_p := C._wrap_weft_recordio_pack_header_capi_395b92db15212290(C.float(_swig_i_0), *(*C.swig_type_761)(unsafe.Pointer(&_swig_i_1)), C.swig_type_762(_swig_i_2), C.swig_type_763(_swig_i_3), C.swig_type_764(_swig_i_4), C.swig_voidp(_swig_i_5), C.swig_type_765(_swig_i_6), *(*C.swig_type_766)(unsafe.Pointer(&_swig_i_7)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -6952,7 +7030,7 @@ func Weft_recordio_unpack_header(arg1 unsafe.Pointer, arg2 uint64, arg3 []int32,
 	_swig_i_4 := arg5
 	_swig_i_5 := arg6
 	_swig_i_6 := arg7
-	swig_r_p := C._wrap_weft_recordio_unpack_header_capi_9940657feabe7a36(C.swig_voidp(_swig_i_0), C.swig_type_762(_swig_i_1), *(*C.swig_type_763)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_764)(unsafe.Pointer(&_swig_i_3)), *(*C.swig_type_765)(unsafe.Pointer(&_swig_i_4)), *(*C.swig_type_766)(unsafe.Pointer(&_swig_i_5)), *(*C.swig_type_767)(unsafe.Pointer(&_swig_i_6)))
+	swig_r_p := C._wrap_weft_recordio_unpack_header_capi_395b92db15212290(C.swig_voidp(_swig_i_0), C.swig_type_768(_swig_i_1), *(*C.swig_type_769)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_770)(unsafe.Pointer(&_swig_i_3)), *(*C.swig_type_771)(unsafe.Pointer(&_swig_i_4)), *(*C.swig_type_772)(unsafe.Pointer(&_swig_i_5)), *(*C.swig_type_773)(unsafe.Pointer(&_swig_i_6)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg3
@@ -6987,13 +7065,69 @@ func Weft_recordio_unpack_labels(arg1 unsafe.Pointer, arg2 uint64, arg3 []float3
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
 	_swig_i_4 := arg5
-	swig_r_p := C._wrap_weft_recordio_unpack_labels_capi_9940657feabe7a36(C.swig_voidp(_swig_i_0), C.swig_type_769(_swig_i_1), *(*C.swig_type_770)(unsafe.Pointer(&_swig_i_2)), C.swig_type_771(_swig_i_3), *(*C.swig_type_772)(unsafe.Pointer(&_swig_i_4)))
+	swig_r_p := C._wrap_weft_recordio_unpack_labels_capi_395b92db15212290(C.swig_voidp(_swig_i_0), C.swig_type_775(_swig_i_1), *(*C.swig_type_776)(unsafe.Pointer(&_swig_i_2)), C.swig_type_777(_swig_i_3), *(*C.swig_type_778)(unsafe.Pointer(&_swig_i_4)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg3
 	}
 	if Swig_escape_always_false {
 		Swig_escape_val = arg5
+	}
+	var swig_r_1 error
+
+	if swig_r == "" {
+		swig_r_1 = nil
+	} else {
+		swig_r_1 = weftStatus(swigCopyString(swig_r))
+	}
+
+	return swig_r_1
+}
+
+func Weft_amp_convert_model(arg1 uintptr, arg2 uint64, arg3 []string, arg4 []uintptr, arg5 uint64, arg6 []string, arg7 []uintptr, arg8 int, arg9 uint64, arg10 []string, arg11 int, arg12 []uintptr, arg13 []uintptr, arg14 []uintptr) (_swig_ret error) {
+	var swig_r string
+	_swig_i_0 := arg1
+	_swig_i_1 := arg2
+	var _swig_i_2 string
+ _swig_i_2 = weftJoin(arg3) 
+	_swig_i_3 := arg4
+	_swig_i_4 := arg5
+	var _swig_i_5 string
+ _swig_i_5 = weftJoin(arg6) 
+	_swig_i_6 := arg7
+	_swig_i_7 := arg8
+	_swig_i_8 := arg9
+	var _swig_i_9 string
+ _swig_i_9 = weftJoin(arg10) 
+	_swig_i_10 := arg11
+	_swig_i_11 := arg12
+	_swig_i_12 := arg13
+	_swig_i_13 := arg14
+	swig_r_p := C._wrap_weft_amp_convert_model_capi_395b92db15212290(C.uintptr_t(_swig_i_0), C.swig_type_780(_swig_i_1), *(*C.swig_type_781)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_782)(unsafe.Pointer(&_swig_i_3)), C.swig_type_783(_swig_i_4), *(*C.swig_type_784)(unsafe.Pointer(&_swig_i_5)), *(*C.swig_type_785)(unsafe.Pointer(&_swig_i_6)), C.swig_intgo(_swig_i_7), C.swig_type_786(_swig_i_8), *(*C.swig_type_787)(unsafe.Pointer(&_swig_i_9)), C.swig_intgo(_swig_i_10), *(*C.swig_type_788)(unsafe.Pointer(&_swig_i_11)), *(*C.swig_type_789)(unsafe.Pointer(&_swig_i_12)), *(*C.swig_type_790)(unsafe.Pointer(&_swig_i_13)))
+	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
+	if Swig_escape_always_false {
+		Swig_escape_val = _swig_i_2
+	}
+	if Swig_escape_always_false {
+		Swig_escape_val = arg4
+	}
+	if Swig_escape_always_false {
+		Swig_escape_val = _swig_i_5
+	}
+	if Swig_escape_always_false {
+		Swig_escape_val = arg7
+	}
+	if Swig_escape_always_false {
+		Swig_escape_val = _swig_i_9
+	}
+	if Swig_escape_always_false {
+		Swig_escape_val = arg12
+	}
+	if Swig_escape_always_false {
+		Swig_escape_val = arg13
+	}
+	if Swig_escape_always_false {
+		Swig_escape_val = arg14
 	}
 	var swig_r_1 error
 

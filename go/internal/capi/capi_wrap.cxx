@@ -286,7 +286,7 @@ static _gostring_ WeftGoStatus(WeftStatus st) {
 extern "C" {
 #endif
 
-void _wrap_Swig_free_capi_9940657feabe7a36(void *_swig_go_0) {
+void _wrap_Swig_free_capi_395b92db15212290(void *_swig_go_0) {
   void *arg1 = (void *) 0 ;
   
   arg1 = *(void **)&_swig_go_0; 
@@ -296,7 +296,7 @@ void _wrap_Swig_free_capi_9940657feabe7a36(void *_swig_go_0) {
 }
 
 
-void *_wrap_Swig_malloc_capi_9940657feabe7a36(intgo _swig_go_0) {
+void *_wrap_Swig_malloc_capi_395b92db15212290(intgo _swig_go_0) {
   int arg1 ;
   void *result = 0 ;
   void *_swig_go_result;
@@ -309,7 +309,7 @@ void *_wrap_Swig_malloc_capi_9940657feabe7a36(intgo _swig_go_0) {
 }
 
 
-intgo _wrap_weft_binding_abi_version_capi_9940657feabe7a36() {
+intgo _wrap_weft_binding_abi_version_capi_395b92db15212290() {
   int result;
   intgo _swig_go_result;
   
@@ -320,7 +320,7 @@ intgo _wrap_weft_binding_abi_version_capi_9940657feabe7a36() {
 }
 
 
-_gostring_ _wrap_weft_binding_library_path_capi_9940657feabe7a36() {
+_gostring_ _wrap_weft_binding_library_path_capi_395b92db15212290() {
   char *result = 0 ;
   _gostring_ _swig_go_result;
   
@@ -331,7 +331,7 @@ _gostring_ _wrap_weft_binding_library_path_capi_9940657feabe7a36() {
 }
 
 
-_gostring_ _wrap_weft_version_capi_9940657feabe7a36() {
+_gostring_ _wrap_weft_version_capi_395b92db15212290() {
   char *result = 0 ;
   _gostring_ _swig_go_result;
   
@@ -342,7 +342,7 @@ _gostring_ _wrap_weft_version_capi_9940657feabe7a36() {
 }
 
 
-intgo _wrap_weft_abi_version_capi_9940657feabe7a36() {
+intgo _wrap_weft_abi_version_capi_395b92db15212290() {
   int result;
   intgo _swig_go_result;
   
@@ -353,7 +353,7 @@ intgo _wrap_weft_abi_version_capi_9940657feabe7a36() {
 }
 
 
-long long _wrap_weft_live_handle_count_capi_9940657feabe7a36() {
+long long _wrap_weft_live_handle_count_capi_395b92db15212290() {
   size_t result;
   long long _swig_go_result;
   
@@ -364,7 +364,7 @@ long long _wrap_weft_live_handle_count_capi_9940657feabe7a36() {
 }
 
 
-_gostring_ _wrap_weft_storage_stats_capi_9940657feabe7a36(intgo _swig_go_0, intgo _swig_go_1, _goslice_ _swig_go_2, _goslice_ _swig_go_3) {
+_gostring_ _wrap_weft_storage_stats_capi_395b92db15212290(intgo _swig_go_0, intgo _swig_go_1, _goslice_ _swig_go_2, _goslice_ _swig_go_3) {
   int arg1 ;
   int arg2 ;
   size_t *arg3 = (size_t *) 0 ;
@@ -383,7 +383,7 @@ _gostring_ _wrap_weft_storage_stats_capi_9940657feabe7a36(intgo _swig_go_0, intg
 }
 
 
-_gostring_ _wrap_weft_device_count_capi_9940657feabe7a36(intgo _swig_go_0, _goslice_ _swig_go_1) {
+_gostring_ _wrap_weft_device_count_capi_395b92db15212290(intgo _swig_go_0, _goslice_ _swig_go_1) {
   int arg1 ;
   int *arg2 = (int *) 0 ;
   WeftStatus result;
@@ -398,7 +398,7 @@ _gostring_ _wrap_weft_device_count_capi_9940657feabe7a36(intgo _swig_go_0, _gosl
 }
 
 
-_gostring_ _wrap_weft_device_memory_capi_9940657feabe7a36(intgo _swig_go_0, intgo _swig_go_1, _goslice_ _swig_go_2, _goslice_ _swig_go_3) {
+_gostring_ _wrap_weft_device_memory_capi_395b92db15212290(intgo _swig_go_0, intgo _swig_go_1, _goslice_ _swig_go_2, _goslice_ _swig_go_3) {
   int arg1 ;
   int arg2 ;
   uint64_t *arg3 = (uint64_t *) 0 ;
@@ -417,7 +417,7 @@ _gostring_ _wrap_weft_device_memory_capi_9940657feabe7a36(intgo _swig_go_0, intg
 }
 
 
-_gostring_ _wrap_weft_random_seed_capi_9940657feabe7a36(long long _swig_go_0) {
+_gostring_ _wrap_weft_random_seed_capi_395b92db15212290(long long _swig_go_0) {
   uint64_t arg1 ;
   WeftStatus result;
   _gostring_ _swig_go_result;
@@ -430,7 +430,7 @@ _gostring_ _wrap_weft_random_seed_capi_9940657feabe7a36(long long _swig_go_0) {
 }
 
 
-_gostring_ _wrap_weft_wait_all_capi_9940657feabe7a36() {
+_gostring_ _wrap_weft_wait_all_capi_395b92db15212290() {
   WeftStatus result;
   _gostring_ _swig_go_result;
   
@@ -441,7 +441,7 @@ _gostring_ _wrap_weft_wait_all_capi_9940657feabe7a36() {
 }
 
 
-_gostring_ _wrap_weft_string_list_size_capi_9940657feabe7a36(WeftStringList *_swig_go_0, _goslice_ _swig_go_1) {
+_gostring_ _wrap_weft_string_list_size_capi_395b92db15212290(WeftStringList *_swig_go_0, _goslice_ _swig_go_1) {
   WeftStringList *arg1 = (WeftStringList *) 0 ;
   size_t *arg2 = (size_t *) 0 ;
   WeftStatus result;
@@ -456,7 +456,7 @@ _gostring_ _wrap_weft_string_list_size_capi_9940657feabe7a36(WeftStringList *_sw
 }
 
 
-_gostring_ _wrap_weft_string_list_get_capi_9940657feabe7a36(WeftStringList *_swig_go_0, long long _swig_go_1, _goslice_ _swig_go_2) {
+_gostring_ _wrap_weft_string_list_get_capi_395b92db15212290(WeftStringList *_swig_go_0, long long _swig_go_1, _goslice_ _swig_go_2) {
   WeftStringList *arg1 = (WeftStringList *) 0 ;
   size_t arg2 ;
   char **arg3 = (char **) 0 ;
@@ -482,7 +482,7 @@ _gostring_ _wrap_weft_string_list_get_capi_9940657feabe7a36(WeftStringList *_swi
 }
 
 
-_gostring_ _wrap_weft_string_list_free_capi_9940657feabe7a36(WeftStringList *_swig_go_0) {
+_gostring_ _wrap_weft_string_list_free_capi_395b92db15212290(WeftStringList *_swig_go_0) {
   WeftStringList *arg1 = (WeftStringList *) 0 ;
   WeftStatus result;
   _gostring_ _swig_go_result;
@@ -495,7 +495,7 @@ _gostring_ _wrap_weft_string_list_free_capi_9940657feabe7a36(WeftStringList *_sw
 }
 
 
-_gostring_ _wrap_weft_op_count_capi_9940657feabe7a36(_goslice_ _swig_go_0) {
+_gostring_ _wrap_weft_op_count_capi_395b92db15212290(_goslice_ _swig_go_0) {
   size_t *arg1 = (size_t *) 0 ;
   WeftStatus result;
   _gostring_ _swig_go_result;
@@ -508,7 +508,7 @@ _gostring_ _wrap_weft_op_count_capi_9940657feabe7a36(_goslice_ _swig_go_0) {
 }
 
 
-_gostring_ _wrap_weft_op_name_capi_9940657feabe7a36(long long _swig_go_0, _goslice_ _swig_go_1) {
+_gostring_ _wrap_weft_op_name_capi_395b92db15212290(long long _swig_go_0, _goslice_ _swig_go_1) {
   size_t arg1 ;
   char **arg2 = (char **) 0 ;
   std::vector< char const * > sv2 ;
@@ -532,7 +532,7 @@ _gostring_ _wrap_weft_op_name_capi_9940657feabe7a36(long long _swig_go_0, _gosli
 }
 
 
-_gostring_ _wrap_weft_op_info_capi_9940657feabe7a36(_gostring_ _swig_go_0, _goslice_ _swig_go_1, _goslice_ _swig_go_2) {
+_gostring_ _wrap_weft_op_info_capi_395b92db15212290(_gostring_ _swig_go_0, _goslice_ _swig_go_1, _goslice_ _swig_go_2) {
   char *arg1 = (char *) 0 ;
   char **arg2 = (char **) 0 ;
   size_t *arg3 = (size_t *) 0 ;
@@ -563,7 +563,7 @@ _gostring_ _wrap_weft_op_info_capi_9940657feabe7a36(_gostring_ _swig_go_0, _gosl
 }
 
 
-_gostring_ _wrap_weft_op_param_capi_9940657feabe7a36(_gostring_ _swig_go_0, long long _swig_go_1, _goslice_ _swig_go_2, _goslice_ _swig_go_3, _goslice_ _swig_go_4, _goslice_ _swig_go_5) {
+_gostring_ _wrap_weft_op_param_capi_395b92db15212290(_gostring_ _swig_go_0, long long _swig_go_1, _goslice_ _swig_go_2, _goslice_ _swig_go_3, _goslice_ _swig_go_4, _goslice_ _swig_go_5) {
   char *arg1 = (char *) 0 ;
   size_t arg2 ;
   char **arg3 = (char **) 0 ;
@@ -627,7 +627,7 @@ _gostring_ _wrap_weft_op_param_capi_9940657feabe7a36(_gostring_ _swig_go_0, long
 }
 
 
-_gostring_ _wrap_weft_op_aliases_capi_9940657feabe7a36(_gostring_ _swig_go_0, _goslice_ _swig_go_1) {
+_gostring_ _wrap_weft_op_aliases_capi_395b92db15212290(_gostring_ _swig_go_0, _goslice_ _swig_go_1) {
   char *arg1 = (char *) 0 ;
   WeftStringList **arg2 = (WeftStringList **) 0 ;
   WeftStatus result;
@@ -647,7 +647,7 @@ _gostring_ _wrap_weft_op_aliases_capi_9940657feabe7a36(_gostring_ _swig_go_0, _g
 }
 
 
-_gostring_ _wrap_weft_op_invoke_capi_9940657feabe7a36(_gostring_ _swig_go_0, _goslice_ _swig_go_1, long long _swig_go_2, _gostring_ _swig_go_3, _gostring_ _swig_go_4, long long _swig_go_5, _goslice_ _swig_go_6, long long _swig_go_7, _goslice_ _swig_go_8) {
+_gostring_ _wrap_weft_op_invoke_capi_395b92db15212290(_gostring_ _swig_go_0, _goslice_ _swig_go_1, long long _swig_go_2, _gostring_ _swig_go_3, _gostring_ _swig_go_4, long long _swig_go_5, _goslice_ _swig_go_6, long long _swig_go_7, _goslice_ _swig_go_8) {
   char *arg1 = (char *) 0 ;
   WeftNDArray **arg2 = (WeftNDArray **) 0 ;
   size_t arg3 ;
@@ -703,7 +703,7 @@ _gostring_ _wrap_weft_op_invoke_capi_9940657feabe7a36(_gostring_ _swig_go_0, _go
 }
 
 
-_gostring_ _wrap_weft_op_invoke_into_capi_9940657feabe7a36(_gostring_ _swig_go_0, _goslice_ _swig_go_1, long long _swig_go_2, _gostring_ _swig_go_3, _gostring_ _swig_go_4, long long _swig_go_5, _goslice_ _swig_go_6, long long _swig_go_7, _goslice_ _swig_go_8) {
+_gostring_ _wrap_weft_op_invoke_into_capi_395b92db15212290(_gostring_ _swig_go_0, _goslice_ _swig_go_1, long long _swig_go_2, _gostring_ _swig_go_3, _gostring_ _swig_go_4, long long _swig_go_5, _goslice_ _swig_go_6, long long _swig_go_7, _goslice_ _swig_go_8) {
   char *arg1 = (char *) 0 ;
   WeftNDArray **arg2 = (WeftNDArray **) 0 ;
   size_t arg3 ;
@@ -759,7 +759,7 @@ _gostring_ _wrap_weft_op_invoke_into_capi_9940657feabe7a36(_gostring_ _swig_go_0
 }
 
 
-_gostring_ _wrap_weft_ndarray_create_capi_9940657feabe7a36(_goslice_ _swig_go_0, intgo _swig_go_1, intgo _swig_go_2, intgo _swig_go_3, intgo _swig_go_4, _goslice_ _swig_go_5) {
+_gostring_ _wrap_weft_ndarray_create_capi_395b92db15212290(_goslice_ _swig_go_0, intgo _swig_go_1, intgo _swig_go_2, intgo _swig_go_3, intgo _swig_go_4, _goslice_ _swig_go_5) {
   int64_t *arg1 = (int64_t *) 0 ;
   int arg2 ;
   int arg3 ;
@@ -782,7 +782,7 @@ _gostring_ _wrap_weft_ndarray_create_capi_9940657feabe7a36(_goslice_ _swig_go_0,
 }
 
 
-_gostring_ _wrap_weft_ndarray_free_capi_9940657feabe7a36(WeftNDArray *_swig_go_0) {
+_gostring_ _wrap_weft_ndarray_free_capi_395b92db15212290(WeftNDArray *_swig_go_0) {
   WeftNDArray *arg1 = (WeftNDArray *) 0 ;
   WeftStatus result;
   _gostring_ _swig_go_result;
@@ -795,7 +795,7 @@ _gostring_ _wrap_weft_ndarray_free_capi_9940657feabe7a36(WeftNDArray *_swig_go_0
 }
 
 
-_gostring_ _wrap_weft_ndarray_ndim_capi_9940657feabe7a36(WeftNDArray *_swig_go_0, _goslice_ _swig_go_1) {
+_gostring_ _wrap_weft_ndarray_ndim_capi_395b92db15212290(WeftNDArray *_swig_go_0, _goslice_ _swig_go_1) {
   WeftNDArray *arg1 = (WeftNDArray *) 0 ;
   int *arg2 = (int *) 0 ;
   WeftStatus result;
@@ -810,7 +810,7 @@ _gostring_ _wrap_weft_ndarray_ndim_capi_9940657feabe7a36(WeftNDArray *_swig_go_0
 }
 
 
-_gostring_ _wrap_weft_ndarray_shape_capi_9940657feabe7a36(WeftNDArray *_swig_go_0, _goslice_ _swig_go_1, long long _swig_go_2) {
+_gostring_ _wrap_weft_ndarray_shape_capi_395b92db15212290(WeftNDArray *_swig_go_0, _goslice_ _swig_go_1, long long _swig_go_2) {
   WeftNDArray *arg1 = (WeftNDArray *) 0 ;
   int64_t *arg2 = (int64_t *) 0 ;
   size_t arg3 ;
@@ -827,7 +827,7 @@ _gostring_ _wrap_weft_ndarray_shape_capi_9940657feabe7a36(WeftNDArray *_swig_go_
 }
 
 
-_gostring_ _wrap_weft_ndarray_size_capi_9940657feabe7a36(WeftNDArray *_swig_go_0, _goslice_ _swig_go_1) {
+_gostring_ _wrap_weft_ndarray_size_capi_395b92db15212290(WeftNDArray *_swig_go_0, _goslice_ _swig_go_1) {
   WeftNDArray *arg1 = (WeftNDArray *) 0 ;
   int64_t *arg2 = (int64_t *) 0 ;
   WeftStatus result;
@@ -842,7 +842,7 @@ _gostring_ _wrap_weft_ndarray_size_capi_9940657feabe7a36(WeftNDArray *_swig_go_0
 }
 
 
-_gostring_ _wrap_weft_ndarray_dtype_capi_9940657feabe7a36(WeftNDArray *_swig_go_0, _goslice_ _swig_go_1) {
+_gostring_ _wrap_weft_ndarray_dtype_capi_395b92db15212290(WeftNDArray *_swig_go_0, _goslice_ _swig_go_1) {
   WeftNDArray *arg1 = (WeftNDArray *) 0 ;
   int *arg2 = (int *) 0 ;
   WeftStatus result;
@@ -857,7 +857,7 @@ _gostring_ _wrap_weft_ndarray_dtype_capi_9940657feabe7a36(WeftNDArray *_swig_go_
 }
 
 
-_gostring_ _wrap_weft_ndarray_context_capi_9940657feabe7a36(WeftNDArray *_swig_go_0, _goslice_ _swig_go_1, _goslice_ _swig_go_2) {
+_gostring_ _wrap_weft_ndarray_context_capi_395b92db15212290(WeftNDArray *_swig_go_0, _goslice_ _swig_go_1, _goslice_ _swig_go_2) {
   WeftNDArray *arg1 = (WeftNDArray *) 0 ;
   int *arg2 = (int *) 0 ;
   int *arg3 = (int *) 0 ;
@@ -874,7 +874,7 @@ _gostring_ _wrap_weft_ndarray_context_capi_9940657feabe7a36(WeftNDArray *_swig_g
 }
 
 
-_gostring_ _wrap_weft_ndarray_copy_from_capi_9940657feabe7a36(WeftNDArray *_swig_go_0, void *_swig_go_1, long long _swig_go_2) {
+_gostring_ _wrap_weft_ndarray_copy_from_capi_395b92db15212290(WeftNDArray *_swig_go_0, void *_swig_go_1, long long _swig_go_2) {
   WeftNDArray *arg1 = (WeftNDArray *) 0 ;
   void *arg2 = (void *) 0 ;
   size_t arg3 ;
@@ -891,7 +891,7 @@ _gostring_ _wrap_weft_ndarray_copy_from_capi_9940657feabe7a36(WeftNDArray *_swig
 }
 
 
-_gostring_ _wrap_weft_ndarray_copy_to_capi_9940657feabe7a36(WeftNDArray *_swig_go_0, void *_swig_go_1, long long _swig_go_2) {
+_gostring_ _wrap_weft_ndarray_copy_to_capi_395b92db15212290(WeftNDArray *_swig_go_0, void *_swig_go_1, long long _swig_go_2) {
   WeftNDArray *arg1 = (WeftNDArray *) 0 ;
   void *arg2 = (void *) 0 ;
   size_t arg3 ;
@@ -908,7 +908,41 @@ _gostring_ _wrap_weft_ndarray_copy_to_capi_9940657feabe7a36(WeftNDArray *_swig_g
 }
 
 
-_gostring_ _wrap_weft_ndarray_reshape_capi_9940657feabe7a36(WeftNDArray *_swig_go_0, _goslice_ _swig_go_1, intgo _swig_go_2, _goslice_ _swig_go_3) {
+_gostring_ _wrap_weft_ndarray_copy_from_float32_capi_395b92db15212290(WeftNDArray *_swig_go_0, float *_swig_go_1, long long _swig_go_2) {
+  WeftNDArray *arg1 = (WeftNDArray *) 0 ;
+  float *arg2 = (float *) 0 ;
+  size_t arg3 ;
+  WeftStatus result;
+  _gostring_ _swig_go_result;
+  
+  arg1 = (WeftNDArray *)_swig_go_0; 
+  arg2 = (float *)_swig_go_1; 
+  arg3 = (size_t)_swig_go_2; 
+  
+  result = (WeftStatus)weft_ndarray_copy_from_float32(arg1,(float const *)arg2,SWIG_STD_MOVE(arg3));
+  _swig_go_result = WeftGoStatus(result); 
+  return _swig_go_result;
+}
+
+
+_gostring_ _wrap_weft_ndarray_copy_to_float32_capi_395b92db15212290(WeftNDArray *_swig_go_0, float *_swig_go_1, long long _swig_go_2) {
+  WeftNDArray *arg1 = (WeftNDArray *) 0 ;
+  float *arg2 = (float *) 0 ;
+  size_t arg3 ;
+  WeftStatus result;
+  _gostring_ _swig_go_result;
+  
+  arg1 = (WeftNDArray *)_swig_go_0; 
+  arg2 = (float *)_swig_go_1; 
+  arg3 = (size_t)_swig_go_2; 
+  
+  result = (WeftStatus)weft_ndarray_copy_to_float32((WeftNDArray const *)arg1,arg2,SWIG_STD_MOVE(arg3));
+  _swig_go_result = WeftGoStatus(result); 
+  return _swig_go_result;
+}
+
+
+_gostring_ _wrap_weft_ndarray_reshape_capi_395b92db15212290(WeftNDArray *_swig_go_0, _goslice_ _swig_go_1, intgo _swig_go_2, _goslice_ _swig_go_3) {
   WeftNDArray *arg1 = (WeftNDArray *) 0 ;
   int64_t *arg2 = (int64_t *) 0 ;
   int arg3 ;
@@ -927,7 +961,7 @@ _gostring_ _wrap_weft_ndarray_reshape_capi_9940657feabe7a36(WeftNDArray *_swig_g
 }
 
 
-_gostring_ _wrap_weft_ndarray_slice_capi_9940657feabe7a36(WeftNDArray *_swig_go_0, long long _swig_go_1, long long _swig_go_2, _goslice_ _swig_go_3) {
+_gostring_ _wrap_weft_ndarray_slice_capi_395b92db15212290(WeftNDArray *_swig_go_0, long long _swig_go_1, long long _swig_go_2, _goslice_ _swig_go_3) {
   WeftNDArray *arg1 = (WeftNDArray *) 0 ;
   int64_t arg2 ;
   int64_t arg3 ;
@@ -946,7 +980,7 @@ _gostring_ _wrap_weft_ndarray_slice_capi_9940657feabe7a36(WeftNDArray *_swig_go_
 }
 
 
-_gostring_ _wrap_weft_ndarray_wait_to_read_capi_9940657feabe7a36(WeftNDArray *_swig_go_0) {
+_gostring_ _wrap_weft_ndarray_wait_to_read_capi_395b92db15212290(WeftNDArray *_swig_go_0) {
   WeftNDArray *arg1 = (WeftNDArray *) 0 ;
   WeftStatus result;
   _gostring_ _swig_go_result;
@@ -959,7 +993,7 @@ _gostring_ _wrap_weft_ndarray_wait_to_read_capi_9940657feabe7a36(WeftNDArray *_s
 }
 
 
-_gostring_ _wrap_weft_ndarray_wait_to_write_capi_9940657feabe7a36(WeftNDArray *_swig_go_0) {
+_gostring_ _wrap_weft_ndarray_wait_to_write_capi_395b92db15212290(WeftNDArray *_swig_go_0) {
   WeftNDArray *arg1 = (WeftNDArray *) 0 ;
   WeftStatus result;
   _gostring_ _swig_go_result;
@@ -972,7 +1006,7 @@ _gostring_ _wrap_weft_ndarray_wait_to_write_capi_9940657feabe7a36(WeftNDArray *_
 }
 
 
-_gostring_ _wrap_weft_ndarray_save_file_capi_9940657feabe7a36(_gostring_ _swig_go_0, _goslice_ _swig_go_1, _gostring_ _swig_go_2, long long _swig_go_3) {
+_gostring_ _wrap_weft_ndarray_save_file_capi_395b92db15212290(_gostring_ _swig_go_0, _goslice_ _swig_go_1, _gostring_ _swig_go_2, long long _swig_go_3) {
   char *arg1 = (char *) 0 ;
   WeftNDArray **arg2 = (WeftNDArray **) 0 ;
   char **arg3 = (char **) 0 ;
@@ -1007,7 +1041,7 @@ _gostring_ _wrap_weft_ndarray_save_file_capi_9940657feabe7a36(_gostring_ _swig_g
 }
 
 
-_gostring_ _wrap_weft_ndarray_save_buffer_capi_9940657feabe7a36(_goslice_ _swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, _goslice_ _swig_go_3) {
+_gostring_ _wrap_weft_ndarray_save_buffer_capi_395b92db15212290(_goslice_ _swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, _goslice_ _swig_go_3) {
   WeftNDArray **arg1 = (WeftNDArray **) 0 ;
   char **arg2 = (char **) 0 ;
   size_t arg3 ;
@@ -1037,7 +1071,7 @@ _gostring_ _wrap_weft_ndarray_save_buffer_capi_9940657feabe7a36(_goslice_ _swig_
 }
 
 
-_gostring_ _wrap_weft_buffer_data_capi_9940657feabe7a36(WeftBuffer *_swig_go_0, _goslice_ _swig_go_1, _goslice_ _swig_go_2) {
+_gostring_ _wrap_weft_buffer_data_capi_395b92db15212290(WeftBuffer *_swig_go_0, _goslice_ _swig_go_1, _goslice_ _swig_go_2) {
   WeftBuffer *arg1 = (WeftBuffer *) 0 ;
   void **arg2 = (void **) 0 ;
   size_t *arg3 = (size_t *) 0 ;
@@ -1054,7 +1088,7 @@ _gostring_ _wrap_weft_buffer_data_capi_9940657feabe7a36(WeftBuffer *_swig_go_0, 
 }
 
 
-_gostring_ _wrap_weft_buffer_free_capi_9940657feabe7a36(WeftBuffer *_swig_go_0) {
+_gostring_ _wrap_weft_buffer_free_capi_395b92db15212290(WeftBuffer *_swig_go_0) {
   WeftBuffer *arg1 = (WeftBuffer *) 0 ;
   WeftStatus result;
   _gostring_ _swig_go_result;
@@ -1067,7 +1101,7 @@ _gostring_ _wrap_weft_buffer_free_capi_9940657feabe7a36(WeftBuffer *_swig_go_0) 
 }
 
 
-_gostring_ _wrap_weft_ndarray_load_file_capi_9940657feabe7a36(_gostring_ _swig_go_0, _goslice_ _swig_go_1) {
+_gostring_ _wrap_weft_ndarray_load_file_capi_395b92db15212290(_gostring_ _swig_go_0, _goslice_ _swig_go_1) {
   char *arg1 = (char *) 0 ;
   WeftNDArrayList **arg2 = (WeftNDArrayList **) 0 ;
   WeftStatus result;
@@ -1087,7 +1121,7 @@ _gostring_ _wrap_weft_ndarray_load_file_capi_9940657feabe7a36(_gostring_ _swig_g
 }
 
 
-_gostring_ _wrap_weft_ndarray_load_buffer_capi_9940657feabe7a36(void *_swig_go_0, long long _swig_go_1, _goslice_ _swig_go_2) {
+_gostring_ _wrap_weft_ndarray_load_buffer_capi_395b92db15212290(void *_swig_go_0, long long _swig_go_1, _goslice_ _swig_go_2) {
   void *arg1 = (void *) 0 ;
   size_t arg2 ;
   WeftNDArrayList **arg3 = (WeftNDArrayList **) 0 ;
@@ -1104,7 +1138,7 @@ _gostring_ _wrap_weft_ndarray_load_buffer_capi_9940657feabe7a36(void *_swig_go_0
 }
 
 
-_gostring_ _wrap_weft_ndarray_list_size_capi_9940657feabe7a36(WeftNDArrayList *_swig_go_0, _goslice_ _swig_go_1, _goslice_ _swig_go_2) {
+_gostring_ _wrap_weft_ndarray_list_size_capi_395b92db15212290(WeftNDArrayList *_swig_go_0, _goslice_ _swig_go_1, _goslice_ _swig_go_2) {
   WeftNDArrayList *arg1 = (WeftNDArrayList *) 0 ;
   size_t *arg2 = (size_t *) 0 ;
   int *arg3 = (int *) 0 ;
@@ -1121,7 +1155,7 @@ _gostring_ _wrap_weft_ndarray_list_size_capi_9940657feabe7a36(WeftNDArrayList *_
 }
 
 
-_gostring_ _wrap_weft_ndarray_list_name_capi_9940657feabe7a36(WeftNDArrayList *_swig_go_0, long long _swig_go_1, _goslice_ _swig_go_2) {
+_gostring_ _wrap_weft_ndarray_list_name_capi_395b92db15212290(WeftNDArrayList *_swig_go_0, long long _swig_go_1, _goslice_ _swig_go_2) {
   WeftNDArrayList *arg1 = (WeftNDArrayList *) 0 ;
   size_t arg2 ;
   char **arg3 = (char **) 0 ;
@@ -1147,7 +1181,7 @@ _gostring_ _wrap_weft_ndarray_list_name_capi_9940657feabe7a36(WeftNDArrayList *_
 }
 
 
-_gostring_ _wrap_weft_ndarray_list_get_capi_9940657feabe7a36(WeftNDArrayList *_swig_go_0, long long _swig_go_1, _goslice_ _swig_go_2) {
+_gostring_ _wrap_weft_ndarray_list_get_capi_395b92db15212290(WeftNDArrayList *_swig_go_0, long long _swig_go_1, _goslice_ _swig_go_2) {
   WeftNDArrayList *arg1 = (WeftNDArrayList *) 0 ;
   size_t arg2 ;
   WeftNDArray **arg3 = (WeftNDArray **) 0 ;
@@ -1164,7 +1198,7 @@ _gostring_ _wrap_weft_ndarray_list_get_capi_9940657feabe7a36(WeftNDArrayList *_s
 }
 
 
-_gostring_ _wrap_weft_ndarray_list_free_capi_9940657feabe7a36(WeftNDArrayList *_swig_go_0) {
+_gostring_ _wrap_weft_ndarray_list_free_capi_395b92db15212290(WeftNDArrayList *_swig_go_0) {
   WeftNDArrayList *arg1 = (WeftNDArrayList *) 0 ;
   WeftStatus result;
   _gostring_ _swig_go_result;
@@ -1177,7 +1211,7 @@ _gostring_ _wrap_weft_ndarray_list_free_capi_9940657feabe7a36(WeftNDArrayList *_
 }
 
 
-_gostring_ _wrap_weft_ndarray_list_create_capi_9940657feabe7a36(_goslice_ _swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, _goslice_ _swig_go_3) {
+_gostring_ _wrap_weft_ndarray_list_create_capi_395b92db15212290(_goslice_ _swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, _goslice_ _swig_go_3) {
   WeftNDArray **arg1 = (WeftNDArray **) 0 ;
   char **arg2 = (char **) 0 ;
   size_t arg3 ;
@@ -1207,7 +1241,7 @@ _gostring_ _wrap_weft_ndarray_list_create_capi_9940657feabe7a36(_goslice_ _swig_
 }
 
 
-_gostring_ _wrap_weft_ndarray_load_npy_capi_9940657feabe7a36(_gostring_ _swig_go_0, _goslice_ _swig_go_1) {
+_gostring_ _wrap_weft_ndarray_load_npy_capi_395b92db15212290(_gostring_ _swig_go_0, _goslice_ _swig_go_1) {
   char *arg1 = (char *) 0 ;
   WeftNDArray **arg2 = (WeftNDArray **) 0 ;
   WeftStatus result;
@@ -1227,7 +1261,7 @@ _gostring_ _wrap_weft_ndarray_load_npy_capi_9940657feabe7a36(_gostring_ _swig_go
 }
 
 
-_gostring_ _wrap_weft_ndarray_save_npy_capi_9940657feabe7a36(WeftNDArray *_swig_go_0, _gostring_ _swig_go_1) {
+_gostring_ _wrap_weft_ndarray_save_npy_capi_395b92db15212290(WeftNDArray *_swig_go_0, _gostring_ _swig_go_1) {
   WeftNDArray *arg1 = (WeftNDArray *) 0 ;
   char *arg2 = (char *) 0 ;
   WeftStatus result;
@@ -1247,7 +1281,7 @@ _gostring_ _wrap_weft_ndarray_save_npy_capi_9940657feabe7a36(WeftNDArray *_swig_
 }
 
 
-_gostring_ _wrap_weft_ndarray_load_npy_buffer_capi_9940657feabe7a36(void *_swig_go_0, long long _swig_go_1, _goslice_ _swig_go_2) {
+_gostring_ _wrap_weft_ndarray_load_npy_buffer_capi_395b92db15212290(void *_swig_go_0, long long _swig_go_1, _goslice_ _swig_go_2) {
   void *arg1 = (void *) 0 ;
   size_t arg2 ;
   WeftNDArray **arg3 = (WeftNDArray **) 0 ;
@@ -1264,7 +1298,7 @@ _gostring_ _wrap_weft_ndarray_load_npy_buffer_capi_9940657feabe7a36(void *_swig_
 }
 
 
-_gostring_ _wrap_weft_ndarray_save_npy_buffer_capi_9940657feabe7a36(WeftNDArray *_swig_go_0, _goslice_ _swig_go_1) {
+_gostring_ _wrap_weft_ndarray_save_npy_buffer_capi_395b92db15212290(WeftNDArray *_swig_go_0, _goslice_ _swig_go_1) {
   WeftNDArray *arg1 = (WeftNDArray *) 0 ;
   WeftBuffer **arg2 = (WeftBuffer **) 0 ;
   WeftStatus result;
@@ -1279,7 +1313,7 @@ _gostring_ _wrap_weft_ndarray_save_npy_buffer_capi_9940657feabe7a36(WeftNDArray 
 }
 
 
-_gostring_ _wrap_weft_symbol_create_variable_capi_9940657feabe7a36(_gostring_ _swig_go_0, _goslice_ _swig_go_1) {
+_gostring_ _wrap_weft_symbol_create_variable_capi_395b92db15212290(_gostring_ _swig_go_0, _goslice_ _swig_go_1) {
   char *arg1 = (char *) 0 ;
   WeftSymbolHandle **arg2 = (WeftSymbolHandle **) 0 ;
   WeftStatus result;
@@ -1299,7 +1333,7 @@ _gostring_ _wrap_weft_symbol_create_variable_capi_9940657feabe7a36(_gostring_ _s
 }
 
 
-_gostring_ _wrap_weft_symbol_create_atomic_capi_9940657feabe7a36(_gostring_ _swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, long long _swig_go_3, _goslice_ _swig_go_4) {
+_gostring_ _wrap_weft_symbol_create_atomic_capi_395b92db15212290(_gostring_ _swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, long long _swig_go_3, _goslice_ _swig_go_4) {
   char *arg1 = (char *) 0 ;
   char **arg2 = (char **) 0 ;
   char **arg3 = (char **) 0 ;
@@ -1347,7 +1381,7 @@ _gostring_ _wrap_weft_symbol_create_atomic_capi_9940657feabe7a36(_gostring_ _swi
 }
 
 
-_gostring_ _wrap_weft_symbol_compose_capi_9940657feabe7a36(WeftSymbolHandle *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, _gostring_ _swig_go_3, _goslice_ _swig_go_4) {
+_gostring_ _wrap_weft_symbol_compose_capi_395b92db15212290(WeftSymbolHandle *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, _gostring_ _swig_go_3, _goslice_ _swig_go_4) {
   WeftSymbolHandle *arg1 = (WeftSymbolHandle *) 0 ;
   char *arg2 = (char *) 0 ;
   size_t arg3 ;
@@ -1384,7 +1418,7 @@ _gostring_ _wrap_weft_symbol_compose_capi_9940657feabe7a36(WeftSymbolHandle *_sw
 }
 
 
-_gostring_ _wrap_weft_symbol_group_capi_9940657feabe7a36(_goslice_ _swig_go_0, long long _swig_go_1, _goslice_ _swig_go_2) {
+_gostring_ _wrap_weft_symbol_group_capi_395b92db15212290(_goslice_ _swig_go_0, long long _swig_go_1, _goslice_ _swig_go_2) {
   WeftSymbolHandle **arg1 = (WeftSymbolHandle **) 0 ;
   size_t arg2 ;
   WeftSymbolHandle **arg3 = (WeftSymbolHandle **) 0 ;
@@ -1401,7 +1435,7 @@ _gostring_ _wrap_weft_symbol_group_capi_9940657feabe7a36(_goslice_ _swig_go_0, l
 }
 
 
-_gostring_ _wrap_weft_symbol_copy_capi_9940657feabe7a36(WeftSymbolHandle *_swig_go_0, _goslice_ _swig_go_1) {
+_gostring_ _wrap_weft_symbol_copy_capi_395b92db15212290(WeftSymbolHandle *_swig_go_0, _goslice_ _swig_go_1) {
   WeftSymbolHandle *arg1 = (WeftSymbolHandle *) 0 ;
   WeftSymbolHandle **arg2 = (WeftSymbolHandle **) 0 ;
   WeftStatus result;
@@ -1416,7 +1450,7 @@ _gostring_ _wrap_weft_symbol_copy_capi_9940657feabe7a36(WeftSymbolHandle *_swig_
 }
 
 
-_gostring_ _wrap_weft_symbol_free_capi_9940657feabe7a36(WeftSymbolHandle *_swig_go_0) {
+_gostring_ _wrap_weft_symbol_free_capi_395b92db15212290(WeftSymbolHandle *_swig_go_0) {
   WeftSymbolHandle *arg1 = (WeftSymbolHandle *) 0 ;
   WeftStatus result;
   _gostring_ _swig_go_result;
@@ -1429,7 +1463,7 @@ _gostring_ _wrap_weft_symbol_free_capi_9940657feabe7a36(WeftSymbolHandle *_swig_
 }
 
 
-_gostring_ _wrap_weft_symbol_num_outputs_capi_9940657feabe7a36(WeftSymbolHandle *_swig_go_0, _goslice_ _swig_go_1) {
+_gostring_ _wrap_weft_symbol_num_outputs_capi_395b92db15212290(WeftSymbolHandle *_swig_go_0, _goslice_ _swig_go_1) {
   WeftSymbolHandle *arg1 = (WeftSymbolHandle *) 0 ;
   size_t *arg2 = (size_t *) 0 ;
   WeftStatus result;
@@ -1444,7 +1478,7 @@ _gostring_ _wrap_weft_symbol_num_outputs_capi_9940657feabe7a36(WeftSymbolHandle 
 }
 
 
-_gostring_ _wrap_weft_symbol_get_output_capi_9940657feabe7a36(WeftSymbolHandle *_swig_go_0, long long _swig_go_1, _goslice_ _swig_go_2) {
+_gostring_ _wrap_weft_symbol_get_output_capi_395b92db15212290(WeftSymbolHandle *_swig_go_0, long long _swig_go_1, _goslice_ _swig_go_2) {
   WeftSymbolHandle *arg1 = (WeftSymbolHandle *) 0 ;
   size_t arg2 ;
   WeftSymbolHandle **arg3 = (WeftSymbolHandle **) 0 ;
@@ -1461,7 +1495,7 @@ _gostring_ _wrap_weft_symbol_get_output_capi_9940657feabe7a36(WeftSymbolHandle *
 }
 
 
-_gostring_ _wrap_weft_symbol_get_internals_capi_9940657feabe7a36(WeftSymbolHandle *_swig_go_0, _goslice_ _swig_go_1) {
+_gostring_ _wrap_weft_symbol_get_internals_capi_395b92db15212290(WeftSymbolHandle *_swig_go_0, _goslice_ _swig_go_1) {
   WeftSymbolHandle *arg1 = (WeftSymbolHandle *) 0 ;
   WeftSymbolHandle **arg2 = (WeftSymbolHandle **) 0 ;
   WeftStatus result;
@@ -1476,7 +1510,7 @@ _gostring_ _wrap_weft_symbol_get_internals_capi_9940657feabe7a36(WeftSymbolHandl
 }
 
 
-_gostring_ _wrap_weft_symbol_get_children_capi_9940657feabe7a36(WeftSymbolHandle *_swig_go_0, _goslice_ _swig_go_1) {
+_gostring_ _wrap_weft_symbol_get_children_capi_395b92db15212290(WeftSymbolHandle *_swig_go_0, _goslice_ _swig_go_1) {
   WeftSymbolHandle *arg1 = (WeftSymbolHandle *) 0 ;
   WeftSymbolHandle **arg2 = (WeftSymbolHandle **) 0 ;
   WeftStatus result;
@@ -1491,7 +1525,7 @@ _gostring_ _wrap_weft_symbol_get_children_capi_9940657feabe7a36(WeftSymbolHandle
 }
 
 
-_gostring_ _wrap_weft_symbol_list_arguments_capi_9940657feabe7a36(WeftSymbolHandle *_swig_go_0, _goslice_ _swig_go_1) {
+_gostring_ _wrap_weft_symbol_list_arguments_capi_395b92db15212290(WeftSymbolHandle *_swig_go_0, _goslice_ _swig_go_1) {
   WeftSymbolHandle *arg1 = (WeftSymbolHandle *) 0 ;
   WeftStringList **arg2 = (WeftStringList **) 0 ;
   WeftStatus result;
@@ -1506,7 +1540,7 @@ _gostring_ _wrap_weft_symbol_list_arguments_capi_9940657feabe7a36(WeftSymbolHand
 }
 
 
-_gostring_ _wrap_weft_symbol_list_outputs_capi_9940657feabe7a36(WeftSymbolHandle *_swig_go_0, _goslice_ _swig_go_1) {
+_gostring_ _wrap_weft_symbol_list_outputs_capi_395b92db15212290(WeftSymbolHandle *_swig_go_0, _goslice_ _swig_go_1) {
   WeftSymbolHandle *arg1 = (WeftSymbolHandle *) 0 ;
   WeftStringList **arg2 = (WeftStringList **) 0 ;
   WeftStatus result;
@@ -1521,7 +1555,7 @@ _gostring_ _wrap_weft_symbol_list_outputs_capi_9940657feabe7a36(WeftSymbolHandle
 }
 
 
-_gostring_ _wrap_weft_symbol_list_auxiliary_states_capi_9940657feabe7a36(WeftSymbolHandle *_swig_go_0, _goslice_ _swig_go_1) {
+_gostring_ _wrap_weft_symbol_list_auxiliary_states_capi_395b92db15212290(WeftSymbolHandle *_swig_go_0, _goslice_ _swig_go_1) {
   WeftSymbolHandle *arg1 = (WeftSymbolHandle *) 0 ;
   WeftStringList **arg2 = (WeftStringList **) 0 ;
   WeftStatus result;
@@ -1536,7 +1570,7 @@ _gostring_ _wrap_weft_symbol_list_auxiliary_states_capi_9940657feabe7a36(WeftSym
 }
 
 
-_gostring_ _wrap_weft_symbol_list_inputs_capi_9940657feabe7a36(WeftSymbolHandle *_swig_go_0, _goslice_ _swig_go_1) {
+_gostring_ _wrap_weft_symbol_list_inputs_capi_395b92db15212290(WeftSymbolHandle *_swig_go_0, _goslice_ _swig_go_1) {
   WeftSymbolHandle *arg1 = (WeftSymbolHandle *) 0 ;
   WeftStringList **arg2 = (WeftStringList **) 0 ;
   WeftStatus result;
@@ -1551,7 +1585,7 @@ _gostring_ _wrap_weft_symbol_list_inputs_capi_9940657feabe7a36(WeftSymbolHandle 
 }
 
 
-_gostring_ _wrap_weft_symbol_get_name_capi_9940657feabe7a36(WeftSymbolHandle *_swig_go_0, _goslice_ _swig_go_1) {
+_gostring_ _wrap_weft_symbol_get_name_capi_395b92db15212290(WeftSymbolHandle *_swig_go_0, _goslice_ _swig_go_1) {
   WeftSymbolHandle *arg1 = (WeftSymbolHandle *) 0 ;
   WeftStringList **arg2 = (WeftStringList **) 0 ;
   WeftStatus result;
@@ -1566,7 +1600,7 @@ _gostring_ _wrap_weft_symbol_get_name_capi_9940657feabe7a36(WeftSymbolHandle *_s
 }
 
 
-_gostring_ _wrap_weft_symbol_get_attr_capi_9940657feabe7a36(WeftSymbolHandle *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2) {
+_gostring_ _wrap_weft_symbol_get_attr_capi_395b92db15212290(WeftSymbolHandle *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2) {
   WeftSymbolHandle *arg1 = (WeftSymbolHandle *) 0 ;
   char *arg2 = (char *) 0 ;
   WeftStringList **arg3 = (WeftStringList **) 0 ;
@@ -1588,7 +1622,7 @@ _gostring_ _wrap_weft_symbol_get_attr_capi_9940657feabe7a36(WeftSymbolHandle *_s
 }
 
 
-_gostring_ _wrap_weft_symbol_set_attr_capi_9940657feabe7a36(WeftSymbolHandle *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2) {
+_gostring_ _wrap_weft_symbol_set_attr_capi_395b92db15212290(WeftSymbolHandle *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2) {
   WeftSymbolHandle *arg1 = (WeftSymbolHandle *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -1615,7 +1649,7 @@ _gostring_ _wrap_weft_symbol_set_attr_capi_9940657feabe7a36(WeftSymbolHandle *_s
 }
 
 
-_gostring_ _wrap_weft_symbol_list_attr_capi_9940657feabe7a36(WeftSymbolHandle *_swig_go_0, intgo _swig_go_1, _goslice_ _swig_go_2, _goslice_ _swig_go_3) {
+_gostring_ _wrap_weft_symbol_list_attr_capi_395b92db15212290(WeftSymbolHandle *_swig_go_0, intgo _swig_go_1, _goslice_ _swig_go_2, _goslice_ _swig_go_3) {
   WeftSymbolHandle *arg1 = (WeftSymbolHandle *) 0 ;
   int arg2 ;
   WeftStringList **arg3 = (WeftStringList **) 0 ;
@@ -1634,7 +1668,7 @@ _gostring_ _wrap_weft_symbol_list_attr_capi_9940657feabe7a36(WeftSymbolHandle *_
 }
 
 
-_gostring_ _wrap_weft_symbol_to_json_capi_9940657feabe7a36(WeftSymbolHandle *_swig_go_0, _goslice_ _swig_go_1) {
+_gostring_ _wrap_weft_symbol_to_json_capi_395b92db15212290(WeftSymbolHandle *_swig_go_0, _goslice_ _swig_go_1) {
   WeftSymbolHandle *arg1 = (WeftSymbolHandle *) 0 ;
   WeftStringList **arg2 = (WeftStringList **) 0 ;
   WeftStatus result;
@@ -1649,7 +1683,7 @@ _gostring_ _wrap_weft_symbol_to_json_capi_9940657feabe7a36(WeftSymbolHandle *_sw
 }
 
 
-_gostring_ _wrap_weft_symbol_save_file_capi_9940657feabe7a36(WeftSymbolHandle *_swig_go_0, _gostring_ _swig_go_1) {
+_gostring_ _wrap_weft_symbol_save_file_capi_395b92db15212290(WeftSymbolHandle *_swig_go_0, _gostring_ _swig_go_1) {
   WeftSymbolHandle *arg1 = (WeftSymbolHandle *) 0 ;
   char *arg2 = (char *) 0 ;
   WeftStatus result;
@@ -1669,7 +1703,7 @@ _gostring_ _wrap_weft_symbol_save_file_capi_9940657feabe7a36(WeftSymbolHandle *_
 }
 
 
-_gostring_ _wrap_weft_symbol_from_json_capi_9940657feabe7a36(_gostring_ _swig_go_0, _goslice_ _swig_go_1) {
+_gostring_ _wrap_weft_symbol_from_json_capi_395b92db15212290(_gostring_ _swig_go_0, _goslice_ _swig_go_1) {
   char *arg1 = (char *) 0 ;
   WeftSymbolHandle **arg2 = (WeftSymbolHandle **) 0 ;
   WeftStatus result;
@@ -1689,7 +1723,7 @@ _gostring_ _wrap_weft_symbol_from_json_capi_9940657feabe7a36(_gostring_ _swig_go
 }
 
 
-_gostring_ _wrap_weft_symbol_from_json_file_capi_9940657feabe7a36(_gostring_ _swig_go_0, _goslice_ _swig_go_1) {
+_gostring_ _wrap_weft_symbol_from_json_file_capi_395b92db15212290(_gostring_ _swig_go_0, _goslice_ _swig_go_1) {
   char *arg1 = (char *) 0 ;
   WeftSymbolHandle **arg2 = (WeftSymbolHandle **) 0 ;
   WeftStatus result;
@@ -1709,7 +1743,7 @@ _gostring_ _wrap_weft_symbol_from_json_file_capi_9940657feabe7a36(_gostring_ _sw
 }
 
 
-_gostring_ _wrap_weft_symbol_json_info_capi_9940657feabe7a36(WeftSymbolHandle *_swig_go_0, _goslice_ _swig_go_1, _goslice_ _swig_go_2, _goslice_ _swig_go_3, _goslice_ _swig_go_4) {
+_gostring_ _wrap_weft_symbol_json_info_capi_395b92db15212290(WeftSymbolHandle *_swig_go_0, _goslice_ _swig_go_1, _goslice_ _swig_go_2, _goslice_ _swig_go_3, _goslice_ _swig_go_4) {
   WeftSymbolHandle *arg1 = (WeftSymbolHandle *) 0 ;
   int *arg2 = (int *) 0 ;
   int *arg3 = (int *) 0 ;
@@ -1730,7 +1764,7 @@ _gostring_ _wrap_weft_symbol_json_info_capi_9940657feabe7a36(WeftSymbolHandle *_
 }
 
 
-_gostring_ _wrap_weft_symbol_infer_shape_partial_capi_9940657feabe7a36(WeftSymbolHandle *_swig_go_0, long long _swig_go_1, _gostring_ _swig_go_2, _goslice_ _swig_go_3, _goslice_ _swig_go_4, _goslice_ _swig_go_5) {
+_gostring_ _wrap_weft_symbol_infer_shape_partial_capi_395b92db15212290(WeftSymbolHandle *_swig_go_0, long long _swig_go_1, _gostring_ _swig_go_2, _goslice_ _swig_go_3, _goslice_ _swig_go_4, _goslice_ _swig_go_5) {
   WeftSymbolHandle *arg1 = (WeftSymbolHandle *) 0 ;
   size_t arg2 ;
   char **arg3 = (char **) 0 ;
@@ -1764,7 +1798,7 @@ _gostring_ _wrap_weft_symbol_infer_shape_partial_capi_9940657feabe7a36(WeftSymbo
 }
 
 
-_gostring_ _wrap_weft_symbol_infer_shape_capi_9940657feabe7a36(WeftSymbolHandle *_swig_go_0, long long _swig_go_1, _gostring_ _swig_go_2, _goslice_ _swig_go_3, _goslice_ _swig_go_4, _goslice_ _swig_go_5) {
+_gostring_ _wrap_weft_symbol_infer_shape_capi_395b92db15212290(WeftSymbolHandle *_swig_go_0, long long _swig_go_1, _gostring_ _swig_go_2, _goslice_ _swig_go_3, _goslice_ _swig_go_4, _goslice_ _swig_go_5) {
   WeftSymbolHandle *arg1 = (WeftSymbolHandle *) 0 ;
   size_t arg2 ;
   char **arg3 = (char **) 0 ;
@@ -1798,7 +1832,7 @@ _gostring_ _wrap_weft_symbol_infer_shape_capi_9940657feabe7a36(WeftSymbolHandle 
 }
 
 
-_gostring_ _wrap_weft_shape_result_complete_capi_9940657feabe7a36(WeftShapeResult *_swig_go_0, _goslice_ _swig_go_1) {
+_gostring_ _wrap_weft_shape_result_complete_capi_395b92db15212290(WeftShapeResult *_swig_go_0, _goslice_ _swig_go_1) {
   WeftShapeResult *arg1 = (WeftShapeResult *) 0 ;
   int *arg2 = (int *) 0 ;
   WeftStatus result;
@@ -1813,7 +1847,7 @@ _gostring_ _wrap_weft_shape_result_complete_capi_9940657feabe7a36(WeftShapeResul
 }
 
 
-_gostring_ _wrap_weft_shape_result_count_capi_9940657feabe7a36(WeftShapeResult *_swig_go_0, intgo _swig_go_1, _goslice_ _swig_go_2) {
+_gostring_ _wrap_weft_shape_result_count_capi_395b92db15212290(WeftShapeResult *_swig_go_0, intgo _swig_go_1, _goslice_ _swig_go_2) {
   WeftShapeResult *arg1 = (WeftShapeResult *) 0 ;
   int arg2 ;
   size_t *arg3 = (size_t *) 0 ;
@@ -1830,7 +1864,7 @@ _gostring_ _wrap_weft_shape_result_count_capi_9940657feabe7a36(WeftShapeResult *
 }
 
 
-_gostring_ _wrap_weft_shape_result_name_capi_9940657feabe7a36(WeftShapeResult *_swig_go_0, intgo _swig_go_1, long long _swig_go_2, _goslice_ _swig_go_3) {
+_gostring_ _wrap_weft_shape_result_name_capi_395b92db15212290(WeftShapeResult *_swig_go_0, intgo _swig_go_1, long long _swig_go_2, _goslice_ _swig_go_3) {
   WeftShapeResult *arg1 = (WeftShapeResult *) 0 ;
   int arg2 ;
   size_t arg3 ;
@@ -1858,7 +1892,7 @@ _gostring_ _wrap_weft_shape_result_name_capi_9940657feabe7a36(WeftShapeResult *_
 }
 
 
-_gostring_ _wrap_weft_shape_result_ndim_capi_9940657feabe7a36(WeftShapeResult *_swig_go_0, intgo _swig_go_1, long long _swig_go_2, _goslice_ _swig_go_3) {
+_gostring_ _wrap_weft_shape_result_ndim_capi_395b92db15212290(WeftShapeResult *_swig_go_0, intgo _swig_go_1, long long _swig_go_2, _goslice_ _swig_go_3) {
   WeftShapeResult *arg1 = (WeftShapeResult *) 0 ;
   int arg2 ;
   size_t arg3 ;
@@ -1877,7 +1911,7 @@ _gostring_ _wrap_weft_shape_result_ndim_capi_9940657feabe7a36(WeftShapeResult *_
 }
 
 
-_gostring_ _wrap_weft_shape_result_dims_capi_9940657feabe7a36(WeftShapeResult *_swig_go_0, intgo _swig_go_1, long long _swig_go_2, _goslice_ _swig_go_3, long long _swig_go_4) {
+_gostring_ _wrap_weft_shape_result_dims_capi_395b92db15212290(WeftShapeResult *_swig_go_0, intgo _swig_go_1, long long _swig_go_2, _goslice_ _swig_go_3, long long _swig_go_4) {
   WeftShapeResult *arg1 = (WeftShapeResult *) 0 ;
   int arg2 ;
   size_t arg3 ;
@@ -1898,7 +1932,7 @@ _gostring_ _wrap_weft_shape_result_dims_capi_9940657feabe7a36(WeftShapeResult *_
 }
 
 
-_gostring_ _wrap_weft_shape_result_num_unknown_capi_9940657feabe7a36(WeftShapeResult *_swig_go_0, _goslice_ _swig_go_1) {
+_gostring_ _wrap_weft_shape_result_num_unknown_capi_395b92db15212290(WeftShapeResult *_swig_go_0, _goslice_ _swig_go_1) {
   WeftShapeResult *arg1 = (WeftShapeResult *) 0 ;
   size_t *arg2 = (size_t *) 0 ;
   WeftStatus result;
@@ -1913,7 +1947,7 @@ _gostring_ _wrap_weft_shape_result_num_unknown_capi_9940657feabe7a36(WeftShapeRe
 }
 
 
-_gostring_ _wrap_weft_shape_result_unknown_name_capi_9940657feabe7a36(WeftShapeResult *_swig_go_0, long long _swig_go_1, _goslice_ _swig_go_2) {
+_gostring_ _wrap_weft_shape_result_unknown_name_capi_395b92db15212290(WeftShapeResult *_swig_go_0, long long _swig_go_1, _goslice_ _swig_go_2) {
   WeftShapeResult *arg1 = (WeftShapeResult *) 0 ;
   size_t arg2 ;
   char **arg3 = (char **) 0 ;
@@ -1939,7 +1973,7 @@ _gostring_ _wrap_weft_shape_result_unknown_name_capi_9940657feabe7a36(WeftShapeR
 }
 
 
-_gostring_ _wrap_weft_shape_result_free_capi_9940657feabe7a36(WeftShapeResult *_swig_go_0) {
+_gostring_ _wrap_weft_shape_result_free_capi_395b92db15212290(WeftShapeResult *_swig_go_0) {
   WeftShapeResult *arg1 = (WeftShapeResult *) 0 ;
   WeftStatus result;
   _gostring_ _swig_go_result;
@@ -1952,7 +1986,7 @@ _gostring_ _wrap_weft_shape_result_free_capi_9940657feabe7a36(WeftShapeResult *_
 }
 
 
-_gostring_ _wrap_weft_symbol_infer_type_partial_capi_9940657feabe7a36(WeftSymbolHandle *_swig_go_0, long long _swig_go_1, _gostring_ _swig_go_2, _goslice_ _swig_go_3, _goslice_ _swig_go_4) {
+_gostring_ _wrap_weft_symbol_infer_type_partial_capi_395b92db15212290(WeftSymbolHandle *_swig_go_0, long long _swig_go_1, _gostring_ _swig_go_2, _goslice_ _swig_go_3, _goslice_ _swig_go_4) {
   WeftSymbolHandle *arg1 = (WeftSymbolHandle *) 0 ;
   size_t arg2 ;
   char **arg3 = (char **) 0 ;
@@ -1984,7 +2018,7 @@ _gostring_ _wrap_weft_symbol_infer_type_partial_capi_9940657feabe7a36(WeftSymbol
 }
 
 
-_gostring_ _wrap_weft_symbol_infer_type_capi_9940657feabe7a36(WeftSymbolHandle *_swig_go_0, long long _swig_go_1, _gostring_ _swig_go_2, _goslice_ _swig_go_3, _goslice_ _swig_go_4) {
+_gostring_ _wrap_weft_symbol_infer_type_capi_395b92db15212290(WeftSymbolHandle *_swig_go_0, long long _swig_go_1, _gostring_ _swig_go_2, _goslice_ _swig_go_3, _goslice_ _swig_go_4) {
   WeftSymbolHandle *arg1 = (WeftSymbolHandle *) 0 ;
   size_t arg2 ;
   char **arg3 = (char **) 0 ;
@@ -2016,7 +2050,7 @@ _gostring_ _wrap_weft_symbol_infer_type_capi_9940657feabe7a36(WeftSymbolHandle *
 }
 
 
-_gostring_ _wrap_weft_type_result_complete_capi_9940657feabe7a36(WeftTypeResult *_swig_go_0, _goslice_ _swig_go_1) {
+_gostring_ _wrap_weft_type_result_complete_capi_395b92db15212290(WeftTypeResult *_swig_go_0, _goslice_ _swig_go_1) {
   WeftTypeResult *arg1 = (WeftTypeResult *) 0 ;
   int *arg2 = (int *) 0 ;
   WeftStatus result;
@@ -2031,7 +2065,7 @@ _gostring_ _wrap_weft_type_result_complete_capi_9940657feabe7a36(WeftTypeResult 
 }
 
 
-_gostring_ _wrap_weft_type_result_count_capi_9940657feabe7a36(WeftTypeResult *_swig_go_0, intgo _swig_go_1, _goslice_ _swig_go_2) {
+_gostring_ _wrap_weft_type_result_count_capi_395b92db15212290(WeftTypeResult *_swig_go_0, intgo _swig_go_1, _goslice_ _swig_go_2) {
   WeftTypeResult *arg1 = (WeftTypeResult *) 0 ;
   int arg2 ;
   size_t *arg3 = (size_t *) 0 ;
@@ -2048,7 +2082,7 @@ _gostring_ _wrap_weft_type_result_count_capi_9940657feabe7a36(WeftTypeResult *_s
 }
 
 
-_gostring_ _wrap_weft_type_result_name_capi_9940657feabe7a36(WeftTypeResult *_swig_go_0, intgo _swig_go_1, long long _swig_go_2, _goslice_ _swig_go_3) {
+_gostring_ _wrap_weft_type_result_name_capi_395b92db15212290(WeftTypeResult *_swig_go_0, intgo _swig_go_1, long long _swig_go_2, _goslice_ _swig_go_3) {
   WeftTypeResult *arg1 = (WeftTypeResult *) 0 ;
   int arg2 ;
   size_t arg3 ;
@@ -2076,7 +2110,7 @@ _gostring_ _wrap_weft_type_result_name_capi_9940657feabe7a36(WeftTypeResult *_sw
 }
 
 
-_gostring_ _wrap_weft_type_result_dtype_capi_9940657feabe7a36(WeftTypeResult *_swig_go_0, intgo _swig_go_1, long long _swig_go_2, _goslice_ _swig_go_3) {
+_gostring_ _wrap_weft_type_result_dtype_capi_395b92db15212290(WeftTypeResult *_swig_go_0, intgo _swig_go_1, long long _swig_go_2, _goslice_ _swig_go_3) {
   WeftTypeResult *arg1 = (WeftTypeResult *) 0 ;
   int arg2 ;
   size_t arg3 ;
@@ -2095,7 +2129,7 @@ _gostring_ _wrap_weft_type_result_dtype_capi_9940657feabe7a36(WeftTypeResult *_s
 }
 
 
-_gostring_ _wrap_weft_type_result_num_unknown_capi_9940657feabe7a36(WeftTypeResult *_swig_go_0, _goslice_ _swig_go_1) {
+_gostring_ _wrap_weft_type_result_num_unknown_capi_395b92db15212290(WeftTypeResult *_swig_go_0, _goslice_ _swig_go_1) {
   WeftTypeResult *arg1 = (WeftTypeResult *) 0 ;
   size_t *arg2 = (size_t *) 0 ;
   WeftStatus result;
@@ -2110,7 +2144,7 @@ _gostring_ _wrap_weft_type_result_num_unknown_capi_9940657feabe7a36(WeftTypeResu
 }
 
 
-_gostring_ _wrap_weft_type_result_unknown_name_capi_9940657feabe7a36(WeftTypeResult *_swig_go_0, long long _swig_go_1, _goslice_ _swig_go_2) {
+_gostring_ _wrap_weft_type_result_unknown_name_capi_395b92db15212290(WeftTypeResult *_swig_go_0, long long _swig_go_1, _goslice_ _swig_go_2) {
   WeftTypeResult *arg1 = (WeftTypeResult *) 0 ;
   size_t arg2 ;
   char **arg3 = (char **) 0 ;
@@ -2136,7 +2170,7 @@ _gostring_ _wrap_weft_type_result_unknown_name_capi_9940657feabe7a36(WeftTypeRes
 }
 
 
-_gostring_ _wrap_weft_type_result_free_capi_9940657feabe7a36(WeftTypeResult *_swig_go_0) {
+_gostring_ _wrap_weft_type_result_free_capi_395b92db15212290(WeftTypeResult *_swig_go_0) {
   WeftTypeResult *arg1 = (WeftTypeResult *) 0 ;
   WeftStatus result;
   _gostring_ _swig_go_result;
@@ -2149,7 +2183,7 @@ _gostring_ _wrap_weft_type_result_free_capi_9940657feabe7a36(WeftTypeResult *_sw
 }
 
 
-_gostring_ _wrap_weft_symbol_place_device_capi_9940657feabe7a36(WeftSymbolHandle *_swig_go_0, intgo _swig_go_1, intgo _swig_go_2, intgo _swig_go_3, long long _swig_go_4, _gostring_ _swig_go_5, _goslice_ _swig_go_6, _goslice_ _swig_go_7, long long _swig_go_8, _gostring_ _swig_go_9, _goslice_ _swig_go_10, _goslice_ _swig_go_11, _goslice_ _swig_go_12, _goslice_ _swig_go_13, _goslice_ _swig_go_14, _goslice_ _swig_go_15) {
+_gostring_ _wrap_weft_symbol_place_device_capi_395b92db15212290(WeftSymbolHandle *_swig_go_0, intgo _swig_go_1, intgo _swig_go_2, intgo _swig_go_3, long long _swig_go_4, _gostring_ _swig_go_5, _goslice_ _swig_go_6, _goslice_ _swig_go_7, long long _swig_go_8, _gostring_ _swig_go_9, _goslice_ _swig_go_10, _goslice_ _swig_go_11, _goslice_ _swig_go_12, _goslice_ _swig_go_13, _goslice_ _swig_go_14, _goslice_ _swig_go_15) {
   WeftSymbolHandle *arg1 = (WeftSymbolHandle *) 0 ;
   int arg2 ;
   int arg3 ;
@@ -2214,7 +2248,7 @@ _gostring_ _wrap_weft_symbol_place_device_capi_9940657feabe7a36(WeftSymbolHandle
 }
 
 
-_gostring_ _wrap_weft_symbol_place_device_graph_capi_9940657feabe7a36(WeftSymbolHandle *_swig_go_0, intgo _swig_go_1, intgo _swig_go_2, intgo _swig_go_3, long long _swig_go_4, _gostring_ _swig_go_5, _goslice_ _swig_go_6, _goslice_ _swig_go_7, long long _swig_go_8, _gostring_ _swig_go_9, _goslice_ _swig_go_10, _goslice_ _swig_go_11, _goslice_ _swig_go_12, _goslice_ _swig_go_13) {
+_gostring_ _wrap_weft_symbol_place_device_graph_capi_395b92db15212290(WeftSymbolHandle *_swig_go_0, intgo _swig_go_1, intgo _swig_go_2, intgo _swig_go_3, long long _swig_go_4, _gostring_ _swig_go_5, _goslice_ _swig_go_6, _goslice_ _swig_go_7, long long _swig_go_8, _gostring_ _swig_go_9, _goslice_ _swig_go_10, _goslice_ _swig_go_11, _goslice_ _swig_go_12, _goslice_ _swig_go_13) {
   WeftSymbolHandle *arg1 = (WeftSymbolHandle *) 0 ;
   int arg2 ;
   int arg3 ;
@@ -2275,7 +2309,7 @@ _gostring_ _wrap_weft_symbol_place_device_graph_capi_9940657feabe7a36(WeftSymbol
 }
 
 
-_gostring_ _wrap_weft_executor_simple_bind_capi_9940657feabe7a36(WeftSymbolHandle *_swig_go_0, intgo _swig_go_1, intgo _swig_go_2, long long _swig_go_3, _gostring_ _swig_go_4, _goslice_ _swig_go_5, _goslice_ _swig_go_6, long long _swig_go_7, _gostring_ _swig_go_8, _goslice_ _swig_go_9, _gostring_ _swig_go_10, _goslice_ _swig_go_11) {
+_gostring_ _wrap_weft_executor_simple_bind_capi_395b92db15212290(WeftSymbolHandle *_swig_go_0, intgo _swig_go_1, intgo _swig_go_2, long long _swig_go_3, _gostring_ _swig_go_4, _goslice_ _swig_go_5, _goslice_ _swig_go_6, long long _swig_go_7, _gostring_ _swig_go_8, _goslice_ _swig_go_9, _gostring_ _swig_go_10, _goslice_ _swig_go_11) {
   WeftSymbolHandle *arg1 = (WeftSymbolHandle *) 0 ;
   int arg2 ;
   int arg3 ;
@@ -2337,7 +2371,7 @@ _gostring_ _wrap_weft_executor_simple_bind_capi_9940657feabe7a36(WeftSymbolHandl
 }
 
 
-_gostring_ _wrap_weft_executor_bind_capi_9940657feabe7a36(WeftSymbolHandle *_swig_go_0, intgo _swig_go_1, intgo _swig_go_2, _goslice_ _swig_go_3, long long _swig_go_4, _goslice_ _swig_go_5, _goslice_ _swig_go_6, _goslice_ _swig_go_7, long long _swig_go_8, _goslice_ _swig_go_9) {
+_gostring_ _wrap_weft_executor_bind_capi_395b92db15212290(WeftSymbolHandle *_swig_go_0, intgo _swig_go_1, intgo _swig_go_2, _goslice_ _swig_go_3, long long _swig_go_4, _goslice_ _swig_go_5, _goslice_ _swig_go_6, _goslice_ _swig_go_7, long long _swig_go_8, _goslice_ _swig_go_9) {
   WeftSymbolHandle *arg1 = (WeftSymbolHandle *) 0 ;
   int arg2 ;
   int arg3 ;
@@ -2368,7 +2402,7 @@ _gostring_ _wrap_weft_executor_bind_capi_9940657feabe7a36(WeftSymbolHandle *_swi
 }
 
 
-_gostring_ _wrap_weft_executor_simple_bind_group2ctx_capi_9940657feabe7a36(WeftSymbolHandle *_swig_go_0, intgo _swig_go_1, intgo _swig_go_2, long long _swig_go_3, _gostring_ _swig_go_4, _goslice_ _swig_go_5, _goslice_ _swig_go_6, long long _swig_go_7, _gostring_ _swig_go_8, _goslice_ _swig_go_9, _goslice_ _swig_go_10, long long _swig_go_11, _gostring_ _swig_go_12, _goslice_ _swig_go_13, _gostring_ _swig_go_14, _goslice_ _swig_go_15) {
+_gostring_ _wrap_weft_executor_simple_bind_group2ctx_capi_395b92db15212290(WeftSymbolHandle *_swig_go_0, intgo _swig_go_1, intgo _swig_go_2, long long _swig_go_3, _gostring_ _swig_go_4, _goslice_ _swig_go_5, _goslice_ _swig_go_6, long long _swig_go_7, _gostring_ _swig_go_8, _goslice_ _swig_go_9, _goslice_ _swig_go_10, long long _swig_go_11, _gostring_ _swig_go_12, _goslice_ _swig_go_13, _gostring_ _swig_go_14, _goslice_ _swig_go_15) {
   WeftSymbolHandle *arg1 = (WeftSymbolHandle *) 0 ;
   int arg2 ;
   int arg3 ;
@@ -2449,7 +2483,7 @@ _gostring_ _wrap_weft_executor_simple_bind_group2ctx_capi_9940657feabe7a36(WeftS
 }
 
 
-_gostring_ _wrap_weft_executor_bind_group2ctx_capi_9940657feabe7a36(WeftSymbolHandle *_swig_go_0, intgo _swig_go_1, intgo _swig_go_2, long long _swig_go_3, _gostring_ _swig_go_4, _goslice_ _swig_go_5, _goslice_ _swig_go_6, _goslice_ _swig_go_7, long long _swig_go_8, _goslice_ _swig_go_9, _goslice_ _swig_go_10, _goslice_ _swig_go_11, long long _swig_go_12, _goslice_ _swig_go_13) {
+_gostring_ _wrap_weft_executor_bind_group2ctx_capi_395b92db15212290(WeftSymbolHandle *_swig_go_0, intgo _swig_go_1, intgo _swig_go_2, long long _swig_go_3, _gostring_ _swig_go_4, _goslice_ _swig_go_5, _goslice_ _swig_go_6, _goslice_ _swig_go_7, long long _swig_go_8, _goslice_ _swig_go_9, _goslice_ _swig_go_10, _goslice_ _swig_go_11, long long _swig_go_12, _goslice_ _swig_go_13) {
   WeftSymbolHandle *arg1 = (WeftSymbolHandle *) 0 ;
   int arg2 ;
   int arg3 ;
@@ -2499,7 +2533,7 @@ _gostring_ _wrap_weft_executor_bind_group2ctx_capi_9940657feabe7a36(WeftSymbolHa
 }
 
 
-_gostring_ _wrap_weft_executor_forward_capi_9940657feabe7a36(WeftExecutor *_swig_go_0, intgo _swig_go_1) {
+_gostring_ _wrap_weft_executor_forward_capi_395b92db15212290(WeftExecutor *_swig_go_0, intgo _swig_go_1) {
   WeftExecutor *arg1 = (WeftExecutor *) 0 ;
   int arg2 ;
   WeftStatus result;
@@ -2514,7 +2548,7 @@ _gostring_ _wrap_weft_executor_forward_capi_9940657feabe7a36(WeftExecutor *_swig
 }
 
 
-_gostring_ _wrap_weft_executor_backward_capi_9940657feabe7a36(WeftExecutor *_swig_go_0, _goslice_ _swig_go_1, long long _swig_go_2) {
+_gostring_ _wrap_weft_executor_backward_capi_395b92db15212290(WeftExecutor *_swig_go_0, _goslice_ _swig_go_1, long long _swig_go_2) {
   WeftExecutor *arg1 = (WeftExecutor *) 0 ;
   WeftNDArray **arg2 = (WeftNDArray **) 0 ;
   size_t arg3 ;
@@ -2531,7 +2565,7 @@ _gostring_ _wrap_weft_executor_backward_capi_9940657feabe7a36(WeftExecutor *_swi
 }
 
 
-_gostring_ _wrap_weft_executor_outputs_capi_9940657feabe7a36(WeftExecutor *_swig_go_0, _goslice_ _swig_go_1) {
+_gostring_ _wrap_weft_executor_outputs_capi_395b92db15212290(WeftExecutor *_swig_go_0, _goslice_ _swig_go_1) {
   WeftExecutor *arg1 = (WeftExecutor *) 0 ;
   WeftNDArrayList **arg2 = (WeftNDArrayList **) 0 ;
   WeftStatus result;
@@ -2546,7 +2580,7 @@ _gostring_ _wrap_weft_executor_outputs_capi_9940657feabe7a36(WeftExecutor *_swig
 }
 
 
-_gostring_ _wrap_weft_executor_arg_arrays_capi_9940657feabe7a36(WeftExecutor *_swig_go_0, _goslice_ _swig_go_1) {
+_gostring_ _wrap_weft_executor_arg_arrays_capi_395b92db15212290(WeftExecutor *_swig_go_0, _goslice_ _swig_go_1) {
   WeftExecutor *arg1 = (WeftExecutor *) 0 ;
   WeftNDArrayList **arg2 = (WeftNDArrayList **) 0 ;
   WeftStatus result;
@@ -2561,7 +2595,7 @@ _gostring_ _wrap_weft_executor_arg_arrays_capi_9940657feabe7a36(WeftExecutor *_s
 }
 
 
-_gostring_ _wrap_weft_executor_grad_arrays_capi_9940657feabe7a36(WeftExecutor *_swig_go_0, _goslice_ _swig_go_1) {
+_gostring_ _wrap_weft_executor_grad_arrays_capi_395b92db15212290(WeftExecutor *_swig_go_0, _goslice_ _swig_go_1) {
   WeftExecutor *arg1 = (WeftExecutor *) 0 ;
   WeftNDArrayList **arg2 = (WeftNDArrayList **) 0 ;
   WeftStatus result;
@@ -2576,7 +2610,7 @@ _gostring_ _wrap_weft_executor_grad_arrays_capi_9940657feabe7a36(WeftExecutor *_
 }
 
 
-_gostring_ _wrap_weft_executor_aux_arrays_capi_9940657feabe7a36(WeftExecutor *_swig_go_0, _goslice_ _swig_go_1) {
+_gostring_ _wrap_weft_executor_aux_arrays_capi_395b92db15212290(WeftExecutor *_swig_go_0, _goslice_ _swig_go_1) {
   WeftExecutor *arg1 = (WeftExecutor *) 0 ;
   WeftNDArrayList **arg2 = (WeftNDArrayList **) 0 ;
   WeftStatus result;
@@ -2591,7 +2625,7 @@ _gostring_ _wrap_weft_executor_aux_arrays_capi_9940657feabe7a36(WeftExecutor *_s
 }
 
 
-_gostring_ _wrap_weft_executor_reshape_capi_9940657feabe7a36(WeftExecutor *_swig_go_0, long long _swig_go_1, _gostring_ _swig_go_2, _goslice_ _swig_go_3, _goslice_ _swig_go_4, intgo _swig_go_5, intgo _swig_go_6, _goslice_ _swig_go_7) {
+_gostring_ _wrap_weft_executor_reshape_capi_395b92db15212290(WeftExecutor *_swig_go_0, long long _swig_go_1, _gostring_ _swig_go_2, _goslice_ _swig_go_3, _goslice_ _swig_go_4, intgo _swig_go_5, intgo _swig_go_6, _goslice_ _swig_go_7) {
   WeftExecutor *arg1 = (WeftExecutor *) 0 ;
   size_t arg2 ;
   char **arg3 = (char **) 0 ;
@@ -2629,7 +2663,7 @@ _gostring_ _wrap_weft_executor_reshape_capi_9940657feabe7a36(WeftExecutor *_swig
 }
 
 
-_gostring_ _wrap_weft_executor_print_capi_9940657feabe7a36(WeftExecutor *_swig_go_0, _goslice_ _swig_go_1) {
+_gostring_ _wrap_weft_executor_print_capi_395b92db15212290(WeftExecutor *_swig_go_0, _goslice_ _swig_go_1) {
   WeftExecutor *arg1 = (WeftExecutor *) 0 ;
   WeftStringList **arg2 = (WeftStringList **) 0 ;
   WeftStatus result;
@@ -2644,7 +2678,7 @@ _gostring_ _wrap_weft_executor_print_capi_9940657feabe7a36(WeftExecutor *_swig_g
 }
 
 
-_gostring_ _wrap_weft_executor_memory_capi_9940657feabe7a36(WeftExecutor *_swig_go_0, _goslice_ _swig_go_1) {
+_gostring_ _wrap_weft_executor_memory_capi_395b92db15212290(WeftExecutor *_swig_go_0, _goslice_ _swig_go_1) {
   WeftExecutor *arg1 = (WeftExecutor *) 0 ;
   WeftExecutorMemory *arg2 = (WeftExecutorMemory *) 0 ;
   WeftExecutorMemory temp2 ;
@@ -2663,7 +2697,7 @@ _gostring_ _wrap_weft_executor_memory_capi_9940657feabe7a36(WeftExecutor *_swig_
 }
 
 
-_gostring_ _wrap_weft_executor_placement_capi_9940657feabe7a36(WeftExecutor *_swig_go_0, _goslice_ _swig_go_1, _goslice_ _swig_go_2, _goslice_ _swig_go_3) {
+_gostring_ _wrap_weft_executor_placement_capi_395b92db15212290(WeftExecutor *_swig_go_0, _goslice_ _swig_go_1, _goslice_ _swig_go_2, _goslice_ _swig_go_3) {
   WeftExecutor *arg1 = (WeftExecutor *) 0 ;
   WeftStringList **arg2 = (WeftStringList **) 0 ;
   size_t *arg3 = (size_t *) 0 ;
@@ -2682,7 +2716,22 @@ _gostring_ _wrap_weft_executor_placement_capi_9940657feabe7a36(WeftExecutor *_sw
 }
 
 
-_gostring_ _wrap_weft_executor_free_capi_9940657feabe7a36(WeftExecutor *_swig_go_0) {
+_gostring_ _wrap_weft_executor_float32_nodes_capi_395b92db15212290(WeftExecutor *_swig_go_0, _goslice_ _swig_go_1) {
+  WeftExecutor *arg1 = (WeftExecutor *) 0 ;
+  WeftStringList **arg2 = (WeftStringList **) 0 ;
+  WeftStatus result;
+  _gostring_ _swig_go_result;
+  
+  arg1 = (WeftExecutor *)_swig_go_0; 
+  arg2 = (WeftStringList **)_swig_go_1.array; 
+  
+  result = (WeftStatus)weft_executor_float32_nodes((WeftExecutor const *)arg1,arg2);
+  _swig_go_result = WeftGoStatus(result); 
+  return _swig_go_result;
+}
+
+
+_gostring_ _wrap_weft_executor_free_capi_395b92db15212290(WeftExecutor *_swig_go_0) {
   WeftExecutor *arg1 = (WeftExecutor *) 0 ;
   WeftStatus result;
   _gostring_ _swig_go_result;
@@ -2695,7 +2744,7 @@ _gostring_ _wrap_weft_executor_free_capi_9940657feabe7a36(WeftExecutor *_swig_go
 }
 
 
-_gostring_ _wrap_weft_executor_options_create_capi_9940657feabe7a36(_goslice_ _swig_go_0) {
+_gostring_ _wrap_weft_executor_options_create_capi_395b92db15212290(_goslice_ _swig_go_0) {
   WeftExecutorOptions **arg1 = (WeftExecutorOptions **) 0 ;
   WeftStatus result;
   _gostring_ _swig_go_result;
@@ -2708,7 +2757,7 @@ _gostring_ _wrap_weft_executor_options_create_capi_9940657feabe7a36(_goslice_ _s
 }
 
 
-_gostring_ _wrap_weft_executor_options_free_capi_9940657feabe7a36(WeftExecutorOptions *_swig_go_0) {
+_gostring_ _wrap_weft_executor_options_free_capi_395b92db15212290(WeftExecutorOptions *_swig_go_0) {
   WeftExecutorOptions *arg1 = (WeftExecutorOptions *) 0 ;
   WeftStatus result;
   _gostring_ _swig_go_result;
@@ -2721,7 +2770,7 @@ _gostring_ _wrap_weft_executor_options_free_capi_9940657feabe7a36(WeftExecutorOp
 }
 
 
-_gostring_ _wrap_weft_executor_options_set_match_range_capi_9940657feabe7a36(WeftExecutorOptions *_swig_go_0, intgo _swig_go_1) {
+_gostring_ _wrap_weft_executor_options_set_match_range_capi_395b92db15212290(WeftExecutorOptions *_swig_go_0, intgo _swig_go_1) {
   WeftExecutorOptions *arg1 = (WeftExecutorOptions *) 0 ;
   int arg2 ;
   WeftStatus result;
@@ -2736,7 +2785,7 @@ _gostring_ _wrap_weft_executor_options_set_match_range_capi_9940657feabe7a36(Wef
 }
 
 
-_gostring_ _wrap_weft_executor_options_set_num_groups_capi_9940657feabe7a36(WeftExecutorOptions *_swig_go_0, intgo _swig_go_1) {
+_gostring_ _wrap_weft_executor_options_set_num_groups_capi_395b92db15212290(WeftExecutorOptions *_swig_go_0, intgo _swig_go_1) {
   WeftExecutorOptions *arg1 = (WeftExecutorOptions *) 0 ;
   int arg2 ;
   WeftStatus result;
@@ -2751,7 +2800,7 @@ _gostring_ _wrap_weft_executor_options_set_num_groups_capi_9940657feabe7a36(Weft
 }
 
 
-_gostring_ _wrap_weft_executor_options_set_bulk_max_nodes_capi_9940657feabe7a36(WeftExecutorOptions *_swig_go_0, intgo _swig_go_1) {
+_gostring_ _wrap_weft_executor_options_set_bulk_max_nodes_capi_395b92db15212290(WeftExecutorOptions *_swig_go_0, intgo _swig_go_1) {
   WeftExecutorOptions *arg1 = (WeftExecutorOptions *) 0 ;
   int arg2 ;
   WeftStatus result;
@@ -2766,7 +2815,7 @@ _gostring_ _wrap_weft_executor_options_set_bulk_max_nodes_capi_9940657feabe7a36(
 }
 
 
-_gostring_ _wrap_weft_executor_options_set_optimize_inference_capi_9940657feabe7a36(WeftExecutorOptions *_swig_go_0, intgo _swig_go_1) {
+_gostring_ _wrap_weft_executor_options_set_optimize_inference_capi_395b92db15212290(WeftExecutorOptions *_swig_go_0, intgo _swig_go_1) {
   WeftExecutorOptions *arg1 = (WeftExecutorOptions *) 0 ;
   int arg2 ;
   WeftStatus result;
@@ -2781,7 +2830,7 @@ _gostring_ _wrap_weft_executor_options_set_optimize_inference_capi_9940657feabe7
 }
 
 
-_gostring_ _wrap_weft_executor_options_set_allow_fallback_capi_9940657feabe7a36(WeftExecutorOptions *_swig_go_0, intgo _swig_go_1) {
+_gostring_ _wrap_weft_executor_options_set_allow_fallback_capi_395b92db15212290(WeftExecutorOptions *_swig_go_0, intgo _swig_go_1) {
   WeftExecutorOptions *arg1 = (WeftExecutorOptions *) 0 ;
   int arg2 ;
   WeftStatus result;
@@ -2796,7 +2845,7 @@ _gostring_ _wrap_weft_executor_options_set_allow_fallback_capi_9940657feabe7a36(
 }
 
 
-_gostring_ _wrap_weft_executor_options_add_group_capi_9940657feabe7a36(WeftExecutorOptions *_swig_go_0, _gostring_ _swig_go_1, intgo _swig_go_2, intgo _swig_go_3) {
+_gostring_ _wrap_weft_executor_options_add_group_capi_395b92db15212290(WeftExecutorOptions *_swig_go_0, _gostring_ _swig_go_1, intgo _swig_go_2, intgo _swig_go_3) {
   WeftExecutorOptions *arg1 = (WeftExecutorOptions *) 0 ;
   char *arg2 = (char *) 0 ;
   int arg3 ;
@@ -2820,7 +2869,7 @@ _gostring_ _wrap_weft_executor_options_add_group_capi_9940657feabe7a36(WeftExecu
 }
 
 
-_gostring_ _wrap_weft_executor_options_set_grad_req_capi_9940657feabe7a36(WeftExecutorOptions *_swig_go_0, _gostring_ _swig_go_1, intgo _swig_go_2) {
+_gostring_ _wrap_weft_executor_options_set_grad_req_capi_395b92db15212290(WeftExecutorOptions *_swig_go_0, _gostring_ _swig_go_1, intgo _swig_go_2) {
   WeftExecutorOptions *arg1 = (WeftExecutorOptions *) 0 ;
   char *arg2 = (char *) 0 ;
   int arg3 ;
@@ -2842,7 +2891,7 @@ _gostring_ _wrap_weft_executor_options_set_grad_req_capi_9940657feabe7a36(WeftEx
 }
 
 
-_gostring_ _wrap_weft_executor_simple_bind_with_options_capi_9940657feabe7a36(WeftSymbolHandle *_swig_go_0, intgo _swig_go_1, intgo _swig_go_2, long long _swig_go_3, _gostring_ _swig_go_4, _goslice_ _swig_go_5, _goslice_ _swig_go_6, long long _swig_go_7, _gostring_ _swig_go_8, _goslice_ _swig_go_9, WeftExecutorOptions *_swig_go_10, _goslice_ _swig_go_11) {
+_gostring_ _wrap_weft_executor_simple_bind_with_options_capi_395b92db15212290(WeftSymbolHandle *_swig_go_0, intgo _swig_go_1, intgo _swig_go_2, long long _swig_go_3, _gostring_ _swig_go_4, _goslice_ _swig_go_5, _goslice_ _swig_go_6, long long _swig_go_7, _gostring_ _swig_go_8, _goslice_ _swig_go_9, WeftExecutorOptions *_swig_go_10, _goslice_ _swig_go_11) {
   WeftSymbolHandle *arg1 = (WeftSymbolHandle *) 0 ;
   int arg2 ;
   int arg3 ;
@@ -2899,7 +2948,7 @@ _gostring_ _wrap_weft_executor_simple_bind_with_options_capi_9940657feabe7a36(We
 }
 
 
-_gostring_ _wrap_weft_executor_bind_with_options_capi_9940657feabe7a36(WeftSymbolHandle *_swig_go_0, intgo _swig_go_1, intgo _swig_go_2, _goslice_ _swig_go_3, long long _swig_go_4, _goslice_ _swig_go_5, _goslice_ _swig_go_6, _goslice_ _swig_go_7, long long _swig_go_8, WeftExecutorOptions *_swig_go_9, _goslice_ _swig_go_10) {
+_gostring_ _wrap_weft_executor_bind_with_options_capi_395b92db15212290(WeftSymbolHandle *_swig_go_0, intgo _swig_go_1, intgo _swig_go_2, _goslice_ _swig_go_3, long long _swig_go_4, _goslice_ _swig_go_5, _goslice_ _swig_go_6, _goslice_ _swig_go_7, long long _swig_go_8, WeftExecutorOptions *_swig_go_9, _goslice_ _swig_go_10) {
   WeftSymbolHandle *arg1 = (WeftSymbolHandle *) 0 ;
   int arg2 ;
   int arg3 ;
@@ -2932,7 +2981,7 @@ _gostring_ _wrap_weft_executor_bind_with_options_capi_9940657feabe7a36(WeftSymbo
 }
 
 
-_gostring_ _wrap_weft_engine_configure_capi_9940657feabe7a36(intgo _swig_go_0, intgo _swig_go_1) {
+_gostring_ _wrap_weft_engine_configure_capi_395b92db15212290(intgo _swig_go_0, intgo _swig_go_1) {
   int arg1 ;
   int arg2 ;
   WeftStatus result;
@@ -2947,7 +2996,7 @@ _gostring_ _wrap_weft_engine_configure_capi_9940657feabe7a36(intgo _swig_go_0, i
 }
 
 
-_gostring_ _wrap_weft_engine_info_capi_9940657feabe7a36(_goslice_ _swig_go_0, _goslice_ _swig_go_1) {
+_gostring_ _wrap_weft_engine_info_capi_395b92db15212290(_goslice_ _swig_go_0, _goslice_ _swig_go_1) {
   int *arg1 = (int *) 0 ;
   int *arg2 = (int *) 0 ;
   WeftStatus result;
@@ -2962,7 +3011,7 @@ _gostring_ _wrap_weft_engine_info_capi_9940657feabe7a36(_goslice_ _swig_go_0, _g
 }
 
 
-_gostring_ _wrap_weft_engine_var_create_capi_9940657feabe7a36(WeftEngineVar **_swig_go_0) {
+_gostring_ _wrap_weft_engine_var_create_capi_395b92db15212290(WeftEngineVar **_swig_go_0) {
   WeftEngineVar **arg1 = (WeftEngineVar **) 0 ;
   WeftStatus result;
   _gostring_ _swig_go_result;
@@ -2975,7 +3024,7 @@ _gostring_ _wrap_weft_engine_var_create_capi_9940657feabe7a36(WeftEngineVar **_s
 }
 
 
-_gostring_ _wrap_weft_engine_var_free_capi_9940657feabe7a36(WeftEngineVar *_swig_go_0) {
+_gostring_ _wrap_weft_engine_var_free_capi_395b92db15212290(WeftEngineVar *_swig_go_0) {
   WeftEngineVar *arg1 = (WeftEngineVar *) 0 ;
   WeftStatus result;
   _gostring_ _swig_go_result;
@@ -2988,7 +3037,7 @@ _gostring_ _wrap_weft_engine_var_free_capi_9940657feabe7a36(WeftEngineVar *_swig
 }
 
 
-_gostring_ _wrap_weft_engine_var_version_capi_9940657feabe7a36(WeftEngineVar *_swig_go_0, _goslice_ _swig_go_1) {
+_gostring_ _wrap_weft_engine_var_version_capi_395b92db15212290(WeftEngineVar *_swig_go_0, _goslice_ _swig_go_1) {
   WeftEngineVar *arg1 = (WeftEngineVar *) 0 ;
   uint64_t *arg2 = (uint64_t *) 0 ;
   WeftStatus result;
@@ -3003,7 +3052,7 @@ _gostring_ _wrap_weft_engine_var_version_capi_9940657feabe7a36(WeftEngineVar *_s
 }
 
 
-_gostring_ _wrap_weft_engine_push_sync_capi_9940657feabe7a36(void* _swig_go_0, void *_swig_go_1, void* _swig_go_2, WeftEngineVar **_swig_go_3, long long _swig_go_4, WeftEngineVar **_swig_go_5, long long _swig_go_6, _gostring_ _swig_go_7) {
+_gostring_ _wrap_weft_engine_push_sync_capi_395b92db15212290(void* _swig_go_0, void *_swig_go_1, void* _swig_go_2, WeftEngineVar **_swig_go_3, long long _swig_go_4, WeftEngineVar **_swig_go_5, long long _swig_go_6, _gostring_ _swig_go_7) {
   WeftEngineSyncFn arg1 = (WeftEngineSyncFn) 0 ;
   void *arg2 = (void *) 0 ;
   WeftEngineDeleter arg3 = (WeftEngineDeleter) 0 ;
@@ -3035,7 +3084,7 @@ _gostring_ _wrap_weft_engine_push_sync_capi_9940657feabe7a36(void* _swig_go_0, v
 }
 
 
-_gostring_ _wrap_weft_engine_push_async_capi_9940657feabe7a36(void* _swig_go_0, void *_swig_go_1, void* _swig_go_2, WeftEngineVar **_swig_go_3, long long _swig_go_4, WeftEngineVar **_swig_go_5, long long _swig_go_6, _gostring_ _swig_go_7) {
+_gostring_ _wrap_weft_engine_push_async_capi_395b92db15212290(void* _swig_go_0, void *_swig_go_1, void* _swig_go_2, WeftEngineVar **_swig_go_3, long long _swig_go_4, WeftEngineVar **_swig_go_5, long long _swig_go_6, _gostring_ _swig_go_7) {
   WeftEngineAsyncFn arg1 = (WeftEngineAsyncFn) 0 ;
   void *arg2 = (void *) 0 ;
   WeftEngineDeleter arg3 = (WeftEngineDeleter) 0 ;
@@ -3067,7 +3116,7 @@ _gostring_ _wrap_weft_engine_push_async_capi_9940657feabe7a36(void* _swig_go_0, 
 }
 
 
-_gostring_ _wrap_weft_engine_complete_capi_9940657feabe7a36(WeftEngineCompletion *_swig_go_0, _gostring_ _swig_go_1) {
+_gostring_ _wrap_weft_engine_complete_capi_395b92db15212290(WeftEngineCompletion *_swig_go_0, _gostring_ _swig_go_1) {
   WeftEngineCompletion *arg1 = (WeftEngineCompletion *) 0 ;
   char *arg2 = (char *) 0 ;
   WeftStatus result;
@@ -3087,7 +3136,7 @@ _gostring_ _wrap_weft_engine_complete_capi_9940657feabe7a36(WeftEngineCompletion
 }
 
 
-_gostring_ _wrap_weft_engine_var_wait_capi_9940657feabe7a36(WeftEngineVar *_swig_go_0) {
+_gostring_ _wrap_weft_engine_var_wait_capi_395b92db15212290(WeftEngineVar *_swig_go_0) {
   WeftEngineVar *arg1 = (WeftEngineVar *) 0 ;
   WeftStatus result;
   _gostring_ _swig_go_result;
@@ -3100,7 +3149,7 @@ _gostring_ _wrap_weft_engine_var_wait_capi_9940657feabe7a36(WeftEngineVar *_swig
 }
 
 
-_gostring_ _wrap_weft_idx_load_capi_9940657feabe7a36(_gostring_ _swig_go_0, _goslice_ _swig_go_1) {
+_gostring_ _wrap_weft_idx_load_capi_395b92db15212290(_gostring_ _swig_go_0, _goslice_ _swig_go_1) {
   char *arg1 = (char *) 0 ;
   WeftNDArray **arg2 = (WeftNDArray **) 0 ;
   WeftStatus result;
@@ -3120,7 +3169,7 @@ _gostring_ _wrap_weft_idx_load_capi_9940657feabe7a36(_gostring_ _swig_go_0, _gos
 }
 
 
-_gostring_ _wrap_weft_mnist_load_capi_9940657feabe7a36(_gostring_ _swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2, _goslice_ _swig_go_3) {
+_gostring_ _wrap_weft_mnist_load_capi_395b92db15212290(_gostring_ _swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2, _goslice_ _swig_go_3) {
   char *arg1 = (char *) 0 ;
   char *arg2 = (char *) 0 ;
   WeftNDArray **arg3 = (WeftNDArray **) 0 ;
@@ -3149,7 +3198,7 @@ _gostring_ _wrap_weft_mnist_load_capi_9940657feabe7a36(_gostring_ _swig_go_0, _g
 }
 
 
-_gostring_ _wrap_weft_data_iter_create_ndarray_capi_9940657feabe7a36(long long _swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2, long long _swig_go_3, _gostring_ _swig_go_4, _goslice_ _swig_go_5, intgo _swig_go_6, intgo _swig_go_7, _gostring_ _swig_go_8, long long _swig_go_9, _goslice_ _swig_go_10) {
+_gostring_ _wrap_weft_data_iter_create_ndarray_capi_395b92db15212290(long long _swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2, long long _swig_go_3, _gostring_ _swig_go_4, _goslice_ _swig_go_5, intgo _swig_go_6, intgo _swig_go_7, _gostring_ _swig_go_8, long long _swig_go_9, _goslice_ _swig_go_10) {
   size_t arg1 ;
   char **arg2 = (char **) 0 ;
   WeftNDArray **arg3 = (WeftNDArray **) 0 ;
@@ -3209,7 +3258,7 @@ _gostring_ _wrap_weft_data_iter_create_ndarray_capi_9940657feabe7a36(long long _
 }
 
 
-_gostring_ _wrap_weft_data_iter_next_capi_9940657feabe7a36(WeftDataIter *_swig_go_0, _goslice_ _swig_go_1) {
+_gostring_ _wrap_weft_data_iter_next_capi_395b92db15212290(WeftDataIter *_swig_go_0, _goslice_ _swig_go_1) {
   WeftDataIter *arg1 = (WeftDataIter *) 0 ;
   int *arg2 = (int *) 0 ;
   WeftStatus result;
@@ -3224,7 +3273,7 @@ _gostring_ _wrap_weft_data_iter_next_capi_9940657feabe7a36(WeftDataIter *_swig_g
 }
 
 
-_gostring_ _wrap_weft_data_iter_reset_capi_9940657feabe7a36(WeftDataIter *_swig_go_0) {
+_gostring_ _wrap_weft_data_iter_reset_capi_395b92db15212290(WeftDataIter *_swig_go_0) {
   WeftDataIter *arg1 = (WeftDataIter *) 0 ;
   WeftStatus result;
   _gostring_ _swig_go_result;
@@ -3237,7 +3286,7 @@ _gostring_ _wrap_weft_data_iter_reset_capi_9940657feabe7a36(WeftDataIter *_swig_
 }
 
 
-_gostring_ _wrap_weft_data_iter_data_capi_9940657feabe7a36(WeftDataIter *_swig_go_0, _goslice_ _swig_go_1) {
+_gostring_ _wrap_weft_data_iter_data_capi_395b92db15212290(WeftDataIter *_swig_go_0, _goslice_ _swig_go_1) {
   WeftDataIter *arg1 = (WeftDataIter *) 0 ;
   WeftNDArrayList **arg2 = (WeftNDArrayList **) 0 ;
   WeftStatus result;
@@ -3252,7 +3301,7 @@ _gostring_ _wrap_weft_data_iter_data_capi_9940657feabe7a36(WeftDataIter *_swig_g
 }
 
 
-_gostring_ _wrap_weft_data_iter_label_capi_9940657feabe7a36(WeftDataIter *_swig_go_0, _goslice_ _swig_go_1) {
+_gostring_ _wrap_weft_data_iter_label_capi_395b92db15212290(WeftDataIter *_swig_go_0, _goslice_ _swig_go_1) {
   WeftDataIter *arg1 = (WeftDataIter *) 0 ;
   WeftNDArrayList **arg2 = (WeftNDArrayList **) 0 ;
   WeftStatus result;
@@ -3267,7 +3316,7 @@ _gostring_ _wrap_weft_data_iter_label_capi_9940657feabe7a36(WeftDataIter *_swig_
 }
 
 
-_gostring_ _wrap_weft_data_iter_pad_capi_9940657feabe7a36(WeftDataIter *_swig_go_0, _goslice_ _swig_go_1) {
+_gostring_ _wrap_weft_data_iter_pad_capi_395b92db15212290(WeftDataIter *_swig_go_0, _goslice_ _swig_go_1) {
   WeftDataIter *arg1 = (WeftDataIter *) 0 ;
   int *arg2 = (int *) 0 ;
   WeftStatus result;
@@ -3282,7 +3331,7 @@ _gostring_ _wrap_weft_data_iter_pad_capi_9940657feabe7a36(WeftDataIter *_swig_go
 }
 
 
-_gostring_ _wrap_weft_data_iter_index_capi_9940657feabe7a36(WeftDataIter *_swig_go_0, _goslice_ _swig_go_1, long long _swig_go_2, _goslice_ _swig_go_3) {
+_gostring_ _wrap_weft_data_iter_index_capi_395b92db15212290(WeftDataIter *_swig_go_0, _goslice_ _swig_go_1, long long _swig_go_2, _goslice_ _swig_go_3) {
   WeftDataIter *arg1 = (WeftDataIter *) 0 ;
   int64_t *arg2 = (int64_t *) 0 ;
   size_t arg3 ;
@@ -3301,7 +3350,7 @@ _gostring_ _wrap_weft_data_iter_index_capi_9940657feabe7a36(WeftDataIter *_swig_
 }
 
 
-_gostring_ _wrap_weft_data_iter_batch_size_capi_9940657feabe7a36(WeftDataIter *_swig_go_0, _goslice_ _swig_go_1) {
+_gostring_ _wrap_weft_data_iter_batch_size_capi_395b92db15212290(WeftDataIter *_swig_go_0, _goslice_ _swig_go_1) {
   WeftDataIter *arg1 = (WeftDataIter *) 0 ;
   int *arg2 = (int *) 0 ;
   WeftStatus result;
@@ -3316,7 +3365,7 @@ _gostring_ _wrap_weft_data_iter_batch_size_capi_9940657feabe7a36(WeftDataIter *_
 }
 
 
-_gostring_ _wrap_weft_data_iter_free_capi_9940657feabe7a36(WeftDataIter *_swig_go_0) {
+_gostring_ _wrap_weft_data_iter_free_capi_395b92db15212290(WeftDataIter *_swig_go_0) {
   WeftDataIter *arg1 = (WeftDataIter *) 0 ;
   WeftStatus result;
   _gostring_ _swig_go_result;
@@ -3329,7 +3378,7 @@ _gostring_ _wrap_weft_data_iter_free_capi_9940657feabe7a36(WeftDataIter *_swig_g
 }
 
 
-_gostring_ _wrap_weft_metric_create_capi_9940657feabe7a36(_gostring_ _swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, long long _swig_go_3, _goslice_ _swig_go_4) {
+_gostring_ _wrap_weft_metric_create_capi_395b92db15212290(_gostring_ _swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, long long _swig_go_3, _goslice_ _swig_go_4) {
   char *arg1 = (char *) 0 ;
   char **arg2 = (char **) 0 ;
   char **arg3 = (char **) 0 ;
@@ -3377,7 +3426,7 @@ _gostring_ _wrap_weft_metric_create_capi_9940657feabe7a36(_gostring_ _swig_go_0,
 }
 
 
-_gostring_ _wrap_weft_metric_composite_add_capi_9940657feabe7a36(WeftMetric *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, _gostring_ _swig_go_3, long long _swig_go_4) {
+_gostring_ _wrap_weft_metric_composite_add_capi_395b92db15212290(WeftMetric *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, _gostring_ _swig_go_3, long long _swig_go_4) {
   WeftMetric *arg1 = (WeftMetric *) 0 ;
   char *arg2 = (char *) 0 ;
   char **arg3 = (char **) 0 ;
@@ -3425,7 +3474,7 @@ _gostring_ _wrap_weft_metric_composite_add_capi_9940657feabe7a36(WeftMetric *_sw
 }
 
 
-_gostring_ _wrap_weft_metric_update_capi_9940657feabe7a36(WeftMetric *_swig_go_0, long long _swig_go_1, _goslice_ _swig_go_2, long long _swig_go_3, _goslice_ _swig_go_4) {
+_gostring_ _wrap_weft_metric_update_capi_395b92db15212290(WeftMetric *_swig_go_0, long long _swig_go_1, _goslice_ _swig_go_2, long long _swig_go_3, _goslice_ _swig_go_4) {
   WeftMetric *arg1 = (WeftMetric *) 0 ;
   size_t arg2 ;
   WeftNDArray **arg3 = (WeftNDArray **) 0 ;
@@ -3446,7 +3495,7 @@ _gostring_ _wrap_weft_metric_update_capi_9940657feabe7a36(WeftMetric *_swig_go_0
 }
 
 
-_gostring_ _wrap_weft_metric_num_values_capi_9940657feabe7a36(WeftMetric *_swig_go_0, _goslice_ _swig_go_1) {
+_gostring_ _wrap_weft_metric_num_values_capi_395b92db15212290(WeftMetric *_swig_go_0, _goslice_ _swig_go_1) {
   WeftMetric *arg1 = (WeftMetric *) 0 ;
   size_t *arg2 = (size_t *) 0 ;
   WeftStatus result;
@@ -3461,7 +3510,7 @@ _gostring_ _wrap_weft_metric_num_values_capi_9940657feabe7a36(WeftMetric *_swig_
 }
 
 
-_gostring_ _wrap_weft_metric_get_capi_9940657feabe7a36(WeftMetric *_swig_go_0, _goslice_ _swig_go_1, _goslice_ _swig_go_2, long long _swig_go_3, _goslice_ _swig_go_4) {
+_gostring_ _wrap_weft_metric_get_capi_395b92db15212290(WeftMetric *_swig_go_0, _goslice_ _swig_go_1, _goslice_ _swig_go_2, long long _swig_go_3, _goslice_ _swig_go_4) {
   WeftMetric *arg1 = (WeftMetric *) 0 ;
   WeftStringList **arg2 = (WeftStringList **) 0 ;
   double *arg3 = (double *) 0 ;
@@ -3482,7 +3531,7 @@ _gostring_ _wrap_weft_metric_get_capi_9940657feabe7a36(WeftMetric *_swig_go_0, _
 }
 
 
-_gostring_ _wrap_weft_metric_reset_capi_9940657feabe7a36(WeftMetric *_swig_go_0) {
+_gostring_ _wrap_weft_metric_reset_capi_395b92db15212290(WeftMetric *_swig_go_0) {
   WeftMetric *arg1 = (WeftMetric *) 0 ;
   WeftStatus result;
   _gostring_ _swig_go_result;
@@ -3495,7 +3544,7 @@ _gostring_ _wrap_weft_metric_reset_capi_9940657feabe7a36(WeftMetric *_swig_go_0)
 }
 
 
-_gostring_ _wrap_weft_metric_free_capi_9940657feabe7a36(WeftMetric *_swig_go_0) {
+_gostring_ _wrap_weft_metric_free_capi_395b92db15212290(WeftMetric *_swig_go_0) {
   WeftMetric *arg1 = (WeftMetric *) 0 ;
   WeftStatus result;
   _gostring_ _swig_go_result;
@@ -3508,7 +3557,7 @@ _gostring_ _wrap_weft_metric_free_capi_9940657feabe7a36(WeftMetric *_swig_go_0) 
 }
 
 
-_gostring_ _wrap_weft_checkpoint_save_capi_9940657feabe7a36(_gostring_ _swig_go_0, intgo _swig_go_1, WeftSymbolHandle *_swig_go_2, long long _swig_go_3, _gostring_ _swig_go_4, _goslice_ _swig_go_5, long long _swig_go_6, _gostring_ _swig_go_7, _goslice_ _swig_go_8) {
+_gostring_ _wrap_weft_checkpoint_save_capi_395b92db15212290(_gostring_ _swig_go_0, intgo _swig_go_1, WeftSymbolHandle *_swig_go_2, long long _swig_go_3, _gostring_ _swig_go_4, _goslice_ _swig_go_5, long long _swig_go_6, _gostring_ _swig_go_7, _goslice_ _swig_go_8) {
   char *arg1 = (char *) 0 ;
   int arg2 ;
   WeftSymbolHandle *arg3 = (WeftSymbolHandle *) 0 ;
@@ -3564,7 +3613,7 @@ _gostring_ _wrap_weft_checkpoint_save_capi_9940657feabe7a36(_gostring_ _swig_go_
 }
 
 
-_gostring_ _wrap_weft_checkpoint_load_capi_9940657feabe7a36(_gostring_ _swig_go_0, intgo _swig_go_1, _goslice_ _swig_go_2, _goslice_ _swig_go_3, _goslice_ _swig_go_4) {
+_gostring_ _wrap_weft_checkpoint_load_capi_395b92db15212290(_gostring_ _swig_go_0, intgo _swig_go_1, _goslice_ _swig_go_2, _goslice_ _swig_go_3, _goslice_ _swig_go_4) {
   char *arg1 = (char *) 0 ;
   int arg2 ;
   WeftSymbolHandle **arg3 = (WeftSymbolHandle **) 0 ;
@@ -3590,7 +3639,7 @@ _gostring_ _wrap_weft_checkpoint_load_capi_9940657feabe7a36(_gostring_ _swig_go_
 }
 
 
-_gostring_ _wrap_weft_initializer_create_capi_9940657feabe7a36(_gostring_ _swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, long long _swig_go_3, long long _swig_go_4, _goslice_ _swig_go_5) {
+_gostring_ _wrap_weft_initializer_create_capi_395b92db15212290(_gostring_ _swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, long long _swig_go_3, long long _swig_go_4, _goslice_ _swig_go_5) {
   char *arg1 = (char *) 0 ;
   char **arg2 = (char **) 0 ;
   char **arg3 = (char **) 0 ;
@@ -3640,7 +3689,7 @@ _gostring_ _wrap_weft_initializer_create_capi_9940657feabe7a36(_gostring_ _swig_
 }
 
 
-_gostring_ _wrap_weft_initializer_init_capi_9940657feabe7a36(WeftInitializer *_swig_go_0, _gostring_ _swig_go_1, WeftNDArray *_swig_go_2) {
+_gostring_ _wrap_weft_initializer_init_capi_395b92db15212290(WeftInitializer *_swig_go_0, _gostring_ _swig_go_1, WeftNDArray *_swig_go_2) {
   WeftInitializer *arg1 = (WeftInitializer *) 0 ;
   char *arg2 = (char *) 0 ;
   WeftNDArray *arg3 = (WeftNDArray *) 0 ;
@@ -3662,7 +3711,7 @@ _gostring_ _wrap_weft_initializer_init_capi_9940657feabe7a36(WeftInitializer *_s
 }
 
 
-_gostring_ _wrap_weft_initializer_free_capi_9940657feabe7a36(WeftInitializer *_swig_go_0) {
+_gostring_ _wrap_weft_initializer_free_capi_395b92db15212290(WeftInitializer *_swig_go_0) {
   WeftInitializer *arg1 = (WeftInitializer *) 0 ;
   WeftStatus result;
   _gostring_ _swig_go_result;
@@ -3675,7 +3724,7 @@ _gostring_ _wrap_weft_initializer_free_capi_9940657feabe7a36(WeftInitializer *_s
 }
 
 
-_gostring_ _wrap_weft_optimizer_create_capi_9940657feabe7a36(_gostring_ _swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, long long _swig_go_3, _goslice_ _swig_go_4) {
+_gostring_ _wrap_weft_optimizer_create_capi_395b92db15212290(_gostring_ _swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, long long _swig_go_3, _goslice_ _swig_go_4) {
   char *arg1 = (char *) 0 ;
   char **arg2 = (char **) 0 ;
   char **arg3 = (char **) 0 ;
@@ -3723,7 +3772,7 @@ _gostring_ _wrap_weft_optimizer_create_capi_9940657feabe7a36(_gostring_ _swig_go
 }
 
 
-_gostring_ _wrap_weft_optimizer_set_lr_scheduler_capi_9940657feabe7a36(WeftOptimizer *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2, long long _swig_go_3, float _swig_go_4, float _swig_go_5) {
+_gostring_ _wrap_weft_optimizer_set_lr_scheduler_capi_395b92db15212290(WeftOptimizer *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2, long long _swig_go_3, float _swig_go_4, float _swig_go_5) {
   WeftOptimizer *arg1 = (WeftOptimizer *) 0 ;
   char *arg2 = (char *) 0 ;
   int64_t *arg3 = (int64_t *) 0 ;
@@ -3751,7 +3800,7 @@ _gostring_ _wrap_weft_optimizer_set_lr_scheduler_capi_9940657feabe7a36(WeftOptim
 }
 
 
-_gostring_ _wrap_weft_optimizer_set_lr_scheduler_ex_capi_9940657feabe7a36(WeftOptimizer *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, _gostring_ _swig_go_3, long long _swig_go_4) {
+_gostring_ _wrap_weft_optimizer_set_lr_scheduler_ex_capi_395b92db15212290(WeftOptimizer *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, _gostring_ _swig_go_3, long long _swig_go_4) {
   WeftOptimizer *arg1 = (WeftOptimizer *) 0 ;
   char *arg2 = (char *) 0 ;
   char **arg3 = (char **) 0 ;
@@ -3799,7 +3848,7 @@ _gostring_ _wrap_weft_optimizer_set_lr_scheduler_ex_capi_9940657feabe7a36(WeftOp
 }
 
 
-_gostring_ _wrap_weft_optimizer_set_multipliers_capi_9940657feabe7a36(WeftOptimizer *_swig_go_0, WeftSymbolHandle *_swig_go_1) {
+_gostring_ _wrap_weft_optimizer_set_multipliers_capi_395b92db15212290(WeftOptimizer *_swig_go_0, WeftSymbolHandle *_swig_go_1) {
   WeftOptimizer *arg1 = (WeftOptimizer *) 0 ;
   WeftSymbolHandle *arg2 = (WeftSymbolHandle *) 0 ;
   WeftStatus result;
@@ -3814,7 +3863,7 @@ _gostring_ _wrap_weft_optimizer_set_multipliers_capi_9940657feabe7a36(WeftOptimi
 }
 
 
-_gostring_ _wrap_weft_optimizer_set_rescale_grad_capi_9940657feabe7a36(WeftOptimizer *_swig_go_0, float _swig_go_1) {
+_gostring_ _wrap_weft_optimizer_set_rescale_grad_capi_395b92db15212290(WeftOptimizer *_swig_go_0, float _swig_go_1) {
   WeftOptimizer *arg1 = (WeftOptimizer *) 0 ;
   float arg2 ;
   WeftStatus result;
@@ -3829,7 +3878,7 @@ _gostring_ _wrap_weft_optimizer_set_rescale_grad_capi_9940657feabe7a36(WeftOptim
 }
 
 
-_gostring_ _wrap_weft_optimizer_update_capi_9940657feabe7a36(WeftOptimizer *_swig_go_0, intgo _swig_go_1, _gostring_ _swig_go_2, WeftNDArray *_swig_go_3, WeftNDArray *_swig_go_4) {
+_gostring_ _wrap_weft_optimizer_update_capi_395b92db15212290(WeftOptimizer *_swig_go_0, intgo _swig_go_1, _gostring_ _swig_go_2, WeftNDArray *_swig_go_3, WeftNDArray *_swig_go_4) {
   WeftOptimizer *arg1 = (WeftOptimizer *) 0 ;
   int arg2 ;
   char *arg3 = (char *) 0 ;
@@ -3855,7 +3904,7 @@ _gostring_ _wrap_weft_optimizer_update_capi_9940657feabe7a36(WeftOptimizer *_swi
 }
 
 
-_gostring_ _wrap_weft_optimizer_num_update_capi_9940657feabe7a36(WeftOptimizer *_swig_go_0, _goslice_ _swig_go_1) {
+_gostring_ _wrap_weft_optimizer_num_update_capi_395b92db15212290(WeftOptimizer *_swig_go_0, _goslice_ _swig_go_1) {
   WeftOptimizer *arg1 = (WeftOptimizer *) 0 ;
   int64_t *arg2 = (int64_t *) 0 ;
   WeftStatus result;
@@ -3870,7 +3919,7 @@ _gostring_ _wrap_weft_optimizer_num_update_capi_9940657feabe7a36(WeftOptimizer *
 }
 
 
-_gostring_ _wrap_weft_optimizer_learning_rate_capi_9940657feabe7a36(WeftOptimizer *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2) {
+_gostring_ _wrap_weft_optimizer_learning_rate_capi_395b92db15212290(WeftOptimizer *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2) {
   WeftOptimizer *arg1 = (WeftOptimizer *) 0 ;
   char *arg2 = (char *) 0 ;
   float *arg3 = (float *) 0 ;
@@ -3892,7 +3941,7 @@ _gostring_ _wrap_weft_optimizer_learning_rate_capi_9940657feabe7a36(WeftOptimize
 }
 
 
-_gostring_ _wrap_weft_optimizer_free_capi_9940657feabe7a36(WeftOptimizer *_swig_go_0) {
+_gostring_ _wrap_weft_optimizer_free_capi_395b92db15212290(WeftOptimizer *_swig_go_0) {
   WeftOptimizer *arg1 = (WeftOptimizer *) 0 ;
   WeftStatus result;
   _gostring_ _swig_go_result;
@@ -3905,7 +3954,7 @@ _gostring_ _wrap_weft_optimizer_free_capi_9940657feabe7a36(WeftOptimizer *_swig_
 }
 
 
-_gostring_ _wrap_weft_optimizer_save_states_capi_9940657feabe7a36(WeftOptimizer *_swig_go_0, _gostring_ _swig_go_1) {
+_gostring_ _wrap_weft_optimizer_save_states_capi_395b92db15212290(WeftOptimizer *_swig_go_0, _gostring_ _swig_go_1) {
   WeftOptimizer *arg1 = (WeftOptimizer *) 0 ;
   char *arg2 = (char *) 0 ;
   WeftStatus result;
@@ -3925,7 +3974,7 @@ _gostring_ _wrap_weft_optimizer_save_states_capi_9940657feabe7a36(WeftOptimizer 
 }
 
 
-_gostring_ _wrap_weft_optimizer_load_states_capi_9940657feabe7a36(WeftOptimizer *_swig_go_0, _gostring_ _swig_go_1) {
+_gostring_ _wrap_weft_optimizer_load_states_capi_395b92db15212290(WeftOptimizer *_swig_go_0, _gostring_ _swig_go_1) {
   WeftOptimizer *arg1 = (WeftOptimizer *) 0 ;
   char *arg2 = (char *) 0 ;
   WeftStatus result;
@@ -3945,7 +3994,7 @@ _gostring_ _wrap_weft_optimizer_load_states_capi_9940657feabe7a36(WeftOptimizer 
 }
 
 
-_gostring_ _wrap_weft_module_create_capi_9940657feabe7a36(WeftSymbolHandle *_swig_go_0, long long _swig_go_1, _gostring_ _swig_go_2, long long _swig_go_3, _gostring_ _swig_go_4, intgo _swig_go_5, intgo _swig_go_6, _goslice_ _swig_go_7) {
+_gostring_ _wrap_weft_module_create_capi_395b92db15212290(WeftSymbolHandle *_swig_go_0, long long _swig_go_1, _gostring_ _swig_go_2, long long _swig_go_3, _gostring_ _swig_go_4, intgo _swig_go_5, intgo _swig_go_6, _goslice_ _swig_go_7) {
   WeftSymbolHandle *arg1 = (WeftSymbolHandle *) 0 ;
   size_t arg2 ;
   char **arg3 = (char **) 0 ;
@@ -3994,7 +4043,7 @@ _gostring_ _wrap_weft_module_create_capi_9940657feabe7a36(WeftSymbolHandle *_swi
 }
 
 
-_gostring_ _wrap_weft_module_set_fixed_params_capi_9940657feabe7a36(WeftModule *_swig_go_0, long long _swig_go_1, _gostring_ _swig_go_2) {
+_gostring_ _wrap_weft_module_set_fixed_params_capi_395b92db15212290(WeftModule *_swig_go_0, long long _swig_go_1, _gostring_ _swig_go_2) {
   WeftModule *arg1 = (WeftModule *) 0 ;
   size_t arg2 ;
   char **arg3 = (char **) 0 ;
@@ -4022,7 +4071,7 @@ _gostring_ _wrap_weft_module_set_fixed_params_capi_9940657feabe7a36(WeftModule *
 }
 
 
-_gostring_ _wrap_weft_module_bind_capi_9940657feabe7a36(WeftModule *_swig_go_0, WeftDataIter *_swig_go_1, intgo _swig_go_2) {
+_gostring_ _wrap_weft_module_bind_capi_395b92db15212290(WeftModule *_swig_go_0, WeftDataIter *_swig_go_1, intgo _swig_go_2) {
   WeftModule *arg1 = (WeftModule *) 0 ;
   WeftDataIter *arg2 = (WeftDataIter *) 0 ;
   int arg3 ;
@@ -4039,7 +4088,7 @@ _gostring_ _wrap_weft_module_bind_capi_9940657feabe7a36(WeftModule *_swig_go_0, 
 }
 
 
-_gostring_ _wrap_weft_module_init_params_capi_9940657feabe7a36(WeftModule *_swig_go_0, WeftInitializer *_swig_go_1, WeftNDArrayList *_swig_go_2, WeftNDArrayList *_swig_go_3, intgo _swig_go_4) {
+_gostring_ _wrap_weft_module_init_params_capi_395b92db15212290(WeftModule *_swig_go_0, WeftInitializer *_swig_go_1, WeftNDArrayList *_swig_go_2, WeftNDArrayList *_swig_go_3, intgo _swig_go_4) {
   WeftModule *arg1 = (WeftModule *) 0 ;
   WeftInitializer *arg2 = (WeftInitializer *) 0 ;
   WeftNDArrayList *arg3 = (WeftNDArrayList *) 0 ;
@@ -4060,7 +4109,7 @@ _gostring_ _wrap_weft_module_init_params_capi_9940657feabe7a36(WeftModule *_swig
 }
 
 
-_gostring_ _wrap_weft_module_init_optimizer_capi_9940657feabe7a36(WeftModule *_swig_go_0, WeftOptimizer *_swig_go_1) {
+_gostring_ _wrap_weft_module_init_optimizer_capi_395b92db15212290(WeftModule *_swig_go_0, WeftOptimizer *_swig_go_1) {
   WeftModule *arg1 = (WeftModule *) 0 ;
   WeftOptimizer *arg2 = (WeftOptimizer *) 0 ;
   WeftStatus result;
@@ -4075,7 +4124,7 @@ _gostring_ _wrap_weft_module_init_optimizer_capi_9940657feabe7a36(WeftModule *_s
 }
 
 
-_gostring_ _wrap_weft_module_forward_capi_9940657feabe7a36(WeftModule *_swig_go_0, WeftDataIter *_swig_go_1, intgo _swig_go_2) {
+_gostring_ _wrap_weft_module_forward_capi_395b92db15212290(WeftModule *_swig_go_0, WeftDataIter *_swig_go_1, intgo _swig_go_2) {
   WeftModule *arg1 = (WeftModule *) 0 ;
   WeftDataIter *arg2 = (WeftDataIter *) 0 ;
   int arg3 ;
@@ -4092,7 +4141,7 @@ _gostring_ _wrap_weft_module_forward_capi_9940657feabe7a36(WeftModule *_swig_go_
 }
 
 
-_gostring_ _wrap_weft_module_backward_capi_9940657feabe7a36(WeftModule *_swig_go_0) {
+_gostring_ _wrap_weft_module_backward_capi_395b92db15212290(WeftModule *_swig_go_0) {
   WeftModule *arg1 = (WeftModule *) 0 ;
   WeftStatus result;
   _gostring_ _swig_go_result;
@@ -4105,7 +4154,7 @@ _gostring_ _wrap_weft_module_backward_capi_9940657feabe7a36(WeftModule *_swig_go
 }
 
 
-_gostring_ _wrap_weft_module_update_capi_9940657feabe7a36(WeftModule *_swig_go_0) {
+_gostring_ _wrap_weft_module_update_capi_395b92db15212290(WeftModule *_swig_go_0) {
   WeftModule *arg1 = (WeftModule *) 0 ;
   WeftStatus result;
   _gostring_ _swig_go_result;
@@ -4118,7 +4167,7 @@ _gostring_ _wrap_weft_module_update_capi_9940657feabe7a36(WeftModule *_swig_go_0
 }
 
 
-_gostring_ _wrap_weft_module_update_metric_capi_9940657feabe7a36(WeftModule *_swig_go_0, WeftMetric *_swig_go_1, WeftDataIter *_swig_go_2) {
+_gostring_ _wrap_weft_module_update_metric_capi_395b92db15212290(WeftModule *_swig_go_0, WeftMetric *_swig_go_1, WeftDataIter *_swig_go_2) {
   WeftModule *arg1 = (WeftModule *) 0 ;
   WeftMetric *arg2 = (WeftMetric *) 0 ;
   WeftDataIter *arg3 = (WeftDataIter *) 0 ;
@@ -4135,7 +4184,7 @@ _gostring_ _wrap_weft_module_update_metric_capi_9940657feabe7a36(WeftModule *_sw
 }
 
 
-_gostring_ _wrap_weft_module_outputs_capi_9940657feabe7a36(WeftModule *_swig_go_0, _goslice_ _swig_go_1) {
+_gostring_ _wrap_weft_module_outputs_capi_395b92db15212290(WeftModule *_swig_go_0, _goslice_ _swig_go_1) {
   WeftModule *arg1 = (WeftModule *) 0 ;
   WeftNDArrayList **arg2 = (WeftNDArrayList **) 0 ;
   WeftStatus result;
@@ -4150,7 +4199,7 @@ _gostring_ _wrap_weft_module_outputs_capi_9940657feabe7a36(WeftModule *_swig_go_
 }
 
 
-_gostring_ _wrap_weft_module_params_capi_9940657feabe7a36(WeftModule *_swig_go_0, _goslice_ _swig_go_1, _goslice_ _swig_go_2) {
+_gostring_ _wrap_weft_module_params_capi_395b92db15212290(WeftModule *_swig_go_0, _goslice_ _swig_go_1, _goslice_ _swig_go_2) {
   WeftModule *arg1 = (WeftModule *) 0 ;
   WeftNDArrayList **arg2 = (WeftNDArrayList **) 0 ;
   WeftNDArrayList **arg3 = (WeftNDArrayList **) 0 ;
@@ -4167,7 +4216,7 @@ _gostring_ _wrap_weft_module_params_capi_9940657feabe7a36(WeftModule *_swig_go_0
 }
 
 
-_gostring_ _wrap_weft_module_fit_capi_9940657feabe7a36(WeftModule *_swig_go_0, WeftDataIter *_swig_go_1, WeftDataIter *_swig_go_2, WeftMetric *_swig_go_3, intgo _swig_go_4, intgo _swig_go_5, intgo _swig_go_6, _gostring_ _swig_go_7, _goslice_ _swig_go_8) {
+_gostring_ _wrap_weft_module_fit_capi_395b92db15212290(WeftModule *_swig_go_0, WeftDataIter *_swig_go_1, WeftDataIter *_swig_go_2, WeftMetric *_swig_go_3, intgo _swig_go_4, intgo _swig_go_5, intgo _swig_go_6, _gostring_ _swig_go_7, _goslice_ _swig_go_8) {
   WeftModule *arg1 = (WeftModule *) 0 ;
   WeftDataIter *arg2 = (WeftDataIter *) 0 ;
   WeftDataIter *arg3 = (WeftDataIter *) 0 ;
@@ -4204,7 +4253,7 @@ _gostring_ _wrap_weft_module_fit_capi_9940657feabe7a36(WeftModule *_swig_go_0, W
 }
 
 
-_gostring_ _wrap_weft_fit_session_create_capi_9940657feabe7a36(WeftModule *_swig_go_0, WeftDataIter *_swig_go_1, WeftDataIter *_swig_go_2, WeftMetric *_swig_go_3, intgo _swig_go_4, intgo _swig_go_5, intgo _swig_go_6, _gostring_ _swig_go_7, _goslice_ _swig_go_8) {
+_gostring_ _wrap_weft_fit_session_create_capi_395b92db15212290(WeftModule *_swig_go_0, WeftDataIter *_swig_go_1, WeftDataIter *_swig_go_2, WeftMetric *_swig_go_3, intgo _swig_go_4, intgo _swig_go_5, intgo _swig_go_6, _gostring_ _swig_go_7, _goslice_ _swig_go_8) {
   WeftModule *arg1 = (WeftModule *) 0 ;
   WeftDataIter *arg2 = (WeftDataIter *) 0 ;
   WeftDataIter *arg3 = (WeftDataIter *) 0 ;
@@ -4241,7 +4290,7 @@ _gostring_ _wrap_weft_fit_session_create_capi_9940657feabe7a36(WeftModule *_swig
 }
 
 
-_gostring_ _wrap_weft_fit_session_next_capi_9940657feabe7a36(WeftFitSession *_swig_go_0, _goslice_ _swig_go_1) {
+_gostring_ _wrap_weft_fit_session_next_capi_395b92db15212290(WeftFitSession *_swig_go_0, _goslice_ _swig_go_1) {
   WeftFitSession *arg1 = (WeftFitSession *) 0 ;
   int *arg2 = (int *) 0 ;
   WeftStatus result;
@@ -4256,7 +4305,7 @@ _gostring_ _wrap_weft_fit_session_next_capi_9940657feabe7a36(WeftFitSession *_sw
 }
 
 
-_gostring_ _wrap_weft_fit_session_stop_capi_9940657feabe7a36(WeftFitSession *_swig_go_0) {
+_gostring_ _wrap_weft_fit_session_stop_capi_395b92db15212290(WeftFitSession *_swig_go_0) {
   WeftFitSession *arg1 = (WeftFitSession *) 0 ;
   WeftStatus result;
   _gostring_ _swig_go_result;
@@ -4269,7 +4318,7 @@ _gostring_ _wrap_weft_fit_session_stop_capi_9940657feabe7a36(WeftFitSession *_sw
 }
 
 
-_gostring_ _wrap_weft_fit_session_batch_capi_9940657feabe7a36(WeftFitSession *_swig_go_0, _goslice_ _swig_go_1, _goslice_ _swig_go_2, _goslice_ _swig_go_3, _goslice_ _swig_go_4, _goslice_ _swig_go_5) {
+_gostring_ _wrap_weft_fit_session_batch_capi_395b92db15212290(WeftFitSession *_swig_go_0, _goslice_ _swig_go_1, _goslice_ _swig_go_2, _goslice_ _swig_go_3, _goslice_ _swig_go_4, _goslice_ _swig_go_5) {
   WeftFitSession *arg1 = (WeftFitSession *) 0 ;
   int *arg2 = (int *) 0 ;
   int64_t *arg3 = (int64_t *) 0 ;
@@ -4292,7 +4341,7 @@ _gostring_ _wrap_weft_fit_session_batch_capi_9940657feabe7a36(WeftFitSession *_s
 }
 
 
-_gostring_ _wrap_weft_fit_session_epoch_capi_9940657feabe7a36(WeftFitSession *_swig_go_0, _goslice_ _swig_go_1, _goslice_ _swig_go_2, _goslice_ _swig_go_3, _goslice_ _swig_go_4, _goslice_ _swig_go_5, _goslice_ _swig_go_6) {
+_gostring_ _wrap_weft_fit_session_epoch_capi_395b92db15212290(WeftFitSession *_swig_go_0, _goslice_ _swig_go_1, _goslice_ _swig_go_2, _goslice_ _swig_go_3, _goslice_ _swig_go_4, _goslice_ _swig_go_5, _goslice_ _swig_go_6) {
   WeftFitSession *arg1 = (WeftFitSession *) 0 ;
   int *arg2 = (int *) 0 ;
   int64_t *arg3 = (int64_t *) 0 ;
@@ -4317,7 +4366,7 @@ _gostring_ _wrap_weft_fit_session_epoch_capi_9940657feabe7a36(WeftFitSession *_s
 }
 
 
-_gostring_ _wrap_weft_fit_session_epoch_metric_capi_9940657feabe7a36(WeftFitSession *_swig_go_0, intgo _swig_go_1, _goslice_ _swig_go_2, _goslice_ _swig_go_3, long long _swig_go_4, _goslice_ _swig_go_5) {
+_gostring_ _wrap_weft_fit_session_epoch_metric_capi_395b92db15212290(WeftFitSession *_swig_go_0, intgo _swig_go_1, _goslice_ _swig_go_2, _goslice_ _swig_go_3, long long _swig_go_4, _goslice_ _swig_go_5) {
   WeftFitSession *arg1 = (WeftFitSession *) 0 ;
   int arg2 ;
   WeftStringList **arg3 = (WeftStringList **) 0 ;
@@ -4340,7 +4389,7 @@ _gostring_ _wrap_weft_fit_session_epoch_metric_capi_9940657feabe7a36(WeftFitSess
 }
 
 
-_gostring_ _wrap_weft_fit_session_free_capi_9940657feabe7a36(WeftFitSession *_swig_go_0) {
+_gostring_ _wrap_weft_fit_session_free_capi_395b92db15212290(WeftFitSession *_swig_go_0) {
   WeftFitSession *arg1 = (WeftFitSession *) 0 ;
   WeftStatus result;
   _gostring_ _swig_go_result;
@@ -4353,7 +4402,7 @@ _gostring_ _wrap_weft_fit_session_free_capi_9940657feabe7a36(WeftFitSession *_sw
 }
 
 
-_gostring_ _wrap_weft_module_score_capi_9940657feabe7a36(WeftModule *_swig_go_0, WeftDataIter *_swig_go_1, WeftMetric *_swig_go_2) {
+_gostring_ _wrap_weft_module_score_capi_395b92db15212290(WeftModule *_swig_go_0, WeftDataIter *_swig_go_1, WeftMetric *_swig_go_2) {
   WeftModule *arg1 = (WeftModule *) 0 ;
   WeftDataIter *arg2 = (WeftDataIter *) 0 ;
   WeftMetric *arg3 = (WeftMetric *) 0 ;
@@ -4370,7 +4419,7 @@ _gostring_ _wrap_weft_module_score_capi_9940657feabe7a36(WeftModule *_swig_go_0,
 }
 
 
-_gostring_ _wrap_weft_module_save_checkpoint_capi_9940657feabe7a36(WeftModule *_swig_go_0, _gostring_ _swig_go_1, intgo _swig_go_2) {
+_gostring_ _wrap_weft_module_save_checkpoint_capi_395b92db15212290(WeftModule *_swig_go_0, _gostring_ _swig_go_1, intgo _swig_go_2) {
   WeftModule *arg1 = (WeftModule *) 0 ;
   char *arg2 = (char *) 0 ;
   int arg3 ;
@@ -4392,7 +4441,7 @@ _gostring_ _wrap_weft_module_save_checkpoint_capi_9940657feabe7a36(WeftModule *_
 }
 
 
-_gostring_ _wrap_weft_module_free_capi_9940657feabe7a36(WeftModule *_swig_go_0) {
+_gostring_ _wrap_weft_module_free_capi_395b92db15212290(WeftModule *_swig_go_0) {
   WeftModule *arg1 = (WeftModule *) 0 ;
   WeftStatus result;
   _gostring_ _swig_go_result;
@@ -4405,7 +4454,7 @@ _gostring_ _wrap_weft_module_free_capi_9940657feabe7a36(WeftModule *_swig_go_0) 
 }
 
 
-_gostring_ _wrap_weft_predictor_create_capi_9940657feabe7a36(_gostring_ _swig_go_0, void *_swig_go_1, long long _swig_go_2, long long _swig_go_3, _gostring_ _swig_go_4, _goslice_ _swig_go_5, _goslice_ _swig_go_6, intgo _swig_go_7, intgo _swig_go_8, long long _swig_go_9, _gostring_ _swig_go_10, long long _swig_go_11, _gostring_ _swig_go_12, _gostring_ _swig_go_13, _goslice_ _swig_go_14) {
+_gostring_ _wrap_weft_predictor_create_capi_395b92db15212290(_gostring_ _swig_go_0, void *_swig_go_1, long long _swig_go_2, long long _swig_go_3, _gostring_ _swig_go_4, _goslice_ _swig_go_5, _goslice_ _swig_go_6, intgo _swig_go_7, intgo _swig_go_8, long long _swig_go_9, _gostring_ _swig_go_10, long long _swig_go_11, _gostring_ _swig_go_12, _gostring_ _swig_go_13, _goslice_ _swig_go_14) {
   char *arg1 = (char *) 0 ;
   void *arg2 = (void *) 0 ;
   size_t arg3 ;
@@ -4495,7 +4544,7 @@ _gostring_ _wrap_weft_predictor_create_capi_9940657feabe7a36(_gostring_ _swig_go
 }
 
 
-_gostring_ _wrap_weft_predictor_create_from_files_capi_9940657feabe7a36(_gostring_ _swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, _gostring_ _swig_go_3, _goslice_ _swig_go_4, _goslice_ _swig_go_5, intgo _swig_go_6, intgo _swig_go_7, long long _swig_go_8, _gostring_ _swig_go_9, long long _swig_go_10, _gostring_ _swig_go_11, _gostring_ _swig_go_12, _goslice_ _swig_go_13) {
+_gostring_ _wrap_weft_predictor_create_from_files_capi_395b92db15212290(_gostring_ _swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, _gostring_ _swig_go_3, _goslice_ _swig_go_4, _goslice_ _swig_go_5, intgo _swig_go_6, intgo _swig_go_7, long long _swig_go_8, _gostring_ _swig_go_9, long long _swig_go_10, _gostring_ _swig_go_11, _gostring_ _swig_go_12, _goslice_ _swig_go_13) {
   char *arg1 = (char *) 0 ;
   char *arg2 = (char *) 0 ;
   size_t arg3 ;
@@ -4588,7 +4637,7 @@ _gostring_ _wrap_weft_predictor_create_from_files_capi_9940657feabe7a36(_gostrin
 }
 
 
-_gostring_ _wrap_weft_predictor_list_inputs_capi_9940657feabe7a36(WeftPredictor *_swig_go_0, _goslice_ _swig_go_1) {
+_gostring_ _wrap_weft_predictor_list_inputs_capi_395b92db15212290(WeftPredictor *_swig_go_0, _goslice_ _swig_go_1) {
   WeftPredictor *arg1 = (WeftPredictor *) 0 ;
   WeftStringList **arg2 = (WeftStringList **) 0 ;
   WeftStatus result;
@@ -4603,7 +4652,7 @@ _gostring_ _wrap_weft_predictor_list_inputs_capi_9940657feabe7a36(WeftPredictor 
 }
 
 
-_gostring_ _wrap_weft_predictor_list_outputs_capi_9940657feabe7a36(WeftPredictor *_swig_go_0, _goslice_ _swig_go_1) {
+_gostring_ _wrap_weft_predictor_list_outputs_capi_395b92db15212290(WeftPredictor *_swig_go_0, _goslice_ _swig_go_1) {
   WeftPredictor *arg1 = (WeftPredictor *) 0 ;
   WeftStringList **arg2 = (WeftStringList **) 0 ;
   WeftStatus result;
@@ -4618,7 +4667,7 @@ _gostring_ _wrap_weft_predictor_list_outputs_capi_9940657feabe7a36(WeftPredictor
 }
 
 
-_gostring_ _wrap_weft_predictor_output_shape_capi_9940657feabe7a36(WeftPredictor *_swig_go_0, long long _swig_go_1, _goslice_ _swig_go_2, _goslice_ _swig_go_3, long long _swig_go_4, _goslice_ _swig_go_5, long long _swig_go_6, _goslice_ _swig_go_7) {
+_gostring_ _wrap_weft_predictor_output_shape_capi_395b92db15212290(WeftPredictor *_swig_go_0, long long _swig_go_1, _goslice_ _swig_go_2, _goslice_ _swig_go_3, long long _swig_go_4, _goslice_ _swig_go_5, long long _swig_go_6, _goslice_ _swig_go_7) {
   WeftPredictor *arg1 = (WeftPredictor *) 0 ;
   size_t arg2 ;
   size_t *arg3 = (size_t *) 0 ;
@@ -4645,7 +4694,7 @@ _gostring_ _wrap_weft_predictor_output_shape_capi_9940657feabe7a36(WeftPredictor
 }
 
 
-_gostring_ _wrap_weft_predictor_predict_packed_capi_9940657feabe7a36(WeftPredictor *_swig_go_0, long long _swig_go_1, void *_swig_go_2, _goslice_ _swig_go_3, _goslice_ _swig_go_4, _goslice_ _swig_go_5, long long _swig_go_6, void *_swig_go_7, _goslice_ _swig_go_8) {
+_gostring_ _wrap_weft_predictor_predict_packed_capi_395b92db15212290(WeftPredictor *_swig_go_0, long long _swig_go_1, void *_swig_go_2, _goslice_ _swig_go_3, _goslice_ _swig_go_4, _goslice_ _swig_go_5, long long _swig_go_6, void *_swig_go_7, _goslice_ _swig_go_8) {
   WeftPredictor *arg1 = (WeftPredictor *) 0 ;
   size_t arg2 ;
   void *arg3 = (void *) 0 ;
@@ -4674,7 +4723,7 @@ _gostring_ _wrap_weft_predictor_predict_packed_capi_9940657feabe7a36(WeftPredict
 }
 
 
-_gostring_ _wrap_weft_predictor_predict_float_capi_9940657feabe7a36(WeftPredictor *_swig_go_0, _goslice_ _swig_go_1, long long _swig_go_2, _goslice_ _swig_go_3, long long _swig_go_4, _goslice_ _swig_go_5, long long _swig_go_6) {
+_gostring_ _wrap_weft_predictor_predict_float_capi_395b92db15212290(WeftPredictor *_swig_go_0, _goslice_ _swig_go_1, long long _swig_go_2, _goslice_ _swig_go_3, long long _swig_go_4, _goslice_ _swig_go_5, long long _swig_go_6) {
   WeftPredictor *arg1 = (WeftPredictor *) 0 ;
   float *arg2 = (float *) 0 ;
   size_t arg3 ;
@@ -4699,7 +4748,7 @@ _gostring_ _wrap_weft_predictor_predict_float_capi_9940657feabe7a36(WeftPredicto
 }
 
 
-_gostring_ _wrap_weft_predictor_stats_capi_9940657feabe7a36(WeftPredictor *_swig_go_0, _goslice_ _swig_go_1) {
+_gostring_ _wrap_weft_predictor_stats_capi_395b92db15212290(WeftPredictor *_swig_go_0, _goslice_ _swig_go_1) {
   WeftPredictor *arg1 = (WeftPredictor *) 0 ;
   WeftPredictorStats *arg2 = (WeftPredictorStats *) 0 ;
   WeftPredictorStats temp2 ;
@@ -4718,7 +4767,7 @@ _gostring_ _wrap_weft_predictor_stats_capi_9940657feabe7a36(WeftPredictor *_swig
 }
 
 
-_gostring_ _wrap_weft_predictor_free_capi_9940657feabe7a36(WeftPredictor *_swig_go_0) {
+_gostring_ _wrap_weft_predictor_free_capi_395b92db15212290(WeftPredictor *_swig_go_0) {
   WeftPredictor *arg1 = (WeftPredictor *) 0 ;
   WeftStatus result;
   _gostring_ _swig_go_result;
@@ -4731,7 +4780,7 @@ _gostring_ _wrap_weft_predictor_free_capi_9940657feabe7a36(WeftPredictor *_swig_
 }
 
 
-_gostring_ _wrap_weft_kvstore_create_capi_9940657feabe7a36(_gostring_ _swig_go_0, _goslice_ _swig_go_1) {
+_gostring_ _wrap_weft_kvstore_create_capi_395b92db15212290(_gostring_ _swig_go_0, _goslice_ _swig_go_1) {
   char *arg1 = (char *) 0 ;
   WeftKVStore **arg2 = (WeftKVStore **) 0 ;
   WeftStatus result;
@@ -4751,7 +4800,7 @@ _gostring_ _wrap_weft_kvstore_create_capi_9940657feabe7a36(_gostring_ _swig_go_0
 }
 
 
-_gostring_ _wrap_weft_kvstore_type_capi_9940657feabe7a36(WeftKVStore *_swig_go_0, _goslice_ _swig_go_1) {
+_gostring_ _wrap_weft_kvstore_type_capi_395b92db15212290(WeftKVStore *_swig_go_0, _goslice_ _swig_go_1) {
   WeftKVStore *arg1 = (WeftKVStore *) 0 ;
   char **arg2 = (char **) 0 ;
   std::vector< char const * > sv2 ;
@@ -4775,7 +4824,7 @@ _gostring_ _wrap_weft_kvstore_type_capi_9940657feabe7a36(WeftKVStore *_swig_go_0
 }
 
 
-_gostring_ _wrap_weft_kvstore_rank_capi_9940657feabe7a36(WeftKVStore *_swig_go_0, _goslice_ _swig_go_1, _goslice_ _swig_go_2) {
+_gostring_ _wrap_weft_kvstore_rank_capi_395b92db15212290(WeftKVStore *_swig_go_0, _goslice_ _swig_go_1, _goslice_ _swig_go_2) {
   WeftKVStore *arg1 = (WeftKVStore *) 0 ;
   int *arg2 = (int *) 0 ;
   int *arg3 = (int *) 0 ;
@@ -4792,7 +4841,7 @@ _gostring_ _wrap_weft_kvstore_rank_capi_9940657feabe7a36(WeftKVStore *_swig_go_0
 }
 
 
-_gostring_ _wrap_weft_kvstore_init_capi_9940657feabe7a36(WeftKVStore *_swig_go_0, long long _swig_go_1, _gostring_ _swig_go_2, _goslice_ _swig_go_3) {
+_gostring_ _wrap_weft_kvstore_init_capi_395b92db15212290(WeftKVStore *_swig_go_0, long long _swig_go_1, _gostring_ _swig_go_2, _goslice_ _swig_go_3) {
   WeftKVStore *arg1 = (WeftKVStore *) 0 ;
   size_t arg2 ;
   char **arg3 = (char **) 0 ;
@@ -4822,7 +4871,7 @@ _gostring_ _wrap_weft_kvstore_init_capi_9940657feabe7a36(WeftKVStore *_swig_go_0
 }
 
 
-_gostring_ _wrap_weft_kvstore_push_capi_9940657feabe7a36(WeftKVStore *_swig_go_0, long long _swig_go_1, _gostring_ _swig_go_2, _goslice_ _swig_go_3, intgo _swig_go_4) {
+_gostring_ _wrap_weft_kvstore_push_capi_395b92db15212290(WeftKVStore *_swig_go_0, long long _swig_go_1, _gostring_ _swig_go_2, _goslice_ _swig_go_3, intgo _swig_go_4) {
   WeftKVStore *arg1 = (WeftKVStore *) 0 ;
   size_t arg2 ;
   char **arg3 = (char **) 0 ;
@@ -4854,7 +4903,7 @@ _gostring_ _wrap_weft_kvstore_push_capi_9940657feabe7a36(WeftKVStore *_swig_go_0
 }
 
 
-_gostring_ _wrap_weft_kvstore_pull_capi_9940657feabe7a36(WeftKVStore *_swig_go_0, long long _swig_go_1, _gostring_ _swig_go_2, _goslice_ _swig_go_3, intgo _swig_go_4) {
+_gostring_ _wrap_weft_kvstore_pull_capi_395b92db15212290(WeftKVStore *_swig_go_0, long long _swig_go_1, _gostring_ _swig_go_2, _goslice_ _swig_go_3, intgo _swig_go_4) {
   WeftKVStore *arg1 = (WeftKVStore *) 0 ;
   size_t arg2 ;
   char **arg3 = (char **) 0 ;
@@ -4886,7 +4935,7 @@ _gostring_ _wrap_weft_kvstore_pull_capi_9940657feabe7a36(WeftKVStore *_swig_go_0
 }
 
 
-_gostring_ _wrap_weft_kvstore_pushpull_capi_9940657feabe7a36(WeftKVStore *_swig_go_0, long long _swig_go_1, _gostring_ _swig_go_2, _goslice_ _swig_go_3, _goslice_ _swig_go_4, intgo _swig_go_5) {
+_gostring_ _wrap_weft_kvstore_pushpull_capi_395b92db15212290(WeftKVStore *_swig_go_0, long long _swig_go_1, _gostring_ _swig_go_2, _goslice_ _swig_go_3, _goslice_ _swig_go_4, intgo _swig_go_5) {
   WeftKVStore *arg1 = (WeftKVStore *) 0 ;
   size_t arg2 ;
   char **arg3 = (char **) 0 ;
@@ -4920,7 +4969,7 @@ _gostring_ _wrap_weft_kvstore_pushpull_capi_9940657feabe7a36(WeftKVStore *_swig_
 }
 
 
-_gostring_ _wrap_weft_kvstore_set_optimizer_capi_9940657feabe7a36(WeftKVStore *_swig_go_0, WeftOptimizer *_swig_go_1) {
+_gostring_ _wrap_weft_kvstore_set_optimizer_capi_395b92db15212290(WeftKVStore *_swig_go_0, WeftOptimizer *_swig_go_1) {
   WeftKVStore *arg1 = (WeftKVStore *) 0 ;
   WeftOptimizer *arg2 = (WeftOptimizer *) 0 ;
   WeftStatus result;
@@ -4935,7 +4984,7 @@ _gostring_ _wrap_weft_kvstore_set_optimizer_capi_9940657feabe7a36(WeftKVStore *_
 }
 
 
-_gostring_ _wrap_weft_kvstore_set_updater_queue_capi_9940657feabe7a36(WeftKVStore *_swig_go_0, intgo _swig_go_1) {
+_gostring_ _wrap_weft_kvstore_set_updater_queue_capi_395b92db15212290(WeftKVStore *_swig_go_0, intgo _swig_go_1) {
   WeftKVStore *arg1 = (WeftKVStore *) 0 ;
   int arg2 ;
   WeftStatus result;
@@ -4950,7 +4999,7 @@ _gostring_ _wrap_weft_kvstore_set_updater_queue_capi_9940657feabe7a36(WeftKVStor
 }
 
 
-_gostring_ _wrap_weft_kvstore_next_update_capi_9940657feabe7a36(WeftKVStore *_swig_go_0, _goslice_ _swig_go_1, _goslice_ _swig_go_2, _goslice_ _swig_go_3, _goslice_ _swig_go_4) {
+_gostring_ _wrap_weft_kvstore_next_update_capi_395b92db15212290(WeftKVStore *_swig_go_0, _goslice_ _swig_go_1, _goslice_ _swig_go_2, _goslice_ _swig_go_3, _goslice_ _swig_go_4) {
   WeftKVStore *arg1 = (WeftKVStore *) 0 ;
   char **arg2 = (char **) 0 ;
   WeftNDArray **arg3 = (WeftNDArray **) 0 ;
@@ -4980,7 +5029,7 @@ _gostring_ _wrap_weft_kvstore_next_update_capi_9940657feabe7a36(WeftKVStore *_sw
 }
 
 
-_gostring_ _wrap_weft_kvstore_barrier_capi_9940657feabe7a36(WeftKVStore *_swig_go_0) {
+_gostring_ _wrap_weft_kvstore_barrier_capi_395b92db15212290(WeftKVStore *_swig_go_0) {
   WeftKVStore *arg1 = (WeftKVStore *) 0 ;
   WeftStatus result;
   _gostring_ _swig_go_result;
@@ -4993,7 +5042,7 @@ _gostring_ _wrap_weft_kvstore_barrier_capi_9940657feabe7a36(WeftKVStore *_swig_g
 }
 
 
-_gostring_ _wrap_weft_kvstore_free_capi_9940657feabe7a36(WeftKVStore *_swig_go_0) {
+_gostring_ _wrap_weft_kvstore_free_capi_395b92db15212290(WeftKVStore *_swig_go_0) {
   WeftKVStore *arg1 = (WeftKVStore *) 0 ;
   WeftStatus result;
   _gostring_ _swig_go_result;
@@ -5006,7 +5055,7 @@ _gostring_ _wrap_weft_kvstore_free_capi_9940657feabe7a36(WeftKVStore *_swig_go_0
 }
 
 
-_gostring_ _wrap_weft_module_init_optimizer_kvstore_capi_9940657feabe7a36(WeftModule *_swig_go_0, WeftOptimizer *_swig_go_1, WeftKVStore *_swig_go_2) {
+_gostring_ _wrap_weft_module_init_optimizer_kvstore_capi_395b92db15212290(WeftModule *_swig_go_0, WeftOptimizer *_swig_go_1, WeftKVStore *_swig_go_2) {
   WeftModule *arg1 = (WeftModule *) 0 ;
   WeftOptimizer *arg2 = (WeftOptimizer *) 0 ;
   WeftKVStore *arg3 = (WeftKVStore *) 0 ;
@@ -5023,7 +5072,7 @@ _gostring_ _wrap_weft_module_init_optimizer_kvstore_capi_9940657feabe7a36(WeftMo
 }
 
 
-_gostring_ _wrap_weft_data_iter_select_part_capi_9940657feabe7a36(WeftDataIter *_swig_go_0, intgo _swig_go_1, intgo _swig_go_2) {
+_gostring_ _wrap_weft_data_iter_select_part_capi_395b92db15212290(WeftDataIter *_swig_go_0, intgo _swig_go_1, intgo _swig_go_2) {
   WeftDataIter *arg1 = (WeftDataIter *) 0 ;
   int arg2 ;
   int arg3 ;
@@ -5040,7 +5089,7 @@ _gostring_ _wrap_weft_data_iter_select_part_capi_9940657feabe7a36(WeftDataIter *
 }
 
 
-_gostring_ _wrap_weft_kvstore_finalize_capi_9940657feabe7a36() {
+_gostring_ _wrap_weft_kvstore_finalize_capi_395b92db15212290() {
   WeftStatus result;
   _gostring_ _swig_go_result;
   
@@ -5051,7 +5100,7 @@ _gostring_ _wrap_weft_kvstore_finalize_capi_9940657feabe7a36() {
 }
 
 
-_gostring_ _wrap_weft_autograd_set_is_recording_capi_9940657feabe7a36(intgo _swig_go_0, _goslice_ _swig_go_1) {
+_gostring_ _wrap_weft_autograd_set_is_recording_capi_395b92db15212290(intgo _swig_go_0, _goslice_ _swig_go_1) {
   int arg1 ;
   int *arg2 = (int *) 0 ;
   WeftStatus result;
@@ -5066,7 +5115,7 @@ _gostring_ _wrap_weft_autograd_set_is_recording_capi_9940657feabe7a36(intgo _swi
 }
 
 
-_gostring_ _wrap_weft_autograd_set_is_training_capi_9940657feabe7a36(intgo _swig_go_0, _goslice_ _swig_go_1) {
+_gostring_ _wrap_weft_autograd_set_is_training_capi_395b92db15212290(intgo _swig_go_0, _goslice_ _swig_go_1) {
   int arg1 ;
   int *arg2 = (int *) 0 ;
   WeftStatus result;
@@ -5081,7 +5130,7 @@ _gostring_ _wrap_weft_autograd_set_is_training_capi_9940657feabe7a36(intgo _swig
 }
 
 
-_gostring_ _wrap_weft_autograd_is_recording_capi_9940657feabe7a36(_goslice_ _swig_go_0) {
+_gostring_ _wrap_weft_autograd_is_recording_capi_395b92db15212290(_goslice_ _swig_go_0) {
   int *arg1 = (int *) 0 ;
   WeftStatus result;
   _gostring_ _swig_go_result;
@@ -5094,7 +5143,7 @@ _gostring_ _wrap_weft_autograd_is_recording_capi_9940657feabe7a36(_goslice_ _swi
 }
 
 
-_gostring_ _wrap_weft_autograd_is_training_capi_9940657feabe7a36(_goslice_ _swig_go_0) {
+_gostring_ _wrap_weft_autograd_is_training_capi_395b92db15212290(_goslice_ _swig_go_0) {
   int *arg1 = (int *) 0 ;
   WeftStatus result;
   _gostring_ _swig_go_result;
@@ -5107,7 +5156,7 @@ _gostring_ _wrap_weft_autograd_is_training_capi_9940657feabe7a36(_goslice_ _swig
 }
 
 
-_gostring_ _wrap_weft_autograd_mark_variables_capi_9940657feabe7a36(_goslice_ _swig_go_0, long long _swig_go_1, _goslice_ _swig_go_2, _goslice_ _swig_go_3) {
+_gostring_ _wrap_weft_autograd_mark_variables_capi_395b92db15212290(_goslice_ _swig_go_0, long long _swig_go_1, _goslice_ _swig_go_2, _goslice_ _swig_go_3) {
   WeftNDArray **arg1 = (WeftNDArray **) 0 ;
   size_t arg2 ;
   int *arg3 = (int *) 0 ;
@@ -5126,7 +5175,7 @@ _gostring_ _wrap_weft_autograd_mark_variables_capi_9940657feabe7a36(_goslice_ _s
 }
 
 
-_gostring_ _wrap_weft_autograd_backward_capi_9940657feabe7a36(_goslice_ _swig_go_0, long long _swig_go_1, _goslice_ _swig_go_2, intgo _swig_go_3, intgo _swig_go_4) {
+_gostring_ _wrap_weft_autograd_backward_capi_395b92db15212290(_goslice_ _swig_go_0, long long _swig_go_1, _goslice_ _swig_go_2, intgo _swig_go_3, intgo _swig_go_4) {
   WeftNDArray **arg1 = (WeftNDArray **) 0 ;
   size_t arg2 ;
   WeftNDArray **arg3 = (WeftNDArray **) 0 ;
@@ -5147,7 +5196,7 @@ _gostring_ _wrap_weft_autograd_backward_capi_9940657feabe7a36(_goslice_ _swig_go
 }
 
 
-_gostring_ _wrap_weft_autograd_grad_capi_9940657feabe7a36(_goslice_ _swig_go_0, long long _swig_go_1, _goslice_ _swig_go_2, _goslice_ _swig_go_3, long long _swig_go_4, intgo _swig_go_5, intgo _swig_go_6, _goslice_ _swig_go_7) {
+_gostring_ _wrap_weft_autograd_grad_capi_395b92db15212290(_goslice_ _swig_go_0, long long _swig_go_1, _goslice_ _swig_go_2, _goslice_ _swig_go_3, long long _swig_go_4, intgo _swig_go_5, intgo _swig_go_6, _goslice_ _swig_go_7) {
   WeftNDArray **arg1 = (WeftNDArray **) 0 ;
   size_t arg2 ;
   WeftNDArray **arg3 = (WeftNDArray **) 0 ;
@@ -5174,7 +5223,7 @@ _gostring_ _wrap_weft_autograd_grad_capi_9940657feabe7a36(_goslice_ _swig_go_0, 
 }
 
 
-_gostring_ _wrap_weft_autograd_grad_ex_capi_9940657feabe7a36(_goslice_ _swig_go_0, long long _swig_go_1, _goslice_ _swig_go_2, _goslice_ _swig_go_3, long long _swig_go_4, intgo _swig_go_5, intgo _swig_go_6, intgo _swig_go_7, _goslice_ _swig_go_8) {
+_gostring_ _wrap_weft_autograd_grad_ex_capi_395b92db15212290(_goslice_ _swig_go_0, long long _swig_go_1, _goslice_ _swig_go_2, _goslice_ _swig_go_3, long long _swig_go_4, intgo _swig_go_5, intgo _swig_go_6, intgo _swig_go_7, _goslice_ _swig_go_8) {
   WeftNDArray **arg1 = (WeftNDArray **) 0 ;
   size_t arg2 ;
   WeftNDArray **arg3 = (WeftNDArray **) 0 ;
@@ -5203,7 +5252,7 @@ _gostring_ _wrap_weft_autograd_grad_ex_capi_9940657feabe7a36(_goslice_ _swig_go_
 }
 
 
-_gostring_ _wrap_weft_ndarray_get_grad_capi_9940657feabe7a36(WeftNDArray *_swig_go_0, _goslice_ _swig_go_1) {
+_gostring_ _wrap_weft_ndarray_get_grad_capi_395b92db15212290(WeftNDArray *_swig_go_0, _goslice_ _swig_go_1) {
   WeftNDArray *arg1 = (WeftNDArray *) 0 ;
   WeftNDArray **arg2 = (WeftNDArray **) 0 ;
   WeftStatus result;
@@ -5218,7 +5267,7 @@ _gostring_ _wrap_weft_ndarray_get_grad_capi_9940657feabe7a36(WeftNDArray *_swig_
 }
 
 
-_gostring_ _wrap_weft_ndarray_detach_capi_9940657feabe7a36(WeftNDArray *_swig_go_0, _goslice_ _swig_go_1) {
+_gostring_ _wrap_weft_ndarray_detach_capi_395b92db15212290(WeftNDArray *_swig_go_0, _goslice_ _swig_go_1) {
   WeftNDArray *arg1 = (WeftNDArray *) 0 ;
   WeftNDArray **arg2 = (WeftNDArray **) 0 ;
   WeftStatus result;
@@ -5233,7 +5282,7 @@ _gostring_ _wrap_weft_ndarray_detach_capi_9940657feabe7a36(WeftNDArray *_swig_go
 }
 
 
-_gostring_ _wrap_weft_autograd_get_symbol_capi_9940657feabe7a36(WeftNDArray *_swig_go_0, _goslice_ _swig_go_1) {
+_gostring_ _wrap_weft_autograd_get_symbol_capi_395b92db15212290(WeftNDArray *_swig_go_0, _goslice_ _swig_go_1) {
   WeftNDArray *arg1 = (WeftNDArray *) 0 ;
   WeftSymbolHandle **arg2 = (WeftSymbolHandle **) 0 ;
   WeftStatus result;
@@ -5248,7 +5297,7 @@ _gostring_ _wrap_weft_autograd_get_symbol_capi_9940657feabe7a36(WeftNDArray *_sw
 }
 
 
-_gostring_ _wrap_weft_cached_op_create_capi_9940657feabe7a36(WeftSymbolHandle *_swig_go_0, long long _swig_go_1, _gostring_ _swig_go_2, _gostring_ _swig_go_3, _goslice_ _swig_go_4) {
+_gostring_ _wrap_weft_cached_op_create_capi_395b92db15212290(WeftSymbolHandle *_swig_go_0, long long _swig_go_1, _gostring_ _swig_go_2, _gostring_ _swig_go_3, _goslice_ _swig_go_4) {
   WeftSymbolHandle *arg1 = (WeftSymbolHandle *) 0 ;
   size_t arg2 ;
   char **arg3 = (char **) 0 ;
@@ -5291,7 +5340,7 @@ _gostring_ _wrap_weft_cached_op_create_capi_9940657feabe7a36(WeftSymbolHandle *_
 }
 
 
-_gostring_ _wrap_weft_cached_op_list_inputs_capi_9940657feabe7a36(WeftCachedOp *_swig_go_0, _goslice_ _swig_go_1) {
+_gostring_ _wrap_weft_cached_op_list_inputs_capi_395b92db15212290(WeftCachedOp *_swig_go_0, _goslice_ _swig_go_1) {
   WeftCachedOp *arg1 = (WeftCachedOp *) 0 ;
   WeftStringList **arg2 = (WeftStringList **) 0 ;
   WeftStatus result;
@@ -5306,7 +5355,7 @@ _gostring_ _wrap_weft_cached_op_list_inputs_capi_9940657feabe7a36(WeftCachedOp *
 }
 
 
-_gostring_ _wrap_weft_cached_op_invoke_capi_9940657feabe7a36(WeftCachedOp *_swig_go_0, _goslice_ _swig_go_1, long long _swig_go_2, _goslice_ _swig_go_3, long long _swig_go_4, _goslice_ _swig_go_5) {
+_gostring_ _wrap_weft_cached_op_invoke_capi_395b92db15212290(WeftCachedOp *_swig_go_0, _goslice_ _swig_go_1, long long _swig_go_2, _goslice_ _swig_go_3, long long _swig_go_4, _goslice_ _swig_go_5) {
   WeftCachedOp *arg1 = (WeftCachedOp *) 0 ;
   WeftNDArray **arg2 = (WeftNDArray **) 0 ;
   size_t arg3 ;
@@ -5329,7 +5378,7 @@ _gostring_ _wrap_weft_cached_op_invoke_capi_9940657feabe7a36(WeftCachedOp *_swig
 }
 
 
-_gostring_ _wrap_weft_cached_op_free_capi_9940657feabe7a36(WeftCachedOp *_swig_go_0) {
+_gostring_ _wrap_weft_cached_op_free_capi_395b92db15212290(WeftCachedOp *_swig_go_0) {
   WeftCachedOp *arg1 = (WeftCachedOp *) 0 ;
   WeftStatus result;
   _gostring_ _swig_go_result;
@@ -5342,7 +5391,7 @@ _gostring_ _wrap_weft_cached_op_free_capi_9940657feabe7a36(WeftCachedOp *_swig_g
 }
 
 
-_gostring_ _wrap_weft_trainer_create_capi_9940657feabe7a36(_gostring_ _swig_go_0, _goslice_ _swig_go_1, long long _swig_go_2, WeftOptimizer *_swig_go_3, _goslice_ _swig_go_4) {
+_gostring_ _wrap_weft_trainer_create_capi_395b92db15212290(_gostring_ _swig_go_0, _goslice_ _swig_go_1, long long _swig_go_2, WeftOptimizer *_swig_go_3, _goslice_ _swig_go_4) {
   char **arg1 = (char **) 0 ;
   WeftNDArray **arg2 = (WeftNDArray **) 0 ;
   size_t arg3 ;
@@ -5374,7 +5423,7 @@ _gostring_ _wrap_weft_trainer_create_capi_9940657feabe7a36(_gostring_ _swig_go_0
 }
 
 
-_gostring_ _wrap_weft_trainer_step_capi_9940657feabe7a36(WeftTrainer *_swig_go_0, intgo _swig_go_1) {
+_gostring_ _wrap_weft_trainer_step_capi_395b92db15212290(WeftTrainer *_swig_go_0, intgo _swig_go_1) {
   WeftTrainer *arg1 = (WeftTrainer *) 0 ;
   int arg2 ;
   WeftStatus result;
@@ -5389,7 +5438,7 @@ _gostring_ _wrap_weft_trainer_step_capi_9940657feabe7a36(WeftTrainer *_swig_go_0
 }
 
 
-_gostring_ _wrap_weft_trainer_free_capi_9940657feabe7a36(WeftTrainer *_swig_go_0) {
+_gostring_ _wrap_weft_trainer_free_capi_395b92db15212290(WeftTrainer *_swig_go_0) {
   WeftTrainer *arg1 = (WeftTrainer *) 0 ;
   WeftStatus result;
   _gostring_ _swig_go_result;
@@ -5402,7 +5451,7 @@ _gostring_ _wrap_weft_trainer_free_capi_9940657feabe7a36(WeftTrainer *_swig_go_0
 }
 
 
-_gostring_ _wrap_weft_recordio_writer_create_capi_9940657feabe7a36(_gostring_ _swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2) {
+_gostring_ _wrap_weft_recordio_writer_create_capi_395b92db15212290(_gostring_ _swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2) {
   char *arg1 = (char *) 0 ;
   char *arg2 = (char *) 0 ;
   WeftRecordIOWriter **arg3 = (WeftRecordIOWriter **) 0 ;
@@ -5429,7 +5478,7 @@ _gostring_ _wrap_weft_recordio_writer_create_capi_9940657feabe7a36(_gostring_ _s
 }
 
 
-_gostring_ _wrap_weft_recordio_writer_write_capi_9940657feabe7a36(WeftRecordIOWriter *_swig_go_0, void *_swig_go_1, long long _swig_go_2) {
+_gostring_ _wrap_weft_recordio_writer_write_capi_395b92db15212290(WeftRecordIOWriter *_swig_go_0, void *_swig_go_1, long long _swig_go_2) {
   WeftRecordIOWriter *arg1 = (WeftRecordIOWriter *) 0 ;
   void *arg2 = (void *) 0 ;
   size_t arg3 ;
@@ -5446,7 +5495,7 @@ _gostring_ _wrap_weft_recordio_writer_write_capi_9940657feabe7a36(WeftRecordIOWr
 }
 
 
-_gostring_ _wrap_weft_recordio_writer_write_idx_capi_9940657feabe7a36(WeftRecordIOWriter *_swig_go_0, long long _swig_go_1, void *_swig_go_2, long long _swig_go_3) {
+_gostring_ _wrap_weft_recordio_writer_write_idx_capi_395b92db15212290(WeftRecordIOWriter *_swig_go_0, long long _swig_go_1, void *_swig_go_2, long long _swig_go_3) {
   WeftRecordIOWriter *arg1 = (WeftRecordIOWriter *) 0 ;
   int64_t arg2 ;
   void *arg3 = (void *) 0 ;
@@ -5465,7 +5514,7 @@ _gostring_ _wrap_weft_recordio_writer_write_idx_capi_9940657feabe7a36(WeftRecord
 }
 
 
-_gostring_ _wrap_weft_recordio_writer_tell_capi_9940657feabe7a36(WeftRecordIOWriter *_swig_go_0, _goslice_ _swig_go_1) {
+_gostring_ _wrap_weft_recordio_writer_tell_capi_395b92db15212290(WeftRecordIOWriter *_swig_go_0, _goslice_ _swig_go_1) {
   WeftRecordIOWriter *arg1 = (WeftRecordIOWriter *) 0 ;
   uint64_t *arg2 = (uint64_t *) 0 ;
   WeftStatus result;
@@ -5480,7 +5529,7 @@ _gostring_ _wrap_weft_recordio_writer_tell_capi_9940657feabe7a36(WeftRecordIOWri
 }
 
 
-_gostring_ _wrap_weft_recordio_writer_close_capi_9940657feabe7a36(WeftRecordIOWriter *_swig_go_0) {
+_gostring_ _wrap_weft_recordio_writer_close_capi_395b92db15212290(WeftRecordIOWriter *_swig_go_0) {
   WeftRecordIOWriter *arg1 = (WeftRecordIOWriter *) 0 ;
   WeftStatus result;
   _gostring_ _swig_go_result;
@@ -5493,7 +5542,7 @@ _gostring_ _wrap_weft_recordio_writer_close_capi_9940657feabe7a36(WeftRecordIOWr
 }
 
 
-_gostring_ _wrap_weft_recordio_writer_free_capi_9940657feabe7a36(WeftRecordIOWriter *_swig_go_0) {
+_gostring_ _wrap_weft_recordio_writer_free_capi_395b92db15212290(WeftRecordIOWriter *_swig_go_0) {
   WeftRecordIOWriter *arg1 = (WeftRecordIOWriter *) 0 ;
   WeftStatus result;
   _gostring_ _swig_go_result;
@@ -5506,7 +5555,7 @@ _gostring_ _wrap_weft_recordio_writer_free_capi_9940657feabe7a36(WeftRecordIOWri
 }
 
 
-_gostring_ _wrap_weft_recordio_reader_create_capi_9940657feabe7a36(_gostring_ _swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2) {
+_gostring_ _wrap_weft_recordio_reader_create_capi_395b92db15212290(_gostring_ _swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2) {
   char *arg1 = (char *) 0 ;
   char *arg2 = (char *) 0 ;
   WeftRecordIOReader **arg3 = (WeftRecordIOReader **) 0 ;
@@ -5533,7 +5582,7 @@ _gostring_ _wrap_weft_recordio_reader_create_capi_9940657feabe7a36(_gostring_ _s
 }
 
 
-_gostring_ _wrap_weft_recordio_reader_read_capi_9940657feabe7a36(WeftRecordIOReader *_swig_go_0, _goslice_ _swig_go_1, _goslice_ _swig_go_2, _goslice_ _swig_go_3) {
+_gostring_ _wrap_weft_recordio_reader_read_capi_395b92db15212290(WeftRecordIOReader *_swig_go_0, _goslice_ _swig_go_1, _goslice_ _swig_go_2, _goslice_ _swig_go_3) {
   WeftRecordIOReader *arg1 = (WeftRecordIOReader *) 0 ;
   void **arg2 = (void **) 0 ;
   size_t *arg3 = (size_t *) 0 ;
@@ -5552,7 +5601,7 @@ _gostring_ _wrap_weft_recordio_reader_read_capi_9940657feabe7a36(WeftRecordIORea
 }
 
 
-_gostring_ _wrap_weft_recordio_reader_read_idx_capi_9940657feabe7a36(WeftRecordIOReader *_swig_go_0, long long _swig_go_1, _goslice_ _swig_go_2, _goslice_ _swig_go_3) {
+_gostring_ _wrap_weft_recordio_reader_read_idx_capi_395b92db15212290(WeftRecordIOReader *_swig_go_0, long long _swig_go_1, _goslice_ _swig_go_2, _goslice_ _swig_go_3) {
   WeftRecordIOReader *arg1 = (WeftRecordIOReader *) 0 ;
   int64_t arg2 ;
   void **arg3 = (void **) 0 ;
@@ -5571,7 +5620,7 @@ _gostring_ _wrap_weft_recordio_reader_read_idx_capi_9940657feabe7a36(WeftRecordI
 }
 
 
-_gostring_ _wrap_weft_recordio_reader_num_keys_capi_9940657feabe7a36(WeftRecordIOReader *_swig_go_0, _goslice_ _swig_go_1) {
+_gostring_ _wrap_weft_recordio_reader_num_keys_capi_395b92db15212290(WeftRecordIOReader *_swig_go_0, _goslice_ _swig_go_1) {
   WeftRecordIOReader *arg1 = (WeftRecordIOReader *) 0 ;
   size_t *arg2 = (size_t *) 0 ;
   WeftStatus result;
@@ -5586,7 +5635,7 @@ _gostring_ _wrap_weft_recordio_reader_num_keys_capi_9940657feabe7a36(WeftRecordI
 }
 
 
-_gostring_ _wrap_weft_recordio_reader_keys_capi_9940657feabe7a36(WeftRecordIOReader *_swig_go_0, _goslice_ _swig_go_1, long long _swig_go_2, _goslice_ _swig_go_3) {
+_gostring_ _wrap_weft_recordio_reader_keys_capi_395b92db15212290(WeftRecordIOReader *_swig_go_0, _goslice_ _swig_go_1, long long _swig_go_2, _goslice_ _swig_go_3) {
   WeftRecordIOReader *arg1 = (WeftRecordIOReader *) 0 ;
   int64_t *arg2 = (int64_t *) 0 ;
   size_t arg3 ;
@@ -5605,7 +5654,7 @@ _gostring_ _wrap_weft_recordio_reader_keys_capi_9940657feabe7a36(WeftRecordIORea
 }
 
 
-_gostring_ _wrap_weft_recordio_reader_seek_capi_9940657feabe7a36(WeftRecordIOReader *_swig_go_0, long long _swig_go_1) {
+_gostring_ _wrap_weft_recordio_reader_seek_capi_395b92db15212290(WeftRecordIOReader *_swig_go_0, long long _swig_go_1) {
   WeftRecordIOReader *arg1 = (WeftRecordIOReader *) 0 ;
   uint64_t arg2 ;
   WeftStatus result;
@@ -5620,7 +5669,7 @@ _gostring_ _wrap_weft_recordio_reader_seek_capi_9940657feabe7a36(WeftRecordIORea
 }
 
 
-_gostring_ _wrap_weft_recordio_reader_tell_capi_9940657feabe7a36(WeftRecordIOReader *_swig_go_0, _goslice_ _swig_go_1) {
+_gostring_ _wrap_weft_recordio_reader_tell_capi_395b92db15212290(WeftRecordIOReader *_swig_go_0, _goslice_ _swig_go_1) {
   WeftRecordIOReader *arg1 = (WeftRecordIOReader *) 0 ;
   uint64_t *arg2 = (uint64_t *) 0 ;
   WeftStatus result;
@@ -5635,7 +5684,7 @@ _gostring_ _wrap_weft_recordio_reader_tell_capi_9940657feabe7a36(WeftRecordIORea
 }
 
 
-_gostring_ _wrap_weft_recordio_reader_reset_capi_9940657feabe7a36(WeftRecordIOReader *_swig_go_0) {
+_gostring_ _wrap_weft_recordio_reader_reset_capi_395b92db15212290(WeftRecordIOReader *_swig_go_0) {
   WeftRecordIOReader *arg1 = (WeftRecordIOReader *) 0 ;
   WeftStatus result;
   _gostring_ _swig_go_result;
@@ -5648,7 +5697,7 @@ _gostring_ _wrap_weft_recordio_reader_reset_capi_9940657feabe7a36(WeftRecordIORe
 }
 
 
-_gostring_ _wrap_weft_recordio_reader_free_capi_9940657feabe7a36(WeftRecordIOReader *_swig_go_0) {
+_gostring_ _wrap_weft_recordio_reader_free_capi_395b92db15212290(WeftRecordIOReader *_swig_go_0) {
   WeftRecordIOReader *arg1 = (WeftRecordIOReader *) 0 ;
   WeftStatus result;
   _gostring_ _swig_go_result;
@@ -5661,7 +5710,7 @@ _gostring_ _wrap_weft_recordio_reader_free_capi_9940657feabe7a36(WeftRecordIORea
 }
 
 
-_gostring_ _wrap_weft_recordio_pack_header_capi_9940657feabe7a36(float _swig_go_0, _goslice_ _swig_go_1, long long _swig_go_2, long long _swig_go_3, long long _swig_go_4, void *_swig_go_5, long long _swig_go_6, _goslice_ _swig_go_7) {
+_gostring_ _wrap_weft_recordio_pack_header_capi_395b92db15212290(float _swig_go_0, _goslice_ _swig_go_1, long long _swig_go_2, long long _swig_go_3, long long _swig_go_4, void *_swig_go_5, long long _swig_go_6, _goslice_ _swig_go_7) {
   float arg1 ;
   float *arg2 = (float *) 0 ;
   size_t arg3 ;
@@ -5688,7 +5737,7 @@ _gostring_ _wrap_weft_recordio_pack_header_capi_9940657feabe7a36(float _swig_go_
 }
 
 
-_gostring_ _wrap_weft_recordio_unpack_header_capi_9940657feabe7a36(void *_swig_go_0, long long _swig_go_1, _goslice_ _swig_go_2, _goslice_ _swig_go_3, _goslice_ _swig_go_4, _goslice_ _swig_go_5, _goslice_ _swig_go_6) {
+_gostring_ _wrap_weft_recordio_unpack_header_capi_395b92db15212290(void *_swig_go_0, long long _swig_go_1, _goslice_ _swig_go_2, _goslice_ _swig_go_3, _goslice_ _swig_go_4, _goslice_ _swig_go_5, _goslice_ _swig_go_6) {
   void *arg1 = (void *) 0 ;
   size_t arg2 ;
   int *arg3 = (int *) 0 ;
@@ -5713,7 +5762,7 @@ _gostring_ _wrap_weft_recordio_unpack_header_capi_9940657feabe7a36(void *_swig_g
 }
 
 
-_gostring_ _wrap_weft_recordio_unpack_labels_capi_9940657feabe7a36(void *_swig_go_0, long long _swig_go_1, _goslice_ _swig_go_2, long long _swig_go_3, _goslice_ _swig_go_4) {
+_gostring_ _wrap_weft_recordio_unpack_labels_capi_395b92db15212290(void *_swig_go_0, long long _swig_go_1, _goslice_ _swig_go_2, long long _swig_go_3, _goslice_ _swig_go_4) {
   void *arg1 = (void *) 0 ;
   size_t arg2 ;
   float *arg3 = (float *) 0 ;
@@ -5729,6 +5778,78 @@ _gostring_ _wrap_weft_recordio_unpack_labels_capi_9940657feabe7a36(void *_swig_g
   arg5 = (size_t *)_swig_go_4.array; 
   
   result = (WeftStatus)weft_recordio_unpack_labels((void const *)arg1,SWIG_STD_MOVE(arg2),arg3,SWIG_STD_MOVE(arg4),arg5);
+  _swig_go_result = WeftGoStatus(result); 
+  return _swig_go_result;
+}
+
+
+_gostring_ _wrap_weft_amp_convert_model_capi_395b92db15212290(WeftSymbolHandle *_swig_go_0, long long _swig_go_1, _gostring_ _swig_go_2, _goslice_ _swig_go_3, long long _swig_go_4, _gostring_ _swig_go_5, _goslice_ _swig_go_6, intgo _swig_go_7, long long _swig_go_8, _gostring_ _swig_go_9, intgo _swig_go_10, _goslice_ _swig_go_11, _goslice_ _swig_go_12, _goslice_ _swig_go_13) {
+  WeftSymbolHandle *arg1 = (WeftSymbolHandle *) 0 ;
+  size_t arg2 ;
+  char **arg3 = (char **) 0 ;
+  WeftNDArray **arg4 = (WeftNDArray **) 0 ;
+  size_t arg5 ;
+  char **arg6 = (char **) 0 ;
+  WeftNDArray **arg7 = (WeftNDArray **) 0 ;
+  int arg8 ;
+  size_t arg9 ;
+  char **arg10 = (char **) 0 ;
+  int arg11 ;
+  WeftSymbolHandle **arg12 = (WeftSymbolHandle **) 0 ;
+  WeftNDArrayList **arg13 = (WeftNDArrayList **) 0 ;
+  WeftNDArrayList **arg14 = (WeftNDArrayList **) 0 ;
+  std::vector< char const * > sp3 ;
+  std::vector< char const * > sp6 ;
+  std::vector< char const * > sp10 ;
+  WeftStatus result;
+  _gostring_ _swig_go_result;
+  
+  arg1 = (WeftSymbolHandle *)_swig_go_0; 
+  arg2 = (size_t)_swig_go_1; 
+  
+  {
+    const char* p = _swig_go_2.p;
+    const char* end = p + _swig_go_2.n;
+    while (p < end) {
+      sp3.push_back(p);
+      p += strlen(p) + 1;
+    }
+    arg3 = (char **)sp3.data();
+  }
+  
+  arg4 = (WeftNDArray **)_swig_go_3.array; 
+  arg5 = (size_t)_swig_go_4; 
+  
+  {
+    const char* p = _swig_go_5.p;
+    const char* end = p + _swig_go_5.n;
+    while (p < end) {
+      sp6.push_back(p);
+      p += strlen(p) + 1;
+    }
+    arg6 = (char **)sp6.data();
+  }
+  
+  arg7 = (WeftNDArray **)_swig_go_6.array; 
+  arg8 = (int)_swig_go_7; 
+  arg9 = (size_t)_swig_go_8; 
+  
+  {
+    const char* p = _swig_go_9.p;
+    const char* end = p + _swig_go_9.n;
+    while (p < end) {
+      sp10.push_back(p);
+      p += strlen(p) + 1;
+    }
+    arg10 = (char **)sp10.data();
+  }
+  
+  arg11 = (int)_swig_go_10; 
+  arg12 = (WeftSymbolHandle **)_swig_go_11.array; 
+  arg13 = (WeftNDArrayList **)_swig_go_12.array; 
+  arg14 = (WeftNDArrayList **)_swig_go_13.array; 
+  
+  result = (WeftStatus)weft_amp_convert_model((WeftSymbolHandle const *)arg1,SWIG_STD_MOVE(arg2),(char const *const *)arg3,(WeftNDArray *const *)arg4,SWIG_STD_MOVE(arg5),(char const *const *)arg6,(WeftNDArray *const *)arg7,arg8,SWIG_STD_MOVE(arg9),(char const *const *)arg10,arg11,arg12,arg13,arg14);
   _swig_go_result = WeftGoStatus(result); 
   return _swig_go_result;
 }

@@ -34,6 +34,12 @@ TEST(NpyTest, NumpyFilesLoadAndResaveIdentically) {
       {"i64_2x2.npy", DType::kInt64, Shape{2, 2}, {-1099511627776.0, 7, 0, 1099511627777.0}},
       {"u8_5.npy", DType::kUint8, Shape{5}, {0, 1, 127, 128, 255}},
       {"f32_scalar.npy", DType::kFloat32, Shape(std::vector<int64_t>{}), {2.5}},
+      // numpy's float16 rounding: 0.1 -> 0.0999755859375, 6e-8 -> 2^-24.
+      {"f16_2x3.npy",
+       DType::kFloat16,
+       Shape{2, 3},
+       {-2.5, 0.0999755859375, 65504, 5.9604644775390625e-08, -0.0, 0.333251953125}},
+      {"i8_4.npy", DType::kInt8, Shape{4}, {-128, -1, 0, 127}},
   };
   for (const Case& c : cases) {
     SCOPED_TRACE(c.file);
@@ -66,10 +72,18 @@ TEST(NpyTest, UnsupportedLayoutsAreRejectedClearly) {
                         StatusCode::kDType, {"dtype '<c8' is not supported", "expected '<f4'"});
   test::ExpectWeftError([] { LoadNpyFile("/nonexistent/x.npy", &Runtime::Global()); },
                         StatusCode::kIO, {"/nonexistent/x.npy"});
-  test::ExpectWeftError(
-      [] { SaveNpy(NDArray(Shape{2}, Context::CPU(), DType::kFloat16, &Runtime::Global())); },
-      StatusCode::kDType, {"dtype float16 cannot be saved"});
   test::ExpectWeftError([] { SaveNpy(NDArray()); }, StatusCode::kInvalidArgument, {"empty"});
+}
+
+// NumPy has no bfloat16: it is saved as the float32 array of the same
+// values (exact), byte-identical to numpy's file of those values.
+TEST(NpyTest, BFloat16SavesAsFloat32) {
+  NDArray b = test::Array(Shape{2, 3}, {-3, -2.5, -2, -1.5, -1, -0.5}, DType::kBFloat16);
+  EXPECT_EQ(SaveNpy(b), Bytes(Npy("f32_2x3.npy")));
+  const std::string s = SaveNpy(b);
+  NDArray back = LoadNpy(s.data(), s.size(), &Runtime::Global());
+  EXPECT_EQ(back.dtype(), DType::kFloat32);
+  EXPECT_EQ(test::Values(back), test::Values(b));
 }
 
 TEST(NpyTest, MalformedInputNeverCrashes) {

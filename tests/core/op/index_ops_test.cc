@@ -33,7 +33,7 @@ TEST(IndexOps, CastConvertsAndBacks) {
                     {"Cast", "dtype"});
 }
 
-// float16 through Cast (kernels/cpu/half.h) against test_util's own
+// float16 through Cast (weft/float16.h) against test_util's own
 // arithmetic conversion: round to nearest even (ties 1 + 2^-11 and
 // 1 + 3 * 2^-11), subnormals, the largest half, overflow to infinity, signed
 // zero; back to float32/float64 exactly.

@@ -88,12 +88,13 @@ TEST(UpdateOps, MultiPrecisionTypes) {
         test::Run("mp_sgd_update", {wi, wi, w32}, {{"lr", "0.1"}});
       },
       StatusCode::kDType, {"int32", "float16, float32 or float64"});
-  // The plain updates have no float16 kernels: a clear dtype error.
+  // The plain updates have no float16 kernels, and a float32 copy cannot
+  // stand in for a weight updated in place: a clear dtype error.
   ExpectError(
       [&] {
         test::Run("nag_mom_update", {w16, g16, w16}, {{"lr", "0.1"}});
       },
-      StatusCode::kDType, {"float16", "float32 or float64"});
+      StatusCode::kDType, {"nag_mom_update", "float16", "updated in place", "float32 or float64"});
 }
 
 TEST(UpdateOps, ScalarInputsHaveOneElement) {

@@ -173,13 +173,12 @@ TEST(MetricTest, ShapeAndDtypeErrors) {
         acc.Update({Array(Shape{2}, {0, 1})}, {NDArray()});
       },
       StatusCode::kInvalidArgument, {"prediction 0 is an empty"});
-  NDArray half(Shape{2}, Context::CPU(), DType::kFloat16, &Runtime::Global());
-  ExpectError(
-      [&] {
-        acc.Update({Array(Shape{2}, {0, 1})}, {half});
-      },
-      StatusCode::kDType, {"float16"});
   EXPECT_EQ(acc.num_inst(), 0);  // failed updates added nothing
+  // float16 and bfloat16 predictions are read as their values.
+  acc.Update({Array(Shape{2}, {0, 1})}, {Array(Shape{2}, {0, 0}, DType::kFloat16)});
+  acc.Update({Array(Shape{2}, {0, 1})}, {Array(Shape{2}, {0, 1}, DType::kBFloat16)});
+  EXPECT_EQ(acc.num_inst(), 4);
+  EXPECT_DOUBLE_EQ(acc.Get()[0].second, 0.75);
 }
 
 }  // namespace

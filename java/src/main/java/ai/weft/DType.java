@@ -8,7 +8,8 @@ public enum DType {
   UINT8(WeftDType.WEFT_UINT8, 1),
   INT32(WeftDType.WEFT_INT32, 4),
   INT8(WeftDType.WEFT_INT8, 1),
-  INT64(WeftDType.WEFT_INT64, 8);
+  INT64(WeftDType.WEFT_INT64, 8),
+  BFLOAT16(WeftDType.WEFT_BFLOAT16, 2);
 
   private final int code;
   private final int bytes;

@@ -265,6 +265,14 @@ public final class Executor extends NativeHandle {
     return Strings.take(weft_native.weft_executor_print(handle())).get(0);
   }
 
+  /**
+   * The nodes computing in float32 between Casts for want of a float16/bfloat16 kernel, in graph
+   * order.
+   */
+  public java.util.List<String> float32Nodes() {
+    return Strings.take(weft_native.weft_executor_float32_nodes(handle()));
+  }
+
   /** The memory plan's figures. */
   public Memory memory() {
     long[] f = new long[6];

@@ -57,6 +57,14 @@ public final class NDArray extends NativeHandle {
     return filled(DType.FLOAT64, shape, a -> a.copyFrom(data));
   }
 
+  /**
+   * An array of {@code dtype} and {@code shape} holding {@code data} converted to it (float16 and
+   * bfloat16 round to nearest even; integers truncate).
+   */
+  public static NDArray fromFloats(float[] data, DType dtype, long... shape) {
+    return filled(dtype, shape, a -> a.setFloats(data));
+  }
+
   /** An array of {@code shape} filled from a direct buffer (zero-copy read). */
   public static NDArray fromBuffer(Buffer data, DType dtype, long... shape) {
     return filled(dtype, shape, a -> a.copyFrom(data));
@@ -130,6 +138,18 @@ public final class NDArray extends NativeHandle {
   /** Copies out into {@code out}; its length must equal size(). */
   public void copyTo(double[] out) {
     weft_native.weft_ndarray_copy_to(handle(), out, out.length * 8L);
+  }
+
+  /** Sets the array from float32 values converted to its dtype; the length must equal size(). */
+  public void setFloats(float[] data) {
+    weft_native.weft_ndarray_copy_from_float32(handle(), data, data.length);
+  }
+
+  /** The contents converted to float32, for any dtype (exact for float16 and bfloat16). */
+  public float[] getFloats() {
+    float[] out = new float[checkedSize()];
+    weft_native.weft_ndarray_copy_to_float32(handle(), out, out.length);
+    return out;
   }
 
   /** A new float[] with the contents (float32 arrays). */
