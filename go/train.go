@@ -47,6 +47,25 @@ func NewDataIter(data, label map[string]*NDArray, batchSize int, shuffle bool, l
 	}))
 }
 
+// CreateDataIter creates an iterator by MXNet's name ("CSVIter",
+// "LibSVMIter", "MNISTIter": DataIterNames) with parameters under MXNet's
+// names, as MXNet's mx.io.<Name>(**params).
+func CreateDataIter(name string, params Params) (*DataIter, error) {
+	keys, vals := params.split()
+	return owned(func(h uintptr) *DataIter {
+		it := &DataIter{handle{h: h, kind: "DataIter"}, nil}
+		setFinalizer(it)
+		return it
+	})(out1(func(out []uintptr) error {
+		return capi.Weft_data_iter_create(name, keys, vals, uint64(len(keys)), out)
+	}))
+}
+
+// DataIterNames lists the names CreateDataIter takes.
+func DataIterNames() ([]string, error) {
+	return newStrings(out1(func(out []uintptr) error { return capi.Weft_data_iter_list(out) }))
+}
+
 // Close releases the iterator; further calls return nil.
 func (it *DataIter) Close() error {
 	err := it.release(it, capi.Weft_data_iter_free)

@@ -9,6 +9,7 @@
 #include "c_api_ndarray_list.h"
 #include "c_api_train_internal.h"
 #include "weft/runtime.h"
+#include "weft/data_iter_factory.h"
 #include "weft/idx.h"
 
 namespace weft {
@@ -114,6 +115,58 @@ WeftStatus weft_data_iter_create_ndarray(size_t num_data, const char* const* dat
   auto it = std::make_shared<weft::NDArrayIter>(std::move(d), std::move(l), batch_size,
                                                 shuffle != 0, lb, seed);
   *out = weft::capi::NewHandle<WeftDataIter>(std::move(it));
+  WEFT_API_END();
+}
+
+WeftStatus weft_data_iter_create(const char* name, const char* const* keys, const char* const* vals,
+                                 size_t num_params, WeftDataIter** out) {
+  WEFT_API_BEGIN();
+  CheckNotNull(name, "name");
+  CheckNotNull(out, "out");
+  const weft::StringMap params = weft::capi::ParamArgs(keys, vals, num_params);
+  std::shared_ptr<weft::DataIter> it = weft::CreateDataIter(name, params, &weft::Runtime::Global());
+  *out = weft::capi::NewHandle<WeftDataIter>(std::move(it));
+  WEFT_API_END();
+}
+
+WeftStatus weft_data_iter_list(WeftStringList** out) {
+  WEFT_API_BEGIN();
+  CheckNotNull(out, "out");
+  std::vector<std::string> names;
+  for (const auto& i : weft::ListDataIters()) names.push_back(i.name);
+  *out = weft::capi::NewStringList(std::move(names));
+  WEFT_API_END();
+}
+
+// The registered iterator `name` (kNotFound naming it otherwise).
+static const weft::DataIterInfo& IterInfo(const char* name) {
+  CheckNotNull(name, "name");
+  for (const auto& i : weft::ListDataIters())
+    if (i.name == name) return i;
+  weft::Fail(weft::StatusCode::kNotFound, "data iterator '", name, "' is not registered");
+}
+
+WeftStatus weft_data_iter_info(const char* name, const char** out_doc, size_t* out_num_params) {
+  WEFT_API_BEGIN();
+  const weft::DataIterInfo& i = IterInfo(name);
+  if (out_doc) *out_doc = i.doc.c_str();
+  if (out_num_params) *out_num_params = i.params.size();
+  WEFT_API_END();
+}
+
+WeftStatus weft_data_iter_param(const char* name, size_t index, const char** out_name,
+                                const char** out_type, const char** out_default,
+                                const char** out_doc) {
+  WEFT_API_BEGIN();
+  const weft::DataIterInfo& i = IterInfo(name);
+  if (index >= i.params.size())
+    weft::Fail(weft::StatusCode::kInvalidArgument, "argument 'index' is ", index, ", but iterator ",
+               i.name, " has ", i.params.size(), " parameter(s)");
+  const weft::ParamDecl& d = i.params[index];
+  if (out_name) *out_name = d.name.c_str();
+  if (out_type) *out_type = weft::ParamTypeName(d.type);
+  if (out_default) *out_default = d.required ? nullptr : d.default_value.c_str();
+  if (out_doc) *out_doc = d.doc.c_str();
   WEFT_API_END();
 }
 

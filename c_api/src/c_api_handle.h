@@ -44,7 +44,7 @@ namespace weft {
 class NDArray;
 struct NDArrayList;
 class Executor;
-class NDArrayIter;
+class DataIter;
 class Metric;
 class Module;
 class Predictor;
@@ -152,7 +152,7 @@ WEFT_CAPI_HANDLE(WeftExecutor, Executor, HandleKind::kExecutor);
 WEFT_CAPI_HANDLE(WeftExecutorOptions, ExecutorOptionsObject, HandleKind::kExecutorOptions);
 WEFT_CAPI_HANDLE(WeftInitializer, InitializerObject, HandleKind::kInitializer);
 WEFT_CAPI_HANDLE(WeftOptimizer, OptimizerObject, HandleKind::kOptimizer);
-WEFT_CAPI_HANDLE(WeftDataIter, NDArrayIter, HandleKind::kDataIter);
+WEFT_CAPI_HANDLE(WeftDataIter, DataIter, HandleKind::kDataIter);
 WEFT_CAPI_HANDLE(WeftMetric, Metric, HandleKind::kMetric);
 WEFT_CAPI_HANDLE(WeftModule, Module, HandleKind::kModule);
 WEFT_CAPI_HANDLE(WeftPredictor, Predictor, HandleKind::kPredictor);

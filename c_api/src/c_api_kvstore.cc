@@ -218,7 +218,13 @@ WeftStatus weft_module_init_optimizer_kvstore(WeftModule* mod, const WeftOptimiz
 
 WeftStatus weft_data_iter_select_part(WeftDataIter* it, int num_parts, int part_index) {
   WEFT_API_BEGIN();
-  GetObject(it, "it")->SelectPart(num_parts, part_index);
+  auto obj = GetObject(it, "it");
+  auto* nd = dynamic_cast<weft::NDArrayIter*>(obj.get());
+  if (!nd)
+    weft::Fail(weft::StatusCode::kInvalidArgument,
+               "argument 'it': only an NDArray iterator selects a part after creation; give "
+               "num_parts/part_index when creating this one");
+  nd->SelectPart(num_parts, part_index);
   WEFT_API_END();
 }
 

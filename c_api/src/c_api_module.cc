@@ -193,7 +193,7 @@ void FitModule(WeftModule* mod, WeftDataIter* train, WeftDataIter* eval, WeftMet
                WeftBatchEndCallback callback, void* user_data, double* out_samples_per_sec) {
   auto m = GetObject(mod, "mod");
   auto tr = GetObject(train, "train");
-  std::shared_ptr<NDArrayIter> ev;
+  std::shared_ptr<DataIter> ev;
   if (eval) ev = GetObject(eval, "eval");
   auto me = GetObject(metric, "metric");
   FitOptions fo;

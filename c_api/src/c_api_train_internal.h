@@ -64,7 +64,7 @@ struct TrainerObject {
 struct FitSessionObject {
   mutable std::mutex mu;
   std::shared_ptr<Module> module;
-  std::shared_ptr<NDArrayIter> train, eval;
+  std::shared_ptr<DataIter> train, eval;
   std::shared_ptr<Metric> metric;
   std::unique_ptr<FitSession> session;
 };

@@ -28,6 +28,21 @@ public sealed class DataIter : NativeHandle {
     return new DataIter(o);
   }
 
+  /// <summary>An iterator by MXNet's name ("CSVIter", "LibSVMIter", "MNISTIter": Names()) with
+  /// parameters under MXNet's names, as MXNet's mx.io.&lt;Name&gt;(**params).</summary>
+  public static DataIter Create(string name, IDictionary<string, object> parameters) {
+    Native.EnsureLoaded();
+    string[] keys, vals;
+    Ops.Params(parameters, out keys, out vals);
+    return new DataIter(weft_native.weft_data_iter_create(name, keys, vals, (ulong)keys.Length));
+  }
+
+  /// <summary>The names Create takes.</summary>
+  public static IList<string> Names() {
+    Native.EnsureLoaded();
+    return Symbol.Take(weft_native.weft_data_iter_list());
+  }
+
   /// <summary>Advances to the next batch; false at the end of the epoch.</summary>
   public bool Next() {
     var has = new int[1];

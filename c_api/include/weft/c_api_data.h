@@ -87,6 +87,38 @@ WEFT_API WeftStatus weft_data_iter_create_ndarray(size_t num_data, const char* c
                                                   int shuffle, const char* last_batch,
                                                   uint64_t seed, WeftDataIter** out);
 
+/**
+ * @brief An iterator by MXNet's name ("CSVIter", "LibSVMIter", "MNISTIter";
+ *        weft_data_iter_list()) with @p num_params string parameters under
+ *        MXNet's names (parallel @p keys / @p vals), as MXDataIterCreateIter.
+ * @param[out] out new handle; free with weft_data_iter_free().
+ * Errors: WEFT_ERR_NOT_FOUND for an unknown name (listing the known ones);
+ * WEFT_ERR_INVALID_ARGUMENT naming a missing, unknown or malformed parameter;
+ * WEFT_ERR_IO naming an unreadable file.
+ */
+WEFT_API WeftStatus weft_data_iter_create(const char* name, const char* const* keys,
+                                          const char* const* vals, size_t num_params,
+                                          WeftDataIter** out);
+
+/** @brief The names weft_data_iter_create() takes. @param[out] out free with
+ * weft_string_list_free(). */
+WEFT_API WeftStatus weft_data_iter_list(WeftStringList** out);
+
+/**
+ * @brief Documentation of iterator @p name (MXListDataIters' info).
+ * @param[out] out_doc description; @param[out] out_num_params number of parameters.
+ */
+WEFT_API WeftStatus weft_data_iter_info(const char* name, const char** out_doc,
+                                        size_t* out_num_params);
+
+/**
+ * @brief Describes parameter @p index of iterator @p name, as weft_op_param() does for an
+ *        operator (out_default NULL when required; any out-pointer may be NULL).
+ */
+WEFT_API WeftStatus weft_data_iter_param(const char* name, size_t index, const char** out_name,
+                                         const char** out_type, const char** out_default,
+                                         const char** out_doc);
+
 /** @brief Advances to the next batch. @param[out] has_next 1 for a batch, 0 at the end of the
  * epoch. */
 WEFT_API WeftStatus weft_data_iter_next(WeftDataIter* it, int* has_next);

@@ -5,7 +5,7 @@
 // zero, the scalar path keeps them.
 #include "weft/float16.h"
 
-#if defined(__x86_64__)
+#ifdef __x86_64__
 #include <cpuid.h>
 #include <immintrin.h>
 #endif
@@ -14,7 +14,7 @@ namespace weft {
 
 namespace {
 
-#if defined(__x86_64__)
+#ifdef __x86_64__
 // The OS saves the register state of XCR0's `mask` bits (XGETBV).
 bool OsSaves(uint32_t mask) {
   unsigned a, b, c, d;
@@ -78,7 +78,7 @@ __attribute__((target("avx512f,avx512bw,avx512bf16"))) size_t FloatToBFloat16Avx
 
 void HalfToFloat(const Half* x, float* y, size_t n) {
   size_t i = 0;
-#if defined(__x86_64__)
+#ifdef __x86_64__
   if (kHasF16C) i = HalfToFloatF16C(x, y, n);
 #endif
   for (; i < n; ++i) y[i] = ToFloat(x[i]);
@@ -86,7 +86,7 @@ void HalfToFloat(const Half* x, float* y, size_t n) {
 
 void FloatToHalf(const float* x, Half* y, size_t n) {
   size_t i = 0;
-#if defined(__x86_64__)
+#ifdef __x86_64__
   if (kHasF16C) i = FloatToHalfF16C(x, y, n);
 #endif
   for (; i < n; ++i) y[i] = ToHalf(x[i]);
@@ -99,7 +99,7 @@ void BFloat16ToFloat(const BFloat16* x, float* y, size_t n) {
 
 void FloatToBFloat16(const float* x, BFloat16* y, size_t n) {
   size_t i = 0;
-#if defined(__x86_64__)
+#ifdef __x86_64__
   if (kHasBF16) i = FloatToBFloat16Avx512(x, y, n);
 #endif
   for (; i < n; ++i) y[i] = ToBFloat16(x[i]);

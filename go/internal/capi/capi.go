@@ -458,369 +458,388 @@ typedef _gostring_ swig_type_424;
 typedef long long swig_type_425;
 typedef _goslice_ swig_type_426;
 typedef _gostring_ swig_type_427;
-typedef _goslice_ swig_type_428;
+typedef _gostring_ swig_type_428;
 typedef _gostring_ swig_type_429;
 typedef _gostring_ swig_type_430;
-typedef _goslice_ swig_type_431;
-typedef _gostring_ swig_type_432;
-typedef _goslice_ swig_type_433;
-typedef _gostring_ swig_type_434;
-typedef _goslice_ swig_type_435;
+typedef long long swig_type_431;
+typedef _goslice_ swig_type_432;
+typedef _gostring_ swig_type_433;
+typedef _goslice_ swig_type_434;
+typedef _gostring_ swig_type_435;
 typedef _gostring_ swig_type_436;
 typedef _goslice_ swig_type_437;
-typedef long long swig_type_438;
-typedef _goslice_ swig_type_439;
+typedef _goslice_ swig_type_438;
+typedef _gostring_ swig_type_439;
 typedef _gostring_ swig_type_440;
-typedef _goslice_ swig_type_441;
-typedef _gostring_ swig_type_442;
-typedef _gostring_ swig_type_443;
-typedef _gostring_ swig_type_444;
-typedef _gostring_ swig_type_445;
+typedef long long swig_type_441;
+typedef _goslice_ swig_type_442;
+typedef _goslice_ swig_type_443;
+typedef _goslice_ swig_type_444;
+typedef _goslice_ swig_type_445;
 typedef _gostring_ swig_type_446;
-typedef long long swig_type_447;
-typedef _goslice_ swig_type_448;
+typedef _goslice_ swig_type_447;
+typedef _gostring_ swig_type_448;
 typedef _gostring_ swig_type_449;
-typedef _gostring_ swig_type_450;
+typedef _goslice_ swig_type_450;
 typedef _gostring_ swig_type_451;
-typedef _gostring_ swig_type_452;
-typedef long long swig_type_453;
-typedef _gostring_ swig_type_454;
-typedef long long swig_type_455;
+typedef _goslice_ swig_type_452;
+typedef _gostring_ swig_type_453;
+typedef _goslice_ swig_type_454;
+typedef _gostring_ swig_type_455;
 typedef _goslice_ swig_type_456;
 typedef long long swig_type_457;
 typedef _goslice_ swig_type_458;
 typedef _gostring_ swig_type_459;
 typedef _goslice_ swig_type_460;
 typedef _gostring_ swig_type_461;
-typedef _goslice_ swig_type_462;
-typedef _goslice_ swig_type_463;
-typedef long long swig_type_464;
-typedef _goslice_ swig_type_465;
-typedef _gostring_ swig_type_466;
-typedef _gostring_ swig_type_467;
+typedef _gostring_ swig_type_462;
+typedef _gostring_ swig_type_463;
+typedef _gostring_ swig_type_464;
+typedef _gostring_ swig_type_465;
+typedef long long swig_type_466;
+typedef _goslice_ swig_type_467;
 typedef _gostring_ swig_type_468;
 typedef _gostring_ swig_type_469;
-typedef long long swig_type_470;
+typedef _gostring_ swig_type_470;
 typedef _gostring_ swig_type_471;
-typedef _goslice_ swig_type_472;
-typedef long long swig_type_473;
-typedef _gostring_ swig_type_474;
+typedef long long swig_type_472;
+typedef _gostring_ swig_type_473;
+typedef long long swig_type_474;
 typedef _goslice_ swig_type_475;
-typedef _gostring_ swig_type_476;
-typedef _gostring_ swig_type_477;
-typedef _goslice_ swig_type_478;
+typedef long long swig_type_476;
+typedef _goslice_ swig_type_477;
+typedef _gostring_ swig_type_478;
 typedef _goslice_ swig_type_479;
-typedef _goslice_ swig_type_480;
-typedef _gostring_ swig_type_481;
-typedef _gostring_ swig_type_482;
-typedef _gostring_ swig_type_483;
-typedef _gostring_ swig_type_484;
-typedef long long swig_type_485;
-typedef long long swig_type_486;
-typedef _goslice_ swig_type_487;
+typedef _gostring_ swig_type_480;
+typedef _goslice_ swig_type_481;
+typedef _goslice_ swig_type_482;
+typedef long long swig_type_483;
+typedef _goslice_ swig_type_484;
+typedef _gostring_ swig_type_485;
+typedef _gostring_ swig_type_486;
+typedef _gostring_ swig_type_487;
 typedef _gostring_ swig_type_488;
-typedef _gostring_ swig_type_489;
+typedef long long swig_type_489;
 typedef _gostring_ swig_type_490;
-typedef _gostring_ swig_type_491;
-typedef _gostring_ swig_type_492;
+typedef _goslice_ swig_type_491;
+typedef long long swig_type_492;
 typedef _gostring_ swig_type_493;
-typedef _gostring_ swig_type_494;
-typedef long long swig_type_495;
-typedef _goslice_ swig_type_496;
-typedef _gostring_ swig_type_497;
-typedef _gostring_ swig_type_498;
+typedef _goslice_ swig_type_494;
+typedef _gostring_ swig_type_495;
+typedef _gostring_ swig_type_496;
+typedef _goslice_ swig_type_497;
+typedef _goslice_ swig_type_498;
 typedef _goslice_ swig_type_499;
-typedef long long swig_type_500;
+typedef _gostring_ swig_type_500;
 typedef _gostring_ swig_type_501;
 typedef _gostring_ swig_type_502;
 typedef _gostring_ swig_type_503;
-typedef _gostring_ swig_type_504;
+typedef long long swig_type_504;
 typedef long long swig_type_505;
-typedef _gostring_ swig_type_506;
+typedef _goslice_ swig_type_506;
 typedef _gostring_ swig_type_507;
 typedef _gostring_ swig_type_508;
 typedef _gostring_ swig_type_509;
 typedef _gostring_ swig_type_510;
-typedef _goslice_ swig_type_511;
+typedef _gostring_ swig_type_511;
 typedef _gostring_ swig_type_512;
 typedef _gostring_ swig_type_513;
-typedef _goslice_ swig_type_514;
-typedef _gostring_ swig_type_515;
+typedef long long swig_type_514;
+typedef _goslice_ swig_type_515;
 typedef _gostring_ swig_type_516;
 typedef _gostring_ swig_type_517;
-typedef _gostring_ swig_type_518;
-typedef _gostring_ swig_type_519;
+typedef _goslice_ swig_type_518;
+typedef long long swig_type_519;
 typedef _gostring_ swig_type_520;
-typedef long long swig_type_521;
+typedef _gostring_ swig_type_521;
 typedef _gostring_ swig_type_522;
-typedef long long swig_type_523;
-typedef _gostring_ swig_type_524;
-typedef _goslice_ swig_type_525;
+typedef _gostring_ swig_type_523;
+typedef long long swig_type_524;
+typedef _gostring_ swig_type_525;
 typedef _gostring_ swig_type_526;
-typedef long long swig_type_527;
+typedef _gostring_ swig_type_527;
 typedef _gostring_ swig_type_528;
 typedef _gostring_ swig_type_529;
-typedef _gostring_ swig_type_530;
+typedef _goslice_ swig_type_530;
 typedef _gostring_ swig_type_531;
 typedef _gostring_ swig_type_532;
-typedef _gostring_ swig_type_533;
+typedef _goslice_ swig_type_533;
 typedef _gostring_ swig_type_534;
 typedef _gostring_ swig_type_535;
 typedef _gostring_ swig_type_536;
-typedef _goslice_ swig_type_537;
+typedef _gostring_ swig_type_537;
 typedef _gostring_ swig_type_538;
-typedef _goslice_ swig_type_539;
-typedef _goslice_ swig_type_540;
+typedef _gostring_ swig_type_539;
+typedef long long swig_type_540;
 typedef _gostring_ swig_type_541;
-typedef _gostring_ swig_type_542;
-typedef _goslice_ swig_type_543;
-typedef _gostring_ swig_type_544;
+typedef long long swig_type_542;
+typedef _gostring_ swig_type_543;
+typedef _goslice_ swig_type_544;
 typedef _gostring_ swig_type_545;
-typedef _goslice_ swig_type_546;
+typedef long long swig_type_546;
 typedef _gostring_ swig_type_547;
-typedef _goslice_ swig_type_548;
+typedef _gostring_ swig_type_548;
 typedef _gostring_ swig_type_549;
 typedef _gostring_ swig_type_550;
-typedef _goslice_ swig_type_551;
-typedef _goslice_ swig_type_552;
-typedef _goslice_ swig_type_553;
-typedef _goslice_ swig_type_554;
-typedef _goslice_ swig_type_555;
-typedef _gostring_ swig_type_556;
-typedef _goslice_ swig_type_557;
+typedef _gostring_ swig_type_551;
+typedef _gostring_ swig_type_552;
+typedef _gostring_ swig_type_553;
+typedef _gostring_ swig_type_554;
+typedef _gostring_ swig_type_555;
+typedef _goslice_ swig_type_556;
+typedef _gostring_ swig_type_557;
 typedef _goslice_ swig_type_558;
 typedef _goslice_ swig_type_559;
-typedef _goslice_ swig_type_560;
-typedef _goslice_ swig_type_561;
+typedef _gostring_ swig_type_560;
+typedef _gostring_ swig_type_561;
 typedef _goslice_ swig_type_562;
 typedef _gostring_ swig_type_563;
-typedef _goslice_ swig_type_564;
+typedef _gostring_ swig_type_564;
 typedef _goslice_ swig_type_565;
-typedef long long swig_type_566;
+typedef _gostring_ swig_type_566;
 typedef _goslice_ swig_type_567;
 typedef _gostring_ swig_type_568;
 typedef _gostring_ swig_type_569;
-typedef _gostring_ swig_type_570;
-typedef _gostring_ swig_type_571;
-typedef _gostring_ swig_type_572;
-typedef _gostring_ swig_type_573;
-typedef _gostring_ swig_type_574;
-typedef long long swig_type_575;
-typedef long long swig_type_576;
-typedef _gostring_ swig_type_577;
+typedef _goslice_ swig_type_570;
+typedef _goslice_ swig_type_571;
+typedef _goslice_ swig_type_572;
+typedef _goslice_ swig_type_573;
+typedef _goslice_ swig_type_574;
+typedef _gostring_ swig_type_575;
+typedef _goslice_ swig_type_576;
+typedef _goslice_ swig_type_577;
 typedef _goslice_ swig_type_578;
 typedef _goslice_ swig_type_579;
-typedef long long swig_type_580;
-typedef _gostring_ swig_type_581;
-typedef long long swig_type_582;
-typedef _gostring_ swig_type_583;
-typedef _gostring_ swig_type_584;
-typedef _goslice_ swig_type_585;
-typedef _gostring_ swig_type_586;
+typedef _goslice_ swig_type_580;
+typedef _goslice_ swig_type_581;
+typedef _gostring_ swig_type_582;
+typedef _goslice_ swig_type_583;
+typedef _goslice_ swig_type_584;
+typedef long long swig_type_585;
+typedef _goslice_ swig_type_586;
 typedef _gostring_ swig_type_587;
 typedef _gostring_ swig_type_588;
-typedef long long swig_type_589;
+typedef _gostring_ swig_type_589;
 typedef _gostring_ swig_type_590;
-typedef _goslice_ swig_type_591;
-typedef _goslice_ swig_type_592;
-typedef long long swig_type_593;
-typedef _gostring_ swig_type_594;
+typedef _gostring_ swig_type_591;
+typedef _gostring_ swig_type_592;
+typedef _gostring_ swig_type_593;
+typedef long long swig_type_594;
 typedef long long swig_type_595;
 typedef _gostring_ swig_type_596;
-typedef _gostring_ swig_type_597;
+typedef _goslice_ swig_type_597;
 typedef _goslice_ swig_type_598;
-typedef _gostring_ swig_type_599;
-typedef _goslice_ swig_type_600;
-typedef _gostring_ swig_type_601;
-typedef _goslice_ swig_type_602;
+typedef long long swig_type_599;
+typedef _gostring_ swig_type_600;
+typedef long long swig_type_601;
+typedef _gostring_ swig_type_602;
 typedef _gostring_ swig_type_603;
-typedef long long swig_type_604;
-typedef _goslice_ swig_type_605;
-typedef _goslice_ swig_type_606;
-typedef long long swig_type_607;
-typedef _goslice_ swig_type_608;
-typedef long long swig_type_609;
+typedef _goslice_ swig_type_604;
+typedef _gostring_ swig_type_605;
+typedef _gostring_ swig_type_606;
+typedef _gostring_ swig_type_607;
+typedef long long swig_type_608;
+typedef _gostring_ swig_type_609;
 typedef _goslice_ swig_type_610;
-typedef _gostring_ swig_type_611;
+typedef _goslice_ swig_type_611;
 typedef long long swig_type_612;
-typedef _goslice_ swig_type_613;
-typedef _goslice_ swig_type_614;
-typedef _goslice_ swig_type_615;
-typedef long long swig_type_616;
+typedef _gostring_ swig_type_613;
+typedef long long swig_type_614;
+typedef _gostring_ swig_type_615;
+typedef _gostring_ swig_type_616;
 typedef _goslice_ swig_type_617;
 typedef _gostring_ swig_type_618;
 typedef _goslice_ swig_type_619;
-typedef long long swig_type_620;
+typedef _gostring_ swig_type_620;
 typedef _goslice_ swig_type_621;
-typedef long long swig_type_622;
-typedef _goslice_ swig_type_623;
-typedef long long swig_type_624;
-typedef _gostring_ swig_type_625;
-typedef _goslice_ swig_type_626;
-typedef _gostring_ swig_type_627;
-typedef _gostring_ swig_type_628;
-typedef _gostring_ swig_type_629;
-typedef _goslice_ swig_type_630;
-typedef _gostring_ swig_type_631;
+typedef _gostring_ swig_type_622;
+typedef long long swig_type_623;
+typedef _goslice_ swig_type_624;
+typedef _goslice_ swig_type_625;
+typedef long long swig_type_626;
+typedef _goslice_ swig_type_627;
+typedef long long swig_type_628;
+typedef _goslice_ swig_type_629;
+typedef _gostring_ swig_type_630;
+typedef long long swig_type_631;
 typedef _goslice_ swig_type_632;
-typedef _gostring_ swig_type_633;
+typedef _goslice_ swig_type_633;
 typedef _goslice_ swig_type_634;
-typedef _goslice_ swig_type_635;
-typedef _gostring_ swig_type_636;
-typedef long long swig_type_637;
-typedef _gostring_ swig_type_638;
-typedef _goslice_ swig_type_639;
-typedef _gostring_ swig_type_640;
+typedef long long swig_type_635;
+typedef _goslice_ swig_type_636;
+typedef _gostring_ swig_type_637;
+typedef _goslice_ swig_type_638;
+typedef long long swig_type_639;
+typedef _goslice_ swig_type_640;
 typedef long long swig_type_641;
-typedef _gostring_ swig_type_642;
-typedef _goslice_ swig_type_643;
+typedef _goslice_ swig_type_642;
+typedef long long swig_type_643;
 typedef _gostring_ swig_type_644;
-typedef long long swig_type_645;
+typedef _goslice_ swig_type_645;
 typedef _gostring_ swig_type_646;
-typedef _goslice_ swig_type_647;
+typedef _gostring_ swig_type_647;
 typedef _gostring_ swig_type_648;
-typedef long long swig_type_649;
+typedef _goslice_ swig_type_649;
 typedef _gostring_ swig_type_650;
 typedef _goslice_ swig_type_651;
-typedef _goslice_ swig_type_652;
-typedef _gostring_ swig_type_653;
-typedef _gostring_ swig_type_654;
+typedef _gostring_ swig_type_652;
+typedef _goslice_ swig_type_653;
+typedef _goslice_ swig_type_654;
 typedef _gostring_ swig_type_655;
-typedef _goslice_ swig_type_656;
-typedef _goslice_ swig_type_657;
+typedef long long swig_type_656;
+typedef _gostring_ swig_type_657;
 typedef _goslice_ swig_type_658;
-typedef _goslice_ swig_type_659;
-typedef _gostring_ swig_type_660;
+typedef _gostring_ swig_type_659;
+typedef long long swig_type_660;
 typedef _gostring_ swig_type_661;
-typedef _gostring_ swig_type_662;
+typedef _goslice_ swig_type_662;
 typedef _gostring_ swig_type_663;
-typedef _gostring_ swig_type_664;
+typedef long long swig_type_664;
 typedef _gostring_ swig_type_665;
 typedef _goslice_ swig_type_666;
 typedef _gostring_ swig_type_667;
-typedef _goslice_ swig_type_668;
+typedef long long swig_type_668;
 typedef _gostring_ swig_type_669;
 typedef _goslice_ swig_type_670;
-typedef _gostring_ swig_type_671;
-typedef _goslice_ swig_type_672;
+typedef _goslice_ swig_type_671;
+typedef _gostring_ swig_type_672;
 typedef _gostring_ swig_type_673;
-typedef _goslice_ swig_type_674;
-typedef long long swig_type_675;
+typedef _gostring_ swig_type_674;
+typedef _goslice_ swig_type_675;
 typedef _goslice_ swig_type_676;
 typedef _goslice_ swig_type_677;
-typedef _gostring_ swig_type_678;
-typedef _goslice_ swig_type_679;
-typedef long long swig_type_680;
-typedef _goslice_ swig_type_681;
+typedef _goslice_ swig_type_678;
+typedef _gostring_ swig_type_679;
+typedef _gostring_ swig_type_680;
+typedef _gostring_ swig_type_681;
 typedef _gostring_ swig_type_682;
-typedef _goslice_ swig_type_683;
-typedef long long swig_type_684;
+typedef _gostring_ swig_type_683;
+typedef _gostring_ swig_type_684;
 typedef _goslice_ swig_type_685;
-typedef _goslice_ swig_type_686;
-typedef long long swig_type_687;
-typedef _goslice_ swig_type_688;
-typedef _gostring_ swig_type_689;
-typedef _goslice_ swig_type_690;
-typedef long long swig_type_691;
-typedef _goslice_ swig_type_692;
+typedef _gostring_ swig_type_686;
+typedef _goslice_ swig_type_687;
+typedef _gostring_ swig_type_688;
+typedef _goslice_ swig_type_689;
+typedef _gostring_ swig_type_690;
+typedef _goslice_ swig_type_691;
+typedef _gostring_ swig_type_692;
 typedef _goslice_ swig_type_693;
 typedef long long swig_type_694;
 typedef _goslice_ swig_type_695;
-typedef _gostring_ swig_type_696;
-typedef _goslice_ swig_type_697;
-typedef _gostring_ swig_type_698;
-typedef _goslice_ swig_type_699;
-typedef _gostring_ swig_type_700;
-typedef _goslice_ swig_type_701;
-typedef _gostring_ swig_type_702;
+typedef _goslice_ swig_type_696;
+typedef _gostring_ swig_type_697;
+typedef _goslice_ swig_type_698;
+typedef long long swig_type_699;
+typedef _goslice_ swig_type_700;
+typedef _gostring_ swig_type_701;
+typedef _goslice_ swig_type_702;
 typedef long long swig_type_703;
-typedef _gostring_ swig_type_704;
-typedef _gostring_ swig_type_705;
-typedef _goslice_ swig_type_706;
-typedef _gostring_ swig_type_707;
-typedef _goslice_ swig_type_708;
-typedef _gostring_ swig_type_709;
-typedef _goslice_ swig_type_710;
-typedef long long swig_type_711;
+typedef _goslice_ swig_type_704;
+typedef _goslice_ swig_type_705;
+typedef long long swig_type_706;
+typedef _goslice_ swig_type_707;
+typedef _gostring_ swig_type_708;
+typedef _goslice_ swig_type_709;
+typedef long long swig_type_710;
+typedef _goslice_ swig_type_711;
 typedef _goslice_ swig_type_712;
 typedef long long swig_type_713;
 typedef _goslice_ swig_type_714;
 typedef _gostring_ swig_type_715;
-typedef _gostring_ swig_type_716;
+typedef _goslice_ swig_type_716;
 typedef _gostring_ swig_type_717;
 typedef _goslice_ swig_type_718;
-typedef long long swig_type_719;
+typedef _gostring_ swig_type_719;
 typedef _goslice_ swig_type_720;
 typedef _gostring_ swig_type_721;
-typedef _gostring_ swig_type_722;
+typedef long long swig_type_722;
 typedef _gostring_ swig_type_723;
 typedef _gostring_ swig_type_724;
-typedef _gostring_ swig_type_725;
-typedef _goslice_ swig_type_726;
-typedef _gostring_ swig_type_727;
-typedef long long swig_type_728;
-typedef _gostring_ swig_type_729;
+typedef _goslice_ swig_type_725;
+typedef _gostring_ swig_type_726;
+typedef _goslice_ swig_type_727;
+typedef _gostring_ swig_type_728;
+typedef _goslice_ swig_type_729;
 typedef long long swig_type_730;
-typedef long long swig_type_731;
-typedef _gostring_ swig_type_732;
+typedef _goslice_ swig_type_731;
+typedef long long swig_type_732;
 typedef _goslice_ swig_type_733;
 typedef _gostring_ swig_type_734;
 typedef _gostring_ swig_type_735;
 typedef _gostring_ swig_type_736;
-typedef _gostring_ swig_type_737;
-typedef _gostring_ swig_type_738;
+typedef _goslice_ swig_type_737;
+typedef long long swig_type_738;
 typedef _goslice_ swig_type_739;
 typedef _gostring_ swig_type_740;
-typedef _goslice_ swig_type_741;
-typedef _goslice_ swig_type_742;
-typedef _goslice_ swig_type_743;
+typedef _gostring_ swig_type_741;
+typedef _gostring_ swig_type_742;
+typedef _gostring_ swig_type_743;
 typedef _gostring_ swig_type_744;
-typedef long long swig_type_745;
-typedef _goslice_ swig_type_746;
-typedef _goslice_ swig_type_747;
+typedef _goslice_ swig_type_745;
+typedef _gostring_ swig_type_746;
+typedef long long swig_type_747;
 typedef _gostring_ swig_type_748;
-typedef _goslice_ swig_type_749;
-typedef _gostring_ swig_type_750;
-typedef _goslice_ swig_type_751;
-typedef long long swig_type_752;
-typedef _goslice_ swig_type_753;
+typedef long long swig_type_749;
+typedef long long swig_type_750;
+typedef _gostring_ swig_type_751;
+typedef _goslice_ swig_type_752;
+typedef _gostring_ swig_type_753;
 typedef _gostring_ swig_type_754;
-typedef long long swig_type_755;
+typedef _gostring_ swig_type_755;
 typedef _gostring_ swig_type_756;
-typedef _goslice_ swig_type_757;
-typedef _gostring_ swig_type_758;
+typedef _gostring_ swig_type_757;
+typedef _goslice_ swig_type_758;
 typedef _gostring_ swig_type_759;
-typedef _gostring_ swig_type_760;
+typedef _goslice_ swig_type_760;
 typedef _goslice_ swig_type_761;
-typedef long long swig_type_762;
-typedef long long swig_type_763;
+typedef _goslice_ swig_type_762;
+typedef _gostring_ swig_type_763;
 typedef long long swig_type_764;
-typedef long long swig_type_765;
+typedef _goslice_ swig_type_765;
 typedef _goslice_ swig_type_766;
 typedef _gostring_ swig_type_767;
-typedef long long swig_type_768;
-typedef _goslice_ swig_type_769;
+typedef _goslice_ swig_type_768;
+typedef _gostring_ swig_type_769;
 typedef _goslice_ swig_type_770;
-typedef _goslice_ swig_type_771;
+typedef long long swig_type_771;
 typedef _goslice_ swig_type_772;
-typedef _goslice_ swig_type_773;
-typedef _gostring_ swig_type_774;
-typedef long long swig_type_775;
+typedef _gostring_ swig_type_773;
+typedef long long swig_type_774;
+typedef _gostring_ swig_type_775;
 typedef _goslice_ swig_type_776;
-typedef long long swig_type_777;
-typedef _goslice_ swig_type_778;
+typedef _gostring_ swig_type_777;
+typedef _gostring_ swig_type_778;
 typedef _gostring_ swig_type_779;
-typedef long long swig_type_780;
-typedef _gostring_ swig_type_781;
-typedef _goslice_ swig_type_782;
+typedef _goslice_ swig_type_780;
+typedef long long swig_type_781;
+typedef long long swig_type_782;
 typedef long long swig_type_783;
-typedef _gostring_ swig_type_784;
+typedef long long swig_type_784;
 typedef _goslice_ swig_type_785;
-typedef long long swig_type_786;
-typedef _gostring_ swig_type_787;
+typedef _gostring_ swig_type_786;
+typedef long long swig_type_787;
 typedef _goslice_ swig_type_788;
 typedef _goslice_ swig_type_789;
 typedef _goslice_ swig_type_790;
+typedef _goslice_ swig_type_791;
+typedef _goslice_ swig_type_792;
+typedef _gostring_ swig_type_793;
+typedef long long swig_type_794;
+typedef _goslice_ swig_type_795;
+typedef long long swig_type_796;
+typedef _goslice_ swig_type_797;
+typedef _gostring_ swig_type_798;
+typedef long long swig_type_799;
+typedef _gostring_ swig_type_800;
+typedef _goslice_ swig_type_801;
+typedef long long swig_type_802;
+typedef _gostring_ swig_type_803;
+typedef _goslice_ swig_type_804;
+typedef long long swig_type_805;
+typedef _gostring_ swig_type_806;
+typedef _goslice_ swig_type_807;
+typedef _goslice_ swig_type_808;
+typedef _goslice_ swig_type_809;
 extern void _wrap_Swig_free_capi_395b92db15212290(uintptr_t arg1);
 extern uintptr_t _wrap_Swig_malloc_capi_395b92db15212290(swig_intgo arg1);
 extern swig_intgo _wrap_weft_binding_abi_version_capi_395b92db15212290(void);
@@ -956,120 +975,124 @@ extern swig_type_408 _wrap_weft_engine_var_wait_capi_395b92db15212290(uintptr_t 
 extern swig_type_409 _wrap_weft_idx_load_capi_395b92db15212290(swig_type_410 arg1, swig_type_411 arg2);
 extern swig_type_412 _wrap_weft_mnist_load_capi_395b92db15212290(swig_type_413 arg1, swig_type_414 arg2, swig_type_415 arg3, swig_type_416 arg4);
 extern swig_type_417 _wrap_weft_data_iter_create_ndarray_capi_395b92db15212290(swig_type_418 arg1, swig_type_419 arg2, swig_type_420 arg3, swig_type_421 arg4, swig_type_422 arg5, swig_type_423 arg6, swig_intgo arg7, swig_intgo arg8, swig_type_424 arg9, swig_type_425 arg10, swig_type_426 arg11);
-extern swig_type_427 _wrap_weft_data_iter_next_capi_395b92db15212290(uintptr_t arg1, swig_type_428 arg2);
-extern swig_type_429 _wrap_weft_data_iter_reset_capi_395b92db15212290(uintptr_t arg1);
-extern swig_type_430 _wrap_weft_data_iter_data_capi_395b92db15212290(uintptr_t arg1, swig_type_431 arg2);
-extern swig_type_432 _wrap_weft_data_iter_label_capi_395b92db15212290(uintptr_t arg1, swig_type_433 arg2);
-extern swig_type_434 _wrap_weft_data_iter_pad_capi_395b92db15212290(uintptr_t arg1, swig_type_435 arg2);
-extern swig_type_436 _wrap_weft_data_iter_index_capi_395b92db15212290(uintptr_t arg1, swig_type_437 arg2, swig_type_438 arg3, swig_type_439 arg4);
-extern swig_type_440 _wrap_weft_data_iter_batch_size_capi_395b92db15212290(uintptr_t arg1, swig_type_441 arg2);
-extern swig_type_442 _wrap_weft_data_iter_free_capi_395b92db15212290(uintptr_t arg1);
-extern swig_type_443 _wrap_weft_metric_create_capi_395b92db15212290(swig_type_444 arg1, swig_type_445 arg2, swig_type_446 arg3, swig_type_447 arg4, swig_type_448 arg5);
-extern swig_type_449 _wrap_weft_metric_composite_add_capi_395b92db15212290(uintptr_t arg1, swig_type_450 arg2, swig_type_451 arg3, swig_type_452 arg4, swig_type_453 arg5);
-extern swig_type_454 _wrap_weft_metric_update_capi_395b92db15212290(uintptr_t arg1, swig_type_455 arg2, swig_type_456 arg3, swig_type_457 arg4, swig_type_458 arg5);
-extern swig_type_459 _wrap_weft_metric_num_values_capi_395b92db15212290(uintptr_t arg1, swig_type_460 arg2);
-extern swig_type_461 _wrap_weft_metric_get_capi_395b92db15212290(uintptr_t arg1, swig_type_462 arg2, swig_type_463 arg3, swig_type_464 arg4, swig_type_465 arg5);
-extern swig_type_466 _wrap_weft_metric_reset_capi_395b92db15212290(uintptr_t arg1);
-extern swig_type_467 _wrap_weft_metric_free_capi_395b92db15212290(uintptr_t arg1);
-extern swig_type_468 _wrap_weft_checkpoint_save_capi_395b92db15212290(swig_type_469 arg1, swig_intgo arg2, uintptr_t arg3, swig_type_470 arg4, swig_type_471 arg5, swig_type_472 arg6, swig_type_473 arg7, swig_type_474 arg8, swig_type_475 arg9);
-extern swig_type_476 _wrap_weft_checkpoint_load_capi_395b92db15212290(swig_type_477 arg1, swig_intgo arg2, swig_type_478 arg3, swig_type_479 arg4, swig_type_480 arg5);
-extern swig_type_481 _wrap_weft_initializer_create_capi_395b92db15212290(swig_type_482 arg1, swig_type_483 arg2, swig_type_484 arg3, swig_type_485 arg4, swig_type_486 arg5, swig_type_487 arg6);
-extern swig_type_488 _wrap_weft_initializer_init_capi_395b92db15212290(uintptr_t arg1, swig_type_489 arg2, uintptr_t arg3);
-extern swig_type_490 _wrap_weft_initializer_free_capi_395b92db15212290(uintptr_t arg1);
-extern swig_type_491 _wrap_weft_optimizer_create_capi_395b92db15212290(swig_type_492 arg1, swig_type_493 arg2, swig_type_494 arg3, swig_type_495 arg4, swig_type_496 arg5);
-extern swig_type_497 _wrap_weft_optimizer_set_lr_scheduler_capi_395b92db15212290(uintptr_t arg1, swig_type_498 arg2, swig_type_499 arg3, swig_type_500 arg4, float arg5, float arg6);
-extern swig_type_501 _wrap_weft_optimizer_set_lr_scheduler_ex_capi_395b92db15212290(uintptr_t arg1, swig_type_502 arg2, swig_type_503 arg3, swig_type_504 arg4, swig_type_505 arg5);
-extern swig_type_506 _wrap_weft_optimizer_set_multipliers_capi_395b92db15212290(uintptr_t arg1, uintptr_t arg2);
-extern swig_type_507 _wrap_weft_optimizer_set_rescale_grad_capi_395b92db15212290(uintptr_t arg1, float arg2);
-extern swig_type_508 _wrap_weft_optimizer_update_capi_395b92db15212290(uintptr_t arg1, swig_intgo arg2, swig_type_509 arg3, uintptr_t arg4, uintptr_t arg5);
-extern swig_type_510 _wrap_weft_optimizer_num_update_capi_395b92db15212290(uintptr_t arg1, swig_type_511 arg2);
-extern swig_type_512 _wrap_weft_optimizer_learning_rate_capi_395b92db15212290(uintptr_t arg1, swig_type_513 arg2, swig_type_514 arg3);
-extern swig_type_515 _wrap_weft_optimizer_free_capi_395b92db15212290(uintptr_t arg1);
-extern swig_type_516 _wrap_weft_optimizer_save_states_capi_395b92db15212290(uintptr_t arg1, swig_type_517 arg2);
-extern swig_type_518 _wrap_weft_optimizer_load_states_capi_395b92db15212290(uintptr_t arg1, swig_type_519 arg2);
-extern swig_type_520 _wrap_weft_module_create_capi_395b92db15212290(uintptr_t arg1, swig_type_521 arg2, swig_type_522 arg3, swig_type_523 arg4, swig_type_524 arg5, swig_intgo arg6, swig_intgo arg7, swig_type_525 arg8);
-extern swig_type_526 _wrap_weft_module_set_fixed_params_capi_395b92db15212290(uintptr_t arg1, swig_type_527 arg2, swig_type_528 arg3);
-extern swig_type_529 _wrap_weft_module_bind_capi_395b92db15212290(uintptr_t arg1, uintptr_t arg2, swig_intgo arg3);
-extern swig_type_530 _wrap_weft_module_init_params_capi_395b92db15212290(uintptr_t arg1, uintptr_t arg2, uintptr_t arg3, uintptr_t arg4, swig_intgo arg5);
-extern swig_type_531 _wrap_weft_module_init_optimizer_capi_395b92db15212290(uintptr_t arg1, uintptr_t arg2);
-extern swig_type_532 _wrap_weft_module_forward_capi_395b92db15212290(uintptr_t arg1, uintptr_t arg2, swig_intgo arg3);
-extern swig_type_533 _wrap_weft_module_backward_capi_395b92db15212290(uintptr_t arg1);
-extern swig_type_534 _wrap_weft_module_update_capi_395b92db15212290(uintptr_t arg1);
-extern swig_type_535 _wrap_weft_module_update_metric_capi_395b92db15212290(uintptr_t arg1, uintptr_t arg2, uintptr_t arg3);
-extern swig_type_536 _wrap_weft_module_outputs_capi_395b92db15212290(uintptr_t arg1, swig_type_537 arg2);
-extern swig_type_538 _wrap_weft_module_params_capi_395b92db15212290(uintptr_t arg1, swig_type_539 arg2, swig_type_540 arg3);
-extern swig_type_541 _wrap_weft_module_fit_capi_395b92db15212290(uintptr_t arg1, uintptr_t arg2, uintptr_t arg3, uintptr_t arg4, swig_intgo arg5, swig_intgo arg6, swig_intgo arg7, swig_type_542 arg8, swig_type_543 arg9);
-extern swig_type_544 _wrap_weft_fit_session_create_capi_395b92db15212290(uintptr_t arg1, uintptr_t arg2, uintptr_t arg3, uintptr_t arg4, swig_intgo arg5, swig_intgo arg6, swig_intgo arg7, swig_type_545 arg8, swig_type_546 arg9);
-extern swig_type_547 _wrap_weft_fit_session_next_capi_395b92db15212290(uintptr_t arg1, swig_type_548 arg2);
-extern swig_type_549 _wrap_weft_fit_session_stop_capi_395b92db15212290(uintptr_t arg1);
-extern swig_type_550 _wrap_weft_fit_session_batch_capi_395b92db15212290(uintptr_t arg1, swig_type_551 arg2, swig_type_552 arg3, swig_type_553 arg4, swig_type_554 arg5, swig_type_555 arg6);
-extern swig_type_556 _wrap_weft_fit_session_epoch_capi_395b92db15212290(uintptr_t arg1, swig_type_557 arg2, swig_type_558 arg3, swig_type_559 arg4, swig_type_560 arg5, swig_type_561 arg6, swig_type_562 arg7);
-extern swig_type_563 _wrap_weft_fit_session_epoch_metric_capi_395b92db15212290(uintptr_t arg1, swig_intgo arg2, swig_type_564 arg3, swig_type_565 arg4, swig_type_566 arg5, swig_type_567 arg6);
-extern swig_type_568 _wrap_weft_fit_session_free_capi_395b92db15212290(uintptr_t arg1);
-extern swig_type_569 _wrap_weft_module_score_capi_395b92db15212290(uintptr_t arg1, uintptr_t arg2, uintptr_t arg3);
-extern swig_type_570 _wrap_weft_module_save_checkpoint_capi_395b92db15212290(uintptr_t arg1, swig_type_571 arg2, swig_intgo arg3);
-extern swig_type_572 _wrap_weft_module_free_capi_395b92db15212290(uintptr_t arg1);
-extern swig_type_573 _wrap_weft_predictor_create_capi_395b92db15212290(swig_type_574 arg1, swig_voidp arg2, swig_type_575 arg3, swig_type_576 arg4, swig_type_577 arg5, swig_type_578 arg6, swig_type_579 arg7, swig_intgo arg8, swig_intgo arg9, swig_type_580 arg10, swig_type_581 arg11, swig_type_582 arg12, swig_type_583 arg13, swig_type_584 arg14, swig_type_585 arg15);
-extern swig_type_586 _wrap_weft_predictor_create_from_files_capi_395b92db15212290(swig_type_587 arg1, swig_type_588 arg2, swig_type_589 arg3, swig_type_590 arg4, swig_type_591 arg5, swig_type_592 arg6, swig_intgo arg7, swig_intgo arg8, swig_type_593 arg9, swig_type_594 arg10, swig_type_595 arg11, swig_type_596 arg12, swig_type_597 arg13, swig_type_598 arg14);
-extern swig_type_599 _wrap_weft_predictor_list_inputs_capi_395b92db15212290(uintptr_t arg1, swig_type_600 arg2);
-extern swig_type_601 _wrap_weft_predictor_list_outputs_capi_395b92db15212290(uintptr_t arg1, swig_type_602 arg2);
-extern swig_type_603 _wrap_weft_predictor_output_shape_capi_395b92db15212290(uintptr_t arg1, swig_type_604 arg2, swig_type_605 arg3, swig_type_606 arg4, swig_type_607 arg5, swig_type_608 arg6, swig_type_609 arg7, swig_type_610 arg8);
-extern swig_type_611 _wrap_weft_predictor_predict_packed_capi_395b92db15212290(uintptr_t arg1, swig_type_612 arg2, swig_voidp arg3, swig_type_613 arg4, swig_type_614 arg5, swig_type_615 arg6, swig_type_616 arg7, swig_voidp arg8, swig_type_617 arg9);
-extern swig_type_618 _wrap_weft_predictor_predict_float_capi_395b92db15212290(uintptr_t arg1, swig_type_619 arg2, swig_type_620 arg3, swig_type_621 arg4, swig_type_622 arg5, swig_type_623 arg6, swig_type_624 arg7);
-extern swig_type_625 _wrap_weft_predictor_stats_capi_395b92db15212290(uintptr_t arg1, swig_type_626 arg2);
-extern swig_type_627 _wrap_weft_predictor_free_capi_395b92db15212290(uintptr_t arg1);
-extern swig_type_628 _wrap_weft_kvstore_create_capi_395b92db15212290(swig_type_629 arg1, swig_type_630 arg2);
-extern swig_type_631 _wrap_weft_kvstore_type_capi_395b92db15212290(uintptr_t arg1, swig_type_632 arg2);
-extern swig_type_633 _wrap_weft_kvstore_rank_capi_395b92db15212290(uintptr_t arg1, swig_type_634 arg2, swig_type_635 arg3);
-extern swig_type_636 _wrap_weft_kvstore_init_capi_395b92db15212290(uintptr_t arg1, swig_type_637 arg2, swig_type_638 arg3, swig_type_639 arg4);
-extern swig_type_640 _wrap_weft_kvstore_push_capi_395b92db15212290(uintptr_t arg1, swig_type_641 arg2, swig_type_642 arg3, swig_type_643 arg4, swig_intgo arg5);
-extern swig_type_644 _wrap_weft_kvstore_pull_capi_395b92db15212290(uintptr_t arg1, swig_type_645 arg2, swig_type_646 arg3, swig_type_647 arg4, swig_intgo arg5);
-extern swig_type_648 _wrap_weft_kvstore_pushpull_capi_395b92db15212290(uintptr_t arg1, swig_type_649 arg2, swig_type_650 arg3, swig_type_651 arg4, swig_type_652 arg5, swig_intgo arg6);
-extern swig_type_653 _wrap_weft_kvstore_set_optimizer_capi_395b92db15212290(uintptr_t arg1, uintptr_t arg2);
-extern swig_type_654 _wrap_weft_kvstore_set_updater_queue_capi_395b92db15212290(uintptr_t arg1, swig_intgo arg2);
-extern swig_type_655 _wrap_weft_kvstore_next_update_capi_395b92db15212290(uintptr_t arg1, swig_type_656 arg2, swig_type_657 arg3, swig_type_658 arg4, swig_type_659 arg5);
-extern swig_type_660 _wrap_weft_kvstore_barrier_capi_395b92db15212290(uintptr_t arg1);
-extern swig_type_661 _wrap_weft_kvstore_free_capi_395b92db15212290(uintptr_t arg1);
-extern swig_type_662 _wrap_weft_module_init_optimizer_kvstore_capi_395b92db15212290(uintptr_t arg1, uintptr_t arg2, uintptr_t arg3);
-extern swig_type_663 _wrap_weft_data_iter_select_part_capi_395b92db15212290(uintptr_t arg1, swig_intgo arg2, swig_intgo arg3);
-extern swig_type_664 _wrap_weft_kvstore_finalize_capi_395b92db15212290(void);
-extern swig_type_665 _wrap_weft_autograd_set_is_recording_capi_395b92db15212290(swig_intgo arg1, swig_type_666 arg2);
-extern swig_type_667 _wrap_weft_autograd_set_is_training_capi_395b92db15212290(swig_intgo arg1, swig_type_668 arg2);
-extern swig_type_669 _wrap_weft_autograd_is_recording_capi_395b92db15212290(swig_type_670 arg1);
-extern swig_type_671 _wrap_weft_autograd_is_training_capi_395b92db15212290(swig_type_672 arg1);
-extern swig_type_673 _wrap_weft_autograd_mark_variables_capi_395b92db15212290(swig_type_674 arg1, swig_type_675 arg2, swig_type_676 arg3, swig_type_677 arg4);
-extern swig_type_678 _wrap_weft_autograd_backward_capi_395b92db15212290(swig_type_679 arg1, swig_type_680 arg2, swig_type_681 arg3, swig_intgo arg4, swig_intgo arg5);
-extern swig_type_682 _wrap_weft_autograd_grad_capi_395b92db15212290(swig_type_683 arg1, swig_type_684 arg2, swig_type_685 arg3, swig_type_686 arg4, swig_type_687 arg5, swig_intgo arg6, swig_intgo arg7, swig_type_688 arg8);
-extern swig_type_689 _wrap_weft_autograd_grad_ex_capi_395b92db15212290(swig_type_690 arg1, swig_type_691 arg2, swig_type_692 arg3, swig_type_693 arg4, swig_type_694 arg5, swig_intgo arg6, swig_intgo arg7, swig_intgo arg8, swig_type_695 arg9);
-extern swig_type_696 _wrap_weft_ndarray_get_grad_capi_395b92db15212290(uintptr_t arg1, swig_type_697 arg2);
-extern swig_type_698 _wrap_weft_ndarray_detach_capi_395b92db15212290(uintptr_t arg1, swig_type_699 arg2);
-extern swig_type_700 _wrap_weft_autograd_get_symbol_capi_395b92db15212290(uintptr_t arg1, swig_type_701 arg2);
-extern swig_type_702 _wrap_weft_cached_op_create_capi_395b92db15212290(uintptr_t arg1, swig_type_703 arg2, swig_type_704 arg3, swig_type_705 arg4, swig_type_706 arg5);
-extern swig_type_707 _wrap_weft_cached_op_list_inputs_capi_395b92db15212290(uintptr_t arg1, swig_type_708 arg2);
-extern swig_type_709 _wrap_weft_cached_op_invoke_capi_395b92db15212290(uintptr_t arg1, swig_type_710 arg2, swig_type_711 arg3, swig_type_712 arg4, swig_type_713 arg5, swig_type_714 arg6);
-extern swig_type_715 _wrap_weft_cached_op_free_capi_395b92db15212290(uintptr_t arg1);
-extern swig_type_716 _wrap_weft_trainer_create_capi_395b92db15212290(swig_type_717 arg1, swig_type_718 arg2, swig_type_719 arg3, uintptr_t arg4, swig_type_720 arg5);
-extern swig_type_721 _wrap_weft_trainer_step_capi_395b92db15212290(uintptr_t arg1, swig_intgo arg2);
-extern swig_type_722 _wrap_weft_trainer_free_capi_395b92db15212290(uintptr_t arg1);
-extern swig_type_723 _wrap_weft_recordio_writer_create_capi_395b92db15212290(swig_type_724 arg1, swig_type_725 arg2, swig_type_726 arg3);
-extern swig_type_727 _wrap_weft_recordio_writer_write_capi_395b92db15212290(uintptr_t arg1, swig_voidp arg2, swig_type_728 arg3);
-extern swig_type_729 _wrap_weft_recordio_writer_write_idx_capi_395b92db15212290(uintptr_t arg1, swig_type_730 arg2, swig_voidp arg3, swig_type_731 arg4);
-extern swig_type_732 _wrap_weft_recordio_writer_tell_capi_395b92db15212290(uintptr_t arg1, swig_type_733 arg2);
-extern swig_type_734 _wrap_weft_recordio_writer_close_capi_395b92db15212290(uintptr_t arg1);
-extern swig_type_735 _wrap_weft_recordio_writer_free_capi_395b92db15212290(uintptr_t arg1);
-extern swig_type_736 _wrap_weft_recordio_reader_create_capi_395b92db15212290(swig_type_737 arg1, swig_type_738 arg2, swig_type_739 arg3);
-extern swig_type_740 _wrap_weft_recordio_reader_read_capi_395b92db15212290(uintptr_t arg1, swig_type_741 arg2, swig_type_742 arg3, swig_type_743 arg4);
-extern swig_type_744 _wrap_weft_recordio_reader_read_idx_capi_395b92db15212290(uintptr_t arg1, swig_type_745 arg2, swig_type_746 arg3, swig_type_747 arg4);
-extern swig_type_748 _wrap_weft_recordio_reader_num_keys_capi_395b92db15212290(uintptr_t arg1, swig_type_749 arg2);
-extern swig_type_750 _wrap_weft_recordio_reader_keys_capi_395b92db15212290(uintptr_t arg1, swig_type_751 arg2, swig_type_752 arg3, swig_type_753 arg4);
-extern swig_type_754 _wrap_weft_recordio_reader_seek_capi_395b92db15212290(uintptr_t arg1, swig_type_755 arg2);
-extern swig_type_756 _wrap_weft_recordio_reader_tell_capi_395b92db15212290(uintptr_t arg1, swig_type_757 arg2);
-extern swig_type_758 _wrap_weft_recordio_reader_reset_capi_395b92db15212290(uintptr_t arg1);
-extern swig_type_759 _wrap_weft_recordio_reader_free_capi_395b92db15212290(uintptr_t arg1);
-extern swig_type_760 _wrap_weft_recordio_pack_header_capi_395b92db15212290(float arg1, swig_type_761 arg2, swig_type_762 arg3, swig_type_763 arg4, swig_type_764 arg5, swig_voidp arg6, swig_type_765 arg7, swig_type_766 arg8);
-extern swig_type_767 _wrap_weft_recordio_unpack_header_capi_395b92db15212290(swig_voidp arg1, swig_type_768 arg2, swig_type_769 arg3, swig_type_770 arg4, swig_type_771 arg5, swig_type_772 arg6, swig_type_773 arg7);
-extern swig_type_774 _wrap_weft_recordio_unpack_labels_capi_395b92db15212290(swig_voidp arg1, swig_type_775 arg2, swig_type_776 arg3, swig_type_777 arg4, swig_type_778 arg5);
-extern swig_type_779 _wrap_weft_amp_convert_model_capi_395b92db15212290(uintptr_t arg1, swig_type_780 arg2, swig_type_781 arg3, swig_type_782 arg4, swig_type_783 arg5, swig_type_784 arg6, swig_type_785 arg7, swig_intgo arg8, swig_type_786 arg9, swig_type_787 arg10, swig_intgo arg11, swig_type_788 arg12, swig_type_789 arg13, swig_type_790 arg14);
+extern swig_type_427 _wrap_weft_data_iter_create_capi_395b92db15212290(swig_type_428 arg1, swig_type_429 arg2, swig_type_430 arg3, swig_type_431 arg4, swig_type_432 arg5);
+extern swig_type_433 _wrap_weft_data_iter_list_capi_395b92db15212290(swig_type_434 arg1);
+extern swig_type_435 _wrap_weft_data_iter_info_capi_395b92db15212290(swig_type_436 arg1, swig_type_437 arg2, swig_type_438 arg3);
+extern swig_type_439 _wrap_weft_data_iter_param_capi_395b92db15212290(swig_type_440 arg1, swig_type_441 arg2, swig_type_442 arg3, swig_type_443 arg4, swig_type_444 arg5, swig_type_445 arg6);
+extern swig_type_446 _wrap_weft_data_iter_next_capi_395b92db15212290(uintptr_t arg1, swig_type_447 arg2);
+extern swig_type_448 _wrap_weft_data_iter_reset_capi_395b92db15212290(uintptr_t arg1);
+extern swig_type_449 _wrap_weft_data_iter_data_capi_395b92db15212290(uintptr_t arg1, swig_type_450 arg2);
+extern swig_type_451 _wrap_weft_data_iter_label_capi_395b92db15212290(uintptr_t arg1, swig_type_452 arg2);
+extern swig_type_453 _wrap_weft_data_iter_pad_capi_395b92db15212290(uintptr_t arg1, swig_type_454 arg2);
+extern swig_type_455 _wrap_weft_data_iter_index_capi_395b92db15212290(uintptr_t arg1, swig_type_456 arg2, swig_type_457 arg3, swig_type_458 arg4);
+extern swig_type_459 _wrap_weft_data_iter_batch_size_capi_395b92db15212290(uintptr_t arg1, swig_type_460 arg2);
+extern swig_type_461 _wrap_weft_data_iter_free_capi_395b92db15212290(uintptr_t arg1);
+extern swig_type_462 _wrap_weft_metric_create_capi_395b92db15212290(swig_type_463 arg1, swig_type_464 arg2, swig_type_465 arg3, swig_type_466 arg4, swig_type_467 arg5);
+extern swig_type_468 _wrap_weft_metric_composite_add_capi_395b92db15212290(uintptr_t arg1, swig_type_469 arg2, swig_type_470 arg3, swig_type_471 arg4, swig_type_472 arg5);
+extern swig_type_473 _wrap_weft_metric_update_capi_395b92db15212290(uintptr_t arg1, swig_type_474 arg2, swig_type_475 arg3, swig_type_476 arg4, swig_type_477 arg5);
+extern swig_type_478 _wrap_weft_metric_num_values_capi_395b92db15212290(uintptr_t arg1, swig_type_479 arg2);
+extern swig_type_480 _wrap_weft_metric_get_capi_395b92db15212290(uintptr_t arg1, swig_type_481 arg2, swig_type_482 arg3, swig_type_483 arg4, swig_type_484 arg5);
+extern swig_type_485 _wrap_weft_metric_reset_capi_395b92db15212290(uintptr_t arg1);
+extern swig_type_486 _wrap_weft_metric_free_capi_395b92db15212290(uintptr_t arg1);
+extern swig_type_487 _wrap_weft_checkpoint_save_capi_395b92db15212290(swig_type_488 arg1, swig_intgo arg2, uintptr_t arg3, swig_type_489 arg4, swig_type_490 arg5, swig_type_491 arg6, swig_type_492 arg7, swig_type_493 arg8, swig_type_494 arg9);
+extern swig_type_495 _wrap_weft_checkpoint_load_capi_395b92db15212290(swig_type_496 arg1, swig_intgo arg2, swig_type_497 arg3, swig_type_498 arg4, swig_type_499 arg5);
+extern swig_type_500 _wrap_weft_initializer_create_capi_395b92db15212290(swig_type_501 arg1, swig_type_502 arg2, swig_type_503 arg3, swig_type_504 arg4, swig_type_505 arg5, swig_type_506 arg6);
+extern swig_type_507 _wrap_weft_initializer_init_capi_395b92db15212290(uintptr_t arg1, swig_type_508 arg2, uintptr_t arg3);
+extern swig_type_509 _wrap_weft_initializer_free_capi_395b92db15212290(uintptr_t arg1);
+extern swig_type_510 _wrap_weft_optimizer_create_capi_395b92db15212290(swig_type_511 arg1, swig_type_512 arg2, swig_type_513 arg3, swig_type_514 arg4, swig_type_515 arg5);
+extern swig_type_516 _wrap_weft_optimizer_set_lr_scheduler_capi_395b92db15212290(uintptr_t arg1, swig_type_517 arg2, swig_type_518 arg3, swig_type_519 arg4, float arg5, float arg6);
+extern swig_type_520 _wrap_weft_optimizer_set_lr_scheduler_ex_capi_395b92db15212290(uintptr_t arg1, swig_type_521 arg2, swig_type_522 arg3, swig_type_523 arg4, swig_type_524 arg5);
+extern swig_type_525 _wrap_weft_optimizer_set_multipliers_capi_395b92db15212290(uintptr_t arg1, uintptr_t arg2);
+extern swig_type_526 _wrap_weft_optimizer_set_rescale_grad_capi_395b92db15212290(uintptr_t arg1, float arg2);
+extern swig_type_527 _wrap_weft_optimizer_update_capi_395b92db15212290(uintptr_t arg1, swig_intgo arg2, swig_type_528 arg3, uintptr_t arg4, uintptr_t arg5);
+extern swig_type_529 _wrap_weft_optimizer_num_update_capi_395b92db15212290(uintptr_t arg1, swig_type_530 arg2);
+extern swig_type_531 _wrap_weft_optimizer_learning_rate_capi_395b92db15212290(uintptr_t arg1, swig_type_532 arg2, swig_type_533 arg3);
+extern swig_type_534 _wrap_weft_optimizer_free_capi_395b92db15212290(uintptr_t arg1);
+extern swig_type_535 _wrap_weft_optimizer_save_states_capi_395b92db15212290(uintptr_t arg1, swig_type_536 arg2);
+extern swig_type_537 _wrap_weft_optimizer_load_states_capi_395b92db15212290(uintptr_t arg1, swig_type_538 arg2);
+extern swig_type_539 _wrap_weft_module_create_capi_395b92db15212290(uintptr_t arg1, swig_type_540 arg2, swig_type_541 arg3, swig_type_542 arg4, swig_type_543 arg5, swig_intgo arg6, swig_intgo arg7, swig_type_544 arg8);
+extern swig_type_545 _wrap_weft_module_set_fixed_params_capi_395b92db15212290(uintptr_t arg1, swig_type_546 arg2, swig_type_547 arg3);
+extern swig_type_548 _wrap_weft_module_bind_capi_395b92db15212290(uintptr_t arg1, uintptr_t arg2, swig_intgo arg3);
+extern swig_type_549 _wrap_weft_module_init_params_capi_395b92db15212290(uintptr_t arg1, uintptr_t arg2, uintptr_t arg3, uintptr_t arg4, swig_intgo arg5);
+extern swig_type_550 _wrap_weft_module_init_optimizer_capi_395b92db15212290(uintptr_t arg1, uintptr_t arg2);
+extern swig_type_551 _wrap_weft_module_forward_capi_395b92db15212290(uintptr_t arg1, uintptr_t arg2, swig_intgo arg3);
+extern swig_type_552 _wrap_weft_module_backward_capi_395b92db15212290(uintptr_t arg1);
+extern swig_type_553 _wrap_weft_module_update_capi_395b92db15212290(uintptr_t arg1);
+extern swig_type_554 _wrap_weft_module_update_metric_capi_395b92db15212290(uintptr_t arg1, uintptr_t arg2, uintptr_t arg3);
+extern swig_type_555 _wrap_weft_module_outputs_capi_395b92db15212290(uintptr_t arg1, swig_type_556 arg2);
+extern swig_type_557 _wrap_weft_module_params_capi_395b92db15212290(uintptr_t arg1, swig_type_558 arg2, swig_type_559 arg3);
+extern swig_type_560 _wrap_weft_module_fit_capi_395b92db15212290(uintptr_t arg1, uintptr_t arg2, uintptr_t arg3, uintptr_t arg4, swig_intgo arg5, swig_intgo arg6, swig_intgo arg7, swig_type_561 arg8, swig_type_562 arg9);
+extern swig_type_563 _wrap_weft_fit_session_create_capi_395b92db15212290(uintptr_t arg1, uintptr_t arg2, uintptr_t arg3, uintptr_t arg4, swig_intgo arg5, swig_intgo arg6, swig_intgo arg7, swig_type_564 arg8, swig_type_565 arg9);
+extern swig_type_566 _wrap_weft_fit_session_next_capi_395b92db15212290(uintptr_t arg1, swig_type_567 arg2);
+extern swig_type_568 _wrap_weft_fit_session_stop_capi_395b92db15212290(uintptr_t arg1);
+extern swig_type_569 _wrap_weft_fit_session_batch_capi_395b92db15212290(uintptr_t arg1, swig_type_570 arg2, swig_type_571 arg3, swig_type_572 arg4, swig_type_573 arg5, swig_type_574 arg6);
+extern swig_type_575 _wrap_weft_fit_session_epoch_capi_395b92db15212290(uintptr_t arg1, swig_type_576 arg2, swig_type_577 arg3, swig_type_578 arg4, swig_type_579 arg5, swig_type_580 arg6, swig_type_581 arg7);
+extern swig_type_582 _wrap_weft_fit_session_epoch_metric_capi_395b92db15212290(uintptr_t arg1, swig_intgo arg2, swig_type_583 arg3, swig_type_584 arg4, swig_type_585 arg5, swig_type_586 arg6);
+extern swig_type_587 _wrap_weft_fit_session_free_capi_395b92db15212290(uintptr_t arg1);
+extern swig_type_588 _wrap_weft_module_score_capi_395b92db15212290(uintptr_t arg1, uintptr_t arg2, uintptr_t arg3);
+extern swig_type_589 _wrap_weft_module_save_checkpoint_capi_395b92db15212290(uintptr_t arg1, swig_type_590 arg2, swig_intgo arg3);
+extern swig_type_591 _wrap_weft_module_free_capi_395b92db15212290(uintptr_t arg1);
+extern swig_type_592 _wrap_weft_predictor_create_capi_395b92db15212290(swig_type_593 arg1, swig_voidp arg2, swig_type_594 arg3, swig_type_595 arg4, swig_type_596 arg5, swig_type_597 arg6, swig_type_598 arg7, swig_intgo arg8, swig_intgo arg9, swig_type_599 arg10, swig_type_600 arg11, swig_type_601 arg12, swig_type_602 arg13, swig_type_603 arg14, swig_type_604 arg15);
+extern swig_type_605 _wrap_weft_predictor_create_from_files_capi_395b92db15212290(swig_type_606 arg1, swig_type_607 arg2, swig_type_608 arg3, swig_type_609 arg4, swig_type_610 arg5, swig_type_611 arg6, swig_intgo arg7, swig_intgo arg8, swig_type_612 arg9, swig_type_613 arg10, swig_type_614 arg11, swig_type_615 arg12, swig_type_616 arg13, swig_type_617 arg14);
+extern swig_type_618 _wrap_weft_predictor_list_inputs_capi_395b92db15212290(uintptr_t arg1, swig_type_619 arg2);
+extern swig_type_620 _wrap_weft_predictor_list_outputs_capi_395b92db15212290(uintptr_t arg1, swig_type_621 arg2);
+extern swig_type_622 _wrap_weft_predictor_output_shape_capi_395b92db15212290(uintptr_t arg1, swig_type_623 arg2, swig_type_624 arg3, swig_type_625 arg4, swig_type_626 arg5, swig_type_627 arg6, swig_type_628 arg7, swig_type_629 arg8);
+extern swig_type_630 _wrap_weft_predictor_predict_packed_capi_395b92db15212290(uintptr_t arg1, swig_type_631 arg2, swig_voidp arg3, swig_type_632 arg4, swig_type_633 arg5, swig_type_634 arg6, swig_type_635 arg7, swig_voidp arg8, swig_type_636 arg9);
+extern swig_type_637 _wrap_weft_predictor_predict_float_capi_395b92db15212290(uintptr_t arg1, swig_type_638 arg2, swig_type_639 arg3, swig_type_640 arg4, swig_type_641 arg5, swig_type_642 arg6, swig_type_643 arg7);
+extern swig_type_644 _wrap_weft_predictor_stats_capi_395b92db15212290(uintptr_t arg1, swig_type_645 arg2);
+extern swig_type_646 _wrap_weft_predictor_free_capi_395b92db15212290(uintptr_t arg1);
+extern swig_type_647 _wrap_weft_kvstore_create_capi_395b92db15212290(swig_type_648 arg1, swig_type_649 arg2);
+extern swig_type_650 _wrap_weft_kvstore_type_capi_395b92db15212290(uintptr_t arg1, swig_type_651 arg2);
+extern swig_type_652 _wrap_weft_kvstore_rank_capi_395b92db15212290(uintptr_t arg1, swig_type_653 arg2, swig_type_654 arg3);
+extern swig_type_655 _wrap_weft_kvstore_init_capi_395b92db15212290(uintptr_t arg1, swig_type_656 arg2, swig_type_657 arg3, swig_type_658 arg4);
+extern swig_type_659 _wrap_weft_kvstore_push_capi_395b92db15212290(uintptr_t arg1, swig_type_660 arg2, swig_type_661 arg3, swig_type_662 arg4, swig_intgo arg5);
+extern swig_type_663 _wrap_weft_kvstore_pull_capi_395b92db15212290(uintptr_t arg1, swig_type_664 arg2, swig_type_665 arg3, swig_type_666 arg4, swig_intgo arg5);
+extern swig_type_667 _wrap_weft_kvstore_pushpull_capi_395b92db15212290(uintptr_t arg1, swig_type_668 arg2, swig_type_669 arg3, swig_type_670 arg4, swig_type_671 arg5, swig_intgo arg6);
+extern swig_type_672 _wrap_weft_kvstore_set_optimizer_capi_395b92db15212290(uintptr_t arg1, uintptr_t arg2);
+extern swig_type_673 _wrap_weft_kvstore_set_updater_queue_capi_395b92db15212290(uintptr_t arg1, swig_intgo arg2);
+extern swig_type_674 _wrap_weft_kvstore_next_update_capi_395b92db15212290(uintptr_t arg1, swig_type_675 arg2, swig_type_676 arg3, swig_type_677 arg4, swig_type_678 arg5);
+extern swig_type_679 _wrap_weft_kvstore_barrier_capi_395b92db15212290(uintptr_t arg1);
+extern swig_type_680 _wrap_weft_kvstore_free_capi_395b92db15212290(uintptr_t arg1);
+extern swig_type_681 _wrap_weft_module_init_optimizer_kvstore_capi_395b92db15212290(uintptr_t arg1, uintptr_t arg2, uintptr_t arg3);
+extern swig_type_682 _wrap_weft_data_iter_select_part_capi_395b92db15212290(uintptr_t arg1, swig_intgo arg2, swig_intgo arg3);
+extern swig_type_683 _wrap_weft_kvstore_finalize_capi_395b92db15212290(void);
+extern swig_type_684 _wrap_weft_autograd_set_is_recording_capi_395b92db15212290(swig_intgo arg1, swig_type_685 arg2);
+extern swig_type_686 _wrap_weft_autograd_set_is_training_capi_395b92db15212290(swig_intgo arg1, swig_type_687 arg2);
+extern swig_type_688 _wrap_weft_autograd_is_recording_capi_395b92db15212290(swig_type_689 arg1);
+extern swig_type_690 _wrap_weft_autograd_is_training_capi_395b92db15212290(swig_type_691 arg1);
+extern swig_type_692 _wrap_weft_autograd_mark_variables_capi_395b92db15212290(swig_type_693 arg1, swig_type_694 arg2, swig_type_695 arg3, swig_type_696 arg4);
+extern swig_type_697 _wrap_weft_autograd_backward_capi_395b92db15212290(swig_type_698 arg1, swig_type_699 arg2, swig_type_700 arg3, swig_intgo arg4, swig_intgo arg5);
+extern swig_type_701 _wrap_weft_autograd_grad_capi_395b92db15212290(swig_type_702 arg1, swig_type_703 arg2, swig_type_704 arg3, swig_type_705 arg4, swig_type_706 arg5, swig_intgo arg6, swig_intgo arg7, swig_type_707 arg8);
+extern swig_type_708 _wrap_weft_autograd_grad_ex_capi_395b92db15212290(swig_type_709 arg1, swig_type_710 arg2, swig_type_711 arg3, swig_type_712 arg4, swig_type_713 arg5, swig_intgo arg6, swig_intgo arg7, swig_intgo arg8, swig_type_714 arg9);
+extern swig_type_715 _wrap_weft_ndarray_get_grad_capi_395b92db15212290(uintptr_t arg1, swig_type_716 arg2);
+extern swig_type_717 _wrap_weft_ndarray_detach_capi_395b92db15212290(uintptr_t arg1, swig_type_718 arg2);
+extern swig_type_719 _wrap_weft_autograd_get_symbol_capi_395b92db15212290(uintptr_t arg1, swig_type_720 arg2);
+extern swig_type_721 _wrap_weft_cached_op_create_capi_395b92db15212290(uintptr_t arg1, swig_type_722 arg2, swig_type_723 arg3, swig_type_724 arg4, swig_type_725 arg5);
+extern swig_type_726 _wrap_weft_cached_op_list_inputs_capi_395b92db15212290(uintptr_t arg1, swig_type_727 arg2);
+extern swig_type_728 _wrap_weft_cached_op_invoke_capi_395b92db15212290(uintptr_t arg1, swig_type_729 arg2, swig_type_730 arg3, swig_type_731 arg4, swig_type_732 arg5, swig_type_733 arg6);
+extern swig_type_734 _wrap_weft_cached_op_free_capi_395b92db15212290(uintptr_t arg1);
+extern swig_type_735 _wrap_weft_trainer_create_capi_395b92db15212290(swig_type_736 arg1, swig_type_737 arg2, swig_type_738 arg3, uintptr_t arg4, swig_type_739 arg5);
+extern swig_type_740 _wrap_weft_trainer_step_capi_395b92db15212290(uintptr_t arg1, swig_intgo arg2);
+extern swig_type_741 _wrap_weft_trainer_free_capi_395b92db15212290(uintptr_t arg1);
+extern swig_type_742 _wrap_weft_recordio_writer_create_capi_395b92db15212290(swig_type_743 arg1, swig_type_744 arg2, swig_type_745 arg3);
+extern swig_type_746 _wrap_weft_recordio_writer_write_capi_395b92db15212290(uintptr_t arg1, swig_voidp arg2, swig_type_747 arg3);
+extern swig_type_748 _wrap_weft_recordio_writer_write_idx_capi_395b92db15212290(uintptr_t arg1, swig_type_749 arg2, swig_voidp arg3, swig_type_750 arg4);
+extern swig_type_751 _wrap_weft_recordio_writer_tell_capi_395b92db15212290(uintptr_t arg1, swig_type_752 arg2);
+extern swig_type_753 _wrap_weft_recordio_writer_close_capi_395b92db15212290(uintptr_t arg1);
+extern swig_type_754 _wrap_weft_recordio_writer_free_capi_395b92db15212290(uintptr_t arg1);
+extern swig_type_755 _wrap_weft_recordio_reader_create_capi_395b92db15212290(swig_type_756 arg1, swig_type_757 arg2, swig_type_758 arg3);
+extern swig_type_759 _wrap_weft_recordio_reader_read_capi_395b92db15212290(uintptr_t arg1, swig_type_760 arg2, swig_type_761 arg3, swig_type_762 arg4);
+extern swig_type_763 _wrap_weft_recordio_reader_read_idx_capi_395b92db15212290(uintptr_t arg1, swig_type_764 arg2, swig_type_765 arg3, swig_type_766 arg4);
+extern swig_type_767 _wrap_weft_recordio_reader_num_keys_capi_395b92db15212290(uintptr_t arg1, swig_type_768 arg2);
+extern swig_type_769 _wrap_weft_recordio_reader_keys_capi_395b92db15212290(uintptr_t arg1, swig_type_770 arg2, swig_type_771 arg3, swig_type_772 arg4);
+extern swig_type_773 _wrap_weft_recordio_reader_seek_capi_395b92db15212290(uintptr_t arg1, swig_type_774 arg2);
+extern swig_type_775 _wrap_weft_recordio_reader_tell_capi_395b92db15212290(uintptr_t arg1, swig_type_776 arg2);
+extern swig_type_777 _wrap_weft_recordio_reader_reset_capi_395b92db15212290(uintptr_t arg1);
+extern swig_type_778 _wrap_weft_recordio_reader_free_capi_395b92db15212290(uintptr_t arg1);
+extern swig_type_779 _wrap_weft_recordio_pack_header_capi_395b92db15212290(float arg1, swig_type_780 arg2, swig_type_781 arg3, swig_type_782 arg4, swig_type_783 arg5, swig_voidp arg6, swig_type_784 arg7, swig_type_785 arg8);
+extern swig_type_786 _wrap_weft_recordio_unpack_header_capi_395b92db15212290(swig_voidp arg1, swig_type_787 arg2, swig_type_788 arg3, swig_type_789 arg4, swig_type_790 arg5, swig_type_791 arg6, swig_type_792 arg7);
+extern swig_type_793 _wrap_weft_recordio_unpack_labels_capi_395b92db15212290(swig_voidp arg1, swig_type_794 arg2, swig_type_795 arg3, swig_type_796 arg4, swig_type_797 arg5);
+extern swig_type_798 _wrap_weft_amp_convert_model_capi_395b92db15212290(uintptr_t arg1, swig_type_799 arg2, swig_type_800 arg3, swig_type_801 arg4, swig_type_802 arg5, swig_type_803 arg6, swig_type_804 arg7, swig_intgo arg8, swig_type_805 arg9, swig_type_806 arg10, swig_intgo arg11, swig_type_807 arg12, swig_type_808 arg13, swig_type_809 arg14);
 #undef intgo
 */
 import "C"
@@ -4397,11 +4420,177 @@ func Weft_data_iter_create_ndarray(arg1 uint64, arg2 []string, arg3 []uintptr, a
 	return swig_r_1
 }
 
+func Weft_data_iter_create(arg1 string, arg2 []string, arg3 []string, arg4 uint64, arg5 []uintptr) (_swig_ret error) {
+	var swig_r string
+	_swig_i_0 := arg1
+	var _swig_i_1 string
+ _swig_i_1 = weftJoin(arg2) 
+	var _swig_i_2 string
+ _swig_i_2 = weftJoin(arg3) 
+	_swig_i_3 := arg4
+	_swig_i_4 := arg5
+	swig_r_p := C._wrap_weft_data_iter_create_capi_395b92db15212290(*(*C.swig_type_428)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_429)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_430)(unsafe.Pointer(&_swig_i_2)), C.swig_type_431(_swig_i_3), *(*C.swig_type_432)(unsafe.Pointer(&_swig_i_4)))
+	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
+	if Swig_escape_always_false {
+		Swig_escape_val = arg1
+	}
+	if Swig_escape_always_false {
+		Swig_escape_val = _swig_i_1
+	}
+	if Swig_escape_always_false {
+		Swig_escape_val = _swig_i_2
+	}
+	if Swig_escape_always_false {
+		Swig_escape_val = arg5
+	}
+	var swig_r_1 error
+
+	if swig_r == "" {
+		swig_r_1 = nil
+	} else {
+		swig_r_1 = weftStatus(swigCopyString(swig_r))
+	}
+
+	return swig_r_1
+}
+
+func Weft_data_iter_list(arg1 []uintptr) (_swig_ret error) {
+	var swig_r string
+	_swig_i_0 := arg1
+	swig_r_p := C._wrap_weft_data_iter_list_capi_395b92db15212290(*(*C.swig_type_434)(unsafe.Pointer(&_swig_i_0)))
+	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
+	if Swig_escape_always_false {
+		Swig_escape_val = arg1
+	}
+	var swig_r_1 error
+
+	if swig_r == "" {
+		swig_r_1 = nil
+	} else {
+		swig_r_1 = weftStatus(swigCopyString(swig_r))
+	}
+
+	return swig_r_1
+}
+
+func Weft_data_iter_info(arg1 string, arg2 []string, arg3 []uint64) (_swig_ret error) {
+	var swig_r string
+	_swig_i_0 := arg1
+	var _swig_i_1 []string
+ _swig_i_1 = make([]string, len(arg2)) 
+	_swig_i_2 := arg3
+	swig_r_p := C._wrap_weft_data_iter_info_capi_395b92db15212290(*(*C.swig_type_436)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_437)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_438)(unsafe.Pointer(&_swig_i_2)))
+	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
+
+	for i := range _swig_i_1 {
+		if _swig_i_1[i] != "" {
+			arg2[i] = swigCopyString(_swig_i_1[i])
+		} else {
+			arg2[i] = ""
+		}
+	}
+
+	if Swig_escape_always_false {
+		Swig_escape_val = arg1
+	}
+	if Swig_escape_always_false {
+		Swig_escape_val = _swig_i_1
+	}
+	if Swig_escape_always_false {
+		Swig_escape_val = arg3
+	}
+	var swig_r_1 error
+
+	if swig_r == "" {
+		swig_r_1 = nil
+	} else {
+		swig_r_1 = weftStatus(swigCopyString(swig_r))
+	}
+
+	return swig_r_1
+}
+
+func Weft_data_iter_param(arg1 string, arg2 uint64, arg3 []string, arg4 []string, arg5 []string, arg6 []string) (_swig_ret error) {
+	var swig_r string
+	_swig_i_0 := arg1
+	_swig_i_1 := arg2
+	var _swig_i_2 []string
+ _swig_i_2 = make([]string, len(arg3)) 
+	var _swig_i_3 []string
+ _swig_i_3 = make([]string, len(arg4)) 
+	var _swig_i_4 []string
+ _swig_i_4 = make([]string, len(arg5)) 
+	var _swig_i_5 []string
+ _swig_i_5 = make([]string, len(arg6)) 
+	swig_r_p := C._wrap_weft_data_iter_param_capi_395b92db15212290(*(*C.swig_type_440)(unsafe.Pointer(&_swig_i_0)), C.swig_type_441(_swig_i_1), *(*C.swig_type_442)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_443)(unsafe.Pointer(&_swig_i_3)), *(*C.swig_type_444)(unsafe.Pointer(&_swig_i_4)), *(*C.swig_type_445)(unsafe.Pointer(&_swig_i_5)))
+	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
+
+	for i := range _swig_i_2 {
+		if _swig_i_2[i] != "" {
+			arg3[i] = swigCopyString(_swig_i_2[i])
+		} else {
+			arg3[i] = ""
+		}
+	}
+
+
+	for i := range _swig_i_3 {
+		if _swig_i_3[i] != "" {
+			arg4[i] = swigCopyString(_swig_i_3[i])
+		} else {
+			arg4[i] = ""
+		}
+	}
+
+
+	for i := range _swig_i_4 {
+		if _swig_i_4[i] != "" {
+			arg5[i] = swigCopyString(_swig_i_4[i])
+		} else {
+			arg5[i] = ""
+		}
+	}
+
+
+	for i := range _swig_i_5 {
+		if _swig_i_5[i] != "" {
+			arg6[i] = swigCopyString(_swig_i_5[i])
+		} else {
+			arg6[i] = ""
+		}
+	}
+
+	if Swig_escape_always_false {
+		Swig_escape_val = arg1
+	}
+	if Swig_escape_always_false {
+		Swig_escape_val = _swig_i_2
+	}
+	if Swig_escape_always_false {
+		Swig_escape_val = _swig_i_3
+	}
+	if Swig_escape_always_false {
+		Swig_escape_val = _swig_i_4
+	}
+	if Swig_escape_always_false {
+		Swig_escape_val = _swig_i_5
+	}
+	var swig_r_1 error
+
+	if swig_r == "" {
+		swig_r_1 = nil
+	} else {
+		swig_r_1 = weftStatus(swigCopyString(swig_r))
+	}
+
+	return swig_r_1
+}
+
 func Weft_data_iter_next(arg1 uintptr, arg2 []int32) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_data_iter_next_capi_395b92db15212290(C.uintptr_t(_swig_i_0), *(*C.swig_type_428)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_weft_data_iter_next_capi_395b92db15212290(C.uintptr_t(_swig_i_0), *(*C.swig_type_447)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -4437,7 +4626,7 @@ func Weft_data_iter_data(arg1 uintptr, arg2 []uintptr) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_data_iter_data_capi_395b92db15212290(C.uintptr_t(_swig_i_0), *(*C.swig_type_431)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_weft_data_iter_data_capi_395b92db15212290(C.uintptr_t(_swig_i_0), *(*C.swig_type_450)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -4457,7 +4646,7 @@ func Weft_data_iter_label(arg1 uintptr, arg2 []uintptr) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_data_iter_label_capi_395b92db15212290(C.uintptr_t(_swig_i_0), *(*C.swig_type_433)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_weft_data_iter_label_capi_395b92db15212290(C.uintptr_t(_swig_i_0), *(*C.swig_type_452)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -4477,7 +4666,7 @@ func Weft_data_iter_pad(arg1 uintptr, arg2 []int32) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_data_iter_pad_capi_395b92db15212290(C.uintptr_t(_swig_i_0), *(*C.swig_type_435)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_weft_data_iter_pad_capi_395b92db15212290(C.uintptr_t(_swig_i_0), *(*C.swig_type_454)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -4499,7 +4688,7 @@ func Weft_data_iter_index(arg1 uintptr, arg2 []int64, arg3 uint64, arg4 []uint64
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
-	swig_r_p := C._wrap_weft_data_iter_index_capi_395b92db15212290(C.uintptr_t(_swig_i_0), *(*C.swig_type_437)(unsafe.Pointer(&_swig_i_1)), C.swig_type_438(_swig_i_2), *(*C.swig_type_439)(unsafe.Pointer(&_swig_i_3)))
+	swig_r_p := C._wrap_weft_data_iter_index_capi_395b92db15212290(C.uintptr_t(_swig_i_0), *(*C.swig_type_456)(unsafe.Pointer(&_swig_i_1)), C.swig_type_457(_swig_i_2), *(*C.swig_type_458)(unsafe.Pointer(&_swig_i_3)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -4522,7 +4711,7 @@ func Weft_data_iter_batch_size(arg1 uintptr, arg2 []int32) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_data_iter_batch_size_capi_395b92db15212290(C.uintptr_t(_swig_i_0), *(*C.swig_type_441)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_weft_data_iter_batch_size_capi_395b92db15212290(C.uintptr_t(_swig_i_0), *(*C.swig_type_460)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -4563,7 +4752,7 @@ func Weft_metric_create(arg1 string, arg2 []string, arg3 []string, arg4 uint64, 
  _swig_i_2 = weftJoin(arg3) 
 	_swig_i_3 := arg4
 	_swig_i_4 := arg5
-	swig_r_p := C._wrap_weft_metric_create_capi_395b92db15212290(*(*C.swig_type_444)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_445)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_446)(unsafe.Pointer(&_swig_i_2)), C.swig_type_447(_swig_i_3), *(*C.swig_type_448)(unsafe.Pointer(&_swig_i_4)))
+	swig_r_p := C._wrap_weft_metric_create_capi_395b92db15212290(*(*C.swig_type_463)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_464)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_465)(unsafe.Pointer(&_swig_i_2)), C.swig_type_466(_swig_i_3), *(*C.swig_type_467)(unsafe.Pointer(&_swig_i_4)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -4597,7 +4786,7 @@ func Weft_metric_composite_add(arg1 uintptr, arg2 string, arg3 []string, arg4 []
 	var _swig_i_3 string
  _swig_i_3 = weftJoin(arg4) 
 	_swig_i_4 := arg5
-	swig_r_p := C._wrap_weft_metric_composite_add_capi_395b92db15212290(C.uintptr_t(_swig_i_0), *(*C.swig_type_450)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_451)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_452)(unsafe.Pointer(&_swig_i_3)), C.swig_type_453(_swig_i_4))
+	swig_r_p := C._wrap_weft_metric_composite_add_capi_395b92db15212290(C.uintptr_t(_swig_i_0), *(*C.swig_type_469)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_470)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_471)(unsafe.Pointer(&_swig_i_3)), C.swig_type_472(_swig_i_4))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -4626,7 +4815,7 @@ func Weft_metric_update(arg1 uintptr, arg2 uint64, arg3 []uintptr, arg4 uint64, 
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
 	_swig_i_4 := arg5
-	swig_r_p := C._wrap_weft_metric_update_capi_395b92db15212290(C.uintptr_t(_swig_i_0), C.swig_type_455(_swig_i_1), *(*C.swig_type_456)(unsafe.Pointer(&_swig_i_2)), C.swig_type_457(_swig_i_3), *(*C.swig_type_458)(unsafe.Pointer(&_swig_i_4)))
+	swig_r_p := C._wrap_weft_metric_update_capi_395b92db15212290(C.uintptr_t(_swig_i_0), C.swig_type_474(_swig_i_1), *(*C.swig_type_475)(unsafe.Pointer(&_swig_i_2)), C.swig_type_476(_swig_i_3), *(*C.swig_type_477)(unsafe.Pointer(&_swig_i_4)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg3
@@ -4649,7 +4838,7 @@ func Weft_metric_num_values(arg1 uintptr, arg2 []uint64) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_metric_num_values_capi_395b92db15212290(C.uintptr_t(_swig_i_0), *(*C.swig_type_460)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_weft_metric_num_values_capi_395b92db15212290(C.uintptr_t(_swig_i_0), *(*C.swig_type_479)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -4672,7 +4861,7 @@ func Weft_metric_get(arg1 uintptr, arg2 []uintptr, arg3 []float64, arg4 uint64, 
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
 	_swig_i_4 := arg5
-	swig_r_p := C._wrap_weft_metric_get_capi_395b92db15212290(C.uintptr_t(_swig_i_0), *(*C.swig_type_462)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_463)(unsafe.Pointer(&_swig_i_2)), C.swig_type_464(_swig_i_3), *(*C.swig_type_465)(unsafe.Pointer(&_swig_i_4)))
+	swig_r_p := C._wrap_weft_metric_get_capi_395b92db15212290(C.uintptr_t(_swig_i_0), *(*C.swig_type_481)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_482)(unsafe.Pointer(&_swig_i_2)), C.swig_type_483(_swig_i_3), *(*C.swig_type_484)(unsafe.Pointer(&_swig_i_4)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -4739,7 +4928,7 @@ func Weft_checkpoint_save(arg1 string, arg2 int, arg3 uintptr, arg4 uint64, arg5
 	var _swig_i_7 string
  _swig_i_7 = weftJoin(arg8) 
 	_swig_i_8 := arg9
-	swig_r_p := C._wrap_weft_checkpoint_save_capi_395b92db15212290(*(*C.swig_type_469)(unsafe.Pointer(&_swig_i_0)), C.swig_intgo(_swig_i_1), C.uintptr_t(_swig_i_2), C.swig_type_470(_swig_i_3), *(*C.swig_type_471)(unsafe.Pointer(&_swig_i_4)), *(*C.swig_type_472)(unsafe.Pointer(&_swig_i_5)), C.swig_type_473(_swig_i_6), *(*C.swig_type_474)(unsafe.Pointer(&_swig_i_7)), *(*C.swig_type_475)(unsafe.Pointer(&_swig_i_8)))
+	swig_r_p := C._wrap_weft_checkpoint_save_capi_395b92db15212290(*(*C.swig_type_488)(unsafe.Pointer(&_swig_i_0)), C.swig_intgo(_swig_i_1), C.uintptr_t(_swig_i_2), C.swig_type_489(_swig_i_3), *(*C.swig_type_490)(unsafe.Pointer(&_swig_i_4)), *(*C.swig_type_491)(unsafe.Pointer(&_swig_i_5)), C.swig_type_492(_swig_i_6), *(*C.swig_type_493)(unsafe.Pointer(&_swig_i_7)), *(*C.swig_type_494)(unsafe.Pointer(&_swig_i_8)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -4774,7 +4963,7 @@ func Weft_checkpoint_load(arg1 string, arg2 int, arg3 []uintptr, arg4 []uintptr,
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
 	_swig_i_4 := arg5
-	swig_r_p := C._wrap_weft_checkpoint_load_capi_395b92db15212290(*(*C.swig_type_477)(unsafe.Pointer(&_swig_i_0)), C.swig_intgo(_swig_i_1), *(*C.swig_type_478)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_479)(unsafe.Pointer(&_swig_i_3)), *(*C.swig_type_480)(unsafe.Pointer(&_swig_i_4)))
+	swig_r_p := C._wrap_weft_checkpoint_load_capi_395b92db15212290(*(*C.swig_type_496)(unsafe.Pointer(&_swig_i_0)), C.swig_intgo(_swig_i_1), *(*C.swig_type_497)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_498)(unsafe.Pointer(&_swig_i_3)), *(*C.swig_type_499)(unsafe.Pointer(&_swig_i_4)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -4809,7 +4998,7 @@ func Weft_initializer_create(arg1 string, arg2 []string, arg3 []string, arg4 uin
 	_swig_i_3 := arg4
 	_swig_i_4 := arg5
 	_swig_i_5 := arg6
-	swig_r_p := C._wrap_weft_initializer_create_capi_395b92db15212290(*(*C.swig_type_482)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_483)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_484)(unsafe.Pointer(&_swig_i_2)), C.swig_type_485(_swig_i_3), C.swig_type_486(_swig_i_4), *(*C.swig_type_487)(unsafe.Pointer(&_swig_i_5)))
+	swig_r_p := C._wrap_weft_initializer_create_capi_395b92db15212290(*(*C.swig_type_501)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_502)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_503)(unsafe.Pointer(&_swig_i_2)), C.swig_type_504(_swig_i_3), C.swig_type_505(_swig_i_4), *(*C.swig_type_506)(unsafe.Pointer(&_swig_i_5)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -4839,7 +5028,7 @@ func Weft_initializer_init(arg1 uintptr, arg2 string, arg3 uintptr) (_swig_ret e
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r_p := C._wrap_weft_initializer_init_capi_395b92db15212290(C.uintptr_t(_swig_i_0), *(*C.swig_type_489)(unsafe.Pointer(&_swig_i_1)), C.uintptr_t(_swig_i_2))
+	swig_r_p := C._wrap_weft_initializer_init_capi_395b92db15212290(C.uintptr_t(_swig_i_0), *(*C.swig_type_508)(unsafe.Pointer(&_swig_i_1)), C.uintptr_t(_swig_i_2))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -4880,7 +5069,7 @@ func Weft_optimizer_create(arg1 string, arg2 []string, arg3 []string, arg4 uint6
  _swig_i_2 = weftJoin(arg3) 
 	_swig_i_3 := arg4
 	_swig_i_4 := arg5
-	swig_r_p := C._wrap_weft_optimizer_create_capi_395b92db15212290(*(*C.swig_type_492)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_493)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_494)(unsafe.Pointer(&_swig_i_2)), C.swig_type_495(_swig_i_3), *(*C.swig_type_496)(unsafe.Pointer(&_swig_i_4)))
+	swig_r_p := C._wrap_weft_optimizer_create_capi_395b92db15212290(*(*C.swig_type_511)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_512)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_513)(unsafe.Pointer(&_swig_i_2)), C.swig_type_514(_swig_i_3), *(*C.swig_type_515)(unsafe.Pointer(&_swig_i_4)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -4913,7 +5102,7 @@ func Weft_optimizer_set_lr_scheduler(arg1 uintptr, arg2 string, arg3 []int64, ar
 	_swig_i_3 := arg4
 	_swig_i_4 := arg5
 	_swig_i_5 := arg6
-	swig_r_p := C._wrap_weft_optimizer_set_lr_scheduler_capi_395b92db15212290(C.uintptr_t(_swig_i_0), *(*C.swig_type_498)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_499)(unsafe.Pointer(&_swig_i_2)), C.swig_type_500(_swig_i_3), C.float(_swig_i_4), C.float(_swig_i_5))
+	swig_r_p := C._wrap_weft_optimizer_set_lr_scheduler_capi_395b92db15212290(C.uintptr_t(_swig_i_0), *(*C.swig_type_517)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_518)(unsafe.Pointer(&_swig_i_2)), C.swig_type_519(_swig_i_3), C.float(_swig_i_4), C.float(_swig_i_5))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -4941,7 +5130,7 @@ func Weft_optimizer_set_lr_scheduler_ex(arg1 uintptr, arg2 string, arg3 []string
 	var _swig_i_3 string
  _swig_i_3 = weftJoin(arg4) 
 	_swig_i_4 := arg5
-	swig_r_p := C._wrap_weft_optimizer_set_lr_scheduler_ex_capi_395b92db15212290(C.uintptr_t(_swig_i_0), *(*C.swig_type_502)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_503)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_504)(unsafe.Pointer(&_swig_i_3)), C.swig_type_505(_swig_i_4))
+	swig_r_p := C._wrap_weft_optimizer_set_lr_scheduler_ex_capi_395b92db15212290(C.uintptr_t(_swig_i_0), *(*C.swig_type_521)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_522)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_523)(unsafe.Pointer(&_swig_i_3)), C.swig_type_524(_swig_i_4))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -5004,7 +5193,7 @@ func Weft_optimizer_update(arg1 uintptr, arg2 int, arg3 string, arg4 uintptr, ar
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
 	_swig_i_4 := arg5
-	swig_r_p := C._wrap_weft_optimizer_update_capi_395b92db15212290(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1), *(*C.swig_type_509)(unsafe.Pointer(&_swig_i_2)), C.uintptr_t(_swig_i_3), C.uintptr_t(_swig_i_4))
+	swig_r_p := C._wrap_weft_optimizer_update_capi_395b92db15212290(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1), *(*C.swig_type_528)(unsafe.Pointer(&_swig_i_2)), C.uintptr_t(_swig_i_3), C.uintptr_t(_swig_i_4))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg3
@@ -5024,7 +5213,7 @@ func Weft_optimizer_num_update(arg1 uintptr, arg2 []int64) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_optimizer_num_update_capi_395b92db15212290(C.uintptr_t(_swig_i_0), *(*C.swig_type_511)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_weft_optimizer_num_update_capi_395b92db15212290(C.uintptr_t(_swig_i_0), *(*C.swig_type_530)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -5045,7 +5234,7 @@ func Weft_optimizer_learning_rate(arg1 uintptr, arg2 string, arg3 []float32) (_s
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r_p := C._wrap_weft_optimizer_learning_rate_capi_395b92db15212290(C.uintptr_t(_swig_i_0), *(*C.swig_type_513)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_514)(unsafe.Pointer(&_swig_i_2)))
+	swig_r_p := C._wrap_weft_optimizer_learning_rate_capi_395b92db15212290(C.uintptr_t(_swig_i_0), *(*C.swig_type_532)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_533)(unsafe.Pointer(&_swig_i_2)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -5084,7 +5273,7 @@ func Weft_optimizer_save_states(arg1 uintptr, arg2 string) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_optimizer_save_states_capi_395b92db15212290(C.uintptr_t(_swig_i_0), *(*C.swig_type_517)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_weft_optimizer_save_states_capi_395b92db15212290(C.uintptr_t(_swig_i_0), *(*C.swig_type_536)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -5104,7 +5293,7 @@ func Weft_optimizer_load_states(arg1 uintptr, arg2 string) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_optimizer_load_states_capi_395b92db15212290(C.uintptr_t(_swig_i_0), *(*C.swig_type_519)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_weft_optimizer_load_states_capi_395b92db15212290(C.uintptr_t(_swig_i_0), *(*C.swig_type_538)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -5132,7 +5321,7 @@ func Weft_module_create(arg1 uintptr, arg2 uint64, arg3 []string, arg4 uint64, a
 	_swig_i_5 := arg6
 	_swig_i_6 := arg7
 	_swig_i_7 := arg8
-	swig_r_p := C._wrap_weft_module_create_capi_395b92db15212290(C.uintptr_t(_swig_i_0), C.swig_type_521(_swig_i_1), *(*C.swig_type_522)(unsafe.Pointer(&_swig_i_2)), C.swig_type_523(_swig_i_3), *(*C.swig_type_524)(unsafe.Pointer(&_swig_i_4)), C.swig_intgo(_swig_i_5), C.swig_intgo(_swig_i_6), *(*C.swig_type_525)(unsafe.Pointer(&_swig_i_7)))
+	swig_r_p := C._wrap_weft_module_create_capi_395b92db15212290(C.uintptr_t(_swig_i_0), C.swig_type_540(_swig_i_1), *(*C.swig_type_541)(unsafe.Pointer(&_swig_i_2)), C.swig_type_542(_swig_i_3), *(*C.swig_type_543)(unsafe.Pointer(&_swig_i_4)), C.swig_intgo(_swig_i_5), C.swig_intgo(_swig_i_6), *(*C.swig_type_544)(unsafe.Pointer(&_swig_i_7)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = _swig_i_2
@@ -5160,7 +5349,7 @@ func Weft_module_set_fixed_params(arg1 uintptr, arg2 uint64, arg3 []string) (_sw
 	_swig_i_1 := arg2
 	var _swig_i_2 string
  _swig_i_2 = weftJoin(arg3) 
-	swig_r_p := C._wrap_weft_module_set_fixed_params_capi_395b92db15212290(C.uintptr_t(_swig_i_0), C.swig_type_527(_swig_i_1), *(*C.swig_type_528)(unsafe.Pointer(&_swig_i_2)))
+	swig_r_p := C._wrap_weft_module_set_fixed_params_capi_395b92db15212290(C.uintptr_t(_swig_i_0), C.swig_type_546(_swig_i_1), *(*C.swig_type_547)(unsafe.Pointer(&_swig_i_2)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = _swig_i_2
@@ -5303,7 +5492,7 @@ func Weft_module_outputs(arg1 uintptr, arg2 []uintptr) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_module_outputs_capi_395b92db15212290(C.uintptr_t(_swig_i_0), *(*C.swig_type_537)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_weft_module_outputs_capi_395b92db15212290(C.uintptr_t(_swig_i_0), *(*C.swig_type_556)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -5324,7 +5513,7 @@ func Weft_module_params(arg1 uintptr, arg2 []uintptr, arg3 []uintptr) (_swig_ret
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r_p := C._wrap_weft_module_params_capi_395b92db15212290(C.uintptr_t(_swig_i_0), *(*C.swig_type_539)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_540)(unsafe.Pointer(&_swig_i_2)))
+	swig_r_p := C._wrap_weft_module_params_capi_395b92db15212290(C.uintptr_t(_swig_i_0), *(*C.swig_type_558)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_559)(unsafe.Pointer(&_swig_i_2)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -5354,7 +5543,7 @@ func Weft_module_fit(arg1 uintptr, arg2 uintptr, arg3 uintptr, arg4 uintptr, arg
 	_swig_i_6 := arg7
 	_swig_i_7 := arg8
 	_swig_i_8 := arg9
-	swig_r_p := C._wrap_weft_module_fit_capi_395b92db15212290(C.uintptr_t(_swig_i_0), C.uintptr_t(_swig_i_1), C.uintptr_t(_swig_i_2), C.uintptr_t(_swig_i_3), C.swig_intgo(_swig_i_4), C.swig_intgo(_swig_i_5), C.swig_intgo(_swig_i_6), *(*C.swig_type_542)(unsafe.Pointer(&_swig_i_7)), *(*C.swig_type_543)(unsafe.Pointer(&_swig_i_8)))
+	swig_r_p := C._wrap_weft_module_fit_capi_395b92db15212290(C.uintptr_t(_swig_i_0), C.uintptr_t(_swig_i_1), C.uintptr_t(_swig_i_2), C.uintptr_t(_swig_i_3), C.swig_intgo(_swig_i_4), C.swig_intgo(_swig_i_5), C.swig_intgo(_swig_i_6), *(*C.swig_type_561)(unsafe.Pointer(&_swig_i_7)), *(*C.swig_type_562)(unsafe.Pointer(&_swig_i_8)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg8
@@ -5384,7 +5573,7 @@ func Weft_fit_session_create(arg1 uintptr, arg2 uintptr, arg3 uintptr, arg4 uint
 	_swig_i_6 := arg7
 	_swig_i_7 := arg8
 	_swig_i_8 := arg9
-	swig_r_p := C._wrap_weft_fit_session_create_capi_395b92db15212290(C.uintptr_t(_swig_i_0), C.uintptr_t(_swig_i_1), C.uintptr_t(_swig_i_2), C.uintptr_t(_swig_i_3), C.swig_intgo(_swig_i_4), C.swig_intgo(_swig_i_5), C.swig_intgo(_swig_i_6), *(*C.swig_type_545)(unsafe.Pointer(&_swig_i_7)), *(*C.swig_type_546)(unsafe.Pointer(&_swig_i_8)))
+	swig_r_p := C._wrap_weft_fit_session_create_capi_395b92db15212290(C.uintptr_t(_swig_i_0), C.uintptr_t(_swig_i_1), C.uintptr_t(_swig_i_2), C.uintptr_t(_swig_i_3), C.swig_intgo(_swig_i_4), C.swig_intgo(_swig_i_5), C.swig_intgo(_swig_i_6), *(*C.swig_type_564)(unsafe.Pointer(&_swig_i_7)), *(*C.swig_type_565)(unsafe.Pointer(&_swig_i_8)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg8
@@ -5407,7 +5596,7 @@ func Weft_fit_session_next(arg1 uintptr, arg2 []int32) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_fit_session_next_capi_395b92db15212290(C.uintptr_t(_swig_i_0), *(*C.swig_type_548)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_weft_fit_session_next_capi_395b92db15212290(C.uintptr_t(_swig_i_0), *(*C.swig_type_567)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -5447,7 +5636,7 @@ func Weft_fit_session_batch(arg1 uintptr, arg2 []int32, arg3 []int64, arg4 []int
 	_swig_i_3 := arg4
 	_swig_i_4 := arg5
 	_swig_i_5 := arg6
-	swig_r_p := C._wrap_weft_fit_session_batch_capi_395b92db15212290(C.uintptr_t(_swig_i_0), *(*C.swig_type_551)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_552)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_553)(unsafe.Pointer(&_swig_i_3)), *(*C.swig_type_554)(unsafe.Pointer(&_swig_i_4)), *(*C.swig_type_555)(unsafe.Pointer(&_swig_i_5)))
+	swig_r_p := C._wrap_weft_fit_session_batch_capi_395b92db15212290(C.uintptr_t(_swig_i_0), *(*C.swig_type_570)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_571)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_572)(unsafe.Pointer(&_swig_i_3)), *(*C.swig_type_573)(unsafe.Pointer(&_swig_i_4)), *(*C.swig_type_574)(unsafe.Pointer(&_swig_i_5)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -5484,7 +5673,7 @@ func Weft_fit_session_epoch(arg1 uintptr, arg2 []int32, arg3 []int64, arg4 []int
 	_swig_i_4 := arg5
 	_swig_i_5 := arg6
 	_swig_i_6 := arg7
-	swig_r_p := C._wrap_weft_fit_session_epoch_capi_395b92db15212290(C.uintptr_t(_swig_i_0), *(*C.swig_type_557)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_558)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_559)(unsafe.Pointer(&_swig_i_3)), *(*C.swig_type_560)(unsafe.Pointer(&_swig_i_4)), *(*C.swig_type_561)(unsafe.Pointer(&_swig_i_5)), *(*C.swig_type_562)(unsafe.Pointer(&_swig_i_6)))
+	swig_r_p := C._wrap_weft_fit_session_epoch_capi_395b92db15212290(C.uintptr_t(_swig_i_0), *(*C.swig_type_576)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_577)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_578)(unsafe.Pointer(&_swig_i_3)), *(*C.swig_type_579)(unsafe.Pointer(&_swig_i_4)), *(*C.swig_type_580)(unsafe.Pointer(&_swig_i_5)), *(*C.swig_type_581)(unsafe.Pointer(&_swig_i_6)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -5523,7 +5712,7 @@ func Weft_fit_session_epoch_metric(arg1 uintptr, arg2 int, arg3 []uintptr, arg4 
 	_swig_i_3 := arg4
 	_swig_i_4 := arg5
 	_swig_i_5 := arg6
-	swig_r_p := C._wrap_weft_fit_session_epoch_metric_capi_395b92db15212290(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1), *(*C.swig_type_564)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_565)(unsafe.Pointer(&_swig_i_3)), C.swig_type_566(_swig_i_4), *(*C.swig_type_567)(unsafe.Pointer(&_swig_i_5)))
+	swig_r_p := C._wrap_weft_fit_session_epoch_metric_capi_395b92db15212290(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1), *(*C.swig_type_583)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_584)(unsafe.Pointer(&_swig_i_3)), C.swig_type_585(_swig_i_4), *(*C.swig_type_586)(unsafe.Pointer(&_swig_i_5)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg3
@@ -5584,7 +5773,7 @@ func Weft_module_save_checkpoint(arg1 uintptr, arg2 string, arg3 int) (_swig_ret
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r_p := C._wrap_weft_module_save_checkpoint_capi_395b92db15212290(C.uintptr_t(_swig_i_0), *(*C.swig_type_571)(unsafe.Pointer(&_swig_i_1)), C.swig_intgo(_swig_i_2))
+	swig_r_p := C._wrap_weft_module_save_checkpoint_capi_395b92db15212290(C.uintptr_t(_swig_i_0), *(*C.swig_type_590)(unsafe.Pointer(&_swig_i_1)), C.swig_intgo(_swig_i_2))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -5637,7 +5826,7 @@ func Weft_predictor_create(arg1 string, arg2 unsafe.Pointer, arg3 uint64, arg4 u
 	var _swig_i_13 string
  _swig_i_13 = weftJoin(arg14) 
 	_swig_i_14 := arg15
-	swig_r_p := C._wrap_weft_predictor_create_capi_395b92db15212290(*(*C.swig_type_574)(unsafe.Pointer(&_swig_i_0)), C.swig_voidp(_swig_i_1), C.swig_type_575(_swig_i_2), C.swig_type_576(_swig_i_3), *(*C.swig_type_577)(unsafe.Pointer(&_swig_i_4)), *(*C.swig_type_578)(unsafe.Pointer(&_swig_i_5)), *(*C.swig_type_579)(unsafe.Pointer(&_swig_i_6)), C.swig_intgo(_swig_i_7), C.swig_intgo(_swig_i_8), C.swig_type_580(_swig_i_9), *(*C.swig_type_581)(unsafe.Pointer(&_swig_i_10)), C.swig_type_582(_swig_i_11), *(*C.swig_type_583)(unsafe.Pointer(&_swig_i_12)), *(*C.swig_type_584)(unsafe.Pointer(&_swig_i_13)), *(*C.swig_type_585)(unsafe.Pointer(&_swig_i_14)))
+	swig_r_p := C._wrap_weft_predictor_create_capi_395b92db15212290(*(*C.swig_type_593)(unsafe.Pointer(&_swig_i_0)), C.swig_voidp(_swig_i_1), C.swig_type_594(_swig_i_2), C.swig_type_595(_swig_i_3), *(*C.swig_type_596)(unsafe.Pointer(&_swig_i_4)), *(*C.swig_type_597)(unsafe.Pointer(&_swig_i_5)), *(*C.swig_type_598)(unsafe.Pointer(&_swig_i_6)), C.swig_intgo(_swig_i_7), C.swig_intgo(_swig_i_8), C.swig_type_599(_swig_i_9), *(*C.swig_type_600)(unsafe.Pointer(&_swig_i_10)), C.swig_type_601(_swig_i_11), *(*C.swig_type_602)(unsafe.Pointer(&_swig_i_12)), *(*C.swig_type_603)(unsafe.Pointer(&_swig_i_13)), *(*C.swig_type_604)(unsafe.Pointer(&_swig_i_14)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -5694,7 +5883,7 @@ func Weft_predictor_create_from_files(arg1 string, arg2 string, arg3 uint64, arg
 	var _swig_i_12 string
  _swig_i_12 = weftJoin(arg13) 
 	_swig_i_13 := arg14
-	swig_r_p := C._wrap_weft_predictor_create_from_files_capi_395b92db15212290(*(*C.swig_type_587)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_588)(unsafe.Pointer(&_swig_i_1)), C.swig_type_589(_swig_i_2), *(*C.swig_type_590)(unsafe.Pointer(&_swig_i_3)), *(*C.swig_type_591)(unsafe.Pointer(&_swig_i_4)), *(*C.swig_type_592)(unsafe.Pointer(&_swig_i_5)), C.swig_intgo(_swig_i_6), C.swig_intgo(_swig_i_7), C.swig_type_593(_swig_i_8), *(*C.swig_type_594)(unsafe.Pointer(&_swig_i_9)), C.swig_type_595(_swig_i_10), *(*C.swig_type_596)(unsafe.Pointer(&_swig_i_11)), *(*C.swig_type_597)(unsafe.Pointer(&_swig_i_12)), *(*C.swig_type_598)(unsafe.Pointer(&_swig_i_13)))
+	swig_r_p := C._wrap_weft_predictor_create_from_files_capi_395b92db15212290(*(*C.swig_type_606)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_607)(unsafe.Pointer(&_swig_i_1)), C.swig_type_608(_swig_i_2), *(*C.swig_type_609)(unsafe.Pointer(&_swig_i_3)), *(*C.swig_type_610)(unsafe.Pointer(&_swig_i_4)), *(*C.swig_type_611)(unsafe.Pointer(&_swig_i_5)), C.swig_intgo(_swig_i_6), C.swig_intgo(_swig_i_7), C.swig_type_612(_swig_i_8), *(*C.swig_type_613)(unsafe.Pointer(&_swig_i_9)), C.swig_type_614(_swig_i_10), *(*C.swig_type_615)(unsafe.Pointer(&_swig_i_11)), *(*C.swig_type_616)(unsafe.Pointer(&_swig_i_12)), *(*C.swig_type_617)(unsafe.Pointer(&_swig_i_13)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -5738,7 +5927,7 @@ func Weft_predictor_list_inputs(arg1 uintptr, arg2 []uintptr) (_swig_ret error) 
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_predictor_list_inputs_capi_395b92db15212290(C.uintptr_t(_swig_i_0), *(*C.swig_type_600)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_weft_predictor_list_inputs_capi_395b92db15212290(C.uintptr_t(_swig_i_0), *(*C.swig_type_619)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -5758,7 +5947,7 @@ func Weft_predictor_list_outputs(arg1 uintptr, arg2 []uintptr) (_swig_ret error)
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_predictor_list_outputs_capi_395b92db15212290(C.uintptr_t(_swig_i_0), *(*C.swig_type_602)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_weft_predictor_list_outputs_capi_395b92db15212290(C.uintptr_t(_swig_i_0), *(*C.swig_type_621)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -5784,7 +5973,7 @@ func Weft_predictor_output_shape(arg1 uintptr, arg2 uint64, arg3 []uint64, arg4 
 	_swig_i_5 := arg6
 	_swig_i_6 := arg7
 	_swig_i_7 := arg8
-	swig_r_p := C._wrap_weft_predictor_output_shape_capi_395b92db15212290(C.uintptr_t(_swig_i_0), C.swig_type_604(_swig_i_1), *(*C.swig_type_605)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_606)(unsafe.Pointer(&_swig_i_3)), C.swig_type_607(_swig_i_4), *(*C.swig_type_608)(unsafe.Pointer(&_swig_i_5)), C.swig_type_609(_swig_i_6), *(*C.swig_type_610)(unsafe.Pointer(&_swig_i_7)))
+	swig_r_p := C._wrap_weft_predictor_output_shape_capi_395b92db15212290(C.uintptr_t(_swig_i_0), C.swig_type_623(_swig_i_1), *(*C.swig_type_624)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_625)(unsafe.Pointer(&_swig_i_3)), C.swig_type_626(_swig_i_4), *(*C.swig_type_627)(unsafe.Pointer(&_swig_i_5)), C.swig_type_628(_swig_i_6), *(*C.swig_type_629)(unsafe.Pointer(&_swig_i_7)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg3
@@ -5820,7 +6009,7 @@ func Weft_predictor_predict_packed(arg1 uintptr, arg2 uint64, arg3 unsafe.Pointe
 	_swig_i_6 := arg7
 	_swig_i_7 := arg8
 	_swig_i_8 := arg9
-	swig_r_p := C._wrap_weft_predictor_predict_packed_capi_395b92db15212290(C.uintptr_t(_swig_i_0), C.swig_type_612(_swig_i_1), C.swig_voidp(_swig_i_2), *(*C.swig_type_613)(unsafe.Pointer(&_swig_i_3)), *(*C.swig_type_614)(unsafe.Pointer(&_swig_i_4)), *(*C.swig_type_615)(unsafe.Pointer(&_swig_i_5)), C.swig_type_616(_swig_i_6), C.swig_voidp(_swig_i_7), *(*C.swig_type_617)(unsafe.Pointer(&_swig_i_8)))
+	swig_r_p := C._wrap_weft_predictor_predict_packed_capi_395b92db15212290(C.uintptr_t(_swig_i_0), C.swig_type_631(_swig_i_1), C.swig_voidp(_swig_i_2), *(*C.swig_type_632)(unsafe.Pointer(&_swig_i_3)), *(*C.swig_type_633)(unsafe.Pointer(&_swig_i_4)), *(*C.swig_type_634)(unsafe.Pointer(&_swig_i_5)), C.swig_type_635(_swig_i_6), C.swig_voidp(_swig_i_7), *(*C.swig_type_636)(unsafe.Pointer(&_swig_i_8)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg4
@@ -5854,7 +6043,7 @@ func Weft_predictor_predict_float(arg1 uintptr, arg2 []float32, arg3 uint64, arg
 	_swig_i_4 := arg5
 	_swig_i_5 := arg6
 	_swig_i_6 := arg7
-	swig_r_p := C._wrap_weft_predictor_predict_float_capi_395b92db15212290(C.uintptr_t(_swig_i_0), *(*C.swig_type_619)(unsafe.Pointer(&_swig_i_1)), C.swig_type_620(_swig_i_2), *(*C.swig_type_621)(unsafe.Pointer(&_swig_i_3)), C.swig_type_622(_swig_i_4), *(*C.swig_type_623)(unsafe.Pointer(&_swig_i_5)), C.swig_type_624(_swig_i_6))
+	swig_r_p := C._wrap_weft_predictor_predict_float_capi_395b92db15212290(C.uintptr_t(_swig_i_0), *(*C.swig_type_638)(unsafe.Pointer(&_swig_i_1)), C.swig_type_639(_swig_i_2), *(*C.swig_type_640)(unsafe.Pointer(&_swig_i_3)), C.swig_type_641(_swig_i_4), *(*C.swig_type_642)(unsafe.Pointer(&_swig_i_5)), C.swig_type_643(_swig_i_6))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -5880,7 +6069,7 @@ func Weft_predictor_stats(arg1 uintptr, arg2 []uint64) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_predictor_stats_capi_395b92db15212290(C.uintptr_t(_swig_i_0), *(*C.swig_type_626)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_weft_predictor_stats_capi_395b92db15212290(C.uintptr_t(_swig_i_0), *(*C.swig_type_645)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -5916,7 +6105,7 @@ func Weft_kvstore_create(arg1 string, arg2 []uintptr) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_kvstore_create_capi_395b92db15212290(*(*C.swig_type_629)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_630)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_weft_kvstore_create_capi_395b92db15212290(*(*C.swig_type_648)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_649)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -5940,7 +6129,7 @@ func Weft_kvstore_type(arg1 uintptr, arg2 []string) (_swig_ret error) {
 	_swig_i_0 := arg1
 	var _swig_i_1 []string
  _swig_i_1 = make([]string, len(arg2)) 
-	swig_r_p := C._wrap_weft_kvstore_type_capi_395b92db15212290(C.uintptr_t(_swig_i_0), *(*C.swig_type_632)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_weft_kvstore_type_capi_395b92db15212290(C.uintptr_t(_swig_i_0), *(*C.swig_type_651)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 
 	for i := range _swig_i_1 {
@@ -5970,7 +6159,7 @@ func Weft_kvstore_rank(arg1 uintptr, arg2 []int32, arg3 []int32) (_swig_ret erro
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r_p := C._wrap_weft_kvstore_rank_capi_395b92db15212290(C.uintptr_t(_swig_i_0), *(*C.swig_type_634)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_635)(unsafe.Pointer(&_swig_i_2)))
+	swig_r_p := C._wrap_weft_kvstore_rank_capi_395b92db15212290(C.uintptr_t(_swig_i_0), *(*C.swig_type_653)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_654)(unsafe.Pointer(&_swig_i_2)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -5996,7 +6185,7 @@ func Weft_kvstore_init(arg1 uintptr, arg2 uint64, arg3 []string, arg4 []uintptr)
 	var _swig_i_2 string
  _swig_i_2 = weftJoin(arg3) 
 	_swig_i_3 := arg4
-	swig_r_p := C._wrap_weft_kvstore_init_capi_395b92db15212290(C.uintptr_t(_swig_i_0), C.swig_type_637(_swig_i_1), *(*C.swig_type_638)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_639)(unsafe.Pointer(&_swig_i_3)))
+	swig_r_p := C._wrap_weft_kvstore_init_capi_395b92db15212290(C.uintptr_t(_swig_i_0), C.swig_type_656(_swig_i_1), *(*C.swig_type_657)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_658)(unsafe.Pointer(&_swig_i_3)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = _swig_i_2
@@ -6023,7 +6212,7 @@ func Weft_kvstore_push(arg1 uintptr, arg2 uint64, arg3 []string, arg4 []uintptr,
  _swig_i_2 = weftJoin(arg3) 
 	_swig_i_3 := arg4
 	_swig_i_4 := arg5
-	swig_r_p := C._wrap_weft_kvstore_push_capi_395b92db15212290(C.uintptr_t(_swig_i_0), C.swig_type_641(_swig_i_1), *(*C.swig_type_642)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_643)(unsafe.Pointer(&_swig_i_3)), C.swig_intgo(_swig_i_4))
+	swig_r_p := C._wrap_weft_kvstore_push_capi_395b92db15212290(C.uintptr_t(_swig_i_0), C.swig_type_660(_swig_i_1), *(*C.swig_type_661)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_662)(unsafe.Pointer(&_swig_i_3)), C.swig_intgo(_swig_i_4))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = _swig_i_2
@@ -6050,7 +6239,7 @@ func Weft_kvstore_pull(arg1 uintptr, arg2 uint64, arg3 []string, arg4 []uintptr,
  _swig_i_2 = weftJoin(arg3) 
 	_swig_i_3 := arg4
 	_swig_i_4 := arg5
-	swig_r_p := C._wrap_weft_kvstore_pull_capi_395b92db15212290(C.uintptr_t(_swig_i_0), C.swig_type_645(_swig_i_1), *(*C.swig_type_646)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_647)(unsafe.Pointer(&_swig_i_3)), C.swig_intgo(_swig_i_4))
+	swig_r_p := C._wrap_weft_kvstore_pull_capi_395b92db15212290(C.uintptr_t(_swig_i_0), C.swig_type_664(_swig_i_1), *(*C.swig_type_665)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_666)(unsafe.Pointer(&_swig_i_3)), C.swig_intgo(_swig_i_4))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = _swig_i_2
@@ -6078,7 +6267,7 @@ func Weft_kvstore_pushpull(arg1 uintptr, arg2 uint64, arg3 []string, arg4 []uint
 	_swig_i_3 := arg4
 	_swig_i_4 := arg5
 	_swig_i_5 := arg6
-	swig_r_p := C._wrap_weft_kvstore_pushpull_capi_395b92db15212290(C.uintptr_t(_swig_i_0), C.swig_type_649(_swig_i_1), *(*C.swig_type_650)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_651)(unsafe.Pointer(&_swig_i_3)), *(*C.swig_type_652)(unsafe.Pointer(&_swig_i_4)), C.swig_intgo(_swig_i_5))
+	swig_r_p := C._wrap_weft_kvstore_pushpull_capi_395b92db15212290(C.uintptr_t(_swig_i_0), C.swig_type_668(_swig_i_1), *(*C.swig_type_669)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_670)(unsafe.Pointer(&_swig_i_3)), *(*C.swig_type_671)(unsafe.Pointer(&_swig_i_4)), C.swig_intgo(_swig_i_5))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = _swig_i_2
@@ -6142,7 +6331,7 @@ func Weft_kvstore_next_update(arg1 uintptr, arg2 []string, arg3 []uintptr, arg4 
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
 	_swig_i_4 := arg5
-	swig_r_p := C._wrap_weft_kvstore_next_update_capi_395b92db15212290(C.uintptr_t(_swig_i_0), *(*C.swig_type_656)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_657)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_658)(unsafe.Pointer(&_swig_i_3)), *(*C.swig_type_659)(unsafe.Pointer(&_swig_i_4)))
+	swig_r_p := C._wrap_weft_kvstore_next_update_capi_395b92db15212290(C.uintptr_t(_swig_i_0), *(*C.swig_type_675)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_676)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_677)(unsafe.Pointer(&_swig_i_3)), *(*C.swig_type_678)(unsafe.Pointer(&_swig_i_4)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 
 	for i := range _swig_i_1 {
@@ -6263,7 +6452,7 @@ func Weft_autograd_set_is_recording(arg1 int, arg2 []int32) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_autograd_set_is_recording_capi_395b92db15212290(C.swig_intgo(_swig_i_0), *(*C.swig_type_666)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_weft_autograd_set_is_recording_capi_395b92db15212290(C.swig_intgo(_swig_i_0), *(*C.swig_type_685)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -6283,7 +6472,7 @@ func Weft_autograd_set_is_training(arg1 int, arg2 []int32) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_autograd_set_is_training_capi_395b92db15212290(C.swig_intgo(_swig_i_0), *(*C.swig_type_668)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_weft_autograd_set_is_training_capi_395b92db15212290(C.swig_intgo(_swig_i_0), *(*C.swig_type_687)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -6302,7 +6491,7 @@ func Weft_autograd_set_is_training(arg1 int, arg2 []int32) (_swig_ret error) {
 func Weft_autograd_is_recording(arg1 []int32) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
-	swig_r_p := C._wrap_weft_autograd_is_recording_capi_395b92db15212290(*(*C.swig_type_670)(unsafe.Pointer(&_swig_i_0)))
+	swig_r_p := C._wrap_weft_autograd_is_recording_capi_395b92db15212290(*(*C.swig_type_689)(unsafe.Pointer(&_swig_i_0)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -6321,7 +6510,7 @@ func Weft_autograd_is_recording(arg1 []int32) (_swig_ret error) {
 func Weft_autograd_is_training(arg1 []int32) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
-	swig_r_p := C._wrap_weft_autograd_is_training_capi_395b92db15212290(*(*C.swig_type_672)(unsafe.Pointer(&_swig_i_0)))
+	swig_r_p := C._wrap_weft_autograd_is_training_capi_395b92db15212290(*(*C.swig_type_691)(unsafe.Pointer(&_swig_i_0)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -6343,7 +6532,7 @@ func Weft_autograd_mark_variables(arg1 []uintptr, arg2 uint64, arg3 []int32, arg
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
-	swig_r_p := C._wrap_weft_autograd_mark_variables_capi_395b92db15212290(*(*C.swig_type_674)(unsafe.Pointer(&_swig_i_0)), C.swig_type_675(_swig_i_1), *(*C.swig_type_676)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_677)(unsafe.Pointer(&_swig_i_3)))
+	swig_r_p := C._wrap_weft_autograd_mark_variables_capi_395b92db15212290(*(*C.swig_type_693)(unsafe.Pointer(&_swig_i_0)), C.swig_type_694(_swig_i_1), *(*C.swig_type_695)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_696)(unsafe.Pointer(&_swig_i_3)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -6372,7 +6561,7 @@ func Weft_autograd_backward(arg1 []uintptr, arg2 uint64, arg3 []uintptr, arg4 in
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
 	_swig_i_4 := arg5
-	swig_r_p := C._wrap_weft_autograd_backward_capi_395b92db15212290(*(*C.swig_type_679)(unsafe.Pointer(&_swig_i_0)), C.swig_type_680(_swig_i_1), *(*C.swig_type_681)(unsafe.Pointer(&_swig_i_2)), C.swig_intgo(_swig_i_3), C.swig_intgo(_swig_i_4))
+	swig_r_p := C._wrap_weft_autograd_backward_capi_395b92db15212290(*(*C.swig_type_698)(unsafe.Pointer(&_swig_i_0)), C.swig_type_699(_swig_i_1), *(*C.swig_type_700)(unsafe.Pointer(&_swig_i_2)), C.swig_intgo(_swig_i_3), C.swig_intgo(_swig_i_4))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -6401,7 +6590,7 @@ func Weft_autograd_grad(arg1 []uintptr, arg2 uint64, arg3 []uintptr, arg4 []uint
 	_swig_i_5 := arg6
 	_swig_i_6 := arg7
 	_swig_i_7 := arg8
-	swig_r_p := C._wrap_weft_autograd_grad_capi_395b92db15212290(*(*C.swig_type_683)(unsafe.Pointer(&_swig_i_0)), C.swig_type_684(_swig_i_1), *(*C.swig_type_685)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_686)(unsafe.Pointer(&_swig_i_3)), C.swig_type_687(_swig_i_4), C.swig_intgo(_swig_i_5), C.swig_intgo(_swig_i_6), *(*C.swig_type_688)(unsafe.Pointer(&_swig_i_7)))
+	swig_r_p := C._wrap_weft_autograd_grad_capi_395b92db15212290(*(*C.swig_type_702)(unsafe.Pointer(&_swig_i_0)), C.swig_type_703(_swig_i_1), *(*C.swig_type_704)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_705)(unsafe.Pointer(&_swig_i_3)), C.swig_type_706(_swig_i_4), C.swig_intgo(_swig_i_5), C.swig_intgo(_swig_i_6), *(*C.swig_type_707)(unsafe.Pointer(&_swig_i_7)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -6437,7 +6626,7 @@ func Weft_autograd_grad_ex(arg1 []uintptr, arg2 uint64, arg3 []uintptr, arg4 []u
 	_swig_i_6 := arg7
 	_swig_i_7 := arg8
 	_swig_i_8 := arg9
-	swig_r_p := C._wrap_weft_autograd_grad_ex_capi_395b92db15212290(*(*C.swig_type_690)(unsafe.Pointer(&_swig_i_0)), C.swig_type_691(_swig_i_1), *(*C.swig_type_692)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_693)(unsafe.Pointer(&_swig_i_3)), C.swig_type_694(_swig_i_4), C.swig_intgo(_swig_i_5), C.swig_intgo(_swig_i_6), C.swig_intgo(_swig_i_7), *(*C.swig_type_695)(unsafe.Pointer(&_swig_i_8)))
+	swig_r_p := C._wrap_weft_autograd_grad_ex_capi_395b92db15212290(*(*C.swig_type_709)(unsafe.Pointer(&_swig_i_0)), C.swig_type_710(_swig_i_1), *(*C.swig_type_711)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_712)(unsafe.Pointer(&_swig_i_3)), C.swig_type_713(_swig_i_4), C.swig_intgo(_swig_i_5), C.swig_intgo(_swig_i_6), C.swig_intgo(_swig_i_7), *(*C.swig_type_714)(unsafe.Pointer(&_swig_i_8)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -6466,7 +6655,7 @@ func Weft_ndarray_get_grad(arg1 uintptr, arg2 []uintptr) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_ndarray_get_grad_capi_395b92db15212290(C.uintptr_t(_swig_i_0), *(*C.swig_type_697)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_weft_ndarray_get_grad_capi_395b92db15212290(C.uintptr_t(_swig_i_0), *(*C.swig_type_716)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -6486,7 +6675,7 @@ func Weft_ndarray_detach(arg1 uintptr, arg2 []uintptr) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_ndarray_detach_capi_395b92db15212290(C.uintptr_t(_swig_i_0), *(*C.swig_type_699)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_weft_ndarray_detach_capi_395b92db15212290(C.uintptr_t(_swig_i_0), *(*C.swig_type_718)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -6506,7 +6695,7 @@ func Weft_autograd_get_symbol(arg1 uintptr, arg2 []uintptr) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_autograd_get_symbol_capi_395b92db15212290(C.uintptr_t(_swig_i_0), *(*C.swig_type_701)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_weft_autograd_get_symbol_capi_395b92db15212290(C.uintptr_t(_swig_i_0), *(*C.swig_type_720)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -6531,7 +6720,7 @@ func Weft_cached_op_create(arg1 uintptr, arg2 uint64, arg3 []string, arg4 []stri
 	var _swig_i_3 string
  _swig_i_3 = weftJoin(arg4) 
 	_swig_i_4 := arg5
-	swig_r_p := C._wrap_weft_cached_op_create_capi_395b92db15212290(C.uintptr_t(_swig_i_0), C.swig_type_703(_swig_i_1), *(*C.swig_type_704)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_705)(unsafe.Pointer(&_swig_i_3)), *(*C.swig_type_706)(unsafe.Pointer(&_swig_i_4)))
+	swig_r_p := C._wrap_weft_cached_op_create_capi_395b92db15212290(C.uintptr_t(_swig_i_0), C.swig_type_722(_swig_i_1), *(*C.swig_type_723)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_724)(unsafe.Pointer(&_swig_i_3)), *(*C.swig_type_725)(unsafe.Pointer(&_swig_i_4)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = _swig_i_2
@@ -6557,7 +6746,7 @@ func Weft_cached_op_list_inputs(arg1 uintptr, arg2 []uintptr) (_swig_ret error) 
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_cached_op_list_inputs_capi_395b92db15212290(C.uintptr_t(_swig_i_0), *(*C.swig_type_708)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_weft_cached_op_list_inputs_capi_395b92db15212290(C.uintptr_t(_swig_i_0), *(*C.swig_type_727)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -6581,7 +6770,7 @@ func Weft_cached_op_invoke(arg1 uintptr, arg2 []uintptr, arg3 uint64, arg4 []uin
 	_swig_i_3 := arg4
 	_swig_i_4 := arg5
 	_swig_i_5 := arg6
-	swig_r_p := C._wrap_weft_cached_op_invoke_capi_395b92db15212290(C.uintptr_t(_swig_i_0), *(*C.swig_type_710)(unsafe.Pointer(&_swig_i_1)), C.swig_type_711(_swig_i_2), *(*C.swig_type_712)(unsafe.Pointer(&_swig_i_3)), C.swig_type_713(_swig_i_4), *(*C.swig_type_714)(unsafe.Pointer(&_swig_i_5)))
+	swig_r_p := C._wrap_weft_cached_op_invoke_capi_395b92db15212290(C.uintptr_t(_swig_i_0), *(*C.swig_type_729)(unsafe.Pointer(&_swig_i_1)), C.swig_type_730(_swig_i_2), *(*C.swig_type_731)(unsafe.Pointer(&_swig_i_3)), C.swig_type_732(_swig_i_4), *(*C.swig_type_733)(unsafe.Pointer(&_swig_i_5)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -6627,7 +6816,7 @@ func Weft_trainer_create(arg1 []string, arg2 []uintptr, arg3 uint64, arg4 uintpt
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
 	_swig_i_4 := arg5
-	swig_r_p := C._wrap_weft_trainer_create_capi_395b92db15212290(*(*C.swig_type_717)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_718)(unsafe.Pointer(&_swig_i_1)), C.swig_type_719(_swig_i_2), C.uintptr_t(_swig_i_3), *(*C.swig_type_720)(unsafe.Pointer(&_swig_i_4)))
+	swig_r_p := C._wrap_weft_trainer_create_capi_395b92db15212290(*(*C.swig_type_736)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_737)(unsafe.Pointer(&_swig_i_1)), C.swig_type_738(_swig_i_2), C.uintptr_t(_swig_i_3), *(*C.swig_type_739)(unsafe.Pointer(&_swig_i_4)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = _swig_i_0
@@ -6687,7 +6876,7 @@ func Weft_recordio_writer_create(arg1 string, arg2 string, arg3 []uintptr) (_swi
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r_p := C._wrap_weft_recordio_writer_create_capi_395b92db15212290(*(*C.swig_type_724)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_725)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_726)(unsafe.Pointer(&_swig_i_2)))
+	swig_r_p := C._wrap_weft_recordio_writer_create_capi_395b92db15212290(*(*C.swig_type_743)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_744)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_745)(unsafe.Pointer(&_swig_i_2)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -6714,7 +6903,7 @@ func Weft_recordio_writer_write(arg1 uintptr, arg2 unsafe.Pointer, arg3 uint64) 
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r_p := C._wrap_weft_recordio_writer_write_capi_395b92db15212290(C.uintptr_t(_swig_i_0), C.swig_voidp(_swig_i_1), C.swig_type_728(_swig_i_2))
+	swig_r_p := C._wrap_weft_recordio_writer_write_capi_395b92db15212290(C.uintptr_t(_swig_i_0), C.swig_voidp(_swig_i_1), C.swig_type_747(_swig_i_2))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 error
 
@@ -6733,7 +6922,7 @@ func Weft_recordio_writer_write_idx(arg1 uintptr, arg2 int64, arg3 unsafe.Pointe
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
-	swig_r_p := C._wrap_weft_recordio_writer_write_idx_capi_395b92db15212290(C.uintptr_t(_swig_i_0), C.swig_type_730(_swig_i_1), C.swig_voidp(_swig_i_2), C.swig_type_731(_swig_i_3))
+	swig_r_p := C._wrap_weft_recordio_writer_write_idx_capi_395b92db15212290(C.uintptr_t(_swig_i_0), C.swig_type_749(_swig_i_1), C.swig_voidp(_swig_i_2), C.swig_type_750(_swig_i_3))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 error
 
@@ -6750,7 +6939,7 @@ func Weft_recordio_writer_tell(arg1 uintptr, arg2 []uint64) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_recordio_writer_tell_capi_395b92db15212290(C.uintptr_t(_swig_i_0), *(*C.swig_type_733)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_weft_recordio_writer_tell_capi_395b92db15212290(C.uintptr_t(_swig_i_0), *(*C.swig_type_752)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -6803,7 +6992,7 @@ func Weft_recordio_reader_create(arg1 string, arg2 string, arg3 []uintptr) (_swi
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r_p := C._wrap_weft_recordio_reader_create_capi_395b92db15212290(*(*C.swig_type_737)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_738)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_739)(unsafe.Pointer(&_swig_i_2)))
+	swig_r_p := C._wrap_weft_recordio_reader_create_capi_395b92db15212290(*(*C.swig_type_756)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_757)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_758)(unsafe.Pointer(&_swig_i_2)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -6831,7 +7020,7 @@ func Weft_recordio_reader_read(arg1 uintptr, arg2 []unsafe.Pointer, arg3 []uint6
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
-	swig_r_p := C._wrap_weft_recordio_reader_read_capi_395b92db15212290(C.uintptr_t(_swig_i_0), *(*C.swig_type_741)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_742)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_743)(unsafe.Pointer(&_swig_i_3)))
+	swig_r_p := C._wrap_weft_recordio_reader_read_capi_395b92db15212290(C.uintptr_t(_swig_i_0), *(*C.swig_type_760)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_761)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_762)(unsafe.Pointer(&_swig_i_3)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -6859,7 +7048,7 @@ func Weft_recordio_reader_read_idx(arg1 uintptr, arg2 int64, arg3 []unsafe.Point
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
-	swig_r_p := C._wrap_weft_recordio_reader_read_idx_capi_395b92db15212290(C.uintptr_t(_swig_i_0), C.swig_type_745(_swig_i_1), *(*C.swig_type_746)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_747)(unsafe.Pointer(&_swig_i_3)))
+	swig_r_p := C._wrap_weft_recordio_reader_read_idx_capi_395b92db15212290(C.uintptr_t(_swig_i_0), C.swig_type_764(_swig_i_1), *(*C.swig_type_765)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_766)(unsafe.Pointer(&_swig_i_3)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg3
@@ -6882,7 +7071,7 @@ func Weft_recordio_reader_num_keys(arg1 uintptr, arg2 []uint64) (_swig_ret error
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_recordio_reader_num_keys_capi_395b92db15212290(C.uintptr_t(_swig_i_0), *(*C.swig_type_749)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_weft_recordio_reader_num_keys_capi_395b92db15212290(C.uintptr_t(_swig_i_0), *(*C.swig_type_768)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -6904,7 +7093,7 @@ func Weft_recordio_reader_keys(arg1 uintptr, arg2 []int64, arg3 uint64, arg4 []u
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
-	swig_r_p := C._wrap_weft_recordio_reader_keys_capi_395b92db15212290(C.uintptr_t(_swig_i_0), *(*C.swig_type_751)(unsafe.Pointer(&_swig_i_1)), C.swig_type_752(_swig_i_2), *(*C.swig_type_753)(unsafe.Pointer(&_swig_i_3)))
+	swig_r_p := C._wrap_weft_recordio_reader_keys_capi_395b92db15212290(C.uintptr_t(_swig_i_0), *(*C.swig_type_770)(unsafe.Pointer(&_swig_i_1)), C.swig_type_771(_swig_i_2), *(*C.swig_type_772)(unsafe.Pointer(&_swig_i_3)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -6927,7 +7116,7 @@ func Weft_recordio_reader_seek(arg1 uintptr, arg2 uint64) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_recordio_reader_seek_capi_395b92db15212290(C.uintptr_t(_swig_i_0), C.swig_type_755(_swig_i_1))
+	swig_r_p := C._wrap_weft_recordio_reader_seek_capi_395b92db15212290(C.uintptr_t(_swig_i_0), C.swig_type_774(_swig_i_1))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 error
 
@@ -6944,7 +7133,7 @@ func Weft_recordio_reader_tell(arg1 uintptr, arg2 []uint64) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_recordio_reader_tell_capi_395b92db15212290(C.uintptr_t(_swig_i_0), *(*C.swig_type_757)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_weft_recordio_reader_tell_capi_395b92db15212290(C.uintptr_t(_swig_i_0), *(*C.swig_type_776)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -7002,7 +7191,7 @@ func Weft_recordio_pack_header(arg1 float32, arg2 []float32, arg3 uint64, arg4 u
 	_swig_i_5 := arg6
 	_swig_i_6 := arg7
 	_swig_i_7 := arg8
-	swig_r_p := C._wrap_weft_recordio_pack_header_capi_395b92db15212290(C.float(_swig_i_0), *(*C.swig_type_761)(unsafe.Pointer(&_swig_i_1)), C.swig_type_762(_swig_i_2), C.swig_type_763(_swig_i_3), C.swig_type_764(_swig_i_4), C.swig_voidp(_swig_i_5), C.swig_type_765(_swig_i_6), *(*C.swig_type_766)(unsafe.Pointer(&_swig_i_7)))
+	swig_r_p := C._wrap_weft_recordio_pack_header_capi_395b92db15212290(C.float(_swig_i_0), *(*C.swig_type_780)(unsafe.Pointer(&_swig_i_1)), C.swig_type_781(_swig_i_2), C.swig_type_782(_swig_i_3), C.swig_type_783(_swig_i_4), C.swig_voidp(_swig_i_5), C.swig_type_784(_swig_i_6), *(*C.swig_type_785)(unsafe.Pointer(&_swig_i_7)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -7030,7 +7219,7 @@ func Weft_recordio_unpack_header(arg1 unsafe.Pointer, arg2 uint64, arg3 []int32,
 	_swig_i_4 := arg5
 	_swig_i_5 := arg6
 	_swig_i_6 := arg7
-	swig_r_p := C._wrap_weft_recordio_unpack_header_capi_395b92db15212290(C.swig_voidp(_swig_i_0), C.swig_type_768(_swig_i_1), *(*C.swig_type_769)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_770)(unsafe.Pointer(&_swig_i_3)), *(*C.swig_type_771)(unsafe.Pointer(&_swig_i_4)), *(*C.swig_type_772)(unsafe.Pointer(&_swig_i_5)), *(*C.swig_type_773)(unsafe.Pointer(&_swig_i_6)))
+	swig_r_p := C._wrap_weft_recordio_unpack_header_capi_395b92db15212290(C.swig_voidp(_swig_i_0), C.swig_type_787(_swig_i_1), *(*C.swig_type_788)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_789)(unsafe.Pointer(&_swig_i_3)), *(*C.swig_type_790)(unsafe.Pointer(&_swig_i_4)), *(*C.swig_type_791)(unsafe.Pointer(&_swig_i_5)), *(*C.swig_type_792)(unsafe.Pointer(&_swig_i_6)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg3
@@ -7065,7 +7254,7 @@ func Weft_recordio_unpack_labels(arg1 unsafe.Pointer, arg2 uint64, arg3 []float3
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
 	_swig_i_4 := arg5
-	swig_r_p := C._wrap_weft_recordio_unpack_labels_capi_395b92db15212290(C.swig_voidp(_swig_i_0), C.swig_type_775(_swig_i_1), *(*C.swig_type_776)(unsafe.Pointer(&_swig_i_2)), C.swig_type_777(_swig_i_3), *(*C.swig_type_778)(unsafe.Pointer(&_swig_i_4)))
+	swig_r_p := C._wrap_weft_recordio_unpack_labels_capi_395b92db15212290(C.swig_voidp(_swig_i_0), C.swig_type_794(_swig_i_1), *(*C.swig_type_795)(unsafe.Pointer(&_swig_i_2)), C.swig_type_796(_swig_i_3), *(*C.swig_type_797)(unsafe.Pointer(&_swig_i_4)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg3
@@ -7103,7 +7292,7 @@ func Weft_amp_convert_model(arg1 uintptr, arg2 uint64, arg3 []string, arg4 []uin
 	_swig_i_11 := arg12
 	_swig_i_12 := arg13
 	_swig_i_13 := arg14
-	swig_r_p := C._wrap_weft_amp_convert_model_capi_395b92db15212290(C.uintptr_t(_swig_i_0), C.swig_type_780(_swig_i_1), *(*C.swig_type_781)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_782)(unsafe.Pointer(&_swig_i_3)), C.swig_type_783(_swig_i_4), *(*C.swig_type_784)(unsafe.Pointer(&_swig_i_5)), *(*C.swig_type_785)(unsafe.Pointer(&_swig_i_6)), C.swig_intgo(_swig_i_7), C.swig_type_786(_swig_i_8), *(*C.swig_type_787)(unsafe.Pointer(&_swig_i_9)), C.swig_intgo(_swig_i_10), *(*C.swig_type_788)(unsafe.Pointer(&_swig_i_11)), *(*C.swig_type_789)(unsafe.Pointer(&_swig_i_12)), *(*C.swig_type_790)(unsafe.Pointer(&_swig_i_13)))
+	swig_r_p := C._wrap_weft_amp_convert_model_capi_395b92db15212290(C.uintptr_t(_swig_i_0), C.swig_type_799(_swig_i_1), *(*C.swig_type_800)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_801)(unsafe.Pointer(&_swig_i_3)), C.swig_type_802(_swig_i_4), *(*C.swig_type_803)(unsafe.Pointer(&_swig_i_5)), *(*C.swig_type_804)(unsafe.Pointer(&_swig_i_6)), C.swig_intgo(_swig_i_7), C.swig_type_805(_swig_i_8), *(*C.swig_type_806)(unsafe.Pointer(&_swig_i_9)), C.swig_intgo(_swig_i_10), *(*C.swig_type_807)(unsafe.Pointer(&_swig_i_11)), *(*C.swig_type_808)(unsafe.Pointer(&_swig_i_12)), *(*C.swig_type_809)(unsafe.Pointer(&_swig_i_13)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = _swig_i_2

@@ -3258,6 +3258,162 @@ _gostring_ _wrap_weft_data_iter_create_ndarray_capi_395b92db15212290(long long _
 }
 
 
+_gostring_ _wrap_weft_data_iter_create_capi_395b92db15212290(_gostring_ _swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, long long _swig_go_3, _goslice_ _swig_go_4) {
+  char *arg1 = (char *) 0 ;
+  char **arg2 = (char **) 0 ;
+  char **arg3 = (char **) 0 ;
+  size_t arg4 ;
+  WeftDataIter **arg5 = (WeftDataIter **) 0 ;
+  std::vector< char const * > sp2 ;
+  std::vector< char const * > sp3 ;
+  WeftStatus result;
+  _gostring_ _swig_go_result;
+  
+  
+  arg1 = (char *)malloc(_swig_go_0.n + 1);
+  memcpy(arg1, _swig_go_0.p, _swig_go_0.n);
+  arg1[_swig_go_0.n] = '\0';
+  
+  
+  {
+    const char* p = _swig_go_1.p;
+    const char* end = p + _swig_go_1.n;
+    while (p < end) {
+      sp2.push_back(p);
+      p += strlen(p) + 1;
+    }
+    arg2 = (char **)sp2.data();
+  }
+  
+  
+  {
+    const char* p = _swig_go_2.p;
+    const char* end = p + _swig_go_2.n;
+    while (p < end) {
+      sp3.push_back(p);
+      p += strlen(p) + 1;
+    }
+    arg3 = (char **)sp3.data();
+  }
+  
+  arg4 = (size_t)_swig_go_3; 
+  arg5 = (WeftDataIter **)_swig_go_4.array; 
+  
+  result = (WeftStatus)weft_data_iter_create((char const *)arg1,(char const *const *)arg2,(char const *const *)arg3,SWIG_STD_MOVE(arg4),arg5);
+  _swig_go_result = WeftGoStatus(result); 
+  free(arg1); 
+  return _swig_go_result;
+}
+
+
+_gostring_ _wrap_weft_data_iter_list_capi_395b92db15212290(_goslice_ _swig_go_0) {
+  WeftStringList **arg1 = (WeftStringList **) 0 ;
+  WeftStatus result;
+  _gostring_ _swig_go_result;
+  
+  arg1 = (WeftStringList **)_swig_go_0.array; 
+  
+  result = (WeftStatus)weft_data_iter_list(arg1);
+  _swig_go_result = WeftGoStatus(result); 
+  return _swig_go_result;
+}
+
+
+_gostring_ _wrap_weft_data_iter_info_capi_395b92db15212290(_gostring_ _swig_go_0, _goslice_ _swig_go_1, _goslice_ _swig_go_2) {
+  char *arg1 = (char *) 0 ;
+  char **arg2 = (char **) 0 ;
+  size_t *arg3 = (size_t *) 0 ;
+  std::vector< char const * > sv2 ;
+  WeftStatus result;
+  _gostring_ _swig_go_result;
+  
+  
+  arg1 = (char *)malloc(_swig_go_0.n + 1);
+  memcpy(arg1, _swig_go_0.p, _swig_go_0.n);
+  arg1[_swig_go_0.n] = '\0';
+  
+  
+  sv2.assign((size_t)_swig_go_1.len, (const char*)NULL);
+  arg2 = (char **)sv2.data();
+  
+  arg3 = (size_t *)_swig_go_2.array; 
+  
+  result = (WeftStatus)weft_data_iter_info((char const *)arg1,(char const **)arg2,arg3);
+  _swig_go_result = WeftGoStatus(result); 
+  
+  for (size_t i = 0; i < sv2.size(); ++i)
+  if (sv2[i] && sv2[i][0])
+  ((_gostring_*)_swig_go_1.array)[i] = Swig_AllocateString(sv2[i], strlen(sv2[i]));
+  
+  free(arg1); 
+  return _swig_go_result;
+}
+
+
+_gostring_ _wrap_weft_data_iter_param_capi_395b92db15212290(_gostring_ _swig_go_0, long long _swig_go_1, _goslice_ _swig_go_2, _goslice_ _swig_go_3, _goslice_ _swig_go_4, _goslice_ _swig_go_5) {
+  char *arg1 = (char *) 0 ;
+  size_t arg2 ;
+  char **arg3 = (char **) 0 ;
+  char **arg4 = (char **) 0 ;
+  char **arg5 = (char **) 0 ;
+  char **arg6 = (char **) 0 ;
+  std::vector< char const * > sv3 ;
+  std::vector< char const * > sv4 ;
+  std::vector< char const * > sv5 ;
+  std::vector< char const * > sv6 ;
+  WeftStatus result;
+  _gostring_ _swig_go_result;
+  
+  
+  arg1 = (char *)malloc(_swig_go_0.n + 1);
+  memcpy(arg1, _swig_go_0.p, _swig_go_0.n);
+  arg1[_swig_go_0.n] = '\0';
+  
+  arg2 = (size_t)_swig_go_1; 
+  
+  sv3.assign((size_t)_swig_go_2.len, (const char*)NULL);
+  arg3 = (char **)sv3.data();
+  
+  
+  sv4.assign((size_t)_swig_go_3.len, (const char*)NULL);
+  arg4 = (char **)sv4.data();
+  
+  
+  sv5.assign((size_t)_swig_go_4.len, (const char*)NULL);
+  arg5 = (char **)sv5.data();
+  
+  
+  sv6.assign((size_t)_swig_go_5.len, (const char*)NULL);
+  arg6 = (char **)sv6.data();
+  
+  
+  result = (WeftStatus)weft_data_iter_param((char const *)arg1,SWIG_STD_MOVE(arg2),(char const **)arg3,(char const **)arg4,(char const **)arg5,(char const **)arg6);
+  _swig_go_result = WeftGoStatus(result); 
+  
+  for (size_t i = 0; i < sv3.size(); ++i)
+  if (sv3[i] && sv3[i][0])
+  ((_gostring_*)_swig_go_2.array)[i] = Swig_AllocateString(sv3[i], strlen(sv3[i]));
+  
+  
+  for (size_t i = 0; i < sv4.size(); ++i)
+  if (sv4[i] && sv4[i][0])
+  ((_gostring_*)_swig_go_3.array)[i] = Swig_AllocateString(sv4[i], strlen(sv4[i]));
+  
+  
+  for (size_t i = 0; i < sv5.size(); ++i)
+  if (sv5[i] && sv5[i][0])
+  ((_gostring_*)_swig_go_4.array)[i] = Swig_AllocateString(sv5[i], strlen(sv5[i]));
+  
+  
+  for (size_t i = 0; i < sv6.size(); ++i)
+  if (sv6[i] && sv6[i][0])
+  ((_gostring_*)_swig_go_5.array)[i] = Swig_AllocateString(sv6[i], strlen(sv6[i]));
+  
+  free(arg1); 
+  return _swig_go_result;
+}
+
+
 _gostring_ _wrap_weft_data_iter_next_capi_395b92db15212290(WeftDataIter *_swig_go_0, _goslice_ _swig_go_1) {
   WeftDataIter *arg1 = (WeftDataIter *) 0 ;
   int *arg2 = (int *) 0 ;

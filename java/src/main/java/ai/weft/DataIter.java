@@ -36,6 +36,22 @@ public final class DataIter extends NativeHandle {
         lh, batchSize, shuffle ? 1 : 0, lastBatch, seed));
   }
 
+  /**
+   * An iterator by MXNet's name ("CSVIter", "LibSVMIter", "MNISTIter": {@link #names()}) with
+   * parameters under MXNet's names, as MXNet's {@code mx.io.<Name>(**params)}.
+   */
+  public static DataIter create(String name, Map<String, ?> params) {
+    Native.ensureLoaded();
+    String[][] kv = Ops.params(params);
+    return new DataIter(weft_native.weft_data_iter_create(name, kv[0], kv[1], kv[0].length));
+  }
+
+  /** The names {@link #create} takes. */
+  public static java.util.List<String> names() {
+    Native.ensureLoaded();
+    return Strings.take(weft_native.weft_data_iter_list());
+  }
+
   /** Advances to the next batch; false at the end of the epoch. */
   public boolean next() {
     int[] has = new int[1];
