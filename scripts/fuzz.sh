@@ -13,6 +13,8 @@
 #   optimizer_states  optimizer state files, loaded, saved and  optimizer_states_corpus/
 #                 updated from (Optimizer::LoadStatesFromBytes)
 #   recordio      RecordIO .rec, .idx + .rec pairs, IRHeaders  recordio_corpus/
+#   image         JPEG and PNG decoding (RGB and gray), with    image_corpus/
+#                 PNG and JPEG re-encoding of what decodes
 # Defaults: --build-dir build, --seconds 600. New inputs go to
 # DIR/fuzz/TARGET-corpus and crash reproducers to DIR/fuzz/artifacts/ (rerun
 # one with: DIR/bin/fuzz_TARGET FILE). Exits non-zero when the fuzzer finds a
@@ -27,7 +29,7 @@
 # minutes is).
 set -eu
 src_dir=$(cd "$(dirname "$0")/.." && pwd)
-usage="usage: $0 symbol_json|ndarray_file|idx|run_symbol|optimizer_states|recordio [--build-dir DIR] [--seconds N] [--ctest] [-- flags...]"
+usage="usage: $0 symbol_json|ndarray_file|idx|run_symbol|optimizer_states|recordio|image [--build-dir DIR] [--seconds N] [--ctest] [-- flags...]"
 [ $# -ge 1 ] || { echo "$usage" >&2; exit 2; }
 target=$1
 shift
@@ -38,6 +40,7 @@ case "$target" in
   run_symbol) seeds=run_corpus max_len=8192 dict=symbol_json.dict ;;
   optimizer_states) seeds=optimizer_states_corpus max_len=4096 dict= ;;
   recordio) seeds=recordio_corpus max_len=4096 dict= ;;
+  image) seeds=image_corpus max_len=8192 dict= ;;
   *) echo "$usage" >&2; exit 2 ;;
 esac
 build_dir=build

@@ -1,0 +1,116 @@
+// Image augmentation with the semantics of MXNet 1.9.1's default augmenter
+// (src/io/image_aug_default.cc) and ImageRecordIter's per-image steps: the
+// kernels on 8-bit HWC images (weft/image.h), and ImageAugmenter, which
+// runs them in MXNet's order with MXNet's random draws from a caller's
+// generator.
+//
+// MXNet works on OpenCV's BGR images, Weft on RGB; every kernel here gives
+// the pixels MXNet gives, in RGB order. Where MXNet's arithmetic depends on
+// the channel order it is kept: its contrast and saturation compute the gray
+// image with cv::cvtColor(CV_RGB2GRAY) on BGR data, so the gray weights are
+// 0.114 R + 0.587 G + 0.299 B (OpenCV's fixed point, 14 bits). Resizing is
+// OpenCV's cv::resize: nearest (inter_method 0) and bilinear (1, the
+// default; 11-bit fixed point, 2x2 averaging for an exact halving as
+// OpenCV switches to INTER_AREA there); cubic, area and Lanczos (2, 3, 4,
+// and 9 / 10 which pick among them) are kNotImplemented. Stateless kernels;
+// an ImageAugmenter is immutable after construction and Process may run on
+// several threads at once (each with its own generator).
+#ifndef WEFT_IMAGE_AUG_H_
+#define WEFT_IMAGE_AUG_H_
+
+#include <random>
+#include <string>
+
+#include "weft/image.h"
+#include "weft/shape.h"
+
+namespace weft {
+
+// cv::resize(src, dst, Size(width, height), 0, 0, inter_method) for
+// inter_method 0 (nearest) or 1 (bilinear). Throws kInvalidArgument for a
+// size < 1, kNotImplemented for another method.
+Image ResizeImage(const Image& src, int width, int height, int inter_method);
+// The `width` x `height` region at (x, y). Throws kInvalidArgument when it
+// is not inside `src`.
+Image CropImage(const Image& src, int x, int y, int width, int height);
+// cv::copyMakeBorder(BORDER_CONSTANT, fill): `pad` pixels of `fill` on each side.
+Image PadImage(const Image& src, int pad, int fill);
+// Mirrors each row (left <-> right) in place.
+void FlipLeftRight(Image* img);
+// MXNet's tools/im2rec.py transform before packing: with `center_crop` the
+// central square (margin (long - short) / 2); with `resize` > 0 the shorter
+// side resized to `resize` and the longer to long * resize / short (integer
+// division), bilinear (cv2.resize's default). Throws kInvalidArgument for
+// resize < 0.
+Image Im2RecTransform(Image img, bool center_crop, int resize);
+
+// MXNet's color jitter steps on an RGB image (in place): brightness
+// (convertTo(alpha)), contrast (convertTo(alpha, (1 - alpha) * gray mean)),
+// saturation (addWeighted(img, alpha, gray, 1 - alpha)); each result
+// rounded to nearest and saturated to [0, 255]. On a gray image contrast
+// uses its own mean and saturation changes nothing (MXNet's OpenCV calls
+// would reject a one-channel image).
+void AdjustBrightness(Image* img, float alpha);
+void AdjustContrast(Image* img, float alpha);
+void AdjustSaturation(Image* img, float alpha);
+// MXNet's gray value of an RGB pixel (see above).
+uint8_t MXNetGray(const uint8_t* rgb);
+// MXNet's PCA (AlexNet) lighting noise with the draws `alpha` (R, G, B
+// order of the draws): each channel plus its eigen-combination, truncated
+// toward zero as MXNet's int += float is, then saturated.
+void AddPcaNoise(Image* img, const float alpha[3]);
+
+// The augmenter's parameters, named and defaulted as MXNet's
+// DefaultImageAugmentParam. A parameter Weft does not implement
+// (max_rotate_angle, rotate, max_shear_ratio, min/max_random_scale,
+// min/max_img_size, random_h/s/l) is refused by the constructor when set
+// away from its default, as is an aspect-ratio change without
+// random_resized_crop (MXNet does that by an affine warp).
+struct ImageAugParams {
+  Shape data_shape;  // (channels, height, width) of the output image
+  int resize = -1;   // shorter side resized to this first (-1: no)
+  bool rand_crop = false;
+  bool random_resized_crop = false;
+  float max_aspect_ratio = 0;
+  float min_aspect_ratio = -1;  // -1: None (then [1 - max, 1 + max])
+  float min_random_area = 1, max_random_area = 1;
+  int max_crop_size = -1, min_crop_size = -1;
+  float brightness = 0, contrast = 0, saturation = 0, pca_noise = 0;
+  int inter_method = 1;
+  int pad = 0, fill_value = 255;
+  // Not implemented (must stay at their defaults).
+  int max_rotate_angle = 0, rotate = -1;
+  float max_shear_ratio = 0, min_random_scale = 1, max_random_scale = 1;
+  float min_img_size = 0, max_img_size = 1e10f;
+  int random_h = 0, random_s = 0, random_l = 0;
+};
+
+class ImageAugmenter {
+ public:
+  // Validates `params` as MXNet does (data_shape of rank 3 with nonzero
+  // extents; random_resized_crop without rand_crop or crop sizes; area and
+  // ratio ranges ordered and positive); throws kInvalidArgument naming the
+  // parameter, kNotImplemented for an unimplemented one that is set.
+  explicit ImageAugmenter(const ImageAugParams& params);
+
+  // MXNet's DefaultImageAugmenter::Process: resize, pad, the crop (random
+  // resized, random-size, random or center), color jitter in a random
+  // order, PCA noise. Returns a data_shape[1] x data_shape[2] image. Throws
+  // kInvalidArgument when the image is smaller than a crop it needs.
+  Image Process(Image src, std::mt19937* rng) const;
+
+  const ImageAugParams& params() const { return params_; }
+
+ private:
+  Image Crop(Image res, std::mt19937* rng) const;
+  Image RandomResizedCrop(const Image& res, std::mt19937* rng, bool* cropped) const;
+  Image CenterCrop(Image res, std::mt19937* rng) const;
+  void ColorJitter(Image* res, std::mt19937* rng) const;
+
+  ImageAugParams params_;
+  float min_ratio_ = 1, max_ratio_ = 1;
+};
+
+}  // namespace weft
+
+#endif  // WEFT_IMAGE_AUG_H_
