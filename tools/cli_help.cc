@@ -130,6 +130,8 @@ std::vector<Command>& Commands() {
     c.back().run = DefineConvert(c.back().app.get());
     NewApp(&c, "ops");
     c.back().run = DefineOps(c.back().app.get());
+    NewApp(&c, "im2rec");
+    c.back().run = DefineIm2Rec(c.back().app.get());
     CLI::App* version = NewApp(&c, "version");
     version->description("prints the library version and its C ABI version.");
     c.back().run = [] {

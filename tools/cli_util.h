@@ -130,7 +130,8 @@ DTypeArg ParseDType(const std::string& text);  // NAME=float32 ...
 // The commands: each defines its options and description on `app` and
 // returns its runner. `inspect` (weft_cli.cc), `ops` (cli_ops.cc), `run`
 // and `plan` (cli_run.cc), `train` (cli_train.cc), `predict`
-// (cli_predict.cc), `place` (cli_place.cc), `convert` (cli_convert.cc).
+// (cli_predict.cc), `place` (cli_place.cc), `convert` (cli_convert.cc), `im2rec`
+// (cli_im2rec.cc).
 Runner DefineInspect(CLI::App* app);
 Runner DefineOps(CLI::App* app);
 Runner DefineRun(CLI::App* app);
@@ -139,6 +140,7 @@ Runner DefineTrain(CLI::App* app);
 Runner DefinePredict(CLI::App* app);
 Runner DefinePlace(CLI::App* app);
 Runner DefineConvert(CLI::App* app);
+Runner DefineIm2Rec(CLI::App* app);  // cli_im2rec.cc
 
 // Runs the command line (cli_help.cc): usage errors throw Exit{2}.
 int Dispatch(int argc, char** argv);

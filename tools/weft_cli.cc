@@ -6,7 +6,8 @@
 // The command line (CLI11: options, generated usage, parse errors) is in
 // cli_help.cc; `ops` in cli_ops.cc, `run` and `plan` in cli_run.cc (`run
 // --init` in cli_init.cc), `train`, `predict` and `place` in cli_train.cc,
-// cli_predict.cc and cli_place.cc; `inspect` here.
+// cli_predict.cc and cli_place.cc; `im2rec` in cli_im2rec.cc and
+// cli_im2rec_pack.cc; `inspect` here.
 // Exit codes: 0 success, 1 an error reported by the library (load, inference,
 // I/O), 2 a usage error. Results go to stdout, errors to stderr.
 #include <algorithm>

@@ -1,7 +1,10 @@
-// C ABI: RecordIO writers, readers and image-record headers (weft/c_api_recordio.h).
+// C ABI: RecordIO writers, readers, image-record headers and im2rec's image
+// transform (weft/c_api_recordio.h).
 #include <cstring>
 
 #include "c_api_internal.h"
+#include "weft/image.h"
+#include "weft/image_aug.h"
 #include "weft/mutex.h"
 #include "weft/recordio.h"
 
@@ -226,6 +229,26 @@ WeftStatus weft_recordio_unpack_labels(const void* record, size_t size, float* l
                ", the record has ", h.labels.size(), " labels");
   if (!h.labels.empty()) std::memcpy(labels, h.labels.data(), h.labels.size() * sizeof(float));
   *num = h.labels.size();
+  WEFT_API_END();
+}
+
+WeftStatus weft_image_reencode(const void* data, size_t size, int color, int center_crop,
+                               int resize, const char* encoding, int quality, WeftBuffer** out) {
+  WEFT_API_BEGIN();
+  CheckArray(data, size, "data");
+  CheckNotNull(encoding, "encoding");
+  CheckNotNull(out, "out");
+  if (color != 0 && color != 1)
+    weft::Fail(weft::StatusCode::kInvalidArgument, "argument 'color' must be 1 (RGB) or 0 (gray), ",
+               "given ", color);
+  const std::string enc = encoding;
+  if (enc != ".jpg" && enc != ".png")
+    weft::Fail(weft::StatusCode::kInvalidArgument, "argument 'encoding' must be .jpg or .png, ",
+               "given '", enc, "'");
+  weft::Image img = weft::Im2RecTransform(weft::DecodeImage(data, size, color == 1 ? 3 : 1),
+                                          center_crop != 0, resize);
+  *out = weft::capi::NewBuffer(enc == ".jpg" ? weft::EncodeJpeg(img, quality)
+                                             : weft::EncodePng(img, quality));
   WEFT_API_END();
 }
 

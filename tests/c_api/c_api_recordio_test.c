@@ -1,7 +1,7 @@
 /*
  * C ABI: RecordIO writers and readers (sequential, by key), image-record
- * headers, and every error path (NULL pointers, bad paths, malformed files,
- * freed handles); each test ends with no leaked handle.
+ * headers, im2rec's image transform, and every error path (NULL pointers, bad
+ * paths, malformed files, freed handles); each test ends with no leaked handle.
  */
 #include <stdlib.h>
 
@@ -336,10 +336,64 @@ static void test_reads_mxnet_refs(void** state) {
   assert_no_leaks();
 }
 
+/* The big-endian uint32 at p (a PNG's IHDR width and height). */
+static uint32_t be32(const unsigned char* p) {
+  return ((uint32_t)p[0] << 24) | ((uint32_t)p[1] << 16) | ((uint32_t)p[2] << 8) | p[3];
+}
+
+static void test_image_reencode(void** state) {
+  static unsigned char png[65536];
+  const void* data = NULL;
+  size_t size = 0, n = 0;
+  WeftBuffer* out = NULL;
+  FILE* f = fopen(WEFT_TEST_DATA "/images/video-001.png", "rb");
+  (void)state;
+  assert_non_null(f);
+  n = fread(png, 1, sizeof(png), f);
+  fclose(f);
+  assert_true(n > 100 && n < sizeof(png));
+  /* 150x103: the central 103x103 square, shorter side to 32. */
+  OK(weft_image_reencode(png, n, 1, 1, 32, ".png", 6, &out));
+  OK(weft_buffer_data(out, &data, &size));
+  assert_true(size > 24);
+  assert_memory_equal(data, "\x89PNG", 4);
+  assert_int_equal(be32((const unsigned char*)data + 16), 32);
+  assert_int_equal(be32((const unsigned char*)data + 20), 32);
+  assert_int_equal(((const unsigned char*)data)[25], 2); /* color type RGB */
+  OK(weft_buffer_free(out));
+  /* No crop, shorter side 40: 150 * 40 / 103 = 58 wide; gray. */
+  OK(weft_image_reencode(png, n, 0, 0, 40, ".png", 1, &out));
+  OK(weft_buffer_data(out, &data, &size));
+  assert_int_equal(be32((const unsigned char*)data + 16), 58);
+  assert_int_equal(be32((const unsigned char*)data + 20), 40);
+  assert_int_equal(((const unsigned char*)data)[25], 0); /* gray */
+  OK(weft_buffer_free(out));
+  OK(weft_image_reencode(png, n, 1, 0, 0, ".jpg", 90, &out));
+  OK(weft_buffer_data(out, &data, &size));
+  assert_memory_equal(data, "\xff\xd8", 2);
+  OK(weft_buffer_free(out));
+  EXPECT_ERR(weft_image_reencode("GIF89a..", 8, 1, 0, 0, ".jpg", 90, &out),
+             WEFT_ERR_INVALID_ARGUMENT, "neither JPEG");
+  EXPECT_ERR(weft_image_reencode(png, n / 2, 1, 0, 0, ".jpg", 90, &out), WEFT_ERR_INVALID_ARGUMENT,
+             "PNG");
+  EXPECT_ERR(weft_image_reencode(png, n, 1, 0, 0, ".gif", 90, &out), WEFT_ERR_INVALID_ARGUMENT,
+             "encoding");
+  EXPECT_ERR(weft_image_reencode(png, n, 2, 0, 0, ".jpg", 90, &out), WEFT_ERR_INVALID_ARGUMENT,
+             "color");
+  EXPECT_ERR(weft_image_reencode(png, n, 1, 0, 0, ".jpg", 0, &out), WEFT_ERR_INVALID_ARGUMENT,
+             "quality");
+  EXPECT_ERR(weft_image_reencode(NULL, 1, 1, 0, 0, ".jpg", 90, &out), WEFT_ERR_INVALID_ARGUMENT,
+             "data");
+  EXPECT_ERR(weft_image_reencode(png, n, 1, 0, 0, ".jpg", 90, NULL), WEFT_ERR_INVALID_ARGUMENT,
+             "out");
+  assert_no_leaks();
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       TEST(test_round_trip),      TEST(test_indexed), TEST(test_header),
       TEST(test_malformed_files), TEST(test_errors),  TEST(test_reads_mxnet_refs),
+      TEST(test_image_reencode),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

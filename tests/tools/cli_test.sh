@@ -149,14 +149,14 @@ case "$case_name" in
     expect_in out "usage: weft inspect FILE.json" "weft ops [--json]" "COMMAND --help"
     expect_empty err
     # Every subcommand is listed with its synopsis and its description.
-    for cmd in inspect run plan train predict place ops; do
+    for cmd in inspect run plan train predict place ops im2rec; do
       expect_in out "weft $cmd " $'\n'"$cmd "
     done
     ;;
   help_subcommands)
     # `weft CMD --help` and `-h` print CMD's own usage (not the others') and
     # exit 0, wherever the flag stands and whatever else is given.
-    for cmd in inspect run plan train predict place ops; do
+    for cmd in inspect run plan train predict place ops im2rec; do
       for flag in --help -h; do
         run "$cmd" "$flag"
         expect_rc 0

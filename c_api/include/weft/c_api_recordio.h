@@ -173,6 +173,27 @@ WEFT_API WeftStatus weft_recordio_unpack_header(const void* record, size_t size,
 WEFT_API WeftStatus weft_recordio_unpack_labels(const void* record, size_t size, float* labels,
                                                 size_t capacity, size_t* num);
 
+/* ------------------------------------------------------------------ image */
+
+/**
+ * @brief One image file's bytes as MXNet's tools/im2rec.py packs them
+ *        (image_encode without --pass-through): decoded (JPEG or PNG),
+ *        cropped to its central square when @p center_crop is nonzero, its
+ *        shorter side resized to @p resize (bilinear; the longer side scaled
+ *        by integer division) when @p resize > 0, and encoded again.
+ * @param data, size the encoded image.
+ * @param color 1: decoded as RGB (im2rec's --color 1), 0: as gray.
+ * @param encoding ".jpg" (JPEG, @p quality 1..100, 4:2:0 chroma) or ".png"
+ *        (PNG, @p quality = zlib level 0..9).
+ * @param[out] out new buffer with the encoded image; free with weft_buffer_free().
+ * ::WEFT_ERR_INVALID_ARGUMENT for bytes that are no JPEG or PNG or are
+ * corrupt (the message names the format and cause), a bad argument;
+ * ::WEFT_ERR_NOT_IMPLEMENTED for a CMYK JPEG.
+ */
+WEFT_API WeftStatus weft_image_reencode(const void* data, size_t size, int color, int center_crop,
+                                        int resize, const char* encoding, int quality,
+                                        WeftBuffer** out);
+
 #ifdef __cplusplus
 }
 #endif
