@@ -88,7 +88,7 @@ WEFT_API WeftStatus weft_data_iter_create_ndarray(size_t num_data, const char* c
                                                   uint64_t seed, WeftDataIter** out);
 
 /**
- * @brief An iterator by MXNet's name ("CSVIter", "LibSVMIter", "MNISTIter";
+ * @brief An iterator by MXNet's name ("CSVIter", "LibSVMIter", "MNISTIter", "ImageRecordIter";
  *        weft_data_iter_list()) with @p num_params string parameters under
  *        MXNet's names (parallel @p keys / @p vals), as MXDataIterCreateIter.
  * @param[out] out new handle; free with weft_data_iter_free().

@@ -1,7 +1,8 @@
 // MXNet's iterator factory (MXListDataIters / MXDataIterCreateIter): data
 // iterators created by name from string parameters under MXNet's names and
 // defaults, each listing its parameters with their documentation (as
-// operators do). Registered: CSVIter, LibSVMIter and MNISTIter. Parameters
+// operators do). Registered: CSVIter, LibSVMIter, MNISTIter and
+// ImageRecordIter. Parameters
 // MXNet takes that change nothing here (prefetch_buffer, ctx) are accepted
 // and documented as such; any other unknown parameter is an error naming it.
 #ifndef WEFT_DATA_ITER_FACTORY_H_

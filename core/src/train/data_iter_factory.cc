@@ -3,9 +3,8 @@
 // ParseParams, as an operator's) and builds its iterator from them.
 #include "weft/data_iter_factory.h"
 
-#include <functional>
-
 #include "op/op_common.h"
+#include "train/data_iter_entry.h"
 #include "train/mnist_iter.h"
 #include "weft/csv_iter.h"
 #include "weft/libsvm_iter.h"
@@ -21,12 +20,7 @@ using op::RequiredParam;
 using op::ShapeParam;
 using op::StringParam;
 
-using Build = std::function<std::unique_ptr<DataIter>(const ParamValues&, Runtime*)>;
-
-struct Entry {
-  DataIterInfo info;
-  Build build;
-};
+using Entry = DataIterEntry;
 
 // "NULL" (MXNet's unset path) as empty.
 std::string Path(const ParamValues& p, const char* name) {
@@ -34,11 +28,14 @@ std::string Path(const ParamValues& p, const char* name) {
   return s == "NULL" ? std::string() : s;
 }
 
-// MXNet's parameters that change nothing in Weft's iterators.
+// MXNet's prefetch_buffer, which changes nothing for an iterator reading its
+// files at creation, and the ignored parameters.
 std::vector<ParamDecl> Ignored() {
-  return {IntParam("prefetch_buffer", "4",
-                   "Batches to prefetch (accepted for MXNet; Weft reads the files at creation)."),
-          StringParam("ctx", "cpu", "Where batches are made (accepted for MXNet; always cpu).")};
+  std::vector<ParamDecl> v = IgnoredIterParams();
+  v.push_back(
+      IntParam("prefetch_buffer", "4",
+               "Batches to prefetch (accepted for MXNet; Weft reads the files at creation)."));
+  return v;
 }
 
 Entry CsvEntry() {
@@ -120,11 +117,16 @@ Entry MnistEntry() {
 }
 
 const std::vector<Entry>& Entries() {
-  static const std::vector<Entry> entries = {CsvEntry(), LibSvmEntry(), MnistEntry()};
+  static const std::vector<Entry> entries = {CsvEntry(), LibSvmEntry(), MnistEntry(),
+                                             ImageRecordIterEntry()};
   return entries;
 }
 
 }  // namespace
+
+std::vector<ParamDecl> IgnoredIterParams() {
+  return {StringParam("ctx", "cpu", "Where batches are made (accepted for MXNet; always cpu).")};
+}
 
 const std::vector<DataIterInfo>& ListDataIters() {
   static const std::vector<DataIterInfo> infos = [] {

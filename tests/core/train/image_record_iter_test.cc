@@ -13,6 +13,7 @@
 #include "util/test_util.h"
 #include "weft/image.h"
 #include "weft/image_aug.h"
+#include "weft/data_iter_factory.h"
 #include "weft/image_record_iter.h"
 #include "weft/recordio.h"
 #include "weft/runtime.h"
@@ -255,6 +256,38 @@ TEST(ImageRecordIter, BadParametersAreRefused) {
   p.path_imgrec = f.rec + ".missing";
   test::ExpectError([&] { ImageRecordIter it(p, &Runtime::Global()); }, StatusCode::kIO,
                     {".missing"});
+}
+
+// The iterator factory builds the same iterator from MXNet's parameter
+// names (strings, as mx.io.ImageRecordIter(**kwargs) passes them).
+TEST(ImageRecordIter, TheFactoryBuildsItFromMXNetsNames) {
+  RecFiles f;
+  WritePngs(&f, "factory", 5);
+  ImageRecordIterParams p = Params(f, 2);
+  p.mean_r = 10;
+  p.scale = 0.5f;
+  ImageRecordIter direct(p, &Runtime::Global());
+  std::unique_ptr<DataIter> made = CreateDataIter("ImageRecordIter",
+                                                  {{"path_imgrec", f.rec},
+                                                   {"data_shape", "(3,8,8)"},
+                                                   {"batch_size", "2"},
+                                                   {"mean_r", "10"},
+                                                   {"scale", "0.5"}},
+                                                  &Runtime::Global());
+  const Epoch a = ReadEpoch(&direct);
+  Epoch b;
+  while (made->Next()) {
+    b.data.push_back(test::Values(made->Value().data[0]));
+    b.label.push_back(test::Values(made->Value().label[0]));
+  }
+  ASSERT_EQ(a.data.size(), 3u);
+  EXPECT_EQ(a.data, b.data);
+  EXPECT_EQ(a.label, b.label);
+  test::ExpectError(
+      [&] {
+        CreateDataIter("ImageRecordIter", {{"data_shape", "(3,8,8)"}}, &Runtime::Global());
+      },
+      StatusCode::kInvalidArgument, {"path_imgrec"});
 }
 
 }  // namespace
