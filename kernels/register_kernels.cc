@@ -36,6 +36,10 @@ void RegisterNNNormCpu(KernelRegistry* reg);
 void RegisterNNPoolCpu(KernelRegistry* reg);
 void RegisterNNConvCpu(KernelRegistry* reg);
 void RegisterInferenceOpsCpu(KernelRegistry* reg);
+void RegisterQuantizeOpsCpu(KernelRegistry* reg);
+void RegisterQuantizedNNCpu(KernelRegistry* reg);
+void RegisterQuantizedMiscCpu(KernelRegistry* reg);
+void RegisterQuantizedElemwiseCpu(KernelRegistry* reg);
 // Runs other ops' kernels: needs the op registry too (InstallBuiltinKernels).
 void RegisterFusedElemwiseCpu(const OpRegistry& ops, KernelRegistry* reg);
 void RegisterAssignCpu(KernelRegistry* reg);
@@ -94,7 +98,10 @@ void RegisterCudaDeviceAPI(Runtime* rt);
 }  // namespace cuda
 #endif
 
-void RegisterAllKernels(KernelRegistry* reg) {
+namespace {
+
+// The reference kernels and the OpenBLAS ones, which every build has.
+void RegisterCpuKernels(KernelRegistry* reg) {
   cpu::RegisterQuadraticCpu(reg);
   cpu::RegisterElemwiseUnaryCpu(reg);
   cpu::RegisterElemwiseBinaryCpu(reg);
@@ -127,6 +134,10 @@ void RegisterAllKernels(KernelRegistry* reg) {
   cpu::RegisterNNPoolCpu(reg);
   cpu::RegisterNNConvCpu(reg);
   cpu::RegisterInferenceOpsCpu(reg);  // after Convolution: the fused convolution calls it
+  cpu::RegisterQuantizeOpsCpu(reg);
+  cpu::RegisterQuantizedNNCpu(reg);
+  cpu::RegisterQuantizedMiscCpu(reg);
+  cpu::RegisterQuantizedElemwiseCpu(reg);
   cpu::RegisterAssignCpu(reg);
   cpu::RegisterReduceCpu(reg);
   cpu::RegisterDotCpu(reg);
@@ -140,6 +151,12 @@ void RegisterAllKernels(KernelRegistry* reg) {
   cpu::RegisterVisionResizeCpu(reg);
   cpu::RegisterVisionSamplingCpu(reg);
   blas::RegisterDotBlas(reg);
+}
+
+}  // namespace
+
+void RegisterAllKernels(KernelRegistry* reg) {
+  RegisterCpuKernels(reg);
 #if WEFT_USE_DNNL
   // After the cpu kernels: they are the fallback of these.
   onednn::RegisterNNDenseDnnl(reg);

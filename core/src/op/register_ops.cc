@@ -40,6 +40,9 @@ void RegisterNNConv(OpRegistry* reg);
 void RegisterInferenceOps(OpRegistry* reg);
 void RegisterFusedElemwise(OpRegistry* reg);
 void RegisterSubgraphOps(OpRegistry* reg);
+void RegisterQuantizeOps(OpRegistry* reg);
+void RegisterQuantizedNN(OpRegistry* reg);
+void RegisterQuantizedElemwise(OpRegistry* reg);
 void RegisterAssign(OpRegistry* reg);
 void RegisterReduce(OpRegistry* reg);
 void RegisterDot(OpRegistry* reg);
@@ -93,6 +96,10 @@ void RegisterAllOps(OpRegistry* reg) {
   op::RegisterInferenceOps(reg);  // after Convolution: _fused_Convolution takes its parameters
   op::RegisterFusedElemwise(reg);
   op::RegisterSubgraphOps(reg);
+  // After the float ops whose parameters they take.
+  op::RegisterQuantizeOps(reg);
+  op::RegisterQuantizedNN(reg);
+  op::RegisterQuantizedElemwise(reg);
   op::RegisterAssign(reg);
   op::RegisterReduce(reg);
   op::RegisterDot(reg);
