@@ -40,6 +40,7 @@ void RegisterQuantizeOpsCpu(KernelRegistry* reg);
 void RegisterQuantizedNNCpu(KernelRegistry* reg);
 void RegisterQuantizedMiscCpu(KernelRegistry* reg);
 void RegisterQuantizedElemwiseCpu(KernelRegistry* reg);
+void RegisterSgConvInt8Cpu(KernelRegistry* reg);
 // Runs other ops' kernels: needs the op registry too (InstallBuiltinKernels).
 void RegisterFusedElemwiseCpu(const OpRegistry& ops, KernelRegistry* reg);
 void RegisterAssignCpu(KernelRegistry* reg);
@@ -138,6 +139,7 @@ void RegisterCpuKernels(KernelRegistry* reg) {
   cpu::RegisterQuantizedNNCpu(reg);
   cpu::RegisterQuantizedMiscCpu(reg);
   cpu::RegisterQuantizedElemwiseCpu(reg);
+  cpu::RegisterSgConvInt8Cpu(reg);
   cpu::RegisterAssignCpu(reg);
   cpu::RegisterReduceCpu(reg);
   cpu::RegisterDotCpu(reg);

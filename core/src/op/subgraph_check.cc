@@ -90,7 +90,7 @@ std::vector<uint32_t> CheckChain(const Node& node, const IndexedGraph& g,
 void CheckFloat32(const Node& node) {
   if (node.attrs.params.GetBool("quantized"))
     Fail(StatusCode::kNotImplemented, SubgraphLabel(node.attrs),
-         ": quantized=true: int8 not yet supported (only float32 oneDNN subgraphs run)");
+         ": quantized=true: int8 fully connected is not yet supported (int8 _sg_mkldnn_conv is)");
 }
 
 // The subgraph's variables must be the node's `want` inputs (num_args).
@@ -124,7 +124,10 @@ std::vector<std::string> SgConvInputNames(const ParamValues& p) {
   if (f.n - 2 - (f.bn ? 4 : 0) - (f.sum ? 1 : 0) == 1) names.push_back("bias");
   if (f.bn) names.insert(names.end(), {"gamma", "beta", "mean", "var"});
   if (f.sum) names.push_back("sum");
-  return NamesOrGeneric(names, f.n);
+  names = NamesOrGeneric(names, f.n);
+  if (p.GetBool("quantized")) names.insert(names.end(), {"data_min", "data_max"});
+  if (p.GetBool("quantized") && f.sum) names.insert(names.end(), {"sum_min", "sum_max"});
+  return names;
 }
 
 std::vector<int> ConvMutateInputs(const ParamValues& p) {
@@ -144,7 +147,6 @@ std::vector<std::string> FCInputNames(const ParamValues& p) {
 }
 
 void CheckConvSubgraph(const Node& node) {
-  CheckFloat32(node);
   const ConvFlags f = ConvFlagsOf(node.attrs.params);
   const IndexedGraph g(*SingleSubgraph(node.attrs));
   const std::string flags =

@@ -13,8 +13,15 @@
 // the variadic `num_args`, which the JSON loader takes from the subgraph.
 // The computation is the nested graph's: shape and type inference run on it,
 // and pass::ExpandSubgraphs inlines it before a graph runs, where the
-// inference passes fuse the layers again for oneDNN. quantized=true (int8)
-// is refused at load (subgraph_check.cc).
+// inference passes fuse the layers again for oneDNN.
+//
+// quantized=true (_sg_mkldnn_conv only; int8, kernels/cpu/sg_conv_int8.cc):
+// the node also takes data_min, data_max [, sum_min, sum_max] after the
+// nested graph's variables and has three outputs (output, output_min,
+// output_max); data and sum are int8/uint8, the weights float32 (the kernel
+// derives the int8 ones, as MXNet does), and the output uint8 when the last
+// activation is relu, else int8, with min/max_calib_range, and int32
+// without. ExpandSubgraphs keeps such nodes; their kernel runs them.
 #include "op/op_common.h"
 #include "op/subgraph_ops.h"
 #include "weft/pass.h"
@@ -127,6 +134,71 @@ OpDef SubgraphDef(const std::string& name, const std::string& alias, std::vector
   return d;
 }
 
+bool Quantized(const ParamValues& p) { return p.GetBool("quantized"); }
+
+size_t NumArgs(const ParamValues& p) { return static_cast<size_t>(p.GetInt("num_args")); }
+
+// The range inputs a quantized node takes after num_args.
+size_t NumRangeInputs(const ParamValues& p) {
+  if (!Quantized(p)) return 0;
+  return 2 + (p.Has("with_sum") && p.GetBool("with_sum") ? 2 : 0);
+}
+
+// Index of the sum input among the first num_args, or num_args when none.
+size_t SumIndex(const ParamValues& p) {
+  return p.GetBool("with_sum") ? NumArgs(p) - 1 : NumArgs(p);
+}
+
+// Whether the last fused activation is relu (MXNet's IsOutputUInt8).
+bool EndsWithRelu(const NodeAttrs& attrs) {
+  const IndexedGraph g(*SingleSubgraph(attrs));
+  const Node& last = g.node(g.outputs()[0].node_id);
+  return last.op() && last.op()->name == "Activation" &&
+         last.attrs.params.GetString("act_type") == "relu";
+}
+
+bool QuantizedConvShape(const NodeAttrs& attrs, std::vector<Shape>* in, std::vector<Shape>* out) {
+  if (!Quantized(attrs.params)) return SubgraphShape(attrs, in, out);
+  const size_t n = NumArgs(attrs.params);
+  std::vector<Shape> bin(in->begin(), in->begin() + n), bout = {(*out)[0]};
+  const bool known = SubgraphShape(attrs, &bin, &bout);
+  for (size_t i = 0; i < n; ++i) (*in)[i] = bin[i];
+  (*out)[0] = bout[0];
+  for (size_t i = n; i < in->size(); ++i)
+    AssignShape(attrs, in, i, Shape({1}), StrCat("input ", i));
+  for (size_t i = 1; i < 3; ++i) AssignShape(attrs, out, i, Shape({1}), StrCat("output ", i));
+  return known && AllKnown(*in) && AllKnown(*out);
+}
+
+void CheckLevels(const NodeAttrs& attrs, DType t, const char* what) {
+  if (t != DType::kUnknown && t != DType::kInt8 && t != DType::kUint8)
+    Fail(StatusCode::kDType, SubgraphLabel(attrs), ": quantized, input '", what,
+         "' must be int8 or uint8, given ", DTypeName(t));
+}
+
+// Data and sum are int8/uint8; the nested graph infers the rest with them
+// as float32 (MXNet's SgMKLDNNConvInferType).
+bool QuantizedConvType(const NodeAttrs& attrs, std::vector<DType>* in, std::vector<DType>* out) {
+  if (!Quantized(attrs.params)) return SubgraphType(attrs, in, out);
+  const size_t n = NumArgs(attrs.params), sum = SumIndex(attrs.params);
+  CheckLevels(attrs, (*in)[0], "data");
+  if (sum < n) CheckLevels(attrs, (*in)[sum], "sum");
+  std::vector<DType> bin(in->begin(), in->begin() + n), bout = {DType::kUnknown};
+  bin[0] = DType::kFloat32;
+  if (sum < n) bin[sum] = DType::kFloat32;
+  SubgraphType(attrs, &bin, &bout);
+  for (size_t i = 1; i < n; ++i)
+    if (i != sum) (*in)[i] = bin[i];
+  for (size_t i = n; i < in->size(); ++i)
+    AssignType(attrs, in, i, DType::kFloat32, StrCat("input ", i));
+  const bool calib =
+      !attrs.params.IsNone("min_calib_range") && !attrs.params.IsNone("max_calib_range");
+  const DType t = !calib ? DType::kInt32 : EndsWithRelu(attrs) ? DType::kUint8 : DType::kInt8;
+  AssignType(attrs, out, 0, t, "output 0");
+  for (size_t i = 1; i < 3; ++i) AssignType(attrs, out, i, DType::kFloat32, StrCat("output ", i));
+  return AllKnown(*in) && AllKnown(*out);
+}
+
 }  // namespace
 
 const Graph* SingleSubgraph(const NodeAttrs& attrs) {
@@ -144,6 +216,16 @@ void RegisterSubgraphOps(OpRegistry* reg) {
   OpDef conv = SubgraphDef("_sg_mkldnn_conv", "_sg_onednn_conv", ConvParams(),
                            "MXNet's oneDNN-fused Convolution [+ BatchNorm] [+ act] [+ sum] "
                            "[+ act], computed by its subgraph (float32).");
+  conv.num_inputs_fn = [](const ParamValues& p) {
+    return static_cast<int>(NumArgs(p) + NumRangeInputs(p));
+  };
+  conv.num_outputs_fn = [](const ParamValues& p) { return Quantized(p) ? 3 : 1; };
+  conv.output_names = [](const ParamValues& p) {
+    if (Quantized(p)) return std::vector<std::string>{"output", "output_min", "output_max"};
+    return std::vector<std::string>{"output"};
+  };
+  conv.infer_shape = QuantizedConvShape;
+  conv.infer_type = QuantizedConvType;
   conv.input_names = SgConvInputNames;
   conv.mutate_inputs = ConvMutateInputs;
   conv.check_subgraphs = CheckConvSubgraph;

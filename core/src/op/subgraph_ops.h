@@ -27,10 +27,11 @@ std::vector<std::string> FCInputNames(const ParamValues& p);
 // The moving mean and variance when with_bn.
 std::vector<int> ConvMutateInputs(const ParamValues& p);
 
-// OpDef::check_subgraphs: quantized=true is Error(kNotImplemented) ("int8
-// not yet supported"); a nested graph that is not the chain the flags
+// OpDef::check_subgraphs: a nested graph that is not the chain the flags
 // describe, with every other input a variable, or whose variable count is
-// not num_args, is Error(kInvalidArgument) naming the node.
+// not num_args, is Error(kInvalidArgument) naming the node; quantized=true
+// is Error(kNotImplemented) for the fully connected op (int8 convolution
+// runs, kernels/cpu/sg_conv_int8.cc).
 void CheckConvSubgraph(const Node& node);
 void CheckFCSubgraph(const Node& node);
 

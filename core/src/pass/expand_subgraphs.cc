@@ -55,6 +55,10 @@ std::vector<NodeEntry> Inline(const OpRegistry& reg, const Node& owner, const Gr
 RewriteResult ExpandSubgraphs(const OpRegistry& reg, const Graph& graph) {
   return RewriteGraph(graph, [&](const NodePtr& node, const std::vector<NodeEntry>& inputs) {
     if (node->attrs.subgraphs.empty()) return std::vector<NodeEntry>{};
+    // int8 subgraph operators run as one node (their kernel derives the
+    // int8 weights from the nested graph's float32 ones).
+    const ParamValues& p = node->attrs.params;
+    if (p.Has("quantized") && p.GetBool("quantized")) return std::vector<NodeEntry>{};
     if (!node->op()->check_subgraphs)
       Fail(StatusCode::kInvalidArgument, Label(*node),
            " carries subgraphs, but its operator takes none");

@@ -232,10 +232,14 @@ TEST(SymbolJsonSubgraph, MalformedSubgraphsAreClearErrors) {
   };
   const StatusCode kBad = StatusCode::kInvalidArgument;
   const std::vector<Case> cases = {
-      {"quantized",
-       PartitionedJson(R"js("quantized": "true", "with_bn": "true", "with_act": "true")js"),
+      {"quantized fully connected",
+       edit(R"js("with_eltwise": "True")js", R"js("with_eltwise": "True", "quantized": "true")js"),
        StatusCode::kNotImplemented,
-       {"sg_mkldnn_conv_bn_act_0", "int8 not yet supported"}},
+       {"sg_mkldnn_fully_connected_eltwise_2", "int8 fully connected is not yet supported"}},
+      {"quantized conv without its range inputs",
+       PartitionedJson(R"js("quantized": "true", "with_bn": "true", "with_act": "true")js"),
+       kBad,
+       {"sg_mkldnn_conv_bn_act_0", "has 7 inputs, the operator takes 9", "data_min"}},
       {"flags unlike the subgraph",
        PartitionedJson(R"js("with_act": "true")js"),
        kBad,

@@ -1,0 +1,237 @@
+// CPU reference kernel of MXNet's quantized _sg_mkldnn_conv (quantized=true;
+// the float32 form is inlined by pass::ExpandSubgraphs and never reaches a
+// kernel). MXNet 1.9.1's SgMKLDNNConvOperator, step by step:
+// - BatchNorm folded into the float32 weight and bias (alpha = gamma /
+//   sqrt(var + eps), gamma = 1 with fix_gamma; bias' = beta + alpha * (bias -
+//   mean));
+// - data_scale = range(data) / MaxAbs(data_min, data_max);
+// - weight scales: calibrated (min/max_calib_range given), one per output
+//   channel, 127.5 / MaxAbs(channel's min, max), lowered where the bias would
+//   pass INT32_MAX / 2; uncalibrated, one over the whole weight;
+// - int8 weight = sat(rne(w * scale)), int32 bias = sat(rne(bias * scale *
+//   data_scale)); int32 accumulation;
+// - calibrated: out = acc * output_scale / (data_scale * scale[c]) with
+//   output_scale = range(out) / MaxAbs(calib), uint8 when the last
+//   activation is relu, else int8; relu, then the sum input times
+//   output_scale / sum_scale, then relu as the flags say; rounded to nearest
+//   even and saturated. Uncalibrated: the int32 sums with MXNet's product
+//   range. The sum input counts by its own dtype's levels.
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "cpu/cpu_util.h"
+#include "cpu/quantized_params.h"
+#include "cpu/quantized_nn.h"
+#include "weft/graph.h"
+#include "weft/quantization.h"
+
+namespace weft {
+namespace cpu {
+
+namespace {
+
+using quant::MaxAbs;
+using quant::SaturateRound;
+
+// The fused layers' parameters, read from the nested graph.
+struct SgConv {
+  const Node* conv = nullptr;
+  const Node* bn = nullptr;
+  bool act = false, sum = false, postsum_act = false, calibrated = false, bias = false;
+  size_t n_args = 0;
+
+  static SgConv Decode(const NodeAttrs& attrs) {
+    SgConv s;
+    const QuantParams& p = attrs.params.Decoded<QuantParams>();
+    s.sum = p.with_sum;
+    s.calibrated = p.calibrated;
+    s.n_args = static_cast<size_t>(p.num_args);
+    const IndexedGraph g(*attrs.subgraphs.at(0));
+    int acts = 0;
+    for (uint32_t nid = 0; nid < g.num_nodes(); ++nid) {
+      const Node& n = g.node(nid);
+      if (n.is_variable()) continue;
+      const std::string& op = n.op()->name;
+      if (op == "Convolution") s.conv = &n;
+      if (op == "BatchNorm") s.bn = &n;
+      if (op == "elemwise_add" || op == "Convolution" || op == "BatchNorm") continue;
+      if (op != "Activation" || n.attrs.params.Decoded<QuantParams>().act_type != "relu")
+        Fail(StatusCode::kNotImplemented, "node '", attrs.name, "' (", attrs.op->name,
+             "): quantized with activation '", n.attrs.name, "' (", op,
+             "): only relu runs in int8");
+      const bool first = acts++ == 0 && p.with_act;
+      (first ? s.act : s.postsum_act) = true;
+    }
+    s.bias = !s.conv->attrs.params.Decoded<QuantParams>().no_bias;
+    return s;
+  }
+};
+
+// Weights and biases derived once per version of the float32 parameters.
+struct Derived {
+  std::vector<uint64_t> versions;
+  float data_min = 0, data_max = 0;
+  std::vector<int8_t> w;
+  std::vector<int32_t> b;
+  std::vector<float> scales;
+  float wmin = 0, wmax = 0;
+};
+
+float Scalar(const TBlob& t) { return t.data<float>()[0]; }
+
+void FoldBatchNorm(const SgConv& s, const std::vector<TBlob>& in, int64_t f, int64_t per,
+                   std::vector<float>* w, std::vector<float>* b) {
+  const size_t k = s.bias ? 3 : 2;
+  const float* gamma = in[k].data<float>();
+  const float* beta = in[k + 1].data<float>();
+  const float* mean = in[k + 2].data<float>();
+  const float* var = in[k + 3].data<float>();
+  const QuantParams& bn = s.bn->attrs.params.Decoded<QuantParams>();
+  const bool fix = bn.fix_gamma;
+  const double eps = bn.eps;
+  for (int64_t c = 0; c < f; ++c) {
+    const float alpha = static_cast<float>((fix ? 1.0f : gamma[c]) / std::sqrt(var[c] + eps));
+    (*b)[c] = s.bias ? beta[c] + alpha * ((*b)[c] - mean[c]) : beta[c] - alpha * mean[c];
+    for (int64_t j = 0; j < per; ++j) (*w)[c * per + j] *= alpha;
+  }
+}
+
+Derived Derive(const SgConv& s, const std::vector<TBlob>& in, float data_scale) {
+  const TBlob& wt = in[1];
+  const int64_t f = wt.shape[0], per = f > 0 ? wt.Size() / f : 0;
+  std::vector<float> w(wt.data<float>(), wt.data<float>() + wt.Size()), b(f, 0.f);
+  if (s.bias) std::copy(in[2].data<float>(), in[2].data<float>() + f, b.begin());
+  if (s.bn) FoldBatchNorm(s, in, f, per, &w, &b);
+  const bool has_bias = s.bias || s.bn;
+  Derived d;
+  std::vector<float> lo(f), hi(f);
+  for (int64_t c = 0; c < f; ++c) {
+    lo[c] = *std::min_element(w.begin() + c * per, w.begin() + (c + 1) * per);
+    hi[c] = *std::max_element(w.begin() + c * per, w.begin() + (c + 1) * per);
+  }
+  d.wmin = *std::min_element(lo.begin(), lo.end());
+  d.wmax = *std::max_element(hi.begin(), hi.end());
+  d.scales.assign(f, quant::QuantizeScale(DType::kInt8, d.wmin, d.wmax));
+  for (int64_t c = 0; s.calibrated && c < f; ++c) {
+    float scale = quant::QuantizeScale(DType::kInt8, lo[c], hi[c]);
+    if (has_bias && b[c] != 0.f) {
+      const float lim = b[c] > 0 ? static_cast<float>(std::numeric_limits<int32_t>::max())
+                                 : static_cast<float>(std::numeric_limits<int32_t>::min());
+      scale = std::min(scale, lim / 2 / b[c] / data_scale);
+    }
+    d.scales[c] = scale;
+  }
+  d.w.resize(w.size());
+  for (int64_t c = 0; c < f; ++c)
+    for (int64_t j = 0; j < per; ++j)
+      d.w[c * per + j] = SaturateRound<int8_t>(w[c * per + j] * d.scales[c]);
+  if (has_bias) {
+    d.b.resize(f);
+    for (int64_t c = 0; c < f; ++c)
+      d.b[c] = SaturateRound<int32_t>(b[c] * (d.scales[c] * data_scale));
+  }
+  return d;
+}
+
+// The derived weights for this call: cached in the call's state while the
+// parameters' versions and the data range are unchanged.
+const Derived& GetDerived(const OpContext& ctx, const SgConv& s, const std::vector<TBlob>& in,
+                          float data_scale, std::shared_ptr<Derived>* local) {
+  std::vector<uint64_t> versions;
+  const size_t params_end = s.n_args - (s.sum ? 1 : 0);
+  if (ctx.input_versions) versions.assign(ctx.input_versions + 1, ctx.input_versions + params_end);
+  const float dmin = Scalar(in[s.n_args]), dmax = Scalar(in[s.n_args + 1]);
+  if (ctx.state && ctx.input_versions && *ctx.state) {
+    auto d = std::static_pointer_cast<Derived>(*ctx.state);
+    if (d->versions == versions && d->data_min == dmin && d->data_max == dmax) return *d;
+  }
+  *local = std::make_shared<Derived>(Derive(s, in, data_scale));
+  (*local)->versions = versions;
+  (*local)->data_min = dmin;
+  (*local)->data_max = dmax;
+  if (ctx.state && ctx.input_versions) *ctx.state = *local;
+  return **local;
+}
+
+template <typename TO>
+void Requantize(const SgConv& s, const std::vector<float>& scale, float sum_scale,
+                const int32_t* acc, const TBlob* sum, int64_t plane, TO* y, int64_t n) {
+  const int64_t f = static_cast<int64_t>(scale.size());
+  ParallelFor(n, [&](int64_t i) {
+    float v = static_cast<float>(acc[i]) * scale[(i / plane) % f];
+    if (s.act) v = std::max(v, 0.f);
+    if (sum) {
+      const float q =
+          sum->dtype == DType::kUint8 ? sum->data<uint8_t>()[i] : sum->data<int8_t>()[i];
+      v += sum_scale * q;
+    }
+    if (s.postsum_act) v = std::max(v, 0.f);
+    y[i] = SaturateRound<TO>(v);
+  });
+}
+
+void SgConvInt8Cpu(const OpContext& ctx, const NodeAttrs& attrs, const std::vector<TBlob>& in,
+                   const std::vector<OpReq>&, const std::vector<TBlob>& out) {
+  const QuantParams& p = attrs.params.Decoded<QuantParams>();
+  if (!p.quantized)
+    Fail(StatusCode::kInternal, "node '", attrs.name,
+         "' (_sg_mkldnn_conv): float32 subgraph operators run inlined (pass::ExpandSubgraphs)");
+  const SgConv s = SgConv::Decode(attrs);
+  const TBlob& data = in[0];
+  const float dmin = Scalar(in[s.n_args]), dmax = Scalar(in[s.n_args + 1]);
+  const float data_scale = quant::QuantizeScale(data.dtype, dmin, dmax);
+  std::shared_ptr<Derived> local;
+  const Derived& d = GetDerived(ctx, s, in, data_scale, &local);
+  const ConvGeom g = MakeConvGeom(s.conv->attrs.params, data.shape, out[0].shape);
+  const int64_t n = out[0].Size();
+  std::vector<int32_t> acc_buf;
+  int32_t* acc = out[0].dtype == DType::kInt32 ? out[0].data<int32_t>() : nullptr;
+  if (!acc) {
+    acc_buf.resize(static_cast<size_t>(n));
+    acc = acc_buf.data();
+  }
+  const int32_t* b = d.b.empty() ? nullptr : d.b.data();
+  if (data.dtype == DType::kUint8)
+    QuantizedConvLoop(g, data.data<uint8_t>(), d.w.data(), b, acc);
+  else
+    QuantizedConvLoop(g, data.data<int8_t>(), d.w.data(), b, acc);
+  const TBlob* sum = s.sum ? &in[s.n_args - 1] : nullptr;
+  const float sum_in =
+      sum ? quant::QuantizeScale(sum->dtype, Scalar(in[s.n_args + 2]), Scalar(in[s.n_args + 3]))
+          : 1.f;
+  float lo, hi, out_scale;
+  std::vector<float> scale(d.scales.size(), 1.f);
+  if (s.calibrated) {
+    lo = p.min_calib;
+    hi = p.max_calib;
+    out_scale = quant::QuantizeScale(out[0].dtype, lo, hi);
+    for (size_t c = 0; c < scale.size(); ++c) scale[c] = out_scale / data_scale / d.scales[c];
+  } else {
+    hi = quant::ProductRangeMax(d.wmin, d.wmax, dmin, dmax, data.dtype == DType::kInt8);
+    lo = -hi;
+    out_scale = data_scale * d.scales[0];
+  }
+  const int64_t plane = g.oh * g.ow;
+  const float sum_scale = out_scale / sum_in;
+  if (out[0].dtype == DType::kUint8)
+    Requantize(s, scale, sum_scale, acc, sum, plane, out[0].data<uint8_t>(), n);
+  else if (out[0].dtype == DType::kInt8)
+    Requantize(s, scale, sum_scale, acc, sum, plane, out[0].data<int8_t>(), n);
+  else
+    Requantize(s, scale, sum_scale, acc, sum, plane, out[0].data<int32_t>(), n);
+  out[1].data<float>()[0] = lo;
+  out[2].data<float>()[0] = hi;
+}
+
+}  // namespace
+
+void RegisterSgConvInt8Cpu(KernelRegistry* reg) {
+  reg->Add("_sg_mkldnn_conv", DeviceType::kCPU, {"cpu", 0, SgConvInt8Cpu});
+}
+
+}  // namespace cpu
+}  // namespace weft
