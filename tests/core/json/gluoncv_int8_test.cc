@@ -4,7 +4,7 @@
 // output channel) to finite outputs, and saved and loaded again run to
 // identical outputs. With the calibration ranges measured on the float32
 // graph the file quantizes (quantize/dequantize dropped, quantized=false),
-// the int8 graph's logits follow the float32 ones (MXNet's naive
+// the int8 graph's logits follow the float32 ones within 2 % of their spread (MXNet's naive
 // calibration: the min/max of each fused layer's output on the inputs run).
 #include <gtest/gtest.h>
 
@@ -152,7 +152,7 @@ TEST_P(GluonCVInt8, CalibratedOnTheFloatGraphFollowsIt) {
     const std::vector<double> g(got.begin() + b * 1000, got.begin() + (b + 1) * 1000);
     const std::vector<double> w(want.begin() + b * 1000, want.begin() + (b + 1) * 1000);
     const double err = RelativeError(g, w);
-    EXPECT_LT(err, 0.1) << "sample " << b;
+    EXPECT_LT(err, 0.02) << "sample " << b;  // measured: 0.4 % (ResNet), 0.14 % (MobileNet)
     EXPECT_EQ(std::max_element(g.begin(), g.end()) - g.begin(),
               std::max_element(w.begin(), w.end()) - w.begin())
         << "sample " << b << ", logits off by " << err << " of their spread";
