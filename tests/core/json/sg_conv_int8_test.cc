@@ -274,6 +274,21 @@ TEST(SgConvInt8, WithSumAndPostSumReluWithinTheBound) {
   }
 }
 
+TEST(SgConvInt8, ActivationsOtherThanReluAreAClearError) {
+  std::string text = QuantizedJson(1, 2);
+  const std::string relu = R"js("act_type": "relu")js";
+  size_t at = 0;
+  while ((at = text.find(relu, at)) != std::string::npos)
+    text.replace(at, relu.size(), R"js("act_type": "sigmoid")js");
+  auto ex = test::BindInference(LoadJSON(text, Reg()).symbol, kShapes, true);
+  test::ExpectError(
+      [&] {
+        ex->Forward(false);
+        test::Values(ex->outputs()[0]);
+      },
+      StatusCode::kNotImplemented, {"sg0", "relu0", "only relu runs in int8"});
+}
+
 TEST(SgConvInt8, ListsMXNetsInputAndOutputNames) {
   const Symbol q = LoadJSON(QuantizedJson(1, 2), Reg()).symbol;
   Symbol internals = q.GetInternals();
