@@ -832,14 +832,18 @@ typedef _gostring_ swig_type_798;
 typedef long long swig_type_799;
 typedef _gostring_ swig_type_800;
 typedef _goslice_ swig_type_801;
-typedef long long swig_type_802;
-typedef _gostring_ swig_type_803;
-typedef _goslice_ swig_type_804;
-typedef long long swig_type_805;
-typedef _gostring_ swig_type_806;
-typedef _goslice_ swig_type_807;
+typedef _gostring_ swig_type_802;
+typedef long long swig_type_803;
+typedef _gostring_ swig_type_804;
+typedef _goslice_ swig_type_805;
+typedef long long swig_type_806;
+typedef _gostring_ swig_type_807;
 typedef _goslice_ swig_type_808;
-typedef _goslice_ swig_type_809;
+typedef long long swig_type_809;
+typedef _gostring_ swig_type_810;
+typedef _goslice_ swig_type_811;
+typedef _goslice_ swig_type_812;
+typedef _goslice_ swig_type_813;
 extern void _wrap_Swig_free_capi_395b92db15212290(uintptr_t arg1);
 extern uintptr_t _wrap_Swig_malloc_capi_395b92db15212290(swig_intgo arg1);
 extern swig_intgo _wrap_weft_binding_abi_version_capi_395b92db15212290(void);
@@ -1092,7 +1096,8 @@ extern swig_type_778 _wrap_weft_recordio_reader_free_capi_395b92db15212290(uintp
 extern swig_type_779 _wrap_weft_recordio_pack_header_capi_395b92db15212290(float arg1, swig_type_780 arg2, swig_type_781 arg3, swig_type_782 arg4, swig_type_783 arg5, swig_voidp arg6, swig_type_784 arg7, swig_type_785 arg8);
 extern swig_type_786 _wrap_weft_recordio_unpack_header_capi_395b92db15212290(swig_voidp arg1, swig_type_787 arg2, swig_type_788 arg3, swig_type_789 arg4, swig_type_790 arg5, swig_type_791 arg6, swig_type_792 arg7);
 extern swig_type_793 _wrap_weft_recordio_unpack_labels_capi_395b92db15212290(swig_voidp arg1, swig_type_794 arg2, swig_type_795 arg3, swig_type_796 arg4, swig_type_797 arg5);
-extern swig_type_798 _wrap_weft_amp_convert_model_capi_395b92db15212290(uintptr_t arg1, swig_type_799 arg2, swig_type_800 arg3, swig_type_801 arg4, swig_type_802 arg5, swig_type_803 arg6, swig_type_804 arg7, swig_intgo arg8, swig_type_805 arg9, swig_type_806 arg10, swig_intgo arg11, swig_type_807 arg12, swig_type_808 arg13, swig_type_809 arg14);
+extern swig_type_798 _wrap_weft_image_reencode_capi_395b92db15212290(swig_voidp arg1, swig_type_799 arg2, swig_intgo arg3, swig_intgo arg4, swig_intgo arg5, swig_type_800 arg6, swig_intgo arg7, swig_type_801 arg8);
+extern swig_type_802 _wrap_weft_amp_convert_model_capi_395b92db15212290(uintptr_t arg1, swig_type_803 arg2, swig_type_804 arg3, swig_type_805 arg4, swig_type_806 arg5, swig_type_807 arg6, swig_type_808 arg7, swig_intgo arg8, swig_type_809 arg9, swig_type_810 arg10, swig_intgo arg11, swig_type_811 arg12, swig_type_812 arg13, swig_type_813 arg14);
 #undef intgo
 */
 import "C"
@@ -7273,6 +7278,35 @@ func Weft_recordio_unpack_labels(arg1 unsafe.Pointer, arg2 uint64, arg3 []float3
 	return swig_r_1
 }
 
+func Weft_image_reencode(arg1 unsafe.Pointer, arg2 uint64, arg3 int, arg4 int, arg5 int, arg6 string, arg7 int, arg8 []uintptr) (_swig_ret error) {
+	var swig_r string
+	_swig_i_0 := arg1
+	_swig_i_1 := arg2
+	_swig_i_2 := arg3
+	_swig_i_3 := arg4
+	_swig_i_4 := arg5
+	_swig_i_5 := arg6
+	_swig_i_6 := arg7
+	_swig_i_7 := arg8
+	swig_r_p := C._wrap_weft_image_reencode_capi_395b92db15212290(C.swig_voidp(_swig_i_0), C.swig_type_799(_swig_i_1), C.swig_intgo(_swig_i_2), C.swig_intgo(_swig_i_3), C.swig_intgo(_swig_i_4), *(*C.swig_type_800)(unsafe.Pointer(&_swig_i_5)), C.swig_intgo(_swig_i_6), *(*C.swig_type_801)(unsafe.Pointer(&_swig_i_7)))
+	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
+	if Swig_escape_always_false {
+		Swig_escape_val = arg6
+	}
+	if Swig_escape_always_false {
+		Swig_escape_val = arg8
+	}
+	var swig_r_1 error
+
+	if swig_r == "" {
+		swig_r_1 = nil
+	} else {
+		swig_r_1 = weftStatus(swigCopyString(swig_r))
+	}
+
+	return swig_r_1
+}
+
 func Weft_amp_convert_model(arg1 uintptr, arg2 uint64, arg3 []string, arg4 []uintptr, arg5 uint64, arg6 []string, arg7 []uintptr, arg8 int, arg9 uint64, arg10 []string, arg11 int, arg12 []uintptr, arg13 []uintptr, arg14 []uintptr) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
@@ -7292,7 +7326,7 @@ func Weft_amp_convert_model(arg1 uintptr, arg2 uint64, arg3 []string, arg4 []uin
 	_swig_i_11 := arg12
 	_swig_i_12 := arg13
 	_swig_i_13 := arg14
-	swig_r_p := C._wrap_weft_amp_convert_model_capi_395b92db15212290(C.uintptr_t(_swig_i_0), C.swig_type_799(_swig_i_1), *(*C.swig_type_800)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_801)(unsafe.Pointer(&_swig_i_3)), C.swig_type_802(_swig_i_4), *(*C.swig_type_803)(unsafe.Pointer(&_swig_i_5)), *(*C.swig_type_804)(unsafe.Pointer(&_swig_i_6)), C.swig_intgo(_swig_i_7), C.swig_type_805(_swig_i_8), *(*C.swig_type_806)(unsafe.Pointer(&_swig_i_9)), C.swig_intgo(_swig_i_10), *(*C.swig_type_807)(unsafe.Pointer(&_swig_i_11)), *(*C.swig_type_808)(unsafe.Pointer(&_swig_i_12)), *(*C.swig_type_809)(unsafe.Pointer(&_swig_i_13)))
+	swig_r_p := C._wrap_weft_amp_convert_model_capi_395b92db15212290(C.uintptr_t(_swig_i_0), C.swig_type_803(_swig_i_1), *(*C.swig_type_804)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_805)(unsafe.Pointer(&_swig_i_3)), C.swig_type_806(_swig_i_4), *(*C.swig_type_807)(unsafe.Pointer(&_swig_i_5)), *(*C.swig_type_808)(unsafe.Pointer(&_swig_i_6)), C.swig_intgo(_swig_i_7), C.swig_type_809(_swig_i_8), *(*C.swig_type_810)(unsafe.Pointer(&_swig_i_9)), C.swig_intgo(_swig_i_10), *(*C.swig_type_811)(unsafe.Pointer(&_swig_i_11)), *(*C.swig_type_812)(unsafe.Pointer(&_swig_i_12)), *(*C.swig_type_813)(unsafe.Pointer(&_swig_i_13)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = _swig_i_2

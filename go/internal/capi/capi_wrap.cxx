@@ -5939,6 +5939,38 @@ _gostring_ _wrap_weft_recordio_unpack_labels_capi_395b92db15212290(void *_swig_g
 }
 
 
+_gostring_ _wrap_weft_image_reencode_capi_395b92db15212290(void *_swig_go_0, long long _swig_go_1, intgo _swig_go_2, intgo _swig_go_3, intgo _swig_go_4, _gostring_ _swig_go_5, intgo _swig_go_6, _goslice_ _swig_go_7) {
+  void *arg1 = (void *) 0 ;
+  size_t arg2 ;
+  int arg3 ;
+  int arg4 ;
+  int arg5 ;
+  char *arg6 = (char *) 0 ;
+  int arg7 ;
+  WeftBuffer **arg8 = (WeftBuffer **) 0 ;
+  WeftStatus result;
+  _gostring_ _swig_go_result;
+  
+  arg1 = (void *)_swig_go_0; 
+  arg2 = (size_t)_swig_go_1; 
+  arg3 = (int)_swig_go_2; 
+  arg4 = (int)_swig_go_3; 
+  arg5 = (int)_swig_go_4; 
+  
+  arg6 = (char *)malloc(_swig_go_5.n + 1);
+  memcpy(arg6, _swig_go_5.p, _swig_go_5.n);
+  arg6[_swig_go_5.n] = '\0';
+  
+  arg7 = (int)_swig_go_6; 
+  arg8 = (WeftBuffer **)_swig_go_7.array; 
+  
+  result = (WeftStatus)weft_image_reencode((void const *)arg1,SWIG_STD_MOVE(arg2),arg3,arg4,arg5,(char const *)arg6,arg7,arg8);
+  _swig_go_result = WeftGoStatus(result); 
+  free(arg6); 
+  return _swig_go_result;
+}
+
+
 _gostring_ _wrap_weft_amp_convert_model_capi_395b92db15212290(WeftSymbolHandle *_swig_go_0, long long _swig_go_1, _gostring_ _swig_go_2, _goslice_ _swig_go_3, long long _swig_go_4, _gostring_ _swig_go_5, _goslice_ _swig_go_6, intgo _swig_go_7, long long _swig_go_8, _gostring_ _swig_go_9, intgo _swig_go_10, _goslice_ _swig_go_11, _goslice_ _swig_go_12, _goslice_ _swig_go_13) {
   WeftSymbolHandle *arg1 = (WeftSymbolHandle *) 0 ;
   size_t arg2 ;
