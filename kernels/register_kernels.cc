@@ -194,6 +194,14 @@ void RegisterAllKernels(KernelRegistry* reg) {
   cuda::RegisterNNDropoutEmbeddingCuda(reg);
   cuda::RegisterNNLeakyCuda(reg);
 #endif
+  // MXNet's oneDNN-fused attention ops compute what the contrib ones do:
+  // their kernels, every backend.
+  for (const char* op : {"selfatt_qk", "selfatt_valatt"}) {
+    const std::string base = std::string("_contrib_interleaved_matmul_") + op;
+    for (DeviceType dev : {DeviceType::kCPU, DeviceType::kGPU})
+      for (const std::string& b : reg->Backends(base, dev))
+        reg->Add(std::string("_sg_mkldnn_") + op, dev, *reg->FindBackend(base, dev, b));
+  }
 }
 
 void InstallBuiltinKernels(Runtime* rt) {

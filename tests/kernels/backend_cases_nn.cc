@@ -359,6 +359,9 @@ WEFT_BACKEND_CASES(interleaved_matmul) {
                      std::vector<In>{{qkv}, {att, 0, 1}}, h3, o);
   cases.emplace_back("_backward_interleaved_matmul_selfatt_valatt",
                      std::vector<In>{{{5, 2, 12}}, {qkv}, {att, 0, 1}}, h3, o);
+  // MXNet's oneDNN-fused forms run the same kernels.
+  cases.emplace_back("_sg_mkldnn_selfatt_qk", std::vector<In>{{qkv}}, h3, o);
+  cases.emplace_back("_sg_mkldnn_selfatt_valatt", std::vector<In>{{qkv}, {att, 0, 1}}, h3, o);
   cases.emplace_back("_contrib_interleaved_matmul_encdec_qk", std::vector<In>{{q}, {kv}}, h2, o);
   cases.emplace_back("_backward_interleaved_matmul_encdec_qk", std::vector<In>{{att2}, {q}, {kv}},
                      h2, o);

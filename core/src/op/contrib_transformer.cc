@@ -30,6 +30,7 @@
 // does not read.
 #include "elemwise_common.h"
 #include "op_common.h"
+#include "subgraph_ops.h"
 
 namespace weft {
 namespace op {
@@ -215,9 +216,63 @@ void AddForward(OpRegistry* reg, const std::string& name, const std::string& doc
   AddBackward(reg, backward, std::move(bins), std::move(bouts));
 }
 
+// MXNet's oneDNN-fused attention op `name` (1.9.1's _sg_mkldnn_selfatt_*,
+// 2.0's _sg_onednn_selfatt_*, written by optimize_for('MKLDNN') for BERT),
+// float32: it computes what `_contrib_<base>` computes (its kernels are the
+// contrib op's, kernels/register_kernels.cc). quantized=true (int8) is
+// refused at shape inference, naming the node.
+void AddFusedSelfAtt(OpRegistry* reg, const std::string& name, const std::string& base,
+                     std::vector<std::string> ins, InferShapeFn shape) {
+  OpDef f;
+  f.name = "_sg_mkldnn_" + name;
+  f.aliases = {"_sg_onednn_" + name};
+  f.doc = "MXNet's oneDNN-fused _contrib_" + base + " (float32).";
+  f.params = HeadsParams();
+  f.params.push_back(BoolParam("quantized", "False", "int8 computation (not supported)."));
+  f.params.push_back(BoolParam("enable_float_output", "False", "Float output of an int8 op."));
+  f.params.push_back(Optional(FloatParam("min_calib_range", "None", "Calibrated minimum.")));
+  f.params.push_back(Optional(FloatParam("max_calib_range", "None", "Calibrated maximum.")));
+  f.num_inputs = static_cast<int>(ins.size());
+  f.input_names = FixedNames(std::move(ins));
+  f.infer_shape = [shape](const NodeAttrs& attrs, std::vector<Shape>* in, std::vector<Shape>* out) {
+    if (attrs.params.GetBool("quantized"))
+      Fail(StatusCode::kNotImplemented, "node '", attrs.name, "' (", attrs.op->name,
+           "): quantized=true (int8) is not supported; float32 runs");
+    return shape(attrs, in, out);
+  };
+  f.infer_type = ElemwiseType;
+  // As optimize_for writes it, the node carries the contrib op as its
+  // subgraph (ExpandSubgraphs inlines it); a node without one runs the kernel.
+  const std::string inner = "_contrib_" + base;
+  f.check_subgraphs = [inner](const Node& n) {
+    const IndexedGraph g(*SingleSubgraph(n.attrs));
+    int ops = 0;
+    for (uint32_t nid = 0; nid < g.num_nodes(); ++nid) {
+      const Node& s = g.node(nid);
+      if (s.is_variable()) continue;
+      ++ops;
+      if (s.op()->name != inner)
+        Fail(StatusCode::kInvalidArgument, SubgraphLabel(n.attrs), ": its subgraph holds ",
+             s.op()->name, " ('", s.attrs.name, "'), expected one ", inner);
+      if (s.attrs.params.GetInt("heads") != n.attrs.params.GetInt("heads"))
+        Fail(StatusCode::kInvalidArgument, SubgraphLabel(n.attrs), ": heads ",
+             n.attrs.params.GetInt("heads"), " but its subgraph's ", inner, " has ",
+             s.attrs.params.GetInt("heads"));
+    }
+    if (ops != 1)
+      Fail(StatusCode::kInvalidArgument, SubgraphLabel(n.attrs), ": its subgraph holds ", ops,
+           " operators, expected one ", inner);
+  };
+  reg->Add(std::move(f));
+}
+
 }  // namespace
 
 void RegisterContribTransformer(OpRegistry* reg) {
+  AddFusedSelfAtt(reg, "selfatt_qk", "interleaved_matmul_selfatt_qk", {"queries_keys_values"},
+                  QKShape);
+  AddFusedSelfAtt(reg, "selfatt_valatt", "interleaved_matmul_selfatt_valatt",
+                  {"queries_keys_values", "attention"}, ValAttShape);
   AddForward(reg, "interleaved_matmul_selfatt_qk",
              "Scaled q.k scores of every head from interleaved "
              "(seq_len, batch, heads*3*head_dim) projections.",

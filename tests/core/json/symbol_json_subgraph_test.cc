@@ -310,5 +310,33 @@ TEST(SymbolJsonSubgraph, SubgraphWithoutItsNodeFailsAtLoadWithNoSubgraph) {
                         {"node 'sg0' (_sg_mkldnn_conv)", "must carry one subgraph, has 0"});
 }
 
+// BERT's attention after optimize_for('MKLDNN'): _sg_mkldnn_selfatt_qk
+// carrying the contrib op as its subgraph loads, runs as that op, and a
+// subgraph that disagrees with its node is refused naming both.
+TEST(SymbolJsonSubgraph, SelfAttentionQKRunsAsItsContribOp) {
+  auto json = [](const std::string& sub_heads) {
+    const std::string sub =
+        Sub(Var("data0") + R"js(, {"op": "_contrib_interleaved_matmul_selfatt_qk", "name": "qk0",
+             "attrs": {"heads": ")js" +
+                sub_heads + R"js("}, "inputs": [[0, 0, 0]]})js",
+            "[0]", "[0, 1, 2]", "1");
+    return R"js({"nodes": [)js" + Var("data") + R"js(,
+      {"op": "_sg_mkldnn_selfatt_qk", "name": "sg_mkldnn_selfatt_qk_0", "attrs": {"heads": "1"},
+       "inputs": [[0, 0, 0]], "subgraphs": [)js" +
+           sub + R"js(]}], "arg_nodes": [0],
+      "heads": [[1, 0, 0]], "attrs": {"mxnet_version": ["int", 10901]}})js";
+  };
+  const Symbol s = LoadJSON(json("1"), Reg()).symbol;
+  NDArray qkv = test::Array({2, 1, 6}, {1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12});
+  auto ex =
+      Executor::BindByName(&Runtime::Global(), s, Context::CPU(), {{"data", qkv}}, {}, {}, {});
+  ex->Forward(false);
+  const NDArray want =
+      test::Run("_contrib_interleaved_matmul_selfatt_qk", {qkv}, {{"heads", "1"}})[0];
+  EXPECT_EQ(test::Values(ex->outputs()[0]), test::Values(want));
+  test::ExpectWeftError([&] { LoadJSON(json("2"), Reg()); }, StatusCode::kInvalidArgument,
+                        {"sg_mkldnn_selfatt_qk_0", "heads 1", "has 2"});
+}
+
 }  // namespace
 }  // namespace weft

@@ -39,6 +39,24 @@ TEST(ContribTransformer, ClosedForm) {
             (std::vector<double>{5, 6, 0.25 * 5 + 0.75 * 11, 0.25 * 6 + 0.75 * 12}));
 }
 
+// MXNet's oneDNN-fused forms (optimize_for('MKLDNN') on BERT; 2.0's
+// _sg_onednn_* names) compute the contrib ops' closed forms; their int8
+// form is refused naming the node.
+TEST(ContribTransformer, FusedSelfAttentionOps) {
+  NDArray qkv = test::Array({2, 1, 6}, {1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12});
+  const double r = 1 / std::sqrt(2.0);
+  for (const char* qk : {"_sg_mkldnn_selfatt_qk", "_sg_onednn_selfatt_qk"}) {
+    const std::vector<double> got = test::Values(test::Run(qk, {qkv}, {{"heads", "1"}})[0]);
+    const std::vector<double> want = {(3 + 8) * r, (9 + 20) * r, (21 + 32) * r, (63 + 80) * r};
+    for (size_t i = 0; i < want.size(); ++i) EXPECT_NEAR(got[i], want[i], 1e-4) << qk;
+  }
+  NDArray att = test::Array({1, 2, 2}, {1, 0, 0.25, 0.75});
+  EXPECT_EQ(test::Values(test::Run("_sg_mkldnn_selfatt_valatt", {qkv, att}, {{"heads", "1"}})[0]),
+            (std::vector<double>{5, 6, 0.25 * 5 + 0.75 * 11, 0.25 * 6 + 0.75 * 12}));
+  test::ExpectOpError("_sg_mkldnn_selfatt_qk", {qkv}, {{"heads", "1"}, {"quantized", "True"}},
+                      StatusCode::kNotImplemented, {"_sg_mkldnn_selfatt_qk", "int8"});
+}
+
 TEST(ContribTransformer, Gradients) {
   NDArray qkv = test::RandomArray({3, 2, 12}, DType::kFloat64, -1, 1, 1);
   NDArray att = test::RandomArray({4, 3, 3}, DType::kFloat64, 0, 1, 2);
