@@ -176,6 +176,10 @@ bool BFloat16Supported() {
 void ReferenceInFloat32(const KernelFn& ref, const OpContext& ctx, const NodeAttrs& attrs,
                         const std::vector<TBlob>& in, const std::vector<OpReq>& req,
                         const std::vector<TBlob>& out) {
+  bool reduced = false;
+  for (const auto* v : {&in, &out})
+    for (const TBlob& b : *v) reduced = reduced || IsReducedFloat(b.dtype);
+  if (!reduced) return ref(ctx, attrs, in, req, out);
   std::vector<std::vector<float>> wide;
   wide.reserve(in.size() + out.size());
   auto widen = [&](const TBlob& b, bool copy) {

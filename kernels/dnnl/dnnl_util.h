@@ -92,9 +92,10 @@ dnnl::memory::data_type DataType(DType t);
 // data (Kernel::reduced_dtypes), and AVX2 machines compute it in float32.
 bool BFloat16Supported();
 
-// Runs `ref` (a float32 reference kernel) on float32 copies of the bfloat16
-// and float16 blobs of `in` and `out`, rounding the outputs back (kAdd
-// accumulates in float32): a reduced-float call oneDNN refuses.
+// Runs `ref` (a reference kernel, which computes float32 and float64) for
+// what oneDNN does not cover: on the blobs as they are, or, when some are
+// bfloat16 or float16, on float32 copies of those, rounding the outputs back
+// (kAdd accumulates in float32).
 void ReferenceInFloat32(const KernelFn& ref, const OpContext& ctx, const NodeAttrs& attrs,
                         const std::vector<TBlob>& in, const std::vector<OpReq>& req,
                         const std::vector<TBlob>& out);

@@ -230,17 +230,6 @@ bool Covered(const std::vector<TBlob>& in, const Shape& data) {
   return CoveredDType(in[0].dtype) && data.ndim() >= 3 && data.ndim() <= 5;
 }
 
-// The reference kernel for what oneDNN does not cover (float32 copies of
-// reduced-float blobs: the reference kernels compute float32/float64).
-void Fallback(const KernelFn& ref, const OpContext& ctx, const NodeAttrs& attrs,
-              const std::vector<TBlob>& in, const std::vector<OpReq>& req,
-              const std::vector<TBlob>& out) {
-  if (IsReducedFloat(in[0].dtype))
-    ReferenceInFloat32(ref, ctx, attrs, in, req, out);
-  else
-    ref(ctx, attrs, in, req, out);
-}
-
 void Forward(const OpContext& ctx, const ConvPrims& p, const TBlob& x, const TBlob& w,
              const TBlob* b, OpReq req, const TBlob& y) {
   const memory src = AsLayout(BlobMemory(p.src, x), p.fwd_pd.src_desc(), 0);
@@ -328,7 +317,7 @@ void RegisterNNConvDnnl(KernelRegistry* reg) {
         return;
       }
     }
-    Fallback(ref_fwd, ctx, attrs, in, req, out);
+    ReferenceInFloat32(ref_fwd, ctx, attrs, in, req, out);
   };
   auto bwd = [ref_bwd](const OpContext& ctx, const NodeAttrs& attrs, const std::vector<TBlob>& in,
                        const std::vector<OpReq>& req, const std::vector<TBlob>& out) {
@@ -339,7 +328,7 @@ void RegisterNNConvDnnl(KernelRegistry* reg) {
         return;
       }
     }
-    Fallback(ref_bwd, ctx, attrs, in, req, out);
+    ReferenceInFloat32(ref_bwd, ctx, attrs, in, req, out);
   };
   KernelFn ref_fused = ReferenceKernel(*reg, "_fused_Convolution");
   auto fused = [ref_fused](const OpContext& ctx, const NodeAttrs& attrs,
@@ -360,7 +349,7 @@ void RegisterNNConvDnnl(KernelRegistry* reg) {
         return;
       }
     }
-    Fallback(ref_fused, ctx, attrs, in, req, out);
+    ReferenceInFloat32(ref_fused, ctx, attrs, in, req, out);
   };
   // bfloat16 where oneDNN runs it (AVX-512); float32 between Casts elsewhere.
   const uint32_t reduced = BFloat16Supported() ? Kernel::kBFloat16Bit : 0;

@@ -143,14 +143,13 @@ void RegisterNNDenseDnnl(KernelRegistry* reg) {
     if (req[0] == OpReq::kNull) return;
     const DType t = in[0].dtype;
     if (t == DType::kBFloat16 && ForwardPacked(ctx, attrs, in, req[0], out[0])) return;
-    if (IsReducedFloat(t)) return ReferenceInFloat32(ref_fwd, ctx, attrs, in, req, out);
-    if (t != DType::kFloat32) return ref_fwd(ctx, attrs, in, req, out);
+    if (t != DType::kFloat32) return ReferenceInFloat32(ref_fwd, ctx, attrs, in, req, out);
     if (!ForwardPacked(ctx, attrs, in, req[0], out[0])) Forward(attrs, in, req[0], out[0]);
   };
   auto bwd = [ref_bwd](const OpContext& ctx, const NodeAttrs& attrs, const std::vector<TBlob>& in,
                        const std::vector<OpReq>& req, const std::vector<TBlob>& out) {
-    if (IsReducedFloat(in[0].dtype)) return ReferenceInFloat32(ref_bwd, ctx, attrs, in, req, out);
-    if (in[0].dtype != DType::kFloat32) return ref_bwd(ctx, attrs, in, req, out);
+    if (in[0].dtype != DType::kFloat32)
+      return ReferenceInFloat32(ref_bwd, ctx, attrs, in, req, out);
     Backward(attrs, in, req, out);
   };
   // bfloat16 where oneDNN runs it (AVX-512); float32 between Casts elsewhere.

@@ -117,10 +117,7 @@ void RegisterNNPoolDnnl(KernelRegistry* reg) {
         }
       }
     }
-    if (IsReducedFloat(in[0].dtype))
-      ReferenceInFloat32(ref, ctx, attrs, in, req, out);
-    else
-      ref(ctx, attrs, in, req, out);
+    ReferenceInFloat32(ref, ctx, attrs, in, req, out);
   };
   const uint32_t reduced = BFloat16Supported() ? Kernel::kBFloat16Bit : 0;
   reg->Add("_blocked_Pooling", DeviceType::kCPU,
