@@ -50,7 +50,8 @@ bool MultiShape(const NodeAttrs& attrs, std::vector<Shape>* in, std::vector<Shap
   return AllKnown(*in) && AllKnown(*out);
 }
 
-// in: ograd_0..n-1, data_0..n-1; out i: ograd_i in data_i's dtype.
+// in: ograd_0..n-1, data_0..n-1; out i: ograd_i in data_i's dtype (also
+// _backward_amp_cast: n = 1).
 bool MultiBackwardShape(const NodeAttrs& attrs, std::vector<Shape>* in, std::vector<Shape>* out) {
   const size_t n = out->size();
   for (size_t i = 0; i < n; ++i) {
@@ -63,17 +64,6 @@ bool MultiBackwardShape(const NodeAttrs& attrs, std::vector<Shape>* in, std::vec
 bool MultiBackwardType(const NodeAttrs& attrs, std::vector<DType>* in, std::vector<DType>* out) {
   const size_t n = out->size();
   for (size_t i = 0; i < n; ++i) AssignType(attrs, out, i, (*in)[n + i], StrCat("output ", i));
-  return AllKnown(*in) && AllKnown(*out);
-}
-
-bool CastBackType(const NodeAttrs& attrs, std::vector<DType>* in, std::vector<DType>* out) {
-  AssignType(attrs, out, 0, (*in)[1], "output");
-  return AllKnown(*in) && AllKnown(*out);
-}
-
-bool CastBackShape(const NodeAttrs& attrs, std::vector<Shape>* in, std::vector<Shape>* out) {
-  AssignShape(attrs, in, 0, (*in)[1], "input 'ograd'");
-  AssignShape(attrs, out, 0, (*in)[1], "output");
   return AllKnown(*in) && AllKnown(*out);
 }
 
@@ -103,8 +93,8 @@ void RegisterAmpOps(OpRegistry* reg) {
   cb.params = {RequiredParam("dtype", ParamType::kDType, "The forward's dtype parameter.")};
   cb.num_inputs = 2;
   cb.input_names = FixedNames({"ograd", "data"});
-  cb.infer_shape = CastBackShape;
-  cb.infer_type = CastBackType;
+  cb.infer_shape = MultiBackwardShape;
+  cb.infer_type = MultiBackwardType;
   reg->Add(std::move(cb));
 
   OpDef m;
