@@ -7,6 +7,7 @@
 #include <set>
 
 #include "amp/amp_lists.h"
+#include "graph/mxnet_names.h"
 #include "weft/amp.h"
 #include "weft/pass.h"
 #include "weft/status.h"
@@ -40,7 +41,6 @@ class Reducer {
   }
   // The mirror of `e` cast to `dtype` by one (shared) amp_cast node.
   NodeEntry Cast(const NodeEntry& e, DType dtype);
-  std::string Suffix(const NodeEntry& e) const;
   void Fp32Node(const NodePtr& node, const NodePtr& copy, const std::vector<int>& mutated);
   void TargetNode(const NodePtr& node, const NodePtr& copy, const std::vector<int>& mutated);
   void WidestNode(const NodePtr& node, const NodePtr& copy);
@@ -62,57 +62,13 @@ class Reducer {
   EntryMap fp32_, low_;  // original entry -> copied entry of that dtype
 };
 
-// The MXNet 1.9.1 operators that name their outputs (FListOutputNames; a
-// scan of src/operator for the registrations setting it), so a cast of
-// their output is named by the output's name, as MXNet names it.
-const std::set<std::string>& NamedOutputOps() {
-  static const std::set<std::string> ops = {"Activation",
-                                            "BatchNorm",
-                                            "CTCLoss",
-                                            "Convolution",
-                                            "Deconvolution",
-                                            "Dropout",
-                                            "FullyConnected",
-                                            "GroupNorm",
-                                            "LRN",
-                                            "LayerNorm",
-                                            "LeakyReLU",
-                                            "Pooling",
-                                            "RNN",
-                                            "SoftmaxActivation",
-                                            "SoftmaxOutput",
-                                            "UpSampling",
-                                            "_contrib_BatchNormWithReLU",
-                                            "_contrib_ROIAlign",
-                                            "_contrib_index_array",
-                                            "_contrib_interleaved_matmul_encdec_qk",
-                                            "_contrib_interleaved_matmul_encdec_valatt",
-                                            "_contrib_interleaved_matmul_selfatt_qk",
-                                            "_contrib_interleaved_matmul_selfatt_valatt",
-                                            "_sg_mkldnn_conv",
-                                            "_sg_mkldnn_fully_connected",
-                                            "elemwise_add",
-                                            "make_loss",
-                                            "softmax",
-                                            "softmin"};
-  return ops;
-}
-
-// MXNet's suffix of a cast's name: none for a variable, "_<output name>"
-// for an operator that names its outputs, else "_<index>".
-std::string Reducer::Suffix(const NodeEntry& e) const {
-  if (e.node->is_variable()) return "";
-  const OpDef* op = e.node->op();
-  return "_" + (NamedOutputOps().count(op->name) ? op->OutputName(e.node->attrs.params, e.index)
-                                                 : std::to_string(e.index));
-}
-
 NodeEntry Reducer::Cast(const NodeEntry& e, DType dtype) {
   EntryMap& map = dtype == DType::kFloat32 ? fp32_ : low_;
   const EntryKey key{e.node.get(), e.index};
   auto it = map.find(key);
   if (it != map.end()) return it->second;
-  const std::string name = e.node->attrs.name + Suffix(e) + "_amp_cast_" + DTypeName(dtype);
+  const std::string name =
+      e.node->attrs.name + MXNetEntrySuffix(e) + "_amp_cast_" + DTypeName(dtype);
   NodeEntry cast = MakeOpEntry(reg_, "amp_cast", name, {Mirror(e)}, {{"dtype", DTypeName(dtype)}});
   map[key] = cast;
   return cast;
@@ -185,9 +141,9 @@ void Reducer::WidestNode(const NodePtr& node, const NodePtr& copy) {
     const NodeEntry& first = node->inputs[0];
     std::vector<NodeEntry> in;
     for (const NodeEntry& e : node->inputs) in.push_back(Mirror(e));
-    NodePtr multi =
-        MakeOpNode(reg_, "amp_multicast", first.node->attrs.name + Suffix(first) + "_amp_multicast",
-                   in, {{"num_outputs", std::to_string(in.size())}});
+    NodePtr multi = MakeOpNode(reg_, "amp_multicast",
+                               first.node->attrs.name + MXNetEntrySuffix(first) + "_amp_multicast",
+                               in, {{"num_outputs", std::to_string(in.size())}});
     for (uint32_t i = 0; i < in.size(); ++i) copy->inputs.push_back(NodeEntry{multi, i, 0});
     return;
   }

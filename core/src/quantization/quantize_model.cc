@@ -1,0 +1,190 @@
+// quant::SetCalibTable, QuantizeParams and QuantizeModel: MXNet 1.9.1's
+// SetCalibTableToQuantizedGraph pass, _quantize_params and quantize_model
+// (python/mxnet/contrib/quantization.py), calibration reading the float32
+// layer outputs through an executor bound on the graph's internals.
+#include <cstdio>
+#include <set>
+
+#include "weft/executor.h"
+#include "weft/graph.h"
+#include "weft/graph_algorithm.h"
+#include "weft/imperative.h"
+#include "weft/quantize_model.h"
+#include "weft/runtime.h"
+#include "weft/status.h"
+
+namespace weft {
+namespace quant {
+
+namespace {
+
+bool EndsWith(const std::string& s, const std::string& tail) {
+  return s.size() >= tail.size() && s.compare(s.size() - tail.size(), tail.size(), tail) == 0;
+}
+
+// The float32 layer an entry of the quantized graph stands for: its name
+// without the "quantized_" prefix of a quantized twin.
+std::string LayerName(const NodeEntry& e) {
+  std::string name = OutputEntryName(*e.node, e.index);
+  const std::string prefix = "quantized_";
+  if (e.node->attrs.name.rfind(prefix, 0) == 0) name = name.substr(prefix.size());
+  return name;
+}
+
+// Shortest text that reads back as the same float (MXNet writes
+// std::to_string's six decimals, which loses small ranges).
+std::string FloatText(float v) {
+  char buf[32];
+  std::snprintf(buf, sizeof(buf), "%.9g", static_cast<double>(v));
+  return buf;
+}
+
+NDArray Scalar(Runtime* rt, float v) {
+  NDArray a(Shape{1}, Context::CPU(), DType::kFloat32, rt);
+  a.CopyFromHost(&v, sizeof(v));
+  return a;
+}
+
+std::vector<float> HostFloats(const NDArray& a) {
+  const NDArray f = a.dtype() == DType::kFloat32 ? a : a.AsType(a.shape(), DType::kFloat32);
+  std::vector<float> v(static_cast<size_t>(f.Size()));
+  f.CopyToHost(v.data(), v.size() * sizeof(float));
+  return v;
+}
+
+// Runs the float32 model over `it` and gathers each calibration layer's
+// outputs into `stats`; returns the examples read.
+int64_t Collect(Runtime* rt, const Symbol& sym, const std::map<std::string, NDArray>& args,
+                const std::map<std::string, NDArray>& aux, DataIter* it,
+                const std::vector<std::string>& layers, const CalibOptions& o, LayerStats* stats) {
+  const std::set<std::string> wanted(layers.begin(), layers.end());
+  const Symbol internals = sym.GetInternals();
+  const std::vector<std::string> names = internals.ListOutputs();
+  std::vector<Symbol> picked;
+  std::vector<std::string> picked_names;
+  const std::set<std::string> arg_names = [&] {
+    const auto a = sym.ListArguments();
+    return std::set<std::string>(a.begin(), a.end());
+  }();
+  for (size_t i = 0; i < names.size(); ++i) {
+    if (!wanted.count(names[i]) || arg_names.count(names[i])) continue;
+    picked.push_back(internals.GetOutput(i));
+    picked_names.push_back(names[i]);
+  }
+  const std::vector<DataDesc> descs = it->provide_data();
+  std::map<std::string, NDArray> bound = args;
+  for (const DataDesc& d : descs) bound[d.name] = NDArray(d.shape, Context::CPU(), d.dtype, rt);
+  std::unique_ptr<Executor> ex;
+  const Symbol group = Symbol::Group(picked);
+  if (!picked.empty()) {
+    std::map<std::string, NDArray> used;
+    for (const std::string& a : group.ListArguments()) {
+      auto found = bound.find(a);
+      if (found == bound.end())
+        Fail(StatusCode::kInvalidArgument, "quantize: calibration needs argument '", a,
+             "', which neither the parameters nor the calibration data provide");
+      used[a] = found->second;
+    }
+    ex = Executor::BindByName(rt, group, Context::CPU(), used, {}, {}, aux);
+  }
+  int64_t examples = 0;
+  it->Reset();
+  while ((o.num_calib_examples < 0 || examples < o.num_calib_examples) && it->Next()) {
+    const DataBatch& b = it->Value();
+    for (size_t i = 0; i < descs.size() && i < b.data.size(); ++i) {
+      NDArray dst = bound.at(descs[i].name);
+      b.data[i].CopyTo(&dst);
+      if (wanted.count(descs[i].name)) stats->Collect(descs[i].name, HostFloats(b.data[i]));
+    }
+    if (ex) {
+      ex->Forward(false);
+      for (size_t i = 0; i < picked_names.size(); ++i)
+        stats->Collect(picked_names[i], HostFloats(ex->outputs()[i]));
+    }
+    examples += it->batch_size();
+  }
+  return examples;
+}
+
+}  // namespace
+
+Symbol SetCalibTable(const Symbol& qsym, const CalibTable& table) {
+  Symbol out;
+  out.outputs = CopyGraph(qsym.outputs);
+  DFSVisit(out.outputs, [&](const NodePtr& n) {
+    if (n->is_variable()) return;
+    const std::string& op = n->op()->name;
+    NodeEntry e;
+    if (op == "_contrib_quantize_v2" || op == "_contrib_requantize")
+      e = n->inputs[0];
+    else if (op == "_contrib_quantized_batch_norm")
+      e = NodeEntry{n, 0, 0};
+    else
+      return;
+    auto it = table.find(LayerName(e));
+    if (it == table.end()) return;
+    n->attrs.dict["min_calib_range"] = FloatText(it->second.first);
+    n->attrs.dict["max_calib_range"] = FloatText(it->second.second);
+    n->attrs.params = ParseParams(op, &n->op()->params, n->attrs.dict);
+  });
+  return out;
+}
+
+std::map<std::string, NDArray> QuantizeParams(Runtime* rt, const Symbol& qsym,
+                                              const std::map<std::string, NDArray>& params) {
+  std::map<std::string, NDArray> out;
+  for (const std::string& name : qsym.ListArguments()) {
+    if (EndsWith(name, "weight_quantize") || EndsWith(name, "bias_quantize")) {
+      const std::string orig = name.substr(0, name.size() - std::string("_quantize").size());
+      auto it = params.find(orig);
+      if (it == params.end())
+        Fail(StatusCode::kInvalidArgument, "quantize: parameter '", orig, "' (for '", name,
+             "') is missing");
+      const std::vector<float> v = HostFloats(it->second);
+      float lo = v.empty() ? 0.f : v[0], hi = lo;
+      for (float x : v) {
+        lo = std::min(lo, x);
+        hi = std::max(hi, x);
+      }
+      const std::vector<NDArray> q =
+          Invoke(rt, "_contrib_quantize", {it->second, Scalar(rt, lo), Scalar(rt, hi)},
+                 {{"out_type", "int8"}});
+      out[name] = q[0];
+      out[name + "_min"] = q[1];
+      out[name + "_max"] = q[2];
+    } else if (params.count(name)) {
+      out[name] = params.at(name);
+    }
+  }
+  return out;
+}
+
+QuantizedModel QuantizeModel(Runtime* rt, const Symbol& sym,
+                             const std::map<std::string, NDArray>& args,
+                             const std::map<std::string, NDArray>& aux, DataIter* calib_data,
+                             const QuantizeOptions& qopts, const CalibOptions& copts) {
+  const std::string& mode = copts.calib_mode;
+  if (mode != "none" && mode != "naive" && mode != "entropy")
+    Fail(StatusCode::kInvalidArgument,
+         "quantize: calib_mode must be none, naive or entropy, given '", mode, "'");
+  if (mode != "none" && !calib_data)
+    Fail(StatusCode::kInvalidArgument, "quantize: calib_mode ", mode, " needs calibration data");
+  std::set<std::string> offline;
+  for (const auto& [name, arr] : args) offline.insert(name);
+  const QuantizedSymbol qs = QuantizeSymbol(rt->ops(), sym, offline, qopts);
+  QuantizedModel m;
+  m.symbol = qs.symbol;
+  m.calib_layers = qs.calib_layers;
+  if (mode != "none") {
+    LayerStats stats;
+    m.calib_examples = Collect(rt, sym, args, aux, calib_data, qs.calib_layers, copts, &stats);
+    m.table = mode == "naive" ? stats.MinMax() : stats.Entropy(qopts.quantized_dtype);
+    m.symbol = SetCalibTable(qs.symbol, m.table);
+  }
+  m.args = QuantizeParams(rt, m.symbol, args);
+  m.aux = aux;
+  return m;
+}
+
+}  // namespace quant
+}  // namespace weft

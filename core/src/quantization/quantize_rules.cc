@@ -1,0 +1,38 @@
+#include "quantization/quantize_rules.h"
+
+#include "weft/op.h"
+
+namespace weft {
+namespace quant {
+
+Rule RuleFor(const Node& node) {
+  const std::string& op = node.op()->name;
+  const ParamValues& p = node.attrs.params;
+  Rule r;
+  if (op == "Convolution" || op == "FullyConnected") {
+    r.qop = op == "Convolution" ? "_contrib_quantized_conv" : "_contrib_quantized_fully_connected";
+    r.must = r.requantize = true;
+  } else if (op == "elemwise_add" || op == "elemwise_mul") {
+    r.qop = "_contrib_quantized_" + op;
+    r.requantize = true;
+  } else if (op == "Pooling") {
+    const std::string& t = p.GetString("pool_type");
+    if (t == "max" || t == "avg") r.qop = "_contrib_quantized_pooling";
+  } else if (op == "Activation") {
+    if (p.GetString("act_type") == "relu") r.qop = "_contrib_quantized_act";
+  } else if (op == "Flatten") {
+    r.qop = "_contrib_quantized_flatten";
+  } else if (op == "Concat") {
+    if (p.GetInt("dim") > 0) r.qop = "_contrib_quantized_concat";
+  } else if (op == "BatchNorm") {
+    r.qop = "_contrib_quantized_batch_norm";
+    r.float_inputs = Rule::FloatInputs::kAllButFirst;
+  } else if (op == "Embedding") {
+    if (p.GetDType("dtype") == DType::kFloat32) r.qop = "_contrib_quantized_embedding";
+    r.float_inputs = Rule::FloatInputs::kFirst;
+  }
+  return r;
+}
+
+}  // namespace quant
+}  // namespace weft

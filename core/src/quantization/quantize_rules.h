@@ -1,0 +1,38 @@
+// Which float32 operators quantization replaces, and how (MXNet 1.9.1's
+// FQuantizedOp, FQuantizable, FNeedRequantize and FAvoidQuantizeInput
+// registrations in src/operator/quantization/quantized_*.cc).
+#ifndef WEFT_CORE_SRC_QUANTIZATION_QUANTIZE_RULES_H_
+#define WEFT_CORE_SRC_QUANTIZATION_QUANTIZE_RULES_H_
+
+#include <cstddef>
+#include <string>
+
+#include "weft/node.h"
+
+namespace weft {
+namespace quant {
+
+struct Rule {
+  std::string qop;          // the quantized operator; empty: not quantizable
+  bool must = false;        // kMust (Convolution, FullyConnected), else kSupport
+  bool requantize = false;  // int32 output: a requantize follows
+  enum class FloatInputs { kNone, kAllButFirst, kFirst } float_inputs = FloatInputs::kNone;
+
+  // Input `i` is passed in float32 (BatchNorm's parameters, Embedding's
+  // indices), without a quantize node or a range.
+  bool keeps_float(size_t i) const {
+    return float_inputs == FloatInputs::kAllButFirst
+               ? i != 0
+               : float_inputs == FloatInputs::kFirst && i == 0;
+  }
+};
+
+// The rule for `node` (a non-variable), depending on its parameters where
+// MXNet's does (Activation relu only, Pooling max/avg, Concat dim > 0,
+// Embedding of float32).
+Rule RuleFor(const Node& node);
+
+}  // namespace quant
+}  // namespace weft
+
+#endif  // WEFT_CORE_SRC_QUANTIZATION_QUANTIZE_RULES_H_

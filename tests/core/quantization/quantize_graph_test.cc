@@ -1,0 +1,212 @@
+// quant::QuantizeSymbol, SetCalibTable, QuantizeParams and the calibration
+// statistics (issue 49) against MXNet 1.9.1's rules, read from
+// src/operator/quantization/quantize_graph_pass.cc and python/mxnet/
+// contrib/quantization.py: node names, where quantize / requantize /
+// dequantize nodes go in "smart" and "full" mode, the offline parameter
+// variables, the calibration layers' names, and the entropy threshold's
+// behaviour on distributions whose answer is known.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <random>
+
+#include "util/bench_models.h"
+#include "util/test_util.h"
+#include "weft/graph_algorithm.h"
+#include "weft/quantize_model.h"
+#include "weft/symbol_json.h"
+
+namespace weft {
+namespace {
+
+using quant::QuantizeOptions;
+
+// "name:op" of every operator node, in graph order.
+std::vector<std::string> Nodes(const Symbol& s) {
+  std::vector<std::string> out;
+  for (const NodePtr& n : TopoOrder(s.outputs))
+    if (!n->is_variable()) out.push_back(n->attrs.name + ":" + n->op()->name);
+  return out;
+}
+
+std::set<std::string> Params(const Symbol& s) {
+  const auto a = s.ListArguments();
+  return {a.begin(), a.end()};
+}
+
+quant::QuantizedSymbol QuantizeLeNet(const QuantizeOptions& o) {
+  const Symbol net = test::bench::LeNet();
+  std::set<std::string> offline;
+  for (const std::string& a : net.ListArguments())
+    if (a != "data" && a != "softmax_label") offline.insert(a);
+  return quant::QuantizeSymbol(Runtime::Global().ops(), net, offline, o);
+}
+
+TEST(QuantizeGraph, SmartModeQuantizesLeNetEndToEndWithMXNetsNames) {
+  const quant::QuantizedSymbol q = QuantizeLeNet({});
+  const std::vector<std::string> want = {"data_quantize:_contrib_quantize_v2",
+                                         "quantized_conv1:_contrib_quantized_conv",
+                                         "requantize_conv1:_contrib_requantize",
+                                         "quantized_relu1:_contrib_quantized_act",
+                                         "quantized_pool1:_contrib_quantized_pooling",
+                                         "quantized_conv2:_contrib_quantized_conv",
+                                         "requantize_conv2:_contrib_requantize",
+                                         "quantized_relu2:_contrib_quantized_act",
+                                         "quantized_pool2:_contrib_quantized_pooling",
+                                         "quantized_flatten:_contrib_quantized_flatten",
+                                         "quantized_fc1:_contrib_quantized_fully_connected",
+                                         "requantize_fc1:_contrib_requantize",
+                                         "quantized_relu3:_contrib_quantized_act",
+                                         "quantized_fc2:_contrib_quantized_fully_connected",
+                                         "requantize_fc2:_contrib_requantize",
+                                         "fc2_dequantize:_contrib_dequantize",
+                                         "softmax:SoftmaxOutput"};
+  EXPECT_EQ(Nodes(q.symbol), want);
+  EXPECT_EQ(q.calib_layers, (std::vector<std::string>{"data", "conv1_output", "conv2_output",
+                                                      "fc1_output", "fc2_output"}));
+  // Offline parameters: three variables each, in MXNet's argument order.
+  const std::vector<std::string> args = q.symbol.ListArguments();
+  const std::vector<std::string> head(args.begin(), args.begin() + 7);
+  EXPECT_EQ(head,
+            (std::vector<std::string>{"data", "conv1_weight_quantize", "conv1_bias_quantize",
+                                      "conv1_weight_quantize_min", "conv1_weight_quantize_max",
+                                      "conv1_bias_quantize_min", "conv1_bias_quantize_max"}));
+  EXPECT_TRUE(Params(q.symbol).count("fc2_bias_quantize_max"));
+  EXPECT_FALSE(Params(q.symbol).count("conv1_weight"));
+}
+
+TEST(QuantizeGraph, AnExcludedLayerStaysFloatAndSmartModeStopsBeforeIt) {
+  QuantizeOptions o;
+  o.excluded_sym_names = {"fc2"};
+  std::vector<std::string> nodes = Nodes(QuantizeLeNet(o).symbol);
+  const std::vector<std::string> tail(nodes.end() - 5, nodes.end());
+  // relu3 sits between fc1 and a float reader: "smart" leaves it float.
+  EXPECT_EQ(tail, (std::vector<std::string>{
+                      "requantize_fc1:_contrib_requantize", "fc1_dequantize:_contrib_dequantize",
+                      "relu3:Activation", "fc2:FullyConnected", "softmax:SoftmaxOutput"}));
+  o.quantize_mode = "full";
+  nodes = Nodes(QuantizeLeNet(o).symbol);
+  const std::vector<std::string> full(nodes.end() - 4, nodes.end());
+  EXPECT_EQ(full, (std::vector<std::string>{"quantized_relu3:_contrib_quantized_act",
+                                            "relu3_dequantize:_contrib_dequantize",
+                                            "fc2:FullyConnected", "softmax:SoftmaxOutput"}));
+  o.excluded_op_names = {"Convolution"};
+  o.excluded_sym_names.clear();
+  o.quantize_mode = "smart";
+  const std::vector<std::string> no_conv = Nodes(QuantizeLeNet(o).symbol);
+  EXPECT_EQ(no_conv[0], "conv1:Convolution");
+  EXPECT_EQ(std::count(no_conv.begin(), no_conv.end(),
+                       "quantized_fc1:_contrib_quantized_fully_connected"),
+            1);
+}
+
+TEST(QuantizeGraph, BadOptionsAreClearErrors) {
+  QuantizeOptions o;
+  o.quantized_dtype = "int4";
+  EXPECT_THROW(QuantizeLeNet(o), Error);
+  o = {};
+  o.quantize_mode = "fast";
+  EXPECT_THROW(QuantizeLeNet(o), Error);
+  o = {};
+  o.excluded_sym_names = {"conv9"};
+  try {
+    QuantizeLeNet(o);
+    FAIL() << "expected an error";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("conv9"), std::string::npos) << e.what();
+  }
+}
+
+TEST(QuantizeGraph, CalibrationRangesLandOnTheirNodesAndSurviveJson) {
+  const quant::QuantizedSymbol q = QuantizeLeNet({});
+  const quant::CalibTable table = {
+      {"data", {0.f, 1.f}}, {"conv1_output", {-2.5f, 3.25f}}, {"fc2_output", {-7.f, 1e-5f}}};
+  const Symbol cal = quant::SetCalibTable(q.symbol, table);
+  const Symbol back = LoadJSON(SaveJSON(cal), Runtime::Global().ops()).symbol;
+  int set = 0;
+  for (const NodePtr& n : TopoOrder(back.outputs)) {
+    if (n->is_variable() || !n->attrs.dict.count("min_calib_range")) continue;
+    ++set;
+    const float lo = std::stof(n->attrs.dict.at("min_calib_range"));
+    const float hi = std::stof(n->attrs.dict.at("max_calib_range"));
+    const std::map<std::string, std::string> layer = {{"data_quantize", "data"},
+                                                      {"requantize_conv1", "conv1_output"},
+                                                      {"requantize_fc2", "fc2_output"}};
+    ASSERT_TRUE(layer.count(n->attrs.name)) << n->attrs.name;
+    EXPECT_EQ(std::make_pair(lo, hi), table.at(layer.at(n->attrs.name))) << n->attrs.name;
+  }
+  EXPECT_EQ(set, 3);
+  EXPECT_FALSE(q.symbol.outputs[0].node->inputs[0].node->attrs.dict.count("min_calib_range"))
+      << "SetCalibTable must not edit its input";
+}
+
+TEST(QuantizeGraph, ParametersBecomeInt8OverTheirOwnRange) {
+  Runtime* rt = &Runtime::Global();
+  const quant::QuantizedSymbol q = QuantizeLeNet({});
+  std::map<std::string, NDArray> params;
+  for (const std::string& a : test::bench::LeNet().ListArguments())
+    if (a != "data" && a != "softmax_label") params[a] = NDArray();
+  // Only conv1's parameters are inspected; the others get small arrays.
+  const NDArray w = test::RandomArray(Shape{20, 1, 5, 5}, DType::kFloat32, -0.3, 0.7, 3);
+  for (auto& [name, arr] : params)
+    arr = name == "conv1_weight" ? w : test::RandomArray(Shape{4}, DType::kFloat32, -1, 1, 4);
+  const auto out = quant::QuantizeParams(rt, q.symbol, params);
+  const std::vector<double> wv = test::Values(w);
+  double amax = 0;
+  for (double v : wv) amax = std::max(amax, std::fabs(v));
+  const NDArray qw = out.at("conv1_weight_quantize");
+  ASSERT_EQ(qw.dtype(), DType::kInt8);
+  const std::vector<double> qv = test::Values(qw);
+  for (size_t i = 0; i < wv.size(); ++i) {
+    // MXNet's _contrib_quantize: sign(x) * min(|x| * 127 / MaxAbs + 0.5, 127), truncated.
+    const double want = std::copysign(std::floor(std::fabs(wv[i]) * 127 / amax + 0.5), wv[i]);
+    EXPECT_EQ(qv[i], want) << i;
+  }
+  EXPECT_NEAR(test::Values(out.at("conv1_weight_quantize_min"))[0], -amax, 1e-7);
+  EXPECT_NEAR(test::Values(out.at("conv1_weight_quantize_max"))[0], amax, 1e-7);
+  EXPECT_FALSE(out.count("conv1_weight"));
+}
+
+std::vector<float> Edges(size_t n, double th) {
+  std::vector<float> e(n + 1);
+  for (size_t i = 0; i <= n; ++i) e[i] = static_cast<float>(-th + 2 * th * i / n);
+  return e;
+}
+
+TEST(QuantizeCalibration, EntropyKeepsTheWholeRangeOfAUniformDistribution) {
+  const std::vector<double> hist(8001, 10.0);
+  EXPECT_EQ(quant::EntropyThreshold(hist, Edges(8001, 4.0), 255), 4.0f);
+}
+
+TEST(QuantizeCalibration, EntropyClipsAFarOutlier) {
+  std::mt19937 gen(5);
+  std::normal_distribution<float> normal(0.f, 1.f);
+  std::vector<float> values(200000);
+  for (float& v : values) v = normal(gen);
+  values[17] = 60.f;  // one outlier at 60 sigma
+  quant::LayerStats stats;
+  stats.Collect("x", values);
+  const auto naive = stats.MinMax().at("x");
+  EXPECT_EQ(naive.second, 60.f);
+  const auto ent = stats.Entropy("int8").at("x");
+  EXPECT_EQ(ent.first, -ent.second);
+  // The optimum clips the outlier and keeps the bulk (|x| < 4.5 sigma here).
+  EXPECT_GT(ent.second, 2.f);
+  EXPECT_LT(ent.second, 8.f);
+}
+
+TEST(QuantizeCalibration, HistogramsOfBatchesWithGrowingRangesCombine) {
+  quant::LayerStats stats(11);
+  stats.Collect("y", {0.f, 1.f, 2.f});
+  stats.Collect("y", {-5.f, 0.5f});  // widens by whole bins on each side
+  const auto mm = stats.MinMax().at("y");
+  EXPECT_EQ(mm, std::make_pair(-5.f, 2.f));
+  // Non-negative layers calibrate to (0, t) for uint8 / auto only.
+  quant::LayerStats pos(1001);
+  pos.Collect("r", {0.f, 0.5f, 1.f, 3.f});
+  EXPECT_EQ(pos.Entropy("auto").at("r").first, 0.f);
+  EXPECT_LT(pos.Entropy("int8").at("r").first, 0.f);
+}
+
+}  // namespace
+}  // namespace weft
