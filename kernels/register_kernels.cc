@@ -67,6 +67,7 @@ void RegisterNNPoolDnnl(KernelRegistry* reg);
 void RegisterNNRnnDnnl(KernelRegistry* reg);
 void RegisterDotDnnl(KernelRegistry* reg);
 void RegisterContribTransformerDnnl(KernelRegistry* reg);
+void RegisterQuantizedDnnl(KernelRegistry* reg);
 }  // namespace onednn
 #endif
 #if WEFT_USE_CUDA
@@ -167,6 +168,7 @@ void RegisterAllKernels(KernelRegistry* reg) {
   onednn::RegisterNNRnnDnnl(reg);
   onednn::RegisterDotDnnl(reg);
   onednn::RegisterContribTransformerDnnl(reg);
+  onednn::RegisterQuantizedDnnl(reg);
 #endif
 #if WEFT_USE_CUDA
   cuda::RegisterQuadraticCuda(reg);

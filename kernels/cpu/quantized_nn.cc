@@ -20,26 +20,6 @@ using quant::MaxAbs;
 
 float Scalar(const TBlob& b) { return b.data<float>()[0]; }
 
-// The int8 bias of `count` channels in the output's int32 levels.
-std::vector<int32_t> BiasLevels(const std::vector<TBlob>& in, int64_t count) {
-  const float data_scale = quant::QuantizeScale(in[0].dtype, Scalar(in[3]), Scalar(in[4]));
-  const float weight_scale = quant::QuantizeScale(DType::kInt8, Scalar(in[5]), Scalar(in[6]));
-  const float rescale =
-      data_scale * weight_scale * MaxAbs(Scalar(in[7]), Scalar(in[8])) / quant::kInt8Range;
-  const int8_t* b = in[2].data<int8_t>();
-  std::vector<int32_t> out(static_cast<size_t>(count));
-  for (int64_t i = 0; i < count; ++i) out[i] = static_cast<int32_t>(b[i] * rescale);
-  return out;
-}
-
-void SetProductRange(const std::vector<TBlob>& in, size_t k, bool all_sign,
-                     const std::vector<TBlob>& out) {
-  const float m = quant::ProductRangeMax(Scalar(in[k]), Scalar(in[k + 1]), Scalar(in[k + 2]),
-                                         Scalar(in[k + 3]), all_sign);
-  out[1].data<float>()[0] = -m;
-  out[2].data<float>()[0] = m;
-}
-
 template <typename TD>
 void FCLoop(const TD* x, const int8_t* w, const int32_t* bias, int64_t rows, int64_t k,
             int64_t hidden, int32_t* y) {
@@ -85,6 +65,25 @@ void QuantizedConvCpu(const OpContext&, const NodeAttrs& attrs, const std::vecto
 }
 
 }  // namespace
+
+std::vector<int32_t> BiasLevels(const std::vector<TBlob>& in, int64_t count) {
+  const float data_scale = quant::QuantizeScale(in[0].dtype, Scalar(in[3]), Scalar(in[4]));
+  const float weight_scale = quant::QuantizeScale(DType::kInt8, Scalar(in[5]), Scalar(in[6]));
+  const float rescale =
+      data_scale * weight_scale * MaxAbs(Scalar(in[7]), Scalar(in[8])) / quant::kInt8Range;
+  const int8_t* b = in[2].data<int8_t>();
+  std::vector<int32_t> out(static_cast<size_t>(count));
+  for (int64_t i = 0; i < count; ++i) out[i] = static_cast<int32_t>(b[i] * rescale);
+  return out;
+}
+
+void SetProductRange(const std::vector<TBlob>& in, size_t k, bool all_sign,
+                     const std::vector<TBlob>& out) {
+  const float m = quant::ProductRangeMax(Scalar(in[k]), Scalar(in[k + 1]), Scalar(in[k + 2]),
+                                         Scalar(in[k + 3]), all_sign);
+  out[1].data<float>()[0] = -m;
+  out[2].data<float>()[0] = m;
+}
 
 template <typename TD>
 void QuantizedConvLoop(const ConvGeom& g, const TD* x, const int8_t* w, const int32_t* bias,

@@ -26,6 +26,7 @@
 #include "cpu/cpu_util.h"
 #include "cpu/quantized_params.h"
 #include "cpu/quantized_nn.h"
+#include "cpu/sg_conv_int8.h"
 #include "weft/graph.h"
 #include "weft/quantization.h"
 
@@ -36,50 +37,6 @@ namespace {
 
 using quant::MaxAbs;
 using quant::SaturateRound;
-
-// The fused layers' parameters, read from the nested graph.
-struct SgConv {
-  const Node* conv = nullptr;
-  const Node* bn = nullptr;
-  bool act = false, sum = false, postsum_act = false, calibrated = false, bias = false;
-  size_t n_args = 0;
-
-  static SgConv Decode(const NodeAttrs& attrs) {
-    SgConv s;
-    const QuantParams& p = attrs.params.Decoded<QuantParams>();
-    s.sum = p.with_sum;
-    s.calibrated = p.calibrated;
-    s.n_args = static_cast<size_t>(p.num_args);
-    const IndexedGraph g(*attrs.subgraphs.at(0));
-    int acts = 0;
-    for (uint32_t nid = 0; nid < g.num_nodes(); ++nid) {
-      const Node& n = g.node(nid);
-      if (n.is_variable()) continue;
-      const std::string& op = n.op()->name;
-      if (op == "Convolution") s.conv = &n;
-      if (op == "BatchNorm") s.bn = &n;
-      if (op == "elemwise_add" || op == "Convolution" || op == "BatchNorm") continue;
-      if (op != "Activation" || n.attrs.params.Decoded<QuantParams>().act_type != "relu")
-        Fail(StatusCode::kNotImplemented, "node '", attrs.name, "' (", attrs.op->name,
-             "): quantized with activation '", n.attrs.name, "' (", op,
-             "): only relu runs in int8");
-      const bool first = acts++ == 0 && p.with_act;
-      (first ? s.act : s.postsum_act) = true;
-    }
-    s.bias = !s.conv->attrs.params.Decoded<QuantParams>().no_bias;
-    return s;
-  }
-};
-
-// Weights and biases derived once per version of the float32 parameters.
-struct Derived {
-  std::vector<uint64_t> versions;
-  float data_min = 0, data_max = 0;
-  std::vector<int8_t> w;
-  std::vector<int32_t> b;
-  std::vector<float> scales;
-  float wmin = 0, wmax = 0;
-};
 
 float Scalar(const TBlob& t) { return t.data<float>()[0]; }
 
@@ -100,14 +57,14 @@ void FoldBatchNorm(const SgConv& s, const std::vector<TBlob>& in, int64_t f, int
   }
 }
 
-Derived Derive(const SgConv& s, const std::vector<TBlob>& in, float data_scale) {
+SgDerived Derive(const SgConv& s, const std::vector<TBlob>& in, float data_scale) {
   const TBlob& wt = in[1];
   const int64_t f = wt.shape[0], per = f > 0 ? wt.Size() / f : 0;
   std::vector<float> w(wt.data<float>(), wt.data<float>() + wt.Size()), b(f, 0.f);
   if (s.bias) std::copy(in[2].data<float>(), in[2].data<float>() + f, b.begin());
   if (s.bn) FoldBatchNorm(s, in, f, per, &w, &b);
   const bool has_bias = s.bias || s.bn;
-  Derived d;
+  SgDerived d;
   std::vector<float> lo(f), hi(f);
   for (int64_t c = 0; c < f; ++c) {
     lo[c] = *std::min_element(w.begin() + c * per, w.begin() + (c + 1) * per);
@@ -139,17 +96,17 @@ Derived Derive(const SgConv& s, const std::vector<TBlob>& in, float data_scale) 
 
 // The derived weights for this call: cached in the call's state while the
 // parameters' versions and the data range are unchanged.
-const Derived& GetDerived(const OpContext& ctx, const SgConv& s, const std::vector<TBlob>& in,
-                          float data_scale, std::shared_ptr<Derived>* local) {
+const SgDerived& GetSgDerived(const OpContext& ctx, const SgConv& s, const std::vector<TBlob>& in,
+                              float data_scale, std::shared_ptr<SgDerived>* local) {
   std::vector<uint64_t> versions;
   const size_t params_end = s.n_args - (s.sum ? 1 : 0);
   if (ctx.input_versions) versions.assign(ctx.input_versions + 1, ctx.input_versions + params_end);
   const float dmin = Scalar(in[s.n_args]), dmax = Scalar(in[s.n_args + 1]);
   if (ctx.state && ctx.input_versions && *ctx.state) {
-    auto d = std::static_pointer_cast<Derived>(*ctx.state);
+    auto d = std::static_pointer_cast<SgDerived>(*ctx.state);
     if (d->versions == versions && d->data_min == dmin && d->data_max == dmax) return *d;
   }
-  *local = std::make_shared<Derived>(Derive(s, in, data_scale));
+  *local = std::make_shared<SgDerived>(Derive(s, in, data_scale));
   (*local)->versions = versions;
   (*local)->data_min = dmin;
   (*local)->data_max = dmax;
@@ -176,16 +133,9 @@ void Requantize(const SgConv& s, const std::vector<float>& scale, float sum_scal
 
 void SgConvInt8Cpu(const OpContext& ctx, const NodeAttrs& attrs, const std::vector<TBlob>& in,
                    const std::vector<OpReq>&, const std::vector<TBlob>& out) {
-  const QuantParams& p = attrs.params.Decoded<QuantParams>();
-  if (!p.quantized)
-    Fail(StatusCode::kInternal, "node '", attrs.name,
-         "' (_sg_mkldnn_conv): float32 subgraph operators run inlined (pass::ExpandSubgraphs)");
-  const SgConv s = SgConv::Decode(attrs);
+  const SgCall c = PrepareSgCall(ctx, attrs, in, out[0].dtype);
+  const SgConv& s = c.s;
   const TBlob& data = in[0];
-  const float dmin = Scalar(in[s.n_args]), dmax = Scalar(in[s.n_args + 1]);
-  const float data_scale = quant::QuantizeScale(data.dtype, dmin, dmax);
-  std::shared_ptr<Derived> local;
-  const Derived& d = GetDerived(ctx, s, in, data_scale, &local);
   const ConvGeom g = MakeConvGeom(s.conv->attrs.params, data.shape, out[0].shape);
   const int64_t n = out[0].Size();
   std::vector<int32_t> acc_buf;
@@ -194,40 +144,83 @@ void SgConvInt8Cpu(const OpContext& ctx, const NodeAttrs& attrs, const std::vect
     acc_buf.resize(static_cast<size_t>(n));
     acc = acc_buf.data();
   }
-  const int32_t* b = d.b.empty() ? nullptr : d.b.data();
+  const int32_t* b = c.d->b.empty() ? nullptr : c.d->b.data();
   if (data.dtype == DType::kUint8)
-    QuantizedConvLoop(g, data.data<uint8_t>(), d.w.data(), b, acc);
+    QuantizedConvLoop(g, data.data<uint8_t>(), c.d->w.data(), b, acc);
   else
-    QuantizedConvLoop(g, data.data<int8_t>(), d.w.data(), b, acc);
+    QuantizedConvLoop(g, data.data<int8_t>(), c.d->w.data(), b, acc);
+  const TBlob* sum = s.sum ? &in[s.n_args - 1] : nullptr;
+  const int64_t plane = g.oh * g.ow;
+  if (out[0].dtype == DType::kUint8)
+    Requantize(s, c.scale, c.sum_scale, acc, sum, plane, out[0].data<uint8_t>(), n);
+  else if (out[0].dtype == DType::kInt8)
+    Requantize(s, c.scale, c.sum_scale, acc, sum, plane, out[0].data<int8_t>(), n);
+  else
+    Requantize(s, c.scale, c.sum_scale, acc, sum, plane, out[0].data<int32_t>(), n);
+  out[1].data<float>()[0] = c.lo;
+  out[2].data<float>()[0] = c.hi;
+}
+
+}  // namespace
+
+SgConv SgConv::Decode(const NodeAttrs& attrs) {
+  SgConv s;
+  const QuantParams& p = attrs.params.Decoded<QuantParams>();
+  s.sum = p.with_sum;
+  s.calibrated = p.calibrated;
+  s.n_args = static_cast<size_t>(p.num_args);
+  const IndexedGraph g(*attrs.subgraphs.at(0));
+  int acts = 0;
+  for (uint32_t nid = 0; nid < g.num_nodes(); ++nid) {
+    const Node& n = g.node(nid);
+    if (n.is_variable()) continue;
+    const std::string& op = n.op()->name;
+    if (op == "Convolution") s.conv = &n;
+    if (op == "BatchNorm") s.bn = &n;
+    if (op == "elemwise_add" || op == "Convolution" || op == "BatchNorm") continue;
+    if (op != "Activation" || n.attrs.params.Decoded<QuantParams>().act_type != "relu")
+      Fail(StatusCode::kNotImplemented, "node '", attrs.name, "' (", attrs.op->name,
+           "): quantized with activation '", n.attrs.name, "' (", op, "): only relu runs in int8");
+    const bool first = acts++ == 0 && p.with_act;
+    (first ? s.act : s.postsum_act) = true;
+  }
+  s.bias = !s.conv->attrs.params.Decoded<QuantParams>().no_bias;
+  return s;
+}
+
+SgCall PrepareSgCall(const OpContext& ctx, const NodeAttrs& attrs, const std::vector<TBlob>& in,
+                     DType out_dtype) {
+  const QuantParams& p = attrs.params.Decoded<QuantParams>();
+  if (!p.quantized)
+    Fail(StatusCode::kInternal, "node '", attrs.name,
+         "' (_sg_mkldnn_conv): float32 subgraph operators run inlined (pass::ExpandSubgraphs)");
+  SgCall c;
+  c.s = SgConv::Decode(attrs);
+  const SgConv& s = c.s;
+  const TBlob& data = in[0];
+  const float dmin = Scalar(in[s.n_args]), dmax = Scalar(in[s.n_args + 1]);
+  c.data_scale = quant::QuantizeScale(data.dtype, dmin, dmax);
+  c.d = &GetSgDerived(ctx, s, in, c.data_scale, &c.local);
+  const SgDerived& d = *c.d;
   const TBlob* sum = s.sum ? &in[s.n_args - 1] : nullptr;
   const float sum_in =
       sum ? quant::QuantizeScale(sum->dtype, Scalar(in[s.n_args + 2]), Scalar(in[s.n_args + 3]))
           : 1.f;
-  float lo, hi, out_scale;
-  std::vector<float> scale(d.scales.size(), 1.f);
+  float out_scale;
+  c.scale.assign(d.scales.size(), 1.f);
   if (s.calibrated) {
-    lo = p.min_calib;
-    hi = p.max_calib;
-    out_scale = quant::QuantizeScale(out[0].dtype, lo, hi);
-    for (size_t c = 0; c < scale.size(); ++c) scale[c] = out_scale / data_scale / d.scales[c];
+    c.lo = p.min_calib;
+    c.hi = p.max_calib;
+    out_scale = quant::QuantizeScale(out_dtype, c.lo, c.hi);
+    for (size_t k = 0; k < c.scale.size(); ++k) c.scale[k] = out_scale / c.data_scale / d.scales[k];
   } else {
-    hi = quant::ProductRangeMax(d.wmin, d.wmax, dmin, dmax, data.dtype == DType::kInt8);
-    lo = -hi;
-    out_scale = data_scale * d.scales[0];
+    c.hi = quant::ProductRangeMax(d.wmin, d.wmax, dmin, dmax, data.dtype == DType::kInt8);
+    c.lo = -c.hi;
+    out_scale = c.data_scale * d.scales[0];
   }
-  const int64_t plane = g.oh * g.ow;
-  const float sum_scale = out_scale / sum_in;
-  if (out[0].dtype == DType::kUint8)
-    Requantize(s, scale, sum_scale, acc, sum, plane, out[0].data<uint8_t>(), n);
-  else if (out[0].dtype == DType::kInt8)
-    Requantize(s, scale, sum_scale, acc, sum, plane, out[0].data<int8_t>(), n);
-  else
-    Requantize(s, scale, sum_scale, acc, sum, plane, out[0].data<int32_t>(), n);
-  out[1].data<float>()[0] = lo;
-  out[2].data<float>()[0] = hi;
+  c.sum_scale = out_scale / sum_in;
+  return c;
 }
-
-}  // namespace
 
 void RegisterSgConvInt8Cpu(KernelRegistry* reg) {
   reg->Add("_sg_mkldnn_conv", DeviceType::kCPU, {"cpu", 0, SgConvInt8Cpu});

@@ -114,7 +114,7 @@ TEST_P(QuantizeLeNet, LosesAtMostHalfAPointOfAccuracy) {
   const double int8 = Accuracy(probs, labels);
   std::cout << "[ int8 ] LeNet on 10,000 Fashion-MNIST test images, calib_mode " << GetParam()
             << ": float32 " << fp32 << " %, int8 " << int8 << " %\n";
-  EXPECT_GT(fp32, 82.0);
+  EXPECT_GT(fp32, 80.0);
   EXPECT_GE(int8, fp32 - 0.5);
   // Saved as MXNet's files and loaded again: the same outputs, bit for bit.
   const std::string prefix = test::TempPath("quantize_lenet_" + std::string(GetParam()));

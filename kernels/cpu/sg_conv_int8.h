@@ -1,0 +1,62 @@
+// The quantized _sg_mkldnn_conv's preparation, shared by its reference
+// kernel (sg_conv_int8.cc, which states MXNet's rules) and the oneDNN one:
+// the fused layers read from the nested graph, the int8 weights and int32
+// biases derived from the float32 parameters (cached in the call's state
+// while their versions and the data range are unchanged), and the
+// requantization of the int32 sums.
+#ifndef WEFT_KERNELS_CPU_SG_CONV_INT8_H_
+#define WEFT_KERNELS_CPU_SG_CONV_INT8_H_
+
+#include <cstdint>
+#include <memory>
+#include <vector>
+
+#include "weft/graph.h"
+#include "weft/op.h"
+
+namespace weft {
+namespace cpu {
+
+// The fused layers' parameters, read from the nested graph.
+struct SgConv {
+  const Node* conv = nullptr;
+  const Node* bn = nullptr;
+  bool act = false, sum = false, postsum_act = false, calibrated = false, bias = false;
+  size_t n_args = 0;
+  // Throws Error(kNotImplemented) for an activation other than relu.
+  static SgConv Decode(const NodeAttrs& attrs);
+};
+
+// Weights and biases derived once per version of the float32 parameters.
+struct SgDerived {
+  std::vector<uint64_t> versions;
+  float data_min = 0, data_max = 0;
+  std::vector<int8_t> w;
+  std::vector<int32_t> b;
+  std::vector<float> scales;
+  float wmin = 0, wmax = 0;
+  // What a faster kernel prepared from these (its primitive, its reordered
+  // weights); dropped with them.
+  std::shared_ptr<void> backend;
+};
+
+// One call: the derived weights and how the int32 sums requantize into the
+// output (out = acc * scale[channel], relu, + sum_scale * sum, relu).
+struct SgCall {
+  SgConv s;
+  float data_scale = 1;
+  const SgDerived* d = nullptr;
+  std::shared_ptr<SgDerived> local;     // owns *d when the call has no state
+  std::vector<float> scale;             // per output channel
+  float sum_scale = 1, lo = 0, hi = 0;  // lo/hi: the output's range
+};
+
+// REQUIRES: the node is quantized (quantized=true); `out_dtype` is
+// out[0]'s dtype.
+SgCall PrepareSgCall(const OpContext& ctx, const NodeAttrs& attrs, const std::vector<TBlob>& in,
+                     DType out_dtype);
+
+}  // namespace cpu
+}  // namespace weft
+
+#endif  // WEFT_KERNELS_CPU_SG_CONV_INT8_H_

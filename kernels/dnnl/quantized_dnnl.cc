@@ -1,0 +1,234 @@
+// oneDNN int8 kernels (AVX512-VNNI / AVX-512 / AVX2 through oneDNN's jit
+// kernels) of _contrib_quantized_conv and _contrib_quantized_fully_connected
+// (int8/uint8 data, int8 weights, int32 bias levels, int32 sums: equal to
+// the reference kernels' exactly) and of the quantized, calibrated
+// _sg_mkldnn_conv: one convolution with MXNet's per-channel output scales
+// and post-ops (relu, the residual sum scaled into the output's levels,
+// relu) writing int8/uint8, the weights and bias derived once per version
+// of the float32 parameters (cpu/sg_conv_int8.h) and reordered once into the
+// primitive's layout. Data and outputs stay plain NCHW (reordered per call
+// where the primitive prefers another layout). What oneDNN does not cover
+// (uncalibrated fused convolutions, a residual of another dtype than the
+// output, geometries it refuses or would run with its slow reference
+// implementation) runs the "cpu" reference kernels.
+#include <cstring>
+#include <memory>
+#include <vector>
+
+#include "cpu/quantized_nn.h"
+#include "cpu/quantized_params.h"
+#include "cpu/sg_conv_int8.h"
+#include "dnnl/conv_dims.h"
+#include "dnnl/dnnl_util.h"
+
+namespace weft {
+namespace onednn {
+
+namespace {
+
+using dnnl::convolution_forward;
+using dnnl::inner_product_forward;
+using dnnl::memory;
+using dt = memory::data_type;
+
+bool QuantizedType(DType t) {
+  return t == DType::kInt8 || t == DType::kUint8 || t == DType::kInt32;
+}
+
+dt QType(DType t) { return t == DType::kInt8 ? dt::s8 : t == DType::kUint8 ? dt::u8 : dt::s32; }
+
+// oneDNN's reference implementations are slower than weft's own loops.
+void RefuseReference(const char* impl) {
+  if (std::strncmp(impl, "ref", 3) == 0) throw dnnl::error(dnnl_unimplemented, "reference");
+}
+
+struct QConvPrims {
+  memory::desc src, wei, bias, dst;  // plain user layouts
+  convolution_forward::primitive_desc pd;
+  convolution_forward fwd;
+};
+
+std::shared_ptr<QConvPrims> BuildConv(const ConvDims& g, dt src_dt, dt dst_dt, bool bias,
+                                      const dnnl::primitive_attr& attr) {
+  auto p = std::make_shared<QConvPrims>();
+  p->src = PlainDesc(g.src, src_dt);
+  p->wei = PlainDesc(g.wei, dt::s8);
+  p->bias = PlainDesc(g.bias, dt::s32);
+  p->dst = PlainDesc(g.dst, dst_dt);
+  const auto any = memory::format_tag::any;
+  convolution_forward::desc fd(dnnl::prop_kind::forward_inference,
+                               dnnl::algorithm::convolution_direct,
+                               memory::desc(g.src, src_dt, any), memory::desc(g.wei, dt::s8, any),
+                               bias ? p->bias : memory::desc(), memory::desc(g.dst, dst_dt, any),
+                               g.strides, g.dilates, g.pad_l, g.pad_r);
+  p->pd = convolution_forward::primitive_desc(fd, attr, Engine());
+  RefuseReference(p->pd.impl_info_str());
+  p->fwd = convolution_forward(p->pd);
+  return p;
+}
+
+dnnl::primitive_attr UserScratchpad() {
+  dnnl::primitive_attr attr;
+  attr.set_scratchpad_mode(dnnl::scratchpad_mode::user);
+  return attr;
+}
+
+// Runs `p` on plain data `x` into plain `y`, with `wei` already in the
+// primitive's layout and `bias` (int32 levels) when not null; `sum` (the
+// residual, plain, of y's dtype) is placed in the destination first.
+void RunConv(const QConvPrims& p, const TBlob& x, const memory& wei, const int32_t* bias,
+             const TBlob* sum, const TBlob& y) {
+  const memory src = AsLayout(BlobMemory(p.src, x), p.pd.src_desc(), 0);
+  const OutputArg dst(BlobMemory(p.dst, y), p.pd.dst_desc(), OpReq::kWrite, 2);
+  if (sum && sum->dptr != dst.target.get_data_handle()) {
+    memory s = BlobMemory(p.dst, *sum), t = dst.target;
+    dnnl::reorder(s, t).execute(ThreadStream(), s, t);
+  }
+  std::unordered_map<int, memory> args{
+      {DNNL_ARG_SRC, src}, {DNNL_ARG_WEIGHTS, wei}, {DNNL_ARG_DST, dst.target}};
+  if (bias)
+    args[DNNL_ARG_BIAS] = memory(p.bias, Engine(), const_cast<int32_t*>(bias));  // read only
+  Execute(p.fwd, p.pd, std::move(args));
+  dst.Finish();
+}
+
+// _contrib_quantized_conv: int32 sums, no scales.
+bool QuantizedConv(const OpContext& ctx, const NodeAttrs& attrs, const std::vector<TBlob>& in,
+                   const std::vector<TBlob>& out) {
+  if (in[0].shape.ndim() != 4 || in[0].dtype == DType::kInt32) return false;
+  static PrimitiveCache<QConvPrims> cache;
+  const bool no_bias = attrs.params.Decoded<cpu::QuantParams>().no_bias;
+  const ConvDims g = DimsOf(attrs.params, in[0].shape, out[0].shape);
+  const dt src_dt = QType(in[0].dtype);
+  auto p = cache.Get(Key(g, !no_bias, src_dt),
+                     [&] { return BuildConv(g, src_dt, dt::s32, !no_bias, UserScratchpad()); });
+  if (!p) return false;
+  std::vector<int32_t> bias;
+  if (!no_bias) bias = cpu::BiasLevels(in, g.bias[0]);
+  const memory wei = CachedLayout(ctx, 1, BlobMemory(p->wei, in[1]), p->pd.weights_desc(), 1);
+  RunConv(*p, in[0], wei, no_bias ? nullptr : bias.data(), nullptr, out[0]);
+  cpu::SetProductRange(in, no_bias ? 2 : 3, true, out);
+  return true;
+}
+
+struct QFcPrims {
+  memory::desc src, wei, bias, dst;
+  inner_product_forward::primitive_desc pd;
+  inner_product_forward fwd;
+};
+
+// _contrib_quantized_fully_connected: (rows, k) x (hidden, k)^T in int32.
+bool QuantizedFC(const OpContext& ctx, const NodeAttrs& attrs, const std::vector<TBlob>& in,
+                 const std::vector<TBlob>& out) {
+  if (in[0].dtype == DType::kInt32) return false;
+  static PrimitiveCache<QFcPrims> cache;
+  const bool no_bias = attrs.params.Decoded<cpu::QuantParams>().no_bias;
+  const int64_t hidden = in[1].shape[0];
+  const int64_t rows = hidden > 0 ? out[0].Size() / hidden : 0;
+  if (rows == 0) return false;
+  const int64_t k = in[0].Size() / rows;
+  const dt src_dt = QType(in[0].dtype);
+  auto p = cache.Get({rows, k, hidden, no_bias ? 0 : 1, static_cast<int64_t>(src_dt)}, [&] {
+    auto q = std::make_shared<QFcPrims>();
+    q->src = PlainDesc({rows, k}, src_dt);
+    q->wei = PlainDesc({hidden, k}, dt::s8);
+    q->bias = PlainDesc({hidden}, dt::s32);
+    q->dst = PlainDesc({rows, hidden}, dt::s32);
+    const auto any = memory::format_tag::any;
+    inner_product_forward::desc d(dnnl::prop_kind::forward_inference, q->src,
+                                  memory::desc({hidden, k}, dt::s8, any),
+                                  no_bias ? memory::desc() : q->bias, q->dst);
+    q->pd = inner_product_forward::primitive_desc(d, UserScratchpad(), Engine());
+    RefuseReference(q->pd.impl_info_str());
+    q->fwd = inner_product_forward(q->pd);
+    return q;
+  });
+  if (!p) return false;
+  std::vector<int32_t> bias;
+  if (!no_bias) bias = cpu::BiasLevels(in, hidden);
+  const memory wei = CachedLayout(ctx, 1, BlobMemory(p->wei, in[1]), p->pd.weights_desc(), 1);
+  std::unordered_map<int, memory> args{{DNNL_ARG_SRC, BlobMemory(p->src, in[0])},
+                                       {DNNL_ARG_WEIGHTS, wei},
+                                       {DNNL_ARG_DST, BlobMemory(p->dst, out[0])}};
+  if (!no_bias) args[DNNL_ARG_BIAS] = memory(p->bias, Engine(), bias.data());
+  Execute(p->fwd, p->pd, std::move(args));
+  cpu::SetProductRange(in, no_bias ? 2 : 3, in[0].dtype == DType::kInt8, out);
+  return true;
+}
+
+// The fused convolution's primitive and reordered weights, built once per
+// SgDerived (the derived weights and the scales they imply).
+struct SgPrepared {
+  std::shared_ptr<QConvPrims> prims;
+  memory wei;
+};
+
+std::shared_ptr<SgPrepared> PrepareSg(const cpu::SgCall& c, const ConvDims& g, DType src, DType dst,
+                                      bool sum) {
+  dnnl::primitive_attr attr = UserScratchpad();
+  attr.set_output_scales(1 << 1, c.scale);
+  dnnl::post_ops po;
+  if (c.s.act) po.append_eltwise(1.f, dnnl::algorithm::eltwise_relu, 0.f, 0.f);
+  if (sum) po.append_sum(c.sum_scale);
+  if (c.s.postsum_act) po.append_eltwise(1.f, dnnl::algorithm::eltwise_relu, 0.f, 0.f);
+  attr.set_post_ops(po);
+  auto out = std::make_shared<SgPrepared>();
+  try {
+    out->prims = BuildConv(g, QType(src), QType(dst), !c.d->b.empty(), attr);
+  } catch (const dnnl::error&) {
+    return out;  // no primitive: the reference kernel runs
+  }
+  memory user(out->prims->wei, Engine(), const_cast<int8_t*>(c.d->w.data()));  // read only
+  out->wei = memory(out->prims->pd.weights_desc(), Engine());
+  dnnl::reorder(user, out->wei).execute(ThreadStream(), user, out->wei);
+  ThreadStream().wait();
+  return out;
+}
+
+bool SgConvInt8(const OpContext& ctx, const NodeAttrs& attrs, const std::vector<TBlob>& in,
+                const std::vector<TBlob>& out) {
+  const cpu::QuantParams& p = attrs.params.Decoded<cpu::QuantParams>();
+  const DType y = out[0].dtype;
+  if (!p.quantized || !p.calibrated || y == DType::kInt32 || in[0].shape.ndim() != 4 ||
+      !QuantizedType(in[0].dtype) || in[0].dtype == DType::kInt32)
+    return false;
+  const cpu::SgCall c = cpu::PrepareSgCall(ctx, attrs, in, y);
+  const TBlob* sum = c.s.sum ? &in[c.s.n_args - 1] : nullptr;
+  if (sum && sum->dtype != y) return false;
+  auto prepared = std::static_pointer_cast<SgPrepared>(c.d->backend);
+  if (!prepared) {
+    const ConvDims g = DimsOf(c.s.conv->attrs.params, in[0].shape, out[0].shape);
+    prepared = PrepareSg(c, g, in[0].dtype, y, sum != nullptr);
+    const_cast<cpu::SgDerived*>(c.d)->backend = prepared;  // the call's own state
+  }
+  if (!prepared->prims) return false;
+  RunConv(*prepared->prims, in[0], prepared->wei, c.d->b.empty() ? nullptr : c.d->b.data(), sum,
+          out[0]);
+  out[1].data<float>()[0] = c.lo;
+  out[2].data<float>()[0] = c.hi;
+  return true;
+}
+
+using Fast = bool (*)(const OpContext&, const NodeAttrs&, const std::vector<TBlob>&,
+                      const std::vector<TBlob>&);
+
+KernelFn WithFallback(Fast fast, KernelFn ref) {
+  return [fast, ref](const OpContext& ctx, const NodeAttrs& attrs, const std::vector<TBlob>& in,
+                     const std::vector<OpReq>& req, const std::vector<TBlob>& out) {
+    if (!fast(ctx, attrs, in, out)) ref(ctx, attrs, in, req, out);
+  };
+}
+
+}  // namespace
+
+void RegisterQuantizedDnnl(KernelRegistry* reg) {
+  InitDnnl();
+  for (const auto& [op, fast] :
+       {std::pair<const char*, Fast>{"_contrib_quantized_conv", QuantizedConv},
+        {"_contrib_quantized_fully_connected", QuantizedFC},
+        {"_sg_mkldnn_conv", SgConvInt8}})
+    reg->Add(op, DeviceType::kCPU, {"dnnl", 20, WithFallback(fast, ReferenceKernel(*reg, op))});
+}
+
+}  // namespace onednn
+}  // namespace weft
