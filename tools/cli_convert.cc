@@ -19,38 +19,12 @@ struct ConvertOptions {
   bool cast_optional_params = false;
 };
 
-// A checkpoint list's names and owned handles.
-struct Params {
-  std::vector<std::string> names;
-  std::vector<Array> arrays;
-  std::vector<const char*> name_ptrs;
-  std::vector<WeftNDArray*> handles;
-};
-
-Params Take(WeftNDArrayList* list) {
-  Params p;
-  size_t n = 0;
-  Check(weft_ndarray_list_size(list, &n, nullptr), "convert");
-  for (size_t i = 0; i < n; ++i) {
-    const char* name = nullptr;
-    Check(weft_ndarray_list_name(list, i, &name), "convert");
-    p.names.push_back(name);
-    p.arrays.emplace_back();
-    Check(weft_ndarray_list_get(list, i, p.arrays.back().out()), "convert");
-  }
-  for (size_t i = 0; i < n; ++i) {
-    p.name_ptrs.push_back(p.names[i].c_str());
-    p.handles.push_back(p.arrays[i].get());
-  }
-  return p;
-}
-
 int Convert(const ConvertOptions& o) {
   Sym sym;
   ArrayList args, aux;
   Check(weft_checkpoint_load(o.prefix.c_str(), o.epoch, sym.out(), args.out(), aux.out()),
         "convert");
-  Params a = Take(args.get()), x = Take(aux.get());
+  NamedArrays a = TakeList(args.get(), "convert"), x = TakeList(aux.get(), "convert");
   std::vector<const char*> excluded;
   for (const auto& e : o.exclude) excluded.push_back(e.c_str());
   const int target = o.amp == "bfloat16" ? WEFT_BFLOAT16 : WEFT_FLOAT16;
@@ -61,7 +35,7 @@ int Convert(const ConvertOptions& o) {
                                excluded.size(), excluded.data(), o.cast_optional_params ? 1 : 0,
                                out.out(), out_args.out(), out_aux.out()),
         "convert");
-  Params ca = Take(out_args.get()), cx = Take(out_aux.get());
+  NamedArrays ca = TakeList(out_args.get(), "convert"), cx = TakeList(out_aux.get(), "convert");
   Check(weft_checkpoint_save(o.output.c_str(), o.epoch, out.get(), ca.handles.size(),
                              ca.name_ptrs.data(), ca.handles.data(), cx.handles.size(),
                              cx.name_ptrs.data(), cx.handles.data()),

@@ -128,6 +128,8 @@ std::vector<Command>& Commands() {
     c.back().run = DefinePlace(c.back().app.get());
     NewApp(&c, "convert");
     c.back().run = DefineConvert(c.back().app.get());
+    NewApp(&c, "quantize");
+    c.back().run = DefineQuantize(c.back().app.get());
     NewApp(&c, "ops");
     c.back().run = DefineOps(c.back().app.get());
     NewApp(&c, "im2rec");

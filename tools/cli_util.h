@@ -110,6 +110,16 @@ inline std::vector<std::string> Strings(WeftStringList* list, const char* ctx) {
   return out;
 }
 
+// A named list's names and owned array handles, with the parallel C arrays
+// the C ABI takes.
+struct NamedArrays {
+  std::vector<std::string> names;
+  std::vector<Array> arrays;
+  std::vector<const char*> name_ptrs;
+  std::vector<WeftNDArray*> handles;
+};
+NamedArrays TakeList(WeftNDArrayList* list, const char* ctx);
+
 struct ShapeArg {
   std::string name;
   std::vector<int64_t> dims;
@@ -131,7 +141,7 @@ DTypeArg ParseDType(const std::string& text);  // NAME=float32 ...
 // returns its runner. `inspect` (weft_cli.cc), `ops` (cli_ops.cc), `run`
 // and `plan` (cli_run.cc), `train` (cli_train.cc), `predict`
 // (cli_predict.cc), `place` (cli_place.cc), `convert` (cli_convert.cc), `im2rec`
-// (cli_im2rec.cc).
+// (cli_im2rec.cc), `quantize` (cli_quantize.cc).
 Runner DefineInspect(CLI::App* app);
 Runner DefineOps(CLI::App* app);
 Runner DefineRun(CLI::App* app);
@@ -140,6 +150,7 @@ Runner DefineTrain(CLI::App* app);
 Runner DefinePredict(CLI::App* app);
 Runner DefinePlace(CLI::App* app);
 Runner DefineConvert(CLI::App* app);
+Runner DefineQuantize(CLI::App* app);
 Runner DefineIm2Rec(CLI::App* app);  // cli_im2rec.cc
 
 // Runs the command line (cli_help.cc): usage errors throw Exit{2}.

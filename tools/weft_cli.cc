@@ -64,6 +64,24 @@ struct InspectOptions {
   bool json = false;
 };
 
+NamedArrays TakeList(WeftNDArrayList* list, const char* ctx) {
+  NamedArrays p;
+  size_t n = 0;
+  Check(weft_ndarray_list_size(list, &n, nullptr), ctx);
+  for (size_t i = 0; i < n; ++i) {
+    const char* name = nullptr;
+    Check(weft_ndarray_list_name(list, i, &name), ctx);
+    p.names.push_back(name);
+    p.arrays.emplace_back();
+    Check(weft_ndarray_list_get(list, i, p.arrays.back().out()), ctx);
+  }
+  for (size_t i = 0; i < n; ++i) {
+    p.name_ptrs.push_back(p.names[i].c_str());
+    p.handles.push_back(p.arrays[i].get());
+  }
+  return p;
+}
+
 // Splits "NAME=VALUE" given to `opt`.
 std::pair<std::string, std::string> SplitAssign(const std::string& text, const char* opt) {
   size_t eq = text.find('=');

@@ -38,18 +38,6 @@ WeftStatus weft_amp_convert_model(const WeftSymbolHandle* sym, size_t num_args,
   opts.cast_optional_params = cast_optional_params != 0;
   weft::amp::Model m =
       weft::amp::ConvertModel(weft::Runtime::Global().ops(), s->sym, a, x, std::move(opts));
-  // Three handles: free the earlier ones if a later one cannot be made.
-  WeftSymbolHandle* ns = weft::capi::NewSymbol(std::move(m.symbol));
-  WeftNDArrayList* na = nullptr;
-  try {
-    na = weft::capi::NewParamList(m.args);
-    *out_aux = weft::capi::NewParamList(m.aux);
-  } catch (...) {
-    weft_ndarray_list_free(na);
-    weft_symbol_free(ns);
-    throw;
-  }
-  *out_args = na;
-  *out_sym = ns;
+  weft::capi::PublishModel(std::move(m.symbol), m.args, m.aux, out_sym, out_args, out_aux);
   WEFT_API_END();
 }

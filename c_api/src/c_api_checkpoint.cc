@@ -33,6 +33,23 @@ WeftNDArrayList* NewParamList(const std::map<std::string, weft::NDArray>& m) {
   return weft::capi::NewHandle<WeftNDArrayList>(std::move(list));
 }
 
+void PublishModel(Symbol sym, const std::map<std::string, NDArray>& args,
+                  const std::map<std::string, NDArray>& aux, WeftSymbolHandle** out_sym,
+                  WeftNDArrayList** out_args, WeftNDArrayList** out_aux) {
+  WeftSymbolHandle* s = NewSymbol(std::move(sym));
+  WeftNDArrayList* a = nullptr;
+  try {
+    a = NewParamList(args);
+    *out_aux = NewParamList(aux);
+  } catch (...) {
+    weft_ndarray_list_free(a);
+    weft_symbol_free(s);
+    throw;
+  }
+  *out_args = a;
+  *out_sym = s;
+}
+
 }  // namespace capi
 }  // namespace weft
 
@@ -62,18 +79,6 @@ WeftStatus weft_checkpoint_load(const char* prefix, int epoch, WeftSymbolHandle*
   CheckNotNull(args, "args");
   CheckNotNull(aux, "aux");
   weft::Checkpoint ck = weft::LoadCheckpoint(prefix, epoch, &weft::Runtime::Global());
-  // Three handles: free the earlier ones if a later one cannot be made.
-  WeftSymbolHandle* s = weft::capi::NewSymbol(std::move(ck.symbol));
-  WeftNDArrayList* a = nullptr;
-  try {
-    a = NewParamList(ck.args);
-    *aux = NewParamList(ck.aux);
-  } catch (...) {
-    weft_ndarray_list_free(a);
-    weft_symbol_free(s);
-    throw;
-  }
-  *args = a;
-  *sym = s;
+  weft::capi::PublishModel(std::move(ck.symbol), ck.args, ck.aux, sym, args, aux);
   WEFT_API_END();
 }

@@ -80,6 +80,11 @@ std::map<std::string, NDArray> ParamMap(size_t num, const char* const* names, co
                                         WeftNDArray* const* arrays, const char* arrays_arg);
 // A new named list handle of `m` (name order).
 WeftNDArrayList* NewParamList(const std::map<std::string, NDArray>& m);
+// A model's three new handles into the out arguments: all or none (a later
+// one that cannot be made frees the earlier ones).
+void PublishModel(Symbol sym, const std::map<std::string, NDArray>& args,
+                  const std::map<std::string, NDArray>& aux, WeftSymbolHandle** out_sym,
+                  WeftNDArrayList** out_args, WeftNDArrayList** out_aux);
 // `num` arrays (none NULL) from C argument `arg`.
 std::vector<NDArray> ArrayArgs(size_t num, WeftNDArray* const* arrays, const char* arg);
 // `num` string parameters (parallel keys/vals, none NULL, no key twice).

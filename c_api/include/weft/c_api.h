@@ -22,6 +22,7 @@
  *   detach (weft_autograd_*, weft_ndarray_get_grad, weft_ndarray_detach)
  * - c_api_recordio.h: MXNet's RecordIO files (.rec/.idx) and image-record headers
  * - c_api_amp.h: automatic mixed precision (a float32 model converted to float16/bfloat16)
+ * - c_api_quantize.h: int8 quantization with calibration (MXNet's quantize_model)
  *   (weft_recordio_*)
  *
  * Conventions (they hold for every function of these headers):
@@ -61,5 +62,6 @@
 #include "c_api_autograd.h"
 #include "c_api_recordio.h"
 #include "c_api_amp.h"
+#include "c_api_quantize.h"
 
 #endif /* WEFT_C_API_H_ */

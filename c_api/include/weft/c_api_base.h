@@ -26,7 +26,7 @@ extern "C" {
 #endif
 
 /** ABI version; bumped when functions are added. */
-#define WEFT_API_VERSION 12
+#define WEFT_API_VERSION 13
 
 /** Status codes (stable values). */
 typedef enum {
