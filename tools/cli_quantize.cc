@@ -19,6 +19,7 @@ using Iter = Owned<WeftDataIter, weft_data_iter_free>;
 struct QuantizeOptions {
   std::string prefix, output, calib_mode = "entropy", calib_iter, dtype = "int8", mode = "smart";
   int epoch = 0, num_calib_batches = 10;
+  bool fuse = false;
   std::vector<std::string> calib_params, exclude, exclude_ops;
 };
 
@@ -66,8 +67,8 @@ int Quantize(const QuantizeOptions& o) {
   Check(weft_quantize_model(sym.get(), a.handles.size(), a.name_ptrs.data(), a.handles.data(),
                             x.handles.size(), x.name_ptrs.data(), x.handles.data(), it.get(),
                             o.calib_mode.c_str(), examples, o.dtype.c_str(), o.mode.c_str(),
-                            ex.size(), ex.data(), ex_ops.size(), ex_ops.data(), out.out(),
-                            out_args.out(), out_aux.out()),
+                            o.fuse ? 1 : 0, ex.size(), ex.data(), ex_ops.size(), ex_ops.data(),
+                            out.out(), out_args.out(), out_aux.out()),
         "quantize");
   NamedArrays qa = TakeList(out_args.get(), "quantize"), qx = TakeList(out_aux.get(), "quantize");
   Check(weft_checkpoint_save(o.output.c_str(), o.epoch, out.get(), qa.handles.size(),
@@ -119,6 +120,9 @@ Runner DefineQuantize(CLI::App* app) {
   AddChoice(app, "--quantized-dtype", &o->dtype, {"int8", "uint8", "auto"},
             "the quantized data's dtype (default int8)");
   AddChoice(app, "--quantize-mode", &o->mode, {"smart", "full"}, "default smart");
+  app->add_flag("--fuse", o->fuse,
+                "MXNet's quantize_model_mkldnn: each convolution with its BatchNorm, relu and "
+                "residual sum one int8 _sg_mkldnn_conv (the fastest int8 graph on the CPU)");
   AddList(app, "--exclude", &o->exclude, "NODE", "a node that stays float32 (repeatable)");
   AddList(app, "--exclude-op", &o->exclude_ops, "OP",
           "an operator that stays float32 (repeatable)");

@@ -35,7 +35,7 @@ WeftStatus weft_quantize_model(
     const WeftSymbolHandle* sym, size_t num_args, const char* const* arg_names,
     WeftNDArray* const* args, size_t num_aux, const char* const* aux_names, WeftNDArray* const* aux,
     WeftDataIter* calib_data, const char* calib_mode, int64_t num_calib_examples,
-    const char* quantized_dtype, const char* quantize_mode, size_t num_excluded,
+    const char* quantized_dtype, const char* quantize_mode, int fuse, size_t num_excluded,
     const char* const* excluded, size_t num_excluded_ops, const char* const* excluded_ops,
     WeftSymbolHandle** out_sym, WeftNDArrayList** out_args, WeftNDArrayList** out_aux) {
   WEFT_API_BEGIN();
@@ -48,6 +48,7 @@ WeftStatus weft_quantize_model(
   weft::quant::QuantizeOptions q;
   q.quantized_dtype = Text(quantized_dtype, "quantized_dtype");
   q.quantize_mode = Text(quantize_mode, "quantize_mode");
+  q.fuse = fuse != 0;
   q.excluded_sym_names = Names(num_excluded, excluded, "excluded");
   q.excluded_op_names = Names(num_excluded_ops, excluded_ops, "excluded_ops");
   weft::quant::CalibOptions c;

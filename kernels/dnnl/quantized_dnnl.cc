@@ -8,8 +8,7 @@
 // of the float32 parameters (cpu/sg_conv_int8.h) and reordered once into the
 // primitive's layout. Data and outputs stay plain NCHW (reordered per call
 // where the primitive prefers another layout). What oneDNN does not cover
-// (uncalibrated fused convolutions, a residual of another dtype than the
-// output, geometries it refuses or would run with its slow reference
+// (uncalibrated fused convolutions, geometries it refuses or would run with its slow reference
 // implementation) runs the "cpu" reference kernels.
 #include <cstring>
 #include <memory>
@@ -80,9 +79,14 @@ void RunConv(const QConvPrims& p, const TBlob& x, const memory& wei, const int32
              const TBlob* sum, const TBlob& y) {
   const memory src = AsLayout(BlobMemory(p.src, x), p.pd.src_desc(), 0);
   const OutputArg dst(BlobMemory(p.dst, y), p.pd.dst_desc(), OpReq::kWrite, 2);
-  if (sum && sum->dptr != dst.target.get_data_handle()) {
-    memory s = BlobMemory(p.dst, *sum), t = dst.target;
-    dnnl::reorder(s, t).execute(ThreadStream(), s, t);
+  if (sum) {
+    // The residual in the destination's layout, in its own dtype (the sum
+    // post-op reads it as such: int8 into uint8 or the converse).
+    dnnl_memory_desc_t raw = dst.target.get_desc().data;
+    raw.data_type = memory::convert_to_c(QType(sum->dtype));
+    memory s = BlobMemory(PlainDesc(p.dst.dims(), QType(sum->dtype)), *sum);
+    memory t(memory::desc(raw), Engine(), dst.target.get_data_handle());
+    if (sum->dptr != t.get_data_handle()) dnnl::reorder(s, t).execute(ThreadStream(), s, t);
   }
   std::unordered_map<int, memory> args{
       {DNNL_ARG_SRC, src}, {DNNL_ARG_WEIGHTS, wei}, {DNNL_ARG_DST, dst.target}};
@@ -164,12 +168,12 @@ struct SgPrepared {
 };
 
 std::shared_ptr<SgPrepared> PrepareSg(const cpu::SgCall& c, const ConvDims& g, DType src, DType dst,
-                                      bool sum) {
+                                      const TBlob* sum) {
   dnnl::primitive_attr attr = UserScratchpad();
   attr.set_output_scales(1 << 1, c.scale);
   dnnl::post_ops po;
   if (c.s.act) po.append_eltwise(1.f, dnnl::algorithm::eltwise_relu, 0.f, 0.f);
-  if (sum) po.append_sum(c.sum_scale);
+  if (sum) po.append_sum(c.sum_scale, sum->dtype == dst ? dt::undef : QType(sum->dtype));
   if (c.s.postsum_act) po.append_eltwise(1.f, dnnl::algorithm::eltwise_relu, 0.f, 0.f);
   attr.set_post_ops(po);
   auto out = std::make_shared<SgPrepared>();
@@ -194,11 +198,11 @@ bool SgConvInt8(const OpContext& ctx, const NodeAttrs& attrs, const std::vector<
     return false;
   const cpu::SgCall c = cpu::PrepareSgCall(ctx, attrs, in, y);
   const TBlob* sum = c.s.sum ? &in[c.s.n_args - 1] : nullptr;
-  if (sum && sum->dtype != y) return false;
+  if (sum && (sum->dtype == DType::kInt32 || !QuantizedType(sum->dtype))) return false;
   auto prepared = std::static_pointer_cast<SgPrepared>(c.d->backend);
   if (!prepared) {
     const ConvDims g = DimsOf(c.s.conv->attrs.params, in[0].shape, out[0].shape);
-    prepared = PrepareSg(c, g, in[0].dtype, y, sum != nullptr);
+    prepared = PrepareSg(c, g, in[0].dtype, y, sum);
     const_cast<cpu::SgDerived*>(c.d)->backend = prepared;  // the call's own state
   }
   if (!prepared->prims) return false;

@@ -615,7 +615,7 @@ case "$case_name" in
     fp32=$(sed -n 's/.*accuracy \([0-9.]*\)% .*/\1/p' "$tmp/out")
     run quantize --checkpoint "$tmp/mlp" --epoch 1 --calib-mode entropy --calib-iter MNISTIter \
       --calib-param image=$fm/train-images-idx3-ubyte.gz --calib-param label=$fm/train-labels-idx1-ubyte.gz \
-      --calib-param batch_size=100 --num-calib-batches 5 --output "$tmp/mlp_int8"
+      --calib-param batch_size=100 --num-calib-batches 5 --fuse --output "$tmp/mlp_int8"
     expect_rc 0
     expect_empty err
     expect_in out "quantized $tmp/mlp-symbol.json (calib_mode entropy)" "$tmp/mlp_int8-0001.params"

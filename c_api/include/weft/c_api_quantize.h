@@ -29,6 +29,9 @@ extern "C" {
  * @param calib_mode "none", "naive" (min/max) or "entropy" (KL-optimal thresholds).
  * @param num_calib_examples at most this many examples are read; negative: all.
  * @param quantized_dtype "int8", "uint8" or "auto"; @param quantize_mode "smart" or "full".
+ * @param fuse nonzero: MXNet's quantize_model_mkldnn (convolutions with their BatchNorm,
+ *        relu and residual sum fused into int8 _sg_mkldnn_conv nodes, which keep float32
+ *        weights: the fastest int8 graph on the CPU); zero: quantize_model.
  * @param num_excluded, excluded node names left in float32 (may be NULL when 0).
  * @param num_excluded_ops, excluded_ops operator names left in float32.
  * @param[out] out_sym the quantized symbol (MXNet's JSON format); free with weft_symbol_free().
@@ -41,7 +44,7 @@ WEFT_API WeftStatus weft_quantize_model(
     const WeftSymbolHandle* sym, size_t num_args, const char* const* arg_names,
     WeftNDArray* const* args, size_t num_aux, const char* const* aux_names, WeftNDArray* const* aux,
     WeftDataIter* calib_data, const char* calib_mode, int64_t num_calib_examples,
-    const char* quantized_dtype, const char* quantize_mode, size_t num_excluded,
+    const char* quantized_dtype, const char* quantize_mode, int fuse, size_t num_excluded,
     const char* const* excluded, size_t num_excluded_ops, const char* const* excluded_ops,
     WeftSymbolHandle** out_sym, WeftNDArrayList** out_args, WeftNDArrayList** out_aux);
 

@@ -49,7 +49,27 @@ struct QuantizeOptions {
   std::vector<std::string> excluded_op_names;   // operators left in float32
   std::string quantized_dtype = "int8";         // int8 | uint8 | auto
   std::string quantize_mode = "smart";          // smart | full
+  // MXNet's quantize_model_mkldnn: PartitionConv first, FuseRequantize after
+  // calibration (the int8 graph oneDNN runs fastest).
+  bool fuse = false;
 };
+
+// MXNet's MKLDNN_QUANTIZE partitioning of convolutions: every 2-D
+// Convolution [-> BatchNorm] [-> relu] [-> elemwise_add [-> relu]] chain
+// (each link read by the next alone) as one float32 _sg_mkldnn_conv node
+// ("sg_mkldnn_conv_bn_act_<n>"). `alias` maps each fused node's output name
+// to the name of the original chain's last output (where calibration reads
+// the float32 graph).
+struct Partitioned {
+  Symbol symbol;
+  std::map<std::string, std::string> alias;
+};
+Partitioned PartitionConv(const OpRegistry& reg, const Symbol& sym);
+
+// MXNet's post-quantize fusion (SgMKLDNNConvPostQuantizeSelector): a
+// calibrated requantize after a quantized _sg_mkldnn_conv is folded into it
+// (the convolution takes its min/max_calib_range and writes int8/uint8).
+Symbol FuseRequantize(const Symbol& qsym);
 
 struct QuantizedSymbol {
   Symbol symbol;

@@ -163,8 +163,10 @@ NodePtr GraphQuantizer::QuantizedNode(const NodePtr& node) {
     ranges.push_back(q.max);
   }
   data.insert(data.end(), ranges.begin(), ranges.end());
-  NodePtr q = MakeOpNode(reg_, rule.qop, "quantized_" + node->attrs.name, std::move(data),
-                         node->attrs.dict);
+  StringMap params = node->attrs.dict;
+  for (const auto& [k, v] : rule.extra_params) params[k] = v;
+  NodePtr q = MakeOpNode(reg_, rule.qop, "quantized_" + node->attrs.name, std::move(data), params);
+  q->attrs.subgraphs = node->attrs.subgraphs;
   origin_[q.get()] = node.get();
   qnode_[node.get()] = q;
   if (!rule.requantize) return q;

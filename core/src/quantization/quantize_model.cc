@@ -130,6 +130,30 @@ Symbol SetCalibTable(const Symbol& qsym, const CalibTable& table) {
   return out;
 }
 
+Symbol FuseRequantize(const Symbol& qsym) {
+  Symbol out;
+  out.outputs = CopyGraph(qsym.outputs);
+  std::map<const Node*, NodePtr> folded;  // requantize -> the convolution it folds into
+  auto redirect = [&](NodeEntry* e) {
+    auto f = folded.find(e->node.get());
+    if (f != folded.end()) e->node = f->second;
+  };
+  DFSVisit(out.outputs, [&](const NodePtr& n) {
+    for (NodeEntry& e : n->inputs) redirect(&e);
+    if (n->is_variable() || n->op()->name != "_contrib_requantize" ||
+        !n->attrs.dict.count("min_calib_range"))
+      return;
+    const NodePtr& conv = n->inputs[0].node;
+    if (conv->is_variable() || conv->op()->name != "_sg_mkldnn_conv") return;
+    conv->attrs.dict["min_calib_range"] = n->attrs.dict.at("min_calib_range");
+    conv->attrs.dict["max_calib_range"] = n->attrs.dict.at("max_calib_range");
+    conv->attrs.params = ParseParams(conv->op()->name, &conv->op()->params, conv->attrs.dict);
+    folded[n.get()] = conv;
+  });
+  for (NodeEntry& e : out.outputs) redirect(&e);
+  return out;
+}
+
 std::map<std::string, NDArray> QuantizeParams(Runtime* rt, const Symbol& qsym,
                                               const std::map<std::string, NDArray>& params) {
   std::map<std::string, NDArray> out;
@@ -171,15 +195,31 @@ QuantizedModel QuantizeModel(Runtime* rt, const Symbol& sym,
     Fail(StatusCode::kInvalidArgument, "quantize: calib_mode ", mode, " needs calibration data");
   std::set<std::string> offline;
   for (const auto& [name, arr] : args) offline.insert(name);
-  const QuantizedSymbol qs = QuantizeSymbol(rt->ops(), sym, offline, qopts);
+  Partitioned parts{sym, {}};
+  if (qopts.fuse) parts = PartitionConv(rt->ops(), sym);
+  const QuantizedSymbol qs = QuantizeSymbol(rt->ops(), parts.symbol, offline, qopts);
   QuantizedModel m;
   m.symbol = qs.symbol;
   m.calib_layers = qs.calib_layers;
   if (mode != "none") {
+    // Calibration reads the float32 graph as given: a fused node's output
+    // under the name of its chain's last layer.
+    auto alias = [&](const std::string& name) {
+      auto it = parts.alias.find(name);
+      return it == parts.alias.end() ? name : it->second;
+    };
+    std::vector<std::string> layers;
+    for (const std::string& l : qs.calib_layers) layers.push_back(alias(l));
     LayerStats stats;
-    m.calib_examples = Collect(rt, sym, args, aux, calib_data, qs.calib_layers, copts, &stats);
-    m.table = mode == "naive" ? stats.MinMax() : stats.Entropy(qopts.quantized_dtype);
+    m.calib_examples = Collect(rt, sym, args, aux, calib_data, layers, copts, &stats);
+    const CalibTable found =
+        mode == "naive" ? stats.MinMax() : stats.Entropy(qopts.quantized_dtype);
+    for (const std::string& l : qs.calib_layers) {
+      auto it = found.find(alias(l));
+      if (it != found.end()) m.table[l] = it->second;
+    }
     m.symbol = SetCalibTable(qs.symbol, m.table);
+    if (qopts.fuse) m.symbol = FuseRequantize(m.symbol);
   }
   m.args = QuantizeParams(rt, m.symbol, args);
   m.aux = aux;

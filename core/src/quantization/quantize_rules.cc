@@ -26,10 +26,19 @@ Rule RuleFor(const Node& node) {
     if (p.GetInt("dim") > 0) r.qop = "_contrib_quantized_concat";
   } else if (op == "BatchNorm") {
     r.qop = "_contrib_quantized_batch_norm";
-    r.float_inputs = Rule::FloatInputs::kAllButFirst;
+    r.float_inputs = {1, 2, 3, 4};
   } else if (op == "Embedding") {
     if (p.GetDType("dtype") == DType::kFloat32) r.qop = "_contrib_quantized_embedding";
-    r.float_inputs = Rule::FloatInputs::kFirst;
+    r.float_inputs = {0};
+  } else if (op == "_sg_mkldnn_conv" && !p.GetBool("quantized")) {
+    // MXNet's SgMKLDNNConvQuantizedOp / SgMKLDNNAvoidConvQuantizeInput.
+    r.qop = op;
+    r.must = r.requantize = true;
+    r.extra_params = {{"quantized", "true"}};
+    const size_t n = static_cast<size_t>(p.GetInt("num_args"));
+    const size_t sum = p.GetBool("with_sum") ? n - 1 : n;
+    for (size_t i = 1; i < n; ++i)
+      if (i != sum) r.float_inputs.insert(i);
   }
   return r;
 }

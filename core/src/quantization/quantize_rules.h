@@ -5,6 +5,8 @@
 #define WEFT_CORE_SRC_QUANTIZATION_QUANTIZE_RULES_H_
 
 #include <cstddef>
+#include <set>
+#include <set>
 #include <string>
 
 #include "weft/node.h"
@@ -16,20 +18,20 @@ struct Rule {
   std::string qop;          // the quantized operator; empty: not quantizable
   bool must = false;        // kMust (Convolution, FullyConnected), else kSupport
   bool requantize = false;  // int32 output: a requantize follows
-  enum class FloatInputs { kNone, kAllButFirst, kFirst } float_inputs = FloatInputs::kNone;
+  // Inputs passed in float32, without a quantize node or a range
+  // (BatchNorm's parameters, Embedding's indices, a fused convolution's
+  // weights, bias and BatchNorm parameters).
+  std::set<size_t> float_inputs;
+  // Parameters the quantized node adds to the float node's (quantized=true
+  // for a fused convolution, which keeps its subgraph).
+  StringMap extra_params;
 
-  // Input `i` is passed in float32 (BatchNorm's parameters, Embedding's
-  // indices), without a quantize node or a range.
-  bool keeps_float(size_t i) const {
-    return float_inputs == FloatInputs::kAllButFirst
-               ? i != 0
-               : float_inputs == FloatInputs::kFirst && i == 0;
-  }
+  bool keeps_float(size_t i) const { return float_inputs.count(i) > 0; }
 };
 
 // The rule for `node` (a non-variable), depending on its parameters where
 // MXNet's does (Activation relu only, Pooling max/avg, Concat dim > 0,
-// Embedding of float32).
+// Embedding of float32, 2-D fused convolutions).
 Rule RuleFor(const Node& node);
 
 }  // namespace quant

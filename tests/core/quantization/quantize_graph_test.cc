@@ -12,7 +12,10 @@
 
 #include "util/bench_models.h"
 #include "util/test_util.h"
+#include "weft/executor.h"
 #include "weft/graph_algorithm.h"
+#include "weft/initializer.h"
+#include "weft/module.h"
 #include "weft/quantize_model.h"
 #include "weft/symbol_json.h"
 
@@ -206,6 +209,53 @@ TEST(QuantizeCalibration, HistogramsOfBatchesWithGrowingRangesCombine) {
   pos.Collect("r", {0.f, 0.5f, 1.f, 3.f});
   EXPECT_EQ(pos.Entropy("auto").at("r").first, 0.f);
   EXPECT_LT(pos.Entropy("int8").at("r").first, 0.f);
+}
+
+}  // namespace
+}  // namespace weft
+
+namespace weft {
+namespace {
+
+// MXNet's MKLDNN_QUANTIZE partitioning of ResNet-18: one fused node per
+// convolution (20), named by what it fuses, with the residual add and its
+// relu inside the block's second convolution; the partitioned float32 graph
+// computes what the original does.
+TEST(QuantizePartition, ResNet18ConvolutionsFuseWithBatchNormReluAndTheSum) {
+  const Symbol net = test::bench::ResNet18();
+  const quant::Partitioned p = quant::PartitionConv(Runtime::Global().ops(), net);
+  std::map<std::string, int> kinds;
+  for (const NodePtr& n : TopoOrder(p.symbol.outputs)) {
+    if (n->is_variable()) continue;
+    EXPECT_NE(n->op()->name, "Convolution");
+    EXPECT_NE(n->op()->name, "BatchNorm");
+    if (n->op()->name != "_sg_mkldnn_conv") continue;
+    const std::string& name = n->attrs.name;
+    ++kinds[name.substr(0, name.find_last_of('_'))];
+  }
+  EXPECT_EQ(kinds["sg_mkldnn_conv_bn_act"], 9);      // conv0 and each block's first
+  EXPECT_EQ(kinds["sg_mkldnn_conv_bn_add_act"], 8);  // each block's second, with the sum
+  EXPECT_EQ(kinds["sg_mkldnn_conv_bn"], 3);          // the projection shortcuts
+  EXPECT_EQ(p.alias.at("sg_mkldnn_conv_bn_act_0_output"), "relu0_output");
+  // Saved and loaded as MXNet's JSON, it runs to the original's outputs.
+  const Symbol back = LoadJSON(SaveJSON(p.symbol), Runtime::Global().ops()).symbol;
+  Runtime* rt = &Runtime::Global();
+  Module mod(rt, net);
+  mod.Bind({{"data", Shape{2, 3, 32, 32}}}, {{"softmax_label", Shape{2}}}, false);
+  auto init = Initializer::Create("xavier", {{"magnitude", "2"}}, 11);
+  mod.InitParams(init.get());
+  const NDArray x = test::RandomArray(Shape{2, 3, 32, 32}, DType::kFloat32, -1, 1, 5);
+  auto run = [&](const Symbol& s) {
+    std::map<std::string, NDArray> args = mod.arg_params();
+    args["data"] = x;
+    args["softmax_label"] = NDArray(Shape{2}, Context::CPU(), DType::kFloat32, rt);
+    auto ex = Executor::BindByName(rt, s, Context::CPU(), args, {}, {}, mod.aux_params());
+    ex->Forward(false);
+    return test::Values(ex->outputs()[0]);
+  };
+  const std::vector<double> want = run(net), got = run(back);
+  ASSERT_EQ(got.size(), want.size());
+  for (size_t i = 0; i < want.size(); ++i) EXPECT_NEAR(got[i], want[i], 1e-5) << i;
 }
 
 }  // namespace

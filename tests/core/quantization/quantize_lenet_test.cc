@@ -6,11 +6,13 @@
 #include <gtest/gtest.h>
 
 #include <filesystem>
+#include <tuple>
 #include <iostream>
 
 #include "util/bench_models.h"
 #include "util/test_util.h"
 #include "weft/executor.h"
+#include "weft/graph_algorithm.h"
 #include "weft/idx.h"
 #include "weft/initializer.h"
 #include "weft/metric.h"
@@ -93,7 +95,9 @@ double Accuracy(const std::vector<double>& probs, const NDArray& labels) {
   return 100.0 * static_cast<double>(right) / static_cast<double>(n);
 }
 
-class QuantizeLeNet : public ::testing::TestWithParam<const char*> {};
+// (calib_mode, fuse): MXNet's quantize_model, or quantize_model_mkldnn's
+// fused convolutions.
+class QuantizeLeNet : public ::testing::TestWithParam<std::tuple<const char*, bool>> {};
 
 TEST_P(QuantizeLeNet, LosesAtMostHalfAPointOfAccuracy) {
   if (!std::filesystem::exists(std::string(kDir) + "t10k-images-idx3-ubyte.gz"))
@@ -103,21 +107,24 @@ TEST_P(QuantizeLeNet, LosesAtMostHalfAPointOfAccuracy) {
   NDArrayIter calib({{"data", t.train.images.Slice(20000, 20500)}},
                     {{"softmax_label", t.train.labels.Slice(20000, 20500)}}, 100, false);
   quant::CalibOptions co;
-  co.calib_mode = GetParam();
+  co.calib_mode = std::get<0>(GetParam());
+  quant::QuantizeOptions qo;
+  qo.fuse = std::get<1>(GetParam());
   const quant::QuantizedModel q =
-      quant::QuantizeModel(rt, test::bench::LeNet(), t.args, t.aux, &calib, {}, co);
+      quant::QuantizeModel(rt, test::bench::LeNet(), t.args, t.aux, &calib, qo, co);
   EXPECT_EQ(q.calib_examples, 500);
   EXPECT_EQ(q.table.size(), q.calib_layers.size());
   const NDArray images = t.test.images, labels = t.test.labels;
   const double fp32 = Accuracy(Probabilities(test::bench::LeNet(), t.args, t.aux, images), labels);
   const std::vector<double> probs = Probabilities(q.symbol, q.args, q.aux, images);
   const double int8 = Accuracy(probs, labels);
-  std::cout << "[ int8 ] LeNet on 10,000 Fashion-MNIST test images, calib_mode " << GetParam()
-            << ": float32 " << fp32 << " %, int8 " << int8 << " %\n";
+  std::cout << "[ int8 ] LeNet on 10,000 Fashion-MNIST test images, calib_mode " << co.calib_mode
+            << (qo.fuse ? " (fused)" : "") << ": float32 " << fp32 << " %, int8 " << int8 << " %\n";
   EXPECT_GT(fp32, 80.0);
   EXPECT_GE(int8, fp32 - 0.5);
   // Saved as MXNet's files and loaded again: the same outputs, bit for bit.
-  const std::string prefix = test::TempPath("quantize_lenet_" + std::string(GetParam()));
+  const std::string prefix =
+      test::TempPath("quantize_lenet_" + co.calib_mode + (qo.fuse ? "_fused" : ""));
   SaveCheckpoint(prefix, 0, q.symbol, q.args, q.aux);
   const Checkpoint back = LoadCheckpoint(prefix, 0, rt);
   std::filesystem::remove(CheckpointSymbolPath(prefix));
@@ -127,7 +134,39 @@ TEST_P(QuantizeLeNet, LosesAtMostHalfAPointOfAccuracy) {
   EXPECT_EQ(again, std::vector<double>(probs.begin(), probs.begin() + 10000));
 }
 
-INSTANTIATE_TEST_SUITE_P(CalibModes, QuantizeLeNet, ::testing::Values("naive", "entropy"));
+INSTANTIATE_TEST_SUITE_P(CalibModes, QuantizeLeNet,
+                         ::testing::Combine(::testing::Values("naive", "entropy"),
+                                            ::testing::Bool()));
+
+// The fused flow's graph: each convolution with its relu one quantized
+// _sg_mkldnn_conv with its calibrated range (the requantize folded in).
+TEST(QuantizeLeNetGraph, FusedConvolutionsCarryTheirRanges) {
+  if (!std::filesystem::exists(std::string(kDir) + "t10k-images-idx3-ubyte.gz"))
+    GTEST_SKIP() << "Fashion-MNIST is not installed (Debian package dataset-fashion-mnist)";
+  const Trained& t = TrainedLeNet();
+  NDArrayIter calib({{"data", t.train.images.Slice(0, 200)}}, {}, 100, false);
+  quant::CalibOptions co;
+  co.calib_mode = "naive";
+  quant::QuantizeOptions qo;
+  qo.fuse = true;
+  const quant::QuantizedModel q =
+      quant::QuantizeModel(&Runtime::Global(), test::bench::LeNet(), t.args, t.aux, &calib, qo, co);
+  int convs = 0, requantize = 0;
+  for (const NodePtr& n : TopoOrder(q.symbol.outputs)) {
+    if (n->is_variable()) continue;
+    requantize += n->op()->name == "_contrib_requantize";
+    if (n->op()->name != "_sg_mkldnn_conv") continue;
+    ++convs;
+    EXPECT_EQ(n->attrs.dict.at("quantized"), "true");
+    EXPECT_TRUE(n->attrs.dict.count("min_calib_range")) << n->attrs.name;
+    EXPECT_EQ(n->attrs.name.rfind("quantized_sg_mkldnn_conv_act_", 0), 0u) << n->attrs.name;
+  }
+  EXPECT_EQ(convs, 2);
+  EXPECT_EQ(requantize, 2);  // after the two quantized FullyConnected layers
+  // The float32 weights stay (the fused kernel derives int8 ones).
+  EXPECT_EQ(q.args.at("conv1_weight").dtype(), DType::kFloat32);
+  EXPECT_EQ(q.args.at("fc1_weight_quantize").dtype(), DType::kInt8);
+}
 
 }  // namespace
 }  // namespace weft
