@@ -2,7 +2,7 @@
 // for bench/bench_infer_peers.sh beside ONNX Runtime and PyTorch.
 //
 //   weft_bench_infer DIR MODEL BATCH [--iters N] [--warmup W] [--ctx cpu|gpu]
-//                    [--amp float16|bfloat16] [--tolerance T]
+//                    [--amp float16|bfloat16] [--int8 naive|entropy[-unfused]] [--tolerance T]
 //
 // Loads DIR/MODEL-symbol.json and DIR/MODEL-0000.params, simple_binds with grad_req
 // null for the shape of DIR/MODEL-b<BATCH>-input.npy, copies the params in, then times
@@ -14,7 +14,10 @@
 // Exits 1 (after printing the line) when max_abs_diff / max|expected| > T
 // (default 1e-4). --amp converts the model first (weft_amp_convert_model,
 // MXNet's default lists) and prints engine=weft-<dtype> and top1_agree, the
-// share of rows whose arg max equals PyTorch's float32 one.
+// share of rows whose arg max equals PyTorch's float32 one. --int8 quantizes
+// it first (weft_quantize_model: MXNet's quantize_model_mkldnn, or
+// quantize_model with "-unfused"; calibrated on the timed input itself,
+// quantized_dtype auto) and prints engine=weft-int8.
 #include <weft/c_api.h>
 
 #include <algorithm>
@@ -23,6 +26,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <functional>
 #include <map>
 #include <string>
 #include <vector>
@@ -43,7 +47,7 @@ int64_t Size(const WeftNDArray* a) {
 
 std::vector<float> ToHost(const WeftNDArray* a) {
   std::vector<float> v(static_cast<size_t>(Size(a)));
-  Check(weft_ndarray_copy_to(a, v.data(), v.size() * sizeof(float)), "weft_ndarray_copy_to");
+  Check(weft_ndarray_copy_to_float32(a, v.data(), v.size()), "weft_ndarray_copy_to_float32");
   return v;
 }
 
@@ -94,10 +98,17 @@ double Top1Agreement(const std::vector<float>& got, const std::vector<float>& wa
   return rows ? static_cast<double>(same) / rows : 0;
 }
 
-// `sym` converted for `amp` with its parameters (replaced in `params`, named
+// A model transformation through the C ABI (weft_amp_convert_model,
+// weft_quantize_model): symbol and parameters in, new ones out.
+using Transform = std::function<WeftStatus(WeftSymbolHandle* sym, size_t na, const char* const* an,
+                                           WeftNDArray* const* a, size_t nx, const char* const* xn,
+                                           WeftNDArray* const* x, WeftSymbolHandle** out,
+                                           WeftNDArrayList** out_args, WeftNDArrayList** out_aux)>;
+
+// `sym` transformed by `fn` with its parameters (replaced in `params`, named
 // "arg:"/"aux:" as in the file).
-WeftSymbolHandle* ConvertAmp(WeftSymbolHandle* sym, const std::string& amp,
-                             std::map<std::string, WeftNDArray*>* params) {
+WeftSymbolHandle* Apply(WeftSymbolHandle* sym, std::map<std::string, WeftNDArray*>* params,
+                        const Transform& fn, const char* what) {
   std::vector<std::string> names[2];
   std::vector<const char*> cnames[2];
   std::vector<WeftNDArray*> arrays[2];
@@ -110,11 +121,9 @@ WeftSymbolHandle* ConvertAmp(WeftSymbolHandle* sym, const std::string& amp,
     for (const auto& n : names[k]) cnames[k].push_back(n.c_str());
   WeftSymbolHandle* out = nullptr;
   WeftNDArrayList *args = nullptr, *aux = nullptr;
-  Check(weft_amp_convert_model(sym, arrays[0].size(), cnames[0].data(), arrays[0].data(),
-                               arrays[1].size(), cnames[1].data(), arrays[1].data(),
-                               amp == "bfloat16" ? WEFT_BFLOAT16 : WEFT_FLOAT16, 0, nullptr, 0,
-                               &out, &args, &aux),
-        "weft_amp_convert_model");
+  Check(fn(sym, arrays[0].size(), cnames[0].data(), arrays[0].data(), arrays[1].size(),
+           cnames[1].data(), arrays[1].data(), &out, &args, &aux),
+        what);
   for (auto& kv : *params) weft_ndarray_free(kv.second);
   params->clear();
   for (int k = 0; k < 2; ++k) {
@@ -133,6 +142,43 @@ WeftSymbolHandle* ConvertAmp(WeftSymbolHandle* sym, const std::string& amp,
   return out;
 }
 
+WeftSymbolHandle* ConvertAmp(WeftSymbolHandle* sym, const std::string& amp,
+                             std::map<std::string, WeftNDArray*>* params) {
+  const int dtype = amp == "bfloat16" ? WEFT_BFLOAT16 : WEFT_FLOAT16;
+  return Apply(
+      sym, params,
+      [&](WeftSymbolHandle* s, size_t na, const char* const* an, WeftNDArray* const* a, size_t nx,
+          const char* const* xn, WeftNDArray* const* x, WeftSymbolHandle** out,
+          WeftNDArrayList** oa, WeftNDArrayList** ox) {
+        return weft_amp_convert_model(s, na, an, a, nx, xn, x, dtype, 0, nullptr, 0, out, oa, ox);
+      },
+      "weft_amp_convert_model");
+}
+
+// `sym` quantized to int8 (MXNet's quantize_model_mkldnn, or quantize_model
+// for a mode ending in "-unfused"), calibrated on `input` itself.
+WeftSymbolHandle* QuantizeInt8(WeftSymbolHandle* sym, const std::string& mode, WeftNDArray* input,
+                               int batch, std::map<std::string, WeftNDArray*>* params) {
+  const bool unfused = mode.size() > 8 && mode.compare(mode.size() - 8, 8, "-unfused") == 0;
+  const std::string calib = unfused ? mode.substr(0, mode.size() - 8) : mode;
+  const char* data_name = "data";
+  WeftDataIter* it = nullptr;
+  Check(weft_data_iter_create_ndarray(1, &data_name, &input, 0, nullptr, nullptr, batch, 0, "pad",
+                                      0, &it),
+        "weft_data_iter_create_ndarray");
+  WeftSymbolHandle* out = Apply(
+      sym, params,
+      [&](WeftSymbolHandle* s, size_t na, const char* const* an, WeftNDArray* const* a, size_t nx,
+          const char* const* xn, WeftNDArray* const* x, WeftSymbolHandle** o, WeftNDArrayList** oa,
+          WeftNDArrayList** ox) {
+        return weft_quantize_model(s, na, an, a, nx, xn, x, it, calib.c_str(), -1, "auto", "smart",
+                                   unfused ? 0 : 1, 0, nullptr, 0, nullptr, o, oa, ox);
+      },
+      "weft_quantize_model");
+  weft_data_iter_free(it);
+  return out;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -145,12 +191,13 @@ int main(int argc, char** argv) {
   const int batch = std::atoi(argv[3]);
   int iters = 20, warmup = 3;
   double tolerance = 1e-4;
-  std::string device = "cpu", amp;
+  std::string device = "cpu", amp, int8;
   for (int i = 4; i + 1 < argc; i += 2) {
     if (!std::strcmp(argv[i], "--iters")) iters = std::max(1, std::atoi(argv[i + 1]));
     if (!std::strcmp(argv[i], "--warmup")) warmup = std::atoi(argv[i + 1]);
     if (!std::strcmp(argv[i], "--ctx")) device = argv[i + 1];
     if (!std::strcmp(argv[i], "--amp")) amp = argv[i + 1];
+    if (!std::strcmp(argv[i], "--int8")) int8 = argv[i + 1];
     if (!std::strcmp(argv[i], "--tolerance")) tolerance = std::atof(argv[i + 1]);
   }
   if (device != "cpu" && device != "gpu") {
@@ -174,6 +221,7 @@ int main(int argc, char** argv) {
 
   if (!amp.empty()) sym = ConvertAmp(sym, amp, &params);
   WeftNDArray* input = LoadNpy(case_stem + "-input.npy");
+  if (!int8.empty()) sym = QuantizeInt8(sym, int8, input, batch, &params);
   WeftNDArray* expected = LoadNpy(case_stem + "-output.npy");
   int ndim = 0;
   Check(weft_ndarray_ndim(input, &ndim), "weft_ndarray_ndim");
@@ -219,7 +267,7 @@ int main(int argc, char** argv) {
   }
   const double rel = diff / std::max(scale, 1e-30);
   const char* threads = std::getenv("OMP_NUM_THREADS");
-  const std::string engine = amp.empty() ? "weft" : "weft-" + amp;
+  const std::string engine = !int8.empty() ? "weft-int8" : amp.empty() ? "weft" : "weft-" + amp;
   std::printf(
       "infer engine=%s device=%s model=%s batch=%d threads=%s median_ms=%.4f min_ms=%.4f "
       "max_abs_diff=%.3g rel_diff=%.3g top1_agree=%.3f\n",

@@ -94,20 +94,40 @@ SgDerived Derive(const SgConv& s, const std::vector<TBlob>& in, float data_scale
   return d;
 }
 
+// The BatchNorm moving statistics of the call (empty without BatchNorm):
+// mutable inputs, whose versions advance on every run of the node whether or
+// not they change, so the cache compares their values.
+std::vector<float> MovingStats(const SgConv& s, const std::vector<TBlob>& in) {
+  std::vector<float> v;
+  if (!s.bn) return v;
+  const size_t k = s.bias ? 3 : 2;
+  for (size_t i = k + 2; i < k + 4; ++i)
+    v.insert(v.end(), in[i].data<float>(), in[i].data<float>() + in[i].Size());
+  return v;
+}
+
 // The derived weights for this call: cached in the call's state while the
-// parameters' versions and the data range are unchanged.
+// parameters (versions, or values of the moving statistics) and the data
+// range are unchanged.
 const SgDerived& GetSgDerived(const OpContext& ctx, const SgConv& s, const std::vector<TBlob>& in,
                               float data_scale, std::shared_ptr<SgDerived>* local) {
   std::vector<uint64_t> versions;
   const size_t params_end = s.n_args - (s.sum ? 1 : 0);
-  if (ctx.input_versions) versions.assign(ctx.input_versions + 1, ctx.input_versions + params_end);
+  const size_t stats_begin = s.bn ? (s.bias ? 3 : 2) + 2 : params_end;
+  if (ctx.input_versions)
+    for (size_t i = 1; i < params_end; ++i)
+      if (i < stats_begin || i >= stats_begin + 2) versions.push_back(ctx.input_versions[i]);
+  std::vector<float> stats = MovingStats(s, in);
   const float dmin = Scalar(in[s.n_args]), dmax = Scalar(in[s.n_args + 1]);
   if (ctx.state && ctx.input_versions && *ctx.state) {
     auto d = std::static_pointer_cast<SgDerived>(*ctx.state);
-    if (d->versions == versions && d->data_min == dmin && d->data_max == dmax) return *d;
+    if (d->versions == versions && d->moving_stats == stats && d->data_min == dmin &&
+        d->data_max == dmax)
+      return *d;
   }
   *local = std::make_shared<SgDerived>(Derive(s, in, data_scale));
   (*local)->versions = versions;
+  (*local)->moving_stats = std::move(stats);
   (*local)->data_min = dmin;
   (*local)->data_max = dmax;
   if (ctx.state && ctx.input_versions) *ctx.state = *local;

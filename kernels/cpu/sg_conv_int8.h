@@ -29,7 +29,8 @@ struct SgConv {
 
 // Weights and biases derived once per version of the float32 parameters.
 struct SgDerived {
-  std::vector<uint64_t> versions;
+  std::vector<uint64_t> versions;   // of the parameters but the moving statistics
+  std::vector<float> moving_stats;  // BatchNorm's mean and variance
   float data_min = 0, data_max = 0;
   std::vector<int8_t> w;
   std::vector<int32_t> b;

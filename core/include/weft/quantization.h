@@ -49,15 +49,26 @@ inline float QuantizeScale(DType t, float min, float max) {
   return real != 0.f ? QuantizedRange(t) / real : 2147483647.0f;
 }
 
-// `v` rounded to nearest (ties to even) and saturated to T's limits.
+// `v` rounded to nearest (ties to even) and saturated to T's limits (NaN
+// gives 0).
 template <typename T>
 inline T SaturateRound(float v) {
   const float lo = static_cast<float>(std::numeric_limits<T>::lowest());
   const float hi = static_cast<float>(std::numeric_limits<T>::max());
-  if (!(v == v)) return T(0);
-  if (v <= lo) return std::numeric_limits<T>::lowest();
-  if (v >= hi) return std::numeric_limits<T>::max();
-  return static_cast<T>(std::nearbyint(v));
+  if constexpr (sizeof(T) == 1) {
+    // Clamped to a byte's range first, the value rounds exactly by adding
+    // and subtracting 1.5 * 2^23 (the default rounding mode is to nearest
+    // even): branch-free, so the loops over arrays vectorise.
+    float c = v > lo ? v : lo;
+    c = c < hi ? c : hi;
+    c = (c + 12582912.f) - 12582912.f;
+    return static_cast<T>(v == v ? c : 0.f);
+  } else {
+    if (!(v == v)) return T(0);
+    if (v <= lo) return std::numeric_limits<T>::lowest();
+    if (v >= hi) return std::numeric_limits<T>::max();
+    return static_cast<T>(std::nearbyint(v));
+  }
 }
 
 // MXNet's QuantizationRangeForMultiplication: the int32 range of a product

@@ -125,6 +125,8 @@ OpDef BatchNormDef(const OpDef& base) {
   d.num_inputs = 7;
   d.input_names =
       FixedNames({"data", "gamma", "beta", "moving_mean", "moving_var", "min_data", "max_data"});
+  // The moving statistics are auxiliary states, as MXNet's FMutateInputs says.
+  d.mutate_inputs = [](const ParamValues&) { return std::vector<int>{3, 4}; };
   d.infer_shape = [&base](const NodeAttrs& attrs, std::vector<Shape>* in, std::vector<Shape>* out) {
     const bool known = BaseOpShape(base, attrs, in, 5, out);
     AssignRangeInputs(attrs, in, 5, 2);

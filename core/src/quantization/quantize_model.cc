@@ -221,8 +221,13 @@ QuantizedModel QuantizeModel(Runtime* rt, const Symbol& sym,
     m.symbol = SetCalibTable(qs.symbol, m.table);
     if (qopts.fuse) m.symbol = FuseRequantize(m.symbol);
   }
-  m.args = QuantizeParams(rt, m.symbol, args);
-  m.aux = aux;
+  // Each parameter where the quantized graph reads it (a BatchNorm's moving
+  // statistics stay auxiliary states).
+  std::map<std::string, NDArray> all = args;
+  all.insert(aux.begin(), aux.end());
+  m.args = QuantizeParams(rt, m.symbol, all);
+  for (const std::string& name : m.symbol.ListAuxiliaryStates())
+    if (aux.count(name)) m.aux[name] = aux.at(name);
   return m;
 }
 
