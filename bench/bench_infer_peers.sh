@@ -8,13 +8,16 @@
 # Usage: bench/bench_infer_peers.sh [build-dir] [--reps R] [--iters N] [--warmup W]
 #                                   [--weft-env "WEFT_ENGINE=naive ..."] [--cases "mlp:1 lenet:64"]
 #                                   [--weft-b-env "WEFT_EXEC_SKIP_PASSES=BlockConvLayouts"] [--stat min]
-#                                   [--amp "bfloat16 float16"]
+#                                   [--amp "bfloat16 float16"] [--int8 naive|entropy]
 # --weft-env: extra environment for the weft runs only (e.g. to compare engines).
 # --weft-b-env: also run weft with this environment ("weft-b") right after each weft run, for
 # an interleaved before/after comparison; the table gets its column and the ratio weft/weft-b.
 # --amp: also run weft on each model converted for these dtypes (MXNet's AMP lists,
 # weft_amp_convert_model) right after its float32 run; the table gets their columns, the
 # speed-up weft/weft-<dtype> and the share of rows whose top-1 is PyTorch's float32 one.
+# --int8: also run weft on each model quantized to int8 (weft_quantize_model, MXNet's
+# quantize_model_mkldnn with this calibration on the timed input; "-unfused" for quantize_model),
+# a column like --amp's.
 # --stat min: the table takes each run's fastest iteration instead of its median (steadier when
 # other jobs share the cores).
 # Build first: cmake --build build --target weft_bench_infer (needs -DWEFT_BUILD_BENCH=ON).
@@ -24,7 +27,7 @@
 # OPENBLAS_CORETYPE is left as the machine sets it.
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
-build="$root/build" reps=3 iters=20 warmup=3 weft_env="" weft_b_env="" stat=median amps=""
+build="$root/build" reps=3 iters=20 warmup=3 weft_env="" weft_b_env="" stat=median amps="" int8=""
 cases="mlp:1 mlp:128 lenet:64 resnet18:1 resnet18:8"
 while (($#)); do
   case "$1" in
@@ -35,6 +38,7 @@ while (($#)); do
     --weft-b-env) weft_b_env="$2"; shift 2 ;;
     --stat) stat="$2"; shift 2 ;;
     --amp) amps="$2"; shift 2 ;;
+    --int8) int8="$2"; shift 2 ;;
     --cases) cases="$2"; shift 2 ;;
     -*) echo "unknown option $1" >&2; exit 2 ;;
     *) build="$1"; shift ;;
@@ -96,6 +100,10 @@ for ((rep = 1; rep <= reps; ++rep)); do
         run "$rep" env OMP_NUM_THREADS="$t" OPENBLAS_NUM_THREADS="$t" "${wenv[@]}" "$bench" "${args[@]}" \
           --amp "$a" --tolerance 1
       done
+      if [[ -n "$int8" ]]; then
+        run "$rep" env OMP_NUM_THREADS="$t" OPENBLAS_NUM_THREADS="$t" "${wenv[@]}" "$bench" "${args[@]}" \
+          --int8 "$int8" --tolerance 10
+      fi
       if [[ -n "$weft_b_env" ]]; then
         run "b:$rep" env OMP_NUM_THREADS="$t" OPENBLAS_NUM_THREADS="$t" "${wenv[@]}" "${wbenv[@]}" "$bench" "${args[@]}"
       fi

@@ -10,9 +10,9 @@ iteration (min_ms) instead of its median: steadier when other jobs share the cor
 import statistics
 import sys
 
-ENGINES = ("weft", "ort", "torch", "weft-b", "weft-bfloat16", "weft-float16")
+ENGINES = ("weft", "ort", "torch", "weft-b", "weft-bfloat16", "weft-float16", "weft-int8")
 NAMES = {"weft": "Weft", "ort": "ORT", "torch": "PyTorch", "weft-b": "Weft-B",
-         "weft-bfloat16": "Weft-bf16", "weft-float16": "Weft-fp16"}
+         "weft-bfloat16": "Weft-bf16", "weft-float16": "Weft-fp16", "weft-int8": "Weft-int8"}
 
 
 def main():
@@ -33,7 +33,7 @@ def main():
             agree.setdefault(key, {})[f["engine"]] = float(f["top1_agree"])
     engines = [e for e in ENGINES if any(e in times[k] for k in order)]
     peers = [e for e in engines if e != "weft"]
-    amps = [e for e in engines if e in ("weft-bfloat16", "weft-float16")]
+    amps = [e for e in engines if e in ("weft-bfloat16", "weft-float16", "weft-int8")]
     print("| model | batch | threads | " + " | ".join(NAMES[e] + " ms" for e in engines) + " | " +
           " | ".join("Weft/" + NAMES[p] for p in peers) +
           "".join(" | %s top-1 = fp32" % NAMES[a] for a in amps) + " |")
