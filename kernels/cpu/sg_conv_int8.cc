@@ -135,12 +135,15 @@ const SgDerived& GetSgDerived(const OpContext& ctx, const SgConv& s, const std::
 }
 
 template <typename TO>
-void Requantize(const SgConv& s, const std::vector<float>& scale, float sum_scale,
-                const int32_t* acc, const TBlob* sum, int64_t plane, TO* y, int64_t n) {
+void Requantize(const SgCall& c, const int32_t* acc, const TBlob* sum, int64_t plane, TO* y,
+                int64_t n) {
+  const SgConv& s = c.s;
+  const std::vector<float>& scale = c.scale;
+  const float sum_scale = c.sum_scale;
   const int64_t f = static_cast<int64_t>(scale.size());
   ParallelFor(n, [&](int64_t i) {
     float v = static_cast<float>(acc[i]) * scale[(i / plane) % f];
-    if (s.act) v = std::max(v, 0.f);
+    if (s.act) v = std::min(std::max(v, c.act_lo), c.act_hi);
     if (sum) {
       const float q =
           sum->dtype == DType::kUint8 ? sum->data<uint8_t>()[i] : sum->data<int8_t>()[i];
@@ -172,11 +175,11 @@ void SgConvInt8Cpu(const OpContext& ctx, const NodeAttrs& attrs, const std::vect
   const TBlob* sum = s.sum ? &in[s.n_args - 1] : nullptr;
   const int64_t plane = g.oh * g.ow;
   if (out[0].dtype == DType::kUint8)
-    Requantize(s, c.scale, c.sum_scale, acc, sum, plane, out[0].data<uint8_t>(), n);
+    Requantize(c, acc, sum, plane, out[0].data<uint8_t>(), n);
   else if (out[0].dtype == DType::kInt8)
-    Requantize(s, c.scale, c.sum_scale, acc, sum, plane, out[0].data<int8_t>(), n);
+    Requantize(c, acc, sum, plane, out[0].data<int8_t>(), n);
   else
-    Requantize(s, c.scale, c.sum_scale, acc, sum, plane, out[0].data<int32_t>(), n);
+    Requantize(c, acc, sum, plane, out[0].data<int32_t>(), n);
   out[1].data<float>()[0] = c.lo;
   out[2].data<float>()[0] = c.hi;
 }
@@ -198,11 +201,20 @@ SgConv SgConv::Decode(const NodeAttrs& attrs) {
     if (op == "Convolution") s.conv = &n;
     if (op == "BatchNorm") s.bn = &n;
     if (op == "elemwise_add" || op == "Convolution" || op == "BatchNorm") continue;
-    if (op != "Activation" || n.attrs.params.Decoded<QuantParams>().act_type != "relu")
-      Fail(StatusCode::kNotImplemented, "node '", attrs.name, "' (", attrs.op->name,
-           "): quantized with activation '", n.attrs.name, "' (", op, "): only relu runs in int8");
     const bool first = acts++ == 0 && p.with_act;
+    const bool relu =
+        op == "Activation" && n.attrs.params.Decoded<QuantParams>().act_type == "relu";
+    if (!relu && !(op == "clip" && first))
+      Fail(StatusCode::kNotImplemented, "node '", attrs.name, "' (", attrs.op->name,
+           "): quantized with activation '", n.attrs.name, "' (", op,
+           "): int8 runs relu, and clip before the sum");
     (first ? s.act : s.postsum_act) = true;
+    if (first) {
+      s.act_clip = !relu;
+      s.act_lo = relu ? 0.f : static_cast<float>(n.attrs.params.GetFloat("a_min"));
+      s.act_hi = relu ? std::numeric_limits<float>::infinity()
+                      : static_cast<float>(n.attrs.params.GetFloat("a_max"));
+    }
   }
   s.bias = !s.conv->attrs.params.Decoded<QuantParams>().no_bias;
   return s;
@@ -239,6 +251,8 @@ SgCall PrepareSgCall(const OpContext& ctx, const NodeAttrs& attrs, const std::ve
     out_scale = c.data_scale * d.scales[0];
   }
   c.sum_scale = out_scale / sum_in;
+  c.act_lo = s.act_lo * out_scale;
+  c.act_hi = s.act_clip ? s.act_hi * out_scale : s.act_hi;
   return c;
 }
 

@@ -22,8 +22,13 @@ struct SgConv {
   const Node* conv = nullptr;
   const Node* bn = nullptr;
   bool act = false, sum = false, postsum_act = false, calibrated = false, bias = false;
+  // The first activation's bounds in real units: relu (0, inf), or clip
+  // (a_min, a_max) (ReLU6: MXNet fuses clip before the sum only).
+  float act_lo = 0, act_hi = 0;
+  bool act_clip = false;
   size_t n_args = 0;
-  // Throws Error(kNotImplemented) for an activation other than relu.
+  // Throws Error(kNotImplemented) for an activation other than relu or
+  // clip, or a clip after the sum.
   static SgConv Decode(const NodeAttrs& attrs);
 };
 
@@ -42,7 +47,8 @@ struct SgDerived {
 };
 
 // One call: the derived weights and how the int32 sums requantize into the
-// output (out = acc * scale[channel], relu, + sum_scale * sum, relu).
+// output (out = acc * scale[channel], clamped to [act_lo, act_hi], + sum_scale *
+// sum, relu).
 struct SgCall {
   SgConv s;
   float data_scale = 1;
@@ -50,6 +56,7 @@ struct SgCall {
   std::shared_ptr<SgDerived> local;     // owns *d when the call has no state
   std::vector<float> scale;             // per output channel
   float sum_scale = 1, lo = 0, hi = 0;  // lo/hi: the output's range
+  float act_lo = 0, act_hi = 0;         // the first activation's bounds in output levels
 };
 
 // REQUIRES: the node is quantized (quantized=true); `out_dtype` is

@@ -3,8 +3,8 @@
 // (int8/uint8 data, int8 weights, int32 bias levels, int32 sums: equal to
 // the reference kernels' exactly) and of the quantized, calibrated
 // _sg_mkldnn_conv: one convolution with MXNet's per-channel output scales
-// and post-ops (relu, the residual sum scaled into the output's levels,
-// relu) writing int8/uint8, the weights and bias derived once per version
+// and post-ops (relu or clip, the residual sum scaled into the output's
+// levels, relu) writing int8/uint8, the weights and bias derived once per version
 // of the float32 parameters (cpu/sg_conv_int8.h) and reordered once into the
 // primitive's layout. Data and outputs stay plain NCHW (reordered per call
 // where the primitive prefers another layout). What oneDNN does not cover
@@ -172,7 +172,10 @@ std::shared_ptr<SgPrepared> PrepareSg(const cpu::SgCall& c, const ConvDims& g, D
   dnnl::primitive_attr attr = UserScratchpad();
   attr.set_output_scales(1 << 1, c.scale);
   dnnl::post_ops po;
-  if (c.s.act) po.append_eltwise(1.f, dnnl::algorithm::eltwise_relu, 0.f, 0.f);
+  if (c.s.act && c.s.act_clip)
+    po.append_eltwise(1.f, dnnl::algorithm::eltwise_clip, c.act_lo, c.act_hi);
+  else if (c.s.act)
+    po.append_eltwise(1.f, dnnl::algorithm::eltwise_relu, 0.f, 0.f);
   if (sum) po.append_sum(c.sum_scale, sum->dtype == dst ? dt::undef : QType(sum->dtype));
   if (c.s.postsum_act) po.append_eltwise(1.f, dnnl::algorithm::eltwise_relu, 0.f, 0.f);
   attr.set_post_ops(po);

@@ -149,12 +149,14 @@ size_t SumIndex(const ParamValues& p) {
   return p.GetBool("with_sum") ? NumArgs(p) - 1 : NumArgs(p);
 }
 
-// Whether the last fused activation is relu (MXNet's IsOutputUInt8).
+// Whether the last fused activation never goes negative: relu, or clip
+// with a_min >= 0 (MXNet's IsOutputUInt8).
 bool EndsWithRelu(const NodeAttrs& attrs) {
   const IndexedGraph g(*SingleSubgraph(attrs));
   const Node& last = g.node(g.outputs()[0].node_id);
-  return last.op() && last.op()->name == "Activation" &&
-         last.attrs.params.GetString("act_type") == "relu";
+  if (!last.op()) return false;
+  if (last.op()->name == "clip") return last.attrs.params.GetFloat("a_min") >= 0;
+  return last.op()->name == "Activation" && last.attrs.params.GetString("act_type") == "relu";
 }
 
 bool QuantizedConvShape(const NodeAttrs& attrs, std::vector<Shape>* in, std::vector<Shape>* out) {

@@ -5,8 +5,8 @@
 // _sg_mkldnn_conv node carrying the layers as its subgraph (named as MXNet
 // names them: sg_mkldnn_conv_bn_act_<n>), with the subgraph's variables in
 // the order its kernel reads them: data, weight, [bias], [gamma, beta, mean,
-// var], [sum]. Only relu is fused: it is the activation the int8 kernel
-// computes.
+// var], [sum]. Only relu (and a clip from a non-negative bound before the
+// sum) is fused: the activations the int8 kernel computes.
 #include <set>
 
 #include "weft/graph.h"
@@ -24,6 +24,12 @@ using Readers = std::map<const Node*, std::vector<std::pair<const Node*, uint32_
 bool IsRelu(const Node& n) {
   return !n.is_variable() && n.op()->name == "Activation" &&
          n.attrs.params.GetString("act_type") == "relu";
+}
+
+// ReLU6 and its kin: clip from a non-negative bound (fused before the sum
+// only, as MXNet's int8 selector does).
+bool IsClip(const Node& n) {
+  return !n.is_variable() && n.op()->name == "clip" && n.attrs.params.GetFloat("a_min") >= 0;
 }
 
 bool Is(const Node& n, const char* op) { return !n.is_variable() && n.op()->name == op; }
@@ -79,7 +85,7 @@ Chain Partitioner::Grow(const NodePtr& conv, const std::set<const Node*>& taken)
     c.nodes.push_back(next);
     next = free_reader(next.get());
   }
-  if (next && IsRelu(*next)) {
+  if (next && (IsRelu(*next) || IsClip(*next))) {
     c.act = true;
     c.nodes.push_back(next);
     next = free_reader(next.get());

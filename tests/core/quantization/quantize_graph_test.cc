@@ -260,3 +260,66 @@ TEST(QuantizePartition, ResNet18ConvolutionsFuseWithBatchNormReluAndTheSum) {
 
 }  // namespace
 }  // namespace weft
+
+namespace weft {
+namespace {
+
+// MobileNet's block: Convolution -> BatchNorm -> clip(0, 6) fuses into one
+// int8 convolution writing uint8 (ReLU6 never goes negative); quantized with
+// calibration it follows the float32 graph within a few levels of its range.
+TEST(QuantizePartition, ReLU6FusesAndRunsInInt8) {
+  Runtime* rt = &Runtime::Global();
+  using test::bench::Apply;
+  Symbol h = test::bench::Bn(
+      test::bench::Conv(Symbol::CreateVariable("data"), 16, 3, 1, false, "c1"), "b1");
+  h = Apply("clip", {h}, {{"a_min", "0"}, {"a_max", "6"}}, "relu6");
+  h = test::bench::Bn(test::bench::Conv(h, 8, 1, 1, false, "c2"), "b2");
+  const Symbol net =
+      test::bench::Softmax(test::bench::Fc(Apply("Flatten", {h}, {}, "flat"), 10, "fc"));
+  const quant::Partitioned p = quant::PartitionConv(rt->ops(), net);
+  std::vector<std::string> fused;
+  for (const NodePtr& n : TopoOrder(p.symbol.outputs))
+    if (!n->is_variable() && n->op()->name == "_sg_mkldnn_conv") fused.push_back(n->attrs.name);
+  EXPECT_EQ(fused, (std::vector<std::string>{"sg_mkldnn_conv_bn_act_0", "sg_mkldnn_conv_bn_1"}));
+  EXPECT_EQ(p.alias.at("sg_mkldnn_conv_bn_act_0_output"), "relu6_output");
+
+  Module mod(rt, net);
+  mod.Bind({{"data", Shape{8, 3, 12, 12}}}, {{"softmax_label", Shape{8}}}, false);
+  auto init = Initializer::Create("xavier", {{"magnitude", "3"}}, 7);
+  mod.InitParams(init.get());
+  const NDArray x = test::RandomArray(Shape{8, 3, 12, 12}, DType::kFloat32, -2, 2, 9);
+  NDArrayIter calib({{"data", x}}, {}, 8, false);
+  quant::CalibOptions co;
+  co.calib_mode = "naive";
+  quant::QuantizeOptions qo;
+  qo.fuse = true;
+  qo.quantized_dtype = "auto";
+  const quant::QuantizedModel q =
+      quant::QuantizeModel(rt, net, mod.arg_params(), mod.aux_params(), &calib, qo, co);
+  auto run = [&](const Symbol& s, const std::map<std::string, NDArray>& a,
+                 const std::map<std::string, NDArray>& aux) {
+    std::map<std::string, NDArray> args = a;
+    args["data"] = x;
+    args["softmax_label"] = NDArray(Shape{8}, Context::CPU(), DType::kFloat32, rt);
+    auto ex = Executor::BindByName(rt, s, Context::CPU(), args, {}, {}, aux);
+    ex->Forward(false);
+    return test::Values(ex->outputs()[0]);
+  };
+  const std::vector<double> want = run(net, mod.arg_params(), mod.aux_params());
+  const std::vector<double> got = run(q.symbol, q.args, q.aux);
+  ASSERT_EQ(got.size(), want.size());
+  double worst = 0;
+  for (size_t i = 0; i < want.size(); ++i) worst = std::max(worst, std::fabs(got[i] - want[i]));
+  EXPECT_LT(worst, 0.05) << "softmax probabilities of the int8 graph vs float32";
+  EXPECT_GT(worst, 0.0) << "the int8 graph computes exactly the float32 one: nothing quantized?";
+  bool uint8_conv = false;
+  for (const NodePtr& n : TopoOrder(q.symbol.outputs))
+    if (!n->is_variable() && n->attrs.name == "quantized_sg_mkldnn_conv_bn_act_0") {
+      uint8_conv = true;
+      EXPECT_TRUE(n->attrs.dict.count("min_calib_range"));
+    }
+  EXPECT_TRUE(uint8_conv);
+}
+
+}  // namespace
+}  // namespace weft
