@@ -274,7 +274,7 @@ TEST(SgConvInt8, WithSumAndPostSumReluWithinTheBound) {
   }
 }
 
-TEST(SgConvInt8, ActivationsOtherThanReluAreAClearError) {
+TEST(SgConvInt8, ActivationsOtherThanReluOrClipAreAClearError) {
   std::string text = QuantizedJson(1, 2);
   const std::string relu = R"js("act_type": "relu")js";
   size_t at = 0;
@@ -286,7 +286,7 @@ TEST(SgConvInt8, ActivationsOtherThanReluAreAClearError) {
         ex->Forward(false);
         test::Values(ex->outputs()[0]);
       },
-      StatusCode::kNotImplemented, {"sg0", "relu0", "only relu runs in int8"});
+      StatusCode::kNotImplemented, {"sg0", "relu0", "int8 runs relu, and clip before the sum"});
 }
 
 TEST(SgConvInt8, ListsMXNetsInputAndOutputNames) {
