@@ -41,6 +41,7 @@ void RegisterQuantizedNNCpu(KernelRegistry* reg);
 void RegisterQuantizedMiscCpu(KernelRegistry* reg);
 void RegisterQuantizedElemwiseCpu(KernelRegistry* reg);
 void RegisterSgConvInt8Cpu(KernelRegistry* reg);
+void RegisterSgFcInt8Cpu(KernelRegistry* reg);
 // Runs other ops' kernels: needs the op registry too (InstallBuiltinKernels).
 void RegisterFusedElemwiseCpu(const OpRegistry& ops, KernelRegistry* reg);
 void RegisterAssignCpu(KernelRegistry* reg);
@@ -141,6 +142,7 @@ void RegisterCpuKernels(KernelRegistry* reg) {
   cpu::RegisterQuantizedMiscCpu(reg);
   cpu::RegisterQuantizedElemwiseCpu(reg);
   cpu::RegisterSgConvInt8Cpu(reg);
+  cpu::RegisterSgFcInt8Cpu(reg);
   cpu::RegisterAssignCpu(reg);
   cpu::RegisterReduceCpu(reg);
   cpu::RegisterDotCpu(reg);

@@ -42,10 +42,7 @@ void QuantizedFCCpu(const OpContext&, const NodeAttrs& attrs, const std::vector<
   std::vector<int32_t> bias;
   if (!no_bias) bias = BiasLevels(in, hidden);
   const int32_t* b = no_bias ? nullptr : bias.data();
-  if (in[0].dtype == DType::kUint8)
-    FCLoop(in[0].data<uint8_t>(), in[1].data<int8_t>(), b, rows, k, hidden, out[0].data<int32_t>());
-  else
-    FCLoop(in[0].data<int8_t>(), in[1].data<int8_t>(), b, rows, k, hidden, out[0].data<int32_t>());
+  QuantizedFCSums(in[0], in[1].data<int8_t>(), b, rows, k, hidden, out[0].data<int32_t>());
   SetProductRange(in, k0, in[0].dtype == DType::kInt8, out);
 }
 
@@ -83,6 +80,14 @@ void SetProductRange(const std::vector<TBlob>& in, size_t k, bool all_sign,
                                          Scalar(in[k + 3]), all_sign);
   out[1].data<float>()[0] = -m;
   out[2].data<float>()[0] = m;
+}
+
+void QuantizedFCSums(const TBlob& data, const int8_t* w, const int32_t* bias, int64_t rows,
+                     int64_t k, int64_t hidden, int32_t* y) {
+  if (data.dtype == DType::kUint8)
+    FCLoop(data.data<uint8_t>(), w, bias, rows, k, hidden, y);
+  else
+    FCLoop(data.data<int8_t>(), w, bias, rows, k, hidden, y);
 }
 
 template <typename TD>

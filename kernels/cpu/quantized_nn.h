@@ -19,6 +19,11 @@ template <typename TD>
 void QuantizedConvLoop(const ConvGeom& g, const TD* x, const int8_t* w, const int32_t* bias,
                        int32_t* y);
 
+// y (rows, hidden) = the int32 sums of int8/uint8 `data` (rows, k) times
+// int8 weights w (hidden, k), started from `bias` (null for none).
+void QuantizedFCSums(const TBlob& data, const int8_t* w, const int32_t* bias, int64_t rows,
+                     int64_t k, int64_t hidden, int32_t* y);
+
 // The int8 bias (in[2], range in[7], in[8]) of `count` channels in the
 // int32 levels of the product of in[0] (range in[3], in[4]) and the int8
 // weight (range in[5], in[6]), as MXNet's oneDNN kernels scale it.

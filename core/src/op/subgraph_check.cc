@@ -87,10 +87,12 @@ std::vector<uint32_t> CheckChain(const Node& node, const IndexedGraph& g,
   return ops;
 }
 
-void CheckFloat32(const Node& node) {
-  if (node.attrs.params.GetBool("quantized"))
+// int8 fully connected layers fuse no sum (MXNet 1.9.1's do not).
+void CheckNoQuantizedSum(const Node& node) {
+  const ParamValues& p = node.attrs.params;
+  if (p.GetBool("quantized") && p.GetBool("with_sum"))
     Fail(StatusCode::kNotImplemented, SubgraphLabel(node.attrs),
-         ": quantized=true: int8 fully connected is not yet supported (int8 _sg_mkldnn_conv is)");
+         ": quantized=true with with_sum=true: an int8 fully connected layer fuses no sum");
 }
 
 // The subgraph's variables must be the node's `want` inputs (num_args).
@@ -143,7 +145,14 @@ std::vector<std::string> FCInputNames(const ParamValues& p) {
   std::vector<std::string> names = {"data", "weight"};
   if (n - 2 - (sum ? 1 : 0) == 1) names.push_back("bias");
   if (sum) names.push_back("sum");
-  return NamesOrGeneric(names, n);
+  names = NamesOrGeneric(names, n);
+  if (!p.GetBool("quantized")) return names;
+  const bool channel_wise =
+      !p.IsNone("channel_wise_quantize") && p.GetBool("channel_wise_quantize");
+  names.insert(names.end(), {"min_data", "max_data"});
+  if (!channel_wise) names.insert(names.end(), {"min_weight", "max_weight"});
+  if (!channel_wise && n == 3) names.insert(names.end(), {"min_bias", "max_bias"});
+  return names;
 }
 
 void CheckConvSubgraph(const Node& node) {
@@ -170,7 +179,7 @@ void CheckConvSubgraph(const Node& node) {
 }
 
 void CheckFCSubgraph(const Node& node) {
-  CheckFloat32(node);
+  CheckNoQuantizedSum(node);
   const ParamValues& p = node.attrs.params;
   const bool eltwise = p.GetBool("with_eltwise"), sum = p.GetBool("with_sum");
   const IndexedGraph g(*SingleSubgraph(node.attrs));

@@ -149,14 +149,19 @@ size_t SumIndex(const ParamValues& p) {
   return p.GetBool("with_sum") ? NumArgs(p) - 1 : NumArgs(p);
 }
 
-// Whether the last fused activation never goes negative: relu, or clip
-// with a_min >= 0 (MXNet's IsOutputUInt8).
+// Whether the last fused activation never goes negative (MXNet's
+// IsOutputUint8): relu, sigmoid, softrelu, clip from a bound >= 0, square,
+// sqrt, exp, abs.
 bool EndsWithRelu(const NodeAttrs& attrs) {
   const IndexedGraph g(*SingleSubgraph(attrs));
   const Node& last = g.node(g.outputs()[0].node_id);
   if (!last.op()) return false;
-  if (last.op()->name == "clip") return last.attrs.params.GetFloat("a_min") >= 0;
-  return last.op()->name == "Activation" && last.attrs.params.GetString("act_type") == "relu";
+  const std::string& op = last.op()->name;
+  if (op == "clip") return last.attrs.params.GetFloat("a_min") >= 0;
+  if (op == "square" || op == "sqrt" || op == "exp" || op == "abs") return true;
+  if (op != "Activation") return false;
+  const std::string& act = last.attrs.params.GetString("act_type");
+  return act == "relu" || act == "sigmoid" || act == "softrelu";
 }
 
 bool QuantizedConvShape(const NodeAttrs& attrs, std::vector<Shape>* in, std::vector<Shape>* out) {
@@ -201,6 +206,57 @@ bool QuantizedConvType(const NodeAttrs& attrs, std::vector<DType>* in, std::vect
   return AllKnown(*in) && AllKnown(*out);
 }
 
+// A quantized fully connected layer (MXNet's SgMKLDNNFCOp): tensor-wise,
+// data int8/uint8 and weight/bias int8 with a (min, max) each after the
+// subgraph's variables; channel-wise, float32 weight/bias and the data's
+// range only. One float32 output with enable_float_output, else the output
+// (uint8 after a non-negative activation, int8, or int32 uncalibrated)
+// and its range.
+bool ChannelWise(const ParamValues& p) {
+  return !p.IsNone("channel_wise_quantize") && p.GetBool("channel_wise_quantize");
+}
+bool FloatOutput(const ParamValues& p) { return p.GetBool("enable_float_output"); }
+
+int QuantizedFCInputs(const ParamValues& p) {
+  const int n = static_cast<int>(NumArgs(p));
+  if (!Quantized(p)) return n;
+  return ChannelWise(p) ? n + 2 : 3 * n;
+}
+
+bool QuantizedFCShape(const NodeAttrs& attrs, std::vector<Shape>* in, std::vector<Shape>* out) {
+  if (!Quantized(attrs.params)) return SubgraphShape(attrs, in, out);
+  const size_t n = NumArgs(attrs.params);
+  std::vector<Shape> bin(in->begin(), in->begin() + n), bout = {(*out)[0]};
+  const bool known = SubgraphShape(attrs, &bin, &bout);
+  for (size_t i = 0; i < n; ++i) (*in)[i] = bin[i];
+  (*out)[0] = bout[0];
+  for (size_t i = n; i < in->size(); ++i)
+    AssignShape(attrs, in, i, Shape({1}), StrCat("input ", i));
+  for (size_t i = 1; i < out->size(); ++i)
+    AssignShape(attrs, out, i, Shape({1}), StrCat("output ", i));
+  return known && AllKnown(*in) && AllKnown(*out);
+}
+
+bool QuantizedFCType(const NodeAttrs& attrs, std::vector<DType>* in, std::vector<DType>* out) {
+  const ParamValues& p = attrs.params;
+  if (!Quantized(p)) return SubgraphType(attrs, in, out);
+  const size_t n = NumArgs(p);
+  CheckLevels(attrs, (*in)[0], "data");
+  for (size_t i = 1; i < in->size(); ++i)
+    AssignType(attrs, in, i, i < n && !ChannelWise(p) ? DType::kInt8 : DType::kFloat32,
+               StrCat("input ", i));
+  const bool calib = !p.IsNone("min_calib_range") && !p.IsNone("max_calib_range");
+  DType t = DType::kInt32;
+  if (FloatOutput(p))
+    t = DType::kFloat32;
+  else if (calib)
+    t = EndsWithRelu(attrs) ? DType::kUint8 : DType::kInt8;
+  AssignType(attrs, out, 0, t, "output 0");
+  for (size_t i = 1; i < out->size(); ++i)
+    AssignType(attrs, out, i, DType::kFloat32, StrCat("output ", i));
+  return AllKnown(*in) && AllKnown(*out);
+}
+
 }  // namespace
 
 const Graph* SingleSubgraph(const NodeAttrs& attrs) {
@@ -235,9 +291,18 @@ void RegisterSubgraphOps(OpRegistry* reg) {
 
   OpDef fc = SubgraphDef("_sg_mkldnn_fully_connected", "_sg_onednn_fully_connected", FCParams(),
                          "MXNet's oneDNN-fused FullyConnected [+ eltwise] [+ sum], computed by "
-                         "its subgraph (float32).");
+                         "its subgraph (float32), or int8 (quantized=true).");
   fc.input_names = FCInputNames;
   fc.check_subgraphs = CheckFCSubgraph;
+  fc.num_inputs_fn = QuantizedFCInputs;
+  fc.num_outputs_fn = [](const ParamValues& p) { return Quantized(p) && !FloatOutput(p) ? 3 : 1; };
+  fc.output_names = [](const ParamValues& p) {
+    if (Quantized(p) && !FloatOutput(p))
+      return std::vector<std::string>{"output", "output_min", "output_max"};
+    return std::vector<std::string>{"output"};
+  };
+  fc.infer_shape = QuantizedFCShape;
+  fc.infer_type = QuantizedFCType;
   reg->Add(std::move(fc));
 }
 

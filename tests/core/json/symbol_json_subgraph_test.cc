@@ -232,10 +232,10 @@ TEST(SymbolJsonSubgraph, MalformedSubgraphsAreClearErrors) {
   };
   const StatusCode kBad = StatusCode::kInvalidArgument;
   const std::vector<Case> cases = {
-      {"quantized fully connected",
+      {"quantized fully connected without its range inputs",
        edit(R"js("with_eltwise": "True")js", R"js("with_eltwise": "True", "quantized": "true")js"),
-       StatusCode::kNotImplemented,
-       {"sg_mkldnn_fully_connected_eltwise_2", "int8 fully connected is not yet supported"}},
+       kBad,
+       {"sg_mkldnn_fully_connected_eltwise_2", "the operator takes 9", "min_weight"}},
       {"quantized conv without its range inputs",
        PartitionedJson(R"js("quantized": "true", "with_bn": "true", "with_act": "true")js"),
        kBad,
