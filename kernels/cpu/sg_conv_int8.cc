@@ -211,9 +211,9 @@ SgConv SgConv::Decode(const NodeAttrs& attrs) {
     (first ? s.act : s.postsum_act) = true;
     if (first) {
       s.act_clip = !relu;
-      s.act_lo = relu ? 0.f : static_cast<float>(n.attrs.params.GetFloat("a_min"));
-      s.act_hi = relu ? std::numeric_limits<float>::infinity()
-                      : static_cast<float>(n.attrs.params.GetFloat("a_max"));
+      const QuantParams& clip = n.attrs.params.Decoded<QuantParams>();
+      s.act_lo = relu ? 0.f : clip.a_min;
+      s.act_hi = relu ? std::numeric_limits<float>::infinity() : clip.a_max;
     }
   }
   s.bias = !s.conv->attrs.params.Decoded<QuantParams>().no_bias;

@@ -28,36 +28,97 @@ namespace {
 
 float Scalar(const TBlob& b) { return b.data<float>()[0]; }
 
-// The fused elementwise op of `act` at x.
-float Eltwise(const Node& act, float x) {
-  const std::string& op = act.op()->name;
-  const ParamValues& p = act.attrs.params;
-  if (op == "square") return x * x;
-  if (op == "sqrt") return std::sqrt(x);
-  if (op == "exp") return std::exp(x);
-  if (op == "abs") return std::fabs(x);
-  if (op == "clip")
-    return std::min(std::max(x, static_cast<float>(p.GetFloat("a_min"))),
-                    static_cast<float>(p.GetFloat("a_max")));
-  const std::string& t = p.GetString("act_type");
-  if (t == "relu") return std::max(x, 0.f);
-  if (t == "sigmoid") return 1.f / (1.f + std::exp(-x));
-  if (t == "tanh") return std::tanh(x);
-  if (t == "softrelu") return std::log1p(std::exp(x));
-  if (t == "softsign") return x / (1.f + std::fabs(x));
-  if (op == "LeakyReLU" && t == "leaky")
-    return x > 0 ? x : static_cast<float>(p.GetFloat("slope")) * x;
-  Fail(StatusCode::kNotImplemented, "int8 fully connected: fused '", act.attrs.name, "' (", op, " ",
-       t, ") is not supported");
-}
+// The fused elementwise op, decoded once per call.
+struct Act {
+  enum Kind {
+    kNone,
+    kRelu,
+    kSigmoid,
+    kTanh,
+    kSoftRelu,
+    kSoftSign,
+    kLeaky,
+    kSquare,
+    kSqrt,
+    kExp,
+    kAbs,
+    kClip
+  } kind = kNone;
+  float lo = 0, hi = 0, slope = 0;
+
+  static Act Of(const Node* act) {
+    Act a;
+    if (!act) return a;
+    const std::string& op = act->op()->name;
+    const QuantParams& p = act->attrs.params.Decoded<QuantParams>();
+    const std::string& t = p.act_type;
+    a.lo = p.a_min;
+    a.hi = p.a_max;
+    a.slope = p.slope;
+    if (op == "square")
+      a.kind = kSquare;
+    else if (op == "sqrt")
+      a.kind = kSqrt;
+    else if (op == "exp")
+      a.kind = kExp;
+    else if (op == "abs")
+      a.kind = kAbs;
+    else if (op == "clip")
+      a.kind = kClip;
+    else if (op == "Activation" && t == "relu")
+      a.kind = kRelu;
+    else if (op == "Activation" && t == "sigmoid")
+      a.kind = kSigmoid;
+    else if (op == "Activation" && t == "tanh")
+      a.kind = kTanh;
+    else if (op == "Activation" && t == "softrelu")
+      a.kind = kSoftRelu;
+    else if (op == "Activation" && t == "softsign")
+      a.kind = kSoftSign;
+    else if (op == "LeakyReLU" && t == "leaky")
+      a.kind = kLeaky;
+    else
+      Fail(StatusCode::kNotImplemented, "int8 fully connected: fused '", act->attrs.name, "' (", op,
+           " ", t, ") is not supported");
+    return a;
+  }
+
+  float operator()(float x) const {
+    switch (kind) {
+      case kRelu:
+        return std::max(x, 0.f);
+      case kSigmoid:
+        return 1.f / (1.f + std::exp(-x));
+      case kTanh:
+        return std::tanh(x);
+      case kSoftRelu:
+        return std::log1p(std::exp(x));
+      case kSoftSign:
+        return x / (1.f + std::fabs(x));
+      case kLeaky:
+        return x > 0 ? x : slope * x;
+      case kSquare:
+        return x * x;
+      case kSqrt:
+        return std::sqrt(x);
+      case kExp:
+        return std::exp(x);
+      case kAbs:
+        return std::fabs(x);
+      case kClip:
+        return std::min(std::max(x, lo), hi);
+      default:
+        return x;
+    }
+  }
+};
 
 template <typename T>
 void Levels(const SgFcCall& c, const int32_t* acc, T* y, int64_t n) {
   const float real = 1.f / (c.data_scale * c.weight_scale);
+  const Act act = Act::Of(c.act);
   ParallelFor(n, [&](int64_t i) {
-    float v = static_cast<float>(acc[i]) * real;
-    if (c.act) v = Eltwise(*c.act, v);
-    y[i] = quant::SaturateRound<T>(v * c.out_scale);
+    y[i] = quant::SaturateRound<T>(act(static_cast<float>(acc[i]) * real) * c.out_scale);
   });
 }
 
@@ -79,8 +140,7 @@ void SgFcInt8Cpu(const OpContext&, const NodeAttrs& attrs, const std::vector<TBl
 SgFcCall PrepareSgFc(const NodeAttrs& attrs, const std::vector<TBlob>& in,
                      const std::vector<TBlob>& out) {
   const QuantParams& p = attrs.params.Decoded<QuantParams>();
-  const ParamValues& pv = attrs.params;
-  if (!pv.IsNone("channel_wise_quantize") && pv.GetBool("channel_wise_quantize"))
+  if (p.channel_wise)
     Fail(StatusCode::kNotImplemented, "node '", attrs.name,
          "' (_sg_mkldnn_fully_connected): channel-wise int8 is not supported (tensor-wise is)");
   SgFcCall c;
@@ -89,6 +149,7 @@ SgFcCall PrepareSgFc(const NodeAttrs& attrs, const std::vector<TBlob>& in,
     const Node& n = g.node(nid);
     if (!n.is_variable() && n.op()->name != "FullyConnected") c.act = &n;
   }
+  Act::Of(c.act);  // an unsupported op fails before any work
   c.calibrated = p.calibrated;
   c.float_out = p.enable_float_output;
   if (!c.calibrated && !c.float_out && c.act)
@@ -141,10 +202,8 @@ void FinishSgFc(const NodeAttrs&, const SgFcCall& c, const int32_t* acc,
   if (c.float_out) {
     float* y = out[0].data<float>();
     const float real = 1.f / (c.data_scale * c.weight_scale);
-    ParallelFor(n, [&](int64_t i) {
-      const float v = static_cast<float>(acc[i]) * real;
-      y[i] = c.act ? Eltwise(*c.act, v) : v;
-    });
+    const Act act = Act::Of(c.act);
+    ParallelFor(n, [&](int64_t i) { y[i] = act(static_cast<float>(acc[i]) * real); });
     return;
   }
   if (out[0].dtype == DType::kUint8)
