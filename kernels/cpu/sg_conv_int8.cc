@@ -154,9 +154,29 @@ void Requantize(const SgCall& c, const int32_t* acc, const TBlob* sum, int64_t p
   });
 }
 
-void SgConvInt8Cpu(const OpContext& ctx, const NodeAttrs& attrs, const std::vector<TBlob>& in,
-                   const std::vector<OpReq>&, const std::vector<TBlob>& out) {
-  const SgCall c = PrepareSgCall(ctx, attrs, in, out[0].dtype);
+// `b`'s bytes (a 4-D byte tensor) moved between NCHW and NHWC order into
+// `buf`; the returned blob views `buf` with b's logical shape.
+TBlob Transposed(const TBlob& b, bool to_nchw, std::vector<uint8_t>* buf) {
+  const int64_t n = b.shape[0], c = b.shape[1], hw = b.shape[2] * b.shape[3];
+  buf->resize(static_cast<size_t>(b.Size()));
+  const uint8_t* src = b.data<uint8_t>();
+  uint8_t* dst = buf->data();
+  ParallelFor(n * c, [&](int64_t nc) {
+    const int64_t i = nc / c, ch = nc % c;
+    for (int64_t p = 0; p < hw; ++p) {
+      const int64_t nchw = nc * hw + p, nhwc = (i * hw + p) * c + ch;
+      if (to_nchw)
+        dst[nchw] = src[nhwc];
+      else
+        dst[nhwc] = src[nchw];
+    }
+  });
+  TBlob out = b;
+  out.dptr = dst;
+  return out;
+}
+
+void SgConvPlain(const SgCall& c, const std::vector<TBlob>& in, const std::vector<TBlob>& out) {
   const SgConv& s = c.s;
   const TBlob& data = in[0];
   const ConvGeom g = MakeConvGeom(s.conv->attrs.params, data.shape, out[0].shape);
@@ -180,6 +200,28 @@ void SgConvInt8Cpu(const OpContext& ctx, const NodeAttrs& attrs, const std::vect
     Requantize(c, acc, sum, plane, out[0].data<int8_t>(), n);
   else
     Requantize(c, acc, sum, plane, out[0].data<int32_t>(), n);
+}
+
+// The reference computes in NCHW: channels-last inputs are transposed in,
+// a channels-last output out.
+void SgConvInt8Cpu(const OpContext& ctx, const NodeAttrs& attrs, const std::vector<TBlob>& in,
+                   const std::vector<OpReq>&, const std::vector<TBlob>& out) {
+  const SgCall c = PrepareSgCall(ctx, attrs, in, out[0].dtype);
+  const SgConv& s = c.s;
+  std::vector<TBlob> ins = in, outs = out;
+  std::vector<uint8_t> data_buf, sum_buf, out_buf;
+  if (s.data_nhwc) ins[0] = Transposed(in[0], true, &data_buf);
+  if (s.sum && s.sum_nhwc) ins[s.n_args - 1] = Transposed(in[s.n_args - 1], true, &sum_buf);
+  if (s.out_nhwc) {
+    out_buf.resize(out[0].Bytes());
+    outs[0].dptr = out_buf.data();
+  }
+  SgConvPlain(c, ins, outs);
+  if (s.out_nhwc) {
+    std::vector<uint8_t> back;
+    Transposed(outs[0], false, &back);
+    std::copy(back.begin(), back.end(), out[0].data<uint8_t>());
+  }
   out[1].data<float>()[0] = c.lo;
   out[2].data<float>()[0] = c.hi;
 }
@@ -217,6 +259,13 @@ SgConv SgConv::Decode(const NodeAttrs& attrs) {
     }
   }
   s.bias = !s.conv->attrs.params.Decoded<QuantParams>().no_bias;
+  auto nhwc = [&](const char* key) {
+    auto it = attrs.dict.find(key);
+    return it != attrs.dict.end() && it->second == "nhwc";
+  };
+  s.data_nhwc = nhwc("__data_layout__");
+  s.sum_nhwc = nhwc("__sum_layout__");
+  s.out_nhwc = nhwc("__out_layout__");
   return s;
 }
 

@@ -26,6 +26,9 @@ struct SgConv {
   // (a_min, a_max) (ReLU6: MXNet fuses clip before the sum only).
   float act_lo = 0, act_hi = 0;
   bool act_clip = false;
+  // Byte tensors stored channels-last (NHWC under the logical NCHW shape),
+  // as pass::Int8ChannelsLast marks them.
+  bool data_nhwc = false, sum_nhwc = false, out_nhwc = false;
   size_t n_args = 0;
   // Throws Error(kNotImplemented) for an activation other than relu or
   // clip, or a clip after the sum.

@@ -42,24 +42,32 @@ void RefuseReference(const char* impl) {
 }
 
 struct QConvPrims {
-  memory::desc src, wei, bias, dst;  // plain user layouts
+  memory::desc src, wei, bias, dst;  // user layouts: plain NCHW, or NHWC where stored so
+  bool sum_nhwc = false;             // the residual is stored NHWC
   convolution_forward::primitive_desc pd;
   convolution_forward fwd;
 };
 
+// Where the data / output are stored channels-last (pass::Int8ChannelsLast)
+// the primitive takes that layout as it is; elsewhere it picks its own.
+struct Layouts {
+  bool src_nhwc = false, dst_nhwc = false, sum_nhwc = false;
+};
+
 std::shared_ptr<QConvPrims> BuildConv(const ConvDims& g, dt src_dt, dt dst_dt, bool bias,
-                                      const dnnl::primitive_attr& attr) {
+                                      const dnnl::primitive_attr& attr, Layouts l = {}) {
   auto p = std::make_shared<QConvPrims>();
-  p->src = PlainDesc(g.src, src_dt);
+  const auto nhwc = memory::format_tag::nhwc, any = memory::format_tag::any;
+  p->src = l.src_nhwc ? memory::desc(g.src, src_dt, nhwc) : PlainDesc(g.src, src_dt);
   p->wei = PlainDesc(g.wei, dt::s8);
   p->bias = PlainDesc(g.bias, dt::s32);
-  p->dst = PlainDesc(g.dst, dst_dt);
-  const auto any = memory::format_tag::any;
-  convolution_forward::desc fd(dnnl::prop_kind::forward_inference,
-                               dnnl::algorithm::convolution_direct,
-                               memory::desc(g.src, src_dt, any), memory::desc(g.wei, dt::s8, any),
-                               bias ? p->bias : memory::desc(), memory::desc(g.dst, dst_dt, any),
-                               g.strides, g.dilates, g.pad_l, g.pad_r);
+  p->dst = l.dst_nhwc ? memory::desc(g.dst, dst_dt, nhwc) : PlainDesc(g.dst, dst_dt);
+  p->sum_nhwc = l.sum_nhwc;
+  convolution_forward::desc fd(
+      dnnl::prop_kind::forward_inference, dnnl::algorithm::convolution_direct,
+      l.src_nhwc ? p->src : memory::desc(g.src, src_dt, any), memory::desc(g.wei, dt::s8, any),
+      bias ? p->bias : memory::desc(), l.dst_nhwc ? p->dst : memory::desc(g.dst, dst_dt, any),
+      g.strides, g.dilates, g.pad_l, g.pad_r);
   p->pd = convolution_forward::primitive_desc(fd, attr, Engine());
   RefuseReference(p->pd.impl_info_str());
   p->fwd = convolution_forward(p->pd);
@@ -72,9 +80,9 @@ dnnl::primitive_attr UserScratchpad() {
   return attr;
 }
 
-// Runs `p` on plain data `x` into plain `y`, with `wei` already in the
-// primitive's layout and `bias` (int32 levels) when not null; `sum` (the
-// residual, plain, of y's dtype) is placed in the destination first.
+// Runs `p` on data `x` into `y` (in p's user layouts), with `wei` already
+// in the primitive's layout and `bias` (int32 levels) when not null; `sum`
+// (the residual, int8 or uint8) is placed in the destination first.
 void RunConv(const QConvPrims& p, const TBlob& x, const memory& wei, const int32_t* bias,
              const TBlob* sum, const TBlob& y) {
   const memory src = AsLayout(BlobMemory(p.src, x), p.pd.src_desc(), 0);
@@ -84,7 +92,11 @@ void RunConv(const QConvPrims& p, const TBlob& x, const memory& wei, const int32
     // post-op reads it as such: int8 into uint8 or the converse).
     dnnl_memory_desc_t raw = dst.target.get_desc().data;
     raw.data_type = memory::convert_to_c(QType(sum->dtype));
-    memory s = BlobMemory(PlainDesc(p.dst.dims(), QType(sum->dtype)), *sum);
+    const memory::dims& dims = p.dst.dims();
+    const memory::desc sum_md =
+        p.sum_nhwc ? memory::desc(dims, QType(sum->dtype), memory::format_tag::nhwc)
+                   : PlainDesc(dims, QType(sum->dtype));
+    memory s = BlobMemory(sum_md, *sum);
     memory t(memory::desc(raw), Engine(), dst.target.get_data_handle());
     if (sum->dptr != t.get_data_handle()) dnnl::reorder(s, t).execute(ThreadStream(), s, t);
   }
@@ -181,7 +193,8 @@ std::shared_ptr<SgPrepared> PrepareSg(const cpu::SgCall& c, const ConvDims& g, D
   attr.set_post_ops(po);
   auto out = std::make_shared<SgPrepared>();
   try {
-    out->prims = BuildConv(g, QType(src), QType(dst), !c.d->b.empty(), attr);
+    out->prims = BuildConv(g, QType(src), QType(dst), !c.d->b.empty(), attr,
+                           {c.s.data_nhwc, c.s.out_nhwc, sum && c.s.sum_nhwc});
   } catch (const dnnl::error&) {
     return out;  // no primitive: the reference kernel runs
   }

@@ -40,14 +40,36 @@ struct Outcome {
   std::vector<std::vector<double>> outs, ins;
 };
 
-NodeAttrs Attrs(const Runtime& rt, const std::string& op_name, const StringMap& params) {
+NodeAttrs Attrs(const Runtime& rt, const std::string& op_name, const StringMap& params,
+                const std::vector<std::shared_ptr<const Graph>>& subgraphs = {}) {
   const OpDef& op = rt.ops().Get(op_name);
   NodeAttrs attrs;
   attrs.op = &op;
   attrs.name = op.name;
   attrs.dict = params;
   attrs.params = ParseParams(op.name, &op.params, params);
+  attrs.subgraphs = subgraphs;
   return attrs;
+}
+
+// Outputs shaped and typed by the op's inference (for ops Invoke cannot
+// run: those with nested graphs).
+std::vector<NDArray> InferredOutputs(const NodeAttrs& attrs, const std::vector<NDArray>& in) {
+  std::vector<Shape> shapes;
+  std::vector<DType> types;
+  for (const auto& a : in) {
+    shapes.push_back(a.shape());
+    types.push_back(a.dtype());
+  }
+  const size_t n = static_cast<size_t>(attrs.op->NumOutputs(attrs.params));
+  std::vector<Shape> oshapes(n);
+  std::vector<DType> otypes(n, DType::kUnknown);
+  attrs.op->infer_shape(attrs, &shapes, &oshapes);
+  attrs.op->infer_type(attrs, &types, &otypes);
+  std::vector<NDArray> out;
+  for (size_t i = 0; i < n; ++i)
+    out.push_back(NDArray(oshapes[i], Context::CPU(0), otypes[i], &Runtime::Global()));
+  return out;
 }
 
 std::vector<NDArray> Copies(const std::vector<NDArray>& a, Context ctx) {
@@ -69,12 +91,13 @@ Outcome Collect(const std::vector<NDArray>& outs, const std::vector<NDArray>& in
 // added to the output); outputs start as copies of `init`.
 Outcome RunCpuBackend(Runtime* rt, const std::string& op, const std::string& backend,
                       const std::vector<NDArray>& in, const StringMap& params, bool train,
-                      const std::vector<OpReq>& req, const std::vector<NDArray>& init) {
+                      const std::vector<OpReq>& req, const std::vector<NDArray>& init,
+                      const std::vector<std::shared_ptr<const Graph>>& subgraphs = {}) {
   const Kernel* k = rt->kernels().FindBackend(op, DeviceType::kCPU, backend);
   WEFT_CHECK(k != nullptr) << op << " has no cpu/" << backend << " kernel";
   std::vector<NDArray> ins = Copies(in, Context::CPU(0));
   std::vector<NDArray> outs = Copies(init, Context::CPU(0));
-  PushKernel(rt, *k, Attrs(*rt, op, params), Context::CPU(0), ins, outs, req, train, op);
+  PushKernel(rt, *k, Attrs(*rt, op, params, subgraphs), Context::CPU(0), ins, outs, req, train, op);
   return Collect(outs, ins);
 }
 
@@ -104,13 +127,13 @@ std::string ReqName(const std::vector<OpReq>& req) {
 }  // namespace
 
 void ExpectClose(const std::vector<double>& got, const std::vector<double>& ref, double rtol,
-                 const std::string& what, bool exact) {
+                 const std::string& what, bool exact, double atol) {
   ASSERT_EQ(got.size(), ref.size()) << what;
   double scale = 0;
   for (double v : ref) scale = std::max(scale, std::fabs(v));
   int bad = 0;
   for (size_t i = 0; i < ref.size() && bad < 5; ++i) {
-    const double tol = rtol * (std::fabs(ref[i]) + 1e-2 * scale + 1e-2);
+    const double tol = rtol * (std::fabs(ref[i]) + 1e-2 * scale + 1e-2) + atol;
     const bool ok = exact ? Exact(got[i], ref[i]) : std::fabs(got[i] - ref[i]) <= tol;
     if (!ok) {
       ADD_FAILURE() << what << " element " << i << ": got " << got[i] << " reference " << ref[i];
@@ -149,13 +172,16 @@ int CompareBackends(const std::string& op, const std::vector<NDArray>& in, const
       continue;
     others.push_back(backends[b]);
   }
-  if (opts.cpu_invoke) others.push_back({DeviceType::kCPU, "invoke"});
+  // Invoke takes no nested graphs: such cases compare the kernels alone.
+  if (opts.cpu_invoke && opts.subgraphs.empty()) others.push_back({DeviceType::kCPU, "invoke"});
   if (others.empty()) return 0;
 
   const DType t = in.empty() ? DType::kFloat32 : in[0].dtype();
   const double rtol = t == DType::kFloat64 ? opts.rtol64 : opts.rtol32;
   // Output shapes and dtypes from a reference run.
-  const std::vector<NDArray> probe = RunCpu(op, in, params, opts.train, rt);
+  const std::vector<NDArray> probe =
+      opts.subgraphs.empty() ? RunCpu(op, in, params, opts.train, rt)
+                             : InferredOutputs(Attrs(*rt, op, params, opts.subgraphs), in);
   const size_t n = probe.size();
   std::vector<std::vector<OpReq>> reqs = {std::vector<OpReq>(n, OpReq::kWrite)};
   if (opts.add) reqs.push_back(std::vector<OpReq>(n, OpReq::kAdd));
@@ -169,19 +195,20 @@ int CompareBackends(const std::string& op, const std::vector<NDArray>& in, const
     std::vector<NDArray> init;
     unsigned seed = 100;
     for (const auto& p : probe) init.push_back(RandomArray(p.shape(), p.dtype(), -1, 1, seed++));
-    const Outcome ref = RunCpuBackend(rt, op, "cpu", in, params, opts.train, req, init);
+    const Outcome ref =
+        RunCpuBackend(rt, op, "cpu", in, params, opts.train, req, init, opts.subgraphs);
     for (const Backend& b : others) {
       const Outcome got =
           b.dev == DeviceType::kGPU || b.name == "invoke"
               ? RunInvoke(rt, b.dev == DeviceType::kGPU ? Context::GPU(0) : Context::CPU(0), op, in,
                           params, opts.train, req, init)
-              : RunCpuBackend(rt, op, b.name, in, params, opts.train, req, init);
+              : RunCpuBackend(rt, op, b.name, in, params, opts.train, req, init, opts.subgraphs);
       const std::string how = op + " " + b.Label() + " (" + DTypeName(t) +
                               (opts.train ? ", train" : "") + ") req=" + ReqName(req);
       for (size_t j = 0; j < n; ++j) {
         if (req[j] == OpReq::kNull) continue;
         ExpectClose(got.outs[j], ref.outs[j], rtol, how + " output " + std::to_string(j),
-                    opts.exact);
+                    opts.exact, opts.atol);
       }
       for (size_t j = 0; j < ref.ins.size(); ++j)
         ExpectClose(got.ins[j], ref.ins[j], rtol,

@@ -13,6 +13,7 @@
 #define WEFT_TESTS_UTIL_BACKEND_HARNESS_H_
 
 #include <functional>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -65,12 +66,18 @@ struct CompareOptions {
   // Also run the op through Invoke on cpu(0) (labelled "cpu/invoke"): the
   // path the GPU comparison takes, checked on any machine.
   bool cpu_invoke = false;
+  // An absolute tolerance added to the relative one: a level of a quantized
+  // output, where backends may round a tie apart.
+  double atol = 0;
+  // The op's nested graphs (NodeAttrs::subgraphs, e.g. a fused convolution's
+  // layers); such a case runs the CPU backends' kernels directly (no Invoke).
+  std::vector<std::shared_ptr<const Graph>> subgraphs;
 };
 
 // Fails (at most 5 elements reported) where |got - ref| exceeds the
 // tolerance of CompareOptions (or got != ref when `exact`).
 void ExpectClose(const std::vector<double>& got, const std::vector<double>& ref, double rtol,
-                 const std::string& what, bool exact = false);
+                 const std::string& what, bool exact = false, double atol = 0);
 
 // Runs `op` on every backend of BackendsOf(op) usable here and compares it
 // with the reference on `in` (cpu(0) arrays). Returns how many backends

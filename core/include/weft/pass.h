@@ -311,6 +311,14 @@ RewriteResult FuseConvActivation(const OpRegistry& reg, const Graph& graph);
 // FuseConvActivation.
 RewriteResult BlockConvLayouts(const OpRegistry& reg, const Graph& graph, int block);
 
+// int8 activations passed from one quantized _sg_mkldnn_conv only to others
+// (their data or residual input) stored channels-last (NHWC bytes under the
+// logical NCHW shape), as oneDNN's VNNI convolutions read and write them:
+// hidden attributes __out_layout__ / __data_layout__ / __sum_layout__ =
+// "nhwc" on those nodes, which the int8 convolution kernels honour.
+// `changes` counts the nodes marked.
+RewriteResult Int8ChannelsLast(const OpRegistry& reg, const Graph& graph);
+
 // Runs in float32 every op node whose kernel on `dev` does not compute a
 // float16/bfloat16 dtype the node reads or writes (Kernel::Computes; a
 // node of an op without a kernel on `dev` is left to placement): each such

@@ -323,3 +323,48 @@ TEST(QuantizePartition, ReLU6FusesAndRunsInInt8) {
 
 }  // namespace
 }  // namespace weft
+
+namespace weft {
+namespace {
+
+// The int8 ResNet-18 of the fused flow runs the same with the inference
+// passes (pass::Int8ChannelsLast keeps the bytes between its convolutions
+// channels-last where oneDNN runs them) as without.
+TEST(QuantizeChannelsLast, OptimizedInt8ResNet18EqualsUnoptimized) {
+  Runtime* rt = &Runtime::Global();
+  const Symbol net = test::bench::ResNet18();
+  Module mod(rt, net);
+  mod.Bind({{"data", Shape{2, 3, 32, 32}}}, {{"softmax_label", Shape{2}}}, false);
+  auto init = Initializer::Create("xavier", {{"magnitude", "2"}}, 11);
+  mod.InitParams(init.get());
+  const NDArray x = test::RandomArray(Shape{2, 3, 32, 32}, DType::kFloat32, -1, 1, 5);
+  NDArrayIter calib({{"data", x}}, {}, 2, false);
+  quant::CalibOptions co;
+  co.calib_mode = "naive";
+  quant::QuantizeOptions qo;
+  qo.fuse = true;
+  qo.quantized_dtype = "auto";
+  const quant::QuantizedModel q =
+      quant::QuantizeModel(rt, net, mod.arg_params(), mod.aux_params(), &calib, qo, co);
+  auto run = [&](bool optimize, std::string* passes) {
+    std::map<std::string, NDArray> args = q.args;
+    args["data"] = x;
+    args["softmax_label"] = NDArray(Shape{2}, Context::CPU(), DType::kFloat32, rt);
+    ExecutorOptions o;
+    o.optimize_inference = optimize;
+    auto ex = Executor::BindByName(rt, q.symbol, Context::CPU(), args, {}, {}, q.aux, o);
+    ex->Forward(false);
+    if (passes) *passes = ex->DebugString();
+    return test::Values(ex->outputs()[0]);
+  };
+  std::string passes;
+  const std::vector<double> on = run(true, &passes), off = run(false, nullptr);
+  ASSERT_EQ(on.size(), off.size());
+  for (size_t i = 0; i < on.size(); ++i) EXPECT_NEAR(on[i], off[i], 1e-6) << i;
+#if WEFT_USE_DNNL
+  EXPECT_NE(passes.find("Int8ChannelsLast"), std::string::npos) << passes.substr(0, 400);
+#endif
+}
+
+}  // namespace
+}  // namespace weft

@@ -1,0 +1,139 @@
+// Backend table cases of the int8 operators with a oneDNN kernel
+// (kernels/dnnl/quantized_dnnl.cc) against their "cpu" reference kernels:
+// _contrib_quantized_conv and _fully_connected exactly (int32 sums), and
+// the quantized _sg_mkldnn_conv within one level of its int8/uint8 output
+// (oneDNN and the reference may round a tie apart) — with BatchNorm, relu,
+// a residual sum of the other byte type and a post-sum relu (also with its
+// byte tensors stored channels-last); with ReLU6 (clip); depthwise; and
+// int8 data.
+#include "util/backend_harness.h"
+#include "util/bench_models.h"
+#include "weft/graph_algorithm.h"
+#include "weft/quantize_model.h"
+
+namespace weft {
+namespace {
+
+using test::BackendCase;
+using test::CompareOptions;
+
+NDArray Scalar(double v) { return test::Array({1}, {v}); }
+
+NDArray Levels(const Shape& s, DType t, unsigned seed) {
+  return t == DType::kUint8 ? test::RandomArray(s, t, 0, 255, seed)
+                            : test::RandomArray(s, t, -128, 127, seed);
+}
+
+// A quantized conv / fully connected layer's inputs: data of `t`, int8
+// weight and bias, their ranges.
+BackendCase Weighted(const std::string& op, const Shape& data, const Shape& weight, DType t,
+                     StringMap params) {
+  const int64_t f = weight[0];
+  auto make = [=](DType) {
+    return std::vector<NDArray>{Levels(data, t, 1),
+                                Levels(weight, DType::kInt8, 2),
+                                Levels(Shape{f}, DType::kInt8, 3),
+                                Scalar(t == DType::kUint8 ? 0 : -3),
+                                Scalar(3),
+                                Scalar(-0.5),
+                                Scalar(0.4),
+                                Scalar(-0.2),
+                                Scalar(0.1)};
+  };
+  CompareOptions o;
+  o.exact = true;
+  o.add = false;
+  BackendCase c(op, make, std::move(params), o);
+  c.dtypes = {DType::kFloat32};
+  return c;
+}
+
+// The fused node PartitionConv makes of `net` (one convolution chain).
+NodePtr FusedNode(const Symbol& net) {
+  const quant::Partitioned p = quant::PartitionConv(Runtime::Global().ops(), net);
+  for (const NodePtr& n : TopoOrder(p.symbol.outputs))
+    if (!n->is_variable() && n->op()->name == "_sg_mkldnn_conv") return n;
+  return nullptr;
+}
+
+// A quantized _sg_mkldnn_conv case from the float chain `net` with
+// `filters` output channels and `c` input channels (groups `groups`).
+BackendCase SgConv(const Symbol& net, const Shape& data, DType t, int64_t filters, int64_t groups,
+                   bool bias, bool bn, DType sum, double out_max, const StringMap& extra = {}) {
+  const NodePtr n = FusedNode(net);
+  StringMap params = n->attrs.dict;
+  for (const auto& [k, v] : extra) params[k] = v;
+  params["quantized"] = "true";
+  params["min_calib_range"] = out_max > 0 ? "0" : std::to_string(out_max);
+  params["max_calib_range"] = std::to_string(out_max > 0 ? out_max : -out_max);
+  const Shape out{data[0], filters, data[2], data[3]};
+  auto make = [=](DType) {
+    std::vector<NDArray> in = {
+        Levels(data, t, 1),
+        test::RandomArray(Shape{filters, data[1] / groups, 3, 3}, DType::kFloat32, -0.3, 0.3, 2)};
+    if (bias) in.push_back(test::RandomArray(Shape{filters}, DType::kFloat32, -0.5, 0.5, 3));
+    if (bn) {
+      in.push_back(test::RandomArray(Shape{filters}, DType::kFloat32, 0.5, 1.5, 4));
+      in.push_back(test::RandomArray(Shape{filters}, DType::kFloat32, -0.5, 0.5, 5));
+      in.push_back(test::RandomArray(Shape{filters}, DType::kFloat32, -0.2, 0.2, 6));
+      in.push_back(test::RandomArray(Shape{filters}, DType::kFloat32, 0.5, 2, 7));
+    }
+    if (sum != DType::kUnknown) in.push_back(Levels(out, sum, 8));
+    in.push_back(Scalar(t == DType::kUint8 ? 0 : -4));
+    in.push_back(Scalar(4));
+    if (sum != DType::kUnknown) {
+      in.push_back(Scalar(sum == DType::kUint8 ? 0 : -2));
+      in.push_back(Scalar(2));
+    }
+    return in;
+  };
+  CompareOptions o;
+  o.add = false;
+  o.rtol32 = 0;
+  o.atol = 1;  // one level
+  o.subgraphs = n->attrs.subgraphs;
+  BackendCase c("_sg_mkldnn_conv", make, params, o);
+  c.dtypes = {DType::kFloat32};
+  return c;
+}
+
+Symbol Var(const char* name) { return Symbol::CreateVariable(name); }
+
+WEFT_BACKEND_CASES(int8) {
+  using test::bench::Apply;
+  using test::bench::Relu;
+  std::vector<BackendCase> cases;
+  for (DType t : {DType::kUint8, DType::kInt8}) {
+    cases.push_back(Weighted("_contrib_quantized_conv", {2, 16, 9, 9}, {32, 16, 3, 3}, t,
+                             {{"kernel", "(3,3)"}, {"num_filter", "32"}, {"pad", "(1,1)"}}));
+    cases.push_back(Weighted("_contrib_quantized_fully_connected", {4, 64}, {24, 64}, t,
+                             {{"num_hidden", "24"}}));
+  }
+  const StringMap conv = {{"kernel", "(3,3)"}, {"num_filter", "32"}, {"pad", "(1,1)"}};
+  // Convolution -> BatchNorm -> relu -> + int8 residual -> relu, uint8 data.
+  Symbol h = Apply("Convolution", {Var("data")}, conv, "c");
+  h = Apply("BatchNorm", {h, Var("g"), Var("b"), Var("m"), Var("v")}, {}, "bn");
+  h = Relu(Apply("elemwise_add", {Relu(h, "r1"), Var("res")}, {}, "add"), "r2");
+  cases.push_back(SgConv(h, {2, 16, 8, 8}, DType::kUint8, 32, 1, true, true, DType::kInt8, 6));
+  // The same with data, residual and output stored channels-last
+  // (pass::Int8ChannelsLast): the reference transposes, oneDNN reads them.
+  cases.push_back(SgConv(
+      h, {2, 16, 8, 8}, DType::kUint8, 32, 1, true, true, DType::kInt8, 6,
+      {{"__data_layout__", "nhwc"}, {"__sum_layout__", "nhwc"}, {"__out_layout__", "nhwc"}}));
+  // Convolution -> BatchNorm -> clip(0, 6), int8 data, no bias.
+  StringMap nb = conv;
+  nb["no_bias"] = "True";
+  h = Apply("Convolution", {Var("data")}, nb, "c");
+  h = Apply("BatchNorm", {h, Var("g"), Var("b"), Var("m"), Var("v")}, {}, "bn");
+  h = Apply("clip", {h}, {{"a_min", "0"}, {"a_max", "6"}}, "relu6");
+  cases.push_back(SgConv(h, {1, 16, 10, 10}, DType::kInt8, 32, 1, false, true, DType::kUnknown, 5));
+  // Depthwise with bias, no activation: an int8 output.
+  StringMap dw = {{"kernel", "(3,3)"}, {"num_filter", "16"}, {"pad", "(1,1)"}, {"num_group", "16"}};
+  h = Apply("Convolution", {Var("data")}, dw, "c");
+  cases.push_back(
+      SgConv(h, {1, 16, 12, 12}, DType::kUint8, 16, 16, true, false, DType::kUnknown, -3));
+  return cases;
+}
+
+}  // namespace
+}  // namespace weft
