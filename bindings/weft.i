@@ -940,6 +940,7 @@ static const char* weft_binding_library_path(void) {
 %include "weft/c_api_recordio.h"
 %include "weft/c_api_amp.h"
 %include "weft/c_api_quantize.h"
+%include "weft/c_api_custom_op.h"
 
 #if defined(SWIGJAVA) || defined(SWIGCSHARP)
 /* The array overloads of weft_ndarray_copy_from/_to: second declarations of

@@ -5,6 +5,7 @@
 namespace weft {
 namespace cpu {
 void RegisterQuadraticCpu(KernelRegistry* reg);
+void RegisterCustomOpCpu(KernelRegistry* reg);
 void RegisterElemwiseUnaryCpu(KernelRegistry* reg);
 void RegisterElemwiseBinaryCpu(KernelRegistry* reg);
 void RegisterBroadcastCpu(KernelRegistry* reg);
@@ -106,6 +107,7 @@ namespace {
 // The reference kernels and the OpenBLAS ones, which every build has.
 void RegisterCpuKernels(KernelRegistry* reg) {
   cpu::RegisterQuadraticCpu(reg);
+  cpu::RegisterCustomOpCpu(reg);
   cpu::RegisterElemwiseUnaryCpu(reg);
   cpu::RegisterElemwiseBinaryCpu(reg);
   cpu::RegisterBroadcastCpu(reg);

@@ -24,6 +24,8 @@
  * - c_api_amp.h: automatic mixed precision (a float32 model converted to float16/bfloat16)
  * - c_api_quantize.h: int8 quantization with calibration (MXNet's quantize_model)
  *   (weft_recordio_*)
+ * - c_api_custom_op.h: custom operators implemented by host callbacks (weft_custom_op_*),
+ *   weft_ndarray_get_data
  *
  * Conventions (they hold for every function of these headers):
  * - Every fallible function returns a ::WeftStatus; results go in trailing
@@ -63,5 +65,6 @@
 #include "c_api_recordio.h"
 #include "c_api_amp.h"
 #include "c_api_quantize.h"
+#include "c_api_custom_op.h"
 
 #endif /* WEFT_C_API_H_ */

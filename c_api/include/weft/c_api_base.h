@@ -26,7 +26,7 @@ extern "C" {
 #endif
 
 /** ABI version; bumped when functions are added. */
-#define WEFT_API_VERSION 13
+#define WEFT_API_VERSION 14
 
 /** Status codes (stable values). */
 typedef enum {

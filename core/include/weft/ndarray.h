@@ -36,6 +36,12 @@ class NDArray {
   // null, shape.is_known() or rank 0; throws Error.
   NDArray(const Shape& shape, Context ctx, DType dtype, Runtime* rt);
 
+  // A view of memory the caller owns (a custom operator's arrays during its
+  // callback): no copy, a fresh engine variable, `rt` for its copies; the
+  // memory is never freed through it. REQUIRES: the memory outlives every
+  // use of the array and its views.
+  static NDArray Borrow(const TBlob& blob, Runtime* rt);
+
   bool is_none() const { return chunk_ == nullptr; }
   const Shape& shape() const { return shape_; }
   DType dtype() const { return dtype_; }

@@ -33,6 +33,8 @@ enum class ParamType {
 };
 const char* ParamTypeName(ParamType t);
 
+using StringMap = std::map<std::string, std::string>;
+
 struct ParamDecl {
   std::string name;
   ParamType type = ParamType::kFloat;
@@ -45,6 +47,10 @@ struct ParamDecl {
   double lo = 1, hi = 0;
   std::vector<std::string> choices;  // kEnum only
   std::string doc;
+  // Collects every key no other declaration names, unparsed, into
+  // ParamValue::rest (Custom's attributes for its host creator); at most one
+  // per op, of type kString.
+  bool rest = false;
 };
 
 // One parsed value. `is_none` is set for an optional parameter given "None".
@@ -57,6 +63,7 @@ struct ParamValue {
   std::string s;  // kEnum, kString: the text; kDType/kContext: canonical text
   DType dtype = DType::kUnknown;
   Context ctx;
+  StringMap rest;  // ParamDecl::rest: the keys no other declaration names
 };
 
 // Parsed parameters of one op instance, in declaration order.
@@ -104,10 +111,9 @@ class ParamValues {
   std::shared_ptr<DecodedCache> decoded_;  // shared by copies: the values never change
 };
 
-using StringMap = std::map<std::string, std::string>;
-
 // Parses `kwargs` against `decls` for operator `op_name`. Keys in `ignored`
-// (and keys of the form __name__, MXNet's hidden attributes) are skipped.
+// (and keys of the form __name__, MXNet's hidden attributes) are skipped;
+// other unknown keys go to the ParamDecl::rest declaration when there is one.
 ParamValues ParseParams(const std::string& op_name, const std::vector<ParamDecl>* decls,
                         const StringMap& kwargs, const std::vector<std::string>& ignored = {});
 

@@ -35,6 +35,9 @@ class Chunk {
  public:
   // Creates the chunk's engine variable (Engine::Get()).
   Chunk(std::shared_ptr<StoragePool> pool, void* dptr, size_t bytes);
+  // Borrows `bytes` at `dptr` on `ctx`, which someone else owns and frees
+  // (NDArray::Borrow): the chunk never releases them.
+  Chunk(Context ctx, void* dptr, size_t bytes);
   // Deletes the engine variable; the block is released after pending work.
   ~Chunk();
   Chunk(const Chunk&) = delete;
@@ -47,7 +50,8 @@ class Chunk {
   engine::Var* var() const { return var_; }
 
  private:
-  std::shared_ptr<StoragePool> pool_;
+  std::shared_ptr<StoragePool> pool_;  // null for borrowed memory
+  Context borrowed_ctx_;
   engine::Var* var_;
   void* dptr_;
   size_t bytes_;

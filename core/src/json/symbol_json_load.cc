@@ -75,12 +75,14 @@ struct Loader {
   // files before 0.9.0 did not store auxiliary states; at most kMaxMissing).
   void Parse(Node* n, bool allow_missing) const {
     if (n->is_variable()) return;
-    try {
+    int nin = 0, nout = 0;
+    try {  // the counts too: a Custom node's come from its registered type
       n->attrs.params = ParseParams(n->op()->name, &n->op()->params, ParamDict(*n));
+      nin = n->op()->NumInputs(n->attrs.params);
+      nout = n->op()->NumOutputs(n->attrs.params);
     } catch (const Error& e) {
       Bad(Where(*n), ": ", e.what());
     }
-    int nin = n->op()->NumInputs(n->attrs.params), nout = n->op()->NumOutputs(n->attrs.params);
     if (nin < 0 || nout < 0 || nout > kMaxOutputs)
       Bad(Where(*n), ": parameters ", AttrList(*n), " give ", nin, " inputs and ", nout,
           " outputs (neither may be negative, and at most ", kMaxOutputs, " outputs)");

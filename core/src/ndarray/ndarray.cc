@@ -18,6 +18,15 @@ NDArray::NDArray(const Shape& shape, Context ctx, DType dtype, Runtime* rt)
   chunk_ = rt->storage(ctx)->Alloc(bytes);
 }
 
+NDArray NDArray::Borrow(const TBlob& blob, Runtime* rt) {
+  NDArray a;
+  a.chunk_ = std::make_shared<Chunk>(blob.ctx, blob.dptr, blob.Bytes());
+  a.rt_ = rt;
+  a.shape_ = blob.shape;
+  a.dtype_ = blob.dtype;
+  return a;
+}
+
 Context NDArray::ctx() const {
   WEFT_CHECK(chunk_) << "ctx() of an empty NDArray";
   return chunk_->ctx();

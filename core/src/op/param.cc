@@ -189,6 +189,13 @@ ParamValues ParseParams(const std::string& op_name, const std::vector<ParamDecl>
     for (size_t i = 0; i < decls->size(); ++i)
       if ((*decls)[i].name == key) idx = i;
     if (idx == decls->size()) {
+      for (size_t i = 0; i < decls->size(); ++i)
+        if ((*decls)[i].rest) idx = i;
+      if (idx != decls->size()) {
+        values[idx].rest[key] = kv.second;
+        seen[idx] = true;
+        continue;
+      }
       std::string names;
       for (const auto& d : *decls) names += (names.empty() ? "" : ", ") + d.name;
       Fail(StatusCode::kInvalidArgument, what, ": unknown parameter '", key, "' (value '",

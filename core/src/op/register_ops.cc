@@ -1,4 +1,5 @@
 // The one visible list of every operator definition, in a fixed order.
+#include "weft/custom_op.h"
 #include "weft/op.h"
 
 namespace weft {
@@ -113,6 +114,7 @@ void RegisterAllOps(OpRegistry* reg) {
   op::RegisterVisionROI(reg);
   op::RegisterVisionResize(reg);
   op::RegisterVisionSampling(reg);
+  RegisterCustomOpDefs(reg);
 }
 
 }  // namespace weft

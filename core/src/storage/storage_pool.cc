@@ -14,7 +14,14 @@ namespace weft {
 Chunk::Chunk(std::shared_ptr<StoragePool> pool, void* dptr, size_t bytes)
     : pool_(std::move(pool)), var_(Engine::Get()->NewVariable()), dptr_(dptr), bytes_(bytes) {}
 
+Chunk::Chunk(Context ctx, void* dptr, size_t bytes)
+    : borrowed_ctx_(ctx), var_(Engine::Get()->NewVariable()), dptr_(dptr), bytes_(bytes) {}
+
 Chunk::~Chunk() {
+  if (!pool_) {  // borrowed: nothing to release
+    Engine::Get()->DeleteVariable([](RunContext) {}, borrowed_ctx_, var_);
+    return;
+  }
   // The callback owns the pool reference, so the pool outlives the release.
   std::shared_ptr<StoragePool> pool = std::move(pool_);
   void* dptr = dptr_;
@@ -24,7 +31,7 @@ Chunk::~Chunk() {
                                 ctx, var_);
 }
 
-Context Chunk::ctx() const { return pool_->ctx(); }
+Context Chunk::ctx() const { return pool_ ? pool_->ctx() : borrowed_ctx_; }
 
 namespace {
 
