@@ -1,6 +1,8 @@
 // `weft ops`: every registered operator with its aliases, documentation and
 // parameters (type, default or required, doc), as text or --json, through
-// the C ABI's weft_op_* listing.
+// the C ABI's weft_op_* listing; --load PATH loads operator libraries first
+// (weft_load_library), whose operators are marked as such.
+#include <algorithm>
 #include <cstdio>
 #include <memory>
 #include <string>
@@ -19,6 +21,7 @@ struct ParamInfo {
 };
 struct OpInfo {
   std::string name, doc;
+  bool library = false;
   std::vector<std::string> aliases;
   std::vector<ParamInfo> params;
 };
@@ -28,6 +31,9 @@ std::vector<OpInfo> ListOps() {
   size_t n = 0;
   Check(weft_op_count(&n), "ops");
   std::vector<OpInfo> ops(n);
+  WeftStringList* loaded = nullptr;
+  Check(weft_loaded_ops(&loaded), "ops");
+  const std::vector<std::string> library = Strings(loaded, "ops");
   for (size_t i = 0; i < n; ++i) {
     const char* name = nullptr;
     const char* doc = nullptr;
@@ -36,6 +42,7 @@ std::vector<OpInfo> ListOps() {
     Check(weft_op_info(name, &doc, &np), "ops");
     ops[i].name = name;
     ops[i].doc = doc ? doc : "";
+    ops[i].library = std::find(library.begin(), library.end(), ops[i].name) != library.end();
     WeftStringList* aliases = nullptr;
     Check(weft_op_aliases(name, &aliases), "ops");
     ops[i].aliases = Strings(aliases, "ops");
@@ -66,7 +73,8 @@ void PrintIndented(const std::string& text, int indent) {
   }
 }
 
-int Ops(bool json) {
+int Ops(bool json, const std::vector<std::string>& libraries) {
+  for (const std::string& path : libraries) Check(weft_load_library(path.c_str()), "ops");
   std::vector<OpInfo> ops = ListOps();
   if (json) {
     nlohmann::ordered_json out = nlohmann::ordered_json::array();
@@ -81,8 +89,10 @@ int Ops(bool json) {
                           {"default", def},
                           {"doc", p.doc}});
       }
-      out.push_back(
-          {{"name", op.name}, {"doc", op.doc}, {"aliases", op.aliases}, {"params", params}});
+      nlohmann::ordered_json entry = {
+          {"name", op.name}, {"doc", op.doc}, {"aliases", op.aliases}, {"params", params}};
+      if (op.library) entry["library"] = true;
+      out.push_back(std::move(entry));
     }
     std::printf("%s\n", JsonText(out, 3).c_str());
     return 0;
@@ -90,6 +100,7 @@ int Ops(bool json) {
   std::printf("%zu operators\n", ops.size());
   for (const OpInfo& op : ops) {
     std::printf("\n%s\n", op.name.c_str());
+    if (op.library) std::printf("  from an operator library\n");
     if (!op.aliases.empty()) {
       std::string line = "  aliases: ";
       for (size_t k = 0; k < op.aliases.size(); ++k) line += (k ? ", " : "") + op.aliases[k];
@@ -110,10 +121,12 @@ int Ops(bool json) {
 
 Runner DefineOps(CLI::App* app) {
   auto json = std::make_shared<bool>(false);
+  auto libraries = std::make_shared<std::vector<std::string>>();
   app->description(
       "lists the registered operators with their aliases, parameters, defaults\nand docs.");
   app->add_flag("--json", *json, "print the list as JSON");
-  return [json] { return Ops(*json); };
+  AddList(app, "--load", libraries.get(), "LIB.so", "load an operator library first");
+  return [json, libraries] { return Ops(*json, *libraries); };
 }
 
 }  // namespace weft_cli

@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "c_api_internal.h"
+#include "weft/mutex.h"
 #include "c_api_symbol_internal.h"
 #include "weft/autograd.h"
 #include "weft/imperative.h"
@@ -20,10 +21,15 @@ using weft::capi::GetObject;
 
 namespace {
 
-// Canonical op names, sorted; built once, then valid for the process.
+// Canonical op names, sorted; built again when an operator library added
+// operators. Every list built is kept, so its strings stay valid for the
+// process.
 const std::vector<std::string>& OpNames() {
-  static const std::vector<std::string>* names =
-      new std::vector<std::string>(weft::Runtime::Global().ops().ListNames());
+  static weft::Mutex* mu = new weft::Mutex;
+  static const std::vector<std::string>* names = nullptr;
+  weft::MutexLock lock(mu);
+  const weft::OpRegistry& ops = weft::Runtime::Global().ops();
+  if (!names || names->size() != ops.size()) names = new std::vector<std::string>(ops.ListNames());
   return *names;
 }
 

@@ -323,6 +323,20 @@ case "$case_name" in
       $'\nElementWiseSum\n' "  num_args : int, required" $'\nelemwise_add\n' \
       $'\nquadratic\n  aliases: _contrib_quadratic\n' "  aliases: add_n, _ElementWiseSum"
     ;;
+  ops_load)  # the operator libraries of tests/CMakeLists.txt (WEFT_TEST_PLUGIN*)
+    run ops --load "$WEFT_TEST_PLUGIN"
+    expect_rc 0
+    expect_empty err
+    expect_in out $'\nplugin_softplus\n  from an operator library\n' \
+      $'\n_backward_plugin_softplus\n  from an operator library\n' "  attrs : string"
+    run ops --json --load "$WEFT_TEST_PLUGIN"
+    expect_rc 0
+    expect_json
+    expect_in out '"name": "plugin_softplus"' '"library": true'
+    run ops --load "$WEFT_TEST_PLUGIN_V2"
+    expect_rc 1
+    expect_in err "softplus_plugin_v2" "version 2" "this Weft supports version 1"
+    ;;
   ops_json)
     run ops --json
     expect_rc 0

@@ -26,6 +26,8 @@
  *   (weft_recordio_*)
  * - c_api_custom_op.h: custom operators implemented by host callbacks (weft_custom_op_*),
  *   weft_ndarray_get_data
+ * - c_api_op_library.h: operator libraries (weft/op_plugin.h) loaded at run time
+ *   (weft_load_library, weft_loaded_ops)
  *
  * Conventions (they hold for every function of these headers):
  * - Every fallible function returns a ::WeftStatus; results go in trailing
@@ -66,5 +68,6 @@
 #include "c_api_amp.h"
 #include "c_api_quantize.h"
 #include "c_api_custom_op.h"
+#include "c_api_op_library.h"
 
 #endif /* WEFT_C_API_H_ */

@@ -111,19 +111,32 @@ std::string FunctionBackwardOpName(const std::string& op_name);
 
 class OpRegistry {
  public:
+  OpRegistry();
+  ~OpRegistry();
+  OpRegistry(OpRegistry&&) noexcept;
+  OpRegistry& operator=(OpRegistry&&) noexcept;
   // Adds `def` under its name and aliases; a duplicate name is a bug.
+  // Only while the registry is being filled (not thread-safe).
   void Add(OpDef def);
+  // Adds `def` while the registry is in use (an operator library,
+  // weft_load_library): thread-safe against every other call. Throws
+  // Error(kInvalidArgument) when a name is taken.
+  void AddLoaded(OpDef def);
+  // Canonical names of the operators AddLoaded added, sorted.
+  std::vector<std::string> ListLoaded() const;
   // The op named `name` (or an alias), or null.
   const OpDef* Find(const std::string& name) const;
   // Like Find, but throws Error(kNotFound) naming `name`.
   const OpDef& Get(const std::string& name) const;
   // Canonical names, sorted.
   std::vector<std::string> ListNames() const;
-  size_t size() const { return ops_.size(); }
+  size_t size() const;
 
  private:
+  struct Loaded;  // the AddLoaded operators behind their lock (op_registry.cc)
   std::vector<std::unique_ptr<OpDef>> ops_;
   std::map<std::string, const OpDef*> by_name_;
+  std::unique_ptr<Loaded> loaded_;
 };
 
 // Per-call context handed to kernels.
@@ -181,7 +194,16 @@ inline Kernel WithReducedFloats(Kernel k, uint32_t mask = Kernel::kReducedFloats
 
 class KernelRegistry {
  public:
+  KernelRegistry();
+  ~KernelRegistry();
+  KernelRegistry(KernelRegistry&&) noexcept;
+  KernelRegistry& operator=(KernelRegistry&&) noexcept;
+  // While the registry is being filled (not thread-safe).
   void Add(const std::string& op, DeviceType dev, Kernel k);
+  // The only kernel of an operator added by OpRegistry::AddLoaded, while the
+  // registry is in use: thread-safe; a second kernel for (op, dev) throws
+  // Error(kInvalidArgument). Find and FindBackend see it.
+  void AddLoaded(const std::string& op, DeviceType dev, Kernel k);
   // Highest-priority kernel for (op, dev), or null.
   const Kernel* Find(const std::string& op, DeviceType dev) const;
   // A specific backend's kernel, or null.
@@ -191,7 +213,9 @@ class KernelRegistry {
   std::vector<std::string> Backends(const std::string& op, DeviceType dev) const;
 
  private:
+  struct Loaded;  // the AddLoaded kernels behind their lock (op_registry.cc)
   std::map<std::pair<std::string, DeviceType>, std::vector<Kernel>> kernels_;
+  std::unique_ptr<Loaded> loaded_;
 };
 
 // Fills `reg` with every operator (core/src/op/register_ops.cc). Kernels
