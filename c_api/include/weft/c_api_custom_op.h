@@ -34,6 +34,12 @@
  *   naming the op_type and the node. Nothing may unwind through Weft (no
  *   C++ exception, longjmp or Go panic out of a callback).
  *
+ * Gradients: a node's backward gets its own operator from create_operator
+ * (same shapes), not the one forward used, so keep what backward needs in
+ * the outputs. A Custom output that is a graph head gets ones as its head
+ * gradient in executors and modules (as loss operators do; MXNet's custom
+ * losses ignore out_grad), and head gradients given for it are not used.
+ *
  * Lifetimes: a prop lives as long as a node made from it (its symbol,
  * executor, module or recorded graph); Weft calls its `del` on the thread
  * that drops the last one. An operator lives as long as its bound call.
