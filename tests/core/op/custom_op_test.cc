@@ -62,8 +62,7 @@ class SoftplusProp : public CustomOpProp {
   void InferType(std::vector<DType>* in, std::vector<DType>* out, std::vector<DType>*) override {
     (*out)[0] = (*in)[0];
   }
-  std::vector<int> DeclareBackwardDependency(const std::vector<int>& og,
-                                             const std::vector<int>& in,
+  std::vector<int> DeclareBackwardDependency(const std::vector<int>& og, const std::vector<int>& in,
                                              const std::vector<int>&) override {
     return {og[0], in[0]};
   }
@@ -104,8 +103,8 @@ TEST(CustomOp, UnknownAndInUseTypes) {
   test::ExpectOpError("Custom", {x}, {{"op_type", "no_such_type"}}, StatusCode::kNotFound,
                       {"no_such_type", "not registered"});
   RegisterSoftplus("cpp_softplus_in_use");
-  test::ExpectError([] { RegisterSoftplus("cpp_softplus_in_use"); },
-                    StatusCode::kInvalidArgument, {"registered already"});
+  test::ExpectError([] { RegisterSoftplus("cpp_softplus_in_use"); }, StatusCode::kInvalidArgument,
+                    {"registered already"});
   {
     NodePtr v = MakeVariable("x");
     NodePtr n = MakeOpNode(Runtime::Global().ops(), "Custom", "act", {{v, 0, 0}},
@@ -160,8 +159,11 @@ TEST(OpRegistry, AddLoadedWhileInUse) {
   kr.AddLoaded("loaded_3", DeviceType::kCPU, {"library", 0, nullptr, false});
   EXPECT_EQ(kr.Find("loaded_3", DeviceType::kCPU)->backend, "library");
   EXPECT_NE(kr.FindBackend("loaded_3", DeviceType::kCPU, "library"), nullptr);
-  test::ExpectError([&] { kr.AddLoaded("loaded_3", DeviceType::kCPU, {"x", 0, nullptr, false}); },
-                    StatusCode::kInvalidArgument, {"loaded_3"});
+  test::ExpectError(
+      [&] {
+        kr.AddLoaded("loaded_3", DeviceType::kCPU, {"x", 0, nullptr, false});
+      },
+      StatusCode::kInvalidArgument, {"loaded_3"});
 }
 
 }  // namespace
