@@ -165,7 +165,8 @@ Runner DefineIm2Rec(CLI::App* app) {
   app->add_flag("--pass-through", o->pass_through, "pack the files' bytes as they are");
   AddInt(app, "--resize", &o->resize, 0, "resize the shorter side to N (default 0: keep)");
   app->add_flag("--center-crop", o->center_crop, "crop the central square first");
-  AddInt(app, "--quality", &o->quality, 0, "JPEG quality 1-100 or PNG level 0-9 (default 95)");
+  AddInt(app, "--quality", &o->quality, 0,
+         "JPEG quality 1-100 or PNG level 0-9 (default 95; clamped as OpenCV does)");
   AddInt(app, "--num-thread", &o->num_thread, 1, "encoding threads (default 1)");
   AddInt(app, "--color", &o->color, 0, "1: color (default), 0: gray");
   AddChoice(app, "--encoding", &o->encoding, {".jpg", ".png"}, "the images' encoding");

@@ -51,9 +51,13 @@ std::string EncodeItem(const Im2RecOptions& o, const ListItem& item, std::string
   }
   std::string image = file.str();
   if (!o.pass_through) {
+    // im2rec.py hands --quality to cv2.imencode, whose encoders clamp it:
+    // JPEG quality to [0, 100], the PNG compression level to [0, 9] (so the
+    // default 95 packs PNGs at level 9).
+    const int quality = std::min(o.quality, o.encoding == ".png" ? 9 : 100);
     Buffer enc;
     if (weft_image_reencode(image.data(), image.size(), o.color, o.center_crop ? 1 : 0, o.resize,
-                            o.encoding.c_str(), o.quality, enc.out()) != WEFT_OK) {
+                            o.encoding.c_str(), quality, enc.out()) != WEFT_OK) {
       *error = weft_last_error();
       return "";
     }

@@ -1,8 +1,9 @@
 // `weft train`: trains a symbol on an MNIST-format dataset (IDX files, as
-// Debian's dataset-fashion-mnist installs them) through the C ABI's module
-// API, renders the progress (a bar or lines) from the module's batch-end
-// callback, prints the test accuracy and throughput, and writes an MXNet
-// checkpoint.
+// Debian's dataset-fashion-mnist installs them) or on RecordIO files (im2rec's
+// .rec/.idx, read by ImageRecordIter; cli_train_data.cc) through the C ABI's
+// module API, renders the progress (a bar or lines) from the module's
+// batch-end callback, prints the test accuracy and throughput, and writes an
+// MXNet checkpoint.
 #include <cstdio>
 #include <cstdlib>
 #include <memory>
@@ -11,27 +12,17 @@
 
 #include <unistd.h>
 
-#include "cli_util.h"
+#include "cli_train.h"
 #include "weft/c_api.h"
 
 namespace weft_cli {
 namespace {
 
-using Iter = Owned<WeftDataIter, weft_data_iter_free>;
 using Init = Owned<WeftInitializer, weft_initializer_free>;
 using Opt = Owned<WeftOptimizer, weft_optimizer_free>;
 using MetricH = Owned<WeftMetric, weft_metric_free>;
 using KV = Owned<WeftKVStore, weft_kvstore_free>;
 using Mod = Owned<WeftModule, weft_module_free>;
-
-struct TrainOptions {
-  std::string symbol, data_dir = "/usr/share/datasets/fashion-mnist", save, optimizer = "sgd",
-                      init = "xavier";
-  std::string lr, momentum = "0.9", wd = "0", progress = "auto", kvstore;
-  int epochs = 1, batch = 64;
-  long limit = 0;
-  uint64_t seed = 1;
-};
 
 // `--progress bar|lines` drawn from weft_module_fit_with_callback's batch-end
 // callback: a carriage-return bar redrawn at most ten times a second (and at
@@ -78,77 +69,9 @@ struct ProgressView {
   }
 };
 
-// The first extent of `arr`.
-int64_t Rows(const Array& arr) {
-  int64_t dims[8];
-  Check(weft_ndarray_shape(arr.get(), dims, 8), "train");
-  return dims[0];
-}
-
-// The first `limit` samples of `arr` (all when limit is 0 or larger).
-void Limit(Array* arr, long limit) {
-  if (limit <= 0 || limit >= Rows(*arr)) return;
-  Array view;
-  Check(weft_ndarray_slice(arr->get(), 0, limit, view.out()), "train");
-  *arr = std::move(view);
-}
-
-Iter MakeIter(const Array& images, const Array& labels, int batch, bool shuffle, uint64_t seed) {
-  const char* data_name = "data";
-  const char* label_name = "softmax_label";
-  WeftNDArray* data = images.get();
-  WeftNDArray* label = labels.get();
-  Iter it;
-  Check(weft_data_iter_create_ndarray(1, &data_name, &data, 1, &label_name, &label, batch,
-                                      shuffle ? 1 : 0, "pad", seed, it.out()),
-        "train");
-  return it;
-}
-
-}  // namespace
-
-int Train(const TrainOptions& o) {
-  Sym sym;
-  Check(weft_symbol_from_json_file(o.symbol.c_str(), sym.out()), "train");
-  const std::string dir = o.data_dir + "/";
-  Array train_x, train_y, test_x, test_y;
-  Check(weft_mnist_load((dir + "train-images-idx3-ubyte.gz").c_str(),
-                        (dir + "train-labels-idx1-ubyte.gz").c_str(), train_x.out(), train_y.out()),
-        "train");
-  Check(weft_mnist_load((dir + "t10k-images-idx3-ubyte.gz").c_str(),
-                        (dir + "t10k-labels-idx1-ubyte.gz").c_str(), test_x.out(), test_y.out()),
-        "train");
-  Limit(&train_x, o.limit);
-  Limit(&train_y, o.limit);
-  const int64_t num_train = Rows(train_x), num_test = Rows(test_x);
-  Iter train = MakeIter(train_x, train_y, o.batch, true, o.seed);
-  // With a kvstore under mpirun each rank trains on its part of the data;
-  // rank 0 alone prints (and writes the checkpoints: the library's Fit).
-  KV kv;
-  int rank = 0, workers = 1;
-  if (!o.kvstore.empty()) {
-    Check(weft_kvstore_create(o.kvstore.c_str(), kv.out()), "train");
-    Check(weft_kvstore_rank(kv.get(), &rank, &workers), "train");
-    if (workers > 1) Check(weft_data_iter_select_part(train.get(), workers, rank), "train");
-  }
-  Iter test = MakeIter(test_x, test_y, o.batch, false, 0);
-
-  const char* data_name = "data";
-  const char* label_name = "softmax_label";
-  Mod mod;
-  Check(weft_module_create(sym.get(), 1, &data_name, 1, &label_name, WEFT_CPU, 0, mod.out()),
-        "train");
-  Check(weft_module_bind(mod.get(), train.get(), 1), "train");
-  Init init;
-  Check(weft_initializer_create(o.init.c_str(), nullptr, nullptr, 0, o.seed, init.out()), "train");
-  Check(weft_module_init_params(mod.get(), init.get(), nullptr, nullptr, 1), "train");
-
-  std::vector<const char*> keys, vals;
-  const std::string lr = o.lr.empty() ? (o.optimizer == "adam" ? "0.001" : "0.05") : o.lr;
-  keys.push_back("learning_rate");
-  vals.push_back(lr.c_str());
-  keys.push_back("wd");
-  vals.push_back(o.wd.c_str());
+// The optimizer --optimizer names with --lr, --wd and (sgd) --momentum.
+Opt MakeOptimizer(const TrainOptions& o, const std::string& lr) {
+  std::vector<const char*> keys = {"learning_rate", "wd"}, vals = {lr.c_str(), o.wd.c_str()};
   if (o.optimizer == "sgd") {
     keys.push_back("momentum");
     vals.push_back(o.momentum.c_str());
@@ -157,6 +80,37 @@ int Train(const TrainOptions& o) {
   Check(
       weft_optimizer_create(o.optimizer.c_str(), keys.data(), vals.data(), keys.size(), opt.out()),
       "train");
+  return opt;
+}
+
+}  // namespace
+
+int Train(const TrainOptions& o) {
+  Sym sym;
+  Check(weft_symbol_from_json_file(o.symbol.c_str(), sym.out()), "train");
+  // With a kvstore under mpirun each rank trains on its part of the data;
+  // rank 0 alone prints (and writes the checkpoints: the library's Fit).
+  KV kv;
+  int rank = 0, workers = 1;
+  if (!o.kvstore.empty()) {
+    Check(weft_kvstore_create(o.kvstore.c_str(), kv.out()), "train");
+    Check(weft_kvstore_rank(kv.get(), &rank, &workers), "train");
+  }
+  TrainData data = OpenTrainData(o, rank, workers);
+  WeftDataIter* train = data.train.get();
+
+  const char* data_name = "data";
+  const char* label_name = "softmax_label";
+  Mod mod;
+  Check(weft_module_create(sym.get(), 1, &data_name, 1, &label_name, WEFT_CPU, 0, mod.out()),
+        "train");
+  Check(weft_module_bind(mod.get(), train, 1), "train");
+  Init init;
+  Check(weft_initializer_create(o.init.c_str(), nullptr, nullptr, 0, o.seed, init.out()), "train");
+  Check(weft_module_init_params(mod.get(), init.get(), nullptr, nullptr, 1), "train");
+
+  const std::string lr = o.lr.empty() ? (o.optimizer == "adam" ? "0.001" : "0.05") : o.lr;
+  Opt opt = MakeOptimizer(o, lr);
   if (kv.get())
     Check(weft_module_init_optimizer_kvstore(mod.get(), opt.get(), kv.get()), "train");
   else
@@ -164,9 +118,9 @@ int Train(const TrainOptions& o) {
 
   const bool lead = rank == 0;
   if (lead) {
-    std::printf("training %s on %s: %lld images, batch %d, %d epoch(s), %s lr %s\n",
-                o.symbol.c_str(), o.data_dir.c_str(), static_cast<long long>(num_train), o.batch,
-                o.epochs, o.optimizer.c_str(), lr.c_str());
+    std::printf("training %s on %s: %s, batch %d, %d epoch(s), %s lr %s\n", o.symbol.c_str(),
+                data.source.c_str(), data.count.c_str(), o.batch, o.epochs, o.optimizer.c_str(),
+                lr.c_str());
     if (kv.get())
       std::printf("kvstore %s: %d worker(s), global batch %d, each reads 1/%d of the images\n",
                   o.kvstore.c_str(), workers, o.batch * workers, workers);
@@ -181,18 +135,21 @@ int Train(const TrainOptions& o) {
   view.bar = o.progress == "bar" || (o.progress == "auto" && isatty(STDOUT_FILENO));
   const bool draw = lead && (o.progress == "bar" || o.progress == "lines" || o.progress == "auto");
   Check(weft_module_fit_with_callback(
-            mod.get(), train.get(), nullptr, acc.get(), 0, o.epochs,
+            mod.get(), train, nullptr, acc.get(), 0, o.epochs,
             o.progress == "none" ? WEFT_PROGRESS_SILENT : WEFT_PROGRESS_EPOCH,
             o.save.empty() ? nullptr : o.save.c_str(), draw ? ProgressView::OnBatch : nullptr,
             &view, &samples_per_sec),
         "train");
-  Check(weft_module_score(mod.get(), test.get(), acc.get()), "train");
-  double value = 0;
-  size_t num = 0;
-  StrList names;
-  Check(weft_metric_get(acc.get(), names.out(), &value, 1, &num), "train");
+  if (data.test.get()) {
+    // Every rank scores; rank 0 prints.
+    Check(weft_module_score(mod.get(), data.test.get(), acc.get()), "train");
+    double value = 0;
+    size_t num = 0;
+    StrList names;
+    Check(weft_metric_get(acc.get(), names.out(), &value, 1, &num), "train");
+    if (lead) std::printf("test accuracy: %.4f (%s)\n", value, data.test_count.c_str());
+  }
   if (!lead) return 0;
-  std::printf("test accuracy: %.4f (%lld images)\n", value, static_cast<long long>(num_test));
   std::printf("training throughput: %.0f images/s (last epoch)\n", samples_per_sec);
   if (!o.save.empty()) {
     char params[32];
@@ -205,7 +162,9 @@ int Train(const TrainOptions& o) {
 Runner DefineTrain(CLI::App* app) {
   auto o = std::make_shared<TrainOptions>();
   app->description(
-      "trains a model on MNIST-format IDX files: shuffled batches, SGD with\n"
+      "trains a model on MNIST-format IDX files, or with --data on a RecordIO\n"
+      "file (im2rec's .rec, with its .idx beside it for shuffling) read by\n"
+      "ImageRecordIter: shuffled batches, SGD with\n"
       "momentum or Adam, Xavier init; prints progress, the test accuracy and\n"
       "images/s, and with --save writes PREFIX-symbol.json and\n"
       "PREFIX-<epoch>.params (MXNet's checkpoint) after each epoch. With\n"
@@ -216,6 +175,22 @@ Runner DefineTrain(CLI::App* app) {
   app->add_option("--data-dir", o->data_dir,
                   "the IDX files (default Debian's /usr/share/datasets/fashion-mnist)")
       ->type_name("DIR");
+  app->add_option("--data", o->data,
+                  "train on this RecordIO file (ImageRecordIter) instead of --data-dir")
+      ->type_name("TRAIN.rec");
+  app->add_option("--data-val", o->data_val, "with --data: the RecordIO file scored after training")
+      ->type_name("VAL.rec");
+  app->add_option("--data-shape", o->data_shape,
+                  "with --data: ImageRecordIter's data_shape, channels (1: decoded as gray, 3: "
+                  "RGB), height, width")
+      ->type_name("C,H,W");
+  AddList(app, "--rec-param", &o->rec_params, "KEY=VALUE",
+          "with --data: an ImageRecordIter parameter by MXNet's name for both files "
+          "(scale=0.00392156862745098, mean_r=123.68, preprocess_threads=2, ...; `weft ops` "
+          "style docs: weft_data_iter_param)");
+  AddList(app, "--rec-train-param", &o->rec_train_params, "KEY=VALUE",
+          "as --rec-param, for the training file only (augmentation: rand_mirror=1, "
+          "rand_crop=1, resize=256, ...)");
   AddInt(app, "--epochs", &o->epochs, 1, "epochs to train (default 1)");
   AddInt(app, "--batch-size", &o->batch, 1, "samples per batch (default 64)")->type_name("B");
   app->add_option("--optimizer", o->optimizer,
