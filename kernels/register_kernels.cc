@@ -57,6 +57,9 @@ void RegisterVisionMultiBoxCpu(KernelRegistry* reg);
 void RegisterVisionROICpu(KernelRegistry* reg);
 void RegisterVisionResizeCpu(KernelRegistry* reg);
 void RegisterVisionSamplingCpu(KernelRegistry* reg);
+void RegisterImageOpsCpu(KernelRegistry* reg);
+void RegisterImageColorOpsCpu(KernelRegistry* reg);
+void RegisterImageCvOpsCpu(KernelRegistry* reg);
 }  // namespace cpu
 namespace blas {
 void RegisterDotBlas(KernelRegistry* reg);
@@ -157,6 +160,9 @@ void RegisterCpuKernels(KernelRegistry* reg) {
   cpu::RegisterVisionROICpu(reg);
   cpu::RegisterVisionResizeCpu(reg);
   cpu::RegisterVisionSamplingCpu(reg);
+  cpu::RegisterImageOpsCpu(reg);
+  cpu::RegisterImageColorOpsCpu(reg);
+  cpu::RegisterImageCvOpsCpu(reg);
   blas::RegisterDotBlas(reg);
 }
 

@@ -57,6 +57,8 @@ void RegisterVisionMultiBox(OpRegistry* reg);
 void RegisterVisionROI(OpRegistry* reg);
 void RegisterVisionResize(OpRegistry* reg);
 void RegisterVisionSampling(OpRegistry* reg);
+void RegisterImageOps(OpRegistry* reg);
+void RegisterImageCvOps(OpRegistry* reg);
 }  // namespace op
 
 void RegisterAllOps(OpRegistry* reg) {
@@ -114,6 +116,8 @@ void RegisterAllOps(OpRegistry* reg) {
   op::RegisterVisionROI(reg);
   op::RegisterVisionResize(reg);
   op::RegisterVisionSampling(reg);
+  op::RegisterImageOps(reg);
+  op::RegisterImageCvOps(reg);
   RegisterCustomOpDefs(reg);
 }
 
