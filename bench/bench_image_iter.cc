@@ -4,11 +4,14 @@
 // and 2 preprocess_threads; and the decode alone. The images: 256 JPEGs
 // (quality 90, 500x344) made from the photograph in tests/data/images
 // resized up and shifted per image, packed into a temporary .rec. Reports
-// items_per_second = images/s. Run: ./dev bench --benchmark_filter='Image'
-// (the comparison with PyTorch's DataLoader is not part of it yet).
+// items_per_second = images/s. Run: ./dev bench --benchmark_filter='Image'.
+// With WEFT_BENCH_IMAGE_REC=FILE.rec the iterator reads that file instead:
+// bench/bench_image_iter_torch.py packs its JPEG files so and times PyTorch's
+// DataLoader with torchvision's transforms on the same files.
 #include <benchmark/benchmark.h>
 
 #include <cstdio>
+#include <cstdlib>
 #include <string>
 #include <unistd.h>
 
@@ -44,6 +47,11 @@ struct RemoveAtExit {
 };
 
 const std::string& RecFile() {
+  static const std::string given = [] {
+    const char* env = std::getenv("WEFT_BENCH_IMAGE_REC");
+    return std::string(env ? env : "");
+  }();
+  if (!given.empty()) return given;
   static const RemoveAtExit file{[] {
     const std::string p = "/tmp/weft_bench_image_iter_" + std::to_string(getpid()) + ".rec";
     RecordIOWriter w(p);
