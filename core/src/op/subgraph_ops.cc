@@ -164,7 +164,9 @@ bool EndsWithRelu(const NodeAttrs& attrs) {
   return act == "relu" || act == "sigmoid" || act == "softrelu";
 }
 
-bool QuantizedConvShape(const NodeAttrs& attrs, std::vector<Shape>* in, std::vector<Shape>* out) {
+// A quantized subgraph node's shapes: the nested graph's for its variables
+// and output 0, (1) for the range inputs and outputs after them.
+bool QuantizedShape(const NodeAttrs& attrs, std::vector<Shape>* in, std::vector<Shape>* out) {
   if (!Quantized(attrs.params)) return SubgraphShape(attrs, in, out);
   const size_t n = NumArgs(attrs.params);
   std::vector<Shape> bin(in->begin(), in->begin() + n), bout = {(*out)[0]};
@@ -173,7 +175,8 @@ bool QuantizedConvShape(const NodeAttrs& attrs, std::vector<Shape>* in, std::vec
   (*out)[0] = bout[0];
   for (size_t i = n; i < in->size(); ++i)
     AssignShape(attrs, in, i, Shape({1}), StrCat("input ", i));
-  for (size_t i = 1; i < 3; ++i) AssignShape(attrs, out, i, Shape({1}), StrCat("output ", i));
+  for (size_t i = 1; i < out->size(); ++i)
+    AssignShape(attrs, out, i, Shape({1}), StrCat("output ", i));
   return known && AllKnown(*in) && AllKnown(*out);
 }
 
@@ -223,20 +226,6 @@ int QuantizedFCInputs(const ParamValues& p) {
   return ChannelWise(p) ? n + 2 : 3 * n;
 }
 
-bool QuantizedFCShape(const NodeAttrs& attrs, std::vector<Shape>* in, std::vector<Shape>* out) {
-  if (!Quantized(attrs.params)) return SubgraphShape(attrs, in, out);
-  const size_t n = NumArgs(attrs.params);
-  std::vector<Shape> bin(in->begin(), in->begin() + n), bout = {(*out)[0]};
-  const bool known = SubgraphShape(attrs, &bin, &bout);
-  for (size_t i = 0; i < n; ++i) (*in)[i] = bin[i];
-  (*out)[0] = bout[0];
-  for (size_t i = n; i < in->size(); ++i)
-    AssignShape(attrs, in, i, Shape({1}), StrCat("input ", i));
-  for (size_t i = 1; i < out->size(); ++i)
-    AssignShape(attrs, out, i, Shape({1}), StrCat("output ", i));
-  return known && AllKnown(*in) && AllKnown(*out);
-}
-
 bool QuantizedFCType(const NodeAttrs& attrs, std::vector<DType>* in, std::vector<DType>* out) {
   const ParamValues& p = attrs.params;
   if (!Quantized(p)) return SubgraphType(attrs, in, out);
@@ -282,7 +271,7 @@ void RegisterSubgraphOps(OpRegistry* reg) {
     if (Quantized(p)) return std::vector<std::string>{"output", "output_min", "output_max"};
     return std::vector<std::string>{"output"};
   };
-  conv.infer_shape = QuantizedConvShape;
+  conv.infer_shape = QuantizedShape;
   conv.infer_type = QuantizedConvType;
   conv.input_names = SgConvInputNames;
   conv.mutate_inputs = ConvMutateInputs;
@@ -301,7 +290,7 @@ void RegisterSubgraphOps(OpRegistry* reg) {
       return std::vector<std::string>{"output", "output_min", "output_max"};
     return std::vector<std::string>{"output"};
   };
-  fc.infer_shape = QuantizedFCShape;
+  fc.infer_shape = QuantizedShape;
   fc.infer_type = QuantizedFCType;
   reg->Add(std::move(fc));
 }

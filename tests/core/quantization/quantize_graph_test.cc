@@ -264,6 +264,33 @@ TEST(QuantizePartition, ResNet18ConvolutionsFuseWithBatchNormReluAndTheSum) {
 namespace weft {
 namespace {
 
+// `net` with seeded (Xavier, `magnitude`) parameters for input `x`, and
+// its fused int8 form (MXNet's quantize_model_mkldnn, uint8 where data is
+// non-negative) calibrated naively on `x`.
+struct SeededInt8 {
+  std::map<std::string, NDArray> args, aux;
+  quant::QuantizedModel q;
+};
+SeededInt8 QuantizeSeeded(const Symbol& net, const NDArray& x, const char* magnitude) {
+  Runtime* rt = &Runtime::Global();
+  const int64_t n = x.shape()[0];
+  Module mod(rt, net);
+  mod.Bind({{"data", x.shape()}}, {{"softmax_label", Shape{n}}}, false);
+  auto init = Initializer::Create("xavier", {{"magnitude", magnitude}}, 11);
+  mod.InitParams(init.get());
+  NDArrayIter calib({{"data", x}}, {}, static_cast<int>(n), false);
+  quant::CalibOptions co;
+  co.calib_mode = "naive";
+  quant::QuantizeOptions qo;
+  qo.fuse = true;
+  qo.quantized_dtype = "auto";
+  SeededInt8 out;
+  out.args = mod.arg_params();
+  out.aux = mod.aux_params();
+  out.q = quant::QuantizeModel(rt, net, out.args, out.aux, &calib, qo, co);
+  return out;
+}
+
 // MobileNet's block: Convolution -> BatchNorm -> clip(0, 6) fuses into one
 // int8 convolution writing uint8 (ReLU6 never goes negative); quantized with
 // calibration it follows the float32 graph within a few levels of its range.
@@ -283,19 +310,9 @@ TEST(QuantizePartition, ReLU6FusesAndRunsInInt8) {
   EXPECT_EQ(fused, (std::vector<std::string>{"sg_mkldnn_conv_bn_act_0", "sg_mkldnn_conv_bn_1"}));
   EXPECT_EQ(p.alias.at("sg_mkldnn_conv_bn_act_0_output"), "relu6_output");
 
-  Module mod(rt, net);
-  mod.Bind({{"data", Shape{8, 3, 12, 12}}}, {{"softmax_label", Shape{8}}}, false);
-  auto init = Initializer::Create("xavier", {{"magnitude", "3"}}, 7);
-  mod.InitParams(init.get());
   const NDArray x = test::RandomArray(Shape{8, 3, 12, 12}, DType::kFloat32, -2, 2, 9);
-  NDArrayIter calib({{"data", x}}, {}, 8, false);
-  quant::CalibOptions co;
-  co.calib_mode = "naive";
-  quant::QuantizeOptions qo;
-  qo.fuse = true;
-  qo.quantized_dtype = "auto";
-  const quant::QuantizedModel q =
-      quant::QuantizeModel(rt, net, mod.arg_params(), mod.aux_params(), &calib, qo, co);
+  const SeededInt8 m = QuantizeSeeded(net, x, "3");
+  const quant::QuantizedModel& q = m.q;
   auto run = [&](const Symbol& s, const std::map<std::string, NDArray>& a,
                  const std::map<std::string, NDArray>& aux) {
     std::map<std::string, NDArray> args = a;
@@ -305,7 +322,7 @@ TEST(QuantizePartition, ReLU6FusesAndRunsInInt8) {
     ex->Forward(false);
     return test::Values(ex->outputs()[0]);
   };
-  const std::vector<double> want = run(net, mod.arg_params(), mod.aux_params());
+  const std::vector<double> want = run(net, m.args, m.aux);
   const std::vector<double> got = run(q.symbol, q.args, q.aux);
   ASSERT_EQ(got.size(), want.size());
   double worst = 0;
@@ -333,19 +350,8 @@ namespace {
 TEST(QuantizeChannelsLast, OptimizedInt8ResNet18EqualsUnoptimized) {
   Runtime* rt = &Runtime::Global();
   const Symbol net = test::bench::ResNet18();
-  Module mod(rt, net);
-  mod.Bind({{"data", Shape{2, 3, 32, 32}}}, {{"softmax_label", Shape{2}}}, false);
-  auto init = Initializer::Create("xavier", {{"magnitude", "2"}}, 11);
-  mod.InitParams(init.get());
   const NDArray x = test::RandomArray(Shape{2, 3, 32, 32}, DType::kFloat32, -1, 1, 5);
-  NDArrayIter calib({{"data", x}}, {}, 2, false);
-  quant::CalibOptions co;
-  co.calib_mode = "naive";
-  quant::QuantizeOptions qo;
-  qo.fuse = true;
-  qo.quantized_dtype = "auto";
-  const quant::QuantizedModel q =
-      quant::QuantizeModel(rt, net, mod.arg_params(), mod.aux_params(), &calib, qo, co);
+  const quant::QuantizedModel q = QuantizeSeeded(net, x, "2").q;
   auto run = [&](bool optimize, std::string* passes) {
     std::map<std::string, NDArray> args = q.args;
     args["data"] = x;
