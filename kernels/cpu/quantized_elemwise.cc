@@ -28,8 +28,6 @@ namespace {
 using quant::MaxAbs;
 using quant::SaturateRound;
 
-float Scalar(const TBlob& b) { return b.data<float>()[0]; }
-
 float Level(const TBlob& b, int64_t i) {
   return b.dtype == DType::kUint8 ? static_cast<float>(b.data<uint8_t>()[i])
                                   : static_cast<float>(b.data<int8_t>()[i]);

@@ -21,8 +21,6 @@ namespace {
 using quant::MaxAbs;
 using quant::SaturateRound;
 
-float Scalar(const TBlob& b) { return b.data<float>()[0]; }
-
 void SetRange(const std::vector<TBlob>& out, float lo, float hi) {
   out[1].data<float>()[0] = lo;
   out[2].data<float>()[0] = hi;

@@ -18,8 +18,6 @@ namespace {
 
 using quant::MaxAbs;
 
-float Scalar(const TBlob& b) { return b.data<float>()[0]; }
-
 template <typename TD>
 void FCLoop(const TD* x, const int8_t* w, const int32_t* bias, int64_t rows, int64_t k,
             int64_t hidden, int32_t* y) {

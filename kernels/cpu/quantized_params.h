@@ -7,10 +7,14 @@
 #include <cstdint>
 #include <string>
 
+#include "weft/blob.h"
 #include "weft/param.h"
 
 namespace weft {
 namespace cpu {
+
+// The value of a range input (a float32 array of one element).
+inline float Scalar(const TBlob& b) { return b.data<float>()[0]; }
 
 struct QuantParams {
   bool calibrated = false;  // min_calib_range and max_calib_range given

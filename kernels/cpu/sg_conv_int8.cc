@@ -38,8 +38,6 @@ namespace {
 using quant::MaxAbs;
 using quant::SaturateRound;
 
-float Scalar(const TBlob& t) { return t.data<float>()[0]; }
-
 void FoldBatchNorm(const SgConv& s, const std::vector<TBlob>& in, int64_t f, int64_t per,
                    std::vector<float>* w, std::vector<float>* b) {
   const size_t k = s.bias ? 3 : 2;

@@ -26,8 +26,6 @@ namespace cpu {
 
 namespace {
 
-float Scalar(const TBlob& b) { return b.data<float>()[0]; }
-
 // The fused elementwise op, decoded once per call.
 struct Act {
   enum Kind {

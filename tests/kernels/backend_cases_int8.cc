@@ -1,6 +1,8 @@
 // Backend table cases of the int8 operators with a oneDNN kernel
 // (kernels/dnnl/quantized_dnnl.cc) against their "cpu" reference kernels:
-// _contrib_quantized_conv and _fully_connected exactly (int32 sums), and
+// _contrib_quantized_conv and _fully_connected exactly (int32 sums: 3x3,
+// 1x1 strided and depthwise convolutions, int8 data with oneDNN's
+// compensation and uint8), and
 // the quantized _sg_mkldnn_conv within one level of its int8/uint8 output
 // (oneDNN and the reference may round a tie apart) — with BatchNorm, relu,
 // a residual sum of the other byte type and a post-sum relu (also with its
@@ -106,8 +108,15 @@ WEFT_BACKEND_CASES(int8) {
   for (DType t : {DType::kUint8, DType::kInt8}) {
     cases.push_back(Weighted("_contrib_quantized_conv", {2, 16, 9, 9}, {32, 16, 3, 3}, t,
                              {{"kernel", "(3,3)"}, {"num_filter", "32"}, {"pad", "(1,1)"}}));
+    cases.push_back(Weighted("_contrib_quantized_conv", {1, 64, 15, 15}, {128, 64, 1, 1}, t,
+                             {{"kernel", "(1,1)"}, {"num_filter", "128"}, {"stride", "(2,2)"}}));
+    cases.push_back(Weighted(
+        "_contrib_quantized_conv", {1, 32, 9, 9}, {32, 1, 3, 3}, t,
+        {{"kernel", "(3,3)"}, {"num_filter", "32"}, {"num_group", "32"}, {"pad", "(1,1)"}}));
     cases.push_back(Weighted("_contrib_quantized_fully_connected", {4, 64}, {24, 64}, t,
                              {{"num_hidden", "24"}}));
+    cases.push_back(Weighted("_contrib_quantized_fully_connected", {8, 512}, {100, 512}, t,
+                             {{"num_hidden", "100"}}));
   }
   const StringMap conv = {{"kernel", "(3,3)"}, {"num_filter", "32"}, {"pad", "(1,1)"}};
   // Convolution -> BatchNorm -> relu -> + int8 residual -> relu, uint8 data.
