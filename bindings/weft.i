@@ -941,6 +941,7 @@ static const char* weft_binding_library_path(void) {
 %include "weft/c_api_amp.h"
 %include "weft/c_api_quantize.h"
 %include "weft/c_api_custom_op.h"
+%include "weft/c_api_profiler.h"
 %include "weft/c_api_op_library.h"
 
 #if defined(SWIGJAVA) || defined(SWIGCSHARP)

@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "cli_profile.h"
 #include "cli_util.h"
 
 namespace weft_cli {
@@ -117,13 +118,13 @@ std::vector<Command>& Commands() {
     NewApp(&c, "inspect");
     c.back().run = DefineInspect(c.back().app.get());
     NewApp(&c, "run");
-    c.back().run = DefineRun(c.back().app.get());
+    c.back().run = WithProfile(c.back().app.get(), DefineRun(c.back().app.get()));
     NewApp(&c, "plan");
     c.back().run = DefinePlan(c.back().app.get());
     NewApp(&c, "train");
-    c.back().run = DefineTrain(c.back().app.get());
+    c.back().run = WithProfile(c.back().app.get(), DefineTrain(c.back().app.get()));
     NewApp(&c, "predict");
-    c.back().run = DefinePredict(c.back().app.get());
+    c.back().run = WithProfile(c.back().app.get(), DefinePredict(c.back().app.get()));
     NewApp(&c, "place");
     c.back().run = DefinePlace(c.back().app.get());
     NewApp(&c, "convert");
@@ -132,6 +133,8 @@ std::vector<Command>& Commands() {
     c.back().run = DefineQuantize(c.back().app.get());
     NewApp(&c, "ops");
     c.back().run = DefineOps(c.back().app.get());
+    NewApp(&c, "profile");
+    c.back().run = DefineProfile(c.back().app.get());
     NewApp(&c, "im2rec");
     c.back().run = DefineIm2Rec(c.back().app.get());
     CLI::App* version = NewApp(&c, "version");

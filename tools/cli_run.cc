@@ -2,6 +2,7 @@
 // forward, write .npy outputs) and `weft plan` (the memory plan of a model
 // bound from shapes), over the public C ABI only.
 #include <algorithm>
+#include <chrono>
 #include <cerrno>
 #include <cstdio>
 #include <cstdlib>
@@ -13,6 +14,7 @@
 #include <vector>
 
 #include "cli_init.h"
+#include "cli_profile.h"
 #include "cli_util.h"
 
 namespace weft_cli {
@@ -79,8 +81,13 @@ struct RunOptions {
   std::string symbol_file, params_file, out_dir = ".", init;
   std::vector<std::string> input_args;                      // NAME=FILE.npy as given
   std::vector<std::pair<std::string, std::string>> inputs;  // split, each name once
+  std::vector<std::string> shape_args;                      // NAME=D1,D2,...: zeros
   uint64_t seed = 1;
   bool seed_given = false, train = false;
+  // `weft profile`: warm-up and timed forwards, the trace, the table's order.
+  bool profile = false;
+  int warmup = 2, iters = 10, threads = 0;
+  std::string trace = "profile.json", sort_by = "total";
 };
 
 // Checks what CLI11 cannot: the --input values and the need for values.
@@ -92,7 +99,7 @@ void CheckRun(RunOptions* o) {
     o->inputs.push_back(kv);
   }
   if (o->out_dir.empty()) Usage("--output-dir needs a directory name");
-  if (o->inputs.empty() && o->init.empty())
+  if (o->inputs.empty() && o->init.empty() && o->shape_args.empty())
     Usage(
         "run: at least one --input NAME=FILE.npy is required (or --init to fill a model's shapes "
         "from hints)");
@@ -127,6 +134,48 @@ void LoadValues(const RunOptions& o, std::map<std::string, Array>* values) {
     values->erase(in.first);
     values->emplace(in.first, std::move(arr));
   }
+  for (const std::string& text : o.shape_args) {
+    const ShapeArg s = ParseShape(text);
+    for (int64_t d : s.dims)
+      if (d <= 0) Usage("--shape " + s.name + ": every extent must be known (> 0)");
+    Array arr;
+    Check(weft_ndarray_create(s.dims.data(), static_cast<int>(s.dims.size()), 0, WEFT_CPU, 0,
+                              arr.out()),
+          "run --shape " + s.name);
+    Owned<WeftInitializer, weft_initializer_free> zero;
+    Check(weft_initializer_create("zero", nullptr, nullptr, 0, 0, zero.out()), "run --shape");
+    Check(weft_initializer_init(zero.get(), s.name.c_str(), arr.get()), "run --shape " + s.name);
+    values->erase(s.name);
+    values->emplace(s.name, std::move(arr));
+  }
+}
+
+// `weft profile`: warm-up forwards, then `iters` timed ones with the
+// profiler on; prints their latency and the operator table, writes the trace.
+int ProfileForward(const RunOptions& o, WeftExecutor* exec) {
+  for (int i = 0; i < o.warmup; ++i) {
+    Check(weft_executor_forward(exec, o.train ? 1 : 0), "profile");
+    Check(weft_wait_all(), "profile");
+  }
+  StartProfiler(o.trace);
+  std::vector<double> ms;
+  for (int i = 0; i < o.iters; ++i) {
+    const auto t0 = std::chrono::steady_clock::now();
+    Check(weft_executor_forward(exec, o.train ? 1 : 0), "profile");
+    Check(weft_wait_all(), "profile");
+    ms.push_back(
+        std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count());
+  }
+  std::vector<double> sorted = ms;
+  std::sort(sorted.begin(), sorted.end());
+  const char* threads = std::getenv("OMP_NUM_THREADS");
+  std::printf(
+      "profile: %d forwards (after %d warm-up), threads %s: median %.3f ms, min %.3f ms, "
+      "max %.3f ms\n",
+      o.iters, o.warmup, threads ? threads : "default", sorted[sorted.size() / 2], sorted.front(),
+      sorted.back());
+  FinishProfiler(o.trace, o.sort_by);
+  return 0;
 }
 
 }  // namespace
@@ -176,11 +225,12 @@ int RunModel(RunOptions* opts) {
 
   // The output directory exists before anything runs: a failure to write
   // an output must not leave forward work pending.
-  MakeOutputDir(o.out_dir);
+  if (!o.profile) MakeOutputDir(o.out_dir);
   Exec exec;
   Check(weft_executor_bind(sym.get(), WEFT_CPU, 0, args.data(), args.size(), nullptr, nullptr,
                            aux.data(), aux.size(), exec.out()),
         "run");
+  if (o.profile) return ProfileForward(o, exec.get());
   Check(weft_executor_forward(exec.get(), o.train ? 1 : 0), "run");
   Check(weft_symbol_list_outputs(sym.get(), &l), "run");
   std::vector<std::string> out_names = Strings(l, "run");
@@ -243,6 +293,22 @@ int Plan(const PlanOptions& o) {
   return 0;
 }
 
+// The options `run` and `profile` share; returns --seed.
+CLI::Option* AddModelOptions(CLI::App* app, RunOptions* o) {
+  app->add_option("--symbol", o->symbol_file, "the symbol file")->type_name("S.json")->required();
+  app->add_option("--params", o->params_file, "parameters (MXNet .params, arg:/aux: names)")
+      ->type_name("P.params");
+  AddList(app, "--input", &o->input_args, "NAME=FILE.npy",
+          "an argument or auxiliary state (e.g. a BatchNorm's moving_mean); overrides --params");
+  AddList(app, "--shape", &o->shape_args, "NAME=D1,D2,...", "an input of zeros of this shape");
+  app->add_option("--init", o->init, "initializer for what is not given")
+      ->type_name("xavier|uniform|normal|zero|one");
+  app->add_flag("--train-mode", o->train,
+                "forward with training behaviour (batch statistics, Dropout)");
+  return AddInt(app, "--seed", &o->seed, uint64_t{0},
+                "seeds --init and random operators (default 1)");
+}
+
 Runner DefineRun(CLI::App* app) {
   auto o = std::make_shared<RunOptions>();
   app->description(
@@ -253,20 +319,33 @@ Runner DefineRun(CLI::App* app) {
       "--input gives with MXNet's initializer (weights by the rule,\n"
       "*bias/*beta/*moving_mean 0, *gamma/*moving_var 1, __init__ attributes\n"
       "honoured; inputs named *data/*label get zeros).");
-  app->add_option("--symbol", o->symbol_file, "the symbol file")->type_name("S.json")->required();
-  app->add_option("--params", o->params_file, "parameters (MXNet .params, arg:/aux: names)")
-      ->type_name("P.params");
-  AddList(app, "--input", &o->input_args, "NAME=FILE.npy",
-          "an argument or auxiliary state (e.g. a BatchNorm's moving_mean); overrides --params");
+  CLI::Option* seed = AddModelOptions(app, o.get());
   app->add_option("--output-dir", o->out_dir, "where the outputs go (default .)")->type_name("DIR");
-  app->add_option("--init", o->init, "initializer for what is not given")
-      ->type_name("xavier|uniform|normal|zero|one");
-  CLI::Option* seed =
-      AddInt(app, "--seed", &o->seed, uint64_t{0}, "seeds --init and random operators (default 1)");
-  app->add_flag("--train-mode", o->train,
-                "forward with training behaviour (batch statistics, Dropout)");
   return [o, seed] {
     o->seed_given = seed->count() > 0;
+    return RunModel(o.get());
+  };
+}
+
+Runner DefineProfile(CLI::App* app) {
+  auto o = std::make_shared<RunOptions>();
+  o->profile = true;
+  app->description(
+      "times a model's operators (a model-level perf test): binds it as `run`\n"
+      "does, runs --warmup forwards, then --iters forwards with the profiler\n"
+      "on; prints their latency and the per-operator table and writes the\n"
+      "Chrome trace (--output).");
+  CLI::Option* seed = AddModelOptions(app, o.get());
+  AddInt(app, "--iters", &o->iters, 1, "timed forwards (default 10)");
+  AddInt(app, "--warmup", &o->warmup, 0, "forwards before timing (default 2)");
+  AddInt(app, "--threads", &o->threads, 1, "OpenMP threads per operator (default: OpenMP's)");
+  app->add_option("--output", o->trace, "the trace file (default profile.json)")
+      ->type_name("FILE.json");
+  AddChoice(app, "--sort", &o->sort_by, {"total", "avg", "min", "max", "count"},
+            "the table's order (default total)");
+  return [o, seed] {
+    o->seed_given = seed->count() > 0;
+    UseThreads(o->threads);
     return RunModel(o.get());
   };
 }

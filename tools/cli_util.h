@@ -151,7 +151,8 @@ Runner DefinePredict(CLI::App* app);
 Runner DefinePlace(CLI::App* app);
 Runner DefineConvert(CLI::App* app);
 Runner DefineQuantize(CLI::App* app);
-Runner DefineIm2Rec(CLI::App* app);  // cli_im2rec.cc
+Runner DefineIm2Rec(CLI::App* app);   // cli_im2rec.cc
+Runner DefineProfile(CLI::App* app);  // cli_run.cc
 
 // Runs the command line (cli_help.cc): usage errors throw Exit{2}.
 int Dispatch(int argc, char** argv);

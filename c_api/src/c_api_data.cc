@@ -11,6 +11,7 @@
 #include "weft/runtime.h"
 #include "weft/data_iter_factory.h"
 #include "weft/idx.h"
+#include "weft/profiler.h"
 
 namespace weft {
 namespace capi {
@@ -174,6 +175,7 @@ WeftStatus weft_data_iter_next(WeftDataIter* it, int* has_next) {
   WEFT_API_BEGIN();
   auto obj = GetObject(it, "it");
   CheckNotNull(has_next, "has_next");
+  weft::profiler::Scope timed(weft::profiler::Category::kData, "next", "weft_data_iter_next");
   *has_next = obj->Next() ? 1 : 0;
   WEFT_API_END();
 }

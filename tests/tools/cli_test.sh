@@ -614,6 +614,27 @@ case "$case_name" in
     expect_rc 2
     expect_in err "--amp"
     ;;
+  profile_mlp)
+    # `weft profile` times the MLP's operators (random weights, zero input):
+    # latency line, the per-operator table and a Chrome trace that parses;
+    # `--profile` on `run` profiles that command.
+    run profile --symbol ../../../examples/models/mlp-symbol.json --init xavier --shape data=8,784 \
+      --iters 3 --warmup 1 --threads 1 --output "$tmp/p.json"
+    expect_rc 0
+    expect_in out "profile: 3 forwards (after 1 warm-up), threads 1" "FullyConnected" "Total Count" \
+      "trace written to $tmp/p.json"
+    python3 -m json.tool "$tmp/p.json" >/dev/null || fail "the trace is not JSON"
+    n=$(grep -o '"name":"FullyConnected","cat":"operator"' "$tmp/p.json" | wc -l)
+    [[ $n -eq 9 ]] || fail "expected 9 FullyConnected runs (3 layers x 3 forwards), got $n"
+    run run --symbol ../../../examples/models/mlp-symbol.json --init xavier --shape data=2,784 \
+      --output-dir "$tmp/out_run" --profile "$tmp/r.json"
+    expect_rc 0
+    expect_in out "softmax_output (2,10) float32" "operator" "trace written to $tmp/r.json"
+    python3 -m json.tool "$tmp/r.json" >/dev/null || fail "the run trace is not JSON"
+    run profile --symbol ../../../examples/models/mlp-symbol.json --init xavier --shape data=8,784 --iters 0
+    expect_rc 2
+    expect_in err "--iters"
+    ;;
   quantize_mlp)
     # A briefly trained MLP quantized to int8 with entropy calibration on 5
     # batches of MNISTIter (MXNet's quantize_model flow): the new symbol holds

@@ -28,6 +28,8 @@
  *   weft_ndarray_get_data
  * - c_api_op_library.h: operator libraries (weft/op_plugin.h) loaded at run time
  *   (weft_load_library, weft_loaded_ops)
+ * - c_api_profiler.h: the profiler: Chrome traces, the aggregate table, user ranges
+ *   and markers (weft_profiler_*)
  *
  * Conventions (they hold for every function of these headers):
  * - Every fallible function returns a ::WeftStatus; results go in trailing
@@ -68,6 +70,7 @@
 #include "c_api_amp.h"
 #include "c_api_quantize.h"
 #include "c_api_custom_op.h"
+#include "c_api_profiler.h"
 #include "c_api_op_library.h"
 
 #endif /* WEFT_C_API_H_ */

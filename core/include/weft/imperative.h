@@ -102,6 +102,7 @@ class KernelCall {
   CallVersions counters_;                        // see CallVersions
   mutable std::vector<uint64_t> last_versions_;  // of the last run (skip_unchanged)
   mutable bool ran_ = false, last_is_train_ = false;
+  mutable std::string shapes_;  // the inputs' shapes, for the profiler (filled on first use)
 };
 
 // Binds `kernel` to these arrays (see KernelCall). `name` names the call in

@@ -96,6 +96,8 @@ class StoragePool : public std::enable_shared_from_this<StoragePool> {
  private:
   friend class Chunk;
   void Release(void* dptr, size_t bytes);
+  // A profiler memory event and the live-bytes counter (when profiling).
+  void RecordMemory(const char* what, size_t bytes, size_t live) const;
 
   Context ctx_;
   DeviceAPI* api_;

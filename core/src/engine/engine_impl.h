@@ -71,6 +71,8 @@ struct OprBlock {
   // Owners of the block: the completion, plus the executing thread while
   // an async function runs (it may complete before returning).
   std::atomic<int> refs{1};
+  // When it became ready, for the profiler (-1: not profiled).
+  int64_t ready_ns = -1;
 };
 
 // Drops one owner of `op`; the last one deletes it.

@@ -16,6 +16,7 @@
 #endif
 
 #include "engine/engine_impl.h"
+#include "weft/profiler.h"
 #include "engine/task_queue.h"
 #include "weft/status.h"
 
@@ -101,17 +102,19 @@ class ThreadedEngine final : public Engine {
   void PushAsync(AsyncFn fn, Context ctx, const std::vector<VarHandle>& reads,
                  const std::vector<VarHandle>& writes, int priority, std::string name,
                  FnProperty prop) override {
+    const int64_t begin = PushBegin();
     auto op = NewOpr(std::move(name), ctx, reads, writes, priority, prop);
     op->fn = std::move(fn);
-    Submit(op.release());
+    SubmitTimed(op.release(), begin);
   }
 
   void PushSync(SyncFn fn, Context ctx, const std::vector<VarHandle>& reads,
                 const std::vector<VarHandle>& writes, int priority, std::string name,
                 FnProperty prop) override {
+    const int64_t begin = PushBegin();
     auto op = NewOpr(std::move(name), ctx, reads, writes, priority, prop);
     op->sync_fn = std::move(fn);
-    Submit(op.release());
+    SubmitTimed(op.release(), begin);
   }
 
   void DeleteVariable(SyncFn on_delete, Context ctx, VarHandle var) override {
@@ -120,6 +123,7 @@ class ThreadedEngine final : public Engine {
 
   void WaitForVar(VarHandle var) override {
     if (!var) Fail(StatusCode::kInvalidArgument, "WaitForVar: null variable");
+    profiler::Scope timed(profiler::Category::kEngine, "WaitForVar");
     if (!var->NoPendingWrite()) {
       CheckNotInsideOp(this, "WaitForVar");
       if (stopped_.load())
@@ -158,6 +162,7 @@ class ThreadedEngine final : public Engine {
 
   void WaitForAll() override {
     CheckNotInsideOp(this, "WaitForAll");
+    profiler::Scope timed(profiler::Category::kEngine, "WaitForAll");
     if (stopped_.load() && pending_.load() > 0)
       Fail(StatusCode::kInvalidArgument, "WaitForAll: the engine is stopped with work pending");
     WaitIdle();
@@ -225,9 +230,20 @@ class ThreadedEngine final : public Engine {
     // (WaitDeviceWork there), not to the worker that granted it.
     if (op->kind != OprKind::kWait) OrderDeviceWork(op, rc, api);
     op->refs.store(2, std::memory_order_relaxed);
-    RunningOpScope scope(this, op);
-    RunOprFn(op, rc, MakeOnComplete(op),
-             [this, op](std::exception_ptr e) { Complete(op, std::move(e)); });
+    // The profiler's event of the op is recorded before a synchronous op
+    // completes (a waiter it wakes may stop the profiler); an asynchronous
+    // op's covers the call that started it.
+    const int64_t begin = op->ready_ns >= 0 ? profiler::NowNs() : -1;
+    bool recorded = begin < 0;
+    {
+      RunningOpScope scope(this, op);
+      RunOprFn(op, rc, MakeOnComplete(op), [this, op, &rc, begin, &recorded](std::exception_ptr e) {
+        if (!recorded) RecordOp(op, rc, begin);
+        recorded = true;
+        Complete(op, std::move(e));
+      });
+    }
+    if (!recorded) RecordOp(op, rc, begin);  // the block lives until ReleaseOpr below
     ReleaseOpr(op);
   }
 
@@ -282,7 +298,27 @@ class ThreadedEngine final : public Engine {
     }
   }
 
+  static void RecordOp(const OprBlock* op, const RunContext& rc, int64_t begin) {
+    profiler::RecordComplete(profiler::Category::kEngine, op->name, {}, {}, rc.ctx, begin,
+                             profiler::NowNs(), begin - op->ready_ns);
+  }
+
+  // The start of a push the profiler times (-1: not timed).
+  static int64_t PushBegin() {
+    return profiler::Active(profiler::Category::kEngine) ? profiler::NowNs() : -1;
+  }
+
+  void SubmitTimed(OprBlock* op, int64_t begin) {
+    if (begin < 0) return Submit(op);
+    std::string name = op->name;  // the block may be gone once submitted
+    Submit(op);
+    profiler::RecordComplete(profiler::Category::kEngine, "push", name, {},
+                             profiler::Scope::NoDevice(), begin, profiler::NowNs());
+  }
+
   void Dispatch(OprBlock* op) {
+    if (op->kind == OprKind::kUser && profiler::Active(profiler::Category::kEngine))
+      op->ready_ns = profiler::NowNs();
     if (op->kind != OprKind::kUser || shutdown_.load(std::memory_order_relaxed)) {
       Execute(op, RunContext{op->ctx, nullptr});  // waits, deletes and after shutdown: inline
       return;
@@ -375,6 +411,7 @@ bool WorkerPool::Start(std::string* error) {
     try {
       workers_.push_back(StartThread([this] {
         TaskQueue::BindWorkerThread(queue_.get());
+        profiler::SetThreadName("engine worker " + rc_.ctx.ToString());
         while (OprBlock* op = queue_->Pop()) engine_->Execute(op, rc_, api_);
       }));
     } catch (const std::system_error& e) {

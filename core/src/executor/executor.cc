@@ -6,6 +6,7 @@
 #include "executor/executor_impl.h"
 #include "weft/engine.h"
 #include "weft/imperative.h"
+#include "weft/profiler.h"
 #include "weft/runtime.h"
 #include "weft/status.h"
 
@@ -30,12 +31,19 @@ void Executor::Impl::Push(const std::shared_ptr<const Segment>& seg, bool is_tra
   }
   if (seg->calls.size() == 1) {  // the engine names the node itself
     std::shared_ptr<const KernelCall> call = seg->calls[0];
-    Engine::Get()->PushSync([call, is_train](RunContext rc) { call->Run(rc, is_train); }, seg->ctx,
-                            seg->reads, seg->writes, 0, seg->name);
+    Engine::Get()->PushSync(
+        [call, is_train](RunContext rc) {
+          profiler::SymbolicScope symbolic;
+          call->Run(rc, is_train);
+        },
+        seg->ctx, seg->reads, seg->writes, 0, seg->name);
     return;
   }
   Engine::Get()->PushSync(
       [seg, is_train](RunContext rc) {
+        profiler::SymbolicScope symbolic;
+        const bool timed = profiler::Active(profiler::Category::kExecutor);
+        const int64_t begin = timed ? profiler::NowNs() : 0;
         for (const auto& call : seg->calls) {
           try {
             call->Run(rc, is_train);
@@ -45,6 +53,10 @@ void Executor::Impl::Push(const std::shared_ptr<const Segment>& seg, bool is_tra
             throw OpPartError(StatusCode::kInternal, e.what(), call->name());
           }
         }
+        if (timed)
+          profiler::RecordComplete(profiler::Category::kExecutor, "segment", seg->name, {}, rc.ctx,
+                                   begin, profiler::NowNs(),
+                                   static_cast<int64_t>(seg->calls.size()));
       },
       seg->ctx, seg->reads, seg->writes, 0, seg->name);
 }

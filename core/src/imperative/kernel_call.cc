@@ -1,6 +1,7 @@
 // KernelCall: a kernel bound to its arrays once, run by engine operations
 // (PushKernel for one imperative call, the executor's bulked segments).
 #include "weft/imperative.h"
+#include "weft/profiler.h"
 #include "weft/runtime.h"
 #include "weft/status.h"
 
@@ -31,10 +32,20 @@ void KernelCall::Run(const RunContext& rc, bool is_train) const {
     return;
   o.state = &state_;
   o.input_versions = versions_.data();
+  const profiler::Category cat = profiler::SymbolicScope::Current()
+                                     ? profiler::Category::kSymbolic
+                                     : profiler::Category::kImperative;
+  const int64_t begin = profiler::Active(cat) ? profiler::NowNs() : -1;
   fn_(o, attrs_, in_, reqs_, out_);
   // dst += temporary, with the elemwise_add kernel.
   for (const auto& [tmp, dst] : add_later_)
     add_fn_(o, add_attrs_, {dst, tmp}, {OpReq::kWrite}, {dst});
+  if (begin >= 0) {
+    if (shapes_.empty())
+      for (const TBlob& b : in_) shapes_ += (shapes_.empty() ? "" : ",") + b.shape.ToString();
+    profiler::RecordComplete(cat, attrs_.op ? std::string_view(attrs_.op->name) : name_, name_,
+                             shapes_, rc.ctx, begin, profiler::NowNs());
+  }
   if (counters_.skip_unchanged) {
     last_versions_ = versions_;
     last_is_train_ = is_train;

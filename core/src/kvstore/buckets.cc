@@ -4,10 +4,26 @@
 #include <cstring>
 
 #include "weft/engine.h"
+#include "weft/profiler.h"
 #include "weft/status.h"
 
 namespace weft {
 namespace kvstore {
+
+namespace {
+
+int64_t AllreduceBegin() {
+  return profiler::Active(profiler::Category::kKVStore) ? profiler::NowNs() : -1;
+}
+
+// An allreduce as a kvstore event on the thread that completes it.
+void AllreduceEnd(int64_t begin, const std::string& what, int64_t count) {
+  if (begin >= 0)
+    profiler::RecordComplete(profiler::Category::kKVStore, "allreduce", what, {},
+                             profiler::Scope::NoDevice(), begin, profiler::NowNs(), count);
+}
+
+}  // namespace
 
 void Buckets::Add(int index, const std::string& name, int64_t count, DType dtype) {
   WEFT_CHECK_EQ(static_cast<size_t>(index), names_.size());
@@ -82,8 +98,12 @@ std::vector<int> Buckets::Issue(Bucket* b, int priority) {
     const NDArray src = pushed[0].source, dst = pushed[0].target;
     Engine::Get()->PushAsync(
         [=](RunContext, OnComplete done) {
+          const int64_t begin = AllreduceBegin();
           comm->Allreduce(seq, src.dptr(), dst.dptr(), dst.Size(), dst.dtype(), timeout, what,
-                          [done](std::exception_ptr e) { done(e); });
+                          [done, begin, what, count](std::exception_ptr e) {
+                            AllreduceEnd(begin, what, count);
+                            done(e);
+                          });
         },
         Context::CPU(0), reads, writes, priority, what);
     return keys;
@@ -94,6 +114,7 @@ std::vector<int> Buckets::Issue(Bucket* b, int priority) {
   writes.push_back(buf.var());
   Engine::Get()->PushAsync(
       [=](RunContext, OnComplete done) {
+        const int64_t begin = AllreduceBegin();
         char* p = static_cast<char*>(buf.dptr());
         for (const Pending& x : pushed) {
           std::memcpy(p, x.source.dptr(), x.source.Bytes());
@@ -108,6 +129,7 @@ std::vector<int> Buckets::Issue(Bucket* b, int priority) {
                               q += x.target.Bytes();
                             }
                           }
+                          AllreduceEnd(begin, what, count);
                           done(e);
                         });
       },

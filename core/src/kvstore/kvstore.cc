@@ -13,6 +13,7 @@
 #include "kvstore/collectives.h"
 #include "kvstore/sum.h"
 #include "weft/engine.h"
+#include "weft/profiler.h"
 #include "weft/status.h"
 
 namespace weft {
@@ -41,6 +42,14 @@ double Timeout(const KVStoreOptions& options) {
   return 30;
 }
 
+// The keys of a call, for the profiler (empty when it is not recording).
+std::string KeysArg(const std::vector<std::string>& keys) {
+  if (!profiler::Active(profiler::Category::kKVStore)) return {};
+  std::string s;
+  for (const auto& k : keys) s += (s.empty() ? "" : ",") + k;
+  return s;
+}
+
 bool Summable(DType t) {
   return t == DType::kFloat32 || t == DType::kFloat64 || t == DType::kInt32 || t == DType::kInt64;
 }
@@ -60,6 +69,8 @@ class Store : public KVStore {
   int num_workers() const override { return comm_ ? comm_->size() : 1; }
 
   void Init(const std::vector<std::string>& keys, const std::vector<NDArray>& values) override {
+    const std::string keys_arg = KeysArg(keys);
+    profiler::Scope timed(profiler::Category::kKVStore, "init", keys_arg);
     CheckLengths("Init", keys.size(), values.size(), "values");
     std::map<std::string, size_t> seen;
     for (size_t i = 0; i < keys.size(); ++i) {
@@ -104,6 +115,8 @@ class Store : public KVStore {
 
   void Push(const std::vector<std::string>& keys, const std::vector<NDArray>& values,
             int priority) override {
+    const std::string keys_arg = KeysArg(keys);
+    profiler::Scope timed(profiler::Category::kKVStore, "push", keys_arg);
     CheckLengths("Push", keys.size(), values.size(), "values");
     // Group the values by key, in the order the keys first appear.
     std::vector<std::pair<int, std::vector<NDArray>>> groups;
@@ -139,6 +152,8 @@ class Store : public KVStore {
 
   void Pull(const std::vector<std::string>& keys, const std::vector<NDArray>& outs,
             int priority) override {
+    const std::string keys_arg = KeysArg(keys);
+    profiler::Scope timed(profiler::Category::kKVStore, "pull", keys_arg);
     CheckLengths("Pull", keys.size(), outs.size(), "outs");
     for (size_t i = 0; i < keys.size(); ++i)
       CheckMatches("Pull", entries_[static_cast<size_t>(Find("Pull", keys[i]))], outs[i], "out");

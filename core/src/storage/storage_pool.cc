@@ -7,6 +7,7 @@
 
 #include "storage/storage_testing.h"
 #include "weft/engine.h"
+#include "weft/profiler.h"
 #include "weft/status.h"
 
 namespace weft {
@@ -139,18 +140,31 @@ std::shared_ptr<Chunk> StoragePool::Alloc(size_t bytes) {
     MutexLock lock(&mu_);
     stats_.num_allocs++;
   }
+  size_t live = 0;
   {
     MutexLock lock(&mu_);
-    stats_.live_bytes += size;
+    live = stats_.live_bytes += size;
   }
+  RecordMemory("alloc", size, live);
   return std::make_shared<Chunk>(shared_from_this(), ptr, size);
 }
 
 void StoragePool::Release(void* dptr, size_t bytes) {
-  MutexLock lock(&mu_);
-  stats_.live_bytes -= bytes;
-  stats_.pooled_bytes += bytes;
-  free_.emplace(bytes, dptr);
+  size_t live = 0;
+  {
+    MutexLock lock(&mu_);
+    live = stats_.live_bytes -= bytes;
+    stats_.pooled_bytes += bytes;
+    free_.emplace(bytes, dptr);
+  }
+  RecordMemory("free", bytes, live);
+}
+
+void StoragePool::RecordMemory(const char* what, size_t bytes, size_t live) const {
+  if (!profiler::Active(profiler::Category::kMemory)) return;
+  profiler::RecordInstant(profiler::Category::kMemory, what, {}, ctx_, static_cast<int64_t>(bytes));
+  profiler::RecordCounter(profiler::Category::kMemory, "live bytes", ctx_,
+                          static_cast<int64_t>(live));
 }
 
 void StoragePool::ReleasePooled() {

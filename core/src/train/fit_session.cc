@@ -7,6 +7,7 @@
 #include <utility>
 
 #include "train/progress.h"
+#include "weft/profiler.h"
 #include "weft/status.h"
 
 namespace weft {
@@ -158,7 +159,12 @@ FitSession::Event FitSession::Next() {
       }
       s.BeginEpoch();
     }
-    if (s.train->Next()) {
+    bool more = false;
+    {
+      profiler::Scope timed(profiler::Category::kData, "next", "training data");
+      more = s.train->Next();
+    }
+    if (more) {
       s.RunBatch();
       return Event::kBatchEnd;
     }
