@@ -868,269 +868,303 @@ typedef _gostring_ swig_type_834;
 typedef _goslice_ swig_type_835;
 typedef _gostring_ swig_type_836;
 typedef _gostring_ swig_type_837;
-typedef _gostring_ swig_type_838;
+typedef long long swig_type_838;
 typedef _gostring_ swig_type_839;
-typedef _goslice_ swig_type_840;
-extern void _wrap_Swig_free_capi_f1ea964882306971(uintptr_t arg1);
-extern uintptr_t _wrap_Swig_malloc_capi_f1ea964882306971(swig_intgo arg1);
-extern swig_intgo _wrap_weft_binding_abi_version_capi_f1ea964882306971(void);
-extern swig_type_1 _wrap_weft_binding_library_path_capi_f1ea964882306971(void);
-extern swig_type_2 _wrap_weft_version_capi_f1ea964882306971(void);
-extern swig_intgo _wrap_weft_abi_version_capi_f1ea964882306971(void);
-extern swig_type_3 _wrap_weft_live_handle_count_capi_f1ea964882306971(void);
-extern swig_type_4 _wrap_weft_storage_stats_capi_f1ea964882306971(swig_intgo arg1, swig_intgo arg2, swig_type_5 arg3, swig_type_6 arg4);
-extern swig_type_7 _wrap_weft_device_count_capi_f1ea964882306971(swig_intgo arg1, swig_type_8 arg2);
-extern swig_type_9 _wrap_weft_device_memory_capi_f1ea964882306971(swig_intgo arg1, swig_intgo arg2, swig_type_10 arg3, swig_type_11 arg4);
-extern swig_type_12 _wrap_weft_random_seed_capi_f1ea964882306971(swig_type_13 arg1);
-extern swig_type_14 _wrap_weft_wait_all_capi_f1ea964882306971(void);
-extern swig_type_15 _wrap_weft_string_list_size_capi_f1ea964882306971(uintptr_t arg1, swig_type_16 arg2);
-extern swig_type_17 _wrap_weft_string_list_get_capi_f1ea964882306971(uintptr_t arg1, swig_type_18 arg2, swig_type_19 arg3);
-extern swig_type_20 _wrap_weft_string_list_free_capi_f1ea964882306971(uintptr_t arg1);
-extern swig_type_21 _wrap_weft_op_count_capi_f1ea964882306971(swig_type_22 arg1);
-extern swig_type_23 _wrap_weft_op_name_capi_f1ea964882306971(swig_type_24 arg1, swig_type_25 arg2);
-extern swig_type_26 _wrap_weft_op_info_capi_f1ea964882306971(swig_type_27 arg1, swig_type_28 arg2, swig_type_29 arg3);
-extern swig_type_30 _wrap_weft_op_param_capi_f1ea964882306971(swig_type_31 arg1, swig_type_32 arg2, swig_type_33 arg3, swig_type_34 arg4, swig_type_35 arg5, swig_type_36 arg6);
-extern swig_type_37 _wrap_weft_op_aliases_capi_f1ea964882306971(swig_type_38 arg1, swig_type_39 arg2);
-extern swig_type_40 _wrap_weft_op_invoke_capi_f1ea964882306971(swig_type_41 arg1, swig_type_42 arg2, swig_type_43 arg3, swig_type_44 arg4, swig_type_45 arg5, swig_type_46 arg6, swig_type_47 arg7, swig_type_48 arg8, swig_type_49 arg9);
-extern swig_type_50 _wrap_weft_op_invoke_into_capi_f1ea964882306971(swig_type_51 arg1, swig_type_52 arg2, swig_type_53 arg3, swig_type_54 arg4, swig_type_55 arg5, swig_type_56 arg6, swig_type_57 arg7, swig_type_58 arg8, swig_type_59 arg9);
-extern swig_type_60 _wrap_weft_ndarray_create_capi_f1ea964882306971(swig_type_61 arg1, swig_intgo arg2, swig_intgo arg3, swig_intgo arg4, swig_intgo arg5, swig_type_62 arg6);
-extern swig_type_63 _wrap_weft_ndarray_free_capi_f1ea964882306971(uintptr_t arg1);
-extern swig_type_64 _wrap_weft_ndarray_ndim_capi_f1ea964882306971(uintptr_t arg1, swig_type_65 arg2);
-extern swig_type_66 _wrap_weft_ndarray_shape_capi_f1ea964882306971(uintptr_t arg1, swig_type_67 arg2, swig_type_68 arg3);
-extern swig_type_69 _wrap_weft_ndarray_size_capi_f1ea964882306971(uintptr_t arg1, swig_type_70 arg2);
-extern swig_type_71 _wrap_weft_ndarray_dtype_capi_f1ea964882306971(uintptr_t arg1, swig_type_72 arg2);
-extern swig_type_73 _wrap_weft_ndarray_context_capi_f1ea964882306971(uintptr_t arg1, swig_type_74 arg2, swig_type_75 arg3);
-extern swig_type_76 _wrap_weft_ndarray_copy_from_capi_f1ea964882306971(uintptr_t arg1, swig_voidp arg2, swig_type_77 arg3);
-extern swig_type_78 _wrap_weft_ndarray_copy_to_capi_f1ea964882306971(uintptr_t arg1, swig_voidp arg2, swig_type_79 arg3);
-extern swig_type_80 _wrap_weft_ndarray_copy_from_float32_capi_f1ea964882306971(uintptr_t arg1, swig_voidp arg2, swig_type_81 arg3);
-extern swig_type_82 _wrap_weft_ndarray_copy_to_float32_capi_f1ea964882306971(uintptr_t arg1, swig_voidp arg2, swig_type_83 arg3);
-extern swig_type_84 _wrap_weft_ndarray_reshape_capi_f1ea964882306971(uintptr_t arg1, swig_type_85 arg2, swig_intgo arg3, swig_type_86 arg4);
-extern swig_type_87 _wrap_weft_ndarray_slice_capi_f1ea964882306971(uintptr_t arg1, swig_type_88 arg2, swig_type_89 arg3, swig_type_90 arg4);
-extern swig_type_91 _wrap_weft_ndarray_wait_to_read_capi_f1ea964882306971(uintptr_t arg1);
-extern swig_type_92 _wrap_weft_ndarray_wait_to_write_capi_f1ea964882306971(uintptr_t arg1);
-extern swig_type_93 _wrap_weft_ndarray_save_file_capi_f1ea964882306971(swig_type_94 arg1, swig_type_95 arg2, swig_type_96 arg3, swig_type_97 arg4);
-extern swig_type_98 _wrap_weft_ndarray_save_buffer_capi_f1ea964882306971(swig_type_99 arg1, swig_type_100 arg2, swig_type_101 arg3, swig_type_102 arg4);
-extern swig_type_103 _wrap_weft_buffer_data_capi_f1ea964882306971(uintptr_t arg1, swig_type_104 arg2, swig_type_105 arg3);
-extern swig_type_106 _wrap_weft_buffer_free_capi_f1ea964882306971(uintptr_t arg1);
-extern swig_type_107 _wrap_weft_ndarray_load_file_capi_f1ea964882306971(swig_type_108 arg1, swig_type_109 arg2);
-extern swig_type_110 _wrap_weft_ndarray_load_buffer_capi_f1ea964882306971(swig_voidp arg1, swig_type_111 arg2, swig_type_112 arg3);
-extern swig_type_113 _wrap_weft_ndarray_list_size_capi_f1ea964882306971(uintptr_t arg1, swig_type_114 arg2, swig_type_115 arg3);
-extern swig_type_116 _wrap_weft_ndarray_list_name_capi_f1ea964882306971(uintptr_t arg1, swig_type_117 arg2, swig_type_118 arg3);
-extern swig_type_119 _wrap_weft_ndarray_list_get_capi_f1ea964882306971(uintptr_t arg1, swig_type_120 arg2, swig_type_121 arg3);
-extern swig_type_122 _wrap_weft_ndarray_list_free_capi_f1ea964882306971(uintptr_t arg1);
-extern swig_type_123 _wrap_weft_ndarray_list_create_capi_f1ea964882306971(swig_type_124 arg1, swig_type_125 arg2, swig_type_126 arg3, swig_type_127 arg4);
-extern swig_type_128 _wrap_weft_ndarray_load_npy_capi_f1ea964882306971(swig_type_129 arg1, swig_type_130 arg2);
-extern swig_type_131 _wrap_weft_ndarray_save_npy_capi_f1ea964882306971(uintptr_t arg1, swig_type_132 arg2);
-extern swig_type_133 _wrap_weft_ndarray_load_npy_buffer_capi_f1ea964882306971(swig_voidp arg1, swig_type_134 arg2, swig_type_135 arg3);
-extern swig_type_136 _wrap_weft_ndarray_save_npy_buffer_capi_f1ea964882306971(uintptr_t arg1, swig_type_137 arg2);
-extern swig_type_138 _wrap_weft_symbol_create_variable_capi_f1ea964882306971(swig_type_139 arg1, swig_type_140 arg2);
-extern swig_type_141 _wrap_weft_symbol_create_atomic_capi_f1ea964882306971(swig_type_142 arg1, swig_type_143 arg2, swig_type_144 arg3, swig_type_145 arg4, swig_type_146 arg5);
-extern swig_type_147 _wrap_weft_symbol_compose_capi_f1ea964882306971(uintptr_t arg1, swig_type_148 arg2, swig_type_149 arg3, swig_type_150 arg4, swig_type_151 arg5);
-extern swig_type_152 _wrap_weft_symbol_group_capi_f1ea964882306971(swig_type_153 arg1, swig_type_154 arg2, swig_type_155 arg3);
-extern swig_type_156 _wrap_weft_symbol_copy_capi_f1ea964882306971(uintptr_t arg1, swig_type_157 arg2);
-extern swig_type_158 _wrap_weft_symbol_free_capi_f1ea964882306971(uintptr_t arg1);
-extern swig_type_159 _wrap_weft_symbol_num_outputs_capi_f1ea964882306971(uintptr_t arg1, swig_type_160 arg2);
-extern swig_type_161 _wrap_weft_symbol_get_output_capi_f1ea964882306971(uintptr_t arg1, swig_type_162 arg2, swig_type_163 arg3);
-extern swig_type_164 _wrap_weft_symbol_get_internals_capi_f1ea964882306971(uintptr_t arg1, swig_type_165 arg2);
-extern swig_type_166 _wrap_weft_symbol_get_children_capi_f1ea964882306971(uintptr_t arg1, swig_type_167 arg2);
-extern swig_type_168 _wrap_weft_symbol_list_arguments_capi_f1ea964882306971(uintptr_t arg1, swig_type_169 arg2);
-extern swig_type_170 _wrap_weft_symbol_list_outputs_capi_f1ea964882306971(uintptr_t arg1, swig_type_171 arg2);
-extern swig_type_172 _wrap_weft_symbol_list_auxiliary_states_capi_f1ea964882306971(uintptr_t arg1, swig_type_173 arg2);
-extern swig_type_174 _wrap_weft_symbol_list_inputs_capi_f1ea964882306971(uintptr_t arg1, swig_type_175 arg2);
-extern swig_type_176 _wrap_weft_symbol_get_name_capi_f1ea964882306971(uintptr_t arg1, swig_type_177 arg2);
-extern swig_type_178 _wrap_weft_symbol_get_attr_capi_f1ea964882306971(uintptr_t arg1, swig_type_179 arg2, swig_type_180 arg3);
-extern swig_type_181 _wrap_weft_symbol_set_attr_capi_f1ea964882306971(uintptr_t arg1, swig_type_182 arg2, swig_type_183 arg3);
-extern swig_type_184 _wrap_weft_symbol_list_attr_capi_f1ea964882306971(uintptr_t arg1, swig_intgo arg2, swig_type_185 arg3, swig_type_186 arg4);
-extern swig_type_187 _wrap_weft_symbol_to_json_capi_f1ea964882306971(uintptr_t arg1, swig_type_188 arg2);
-extern swig_type_189 _wrap_weft_symbol_save_file_capi_f1ea964882306971(uintptr_t arg1, swig_type_190 arg2);
-extern swig_type_191 _wrap_weft_symbol_from_json_capi_f1ea964882306971(swig_type_192 arg1, swig_type_193 arg2);
-extern swig_type_194 _wrap_weft_symbol_from_json_file_capi_f1ea964882306971(swig_type_195 arg1, swig_type_196 arg2);
-extern swig_type_197 _wrap_weft_symbol_json_info_capi_f1ea964882306971(uintptr_t arg1, swig_type_198 arg2, swig_type_199 arg3, swig_type_200 arg4, swig_type_201 arg5);
-extern swig_type_202 _wrap_weft_symbol_infer_shape_partial_capi_f1ea964882306971(uintptr_t arg1, swig_type_203 arg2, swig_type_204 arg3, swig_type_205 arg4, swig_type_206 arg5, swig_type_207 arg6);
-extern swig_type_208 _wrap_weft_symbol_infer_shape_capi_f1ea964882306971(uintptr_t arg1, swig_type_209 arg2, swig_type_210 arg3, swig_type_211 arg4, swig_type_212 arg5, swig_type_213 arg6);
-extern swig_type_214 _wrap_weft_shape_result_complete_capi_f1ea964882306971(uintptr_t arg1, swig_type_215 arg2);
-extern swig_type_216 _wrap_weft_shape_result_count_capi_f1ea964882306971(uintptr_t arg1, swig_intgo arg2, swig_type_217 arg3);
-extern swig_type_218 _wrap_weft_shape_result_name_capi_f1ea964882306971(uintptr_t arg1, swig_intgo arg2, swig_type_219 arg3, swig_type_220 arg4);
-extern swig_type_221 _wrap_weft_shape_result_ndim_capi_f1ea964882306971(uintptr_t arg1, swig_intgo arg2, swig_type_222 arg3, swig_type_223 arg4);
-extern swig_type_224 _wrap_weft_shape_result_dims_capi_f1ea964882306971(uintptr_t arg1, swig_intgo arg2, swig_type_225 arg3, swig_type_226 arg4, swig_type_227 arg5);
-extern swig_type_228 _wrap_weft_shape_result_num_unknown_capi_f1ea964882306971(uintptr_t arg1, swig_type_229 arg2);
-extern swig_type_230 _wrap_weft_shape_result_unknown_name_capi_f1ea964882306971(uintptr_t arg1, swig_type_231 arg2, swig_type_232 arg3);
-extern swig_type_233 _wrap_weft_shape_result_free_capi_f1ea964882306971(uintptr_t arg1);
-extern swig_type_234 _wrap_weft_symbol_infer_type_partial_capi_f1ea964882306971(uintptr_t arg1, swig_type_235 arg2, swig_type_236 arg3, swig_type_237 arg4, swig_type_238 arg5);
-extern swig_type_239 _wrap_weft_symbol_infer_type_capi_f1ea964882306971(uintptr_t arg1, swig_type_240 arg2, swig_type_241 arg3, swig_type_242 arg4, swig_type_243 arg5);
-extern swig_type_244 _wrap_weft_type_result_complete_capi_f1ea964882306971(uintptr_t arg1, swig_type_245 arg2);
-extern swig_type_246 _wrap_weft_type_result_count_capi_f1ea964882306971(uintptr_t arg1, swig_intgo arg2, swig_type_247 arg3);
-extern swig_type_248 _wrap_weft_type_result_name_capi_f1ea964882306971(uintptr_t arg1, swig_intgo arg2, swig_type_249 arg3, swig_type_250 arg4);
-extern swig_type_251 _wrap_weft_type_result_dtype_capi_f1ea964882306971(uintptr_t arg1, swig_intgo arg2, swig_type_252 arg3, swig_type_253 arg4);
-extern swig_type_254 _wrap_weft_type_result_num_unknown_capi_f1ea964882306971(uintptr_t arg1, swig_type_255 arg2);
-extern swig_type_256 _wrap_weft_type_result_unknown_name_capi_f1ea964882306971(uintptr_t arg1, swig_type_257 arg2, swig_type_258 arg3);
-extern swig_type_259 _wrap_weft_type_result_free_capi_f1ea964882306971(uintptr_t arg1);
-extern swig_type_260 _wrap_weft_symbol_place_device_capi_f1ea964882306971(uintptr_t arg1, swig_intgo arg2, swig_intgo arg3, swig_intgo arg4, swig_type_261 arg5, swig_type_262 arg6, swig_type_263 arg7, swig_type_264 arg8, swig_type_265 arg9, swig_type_266 arg10, swig_type_267 arg11, swig_type_268 arg12, swig_type_269 arg13, swig_type_270 arg14, swig_type_271 arg15, swig_type_272 arg16);
-extern swig_type_273 _wrap_weft_symbol_place_device_graph_capi_f1ea964882306971(uintptr_t arg1, swig_intgo arg2, swig_intgo arg3, swig_intgo arg4, swig_type_274 arg5, swig_type_275 arg6, swig_type_276 arg7, swig_type_277 arg8, swig_type_278 arg9, swig_type_279 arg10, swig_type_280 arg11, swig_type_281 arg12, swig_type_282 arg13, swig_type_283 arg14);
-extern swig_type_284 _wrap_weft_executor_simple_bind_capi_f1ea964882306971(uintptr_t arg1, swig_intgo arg2, swig_intgo arg3, swig_type_285 arg4, swig_type_286 arg5, swig_type_287 arg6, swig_type_288 arg7, swig_type_289 arg8, swig_type_290 arg9, swig_type_291 arg10, swig_type_292 arg11, swig_type_293 arg12);
-extern swig_type_294 _wrap_weft_executor_bind_capi_f1ea964882306971(uintptr_t arg1, swig_intgo arg2, swig_intgo arg3, swig_type_295 arg4, swig_type_296 arg5, swig_type_297 arg6, swig_type_298 arg7, swig_type_299 arg8, swig_type_300 arg9, swig_type_301 arg10);
-extern swig_type_302 _wrap_weft_executor_simple_bind_group2ctx_capi_f1ea964882306971(uintptr_t arg1, swig_intgo arg2, swig_intgo arg3, swig_type_303 arg4, swig_type_304 arg5, swig_type_305 arg6, swig_type_306 arg7, swig_type_307 arg8, swig_type_308 arg9, swig_type_309 arg10, swig_type_310 arg11, swig_type_311 arg12, swig_type_312 arg13, swig_type_313 arg14, swig_type_314 arg15, swig_type_315 arg16);
-extern swig_type_316 _wrap_weft_executor_bind_group2ctx_capi_f1ea964882306971(uintptr_t arg1, swig_intgo arg2, swig_intgo arg3, swig_type_317 arg4, swig_type_318 arg5, swig_type_319 arg6, swig_type_320 arg7, swig_type_321 arg8, swig_type_322 arg9, swig_type_323 arg10, swig_type_324 arg11, swig_type_325 arg12, swig_type_326 arg13, swig_type_327 arg14);
-extern swig_type_328 _wrap_weft_executor_forward_capi_f1ea964882306971(uintptr_t arg1, swig_intgo arg2);
-extern swig_type_329 _wrap_weft_executor_backward_capi_f1ea964882306971(uintptr_t arg1, swig_type_330 arg2, swig_type_331 arg3);
-extern swig_type_332 _wrap_weft_executor_outputs_capi_f1ea964882306971(uintptr_t arg1, swig_type_333 arg2);
-extern swig_type_334 _wrap_weft_executor_arg_arrays_capi_f1ea964882306971(uintptr_t arg1, swig_type_335 arg2);
-extern swig_type_336 _wrap_weft_executor_grad_arrays_capi_f1ea964882306971(uintptr_t arg1, swig_type_337 arg2);
-extern swig_type_338 _wrap_weft_executor_aux_arrays_capi_f1ea964882306971(uintptr_t arg1, swig_type_339 arg2);
-extern swig_type_340 _wrap_weft_executor_reshape_capi_f1ea964882306971(uintptr_t arg1, swig_type_341 arg2, swig_type_342 arg3, swig_type_343 arg4, swig_type_344 arg5, swig_intgo arg6, swig_intgo arg7, swig_type_345 arg8);
-extern swig_type_346 _wrap_weft_executor_print_capi_f1ea964882306971(uintptr_t arg1, swig_type_347 arg2);
-extern swig_type_348 _wrap_weft_executor_memory_capi_f1ea964882306971(uintptr_t arg1, swig_type_349 arg2);
-extern swig_type_350 _wrap_weft_executor_placement_capi_f1ea964882306971(uintptr_t arg1, swig_type_351 arg2, swig_type_352 arg3, swig_type_353 arg4);
-extern swig_type_354 _wrap_weft_executor_float32_nodes_capi_f1ea964882306971(uintptr_t arg1, swig_type_355 arg2);
-extern swig_type_356 _wrap_weft_executor_free_capi_f1ea964882306971(uintptr_t arg1);
-extern swig_type_357 _wrap_weft_executor_options_create_capi_f1ea964882306971(swig_type_358 arg1);
-extern swig_type_359 _wrap_weft_executor_options_free_capi_f1ea964882306971(uintptr_t arg1);
-extern swig_type_360 _wrap_weft_executor_options_set_match_range_capi_f1ea964882306971(uintptr_t arg1, swig_intgo arg2);
-extern swig_type_361 _wrap_weft_executor_options_set_num_groups_capi_f1ea964882306971(uintptr_t arg1, swig_intgo arg2);
-extern swig_type_362 _wrap_weft_executor_options_set_bulk_max_nodes_capi_f1ea964882306971(uintptr_t arg1, swig_intgo arg2);
-extern swig_type_363 _wrap_weft_executor_options_set_optimize_inference_capi_f1ea964882306971(uintptr_t arg1, swig_intgo arg2);
-extern swig_type_364 _wrap_weft_executor_options_set_allow_fallback_capi_f1ea964882306971(uintptr_t arg1, swig_intgo arg2);
-extern swig_type_365 _wrap_weft_executor_options_add_group_capi_f1ea964882306971(uintptr_t arg1, swig_type_366 arg2, swig_intgo arg3, swig_intgo arg4);
-extern swig_type_367 _wrap_weft_executor_options_set_grad_req_capi_f1ea964882306971(uintptr_t arg1, swig_type_368 arg2, swig_intgo arg3);
-extern swig_type_369 _wrap_weft_executor_simple_bind_with_options_capi_f1ea964882306971(uintptr_t arg1, swig_intgo arg2, swig_intgo arg3, swig_type_370 arg4, swig_type_371 arg5, swig_type_372 arg6, swig_type_373 arg7, swig_type_374 arg8, swig_type_375 arg9, swig_type_376 arg10, uintptr_t arg11, swig_type_377 arg12);
-extern swig_type_378 _wrap_weft_executor_bind_with_options_capi_f1ea964882306971(uintptr_t arg1, swig_intgo arg2, swig_intgo arg3, swig_type_379 arg4, swig_type_380 arg5, swig_type_381 arg6, swig_type_382 arg7, swig_type_383 arg8, swig_type_384 arg9, uintptr_t arg10, swig_type_385 arg11);
-extern swig_type_386 _wrap_weft_engine_configure_capi_f1ea964882306971(swig_intgo arg1, swig_intgo arg2);
-extern swig_type_387 _wrap_weft_engine_info_capi_f1ea964882306971(swig_type_388 arg1, swig_type_389 arg2);
-extern swig_type_390 _wrap_weft_engine_var_create_capi_f1ea964882306971(uintptr_t arg1);
-extern swig_type_391 _wrap_weft_engine_var_free_capi_f1ea964882306971(uintptr_t arg1);
-extern swig_type_392 _wrap_weft_engine_var_version_capi_f1ea964882306971(uintptr_t arg1, swig_type_393 arg2);
-extern swig_type_394 _wrap_weft_engine_push_sync_capi_f1ea964882306971(swig_type_395 arg1, swig_voidp arg2, swig_type_396 arg3, uintptr_t arg4, swig_type_397 arg5, uintptr_t arg6, swig_type_398 arg7, swig_type_399 arg8);
-extern swig_type_400 _wrap_weft_engine_push_async_capi_f1ea964882306971(swig_type_401 arg1, swig_voidp arg2, swig_type_402 arg3, uintptr_t arg4, swig_type_403 arg5, uintptr_t arg6, swig_type_404 arg7, swig_type_405 arg8);
-extern swig_type_406 _wrap_weft_engine_complete_capi_f1ea964882306971(uintptr_t arg1, swig_type_407 arg2);
-extern swig_type_408 _wrap_weft_engine_var_wait_capi_f1ea964882306971(uintptr_t arg1);
-extern swig_type_409 _wrap_weft_idx_load_capi_f1ea964882306971(swig_type_410 arg1, swig_type_411 arg2);
-extern swig_type_412 _wrap_weft_mnist_load_capi_f1ea964882306971(swig_type_413 arg1, swig_type_414 arg2, swig_type_415 arg3, swig_type_416 arg4);
-extern swig_type_417 _wrap_weft_data_iter_create_ndarray_capi_f1ea964882306971(swig_type_418 arg1, swig_type_419 arg2, swig_type_420 arg3, swig_type_421 arg4, swig_type_422 arg5, swig_type_423 arg6, swig_intgo arg7, swig_intgo arg8, swig_type_424 arg9, swig_type_425 arg10, swig_type_426 arg11);
-extern swig_type_427 _wrap_weft_data_iter_create_capi_f1ea964882306971(swig_type_428 arg1, swig_type_429 arg2, swig_type_430 arg3, swig_type_431 arg4, swig_type_432 arg5);
-extern swig_type_433 _wrap_weft_data_iter_list_capi_f1ea964882306971(swig_type_434 arg1);
-extern swig_type_435 _wrap_weft_data_iter_info_capi_f1ea964882306971(swig_type_436 arg1, swig_type_437 arg2, swig_type_438 arg3);
-extern swig_type_439 _wrap_weft_data_iter_param_capi_f1ea964882306971(swig_type_440 arg1, swig_type_441 arg2, swig_type_442 arg3, swig_type_443 arg4, swig_type_444 arg5, swig_type_445 arg6);
-extern swig_type_446 _wrap_weft_data_iter_next_capi_f1ea964882306971(uintptr_t arg1, swig_type_447 arg2);
-extern swig_type_448 _wrap_weft_data_iter_reset_capi_f1ea964882306971(uintptr_t arg1);
-extern swig_type_449 _wrap_weft_data_iter_data_capi_f1ea964882306971(uintptr_t arg1, swig_type_450 arg2);
-extern swig_type_451 _wrap_weft_data_iter_label_capi_f1ea964882306971(uintptr_t arg1, swig_type_452 arg2);
-extern swig_type_453 _wrap_weft_data_iter_pad_capi_f1ea964882306971(uintptr_t arg1, swig_type_454 arg2);
-extern swig_type_455 _wrap_weft_data_iter_index_capi_f1ea964882306971(uintptr_t arg1, swig_type_456 arg2, swig_type_457 arg3, swig_type_458 arg4);
-extern swig_type_459 _wrap_weft_data_iter_batch_size_capi_f1ea964882306971(uintptr_t arg1, swig_type_460 arg2);
-extern swig_type_461 _wrap_weft_data_iter_free_capi_f1ea964882306971(uintptr_t arg1);
-extern swig_type_462 _wrap_weft_metric_create_capi_f1ea964882306971(swig_type_463 arg1, swig_type_464 arg2, swig_type_465 arg3, swig_type_466 arg4, swig_type_467 arg5);
-extern swig_type_468 _wrap_weft_metric_composite_add_capi_f1ea964882306971(uintptr_t arg1, swig_type_469 arg2, swig_type_470 arg3, swig_type_471 arg4, swig_type_472 arg5);
-extern swig_type_473 _wrap_weft_metric_update_capi_f1ea964882306971(uintptr_t arg1, swig_type_474 arg2, swig_type_475 arg3, swig_type_476 arg4, swig_type_477 arg5);
-extern swig_type_478 _wrap_weft_metric_num_values_capi_f1ea964882306971(uintptr_t arg1, swig_type_479 arg2);
-extern swig_type_480 _wrap_weft_metric_get_capi_f1ea964882306971(uintptr_t arg1, swig_type_481 arg2, swig_type_482 arg3, swig_type_483 arg4, swig_type_484 arg5);
-extern swig_type_485 _wrap_weft_metric_reset_capi_f1ea964882306971(uintptr_t arg1);
-extern swig_type_486 _wrap_weft_metric_free_capi_f1ea964882306971(uintptr_t arg1);
-extern swig_type_487 _wrap_weft_checkpoint_save_capi_f1ea964882306971(swig_type_488 arg1, swig_intgo arg2, uintptr_t arg3, swig_type_489 arg4, swig_type_490 arg5, swig_type_491 arg6, swig_type_492 arg7, swig_type_493 arg8, swig_type_494 arg9);
-extern swig_type_495 _wrap_weft_checkpoint_load_capi_f1ea964882306971(swig_type_496 arg1, swig_intgo arg2, swig_type_497 arg3, swig_type_498 arg4, swig_type_499 arg5);
-extern swig_type_500 _wrap_weft_initializer_create_capi_f1ea964882306971(swig_type_501 arg1, swig_type_502 arg2, swig_type_503 arg3, swig_type_504 arg4, swig_type_505 arg5, swig_type_506 arg6);
-extern swig_type_507 _wrap_weft_initializer_init_capi_f1ea964882306971(uintptr_t arg1, swig_type_508 arg2, uintptr_t arg3);
-extern swig_type_509 _wrap_weft_initializer_free_capi_f1ea964882306971(uintptr_t arg1);
-extern swig_type_510 _wrap_weft_optimizer_create_capi_f1ea964882306971(swig_type_511 arg1, swig_type_512 arg2, swig_type_513 arg3, swig_type_514 arg4, swig_type_515 arg5);
-extern swig_type_516 _wrap_weft_optimizer_set_lr_scheduler_capi_f1ea964882306971(uintptr_t arg1, swig_type_517 arg2, swig_type_518 arg3, swig_type_519 arg4, float arg5, float arg6);
-extern swig_type_520 _wrap_weft_optimizer_set_lr_scheduler_ex_capi_f1ea964882306971(uintptr_t arg1, swig_type_521 arg2, swig_type_522 arg3, swig_type_523 arg4, swig_type_524 arg5);
-extern swig_type_525 _wrap_weft_optimizer_set_multipliers_capi_f1ea964882306971(uintptr_t arg1, uintptr_t arg2);
-extern swig_type_526 _wrap_weft_optimizer_set_rescale_grad_capi_f1ea964882306971(uintptr_t arg1, float arg2);
-extern swig_type_527 _wrap_weft_optimizer_update_capi_f1ea964882306971(uintptr_t arg1, swig_intgo arg2, swig_type_528 arg3, uintptr_t arg4, uintptr_t arg5);
-extern swig_type_529 _wrap_weft_optimizer_num_update_capi_f1ea964882306971(uintptr_t arg1, swig_type_530 arg2);
-extern swig_type_531 _wrap_weft_optimizer_learning_rate_capi_f1ea964882306971(uintptr_t arg1, swig_type_532 arg2, swig_type_533 arg3);
-extern swig_type_534 _wrap_weft_optimizer_free_capi_f1ea964882306971(uintptr_t arg1);
-extern swig_type_535 _wrap_weft_optimizer_save_states_capi_f1ea964882306971(uintptr_t arg1, swig_type_536 arg2);
-extern swig_type_537 _wrap_weft_optimizer_load_states_capi_f1ea964882306971(uintptr_t arg1, swig_type_538 arg2);
-extern swig_type_539 _wrap_weft_module_create_capi_f1ea964882306971(uintptr_t arg1, swig_type_540 arg2, swig_type_541 arg3, swig_type_542 arg4, swig_type_543 arg5, swig_intgo arg6, swig_intgo arg7, swig_type_544 arg8);
-extern swig_type_545 _wrap_weft_module_set_fixed_params_capi_f1ea964882306971(uintptr_t arg1, swig_type_546 arg2, swig_type_547 arg3);
-extern swig_type_548 _wrap_weft_module_bind_capi_f1ea964882306971(uintptr_t arg1, uintptr_t arg2, swig_intgo arg3);
-extern swig_type_549 _wrap_weft_module_init_params_capi_f1ea964882306971(uintptr_t arg1, uintptr_t arg2, uintptr_t arg3, uintptr_t arg4, swig_intgo arg5);
-extern swig_type_550 _wrap_weft_module_init_optimizer_capi_f1ea964882306971(uintptr_t arg1, uintptr_t arg2);
-extern swig_type_551 _wrap_weft_module_forward_capi_f1ea964882306971(uintptr_t arg1, uintptr_t arg2, swig_intgo arg3);
-extern swig_type_552 _wrap_weft_module_backward_capi_f1ea964882306971(uintptr_t arg1);
-extern swig_type_553 _wrap_weft_module_update_capi_f1ea964882306971(uintptr_t arg1);
-extern swig_type_554 _wrap_weft_module_update_metric_capi_f1ea964882306971(uintptr_t arg1, uintptr_t arg2, uintptr_t arg3);
-extern swig_type_555 _wrap_weft_module_outputs_capi_f1ea964882306971(uintptr_t arg1, swig_type_556 arg2);
-extern swig_type_557 _wrap_weft_module_params_capi_f1ea964882306971(uintptr_t arg1, swig_type_558 arg2, swig_type_559 arg3);
-extern swig_type_560 _wrap_weft_module_fit_capi_f1ea964882306971(uintptr_t arg1, uintptr_t arg2, uintptr_t arg3, uintptr_t arg4, swig_intgo arg5, swig_intgo arg6, swig_intgo arg7, swig_type_561 arg8, swig_type_562 arg9);
-extern swig_type_563 _wrap_weft_fit_session_create_capi_f1ea964882306971(uintptr_t arg1, uintptr_t arg2, uintptr_t arg3, uintptr_t arg4, swig_intgo arg5, swig_intgo arg6, swig_intgo arg7, swig_type_564 arg8, swig_type_565 arg9);
-extern swig_type_566 _wrap_weft_fit_session_next_capi_f1ea964882306971(uintptr_t arg1, swig_type_567 arg2);
-extern swig_type_568 _wrap_weft_fit_session_stop_capi_f1ea964882306971(uintptr_t arg1);
-extern swig_type_569 _wrap_weft_fit_session_batch_capi_f1ea964882306971(uintptr_t arg1, swig_type_570 arg2, swig_type_571 arg3, swig_type_572 arg4, swig_type_573 arg5, swig_type_574 arg6);
-extern swig_type_575 _wrap_weft_fit_session_epoch_capi_f1ea964882306971(uintptr_t arg1, swig_type_576 arg2, swig_type_577 arg3, swig_type_578 arg4, swig_type_579 arg5, swig_type_580 arg6, swig_type_581 arg7);
-extern swig_type_582 _wrap_weft_fit_session_epoch_metric_capi_f1ea964882306971(uintptr_t arg1, swig_intgo arg2, swig_type_583 arg3, swig_type_584 arg4, swig_type_585 arg5, swig_type_586 arg6);
-extern swig_type_587 _wrap_weft_fit_session_free_capi_f1ea964882306971(uintptr_t arg1);
-extern swig_type_588 _wrap_weft_module_score_capi_f1ea964882306971(uintptr_t arg1, uintptr_t arg2, uintptr_t arg3);
-extern swig_type_589 _wrap_weft_module_save_checkpoint_capi_f1ea964882306971(uintptr_t arg1, swig_type_590 arg2, swig_intgo arg3);
-extern swig_type_591 _wrap_weft_module_free_capi_f1ea964882306971(uintptr_t arg1);
-extern swig_type_592 _wrap_weft_predictor_create_capi_f1ea964882306971(swig_type_593 arg1, swig_voidp arg2, swig_type_594 arg3, swig_type_595 arg4, swig_type_596 arg5, swig_type_597 arg6, swig_type_598 arg7, swig_intgo arg8, swig_intgo arg9, swig_type_599 arg10, swig_type_600 arg11, swig_type_601 arg12, swig_type_602 arg13, swig_type_603 arg14, swig_type_604 arg15);
-extern swig_type_605 _wrap_weft_predictor_create_from_files_capi_f1ea964882306971(swig_type_606 arg1, swig_type_607 arg2, swig_type_608 arg3, swig_type_609 arg4, swig_type_610 arg5, swig_type_611 arg6, swig_intgo arg7, swig_intgo arg8, swig_type_612 arg9, swig_type_613 arg10, swig_type_614 arg11, swig_type_615 arg12, swig_type_616 arg13, swig_type_617 arg14);
-extern swig_type_618 _wrap_weft_predictor_list_inputs_capi_f1ea964882306971(uintptr_t arg1, swig_type_619 arg2);
-extern swig_type_620 _wrap_weft_predictor_list_outputs_capi_f1ea964882306971(uintptr_t arg1, swig_type_621 arg2);
-extern swig_type_622 _wrap_weft_predictor_output_shape_capi_f1ea964882306971(uintptr_t arg1, swig_type_623 arg2, swig_type_624 arg3, swig_type_625 arg4, swig_type_626 arg5, swig_type_627 arg6, swig_type_628 arg7, swig_type_629 arg8);
-extern swig_type_630 _wrap_weft_predictor_predict_packed_capi_f1ea964882306971(uintptr_t arg1, swig_type_631 arg2, swig_voidp arg3, swig_type_632 arg4, swig_type_633 arg5, swig_type_634 arg6, swig_type_635 arg7, swig_voidp arg8, swig_type_636 arg9);
-extern swig_type_637 _wrap_weft_predictor_predict_float_capi_f1ea964882306971(uintptr_t arg1, swig_type_638 arg2, swig_type_639 arg3, swig_type_640 arg4, swig_type_641 arg5, swig_type_642 arg6, swig_type_643 arg7);
-extern swig_type_644 _wrap_weft_predictor_stats_capi_f1ea964882306971(uintptr_t arg1, swig_type_645 arg2);
-extern swig_type_646 _wrap_weft_predictor_free_capi_f1ea964882306971(uintptr_t arg1);
-extern swig_type_647 _wrap_weft_kvstore_create_capi_f1ea964882306971(swig_type_648 arg1, swig_type_649 arg2);
-extern swig_type_650 _wrap_weft_kvstore_type_capi_f1ea964882306971(uintptr_t arg1, swig_type_651 arg2);
-extern swig_type_652 _wrap_weft_kvstore_rank_capi_f1ea964882306971(uintptr_t arg1, swig_type_653 arg2, swig_type_654 arg3);
-extern swig_type_655 _wrap_weft_kvstore_init_capi_f1ea964882306971(uintptr_t arg1, swig_type_656 arg2, swig_type_657 arg3, swig_type_658 arg4);
-extern swig_type_659 _wrap_weft_kvstore_push_capi_f1ea964882306971(uintptr_t arg1, swig_type_660 arg2, swig_type_661 arg3, swig_type_662 arg4, swig_intgo arg5);
-extern swig_type_663 _wrap_weft_kvstore_pull_capi_f1ea964882306971(uintptr_t arg1, swig_type_664 arg2, swig_type_665 arg3, swig_type_666 arg4, swig_intgo arg5);
-extern swig_type_667 _wrap_weft_kvstore_pushpull_capi_f1ea964882306971(uintptr_t arg1, swig_type_668 arg2, swig_type_669 arg3, swig_type_670 arg4, swig_type_671 arg5, swig_intgo arg6);
-extern swig_type_672 _wrap_weft_kvstore_set_optimizer_capi_f1ea964882306971(uintptr_t arg1, uintptr_t arg2);
-extern swig_type_673 _wrap_weft_kvstore_set_updater_queue_capi_f1ea964882306971(uintptr_t arg1, swig_intgo arg2);
-extern swig_type_674 _wrap_weft_kvstore_next_update_capi_f1ea964882306971(uintptr_t arg1, swig_type_675 arg2, swig_type_676 arg3, swig_type_677 arg4, swig_type_678 arg5);
-extern swig_type_679 _wrap_weft_kvstore_barrier_capi_f1ea964882306971(uintptr_t arg1);
-extern swig_type_680 _wrap_weft_kvstore_free_capi_f1ea964882306971(uintptr_t arg1);
-extern swig_type_681 _wrap_weft_module_init_optimizer_kvstore_capi_f1ea964882306971(uintptr_t arg1, uintptr_t arg2, uintptr_t arg3);
-extern swig_type_682 _wrap_weft_data_iter_select_part_capi_f1ea964882306971(uintptr_t arg1, swig_intgo arg2, swig_intgo arg3);
-extern swig_type_683 _wrap_weft_kvstore_finalize_capi_f1ea964882306971(void);
-extern swig_type_684 _wrap_weft_autograd_set_is_recording_capi_f1ea964882306971(swig_intgo arg1, swig_type_685 arg2);
-extern swig_type_686 _wrap_weft_autograd_set_is_training_capi_f1ea964882306971(swig_intgo arg1, swig_type_687 arg2);
-extern swig_type_688 _wrap_weft_autograd_is_recording_capi_f1ea964882306971(swig_type_689 arg1);
-extern swig_type_690 _wrap_weft_autograd_is_training_capi_f1ea964882306971(swig_type_691 arg1);
-extern swig_type_692 _wrap_weft_autograd_mark_variables_capi_f1ea964882306971(swig_type_693 arg1, swig_type_694 arg2, swig_type_695 arg3, swig_type_696 arg4);
-extern swig_type_697 _wrap_weft_autograd_backward_capi_f1ea964882306971(swig_type_698 arg1, swig_type_699 arg2, swig_type_700 arg3, swig_intgo arg4, swig_intgo arg5);
-extern swig_type_701 _wrap_weft_autograd_grad_capi_f1ea964882306971(swig_type_702 arg1, swig_type_703 arg2, swig_type_704 arg3, swig_type_705 arg4, swig_type_706 arg5, swig_intgo arg6, swig_intgo arg7, swig_type_707 arg8);
-extern swig_type_708 _wrap_weft_autograd_grad_ex_capi_f1ea964882306971(swig_type_709 arg1, swig_type_710 arg2, swig_type_711 arg3, swig_type_712 arg4, swig_type_713 arg5, swig_intgo arg6, swig_intgo arg7, swig_intgo arg8, swig_type_714 arg9);
-extern swig_type_715 _wrap_weft_ndarray_get_grad_capi_f1ea964882306971(uintptr_t arg1, swig_type_716 arg2);
-extern swig_type_717 _wrap_weft_ndarray_detach_capi_f1ea964882306971(uintptr_t arg1, swig_type_718 arg2);
-extern swig_type_719 _wrap_weft_autograd_get_symbol_capi_f1ea964882306971(uintptr_t arg1, swig_type_720 arg2);
-extern swig_type_721 _wrap_weft_cached_op_create_capi_f1ea964882306971(uintptr_t arg1, swig_type_722 arg2, swig_type_723 arg3, swig_type_724 arg4, swig_type_725 arg5);
-extern swig_type_726 _wrap_weft_cached_op_list_inputs_capi_f1ea964882306971(uintptr_t arg1, swig_type_727 arg2);
-extern swig_type_728 _wrap_weft_cached_op_invoke_capi_f1ea964882306971(uintptr_t arg1, swig_type_729 arg2, swig_type_730 arg3, swig_type_731 arg4, swig_type_732 arg5, swig_type_733 arg6);
-extern swig_type_734 _wrap_weft_cached_op_free_capi_f1ea964882306971(uintptr_t arg1);
-extern swig_type_735 _wrap_weft_trainer_create_capi_f1ea964882306971(swig_type_736 arg1, swig_type_737 arg2, swig_type_738 arg3, uintptr_t arg4, swig_type_739 arg5);
-extern swig_type_740 _wrap_weft_trainer_step_capi_f1ea964882306971(uintptr_t arg1, swig_intgo arg2);
-extern swig_type_741 _wrap_weft_trainer_free_capi_f1ea964882306971(uintptr_t arg1);
-extern swig_type_742 _wrap_weft_recordio_writer_create_capi_f1ea964882306971(swig_type_743 arg1, swig_type_744 arg2, swig_type_745 arg3);
-extern swig_type_746 _wrap_weft_recordio_writer_write_capi_f1ea964882306971(uintptr_t arg1, swig_voidp arg2, swig_type_747 arg3);
-extern swig_type_748 _wrap_weft_recordio_writer_write_idx_capi_f1ea964882306971(uintptr_t arg1, swig_type_749 arg2, swig_voidp arg3, swig_type_750 arg4);
-extern swig_type_751 _wrap_weft_recordio_writer_tell_capi_f1ea964882306971(uintptr_t arg1, swig_type_752 arg2);
-extern swig_type_753 _wrap_weft_recordio_writer_close_capi_f1ea964882306971(uintptr_t arg1);
-extern swig_type_754 _wrap_weft_recordio_writer_free_capi_f1ea964882306971(uintptr_t arg1);
-extern swig_type_755 _wrap_weft_recordio_reader_create_capi_f1ea964882306971(swig_type_756 arg1, swig_type_757 arg2, swig_type_758 arg3);
-extern swig_type_759 _wrap_weft_recordio_reader_read_capi_f1ea964882306971(uintptr_t arg1, swig_type_760 arg2, swig_type_761 arg3, swig_type_762 arg4);
-extern swig_type_763 _wrap_weft_recordio_reader_read_idx_capi_f1ea964882306971(uintptr_t arg1, swig_type_764 arg2, swig_type_765 arg3, swig_type_766 arg4);
-extern swig_type_767 _wrap_weft_recordio_reader_num_keys_capi_f1ea964882306971(uintptr_t arg1, swig_type_768 arg2);
-extern swig_type_769 _wrap_weft_recordio_reader_keys_capi_f1ea964882306971(uintptr_t arg1, swig_type_770 arg2, swig_type_771 arg3, swig_type_772 arg4);
-extern swig_type_773 _wrap_weft_recordio_reader_seek_capi_f1ea964882306971(uintptr_t arg1, swig_type_774 arg2);
-extern swig_type_775 _wrap_weft_recordio_reader_tell_capi_f1ea964882306971(uintptr_t arg1, swig_type_776 arg2);
-extern swig_type_777 _wrap_weft_recordio_reader_reset_capi_f1ea964882306971(uintptr_t arg1);
-extern swig_type_778 _wrap_weft_recordio_reader_free_capi_f1ea964882306971(uintptr_t arg1);
-extern swig_type_779 _wrap_weft_recordio_pack_header_capi_f1ea964882306971(float arg1, swig_type_780 arg2, swig_type_781 arg3, swig_type_782 arg4, swig_type_783 arg5, swig_voidp arg6, swig_type_784 arg7, swig_type_785 arg8);
-extern swig_type_786 _wrap_weft_recordio_unpack_header_capi_f1ea964882306971(swig_voidp arg1, swig_type_787 arg2, swig_type_788 arg3, swig_type_789 arg4, swig_type_790 arg5, swig_type_791 arg6, swig_type_792 arg7);
-extern swig_type_793 _wrap_weft_recordio_unpack_labels_capi_f1ea964882306971(swig_voidp arg1, swig_type_794 arg2, swig_type_795 arg3, swig_type_796 arg4, swig_type_797 arg5);
-extern swig_type_798 _wrap_weft_image_reencode_capi_f1ea964882306971(swig_voidp arg1, swig_type_799 arg2, swig_intgo arg3, swig_intgo arg4, swig_intgo arg5, swig_type_800 arg6, swig_intgo arg7, swig_type_801 arg8);
-extern swig_type_802 _wrap_weft_amp_convert_model_capi_f1ea964882306971(uintptr_t arg1, swig_type_803 arg2, swig_type_804 arg3, swig_type_805 arg4, swig_type_806 arg5, swig_type_807 arg6, swig_type_808 arg7, swig_intgo arg8, swig_type_809 arg9, swig_type_810 arg10, swig_intgo arg11, swig_type_811 arg12, swig_type_812 arg13, swig_type_813 arg14);
-extern swig_type_814 _wrap_weft_quantize_model_capi_f1ea964882306971(uintptr_t arg1, swig_type_815 arg2, swig_type_816 arg3, swig_type_817 arg4, swig_type_818 arg5, swig_type_819 arg6, swig_type_820 arg7, uintptr_t arg8, swig_type_821 arg9, swig_type_822 arg10, swig_type_823 arg11, swig_type_824 arg12, swig_intgo arg13, swig_type_825 arg14, swig_type_826 arg15, swig_type_827 arg16, swig_type_828 arg17, swig_type_829 arg18, swig_type_830 arg19, swig_type_831 arg20);
-extern swig_type_832 _wrap_weft_custom_op_unregister_capi_f1ea964882306971(swig_type_833 arg1);
-extern swig_type_834 _wrap_weft_custom_op_list_capi_f1ea964882306971(swig_type_835 arg1);
-extern swig_type_836 _wrap_weft_ndarray_get_data_capi_f1ea964882306971(uintptr_t arg1, swig_voidp arg2);
-extern swig_type_837 _wrap_weft_load_library_capi_f1ea964882306971(swig_type_838 arg1);
-extern swig_type_839 _wrap_weft_loaded_ops_capi_f1ea964882306971(swig_type_840 arg1);
+typedef _gostring_ swig_type_840;
+typedef _gostring_ swig_type_841;
+typedef _gostring_ swig_type_842;
+typedef _goslice_ swig_type_843;
+typedef _gostring_ swig_type_844;
+typedef _gostring_ swig_type_845;
+typedef _gostring_ swig_type_846;
+typedef _goslice_ swig_type_847;
+typedef _gostring_ swig_type_848;
+typedef _gostring_ swig_type_849;
+typedef _gostring_ swig_type_850;
+typedef _goslice_ swig_type_851;
+typedef _gostring_ swig_type_852;
+typedef _gostring_ swig_type_853;
+typedef _gostring_ swig_type_854;
+typedef _gostring_ swig_type_855;
+typedef _gostring_ swig_type_856;
+typedef _gostring_ swig_type_857;
+typedef _gostring_ swig_type_858;
+typedef long long swig_type_859;
+typedef _gostring_ swig_type_860;
+typedef _gostring_ swig_type_861;
+typedef _gostring_ swig_type_862;
+typedef _goslice_ swig_type_863;
+extern void _wrap_Swig_free_capi_f8186da7160cc715(uintptr_t arg1);
+extern uintptr_t _wrap_Swig_malloc_capi_f8186da7160cc715(swig_intgo arg1);
+extern swig_intgo _wrap_weft_binding_abi_version_capi_f8186da7160cc715(void);
+extern swig_type_1 _wrap_weft_binding_library_path_capi_f8186da7160cc715(void);
+extern swig_type_2 _wrap_weft_version_capi_f8186da7160cc715(void);
+extern swig_intgo _wrap_weft_abi_version_capi_f8186da7160cc715(void);
+extern swig_type_3 _wrap_weft_live_handle_count_capi_f8186da7160cc715(void);
+extern swig_type_4 _wrap_weft_storage_stats_capi_f8186da7160cc715(swig_intgo arg1, swig_intgo arg2, swig_type_5 arg3, swig_type_6 arg4);
+extern swig_type_7 _wrap_weft_device_count_capi_f8186da7160cc715(swig_intgo arg1, swig_type_8 arg2);
+extern swig_type_9 _wrap_weft_device_memory_capi_f8186da7160cc715(swig_intgo arg1, swig_intgo arg2, swig_type_10 arg3, swig_type_11 arg4);
+extern swig_type_12 _wrap_weft_random_seed_capi_f8186da7160cc715(swig_type_13 arg1);
+extern swig_type_14 _wrap_weft_wait_all_capi_f8186da7160cc715(void);
+extern swig_type_15 _wrap_weft_string_list_size_capi_f8186da7160cc715(uintptr_t arg1, swig_type_16 arg2);
+extern swig_type_17 _wrap_weft_string_list_get_capi_f8186da7160cc715(uintptr_t arg1, swig_type_18 arg2, swig_type_19 arg3);
+extern swig_type_20 _wrap_weft_string_list_free_capi_f8186da7160cc715(uintptr_t arg1);
+extern swig_type_21 _wrap_weft_op_count_capi_f8186da7160cc715(swig_type_22 arg1);
+extern swig_type_23 _wrap_weft_op_name_capi_f8186da7160cc715(swig_type_24 arg1, swig_type_25 arg2);
+extern swig_type_26 _wrap_weft_op_info_capi_f8186da7160cc715(swig_type_27 arg1, swig_type_28 arg2, swig_type_29 arg3);
+extern swig_type_30 _wrap_weft_op_param_capi_f8186da7160cc715(swig_type_31 arg1, swig_type_32 arg2, swig_type_33 arg3, swig_type_34 arg4, swig_type_35 arg5, swig_type_36 arg6);
+extern swig_type_37 _wrap_weft_op_aliases_capi_f8186da7160cc715(swig_type_38 arg1, swig_type_39 arg2);
+extern swig_type_40 _wrap_weft_op_invoke_capi_f8186da7160cc715(swig_type_41 arg1, swig_type_42 arg2, swig_type_43 arg3, swig_type_44 arg4, swig_type_45 arg5, swig_type_46 arg6, swig_type_47 arg7, swig_type_48 arg8, swig_type_49 arg9);
+extern swig_type_50 _wrap_weft_op_invoke_into_capi_f8186da7160cc715(swig_type_51 arg1, swig_type_52 arg2, swig_type_53 arg3, swig_type_54 arg4, swig_type_55 arg5, swig_type_56 arg6, swig_type_57 arg7, swig_type_58 arg8, swig_type_59 arg9);
+extern swig_type_60 _wrap_weft_ndarray_create_capi_f8186da7160cc715(swig_type_61 arg1, swig_intgo arg2, swig_intgo arg3, swig_intgo arg4, swig_intgo arg5, swig_type_62 arg6);
+extern swig_type_63 _wrap_weft_ndarray_free_capi_f8186da7160cc715(uintptr_t arg1);
+extern swig_type_64 _wrap_weft_ndarray_ndim_capi_f8186da7160cc715(uintptr_t arg1, swig_type_65 arg2);
+extern swig_type_66 _wrap_weft_ndarray_shape_capi_f8186da7160cc715(uintptr_t arg1, swig_type_67 arg2, swig_type_68 arg3);
+extern swig_type_69 _wrap_weft_ndarray_size_capi_f8186da7160cc715(uintptr_t arg1, swig_type_70 arg2);
+extern swig_type_71 _wrap_weft_ndarray_dtype_capi_f8186da7160cc715(uintptr_t arg1, swig_type_72 arg2);
+extern swig_type_73 _wrap_weft_ndarray_context_capi_f8186da7160cc715(uintptr_t arg1, swig_type_74 arg2, swig_type_75 arg3);
+extern swig_type_76 _wrap_weft_ndarray_copy_from_capi_f8186da7160cc715(uintptr_t arg1, swig_voidp arg2, swig_type_77 arg3);
+extern swig_type_78 _wrap_weft_ndarray_copy_to_capi_f8186da7160cc715(uintptr_t arg1, swig_voidp arg2, swig_type_79 arg3);
+extern swig_type_80 _wrap_weft_ndarray_copy_from_float32_capi_f8186da7160cc715(uintptr_t arg1, swig_voidp arg2, swig_type_81 arg3);
+extern swig_type_82 _wrap_weft_ndarray_copy_to_float32_capi_f8186da7160cc715(uintptr_t arg1, swig_voidp arg2, swig_type_83 arg3);
+extern swig_type_84 _wrap_weft_ndarray_reshape_capi_f8186da7160cc715(uintptr_t arg1, swig_type_85 arg2, swig_intgo arg3, swig_type_86 arg4);
+extern swig_type_87 _wrap_weft_ndarray_slice_capi_f8186da7160cc715(uintptr_t arg1, swig_type_88 arg2, swig_type_89 arg3, swig_type_90 arg4);
+extern swig_type_91 _wrap_weft_ndarray_wait_to_read_capi_f8186da7160cc715(uintptr_t arg1);
+extern swig_type_92 _wrap_weft_ndarray_wait_to_write_capi_f8186da7160cc715(uintptr_t arg1);
+extern swig_type_93 _wrap_weft_ndarray_save_file_capi_f8186da7160cc715(swig_type_94 arg1, swig_type_95 arg2, swig_type_96 arg3, swig_type_97 arg4);
+extern swig_type_98 _wrap_weft_ndarray_save_buffer_capi_f8186da7160cc715(swig_type_99 arg1, swig_type_100 arg2, swig_type_101 arg3, swig_type_102 arg4);
+extern swig_type_103 _wrap_weft_buffer_data_capi_f8186da7160cc715(uintptr_t arg1, swig_type_104 arg2, swig_type_105 arg3);
+extern swig_type_106 _wrap_weft_buffer_free_capi_f8186da7160cc715(uintptr_t arg1);
+extern swig_type_107 _wrap_weft_ndarray_load_file_capi_f8186da7160cc715(swig_type_108 arg1, swig_type_109 arg2);
+extern swig_type_110 _wrap_weft_ndarray_load_buffer_capi_f8186da7160cc715(swig_voidp arg1, swig_type_111 arg2, swig_type_112 arg3);
+extern swig_type_113 _wrap_weft_ndarray_list_size_capi_f8186da7160cc715(uintptr_t arg1, swig_type_114 arg2, swig_type_115 arg3);
+extern swig_type_116 _wrap_weft_ndarray_list_name_capi_f8186da7160cc715(uintptr_t arg1, swig_type_117 arg2, swig_type_118 arg3);
+extern swig_type_119 _wrap_weft_ndarray_list_get_capi_f8186da7160cc715(uintptr_t arg1, swig_type_120 arg2, swig_type_121 arg3);
+extern swig_type_122 _wrap_weft_ndarray_list_free_capi_f8186da7160cc715(uintptr_t arg1);
+extern swig_type_123 _wrap_weft_ndarray_list_create_capi_f8186da7160cc715(swig_type_124 arg1, swig_type_125 arg2, swig_type_126 arg3, swig_type_127 arg4);
+extern swig_type_128 _wrap_weft_ndarray_load_npy_capi_f8186da7160cc715(swig_type_129 arg1, swig_type_130 arg2);
+extern swig_type_131 _wrap_weft_ndarray_save_npy_capi_f8186da7160cc715(uintptr_t arg1, swig_type_132 arg2);
+extern swig_type_133 _wrap_weft_ndarray_load_npy_buffer_capi_f8186da7160cc715(swig_voidp arg1, swig_type_134 arg2, swig_type_135 arg3);
+extern swig_type_136 _wrap_weft_ndarray_save_npy_buffer_capi_f8186da7160cc715(uintptr_t arg1, swig_type_137 arg2);
+extern swig_type_138 _wrap_weft_symbol_create_variable_capi_f8186da7160cc715(swig_type_139 arg1, swig_type_140 arg2);
+extern swig_type_141 _wrap_weft_symbol_create_atomic_capi_f8186da7160cc715(swig_type_142 arg1, swig_type_143 arg2, swig_type_144 arg3, swig_type_145 arg4, swig_type_146 arg5);
+extern swig_type_147 _wrap_weft_symbol_compose_capi_f8186da7160cc715(uintptr_t arg1, swig_type_148 arg2, swig_type_149 arg3, swig_type_150 arg4, swig_type_151 arg5);
+extern swig_type_152 _wrap_weft_symbol_group_capi_f8186da7160cc715(swig_type_153 arg1, swig_type_154 arg2, swig_type_155 arg3);
+extern swig_type_156 _wrap_weft_symbol_copy_capi_f8186da7160cc715(uintptr_t arg1, swig_type_157 arg2);
+extern swig_type_158 _wrap_weft_symbol_free_capi_f8186da7160cc715(uintptr_t arg1);
+extern swig_type_159 _wrap_weft_symbol_num_outputs_capi_f8186da7160cc715(uintptr_t arg1, swig_type_160 arg2);
+extern swig_type_161 _wrap_weft_symbol_get_output_capi_f8186da7160cc715(uintptr_t arg1, swig_type_162 arg2, swig_type_163 arg3);
+extern swig_type_164 _wrap_weft_symbol_get_internals_capi_f8186da7160cc715(uintptr_t arg1, swig_type_165 arg2);
+extern swig_type_166 _wrap_weft_symbol_get_children_capi_f8186da7160cc715(uintptr_t arg1, swig_type_167 arg2);
+extern swig_type_168 _wrap_weft_symbol_list_arguments_capi_f8186da7160cc715(uintptr_t arg1, swig_type_169 arg2);
+extern swig_type_170 _wrap_weft_symbol_list_outputs_capi_f8186da7160cc715(uintptr_t arg1, swig_type_171 arg2);
+extern swig_type_172 _wrap_weft_symbol_list_auxiliary_states_capi_f8186da7160cc715(uintptr_t arg1, swig_type_173 arg2);
+extern swig_type_174 _wrap_weft_symbol_list_inputs_capi_f8186da7160cc715(uintptr_t arg1, swig_type_175 arg2);
+extern swig_type_176 _wrap_weft_symbol_get_name_capi_f8186da7160cc715(uintptr_t arg1, swig_type_177 arg2);
+extern swig_type_178 _wrap_weft_symbol_get_attr_capi_f8186da7160cc715(uintptr_t arg1, swig_type_179 arg2, swig_type_180 arg3);
+extern swig_type_181 _wrap_weft_symbol_set_attr_capi_f8186da7160cc715(uintptr_t arg1, swig_type_182 arg2, swig_type_183 arg3);
+extern swig_type_184 _wrap_weft_symbol_list_attr_capi_f8186da7160cc715(uintptr_t arg1, swig_intgo arg2, swig_type_185 arg3, swig_type_186 arg4);
+extern swig_type_187 _wrap_weft_symbol_to_json_capi_f8186da7160cc715(uintptr_t arg1, swig_type_188 arg2);
+extern swig_type_189 _wrap_weft_symbol_save_file_capi_f8186da7160cc715(uintptr_t arg1, swig_type_190 arg2);
+extern swig_type_191 _wrap_weft_symbol_from_json_capi_f8186da7160cc715(swig_type_192 arg1, swig_type_193 arg2);
+extern swig_type_194 _wrap_weft_symbol_from_json_file_capi_f8186da7160cc715(swig_type_195 arg1, swig_type_196 arg2);
+extern swig_type_197 _wrap_weft_symbol_json_info_capi_f8186da7160cc715(uintptr_t arg1, swig_type_198 arg2, swig_type_199 arg3, swig_type_200 arg4, swig_type_201 arg5);
+extern swig_type_202 _wrap_weft_symbol_infer_shape_partial_capi_f8186da7160cc715(uintptr_t arg1, swig_type_203 arg2, swig_type_204 arg3, swig_type_205 arg4, swig_type_206 arg5, swig_type_207 arg6);
+extern swig_type_208 _wrap_weft_symbol_infer_shape_capi_f8186da7160cc715(uintptr_t arg1, swig_type_209 arg2, swig_type_210 arg3, swig_type_211 arg4, swig_type_212 arg5, swig_type_213 arg6);
+extern swig_type_214 _wrap_weft_shape_result_complete_capi_f8186da7160cc715(uintptr_t arg1, swig_type_215 arg2);
+extern swig_type_216 _wrap_weft_shape_result_count_capi_f8186da7160cc715(uintptr_t arg1, swig_intgo arg2, swig_type_217 arg3);
+extern swig_type_218 _wrap_weft_shape_result_name_capi_f8186da7160cc715(uintptr_t arg1, swig_intgo arg2, swig_type_219 arg3, swig_type_220 arg4);
+extern swig_type_221 _wrap_weft_shape_result_ndim_capi_f8186da7160cc715(uintptr_t arg1, swig_intgo arg2, swig_type_222 arg3, swig_type_223 arg4);
+extern swig_type_224 _wrap_weft_shape_result_dims_capi_f8186da7160cc715(uintptr_t arg1, swig_intgo arg2, swig_type_225 arg3, swig_type_226 arg4, swig_type_227 arg5);
+extern swig_type_228 _wrap_weft_shape_result_num_unknown_capi_f8186da7160cc715(uintptr_t arg1, swig_type_229 arg2);
+extern swig_type_230 _wrap_weft_shape_result_unknown_name_capi_f8186da7160cc715(uintptr_t arg1, swig_type_231 arg2, swig_type_232 arg3);
+extern swig_type_233 _wrap_weft_shape_result_free_capi_f8186da7160cc715(uintptr_t arg1);
+extern swig_type_234 _wrap_weft_symbol_infer_type_partial_capi_f8186da7160cc715(uintptr_t arg1, swig_type_235 arg2, swig_type_236 arg3, swig_type_237 arg4, swig_type_238 arg5);
+extern swig_type_239 _wrap_weft_symbol_infer_type_capi_f8186da7160cc715(uintptr_t arg1, swig_type_240 arg2, swig_type_241 arg3, swig_type_242 arg4, swig_type_243 arg5);
+extern swig_type_244 _wrap_weft_type_result_complete_capi_f8186da7160cc715(uintptr_t arg1, swig_type_245 arg2);
+extern swig_type_246 _wrap_weft_type_result_count_capi_f8186da7160cc715(uintptr_t arg1, swig_intgo arg2, swig_type_247 arg3);
+extern swig_type_248 _wrap_weft_type_result_name_capi_f8186da7160cc715(uintptr_t arg1, swig_intgo arg2, swig_type_249 arg3, swig_type_250 arg4);
+extern swig_type_251 _wrap_weft_type_result_dtype_capi_f8186da7160cc715(uintptr_t arg1, swig_intgo arg2, swig_type_252 arg3, swig_type_253 arg4);
+extern swig_type_254 _wrap_weft_type_result_num_unknown_capi_f8186da7160cc715(uintptr_t arg1, swig_type_255 arg2);
+extern swig_type_256 _wrap_weft_type_result_unknown_name_capi_f8186da7160cc715(uintptr_t arg1, swig_type_257 arg2, swig_type_258 arg3);
+extern swig_type_259 _wrap_weft_type_result_free_capi_f8186da7160cc715(uintptr_t arg1);
+extern swig_type_260 _wrap_weft_symbol_place_device_capi_f8186da7160cc715(uintptr_t arg1, swig_intgo arg2, swig_intgo arg3, swig_intgo arg4, swig_type_261 arg5, swig_type_262 arg6, swig_type_263 arg7, swig_type_264 arg8, swig_type_265 arg9, swig_type_266 arg10, swig_type_267 arg11, swig_type_268 arg12, swig_type_269 arg13, swig_type_270 arg14, swig_type_271 arg15, swig_type_272 arg16);
+extern swig_type_273 _wrap_weft_symbol_place_device_graph_capi_f8186da7160cc715(uintptr_t arg1, swig_intgo arg2, swig_intgo arg3, swig_intgo arg4, swig_type_274 arg5, swig_type_275 arg6, swig_type_276 arg7, swig_type_277 arg8, swig_type_278 arg9, swig_type_279 arg10, swig_type_280 arg11, swig_type_281 arg12, swig_type_282 arg13, swig_type_283 arg14);
+extern swig_type_284 _wrap_weft_executor_simple_bind_capi_f8186da7160cc715(uintptr_t arg1, swig_intgo arg2, swig_intgo arg3, swig_type_285 arg4, swig_type_286 arg5, swig_type_287 arg6, swig_type_288 arg7, swig_type_289 arg8, swig_type_290 arg9, swig_type_291 arg10, swig_type_292 arg11, swig_type_293 arg12);
+extern swig_type_294 _wrap_weft_executor_bind_capi_f8186da7160cc715(uintptr_t arg1, swig_intgo arg2, swig_intgo arg3, swig_type_295 arg4, swig_type_296 arg5, swig_type_297 arg6, swig_type_298 arg7, swig_type_299 arg8, swig_type_300 arg9, swig_type_301 arg10);
+extern swig_type_302 _wrap_weft_executor_simple_bind_group2ctx_capi_f8186da7160cc715(uintptr_t arg1, swig_intgo arg2, swig_intgo arg3, swig_type_303 arg4, swig_type_304 arg5, swig_type_305 arg6, swig_type_306 arg7, swig_type_307 arg8, swig_type_308 arg9, swig_type_309 arg10, swig_type_310 arg11, swig_type_311 arg12, swig_type_312 arg13, swig_type_313 arg14, swig_type_314 arg15, swig_type_315 arg16);
+extern swig_type_316 _wrap_weft_executor_bind_group2ctx_capi_f8186da7160cc715(uintptr_t arg1, swig_intgo arg2, swig_intgo arg3, swig_type_317 arg4, swig_type_318 arg5, swig_type_319 arg6, swig_type_320 arg7, swig_type_321 arg8, swig_type_322 arg9, swig_type_323 arg10, swig_type_324 arg11, swig_type_325 arg12, swig_type_326 arg13, swig_type_327 arg14);
+extern swig_type_328 _wrap_weft_executor_forward_capi_f8186da7160cc715(uintptr_t arg1, swig_intgo arg2);
+extern swig_type_329 _wrap_weft_executor_backward_capi_f8186da7160cc715(uintptr_t arg1, swig_type_330 arg2, swig_type_331 arg3);
+extern swig_type_332 _wrap_weft_executor_outputs_capi_f8186da7160cc715(uintptr_t arg1, swig_type_333 arg2);
+extern swig_type_334 _wrap_weft_executor_arg_arrays_capi_f8186da7160cc715(uintptr_t arg1, swig_type_335 arg2);
+extern swig_type_336 _wrap_weft_executor_grad_arrays_capi_f8186da7160cc715(uintptr_t arg1, swig_type_337 arg2);
+extern swig_type_338 _wrap_weft_executor_aux_arrays_capi_f8186da7160cc715(uintptr_t arg1, swig_type_339 arg2);
+extern swig_type_340 _wrap_weft_executor_reshape_capi_f8186da7160cc715(uintptr_t arg1, swig_type_341 arg2, swig_type_342 arg3, swig_type_343 arg4, swig_type_344 arg5, swig_intgo arg6, swig_intgo arg7, swig_type_345 arg8);
+extern swig_type_346 _wrap_weft_executor_print_capi_f8186da7160cc715(uintptr_t arg1, swig_type_347 arg2);
+extern swig_type_348 _wrap_weft_executor_memory_capi_f8186da7160cc715(uintptr_t arg1, swig_type_349 arg2);
+extern swig_type_350 _wrap_weft_executor_placement_capi_f8186da7160cc715(uintptr_t arg1, swig_type_351 arg2, swig_type_352 arg3, swig_type_353 arg4);
+extern swig_type_354 _wrap_weft_executor_float32_nodes_capi_f8186da7160cc715(uintptr_t arg1, swig_type_355 arg2);
+extern swig_type_356 _wrap_weft_executor_free_capi_f8186da7160cc715(uintptr_t arg1);
+extern swig_type_357 _wrap_weft_executor_options_create_capi_f8186da7160cc715(swig_type_358 arg1);
+extern swig_type_359 _wrap_weft_executor_options_free_capi_f8186da7160cc715(uintptr_t arg1);
+extern swig_type_360 _wrap_weft_executor_options_set_match_range_capi_f8186da7160cc715(uintptr_t arg1, swig_intgo arg2);
+extern swig_type_361 _wrap_weft_executor_options_set_num_groups_capi_f8186da7160cc715(uintptr_t arg1, swig_intgo arg2);
+extern swig_type_362 _wrap_weft_executor_options_set_bulk_max_nodes_capi_f8186da7160cc715(uintptr_t arg1, swig_intgo arg2);
+extern swig_type_363 _wrap_weft_executor_options_set_optimize_inference_capi_f8186da7160cc715(uintptr_t arg1, swig_intgo arg2);
+extern swig_type_364 _wrap_weft_executor_options_set_allow_fallback_capi_f8186da7160cc715(uintptr_t arg1, swig_intgo arg2);
+extern swig_type_365 _wrap_weft_executor_options_add_group_capi_f8186da7160cc715(uintptr_t arg1, swig_type_366 arg2, swig_intgo arg3, swig_intgo arg4);
+extern swig_type_367 _wrap_weft_executor_options_set_grad_req_capi_f8186da7160cc715(uintptr_t arg1, swig_type_368 arg2, swig_intgo arg3);
+extern swig_type_369 _wrap_weft_executor_simple_bind_with_options_capi_f8186da7160cc715(uintptr_t arg1, swig_intgo arg2, swig_intgo arg3, swig_type_370 arg4, swig_type_371 arg5, swig_type_372 arg6, swig_type_373 arg7, swig_type_374 arg8, swig_type_375 arg9, swig_type_376 arg10, uintptr_t arg11, swig_type_377 arg12);
+extern swig_type_378 _wrap_weft_executor_bind_with_options_capi_f8186da7160cc715(uintptr_t arg1, swig_intgo arg2, swig_intgo arg3, swig_type_379 arg4, swig_type_380 arg5, swig_type_381 arg6, swig_type_382 arg7, swig_type_383 arg8, swig_type_384 arg9, uintptr_t arg10, swig_type_385 arg11);
+extern swig_type_386 _wrap_weft_engine_configure_capi_f8186da7160cc715(swig_intgo arg1, swig_intgo arg2);
+extern swig_type_387 _wrap_weft_engine_info_capi_f8186da7160cc715(swig_type_388 arg1, swig_type_389 arg2);
+extern swig_type_390 _wrap_weft_engine_var_create_capi_f8186da7160cc715(uintptr_t arg1);
+extern swig_type_391 _wrap_weft_engine_var_free_capi_f8186da7160cc715(uintptr_t arg1);
+extern swig_type_392 _wrap_weft_engine_var_version_capi_f8186da7160cc715(uintptr_t arg1, swig_type_393 arg2);
+extern swig_type_394 _wrap_weft_engine_push_sync_capi_f8186da7160cc715(swig_type_395 arg1, swig_voidp arg2, swig_type_396 arg3, uintptr_t arg4, swig_type_397 arg5, uintptr_t arg6, swig_type_398 arg7, swig_type_399 arg8);
+extern swig_type_400 _wrap_weft_engine_push_async_capi_f8186da7160cc715(swig_type_401 arg1, swig_voidp arg2, swig_type_402 arg3, uintptr_t arg4, swig_type_403 arg5, uintptr_t arg6, swig_type_404 arg7, swig_type_405 arg8);
+extern swig_type_406 _wrap_weft_engine_complete_capi_f8186da7160cc715(uintptr_t arg1, swig_type_407 arg2);
+extern swig_type_408 _wrap_weft_engine_var_wait_capi_f8186da7160cc715(uintptr_t arg1);
+extern swig_type_409 _wrap_weft_idx_load_capi_f8186da7160cc715(swig_type_410 arg1, swig_type_411 arg2);
+extern swig_type_412 _wrap_weft_mnist_load_capi_f8186da7160cc715(swig_type_413 arg1, swig_type_414 arg2, swig_type_415 arg3, swig_type_416 arg4);
+extern swig_type_417 _wrap_weft_data_iter_create_ndarray_capi_f8186da7160cc715(swig_type_418 arg1, swig_type_419 arg2, swig_type_420 arg3, swig_type_421 arg4, swig_type_422 arg5, swig_type_423 arg6, swig_intgo arg7, swig_intgo arg8, swig_type_424 arg9, swig_type_425 arg10, swig_type_426 arg11);
+extern swig_type_427 _wrap_weft_data_iter_create_capi_f8186da7160cc715(swig_type_428 arg1, swig_type_429 arg2, swig_type_430 arg3, swig_type_431 arg4, swig_type_432 arg5);
+extern swig_type_433 _wrap_weft_data_iter_list_capi_f8186da7160cc715(swig_type_434 arg1);
+extern swig_type_435 _wrap_weft_data_iter_info_capi_f8186da7160cc715(swig_type_436 arg1, swig_type_437 arg2, swig_type_438 arg3);
+extern swig_type_439 _wrap_weft_data_iter_param_capi_f8186da7160cc715(swig_type_440 arg1, swig_type_441 arg2, swig_type_442 arg3, swig_type_443 arg4, swig_type_444 arg5, swig_type_445 arg6);
+extern swig_type_446 _wrap_weft_data_iter_next_capi_f8186da7160cc715(uintptr_t arg1, swig_type_447 arg2);
+extern swig_type_448 _wrap_weft_data_iter_reset_capi_f8186da7160cc715(uintptr_t arg1);
+extern swig_type_449 _wrap_weft_data_iter_data_capi_f8186da7160cc715(uintptr_t arg1, swig_type_450 arg2);
+extern swig_type_451 _wrap_weft_data_iter_label_capi_f8186da7160cc715(uintptr_t arg1, swig_type_452 arg2);
+extern swig_type_453 _wrap_weft_data_iter_pad_capi_f8186da7160cc715(uintptr_t arg1, swig_type_454 arg2);
+extern swig_type_455 _wrap_weft_data_iter_index_capi_f8186da7160cc715(uintptr_t arg1, swig_type_456 arg2, swig_type_457 arg3, swig_type_458 arg4);
+extern swig_type_459 _wrap_weft_data_iter_batch_size_capi_f8186da7160cc715(uintptr_t arg1, swig_type_460 arg2);
+extern swig_type_461 _wrap_weft_data_iter_free_capi_f8186da7160cc715(uintptr_t arg1);
+extern swig_type_462 _wrap_weft_metric_create_capi_f8186da7160cc715(swig_type_463 arg1, swig_type_464 arg2, swig_type_465 arg3, swig_type_466 arg4, swig_type_467 arg5);
+extern swig_type_468 _wrap_weft_metric_composite_add_capi_f8186da7160cc715(uintptr_t arg1, swig_type_469 arg2, swig_type_470 arg3, swig_type_471 arg4, swig_type_472 arg5);
+extern swig_type_473 _wrap_weft_metric_update_capi_f8186da7160cc715(uintptr_t arg1, swig_type_474 arg2, swig_type_475 arg3, swig_type_476 arg4, swig_type_477 arg5);
+extern swig_type_478 _wrap_weft_metric_num_values_capi_f8186da7160cc715(uintptr_t arg1, swig_type_479 arg2);
+extern swig_type_480 _wrap_weft_metric_get_capi_f8186da7160cc715(uintptr_t arg1, swig_type_481 arg2, swig_type_482 arg3, swig_type_483 arg4, swig_type_484 arg5);
+extern swig_type_485 _wrap_weft_metric_reset_capi_f8186da7160cc715(uintptr_t arg1);
+extern swig_type_486 _wrap_weft_metric_free_capi_f8186da7160cc715(uintptr_t arg1);
+extern swig_type_487 _wrap_weft_checkpoint_save_capi_f8186da7160cc715(swig_type_488 arg1, swig_intgo arg2, uintptr_t arg3, swig_type_489 arg4, swig_type_490 arg5, swig_type_491 arg6, swig_type_492 arg7, swig_type_493 arg8, swig_type_494 arg9);
+extern swig_type_495 _wrap_weft_checkpoint_load_capi_f8186da7160cc715(swig_type_496 arg1, swig_intgo arg2, swig_type_497 arg3, swig_type_498 arg4, swig_type_499 arg5);
+extern swig_type_500 _wrap_weft_initializer_create_capi_f8186da7160cc715(swig_type_501 arg1, swig_type_502 arg2, swig_type_503 arg3, swig_type_504 arg4, swig_type_505 arg5, swig_type_506 arg6);
+extern swig_type_507 _wrap_weft_initializer_init_capi_f8186da7160cc715(uintptr_t arg1, swig_type_508 arg2, uintptr_t arg3);
+extern swig_type_509 _wrap_weft_initializer_free_capi_f8186da7160cc715(uintptr_t arg1);
+extern swig_type_510 _wrap_weft_optimizer_create_capi_f8186da7160cc715(swig_type_511 arg1, swig_type_512 arg2, swig_type_513 arg3, swig_type_514 arg4, swig_type_515 arg5);
+extern swig_type_516 _wrap_weft_optimizer_set_lr_scheduler_capi_f8186da7160cc715(uintptr_t arg1, swig_type_517 arg2, swig_type_518 arg3, swig_type_519 arg4, float arg5, float arg6);
+extern swig_type_520 _wrap_weft_optimizer_set_lr_scheduler_ex_capi_f8186da7160cc715(uintptr_t arg1, swig_type_521 arg2, swig_type_522 arg3, swig_type_523 arg4, swig_type_524 arg5);
+extern swig_type_525 _wrap_weft_optimizer_set_multipliers_capi_f8186da7160cc715(uintptr_t arg1, uintptr_t arg2);
+extern swig_type_526 _wrap_weft_optimizer_set_rescale_grad_capi_f8186da7160cc715(uintptr_t arg1, float arg2);
+extern swig_type_527 _wrap_weft_optimizer_update_capi_f8186da7160cc715(uintptr_t arg1, swig_intgo arg2, swig_type_528 arg3, uintptr_t arg4, uintptr_t arg5);
+extern swig_type_529 _wrap_weft_optimizer_num_update_capi_f8186da7160cc715(uintptr_t arg1, swig_type_530 arg2);
+extern swig_type_531 _wrap_weft_optimizer_learning_rate_capi_f8186da7160cc715(uintptr_t arg1, swig_type_532 arg2, swig_type_533 arg3);
+extern swig_type_534 _wrap_weft_optimizer_free_capi_f8186da7160cc715(uintptr_t arg1);
+extern swig_type_535 _wrap_weft_optimizer_save_states_capi_f8186da7160cc715(uintptr_t arg1, swig_type_536 arg2);
+extern swig_type_537 _wrap_weft_optimizer_load_states_capi_f8186da7160cc715(uintptr_t arg1, swig_type_538 arg2);
+extern swig_type_539 _wrap_weft_module_create_capi_f8186da7160cc715(uintptr_t arg1, swig_type_540 arg2, swig_type_541 arg3, swig_type_542 arg4, swig_type_543 arg5, swig_intgo arg6, swig_intgo arg7, swig_type_544 arg8);
+extern swig_type_545 _wrap_weft_module_set_fixed_params_capi_f8186da7160cc715(uintptr_t arg1, swig_type_546 arg2, swig_type_547 arg3);
+extern swig_type_548 _wrap_weft_module_bind_capi_f8186da7160cc715(uintptr_t arg1, uintptr_t arg2, swig_intgo arg3);
+extern swig_type_549 _wrap_weft_module_init_params_capi_f8186da7160cc715(uintptr_t arg1, uintptr_t arg2, uintptr_t arg3, uintptr_t arg4, swig_intgo arg5);
+extern swig_type_550 _wrap_weft_module_init_optimizer_capi_f8186da7160cc715(uintptr_t arg1, uintptr_t arg2);
+extern swig_type_551 _wrap_weft_module_forward_capi_f8186da7160cc715(uintptr_t arg1, uintptr_t arg2, swig_intgo arg3);
+extern swig_type_552 _wrap_weft_module_backward_capi_f8186da7160cc715(uintptr_t arg1);
+extern swig_type_553 _wrap_weft_module_update_capi_f8186da7160cc715(uintptr_t arg1);
+extern swig_type_554 _wrap_weft_module_update_metric_capi_f8186da7160cc715(uintptr_t arg1, uintptr_t arg2, uintptr_t arg3);
+extern swig_type_555 _wrap_weft_module_outputs_capi_f8186da7160cc715(uintptr_t arg1, swig_type_556 arg2);
+extern swig_type_557 _wrap_weft_module_params_capi_f8186da7160cc715(uintptr_t arg1, swig_type_558 arg2, swig_type_559 arg3);
+extern swig_type_560 _wrap_weft_module_fit_capi_f8186da7160cc715(uintptr_t arg1, uintptr_t arg2, uintptr_t arg3, uintptr_t arg4, swig_intgo arg5, swig_intgo arg6, swig_intgo arg7, swig_type_561 arg8, swig_type_562 arg9);
+extern swig_type_563 _wrap_weft_fit_session_create_capi_f8186da7160cc715(uintptr_t arg1, uintptr_t arg2, uintptr_t arg3, uintptr_t arg4, swig_intgo arg5, swig_intgo arg6, swig_intgo arg7, swig_type_564 arg8, swig_type_565 arg9);
+extern swig_type_566 _wrap_weft_fit_session_next_capi_f8186da7160cc715(uintptr_t arg1, swig_type_567 arg2);
+extern swig_type_568 _wrap_weft_fit_session_stop_capi_f8186da7160cc715(uintptr_t arg1);
+extern swig_type_569 _wrap_weft_fit_session_batch_capi_f8186da7160cc715(uintptr_t arg1, swig_type_570 arg2, swig_type_571 arg3, swig_type_572 arg4, swig_type_573 arg5, swig_type_574 arg6);
+extern swig_type_575 _wrap_weft_fit_session_epoch_capi_f8186da7160cc715(uintptr_t arg1, swig_type_576 arg2, swig_type_577 arg3, swig_type_578 arg4, swig_type_579 arg5, swig_type_580 arg6, swig_type_581 arg7);
+extern swig_type_582 _wrap_weft_fit_session_epoch_metric_capi_f8186da7160cc715(uintptr_t arg1, swig_intgo arg2, swig_type_583 arg3, swig_type_584 arg4, swig_type_585 arg5, swig_type_586 arg6);
+extern swig_type_587 _wrap_weft_fit_session_free_capi_f8186da7160cc715(uintptr_t arg1);
+extern swig_type_588 _wrap_weft_module_score_capi_f8186da7160cc715(uintptr_t arg1, uintptr_t arg2, uintptr_t arg3);
+extern swig_type_589 _wrap_weft_module_save_checkpoint_capi_f8186da7160cc715(uintptr_t arg1, swig_type_590 arg2, swig_intgo arg3);
+extern swig_type_591 _wrap_weft_module_free_capi_f8186da7160cc715(uintptr_t arg1);
+extern swig_type_592 _wrap_weft_predictor_create_capi_f8186da7160cc715(swig_type_593 arg1, swig_voidp arg2, swig_type_594 arg3, swig_type_595 arg4, swig_type_596 arg5, swig_type_597 arg6, swig_type_598 arg7, swig_intgo arg8, swig_intgo arg9, swig_type_599 arg10, swig_type_600 arg11, swig_type_601 arg12, swig_type_602 arg13, swig_type_603 arg14, swig_type_604 arg15);
+extern swig_type_605 _wrap_weft_predictor_create_from_files_capi_f8186da7160cc715(swig_type_606 arg1, swig_type_607 arg2, swig_type_608 arg3, swig_type_609 arg4, swig_type_610 arg5, swig_type_611 arg6, swig_intgo arg7, swig_intgo arg8, swig_type_612 arg9, swig_type_613 arg10, swig_type_614 arg11, swig_type_615 arg12, swig_type_616 arg13, swig_type_617 arg14);
+extern swig_type_618 _wrap_weft_predictor_list_inputs_capi_f8186da7160cc715(uintptr_t arg1, swig_type_619 arg2);
+extern swig_type_620 _wrap_weft_predictor_list_outputs_capi_f8186da7160cc715(uintptr_t arg1, swig_type_621 arg2);
+extern swig_type_622 _wrap_weft_predictor_output_shape_capi_f8186da7160cc715(uintptr_t arg1, swig_type_623 arg2, swig_type_624 arg3, swig_type_625 arg4, swig_type_626 arg5, swig_type_627 arg6, swig_type_628 arg7, swig_type_629 arg8);
+extern swig_type_630 _wrap_weft_predictor_predict_packed_capi_f8186da7160cc715(uintptr_t arg1, swig_type_631 arg2, swig_voidp arg3, swig_type_632 arg4, swig_type_633 arg5, swig_type_634 arg6, swig_type_635 arg7, swig_voidp arg8, swig_type_636 arg9);
+extern swig_type_637 _wrap_weft_predictor_predict_float_capi_f8186da7160cc715(uintptr_t arg1, swig_type_638 arg2, swig_type_639 arg3, swig_type_640 arg4, swig_type_641 arg5, swig_type_642 arg6, swig_type_643 arg7);
+extern swig_type_644 _wrap_weft_predictor_stats_capi_f8186da7160cc715(uintptr_t arg1, swig_type_645 arg2);
+extern swig_type_646 _wrap_weft_predictor_free_capi_f8186da7160cc715(uintptr_t arg1);
+extern swig_type_647 _wrap_weft_kvstore_create_capi_f8186da7160cc715(swig_type_648 arg1, swig_type_649 arg2);
+extern swig_type_650 _wrap_weft_kvstore_type_capi_f8186da7160cc715(uintptr_t arg1, swig_type_651 arg2);
+extern swig_type_652 _wrap_weft_kvstore_rank_capi_f8186da7160cc715(uintptr_t arg1, swig_type_653 arg2, swig_type_654 arg3);
+extern swig_type_655 _wrap_weft_kvstore_init_capi_f8186da7160cc715(uintptr_t arg1, swig_type_656 arg2, swig_type_657 arg3, swig_type_658 arg4);
+extern swig_type_659 _wrap_weft_kvstore_push_capi_f8186da7160cc715(uintptr_t arg1, swig_type_660 arg2, swig_type_661 arg3, swig_type_662 arg4, swig_intgo arg5);
+extern swig_type_663 _wrap_weft_kvstore_pull_capi_f8186da7160cc715(uintptr_t arg1, swig_type_664 arg2, swig_type_665 arg3, swig_type_666 arg4, swig_intgo arg5);
+extern swig_type_667 _wrap_weft_kvstore_pushpull_capi_f8186da7160cc715(uintptr_t arg1, swig_type_668 arg2, swig_type_669 arg3, swig_type_670 arg4, swig_type_671 arg5, swig_intgo arg6);
+extern swig_type_672 _wrap_weft_kvstore_set_optimizer_capi_f8186da7160cc715(uintptr_t arg1, uintptr_t arg2);
+extern swig_type_673 _wrap_weft_kvstore_set_updater_queue_capi_f8186da7160cc715(uintptr_t arg1, swig_intgo arg2);
+extern swig_type_674 _wrap_weft_kvstore_next_update_capi_f8186da7160cc715(uintptr_t arg1, swig_type_675 arg2, swig_type_676 arg3, swig_type_677 arg4, swig_type_678 arg5);
+extern swig_type_679 _wrap_weft_kvstore_barrier_capi_f8186da7160cc715(uintptr_t arg1);
+extern swig_type_680 _wrap_weft_kvstore_free_capi_f8186da7160cc715(uintptr_t arg1);
+extern swig_type_681 _wrap_weft_module_init_optimizer_kvstore_capi_f8186da7160cc715(uintptr_t arg1, uintptr_t arg2, uintptr_t arg3);
+extern swig_type_682 _wrap_weft_data_iter_select_part_capi_f8186da7160cc715(uintptr_t arg1, swig_intgo arg2, swig_intgo arg3);
+extern swig_type_683 _wrap_weft_kvstore_finalize_capi_f8186da7160cc715(void);
+extern swig_type_684 _wrap_weft_autograd_set_is_recording_capi_f8186da7160cc715(swig_intgo arg1, swig_type_685 arg2);
+extern swig_type_686 _wrap_weft_autograd_set_is_training_capi_f8186da7160cc715(swig_intgo arg1, swig_type_687 arg2);
+extern swig_type_688 _wrap_weft_autograd_is_recording_capi_f8186da7160cc715(swig_type_689 arg1);
+extern swig_type_690 _wrap_weft_autograd_is_training_capi_f8186da7160cc715(swig_type_691 arg1);
+extern swig_type_692 _wrap_weft_autograd_mark_variables_capi_f8186da7160cc715(swig_type_693 arg1, swig_type_694 arg2, swig_type_695 arg3, swig_type_696 arg4);
+extern swig_type_697 _wrap_weft_autograd_backward_capi_f8186da7160cc715(swig_type_698 arg1, swig_type_699 arg2, swig_type_700 arg3, swig_intgo arg4, swig_intgo arg5);
+extern swig_type_701 _wrap_weft_autograd_grad_capi_f8186da7160cc715(swig_type_702 arg1, swig_type_703 arg2, swig_type_704 arg3, swig_type_705 arg4, swig_type_706 arg5, swig_intgo arg6, swig_intgo arg7, swig_type_707 arg8);
+extern swig_type_708 _wrap_weft_autograd_grad_ex_capi_f8186da7160cc715(swig_type_709 arg1, swig_type_710 arg2, swig_type_711 arg3, swig_type_712 arg4, swig_type_713 arg5, swig_intgo arg6, swig_intgo arg7, swig_intgo arg8, swig_type_714 arg9);
+extern swig_type_715 _wrap_weft_ndarray_get_grad_capi_f8186da7160cc715(uintptr_t arg1, swig_type_716 arg2);
+extern swig_type_717 _wrap_weft_ndarray_detach_capi_f8186da7160cc715(uintptr_t arg1, swig_type_718 arg2);
+extern swig_type_719 _wrap_weft_autograd_get_symbol_capi_f8186da7160cc715(uintptr_t arg1, swig_type_720 arg2);
+extern swig_type_721 _wrap_weft_cached_op_create_capi_f8186da7160cc715(uintptr_t arg1, swig_type_722 arg2, swig_type_723 arg3, swig_type_724 arg4, swig_type_725 arg5);
+extern swig_type_726 _wrap_weft_cached_op_list_inputs_capi_f8186da7160cc715(uintptr_t arg1, swig_type_727 arg2);
+extern swig_type_728 _wrap_weft_cached_op_invoke_capi_f8186da7160cc715(uintptr_t arg1, swig_type_729 arg2, swig_type_730 arg3, swig_type_731 arg4, swig_type_732 arg5, swig_type_733 arg6);
+extern swig_type_734 _wrap_weft_cached_op_free_capi_f8186da7160cc715(uintptr_t arg1);
+extern swig_type_735 _wrap_weft_trainer_create_capi_f8186da7160cc715(swig_type_736 arg1, swig_type_737 arg2, swig_type_738 arg3, uintptr_t arg4, swig_type_739 arg5);
+extern swig_type_740 _wrap_weft_trainer_step_capi_f8186da7160cc715(uintptr_t arg1, swig_intgo arg2);
+extern swig_type_741 _wrap_weft_trainer_free_capi_f8186da7160cc715(uintptr_t arg1);
+extern swig_type_742 _wrap_weft_recordio_writer_create_capi_f8186da7160cc715(swig_type_743 arg1, swig_type_744 arg2, swig_type_745 arg3);
+extern swig_type_746 _wrap_weft_recordio_writer_write_capi_f8186da7160cc715(uintptr_t arg1, swig_voidp arg2, swig_type_747 arg3);
+extern swig_type_748 _wrap_weft_recordio_writer_write_idx_capi_f8186da7160cc715(uintptr_t arg1, swig_type_749 arg2, swig_voidp arg3, swig_type_750 arg4);
+extern swig_type_751 _wrap_weft_recordio_writer_tell_capi_f8186da7160cc715(uintptr_t arg1, swig_type_752 arg2);
+extern swig_type_753 _wrap_weft_recordio_writer_close_capi_f8186da7160cc715(uintptr_t arg1);
+extern swig_type_754 _wrap_weft_recordio_writer_free_capi_f8186da7160cc715(uintptr_t arg1);
+extern swig_type_755 _wrap_weft_recordio_reader_create_capi_f8186da7160cc715(swig_type_756 arg1, swig_type_757 arg2, swig_type_758 arg3);
+extern swig_type_759 _wrap_weft_recordio_reader_read_capi_f8186da7160cc715(uintptr_t arg1, swig_type_760 arg2, swig_type_761 arg3, swig_type_762 arg4);
+extern swig_type_763 _wrap_weft_recordio_reader_read_idx_capi_f8186da7160cc715(uintptr_t arg1, swig_type_764 arg2, swig_type_765 arg3, swig_type_766 arg4);
+extern swig_type_767 _wrap_weft_recordio_reader_num_keys_capi_f8186da7160cc715(uintptr_t arg1, swig_type_768 arg2);
+extern swig_type_769 _wrap_weft_recordio_reader_keys_capi_f8186da7160cc715(uintptr_t arg1, swig_type_770 arg2, swig_type_771 arg3, swig_type_772 arg4);
+extern swig_type_773 _wrap_weft_recordio_reader_seek_capi_f8186da7160cc715(uintptr_t arg1, swig_type_774 arg2);
+extern swig_type_775 _wrap_weft_recordio_reader_tell_capi_f8186da7160cc715(uintptr_t arg1, swig_type_776 arg2);
+extern swig_type_777 _wrap_weft_recordio_reader_reset_capi_f8186da7160cc715(uintptr_t arg1);
+extern swig_type_778 _wrap_weft_recordio_reader_free_capi_f8186da7160cc715(uintptr_t arg1);
+extern swig_type_779 _wrap_weft_recordio_pack_header_capi_f8186da7160cc715(float arg1, swig_type_780 arg2, swig_type_781 arg3, swig_type_782 arg4, swig_type_783 arg5, swig_voidp arg6, swig_type_784 arg7, swig_type_785 arg8);
+extern swig_type_786 _wrap_weft_recordio_unpack_header_capi_f8186da7160cc715(swig_voidp arg1, swig_type_787 arg2, swig_type_788 arg3, swig_type_789 arg4, swig_type_790 arg5, swig_type_791 arg6, swig_type_792 arg7);
+extern swig_type_793 _wrap_weft_recordio_unpack_labels_capi_f8186da7160cc715(swig_voidp arg1, swig_type_794 arg2, swig_type_795 arg3, swig_type_796 arg4, swig_type_797 arg5);
+extern swig_type_798 _wrap_weft_image_reencode_capi_f8186da7160cc715(swig_voidp arg1, swig_type_799 arg2, swig_intgo arg3, swig_intgo arg4, swig_intgo arg5, swig_type_800 arg6, swig_intgo arg7, swig_type_801 arg8);
+extern swig_type_802 _wrap_weft_amp_convert_model_capi_f8186da7160cc715(uintptr_t arg1, swig_type_803 arg2, swig_type_804 arg3, swig_type_805 arg4, swig_type_806 arg5, swig_type_807 arg6, swig_type_808 arg7, swig_intgo arg8, swig_type_809 arg9, swig_type_810 arg10, swig_intgo arg11, swig_type_811 arg12, swig_type_812 arg13, swig_type_813 arg14);
+extern swig_type_814 _wrap_weft_quantize_model_capi_f8186da7160cc715(uintptr_t arg1, swig_type_815 arg2, swig_type_816 arg3, swig_type_817 arg4, swig_type_818 arg5, swig_type_819 arg6, swig_type_820 arg7, uintptr_t arg8, swig_type_821 arg9, swig_type_822 arg10, swig_type_823 arg11, swig_type_824 arg12, swig_intgo arg13, swig_type_825 arg14, swig_type_826 arg15, swig_type_827 arg16, swig_type_828 arg17, swig_type_829 arg18, swig_type_830 arg19, swig_type_831 arg20);
+extern swig_type_832 _wrap_weft_custom_op_unregister_capi_f8186da7160cc715(swig_type_833 arg1);
+extern swig_type_834 _wrap_weft_custom_op_list_capi_f8186da7160cc715(swig_type_835 arg1);
+extern swig_type_836 _wrap_weft_ndarray_get_data_capi_f8186da7160cc715(uintptr_t arg1, swig_voidp arg2);
+extern swig_type_837 _wrap_weft_profiler_set_config_capi_f8186da7160cc715(swig_type_838 arg1, swig_type_839 arg2, swig_type_840 arg3);
+extern swig_type_841 _wrap_weft_profiler_set_state_capi_f8186da7160cc715(swig_intgo arg1);
+extern swig_type_842 _wrap_weft_profiler_get_state_capi_f8186da7160cc715(swig_type_843 arg1);
+extern swig_type_844 _wrap_weft_profiler_pause_capi_f8186da7160cc715(swig_intgo arg1);
+extern swig_type_845 _wrap_weft_profiler_dump_capi_f8186da7160cc715(swig_intgo arg1);
+extern swig_type_846 _wrap_weft_profiler_trace_capi_f8186da7160cc715(swig_type_847 arg1);
+extern swig_type_848 _wrap_weft_profiler_aggregate_capi_f8186da7160cc715(swig_intgo arg1, swig_type_849 arg2, swig_type_850 arg3, swig_intgo arg4, swig_type_851 arg5);
+extern swig_type_852 _wrap_weft_profiler_range_push_capi_f8186da7160cc715(swig_type_853 arg1);
+extern swig_type_854 _wrap_weft_profiler_range_pop_capi_f8186da7160cc715(void);
+extern swig_type_855 _wrap_weft_profiler_set_marker_capi_f8186da7160cc715(swig_type_856 arg1);
+extern swig_type_857 _wrap_weft_profiler_set_counter_capi_f8186da7160cc715(swig_type_858 arg1, swig_type_859 arg2);
+extern swig_type_860 _wrap_weft_load_library_capi_f8186da7160cc715(swig_type_861 arg1);
+extern swig_type_862 _wrap_weft_loaded_ops_capi_f8186da7160cc715(swig_type_863 arg1);
 #undef intgo
 */
 import "C"
@@ -1173,13 +1207,13 @@ func swigCopyString(s string) string {
 
 func Swig_free(arg1 uintptr) {
 	_swig_i_0 := arg1
-	C._wrap_Swig_free_capi_f1ea964882306971(C.uintptr_t(_swig_i_0))
+	C._wrap_Swig_free_capi_f8186da7160cc715(C.uintptr_t(_swig_i_0))
 }
 
 func Swig_malloc(arg1 int) (_swig_ret uintptr) {
 	var swig_r uintptr
 	_swig_i_0 := arg1
-	swig_r = (uintptr)(C._wrap_Swig_malloc_capi_f1ea964882306971(C.swig_intgo(_swig_i_0)))
+	swig_r = (uintptr)(C._wrap_Swig_malloc_capi_f8186da7160cc715(C.swig_intgo(_swig_i_0)))
 	return swig_r
 }
 
@@ -1228,13 +1262,13 @@ func weftJoin(ss []string) string {
 
 func Weft_binding_abi_version() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_weft_binding_abi_version_capi_f1ea964882306971())
+	swig_r = (int)(C._wrap_weft_binding_abi_version_capi_f8186da7160cc715())
 	return swig_r
 }
 
 func Weft_binding_library_path() (_swig_ret string) {
 	var swig_r string
-	swig_r_p := C._wrap_weft_binding_library_path_capi_f1ea964882306971()
+	swig_r_p := C._wrap_weft_binding_library_path_capi_f8186da7160cc715()
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 string
  swig_r_1 = swigCopyString(swig_r) 
@@ -1243,7 +1277,7 @@ func Weft_binding_library_path() (_swig_ret string) {
 
 func Weft_version() (_swig_ret string) {
 	var swig_r string
-	swig_r_p := C._wrap_weft_version_capi_f1ea964882306971()
+	swig_r_p := C._wrap_weft_version_capi_f8186da7160cc715()
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 string
  swig_r_1 = swigCopyString(swig_r) 
@@ -1252,13 +1286,13 @@ func Weft_version() (_swig_ret string) {
 
 func Weft_abi_version() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_weft_abi_version_capi_f1ea964882306971())
+	swig_r = (int)(C._wrap_weft_abi_version_capi_f8186da7160cc715())
 	return swig_r
 }
 
 func Weft_live_handle_count() (_swig_ret uint64) {
 	var swig_r uint64
-	swig_r = (uint64)(C._wrap_weft_live_handle_count_capi_f1ea964882306971())
+	swig_r = (uint64)(C._wrap_weft_live_handle_count_capi_f8186da7160cc715())
 	return swig_r
 }
 
@@ -1268,7 +1302,7 @@ func Weft_storage_stats(arg1 int, arg2 int, arg3 []uint64, arg4 []uint64) (_swig
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
-	swig_r_p := C._wrap_weft_storage_stats_capi_f1ea964882306971(C.swig_intgo(_swig_i_0), C.swig_intgo(_swig_i_1), *(*C.swig_type_5)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_6)(unsafe.Pointer(&_swig_i_3)))
+	swig_r_p := C._wrap_weft_storage_stats_capi_f8186da7160cc715(C.swig_intgo(_swig_i_0), C.swig_intgo(_swig_i_1), *(*C.swig_type_5)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_6)(unsafe.Pointer(&_swig_i_3)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg3
@@ -1291,7 +1325,7 @@ func Weft_device_count(arg1 int, arg2 []int32) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_device_count_capi_f1ea964882306971(C.swig_intgo(_swig_i_0), *(*C.swig_type_8)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_weft_device_count_capi_f8186da7160cc715(C.swig_intgo(_swig_i_0), *(*C.swig_type_8)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -1313,7 +1347,7 @@ func Weft_device_memory(arg1 int, arg2 int, arg3 []uint64, arg4 []uint64) (_swig
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
-	swig_r_p := C._wrap_weft_device_memory_capi_f1ea964882306971(C.swig_intgo(_swig_i_0), C.swig_intgo(_swig_i_1), *(*C.swig_type_10)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_11)(unsafe.Pointer(&_swig_i_3)))
+	swig_r_p := C._wrap_weft_device_memory_capi_f8186da7160cc715(C.swig_intgo(_swig_i_0), C.swig_intgo(_swig_i_1), *(*C.swig_type_10)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_11)(unsafe.Pointer(&_swig_i_3)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg3
@@ -1335,7 +1369,7 @@ func Weft_device_memory(arg1 int, arg2 int, arg3 []uint64, arg4 []uint64) (_swig
 func Weft_random_seed(arg1 uint64) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
-	swig_r_p := C._wrap_weft_random_seed_capi_f1ea964882306971(C.swig_type_13(_swig_i_0))
+	swig_r_p := C._wrap_weft_random_seed_capi_f8186da7160cc715(C.swig_type_13(_swig_i_0))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 error
 
@@ -1350,7 +1384,7 @@ func Weft_random_seed(arg1 uint64) (_swig_ret error) {
 
 func Weft_wait_all() (_swig_ret error) {
 	var swig_r string
-	swig_r_p := C._wrap_weft_wait_all_capi_f1ea964882306971()
+	swig_r_p := C._wrap_weft_wait_all_capi_f8186da7160cc715()
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 error
 
@@ -1367,7 +1401,7 @@ func Weft_string_list_size(arg1 uintptr, arg2 []uint64) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_string_list_size_capi_f1ea964882306971(C.uintptr_t(_swig_i_0), *(*C.swig_type_16)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_weft_string_list_size_capi_f8186da7160cc715(C.uintptr_t(_swig_i_0), *(*C.swig_type_16)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -1389,7 +1423,7 @@ func Weft_string_list_get(arg1 uintptr, arg2 uint64, arg3 []string) (_swig_ret e
 	_swig_i_1 := arg2
 	var _swig_i_2 []string
  _swig_i_2 = make([]string, len(arg3)) 
-	swig_r_p := C._wrap_weft_string_list_get_capi_f1ea964882306971(C.uintptr_t(_swig_i_0), C.swig_type_18(_swig_i_1), *(*C.swig_type_19)(unsafe.Pointer(&_swig_i_2)))
+	swig_r_p := C._wrap_weft_string_list_get_capi_f8186da7160cc715(C.uintptr_t(_swig_i_0), C.swig_type_18(_swig_i_1), *(*C.swig_type_19)(unsafe.Pointer(&_swig_i_2)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 
 	for i := range _swig_i_2 {
@@ -1417,7 +1451,7 @@ func Weft_string_list_get(arg1 uintptr, arg2 uint64, arg3 []string) (_swig_ret e
 func Weft_string_list_free(arg1 uintptr) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
-	swig_r_p := C._wrap_weft_string_list_free_capi_f1ea964882306971(C.uintptr_t(_swig_i_0))
+	swig_r_p := C._wrap_weft_string_list_free_capi_f8186da7160cc715(C.uintptr_t(_swig_i_0))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 error
 
@@ -1433,7 +1467,7 @@ func Weft_string_list_free(arg1 uintptr) (_swig_ret error) {
 func Weft_op_count(arg1 []uint64) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
-	swig_r_p := C._wrap_weft_op_count_capi_f1ea964882306971(*(*C.swig_type_22)(unsafe.Pointer(&_swig_i_0)))
+	swig_r_p := C._wrap_weft_op_count_capi_f8186da7160cc715(*(*C.swig_type_22)(unsafe.Pointer(&_swig_i_0)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -1454,7 +1488,7 @@ func Weft_op_name(arg1 uint64, arg2 []string) (_swig_ret error) {
 	_swig_i_0 := arg1
 	var _swig_i_1 []string
  _swig_i_1 = make([]string, len(arg2)) 
-	swig_r_p := C._wrap_weft_op_name_capi_f1ea964882306971(C.swig_type_24(_swig_i_0), *(*C.swig_type_25)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_weft_op_name_capi_f8186da7160cc715(C.swig_type_24(_swig_i_0), *(*C.swig_type_25)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 
 	for i := range _swig_i_1 {
@@ -1485,7 +1519,7 @@ func Weft_op_info(arg1 string, arg2 []string, arg3 []uint64) (_swig_ret error) {
 	var _swig_i_1 []string
  _swig_i_1 = make([]string, len(arg2)) 
 	_swig_i_2 := arg3
-	swig_r_p := C._wrap_weft_op_info_capi_f1ea964882306971(*(*C.swig_type_27)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_28)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_29)(unsafe.Pointer(&_swig_i_2)))
+	swig_r_p := C._wrap_weft_op_info_capi_f8186da7160cc715(*(*C.swig_type_27)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_28)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_29)(unsafe.Pointer(&_swig_i_2)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 
 	for i := range _swig_i_1 {
@@ -1528,7 +1562,7 @@ func Weft_op_param(arg1 string, arg2 uint64, arg3 []string, arg4 []string, arg5 
  _swig_i_4 = make([]string, len(arg5)) 
 	var _swig_i_5 []string
  _swig_i_5 = make([]string, len(arg6)) 
-	swig_r_p := C._wrap_weft_op_param_capi_f1ea964882306971(*(*C.swig_type_31)(unsafe.Pointer(&_swig_i_0)), C.swig_type_32(_swig_i_1), *(*C.swig_type_33)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_34)(unsafe.Pointer(&_swig_i_3)), *(*C.swig_type_35)(unsafe.Pointer(&_swig_i_4)), *(*C.swig_type_36)(unsafe.Pointer(&_swig_i_5)))
+	swig_r_p := C._wrap_weft_op_param_capi_f8186da7160cc715(*(*C.swig_type_31)(unsafe.Pointer(&_swig_i_0)), C.swig_type_32(_swig_i_1), *(*C.swig_type_33)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_34)(unsafe.Pointer(&_swig_i_3)), *(*C.swig_type_35)(unsafe.Pointer(&_swig_i_4)), *(*C.swig_type_36)(unsafe.Pointer(&_swig_i_5)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 
 	for i := range _swig_i_2 {
@@ -1596,7 +1630,7 @@ func Weft_op_aliases(arg1 string, arg2 []uintptr) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_op_aliases_capi_f1ea964882306971(*(*C.swig_type_38)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_39)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_weft_op_aliases_capi_f8186da7160cc715(*(*C.swig_type_38)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_39)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -1628,7 +1662,7 @@ func Weft_op_invoke(arg1 string, arg2 []uintptr, arg3 uint64, arg4 []string, arg
 	_swig_i_6 := arg7
 	_swig_i_7 := arg8
 	_swig_i_8 := arg9
-	swig_r_p := C._wrap_weft_op_invoke_capi_f1ea964882306971(*(*C.swig_type_41)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_42)(unsafe.Pointer(&_swig_i_1)), C.swig_type_43(_swig_i_2), *(*C.swig_type_44)(unsafe.Pointer(&_swig_i_3)), *(*C.swig_type_45)(unsafe.Pointer(&_swig_i_4)), C.swig_type_46(_swig_i_5), *(*C.swig_type_47)(unsafe.Pointer(&_swig_i_6)), C.swig_type_48(_swig_i_7), *(*C.swig_type_49)(unsafe.Pointer(&_swig_i_8)))
+	swig_r_p := C._wrap_weft_op_invoke_capi_f8186da7160cc715(*(*C.swig_type_41)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_42)(unsafe.Pointer(&_swig_i_1)), C.swig_type_43(_swig_i_2), *(*C.swig_type_44)(unsafe.Pointer(&_swig_i_3)), *(*C.swig_type_45)(unsafe.Pointer(&_swig_i_4)), C.swig_type_46(_swig_i_5), *(*C.swig_type_47)(unsafe.Pointer(&_swig_i_6)), C.swig_type_48(_swig_i_7), *(*C.swig_type_49)(unsafe.Pointer(&_swig_i_8)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -1672,7 +1706,7 @@ func Weft_op_invoke_into(arg1 string, arg2 []uintptr, arg3 uint64, arg4 []string
 	_swig_i_6 := arg7
 	_swig_i_7 := arg8
 	_swig_i_8 := arg9
-	swig_r_p := C._wrap_weft_op_invoke_into_capi_f1ea964882306971(*(*C.swig_type_51)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_52)(unsafe.Pointer(&_swig_i_1)), C.swig_type_53(_swig_i_2), *(*C.swig_type_54)(unsafe.Pointer(&_swig_i_3)), *(*C.swig_type_55)(unsafe.Pointer(&_swig_i_4)), C.swig_type_56(_swig_i_5), *(*C.swig_type_57)(unsafe.Pointer(&_swig_i_6)), C.swig_type_58(_swig_i_7), *(*C.swig_type_59)(unsafe.Pointer(&_swig_i_8)))
+	swig_r_p := C._wrap_weft_op_invoke_into_capi_f8186da7160cc715(*(*C.swig_type_51)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_52)(unsafe.Pointer(&_swig_i_1)), C.swig_type_53(_swig_i_2), *(*C.swig_type_54)(unsafe.Pointer(&_swig_i_3)), *(*C.swig_type_55)(unsafe.Pointer(&_swig_i_4)), C.swig_type_56(_swig_i_5), *(*C.swig_type_57)(unsafe.Pointer(&_swig_i_6)), C.swig_type_58(_swig_i_7), *(*C.swig_type_59)(unsafe.Pointer(&_swig_i_8)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -1711,7 +1745,7 @@ func Weft_ndarray_create(arg1 []int64, arg2 int, arg3 int, arg4 int, arg5 int, a
 	_swig_i_3 := arg4
 	_swig_i_4 := arg5
 	_swig_i_5 := arg6
-	swig_r_p := C._wrap_weft_ndarray_create_capi_f1ea964882306971(*(*C.swig_type_61)(unsafe.Pointer(&_swig_i_0)), C.swig_intgo(_swig_i_1), C.swig_intgo(_swig_i_2), C.swig_intgo(_swig_i_3), C.swig_intgo(_swig_i_4), *(*C.swig_type_62)(unsafe.Pointer(&_swig_i_5)))
+	swig_r_p := C._wrap_weft_ndarray_create_capi_f8186da7160cc715(*(*C.swig_type_61)(unsafe.Pointer(&_swig_i_0)), C.swig_intgo(_swig_i_1), C.swig_intgo(_swig_i_2), C.swig_intgo(_swig_i_3), C.swig_intgo(_swig_i_4), *(*C.swig_type_62)(unsafe.Pointer(&_swig_i_5)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -1733,7 +1767,7 @@ func Weft_ndarray_create(arg1 []int64, arg2 int, arg3 int, arg4 int, arg5 int, a
 func Weft_ndarray_free(arg1 uintptr) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
-	swig_r_p := C._wrap_weft_ndarray_free_capi_f1ea964882306971(C.uintptr_t(_swig_i_0))
+	swig_r_p := C._wrap_weft_ndarray_free_capi_f8186da7160cc715(C.uintptr_t(_swig_i_0))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 error
 
@@ -1750,7 +1784,7 @@ func Weft_ndarray_ndim(arg1 uintptr, arg2 []int32) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_ndarray_ndim_capi_f1ea964882306971(C.uintptr_t(_swig_i_0), *(*C.swig_type_65)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_weft_ndarray_ndim_capi_f8186da7160cc715(C.uintptr_t(_swig_i_0), *(*C.swig_type_65)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -1771,7 +1805,7 @@ func Weft_ndarray_shape(arg1 uintptr, arg2 []int64, arg3 uint64) (_swig_ret erro
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r_p := C._wrap_weft_ndarray_shape_capi_f1ea964882306971(C.uintptr_t(_swig_i_0), *(*C.swig_type_67)(unsafe.Pointer(&_swig_i_1)), C.swig_type_68(_swig_i_2))
+	swig_r_p := C._wrap_weft_ndarray_shape_capi_f8186da7160cc715(C.uintptr_t(_swig_i_0), *(*C.swig_type_67)(unsafe.Pointer(&_swig_i_1)), C.swig_type_68(_swig_i_2))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -1791,7 +1825,7 @@ func Weft_ndarray_size(arg1 uintptr, arg2 []int64) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_ndarray_size_capi_f1ea964882306971(C.uintptr_t(_swig_i_0), *(*C.swig_type_70)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_weft_ndarray_size_capi_f8186da7160cc715(C.uintptr_t(_swig_i_0), *(*C.swig_type_70)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -1811,7 +1845,7 @@ func Weft_ndarray_dtype(arg1 uintptr, arg2 []int32) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_ndarray_dtype_capi_f1ea964882306971(C.uintptr_t(_swig_i_0), *(*C.swig_type_72)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_weft_ndarray_dtype_capi_f8186da7160cc715(C.uintptr_t(_swig_i_0), *(*C.swig_type_72)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -1832,7 +1866,7 @@ func Weft_ndarray_context(arg1 uintptr, arg2 []int32, arg3 []int32) (_swig_ret e
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r_p := C._wrap_weft_ndarray_context_capi_f1ea964882306971(C.uintptr_t(_swig_i_0), *(*C.swig_type_74)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_75)(unsafe.Pointer(&_swig_i_2)))
+	swig_r_p := C._wrap_weft_ndarray_context_capi_f8186da7160cc715(C.uintptr_t(_swig_i_0), *(*C.swig_type_74)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_75)(unsafe.Pointer(&_swig_i_2)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -1856,7 +1890,7 @@ func Weft_ndarray_copy_from(arg1 uintptr, arg2 unsafe.Pointer, arg3 uint64) (_sw
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r_p := C._wrap_weft_ndarray_copy_from_capi_f1ea964882306971(C.uintptr_t(_swig_i_0), C.swig_voidp(_swig_i_1), C.swig_type_77(_swig_i_2))
+	swig_r_p := C._wrap_weft_ndarray_copy_from_capi_f8186da7160cc715(C.uintptr_t(_swig_i_0), C.swig_voidp(_swig_i_1), C.swig_type_77(_swig_i_2))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 error
 
@@ -1874,7 +1908,7 @@ func Weft_ndarray_copy_to(arg1 uintptr, arg2 unsafe.Pointer, arg3 uint64) (_swig
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r_p := C._wrap_weft_ndarray_copy_to_capi_f1ea964882306971(C.uintptr_t(_swig_i_0), C.swig_voidp(_swig_i_1), C.swig_type_79(_swig_i_2))
+	swig_r_p := C._wrap_weft_ndarray_copy_to_capi_f8186da7160cc715(C.uintptr_t(_swig_i_0), C.swig_voidp(_swig_i_1), C.swig_type_79(_swig_i_2))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 error
 
@@ -1892,7 +1926,7 @@ func Weft_ndarray_copy_from_float32(arg1 uintptr, arg2 unsafe.Pointer, arg3 uint
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r_p := C._wrap_weft_ndarray_copy_from_float32_capi_f1ea964882306971(C.uintptr_t(_swig_i_0), C.swig_voidp(_swig_i_1), C.swig_type_81(_swig_i_2))
+	swig_r_p := C._wrap_weft_ndarray_copy_from_float32_capi_f8186da7160cc715(C.uintptr_t(_swig_i_0), C.swig_voidp(_swig_i_1), C.swig_type_81(_swig_i_2))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 error
 
@@ -1910,7 +1944,7 @@ func Weft_ndarray_copy_to_float32(arg1 uintptr, arg2 unsafe.Pointer, arg3 uint64
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r_p := C._wrap_weft_ndarray_copy_to_float32_capi_f1ea964882306971(C.uintptr_t(_swig_i_0), C.swig_voidp(_swig_i_1), C.swig_type_83(_swig_i_2))
+	swig_r_p := C._wrap_weft_ndarray_copy_to_float32_capi_f8186da7160cc715(C.uintptr_t(_swig_i_0), C.swig_voidp(_swig_i_1), C.swig_type_83(_swig_i_2))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 error
 
@@ -1929,7 +1963,7 @@ func Weft_ndarray_reshape(arg1 uintptr, arg2 []int64, arg3 int, arg4 []uintptr) 
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
-	swig_r_p := C._wrap_weft_ndarray_reshape_capi_f1ea964882306971(C.uintptr_t(_swig_i_0), *(*C.swig_type_85)(unsafe.Pointer(&_swig_i_1)), C.swig_intgo(_swig_i_2), *(*C.swig_type_86)(unsafe.Pointer(&_swig_i_3)))
+	swig_r_p := C._wrap_weft_ndarray_reshape_capi_f8186da7160cc715(C.uintptr_t(_swig_i_0), *(*C.swig_type_85)(unsafe.Pointer(&_swig_i_1)), C.swig_intgo(_swig_i_2), *(*C.swig_type_86)(unsafe.Pointer(&_swig_i_3)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -1954,7 +1988,7 @@ func Weft_ndarray_slice(arg1 uintptr, arg2 int64, arg3 int64, arg4 []uintptr) (_
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
-	swig_r_p := C._wrap_weft_ndarray_slice_capi_f1ea964882306971(C.uintptr_t(_swig_i_0), C.swig_type_88(_swig_i_1), C.swig_type_89(_swig_i_2), *(*C.swig_type_90)(unsafe.Pointer(&_swig_i_3)))
+	swig_r_p := C._wrap_weft_ndarray_slice_capi_f8186da7160cc715(C.uintptr_t(_swig_i_0), C.swig_type_88(_swig_i_1), C.swig_type_89(_swig_i_2), *(*C.swig_type_90)(unsafe.Pointer(&_swig_i_3)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg4
@@ -1973,7 +2007,7 @@ func Weft_ndarray_slice(arg1 uintptr, arg2 int64, arg3 int64, arg4 []uintptr) (_
 func Weft_ndarray_wait_to_read(arg1 uintptr) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
-	swig_r_p := C._wrap_weft_ndarray_wait_to_read_capi_f1ea964882306971(C.uintptr_t(_swig_i_0))
+	swig_r_p := C._wrap_weft_ndarray_wait_to_read_capi_f8186da7160cc715(C.uintptr_t(_swig_i_0))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 error
 
@@ -1989,7 +2023,7 @@ func Weft_ndarray_wait_to_read(arg1 uintptr) (_swig_ret error) {
 func Weft_ndarray_wait_to_write(arg1 uintptr) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
-	swig_r_p := C._wrap_weft_ndarray_wait_to_write_capi_f1ea964882306971(C.uintptr_t(_swig_i_0))
+	swig_r_p := C._wrap_weft_ndarray_wait_to_write_capi_f8186da7160cc715(C.uintptr_t(_swig_i_0))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 error
 
@@ -2009,7 +2043,7 @@ func Weft_ndarray_save_file(arg1 string, arg2 []uintptr, arg3 []string, arg4 uin
 	var _swig_i_2 string
  _swig_i_2 = weftJoin(arg3) 
 	_swig_i_3 := arg4
-	swig_r_p := C._wrap_weft_ndarray_save_file_capi_f1ea964882306971(*(*C.swig_type_94)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_95)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_96)(unsafe.Pointer(&_swig_i_2)), C.swig_type_97(_swig_i_3))
+	swig_r_p := C._wrap_weft_ndarray_save_file_capi_f8186da7160cc715(*(*C.swig_type_94)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_95)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_96)(unsafe.Pointer(&_swig_i_2)), C.swig_type_97(_swig_i_3))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -2038,7 +2072,7 @@ func Weft_ndarray_save_buffer(arg1 []uintptr, arg2 []string, arg3 uint64, arg4 [
  _swig_i_1 = weftJoin(arg2) 
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
-	swig_r_p := C._wrap_weft_ndarray_save_buffer_capi_f1ea964882306971(*(*C.swig_type_99)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_100)(unsafe.Pointer(&_swig_i_1)), C.swig_type_101(_swig_i_2), *(*C.swig_type_102)(unsafe.Pointer(&_swig_i_3)))
+	swig_r_p := C._wrap_weft_ndarray_save_buffer_capi_f8186da7160cc715(*(*C.swig_type_99)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_100)(unsafe.Pointer(&_swig_i_1)), C.swig_type_101(_swig_i_2), *(*C.swig_type_102)(unsafe.Pointer(&_swig_i_3)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -2065,7 +2099,7 @@ func Weft_buffer_data(arg1 uintptr, arg2 []unsafe.Pointer, arg3 []uint64) (_swig
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r_p := C._wrap_weft_buffer_data_capi_f1ea964882306971(C.uintptr_t(_swig_i_0), *(*C.swig_type_104)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_105)(unsafe.Pointer(&_swig_i_2)))
+	swig_r_p := C._wrap_weft_buffer_data_capi_f8186da7160cc715(C.uintptr_t(_swig_i_0), *(*C.swig_type_104)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_105)(unsafe.Pointer(&_swig_i_2)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -2087,7 +2121,7 @@ func Weft_buffer_data(arg1 uintptr, arg2 []unsafe.Pointer, arg3 []uint64) (_swig
 func Weft_buffer_free(arg1 uintptr) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
-	swig_r_p := C._wrap_weft_buffer_free_capi_f1ea964882306971(C.uintptr_t(_swig_i_0))
+	swig_r_p := C._wrap_weft_buffer_free_capi_f8186da7160cc715(C.uintptr_t(_swig_i_0))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 error
 
@@ -2104,7 +2138,7 @@ func Weft_ndarray_load_file(arg1 string, arg2 []uintptr) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_ndarray_load_file_capi_f1ea964882306971(*(*C.swig_type_108)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_109)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_weft_ndarray_load_file_capi_f8186da7160cc715(*(*C.swig_type_108)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_109)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -2128,7 +2162,7 @@ func Weft_ndarray_load_buffer(arg1 unsafe.Pointer, arg2 uint64, arg3 []uintptr) 
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r_p := C._wrap_weft_ndarray_load_buffer_capi_f1ea964882306971(C.swig_voidp(_swig_i_0), C.swig_type_111(_swig_i_1), *(*C.swig_type_112)(unsafe.Pointer(&_swig_i_2)))
+	swig_r_p := C._wrap_weft_ndarray_load_buffer_capi_f8186da7160cc715(C.swig_voidp(_swig_i_0), C.swig_type_111(_swig_i_1), *(*C.swig_type_112)(unsafe.Pointer(&_swig_i_2)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg3
@@ -2149,7 +2183,7 @@ func Weft_ndarray_list_size(arg1 uintptr, arg2 []uint64, arg3 []int32) (_swig_re
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r_p := C._wrap_weft_ndarray_list_size_capi_f1ea964882306971(C.uintptr_t(_swig_i_0), *(*C.swig_type_114)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_115)(unsafe.Pointer(&_swig_i_2)))
+	swig_r_p := C._wrap_weft_ndarray_list_size_capi_f8186da7160cc715(C.uintptr_t(_swig_i_0), *(*C.swig_type_114)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_115)(unsafe.Pointer(&_swig_i_2)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -2174,7 +2208,7 @@ func Weft_ndarray_list_name(arg1 uintptr, arg2 uint64, arg3 []string) (_swig_ret
 	_swig_i_1 := arg2
 	var _swig_i_2 []string
  _swig_i_2 = make([]string, len(arg3)) 
-	swig_r_p := C._wrap_weft_ndarray_list_name_capi_f1ea964882306971(C.uintptr_t(_swig_i_0), C.swig_type_117(_swig_i_1), *(*C.swig_type_118)(unsafe.Pointer(&_swig_i_2)))
+	swig_r_p := C._wrap_weft_ndarray_list_name_capi_f8186da7160cc715(C.uintptr_t(_swig_i_0), C.swig_type_117(_swig_i_1), *(*C.swig_type_118)(unsafe.Pointer(&_swig_i_2)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 
 	for i := range _swig_i_2 {
@@ -2204,7 +2238,7 @@ func Weft_ndarray_list_get(arg1 uintptr, arg2 uint64, arg3 []uintptr) (_swig_ret
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r_p := C._wrap_weft_ndarray_list_get_capi_f1ea964882306971(C.uintptr_t(_swig_i_0), C.swig_type_120(_swig_i_1), *(*C.swig_type_121)(unsafe.Pointer(&_swig_i_2)))
+	swig_r_p := C._wrap_weft_ndarray_list_get_capi_f8186da7160cc715(C.uintptr_t(_swig_i_0), C.swig_type_120(_swig_i_1), *(*C.swig_type_121)(unsafe.Pointer(&_swig_i_2)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg3
@@ -2223,7 +2257,7 @@ func Weft_ndarray_list_get(arg1 uintptr, arg2 uint64, arg3 []uintptr) (_swig_ret
 func Weft_ndarray_list_free(arg1 uintptr) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
-	swig_r_p := C._wrap_weft_ndarray_list_free_capi_f1ea964882306971(C.uintptr_t(_swig_i_0))
+	swig_r_p := C._wrap_weft_ndarray_list_free_capi_f8186da7160cc715(C.uintptr_t(_swig_i_0))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 error
 
@@ -2243,7 +2277,7 @@ func Weft_ndarray_list_create(arg1 []uintptr, arg2 []string, arg3 uint64, arg4 [
  _swig_i_1 = weftJoin(arg2) 
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
-	swig_r_p := C._wrap_weft_ndarray_list_create_capi_f1ea964882306971(*(*C.swig_type_124)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_125)(unsafe.Pointer(&_swig_i_1)), C.swig_type_126(_swig_i_2), *(*C.swig_type_127)(unsafe.Pointer(&_swig_i_3)))
+	swig_r_p := C._wrap_weft_ndarray_list_create_capi_f8186da7160cc715(*(*C.swig_type_124)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_125)(unsafe.Pointer(&_swig_i_1)), C.swig_type_126(_swig_i_2), *(*C.swig_type_127)(unsafe.Pointer(&_swig_i_3)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -2269,7 +2303,7 @@ func Weft_ndarray_load_npy(arg1 string, arg2 []uintptr) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_ndarray_load_npy_capi_f1ea964882306971(*(*C.swig_type_129)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_130)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_weft_ndarray_load_npy_capi_f8186da7160cc715(*(*C.swig_type_129)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_130)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -2292,7 +2326,7 @@ func Weft_ndarray_save_npy(arg1 uintptr, arg2 string) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_ndarray_save_npy_capi_f1ea964882306971(C.uintptr_t(_swig_i_0), *(*C.swig_type_132)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_weft_ndarray_save_npy_capi_f8186da7160cc715(C.uintptr_t(_swig_i_0), *(*C.swig_type_132)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -2313,7 +2347,7 @@ func Weft_ndarray_load_npy_buffer(arg1 unsafe.Pointer, arg2 uint64, arg3 []uintp
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r_p := C._wrap_weft_ndarray_load_npy_buffer_capi_f1ea964882306971(C.swig_voidp(_swig_i_0), C.swig_type_134(_swig_i_1), *(*C.swig_type_135)(unsafe.Pointer(&_swig_i_2)))
+	swig_r_p := C._wrap_weft_ndarray_load_npy_buffer_capi_f8186da7160cc715(C.swig_voidp(_swig_i_0), C.swig_type_134(_swig_i_1), *(*C.swig_type_135)(unsafe.Pointer(&_swig_i_2)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg3
@@ -2333,7 +2367,7 @@ func Weft_ndarray_save_npy_buffer(arg1 uintptr, arg2 []uintptr) (_swig_ret error
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_ndarray_save_npy_buffer_capi_f1ea964882306971(C.uintptr_t(_swig_i_0), *(*C.swig_type_137)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_weft_ndarray_save_npy_buffer_capi_f8186da7160cc715(C.uintptr_t(_swig_i_0), *(*C.swig_type_137)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -2353,7 +2387,7 @@ func Weft_symbol_create_variable(arg1 string, arg2 []uintptr) (_swig_ret error) 
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_symbol_create_variable_capi_f1ea964882306971(*(*C.swig_type_139)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_140)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_weft_symbol_create_variable_capi_f8186da7160cc715(*(*C.swig_type_139)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_140)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -2381,7 +2415,7 @@ func Weft_symbol_create_atomic(arg1 string, arg2 []string, arg3 []string, arg4 u
  _swig_i_2 = weftJoin(arg3) 
 	_swig_i_3 := arg4
 	_swig_i_4 := arg5
-	swig_r_p := C._wrap_weft_symbol_create_atomic_capi_f1ea964882306971(*(*C.swig_type_142)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_143)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_144)(unsafe.Pointer(&_swig_i_2)), C.swig_type_145(_swig_i_3), *(*C.swig_type_146)(unsafe.Pointer(&_swig_i_4)))
+	swig_r_p := C._wrap_weft_symbol_create_atomic_capi_f8186da7160cc715(*(*C.swig_type_142)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_143)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_144)(unsafe.Pointer(&_swig_i_2)), C.swig_type_145(_swig_i_3), *(*C.swig_type_146)(unsafe.Pointer(&_swig_i_4)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -2414,7 +2448,7 @@ func Weft_symbol_compose(arg1 uintptr, arg2 string, arg3 uint64, arg4 []string, 
 	var _swig_i_3 string
  _swig_i_3 = weftJoin(arg4) 
 	_swig_i_4 := arg5
-	swig_r_p := C._wrap_weft_symbol_compose_capi_f1ea964882306971(C.uintptr_t(_swig_i_0), *(*C.swig_type_148)(unsafe.Pointer(&_swig_i_1)), C.swig_type_149(_swig_i_2), *(*C.swig_type_150)(unsafe.Pointer(&_swig_i_3)), *(*C.swig_type_151)(unsafe.Pointer(&_swig_i_4)))
+	swig_r_p := C._wrap_weft_symbol_compose_capi_f8186da7160cc715(C.uintptr_t(_swig_i_0), *(*C.swig_type_148)(unsafe.Pointer(&_swig_i_1)), C.swig_type_149(_swig_i_2), *(*C.swig_type_150)(unsafe.Pointer(&_swig_i_3)), *(*C.swig_type_151)(unsafe.Pointer(&_swig_i_4)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -2441,7 +2475,7 @@ func Weft_symbol_group(arg1 []uintptr, arg2 uint64, arg3 []uintptr) (_swig_ret e
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r_p := C._wrap_weft_symbol_group_capi_f1ea964882306971(*(*C.swig_type_153)(unsafe.Pointer(&_swig_i_0)), C.swig_type_154(_swig_i_1), *(*C.swig_type_155)(unsafe.Pointer(&_swig_i_2)))
+	swig_r_p := C._wrap_weft_symbol_group_capi_f8186da7160cc715(*(*C.swig_type_153)(unsafe.Pointer(&_swig_i_0)), C.swig_type_154(_swig_i_1), *(*C.swig_type_155)(unsafe.Pointer(&_swig_i_2)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -2464,7 +2498,7 @@ func Weft_symbol_copy(arg1 uintptr, arg2 []uintptr) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_symbol_copy_capi_f1ea964882306971(C.uintptr_t(_swig_i_0), *(*C.swig_type_157)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_weft_symbol_copy_capi_f8186da7160cc715(C.uintptr_t(_swig_i_0), *(*C.swig_type_157)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -2483,7 +2517,7 @@ func Weft_symbol_copy(arg1 uintptr, arg2 []uintptr) (_swig_ret error) {
 func Weft_symbol_free(arg1 uintptr) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
-	swig_r_p := C._wrap_weft_symbol_free_capi_f1ea964882306971(C.uintptr_t(_swig_i_0))
+	swig_r_p := C._wrap_weft_symbol_free_capi_f8186da7160cc715(C.uintptr_t(_swig_i_0))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 error
 
@@ -2500,7 +2534,7 @@ func Weft_symbol_num_outputs(arg1 uintptr, arg2 []uint64) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_symbol_num_outputs_capi_f1ea964882306971(C.uintptr_t(_swig_i_0), *(*C.swig_type_160)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_weft_symbol_num_outputs_capi_f8186da7160cc715(C.uintptr_t(_swig_i_0), *(*C.swig_type_160)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -2521,7 +2555,7 @@ func Weft_symbol_get_output(arg1 uintptr, arg2 uint64, arg3 []uintptr) (_swig_re
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r_p := C._wrap_weft_symbol_get_output_capi_f1ea964882306971(C.uintptr_t(_swig_i_0), C.swig_type_162(_swig_i_1), *(*C.swig_type_163)(unsafe.Pointer(&_swig_i_2)))
+	swig_r_p := C._wrap_weft_symbol_get_output_capi_f8186da7160cc715(C.uintptr_t(_swig_i_0), C.swig_type_162(_swig_i_1), *(*C.swig_type_163)(unsafe.Pointer(&_swig_i_2)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg3
@@ -2541,7 +2575,7 @@ func Weft_symbol_get_internals(arg1 uintptr, arg2 []uintptr) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_symbol_get_internals_capi_f1ea964882306971(C.uintptr_t(_swig_i_0), *(*C.swig_type_165)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_weft_symbol_get_internals_capi_f8186da7160cc715(C.uintptr_t(_swig_i_0), *(*C.swig_type_165)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -2561,7 +2595,7 @@ func Weft_symbol_get_children(arg1 uintptr, arg2 []uintptr) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_symbol_get_children_capi_f1ea964882306971(C.uintptr_t(_swig_i_0), *(*C.swig_type_167)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_weft_symbol_get_children_capi_f8186da7160cc715(C.uintptr_t(_swig_i_0), *(*C.swig_type_167)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -2581,7 +2615,7 @@ func Weft_symbol_list_arguments(arg1 uintptr, arg2 []uintptr) (_swig_ret error) 
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_symbol_list_arguments_capi_f1ea964882306971(C.uintptr_t(_swig_i_0), *(*C.swig_type_169)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_weft_symbol_list_arguments_capi_f8186da7160cc715(C.uintptr_t(_swig_i_0), *(*C.swig_type_169)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -2601,7 +2635,7 @@ func Weft_symbol_list_outputs(arg1 uintptr, arg2 []uintptr) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_symbol_list_outputs_capi_f1ea964882306971(C.uintptr_t(_swig_i_0), *(*C.swig_type_171)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_weft_symbol_list_outputs_capi_f8186da7160cc715(C.uintptr_t(_swig_i_0), *(*C.swig_type_171)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -2621,7 +2655,7 @@ func Weft_symbol_list_auxiliary_states(arg1 uintptr, arg2 []uintptr) (_swig_ret 
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_symbol_list_auxiliary_states_capi_f1ea964882306971(C.uintptr_t(_swig_i_0), *(*C.swig_type_173)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_weft_symbol_list_auxiliary_states_capi_f8186da7160cc715(C.uintptr_t(_swig_i_0), *(*C.swig_type_173)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -2641,7 +2675,7 @@ func Weft_symbol_list_inputs(arg1 uintptr, arg2 []uintptr) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_symbol_list_inputs_capi_f1ea964882306971(C.uintptr_t(_swig_i_0), *(*C.swig_type_175)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_weft_symbol_list_inputs_capi_f8186da7160cc715(C.uintptr_t(_swig_i_0), *(*C.swig_type_175)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -2661,7 +2695,7 @@ func Weft_symbol_get_name(arg1 uintptr, arg2 []uintptr) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_symbol_get_name_capi_f1ea964882306971(C.uintptr_t(_swig_i_0), *(*C.swig_type_177)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_weft_symbol_get_name_capi_f8186da7160cc715(C.uintptr_t(_swig_i_0), *(*C.swig_type_177)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -2682,7 +2716,7 @@ func Weft_symbol_get_attr(arg1 uintptr, arg2 string, arg3 []uintptr) (_swig_ret 
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r_p := C._wrap_weft_symbol_get_attr_capi_f1ea964882306971(C.uintptr_t(_swig_i_0), *(*C.swig_type_179)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_180)(unsafe.Pointer(&_swig_i_2)))
+	swig_r_p := C._wrap_weft_symbol_get_attr_capi_f8186da7160cc715(C.uintptr_t(_swig_i_0), *(*C.swig_type_179)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_180)(unsafe.Pointer(&_swig_i_2)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -2706,7 +2740,7 @@ func Weft_symbol_set_attr(arg1 uintptr, arg2 string, arg3 string) (_swig_ret err
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r_p := C._wrap_weft_symbol_set_attr_capi_f1ea964882306971(C.uintptr_t(_swig_i_0), *(*C.swig_type_182)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_183)(unsafe.Pointer(&_swig_i_2)))
+	swig_r_p := C._wrap_weft_symbol_set_attr_capi_f8186da7160cc715(C.uintptr_t(_swig_i_0), *(*C.swig_type_182)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_183)(unsafe.Pointer(&_swig_i_2)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -2731,7 +2765,7 @@ func Weft_symbol_list_attr(arg1 uintptr, arg2 int, arg3 []uintptr, arg4 []uintpt
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
-	swig_r_p := C._wrap_weft_symbol_list_attr_capi_f1ea964882306971(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1), *(*C.swig_type_185)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_186)(unsafe.Pointer(&_swig_i_3)))
+	swig_r_p := C._wrap_weft_symbol_list_attr_capi_f8186da7160cc715(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1), *(*C.swig_type_185)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_186)(unsafe.Pointer(&_swig_i_3)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg3
@@ -2754,7 +2788,7 @@ func Weft_symbol_to_json(arg1 uintptr, arg2 []uintptr) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_symbol_to_json_capi_f1ea964882306971(C.uintptr_t(_swig_i_0), *(*C.swig_type_188)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_weft_symbol_to_json_capi_f8186da7160cc715(C.uintptr_t(_swig_i_0), *(*C.swig_type_188)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -2774,7 +2808,7 @@ func Weft_symbol_save_file(arg1 uintptr, arg2 string) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_symbol_save_file_capi_f1ea964882306971(C.uintptr_t(_swig_i_0), *(*C.swig_type_190)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_weft_symbol_save_file_capi_f8186da7160cc715(C.uintptr_t(_swig_i_0), *(*C.swig_type_190)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -2794,7 +2828,7 @@ func Weft_symbol_from_json(arg1 string, arg2 []uintptr) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_symbol_from_json_capi_f1ea964882306971(*(*C.swig_type_192)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_193)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_weft_symbol_from_json_capi_f8186da7160cc715(*(*C.swig_type_192)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_193)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -2817,7 +2851,7 @@ func Weft_symbol_from_json_file(arg1 string, arg2 []uintptr) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_symbol_from_json_file_capi_f1ea964882306971(*(*C.swig_type_195)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_196)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_weft_symbol_from_json_file_capi_f8186da7160cc715(*(*C.swig_type_195)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_196)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -2843,7 +2877,7 @@ func Weft_symbol_json_info(arg1 uintptr, arg2 []int32, arg3 []int32, arg4 []int3
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
 	_swig_i_4 := arg5
-	swig_r_p := C._wrap_weft_symbol_json_info_capi_f1ea964882306971(C.uintptr_t(_swig_i_0), *(*C.swig_type_198)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_199)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_200)(unsafe.Pointer(&_swig_i_3)), *(*C.swig_type_201)(unsafe.Pointer(&_swig_i_4)))
+	swig_r_p := C._wrap_weft_symbol_json_info_capi_f8186da7160cc715(C.uintptr_t(_swig_i_0), *(*C.swig_type_198)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_199)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_200)(unsafe.Pointer(&_swig_i_3)), *(*C.swig_type_201)(unsafe.Pointer(&_swig_i_4)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -2877,7 +2911,7 @@ func Weft_symbol_infer_shape_partial(arg1 uintptr, arg2 uint64, arg3 []string, a
 	_swig_i_3 := arg4
 	_swig_i_4 := arg5
 	_swig_i_5 := arg6
-	swig_r_p := C._wrap_weft_symbol_infer_shape_partial_capi_f1ea964882306971(C.uintptr_t(_swig_i_0), C.swig_type_203(_swig_i_1), *(*C.swig_type_204)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_205)(unsafe.Pointer(&_swig_i_3)), *(*C.swig_type_206)(unsafe.Pointer(&_swig_i_4)), *(*C.swig_type_207)(unsafe.Pointer(&_swig_i_5)))
+	swig_r_p := C._wrap_weft_symbol_infer_shape_partial_capi_f8186da7160cc715(C.uintptr_t(_swig_i_0), C.swig_type_203(_swig_i_1), *(*C.swig_type_204)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_205)(unsafe.Pointer(&_swig_i_3)), *(*C.swig_type_206)(unsafe.Pointer(&_swig_i_4)), *(*C.swig_type_207)(unsafe.Pointer(&_swig_i_5)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = _swig_i_2
@@ -2911,7 +2945,7 @@ func Weft_symbol_infer_shape(arg1 uintptr, arg2 uint64, arg3 []string, arg4 []ui
 	_swig_i_3 := arg4
 	_swig_i_4 := arg5
 	_swig_i_5 := arg6
-	swig_r_p := C._wrap_weft_symbol_infer_shape_capi_f1ea964882306971(C.uintptr_t(_swig_i_0), C.swig_type_209(_swig_i_1), *(*C.swig_type_210)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_211)(unsafe.Pointer(&_swig_i_3)), *(*C.swig_type_212)(unsafe.Pointer(&_swig_i_4)), *(*C.swig_type_213)(unsafe.Pointer(&_swig_i_5)))
+	swig_r_p := C._wrap_weft_symbol_infer_shape_capi_f8186da7160cc715(C.uintptr_t(_swig_i_0), C.swig_type_209(_swig_i_1), *(*C.swig_type_210)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_211)(unsafe.Pointer(&_swig_i_3)), *(*C.swig_type_212)(unsafe.Pointer(&_swig_i_4)), *(*C.swig_type_213)(unsafe.Pointer(&_swig_i_5)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = _swig_i_2
@@ -2940,7 +2974,7 @@ func Weft_shape_result_complete(arg1 uintptr, arg2 []int32) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_shape_result_complete_capi_f1ea964882306971(C.uintptr_t(_swig_i_0), *(*C.swig_type_215)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_weft_shape_result_complete_capi_f8186da7160cc715(C.uintptr_t(_swig_i_0), *(*C.swig_type_215)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -2961,7 +2995,7 @@ func Weft_shape_result_count(arg1 uintptr, arg2 int, arg3 []uint64) (_swig_ret e
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r_p := C._wrap_weft_shape_result_count_capi_f1ea964882306971(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1), *(*C.swig_type_217)(unsafe.Pointer(&_swig_i_2)))
+	swig_r_p := C._wrap_weft_shape_result_count_capi_f8186da7160cc715(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1), *(*C.swig_type_217)(unsafe.Pointer(&_swig_i_2)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg3
@@ -2984,7 +3018,7 @@ func Weft_shape_result_name(arg1 uintptr, arg2 int, arg3 uint64, arg4 []string) 
 	_swig_i_2 := arg3
 	var _swig_i_3 []string
  _swig_i_3 = make([]string, len(arg4)) 
-	swig_r_p := C._wrap_weft_shape_result_name_capi_f1ea964882306971(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1), C.swig_type_219(_swig_i_2), *(*C.swig_type_220)(unsafe.Pointer(&_swig_i_3)))
+	swig_r_p := C._wrap_weft_shape_result_name_capi_f8186da7160cc715(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1), C.swig_type_219(_swig_i_2), *(*C.swig_type_220)(unsafe.Pointer(&_swig_i_3)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 
 	for i := range _swig_i_3 {
@@ -3015,7 +3049,7 @@ func Weft_shape_result_ndim(arg1 uintptr, arg2 int, arg3 uint64, arg4 []int32) (
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
-	swig_r_p := C._wrap_weft_shape_result_ndim_capi_f1ea964882306971(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1), C.swig_type_222(_swig_i_2), *(*C.swig_type_223)(unsafe.Pointer(&_swig_i_3)))
+	swig_r_p := C._wrap_weft_shape_result_ndim_capi_f8186da7160cc715(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1), C.swig_type_222(_swig_i_2), *(*C.swig_type_223)(unsafe.Pointer(&_swig_i_3)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg4
@@ -3038,7 +3072,7 @@ func Weft_shape_result_dims(arg1 uintptr, arg2 int, arg3 uint64, arg4 []int64, a
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
 	_swig_i_4 := arg5
-	swig_r_p := C._wrap_weft_shape_result_dims_capi_f1ea964882306971(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1), C.swig_type_225(_swig_i_2), *(*C.swig_type_226)(unsafe.Pointer(&_swig_i_3)), C.swig_type_227(_swig_i_4))
+	swig_r_p := C._wrap_weft_shape_result_dims_capi_f8186da7160cc715(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1), C.swig_type_225(_swig_i_2), *(*C.swig_type_226)(unsafe.Pointer(&_swig_i_3)), C.swig_type_227(_swig_i_4))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg4
@@ -3058,7 +3092,7 @@ func Weft_shape_result_num_unknown(arg1 uintptr, arg2 []uint64) (_swig_ret error
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_shape_result_num_unknown_capi_f1ea964882306971(C.uintptr_t(_swig_i_0), *(*C.swig_type_229)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_weft_shape_result_num_unknown_capi_f8186da7160cc715(C.uintptr_t(_swig_i_0), *(*C.swig_type_229)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -3080,7 +3114,7 @@ func Weft_shape_result_unknown_name(arg1 uintptr, arg2 uint64, arg3 []string) (_
 	_swig_i_1 := arg2
 	var _swig_i_2 []string
  _swig_i_2 = make([]string, len(arg3)) 
-	swig_r_p := C._wrap_weft_shape_result_unknown_name_capi_f1ea964882306971(C.uintptr_t(_swig_i_0), C.swig_type_231(_swig_i_1), *(*C.swig_type_232)(unsafe.Pointer(&_swig_i_2)))
+	swig_r_p := C._wrap_weft_shape_result_unknown_name_capi_f8186da7160cc715(C.uintptr_t(_swig_i_0), C.swig_type_231(_swig_i_1), *(*C.swig_type_232)(unsafe.Pointer(&_swig_i_2)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 
 	for i := range _swig_i_2 {
@@ -3108,7 +3142,7 @@ func Weft_shape_result_unknown_name(arg1 uintptr, arg2 uint64, arg3 []string) (_
 func Weft_shape_result_free(arg1 uintptr) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
-	swig_r_p := C._wrap_weft_shape_result_free_capi_f1ea964882306971(C.uintptr_t(_swig_i_0))
+	swig_r_p := C._wrap_weft_shape_result_free_capi_f8186da7160cc715(C.uintptr_t(_swig_i_0))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 error
 
@@ -3129,7 +3163,7 @@ func Weft_symbol_infer_type_partial(arg1 uintptr, arg2 uint64, arg3 []string, ar
  _swig_i_2 = weftJoin(arg3) 
 	_swig_i_3 := arg4
 	_swig_i_4 := arg5
-	swig_r_p := C._wrap_weft_symbol_infer_type_partial_capi_f1ea964882306971(C.uintptr_t(_swig_i_0), C.swig_type_235(_swig_i_1), *(*C.swig_type_236)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_237)(unsafe.Pointer(&_swig_i_3)), *(*C.swig_type_238)(unsafe.Pointer(&_swig_i_4)))
+	swig_r_p := C._wrap_weft_symbol_infer_type_partial_capi_f8186da7160cc715(C.uintptr_t(_swig_i_0), C.swig_type_235(_swig_i_1), *(*C.swig_type_236)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_237)(unsafe.Pointer(&_swig_i_3)), *(*C.swig_type_238)(unsafe.Pointer(&_swig_i_4)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = _swig_i_2
@@ -3159,7 +3193,7 @@ func Weft_symbol_infer_type(arg1 uintptr, arg2 uint64, arg3 []string, arg4 []int
  _swig_i_2 = weftJoin(arg3) 
 	_swig_i_3 := arg4
 	_swig_i_4 := arg5
-	swig_r_p := C._wrap_weft_symbol_infer_type_capi_f1ea964882306971(C.uintptr_t(_swig_i_0), C.swig_type_240(_swig_i_1), *(*C.swig_type_241)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_242)(unsafe.Pointer(&_swig_i_3)), *(*C.swig_type_243)(unsafe.Pointer(&_swig_i_4)))
+	swig_r_p := C._wrap_weft_symbol_infer_type_capi_f8186da7160cc715(C.uintptr_t(_swig_i_0), C.swig_type_240(_swig_i_1), *(*C.swig_type_241)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_242)(unsafe.Pointer(&_swig_i_3)), *(*C.swig_type_243)(unsafe.Pointer(&_swig_i_4)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = _swig_i_2
@@ -3185,7 +3219,7 @@ func Weft_type_result_complete(arg1 uintptr, arg2 []int32) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_type_result_complete_capi_f1ea964882306971(C.uintptr_t(_swig_i_0), *(*C.swig_type_245)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_weft_type_result_complete_capi_f8186da7160cc715(C.uintptr_t(_swig_i_0), *(*C.swig_type_245)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -3206,7 +3240,7 @@ func Weft_type_result_count(arg1 uintptr, arg2 int, arg3 []uint64) (_swig_ret er
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r_p := C._wrap_weft_type_result_count_capi_f1ea964882306971(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1), *(*C.swig_type_247)(unsafe.Pointer(&_swig_i_2)))
+	swig_r_p := C._wrap_weft_type_result_count_capi_f8186da7160cc715(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1), *(*C.swig_type_247)(unsafe.Pointer(&_swig_i_2)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg3
@@ -3229,7 +3263,7 @@ func Weft_type_result_name(arg1 uintptr, arg2 int, arg3 uint64, arg4 []string) (
 	_swig_i_2 := arg3
 	var _swig_i_3 []string
  _swig_i_3 = make([]string, len(arg4)) 
-	swig_r_p := C._wrap_weft_type_result_name_capi_f1ea964882306971(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1), C.swig_type_249(_swig_i_2), *(*C.swig_type_250)(unsafe.Pointer(&_swig_i_3)))
+	swig_r_p := C._wrap_weft_type_result_name_capi_f8186da7160cc715(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1), C.swig_type_249(_swig_i_2), *(*C.swig_type_250)(unsafe.Pointer(&_swig_i_3)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 
 	for i := range _swig_i_3 {
@@ -3260,7 +3294,7 @@ func Weft_type_result_dtype(arg1 uintptr, arg2 int, arg3 uint64, arg4 []int32) (
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
-	swig_r_p := C._wrap_weft_type_result_dtype_capi_f1ea964882306971(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1), C.swig_type_252(_swig_i_2), *(*C.swig_type_253)(unsafe.Pointer(&_swig_i_3)))
+	swig_r_p := C._wrap_weft_type_result_dtype_capi_f8186da7160cc715(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1), C.swig_type_252(_swig_i_2), *(*C.swig_type_253)(unsafe.Pointer(&_swig_i_3)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg4
@@ -3280,7 +3314,7 @@ func Weft_type_result_num_unknown(arg1 uintptr, arg2 []uint64) (_swig_ret error)
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_type_result_num_unknown_capi_f1ea964882306971(C.uintptr_t(_swig_i_0), *(*C.swig_type_255)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_weft_type_result_num_unknown_capi_f8186da7160cc715(C.uintptr_t(_swig_i_0), *(*C.swig_type_255)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -3302,7 +3336,7 @@ func Weft_type_result_unknown_name(arg1 uintptr, arg2 uint64, arg3 []string) (_s
 	_swig_i_1 := arg2
 	var _swig_i_2 []string
  _swig_i_2 = make([]string, len(arg3)) 
-	swig_r_p := C._wrap_weft_type_result_unknown_name_capi_f1ea964882306971(C.uintptr_t(_swig_i_0), C.swig_type_257(_swig_i_1), *(*C.swig_type_258)(unsafe.Pointer(&_swig_i_2)))
+	swig_r_p := C._wrap_weft_type_result_unknown_name_capi_f8186da7160cc715(C.uintptr_t(_swig_i_0), C.swig_type_257(_swig_i_1), *(*C.swig_type_258)(unsafe.Pointer(&_swig_i_2)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 
 	for i := range _swig_i_2 {
@@ -3330,7 +3364,7 @@ func Weft_type_result_unknown_name(arg1 uintptr, arg2 uint64, arg3 []string) (_s
 func Weft_type_result_free(arg1 uintptr) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
-	swig_r_p := C._wrap_weft_type_result_free_capi_f1ea964882306971(C.uintptr_t(_swig_i_0))
+	swig_r_p := C._wrap_weft_type_result_free_capi_f8186da7160cc715(C.uintptr_t(_swig_i_0))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 error
 
@@ -3363,7 +3397,7 @@ func Weft_symbol_place_device(arg1 uintptr, arg2 int, arg3 int, arg4 int, arg5 u
 	_swig_i_13 := arg14
 	_swig_i_14 := arg15
 	_swig_i_15 := arg16
-	swig_r_p := C._wrap_weft_symbol_place_device_capi_f1ea964882306971(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1), C.swig_intgo(_swig_i_2), C.swig_intgo(_swig_i_3), C.swig_type_261(_swig_i_4), *(*C.swig_type_262)(unsafe.Pointer(&_swig_i_5)), *(*C.swig_type_263)(unsafe.Pointer(&_swig_i_6)), *(*C.swig_type_264)(unsafe.Pointer(&_swig_i_7)), C.swig_type_265(_swig_i_8), *(*C.swig_type_266)(unsafe.Pointer(&_swig_i_9)), *(*C.swig_type_267)(unsafe.Pointer(&_swig_i_10)), *(*C.swig_type_268)(unsafe.Pointer(&_swig_i_11)), *(*C.swig_type_269)(unsafe.Pointer(&_swig_i_12)), *(*C.swig_type_270)(unsafe.Pointer(&_swig_i_13)), *(*C.swig_type_271)(unsafe.Pointer(&_swig_i_14)), *(*C.swig_type_272)(unsafe.Pointer(&_swig_i_15)))
+	swig_r_p := C._wrap_weft_symbol_place_device_capi_f8186da7160cc715(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1), C.swig_intgo(_swig_i_2), C.swig_intgo(_swig_i_3), C.swig_type_261(_swig_i_4), *(*C.swig_type_262)(unsafe.Pointer(&_swig_i_5)), *(*C.swig_type_263)(unsafe.Pointer(&_swig_i_6)), *(*C.swig_type_264)(unsafe.Pointer(&_swig_i_7)), C.swig_type_265(_swig_i_8), *(*C.swig_type_266)(unsafe.Pointer(&_swig_i_9)), *(*C.swig_type_267)(unsafe.Pointer(&_swig_i_10)), *(*C.swig_type_268)(unsafe.Pointer(&_swig_i_11)), *(*C.swig_type_269)(unsafe.Pointer(&_swig_i_12)), *(*C.swig_type_270)(unsafe.Pointer(&_swig_i_13)), *(*C.swig_type_271)(unsafe.Pointer(&_swig_i_14)), *(*C.swig_type_272)(unsafe.Pointer(&_swig_i_15)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = _swig_i_5
@@ -3424,7 +3458,7 @@ func Weft_symbol_place_device_graph(arg1 uintptr, arg2 int, arg3 int, arg4 int, 
 	_swig_i_11 := arg12
 	_swig_i_12 := arg13
 	_swig_i_13 := arg14
-	swig_r_p := C._wrap_weft_symbol_place_device_graph_capi_f1ea964882306971(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1), C.swig_intgo(_swig_i_2), C.swig_intgo(_swig_i_3), C.swig_type_274(_swig_i_4), *(*C.swig_type_275)(unsafe.Pointer(&_swig_i_5)), *(*C.swig_type_276)(unsafe.Pointer(&_swig_i_6)), *(*C.swig_type_277)(unsafe.Pointer(&_swig_i_7)), C.swig_type_278(_swig_i_8), *(*C.swig_type_279)(unsafe.Pointer(&_swig_i_9)), *(*C.swig_type_280)(unsafe.Pointer(&_swig_i_10)), *(*C.swig_type_281)(unsafe.Pointer(&_swig_i_11)), *(*C.swig_type_282)(unsafe.Pointer(&_swig_i_12)), *(*C.swig_type_283)(unsafe.Pointer(&_swig_i_13)))
+	swig_r_p := C._wrap_weft_symbol_place_device_graph_capi_f8186da7160cc715(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1), C.swig_intgo(_swig_i_2), C.swig_intgo(_swig_i_3), C.swig_type_274(_swig_i_4), *(*C.swig_type_275)(unsafe.Pointer(&_swig_i_5)), *(*C.swig_type_276)(unsafe.Pointer(&_swig_i_6)), *(*C.swig_type_277)(unsafe.Pointer(&_swig_i_7)), C.swig_type_278(_swig_i_8), *(*C.swig_type_279)(unsafe.Pointer(&_swig_i_9)), *(*C.swig_type_280)(unsafe.Pointer(&_swig_i_10)), *(*C.swig_type_281)(unsafe.Pointer(&_swig_i_11)), *(*C.swig_type_282)(unsafe.Pointer(&_swig_i_12)), *(*C.swig_type_283)(unsafe.Pointer(&_swig_i_13)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = _swig_i_5
@@ -3477,7 +3511,7 @@ func Weft_executor_simple_bind(arg1 uintptr, arg2 int, arg3 int, arg4 uint64, ar
 	_swig_i_9 := arg10
 	_swig_i_10 := arg11
 	_swig_i_11 := arg12
-	swig_r_p := C._wrap_weft_executor_simple_bind_capi_f1ea964882306971(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1), C.swig_intgo(_swig_i_2), C.swig_type_285(_swig_i_3), *(*C.swig_type_286)(unsafe.Pointer(&_swig_i_4)), *(*C.swig_type_287)(unsafe.Pointer(&_swig_i_5)), *(*C.swig_type_288)(unsafe.Pointer(&_swig_i_6)), C.swig_type_289(_swig_i_7), *(*C.swig_type_290)(unsafe.Pointer(&_swig_i_8)), *(*C.swig_type_291)(unsafe.Pointer(&_swig_i_9)), *(*C.swig_type_292)(unsafe.Pointer(&_swig_i_10)), *(*C.swig_type_293)(unsafe.Pointer(&_swig_i_11)))
+	swig_r_p := C._wrap_weft_executor_simple_bind_capi_f8186da7160cc715(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1), C.swig_intgo(_swig_i_2), C.swig_type_285(_swig_i_3), *(*C.swig_type_286)(unsafe.Pointer(&_swig_i_4)), *(*C.swig_type_287)(unsafe.Pointer(&_swig_i_5)), *(*C.swig_type_288)(unsafe.Pointer(&_swig_i_6)), C.swig_type_289(_swig_i_7), *(*C.swig_type_290)(unsafe.Pointer(&_swig_i_8)), *(*C.swig_type_291)(unsafe.Pointer(&_swig_i_9)), *(*C.swig_type_292)(unsafe.Pointer(&_swig_i_10)), *(*C.swig_type_293)(unsafe.Pointer(&_swig_i_11)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = _swig_i_4
@@ -3523,7 +3557,7 @@ func Weft_executor_bind(arg1 uintptr, arg2 int, arg3 int, arg4 []uintptr, arg5 u
 	_swig_i_7 := arg8
 	_swig_i_8 := arg9
 	_swig_i_9 := arg10
-	swig_r_p := C._wrap_weft_executor_bind_capi_f1ea964882306971(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1), C.swig_intgo(_swig_i_2), *(*C.swig_type_295)(unsafe.Pointer(&_swig_i_3)), C.swig_type_296(_swig_i_4), *(*C.swig_type_297)(unsafe.Pointer(&_swig_i_5)), *(*C.swig_type_298)(unsafe.Pointer(&_swig_i_6)), *(*C.swig_type_299)(unsafe.Pointer(&_swig_i_7)), C.swig_type_300(_swig_i_8), *(*C.swig_type_301)(unsafe.Pointer(&_swig_i_9)))
+	swig_r_p := C._wrap_weft_executor_bind_capi_f8186da7160cc715(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1), C.swig_intgo(_swig_i_2), *(*C.swig_type_295)(unsafe.Pointer(&_swig_i_3)), C.swig_type_296(_swig_i_4), *(*C.swig_type_297)(unsafe.Pointer(&_swig_i_5)), *(*C.swig_type_298)(unsafe.Pointer(&_swig_i_6)), *(*C.swig_type_299)(unsafe.Pointer(&_swig_i_7)), C.swig_type_300(_swig_i_8), *(*C.swig_type_301)(unsafe.Pointer(&_swig_i_9)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg4
@@ -3572,7 +3606,7 @@ func Weft_executor_simple_bind_group2ctx(arg1 uintptr, arg2 int, arg3 int, arg4 
 	_swig_i_13 := arg14
 	_swig_i_14 := arg15
 	_swig_i_15 := arg16
-	swig_r_p := C._wrap_weft_executor_simple_bind_group2ctx_capi_f1ea964882306971(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1), C.swig_intgo(_swig_i_2), C.swig_type_303(_swig_i_3), *(*C.swig_type_304)(unsafe.Pointer(&_swig_i_4)), *(*C.swig_type_305)(unsafe.Pointer(&_swig_i_5)), *(*C.swig_type_306)(unsafe.Pointer(&_swig_i_6)), C.swig_type_307(_swig_i_7), *(*C.swig_type_308)(unsafe.Pointer(&_swig_i_8)), *(*C.swig_type_309)(unsafe.Pointer(&_swig_i_9)), *(*C.swig_type_310)(unsafe.Pointer(&_swig_i_10)), C.swig_type_311(_swig_i_11), *(*C.swig_type_312)(unsafe.Pointer(&_swig_i_12)), *(*C.swig_type_313)(unsafe.Pointer(&_swig_i_13)), *(*C.swig_type_314)(unsafe.Pointer(&_swig_i_14)), *(*C.swig_type_315)(unsafe.Pointer(&_swig_i_15)))
+	swig_r_p := C._wrap_weft_executor_simple_bind_group2ctx_capi_f8186da7160cc715(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1), C.swig_intgo(_swig_i_2), C.swig_type_303(_swig_i_3), *(*C.swig_type_304)(unsafe.Pointer(&_swig_i_4)), *(*C.swig_type_305)(unsafe.Pointer(&_swig_i_5)), *(*C.swig_type_306)(unsafe.Pointer(&_swig_i_6)), C.swig_type_307(_swig_i_7), *(*C.swig_type_308)(unsafe.Pointer(&_swig_i_8)), *(*C.swig_type_309)(unsafe.Pointer(&_swig_i_9)), *(*C.swig_type_310)(unsafe.Pointer(&_swig_i_10)), C.swig_type_311(_swig_i_11), *(*C.swig_type_312)(unsafe.Pointer(&_swig_i_12)), *(*C.swig_type_313)(unsafe.Pointer(&_swig_i_13)), *(*C.swig_type_314)(unsafe.Pointer(&_swig_i_14)), *(*C.swig_type_315)(unsafe.Pointer(&_swig_i_15)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = _swig_i_4
@@ -3632,7 +3666,7 @@ func Weft_executor_bind_group2ctx(arg1 uintptr, arg2 int, arg3 int, arg4 uint64,
 	_swig_i_11 := arg12
 	_swig_i_12 := arg13
 	_swig_i_13 := arg14
-	swig_r_p := C._wrap_weft_executor_bind_group2ctx_capi_f1ea964882306971(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1), C.swig_intgo(_swig_i_2), C.swig_type_317(_swig_i_3), *(*C.swig_type_318)(unsafe.Pointer(&_swig_i_4)), *(*C.swig_type_319)(unsafe.Pointer(&_swig_i_5)), *(*C.swig_type_320)(unsafe.Pointer(&_swig_i_6)), *(*C.swig_type_321)(unsafe.Pointer(&_swig_i_7)), C.swig_type_322(_swig_i_8), *(*C.swig_type_323)(unsafe.Pointer(&_swig_i_9)), *(*C.swig_type_324)(unsafe.Pointer(&_swig_i_10)), *(*C.swig_type_325)(unsafe.Pointer(&_swig_i_11)), C.swig_type_326(_swig_i_12), *(*C.swig_type_327)(unsafe.Pointer(&_swig_i_13)))
+	swig_r_p := C._wrap_weft_executor_bind_group2ctx_capi_f8186da7160cc715(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1), C.swig_intgo(_swig_i_2), C.swig_type_317(_swig_i_3), *(*C.swig_type_318)(unsafe.Pointer(&_swig_i_4)), *(*C.swig_type_319)(unsafe.Pointer(&_swig_i_5)), *(*C.swig_type_320)(unsafe.Pointer(&_swig_i_6)), *(*C.swig_type_321)(unsafe.Pointer(&_swig_i_7)), C.swig_type_322(_swig_i_8), *(*C.swig_type_323)(unsafe.Pointer(&_swig_i_9)), *(*C.swig_type_324)(unsafe.Pointer(&_swig_i_10)), *(*C.swig_type_325)(unsafe.Pointer(&_swig_i_11)), C.swig_type_326(_swig_i_12), *(*C.swig_type_327)(unsafe.Pointer(&_swig_i_13)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = _swig_i_4
@@ -3673,7 +3707,7 @@ func Weft_executor_forward(arg1 uintptr, arg2 int) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_executor_forward_capi_f1ea964882306971(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1))
+	swig_r_p := C._wrap_weft_executor_forward_capi_f8186da7160cc715(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 error
 
@@ -3691,7 +3725,7 @@ func Weft_executor_backward(arg1 uintptr, arg2 []uintptr, arg3 uint64) (_swig_re
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r_p := C._wrap_weft_executor_backward_capi_f1ea964882306971(C.uintptr_t(_swig_i_0), *(*C.swig_type_330)(unsafe.Pointer(&_swig_i_1)), C.swig_type_331(_swig_i_2))
+	swig_r_p := C._wrap_weft_executor_backward_capi_f8186da7160cc715(C.uintptr_t(_swig_i_0), *(*C.swig_type_330)(unsafe.Pointer(&_swig_i_1)), C.swig_type_331(_swig_i_2))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -3711,7 +3745,7 @@ func Weft_executor_outputs(arg1 uintptr, arg2 []uintptr) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_executor_outputs_capi_f1ea964882306971(C.uintptr_t(_swig_i_0), *(*C.swig_type_333)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_weft_executor_outputs_capi_f8186da7160cc715(C.uintptr_t(_swig_i_0), *(*C.swig_type_333)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -3731,7 +3765,7 @@ func Weft_executor_arg_arrays(arg1 uintptr, arg2 []uintptr) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_executor_arg_arrays_capi_f1ea964882306971(C.uintptr_t(_swig_i_0), *(*C.swig_type_335)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_weft_executor_arg_arrays_capi_f8186da7160cc715(C.uintptr_t(_swig_i_0), *(*C.swig_type_335)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -3751,7 +3785,7 @@ func Weft_executor_grad_arrays(arg1 uintptr, arg2 []uintptr) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_executor_grad_arrays_capi_f1ea964882306971(C.uintptr_t(_swig_i_0), *(*C.swig_type_337)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_weft_executor_grad_arrays_capi_f8186da7160cc715(C.uintptr_t(_swig_i_0), *(*C.swig_type_337)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -3771,7 +3805,7 @@ func Weft_executor_aux_arrays(arg1 uintptr, arg2 []uintptr) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_executor_aux_arrays_capi_f1ea964882306971(C.uintptr_t(_swig_i_0), *(*C.swig_type_339)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_weft_executor_aux_arrays_capi_f8186da7160cc715(C.uintptr_t(_swig_i_0), *(*C.swig_type_339)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -3798,7 +3832,7 @@ func Weft_executor_reshape(arg1 uintptr, arg2 uint64, arg3 []string, arg4 []uint
 	_swig_i_5 := arg6
 	_swig_i_6 := arg7
 	_swig_i_7 := arg8
-	swig_r_p := C._wrap_weft_executor_reshape_capi_f1ea964882306971(C.uintptr_t(_swig_i_0), C.swig_type_341(_swig_i_1), *(*C.swig_type_342)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_343)(unsafe.Pointer(&_swig_i_3)), *(*C.swig_type_344)(unsafe.Pointer(&_swig_i_4)), C.swig_intgo(_swig_i_5), C.swig_intgo(_swig_i_6), *(*C.swig_type_345)(unsafe.Pointer(&_swig_i_7)))
+	swig_r_p := C._wrap_weft_executor_reshape_capi_f8186da7160cc715(C.uintptr_t(_swig_i_0), C.swig_type_341(_swig_i_1), *(*C.swig_type_342)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_343)(unsafe.Pointer(&_swig_i_3)), *(*C.swig_type_344)(unsafe.Pointer(&_swig_i_4)), C.swig_intgo(_swig_i_5), C.swig_intgo(_swig_i_6), *(*C.swig_type_345)(unsafe.Pointer(&_swig_i_7)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = _swig_i_2
@@ -3827,7 +3861,7 @@ func Weft_executor_print(arg1 uintptr, arg2 []uintptr) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_executor_print_capi_f1ea964882306971(C.uintptr_t(_swig_i_0), *(*C.swig_type_347)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_weft_executor_print_capi_f8186da7160cc715(C.uintptr_t(_swig_i_0), *(*C.swig_type_347)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -3847,7 +3881,7 @@ func Weft_executor_memory(arg1 uintptr, arg2 []uint64) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_executor_memory_capi_f1ea964882306971(C.uintptr_t(_swig_i_0), *(*C.swig_type_349)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_weft_executor_memory_capi_f8186da7160cc715(C.uintptr_t(_swig_i_0), *(*C.swig_type_349)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -3869,7 +3903,7 @@ func Weft_executor_placement(arg1 uintptr, arg2 []uintptr, arg3 []uint64, arg4 [
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
-	swig_r_p := C._wrap_weft_executor_placement_capi_f1ea964882306971(C.uintptr_t(_swig_i_0), *(*C.swig_type_351)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_352)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_353)(unsafe.Pointer(&_swig_i_3)))
+	swig_r_p := C._wrap_weft_executor_placement_capi_f8186da7160cc715(C.uintptr_t(_swig_i_0), *(*C.swig_type_351)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_352)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_353)(unsafe.Pointer(&_swig_i_3)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -3895,7 +3929,7 @@ func Weft_executor_float32_nodes(arg1 uintptr, arg2 []uintptr) (_swig_ret error)
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_executor_float32_nodes_capi_f1ea964882306971(C.uintptr_t(_swig_i_0), *(*C.swig_type_355)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_weft_executor_float32_nodes_capi_f8186da7160cc715(C.uintptr_t(_swig_i_0), *(*C.swig_type_355)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -3914,7 +3948,7 @@ func Weft_executor_float32_nodes(arg1 uintptr, arg2 []uintptr) (_swig_ret error)
 func Weft_executor_free(arg1 uintptr) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
-	swig_r_p := C._wrap_weft_executor_free_capi_f1ea964882306971(C.uintptr_t(_swig_i_0))
+	swig_r_p := C._wrap_weft_executor_free_capi_f8186da7160cc715(C.uintptr_t(_swig_i_0))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 error
 
@@ -3930,7 +3964,7 @@ func Weft_executor_free(arg1 uintptr) (_swig_ret error) {
 func Weft_executor_options_create(arg1 []uintptr) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
-	swig_r_p := C._wrap_weft_executor_options_create_capi_f1ea964882306971(*(*C.swig_type_358)(unsafe.Pointer(&_swig_i_0)))
+	swig_r_p := C._wrap_weft_executor_options_create_capi_f8186da7160cc715(*(*C.swig_type_358)(unsafe.Pointer(&_swig_i_0)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -3949,7 +3983,7 @@ func Weft_executor_options_create(arg1 []uintptr) (_swig_ret error) {
 func Weft_executor_options_free(arg1 uintptr) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
-	swig_r_p := C._wrap_weft_executor_options_free_capi_f1ea964882306971(C.uintptr_t(_swig_i_0))
+	swig_r_p := C._wrap_weft_executor_options_free_capi_f8186da7160cc715(C.uintptr_t(_swig_i_0))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 error
 
@@ -3966,7 +4000,7 @@ func Weft_executor_options_set_match_range(arg1 uintptr, arg2 int) (_swig_ret er
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_executor_options_set_match_range_capi_f1ea964882306971(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1))
+	swig_r_p := C._wrap_weft_executor_options_set_match_range_capi_f8186da7160cc715(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 error
 
@@ -3983,7 +4017,7 @@ func Weft_executor_options_set_num_groups(arg1 uintptr, arg2 int) (_swig_ret err
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_executor_options_set_num_groups_capi_f1ea964882306971(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1))
+	swig_r_p := C._wrap_weft_executor_options_set_num_groups_capi_f8186da7160cc715(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 error
 
@@ -4000,7 +4034,7 @@ func Weft_executor_options_set_bulk_max_nodes(arg1 uintptr, arg2 int) (_swig_ret
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_executor_options_set_bulk_max_nodes_capi_f1ea964882306971(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1))
+	swig_r_p := C._wrap_weft_executor_options_set_bulk_max_nodes_capi_f8186da7160cc715(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 error
 
@@ -4017,7 +4051,7 @@ func Weft_executor_options_set_optimize_inference(arg1 uintptr, arg2 int) (_swig
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_executor_options_set_optimize_inference_capi_f1ea964882306971(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1))
+	swig_r_p := C._wrap_weft_executor_options_set_optimize_inference_capi_f8186da7160cc715(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 error
 
@@ -4034,7 +4068,7 @@ func Weft_executor_options_set_allow_fallback(arg1 uintptr, arg2 int) (_swig_ret
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_executor_options_set_allow_fallback_capi_f1ea964882306971(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1))
+	swig_r_p := C._wrap_weft_executor_options_set_allow_fallback_capi_f8186da7160cc715(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 error
 
@@ -4053,7 +4087,7 @@ func Weft_executor_options_add_group(arg1 uintptr, arg2 string, arg3 int, arg4 i
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
-	swig_r_p := C._wrap_weft_executor_options_add_group_capi_f1ea964882306971(C.uintptr_t(_swig_i_0), *(*C.swig_type_366)(unsafe.Pointer(&_swig_i_1)), C.swig_intgo(_swig_i_2), C.swig_intgo(_swig_i_3))
+	swig_r_p := C._wrap_weft_executor_options_add_group_capi_f8186da7160cc715(C.uintptr_t(_swig_i_0), *(*C.swig_type_366)(unsafe.Pointer(&_swig_i_1)), C.swig_intgo(_swig_i_2), C.swig_intgo(_swig_i_3))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -4074,7 +4108,7 @@ func Weft_executor_options_set_grad_req(arg1 uintptr, arg2 string, arg3 int) (_s
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r_p := C._wrap_weft_executor_options_set_grad_req_capi_f1ea964882306971(C.uintptr_t(_swig_i_0), *(*C.swig_type_368)(unsafe.Pointer(&_swig_i_1)), C.swig_intgo(_swig_i_2))
+	swig_r_p := C._wrap_weft_executor_options_set_grad_req_capi_f8186da7160cc715(C.uintptr_t(_swig_i_0), *(*C.swig_type_368)(unsafe.Pointer(&_swig_i_1)), C.swig_intgo(_swig_i_2))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -4106,7 +4140,7 @@ func Weft_executor_simple_bind_with_options(arg1 uintptr, arg2 int, arg3 int, ar
 	_swig_i_9 := arg10
 	_swig_i_10 := arg11
 	_swig_i_11 := arg12
-	swig_r_p := C._wrap_weft_executor_simple_bind_with_options_capi_f1ea964882306971(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1), C.swig_intgo(_swig_i_2), C.swig_type_370(_swig_i_3), *(*C.swig_type_371)(unsafe.Pointer(&_swig_i_4)), *(*C.swig_type_372)(unsafe.Pointer(&_swig_i_5)), *(*C.swig_type_373)(unsafe.Pointer(&_swig_i_6)), C.swig_type_374(_swig_i_7), *(*C.swig_type_375)(unsafe.Pointer(&_swig_i_8)), *(*C.swig_type_376)(unsafe.Pointer(&_swig_i_9)), C.uintptr_t(_swig_i_10), *(*C.swig_type_377)(unsafe.Pointer(&_swig_i_11)))
+	swig_r_p := C._wrap_weft_executor_simple_bind_with_options_capi_f8186da7160cc715(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1), C.swig_intgo(_swig_i_2), C.swig_type_370(_swig_i_3), *(*C.swig_type_371)(unsafe.Pointer(&_swig_i_4)), *(*C.swig_type_372)(unsafe.Pointer(&_swig_i_5)), *(*C.swig_type_373)(unsafe.Pointer(&_swig_i_6)), C.swig_type_374(_swig_i_7), *(*C.swig_type_375)(unsafe.Pointer(&_swig_i_8)), *(*C.swig_type_376)(unsafe.Pointer(&_swig_i_9)), C.uintptr_t(_swig_i_10), *(*C.swig_type_377)(unsafe.Pointer(&_swig_i_11)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = _swig_i_4
@@ -4150,7 +4184,7 @@ func Weft_executor_bind_with_options(arg1 uintptr, arg2 int, arg3 int, arg4 []ui
 	_swig_i_8 := arg9
 	_swig_i_9 := arg10
 	_swig_i_10 := arg11
-	swig_r_p := C._wrap_weft_executor_bind_with_options_capi_f1ea964882306971(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1), C.swig_intgo(_swig_i_2), *(*C.swig_type_379)(unsafe.Pointer(&_swig_i_3)), C.swig_type_380(_swig_i_4), *(*C.swig_type_381)(unsafe.Pointer(&_swig_i_5)), *(*C.swig_type_382)(unsafe.Pointer(&_swig_i_6)), *(*C.swig_type_383)(unsafe.Pointer(&_swig_i_7)), C.swig_type_384(_swig_i_8), C.uintptr_t(_swig_i_9), *(*C.swig_type_385)(unsafe.Pointer(&_swig_i_10)))
+	swig_r_p := C._wrap_weft_executor_bind_with_options_capi_f8186da7160cc715(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1), C.swig_intgo(_swig_i_2), *(*C.swig_type_379)(unsafe.Pointer(&_swig_i_3)), C.swig_type_380(_swig_i_4), *(*C.swig_type_381)(unsafe.Pointer(&_swig_i_5)), *(*C.swig_type_382)(unsafe.Pointer(&_swig_i_6)), *(*C.swig_type_383)(unsafe.Pointer(&_swig_i_7)), C.swig_type_384(_swig_i_8), C.uintptr_t(_swig_i_9), *(*C.swig_type_385)(unsafe.Pointer(&_swig_i_10)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg4
@@ -4182,7 +4216,7 @@ func Weft_engine_configure(arg1 int, arg2 int) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_engine_configure_capi_f1ea964882306971(C.swig_intgo(_swig_i_0), C.swig_intgo(_swig_i_1))
+	swig_r_p := C._wrap_weft_engine_configure_capi_f8186da7160cc715(C.swig_intgo(_swig_i_0), C.swig_intgo(_swig_i_1))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 error
 
@@ -4199,7 +4233,7 @@ func Weft_engine_info(arg1 []int32, arg2 []int32) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_engine_info_capi_f1ea964882306971(*(*C.swig_type_388)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_389)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_weft_engine_info_capi_f8186da7160cc715(*(*C.swig_type_388)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_389)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -4221,7 +4255,7 @@ func Weft_engine_info(arg1 []int32, arg2 []int32) (_swig_ret error) {
 func Weft_engine_var_create(arg1 WeftEngineVar) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := getSwigcptr(arg1)
-	swig_r_p := C._wrap_weft_engine_var_create_capi_f1ea964882306971(C.uintptr_t(_swig_i_0))
+	swig_r_p := C._wrap_weft_engine_var_create_capi_f8186da7160cc715(C.uintptr_t(_swig_i_0))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 error
 
@@ -4237,7 +4271,7 @@ func Weft_engine_var_create(arg1 WeftEngineVar) (_swig_ret error) {
 func Weft_engine_var_free(arg1 WeftEngineVar) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := getSwigcptr(arg1)
-	swig_r_p := C._wrap_weft_engine_var_free_capi_f1ea964882306971(C.uintptr_t(_swig_i_0))
+	swig_r_p := C._wrap_weft_engine_var_free_capi_f8186da7160cc715(C.uintptr_t(_swig_i_0))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 error
 
@@ -4254,7 +4288,7 @@ func Weft_engine_var_version(arg1 WeftEngineVar, arg2 []uint64) (_swig_ret error
 	var swig_r string
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_engine_var_version_capi_f1ea964882306971(C.uintptr_t(_swig_i_0), *(*C.swig_type_393)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_weft_engine_var_version_capi_f8186da7160cc715(C.uintptr_t(_swig_i_0), *(*C.swig_type_393)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -4280,7 +4314,7 @@ func Weft_engine_push_sync(arg1 _swig_fnptr, arg2 unsafe.Pointer, arg3 _swig_fnp
 	_swig_i_5 := arg6
 	_swig_i_6 := arg7
 	_swig_i_7 := arg8
-	swig_r_p := C._wrap_weft_engine_push_sync_capi_f1ea964882306971(C.swig_type_395(_swig_i_0), C.swig_voidp(_swig_i_1), C.swig_type_396(_swig_i_2), C.uintptr_t(_swig_i_3), C.swig_type_397(_swig_i_4), C.uintptr_t(_swig_i_5), C.swig_type_398(_swig_i_6), *(*C.swig_type_399)(unsafe.Pointer(&_swig_i_7)))
+	swig_r_p := C._wrap_weft_engine_push_sync_capi_f8186da7160cc715(C.swig_type_395(_swig_i_0), C.swig_voidp(_swig_i_1), C.swig_type_396(_swig_i_2), C.uintptr_t(_swig_i_3), C.swig_type_397(_swig_i_4), C.uintptr_t(_swig_i_5), C.swig_type_398(_swig_i_6), *(*C.swig_type_399)(unsafe.Pointer(&_swig_i_7)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg8
@@ -4306,7 +4340,7 @@ func Weft_engine_push_async(arg1 _swig_fnptr, arg2 unsafe.Pointer, arg3 _swig_fn
 	_swig_i_5 := arg6
 	_swig_i_6 := arg7
 	_swig_i_7 := arg8
-	swig_r_p := C._wrap_weft_engine_push_async_capi_f1ea964882306971(C.swig_type_401(_swig_i_0), C.swig_voidp(_swig_i_1), C.swig_type_402(_swig_i_2), C.uintptr_t(_swig_i_3), C.swig_type_403(_swig_i_4), C.uintptr_t(_swig_i_5), C.swig_type_404(_swig_i_6), *(*C.swig_type_405)(unsafe.Pointer(&_swig_i_7)))
+	swig_r_p := C._wrap_weft_engine_push_async_capi_f8186da7160cc715(C.swig_type_401(_swig_i_0), C.swig_voidp(_swig_i_1), C.swig_type_402(_swig_i_2), C.uintptr_t(_swig_i_3), C.swig_type_403(_swig_i_4), C.uintptr_t(_swig_i_5), C.swig_type_404(_swig_i_6), *(*C.swig_type_405)(unsafe.Pointer(&_swig_i_7)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg8
@@ -4326,7 +4360,7 @@ func Weft_engine_complete(arg1 WeftEngineCompletion, arg2 string) (_swig_ret err
 	var swig_r string
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_engine_complete_capi_f1ea964882306971(C.uintptr_t(_swig_i_0), *(*C.swig_type_407)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_weft_engine_complete_capi_f8186da7160cc715(C.uintptr_t(_swig_i_0), *(*C.swig_type_407)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -4345,7 +4379,7 @@ func Weft_engine_complete(arg1 WeftEngineCompletion, arg2 string) (_swig_ret err
 func Weft_engine_var_wait(arg1 WeftEngineVar) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := getSwigcptr(arg1)
-	swig_r_p := C._wrap_weft_engine_var_wait_capi_f1ea964882306971(C.uintptr_t(_swig_i_0))
+	swig_r_p := C._wrap_weft_engine_var_wait_capi_f8186da7160cc715(C.uintptr_t(_swig_i_0))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 error
 
@@ -4362,7 +4396,7 @@ func Weft_idx_load(arg1 string, arg2 []uintptr) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_idx_load_capi_f1ea964882306971(*(*C.swig_type_410)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_411)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_weft_idx_load_capi_f8186da7160cc715(*(*C.swig_type_410)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_411)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -4387,7 +4421,7 @@ func Weft_mnist_load(arg1 string, arg2 string, arg3 []uintptr, arg4 []uintptr) (
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
-	swig_r_p := C._wrap_weft_mnist_load_capi_f1ea964882306971(*(*C.swig_type_413)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_414)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_415)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_416)(unsafe.Pointer(&_swig_i_3)))
+	swig_r_p := C._wrap_weft_mnist_load_capi_f8186da7160cc715(*(*C.swig_type_413)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_414)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_415)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_416)(unsafe.Pointer(&_swig_i_3)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -4427,7 +4461,7 @@ func Weft_data_iter_create_ndarray(arg1 uint64, arg2 []string, arg3 []uintptr, a
 	_swig_i_8 := arg9
 	_swig_i_9 := arg10
 	_swig_i_10 := arg11
-	swig_r_p := C._wrap_weft_data_iter_create_ndarray_capi_f1ea964882306971(C.swig_type_418(_swig_i_0), *(*C.swig_type_419)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_420)(unsafe.Pointer(&_swig_i_2)), C.swig_type_421(_swig_i_3), *(*C.swig_type_422)(unsafe.Pointer(&_swig_i_4)), *(*C.swig_type_423)(unsafe.Pointer(&_swig_i_5)), C.swig_intgo(_swig_i_6), C.swig_intgo(_swig_i_7), *(*C.swig_type_424)(unsafe.Pointer(&_swig_i_8)), C.swig_type_425(_swig_i_9), *(*C.swig_type_426)(unsafe.Pointer(&_swig_i_10)))
+	swig_r_p := C._wrap_weft_data_iter_create_ndarray_capi_f8186da7160cc715(C.swig_type_418(_swig_i_0), *(*C.swig_type_419)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_420)(unsafe.Pointer(&_swig_i_2)), C.swig_type_421(_swig_i_3), *(*C.swig_type_422)(unsafe.Pointer(&_swig_i_4)), *(*C.swig_type_423)(unsafe.Pointer(&_swig_i_5)), C.swig_intgo(_swig_i_6), C.swig_intgo(_swig_i_7), *(*C.swig_type_424)(unsafe.Pointer(&_swig_i_8)), C.swig_type_425(_swig_i_9), *(*C.swig_type_426)(unsafe.Pointer(&_swig_i_10)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = _swig_i_1
@@ -4467,7 +4501,7 @@ func Weft_data_iter_create(arg1 string, arg2 []string, arg3 []string, arg4 uint6
  _swig_i_2 = weftJoin(arg3) 
 	_swig_i_3 := arg4
 	_swig_i_4 := arg5
-	swig_r_p := C._wrap_weft_data_iter_create_capi_f1ea964882306971(*(*C.swig_type_428)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_429)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_430)(unsafe.Pointer(&_swig_i_2)), C.swig_type_431(_swig_i_3), *(*C.swig_type_432)(unsafe.Pointer(&_swig_i_4)))
+	swig_r_p := C._wrap_weft_data_iter_create_capi_f8186da7160cc715(*(*C.swig_type_428)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_429)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_430)(unsafe.Pointer(&_swig_i_2)), C.swig_type_431(_swig_i_3), *(*C.swig_type_432)(unsafe.Pointer(&_swig_i_4)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -4495,7 +4529,7 @@ func Weft_data_iter_create(arg1 string, arg2 []string, arg3 []string, arg4 uint6
 func Weft_data_iter_list(arg1 []uintptr) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
-	swig_r_p := C._wrap_weft_data_iter_list_capi_f1ea964882306971(*(*C.swig_type_434)(unsafe.Pointer(&_swig_i_0)))
+	swig_r_p := C._wrap_weft_data_iter_list_capi_f8186da7160cc715(*(*C.swig_type_434)(unsafe.Pointer(&_swig_i_0)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -4517,7 +4551,7 @@ func Weft_data_iter_info(arg1 string, arg2 []string, arg3 []uint64) (_swig_ret e
 	var _swig_i_1 []string
  _swig_i_1 = make([]string, len(arg2)) 
 	_swig_i_2 := arg3
-	swig_r_p := C._wrap_weft_data_iter_info_capi_f1ea964882306971(*(*C.swig_type_436)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_437)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_438)(unsafe.Pointer(&_swig_i_2)))
+	swig_r_p := C._wrap_weft_data_iter_info_capi_f8186da7160cc715(*(*C.swig_type_436)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_437)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_438)(unsafe.Pointer(&_swig_i_2)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 
 	for i := range _swig_i_1 {
@@ -4560,7 +4594,7 @@ func Weft_data_iter_param(arg1 string, arg2 uint64, arg3 []string, arg4 []string
  _swig_i_4 = make([]string, len(arg5)) 
 	var _swig_i_5 []string
  _swig_i_5 = make([]string, len(arg6)) 
-	swig_r_p := C._wrap_weft_data_iter_param_capi_f1ea964882306971(*(*C.swig_type_440)(unsafe.Pointer(&_swig_i_0)), C.swig_type_441(_swig_i_1), *(*C.swig_type_442)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_443)(unsafe.Pointer(&_swig_i_3)), *(*C.swig_type_444)(unsafe.Pointer(&_swig_i_4)), *(*C.swig_type_445)(unsafe.Pointer(&_swig_i_5)))
+	swig_r_p := C._wrap_weft_data_iter_param_capi_f8186da7160cc715(*(*C.swig_type_440)(unsafe.Pointer(&_swig_i_0)), C.swig_type_441(_swig_i_1), *(*C.swig_type_442)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_443)(unsafe.Pointer(&_swig_i_3)), *(*C.swig_type_444)(unsafe.Pointer(&_swig_i_4)), *(*C.swig_type_445)(unsafe.Pointer(&_swig_i_5)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 
 	for i := range _swig_i_2 {
@@ -4628,7 +4662,7 @@ func Weft_data_iter_next(arg1 uintptr, arg2 []int32) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_data_iter_next_capi_f1ea964882306971(C.uintptr_t(_swig_i_0), *(*C.swig_type_447)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_weft_data_iter_next_capi_f8186da7160cc715(C.uintptr_t(_swig_i_0), *(*C.swig_type_447)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -4647,7 +4681,7 @@ func Weft_data_iter_next(arg1 uintptr, arg2 []int32) (_swig_ret error) {
 func Weft_data_iter_reset(arg1 uintptr) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
-	swig_r_p := C._wrap_weft_data_iter_reset_capi_f1ea964882306971(C.uintptr_t(_swig_i_0))
+	swig_r_p := C._wrap_weft_data_iter_reset_capi_f8186da7160cc715(C.uintptr_t(_swig_i_0))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 error
 
@@ -4664,7 +4698,7 @@ func Weft_data_iter_data(arg1 uintptr, arg2 []uintptr) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_data_iter_data_capi_f1ea964882306971(C.uintptr_t(_swig_i_0), *(*C.swig_type_450)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_weft_data_iter_data_capi_f8186da7160cc715(C.uintptr_t(_swig_i_0), *(*C.swig_type_450)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -4684,7 +4718,7 @@ func Weft_data_iter_label(arg1 uintptr, arg2 []uintptr) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_data_iter_label_capi_f1ea964882306971(C.uintptr_t(_swig_i_0), *(*C.swig_type_452)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_weft_data_iter_label_capi_f8186da7160cc715(C.uintptr_t(_swig_i_0), *(*C.swig_type_452)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -4704,7 +4738,7 @@ func Weft_data_iter_pad(arg1 uintptr, arg2 []int32) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_data_iter_pad_capi_f1ea964882306971(C.uintptr_t(_swig_i_0), *(*C.swig_type_454)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_weft_data_iter_pad_capi_f8186da7160cc715(C.uintptr_t(_swig_i_0), *(*C.swig_type_454)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -4726,7 +4760,7 @@ func Weft_data_iter_index(arg1 uintptr, arg2 []int64, arg3 uint64, arg4 []uint64
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
-	swig_r_p := C._wrap_weft_data_iter_index_capi_f1ea964882306971(C.uintptr_t(_swig_i_0), *(*C.swig_type_456)(unsafe.Pointer(&_swig_i_1)), C.swig_type_457(_swig_i_2), *(*C.swig_type_458)(unsafe.Pointer(&_swig_i_3)))
+	swig_r_p := C._wrap_weft_data_iter_index_capi_f8186da7160cc715(C.uintptr_t(_swig_i_0), *(*C.swig_type_456)(unsafe.Pointer(&_swig_i_1)), C.swig_type_457(_swig_i_2), *(*C.swig_type_458)(unsafe.Pointer(&_swig_i_3)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -4749,7 +4783,7 @@ func Weft_data_iter_batch_size(arg1 uintptr, arg2 []int32) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_data_iter_batch_size_capi_f1ea964882306971(C.uintptr_t(_swig_i_0), *(*C.swig_type_460)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_weft_data_iter_batch_size_capi_f8186da7160cc715(C.uintptr_t(_swig_i_0), *(*C.swig_type_460)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -4768,7 +4802,7 @@ func Weft_data_iter_batch_size(arg1 uintptr, arg2 []int32) (_swig_ret error) {
 func Weft_data_iter_free(arg1 uintptr) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
-	swig_r_p := C._wrap_weft_data_iter_free_capi_f1ea964882306971(C.uintptr_t(_swig_i_0))
+	swig_r_p := C._wrap_weft_data_iter_free_capi_f8186da7160cc715(C.uintptr_t(_swig_i_0))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 error
 
@@ -4790,7 +4824,7 @@ func Weft_metric_create(arg1 string, arg2 []string, arg3 []string, arg4 uint64, 
  _swig_i_2 = weftJoin(arg3) 
 	_swig_i_3 := arg4
 	_swig_i_4 := arg5
-	swig_r_p := C._wrap_weft_metric_create_capi_f1ea964882306971(*(*C.swig_type_463)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_464)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_465)(unsafe.Pointer(&_swig_i_2)), C.swig_type_466(_swig_i_3), *(*C.swig_type_467)(unsafe.Pointer(&_swig_i_4)))
+	swig_r_p := C._wrap_weft_metric_create_capi_f8186da7160cc715(*(*C.swig_type_463)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_464)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_465)(unsafe.Pointer(&_swig_i_2)), C.swig_type_466(_swig_i_3), *(*C.swig_type_467)(unsafe.Pointer(&_swig_i_4)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -4824,7 +4858,7 @@ func Weft_metric_composite_add(arg1 uintptr, arg2 string, arg3 []string, arg4 []
 	var _swig_i_3 string
  _swig_i_3 = weftJoin(arg4) 
 	_swig_i_4 := arg5
-	swig_r_p := C._wrap_weft_metric_composite_add_capi_f1ea964882306971(C.uintptr_t(_swig_i_0), *(*C.swig_type_469)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_470)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_471)(unsafe.Pointer(&_swig_i_3)), C.swig_type_472(_swig_i_4))
+	swig_r_p := C._wrap_weft_metric_composite_add_capi_f8186da7160cc715(C.uintptr_t(_swig_i_0), *(*C.swig_type_469)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_470)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_471)(unsafe.Pointer(&_swig_i_3)), C.swig_type_472(_swig_i_4))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -4853,7 +4887,7 @@ func Weft_metric_update(arg1 uintptr, arg2 uint64, arg3 []uintptr, arg4 uint64, 
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
 	_swig_i_4 := arg5
-	swig_r_p := C._wrap_weft_metric_update_capi_f1ea964882306971(C.uintptr_t(_swig_i_0), C.swig_type_474(_swig_i_1), *(*C.swig_type_475)(unsafe.Pointer(&_swig_i_2)), C.swig_type_476(_swig_i_3), *(*C.swig_type_477)(unsafe.Pointer(&_swig_i_4)))
+	swig_r_p := C._wrap_weft_metric_update_capi_f8186da7160cc715(C.uintptr_t(_swig_i_0), C.swig_type_474(_swig_i_1), *(*C.swig_type_475)(unsafe.Pointer(&_swig_i_2)), C.swig_type_476(_swig_i_3), *(*C.swig_type_477)(unsafe.Pointer(&_swig_i_4)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg3
@@ -4876,7 +4910,7 @@ func Weft_metric_num_values(arg1 uintptr, arg2 []uint64) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_metric_num_values_capi_f1ea964882306971(C.uintptr_t(_swig_i_0), *(*C.swig_type_479)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_weft_metric_num_values_capi_f8186da7160cc715(C.uintptr_t(_swig_i_0), *(*C.swig_type_479)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -4899,7 +4933,7 @@ func Weft_metric_get(arg1 uintptr, arg2 []uintptr, arg3 []float64, arg4 uint64, 
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
 	_swig_i_4 := arg5
-	swig_r_p := C._wrap_weft_metric_get_capi_f1ea964882306971(C.uintptr_t(_swig_i_0), *(*C.swig_type_481)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_482)(unsafe.Pointer(&_swig_i_2)), C.swig_type_483(_swig_i_3), *(*C.swig_type_484)(unsafe.Pointer(&_swig_i_4)))
+	swig_r_p := C._wrap_weft_metric_get_capi_f8186da7160cc715(C.uintptr_t(_swig_i_0), *(*C.swig_type_481)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_482)(unsafe.Pointer(&_swig_i_2)), C.swig_type_483(_swig_i_3), *(*C.swig_type_484)(unsafe.Pointer(&_swig_i_4)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -4924,7 +4958,7 @@ func Weft_metric_get(arg1 uintptr, arg2 []uintptr, arg3 []float64, arg4 uint64, 
 func Weft_metric_reset(arg1 uintptr) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
-	swig_r_p := C._wrap_weft_metric_reset_capi_f1ea964882306971(C.uintptr_t(_swig_i_0))
+	swig_r_p := C._wrap_weft_metric_reset_capi_f8186da7160cc715(C.uintptr_t(_swig_i_0))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 error
 
@@ -4940,7 +4974,7 @@ func Weft_metric_reset(arg1 uintptr) (_swig_ret error) {
 func Weft_metric_free(arg1 uintptr) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
-	swig_r_p := C._wrap_weft_metric_free_capi_f1ea964882306971(C.uintptr_t(_swig_i_0))
+	swig_r_p := C._wrap_weft_metric_free_capi_f8186da7160cc715(C.uintptr_t(_swig_i_0))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 error
 
@@ -4966,7 +5000,7 @@ func Weft_checkpoint_save(arg1 string, arg2 int, arg3 uintptr, arg4 uint64, arg5
 	var _swig_i_7 string
  _swig_i_7 = weftJoin(arg8) 
 	_swig_i_8 := arg9
-	swig_r_p := C._wrap_weft_checkpoint_save_capi_f1ea964882306971(*(*C.swig_type_488)(unsafe.Pointer(&_swig_i_0)), C.swig_intgo(_swig_i_1), C.uintptr_t(_swig_i_2), C.swig_type_489(_swig_i_3), *(*C.swig_type_490)(unsafe.Pointer(&_swig_i_4)), *(*C.swig_type_491)(unsafe.Pointer(&_swig_i_5)), C.swig_type_492(_swig_i_6), *(*C.swig_type_493)(unsafe.Pointer(&_swig_i_7)), *(*C.swig_type_494)(unsafe.Pointer(&_swig_i_8)))
+	swig_r_p := C._wrap_weft_checkpoint_save_capi_f8186da7160cc715(*(*C.swig_type_488)(unsafe.Pointer(&_swig_i_0)), C.swig_intgo(_swig_i_1), C.uintptr_t(_swig_i_2), C.swig_type_489(_swig_i_3), *(*C.swig_type_490)(unsafe.Pointer(&_swig_i_4)), *(*C.swig_type_491)(unsafe.Pointer(&_swig_i_5)), C.swig_type_492(_swig_i_6), *(*C.swig_type_493)(unsafe.Pointer(&_swig_i_7)), *(*C.swig_type_494)(unsafe.Pointer(&_swig_i_8)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -5001,7 +5035,7 @@ func Weft_checkpoint_load(arg1 string, arg2 int, arg3 []uintptr, arg4 []uintptr,
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
 	_swig_i_4 := arg5
-	swig_r_p := C._wrap_weft_checkpoint_load_capi_f1ea964882306971(*(*C.swig_type_496)(unsafe.Pointer(&_swig_i_0)), C.swig_intgo(_swig_i_1), *(*C.swig_type_497)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_498)(unsafe.Pointer(&_swig_i_3)), *(*C.swig_type_499)(unsafe.Pointer(&_swig_i_4)))
+	swig_r_p := C._wrap_weft_checkpoint_load_capi_f8186da7160cc715(*(*C.swig_type_496)(unsafe.Pointer(&_swig_i_0)), C.swig_intgo(_swig_i_1), *(*C.swig_type_497)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_498)(unsafe.Pointer(&_swig_i_3)), *(*C.swig_type_499)(unsafe.Pointer(&_swig_i_4)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -5036,7 +5070,7 @@ func Weft_initializer_create(arg1 string, arg2 []string, arg3 []string, arg4 uin
 	_swig_i_3 := arg4
 	_swig_i_4 := arg5
 	_swig_i_5 := arg6
-	swig_r_p := C._wrap_weft_initializer_create_capi_f1ea964882306971(*(*C.swig_type_501)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_502)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_503)(unsafe.Pointer(&_swig_i_2)), C.swig_type_504(_swig_i_3), C.swig_type_505(_swig_i_4), *(*C.swig_type_506)(unsafe.Pointer(&_swig_i_5)))
+	swig_r_p := C._wrap_weft_initializer_create_capi_f8186da7160cc715(*(*C.swig_type_501)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_502)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_503)(unsafe.Pointer(&_swig_i_2)), C.swig_type_504(_swig_i_3), C.swig_type_505(_swig_i_4), *(*C.swig_type_506)(unsafe.Pointer(&_swig_i_5)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -5066,7 +5100,7 @@ func Weft_initializer_init(arg1 uintptr, arg2 string, arg3 uintptr) (_swig_ret e
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r_p := C._wrap_weft_initializer_init_capi_f1ea964882306971(C.uintptr_t(_swig_i_0), *(*C.swig_type_508)(unsafe.Pointer(&_swig_i_1)), C.uintptr_t(_swig_i_2))
+	swig_r_p := C._wrap_weft_initializer_init_capi_f8186da7160cc715(C.uintptr_t(_swig_i_0), *(*C.swig_type_508)(unsafe.Pointer(&_swig_i_1)), C.uintptr_t(_swig_i_2))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -5085,7 +5119,7 @@ func Weft_initializer_init(arg1 uintptr, arg2 string, arg3 uintptr) (_swig_ret e
 func Weft_initializer_free(arg1 uintptr) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
-	swig_r_p := C._wrap_weft_initializer_free_capi_f1ea964882306971(C.uintptr_t(_swig_i_0))
+	swig_r_p := C._wrap_weft_initializer_free_capi_f8186da7160cc715(C.uintptr_t(_swig_i_0))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 error
 
@@ -5107,7 +5141,7 @@ func Weft_optimizer_create(arg1 string, arg2 []string, arg3 []string, arg4 uint6
  _swig_i_2 = weftJoin(arg3) 
 	_swig_i_3 := arg4
 	_swig_i_4 := arg5
-	swig_r_p := C._wrap_weft_optimizer_create_capi_f1ea964882306971(*(*C.swig_type_511)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_512)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_513)(unsafe.Pointer(&_swig_i_2)), C.swig_type_514(_swig_i_3), *(*C.swig_type_515)(unsafe.Pointer(&_swig_i_4)))
+	swig_r_p := C._wrap_weft_optimizer_create_capi_f8186da7160cc715(*(*C.swig_type_511)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_512)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_513)(unsafe.Pointer(&_swig_i_2)), C.swig_type_514(_swig_i_3), *(*C.swig_type_515)(unsafe.Pointer(&_swig_i_4)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -5140,7 +5174,7 @@ func Weft_optimizer_set_lr_scheduler(arg1 uintptr, arg2 string, arg3 []int64, ar
 	_swig_i_3 := arg4
 	_swig_i_4 := arg5
 	_swig_i_5 := arg6
-	swig_r_p := C._wrap_weft_optimizer_set_lr_scheduler_capi_f1ea964882306971(C.uintptr_t(_swig_i_0), *(*C.swig_type_517)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_518)(unsafe.Pointer(&_swig_i_2)), C.swig_type_519(_swig_i_3), C.float(_swig_i_4), C.float(_swig_i_5))
+	swig_r_p := C._wrap_weft_optimizer_set_lr_scheduler_capi_f8186da7160cc715(C.uintptr_t(_swig_i_0), *(*C.swig_type_517)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_518)(unsafe.Pointer(&_swig_i_2)), C.swig_type_519(_swig_i_3), C.float(_swig_i_4), C.float(_swig_i_5))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -5168,7 +5202,7 @@ func Weft_optimizer_set_lr_scheduler_ex(arg1 uintptr, arg2 string, arg3 []string
 	var _swig_i_3 string
  _swig_i_3 = weftJoin(arg4) 
 	_swig_i_4 := arg5
-	swig_r_p := C._wrap_weft_optimizer_set_lr_scheduler_ex_capi_f1ea964882306971(C.uintptr_t(_swig_i_0), *(*C.swig_type_521)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_522)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_523)(unsafe.Pointer(&_swig_i_3)), C.swig_type_524(_swig_i_4))
+	swig_r_p := C._wrap_weft_optimizer_set_lr_scheduler_ex_capi_f8186da7160cc715(C.uintptr_t(_swig_i_0), *(*C.swig_type_521)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_522)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_523)(unsafe.Pointer(&_swig_i_3)), C.swig_type_524(_swig_i_4))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -5194,7 +5228,7 @@ func Weft_optimizer_set_multipliers(arg1 uintptr, arg2 uintptr) (_swig_ret error
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_optimizer_set_multipliers_capi_f1ea964882306971(C.uintptr_t(_swig_i_0), C.uintptr_t(_swig_i_1))
+	swig_r_p := C._wrap_weft_optimizer_set_multipliers_capi_f8186da7160cc715(C.uintptr_t(_swig_i_0), C.uintptr_t(_swig_i_1))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 error
 
@@ -5211,7 +5245,7 @@ func Weft_optimizer_set_rescale_grad(arg1 uintptr, arg2 float32) (_swig_ret erro
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_optimizer_set_rescale_grad_capi_f1ea964882306971(C.uintptr_t(_swig_i_0), C.float(_swig_i_1))
+	swig_r_p := C._wrap_weft_optimizer_set_rescale_grad_capi_f8186da7160cc715(C.uintptr_t(_swig_i_0), C.float(_swig_i_1))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 error
 
@@ -5231,7 +5265,7 @@ func Weft_optimizer_update(arg1 uintptr, arg2 int, arg3 string, arg4 uintptr, ar
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
 	_swig_i_4 := arg5
-	swig_r_p := C._wrap_weft_optimizer_update_capi_f1ea964882306971(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1), *(*C.swig_type_528)(unsafe.Pointer(&_swig_i_2)), C.uintptr_t(_swig_i_3), C.uintptr_t(_swig_i_4))
+	swig_r_p := C._wrap_weft_optimizer_update_capi_f8186da7160cc715(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1), *(*C.swig_type_528)(unsafe.Pointer(&_swig_i_2)), C.uintptr_t(_swig_i_3), C.uintptr_t(_swig_i_4))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg3
@@ -5251,7 +5285,7 @@ func Weft_optimizer_num_update(arg1 uintptr, arg2 []int64) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_optimizer_num_update_capi_f1ea964882306971(C.uintptr_t(_swig_i_0), *(*C.swig_type_530)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_weft_optimizer_num_update_capi_f8186da7160cc715(C.uintptr_t(_swig_i_0), *(*C.swig_type_530)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -5272,7 +5306,7 @@ func Weft_optimizer_learning_rate(arg1 uintptr, arg2 string, arg3 []float32) (_s
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r_p := C._wrap_weft_optimizer_learning_rate_capi_f1ea964882306971(C.uintptr_t(_swig_i_0), *(*C.swig_type_532)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_533)(unsafe.Pointer(&_swig_i_2)))
+	swig_r_p := C._wrap_weft_optimizer_learning_rate_capi_f8186da7160cc715(C.uintptr_t(_swig_i_0), *(*C.swig_type_532)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_533)(unsafe.Pointer(&_swig_i_2)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -5294,7 +5328,7 @@ func Weft_optimizer_learning_rate(arg1 uintptr, arg2 string, arg3 []float32) (_s
 func Weft_optimizer_free(arg1 uintptr) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
-	swig_r_p := C._wrap_weft_optimizer_free_capi_f1ea964882306971(C.uintptr_t(_swig_i_0))
+	swig_r_p := C._wrap_weft_optimizer_free_capi_f8186da7160cc715(C.uintptr_t(_swig_i_0))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 error
 
@@ -5311,7 +5345,7 @@ func Weft_optimizer_save_states(arg1 uintptr, arg2 string) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_optimizer_save_states_capi_f1ea964882306971(C.uintptr_t(_swig_i_0), *(*C.swig_type_536)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_weft_optimizer_save_states_capi_f8186da7160cc715(C.uintptr_t(_swig_i_0), *(*C.swig_type_536)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -5331,7 +5365,7 @@ func Weft_optimizer_load_states(arg1 uintptr, arg2 string) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_optimizer_load_states_capi_f1ea964882306971(C.uintptr_t(_swig_i_0), *(*C.swig_type_538)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_weft_optimizer_load_states_capi_f8186da7160cc715(C.uintptr_t(_swig_i_0), *(*C.swig_type_538)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -5359,7 +5393,7 @@ func Weft_module_create(arg1 uintptr, arg2 uint64, arg3 []string, arg4 uint64, a
 	_swig_i_5 := arg6
 	_swig_i_6 := arg7
 	_swig_i_7 := arg8
-	swig_r_p := C._wrap_weft_module_create_capi_f1ea964882306971(C.uintptr_t(_swig_i_0), C.swig_type_540(_swig_i_1), *(*C.swig_type_541)(unsafe.Pointer(&_swig_i_2)), C.swig_type_542(_swig_i_3), *(*C.swig_type_543)(unsafe.Pointer(&_swig_i_4)), C.swig_intgo(_swig_i_5), C.swig_intgo(_swig_i_6), *(*C.swig_type_544)(unsafe.Pointer(&_swig_i_7)))
+	swig_r_p := C._wrap_weft_module_create_capi_f8186da7160cc715(C.uintptr_t(_swig_i_0), C.swig_type_540(_swig_i_1), *(*C.swig_type_541)(unsafe.Pointer(&_swig_i_2)), C.swig_type_542(_swig_i_3), *(*C.swig_type_543)(unsafe.Pointer(&_swig_i_4)), C.swig_intgo(_swig_i_5), C.swig_intgo(_swig_i_6), *(*C.swig_type_544)(unsafe.Pointer(&_swig_i_7)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = _swig_i_2
@@ -5387,7 +5421,7 @@ func Weft_module_set_fixed_params(arg1 uintptr, arg2 uint64, arg3 []string) (_sw
 	_swig_i_1 := arg2
 	var _swig_i_2 string
  _swig_i_2 = weftJoin(arg3) 
-	swig_r_p := C._wrap_weft_module_set_fixed_params_capi_f1ea964882306971(C.uintptr_t(_swig_i_0), C.swig_type_546(_swig_i_1), *(*C.swig_type_547)(unsafe.Pointer(&_swig_i_2)))
+	swig_r_p := C._wrap_weft_module_set_fixed_params_capi_f8186da7160cc715(C.uintptr_t(_swig_i_0), C.swig_type_546(_swig_i_1), *(*C.swig_type_547)(unsafe.Pointer(&_swig_i_2)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = _swig_i_2
@@ -5408,7 +5442,7 @@ func Weft_module_bind(arg1 uintptr, arg2 uintptr, arg3 int) (_swig_ret error) {
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r_p := C._wrap_weft_module_bind_capi_f1ea964882306971(C.uintptr_t(_swig_i_0), C.uintptr_t(_swig_i_1), C.swig_intgo(_swig_i_2))
+	swig_r_p := C._wrap_weft_module_bind_capi_f8186da7160cc715(C.uintptr_t(_swig_i_0), C.uintptr_t(_swig_i_1), C.swig_intgo(_swig_i_2))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 error
 
@@ -5428,7 +5462,7 @@ func Weft_module_init_params(arg1 uintptr, arg2 uintptr, arg3 uintptr, arg4 uint
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
 	_swig_i_4 := arg5
-	swig_r_p := C._wrap_weft_module_init_params_capi_f1ea964882306971(C.uintptr_t(_swig_i_0), C.uintptr_t(_swig_i_1), C.uintptr_t(_swig_i_2), C.uintptr_t(_swig_i_3), C.swig_intgo(_swig_i_4))
+	swig_r_p := C._wrap_weft_module_init_params_capi_f8186da7160cc715(C.uintptr_t(_swig_i_0), C.uintptr_t(_swig_i_1), C.uintptr_t(_swig_i_2), C.uintptr_t(_swig_i_3), C.swig_intgo(_swig_i_4))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 error
 
@@ -5445,7 +5479,7 @@ func Weft_module_init_optimizer(arg1 uintptr, arg2 uintptr) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_module_init_optimizer_capi_f1ea964882306971(C.uintptr_t(_swig_i_0), C.uintptr_t(_swig_i_1))
+	swig_r_p := C._wrap_weft_module_init_optimizer_capi_f8186da7160cc715(C.uintptr_t(_swig_i_0), C.uintptr_t(_swig_i_1))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 error
 
@@ -5463,7 +5497,7 @@ func Weft_module_forward(arg1 uintptr, arg2 uintptr, arg3 int) (_swig_ret error)
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r_p := C._wrap_weft_module_forward_capi_f1ea964882306971(C.uintptr_t(_swig_i_0), C.uintptr_t(_swig_i_1), C.swig_intgo(_swig_i_2))
+	swig_r_p := C._wrap_weft_module_forward_capi_f8186da7160cc715(C.uintptr_t(_swig_i_0), C.uintptr_t(_swig_i_1), C.swig_intgo(_swig_i_2))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 error
 
@@ -5479,7 +5513,7 @@ func Weft_module_forward(arg1 uintptr, arg2 uintptr, arg3 int) (_swig_ret error)
 func Weft_module_backward(arg1 uintptr) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
-	swig_r_p := C._wrap_weft_module_backward_capi_f1ea964882306971(C.uintptr_t(_swig_i_0))
+	swig_r_p := C._wrap_weft_module_backward_capi_f8186da7160cc715(C.uintptr_t(_swig_i_0))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 error
 
@@ -5495,7 +5529,7 @@ func Weft_module_backward(arg1 uintptr) (_swig_ret error) {
 func Weft_module_update(arg1 uintptr) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
-	swig_r_p := C._wrap_weft_module_update_capi_f1ea964882306971(C.uintptr_t(_swig_i_0))
+	swig_r_p := C._wrap_weft_module_update_capi_f8186da7160cc715(C.uintptr_t(_swig_i_0))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 error
 
@@ -5513,7 +5547,7 @@ func Weft_module_update_metric(arg1 uintptr, arg2 uintptr, arg3 uintptr) (_swig_
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r_p := C._wrap_weft_module_update_metric_capi_f1ea964882306971(C.uintptr_t(_swig_i_0), C.uintptr_t(_swig_i_1), C.uintptr_t(_swig_i_2))
+	swig_r_p := C._wrap_weft_module_update_metric_capi_f8186da7160cc715(C.uintptr_t(_swig_i_0), C.uintptr_t(_swig_i_1), C.uintptr_t(_swig_i_2))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 error
 
@@ -5530,7 +5564,7 @@ func Weft_module_outputs(arg1 uintptr, arg2 []uintptr) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_module_outputs_capi_f1ea964882306971(C.uintptr_t(_swig_i_0), *(*C.swig_type_556)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_weft_module_outputs_capi_f8186da7160cc715(C.uintptr_t(_swig_i_0), *(*C.swig_type_556)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -5551,7 +5585,7 @@ func Weft_module_params(arg1 uintptr, arg2 []uintptr, arg3 []uintptr) (_swig_ret
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r_p := C._wrap_weft_module_params_capi_f1ea964882306971(C.uintptr_t(_swig_i_0), *(*C.swig_type_558)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_559)(unsafe.Pointer(&_swig_i_2)))
+	swig_r_p := C._wrap_weft_module_params_capi_f8186da7160cc715(C.uintptr_t(_swig_i_0), *(*C.swig_type_558)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_559)(unsafe.Pointer(&_swig_i_2)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -5581,7 +5615,7 @@ func Weft_module_fit(arg1 uintptr, arg2 uintptr, arg3 uintptr, arg4 uintptr, arg
 	_swig_i_6 := arg7
 	_swig_i_7 := arg8
 	_swig_i_8 := arg9
-	swig_r_p := C._wrap_weft_module_fit_capi_f1ea964882306971(C.uintptr_t(_swig_i_0), C.uintptr_t(_swig_i_1), C.uintptr_t(_swig_i_2), C.uintptr_t(_swig_i_3), C.swig_intgo(_swig_i_4), C.swig_intgo(_swig_i_5), C.swig_intgo(_swig_i_6), *(*C.swig_type_561)(unsafe.Pointer(&_swig_i_7)), *(*C.swig_type_562)(unsafe.Pointer(&_swig_i_8)))
+	swig_r_p := C._wrap_weft_module_fit_capi_f8186da7160cc715(C.uintptr_t(_swig_i_0), C.uintptr_t(_swig_i_1), C.uintptr_t(_swig_i_2), C.uintptr_t(_swig_i_3), C.swig_intgo(_swig_i_4), C.swig_intgo(_swig_i_5), C.swig_intgo(_swig_i_6), *(*C.swig_type_561)(unsafe.Pointer(&_swig_i_7)), *(*C.swig_type_562)(unsafe.Pointer(&_swig_i_8)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg8
@@ -5611,7 +5645,7 @@ func Weft_fit_session_create(arg1 uintptr, arg2 uintptr, arg3 uintptr, arg4 uint
 	_swig_i_6 := arg7
 	_swig_i_7 := arg8
 	_swig_i_8 := arg9
-	swig_r_p := C._wrap_weft_fit_session_create_capi_f1ea964882306971(C.uintptr_t(_swig_i_0), C.uintptr_t(_swig_i_1), C.uintptr_t(_swig_i_2), C.uintptr_t(_swig_i_3), C.swig_intgo(_swig_i_4), C.swig_intgo(_swig_i_5), C.swig_intgo(_swig_i_6), *(*C.swig_type_564)(unsafe.Pointer(&_swig_i_7)), *(*C.swig_type_565)(unsafe.Pointer(&_swig_i_8)))
+	swig_r_p := C._wrap_weft_fit_session_create_capi_f8186da7160cc715(C.uintptr_t(_swig_i_0), C.uintptr_t(_swig_i_1), C.uintptr_t(_swig_i_2), C.uintptr_t(_swig_i_3), C.swig_intgo(_swig_i_4), C.swig_intgo(_swig_i_5), C.swig_intgo(_swig_i_6), *(*C.swig_type_564)(unsafe.Pointer(&_swig_i_7)), *(*C.swig_type_565)(unsafe.Pointer(&_swig_i_8)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg8
@@ -5634,7 +5668,7 @@ func Weft_fit_session_next(arg1 uintptr, arg2 []int32) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_fit_session_next_capi_f1ea964882306971(C.uintptr_t(_swig_i_0), *(*C.swig_type_567)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_weft_fit_session_next_capi_f8186da7160cc715(C.uintptr_t(_swig_i_0), *(*C.swig_type_567)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -5653,7 +5687,7 @@ func Weft_fit_session_next(arg1 uintptr, arg2 []int32) (_swig_ret error) {
 func Weft_fit_session_stop(arg1 uintptr) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
-	swig_r_p := C._wrap_weft_fit_session_stop_capi_f1ea964882306971(C.uintptr_t(_swig_i_0))
+	swig_r_p := C._wrap_weft_fit_session_stop_capi_f8186da7160cc715(C.uintptr_t(_swig_i_0))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 error
 
@@ -5674,7 +5708,7 @@ func Weft_fit_session_batch(arg1 uintptr, arg2 []int32, arg3 []int64, arg4 []int
 	_swig_i_3 := arg4
 	_swig_i_4 := arg5
 	_swig_i_5 := arg6
-	swig_r_p := C._wrap_weft_fit_session_batch_capi_f1ea964882306971(C.uintptr_t(_swig_i_0), *(*C.swig_type_570)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_571)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_572)(unsafe.Pointer(&_swig_i_3)), *(*C.swig_type_573)(unsafe.Pointer(&_swig_i_4)), *(*C.swig_type_574)(unsafe.Pointer(&_swig_i_5)))
+	swig_r_p := C._wrap_weft_fit_session_batch_capi_f8186da7160cc715(C.uintptr_t(_swig_i_0), *(*C.swig_type_570)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_571)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_572)(unsafe.Pointer(&_swig_i_3)), *(*C.swig_type_573)(unsafe.Pointer(&_swig_i_4)), *(*C.swig_type_574)(unsafe.Pointer(&_swig_i_5)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -5711,7 +5745,7 @@ func Weft_fit_session_epoch(arg1 uintptr, arg2 []int32, arg3 []int64, arg4 []int
 	_swig_i_4 := arg5
 	_swig_i_5 := arg6
 	_swig_i_6 := arg7
-	swig_r_p := C._wrap_weft_fit_session_epoch_capi_f1ea964882306971(C.uintptr_t(_swig_i_0), *(*C.swig_type_576)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_577)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_578)(unsafe.Pointer(&_swig_i_3)), *(*C.swig_type_579)(unsafe.Pointer(&_swig_i_4)), *(*C.swig_type_580)(unsafe.Pointer(&_swig_i_5)), *(*C.swig_type_581)(unsafe.Pointer(&_swig_i_6)))
+	swig_r_p := C._wrap_weft_fit_session_epoch_capi_f8186da7160cc715(C.uintptr_t(_swig_i_0), *(*C.swig_type_576)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_577)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_578)(unsafe.Pointer(&_swig_i_3)), *(*C.swig_type_579)(unsafe.Pointer(&_swig_i_4)), *(*C.swig_type_580)(unsafe.Pointer(&_swig_i_5)), *(*C.swig_type_581)(unsafe.Pointer(&_swig_i_6)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -5750,7 +5784,7 @@ func Weft_fit_session_epoch_metric(arg1 uintptr, arg2 int, arg3 []uintptr, arg4 
 	_swig_i_3 := arg4
 	_swig_i_4 := arg5
 	_swig_i_5 := arg6
-	swig_r_p := C._wrap_weft_fit_session_epoch_metric_capi_f1ea964882306971(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1), *(*C.swig_type_583)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_584)(unsafe.Pointer(&_swig_i_3)), C.swig_type_585(_swig_i_4), *(*C.swig_type_586)(unsafe.Pointer(&_swig_i_5)))
+	swig_r_p := C._wrap_weft_fit_session_epoch_metric_capi_f8186da7160cc715(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1), *(*C.swig_type_583)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_584)(unsafe.Pointer(&_swig_i_3)), C.swig_type_585(_swig_i_4), *(*C.swig_type_586)(unsafe.Pointer(&_swig_i_5)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg3
@@ -5775,7 +5809,7 @@ func Weft_fit_session_epoch_metric(arg1 uintptr, arg2 int, arg3 []uintptr, arg4 
 func Weft_fit_session_free(arg1 uintptr) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
-	swig_r_p := C._wrap_weft_fit_session_free_capi_f1ea964882306971(C.uintptr_t(_swig_i_0))
+	swig_r_p := C._wrap_weft_fit_session_free_capi_f8186da7160cc715(C.uintptr_t(_swig_i_0))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 error
 
@@ -5793,7 +5827,7 @@ func Weft_module_score(arg1 uintptr, arg2 uintptr, arg3 uintptr) (_swig_ret erro
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r_p := C._wrap_weft_module_score_capi_f1ea964882306971(C.uintptr_t(_swig_i_0), C.uintptr_t(_swig_i_1), C.uintptr_t(_swig_i_2))
+	swig_r_p := C._wrap_weft_module_score_capi_f8186da7160cc715(C.uintptr_t(_swig_i_0), C.uintptr_t(_swig_i_1), C.uintptr_t(_swig_i_2))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 error
 
@@ -5811,7 +5845,7 @@ func Weft_module_save_checkpoint(arg1 uintptr, arg2 string, arg3 int) (_swig_ret
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r_p := C._wrap_weft_module_save_checkpoint_capi_f1ea964882306971(C.uintptr_t(_swig_i_0), *(*C.swig_type_590)(unsafe.Pointer(&_swig_i_1)), C.swig_intgo(_swig_i_2))
+	swig_r_p := C._wrap_weft_module_save_checkpoint_capi_f8186da7160cc715(C.uintptr_t(_swig_i_0), *(*C.swig_type_590)(unsafe.Pointer(&_swig_i_1)), C.swig_intgo(_swig_i_2))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -5830,7 +5864,7 @@ func Weft_module_save_checkpoint(arg1 uintptr, arg2 string, arg3 int) (_swig_ret
 func Weft_module_free(arg1 uintptr) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
-	swig_r_p := C._wrap_weft_module_free_capi_f1ea964882306971(C.uintptr_t(_swig_i_0))
+	swig_r_p := C._wrap_weft_module_free_capi_f8186da7160cc715(C.uintptr_t(_swig_i_0))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 error
 
@@ -5864,7 +5898,7 @@ func Weft_predictor_create(arg1 string, arg2 unsafe.Pointer, arg3 uint64, arg4 u
 	var _swig_i_13 string
  _swig_i_13 = weftJoin(arg14) 
 	_swig_i_14 := arg15
-	swig_r_p := C._wrap_weft_predictor_create_capi_f1ea964882306971(*(*C.swig_type_593)(unsafe.Pointer(&_swig_i_0)), C.swig_voidp(_swig_i_1), C.swig_type_594(_swig_i_2), C.swig_type_595(_swig_i_3), *(*C.swig_type_596)(unsafe.Pointer(&_swig_i_4)), *(*C.swig_type_597)(unsafe.Pointer(&_swig_i_5)), *(*C.swig_type_598)(unsafe.Pointer(&_swig_i_6)), C.swig_intgo(_swig_i_7), C.swig_intgo(_swig_i_8), C.swig_type_599(_swig_i_9), *(*C.swig_type_600)(unsafe.Pointer(&_swig_i_10)), C.swig_type_601(_swig_i_11), *(*C.swig_type_602)(unsafe.Pointer(&_swig_i_12)), *(*C.swig_type_603)(unsafe.Pointer(&_swig_i_13)), *(*C.swig_type_604)(unsafe.Pointer(&_swig_i_14)))
+	swig_r_p := C._wrap_weft_predictor_create_capi_f8186da7160cc715(*(*C.swig_type_593)(unsafe.Pointer(&_swig_i_0)), C.swig_voidp(_swig_i_1), C.swig_type_594(_swig_i_2), C.swig_type_595(_swig_i_3), *(*C.swig_type_596)(unsafe.Pointer(&_swig_i_4)), *(*C.swig_type_597)(unsafe.Pointer(&_swig_i_5)), *(*C.swig_type_598)(unsafe.Pointer(&_swig_i_6)), C.swig_intgo(_swig_i_7), C.swig_intgo(_swig_i_8), C.swig_type_599(_swig_i_9), *(*C.swig_type_600)(unsafe.Pointer(&_swig_i_10)), C.swig_type_601(_swig_i_11), *(*C.swig_type_602)(unsafe.Pointer(&_swig_i_12)), *(*C.swig_type_603)(unsafe.Pointer(&_swig_i_13)), *(*C.swig_type_604)(unsafe.Pointer(&_swig_i_14)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -5921,7 +5955,7 @@ func Weft_predictor_create_from_files(arg1 string, arg2 string, arg3 uint64, arg
 	var _swig_i_12 string
  _swig_i_12 = weftJoin(arg13) 
 	_swig_i_13 := arg14
-	swig_r_p := C._wrap_weft_predictor_create_from_files_capi_f1ea964882306971(*(*C.swig_type_606)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_607)(unsafe.Pointer(&_swig_i_1)), C.swig_type_608(_swig_i_2), *(*C.swig_type_609)(unsafe.Pointer(&_swig_i_3)), *(*C.swig_type_610)(unsafe.Pointer(&_swig_i_4)), *(*C.swig_type_611)(unsafe.Pointer(&_swig_i_5)), C.swig_intgo(_swig_i_6), C.swig_intgo(_swig_i_7), C.swig_type_612(_swig_i_8), *(*C.swig_type_613)(unsafe.Pointer(&_swig_i_9)), C.swig_type_614(_swig_i_10), *(*C.swig_type_615)(unsafe.Pointer(&_swig_i_11)), *(*C.swig_type_616)(unsafe.Pointer(&_swig_i_12)), *(*C.swig_type_617)(unsafe.Pointer(&_swig_i_13)))
+	swig_r_p := C._wrap_weft_predictor_create_from_files_capi_f8186da7160cc715(*(*C.swig_type_606)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_607)(unsafe.Pointer(&_swig_i_1)), C.swig_type_608(_swig_i_2), *(*C.swig_type_609)(unsafe.Pointer(&_swig_i_3)), *(*C.swig_type_610)(unsafe.Pointer(&_swig_i_4)), *(*C.swig_type_611)(unsafe.Pointer(&_swig_i_5)), C.swig_intgo(_swig_i_6), C.swig_intgo(_swig_i_7), C.swig_type_612(_swig_i_8), *(*C.swig_type_613)(unsafe.Pointer(&_swig_i_9)), C.swig_type_614(_swig_i_10), *(*C.swig_type_615)(unsafe.Pointer(&_swig_i_11)), *(*C.swig_type_616)(unsafe.Pointer(&_swig_i_12)), *(*C.swig_type_617)(unsafe.Pointer(&_swig_i_13)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -5965,7 +5999,7 @@ func Weft_predictor_list_inputs(arg1 uintptr, arg2 []uintptr) (_swig_ret error) 
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_predictor_list_inputs_capi_f1ea964882306971(C.uintptr_t(_swig_i_0), *(*C.swig_type_619)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_weft_predictor_list_inputs_capi_f8186da7160cc715(C.uintptr_t(_swig_i_0), *(*C.swig_type_619)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -5985,7 +6019,7 @@ func Weft_predictor_list_outputs(arg1 uintptr, arg2 []uintptr) (_swig_ret error)
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_predictor_list_outputs_capi_f1ea964882306971(C.uintptr_t(_swig_i_0), *(*C.swig_type_621)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_weft_predictor_list_outputs_capi_f8186da7160cc715(C.uintptr_t(_swig_i_0), *(*C.swig_type_621)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -6011,7 +6045,7 @@ func Weft_predictor_output_shape(arg1 uintptr, arg2 uint64, arg3 []uint64, arg4 
 	_swig_i_5 := arg6
 	_swig_i_6 := arg7
 	_swig_i_7 := arg8
-	swig_r_p := C._wrap_weft_predictor_output_shape_capi_f1ea964882306971(C.uintptr_t(_swig_i_0), C.swig_type_623(_swig_i_1), *(*C.swig_type_624)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_625)(unsafe.Pointer(&_swig_i_3)), C.swig_type_626(_swig_i_4), *(*C.swig_type_627)(unsafe.Pointer(&_swig_i_5)), C.swig_type_628(_swig_i_6), *(*C.swig_type_629)(unsafe.Pointer(&_swig_i_7)))
+	swig_r_p := C._wrap_weft_predictor_output_shape_capi_f8186da7160cc715(C.uintptr_t(_swig_i_0), C.swig_type_623(_swig_i_1), *(*C.swig_type_624)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_625)(unsafe.Pointer(&_swig_i_3)), C.swig_type_626(_swig_i_4), *(*C.swig_type_627)(unsafe.Pointer(&_swig_i_5)), C.swig_type_628(_swig_i_6), *(*C.swig_type_629)(unsafe.Pointer(&_swig_i_7)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg3
@@ -6047,7 +6081,7 @@ func Weft_predictor_predict_packed(arg1 uintptr, arg2 uint64, arg3 unsafe.Pointe
 	_swig_i_6 := arg7
 	_swig_i_7 := arg8
 	_swig_i_8 := arg9
-	swig_r_p := C._wrap_weft_predictor_predict_packed_capi_f1ea964882306971(C.uintptr_t(_swig_i_0), C.swig_type_631(_swig_i_1), C.swig_voidp(_swig_i_2), *(*C.swig_type_632)(unsafe.Pointer(&_swig_i_3)), *(*C.swig_type_633)(unsafe.Pointer(&_swig_i_4)), *(*C.swig_type_634)(unsafe.Pointer(&_swig_i_5)), C.swig_type_635(_swig_i_6), C.swig_voidp(_swig_i_7), *(*C.swig_type_636)(unsafe.Pointer(&_swig_i_8)))
+	swig_r_p := C._wrap_weft_predictor_predict_packed_capi_f8186da7160cc715(C.uintptr_t(_swig_i_0), C.swig_type_631(_swig_i_1), C.swig_voidp(_swig_i_2), *(*C.swig_type_632)(unsafe.Pointer(&_swig_i_3)), *(*C.swig_type_633)(unsafe.Pointer(&_swig_i_4)), *(*C.swig_type_634)(unsafe.Pointer(&_swig_i_5)), C.swig_type_635(_swig_i_6), C.swig_voidp(_swig_i_7), *(*C.swig_type_636)(unsafe.Pointer(&_swig_i_8)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg4
@@ -6081,7 +6115,7 @@ func Weft_predictor_predict_float(arg1 uintptr, arg2 []float32, arg3 uint64, arg
 	_swig_i_4 := arg5
 	_swig_i_5 := arg6
 	_swig_i_6 := arg7
-	swig_r_p := C._wrap_weft_predictor_predict_float_capi_f1ea964882306971(C.uintptr_t(_swig_i_0), *(*C.swig_type_638)(unsafe.Pointer(&_swig_i_1)), C.swig_type_639(_swig_i_2), *(*C.swig_type_640)(unsafe.Pointer(&_swig_i_3)), C.swig_type_641(_swig_i_4), *(*C.swig_type_642)(unsafe.Pointer(&_swig_i_5)), C.swig_type_643(_swig_i_6))
+	swig_r_p := C._wrap_weft_predictor_predict_float_capi_f8186da7160cc715(C.uintptr_t(_swig_i_0), *(*C.swig_type_638)(unsafe.Pointer(&_swig_i_1)), C.swig_type_639(_swig_i_2), *(*C.swig_type_640)(unsafe.Pointer(&_swig_i_3)), C.swig_type_641(_swig_i_4), *(*C.swig_type_642)(unsafe.Pointer(&_swig_i_5)), C.swig_type_643(_swig_i_6))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -6107,7 +6141,7 @@ func Weft_predictor_stats(arg1 uintptr, arg2 []uint64) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_predictor_stats_capi_f1ea964882306971(C.uintptr_t(_swig_i_0), *(*C.swig_type_645)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_weft_predictor_stats_capi_f8186da7160cc715(C.uintptr_t(_swig_i_0), *(*C.swig_type_645)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -6126,7 +6160,7 @@ func Weft_predictor_stats(arg1 uintptr, arg2 []uint64) (_swig_ret error) {
 func Weft_predictor_free(arg1 uintptr) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
-	swig_r_p := C._wrap_weft_predictor_free_capi_f1ea964882306971(C.uintptr_t(_swig_i_0))
+	swig_r_p := C._wrap_weft_predictor_free_capi_f8186da7160cc715(C.uintptr_t(_swig_i_0))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 error
 
@@ -6143,7 +6177,7 @@ func Weft_kvstore_create(arg1 string, arg2 []uintptr) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_kvstore_create_capi_f1ea964882306971(*(*C.swig_type_648)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_649)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_weft_kvstore_create_capi_f8186da7160cc715(*(*C.swig_type_648)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_649)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -6167,7 +6201,7 @@ func Weft_kvstore_type(arg1 uintptr, arg2 []string) (_swig_ret error) {
 	_swig_i_0 := arg1
 	var _swig_i_1 []string
  _swig_i_1 = make([]string, len(arg2)) 
-	swig_r_p := C._wrap_weft_kvstore_type_capi_f1ea964882306971(C.uintptr_t(_swig_i_0), *(*C.swig_type_651)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_weft_kvstore_type_capi_f8186da7160cc715(C.uintptr_t(_swig_i_0), *(*C.swig_type_651)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 
 	for i := range _swig_i_1 {
@@ -6197,7 +6231,7 @@ func Weft_kvstore_rank(arg1 uintptr, arg2 []int32, arg3 []int32) (_swig_ret erro
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r_p := C._wrap_weft_kvstore_rank_capi_f1ea964882306971(C.uintptr_t(_swig_i_0), *(*C.swig_type_653)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_654)(unsafe.Pointer(&_swig_i_2)))
+	swig_r_p := C._wrap_weft_kvstore_rank_capi_f8186da7160cc715(C.uintptr_t(_swig_i_0), *(*C.swig_type_653)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_654)(unsafe.Pointer(&_swig_i_2)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -6223,7 +6257,7 @@ func Weft_kvstore_init(arg1 uintptr, arg2 uint64, arg3 []string, arg4 []uintptr)
 	var _swig_i_2 string
  _swig_i_2 = weftJoin(arg3) 
 	_swig_i_3 := arg4
-	swig_r_p := C._wrap_weft_kvstore_init_capi_f1ea964882306971(C.uintptr_t(_swig_i_0), C.swig_type_656(_swig_i_1), *(*C.swig_type_657)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_658)(unsafe.Pointer(&_swig_i_3)))
+	swig_r_p := C._wrap_weft_kvstore_init_capi_f8186da7160cc715(C.uintptr_t(_swig_i_0), C.swig_type_656(_swig_i_1), *(*C.swig_type_657)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_658)(unsafe.Pointer(&_swig_i_3)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = _swig_i_2
@@ -6250,7 +6284,7 @@ func Weft_kvstore_push(arg1 uintptr, arg2 uint64, arg3 []string, arg4 []uintptr,
  _swig_i_2 = weftJoin(arg3) 
 	_swig_i_3 := arg4
 	_swig_i_4 := arg5
-	swig_r_p := C._wrap_weft_kvstore_push_capi_f1ea964882306971(C.uintptr_t(_swig_i_0), C.swig_type_660(_swig_i_1), *(*C.swig_type_661)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_662)(unsafe.Pointer(&_swig_i_3)), C.swig_intgo(_swig_i_4))
+	swig_r_p := C._wrap_weft_kvstore_push_capi_f8186da7160cc715(C.uintptr_t(_swig_i_0), C.swig_type_660(_swig_i_1), *(*C.swig_type_661)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_662)(unsafe.Pointer(&_swig_i_3)), C.swig_intgo(_swig_i_4))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = _swig_i_2
@@ -6277,7 +6311,7 @@ func Weft_kvstore_pull(arg1 uintptr, arg2 uint64, arg3 []string, arg4 []uintptr,
  _swig_i_2 = weftJoin(arg3) 
 	_swig_i_3 := arg4
 	_swig_i_4 := arg5
-	swig_r_p := C._wrap_weft_kvstore_pull_capi_f1ea964882306971(C.uintptr_t(_swig_i_0), C.swig_type_664(_swig_i_1), *(*C.swig_type_665)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_666)(unsafe.Pointer(&_swig_i_3)), C.swig_intgo(_swig_i_4))
+	swig_r_p := C._wrap_weft_kvstore_pull_capi_f8186da7160cc715(C.uintptr_t(_swig_i_0), C.swig_type_664(_swig_i_1), *(*C.swig_type_665)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_666)(unsafe.Pointer(&_swig_i_3)), C.swig_intgo(_swig_i_4))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = _swig_i_2
@@ -6305,7 +6339,7 @@ func Weft_kvstore_pushpull(arg1 uintptr, arg2 uint64, arg3 []string, arg4 []uint
 	_swig_i_3 := arg4
 	_swig_i_4 := arg5
 	_swig_i_5 := arg6
-	swig_r_p := C._wrap_weft_kvstore_pushpull_capi_f1ea964882306971(C.uintptr_t(_swig_i_0), C.swig_type_668(_swig_i_1), *(*C.swig_type_669)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_670)(unsafe.Pointer(&_swig_i_3)), *(*C.swig_type_671)(unsafe.Pointer(&_swig_i_4)), C.swig_intgo(_swig_i_5))
+	swig_r_p := C._wrap_weft_kvstore_pushpull_capi_f8186da7160cc715(C.uintptr_t(_swig_i_0), C.swig_type_668(_swig_i_1), *(*C.swig_type_669)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_670)(unsafe.Pointer(&_swig_i_3)), *(*C.swig_type_671)(unsafe.Pointer(&_swig_i_4)), C.swig_intgo(_swig_i_5))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = _swig_i_2
@@ -6331,7 +6365,7 @@ func Weft_kvstore_set_optimizer(arg1 uintptr, arg2 uintptr) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_kvstore_set_optimizer_capi_f1ea964882306971(C.uintptr_t(_swig_i_0), C.uintptr_t(_swig_i_1))
+	swig_r_p := C._wrap_weft_kvstore_set_optimizer_capi_f8186da7160cc715(C.uintptr_t(_swig_i_0), C.uintptr_t(_swig_i_1))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 error
 
@@ -6348,7 +6382,7 @@ func Weft_kvstore_set_updater_queue(arg1 uintptr, arg2 int) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_kvstore_set_updater_queue_capi_f1ea964882306971(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1))
+	swig_r_p := C._wrap_weft_kvstore_set_updater_queue_capi_f8186da7160cc715(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 error
 
@@ -6369,7 +6403,7 @@ func Weft_kvstore_next_update(arg1 uintptr, arg2 []string, arg3 []uintptr, arg4 
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
 	_swig_i_4 := arg5
-	swig_r_p := C._wrap_weft_kvstore_next_update_capi_f1ea964882306971(C.uintptr_t(_swig_i_0), *(*C.swig_type_675)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_676)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_677)(unsafe.Pointer(&_swig_i_3)), *(*C.swig_type_678)(unsafe.Pointer(&_swig_i_4)))
+	swig_r_p := C._wrap_weft_kvstore_next_update_capi_f8186da7160cc715(C.uintptr_t(_swig_i_0), *(*C.swig_type_675)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_676)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_677)(unsafe.Pointer(&_swig_i_3)), *(*C.swig_type_678)(unsafe.Pointer(&_swig_i_4)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 
 	for i := range _swig_i_1 {
@@ -6406,7 +6440,7 @@ func Weft_kvstore_next_update(arg1 uintptr, arg2 []string, arg3 []uintptr, arg4 
 func Weft_kvstore_barrier(arg1 uintptr) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
-	swig_r_p := C._wrap_weft_kvstore_barrier_capi_f1ea964882306971(C.uintptr_t(_swig_i_0))
+	swig_r_p := C._wrap_weft_kvstore_barrier_capi_f8186da7160cc715(C.uintptr_t(_swig_i_0))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 error
 
@@ -6422,7 +6456,7 @@ func Weft_kvstore_barrier(arg1 uintptr) (_swig_ret error) {
 func Weft_kvstore_free(arg1 uintptr) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
-	swig_r_p := C._wrap_weft_kvstore_free_capi_f1ea964882306971(C.uintptr_t(_swig_i_0))
+	swig_r_p := C._wrap_weft_kvstore_free_capi_f8186da7160cc715(C.uintptr_t(_swig_i_0))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 error
 
@@ -6440,7 +6474,7 @@ func Weft_module_init_optimizer_kvstore(arg1 uintptr, arg2 uintptr, arg3 uintptr
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r_p := C._wrap_weft_module_init_optimizer_kvstore_capi_f1ea964882306971(C.uintptr_t(_swig_i_0), C.uintptr_t(_swig_i_1), C.uintptr_t(_swig_i_2))
+	swig_r_p := C._wrap_weft_module_init_optimizer_kvstore_capi_f8186da7160cc715(C.uintptr_t(_swig_i_0), C.uintptr_t(_swig_i_1), C.uintptr_t(_swig_i_2))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 error
 
@@ -6458,7 +6492,7 @@ func Weft_data_iter_select_part(arg1 uintptr, arg2 int, arg3 int) (_swig_ret err
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r_p := C._wrap_weft_data_iter_select_part_capi_f1ea964882306971(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1), C.swig_intgo(_swig_i_2))
+	swig_r_p := C._wrap_weft_data_iter_select_part_capi_f8186da7160cc715(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1), C.swig_intgo(_swig_i_2))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 error
 
@@ -6473,7 +6507,7 @@ func Weft_data_iter_select_part(arg1 uintptr, arg2 int, arg3 int) (_swig_ret err
 
 func Weft_kvstore_finalize() (_swig_ret error) {
 	var swig_r string
-	swig_r_p := C._wrap_weft_kvstore_finalize_capi_f1ea964882306971()
+	swig_r_p := C._wrap_weft_kvstore_finalize_capi_f8186da7160cc715()
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 error
 
@@ -6490,7 +6524,7 @@ func Weft_autograd_set_is_recording(arg1 int, arg2 []int32) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_autograd_set_is_recording_capi_f1ea964882306971(C.swig_intgo(_swig_i_0), *(*C.swig_type_685)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_weft_autograd_set_is_recording_capi_f8186da7160cc715(C.swig_intgo(_swig_i_0), *(*C.swig_type_685)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -6510,7 +6544,7 @@ func Weft_autograd_set_is_training(arg1 int, arg2 []int32) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_autograd_set_is_training_capi_f1ea964882306971(C.swig_intgo(_swig_i_0), *(*C.swig_type_687)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_weft_autograd_set_is_training_capi_f8186da7160cc715(C.swig_intgo(_swig_i_0), *(*C.swig_type_687)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -6529,7 +6563,7 @@ func Weft_autograd_set_is_training(arg1 int, arg2 []int32) (_swig_ret error) {
 func Weft_autograd_is_recording(arg1 []int32) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
-	swig_r_p := C._wrap_weft_autograd_is_recording_capi_f1ea964882306971(*(*C.swig_type_689)(unsafe.Pointer(&_swig_i_0)))
+	swig_r_p := C._wrap_weft_autograd_is_recording_capi_f8186da7160cc715(*(*C.swig_type_689)(unsafe.Pointer(&_swig_i_0)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -6548,7 +6582,7 @@ func Weft_autograd_is_recording(arg1 []int32) (_swig_ret error) {
 func Weft_autograd_is_training(arg1 []int32) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
-	swig_r_p := C._wrap_weft_autograd_is_training_capi_f1ea964882306971(*(*C.swig_type_691)(unsafe.Pointer(&_swig_i_0)))
+	swig_r_p := C._wrap_weft_autograd_is_training_capi_f8186da7160cc715(*(*C.swig_type_691)(unsafe.Pointer(&_swig_i_0)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -6570,7 +6604,7 @@ func Weft_autograd_mark_variables(arg1 []uintptr, arg2 uint64, arg3 []int32, arg
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
-	swig_r_p := C._wrap_weft_autograd_mark_variables_capi_f1ea964882306971(*(*C.swig_type_693)(unsafe.Pointer(&_swig_i_0)), C.swig_type_694(_swig_i_1), *(*C.swig_type_695)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_696)(unsafe.Pointer(&_swig_i_3)))
+	swig_r_p := C._wrap_weft_autograd_mark_variables_capi_f8186da7160cc715(*(*C.swig_type_693)(unsafe.Pointer(&_swig_i_0)), C.swig_type_694(_swig_i_1), *(*C.swig_type_695)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_696)(unsafe.Pointer(&_swig_i_3)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -6599,7 +6633,7 @@ func Weft_autograd_backward(arg1 []uintptr, arg2 uint64, arg3 []uintptr, arg4 in
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
 	_swig_i_4 := arg5
-	swig_r_p := C._wrap_weft_autograd_backward_capi_f1ea964882306971(*(*C.swig_type_698)(unsafe.Pointer(&_swig_i_0)), C.swig_type_699(_swig_i_1), *(*C.swig_type_700)(unsafe.Pointer(&_swig_i_2)), C.swig_intgo(_swig_i_3), C.swig_intgo(_swig_i_4))
+	swig_r_p := C._wrap_weft_autograd_backward_capi_f8186da7160cc715(*(*C.swig_type_698)(unsafe.Pointer(&_swig_i_0)), C.swig_type_699(_swig_i_1), *(*C.swig_type_700)(unsafe.Pointer(&_swig_i_2)), C.swig_intgo(_swig_i_3), C.swig_intgo(_swig_i_4))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -6628,7 +6662,7 @@ func Weft_autograd_grad(arg1 []uintptr, arg2 uint64, arg3 []uintptr, arg4 []uint
 	_swig_i_5 := arg6
 	_swig_i_6 := arg7
 	_swig_i_7 := arg8
-	swig_r_p := C._wrap_weft_autograd_grad_capi_f1ea964882306971(*(*C.swig_type_702)(unsafe.Pointer(&_swig_i_0)), C.swig_type_703(_swig_i_1), *(*C.swig_type_704)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_705)(unsafe.Pointer(&_swig_i_3)), C.swig_type_706(_swig_i_4), C.swig_intgo(_swig_i_5), C.swig_intgo(_swig_i_6), *(*C.swig_type_707)(unsafe.Pointer(&_swig_i_7)))
+	swig_r_p := C._wrap_weft_autograd_grad_capi_f8186da7160cc715(*(*C.swig_type_702)(unsafe.Pointer(&_swig_i_0)), C.swig_type_703(_swig_i_1), *(*C.swig_type_704)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_705)(unsafe.Pointer(&_swig_i_3)), C.swig_type_706(_swig_i_4), C.swig_intgo(_swig_i_5), C.swig_intgo(_swig_i_6), *(*C.swig_type_707)(unsafe.Pointer(&_swig_i_7)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -6664,7 +6698,7 @@ func Weft_autograd_grad_ex(arg1 []uintptr, arg2 uint64, arg3 []uintptr, arg4 []u
 	_swig_i_6 := arg7
 	_swig_i_7 := arg8
 	_swig_i_8 := arg9
-	swig_r_p := C._wrap_weft_autograd_grad_ex_capi_f1ea964882306971(*(*C.swig_type_709)(unsafe.Pointer(&_swig_i_0)), C.swig_type_710(_swig_i_1), *(*C.swig_type_711)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_712)(unsafe.Pointer(&_swig_i_3)), C.swig_type_713(_swig_i_4), C.swig_intgo(_swig_i_5), C.swig_intgo(_swig_i_6), C.swig_intgo(_swig_i_7), *(*C.swig_type_714)(unsafe.Pointer(&_swig_i_8)))
+	swig_r_p := C._wrap_weft_autograd_grad_ex_capi_f8186da7160cc715(*(*C.swig_type_709)(unsafe.Pointer(&_swig_i_0)), C.swig_type_710(_swig_i_1), *(*C.swig_type_711)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_712)(unsafe.Pointer(&_swig_i_3)), C.swig_type_713(_swig_i_4), C.swig_intgo(_swig_i_5), C.swig_intgo(_swig_i_6), C.swig_intgo(_swig_i_7), *(*C.swig_type_714)(unsafe.Pointer(&_swig_i_8)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -6693,7 +6727,7 @@ func Weft_ndarray_get_grad(arg1 uintptr, arg2 []uintptr) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_ndarray_get_grad_capi_f1ea964882306971(C.uintptr_t(_swig_i_0), *(*C.swig_type_716)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_weft_ndarray_get_grad_capi_f8186da7160cc715(C.uintptr_t(_swig_i_0), *(*C.swig_type_716)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -6713,7 +6747,7 @@ func Weft_ndarray_detach(arg1 uintptr, arg2 []uintptr) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_ndarray_detach_capi_f1ea964882306971(C.uintptr_t(_swig_i_0), *(*C.swig_type_718)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_weft_ndarray_detach_capi_f8186da7160cc715(C.uintptr_t(_swig_i_0), *(*C.swig_type_718)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -6733,7 +6767,7 @@ func Weft_autograd_get_symbol(arg1 uintptr, arg2 []uintptr) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_autograd_get_symbol_capi_f1ea964882306971(C.uintptr_t(_swig_i_0), *(*C.swig_type_720)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_weft_autograd_get_symbol_capi_f8186da7160cc715(C.uintptr_t(_swig_i_0), *(*C.swig_type_720)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -6758,7 +6792,7 @@ func Weft_cached_op_create(arg1 uintptr, arg2 uint64, arg3 []string, arg4 []stri
 	var _swig_i_3 string
  _swig_i_3 = weftJoin(arg4) 
 	_swig_i_4 := arg5
-	swig_r_p := C._wrap_weft_cached_op_create_capi_f1ea964882306971(C.uintptr_t(_swig_i_0), C.swig_type_722(_swig_i_1), *(*C.swig_type_723)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_724)(unsafe.Pointer(&_swig_i_3)), *(*C.swig_type_725)(unsafe.Pointer(&_swig_i_4)))
+	swig_r_p := C._wrap_weft_cached_op_create_capi_f8186da7160cc715(C.uintptr_t(_swig_i_0), C.swig_type_722(_swig_i_1), *(*C.swig_type_723)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_724)(unsafe.Pointer(&_swig_i_3)), *(*C.swig_type_725)(unsafe.Pointer(&_swig_i_4)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = _swig_i_2
@@ -6784,7 +6818,7 @@ func Weft_cached_op_list_inputs(arg1 uintptr, arg2 []uintptr) (_swig_ret error) 
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_cached_op_list_inputs_capi_f1ea964882306971(C.uintptr_t(_swig_i_0), *(*C.swig_type_727)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_weft_cached_op_list_inputs_capi_f8186da7160cc715(C.uintptr_t(_swig_i_0), *(*C.swig_type_727)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -6808,7 +6842,7 @@ func Weft_cached_op_invoke(arg1 uintptr, arg2 []uintptr, arg3 uint64, arg4 []uin
 	_swig_i_3 := arg4
 	_swig_i_4 := arg5
 	_swig_i_5 := arg6
-	swig_r_p := C._wrap_weft_cached_op_invoke_capi_f1ea964882306971(C.uintptr_t(_swig_i_0), *(*C.swig_type_729)(unsafe.Pointer(&_swig_i_1)), C.swig_type_730(_swig_i_2), *(*C.swig_type_731)(unsafe.Pointer(&_swig_i_3)), C.swig_type_732(_swig_i_4), *(*C.swig_type_733)(unsafe.Pointer(&_swig_i_5)))
+	swig_r_p := C._wrap_weft_cached_op_invoke_capi_f8186da7160cc715(C.uintptr_t(_swig_i_0), *(*C.swig_type_729)(unsafe.Pointer(&_swig_i_1)), C.swig_type_730(_swig_i_2), *(*C.swig_type_731)(unsafe.Pointer(&_swig_i_3)), C.swig_type_732(_swig_i_4), *(*C.swig_type_733)(unsafe.Pointer(&_swig_i_5)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -6833,7 +6867,7 @@ func Weft_cached_op_invoke(arg1 uintptr, arg2 []uintptr, arg3 uint64, arg4 []uin
 func Weft_cached_op_free(arg1 uintptr) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
-	swig_r_p := C._wrap_weft_cached_op_free_capi_f1ea964882306971(C.uintptr_t(_swig_i_0))
+	swig_r_p := C._wrap_weft_cached_op_free_capi_f8186da7160cc715(C.uintptr_t(_swig_i_0))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 error
 
@@ -6854,7 +6888,7 @@ func Weft_trainer_create(arg1 []string, arg2 []uintptr, arg3 uint64, arg4 uintpt
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
 	_swig_i_4 := arg5
-	swig_r_p := C._wrap_weft_trainer_create_capi_f1ea964882306971(*(*C.swig_type_736)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_737)(unsafe.Pointer(&_swig_i_1)), C.swig_type_738(_swig_i_2), C.uintptr_t(_swig_i_3), *(*C.swig_type_739)(unsafe.Pointer(&_swig_i_4)))
+	swig_r_p := C._wrap_weft_trainer_create_capi_f8186da7160cc715(*(*C.swig_type_736)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_737)(unsafe.Pointer(&_swig_i_1)), C.swig_type_738(_swig_i_2), C.uintptr_t(_swig_i_3), *(*C.swig_type_739)(unsafe.Pointer(&_swig_i_4)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = _swig_i_0
@@ -6880,7 +6914,7 @@ func Weft_trainer_step(arg1 uintptr, arg2 int) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_trainer_step_capi_f1ea964882306971(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1))
+	swig_r_p := C._wrap_weft_trainer_step_capi_f8186da7160cc715(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 error
 
@@ -6896,7 +6930,7 @@ func Weft_trainer_step(arg1 uintptr, arg2 int) (_swig_ret error) {
 func Weft_trainer_free(arg1 uintptr) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
-	swig_r_p := C._wrap_weft_trainer_free_capi_f1ea964882306971(C.uintptr_t(_swig_i_0))
+	swig_r_p := C._wrap_weft_trainer_free_capi_f8186da7160cc715(C.uintptr_t(_swig_i_0))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 error
 
@@ -6914,7 +6948,7 @@ func Weft_recordio_writer_create(arg1 string, arg2 string, arg3 []uintptr) (_swi
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r_p := C._wrap_weft_recordio_writer_create_capi_f1ea964882306971(*(*C.swig_type_743)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_744)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_745)(unsafe.Pointer(&_swig_i_2)))
+	swig_r_p := C._wrap_weft_recordio_writer_create_capi_f8186da7160cc715(*(*C.swig_type_743)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_744)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_745)(unsafe.Pointer(&_swig_i_2)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -6941,7 +6975,7 @@ func Weft_recordio_writer_write(arg1 uintptr, arg2 unsafe.Pointer, arg3 uint64) 
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r_p := C._wrap_weft_recordio_writer_write_capi_f1ea964882306971(C.uintptr_t(_swig_i_0), C.swig_voidp(_swig_i_1), C.swig_type_747(_swig_i_2))
+	swig_r_p := C._wrap_weft_recordio_writer_write_capi_f8186da7160cc715(C.uintptr_t(_swig_i_0), C.swig_voidp(_swig_i_1), C.swig_type_747(_swig_i_2))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 error
 
@@ -6960,7 +6994,7 @@ func Weft_recordio_writer_write_idx(arg1 uintptr, arg2 int64, arg3 unsafe.Pointe
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
-	swig_r_p := C._wrap_weft_recordio_writer_write_idx_capi_f1ea964882306971(C.uintptr_t(_swig_i_0), C.swig_type_749(_swig_i_1), C.swig_voidp(_swig_i_2), C.swig_type_750(_swig_i_3))
+	swig_r_p := C._wrap_weft_recordio_writer_write_idx_capi_f8186da7160cc715(C.uintptr_t(_swig_i_0), C.swig_type_749(_swig_i_1), C.swig_voidp(_swig_i_2), C.swig_type_750(_swig_i_3))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 error
 
@@ -6977,7 +7011,7 @@ func Weft_recordio_writer_tell(arg1 uintptr, arg2 []uint64) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_recordio_writer_tell_capi_f1ea964882306971(C.uintptr_t(_swig_i_0), *(*C.swig_type_752)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_weft_recordio_writer_tell_capi_f8186da7160cc715(C.uintptr_t(_swig_i_0), *(*C.swig_type_752)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -6996,7 +7030,7 @@ func Weft_recordio_writer_tell(arg1 uintptr, arg2 []uint64) (_swig_ret error) {
 func Weft_recordio_writer_close(arg1 uintptr) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
-	swig_r_p := C._wrap_weft_recordio_writer_close_capi_f1ea964882306971(C.uintptr_t(_swig_i_0))
+	swig_r_p := C._wrap_weft_recordio_writer_close_capi_f8186da7160cc715(C.uintptr_t(_swig_i_0))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 error
 
@@ -7012,7 +7046,7 @@ func Weft_recordio_writer_close(arg1 uintptr) (_swig_ret error) {
 func Weft_recordio_writer_free(arg1 uintptr) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
-	swig_r_p := C._wrap_weft_recordio_writer_free_capi_f1ea964882306971(C.uintptr_t(_swig_i_0))
+	swig_r_p := C._wrap_weft_recordio_writer_free_capi_f8186da7160cc715(C.uintptr_t(_swig_i_0))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 error
 
@@ -7030,7 +7064,7 @@ func Weft_recordio_reader_create(arg1 string, arg2 string, arg3 []uintptr) (_swi
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r_p := C._wrap_weft_recordio_reader_create_capi_f1ea964882306971(*(*C.swig_type_756)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_757)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_758)(unsafe.Pointer(&_swig_i_2)))
+	swig_r_p := C._wrap_weft_recordio_reader_create_capi_f8186da7160cc715(*(*C.swig_type_756)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_757)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_758)(unsafe.Pointer(&_swig_i_2)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -7058,7 +7092,7 @@ func Weft_recordio_reader_read(arg1 uintptr, arg2 []unsafe.Pointer, arg3 []uint6
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
-	swig_r_p := C._wrap_weft_recordio_reader_read_capi_f1ea964882306971(C.uintptr_t(_swig_i_0), *(*C.swig_type_760)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_761)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_762)(unsafe.Pointer(&_swig_i_3)))
+	swig_r_p := C._wrap_weft_recordio_reader_read_capi_f8186da7160cc715(C.uintptr_t(_swig_i_0), *(*C.swig_type_760)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_761)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_762)(unsafe.Pointer(&_swig_i_3)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -7086,7 +7120,7 @@ func Weft_recordio_reader_read_idx(arg1 uintptr, arg2 int64, arg3 []unsafe.Point
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
-	swig_r_p := C._wrap_weft_recordio_reader_read_idx_capi_f1ea964882306971(C.uintptr_t(_swig_i_0), C.swig_type_764(_swig_i_1), *(*C.swig_type_765)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_766)(unsafe.Pointer(&_swig_i_3)))
+	swig_r_p := C._wrap_weft_recordio_reader_read_idx_capi_f8186da7160cc715(C.uintptr_t(_swig_i_0), C.swig_type_764(_swig_i_1), *(*C.swig_type_765)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_766)(unsafe.Pointer(&_swig_i_3)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg3
@@ -7109,7 +7143,7 @@ func Weft_recordio_reader_num_keys(arg1 uintptr, arg2 []uint64) (_swig_ret error
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_recordio_reader_num_keys_capi_f1ea964882306971(C.uintptr_t(_swig_i_0), *(*C.swig_type_768)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_weft_recordio_reader_num_keys_capi_f8186da7160cc715(C.uintptr_t(_swig_i_0), *(*C.swig_type_768)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -7131,7 +7165,7 @@ func Weft_recordio_reader_keys(arg1 uintptr, arg2 []int64, arg3 uint64, arg4 []u
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
-	swig_r_p := C._wrap_weft_recordio_reader_keys_capi_f1ea964882306971(C.uintptr_t(_swig_i_0), *(*C.swig_type_770)(unsafe.Pointer(&_swig_i_1)), C.swig_type_771(_swig_i_2), *(*C.swig_type_772)(unsafe.Pointer(&_swig_i_3)))
+	swig_r_p := C._wrap_weft_recordio_reader_keys_capi_f8186da7160cc715(C.uintptr_t(_swig_i_0), *(*C.swig_type_770)(unsafe.Pointer(&_swig_i_1)), C.swig_type_771(_swig_i_2), *(*C.swig_type_772)(unsafe.Pointer(&_swig_i_3)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -7154,7 +7188,7 @@ func Weft_recordio_reader_seek(arg1 uintptr, arg2 uint64) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_recordio_reader_seek_capi_f1ea964882306971(C.uintptr_t(_swig_i_0), C.swig_type_774(_swig_i_1))
+	swig_r_p := C._wrap_weft_recordio_reader_seek_capi_f8186da7160cc715(C.uintptr_t(_swig_i_0), C.swig_type_774(_swig_i_1))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 error
 
@@ -7171,7 +7205,7 @@ func Weft_recordio_reader_tell(arg1 uintptr, arg2 []uint64) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_recordio_reader_tell_capi_f1ea964882306971(C.uintptr_t(_swig_i_0), *(*C.swig_type_776)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_weft_recordio_reader_tell_capi_f8186da7160cc715(C.uintptr_t(_swig_i_0), *(*C.swig_type_776)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -7190,7 +7224,7 @@ func Weft_recordio_reader_tell(arg1 uintptr, arg2 []uint64) (_swig_ret error) {
 func Weft_recordio_reader_reset(arg1 uintptr) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
-	swig_r_p := C._wrap_weft_recordio_reader_reset_capi_f1ea964882306971(C.uintptr_t(_swig_i_0))
+	swig_r_p := C._wrap_weft_recordio_reader_reset_capi_f8186da7160cc715(C.uintptr_t(_swig_i_0))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 error
 
@@ -7206,7 +7240,7 @@ func Weft_recordio_reader_reset(arg1 uintptr) (_swig_ret error) {
 func Weft_recordio_reader_free(arg1 uintptr) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
-	swig_r_p := C._wrap_weft_recordio_reader_free_capi_f1ea964882306971(C.uintptr_t(_swig_i_0))
+	swig_r_p := C._wrap_weft_recordio_reader_free_capi_f8186da7160cc715(C.uintptr_t(_swig_i_0))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 error
 
@@ -7229,7 +7263,7 @@ func Weft_recordio_pack_header(arg1 float32, arg2 []float32, arg3 uint64, arg4 u
 	_swig_i_5 := arg6
 	_swig_i_6 := arg7
 	_swig_i_7 := arg8
-	swig_r_p := C._wrap_weft_recordio_pack_header_capi_f1ea964882306971(C.float(_swig_i_0), *(*C.swig_type_780)(unsafe.Pointer(&_swig_i_1)), C.swig_type_781(_swig_i_2), C.swig_type_782(_swig_i_3), C.swig_type_783(_swig_i_4), C.swig_voidp(_swig_i_5), C.swig_type_784(_swig_i_6), *(*C.swig_type_785)(unsafe.Pointer(&_swig_i_7)))
+	swig_r_p := C._wrap_weft_recordio_pack_header_capi_f8186da7160cc715(C.float(_swig_i_0), *(*C.swig_type_780)(unsafe.Pointer(&_swig_i_1)), C.swig_type_781(_swig_i_2), C.swig_type_782(_swig_i_3), C.swig_type_783(_swig_i_4), C.swig_voidp(_swig_i_5), C.swig_type_784(_swig_i_6), *(*C.swig_type_785)(unsafe.Pointer(&_swig_i_7)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -7257,7 +7291,7 @@ func Weft_recordio_unpack_header(arg1 unsafe.Pointer, arg2 uint64, arg3 []int32,
 	_swig_i_4 := arg5
 	_swig_i_5 := arg6
 	_swig_i_6 := arg7
-	swig_r_p := C._wrap_weft_recordio_unpack_header_capi_f1ea964882306971(C.swig_voidp(_swig_i_0), C.swig_type_787(_swig_i_1), *(*C.swig_type_788)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_789)(unsafe.Pointer(&_swig_i_3)), *(*C.swig_type_790)(unsafe.Pointer(&_swig_i_4)), *(*C.swig_type_791)(unsafe.Pointer(&_swig_i_5)), *(*C.swig_type_792)(unsafe.Pointer(&_swig_i_6)))
+	swig_r_p := C._wrap_weft_recordio_unpack_header_capi_f8186da7160cc715(C.swig_voidp(_swig_i_0), C.swig_type_787(_swig_i_1), *(*C.swig_type_788)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_789)(unsafe.Pointer(&_swig_i_3)), *(*C.swig_type_790)(unsafe.Pointer(&_swig_i_4)), *(*C.swig_type_791)(unsafe.Pointer(&_swig_i_5)), *(*C.swig_type_792)(unsafe.Pointer(&_swig_i_6)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg3
@@ -7292,7 +7326,7 @@ func Weft_recordio_unpack_labels(arg1 unsafe.Pointer, arg2 uint64, arg3 []float3
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
 	_swig_i_4 := arg5
-	swig_r_p := C._wrap_weft_recordio_unpack_labels_capi_f1ea964882306971(C.swig_voidp(_swig_i_0), C.swig_type_794(_swig_i_1), *(*C.swig_type_795)(unsafe.Pointer(&_swig_i_2)), C.swig_type_796(_swig_i_3), *(*C.swig_type_797)(unsafe.Pointer(&_swig_i_4)))
+	swig_r_p := C._wrap_weft_recordio_unpack_labels_capi_f8186da7160cc715(C.swig_voidp(_swig_i_0), C.swig_type_794(_swig_i_1), *(*C.swig_type_795)(unsafe.Pointer(&_swig_i_2)), C.swig_type_796(_swig_i_3), *(*C.swig_type_797)(unsafe.Pointer(&_swig_i_4)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg3
@@ -7321,7 +7355,7 @@ func Weft_image_reencode(arg1 unsafe.Pointer, arg2 uint64, arg3 int, arg4 int, a
 	_swig_i_5 := arg6
 	_swig_i_6 := arg7
 	_swig_i_7 := arg8
-	swig_r_p := C._wrap_weft_image_reencode_capi_f1ea964882306971(C.swig_voidp(_swig_i_0), C.swig_type_799(_swig_i_1), C.swig_intgo(_swig_i_2), C.swig_intgo(_swig_i_3), C.swig_intgo(_swig_i_4), *(*C.swig_type_800)(unsafe.Pointer(&_swig_i_5)), C.swig_intgo(_swig_i_6), *(*C.swig_type_801)(unsafe.Pointer(&_swig_i_7)))
+	swig_r_p := C._wrap_weft_image_reencode_capi_f8186da7160cc715(C.swig_voidp(_swig_i_0), C.swig_type_799(_swig_i_1), C.swig_intgo(_swig_i_2), C.swig_intgo(_swig_i_3), C.swig_intgo(_swig_i_4), *(*C.swig_type_800)(unsafe.Pointer(&_swig_i_5)), C.swig_intgo(_swig_i_6), *(*C.swig_type_801)(unsafe.Pointer(&_swig_i_7)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg6
@@ -7359,7 +7393,7 @@ func Weft_amp_convert_model(arg1 uintptr, arg2 uint64, arg3 []string, arg4 []uin
 	_swig_i_11 := arg12
 	_swig_i_12 := arg13
 	_swig_i_13 := arg14
-	swig_r_p := C._wrap_weft_amp_convert_model_capi_f1ea964882306971(C.uintptr_t(_swig_i_0), C.swig_type_803(_swig_i_1), *(*C.swig_type_804)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_805)(unsafe.Pointer(&_swig_i_3)), C.swig_type_806(_swig_i_4), *(*C.swig_type_807)(unsafe.Pointer(&_swig_i_5)), *(*C.swig_type_808)(unsafe.Pointer(&_swig_i_6)), C.swig_intgo(_swig_i_7), C.swig_type_809(_swig_i_8), *(*C.swig_type_810)(unsafe.Pointer(&_swig_i_9)), C.swig_intgo(_swig_i_10), *(*C.swig_type_811)(unsafe.Pointer(&_swig_i_11)), *(*C.swig_type_812)(unsafe.Pointer(&_swig_i_12)), *(*C.swig_type_813)(unsafe.Pointer(&_swig_i_13)))
+	swig_r_p := C._wrap_weft_amp_convert_model_capi_f8186da7160cc715(C.uintptr_t(_swig_i_0), C.swig_type_803(_swig_i_1), *(*C.swig_type_804)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_805)(unsafe.Pointer(&_swig_i_3)), C.swig_type_806(_swig_i_4), *(*C.swig_type_807)(unsafe.Pointer(&_swig_i_5)), *(*C.swig_type_808)(unsafe.Pointer(&_swig_i_6)), C.swig_intgo(_swig_i_7), C.swig_type_809(_swig_i_8), *(*C.swig_type_810)(unsafe.Pointer(&_swig_i_9)), C.swig_intgo(_swig_i_10), *(*C.swig_type_811)(unsafe.Pointer(&_swig_i_11)), *(*C.swig_type_812)(unsafe.Pointer(&_swig_i_12)), *(*C.swig_type_813)(unsafe.Pointer(&_swig_i_13)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = _swig_i_2
@@ -7422,7 +7456,7 @@ func Weft_quantize_model(arg1 uintptr, arg2 uint64, arg3 []string, arg4 []uintpt
 	_swig_i_17 := arg18
 	_swig_i_18 := arg19
 	_swig_i_19 := arg20
-	swig_r_p := C._wrap_weft_quantize_model_capi_f1ea964882306971(C.uintptr_t(_swig_i_0), C.swig_type_815(_swig_i_1), *(*C.swig_type_816)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_817)(unsafe.Pointer(&_swig_i_3)), C.swig_type_818(_swig_i_4), *(*C.swig_type_819)(unsafe.Pointer(&_swig_i_5)), *(*C.swig_type_820)(unsafe.Pointer(&_swig_i_6)), C.uintptr_t(_swig_i_7), *(*C.swig_type_821)(unsafe.Pointer(&_swig_i_8)), C.swig_type_822(_swig_i_9), *(*C.swig_type_823)(unsafe.Pointer(&_swig_i_10)), *(*C.swig_type_824)(unsafe.Pointer(&_swig_i_11)), C.swig_intgo(_swig_i_12), C.swig_type_825(_swig_i_13), *(*C.swig_type_826)(unsafe.Pointer(&_swig_i_14)), C.swig_type_827(_swig_i_15), *(*C.swig_type_828)(unsafe.Pointer(&_swig_i_16)), *(*C.swig_type_829)(unsafe.Pointer(&_swig_i_17)), *(*C.swig_type_830)(unsafe.Pointer(&_swig_i_18)), *(*C.swig_type_831)(unsafe.Pointer(&_swig_i_19)))
+	swig_r_p := C._wrap_weft_quantize_model_capi_f8186da7160cc715(C.uintptr_t(_swig_i_0), C.swig_type_815(_swig_i_1), *(*C.swig_type_816)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_817)(unsafe.Pointer(&_swig_i_3)), C.swig_type_818(_swig_i_4), *(*C.swig_type_819)(unsafe.Pointer(&_swig_i_5)), *(*C.swig_type_820)(unsafe.Pointer(&_swig_i_6)), C.uintptr_t(_swig_i_7), *(*C.swig_type_821)(unsafe.Pointer(&_swig_i_8)), C.swig_type_822(_swig_i_9), *(*C.swig_type_823)(unsafe.Pointer(&_swig_i_10)), *(*C.swig_type_824)(unsafe.Pointer(&_swig_i_11)), C.swig_intgo(_swig_i_12), C.swig_type_825(_swig_i_13), *(*C.swig_type_826)(unsafe.Pointer(&_swig_i_14)), C.swig_type_827(_swig_i_15), *(*C.swig_type_828)(unsafe.Pointer(&_swig_i_16)), *(*C.swig_type_829)(unsafe.Pointer(&_swig_i_17)), *(*C.swig_type_830)(unsafe.Pointer(&_swig_i_18)), *(*C.swig_type_831)(unsafe.Pointer(&_swig_i_19)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = _swig_i_2
@@ -7474,7 +7508,7 @@ func Weft_quantize_model(arg1 uintptr, arg2 uint64, arg3 []string, arg4 []uintpt
 func Weft_custom_op_unregister(arg1 string) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
-	swig_r_p := C._wrap_weft_custom_op_unregister_capi_f1ea964882306971(*(*C.swig_type_833)(unsafe.Pointer(&_swig_i_0)))
+	swig_r_p := C._wrap_weft_custom_op_unregister_capi_f8186da7160cc715(*(*C.swig_type_833)(unsafe.Pointer(&_swig_i_0)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -7493,7 +7527,7 @@ func Weft_custom_op_unregister(arg1 string) (_swig_ret error) {
 func Weft_custom_op_list(arg1 []uintptr) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
-	swig_r_p := C._wrap_weft_custom_op_list_capi_f1ea964882306971(*(*C.swig_type_835)(unsafe.Pointer(&_swig_i_0)))
+	swig_r_p := C._wrap_weft_custom_op_list_capi_f8186da7160cc715(*(*C.swig_type_835)(unsafe.Pointer(&_swig_i_0)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -7513,8 +7547,222 @@ func Weft_ndarray_get_data(arg1 uintptr, arg2 *unsafe.Pointer) (_swig_ret error)
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_ndarray_get_data_capi_f1ea964882306971(C.uintptr_t(_swig_i_0), C.swig_voidp(_swig_i_1))
+	swig_r_p := C._wrap_weft_ndarray_get_data_capi_f8186da7160cc715(C.uintptr_t(_swig_i_0), C.swig_voidp(_swig_i_1))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
+	var swig_r_1 error
+
+	if swig_r == "" {
+		swig_r_1 = nil
+	} else {
+		swig_r_1 = weftStatus(swigCopyString(swig_r))
+	}
+
+	return swig_r_1
+}
+
+func Weft_profiler_set_config(arg1 uint64, arg2 []string, arg3 []string) (_swig_ret error) {
+	var swig_r string
+	_swig_i_0 := arg1
+	var _swig_i_1 string
+ _swig_i_1 = weftJoin(arg2) 
+	var _swig_i_2 string
+ _swig_i_2 = weftJoin(arg3) 
+	swig_r_p := C._wrap_weft_profiler_set_config_capi_f8186da7160cc715(C.swig_type_838(_swig_i_0), *(*C.swig_type_839)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_840)(unsafe.Pointer(&_swig_i_2)))
+	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
+	if Swig_escape_always_false {
+		Swig_escape_val = _swig_i_1
+	}
+	if Swig_escape_always_false {
+		Swig_escape_val = _swig_i_2
+	}
+	var swig_r_1 error
+
+	if swig_r == "" {
+		swig_r_1 = nil
+	} else {
+		swig_r_1 = weftStatus(swigCopyString(swig_r))
+	}
+
+	return swig_r_1
+}
+
+func Weft_profiler_set_state(arg1 int) (_swig_ret error) {
+	var swig_r string
+	_swig_i_0 := arg1
+	swig_r_p := C._wrap_weft_profiler_set_state_capi_f8186da7160cc715(C.swig_intgo(_swig_i_0))
+	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
+	var swig_r_1 error
+
+	if swig_r == "" {
+		swig_r_1 = nil
+	} else {
+		swig_r_1 = weftStatus(swigCopyString(swig_r))
+	}
+
+	return swig_r_1
+}
+
+func Weft_profiler_get_state(arg1 []int32) (_swig_ret error) {
+	var swig_r string
+	_swig_i_0 := arg1
+	swig_r_p := C._wrap_weft_profiler_get_state_capi_f8186da7160cc715(*(*C.swig_type_843)(unsafe.Pointer(&_swig_i_0)))
+	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
+	if Swig_escape_always_false {
+		Swig_escape_val = arg1
+	}
+	var swig_r_1 error
+
+	if swig_r == "" {
+		swig_r_1 = nil
+	} else {
+		swig_r_1 = weftStatus(swigCopyString(swig_r))
+	}
+
+	return swig_r_1
+}
+
+func Weft_profiler_pause(arg1 int) (_swig_ret error) {
+	var swig_r string
+	_swig_i_0 := arg1
+	swig_r_p := C._wrap_weft_profiler_pause_capi_f8186da7160cc715(C.swig_intgo(_swig_i_0))
+	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
+	var swig_r_1 error
+
+	if swig_r == "" {
+		swig_r_1 = nil
+	} else {
+		swig_r_1 = weftStatus(swigCopyString(swig_r))
+	}
+
+	return swig_r_1
+}
+
+func Weft_profiler_dump(arg1 int) (_swig_ret error) {
+	var swig_r string
+	_swig_i_0 := arg1
+	swig_r_p := C._wrap_weft_profiler_dump_capi_f8186da7160cc715(C.swig_intgo(_swig_i_0))
+	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
+	var swig_r_1 error
+
+	if swig_r == "" {
+		swig_r_1 = nil
+	} else {
+		swig_r_1 = weftStatus(swigCopyString(swig_r))
+	}
+
+	return swig_r_1
+}
+
+func Weft_profiler_trace(arg1 []uintptr) (_swig_ret error) {
+	var swig_r string
+	_swig_i_0 := arg1
+	swig_r_p := C._wrap_weft_profiler_trace_capi_f8186da7160cc715(*(*C.swig_type_847)(unsafe.Pointer(&_swig_i_0)))
+	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
+	if Swig_escape_always_false {
+		Swig_escape_val = arg1
+	}
+	var swig_r_1 error
+
+	if swig_r == "" {
+		swig_r_1 = nil
+	} else {
+		swig_r_1 = weftStatus(swigCopyString(swig_r))
+	}
+
+	return swig_r_1
+}
+
+func Weft_profiler_aggregate(arg1 int, arg2 string, arg3 string, arg4 int, arg5 []uintptr) (_swig_ret error) {
+	var swig_r string
+	_swig_i_0 := arg1
+	_swig_i_1 := arg2
+	_swig_i_2 := arg3
+	_swig_i_3 := arg4
+	_swig_i_4 := arg5
+	swig_r_p := C._wrap_weft_profiler_aggregate_capi_f8186da7160cc715(C.swig_intgo(_swig_i_0), *(*C.swig_type_849)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_850)(unsafe.Pointer(&_swig_i_2)), C.swig_intgo(_swig_i_3), *(*C.swig_type_851)(unsafe.Pointer(&_swig_i_4)))
+	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
+	if Swig_escape_always_false {
+		Swig_escape_val = arg2
+	}
+	if Swig_escape_always_false {
+		Swig_escape_val = arg3
+	}
+	if Swig_escape_always_false {
+		Swig_escape_val = arg5
+	}
+	var swig_r_1 error
+
+	if swig_r == "" {
+		swig_r_1 = nil
+	} else {
+		swig_r_1 = weftStatus(swigCopyString(swig_r))
+	}
+
+	return swig_r_1
+}
+
+func Weft_profiler_range_push(arg1 string) (_swig_ret error) {
+	var swig_r string
+	_swig_i_0 := arg1
+	swig_r_p := C._wrap_weft_profiler_range_push_capi_f8186da7160cc715(*(*C.swig_type_853)(unsafe.Pointer(&_swig_i_0)))
+	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
+	if Swig_escape_always_false {
+		Swig_escape_val = arg1
+	}
+	var swig_r_1 error
+
+	if swig_r == "" {
+		swig_r_1 = nil
+	} else {
+		swig_r_1 = weftStatus(swigCopyString(swig_r))
+	}
+
+	return swig_r_1
+}
+
+func Weft_profiler_range_pop() (_swig_ret error) {
+	var swig_r string
+	swig_r_p := C._wrap_weft_profiler_range_pop_capi_f8186da7160cc715()
+	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
+	var swig_r_1 error
+
+	if swig_r == "" {
+		swig_r_1 = nil
+	} else {
+		swig_r_1 = weftStatus(swigCopyString(swig_r))
+	}
+
+	return swig_r_1
+}
+
+func Weft_profiler_set_marker(arg1 string) (_swig_ret error) {
+	var swig_r string
+	_swig_i_0 := arg1
+	swig_r_p := C._wrap_weft_profiler_set_marker_capi_f8186da7160cc715(*(*C.swig_type_856)(unsafe.Pointer(&_swig_i_0)))
+	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
+	if Swig_escape_always_false {
+		Swig_escape_val = arg1
+	}
+	var swig_r_1 error
+
+	if swig_r == "" {
+		swig_r_1 = nil
+	} else {
+		swig_r_1 = weftStatus(swigCopyString(swig_r))
+	}
+
+	return swig_r_1
+}
+
+func Weft_profiler_set_counter(arg1 string, arg2 int64) (_swig_ret error) {
+	var swig_r string
+	_swig_i_0 := arg1
+	_swig_i_1 := arg2
+	swig_r_p := C._wrap_weft_profiler_set_counter_capi_f8186da7160cc715(*(*C.swig_type_858)(unsafe.Pointer(&_swig_i_0)), C.swig_type_859(_swig_i_1))
+	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
+	if Swig_escape_always_false {
+		Swig_escape_val = arg1
+	}
 	var swig_r_1 error
 
 	if swig_r == "" {
@@ -7529,7 +7777,7 @@ func Weft_ndarray_get_data(arg1 uintptr, arg2 *unsafe.Pointer) (_swig_ret error)
 func Weft_load_library(arg1 string) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
-	swig_r_p := C._wrap_weft_load_library_capi_f1ea964882306971(*(*C.swig_type_838)(unsafe.Pointer(&_swig_i_0)))
+	swig_r_p := C._wrap_weft_load_library_capi_f8186da7160cc715(*(*C.swig_type_861)(unsafe.Pointer(&_swig_i_0)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -7548,7 +7796,7 @@ func Weft_load_library(arg1 string) (_swig_ret error) {
 func Weft_loaded_ops(arg1 []uintptr) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
-	swig_r_p := C._wrap_weft_loaded_ops_capi_f1ea964882306971(*(*C.swig_type_840)(unsafe.Pointer(&_swig_i_0)))
+	swig_r_p := C._wrap_weft_loaded_ops_capi_f8186da7160cc715(*(*C.swig_type_863)(unsafe.Pointer(&_swig_i_0)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
