@@ -4,6 +4,8 @@
  * print. Error paths are in c_api_executor_errors_test.c. Each test ends
  * with no leaked handles or bytes.
  */
+#include <math.h>
+
 #include "c_api_executor_util.h"
 
 /* Forward: y = a*b + b*c; backward with head g: da = g*b, db = g*(a+c), dc = g*b. */
@@ -318,6 +320,60 @@ static void test_aux_arrays(void** state) {
   assert_no_leaks();
 }
 
+/* What the monitor callback saw: names in order and the sum's statistic. */
+struct Seen {
+  char names[16][64];
+  int count;
+  double sum_stat;
+};
+
+static void record(const char* name, WeftNDArray* array, void* user) {
+  struct Seen* s = (struct Seen*)user;
+  if (s->count < 16) snprintf(s->names[s->count++], 64, "%s", name);
+  if (strcmp(name, "sum_output") == 0) weft_ndarray_monitor_stat(array, &s->sum_stat);
+}
+
+/* The monitor sees each node's output once per forward (inputs too with
+ * monitor_all), on the calling thread, with the statistic norm/sqrt(size). */
+static void test_monitor_callback(void** state) {
+  WeftSymbolHandle* sym = make_abc();
+  /* With gradients: no inference pass fuses the nodes (an optimised
+   * executor reports the nodes it runs). */
+  WeftExecutor* ex = bind_abc(sym, k23, "write");
+  struct Seen seen;
+  double want = 0;
+  int i;
+  (void)state;
+  memset(&seen, 0, sizeof seen);
+  set_abc(ex);
+  OK(weft_executor_set_monitor_callback(ex, record, &seen, 0));
+  OK(weft_executor_forward(ex, 0));
+  OK(weft_wait_all());
+  assert_int_equal(seen.count, 3);
+  assert_string_equal(seen.names[2], "sum_output");
+  for (i = 0; i < 6; ++i) {
+    const double y = (double)kA[i] * kB[i] + (double)kB[i] * kC[i];
+    want += y * y;
+  }
+  assert_true(fabs(seen.sum_stat - sqrt(want / 6)) < 1e-4 * (1 + sqrt(want / 6)));
+  memset(&seen, 0, sizeof seen);
+  OK(weft_executor_set_monitor_callback(ex, record, &seen, 1));
+  OK(weft_executor_forward(ex, 0));
+  OK(weft_wait_all());
+  assert_int_equal(seen.count, 9); /* 3 nodes: 2 inputs and 1 output each */
+  memset(&seen, 0, sizeof seen);
+  OK(weft_executor_set_monitor_callback(ex, NULL, NULL, 0));
+  OK(weft_executor_forward(ex, 0));
+  OK(weft_wait_all());
+  assert_int_equal(seen.count, 0);
+  EXPECT_ERR(weft_executor_set_monitor_callback(NULL, record, NULL, 0), WEFT_ERR_INVALID_ARGUMENT,
+             "exec");
+  EXPECT_ERR(weft_ndarray_monitor_stat(NULL, &want), WEFT_ERR_INVALID_ARGUMENT, "array");
+  OK(weft_executor_free(ex));
+  OK(weft_symbol_free(sym));
+  assert_no_leaks();
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       TEST(test_simple_bind_elemwise),
@@ -325,6 +381,7 @@ int main(void) {
       TEST(test_bind_add),
       TEST(test_reshape),
       TEST(test_aux_arrays),
+      TEST(test_monitor_callback),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -213,6 +213,30 @@ WEFT_API WeftStatus weft_executor_placement(const WeftExecutor* exec,
  */
 WEFT_API WeftStatus weft_executor_float32_nodes(const WeftExecutor* exec, WeftStringList** out);
 
+/**
+ * A monitor callback: `name` is the entry's name ("fc1_output", "data"),
+ * `array` a copy of its value, valid only during the call (read it with
+ * weft_ndarray_copy_to / weft_ndarray_monitor_stat, or copy it to keep it);
+ * `user` as given to weft_executor_set_monitor_callback().
+ */
+typedef void (*WeftMonitorCallback)(const char* name, WeftNDArray* array, void* user);
+/**
+ * @brief Sets (or, with a NULL callback, removes) the executor's monitor
+ *        (MXNet's MXExecutorSetMonitorCallbackEX).
+ * While set, weft_executor_forward() and weft_executor_backward() run every
+ * node as its own engine operation and call @p callback on the calling
+ * thread (not an engine thread) after pushing each node, once per output
+ * (with @p monitor_all also once per input, before the node); the values are
+ * copies taken by the engine before anything overwrites them. The callback
+ * may read the array (which waits for it) and call Weft functions other
+ * than those of this executor; it must not unwind through Weft.
+ */
+WEFT_API WeftStatus weft_executor_set_monitor_callback(WeftExecutor* exec,
+                                                       WeftMonitorCallback callback, void* user,
+                                                       int monitor_all);
+/** MXNet's default monitor statistic: norm(array) / sqrt(size), in float64. */
+WEFT_API WeftStatus weft_ndarray_monitor_stat(const WeftNDArray* array, double* out);
+
 /** Releases @p exec (NULL is a no-op); bound arrays stay valid through their own handles. */
 WEFT_API WeftStatus weft_executor_free(WeftExecutor* exec);
 

@@ -72,6 +72,7 @@
 #define WEFT_EXECUTOR_H_
 
 #include <map>
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -213,6 +214,18 @@ class Executor {
   // executor has no gradients or Forward has not run, Error(kShape) for a
   // mis-shaped head gradient; the head gradients are copied by the engine.
   void Backward(const std::vector<NDArray>& head_grads = {});
+
+  // A monitor (MXNet's MXExecutorSetMonitorCallbackEX): while set, Forward
+  // and Backward push one engine operation per node and, on the calling
+  // thread, call `callback` right after pushing a node with each output's
+  // name (as GetInternals names it, e.g. "fc1_output") and a copy of its
+  // value taken by the engine before anything overwrites it (reading the
+  // array waits for it); with `monitor_all`, also each input before the
+  // node. An executor the inference passes optimised reports the nodes it
+  // runs (fused ones under their new names). The callback must not call
+  // into this executor. An empty callback removes the monitor.
+  using MonitorCallback = std::function<void(const std::string& name, const NDArray& value)>;
+  void SetMonitorCallback(MonitorCallback callback, bool monitor_all = false);
 
   // A new executor for new input shapes that shares this one's arrays:
   // arguments whose shape is unchanged are shared; changed ones (named in

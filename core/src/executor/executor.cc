@@ -79,7 +79,10 @@ void Executor::Forward(bool is_train) {
          "Forward(is_train=true): the graph was optimised for inference (",
          JoinNames(m.plan->passes),
          "); bind with optimize_inference=false to run a training-mode forward");
-  for (const auto& seg : m.forward_segments) m.Push(seg, is_train);
+  if (m.monitor)
+    m.PushMonitored(m.plan->forward_steps, m.monitor_forward, is_train);
+  else
+    for (const auto& seg : m.forward_segments) m.Push(seg, is_train);
   m.forward_done = true;
   m.last_is_train = is_train;
 }
@@ -115,7 +118,10 @@ void Executor::Backward(const std::vector<NDArray>& head_grads) {
     NDArray& dst = m.entries[g.entry_id(static_cast<uint32_t>(p.head_grad_nid[i]), 0)];
     head_grads[i].CopyTo(&dst);
   }
-  for (const auto& seg : m.backward_segments) m.Push(seg, m.last_is_train);
+  if (m.monitor)
+    m.PushMonitored(p.backward_steps, m.monitor_backward, m.last_is_train);
+  else
+    for (const auto& seg : m.backward_segments) m.Push(seg, m.last_is_train);
   for (size_t k = 0; k < p.grad_copies.size(); ++k) {
     const ExecutorPlan::Impl::GradCopy& c = p.grad_copies[k];
     NDArray& grad = grads_[c.arg];

@@ -102,6 +102,15 @@ struct Executor::Impl {
   std::vector<NDArray> grad_staging;  // per plan grad copy: its staging array, or none
   bool forward_done WEFT_GUARDED_BY(call_mu) = false;
   bool last_is_train WEFT_GUARDED_BY(call_mu) = false;
+  // The monitor (executor_monitor.cc): its callback and one segment per step.
+  Executor::MonitorCallback monitor WEFT_GUARDED_BY(call_mu);
+  bool monitor_all WEFT_GUARDED_BY(call_mu) = false;
+  std::vector<std::shared_ptr<const Segment>> monitor_forward, monitor_backward;
+
+  // Pushes `steps` one per engine operation (`segs`), reporting the
+  // monitored entries around each. REQUIRES call_mu.
+  void PushMonitored(const std::vector<PlanStep>& steps,
+                     const std::vector<std::shared_ptr<const Segment>>& segs, bool is_train);
 
   // Executor::Init's steps (executor_init.cc).
   void Allocate(const Executor& ex);

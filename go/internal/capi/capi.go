@@ -387,12 +387,12 @@ typedef _goslice_ swig_type_353;
 typedef _gostring_ swig_type_354;
 typedef _goslice_ swig_type_355;
 typedef _gostring_ swig_type_356;
-typedef _gostring_ swig_type_357;
-typedef _goslice_ swig_type_358;
-typedef _gostring_ swig_type_359;
+typedef void* swig_type_357;
+typedef _gostring_ swig_type_358;
+typedef _goslice_ swig_type_359;
 typedef _gostring_ swig_type_360;
 typedef _gostring_ swig_type_361;
-typedef _gostring_ swig_type_362;
+typedef _goslice_ swig_type_362;
 typedef _gostring_ swig_type_363;
 typedef _gostring_ swig_type_364;
 typedef _gostring_ swig_type_365;
@@ -400,294 +400,294 @@ typedef _gostring_ swig_type_366;
 typedef _gostring_ swig_type_367;
 typedef _gostring_ swig_type_368;
 typedef _gostring_ swig_type_369;
-typedef long long swig_type_370;
+typedef _gostring_ swig_type_370;
 typedef _gostring_ swig_type_371;
-typedef _goslice_ swig_type_372;
-typedef _goslice_ swig_type_373;
+typedef _gostring_ swig_type_372;
+typedef _gostring_ swig_type_373;
 typedef long long swig_type_374;
 typedef _gostring_ swig_type_375;
 typedef _goslice_ swig_type_376;
 typedef _goslice_ swig_type_377;
-typedef _gostring_ swig_type_378;
-typedef _goslice_ swig_type_379;
-typedef long long swig_type_380;
+typedef long long swig_type_378;
+typedef _gostring_ swig_type_379;
+typedef _goslice_ swig_type_380;
 typedef _goslice_ swig_type_381;
-typedef _goslice_ swig_type_382;
+typedef _gostring_ swig_type_382;
 typedef _goslice_ swig_type_383;
 typedef long long swig_type_384;
 typedef _goslice_ swig_type_385;
-typedef _gostring_ swig_type_386;
-typedef _gostring_ swig_type_387;
-typedef _goslice_ swig_type_388;
+typedef _goslice_ swig_type_386;
+typedef _goslice_ swig_type_387;
+typedef long long swig_type_388;
 typedef _goslice_ swig_type_389;
 typedef _gostring_ swig_type_390;
 typedef _gostring_ swig_type_391;
-typedef _gostring_ swig_type_392;
+typedef _goslice_ swig_type_392;
 typedef _goslice_ swig_type_393;
 typedef _gostring_ swig_type_394;
-typedef void* swig_type_395;
-typedef void* swig_type_396;
-typedef long long swig_type_397;
-typedef long long swig_type_398;
-typedef _gostring_ swig_type_399;
-typedef _gostring_ swig_type_400;
-typedef void* swig_type_401;
-typedef void* swig_type_402;
-typedef long long swig_type_403;
-typedef long long swig_type_404;
-typedef _gostring_ swig_type_405;
-typedef _gostring_ swig_type_406;
-typedef _gostring_ swig_type_407;
-typedef _gostring_ swig_type_408;
+typedef _gostring_ swig_type_395;
+typedef _gostring_ swig_type_396;
+typedef _goslice_ swig_type_397;
+typedef _gostring_ swig_type_398;
+typedef void* swig_type_399;
+typedef void* swig_type_400;
+typedef long long swig_type_401;
+typedef long long swig_type_402;
+typedef _gostring_ swig_type_403;
+typedef _gostring_ swig_type_404;
+typedef void* swig_type_405;
+typedef void* swig_type_406;
+typedef long long swig_type_407;
+typedef long long swig_type_408;
 typedef _gostring_ swig_type_409;
 typedef _gostring_ swig_type_410;
-typedef _goslice_ swig_type_411;
+typedef _gostring_ swig_type_411;
 typedef _gostring_ swig_type_412;
 typedef _gostring_ swig_type_413;
 typedef _gostring_ swig_type_414;
 typedef _goslice_ swig_type_415;
-typedef _goslice_ swig_type_416;
+typedef _gostring_ swig_type_416;
 typedef _gostring_ swig_type_417;
-typedef long long swig_type_418;
-typedef _gostring_ swig_type_419;
+typedef _gostring_ swig_type_418;
+typedef _goslice_ swig_type_419;
 typedef _goslice_ swig_type_420;
-typedef long long swig_type_421;
-typedef _gostring_ swig_type_422;
-typedef _goslice_ swig_type_423;
-typedef _gostring_ swig_type_424;
+typedef _gostring_ swig_type_421;
+typedef long long swig_type_422;
+typedef _gostring_ swig_type_423;
+typedef _goslice_ swig_type_424;
 typedef long long swig_type_425;
-typedef _goslice_ swig_type_426;
-typedef _gostring_ swig_type_427;
+typedef _gostring_ swig_type_426;
+typedef _goslice_ swig_type_427;
 typedef _gostring_ swig_type_428;
-typedef _gostring_ swig_type_429;
-typedef _gostring_ swig_type_430;
-typedef long long swig_type_431;
-typedef _goslice_ swig_type_432;
+typedef long long swig_type_429;
+typedef _goslice_ swig_type_430;
+typedef _gostring_ swig_type_431;
+typedef _gostring_ swig_type_432;
 typedef _gostring_ swig_type_433;
-typedef _goslice_ swig_type_434;
-typedef _gostring_ swig_type_435;
-typedef _gostring_ swig_type_436;
-typedef _goslice_ swig_type_437;
+typedef _gostring_ swig_type_434;
+typedef long long swig_type_435;
+typedef _goslice_ swig_type_436;
+typedef _gostring_ swig_type_437;
 typedef _goslice_ swig_type_438;
 typedef _gostring_ swig_type_439;
 typedef _gostring_ swig_type_440;
-typedef long long swig_type_441;
+typedef _goslice_ swig_type_441;
 typedef _goslice_ swig_type_442;
-typedef _goslice_ swig_type_443;
-typedef _goslice_ swig_type_444;
-typedef _goslice_ swig_type_445;
-typedef _gostring_ swig_type_446;
+typedef _gostring_ swig_type_443;
+typedef _gostring_ swig_type_444;
+typedef long long swig_type_445;
+typedef _goslice_ swig_type_446;
 typedef _goslice_ swig_type_447;
-typedef _gostring_ swig_type_448;
-typedef _gostring_ swig_type_449;
-typedef _goslice_ swig_type_450;
-typedef _gostring_ swig_type_451;
-typedef _goslice_ swig_type_452;
+typedef _goslice_ swig_type_448;
+typedef _goslice_ swig_type_449;
+typedef _gostring_ swig_type_450;
+typedef _goslice_ swig_type_451;
+typedef _gostring_ swig_type_452;
 typedef _gostring_ swig_type_453;
 typedef _goslice_ swig_type_454;
 typedef _gostring_ swig_type_455;
 typedef _goslice_ swig_type_456;
-typedef long long swig_type_457;
+typedef _gostring_ swig_type_457;
 typedef _goslice_ swig_type_458;
 typedef _gostring_ swig_type_459;
 typedef _goslice_ swig_type_460;
-typedef _gostring_ swig_type_461;
-typedef _gostring_ swig_type_462;
+typedef long long swig_type_461;
+typedef _goslice_ swig_type_462;
 typedef _gostring_ swig_type_463;
-typedef _gostring_ swig_type_464;
+typedef _goslice_ swig_type_464;
 typedef _gostring_ swig_type_465;
-typedef long long swig_type_466;
-typedef _goslice_ swig_type_467;
+typedef _gostring_ swig_type_466;
+typedef _gostring_ swig_type_467;
 typedef _gostring_ swig_type_468;
 typedef _gostring_ swig_type_469;
-typedef _gostring_ swig_type_470;
-typedef _gostring_ swig_type_471;
-typedef long long swig_type_472;
+typedef long long swig_type_470;
+typedef _goslice_ swig_type_471;
+typedef _gostring_ swig_type_472;
 typedef _gostring_ swig_type_473;
-typedef long long swig_type_474;
-typedef _goslice_ swig_type_475;
+typedef _gostring_ swig_type_474;
+typedef _gostring_ swig_type_475;
 typedef long long swig_type_476;
-typedef _goslice_ swig_type_477;
-typedef _gostring_ swig_type_478;
+typedef _gostring_ swig_type_477;
+typedef long long swig_type_478;
 typedef _goslice_ swig_type_479;
-typedef _gostring_ swig_type_480;
+typedef long long swig_type_480;
 typedef _goslice_ swig_type_481;
-typedef _goslice_ swig_type_482;
-typedef long long swig_type_483;
-typedef _goslice_ swig_type_484;
-typedef _gostring_ swig_type_485;
-typedef _gostring_ swig_type_486;
-typedef _gostring_ swig_type_487;
-typedef _gostring_ swig_type_488;
-typedef long long swig_type_489;
+typedef _gostring_ swig_type_482;
+typedef _goslice_ swig_type_483;
+typedef _gostring_ swig_type_484;
+typedef _goslice_ swig_type_485;
+typedef _goslice_ swig_type_486;
+typedef long long swig_type_487;
+typedef _goslice_ swig_type_488;
+typedef _gostring_ swig_type_489;
 typedef _gostring_ swig_type_490;
-typedef _goslice_ swig_type_491;
-typedef long long swig_type_492;
-typedef _gostring_ swig_type_493;
-typedef _goslice_ swig_type_494;
-typedef _gostring_ swig_type_495;
-typedef _gostring_ swig_type_496;
-typedef _goslice_ swig_type_497;
+typedef _gostring_ swig_type_491;
+typedef _gostring_ swig_type_492;
+typedef long long swig_type_493;
+typedef _gostring_ swig_type_494;
+typedef _goslice_ swig_type_495;
+typedef long long swig_type_496;
+typedef _gostring_ swig_type_497;
 typedef _goslice_ swig_type_498;
-typedef _goslice_ swig_type_499;
+typedef _gostring_ swig_type_499;
 typedef _gostring_ swig_type_500;
-typedef _gostring_ swig_type_501;
-typedef _gostring_ swig_type_502;
-typedef _gostring_ swig_type_503;
-typedef long long swig_type_504;
-typedef long long swig_type_505;
-typedef _goslice_ swig_type_506;
+typedef _goslice_ swig_type_501;
+typedef _goslice_ swig_type_502;
+typedef _goslice_ swig_type_503;
+typedef _gostring_ swig_type_504;
+typedef _gostring_ swig_type_505;
+typedef _gostring_ swig_type_506;
 typedef _gostring_ swig_type_507;
-typedef _gostring_ swig_type_508;
-typedef _gostring_ swig_type_509;
-typedef _gostring_ swig_type_510;
+typedef long long swig_type_508;
+typedef long long swig_type_509;
+typedef _goslice_ swig_type_510;
 typedef _gostring_ swig_type_511;
 typedef _gostring_ swig_type_512;
 typedef _gostring_ swig_type_513;
-typedef long long swig_type_514;
-typedef _goslice_ swig_type_515;
+typedef _gostring_ swig_type_514;
+typedef _gostring_ swig_type_515;
 typedef _gostring_ swig_type_516;
 typedef _gostring_ swig_type_517;
-typedef _goslice_ swig_type_518;
-typedef long long swig_type_519;
+typedef long long swig_type_518;
+typedef _goslice_ swig_type_519;
 typedef _gostring_ swig_type_520;
 typedef _gostring_ swig_type_521;
-typedef _gostring_ swig_type_522;
-typedef _gostring_ swig_type_523;
-typedef long long swig_type_524;
+typedef _goslice_ swig_type_522;
+typedef long long swig_type_523;
+typedef _gostring_ swig_type_524;
 typedef _gostring_ swig_type_525;
 typedef _gostring_ swig_type_526;
 typedef _gostring_ swig_type_527;
-typedef _gostring_ swig_type_528;
+typedef long long swig_type_528;
 typedef _gostring_ swig_type_529;
-typedef _goslice_ swig_type_530;
+typedef _gostring_ swig_type_530;
 typedef _gostring_ swig_type_531;
 typedef _gostring_ swig_type_532;
-typedef _goslice_ swig_type_533;
-typedef _gostring_ swig_type_534;
+typedef _gostring_ swig_type_533;
+typedef _goslice_ swig_type_534;
 typedef _gostring_ swig_type_535;
 typedef _gostring_ swig_type_536;
-typedef _gostring_ swig_type_537;
+typedef _goslice_ swig_type_537;
 typedef _gostring_ swig_type_538;
 typedef _gostring_ swig_type_539;
-typedef long long swig_type_540;
+typedef _gostring_ swig_type_540;
 typedef _gostring_ swig_type_541;
-typedef long long swig_type_542;
+typedef _gostring_ swig_type_542;
 typedef _gostring_ swig_type_543;
-typedef _goslice_ swig_type_544;
+typedef long long swig_type_544;
 typedef _gostring_ swig_type_545;
 typedef long long swig_type_546;
 typedef _gostring_ swig_type_547;
-typedef _gostring_ swig_type_548;
+typedef _goslice_ swig_type_548;
 typedef _gostring_ swig_type_549;
-typedef _gostring_ swig_type_550;
+typedef long long swig_type_550;
 typedef _gostring_ swig_type_551;
 typedef _gostring_ swig_type_552;
 typedef _gostring_ swig_type_553;
 typedef _gostring_ swig_type_554;
 typedef _gostring_ swig_type_555;
-typedef _goslice_ swig_type_556;
+typedef _gostring_ swig_type_556;
 typedef _gostring_ swig_type_557;
-typedef _goslice_ swig_type_558;
-typedef _goslice_ swig_type_559;
-typedef _gostring_ swig_type_560;
+typedef _gostring_ swig_type_558;
+typedef _gostring_ swig_type_559;
+typedef _goslice_ swig_type_560;
 typedef _gostring_ swig_type_561;
 typedef _goslice_ swig_type_562;
-typedef _gostring_ swig_type_563;
+typedef _goslice_ swig_type_563;
 typedef _gostring_ swig_type_564;
-typedef _goslice_ swig_type_565;
-typedef _gostring_ swig_type_566;
-typedef _goslice_ swig_type_567;
+typedef _gostring_ swig_type_565;
+typedef _goslice_ swig_type_566;
+typedef _gostring_ swig_type_567;
 typedef _gostring_ swig_type_568;
-typedef _gostring_ swig_type_569;
-typedef _goslice_ swig_type_570;
+typedef _goslice_ swig_type_569;
+typedef _gostring_ swig_type_570;
 typedef _goslice_ swig_type_571;
-typedef _goslice_ swig_type_572;
-typedef _goslice_ swig_type_573;
+typedef _gostring_ swig_type_572;
+typedef _gostring_ swig_type_573;
 typedef _goslice_ swig_type_574;
-typedef _gostring_ swig_type_575;
+typedef _goslice_ swig_type_575;
 typedef _goslice_ swig_type_576;
 typedef _goslice_ swig_type_577;
 typedef _goslice_ swig_type_578;
-typedef _goslice_ swig_type_579;
+typedef _gostring_ swig_type_579;
 typedef _goslice_ swig_type_580;
 typedef _goslice_ swig_type_581;
-typedef _gostring_ swig_type_582;
+typedef _goslice_ swig_type_582;
 typedef _goslice_ swig_type_583;
 typedef _goslice_ swig_type_584;
-typedef long long swig_type_585;
-typedef _goslice_ swig_type_586;
-typedef _gostring_ swig_type_587;
-typedef _gostring_ swig_type_588;
-typedef _gostring_ swig_type_589;
-typedef _gostring_ swig_type_590;
+typedef _goslice_ swig_type_585;
+typedef _gostring_ swig_type_586;
+typedef _goslice_ swig_type_587;
+typedef _goslice_ swig_type_588;
+typedef long long swig_type_589;
+typedef _goslice_ swig_type_590;
 typedef _gostring_ swig_type_591;
 typedef _gostring_ swig_type_592;
 typedef _gostring_ swig_type_593;
-typedef long long swig_type_594;
-typedef long long swig_type_595;
+typedef _gostring_ swig_type_594;
+typedef _gostring_ swig_type_595;
 typedef _gostring_ swig_type_596;
-typedef _goslice_ swig_type_597;
-typedef _goslice_ swig_type_598;
+typedef _gostring_ swig_type_597;
+typedef long long swig_type_598;
 typedef long long swig_type_599;
 typedef _gostring_ swig_type_600;
-typedef long long swig_type_601;
-typedef _gostring_ swig_type_602;
-typedef _gostring_ swig_type_603;
-typedef _goslice_ swig_type_604;
-typedef _gostring_ swig_type_605;
+typedef _goslice_ swig_type_601;
+typedef _goslice_ swig_type_602;
+typedef long long swig_type_603;
+typedef _gostring_ swig_type_604;
+typedef long long swig_type_605;
 typedef _gostring_ swig_type_606;
 typedef _gostring_ swig_type_607;
-typedef long long swig_type_608;
+typedef _goslice_ swig_type_608;
 typedef _gostring_ swig_type_609;
-typedef _goslice_ swig_type_610;
-typedef _goslice_ swig_type_611;
+typedef _gostring_ swig_type_610;
+typedef _gostring_ swig_type_611;
 typedef long long swig_type_612;
 typedef _gostring_ swig_type_613;
-typedef long long swig_type_614;
-typedef _gostring_ swig_type_615;
-typedef _gostring_ swig_type_616;
-typedef _goslice_ swig_type_617;
-typedef _gostring_ swig_type_618;
-typedef _goslice_ swig_type_619;
+typedef _goslice_ swig_type_614;
+typedef _goslice_ swig_type_615;
+typedef long long swig_type_616;
+typedef _gostring_ swig_type_617;
+typedef long long swig_type_618;
+typedef _gostring_ swig_type_619;
 typedef _gostring_ swig_type_620;
 typedef _goslice_ swig_type_621;
 typedef _gostring_ swig_type_622;
-typedef long long swig_type_623;
-typedef _goslice_ swig_type_624;
+typedef _goslice_ swig_type_623;
+typedef _gostring_ swig_type_624;
 typedef _goslice_ swig_type_625;
-typedef long long swig_type_626;
-typedef _goslice_ swig_type_627;
-typedef long long swig_type_628;
+typedef _gostring_ swig_type_626;
+typedef long long swig_type_627;
+typedef _goslice_ swig_type_628;
 typedef _goslice_ swig_type_629;
-typedef _gostring_ swig_type_630;
-typedef long long swig_type_631;
-typedef _goslice_ swig_type_632;
+typedef long long swig_type_630;
+typedef _goslice_ swig_type_631;
+typedef long long swig_type_632;
 typedef _goslice_ swig_type_633;
-typedef _goslice_ swig_type_634;
+typedef _gostring_ swig_type_634;
 typedef long long swig_type_635;
 typedef _goslice_ swig_type_636;
-typedef _gostring_ swig_type_637;
+typedef _goslice_ swig_type_637;
 typedef _goslice_ swig_type_638;
 typedef long long swig_type_639;
 typedef _goslice_ swig_type_640;
-typedef long long swig_type_641;
+typedef _gostring_ swig_type_641;
 typedef _goslice_ swig_type_642;
 typedef long long swig_type_643;
-typedef _gostring_ swig_type_644;
-typedef _goslice_ swig_type_645;
-typedef _gostring_ swig_type_646;
-typedef _gostring_ swig_type_647;
+typedef _goslice_ swig_type_644;
+typedef long long swig_type_645;
+typedef _goslice_ swig_type_646;
+typedef long long swig_type_647;
 typedef _gostring_ swig_type_648;
 typedef _goslice_ swig_type_649;
 typedef _gostring_ swig_type_650;
-typedef _goslice_ swig_type_651;
+typedef _gostring_ swig_type_651;
 typedef _gostring_ swig_type_652;
 typedef _goslice_ swig_type_653;
-typedef _goslice_ swig_type_654;
-typedef _gostring_ swig_type_655;
-typedef long long swig_type_656;
-typedef _gostring_ swig_type_657;
+typedef _gostring_ swig_type_654;
+typedef _goslice_ swig_type_655;
+typedef _gostring_ swig_type_656;
+typedef _goslice_ swig_type_657;
 typedef _goslice_ swig_type_658;
 typedef _gostring_ swig_type_659;
 typedef long long swig_type_660;
@@ -701,179 +701,179 @@ typedef _gostring_ swig_type_667;
 typedef long long swig_type_668;
 typedef _gostring_ swig_type_669;
 typedef _goslice_ swig_type_670;
-typedef _goslice_ swig_type_671;
-typedef _gostring_ swig_type_672;
+typedef _gostring_ swig_type_671;
+typedef long long swig_type_672;
 typedef _gostring_ swig_type_673;
-typedef _gostring_ swig_type_674;
+typedef _goslice_ swig_type_674;
 typedef _goslice_ swig_type_675;
-typedef _goslice_ swig_type_676;
-typedef _goslice_ swig_type_677;
-typedef _goslice_ swig_type_678;
-typedef _gostring_ swig_type_679;
-typedef _gostring_ swig_type_680;
-typedef _gostring_ swig_type_681;
-typedef _gostring_ swig_type_682;
+typedef _gostring_ swig_type_676;
+typedef _gostring_ swig_type_677;
+typedef _gostring_ swig_type_678;
+typedef _goslice_ swig_type_679;
+typedef _goslice_ swig_type_680;
+typedef _goslice_ swig_type_681;
+typedef _goslice_ swig_type_682;
 typedef _gostring_ swig_type_683;
 typedef _gostring_ swig_type_684;
-typedef _goslice_ swig_type_685;
+typedef _gostring_ swig_type_685;
 typedef _gostring_ swig_type_686;
-typedef _goslice_ swig_type_687;
+typedef _gostring_ swig_type_687;
 typedef _gostring_ swig_type_688;
 typedef _goslice_ swig_type_689;
 typedef _gostring_ swig_type_690;
 typedef _goslice_ swig_type_691;
 typedef _gostring_ swig_type_692;
 typedef _goslice_ swig_type_693;
-typedef long long swig_type_694;
+typedef _gostring_ swig_type_694;
 typedef _goslice_ swig_type_695;
-typedef _goslice_ swig_type_696;
-typedef _gostring_ swig_type_697;
-typedef _goslice_ swig_type_698;
-typedef long long swig_type_699;
+typedef _gostring_ swig_type_696;
+typedef _goslice_ swig_type_697;
+typedef long long swig_type_698;
+typedef _goslice_ swig_type_699;
 typedef _goslice_ swig_type_700;
 typedef _gostring_ swig_type_701;
 typedef _goslice_ swig_type_702;
 typedef long long swig_type_703;
 typedef _goslice_ swig_type_704;
-typedef _goslice_ swig_type_705;
-typedef long long swig_type_706;
-typedef _goslice_ swig_type_707;
-typedef _gostring_ swig_type_708;
+typedef _gostring_ swig_type_705;
+typedef _goslice_ swig_type_706;
+typedef long long swig_type_707;
+typedef _goslice_ swig_type_708;
 typedef _goslice_ swig_type_709;
 typedef long long swig_type_710;
 typedef _goslice_ swig_type_711;
-typedef _goslice_ swig_type_712;
-typedef long long swig_type_713;
-typedef _goslice_ swig_type_714;
-typedef _gostring_ swig_type_715;
+typedef _gostring_ swig_type_712;
+typedef _goslice_ swig_type_713;
+typedef long long swig_type_714;
+typedef _goslice_ swig_type_715;
 typedef _goslice_ swig_type_716;
-typedef _gostring_ swig_type_717;
+typedef long long swig_type_717;
 typedef _goslice_ swig_type_718;
 typedef _gostring_ swig_type_719;
 typedef _goslice_ swig_type_720;
 typedef _gostring_ swig_type_721;
-typedef long long swig_type_722;
+typedef _goslice_ swig_type_722;
 typedef _gostring_ swig_type_723;
-typedef _gostring_ swig_type_724;
-typedef _goslice_ swig_type_725;
-typedef _gostring_ swig_type_726;
-typedef _goslice_ swig_type_727;
+typedef _goslice_ swig_type_724;
+typedef _gostring_ swig_type_725;
+typedef long long swig_type_726;
+typedef _gostring_ swig_type_727;
 typedef _gostring_ swig_type_728;
 typedef _goslice_ swig_type_729;
-typedef long long swig_type_730;
+typedef _gostring_ swig_type_730;
 typedef _goslice_ swig_type_731;
-typedef long long swig_type_732;
+typedef _gostring_ swig_type_732;
 typedef _goslice_ swig_type_733;
-typedef _gostring_ swig_type_734;
-typedef _gostring_ swig_type_735;
-typedef _gostring_ swig_type_736;
+typedef long long swig_type_734;
+typedef _goslice_ swig_type_735;
+typedef long long swig_type_736;
 typedef _goslice_ swig_type_737;
-typedef long long swig_type_738;
-typedef _goslice_ swig_type_739;
+typedef _gostring_ swig_type_738;
+typedef _gostring_ swig_type_739;
 typedef _gostring_ swig_type_740;
-typedef _gostring_ swig_type_741;
-typedef _gostring_ swig_type_742;
-typedef _gostring_ swig_type_743;
+typedef _goslice_ swig_type_741;
+typedef long long swig_type_742;
+typedef _goslice_ swig_type_743;
 typedef _gostring_ swig_type_744;
-typedef _goslice_ swig_type_745;
+typedef _gostring_ swig_type_745;
 typedef _gostring_ swig_type_746;
-typedef long long swig_type_747;
+typedef _gostring_ swig_type_747;
 typedef _gostring_ swig_type_748;
-typedef long long swig_type_749;
-typedef long long swig_type_750;
-typedef _gostring_ swig_type_751;
-typedef _goslice_ swig_type_752;
-typedef _gostring_ swig_type_753;
-typedef _gostring_ swig_type_754;
+typedef _goslice_ swig_type_749;
+typedef _gostring_ swig_type_750;
+typedef long long swig_type_751;
+typedef _gostring_ swig_type_752;
+typedef long long swig_type_753;
+typedef long long swig_type_754;
 typedef _gostring_ swig_type_755;
-typedef _gostring_ swig_type_756;
+typedef _goslice_ swig_type_756;
 typedef _gostring_ swig_type_757;
-typedef _goslice_ swig_type_758;
+typedef _gostring_ swig_type_758;
 typedef _gostring_ swig_type_759;
-typedef _goslice_ swig_type_760;
-typedef _goslice_ swig_type_761;
+typedef _gostring_ swig_type_760;
+typedef _gostring_ swig_type_761;
 typedef _goslice_ swig_type_762;
 typedef _gostring_ swig_type_763;
-typedef long long swig_type_764;
+typedef _goslice_ swig_type_764;
 typedef _goslice_ swig_type_765;
 typedef _goslice_ swig_type_766;
 typedef _gostring_ swig_type_767;
-typedef _goslice_ swig_type_768;
-typedef _gostring_ swig_type_769;
+typedef long long swig_type_768;
+typedef _goslice_ swig_type_769;
 typedef _goslice_ swig_type_770;
-typedef long long swig_type_771;
+typedef _gostring_ swig_type_771;
 typedef _goslice_ swig_type_772;
 typedef _gostring_ swig_type_773;
-typedef long long swig_type_774;
-typedef _gostring_ swig_type_775;
+typedef _goslice_ swig_type_774;
+typedef long long swig_type_775;
 typedef _goslice_ swig_type_776;
 typedef _gostring_ swig_type_777;
-typedef _gostring_ swig_type_778;
+typedef long long swig_type_778;
 typedef _gostring_ swig_type_779;
 typedef _goslice_ swig_type_780;
-typedef long long swig_type_781;
-typedef long long swig_type_782;
-typedef long long swig_type_783;
-typedef long long swig_type_784;
-typedef _goslice_ swig_type_785;
-typedef _gostring_ swig_type_786;
+typedef _gostring_ swig_type_781;
+typedef _gostring_ swig_type_782;
+typedef _gostring_ swig_type_783;
+typedef _goslice_ swig_type_784;
+typedef long long swig_type_785;
+typedef long long swig_type_786;
 typedef long long swig_type_787;
-typedef _goslice_ swig_type_788;
+typedef long long swig_type_788;
 typedef _goslice_ swig_type_789;
-typedef _goslice_ swig_type_790;
-typedef _goslice_ swig_type_791;
+typedef _gostring_ swig_type_790;
+typedef long long swig_type_791;
 typedef _goslice_ swig_type_792;
-typedef _gostring_ swig_type_793;
-typedef long long swig_type_794;
+typedef _goslice_ swig_type_793;
+typedef _goslice_ swig_type_794;
 typedef _goslice_ swig_type_795;
-typedef long long swig_type_796;
-typedef _goslice_ swig_type_797;
-typedef _gostring_ swig_type_798;
-typedef long long swig_type_799;
-typedef _gostring_ swig_type_800;
+typedef _goslice_ swig_type_796;
+typedef _gostring_ swig_type_797;
+typedef long long swig_type_798;
+typedef _goslice_ swig_type_799;
+typedef long long swig_type_800;
 typedef _goslice_ swig_type_801;
 typedef _gostring_ swig_type_802;
 typedef long long swig_type_803;
 typedef _gostring_ swig_type_804;
 typedef _goslice_ swig_type_805;
-typedef long long swig_type_806;
-typedef _gostring_ swig_type_807;
-typedef _goslice_ swig_type_808;
-typedef long long swig_type_809;
-typedef _gostring_ swig_type_810;
-typedef _goslice_ swig_type_811;
+typedef _gostring_ swig_type_806;
+typedef long long swig_type_807;
+typedef _gostring_ swig_type_808;
+typedef _goslice_ swig_type_809;
+typedef long long swig_type_810;
+typedef _gostring_ swig_type_811;
 typedef _goslice_ swig_type_812;
-typedef _goslice_ swig_type_813;
+typedef long long swig_type_813;
 typedef _gostring_ swig_type_814;
-typedef long long swig_type_815;
-typedef _gostring_ swig_type_816;
+typedef _goslice_ swig_type_815;
+typedef _goslice_ swig_type_816;
 typedef _goslice_ swig_type_817;
-typedef long long swig_type_818;
-typedef _gostring_ swig_type_819;
-typedef _goslice_ swig_type_820;
-typedef _gostring_ swig_type_821;
+typedef _gostring_ swig_type_818;
+typedef long long swig_type_819;
+typedef _gostring_ swig_type_820;
+typedef _goslice_ swig_type_821;
 typedef long long swig_type_822;
 typedef _gostring_ swig_type_823;
-typedef _gostring_ swig_type_824;
-typedef long long swig_type_825;
-typedef _gostring_ swig_type_826;
-typedef long long swig_type_827;
+typedef _goslice_ swig_type_824;
+typedef _gostring_ swig_type_825;
+typedef long long swig_type_826;
+typedef _gostring_ swig_type_827;
 typedef _gostring_ swig_type_828;
-typedef _goslice_ swig_type_829;
-typedef _goslice_ swig_type_830;
-typedef _goslice_ swig_type_831;
+typedef long long swig_type_829;
+typedef _gostring_ swig_type_830;
+typedef long long swig_type_831;
 typedef _gostring_ swig_type_832;
-typedef _gostring_ swig_type_833;
-typedef _gostring_ swig_type_834;
+typedef _goslice_ swig_type_833;
+typedef _goslice_ swig_type_834;
 typedef _goslice_ swig_type_835;
 typedef _gostring_ swig_type_836;
 typedef _gostring_ swig_type_837;
-typedef long long swig_type_838;
-typedef _gostring_ swig_type_839;
+typedef _gostring_ swig_type_838;
+typedef _goslice_ swig_type_839;
 typedef _gostring_ swig_type_840;
 typedef _gostring_ swig_type_841;
-typedef _gostring_ swig_type_842;
-typedef _goslice_ swig_type_843;
+typedef long long swig_type_842;
+typedef _gostring_ swig_type_843;
 typedef _gostring_ swig_type_844;
 typedef _gostring_ swig_type_845;
 typedef _gostring_ swig_type_846;
@@ -885,15 +885,19 @@ typedef _goslice_ swig_type_851;
 typedef _gostring_ swig_type_852;
 typedef _gostring_ swig_type_853;
 typedef _gostring_ swig_type_854;
-typedef _gostring_ swig_type_855;
+typedef _goslice_ swig_type_855;
 typedef _gostring_ swig_type_856;
 typedef _gostring_ swig_type_857;
 typedef _gostring_ swig_type_858;
-typedef long long swig_type_859;
+typedef _gostring_ swig_type_859;
 typedef _gostring_ swig_type_860;
 typedef _gostring_ swig_type_861;
 typedef _gostring_ swig_type_862;
-typedef _goslice_ swig_type_863;
+typedef long long swig_type_863;
+typedef _gostring_ swig_type_864;
+typedef _gostring_ swig_type_865;
+typedef _gostring_ swig_type_866;
+typedef _goslice_ swig_type_867;
 extern void _wrap_Swig_free_capi_f8186da7160cc715(uintptr_t arg1);
 extern uintptr_t _wrap_Swig_malloc_capi_f8186da7160cc715(swig_intgo arg1);
 extern swig_intgo _wrap_weft_binding_abi_version_capi_f8186da7160cc715(void);
@@ -1005,166 +1009,168 @@ extern swig_type_346 _wrap_weft_executor_print_capi_f8186da7160cc715(uintptr_t a
 extern swig_type_348 _wrap_weft_executor_memory_capi_f8186da7160cc715(uintptr_t arg1, swig_type_349 arg2);
 extern swig_type_350 _wrap_weft_executor_placement_capi_f8186da7160cc715(uintptr_t arg1, swig_type_351 arg2, swig_type_352 arg3, swig_type_353 arg4);
 extern swig_type_354 _wrap_weft_executor_float32_nodes_capi_f8186da7160cc715(uintptr_t arg1, swig_type_355 arg2);
-extern swig_type_356 _wrap_weft_executor_free_capi_f8186da7160cc715(uintptr_t arg1);
-extern swig_type_357 _wrap_weft_executor_options_create_capi_f8186da7160cc715(swig_type_358 arg1);
-extern swig_type_359 _wrap_weft_executor_options_free_capi_f8186da7160cc715(uintptr_t arg1);
-extern swig_type_360 _wrap_weft_executor_options_set_match_range_capi_f8186da7160cc715(uintptr_t arg1, swig_intgo arg2);
-extern swig_type_361 _wrap_weft_executor_options_set_num_groups_capi_f8186da7160cc715(uintptr_t arg1, swig_intgo arg2);
-extern swig_type_362 _wrap_weft_executor_options_set_bulk_max_nodes_capi_f8186da7160cc715(uintptr_t arg1, swig_intgo arg2);
-extern swig_type_363 _wrap_weft_executor_options_set_optimize_inference_capi_f8186da7160cc715(uintptr_t arg1, swig_intgo arg2);
-extern swig_type_364 _wrap_weft_executor_options_set_allow_fallback_capi_f8186da7160cc715(uintptr_t arg1, swig_intgo arg2);
-extern swig_type_365 _wrap_weft_executor_options_add_group_capi_f8186da7160cc715(uintptr_t arg1, swig_type_366 arg2, swig_intgo arg3, swig_intgo arg4);
-extern swig_type_367 _wrap_weft_executor_options_set_grad_req_capi_f8186da7160cc715(uintptr_t arg1, swig_type_368 arg2, swig_intgo arg3);
-extern swig_type_369 _wrap_weft_executor_simple_bind_with_options_capi_f8186da7160cc715(uintptr_t arg1, swig_intgo arg2, swig_intgo arg3, swig_type_370 arg4, swig_type_371 arg5, swig_type_372 arg6, swig_type_373 arg7, swig_type_374 arg8, swig_type_375 arg9, swig_type_376 arg10, uintptr_t arg11, swig_type_377 arg12);
-extern swig_type_378 _wrap_weft_executor_bind_with_options_capi_f8186da7160cc715(uintptr_t arg1, swig_intgo arg2, swig_intgo arg3, swig_type_379 arg4, swig_type_380 arg5, swig_type_381 arg6, swig_type_382 arg7, swig_type_383 arg8, swig_type_384 arg9, uintptr_t arg10, swig_type_385 arg11);
-extern swig_type_386 _wrap_weft_engine_configure_capi_f8186da7160cc715(swig_intgo arg1, swig_intgo arg2);
-extern swig_type_387 _wrap_weft_engine_info_capi_f8186da7160cc715(swig_type_388 arg1, swig_type_389 arg2);
-extern swig_type_390 _wrap_weft_engine_var_create_capi_f8186da7160cc715(uintptr_t arg1);
-extern swig_type_391 _wrap_weft_engine_var_free_capi_f8186da7160cc715(uintptr_t arg1);
-extern swig_type_392 _wrap_weft_engine_var_version_capi_f8186da7160cc715(uintptr_t arg1, swig_type_393 arg2);
-extern swig_type_394 _wrap_weft_engine_push_sync_capi_f8186da7160cc715(swig_type_395 arg1, swig_voidp arg2, swig_type_396 arg3, uintptr_t arg4, swig_type_397 arg5, uintptr_t arg6, swig_type_398 arg7, swig_type_399 arg8);
-extern swig_type_400 _wrap_weft_engine_push_async_capi_f8186da7160cc715(swig_type_401 arg1, swig_voidp arg2, swig_type_402 arg3, uintptr_t arg4, swig_type_403 arg5, uintptr_t arg6, swig_type_404 arg7, swig_type_405 arg8);
-extern swig_type_406 _wrap_weft_engine_complete_capi_f8186da7160cc715(uintptr_t arg1, swig_type_407 arg2);
-extern swig_type_408 _wrap_weft_engine_var_wait_capi_f8186da7160cc715(uintptr_t arg1);
-extern swig_type_409 _wrap_weft_idx_load_capi_f8186da7160cc715(swig_type_410 arg1, swig_type_411 arg2);
-extern swig_type_412 _wrap_weft_mnist_load_capi_f8186da7160cc715(swig_type_413 arg1, swig_type_414 arg2, swig_type_415 arg3, swig_type_416 arg4);
-extern swig_type_417 _wrap_weft_data_iter_create_ndarray_capi_f8186da7160cc715(swig_type_418 arg1, swig_type_419 arg2, swig_type_420 arg3, swig_type_421 arg4, swig_type_422 arg5, swig_type_423 arg6, swig_intgo arg7, swig_intgo arg8, swig_type_424 arg9, swig_type_425 arg10, swig_type_426 arg11);
-extern swig_type_427 _wrap_weft_data_iter_create_capi_f8186da7160cc715(swig_type_428 arg1, swig_type_429 arg2, swig_type_430 arg3, swig_type_431 arg4, swig_type_432 arg5);
-extern swig_type_433 _wrap_weft_data_iter_list_capi_f8186da7160cc715(swig_type_434 arg1);
-extern swig_type_435 _wrap_weft_data_iter_info_capi_f8186da7160cc715(swig_type_436 arg1, swig_type_437 arg2, swig_type_438 arg3);
-extern swig_type_439 _wrap_weft_data_iter_param_capi_f8186da7160cc715(swig_type_440 arg1, swig_type_441 arg2, swig_type_442 arg3, swig_type_443 arg4, swig_type_444 arg5, swig_type_445 arg6);
-extern swig_type_446 _wrap_weft_data_iter_next_capi_f8186da7160cc715(uintptr_t arg1, swig_type_447 arg2);
-extern swig_type_448 _wrap_weft_data_iter_reset_capi_f8186da7160cc715(uintptr_t arg1);
-extern swig_type_449 _wrap_weft_data_iter_data_capi_f8186da7160cc715(uintptr_t arg1, swig_type_450 arg2);
-extern swig_type_451 _wrap_weft_data_iter_label_capi_f8186da7160cc715(uintptr_t arg1, swig_type_452 arg2);
-extern swig_type_453 _wrap_weft_data_iter_pad_capi_f8186da7160cc715(uintptr_t arg1, swig_type_454 arg2);
-extern swig_type_455 _wrap_weft_data_iter_index_capi_f8186da7160cc715(uintptr_t arg1, swig_type_456 arg2, swig_type_457 arg3, swig_type_458 arg4);
-extern swig_type_459 _wrap_weft_data_iter_batch_size_capi_f8186da7160cc715(uintptr_t arg1, swig_type_460 arg2);
-extern swig_type_461 _wrap_weft_data_iter_free_capi_f8186da7160cc715(uintptr_t arg1);
-extern swig_type_462 _wrap_weft_metric_create_capi_f8186da7160cc715(swig_type_463 arg1, swig_type_464 arg2, swig_type_465 arg3, swig_type_466 arg4, swig_type_467 arg5);
-extern swig_type_468 _wrap_weft_metric_composite_add_capi_f8186da7160cc715(uintptr_t arg1, swig_type_469 arg2, swig_type_470 arg3, swig_type_471 arg4, swig_type_472 arg5);
-extern swig_type_473 _wrap_weft_metric_update_capi_f8186da7160cc715(uintptr_t arg1, swig_type_474 arg2, swig_type_475 arg3, swig_type_476 arg4, swig_type_477 arg5);
-extern swig_type_478 _wrap_weft_metric_num_values_capi_f8186da7160cc715(uintptr_t arg1, swig_type_479 arg2);
-extern swig_type_480 _wrap_weft_metric_get_capi_f8186da7160cc715(uintptr_t arg1, swig_type_481 arg2, swig_type_482 arg3, swig_type_483 arg4, swig_type_484 arg5);
-extern swig_type_485 _wrap_weft_metric_reset_capi_f8186da7160cc715(uintptr_t arg1);
-extern swig_type_486 _wrap_weft_metric_free_capi_f8186da7160cc715(uintptr_t arg1);
-extern swig_type_487 _wrap_weft_checkpoint_save_capi_f8186da7160cc715(swig_type_488 arg1, swig_intgo arg2, uintptr_t arg3, swig_type_489 arg4, swig_type_490 arg5, swig_type_491 arg6, swig_type_492 arg7, swig_type_493 arg8, swig_type_494 arg9);
-extern swig_type_495 _wrap_weft_checkpoint_load_capi_f8186da7160cc715(swig_type_496 arg1, swig_intgo arg2, swig_type_497 arg3, swig_type_498 arg4, swig_type_499 arg5);
-extern swig_type_500 _wrap_weft_initializer_create_capi_f8186da7160cc715(swig_type_501 arg1, swig_type_502 arg2, swig_type_503 arg3, swig_type_504 arg4, swig_type_505 arg5, swig_type_506 arg6);
-extern swig_type_507 _wrap_weft_initializer_init_capi_f8186da7160cc715(uintptr_t arg1, swig_type_508 arg2, uintptr_t arg3);
-extern swig_type_509 _wrap_weft_initializer_free_capi_f8186da7160cc715(uintptr_t arg1);
-extern swig_type_510 _wrap_weft_optimizer_create_capi_f8186da7160cc715(swig_type_511 arg1, swig_type_512 arg2, swig_type_513 arg3, swig_type_514 arg4, swig_type_515 arg5);
-extern swig_type_516 _wrap_weft_optimizer_set_lr_scheduler_capi_f8186da7160cc715(uintptr_t arg1, swig_type_517 arg2, swig_type_518 arg3, swig_type_519 arg4, float arg5, float arg6);
-extern swig_type_520 _wrap_weft_optimizer_set_lr_scheduler_ex_capi_f8186da7160cc715(uintptr_t arg1, swig_type_521 arg2, swig_type_522 arg3, swig_type_523 arg4, swig_type_524 arg5);
-extern swig_type_525 _wrap_weft_optimizer_set_multipliers_capi_f8186da7160cc715(uintptr_t arg1, uintptr_t arg2);
-extern swig_type_526 _wrap_weft_optimizer_set_rescale_grad_capi_f8186da7160cc715(uintptr_t arg1, float arg2);
-extern swig_type_527 _wrap_weft_optimizer_update_capi_f8186da7160cc715(uintptr_t arg1, swig_intgo arg2, swig_type_528 arg3, uintptr_t arg4, uintptr_t arg5);
-extern swig_type_529 _wrap_weft_optimizer_num_update_capi_f8186da7160cc715(uintptr_t arg1, swig_type_530 arg2);
-extern swig_type_531 _wrap_weft_optimizer_learning_rate_capi_f8186da7160cc715(uintptr_t arg1, swig_type_532 arg2, swig_type_533 arg3);
-extern swig_type_534 _wrap_weft_optimizer_free_capi_f8186da7160cc715(uintptr_t arg1);
-extern swig_type_535 _wrap_weft_optimizer_save_states_capi_f8186da7160cc715(uintptr_t arg1, swig_type_536 arg2);
-extern swig_type_537 _wrap_weft_optimizer_load_states_capi_f8186da7160cc715(uintptr_t arg1, swig_type_538 arg2);
-extern swig_type_539 _wrap_weft_module_create_capi_f8186da7160cc715(uintptr_t arg1, swig_type_540 arg2, swig_type_541 arg3, swig_type_542 arg4, swig_type_543 arg5, swig_intgo arg6, swig_intgo arg7, swig_type_544 arg8);
-extern swig_type_545 _wrap_weft_module_set_fixed_params_capi_f8186da7160cc715(uintptr_t arg1, swig_type_546 arg2, swig_type_547 arg3);
-extern swig_type_548 _wrap_weft_module_bind_capi_f8186da7160cc715(uintptr_t arg1, uintptr_t arg2, swig_intgo arg3);
-extern swig_type_549 _wrap_weft_module_init_params_capi_f8186da7160cc715(uintptr_t arg1, uintptr_t arg2, uintptr_t arg3, uintptr_t arg4, swig_intgo arg5);
-extern swig_type_550 _wrap_weft_module_init_optimizer_capi_f8186da7160cc715(uintptr_t arg1, uintptr_t arg2);
-extern swig_type_551 _wrap_weft_module_forward_capi_f8186da7160cc715(uintptr_t arg1, uintptr_t arg2, swig_intgo arg3);
-extern swig_type_552 _wrap_weft_module_backward_capi_f8186da7160cc715(uintptr_t arg1);
-extern swig_type_553 _wrap_weft_module_update_capi_f8186da7160cc715(uintptr_t arg1);
-extern swig_type_554 _wrap_weft_module_update_metric_capi_f8186da7160cc715(uintptr_t arg1, uintptr_t arg2, uintptr_t arg3);
-extern swig_type_555 _wrap_weft_module_outputs_capi_f8186da7160cc715(uintptr_t arg1, swig_type_556 arg2);
-extern swig_type_557 _wrap_weft_module_params_capi_f8186da7160cc715(uintptr_t arg1, swig_type_558 arg2, swig_type_559 arg3);
-extern swig_type_560 _wrap_weft_module_fit_capi_f8186da7160cc715(uintptr_t arg1, uintptr_t arg2, uintptr_t arg3, uintptr_t arg4, swig_intgo arg5, swig_intgo arg6, swig_intgo arg7, swig_type_561 arg8, swig_type_562 arg9);
-extern swig_type_563 _wrap_weft_fit_session_create_capi_f8186da7160cc715(uintptr_t arg1, uintptr_t arg2, uintptr_t arg3, uintptr_t arg4, swig_intgo arg5, swig_intgo arg6, swig_intgo arg7, swig_type_564 arg8, swig_type_565 arg9);
-extern swig_type_566 _wrap_weft_fit_session_next_capi_f8186da7160cc715(uintptr_t arg1, swig_type_567 arg2);
-extern swig_type_568 _wrap_weft_fit_session_stop_capi_f8186da7160cc715(uintptr_t arg1);
-extern swig_type_569 _wrap_weft_fit_session_batch_capi_f8186da7160cc715(uintptr_t arg1, swig_type_570 arg2, swig_type_571 arg3, swig_type_572 arg4, swig_type_573 arg5, swig_type_574 arg6);
-extern swig_type_575 _wrap_weft_fit_session_epoch_capi_f8186da7160cc715(uintptr_t arg1, swig_type_576 arg2, swig_type_577 arg3, swig_type_578 arg4, swig_type_579 arg5, swig_type_580 arg6, swig_type_581 arg7);
-extern swig_type_582 _wrap_weft_fit_session_epoch_metric_capi_f8186da7160cc715(uintptr_t arg1, swig_intgo arg2, swig_type_583 arg3, swig_type_584 arg4, swig_type_585 arg5, swig_type_586 arg6);
-extern swig_type_587 _wrap_weft_fit_session_free_capi_f8186da7160cc715(uintptr_t arg1);
-extern swig_type_588 _wrap_weft_module_score_capi_f8186da7160cc715(uintptr_t arg1, uintptr_t arg2, uintptr_t arg3);
-extern swig_type_589 _wrap_weft_module_save_checkpoint_capi_f8186da7160cc715(uintptr_t arg1, swig_type_590 arg2, swig_intgo arg3);
-extern swig_type_591 _wrap_weft_module_free_capi_f8186da7160cc715(uintptr_t arg1);
-extern swig_type_592 _wrap_weft_predictor_create_capi_f8186da7160cc715(swig_type_593 arg1, swig_voidp arg2, swig_type_594 arg3, swig_type_595 arg4, swig_type_596 arg5, swig_type_597 arg6, swig_type_598 arg7, swig_intgo arg8, swig_intgo arg9, swig_type_599 arg10, swig_type_600 arg11, swig_type_601 arg12, swig_type_602 arg13, swig_type_603 arg14, swig_type_604 arg15);
-extern swig_type_605 _wrap_weft_predictor_create_from_files_capi_f8186da7160cc715(swig_type_606 arg1, swig_type_607 arg2, swig_type_608 arg3, swig_type_609 arg4, swig_type_610 arg5, swig_type_611 arg6, swig_intgo arg7, swig_intgo arg8, swig_type_612 arg9, swig_type_613 arg10, swig_type_614 arg11, swig_type_615 arg12, swig_type_616 arg13, swig_type_617 arg14);
-extern swig_type_618 _wrap_weft_predictor_list_inputs_capi_f8186da7160cc715(uintptr_t arg1, swig_type_619 arg2);
-extern swig_type_620 _wrap_weft_predictor_list_outputs_capi_f8186da7160cc715(uintptr_t arg1, swig_type_621 arg2);
-extern swig_type_622 _wrap_weft_predictor_output_shape_capi_f8186da7160cc715(uintptr_t arg1, swig_type_623 arg2, swig_type_624 arg3, swig_type_625 arg4, swig_type_626 arg5, swig_type_627 arg6, swig_type_628 arg7, swig_type_629 arg8);
-extern swig_type_630 _wrap_weft_predictor_predict_packed_capi_f8186da7160cc715(uintptr_t arg1, swig_type_631 arg2, swig_voidp arg3, swig_type_632 arg4, swig_type_633 arg5, swig_type_634 arg6, swig_type_635 arg7, swig_voidp arg8, swig_type_636 arg9);
-extern swig_type_637 _wrap_weft_predictor_predict_float_capi_f8186da7160cc715(uintptr_t arg1, swig_type_638 arg2, swig_type_639 arg3, swig_type_640 arg4, swig_type_641 arg5, swig_type_642 arg6, swig_type_643 arg7);
-extern swig_type_644 _wrap_weft_predictor_stats_capi_f8186da7160cc715(uintptr_t arg1, swig_type_645 arg2);
-extern swig_type_646 _wrap_weft_predictor_free_capi_f8186da7160cc715(uintptr_t arg1);
-extern swig_type_647 _wrap_weft_kvstore_create_capi_f8186da7160cc715(swig_type_648 arg1, swig_type_649 arg2);
-extern swig_type_650 _wrap_weft_kvstore_type_capi_f8186da7160cc715(uintptr_t arg1, swig_type_651 arg2);
-extern swig_type_652 _wrap_weft_kvstore_rank_capi_f8186da7160cc715(uintptr_t arg1, swig_type_653 arg2, swig_type_654 arg3);
-extern swig_type_655 _wrap_weft_kvstore_init_capi_f8186da7160cc715(uintptr_t arg1, swig_type_656 arg2, swig_type_657 arg3, swig_type_658 arg4);
-extern swig_type_659 _wrap_weft_kvstore_push_capi_f8186da7160cc715(uintptr_t arg1, swig_type_660 arg2, swig_type_661 arg3, swig_type_662 arg4, swig_intgo arg5);
-extern swig_type_663 _wrap_weft_kvstore_pull_capi_f8186da7160cc715(uintptr_t arg1, swig_type_664 arg2, swig_type_665 arg3, swig_type_666 arg4, swig_intgo arg5);
-extern swig_type_667 _wrap_weft_kvstore_pushpull_capi_f8186da7160cc715(uintptr_t arg1, swig_type_668 arg2, swig_type_669 arg3, swig_type_670 arg4, swig_type_671 arg5, swig_intgo arg6);
-extern swig_type_672 _wrap_weft_kvstore_set_optimizer_capi_f8186da7160cc715(uintptr_t arg1, uintptr_t arg2);
-extern swig_type_673 _wrap_weft_kvstore_set_updater_queue_capi_f8186da7160cc715(uintptr_t arg1, swig_intgo arg2);
-extern swig_type_674 _wrap_weft_kvstore_next_update_capi_f8186da7160cc715(uintptr_t arg1, swig_type_675 arg2, swig_type_676 arg3, swig_type_677 arg4, swig_type_678 arg5);
-extern swig_type_679 _wrap_weft_kvstore_barrier_capi_f8186da7160cc715(uintptr_t arg1);
-extern swig_type_680 _wrap_weft_kvstore_free_capi_f8186da7160cc715(uintptr_t arg1);
-extern swig_type_681 _wrap_weft_module_init_optimizer_kvstore_capi_f8186da7160cc715(uintptr_t arg1, uintptr_t arg2, uintptr_t arg3);
-extern swig_type_682 _wrap_weft_data_iter_select_part_capi_f8186da7160cc715(uintptr_t arg1, swig_intgo arg2, swig_intgo arg3);
-extern swig_type_683 _wrap_weft_kvstore_finalize_capi_f8186da7160cc715(void);
-extern swig_type_684 _wrap_weft_autograd_set_is_recording_capi_f8186da7160cc715(swig_intgo arg1, swig_type_685 arg2);
-extern swig_type_686 _wrap_weft_autograd_set_is_training_capi_f8186da7160cc715(swig_intgo arg1, swig_type_687 arg2);
-extern swig_type_688 _wrap_weft_autograd_is_recording_capi_f8186da7160cc715(swig_type_689 arg1);
-extern swig_type_690 _wrap_weft_autograd_is_training_capi_f8186da7160cc715(swig_type_691 arg1);
-extern swig_type_692 _wrap_weft_autograd_mark_variables_capi_f8186da7160cc715(swig_type_693 arg1, swig_type_694 arg2, swig_type_695 arg3, swig_type_696 arg4);
-extern swig_type_697 _wrap_weft_autograd_backward_capi_f8186da7160cc715(swig_type_698 arg1, swig_type_699 arg2, swig_type_700 arg3, swig_intgo arg4, swig_intgo arg5);
-extern swig_type_701 _wrap_weft_autograd_grad_capi_f8186da7160cc715(swig_type_702 arg1, swig_type_703 arg2, swig_type_704 arg3, swig_type_705 arg4, swig_type_706 arg5, swig_intgo arg6, swig_intgo arg7, swig_type_707 arg8);
-extern swig_type_708 _wrap_weft_autograd_grad_ex_capi_f8186da7160cc715(swig_type_709 arg1, swig_type_710 arg2, swig_type_711 arg3, swig_type_712 arg4, swig_type_713 arg5, swig_intgo arg6, swig_intgo arg7, swig_intgo arg8, swig_type_714 arg9);
-extern swig_type_715 _wrap_weft_ndarray_get_grad_capi_f8186da7160cc715(uintptr_t arg1, swig_type_716 arg2);
-extern swig_type_717 _wrap_weft_ndarray_detach_capi_f8186da7160cc715(uintptr_t arg1, swig_type_718 arg2);
-extern swig_type_719 _wrap_weft_autograd_get_symbol_capi_f8186da7160cc715(uintptr_t arg1, swig_type_720 arg2);
-extern swig_type_721 _wrap_weft_cached_op_create_capi_f8186da7160cc715(uintptr_t arg1, swig_type_722 arg2, swig_type_723 arg3, swig_type_724 arg4, swig_type_725 arg5);
-extern swig_type_726 _wrap_weft_cached_op_list_inputs_capi_f8186da7160cc715(uintptr_t arg1, swig_type_727 arg2);
-extern swig_type_728 _wrap_weft_cached_op_invoke_capi_f8186da7160cc715(uintptr_t arg1, swig_type_729 arg2, swig_type_730 arg3, swig_type_731 arg4, swig_type_732 arg5, swig_type_733 arg6);
-extern swig_type_734 _wrap_weft_cached_op_free_capi_f8186da7160cc715(uintptr_t arg1);
-extern swig_type_735 _wrap_weft_trainer_create_capi_f8186da7160cc715(swig_type_736 arg1, swig_type_737 arg2, swig_type_738 arg3, uintptr_t arg4, swig_type_739 arg5);
-extern swig_type_740 _wrap_weft_trainer_step_capi_f8186da7160cc715(uintptr_t arg1, swig_intgo arg2);
-extern swig_type_741 _wrap_weft_trainer_free_capi_f8186da7160cc715(uintptr_t arg1);
-extern swig_type_742 _wrap_weft_recordio_writer_create_capi_f8186da7160cc715(swig_type_743 arg1, swig_type_744 arg2, swig_type_745 arg3);
-extern swig_type_746 _wrap_weft_recordio_writer_write_capi_f8186da7160cc715(uintptr_t arg1, swig_voidp arg2, swig_type_747 arg3);
-extern swig_type_748 _wrap_weft_recordio_writer_write_idx_capi_f8186da7160cc715(uintptr_t arg1, swig_type_749 arg2, swig_voidp arg3, swig_type_750 arg4);
-extern swig_type_751 _wrap_weft_recordio_writer_tell_capi_f8186da7160cc715(uintptr_t arg1, swig_type_752 arg2);
-extern swig_type_753 _wrap_weft_recordio_writer_close_capi_f8186da7160cc715(uintptr_t arg1);
-extern swig_type_754 _wrap_weft_recordio_writer_free_capi_f8186da7160cc715(uintptr_t arg1);
-extern swig_type_755 _wrap_weft_recordio_reader_create_capi_f8186da7160cc715(swig_type_756 arg1, swig_type_757 arg2, swig_type_758 arg3);
-extern swig_type_759 _wrap_weft_recordio_reader_read_capi_f8186da7160cc715(uintptr_t arg1, swig_type_760 arg2, swig_type_761 arg3, swig_type_762 arg4);
-extern swig_type_763 _wrap_weft_recordio_reader_read_idx_capi_f8186da7160cc715(uintptr_t arg1, swig_type_764 arg2, swig_type_765 arg3, swig_type_766 arg4);
-extern swig_type_767 _wrap_weft_recordio_reader_num_keys_capi_f8186da7160cc715(uintptr_t arg1, swig_type_768 arg2);
-extern swig_type_769 _wrap_weft_recordio_reader_keys_capi_f8186da7160cc715(uintptr_t arg1, swig_type_770 arg2, swig_type_771 arg3, swig_type_772 arg4);
-extern swig_type_773 _wrap_weft_recordio_reader_seek_capi_f8186da7160cc715(uintptr_t arg1, swig_type_774 arg2);
-extern swig_type_775 _wrap_weft_recordio_reader_tell_capi_f8186da7160cc715(uintptr_t arg1, swig_type_776 arg2);
-extern swig_type_777 _wrap_weft_recordio_reader_reset_capi_f8186da7160cc715(uintptr_t arg1);
-extern swig_type_778 _wrap_weft_recordio_reader_free_capi_f8186da7160cc715(uintptr_t arg1);
-extern swig_type_779 _wrap_weft_recordio_pack_header_capi_f8186da7160cc715(float arg1, swig_type_780 arg2, swig_type_781 arg3, swig_type_782 arg4, swig_type_783 arg5, swig_voidp arg6, swig_type_784 arg7, swig_type_785 arg8);
-extern swig_type_786 _wrap_weft_recordio_unpack_header_capi_f8186da7160cc715(swig_voidp arg1, swig_type_787 arg2, swig_type_788 arg3, swig_type_789 arg4, swig_type_790 arg5, swig_type_791 arg6, swig_type_792 arg7);
-extern swig_type_793 _wrap_weft_recordio_unpack_labels_capi_f8186da7160cc715(swig_voidp arg1, swig_type_794 arg2, swig_type_795 arg3, swig_type_796 arg4, swig_type_797 arg5);
-extern swig_type_798 _wrap_weft_image_reencode_capi_f8186da7160cc715(swig_voidp arg1, swig_type_799 arg2, swig_intgo arg3, swig_intgo arg4, swig_intgo arg5, swig_type_800 arg6, swig_intgo arg7, swig_type_801 arg8);
-extern swig_type_802 _wrap_weft_amp_convert_model_capi_f8186da7160cc715(uintptr_t arg1, swig_type_803 arg2, swig_type_804 arg3, swig_type_805 arg4, swig_type_806 arg5, swig_type_807 arg6, swig_type_808 arg7, swig_intgo arg8, swig_type_809 arg9, swig_type_810 arg10, swig_intgo arg11, swig_type_811 arg12, swig_type_812 arg13, swig_type_813 arg14);
-extern swig_type_814 _wrap_weft_quantize_model_capi_f8186da7160cc715(uintptr_t arg1, swig_type_815 arg2, swig_type_816 arg3, swig_type_817 arg4, swig_type_818 arg5, swig_type_819 arg6, swig_type_820 arg7, uintptr_t arg8, swig_type_821 arg9, swig_type_822 arg10, swig_type_823 arg11, swig_type_824 arg12, swig_intgo arg13, swig_type_825 arg14, swig_type_826 arg15, swig_type_827 arg16, swig_type_828 arg17, swig_type_829 arg18, swig_type_830 arg19, swig_type_831 arg20);
-extern swig_type_832 _wrap_weft_custom_op_unregister_capi_f8186da7160cc715(swig_type_833 arg1);
-extern swig_type_834 _wrap_weft_custom_op_list_capi_f8186da7160cc715(swig_type_835 arg1);
-extern swig_type_836 _wrap_weft_ndarray_get_data_capi_f8186da7160cc715(uintptr_t arg1, swig_voidp arg2);
-extern swig_type_837 _wrap_weft_profiler_set_config_capi_f8186da7160cc715(swig_type_838 arg1, swig_type_839 arg2, swig_type_840 arg3);
-extern swig_type_841 _wrap_weft_profiler_set_state_capi_f8186da7160cc715(swig_intgo arg1);
-extern swig_type_842 _wrap_weft_profiler_get_state_capi_f8186da7160cc715(swig_type_843 arg1);
-extern swig_type_844 _wrap_weft_profiler_pause_capi_f8186da7160cc715(swig_intgo arg1);
-extern swig_type_845 _wrap_weft_profiler_dump_capi_f8186da7160cc715(swig_intgo arg1);
-extern swig_type_846 _wrap_weft_profiler_trace_capi_f8186da7160cc715(swig_type_847 arg1);
-extern swig_type_848 _wrap_weft_profiler_aggregate_capi_f8186da7160cc715(swig_intgo arg1, swig_type_849 arg2, swig_type_850 arg3, swig_intgo arg4, swig_type_851 arg5);
-extern swig_type_852 _wrap_weft_profiler_range_push_capi_f8186da7160cc715(swig_type_853 arg1);
-extern swig_type_854 _wrap_weft_profiler_range_pop_capi_f8186da7160cc715(void);
-extern swig_type_855 _wrap_weft_profiler_set_marker_capi_f8186da7160cc715(swig_type_856 arg1);
-extern swig_type_857 _wrap_weft_profiler_set_counter_capi_f8186da7160cc715(swig_type_858 arg1, swig_type_859 arg2);
-extern swig_type_860 _wrap_weft_load_library_capi_f8186da7160cc715(swig_type_861 arg1);
-extern swig_type_862 _wrap_weft_loaded_ops_capi_f8186da7160cc715(swig_type_863 arg1);
+extern swig_type_356 _wrap_weft_executor_set_monitor_callback_capi_f8186da7160cc715(uintptr_t arg1, swig_type_357 arg2, swig_voidp arg3, swig_intgo arg4);
+extern swig_type_358 _wrap_weft_ndarray_monitor_stat_capi_f8186da7160cc715(uintptr_t arg1, swig_type_359 arg2);
+extern swig_type_360 _wrap_weft_executor_free_capi_f8186da7160cc715(uintptr_t arg1);
+extern swig_type_361 _wrap_weft_executor_options_create_capi_f8186da7160cc715(swig_type_362 arg1);
+extern swig_type_363 _wrap_weft_executor_options_free_capi_f8186da7160cc715(uintptr_t arg1);
+extern swig_type_364 _wrap_weft_executor_options_set_match_range_capi_f8186da7160cc715(uintptr_t arg1, swig_intgo arg2);
+extern swig_type_365 _wrap_weft_executor_options_set_num_groups_capi_f8186da7160cc715(uintptr_t arg1, swig_intgo arg2);
+extern swig_type_366 _wrap_weft_executor_options_set_bulk_max_nodes_capi_f8186da7160cc715(uintptr_t arg1, swig_intgo arg2);
+extern swig_type_367 _wrap_weft_executor_options_set_optimize_inference_capi_f8186da7160cc715(uintptr_t arg1, swig_intgo arg2);
+extern swig_type_368 _wrap_weft_executor_options_set_allow_fallback_capi_f8186da7160cc715(uintptr_t arg1, swig_intgo arg2);
+extern swig_type_369 _wrap_weft_executor_options_add_group_capi_f8186da7160cc715(uintptr_t arg1, swig_type_370 arg2, swig_intgo arg3, swig_intgo arg4);
+extern swig_type_371 _wrap_weft_executor_options_set_grad_req_capi_f8186da7160cc715(uintptr_t arg1, swig_type_372 arg2, swig_intgo arg3);
+extern swig_type_373 _wrap_weft_executor_simple_bind_with_options_capi_f8186da7160cc715(uintptr_t arg1, swig_intgo arg2, swig_intgo arg3, swig_type_374 arg4, swig_type_375 arg5, swig_type_376 arg6, swig_type_377 arg7, swig_type_378 arg8, swig_type_379 arg9, swig_type_380 arg10, uintptr_t arg11, swig_type_381 arg12);
+extern swig_type_382 _wrap_weft_executor_bind_with_options_capi_f8186da7160cc715(uintptr_t arg1, swig_intgo arg2, swig_intgo arg3, swig_type_383 arg4, swig_type_384 arg5, swig_type_385 arg6, swig_type_386 arg7, swig_type_387 arg8, swig_type_388 arg9, uintptr_t arg10, swig_type_389 arg11);
+extern swig_type_390 _wrap_weft_engine_configure_capi_f8186da7160cc715(swig_intgo arg1, swig_intgo arg2);
+extern swig_type_391 _wrap_weft_engine_info_capi_f8186da7160cc715(swig_type_392 arg1, swig_type_393 arg2);
+extern swig_type_394 _wrap_weft_engine_var_create_capi_f8186da7160cc715(uintptr_t arg1);
+extern swig_type_395 _wrap_weft_engine_var_free_capi_f8186da7160cc715(uintptr_t arg1);
+extern swig_type_396 _wrap_weft_engine_var_version_capi_f8186da7160cc715(uintptr_t arg1, swig_type_397 arg2);
+extern swig_type_398 _wrap_weft_engine_push_sync_capi_f8186da7160cc715(swig_type_399 arg1, swig_voidp arg2, swig_type_400 arg3, uintptr_t arg4, swig_type_401 arg5, uintptr_t arg6, swig_type_402 arg7, swig_type_403 arg8);
+extern swig_type_404 _wrap_weft_engine_push_async_capi_f8186da7160cc715(swig_type_405 arg1, swig_voidp arg2, swig_type_406 arg3, uintptr_t arg4, swig_type_407 arg5, uintptr_t arg6, swig_type_408 arg7, swig_type_409 arg8);
+extern swig_type_410 _wrap_weft_engine_complete_capi_f8186da7160cc715(uintptr_t arg1, swig_type_411 arg2);
+extern swig_type_412 _wrap_weft_engine_var_wait_capi_f8186da7160cc715(uintptr_t arg1);
+extern swig_type_413 _wrap_weft_idx_load_capi_f8186da7160cc715(swig_type_414 arg1, swig_type_415 arg2);
+extern swig_type_416 _wrap_weft_mnist_load_capi_f8186da7160cc715(swig_type_417 arg1, swig_type_418 arg2, swig_type_419 arg3, swig_type_420 arg4);
+extern swig_type_421 _wrap_weft_data_iter_create_ndarray_capi_f8186da7160cc715(swig_type_422 arg1, swig_type_423 arg2, swig_type_424 arg3, swig_type_425 arg4, swig_type_426 arg5, swig_type_427 arg6, swig_intgo arg7, swig_intgo arg8, swig_type_428 arg9, swig_type_429 arg10, swig_type_430 arg11);
+extern swig_type_431 _wrap_weft_data_iter_create_capi_f8186da7160cc715(swig_type_432 arg1, swig_type_433 arg2, swig_type_434 arg3, swig_type_435 arg4, swig_type_436 arg5);
+extern swig_type_437 _wrap_weft_data_iter_list_capi_f8186da7160cc715(swig_type_438 arg1);
+extern swig_type_439 _wrap_weft_data_iter_info_capi_f8186da7160cc715(swig_type_440 arg1, swig_type_441 arg2, swig_type_442 arg3);
+extern swig_type_443 _wrap_weft_data_iter_param_capi_f8186da7160cc715(swig_type_444 arg1, swig_type_445 arg2, swig_type_446 arg3, swig_type_447 arg4, swig_type_448 arg5, swig_type_449 arg6);
+extern swig_type_450 _wrap_weft_data_iter_next_capi_f8186da7160cc715(uintptr_t arg1, swig_type_451 arg2);
+extern swig_type_452 _wrap_weft_data_iter_reset_capi_f8186da7160cc715(uintptr_t arg1);
+extern swig_type_453 _wrap_weft_data_iter_data_capi_f8186da7160cc715(uintptr_t arg1, swig_type_454 arg2);
+extern swig_type_455 _wrap_weft_data_iter_label_capi_f8186da7160cc715(uintptr_t arg1, swig_type_456 arg2);
+extern swig_type_457 _wrap_weft_data_iter_pad_capi_f8186da7160cc715(uintptr_t arg1, swig_type_458 arg2);
+extern swig_type_459 _wrap_weft_data_iter_index_capi_f8186da7160cc715(uintptr_t arg1, swig_type_460 arg2, swig_type_461 arg3, swig_type_462 arg4);
+extern swig_type_463 _wrap_weft_data_iter_batch_size_capi_f8186da7160cc715(uintptr_t arg1, swig_type_464 arg2);
+extern swig_type_465 _wrap_weft_data_iter_free_capi_f8186da7160cc715(uintptr_t arg1);
+extern swig_type_466 _wrap_weft_metric_create_capi_f8186da7160cc715(swig_type_467 arg1, swig_type_468 arg2, swig_type_469 arg3, swig_type_470 arg4, swig_type_471 arg5);
+extern swig_type_472 _wrap_weft_metric_composite_add_capi_f8186da7160cc715(uintptr_t arg1, swig_type_473 arg2, swig_type_474 arg3, swig_type_475 arg4, swig_type_476 arg5);
+extern swig_type_477 _wrap_weft_metric_update_capi_f8186da7160cc715(uintptr_t arg1, swig_type_478 arg2, swig_type_479 arg3, swig_type_480 arg4, swig_type_481 arg5);
+extern swig_type_482 _wrap_weft_metric_num_values_capi_f8186da7160cc715(uintptr_t arg1, swig_type_483 arg2);
+extern swig_type_484 _wrap_weft_metric_get_capi_f8186da7160cc715(uintptr_t arg1, swig_type_485 arg2, swig_type_486 arg3, swig_type_487 arg4, swig_type_488 arg5);
+extern swig_type_489 _wrap_weft_metric_reset_capi_f8186da7160cc715(uintptr_t arg1);
+extern swig_type_490 _wrap_weft_metric_free_capi_f8186da7160cc715(uintptr_t arg1);
+extern swig_type_491 _wrap_weft_checkpoint_save_capi_f8186da7160cc715(swig_type_492 arg1, swig_intgo arg2, uintptr_t arg3, swig_type_493 arg4, swig_type_494 arg5, swig_type_495 arg6, swig_type_496 arg7, swig_type_497 arg8, swig_type_498 arg9);
+extern swig_type_499 _wrap_weft_checkpoint_load_capi_f8186da7160cc715(swig_type_500 arg1, swig_intgo arg2, swig_type_501 arg3, swig_type_502 arg4, swig_type_503 arg5);
+extern swig_type_504 _wrap_weft_initializer_create_capi_f8186da7160cc715(swig_type_505 arg1, swig_type_506 arg2, swig_type_507 arg3, swig_type_508 arg4, swig_type_509 arg5, swig_type_510 arg6);
+extern swig_type_511 _wrap_weft_initializer_init_capi_f8186da7160cc715(uintptr_t arg1, swig_type_512 arg2, uintptr_t arg3);
+extern swig_type_513 _wrap_weft_initializer_free_capi_f8186da7160cc715(uintptr_t arg1);
+extern swig_type_514 _wrap_weft_optimizer_create_capi_f8186da7160cc715(swig_type_515 arg1, swig_type_516 arg2, swig_type_517 arg3, swig_type_518 arg4, swig_type_519 arg5);
+extern swig_type_520 _wrap_weft_optimizer_set_lr_scheduler_capi_f8186da7160cc715(uintptr_t arg1, swig_type_521 arg2, swig_type_522 arg3, swig_type_523 arg4, float arg5, float arg6);
+extern swig_type_524 _wrap_weft_optimizer_set_lr_scheduler_ex_capi_f8186da7160cc715(uintptr_t arg1, swig_type_525 arg2, swig_type_526 arg3, swig_type_527 arg4, swig_type_528 arg5);
+extern swig_type_529 _wrap_weft_optimizer_set_multipliers_capi_f8186da7160cc715(uintptr_t arg1, uintptr_t arg2);
+extern swig_type_530 _wrap_weft_optimizer_set_rescale_grad_capi_f8186da7160cc715(uintptr_t arg1, float arg2);
+extern swig_type_531 _wrap_weft_optimizer_update_capi_f8186da7160cc715(uintptr_t arg1, swig_intgo arg2, swig_type_532 arg3, uintptr_t arg4, uintptr_t arg5);
+extern swig_type_533 _wrap_weft_optimizer_num_update_capi_f8186da7160cc715(uintptr_t arg1, swig_type_534 arg2);
+extern swig_type_535 _wrap_weft_optimizer_learning_rate_capi_f8186da7160cc715(uintptr_t arg1, swig_type_536 arg2, swig_type_537 arg3);
+extern swig_type_538 _wrap_weft_optimizer_free_capi_f8186da7160cc715(uintptr_t arg1);
+extern swig_type_539 _wrap_weft_optimizer_save_states_capi_f8186da7160cc715(uintptr_t arg1, swig_type_540 arg2);
+extern swig_type_541 _wrap_weft_optimizer_load_states_capi_f8186da7160cc715(uintptr_t arg1, swig_type_542 arg2);
+extern swig_type_543 _wrap_weft_module_create_capi_f8186da7160cc715(uintptr_t arg1, swig_type_544 arg2, swig_type_545 arg3, swig_type_546 arg4, swig_type_547 arg5, swig_intgo arg6, swig_intgo arg7, swig_type_548 arg8);
+extern swig_type_549 _wrap_weft_module_set_fixed_params_capi_f8186da7160cc715(uintptr_t arg1, swig_type_550 arg2, swig_type_551 arg3);
+extern swig_type_552 _wrap_weft_module_bind_capi_f8186da7160cc715(uintptr_t arg1, uintptr_t arg2, swig_intgo arg3);
+extern swig_type_553 _wrap_weft_module_init_params_capi_f8186da7160cc715(uintptr_t arg1, uintptr_t arg2, uintptr_t arg3, uintptr_t arg4, swig_intgo arg5);
+extern swig_type_554 _wrap_weft_module_init_optimizer_capi_f8186da7160cc715(uintptr_t arg1, uintptr_t arg2);
+extern swig_type_555 _wrap_weft_module_forward_capi_f8186da7160cc715(uintptr_t arg1, uintptr_t arg2, swig_intgo arg3);
+extern swig_type_556 _wrap_weft_module_backward_capi_f8186da7160cc715(uintptr_t arg1);
+extern swig_type_557 _wrap_weft_module_update_capi_f8186da7160cc715(uintptr_t arg1);
+extern swig_type_558 _wrap_weft_module_update_metric_capi_f8186da7160cc715(uintptr_t arg1, uintptr_t arg2, uintptr_t arg3);
+extern swig_type_559 _wrap_weft_module_outputs_capi_f8186da7160cc715(uintptr_t arg1, swig_type_560 arg2);
+extern swig_type_561 _wrap_weft_module_params_capi_f8186da7160cc715(uintptr_t arg1, swig_type_562 arg2, swig_type_563 arg3);
+extern swig_type_564 _wrap_weft_module_fit_capi_f8186da7160cc715(uintptr_t arg1, uintptr_t arg2, uintptr_t arg3, uintptr_t arg4, swig_intgo arg5, swig_intgo arg6, swig_intgo arg7, swig_type_565 arg8, swig_type_566 arg9);
+extern swig_type_567 _wrap_weft_fit_session_create_capi_f8186da7160cc715(uintptr_t arg1, uintptr_t arg2, uintptr_t arg3, uintptr_t arg4, swig_intgo arg5, swig_intgo arg6, swig_intgo arg7, swig_type_568 arg8, swig_type_569 arg9);
+extern swig_type_570 _wrap_weft_fit_session_next_capi_f8186da7160cc715(uintptr_t arg1, swig_type_571 arg2);
+extern swig_type_572 _wrap_weft_fit_session_stop_capi_f8186da7160cc715(uintptr_t arg1);
+extern swig_type_573 _wrap_weft_fit_session_batch_capi_f8186da7160cc715(uintptr_t arg1, swig_type_574 arg2, swig_type_575 arg3, swig_type_576 arg4, swig_type_577 arg5, swig_type_578 arg6);
+extern swig_type_579 _wrap_weft_fit_session_epoch_capi_f8186da7160cc715(uintptr_t arg1, swig_type_580 arg2, swig_type_581 arg3, swig_type_582 arg4, swig_type_583 arg5, swig_type_584 arg6, swig_type_585 arg7);
+extern swig_type_586 _wrap_weft_fit_session_epoch_metric_capi_f8186da7160cc715(uintptr_t arg1, swig_intgo arg2, swig_type_587 arg3, swig_type_588 arg4, swig_type_589 arg5, swig_type_590 arg6);
+extern swig_type_591 _wrap_weft_fit_session_free_capi_f8186da7160cc715(uintptr_t arg1);
+extern swig_type_592 _wrap_weft_module_score_capi_f8186da7160cc715(uintptr_t arg1, uintptr_t arg2, uintptr_t arg3);
+extern swig_type_593 _wrap_weft_module_save_checkpoint_capi_f8186da7160cc715(uintptr_t arg1, swig_type_594 arg2, swig_intgo arg3);
+extern swig_type_595 _wrap_weft_module_free_capi_f8186da7160cc715(uintptr_t arg1);
+extern swig_type_596 _wrap_weft_predictor_create_capi_f8186da7160cc715(swig_type_597 arg1, swig_voidp arg2, swig_type_598 arg3, swig_type_599 arg4, swig_type_600 arg5, swig_type_601 arg6, swig_type_602 arg7, swig_intgo arg8, swig_intgo arg9, swig_type_603 arg10, swig_type_604 arg11, swig_type_605 arg12, swig_type_606 arg13, swig_type_607 arg14, swig_type_608 arg15);
+extern swig_type_609 _wrap_weft_predictor_create_from_files_capi_f8186da7160cc715(swig_type_610 arg1, swig_type_611 arg2, swig_type_612 arg3, swig_type_613 arg4, swig_type_614 arg5, swig_type_615 arg6, swig_intgo arg7, swig_intgo arg8, swig_type_616 arg9, swig_type_617 arg10, swig_type_618 arg11, swig_type_619 arg12, swig_type_620 arg13, swig_type_621 arg14);
+extern swig_type_622 _wrap_weft_predictor_list_inputs_capi_f8186da7160cc715(uintptr_t arg1, swig_type_623 arg2);
+extern swig_type_624 _wrap_weft_predictor_list_outputs_capi_f8186da7160cc715(uintptr_t arg1, swig_type_625 arg2);
+extern swig_type_626 _wrap_weft_predictor_output_shape_capi_f8186da7160cc715(uintptr_t arg1, swig_type_627 arg2, swig_type_628 arg3, swig_type_629 arg4, swig_type_630 arg5, swig_type_631 arg6, swig_type_632 arg7, swig_type_633 arg8);
+extern swig_type_634 _wrap_weft_predictor_predict_packed_capi_f8186da7160cc715(uintptr_t arg1, swig_type_635 arg2, swig_voidp arg3, swig_type_636 arg4, swig_type_637 arg5, swig_type_638 arg6, swig_type_639 arg7, swig_voidp arg8, swig_type_640 arg9);
+extern swig_type_641 _wrap_weft_predictor_predict_float_capi_f8186da7160cc715(uintptr_t arg1, swig_type_642 arg2, swig_type_643 arg3, swig_type_644 arg4, swig_type_645 arg5, swig_type_646 arg6, swig_type_647 arg7);
+extern swig_type_648 _wrap_weft_predictor_stats_capi_f8186da7160cc715(uintptr_t arg1, swig_type_649 arg2);
+extern swig_type_650 _wrap_weft_predictor_free_capi_f8186da7160cc715(uintptr_t arg1);
+extern swig_type_651 _wrap_weft_kvstore_create_capi_f8186da7160cc715(swig_type_652 arg1, swig_type_653 arg2);
+extern swig_type_654 _wrap_weft_kvstore_type_capi_f8186da7160cc715(uintptr_t arg1, swig_type_655 arg2);
+extern swig_type_656 _wrap_weft_kvstore_rank_capi_f8186da7160cc715(uintptr_t arg1, swig_type_657 arg2, swig_type_658 arg3);
+extern swig_type_659 _wrap_weft_kvstore_init_capi_f8186da7160cc715(uintptr_t arg1, swig_type_660 arg2, swig_type_661 arg3, swig_type_662 arg4);
+extern swig_type_663 _wrap_weft_kvstore_push_capi_f8186da7160cc715(uintptr_t arg1, swig_type_664 arg2, swig_type_665 arg3, swig_type_666 arg4, swig_intgo arg5);
+extern swig_type_667 _wrap_weft_kvstore_pull_capi_f8186da7160cc715(uintptr_t arg1, swig_type_668 arg2, swig_type_669 arg3, swig_type_670 arg4, swig_intgo arg5);
+extern swig_type_671 _wrap_weft_kvstore_pushpull_capi_f8186da7160cc715(uintptr_t arg1, swig_type_672 arg2, swig_type_673 arg3, swig_type_674 arg4, swig_type_675 arg5, swig_intgo arg6);
+extern swig_type_676 _wrap_weft_kvstore_set_optimizer_capi_f8186da7160cc715(uintptr_t arg1, uintptr_t arg2);
+extern swig_type_677 _wrap_weft_kvstore_set_updater_queue_capi_f8186da7160cc715(uintptr_t arg1, swig_intgo arg2);
+extern swig_type_678 _wrap_weft_kvstore_next_update_capi_f8186da7160cc715(uintptr_t arg1, swig_type_679 arg2, swig_type_680 arg3, swig_type_681 arg4, swig_type_682 arg5);
+extern swig_type_683 _wrap_weft_kvstore_barrier_capi_f8186da7160cc715(uintptr_t arg1);
+extern swig_type_684 _wrap_weft_kvstore_free_capi_f8186da7160cc715(uintptr_t arg1);
+extern swig_type_685 _wrap_weft_module_init_optimizer_kvstore_capi_f8186da7160cc715(uintptr_t arg1, uintptr_t arg2, uintptr_t arg3);
+extern swig_type_686 _wrap_weft_data_iter_select_part_capi_f8186da7160cc715(uintptr_t arg1, swig_intgo arg2, swig_intgo arg3);
+extern swig_type_687 _wrap_weft_kvstore_finalize_capi_f8186da7160cc715(void);
+extern swig_type_688 _wrap_weft_autograd_set_is_recording_capi_f8186da7160cc715(swig_intgo arg1, swig_type_689 arg2);
+extern swig_type_690 _wrap_weft_autograd_set_is_training_capi_f8186da7160cc715(swig_intgo arg1, swig_type_691 arg2);
+extern swig_type_692 _wrap_weft_autograd_is_recording_capi_f8186da7160cc715(swig_type_693 arg1);
+extern swig_type_694 _wrap_weft_autograd_is_training_capi_f8186da7160cc715(swig_type_695 arg1);
+extern swig_type_696 _wrap_weft_autograd_mark_variables_capi_f8186da7160cc715(swig_type_697 arg1, swig_type_698 arg2, swig_type_699 arg3, swig_type_700 arg4);
+extern swig_type_701 _wrap_weft_autograd_backward_capi_f8186da7160cc715(swig_type_702 arg1, swig_type_703 arg2, swig_type_704 arg3, swig_intgo arg4, swig_intgo arg5);
+extern swig_type_705 _wrap_weft_autograd_grad_capi_f8186da7160cc715(swig_type_706 arg1, swig_type_707 arg2, swig_type_708 arg3, swig_type_709 arg4, swig_type_710 arg5, swig_intgo arg6, swig_intgo arg7, swig_type_711 arg8);
+extern swig_type_712 _wrap_weft_autograd_grad_ex_capi_f8186da7160cc715(swig_type_713 arg1, swig_type_714 arg2, swig_type_715 arg3, swig_type_716 arg4, swig_type_717 arg5, swig_intgo arg6, swig_intgo arg7, swig_intgo arg8, swig_type_718 arg9);
+extern swig_type_719 _wrap_weft_ndarray_get_grad_capi_f8186da7160cc715(uintptr_t arg1, swig_type_720 arg2);
+extern swig_type_721 _wrap_weft_ndarray_detach_capi_f8186da7160cc715(uintptr_t arg1, swig_type_722 arg2);
+extern swig_type_723 _wrap_weft_autograd_get_symbol_capi_f8186da7160cc715(uintptr_t arg1, swig_type_724 arg2);
+extern swig_type_725 _wrap_weft_cached_op_create_capi_f8186da7160cc715(uintptr_t arg1, swig_type_726 arg2, swig_type_727 arg3, swig_type_728 arg4, swig_type_729 arg5);
+extern swig_type_730 _wrap_weft_cached_op_list_inputs_capi_f8186da7160cc715(uintptr_t arg1, swig_type_731 arg2);
+extern swig_type_732 _wrap_weft_cached_op_invoke_capi_f8186da7160cc715(uintptr_t arg1, swig_type_733 arg2, swig_type_734 arg3, swig_type_735 arg4, swig_type_736 arg5, swig_type_737 arg6);
+extern swig_type_738 _wrap_weft_cached_op_free_capi_f8186da7160cc715(uintptr_t arg1);
+extern swig_type_739 _wrap_weft_trainer_create_capi_f8186da7160cc715(swig_type_740 arg1, swig_type_741 arg2, swig_type_742 arg3, uintptr_t arg4, swig_type_743 arg5);
+extern swig_type_744 _wrap_weft_trainer_step_capi_f8186da7160cc715(uintptr_t arg1, swig_intgo arg2);
+extern swig_type_745 _wrap_weft_trainer_free_capi_f8186da7160cc715(uintptr_t arg1);
+extern swig_type_746 _wrap_weft_recordio_writer_create_capi_f8186da7160cc715(swig_type_747 arg1, swig_type_748 arg2, swig_type_749 arg3);
+extern swig_type_750 _wrap_weft_recordio_writer_write_capi_f8186da7160cc715(uintptr_t arg1, swig_voidp arg2, swig_type_751 arg3);
+extern swig_type_752 _wrap_weft_recordio_writer_write_idx_capi_f8186da7160cc715(uintptr_t arg1, swig_type_753 arg2, swig_voidp arg3, swig_type_754 arg4);
+extern swig_type_755 _wrap_weft_recordio_writer_tell_capi_f8186da7160cc715(uintptr_t arg1, swig_type_756 arg2);
+extern swig_type_757 _wrap_weft_recordio_writer_close_capi_f8186da7160cc715(uintptr_t arg1);
+extern swig_type_758 _wrap_weft_recordio_writer_free_capi_f8186da7160cc715(uintptr_t arg1);
+extern swig_type_759 _wrap_weft_recordio_reader_create_capi_f8186da7160cc715(swig_type_760 arg1, swig_type_761 arg2, swig_type_762 arg3);
+extern swig_type_763 _wrap_weft_recordio_reader_read_capi_f8186da7160cc715(uintptr_t arg1, swig_type_764 arg2, swig_type_765 arg3, swig_type_766 arg4);
+extern swig_type_767 _wrap_weft_recordio_reader_read_idx_capi_f8186da7160cc715(uintptr_t arg1, swig_type_768 arg2, swig_type_769 arg3, swig_type_770 arg4);
+extern swig_type_771 _wrap_weft_recordio_reader_num_keys_capi_f8186da7160cc715(uintptr_t arg1, swig_type_772 arg2);
+extern swig_type_773 _wrap_weft_recordio_reader_keys_capi_f8186da7160cc715(uintptr_t arg1, swig_type_774 arg2, swig_type_775 arg3, swig_type_776 arg4);
+extern swig_type_777 _wrap_weft_recordio_reader_seek_capi_f8186da7160cc715(uintptr_t arg1, swig_type_778 arg2);
+extern swig_type_779 _wrap_weft_recordio_reader_tell_capi_f8186da7160cc715(uintptr_t arg1, swig_type_780 arg2);
+extern swig_type_781 _wrap_weft_recordio_reader_reset_capi_f8186da7160cc715(uintptr_t arg1);
+extern swig_type_782 _wrap_weft_recordio_reader_free_capi_f8186da7160cc715(uintptr_t arg1);
+extern swig_type_783 _wrap_weft_recordio_pack_header_capi_f8186da7160cc715(float arg1, swig_type_784 arg2, swig_type_785 arg3, swig_type_786 arg4, swig_type_787 arg5, swig_voidp arg6, swig_type_788 arg7, swig_type_789 arg8);
+extern swig_type_790 _wrap_weft_recordio_unpack_header_capi_f8186da7160cc715(swig_voidp arg1, swig_type_791 arg2, swig_type_792 arg3, swig_type_793 arg4, swig_type_794 arg5, swig_type_795 arg6, swig_type_796 arg7);
+extern swig_type_797 _wrap_weft_recordio_unpack_labels_capi_f8186da7160cc715(swig_voidp arg1, swig_type_798 arg2, swig_type_799 arg3, swig_type_800 arg4, swig_type_801 arg5);
+extern swig_type_802 _wrap_weft_image_reencode_capi_f8186da7160cc715(swig_voidp arg1, swig_type_803 arg2, swig_intgo arg3, swig_intgo arg4, swig_intgo arg5, swig_type_804 arg6, swig_intgo arg7, swig_type_805 arg8);
+extern swig_type_806 _wrap_weft_amp_convert_model_capi_f8186da7160cc715(uintptr_t arg1, swig_type_807 arg2, swig_type_808 arg3, swig_type_809 arg4, swig_type_810 arg5, swig_type_811 arg6, swig_type_812 arg7, swig_intgo arg8, swig_type_813 arg9, swig_type_814 arg10, swig_intgo arg11, swig_type_815 arg12, swig_type_816 arg13, swig_type_817 arg14);
+extern swig_type_818 _wrap_weft_quantize_model_capi_f8186da7160cc715(uintptr_t arg1, swig_type_819 arg2, swig_type_820 arg3, swig_type_821 arg4, swig_type_822 arg5, swig_type_823 arg6, swig_type_824 arg7, uintptr_t arg8, swig_type_825 arg9, swig_type_826 arg10, swig_type_827 arg11, swig_type_828 arg12, swig_intgo arg13, swig_type_829 arg14, swig_type_830 arg15, swig_type_831 arg16, swig_type_832 arg17, swig_type_833 arg18, swig_type_834 arg19, swig_type_835 arg20);
+extern swig_type_836 _wrap_weft_custom_op_unregister_capi_f8186da7160cc715(swig_type_837 arg1);
+extern swig_type_838 _wrap_weft_custom_op_list_capi_f8186da7160cc715(swig_type_839 arg1);
+extern swig_type_840 _wrap_weft_ndarray_get_data_capi_f8186da7160cc715(uintptr_t arg1, swig_voidp arg2);
+extern swig_type_841 _wrap_weft_profiler_set_config_capi_f8186da7160cc715(swig_type_842 arg1, swig_type_843 arg2, swig_type_844 arg3);
+extern swig_type_845 _wrap_weft_profiler_set_state_capi_f8186da7160cc715(swig_intgo arg1);
+extern swig_type_846 _wrap_weft_profiler_get_state_capi_f8186da7160cc715(swig_type_847 arg1);
+extern swig_type_848 _wrap_weft_profiler_pause_capi_f8186da7160cc715(swig_intgo arg1);
+extern swig_type_849 _wrap_weft_profiler_dump_capi_f8186da7160cc715(swig_intgo arg1);
+extern swig_type_850 _wrap_weft_profiler_trace_capi_f8186da7160cc715(swig_type_851 arg1);
+extern swig_type_852 _wrap_weft_profiler_aggregate_capi_f8186da7160cc715(swig_intgo arg1, swig_type_853 arg2, swig_type_854 arg3, swig_intgo arg4, swig_type_855 arg5);
+extern swig_type_856 _wrap_weft_profiler_range_push_capi_f8186da7160cc715(swig_type_857 arg1);
+extern swig_type_858 _wrap_weft_profiler_range_pop_capi_f8186da7160cc715(void);
+extern swig_type_859 _wrap_weft_profiler_set_marker_capi_f8186da7160cc715(swig_type_860 arg1);
+extern swig_type_861 _wrap_weft_profiler_set_counter_capi_f8186da7160cc715(swig_type_862 arg1, swig_type_863 arg2);
+extern swig_type_864 _wrap_weft_load_library_capi_f8186da7160cc715(swig_type_865 arg1);
+extern swig_type_866 _wrap_weft_loaded_ops_capi_f8186da7160cc715(swig_type_867 arg1);
 #undef intgo
 */
 import "C"
@@ -3945,6 +3951,45 @@ func Weft_executor_float32_nodes(arg1 uintptr, arg2 []uintptr) (_swig_ret error)
 	return swig_r_1
 }
 
+func Weft_executor_set_monitor_callback(arg1 uintptr, arg2 _swig_fnptr, arg3 unsafe.Pointer, arg4 int) (_swig_ret error) {
+	var swig_r string
+	_swig_i_0 := arg1
+	_swig_i_1 := arg2
+	_swig_i_2 := arg3
+	_swig_i_3 := arg4
+	swig_r_p := C._wrap_weft_executor_set_monitor_callback_capi_f8186da7160cc715(C.uintptr_t(_swig_i_0), C.swig_type_357(_swig_i_1), C.swig_voidp(_swig_i_2), C.swig_intgo(_swig_i_3))
+	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
+	var swig_r_1 error
+
+	if swig_r == "" {
+		swig_r_1 = nil
+	} else {
+		swig_r_1 = weftStatus(swigCopyString(swig_r))
+	}
+
+	return swig_r_1
+}
+
+func Weft_ndarray_monitor_stat(arg1 uintptr, arg2 []float64) (_swig_ret error) {
+	var swig_r string
+	_swig_i_0 := arg1
+	_swig_i_1 := arg2
+	swig_r_p := C._wrap_weft_ndarray_monitor_stat_capi_f8186da7160cc715(C.uintptr_t(_swig_i_0), *(*C.swig_type_359)(unsafe.Pointer(&_swig_i_1)))
+	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
+	if Swig_escape_always_false {
+		Swig_escape_val = arg2
+	}
+	var swig_r_1 error
+
+	if swig_r == "" {
+		swig_r_1 = nil
+	} else {
+		swig_r_1 = weftStatus(swigCopyString(swig_r))
+	}
+
+	return swig_r_1
+}
+
 func Weft_executor_free(arg1 uintptr) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
@@ -3964,7 +4009,7 @@ func Weft_executor_free(arg1 uintptr) (_swig_ret error) {
 func Weft_executor_options_create(arg1 []uintptr) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
-	swig_r_p := C._wrap_weft_executor_options_create_capi_f8186da7160cc715(*(*C.swig_type_358)(unsafe.Pointer(&_swig_i_0)))
+	swig_r_p := C._wrap_weft_executor_options_create_capi_f8186da7160cc715(*(*C.swig_type_362)(unsafe.Pointer(&_swig_i_0)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -4087,7 +4132,7 @@ func Weft_executor_options_add_group(arg1 uintptr, arg2 string, arg3 int, arg4 i
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
-	swig_r_p := C._wrap_weft_executor_options_add_group_capi_f8186da7160cc715(C.uintptr_t(_swig_i_0), *(*C.swig_type_366)(unsafe.Pointer(&_swig_i_1)), C.swig_intgo(_swig_i_2), C.swig_intgo(_swig_i_3))
+	swig_r_p := C._wrap_weft_executor_options_add_group_capi_f8186da7160cc715(C.uintptr_t(_swig_i_0), *(*C.swig_type_370)(unsafe.Pointer(&_swig_i_1)), C.swig_intgo(_swig_i_2), C.swig_intgo(_swig_i_3))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -4108,7 +4153,7 @@ func Weft_executor_options_set_grad_req(arg1 uintptr, arg2 string, arg3 int) (_s
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r_p := C._wrap_weft_executor_options_set_grad_req_capi_f8186da7160cc715(C.uintptr_t(_swig_i_0), *(*C.swig_type_368)(unsafe.Pointer(&_swig_i_1)), C.swig_intgo(_swig_i_2))
+	swig_r_p := C._wrap_weft_executor_options_set_grad_req_capi_f8186da7160cc715(C.uintptr_t(_swig_i_0), *(*C.swig_type_372)(unsafe.Pointer(&_swig_i_1)), C.swig_intgo(_swig_i_2))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -4140,7 +4185,7 @@ func Weft_executor_simple_bind_with_options(arg1 uintptr, arg2 int, arg3 int, ar
 	_swig_i_9 := arg10
 	_swig_i_10 := arg11
 	_swig_i_11 := arg12
-	swig_r_p := C._wrap_weft_executor_simple_bind_with_options_capi_f8186da7160cc715(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1), C.swig_intgo(_swig_i_2), C.swig_type_370(_swig_i_3), *(*C.swig_type_371)(unsafe.Pointer(&_swig_i_4)), *(*C.swig_type_372)(unsafe.Pointer(&_swig_i_5)), *(*C.swig_type_373)(unsafe.Pointer(&_swig_i_6)), C.swig_type_374(_swig_i_7), *(*C.swig_type_375)(unsafe.Pointer(&_swig_i_8)), *(*C.swig_type_376)(unsafe.Pointer(&_swig_i_9)), C.uintptr_t(_swig_i_10), *(*C.swig_type_377)(unsafe.Pointer(&_swig_i_11)))
+	swig_r_p := C._wrap_weft_executor_simple_bind_with_options_capi_f8186da7160cc715(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1), C.swig_intgo(_swig_i_2), C.swig_type_374(_swig_i_3), *(*C.swig_type_375)(unsafe.Pointer(&_swig_i_4)), *(*C.swig_type_376)(unsafe.Pointer(&_swig_i_5)), *(*C.swig_type_377)(unsafe.Pointer(&_swig_i_6)), C.swig_type_378(_swig_i_7), *(*C.swig_type_379)(unsafe.Pointer(&_swig_i_8)), *(*C.swig_type_380)(unsafe.Pointer(&_swig_i_9)), C.uintptr_t(_swig_i_10), *(*C.swig_type_381)(unsafe.Pointer(&_swig_i_11)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = _swig_i_4
@@ -4184,7 +4229,7 @@ func Weft_executor_bind_with_options(arg1 uintptr, arg2 int, arg3 int, arg4 []ui
 	_swig_i_8 := arg9
 	_swig_i_9 := arg10
 	_swig_i_10 := arg11
-	swig_r_p := C._wrap_weft_executor_bind_with_options_capi_f8186da7160cc715(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1), C.swig_intgo(_swig_i_2), *(*C.swig_type_379)(unsafe.Pointer(&_swig_i_3)), C.swig_type_380(_swig_i_4), *(*C.swig_type_381)(unsafe.Pointer(&_swig_i_5)), *(*C.swig_type_382)(unsafe.Pointer(&_swig_i_6)), *(*C.swig_type_383)(unsafe.Pointer(&_swig_i_7)), C.swig_type_384(_swig_i_8), C.uintptr_t(_swig_i_9), *(*C.swig_type_385)(unsafe.Pointer(&_swig_i_10)))
+	swig_r_p := C._wrap_weft_executor_bind_with_options_capi_f8186da7160cc715(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1), C.swig_intgo(_swig_i_2), *(*C.swig_type_383)(unsafe.Pointer(&_swig_i_3)), C.swig_type_384(_swig_i_4), *(*C.swig_type_385)(unsafe.Pointer(&_swig_i_5)), *(*C.swig_type_386)(unsafe.Pointer(&_swig_i_6)), *(*C.swig_type_387)(unsafe.Pointer(&_swig_i_7)), C.swig_type_388(_swig_i_8), C.uintptr_t(_swig_i_9), *(*C.swig_type_389)(unsafe.Pointer(&_swig_i_10)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg4
@@ -4233,7 +4278,7 @@ func Weft_engine_info(arg1 []int32, arg2 []int32) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_engine_info_capi_f8186da7160cc715(*(*C.swig_type_388)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_389)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_weft_engine_info_capi_f8186da7160cc715(*(*C.swig_type_392)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_393)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -4288,7 +4333,7 @@ func Weft_engine_var_version(arg1 WeftEngineVar, arg2 []uint64) (_swig_ret error
 	var swig_r string
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_engine_var_version_capi_f8186da7160cc715(C.uintptr_t(_swig_i_0), *(*C.swig_type_393)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_weft_engine_var_version_capi_f8186da7160cc715(C.uintptr_t(_swig_i_0), *(*C.swig_type_397)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -4314,7 +4359,7 @@ func Weft_engine_push_sync(arg1 _swig_fnptr, arg2 unsafe.Pointer, arg3 _swig_fnp
 	_swig_i_5 := arg6
 	_swig_i_6 := arg7
 	_swig_i_7 := arg8
-	swig_r_p := C._wrap_weft_engine_push_sync_capi_f8186da7160cc715(C.swig_type_395(_swig_i_0), C.swig_voidp(_swig_i_1), C.swig_type_396(_swig_i_2), C.uintptr_t(_swig_i_3), C.swig_type_397(_swig_i_4), C.uintptr_t(_swig_i_5), C.swig_type_398(_swig_i_6), *(*C.swig_type_399)(unsafe.Pointer(&_swig_i_7)))
+	swig_r_p := C._wrap_weft_engine_push_sync_capi_f8186da7160cc715(C.swig_type_399(_swig_i_0), C.swig_voidp(_swig_i_1), C.swig_type_400(_swig_i_2), C.uintptr_t(_swig_i_3), C.swig_type_401(_swig_i_4), C.uintptr_t(_swig_i_5), C.swig_type_402(_swig_i_6), *(*C.swig_type_403)(unsafe.Pointer(&_swig_i_7)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg8
@@ -4340,7 +4385,7 @@ func Weft_engine_push_async(arg1 _swig_fnptr, arg2 unsafe.Pointer, arg3 _swig_fn
 	_swig_i_5 := arg6
 	_swig_i_6 := arg7
 	_swig_i_7 := arg8
-	swig_r_p := C._wrap_weft_engine_push_async_capi_f8186da7160cc715(C.swig_type_401(_swig_i_0), C.swig_voidp(_swig_i_1), C.swig_type_402(_swig_i_2), C.uintptr_t(_swig_i_3), C.swig_type_403(_swig_i_4), C.uintptr_t(_swig_i_5), C.swig_type_404(_swig_i_6), *(*C.swig_type_405)(unsafe.Pointer(&_swig_i_7)))
+	swig_r_p := C._wrap_weft_engine_push_async_capi_f8186da7160cc715(C.swig_type_405(_swig_i_0), C.swig_voidp(_swig_i_1), C.swig_type_406(_swig_i_2), C.uintptr_t(_swig_i_3), C.swig_type_407(_swig_i_4), C.uintptr_t(_swig_i_5), C.swig_type_408(_swig_i_6), *(*C.swig_type_409)(unsafe.Pointer(&_swig_i_7)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg8
@@ -4360,7 +4405,7 @@ func Weft_engine_complete(arg1 WeftEngineCompletion, arg2 string) (_swig_ret err
 	var swig_r string
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_engine_complete_capi_f8186da7160cc715(C.uintptr_t(_swig_i_0), *(*C.swig_type_407)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_weft_engine_complete_capi_f8186da7160cc715(C.uintptr_t(_swig_i_0), *(*C.swig_type_411)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -4396,7 +4441,7 @@ func Weft_idx_load(arg1 string, arg2 []uintptr) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_idx_load_capi_f8186da7160cc715(*(*C.swig_type_410)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_411)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_weft_idx_load_capi_f8186da7160cc715(*(*C.swig_type_414)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_415)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -4421,7 +4466,7 @@ func Weft_mnist_load(arg1 string, arg2 string, arg3 []uintptr, arg4 []uintptr) (
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
-	swig_r_p := C._wrap_weft_mnist_load_capi_f8186da7160cc715(*(*C.swig_type_413)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_414)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_415)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_416)(unsafe.Pointer(&_swig_i_3)))
+	swig_r_p := C._wrap_weft_mnist_load_capi_f8186da7160cc715(*(*C.swig_type_417)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_418)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_419)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_420)(unsafe.Pointer(&_swig_i_3)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -4461,7 +4506,7 @@ func Weft_data_iter_create_ndarray(arg1 uint64, arg2 []string, arg3 []uintptr, a
 	_swig_i_8 := arg9
 	_swig_i_9 := arg10
 	_swig_i_10 := arg11
-	swig_r_p := C._wrap_weft_data_iter_create_ndarray_capi_f8186da7160cc715(C.swig_type_418(_swig_i_0), *(*C.swig_type_419)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_420)(unsafe.Pointer(&_swig_i_2)), C.swig_type_421(_swig_i_3), *(*C.swig_type_422)(unsafe.Pointer(&_swig_i_4)), *(*C.swig_type_423)(unsafe.Pointer(&_swig_i_5)), C.swig_intgo(_swig_i_6), C.swig_intgo(_swig_i_7), *(*C.swig_type_424)(unsafe.Pointer(&_swig_i_8)), C.swig_type_425(_swig_i_9), *(*C.swig_type_426)(unsafe.Pointer(&_swig_i_10)))
+	swig_r_p := C._wrap_weft_data_iter_create_ndarray_capi_f8186da7160cc715(C.swig_type_422(_swig_i_0), *(*C.swig_type_423)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_424)(unsafe.Pointer(&_swig_i_2)), C.swig_type_425(_swig_i_3), *(*C.swig_type_426)(unsafe.Pointer(&_swig_i_4)), *(*C.swig_type_427)(unsafe.Pointer(&_swig_i_5)), C.swig_intgo(_swig_i_6), C.swig_intgo(_swig_i_7), *(*C.swig_type_428)(unsafe.Pointer(&_swig_i_8)), C.swig_type_429(_swig_i_9), *(*C.swig_type_430)(unsafe.Pointer(&_swig_i_10)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = _swig_i_1
@@ -4501,7 +4546,7 @@ func Weft_data_iter_create(arg1 string, arg2 []string, arg3 []string, arg4 uint6
  _swig_i_2 = weftJoin(arg3) 
 	_swig_i_3 := arg4
 	_swig_i_4 := arg5
-	swig_r_p := C._wrap_weft_data_iter_create_capi_f8186da7160cc715(*(*C.swig_type_428)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_429)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_430)(unsafe.Pointer(&_swig_i_2)), C.swig_type_431(_swig_i_3), *(*C.swig_type_432)(unsafe.Pointer(&_swig_i_4)))
+	swig_r_p := C._wrap_weft_data_iter_create_capi_f8186da7160cc715(*(*C.swig_type_432)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_433)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_434)(unsafe.Pointer(&_swig_i_2)), C.swig_type_435(_swig_i_3), *(*C.swig_type_436)(unsafe.Pointer(&_swig_i_4)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -4529,7 +4574,7 @@ func Weft_data_iter_create(arg1 string, arg2 []string, arg3 []string, arg4 uint6
 func Weft_data_iter_list(arg1 []uintptr) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
-	swig_r_p := C._wrap_weft_data_iter_list_capi_f8186da7160cc715(*(*C.swig_type_434)(unsafe.Pointer(&_swig_i_0)))
+	swig_r_p := C._wrap_weft_data_iter_list_capi_f8186da7160cc715(*(*C.swig_type_438)(unsafe.Pointer(&_swig_i_0)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -4551,7 +4596,7 @@ func Weft_data_iter_info(arg1 string, arg2 []string, arg3 []uint64) (_swig_ret e
 	var _swig_i_1 []string
  _swig_i_1 = make([]string, len(arg2)) 
 	_swig_i_2 := arg3
-	swig_r_p := C._wrap_weft_data_iter_info_capi_f8186da7160cc715(*(*C.swig_type_436)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_437)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_438)(unsafe.Pointer(&_swig_i_2)))
+	swig_r_p := C._wrap_weft_data_iter_info_capi_f8186da7160cc715(*(*C.swig_type_440)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_441)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_442)(unsafe.Pointer(&_swig_i_2)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 
 	for i := range _swig_i_1 {
@@ -4594,7 +4639,7 @@ func Weft_data_iter_param(arg1 string, arg2 uint64, arg3 []string, arg4 []string
  _swig_i_4 = make([]string, len(arg5)) 
 	var _swig_i_5 []string
  _swig_i_5 = make([]string, len(arg6)) 
-	swig_r_p := C._wrap_weft_data_iter_param_capi_f8186da7160cc715(*(*C.swig_type_440)(unsafe.Pointer(&_swig_i_0)), C.swig_type_441(_swig_i_1), *(*C.swig_type_442)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_443)(unsafe.Pointer(&_swig_i_3)), *(*C.swig_type_444)(unsafe.Pointer(&_swig_i_4)), *(*C.swig_type_445)(unsafe.Pointer(&_swig_i_5)))
+	swig_r_p := C._wrap_weft_data_iter_param_capi_f8186da7160cc715(*(*C.swig_type_444)(unsafe.Pointer(&_swig_i_0)), C.swig_type_445(_swig_i_1), *(*C.swig_type_446)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_447)(unsafe.Pointer(&_swig_i_3)), *(*C.swig_type_448)(unsafe.Pointer(&_swig_i_4)), *(*C.swig_type_449)(unsafe.Pointer(&_swig_i_5)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 
 	for i := range _swig_i_2 {
@@ -4662,7 +4707,7 @@ func Weft_data_iter_next(arg1 uintptr, arg2 []int32) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_data_iter_next_capi_f8186da7160cc715(C.uintptr_t(_swig_i_0), *(*C.swig_type_447)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_weft_data_iter_next_capi_f8186da7160cc715(C.uintptr_t(_swig_i_0), *(*C.swig_type_451)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -4698,7 +4743,7 @@ func Weft_data_iter_data(arg1 uintptr, arg2 []uintptr) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_data_iter_data_capi_f8186da7160cc715(C.uintptr_t(_swig_i_0), *(*C.swig_type_450)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_weft_data_iter_data_capi_f8186da7160cc715(C.uintptr_t(_swig_i_0), *(*C.swig_type_454)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -4718,7 +4763,7 @@ func Weft_data_iter_label(arg1 uintptr, arg2 []uintptr) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_data_iter_label_capi_f8186da7160cc715(C.uintptr_t(_swig_i_0), *(*C.swig_type_452)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_weft_data_iter_label_capi_f8186da7160cc715(C.uintptr_t(_swig_i_0), *(*C.swig_type_456)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -4738,7 +4783,7 @@ func Weft_data_iter_pad(arg1 uintptr, arg2 []int32) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_data_iter_pad_capi_f8186da7160cc715(C.uintptr_t(_swig_i_0), *(*C.swig_type_454)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_weft_data_iter_pad_capi_f8186da7160cc715(C.uintptr_t(_swig_i_0), *(*C.swig_type_458)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -4760,7 +4805,7 @@ func Weft_data_iter_index(arg1 uintptr, arg2 []int64, arg3 uint64, arg4 []uint64
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
-	swig_r_p := C._wrap_weft_data_iter_index_capi_f8186da7160cc715(C.uintptr_t(_swig_i_0), *(*C.swig_type_456)(unsafe.Pointer(&_swig_i_1)), C.swig_type_457(_swig_i_2), *(*C.swig_type_458)(unsafe.Pointer(&_swig_i_3)))
+	swig_r_p := C._wrap_weft_data_iter_index_capi_f8186da7160cc715(C.uintptr_t(_swig_i_0), *(*C.swig_type_460)(unsafe.Pointer(&_swig_i_1)), C.swig_type_461(_swig_i_2), *(*C.swig_type_462)(unsafe.Pointer(&_swig_i_3)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -4783,7 +4828,7 @@ func Weft_data_iter_batch_size(arg1 uintptr, arg2 []int32) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_data_iter_batch_size_capi_f8186da7160cc715(C.uintptr_t(_swig_i_0), *(*C.swig_type_460)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_weft_data_iter_batch_size_capi_f8186da7160cc715(C.uintptr_t(_swig_i_0), *(*C.swig_type_464)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -4824,7 +4869,7 @@ func Weft_metric_create(arg1 string, arg2 []string, arg3 []string, arg4 uint64, 
  _swig_i_2 = weftJoin(arg3) 
 	_swig_i_3 := arg4
 	_swig_i_4 := arg5
-	swig_r_p := C._wrap_weft_metric_create_capi_f8186da7160cc715(*(*C.swig_type_463)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_464)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_465)(unsafe.Pointer(&_swig_i_2)), C.swig_type_466(_swig_i_3), *(*C.swig_type_467)(unsafe.Pointer(&_swig_i_4)))
+	swig_r_p := C._wrap_weft_metric_create_capi_f8186da7160cc715(*(*C.swig_type_467)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_468)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_469)(unsafe.Pointer(&_swig_i_2)), C.swig_type_470(_swig_i_3), *(*C.swig_type_471)(unsafe.Pointer(&_swig_i_4)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -4858,7 +4903,7 @@ func Weft_metric_composite_add(arg1 uintptr, arg2 string, arg3 []string, arg4 []
 	var _swig_i_3 string
  _swig_i_3 = weftJoin(arg4) 
 	_swig_i_4 := arg5
-	swig_r_p := C._wrap_weft_metric_composite_add_capi_f8186da7160cc715(C.uintptr_t(_swig_i_0), *(*C.swig_type_469)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_470)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_471)(unsafe.Pointer(&_swig_i_3)), C.swig_type_472(_swig_i_4))
+	swig_r_p := C._wrap_weft_metric_composite_add_capi_f8186da7160cc715(C.uintptr_t(_swig_i_0), *(*C.swig_type_473)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_474)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_475)(unsafe.Pointer(&_swig_i_3)), C.swig_type_476(_swig_i_4))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -4887,7 +4932,7 @@ func Weft_metric_update(arg1 uintptr, arg2 uint64, arg3 []uintptr, arg4 uint64, 
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
 	_swig_i_4 := arg5
-	swig_r_p := C._wrap_weft_metric_update_capi_f8186da7160cc715(C.uintptr_t(_swig_i_0), C.swig_type_474(_swig_i_1), *(*C.swig_type_475)(unsafe.Pointer(&_swig_i_2)), C.swig_type_476(_swig_i_3), *(*C.swig_type_477)(unsafe.Pointer(&_swig_i_4)))
+	swig_r_p := C._wrap_weft_metric_update_capi_f8186da7160cc715(C.uintptr_t(_swig_i_0), C.swig_type_478(_swig_i_1), *(*C.swig_type_479)(unsafe.Pointer(&_swig_i_2)), C.swig_type_480(_swig_i_3), *(*C.swig_type_481)(unsafe.Pointer(&_swig_i_4)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg3
@@ -4910,7 +4955,7 @@ func Weft_metric_num_values(arg1 uintptr, arg2 []uint64) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_metric_num_values_capi_f8186da7160cc715(C.uintptr_t(_swig_i_0), *(*C.swig_type_479)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_weft_metric_num_values_capi_f8186da7160cc715(C.uintptr_t(_swig_i_0), *(*C.swig_type_483)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -4933,7 +4978,7 @@ func Weft_metric_get(arg1 uintptr, arg2 []uintptr, arg3 []float64, arg4 uint64, 
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
 	_swig_i_4 := arg5
-	swig_r_p := C._wrap_weft_metric_get_capi_f8186da7160cc715(C.uintptr_t(_swig_i_0), *(*C.swig_type_481)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_482)(unsafe.Pointer(&_swig_i_2)), C.swig_type_483(_swig_i_3), *(*C.swig_type_484)(unsafe.Pointer(&_swig_i_4)))
+	swig_r_p := C._wrap_weft_metric_get_capi_f8186da7160cc715(C.uintptr_t(_swig_i_0), *(*C.swig_type_485)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_486)(unsafe.Pointer(&_swig_i_2)), C.swig_type_487(_swig_i_3), *(*C.swig_type_488)(unsafe.Pointer(&_swig_i_4)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -5000,7 +5045,7 @@ func Weft_checkpoint_save(arg1 string, arg2 int, arg3 uintptr, arg4 uint64, arg5
 	var _swig_i_7 string
  _swig_i_7 = weftJoin(arg8) 
 	_swig_i_8 := arg9
-	swig_r_p := C._wrap_weft_checkpoint_save_capi_f8186da7160cc715(*(*C.swig_type_488)(unsafe.Pointer(&_swig_i_0)), C.swig_intgo(_swig_i_1), C.uintptr_t(_swig_i_2), C.swig_type_489(_swig_i_3), *(*C.swig_type_490)(unsafe.Pointer(&_swig_i_4)), *(*C.swig_type_491)(unsafe.Pointer(&_swig_i_5)), C.swig_type_492(_swig_i_6), *(*C.swig_type_493)(unsafe.Pointer(&_swig_i_7)), *(*C.swig_type_494)(unsafe.Pointer(&_swig_i_8)))
+	swig_r_p := C._wrap_weft_checkpoint_save_capi_f8186da7160cc715(*(*C.swig_type_492)(unsafe.Pointer(&_swig_i_0)), C.swig_intgo(_swig_i_1), C.uintptr_t(_swig_i_2), C.swig_type_493(_swig_i_3), *(*C.swig_type_494)(unsafe.Pointer(&_swig_i_4)), *(*C.swig_type_495)(unsafe.Pointer(&_swig_i_5)), C.swig_type_496(_swig_i_6), *(*C.swig_type_497)(unsafe.Pointer(&_swig_i_7)), *(*C.swig_type_498)(unsafe.Pointer(&_swig_i_8)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -5035,7 +5080,7 @@ func Weft_checkpoint_load(arg1 string, arg2 int, arg3 []uintptr, arg4 []uintptr,
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
 	_swig_i_4 := arg5
-	swig_r_p := C._wrap_weft_checkpoint_load_capi_f8186da7160cc715(*(*C.swig_type_496)(unsafe.Pointer(&_swig_i_0)), C.swig_intgo(_swig_i_1), *(*C.swig_type_497)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_498)(unsafe.Pointer(&_swig_i_3)), *(*C.swig_type_499)(unsafe.Pointer(&_swig_i_4)))
+	swig_r_p := C._wrap_weft_checkpoint_load_capi_f8186da7160cc715(*(*C.swig_type_500)(unsafe.Pointer(&_swig_i_0)), C.swig_intgo(_swig_i_1), *(*C.swig_type_501)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_502)(unsafe.Pointer(&_swig_i_3)), *(*C.swig_type_503)(unsafe.Pointer(&_swig_i_4)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -5070,7 +5115,7 @@ func Weft_initializer_create(arg1 string, arg2 []string, arg3 []string, arg4 uin
 	_swig_i_3 := arg4
 	_swig_i_4 := arg5
 	_swig_i_5 := arg6
-	swig_r_p := C._wrap_weft_initializer_create_capi_f8186da7160cc715(*(*C.swig_type_501)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_502)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_503)(unsafe.Pointer(&_swig_i_2)), C.swig_type_504(_swig_i_3), C.swig_type_505(_swig_i_4), *(*C.swig_type_506)(unsafe.Pointer(&_swig_i_5)))
+	swig_r_p := C._wrap_weft_initializer_create_capi_f8186da7160cc715(*(*C.swig_type_505)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_506)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_507)(unsafe.Pointer(&_swig_i_2)), C.swig_type_508(_swig_i_3), C.swig_type_509(_swig_i_4), *(*C.swig_type_510)(unsafe.Pointer(&_swig_i_5)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -5100,7 +5145,7 @@ func Weft_initializer_init(arg1 uintptr, arg2 string, arg3 uintptr) (_swig_ret e
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r_p := C._wrap_weft_initializer_init_capi_f8186da7160cc715(C.uintptr_t(_swig_i_0), *(*C.swig_type_508)(unsafe.Pointer(&_swig_i_1)), C.uintptr_t(_swig_i_2))
+	swig_r_p := C._wrap_weft_initializer_init_capi_f8186da7160cc715(C.uintptr_t(_swig_i_0), *(*C.swig_type_512)(unsafe.Pointer(&_swig_i_1)), C.uintptr_t(_swig_i_2))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -5141,7 +5186,7 @@ func Weft_optimizer_create(arg1 string, arg2 []string, arg3 []string, arg4 uint6
  _swig_i_2 = weftJoin(arg3) 
 	_swig_i_3 := arg4
 	_swig_i_4 := arg5
-	swig_r_p := C._wrap_weft_optimizer_create_capi_f8186da7160cc715(*(*C.swig_type_511)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_512)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_513)(unsafe.Pointer(&_swig_i_2)), C.swig_type_514(_swig_i_3), *(*C.swig_type_515)(unsafe.Pointer(&_swig_i_4)))
+	swig_r_p := C._wrap_weft_optimizer_create_capi_f8186da7160cc715(*(*C.swig_type_515)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_516)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_517)(unsafe.Pointer(&_swig_i_2)), C.swig_type_518(_swig_i_3), *(*C.swig_type_519)(unsafe.Pointer(&_swig_i_4)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -5174,7 +5219,7 @@ func Weft_optimizer_set_lr_scheduler(arg1 uintptr, arg2 string, arg3 []int64, ar
 	_swig_i_3 := arg4
 	_swig_i_4 := arg5
 	_swig_i_5 := arg6
-	swig_r_p := C._wrap_weft_optimizer_set_lr_scheduler_capi_f8186da7160cc715(C.uintptr_t(_swig_i_0), *(*C.swig_type_517)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_518)(unsafe.Pointer(&_swig_i_2)), C.swig_type_519(_swig_i_3), C.float(_swig_i_4), C.float(_swig_i_5))
+	swig_r_p := C._wrap_weft_optimizer_set_lr_scheduler_capi_f8186da7160cc715(C.uintptr_t(_swig_i_0), *(*C.swig_type_521)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_522)(unsafe.Pointer(&_swig_i_2)), C.swig_type_523(_swig_i_3), C.float(_swig_i_4), C.float(_swig_i_5))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -5202,7 +5247,7 @@ func Weft_optimizer_set_lr_scheduler_ex(arg1 uintptr, arg2 string, arg3 []string
 	var _swig_i_3 string
  _swig_i_3 = weftJoin(arg4) 
 	_swig_i_4 := arg5
-	swig_r_p := C._wrap_weft_optimizer_set_lr_scheduler_ex_capi_f8186da7160cc715(C.uintptr_t(_swig_i_0), *(*C.swig_type_521)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_522)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_523)(unsafe.Pointer(&_swig_i_3)), C.swig_type_524(_swig_i_4))
+	swig_r_p := C._wrap_weft_optimizer_set_lr_scheduler_ex_capi_f8186da7160cc715(C.uintptr_t(_swig_i_0), *(*C.swig_type_525)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_526)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_527)(unsafe.Pointer(&_swig_i_3)), C.swig_type_528(_swig_i_4))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -5265,7 +5310,7 @@ func Weft_optimizer_update(arg1 uintptr, arg2 int, arg3 string, arg4 uintptr, ar
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
 	_swig_i_4 := arg5
-	swig_r_p := C._wrap_weft_optimizer_update_capi_f8186da7160cc715(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1), *(*C.swig_type_528)(unsafe.Pointer(&_swig_i_2)), C.uintptr_t(_swig_i_3), C.uintptr_t(_swig_i_4))
+	swig_r_p := C._wrap_weft_optimizer_update_capi_f8186da7160cc715(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1), *(*C.swig_type_532)(unsafe.Pointer(&_swig_i_2)), C.uintptr_t(_swig_i_3), C.uintptr_t(_swig_i_4))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg3
@@ -5285,7 +5330,7 @@ func Weft_optimizer_num_update(arg1 uintptr, arg2 []int64) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_optimizer_num_update_capi_f8186da7160cc715(C.uintptr_t(_swig_i_0), *(*C.swig_type_530)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_weft_optimizer_num_update_capi_f8186da7160cc715(C.uintptr_t(_swig_i_0), *(*C.swig_type_534)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -5306,7 +5351,7 @@ func Weft_optimizer_learning_rate(arg1 uintptr, arg2 string, arg3 []float32) (_s
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r_p := C._wrap_weft_optimizer_learning_rate_capi_f8186da7160cc715(C.uintptr_t(_swig_i_0), *(*C.swig_type_532)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_533)(unsafe.Pointer(&_swig_i_2)))
+	swig_r_p := C._wrap_weft_optimizer_learning_rate_capi_f8186da7160cc715(C.uintptr_t(_swig_i_0), *(*C.swig_type_536)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_537)(unsafe.Pointer(&_swig_i_2)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -5345,7 +5390,7 @@ func Weft_optimizer_save_states(arg1 uintptr, arg2 string) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_optimizer_save_states_capi_f8186da7160cc715(C.uintptr_t(_swig_i_0), *(*C.swig_type_536)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_weft_optimizer_save_states_capi_f8186da7160cc715(C.uintptr_t(_swig_i_0), *(*C.swig_type_540)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -5365,7 +5410,7 @@ func Weft_optimizer_load_states(arg1 uintptr, arg2 string) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_optimizer_load_states_capi_f8186da7160cc715(C.uintptr_t(_swig_i_0), *(*C.swig_type_538)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_weft_optimizer_load_states_capi_f8186da7160cc715(C.uintptr_t(_swig_i_0), *(*C.swig_type_542)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -5393,7 +5438,7 @@ func Weft_module_create(arg1 uintptr, arg2 uint64, arg3 []string, arg4 uint64, a
 	_swig_i_5 := arg6
 	_swig_i_6 := arg7
 	_swig_i_7 := arg8
-	swig_r_p := C._wrap_weft_module_create_capi_f8186da7160cc715(C.uintptr_t(_swig_i_0), C.swig_type_540(_swig_i_1), *(*C.swig_type_541)(unsafe.Pointer(&_swig_i_2)), C.swig_type_542(_swig_i_3), *(*C.swig_type_543)(unsafe.Pointer(&_swig_i_4)), C.swig_intgo(_swig_i_5), C.swig_intgo(_swig_i_6), *(*C.swig_type_544)(unsafe.Pointer(&_swig_i_7)))
+	swig_r_p := C._wrap_weft_module_create_capi_f8186da7160cc715(C.uintptr_t(_swig_i_0), C.swig_type_544(_swig_i_1), *(*C.swig_type_545)(unsafe.Pointer(&_swig_i_2)), C.swig_type_546(_swig_i_3), *(*C.swig_type_547)(unsafe.Pointer(&_swig_i_4)), C.swig_intgo(_swig_i_5), C.swig_intgo(_swig_i_6), *(*C.swig_type_548)(unsafe.Pointer(&_swig_i_7)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = _swig_i_2
@@ -5421,7 +5466,7 @@ func Weft_module_set_fixed_params(arg1 uintptr, arg2 uint64, arg3 []string) (_sw
 	_swig_i_1 := arg2
 	var _swig_i_2 string
  _swig_i_2 = weftJoin(arg3) 
-	swig_r_p := C._wrap_weft_module_set_fixed_params_capi_f8186da7160cc715(C.uintptr_t(_swig_i_0), C.swig_type_546(_swig_i_1), *(*C.swig_type_547)(unsafe.Pointer(&_swig_i_2)))
+	swig_r_p := C._wrap_weft_module_set_fixed_params_capi_f8186da7160cc715(C.uintptr_t(_swig_i_0), C.swig_type_550(_swig_i_1), *(*C.swig_type_551)(unsafe.Pointer(&_swig_i_2)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = _swig_i_2
@@ -5564,7 +5609,7 @@ func Weft_module_outputs(arg1 uintptr, arg2 []uintptr) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_module_outputs_capi_f8186da7160cc715(C.uintptr_t(_swig_i_0), *(*C.swig_type_556)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_weft_module_outputs_capi_f8186da7160cc715(C.uintptr_t(_swig_i_0), *(*C.swig_type_560)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -5585,7 +5630,7 @@ func Weft_module_params(arg1 uintptr, arg2 []uintptr, arg3 []uintptr) (_swig_ret
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r_p := C._wrap_weft_module_params_capi_f8186da7160cc715(C.uintptr_t(_swig_i_0), *(*C.swig_type_558)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_559)(unsafe.Pointer(&_swig_i_2)))
+	swig_r_p := C._wrap_weft_module_params_capi_f8186da7160cc715(C.uintptr_t(_swig_i_0), *(*C.swig_type_562)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_563)(unsafe.Pointer(&_swig_i_2)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -5615,7 +5660,7 @@ func Weft_module_fit(arg1 uintptr, arg2 uintptr, arg3 uintptr, arg4 uintptr, arg
 	_swig_i_6 := arg7
 	_swig_i_7 := arg8
 	_swig_i_8 := arg9
-	swig_r_p := C._wrap_weft_module_fit_capi_f8186da7160cc715(C.uintptr_t(_swig_i_0), C.uintptr_t(_swig_i_1), C.uintptr_t(_swig_i_2), C.uintptr_t(_swig_i_3), C.swig_intgo(_swig_i_4), C.swig_intgo(_swig_i_5), C.swig_intgo(_swig_i_6), *(*C.swig_type_561)(unsafe.Pointer(&_swig_i_7)), *(*C.swig_type_562)(unsafe.Pointer(&_swig_i_8)))
+	swig_r_p := C._wrap_weft_module_fit_capi_f8186da7160cc715(C.uintptr_t(_swig_i_0), C.uintptr_t(_swig_i_1), C.uintptr_t(_swig_i_2), C.uintptr_t(_swig_i_3), C.swig_intgo(_swig_i_4), C.swig_intgo(_swig_i_5), C.swig_intgo(_swig_i_6), *(*C.swig_type_565)(unsafe.Pointer(&_swig_i_7)), *(*C.swig_type_566)(unsafe.Pointer(&_swig_i_8)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg8
@@ -5645,7 +5690,7 @@ func Weft_fit_session_create(arg1 uintptr, arg2 uintptr, arg3 uintptr, arg4 uint
 	_swig_i_6 := arg7
 	_swig_i_7 := arg8
 	_swig_i_8 := arg9
-	swig_r_p := C._wrap_weft_fit_session_create_capi_f8186da7160cc715(C.uintptr_t(_swig_i_0), C.uintptr_t(_swig_i_1), C.uintptr_t(_swig_i_2), C.uintptr_t(_swig_i_3), C.swig_intgo(_swig_i_4), C.swig_intgo(_swig_i_5), C.swig_intgo(_swig_i_6), *(*C.swig_type_564)(unsafe.Pointer(&_swig_i_7)), *(*C.swig_type_565)(unsafe.Pointer(&_swig_i_8)))
+	swig_r_p := C._wrap_weft_fit_session_create_capi_f8186da7160cc715(C.uintptr_t(_swig_i_0), C.uintptr_t(_swig_i_1), C.uintptr_t(_swig_i_2), C.uintptr_t(_swig_i_3), C.swig_intgo(_swig_i_4), C.swig_intgo(_swig_i_5), C.swig_intgo(_swig_i_6), *(*C.swig_type_568)(unsafe.Pointer(&_swig_i_7)), *(*C.swig_type_569)(unsafe.Pointer(&_swig_i_8)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg8
@@ -5668,7 +5713,7 @@ func Weft_fit_session_next(arg1 uintptr, arg2 []int32) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_fit_session_next_capi_f8186da7160cc715(C.uintptr_t(_swig_i_0), *(*C.swig_type_567)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_weft_fit_session_next_capi_f8186da7160cc715(C.uintptr_t(_swig_i_0), *(*C.swig_type_571)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -5708,7 +5753,7 @@ func Weft_fit_session_batch(arg1 uintptr, arg2 []int32, arg3 []int64, arg4 []int
 	_swig_i_3 := arg4
 	_swig_i_4 := arg5
 	_swig_i_5 := arg6
-	swig_r_p := C._wrap_weft_fit_session_batch_capi_f8186da7160cc715(C.uintptr_t(_swig_i_0), *(*C.swig_type_570)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_571)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_572)(unsafe.Pointer(&_swig_i_3)), *(*C.swig_type_573)(unsafe.Pointer(&_swig_i_4)), *(*C.swig_type_574)(unsafe.Pointer(&_swig_i_5)))
+	swig_r_p := C._wrap_weft_fit_session_batch_capi_f8186da7160cc715(C.uintptr_t(_swig_i_0), *(*C.swig_type_574)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_575)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_576)(unsafe.Pointer(&_swig_i_3)), *(*C.swig_type_577)(unsafe.Pointer(&_swig_i_4)), *(*C.swig_type_578)(unsafe.Pointer(&_swig_i_5)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -5745,7 +5790,7 @@ func Weft_fit_session_epoch(arg1 uintptr, arg2 []int32, arg3 []int64, arg4 []int
 	_swig_i_4 := arg5
 	_swig_i_5 := arg6
 	_swig_i_6 := arg7
-	swig_r_p := C._wrap_weft_fit_session_epoch_capi_f8186da7160cc715(C.uintptr_t(_swig_i_0), *(*C.swig_type_576)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_577)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_578)(unsafe.Pointer(&_swig_i_3)), *(*C.swig_type_579)(unsafe.Pointer(&_swig_i_4)), *(*C.swig_type_580)(unsafe.Pointer(&_swig_i_5)), *(*C.swig_type_581)(unsafe.Pointer(&_swig_i_6)))
+	swig_r_p := C._wrap_weft_fit_session_epoch_capi_f8186da7160cc715(C.uintptr_t(_swig_i_0), *(*C.swig_type_580)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_581)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_582)(unsafe.Pointer(&_swig_i_3)), *(*C.swig_type_583)(unsafe.Pointer(&_swig_i_4)), *(*C.swig_type_584)(unsafe.Pointer(&_swig_i_5)), *(*C.swig_type_585)(unsafe.Pointer(&_swig_i_6)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -5784,7 +5829,7 @@ func Weft_fit_session_epoch_metric(arg1 uintptr, arg2 int, arg3 []uintptr, arg4 
 	_swig_i_3 := arg4
 	_swig_i_4 := arg5
 	_swig_i_5 := arg6
-	swig_r_p := C._wrap_weft_fit_session_epoch_metric_capi_f8186da7160cc715(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1), *(*C.swig_type_583)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_584)(unsafe.Pointer(&_swig_i_3)), C.swig_type_585(_swig_i_4), *(*C.swig_type_586)(unsafe.Pointer(&_swig_i_5)))
+	swig_r_p := C._wrap_weft_fit_session_epoch_metric_capi_f8186da7160cc715(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1), *(*C.swig_type_587)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_588)(unsafe.Pointer(&_swig_i_3)), C.swig_type_589(_swig_i_4), *(*C.swig_type_590)(unsafe.Pointer(&_swig_i_5)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg3
@@ -5845,7 +5890,7 @@ func Weft_module_save_checkpoint(arg1 uintptr, arg2 string, arg3 int) (_swig_ret
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r_p := C._wrap_weft_module_save_checkpoint_capi_f8186da7160cc715(C.uintptr_t(_swig_i_0), *(*C.swig_type_590)(unsafe.Pointer(&_swig_i_1)), C.swig_intgo(_swig_i_2))
+	swig_r_p := C._wrap_weft_module_save_checkpoint_capi_f8186da7160cc715(C.uintptr_t(_swig_i_0), *(*C.swig_type_594)(unsafe.Pointer(&_swig_i_1)), C.swig_intgo(_swig_i_2))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -5898,7 +5943,7 @@ func Weft_predictor_create(arg1 string, arg2 unsafe.Pointer, arg3 uint64, arg4 u
 	var _swig_i_13 string
  _swig_i_13 = weftJoin(arg14) 
 	_swig_i_14 := arg15
-	swig_r_p := C._wrap_weft_predictor_create_capi_f8186da7160cc715(*(*C.swig_type_593)(unsafe.Pointer(&_swig_i_0)), C.swig_voidp(_swig_i_1), C.swig_type_594(_swig_i_2), C.swig_type_595(_swig_i_3), *(*C.swig_type_596)(unsafe.Pointer(&_swig_i_4)), *(*C.swig_type_597)(unsafe.Pointer(&_swig_i_5)), *(*C.swig_type_598)(unsafe.Pointer(&_swig_i_6)), C.swig_intgo(_swig_i_7), C.swig_intgo(_swig_i_8), C.swig_type_599(_swig_i_9), *(*C.swig_type_600)(unsafe.Pointer(&_swig_i_10)), C.swig_type_601(_swig_i_11), *(*C.swig_type_602)(unsafe.Pointer(&_swig_i_12)), *(*C.swig_type_603)(unsafe.Pointer(&_swig_i_13)), *(*C.swig_type_604)(unsafe.Pointer(&_swig_i_14)))
+	swig_r_p := C._wrap_weft_predictor_create_capi_f8186da7160cc715(*(*C.swig_type_597)(unsafe.Pointer(&_swig_i_0)), C.swig_voidp(_swig_i_1), C.swig_type_598(_swig_i_2), C.swig_type_599(_swig_i_3), *(*C.swig_type_600)(unsafe.Pointer(&_swig_i_4)), *(*C.swig_type_601)(unsafe.Pointer(&_swig_i_5)), *(*C.swig_type_602)(unsafe.Pointer(&_swig_i_6)), C.swig_intgo(_swig_i_7), C.swig_intgo(_swig_i_8), C.swig_type_603(_swig_i_9), *(*C.swig_type_604)(unsafe.Pointer(&_swig_i_10)), C.swig_type_605(_swig_i_11), *(*C.swig_type_606)(unsafe.Pointer(&_swig_i_12)), *(*C.swig_type_607)(unsafe.Pointer(&_swig_i_13)), *(*C.swig_type_608)(unsafe.Pointer(&_swig_i_14)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -5955,7 +6000,7 @@ func Weft_predictor_create_from_files(arg1 string, arg2 string, arg3 uint64, arg
 	var _swig_i_12 string
  _swig_i_12 = weftJoin(arg13) 
 	_swig_i_13 := arg14
-	swig_r_p := C._wrap_weft_predictor_create_from_files_capi_f8186da7160cc715(*(*C.swig_type_606)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_607)(unsafe.Pointer(&_swig_i_1)), C.swig_type_608(_swig_i_2), *(*C.swig_type_609)(unsafe.Pointer(&_swig_i_3)), *(*C.swig_type_610)(unsafe.Pointer(&_swig_i_4)), *(*C.swig_type_611)(unsafe.Pointer(&_swig_i_5)), C.swig_intgo(_swig_i_6), C.swig_intgo(_swig_i_7), C.swig_type_612(_swig_i_8), *(*C.swig_type_613)(unsafe.Pointer(&_swig_i_9)), C.swig_type_614(_swig_i_10), *(*C.swig_type_615)(unsafe.Pointer(&_swig_i_11)), *(*C.swig_type_616)(unsafe.Pointer(&_swig_i_12)), *(*C.swig_type_617)(unsafe.Pointer(&_swig_i_13)))
+	swig_r_p := C._wrap_weft_predictor_create_from_files_capi_f8186da7160cc715(*(*C.swig_type_610)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_611)(unsafe.Pointer(&_swig_i_1)), C.swig_type_612(_swig_i_2), *(*C.swig_type_613)(unsafe.Pointer(&_swig_i_3)), *(*C.swig_type_614)(unsafe.Pointer(&_swig_i_4)), *(*C.swig_type_615)(unsafe.Pointer(&_swig_i_5)), C.swig_intgo(_swig_i_6), C.swig_intgo(_swig_i_7), C.swig_type_616(_swig_i_8), *(*C.swig_type_617)(unsafe.Pointer(&_swig_i_9)), C.swig_type_618(_swig_i_10), *(*C.swig_type_619)(unsafe.Pointer(&_swig_i_11)), *(*C.swig_type_620)(unsafe.Pointer(&_swig_i_12)), *(*C.swig_type_621)(unsafe.Pointer(&_swig_i_13)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -5999,7 +6044,7 @@ func Weft_predictor_list_inputs(arg1 uintptr, arg2 []uintptr) (_swig_ret error) 
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_predictor_list_inputs_capi_f8186da7160cc715(C.uintptr_t(_swig_i_0), *(*C.swig_type_619)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_weft_predictor_list_inputs_capi_f8186da7160cc715(C.uintptr_t(_swig_i_0), *(*C.swig_type_623)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -6019,7 +6064,7 @@ func Weft_predictor_list_outputs(arg1 uintptr, arg2 []uintptr) (_swig_ret error)
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_predictor_list_outputs_capi_f8186da7160cc715(C.uintptr_t(_swig_i_0), *(*C.swig_type_621)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_weft_predictor_list_outputs_capi_f8186da7160cc715(C.uintptr_t(_swig_i_0), *(*C.swig_type_625)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -6045,7 +6090,7 @@ func Weft_predictor_output_shape(arg1 uintptr, arg2 uint64, arg3 []uint64, arg4 
 	_swig_i_5 := arg6
 	_swig_i_6 := arg7
 	_swig_i_7 := arg8
-	swig_r_p := C._wrap_weft_predictor_output_shape_capi_f8186da7160cc715(C.uintptr_t(_swig_i_0), C.swig_type_623(_swig_i_1), *(*C.swig_type_624)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_625)(unsafe.Pointer(&_swig_i_3)), C.swig_type_626(_swig_i_4), *(*C.swig_type_627)(unsafe.Pointer(&_swig_i_5)), C.swig_type_628(_swig_i_6), *(*C.swig_type_629)(unsafe.Pointer(&_swig_i_7)))
+	swig_r_p := C._wrap_weft_predictor_output_shape_capi_f8186da7160cc715(C.uintptr_t(_swig_i_0), C.swig_type_627(_swig_i_1), *(*C.swig_type_628)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_629)(unsafe.Pointer(&_swig_i_3)), C.swig_type_630(_swig_i_4), *(*C.swig_type_631)(unsafe.Pointer(&_swig_i_5)), C.swig_type_632(_swig_i_6), *(*C.swig_type_633)(unsafe.Pointer(&_swig_i_7)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg3
@@ -6081,7 +6126,7 @@ func Weft_predictor_predict_packed(arg1 uintptr, arg2 uint64, arg3 unsafe.Pointe
 	_swig_i_6 := arg7
 	_swig_i_7 := arg8
 	_swig_i_8 := arg9
-	swig_r_p := C._wrap_weft_predictor_predict_packed_capi_f8186da7160cc715(C.uintptr_t(_swig_i_0), C.swig_type_631(_swig_i_1), C.swig_voidp(_swig_i_2), *(*C.swig_type_632)(unsafe.Pointer(&_swig_i_3)), *(*C.swig_type_633)(unsafe.Pointer(&_swig_i_4)), *(*C.swig_type_634)(unsafe.Pointer(&_swig_i_5)), C.swig_type_635(_swig_i_6), C.swig_voidp(_swig_i_7), *(*C.swig_type_636)(unsafe.Pointer(&_swig_i_8)))
+	swig_r_p := C._wrap_weft_predictor_predict_packed_capi_f8186da7160cc715(C.uintptr_t(_swig_i_0), C.swig_type_635(_swig_i_1), C.swig_voidp(_swig_i_2), *(*C.swig_type_636)(unsafe.Pointer(&_swig_i_3)), *(*C.swig_type_637)(unsafe.Pointer(&_swig_i_4)), *(*C.swig_type_638)(unsafe.Pointer(&_swig_i_5)), C.swig_type_639(_swig_i_6), C.swig_voidp(_swig_i_7), *(*C.swig_type_640)(unsafe.Pointer(&_swig_i_8)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg4
@@ -6115,7 +6160,7 @@ func Weft_predictor_predict_float(arg1 uintptr, arg2 []float32, arg3 uint64, arg
 	_swig_i_4 := arg5
 	_swig_i_5 := arg6
 	_swig_i_6 := arg7
-	swig_r_p := C._wrap_weft_predictor_predict_float_capi_f8186da7160cc715(C.uintptr_t(_swig_i_0), *(*C.swig_type_638)(unsafe.Pointer(&_swig_i_1)), C.swig_type_639(_swig_i_2), *(*C.swig_type_640)(unsafe.Pointer(&_swig_i_3)), C.swig_type_641(_swig_i_4), *(*C.swig_type_642)(unsafe.Pointer(&_swig_i_5)), C.swig_type_643(_swig_i_6))
+	swig_r_p := C._wrap_weft_predictor_predict_float_capi_f8186da7160cc715(C.uintptr_t(_swig_i_0), *(*C.swig_type_642)(unsafe.Pointer(&_swig_i_1)), C.swig_type_643(_swig_i_2), *(*C.swig_type_644)(unsafe.Pointer(&_swig_i_3)), C.swig_type_645(_swig_i_4), *(*C.swig_type_646)(unsafe.Pointer(&_swig_i_5)), C.swig_type_647(_swig_i_6))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -6141,7 +6186,7 @@ func Weft_predictor_stats(arg1 uintptr, arg2 []uint64) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_predictor_stats_capi_f8186da7160cc715(C.uintptr_t(_swig_i_0), *(*C.swig_type_645)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_weft_predictor_stats_capi_f8186da7160cc715(C.uintptr_t(_swig_i_0), *(*C.swig_type_649)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -6177,7 +6222,7 @@ func Weft_kvstore_create(arg1 string, arg2 []uintptr) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_kvstore_create_capi_f8186da7160cc715(*(*C.swig_type_648)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_649)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_weft_kvstore_create_capi_f8186da7160cc715(*(*C.swig_type_652)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_653)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -6201,7 +6246,7 @@ func Weft_kvstore_type(arg1 uintptr, arg2 []string) (_swig_ret error) {
 	_swig_i_0 := arg1
 	var _swig_i_1 []string
  _swig_i_1 = make([]string, len(arg2)) 
-	swig_r_p := C._wrap_weft_kvstore_type_capi_f8186da7160cc715(C.uintptr_t(_swig_i_0), *(*C.swig_type_651)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_weft_kvstore_type_capi_f8186da7160cc715(C.uintptr_t(_swig_i_0), *(*C.swig_type_655)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 
 	for i := range _swig_i_1 {
@@ -6231,7 +6276,7 @@ func Weft_kvstore_rank(arg1 uintptr, arg2 []int32, arg3 []int32) (_swig_ret erro
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r_p := C._wrap_weft_kvstore_rank_capi_f8186da7160cc715(C.uintptr_t(_swig_i_0), *(*C.swig_type_653)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_654)(unsafe.Pointer(&_swig_i_2)))
+	swig_r_p := C._wrap_weft_kvstore_rank_capi_f8186da7160cc715(C.uintptr_t(_swig_i_0), *(*C.swig_type_657)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_658)(unsafe.Pointer(&_swig_i_2)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -6257,7 +6302,7 @@ func Weft_kvstore_init(arg1 uintptr, arg2 uint64, arg3 []string, arg4 []uintptr)
 	var _swig_i_2 string
  _swig_i_2 = weftJoin(arg3) 
 	_swig_i_3 := arg4
-	swig_r_p := C._wrap_weft_kvstore_init_capi_f8186da7160cc715(C.uintptr_t(_swig_i_0), C.swig_type_656(_swig_i_1), *(*C.swig_type_657)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_658)(unsafe.Pointer(&_swig_i_3)))
+	swig_r_p := C._wrap_weft_kvstore_init_capi_f8186da7160cc715(C.uintptr_t(_swig_i_0), C.swig_type_660(_swig_i_1), *(*C.swig_type_661)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_662)(unsafe.Pointer(&_swig_i_3)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = _swig_i_2
@@ -6284,7 +6329,7 @@ func Weft_kvstore_push(arg1 uintptr, arg2 uint64, arg3 []string, arg4 []uintptr,
  _swig_i_2 = weftJoin(arg3) 
 	_swig_i_3 := arg4
 	_swig_i_4 := arg5
-	swig_r_p := C._wrap_weft_kvstore_push_capi_f8186da7160cc715(C.uintptr_t(_swig_i_0), C.swig_type_660(_swig_i_1), *(*C.swig_type_661)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_662)(unsafe.Pointer(&_swig_i_3)), C.swig_intgo(_swig_i_4))
+	swig_r_p := C._wrap_weft_kvstore_push_capi_f8186da7160cc715(C.uintptr_t(_swig_i_0), C.swig_type_664(_swig_i_1), *(*C.swig_type_665)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_666)(unsafe.Pointer(&_swig_i_3)), C.swig_intgo(_swig_i_4))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = _swig_i_2
@@ -6311,7 +6356,7 @@ func Weft_kvstore_pull(arg1 uintptr, arg2 uint64, arg3 []string, arg4 []uintptr,
  _swig_i_2 = weftJoin(arg3) 
 	_swig_i_3 := arg4
 	_swig_i_4 := arg5
-	swig_r_p := C._wrap_weft_kvstore_pull_capi_f8186da7160cc715(C.uintptr_t(_swig_i_0), C.swig_type_664(_swig_i_1), *(*C.swig_type_665)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_666)(unsafe.Pointer(&_swig_i_3)), C.swig_intgo(_swig_i_4))
+	swig_r_p := C._wrap_weft_kvstore_pull_capi_f8186da7160cc715(C.uintptr_t(_swig_i_0), C.swig_type_668(_swig_i_1), *(*C.swig_type_669)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_670)(unsafe.Pointer(&_swig_i_3)), C.swig_intgo(_swig_i_4))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = _swig_i_2
@@ -6339,7 +6384,7 @@ func Weft_kvstore_pushpull(arg1 uintptr, arg2 uint64, arg3 []string, arg4 []uint
 	_swig_i_3 := arg4
 	_swig_i_4 := arg5
 	_swig_i_5 := arg6
-	swig_r_p := C._wrap_weft_kvstore_pushpull_capi_f8186da7160cc715(C.uintptr_t(_swig_i_0), C.swig_type_668(_swig_i_1), *(*C.swig_type_669)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_670)(unsafe.Pointer(&_swig_i_3)), *(*C.swig_type_671)(unsafe.Pointer(&_swig_i_4)), C.swig_intgo(_swig_i_5))
+	swig_r_p := C._wrap_weft_kvstore_pushpull_capi_f8186da7160cc715(C.uintptr_t(_swig_i_0), C.swig_type_672(_swig_i_1), *(*C.swig_type_673)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_674)(unsafe.Pointer(&_swig_i_3)), *(*C.swig_type_675)(unsafe.Pointer(&_swig_i_4)), C.swig_intgo(_swig_i_5))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = _swig_i_2
@@ -6403,7 +6448,7 @@ func Weft_kvstore_next_update(arg1 uintptr, arg2 []string, arg3 []uintptr, arg4 
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
 	_swig_i_4 := arg5
-	swig_r_p := C._wrap_weft_kvstore_next_update_capi_f8186da7160cc715(C.uintptr_t(_swig_i_0), *(*C.swig_type_675)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_676)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_677)(unsafe.Pointer(&_swig_i_3)), *(*C.swig_type_678)(unsafe.Pointer(&_swig_i_4)))
+	swig_r_p := C._wrap_weft_kvstore_next_update_capi_f8186da7160cc715(C.uintptr_t(_swig_i_0), *(*C.swig_type_679)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_680)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_681)(unsafe.Pointer(&_swig_i_3)), *(*C.swig_type_682)(unsafe.Pointer(&_swig_i_4)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 
 	for i := range _swig_i_1 {
@@ -6524,7 +6569,7 @@ func Weft_autograd_set_is_recording(arg1 int, arg2 []int32) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_autograd_set_is_recording_capi_f8186da7160cc715(C.swig_intgo(_swig_i_0), *(*C.swig_type_685)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_weft_autograd_set_is_recording_capi_f8186da7160cc715(C.swig_intgo(_swig_i_0), *(*C.swig_type_689)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -6544,7 +6589,7 @@ func Weft_autograd_set_is_training(arg1 int, arg2 []int32) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_autograd_set_is_training_capi_f8186da7160cc715(C.swig_intgo(_swig_i_0), *(*C.swig_type_687)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_weft_autograd_set_is_training_capi_f8186da7160cc715(C.swig_intgo(_swig_i_0), *(*C.swig_type_691)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -6563,7 +6608,7 @@ func Weft_autograd_set_is_training(arg1 int, arg2 []int32) (_swig_ret error) {
 func Weft_autograd_is_recording(arg1 []int32) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
-	swig_r_p := C._wrap_weft_autograd_is_recording_capi_f8186da7160cc715(*(*C.swig_type_689)(unsafe.Pointer(&_swig_i_0)))
+	swig_r_p := C._wrap_weft_autograd_is_recording_capi_f8186da7160cc715(*(*C.swig_type_693)(unsafe.Pointer(&_swig_i_0)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -6582,7 +6627,7 @@ func Weft_autograd_is_recording(arg1 []int32) (_swig_ret error) {
 func Weft_autograd_is_training(arg1 []int32) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
-	swig_r_p := C._wrap_weft_autograd_is_training_capi_f8186da7160cc715(*(*C.swig_type_691)(unsafe.Pointer(&_swig_i_0)))
+	swig_r_p := C._wrap_weft_autograd_is_training_capi_f8186da7160cc715(*(*C.swig_type_695)(unsafe.Pointer(&_swig_i_0)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -6604,7 +6649,7 @@ func Weft_autograd_mark_variables(arg1 []uintptr, arg2 uint64, arg3 []int32, arg
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
-	swig_r_p := C._wrap_weft_autograd_mark_variables_capi_f8186da7160cc715(*(*C.swig_type_693)(unsafe.Pointer(&_swig_i_0)), C.swig_type_694(_swig_i_1), *(*C.swig_type_695)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_696)(unsafe.Pointer(&_swig_i_3)))
+	swig_r_p := C._wrap_weft_autograd_mark_variables_capi_f8186da7160cc715(*(*C.swig_type_697)(unsafe.Pointer(&_swig_i_0)), C.swig_type_698(_swig_i_1), *(*C.swig_type_699)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_700)(unsafe.Pointer(&_swig_i_3)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -6633,7 +6678,7 @@ func Weft_autograd_backward(arg1 []uintptr, arg2 uint64, arg3 []uintptr, arg4 in
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
 	_swig_i_4 := arg5
-	swig_r_p := C._wrap_weft_autograd_backward_capi_f8186da7160cc715(*(*C.swig_type_698)(unsafe.Pointer(&_swig_i_0)), C.swig_type_699(_swig_i_1), *(*C.swig_type_700)(unsafe.Pointer(&_swig_i_2)), C.swig_intgo(_swig_i_3), C.swig_intgo(_swig_i_4))
+	swig_r_p := C._wrap_weft_autograd_backward_capi_f8186da7160cc715(*(*C.swig_type_702)(unsafe.Pointer(&_swig_i_0)), C.swig_type_703(_swig_i_1), *(*C.swig_type_704)(unsafe.Pointer(&_swig_i_2)), C.swig_intgo(_swig_i_3), C.swig_intgo(_swig_i_4))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -6662,7 +6707,7 @@ func Weft_autograd_grad(arg1 []uintptr, arg2 uint64, arg3 []uintptr, arg4 []uint
 	_swig_i_5 := arg6
 	_swig_i_6 := arg7
 	_swig_i_7 := arg8
-	swig_r_p := C._wrap_weft_autograd_grad_capi_f8186da7160cc715(*(*C.swig_type_702)(unsafe.Pointer(&_swig_i_0)), C.swig_type_703(_swig_i_1), *(*C.swig_type_704)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_705)(unsafe.Pointer(&_swig_i_3)), C.swig_type_706(_swig_i_4), C.swig_intgo(_swig_i_5), C.swig_intgo(_swig_i_6), *(*C.swig_type_707)(unsafe.Pointer(&_swig_i_7)))
+	swig_r_p := C._wrap_weft_autograd_grad_capi_f8186da7160cc715(*(*C.swig_type_706)(unsafe.Pointer(&_swig_i_0)), C.swig_type_707(_swig_i_1), *(*C.swig_type_708)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_709)(unsafe.Pointer(&_swig_i_3)), C.swig_type_710(_swig_i_4), C.swig_intgo(_swig_i_5), C.swig_intgo(_swig_i_6), *(*C.swig_type_711)(unsafe.Pointer(&_swig_i_7)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -6698,7 +6743,7 @@ func Weft_autograd_grad_ex(arg1 []uintptr, arg2 uint64, arg3 []uintptr, arg4 []u
 	_swig_i_6 := arg7
 	_swig_i_7 := arg8
 	_swig_i_8 := arg9
-	swig_r_p := C._wrap_weft_autograd_grad_ex_capi_f8186da7160cc715(*(*C.swig_type_709)(unsafe.Pointer(&_swig_i_0)), C.swig_type_710(_swig_i_1), *(*C.swig_type_711)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_712)(unsafe.Pointer(&_swig_i_3)), C.swig_type_713(_swig_i_4), C.swig_intgo(_swig_i_5), C.swig_intgo(_swig_i_6), C.swig_intgo(_swig_i_7), *(*C.swig_type_714)(unsafe.Pointer(&_swig_i_8)))
+	swig_r_p := C._wrap_weft_autograd_grad_ex_capi_f8186da7160cc715(*(*C.swig_type_713)(unsafe.Pointer(&_swig_i_0)), C.swig_type_714(_swig_i_1), *(*C.swig_type_715)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_716)(unsafe.Pointer(&_swig_i_3)), C.swig_type_717(_swig_i_4), C.swig_intgo(_swig_i_5), C.swig_intgo(_swig_i_6), C.swig_intgo(_swig_i_7), *(*C.swig_type_718)(unsafe.Pointer(&_swig_i_8)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -6727,7 +6772,7 @@ func Weft_ndarray_get_grad(arg1 uintptr, arg2 []uintptr) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_ndarray_get_grad_capi_f8186da7160cc715(C.uintptr_t(_swig_i_0), *(*C.swig_type_716)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_weft_ndarray_get_grad_capi_f8186da7160cc715(C.uintptr_t(_swig_i_0), *(*C.swig_type_720)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -6747,7 +6792,7 @@ func Weft_ndarray_detach(arg1 uintptr, arg2 []uintptr) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_ndarray_detach_capi_f8186da7160cc715(C.uintptr_t(_swig_i_0), *(*C.swig_type_718)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_weft_ndarray_detach_capi_f8186da7160cc715(C.uintptr_t(_swig_i_0), *(*C.swig_type_722)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -6767,7 +6812,7 @@ func Weft_autograd_get_symbol(arg1 uintptr, arg2 []uintptr) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_autograd_get_symbol_capi_f8186da7160cc715(C.uintptr_t(_swig_i_0), *(*C.swig_type_720)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_weft_autograd_get_symbol_capi_f8186da7160cc715(C.uintptr_t(_swig_i_0), *(*C.swig_type_724)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -6792,7 +6837,7 @@ func Weft_cached_op_create(arg1 uintptr, arg2 uint64, arg3 []string, arg4 []stri
 	var _swig_i_3 string
  _swig_i_3 = weftJoin(arg4) 
 	_swig_i_4 := arg5
-	swig_r_p := C._wrap_weft_cached_op_create_capi_f8186da7160cc715(C.uintptr_t(_swig_i_0), C.swig_type_722(_swig_i_1), *(*C.swig_type_723)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_724)(unsafe.Pointer(&_swig_i_3)), *(*C.swig_type_725)(unsafe.Pointer(&_swig_i_4)))
+	swig_r_p := C._wrap_weft_cached_op_create_capi_f8186da7160cc715(C.uintptr_t(_swig_i_0), C.swig_type_726(_swig_i_1), *(*C.swig_type_727)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_728)(unsafe.Pointer(&_swig_i_3)), *(*C.swig_type_729)(unsafe.Pointer(&_swig_i_4)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = _swig_i_2
@@ -6818,7 +6863,7 @@ func Weft_cached_op_list_inputs(arg1 uintptr, arg2 []uintptr) (_swig_ret error) 
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_cached_op_list_inputs_capi_f8186da7160cc715(C.uintptr_t(_swig_i_0), *(*C.swig_type_727)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_weft_cached_op_list_inputs_capi_f8186da7160cc715(C.uintptr_t(_swig_i_0), *(*C.swig_type_731)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -6842,7 +6887,7 @@ func Weft_cached_op_invoke(arg1 uintptr, arg2 []uintptr, arg3 uint64, arg4 []uin
 	_swig_i_3 := arg4
 	_swig_i_4 := arg5
 	_swig_i_5 := arg6
-	swig_r_p := C._wrap_weft_cached_op_invoke_capi_f8186da7160cc715(C.uintptr_t(_swig_i_0), *(*C.swig_type_729)(unsafe.Pointer(&_swig_i_1)), C.swig_type_730(_swig_i_2), *(*C.swig_type_731)(unsafe.Pointer(&_swig_i_3)), C.swig_type_732(_swig_i_4), *(*C.swig_type_733)(unsafe.Pointer(&_swig_i_5)))
+	swig_r_p := C._wrap_weft_cached_op_invoke_capi_f8186da7160cc715(C.uintptr_t(_swig_i_0), *(*C.swig_type_733)(unsafe.Pointer(&_swig_i_1)), C.swig_type_734(_swig_i_2), *(*C.swig_type_735)(unsafe.Pointer(&_swig_i_3)), C.swig_type_736(_swig_i_4), *(*C.swig_type_737)(unsafe.Pointer(&_swig_i_5)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -6888,7 +6933,7 @@ func Weft_trainer_create(arg1 []string, arg2 []uintptr, arg3 uint64, arg4 uintpt
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
 	_swig_i_4 := arg5
-	swig_r_p := C._wrap_weft_trainer_create_capi_f8186da7160cc715(*(*C.swig_type_736)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_737)(unsafe.Pointer(&_swig_i_1)), C.swig_type_738(_swig_i_2), C.uintptr_t(_swig_i_3), *(*C.swig_type_739)(unsafe.Pointer(&_swig_i_4)))
+	swig_r_p := C._wrap_weft_trainer_create_capi_f8186da7160cc715(*(*C.swig_type_740)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_741)(unsafe.Pointer(&_swig_i_1)), C.swig_type_742(_swig_i_2), C.uintptr_t(_swig_i_3), *(*C.swig_type_743)(unsafe.Pointer(&_swig_i_4)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = _swig_i_0
@@ -6948,7 +6993,7 @@ func Weft_recordio_writer_create(arg1 string, arg2 string, arg3 []uintptr) (_swi
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r_p := C._wrap_weft_recordio_writer_create_capi_f8186da7160cc715(*(*C.swig_type_743)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_744)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_745)(unsafe.Pointer(&_swig_i_2)))
+	swig_r_p := C._wrap_weft_recordio_writer_create_capi_f8186da7160cc715(*(*C.swig_type_747)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_748)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_749)(unsafe.Pointer(&_swig_i_2)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -6975,7 +7020,7 @@ func Weft_recordio_writer_write(arg1 uintptr, arg2 unsafe.Pointer, arg3 uint64) 
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r_p := C._wrap_weft_recordio_writer_write_capi_f8186da7160cc715(C.uintptr_t(_swig_i_0), C.swig_voidp(_swig_i_1), C.swig_type_747(_swig_i_2))
+	swig_r_p := C._wrap_weft_recordio_writer_write_capi_f8186da7160cc715(C.uintptr_t(_swig_i_0), C.swig_voidp(_swig_i_1), C.swig_type_751(_swig_i_2))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 error
 
@@ -6994,7 +7039,7 @@ func Weft_recordio_writer_write_idx(arg1 uintptr, arg2 int64, arg3 unsafe.Pointe
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
-	swig_r_p := C._wrap_weft_recordio_writer_write_idx_capi_f8186da7160cc715(C.uintptr_t(_swig_i_0), C.swig_type_749(_swig_i_1), C.swig_voidp(_swig_i_2), C.swig_type_750(_swig_i_3))
+	swig_r_p := C._wrap_weft_recordio_writer_write_idx_capi_f8186da7160cc715(C.uintptr_t(_swig_i_0), C.swig_type_753(_swig_i_1), C.swig_voidp(_swig_i_2), C.swig_type_754(_swig_i_3))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 error
 
@@ -7011,7 +7056,7 @@ func Weft_recordio_writer_tell(arg1 uintptr, arg2 []uint64) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_recordio_writer_tell_capi_f8186da7160cc715(C.uintptr_t(_swig_i_0), *(*C.swig_type_752)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_weft_recordio_writer_tell_capi_f8186da7160cc715(C.uintptr_t(_swig_i_0), *(*C.swig_type_756)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -7064,7 +7109,7 @@ func Weft_recordio_reader_create(arg1 string, arg2 string, arg3 []uintptr) (_swi
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r_p := C._wrap_weft_recordio_reader_create_capi_f8186da7160cc715(*(*C.swig_type_756)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_757)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_758)(unsafe.Pointer(&_swig_i_2)))
+	swig_r_p := C._wrap_weft_recordio_reader_create_capi_f8186da7160cc715(*(*C.swig_type_760)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_761)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_762)(unsafe.Pointer(&_swig_i_2)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -7092,7 +7137,7 @@ func Weft_recordio_reader_read(arg1 uintptr, arg2 []unsafe.Pointer, arg3 []uint6
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
-	swig_r_p := C._wrap_weft_recordio_reader_read_capi_f8186da7160cc715(C.uintptr_t(_swig_i_0), *(*C.swig_type_760)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_761)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_762)(unsafe.Pointer(&_swig_i_3)))
+	swig_r_p := C._wrap_weft_recordio_reader_read_capi_f8186da7160cc715(C.uintptr_t(_swig_i_0), *(*C.swig_type_764)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_765)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_766)(unsafe.Pointer(&_swig_i_3)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -7120,7 +7165,7 @@ func Weft_recordio_reader_read_idx(arg1 uintptr, arg2 int64, arg3 []unsafe.Point
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
-	swig_r_p := C._wrap_weft_recordio_reader_read_idx_capi_f8186da7160cc715(C.uintptr_t(_swig_i_0), C.swig_type_764(_swig_i_1), *(*C.swig_type_765)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_766)(unsafe.Pointer(&_swig_i_3)))
+	swig_r_p := C._wrap_weft_recordio_reader_read_idx_capi_f8186da7160cc715(C.uintptr_t(_swig_i_0), C.swig_type_768(_swig_i_1), *(*C.swig_type_769)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_770)(unsafe.Pointer(&_swig_i_3)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg3
@@ -7143,7 +7188,7 @@ func Weft_recordio_reader_num_keys(arg1 uintptr, arg2 []uint64) (_swig_ret error
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_recordio_reader_num_keys_capi_f8186da7160cc715(C.uintptr_t(_swig_i_0), *(*C.swig_type_768)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_weft_recordio_reader_num_keys_capi_f8186da7160cc715(C.uintptr_t(_swig_i_0), *(*C.swig_type_772)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -7165,7 +7210,7 @@ func Weft_recordio_reader_keys(arg1 uintptr, arg2 []int64, arg3 uint64, arg4 []u
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
-	swig_r_p := C._wrap_weft_recordio_reader_keys_capi_f8186da7160cc715(C.uintptr_t(_swig_i_0), *(*C.swig_type_770)(unsafe.Pointer(&_swig_i_1)), C.swig_type_771(_swig_i_2), *(*C.swig_type_772)(unsafe.Pointer(&_swig_i_3)))
+	swig_r_p := C._wrap_weft_recordio_reader_keys_capi_f8186da7160cc715(C.uintptr_t(_swig_i_0), *(*C.swig_type_774)(unsafe.Pointer(&_swig_i_1)), C.swig_type_775(_swig_i_2), *(*C.swig_type_776)(unsafe.Pointer(&_swig_i_3)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -7188,7 +7233,7 @@ func Weft_recordio_reader_seek(arg1 uintptr, arg2 uint64) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_recordio_reader_seek_capi_f8186da7160cc715(C.uintptr_t(_swig_i_0), C.swig_type_774(_swig_i_1))
+	swig_r_p := C._wrap_weft_recordio_reader_seek_capi_f8186da7160cc715(C.uintptr_t(_swig_i_0), C.swig_type_778(_swig_i_1))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 error
 
@@ -7205,7 +7250,7 @@ func Weft_recordio_reader_tell(arg1 uintptr, arg2 []uint64) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_recordio_reader_tell_capi_f8186da7160cc715(C.uintptr_t(_swig_i_0), *(*C.swig_type_776)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_weft_recordio_reader_tell_capi_f8186da7160cc715(C.uintptr_t(_swig_i_0), *(*C.swig_type_780)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -7263,7 +7308,7 @@ func Weft_recordio_pack_header(arg1 float32, arg2 []float32, arg3 uint64, arg4 u
 	_swig_i_5 := arg6
 	_swig_i_6 := arg7
 	_swig_i_7 := arg8
-	swig_r_p := C._wrap_weft_recordio_pack_header_capi_f8186da7160cc715(C.float(_swig_i_0), *(*C.swig_type_780)(unsafe.Pointer(&_swig_i_1)), C.swig_type_781(_swig_i_2), C.swig_type_782(_swig_i_3), C.swig_type_783(_swig_i_4), C.swig_voidp(_swig_i_5), C.swig_type_784(_swig_i_6), *(*C.swig_type_785)(unsafe.Pointer(&_swig_i_7)))
+	swig_r_p := C._wrap_weft_recordio_pack_header_capi_f8186da7160cc715(C.float(_swig_i_0), *(*C.swig_type_784)(unsafe.Pointer(&_swig_i_1)), C.swig_type_785(_swig_i_2), C.swig_type_786(_swig_i_3), C.swig_type_787(_swig_i_4), C.swig_voidp(_swig_i_5), C.swig_type_788(_swig_i_6), *(*C.swig_type_789)(unsafe.Pointer(&_swig_i_7)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -7291,7 +7336,7 @@ func Weft_recordio_unpack_header(arg1 unsafe.Pointer, arg2 uint64, arg3 []int32,
 	_swig_i_4 := arg5
 	_swig_i_5 := arg6
 	_swig_i_6 := arg7
-	swig_r_p := C._wrap_weft_recordio_unpack_header_capi_f8186da7160cc715(C.swig_voidp(_swig_i_0), C.swig_type_787(_swig_i_1), *(*C.swig_type_788)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_789)(unsafe.Pointer(&_swig_i_3)), *(*C.swig_type_790)(unsafe.Pointer(&_swig_i_4)), *(*C.swig_type_791)(unsafe.Pointer(&_swig_i_5)), *(*C.swig_type_792)(unsafe.Pointer(&_swig_i_6)))
+	swig_r_p := C._wrap_weft_recordio_unpack_header_capi_f8186da7160cc715(C.swig_voidp(_swig_i_0), C.swig_type_791(_swig_i_1), *(*C.swig_type_792)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_793)(unsafe.Pointer(&_swig_i_3)), *(*C.swig_type_794)(unsafe.Pointer(&_swig_i_4)), *(*C.swig_type_795)(unsafe.Pointer(&_swig_i_5)), *(*C.swig_type_796)(unsafe.Pointer(&_swig_i_6)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg3
@@ -7326,7 +7371,7 @@ func Weft_recordio_unpack_labels(arg1 unsafe.Pointer, arg2 uint64, arg3 []float3
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
 	_swig_i_4 := arg5
-	swig_r_p := C._wrap_weft_recordio_unpack_labels_capi_f8186da7160cc715(C.swig_voidp(_swig_i_0), C.swig_type_794(_swig_i_1), *(*C.swig_type_795)(unsafe.Pointer(&_swig_i_2)), C.swig_type_796(_swig_i_3), *(*C.swig_type_797)(unsafe.Pointer(&_swig_i_4)))
+	swig_r_p := C._wrap_weft_recordio_unpack_labels_capi_f8186da7160cc715(C.swig_voidp(_swig_i_0), C.swig_type_798(_swig_i_1), *(*C.swig_type_799)(unsafe.Pointer(&_swig_i_2)), C.swig_type_800(_swig_i_3), *(*C.swig_type_801)(unsafe.Pointer(&_swig_i_4)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg3
@@ -7355,7 +7400,7 @@ func Weft_image_reencode(arg1 unsafe.Pointer, arg2 uint64, arg3 int, arg4 int, a
 	_swig_i_5 := arg6
 	_swig_i_6 := arg7
 	_swig_i_7 := arg8
-	swig_r_p := C._wrap_weft_image_reencode_capi_f8186da7160cc715(C.swig_voidp(_swig_i_0), C.swig_type_799(_swig_i_1), C.swig_intgo(_swig_i_2), C.swig_intgo(_swig_i_3), C.swig_intgo(_swig_i_4), *(*C.swig_type_800)(unsafe.Pointer(&_swig_i_5)), C.swig_intgo(_swig_i_6), *(*C.swig_type_801)(unsafe.Pointer(&_swig_i_7)))
+	swig_r_p := C._wrap_weft_image_reencode_capi_f8186da7160cc715(C.swig_voidp(_swig_i_0), C.swig_type_803(_swig_i_1), C.swig_intgo(_swig_i_2), C.swig_intgo(_swig_i_3), C.swig_intgo(_swig_i_4), *(*C.swig_type_804)(unsafe.Pointer(&_swig_i_5)), C.swig_intgo(_swig_i_6), *(*C.swig_type_805)(unsafe.Pointer(&_swig_i_7)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg6
@@ -7393,7 +7438,7 @@ func Weft_amp_convert_model(arg1 uintptr, arg2 uint64, arg3 []string, arg4 []uin
 	_swig_i_11 := arg12
 	_swig_i_12 := arg13
 	_swig_i_13 := arg14
-	swig_r_p := C._wrap_weft_amp_convert_model_capi_f8186da7160cc715(C.uintptr_t(_swig_i_0), C.swig_type_803(_swig_i_1), *(*C.swig_type_804)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_805)(unsafe.Pointer(&_swig_i_3)), C.swig_type_806(_swig_i_4), *(*C.swig_type_807)(unsafe.Pointer(&_swig_i_5)), *(*C.swig_type_808)(unsafe.Pointer(&_swig_i_6)), C.swig_intgo(_swig_i_7), C.swig_type_809(_swig_i_8), *(*C.swig_type_810)(unsafe.Pointer(&_swig_i_9)), C.swig_intgo(_swig_i_10), *(*C.swig_type_811)(unsafe.Pointer(&_swig_i_11)), *(*C.swig_type_812)(unsafe.Pointer(&_swig_i_12)), *(*C.swig_type_813)(unsafe.Pointer(&_swig_i_13)))
+	swig_r_p := C._wrap_weft_amp_convert_model_capi_f8186da7160cc715(C.uintptr_t(_swig_i_0), C.swig_type_807(_swig_i_1), *(*C.swig_type_808)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_809)(unsafe.Pointer(&_swig_i_3)), C.swig_type_810(_swig_i_4), *(*C.swig_type_811)(unsafe.Pointer(&_swig_i_5)), *(*C.swig_type_812)(unsafe.Pointer(&_swig_i_6)), C.swig_intgo(_swig_i_7), C.swig_type_813(_swig_i_8), *(*C.swig_type_814)(unsafe.Pointer(&_swig_i_9)), C.swig_intgo(_swig_i_10), *(*C.swig_type_815)(unsafe.Pointer(&_swig_i_11)), *(*C.swig_type_816)(unsafe.Pointer(&_swig_i_12)), *(*C.swig_type_817)(unsafe.Pointer(&_swig_i_13)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = _swig_i_2
@@ -7456,7 +7501,7 @@ func Weft_quantize_model(arg1 uintptr, arg2 uint64, arg3 []string, arg4 []uintpt
 	_swig_i_17 := arg18
 	_swig_i_18 := arg19
 	_swig_i_19 := arg20
-	swig_r_p := C._wrap_weft_quantize_model_capi_f8186da7160cc715(C.uintptr_t(_swig_i_0), C.swig_type_815(_swig_i_1), *(*C.swig_type_816)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_817)(unsafe.Pointer(&_swig_i_3)), C.swig_type_818(_swig_i_4), *(*C.swig_type_819)(unsafe.Pointer(&_swig_i_5)), *(*C.swig_type_820)(unsafe.Pointer(&_swig_i_6)), C.uintptr_t(_swig_i_7), *(*C.swig_type_821)(unsafe.Pointer(&_swig_i_8)), C.swig_type_822(_swig_i_9), *(*C.swig_type_823)(unsafe.Pointer(&_swig_i_10)), *(*C.swig_type_824)(unsafe.Pointer(&_swig_i_11)), C.swig_intgo(_swig_i_12), C.swig_type_825(_swig_i_13), *(*C.swig_type_826)(unsafe.Pointer(&_swig_i_14)), C.swig_type_827(_swig_i_15), *(*C.swig_type_828)(unsafe.Pointer(&_swig_i_16)), *(*C.swig_type_829)(unsafe.Pointer(&_swig_i_17)), *(*C.swig_type_830)(unsafe.Pointer(&_swig_i_18)), *(*C.swig_type_831)(unsafe.Pointer(&_swig_i_19)))
+	swig_r_p := C._wrap_weft_quantize_model_capi_f8186da7160cc715(C.uintptr_t(_swig_i_0), C.swig_type_819(_swig_i_1), *(*C.swig_type_820)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_821)(unsafe.Pointer(&_swig_i_3)), C.swig_type_822(_swig_i_4), *(*C.swig_type_823)(unsafe.Pointer(&_swig_i_5)), *(*C.swig_type_824)(unsafe.Pointer(&_swig_i_6)), C.uintptr_t(_swig_i_7), *(*C.swig_type_825)(unsafe.Pointer(&_swig_i_8)), C.swig_type_826(_swig_i_9), *(*C.swig_type_827)(unsafe.Pointer(&_swig_i_10)), *(*C.swig_type_828)(unsafe.Pointer(&_swig_i_11)), C.swig_intgo(_swig_i_12), C.swig_type_829(_swig_i_13), *(*C.swig_type_830)(unsafe.Pointer(&_swig_i_14)), C.swig_type_831(_swig_i_15), *(*C.swig_type_832)(unsafe.Pointer(&_swig_i_16)), *(*C.swig_type_833)(unsafe.Pointer(&_swig_i_17)), *(*C.swig_type_834)(unsafe.Pointer(&_swig_i_18)), *(*C.swig_type_835)(unsafe.Pointer(&_swig_i_19)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = _swig_i_2
@@ -7508,7 +7553,7 @@ func Weft_quantize_model(arg1 uintptr, arg2 uint64, arg3 []string, arg4 []uintpt
 func Weft_custom_op_unregister(arg1 string) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
-	swig_r_p := C._wrap_weft_custom_op_unregister_capi_f8186da7160cc715(*(*C.swig_type_833)(unsafe.Pointer(&_swig_i_0)))
+	swig_r_p := C._wrap_weft_custom_op_unregister_capi_f8186da7160cc715(*(*C.swig_type_837)(unsafe.Pointer(&_swig_i_0)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -7527,7 +7572,7 @@ func Weft_custom_op_unregister(arg1 string) (_swig_ret error) {
 func Weft_custom_op_list(arg1 []uintptr) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
-	swig_r_p := C._wrap_weft_custom_op_list_capi_f8186da7160cc715(*(*C.swig_type_835)(unsafe.Pointer(&_swig_i_0)))
+	swig_r_p := C._wrap_weft_custom_op_list_capi_f8186da7160cc715(*(*C.swig_type_839)(unsafe.Pointer(&_swig_i_0)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -7567,7 +7612,7 @@ func Weft_profiler_set_config(arg1 uint64, arg2 []string, arg3 []string) (_swig_
  _swig_i_1 = weftJoin(arg2) 
 	var _swig_i_2 string
  _swig_i_2 = weftJoin(arg3) 
-	swig_r_p := C._wrap_weft_profiler_set_config_capi_f8186da7160cc715(C.swig_type_838(_swig_i_0), *(*C.swig_type_839)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_840)(unsafe.Pointer(&_swig_i_2)))
+	swig_r_p := C._wrap_weft_profiler_set_config_capi_f8186da7160cc715(C.swig_type_842(_swig_i_0), *(*C.swig_type_843)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_844)(unsafe.Pointer(&_swig_i_2)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = _swig_i_1
@@ -7605,7 +7650,7 @@ func Weft_profiler_set_state(arg1 int) (_swig_ret error) {
 func Weft_profiler_get_state(arg1 []int32) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
-	swig_r_p := C._wrap_weft_profiler_get_state_capi_f8186da7160cc715(*(*C.swig_type_843)(unsafe.Pointer(&_swig_i_0)))
+	swig_r_p := C._wrap_weft_profiler_get_state_capi_f8186da7160cc715(*(*C.swig_type_847)(unsafe.Pointer(&_swig_i_0)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -7656,7 +7701,7 @@ func Weft_profiler_dump(arg1 int) (_swig_ret error) {
 func Weft_profiler_trace(arg1 []uintptr) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
-	swig_r_p := C._wrap_weft_profiler_trace_capi_f8186da7160cc715(*(*C.swig_type_847)(unsafe.Pointer(&_swig_i_0)))
+	swig_r_p := C._wrap_weft_profiler_trace_capi_f8186da7160cc715(*(*C.swig_type_851)(unsafe.Pointer(&_swig_i_0)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -7679,7 +7724,7 @@ func Weft_profiler_aggregate(arg1 int, arg2 string, arg3 string, arg4 int, arg5 
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
 	_swig_i_4 := arg5
-	swig_r_p := C._wrap_weft_profiler_aggregate_capi_f8186da7160cc715(C.swig_intgo(_swig_i_0), *(*C.swig_type_849)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_850)(unsafe.Pointer(&_swig_i_2)), C.swig_intgo(_swig_i_3), *(*C.swig_type_851)(unsafe.Pointer(&_swig_i_4)))
+	swig_r_p := C._wrap_weft_profiler_aggregate_capi_f8186da7160cc715(C.swig_intgo(_swig_i_0), *(*C.swig_type_853)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_854)(unsafe.Pointer(&_swig_i_2)), C.swig_intgo(_swig_i_3), *(*C.swig_type_855)(unsafe.Pointer(&_swig_i_4)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -7704,7 +7749,7 @@ func Weft_profiler_aggregate(arg1 int, arg2 string, arg3 string, arg4 int, arg5 
 func Weft_profiler_range_push(arg1 string) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
-	swig_r_p := C._wrap_weft_profiler_range_push_capi_f8186da7160cc715(*(*C.swig_type_853)(unsafe.Pointer(&_swig_i_0)))
+	swig_r_p := C._wrap_weft_profiler_range_push_capi_f8186da7160cc715(*(*C.swig_type_857)(unsafe.Pointer(&_swig_i_0)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -7738,7 +7783,7 @@ func Weft_profiler_range_pop() (_swig_ret error) {
 func Weft_profiler_set_marker(arg1 string) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
-	swig_r_p := C._wrap_weft_profiler_set_marker_capi_f8186da7160cc715(*(*C.swig_type_856)(unsafe.Pointer(&_swig_i_0)))
+	swig_r_p := C._wrap_weft_profiler_set_marker_capi_f8186da7160cc715(*(*C.swig_type_860)(unsafe.Pointer(&_swig_i_0)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -7758,7 +7803,7 @@ func Weft_profiler_set_counter(arg1 string, arg2 int64) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_profiler_set_counter_capi_f8186da7160cc715(*(*C.swig_type_858)(unsafe.Pointer(&_swig_i_0)), C.swig_type_859(_swig_i_1))
+	swig_r_p := C._wrap_weft_profiler_set_counter_capi_f8186da7160cc715(*(*C.swig_type_862)(unsafe.Pointer(&_swig_i_0)), C.swig_type_863(_swig_i_1))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -7777,7 +7822,7 @@ func Weft_profiler_set_counter(arg1 string, arg2 int64) (_swig_ret error) {
 func Weft_load_library(arg1 string) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
-	swig_r_p := C._wrap_weft_load_library_capi_f8186da7160cc715(*(*C.swig_type_861)(unsafe.Pointer(&_swig_i_0)))
+	swig_r_p := C._wrap_weft_load_library_capi_f8186da7160cc715(*(*C.swig_type_865)(unsafe.Pointer(&_swig_i_0)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -7796,7 +7841,7 @@ func Weft_load_library(arg1 string) (_swig_ret error) {
 func Weft_loaded_ops(arg1 []uintptr) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
-	swig_r_p := C._wrap_weft_loaded_ops_capi_f8186da7160cc715(*(*C.swig_type_863)(unsafe.Pointer(&_swig_i_0)))
+	swig_r_p := C._wrap_weft_loaded_ops_capi_f8186da7160cc715(*(*C.swig_type_867)(unsafe.Pointer(&_swig_i_0)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1

@@ -2731,6 +2731,40 @@ _gostring_ _wrap_weft_executor_float32_nodes_capi_f8186da7160cc715(WeftExecutor 
 }
 
 
+_gostring_ _wrap_weft_executor_set_monitor_callback_capi_f8186da7160cc715(WeftExecutor *_swig_go_0, void* _swig_go_1, void *_swig_go_2, intgo _swig_go_3) {
+  WeftExecutor *arg1 = (WeftExecutor *) 0 ;
+  WeftMonitorCallback arg2 = (WeftMonitorCallback) 0 ;
+  void *arg3 = (void *) 0 ;
+  int arg4 ;
+  WeftStatus result;
+  _gostring_ _swig_go_result;
+  
+  arg1 = (WeftExecutor *)_swig_go_0; 
+  arg2 = *(WeftMonitorCallback *)&_swig_go_1; 
+  arg3 = (void *)_swig_go_2; 
+  arg4 = (int)_swig_go_3; 
+  
+  result = (WeftStatus)weft_executor_set_monitor_callback(arg1,arg2,arg3,arg4);
+  _swig_go_result = WeftGoStatus(result); 
+  return _swig_go_result;
+}
+
+
+_gostring_ _wrap_weft_ndarray_monitor_stat_capi_f8186da7160cc715(WeftNDArray *_swig_go_0, _goslice_ _swig_go_1) {
+  WeftNDArray *arg1 = (WeftNDArray *) 0 ;
+  double *arg2 = (double *) 0 ;
+  WeftStatus result;
+  _gostring_ _swig_go_result;
+  
+  arg1 = (WeftNDArray *)_swig_go_0; 
+  arg2 = (double *)_swig_go_1.array; 
+  
+  result = (WeftStatus)weft_ndarray_monitor_stat((WeftNDArray const *)arg1,arg2);
+  _swig_go_result = WeftGoStatus(result); 
+  return _swig_go_result;
+}
+
+
 _gostring_ _wrap_weft_executor_free_capi_f8186da7160cc715(WeftExecutor *_swig_go_0) {
   WeftExecutor *arg1 = (WeftExecutor *) 0 ;
   WeftStatus result;

@@ -26,6 +26,7 @@ using Json = nlohmann::json;
 class Profiler : public ::testing::Test {
  protected:
   void SetUp() override {
+    Engine::Get()->WaitForAll();  // work an earlier test left running is not ours
     profiler::ResetForTesting();
     profiler::Config c;
     c.filename = test::TempPath("profile.json");
