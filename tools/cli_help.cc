@@ -133,6 +133,10 @@ std::vector<Command>& Commands() {
     c.back().run = DefineQuantize(c.back().app.get());
     NewApp(&c, "ops");
     c.back().run = DefineOps(c.back().app.get());
+    NewApp(&c, "summary");
+    c.back().run = DefineSummary(c.back().app.get());
+    NewApp(&c, "dot");
+    c.back().run = DefineDot(c.back().app.get());
     NewApp(&c, "profile");
     c.back().run = DefineProfile(c.back().app.get());
     NewApp(&c, "im2rec");

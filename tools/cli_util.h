@@ -153,6 +153,8 @@ Runner DefineConvert(CLI::App* app);
 Runner DefineQuantize(CLI::App* app);
 Runner DefineIm2Rec(CLI::App* app);   // cli_im2rec.cc
 Runner DefineProfile(CLI::App* app);  // cli_run.cc
+Runner DefineSummary(CLI::App* app);  // cli_report.cc
+Runner DefineDot(CLI::App* app);      // cli_report.cc
 
 // Runs the command line (cli_help.cc): usage errors throw Exit{2}.
 int Dispatch(int argc, char** argv);

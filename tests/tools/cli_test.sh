@@ -635,6 +635,27 @@ case "$case_name" in
     expect_rc 2
     expect_in err "--iters"
     ;;
+  summary_dot)
+    # `weft summary` of LeNet: MXNet's table with the closed-form parameter
+    # count (conv1 520 + conv2 25050 + fc1 400500 + fc2 5010); `weft dot`
+    # renders through Graphviz when it is installed.
+    run summary ../../../examples/models/lenet-symbol.json --shape data=1,1,28,28
+    expect_rc 0
+    expect_in out "Layer (type)" "conv1(Convolution)" "20x24x24" "Total params: 431080"
+    run dot ../../../examples/models/lenet-symbol.json --shape data=1,1,28,28 --memory
+    expect_rc 0
+    expect_in out 'digraph "plot"' "Convolution" "block 0"
+    if command -v dot >/dev/null; then
+      run dot ../../../examples/models/lenet-symbol.json --shape data=1,1,28,28 --format svg -o "$tmp/l.svg"
+      expect_rc 0
+      grep -q "<svg" "$tmp/l.svg" || fail "no SVG written"
+    else
+      echo "note: Graphviz's dot is not installed; SVG rendering not checked"
+    fi
+    run dot ../../../examples/models/lenet-symbol.json --format png
+    expect_rc 2
+    expect_in err "needs -o FILE"
+    ;;
   quantize_mlp)
     # A briefly trained MLP quantized to int8 with entropy calibration on 5
     # batches of MNISTIter (MXNet's quantize_model flow): the new symbol holds

@@ -165,6 +165,33 @@ WEFT_API WeftStatus weft_symbol_set_attr(WeftSymbolHandle* sym, const char* key,
 WEFT_API WeftStatus weft_symbol_list_attr(const WeftSymbolHandle* sym, int recursive,
                                           WeftStringList** out_keys, WeftStringList** out_values);
 
+/* -- reports: MXNet's print_summary and plot_network (weft/graph_report.h) */
+
+/**
+ * @brief MXNet's print_summary table of @p sym for these input shapes (CSR as
+ *        in weft_symbol_infer_shape(); unknown entries print as "?"): per layer
+ *        its output shape, parameters, previous layers, FLOPs and activation
+ *        bytes, then the totals.
+ * @param[out] out a list of one string; free with weft_string_list_free().
+ */
+WEFT_API WeftStatus weft_symbol_summary(const WeftSymbolHandle* sym, size_t num_inputs,
+                                        const char* const* names, const size_t* ind_ptr,
+                                        const int64_t* dims, WeftStringList** out);
+/**
+ * @brief A Graphviz DOT picture of @p sym (MXNet's plot_network).
+ * @param option_keys, option_values "title" (default "plot"), "hide_weights"
+ *        ("1"/"0", default 1), "shapes" (edge labels, default 1), "memory"
+ *        (colour nodes by the memory plan's block; needs every shape, default
+ *        0), and "node_attr.<name>" (a Graphviz node attribute, e.g.
+ *        node_attr.fontsize = 10).
+ * @param[out] out a list of one string; free with weft_string_list_free().
+ */
+WEFT_API WeftStatus weft_symbol_to_dot(const WeftSymbolHandle* sym, size_t num_inputs,
+                                       const char* const* names, const size_t* ind_ptr,
+                                       const int64_t* dims, size_t num_options,
+                                       const char* const* option_keys,
+                                       const char* const* option_values, WeftStringList** out);
+
 /* -- JSON (MXNet symbol files) */
 
 /**

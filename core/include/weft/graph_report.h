@@ -37,7 +37,8 @@ struct SymbolSummary {
 };
 
 // Counts: a layer's params are the elements of the arguments it reads that
-// are not inputs (names given in `shapes`); FLOPs are 2 x multiply-adds for
+// are not inputs (names given in `shapes`, or ending in "data" or "label")
+// nor auxiliary states; FLOPs are 2 x multiply-adds for
 // Convolution, Deconvolution, FullyConnected, dot and batch_dot (plus the
 // bias additions) and one per output element for every other operator.
 SymbolSummary Summarize(const Symbol& sym, const pass::ShapeMap& shapes,

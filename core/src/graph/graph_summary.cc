@@ -33,6 +33,16 @@ int64_t GemmFlops(const std::string& op, const std::vector<Shape>& in, const Sha
   return 2 * out.Size() * static_cast<int64_t>(std::llround(std::sqrt(k2)));
 }
 
+// An input rather than a learned argument: given a shape, or named as
+// MXNet names data and labels.
+bool IsInput(const std::string& name, const pass::ShapeMap& shapes) {
+  auto ends = [&](const std::string& suffix) {
+    return name.size() >= suffix.size() &&
+           name.compare(name.size() - suffix.size(), suffix.size(), suffix) == 0;
+  };
+  return shapes.count(name) || ends("data") || ends("label");
+}
+
 bool IsGemm(const std::string& op) {
   return op == "Convolution" || op == "Deconvolution" || op == "FullyConnected" || op == "dot" ||
          op == "batch_dot";
@@ -66,6 +76,8 @@ SymbolSummary Summarize(const Symbol& sym, const pass::ShapeMap& shapes,
       in_shapes.push_back(shp);
       if (!src.is_variable() || shapes.count(src.attrs.name))
         l.previous.push_back(src.attrs.name);
+      else if (IsInput(src.attrs.name, shapes))
+        continue;
       else if (!inf.aux.count(src.attrs.name))
         l.params += shp.is_known() ? shp.Size() : 0;
     }

@@ -218,686 +218,701 @@ typedef _gostring_ swig_type_184;
 typedef _goslice_ swig_type_185;
 typedef _goslice_ swig_type_186;
 typedef _gostring_ swig_type_187;
-typedef _goslice_ swig_type_188;
+typedef long long swig_type_188;
 typedef _gostring_ swig_type_189;
-typedef _gostring_ swig_type_190;
-typedef _gostring_ swig_type_191;
-typedef _gostring_ swig_type_192;
-typedef _goslice_ swig_type_193;
-typedef _gostring_ swig_type_194;
+typedef _goslice_ swig_type_190;
+typedef _goslice_ swig_type_191;
+typedef _goslice_ swig_type_192;
+typedef _gostring_ swig_type_193;
+typedef long long swig_type_194;
 typedef _gostring_ swig_type_195;
 typedef _goslice_ swig_type_196;
-typedef _gostring_ swig_type_197;
-typedef _goslice_ swig_type_198;
-typedef _goslice_ swig_type_199;
-typedef _goslice_ swig_type_200;
+typedef _goslice_ swig_type_197;
+typedef long long swig_type_198;
+typedef _gostring_ swig_type_199;
+typedef _gostring_ swig_type_200;
 typedef _goslice_ swig_type_201;
 typedef _gostring_ swig_type_202;
-typedef long long swig_type_203;
+typedef _goslice_ swig_type_203;
 typedef _gostring_ swig_type_204;
-typedef _goslice_ swig_type_205;
-typedef _goslice_ swig_type_206;
-typedef _goslice_ swig_type_207;
-typedef _gostring_ swig_type_208;
-typedef long long swig_type_209;
+typedef _gostring_ swig_type_205;
+typedef _gostring_ swig_type_206;
+typedef _gostring_ swig_type_207;
+typedef _goslice_ swig_type_208;
+typedef _gostring_ swig_type_209;
 typedef _gostring_ swig_type_210;
 typedef _goslice_ swig_type_211;
-typedef _goslice_ swig_type_212;
+typedef _gostring_ swig_type_212;
 typedef _goslice_ swig_type_213;
-typedef _gostring_ swig_type_214;
+typedef _goslice_ swig_type_214;
 typedef _goslice_ swig_type_215;
-typedef _gostring_ swig_type_216;
-typedef _goslice_ swig_type_217;
-typedef _gostring_ swig_type_218;
-typedef long long swig_type_219;
+typedef _goslice_ swig_type_216;
+typedef _gostring_ swig_type_217;
+typedef long long swig_type_218;
+typedef _gostring_ swig_type_219;
 typedef _goslice_ swig_type_220;
-typedef _gostring_ swig_type_221;
-typedef long long swig_type_222;
-typedef _goslice_ swig_type_223;
-typedef _gostring_ swig_type_224;
-typedef long long swig_type_225;
+typedef _goslice_ swig_type_221;
+typedef _goslice_ swig_type_222;
+typedef _gostring_ swig_type_223;
+typedef long long swig_type_224;
+typedef _gostring_ swig_type_225;
 typedef _goslice_ swig_type_226;
-typedef long long swig_type_227;
-typedef _gostring_ swig_type_228;
-typedef _goslice_ swig_type_229;
-typedef _gostring_ swig_type_230;
-typedef long long swig_type_231;
+typedef _goslice_ swig_type_227;
+typedef _goslice_ swig_type_228;
+typedef _gostring_ swig_type_229;
+typedef _goslice_ swig_type_230;
+typedef _gostring_ swig_type_231;
 typedef _goslice_ swig_type_232;
 typedef _gostring_ swig_type_233;
-typedef _gostring_ swig_type_234;
-typedef long long swig_type_235;
+typedef long long swig_type_234;
+typedef _goslice_ swig_type_235;
 typedef _gostring_ swig_type_236;
-typedef _goslice_ swig_type_237;
+typedef long long swig_type_237;
 typedef _goslice_ swig_type_238;
 typedef _gostring_ swig_type_239;
 typedef long long swig_type_240;
-typedef _gostring_ swig_type_241;
-typedef _goslice_ swig_type_242;
-typedef _goslice_ swig_type_243;
-typedef _gostring_ swig_type_244;
-typedef _goslice_ swig_type_245;
-typedef _gostring_ swig_type_246;
+typedef _goslice_ swig_type_241;
+typedef long long swig_type_242;
+typedef _gostring_ swig_type_243;
+typedef _goslice_ swig_type_244;
+typedef _gostring_ swig_type_245;
+typedef long long swig_type_246;
 typedef _goslice_ swig_type_247;
 typedef _gostring_ swig_type_248;
-typedef long long swig_type_249;
-typedef _goslice_ swig_type_250;
+typedef _gostring_ swig_type_249;
+typedef long long swig_type_250;
 typedef _gostring_ swig_type_251;
-typedef long long swig_type_252;
+typedef _goslice_ swig_type_252;
 typedef _goslice_ swig_type_253;
 typedef _gostring_ swig_type_254;
-typedef _goslice_ swig_type_255;
+typedef long long swig_type_255;
 typedef _gostring_ swig_type_256;
-typedef long long swig_type_257;
+typedef _goslice_ swig_type_257;
 typedef _goslice_ swig_type_258;
 typedef _gostring_ swig_type_259;
-typedef _gostring_ swig_type_260;
-typedef long long swig_type_261;
-typedef _gostring_ swig_type_262;
-typedef _goslice_ swig_type_263;
-typedef _goslice_ swig_type_264;
-typedef long long swig_type_265;
+typedef _goslice_ swig_type_260;
+typedef _gostring_ swig_type_261;
+typedef _goslice_ swig_type_262;
+typedef _gostring_ swig_type_263;
+typedef long long swig_type_264;
+typedef _goslice_ swig_type_265;
 typedef _gostring_ swig_type_266;
-typedef _goslice_ swig_type_267;
+typedef long long swig_type_267;
 typedef _goslice_ swig_type_268;
-typedef _goslice_ swig_type_269;
+typedef _gostring_ swig_type_269;
 typedef _goslice_ swig_type_270;
-typedef _goslice_ swig_type_271;
-typedef _goslice_ swig_type_272;
-typedef _gostring_ swig_type_273;
-typedef long long swig_type_274;
+typedef _gostring_ swig_type_271;
+typedef long long swig_type_272;
+typedef _goslice_ swig_type_273;
+typedef _gostring_ swig_type_274;
 typedef _gostring_ swig_type_275;
-typedef _goslice_ swig_type_276;
-typedef _goslice_ swig_type_277;
-typedef long long swig_type_278;
-typedef _gostring_ swig_type_279;
-typedef _goslice_ swig_type_280;
-typedef _goslice_ swig_type_281;
+typedef long long swig_type_276;
+typedef _gostring_ swig_type_277;
+typedef _goslice_ swig_type_278;
+typedef _goslice_ swig_type_279;
+typedef long long swig_type_280;
+typedef _gostring_ swig_type_281;
 typedef _goslice_ swig_type_282;
 typedef _goslice_ swig_type_283;
-typedef _gostring_ swig_type_284;
-typedef long long swig_type_285;
-typedef _gostring_ swig_type_286;
+typedef _goslice_ swig_type_284;
+typedef _goslice_ swig_type_285;
+typedef _goslice_ swig_type_286;
 typedef _goslice_ swig_type_287;
-typedef _goslice_ swig_type_288;
+typedef _gostring_ swig_type_288;
 typedef long long swig_type_289;
 typedef _gostring_ swig_type_290;
 typedef _goslice_ swig_type_291;
-typedef _gostring_ swig_type_292;
-typedef _goslice_ swig_type_293;
+typedef _goslice_ swig_type_292;
+typedef long long swig_type_293;
 typedef _gostring_ swig_type_294;
 typedef _goslice_ swig_type_295;
-typedef long long swig_type_296;
+typedef _goslice_ swig_type_296;
 typedef _goslice_ swig_type_297;
 typedef _goslice_ swig_type_298;
-typedef _goslice_ swig_type_299;
+typedef _gostring_ swig_type_299;
 typedef long long swig_type_300;
-typedef _goslice_ swig_type_301;
-typedef _gostring_ swig_type_302;
-typedef long long swig_type_303;
-typedef _gostring_ swig_type_304;
-typedef _goslice_ swig_type_305;
+typedef _gostring_ swig_type_301;
+typedef _goslice_ swig_type_302;
+typedef _goslice_ swig_type_303;
+typedef long long swig_type_304;
+typedef _gostring_ swig_type_305;
 typedef _goslice_ swig_type_306;
-typedef long long swig_type_307;
-typedef _gostring_ swig_type_308;
-typedef _goslice_ swig_type_309;
+typedef _gostring_ swig_type_307;
+typedef _goslice_ swig_type_308;
+typedef _gostring_ swig_type_309;
 typedef _goslice_ swig_type_310;
 typedef long long swig_type_311;
-typedef _gostring_ swig_type_312;
+typedef _goslice_ swig_type_312;
 typedef _goslice_ swig_type_313;
-typedef _gostring_ swig_type_314;
-typedef _goslice_ swig_type_315;
-typedef _gostring_ swig_type_316;
-typedef long long swig_type_317;
-typedef _gostring_ swig_type_318;
-typedef _goslice_ swig_type_319;
+typedef _goslice_ swig_type_314;
+typedef long long swig_type_315;
+typedef _goslice_ swig_type_316;
+typedef _gostring_ swig_type_317;
+typedef long long swig_type_318;
+typedef _gostring_ swig_type_319;
 typedef _goslice_ swig_type_320;
 typedef _goslice_ swig_type_321;
 typedef long long swig_type_322;
-typedef _goslice_ swig_type_323;
+typedef _gostring_ swig_type_323;
 typedef _goslice_ swig_type_324;
 typedef _goslice_ swig_type_325;
 typedef long long swig_type_326;
-typedef _goslice_ swig_type_327;
-typedef _gostring_ swig_type_328;
+typedef _gostring_ swig_type_327;
+typedef _goslice_ swig_type_328;
 typedef _gostring_ swig_type_329;
 typedef _goslice_ swig_type_330;
-typedef long long swig_type_331;
-typedef _gostring_ swig_type_332;
-typedef _goslice_ swig_type_333;
-typedef _gostring_ swig_type_334;
+typedef _gostring_ swig_type_331;
+typedef long long swig_type_332;
+typedef _gostring_ swig_type_333;
+typedef _goslice_ swig_type_334;
 typedef _goslice_ swig_type_335;
-typedef _gostring_ swig_type_336;
-typedef _goslice_ swig_type_337;
-typedef _gostring_ swig_type_338;
+typedef _goslice_ swig_type_336;
+typedef long long swig_type_337;
+typedef _goslice_ swig_type_338;
 typedef _goslice_ swig_type_339;
-typedef _gostring_ swig_type_340;
+typedef _goslice_ swig_type_340;
 typedef long long swig_type_341;
-typedef _gostring_ swig_type_342;
-typedef _goslice_ swig_type_343;
-typedef _goslice_ swig_type_344;
+typedef _goslice_ swig_type_342;
+typedef _gostring_ swig_type_343;
+typedef _gostring_ swig_type_344;
 typedef _goslice_ swig_type_345;
-typedef _gostring_ swig_type_346;
-typedef _goslice_ swig_type_347;
-typedef _gostring_ swig_type_348;
-typedef _goslice_ swig_type_349;
-typedef _gostring_ swig_type_350;
-typedef _goslice_ swig_type_351;
+typedef long long swig_type_346;
+typedef _gostring_ swig_type_347;
+typedef _goslice_ swig_type_348;
+typedef _gostring_ swig_type_349;
+typedef _goslice_ swig_type_350;
+typedef _gostring_ swig_type_351;
 typedef _goslice_ swig_type_352;
-typedef _goslice_ swig_type_353;
-typedef _gostring_ swig_type_354;
-typedef _goslice_ swig_type_355;
-typedef _gostring_ swig_type_356;
-typedef void* swig_type_357;
-typedef _gostring_ swig_type_358;
+typedef _gostring_ swig_type_353;
+typedef _goslice_ swig_type_354;
+typedef _gostring_ swig_type_355;
+typedef long long swig_type_356;
+typedef _gostring_ swig_type_357;
+typedef _goslice_ swig_type_358;
 typedef _goslice_ swig_type_359;
-typedef _gostring_ swig_type_360;
+typedef _goslice_ swig_type_360;
 typedef _gostring_ swig_type_361;
 typedef _goslice_ swig_type_362;
 typedef _gostring_ swig_type_363;
-typedef _gostring_ swig_type_364;
+typedef _goslice_ swig_type_364;
 typedef _gostring_ swig_type_365;
-typedef _gostring_ swig_type_366;
-typedef _gostring_ swig_type_367;
-typedef _gostring_ swig_type_368;
+typedef _goslice_ swig_type_366;
+typedef _goslice_ swig_type_367;
+typedef _goslice_ swig_type_368;
 typedef _gostring_ swig_type_369;
-typedef _gostring_ swig_type_370;
+typedef _goslice_ swig_type_370;
 typedef _gostring_ swig_type_371;
-typedef _gostring_ swig_type_372;
+typedef void* swig_type_372;
 typedef _gostring_ swig_type_373;
-typedef long long swig_type_374;
+typedef _goslice_ swig_type_374;
 typedef _gostring_ swig_type_375;
-typedef _goslice_ swig_type_376;
+typedef _gostring_ swig_type_376;
 typedef _goslice_ swig_type_377;
-typedef long long swig_type_378;
+typedef _gostring_ swig_type_378;
 typedef _gostring_ swig_type_379;
-typedef _goslice_ swig_type_380;
-typedef _goslice_ swig_type_381;
+typedef _gostring_ swig_type_380;
+typedef _gostring_ swig_type_381;
 typedef _gostring_ swig_type_382;
-typedef _goslice_ swig_type_383;
-typedef long long swig_type_384;
-typedef _goslice_ swig_type_385;
-typedef _goslice_ swig_type_386;
-typedef _goslice_ swig_type_387;
-typedef long long swig_type_388;
-typedef _goslice_ swig_type_389;
+typedef _gostring_ swig_type_383;
+typedef _gostring_ swig_type_384;
+typedef _gostring_ swig_type_385;
+typedef _gostring_ swig_type_386;
+typedef _gostring_ swig_type_387;
+typedef _gostring_ swig_type_388;
+typedef long long swig_type_389;
 typedef _gostring_ swig_type_390;
-typedef _gostring_ swig_type_391;
+typedef _goslice_ swig_type_391;
 typedef _goslice_ swig_type_392;
-typedef _goslice_ swig_type_393;
+typedef long long swig_type_393;
 typedef _gostring_ swig_type_394;
-typedef _gostring_ swig_type_395;
-typedef _gostring_ swig_type_396;
-typedef _goslice_ swig_type_397;
-typedef _gostring_ swig_type_398;
-typedef void* swig_type_399;
-typedef void* swig_type_400;
-typedef long long swig_type_401;
-typedef long long swig_type_402;
-typedef _gostring_ swig_type_403;
-typedef _gostring_ swig_type_404;
-typedef void* swig_type_405;
-typedef void* swig_type_406;
-typedef long long swig_type_407;
-typedef long long swig_type_408;
+typedef _goslice_ swig_type_395;
+typedef _goslice_ swig_type_396;
+typedef _gostring_ swig_type_397;
+typedef _goslice_ swig_type_398;
+typedef long long swig_type_399;
+typedef _goslice_ swig_type_400;
+typedef _goslice_ swig_type_401;
+typedef _goslice_ swig_type_402;
+typedef long long swig_type_403;
+typedef _goslice_ swig_type_404;
+typedef _gostring_ swig_type_405;
+typedef _gostring_ swig_type_406;
+typedef _goslice_ swig_type_407;
+typedef _goslice_ swig_type_408;
 typedef _gostring_ swig_type_409;
 typedef _gostring_ swig_type_410;
 typedef _gostring_ swig_type_411;
-typedef _gostring_ swig_type_412;
+typedef _goslice_ swig_type_412;
 typedef _gostring_ swig_type_413;
-typedef _gostring_ swig_type_414;
-typedef _goslice_ swig_type_415;
-typedef _gostring_ swig_type_416;
-typedef _gostring_ swig_type_417;
+typedef void* swig_type_414;
+typedef void* swig_type_415;
+typedef long long swig_type_416;
+typedef long long swig_type_417;
 typedef _gostring_ swig_type_418;
-typedef _goslice_ swig_type_419;
-typedef _goslice_ swig_type_420;
-typedef _gostring_ swig_type_421;
+typedef _gostring_ swig_type_419;
+typedef void* swig_type_420;
+typedef void* swig_type_421;
 typedef long long swig_type_422;
-typedef _gostring_ swig_type_423;
-typedef _goslice_ swig_type_424;
-typedef long long swig_type_425;
+typedef long long swig_type_423;
+typedef _gostring_ swig_type_424;
+typedef _gostring_ swig_type_425;
 typedef _gostring_ swig_type_426;
-typedef _goslice_ swig_type_427;
+typedef _gostring_ swig_type_427;
 typedef _gostring_ swig_type_428;
-typedef long long swig_type_429;
+typedef _gostring_ swig_type_429;
 typedef _goslice_ swig_type_430;
 typedef _gostring_ swig_type_431;
 typedef _gostring_ swig_type_432;
 typedef _gostring_ swig_type_433;
-typedef _gostring_ swig_type_434;
-typedef long long swig_type_435;
-typedef _goslice_ swig_type_436;
-typedef _gostring_ swig_type_437;
-typedef _goslice_ swig_type_438;
-typedef _gostring_ swig_type_439;
-typedef _gostring_ swig_type_440;
-typedef _goslice_ swig_type_441;
+typedef _goslice_ swig_type_434;
+typedef _goslice_ swig_type_435;
+typedef _gostring_ swig_type_436;
+typedef long long swig_type_437;
+typedef _gostring_ swig_type_438;
+typedef _goslice_ swig_type_439;
+typedef long long swig_type_440;
+typedef _gostring_ swig_type_441;
 typedef _goslice_ swig_type_442;
 typedef _gostring_ swig_type_443;
-typedef _gostring_ swig_type_444;
-typedef long long swig_type_445;
-typedef _goslice_ swig_type_446;
-typedef _goslice_ swig_type_447;
-typedef _goslice_ swig_type_448;
-typedef _goslice_ swig_type_449;
-typedef _gostring_ swig_type_450;
+typedef long long swig_type_444;
+typedef _goslice_ swig_type_445;
+typedef _gostring_ swig_type_446;
+typedef _gostring_ swig_type_447;
+typedef _gostring_ swig_type_448;
+typedef _gostring_ swig_type_449;
+typedef long long swig_type_450;
 typedef _goslice_ swig_type_451;
 typedef _gostring_ swig_type_452;
-typedef _gostring_ swig_type_453;
-typedef _goslice_ swig_type_454;
+typedef _goslice_ swig_type_453;
+typedef _gostring_ swig_type_454;
 typedef _gostring_ swig_type_455;
 typedef _goslice_ swig_type_456;
-typedef _gostring_ swig_type_457;
-typedef _goslice_ swig_type_458;
+typedef _goslice_ swig_type_457;
+typedef _gostring_ swig_type_458;
 typedef _gostring_ swig_type_459;
-typedef _goslice_ swig_type_460;
-typedef long long swig_type_461;
+typedef long long swig_type_460;
+typedef _goslice_ swig_type_461;
 typedef _goslice_ swig_type_462;
-typedef _gostring_ swig_type_463;
+typedef _goslice_ swig_type_463;
 typedef _goslice_ swig_type_464;
 typedef _gostring_ swig_type_465;
-typedef _gostring_ swig_type_466;
+typedef _goslice_ swig_type_466;
 typedef _gostring_ swig_type_467;
 typedef _gostring_ swig_type_468;
-typedef _gostring_ swig_type_469;
-typedef long long swig_type_470;
+typedef _goslice_ swig_type_469;
+typedef _gostring_ swig_type_470;
 typedef _goslice_ swig_type_471;
 typedef _gostring_ swig_type_472;
-typedef _gostring_ swig_type_473;
+typedef _goslice_ swig_type_473;
 typedef _gostring_ swig_type_474;
-typedef _gostring_ swig_type_475;
+typedef _goslice_ swig_type_475;
 typedef long long swig_type_476;
-typedef _gostring_ swig_type_477;
-typedef long long swig_type_478;
+typedef _goslice_ swig_type_477;
+typedef _gostring_ swig_type_478;
 typedef _goslice_ swig_type_479;
-typedef long long swig_type_480;
-typedef _goslice_ swig_type_481;
+typedef _gostring_ swig_type_480;
+typedef _gostring_ swig_type_481;
 typedef _gostring_ swig_type_482;
-typedef _goslice_ swig_type_483;
+typedef _gostring_ swig_type_483;
 typedef _gostring_ swig_type_484;
-typedef _goslice_ swig_type_485;
+typedef long long swig_type_485;
 typedef _goslice_ swig_type_486;
-typedef long long swig_type_487;
-typedef _goslice_ swig_type_488;
+typedef _gostring_ swig_type_487;
+typedef _gostring_ swig_type_488;
 typedef _gostring_ swig_type_489;
 typedef _gostring_ swig_type_490;
-typedef _gostring_ swig_type_491;
+typedef long long swig_type_491;
 typedef _gostring_ swig_type_492;
 typedef long long swig_type_493;
-typedef _gostring_ swig_type_494;
-typedef _goslice_ swig_type_495;
-typedef long long swig_type_496;
+typedef _goslice_ swig_type_494;
+typedef long long swig_type_495;
+typedef _goslice_ swig_type_496;
 typedef _gostring_ swig_type_497;
 typedef _goslice_ swig_type_498;
 typedef _gostring_ swig_type_499;
-typedef _gostring_ swig_type_500;
+typedef _goslice_ swig_type_500;
 typedef _goslice_ swig_type_501;
-typedef _goslice_ swig_type_502;
+typedef long long swig_type_502;
 typedef _goslice_ swig_type_503;
 typedef _gostring_ swig_type_504;
 typedef _gostring_ swig_type_505;
 typedef _gostring_ swig_type_506;
 typedef _gostring_ swig_type_507;
 typedef long long swig_type_508;
-typedef long long swig_type_509;
+typedef _gostring_ swig_type_509;
 typedef _goslice_ swig_type_510;
-typedef _gostring_ swig_type_511;
+typedef long long swig_type_511;
 typedef _gostring_ swig_type_512;
-typedef _gostring_ swig_type_513;
+typedef _goslice_ swig_type_513;
 typedef _gostring_ swig_type_514;
 typedef _gostring_ swig_type_515;
-typedef _gostring_ swig_type_516;
-typedef _gostring_ swig_type_517;
-typedef long long swig_type_518;
-typedef _goslice_ swig_type_519;
+typedef _goslice_ swig_type_516;
+typedef _goslice_ swig_type_517;
+typedef _goslice_ swig_type_518;
+typedef _gostring_ swig_type_519;
 typedef _gostring_ swig_type_520;
 typedef _gostring_ swig_type_521;
-typedef _goslice_ swig_type_522;
+typedef _gostring_ swig_type_522;
 typedef long long swig_type_523;
-typedef _gostring_ swig_type_524;
-typedef _gostring_ swig_type_525;
+typedef long long swig_type_524;
+typedef _goslice_ swig_type_525;
 typedef _gostring_ swig_type_526;
 typedef _gostring_ swig_type_527;
-typedef long long swig_type_528;
+typedef _gostring_ swig_type_528;
 typedef _gostring_ swig_type_529;
 typedef _gostring_ swig_type_530;
 typedef _gostring_ swig_type_531;
 typedef _gostring_ swig_type_532;
-typedef _gostring_ swig_type_533;
+typedef long long swig_type_533;
 typedef _goslice_ swig_type_534;
 typedef _gostring_ swig_type_535;
 typedef _gostring_ swig_type_536;
 typedef _goslice_ swig_type_537;
-typedef _gostring_ swig_type_538;
+typedef long long swig_type_538;
 typedef _gostring_ swig_type_539;
 typedef _gostring_ swig_type_540;
 typedef _gostring_ swig_type_541;
 typedef _gostring_ swig_type_542;
-typedef _gostring_ swig_type_543;
-typedef long long swig_type_544;
+typedef long long swig_type_543;
+typedef _gostring_ swig_type_544;
 typedef _gostring_ swig_type_545;
-typedef long long swig_type_546;
+typedef _gostring_ swig_type_546;
 typedef _gostring_ swig_type_547;
-typedef _goslice_ swig_type_548;
-typedef _gostring_ swig_type_549;
-typedef long long swig_type_550;
+typedef _gostring_ swig_type_548;
+typedef _goslice_ swig_type_549;
+typedef _gostring_ swig_type_550;
 typedef _gostring_ swig_type_551;
-typedef _gostring_ swig_type_552;
+typedef _goslice_ swig_type_552;
 typedef _gostring_ swig_type_553;
 typedef _gostring_ swig_type_554;
 typedef _gostring_ swig_type_555;
 typedef _gostring_ swig_type_556;
 typedef _gostring_ swig_type_557;
 typedef _gostring_ swig_type_558;
-typedef _gostring_ swig_type_559;
-typedef _goslice_ swig_type_560;
-typedef _gostring_ swig_type_561;
-typedef _goslice_ swig_type_562;
+typedef long long swig_type_559;
+typedef _gostring_ swig_type_560;
+typedef long long swig_type_561;
+typedef _gostring_ swig_type_562;
 typedef _goslice_ swig_type_563;
 typedef _gostring_ swig_type_564;
-typedef _gostring_ swig_type_565;
-typedef _goslice_ swig_type_566;
+typedef long long swig_type_565;
+typedef _gostring_ swig_type_566;
 typedef _gostring_ swig_type_567;
 typedef _gostring_ swig_type_568;
-typedef _goslice_ swig_type_569;
+typedef _gostring_ swig_type_569;
 typedef _gostring_ swig_type_570;
-typedef _goslice_ swig_type_571;
+typedef _gostring_ swig_type_571;
 typedef _gostring_ swig_type_572;
 typedef _gostring_ swig_type_573;
-typedef _goslice_ swig_type_574;
+typedef _gostring_ swig_type_574;
 typedef _goslice_ swig_type_575;
-typedef _goslice_ swig_type_576;
+typedef _gostring_ swig_type_576;
 typedef _goslice_ swig_type_577;
 typedef _goslice_ swig_type_578;
 typedef _gostring_ swig_type_579;
-typedef _goslice_ swig_type_580;
+typedef _gostring_ swig_type_580;
 typedef _goslice_ swig_type_581;
-typedef _goslice_ swig_type_582;
-typedef _goslice_ swig_type_583;
+typedef _gostring_ swig_type_582;
+typedef _gostring_ swig_type_583;
 typedef _goslice_ swig_type_584;
-typedef _goslice_ swig_type_585;
-typedef _gostring_ swig_type_586;
-typedef _goslice_ swig_type_587;
-typedef _goslice_ swig_type_588;
-typedef long long swig_type_589;
+typedef _gostring_ swig_type_585;
+typedef _goslice_ swig_type_586;
+typedef _gostring_ swig_type_587;
+typedef _gostring_ swig_type_588;
+typedef _goslice_ swig_type_589;
 typedef _goslice_ swig_type_590;
-typedef _gostring_ swig_type_591;
-typedef _gostring_ swig_type_592;
-typedef _gostring_ swig_type_593;
+typedef _goslice_ swig_type_591;
+typedef _goslice_ swig_type_592;
+typedef _goslice_ swig_type_593;
 typedef _gostring_ swig_type_594;
-typedef _gostring_ swig_type_595;
-typedef _gostring_ swig_type_596;
-typedef _gostring_ swig_type_597;
-typedef long long swig_type_598;
-typedef long long swig_type_599;
-typedef _gostring_ swig_type_600;
-typedef _goslice_ swig_type_601;
+typedef _goslice_ swig_type_595;
+typedef _goslice_ swig_type_596;
+typedef _goslice_ swig_type_597;
+typedef _goslice_ swig_type_598;
+typedef _goslice_ swig_type_599;
+typedef _goslice_ swig_type_600;
+typedef _gostring_ swig_type_601;
 typedef _goslice_ swig_type_602;
-typedef long long swig_type_603;
-typedef _gostring_ swig_type_604;
-typedef long long swig_type_605;
+typedef _goslice_ swig_type_603;
+typedef long long swig_type_604;
+typedef _goslice_ swig_type_605;
 typedef _gostring_ swig_type_606;
 typedef _gostring_ swig_type_607;
-typedef _goslice_ swig_type_608;
+typedef _gostring_ swig_type_608;
 typedef _gostring_ swig_type_609;
 typedef _gostring_ swig_type_610;
 typedef _gostring_ swig_type_611;
-typedef long long swig_type_612;
-typedef _gostring_ swig_type_613;
-typedef _goslice_ swig_type_614;
-typedef _goslice_ swig_type_615;
-typedef long long swig_type_616;
-typedef _gostring_ swig_type_617;
+typedef _gostring_ swig_type_612;
+typedef long long swig_type_613;
+typedef long long swig_type_614;
+typedef _gostring_ swig_type_615;
+typedef _goslice_ swig_type_616;
+typedef _goslice_ swig_type_617;
 typedef long long swig_type_618;
 typedef _gostring_ swig_type_619;
-typedef _gostring_ swig_type_620;
-typedef _goslice_ swig_type_621;
+typedef long long swig_type_620;
+typedef _gostring_ swig_type_621;
 typedef _gostring_ swig_type_622;
 typedef _goslice_ swig_type_623;
 typedef _gostring_ swig_type_624;
-typedef _goslice_ swig_type_625;
+typedef _gostring_ swig_type_625;
 typedef _gostring_ swig_type_626;
 typedef long long swig_type_627;
-typedef _goslice_ swig_type_628;
+typedef _gostring_ swig_type_628;
 typedef _goslice_ swig_type_629;
-typedef long long swig_type_630;
-typedef _goslice_ swig_type_631;
-typedef long long swig_type_632;
-typedef _goslice_ swig_type_633;
+typedef _goslice_ swig_type_630;
+typedef long long swig_type_631;
+typedef _gostring_ swig_type_632;
+typedef long long swig_type_633;
 typedef _gostring_ swig_type_634;
-typedef long long swig_type_635;
+typedef _gostring_ swig_type_635;
 typedef _goslice_ swig_type_636;
-typedef _goslice_ swig_type_637;
+typedef _gostring_ swig_type_637;
 typedef _goslice_ swig_type_638;
-typedef long long swig_type_639;
+typedef _gostring_ swig_type_639;
 typedef _goslice_ swig_type_640;
 typedef _gostring_ swig_type_641;
-typedef _goslice_ swig_type_642;
-typedef long long swig_type_643;
+typedef long long swig_type_642;
+typedef _goslice_ swig_type_643;
 typedef _goslice_ swig_type_644;
 typedef long long swig_type_645;
 typedef _goslice_ swig_type_646;
 typedef long long swig_type_647;
-typedef _gostring_ swig_type_648;
-typedef _goslice_ swig_type_649;
-typedef _gostring_ swig_type_650;
-typedef _gostring_ swig_type_651;
-typedef _gostring_ swig_type_652;
+typedef _goslice_ swig_type_648;
+typedef _gostring_ swig_type_649;
+typedef long long swig_type_650;
+typedef _goslice_ swig_type_651;
+typedef _goslice_ swig_type_652;
 typedef _goslice_ swig_type_653;
-typedef _gostring_ swig_type_654;
+typedef long long swig_type_654;
 typedef _goslice_ swig_type_655;
 typedef _gostring_ swig_type_656;
 typedef _goslice_ swig_type_657;
-typedef _goslice_ swig_type_658;
-typedef _gostring_ swig_type_659;
+typedef long long swig_type_658;
+typedef _goslice_ swig_type_659;
 typedef long long swig_type_660;
-typedef _gostring_ swig_type_661;
-typedef _goslice_ swig_type_662;
+typedef _goslice_ swig_type_661;
+typedef long long swig_type_662;
 typedef _gostring_ swig_type_663;
-typedef long long swig_type_664;
+typedef _goslice_ swig_type_664;
 typedef _gostring_ swig_type_665;
-typedef _goslice_ swig_type_666;
+typedef _gostring_ swig_type_666;
 typedef _gostring_ swig_type_667;
-typedef long long swig_type_668;
+typedef _goslice_ swig_type_668;
 typedef _gostring_ swig_type_669;
 typedef _goslice_ swig_type_670;
 typedef _gostring_ swig_type_671;
-typedef long long swig_type_672;
-typedef _gostring_ swig_type_673;
-typedef _goslice_ swig_type_674;
-typedef _goslice_ swig_type_675;
+typedef _goslice_ swig_type_672;
+typedef _goslice_ swig_type_673;
+typedef _gostring_ swig_type_674;
+typedef long long swig_type_675;
 typedef _gostring_ swig_type_676;
-typedef _gostring_ swig_type_677;
+typedef _goslice_ swig_type_677;
 typedef _gostring_ swig_type_678;
-typedef _goslice_ swig_type_679;
-typedef _goslice_ swig_type_680;
+typedef long long swig_type_679;
+typedef _gostring_ swig_type_680;
 typedef _goslice_ swig_type_681;
-typedef _goslice_ swig_type_682;
-typedef _gostring_ swig_type_683;
+typedef _gostring_ swig_type_682;
+typedef long long swig_type_683;
 typedef _gostring_ swig_type_684;
-typedef _gostring_ swig_type_685;
+typedef _goslice_ swig_type_685;
 typedef _gostring_ swig_type_686;
-typedef _gostring_ swig_type_687;
+typedef long long swig_type_687;
 typedef _gostring_ swig_type_688;
 typedef _goslice_ swig_type_689;
-typedef _gostring_ swig_type_690;
-typedef _goslice_ swig_type_691;
+typedef _goslice_ swig_type_690;
+typedef _gostring_ swig_type_691;
 typedef _gostring_ swig_type_692;
-typedef _goslice_ swig_type_693;
-typedef _gostring_ swig_type_694;
+typedef _gostring_ swig_type_693;
+typedef _goslice_ swig_type_694;
 typedef _goslice_ swig_type_695;
-typedef _gostring_ swig_type_696;
+typedef _goslice_ swig_type_696;
 typedef _goslice_ swig_type_697;
-typedef long long swig_type_698;
-typedef _goslice_ swig_type_699;
-typedef _goslice_ swig_type_700;
+typedef _gostring_ swig_type_698;
+typedef _gostring_ swig_type_699;
+typedef _gostring_ swig_type_700;
 typedef _gostring_ swig_type_701;
-typedef _goslice_ swig_type_702;
-typedef long long swig_type_703;
+typedef _gostring_ swig_type_702;
+typedef _gostring_ swig_type_703;
 typedef _goslice_ swig_type_704;
 typedef _gostring_ swig_type_705;
 typedef _goslice_ swig_type_706;
-typedef long long swig_type_707;
+typedef _gostring_ swig_type_707;
 typedef _goslice_ swig_type_708;
-typedef _goslice_ swig_type_709;
-typedef long long swig_type_710;
-typedef _goslice_ swig_type_711;
-typedef _gostring_ swig_type_712;
-typedef _goslice_ swig_type_713;
-typedef long long swig_type_714;
+typedef _gostring_ swig_type_709;
+typedef _goslice_ swig_type_710;
+typedef _gostring_ swig_type_711;
+typedef _goslice_ swig_type_712;
+typedef long long swig_type_713;
+typedef _goslice_ swig_type_714;
 typedef _goslice_ swig_type_715;
-typedef _goslice_ swig_type_716;
-typedef long long swig_type_717;
-typedef _goslice_ swig_type_718;
-typedef _gostring_ swig_type_719;
-typedef _goslice_ swig_type_720;
-typedef _gostring_ swig_type_721;
-typedef _goslice_ swig_type_722;
-typedef _gostring_ swig_type_723;
+typedef _gostring_ swig_type_716;
+typedef _goslice_ swig_type_717;
+typedef long long swig_type_718;
+typedef _goslice_ swig_type_719;
+typedef _gostring_ swig_type_720;
+typedef _goslice_ swig_type_721;
+typedef long long swig_type_722;
+typedef _goslice_ swig_type_723;
 typedef _goslice_ swig_type_724;
-typedef _gostring_ swig_type_725;
-typedef long long swig_type_726;
+typedef long long swig_type_725;
+typedef _goslice_ swig_type_726;
 typedef _gostring_ swig_type_727;
-typedef _gostring_ swig_type_728;
-typedef _goslice_ swig_type_729;
-typedef _gostring_ swig_type_730;
+typedef _goslice_ swig_type_728;
+typedef long long swig_type_729;
+typedef _goslice_ swig_type_730;
 typedef _goslice_ swig_type_731;
-typedef _gostring_ swig_type_732;
+typedef long long swig_type_732;
 typedef _goslice_ swig_type_733;
-typedef long long swig_type_734;
+typedef _gostring_ swig_type_734;
 typedef _goslice_ swig_type_735;
-typedef long long swig_type_736;
+typedef _gostring_ swig_type_736;
 typedef _goslice_ swig_type_737;
 typedef _gostring_ swig_type_738;
-typedef _gostring_ swig_type_739;
+typedef _goslice_ swig_type_739;
 typedef _gostring_ swig_type_740;
-typedef _goslice_ swig_type_741;
-typedef long long swig_type_742;
-typedef _goslice_ swig_type_743;
-typedef _gostring_ swig_type_744;
+typedef long long swig_type_741;
+typedef _gostring_ swig_type_742;
+typedef _gostring_ swig_type_743;
+typedef _goslice_ swig_type_744;
 typedef _gostring_ swig_type_745;
-typedef _gostring_ swig_type_746;
+typedef _goslice_ swig_type_746;
 typedef _gostring_ swig_type_747;
-typedef _gostring_ swig_type_748;
-typedef _goslice_ swig_type_749;
-typedef _gostring_ swig_type_750;
+typedef _goslice_ swig_type_748;
+typedef long long swig_type_749;
+typedef _goslice_ swig_type_750;
 typedef long long swig_type_751;
-typedef _gostring_ swig_type_752;
-typedef long long swig_type_753;
-typedef long long swig_type_754;
+typedef _goslice_ swig_type_752;
+typedef _gostring_ swig_type_753;
+typedef _gostring_ swig_type_754;
 typedef _gostring_ swig_type_755;
 typedef _goslice_ swig_type_756;
-typedef _gostring_ swig_type_757;
-typedef _gostring_ swig_type_758;
+typedef long long swig_type_757;
+typedef _goslice_ swig_type_758;
 typedef _gostring_ swig_type_759;
 typedef _gostring_ swig_type_760;
 typedef _gostring_ swig_type_761;
-typedef _goslice_ swig_type_762;
+typedef _gostring_ swig_type_762;
 typedef _gostring_ swig_type_763;
 typedef _goslice_ swig_type_764;
-typedef _goslice_ swig_type_765;
-typedef _goslice_ swig_type_766;
+typedef _gostring_ swig_type_765;
+typedef long long swig_type_766;
 typedef _gostring_ swig_type_767;
 typedef long long swig_type_768;
-typedef _goslice_ swig_type_769;
-typedef _goslice_ swig_type_770;
-typedef _gostring_ swig_type_771;
-typedef _goslice_ swig_type_772;
+typedef long long swig_type_769;
+typedef _gostring_ swig_type_770;
+typedef _goslice_ swig_type_771;
+typedef _gostring_ swig_type_772;
 typedef _gostring_ swig_type_773;
-typedef _goslice_ swig_type_774;
-typedef long long swig_type_775;
-typedef _goslice_ swig_type_776;
-typedef _gostring_ swig_type_777;
-typedef long long swig_type_778;
-typedef _gostring_ swig_type_779;
+typedef _gostring_ swig_type_774;
+typedef _gostring_ swig_type_775;
+typedef _gostring_ swig_type_776;
+typedef _goslice_ swig_type_777;
+typedef _gostring_ swig_type_778;
+typedef _goslice_ swig_type_779;
 typedef _goslice_ swig_type_780;
-typedef _gostring_ swig_type_781;
+typedef _goslice_ swig_type_781;
 typedef _gostring_ swig_type_782;
-typedef _gostring_ swig_type_783;
+typedef long long swig_type_783;
 typedef _goslice_ swig_type_784;
-typedef long long swig_type_785;
-typedef long long swig_type_786;
-typedef long long swig_type_787;
-typedef long long swig_type_788;
+typedef _goslice_ swig_type_785;
+typedef _gostring_ swig_type_786;
+typedef _goslice_ swig_type_787;
+typedef _gostring_ swig_type_788;
 typedef _goslice_ swig_type_789;
-typedef _gostring_ swig_type_790;
-typedef long long swig_type_791;
-typedef _goslice_ swig_type_792;
-typedef _goslice_ swig_type_793;
-typedef _goslice_ swig_type_794;
+typedef long long swig_type_790;
+typedef _goslice_ swig_type_791;
+typedef _gostring_ swig_type_792;
+typedef long long swig_type_793;
+typedef _gostring_ swig_type_794;
 typedef _goslice_ swig_type_795;
-typedef _goslice_ swig_type_796;
+typedef _gostring_ swig_type_796;
 typedef _gostring_ swig_type_797;
-typedef long long swig_type_798;
+typedef _gostring_ swig_type_798;
 typedef _goslice_ swig_type_799;
 typedef long long swig_type_800;
-typedef _goslice_ swig_type_801;
-typedef _gostring_ swig_type_802;
+typedef long long swig_type_801;
+typedef long long swig_type_802;
 typedef long long swig_type_803;
-typedef _gostring_ swig_type_804;
-typedef _goslice_ swig_type_805;
-typedef _gostring_ swig_type_806;
-typedef long long swig_type_807;
-typedef _gostring_ swig_type_808;
+typedef _goslice_ swig_type_804;
+typedef _gostring_ swig_type_805;
+typedef long long swig_type_806;
+typedef _goslice_ swig_type_807;
+typedef _goslice_ swig_type_808;
 typedef _goslice_ swig_type_809;
-typedef long long swig_type_810;
-typedef _gostring_ swig_type_811;
-typedef _goslice_ swig_type_812;
+typedef _goslice_ swig_type_810;
+typedef _goslice_ swig_type_811;
+typedef _gostring_ swig_type_812;
 typedef long long swig_type_813;
-typedef _gostring_ swig_type_814;
-typedef _goslice_ swig_type_815;
+typedef _goslice_ swig_type_814;
+typedef long long swig_type_815;
 typedef _goslice_ swig_type_816;
-typedef _goslice_ swig_type_817;
-typedef _gostring_ swig_type_818;
-typedef long long swig_type_819;
-typedef _gostring_ swig_type_820;
-typedef _goslice_ swig_type_821;
+typedef _gostring_ swig_type_817;
+typedef long long swig_type_818;
+typedef _gostring_ swig_type_819;
+typedef _goslice_ swig_type_820;
+typedef _gostring_ swig_type_821;
 typedef long long swig_type_822;
 typedef _gostring_ swig_type_823;
 typedef _goslice_ swig_type_824;
-typedef _gostring_ swig_type_825;
-typedef long long swig_type_826;
-typedef _gostring_ swig_type_827;
-typedef _gostring_ swig_type_828;
-typedef long long swig_type_829;
-typedef _gostring_ swig_type_830;
-typedef long long swig_type_831;
-typedef _gostring_ swig_type_832;
-typedef _goslice_ swig_type_833;
-typedef _goslice_ swig_type_834;
-typedef _goslice_ swig_type_835;
-typedef _gostring_ swig_type_836;
-typedef _gostring_ swig_type_837;
+typedef long long swig_type_825;
+typedef _gostring_ swig_type_826;
+typedef _goslice_ swig_type_827;
+typedef long long swig_type_828;
+typedef _gostring_ swig_type_829;
+typedef _goslice_ swig_type_830;
+typedef _goslice_ swig_type_831;
+typedef _goslice_ swig_type_832;
+typedef _gostring_ swig_type_833;
+typedef long long swig_type_834;
+typedef _gostring_ swig_type_835;
+typedef _goslice_ swig_type_836;
+typedef long long swig_type_837;
 typedef _gostring_ swig_type_838;
 typedef _goslice_ swig_type_839;
 typedef _gostring_ swig_type_840;
-typedef _gostring_ swig_type_841;
-typedef long long swig_type_842;
+typedef long long swig_type_841;
+typedef _gostring_ swig_type_842;
 typedef _gostring_ swig_type_843;
-typedef _gostring_ swig_type_844;
+typedef long long swig_type_844;
 typedef _gostring_ swig_type_845;
-typedef _gostring_ swig_type_846;
-typedef _goslice_ swig_type_847;
-typedef _gostring_ swig_type_848;
-typedef _gostring_ swig_type_849;
-typedef _gostring_ swig_type_850;
-typedef _goslice_ swig_type_851;
+typedef long long swig_type_846;
+typedef _gostring_ swig_type_847;
+typedef _goslice_ swig_type_848;
+typedef _goslice_ swig_type_849;
+typedef _goslice_ swig_type_850;
+typedef _gostring_ swig_type_851;
 typedef _gostring_ swig_type_852;
 typedef _gostring_ swig_type_853;
-typedef _gostring_ swig_type_854;
-typedef _goslice_ swig_type_855;
+typedef _goslice_ swig_type_854;
+typedef _gostring_ swig_type_855;
 typedef _gostring_ swig_type_856;
-typedef _gostring_ swig_type_857;
+typedef long long swig_type_857;
 typedef _gostring_ swig_type_858;
 typedef _gostring_ swig_type_859;
 typedef _gostring_ swig_type_860;
 typedef _gostring_ swig_type_861;
-typedef _gostring_ swig_type_862;
-typedef long long swig_type_863;
+typedef _goslice_ swig_type_862;
+typedef _gostring_ swig_type_863;
 typedef _gostring_ swig_type_864;
 typedef _gostring_ swig_type_865;
-typedef _gostring_ swig_type_866;
-typedef _goslice_ swig_type_867;
+typedef _goslice_ swig_type_866;
+typedef _gostring_ swig_type_867;
+typedef _gostring_ swig_type_868;
+typedef _gostring_ swig_type_869;
+typedef _goslice_ swig_type_870;
+typedef _gostring_ swig_type_871;
+typedef _gostring_ swig_type_872;
+typedef _gostring_ swig_type_873;
+typedef _gostring_ swig_type_874;
+typedef _gostring_ swig_type_875;
+typedef _gostring_ swig_type_876;
+typedef _gostring_ swig_type_877;
+typedef long long swig_type_878;
+typedef _gostring_ swig_type_879;
+typedef _gostring_ swig_type_880;
+typedef _gostring_ swig_type_881;
+typedef _goslice_ swig_type_882;
 extern void _wrap_Swig_free_capi_f8186da7160cc715(uintptr_t arg1);
 extern uintptr_t _wrap_Swig_malloc_capi_f8186da7160cc715(swig_intgo arg1);
 extern swig_intgo _wrap_weft_binding_abi_version_capi_f8186da7160cc715(void);
@@ -968,209 +983,211 @@ extern swig_type_176 _wrap_weft_symbol_get_name_capi_f8186da7160cc715(uintptr_t 
 extern swig_type_178 _wrap_weft_symbol_get_attr_capi_f8186da7160cc715(uintptr_t arg1, swig_type_179 arg2, swig_type_180 arg3);
 extern swig_type_181 _wrap_weft_symbol_set_attr_capi_f8186da7160cc715(uintptr_t arg1, swig_type_182 arg2, swig_type_183 arg3);
 extern swig_type_184 _wrap_weft_symbol_list_attr_capi_f8186da7160cc715(uintptr_t arg1, swig_intgo arg2, swig_type_185 arg3, swig_type_186 arg4);
-extern swig_type_187 _wrap_weft_symbol_to_json_capi_f8186da7160cc715(uintptr_t arg1, swig_type_188 arg2);
-extern swig_type_189 _wrap_weft_symbol_save_file_capi_f8186da7160cc715(uintptr_t arg1, swig_type_190 arg2);
-extern swig_type_191 _wrap_weft_symbol_from_json_capi_f8186da7160cc715(swig_type_192 arg1, swig_type_193 arg2);
-extern swig_type_194 _wrap_weft_symbol_from_json_file_capi_f8186da7160cc715(swig_type_195 arg1, swig_type_196 arg2);
-extern swig_type_197 _wrap_weft_symbol_json_info_capi_f8186da7160cc715(uintptr_t arg1, swig_type_198 arg2, swig_type_199 arg3, swig_type_200 arg4, swig_type_201 arg5);
-extern swig_type_202 _wrap_weft_symbol_infer_shape_partial_capi_f8186da7160cc715(uintptr_t arg1, swig_type_203 arg2, swig_type_204 arg3, swig_type_205 arg4, swig_type_206 arg5, swig_type_207 arg6);
-extern swig_type_208 _wrap_weft_symbol_infer_shape_capi_f8186da7160cc715(uintptr_t arg1, swig_type_209 arg2, swig_type_210 arg3, swig_type_211 arg4, swig_type_212 arg5, swig_type_213 arg6);
-extern swig_type_214 _wrap_weft_shape_result_complete_capi_f8186da7160cc715(uintptr_t arg1, swig_type_215 arg2);
-extern swig_type_216 _wrap_weft_shape_result_count_capi_f8186da7160cc715(uintptr_t arg1, swig_intgo arg2, swig_type_217 arg3);
-extern swig_type_218 _wrap_weft_shape_result_name_capi_f8186da7160cc715(uintptr_t arg1, swig_intgo arg2, swig_type_219 arg3, swig_type_220 arg4);
-extern swig_type_221 _wrap_weft_shape_result_ndim_capi_f8186da7160cc715(uintptr_t arg1, swig_intgo arg2, swig_type_222 arg3, swig_type_223 arg4);
-extern swig_type_224 _wrap_weft_shape_result_dims_capi_f8186da7160cc715(uintptr_t arg1, swig_intgo arg2, swig_type_225 arg3, swig_type_226 arg4, swig_type_227 arg5);
-extern swig_type_228 _wrap_weft_shape_result_num_unknown_capi_f8186da7160cc715(uintptr_t arg1, swig_type_229 arg2);
-extern swig_type_230 _wrap_weft_shape_result_unknown_name_capi_f8186da7160cc715(uintptr_t arg1, swig_type_231 arg2, swig_type_232 arg3);
-extern swig_type_233 _wrap_weft_shape_result_free_capi_f8186da7160cc715(uintptr_t arg1);
-extern swig_type_234 _wrap_weft_symbol_infer_type_partial_capi_f8186da7160cc715(uintptr_t arg1, swig_type_235 arg2, swig_type_236 arg3, swig_type_237 arg4, swig_type_238 arg5);
-extern swig_type_239 _wrap_weft_symbol_infer_type_capi_f8186da7160cc715(uintptr_t arg1, swig_type_240 arg2, swig_type_241 arg3, swig_type_242 arg4, swig_type_243 arg5);
-extern swig_type_244 _wrap_weft_type_result_complete_capi_f8186da7160cc715(uintptr_t arg1, swig_type_245 arg2);
-extern swig_type_246 _wrap_weft_type_result_count_capi_f8186da7160cc715(uintptr_t arg1, swig_intgo arg2, swig_type_247 arg3);
-extern swig_type_248 _wrap_weft_type_result_name_capi_f8186da7160cc715(uintptr_t arg1, swig_intgo arg2, swig_type_249 arg3, swig_type_250 arg4);
-extern swig_type_251 _wrap_weft_type_result_dtype_capi_f8186da7160cc715(uintptr_t arg1, swig_intgo arg2, swig_type_252 arg3, swig_type_253 arg4);
-extern swig_type_254 _wrap_weft_type_result_num_unknown_capi_f8186da7160cc715(uintptr_t arg1, swig_type_255 arg2);
-extern swig_type_256 _wrap_weft_type_result_unknown_name_capi_f8186da7160cc715(uintptr_t arg1, swig_type_257 arg2, swig_type_258 arg3);
-extern swig_type_259 _wrap_weft_type_result_free_capi_f8186da7160cc715(uintptr_t arg1);
-extern swig_type_260 _wrap_weft_symbol_place_device_capi_f8186da7160cc715(uintptr_t arg1, swig_intgo arg2, swig_intgo arg3, swig_intgo arg4, swig_type_261 arg5, swig_type_262 arg6, swig_type_263 arg7, swig_type_264 arg8, swig_type_265 arg9, swig_type_266 arg10, swig_type_267 arg11, swig_type_268 arg12, swig_type_269 arg13, swig_type_270 arg14, swig_type_271 arg15, swig_type_272 arg16);
-extern swig_type_273 _wrap_weft_symbol_place_device_graph_capi_f8186da7160cc715(uintptr_t arg1, swig_intgo arg2, swig_intgo arg3, swig_intgo arg4, swig_type_274 arg5, swig_type_275 arg6, swig_type_276 arg7, swig_type_277 arg8, swig_type_278 arg9, swig_type_279 arg10, swig_type_280 arg11, swig_type_281 arg12, swig_type_282 arg13, swig_type_283 arg14);
-extern swig_type_284 _wrap_weft_executor_simple_bind_capi_f8186da7160cc715(uintptr_t arg1, swig_intgo arg2, swig_intgo arg3, swig_type_285 arg4, swig_type_286 arg5, swig_type_287 arg6, swig_type_288 arg7, swig_type_289 arg8, swig_type_290 arg9, swig_type_291 arg10, swig_type_292 arg11, swig_type_293 arg12);
-extern swig_type_294 _wrap_weft_executor_bind_capi_f8186da7160cc715(uintptr_t arg1, swig_intgo arg2, swig_intgo arg3, swig_type_295 arg4, swig_type_296 arg5, swig_type_297 arg6, swig_type_298 arg7, swig_type_299 arg8, swig_type_300 arg9, swig_type_301 arg10);
-extern swig_type_302 _wrap_weft_executor_simple_bind_group2ctx_capi_f8186da7160cc715(uintptr_t arg1, swig_intgo arg2, swig_intgo arg3, swig_type_303 arg4, swig_type_304 arg5, swig_type_305 arg6, swig_type_306 arg7, swig_type_307 arg8, swig_type_308 arg9, swig_type_309 arg10, swig_type_310 arg11, swig_type_311 arg12, swig_type_312 arg13, swig_type_313 arg14, swig_type_314 arg15, swig_type_315 arg16);
-extern swig_type_316 _wrap_weft_executor_bind_group2ctx_capi_f8186da7160cc715(uintptr_t arg1, swig_intgo arg2, swig_intgo arg3, swig_type_317 arg4, swig_type_318 arg5, swig_type_319 arg6, swig_type_320 arg7, swig_type_321 arg8, swig_type_322 arg9, swig_type_323 arg10, swig_type_324 arg11, swig_type_325 arg12, swig_type_326 arg13, swig_type_327 arg14);
-extern swig_type_328 _wrap_weft_executor_forward_capi_f8186da7160cc715(uintptr_t arg1, swig_intgo arg2);
-extern swig_type_329 _wrap_weft_executor_backward_capi_f8186da7160cc715(uintptr_t arg1, swig_type_330 arg2, swig_type_331 arg3);
-extern swig_type_332 _wrap_weft_executor_outputs_capi_f8186da7160cc715(uintptr_t arg1, swig_type_333 arg2);
-extern swig_type_334 _wrap_weft_executor_arg_arrays_capi_f8186da7160cc715(uintptr_t arg1, swig_type_335 arg2);
-extern swig_type_336 _wrap_weft_executor_grad_arrays_capi_f8186da7160cc715(uintptr_t arg1, swig_type_337 arg2);
-extern swig_type_338 _wrap_weft_executor_aux_arrays_capi_f8186da7160cc715(uintptr_t arg1, swig_type_339 arg2);
-extern swig_type_340 _wrap_weft_executor_reshape_capi_f8186da7160cc715(uintptr_t arg1, swig_type_341 arg2, swig_type_342 arg3, swig_type_343 arg4, swig_type_344 arg5, swig_intgo arg6, swig_intgo arg7, swig_type_345 arg8);
-extern swig_type_346 _wrap_weft_executor_print_capi_f8186da7160cc715(uintptr_t arg1, swig_type_347 arg2);
-extern swig_type_348 _wrap_weft_executor_memory_capi_f8186da7160cc715(uintptr_t arg1, swig_type_349 arg2);
-extern swig_type_350 _wrap_weft_executor_placement_capi_f8186da7160cc715(uintptr_t arg1, swig_type_351 arg2, swig_type_352 arg3, swig_type_353 arg4);
-extern swig_type_354 _wrap_weft_executor_float32_nodes_capi_f8186da7160cc715(uintptr_t arg1, swig_type_355 arg2);
-extern swig_type_356 _wrap_weft_executor_set_monitor_callback_capi_f8186da7160cc715(uintptr_t arg1, swig_type_357 arg2, swig_voidp arg3, swig_intgo arg4);
-extern swig_type_358 _wrap_weft_ndarray_monitor_stat_capi_f8186da7160cc715(uintptr_t arg1, swig_type_359 arg2);
-extern swig_type_360 _wrap_weft_executor_free_capi_f8186da7160cc715(uintptr_t arg1);
-extern swig_type_361 _wrap_weft_executor_options_create_capi_f8186da7160cc715(swig_type_362 arg1);
-extern swig_type_363 _wrap_weft_executor_options_free_capi_f8186da7160cc715(uintptr_t arg1);
-extern swig_type_364 _wrap_weft_executor_options_set_match_range_capi_f8186da7160cc715(uintptr_t arg1, swig_intgo arg2);
-extern swig_type_365 _wrap_weft_executor_options_set_num_groups_capi_f8186da7160cc715(uintptr_t arg1, swig_intgo arg2);
-extern swig_type_366 _wrap_weft_executor_options_set_bulk_max_nodes_capi_f8186da7160cc715(uintptr_t arg1, swig_intgo arg2);
-extern swig_type_367 _wrap_weft_executor_options_set_optimize_inference_capi_f8186da7160cc715(uintptr_t arg1, swig_intgo arg2);
-extern swig_type_368 _wrap_weft_executor_options_set_allow_fallback_capi_f8186da7160cc715(uintptr_t arg1, swig_intgo arg2);
-extern swig_type_369 _wrap_weft_executor_options_add_group_capi_f8186da7160cc715(uintptr_t arg1, swig_type_370 arg2, swig_intgo arg3, swig_intgo arg4);
-extern swig_type_371 _wrap_weft_executor_options_set_grad_req_capi_f8186da7160cc715(uintptr_t arg1, swig_type_372 arg2, swig_intgo arg3);
-extern swig_type_373 _wrap_weft_executor_simple_bind_with_options_capi_f8186da7160cc715(uintptr_t arg1, swig_intgo arg2, swig_intgo arg3, swig_type_374 arg4, swig_type_375 arg5, swig_type_376 arg6, swig_type_377 arg7, swig_type_378 arg8, swig_type_379 arg9, swig_type_380 arg10, uintptr_t arg11, swig_type_381 arg12);
-extern swig_type_382 _wrap_weft_executor_bind_with_options_capi_f8186da7160cc715(uintptr_t arg1, swig_intgo arg2, swig_intgo arg3, swig_type_383 arg4, swig_type_384 arg5, swig_type_385 arg6, swig_type_386 arg7, swig_type_387 arg8, swig_type_388 arg9, uintptr_t arg10, swig_type_389 arg11);
-extern swig_type_390 _wrap_weft_engine_configure_capi_f8186da7160cc715(swig_intgo arg1, swig_intgo arg2);
-extern swig_type_391 _wrap_weft_engine_info_capi_f8186da7160cc715(swig_type_392 arg1, swig_type_393 arg2);
-extern swig_type_394 _wrap_weft_engine_var_create_capi_f8186da7160cc715(uintptr_t arg1);
-extern swig_type_395 _wrap_weft_engine_var_free_capi_f8186da7160cc715(uintptr_t arg1);
-extern swig_type_396 _wrap_weft_engine_var_version_capi_f8186da7160cc715(uintptr_t arg1, swig_type_397 arg2);
-extern swig_type_398 _wrap_weft_engine_push_sync_capi_f8186da7160cc715(swig_type_399 arg1, swig_voidp arg2, swig_type_400 arg3, uintptr_t arg4, swig_type_401 arg5, uintptr_t arg6, swig_type_402 arg7, swig_type_403 arg8);
-extern swig_type_404 _wrap_weft_engine_push_async_capi_f8186da7160cc715(swig_type_405 arg1, swig_voidp arg2, swig_type_406 arg3, uintptr_t arg4, swig_type_407 arg5, uintptr_t arg6, swig_type_408 arg7, swig_type_409 arg8);
-extern swig_type_410 _wrap_weft_engine_complete_capi_f8186da7160cc715(uintptr_t arg1, swig_type_411 arg2);
-extern swig_type_412 _wrap_weft_engine_var_wait_capi_f8186da7160cc715(uintptr_t arg1);
-extern swig_type_413 _wrap_weft_idx_load_capi_f8186da7160cc715(swig_type_414 arg1, swig_type_415 arg2);
-extern swig_type_416 _wrap_weft_mnist_load_capi_f8186da7160cc715(swig_type_417 arg1, swig_type_418 arg2, swig_type_419 arg3, swig_type_420 arg4);
-extern swig_type_421 _wrap_weft_data_iter_create_ndarray_capi_f8186da7160cc715(swig_type_422 arg1, swig_type_423 arg2, swig_type_424 arg3, swig_type_425 arg4, swig_type_426 arg5, swig_type_427 arg6, swig_intgo arg7, swig_intgo arg8, swig_type_428 arg9, swig_type_429 arg10, swig_type_430 arg11);
-extern swig_type_431 _wrap_weft_data_iter_create_capi_f8186da7160cc715(swig_type_432 arg1, swig_type_433 arg2, swig_type_434 arg3, swig_type_435 arg4, swig_type_436 arg5);
-extern swig_type_437 _wrap_weft_data_iter_list_capi_f8186da7160cc715(swig_type_438 arg1);
-extern swig_type_439 _wrap_weft_data_iter_info_capi_f8186da7160cc715(swig_type_440 arg1, swig_type_441 arg2, swig_type_442 arg3);
-extern swig_type_443 _wrap_weft_data_iter_param_capi_f8186da7160cc715(swig_type_444 arg1, swig_type_445 arg2, swig_type_446 arg3, swig_type_447 arg4, swig_type_448 arg5, swig_type_449 arg6);
-extern swig_type_450 _wrap_weft_data_iter_next_capi_f8186da7160cc715(uintptr_t arg1, swig_type_451 arg2);
-extern swig_type_452 _wrap_weft_data_iter_reset_capi_f8186da7160cc715(uintptr_t arg1);
-extern swig_type_453 _wrap_weft_data_iter_data_capi_f8186da7160cc715(uintptr_t arg1, swig_type_454 arg2);
-extern swig_type_455 _wrap_weft_data_iter_label_capi_f8186da7160cc715(uintptr_t arg1, swig_type_456 arg2);
-extern swig_type_457 _wrap_weft_data_iter_pad_capi_f8186da7160cc715(uintptr_t arg1, swig_type_458 arg2);
-extern swig_type_459 _wrap_weft_data_iter_index_capi_f8186da7160cc715(uintptr_t arg1, swig_type_460 arg2, swig_type_461 arg3, swig_type_462 arg4);
-extern swig_type_463 _wrap_weft_data_iter_batch_size_capi_f8186da7160cc715(uintptr_t arg1, swig_type_464 arg2);
-extern swig_type_465 _wrap_weft_data_iter_free_capi_f8186da7160cc715(uintptr_t arg1);
-extern swig_type_466 _wrap_weft_metric_create_capi_f8186da7160cc715(swig_type_467 arg1, swig_type_468 arg2, swig_type_469 arg3, swig_type_470 arg4, swig_type_471 arg5);
-extern swig_type_472 _wrap_weft_metric_composite_add_capi_f8186da7160cc715(uintptr_t arg1, swig_type_473 arg2, swig_type_474 arg3, swig_type_475 arg4, swig_type_476 arg5);
-extern swig_type_477 _wrap_weft_metric_update_capi_f8186da7160cc715(uintptr_t arg1, swig_type_478 arg2, swig_type_479 arg3, swig_type_480 arg4, swig_type_481 arg5);
-extern swig_type_482 _wrap_weft_metric_num_values_capi_f8186da7160cc715(uintptr_t arg1, swig_type_483 arg2);
-extern swig_type_484 _wrap_weft_metric_get_capi_f8186da7160cc715(uintptr_t arg1, swig_type_485 arg2, swig_type_486 arg3, swig_type_487 arg4, swig_type_488 arg5);
-extern swig_type_489 _wrap_weft_metric_reset_capi_f8186da7160cc715(uintptr_t arg1);
-extern swig_type_490 _wrap_weft_metric_free_capi_f8186da7160cc715(uintptr_t arg1);
-extern swig_type_491 _wrap_weft_checkpoint_save_capi_f8186da7160cc715(swig_type_492 arg1, swig_intgo arg2, uintptr_t arg3, swig_type_493 arg4, swig_type_494 arg5, swig_type_495 arg6, swig_type_496 arg7, swig_type_497 arg8, swig_type_498 arg9);
-extern swig_type_499 _wrap_weft_checkpoint_load_capi_f8186da7160cc715(swig_type_500 arg1, swig_intgo arg2, swig_type_501 arg3, swig_type_502 arg4, swig_type_503 arg5);
-extern swig_type_504 _wrap_weft_initializer_create_capi_f8186da7160cc715(swig_type_505 arg1, swig_type_506 arg2, swig_type_507 arg3, swig_type_508 arg4, swig_type_509 arg5, swig_type_510 arg6);
-extern swig_type_511 _wrap_weft_initializer_init_capi_f8186da7160cc715(uintptr_t arg1, swig_type_512 arg2, uintptr_t arg3);
-extern swig_type_513 _wrap_weft_initializer_free_capi_f8186da7160cc715(uintptr_t arg1);
-extern swig_type_514 _wrap_weft_optimizer_create_capi_f8186da7160cc715(swig_type_515 arg1, swig_type_516 arg2, swig_type_517 arg3, swig_type_518 arg4, swig_type_519 arg5);
-extern swig_type_520 _wrap_weft_optimizer_set_lr_scheduler_capi_f8186da7160cc715(uintptr_t arg1, swig_type_521 arg2, swig_type_522 arg3, swig_type_523 arg4, float arg5, float arg6);
-extern swig_type_524 _wrap_weft_optimizer_set_lr_scheduler_ex_capi_f8186da7160cc715(uintptr_t arg1, swig_type_525 arg2, swig_type_526 arg3, swig_type_527 arg4, swig_type_528 arg5);
-extern swig_type_529 _wrap_weft_optimizer_set_multipliers_capi_f8186da7160cc715(uintptr_t arg1, uintptr_t arg2);
-extern swig_type_530 _wrap_weft_optimizer_set_rescale_grad_capi_f8186da7160cc715(uintptr_t arg1, float arg2);
-extern swig_type_531 _wrap_weft_optimizer_update_capi_f8186da7160cc715(uintptr_t arg1, swig_intgo arg2, swig_type_532 arg3, uintptr_t arg4, uintptr_t arg5);
-extern swig_type_533 _wrap_weft_optimizer_num_update_capi_f8186da7160cc715(uintptr_t arg1, swig_type_534 arg2);
-extern swig_type_535 _wrap_weft_optimizer_learning_rate_capi_f8186da7160cc715(uintptr_t arg1, swig_type_536 arg2, swig_type_537 arg3);
-extern swig_type_538 _wrap_weft_optimizer_free_capi_f8186da7160cc715(uintptr_t arg1);
-extern swig_type_539 _wrap_weft_optimizer_save_states_capi_f8186da7160cc715(uintptr_t arg1, swig_type_540 arg2);
-extern swig_type_541 _wrap_weft_optimizer_load_states_capi_f8186da7160cc715(uintptr_t arg1, swig_type_542 arg2);
-extern swig_type_543 _wrap_weft_module_create_capi_f8186da7160cc715(uintptr_t arg1, swig_type_544 arg2, swig_type_545 arg3, swig_type_546 arg4, swig_type_547 arg5, swig_intgo arg6, swig_intgo arg7, swig_type_548 arg8);
-extern swig_type_549 _wrap_weft_module_set_fixed_params_capi_f8186da7160cc715(uintptr_t arg1, swig_type_550 arg2, swig_type_551 arg3);
-extern swig_type_552 _wrap_weft_module_bind_capi_f8186da7160cc715(uintptr_t arg1, uintptr_t arg2, swig_intgo arg3);
-extern swig_type_553 _wrap_weft_module_init_params_capi_f8186da7160cc715(uintptr_t arg1, uintptr_t arg2, uintptr_t arg3, uintptr_t arg4, swig_intgo arg5);
-extern swig_type_554 _wrap_weft_module_init_optimizer_capi_f8186da7160cc715(uintptr_t arg1, uintptr_t arg2);
-extern swig_type_555 _wrap_weft_module_forward_capi_f8186da7160cc715(uintptr_t arg1, uintptr_t arg2, swig_intgo arg3);
-extern swig_type_556 _wrap_weft_module_backward_capi_f8186da7160cc715(uintptr_t arg1);
-extern swig_type_557 _wrap_weft_module_update_capi_f8186da7160cc715(uintptr_t arg1);
-extern swig_type_558 _wrap_weft_module_update_metric_capi_f8186da7160cc715(uintptr_t arg1, uintptr_t arg2, uintptr_t arg3);
-extern swig_type_559 _wrap_weft_module_outputs_capi_f8186da7160cc715(uintptr_t arg1, swig_type_560 arg2);
-extern swig_type_561 _wrap_weft_module_params_capi_f8186da7160cc715(uintptr_t arg1, swig_type_562 arg2, swig_type_563 arg3);
-extern swig_type_564 _wrap_weft_module_fit_capi_f8186da7160cc715(uintptr_t arg1, uintptr_t arg2, uintptr_t arg3, uintptr_t arg4, swig_intgo arg5, swig_intgo arg6, swig_intgo arg7, swig_type_565 arg8, swig_type_566 arg9);
-extern swig_type_567 _wrap_weft_fit_session_create_capi_f8186da7160cc715(uintptr_t arg1, uintptr_t arg2, uintptr_t arg3, uintptr_t arg4, swig_intgo arg5, swig_intgo arg6, swig_intgo arg7, swig_type_568 arg8, swig_type_569 arg9);
-extern swig_type_570 _wrap_weft_fit_session_next_capi_f8186da7160cc715(uintptr_t arg1, swig_type_571 arg2);
-extern swig_type_572 _wrap_weft_fit_session_stop_capi_f8186da7160cc715(uintptr_t arg1);
-extern swig_type_573 _wrap_weft_fit_session_batch_capi_f8186da7160cc715(uintptr_t arg1, swig_type_574 arg2, swig_type_575 arg3, swig_type_576 arg4, swig_type_577 arg5, swig_type_578 arg6);
-extern swig_type_579 _wrap_weft_fit_session_epoch_capi_f8186da7160cc715(uintptr_t arg1, swig_type_580 arg2, swig_type_581 arg3, swig_type_582 arg4, swig_type_583 arg5, swig_type_584 arg6, swig_type_585 arg7);
-extern swig_type_586 _wrap_weft_fit_session_epoch_metric_capi_f8186da7160cc715(uintptr_t arg1, swig_intgo arg2, swig_type_587 arg3, swig_type_588 arg4, swig_type_589 arg5, swig_type_590 arg6);
-extern swig_type_591 _wrap_weft_fit_session_free_capi_f8186da7160cc715(uintptr_t arg1);
-extern swig_type_592 _wrap_weft_module_score_capi_f8186da7160cc715(uintptr_t arg1, uintptr_t arg2, uintptr_t arg3);
-extern swig_type_593 _wrap_weft_module_save_checkpoint_capi_f8186da7160cc715(uintptr_t arg1, swig_type_594 arg2, swig_intgo arg3);
-extern swig_type_595 _wrap_weft_module_free_capi_f8186da7160cc715(uintptr_t arg1);
-extern swig_type_596 _wrap_weft_predictor_create_capi_f8186da7160cc715(swig_type_597 arg1, swig_voidp arg2, swig_type_598 arg3, swig_type_599 arg4, swig_type_600 arg5, swig_type_601 arg6, swig_type_602 arg7, swig_intgo arg8, swig_intgo arg9, swig_type_603 arg10, swig_type_604 arg11, swig_type_605 arg12, swig_type_606 arg13, swig_type_607 arg14, swig_type_608 arg15);
-extern swig_type_609 _wrap_weft_predictor_create_from_files_capi_f8186da7160cc715(swig_type_610 arg1, swig_type_611 arg2, swig_type_612 arg3, swig_type_613 arg4, swig_type_614 arg5, swig_type_615 arg6, swig_intgo arg7, swig_intgo arg8, swig_type_616 arg9, swig_type_617 arg10, swig_type_618 arg11, swig_type_619 arg12, swig_type_620 arg13, swig_type_621 arg14);
-extern swig_type_622 _wrap_weft_predictor_list_inputs_capi_f8186da7160cc715(uintptr_t arg1, swig_type_623 arg2);
-extern swig_type_624 _wrap_weft_predictor_list_outputs_capi_f8186da7160cc715(uintptr_t arg1, swig_type_625 arg2);
-extern swig_type_626 _wrap_weft_predictor_output_shape_capi_f8186da7160cc715(uintptr_t arg1, swig_type_627 arg2, swig_type_628 arg3, swig_type_629 arg4, swig_type_630 arg5, swig_type_631 arg6, swig_type_632 arg7, swig_type_633 arg8);
-extern swig_type_634 _wrap_weft_predictor_predict_packed_capi_f8186da7160cc715(uintptr_t arg1, swig_type_635 arg2, swig_voidp arg3, swig_type_636 arg4, swig_type_637 arg5, swig_type_638 arg6, swig_type_639 arg7, swig_voidp arg8, swig_type_640 arg9);
-extern swig_type_641 _wrap_weft_predictor_predict_float_capi_f8186da7160cc715(uintptr_t arg1, swig_type_642 arg2, swig_type_643 arg3, swig_type_644 arg4, swig_type_645 arg5, swig_type_646 arg6, swig_type_647 arg7);
-extern swig_type_648 _wrap_weft_predictor_stats_capi_f8186da7160cc715(uintptr_t arg1, swig_type_649 arg2);
-extern swig_type_650 _wrap_weft_predictor_free_capi_f8186da7160cc715(uintptr_t arg1);
-extern swig_type_651 _wrap_weft_kvstore_create_capi_f8186da7160cc715(swig_type_652 arg1, swig_type_653 arg2);
-extern swig_type_654 _wrap_weft_kvstore_type_capi_f8186da7160cc715(uintptr_t arg1, swig_type_655 arg2);
-extern swig_type_656 _wrap_weft_kvstore_rank_capi_f8186da7160cc715(uintptr_t arg1, swig_type_657 arg2, swig_type_658 arg3);
-extern swig_type_659 _wrap_weft_kvstore_init_capi_f8186da7160cc715(uintptr_t arg1, swig_type_660 arg2, swig_type_661 arg3, swig_type_662 arg4);
-extern swig_type_663 _wrap_weft_kvstore_push_capi_f8186da7160cc715(uintptr_t arg1, swig_type_664 arg2, swig_type_665 arg3, swig_type_666 arg4, swig_intgo arg5);
-extern swig_type_667 _wrap_weft_kvstore_pull_capi_f8186da7160cc715(uintptr_t arg1, swig_type_668 arg2, swig_type_669 arg3, swig_type_670 arg4, swig_intgo arg5);
-extern swig_type_671 _wrap_weft_kvstore_pushpull_capi_f8186da7160cc715(uintptr_t arg1, swig_type_672 arg2, swig_type_673 arg3, swig_type_674 arg4, swig_type_675 arg5, swig_intgo arg6);
-extern swig_type_676 _wrap_weft_kvstore_set_optimizer_capi_f8186da7160cc715(uintptr_t arg1, uintptr_t arg2);
-extern swig_type_677 _wrap_weft_kvstore_set_updater_queue_capi_f8186da7160cc715(uintptr_t arg1, swig_intgo arg2);
-extern swig_type_678 _wrap_weft_kvstore_next_update_capi_f8186da7160cc715(uintptr_t arg1, swig_type_679 arg2, swig_type_680 arg3, swig_type_681 arg4, swig_type_682 arg5);
-extern swig_type_683 _wrap_weft_kvstore_barrier_capi_f8186da7160cc715(uintptr_t arg1);
-extern swig_type_684 _wrap_weft_kvstore_free_capi_f8186da7160cc715(uintptr_t arg1);
-extern swig_type_685 _wrap_weft_module_init_optimizer_kvstore_capi_f8186da7160cc715(uintptr_t arg1, uintptr_t arg2, uintptr_t arg3);
-extern swig_type_686 _wrap_weft_data_iter_select_part_capi_f8186da7160cc715(uintptr_t arg1, swig_intgo arg2, swig_intgo arg3);
-extern swig_type_687 _wrap_weft_kvstore_finalize_capi_f8186da7160cc715(void);
-extern swig_type_688 _wrap_weft_autograd_set_is_recording_capi_f8186da7160cc715(swig_intgo arg1, swig_type_689 arg2);
-extern swig_type_690 _wrap_weft_autograd_set_is_training_capi_f8186da7160cc715(swig_intgo arg1, swig_type_691 arg2);
-extern swig_type_692 _wrap_weft_autograd_is_recording_capi_f8186da7160cc715(swig_type_693 arg1);
-extern swig_type_694 _wrap_weft_autograd_is_training_capi_f8186da7160cc715(swig_type_695 arg1);
-extern swig_type_696 _wrap_weft_autograd_mark_variables_capi_f8186da7160cc715(swig_type_697 arg1, swig_type_698 arg2, swig_type_699 arg3, swig_type_700 arg4);
-extern swig_type_701 _wrap_weft_autograd_backward_capi_f8186da7160cc715(swig_type_702 arg1, swig_type_703 arg2, swig_type_704 arg3, swig_intgo arg4, swig_intgo arg5);
-extern swig_type_705 _wrap_weft_autograd_grad_capi_f8186da7160cc715(swig_type_706 arg1, swig_type_707 arg2, swig_type_708 arg3, swig_type_709 arg4, swig_type_710 arg5, swig_intgo arg6, swig_intgo arg7, swig_type_711 arg8);
-extern swig_type_712 _wrap_weft_autograd_grad_ex_capi_f8186da7160cc715(swig_type_713 arg1, swig_type_714 arg2, swig_type_715 arg3, swig_type_716 arg4, swig_type_717 arg5, swig_intgo arg6, swig_intgo arg7, swig_intgo arg8, swig_type_718 arg9);
-extern swig_type_719 _wrap_weft_ndarray_get_grad_capi_f8186da7160cc715(uintptr_t arg1, swig_type_720 arg2);
-extern swig_type_721 _wrap_weft_ndarray_detach_capi_f8186da7160cc715(uintptr_t arg1, swig_type_722 arg2);
-extern swig_type_723 _wrap_weft_autograd_get_symbol_capi_f8186da7160cc715(uintptr_t arg1, swig_type_724 arg2);
-extern swig_type_725 _wrap_weft_cached_op_create_capi_f8186da7160cc715(uintptr_t arg1, swig_type_726 arg2, swig_type_727 arg3, swig_type_728 arg4, swig_type_729 arg5);
-extern swig_type_730 _wrap_weft_cached_op_list_inputs_capi_f8186da7160cc715(uintptr_t arg1, swig_type_731 arg2);
-extern swig_type_732 _wrap_weft_cached_op_invoke_capi_f8186da7160cc715(uintptr_t arg1, swig_type_733 arg2, swig_type_734 arg3, swig_type_735 arg4, swig_type_736 arg5, swig_type_737 arg6);
-extern swig_type_738 _wrap_weft_cached_op_free_capi_f8186da7160cc715(uintptr_t arg1);
-extern swig_type_739 _wrap_weft_trainer_create_capi_f8186da7160cc715(swig_type_740 arg1, swig_type_741 arg2, swig_type_742 arg3, uintptr_t arg4, swig_type_743 arg5);
-extern swig_type_744 _wrap_weft_trainer_step_capi_f8186da7160cc715(uintptr_t arg1, swig_intgo arg2);
-extern swig_type_745 _wrap_weft_trainer_free_capi_f8186da7160cc715(uintptr_t arg1);
-extern swig_type_746 _wrap_weft_recordio_writer_create_capi_f8186da7160cc715(swig_type_747 arg1, swig_type_748 arg2, swig_type_749 arg3);
-extern swig_type_750 _wrap_weft_recordio_writer_write_capi_f8186da7160cc715(uintptr_t arg1, swig_voidp arg2, swig_type_751 arg3);
-extern swig_type_752 _wrap_weft_recordio_writer_write_idx_capi_f8186da7160cc715(uintptr_t arg1, swig_type_753 arg2, swig_voidp arg3, swig_type_754 arg4);
-extern swig_type_755 _wrap_weft_recordio_writer_tell_capi_f8186da7160cc715(uintptr_t arg1, swig_type_756 arg2);
-extern swig_type_757 _wrap_weft_recordio_writer_close_capi_f8186da7160cc715(uintptr_t arg1);
-extern swig_type_758 _wrap_weft_recordio_writer_free_capi_f8186da7160cc715(uintptr_t arg1);
-extern swig_type_759 _wrap_weft_recordio_reader_create_capi_f8186da7160cc715(swig_type_760 arg1, swig_type_761 arg2, swig_type_762 arg3);
-extern swig_type_763 _wrap_weft_recordio_reader_read_capi_f8186da7160cc715(uintptr_t arg1, swig_type_764 arg2, swig_type_765 arg3, swig_type_766 arg4);
-extern swig_type_767 _wrap_weft_recordio_reader_read_idx_capi_f8186da7160cc715(uintptr_t arg1, swig_type_768 arg2, swig_type_769 arg3, swig_type_770 arg4);
-extern swig_type_771 _wrap_weft_recordio_reader_num_keys_capi_f8186da7160cc715(uintptr_t arg1, swig_type_772 arg2);
-extern swig_type_773 _wrap_weft_recordio_reader_keys_capi_f8186da7160cc715(uintptr_t arg1, swig_type_774 arg2, swig_type_775 arg3, swig_type_776 arg4);
-extern swig_type_777 _wrap_weft_recordio_reader_seek_capi_f8186da7160cc715(uintptr_t arg1, swig_type_778 arg2);
-extern swig_type_779 _wrap_weft_recordio_reader_tell_capi_f8186da7160cc715(uintptr_t arg1, swig_type_780 arg2);
-extern swig_type_781 _wrap_weft_recordio_reader_reset_capi_f8186da7160cc715(uintptr_t arg1);
-extern swig_type_782 _wrap_weft_recordio_reader_free_capi_f8186da7160cc715(uintptr_t arg1);
-extern swig_type_783 _wrap_weft_recordio_pack_header_capi_f8186da7160cc715(float arg1, swig_type_784 arg2, swig_type_785 arg3, swig_type_786 arg4, swig_type_787 arg5, swig_voidp arg6, swig_type_788 arg7, swig_type_789 arg8);
-extern swig_type_790 _wrap_weft_recordio_unpack_header_capi_f8186da7160cc715(swig_voidp arg1, swig_type_791 arg2, swig_type_792 arg3, swig_type_793 arg4, swig_type_794 arg5, swig_type_795 arg6, swig_type_796 arg7);
-extern swig_type_797 _wrap_weft_recordio_unpack_labels_capi_f8186da7160cc715(swig_voidp arg1, swig_type_798 arg2, swig_type_799 arg3, swig_type_800 arg4, swig_type_801 arg5);
-extern swig_type_802 _wrap_weft_image_reencode_capi_f8186da7160cc715(swig_voidp arg1, swig_type_803 arg2, swig_intgo arg3, swig_intgo arg4, swig_intgo arg5, swig_type_804 arg6, swig_intgo arg7, swig_type_805 arg8);
-extern swig_type_806 _wrap_weft_amp_convert_model_capi_f8186da7160cc715(uintptr_t arg1, swig_type_807 arg2, swig_type_808 arg3, swig_type_809 arg4, swig_type_810 arg5, swig_type_811 arg6, swig_type_812 arg7, swig_intgo arg8, swig_type_813 arg9, swig_type_814 arg10, swig_intgo arg11, swig_type_815 arg12, swig_type_816 arg13, swig_type_817 arg14);
-extern swig_type_818 _wrap_weft_quantize_model_capi_f8186da7160cc715(uintptr_t arg1, swig_type_819 arg2, swig_type_820 arg3, swig_type_821 arg4, swig_type_822 arg5, swig_type_823 arg6, swig_type_824 arg7, uintptr_t arg8, swig_type_825 arg9, swig_type_826 arg10, swig_type_827 arg11, swig_type_828 arg12, swig_intgo arg13, swig_type_829 arg14, swig_type_830 arg15, swig_type_831 arg16, swig_type_832 arg17, swig_type_833 arg18, swig_type_834 arg19, swig_type_835 arg20);
-extern swig_type_836 _wrap_weft_custom_op_unregister_capi_f8186da7160cc715(swig_type_837 arg1);
-extern swig_type_838 _wrap_weft_custom_op_list_capi_f8186da7160cc715(swig_type_839 arg1);
-extern swig_type_840 _wrap_weft_ndarray_get_data_capi_f8186da7160cc715(uintptr_t arg1, swig_voidp arg2);
-extern swig_type_841 _wrap_weft_profiler_set_config_capi_f8186da7160cc715(swig_type_842 arg1, swig_type_843 arg2, swig_type_844 arg3);
-extern swig_type_845 _wrap_weft_profiler_set_state_capi_f8186da7160cc715(swig_intgo arg1);
-extern swig_type_846 _wrap_weft_profiler_get_state_capi_f8186da7160cc715(swig_type_847 arg1);
-extern swig_type_848 _wrap_weft_profiler_pause_capi_f8186da7160cc715(swig_intgo arg1);
-extern swig_type_849 _wrap_weft_profiler_dump_capi_f8186da7160cc715(swig_intgo arg1);
-extern swig_type_850 _wrap_weft_profiler_trace_capi_f8186da7160cc715(swig_type_851 arg1);
-extern swig_type_852 _wrap_weft_profiler_aggregate_capi_f8186da7160cc715(swig_intgo arg1, swig_type_853 arg2, swig_type_854 arg3, swig_intgo arg4, swig_type_855 arg5);
-extern swig_type_856 _wrap_weft_profiler_range_push_capi_f8186da7160cc715(swig_type_857 arg1);
-extern swig_type_858 _wrap_weft_profiler_range_pop_capi_f8186da7160cc715(void);
-extern swig_type_859 _wrap_weft_profiler_set_marker_capi_f8186da7160cc715(swig_type_860 arg1);
-extern swig_type_861 _wrap_weft_profiler_set_counter_capi_f8186da7160cc715(swig_type_862 arg1, swig_type_863 arg2);
-extern swig_type_864 _wrap_weft_load_library_capi_f8186da7160cc715(swig_type_865 arg1);
-extern swig_type_866 _wrap_weft_loaded_ops_capi_f8186da7160cc715(swig_type_867 arg1);
+extern swig_type_187 _wrap_weft_symbol_summary_capi_f8186da7160cc715(uintptr_t arg1, swig_type_188 arg2, swig_type_189 arg3, swig_type_190 arg4, swig_type_191 arg5, swig_type_192 arg6);
+extern swig_type_193 _wrap_weft_symbol_to_dot_capi_f8186da7160cc715(uintptr_t arg1, swig_type_194 arg2, swig_type_195 arg3, swig_type_196 arg4, swig_type_197 arg5, swig_type_198 arg6, swig_type_199 arg7, swig_type_200 arg8, swig_type_201 arg9);
+extern swig_type_202 _wrap_weft_symbol_to_json_capi_f8186da7160cc715(uintptr_t arg1, swig_type_203 arg2);
+extern swig_type_204 _wrap_weft_symbol_save_file_capi_f8186da7160cc715(uintptr_t arg1, swig_type_205 arg2);
+extern swig_type_206 _wrap_weft_symbol_from_json_capi_f8186da7160cc715(swig_type_207 arg1, swig_type_208 arg2);
+extern swig_type_209 _wrap_weft_symbol_from_json_file_capi_f8186da7160cc715(swig_type_210 arg1, swig_type_211 arg2);
+extern swig_type_212 _wrap_weft_symbol_json_info_capi_f8186da7160cc715(uintptr_t arg1, swig_type_213 arg2, swig_type_214 arg3, swig_type_215 arg4, swig_type_216 arg5);
+extern swig_type_217 _wrap_weft_symbol_infer_shape_partial_capi_f8186da7160cc715(uintptr_t arg1, swig_type_218 arg2, swig_type_219 arg3, swig_type_220 arg4, swig_type_221 arg5, swig_type_222 arg6);
+extern swig_type_223 _wrap_weft_symbol_infer_shape_capi_f8186da7160cc715(uintptr_t arg1, swig_type_224 arg2, swig_type_225 arg3, swig_type_226 arg4, swig_type_227 arg5, swig_type_228 arg6);
+extern swig_type_229 _wrap_weft_shape_result_complete_capi_f8186da7160cc715(uintptr_t arg1, swig_type_230 arg2);
+extern swig_type_231 _wrap_weft_shape_result_count_capi_f8186da7160cc715(uintptr_t arg1, swig_intgo arg2, swig_type_232 arg3);
+extern swig_type_233 _wrap_weft_shape_result_name_capi_f8186da7160cc715(uintptr_t arg1, swig_intgo arg2, swig_type_234 arg3, swig_type_235 arg4);
+extern swig_type_236 _wrap_weft_shape_result_ndim_capi_f8186da7160cc715(uintptr_t arg1, swig_intgo arg2, swig_type_237 arg3, swig_type_238 arg4);
+extern swig_type_239 _wrap_weft_shape_result_dims_capi_f8186da7160cc715(uintptr_t arg1, swig_intgo arg2, swig_type_240 arg3, swig_type_241 arg4, swig_type_242 arg5);
+extern swig_type_243 _wrap_weft_shape_result_num_unknown_capi_f8186da7160cc715(uintptr_t arg1, swig_type_244 arg2);
+extern swig_type_245 _wrap_weft_shape_result_unknown_name_capi_f8186da7160cc715(uintptr_t arg1, swig_type_246 arg2, swig_type_247 arg3);
+extern swig_type_248 _wrap_weft_shape_result_free_capi_f8186da7160cc715(uintptr_t arg1);
+extern swig_type_249 _wrap_weft_symbol_infer_type_partial_capi_f8186da7160cc715(uintptr_t arg1, swig_type_250 arg2, swig_type_251 arg3, swig_type_252 arg4, swig_type_253 arg5);
+extern swig_type_254 _wrap_weft_symbol_infer_type_capi_f8186da7160cc715(uintptr_t arg1, swig_type_255 arg2, swig_type_256 arg3, swig_type_257 arg4, swig_type_258 arg5);
+extern swig_type_259 _wrap_weft_type_result_complete_capi_f8186da7160cc715(uintptr_t arg1, swig_type_260 arg2);
+extern swig_type_261 _wrap_weft_type_result_count_capi_f8186da7160cc715(uintptr_t arg1, swig_intgo arg2, swig_type_262 arg3);
+extern swig_type_263 _wrap_weft_type_result_name_capi_f8186da7160cc715(uintptr_t arg1, swig_intgo arg2, swig_type_264 arg3, swig_type_265 arg4);
+extern swig_type_266 _wrap_weft_type_result_dtype_capi_f8186da7160cc715(uintptr_t arg1, swig_intgo arg2, swig_type_267 arg3, swig_type_268 arg4);
+extern swig_type_269 _wrap_weft_type_result_num_unknown_capi_f8186da7160cc715(uintptr_t arg1, swig_type_270 arg2);
+extern swig_type_271 _wrap_weft_type_result_unknown_name_capi_f8186da7160cc715(uintptr_t arg1, swig_type_272 arg2, swig_type_273 arg3);
+extern swig_type_274 _wrap_weft_type_result_free_capi_f8186da7160cc715(uintptr_t arg1);
+extern swig_type_275 _wrap_weft_symbol_place_device_capi_f8186da7160cc715(uintptr_t arg1, swig_intgo arg2, swig_intgo arg3, swig_intgo arg4, swig_type_276 arg5, swig_type_277 arg6, swig_type_278 arg7, swig_type_279 arg8, swig_type_280 arg9, swig_type_281 arg10, swig_type_282 arg11, swig_type_283 arg12, swig_type_284 arg13, swig_type_285 arg14, swig_type_286 arg15, swig_type_287 arg16);
+extern swig_type_288 _wrap_weft_symbol_place_device_graph_capi_f8186da7160cc715(uintptr_t arg1, swig_intgo arg2, swig_intgo arg3, swig_intgo arg4, swig_type_289 arg5, swig_type_290 arg6, swig_type_291 arg7, swig_type_292 arg8, swig_type_293 arg9, swig_type_294 arg10, swig_type_295 arg11, swig_type_296 arg12, swig_type_297 arg13, swig_type_298 arg14);
+extern swig_type_299 _wrap_weft_executor_simple_bind_capi_f8186da7160cc715(uintptr_t arg1, swig_intgo arg2, swig_intgo arg3, swig_type_300 arg4, swig_type_301 arg5, swig_type_302 arg6, swig_type_303 arg7, swig_type_304 arg8, swig_type_305 arg9, swig_type_306 arg10, swig_type_307 arg11, swig_type_308 arg12);
+extern swig_type_309 _wrap_weft_executor_bind_capi_f8186da7160cc715(uintptr_t arg1, swig_intgo arg2, swig_intgo arg3, swig_type_310 arg4, swig_type_311 arg5, swig_type_312 arg6, swig_type_313 arg7, swig_type_314 arg8, swig_type_315 arg9, swig_type_316 arg10);
+extern swig_type_317 _wrap_weft_executor_simple_bind_group2ctx_capi_f8186da7160cc715(uintptr_t arg1, swig_intgo arg2, swig_intgo arg3, swig_type_318 arg4, swig_type_319 arg5, swig_type_320 arg6, swig_type_321 arg7, swig_type_322 arg8, swig_type_323 arg9, swig_type_324 arg10, swig_type_325 arg11, swig_type_326 arg12, swig_type_327 arg13, swig_type_328 arg14, swig_type_329 arg15, swig_type_330 arg16);
+extern swig_type_331 _wrap_weft_executor_bind_group2ctx_capi_f8186da7160cc715(uintptr_t arg1, swig_intgo arg2, swig_intgo arg3, swig_type_332 arg4, swig_type_333 arg5, swig_type_334 arg6, swig_type_335 arg7, swig_type_336 arg8, swig_type_337 arg9, swig_type_338 arg10, swig_type_339 arg11, swig_type_340 arg12, swig_type_341 arg13, swig_type_342 arg14);
+extern swig_type_343 _wrap_weft_executor_forward_capi_f8186da7160cc715(uintptr_t arg1, swig_intgo arg2);
+extern swig_type_344 _wrap_weft_executor_backward_capi_f8186da7160cc715(uintptr_t arg1, swig_type_345 arg2, swig_type_346 arg3);
+extern swig_type_347 _wrap_weft_executor_outputs_capi_f8186da7160cc715(uintptr_t arg1, swig_type_348 arg2);
+extern swig_type_349 _wrap_weft_executor_arg_arrays_capi_f8186da7160cc715(uintptr_t arg1, swig_type_350 arg2);
+extern swig_type_351 _wrap_weft_executor_grad_arrays_capi_f8186da7160cc715(uintptr_t arg1, swig_type_352 arg2);
+extern swig_type_353 _wrap_weft_executor_aux_arrays_capi_f8186da7160cc715(uintptr_t arg1, swig_type_354 arg2);
+extern swig_type_355 _wrap_weft_executor_reshape_capi_f8186da7160cc715(uintptr_t arg1, swig_type_356 arg2, swig_type_357 arg3, swig_type_358 arg4, swig_type_359 arg5, swig_intgo arg6, swig_intgo arg7, swig_type_360 arg8);
+extern swig_type_361 _wrap_weft_executor_print_capi_f8186da7160cc715(uintptr_t arg1, swig_type_362 arg2);
+extern swig_type_363 _wrap_weft_executor_memory_capi_f8186da7160cc715(uintptr_t arg1, swig_type_364 arg2);
+extern swig_type_365 _wrap_weft_executor_placement_capi_f8186da7160cc715(uintptr_t arg1, swig_type_366 arg2, swig_type_367 arg3, swig_type_368 arg4);
+extern swig_type_369 _wrap_weft_executor_float32_nodes_capi_f8186da7160cc715(uintptr_t arg1, swig_type_370 arg2);
+extern swig_type_371 _wrap_weft_executor_set_monitor_callback_capi_f8186da7160cc715(uintptr_t arg1, swig_type_372 arg2, swig_voidp arg3, swig_intgo arg4);
+extern swig_type_373 _wrap_weft_ndarray_monitor_stat_capi_f8186da7160cc715(uintptr_t arg1, swig_type_374 arg2);
+extern swig_type_375 _wrap_weft_executor_free_capi_f8186da7160cc715(uintptr_t arg1);
+extern swig_type_376 _wrap_weft_executor_options_create_capi_f8186da7160cc715(swig_type_377 arg1);
+extern swig_type_378 _wrap_weft_executor_options_free_capi_f8186da7160cc715(uintptr_t arg1);
+extern swig_type_379 _wrap_weft_executor_options_set_match_range_capi_f8186da7160cc715(uintptr_t arg1, swig_intgo arg2);
+extern swig_type_380 _wrap_weft_executor_options_set_num_groups_capi_f8186da7160cc715(uintptr_t arg1, swig_intgo arg2);
+extern swig_type_381 _wrap_weft_executor_options_set_bulk_max_nodes_capi_f8186da7160cc715(uintptr_t arg1, swig_intgo arg2);
+extern swig_type_382 _wrap_weft_executor_options_set_optimize_inference_capi_f8186da7160cc715(uintptr_t arg1, swig_intgo arg2);
+extern swig_type_383 _wrap_weft_executor_options_set_allow_fallback_capi_f8186da7160cc715(uintptr_t arg1, swig_intgo arg2);
+extern swig_type_384 _wrap_weft_executor_options_add_group_capi_f8186da7160cc715(uintptr_t arg1, swig_type_385 arg2, swig_intgo arg3, swig_intgo arg4);
+extern swig_type_386 _wrap_weft_executor_options_set_grad_req_capi_f8186da7160cc715(uintptr_t arg1, swig_type_387 arg2, swig_intgo arg3);
+extern swig_type_388 _wrap_weft_executor_simple_bind_with_options_capi_f8186da7160cc715(uintptr_t arg1, swig_intgo arg2, swig_intgo arg3, swig_type_389 arg4, swig_type_390 arg5, swig_type_391 arg6, swig_type_392 arg7, swig_type_393 arg8, swig_type_394 arg9, swig_type_395 arg10, uintptr_t arg11, swig_type_396 arg12);
+extern swig_type_397 _wrap_weft_executor_bind_with_options_capi_f8186da7160cc715(uintptr_t arg1, swig_intgo arg2, swig_intgo arg3, swig_type_398 arg4, swig_type_399 arg5, swig_type_400 arg6, swig_type_401 arg7, swig_type_402 arg8, swig_type_403 arg9, uintptr_t arg10, swig_type_404 arg11);
+extern swig_type_405 _wrap_weft_engine_configure_capi_f8186da7160cc715(swig_intgo arg1, swig_intgo arg2);
+extern swig_type_406 _wrap_weft_engine_info_capi_f8186da7160cc715(swig_type_407 arg1, swig_type_408 arg2);
+extern swig_type_409 _wrap_weft_engine_var_create_capi_f8186da7160cc715(uintptr_t arg1);
+extern swig_type_410 _wrap_weft_engine_var_free_capi_f8186da7160cc715(uintptr_t arg1);
+extern swig_type_411 _wrap_weft_engine_var_version_capi_f8186da7160cc715(uintptr_t arg1, swig_type_412 arg2);
+extern swig_type_413 _wrap_weft_engine_push_sync_capi_f8186da7160cc715(swig_type_414 arg1, swig_voidp arg2, swig_type_415 arg3, uintptr_t arg4, swig_type_416 arg5, uintptr_t arg6, swig_type_417 arg7, swig_type_418 arg8);
+extern swig_type_419 _wrap_weft_engine_push_async_capi_f8186da7160cc715(swig_type_420 arg1, swig_voidp arg2, swig_type_421 arg3, uintptr_t arg4, swig_type_422 arg5, uintptr_t arg6, swig_type_423 arg7, swig_type_424 arg8);
+extern swig_type_425 _wrap_weft_engine_complete_capi_f8186da7160cc715(uintptr_t arg1, swig_type_426 arg2);
+extern swig_type_427 _wrap_weft_engine_var_wait_capi_f8186da7160cc715(uintptr_t arg1);
+extern swig_type_428 _wrap_weft_idx_load_capi_f8186da7160cc715(swig_type_429 arg1, swig_type_430 arg2);
+extern swig_type_431 _wrap_weft_mnist_load_capi_f8186da7160cc715(swig_type_432 arg1, swig_type_433 arg2, swig_type_434 arg3, swig_type_435 arg4);
+extern swig_type_436 _wrap_weft_data_iter_create_ndarray_capi_f8186da7160cc715(swig_type_437 arg1, swig_type_438 arg2, swig_type_439 arg3, swig_type_440 arg4, swig_type_441 arg5, swig_type_442 arg6, swig_intgo arg7, swig_intgo arg8, swig_type_443 arg9, swig_type_444 arg10, swig_type_445 arg11);
+extern swig_type_446 _wrap_weft_data_iter_create_capi_f8186da7160cc715(swig_type_447 arg1, swig_type_448 arg2, swig_type_449 arg3, swig_type_450 arg4, swig_type_451 arg5);
+extern swig_type_452 _wrap_weft_data_iter_list_capi_f8186da7160cc715(swig_type_453 arg1);
+extern swig_type_454 _wrap_weft_data_iter_info_capi_f8186da7160cc715(swig_type_455 arg1, swig_type_456 arg2, swig_type_457 arg3);
+extern swig_type_458 _wrap_weft_data_iter_param_capi_f8186da7160cc715(swig_type_459 arg1, swig_type_460 arg2, swig_type_461 arg3, swig_type_462 arg4, swig_type_463 arg5, swig_type_464 arg6);
+extern swig_type_465 _wrap_weft_data_iter_next_capi_f8186da7160cc715(uintptr_t arg1, swig_type_466 arg2);
+extern swig_type_467 _wrap_weft_data_iter_reset_capi_f8186da7160cc715(uintptr_t arg1);
+extern swig_type_468 _wrap_weft_data_iter_data_capi_f8186da7160cc715(uintptr_t arg1, swig_type_469 arg2);
+extern swig_type_470 _wrap_weft_data_iter_label_capi_f8186da7160cc715(uintptr_t arg1, swig_type_471 arg2);
+extern swig_type_472 _wrap_weft_data_iter_pad_capi_f8186da7160cc715(uintptr_t arg1, swig_type_473 arg2);
+extern swig_type_474 _wrap_weft_data_iter_index_capi_f8186da7160cc715(uintptr_t arg1, swig_type_475 arg2, swig_type_476 arg3, swig_type_477 arg4);
+extern swig_type_478 _wrap_weft_data_iter_batch_size_capi_f8186da7160cc715(uintptr_t arg1, swig_type_479 arg2);
+extern swig_type_480 _wrap_weft_data_iter_free_capi_f8186da7160cc715(uintptr_t arg1);
+extern swig_type_481 _wrap_weft_metric_create_capi_f8186da7160cc715(swig_type_482 arg1, swig_type_483 arg2, swig_type_484 arg3, swig_type_485 arg4, swig_type_486 arg5);
+extern swig_type_487 _wrap_weft_metric_composite_add_capi_f8186da7160cc715(uintptr_t arg1, swig_type_488 arg2, swig_type_489 arg3, swig_type_490 arg4, swig_type_491 arg5);
+extern swig_type_492 _wrap_weft_metric_update_capi_f8186da7160cc715(uintptr_t arg1, swig_type_493 arg2, swig_type_494 arg3, swig_type_495 arg4, swig_type_496 arg5);
+extern swig_type_497 _wrap_weft_metric_num_values_capi_f8186da7160cc715(uintptr_t arg1, swig_type_498 arg2);
+extern swig_type_499 _wrap_weft_metric_get_capi_f8186da7160cc715(uintptr_t arg1, swig_type_500 arg2, swig_type_501 arg3, swig_type_502 arg4, swig_type_503 arg5);
+extern swig_type_504 _wrap_weft_metric_reset_capi_f8186da7160cc715(uintptr_t arg1);
+extern swig_type_505 _wrap_weft_metric_free_capi_f8186da7160cc715(uintptr_t arg1);
+extern swig_type_506 _wrap_weft_checkpoint_save_capi_f8186da7160cc715(swig_type_507 arg1, swig_intgo arg2, uintptr_t arg3, swig_type_508 arg4, swig_type_509 arg5, swig_type_510 arg6, swig_type_511 arg7, swig_type_512 arg8, swig_type_513 arg9);
+extern swig_type_514 _wrap_weft_checkpoint_load_capi_f8186da7160cc715(swig_type_515 arg1, swig_intgo arg2, swig_type_516 arg3, swig_type_517 arg4, swig_type_518 arg5);
+extern swig_type_519 _wrap_weft_initializer_create_capi_f8186da7160cc715(swig_type_520 arg1, swig_type_521 arg2, swig_type_522 arg3, swig_type_523 arg4, swig_type_524 arg5, swig_type_525 arg6);
+extern swig_type_526 _wrap_weft_initializer_init_capi_f8186da7160cc715(uintptr_t arg1, swig_type_527 arg2, uintptr_t arg3);
+extern swig_type_528 _wrap_weft_initializer_free_capi_f8186da7160cc715(uintptr_t arg1);
+extern swig_type_529 _wrap_weft_optimizer_create_capi_f8186da7160cc715(swig_type_530 arg1, swig_type_531 arg2, swig_type_532 arg3, swig_type_533 arg4, swig_type_534 arg5);
+extern swig_type_535 _wrap_weft_optimizer_set_lr_scheduler_capi_f8186da7160cc715(uintptr_t arg1, swig_type_536 arg2, swig_type_537 arg3, swig_type_538 arg4, float arg5, float arg6);
+extern swig_type_539 _wrap_weft_optimizer_set_lr_scheduler_ex_capi_f8186da7160cc715(uintptr_t arg1, swig_type_540 arg2, swig_type_541 arg3, swig_type_542 arg4, swig_type_543 arg5);
+extern swig_type_544 _wrap_weft_optimizer_set_multipliers_capi_f8186da7160cc715(uintptr_t arg1, uintptr_t arg2);
+extern swig_type_545 _wrap_weft_optimizer_set_rescale_grad_capi_f8186da7160cc715(uintptr_t arg1, float arg2);
+extern swig_type_546 _wrap_weft_optimizer_update_capi_f8186da7160cc715(uintptr_t arg1, swig_intgo arg2, swig_type_547 arg3, uintptr_t arg4, uintptr_t arg5);
+extern swig_type_548 _wrap_weft_optimizer_num_update_capi_f8186da7160cc715(uintptr_t arg1, swig_type_549 arg2);
+extern swig_type_550 _wrap_weft_optimizer_learning_rate_capi_f8186da7160cc715(uintptr_t arg1, swig_type_551 arg2, swig_type_552 arg3);
+extern swig_type_553 _wrap_weft_optimizer_free_capi_f8186da7160cc715(uintptr_t arg1);
+extern swig_type_554 _wrap_weft_optimizer_save_states_capi_f8186da7160cc715(uintptr_t arg1, swig_type_555 arg2);
+extern swig_type_556 _wrap_weft_optimizer_load_states_capi_f8186da7160cc715(uintptr_t arg1, swig_type_557 arg2);
+extern swig_type_558 _wrap_weft_module_create_capi_f8186da7160cc715(uintptr_t arg1, swig_type_559 arg2, swig_type_560 arg3, swig_type_561 arg4, swig_type_562 arg5, swig_intgo arg6, swig_intgo arg7, swig_type_563 arg8);
+extern swig_type_564 _wrap_weft_module_set_fixed_params_capi_f8186da7160cc715(uintptr_t arg1, swig_type_565 arg2, swig_type_566 arg3);
+extern swig_type_567 _wrap_weft_module_bind_capi_f8186da7160cc715(uintptr_t arg1, uintptr_t arg2, swig_intgo arg3);
+extern swig_type_568 _wrap_weft_module_init_params_capi_f8186da7160cc715(uintptr_t arg1, uintptr_t arg2, uintptr_t arg3, uintptr_t arg4, swig_intgo arg5);
+extern swig_type_569 _wrap_weft_module_init_optimizer_capi_f8186da7160cc715(uintptr_t arg1, uintptr_t arg2);
+extern swig_type_570 _wrap_weft_module_forward_capi_f8186da7160cc715(uintptr_t arg1, uintptr_t arg2, swig_intgo arg3);
+extern swig_type_571 _wrap_weft_module_backward_capi_f8186da7160cc715(uintptr_t arg1);
+extern swig_type_572 _wrap_weft_module_update_capi_f8186da7160cc715(uintptr_t arg1);
+extern swig_type_573 _wrap_weft_module_update_metric_capi_f8186da7160cc715(uintptr_t arg1, uintptr_t arg2, uintptr_t arg3);
+extern swig_type_574 _wrap_weft_module_outputs_capi_f8186da7160cc715(uintptr_t arg1, swig_type_575 arg2);
+extern swig_type_576 _wrap_weft_module_params_capi_f8186da7160cc715(uintptr_t arg1, swig_type_577 arg2, swig_type_578 arg3);
+extern swig_type_579 _wrap_weft_module_fit_capi_f8186da7160cc715(uintptr_t arg1, uintptr_t arg2, uintptr_t arg3, uintptr_t arg4, swig_intgo arg5, swig_intgo arg6, swig_intgo arg7, swig_type_580 arg8, swig_type_581 arg9);
+extern swig_type_582 _wrap_weft_fit_session_create_capi_f8186da7160cc715(uintptr_t arg1, uintptr_t arg2, uintptr_t arg3, uintptr_t arg4, swig_intgo arg5, swig_intgo arg6, swig_intgo arg7, swig_type_583 arg8, swig_type_584 arg9);
+extern swig_type_585 _wrap_weft_fit_session_next_capi_f8186da7160cc715(uintptr_t arg1, swig_type_586 arg2);
+extern swig_type_587 _wrap_weft_fit_session_stop_capi_f8186da7160cc715(uintptr_t arg1);
+extern swig_type_588 _wrap_weft_fit_session_batch_capi_f8186da7160cc715(uintptr_t arg1, swig_type_589 arg2, swig_type_590 arg3, swig_type_591 arg4, swig_type_592 arg5, swig_type_593 arg6);
+extern swig_type_594 _wrap_weft_fit_session_epoch_capi_f8186da7160cc715(uintptr_t arg1, swig_type_595 arg2, swig_type_596 arg3, swig_type_597 arg4, swig_type_598 arg5, swig_type_599 arg6, swig_type_600 arg7);
+extern swig_type_601 _wrap_weft_fit_session_epoch_metric_capi_f8186da7160cc715(uintptr_t arg1, swig_intgo arg2, swig_type_602 arg3, swig_type_603 arg4, swig_type_604 arg5, swig_type_605 arg6);
+extern swig_type_606 _wrap_weft_fit_session_free_capi_f8186da7160cc715(uintptr_t arg1);
+extern swig_type_607 _wrap_weft_module_score_capi_f8186da7160cc715(uintptr_t arg1, uintptr_t arg2, uintptr_t arg3);
+extern swig_type_608 _wrap_weft_module_save_checkpoint_capi_f8186da7160cc715(uintptr_t arg1, swig_type_609 arg2, swig_intgo arg3);
+extern swig_type_610 _wrap_weft_module_free_capi_f8186da7160cc715(uintptr_t arg1);
+extern swig_type_611 _wrap_weft_predictor_create_capi_f8186da7160cc715(swig_type_612 arg1, swig_voidp arg2, swig_type_613 arg3, swig_type_614 arg4, swig_type_615 arg5, swig_type_616 arg6, swig_type_617 arg7, swig_intgo arg8, swig_intgo arg9, swig_type_618 arg10, swig_type_619 arg11, swig_type_620 arg12, swig_type_621 arg13, swig_type_622 arg14, swig_type_623 arg15);
+extern swig_type_624 _wrap_weft_predictor_create_from_files_capi_f8186da7160cc715(swig_type_625 arg1, swig_type_626 arg2, swig_type_627 arg3, swig_type_628 arg4, swig_type_629 arg5, swig_type_630 arg6, swig_intgo arg7, swig_intgo arg8, swig_type_631 arg9, swig_type_632 arg10, swig_type_633 arg11, swig_type_634 arg12, swig_type_635 arg13, swig_type_636 arg14);
+extern swig_type_637 _wrap_weft_predictor_list_inputs_capi_f8186da7160cc715(uintptr_t arg1, swig_type_638 arg2);
+extern swig_type_639 _wrap_weft_predictor_list_outputs_capi_f8186da7160cc715(uintptr_t arg1, swig_type_640 arg2);
+extern swig_type_641 _wrap_weft_predictor_output_shape_capi_f8186da7160cc715(uintptr_t arg1, swig_type_642 arg2, swig_type_643 arg3, swig_type_644 arg4, swig_type_645 arg5, swig_type_646 arg6, swig_type_647 arg7, swig_type_648 arg8);
+extern swig_type_649 _wrap_weft_predictor_predict_packed_capi_f8186da7160cc715(uintptr_t arg1, swig_type_650 arg2, swig_voidp arg3, swig_type_651 arg4, swig_type_652 arg5, swig_type_653 arg6, swig_type_654 arg7, swig_voidp arg8, swig_type_655 arg9);
+extern swig_type_656 _wrap_weft_predictor_predict_float_capi_f8186da7160cc715(uintptr_t arg1, swig_type_657 arg2, swig_type_658 arg3, swig_type_659 arg4, swig_type_660 arg5, swig_type_661 arg6, swig_type_662 arg7);
+extern swig_type_663 _wrap_weft_predictor_stats_capi_f8186da7160cc715(uintptr_t arg1, swig_type_664 arg2);
+extern swig_type_665 _wrap_weft_predictor_free_capi_f8186da7160cc715(uintptr_t arg1);
+extern swig_type_666 _wrap_weft_kvstore_create_capi_f8186da7160cc715(swig_type_667 arg1, swig_type_668 arg2);
+extern swig_type_669 _wrap_weft_kvstore_type_capi_f8186da7160cc715(uintptr_t arg1, swig_type_670 arg2);
+extern swig_type_671 _wrap_weft_kvstore_rank_capi_f8186da7160cc715(uintptr_t arg1, swig_type_672 arg2, swig_type_673 arg3);
+extern swig_type_674 _wrap_weft_kvstore_init_capi_f8186da7160cc715(uintptr_t arg1, swig_type_675 arg2, swig_type_676 arg3, swig_type_677 arg4);
+extern swig_type_678 _wrap_weft_kvstore_push_capi_f8186da7160cc715(uintptr_t arg1, swig_type_679 arg2, swig_type_680 arg3, swig_type_681 arg4, swig_intgo arg5);
+extern swig_type_682 _wrap_weft_kvstore_pull_capi_f8186da7160cc715(uintptr_t arg1, swig_type_683 arg2, swig_type_684 arg3, swig_type_685 arg4, swig_intgo arg5);
+extern swig_type_686 _wrap_weft_kvstore_pushpull_capi_f8186da7160cc715(uintptr_t arg1, swig_type_687 arg2, swig_type_688 arg3, swig_type_689 arg4, swig_type_690 arg5, swig_intgo arg6);
+extern swig_type_691 _wrap_weft_kvstore_set_optimizer_capi_f8186da7160cc715(uintptr_t arg1, uintptr_t arg2);
+extern swig_type_692 _wrap_weft_kvstore_set_updater_queue_capi_f8186da7160cc715(uintptr_t arg1, swig_intgo arg2);
+extern swig_type_693 _wrap_weft_kvstore_next_update_capi_f8186da7160cc715(uintptr_t arg1, swig_type_694 arg2, swig_type_695 arg3, swig_type_696 arg4, swig_type_697 arg5);
+extern swig_type_698 _wrap_weft_kvstore_barrier_capi_f8186da7160cc715(uintptr_t arg1);
+extern swig_type_699 _wrap_weft_kvstore_free_capi_f8186da7160cc715(uintptr_t arg1);
+extern swig_type_700 _wrap_weft_module_init_optimizer_kvstore_capi_f8186da7160cc715(uintptr_t arg1, uintptr_t arg2, uintptr_t arg3);
+extern swig_type_701 _wrap_weft_data_iter_select_part_capi_f8186da7160cc715(uintptr_t arg1, swig_intgo arg2, swig_intgo arg3);
+extern swig_type_702 _wrap_weft_kvstore_finalize_capi_f8186da7160cc715(void);
+extern swig_type_703 _wrap_weft_autograd_set_is_recording_capi_f8186da7160cc715(swig_intgo arg1, swig_type_704 arg2);
+extern swig_type_705 _wrap_weft_autograd_set_is_training_capi_f8186da7160cc715(swig_intgo arg1, swig_type_706 arg2);
+extern swig_type_707 _wrap_weft_autograd_is_recording_capi_f8186da7160cc715(swig_type_708 arg1);
+extern swig_type_709 _wrap_weft_autograd_is_training_capi_f8186da7160cc715(swig_type_710 arg1);
+extern swig_type_711 _wrap_weft_autograd_mark_variables_capi_f8186da7160cc715(swig_type_712 arg1, swig_type_713 arg2, swig_type_714 arg3, swig_type_715 arg4);
+extern swig_type_716 _wrap_weft_autograd_backward_capi_f8186da7160cc715(swig_type_717 arg1, swig_type_718 arg2, swig_type_719 arg3, swig_intgo arg4, swig_intgo arg5);
+extern swig_type_720 _wrap_weft_autograd_grad_capi_f8186da7160cc715(swig_type_721 arg1, swig_type_722 arg2, swig_type_723 arg3, swig_type_724 arg4, swig_type_725 arg5, swig_intgo arg6, swig_intgo arg7, swig_type_726 arg8);
+extern swig_type_727 _wrap_weft_autograd_grad_ex_capi_f8186da7160cc715(swig_type_728 arg1, swig_type_729 arg2, swig_type_730 arg3, swig_type_731 arg4, swig_type_732 arg5, swig_intgo arg6, swig_intgo arg7, swig_intgo arg8, swig_type_733 arg9);
+extern swig_type_734 _wrap_weft_ndarray_get_grad_capi_f8186da7160cc715(uintptr_t arg1, swig_type_735 arg2);
+extern swig_type_736 _wrap_weft_ndarray_detach_capi_f8186da7160cc715(uintptr_t arg1, swig_type_737 arg2);
+extern swig_type_738 _wrap_weft_autograd_get_symbol_capi_f8186da7160cc715(uintptr_t arg1, swig_type_739 arg2);
+extern swig_type_740 _wrap_weft_cached_op_create_capi_f8186da7160cc715(uintptr_t arg1, swig_type_741 arg2, swig_type_742 arg3, swig_type_743 arg4, swig_type_744 arg5);
+extern swig_type_745 _wrap_weft_cached_op_list_inputs_capi_f8186da7160cc715(uintptr_t arg1, swig_type_746 arg2);
+extern swig_type_747 _wrap_weft_cached_op_invoke_capi_f8186da7160cc715(uintptr_t arg1, swig_type_748 arg2, swig_type_749 arg3, swig_type_750 arg4, swig_type_751 arg5, swig_type_752 arg6);
+extern swig_type_753 _wrap_weft_cached_op_free_capi_f8186da7160cc715(uintptr_t arg1);
+extern swig_type_754 _wrap_weft_trainer_create_capi_f8186da7160cc715(swig_type_755 arg1, swig_type_756 arg2, swig_type_757 arg3, uintptr_t arg4, swig_type_758 arg5);
+extern swig_type_759 _wrap_weft_trainer_step_capi_f8186da7160cc715(uintptr_t arg1, swig_intgo arg2);
+extern swig_type_760 _wrap_weft_trainer_free_capi_f8186da7160cc715(uintptr_t arg1);
+extern swig_type_761 _wrap_weft_recordio_writer_create_capi_f8186da7160cc715(swig_type_762 arg1, swig_type_763 arg2, swig_type_764 arg3);
+extern swig_type_765 _wrap_weft_recordio_writer_write_capi_f8186da7160cc715(uintptr_t arg1, swig_voidp arg2, swig_type_766 arg3);
+extern swig_type_767 _wrap_weft_recordio_writer_write_idx_capi_f8186da7160cc715(uintptr_t arg1, swig_type_768 arg2, swig_voidp arg3, swig_type_769 arg4);
+extern swig_type_770 _wrap_weft_recordio_writer_tell_capi_f8186da7160cc715(uintptr_t arg1, swig_type_771 arg2);
+extern swig_type_772 _wrap_weft_recordio_writer_close_capi_f8186da7160cc715(uintptr_t arg1);
+extern swig_type_773 _wrap_weft_recordio_writer_free_capi_f8186da7160cc715(uintptr_t arg1);
+extern swig_type_774 _wrap_weft_recordio_reader_create_capi_f8186da7160cc715(swig_type_775 arg1, swig_type_776 arg2, swig_type_777 arg3);
+extern swig_type_778 _wrap_weft_recordio_reader_read_capi_f8186da7160cc715(uintptr_t arg1, swig_type_779 arg2, swig_type_780 arg3, swig_type_781 arg4);
+extern swig_type_782 _wrap_weft_recordio_reader_read_idx_capi_f8186da7160cc715(uintptr_t arg1, swig_type_783 arg2, swig_type_784 arg3, swig_type_785 arg4);
+extern swig_type_786 _wrap_weft_recordio_reader_num_keys_capi_f8186da7160cc715(uintptr_t arg1, swig_type_787 arg2);
+extern swig_type_788 _wrap_weft_recordio_reader_keys_capi_f8186da7160cc715(uintptr_t arg1, swig_type_789 arg2, swig_type_790 arg3, swig_type_791 arg4);
+extern swig_type_792 _wrap_weft_recordio_reader_seek_capi_f8186da7160cc715(uintptr_t arg1, swig_type_793 arg2);
+extern swig_type_794 _wrap_weft_recordio_reader_tell_capi_f8186da7160cc715(uintptr_t arg1, swig_type_795 arg2);
+extern swig_type_796 _wrap_weft_recordio_reader_reset_capi_f8186da7160cc715(uintptr_t arg1);
+extern swig_type_797 _wrap_weft_recordio_reader_free_capi_f8186da7160cc715(uintptr_t arg1);
+extern swig_type_798 _wrap_weft_recordio_pack_header_capi_f8186da7160cc715(float arg1, swig_type_799 arg2, swig_type_800 arg3, swig_type_801 arg4, swig_type_802 arg5, swig_voidp arg6, swig_type_803 arg7, swig_type_804 arg8);
+extern swig_type_805 _wrap_weft_recordio_unpack_header_capi_f8186da7160cc715(swig_voidp arg1, swig_type_806 arg2, swig_type_807 arg3, swig_type_808 arg4, swig_type_809 arg5, swig_type_810 arg6, swig_type_811 arg7);
+extern swig_type_812 _wrap_weft_recordio_unpack_labels_capi_f8186da7160cc715(swig_voidp arg1, swig_type_813 arg2, swig_type_814 arg3, swig_type_815 arg4, swig_type_816 arg5);
+extern swig_type_817 _wrap_weft_image_reencode_capi_f8186da7160cc715(swig_voidp arg1, swig_type_818 arg2, swig_intgo arg3, swig_intgo arg4, swig_intgo arg5, swig_type_819 arg6, swig_intgo arg7, swig_type_820 arg8);
+extern swig_type_821 _wrap_weft_amp_convert_model_capi_f8186da7160cc715(uintptr_t arg1, swig_type_822 arg2, swig_type_823 arg3, swig_type_824 arg4, swig_type_825 arg5, swig_type_826 arg6, swig_type_827 arg7, swig_intgo arg8, swig_type_828 arg9, swig_type_829 arg10, swig_intgo arg11, swig_type_830 arg12, swig_type_831 arg13, swig_type_832 arg14);
+extern swig_type_833 _wrap_weft_quantize_model_capi_f8186da7160cc715(uintptr_t arg1, swig_type_834 arg2, swig_type_835 arg3, swig_type_836 arg4, swig_type_837 arg5, swig_type_838 arg6, swig_type_839 arg7, uintptr_t arg8, swig_type_840 arg9, swig_type_841 arg10, swig_type_842 arg11, swig_type_843 arg12, swig_intgo arg13, swig_type_844 arg14, swig_type_845 arg15, swig_type_846 arg16, swig_type_847 arg17, swig_type_848 arg18, swig_type_849 arg19, swig_type_850 arg20);
+extern swig_type_851 _wrap_weft_custom_op_unregister_capi_f8186da7160cc715(swig_type_852 arg1);
+extern swig_type_853 _wrap_weft_custom_op_list_capi_f8186da7160cc715(swig_type_854 arg1);
+extern swig_type_855 _wrap_weft_ndarray_get_data_capi_f8186da7160cc715(uintptr_t arg1, swig_voidp arg2);
+extern swig_type_856 _wrap_weft_profiler_set_config_capi_f8186da7160cc715(swig_type_857 arg1, swig_type_858 arg2, swig_type_859 arg3);
+extern swig_type_860 _wrap_weft_profiler_set_state_capi_f8186da7160cc715(swig_intgo arg1);
+extern swig_type_861 _wrap_weft_profiler_get_state_capi_f8186da7160cc715(swig_type_862 arg1);
+extern swig_type_863 _wrap_weft_profiler_pause_capi_f8186da7160cc715(swig_intgo arg1);
+extern swig_type_864 _wrap_weft_profiler_dump_capi_f8186da7160cc715(swig_intgo arg1);
+extern swig_type_865 _wrap_weft_profiler_trace_capi_f8186da7160cc715(swig_type_866 arg1);
+extern swig_type_867 _wrap_weft_profiler_aggregate_capi_f8186da7160cc715(swig_intgo arg1, swig_type_868 arg2, swig_type_869 arg3, swig_intgo arg4, swig_type_870 arg5);
+extern swig_type_871 _wrap_weft_profiler_range_push_capi_f8186da7160cc715(swig_type_872 arg1);
+extern swig_type_873 _wrap_weft_profiler_range_pop_capi_f8186da7160cc715(void);
+extern swig_type_874 _wrap_weft_profiler_set_marker_capi_f8186da7160cc715(swig_type_875 arg1);
+extern swig_type_876 _wrap_weft_profiler_set_counter_capi_f8186da7160cc715(swig_type_877 arg1, swig_type_878 arg2);
+extern swig_type_879 _wrap_weft_load_library_capi_f8186da7160cc715(swig_type_880 arg1);
+extern swig_type_881 _wrap_weft_loaded_ops_capi_f8186da7160cc715(swig_type_882 arg1);
 #undef intgo
 */
 import "C"
@@ -2790,11 +2807,90 @@ func Weft_symbol_list_attr(arg1 uintptr, arg2 int, arg3 []uintptr, arg4 []uintpt
 	return swig_r_1
 }
 
+func Weft_symbol_summary(arg1 uintptr, arg2 uint64, arg3 []string, arg4 []uint64, arg5 []int64, arg6 []uintptr) (_swig_ret error) {
+	var swig_r string
+	_swig_i_0 := arg1
+	_swig_i_1 := arg2
+	var _swig_i_2 string
+ _swig_i_2 = weftJoin(arg3) 
+	_swig_i_3 := arg4
+	_swig_i_4 := arg5
+	_swig_i_5 := arg6
+	swig_r_p := C._wrap_weft_symbol_summary_capi_f8186da7160cc715(C.uintptr_t(_swig_i_0), C.swig_type_188(_swig_i_1), *(*C.swig_type_189)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_190)(unsafe.Pointer(&_swig_i_3)), *(*C.swig_type_191)(unsafe.Pointer(&_swig_i_4)), *(*C.swig_type_192)(unsafe.Pointer(&_swig_i_5)))
+	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
+	if Swig_escape_always_false {
+		Swig_escape_val = _swig_i_2
+	}
+	if Swig_escape_always_false {
+		Swig_escape_val = arg4
+	}
+	if Swig_escape_always_false {
+		Swig_escape_val = arg5
+	}
+	if Swig_escape_always_false {
+		Swig_escape_val = arg6
+	}
+	var swig_r_1 error
+
+	if swig_r == "" {
+		swig_r_1 = nil
+	} else {
+		swig_r_1 = weftStatus(swigCopyString(swig_r))
+	}
+
+	return swig_r_1
+}
+
+func Weft_symbol_to_dot(arg1 uintptr, arg2 uint64, arg3 []string, arg4 []uint64, arg5 []int64, arg6 uint64, arg7 []string, arg8 []string, arg9 []uintptr) (_swig_ret error) {
+	var swig_r string
+	_swig_i_0 := arg1
+	_swig_i_1 := arg2
+	var _swig_i_2 string
+ _swig_i_2 = weftJoin(arg3) 
+	_swig_i_3 := arg4
+	_swig_i_4 := arg5
+	_swig_i_5 := arg6
+	var _swig_i_6 string
+ _swig_i_6 = weftJoin(arg7) 
+	var _swig_i_7 string
+ _swig_i_7 = weftJoin(arg8) 
+	_swig_i_8 := arg9
+	swig_r_p := C._wrap_weft_symbol_to_dot_capi_f8186da7160cc715(C.uintptr_t(_swig_i_0), C.swig_type_194(_swig_i_1), *(*C.swig_type_195)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_196)(unsafe.Pointer(&_swig_i_3)), *(*C.swig_type_197)(unsafe.Pointer(&_swig_i_4)), C.swig_type_198(_swig_i_5), *(*C.swig_type_199)(unsafe.Pointer(&_swig_i_6)), *(*C.swig_type_200)(unsafe.Pointer(&_swig_i_7)), *(*C.swig_type_201)(unsafe.Pointer(&_swig_i_8)))
+	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
+	if Swig_escape_always_false {
+		Swig_escape_val = _swig_i_2
+	}
+	if Swig_escape_always_false {
+		Swig_escape_val = arg4
+	}
+	if Swig_escape_always_false {
+		Swig_escape_val = arg5
+	}
+	if Swig_escape_always_false {
+		Swig_escape_val = _swig_i_6
+	}
+	if Swig_escape_always_false {
+		Swig_escape_val = _swig_i_7
+	}
+	if Swig_escape_always_false {
+		Swig_escape_val = arg9
+	}
+	var swig_r_1 error
+
+	if swig_r == "" {
+		swig_r_1 = nil
+	} else {
+		swig_r_1 = weftStatus(swigCopyString(swig_r))
+	}
+
+	return swig_r_1
+}
+
 func Weft_symbol_to_json(arg1 uintptr, arg2 []uintptr) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_symbol_to_json_capi_f8186da7160cc715(C.uintptr_t(_swig_i_0), *(*C.swig_type_188)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_weft_symbol_to_json_capi_f8186da7160cc715(C.uintptr_t(_swig_i_0), *(*C.swig_type_203)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -2814,7 +2910,7 @@ func Weft_symbol_save_file(arg1 uintptr, arg2 string) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_symbol_save_file_capi_f8186da7160cc715(C.uintptr_t(_swig_i_0), *(*C.swig_type_190)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_weft_symbol_save_file_capi_f8186da7160cc715(C.uintptr_t(_swig_i_0), *(*C.swig_type_205)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -2834,7 +2930,7 @@ func Weft_symbol_from_json(arg1 string, arg2 []uintptr) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_symbol_from_json_capi_f8186da7160cc715(*(*C.swig_type_192)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_193)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_weft_symbol_from_json_capi_f8186da7160cc715(*(*C.swig_type_207)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_208)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -2857,7 +2953,7 @@ func Weft_symbol_from_json_file(arg1 string, arg2 []uintptr) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_symbol_from_json_file_capi_f8186da7160cc715(*(*C.swig_type_195)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_196)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_weft_symbol_from_json_file_capi_f8186da7160cc715(*(*C.swig_type_210)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_211)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -2883,7 +2979,7 @@ func Weft_symbol_json_info(arg1 uintptr, arg2 []int32, arg3 []int32, arg4 []int3
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
 	_swig_i_4 := arg5
-	swig_r_p := C._wrap_weft_symbol_json_info_capi_f8186da7160cc715(C.uintptr_t(_swig_i_0), *(*C.swig_type_198)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_199)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_200)(unsafe.Pointer(&_swig_i_3)), *(*C.swig_type_201)(unsafe.Pointer(&_swig_i_4)))
+	swig_r_p := C._wrap_weft_symbol_json_info_capi_f8186da7160cc715(C.uintptr_t(_swig_i_0), *(*C.swig_type_213)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_214)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_215)(unsafe.Pointer(&_swig_i_3)), *(*C.swig_type_216)(unsafe.Pointer(&_swig_i_4)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -2917,7 +3013,7 @@ func Weft_symbol_infer_shape_partial(arg1 uintptr, arg2 uint64, arg3 []string, a
 	_swig_i_3 := arg4
 	_swig_i_4 := arg5
 	_swig_i_5 := arg6
-	swig_r_p := C._wrap_weft_symbol_infer_shape_partial_capi_f8186da7160cc715(C.uintptr_t(_swig_i_0), C.swig_type_203(_swig_i_1), *(*C.swig_type_204)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_205)(unsafe.Pointer(&_swig_i_3)), *(*C.swig_type_206)(unsafe.Pointer(&_swig_i_4)), *(*C.swig_type_207)(unsafe.Pointer(&_swig_i_5)))
+	swig_r_p := C._wrap_weft_symbol_infer_shape_partial_capi_f8186da7160cc715(C.uintptr_t(_swig_i_0), C.swig_type_218(_swig_i_1), *(*C.swig_type_219)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_220)(unsafe.Pointer(&_swig_i_3)), *(*C.swig_type_221)(unsafe.Pointer(&_swig_i_4)), *(*C.swig_type_222)(unsafe.Pointer(&_swig_i_5)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = _swig_i_2
@@ -2951,7 +3047,7 @@ func Weft_symbol_infer_shape(arg1 uintptr, arg2 uint64, arg3 []string, arg4 []ui
 	_swig_i_3 := arg4
 	_swig_i_4 := arg5
 	_swig_i_5 := arg6
-	swig_r_p := C._wrap_weft_symbol_infer_shape_capi_f8186da7160cc715(C.uintptr_t(_swig_i_0), C.swig_type_209(_swig_i_1), *(*C.swig_type_210)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_211)(unsafe.Pointer(&_swig_i_3)), *(*C.swig_type_212)(unsafe.Pointer(&_swig_i_4)), *(*C.swig_type_213)(unsafe.Pointer(&_swig_i_5)))
+	swig_r_p := C._wrap_weft_symbol_infer_shape_capi_f8186da7160cc715(C.uintptr_t(_swig_i_0), C.swig_type_224(_swig_i_1), *(*C.swig_type_225)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_226)(unsafe.Pointer(&_swig_i_3)), *(*C.swig_type_227)(unsafe.Pointer(&_swig_i_4)), *(*C.swig_type_228)(unsafe.Pointer(&_swig_i_5)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = _swig_i_2
@@ -2980,7 +3076,7 @@ func Weft_shape_result_complete(arg1 uintptr, arg2 []int32) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_shape_result_complete_capi_f8186da7160cc715(C.uintptr_t(_swig_i_0), *(*C.swig_type_215)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_weft_shape_result_complete_capi_f8186da7160cc715(C.uintptr_t(_swig_i_0), *(*C.swig_type_230)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -3001,7 +3097,7 @@ func Weft_shape_result_count(arg1 uintptr, arg2 int, arg3 []uint64) (_swig_ret e
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r_p := C._wrap_weft_shape_result_count_capi_f8186da7160cc715(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1), *(*C.swig_type_217)(unsafe.Pointer(&_swig_i_2)))
+	swig_r_p := C._wrap_weft_shape_result_count_capi_f8186da7160cc715(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1), *(*C.swig_type_232)(unsafe.Pointer(&_swig_i_2)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg3
@@ -3024,7 +3120,7 @@ func Weft_shape_result_name(arg1 uintptr, arg2 int, arg3 uint64, arg4 []string) 
 	_swig_i_2 := arg3
 	var _swig_i_3 []string
  _swig_i_3 = make([]string, len(arg4)) 
-	swig_r_p := C._wrap_weft_shape_result_name_capi_f8186da7160cc715(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1), C.swig_type_219(_swig_i_2), *(*C.swig_type_220)(unsafe.Pointer(&_swig_i_3)))
+	swig_r_p := C._wrap_weft_shape_result_name_capi_f8186da7160cc715(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1), C.swig_type_234(_swig_i_2), *(*C.swig_type_235)(unsafe.Pointer(&_swig_i_3)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 
 	for i := range _swig_i_3 {
@@ -3055,7 +3151,7 @@ func Weft_shape_result_ndim(arg1 uintptr, arg2 int, arg3 uint64, arg4 []int32) (
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
-	swig_r_p := C._wrap_weft_shape_result_ndim_capi_f8186da7160cc715(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1), C.swig_type_222(_swig_i_2), *(*C.swig_type_223)(unsafe.Pointer(&_swig_i_3)))
+	swig_r_p := C._wrap_weft_shape_result_ndim_capi_f8186da7160cc715(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1), C.swig_type_237(_swig_i_2), *(*C.swig_type_238)(unsafe.Pointer(&_swig_i_3)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg4
@@ -3078,7 +3174,7 @@ func Weft_shape_result_dims(arg1 uintptr, arg2 int, arg3 uint64, arg4 []int64, a
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
 	_swig_i_4 := arg5
-	swig_r_p := C._wrap_weft_shape_result_dims_capi_f8186da7160cc715(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1), C.swig_type_225(_swig_i_2), *(*C.swig_type_226)(unsafe.Pointer(&_swig_i_3)), C.swig_type_227(_swig_i_4))
+	swig_r_p := C._wrap_weft_shape_result_dims_capi_f8186da7160cc715(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1), C.swig_type_240(_swig_i_2), *(*C.swig_type_241)(unsafe.Pointer(&_swig_i_3)), C.swig_type_242(_swig_i_4))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg4
@@ -3098,7 +3194,7 @@ func Weft_shape_result_num_unknown(arg1 uintptr, arg2 []uint64) (_swig_ret error
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_shape_result_num_unknown_capi_f8186da7160cc715(C.uintptr_t(_swig_i_0), *(*C.swig_type_229)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_weft_shape_result_num_unknown_capi_f8186da7160cc715(C.uintptr_t(_swig_i_0), *(*C.swig_type_244)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -3120,7 +3216,7 @@ func Weft_shape_result_unknown_name(arg1 uintptr, arg2 uint64, arg3 []string) (_
 	_swig_i_1 := arg2
 	var _swig_i_2 []string
  _swig_i_2 = make([]string, len(arg3)) 
-	swig_r_p := C._wrap_weft_shape_result_unknown_name_capi_f8186da7160cc715(C.uintptr_t(_swig_i_0), C.swig_type_231(_swig_i_1), *(*C.swig_type_232)(unsafe.Pointer(&_swig_i_2)))
+	swig_r_p := C._wrap_weft_shape_result_unknown_name_capi_f8186da7160cc715(C.uintptr_t(_swig_i_0), C.swig_type_246(_swig_i_1), *(*C.swig_type_247)(unsafe.Pointer(&_swig_i_2)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 
 	for i := range _swig_i_2 {
@@ -3169,7 +3265,7 @@ func Weft_symbol_infer_type_partial(arg1 uintptr, arg2 uint64, arg3 []string, ar
  _swig_i_2 = weftJoin(arg3) 
 	_swig_i_3 := arg4
 	_swig_i_4 := arg5
-	swig_r_p := C._wrap_weft_symbol_infer_type_partial_capi_f8186da7160cc715(C.uintptr_t(_swig_i_0), C.swig_type_235(_swig_i_1), *(*C.swig_type_236)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_237)(unsafe.Pointer(&_swig_i_3)), *(*C.swig_type_238)(unsafe.Pointer(&_swig_i_4)))
+	swig_r_p := C._wrap_weft_symbol_infer_type_partial_capi_f8186da7160cc715(C.uintptr_t(_swig_i_0), C.swig_type_250(_swig_i_1), *(*C.swig_type_251)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_252)(unsafe.Pointer(&_swig_i_3)), *(*C.swig_type_253)(unsafe.Pointer(&_swig_i_4)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = _swig_i_2
@@ -3199,7 +3295,7 @@ func Weft_symbol_infer_type(arg1 uintptr, arg2 uint64, arg3 []string, arg4 []int
  _swig_i_2 = weftJoin(arg3) 
 	_swig_i_3 := arg4
 	_swig_i_4 := arg5
-	swig_r_p := C._wrap_weft_symbol_infer_type_capi_f8186da7160cc715(C.uintptr_t(_swig_i_0), C.swig_type_240(_swig_i_1), *(*C.swig_type_241)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_242)(unsafe.Pointer(&_swig_i_3)), *(*C.swig_type_243)(unsafe.Pointer(&_swig_i_4)))
+	swig_r_p := C._wrap_weft_symbol_infer_type_capi_f8186da7160cc715(C.uintptr_t(_swig_i_0), C.swig_type_255(_swig_i_1), *(*C.swig_type_256)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_257)(unsafe.Pointer(&_swig_i_3)), *(*C.swig_type_258)(unsafe.Pointer(&_swig_i_4)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = _swig_i_2
@@ -3225,7 +3321,7 @@ func Weft_type_result_complete(arg1 uintptr, arg2 []int32) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_type_result_complete_capi_f8186da7160cc715(C.uintptr_t(_swig_i_0), *(*C.swig_type_245)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_weft_type_result_complete_capi_f8186da7160cc715(C.uintptr_t(_swig_i_0), *(*C.swig_type_260)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -3246,7 +3342,7 @@ func Weft_type_result_count(arg1 uintptr, arg2 int, arg3 []uint64) (_swig_ret er
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r_p := C._wrap_weft_type_result_count_capi_f8186da7160cc715(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1), *(*C.swig_type_247)(unsafe.Pointer(&_swig_i_2)))
+	swig_r_p := C._wrap_weft_type_result_count_capi_f8186da7160cc715(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1), *(*C.swig_type_262)(unsafe.Pointer(&_swig_i_2)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg3
@@ -3269,7 +3365,7 @@ func Weft_type_result_name(arg1 uintptr, arg2 int, arg3 uint64, arg4 []string) (
 	_swig_i_2 := arg3
 	var _swig_i_3 []string
  _swig_i_3 = make([]string, len(arg4)) 
-	swig_r_p := C._wrap_weft_type_result_name_capi_f8186da7160cc715(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1), C.swig_type_249(_swig_i_2), *(*C.swig_type_250)(unsafe.Pointer(&_swig_i_3)))
+	swig_r_p := C._wrap_weft_type_result_name_capi_f8186da7160cc715(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1), C.swig_type_264(_swig_i_2), *(*C.swig_type_265)(unsafe.Pointer(&_swig_i_3)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 
 	for i := range _swig_i_3 {
@@ -3300,7 +3396,7 @@ func Weft_type_result_dtype(arg1 uintptr, arg2 int, arg3 uint64, arg4 []int32) (
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
-	swig_r_p := C._wrap_weft_type_result_dtype_capi_f8186da7160cc715(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1), C.swig_type_252(_swig_i_2), *(*C.swig_type_253)(unsafe.Pointer(&_swig_i_3)))
+	swig_r_p := C._wrap_weft_type_result_dtype_capi_f8186da7160cc715(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1), C.swig_type_267(_swig_i_2), *(*C.swig_type_268)(unsafe.Pointer(&_swig_i_3)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg4
@@ -3320,7 +3416,7 @@ func Weft_type_result_num_unknown(arg1 uintptr, arg2 []uint64) (_swig_ret error)
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_type_result_num_unknown_capi_f8186da7160cc715(C.uintptr_t(_swig_i_0), *(*C.swig_type_255)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_weft_type_result_num_unknown_capi_f8186da7160cc715(C.uintptr_t(_swig_i_0), *(*C.swig_type_270)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -3342,7 +3438,7 @@ func Weft_type_result_unknown_name(arg1 uintptr, arg2 uint64, arg3 []string) (_s
 	_swig_i_1 := arg2
 	var _swig_i_2 []string
  _swig_i_2 = make([]string, len(arg3)) 
-	swig_r_p := C._wrap_weft_type_result_unknown_name_capi_f8186da7160cc715(C.uintptr_t(_swig_i_0), C.swig_type_257(_swig_i_1), *(*C.swig_type_258)(unsafe.Pointer(&_swig_i_2)))
+	swig_r_p := C._wrap_weft_type_result_unknown_name_capi_f8186da7160cc715(C.uintptr_t(_swig_i_0), C.swig_type_272(_swig_i_1), *(*C.swig_type_273)(unsafe.Pointer(&_swig_i_2)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 
 	for i := range _swig_i_2 {
@@ -3403,7 +3499,7 @@ func Weft_symbol_place_device(arg1 uintptr, arg2 int, arg3 int, arg4 int, arg5 u
 	_swig_i_13 := arg14
 	_swig_i_14 := arg15
 	_swig_i_15 := arg16
-	swig_r_p := C._wrap_weft_symbol_place_device_capi_f8186da7160cc715(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1), C.swig_intgo(_swig_i_2), C.swig_intgo(_swig_i_3), C.swig_type_261(_swig_i_4), *(*C.swig_type_262)(unsafe.Pointer(&_swig_i_5)), *(*C.swig_type_263)(unsafe.Pointer(&_swig_i_6)), *(*C.swig_type_264)(unsafe.Pointer(&_swig_i_7)), C.swig_type_265(_swig_i_8), *(*C.swig_type_266)(unsafe.Pointer(&_swig_i_9)), *(*C.swig_type_267)(unsafe.Pointer(&_swig_i_10)), *(*C.swig_type_268)(unsafe.Pointer(&_swig_i_11)), *(*C.swig_type_269)(unsafe.Pointer(&_swig_i_12)), *(*C.swig_type_270)(unsafe.Pointer(&_swig_i_13)), *(*C.swig_type_271)(unsafe.Pointer(&_swig_i_14)), *(*C.swig_type_272)(unsafe.Pointer(&_swig_i_15)))
+	swig_r_p := C._wrap_weft_symbol_place_device_capi_f8186da7160cc715(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1), C.swig_intgo(_swig_i_2), C.swig_intgo(_swig_i_3), C.swig_type_276(_swig_i_4), *(*C.swig_type_277)(unsafe.Pointer(&_swig_i_5)), *(*C.swig_type_278)(unsafe.Pointer(&_swig_i_6)), *(*C.swig_type_279)(unsafe.Pointer(&_swig_i_7)), C.swig_type_280(_swig_i_8), *(*C.swig_type_281)(unsafe.Pointer(&_swig_i_9)), *(*C.swig_type_282)(unsafe.Pointer(&_swig_i_10)), *(*C.swig_type_283)(unsafe.Pointer(&_swig_i_11)), *(*C.swig_type_284)(unsafe.Pointer(&_swig_i_12)), *(*C.swig_type_285)(unsafe.Pointer(&_swig_i_13)), *(*C.swig_type_286)(unsafe.Pointer(&_swig_i_14)), *(*C.swig_type_287)(unsafe.Pointer(&_swig_i_15)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = _swig_i_5
@@ -3464,7 +3560,7 @@ func Weft_symbol_place_device_graph(arg1 uintptr, arg2 int, arg3 int, arg4 int, 
 	_swig_i_11 := arg12
 	_swig_i_12 := arg13
 	_swig_i_13 := arg14
-	swig_r_p := C._wrap_weft_symbol_place_device_graph_capi_f8186da7160cc715(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1), C.swig_intgo(_swig_i_2), C.swig_intgo(_swig_i_3), C.swig_type_274(_swig_i_4), *(*C.swig_type_275)(unsafe.Pointer(&_swig_i_5)), *(*C.swig_type_276)(unsafe.Pointer(&_swig_i_6)), *(*C.swig_type_277)(unsafe.Pointer(&_swig_i_7)), C.swig_type_278(_swig_i_8), *(*C.swig_type_279)(unsafe.Pointer(&_swig_i_9)), *(*C.swig_type_280)(unsafe.Pointer(&_swig_i_10)), *(*C.swig_type_281)(unsafe.Pointer(&_swig_i_11)), *(*C.swig_type_282)(unsafe.Pointer(&_swig_i_12)), *(*C.swig_type_283)(unsafe.Pointer(&_swig_i_13)))
+	swig_r_p := C._wrap_weft_symbol_place_device_graph_capi_f8186da7160cc715(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1), C.swig_intgo(_swig_i_2), C.swig_intgo(_swig_i_3), C.swig_type_289(_swig_i_4), *(*C.swig_type_290)(unsafe.Pointer(&_swig_i_5)), *(*C.swig_type_291)(unsafe.Pointer(&_swig_i_6)), *(*C.swig_type_292)(unsafe.Pointer(&_swig_i_7)), C.swig_type_293(_swig_i_8), *(*C.swig_type_294)(unsafe.Pointer(&_swig_i_9)), *(*C.swig_type_295)(unsafe.Pointer(&_swig_i_10)), *(*C.swig_type_296)(unsafe.Pointer(&_swig_i_11)), *(*C.swig_type_297)(unsafe.Pointer(&_swig_i_12)), *(*C.swig_type_298)(unsafe.Pointer(&_swig_i_13)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = _swig_i_5
@@ -3517,7 +3613,7 @@ func Weft_executor_simple_bind(arg1 uintptr, arg2 int, arg3 int, arg4 uint64, ar
 	_swig_i_9 := arg10
 	_swig_i_10 := arg11
 	_swig_i_11 := arg12
-	swig_r_p := C._wrap_weft_executor_simple_bind_capi_f8186da7160cc715(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1), C.swig_intgo(_swig_i_2), C.swig_type_285(_swig_i_3), *(*C.swig_type_286)(unsafe.Pointer(&_swig_i_4)), *(*C.swig_type_287)(unsafe.Pointer(&_swig_i_5)), *(*C.swig_type_288)(unsafe.Pointer(&_swig_i_6)), C.swig_type_289(_swig_i_7), *(*C.swig_type_290)(unsafe.Pointer(&_swig_i_8)), *(*C.swig_type_291)(unsafe.Pointer(&_swig_i_9)), *(*C.swig_type_292)(unsafe.Pointer(&_swig_i_10)), *(*C.swig_type_293)(unsafe.Pointer(&_swig_i_11)))
+	swig_r_p := C._wrap_weft_executor_simple_bind_capi_f8186da7160cc715(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1), C.swig_intgo(_swig_i_2), C.swig_type_300(_swig_i_3), *(*C.swig_type_301)(unsafe.Pointer(&_swig_i_4)), *(*C.swig_type_302)(unsafe.Pointer(&_swig_i_5)), *(*C.swig_type_303)(unsafe.Pointer(&_swig_i_6)), C.swig_type_304(_swig_i_7), *(*C.swig_type_305)(unsafe.Pointer(&_swig_i_8)), *(*C.swig_type_306)(unsafe.Pointer(&_swig_i_9)), *(*C.swig_type_307)(unsafe.Pointer(&_swig_i_10)), *(*C.swig_type_308)(unsafe.Pointer(&_swig_i_11)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = _swig_i_4
@@ -3563,7 +3659,7 @@ func Weft_executor_bind(arg1 uintptr, arg2 int, arg3 int, arg4 []uintptr, arg5 u
 	_swig_i_7 := arg8
 	_swig_i_8 := arg9
 	_swig_i_9 := arg10
-	swig_r_p := C._wrap_weft_executor_bind_capi_f8186da7160cc715(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1), C.swig_intgo(_swig_i_2), *(*C.swig_type_295)(unsafe.Pointer(&_swig_i_3)), C.swig_type_296(_swig_i_4), *(*C.swig_type_297)(unsafe.Pointer(&_swig_i_5)), *(*C.swig_type_298)(unsafe.Pointer(&_swig_i_6)), *(*C.swig_type_299)(unsafe.Pointer(&_swig_i_7)), C.swig_type_300(_swig_i_8), *(*C.swig_type_301)(unsafe.Pointer(&_swig_i_9)))
+	swig_r_p := C._wrap_weft_executor_bind_capi_f8186da7160cc715(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1), C.swig_intgo(_swig_i_2), *(*C.swig_type_310)(unsafe.Pointer(&_swig_i_3)), C.swig_type_311(_swig_i_4), *(*C.swig_type_312)(unsafe.Pointer(&_swig_i_5)), *(*C.swig_type_313)(unsafe.Pointer(&_swig_i_6)), *(*C.swig_type_314)(unsafe.Pointer(&_swig_i_7)), C.swig_type_315(_swig_i_8), *(*C.swig_type_316)(unsafe.Pointer(&_swig_i_9)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg4
@@ -3612,7 +3708,7 @@ func Weft_executor_simple_bind_group2ctx(arg1 uintptr, arg2 int, arg3 int, arg4 
 	_swig_i_13 := arg14
 	_swig_i_14 := arg15
 	_swig_i_15 := arg16
-	swig_r_p := C._wrap_weft_executor_simple_bind_group2ctx_capi_f8186da7160cc715(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1), C.swig_intgo(_swig_i_2), C.swig_type_303(_swig_i_3), *(*C.swig_type_304)(unsafe.Pointer(&_swig_i_4)), *(*C.swig_type_305)(unsafe.Pointer(&_swig_i_5)), *(*C.swig_type_306)(unsafe.Pointer(&_swig_i_6)), C.swig_type_307(_swig_i_7), *(*C.swig_type_308)(unsafe.Pointer(&_swig_i_8)), *(*C.swig_type_309)(unsafe.Pointer(&_swig_i_9)), *(*C.swig_type_310)(unsafe.Pointer(&_swig_i_10)), C.swig_type_311(_swig_i_11), *(*C.swig_type_312)(unsafe.Pointer(&_swig_i_12)), *(*C.swig_type_313)(unsafe.Pointer(&_swig_i_13)), *(*C.swig_type_314)(unsafe.Pointer(&_swig_i_14)), *(*C.swig_type_315)(unsafe.Pointer(&_swig_i_15)))
+	swig_r_p := C._wrap_weft_executor_simple_bind_group2ctx_capi_f8186da7160cc715(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1), C.swig_intgo(_swig_i_2), C.swig_type_318(_swig_i_3), *(*C.swig_type_319)(unsafe.Pointer(&_swig_i_4)), *(*C.swig_type_320)(unsafe.Pointer(&_swig_i_5)), *(*C.swig_type_321)(unsafe.Pointer(&_swig_i_6)), C.swig_type_322(_swig_i_7), *(*C.swig_type_323)(unsafe.Pointer(&_swig_i_8)), *(*C.swig_type_324)(unsafe.Pointer(&_swig_i_9)), *(*C.swig_type_325)(unsafe.Pointer(&_swig_i_10)), C.swig_type_326(_swig_i_11), *(*C.swig_type_327)(unsafe.Pointer(&_swig_i_12)), *(*C.swig_type_328)(unsafe.Pointer(&_swig_i_13)), *(*C.swig_type_329)(unsafe.Pointer(&_swig_i_14)), *(*C.swig_type_330)(unsafe.Pointer(&_swig_i_15)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = _swig_i_4
@@ -3672,7 +3768,7 @@ func Weft_executor_bind_group2ctx(arg1 uintptr, arg2 int, arg3 int, arg4 uint64,
 	_swig_i_11 := arg12
 	_swig_i_12 := arg13
 	_swig_i_13 := arg14
-	swig_r_p := C._wrap_weft_executor_bind_group2ctx_capi_f8186da7160cc715(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1), C.swig_intgo(_swig_i_2), C.swig_type_317(_swig_i_3), *(*C.swig_type_318)(unsafe.Pointer(&_swig_i_4)), *(*C.swig_type_319)(unsafe.Pointer(&_swig_i_5)), *(*C.swig_type_320)(unsafe.Pointer(&_swig_i_6)), *(*C.swig_type_321)(unsafe.Pointer(&_swig_i_7)), C.swig_type_322(_swig_i_8), *(*C.swig_type_323)(unsafe.Pointer(&_swig_i_9)), *(*C.swig_type_324)(unsafe.Pointer(&_swig_i_10)), *(*C.swig_type_325)(unsafe.Pointer(&_swig_i_11)), C.swig_type_326(_swig_i_12), *(*C.swig_type_327)(unsafe.Pointer(&_swig_i_13)))
+	swig_r_p := C._wrap_weft_executor_bind_group2ctx_capi_f8186da7160cc715(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1), C.swig_intgo(_swig_i_2), C.swig_type_332(_swig_i_3), *(*C.swig_type_333)(unsafe.Pointer(&_swig_i_4)), *(*C.swig_type_334)(unsafe.Pointer(&_swig_i_5)), *(*C.swig_type_335)(unsafe.Pointer(&_swig_i_6)), *(*C.swig_type_336)(unsafe.Pointer(&_swig_i_7)), C.swig_type_337(_swig_i_8), *(*C.swig_type_338)(unsafe.Pointer(&_swig_i_9)), *(*C.swig_type_339)(unsafe.Pointer(&_swig_i_10)), *(*C.swig_type_340)(unsafe.Pointer(&_swig_i_11)), C.swig_type_341(_swig_i_12), *(*C.swig_type_342)(unsafe.Pointer(&_swig_i_13)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = _swig_i_4
@@ -3731,7 +3827,7 @@ func Weft_executor_backward(arg1 uintptr, arg2 []uintptr, arg3 uint64) (_swig_re
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r_p := C._wrap_weft_executor_backward_capi_f8186da7160cc715(C.uintptr_t(_swig_i_0), *(*C.swig_type_330)(unsafe.Pointer(&_swig_i_1)), C.swig_type_331(_swig_i_2))
+	swig_r_p := C._wrap_weft_executor_backward_capi_f8186da7160cc715(C.uintptr_t(_swig_i_0), *(*C.swig_type_345)(unsafe.Pointer(&_swig_i_1)), C.swig_type_346(_swig_i_2))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -3751,7 +3847,7 @@ func Weft_executor_outputs(arg1 uintptr, arg2 []uintptr) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_executor_outputs_capi_f8186da7160cc715(C.uintptr_t(_swig_i_0), *(*C.swig_type_333)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_weft_executor_outputs_capi_f8186da7160cc715(C.uintptr_t(_swig_i_0), *(*C.swig_type_348)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -3771,7 +3867,7 @@ func Weft_executor_arg_arrays(arg1 uintptr, arg2 []uintptr) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_executor_arg_arrays_capi_f8186da7160cc715(C.uintptr_t(_swig_i_0), *(*C.swig_type_335)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_weft_executor_arg_arrays_capi_f8186da7160cc715(C.uintptr_t(_swig_i_0), *(*C.swig_type_350)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -3791,7 +3887,7 @@ func Weft_executor_grad_arrays(arg1 uintptr, arg2 []uintptr) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_executor_grad_arrays_capi_f8186da7160cc715(C.uintptr_t(_swig_i_0), *(*C.swig_type_337)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_weft_executor_grad_arrays_capi_f8186da7160cc715(C.uintptr_t(_swig_i_0), *(*C.swig_type_352)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -3811,7 +3907,7 @@ func Weft_executor_aux_arrays(arg1 uintptr, arg2 []uintptr) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_executor_aux_arrays_capi_f8186da7160cc715(C.uintptr_t(_swig_i_0), *(*C.swig_type_339)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_weft_executor_aux_arrays_capi_f8186da7160cc715(C.uintptr_t(_swig_i_0), *(*C.swig_type_354)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -3838,7 +3934,7 @@ func Weft_executor_reshape(arg1 uintptr, arg2 uint64, arg3 []string, arg4 []uint
 	_swig_i_5 := arg6
 	_swig_i_6 := arg7
 	_swig_i_7 := arg8
-	swig_r_p := C._wrap_weft_executor_reshape_capi_f8186da7160cc715(C.uintptr_t(_swig_i_0), C.swig_type_341(_swig_i_1), *(*C.swig_type_342)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_343)(unsafe.Pointer(&_swig_i_3)), *(*C.swig_type_344)(unsafe.Pointer(&_swig_i_4)), C.swig_intgo(_swig_i_5), C.swig_intgo(_swig_i_6), *(*C.swig_type_345)(unsafe.Pointer(&_swig_i_7)))
+	swig_r_p := C._wrap_weft_executor_reshape_capi_f8186da7160cc715(C.uintptr_t(_swig_i_0), C.swig_type_356(_swig_i_1), *(*C.swig_type_357)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_358)(unsafe.Pointer(&_swig_i_3)), *(*C.swig_type_359)(unsafe.Pointer(&_swig_i_4)), C.swig_intgo(_swig_i_5), C.swig_intgo(_swig_i_6), *(*C.swig_type_360)(unsafe.Pointer(&_swig_i_7)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = _swig_i_2
@@ -3867,7 +3963,7 @@ func Weft_executor_print(arg1 uintptr, arg2 []uintptr) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_executor_print_capi_f8186da7160cc715(C.uintptr_t(_swig_i_0), *(*C.swig_type_347)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_weft_executor_print_capi_f8186da7160cc715(C.uintptr_t(_swig_i_0), *(*C.swig_type_362)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -3887,7 +3983,7 @@ func Weft_executor_memory(arg1 uintptr, arg2 []uint64) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_executor_memory_capi_f8186da7160cc715(C.uintptr_t(_swig_i_0), *(*C.swig_type_349)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_weft_executor_memory_capi_f8186da7160cc715(C.uintptr_t(_swig_i_0), *(*C.swig_type_364)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -3909,7 +4005,7 @@ func Weft_executor_placement(arg1 uintptr, arg2 []uintptr, arg3 []uint64, arg4 [
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
-	swig_r_p := C._wrap_weft_executor_placement_capi_f8186da7160cc715(C.uintptr_t(_swig_i_0), *(*C.swig_type_351)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_352)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_353)(unsafe.Pointer(&_swig_i_3)))
+	swig_r_p := C._wrap_weft_executor_placement_capi_f8186da7160cc715(C.uintptr_t(_swig_i_0), *(*C.swig_type_366)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_367)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_368)(unsafe.Pointer(&_swig_i_3)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -3935,7 +4031,7 @@ func Weft_executor_float32_nodes(arg1 uintptr, arg2 []uintptr) (_swig_ret error)
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_executor_float32_nodes_capi_f8186da7160cc715(C.uintptr_t(_swig_i_0), *(*C.swig_type_355)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_weft_executor_float32_nodes_capi_f8186da7160cc715(C.uintptr_t(_swig_i_0), *(*C.swig_type_370)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -3957,7 +4053,7 @@ func Weft_executor_set_monitor_callback(arg1 uintptr, arg2 _swig_fnptr, arg3 uns
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
-	swig_r_p := C._wrap_weft_executor_set_monitor_callback_capi_f8186da7160cc715(C.uintptr_t(_swig_i_0), C.swig_type_357(_swig_i_1), C.swig_voidp(_swig_i_2), C.swig_intgo(_swig_i_3))
+	swig_r_p := C._wrap_weft_executor_set_monitor_callback_capi_f8186da7160cc715(C.uintptr_t(_swig_i_0), C.swig_type_372(_swig_i_1), C.swig_voidp(_swig_i_2), C.swig_intgo(_swig_i_3))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 error
 
@@ -3974,7 +4070,7 @@ func Weft_ndarray_monitor_stat(arg1 uintptr, arg2 []float64) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_ndarray_monitor_stat_capi_f8186da7160cc715(C.uintptr_t(_swig_i_0), *(*C.swig_type_359)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_weft_ndarray_monitor_stat_capi_f8186da7160cc715(C.uintptr_t(_swig_i_0), *(*C.swig_type_374)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -4009,7 +4105,7 @@ func Weft_executor_free(arg1 uintptr) (_swig_ret error) {
 func Weft_executor_options_create(arg1 []uintptr) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
-	swig_r_p := C._wrap_weft_executor_options_create_capi_f8186da7160cc715(*(*C.swig_type_362)(unsafe.Pointer(&_swig_i_0)))
+	swig_r_p := C._wrap_weft_executor_options_create_capi_f8186da7160cc715(*(*C.swig_type_377)(unsafe.Pointer(&_swig_i_0)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -4132,7 +4228,7 @@ func Weft_executor_options_add_group(arg1 uintptr, arg2 string, arg3 int, arg4 i
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
-	swig_r_p := C._wrap_weft_executor_options_add_group_capi_f8186da7160cc715(C.uintptr_t(_swig_i_0), *(*C.swig_type_370)(unsafe.Pointer(&_swig_i_1)), C.swig_intgo(_swig_i_2), C.swig_intgo(_swig_i_3))
+	swig_r_p := C._wrap_weft_executor_options_add_group_capi_f8186da7160cc715(C.uintptr_t(_swig_i_0), *(*C.swig_type_385)(unsafe.Pointer(&_swig_i_1)), C.swig_intgo(_swig_i_2), C.swig_intgo(_swig_i_3))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -4153,7 +4249,7 @@ func Weft_executor_options_set_grad_req(arg1 uintptr, arg2 string, arg3 int) (_s
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r_p := C._wrap_weft_executor_options_set_grad_req_capi_f8186da7160cc715(C.uintptr_t(_swig_i_0), *(*C.swig_type_372)(unsafe.Pointer(&_swig_i_1)), C.swig_intgo(_swig_i_2))
+	swig_r_p := C._wrap_weft_executor_options_set_grad_req_capi_f8186da7160cc715(C.uintptr_t(_swig_i_0), *(*C.swig_type_387)(unsafe.Pointer(&_swig_i_1)), C.swig_intgo(_swig_i_2))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -4185,7 +4281,7 @@ func Weft_executor_simple_bind_with_options(arg1 uintptr, arg2 int, arg3 int, ar
 	_swig_i_9 := arg10
 	_swig_i_10 := arg11
 	_swig_i_11 := arg12
-	swig_r_p := C._wrap_weft_executor_simple_bind_with_options_capi_f8186da7160cc715(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1), C.swig_intgo(_swig_i_2), C.swig_type_374(_swig_i_3), *(*C.swig_type_375)(unsafe.Pointer(&_swig_i_4)), *(*C.swig_type_376)(unsafe.Pointer(&_swig_i_5)), *(*C.swig_type_377)(unsafe.Pointer(&_swig_i_6)), C.swig_type_378(_swig_i_7), *(*C.swig_type_379)(unsafe.Pointer(&_swig_i_8)), *(*C.swig_type_380)(unsafe.Pointer(&_swig_i_9)), C.uintptr_t(_swig_i_10), *(*C.swig_type_381)(unsafe.Pointer(&_swig_i_11)))
+	swig_r_p := C._wrap_weft_executor_simple_bind_with_options_capi_f8186da7160cc715(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1), C.swig_intgo(_swig_i_2), C.swig_type_389(_swig_i_3), *(*C.swig_type_390)(unsafe.Pointer(&_swig_i_4)), *(*C.swig_type_391)(unsafe.Pointer(&_swig_i_5)), *(*C.swig_type_392)(unsafe.Pointer(&_swig_i_6)), C.swig_type_393(_swig_i_7), *(*C.swig_type_394)(unsafe.Pointer(&_swig_i_8)), *(*C.swig_type_395)(unsafe.Pointer(&_swig_i_9)), C.uintptr_t(_swig_i_10), *(*C.swig_type_396)(unsafe.Pointer(&_swig_i_11)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = _swig_i_4
@@ -4229,7 +4325,7 @@ func Weft_executor_bind_with_options(arg1 uintptr, arg2 int, arg3 int, arg4 []ui
 	_swig_i_8 := arg9
 	_swig_i_9 := arg10
 	_swig_i_10 := arg11
-	swig_r_p := C._wrap_weft_executor_bind_with_options_capi_f8186da7160cc715(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1), C.swig_intgo(_swig_i_2), *(*C.swig_type_383)(unsafe.Pointer(&_swig_i_3)), C.swig_type_384(_swig_i_4), *(*C.swig_type_385)(unsafe.Pointer(&_swig_i_5)), *(*C.swig_type_386)(unsafe.Pointer(&_swig_i_6)), *(*C.swig_type_387)(unsafe.Pointer(&_swig_i_7)), C.swig_type_388(_swig_i_8), C.uintptr_t(_swig_i_9), *(*C.swig_type_389)(unsafe.Pointer(&_swig_i_10)))
+	swig_r_p := C._wrap_weft_executor_bind_with_options_capi_f8186da7160cc715(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1), C.swig_intgo(_swig_i_2), *(*C.swig_type_398)(unsafe.Pointer(&_swig_i_3)), C.swig_type_399(_swig_i_4), *(*C.swig_type_400)(unsafe.Pointer(&_swig_i_5)), *(*C.swig_type_401)(unsafe.Pointer(&_swig_i_6)), *(*C.swig_type_402)(unsafe.Pointer(&_swig_i_7)), C.swig_type_403(_swig_i_8), C.uintptr_t(_swig_i_9), *(*C.swig_type_404)(unsafe.Pointer(&_swig_i_10)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg4
@@ -4278,7 +4374,7 @@ func Weft_engine_info(arg1 []int32, arg2 []int32) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_engine_info_capi_f8186da7160cc715(*(*C.swig_type_392)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_393)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_weft_engine_info_capi_f8186da7160cc715(*(*C.swig_type_407)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_408)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -4333,7 +4429,7 @@ func Weft_engine_var_version(arg1 WeftEngineVar, arg2 []uint64) (_swig_ret error
 	var swig_r string
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_engine_var_version_capi_f8186da7160cc715(C.uintptr_t(_swig_i_0), *(*C.swig_type_397)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_weft_engine_var_version_capi_f8186da7160cc715(C.uintptr_t(_swig_i_0), *(*C.swig_type_412)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -4359,7 +4455,7 @@ func Weft_engine_push_sync(arg1 _swig_fnptr, arg2 unsafe.Pointer, arg3 _swig_fnp
 	_swig_i_5 := arg6
 	_swig_i_6 := arg7
 	_swig_i_7 := arg8
-	swig_r_p := C._wrap_weft_engine_push_sync_capi_f8186da7160cc715(C.swig_type_399(_swig_i_0), C.swig_voidp(_swig_i_1), C.swig_type_400(_swig_i_2), C.uintptr_t(_swig_i_3), C.swig_type_401(_swig_i_4), C.uintptr_t(_swig_i_5), C.swig_type_402(_swig_i_6), *(*C.swig_type_403)(unsafe.Pointer(&_swig_i_7)))
+	swig_r_p := C._wrap_weft_engine_push_sync_capi_f8186da7160cc715(C.swig_type_414(_swig_i_0), C.swig_voidp(_swig_i_1), C.swig_type_415(_swig_i_2), C.uintptr_t(_swig_i_3), C.swig_type_416(_swig_i_4), C.uintptr_t(_swig_i_5), C.swig_type_417(_swig_i_6), *(*C.swig_type_418)(unsafe.Pointer(&_swig_i_7)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg8
@@ -4385,7 +4481,7 @@ func Weft_engine_push_async(arg1 _swig_fnptr, arg2 unsafe.Pointer, arg3 _swig_fn
 	_swig_i_5 := arg6
 	_swig_i_6 := arg7
 	_swig_i_7 := arg8
-	swig_r_p := C._wrap_weft_engine_push_async_capi_f8186da7160cc715(C.swig_type_405(_swig_i_0), C.swig_voidp(_swig_i_1), C.swig_type_406(_swig_i_2), C.uintptr_t(_swig_i_3), C.swig_type_407(_swig_i_4), C.uintptr_t(_swig_i_5), C.swig_type_408(_swig_i_6), *(*C.swig_type_409)(unsafe.Pointer(&_swig_i_7)))
+	swig_r_p := C._wrap_weft_engine_push_async_capi_f8186da7160cc715(C.swig_type_420(_swig_i_0), C.swig_voidp(_swig_i_1), C.swig_type_421(_swig_i_2), C.uintptr_t(_swig_i_3), C.swig_type_422(_swig_i_4), C.uintptr_t(_swig_i_5), C.swig_type_423(_swig_i_6), *(*C.swig_type_424)(unsafe.Pointer(&_swig_i_7)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg8
@@ -4405,7 +4501,7 @@ func Weft_engine_complete(arg1 WeftEngineCompletion, arg2 string) (_swig_ret err
 	var swig_r string
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_engine_complete_capi_f8186da7160cc715(C.uintptr_t(_swig_i_0), *(*C.swig_type_411)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_weft_engine_complete_capi_f8186da7160cc715(C.uintptr_t(_swig_i_0), *(*C.swig_type_426)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -4441,7 +4537,7 @@ func Weft_idx_load(arg1 string, arg2 []uintptr) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_idx_load_capi_f8186da7160cc715(*(*C.swig_type_414)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_415)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_weft_idx_load_capi_f8186da7160cc715(*(*C.swig_type_429)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_430)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -4466,7 +4562,7 @@ func Weft_mnist_load(arg1 string, arg2 string, arg3 []uintptr, arg4 []uintptr) (
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
-	swig_r_p := C._wrap_weft_mnist_load_capi_f8186da7160cc715(*(*C.swig_type_417)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_418)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_419)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_420)(unsafe.Pointer(&_swig_i_3)))
+	swig_r_p := C._wrap_weft_mnist_load_capi_f8186da7160cc715(*(*C.swig_type_432)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_433)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_434)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_435)(unsafe.Pointer(&_swig_i_3)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -4506,7 +4602,7 @@ func Weft_data_iter_create_ndarray(arg1 uint64, arg2 []string, arg3 []uintptr, a
 	_swig_i_8 := arg9
 	_swig_i_9 := arg10
 	_swig_i_10 := arg11
-	swig_r_p := C._wrap_weft_data_iter_create_ndarray_capi_f8186da7160cc715(C.swig_type_422(_swig_i_0), *(*C.swig_type_423)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_424)(unsafe.Pointer(&_swig_i_2)), C.swig_type_425(_swig_i_3), *(*C.swig_type_426)(unsafe.Pointer(&_swig_i_4)), *(*C.swig_type_427)(unsafe.Pointer(&_swig_i_5)), C.swig_intgo(_swig_i_6), C.swig_intgo(_swig_i_7), *(*C.swig_type_428)(unsafe.Pointer(&_swig_i_8)), C.swig_type_429(_swig_i_9), *(*C.swig_type_430)(unsafe.Pointer(&_swig_i_10)))
+	swig_r_p := C._wrap_weft_data_iter_create_ndarray_capi_f8186da7160cc715(C.swig_type_437(_swig_i_0), *(*C.swig_type_438)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_439)(unsafe.Pointer(&_swig_i_2)), C.swig_type_440(_swig_i_3), *(*C.swig_type_441)(unsafe.Pointer(&_swig_i_4)), *(*C.swig_type_442)(unsafe.Pointer(&_swig_i_5)), C.swig_intgo(_swig_i_6), C.swig_intgo(_swig_i_7), *(*C.swig_type_443)(unsafe.Pointer(&_swig_i_8)), C.swig_type_444(_swig_i_9), *(*C.swig_type_445)(unsafe.Pointer(&_swig_i_10)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = _swig_i_1
@@ -4546,7 +4642,7 @@ func Weft_data_iter_create(arg1 string, arg2 []string, arg3 []string, arg4 uint6
  _swig_i_2 = weftJoin(arg3) 
 	_swig_i_3 := arg4
 	_swig_i_4 := arg5
-	swig_r_p := C._wrap_weft_data_iter_create_capi_f8186da7160cc715(*(*C.swig_type_432)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_433)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_434)(unsafe.Pointer(&_swig_i_2)), C.swig_type_435(_swig_i_3), *(*C.swig_type_436)(unsafe.Pointer(&_swig_i_4)))
+	swig_r_p := C._wrap_weft_data_iter_create_capi_f8186da7160cc715(*(*C.swig_type_447)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_448)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_449)(unsafe.Pointer(&_swig_i_2)), C.swig_type_450(_swig_i_3), *(*C.swig_type_451)(unsafe.Pointer(&_swig_i_4)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -4574,7 +4670,7 @@ func Weft_data_iter_create(arg1 string, arg2 []string, arg3 []string, arg4 uint6
 func Weft_data_iter_list(arg1 []uintptr) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
-	swig_r_p := C._wrap_weft_data_iter_list_capi_f8186da7160cc715(*(*C.swig_type_438)(unsafe.Pointer(&_swig_i_0)))
+	swig_r_p := C._wrap_weft_data_iter_list_capi_f8186da7160cc715(*(*C.swig_type_453)(unsafe.Pointer(&_swig_i_0)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -4596,7 +4692,7 @@ func Weft_data_iter_info(arg1 string, arg2 []string, arg3 []uint64) (_swig_ret e
 	var _swig_i_1 []string
  _swig_i_1 = make([]string, len(arg2)) 
 	_swig_i_2 := arg3
-	swig_r_p := C._wrap_weft_data_iter_info_capi_f8186da7160cc715(*(*C.swig_type_440)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_441)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_442)(unsafe.Pointer(&_swig_i_2)))
+	swig_r_p := C._wrap_weft_data_iter_info_capi_f8186da7160cc715(*(*C.swig_type_455)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_456)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_457)(unsafe.Pointer(&_swig_i_2)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 
 	for i := range _swig_i_1 {
@@ -4639,7 +4735,7 @@ func Weft_data_iter_param(arg1 string, arg2 uint64, arg3 []string, arg4 []string
  _swig_i_4 = make([]string, len(arg5)) 
 	var _swig_i_5 []string
  _swig_i_5 = make([]string, len(arg6)) 
-	swig_r_p := C._wrap_weft_data_iter_param_capi_f8186da7160cc715(*(*C.swig_type_444)(unsafe.Pointer(&_swig_i_0)), C.swig_type_445(_swig_i_1), *(*C.swig_type_446)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_447)(unsafe.Pointer(&_swig_i_3)), *(*C.swig_type_448)(unsafe.Pointer(&_swig_i_4)), *(*C.swig_type_449)(unsafe.Pointer(&_swig_i_5)))
+	swig_r_p := C._wrap_weft_data_iter_param_capi_f8186da7160cc715(*(*C.swig_type_459)(unsafe.Pointer(&_swig_i_0)), C.swig_type_460(_swig_i_1), *(*C.swig_type_461)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_462)(unsafe.Pointer(&_swig_i_3)), *(*C.swig_type_463)(unsafe.Pointer(&_swig_i_4)), *(*C.swig_type_464)(unsafe.Pointer(&_swig_i_5)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 
 	for i := range _swig_i_2 {
@@ -4707,7 +4803,7 @@ func Weft_data_iter_next(arg1 uintptr, arg2 []int32) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_data_iter_next_capi_f8186da7160cc715(C.uintptr_t(_swig_i_0), *(*C.swig_type_451)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_weft_data_iter_next_capi_f8186da7160cc715(C.uintptr_t(_swig_i_0), *(*C.swig_type_466)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -4743,7 +4839,7 @@ func Weft_data_iter_data(arg1 uintptr, arg2 []uintptr) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_data_iter_data_capi_f8186da7160cc715(C.uintptr_t(_swig_i_0), *(*C.swig_type_454)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_weft_data_iter_data_capi_f8186da7160cc715(C.uintptr_t(_swig_i_0), *(*C.swig_type_469)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -4763,7 +4859,7 @@ func Weft_data_iter_label(arg1 uintptr, arg2 []uintptr) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_data_iter_label_capi_f8186da7160cc715(C.uintptr_t(_swig_i_0), *(*C.swig_type_456)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_weft_data_iter_label_capi_f8186da7160cc715(C.uintptr_t(_swig_i_0), *(*C.swig_type_471)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -4783,7 +4879,7 @@ func Weft_data_iter_pad(arg1 uintptr, arg2 []int32) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_data_iter_pad_capi_f8186da7160cc715(C.uintptr_t(_swig_i_0), *(*C.swig_type_458)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_weft_data_iter_pad_capi_f8186da7160cc715(C.uintptr_t(_swig_i_0), *(*C.swig_type_473)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -4805,7 +4901,7 @@ func Weft_data_iter_index(arg1 uintptr, arg2 []int64, arg3 uint64, arg4 []uint64
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
-	swig_r_p := C._wrap_weft_data_iter_index_capi_f8186da7160cc715(C.uintptr_t(_swig_i_0), *(*C.swig_type_460)(unsafe.Pointer(&_swig_i_1)), C.swig_type_461(_swig_i_2), *(*C.swig_type_462)(unsafe.Pointer(&_swig_i_3)))
+	swig_r_p := C._wrap_weft_data_iter_index_capi_f8186da7160cc715(C.uintptr_t(_swig_i_0), *(*C.swig_type_475)(unsafe.Pointer(&_swig_i_1)), C.swig_type_476(_swig_i_2), *(*C.swig_type_477)(unsafe.Pointer(&_swig_i_3)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -4828,7 +4924,7 @@ func Weft_data_iter_batch_size(arg1 uintptr, arg2 []int32) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_data_iter_batch_size_capi_f8186da7160cc715(C.uintptr_t(_swig_i_0), *(*C.swig_type_464)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_weft_data_iter_batch_size_capi_f8186da7160cc715(C.uintptr_t(_swig_i_0), *(*C.swig_type_479)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -4869,7 +4965,7 @@ func Weft_metric_create(arg1 string, arg2 []string, arg3 []string, arg4 uint64, 
  _swig_i_2 = weftJoin(arg3) 
 	_swig_i_3 := arg4
 	_swig_i_4 := arg5
-	swig_r_p := C._wrap_weft_metric_create_capi_f8186da7160cc715(*(*C.swig_type_467)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_468)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_469)(unsafe.Pointer(&_swig_i_2)), C.swig_type_470(_swig_i_3), *(*C.swig_type_471)(unsafe.Pointer(&_swig_i_4)))
+	swig_r_p := C._wrap_weft_metric_create_capi_f8186da7160cc715(*(*C.swig_type_482)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_483)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_484)(unsafe.Pointer(&_swig_i_2)), C.swig_type_485(_swig_i_3), *(*C.swig_type_486)(unsafe.Pointer(&_swig_i_4)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -4903,7 +4999,7 @@ func Weft_metric_composite_add(arg1 uintptr, arg2 string, arg3 []string, arg4 []
 	var _swig_i_3 string
  _swig_i_3 = weftJoin(arg4) 
 	_swig_i_4 := arg5
-	swig_r_p := C._wrap_weft_metric_composite_add_capi_f8186da7160cc715(C.uintptr_t(_swig_i_0), *(*C.swig_type_473)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_474)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_475)(unsafe.Pointer(&_swig_i_3)), C.swig_type_476(_swig_i_4))
+	swig_r_p := C._wrap_weft_metric_composite_add_capi_f8186da7160cc715(C.uintptr_t(_swig_i_0), *(*C.swig_type_488)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_489)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_490)(unsafe.Pointer(&_swig_i_3)), C.swig_type_491(_swig_i_4))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -4932,7 +5028,7 @@ func Weft_metric_update(arg1 uintptr, arg2 uint64, arg3 []uintptr, arg4 uint64, 
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
 	_swig_i_4 := arg5
-	swig_r_p := C._wrap_weft_metric_update_capi_f8186da7160cc715(C.uintptr_t(_swig_i_0), C.swig_type_478(_swig_i_1), *(*C.swig_type_479)(unsafe.Pointer(&_swig_i_2)), C.swig_type_480(_swig_i_3), *(*C.swig_type_481)(unsafe.Pointer(&_swig_i_4)))
+	swig_r_p := C._wrap_weft_metric_update_capi_f8186da7160cc715(C.uintptr_t(_swig_i_0), C.swig_type_493(_swig_i_1), *(*C.swig_type_494)(unsafe.Pointer(&_swig_i_2)), C.swig_type_495(_swig_i_3), *(*C.swig_type_496)(unsafe.Pointer(&_swig_i_4)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg3
@@ -4955,7 +5051,7 @@ func Weft_metric_num_values(arg1 uintptr, arg2 []uint64) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_metric_num_values_capi_f8186da7160cc715(C.uintptr_t(_swig_i_0), *(*C.swig_type_483)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_weft_metric_num_values_capi_f8186da7160cc715(C.uintptr_t(_swig_i_0), *(*C.swig_type_498)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -4978,7 +5074,7 @@ func Weft_metric_get(arg1 uintptr, arg2 []uintptr, arg3 []float64, arg4 uint64, 
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
 	_swig_i_4 := arg5
-	swig_r_p := C._wrap_weft_metric_get_capi_f8186da7160cc715(C.uintptr_t(_swig_i_0), *(*C.swig_type_485)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_486)(unsafe.Pointer(&_swig_i_2)), C.swig_type_487(_swig_i_3), *(*C.swig_type_488)(unsafe.Pointer(&_swig_i_4)))
+	swig_r_p := C._wrap_weft_metric_get_capi_f8186da7160cc715(C.uintptr_t(_swig_i_0), *(*C.swig_type_500)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_501)(unsafe.Pointer(&_swig_i_2)), C.swig_type_502(_swig_i_3), *(*C.swig_type_503)(unsafe.Pointer(&_swig_i_4)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -5045,7 +5141,7 @@ func Weft_checkpoint_save(arg1 string, arg2 int, arg3 uintptr, arg4 uint64, arg5
 	var _swig_i_7 string
  _swig_i_7 = weftJoin(arg8) 
 	_swig_i_8 := arg9
-	swig_r_p := C._wrap_weft_checkpoint_save_capi_f8186da7160cc715(*(*C.swig_type_492)(unsafe.Pointer(&_swig_i_0)), C.swig_intgo(_swig_i_1), C.uintptr_t(_swig_i_2), C.swig_type_493(_swig_i_3), *(*C.swig_type_494)(unsafe.Pointer(&_swig_i_4)), *(*C.swig_type_495)(unsafe.Pointer(&_swig_i_5)), C.swig_type_496(_swig_i_6), *(*C.swig_type_497)(unsafe.Pointer(&_swig_i_7)), *(*C.swig_type_498)(unsafe.Pointer(&_swig_i_8)))
+	swig_r_p := C._wrap_weft_checkpoint_save_capi_f8186da7160cc715(*(*C.swig_type_507)(unsafe.Pointer(&_swig_i_0)), C.swig_intgo(_swig_i_1), C.uintptr_t(_swig_i_2), C.swig_type_508(_swig_i_3), *(*C.swig_type_509)(unsafe.Pointer(&_swig_i_4)), *(*C.swig_type_510)(unsafe.Pointer(&_swig_i_5)), C.swig_type_511(_swig_i_6), *(*C.swig_type_512)(unsafe.Pointer(&_swig_i_7)), *(*C.swig_type_513)(unsafe.Pointer(&_swig_i_8)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -5080,7 +5176,7 @@ func Weft_checkpoint_load(arg1 string, arg2 int, arg3 []uintptr, arg4 []uintptr,
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
 	_swig_i_4 := arg5
-	swig_r_p := C._wrap_weft_checkpoint_load_capi_f8186da7160cc715(*(*C.swig_type_500)(unsafe.Pointer(&_swig_i_0)), C.swig_intgo(_swig_i_1), *(*C.swig_type_501)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_502)(unsafe.Pointer(&_swig_i_3)), *(*C.swig_type_503)(unsafe.Pointer(&_swig_i_4)))
+	swig_r_p := C._wrap_weft_checkpoint_load_capi_f8186da7160cc715(*(*C.swig_type_515)(unsafe.Pointer(&_swig_i_0)), C.swig_intgo(_swig_i_1), *(*C.swig_type_516)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_517)(unsafe.Pointer(&_swig_i_3)), *(*C.swig_type_518)(unsafe.Pointer(&_swig_i_4)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -5115,7 +5211,7 @@ func Weft_initializer_create(arg1 string, arg2 []string, arg3 []string, arg4 uin
 	_swig_i_3 := arg4
 	_swig_i_4 := arg5
 	_swig_i_5 := arg6
-	swig_r_p := C._wrap_weft_initializer_create_capi_f8186da7160cc715(*(*C.swig_type_505)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_506)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_507)(unsafe.Pointer(&_swig_i_2)), C.swig_type_508(_swig_i_3), C.swig_type_509(_swig_i_4), *(*C.swig_type_510)(unsafe.Pointer(&_swig_i_5)))
+	swig_r_p := C._wrap_weft_initializer_create_capi_f8186da7160cc715(*(*C.swig_type_520)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_521)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_522)(unsafe.Pointer(&_swig_i_2)), C.swig_type_523(_swig_i_3), C.swig_type_524(_swig_i_4), *(*C.swig_type_525)(unsafe.Pointer(&_swig_i_5)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -5145,7 +5241,7 @@ func Weft_initializer_init(arg1 uintptr, arg2 string, arg3 uintptr) (_swig_ret e
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r_p := C._wrap_weft_initializer_init_capi_f8186da7160cc715(C.uintptr_t(_swig_i_0), *(*C.swig_type_512)(unsafe.Pointer(&_swig_i_1)), C.uintptr_t(_swig_i_2))
+	swig_r_p := C._wrap_weft_initializer_init_capi_f8186da7160cc715(C.uintptr_t(_swig_i_0), *(*C.swig_type_527)(unsafe.Pointer(&_swig_i_1)), C.uintptr_t(_swig_i_2))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -5186,7 +5282,7 @@ func Weft_optimizer_create(arg1 string, arg2 []string, arg3 []string, arg4 uint6
  _swig_i_2 = weftJoin(arg3) 
 	_swig_i_3 := arg4
 	_swig_i_4 := arg5
-	swig_r_p := C._wrap_weft_optimizer_create_capi_f8186da7160cc715(*(*C.swig_type_515)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_516)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_517)(unsafe.Pointer(&_swig_i_2)), C.swig_type_518(_swig_i_3), *(*C.swig_type_519)(unsafe.Pointer(&_swig_i_4)))
+	swig_r_p := C._wrap_weft_optimizer_create_capi_f8186da7160cc715(*(*C.swig_type_530)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_531)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_532)(unsafe.Pointer(&_swig_i_2)), C.swig_type_533(_swig_i_3), *(*C.swig_type_534)(unsafe.Pointer(&_swig_i_4)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -5219,7 +5315,7 @@ func Weft_optimizer_set_lr_scheduler(arg1 uintptr, arg2 string, arg3 []int64, ar
 	_swig_i_3 := arg4
 	_swig_i_4 := arg5
 	_swig_i_5 := arg6
-	swig_r_p := C._wrap_weft_optimizer_set_lr_scheduler_capi_f8186da7160cc715(C.uintptr_t(_swig_i_0), *(*C.swig_type_521)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_522)(unsafe.Pointer(&_swig_i_2)), C.swig_type_523(_swig_i_3), C.float(_swig_i_4), C.float(_swig_i_5))
+	swig_r_p := C._wrap_weft_optimizer_set_lr_scheduler_capi_f8186da7160cc715(C.uintptr_t(_swig_i_0), *(*C.swig_type_536)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_537)(unsafe.Pointer(&_swig_i_2)), C.swig_type_538(_swig_i_3), C.float(_swig_i_4), C.float(_swig_i_5))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -5247,7 +5343,7 @@ func Weft_optimizer_set_lr_scheduler_ex(arg1 uintptr, arg2 string, arg3 []string
 	var _swig_i_3 string
  _swig_i_3 = weftJoin(arg4) 
 	_swig_i_4 := arg5
-	swig_r_p := C._wrap_weft_optimizer_set_lr_scheduler_ex_capi_f8186da7160cc715(C.uintptr_t(_swig_i_0), *(*C.swig_type_525)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_526)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_527)(unsafe.Pointer(&_swig_i_3)), C.swig_type_528(_swig_i_4))
+	swig_r_p := C._wrap_weft_optimizer_set_lr_scheduler_ex_capi_f8186da7160cc715(C.uintptr_t(_swig_i_0), *(*C.swig_type_540)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_541)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_542)(unsafe.Pointer(&_swig_i_3)), C.swig_type_543(_swig_i_4))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -5310,7 +5406,7 @@ func Weft_optimizer_update(arg1 uintptr, arg2 int, arg3 string, arg4 uintptr, ar
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
 	_swig_i_4 := arg5
-	swig_r_p := C._wrap_weft_optimizer_update_capi_f8186da7160cc715(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1), *(*C.swig_type_532)(unsafe.Pointer(&_swig_i_2)), C.uintptr_t(_swig_i_3), C.uintptr_t(_swig_i_4))
+	swig_r_p := C._wrap_weft_optimizer_update_capi_f8186da7160cc715(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1), *(*C.swig_type_547)(unsafe.Pointer(&_swig_i_2)), C.uintptr_t(_swig_i_3), C.uintptr_t(_swig_i_4))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg3
@@ -5330,7 +5426,7 @@ func Weft_optimizer_num_update(arg1 uintptr, arg2 []int64) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_optimizer_num_update_capi_f8186da7160cc715(C.uintptr_t(_swig_i_0), *(*C.swig_type_534)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_weft_optimizer_num_update_capi_f8186da7160cc715(C.uintptr_t(_swig_i_0), *(*C.swig_type_549)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -5351,7 +5447,7 @@ func Weft_optimizer_learning_rate(arg1 uintptr, arg2 string, arg3 []float32) (_s
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r_p := C._wrap_weft_optimizer_learning_rate_capi_f8186da7160cc715(C.uintptr_t(_swig_i_0), *(*C.swig_type_536)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_537)(unsafe.Pointer(&_swig_i_2)))
+	swig_r_p := C._wrap_weft_optimizer_learning_rate_capi_f8186da7160cc715(C.uintptr_t(_swig_i_0), *(*C.swig_type_551)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_552)(unsafe.Pointer(&_swig_i_2)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -5390,7 +5486,7 @@ func Weft_optimizer_save_states(arg1 uintptr, arg2 string) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_optimizer_save_states_capi_f8186da7160cc715(C.uintptr_t(_swig_i_0), *(*C.swig_type_540)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_weft_optimizer_save_states_capi_f8186da7160cc715(C.uintptr_t(_swig_i_0), *(*C.swig_type_555)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -5410,7 +5506,7 @@ func Weft_optimizer_load_states(arg1 uintptr, arg2 string) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_optimizer_load_states_capi_f8186da7160cc715(C.uintptr_t(_swig_i_0), *(*C.swig_type_542)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_weft_optimizer_load_states_capi_f8186da7160cc715(C.uintptr_t(_swig_i_0), *(*C.swig_type_557)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -5438,7 +5534,7 @@ func Weft_module_create(arg1 uintptr, arg2 uint64, arg3 []string, arg4 uint64, a
 	_swig_i_5 := arg6
 	_swig_i_6 := arg7
 	_swig_i_7 := arg8
-	swig_r_p := C._wrap_weft_module_create_capi_f8186da7160cc715(C.uintptr_t(_swig_i_0), C.swig_type_544(_swig_i_1), *(*C.swig_type_545)(unsafe.Pointer(&_swig_i_2)), C.swig_type_546(_swig_i_3), *(*C.swig_type_547)(unsafe.Pointer(&_swig_i_4)), C.swig_intgo(_swig_i_5), C.swig_intgo(_swig_i_6), *(*C.swig_type_548)(unsafe.Pointer(&_swig_i_7)))
+	swig_r_p := C._wrap_weft_module_create_capi_f8186da7160cc715(C.uintptr_t(_swig_i_0), C.swig_type_559(_swig_i_1), *(*C.swig_type_560)(unsafe.Pointer(&_swig_i_2)), C.swig_type_561(_swig_i_3), *(*C.swig_type_562)(unsafe.Pointer(&_swig_i_4)), C.swig_intgo(_swig_i_5), C.swig_intgo(_swig_i_6), *(*C.swig_type_563)(unsafe.Pointer(&_swig_i_7)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = _swig_i_2
@@ -5466,7 +5562,7 @@ func Weft_module_set_fixed_params(arg1 uintptr, arg2 uint64, arg3 []string) (_sw
 	_swig_i_1 := arg2
 	var _swig_i_2 string
  _swig_i_2 = weftJoin(arg3) 
-	swig_r_p := C._wrap_weft_module_set_fixed_params_capi_f8186da7160cc715(C.uintptr_t(_swig_i_0), C.swig_type_550(_swig_i_1), *(*C.swig_type_551)(unsafe.Pointer(&_swig_i_2)))
+	swig_r_p := C._wrap_weft_module_set_fixed_params_capi_f8186da7160cc715(C.uintptr_t(_swig_i_0), C.swig_type_565(_swig_i_1), *(*C.swig_type_566)(unsafe.Pointer(&_swig_i_2)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = _swig_i_2
@@ -5609,7 +5705,7 @@ func Weft_module_outputs(arg1 uintptr, arg2 []uintptr) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_module_outputs_capi_f8186da7160cc715(C.uintptr_t(_swig_i_0), *(*C.swig_type_560)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_weft_module_outputs_capi_f8186da7160cc715(C.uintptr_t(_swig_i_0), *(*C.swig_type_575)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -5630,7 +5726,7 @@ func Weft_module_params(arg1 uintptr, arg2 []uintptr, arg3 []uintptr) (_swig_ret
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r_p := C._wrap_weft_module_params_capi_f8186da7160cc715(C.uintptr_t(_swig_i_0), *(*C.swig_type_562)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_563)(unsafe.Pointer(&_swig_i_2)))
+	swig_r_p := C._wrap_weft_module_params_capi_f8186da7160cc715(C.uintptr_t(_swig_i_0), *(*C.swig_type_577)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_578)(unsafe.Pointer(&_swig_i_2)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -5660,7 +5756,7 @@ func Weft_module_fit(arg1 uintptr, arg2 uintptr, arg3 uintptr, arg4 uintptr, arg
 	_swig_i_6 := arg7
 	_swig_i_7 := arg8
 	_swig_i_8 := arg9
-	swig_r_p := C._wrap_weft_module_fit_capi_f8186da7160cc715(C.uintptr_t(_swig_i_0), C.uintptr_t(_swig_i_1), C.uintptr_t(_swig_i_2), C.uintptr_t(_swig_i_3), C.swig_intgo(_swig_i_4), C.swig_intgo(_swig_i_5), C.swig_intgo(_swig_i_6), *(*C.swig_type_565)(unsafe.Pointer(&_swig_i_7)), *(*C.swig_type_566)(unsafe.Pointer(&_swig_i_8)))
+	swig_r_p := C._wrap_weft_module_fit_capi_f8186da7160cc715(C.uintptr_t(_swig_i_0), C.uintptr_t(_swig_i_1), C.uintptr_t(_swig_i_2), C.uintptr_t(_swig_i_3), C.swig_intgo(_swig_i_4), C.swig_intgo(_swig_i_5), C.swig_intgo(_swig_i_6), *(*C.swig_type_580)(unsafe.Pointer(&_swig_i_7)), *(*C.swig_type_581)(unsafe.Pointer(&_swig_i_8)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg8
@@ -5690,7 +5786,7 @@ func Weft_fit_session_create(arg1 uintptr, arg2 uintptr, arg3 uintptr, arg4 uint
 	_swig_i_6 := arg7
 	_swig_i_7 := arg8
 	_swig_i_8 := arg9
-	swig_r_p := C._wrap_weft_fit_session_create_capi_f8186da7160cc715(C.uintptr_t(_swig_i_0), C.uintptr_t(_swig_i_1), C.uintptr_t(_swig_i_2), C.uintptr_t(_swig_i_3), C.swig_intgo(_swig_i_4), C.swig_intgo(_swig_i_5), C.swig_intgo(_swig_i_6), *(*C.swig_type_568)(unsafe.Pointer(&_swig_i_7)), *(*C.swig_type_569)(unsafe.Pointer(&_swig_i_8)))
+	swig_r_p := C._wrap_weft_fit_session_create_capi_f8186da7160cc715(C.uintptr_t(_swig_i_0), C.uintptr_t(_swig_i_1), C.uintptr_t(_swig_i_2), C.uintptr_t(_swig_i_3), C.swig_intgo(_swig_i_4), C.swig_intgo(_swig_i_5), C.swig_intgo(_swig_i_6), *(*C.swig_type_583)(unsafe.Pointer(&_swig_i_7)), *(*C.swig_type_584)(unsafe.Pointer(&_swig_i_8)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg8
@@ -5713,7 +5809,7 @@ func Weft_fit_session_next(arg1 uintptr, arg2 []int32) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_fit_session_next_capi_f8186da7160cc715(C.uintptr_t(_swig_i_0), *(*C.swig_type_571)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_weft_fit_session_next_capi_f8186da7160cc715(C.uintptr_t(_swig_i_0), *(*C.swig_type_586)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -5753,7 +5849,7 @@ func Weft_fit_session_batch(arg1 uintptr, arg2 []int32, arg3 []int64, arg4 []int
 	_swig_i_3 := arg4
 	_swig_i_4 := arg5
 	_swig_i_5 := arg6
-	swig_r_p := C._wrap_weft_fit_session_batch_capi_f8186da7160cc715(C.uintptr_t(_swig_i_0), *(*C.swig_type_574)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_575)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_576)(unsafe.Pointer(&_swig_i_3)), *(*C.swig_type_577)(unsafe.Pointer(&_swig_i_4)), *(*C.swig_type_578)(unsafe.Pointer(&_swig_i_5)))
+	swig_r_p := C._wrap_weft_fit_session_batch_capi_f8186da7160cc715(C.uintptr_t(_swig_i_0), *(*C.swig_type_589)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_590)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_591)(unsafe.Pointer(&_swig_i_3)), *(*C.swig_type_592)(unsafe.Pointer(&_swig_i_4)), *(*C.swig_type_593)(unsafe.Pointer(&_swig_i_5)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -5790,7 +5886,7 @@ func Weft_fit_session_epoch(arg1 uintptr, arg2 []int32, arg3 []int64, arg4 []int
 	_swig_i_4 := arg5
 	_swig_i_5 := arg6
 	_swig_i_6 := arg7
-	swig_r_p := C._wrap_weft_fit_session_epoch_capi_f8186da7160cc715(C.uintptr_t(_swig_i_0), *(*C.swig_type_580)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_581)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_582)(unsafe.Pointer(&_swig_i_3)), *(*C.swig_type_583)(unsafe.Pointer(&_swig_i_4)), *(*C.swig_type_584)(unsafe.Pointer(&_swig_i_5)), *(*C.swig_type_585)(unsafe.Pointer(&_swig_i_6)))
+	swig_r_p := C._wrap_weft_fit_session_epoch_capi_f8186da7160cc715(C.uintptr_t(_swig_i_0), *(*C.swig_type_595)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_596)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_597)(unsafe.Pointer(&_swig_i_3)), *(*C.swig_type_598)(unsafe.Pointer(&_swig_i_4)), *(*C.swig_type_599)(unsafe.Pointer(&_swig_i_5)), *(*C.swig_type_600)(unsafe.Pointer(&_swig_i_6)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -5829,7 +5925,7 @@ func Weft_fit_session_epoch_metric(arg1 uintptr, arg2 int, arg3 []uintptr, arg4 
 	_swig_i_3 := arg4
 	_swig_i_4 := arg5
 	_swig_i_5 := arg6
-	swig_r_p := C._wrap_weft_fit_session_epoch_metric_capi_f8186da7160cc715(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1), *(*C.swig_type_587)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_588)(unsafe.Pointer(&_swig_i_3)), C.swig_type_589(_swig_i_4), *(*C.swig_type_590)(unsafe.Pointer(&_swig_i_5)))
+	swig_r_p := C._wrap_weft_fit_session_epoch_metric_capi_f8186da7160cc715(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1), *(*C.swig_type_602)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_603)(unsafe.Pointer(&_swig_i_3)), C.swig_type_604(_swig_i_4), *(*C.swig_type_605)(unsafe.Pointer(&_swig_i_5)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg3
@@ -5890,7 +5986,7 @@ func Weft_module_save_checkpoint(arg1 uintptr, arg2 string, arg3 int) (_swig_ret
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r_p := C._wrap_weft_module_save_checkpoint_capi_f8186da7160cc715(C.uintptr_t(_swig_i_0), *(*C.swig_type_594)(unsafe.Pointer(&_swig_i_1)), C.swig_intgo(_swig_i_2))
+	swig_r_p := C._wrap_weft_module_save_checkpoint_capi_f8186da7160cc715(C.uintptr_t(_swig_i_0), *(*C.swig_type_609)(unsafe.Pointer(&_swig_i_1)), C.swig_intgo(_swig_i_2))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -5943,7 +6039,7 @@ func Weft_predictor_create(arg1 string, arg2 unsafe.Pointer, arg3 uint64, arg4 u
 	var _swig_i_13 string
  _swig_i_13 = weftJoin(arg14) 
 	_swig_i_14 := arg15
-	swig_r_p := C._wrap_weft_predictor_create_capi_f8186da7160cc715(*(*C.swig_type_597)(unsafe.Pointer(&_swig_i_0)), C.swig_voidp(_swig_i_1), C.swig_type_598(_swig_i_2), C.swig_type_599(_swig_i_3), *(*C.swig_type_600)(unsafe.Pointer(&_swig_i_4)), *(*C.swig_type_601)(unsafe.Pointer(&_swig_i_5)), *(*C.swig_type_602)(unsafe.Pointer(&_swig_i_6)), C.swig_intgo(_swig_i_7), C.swig_intgo(_swig_i_8), C.swig_type_603(_swig_i_9), *(*C.swig_type_604)(unsafe.Pointer(&_swig_i_10)), C.swig_type_605(_swig_i_11), *(*C.swig_type_606)(unsafe.Pointer(&_swig_i_12)), *(*C.swig_type_607)(unsafe.Pointer(&_swig_i_13)), *(*C.swig_type_608)(unsafe.Pointer(&_swig_i_14)))
+	swig_r_p := C._wrap_weft_predictor_create_capi_f8186da7160cc715(*(*C.swig_type_612)(unsafe.Pointer(&_swig_i_0)), C.swig_voidp(_swig_i_1), C.swig_type_613(_swig_i_2), C.swig_type_614(_swig_i_3), *(*C.swig_type_615)(unsafe.Pointer(&_swig_i_4)), *(*C.swig_type_616)(unsafe.Pointer(&_swig_i_5)), *(*C.swig_type_617)(unsafe.Pointer(&_swig_i_6)), C.swig_intgo(_swig_i_7), C.swig_intgo(_swig_i_8), C.swig_type_618(_swig_i_9), *(*C.swig_type_619)(unsafe.Pointer(&_swig_i_10)), C.swig_type_620(_swig_i_11), *(*C.swig_type_621)(unsafe.Pointer(&_swig_i_12)), *(*C.swig_type_622)(unsafe.Pointer(&_swig_i_13)), *(*C.swig_type_623)(unsafe.Pointer(&_swig_i_14)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -6000,7 +6096,7 @@ func Weft_predictor_create_from_files(arg1 string, arg2 string, arg3 uint64, arg
 	var _swig_i_12 string
  _swig_i_12 = weftJoin(arg13) 
 	_swig_i_13 := arg14
-	swig_r_p := C._wrap_weft_predictor_create_from_files_capi_f8186da7160cc715(*(*C.swig_type_610)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_611)(unsafe.Pointer(&_swig_i_1)), C.swig_type_612(_swig_i_2), *(*C.swig_type_613)(unsafe.Pointer(&_swig_i_3)), *(*C.swig_type_614)(unsafe.Pointer(&_swig_i_4)), *(*C.swig_type_615)(unsafe.Pointer(&_swig_i_5)), C.swig_intgo(_swig_i_6), C.swig_intgo(_swig_i_7), C.swig_type_616(_swig_i_8), *(*C.swig_type_617)(unsafe.Pointer(&_swig_i_9)), C.swig_type_618(_swig_i_10), *(*C.swig_type_619)(unsafe.Pointer(&_swig_i_11)), *(*C.swig_type_620)(unsafe.Pointer(&_swig_i_12)), *(*C.swig_type_621)(unsafe.Pointer(&_swig_i_13)))
+	swig_r_p := C._wrap_weft_predictor_create_from_files_capi_f8186da7160cc715(*(*C.swig_type_625)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_626)(unsafe.Pointer(&_swig_i_1)), C.swig_type_627(_swig_i_2), *(*C.swig_type_628)(unsafe.Pointer(&_swig_i_3)), *(*C.swig_type_629)(unsafe.Pointer(&_swig_i_4)), *(*C.swig_type_630)(unsafe.Pointer(&_swig_i_5)), C.swig_intgo(_swig_i_6), C.swig_intgo(_swig_i_7), C.swig_type_631(_swig_i_8), *(*C.swig_type_632)(unsafe.Pointer(&_swig_i_9)), C.swig_type_633(_swig_i_10), *(*C.swig_type_634)(unsafe.Pointer(&_swig_i_11)), *(*C.swig_type_635)(unsafe.Pointer(&_swig_i_12)), *(*C.swig_type_636)(unsafe.Pointer(&_swig_i_13)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -6044,7 +6140,7 @@ func Weft_predictor_list_inputs(arg1 uintptr, arg2 []uintptr) (_swig_ret error) 
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_predictor_list_inputs_capi_f8186da7160cc715(C.uintptr_t(_swig_i_0), *(*C.swig_type_623)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_weft_predictor_list_inputs_capi_f8186da7160cc715(C.uintptr_t(_swig_i_0), *(*C.swig_type_638)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -6064,7 +6160,7 @@ func Weft_predictor_list_outputs(arg1 uintptr, arg2 []uintptr) (_swig_ret error)
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_predictor_list_outputs_capi_f8186da7160cc715(C.uintptr_t(_swig_i_0), *(*C.swig_type_625)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_weft_predictor_list_outputs_capi_f8186da7160cc715(C.uintptr_t(_swig_i_0), *(*C.swig_type_640)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -6090,7 +6186,7 @@ func Weft_predictor_output_shape(arg1 uintptr, arg2 uint64, arg3 []uint64, arg4 
 	_swig_i_5 := arg6
 	_swig_i_6 := arg7
 	_swig_i_7 := arg8
-	swig_r_p := C._wrap_weft_predictor_output_shape_capi_f8186da7160cc715(C.uintptr_t(_swig_i_0), C.swig_type_627(_swig_i_1), *(*C.swig_type_628)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_629)(unsafe.Pointer(&_swig_i_3)), C.swig_type_630(_swig_i_4), *(*C.swig_type_631)(unsafe.Pointer(&_swig_i_5)), C.swig_type_632(_swig_i_6), *(*C.swig_type_633)(unsafe.Pointer(&_swig_i_7)))
+	swig_r_p := C._wrap_weft_predictor_output_shape_capi_f8186da7160cc715(C.uintptr_t(_swig_i_0), C.swig_type_642(_swig_i_1), *(*C.swig_type_643)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_644)(unsafe.Pointer(&_swig_i_3)), C.swig_type_645(_swig_i_4), *(*C.swig_type_646)(unsafe.Pointer(&_swig_i_5)), C.swig_type_647(_swig_i_6), *(*C.swig_type_648)(unsafe.Pointer(&_swig_i_7)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg3
@@ -6126,7 +6222,7 @@ func Weft_predictor_predict_packed(arg1 uintptr, arg2 uint64, arg3 unsafe.Pointe
 	_swig_i_6 := arg7
 	_swig_i_7 := arg8
 	_swig_i_8 := arg9
-	swig_r_p := C._wrap_weft_predictor_predict_packed_capi_f8186da7160cc715(C.uintptr_t(_swig_i_0), C.swig_type_635(_swig_i_1), C.swig_voidp(_swig_i_2), *(*C.swig_type_636)(unsafe.Pointer(&_swig_i_3)), *(*C.swig_type_637)(unsafe.Pointer(&_swig_i_4)), *(*C.swig_type_638)(unsafe.Pointer(&_swig_i_5)), C.swig_type_639(_swig_i_6), C.swig_voidp(_swig_i_7), *(*C.swig_type_640)(unsafe.Pointer(&_swig_i_8)))
+	swig_r_p := C._wrap_weft_predictor_predict_packed_capi_f8186da7160cc715(C.uintptr_t(_swig_i_0), C.swig_type_650(_swig_i_1), C.swig_voidp(_swig_i_2), *(*C.swig_type_651)(unsafe.Pointer(&_swig_i_3)), *(*C.swig_type_652)(unsafe.Pointer(&_swig_i_4)), *(*C.swig_type_653)(unsafe.Pointer(&_swig_i_5)), C.swig_type_654(_swig_i_6), C.swig_voidp(_swig_i_7), *(*C.swig_type_655)(unsafe.Pointer(&_swig_i_8)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg4
@@ -6160,7 +6256,7 @@ func Weft_predictor_predict_float(arg1 uintptr, arg2 []float32, arg3 uint64, arg
 	_swig_i_4 := arg5
 	_swig_i_5 := arg6
 	_swig_i_6 := arg7
-	swig_r_p := C._wrap_weft_predictor_predict_float_capi_f8186da7160cc715(C.uintptr_t(_swig_i_0), *(*C.swig_type_642)(unsafe.Pointer(&_swig_i_1)), C.swig_type_643(_swig_i_2), *(*C.swig_type_644)(unsafe.Pointer(&_swig_i_3)), C.swig_type_645(_swig_i_4), *(*C.swig_type_646)(unsafe.Pointer(&_swig_i_5)), C.swig_type_647(_swig_i_6))
+	swig_r_p := C._wrap_weft_predictor_predict_float_capi_f8186da7160cc715(C.uintptr_t(_swig_i_0), *(*C.swig_type_657)(unsafe.Pointer(&_swig_i_1)), C.swig_type_658(_swig_i_2), *(*C.swig_type_659)(unsafe.Pointer(&_swig_i_3)), C.swig_type_660(_swig_i_4), *(*C.swig_type_661)(unsafe.Pointer(&_swig_i_5)), C.swig_type_662(_swig_i_6))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -6186,7 +6282,7 @@ func Weft_predictor_stats(arg1 uintptr, arg2 []uint64) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_predictor_stats_capi_f8186da7160cc715(C.uintptr_t(_swig_i_0), *(*C.swig_type_649)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_weft_predictor_stats_capi_f8186da7160cc715(C.uintptr_t(_swig_i_0), *(*C.swig_type_664)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -6222,7 +6318,7 @@ func Weft_kvstore_create(arg1 string, arg2 []uintptr) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_kvstore_create_capi_f8186da7160cc715(*(*C.swig_type_652)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_653)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_weft_kvstore_create_capi_f8186da7160cc715(*(*C.swig_type_667)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_668)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -6246,7 +6342,7 @@ func Weft_kvstore_type(arg1 uintptr, arg2 []string) (_swig_ret error) {
 	_swig_i_0 := arg1
 	var _swig_i_1 []string
  _swig_i_1 = make([]string, len(arg2)) 
-	swig_r_p := C._wrap_weft_kvstore_type_capi_f8186da7160cc715(C.uintptr_t(_swig_i_0), *(*C.swig_type_655)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_weft_kvstore_type_capi_f8186da7160cc715(C.uintptr_t(_swig_i_0), *(*C.swig_type_670)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 
 	for i := range _swig_i_1 {
@@ -6276,7 +6372,7 @@ func Weft_kvstore_rank(arg1 uintptr, arg2 []int32, arg3 []int32) (_swig_ret erro
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r_p := C._wrap_weft_kvstore_rank_capi_f8186da7160cc715(C.uintptr_t(_swig_i_0), *(*C.swig_type_657)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_658)(unsafe.Pointer(&_swig_i_2)))
+	swig_r_p := C._wrap_weft_kvstore_rank_capi_f8186da7160cc715(C.uintptr_t(_swig_i_0), *(*C.swig_type_672)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_673)(unsafe.Pointer(&_swig_i_2)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -6302,7 +6398,7 @@ func Weft_kvstore_init(arg1 uintptr, arg2 uint64, arg3 []string, arg4 []uintptr)
 	var _swig_i_2 string
  _swig_i_2 = weftJoin(arg3) 
 	_swig_i_3 := arg4
-	swig_r_p := C._wrap_weft_kvstore_init_capi_f8186da7160cc715(C.uintptr_t(_swig_i_0), C.swig_type_660(_swig_i_1), *(*C.swig_type_661)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_662)(unsafe.Pointer(&_swig_i_3)))
+	swig_r_p := C._wrap_weft_kvstore_init_capi_f8186da7160cc715(C.uintptr_t(_swig_i_0), C.swig_type_675(_swig_i_1), *(*C.swig_type_676)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_677)(unsafe.Pointer(&_swig_i_3)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = _swig_i_2
@@ -6329,7 +6425,7 @@ func Weft_kvstore_push(arg1 uintptr, arg2 uint64, arg3 []string, arg4 []uintptr,
  _swig_i_2 = weftJoin(arg3) 
 	_swig_i_3 := arg4
 	_swig_i_4 := arg5
-	swig_r_p := C._wrap_weft_kvstore_push_capi_f8186da7160cc715(C.uintptr_t(_swig_i_0), C.swig_type_664(_swig_i_1), *(*C.swig_type_665)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_666)(unsafe.Pointer(&_swig_i_3)), C.swig_intgo(_swig_i_4))
+	swig_r_p := C._wrap_weft_kvstore_push_capi_f8186da7160cc715(C.uintptr_t(_swig_i_0), C.swig_type_679(_swig_i_1), *(*C.swig_type_680)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_681)(unsafe.Pointer(&_swig_i_3)), C.swig_intgo(_swig_i_4))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = _swig_i_2
@@ -6356,7 +6452,7 @@ func Weft_kvstore_pull(arg1 uintptr, arg2 uint64, arg3 []string, arg4 []uintptr,
  _swig_i_2 = weftJoin(arg3) 
 	_swig_i_3 := arg4
 	_swig_i_4 := arg5
-	swig_r_p := C._wrap_weft_kvstore_pull_capi_f8186da7160cc715(C.uintptr_t(_swig_i_0), C.swig_type_668(_swig_i_1), *(*C.swig_type_669)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_670)(unsafe.Pointer(&_swig_i_3)), C.swig_intgo(_swig_i_4))
+	swig_r_p := C._wrap_weft_kvstore_pull_capi_f8186da7160cc715(C.uintptr_t(_swig_i_0), C.swig_type_683(_swig_i_1), *(*C.swig_type_684)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_685)(unsafe.Pointer(&_swig_i_3)), C.swig_intgo(_swig_i_4))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = _swig_i_2
@@ -6384,7 +6480,7 @@ func Weft_kvstore_pushpull(arg1 uintptr, arg2 uint64, arg3 []string, arg4 []uint
 	_swig_i_3 := arg4
 	_swig_i_4 := arg5
 	_swig_i_5 := arg6
-	swig_r_p := C._wrap_weft_kvstore_pushpull_capi_f8186da7160cc715(C.uintptr_t(_swig_i_0), C.swig_type_672(_swig_i_1), *(*C.swig_type_673)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_674)(unsafe.Pointer(&_swig_i_3)), *(*C.swig_type_675)(unsafe.Pointer(&_swig_i_4)), C.swig_intgo(_swig_i_5))
+	swig_r_p := C._wrap_weft_kvstore_pushpull_capi_f8186da7160cc715(C.uintptr_t(_swig_i_0), C.swig_type_687(_swig_i_1), *(*C.swig_type_688)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_689)(unsafe.Pointer(&_swig_i_3)), *(*C.swig_type_690)(unsafe.Pointer(&_swig_i_4)), C.swig_intgo(_swig_i_5))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = _swig_i_2
@@ -6448,7 +6544,7 @@ func Weft_kvstore_next_update(arg1 uintptr, arg2 []string, arg3 []uintptr, arg4 
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
 	_swig_i_4 := arg5
-	swig_r_p := C._wrap_weft_kvstore_next_update_capi_f8186da7160cc715(C.uintptr_t(_swig_i_0), *(*C.swig_type_679)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_680)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_681)(unsafe.Pointer(&_swig_i_3)), *(*C.swig_type_682)(unsafe.Pointer(&_swig_i_4)))
+	swig_r_p := C._wrap_weft_kvstore_next_update_capi_f8186da7160cc715(C.uintptr_t(_swig_i_0), *(*C.swig_type_694)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_695)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_696)(unsafe.Pointer(&_swig_i_3)), *(*C.swig_type_697)(unsafe.Pointer(&_swig_i_4)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 
 	for i := range _swig_i_1 {
@@ -6569,7 +6665,7 @@ func Weft_autograd_set_is_recording(arg1 int, arg2 []int32) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_autograd_set_is_recording_capi_f8186da7160cc715(C.swig_intgo(_swig_i_0), *(*C.swig_type_689)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_weft_autograd_set_is_recording_capi_f8186da7160cc715(C.swig_intgo(_swig_i_0), *(*C.swig_type_704)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -6589,7 +6685,7 @@ func Weft_autograd_set_is_training(arg1 int, arg2 []int32) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_autograd_set_is_training_capi_f8186da7160cc715(C.swig_intgo(_swig_i_0), *(*C.swig_type_691)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_weft_autograd_set_is_training_capi_f8186da7160cc715(C.swig_intgo(_swig_i_0), *(*C.swig_type_706)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -6608,7 +6704,7 @@ func Weft_autograd_set_is_training(arg1 int, arg2 []int32) (_swig_ret error) {
 func Weft_autograd_is_recording(arg1 []int32) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
-	swig_r_p := C._wrap_weft_autograd_is_recording_capi_f8186da7160cc715(*(*C.swig_type_693)(unsafe.Pointer(&_swig_i_0)))
+	swig_r_p := C._wrap_weft_autograd_is_recording_capi_f8186da7160cc715(*(*C.swig_type_708)(unsafe.Pointer(&_swig_i_0)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -6627,7 +6723,7 @@ func Weft_autograd_is_recording(arg1 []int32) (_swig_ret error) {
 func Weft_autograd_is_training(arg1 []int32) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
-	swig_r_p := C._wrap_weft_autograd_is_training_capi_f8186da7160cc715(*(*C.swig_type_695)(unsafe.Pointer(&_swig_i_0)))
+	swig_r_p := C._wrap_weft_autograd_is_training_capi_f8186da7160cc715(*(*C.swig_type_710)(unsafe.Pointer(&_swig_i_0)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -6649,7 +6745,7 @@ func Weft_autograd_mark_variables(arg1 []uintptr, arg2 uint64, arg3 []int32, arg
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
-	swig_r_p := C._wrap_weft_autograd_mark_variables_capi_f8186da7160cc715(*(*C.swig_type_697)(unsafe.Pointer(&_swig_i_0)), C.swig_type_698(_swig_i_1), *(*C.swig_type_699)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_700)(unsafe.Pointer(&_swig_i_3)))
+	swig_r_p := C._wrap_weft_autograd_mark_variables_capi_f8186da7160cc715(*(*C.swig_type_712)(unsafe.Pointer(&_swig_i_0)), C.swig_type_713(_swig_i_1), *(*C.swig_type_714)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_715)(unsafe.Pointer(&_swig_i_3)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -6678,7 +6774,7 @@ func Weft_autograd_backward(arg1 []uintptr, arg2 uint64, arg3 []uintptr, arg4 in
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
 	_swig_i_4 := arg5
-	swig_r_p := C._wrap_weft_autograd_backward_capi_f8186da7160cc715(*(*C.swig_type_702)(unsafe.Pointer(&_swig_i_0)), C.swig_type_703(_swig_i_1), *(*C.swig_type_704)(unsafe.Pointer(&_swig_i_2)), C.swig_intgo(_swig_i_3), C.swig_intgo(_swig_i_4))
+	swig_r_p := C._wrap_weft_autograd_backward_capi_f8186da7160cc715(*(*C.swig_type_717)(unsafe.Pointer(&_swig_i_0)), C.swig_type_718(_swig_i_1), *(*C.swig_type_719)(unsafe.Pointer(&_swig_i_2)), C.swig_intgo(_swig_i_3), C.swig_intgo(_swig_i_4))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -6707,7 +6803,7 @@ func Weft_autograd_grad(arg1 []uintptr, arg2 uint64, arg3 []uintptr, arg4 []uint
 	_swig_i_5 := arg6
 	_swig_i_6 := arg7
 	_swig_i_7 := arg8
-	swig_r_p := C._wrap_weft_autograd_grad_capi_f8186da7160cc715(*(*C.swig_type_706)(unsafe.Pointer(&_swig_i_0)), C.swig_type_707(_swig_i_1), *(*C.swig_type_708)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_709)(unsafe.Pointer(&_swig_i_3)), C.swig_type_710(_swig_i_4), C.swig_intgo(_swig_i_5), C.swig_intgo(_swig_i_6), *(*C.swig_type_711)(unsafe.Pointer(&_swig_i_7)))
+	swig_r_p := C._wrap_weft_autograd_grad_capi_f8186da7160cc715(*(*C.swig_type_721)(unsafe.Pointer(&_swig_i_0)), C.swig_type_722(_swig_i_1), *(*C.swig_type_723)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_724)(unsafe.Pointer(&_swig_i_3)), C.swig_type_725(_swig_i_4), C.swig_intgo(_swig_i_5), C.swig_intgo(_swig_i_6), *(*C.swig_type_726)(unsafe.Pointer(&_swig_i_7)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -6743,7 +6839,7 @@ func Weft_autograd_grad_ex(arg1 []uintptr, arg2 uint64, arg3 []uintptr, arg4 []u
 	_swig_i_6 := arg7
 	_swig_i_7 := arg8
 	_swig_i_8 := arg9
-	swig_r_p := C._wrap_weft_autograd_grad_ex_capi_f8186da7160cc715(*(*C.swig_type_713)(unsafe.Pointer(&_swig_i_0)), C.swig_type_714(_swig_i_1), *(*C.swig_type_715)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_716)(unsafe.Pointer(&_swig_i_3)), C.swig_type_717(_swig_i_4), C.swig_intgo(_swig_i_5), C.swig_intgo(_swig_i_6), C.swig_intgo(_swig_i_7), *(*C.swig_type_718)(unsafe.Pointer(&_swig_i_8)))
+	swig_r_p := C._wrap_weft_autograd_grad_ex_capi_f8186da7160cc715(*(*C.swig_type_728)(unsafe.Pointer(&_swig_i_0)), C.swig_type_729(_swig_i_1), *(*C.swig_type_730)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_731)(unsafe.Pointer(&_swig_i_3)), C.swig_type_732(_swig_i_4), C.swig_intgo(_swig_i_5), C.swig_intgo(_swig_i_6), C.swig_intgo(_swig_i_7), *(*C.swig_type_733)(unsafe.Pointer(&_swig_i_8)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -6772,7 +6868,7 @@ func Weft_ndarray_get_grad(arg1 uintptr, arg2 []uintptr) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_ndarray_get_grad_capi_f8186da7160cc715(C.uintptr_t(_swig_i_0), *(*C.swig_type_720)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_weft_ndarray_get_grad_capi_f8186da7160cc715(C.uintptr_t(_swig_i_0), *(*C.swig_type_735)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -6792,7 +6888,7 @@ func Weft_ndarray_detach(arg1 uintptr, arg2 []uintptr) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_ndarray_detach_capi_f8186da7160cc715(C.uintptr_t(_swig_i_0), *(*C.swig_type_722)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_weft_ndarray_detach_capi_f8186da7160cc715(C.uintptr_t(_swig_i_0), *(*C.swig_type_737)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -6812,7 +6908,7 @@ func Weft_autograd_get_symbol(arg1 uintptr, arg2 []uintptr) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_autograd_get_symbol_capi_f8186da7160cc715(C.uintptr_t(_swig_i_0), *(*C.swig_type_724)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_weft_autograd_get_symbol_capi_f8186da7160cc715(C.uintptr_t(_swig_i_0), *(*C.swig_type_739)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -6837,7 +6933,7 @@ func Weft_cached_op_create(arg1 uintptr, arg2 uint64, arg3 []string, arg4 []stri
 	var _swig_i_3 string
  _swig_i_3 = weftJoin(arg4) 
 	_swig_i_4 := arg5
-	swig_r_p := C._wrap_weft_cached_op_create_capi_f8186da7160cc715(C.uintptr_t(_swig_i_0), C.swig_type_726(_swig_i_1), *(*C.swig_type_727)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_728)(unsafe.Pointer(&_swig_i_3)), *(*C.swig_type_729)(unsafe.Pointer(&_swig_i_4)))
+	swig_r_p := C._wrap_weft_cached_op_create_capi_f8186da7160cc715(C.uintptr_t(_swig_i_0), C.swig_type_741(_swig_i_1), *(*C.swig_type_742)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_743)(unsafe.Pointer(&_swig_i_3)), *(*C.swig_type_744)(unsafe.Pointer(&_swig_i_4)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = _swig_i_2
@@ -6863,7 +6959,7 @@ func Weft_cached_op_list_inputs(arg1 uintptr, arg2 []uintptr) (_swig_ret error) 
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_cached_op_list_inputs_capi_f8186da7160cc715(C.uintptr_t(_swig_i_0), *(*C.swig_type_731)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_weft_cached_op_list_inputs_capi_f8186da7160cc715(C.uintptr_t(_swig_i_0), *(*C.swig_type_746)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -6887,7 +6983,7 @@ func Weft_cached_op_invoke(arg1 uintptr, arg2 []uintptr, arg3 uint64, arg4 []uin
 	_swig_i_3 := arg4
 	_swig_i_4 := arg5
 	_swig_i_5 := arg6
-	swig_r_p := C._wrap_weft_cached_op_invoke_capi_f8186da7160cc715(C.uintptr_t(_swig_i_0), *(*C.swig_type_733)(unsafe.Pointer(&_swig_i_1)), C.swig_type_734(_swig_i_2), *(*C.swig_type_735)(unsafe.Pointer(&_swig_i_3)), C.swig_type_736(_swig_i_4), *(*C.swig_type_737)(unsafe.Pointer(&_swig_i_5)))
+	swig_r_p := C._wrap_weft_cached_op_invoke_capi_f8186da7160cc715(C.uintptr_t(_swig_i_0), *(*C.swig_type_748)(unsafe.Pointer(&_swig_i_1)), C.swig_type_749(_swig_i_2), *(*C.swig_type_750)(unsafe.Pointer(&_swig_i_3)), C.swig_type_751(_swig_i_4), *(*C.swig_type_752)(unsafe.Pointer(&_swig_i_5)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -6933,7 +7029,7 @@ func Weft_trainer_create(arg1 []string, arg2 []uintptr, arg3 uint64, arg4 uintpt
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
 	_swig_i_4 := arg5
-	swig_r_p := C._wrap_weft_trainer_create_capi_f8186da7160cc715(*(*C.swig_type_740)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_741)(unsafe.Pointer(&_swig_i_1)), C.swig_type_742(_swig_i_2), C.uintptr_t(_swig_i_3), *(*C.swig_type_743)(unsafe.Pointer(&_swig_i_4)))
+	swig_r_p := C._wrap_weft_trainer_create_capi_f8186da7160cc715(*(*C.swig_type_755)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_756)(unsafe.Pointer(&_swig_i_1)), C.swig_type_757(_swig_i_2), C.uintptr_t(_swig_i_3), *(*C.swig_type_758)(unsafe.Pointer(&_swig_i_4)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = _swig_i_0
@@ -6993,7 +7089,7 @@ func Weft_recordio_writer_create(arg1 string, arg2 string, arg3 []uintptr) (_swi
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r_p := C._wrap_weft_recordio_writer_create_capi_f8186da7160cc715(*(*C.swig_type_747)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_748)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_749)(unsafe.Pointer(&_swig_i_2)))
+	swig_r_p := C._wrap_weft_recordio_writer_create_capi_f8186da7160cc715(*(*C.swig_type_762)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_763)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_764)(unsafe.Pointer(&_swig_i_2)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -7020,7 +7116,7 @@ func Weft_recordio_writer_write(arg1 uintptr, arg2 unsafe.Pointer, arg3 uint64) 
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r_p := C._wrap_weft_recordio_writer_write_capi_f8186da7160cc715(C.uintptr_t(_swig_i_0), C.swig_voidp(_swig_i_1), C.swig_type_751(_swig_i_2))
+	swig_r_p := C._wrap_weft_recordio_writer_write_capi_f8186da7160cc715(C.uintptr_t(_swig_i_0), C.swig_voidp(_swig_i_1), C.swig_type_766(_swig_i_2))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 error
 
@@ -7039,7 +7135,7 @@ func Weft_recordio_writer_write_idx(arg1 uintptr, arg2 int64, arg3 unsafe.Pointe
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
-	swig_r_p := C._wrap_weft_recordio_writer_write_idx_capi_f8186da7160cc715(C.uintptr_t(_swig_i_0), C.swig_type_753(_swig_i_1), C.swig_voidp(_swig_i_2), C.swig_type_754(_swig_i_3))
+	swig_r_p := C._wrap_weft_recordio_writer_write_idx_capi_f8186da7160cc715(C.uintptr_t(_swig_i_0), C.swig_type_768(_swig_i_1), C.swig_voidp(_swig_i_2), C.swig_type_769(_swig_i_3))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 error
 
@@ -7056,7 +7152,7 @@ func Weft_recordio_writer_tell(arg1 uintptr, arg2 []uint64) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_recordio_writer_tell_capi_f8186da7160cc715(C.uintptr_t(_swig_i_0), *(*C.swig_type_756)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_weft_recordio_writer_tell_capi_f8186da7160cc715(C.uintptr_t(_swig_i_0), *(*C.swig_type_771)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -7109,7 +7205,7 @@ func Weft_recordio_reader_create(arg1 string, arg2 string, arg3 []uintptr) (_swi
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r_p := C._wrap_weft_recordio_reader_create_capi_f8186da7160cc715(*(*C.swig_type_760)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_761)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_762)(unsafe.Pointer(&_swig_i_2)))
+	swig_r_p := C._wrap_weft_recordio_reader_create_capi_f8186da7160cc715(*(*C.swig_type_775)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_776)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_777)(unsafe.Pointer(&_swig_i_2)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -7137,7 +7233,7 @@ func Weft_recordio_reader_read(arg1 uintptr, arg2 []unsafe.Pointer, arg3 []uint6
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
-	swig_r_p := C._wrap_weft_recordio_reader_read_capi_f8186da7160cc715(C.uintptr_t(_swig_i_0), *(*C.swig_type_764)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_765)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_766)(unsafe.Pointer(&_swig_i_3)))
+	swig_r_p := C._wrap_weft_recordio_reader_read_capi_f8186da7160cc715(C.uintptr_t(_swig_i_0), *(*C.swig_type_779)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_780)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_781)(unsafe.Pointer(&_swig_i_3)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -7165,7 +7261,7 @@ func Weft_recordio_reader_read_idx(arg1 uintptr, arg2 int64, arg3 []unsafe.Point
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
-	swig_r_p := C._wrap_weft_recordio_reader_read_idx_capi_f8186da7160cc715(C.uintptr_t(_swig_i_0), C.swig_type_768(_swig_i_1), *(*C.swig_type_769)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_770)(unsafe.Pointer(&_swig_i_3)))
+	swig_r_p := C._wrap_weft_recordio_reader_read_idx_capi_f8186da7160cc715(C.uintptr_t(_swig_i_0), C.swig_type_783(_swig_i_1), *(*C.swig_type_784)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_785)(unsafe.Pointer(&_swig_i_3)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg3
@@ -7188,7 +7284,7 @@ func Weft_recordio_reader_num_keys(arg1 uintptr, arg2 []uint64) (_swig_ret error
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_recordio_reader_num_keys_capi_f8186da7160cc715(C.uintptr_t(_swig_i_0), *(*C.swig_type_772)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_weft_recordio_reader_num_keys_capi_f8186da7160cc715(C.uintptr_t(_swig_i_0), *(*C.swig_type_787)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -7210,7 +7306,7 @@ func Weft_recordio_reader_keys(arg1 uintptr, arg2 []int64, arg3 uint64, arg4 []u
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
-	swig_r_p := C._wrap_weft_recordio_reader_keys_capi_f8186da7160cc715(C.uintptr_t(_swig_i_0), *(*C.swig_type_774)(unsafe.Pointer(&_swig_i_1)), C.swig_type_775(_swig_i_2), *(*C.swig_type_776)(unsafe.Pointer(&_swig_i_3)))
+	swig_r_p := C._wrap_weft_recordio_reader_keys_capi_f8186da7160cc715(C.uintptr_t(_swig_i_0), *(*C.swig_type_789)(unsafe.Pointer(&_swig_i_1)), C.swig_type_790(_swig_i_2), *(*C.swig_type_791)(unsafe.Pointer(&_swig_i_3)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -7233,7 +7329,7 @@ func Weft_recordio_reader_seek(arg1 uintptr, arg2 uint64) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_recordio_reader_seek_capi_f8186da7160cc715(C.uintptr_t(_swig_i_0), C.swig_type_778(_swig_i_1))
+	swig_r_p := C._wrap_weft_recordio_reader_seek_capi_f8186da7160cc715(C.uintptr_t(_swig_i_0), C.swig_type_793(_swig_i_1))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 error
 
@@ -7250,7 +7346,7 @@ func Weft_recordio_reader_tell(arg1 uintptr, arg2 []uint64) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_recordio_reader_tell_capi_f8186da7160cc715(C.uintptr_t(_swig_i_0), *(*C.swig_type_780)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_weft_recordio_reader_tell_capi_f8186da7160cc715(C.uintptr_t(_swig_i_0), *(*C.swig_type_795)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -7308,7 +7404,7 @@ func Weft_recordio_pack_header(arg1 float32, arg2 []float32, arg3 uint64, arg4 u
 	_swig_i_5 := arg6
 	_swig_i_6 := arg7
 	_swig_i_7 := arg8
-	swig_r_p := C._wrap_weft_recordio_pack_header_capi_f8186da7160cc715(C.float(_swig_i_0), *(*C.swig_type_784)(unsafe.Pointer(&_swig_i_1)), C.swig_type_785(_swig_i_2), C.swig_type_786(_swig_i_3), C.swig_type_787(_swig_i_4), C.swig_voidp(_swig_i_5), C.swig_type_788(_swig_i_6), *(*C.swig_type_789)(unsafe.Pointer(&_swig_i_7)))
+	swig_r_p := C._wrap_weft_recordio_pack_header_capi_f8186da7160cc715(C.float(_swig_i_0), *(*C.swig_type_799)(unsafe.Pointer(&_swig_i_1)), C.swig_type_800(_swig_i_2), C.swig_type_801(_swig_i_3), C.swig_type_802(_swig_i_4), C.swig_voidp(_swig_i_5), C.swig_type_803(_swig_i_6), *(*C.swig_type_804)(unsafe.Pointer(&_swig_i_7)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -7336,7 +7432,7 @@ func Weft_recordio_unpack_header(arg1 unsafe.Pointer, arg2 uint64, arg3 []int32,
 	_swig_i_4 := arg5
 	_swig_i_5 := arg6
 	_swig_i_6 := arg7
-	swig_r_p := C._wrap_weft_recordio_unpack_header_capi_f8186da7160cc715(C.swig_voidp(_swig_i_0), C.swig_type_791(_swig_i_1), *(*C.swig_type_792)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_793)(unsafe.Pointer(&_swig_i_3)), *(*C.swig_type_794)(unsafe.Pointer(&_swig_i_4)), *(*C.swig_type_795)(unsafe.Pointer(&_swig_i_5)), *(*C.swig_type_796)(unsafe.Pointer(&_swig_i_6)))
+	swig_r_p := C._wrap_weft_recordio_unpack_header_capi_f8186da7160cc715(C.swig_voidp(_swig_i_0), C.swig_type_806(_swig_i_1), *(*C.swig_type_807)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_808)(unsafe.Pointer(&_swig_i_3)), *(*C.swig_type_809)(unsafe.Pointer(&_swig_i_4)), *(*C.swig_type_810)(unsafe.Pointer(&_swig_i_5)), *(*C.swig_type_811)(unsafe.Pointer(&_swig_i_6)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg3
@@ -7371,7 +7467,7 @@ func Weft_recordio_unpack_labels(arg1 unsafe.Pointer, arg2 uint64, arg3 []float3
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
 	_swig_i_4 := arg5
-	swig_r_p := C._wrap_weft_recordio_unpack_labels_capi_f8186da7160cc715(C.swig_voidp(_swig_i_0), C.swig_type_798(_swig_i_1), *(*C.swig_type_799)(unsafe.Pointer(&_swig_i_2)), C.swig_type_800(_swig_i_3), *(*C.swig_type_801)(unsafe.Pointer(&_swig_i_4)))
+	swig_r_p := C._wrap_weft_recordio_unpack_labels_capi_f8186da7160cc715(C.swig_voidp(_swig_i_0), C.swig_type_813(_swig_i_1), *(*C.swig_type_814)(unsafe.Pointer(&_swig_i_2)), C.swig_type_815(_swig_i_3), *(*C.swig_type_816)(unsafe.Pointer(&_swig_i_4)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg3
@@ -7400,7 +7496,7 @@ func Weft_image_reencode(arg1 unsafe.Pointer, arg2 uint64, arg3 int, arg4 int, a
 	_swig_i_5 := arg6
 	_swig_i_6 := arg7
 	_swig_i_7 := arg8
-	swig_r_p := C._wrap_weft_image_reencode_capi_f8186da7160cc715(C.swig_voidp(_swig_i_0), C.swig_type_803(_swig_i_1), C.swig_intgo(_swig_i_2), C.swig_intgo(_swig_i_3), C.swig_intgo(_swig_i_4), *(*C.swig_type_804)(unsafe.Pointer(&_swig_i_5)), C.swig_intgo(_swig_i_6), *(*C.swig_type_805)(unsafe.Pointer(&_swig_i_7)))
+	swig_r_p := C._wrap_weft_image_reencode_capi_f8186da7160cc715(C.swig_voidp(_swig_i_0), C.swig_type_818(_swig_i_1), C.swig_intgo(_swig_i_2), C.swig_intgo(_swig_i_3), C.swig_intgo(_swig_i_4), *(*C.swig_type_819)(unsafe.Pointer(&_swig_i_5)), C.swig_intgo(_swig_i_6), *(*C.swig_type_820)(unsafe.Pointer(&_swig_i_7)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg6
@@ -7438,7 +7534,7 @@ func Weft_amp_convert_model(arg1 uintptr, arg2 uint64, arg3 []string, arg4 []uin
 	_swig_i_11 := arg12
 	_swig_i_12 := arg13
 	_swig_i_13 := arg14
-	swig_r_p := C._wrap_weft_amp_convert_model_capi_f8186da7160cc715(C.uintptr_t(_swig_i_0), C.swig_type_807(_swig_i_1), *(*C.swig_type_808)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_809)(unsafe.Pointer(&_swig_i_3)), C.swig_type_810(_swig_i_4), *(*C.swig_type_811)(unsafe.Pointer(&_swig_i_5)), *(*C.swig_type_812)(unsafe.Pointer(&_swig_i_6)), C.swig_intgo(_swig_i_7), C.swig_type_813(_swig_i_8), *(*C.swig_type_814)(unsafe.Pointer(&_swig_i_9)), C.swig_intgo(_swig_i_10), *(*C.swig_type_815)(unsafe.Pointer(&_swig_i_11)), *(*C.swig_type_816)(unsafe.Pointer(&_swig_i_12)), *(*C.swig_type_817)(unsafe.Pointer(&_swig_i_13)))
+	swig_r_p := C._wrap_weft_amp_convert_model_capi_f8186da7160cc715(C.uintptr_t(_swig_i_0), C.swig_type_822(_swig_i_1), *(*C.swig_type_823)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_824)(unsafe.Pointer(&_swig_i_3)), C.swig_type_825(_swig_i_4), *(*C.swig_type_826)(unsafe.Pointer(&_swig_i_5)), *(*C.swig_type_827)(unsafe.Pointer(&_swig_i_6)), C.swig_intgo(_swig_i_7), C.swig_type_828(_swig_i_8), *(*C.swig_type_829)(unsafe.Pointer(&_swig_i_9)), C.swig_intgo(_swig_i_10), *(*C.swig_type_830)(unsafe.Pointer(&_swig_i_11)), *(*C.swig_type_831)(unsafe.Pointer(&_swig_i_12)), *(*C.swig_type_832)(unsafe.Pointer(&_swig_i_13)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = _swig_i_2
@@ -7501,7 +7597,7 @@ func Weft_quantize_model(arg1 uintptr, arg2 uint64, arg3 []string, arg4 []uintpt
 	_swig_i_17 := arg18
 	_swig_i_18 := arg19
 	_swig_i_19 := arg20
-	swig_r_p := C._wrap_weft_quantize_model_capi_f8186da7160cc715(C.uintptr_t(_swig_i_0), C.swig_type_819(_swig_i_1), *(*C.swig_type_820)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_821)(unsafe.Pointer(&_swig_i_3)), C.swig_type_822(_swig_i_4), *(*C.swig_type_823)(unsafe.Pointer(&_swig_i_5)), *(*C.swig_type_824)(unsafe.Pointer(&_swig_i_6)), C.uintptr_t(_swig_i_7), *(*C.swig_type_825)(unsafe.Pointer(&_swig_i_8)), C.swig_type_826(_swig_i_9), *(*C.swig_type_827)(unsafe.Pointer(&_swig_i_10)), *(*C.swig_type_828)(unsafe.Pointer(&_swig_i_11)), C.swig_intgo(_swig_i_12), C.swig_type_829(_swig_i_13), *(*C.swig_type_830)(unsafe.Pointer(&_swig_i_14)), C.swig_type_831(_swig_i_15), *(*C.swig_type_832)(unsafe.Pointer(&_swig_i_16)), *(*C.swig_type_833)(unsafe.Pointer(&_swig_i_17)), *(*C.swig_type_834)(unsafe.Pointer(&_swig_i_18)), *(*C.swig_type_835)(unsafe.Pointer(&_swig_i_19)))
+	swig_r_p := C._wrap_weft_quantize_model_capi_f8186da7160cc715(C.uintptr_t(_swig_i_0), C.swig_type_834(_swig_i_1), *(*C.swig_type_835)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_836)(unsafe.Pointer(&_swig_i_3)), C.swig_type_837(_swig_i_4), *(*C.swig_type_838)(unsafe.Pointer(&_swig_i_5)), *(*C.swig_type_839)(unsafe.Pointer(&_swig_i_6)), C.uintptr_t(_swig_i_7), *(*C.swig_type_840)(unsafe.Pointer(&_swig_i_8)), C.swig_type_841(_swig_i_9), *(*C.swig_type_842)(unsafe.Pointer(&_swig_i_10)), *(*C.swig_type_843)(unsafe.Pointer(&_swig_i_11)), C.swig_intgo(_swig_i_12), C.swig_type_844(_swig_i_13), *(*C.swig_type_845)(unsafe.Pointer(&_swig_i_14)), C.swig_type_846(_swig_i_15), *(*C.swig_type_847)(unsafe.Pointer(&_swig_i_16)), *(*C.swig_type_848)(unsafe.Pointer(&_swig_i_17)), *(*C.swig_type_849)(unsafe.Pointer(&_swig_i_18)), *(*C.swig_type_850)(unsafe.Pointer(&_swig_i_19)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = _swig_i_2
@@ -7553,7 +7649,7 @@ func Weft_quantize_model(arg1 uintptr, arg2 uint64, arg3 []string, arg4 []uintpt
 func Weft_custom_op_unregister(arg1 string) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
-	swig_r_p := C._wrap_weft_custom_op_unregister_capi_f8186da7160cc715(*(*C.swig_type_837)(unsafe.Pointer(&_swig_i_0)))
+	swig_r_p := C._wrap_weft_custom_op_unregister_capi_f8186da7160cc715(*(*C.swig_type_852)(unsafe.Pointer(&_swig_i_0)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -7572,7 +7668,7 @@ func Weft_custom_op_unregister(arg1 string) (_swig_ret error) {
 func Weft_custom_op_list(arg1 []uintptr) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
-	swig_r_p := C._wrap_weft_custom_op_list_capi_f8186da7160cc715(*(*C.swig_type_839)(unsafe.Pointer(&_swig_i_0)))
+	swig_r_p := C._wrap_weft_custom_op_list_capi_f8186da7160cc715(*(*C.swig_type_854)(unsafe.Pointer(&_swig_i_0)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -7612,7 +7708,7 @@ func Weft_profiler_set_config(arg1 uint64, arg2 []string, arg3 []string) (_swig_
  _swig_i_1 = weftJoin(arg2) 
 	var _swig_i_2 string
  _swig_i_2 = weftJoin(arg3) 
-	swig_r_p := C._wrap_weft_profiler_set_config_capi_f8186da7160cc715(C.swig_type_842(_swig_i_0), *(*C.swig_type_843)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_844)(unsafe.Pointer(&_swig_i_2)))
+	swig_r_p := C._wrap_weft_profiler_set_config_capi_f8186da7160cc715(C.swig_type_857(_swig_i_0), *(*C.swig_type_858)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_859)(unsafe.Pointer(&_swig_i_2)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = _swig_i_1
@@ -7650,7 +7746,7 @@ func Weft_profiler_set_state(arg1 int) (_swig_ret error) {
 func Weft_profiler_get_state(arg1 []int32) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
-	swig_r_p := C._wrap_weft_profiler_get_state_capi_f8186da7160cc715(*(*C.swig_type_847)(unsafe.Pointer(&_swig_i_0)))
+	swig_r_p := C._wrap_weft_profiler_get_state_capi_f8186da7160cc715(*(*C.swig_type_862)(unsafe.Pointer(&_swig_i_0)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -7701,7 +7797,7 @@ func Weft_profiler_dump(arg1 int) (_swig_ret error) {
 func Weft_profiler_trace(arg1 []uintptr) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
-	swig_r_p := C._wrap_weft_profiler_trace_capi_f8186da7160cc715(*(*C.swig_type_851)(unsafe.Pointer(&_swig_i_0)))
+	swig_r_p := C._wrap_weft_profiler_trace_capi_f8186da7160cc715(*(*C.swig_type_866)(unsafe.Pointer(&_swig_i_0)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -7724,7 +7820,7 @@ func Weft_profiler_aggregate(arg1 int, arg2 string, arg3 string, arg4 int, arg5 
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
 	_swig_i_4 := arg5
-	swig_r_p := C._wrap_weft_profiler_aggregate_capi_f8186da7160cc715(C.swig_intgo(_swig_i_0), *(*C.swig_type_853)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_854)(unsafe.Pointer(&_swig_i_2)), C.swig_intgo(_swig_i_3), *(*C.swig_type_855)(unsafe.Pointer(&_swig_i_4)))
+	swig_r_p := C._wrap_weft_profiler_aggregate_capi_f8186da7160cc715(C.swig_intgo(_swig_i_0), *(*C.swig_type_868)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_869)(unsafe.Pointer(&_swig_i_2)), C.swig_intgo(_swig_i_3), *(*C.swig_type_870)(unsafe.Pointer(&_swig_i_4)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -7749,7 +7845,7 @@ func Weft_profiler_aggregate(arg1 int, arg2 string, arg3 string, arg4 int, arg5 
 func Weft_profiler_range_push(arg1 string) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
-	swig_r_p := C._wrap_weft_profiler_range_push_capi_f8186da7160cc715(*(*C.swig_type_857)(unsafe.Pointer(&_swig_i_0)))
+	swig_r_p := C._wrap_weft_profiler_range_push_capi_f8186da7160cc715(*(*C.swig_type_872)(unsafe.Pointer(&_swig_i_0)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -7783,7 +7879,7 @@ func Weft_profiler_range_pop() (_swig_ret error) {
 func Weft_profiler_set_marker(arg1 string) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
-	swig_r_p := C._wrap_weft_profiler_set_marker_capi_f8186da7160cc715(*(*C.swig_type_860)(unsafe.Pointer(&_swig_i_0)))
+	swig_r_p := C._wrap_weft_profiler_set_marker_capi_f8186da7160cc715(*(*C.swig_type_875)(unsafe.Pointer(&_swig_i_0)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -7803,7 +7899,7 @@ func Weft_profiler_set_counter(arg1 string, arg2 int64) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_profiler_set_counter_capi_f8186da7160cc715(*(*C.swig_type_862)(unsafe.Pointer(&_swig_i_0)), C.swig_type_863(_swig_i_1))
+	swig_r_p := C._wrap_weft_profiler_set_counter_capi_f8186da7160cc715(*(*C.swig_type_877)(unsafe.Pointer(&_swig_i_0)), C.swig_type_878(_swig_i_1))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -7822,7 +7918,7 @@ func Weft_profiler_set_counter(arg1 string, arg2 int64) (_swig_ret error) {
 func Weft_load_library(arg1 string) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
-	swig_r_p := C._wrap_weft_load_library_capi_f8186da7160cc715(*(*C.swig_type_865)(unsafe.Pointer(&_swig_i_0)))
+	swig_r_p := C._wrap_weft_load_library_capi_f8186da7160cc715(*(*C.swig_type_880)(unsafe.Pointer(&_swig_i_0)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -7841,7 +7937,7 @@ func Weft_load_library(arg1 string) (_swig_ret error) {
 func Weft_loaded_ops(arg1 []uintptr) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
-	swig_r_p := C._wrap_weft_loaded_ops_capi_f8186da7160cc715(*(*C.swig_type_867)(unsafe.Pointer(&_swig_i_0)))
+	swig_r_p := C._wrap_weft_loaded_ops_capi_f8186da7160cc715(*(*C.swig_type_882)(unsafe.Pointer(&_swig_i_0)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1

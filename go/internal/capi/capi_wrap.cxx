@@ -1668,6 +1668,102 @@ _gostring_ _wrap_weft_symbol_list_attr_capi_f8186da7160cc715(WeftSymbolHandle *_
 }
 
 
+_gostring_ _wrap_weft_symbol_summary_capi_f8186da7160cc715(WeftSymbolHandle *_swig_go_0, long long _swig_go_1, _gostring_ _swig_go_2, _goslice_ _swig_go_3, _goslice_ _swig_go_4, _goslice_ _swig_go_5) {
+  WeftSymbolHandle *arg1 = (WeftSymbolHandle *) 0 ;
+  size_t arg2 ;
+  char **arg3 = (char **) 0 ;
+  size_t *arg4 = (size_t *) 0 ;
+  int64_t *arg5 = (int64_t *) 0 ;
+  WeftStringList **arg6 = (WeftStringList **) 0 ;
+  std::vector< char const * > sp3 ;
+  WeftStatus result;
+  _gostring_ _swig_go_result;
+  
+  arg1 = (WeftSymbolHandle *)_swig_go_0; 
+  arg2 = (size_t)_swig_go_1; 
+  
+  {
+    const char* p = _swig_go_2.p;
+    const char* end = p + _swig_go_2.n;
+    while (p < end) {
+      sp3.push_back(p);
+      p += strlen(p) + 1;
+    }
+    arg3 = (char **)sp3.data();
+  }
+  
+  arg4 = (size_t *)_swig_go_3.array; 
+  arg5 = (int64_t *)_swig_go_4.array; 
+  arg6 = (WeftStringList **)_swig_go_5.array; 
+  
+  result = (WeftStatus)weft_symbol_summary((WeftSymbolHandle const *)arg1,SWIG_STD_MOVE(arg2),(char const *const *)arg3,(size_t const *)arg4,(int64_t const *)arg5,arg6);
+  _swig_go_result = WeftGoStatus(result); 
+  return _swig_go_result;
+}
+
+
+_gostring_ _wrap_weft_symbol_to_dot_capi_f8186da7160cc715(WeftSymbolHandle *_swig_go_0, long long _swig_go_1, _gostring_ _swig_go_2, _goslice_ _swig_go_3, _goslice_ _swig_go_4, long long _swig_go_5, _gostring_ _swig_go_6, _gostring_ _swig_go_7, _goslice_ _swig_go_8) {
+  WeftSymbolHandle *arg1 = (WeftSymbolHandle *) 0 ;
+  size_t arg2 ;
+  char **arg3 = (char **) 0 ;
+  size_t *arg4 = (size_t *) 0 ;
+  int64_t *arg5 = (int64_t *) 0 ;
+  size_t arg6 ;
+  char **arg7 = (char **) 0 ;
+  char **arg8 = (char **) 0 ;
+  WeftStringList **arg9 = (WeftStringList **) 0 ;
+  std::vector< char const * > sp3 ;
+  std::vector< char const * > sp7 ;
+  std::vector< char const * > sp8 ;
+  WeftStatus result;
+  _gostring_ _swig_go_result;
+  
+  arg1 = (WeftSymbolHandle *)_swig_go_0; 
+  arg2 = (size_t)_swig_go_1; 
+  
+  {
+    const char* p = _swig_go_2.p;
+    const char* end = p + _swig_go_2.n;
+    while (p < end) {
+      sp3.push_back(p);
+      p += strlen(p) + 1;
+    }
+    arg3 = (char **)sp3.data();
+  }
+  
+  arg4 = (size_t *)_swig_go_3.array; 
+  arg5 = (int64_t *)_swig_go_4.array; 
+  arg6 = (size_t)_swig_go_5; 
+  
+  {
+    const char* p = _swig_go_6.p;
+    const char* end = p + _swig_go_6.n;
+    while (p < end) {
+      sp7.push_back(p);
+      p += strlen(p) + 1;
+    }
+    arg7 = (char **)sp7.data();
+  }
+  
+  
+  {
+    const char* p = _swig_go_7.p;
+    const char* end = p + _swig_go_7.n;
+    while (p < end) {
+      sp8.push_back(p);
+      p += strlen(p) + 1;
+    }
+    arg8 = (char **)sp8.data();
+  }
+  
+  arg9 = (WeftStringList **)_swig_go_8.array; 
+  
+  result = (WeftStatus)weft_symbol_to_dot((WeftSymbolHandle const *)arg1,SWIG_STD_MOVE(arg2),(char const *const *)arg3,(size_t const *)arg4,(int64_t const *)arg5,SWIG_STD_MOVE(arg6),(char const *const *)arg7,(char const *const *)arg8,arg9);
+  _swig_go_result = WeftGoStatus(result); 
+  return _swig_go_result;
+}
+
+
 _gostring_ _wrap_weft_symbol_to_json_capi_f8186da7160cc715(WeftSymbolHandle *_swig_go_0, _goslice_ _swig_go_1) {
   WeftSymbolHandle *arg1 = (WeftSymbolHandle *) 0 ;
   WeftStringList **arg2 = (WeftStringList **) 0 ;
