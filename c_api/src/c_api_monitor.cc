@@ -5,28 +5,40 @@
 #include "c_api_internal.h"
 #include "weft/executor.h"
 #include "weft/monitor.h"
+#include "weft/predictor.h"
 
 using namespace weft;        // NOLINT: the C ABI's implementation
 using namespace weft::capi;  // NOLINT
 
+namespace {
+
+// The C callback as an Executor::MonitorCallback (empty for NULL): the value
+// gets a handle for the call, freed when it returns.
+Executor::MonitorCallback Adapt(WeftMonitorCallback callback, void* user) {
+  if (!callback) return {};
+  return [callback, user](const std::string& name, const NDArray& value) {
+    WeftNDArray* h = NewHandle<WeftNDArray>(std::make_shared<NDArray>(value));
+    callback(name.c_str(), h, user);
+    try {
+      TakeHandle(h, "array");
+    } catch (...) {  // the callback freed it: nothing left to release
+    }
+  };
+}
+
+}  // namespace
+
 WeftStatus weft_executor_set_monitor_callback(WeftExecutor* exec, WeftMonitorCallback callback,
                                               void* user, int monitor_all) {
   WEFT_API_BEGIN();
-  auto ex = GetObject(exec, "exec");
-  if (!callback) {
-    ex->SetMonitorCallback(nullptr);
-  } else {
-    ex->SetMonitorCallback(
-        [callback, user](const std::string& name, const NDArray& value) {
-          WeftNDArray* h = NewHandle<WeftNDArray>(std::make_shared<NDArray>(value));
-          callback(name.c_str(), h, user);
-          try {
-            TakeHandle(h, "array");
-          } catch (...) {  // the callback freed it: nothing left to release
-          }
-        },
-        monitor_all != 0);
-  }
+  GetObject(exec, "exec")->SetMonitorCallback(Adapt(callback, user), monitor_all != 0);
+  WEFT_API_END();
+}
+
+WeftStatus weft_predictor_set_monitor_callback(WeftPredictor* pred, WeftMonitorCallback callback,
+                                               void* user, int monitor_all) {
+  WEFT_API_BEGIN();
+  GetObject(pred, "pred")->SetMonitorCallback(Adapt(callback, user), monitor_all != 0);
   WEFT_API_END();
 }
 

@@ -479,11 +479,54 @@ static void test_packed(void** state) {
   assert_no_leaks();
 }
 
+/* Monitor calls on the predicting thread: how many, and whether prob1's
+ * output (the model's last node) was among them. */
+struct MonitorSeen {
+  int calls, prob1;
+  pthread_t thread;
+  int other_thread;
+};
+
+static void count_monitored(const char* name, WeftNDArray* array, void* user) {
+  struct MonitorSeen* s = (struct MonitorSeen*)user;
+  double stat = -1;
+  s->calls++;
+  s->prob1 += strcmp(name, "prob1_output") == 0;
+  s->other_thread += !pthread_equal(s->thread, pthread_self());
+  assert_int_equal(weft_ndarray_monitor_stat(array, &stat), WEFT_OK);
+  assert_true(stat >= 0);
+}
+
+static void test_monitor(void** state) {
+  WeftPredictor* p = NULL;
+  struct MonitorSeen seen = {0, 0, pthread_self(), 0};
+  (void)state;
+  if (!have_model()) skip();
+  p = create_from_files(12, 12, 0, NULL, NULL);
+  OK(weft_predictor_set_monitor_callback(p, count_monitored, &seen, 0));
+  check_det1(p, "12x12", 12, 12); /* values unchanged under the monitor */
+  assert_true(seen.calls >= 5);
+  assert_int_equal(seen.prob1, 1);
+  assert_int_equal(seen.other_thread, 0);
+  OK(weft_predictor_set_monitor_callback(p, NULL, NULL, 0));
+  seen.calls = 0;
+  check_det1(p, "12x12", 12, 12);
+  assert_int_equal(seen.calls, 0);
+  EXPECT_ERR(weft_predictor_set_monitor_callback(NULL, count_monitored, NULL, 0),
+             WEFT_ERR_INVALID_ARGUMENT, "pred");
+  OK(weft_predictor_free(p));
+  assert_no_leaks();
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
-      TEST(test_det1_files_and_memory), TEST(test_threads_equal_one_thread),
-      TEST(test_dynamic_batching),      TEST(test_errors),
-      TEST(test_caller_copies),         TEST(test_packed),
+      TEST(test_det1_files_and_memory),
+      TEST(test_threads_equal_one_thread),
+      TEST(test_dynamic_batching),
+      TEST(test_errors),
+      TEST(test_caller_copies),
+      TEST(test_packed),
+      TEST(test_monitor),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

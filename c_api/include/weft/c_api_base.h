@@ -67,6 +67,15 @@ typedef struct WeftNDArray WeftNDArray;
 /** An immutable list of strings. Free with weft_string_list_free(). */
 typedef struct WeftStringList WeftStringList;
 
+/**
+ * A monitor callback (weft_executor_set_monitor_callback,
+ * weft_predictor_set_monitor_callback): `name` is the entry's name
+ * ("fc1_output", "data"), `array` a copy of its value, valid only during the
+ * call (read it with weft_ndarray_copy_to / weft_ndarray_monitor_stat, or
+ * copy it to keep it); `user` as given when it was set.
+ */
+typedef void (*WeftMonitorCallback)(const char* name, WeftNDArray* array, void* user);
+
 /* ---------------------------------------------------------------- library */
 
 /** The library version string, e.g. "0.1.0". Never fails. */

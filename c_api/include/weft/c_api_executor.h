@@ -213,13 +213,7 @@ WEFT_API WeftStatus weft_executor_placement(const WeftExecutor* exec,
  */
 WEFT_API WeftStatus weft_executor_float32_nodes(const WeftExecutor* exec, WeftStringList** out);
 
-/**
- * A monitor callback: `name` is the entry's name ("fc1_output", "data"),
- * `array` a copy of its value, valid only during the call (read it with
- * weft_ndarray_copy_to / weft_ndarray_monitor_stat, or copy it to keep it);
- * `user` as given to weft_executor_set_monitor_callback().
- */
-typedef void (*WeftMonitorCallback)(const char* name, WeftNDArray* array, void* user);
+/* WeftMonitorCallback is declared in c_api_base.h. */
 /**
  * @brief Sets (or, with a NULL callback, removes) the executor's monitor
  *        (MXNet's MXExecutorSetMonitorCallbackEX).

@@ -86,6 +86,17 @@ WEFT_API WeftStatus weft_predictor_create_from_files(
     int dev_id, size_t num_outputs, const char* const* output_names, size_t num_options,
     const char* const* option_keys, const char* const* option_values, WeftPredictor** out);
 
+/**
+ * @brief Sets (or, with a NULL callback, removes) a monitor on every executor
+ *        of @p pred (as weft_executor_set_monitor_callback(), for the
+ *        optimised inference graph's nodes): called on the thread running
+ *        weft_predictor_predict*, so calls from several threads call it
+ *        concurrently.
+ */
+WEFT_API WeftStatus weft_predictor_set_monitor_callback(WeftPredictor* pred,
+                                                        WeftMonitorCallback callback, void* user,
+                                                        int monitor_all);
+
 /** @brief The input names in predict order; free @p out with weft_string_list_free(). */
 WEFT_API WeftStatus weft_predictor_list_inputs(const WeftPredictor* pred, WeftStringList** out);
 

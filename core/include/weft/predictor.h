@@ -176,6 +176,10 @@ class Predictor {
   // See the file comment. Idempotent.
   void Close();
   PredictorStats stats() const;
+  // A monitor on every executor of the predictor (Executor::SetMonitorCallback;
+  // an empty callback removes it): called on the thread running Predict,
+  // for the nodes of the executor it uses (the optimised inference graph's).
+  void SetMonitorCallback(Executor::MonitorCallback callback, bool monitor_all = false);
   // The frozen inference symbol the executors bind (for inspection).
   const Symbol& symbol() const;
 

@@ -67,6 +67,22 @@ ExecutorPool::Key ExecutorPool::KeyOf(const std::vector<Shape>& shapes) {
   return key;
 }
 
+void ExecutorPool::SetMonitor(Executor::MonitorCallback callback, bool monitor_all) {
+  MutexLock lock(&mu_);
+  monitor_ = std::move(callback);
+  monitor_all_ = monitor_all;
+  ++monitor_version_;
+}
+
+ExecutorPool::Lease ExecutorPool::LeaseLocked(const std::shared_ptr<ShapeSet>& set,
+                                              std::unique_ptr<PoolSlot> slot) {
+  if (slot->monitor_version != monitor_version_) {
+    slot->ex->SetMonitorCallback(monitor_, monitor_all_);
+    slot->monitor_version = monitor_version_;
+  }
+  return Lease(this, set, std::move(slot));
+}
+
 ExecutorPool::Lease ExecutorPool::Acquire(const std::vector<Shape>& shapes) {
   const Key key = KeyOf(shapes);
   MutexLock lock(&mu_);
@@ -80,7 +96,7 @@ ExecutorPool::Lease ExecutorPool::Acquire(const std::vector<Shape>& shapes) {
       std::unique_ptr<PoolSlot> slot = std::move(set->idle.back());
       set->idle.pop_back();
       ++in_use_;
-      return Lease(this, set, std::move(slot));
+      return LeaseLocked(set, std::move(slot));
     }
     if (set->bound < max_executors_) {
       if (!set->plan && set->compiling) {  // the first bind is compiling the plan
@@ -117,7 +133,7 @@ ExecutorPool::Lease ExecutorPool::Acquire(const std::vector<Shape>& shapes) {
       if (!set->plan) set->plan = slot->ex->plan();
       cv_.notify_all();  // binds waiting for the plan
       EvictLocked();
-      return Lease(this, set, std::move(slot));
+      return LeaseLocked(set, std::move(slot));
     }
     // Queue for the next executor that comes back (handed over with in_use
     // already counted).
@@ -126,7 +142,7 @@ ExecutorPool::Lease ExecutorPool::Acquire(const std::vector<Shape>& shapes) {
     while (!w.slot && !w.retry && !closed_) lock.Wait(&w.cv);
     auto pos = std::find(set->waiters.begin(), set->waiters.end(), &w);
     if (pos != set->waiters.end()) set->waiters.erase(pos);
-    if (w.slot && !closed_) return Lease(this, set, std::move(w.slot));
+    if (w.slot && !closed_) return LeaseLocked(set, std::move(w.slot));
     if (w.slot) {  // closed meanwhile: the executor goes back unused
       set->idle.push_back(std::move(w.slot));
       --in_use_;

@@ -29,6 +29,7 @@ namespace weft {
 struct PoolSlot {
   std::unique_ptr<Executor> ex;
   std::vector<NDArray> inputs;
+  uint64_t monitor_version = 0;  // the pool's monitor last set on `ex`
 };
 
 struct PoolStats {
@@ -76,6 +77,9 @@ class ExecutorPool {
   // back, drops the executors.
   void Close() WEFT_EXCLUDES(mu_);
   PoolStats stats() const WEFT_EXCLUDES(mu_);
+  // The monitor every leased executor gets (Executor::SetMonitorCallback;
+  // empty: none), set on each before its next lease.
+  void SetMonitor(Executor::MonitorCallback callback, bool monitor_all) WEFT_EXCLUDES(mu_);
 
  private:
   using Key = std::vector<std::vector<int64_t>>;
@@ -83,6 +87,9 @@ class ExecutorPool {
   void Release(const std::shared_ptr<ShapeSet>& set, std::unique_ptr<PoolSlot> slot)
       WEFT_EXCLUDES(mu_);
   void EvictLocked() WEFT_REQUIRES(mu_);
+  // A lease of `slot`, its executor given the current monitor.
+  Lease LeaseLocked(const std::shared_ptr<ShapeSet>& set, std::unique_ptr<PoolSlot> slot)
+      WEFT_REQUIRES(mu_);
 
   const size_t max_executors_, max_shapes_;
   const BindFn bind_;
@@ -92,6 +99,9 @@ class ExecutorPool {
   bool closed_ WEFT_GUARDED_BY(mu_) = false;
   size_t in_use_ WEFT_GUARDED_BY(mu_) = 0;
   uint64_t clock_ WEFT_GUARDED_BY(mu_) = 0;
+  Executor::MonitorCallback monitor_ WEFT_GUARDED_BY(mu_);
+  bool monitor_all_ WEFT_GUARDED_BY(mu_) = false;
+  uint64_t monitor_version_ WEFT_GUARDED_BY(mu_) = 0;
 };
 
 }  // namespace weft

@@ -436,6 +436,10 @@ void Predictor::Predict(const std::vector<HostInput>& inputs,
   for (size_t i = 0; i < outputs.size(); ++i) CopyOut(ex.outputs()[i], outputs[i]);
 }
 
+void Predictor::SetMonitorCallback(Executor::MonitorCallback callback, bool monitor_all) {
+  impl_->pool->SetMonitor(std::move(callback), monitor_all);
+}
+
 void Predictor::PredictStaged(const std::vector<HostInput>& inputs,
                               const std::vector<HostOutput>& outputs) {
   std::vector<std::vector<char>> staging(inputs.size() + outputs.size());

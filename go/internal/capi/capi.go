@@ -668,73 +668,73 @@ typedef _gostring_ swig_type_634;
 typedef _gostring_ swig_type_635;
 typedef _goslice_ swig_type_636;
 typedef _gostring_ swig_type_637;
-typedef _goslice_ swig_type_638;
+typedef void* swig_type_638;
 typedef _gostring_ swig_type_639;
 typedef _goslice_ swig_type_640;
 typedef _gostring_ swig_type_641;
-typedef long long swig_type_642;
-typedef _goslice_ swig_type_643;
-typedef _goslice_ swig_type_644;
-typedef long long swig_type_645;
+typedef _goslice_ swig_type_642;
+typedef _gostring_ swig_type_643;
+typedef long long swig_type_644;
+typedef _goslice_ swig_type_645;
 typedef _goslice_ swig_type_646;
 typedef long long swig_type_647;
 typedef _goslice_ swig_type_648;
-typedef _gostring_ swig_type_649;
-typedef long long swig_type_650;
-typedef _goslice_ swig_type_651;
-typedef _goslice_ swig_type_652;
+typedef long long swig_type_649;
+typedef _goslice_ swig_type_650;
+typedef _gostring_ swig_type_651;
+typedef long long swig_type_652;
 typedef _goslice_ swig_type_653;
-typedef long long swig_type_654;
+typedef _goslice_ swig_type_654;
 typedef _goslice_ swig_type_655;
-typedef _gostring_ swig_type_656;
+typedef long long swig_type_656;
 typedef _goslice_ swig_type_657;
-typedef long long swig_type_658;
+typedef _gostring_ swig_type_658;
 typedef _goslice_ swig_type_659;
 typedef long long swig_type_660;
 typedef _goslice_ swig_type_661;
 typedef long long swig_type_662;
-typedef _gostring_ swig_type_663;
-typedef _goslice_ swig_type_664;
+typedef _goslice_ swig_type_663;
+typedef long long swig_type_664;
 typedef _gostring_ swig_type_665;
-typedef _gostring_ swig_type_666;
+typedef _goslice_ swig_type_666;
 typedef _gostring_ swig_type_667;
-typedef _goslice_ swig_type_668;
+typedef _gostring_ swig_type_668;
 typedef _gostring_ swig_type_669;
 typedef _goslice_ swig_type_670;
 typedef _gostring_ swig_type_671;
 typedef _goslice_ swig_type_672;
-typedef _goslice_ swig_type_673;
-typedef _gostring_ swig_type_674;
-typedef long long swig_type_675;
+typedef _gostring_ swig_type_673;
+typedef _goslice_ swig_type_674;
+typedef _goslice_ swig_type_675;
 typedef _gostring_ swig_type_676;
-typedef _goslice_ swig_type_677;
+typedef long long swig_type_677;
 typedef _gostring_ swig_type_678;
-typedef long long swig_type_679;
+typedef _goslice_ swig_type_679;
 typedef _gostring_ swig_type_680;
-typedef _goslice_ swig_type_681;
+typedef long long swig_type_681;
 typedef _gostring_ swig_type_682;
-typedef long long swig_type_683;
+typedef _goslice_ swig_type_683;
 typedef _gostring_ swig_type_684;
-typedef _goslice_ swig_type_685;
+typedef long long swig_type_685;
 typedef _gostring_ swig_type_686;
-typedef long long swig_type_687;
+typedef _goslice_ swig_type_687;
 typedef _gostring_ swig_type_688;
-typedef _goslice_ swig_type_689;
-typedef _goslice_ swig_type_690;
-typedef _gostring_ swig_type_691;
-typedef _gostring_ swig_type_692;
+typedef long long swig_type_689;
+typedef _gostring_ swig_type_690;
+typedef _goslice_ swig_type_691;
+typedef _goslice_ swig_type_692;
 typedef _gostring_ swig_type_693;
-typedef _goslice_ swig_type_694;
-typedef _goslice_ swig_type_695;
+typedef _gostring_ swig_type_694;
+typedef _gostring_ swig_type_695;
 typedef _goslice_ swig_type_696;
 typedef _goslice_ swig_type_697;
-typedef _gostring_ swig_type_698;
-typedef _gostring_ swig_type_699;
+typedef _goslice_ swig_type_698;
+typedef _goslice_ swig_type_699;
 typedef _gostring_ swig_type_700;
 typedef _gostring_ swig_type_701;
 typedef _gostring_ swig_type_702;
 typedef _gostring_ swig_type_703;
-typedef _goslice_ swig_type_704;
+typedef _gostring_ swig_type_704;
 typedef _gostring_ swig_type_705;
 typedef _goslice_ swig_type_706;
 typedef _gostring_ swig_type_707;
@@ -743,176 +743,178 @@ typedef _gostring_ swig_type_709;
 typedef _goslice_ swig_type_710;
 typedef _gostring_ swig_type_711;
 typedef _goslice_ swig_type_712;
-typedef long long swig_type_713;
+typedef _gostring_ swig_type_713;
 typedef _goslice_ swig_type_714;
-typedef _goslice_ swig_type_715;
-typedef _gostring_ swig_type_716;
+typedef long long swig_type_715;
+typedef _goslice_ swig_type_716;
 typedef _goslice_ swig_type_717;
-typedef long long swig_type_718;
+typedef _gostring_ swig_type_718;
 typedef _goslice_ swig_type_719;
-typedef _gostring_ swig_type_720;
+typedef long long swig_type_720;
 typedef _goslice_ swig_type_721;
-typedef long long swig_type_722;
+typedef _gostring_ swig_type_722;
 typedef _goslice_ swig_type_723;
-typedef _goslice_ swig_type_724;
-typedef long long swig_type_725;
+typedef long long swig_type_724;
+typedef _goslice_ swig_type_725;
 typedef _goslice_ swig_type_726;
-typedef _gostring_ swig_type_727;
+typedef long long swig_type_727;
 typedef _goslice_ swig_type_728;
-typedef long long swig_type_729;
+typedef _gostring_ swig_type_729;
 typedef _goslice_ swig_type_730;
-typedef _goslice_ swig_type_731;
-typedef long long swig_type_732;
+typedef long long swig_type_731;
+typedef _goslice_ swig_type_732;
 typedef _goslice_ swig_type_733;
-typedef _gostring_ swig_type_734;
+typedef long long swig_type_734;
 typedef _goslice_ swig_type_735;
 typedef _gostring_ swig_type_736;
 typedef _goslice_ swig_type_737;
 typedef _gostring_ swig_type_738;
 typedef _goslice_ swig_type_739;
 typedef _gostring_ swig_type_740;
-typedef long long swig_type_741;
+typedef _goslice_ swig_type_741;
 typedef _gostring_ swig_type_742;
-typedef _gostring_ swig_type_743;
-typedef _goslice_ swig_type_744;
+typedef long long swig_type_743;
+typedef _gostring_ swig_type_744;
 typedef _gostring_ swig_type_745;
 typedef _goslice_ swig_type_746;
 typedef _gostring_ swig_type_747;
 typedef _goslice_ swig_type_748;
-typedef long long swig_type_749;
+typedef _gostring_ swig_type_749;
 typedef _goslice_ swig_type_750;
 typedef long long swig_type_751;
 typedef _goslice_ swig_type_752;
-typedef _gostring_ swig_type_753;
-typedef _gostring_ swig_type_754;
+typedef long long swig_type_753;
+typedef _goslice_ swig_type_754;
 typedef _gostring_ swig_type_755;
-typedef _goslice_ swig_type_756;
-typedef long long swig_type_757;
+typedef _gostring_ swig_type_756;
+typedef _gostring_ swig_type_757;
 typedef _goslice_ swig_type_758;
-typedef _gostring_ swig_type_759;
-typedef _gostring_ swig_type_760;
+typedef long long swig_type_759;
+typedef _goslice_ swig_type_760;
 typedef _gostring_ swig_type_761;
 typedef _gostring_ swig_type_762;
 typedef _gostring_ swig_type_763;
-typedef _goslice_ swig_type_764;
+typedef _gostring_ swig_type_764;
 typedef _gostring_ swig_type_765;
-typedef long long swig_type_766;
+typedef _goslice_ swig_type_766;
 typedef _gostring_ swig_type_767;
 typedef long long swig_type_768;
-typedef long long swig_type_769;
-typedef _gostring_ swig_type_770;
-typedef _goslice_ swig_type_771;
+typedef _gostring_ swig_type_769;
+typedef long long swig_type_770;
+typedef long long swig_type_771;
 typedef _gostring_ swig_type_772;
-typedef _gostring_ swig_type_773;
+typedef _goslice_ swig_type_773;
 typedef _gostring_ swig_type_774;
 typedef _gostring_ swig_type_775;
 typedef _gostring_ swig_type_776;
-typedef _goslice_ swig_type_777;
+typedef _gostring_ swig_type_777;
 typedef _gostring_ swig_type_778;
 typedef _goslice_ swig_type_779;
-typedef _goslice_ swig_type_780;
+typedef _gostring_ swig_type_780;
 typedef _goslice_ swig_type_781;
-typedef _gostring_ swig_type_782;
-typedef long long swig_type_783;
-typedef _goslice_ swig_type_784;
-typedef _goslice_ swig_type_785;
-typedef _gostring_ swig_type_786;
+typedef _goslice_ swig_type_782;
+typedef _goslice_ swig_type_783;
+typedef _gostring_ swig_type_784;
+typedef long long swig_type_785;
+typedef _goslice_ swig_type_786;
 typedef _goslice_ swig_type_787;
 typedef _gostring_ swig_type_788;
 typedef _goslice_ swig_type_789;
-typedef long long swig_type_790;
+typedef _gostring_ swig_type_790;
 typedef _goslice_ swig_type_791;
-typedef _gostring_ swig_type_792;
-typedef long long swig_type_793;
+typedef long long swig_type_792;
+typedef _goslice_ swig_type_793;
 typedef _gostring_ swig_type_794;
-typedef _goslice_ swig_type_795;
+typedef long long swig_type_795;
 typedef _gostring_ swig_type_796;
-typedef _gostring_ swig_type_797;
+typedef _goslice_ swig_type_797;
 typedef _gostring_ swig_type_798;
-typedef _goslice_ swig_type_799;
-typedef long long swig_type_800;
-typedef long long swig_type_801;
+typedef _gostring_ swig_type_799;
+typedef _gostring_ swig_type_800;
+typedef _goslice_ swig_type_801;
 typedef long long swig_type_802;
 typedef long long swig_type_803;
-typedef _goslice_ swig_type_804;
-typedef _gostring_ swig_type_805;
-typedef long long swig_type_806;
-typedef _goslice_ swig_type_807;
-typedef _goslice_ swig_type_808;
+typedef long long swig_type_804;
+typedef long long swig_type_805;
+typedef _goslice_ swig_type_806;
+typedef _gostring_ swig_type_807;
+typedef long long swig_type_808;
 typedef _goslice_ swig_type_809;
 typedef _goslice_ swig_type_810;
 typedef _goslice_ swig_type_811;
-typedef _gostring_ swig_type_812;
-typedef long long swig_type_813;
-typedef _goslice_ swig_type_814;
+typedef _goslice_ swig_type_812;
+typedef _goslice_ swig_type_813;
+typedef _gostring_ swig_type_814;
 typedef long long swig_type_815;
 typedef _goslice_ swig_type_816;
-typedef _gostring_ swig_type_817;
-typedef long long swig_type_818;
+typedef long long swig_type_817;
+typedef _goslice_ swig_type_818;
 typedef _gostring_ swig_type_819;
-typedef _goslice_ swig_type_820;
+typedef long long swig_type_820;
 typedef _gostring_ swig_type_821;
-typedef long long swig_type_822;
+typedef _goslice_ swig_type_822;
 typedef _gostring_ swig_type_823;
-typedef _goslice_ swig_type_824;
-typedef long long swig_type_825;
-typedef _gostring_ swig_type_826;
-typedef _goslice_ swig_type_827;
-typedef long long swig_type_828;
-typedef _gostring_ swig_type_829;
-typedef _goslice_ swig_type_830;
-typedef _goslice_ swig_type_831;
+typedef long long swig_type_824;
+typedef _gostring_ swig_type_825;
+typedef _goslice_ swig_type_826;
+typedef long long swig_type_827;
+typedef _gostring_ swig_type_828;
+typedef _goslice_ swig_type_829;
+typedef long long swig_type_830;
+typedef _gostring_ swig_type_831;
 typedef _goslice_ swig_type_832;
-typedef _gostring_ swig_type_833;
-typedef long long swig_type_834;
+typedef _goslice_ swig_type_833;
+typedef _goslice_ swig_type_834;
 typedef _gostring_ swig_type_835;
-typedef _goslice_ swig_type_836;
-typedef long long swig_type_837;
-typedef _gostring_ swig_type_838;
-typedef _goslice_ swig_type_839;
+typedef long long swig_type_836;
+typedef _gostring_ swig_type_837;
+typedef _goslice_ swig_type_838;
+typedef long long swig_type_839;
 typedef _gostring_ swig_type_840;
-typedef long long swig_type_841;
+typedef _goslice_ swig_type_841;
 typedef _gostring_ swig_type_842;
-typedef _gostring_ swig_type_843;
-typedef long long swig_type_844;
+typedef long long swig_type_843;
+typedef _gostring_ swig_type_844;
 typedef _gostring_ swig_type_845;
 typedef long long swig_type_846;
 typedef _gostring_ swig_type_847;
-typedef _goslice_ swig_type_848;
-typedef _goslice_ swig_type_849;
+typedef long long swig_type_848;
+typedef _gostring_ swig_type_849;
 typedef _goslice_ swig_type_850;
-typedef _gostring_ swig_type_851;
-typedef _gostring_ swig_type_852;
+typedef _goslice_ swig_type_851;
+typedef _goslice_ swig_type_852;
 typedef _gostring_ swig_type_853;
-typedef _goslice_ swig_type_854;
+typedef _gostring_ swig_type_854;
 typedef _gostring_ swig_type_855;
-typedef _gostring_ swig_type_856;
-typedef long long swig_type_857;
+typedef _goslice_ swig_type_856;
+typedef _gostring_ swig_type_857;
 typedef _gostring_ swig_type_858;
-typedef _gostring_ swig_type_859;
+typedef long long swig_type_859;
 typedef _gostring_ swig_type_860;
 typedef _gostring_ swig_type_861;
-typedef _goslice_ swig_type_862;
+typedef _gostring_ swig_type_862;
 typedef _gostring_ swig_type_863;
-typedef _gostring_ swig_type_864;
+typedef _goslice_ swig_type_864;
 typedef _gostring_ swig_type_865;
-typedef _goslice_ swig_type_866;
+typedef _gostring_ swig_type_866;
 typedef _gostring_ swig_type_867;
-typedef _gostring_ swig_type_868;
+typedef _goslice_ swig_type_868;
 typedef _gostring_ swig_type_869;
-typedef _goslice_ swig_type_870;
+typedef _gostring_ swig_type_870;
 typedef _gostring_ swig_type_871;
-typedef _gostring_ swig_type_872;
+typedef _goslice_ swig_type_872;
 typedef _gostring_ swig_type_873;
 typedef _gostring_ swig_type_874;
 typedef _gostring_ swig_type_875;
 typedef _gostring_ swig_type_876;
 typedef _gostring_ swig_type_877;
-typedef long long swig_type_878;
+typedef _gostring_ swig_type_878;
 typedef _gostring_ swig_type_879;
-typedef _gostring_ swig_type_880;
+typedef long long swig_type_880;
 typedef _gostring_ swig_type_881;
-typedef _goslice_ swig_type_882;
+typedef _gostring_ swig_type_882;
+typedef _gostring_ swig_type_883;
+typedef _goslice_ swig_type_884;
 extern void _wrap_Swig_free_capi_f8186da7160cc715(uintptr_t arg1);
 extern uintptr_t _wrap_Swig_malloc_capi_f8186da7160cc715(swig_intgo arg1);
 extern swig_intgo _wrap_weft_binding_abi_version_capi_f8186da7160cc715(void);
@@ -1111,83 +1113,84 @@ extern swig_type_608 _wrap_weft_module_save_checkpoint_capi_f8186da7160cc715(uin
 extern swig_type_610 _wrap_weft_module_free_capi_f8186da7160cc715(uintptr_t arg1);
 extern swig_type_611 _wrap_weft_predictor_create_capi_f8186da7160cc715(swig_type_612 arg1, swig_voidp arg2, swig_type_613 arg3, swig_type_614 arg4, swig_type_615 arg5, swig_type_616 arg6, swig_type_617 arg7, swig_intgo arg8, swig_intgo arg9, swig_type_618 arg10, swig_type_619 arg11, swig_type_620 arg12, swig_type_621 arg13, swig_type_622 arg14, swig_type_623 arg15);
 extern swig_type_624 _wrap_weft_predictor_create_from_files_capi_f8186da7160cc715(swig_type_625 arg1, swig_type_626 arg2, swig_type_627 arg3, swig_type_628 arg4, swig_type_629 arg5, swig_type_630 arg6, swig_intgo arg7, swig_intgo arg8, swig_type_631 arg9, swig_type_632 arg10, swig_type_633 arg11, swig_type_634 arg12, swig_type_635 arg13, swig_type_636 arg14);
-extern swig_type_637 _wrap_weft_predictor_list_inputs_capi_f8186da7160cc715(uintptr_t arg1, swig_type_638 arg2);
-extern swig_type_639 _wrap_weft_predictor_list_outputs_capi_f8186da7160cc715(uintptr_t arg1, swig_type_640 arg2);
-extern swig_type_641 _wrap_weft_predictor_output_shape_capi_f8186da7160cc715(uintptr_t arg1, swig_type_642 arg2, swig_type_643 arg3, swig_type_644 arg4, swig_type_645 arg5, swig_type_646 arg6, swig_type_647 arg7, swig_type_648 arg8);
-extern swig_type_649 _wrap_weft_predictor_predict_packed_capi_f8186da7160cc715(uintptr_t arg1, swig_type_650 arg2, swig_voidp arg3, swig_type_651 arg4, swig_type_652 arg5, swig_type_653 arg6, swig_type_654 arg7, swig_voidp arg8, swig_type_655 arg9);
-extern swig_type_656 _wrap_weft_predictor_predict_float_capi_f8186da7160cc715(uintptr_t arg1, swig_type_657 arg2, swig_type_658 arg3, swig_type_659 arg4, swig_type_660 arg5, swig_type_661 arg6, swig_type_662 arg7);
-extern swig_type_663 _wrap_weft_predictor_stats_capi_f8186da7160cc715(uintptr_t arg1, swig_type_664 arg2);
-extern swig_type_665 _wrap_weft_predictor_free_capi_f8186da7160cc715(uintptr_t arg1);
-extern swig_type_666 _wrap_weft_kvstore_create_capi_f8186da7160cc715(swig_type_667 arg1, swig_type_668 arg2);
-extern swig_type_669 _wrap_weft_kvstore_type_capi_f8186da7160cc715(uintptr_t arg1, swig_type_670 arg2);
-extern swig_type_671 _wrap_weft_kvstore_rank_capi_f8186da7160cc715(uintptr_t arg1, swig_type_672 arg2, swig_type_673 arg3);
-extern swig_type_674 _wrap_weft_kvstore_init_capi_f8186da7160cc715(uintptr_t arg1, swig_type_675 arg2, swig_type_676 arg3, swig_type_677 arg4);
-extern swig_type_678 _wrap_weft_kvstore_push_capi_f8186da7160cc715(uintptr_t arg1, swig_type_679 arg2, swig_type_680 arg3, swig_type_681 arg4, swig_intgo arg5);
-extern swig_type_682 _wrap_weft_kvstore_pull_capi_f8186da7160cc715(uintptr_t arg1, swig_type_683 arg2, swig_type_684 arg3, swig_type_685 arg4, swig_intgo arg5);
-extern swig_type_686 _wrap_weft_kvstore_pushpull_capi_f8186da7160cc715(uintptr_t arg1, swig_type_687 arg2, swig_type_688 arg3, swig_type_689 arg4, swig_type_690 arg5, swig_intgo arg6);
-extern swig_type_691 _wrap_weft_kvstore_set_optimizer_capi_f8186da7160cc715(uintptr_t arg1, uintptr_t arg2);
-extern swig_type_692 _wrap_weft_kvstore_set_updater_queue_capi_f8186da7160cc715(uintptr_t arg1, swig_intgo arg2);
-extern swig_type_693 _wrap_weft_kvstore_next_update_capi_f8186da7160cc715(uintptr_t arg1, swig_type_694 arg2, swig_type_695 arg3, swig_type_696 arg4, swig_type_697 arg5);
-extern swig_type_698 _wrap_weft_kvstore_barrier_capi_f8186da7160cc715(uintptr_t arg1);
-extern swig_type_699 _wrap_weft_kvstore_free_capi_f8186da7160cc715(uintptr_t arg1);
-extern swig_type_700 _wrap_weft_module_init_optimizer_kvstore_capi_f8186da7160cc715(uintptr_t arg1, uintptr_t arg2, uintptr_t arg3);
-extern swig_type_701 _wrap_weft_data_iter_select_part_capi_f8186da7160cc715(uintptr_t arg1, swig_intgo arg2, swig_intgo arg3);
-extern swig_type_702 _wrap_weft_kvstore_finalize_capi_f8186da7160cc715(void);
-extern swig_type_703 _wrap_weft_autograd_set_is_recording_capi_f8186da7160cc715(swig_intgo arg1, swig_type_704 arg2);
-extern swig_type_705 _wrap_weft_autograd_set_is_training_capi_f8186da7160cc715(swig_intgo arg1, swig_type_706 arg2);
-extern swig_type_707 _wrap_weft_autograd_is_recording_capi_f8186da7160cc715(swig_type_708 arg1);
-extern swig_type_709 _wrap_weft_autograd_is_training_capi_f8186da7160cc715(swig_type_710 arg1);
-extern swig_type_711 _wrap_weft_autograd_mark_variables_capi_f8186da7160cc715(swig_type_712 arg1, swig_type_713 arg2, swig_type_714 arg3, swig_type_715 arg4);
-extern swig_type_716 _wrap_weft_autograd_backward_capi_f8186da7160cc715(swig_type_717 arg1, swig_type_718 arg2, swig_type_719 arg3, swig_intgo arg4, swig_intgo arg5);
-extern swig_type_720 _wrap_weft_autograd_grad_capi_f8186da7160cc715(swig_type_721 arg1, swig_type_722 arg2, swig_type_723 arg3, swig_type_724 arg4, swig_type_725 arg5, swig_intgo arg6, swig_intgo arg7, swig_type_726 arg8);
-extern swig_type_727 _wrap_weft_autograd_grad_ex_capi_f8186da7160cc715(swig_type_728 arg1, swig_type_729 arg2, swig_type_730 arg3, swig_type_731 arg4, swig_type_732 arg5, swig_intgo arg6, swig_intgo arg7, swig_intgo arg8, swig_type_733 arg9);
-extern swig_type_734 _wrap_weft_ndarray_get_grad_capi_f8186da7160cc715(uintptr_t arg1, swig_type_735 arg2);
-extern swig_type_736 _wrap_weft_ndarray_detach_capi_f8186da7160cc715(uintptr_t arg1, swig_type_737 arg2);
-extern swig_type_738 _wrap_weft_autograd_get_symbol_capi_f8186da7160cc715(uintptr_t arg1, swig_type_739 arg2);
-extern swig_type_740 _wrap_weft_cached_op_create_capi_f8186da7160cc715(uintptr_t arg1, swig_type_741 arg2, swig_type_742 arg3, swig_type_743 arg4, swig_type_744 arg5);
-extern swig_type_745 _wrap_weft_cached_op_list_inputs_capi_f8186da7160cc715(uintptr_t arg1, swig_type_746 arg2);
-extern swig_type_747 _wrap_weft_cached_op_invoke_capi_f8186da7160cc715(uintptr_t arg1, swig_type_748 arg2, swig_type_749 arg3, swig_type_750 arg4, swig_type_751 arg5, swig_type_752 arg6);
-extern swig_type_753 _wrap_weft_cached_op_free_capi_f8186da7160cc715(uintptr_t arg1);
-extern swig_type_754 _wrap_weft_trainer_create_capi_f8186da7160cc715(swig_type_755 arg1, swig_type_756 arg2, swig_type_757 arg3, uintptr_t arg4, swig_type_758 arg5);
-extern swig_type_759 _wrap_weft_trainer_step_capi_f8186da7160cc715(uintptr_t arg1, swig_intgo arg2);
-extern swig_type_760 _wrap_weft_trainer_free_capi_f8186da7160cc715(uintptr_t arg1);
-extern swig_type_761 _wrap_weft_recordio_writer_create_capi_f8186da7160cc715(swig_type_762 arg1, swig_type_763 arg2, swig_type_764 arg3);
-extern swig_type_765 _wrap_weft_recordio_writer_write_capi_f8186da7160cc715(uintptr_t arg1, swig_voidp arg2, swig_type_766 arg3);
-extern swig_type_767 _wrap_weft_recordio_writer_write_idx_capi_f8186da7160cc715(uintptr_t arg1, swig_type_768 arg2, swig_voidp arg3, swig_type_769 arg4);
-extern swig_type_770 _wrap_weft_recordio_writer_tell_capi_f8186da7160cc715(uintptr_t arg1, swig_type_771 arg2);
-extern swig_type_772 _wrap_weft_recordio_writer_close_capi_f8186da7160cc715(uintptr_t arg1);
-extern swig_type_773 _wrap_weft_recordio_writer_free_capi_f8186da7160cc715(uintptr_t arg1);
-extern swig_type_774 _wrap_weft_recordio_reader_create_capi_f8186da7160cc715(swig_type_775 arg1, swig_type_776 arg2, swig_type_777 arg3);
-extern swig_type_778 _wrap_weft_recordio_reader_read_capi_f8186da7160cc715(uintptr_t arg1, swig_type_779 arg2, swig_type_780 arg3, swig_type_781 arg4);
-extern swig_type_782 _wrap_weft_recordio_reader_read_idx_capi_f8186da7160cc715(uintptr_t arg1, swig_type_783 arg2, swig_type_784 arg3, swig_type_785 arg4);
-extern swig_type_786 _wrap_weft_recordio_reader_num_keys_capi_f8186da7160cc715(uintptr_t arg1, swig_type_787 arg2);
-extern swig_type_788 _wrap_weft_recordio_reader_keys_capi_f8186da7160cc715(uintptr_t arg1, swig_type_789 arg2, swig_type_790 arg3, swig_type_791 arg4);
-extern swig_type_792 _wrap_weft_recordio_reader_seek_capi_f8186da7160cc715(uintptr_t arg1, swig_type_793 arg2);
-extern swig_type_794 _wrap_weft_recordio_reader_tell_capi_f8186da7160cc715(uintptr_t arg1, swig_type_795 arg2);
-extern swig_type_796 _wrap_weft_recordio_reader_reset_capi_f8186da7160cc715(uintptr_t arg1);
-extern swig_type_797 _wrap_weft_recordio_reader_free_capi_f8186da7160cc715(uintptr_t arg1);
-extern swig_type_798 _wrap_weft_recordio_pack_header_capi_f8186da7160cc715(float arg1, swig_type_799 arg2, swig_type_800 arg3, swig_type_801 arg4, swig_type_802 arg5, swig_voidp arg6, swig_type_803 arg7, swig_type_804 arg8);
-extern swig_type_805 _wrap_weft_recordio_unpack_header_capi_f8186da7160cc715(swig_voidp arg1, swig_type_806 arg2, swig_type_807 arg3, swig_type_808 arg4, swig_type_809 arg5, swig_type_810 arg6, swig_type_811 arg7);
-extern swig_type_812 _wrap_weft_recordio_unpack_labels_capi_f8186da7160cc715(swig_voidp arg1, swig_type_813 arg2, swig_type_814 arg3, swig_type_815 arg4, swig_type_816 arg5);
-extern swig_type_817 _wrap_weft_image_reencode_capi_f8186da7160cc715(swig_voidp arg1, swig_type_818 arg2, swig_intgo arg3, swig_intgo arg4, swig_intgo arg5, swig_type_819 arg6, swig_intgo arg7, swig_type_820 arg8);
-extern swig_type_821 _wrap_weft_amp_convert_model_capi_f8186da7160cc715(uintptr_t arg1, swig_type_822 arg2, swig_type_823 arg3, swig_type_824 arg4, swig_type_825 arg5, swig_type_826 arg6, swig_type_827 arg7, swig_intgo arg8, swig_type_828 arg9, swig_type_829 arg10, swig_intgo arg11, swig_type_830 arg12, swig_type_831 arg13, swig_type_832 arg14);
-extern swig_type_833 _wrap_weft_quantize_model_capi_f8186da7160cc715(uintptr_t arg1, swig_type_834 arg2, swig_type_835 arg3, swig_type_836 arg4, swig_type_837 arg5, swig_type_838 arg6, swig_type_839 arg7, uintptr_t arg8, swig_type_840 arg9, swig_type_841 arg10, swig_type_842 arg11, swig_type_843 arg12, swig_intgo arg13, swig_type_844 arg14, swig_type_845 arg15, swig_type_846 arg16, swig_type_847 arg17, swig_type_848 arg18, swig_type_849 arg19, swig_type_850 arg20);
-extern swig_type_851 _wrap_weft_custom_op_unregister_capi_f8186da7160cc715(swig_type_852 arg1);
-extern swig_type_853 _wrap_weft_custom_op_list_capi_f8186da7160cc715(swig_type_854 arg1);
-extern swig_type_855 _wrap_weft_ndarray_get_data_capi_f8186da7160cc715(uintptr_t arg1, swig_voidp arg2);
-extern swig_type_856 _wrap_weft_profiler_set_config_capi_f8186da7160cc715(swig_type_857 arg1, swig_type_858 arg2, swig_type_859 arg3);
-extern swig_type_860 _wrap_weft_profiler_set_state_capi_f8186da7160cc715(swig_intgo arg1);
-extern swig_type_861 _wrap_weft_profiler_get_state_capi_f8186da7160cc715(swig_type_862 arg1);
-extern swig_type_863 _wrap_weft_profiler_pause_capi_f8186da7160cc715(swig_intgo arg1);
-extern swig_type_864 _wrap_weft_profiler_dump_capi_f8186da7160cc715(swig_intgo arg1);
-extern swig_type_865 _wrap_weft_profiler_trace_capi_f8186da7160cc715(swig_type_866 arg1);
-extern swig_type_867 _wrap_weft_profiler_aggregate_capi_f8186da7160cc715(swig_intgo arg1, swig_type_868 arg2, swig_type_869 arg3, swig_intgo arg4, swig_type_870 arg5);
-extern swig_type_871 _wrap_weft_profiler_range_push_capi_f8186da7160cc715(swig_type_872 arg1);
-extern swig_type_873 _wrap_weft_profiler_range_pop_capi_f8186da7160cc715(void);
-extern swig_type_874 _wrap_weft_profiler_set_marker_capi_f8186da7160cc715(swig_type_875 arg1);
-extern swig_type_876 _wrap_weft_profiler_set_counter_capi_f8186da7160cc715(swig_type_877 arg1, swig_type_878 arg2);
-extern swig_type_879 _wrap_weft_load_library_capi_f8186da7160cc715(swig_type_880 arg1);
-extern swig_type_881 _wrap_weft_loaded_ops_capi_f8186da7160cc715(swig_type_882 arg1);
+extern swig_type_637 _wrap_weft_predictor_set_monitor_callback_capi_f8186da7160cc715(uintptr_t arg1, swig_type_638 arg2, swig_voidp arg3, swig_intgo arg4);
+extern swig_type_639 _wrap_weft_predictor_list_inputs_capi_f8186da7160cc715(uintptr_t arg1, swig_type_640 arg2);
+extern swig_type_641 _wrap_weft_predictor_list_outputs_capi_f8186da7160cc715(uintptr_t arg1, swig_type_642 arg2);
+extern swig_type_643 _wrap_weft_predictor_output_shape_capi_f8186da7160cc715(uintptr_t arg1, swig_type_644 arg2, swig_type_645 arg3, swig_type_646 arg4, swig_type_647 arg5, swig_type_648 arg6, swig_type_649 arg7, swig_type_650 arg8);
+extern swig_type_651 _wrap_weft_predictor_predict_packed_capi_f8186da7160cc715(uintptr_t arg1, swig_type_652 arg2, swig_voidp arg3, swig_type_653 arg4, swig_type_654 arg5, swig_type_655 arg6, swig_type_656 arg7, swig_voidp arg8, swig_type_657 arg9);
+extern swig_type_658 _wrap_weft_predictor_predict_float_capi_f8186da7160cc715(uintptr_t arg1, swig_type_659 arg2, swig_type_660 arg3, swig_type_661 arg4, swig_type_662 arg5, swig_type_663 arg6, swig_type_664 arg7);
+extern swig_type_665 _wrap_weft_predictor_stats_capi_f8186da7160cc715(uintptr_t arg1, swig_type_666 arg2);
+extern swig_type_667 _wrap_weft_predictor_free_capi_f8186da7160cc715(uintptr_t arg1);
+extern swig_type_668 _wrap_weft_kvstore_create_capi_f8186da7160cc715(swig_type_669 arg1, swig_type_670 arg2);
+extern swig_type_671 _wrap_weft_kvstore_type_capi_f8186da7160cc715(uintptr_t arg1, swig_type_672 arg2);
+extern swig_type_673 _wrap_weft_kvstore_rank_capi_f8186da7160cc715(uintptr_t arg1, swig_type_674 arg2, swig_type_675 arg3);
+extern swig_type_676 _wrap_weft_kvstore_init_capi_f8186da7160cc715(uintptr_t arg1, swig_type_677 arg2, swig_type_678 arg3, swig_type_679 arg4);
+extern swig_type_680 _wrap_weft_kvstore_push_capi_f8186da7160cc715(uintptr_t arg1, swig_type_681 arg2, swig_type_682 arg3, swig_type_683 arg4, swig_intgo arg5);
+extern swig_type_684 _wrap_weft_kvstore_pull_capi_f8186da7160cc715(uintptr_t arg1, swig_type_685 arg2, swig_type_686 arg3, swig_type_687 arg4, swig_intgo arg5);
+extern swig_type_688 _wrap_weft_kvstore_pushpull_capi_f8186da7160cc715(uintptr_t arg1, swig_type_689 arg2, swig_type_690 arg3, swig_type_691 arg4, swig_type_692 arg5, swig_intgo arg6);
+extern swig_type_693 _wrap_weft_kvstore_set_optimizer_capi_f8186da7160cc715(uintptr_t arg1, uintptr_t arg2);
+extern swig_type_694 _wrap_weft_kvstore_set_updater_queue_capi_f8186da7160cc715(uintptr_t arg1, swig_intgo arg2);
+extern swig_type_695 _wrap_weft_kvstore_next_update_capi_f8186da7160cc715(uintptr_t arg1, swig_type_696 arg2, swig_type_697 arg3, swig_type_698 arg4, swig_type_699 arg5);
+extern swig_type_700 _wrap_weft_kvstore_barrier_capi_f8186da7160cc715(uintptr_t arg1);
+extern swig_type_701 _wrap_weft_kvstore_free_capi_f8186da7160cc715(uintptr_t arg1);
+extern swig_type_702 _wrap_weft_module_init_optimizer_kvstore_capi_f8186da7160cc715(uintptr_t arg1, uintptr_t arg2, uintptr_t arg3);
+extern swig_type_703 _wrap_weft_data_iter_select_part_capi_f8186da7160cc715(uintptr_t arg1, swig_intgo arg2, swig_intgo arg3);
+extern swig_type_704 _wrap_weft_kvstore_finalize_capi_f8186da7160cc715(void);
+extern swig_type_705 _wrap_weft_autograd_set_is_recording_capi_f8186da7160cc715(swig_intgo arg1, swig_type_706 arg2);
+extern swig_type_707 _wrap_weft_autograd_set_is_training_capi_f8186da7160cc715(swig_intgo arg1, swig_type_708 arg2);
+extern swig_type_709 _wrap_weft_autograd_is_recording_capi_f8186da7160cc715(swig_type_710 arg1);
+extern swig_type_711 _wrap_weft_autograd_is_training_capi_f8186da7160cc715(swig_type_712 arg1);
+extern swig_type_713 _wrap_weft_autograd_mark_variables_capi_f8186da7160cc715(swig_type_714 arg1, swig_type_715 arg2, swig_type_716 arg3, swig_type_717 arg4);
+extern swig_type_718 _wrap_weft_autograd_backward_capi_f8186da7160cc715(swig_type_719 arg1, swig_type_720 arg2, swig_type_721 arg3, swig_intgo arg4, swig_intgo arg5);
+extern swig_type_722 _wrap_weft_autograd_grad_capi_f8186da7160cc715(swig_type_723 arg1, swig_type_724 arg2, swig_type_725 arg3, swig_type_726 arg4, swig_type_727 arg5, swig_intgo arg6, swig_intgo arg7, swig_type_728 arg8);
+extern swig_type_729 _wrap_weft_autograd_grad_ex_capi_f8186da7160cc715(swig_type_730 arg1, swig_type_731 arg2, swig_type_732 arg3, swig_type_733 arg4, swig_type_734 arg5, swig_intgo arg6, swig_intgo arg7, swig_intgo arg8, swig_type_735 arg9);
+extern swig_type_736 _wrap_weft_ndarray_get_grad_capi_f8186da7160cc715(uintptr_t arg1, swig_type_737 arg2);
+extern swig_type_738 _wrap_weft_ndarray_detach_capi_f8186da7160cc715(uintptr_t arg1, swig_type_739 arg2);
+extern swig_type_740 _wrap_weft_autograd_get_symbol_capi_f8186da7160cc715(uintptr_t arg1, swig_type_741 arg2);
+extern swig_type_742 _wrap_weft_cached_op_create_capi_f8186da7160cc715(uintptr_t arg1, swig_type_743 arg2, swig_type_744 arg3, swig_type_745 arg4, swig_type_746 arg5);
+extern swig_type_747 _wrap_weft_cached_op_list_inputs_capi_f8186da7160cc715(uintptr_t arg1, swig_type_748 arg2);
+extern swig_type_749 _wrap_weft_cached_op_invoke_capi_f8186da7160cc715(uintptr_t arg1, swig_type_750 arg2, swig_type_751 arg3, swig_type_752 arg4, swig_type_753 arg5, swig_type_754 arg6);
+extern swig_type_755 _wrap_weft_cached_op_free_capi_f8186da7160cc715(uintptr_t arg1);
+extern swig_type_756 _wrap_weft_trainer_create_capi_f8186da7160cc715(swig_type_757 arg1, swig_type_758 arg2, swig_type_759 arg3, uintptr_t arg4, swig_type_760 arg5);
+extern swig_type_761 _wrap_weft_trainer_step_capi_f8186da7160cc715(uintptr_t arg1, swig_intgo arg2);
+extern swig_type_762 _wrap_weft_trainer_free_capi_f8186da7160cc715(uintptr_t arg1);
+extern swig_type_763 _wrap_weft_recordio_writer_create_capi_f8186da7160cc715(swig_type_764 arg1, swig_type_765 arg2, swig_type_766 arg3);
+extern swig_type_767 _wrap_weft_recordio_writer_write_capi_f8186da7160cc715(uintptr_t arg1, swig_voidp arg2, swig_type_768 arg3);
+extern swig_type_769 _wrap_weft_recordio_writer_write_idx_capi_f8186da7160cc715(uintptr_t arg1, swig_type_770 arg2, swig_voidp arg3, swig_type_771 arg4);
+extern swig_type_772 _wrap_weft_recordio_writer_tell_capi_f8186da7160cc715(uintptr_t arg1, swig_type_773 arg2);
+extern swig_type_774 _wrap_weft_recordio_writer_close_capi_f8186da7160cc715(uintptr_t arg1);
+extern swig_type_775 _wrap_weft_recordio_writer_free_capi_f8186da7160cc715(uintptr_t arg1);
+extern swig_type_776 _wrap_weft_recordio_reader_create_capi_f8186da7160cc715(swig_type_777 arg1, swig_type_778 arg2, swig_type_779 arg3);
+extern swig_type_780 _wrap_weft_recordio_reader_read_capi_f8186da7160cc715(uintptr_t arg1, swig_type_781 arg2, swig_type_782 arg3, swig_type_783 arg4);
+extern swig_type_784 _wrap_weft_recordio_reader_read_idx_capi_f8186da7160cc715(uintptr_t arg1, swig_type_785 arg2, swig_type_786 arg3, swig_type_787 arg4);
+extern swig_type_788 _wrap_weft_recordio_reader_num_keys_capi_f8186da7160cc715(uintptr_t arg1, swig_type_789 arg2);
+extern swig_type_790 _wrap_weft_recordio_reader_keys_capi_f8186da7160cc715(uintptr_t arg1, swig_type_791 arg2, swig_type_792 arg3, swig_type_793 arg4);
+extern swig_type_794 _wrap_weft_recordio_reader_seek_capi_f8186da7160cc715(uintptr_t arg1, swig_type_795 arg2);
+extern swig_type_796 _wrap_weft_recordio_reader_tell_capi_f8186da7160cc715(uintptr_t arg1, swig_type_797 arg2);
+extern swig_type_798 _wrap_weft_recordio_reader_reset_capi_f8186da7160cc715(uintptr_t arg1);
+extern swig_type_799 _wrap_weft_recordio_reader_free_capi_f8186da7160cc715(uintptr_t arg1);
+extern swig_type_800 _wrap_weft_recordio_pack_header_capi_f8186da7160cc715(float arg1, swig_type_801 arg2, swig_type_802 arg3, swig_type_803 arg4, swig_type_804 arg5, swig_voidp arg6, swig_type_805 arg7, swig_type_806 arg8);
+extern swig_type_807 _wrap_weft_recordio_unpack_header_capi_f8186da7160cc715(swig_voidp arg1, swig_type_808 arg2, swig_type_809 arg3, swig_type_810 arg4, swig_type_811 arg5, swig_type_812 arg6, swig_type_813 arg7);
+extern swig_type_814 _wrap_weft_recordio_unpack_labels_capi_f8186da7160cc715(swig_voidp arg1, swig_type_815 arg2, swig_type_816 arg3, swig_type_817 arg4, swig_type_818 arg5);
+extern swig_type_819 _wrap_weft_image_reencode_capi_f8186da7160cc715(swig_voidp arg1, swig_type_820 arg2, swig_intgo arg3, swig_intgo arg4, swig_intgo arg5, swig_type_821 arg6, swig_intgo arg7, swig_type_822 arg8);
+extern swig_type_823 _wrap_weft_amp_convert_model_capi_f8186da7160cc715(uintptr_t arg1, swig_type_824 arg2, swig_type_825 arg3, swig_type_826 arg4, swig_type_827 arg5, swig_type_828 arg6, swig_type_829 arg7, swig_intgo arg8, swig_type_830 arg9, swig_type_831 arg10, swig_intgo arg11, swig_type_832 arg12, swig_type_833 arg13, swig_type_834 arg14);
+extern swig_type_835 _wrap_weft_quantize_model_capi_f8186da7160cc715(uintptr_t arg1, swig_type_836 arg2, swig_type_837 arg3, swig_type_838 arg4, swig_type_839 arg5, swig_type_840 arg6, swig_type_841 arg7, uintptr_t arg8, swig_type_842 arg9, swig_type_843 arg10, swig_type_844 arg11, swig_type_845 arg12, swig_intgo arg13, swig_type_846 arg14, swig_type_847 arg15, swig_type_848 arg16, swig_type_849 arg17, swig_type_850 arg18, swig_type_851 arg19, swig_type_852 arg20);
+extern swig_type_853 _wrap_weft_custom_op_unregister_capi_f8186da7160cc715(swig_type_854 arg1);
+extern swig_type_855 _wrap_weft_custom_op_list_capi_f8186da7160cc715(swig_type_856 arg1);
+extern swig_type_857 _wrap_weft_ndarray_get_data_capi_f8186da7160cc715(uintptr_t arg1, swig_voidp arg2);
+extern swig_type_858 _wrap_weft_profiler_set_config_capi_f8186da7160cc715(swig_type_859 arg1, swig_type_860 arg2, swig_type_861 arg3);
+extern swig_type_862 _wrap_weft_profiler_set_state_capi_f8186da7160cc715(swig_intgo arg1);
+extern swig_type_863 _wrap_weft_profiler_get_state_capi_f8186da7160cc715(swig_type_864 arg1);
+extern swig_type_865 _wrap_weft_profiler_pause_capi_f8186da7160cc715(swig_intgo arg1);
+extern swig_type_866 _wrap_weft_profiler_dump_capi_f8186da7160cc715(swig_intgo arg1);
+extern swig_type_867 _wrap_weft_profiler_trace_capi_f8186da7160cc715(swig_type_868 arg1);
+extern swig_type_869 _wrap_weft_profiler_aggregate_capi_f8186da7160cc715(swig_intgo arg1, swig_type_870 arg2, swig_type_871 arg3, swig_intgo arg4, swig_type_872 arg5);
+extern swig_type_873 _wrap_weft_profiler_range_push_capi_f8186da7160cc715(swig_type_874 arg1);
+extern swig_type_875 _wrap_weft_profiler_range_pop_capi_f8186da7160cc715(void);
+extern swig_type_876 _wrap_weft_profiler_set_marker_capi_f8186da7160cc715(swig_type_877 arg1);
+extern swig_type_878 _wrap_weft_profiler_set_counter_capi_f8186da7160cc715(swig_type_879 arg1, swig_type_880 arg2);
+extern swig_type_881 _wrap_weft_load_library_capi_f8186da7160cc715(swig_type_882 arg1);
+extern swig_type_883 _wrap_weft_loaded_ops_capi_f8186da7160cc715(swig_type_884 arg1);
 #undef intgo
 */
 import "C"
@@ -6136,11 +6139,30 @@ func Weft_predictor_create_from_files(arg1 string, arg2 string, arg3 uint64, arg
 	return swig_r_1
 }
 
+func Weft_predictor_set_monitor_callback(arg1 uintptr, arg2 _swig_fnptr, arg3 unsafe.Pointer, arg4 int) (_swig_ret error) {
+	var swig_r string
+	_swig_i_0 := arg1
+	_swig_i_1 := arg2
+	_swig_i_2 := arg3
+	_swig_i_3 := arg4
+	swig_r_p := C._wrap_weft_predictor_set_monitor_callback_capi_f8186da7160cc715(C.uintptr_t(_swig_i_0), C.swig_type_638(_swig_i_1), C.swig_voidp(_swig_i_2), C.swig_intgo(_swig_i_3))
+	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
+	var swig_r_1 error
+
+	if swig_r == "" {
+		swig_r_1 = nil
+	} else {
+		swig_r_1 = weftStatus(swigCopyString(swig_r))
+	}
+
+	return swig_r_1
+}
+
 func Weft_predictor_list_inputs(arg1 uintptr, arg2 []uintptr) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_predictor_list_inputs_capi_f8186da7160cc715(C.uintptr_t(_swig_i_0), *(*C.swig_type_638)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_weft_predictor_list_inputs_capi_f8186da7160cc715(C.uintptr_t(_swig_i_0), *(*C.swig_type_640)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -6160,7 +6182,7 @@ func Weft_predictor_list_outputs(arg1 uintptr, arg2 []uintptr) (_swig_ret error)
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_predictor_list_outputs_capi_f8186da7160cc715(C.uintptr_t(_swig_i_0), *(*C.swig_type_640)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_weft_predictor_list_outputs_capi_f8186da7160cc715(C.uintptr_t(_swig_i_0), *(*C.swig_type_642)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -6186,7 +6208,7 @@ func Weft_predictor_output_shape(arg1 uintptr, arg2 uint64, arg3 []uint64, arg4 
 	_swig_i_5 := arg6
 	_swig_i_6 := arg7
 	_swig_i_7 := arg8
-	swig_r_p := C._wrap_weft_predictor_output_shape_capi_f8186da7160cc715(C.uintptr_t(_swig_i_0), C.swig_type_642(_swig_i_1), *(*C.swig_type_643)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_644)(unsafe.Pointer(&_swig_i_3)), C.swig_type_645(_swig_i_4), *(*C.swig_type_646)(unsafe.Pointer(&_swig_i_5)), C.swig_type_647(_swig_i_6), *(*C.swig_type_648)(unsafe.Pointer(&_swig_i_7)))
+	swig_r_p := C._wrap_weft_predictor_output_shape_capi_f8186da7160cc715(C.uintptr_t(_swig_i_0), C.swig_type_644(_swig_i_1), *(*C.swig_type_645)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_646)(unsafe.Pointer(&_swig_i_3)), C.swig_type_647(_swig_i_4), *(*C.swig_type_648)(unsafe.Pointer(&_swig_i_5)), C.swig_type_649(_swig_i_6), *(*C.swig_type_650)(unsafe.Pointer(&_swig_i_7)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg3
@@ -6222,7 +6244,7 @@ func Weft_predictor_predict_packed(arg1 uintptr, arg2 uint64, arg3 unsafe.Pointe
 	_swig_i_6 := arg7
 	_swig_i_7 := arg8
 	_swig_i_8 := arg9
-	swig_r_p := C._wrap_weft_predictor_predict_packed_capi_f8186da7160cc715(C.uintptr_t(_swig_i_0), C.swig_type_650(_swig_i_1), C.swig_voidp(_swig_i_2), *(*C.swig_type_651)(unsafe.Pointer(&_swig_i_3)), *(*C.swig_type_652)(unsafe.Pointer(&_swig_i_4)), *(*C.swig_type_653)(unsafe.Pointer(&_swig_i_5)), C.swig_type_654(_swig_i_6), C.swig_voidp(_swig_i_7), *(*C.swig_type_655)(unsafe.Pointer(&_swig_i_8)))
+	swig_r_p := C._wrap_weft_predictor_predict_packed_capi_f8186da7160cc715(C.uintptr_t(_swig_i_0), C.swig_type_652(_swig_i_1), C.swig_voidp(_swig_i_2), *(*C.swig_type_653)(unsafe.Pointer(&_swig_i_3)), *(*C.swig_type_654)(unsafe.Pointer(&_swig_i_4)), *(*C.swig_type_655)(unsafe.Pointer(&_swig_i_5)), C.swig_type_656(_swig_i_6), C.swig_voidp(_swig_i_7), *(*C.swig_type_657)(unsafe.Pointer(&_swig_i_8)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg4
@@ -6256,7 +6278,7 @@ func Weft_predictor_predict_float(arg1 uintptr, arg2 []float32, arg3 uint64, arg
 	_swig_i_4 := arg5
 	_swig_i_5 := arg6
 	_swig_i_6 := arg7
-	swig_r_p := C._wrap_weft_predictor_predict_float_capi_f8186da7160cc715(C.uintptr_t(_swig_i_0), *(*C.swig_type_657)(unsafe.Pointer(&_swig_i_1)), C.swig_type_658(_swig_i_2), *(*C.swig_type_659)(unsafe.Pointer(&_swig_i_3)), C.swig_type_660(_swig_i_4), *(*C.swig_type_661)(unsafe.Pointer(&_swig_i_5)), C.swig_type_662(_swig_i_6))
+	swig_r_p := C._wrap_weft_predictor_predict_float_capi_f8186da7160cc715(C.uintptr_t(_swig_i_0), *(*C.swig_type_659)(unsafe.Pointer(&_swig_i_1)), C.swig_type_660(_swig_i_2), *(*C.swig_type_661)(unsafe.Pointer(&_swig_i_3)), C.swig_type_662(_swig_i_4), *(*C.swig_type_663)(unsafe.Pointer(&_swig_i_5)), C.swig_type_664(_swig_i_6))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -6282,7 +6304,7 @@ func Weft_predictor_stats(arg1 uintptr, arg2 []uint64) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_predictor_stats_capi_f8186da7160cc715(C.uintptr_t(_swig_i_0), *(*C.swig_type_664)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_weft_predictor_stats_capi_f8186da7160cc715(C.uintptr_t(_swig_i_0), *(*C.swig_type_666)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -6318,7 +6340,7 @@ func Weft_kvstore_create(arg1 string, arg2 []uintptr) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_kvstore_create_capi_f8186da7160cc715(*(*C.swig_type_667)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_668)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_weft_kvstore_create_capi_f8186da7160cc715(*(*C.swig_type_669)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_670)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -6342,7 +6364,7 @@ func Weft_kvstore_type(arg1 uintptr, arg2 []string) (_swig_ret error) {
 	_swig_i_0 := arg1
 	var _swig_i_1 []string
  _swig_i_1 = make([]string, len(arg2)) 
-	swig_r_p := C._wrap_weft_kvstore_type_capi_f8186da7160cc715(C.uintptr_t(_swig_i_0), *(*C.swig_type_670)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_weft_kvstore_type_capi_f8186da7160cc715(C.uintptr_t(_swig_i_0), *(*C.swig_type_672)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 
 	for i := range _swig_i_1 {
@@ -6372,7 +6394,7 @@ func Weft_kvstore_rank(arg1 uintptr, arg2 []int32, arg3 []int32) (_swig_ret erro
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r_p := C._wrap_weft_kvstore_rank_capi_f8186da7160cc715(C.uintptr_t(_swig_i_0), *(*C.swig_type_672)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_673)(unsafe.Pointer(&_swig_i_2)))
+	swig_r_p := C._wrap_weft_kvstore_rank_capi_f8186da7160cc715(C.uintptr_t(_swig_i_0), *(*C.swig_type_674)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_675)(unsafe.Pointer(&_swig_i_2)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -6398,7 +6420,7 @@ func Weft_kvstore_init(arg1 uintptr, arg2 uint64, arg3 []string, arg4 []uintptr)
 	var _swig_i_2 string
  _swig_i_2 = weftJoin(arg3) 
 	_swig_i_3 := arg4
-	swig_r_p := C._wrap_weft_kvstore_init_capi_f8186da7160cc715(C.uintptr_t(_swig_i_0), C.swig_type_675(_swig_i_1), *(*C.swig_type_676)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_677)(unsafe.Pointer(&_swig_i_3)))
+	swig_r_p := C._wrap_weft_kvstore_init_capi_f8186da7160cc715(C.uintptr_t(_swig_i_0), C.swig_type_677(_swig_i_1), *(*C.swig_type_678)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_679)(unsafe.Pointer(&_swig_i_3)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = _swig_i_2
@@ -6425,7 +6447,7 @@ func Weft_kvstore_push(arg1 uintptr, arg2 uint64, arg3 []string, arg4 []uintptr,
  _swig_i_2 = weftJoin(arg3) 
 	_swig_i_3 := arg4
 	_swig_i_4 := arg5
-	swig_r_p := C._wrap_weft_kvstore_push_capi_f8186da7160cc715(C.uintptr_t(_swig_i_0), C.swig_type_679(_swig_i_1), *(*C.swig_type_680)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_681)(unsafe.Pointer(&_swig_i_3)), C.swig_intgo(_swig_i_4))
+	swig_r_p := C._wrap_weft_kvstore_push_capi_f8186da7160cc715(C.uintptr_t(_swig_i_0), C.swig_type_681(_swig_i_1), *(*C.swig_type_682)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_683)(unsafe.Pointer(&_swig_i_3)), C.swig_intgo(_swig_i_4))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = _swig_i_2
@@ -6452,7 +6474,7 @@ func Weft_kvstore_pull(arg1 uintptr, arg2 uint64, arg3 []string, arg4 []uintptr,
  _swig_i_2 = weftJoin(arg3) 
 	_swig_i_3 := arg4
 	_swig_i_4 := arg5
-	swig_r_p := C._wrap_weft_kvstore_pull_capi_f8186da7160cc715(C.uintptr_t(_swig_i_0), C.swig_type_683(_swig_i_1), *(*C.swig_type_684)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_685)(unsafe.Pointer(&_swig_i_3)), C.swig_intgo(_swig_i_4))
+	swig_r_p := C._wrap_weft_kvstore_pull_capi_f8186da7160cc715(C.uintptr_t(_swig_i_0), C.swig_type_685(_swig_i_1), *(*C.swig_type_686)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_687)(unsafe.Pointer(&_swig_i_3)), C.swig_intgo(_swig_i_4))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = _swig_i_2
@@ -6480,7 +6502,7 @@ func Weft_kvstore_pushpull(arg1 uintptr, arg2 uint64, arg3 []string, arg4 []uint
 	_swig_i_3 := arg4
 	_swig_i_4 := arg5
 	_swig_i_5 := arg6
-	swig_r_p := C._wrap_weft_kvstore_pushpull_capi_f8186da7160cc715(C.uintptr_t(_swig_i_0), C.swig_type_687(_swig_i_1), *(*C.swig_type_688)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_689)(unsafe.Pointer(&_swig_i_3)), *(*C.swig_type_690)(unsafe.Pointer(&_swig_i_4)), C.swig_intgo(_swig_i_5))
+	swig_r_p := C._wrap_weft_kvstore_pushpull_capi_f8186da7160cc715(C.uintptr_t(_swig_i_0), C.swig_type_689(_swig_i_1), *(*C.swig_type_690)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_691)(unsafe.Pointer(&_swig_i_3)), *(*C.swig_type_692)(unsafe.Pointer(&_swig_i_4)), C.swig_intgo(_swig_i_5))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = _swig_i_2
@@ -6544,7 +6566,7 @@ func Weft_kvstore_next_update(arg1 uintptr, arg2 []string, arg3 []uintptr, arg4 
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
 	_swig_i_4 := arg5
-	swig_r_p := C._wrap_weft_kvstore_next_update_capi_f8186da7160cc715(C.uintptr_t(_swig_i_0), *(*C.swig_type_694)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_695)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_696)(unsafe.Pointer(&_swig_i_3)), *(*C.swig_type_697)(unsafe.Pointer(&_swig_i_4)))
+	swig_r_p := C._wrap_weft_kvstore_next_update_capi_f8186da7160cc715(C.uintptr_t(_swig_i_0), *(*C.swig_type_696)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_697)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_698)(unsafe.Pointer(&_swig_i_3)), *(*C.swig_type_699)(unsafe.Pointer(&_swig_i_4)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 
 	for i := range _swig_i_1 {
@@ -6665,7 +6687,7 @@ func Weft_autograd_set_is_recording(arg1 int, arg2 []int32) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_autograd_set_is_recording_capi_f8186da7160cc715(C.swig_intgo(_swig_i_0), *(*C.swig_type_704)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_weft_autograd_set_is_recording_capi_f8186da7160cc715(C.swig_intgo(_swig_i_0), *(*C.swig_type_706)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -6685,7 +6707,7 @@ func Weft_autograd_set_is_training(arg1 int, arg2 []int32) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_autograd_set_is_training_capi_f8186da7160cc715(C.swig_intgo(_swig_i_0), *(*C.swig_type_706)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_weft_autograd_set_is_training_capi_f8186da7160cc715(C.swig_intgo(_swig_i_0), *(*C.swig_type_708)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -6704,7 +6726,7 @@ func Weft_autograd_set_is_training(arg1 int, arg2 []int32) (_swig_ret error) {
 func Weft_autograd_is_recording(arg1 []int32) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
-	swig_r_p := C._wrap_weft_autograd_is_recording_capi_f8186da7160cc715(*(*C.swig_type_708)(unsafe.Pointer(&_swig_i_0)))
+	swig_r_p := C._wrap_weft_autograd_is_recording_capi_f8186da7160cc715(*(*C.swig_type_710)(unsafe.Pointer(&_swig_i_0)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -6723,7 +6745,7 @@ func Weft_autograd_is_recording(arg1 []int32) (_swig_ret error) {
 func Weft_autograd_is_training(arg1 []int32) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
-	swig_r_p := C._wrap_weft_autograd_is_training_capi_f8186da7160cc715(*(*C.swig_type_710)(unsafe.Pointer(&_swig_i_0)))
+	swig_r_p := C._wrap_weft_autograd_is_training_capi_f8186da7160cc715(*(*C.swig_type_712)(unsafe.Pointer(&_swig_i_0)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -6745,7 +6767,7 @@ func Weft_autograd_mark_variables(arg1 []uintptr, arg2 uint64, arg3 []int32, arg
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
-	swig_r_p := C._wrap_weft_autograd_mark_variables_capi_f8186da7160cc715(*(*C.swig_type_712)(unsafe.Pointer(&_swig_i_0)), C.swig_type_713(_swig_i_1), *(*C.swig_type_714)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_715)(unsafe.Pointer(&_swig_i_3)))
+	swig_r_p := C._wrap_weft_autograd_mark_variables_capi_f8186da7160cc715(*(*C.swig_type_714)(unsafe.Pointer(&_swig_i_0)), C.swig_type_715(_swig_i_1), *(*C.swig_type_716)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_717)(unsafe.Pointer(&_swig_i_3)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -6774,7 +6796,7 @@ func Weft_autograd_backward(arg1 []uintptr, arg2 uint64, arg3 []uintptr, arg4 in
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
 	_swig_i_4 := arg5
-	swig_r_p := C._wrap_weft_autograd_backward_capi_f8186da7160cc715(*(*C.swig_type_717)(unsafe.Pointer(&_swig_i_0)), C.swig_type_718(_swig_i_1), *(*C.swig_type_719)(unsafe.Pointer(&_swig_i_2)), C.swig_intgo(_swig_i_3), C.swig_intgo(_swig_i_4))
+	swig_r_p := C._wrap_weft_autograd_backward_capi_f8186da7160cc715(*(*C.swig_type_719)(unsafe.Pointer(&_swig_i_0)), C.swig_type_720(_swig_i_1), *(*C.swig_type_721)(unsafe.Pointer(&_swig_i_2)), C.swig_intgo(_swig_i_3), C.swig_intgo(_swig_i_4))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -6803,7 +6825,7 @@ func Weft_autograd_grad(arg1 []uintptr, arg2 uint64, arg3 []uintptr, arg4 []uint
 	_swig_i_5 := arg6
 	_swig_i_6 := arg7
 	_swig_i_7 := arg8
-	swig_r_p := C._wrap_weft_autograd_grad_capi_f8186da7160cc715(*(*C.swig_type_721)(unsafe.Pointer(&_swig_i_0)), C.swig_type_722(_swig_i_1), *(*C.swig_type_723)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_724)(unsafe.Pointer(&_swig_i_3)), C.swig_type_725(_swig_i_4), C.swig_intgo(_swig_i_5), C.swig_intgo(_swig_i_6), *(*C.swig_type_726)(unsafe.Pointer(&_swig_i_7)))
+	swig_r_p := C._wrap_weft_autograd_grad_capi_f8186da7160cc715(*(*C.swig_type_723)(unsafe.Pointer(&_swig_i_0)), C.swig_type_724(_swig_i_1), *(*C.swig_type_725)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_726)(unsafe.Pointer(&_swig_i_3)), C.swig_type_727(_swig_i_4), C.swig_intgo(_swig_i_5), C.swig_intgo(_swig_i_6), *(*C.swig_type_728)(unsafe.Pointer(&_swig_i_7)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -6839,7 +6861,7 @@ func Weft_autograd_grad_ex(arg1 []uintptr, arg2 uint64, arg3 []uintptr, arg4 []u
 	_swig_i_6 := arg7
 	_swig_i_7 := arg8
 	_swig_i_8 := arg9
-	swig_r_p := C._wrap_weft_autograd_grad_ex_capi_f8186da7160cc715(*(*C.swig_type_728)(unsafe.Pointer(&_swig_i_0)), C.swig_type_729(_swig_i_1), *(*C.swig_type_730)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_731)(unsafe.Pointer(&_swig_i_3)), C.swig_type_732(_swig_i_4), C.swig_intgo(_swig_i_5), C.swig_intgo(_swig_i_6), C.swig_intgo(_swig_i_7), *(*C.swig_type_733)(unsafe.Pointer(&_swig_i_8)))
+	swig_r_p := C._wrap_weft_autograd_grad_ex_capi_f8186da7160cc715(*(*C.swig_type_730)(unsafe.Pointer(&_swig_i_0)), C.swig_type_731(_swig_i_1), *(*C.swig_type_732)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_733)(unsafe.Pointer(&_swig_i_3)), C.swig_type_734(_swig_i_4), C.swig_intgo(_swig_i_5), C.swig_intgo(_swig_i_6), C.swig_intgo(_swig_i_7), *(*C.swig_type_735)(unsafe.Pointer(&_swig_i_8)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -6868,7 +6890,7 @@ func Weft_ndarray_get_grad(arg1 uintptr, arg2 []uintptr) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_ndarray_get_grad_capi_f8186da7160cc715(C.uintptr_t(_swig_i_0), *(*C.swig_type_735)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_weft_ndarray_get_grad_capi_f8186da7160cc715(C.uintptr_t(_swig_i_0), *(*C.swig_type_737)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -6888,7 +6910,7 @@ func Weft_ndarray_detach(arg1 uintptr, arg2 []uintptr) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_ndarray_detach_capi_f8186da7160cc715(C.uintptr_t(_swig_i_0), *(*C.swig_type_737)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_weft_ndarray_detach_capi_f8186da7160cc715(C.uintptr_t(_swig_i_0), *(*C.swig_type_739)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -6908,7 +6930,7 @@ func Weft_autograd_get_symbol(arg1 uintptr, arg2 []uintptr) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_autograd_get_symbol_capi_f8186da7160cc715(C.uintptr_t(_swig_i_0), *(*C.swig_type_739)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_weft_autograd_get_symbol_capi_f8186da7160cc715(C.uintptr_t(_swig_i_0), *(*C.swig_type_741)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -6933,7 +6955,7 @@ func Weft_cached_op_create(arg1 uintptr, arg2 uint64, arg3 []string, arg4 []stri
 	var _swig_i_3 string
  _swig_i_3 = weftJoin(arg4) 
 	_swig_i_4 := arg5
-	swig_r_p := C._wrap_weft_cached_op_create_capi_f8186da7160cc715(C.uintptr_t(_swig_i_0), C.swig_type_741(_swig_i_1), *(*C.swig_type_742)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_743)(unsafe.Pointer(&_swig_i_3)), *(*C.swig_type_744)(unsafe.Pointer(&_swig_i_4)))
+	swig_r_p := C._wrap_weft_cached_op_create_capi_f8186da7160cc715(C.uintptr_t(_swig_i_0), C.swig_type_743(_swig_i_1), *(*C.swig_type_744)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_745)(unsafe.Pointer(&_swig_i_3)), *(*C.swig_type_746)(unsafe.Pointer(&_swig_i_4)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = _swig_i_2
@@ -6959,7 +6981,7 @@ func Weft_cached_op_list_inputs(arg1 uintptr, arg2 []uintptr) (_swig_ret error) 
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_cached_op_list_inputs_capi_f8186da7160cc715(C.uintptr_t(_swig_i_0), *(*C.swig_type_746)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_weft_cached_op_list_inputs_capi_f8186da7160cc715(C.uintptr_t(_swig_i_0), *(*C.swig_type_748)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -6983,7 +7005,7 @@ func Weft_cached_op_invoke(arg1 uintptr, arg2 []uintptr, arg3 uint64, arg4 []uin
 	_swig_i_3 := arg4
 	_swig_i_4 := arg5
 	_swig_i_5 := arg6
-	swig_r_p := C._wrap_weft_cached_op_invoke_capi_f8186da7160cc715(C.uintptr_t(_swig_i_0), *(*C.swig_type_748)(unsafe.Pointer(&_swig_i_1)), C.swig_type_749(_swig_i_2), *(*C.swig_type_750)(unsafe.Pointer(&_swig_i_3)), C.swig_type_751(_swig_i_4), *(*C.swig_type_752)(unsafe.Pointer(&_swig_i_5)))
+	swig_r_p := C._wrap_weft_cached_op_invoke_capi_f8186da7160cc715(C.uintptr_t(_swig_i_0), *(*C.swig_type_750)(unsafe.Pointer(&_swig_i_1)), C.swig_type_751(_swig_i_2), *(*C.swig_type_752)(unsafe.Pointer(&_swig_i_3)), C.swig_type_753(_swig_i_4), *(*C.swig_type_754)(unsafe.Pointer(&_swig_i_5)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -7029,7 +7051,7 @@ func Weft_trainer_create(arg1 []string, arg2 []uintptr, arg3 uint64, arg4 uintpt
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
 	_swig_i_4 := arg5
-	swig_r_p := C._wrap_weft_trainer_create_capi_f8186da7160cc715(*(*C.swig_type_755)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_756)(unsafe.Pointer(&_swig_i_1)), C.swig_type_757(_swig_i_2), C.uintptr_t(_swig_i_3), *(*C.swig_type_758)(unsafe.Pointer(&_swig_i_4)))
+	swig_r_p := C._wrap_weft_trainer_create_capi_f8186da7160cc715(*(*C.swig_type_757)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_758)(unsafe.Pointer(&_swig_i_1)), C.swig_type_759(_swig_i_2), C.uintptr_t(_swig_i_3), *(*C.swig_type_760)(unsafe.Pointer(&_swig_i_4)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = _swig_i_0
@@ -7089,7 +7111,7 @@ func Weft_recordio_writer_create(arg1 string, arg2 string, arg3 []uintptr) (_swi
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r_p := C._wrap_weft_recordio_writer_create_capi_f8186da7160cc715(*(*C.swig_type_762)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_763)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_764)(unsafe.Pointer(&_swig_i_2)))
+	swig_r_p := C._wrap_weft_recordio_writer_create_capi_f8186da7160cc715(*(*C.swig_type_764)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_765)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_766)(unsafe.Pointer(&_swig_i_2)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -7116,7 +7138,7 @@ func Weft_recordio_writer_write(arg1 uintptr, arg2 unsafe.Pointer, arg3 uint64) 
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r_p := C._wrap_weft_recordio_writer_write_capi_f8186da7160cc715(C.uintptr_t(_swig_i_0), C.swig_voidp(_swig_i_1), C.swig_type_766(_swig_i_2))
+	swig_r_p := C._wrap_weft_recordio_writer_write_capi_f8186da7160cc715(C.uintptr_t(_swig_i_0), C.swig_voidp(_swig_i_1), C.swig_type_768(_swig_i_2))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 error
 
@@ -7135,7 +7157,7 @@ func Weft_recordio_writer_write_idx(arg1 uintptr, arg2 int64, arg3 unsafe.Pointe
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
-	swig_r_p := C._wrap_weft_recordio_writer_write_idx_capi_f8186da7160cc715(C.uintptr_t(_swig_i_0), C.swig_type_768(_swig_i_1), C.swig_voidp(_swig_i_2), C.swig_type_769(_swig_i_3))
+	swig_r_p := C._wrap_weft_recordio_writer_write_idx_capi_f8186da7160cc715(C.uintptr_t(_swig_i_0), C.swig_type_770(_swig_i_1), C.swig_voidp(_swig_i_2), C.swig_type_771(_swig_i_3))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 error
 
@@ -7152,7 +7174,7 @@ func Weft_recordio_writer_tell(arg1 uintptr, arg2 []uint64) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_recordio_writer_tell_capi_f8186da7160cc715(C.uintptr_t(_swig_i_0), *(*C.swig_type_771)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_weft_recordio_writer_tell_capi_f8186da7160cc715(C.uintptr_t(_swig_i_0), *(*C.swig_type_773)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -7205,7 +7227,7 @@ func Weft_recordio_reader_create(arg1 string, arg2 string, arg3 []uintptr) (_swi
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r_p := C._wrap_weft_recordio_reader_create_capi_f8186da7160cc715(*(*C.swig_type_775)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_776)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_777)(unsafe.Pointer(&_swig_i_2)))
+	swig_r_p := C._wrap_weft_recordio_reader_create_capi_f8186da7160cc715(*(*C.swig_type_777)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_778)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_779)(unsafe.Pointer(&_swig_i_2)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -7233,7 +7255,7 @@ func Weft_recordio_reader_read(arg1 uintptr, arg2 []unsafe.Pointer, arg3 []uint6
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
-	swig_r_p := C._wrap_weft_recordio_reader_read_capi_f8186da7160cc715(C.uintptr_t(_swig_i_0), *(*C.swig_type_779)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_780)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_781)(unsafe.Pointer(&_swig_i_3)))
+	swig_r_p := C._wrap_weft_recordio_reader_read_capi_f8186da7160cc715(C.uintptr_t(_swig_i_0), *(*C.swig_type_781)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_782)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_783)(unsafe.Pointer(&_swig_i_3)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -7261,7 +7283,7 @@ func Weft_recordio_reader_read_idx(arg1 uintptr, arg2 int64, arg3 []unsafe.Point
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
-	swig_r_p := C._wrap_weft_recordio_reader_read_idx_capi_f8186da7160cc715(C.uintptr_t(_swig_i_0), C.swig_type_783(_swig_i_1), *(*C.swig_type_784)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_785)(unsafe.Pointer(&_swig_i_3)))
+	swig_r_p := C._wrap_weft_recordio_reader_read_idx_capi_f8186da7160cc715(C.uintptr_t(_swig_i_0), C.swig_type_785(_swig_i_1), *(*C.swig_type_786)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_787)(unsafe.Pointer(&_swig_i_3)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg3
@@ -7284,7 +7306,7 @@ func Weft_recordio_reader_num_keys(arg1 uintptr, arg2 []uint64) (_swig_ret error
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_recordio_reader_num_keys_capi_f8186da7160cc715(C.uintptr_t(_swig_i_0), *(*C.swig_type_787)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_weft_recordio_reader_num_keys_capi_f8186da7160cc715(C.uintptr_t(_swig_i_0), *(*C.swig_type_789)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -7306,7 +7328,7 @@ func Weft_recordio_reader_keys(arg1 uintptr, arg2 []int64, arg3 uint64, arg4 []u
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
-	swig_r_p := C._wrap_weft_recordio_reader_keys_capi_f8186da7160cc715(C.uintptr_t(_swig_i_0), *(*C.swig_type_789)(unsafe.Pointer(&_swig_i_1)), C.swig_type_790(_swig_i_2), *(*C.swig_type_791)(unsafe.Pointer(&_swig_i_3)))
+	swig_r_p := C._wrap_weft_recordio_reader_keys_capi_f8186da7160cc715(C.uintptr_t(_swig_i_0), *(*C.swig_type_791)(unsafe.Pointer(&_swig_i_1)), C.swig_type_792(_swig_i_2), *(*C.swig_type_793)(unsafe.Pointer(&_swig_i_3)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -7329,7 +7351,7 @@ func Weft_recordio_reader_seek(arg1 uintptr, arg2 uint64) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_recordio_reader_seek_capi_f8186da7160cc715(C.uintptr_t(_swig_i_0), C.swig_type_793(_swig_i_1))
+	swig_r_p := C._wrap_weft_recordio_reader_seek_capi_f8186da7160cc715(C.uintptr_t(_swig_i_0), C.swig_type_795(_swig_i_1))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 error
 
@@ -7346,7 +7368,7 @@ func Weft_recordio_reader_tell(arg1 uintptr, arg2 []uint64) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_recordio_reader_tell_capi_f8186da7160cc715(C.uintptr_t(_swig_i_0), *(*C.swig_type_795)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_weft_recordio_reader_tell_capi_f8186da7160cc715(C.uintptr_t(_swig_i_0), *(*C.swig_type_797)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -7404,7 +7426,7 @@ func Weft_recordio_pack_header(arg1 float32, arg2 []float32, arg3 uint64, arg4 u
 	_swig_i_5 := arg6
 	_swig_i_6 := arg7
 	_swig_i_7 := arg8
-	swig_r_p := C._wrap_weft_recordio_pack_header_capi_f8186da7160cc715(C.float(_swig_i_0), *(*C.swig_type_799)(unsafe.Pointer(&_swig_i_1)), C.swig_type_800(_swig_i_2), C.swig_type_801(_swig_i_3), C.swig_type_802(_swig_i_4), C.swig_voidp(_swig_i_5), C.swig_type_803(_swig_i_6), *(*C.swig_type_804)(unsafe.Pointer(&_swig_i_7)))
+	swig_r_p := C._wrap_weft_recordio_pack_header_capi_f8186da7160cc715(C.float(_swig_i_0), *(*C.swig_type_801)(unsafe.Pointer(&_swig_i_1)), C.swig_type_802(_swig_i_2), C.swig_type_803(_swig_i_3), C.swig_type_804(_swig_i_4), C.swig_voidp(_swig_i_5), C.swig_type_805(_swig_i_6), *(*C.swig_type_806)(unsafe.Pointer(&_swig_i_7)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -7432,7 +7454,7 @@ func Weft_recordio_unpack_header(arg1 unsafe.Pointer, arg2 uint64, arg3 []int32,
 	_swig_i_4 := arg5
 	_swig_i_5 := arg6
 	_swig_i_6 := arg7
-	swig_r_p := C._wrap_weft_recordio_unpack_header_capi_f8186da7160cc715(C.swig_voidp(_swig_i_0), C.swig_type_806(_swig_i_1), *(*C.swig_type_807)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_808)(unsafe.Pointer(&_swig_i_3)), *(*C.swig_type_809)(unsafe.Pointer(&_swig_i_4)), *(*C.swig_type_810)(unsafe.Pointer(&_swig_i_5)), *(*C.swig_type_811)(unsafe.Pointer(&_swig_i_6)))
+	swig_r_p := C._wrap_weft_recordio_unpack_header_capi_f8186da7160cc715(C.swig_voidp(_swig_i_0), C.swig_type_808(_swig_i_1), *(*C.swig_type_809)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_810)(unsafe.Pointer(&_swig_i_3)), *(*C.swig_type_811)(unsafe.Pointer(&_swig_i_4)), *(*C.swig_type_812)(unsafe.Pointer(&_swig_i_5)), *(*C.swig_type_813)(unsafe.Pointer(&_swig_i_6)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg3
@@ -7467,7 +7489,7 @@ func Weft_recordio_unpack_labels(arg1 unsafe.Pointer, arg2 uint64, arg3 []float3
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
 	_swig_i_4 := arg5
-	swig_r_p := C._wrap_weft_recordio_unpack_labels_capi_f8186da7160cc715(C.swig_voidp(_swig_i_0), C.swig_type_813(_swig_i_1), *(*C.swig_type_814)(unsafe.Pointer(&_swig_i_2)), C.swig_type_815(_swig_i_3), *(*C.swig_type_816)(unsafe.Pointer(&_swig_i_4)))
+	swig_r_p := C._wrap_weft_recordio_unpack_labels_capi_f8186da7160cc715(C.swig_voidp(_swig_i_0), C.swig_type_815(_swig_i_1), *(*C.swig_type_816)(unsafe.Pointer(&_swig_i_2)), C.swig_type_817(_swig_i_3), *(*C.swig_type_818)(unsafe.Pointer(&_swig_i_4)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg3
@@ -7496,7 +7518,7 @@ func Weft_image_reencode(arg1 unsafe.Pointer, arg2 uint64, arg3 int, arg4 int, a
 	_swig_i_5 := arg6
 	_swig_i_6 := arg7
 	_swig_i_7 := arg8
-	swig_r_p := C._wrap_weft_image_reencode_capi_f8186da7160cc715(C.swig_voidp(_swig_i_0), C.swig_type_818(_swig_i_1), C.swig_intgo(_swig_i_2), C.swig_intgo(_swig_i_3), C.swig_intgo(_swig_i_4), *(*C.swig_type_819)(unsafe.Pointer(&_swig_i_5)), C.swig_intgo(_swig_i_6), *(*C.swig_type_820)(unsafe.Pointer(&_swig_i_7)))
+	swig_r_p := C._wrap_weft_image_reencode_capi_f8186da7160cc715(C.swig_voidp(_swig_i_0), C.swig_type_820(_swig_i_1), C.swig_intgo(_swig_i_2), C.swig_intgo(_swig_i_3), C.swig_intgo(_swig_i_4), *(*C.swig_type_821)(unsafe.Pointer(&_swig_i_5)), C.swig_intgo(_swig_i_6), *(*C.swig_type_822)(unsafe.Pointer(&_swig_i_7)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg6
@@ -7534,7 +7556,7 @@ func Weft_amp_convert_model(arg1 uintptr, arg2 uint64, arg3 []string, arg4 []uin
 	_swig_i_11 := arg12
 	_swig_i_12 := arg13
 	_swig_i_13 := arg14
-	swig_r_p := C._wrap_weft_amp_convert_model_capi_f8186da7160cc715(C.uintptr_t(_swig_i_0), C.swig_type_822(_swig_i_1), *(*C.swig_type_823)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_824)(unsafe.Pointer(&_swig_i_3)), C.swig_type_825(_swig_i_4), *(*C.swig_type_826)(unsafe.Pointer(&_swig_i_5)), *(*C.swig_type_827)(unsafe.Pointer(&_swig_i_6)), C.swig_intgo(_swig_i_7), C.swig_type_828(_swig_i_8), *(*C.swig_type_829)(unsafe.Pointer(&_swig_i_9)), C.swig_intgo(_swig_i_10), *(*C.swig_type_830)(unsafe.Pointer(&_swig_i_11)), *(*C.swig_type_831)(unsafe.Pointer(&_swig_i_12)), *(*C.swig_type_832)(unsafe.Pointer(&_swig_i_13)))
+	swig_r_p := C._wrap_weft_amp_convert_model_capi_f8186da7160cc715(C.uintptr_t(_swig_i_0), C.swig_type_824(_swig_i_1), *(*C.swig_type_825)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_826)(unsafe.Pointer(&_swig_i_3)), C.swig_type_827(_swig_i_4), *(*C.swig_type_828)(unsafe.Pointer(&_swig_i_5)), *(*C.swig_type_829)(unsafe.Pointer(&_swig_i_6)), C.swig_intgo(_swig_i_7), C.swig_type_830(_swig_i_8), *(*C.swig_type_831)(unsafe.Pointer(&_swig_i_9)), C.swig_intgo(_swig_i_10), *(*C.swig_type_832)(unsafe.Pointer(&_swig_i_11)), *(*C.swig_type_833)(unsafe.Pointer(&_swig_i_12)), *(*C.swig_type_834)(unsafe.Pointer(&_swig_i_13)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = _swig_i_2
@@ -7597,7 +7619,7 @@ func Weft_quantize_model(arg1 uintptr, arg2 uint64, arg3 []string, arg4 []uintpt
 	_swig_i_17 := arg18
 	_swig_i_18 := arg19
 	_swig_i_19 := arg20
-	swig_r_p := C._wrap_weft_quantize_model_capi_f8186da7160cc715(C.uintptr_t(_swig_i_0), C.swig_type_834(_swig_i_1), *(*C.swig_type_835)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_836)(unsafe.Pointer(&_swig_i_3)), C.swig_type_837(_swig_i_4), *(*C.swig_type_838)(unsafe.Pointer(&_swig_i_5)), *(*C.swig_type_839)(unsafe.Pointer(&_swig_i_6)), C.uintptr_t(_swig_i_7), *(*C.swig_type_840)(unsafe.Pointer(&_swig_i_8)), C.swig_type_841(_swig_i_9), *(*C.swig_type_842)(unsafe.Pointer(&_swig_i_10)), *(*C.swig_type_843)(unsafe.Pointer(&_swig_i_11)), C.swig_intgo(_swig_i_12), C.swig_type_844(_swig_i_13), *(*C.swig_type_845)(unsafe.Pointer(&_swig_i_14)), C.swig_type_846(_swig_i_15), *(*C.swig_type_847)(unsafe.Pointer(&_swig_i_16)), *(*C.swig_type_848)(unsafe.Pointer(&_swig_i_17)), *(*C.swig_type_849)(unsafe.Pointer(&_swig_i_18)), *(*C.swig_type_850)(unsafe.Pointer(&_swig_i_19)))
+	swig_r_p := C._wrap_weft_quantize_model_capi_f8186da7160cc715(C.uintptr_t(_swig_i_0), C.swig_type_836(_swig_i_1), *(*C.swig_type_837)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_838)(unsafe.Pointer(&_swig_i_3)), C.swig_type_839(_swig_i_4), *(*C.swig_type_840)(unsafe.Pointer(&_swig_i_5)), *(*C.swig_type_841)(unsafe.Pointer(&_swig_i_6)), C.uintptr_t(_swig_i_7), *(*C.swig_type_842)(unsafe.Pointer(&_swig_i_8)), C.swig_type_843(_swig_i_9), *(*C.swig_type_844)(unsafe.Pointer(&_swig_i_10)), *(*C.swig_type_845)(unsafe.Pointer(&_swig_i_11)), C.swig_intgo(_swig_i_12), C.swig_type_846(_swig_i_13), *(*C.swig_type_847)(unsafe.Pointer(&_swig_i_14)), C.swig_type_848(_swig_i_15), *(*C.swig_type_849)(unsafe.Pointer(&_swig_i_16)), *(*C.swig_type_850)(unsafe.Pointer(&_swig_i_17)), *(*C.swig_type_851)(unsafe.Pointer(&_swig_i_18)), *(*C.swig_type_852)(unsafe.Pointer(&_swig_i_19)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = _swig_i_2
@@ -7649,7 +7671,7 @@ func Weft_quantize_model(arg1 uintptr, arg2 uint64, arg3 []string, arg4 []uintpt
 func Weft_custom_op_unregister(arg1 string) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
-	swig_r_p := C._wrap_weft_custom_op_unregister_capi_f8186da7160cc715(*(*C.swig_type_852)(unsafe.Pointer(&_swig_i_0)))
+	swig_r_p := C._wrap_weft_custom_op_unregister_capi_f8186da7160cc715(*(*C.swig_type_854)(unsafe.Pointer(&_swig_i_0)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -7668,7 +7690,7 @@ func Weft_custom_op_unregister(arg1 string) (_swig_ret error) {
 func Weft_custom_op_list(arg1 []uintptr) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
-	swig_r_p := C._wrap_weft_custom_op_list_capi_f8186da7160cc715(*(*C.swig_type_854)(unsafe.Pointer(&_swig_i_0)))
+	swig_r_p := C._wrap_weft_custom_op_list_capi_f8186da7160cc715(*(*C.swig_type_856)(unsafe.Pointer(&_swig_i_0)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -7708,7 +7730,7 @@ func Weft_profiler_set_config(arg1 uint64, arg2 []string, arg3 []string) (_swig_
  _swig_i_1 = weftJoin(arg2) 
 	var _swig_i_2 string
  _swig_i_2 = weftJoin(arg3) 
-	swig_r_p := C._wrap_weft_profiler_set_config_capi_f8186da7160cc715(C.swig_type_857(_swig_i_0), *(*C.swig_type_858)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_859)(unsafe.Pointer(&_swig_i_2)))
+	swig_r_p := C._wrap_weft_profiler_set_config_capi_f8186da7160cc715(C.swig_type_859(_swig_i_0), *(*C.swig_type_860)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_861)(unsafe.Pointer(&_swig_i_2)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = _swig_i_1
@@ -7746,7 +7768,7 @@ func Weft_profiler_set_state(arg1 int) (_swig_ret error) {
 func Weft_profiler_get_state(arg1 []int32) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
-	swig_r_p := C._wrap_weft_profiler_get_state_capi_f8186da7160cc715(*(*C.swig_type_862)(unsafe.Pointer(&_swig_i_0)))
+	swig_r_p := C._wrap_weft_profiler_get_state_capi_f8186da7160cc715(*(*C.swig_type_864)(unsafe.Pointer(&_swig_i_0)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -7797,7 +7819,7 @@ func Weft_profiler_dump(arg1 int) (_swig_ret error) {
 func Weft_profiler_trace(arg1 []uintptr) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
-	swig_r_p := C._wrap_weft_profiler_trace_capi_f8186da7160cc715(*(*C.swig_type_866)(unsafe.Pointer(&_swig_i_0)))
+	swig_r_p := C._wrap_weft_profiler_trace_capi_f8186da7160cc715(*(*C.swig_type_868)(unsafe.Pointer(&_swig_i_0)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -7820,7 +7842,7 @@ func Weft_profiler_aggregate(arg1 int, arg2 string, arg3 string, arg4 int, arg5 
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
 	_swig_i_4 := arg5
-	swig_r_p := C._wrap_weft_profiler_aggregate_capi_f8186da7160cc715(C.swig_intgo(_swig_i_0), *(*C.swig_type_868)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_869)(unsafe.Pointer(&_swig_i_2)), C.swig_intgo(_swig_i_3), *(*C.swig_type_870)(unsafe.Pointer(&_swig_i_4)))
+	swig_r_p := C._wrap_weft_profiler_aggregate_capi_f8186da7160cc715(C.swig_intgo(_swig_i_0), *(*C.swig_type_870)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_871)(unsafe.Pointer(&_swig_i_2)), C.swig_intgo(_swig_i_3), *(*C.swig_type_872)(unsafe.Pointer(&_swig_i_4)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -7845,7 +7867,7 @@ func Weft_profiler_aggregate(arg1 int, arg2 string, arg3 string, arg4 int, arg5 
 func Weft_profiler_range_push(arg1 string) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
-	swig_r_p := C._wrap_weft_profiler_range_push_capi_f8186da7160cc715(*(*C.swig_type_872)(unsafe.Pointer(&_swig_i_0)))
+	swig_r_p := C._wrap_weft_profiler_range_push_capi_f8186da7160cc715(*(*C.swig_type_874)(unsafe.Pointer(&_swig_i_0)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -7879,7 +7901,7 @@ func Weft_profiler_range_pop() (_swig_ret error) {
 func Weft_profiler_set_marker(arg1 string) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
-	swig_r_p := C._wrap_weft_profiler_set_marker_capi_f8186da7160cc715(*(*C.swig_type_875)(unsafe.Pointer(&_swig_i_0)))
+	swig_r_p := C._wrap_weft_profiler_set_marker_capi_f8186da7160cc715(*(*C.swig_type_877)(unsafe.Pointer(&_swig_i_0)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -7899,7 +7921,7 @@ func Weft_profiler_set_counter(arg1 string, arg2 int64) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_profiler_set_counter_capi_f8186da7160cc715(*(*C.swig_type_877)(unsafe.Pointer(&_swig_i_0)), C.swig_type_878(_swig_i_1))
+	swig_r_p := C._wrap_weft_profiler_set_counter_capi_f8186da7160cc715(*(*C.swig_type_879)(unsafe.Pointer(&_swig_i_0)), C.swig_type_880(_swig_i_1))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -7918,7 +7940,7 @@ func Weft_profiler_set_counter(arg1 string, arg2 int64) (_swig_ret error) {
 func Weft_load_library(arg1 string) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
-	swig_r_p := C._wrap_weft_load_library_capi_f8186da7160cc715(*(*C.swig_type_880)(unsafe.Pointer(&_swig_i_0)))
+	swig_r_p := C._wrap_weft_load_library_capi_f8186da7160cc715(*(*C.swig_type_882)(unsafe.Pointer(&_swig_i_0)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -7937,7 +7959,7 @@ func Weft_load_library(arg1 string) (_swig_ret error) {
 func Weft_loaded_ops(arg1 []uintptr) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
-	swig_r_p := C._wrap_weft_loaded_ops_capi_f8186da7160cc715(*(*C.swig_type_882)(unsafe.Pointer(&_swig_i_0)))
+	swig_r_p := C._wrap_weft_loaded_ops_capi_f8186da7160cc715(*(*C.swig_type_884)(unsafe.Pointer(&_swig_i_0)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1

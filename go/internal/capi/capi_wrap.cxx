@@ -4923,6 +4923,25 @@ _gostring_ _wrap_weft_predictor_create_from_files_capi_f8186da7160cc715(_gostrin
 }
 
 
+_gostring_ _wrap_weft_predictor_set_monitor_callback_capi_f8186da7160cc715(WeftPredictor *_swig_go_0, void* _swig_go_1, void *_swig_go_2, intgo _swig_go_3) {
+  WeftPredictor *arg1 = (WeftPredictor *) 0 ;
+  WeftMonitorCallback arg2 = (WeftMonitorCallback) 0 ;
+  void *arg3 = (void *) 0 ;
+  int arg4 ;
+  WeftStatus result;
+  _gostring_ _swig_go_result;
+  
+  arg1 = (WeftPredictor *)_swig_go_0; 
+  arg2 = *(WeftMonitorCallback *)&_swig_go_1; 
+  arg3 = (void *)_swig_go_2; 
+  arg4 = (int)_swig_go_3; 
+  
+  result = (WeftStatus)weft_predictor_set_monitor_callback(arg1,arg2,arg3,arg4);
+  _swig_go_result = WeftGoStatus(result); 
+  return _swig_go_result;
+}
+
+
 _gostring_ _wrap_weft_predictor_list_inputs_capi_f8186da7160cc715(WeftPredictor *_swig_go_0, _goslice_ _swig_go_1) {
   WeftPredictor *arg1 = (WeftPredictor *) 0 ;
   WeftStringList **arg2 = (WeftStringList **) 0 ;

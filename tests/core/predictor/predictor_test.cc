@@ -9,6 +9,7 @@
 #include <atomic>
 #include <cmath>
 #include <filesystem>
+#include <map>
 #include <thread>
 
 #include "core/json/json_test_util.h"
@@ -175,6 +176,30 @@ TEST(Predictor, SelectsInternalOutputs) {
                           Context::CPU(0), opts);
       },
       StatusCode::kInvalidArgument, {"output 'nope'", "fc1_output"});
+}
+
+TEST(Predictor, MonitorSeesTheExecutorsNodesOnThePredictingThread) {
+  Net net(1);
+  PredictorOptions opts;
+  opts.outputs = {"fc1"};
+  auto pred = Predictor::Create(&Runtime::Global(), net.sym, net.params,
+                                {{"data", Shape{1, 3, 6, 6}}}, Context::CPU(0), opts);
+  std::map<std::string, std::vector<float>> seen;
+  std::thread::id where;
+  pred->SetMonitorCallback([&](const std::string& name, const NDArray& v) {
+    seen[name] = Floats(v);
+    where = std::this_thread::get_id();
+  });
+  std::vector<float> fc(5);
+  const std::vector<float> in = net.Input();
+  pred->Predict({In(in, Shape{1, 3, 6, 6})}, {Out(&fc)});
+  EXPECT_EQ(where, std::this_thread::get_id());
+  ASSERT_TRUE(seen.count("fc1_output"));
+  EXPECT_EQ(seen["fc1_output"], fc);  // the monitored value is the output
+  pred->SetMonitorCallback({});
+  seen.clear();
+  pred->Predict({In(in, Shape{1, 3, 6, 6})}, {Out(&fc)});
+  EXPECT_TRUE(seen.empty());
 }
 
 TEST(Predictor, ErrorsNameTheInputOutputOrWeight) {
