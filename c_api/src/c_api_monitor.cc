@@ -3,6 +3,7 @@
 // with a handle registered for the call and freed when it returns.
 
 #include "c_api_internal.h"
+#include "weft/cached_op.h"
 #include "weft/executor.h"
 #include "weft/monitor.h"
 #include "weft/predictor.h"
@@ -47,5 +48,12 @@ WeftStatus weft_ndarray_monitor_stat(const WeftNDArray* array, double* out) {
   auto a = GetObject(array, "array");
   CheckNotNull(out, "out");
   *out = Monitor::NormStat(*a);
+  WEFT_API_END();
+}
+
+WeftStatus weft_cached_op_set_monitor_callback(WeftCachedOp* op, WeftMonitorCallback callback,
+                                               void* user, int monitor_all) {
+  WEFT_API_BEGIN();
+  GetObject(op, "op")->SetMonitorCallback(Adapt(callback, user), monitor_all != 0);
   WEFT_API_END();
 }

@@ -181,6 +181,16 @@ static const char* kFcJson =
 
 /* A cached op: forward values by hand, static_alloc outputs, recorded gradients into the
  * weight's buffer, errors. */
+
+/* A monitor callback keeping a copy of the first array it is given. */
+static void keep_first(const char* name, WeftNDArray* array, void* user) {
+  WeftNDArray** kept = (WeftNDArray**)user;
+  size_t n = 0;
+  (void)name;
+  if (!*kept)
+    assert_int_equal(weft_op_invoke("identity", &array, 1, NULL, NULL, 0, kept, 1, &n), WEFT_OK);
+}
+
 static void test_cached_op(void** state) {
   const int64_t xs[2] = {1, 3}, ws[2] = {2, 3}, bs[1] = {2};
   const float xv[3] = {1, 2, 3}, wv[6] = {1, 0, 0, 0, 1, 1}, bv[2] = {10, 20};
@@ -199,6 +209,7 @@ static void test_cached_op(void** state) {
   WeftNDArray* in[3];
   WeftNDArray* out[1] = {NULL};
   WeftNDArray* gw = NULL;
+  WeftNDArray* monitored = NULL;
   (void)state;
   in[0] = make_f32(xs, 2, xv);
   in[1] = make_f32(ws, 2, wv);
@@ -218,6 +229,17 @@ static void test_cached_op(void** state) {
   OK(weft_ndarray_free(out[0]));
   EXPECT_ERR(weft_cached_op_invoke(op, in, 2, out, 1, &n), WEFT_ERR_INVALID_ARGUMENT,
              "expected 3 input(s)");
+  /* A monitor sees the node's output, equal to the result. */
+  OK(weft_cached_op_set_monitor_callback(op, keep_first, &monitored, 0));
+  OK(weft_cached_op_invoke(op, in, 3, out, 1, &n));
+  assert_non_null(monitored);
+  read_f32(monitored, got, 2);
+  assert_floats(got, want, 2);
+  OK(weft_ndarray_free(monitored));
+  OK(weft_ndarray_free(out[0]));
+  OK(weft_cached_op_set_monitor_callback(op, NULL, NULL, 0));
+  EXPECT_ERR(weft_cached_op_set_monitor_callback(NULL, keep_first, NULL, 0),
+             WEFT_ERR_INVALID_ARGUMENT, "op");
 
   /* Recorded: backward reaches the weight's buffer. */
   gw = make_f32(ws, 2, wv);

@@ -121,6 +121,12 @@ WEFT_API WeftStatus weft_cached_op_invoke(WeftCachedOp* op, WeftNDArray* const* 
                                           size_t* num_outputs);
 /** Releases @p op (NULL is a no-op). */
 WEFT_API WeftStatus weft_cached_op_free(WeftCachedOp* op);
+/** Sets (NULL: removes) a monitor on the executors @p op runs, as
+ * weft_executor_set_monitor_callback(); called on the invoking thread (calls
+ * inlined node by node while recording report nothing). */
+WEFT_API WeftStatus weft_cached_op_set_monitor_callback(WeftCachedOp* op,
+                                                        WeftMonitorCallback callback, void* user,
+                                                        int monitor_all);
 
 /* ---------------------------------------------------------------- trainer */
 

@@ -76,6 +76,11 @@ class CachedOp {
   // Signatures compiled so far (one plan each; recorded calls have their
   // own signatures).
   size_t num_plans() const;
+  // A monitor on the executors the calls run (Executor::SetMonitorCallback;
+  // an empty callback removes it), applied from the next call on; called
+  // on the calling thread. Calls inlined node by node (inline_limit) run no
+  // executor and report nothing.
+  void SetMonitorCallback(Executor::MonitorCallback callback, bool monitor_all = false);
 
  private:
   // The arrays an executor is bound to for the inputs: data inputs copied
@@ -100,6 +105,8 @@ class CachedOp {
                                            std::shared_ptr<const ExecutorPlan>* plan);
   std::vector<NDArray> ForwardInlined(const std::vector<NDArray>& inputs);
   State& StateFor(const std::vector<NDArray>& inputs, bool is_train) WEFT_REQUIRES(mu_);
+  // Gives `ex` the current monitor when `*version` is older.
+  void ApplyMonitor(Executor* ex, uint64_t* version) WEFT_EXCLUDES(monitor_mu_);
 
   Runtime* rt_;
   Symbol symbol_;
@@ -112,6 +119,10 @@ class CachedOp {
   std::map<std::string, std::unique_ptr<State>> states_ WEFT_GUARDED_BY(mu_);
   std::map<std::string, std::shared_ptr<TrainPool>> train_pools_ WEFT_GUARDED_BY(mu_);
   bool inline_ = false;  // recorded calls run node by node
+  mutable Mutex monitor_mu_;
+  Executor::MonitorCallback monitor_ WEFT_GUARDED_BY(monitor_mu_);
+  bool monitor_all_ WEFT_GUARDED_BY(monitor_mu_) = false;
+  uint64_t monitor_version_ WEFT_GUARDED_BY(monitor_mu_) = 0;
 };
 
 }  // namespace weft

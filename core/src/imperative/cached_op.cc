@@ -80,6 +80,7 @@ struct CachedOp::State {
   std::shared_ptr<const ExecutorPlan> plan;
   std::unique_ptr<Executor> ex;
   BoundInputs in;
+  uint64_t monitor_version = 0;
 };
 
 bool CachedOp::BoundInputs::Binds(const std::vector<NDArray>& inputs) const {
@@ -194,6 +195,7 @@ std::vector<NDArray> CachedOp::Forward(const std::vector<NDArray>& inputs) {
   State& st = StateFor(inputs, is_train);
   for (size_t i = 0; i < inputs.size(); ++i)
     if (!st.in.data[i].is_none()) inputs[i].CopyTo(&st.in.data[i]);
+  ApplyMonitor(st.ex.get(), &st.monitor_version);
   st.ex->Forward(is_train);
   if (flags_.static_alloc) return st.ex->outputs();
   std::vector<NDArray> out;
@@ -221,6 +223,20 @@ std::vector<NDArray> CachedOp::ForwardInlined(const std::vector<NDArray>& inputs
   std::vector<NDArray> out;
   for (const auto& e : g.outputs()) out.push_back(vals[g.entry_id(e)]);
   return out;
+}
+
+void CachedOp::SetMonitorCallback(Executor::MonitorCallback callback, bool monitor_all) {
+  MutexLock lock(&monitor_mu_);
+  monitor_ = std::move(callback);
+  monitor_all_ = monitor_all;
+  ++monitor_version_;
+}
+
+void CachedOp::ApplyMonitor(Executor* ex, uint64_t* version) {
+  MutexLock lock(&monitor_mu_);
+  if (*version == monitor_version_) return;
+  ex->SetMonitorCallback(monitor_, monitor_all_);
+  *version = monitor_version_;
 }
 
 }  // namespace weft

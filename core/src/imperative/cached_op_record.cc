@@ -17,6 +17,7 @@ namespace weft {
 struct CachedOp::TrainSlot {
   std::unique_ptr<Executor> ex;
   BoundInputs in;
+  uint64_t monitor_version = 0;
 };
 
 // The executors of one recorded signature: the plan compiled by the first,
@@ -100,6 +101,7 @@ std::vector<NDArray> CachedOp::ForwardRecorded(const std::vector<NDArray>& input
   TrainSlot& slot = *lease->slot;
   for (size_t i = 0; i < n; ++i)
     if (!slot.in.data[i].is_none()) inputs[i].CopyTo(&slot.in.data[i]);
+  ApplyMonitor(slot.ex.get(), &slot.monitor_version);
   slot.ex->Forward(is_train);
   std::vector<NDArray> out;
   for (const NDArray& o : slot.ex->outputs()) out.push_back(o.Copy(o.ctx()));

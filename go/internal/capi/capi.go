@@ -787,134 +787,136 @@ typedef long long swig_type_753;
 typedef _goslice_ swig_type_754;
 typedef _gostring_ swig_type_755;
 typedef _gostring_ swig_type_756;
-typedef _gostring_ swig_type_757;
-typedef _goslice_ swig_type_758;
-typedef long long swig_type_759;
+typedef void* swig_type_757;
+typedef _gostring_ swig_type_758;
+typedef _gostring_ swig_type_759;
 typedef _goslice_ swig_type_760;
-typedef _gostring_ swig_type_761;
-typedef _gostring_ swig_type_762;
+typedef long long swig_type_761;
+typedef _goslice_ swig_type_762;
 typedef _gostring_ swig_type_763;
 typedef _gostring_ swig_type_764;
 typedef _gostring_ swig_type_765;
-typedef _goslice_ swig_type_766;
+typedef _gostring_ swig_type_766;
 typedef _gostring_ swig_type_767;
-typedef long long swig_type_768;
+typedef _goslice_ swig_type_768;
 typedef _gostring_ swig_type_769;
 typedef long long swig_type_770;
-typedef long long swig_type_771;
-typedef _gostring_ swig_type_772;
-typedef _goslice_ swig_type_773;
+typedef _gostring_ swig_type_771;
+typedef long long swig_type_772;
+typedef long long swig_type_773;
 typedef _gostring_ swig_type_774;
-typedef _gostring_ swig_type_775;
+typedef _goslice_ swig_type_775;
 typedef _gostring_ swig_type_776;
 typedef _gostring_ swig_type_777;
 typedef _gostring_ swig_type_778;
-typedef _goslice_ swig_type_779;
+typedef _gostring_ swig_type_779;
 typedef _gostring_ swig_type_780;
 typedef _goslice_ swig_type_781;
-typedef _goslice_ swig_type_782;
+typedef _gostring_ swig_type_782;
 typedef _goslice_ swig_type_783;
-typedef _gostring_ swig_type_784;
-typedef long long swig_type_785;
-typedef _goslice_ swig_type_786;
-typedef _goslice_ swig_type_787;
-typedef _gostring_ swig_type_788;
+typedef _goslice_ swig_type_784;
+typedef _goslice_ swig_type_785;
+typedef _gostring_ swig_type_786;
+typedef long long swig_type_787;
+typedef _goslice_ swig_type_788;
 typedef _goslice_ swig_type_789;
 typedef _gostring_ swig_type_790;
 typedef _goslice_ swig_type_791;
-typedef long long swig_type_792;
+typedef _gostring_ swig_type_792;
 typedef _goslice_ swig_type_793;
-typedef _gostring_ swig_type_794;
-typedef long long swig_type_795;
+typedef long long swig_type_794;
+typedef _goslice_ swig_type_795;
 typedef _gostring_ swig_type_796;
-typedef _goslice_ swig_type_797;
+typedef long long swig_type_797;
 typedef _gostring_ swig_type_798;
-typedef _gostring_ swig_type_799;
+typedef _goslice_ swig_type_799;
 typedef _gostring_ swig_type_800;
-typedef _goslice_ swig_type_801;
-typedef long long swig_type_802;
-typedef long long swig_type_803;
+typedef _gostring_ swig_type_801;
+typedef _gostring_ swig_type_802;
+typedef _goslice_ swig_type_803;
 typedef long long swig_type_804;
 typedef long long swig_type_805;
-typedef _goslice_ swig_type_806;
-typedef _gostring_ swig_type_807;
-typedef long long swig_type_808;
-typedef _goslice_ swig_type_809;
-typedef _goslice_ swig_type_810;
+typedef long long swig_type_806;
+typedef long long swig_type_807;
+typedef _goslice_ swig_type_808;
+typedef _gostring_ swig_type_809;
+typedef long long swig_type_810;
 typedef _goslice_ swig_type_811;
 typedef _goslice_ swig_type_812;
 typedef _goslice_ swig_type_813;
-typedef _gostring_ swig_type_814;
-typedef long long swig_type_815;
-typedef _goslice_ swig_type_816;
+typedef _goslice_ swig_type_814;
+typedef _goslice_ swig_type_815;
+typedef _gostring_ swig_type_816;
 typedef long long swig_type_817;
 typedef _goslice_ swig_type_818;
-typedef _gostring_ swig_type_819;
-typedef long long swig_type_820;
+typedef long long swig_type_819;
+typedef _goslice_ swig_type_820;
 typedef _gostring_ swig_type_821;
-typedef _goslice_ swig_type_822;
+typedef long long swig_type_822;
 typedef _gostring_ swig_type_823;
-typedef long long swig_type_824;
+typedef _goslice_ swig_type_824;
 typedef _gostring_ swig_type_825;
-typedef _goslice_ swig_type_826;
-typedef long long swig_type_827;
-typedef _gostring_ swig_type_828;
-typedef _goslice_ swig_type_829;
-typedef long long swig_type_830;
-typedef _gostring_ swig_type_831;
-typedef _goslice_ swig_type_832;
-typedef _goslice_ swig_type_833;
+typedef long long swig_type_826;
+typedef _gostring_ swig_type_827;
+typedef _goslice_ swig_type_828;
+typedef long long swig_type_829;
+typedef _gostring_ swig_type_830;
+typedef _goslice_ swig_type_831;
+typedef long long swig_type_832;
+typedef _gostring_ swig_type_833;
 typedef _goslice_ swig_type_834;
-typedef _gostring_ swig_type_835;
-typedef long long swig_type_836;
+typedef _goslice_ swig_type_835;
+typedef _goslice_ swig_type_836;
 typedef _gostring_ swig_type_837;
-typedef _goslice_ swig_type_838;
-typedef long long swig_type_839;
-typedef _gostring_ swig_type_840;
-typedef _goslice_ swig_type_841;
+typedef long long swig_type_838;
+typedef _gostring_ swig_type_839;
+typedef _goslice_ swig_type_840;
+typedef long long swig_type_841;
 typedef _gostring_ swig_type_842;
-typedef long long swig_type_843;
+typedef _goslice_ swig_type_843;
 typedef _gostring_ swig_type_844;
-typedef _gostring_ swig_type_845;
-typedef long long swig_type_846;
+typedef long long swig_type_845;
+typedef _gostring_ swig_type_846;
 typedef _gostring_ swig_type_847;
 typedef long long swig_type_848;
 typedef _gostring_ swig_type_849;
-typedef _goslice_ swig_type_850;
-typedef _goslice_ swig_type_851;
+typedef long long swig_type_850;
+typedef _gostring_ swig_type_851;
 typedef _goslice_ swig_type_852;
-typedef _gostring_ swig_type_853;
-typedef _gostring_ swig_type_854;
+typedef _goslice_ swig_type_853;
+typedef _goslice_ swig_type_854;
 typedef _gostring_ swig_type_855;
-typedef _goslice_ swig_type_856;
+typedef _gostring_ swig_type_856;
 typedef _gostring_ swig_type_857;
-typedef _gostring_ swig_type_858;
-typedef long long swig_type_859;
+typedef _goslice_ swig_type_858;
+typedef _gostring_ swig_type_859;
 typedef _gostring_ swig_type_860;
-typedef _gostring_ swig_type_861;
+typedef long long swig_type_861;
 typedef _gostring_ swig_type_862;
 typedef _gostring_ swig_type_863;
-typedef _goslice_ swig_type_864;
+typedef _gostring_ swig_type_864;
 typedef _gostring_ swig_type_865;
-typedef _gostring_ swig_type_866;
+typedef _goslice_ swig_type_866;
 typedef _gostring_ swig_type_867;
-typedef _goslice_ swig_type_868;
+typedef _gostring_ swig_type_868;
 typedef _gostring_ swig_type_869;
-typedef _gostring_ swig_type_870;
+typedef _goslice_ swig_type_870;
 typedef _gostring_ swig_type_871;
-typedef _goslice_ swig_type_872;
+typedef _gostring_ swig_type_872;
 typedef _gostring_ swig_type_873;
-typedef _gostring_ swig_type_874;
+typedef _goslice_ swig_type_874;
 typedef _gostring_ swig_type_875;
 typedef _gostring_ swig_type_876;
 typedef _gostring_ swig_type_877;
 typedef _gostring_ swig_type_878;
 typedef _gostring_ swig_type_879;
-typedef long long swig_type_880;
+typedef _gostring_ swig_type_880;
 typedef _gostring_ swig_type_881;
-typedef _gostring_ swig_type_882;
+typedef long long swig_type_882;
 typedef _gostring_ swig_type_883;
-typedef _goslice_ swig_type_884;
+typedef _gostring_ swig_type_884;
+typedef _gostring_ swig_type_885;
+typedef _goslice_ swig_type_886;
 extern void _wrap_Swig_free_capi_f8186da7160cc715(uintptr_t arg1);
 extern uintptr_t _wrap_Swig_malloc_capi_f8186da7160cc715(swig_intgo arg1);
 extern swig_intgo _wrap_weft_binding_abi_version_capi_f8186da7160cc715(void);
@@ -1151,46 +1153,47 @@ extern swig_type_742 _wrap_weft_cached_op_create_capi_f8186da7160cc715(uintptr_t
 extern swig_type_747 _wrap_weft_cached_op_list_inputs_capi_f8186da7160cc715(uintptr_t arg1, swig_type_748 arg2);
 extern swig_type_749 _wrap_weft_cached_op_invoke_capi_f8186da7160cc715(uintptr_t arg1, swig_type_750 arg2, swig_type_751 arg3, swig_type_752 arg4, swig_type_753 arg5, swig_type_754 arg6);
 extern swig_type_755 _wrap_weft_cached_op_free_capi_f8186da7160cc715(uintptr_t arg1);
-extern swig_type_756 _wrap_weft_trainer_create_capi_f8186da7160cc715(swig_type_757 arg1, swig_type_758 arg2, swig_type_759 arg3, uintptr_t arg4, swig_type_760 arg5);
-extern swig_type_761 _wrap_weft_trainer_step_capi_f8186da7160cc715(uintptr_t arg1, swig_intgo arg2);
-extern swig_type_762 _wrap_weft_trainer_free_capi_f8186da7160cc715(uintptr_t arg1);
-extern swig_type_763 _wrap_weft_recordio_writer_create_capi_f8186da7160cc715(swig_type_764 arg1, swig_type_765 arg2, swig_type_766 arg3);
-extern swig_type_767 _wrap_weft_recordio_writer_write_capi_f8186da7160cc715(uintptr_t arg1, swig_voidp arg2, swig_type_768 arg3);
-extern swig_type_769 _wrap_weft_recordio_writer_write_idx_capi_f8186da7160cc715(uintptr_t arg1, swig_type_770 arg2, swig_voidp arg3, swig_type_771 arg4);
-extern swig_type_772 _wrap_weft_recordio_writer_tell_capi_f8186da7160cc715(uintptr_t arg1, swig_type_773 arg2);
-extern swig_type_774 _wrap_weft_recordio_writer_close_capi_f8186da7160cc715(uintptr_t arg1);
-extern swig_type_775 _wrap_weft_recordio_writer_free_capi_f8186da7160cc715(uintptr_t arg1);
-extern swig_type_776 _wrap_weft_recordio_reader_create_capi_f8186da7160cc715(swig_type_777 arg1, swig_type_778 arg2, swig_type_779 arg3);
-extern swig_type_780 _wrap_weft_recordio_reader_read_capi_f8186da7160cc715(uintptr_t arg1, swig_type_781 arg2, swig_type_782 arg3, swig_type_783 arg4);
-extern swig_type_784 _wrap_weft_recordio_reader_read_idx_capi_f8186da7160cc715(uintptr_t arg1, swig_type_785 arg2, swig_type_786 arg3, swig_type_787 arg4);
-extern swig_type_788 _wrap_weft_recordio_reader_num_keys_capi_f8186da7160cc715(uintptr_t arg1, swig_type_789 arg2);
-extern swig_type_790 _wrap_weft_recordio_reader_keys_capi_f8186da7160cc715(uintptr_t arg1, swig_type_791 arg2, swig_type_792 arg3, swig_type_793 arg4);
-extern swig_type_794 _wrap_weft_recordio_reader_seek_capi_f8186da7160cc715(uintptr_t arg1, swig_type_795 arg2);
-extern swig_type_796 _wrap_weft_recordio_reader_tell_capi_f8186da7160cc715(uintptr_t arg1, swig_type_797 arg2);
-extern swig_type_798 _wrap_weft_recordio_reader_reset_capi_f8186da7160cc715(uintptr_t arg1);
-extern swig_type_799 _wrap_weft_recordio_reader_free_capi_f8186da7160cc715(uintptr_t arg1);
-extern swig_type_800 _wrap_weft_recordio_pack_header_capi_f8186da7160cc715(float arg1, swig_type_801 arg2, swig_type_802 arg3, swig_type_803 arg4, swig_type_804 arg5, swig_voidp arg6, swig_type_805 arg7, swig_type_806 arg8);
-extern swig_type_807 _wrap_weft_recordio_unpack_header_capi_f8186da7160cc715(swig_voidp arg1, swig_type_808 arg2, swig_type_809 arg3, swig_type_810 arg4, swig_type_811 arg5, swig_type_812 arg6, swig_type_813 arg7);
-extern swig_type_814 _wrap_weft_recordio_unpack_labels_capi_f8186da7160cc715(swig_voidp arg1, swig_type_815 arg2, swig_type_816 arg3, swig_type_817 arg4, swig_type_818 arg5);
-extern swig_type_819 _wrap_weft_image_reencode_capi_f8186da7160cc715(swig_voidp arg1, swig_type_820 arg2, swig_intgo arg3, swig_intgo arg4, swig_intgo arg5, swig_type_821 arg6, swig_intgo arg7, swig_type_822 arg8);
-extern swig_type_823 _wrap_weft_amp_convert_model_capi_f8186da7160cc715(uintptr_t arg1, swig_type_824 arg2, swig_type_825 arg3, swig_type_826 arg4, swig_type_827 arg5, swig_type_828 arg6, swig_type_829 arg7, swig_intgo arg8, swig_type_830 arg9, swig_type_831 arg10, swig_intgo arg11, swig_type_832 arg12, swig_type_833 arg13, swig_type_834 arg14);
-extern swig_type_835 _wrap_weft_quantize_model_capi_f8186da7160cc715(uintptr_t arg1, swig_type_836 arg2, swig_type_837 arg3, swig_type_838 arg4, swig_type_839 arg5, swig_type_840 arg6, swig_type_841 arg7, uintptr_t arg8, swig_type_842 arg9, swig_type_843 arg10, swig_type_844 arg11, swig_type_845 arg12, swig_intgo arg13, swig_type_846 arg14, swig_type_847 arg15, swig_type_848 arg16, swig_type_849 arg17, swig_type_850 arg18, swig_type_851 arg19, swig_type_852 arg20);
-extern swig_type_853 _wrap_weft_custom_op_unregister_capi_f8186da7160cc715(swig_type_854 arg1);
-extern swig_type_855 _wrap_weft_custom_op_list_capi_f8186da7160cc715(swig_type_856 arg1);
-extern swig_type_857 _wrap_weft_ndarray_get_data_capi_f8186da7160cc715(uintptr_t arg1, swig_voidp arg2);
-extern swig_type_858 _wrap_weft_profiler_set_config_capi_f8186da7160cc715(swig_type_859 arg1, swig_type_860 arg2, swig_type_861 arg3);
-extern swig_type_862 _wrap_weft_profiler_set_state_capi_f8186da7160cc715(swig_intgo arg1);
-extern swig_type_863 _wrap_weft_profiler_get_state_capi_f8186da7160cc715(swig_type_864 arg1);
-extern swig_type_865 _wrap_weft_profiler_pause_capi_f8186da7160cc715(swig_intgo arg1);
-extern swig_type_866 _wrap_weft_profiler_dump_capi_f8186da7160cc715(swig_intgo arg1);
-extern swig_type_867 _wrap_weft_profiler_trace_capi_f8186da7160cc715(swig_type_868 arg1);
-extern swig_type_869 _wrap_weft_profiler_aggregate_capi_f8186da7160cc715(swig_intgo arg1, swig_type_870 arg2, swig_type_871 arg3, swig_intgo arg4, swig_type_872 arg5);
-extern swig_type_873 _wrap_weft_profiler_range_push_capi_f8186da7160cc715(swig_type_874 arg1);
-extern swig_type_875 _wrap_weft_profiler_range_pop_capi_f8186da7160cc715(void);
-extern swig_type_876 _wrap_weft_profiler_set_marker_capi_f8186da7160cc715(swig_type_877 arg1);
-extern swig_type_878 _wrap_weft_profiler_set_counter_capi_f8186da7160cc715(swig_type_879 arg1, swig_type_880 arg2);
-extern swig_type_881 _wrap_weft_load_library_capi_f8186da7160cc715(swig_type_882 arg1);
-extern swig_type_883 _wrap_weft_loaded_ops_capi_f8186da7160cc715(swig_type_884 arg1);
+extern swig_type_756 _wrap_weft_cached_op_set_monitor_callback_capi_f8186da7160cc715(uintptr_t arg1, swig_type_757 arg2, swig_voidp arg3, swig_intgo arg4);
+extern swig_type_758 _wrap_weft_trainer_create_capi_f8186da7160cc715(swig_type_759 arg1, swig_type_760 arg2, swig_type_761 arg3, uintptr_t arg4, swig_type_762 arg5);
+extern swig_type_763 _wrap_weft_trainer_step_capi_f8186da7160cc715(uintptr_t arg1, swig_intgo arg2);
+extern swig_type_764 _wrap_weft_trainer_free_capi_f8186da7160cc715(uintptr_t arg1);
+extern swig_type_765 _wrap_weft_recordio_writer_create_capi_f8186da7160cc715(swig_type_766 arg1, swig_type_767 arg2, swig_type_768 arg3);
+extern swig_type_769 _wrap_weft_recordio_writer_write_capi_f8186da7160cc715(uintptr_t arg1, swig_voidp arg2, swig_type_770 arg3);
+extern swig_type_771 _wrap_weft_recordio_writer_write_idx_capi_f8186da7160cc715(uintptr_t arg1, swig_type_772 arg2, swig_voidp arg3, swig_type_773 arg4);
+extern swig_type_774 _wrap_weft_recordio_writer_tell_capi_f8186da7160cc715(uintptr_t arg1, swig_type_775 arg2);
+extern swig_type_776 _wrap_weft_recordio_writer_close_capi_f8186da7160cc715(uintptr_t arg1);
+extern swig_type_777 _wrap_weft_recordio_writer_free_capi_f8186da7160cc715(uintptr_t arg1);
+extern swig_type_778 _wrap_weft_recordio_reader_create_capi_f8186da7160cc715(swig_type_779 arg1, swig_type_780 arg2, swig_type_781 arg3);
+extern swig_type_782 _wrap_weft_recordio_reader_read_capi_f8186da7160cc715(uintptr_t arg1, swig_type_783 arg2, swig_type_784 arg3, swig_type_785 arg4);
+extern swig_type_786 _wrap_weft_recordio_reader_read_idx_capi_f8186da7160cc715(uintptr_t arg1, swig_type_787 arg2, swig_type_788 arg3, swig_type_789 arg4);
+extern swig_type_790 _wrap_weft_recordio_reader_num_keys_capi_f8186da7160cc715(uintptr_t arg1, swig_type_791 arg2);
+extern swig_type_792 _wrap_weft_recordio_reader_keys_capi_f8186da7160cc715(uintptr_t arg1, swig_type_793 arg2, swig_type_794 arg3, swig_type_795 arg4);
+extern swig_type_796 _wrap_weft_recordio_reader_seek_capi_f8186da7160cc715(uintptr_t arg1, swig_type_797 arg2);
+extern swig_type_798 _wrap_weft_recordio_reader_tell_capi_f8186da7160cc715(uintptr_t arg1, swig_type_799 arg2);
+extern swig_type_800 _wrap_weft_recordio_reader_reset_capi_f8186da7160cc715(uintptr_t arg1);
+extern swig_type_801 _wrap_weft_recordio_reader_free_capi_f8186da7160cc715(uintptr_t arg1);
+extern swig_type_802 _wrap_weft_recordio_pack_header_capi_f8186da7160cc715(float arg1, swig_type_803 arg2, swig_type_804 arg3, swig_type_805 arg4, swig_type_806 arg5, swig_voidp arg6, swig_type_807 arg7, swig_type_808 arg8);
+extern swig_type_809 _wrap_weft_recordio_unpack_header_capi_f8186da7160cc715(swig_voidp arg1, swig_type_810 arg2, swig_type_811 arg3, swig_type_812 arg4, swig_type_813 arg5, swig_type_814 arg6, swig_type_815 arg7);
+extern swig_type_816 _wrap_weft_recordio_unpack_labels_capi_f8186da7160cc715(swig_voidp arg1, swig_type_817 arg2, swig_type_818 arg3, swig_type_819 arg4, swig_type_820 arg5);
+extern swig_type_821 _wrap_weft_image_reencode_capi_f8186da7160cc715(swig_voidp arg1, swig_type_822 arg2, swig_intgo arg3, swig_intgo arg4, swig_intgo arg5, swig_type_823 arg6, swig_intgo arg7, swig_type_824 arg8);
+extern swig_type_825 _wrap_weft_amp_convert_model_capi_f8186da7160cc715(uintptr_t arg1, swig_type_826 arg2, swig_type_827 arg3, swig_type_828 arg4, swig_type_829 arg5, swig_type_830 arg6, swig_type_831 arg7, swig_intgo arg8, swig_type_832 arg9, swig_type_833 arg10, swig_intgo arg11, swig_type_834 arg12, swig_type_835 arg13, swig_type_836 arg14);
+extern swig_type_837 _wrap_weft_quantize_model_capi_f8186da7160cc715(uintptr_t arg1, swig_type_838 arg2, swig_type_839 arg3, swig_type_840 arg4, swig_type_841 arg5, swig_type_842 arg6, swig_type_843 arg7, uintptr_t arg8, swig_type_844 arg9, swig_type_845 arg10, swig_type_846 arg11, swig_type_847 arg12, swig_intgo arg13, swig_type_848 arg14, swig_type_849 arg15, swig_type_850 arg16, swig_type_851 arg17, swig_type_852 arg18, swig_type_853 arg19, swig_type_854 arg20);
+extern swig_type_855 _wrap_weft_custom_op_unregister_capi_f8186da7160cc715(swig_type_856 arg1);
+extern swig_type_857 _wrap_weft_custom_op_list_capi_f8186da7160cc715(swig_type_858 arg1);
+extern swig_type_859 _wrap_weft_ndarray_get_data_capi_f8186da7160cc715(uintptr_t arg1, swig_voidp arg2);
+extern swig_type_860 _wrap_weft_profiler_set_config_capi_f8186da7160cc715(swig_type_861 arg1, swig_type_862 arg2, swig_type_863 arg3);
+extern swig_type_864 _wrap_weft_profiler_set_state_capi_f8186da7160cc715(swig_intgo arg1);
+extern swig_type_865 _wrap_weft_profiler_get_state_capi_f8186da7160cc715(swig_type_866 arg1);
+extern swig_type_867 _wrap_weft_profiler_pause_capi_f8186da7160cc715(swig_intgo arg1);
+extern swig_type_868 _wrap_weft_profiler_dump_capi_f8186da7160cc715(swig_intgo arg1);
+extern swig_type_869 _wrap_weft_profiler_trace_capi_f8186da7160cc715(swig_type_870 arg1);
+extern swig_type_871 _wrap_weft_profiler_aggregate_capi_f8186da7160cc715(swig_intgo arg1, swig_type_872 arg2, swig_type_873 arg3, swig_intgo arg4, swig_type_874 arg5);
+extern swig_type_875 _wrap_weft_profiler_range_push_capi_f8186da7160cc715(swig_type_876 arg1);
+extern swig_type_877 _wrap_weft_profiler_range_pop_capi_f8186da7160cc715(void);
+extern swig_type_878 _wrap_weft_profiler_set_marker_capi_f8186da7160cc715(swig_type_879 arg1);
+extern swig_type_880 _wrap_weft_profiler_set_counter_capi_f8186da7160cc715(swig_type_881 arg1, swig_type_882 arg2);
+extern swig_type_883 _wrap_weft_load_library_capi_f8186da7160cc715(swig_type_884 arg1);
+extern swig_type_885 _wrap_weft_loaded_ops_capi_f8186da7160cc715(swig_type_886 arg1);
 #undef intgo
 */
 import "C"
@@ -7043,6 +7046,25 @@ func Weft_cached_op_free(arg1 uintptr) (_swig_ret error) {
 	return swig_r_1
 }
 
+func Weft_cached_op_set_monitor_callback(arg1 uintptr, arg2 _swig_fnptr, arg3 unsafe.Pointer, arg4 int) (_swig_ret error) {
+	var swig_r string
+	_swig_i_0 := arg1
+	_swig_i_1 := arg2
+	_swig_i_2 := arg3
+	_swig_i_3 := arg4
+	swig_r_p := C._wrap_weft_cached_op_set_monitor_callback_capi_f8186da7160cc715(C.uintptr_t(_swig_i_0), C.swig_type_757(_swig_i_1), C.swig_voidp(_swig_i_2), C.swig_intgo(_swig_i_3))
+	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
+	var swig_r_1 error
+
+	if swig_r == "" {
+		swig_r_1 = nil
+	} else {
+		swig_r_1 = weftStatus(swigCopyString(swig_r))
+	}
+
+	return swig_r_1
+}
+
 func Weft_trainer_create(arg1 []string, arg2 []uintptr, arg3 uint64, arg4 uintptr, arg5 []uintptr) (_swig_ret error) {
 	var swig_r string
 	var _swig_i_0 string
@@ -7051,7 +7073,7 @@ func Weft_trainer_create(arg1 []string, arg2 []uintptr, arg3 uint64, arg4 uintpt
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
 	_swig_i_4 := arg5
-	swig_r_p := C._wrap_weft_trainer_create_capi_f8186da7160cc715(*(*C.swig_type_757)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_758)(unsafe.Pointer(&_swig_i_1)), C.swig_type_759(_swig_i_2), C.uintptr_t(_swig_i_3), *(*C.swig_type_760)(unsafe.Pointer(&_swig_i_4)))
+	swig_r_p := C._wrap_weft_trainer_create_capi_f8186da7160cc715(*(*C.swig_type_759)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_760)(unsafe.Pointer(&_swig_i_1)), C.swig_type_761(_swig_i_2), C.uintptr_t(_swig_i_3), *(*C.swig_type_762)(unsafe.Pointer(&_swig_i_4)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = _swig_i_0
@@ -7111,7 +7133,7 @@ func Weft_recordio_writer_create(arg1 string, arg2 string, arg3 []uintptr) (_swi
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r_p := C._wrap_weft_recordio_writer_create_capi_f8186da7160cc715(*(*C.swig_type_764)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_765)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_766)(unsafe.Pointer(&_swig_i_2)))
+	swig_r_p := C._wrap_weft_recordio_writer_create_capi_f8186da7160cc715(*(*C.swig_type_766)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_767)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_768)(unsafe.Pointer(&_swig_i_2)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -7138,7 +7160,7 @@ func Weft_recordio_writer_write(arg1 uintptr, arg2 unsafe.Pointer, arg3 uint64) 
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r_p := C._wrap_weft_recordio_writer_write_capi_f8186da7160cc715(C.uintptr_t(_swig_i_0), C.swig_voidp(_swig_i_1), C.swig_type_768(_swig_i_2))
+	swig_r_p := C._wrap_weft_recordio_writer_write_capi_f8186da7160cc715(C.uintptr_t(_swig_i_0), C.swig_voidp(_swig_i_1), C.swig_type_770(_swig_i_2))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 error
 
@@ -7157,7 +7179,7 @@ func Weft_recordio_writer_write_idx(arg1 uintptr, arg2 int64, arg3 unsafe.Pointe
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
-	swig_r_p := C._wrap_weft_recordio_writer_write_idx_capi_f8186da7160cc715(C.uintptr_t(_swig_i_0), C.swig_type_770(_swig_i_1), C.swig_voidp(_swig_i_2), C.swig_type_771(_swig_i_3))
+	swig_r_p := C._wrap_weft_recordio_writer_write_idx_capi_f8186da7160cc715(C.uintptr_t(_swig_i_0), C.swig_type_772(_swig_i_1), C.swig_voidp(_swig_i_2), C.swig_type_773(_swig_i_3))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 error
 
@@ -7174,7 +7196,7 @@ func Weft_recordio_writer_tell(arg1 uintptr, arg2 []uint64) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_recordio_writer_tell_capi_f8186da7160cc715(C.uintptr_t(_swig_i_0), *(*C.swig_type_773)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_weft_recordio_writer_tell_capi_f8186da7160cc715(C.uintptr_t(_swig_i_0), *(*C.swig_type_775)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -7227,7 +7249,7 @@ func Weft_recordio_reader_create(arg1 string, arg2 string, arg3 []uintptr) (_swi
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r_p := C._wrap_weft_recordio_reader_create_capi_f8186da7160cc715(*(*C.swig_type_777)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_778)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_779)(unsafe.Pointer(&_swig_i_2)))
+	swig_r_p := C._wrap_weft_recordio_reader_create_capi_f8186da7160cc715(*(*C.swig_type_779)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_780)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_781)(unsafe.Pointer(&_swig_i_2)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -7255,7 +7277,7 @@ func Weft_recordio_reader_read(arg1 uintptr, arg2 []unsafe.Pointer, arg3 []uint6
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
-	swig_r_p := C._wrap_weft_recordio_reader_read_capi_f8186da7160cc715(C.uintptr_t(_swig_i_0), *(*C.swig_type_781)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_782)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_783)(unsafe.Pointer(&_swig_i_3)))
+	swig_r_p := C._wrap_weft_recordio_reader_read_capi_f8186da7160cc715(C.uintptr_t(_swig_i_0), *(*C.swig_type_783)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_784)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_785)(unsafe.Pointer(&_swig_i_3)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -7283,7 +7305,7 @@ func Weft_recordio_reader_read_idx(arg1 uintptr, arg2 int64, arg3 []unsafe.Point
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
-	swig_r_p := C._wrap_weft_recordio_reader_read_idx_capi_f8186da7160cc715(C.uintptr_t(_swig_i_0), C.swig_type_785(_swig_i_1), *(*C.swig_type_786)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_787)(unsafe.Pointer(&_swig_i_3)))
+	swig_r_p := C._wrap_weft_recordio_reader_read_idx_capi_f8186da7160cc715(C.uintptr_t(_swig_i_0), C.swig_type_787(_swig_i_1), *(*C.swig_type_788)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_789)(unsafe.Pointer(&_swig_i_3)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg3
@@ -7306,7 +7328,7 @@ func Weft_recordio_reader_num_keys(arg1 uintptr, arg2 []uint64) (_swig_ret error
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_recordio_reader_num_keys_capi_f8186da7160cc715(C.uintptr_t(_swig_i_0), *(*C.swig_type_789)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_weft_recordio_reader_num_keys_capi_f8186da7160cc715(C.uintptr_t(_swig_i_0), *(*C.swig_type_791)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -7328,7 +7350,7 @@ func Weft_recordio_reader_keys(arg1 uintptr, arg2 []int64, arg3 uint64, arg4 []u
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
-	swig_r_p := C._wrap_weft_recordio_reader_keys_capi_f8186da7160cc715(C.uintptr_t(_swig_i_0), *(*C.swig_type_791)(unsafe.Pointer(&_swig_i_1)), C.swig_type_792(_swig_i_2), *(*C.swig_type_793)(unsafe.Pointer(&_swig_i_3)))
+	swig_r_p := C._wrap_weft_recordio_reader_keys_capi_f8186da7160cc715(C.uintptr_t(_swig_i_0), *(*C.swig_type_793)(unsafe.Pointer(&_swig_i_1)), C.swig_type_794(_swig_i_2), *(*C.swig_type_795)(unsafe.Pointer(&_swig_i_3)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -7351,7 +7373,7 @@ func Weft_recordio_reader_seek(arg1 uintptr, arg2 uint64) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_recordio_reader_seek_capi_f8186da7160cc715(C.uintptr_t(_swig_i_0), C.swig_type_795(_swig_i_1))
+	swig_r_p := C._wrap_weft_recordio_reader_seek_capi_f8186da7160cc715(C.uintptr_t(_swig_i_0), C.swig_type_797(_swig_i_1))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 error
 
@@ -7368,7 +7390,7 @@ func Weft_recordio_reader_tell(arg1 uintptr, arg2 []uint64) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_recordio_reader_tell_capi_f8186da7160cc715(C.uintptr_t(_swig_i_0), *(*C.swig_type_797)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_weft_recordio_reader_tell_capi_f8186da7160cc715(C.uintptr_t(_swig_i_0), *(*C.swig_type_799)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -7426,7 +7448,7 @@ func Weft_recordio_pack_header(arg1 float32, arg2 []float32, arg3 uint64, arg4 u
 	_swig_i_5 := arg6
 	_swig_i_6 := arg7
 	_swig_i_7 := arg8
-	swig_r_p := C._wrap_weft_recordio_pack_header_capi_f8186da7160cc715(C.float(_swig_i_0), *(*C.swig_type_801)(unsafe.Pointer(&_swig_i_1)), C.swig_type_802(_swig_i_2), C.swig_type_803(_swig_i_3), C.swig_type_804(_swig_i_4), C.swig_voidp(_swig_i_5), C.swig_type_805(_swig_i_6), *(*C.swig_type_806)(unsafe.Pointer(&_swig_i_7)))
+	swig_r_p := C._wrap_weft_recordio_pack_header_capi_f8186da7160cc715(C.float(_swig_i_0), *(*C.swig_type_803)(unsafe.Pointer(&_swig_i_1)), C.swig_type_804(_swig_i_2), C.swig_type_805(_swig_i_3), C.swig_type_806(_swig_i_4), C.swig_voidp(_swig_i_5), C.swig_type_807(_swig_i_6), *(*C.swig_type_808)(unsafe.Pointer(&_swig_i_7)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -7454,7 +7476,7 @@ func Weft_recordio_unpack_header(arg1 unsafe.Pointer, arg2 uint64, arg3 []int32,
 	_swig_i_4 := arg5
 	_swig_i_5 := arg6
 	_swig_i_6 := arg7
-	swig_r_p := C._wrap_weft_recordio_unpack_header_capi_f8186da7160cc715(C.swig_voidp(_swig_i_0), C.swig_type_808(_swig_i_1), *(*C.swig_type_809)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_810)(unsafe.Pointer(&_swig_i_3)), *(*C.swig_type_811)(unsafe.Pointer(&_swig_i_4)), *(*C.swig_type_812)(unsafe.Pointer(&_swig_i_5)), *(*C.swig_type_813)(unsafe.Pointer(&_swig_i_6)))
+	swig_r_p := C._wrap_weft_recordio_unpack_header_capi_f8186da7160cc715(C.swig_voidp(_swig_i_0), C.swig_type_810(_swig_i_1), *(*C.swig_type_811)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_812)(unsafe.Pointer(&_swig_i_3)), *(*C.swig_type_813)(unsafe.Pointer(&_swig_i_4)), *(*C.swig_type_814)(unsafe.Pointer(&_swig_i_5)), *(*C.swig_type_815)(unsafe.Pointer(&_swig_i_6)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg3
@@ -7489,7 +7511,7 @@ func Weft_recordio_unpack_labels(arg1 unsafe.Pointer, arg2 uint64, arg3 []float3
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
 	_swig_i_4 := arg5
-	swig_r_p := C._wrap_weft_recordio_unpack_labels_capi_f8186da7160cc715(C.swig_voidp(_swig_i_0), C.swig_type_815(_swig_i_1), *(*C.swig_type_816)(unsafe.Pointer(&_swig_i_2)), C.swig_type_817(_swig_i_3), *(*C.swig_type_818)(unsafe.Pointer(&_swig_i_4)))
+	swig_r_p := C._wrap_weft_recordio_unpack_labels_capi_f8186da7160cc715(C.swig_voidp(_swig_i_0), C.swig_type_817(_swig_i_1), *(*C.swig_type_818)(unsafe.Pointer(&_swig_i_2)), C.swig_type_819(_swig_i_3), *(*C.swig_type_820)(unsafe.Pointer(&_swig_i_4)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg3
@@ -7518,7 +7540,7 @@ func Weft_image_reencode(arg1 unsafe.Pointer, arg2 uint64, arg3 int, arg4 int, a
 	_swig_i_5 := arg6
 	_swig_i_6 := arg7
 	_swig_i_7 := arg8
-	swig_r_p := C._wrap_weft_image_reencode_capi_f8186da7160cc715(C.swig_voidp(_swig_i_0), C.swig_type_820(_swig_i_1), C.swig_intgo(_swig_i_2), C.swig_intgo(_swig_i_3), C.swig_intgo(_swig_i_4), *(*C.swig_type_821)(unsafe.Pointer(&_swig_i_5)), C.swig_intgo(_swig_i_6), *(*C.swig_type_822)(unsafe.Pointer(&_swig_i_7)))
+	swig_r_p := C._wrap_weft_image_reencode_capi_f8186da7160cc715(C.swig_voidp(_swig_i_0), C.swig_type_822(_swig_i_1), C.swig_intgo(_swig_i_2), C.swig_intgo(_swig_i_3), C.swig_intgo(_swig_i_4), *(*C.swig_type_823)(unsafe.Pointer(&_swig_i_5)), C.swig_intgo(_swig_i_6), *(*C.swig_type_824)(unsafe.Pointer(&_swig_i_7)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg6
@@ -7556,7 +7578,7 @@ func Weft_amp_convert_model(arg1 uintptr, arg2 uint64, arg3 []string, arg4 []uin
 	_swig_i_11 := arg12
 	_swig_i_12 := arg13
 	_swig_i_13 := arg14
-	swig_r_p := C._wrap_weft_amp_convert_model_capi_f8186da7160cc715(C.uintptr_t(_swig_i_0), C.swig_type_824(_swig_i_1), *(*C.swig_type_825)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_826)(unsafe.Pointer(&_swig_i_3)), C.swig_type_827(_swig_i_4), *(*C.swig_type_828)(unsafe.Pointer(&_swig_i_5)), *(*C.swig_type_829)(unsafe.Pointer(&_swig_i_6)), C.swig_intgo(_swig_i_7), C.swig_type_830(_swig_i_8), *(*C.swig_type_831)(unsafe.Pointer(&_swig_i_9)), C.swig_intgo(_swig_i_10), *(*C.swig_type_832)(unsafe.Pointer(&_swig_i_11)), *(*C.swig_type_833)(unsafe.Pointer(&_swig_i_12)), *(*C.swig_type_834)(unsafe.Pointer(&_swig_i_13)))
+	swig_r_p := C._wrap_weft_amp_convert_model_capi_f8186da7160cc715(C.uintptr_t(_swig_i_0), C.swig_type_826(_swig_i_1), *(*C.swig_type_827)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_828)(unsafe.Pointer(&_swig_i_3)), C.swig_type_829(_swig_i_4), *(*C.swig_type_830)(unsafe.Pointer(&_swig_i_5)), *(*C.swig_type_831)(unsafe.Pointer(&_swig_i_6)), C.swig_intgo(_swig_i_7), C.swig_type_832(_swig_i_8), *(*C.swig_type_833)(unsafe.Pointer(&_swig_i_9)), C.swig_intgo(_swig_i_10), *(*C.swig_type_834)(unsafe.Pointer(&_swig_i_11)), *(*C.swig_type_835)(unsafe.Pointer(&_swig_i_12)), *(*C.swig_type_836)(unsafe.Pointer(&_swig_i_13)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = _swig_i_2
@@ -7619,7 +7641,7 @@ func Weft_quantize_model(arg1 uintptr, arg2 uint64, arg3 []string, arg4 []uintpt
 	_swig_i_17 := arg18
 	_swig_i_18 := arg19
 	_swig_i_19 := arg20
-	swig_r_p := C._wrap_weft_quantize_model_capi_f8186da7160cc715(C.uintptr_t(_swig_i_0), C.swig_type_836(_swig_i_1), *(*C.swig_type_837)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_838)(unsafe.Pointer(&_swig_i_3)), C.swig_type_839(_swig_i_4), *(*C.swig_type_840)(unsafe.Pointer(&_swig_i_5)), *(*C.swig_type_841)(unsafe.Pointer(&_swig_i_6)), C.uintptr_t(_swig_i_7), *(*C.swig_type_842)(unsafe.Pointer(&_swig_i_8)), C.swig_type_843(_swig_i_9), *(*C.swig_type_844)(unsafe.Pointer(&_swig_i_10)), *(*C.swig_type_845)(unsafe.Pointer(&_swig_i_11)), C.swig_intgo(_swig_i_12), C.swig_type_846(_swig_i_13), *(*C.swig_type_847)(unsafe.Pointer(&_swig_i_14)), C.swig_type_848(_swig_i_15), *(*C.swig_type_849)(unsafe.Pointer(&_swig_i_16)), *(*C.swig_type_850)(unsafe.Pointer(&_swig_i_17)), *(*C.swig_type_851)(unsafe.Pointer(&_swig_i_18)), *(*C.swig_type_852)(unsafe.Pointer(&_swig_i_19)))
+	swig_r_p := C._wrap_weft_quantize_model_capi_f8186da7160cc715(C.uintptr_t(_swig_i_0), C.swig_type_838(_swig_i_1), *(*C.swig_type_839)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_840)(unsafe.Pointer(&_swig_i_3)), C.swig_type_841(_swig_i_4), *(*C.swig_type_842)(unsafe.Pointer(&_swig_i_5)), *(*C.swig_type_843)(unsafe.Pointer(&_swig_i_6)), C.uintptr_t(_swig_i_7), *(*C.swig_type_844)(unsafe.Pointer(&_swig_i_8)), C.swig_type_845(_swig_i_9), *(*C.swig_type_846)(unsafe.Pointer(&_swig_i_10)), *(*C.swig_type_847)(unsafe.Pointer(&_swig_i_11)), C.swig_intgo(_swig_i_12), C.swig_type_848(_swig_i_13), *(*C.swig_type_849)(unsafe.Pointer(&_swig_i_14)), C.swig_type_850(_swig_i_15), *(*C.swig_type_851)(unsafe.Pointer(&_swig_i_16)), *(*C.swig_type_852)(unsafe.Pointer(&_swig_i_17)), *(*C.swig_type_853)(unsafe.Pointer(&_swig_i_18)), *(*C.swig_type_854)(unsafe.Pointer(&_swig_i_19)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = _swig_i_2
@@ -7671,7 +7693,7 @@ func Weft_quantize_model(arg1 uintptr, arg2 uint64, arg3 []string, arg4 []uintpt
 func Weft_custom_op_unregister(arg1 string) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
-	swig_r_p := C._wrap_weft_custom_op_unregister_capi_f8186da7160cc715(*(*C.swig_type_854)(unsafe.Pointer(&_swig_i_0)))
+	swig_r_p := C._wrap_weft_custom_op_unregister_capi_f8186da7160cc715(*(*C.swig_type_856)(unsafe.Pointer(&_swig_i_0)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -7690,7 +7712,7 @@ func Weft_custom_op_unregister(arg1 string) (_swig_ret error) {
 func Weft_custom_op_list(arg1 []uintptr) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
-	swig_r_p := C._wrap_weft_custom_op_list_capi_f8186da7160cc715(*(*C.swig_type_856)(unsafe.Pointer(&_swig_i_0)))
+	swig_r_p := C._wrap_weft_custom_op_list_capi_f8186da7160cc715(*(*C.swig_type_858)(unsafe.Pointer(&_swig_i_0)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -7730,7 +7752,7 @@ func Weft_profiler_set_config(arg1 uint64, arg2 []string, arg3 []string) (_swig_
  _swig_i_1 = weftJoin(arg2) 
 	var _swig_i_2 string
  _swig_i_2 = weftJoin(arg3) 
-	swig_r_p := C._wrap_weft_profiler_set_config_capi_f8186da7160cc715(C.swig_type_859(_swig_i_0), *(*C.swig_type_860)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_861)(unsafe.Pointer(&_swig_i_2)))
+	swig_r_p := C._wrap_weft_profiler_set_config_capi_f8186da7160cc715(C.swig_type_861(_swig_i_0), *(*C.swig_type_862)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_863)(unsafe.Pointer(&_swig_i_2)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = _swig_i_1
@@ -7768,7 +7790,7 @@ func Weft_profiler_set_state(arg1 int) (_swig_ret error) {
 func Weft_profiler_get_state(arg1 []int32) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
-	swig_r_p := C._wrap_weft_profiler_get_state_capi_f8186da7160cc715(*(*C.swig_type_864)(unsafe.Pointer(&_swig_i_0)))
+	swig_r_p := C._wrap_weft_profiler_get_state_capi_f8186da7160cc715(*(*C.swig_type_866)(unsafe.Pointer(&_swig_i_0)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -7819,7 +7841,7 @@ func Weft_profiler_dump(arg1 int) (_swig_ret error) {
 func Weft_profiler_trace(arg1 []uintptr) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
-	swig_r_p := C._wrap_weft_profiler_trace_capi_f8186da7160cc715(*(*C.swig_type_868)(unsafe.Pointer(&_swig_i_0)))
+	swig_r_p := C._wrap_weft_profiler_trace_capi_f8186da7160cc715(*(*C.swig_type_870)(unsafe.Pointer(&_swig_i_0)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -7842,7 +7864,7 @@ func Weft_profiler_aggregate(arg1 int, arg2 string, arg3 string, arg4 int, arg5 
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
 	_swig_i_4 := arg5
-	swig_r_p := C._wrap_weft_profiler_aggregate_capi_f8186da7160cc715(C.swig_intgo(_swig_i_0), *(*C.swig_type_870)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_871)(unsafe.Pointer(&_swig_i_2)), C.swig_intgo(_swig_i_3), *(*C.swig_type_872)(unsafe.Pointer(&_swig_i_4)))
+	swig_r_p := C._wrap_weft_profiler_aggregate_capi_f8186da7160cc715(C.swig_intgo(_swig_i_0), *(*C.swig_type_872)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_873)(unsafe.Pointer(&_swig_i_2)), C.swig_intgo(_swig_i_3), *(*C.swig_type_874)(unsafe.Pointer(&_swig_i_4)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -7867,7 +7889,7 @@ func Weft_profiler_aggregate(arg1 int, arg2 string, arg3 string, arg4 int, arg5 
 func Weft_profiler_range_push(arg1 string) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
-	swig_r_p := C._wrap_weft_profiler_range_push_capi_f8186da7160cc715(*(*C.swig_type_874)(unsafe.Pointer(&_swig_i_0)))
+	swig_r_p := C._wrap_weft_profiler_range_push_capi_f8186da7160cc715(*(*C.swig_type_876)(unsafe.Pointer(&_swig_i_0)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -7901,7 +7923,7 @@ func Weft_profiler_range_pop() (_swig_ret error) {
 func Weft_profiler_set_marker(arg1 string) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
-	swig_r_p := C._wrap_weft_profiler_set_marker_capi_f8186da7160cc715(*(*C.swig_type_877)(unsafe.Pointer(&_swig_i_0)))
+	swig_r_p := C._wrap_weft_profiler_set_marker_capi_f8186da7160cc715(*(*C.swig_type_879)(unsafe.Pointer(&_swig_i_0)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -7921,7 +7943,7 @@ func Weft_profiler_set_counter(arg1 string, arg2 int64) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_profiler_set_counter_capi_f8186da7160cc715(*(*C.swig_type_879)(unsafe.Pointer(&_swig_i_0)), C.swig_type_880(_swig_i_1))
+	swig_r_p := C._wrap_weft_profiler_set_counter_capi_f8186da7160cc715(*(*C.swig_type_881)(unsafe.Pointer(&_swig_i_0)), C.swig_type_882(_swig_i_1))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -7940,7 +7962,7 @@ func Weft_profiler_set_counter(arg1 string, arg2 int64) (_swig_ret error) {
 func Weft_load_library(arg1 string) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
-	swig_r_p := C._wrap_weft_load_library_capi_f8186da7160cc715(*(*C.swig_type_882)(unsafe.Pointer(&_swig_i_0)))
+	swig_r_p := C._wrap_weft_load_library_capi_f8186da7160cc715(*(*C.swig_type_884)(unsafe.Pointer(&_swig_i_0)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -7959,7 +7981,7 @@ func Weft_load_library(arg1 string) (_swig_ret error) {
 func Weft_loaded_ops(arg1 []uintptr) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
-	swig_r_p := C._wrap_weft_loaded_ops_capi_f8186da7160cc715(*(*C.swig_type_884)(unsafe.Pointer(&_swig_i_0)))
+	swig_r_p := C._wrap_weft_loaded_ops_capi_f8186da7160cc715(*(*C.swig_type_886)(unsafe.Pointer(&_swig_i_0)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1

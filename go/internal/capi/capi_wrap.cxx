@@ -5696,6 +5696,25 @@ _gostring_ _wrap_weft_cached_op_free_capi_f8186da7160cc715(WeftCachedOp *_swig_g
 }
 
 
+_gostring_ _wrap_weft_cached_op_set_monitor_callback_capi_f8186da7160cc715(WeftCachedOp *_swig_go_0, void* _swig_go_1, void *_swig_go_2, intgo _swig_go_3) {
+  WeftCachedOp *arg1 = (WeftCachedOp *) 0 ;
+  WeftMonitorCallback arg2 = (WeftMonitorCallback) 0 ;
+  void *arg3 = (void *) 0 ;
+  int arg4 ;
+  WeftStatus result;
+  _gostring_ _swig_go_result;
+  
+  arg1 = (WeftCachedOp *)_swig_go_0; 
+  arg2 = *(WeftMonitorCallback *)&_swig_go_1; 
+  arg3 = (void *)_swig_go_2; 
+  arg4 = (int)_swig_go_3; 
+  
+  result = (WeftStatus)weft_cached_op_set_monitor_callback(arg1,arg2,arg3,arg4);
+  _swig_go_result = WeftGoStatus(result); 
+  return _swig_go_result;
+}
+
+
 _gostring_ _wrap_weft_trainer_create_capi_f8186da7160cc715(_gostring_ _swig_go_0, _goslice_ _swig_go_1, long long _swig_go_2, WeftOptimizer *_swig_go_3, _goslice_ _swig_go_4) {
   char **arg1 = (char **) 0 ;
   WeftNDArray **arg2 = (WeftNDArray **) 0 ;

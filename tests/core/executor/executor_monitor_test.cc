@@ -10,6 +10,7 @@
 #include "core/pass/inference_test_util.h"
 #include "util/bench_models.h"
 #include "util/test_util.h"
+#include "weft/cached_op.h"
 #include "weft/monitor.h"
 
 namespace weft {
@@ -96,6 +97,30 @@ TEST(ExecutorMonitor, MonitorSamplesEveryIntervalAndMatchesThePattern) {
   Engine::Get()->WaitForAll();  // the unsampled last batch
   test::ExpectError([] { Monitor(0); }, StatusCode::kInvalidArgument, {"interval"});
   test::ExpectError([] { Monitor(1, "fc[("); }, StatusCode::kInvalidArgument, {"not a regex"});
+}
+
+TEST(ExecutorMonitor, CachedOpReportsItsExecutorsNodes) {
+  const Symbol net = test::bench::Mlp();
+  CachedOp op(&Runtime::Global(), net);
+  std::vector<NDArray> inputs;
+  const pass::ShapeMap shapes{{"data", Shape{2, 784}},  {"fc1_weight", Shape{512, 784}},
+                              {"fc1_bias", Shape{512}}, {"fc2_weight", Shape{256, 512}},
+                              {"fc2_bias", Shape{256}}, {"fc3_weight", Shape{10, 256}},
+                              {"fc3_bias", Shape{10}},  {"softmax_label", Shape{2}}};
+  for (const std::string& name : op.input_names())
+    inputs.push_back(name == "softmax_label"
+                         ? test::Array(Shape{2}, {1, 3})
+                         : test::RandomArray(shapes.at(name), DType::kFloat32, -0.1, 0.1, 5));
+  std::map<std::string, NDArray> seen;
+  op.SetMonitorCallback([&](const std::string& name, const NDArray& v) { seen[name] = v; });
+  const std::vector<NDArray> out = op.Forward(inputs);
+  EXPECT_EQ(seen.size(), 6u);
+  ASSERT_TRUE(seen.count("softmax_output"));
+  EXPECT_EQ(test::Values(seen["softmax_output"]), test::Values(out[0]));
+  op.SetMonitorCallback({});
+  seen.clear();
+  op.Forward(inputs)[0].WaitToRead();
+  EXPECT_TRUE(seen.empty());
 }
 
 }  // namespace
