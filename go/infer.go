@@ -66,14 +66,7 @@ func (rr resultReader) read(res uintptr, entry func(group int, index uint64, nam
 }
 
 func (s *Symbol) inferShape(known Shapes, partial bool) (*ShapeResult, error) {
-	names := make([]string, 0, len(known))
-	indPtr := []uint64{0}
-	var dims []int64
-	for name, shape := range known {
-		names = append(names, name)
-		dims = append(dims, shape...)
-		indPtr = append(indPtr, uint64(len(dims)))
-	}
+	names, indPtr, dims := csr(known)
 	res, err := result(&s.handle, func(h uintptr, out []uintptr) error {
 		if partial {
 			return capi.Weft_symbol_infer_shape_partial(h, uint64(len(names)), names, indPtr, dims, out)
@@ -152,4 +145,40 @@ func (s *Symbol) inferType(known map[string]DType, partial bool) (*TypeResult, e
 		return nil, err
 	}
 	return r, nil
+}
+
+// csr is the C ABI's form of named shapes.
+func csr(shapes Shapes) (names []string, indPtr []uint64, dims []int64) {
+	indPtr = []uint64{0}
+	for name, shape := range shapes {
+		names = append(names, name)
+		dims = append(dims, shape...)
+		indPtr = append(indPtr, uint64(len(dims)))
+	}
+	return names, indPtr, dims
+}
+
+// Summary is MXNet's print_summary table for these input shapes (layers,
+// output shapes, parameters, previous layers, FLOPs, activation bytes, totals).
+func (s *Symbol) Summary(shapes Shapes) (string, error) {
+	names, indPtr, dims := csr(shapes)
+	return firstString(result(&s.handle, func(h uintptr, out []uintptr) error {
+		return capi.Weft_symbol_summary(h, uint64(len(names)), names, indPtr, dims, out)
+	}))
+}
+
+// ToDot is a Graphviz DOT picture (MXNet's plot_network); options: title,
+// hide_weights, shapes, memory ("1"/"0") and node_attr.NAME.
+func (s *Symbol) ToDot(shapes Shapes, options map[string]string) (string, error) {
+	names, indPtr, dims := csr(shapes)
+	keys := make([]string, 0, len(options))
+	values := make([]string, 0, len(options))
+	for k, v := range options {
+		keys = append(keys, k)
+		values = append(values, v)
+	}
+	return firstString(result(&s.handle, func(h uintptr, out []uintptr) error {
+		return capi.Weft_symbol_to_dot(h, uint64(len(names)), names, indPtr, dims,
+			uint64(len(keys)), keys, values, out)
+	}))
 }

@@ -1,5 +1,6 @@
 using System;
 using System.Collections.Generic;
+using System.Linq;
 
 namespace Weft {
 
@@ -132,18 +133,41 @@ public sealed class Symbol : NativeHandle {
   public ShapeResult InferShapePartial(IDictionary<string, long[]> known) { return InferShape(known, true); }
 
   ShapeResult InferShape(IDictionary<string, long[]> known, bool partial) {
-    var names = new string[known.Count];
-    var indPtr = new ulong[known.Count + 1];
+    var (names, indPtr, dims) = Csr(known);
+    return ShapeResult.Take(partial
+        ? weft_native.weft_symbol_infer_shape_partial(Handle, (ulong)names.Length, names, indPtr, dims)
+        : weft_native.weft_symbol_infer_shape(Handle, (ulong)names.Length, names, indPtr, dims));
+  }
+
+  /// <summary>MXNet's print_summary table for these input shapes (layers, output shapes,
+  /// parameters, previous layers, FLOPs, activation bytes, totals).</summary>
+  public string Summary(IDictionary<string, long[]> shapes) {
+    var (names, indPtr, dims) = Csr(shapes);
+    return Take(weft_native.weft_symbol_summary(Handle, (ulong)names.Length, names, indPtr, dims))[0];
+  }
+
+  /// <summary>A Graphviz DOT picture (MXNet's plot_network); options: title, hide_weights,
+  /// shapes, memory ("1"/"0") and node_attr.NAME.</summary>
+  public string ToDot(IDictionary<string, long[]> shapes, IDictionary<string, string> options) {
+    var (names, indPtr, dims) = Csr(shapes);
+    var keys = options.Keys.ToArray();
+    var values = keys.Select(k => options[k]).ToArray();
+    return Take(weft_native.weft_symbol_to_dot(Handle, (ulong)names.Length, names, indPtr, dims,
+                                               (ulong)keys.Length, keys, values))[0];
+  }
+
+  // Named shapes in the C ABI's CSR form.
+  static (string[], ulong[], long[]) Csr(IDictionary<string, long[]> shapes) {
+    var names = new string[shapes.Count];
+    var indPtr = new ulong[shapes.Count + 1];
     var dims = new List<long>();
     int i = 0;
-    foreach (var kv in known) {
+    foreach (var kv in shapes) {
       names[i] = kv.Key;
       dims.AddRange(kv.Value);
       indPtr[++i] = (ulong)dims.Count;
     }
-    return ShapeResult.Take(partial
-        ? weft_native.weft_symbol_infer_shape_partial(Handle, (ulong)names.Length, names, indPtr, dims.ToArray())
-        : weft_native.weft_symbol_infer_shape(Handle, (ulong)names.Length, names, indPtr, dims.ToArray()));
+    return (names, indPtr, dims.ToArray());
   }
 
   public TypeResult InferType(IDictionary<string, DType> known) { return InferType(known, false); }

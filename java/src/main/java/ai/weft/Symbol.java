@@ -188,21 +188,56 @@ public final class Symbol extends NativeHandle {
   }
 
   private ShapeResult inferShape(Map<String, long[]> known, boolean partial) {
-    int n = known.size();
-    String[] names = new String[n];
-    long[] indPtr = new long[n + 1];
-    List<Long> dims = new ArrayList<>();
-    int i = 0;
-    for (Map.Entry<String, long[]> e : known.entrySet()) {
-      names[i] = e.getKey();
-      for (long d : e.getValue()) dims.add(d);
-      indPtr[++i] = dims.size();
-    }
-    long[] d = new long[dims.size()];
-    for (int j = 0; j < d.length; ++j) d[j] = dims.get(j);
+    Csr c = new Csr(known);
     return ShapeResult.take(partial
-        ? weft_native.weft_symbol_infer_shape_partial(handle(), n, names, indPtr, d)
-        : weft_native.weft_symbol_infer_shape(handle(), n, names, indPtr, d));
+        ? weft_native.weft_symbol_infer_shape_partial(handle(), c.n, c.names, c.indPtr, c.dims)
+        : weft_native.weft_symbol_infer_shape(handle(), c.n, c.names, c.indPtr, c.dims));
+  }
+
+  /**
+   * MXNet's print_summary table for these input shapes: per layer its output
+   * shape, parameters, previous layers, FLOPs and activation bytes, then totals.
+   */
+  public String summary(Map<String, long[]> shapes) {
+    Csr c = new Csr(shapes);
+    return Strings.take(
+        weft_native.weft_symbol_summary(handle(), c.n, c.names, c.indPtr, c.dims)).get(0);
+  }
+
+  /**
+   * A Graphviz DOT picture (MXNet's plot_network); options: title, hide_weights,
+   * shapes, memory ("1"/"0") and node_attr.NAME.
+   */
+  public String toDot(Map<String, long[]> shapes, Map<String, String> options) {
+    Csr c = new Csr(shapes);
+    String[] keys = options.keySet().toArray(new String[0]);
+    String[] values = new String[keys.length];
+    for (int i = 0; i < keys.length; ++i) values[i] = options.get(keys[i]);
+    return Strings.take(weft_native.weft_symbol_to_dot(handle(), c.n, c.names, c.indPtr, c.dims,
+        keys.length, keys, values)).get(0);
+  }
+
+  /** Named shapes in the C ABI's CSR form. */
+  private static final class Csr {
+    final int n;
+    final String[] names;
+    final long[] indPtr;
+    final long[] dims;
+
+    Csr(Map<String, long[]> shapes) {
+      n = shapes.size();
+      names = new String[n];
+      indPtr = new long[n + 1];
+      List<Long> all = new ArrayList<>();
+      int i = 0;
+      for (Map.Entry<String, long[]> e : shapes.entrySet()) {
+        names[i] = e.getKey();
+        for (long d : e.getValue()) all.add(d);
+        indPtr[++i] = all.size();
+      }
+      dims = new long[all.size()];
+      for (int j = 0; j < dims.length; ++j) dims[j] = all.get(j);
+    }
   }
 
   /** Infers every element type; fails (DTYPE) unless all are known. */
