@@ -128,6 +128,7 @@ const SgDerived& GetSgDerived(const OpContext& ctx, const SgConv& s, const std::
   (*local)->moving_stats = std::move(stats);
   (*local)->data_min = dmin;
   (*local)->data_max = dmax;
+  (*local)->conv = s;
   if (ctx.state && ctx.input_versions) *ctx.state = *local;
   return **local;
 }
@@ -274,7 +275,9 @@ SgCall PrepareSgCall(const OpContext& ctx, const NodeAttrs& attrs, const std::ve
     Fail(StatusCode::kInternal, "node '", attrs.name,
          "' (_sg_mkldnn_conv): float32 subgraph operators run inlined (pass::ExpandSubgraphs)");
   SgCall c;
-  c.s = SgConv::Decode(attrs);
+  // A call's state holds its decoded layers once it ran (GetSgDerived).
+  c.s = ctx.state && *ctx.state ? std::static_pointer_cast<SgDerived>(*ctx.state)->conv
+                                : SgConv::Decode(attrs);
   const SgConv& s = c.s;
   const TBlob& data = in[0];
   const float dmin = Scalar(in[s.n_args]), dmax = Scalar(in[s.n_args + 1]);

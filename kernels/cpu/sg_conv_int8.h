@@ -47,6 +47,9 @@ struct SgDerived {
   // What a faster kernel prepared from these (its primitive, its reordered
   // weights); dropped with them.
   std::shared_ptr<void> backend;
+  // The node's fused layers (they depend on its attributes alone), so a
+  // call decodes its nested graph once.
+  SgConv conv;
 };
 
 // One call: the derived weights and how the int32 sums requantize into the
