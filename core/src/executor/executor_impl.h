@@ -108,9 +108,10 @@ struct Executor::Impl {
   std::vector<std::shared_ptr<const Segment>> monitor_forward, monitor_backward;
 
   // Pushes `steps` one per engine operation (`segs`), reporting the
-  // monitored entries around each. REQUIRES call_mu.
+  // monitored entries around each.
   void PushMonitored(const std::vector<PlanStep>& steps,
-                     const std::vector<std::shared_ptr<const Segment>>& segs, bool is_train);
+                     const std::vector<std::shared_ptr<const Segment>>& segs, bool is_train)
+      WEFT_REQUIRES(call_mu);
 
   // Executor::Init's steps (executor_init.cc).
   void Allocate(const Executor& ex);

@@ -25,16 +25,18 @@ void Executor::Impl::PushMonitored(const std::vector<PlanStep>& steps,
   WEFT_CHECK(steps.size() == segs.size())
       << "monitor: " << segs.size() << " segments for " << steps.size() << " steps";
   const IndexedGraph& g = *plan->idx;
+  const Executor::MonitorCallback callback = monitor;  // a copy: the lambda runs unannotated
+  const bool inputs_too = monitor_all;
   auto report = [&](uint32_t entry) {
     const NDArray& src = entries[entry];
     if (src.is_none()) return;
     NDArray copy(src.shape(), src.ctx(), src.dtype(), rt);
     src.CopyTo(&copy);
-    monitor(g.entry_name(entry), copy);
+    callback(g.entry_name(entry), copy);
   };
   for (size_t i = 0; i < steps.size(); ++i) {
     const uint32_t nid = steps[i].nid;
-    if (monitor_all)
+    if (inputs_too)
       for (const auto& in : g[nid].inputs) report(g.entry_id(in));
     Push(segs[i], is_train);
     for (uint32_t o = 0; o < g.node(nid).num_outputs(); ++o) report(g.entry_id(nid, o));

@@ -20,9 +20,15 @@ struct Stat {
   double total = 0, min = 0, max = 0;
 };
 
-Mutex g_stats_mu;
-// category name -> event name -> statistics.
-std::map<std::string, std::map<std::string, Stat>> g_stats WEFT_GUARDED_BY(g_stats_mu);
+// category name -> event name -> statistics; leaked (see recorder.cc).
+struct Stats {
+  Mutex mu;
+  std::map<std::string, std::map<std::string, Stat>> by_cat WEFT_GUARDED_BY(mu);
+};
+Stats& S() {
+  static Stats* s = new Stats;
+  return *s;
+}
 
 bool IsMemory(const std::string& cat) { return cat == "memory"; }
 
@@ -42,8 +48,9 @@ void AddToStats(const Event& e) {
   // Durations in ms; memory in kB.
   const double v =
       memory ? static_cast<double>(e.value) / 1024.0 : static_cast<double>(e.dur) / 1e6;
-  MutexLock l(&g_stats_mu);
-  Stat& s = g_stats[Info(e.cat).name][e.name];
+  Stats& all = S();
+  MutexLock l(&all.mu);
+  Stat& s = all.by_cat[Info(e.cat).name][e.name];
   s.min = s.count ? std::min(s.min, v) : v;
   s.max = s.count ? std::max(s.max, v) : v;
   s.total += v;
@@ -58,13 +65,14 @@ std::string FormatStats(const AggregateOptions& o) {
   if (o.format != "table" && o.format != "json")
     Fail(StatusCode::kInvalidArgument, "profiler aggregate: format '", o.format,
          "' is not 'table' or 'json'");
-  MutexLock l(&g_stats_mu);
+  Stats& all = S();
+  MutexLock l(&all.mu);
   nlohmann::ordered_json json = {{"Time", nlohmann::ordered_json::object()},
                                  {"Memory", nlohmann::ordered_json::object()},
                                  {"Unit", {{"Time", "ms"}, {"Memory", "kB"}}}};
   std::string table =
       "Profile Statistics:\n\tNote the difference in units for different entries.\n";
-  for (const auto& [cat, names] : g_stats) {
+  for (const auto& [cat, names] : all.by_cat) {
     std::vector<std::pair<std::string, Stat>> rows(names.begin(), names.end());
     std::stable_sort(rows.begin(), rows.end(), [&](const auto& a, const auto& b) {
       const double ka = SortKey(a.second, o.sort_by), kb = SortKey(b.second, o.sort_by);
@@ -94,7 +102,7 @@ std::string FormatStats(const AggregateOptions& o) {
     }
     table += "\n";
   }
-  if (o.reset) g_stats.clear();
+  if (o.reset) all.by_cat.clear();
   if (o.format == "json") return json.dump(2, ' ', false, nlohmann::json::error_handler_t::replace);
   return table;
 }

@@ -30,11 +30,22 @@ struct Ring {
   std::atomic<bool> alive{true};
 };
 
-Mutex g_rings_mu;
-std::vector<std::shared_ptr<Ring>> g_rings WEFT_GUARDED_BY(g_rings_mu);
+// The rings, thread names and overflow, leaked: threads (an engine worker
+// starting, or one calling exit() inside an op) may record while static
+// destructors run.
+struct Shared {
+  Mutex rings_mu;
+  std::vector<std::shared_ptr<Ring>> rings WEFT_GUARDED_BY(rings_mu);
+  Mutex names_mu;
+  std::map<uint32_t, std::string> names WEFT_GUARDED_BY(names_mu);
+  Mutex overflow_mu;
+  std::vector<Event> overflow WEFT_GUARDED_BY(overflow_mu);  // drained by full rings
+};
+Shared& G() {
+  static Shared* g = new Shared;
+  return *g;
+}
 std::atomic<uint32_t> g_next_tid{1};
-Mutex g_names_mu;
-std::map<uint32_t, std::string> g_names WEFT_GUARDED_BY(g_names_mu);
 
 struct Holder {
   std::shared_ptr<Ring> ring;
@@ -55,8 +66,9 @@ uint32_t ThreadId() {
 Ring* ThisRing() {
   if (!t_holder.ring) {
     auto ring = std::make_shared<Ring>(ThreadId());
-    MutexLock l(&g_rings_mu);
-    g_rings.push_back(ring);
+    Shared& g = G();
+    MutexLock l(&g.rings_mu);
+    g.rings.push_back(ring);
     t_holder.ring = std::move(ring);
   }
   return t_holder.ring.get();
@@ -74,9 +86,6 @@ void DrainRing(Ring* ring, std::vector<Event>* out) {
   ring->tail.store(tail, std::memory_order_release);
 }
 
-Mutex g_overflow_mu;
-std::vector<Event> g_overflow WEFT_GUARDED_BY(g_overflow_mu);  // drained by full rings
-
 void Copy(char* dst, size_t cap, std::string_view s) {
   const size_t n = std::min(cap - 1, s.size());
   std::memcpy(dst, s.data(), n);
@@ -90,8 +99,9 @@ void Push(const Event& e) {
     MutexLock l(&ring->drain_mu);
     std::vector<Event> moved;
     DrainRing(ring, &moved);
-    MutexLock o(&g_overflow_mu);
-    g_overflow.insert(g_overflow.end(), moved.begin(), moved.end());
+    Shared& g = G();
+    MutexLock o(&g.overflow_mu);
+    g.overflow.insert(g.overflow.end(), moved.begin(), moved.end());
   }
   Event& slot = ring->slots[head % kRingEvents];
   slot = e;
@@ -114,34 +124,36 @@ Event Make(Category c, char ph, std::string_view name, Context dev) {
 }  // namespace
 
 void DrainAll(std::vector<Event>* out) {
+  Shared& g = G();
   std::vector<std::shared_ptr<Ring>> rings;
   {
-    MutexLock l(&g_rings_mu);
-    rings = g_rings;
+    MutexLock l(&g.rings_mu);
+    rings = g.rings;
   }
   {
-    MutexLock o(&g_overflow_mu);
-    for (const Event& e : g_overflow) out->push_back(e);  // counted when they overflowed
-    g_overflow.clear();
+    MutexLock o(&g.overflow_mu);
+    for (const Event& e : g.overflow) out->push_back(e);  // counted when they overflowed
+    g.overflow.clear();
   }
   for (const auto& ring : rings) {
     MutexLock l(&ring->drain_mu);
     DrainRing(ring.get(), out);
   }
-  MutexLock l(&g_rings_mu);  // forget rings of finished threads once empty
-  g_rings.erase(std::remove_if(g_rings.begin(), g_rings.end(),
+  MutexLock l(&g.rings_mu);  // forget rings of finished threads once empty
+  g.rings.erase(std::remove_if(g.rings.begin(), g.rings.end(),
                                [](const std::shared_ptr<Ring>& r) {
                                  return !r->alive.load(std::memory_order_acquire) &&
                                         r->tail.load() == r->head.load();
                                }),
-                g_rings.end());
+                g.rings.end());
   std::stable_sort(out->begin(), out->end(),
                    [](const Event& a, const Event& b) { return a.ts < b.ts; });
 }
 
 std::map<uint32_t, std::string> ThreadNames() {
-  MutexLock l(&g_names_mu);
-  return g_names;
+  Shared& g = G();
+  MutexLock l(&g.names_mu);
+  return g.names;
 }
 
 }  // namespace internal
@@ -198,8 +210,9 @@ void PopRange() {
 
 void SetThreadName(std::string_view name) {
   const uint32_t tid = internal::ThreadId();
-  MutexLock l(&internal::g_names_mu);
-  internal::g_names[tid] = std::string(name);
+  internal::Shared& g = internal::G();
+  MutexLock l(&g.names_mu);
+  g.names[tid] = std::string(name);
 }
 
 SymbolicScope::SymbolicScope() : prev_(internal::t_symbolic) { internal::t_symbolic = true; }
