@@ -19,11 +19,15 @@ Executor::MonitorCallback Adapt(WeftMonitorCallback callback, void* user) {
   if (!callback) return {};
   return [callback, user](const std::string& name, const NDArray& value) {
     WeftNDArray* h = NewHandle<WeftNDArray>(std::make_shared<NDArray>(value));
-    callback(name.c_str(), h, user);
+    const char* err = callback(name.c_str(), h, user);
+    const std::string message = err ? err : "";
     try {
       TakeHandle(h, "array");
     } catch (...) {  // the callback freed it: nothing left to release
     }
+    if (err)
+      Fail(StatusCode::kInvalidArgument, "the monitor callback for '", name,
+           "' returned an error: ", message);
   };
 }
 

@@ -327,10 +327,18 @@ struct Seen {
   double sum_stat;
 };
 
-static void record(const char* name, WeftNDArray* array, void* user) {
+static const char* record(const char* name, WeftNDArray* array, void* user) {
   struct Seen* s = (struct Seen*)user;
   if (s->count < 16) snprintf(s->names[s->count++], 64, "%s", name);
   if (strcmp(name, "sum_output") == 0) weft_ndarray_monitor_stat(array, &s->sum_stat);
+  return NULL;
+}
+
+static const char* refuse(const char* name, WeftNDArray* array, void* user) {
+  (void)name;
+  (void)array;
+  (void)user;
+  return "refused";
 }
 
 /* The monitor sees each node's output once per forward (inputs too with
@@ -361,6 +369,11 @@ static void test_monitor_callback(void** state) {
   OK(weft_executor_forward(ex, 0));
   OK(weft_wait_all());
   assert_int_equal(seen.count, 9); /* 3 nodes: 2 inputs and 1 output each */
+  /* A callback's error fails the forward, naming the entry; the executor stays usable. */
+  OK(weft_executor_set_monitor_callback(ex, refuse, NULL, 0));
+  EXPECT_ERR(weft_executor_forward(ex, 0), WEFT_ERR_INVALID_ARGUMENT,
+             "monitor callback for 'ab_output' returned an error: refused");
+  OK(weft_wait_all());
   memset(&seen, 0, sizeof seen);
   OK(weft_executor_set_monitor_callback(ex, NULL, NULL, 0));
   OK(weft_executor_forward(ex, 0));

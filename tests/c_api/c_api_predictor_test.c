@@ -487,7 +487,7 @@ struct MonitorSeen {
   int other_thread;
 };
 
-static void count_monitored(const char* name, WeftNDArray* array, void* user) {
+static const char* count_monitored(const char* name, WeftNDArray* array, void* user) {
   struct MonitorSeen* s = (struct MonitorSeen*)user;
   double stat = -1;
   s->calls++;
@@ -495,6 +495,7 @@ static void count_monitored(const char* name, WeftNDArray* array, void* user) {
   s->other_thread += !pthread_equal(s->thread, pthread_self());
   assert_int_equal(weft_ndarray_monitor_stat(array, &stat), WEFT_OK);
   assert_true(stat >= 0);
+  return NULL;
 }
 
 static void test_monitor(void** state) {

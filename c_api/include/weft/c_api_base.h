@@ -69,12 +69,14 @@ typedef struct WeftStringList WeftStringList;
 
 /**
  * A monitor callback (weft_executor_set_monitor_callback,
- * weft_predictor_set_monitor_callback): `name` is the entry's name
- * ("fc1_output", "data"), `array` a copy of its value, valid only during the
- * call (read it with weft_ndarray_copy_to / weft_ndarray_monitor_stat, or
- * copy it to keep it); `user` as given when it was set.
+ * weft_predictor_set_monitor_callback, weft_cached_op_set_monitor_callback):
+ * `name` is the entry's name ("fc1_output", "data"), `array` a copy of its
+ * value, valid only during the call (read it with weft_ndarray_copy_to /
+ * weft_ndarray_monitor_stat, or copy it to keep it); `user` as given when it
+ * was set. Returns NULL, or a message (copied at once) that fails the call
+ * running the monitored graph (WEFT_ERR_INVALID_ARGUMENT naming the entry).
  */
-typedef void (*WeftMonitorCallback)(const char* name, WeftNDArray* array, void* user);
+typedef const char* (*WeftMonitorCallback)(const char* name, WeftNDArray* array, void* user);
 
 /* ---------------------------------------------------------------- library */
 

@@ -2840,7 +2840,7 @@ _gostring_ _wrap_weft_executor_set_monitor_callback_capi_f8186da7160cc715(WeftEx
   arg3 = (void *)_swig_go_2; 
   arg4 = (int)_swig_go_3; 
   
-  result = (WeftStatus)weft_executor_set_monitor_callback(arg1,arg2,arg3,arg4);
+  result = (WeftStatus)weft_executor_set_monitor_callback(arg1,(char const *(*)(char const *,WeftNDArray *,void *))arg2,arg3,arg4);
   _swig_go_result = WeftGoStatus(result); 
   return _swig_go_result;
 }
@@ -4936,7 +4936,7 @@ _gostring_ _wrap_weft_predictor_set_monitor_callback_capi_f8186da7160cc715(WeftP
   arg3 = (void *)_swig_go_2; 
   arg4 = (int)_swig_go_3; 
   
-  result = (WeftStatus)weft_predictor_set_monitor_callback(arg1,arg2,arg3,arg4);
+  result = (WeftStatus)weft_predictor_set_monitor_callback(arg1,(char const *(*)(char const *,WeftNDArray *,void *))arg2,arg3,arg4);
   _swig_go_result = WeftGoStatus(result); 
   return _swig_go_result;
 }
@@ -5709,7 +5709,7 @@ _gostring_ _wrap_weft_cached_op_set_monitor_callback_capi_f8186da7160cc715(WeftC
   arg3 = (void *)_swig_go_2; 
   arg4 = (int)_swig_go_3; 
   
-  result = (WeftStatus)weft_cached_op_set_monitor_callback(arg1,arg2,arg3,arg4);
+  result = (WeftStatus)weft_cached_op_set_monitor_callback(arg1,(char const *(*)(char const *,WeftNDArray *,void *))arg2,arg3,arg4);
   _swig_go_result = WeftGoStatus(result); 
   return _swig_go_result;
 }
