@@ -21,9 +21,19 @@ photograph tests/data/images/video-001.q50.420.rgb.npy (150x103 RGB) and its
                      gray as 3 channels, 1 - alpha, 0).
   pca.npy            MXNet's PCA noise with draws (0.05, -0.08, 0.12): each channel plus
                      its eigen-combination, int += float truncation, clipped.
+  warp_<name>.npy    cv2.warpAffine(INTER_LINEAR, BORDER_CONSTANT, fill) with MXNet's
+                     affine augmentation matrix, computed in float32 step by step as
+                     image_aug_default.cc does (see affine() below):
+                     warp_crop: the crop, angle 30, shear 0.2, scale 0.8, ratio 1.2, fill 50;
+                     warp_photo: the image, angle -17, shear -0.1, scale 1.3, ratio 0.9,
+                     max_img_size 120, fill 255.
+  hls_<name>.npy     MXNet's HSL jitter: cvtColor(BGR2HLS), (h, l, s) offsets added and
+                     clipped to [0, 180] / [0, 255] / [0, 255], cvtColor(HLS2BGR), on the crop:
+                     hls_zero (0, 0, 0), hls_a (20, -15, 30), hls_b (-40, 25, -60).
 All color steps run on the BGR image, exactly as MXNet's augmenter does, and are
 flipped back to RGB.
 """
+import math
 import os
 import sys
 
@@ -60,6 +70,41 @@ def pca(bgr, draws):
     return np.clip(v, 0, 255).astype(np.uint8)
 
 
+def affine(cols, rows, angle, shear, scale, ratio, min_size=0.0, max_size=1e10):
+    """MXNet's warp matrix and output size, in its float32 steps."""
+    f = np.float32
+    a = f(math.cos(angle / 180.0 * math.pi))
+    b = f(math.sin(angle / 180.0 * math.pi))
+    shear, scale, ratio = f(shear), f(scale), f(ratio)
+    hs = f(f(2) * scale) / f(f(1) + ratio)
+    ws = f(ratio * hs)
+    new_w = max(f(min_size), min(f(max_size), f(scale * f(cols))))
+    new_h = max(f(min_size), min(f(max_size), f(scale * f(rows))))
+    m = np.zeros((2, 3), dtype=np.float32)
+    m[0, 0] = f(hs * a) - f(f(shear * b) * ws)
+    m[1, 0] = -b * ws
+    m[0, 1] = f(hs * b) + f(f(shear * a) * ws)
+    m[1, 1] = a * ws
+    cw = f(m[0, 0] * f(cols)) + f(m[0, 1] * f(rows))
+    ch = f(m[1, 0] * f(cols)) + f(m[1, 1] * f(rows))
+    m[0, 2] = f(new_w - cw) / f(2)
+    m[1, 2] = f(new_h - ch) / f(2)
+    return m, (int(new_w), int(new_h))
+
+
+def warp(img, fill, **kw):
+    m, size = affine(img.shape[1], img.shape[0], **kw)
+    return cv2.warpAffine(img, m, size, flags=cv2.INTER_LINEAR,
+                          borderMode=cv2.BORDER_CONSTANT, borderValue=(fill, fill, fill))
+
+
+def hls(bgr, dh, dl, ds):
+    v = cv2.cvtColor(bgr, cv2.COLOR_BGR2HLS).astype(np.int32)
+    v += np.array([dh, dl, ds], dtype=np.int32)[None, None, :]
+    v = np.clip(v, 0, np.array([180, 255, 255])[None, None, :]).astype(np.uint8)
+    return cv2.cvtColor(v, cv2.COLOR_HLS2BGR)
+
+
 def main():
     here = os.path.dirname(os.path.abspath(__file__))
     root = os.path.join(here, "..", "tests", "data")
@@ -81,6 +126,12 @@ def main():
     for a in ("0.5", "1.6"):
         refs["saturation_" + a] = rgb(saturation(bgr, float(a)))
     refs["pca"] = rgb(pca(bgr, (0.05, -0.08, 0.12)))
+    refs["warp_crop"] = warp(crop, 50, angle=30, shear=0.2, scale=0.8, ratio=1.2)
+    refs["warp_photo"] = warp(image, 255, angle=-17, shear=-0.1, scale=1.3, ratio=0.9,
+                              max_size=120)
+    refs["hls_zero"] = rgb(hls(bgr, 0, 0, 0))
+    refs["hls_a"] = rgb(hls(bgr, 20, -15, 30))
+    refs["hls_b"] = rgb(hls(bgr, -40, 25, -60))
     for name, arr in sorted(refs.items()):
         np.save(os.path.join(out, name + ".npy"), np.ascontiguousarray(arr, dtype=np.uint8))
         print("%s: %s" % (name, arr.shape))

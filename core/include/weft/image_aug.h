@@ -11,15 +11,18 @@
 // 0.114 R + 0.587 G + 0.299 B (OpenCV's fixed point, 14 bits). Resizing is
 // OpenCV's cv::resize: nearest (inter_method 0) and bilinear (1, the
 // default; 11-bit fixed point, 2x2 averaging for an exact halving as
-// OpenCV switches to INTER_AREA there); cubic, area and Lanczos (2, 3, 4,
-// and 9 / 10 which pick among them) are kNotImplemented. Stateless kernels;
-// an ImageAugmenter is immutable after construction and Process may run on
-// several threads at once (each with its own generator).
+// OpenCV switches to INTER_AREA there); the affine warp (rotation, shear,
+// random scale and aspect ratio) is cv::warpAffine, bilinear, with a
+// constant border; cubic, area and Lanczos (2, 3, 4, and 9 / 10 which pick
+// among them) are kNotImplemented. Stateless kernels; an ImageAugmenter is
+// immutable after construction and Process may run on several threads at
+// once (each with its own generator).
 #ifndef WEFT_IMAGE_AUG_H_
 #define WEFT_IMAGE_AUG_H_
 
 #include <random>
 #include <string>
+#include <vector>
 
 #include "weft/image.h"
 #include "weft/shape.h"
@@ -35,6 +38,25 @@ Image ResizeImage(const Image& src, int width, int height, int inter_method);
 Image CropImage(const Image& src, int x, int y, int width, int height);
 // cv::copyMakeBorder(BORDER_CONSTANT, fill): `pad` pixels of `fill` on each side.
 Image PadImage(const Image& src, int pad, int fill);
+// cv::warpAffine(src, dst, matrix, Size(width, height), INTER_LINEAR,
+// BORDER_CONSTANT, fill): `matrix` (row major 2x3) maps source to
+// destination coordinates; a destination pixel reads the source bilinearly
+// at the inverse image of its position (OpenCV's 1/32-pixel fixed point),
+// taps outside the source reading `fill` (clamped to [0, 255]). A width or
+// height <= 0 means the source's size, as in OpenCV.
+Image WarpAffineImage(const Image& src, const float matrix[6], int width, int height, int fill);
+// MXNet's affine augmentation matrix for a `cols` x `rows` image: rotation
+// by `angle` degrees, shear `shear` ((x, y) -> (x + shear * y, y)), scale
+// and aspect ratio (width / height), centred in an output of
+// clamp(scale * side, min_img_size, max_img_size) per side (float, then
+// truncated for the size as cv::Size does), computed in MXNet's float steps.
+// Throws kInvalidArgument when a side would exceed 32767.
+struct AffineWarp {
+  float matrix[6];
+  int width, height;
+};
+AffineWarp AffineAugMatrix(int cols, int rows, int angle, float shear, float scale, float ratio,
+                           float min_img_size, float max_img_size);
 // Mirrors each row (left <-> right) in place.
 void FlipLeftRight(Image* img);
 // MXNet's tools/im2rec.py transform before packing: with `center_crop` the
@@ -59,49 +81,61 @@ uint8_t MXNetGray(const uint8_t* rgb);
 // order of the draws): each channel plus its eigen-combination, truncated
 // toward zero as MXNet's int += float is, then saturated.
 void AddPcaNoise(Image* img, const float alpha[3]);
+// MXNet's HSL jitter on an RGB image (in place): OpenCV's 8-bit
+// cvtColor(BGR2HLS) (H in [0, 180), L and S in [0, 255]), `dh`, `dl`, `ds`
+// added and clamped to [0, 180] / [0, 255] / [0, 255], and back with
+// cvtColor(HLS2BGR). Not the identity for zero offsets (the 8-bit round trip
+// rounds). Throws kInvalidArgument for a gray image.
+void ShiftHls(Image* img, int dh, int dl, int ds);
 
 // The augmenter's parameters, named and defaulted as MXNet's
-// DefaultImageAugmentParam. A parameter Weft does not implement
-// (max_rotate_angle, rotate, max_shear_ratio, min/max_random_scale,
-// min/max_img_size, random_h/s/l) is refused by the constructor when set
-// away from its default, as is an aspect-ratio change without
-// random_resized_crop (MXNet does that by an affine warp).
+// DefaultImageAugmentParam, plus its `rotate_list` (a list of angles, one
+// drawn per image; MXNet reads it from the leftover keyword arguments).
 struct ImageAugParams {
   Shape data_shape;  // (channels, height, width) of the output image
   int resize = -1;   // shorter side resized to this first (-1: no)
   bool rand_crop = false;
   bool random_resized_crop = false;
+  int max_rotate_angle = 0;  // rotation drawn from [-v, v] degrees
+  int rotate = -1;           // > 0: this rotation instead
+  std::vector<int> rotate_list;
   float max_aspect_ratio = 0;
   float min_aspect_ratio = -1;  // -1: None (then [1 - max, 1 + max])
+  float max_shear_ratio = 0;
+  float min_random_scale = 1, max_random_scale = 1;
   float min_random_area = 1, max_random_area = 1;
+  float min_img_size = 0, max_img_size = 1e10f;
   int max_crop_size = -1, min_crop_size = -1;
   float brightness = 0, contrast = 0, saturation = 0, pca_noise = 0;
+  int random_h = 0, random_s = 0, random_l = 0;
   int inter_method = 1;
   int pad = 0, fill_value = 255;
-  // Not implemented (must stay at their defaults).
-  int max_rotate_angle = 0, rotate = -1;
-  float max_shear_ratio = 0, min_random_scale = 1, max_random_scale = 1;
-  float min_img_size = 0, max_img_size = 1e10f;
-  int random_h = 0, random_s = 0, random_l = 0;
 };
 
 class ImageAugmenter {
  public:
   // Validates `params` as MXNet does (data_shape of rank 3 with nonzero
   // extents; random_resized_crop without rand_crop or crop sizes; area and
-  // ratio ranges ordered and positive); throws kInvalidArgument naming the
-  // parameter, kNotImplemented for an unimplemented one that is set.
+  // ratio ranges ordered and positive; no nearest interpolation for the
+  // affine warp; HSL jitter only on 3 channels); throws kInvalidArgument
+  // naming the parameter, kNotImplemented for an interpolation other than
+  // nearest and bilinear.
   explicit ImageAugmenter(const ImageAugParams& params);
 
-  // MXNet's DefaultImageAugmenter::Process: resize, pad, the crop (random
-  // resized, random-size, random or center), color jitter in a random
-  // order, PCA noise. Returns a data_shape[1] x data_shape[2] image. Throws
+  // MXNet's DefaultImageAugmenter::Process: resize, the affine warp (when
+  // rotation, shear, random scale, aspect ratio without random_resized_crop
+  // or an image size bound is set), pad, the crop (random resized,
+  // random-size, random or center), color jitter in a random order, HSL
+  // jitter, PCA noise. Returns a data_shape[1] x data_shape[2] image. Throws
   // kInvalidArgument when the image is smaller than a crop it needs.
   Image Process(Image src, std::mt19937* rng) const;
 
   const ImageAugParams& params() const { return params_; }
 
  private:
+  bool NeedsWarp() const;
+  Image Warp(const Image& res, std::mt19937* rng) const;
+  void HslJitter(Image* res, std::mt19937* rng) const;
   Image Crop(Image res, std::mt19937* rng) const;
   Image RandomResizedCrop(const Image& res, std::mt19937* rng, bool* cropped) const;
   Image CenterCrop(Image res, std::mt19937* rng) const;

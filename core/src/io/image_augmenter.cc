@@ -11,12 +11,6 @@
 namespace weft {
 namespace {
 
-void RequireDefault(bool is_default, const char* name) {
-  if (!is_default)
-    Fail(StatusCode::kNotImplemented, "ImageAugmenter: ", name,
-         " is not implemented (MXNet applies it by an affine warp); leave it at its default");
-}
-
 void CheckParams(const ImageAugParams& p) {
   const Shape& s = p.data_shape;
   if (s.ndim() != 3 || s[0] <= 0 || s[1] <= 0 || s[2] <= 0)
@@ -36,13 +30,19 @@ void CheckParams(const ImageAugParams& p) {
   if (p.pca_noise > 0 && s[0] != 3)
     Fail(StatusCode::kInvalidArgument, "ImageAugmenter: pca_noise needs 3 channels, data_shape ",
          s);
-  RequireDefault(p.max_rotate_angle == 0 && p.rotate <= 0, "max_rotate_angle / rotate");
-  RequireDefault(p.max_shear_ratio == 0, "max_shear_ratio");
-  RequireDefault(p.min_random_scale == 1 && p.max_random_scale == 1,
-                 "min_random_scale / max_random_scale");
-  RequireDefault(p.min_img_size == 0 && p.max_img_size == 1e10f, "min_img_size / max_img_size");
-  RequireDefault(p.random_h == 0 && p.random_s == 0 && p.random_l == 0,
-                 "random_h / random_s / random_l");
+  if (p.max_rotate_angle < 0)
+    Fail(StatusCode::kInvalidArgument, "ImageAugmenter: max_rotate_angle must be >= 0, given ",
+         p.max_rotate_angle);
+  if (p.min_random_scale <= 0 || p.min_random_scale > p.max_random_scale)
+    Fail(StatusCode::kInvalidArgument,
+         "ImageAugmenter: need 0 < min_random_scale <= ", "max_random_scale, given [",
+         p.min_random_scale, ", ", p.max_random_scale, "]");
+  if (p.min_img_size > p.max_img_size)
+    Fail(StatusCode::kInvalidArgument, "ImageAugmenter: min_img_size ", p.min_img_size,
+         " > max_img_size ", p.max_img_size);
+  if ((p.random_h != 0 || p.random_s != 0 || p.random_l != 0) && s[0] != 3)
+    Fail(StatusCode::kInvalidArgument, "ImageAugmenter: random_h / random_s / random_l need 3 ",
+         "channels, data_shape ", s);
 }
 
 }  // namespace
@@ -57,13 +57,20 @@ ImageAugmenter::ImageAugmenter(const ImageAugParams& params) : params_(params) {
     min_ratio_ = 1 - p.max_aspect_ratio;
     max_ratio_ = 1 + p.max_aspect_ratio;
   }
-  if (!p.random_resized_crop)
-    RequireDefault(min_ratio_ == 1 && max_ratio_ == 1,
-                   "an aspect ratio change without random_resized_crop");
+  if (NeedsWarp()) {
+    if (p.inter_method == 0)
+      Fail(StatusCode::kInvalidArgument, "ImageAugmenter: inter_method 0 (nearest) cannot warp ",
+           "(rotation, shear, random scale, aspect ratio or image size bounds); MXNet accepts ",
+           "1, 2, 3, 4, 9 or 10 there");
+    if (!p.random_resized_crop && min_ratio_ <= 0)
+      Fail(StatusCode::kInvalidArgument, "ImageAugmenter: the aspect ratio range must be ",
+           "positive, given [", min_ratio_, ", ", max_ratio_, "]");
+  }
   if (p.random_resized_crop) {
-    if (p.rand_crop || p.min_crop_size != -1 || p.max_crop_size != -1)
+    if (p.rand_crop || p.min_crop_size != -1 || p.max_crop_size != -1 || p.min_random_scale != 1 ||
+        p.max_random_scale != 1)
       Fail(StatusCode::kInvalidArgument, "ImageAugmenter: random_resized_crop conflicts with ",
-           "rand_crop, min_crop_size and max_crop_size");
+           "min_random_scale, max_random_scale, rand_crop, min_crop_size and max_crop_size");
     if (min_ratio_ <= 0 || min_ratio_ > max_ratio_ || p.min_random_area > p.max_random_area)
       Fail(StatusCode::kInvalidArgument, "ImageAugmenter: random_resized_crop needs 0 < ",
            "min_aspect_ratio <= max_aspect_ratio and min_random_area <= max_random_area, given ",
@@ -83,9 +90,11 @@ Image ImageAugmenter::Process(Image src, std::mt19937* rng) const {
       w = int64_t{p.resize} * res.width / res.height;
     res = ResizeImage(res, static_cast<int>(w), static_cast<int>(h), p.inter_method);
   }
+  if (NeedsWarp()) res = Warp(res, rng);
   if (p.pad > 0) res = PadImage(res, p.pad, p.fill_value);
   res = Crop(std::move(res), rng);
   if (p.brightness > 0 || p.contrast > 0 || p.saturation > 0) ColorJitter(&res, rng);
+  if (p.random_h != 0 || p.random_s != 0 || p.random_l != 0) HslJitter(&res, rng);
   if (p.pca_noise > 0) {
     std::normal_distribution<float> normal(0, p.pca_noise);
     float alpha[3];
@@ -93,6 +102,53 @@ Image ImageAugmenter::Process(Image src, std::mt19937* rng) const {
     AddPcaNoise(&res, alpha);
   }
   return res;
+}
+
+bool ImageAugmenter::NeedsWarp() const {
+  const ImageAugParams& p = params_;
+  return p.max_rotate_angle > 0 || p.max_shear_ratio > 0 || p.rotate > 0 ||
+         !p.rotate_list.empty() || p.max_random_scale != 1 || p.min_random_scale != 1 ||
+         (!p.random_resized_crop && (min_ratio_ != 1 || max_ratio_ != 1)) ||
+         p.max_img_size != 1e10f || p.min_img_size != 0;
+}
+
+// MXNet's draws: shear, angle (always, then overridden by rotate or
+// rotate_list), scale and ratio (without random_resized_crop).
+Image ImageAugmenter::Warp(const Image& res, std::mt19937* rng) const {
+  const ImageAugParams& p = params_;
+  std::uniform_real_distribution<float> unit(0, 1);
+  const float shear = unit(*rng) * p.max_shear_ratio * 2 - p.max_shear_ratio;
+  int angle = std::uniform_int_distribution<int>(-p.max_rotate_angle, p.max_rotate_angle)(*rng);
+  if (p.rotate > 0) angle = p.rotate;
+  if (!p.rotate_list.empty()) {
+    const int last = static_cast<int>(p.rotate_list.size()) - 1;
+    angle = p.rotate_list[std::uniform_int_distribution<int>(0, last)(*rng)];
+  }
+  float scale = 1, ratio = 1;
+  if (!p.random_resized_crop) {
+    scale = unit(*rng) * (p.max_random_scale - p.min_random_scale) + p.min_random_scale;
+    ratio = unit(*rng) * (max_ratio_ - min_ratio_) + min_ratio_;
+  }
+  const AffineWarp w = AffineAugMatrix(res.width, res.height, angle, shear, scale, ratio,
+                                       p.min_img_size, p.max_img_size);
+  return WarpAffineImage(res, w.matrix, w.width, w.height, p.fill_value);
+}
+
+// MXNet's offsets: each the mean of one draw and four times another, over
+// five, mapped to [-v, v] and truncated toward zero; H, then S, then L.
+void ImageAugmenter::HslJitter(Image* res, std::mt19937* rng) const {
+  const ImageAugParams& p = params_;
+  std::uniform_real_distribution<float> unit(0, 1);
+  float r[3];
+  for (float& v : r) {
+    v = unit(*rng);
+    v += 4 * unit(*rng);
+    v = v / 5;
+  }
+  const int dh = static_cast<int>(r[0] * p.random_h * 2 - p.random_h);
+  const int ds = static_cast<int>(r[1] * p.random_s * 2 - p.random_s);
+  const int dl = static_cast<int>(r[2] * p.random_l * 2 - p.random_l);
+  ShiftHls(res, dh, dl, ds);
 }
 
 Image ImageAugmenter::Crop(Image res, std::mt19937* rng) const {

@@ -1,6 +1,10 @@
 // The factory's ImageRecordIter (weft/image_record_iter.h): MXNet's
 // parameters (ImageRecParserParam, ImageRecordParam, ImageNormalizeParam,
 // DefaultImageAugmentParam, BatchParam) with its defaults.
+#include <cstdlib>
+#include <string>
+#include <vector>
+
 #include "op/op_common.h"
 #include "train/data_iter_entry.h"
 #include "weft/image_record_iter.h"
@@ -59,14 +63,36 @@ std::vector<ParamDecl> AugParams() {
           IntParam("inter_method", "1", "Interpolation: 0 nearest, 1 bilinear."),
           IntParam("pad", "0", "Border added on every side."),
           IntParam("fill_value", "255", "The border's value."),
-          IntParam("max_rotate_angle", "0", "Random rotation (not implemented: keep 0)."),
-          IntParam("rotate", "-1", "Fixed rotation (not implemented: keep -1)."),
-          FloatParam("max_shear_ratio", "0", "Random shear (not implemented: keep 0)."),
-          FloatParam("min_random_scale", "1", "Random scale (not implemented: keep 1)."),
-          FloatParam("max_random_scale", "1", "Random scale (not implemented: keep 1)."),
-          IntParam("random_h", "0", "HSL hue jitter (not implemented: keep 0)."),
-          IntParam("random_s", "0", "HSL saturation jitter (not implemented: keep 0)."),
-          IntParam("random_l", "0", "HSL lightness jitter (not implemented: keep 0).")};
+          IntParam("max_rotate_angle", "0", "Rotate by a random angle in [-v, v] degrees."),
+          IntParam("rotate", "-1", "Rotate by this angle (> 0; overrides max_rotate_angle)."),
+          StringParam("rotate_list", "", "Angles, comma separated; one drawn per image."),
+          FloatParam("max_shear_ratio", "0", "Shear (x, y) -> (x + m y, y), m in [-v, v]."),
+          FloatParam("min_random_scale", "1", "Smallest random scale of the image."),
+          FloatParam("max_random_scale", "1", "Largest random scale of the image."),
+          FloatParam("min_img_size", "0", "Smallest side after the scale and rotation."),
+          FloatParam("max_img_size", "1e10", "Largest side after the scale and rotation."),
+          IntParam("random_h", "0", "HSL hue jitter in [-v, v] (H in [0, 180])."),
+          IntParam("random_s", "0", "HSL saturation jitter in [-v, v]."),
+          IntParam("random_l", "0", "HSL lightness jitter in [-v, v].")};
+}
+
+// MXNet's rotate_list: integers separated by commas ("" : none).
+std::vector<int> RotateList(const std::string& text) {
+  std::vector<int> angles;
+  size_t at = 0;
+  while (at < text.size()) {
+    size_t end = text.find(',', at);
+    if (end == std::string::npos) end = text.size();
+    const std::string item = text.substr(at, end - at);
+    char* stop = nullptr;
+    const long v = std::strtol(item.c_str(), &stop, 10);
+    if (item.empty() || *stop != '\0' || v < -360 || v > 360)
+      Fail(StatusCode::kInvalidArgument, "ImageRecordIter: rotate_list must be integers in ",
+           "[-360, 360] separated by commas, given '", text, "'");
+    angles.push_back(static_cast<int>(v));
+    at = end + 1;
+  }
+  return angles;
 }
 
 ImageAugParams Aug(const ParamValues& p) {
@@ -89,7 +115,10 @@ ImageAugParams Aug(const ParamValues& p) {
   a.fill_value = static_cast<int>(p.GetInt("fill_value"));
   a.max_rotate_angle = static_cast<int>(p.GetInt("max_rotate_angle"));
   a.rotate = static_cast<int>(p.GetInt("rotate"));
+  a.rotate_list = RotateList(p.GetString("rotate_list"));
   a.max_shear_ratio = static_cast<float>(p.GetFloat("max_shear_ratio"));
+  a.min_img_size = static_cast<float>(p.GetFloat("min_img_size"));
+  a.max_img_size = static_cast<float>(p.GetFloat("max_img_size"));
   a.min_random_scale = static_cast<float>(p.GetFloat("min_random_scale"));
   a.max_random_scale = static_cast<float>(p.GetFloat("max_random_scale"));
   a.random_h = static_cast<int>(p.GetInt("random_h"));

@@ -1,15 +1,18 @@
-// Image augmentation (weft/image_aug.h): resizing and MXNet's color steps
-// against OpenCV (scripts/gen_image_aug_refs.py; exact: the references are
+// Image augmentation (weft/image_aug.h): resizing, MXNet's color steps, the
+// affine warp and the HSL jitter against OpenCV
+// (scripts/gen_image_aug_refs.py; exact: the references are
 // OpenCV's own output on this data, and Weft's integer and float arithmetic
 // is OpenCV's), and the crops of ImageAugmenter against their definitions
 // in MXNet's image_aug_default.cc with fixed seeds, read back from images
 // whose pixels hold their own coordinates.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <map>
 #include <random>
 #include <set>
 #include <string>
+#include <vector>
 
 #include "util/test_util.h"
 #include "weft/image_aug.h"
@@ -191,12 +194,26 @@ TEST(ImageAugmenter, RefusesWhatMXNetRefusesAndWhatIsMissing) {
   test::ExpectError([&] { ImageAugmenter a(p); }, StatusCode::kInvalidArgument,
                     {"random_resized_crop conflicts"});
   p = Params(3, 8, 8);
-  p.max_rotate_angle = 10;
-  test::ExpectError([&] { ImageAugmenter a(p); }, StatusCode::kNotImplemented,
-                    {"max_rotate_angle"});
+  p.random_resized_crop = true;
+  p.max_random_scale = 1.5f;
+  test::ExpectError([&] { ImageAugmenter a(p); }, StatusCode::kInvalidArgument,
+                    {"random_resized_crop conflicts", "max_random_scale"});
   p = Params(3, 8, 8);
-  p.max_aspect_ratio = 0.25f;
-  test::ExpectError([&] { ImageAugmenter a(p); }, StatusCode::kNotImplemented, {"aspect ratio"});
+  p.max_rotate_angle = 10;
+  p.inter_method = 0;  // MXNet's warp refuses nearest
+  test::ExpectError([&] { ImageAugmenter a(p); }, StatusCode::kInvalidArgument,
+                    {"inter_method 0", "warp"});
+  p = Params(3, 8, 8);
+  p.max_rotate_angle = -3;
+  test::ExpectError([&] { ImageAugmenter a(p); }, StatusCode::kInvalidArgument,
+                    {"max_rotate_angle", "-3"});
+  p = Params(3, 8, 8);
+  p.max_aspect_ratio = 1.5f;  // [-0.5, 2.5]
+  test::ExpectError([&] { ImageAugmenter a(p); }, StatusCode::kInvalidArgument, {"aspect ratio"});
+  p = Params(1, 8, 8);
+  p.random_l = 10;
+  test::ExpectError([&] { ImageAugmenter a(p); }, StatusCode::kInvalidArgument,
+                    {"random_h / random_s / random_l", "3"});
   p = Params(3, 8, 8);
   p.inter_method = 9;
   test::ExpectError([&] { ImageAugmenter a(p); }, StatusCode::kNotImplemented, {"inter_method 9"});
@@ -212,6 +229,153 @@ TEST(ImageAugmenter, RefusesWhatMXNetRefusesAndWhatIsMissing) {
   std::mt19937 rng(0);
   test::ExpectError([&] { small.Process(CoordImage(12, 12), &rng); }, StatusCode::kInvalidArgument,
                     {"12x12", "max_crop_size 20"});
+}
+
+TEST(ImageWarp, MatchesOpenCV) {
+  const AffineWarp c = AffineAugMatrix(40, 30, 30, 0.2f, 0.8f, 1.2f, 0, 1e10f);
+  EXPECT_EQ(c.width, 32);  // 0.8 * 40
+  EXPECT_EQ(c.height, 24);
+  ExpectSame(WarpAffineImage(PhotoCrop(), c.matrix, c.width, c.height, 50), "warp_crop");
+  const AffineWarp p = AffineAugMatrix(150, 103, -17, -0.1f, 1.3f, 0.9f, 0, 120);
+  EXPECT_EQ(p.width, 120);  // 1.3 * 150 and 1.3 * 103, bounded by max_img_size
+  EXPECT_EQ(p.height, 120);
+  ExpectSame(WarpAffineImage(Photo(), p.matrix, p.width, p.height, 255), "warp_photo");
+  test::ExpectError([] { AffineAugMatrix(40, 30, 0, 0, 1, 1, 40000, 1e10f); },
+                    StatusCode::kInvalidArgument, {"40000x40000", "32767"});
+}
+
+TEST(ImageWarp, Rotate90IsATransposedFlip) {
+  // MXNet rotates about (n / 2, n / 2), half a pixel off the centre of an
+  // n x n grid: source (x, y) lands on (y, n - x), so the destination's
+  // row 0 would read column n (outside: the fill) and row r column n - r.
+  const int n = 7;
+  ImageAugParams p = Params(3, n, n);
+  p.rotate = 90;
+  p.fill_value = 200;
+  ImageAugmenter aug(p);
+  const Image src = CoordImage(n, n);
+  std::mt19937 rng(3);
+  const Image out = aug.Process(src, &rng);
+  ASSERT_EQ(out.width, n);
+  ASSERT_EQ(out.height, n);
+  for (int y = 0; y < n; ++y)
+    for (int x = 0; x < n; ++x)
+      for (int k = 0; k < 3; ++k) {
+        const int want = y == 0 ? 200 : src.at(x, n - y)[k];
+        ASSERT_EQ(out.at(y, x)[k], want) << "(" << x << ", " << y << ") channel " << k;
+      }
+}
+
+TEST(ImageWarp, ShearOfAConstantImageStaysConstantInside) {
+  Image flat(16, 20, 3);
+  std::fill(flat.data.begin(), flat.data.end(), uint8_t{90});
+  ImageAugParams p = Params(3, 16, 20);
+  p.max_shear_ratio = 0.5f;
+  p.fill_value = 90;
+  for (unsigned seed = 0; seed < 5; ++seed) {
+    std::mt19937 rng(seed);
+    const Image same = ImageAugmenter(p).Process(flat, &rng);
+    EXPECT_TRUE(std::all_of(same.data.begin(), same.data.end(), [](uint8_t v) { return v == 90; }));
+  }
+  // Another fill: the border blends toward it, the centre keeps the image.
+  p.fill_value = 10;
+  std::mt19937 rng(4);
+  const Image out = ImageAugmenter(p).Process(flat, &rng);
+  EXPECT_EQ(out.at(8, 10)[0], 90);
+  EXPECT_TRUE(
+      std::all_of(out.data.begin(), out.data.end(), [](uint8_t v) { return v >= 10 && v <= 90; }));
+  EXPECT_TRUE(std::any_of(out.data.begin(), out.data.end(), [](uint8_t v) { return v < 90; }));
+}
+
+TEST(ImageAugmenter, WarpDrawsShearAngleScaleThenRatio) {
+  ImageAugParams p = Params(3, 40, 50);
+  p.max_rotate_angle = 25;
+  p.max_shear_ratio = 0.3f;
+  p.min_random_scale = 0.8f;
+  p.max_random_scale = 1.2f;
+  p.max_aspect_ratio = 0.25f;  // ratio in [0.75, 1.25]
+  p.fill_value = 0;
+  ImageAugmenter aug(p);
+  std::set<int> angles;
+  for (unsigned seed = 0; seed < 20; ++seed) {
+    std::mt19937 rng(seed), def(seed);
+    const Image out = aug.Process(Photo(), &rng);
+    std::uniform_real_distribution<float> unit(0, 1);
+    const float shear = unit(def) * 0.3f * 2 - 0.3f;
+    const int angle = std::uniform_int_distribution<int>(-25, 25)(def);
+    const float scale = unit(def) * (1.2f - 0.8f) + 0.8f;
+    const float ratio = unit(def) * (1.25f - 0.75f) + 0.75f;
+    const AffineWarp w = AffineAugMatrix(150, 103, angle, shear, scale, ratio, 0, 1e10f);
+    const Image warped = WarpAffineImage(Photo(), w.matrix, w.width, w.height, 0);
+    const Image want = CropImage(warped, (warped.width - 50) / 2, (warped.height - 40) / 2, 50, 40);
+    ASSERT_EQ(out.data, want.data) << "seed " << seed;
+    angles.insert(angle);
+  }
+  EXPECT_GT(angles.size(), 10u);
+}
+
+TEST(ImageHls, MatchesOpenCV) {
+  const int shifts[3][3] = {{0, 0, 0}, {20, -15, 30}, {-40, 25, -60}};
+  const char* refs[3] = {"hls_zero", "hls_a", "hls_b"};
+  for (int i = 0; i < 3; ++i) {
+    Image img = PhotoCrop();
+    ShiftHls(&img, shifts[i][0], shifts[i][1], shifts[i][2]);
+    ExpectSame(img, refs[i]);
+  }
+  Image gray(2, 2, 1);
+  test::ExpectError([&] { ShiftHls(&gray, 1, 0, 0); }, StatusCode::kInvalidArgument,
+                    {"RGB", "1 channel"});
+}
+
+TEST(ImageHls, RoundTripOfPrimariesAndGrayInClosedForm) {
+  // Pure red: L = (1 + 0) / 2 * 255 = 127.5 -> 128 (ties to even), S = 1,
+  // H = 0. Back: p2 = l + s - l s = 1, p1 = 2 l - p2 = 1 / 255, so
+  // (255, 1, 1). Green (H = 120 degrees -> 60) the same way; a gray pixel
+  // has S = 0 and comes back unchanged.
+  Image img(1, 3, 3);
+  const uint8_t in[9] = {255, 0, 0, 0, 255, 0, 77, 77, 77};
+  std::copy_n(in, 9, img.data.begin());
+  ShiftHls(&img, 0, 0, 0);
+  EXPECT_EQ(img.data, (std::vector<uint8_t>{255, 1, 1, 1, 255, 1, 77, 77, 77}));
+  // +60 hue (120 degrees) turns red into green; full lightness is white.
+  Image red(1, 1, 3);
+  std::copy_n(in, 3, red.data.begin());
+  ShiftHls(&red, 60, 0, 0);
+  EXPECT_EQ(red.data, (std::vector<uint8_t>{1, 255, 1}));
+  std::copy_n(in, 3, red.data.begin());
+  ShiftHls(&red, 0, 200, 0);
+  EXPECT_EQ(red.data, (std::vector<uint8_t>{255, 255, 255}));
+}
+
+TEST(ImageAugmenter, HslJitterDrawsAndTruncatesItsOffsets) {
+  ImageAugParams p = Params(3, 30, 40);
+  ImageAugmenter none(p);
+  std::mt19937 rng(0);
+  EXPECT_EQ(none.Process(PhotoCrop(), &rng).data, PhotoCrop().data);  // zero ranges: skipped
+  // Range 1: each offset lies in [-1, 1) and truncates to 0, leaving the
+  // 8-bit round trip.
+  p.random_h = p.random_s = p.random_l = 1;
+  Image trip = PhotoCrop();
+  ShiftHls(&trip, 0, 0, 0);
+  for (unsigned seed = 0; seed < 5; ++seed) {
+    std::mt19937 r(seed);
+    EXPECT_EQ(ImageAugmenter(p).Process(PhotoCrop(), &r).data, trip.data);
+  }
+  p.random_h = 30, p.random_s = 40, p.random_l = 50;
+  ImageAugmenter aug(p);
+  for (unsigned seed = 0; seed < 10; ++seed) {
+    std::mt19937 r(seed), def(seed);
+    std::uniform_real_distribution<float> unit(0, 1);
+    float d[3];
+    for (float& v : d) {
+      v = unit(def);
+      v = (v + 4 * unit(def)) / 5;
+    }
+    Image want = PhotoCrop();
+    ShiftHls(&want, static_cast<int>(d[0] * 30 * 2 - 30), static_cast<int>(d[2] * 50 * 2 - 50),
+             static_cast<int>(d[1] * 40 * 2 - 40));
+    ASSERT_EQ(aug.Process(PhotoCrop(), &r).data, want.data) << "seed " << seed;
+  }
 }
 
 }  // namespace

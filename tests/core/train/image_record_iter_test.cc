@@ -166,6 +166,11 @@ Epoch AugmentedEpochs(const RecFiles& f, int threads, int prefetch, int seed) {
   p.aug.min_aspect_ratio = 0.8f;
   p.aug.brightness = p.aug.contrast = p.aug.saturation = 0.3f;
   p.aug.pca_noise = 0.1f;
+  p.aug.max_rotate_angle = 15;
+  p.aug.max_shear_ratio = 0.2f;
+  p.aug.fill_value = 0;
+  p.aug.random_h = 10;
+  p.aug.random_s = p.aug.random_l = 20;
   ImageRecordIter it(p, &Runtime::Global());
   Epoch all;
   for (int epoch = 0; epoch < 3; ++epoch) {
