@@ -717,7 +717,8 @@ case "$case_name" in
     grep -q $'\r' "$tmp/out" && fail "--progress lines drew a bar"
     run "${args[@]}" --progress epoch
     expect_rc 0
-    expect_in out "Epoch[0] Train: accuracy=" "Epoch[1] Train: accuracy="
+    expect_in out "Epoch[0] Train: accuracy=" "Epoch[1] Train: accuracy=" \
+      "Epoch[1] Data wait: " "% of step time ("
     grep -qE $'Batch \\[|\r' "$tmp/out" && fail "--progress epoch printed per-batch progress"
     run "${args[@]}" --progress none
     expect_rc 0

@@ -12,7 +12,9 @@
 //   kBatchEnd  after each training batch (forward, backward, update pushed,
 //              metric updated); batch() describes it.
 //   kEpochEnd  after the epoch's last batch: the pushed updates have run, the
-//              summary is printed, the validation iterator scored (the metric
+//              summary is printed (throughput, then "Epoch[N] Data wait: X %
+//              of step time": the share of the epoch's seconds spent blocked
+//              in the training iterator's Next()), the validation iterator scored (the metric
 //              then holds the validation values) and the checkpoint written;
 //              epoch() describes it.
 // and kDone once every epoch ran (or after Stop). Stop() after a kBatchEnd

@@ -2,6 +2,7 @@
 #include "weft/fit_session.h"
 
 #include <chrono>
+#include <cstdio>
 #include <iostream>
 #include <string>
 #include <utility>
@@ -20,6 +21,13 @@ using Clock = std::chrono::steady_clock;
 void WaitParams(const Module& m) {
   for (const auto& kv : m.arg_params()) kv.second.WaitToRead();
   for (const auto& kv : m.aux_params()) kv.second.WaitToRead();
+}
+
+// "12.3 %": one decimal.
+std::string FormatPercent(double share) {
+  char text[32];
+  std::snprintf(text, sizeof text, "%.1f %%", 100 * share);
+  return text;
 }
 
 double SecondsSince(Clock::time_point t) {
@@ -118,6 +126,9 @@ void FitSession::State::CloseEpoch(bool stopped) {
         << r.seconds << " s  " << static_cast<int64_t>(r.samples_per_sec) << " samples/s"
         << (stopped ? "  (stopped after batch " + std::to_string(r.batches) + ")" : std::string())
         << "\n";
+  if (summary && r.seconds > 0)
+    *os << "Epoch[" << r.epoch << "] Data wait: " << FormatPercent(r.data_wait_seconds / r.seconds)
+        << " of step time (" << r.data_wait_seconds << " s waiting for the training iterator)\n";
   if (!stopped && eval != nullptr) {
     r.eval_metric = module->Score(eval, metric);
     if (summary)
@@ -159,11 +170,13 @@ FitSession::Event FitSession::Next() {
       }
       s.BeginEpoch();
     }
+    const Clock::time_point asked = Clock::now();
     bool more = false;
     {
       profiler::Scope timed(profiler::Category::kData, "next", "training data");
       more = s.train->Next();
     }
+    s.current.data_wait_seconds += SecondsSince(asked);
     if (more) {
       s.RunBatch();
       return Event::kBatchEnd;

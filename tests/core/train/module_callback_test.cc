@@ -4,6 +4,7 @@
 // checkpoint for the stopped epoch, and the module still usable.
 #include <gtest/gtest.h>
 
+#include <chrono>
 #include <cstdio>
 #include <fstream>
 #include <map>
@@ -11,6 +12,7 @@
 #include <random>
 #include <sstream>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "core/train/train_test_util.h"
@@ -166,6 +168,54 @@ TEST(ModuleCallback, ProgressLinesStillPrintedWithACallback) {
   EXPECT_EQ(calls, 4);
   EXPECT_NE(log.str().find("Epoch[0] Batch [2/4]"), std::string::npos) << log.str();
   EXPECT_NE(log.str().find("Epoch[0] Batch [4/4]"), std::string::npos) << log.str();
+}
+
+// Delegates to `inner`, sleeping `delay` in every Next() first: a data
+// pipeline that keeps the trainer waiting.
+class SlowIter : public DataIter {
+ public:
+  SlowIter(DataIter* inner, std::chrono::milliseconds delay) : inner_(inner), delay_(delay) {}
+  void Reset() override { inner_->Reset(); }
+  bool Next() override {
+    std::this_thread::sleep_for(delay_);
+    return inner_->Next();
+  }
+  const DataBatch& Value() const override { return inner_->Value(); }
+  std::vector<DataDesc> provide_data() const override { return inner_->provide_data(); }
+  std::vector<DataDesc> provide_label() const override { return inner_->provide_label(); }
+  int batch_size() const override { return inner_->batch_size(); }
+  int64_t num_batches() const override { return inner_->num_batches(); }
+
+ private:
+  DataIter* inner_;
+  std::chrono::milliseconds delay_;
+};
+
+TEST(ModuleFit, ReportsTheTimeSpentWaitingForData) {
+  Fixture f;
+  SlowIter slow(f.it.get(), std::chrono::milliseconds(25));
+  FitOptions fo;
+  fo.num_epoch = 2;
+  fo.progress = ProgressMode::kNone;
+  std::ostringstream log;
+  fo.log = &log;
+  std::vector<EpochResult> r = f.mod->Fit(&slow, nullptr, f.acc.get(), fo);
+  ASSERT_EQ(r.size(), 2u);
+  for (const EpochResult& e : r) {
+    // Five Next() calls per epoch (four batches and the end), each asleep
+    // for at least 25 ms, all inside the epoch's seconds.
+    EXPECT_GE(e.data_wait_seconds, 5 * 0.025) << e.epoch;
+    EXPECT_LE(e.data_wait_seconds, e.seconds) << e.epoch;
+  }
+  EXPECT_NE(log.str().find("Epoch[0] Data wait: "), std::string::npos) << log.str();
+  EXPECT_NE(log.str().find("% of step time"), std::string::npos) << log.str();
+  // Silent: no line, the figure still in the result.
+  fo.progress = ProgressMode::kSilent;
+  std::ostringstream quiet;
+  fo.log = &quiet;
+  r = f.mod->Fit(f.it.get(), nullptr, f.acc.get(), fo);
+  EXPECT_TRUE(quiet.str().empty()) << quiet.str();
+  EXPECT_LE(r[0].data_wait_seconds, r[0].seconds);
 }
 
 }  // namespace
