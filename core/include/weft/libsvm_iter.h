@@ -16,6 +16,8 @@
 // mode MXNet's sparse loader has): a short last batch is completed by the
 // first rows (`pad` = rows added), and the next epoch continues after them.
 // The batch arrays are cpu(0) float32, reused by every Next(). Not synchronised.
+// MXNet returns the data as a CSR array instead; docs/libsvm_csr.md says
+// what Weft would need for that (sparse storage types through the graph).
 #ifndef WEFT_LIBSVM_ITER_H_
 #define WEFT_LIBSVM_ITER_H_
 
