@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # `weft train --data` end to end (CTest cli.train_rec):
-#   train_rec_test.sh WEFT SCRIPTS_DIR SYMBOL.json
+#   train_rec_test.sh WEFT SCRIPTS_DIR SYMBOL.json IM2REC_CHECK
 # scripts/idx_to_image_tree.py writes the first 10000 Fashion-MNIST training
 # images and the 10000 test images as grayscale PNG files in class-per-folder
 # trees; `weft im2rec` lists (shuffled, im2rec.py's seed) and packs them
@@ -16,7 +16,7 @@
 # gives; the thread budget may also change float rounding between runs).
 # Skipped (77) without Debian's Fashion-MNIST or Python with numpy and Pillow.
 set -euo pipefail
-weft="$1" scripts="$2" symbol="$3"
+weft="$1" scripts="$2" symbol="$3" check="$4"
 fm=/usr/share/datasets/fashion-mnist
 [[ -f $fm/train-images-idx3-ubyte.gz ]] || { echo "SKIP: Fashion-MNIST not installed at $fm"; exit 77; }
 python=/usr/bin/python3
@@ -35,6 +35,10 @@ for set in train val; do
   [[ -s "$tmp/$set.rec" && -s "$tmp/$set.idx" ]] || { cat "$tmp/pack_$set.out"; echo "FAIL: no $set.rec"; exit 1; }
 done
 [[ $(wc -l < "$tmp/train.idx") -eq $n ]] || { echo "FAIL: train.idx does not list $n records"; exit 1; }
+# The records hold exactly the IDX samples: labels, pixels (as the IDX
+# iterator scales them), each once per shuffled epoch.
+"$check" match-idx "$tmp/train" "$fm/train-images-idx3-ubyte.gz" "$fm/train-labels-idx1-ubyte.gz"
+"$check" match-idx "$tmp/val" "$fm/t10k-images-idx3-ubyte.gz" "$fm/t10k-labels-idx1-ubyte.gz"
 
 accuracy() { sed -n 's/^test accuracy: \([0-9.]*\) .*/\1/p' "$1"; }
 common=(--symbol "$symbol" --epochs $epochs --batch-size $batch --optimizer adam --progress none)
