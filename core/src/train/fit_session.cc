@@ -170,6 +170,15 @@ FitSession::Event FitSession::Next() {
       }
       s.BeginEpoch();
     }
+    // The previous batch's arrays are released when the step reading them
+    // (its backward pass) ends: wait for that outside the timed call, so
+    // that the data wait counts only the time the iterator's batch is not
+    // ready (iterators that reuse their arrays would wait for it in Next()).
+    if (s.current.batches > 0) {
+      const DataBatch& prev = s.train->Value();
+      for (const NDArray& a : prev.data) a.WaitToWrite();
+      for (const NDArray& a : prev.label) a.WaitToWrite();
+    }
     const Clock::time_point asked = Clock::now();
     bool more = false;
     {
