@@ -232,12 +232,14 @@ struct HostType {
 
 }  // namespace
 
-WeftStatus weft_custom_op_register(const char* op_type, WeftCustomOpCreator creator,
-                                   void* user_data, WeftCustomOpDeleter deleter) {
+namespace weft {
+namespace capi {
+
+void RegisterCustomOpTable(const char* op_type, WeftCustomOpCreator creator, void* user_data,
+                           WeftCustomOpDeleter deleter) {
   auto host = std::make_shared<HostType>();
   host->user_data = user_data;
   host->deleter = deleter;  // from here on, a failure releases user_data
-  WEFT_API_BEGIN();
   CheckNotNull(op_type, "op_type");
   if (!creator) Fail(StatusCode::kInvalidArgument, "argument 'creator' is NULL");
   host->creator = creator;
@@ -262,6 +264,15 @@ WeftStatus weft_custom_op_register(const char* op_type, WeftCustomOpCreator crea
       throw;
     }
   });
+}
+
+}  // namespace capi
+}  // namespace weft
+
+WeftStatus weft_custom_op_register(const char* op_type, WeftCustomOpCreator creator,
+                                   void* user_data, WeftCustomOpDeleter deleter) {
+  WEFT_API_BEGIN();
+  RegisterCustomOpTable(op_type, creator, user_data, deleter);
   WEFT_API_END();
 }
 

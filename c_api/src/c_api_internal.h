@@ -57,6 +57,12 @@ std::vector<NDArray> Arrays(WeftNDArray* const* handles, size_t num, const char*
 // writes nothing. In c_api_ndarray.cc.
 void PublishArrays(const std::vector<NDArray>& arrays, WeftNDArray** out);
 
+// weft_custom_op_register's body (throws): registers `op_type` served by the
+// C callback table `creator` makes; `deleter(user_data)` runs when the type
+// is unregistered or when this call fails. In c_api_custom_op.cc.
+void RegisterCustomOpTable(const char* op_type, WeftCustomOpCreator creator, void* user_data,
+                           WeftCustomOpDeleter deleter);
+
 // A new WeftBuffer handle owning `bytes`. In c_api_ndarray_io.cc.
 WeftBuffer* NewBuffer(std::string bytes);
 

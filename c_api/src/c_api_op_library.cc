@@ -253,6 +253,8 @@ Loaded& LoadedLibraries() {
 WeftStatus weft_load_library(const char* path) {
   WEFT_API_BEGIN();
   CheckNotNull(path, "path");
+  // dlopen("") would open the program itself.
+  if (!*path) Fail(StatusCode::kInvalidArgument, "argument 'path' is empty");
   char resolved[PATH_MAX];
   const std::string key = realpath(path, resolved) ? resolved : path;
   Loaded& loaded = LoadedLibraries();

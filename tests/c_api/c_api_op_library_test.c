@@ -120,6 +120,7 @@ static void test_errors(void** state) {
   EXPECT_ERR(weft_load_library(WEFT_TEST_PLUGIN_V2), WEFT_ERR_INVALID_ARGUMENT,
              "softplus_plugin_v2", "version 2", "version 1");
   EXPECT_ERR(weft_load_library("/no/such/library.so"), WEFT_ERR_IO, "/no/such/library.so");
+  EXPECT_ERR(weft_load_library(""), WEFT_ERR_INVALID_ARGUMENT, "path", "empty");
   OK(weft_load_library(WEFT_TEST_PLUGIN));
   x = make_f32(shape, 1, kX);
   EXPECT_ERR(weft_op_invoke("plugin_softplus", &x, 1, keys, vals, 1, &y, 1, &n),

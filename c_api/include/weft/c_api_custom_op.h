@@ -56,9 +56,12 @@ extern "C" {
 
 /* ------------------------------------------------------------- custom ops */
 
-/* The callback tables and weft_custom_op_register() are C only for now: the
- * SWIG bindings (bindings/weft.i %includes this header) wrap the functions
- * after them, not C function pointers. */
+/* The callback tables and weft_custom_op_register() are for C: the SWIG
+ * bindings (bindings/weft.i %includes this header) register through
+ * weft_custom_op_register_host() below, one dispatch function per language
+ * (Java: a JNI trampoline that attaches engine threads to the JVM; C#: a
+ * delegate kept alive for the process; Go: an exported function with
+ * cgo.Handle ids). */
 #ifndef SWIG
 
 /**
@@ -181,6 +184,120 @@ WEFT_API WeftStatus weft_custom_op_list(WeftStringList** out);
  * elements of its dtype, row-major.
  */
 WEFT_API WeftStatus weft_ndarray_get_data(const WeftNDArray* arr, void** out);
+
+/* ------------------------------------------- custom ops in host languages */
+
+/**
+ * What a host dispatcher (weft_custom_op_register_host) is asked: one kind
+ * per callback of ::WeftCustomOpProp and ::WeftCustomOp, with flat inputs
+ * and results read and written through weft_custom_op_call_*(). This is how
+ * the Java, C# and Go bindings register custom operators without C function
+ * tables; the threads and rules of the callbacks above apply unchanged.
+ * Per kind (@p id of the dispatch call; "ints", "strings", "arrays": the
+ * call's inputs; "result": what the host writes):
+ * - CREATE_PROP, id: the registration's id. strings: op_type, then key and
+ *   value of each attribute. result ints: [the new prop's id].
+ * - LIST_ARGUMENTS, LIST_OUTPUTS, LIST_AUXILIARY_STATES, id: a prop. result
+ *   strings: the names.
+ * - INFER_SHAPE: ints [num_args, num_outs, num_aux, then per entry its rank
+ *   (-1: unknown) and extents]. result ints: every entry (arguments,
+ *   outputs, aux states) as rank and extents, rank -1 leaving it unknown.
+ * - INFER_TYPE: ints [num_args, num_outs, num_aux, one WeftDType code (-1
+ *   unknown) per entry]. result ints: one code per entry.
+ * - BACKWARD_DEPENDENCY: ints [num_outs, num_args, the ids of out_grad
+ *   (num_outs), in_data (num_args) and out_data (num_outs)]. result ints:
+ *   the ids backward reads.
+ * - CREATE_OPERATOR: strings [ctx, e.g. "cpu(0)"]. ints [num, per input
+ *   (arguments, then aux states) rank and extents, then num dtype codes].
+ *   result ints: [the new operator's id].
+ * - FORWARD, id: an operator. ints [is_train, num_in, num_out, num_aux, one
+ *   WeftReq per output]. arrays: in_data, out_data, aux.
+ * - BACKWARD, id: an operator. ints [num_in, num_out, num_aux, one WeftReq
+ *   per argument]. arrays: out_grad (num_out), in_data (num_in), out_data
+ *   (num_out), in_grad (num_in), aux (num_aux); NULL (0) where backward did
+ *   not declare the entry.
+ * - DELETE_PROP, DELETE_OPERATOR, DELETE_TYPE: release the object @p id
+ *   (DELETE_TYPE: the registration, on weft_custom_op_unregister() or when
+ *   weft_custom_op_register_host() fails). Nothing to read or write.
+ */
+typedef enum {
+  WEFT_CUSTOM_CALL_CREATE_PROP = 0,
+  WEFT_CUSTOM_CALL_LIST_ARGUMENTS = 1,
+  WEFT_CUSTOM_CALL_LIST_OUTPUTS = 2,
+  WEFT_CUSTOM_CALL_LIST_AUXILIARY_STATES = 3,
+  WEFT_CUSTOM_CALL_INFER_SHAPE = 4,
+  WEFT_CUSTOM_CALL_INFER_TYPE = 5,
+  WEFT_CUSTOM_CALL_BACKWARD_DEPENDENCY = 6,
+  WEFT_CUSTOM_CALL_CREATE_OPERATOR = 7,
+  WEFT_CUSTOM_CALL_FORWARD = 8,
+  WEFT_CUSTOM_CALL_BACKWARD = 9,
+  WEFT_CUSTOM_CALL_DELETE_PROP = 10,
+  WEFT_CUSTOM_CALL_DELETE_OPERATOR = 11,
+  WEFT_CUSTOM_CALL_DELETE_TYPE = 12
+} WeftCustomOpCallKind;
+
+/** One dispatch's inputs and results (valid during the dispatch only). */
+typedef struct WeftCustomOpCall WeftCustomOpCall;
+
+/**
+ * A host's one entry point: handles @p kind (a ::WeftCustomOpCallKind) for
+ * the object @p id. It runs on the threads the callbacks above run on (an
+ * engine worker for FORWARD and BACKWARD) and reports failure with
+ * weft_custom_op_call_fail(); nothing may unwind through it.
+ */
+typedef void (*WeftCustomOpDispatch)(int kind, int64_t id, WeftCustomOpCall* call);
+
+/**
+ * @brief Registers @p op_type served by @p dispatch, which receives @p id
+ * with CREATE_PROP and DELETE_TYPE (the latter also when this call fails).
+ * Otherwise as weft_custom_op_register().
+ */
+WEFT_API WeftStatus weft_custom_op_register_host(const char* op_type, WeftCustomOpDispatch dispatch,
+                                                 int64_t id);
+
+/**
+ * @brief Copies up to @p capacity of the call's input ints to @p out_ints.
+ * @param[out] out how many there are.
+ */
+WEFT_API WeftStatus weft_custom_op_call_ints(const WeftCustomOpCall* call, int64_t* out_ints,
+                                             size_t capacity, size_t* out);
+
+/** @param[out] out the number of input strings. */
+WEFT_API WeftStatus weft_custom_op_call_num_strings(const WeftCustomOpCall* call, size_t* out);
+
+/** @param[out] out_str input string @p index (valid during the dispatch). */
+WEFT_API WeftStatus weft_custom_op_call_string(const WeftCustomOpCall* call, size_t index,
+                                               const char** out_str);
+
+/**
+ * @brief Copies up to @p capacity of the call's arrays to @p out_arrays:
+ * views borrowed for the dispatch (never freed by the host; NULL entries).
+ * @param[out] out how many there are.
+ */
+WEFT_API WeftStatus weft_custom_op_call_arrays(const WeftCustomOpCall* call,
+                                               WeftNDArray** out_arrays, size_t capacity,
+                                               size_t* out);
+
+/** @brief Sets the call's result ints (replacing earlier ones). */
+WEFT_API WeftStatus weft_custom_op_call_set_ints(WeftCustomOpCall* call, const int64_t* ints,
+                                                 size_t num);
+
+/** @brief Appends @p str to the call's result strings. */
+WEFT_API WeftStatus weft_custom_op_call_add_string(WeftCustomOpCall* call, const char* str);
+
+/**
+ * @brief Fails the call with @p message: Weft raises it as the callback's
+ * error, naming the op_type and the node.
+ */
+WEFT_API WeftStatus weft_custom_op_call_fail(WeftCustomOpCall* call, const char* message);
+
+/**
+ * @brief A zero-copy view of a host array's memory, as weft_ndarray_get_data()
+ * gives it, with its size in bytes (for bindings that wrap the memory in a
+ * buffer object).
+ */
+WEFT_API WeftStatus weft_ndarray_get_bytes(const WeftNDArray* arr, const void** out_data,
+                                           size_t* out_size);
 
 #ifdef __cplusplus
 }
