@@ -142,6 +142,7 @@ WEFT_HANDLE(WeftTrainer)
 WEFT_HANDLE(WeftFitSession)
 WEFT_HANDLE(WeftRecordIOWriter)
 WEFT_HANDLE(WeftRecordIOReader)
+WEFT_HANDLE(WeftCustomOpCall)
 %enddef
 
 /* ======================================================================= */
@@ -512,6 +513,84 @@ WEFT_JAVA_COPY(double, jdouble, jdoubleArray, double, Double)
 %}
 
 
+/* Custom operators (Java): weft_custom_op_register_host's dispatch is not an
+ * argument: the wrapper passes WeftJavaCustomOpDispatch, a hand-written JNI
+ * trampoline into ai.weft.CustomOps.dispatch(int, long, long). Chosen over
+ * SWIG directors: one static entry point needs no director classes, no
+ * array typemaps for callbacks and no per-object global references, and the
+ * attach policy is ours. An engine thread calling back for the first time
+ * is attached as a daemon (it never keeps the JVM from exiting) and stays
+ * attached until it exits, when a thread_local guard detaches it: one
+ * attach per thread, not per call. The class is resolved while registering,
+ * on a Java thread (FindClass on an attached native thread would use the
+ * system class loader, which need not see ai.weft). Local references made
+ * during a callback are released by a local frame. */
+%{
+#include <stdlib.h>
+#include <atomic>
+#include <mutex>
+static JavaVM* weft_java_vm = NULL;
+static jclass weft_java_custom_ops = NULL;  /* global reference */
+static jmethodID weft_java_custom_dispatch = NULL;
+/* Set by an atexit handler: once the process exits (after the JVM has), a
+ * thread leaving must not detach: DetachCurrentThread blocks forever after
+ * VM exit, and exit() joins the engine's threads in libweft's destructors.
+ * The handler is registered when the first engine thread attaches, i.e.
+ * after libweft's engine exists, so it runs before the engine's destructor. */
+static std::atomic<bool> weft_java_exiting(false);
+static void WeftJavaExiting(void) { weft_java_exiting = true; }
+struct WeftJavaDetach {
+  bool attached = false;
+  ~WeftJavaDetach() {
+    if (attached && weft_java_vm && !weft_java_exiting) weft_java_vm->DetachCurrentThread();
+  }
+};
+static thread_local WeftJavaDetach weft_java_detach;
+static bool WeftJavaCustomOpInit(JNIEnv* jenv) {
+  if (weft_java_custom_dispatch) return true;
+  jclass cls = jenv->FindClass("ai/weft/CustomOps");
+  if (!cls || jenv->GetJavaVM(&weft_java_vm) != JNI_OK) return false;
+  jmethodID mid = jenv->GetStaticMethodID(cls, "dispatch", "(IJJ)V");
+  if (!mid) return false;
+  weft_java_custom_ops = (jclass)jenv->NewGlobalRef(cls);
+  weft_java_custom_dispatch = mid;
+  return true;
+}
+static void WeftJavaCustomOpDispatch(int kind, int64_t id, WeftCustomOpCall* call) {
+  JNIEnv* env = NULL;
+  jint st = weft_java_vm->GetEnv((void**)&env, JNI_VERSION_1_8);
+  if (st == JNI_EDETACHED) {
+    JavaVMAttachArgs args = {JNI_VERSION_1_8, (char*)"weft-engine", NULL};
+    if (weft_java_vm->AttachCurrentThreadAsDaemon((void**)&env, &args) != JNI_OK) {
+      weft_custom_op_call_fail(call, "cannot attach the engine thread to the JVM");
+      return;
+    }
+    weft_java_detach.attached = true;
+    static std::once_flag at_exit;
+    std::call_once(at_exit, [] { atexit(WeftJavaExiting); });
+  } else if (st != JNI_OK) {
+    weft_custom_op_call_fail(call, "the JVM refused the engine thread");
+    return;
+  }
+  if (env->PushLocalFrame(16) != 0) {
+    env->ExceptionClear();
+    weft_custom_op_call_fail(call, "out of JVM memory for a custom operator callback");
+    return;
+  }
+  env->CallStaticVoidMethod(weft_java_custom_ops, weft_java_custom_dispatch, (jint)kind,
+                            (jlong)id, (jlong)(uintptr_t)call);
+  if (env->ExceptionCheck()) { /* dispatch catches Throwable; this is one it could not report */
+    env->ExceptionClear();
+    weft_custom_op_call_fail(call, "the Java callback threw and its error could not be reported");
+  }
+  env->PopLocalFrame(NULL);
+}
+%}
+%typemap(in, numinputs=0) WeftCustomOpDispatch dispatch %{
+  if (!WeftJavaCustomOpInit(jenv)) return $null; /* the JNI error is pending */
+  $1 = WeftJavaCustomOpDispatch;
+%}
+
 /* ======================================================================= */
 #elif defined(SWIGCSHARP)
 /* ======================================================================= */
@@ -693,6 +772,21 @@ WEFT_CS_SCALAR(uint64_t, ulong)
 %ignore weft_predictor_predict;
 %ignore weft_predictor_predict_float_with;  /* the C# layer pins and passes pointers */
 
+
+/* Custom operators (C#): the dispatch is a Weft.CustomOpDispatch delegate,
+ * which the C# layer keeps in a static field for the life of the process
+ * (CustomOps.cs), so the function pointer the library holds never outlives
+ * it. Mono attaches an engine thread to the runtime when it first enters
+ * the delegate, and the thread stays attached (parked in native code
+ * between callbacks): such a thread cannot be stopped, so an AppDomain that
+ * ran custom operator callbacks cannot be unloaded (NUnit runs these tests
+ * with -domain=None). Detaching after each callback (mono_thread_detach
+ * from the trampoline) crashed Mono 6.8 in mono_thread_current. */
+%typemap(ctype) WeftCustomOpDispatch "WeftCustomOpDispatch"
+%typemap(imtype) WeftCustomOpDispatch "Weft.CustomOpDispatch"
+%typemap(cstype) WeftCustomOpDispatch "Weft.CustomOpDispatch"
+%typemap(csin) WeftCustomOpDispatch "$csinput"
+%typemap(in) WeftCustomOpDispatch %{ $1 = $input; %}
 
 /* ======================================================================= */
 #elif defined(SWIGGO)
@@ -884,6 +978,13 @@ WEFT_GO_ARRAY(double, float64)
 /* weft_ndarray_copy_from_float32/_to_float32: the slice's data pointer. */
 %apply const void* { const float* data };
 %apply void* { float* data };
+
+/* Custom operators (Go): the dispatch is the address of the exported Go
+ * function weftGoCustomOpDispatch (go/custom_op_dispatch.go), passed as a
+ * uintptr; ids are cgo.Handle values, so C keeps no Go pointer. */
+%typemap(gotype) WeftCustomOpDispatch "uintptr"
+%typemap(imtype) WeftCustomOpDispatch "uintptr"
+%typemap(in) WeftCustomOpDispatch %{ $1 = (WeftCustomOpDispatch)$input; %}
 
 /* Predictor (Go). The handle type (stats: the struct result above). An
  * array of pointers to Go memory (void* const*) may not be passed to C, so

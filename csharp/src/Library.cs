@@ -61,6 +61,20 @@ public static class Library {
     return info;
   }
 
+  /// <summary>Loads an operator library (built against weft/op_plugin.h)
+  /// and registers its operators; a library built for another plugin
+  /// version is refused naming both versions.</summary>
+  public static void LoadLibrary(string path) {
+    Native.EnsureLoaded();
+    weft_native.weft_load_library(path);
+  }
+
+  /// <summary>The operators registered by LoadLibrary, sorted.</summary>
+  public static IList<string> LoadedOps() {
+    Native.EnsureLoaded();
+    return Symbol.Take(weft_native.weft_loaded_ops());
+  }
+
   public static void Seed(ulong seed) { Native.EnsureLoaded(); weft_native.weft_random_seed(seed); }
 
   public static void WaitAll() { Native.EnsureLoaded(); weft_native.weft_wait_all(); }

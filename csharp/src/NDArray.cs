@@ -15,6 +15,32 @@ namespace Weft {
 public sealed partial class NDArray : NativeHandle {
   internal NDArray(long h) : base(h, Frees.NDArray) {}
 
+  /// <summary>A borrowed handle (a custom operator's view): never freed here.</summary>
+  internal NDArray(long h, bool borrowed) : base(h, borrowed ? null : Frees.NDArray) {}
+
+  /// <summary>
+  /// The address of a host (cpu) array's memory, and its size in bytes:
+  /// zero-copy, without waiting for pending work (for a custom operator's
+  /// views, which are ready, or after WaitToRead). Valid while the array
+  /// lives; for a custom operator's views only during the callback.
+  /// </summary>
+  public IntPtr DataPointer(out long bytes) {
+    var p = new IntPtr[1];
+    var n = new ulong[1];
+    weft_native.weft_ndarray_get_bytes(Handle, p, n);
+    bytes = (long)n[0];
+    return p[0];
+  }
+
+  /// <summary>DataPointer of a float32 array as a span of floats.</summary>
+  public unsafe Span<float> FloatData() {
+    if (DType != DType.Float32)
+      throw new WeftException(ErrorCode.DType, "FloatData of a " + DType + " array");
+    long bytes;
+    IntPtr p = DataPointer(out bytes);
+    return new Span<float>((void*)p, (int)(bytes / 4));
+  }
+
   /// <summary>An uninitialised array of shape on cpu(0).</summary>
   public static NDArray Create(DType dtype, params long[] shape) {
     return Create(Context.Cpu(), dtype, shape);

@@ -25,9 +25,9 @@ public partial class TrainingTests : LiveHandleFixture {
       "{\"op\": \"null\", \"name\": \"softmax_label\", \"inputs\": []}," +
       "{\"op\": \"SoftmaxOutput\", \"name\": \"softmax\", \"inputs\": [[7, 0, 0], [8, 0, 0]]}]," +
       "\"arg_nodes\": [0, 1, 2, 5, 6, 8], \"heads\": [[9, 0, 0]]}";
-  const int N = 200;
+  internal const int N = 200;
 
-  static void Blobs(float[] x, float[] y, int n, uint seed) {
+  internal static void Blobs(float[] x, float[] y, int n, uint seed) {
     for (int i = 0; i < n; ++i) {
       int c = i % 4;
       seed = unchecked(seed * 1103515245u + 12345u);

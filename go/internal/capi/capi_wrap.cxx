@@ -286,7 +286,7 @@ static _gostring_ WeftGoStatus(WeftStatus st) {
 extern "C" {
 #endif
 
-void _wrap_Swig_free_capi_f8186da7160cc715(void *_swig_go_0) {
+void _wrap_Swig_free_capi_3057c8b0253d4012(void *_swig_go_0) {
   void *arg1 = (void *) 0 ;
   
   arg1 = *(void **)&_swig_go_0; 
@@ -296,7 +296,7 @@ void _wrap_Swig_free_capi_f8186da7160cc715(void *_swig_go_0) {
 }
 
 
-void *_wrap_Swig_malloc_capi_f8186da7160cc715(intgo _swig_go_0) {
+void *_wrap_Swig_malloc_capi_3057c8b0253d4012(intgo _swig_go_0) {
   int arg1 ;
   void *result = 0 ;
   void *_swig_go_result;
@@ -309,7 +309,7 @@ void *_wrap_Swig_malloc_capi_f8186da7160cc715(intgo _swig_go_0) {
 }
 
 
-intgo _wrap_weft_binding_abi_version_capi_f8186da7160cc715() {
+intgo _wrap_weft_binding_abi_version_capi_3057c8b0253d4012() {
   int result;
   intgo _swig_go_result;
   
@@ -320,7 +320,7 @@ intgo _wrap_weft_binding_abi_version_capi_f8186da7160cc715() {
 }
 
 
-_gostring_ _wrap_weft_binding_library_path_capi_f8186da7160cc715() {
+_gostring_ _wrap_weft_binding_library_path_capi_3057c8b0253d4012() {
   char *result = 0 ;
   _gostring_ _swig_go_result;
   
@@ -331,7 +331,7 @@ _gostring_ _wrap_weft_binding_library_path_capi_f8186da7160cc715() {
 }
 
 
-_gostring_ _wrap_weft_version_capi_f8186da7160cc715() {
+_gostring_ _wrap_weft_version_capi_3057c8b0253d4012() {
   char *result = 0 ;
   _gostring_ _swig_go_result;
   
@@ -342,7 +342,7 @@ _gostring_ _wrap_weft_version_capi_f8186da7160cc715() {
 }
 
 
-intgo _wrap_weft_abi_version_capi_f8186da7160cc715() {
+intgo _wrap_weft_abi_version_capi_3057c8b0253d4012() {
   int result;
   intgo _swig_go_result;
   
@@ -353,7 +353,7 @@ intgo _wrap_weft_abi_version_capi_f8186da7160cc715() {
 }
 
 
-long long _wrap_weft_live_handle_count_capi_f8186da7160cc715() {
+long long _wrap_weft_live_handle_count_capi_3057c8b0253d4012() {
   size_t result;
   long long _swig_go_result;
   
@@ -364,7 +364,7 @@ long long _wrap_weft_live_handle_count_capi_f8186da7160cc715() {
 }
 
 
-_gostring_ _wrap_weft_storage_stats_capi_f8186da7160cc715(intgo _swig_go_0, intgo _swig_go_1, _goslice_ _swig_go_2, _goslice_ _swig_go_3) {
+_gostring_ _wrap_weft_storage_stats_capi_3057c8b0253d4012(intgo _swig_go_0, intgo _swig_go_1, _goslice_ _swig_go_2, _goslice_ _swig_go_3) {
   int arg1 ;
   int arg2 ;
   size_t *arg3 = (size_t *) 0 ;
@@ -383,7 +383,7 @@ _gostring_ _wrap_weft_storage_stats_capi_f8186da7160cc715(intgo _swig_go_0, intg
 }
 
 
-_gostring_ _wrap_weft_device_count_capi_f8186da7160cc715(intgo _swig_go_0, _goslice_ _swig_go_1) {
+_gostring_ _wrap_weft_device_count_capi_3057c8b0253d4012(intgo _swig_go_0, _goslice_ _swig_go_1) {
   int arg1 ;
   int *arg2 = (int *) 0 ;
   WeftStatus result;
@@ -398,7 +398,7 @@ _gostring_ _wrap_weft_device_count_capi_f8186da7160cc715(intgo _swig_go_0, _gosl
 }
 
 
-_gostring_ _wrap_weft_device_memory_capi_f8186da7160cc715(intgo _swig_go_0, intgo _swig_go_1, _goslice_ _swig_go_2, _goslice_ _swig_go_3) {
+_gostring_ _wrap_weft_device_memory_capi_3057c8b0253d4012(intgo _swig_go_0, intgo _swig_go_1, _goslice_ _swig_go_2, _goslice_ _swig_go_3) {
   int arg1 ;
   int arg2 ;
   uint64_t *arg3 = (uint64_t *) 0 ;
@@ -417,7 +417,7 @@ _gostring_ _wrap_weft_device_memory_capi_f8186da7160cc715(intgo _swig_go_0, intg
 }
 
 
-_gostring_ _wrap_weft_random_seed_capi_f8186da7160cc715(long long _swig_go_0) {
+_gostring_ _wrap_weft_random_seed_capi_3057c8b0253d4012(long long _swig_go_0) {
   uint64_t arg1 ;
   WeftStatus result;
   _gostring_ _swig_go_result;
@@ -430,7 +430,7 @@ _gostring_ _wrap_weft_random_seed_capi_f8186da7160cc715(long long _swig_go_0) {
 }
 
 
-_gostring_ _wrap_weft_wait_all_capi_f8186da7160cc715() {
+_gostring_ _wrap_weft_wait_all_capi_3057c8b0253d4012() {
   WeftStatus result;
   _gostring_ _swig_go_result;
   
@@ -441,7 +441,7 @@ _gostring_ _wrap_weft_wait_all_capi_f8186da7160cc715() {
 }
 
 
-_gostring_ _wrap_weft_string_list_size_capi_f8186da7160cc715(WeftStringList *_swig_go_0, _goslice_ _swig_go_1) {
+_gostring_ _wrap_weft_string_list_size_capi_3057c8b0253d4012(WeftStringList *_swig_go_0, _goslice_ _swig_go_1) {
   WeftStringList *arg1 = (WeftStringList *) 0 ;
   size_t *arg2 = (size_t *) 0 ;
   WeftStatus result;
@@ -456,7 +456,7 @@ _gostring_ _wrap_weft_string_list_size_capi_f8186da7160cc715(WeftStringList *_sw
 }
 
 
-_gostring_ _wrap_weft_string_list_get_capi_f8186da7160cc715(WeftStringList *_swig_go_0, long long _swig_go_1, _goslice_ _swig_go_2) {
+_gostring_ _wrap_weft_string_list_get_capi_3057c8b0253d4012(WeftStringList *_swig_go_0, long long _swig_go_1, _goslice_ _swig_go_2) {
   WeftStringList *arg1 = (WeftStringList *) 0 ;
   size_t arg2 ;
   char **arg3 = (char **) 0 ;
@@ -482,7 +482,7 @@ _gostring_ _wrap_weft_string_list_get_capi_f8186da7160cc715(WeftStringList *_swi
 }
 
 
-_gostring_ _wrap_weft_string_list_free_capi_f8186da7160cc715(WeftStringList *_swig_go_0) {
+_gostring_ _wrap_weft_string_list_free_capi_3057c8b0253d4012(WeftStringList *_swig_go_0) {
   WeftStringList *arg1 = (WeftStringList *) 0 ;
   WeftStatus result;
   _gostring_ _swig_go_result;
@@ -495,7 +495,7 @@ _gostring_ _wrap_weft_string_list_free_capi_f8186da7160cc715(WeftStringList *_sw
 }
 
 
-_gostring_ _wrap_weft_op_count_capi_f8186da7160cc715(_goslice_ _swig_go_0) {
+_gostring_ _wrap_weft_op_count_capi_3057c8b0253d4012(_goslice_ _swig_go_0) {
   size_t *arg1 = (size_t *) 0 ;
   WeftStatus result;
   _gostring_ _swig_go_result;
@@ -508,7 +508,7 @@ _gostring_ _wrap_weft_op_count_capi_f8186da7160cc715(_goslice_ _swig_go_0) {
 }
 
 
-_gostring_ _wrap_weft_op_name_capi_f8186da7160cc715(long long _swig_go_0, _goslice_ _swig_go_1) {
+_gostring_ _wrap_weft_op_name_capi_3057c8b0253d4012(long long _swig_go_0, _goslice_ _swig_go_1) {
   size_t arg1 ;
   char **arg2 = (char **) 0 ;
   std::vector< char const * > sv2 ;
@@ -532,7 +532,7 @@ _gostring_ _wrap_weft_op_name_capi_f8186da7160cc715(long long _swig_go_0, _gosli
 }
 
 
-_gostring_ _wrap_weft_op_info_capi_f8186da7160cc715(_gostring_ _swig_go_0, _goslice_ _swig_go_1, _goslice_ _swig_go_2) {
+_gostring_ _wrap_weft_op_info_capi_3057c8b0253d4012(_gostring_ _swig_go_0, _goslice_ _swig_go_1, _goslice_ _swig_go_2) {
   char *arg1 = (char *) 0 ;
   char **arg2 = (char **) 0 ;
   size_t *arg3 = (size_t *) 0 ;
@@ -563,7 +563,7 @@ _gostring_ _wrap_weft_op_info_capi_f8186da7160cc715(_gostring_ _swig_go_0, _gosl
 }
 
 
-_gostring_ _wrap_weft_op_param_capi_f8186da7160cc715(_gostring_ _swig_go_0, long long _swig_go_1, _goslice_ _swig_go_2, _goslice_ _swig_go_3, _goslice_ _swig_go_4, _goslice_ _swig_go_5) {
+_gostring_ _wrap_weft_op_param_capi_3057c8b0253d4012(_gostring_ _swig_go_0, long long _swig_go_1, _goslice_ _swig_go_2, _goslice_ _swig_go_3, _goslice_ _swig_go_4, _goslice_ _swig_go_5) {
   char *arg1 = (char *) 0 ;
   size_t arg2 ;
   char **arg3 = (char **) 0 ;
@@ -627,7 +627,7 @@ _gostring_ _wrap_weft_op_param_capi_f8186da7160cc715(_gostring_ _swig_go_0, long
 }
 
 
-_gostring_ _wrap_weft_op_aliases_capi_f8186da7160cc715(_gostring_ _swig_go_0, _goslice_ _swig_go_1) {
+_gostring_ _wrap_weft_op_aliases_capi_3057c8b0253d4012(_gostring_ _swig_go_0, _goslice_ _swig_go_1) {
   char *arg1 = (char *) 0 ;
   WeftStringList **arg2 = (WeftStringList **) 0 ;
   WeftStatus result;
@@ -647,7 +647,7 @@ _gostring_ _wrap_weft_op_aliases_capi_f8186da7160cc715(_gostring_ _swig_go_0, _g
 }
 
 
-_gostring_ _wrap_weft_op_invoke_capi_f8186da7160cc715(_gostring_ _swig_go_0, _goslice_ _swig_go_1, long long _swig_go_2, _gostring_ _swig_go_3, _gostring_ _swig_go_4, long long _swig_go_5, _goslice_ _swig_go_6, long long _swig_go_7, _goslice_ _swig_go_8) {
+_gostring_ _wrap_weft_op_invoke_capi_3057c8b0253d4012(_gostring_ _swig_go_0, _goslice_ _swig_go_1, long long _swig_go_2, _gostring_ _swig_go_3, _gostring_ _swig_go_4, long long _swig_go_5, _goslice_ _swig_go_6, long long _swig_go_7, _goslice_ _swig_go_8) {
   char *arg1 = (char *) 0 ;
   WeftNDArray **arg2 = (WeftNDArray **) 0 ;
   size_t arg3 ;
@@ -703,7 +703,7 @@ _gostring_ _wrap_weft_op_invoke_capi_f8186da7160cc715(_gostring_ _swig_go_0, _go
 }
 
 
-_gostring_ _wrap_weft_op_invoke_into_capi_f8186da7160cc715(_gostring_ _swig_go_0, _goslice_ _swig_go_1, long long _swig_go_2, _gostring_ _swig_go_3, _gostring_ _swig_go_4, long long _swig_go_5, _goslice_ _swig_go_6, long long _swig_go_7, _goslice_ _swig_go_8) {
+_gostring_ _wrap_weft_op_invoke_into_capi_3057c8b0253d4012(_gostring_ _swig_go_0, _goslice_ _swig_go_1, long long _swig_go_2, _gostring_ _swig_go_3, _gostring_ _swig_go_4, long long _swig_go_5, _goslice_ _swig_go_6, long long _swig_go_7, _goslice_ _swig_go_8) {
   char *arg1 = (char *) 0 ;
   WeftNDArray **arg2 = (WeftNDArray **) 0 ;
   size_t arg3 ;
@@ -759,7 +759,7 @@ _gostring_ _wrap_weft_op_invoke_into_capi_f8186da7160cc715(_gostring_ _swig_go_0
 }
 
 
-_gostring_ _wrap_weft_ndarray_create_capi_f8186da7160cc715(_goslice_ _swig_go_0, intgo _swig_go_1, intgo _swig_go_2, intgo _swig_go_3, intgo _swig_go_4, _goslice_ _swig_go_5) {
+_gostring_ _wrap_weft_ndarray_create_capi_3057c8b0253d4012(_goslice_ _swig_go_0, intgo _swig_go_1, intgo _swig_go_2, intgo _swig_go_3, intgo _swig_go_4, _goslice_ _swig_go_5) {
   int64_t *arg1 = (int64_t *) 0 ;
   int arg2 ;
   int arg3 ;
@@ -782,7 +782,7 @@ _gostring_ _wrap_weft_ndarray_create_capi_f8186da7160cc715(_goslice_ _swig_go_0,
 }
 
 
-_gostring_ _wrap_weft_ndarray_free_capi_f8186da7160cc715(WeftNDArray *_swig_go_0) {
+_gostring_ _wrap_weft_ndarray_free_capi_3057c8b0253d4012(WeftNDArray *_swig_go_0) {
   WeftNDArray *arg1 = (WeftNDArray *) 0 ;
   WeftStatus result;
   _gostring_ _swig_go_result;
@@ -795,7 +795,7 @@ _gostring_ _wrap_weft_ndarray_free_capi_f8186da7160cc715(WeftNDArray *_swig_go_0
 }
 
 
-_gostring_ _wrap_weft_ndarray_ndim_capi_f8186da7160cc715(WeftNDArray *_swig_go_0, _goslice_ _swig_go_1) {
+_gostring_ _wrap_weft_ndarray_ndim_capi_3057c8b0253d4012(WeftNDArray *_swig_go_0, _goslice_ _swig_go_1) {
   WeftNDArray *arg1 = (WeftNDArray *) 0 ;
   int *arg2 = (int *) 0 ;
   WeftStatus result;
@@ -810,7 +810,7 @@ _gostring_ _wrap_weft_ndarray_ndim_capi_f8186da7160cc715(WeftNDArray *_swig_go_0
 }
 
 
-_gostring_ _wrap_weft_ndarray_shape_capi_f8186da7160cc715(WeftNDArray *_swig_go_0, _goslice_ _swig_go_1, long long _swig_go_2) {
+_gostring_ _wrap_weft_ndarray_shape_capi_3057c8b0253d4012(WeftNDArray *_swig_go_0, _goslice_ _swig_go_1, long long _swig_go_2) {
   WeftNDArray *arg1 = (WeftNDArray *) 0 ;
   int64_t *arg2 = (int64_t *) 0 ;
   size_t arg3 ;
@@ -827,7 +827,7 @@ _gostring_ _wrap_weft_ndarray_shape_capi_f8186da7160cc715(WeftNDArray *_swig_go_
 }
 
 
-_gostring_ _wrap_weft_ndarray_size_capi_f8186da7160cc715(WeftNDArray *_swig_go_0, _goslice_ _swig_go_1) {
+_gostring_ _wrap_weft_ndarray_size_capi_3057c8b0253d4012(WeftNDArray *_swig_go_0, _goslice_ _swig_go_1) {
   WeftNDArray *arg1 = (WeftNDArray *) 0 ;
   int64_t *arg2 = (int64_t *) 0 ;
   WeftStatus result;
@@ -842,7 +842,7 @@ _gostring_ _wrap_weft_ndarray_size_capi_f8186da7160cc715(WeftNDArray *_swig_go_0
 }
 
 
-_gostring_ _wrap_weft_ndarray_dtype_capi_f8186da7160cc715(WeftNDArray *_swig_go_0, _goslice_ _swig_go_1) {
+_gostring_ _wrap_weft_ndarray_dtype_capi_3057c8b0253d4012(WeftNDArray *_swig_go_0, _goslice_ _swig_go_1) {
   WeftNDArray *arg1 = (WeftNDArray *) 0 ;
   int *arg2 = (int *) 0 ;
   WeftStatus result;
@@ -857,7 +857,7 @@ _gostring_ _wrap_weft_ndarray_dtype_capi_f8186da7160cc715(WeftNDArray *_swig_go_
 }
 
 
-_gostring_ _wrap_weft_ndarray_context_capi_f8186da7160cc715(WeftNDArray *_swig_go_0, _goslice_ _swig_go_1, _goslice_ _swig_go_2) {
+_gostring_ _wrap_weft_ndarray_context_capi_3057c8b0253d4012(WeftNDArray *_swig_go_0, _goslice_ _swig_go_1, _goslice_ _swig_go_2) {
   WeftNDArray *arg1 = (WeftNDArray *) 0 ;
   int *arg2 = (int *) 0 ;
   int *arg3 = (int *) 0 ;
@@ -874,7 +874,7 @@ _gostring_ _wrap_weft_ndarray_context_capi_f8186da7160cc715(WeftNDArray *_swig_g
 }
 
 
-_gostring_ _wrap_weft_ndarray_copy_from_capi_f8186da7160cc715(WeftNDArray *_swig_go_0, void *_swig_go_1, long long _swig_go_2) {
+_gostring_ _wrap_weft_ndarray_copy_from_capi_3057c8b0253d4012(WeftNDArray *_swig_go_0, void *_swig_go_1, long long _swig_go_2) {
   WeftNDArray *arg1 = (WeftNDArray *) 0 ;
   void *arg2 = (void *) 0 ;
   size_t arg3 ;
@@ -891,7 +891,7 @@ _gostring_ _wrap_weft_ndarray_copy_from_capi_f8186da7160cc715(WeftNDArray *_swig
 }
 
 
-_gostring_ _wrap_weft_ndarray_copy_to_capi_f8186da7160cc715(WeftNDArray *_swig_go_0, void *_swig_go_1, long long _swig_go_2) {
+_gostring_ _wrap_weft_ndarray_copy_to_capi_3057c8b0253d4012(WeftNDArray *_swig_go_0, void *_swig_go_1, long long _swig_go_2) {
   WeftNDArray *arg1 = (WeftNDArray *) 0 ;
   void *arg2 = (void *) 0 ;
   size_t arg3 ;
@@ -908,7 +908,7 @@ _gostring_ _wrap_weft_ndarray_copy_to_capi_f8186da7160cc715(WeftNDArray *_swig_g
 }
 
 
-_gostring_ _wrap_weft_ndarray_copy_from_float32_capi_f8186da7160cc715(WeftNDArray *_swig_go_0, float *_swig_go_1, long long _swig_go_2) {
+_gostring_ _wrap_weft_ndarray_copy_from_float32_capi_3057c8b0253d4012(WeftNDArray *_swig_go_0, float *_swig_go_1, long long _swig_go_2) {
   WeftNDArray *arg1 = (WeftNDArray *) 0 ;
   float *arg2 = (float *) 0 ;
   size_t arg3 ;
@@ -925,7 +925,7 @@ _gostring_ _wrap_weft_ndarray_copy_from_float32_capi_f8186da7160cc715(WeftNDArra
 }
 
 
-_gostring_ _wrap_weft_ndarray_copy_to_float32_capi_f8186da7160cc715(WeftNDArray *_swig_go_0, float *_swig_go_1, long long _swig_go_2) {
+_gostring_ _wrap_weft_ndarray_copy_to_float32_capi_3057c8b0253d4012(WeftNDArray *_swig_go_0, float *_swig_go_1, long long _swig_go_2) {
   WeftNDArray *arg1 = (WeftNDArray *) 0 ;
   float *arg2 = (float *) 0 ;
   size_t arg3 ;
@@ -942,7 +942,7 @@ _gostring_ _wrap_weft_ndarray_copy_to_float32_capi_f8186da7160cc715(WeftNDArray 
 }
 
 
-_gostring_ _wrap_weft_ndarray_reshape_capi_f8186da7160cc715(WeftNDArray *_swig_go_0, _goslice_ _swig_go_1, intgo _swig_go_2, _goslice_ _swig_go_3) {
+_gostring_ _wrap_weft_ndarray_reshape_capi_3057c8b0253d4012(WeftNDArray *_swig_go_0, _goslice_ _swig_go_1, intgo _swig_go_2, _goslice_ _swig_go_3) {
   WeftNDArray *arg1 = (WeftNDArray *) 0 ;
   int64_t *arg2 = (int64_t *) 0 ;
   int arg3 ;
@@ -961,7 +961,7 @@ _gostring_ _wrap_weft_ndarray_reshape_capi_f8186da7160cc715(WeftNDArray *_swig_g
 }
 
 
-_gostring_ _wrap_weft_ndarray_slice_capi_f8186da7160cc715(WeftNDArray *_swig_go_0, long long _swig_go_1, long long _swig_go_2, _goslice_ _swig_go_3) {
+_gostring_ _wrap_weft_ndarray_slice_capi_3057c8b0253d4012(WeftNDArray *_swig_go_0, long long _swig_go_1, long long _swig_go_2, _goslice_ _swig_go_3) {
   WeftNDArray *arg1 = (WeftNDArray *) 0 ;
   int64_t arg2 ;
   int64_t arg3 ;
@@ -980,7 +980,7 @@ _gostring_ _wrap_weft_ndarray_slice_capi_f8186da7160cc715(WeftNDArray *_swig_go_
 }
 
 
-_gostring_ _wrap_weft_ndarray_wait_to_read_capi_f8186da7160cc715(WeftNDArray *_swig_go_0) {
+_gostring_ _wrap_weft_ndarray_wait_to_read_capi_3057c8b0253d4012(WeftNDArray *_swig_go_0) {
   WeftNDArray *arg1 = (WeftNDArray *) 0 ;
   WeftStatus result;
   _gostring_ _swig_go_result;
@@ -993,7 +993,7 @@ _gostring_ _wrap_weft_ndarray_wait_to_read_capi_f8186da7160cc715(WeftNDArray *_s
 }
 
 
-_gostring_ _wrap_weft_ndarray_wait_to_write_capi_f8186da7160cc715(WeftNDArray *_swig_go_0) {
+_gostring_ _wrap_weft_ndarray_wait_to_write_capi_3057c8b0253d4012(WeftNDArray *_swig_go_0) {
   WeftNDArray *arg1 = (WeftNDArray *) 0 ;
   WeftStatus result;
   _gostring_ _swig_go_result;
@@ -1006,7 +1006,7 @@ _gostring_ _wrap_weft_ndarray_wait_to_write_capi_f8186da7160cc715(WeftNDArray *_
 }
 
 
-_gostring_ _wrap_weft_ndarray_save_file_capi_f8186da7160cc715(_gostring_ _swig_go_0, _goslice_ _swig_go_1, _gostring_ _swig_go_2, long long _swig_go_3) {
+_gostring_ _wrap_weft_ndarray_save_file_capi_3057c8b0253d4012(_gostring_ _swig_go_0, _goslice_ _swig_go_1, _gostring_ _swig_go_2, long long _swig_go_3) {
   char *arg1 = (char *) 0 ;
   WeftNDArray **arg2 = (WeftNDArray **) 0 ;
   char **arg3 = (char **) 0 ;
@@ -1041,7 +1041,7 @@ _gostring_ _wrap_weft_ndarray_save_file_capi_f8186da7160cc715(_gostring_ _swig_g
 }
 
 
-_gostring_ _wrap_weft_ndarray_save_buffer_capi_f8186da7160cc715(_goslice_ _swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, _goslice_ _swig_go_3) {
+_gostring_ _wrap_weft_ndarray_save_buffer_capi_3057c8b0253d4012(_goslice_ _swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, _goslice_ _swig_go_3) {
   WeftNDArray **arg1 = (WeftNDArray **) 0 ;
   char **arg2 = (char **) 0 ;
   size_t arg3 ;
@@ -1071,7 +1071,7 @@ _gostring_ _wrap_weft_ndarray_save_buffer_capi_f8186da7160cc715(_goslice_ _swig_
 }
 
 
-_gostring_ _wrap_weft_buffer_data_capi_f8186da7160cc715(WeftBuffer *_swig_go_0, _goslice_ _swig_go_1, _goslice_ _swig_go_2) {
+_gostring_ _wrap_weft_buffer_data_capi_3057c8b0253d4012(WeftBuffer *_swig_go_0, _goslice_ _swig_go_1, _goslice_ _swig_go_2) {
   WeftBuffer *arg1 = (WeftBuffer *) 0 ;
   void **arg2 = (void **) 0 ;
   size_t *arg3 = (size_t *) 0 ;
@@ -1088,7 +1088,7 @@ _gostring_ _wrap_weft_buffer_data_capi_f8186da7160cc715(WeftBuffer *_swig_go_0, 
 }
 
 
-_gostring_ _wrap_weft_buffer_free_capi_f8186da7160cc715(WeftBuffer *_swig_go_0) {
+_gostring_ _wrap_weft_buffer_free_capi_3057c8b0253d4012(WeftBuffer *_swig_go_0) {
   WeftBuffer *arg1 = (WeftBuffer *) 0 ;
   WeftStatus result;
   _gostring_ _swig_go_result;
@@ -1101,7 +1101,7 @@ _gostring_ _wrap_weft_buffer_free_capi_f8186da7160cc715(WeftBuffer *_swig_go_0) 
 }
 
 
-_gostring_ _wrap_weft_ndarray_load_file_capi_f8186da7160cc715(_gostring_ _swig_go_0, _goslice_ _swig_go_1) {
+_gostring_ _wrap_weft_ndarray_load_file_capi_3057c8b0253d4012(_gostring_ _swig_go_0, _goslice_ _swig_go_1) {
   char *arg1 = (char *) 0 ;
   WeftNDArrayList **arg2 = (WeftNDArrayList **) 0 ;
   WeftStatus result;
@@ -1121,7 +1121,7 @@ _gostring_ _wrap_weft_ndarray_load_file_capi_f8186da7160cc715(_gostring_ _swig_g
 }
 
 
-_gostring_ _wrap_weft_ndarray_load_buffer_capi_f8186da7160cc715(void *_swig_go_0, long long _swig_go_1, _goslice_ _swig_go_2) {
+_gostring_ _wrap_weft_ndarray_load_buffer_capi_3057c8b0253d4012(void *_swig_go_0, long long _swig_go_1, _goslice_ _swig_go_2) {
   void *arg1 = (void *) 0 ;
   size_t arg2 ;
   WeftNDArrayList **arg3 = (WeftNDArrayList **) 0 ;
@@ -1138,7 +1138,7 @@ _gostring_ _wrap_weft_ndarray_load_buffer_capi_f8186da7160cc715(void *_swig_go_0
 }
 
 
-_gostring_ _wrap_weft_ndarray_list_size_capi_f8186da7160cc715(WeftNDArrayList *_swig_go_0, _goslice_ _swig_go_1, _goslice_ _swig_go_2) {
+_gostring_ _wrap_weft_ndarray_list_size_capi_3057c8b0253d4012(WeftNDArrayList *_swig_go_0, _goslice_ _swig_go_1, _goslice_ _swig_go_2) {
   WeftNDArrayList *arg1 = (WeftNDArrayList *) 0 ;
   size_t *arg2 = (size_t *) 0 ;
   int *arg3 = (int *) 0 ;
@@ -1155,7 +1155,7 @@ _gostring_ _wrap_weft_ndarray_list_size_capi_f8186da7160cc715(WeftNDArrayList *_
 }
 
 
-_gostring_ _wrap_weft_ndarray_list_name_capi_f8186da7160cc715(WeftNDArrayList *_swig_go_0, long long _swig_go_1, _goslice_ _swig_go_2) {
+_gostring_ _wrap_weft_ndarray_list_name_capi_3057c8b0253d4012(WeftNDArrayList *_swig_go_0, long long _swig_go_1, _goslice_ _swig_go_2) {
   WeftNDArrayList *arg1 = (WeftNDArrayList *) 0 ;
   size_t arg2 ;
   char **arg3 = (char **) 0 ;
@@ -1181,7 +1181,7 @@ _gostring_ _wrap_weft_ndarray_list_name_capi_f8186da7160cc715(WeftNDArrayList *_
 }
 
 
-_gostring_ _wrap_weft_ndarray_list_get_capi_f8186da7160cc715(WeftNDArrayList *_swig_go_0, long long _swig_go_1, _goslice_ _swig_go_2) {
+_gostring_ _wrap_weft_ndarray_list_get_capi_3057c8b0253d4012(WeftNDArrayList *_swig_go_0, long long _swig_go_1, _goslice_ _swig_go_2) {
   WeftNDArrayList *arg1 = (WeftNDArrayList *) 0 ;
   size_t arg2 ;
   WeftNDArray **arg3 = (WeftNDArray **) 0 ;
@@ -1198,7 +1198,7 @@ _gostring_ _wrap_weft_ndarray_list_get_capi_f8186da7160cc715(WeftNDArrayList *_s
 }
 
 
-_gostring_ _wrap_weft_ndarray_list_free_capi_f8186da7160cc715(WeftNDArrayList *_swig_go_0) {
+_gostring_ _wrap_weft_ndarray_list_free_capi_3057c8b0253d4012(WeftNDArrayList *_swig_go_0) {
   WeftNDArrayList *arg1 = (WeftNDArrayList *) 0 ;
   WeftStatus result;
   _gostring_ _swig_go_result;
@@ -1211,7 +1211,7 @@ _gostring_ _wrap_weft_ndarray_list_free_capi_f8186da7160cc715(WeftNDArrayList *_
 }
 
 
-_gostring_ _wrap_weft_ndarray_list_create_capi_f8186da7160cc715(_goslice_ _swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, _goslice_ _swig_go_3) {
+_gostring_ _wrap_weft_ndarray_list_create_capi_3057c8b0253d4012(_goslice_ _swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, _goslice_ _swig_go_3) {
   WeftNDArray **arg1 = (WeftNDArray **) 0 ;
   char **arg2 = (char **) 0 ;
   size_t arg3 ;
@@ -1241,7 +1241,7 @@ _gostring_ _wrap_weft_ndarray_list_create_capi_f8186da7160cc715(_goslice_ _swig_
 }
 
 
-_gostring_ _wrap_weft_ndarray_load_npy_capi_f8186da7160cc715(_gostring_ _swig_go_0, _goslice_ _swig_go_1) {
+_gostring_ _wrap_weft_ndarray_load_npy_capi_3057c8b0253d4012(_gostring_ _swig_go_0, _goslice_ _swig_go_1) {
   char *arg1 = (char *) 0 ;
   WeftNDArray **arg2 = (WeftNDArray **) 0 ;
   WeftStatus result;
@@ -1261,7 +1261,7 @@ _gostring_ _wrap_weft_ndarray_load_npy_capi_f8186da7160cc715(_gostring_ _swig_go
 }
 
 
-_gostring_ _wrap_weft_ndarray_save_npy_capi_f8186da7160cc715(WeftNDArray *_swig_go_0, _gostring_ _swig_go_1) {
+_gostring_ _wrap_weft_ndarray_save_npy_capi_3057c8b0253d4012(WeftNDArray *_swig_go_0, _gostring_ _swig_go_1) {
   WeftNDArray *arg1 = (WeftNDArray *) 0 ;
   char *arg2 = (char *) 0 ;
   WeftStatus result;
@@ -1281,7 +1281,7 @@ _gostring_ _wrap_weft_ndarray_save_npy_capi_f8186da7160cc715(WeftNDArray *_swig_
 }
 
 
-_gostring_ _wrap_weft_ndarray_load_npy_buffer_capi_f8186da7160cc715(void *_swig_go_0, long long _swig_go_1, _goslice_ _swig_go_2) {
+_gostring_ _wrap_weft_ndarray_load_npy_buffer_capi_3057c8b0253d4012(void *_swig_go_0, long long _swig_go_1, _goslice_ _swig_go_2) {
   void *arg1 = (void *) 0 ;
   size_t arg2 ;
   WeftNDArray **arg3 = (WeftNDArray **) 0 ;
@@ -1298,7 +1298,7 @@ _gostring_ _wrap_weft_ndarray_load_npy_buffer_capi_f8186da7160cc715(void *_swig_
 }
 
 
-_gostring_ _wrap_weft_ndarray_save_npy_buffer_capi_f8186da7160cc715(WeftNDArray *_swig_go_0, _goslice_ _swig_go_1) {
+_gostring_ _wrap_weft_ndarray_save_npy_buffer_capi_3057c8b0253d4012(WeftNDArray *_swig_go_0, _goslice_ _swig_go_1) {
   WeftNDArray *arg1 = (WeftNDArray *) 0 ;
   WeftBuffer **arg2 = (WeftBuffer **) 0 ;
   WeftStatus result;
@@ -1313,7 +1313,7 @@ _gostring_ _wrap_weft_ndarray_save_npy_buffer_capi_f8186da7160cc715(WeftNDArray 
 }
 
 
-_gostring_ _wrap_weft_symbol_create_variable_capi_f8186da7160cc715(_gostring_ _swig_go_0, _goslice_ _swig_go_1) {
+_gostring_ _wrap_weft_symbol_create_variable_capi_3057c8b0253d4012(_gostring_ _swig_go_0, _goslice_ _swig_go_1) {
   char *arg1 = (char *) 0 ;
   WeftSymbolHandle **arg2 = (WeftSymbolHandle **) 0 ;
   WeftStatus result;
@@ -1333,7 +1333,7 @@ _gostring_ _wrap_weft_symbol_create_variable_capi_f8186da7160cc715(_gostring_ _s
 }
 
 
-_gostring_ _wrap_weft_symbol_create_atomic_capi_f8186da7160cc715(_gostring_ _swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, long long _swig_go_3, _goslice_ _swig_go_4) {
+_gostring_ _wrap_weft_symbol_create_atomic_capi_3057c8b0253d4012(_gostring_ _swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, long long _swig_go_3, _goslice_ _swig_go_4) {
   char *arg1 = (char *) 0 ;
   char **arg2 = (char **) 0 ;
   char **arg3 = (char **) 0 ;
@@ -1381,7 +1381,7 @@ _gostring_ _wrap_weft_symbol_create_atomic_capi_f8186da7160cc715(_gostring_ _swi
 }
 
 
-_gostring_ _wrap_weft_symbol_compose_capi_f8186da7160cc715(WeftSymbolHandle *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, _gostring_ _swig_go_3, _goslice_ _swig_go_4) {
+_gostring_ _wrap_weft_symbol_compose_capi_3057c8b0253d4012(WeftSymbolHandle *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, _gostring_ _swig_go_3, _goslice_ _swig_go_4) {
   WeftSymbolHandle *arg1 = (WeftSymbolHandle *) 0 ;
   char *arg2 = (char *) 0 ;
   size_t arg3 ;
@@ -1418,7 +1418,7 @@ _gostring_ _wrap_weft_symbol_compose_capi_f8186da7160cc715(WeftSymbolHandle *_sw
 }
 
 
-_gostring_ _wrap_weft_symbol_group_capi_f8186da7160cc715(_goslice_ _swig_go_0, long long _swig_go_1, _goslice_ _swig_go_2) {
+_gostring_ _wrap_weft_symbol_group_capi_3057c8b0253d4012(_goslice_ _swig_go_0, long long _swig_go_1, _goslice_ _swig_go_2) {
   WeftSymbolHandle **arg1 = (WeftSymbolHandle **) 0 ;
   size_t arg2 ;
   WeftSymbolHandle **arg3 = (WeftSymbolHandle **) 0 ;
@@ -1435,7 +1435,7 @@ _gostring_ _wrap_weft_symbol_group_capi_f8186da7160cc715(_goslice_ _swig_go_0, l
 }
 
 
-_gostring_ _wrap_weft_symbol_copy_capi_f8186da7160cc715(WeftSymbolHandle *_swig_go_0, _goslice_ _swig_go_1) {
+_gostring_ _wrap_weft_symbol_copy_capi_3057c8b0253d4012(WeftSymbolHandle *_swig_go_0, _goslice_ _swig_go_1) {
   WeftSymbolHandle *arg1 = (WeftSymbolHandle *) 0 ;
   WeftSymbolHandle **arg2 = (WeftSymbolHandle **) 0 ;
   WeftStatus result;
@@ -1450,7 +1450,7 @@ _gostring_ _wrap_weft_symbol_copy_capi_f8186da7160cc715(WeftSymbolHandle *_swig_
 }
 
 
-_gostring_ _wrap_weft_symbol_free_capi_f8186da7160cc715(WeftSymbolHandle *_swig_go_0) {
+_gostring_ _wrap_weft_symbol_free_capi_3057c8b0253d4012(WeftSymbolHandle *_swig_go_0) {
   WeftSymbolHandle *arg1 = (WeftSymbolHandle *) 0 ;
   WeftStatus result;
   _gostring_ _swig_go_result;
@@ -1463,7 +1463,7 @@ _gostring_ _wrap_weft_symbol_free_capi_f8186da7160cc715(WeftSymbolHandle *_swig_
 }
 
 
-_gostring_ _wrap_weft_symbol_num_outputs_capi_f8186da7160cc715(WeftSymbolHandle *_swig_go_0, _goslice_ _swig_go_1) {
+_gostring_ _wrap_weft_symbol_num_outputs_capi_3057c8b0253d4012(WeftSymbolHandle *_swig_go_0, _goslice_ _swig_go_1) {
   WeftSymbolHandle *arg1 = (WeftSymbolHandle *) 0 ;
   size_t *arg2 = (size_t *) 0 ;
   WeftStatus result;
@@ -1478,7 +1478,7 @@ _gostring_ _wrap_weft_symbol_num_outputs_capi_f8186da7160cc715(WeftSymbolHandle 
 }
 
 
-_gostring_ _wrap_weft_symbol_get_output_capi_f8186da7160cc715(WeftSymbolHandle *_swig_go_0, long long _swig_go_1, _goslice_ _swig_go_2) {
+_gostring_ _wrap_weft_symbol_get_output_capi_3057c8b0253d4012(WeftSymbolHandle *_swig_go_0, long long _swig_go_1, _goslice_ _swig_go_2) {
   WeftSymbolHandle *arg1 = (WeftSymbolHandle *) 0 ;
   size_t arg2 ;
   WeftSymbolHandle **arg3 = (WeftSymbolHandle **) 0 ;
@@ -1495,7 +1495,7 @@ _gostring_ _wrap_weft_symbol_get_output_capi_f8186da7160cc715(WeftSymbolHandle *
 }
 
 
-_gostring_ _wrap_weft_symbol_get_internals_capi_f8186da7160cc715(WeftSymbolHandle *_swig_go_0, _goslice_ _swig_go_1) {
+_gostring_ _wrap_weft_symbol_get_internals_capi_3057c8b0253d4012(WeftSymbolHandle *_swig_go_0, _goslice_ _swig_go_1) {
   WeftSymbolHandle *arg1 = (WeftSymbolHandle *) 0 ;
   WeftSymbolHandle **arg2 = (WeftSymbolHandle **) 0 ;
   WeftStatus result;
@@ -1510,7 +1510,7 @@ _gostring_ _wrap_weft_symbol_get_internals_capi_f8186da7160cc715(WeftSymbolHandl
 }
 
 
-_gostring_ _wrap_weft_symbol_get_children_capi_f8186da7160cc715(WeftSymbolHandle *_swig_go_0, _goslice_ _swig_go_1) {
+_gostring_ _wrap_weft_symbol_get_children_capi_3057c8b0253d4012(WeftSymbolHandle *_swig_go_0, _goslice_ _swig_go_1) {
   WeftSymbolHandle *arg1 = (WeftSymbolHandle *) 0 ;
   WeftSymbolHandle **arg2 = (WeftSymbolHandle **) 0 ;
   WeftStatus result;
@@ -1525,7 +1525,7 @@ _gostring_ _wrap_weft_symbol_get_children_capi_f8186da7160cc715(WeftSymbolHandle
 }
 
 
-_gostring_ _wrap_weft_symbol_list_arguments_capi_f8186da7160cc715(WeftSymbolHandle *_swig_go_0, _goslice_ _swig_go_1) {
+_gostring_ _wrap_weft_symbol_list_arguments_capi_3057c8b0253d4012(WeftSymbolHandle *_swig_go_0, _goslice_ _swig_go_1) {
   WeftSymbolHandle *arg1 = (WeftSymbolHandle *) 0 ;
   WeftStringList **arg2 = (WeftStringList **) 0 ;
   WeftStatus result;
@@ -1540,7 +1540,7 @@ _gostring_ _wrap_weft_symbol_list_arguments_capi_f8186da7160cc715(WeftSymbolHand
 }
 
 
-_gostring_ _wrap_weft_symbol_list_outputs_capi_f8186da7160cc715(WeftSymbolHandle *_swig_go_0, _goslice_ _swig_go_1) {
+_gostring_ _wrap_weft_symbol_list_outputs_capi_3057c8b0253d4012(WeftSymbolHandle *_swig_go_0, _goslice_ _swig_go_1) {
   WeftSymbolHandle *arg1 = (WeftSymbolHandle *) 0 ;
   WeftStringList **arg2 = (WeftStringList **) 0 ;
   WeftStatus result;
@@ -1555,7 +1555,7 @@ _gostring_ _wrap_weft_symbol_list_outputs_capi_f8186da7160cc715(WeftSymbolHandle
 }
 
 
-_gostring_ _wrap_weft_symbol_list_auxiliary_states_capi_f8186da7160cc715(WeftSymbolHandle *_swig_go_0, _goslice_ _swig_go_1) {
+_gostring_ _wrap_weft_symbol_list_auxiliary_states_capi_3057c8b0253d4012(WeftSymbolHandle *_swig_go_0, _goslice_ _swig_go_1) {
   WeftSymbolHandle *arg1 = (WeftSymbolHandle *) 0 ;
   WeftStringList **arg2 = (WeftStringList **) 0 ;
   WeftStatus result;
@@ -1570,7 +1570,7 @@ _gostring_ _wrap_weft_symbol_list_auxiliary_states_capi_f8186da7160cc715(WeftSym
 }
 
 
-_gostring_ _wrap_weft_symbol_list_inputs_capi_f8186da7160cc715(WeftSymbolHandle *_swig_go_0, _goslice_ _swig_go_1) {
+_gostring_ _wrap_weft_symbol_list_inputs_capi_3057c8b0253d4012(WeftSymbolHandle *_swig_go_0, _goslice_ _swig_go_1) {
   WeftSymbolHandle *arg1 = (WeftSymbolHandle *) 0 ;
   WeftStringList **arg2 = (WeftStringList **) 0 ;
   WeftStatus result;
@@ -1585,7 +1585,7 @@ _gostring_ _wrap_weft_symbol_list_inputs_capi_f8186da7160cc715(WeftSymbolHandle 
 }
 
 
-_gostring_ _wrap_weft_symbol_get_name_capi_f8186da7160cc715(WeftSymbolHandle *_swig_go_0, _goslice_ _swig_go_1) {
+_gostring_ _wrap_weft_symbol_get_name_capi_3057c8b0253d4012(WeftSymbolHandle *_swig_go_0, _goslice_ _swig_go_1) {
   WeftSymbolHandle *arg1 = (WeftSymbolHandle *) 0 ;
   WeftStringList **arg2 = (WeftStringList **) 0 ;
   WeftStatus result;
@@ -1600,7 +1600,7 @@ _gostring_ _wrap_weft_symbol_get_name_capi_f8186da7160cc715(WeftSymbolHandle *_s
 }
 
 
-_gostring_ _wrap_weft_symbol_get_attr_capi_f8186da7160cc715(WeftSymbolHandle *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2) {
+_gostring_ _wrap_weft_symbol_get_attr_capi_3057c8b0253d4012(WeftSymbolHandle *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2) {
   WeftSymbolHandle *arg1 = (WeftSymbolHandle *) 0 ;
   char *arg2 = (char *) 0 ;
   WeftStringList **arg3 = (WeftStringList **) 0 ;
@@ -1622,7 +1622,7 @@ _gostring_ _wrap_weft_symbol_get_attr_capi_f8186da7160cc715(WeftSymbolHandle *_s
 }
 
 
-_gostring_ _wrap_weft_symbol_set_attr_capi_f8186da7160cc715(WeftSymbolHandle *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2) {
+_gostring_ _wrap_weft_symbol_set_attr_capi_3057c8b0253d4012(WeftSymbolHandle *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2) {
   WeftSymbolHandle *arg1 = (WeftSymbolHandle *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -1649,7 +1649,7 @@ _gostring_ _wrap_weft_symbol_set_attr_capi_f8186da7160cc715(WeftSymbolHandle *_s
 }
 
 
-_gostring_ _wrap_weft_symbol_list_attr_capi_f8186da7160cc715(WeftSymbolHandle *_swig_go_0, intgo _swig_go_1, _goslice_ _swig_go_2, _goslice_ _swig_go_3) {
+_gostring_ _wrap_weft_symbol_list_attr_capi_3057c8b0253d4012(WeftSymbolHandle *_swig_go_0, intgo _swig_go_1, _goslice_ _swig_go_2, _goslice_ _swig_go_3) {
   WeftSymbolHandle *arg1 = (WeftSymbolHandle *) 0 ;
   int arg2 ;
   WeftStringList **arg3 = (WeftStringList **) 0 ;
@@ -1668,103 +1668,7 @@ _gostring_ _wrap_weft_symbol_list_attr_capi_f8186da7160cc715(WeftSymbolHandle *_
 }
 
 
-_gostring_ _wrap_weft_symbol_summary_capi_f8186da7160cc715(WeftSymbolHandle *_swig_go_0, long long _swig_go_1, _gostring_ _swig_go_2, _goslice_ _swig_go_3, _goslice_ _swig_go_4, _goslice_ _swig_go_5) {
-  WeftSymbolHandle *arg1 = (WeftSymbolHandle *) 0 ;
-  size_t arg2 ;
-  char **arg3 = (char **) 0 ;
-  size_t *arg4 = (size_t *) 0 ;
-  int64_t *arg5 = (int64_t *) 0 ;
-  WeftStringList **arg6 = (WeftStringList **) 0 ;
-  std::vector< char const * > sp3 ;
-  WeftStatus result;
-  _gostring_ _swig_go_result;
-  
-  arg1 = (WeftSymbolHandle *)_swig_go_0; 
-  arg2 = (size_t)_swig_go_1; 
-  
-  {
-    const char* p = _swig_go_2.p;
-    const char* end = p + _swig_go_2.n;
-    while (p < end) {
-      sp3.push_back(p);
-      p += strlen(p) + 1;
-    }
-    arg3 = (char **)sp3.data();
-  }
-  
-  arg4 = (size_t *)_swig_go_3.array; 
-  arg5 = (int64_t *)_swig_go_4.array; 
-  arg6 = (WeftStringList **)_swig_go_5.array; 
-  
-  result = (WeftStatus)weft_symbol_summary((WeftSymbolHandle const *)arg1,SWIG_STD_MOVE(arg2),(char const *const *)arg3,(size_t const *)arg4,(int64_t const *)arg5,arg6);
-  _swig_go_result = WeftGoStatus(result); 
-  return _swig_go_result;
-}
-
-
-_gostring_ _wrap_weft_symbol_to_dot_capi_f8186da7160cc715(WeftSymbolHandle *_swig_go_0, long long _swig_go_1, _gostring_ _swig_go_2, _goslice_ _swig_go_3, _goslice_ _swig_go_4, long long _swig_go_5, _gostring_ _swig_go_6, _gostring_ _swig_go_7, _goslice_ _swig_go_8) {
-  WeftSymbolHandle *arg1 = (WeftSymbolHandle *) 0 ;
-  size_t arg2 ;
-  char **arg3 = (char **) 0 ;
-  size_t *arg4 = (size_t *) 0 ;
-  int64_t *arg5 = (int64_t *) 0 ;
-  size_t arg6 ;
-  char **arg7 = (char **) 0 ;
-  char **arg8 = (char **) 0 ;
-  WeftStringList **arg9 = (WeftStringList **) 0 ;
-  std::vector< char const * > sp3 ;
-  std::vector< char const * > sp7 ;
-  std::vector< char const * > sp8 ;
-  WeftStatus result;
-  _gostring_ _swig_go_result;
-  
-  arg1 = (WeftSymbolHandle *)_swig_go_0; 
-  arg2 = (size_t)_swig_go_1; 
-  
-  {
-    const char* p = _swig_go_2.p;
-    const char* end = p + _swig_go_2.n;
-    while (p < end) {
-      sp3.push_back(p);
-      p += strlen(p) + 1;
-    }
-    arg3 = (char **)sp3.data();
-  }
-  
-  arg4 = (size_t *)_swig_go_3.array; 
-  arg5 = (int64_t *)_swig_go_4.array; 
-  arg6 = (size_t)_swig_go_5; 
-  
-  {
-    const char* p = _swig_go_6.p;
-    const char* end = p + _swig_go_6.n;
-    while (p < end) {
-      sp7.push_back(p);
-      p += strlen(p) + 1;
-    }
-    arg7 = (char **)sp7.data();
-  }
-  
-  
-  {
-    const char* p = _swig_go_7.p;
-    const char* end = p + _swig_go_7.n;
-    while (p < end) {
-      sp8.push_back(p);
-      p += strlen(p) + 1;
-    }
-    arg8 = (char **)sp8.data();
-  }
-  
-  arg9 = (WeftStringList **)_swig_go_8.array; 
-  
-  result = (WeftStatus)weft_symbol_to_dot((WeftSymbolHandle const *)arg1,SWIG_STD_MOVE(arg2),(char const *const *)arg3,(size_t const *)arg4,(int64_t const *)arg5,SWIG_STD_MOVE(arg6),(char const *const *)arg7,(char const *const *)arg8,arg9);
-  _swig_go_result = WeftGoStatus(result); 
-  return _swig_go_result;
-}
-
-
-_gostring_ _wrap_weft_symbol_to_json_capi_f8186da7160cc715(WeftSymbolHandle *_swig_go_0, _goslice_ _swig_go_1) {
+_gostring_ _wrap_weft_symbol_to_json_capi_3057c8b0253d4012(WeftSymbolHandle *_swig_go_0, _goslice_ _swig_go_1) {
   WeftSymbolHandle *arg1 = (WeftSymbolHandle *) 0 ;
   WeftStringList **arg2 = (WeftStringList **) 0 ;
   WeftStatus result;
@@ -1779,7 +1683,7 @@ _gostring_ _wrap_weft_symbol_to_json_capi_f8186da7160cc715(WeftSymbolHandle *_sw
 }
 
 
-_gostring_ _wrap_weft_symbol_save_file_capi_f8186da7160cc715(WeftSymbolHandle *_swig_go_0, _gostring_ _swig_go_1) {
+_gostring_ _wrap_weft_symbol_save_file_capi_3057c8b0253d4012(WeftSymbolHandle *_swig_go_0, _gostring_ _swig_go_1) {
   WeftSymbolHandle *arg1 = (WeftSymbolHandle *) 0 ;
   char *arg2 = (char *) 0 ;
   WeftStatus result;
@@ -1799,7 +1703,7 @@ _gostring_ _wrap_weft_symbol_save_file_capi_f8186da7160cc715(WeftSymbolHandle *_
 }
 
 
-_gostring_ _wrap_weft_symbol_from_json_capi_f8186da7160cc715(_gostring_ _swig_go_0, _goslice_ _swig_go_1) {
+_gostring_ _wrap_weft_symbol_from_json_capi_3057c8b0253d4012(_gostring_ _swig_go_0, _goslice_ _swig_go_1) {
   char *arg1 = (char *) 0 ;
   WeftSymbolHandle **arg2 = (WeftSymbolHandle **) 0 ;
   WeftStatus result;
@@ -1819,7 +1723,7 @@ _gostring_ _wrap_weft_symbol_from_json_capi_f8186da7160cc715(_gostring_ _swig_go
 }
 
 
-_gostring_ _wrap_weft_symbol_from_json_file_capi_f8186da7160cc715(_gostring_ _swig_go_0, _goslice_ _swig_go_1) {
+_gostring_ _wrap_weft_symbol_from_json_file_capi_3057c8b0253d4012(_gostring_ _swig_go_0, _goslice_ _swig_go_1) {
   char *arg1 = (char *) 0 ;
   WeftSymbolHandle **arg2 = (WeftSymbolHandle **) 0 ;
   WeftStatus result;
@@ -1839,7 +1743,7 @@ _gostring_ _wrap_weft_symbol_from_json_file_capi_f8186da7160cc715(_gostring_ _sw
 }
 
 
-_gostring_ _wrap_weft_symbol_json_info_capi_f8186da7160cc715(WeftSymbolHandle *_swig_go_0, _goslice_ _swig_go_1, _goslice_ _swig_go_2, _goslice_ _swig_go_3, _goslice_ _swig_go_4) {
+_gostring_ _wrap_weft_symbol_json_info_capi_3057c8b0253d4012(WeftSymbolHandle *_swig_go_0, _goslice_ _swig_go_1, _goslice_ _swig_go_2, _goslice_ _swig_go_3, _goslice_ _swig_go_4) {
   WeftSymbolHandle *arg1 = (WeftSymbolHandle *) 0 ;
   int *arg2 = (int *) 0 ;
   int *arg3 = (int *) 0 ;
@@ -1860,7 +1764,7 @@ _gostring_ _wrap_weft_symbol_json_info_capi_f8186da7160cc715(WeftSymbolHandle *_
 }
 
 
-_gostring_ _wrap_weft_symbol_infer_shape_partial_capi_f8186da7160cc715(WeftSymbolHandle *_swig_go_0, long long _swig_go_1, _gostring_ _swig_go_2, _goslice_ _swig_go_3, _goslice_ _swig_go_4, _goslice_ _swig_go_5) {
+_gostring_ _wrap_weft_symbol_infer_shape_partial_capi_3057c8b0253d4012(WeftSymbolHandle *_swig_go_0, long long _swig_go_1, _gostring_ _swig_go_2, _goslice_ _swig_go_3, _goslice_ _swig_go_4, _goslice_ _swig_go_5) {
   WeftSymbolHandle *arg1 = (WeftSymbolHandle *) 0 ;
   size_t arg2 ;
   char **arg3 = (char **) 0 ;
@@ -1894,7 +1798,7 @@ _gostring_ _wrap_weft_symbol_infer_shape_partial_capi_f8186da7160cc715(WeftSymbo
 }
 
 
-_gostring_ _wrap_weft_symbol_infer_shape_capi_f8186da7160cc715(WeftSymbolHandle *_swig_go_0, long long _swig_go_1, _gostring_ _swig_go_2, _goslice_ _swig_go_3, _goslice_ _swig_go_4, _goslice_ _swig_go_5) {
+_gostring_ _wrap_weft_symbol_infer_shape_capi_3057c8b0253d4012(WeftSymbolHandle *_swig_go_0, long long _swig_go_1, _gostring_ _swig_go_2, _goslice_ _swig_go_3, _goslice_ _swig_go_4, _goslice_ _swig_go_5) {
   WeftSymbolHandle *arg1 = (WeftSymbolHandle *) 0 ;
   size_t arg2 ;
   char **arg3 = (char **) 0 ;
@@ -1928,7 +1832,7 @@ _gostring_ _wrap_weft_symbol_infer_shape_capi_f8186da7160cc715(WeftSymbolHandle 
 }
 
 
-_gostring_ _wrap_weft_shape_result_complete_capi_f8186da7160cc715(WeftShapeResult *_swig_go_0, _goslice_ _swig_go_1) {
+_gostring_ _wrap_weft_shape_result_complete_capi_3057c8b0253d4012(WeftShapeResult *_swig_go_0, _goslice_ _swig_go_1) {
   WeftShapeResult *arg1 = (WeftShapeResult *) 0 ;
   int *arg2 = (int *) 0 ;
   WeftStatus result;
@@ -1943,7 +1847,7 @@ _gostring_ _wrap_weft_shape_result_complete_capi_f8186da7160cc715(WeftShapeResul
 }
 
 
-_gostring_ _wrap_weft_shape_result_count_capi_f8186da7160cc715(WeftShapeResult *_swig_go_0, intgo _swig_go_1, _goslice_ _swig_go_2) {
+_gostring_ _wrap_weft_shape_result_count_capi_3057c8b0253d4012(WeftShapeResult *_swig_go_0, intgo _swig_go_1, _goslice_ _swig_go_2) {
   WeftShapeResult *arg1 = (WeftShapeResult *) 0 ;
   int arg2 ;
   size_t *arg3 = (size_t *) 0 ;
@@ -1960,7 +1864,7 @@ _gostring_ _wrap_weft_shape_result_count_capi_f8186da7160cc715(WeftShapeResult *
 }
 
 
-_gostring_ _wrap_weft_shape_result_name_capi_f8186da7160cc715(WeftShapeResult *_swig_go_0, intgo _swig_go_1, long long _swig_go_2, _goslice_ _swig_go_3) {
+_gostring_ _wrap_weft_shape_result_name_capi_3057c8b0253d4012(WeftShapeResult *_swig_go_0, intgo _swig_go_1, long long _swig_go_2, _goslice_ _swig_go_3) {
   WeftShapeResult *arg1 = (WeftShapeResult *) 0 ;
   int arg2 ;
   size_t arg3 ;
@@ -1988,7 +1892,7 @@ _gostring_ _wrap_weft_shape_result_name_capi_f8186da7160cc715(WeftShapeResult *_
 }
 
 
-_gostring_ _wrap_weft_shape_result_ndim_capi_f8186da7160cc715(WeftShapeResult *_swig_go_0, intgo _swig_go_1, long long _swig_go_2, _goslice_ _swig_go_3) {
+_gostring_ _wrap_weft_shape_result_ndim_capi_3057c8b0253d4012(WeftShapeResult *_swig_go_0, intgo _swig_go_1, long long _swig_go_2, _goslice_ _swig_go_3) {
   WeftShapeResult *arg1 = (WeftShapeResult *) 0 ;
   int arg2 ;
   size_t arg3 ;
@@ -2007,7 +1911,7 @@ _gostring_ _wrap_weft_shape_result_ndim_capi_f8186da7160cc715(WeftShapeResult *_
 }
 
 
-_gostring_ _wrap_weft_shape_result_dims_capi_f8186da7160cc715(WeftShapeResult *_swig_go_0, intgo _swig_go_1, long long _swig_go_2, _goslice_ _swig_go_3, long long _swig_go_4) {
+_gostring_ _wrap_weft_shape_result_dims_capi_3057c8b0253d4012(WeftShapeResult *_swig_go_0, intgo _swig_go_1, long long _swig_go_2, _goslice_ _swig_go_3, long long _swig_go_4) {
   WeftShapeResult *arg1 = (WeftShapeResult *) 0 ;
   int arg2 ;
   size_t arg3 ;
@@ -2028,7 +1932,7 @@ _gostring_ _wrap_weft_shape_result_dims_capi_f8186da7160cc715(WeftShapeResult *_
 }
 
 
-_gostring_ _wrap_weft_shape_result_num_unknown_capi_f8186da7160cc715(WeftShapeResult *_swig_go_0, _goslice_ _swig_go_1) {
+_gostring_ _wrap_weft_shape_result_num_unknown_capi_3057c8b0253d4012(WeftShapeResult *_swig_go_0, _goslice_ _swig_go_1) {
   WeftShapeResult *arg1 = (WeftShapeResult *) 0 ;
   size_t *arg2 = (size_t *) 0 ;
   WeftStatus result;
@@ -2043,7 +1947,7 @@ _gostring_ _wrap_weft_shape_result_num_unknown_capi_f8186da7160cc715(WeftShapeRe
 }
 
 
-_gostring_ _wrap_weft_shape_result_unknown_name_capi_f8186da7160cc715(WeftShapeResult *_swig_go_0, long long _swig_go_1, _goslice_ _swig_go_2) {
+_gostring_ _wrap_weft_shape_result_unknown_name_capi_3057c8b0253d4012(WeftShapeResult *_swig_go_0, long long _swig_go_1, _goslice_ _swig_go_2) {
   WeftShapeResult *arg1 = (WeftShapeResult *) 0 ;
   size_t arg2 ;
   char **arg3 = (char **) 0 ;
@@ -2069,7 +1973,7 @@ _gostring_ _wrap_weft_shape_result_unknown_name_capi_f8186da7160cc715(WeftShapeR
 }
 
 
-_gostring_ _wrap_weft_shape_result_free_capi_f8186da7160cc715(WeftShapeResult *_swig_go_0) {
+_gostring_ _wrap_weft_shape_result_free_capi_3057c8b0253d4012(WeftShapeResult *_swig_go_0) {
   WeftShapeResult *arg1 = (WeftShapeResult *) 0 ;
   WeftStatus result;
   _gostring_ _swig_go_result;
@@ -2082,7 +1986,7 @@ _gostring_ _wrap_weft_shape_result_free_capi_f8186da7160cc715(WeftShapeResult *_
 }
 
 
-_gostring_ _wrap_weft_symbol_infer_type_partial_capi_f8186da7160cc715(WeftSymbolHandle *_swig_go_0, long long _swig_go_1, _gostring_ _swig_go_2, _goslice_ _swig_go_3, _goslice_ _swig_go_4) {
+_gostring_ _wrap_weft_symbol_infer_type_partial_capi_3057c8b0253d4012(WeftSymbolHandle *_swig_go_0, long long _swig_go_1, _gostring_ _swig_go_2, _goslice_ _swig_go_3, _goslice_ _swig_go_4) {
   WeftSymbolHandle *arg1 = (WeftSymbolHandle *) 0 ;
   size_t arg2 ;
   char **arg3 = (char **) 0 ;
@@ -2114,7 +2018,7 @@ _gostring_ _wrap_weft_symbol_infer_type_partial_capi_f8186da7160cc715(WeftSymbol
 }
 
 
-_gostring_ _wrap_weft_symbol_infer_type_capi_f8186da7160cc715(WeftSymbolHandle *_swig_go_0, long long _swig_go_1, _gostring_ _swig_go_2, _goslice_ _swig_go_3, _goslice_ _swig_go_4) {
+_gostring_ _wrap_weft_symbol_infer_type_capi_3057c8b0253d4012(WeftSymbolHandle *_swig_go_0, long long _swig_go_1, _gostring_ _swig_go_2, _goslice_ _swig_go_3, _goslice_ _swig_go_4) {
   WeftSymbolHandle *arg1 = (WeftSymbolHandle *) 0 ;
   size_t arg2 ;
   char **arg3 = (char **) 0 ;
@@ -2146,7 +2050,7 @@ _gostring_ _wrap_weft_symbol_infer_type_capi_f8186da7160cc715(WeftSymbolHandle *
 }
 
 
-_gostring_ _wrap_weft_type_result_complete_capi_f8186da7160cc715(WeftTypeResult *_swig_go_0, _goslice_ _swig_go_1) {
+_gostring_ _wrap_weft_type_result_complete_capi_3057c8b0253d4012(WeftTypeResult *_swig_go_0, _goslice_ _swig_go_1) {
   WeftTypeResult *arg1 = (WeftTypeResult *) 0 ;
   int *arg2 = (int *) 0 ;
   WeftStatus result;
@@ -2161,7 +2065,7 @@ _gostring_ _wrap_weft_type_result_complete_capi_f8186da7160cc715(WeftTypeResult 
 }
 
 
-_gostring_ _wrap_weft_type_result_count_capi_f8186da7160cc715(WeftTypeResult *_swig_go_0, intgo _swig_go_1, _goslice_ _swig_go_2) {
+_gostring_ _wrap_weft_type_result_count_capi_3057c8b0253d4012(WeftTypeResult *_swig_go_0, intgo _swig_go_1, _goslice_ _swig_go_2) {
   WeftTypeResult *arg1 = (WeftTypeResult *) 0 ;
   int arg2 ;
   size_t *arg3 = (size_t *) 0 ;
@@ -2178,7 +2082,7 @@ _gostring_ _wrap_weft_type_result_count_capi_f8186da7160cc715(WeftTypeResult *_s
 }
 
 
-_gostring_ _wrap_weft_type_result_name_capi_f8186da7160cc715(WeftTypeResult *_swig_go_0, intgo _swig_go_1, long long _swig_go_2, _goslice_ _swig_go_3) {
+_gostring_ _wrap_weft_type_result_name_capi_3057c8b0253d4012(WeftTypeResult *_swig_go_0, intgo _swig_go_1, long long _swig_go_2, _goslice_ _swig_go_3) {
   WeftTypeResult *arg1 = (WeftTypeResult *) 0 ;
   int arg2 ;
   size_t arg3 ;
@@ -2206,7 +2110,7 @@ _gostring_ _wrap_weft_type_result_name_capi_f8186da7160cc715(WeftTypeResult *_sw
 }
 
 
-_gostring_ _wrap_weft_type_result_dtype_capi_f8186da7160cc715(WeftTypeResult *_swig_go_0, intgo _swig_go_1, long long _swig_go_2, _goslice_ _swig_go_3) {
+_gostring_ _wrap_weft_type_result_dtype_capi_3057c8b0253d4012(WeftTypeResult *_swig_go_0, intgo _swig_go_1, long long _swig_go_2, _goslice_ _swig_go_3) {
   WeftTypeResult *arg1 = (WeftTypeResult *) 0 ;
   int arg2 ;
   size_t arg3 ;
@@ -2225,7 +2129,7 @@ _gostring_ _wrap_weft_type_result_dtype_capi_f8186da7160cc715(WeftTypeResult *_s
 }
 
 
-_gostring_ _wrap_weft_type_result_num_unknown_capi_f8186da7160cc715(WeftTypeResult *_swig_go_0, _goslice_ _swig_go_1) {
+_gostring_ _wrap_weft_type_result_num_unknown_capi_3057c8b0253d4012(WeftTypeResult *_swig_go_0, _goslice_ _swig_go_1) {
   WeftTypeResult *arg1 = (WeftTypeResult *) 0 ;
   size_t *arg2 = (size_t *) 0 ;
   WeftStatus result;
@@ -2240,7 +2144,7 @@ _gostring_ _wrap_weft_type_result_num_unknown_capi_f8186da7160cc715(WeftTypeResu
 }
 
 
-_gostring_ _wrap_weft_type_result_unknown_name_capi_f8186da7160cc715(WeftTypeResult *_swig_go_0, long long _swig_go_1, _goslice_ _swig_go_2) {
+_gostring_ _wrap_weft_type_result_unknown_name_capi_3057c8b0253d4012(WeftTypeResult *_swig_go_0, long long _swig_go_1, _goslice_ _swig_go_2) {
   WeftTypeResult *arg1 = (WeftTypeResult *) 0 ;
   size_t arg2 ;
   char **arg3 = (char **) 0 ;
@@ -2266,7 +2170,7 @@ _gostring_ _wrap_weft_type_result_unknown_name_capi_f8186da7160cc715(WeftTypeRes
 }
 
 
-_gostring_ _wrap_weft_type_result_free_capi_f8186da7160cc715(WeftTypeResult *_swig_go_0) {
+_gostring_ _wrap_weft_type_result_free_capi_3057c8b0253d4012(WeftTypeResult *_swig_go_0) {
   WeftTypeResult *arg1 = (WeftTypeResult *) 0 ;
   WeftStatus result;
   _gostring_ _swig_go_result;
@@ -2279,7 +2183,7 @@ _gostring_ _wrap_weft_type_result_free_capi_f8186da7160cc715(WeftTypeResult *_sw
 }
 
 
-_gostring_ _wrap_weft_symbol_place_device_capi_f8186da7160cc715(WeftSymbolHandle *_swig_go_0, intgo _swig_go_1, intgo _swig_go_2, intgo _swig_go_3, long long _swig_go_4, _gostring_ _swig_go_5, _goslice_ _swig_go_6, _goslice_ _swig_go_7, long long _swig_go_8, _gostring_ _swig_go_9, _goslice_ _swig_go_10, _goslice_ _swig_go_11, _goslice_ _swig_go_12, _goslice_ _swig_go_13, _goslice_ _swig_go_14, _goslice_ _swig_go_15) {
+_gostring_ _wrap_weft_symbol_place_device_capi_3057c8b0253d4012(WeftSymbolHandle *_swig_go_0, intgo _swig_go_1, intgo _swig_go_2, intgo _swig_go_3, long long _swig_go_4, _gostring_ _swig_go_5, _goslice_ _swig_go_6, _goslice_ _swig_go_7, long long _swig_go_8, _gostring_ _swig_go_9, _goslice_ _swig_go_10, _goslice_ _swig_go_11, _goslice_ _swig_go_12, _goslice_ _swig_go_13, _goslice_ _swig_go_14, _goslice_ _swig_go_15) {
   WeftSymbolHandle *arg1 = (WeftSymbolHandle *) 0 ;
   int arg2 ;
   int arg3 ;
@@ -2344,7 +2248,7 @@ _gostring_ _wrap_weft_symbol_place_device_capi_f8186da7160cc715(WeftSymbolHandle
 }
 
 
-_gostring_ _wrap_weft_symbol_place_device_graph_capi_f8186da7160cc715(WeftSymbolHandle *_swig_go_0, intgo _swig_go_1, intgo _swig_go_2, intgo _swig_go_3, long long _swig_go_4, _gostring_ _swig_go_5, _goslice_ _swig_go_6, _goslice_ _swig_go_7, long long _swig_go_8, _gostring_ _swig_go_9, _goslice_ _swig_go_10, _goslice_ _swig_go_11, _goslice_ _swig_go_12, _goslice_ _swig_go_13) {
+_gostring_ _wrap_weft_symbol_place_device_graph_capi_3057c8b0253d4012(WeftSymbolHandle *_swig_go_0, intgo _swig_go_1, intgo _swig_go_2, intgo _swig_go_3, long long _swig_go_4, _gostring_ _swig_go_5, _goslice_ _swig_go_6, _goslice_ _swig_go_7, long long _swig_go_8, _gostring_ _swig_go_9, _goslice_ _swig_go_10, _goslice_ _swig_go_11, _goslice_ _swig_go_12, _goslice_ _swig_go_13) {
   WeftSymbolHandle *arg1 = (WeftSymbolHandle *) 0 ;
   int arg2 ;
   int arg3 ;
@@ -2405,7 +2309,7 @@ _gostring_ _wrap_weft_symbol_place_device_graph_capi_f8186da7160cc715(WeftSymbol
 }
 
 
-_gostring_ _wrap_weft_executor_simple_bind_capi_f8186da7160cc715(WeftSymbolHandle *_swig_go_0, intgo _swig_go_1, intgo _swig_go_2, long long _swig_go_3, _gostring_ _swig_go_4, _goslice_ _swig_go_5, _goslice_ _swig_go_6, long long _swig_go_7, _gostring_ _swig_go_8, _goslice_ _swig_go_9, _gostring_ _swig_go_10, _goslice_ _swig_go_11) {
+_gostring_ _wrap_weft_executor_simple_bind_capi_3057c8b0253d4012(WeftSymbolHandle *_swig_go_0, intgo _swig_go_1, intgo _swig_go_2, long long _swig_go_3, _gostring_ _swig_go_4, _goslice_ _swig_go_5, _goslice_ _swig_go_6, long long _swig_go_7, _gostring_ _swig_go_8, _goslice_ _swig_go_9, _gostring_ _swig_go_10, _goslice_ _swig_go_11) {
   WeftSymbolHandle *arg1 = (WeftSymbolHandle *) 0 ;
   int arg2 ;
   int arg3 ;
@@ -2467,7 +2371,7 @@ _gostring_ _wrap_weft_executor_simple_bind_capi_f8186da7160cc715(WeftSymbolHandl
 }
 
 
-_gostring_ _wrap_weft_executor_bind_capi_f8186da7160cc715(WeftSymbolHandle *_swig_go_0, intgo _swig_go_1, intgo _swig_go_2, _goslice_ _swig_go_3, long long _swig_go_4, _goslice_ _swig_go_5, _goslice_ _swig_go_6, _goslice_ _swig_go_7, long long _swig_go_8, _goslice_ _swig_go_9) {
+_gostring_ _wrap_weft_executor_bind_capi_3057c8b0253d4012(WeftSymbolHandle *_swig_go_0, intgo _swig_go_1, intgo _swig_go_2, _goslice_ _swig_go_3, long long _swig_go_4, _goslice_ _swig_go_5, _goslice_ _swig_go_6, _goslice_ _swig_go_7, long long _swig_go_8, _goslice_ _swig_go_9) {
   WeftSymbolHandle *arg1 = (WeftSymbolHandle *) 0 ;
   int arg2 ;
   int arg3 ;
@@ -2498,7 +2402,7 @@ _gostring_ _wrap_weft_executor_bind_capi_f8186da7160cc715(WeftSymbolHandle *_swi
 }
 
 
-_gostring_ _wrap_weft_executor_simple_bind_group2ctx_capi_f8186da7160cc715(WeftSymbolHandle *_swig_go_0, intgo _swig_go_1, intgo _swig_go_2, long long _swig_go_3, _gostring_ _swig_go_4, _goslice_ _swig_go_5, _goslice_ _swig_go_6, long long _swig_go_7, _gostring_ _swig_go_8, _goslice_ _swig_go_9, _goslice_ _swig_go_10, long long _swig_go_11, _gostring_ _swig_go_12, _goslice_ _swig_go_13, _gostring_ _swig_go_14, _goslice_ _swig_go_15) {
+_gostring_ _wrap_weft_executor_simple_bind_group2ctx_capi_3057c8b0253d4012(WeftSymbolHandle *_swig_go_0, intgo _swig_go_1, intgo _swig_go_2, long long _swig_go_3, _gostring_ _swig_go_4, _goslice_ _swig_go_5, _goslice_ _swig_go_6, long long _swig_go_7, _gostring_ _swig_go_8, _goslice_ _swig_go_9, _goslice_ _swig_go_10, long long _swig_go_11, _gostring_ _swig_go_12, _goslice_ _swig_go_13, _gostring_ _swig_go_14, _goslice_ _swig_go_15) {
   WeftSymbolHandle *arg1 = (WeftSymbolHandle *) 0 ;
   int arg2 ;
   int arg3 ;
@@ -2579,7 +2483,7 @@ _gostring_ _wrap_weft_executor_simple_bind_group2ctx_capi_f8186da7160cc715(WeftS
 }
 
 
-_gostring_ _wrap_weft_executor_bind_group2ctx_capi_f8186da7160cc715(WeftSymbolHandle *_swig_go_0, intgo _swig_go_1, intgo _swig_go_2, long long _swig_go_3, _gostring_ _swig_go_4, _goslice_ _swig_go_5, _goslice_ _swig_go_6, _goslice_ _swig_go_7, long long _swig_go_8, _goslice_ _swig_go_9, _goslice_ _swig_go_10, _goslice_ _swig_go_11, long long _swig_go_12, _goslice_ _swig_go_13) {
+_gostring_ _wrap_weft_executor_bind_group2ctx_capi_3057c8b0253d4012(WeftSymbolHandle *_swig_go_0, intgo _swig_go_1, intgo _swig_go_2, long long _swig_go_3, _gostring_ _swig_go_4, _goslice_ _swig_go_5, _goslice_ _swig_go_6, _goslice_ _swig_go_7, long long _swig_go_8, _goslice_ _swig_go_9, _goslice_ _swig_go_10, _goslice_ _swig_go_11, long long _swig_go_12, _goslice_ _swig_go_13) {
   WeftSymbolHandle *arg1 = (WeftSymbolHandle *) 0 ;
   int arg2 ;
   int arg3 ;
@@ -2629,7 +2533,7 @@ _gostring_ _wrap_weft_executor_bind_group2ctx_capi_f8186da7160cc715(WeftSymbolHa
 }
 
 
-_gostring_ _wrap_weft_executor_forward_capi_f8186da7160cc715(WeftExecutor *_swig_go_0, intgo _swig_go_1) {
+_gostring_ _wrap_weft_executor_forward_capi_3057c8b0253d4012(WeftExecutor *_swig_go_0, intgo _swig_go_1) {
   WeftExecutor *arg1 = (WeftExecutor *) 0 ;
   int arg2 ;
   WeftStatus result;
@@ -2644,7 +2548,7 @@ _gostring_ _wrap_weft_executor_forward_capi_f8186da7160cc715(WeftExecutor *_swig
 }
 
 
-_gostring_ _wrap_weft_executor_backward_capi_f8186da7160cc715(WeftExecutor *_swig_go_0, _goslice_ _swig_go_1, long long _swig_go_2) {
+_gostring_ _wrap_weft_executor_backward_capi_3057c8b0253d4012(WeftExecutor *_swig_go_0, _goslice_ _swig_go_1, long long _swig_go_2) {
   WeftExecutor *arg1 = (WeftExecutor *) 0 ;
   WeftNDArray **arg2 = (WeftNDArray **) 0 ;
   size_t arg3 ;
@@ -2661,7 +2565,7 @@ _gostring_ _wrap_weft_executor_backward_capi_f8186da7160cc715(WeftExecutor *_swi
 }
 
 
-_gostring_ _wrap_weft_executor_outputs_capi_f8186da7160cc715(WeftExecutor *_swig_go_0, _goslice_ _swig_go_1) {
+_gostring_ _wrap_weft_executor_outputs_capi_3057c8b0253d4012(WeftExecutor *_swig_go_0, _goslice_ _swig_go_1) {
   WeftExecutor *arg1 = (WeftExecutor *) 0 ;
   WeftNDArrayList **arg2 = (WeftNDArrayList **) 0 ;
   WeftStatus result;
@@ -2676,7 +2580,7 @@ _gostring_ _wrap_weft_executor_outputs_capi_f8186da7160cc715(WeftExecutor *_swig
 }
 
 
-_gostring_ _wrap_weft_executor_arg_arrays_capi_f8186da7160cc715(WeftExecutor *_swig_go_0, _goslice_ _swig_go_1) {
+_gostring_ _wrap_weft_executor_arg_arrays_capi_3057c8b0253d4012(WeftExecutor *_swig_go_0, _goslice_ _swig_go_1) {
   WeftExecutor *arg1 = (WeftExecutor *) 0 ;
   WeftNDArrayList **arg2 = (WeftNDArrayList **) 0 ;
   WeftStatus result;
@@ -2691,7 +2595,7 @@ _gostring_ _wrap_weft_executor_arg_arrays_capi_f8186da7160cc715(WeftExecutor *_s
 }
 
 
-_gostring_ _wrap_weft_executor_grad_arrays_capi_f8186da7160cc715(WeftExecutor *_swig_go_0, _goslice_ _swig_go_1) {
+_gostring_ _wrap_weft_executor_grad_arrays_capi_3057c8b0253d4012(WeftExecutor *_swig_go_0, _goslice_ _swig_go_1) {
   WeftExecutor *arg1 = (WeftExecutor *) 0 ;
   WeftNDArrayList **arg2 = (WeftNDArrayList **) 0 ;
   WeftStatus result;
@@ -2706,7 +2610,7 @@ _gostring_ _wrap_weft_executor_grad_arrays_capi_f8186da7160cc715(WeftExecutor *_
 }
 
 
-_gostring_ _wrap_weft_executor_aux_arrays_capi_f8186da7160cc715(WeftExecutor *_swig_go_0, _goslice_ _swig_go_1) {
+_gostring_ _wrap_weft_executor_aux_arrays_capi_3057c8b0253d4012(WeftExecutor *_swig_go_0, _goslice_ _swig_go_1) {
   WeftExecutor *arg1 = (WeftExecutor *) 0 ;
   WeftNDArrayList **arg2 = (WeftNDArrayList **) 0 ;
   WeftStatus result;
@@ -2721,7 +2625,7 @@ _gostring_ _wrap_weft_executor_aux_arrays_capi_f8186da7160cc715(WeftExecutor *_s
 }
 
 
-_gostring_ _wrap_weft_executor_reshape_capi_f8186da7160cc715(WeftExecutor *_swig_go_0, long long _swig_go_1, _gostring_ _swig_go_2, _goslice_ _swig_go_3, _goslice_ _swig_go_4, intgo _swig_go_5, intgo _swig_go_6, _goslice_ _swig_go_7) {
+_gostring_ _wrap_weft_executor_reshape_capi_3057c8b0253d4012(WeftExecutor *_swig_go_0, long long _swig_go_1, _gostring_ _swig_go_2, _goslice_ _swig_go_3, _goslice_ _swig_go_4, intgo _swig_go_5, intgo _swig_go_6, _goslice_ _swig_go_7) {
   WeftExecutor *arg1 = (WeftExecutor *) 0 ;
   size_t arg2 ;
   char **arg3 = (char **) 0 ;
@@ -2759,7 +2663,7 @@ _gostring_ _wrap_weft_executor_reshape_capi_f8186da7160cc715(WeftExecutor *_swig
 }
 
 
-_gostring_ _wrap_weft_executor_print_capi_f8186da7160cc715(WeftExecutor *_swig_go_0, _goslice_ _swig_go_1) {
+_gostring_ _wrap_weft_executor_print_capi_3057c8b0253d4012(WeftExecutor *_swig_go_0, _goslice_ _swig_go_1) {
   WeftExecutor *arg1 = (WeftExecutor *) 0 ;
   WeftStringList **arg2 = (WeftStringList **) 0 ;
   WeftStatus result;
@@ -2774,7 +2678,7 @@ _gostring_ _wrap_weft_executor_print_capi_f8186da7160cc715(WeftExecutor *_swig_g
 }
 
 
-_gostring_ _wrap_weft_executor_memory_capi_f8186da7160cc715(WeftExecutor *_swig_go_0, _goslice_ _swig_go_1) {
+_gostring_ _wrap_weft_executor_memory_capi_3057c8b0253d4012(WeftExecutor *_swig_go_0, _goslice_ _swig_go_1) {
   WeftExecutor *arg1 = (WeftExecutor *) 0 ;
   WeftExecutorMemory *arg2 = (WeftExecutorMemory *) 0 ;
   WeftExecutorMemory temp2 ;
@@ -2793,7 +2697,7 @@ _gostring_ _wrap_weft_executor_memory_capi_f8186da7160cc715(WeftExecutor *_swig_
 }
 
 
-_gostring_ _wrap_weft_executor_placement_capi_f8186da7160cc715(WeftExecutor *_swig_go_0, _goslice_ _swig_go_1, _goslice_ _swig_go_2, _goslice_ _swig_go_3) {
+_gostring_ _wrap_weft_executor_placement_capi_3057c8b0253d4012(WeftExecutor *_swig_go_0, _goslice_ _swig_go_1, _goslice_ _swig_go_2, _goslice_ _swig_go_3) {
   WeftExecutor *arg1 = (WeftExecutor *) 0 ;
   WeftStringList **arg2 = (WeftStringList **) 0 ;
   size_t *arg3 = (size_t *) 0 ;
@@ -2812,7 +2716,7 @@ _gostring_ _wrap_weft_executor_placement_capi_f8186da7160cc715(WeftExecutor *_sw
 }
 
 
-_gostring_ _wrap_weft_executor_float32_nodes_capi_f8186da7160cc715(WeftExecutor *_swig_go_0, _goslice_ _swig_go_1) {
+_gostring_ _wrap_weft_executor_float32_nodes_capi_3057c8b0253d4012(WeftExecutor *_swig_go_0, _goslice_ _swig_go_1) {
   WeftExecutor *arg1 = (WeftExecutor *) 0 ;
   WeftStringList **arg2 = (WeftStringList **) 0 ;
   WeftStatus result;
@@ -2827,41 +2731,7 @@ _gostring_ _wrap_weft_executor_float32_nodes_capi_f8186da7160cc715(WeftExecutor 
 }
 
 
-_gostring_ _wrap_weft_executor_set_monitor_callback_capi_f8186da7160cc715(WeftExecutor *_swig_go_0, void* _swig_go_1, void *_swig_go_2, intgo _swig_go_3) {
-  WeftExecutor *arg1 = (WeftExecutor *) 0 ;
-  WeftMonitorCallback arg2 = (WeftMonitorCallback) 0 ;
-  void *arg3 = (void *) 0 ;
-  int arg4 ;
-  WeftStatus result;
-  _gostring_ _swig_go_result;
-  
-  arg1 = (WeftExecutor *)_swig_go_0; 
-  arg2 = *(WeftMonitorCallback *)&_swig_go_1; 
-  arg3 = (void *)_swig_go_2; 
-  arg4 = (int)_swig_go_3; 
-  
-  result = (WeftStatus)weft_executor_set_monitor_callback(arg1,(char const *(*)(char const *,WeftNDArray *,void *))arg2,arg3,arg4);
-  _swig_go_result = WeftGoStatus(result); 
-  return _swig_go_result;
-}
-
-
-_gostring_ _wrap_weft_ndarray_monitor_stat_capi_f8186da7160cc715(WeftNDArray *_swig_go_0, _goslice_ _swig_go_1) {
-  WeftNDArray *arg1 = (WeftNDArray *) 0 ;
-  double *arg2 = (double *) 0 ;
-  WeftStatus result;
-  _gostring_ _swig_go_result;
-  
-  arg1 = (WeftNDArray *)_swig_go_0; 
-  arg2 = (double *)_swig_go_1.array; 
-  
-  result = (WeftStatus)weft_ndarray_monitor_stat((WeftNDArray const *)arg1,arg2);
-  _swig_go_result = WeftGoStatus(result); 
-  return _swig_go_result;
-}
-
-
-_gostring_ _wrap_weft_executor_free_capi_f8186da7160cc715(WeftExecutor *_swig_go_0) {
+_gostring_ _wrap_weft_executor_free_capi_3057c8b0253d4012(WeftExecutor *_swig_go_0) {
   WeftExecutor *arg1 = (WeftExecutor *) 0 ;
   WeftStatus result;
   _gostring_ _swig_go_result;
@@ -2874,7 +2744,7 @@ _gostring_ _wrap_weft_executor_free_capi_f8186da7160cc715(WeftExecutor *_swig_go
 }
 
 
-_gostring_ _wrap_weft_executor_options_create_capi_f8186da7160cc715(_goslice_ _swig_go_0) {
+_gostring_ _wrap_weft_executor_options_create_capi_3057c8b0253d4012(_goslice_ _swig_go_0) {
   WeftExecutorOptions **arg1 = (WeftExecutorOptions **) 0 ;
   WeftStatus result;
   _gostring_ _swig_go_result;
@@ -2887,7 +2757,7 @@ _gostring_ _wrap_weft_executor_options_create_capi_f8186da7160cc715(_goslice_ _s
 }
 
 
-_gostring_ _wrap_weft_executor_options_free_capi_f8186da7160cc715(WeftExecutorOptions *_swig_go_0) {
+_gostring_ _wrap_weft_executor_options_free_capi_3057c8b0253d4012(WeftExecutorOptions *_swig_go_0) {
   WeftExecutorOptions *arg1 = (WeftExecutorOptions *) 0 ;
   WeftStatus result;
   _gostring_ _swig_go_result;
@@ -2900,7 +2770,7 @@ _gostring_ _wrap_weft_executor_options_free_capi_f8186da7160cc715(WeftExecutorOp
 }
 
 
-_gostring_ _wrap_weft_executor_options_set_match_range_capi_f8186da7160cc715(WeftExecutorOptions *_swig_go_0, intgo _swig_go_1) {
+_gostring_ _wrap_weft_executor_options_set_match_range_capi_3057c8b0253d4012(WeftExecutorOptions *_swig_go_0, intgo _swig_go_1) {
   WeftExecutorOptions *arg1 = (WeftExecutorOptions *) 0 ;
   int arg2 ;
   WeftStatus result;
@@ -2915,7 +2785,7 @@ _gostring_ _wrap_weft_executor_options_set_match_range_capi_f8186da7160cc715(Wef
 }
 
 
-_gostring_ _wrap_weft_executor_options_set_num_groups_capi_f8186da7160cc715(WeftExecutorOptions *_swig_go_0, intgo _swig_go_1) {
+_gostring_ _wrap_weft_executor_options_set_num_groups_capi_3057c8b0253d4012(WeftExecutorOptions *_swig_go_0, intgo _swig_go_1) {
   WeftExecutorOptions *arg1 = (WeftExecutorOptions *) 0 ;
   int arg2 ;
   WeftStatus result;
@@ -2930,7 +2800,7 @@ _gostring_ _wrap_weft_executor_options_set_num_groups_capi_f8186da7160cc715(Weft
 }
 
 
-_gostring_ _wrap_weft_executor_options_set_bulk_max_nodes_capi_f8186da7160cc715(WeftExecutorOptions *_swig_go_0, intgo _swig_go_1) {
+_gostring_ _wrap_weft_executor_options_set_bulk_max_nodes_capi_3057c8b0253d4012(WeftExecutorOptions *_swig_go_0, intgo _swig_go_1) {
   WeftExecutorOptions *arg1 = (WeftExecutorOptions *) 0 ;
   int arg2 ;
   WeftStatus result;
@@ -2945,7 +2815,7 @@ _gostring_ _wrap_weft_executor_options_set_bulk_max_nodes_capi_f8186da7160cc715(
 }
 
 
-_gostring_ _wrap_weft_executor_options_set_optimize_inference_capi_f8186da7160cc715(WeftExecutorOptions *_swig_go_0, intgo _swig_go_1) {
+_gostring_ _wrap_weft_executor_options_set_optimize_inference_capi_3057c8b0253d4012(WeftExecutorOptions *_swig_go_0, intgo _swig_go_1) {
   WeftExecutorOptions *arg1 = (WeftExecutorOptions *) 0 ;
   int arg2 ;
   WeftStatus result;
@@ -2960,7 +2830,7 @@ _gostring_ _wrap_weft_executor_options_set_optimize_inference_capi_f8186da7160cc
 }
 
 
-_gostring_ _wrap_weft_executor_options_set_allow_fallback_capi_f8186da7160cc715(WeftExecutorOptions *_swig_go_0, intgo _swig_go_1) {
+_gostring_ _wrap_weft_executor_options_set_allow_fallback_capi_3057c8b0253d4012(WeftExecutorOptions *_swig_go_0, intgo _swig_go_1) {
   WeftExecutorOptions *arg1 = (WeftExecutorOptions *) 0 ;
   int arg2 ;
   WeftStatus result;
@@ -2975,7 +2845,7 @@ _gostring_ _wrap_weft_executor_options_set_allow_fallback_capi_f8186da7160cc715(
 }
 
 
-_gostring_ _wrap_weft_executor_options_add_group_capi_f8186da7160cc715(WeftExecutorOptions *_swig_go_0, _gostring_ _swig_go_1, intgo _swig_go_2, intgo _swig_go_3) {
+_gostring_ _wrap_weft_executor_options_add_group_capi_3057c8b0253d4012(WeftExecutorOptions *_swig_go_0, _gostring_ _swig_go_1, intgo _swig_go_2, intgo _swig_go_3) {
   WeftExecutorOptions *arg1 = (WeftExecutorOptions *) 0 ;
   char *arg2 = (char *) 0 ;
   int arg3 ;
@@ -2999,7 +2869,7 @@ _gostring_ _wrap_weft_executor_options_add_group_capi_f8186da7160cc715(WeftExecu
 }
 
 
-_gostring_ _wrap_weft_executor_options_set_grad_req_capi_f8186da7160cc715(WeftExecutorOptions *_swig_go_0, _gostring_ _swig_go_1, intgo _swig_go_2) {
+_gostring_ _wrap_weft_executor_options_set_grad_req_capi_3057c8b0253d4012(WeftExecutorOptions *_swig_go_0, _gostring_ _swig_go_1, intgo _swig_go_2) {
   WeftExecutorOptions *arg1 = (WeftExecutorOptions *) 0 ;
   char *arg2 = (char *) 0 ;
   int arg3 ;
@@ -3021,7 +2891,7 @@ _gostring_ _wrap_weft_executor_options_set_grad_req_capi_f8186da7160cc715(WeftEx
 }
 
 
-_gostring_ _wrap_weft_executor_simple_bind_with_options_capi_f8186da7160cc715(WeftSymbolHandle *_swig_go_0, intgo _swig_go_1, intgo _swig_go_2, long long _swig_go_3, _gostring_ _swig_go_4, _goslice_ _swig_go_5, _goslice_ _swig_go_6, long long _swig_go_7, _gostring_ _swig_go_8, _goslice_ _swig_go_9, WeftExecutorOptions *_swig_go_10, _goslice_ _swig_go_11) {
+_gostring_ _wrap_weft_executor_simple_bind_with_options_capi_3057c8b0253d4012(WeftSymbolHandle *_swig_go_0, intgo _swig_go_1, intgo _swig_go_2, long long _swig_go_3, _gostring_ _swig_go_4, _goslice_ _swig_go_5, _goslice_ _swig_go_6, long long _swig_go_7, _gostring_ _swig_go_8, _goslice_ _swig_go_9, WeftExecutorOptions *_swig_go_10, _goslice_ _swig_go_11) {
   WeftSymbolHandle *arg1 = (WeftSymbolHandle *) 0 ;
   int arg2 ;
   int arg3 ;
@@ -3078,7 +2948,7 @@ _gostring_ _wrap_weft_executor_simple_bind_with_options_capi_f8186da7160cc715(We
 }
 
 
-_gostring_ _wrap_weft_executor_bind_with_options_capi_f8186da7160cc715(WeftSymbolHandle *_swig_go_0, intgo _swig_go_1, intgo _swig_go_2, _goslice_ _swig_go_3, long long _swig_go_4, _goslice_ _swig_go_5, _goslice_ _swig_go_6, _goslice_ _swig_go_7, long long _swig_go_8, WeftExecutorOptions *_swig_go_9, _goslice_ _swig_go_10) {
+_gostring_ _wrap_weft_executor_bind_with_options_capi_3057c8b0253d4012(WeftSymbolHandle *_swig_go_0, intgo _swig_go_1, intgo _swig_go_2, _goslice_ _swig_go_3, long long _swig_go_4, _goslice_ _swig_go_5, _goslice_ _swig_go_6, _goslice_ _swig_go_7, long long _swig_go_8, WeftExecutorOptions *_swig_go_9, _goslice_ _swig_go_10) {
   WeftSymbolHandle *arg1 = (WeftSymbolHandle *) 0 ;
   int arg2 ;
   int arg3 ;
@@ -3111,7 +2981,7 @@ _gostring_ _wrap_weft_executor_bind_with_options_capi_f8186da7160cc715(WeftSymbo
 }
 
 
-_gostring_ _wrap_weft_engine_configure_capi_f8186da7160cc715(intgo _swig_go_0, intgo _swig_go_1) {
+_gostring_ _wrap_weft_engine_configure_capi_3057c8b0253d4012(intgo _swig_go_0, intgo _swig_go_1) {
   int arg1 ;
   int arg2 ;
   WeftStatus result;
@@ -3126,7 +2996,7 @@ _gostring_ _wrap_weft_engine_configure_capi_f8186da7160cc715(intgo _swig_go_0, i
 }
 
 
-_gostring_ _wrap_weft_engine_info_capi_f8186da7160cc715(_goslice_ _swig_go_0, _goslice_ _swig_go_1) {
+_gostring_ _wrap_weft_engine_info_capi_3057c8b0253d4012(_goslice_ _swig_go_0, _goslice_ _swig_go_1) {
   int *arg1 = (int *) 0 ;
   int *arg2 = (int *) 0 ;
   WeftStatus result;
@@ -3141,7 +3011,7 @@ _gostring_ _wrap_weft_engine_info_capi_f8186da7160cc715(_goslice_ _swig_go_0, _g
 }
 
 
-_gostring_ _wrap_weft_engine_var_create_capi_f8186da7160cc715(WeftEngineVar **_swig_go_0) {
+_gostring_ _wrap_weft_engine_var_create_capi_3057c8b0253d4012(WeftEngineVar **_swig_go_0) {
   WeftEngineVar **arg1 = (WeftEngineVar **) 0 ;
   WeftStatus result;
   _gostring_ _swig_go_result;
@@ -3154,7 +3024,7 @@ _gostring_ _wrap_weft_engine_var_create_capi_f8186da7160cc715(WeftEngineVar **_s
 }
 
 
-_gostring_ _wrap_weft_engine_var_free_capi_f8186da7160cc715(WeftEngineVar *_swig_go_0) {
+_gostring_ _wrap_weft_engine_var_free_capi_3057c8b0253d4012(WeftEngineVar *_swig_go_0) {
   WeftEngineVar *arg1 = (WeftEngineVar *) 0 ;
   WeftStatus result;
   _gostring_ _swig_go_result;
@@ -3167,7 +3037,7 @@ _gostring_ _wrap_weft_engine_var_free_capi_f8186da7160cc715(WeftEngineVar *_swig
 }
 
 
-_gostring_ _wrap_weft_engine_var_version_capi_f8186da7160cc715(WeftEngineVar *_swig_go_0, _goslice_ _swig_go_1) {
+_gostring_ _wrap_weft_engine_var_version_capi_3057c8b0253d4012(WeftEngineVar *_swig_go_0, _goslice_ _swig_go_1) {
   WeftEngineVar *arg1 = (WeftEngineVar *) 0 ;
   uint64_t *arg2 = (uint64_t *) 0 ;
   WeftStatus result;
@@ -3182,7 +3052,7 @@ _gostring_ _wrap_weft_engine_var_version_capi_f8186da7160cc715(WeftEngineVar *_s
 }
 
 
-_gostring_ _wrap_weft_engine_push_sync_capi_f8186da7160cc715(void* _swig_go_0, void *_swig_go_1, void* _swig_go_2, WeftEngineVar **_swig_go_3, long long _swig_go_4, WeftEngineVar **_swig_go_5, long long _swig_go_6, _gostring_ _swig_go_7) {
+_gostring_ _wrap_weft_engine_push_sync_capi_3057c8b0253d4012(void* _swig_go_0, void *_swig_go_1, void* _swig_go_2, WeftEngineVar **_swig_go_3, long long _swig_go_4, WeftEngineVar **_swig_go_5, long long _swig_go_6, _gostring_ _swig_go_7) {
   WeftEngineSyncFn arg1 = (WeftEngineSyncFn) 0 ;
   void *arg2 = (void *) 0 ;
   WeftEngineDeleter arg3 = (WeftEngineDeleter) 0 ;
@@ -3214,7 +3084,7 @@ _gostring_ _wrap_weft_engine_push_sync_capi_f8186da7160cc715(void* _swig_go_0, v
 }
 
 
-_gostring_ _wrap_weft_engine_push_async_capi_f8186da7160cc715(void* _swig_go_0, void *_swig_go_1, void* _swig_go_2, WeftEngineVar **_swig_go_3, long long _swig_go_4, WeftEngineVar **_swig_go_5, long long _swig_go_6, _gostring_ _swig_go_7) {
+_gostring_ _wrap_weft_engine_push_async_capi_3057c8b0253d4012(void* _swig_go_0, void *_swig_go_1, void* _swig_go_2, WeftEngineVar **_swig_go_3, long long _swig_go_4, WeftEngineVar **_swig_go_5, long long _swig_go_6, _gostring_ _swig_go_7) {
   WeftEngineAsyncFn arg1 = (WeftEngineAsyncFn) 0 ;
   void *arg2 = (void *) 0 ;
   WeftEngineDeleter arg3 = (WeftEngineDeleter) 0 ;
@@ -3246,7 +3116,7 @@ _gostring_ _wrap_weft_engine_push_async_capi_f8186da7160cc715(void* _swig_go_0, 
 }
 
 
-_gostring_ _wrap_weft_engine_complete_capi_f8186da7160cc715(WeftEngineCompletion *_swig_go_0, _gostring_ _swig_go_1) {
+_gostring_ _wrap_weft_engine_complete_capi_3057c8b0253d4012(WeftEngineCompletion *_swig_go_0, _gostring_ _swig_go_1) {
   WeftEngineCompletion *arg1 = (WeftEngineCompletion *) 0 ;
   char *arg2 = (char *) 0 ;
   WeftStatus result;
@@ -3266,7 +3136,7 @@ _gostring_ _wrap_weft_engine_complete_capi_f8186da7160cc715(WeftEngineCompletion
 }
 
 
-_gostring_ _wrap_weft_engine_var_wait_capi_f8186da7160cc715(WeftEngineVar *_swig_go_0) {
+_gostring_ _wrap_weft_engine_var_wait_capi_3057c8b0253d4012(WeftEngineVar *_swig_go_0) {
   WeftEngineVar *arg1 = (WeftEngineVar *) 0 ;
   WeftStatus result;
   _gostring_ _swig_go_result;
@@ -3279,7 +3149,7 @@ _gostring_ _wrap_weft_engine_var_wait_capi_f8186da7160cc715(WeftEngineVar *_swig
 }
 
 
-_gostring_ _wrap_weft_idx_load_capi_f8186da7160cc715(_gostring_ _swig_go_0, _goslice_ _swig_go_1) {
+_gostring_ _wrap_weft_idx_load_capi_3057c8b0253d4012(_gostring_ _swig_go_0, _goslice_ _swig_go_1) {
   char *arg1 = (char *) 0 ;
   WeftNDArray **arg2 = (WeftNDArray **) 0 ;
   WeftStatus result;
@@ -3299,7 +3169,7 @@ _gostring_ _wrap_weft_idx_load_capi_f8186da7160cc715(_gostring_ _swig_go_0, _gos
 }
 
 
-_gostring_ _wrap_weft_mnist_load_capi_f8186da7160cc715(_gostring_ _swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2, _goslice_ _swig_go_3) {
+_gostring_ _wrap_weft_mnist_load_capi_3057c8b0253d4012(_gostring_ _swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2, _goslice_ _swig_go_3) {
   char *arg1 = (char *) 0 ;
   char *arg2 = (char *) 0 ;
   WeftNDArray **arg3 = (WeftNDArray **) 0 ;
@@ -3328,7 +3198,7 @@ _gostring_ _wrap_weft_mnist_load_capi_f8186da7160cc715(_gostring_ _swig_go_0, _g
 }
 
 
-_gostring_ _wrap_weft_data_iter_create_ndarray_capi_f8186da7160cc715(long long _swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2, long long _swig_go_3, _gostring_ _swig_go_4, _goslice_ _swig_go_5, intgo _swig_go_6, intgo _swig_go_7, _gostring_ _swig_go_8, long long _swig_go_9, _goslice_ _swig_go_10) {
+_gostring_ _wrap_weft_data_iter_create_ndarray_capi_3057c8b0253d4012(long long _swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2, long long _swig_go_3, _gostring_ _swig_go_4, _goslice_ _swig_go_5, intgo _swig_go_6, intgo _swig_go_7, _gostring_ _swig_go_8, long long _swig_go_9, _goslice_ _swig_go_10) {
   size_t arg1 ;
   char **arg2 = (char **) 0 ;
   WeftNDArray **arg3 = (WeftNDArray **) 0 ;
@@ -3388,7 +3258,7 @@ _gostring_ _wrap_weft_data_iter_create_ndarray_capi_f8186da7160cc715(long long _
 }
 
 
-_gostring_ _wrap_weft_data_iter_create_capi_f8186da7160cc715(_gostring_ _swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, long long _swig_go_3, _goslice_ _swig_go_4) {
+_gostring_ _wrap_weft_data_iter_create_capi_3057c8b0253d4012(_gostring_ _swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, long long _swig_go_3, _goslice_ _swig_go_4) {
   char *arg1 = (char *) 0 ;
   char **arg2 = (char **) 0 ;
   char **arg3 = (char **) 0 ;
@@ -3436,7 +3306,7 @@ _gostring_ _wrap_weft_data_iter_create_capi_f8186da7160cc715(_gostring_ _swig_go
 }
 
 
-_gostring_ _wrap_weft_data_iter_list_capi_f8186da7160cc715(_goslice_ _swig_go_0) {
+_gostring_ _wrap_weft_data_iter_list_capi_3057c8b0253d4012(_goslice_ _swig_go_0) {
   WeftStringList **arg1 = (WeftStringList **) 0 ;
   WeftStatus result;
   _gostring_ _swig_go_result;
@@ -3449,7 +3319,7 @@ _gostring_ _wrap_weft_data_iter_list_capi_f8186da7160cc715(_goslice_ _swig_go_0)
 }
 
 
-_gostring_ _wrap_weft_data_iter_info_capi_f8186da7160cc715(_gostring_ _swig_go_0, _goslice_ _swig_go_1, _goslice_ _swig_go_2) {
+_gostring_ _wrap_weft_data_iter_info_capi_3057c8b0253d4012(_gostring_ _swig_go_0, _goslice_ _swig_go_1, _goslice_ _swig_go_2) {
   char *arg1 = (char *) 0 ;
   char **arg2 = (char **) 0 ;
   size_t *arg3 = (size_t *) 0 ;
@@ -3480,7 +3350,7 @@ _gostring_ _wrap_weft_data_iter_info_capi_f8186da7160cc715(_gostring_ _swig_go_0
 }
 
 
-_gostring_ _wrap_weft_data_iter_param_capi_f8186da7160cc715(_gostring_ _swig_go_0, long long _swig_go_1, _goslice_ _swig_go_2, _goslice_ _swig_go_3, _goslice_ _swig_go_4, _goslice_ _swig_go_5) {
+_gostring_ _wrap_weft_data_iter_param_capi_3057c8b0253d4012(_gostring_ _swig_go_0, long long _swig_go_1, _goslice_ _swig_go_2, _goslice_ _swig_go_3, _goslice_ _swig_go_4, _goslice_ _swig_go_5) {
   char *arg1 = (char *) 0 ;
   size_t arg2 ;
   char **arg3 = (char **) 0 ;
@@ -3544,7 +3414,7 @@ _gostring_ _wrap_weft_data_iter_param_capi_f8186da7160cc715(_gostring_ _swig_go_
 }
 
 
-_gostring_ _wrap_weft_data_iter_next_capi_f8186da7160cc715(WeftDataIter *_swig_go_0, _goslice_ _swig_go_1) {
+_gostring_ _wrap_weft_data_iter_next_capi_3057c8b0253d4012(WeftDataIter *_swig_go_0, _goslice_ _swig_go_1) {
   WeftDataIter *arg1 = (WeftDataIter *) 0 ;
   int *arg2 = (int *) 0 ;
   WeftStatus result;
@@ -3559,7 +3429,7 @@ _gostring_ _wrap_weft_data_iter_next_capi_f8186da7160cc715(WeftDataIter *_swig_g
 }
 
 
-_gostring_ _wrap_weft_data_iter_reset_capi_f8186da7160cc715(WeftDataIter *_swig_go_0) {
+_gostring_ _wrap_weft_data_iter_reset_capi_3057c8b0253d4012(WeftDataIter *_swig_go_0) {
   WeftDataIter *arg1 = (WeftDataIter *) 0 ;
   WeftStatus result;
   _gostring_ _swig_go_result;
@@ -3572,7 +3442,7 @@ _gostring_ _wrap_weft_data_iter_reset_capi_f8186da7160cc715(WeftDataIter *_swig_
 }
 
 
-_gostring_ _wrap_weft_data_iter_data_capi_f8186da7160cc715(WeftDataIter *_swig_go_0, _goslice_ _swig_go_1) {
+_gostring_ _wrap_weft_data_iter_data_capi_3057c8b0253d4012(WeftDataIter *_swig_go_0, _goslice_ _swig_go_1) {
   WeftDataIter *arg1 = (WeftDataIter *) 0 ;
   WeftNDArrayList **arg2 = (WeftNDArrayList **) 0 ;
   WeftStatus result;
@@ -3587,7 +3457,7 @@ _gostring_ _wrap_weft_data_iter_data_capi_f8186da7160cc715(WeftDataIter *_swig_g
 }
 
 
-_gostring_ _wrap_weft_data_iter_label_capi_f8186da7160cc715(WeftDataIter *_swig_go_0, _goslice_ _swig_go_1) {
+_gostring_ _wrap_weft_data_iter_label_capi_3057c8b0253d4012(WeftDataIter *_swig_go_0, _goslice_ _swig_go_1) {
   WeftDataIter *arg1 = (WeftDataIter *) 0 ;
   WeftNDArrayList **arg2 = (WeftNDArrayList **) 0 ;
   WeftStatus result;
@@ -3602,7 +3472,7 @@ _gostring_ _wrap_weft_data_iter_label_capi_f8186da7160cc715(WeftDataIter *_swig_
 }
 
 
-_gostring_ _wrap_weft_data_iter_pad_capi_f8186da7160cc715(WeftDataIter *_swig_go_0, _goslice_ _swig_go_1) {
+_gostring_ _wrap_weft_data_iter_pad_capi_3057c8b0253d4012(WeftDataIter *_swig_go_0, _goslice_ _swig_go_1) {
   WeftDataIter *arg1 = (WeftDataIter *) 0 ;
   int *arg2 = (int *) 0 ;
   WeftStatus result;
@@ -3617,7 +3487,7 @@ _gostring_ _wrap_weft_data_iter_pad_capi_f8186da7160cc715(WeftDataIter *_swig_go
 }
 
 
-_gostring_ _wrap_weft_data_iter_index_capi_f8186da7160cc715(WeftDataIter *_swig_go_0, _goslice_ _swig_go_1, long long _swig_go_2, _goslice_ _swig_go_3) {
+_gostring_ _wrap_weft_data_iter_index_capi_3057c8b0253d4012(WeftDataIter *_swig_go_0, _goslice_ _swig_go_1, long long _swig_go_2, _goslice_ _swig_go_3) {
   WeftDataIter *arg1 = (WeftDataIter *) 0 ;
   int64_t *arg2 = (int64_t *) 0 ;
   size_t arg3 ;
@@ -3636,7 +3506,7 @@ _gostring_ _wrap_weft_data_iter_index_capi_f8186da7160cc715(WeftDataIter *_swig_
 }
 
 
-_gostring_ _wrap_weft_data_iter_batch_size_capi_f8186da7160cc715(WeftDataIter *_swig_go_0, _goslice_ _swig_go_1) {
+_gostring_ _wrap_weft_data_iter_batch_size_capi_3057c8b0253d4012(WeftDataIter *_swig_go_0, _goslice_ _swig_go_1) {
   WeftDataIter *arg1 = (WeftDataIter *) 0 ;
   int *arg2 = (int *) 0 ;
   WeftStatus result;
@@ -3651,7 +3521,7 @@ _gostring_ _wrap_weft_data_iter_batch_size_capi_f8186da7160cc715(WeftDataIter *_
 }
 
 
-_gostring_ _wrap_weft_data_iter_free_capi_f8186da7160cc715(WeftDataIter *_swig_go_0) {
+_gostring_ _wrap_weft_data_iter_free_capi_3057c8b0253d4012(WeftDataIter *_swig_go_0) {
   WeftDataIter *arg1 = (WeftDataIter *) 0 ;
   WeftStatus result;
   _gostring_ _swig_go_result;
@@ -3664,7 +3534,7 @@ _gostring_ _wrap_weft_data_iter_free_capi_f8186da7160cc715(WeftDataIter *_swig_g
 }
 
 
-_gostring_ _wrap_weft_metric_create_capi_f8186da7160cc715(_gostring_ _swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, long long _swig_go_3, _goslice_ _swig_go_4) {
+_gostring_ _wrap_weft_metric_create_capi_3057c8b0253d4012(_gostring_ _swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, long long _swig_go_3, _goslice_ _swig_go_4) {
   char *arg1 = (char *) 0 ;
   char **arg2 = (char **) 0 ;
   char **arg3 = (char **) 0 ;
@@ -3712,7 +3582,7 @@ _gostring_ _wrap_weft_metric_create_capi_f8186da7160cc715(_gostring_ _swig_go_0,
 }
 
 
-_gostring_ _wrap_weft_metric_composite_add_capi_f8186da7160cc715(WeftMetric *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, _gostring_ _swig_go_3, long long _swig_go_4) {
+_gostring_ _wrap_weft_metric_composite_add_capi_3057c8b0253d4012(WeftMetric *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, _gostring_ _swig_go_3, long long _swig_go_4) {
   WeftMetric *arg1 = (WeftMetric *) 0 ;
   char *arg2 = (char *) 0 ;
   char **arg3 = (char **) 0 ;
@@ -3760,7 +3630,7 @@ _gostring_ _wrap_weft_metric_composite_add_capi_f8186da7160cc715(WeftMetric *_sw
 }
 
 
-_gostring_ _wrap_weft_metric_update_capi_f8186da7160cc715(WeftMetric *_swig_go_0, long long _swig_go_1, _goslice_ _swig_go_2, long long _swig_go_3, _goslice_ _swig_go_4) {
+_gostring_ _wrap_weft_metric_update_capi_3057c8b0253d4012(WeftMetric *_swig_go_0, long long _swig_go_1, _goslice_ _swig_go_2, long long _swig_go_3, _goslice_ _swig_go_4) {
   WeftMetric *arg1 = (WeftMetric *) 0 ;
   size_t arg2 ;
   WeftNDArray **arg3 = (WeftNDArray **) 0 ;
@@ -3781,7 +3651,7 @@ _gostring_ _wrap_weft_metric_update_capi_f8186da7160cc715(WeftMetric *_swig_go_0
 }
 
 
-_gostring_ _wrap_weft_metric_num_values_capi_f8186da7160cc715(WeftMetric *_swig_go_0, _goslice_ _swig_go_1) {
+_gostring_ _wrap_weft_metric_num_values_capi_3057c8b0253d4012(WeftMetric *_swig_go_0, _goslice_ _swig_go_1) {
   WeftMetric *arg1 = (WeftMetric *) 0 ;
   size_t *arg2 = (size_t *) 0 ;
   WeftStatus result;
@@ -3796,7 +3666,7 @@ _gostring_ _wrap_weft_metric_num_values_capi_f8186da7160cc715(WeftMetric *_swig_
 }
 
 
-_gostring_ _wrap_weft_metric_get_capi_f8186da7160cc715(WeftMetric *_swig_go_0, _goslice_ _swig_go_1, _goslice_ _swig_go_2, long long _swig_go_3, _goslice_ _swig_go_4) {
+_gostring_ _wrap_weft_metric_get_capi_3057c8b0253d4012(WeftMetric *_swig_go_0, _goslice_ _swig_go_1, _goslice_ _swig_go_2, long long _swig_go_3, _goslice_ _swig_go_4) {
   WeftMetric *arg1 = (WeftMetric *) 0 ;
   WeftStringList **arg2 = (WeftStringList **) 0 ;
   double *arg3 = (double *) 0 ;
@@ -3817,7 +3687,7 @@ _gostring_ _wrap_weft_metric_get_capi_f8186da7160cc715(WeftMetric *_swig_go_0, _
 }
 
 
-_gostring_ _wrap_weft_metric_reset_capi_f8186da7160cc715(WeftMetric *_swig_go_0) {
+_gostring_ _wrap_weft_metric_reset_capi_3057c8b0253d4012(WeftMetric *_swig_go_0) {
   WeftMetric *arg1 = (WeftMetric *) 0 ;
   WeftStatus result;
   _gostring_ _swig_go_result;
@@ -3830,7 +3700,7 @@ _gostring_ _wrap_weft_metric_reset_capi_f8186da7160cc715(WeftMetric *_swig_go_0)
 }
 
 
-_gostring_ _wrap_weft_metric_free_capi_f8186da7160cc715(WeftMetric *_swig_go_0) {
+_gostring_ _wrap_weft_metric_free_capi_3057c8b0253d4012(WeftMetric *_swig_go_0) {
   WeftMetric *arg1 = (WeftMetric *) 0 ;
   WeftStatus result;
   _gostring_ _swig_go_result;
@@ -3843,7 +3713,7 @@ _gostring_ _wrap_weft_metric_free_capi_f8186da7160cc715(WeftMetric *_swig_go_0) 
 }
 
 
-_gostring_ _wrap_weft_checkpoint_save_capi_f8186da7160cc715(_gostring_ _swig_go_0, intgo _swig_go_1, WeftSymbolHandle *_swig_go_2, long long _swig_go_3, _gostring_ _swig_go_4, _goslice_ _swig_go_5, long long _swig_go_6, _gostring_ _swig_go_7, _goslice_ _swig_go_8) {
+_gostring_ _wrap_weft_checkpoint_save_capi_3057c8b0253d4012(_gostring_ _swig_go_0, intgo _swig_go_1, WeftSymbolHandle *_swig_go_2, long long _swig_go_3, _gostring_ _swig_go_4, _goslice_ _swig_go_5, long long _swig_go_6, _gostring_ _swig_go_7, _goslice_ _swig_go_8) {
   char *arg1 = (char *) 0 ;
   int arg2 ;
   WeftSymbolHandle *arg3 = (WeftSymbolHandle *) 0 ;
@@ -3899,7 +3769,7 @@ _gostring_ _wrap_weft_checkpoint_save_capi_f8186da7160cc715(_gostring_ _swig_go_
 }
 
 
-_gostring_ _wrap_weft_checkpoint_load_capi_f8186da7160cc715(_gostring_ _swig_go_0, intgo _swig_go_1, _goslice_ _swig_go_2, _goslice_ _swig_go_3, _goslice_ _swig_go_4) {
+_gostring_ _wrap_weft_checkpoint_load_capi_3057c8b0253d4012(_gostring_ _swig_go_0, intgo _swig_go_1, _goslice_ _swig_go_2, _goslice_ _swig_go_3, _goslice_ _swig_go_4) {
   char *arg1 = (char *) 0 ;
   int arg2 ;
   WeftSymbolHandle **arg3 = (WeftSymbolHandle **) 0 ;
@@ -3925,7 +3795,7 @@ _gostring_ _wrap_weft_checkpoint_load_capi_f8186da7160cc715(_gostring_ _swig_go_
 }
 
 
-_gostring_ _wrap_weft_initializer_create_capi_f8186da7160cc715(_gostring_ _swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, long long _swig_go_3, long long _swig_go_4, _goslice_ _swig_go_5) {
+_gostring_ _wrap_weft_initializer_create_capi_3057c8b0253d4012(_gostring_ _swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, long long _swig_go_3, long long _swig_go_4, _goslice_ _swig_go_5) {
   char *arg1 = (char *) 0 ;
   char **arg2 = (char **) 0 ;
   char **arg3 = (char **) 0 ;
@@ -3975,7 +3845,7 @@ _gostring_ _wrap_weft_initializer_create_capi_f8186da7160cc715(_gostring_ _swig_
 }
 
 
-_gostring_ _wrap_weft_initializer_init_capi_f8186da7160cc715(WeftInitializer *_swig_go_0, _gostring_ _swig_go_1, WeftNDArray *_swig_go_2) {
+_gostring_ _wrap_weft_initializer_init_capi_3057c8b0253d4012(WeftInitializer *_swig_go_0, _gostring_ _swig_go_1, WeftNDArray *_swig_go_2) {
   WeftInitializer *arg1 = (WeftInitializer *) 0 ;
   char *arg2 = (char *) 0 ;
   WeftNDArray *arg3 = (WeftNDArray *) 0 ;
@@ -3997,7 +3867,7 @@ _gostring_ _wrap_weft_initializer_init_capi_f8186da7160cc715(WeftInitializer *_s
 }
 
 
-_gostring_ _wrap_weft_initializer_free_capi_f8186da7160cc715(WeftInitializer *_swig_go_0) {
+_gostring_ _wrap_weft_initializer_free_capi_3057c8b0253d4012(WeftInitializer *_swig_go_0) {
   WeftInitializer *arg1 = (WeftInitializer *) 0 ;
   WeftStatus result;
   _gostring_ _swig_go_result;
@@ -4010,7 +3880,7 @@ _gostring_ _wrap_weft_initializer_free_capi_f8186da7160cc715(WeftInitializer *_s
 }
 
 
-_gostring_ _wrap_weft_optimizer_create_capi_f8186da7160cc715(_gostring_ _swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, long long _swig_go_3, _goslice_ _swig_go_4) {
+_gostring_ _wrap_weft_optimizer_create_capi_3057c8b0253d4012(_gostring_ _swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, long long _swig_go_3, _goslice_ _swig_go_4) {
   char *arg1 = (char *) 0 ;
   char **arg2 = (char **) 0 ;
   char **arg3 = (char **) 0 ;
@@ -4058,7 +3928,7 @@ _gostring_ _wrap_weft_optimizer_create_capi_f8186da7160cc715(_gostring_ _swig_go
 }
 
 
-_gostring_ _wrap_weft_optimizer_set_lr_scheduler_capi_f8186da7160cc715(WeftOptimizer *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2, long long _swig_go_3, float _swig_go_4, float _swig_go_5) {
+_gostring_ _wrap_weft_optimizer_set_lr_scheduler_capi_3057c8b0253d4012(WeftOptimizer *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2, long long _swig_go_3, float _swig_go_4, float _swig_go_5) {
   WeftOptimizer *arg1 = (WeftOptimizer *) 0 ;
   char *arg2 = (char *) 0 ;
   int64_t *arg3 = (int64_t *) 0 ;
@@ -4086,7 +3956,7 @@ _gostring_ _wrap_weft_optimizer_set_lr_scheduler_capi_f8186da7160cc715(WeftOptim
 }
 
 
-_gostring_ _wrap_weft_optimizer_set_lr_scheduler_ex_capi_f8186da7160cc715(WeftOptimizer *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, _gostring_ _swig_go_3, long long _swig_go_4) {
+_gostring_ _wrap_weft_optimizer_set_lr_scheduler_ex_capi_3057c8b0253d4012(WeftOptimizer *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, _gostring_ _swig_go_3, long long _swig_go_4) {
   WeftOptimizer *arg1 = (WeftOptimizer *) 0 ;
   char *arg2 = (char *) 0 ;
   char **arg3 = (char **) 0 ;
@@ -4134,7 +4004,7 @@ _gostring_ _wrap_weft_optimizer_set_lr_scheduler_ex_capi_f8186da7160cc715(WeftOp
 }
 
 
-_gostring_ _wrap_weft_optimizer_set_multipliers_capi_f8186da7160cc715(WeftOptimizer *_swig_go_0, WeftSymbolHandle *_swig_go_1) {
+_gostring_ _wrap_weft_optimizer_set_multipliers_capi_3057c8b0253d4012(WeftOptimizer *_swig_go_0, WeftSymbolHandle *_swig_go_1) {
   WeftOptimizer *arg1 = (WeftOptimizer *) 0 ;
   WeftSymbolHandle *arg2 = (WeftSymbolHandle *) 0 ;
   WeftStatus result;
@@ -4149,7 +4019,7 @@ _gostring_ _wrap_weft_optimizer_set_multipliers_capi_f8186da7160cc715(WeftOptimi
 }
 
 
-_gostring_ _wrap_weft_optimizer_set_rescale_grad_capi_f8186da7160cc715(WeftOptimizer *_swig_go_0, float _swig_go_1) {
+_gostring_ _wrap_weft_optimizer_set_rescale_grad_capi_3057c8b0253d4012(WeftOptimizer *_swig_go_0, float _swig_go_1) {
   WeftOptimizer *arg1 = (WeftOptimizer *) 0 ;
   float arg2 ;
   WeftStatus result;
@@ -4164,7 +4034,7 @@ _gostring_ _wrap_weft_optimizer_set_rescale_grad_capi_f8186da7160cc715(WeftOptim
 }
 
 
-_gostring_ _wrap_weft_optimizer_update_capi_f8186da7160cc715(WeftOptimizer *_swig_go_0, intgo _swig_go_1, _gostring_ _swig_go_2, WeftNDArray *_swig_go_3, WeftNDArray *_swig_go_4) {
+_gostring_ _wrap_weft_optimizer_update_capi_3057c8b0253d4012(WeftOptimizer *_swig_go_0, intgo _swig_go_1, _gostring_ _swig_go_2, WeftNDArray *_swig_go_3, WeftNDArray *_swig_go_4) {
   WeftOptimizer *arg1 = (WeftOptimizer *) 0 ;
   int arg2 ;
   char *arg3 = (char *) 0 ;
@@ -4190,7 +4060,7 @@ _gostring_ _wrap_weft_optimizer_update_capi_f8186da7160cc715(WeftOptimizer *_swi
 }
 
 
-_gostring_ _wrap_weft_optimizer_num_update_capi_f8186da7160cc715(WeftOptimizer *_swig_go_0, _goslice_ _swig_go_1) {
+_gostring_ _wrap_weft_optimizer_num_update_capi_3057c8b0253d4012(WeftOptimizer *_swig_go_0, _goslice_ _swig_go_1) {
   WeftOptimizer *arg1 = (WeftOptimizer *) 0 ;
   int64_t *arg2 = (int64_t *) 0 ;
   WeftStatus result;
@@ -4205,7 +4075,7 @@ _gostring_ _wrap_weft_optimizer_num_update_capi_f8186da7160cc715(WeftOptimizer *
 }
 
 
-_gostring_ _wrap_weft_optimizer_learning_rate_capi_f8186da7160cc715(WeftOptimizer *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2) {
+_gostring_ _wrap_weft_optimizer_learning_rate_capi_3057c8b0253d4012(WeftOptimizer *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2) {
   WeftOptimizer *arg1 = (WeftOptimizer *) 0 ;
   char *arg2 = (char *) 0 ;
   float *arg3 = (float *) 0 ;
@@ -4227,7 +4097,7 @@ _gostring_ _wrap_weft_optimizer_learning_rate_capi_f8186da7160cc715(WeftOptimize
 }
 
 
-_gostring_ _wrap_weft_optimizer_free_capi_f8186da7160cc715(WeftOptimizer *_swig_go_0) {
+_gostring_ _wrap_weft_optimizer_free_capi_3057c8b0253d4012(WeftOptimizer *_swig_go_0) {
   WeftOptimizer *arg1 = (WeftOptimizer *) 0 ;
   WeftStatus result;
   _gostring_ _swig_go_result;
@@ -4240,7 +4110,7 @@ _gostring_ _wrap_weft_optimizer_free_capi_f8186da7160cc715(WeftOptimizer *_swig_
 }
 
 
-_gostring_ _wrap_weft_optimizer_save_states_capi_f8186da7160cc715(WeftOptimizer *_swig_go_0, _gostring_ _swig_go_1) {
+_gostring_ _wrap_weft_optimizer_save_states_capi_3057c8b0253d4012(WeftOptimizer *_swig_go_0, _gostring_ _swig_go_1) {
   WeftOptimizer *arg1 = (WeftOptimizer *) 0 ;
   char *arg2 = (char *) 0 ;
   WeftStatus result;
@@ -4260,7 +4130,7 @@ _gostring_ _wrap_weft_optimizer_save_states_capi_f8186da7160cc715(WeftOptimizer 
 }
 
 
-_gostring_ _wrap_weft_optimizer_load_states_capi_f8186da7160cc715(WeftOptimizer *_swig_go_0, _gostring_ _swig_go_1) {
+_gostring_ _wrap_weft_optimizer_load_states_capi_3057c8b0253d4012(WeftOptimizer *_swig_go_0, _gostring_ _swig_go_1) {
   WeftOptimizer *arg1 = (WeftOptimizer *) 0 ;
   char *arg2 = (char *) 0 ;
   WeftStatus result;
@@ -4280,7 +4150,7 @@ _gostring_ _wrap_weft_optimizer_load_states_capi_f8186da7160cc715(WeftOptimizer 
 }
 
 
-_gostring_ _wrap_weft_module_create_capi_f8186da7160cc715(WeftSymbolHandle *_swig_go_0, long long _swig_go_1, _gostring_ _swig_go_2, long long _swig_go_3, _gostring_ _swig_go_4, intgo _swig_go_5, intgo _swig_go_6, _goslice_ _swig_go_7) {
+_gostring_ _wrap_weft_module_create_capi_3057c8b0253d4012(WeftSymbolHandle *_swig_go_0, long long _swig_go_1, _gostring_ _swig_go_2, long long _swig_go_3, _gostring_ _swig_go_4, intgo _swig_go_5, intgo _swig_go_6, _goslice_ _swig_go_7) {
   WeftSymbolHandle *arg1 = (WeftSymbolHandle *) 0 ;
   size_t arg2 ;
   char **arg3 = (char **) 0 ;
@@ -4329,7 +4199,7 @@ _gostring_ _wrap_weft_module_create_capi_f8186da7160cc715(WeftSymbolHandle *_swi
 }
 
 
-_gostring_ _wrap_weft_module_set_fixed_params_capi_f8186da7160cc715(WeftModule *_swig_go_0, long long _swig_go_1, _gostring_ _swig_go_2) {
+_gostring_ _wrap_weft_module_set_fixed_params_capi_3057c8b0253d4012(WeftModule *_swig_go_0, long long _swig_go_1, _gostring_ _swig_go_2) {
   WeftModule *arg1 = (WeftModule *) 0 ;
   size_t arg2 ;
   char **arg3 = (char **) 0 ;
@@ -4357,7 +4227,7 @@ _gostring_ _wrap_weft_module_set_fixed_params_capi_f8186da7160cc715(WeftModule *
 }
 
 
-_gostring_ _wrap_weft_module_bind_capi_f8186da7160cc715(WeftModule *_swig_go_0, WeftDataIter *_swig_go_1, intgo _swig_go_2) {
+_gostring_ _wrap_weft_module_bind_capi_3057c8b0253d4012(WeftModule *_swig_go_0, WeftDataIter *_swig_go_1, intgo _swig_go_2) {
   WeftModule *arg1 = (WeftModule *) 0 ;
   WeftDataIter *arg2 = (WeftDataIter *) 0 ;
   int arg3 ;
@@ -4374,7 +4244,7 @@ _gostring_ _wrap_weft_module_bind_capi_f8186da7160cc715(WeftModule *_swig_go_0, 
 }
 
 
-_gostring_ _wrap_weft_module_init_params_capi_f8186da7160cc715(WeftModule *_swig_go_0, WeftInitializer *_swig_go_1, WeftNDArrayList *_swig_go_2, WeftNDArrayList *_swig_go_3, intgo _swig_go_4) {
+_gostring_ _wrap_weft_module_init_params_capi_3057c8b0253d4012(WeftModule *_swig_go_0, WeftInitializer *_swig_go_1, WeftNDArrayList *_swig_go_2, WeftNDArrayList *_swig_go_3, intgo _swig_go_4) {
   WeftModule *arg1 = (WeftModule *) 0 ;
   WeftInitializer *arg2 = (WeftInitializer *) 0 ;
   WeftNDArrayList *arg3 = (WeftNDArrayList *) 0 ;
@@ -4395,7 +4265,7 @@ _gostring_ _wrap_weft_module_init_params_capi_f8186da7160cc715(WeftModule *_swig
 }
 
 
-_gostring_ _wrap_weft_module_init_optimizer_capi_f8186da7160cc715(WeftModule *_swig_go_0, WeftOptimizer *_swig_go_1) {
+_gostring_ _wrap_weft_module_init_optimizer_capi_3057c8b0253d4012(WeftModule *_swig_go_0, WeftOptimizer *_swig_go_1) {
   WeftModule *arg1 = (WeftModule *) 0 ;
   WeftOptimizer *arg2 = (WeftOptimizer *) 0 ;
   WeftStatus result;
@@ -4410,7 +4280,7 @@ _gostring_ _wrap_weft_module_init_optimizer_capi_f8186da7160cc715(WeftModule *_s
 }
 
 
-_gostring_ _wrap_weft_module_forward_capi_f8186da7160cc715(WeftModule *_swig_go_0, WeftDataIter *_swig_go_1, intgo _swig_go_2) {
+_gostring_ _wrap_weft_module_forward_capi_3057c8b0253d4012(WeftModule *_swig_go_0, WeftDataIter *_swig_go_1, intgo _swig_go_2) {
   WeftModule *arg1 = (WeftModule *) 0 ;
   WeftDataIter *arg2 = (WeftDataIter *) 0 ;
   int arg3 ;
@@ -4427,7 +4297,7 @@ _gostring_ _wrap_weft_module_forward_capi_f8186da7160cc715(WeftModule *_swig_go_
 }
 
 
-_gostring_ _wrap_weft_module_backward_capi_f8186da7160cc715(WeftModule *_swig_go_0) {
+_gostring_ _wrap_weft_module_backward_capi_3057c8b0253d4012(WeftModule *_swig_go_0) {
   WeftModule *arg1 = (WeftModule *) 0 ;
   WeftStatus result;
   _gostring_ _swig_go_result;
@@ -4440,7 +4310,7 @@ _gostring_ _wrap_weft_module_backward_capi_f8186da7160cc715(WeftModule *_swig_go
 }
 
 
-_gostring_ _wrap_weft_module_update_capi_f8186da7160cc715(WeftModule *_swig_go_0) {
+_gostring_ _wrap_weft_module_update_capi_3057c8b0253d4012(WeftModule *_swig_go_0) {
   WeftModule *arg1 = (WeftModule *) 0 ;
   WeftStatus result;
   _gostring_ _swig_go_result;
@@ -4453,7 +4323,7 @@ _gostring_ _wrap_weft_module_update_capi_f8186da7160cc715(WeftModule *_swig_go_0
 }
 
 
-_gostring_ _wrap_weft_module_update_metric_capi_f8186da7160cc715(WeftModule *_swig_go_0, WeftMetric *_swig_go_1, WeftDataIter *_swig_go_2) {
+_gostring_ _wrap_weft_module_update_metric_capi_3057c8b0253d4012(WeftModule *_swig_go_0, WeftMetric *_swig_go_1, WeftDataIter *_swig_go_2) {
   WeftModule *arg1 = (WeftModule *) 0 ;
   WeftMetric *arg2 = (WeftMetric *) 0 ;
   WeftDataIter *arg3 = (WeftDataIter *) 0 ;
@@ -4470,7 +4340,7 @@ _gostring_ _wrap_weft_module_update_metric_capi_f8186da7160cc715(WeftModule *_sw
 }
 
 
-_gostring_ _wrap_weft_module_outputs_capi_f8186da7160cc715(WeftModule *_swig_go_0, _goslice_ _swig_go_1) {
+_gostring_ _wrap_weft_module_outputs_capi_3057c8b0253d4012(WeftModule *_swig_go_0, _goslice_ _swig_go_1) {
   WeftModule *arg1 = (WeftModule *) 0 ;
   WeftNDArrayList **arg2 = (WeftNDArrayList **) 0 ;
   WeftStatus result;
@@ -4485,7 +4355,7 @@ _gostring_ _wrap_weft_module_outputs_capi_f8186da7160cc715(WeftModule *_swig_go_
 }
 
 
-_gostring_ _wrap_weft_module_params_capi_f8186da7160cc715(WeftModule *_swig_go_0, _goslice_ _swig_go_1, _goslice_ _swig_go_2) {
+_gostring_ _wrap_weft_module_params_capi_3057c8b0253d4012(WeftModule *_swig_go_0, _goslice_ _swig_go_1, _goslice_ _swig_go_2) {
   WeftModule *arg1 = (WeftModule *) 0 ;
   WeftNDArrayList **arg2 = (WeftNDArrayList **) 0 ;
   WeftNDArrayList **arg3 = (WeftNDArrayList **) 0 ;
@@ -4502,7 +4372,7 @@ _gostring_ _wrap_weft_module_params_capi_f8186da7160cc715(WeftModule *_swig_go_0
 }
 
 
-_gostring_ _wrap_weft_module_fit_capi_f8186da7160cc715(WeftModule *_swig_go_0, WeftDataIter *_swig_go_1, WeftDataIter *_swig_go_2, WeftMetric *_swig_go_3, intgo _swig_go_4, intgo _swig_go_5, intgo _swig_go_6, _gostring_ _swig_go_7, _goslice_ _swig_go_8) {
+_gostring_ _wrap_weft_module_fit_capi_3057c8b0253d4012(WeftModule *_swig_go_0, WeftDataIter *_swig_go_1, WeftDataIter *_swig_go_2, WeftMetric *_swig_go_3, intgo _swig_go_4, intgo _swig_go_5, intgo _swig_go_6, _gostring_ _swig_go_7, _goslice_ _swig_go_8) {
   WeftModule *arg1 = (WeftModule *) 0 ;
   WeftDataIter *arg2 = (WeftDataIter *) 0 ;
   WeftDataIter *arg3 = (WeftDataIter *) 0 ;
@@ -4539,7 +4409,7 @@ _gostring_ _wrap_weft_module_fit_capi_f8186da7160cc715(WeftModule *_swig_go_0, W
 }
 
 
-_gostring_ _wrap_weft_fit_session_create_capi_f8186da7160cc715(WeftModule *_swig_go_0, WeftDataIter *_swig_go_1, WeftDataIter *_swig_go_2, WeftMetric *_swig_go_3, intgo _swig_go_4, intgo _swig_go_5, intgo _swig_go_6, _gostring_ _swig_go_7, _goslice_ _swig_go_8) {
+_gostring_ _wrap_weft_fit_session_create_capi_3057c8b0253d4012(WeftModule *_swig_go_0, WeftDataIter *_swig_go_1, WeftDataIter *_swig_go_2, WeftMetric *_swig_go_3, intgo _swig_go_4, intgo _swig_go_5, intgo _swig_go_6, _gostring_ _swig_go_7, _goslice_ _swig_go_8) {
   WeftModule *arg1 = (WeftModule *) 0 ;
   WeftDataIter *arg2 = (WeftDataIter *) 0 ;
   WeftDataIter *arg3 = (WeftDataIter *) 0 ;
@@ -4576,7 +4446,7 @@ _gostring_ _wrap_weft_fit_session_create_capi_f8186da7160cc715(WeftModule *_swig
 }
 
 
-_gostring_ _wrap_weft_fit_session_next_capi_f8186da7160cc715(WeftFitSession *_swig_go_0, _goslice_ _swig_go_1) {
+_gostring_ _wrap_weft_fit_session_next_capi_3057c8b0253d4012(WeftFitSession *_swig_go_0, _goslice_ _swig_go_1) {
   WeftFitSession *arg1 = (WeftFitSession *) 0 ;
   int *arg2 = (int *) 0 ;
   WeftStatus result;
@@ -4591,7 +4461,7 @@ _gostring_ _wrap_weft_fit_session_next_capi_f8186da7160cc715(WeftFitSession *_sw
 }
 
 
-_gostring_ _wrap_weft_fit_session_stop_capi_f8186da7160cc715(WeftFitSession *_swig_go_0) {
+_gostring_ _wrap_weft_fit_session_stop_capi_3057c8b0253d4012(WeftFitSession *_swig_go_0) {
   WeftFitSession *arg1 = (WeftFitSession *) 0 ;
   WeftStatus result;
   _gostring_ _swig_go_result;
@@ -4604,7 +4474,7 @@ _gostring_ _wrap_weft_fit_session_stop_capi_f8186da7160cc715(WeftFitSession *_sw
 }
 
 
-_gostring_ _wrap_weft_fit_session_batch_capi_f8186da7160cc715(WeftFitSession *_swig_go_0, _goslice_ _swig_go_1, _goslice_ _swig_go_2, _goslice_ _swig_go_3, _goslice_ _swig_go_4, _goslice_ _swig_go_5) {
+_gostring_ _wrap_weft_fit_session_batch_capi_3057c8b0253d4012(WeftFitSession *_swig_go_0, _goslice_ _swig_go_1, _goslice_ _swig_go_2, _goslice_ _swig_go_3, _goslice_ _swig_go_4, _goslice_ _swig_go_5) {
   WeftFitSession *arg1 = (WeftFitSession *) 0 ;
   int *arg2 = (int *) 0 ;
   int64_t *arg3 = (int64_t *) 0 ;
@@ -4627,7 +4497,7 @@ _gostring_ _wrap_weft_fit_session_batch_capi_f8186da7160cc715(WeftFitSession *_s
 }
 
 
-_gostring_ _wrap_weft_fit_session_epoch_capi_f8186da7160cc715(WeftFitSession *_swig_go_0, _goslice_ _swig_go_1, _goslice_ _swig_go_2, _goslice_ _swig_go_3, _goslice_ _swig_go_4, _goslice_ _swig_go_5, _goslice_ _swig_go_6) {
+_gostring_ _wrap_weft_fit_session_epoch_capi_3057c8b0253d4012(WeftFitSession *_swig_go_0, _goslice_ _swig_go_1, _goslice_ _swig_go_2, _goslice_ _swig_go_3, _goslice_ _swig_go_4, _goslice_ _swig_go_5, _goslice_ _swig_go_6) {
   WeftFitSession *arg1 = (WeftFitSession *) 0 ;
   int *arg2 = (int *) 0 ;
   int64_t *arg3 = (int64_t *) 0 ;
@@ -4652,7 +4522,7 @@ _gostring_ _wrap_weft_fit_session_epoch_capi_f8186da7160cc715(WeftFitSession *_s
 }
 
 
-_gostring_ _wrap_weft_fit_session_epoch_metric_capi_f8186da7160cc715(WeftFitSession *_swig_go_0, intgo _swig_go_1, _goslice_ _swig_go_2, _goslice_ _swig_go_3, long long _swig_go_4, _goslice_ _swig_go_5) {
+_gostring_ _wrap_weft_fit_session_epoch_metric_capi_3057c8b0253d4012(WeftFitSession *_swig_go_0, intgo _swig_go_1, _goslice_ _swig_go_2, _goslice_ _swig_go_3, long long _swig_go_4, _goslice_ _swig_go_5) {
   WeftFitSession *arg1 = (WeftFitSession *) 0 ;
   int arg2 ;
   WeftStringList **arg3 = (WeftStringList **) 0 ;
@@ -4675,7 +4545,7 @@ _gostring_ _wrap_weft_fit_session_epoch_metric_capi_f8186da7160cc715(WeftFitSess
 }
 
 
-_gostring_ _wrap_weft_fit_session_free_capi_f8186da7160cc715(WeftFitSession *_swig_go_0) {
+_gostring_ _wrap_weft_fit_session_free_capi_3057c8b0253d4012(WeftFitSession *_swig_go_0) {
   WeftFitSession *arg1 = (WeftFitSession *) 0 ;
   WeftStatus result;
   _gostring_ _swig_go_result;
@@ -4688,7 +4558,7 @@ _gostring_ _wrap_weft_fit_session_free_capi_f8186da7160cc715(WeftFitSession *_sw
 }
 
 
-_gostring_ _wrap_weft_module_score_capi_f8186da7160cc715(WeftModule *_swig_go_0, WeftDataIter *_swig_go_1, WeftMetric *_swig_go_2) {
+_gostring_ _wrap_weft_module_score_capi_3057c8b0253d4012(WeftModule *_swig_go_0, WeftDataIter *_swig_go_1, WeftMetric *_swig_go_2) {
   WeftModule *arg1 = (WeftModule *) 0 ;
   WeftDataIter *arg2 = (WeftDataIter *) 0 ;
   WeftMetric *arg3 = (WeftMetric *) 0 ;
@@ -4705,7 +4575,7 @@ _gostring_ _wrap_weft_module_score_capi_f8186da7160cc715(WeftModule *_swig_go_0,
 }
 
 
-_gostring_ _wrap_weft_module_save_checkpoint_capi_f8186da7160cc715(WeftModule *_swig_go_0, _gostring_ _swig_go_1, intgo _swig_go_2) {
+_gostring_ _wrap_weft_module_save_checkpoint_capi_3057c8b0253d4012(WeftModule *_swig_go_0, _gostring_ _swig_go_1, intgo _swig_go_2) {
   WeftModule *arg1 = (WeftModule *) 0 ;
   char *arg2 = (char *) 0 ;
   int arg3 ;
@@ -4727,7 +4597,7 @@ _gostring_ _wrap_weft_module_save_checkpoint_capi_f8186da7160cc715(WeftModule *_
 }
 
 
-_gostring_ _wrap_weft_module_free_capi_f8186da7160cc715(WeftModule *_swig_go_0) {
+_gostring_ _wrap_weft_module_free_capi_3057c8b0253d4012(WeftModule *_swig_go_0) {
   WeftModule *arg1 = (WeftModule *) 0 ;
   WeftStatus result;
   _gostring_ _swig_go_result;
@@ -4740,7 +4610,7 @@ _gostring_ _wrap_weft_module_free_capi_f8186da7160cc715(WeftModule *_swig_go_0) 
 }
 
 
-_gostring_ _wrap_weft_predictor_create_capi_f8186da7160cc715(_gostring_ _swig_go_0, void *_swig_go_1, long long _swig_go_2, long long _swig_go_3, _gostring_ _swig_go_4, _goslice_ _swig_go_5, _goslice_ _swig_go_6, intgo _swig_go_7, intgo _swig_go_8, long long _swig_go_9, _gostring_ _swig_go_10, long long _swig_go_11, _gostring_ _swig_go_12, _gostring_ _swig_go_13, _goslice_ _swig_go_14) {
+_gostring_ _wrap_weft_predictor_create_capi_3057c8b0253d4012(_gostring_ _swig_go_0, void *_swig_go_1, long long _swig_go_2, long long _swig_go_3, _gostring_ _swig_go_4, _goslice_ _swig_go_5, _goslice_ _swig_go_6, intgo _swig_go_7, intgo _swig_go_8, long long _swig_go_9, _gostring_ _swig_go_10, long long _swig_go_11, _gostring_ _swig_go_12, _gostring_ _swig_go_13, _goslice_ _swig_go_14) {
   char *arg1 = (char *) 0 ;
   void *arg2 = (void *) 0 ;
   size_t arg3 ;
@@ -4830,7 +4700,7 @@ _gostring_ _wrap_weft_predictor_create_capi_f8186da7160cc715(_gostring_ _swig_go
 }
 
 
-_gostring_ _wrap_weft_predictor_create_from_files_capi_f8186da7160cc715(_gostring_ _swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, _gostring_ _swig_go_3, _goslice_ _swig_go_4, _goslice_ _swig_go_5, intgo _swig_go_6, intgo _swig_go_7, long long _swig_go_8, _gostring_ _swig_go_9, long long _swig_go_10, _gostring_ _swig_go_11, _gostring_ _swig_go_12, _goslice_ _swig_go_13) {
+_gostring_ _wrap_weft_predictor_create_from_files_capi_3057c8b0253d4012(_gostring_ _swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, _gostring_ _swig_go_3, _goslice_ _swig_go_4, _goslice_ _swig_go_5, intgo _swig_go_6, intgo _swig_go_7, long long _swig_go_8, _gostring_ _swig_go_9, long long _swig_go_10, _gostring_ _swig_go_11, _gostring_ _swig_go_12, _goslice_ _swig_go_13) {
   char *arg1 = (char *) 0 ;
   char *arg2 = (char *) 0 ;
   size_t arg3 ;
@@ -4923,26 +4793,7 @@ _gostring_ _wrap_weft_predictor_create_from_files_capi_f8186da7160cc715(_gostrin
 }
 
 
-_gostring_ _wrap_weft_predictor_set_monitor_callback_capi_f8186da7160cc715(WeftPredictor *_swig_go_0, void* _swig_go_1, void *_swig_go_2, intgo _swig_go_3) {
-  WeftPredictor *arg1 = (WeftPredictor *) 0 ;
-  WeftMonitorCallback arg2 = (WeftMonitorCallback) 0 ;
-  void *arg3 = (void *) 0 ;
-  int arg4 ;
-  WeftStatus result;
-  _gostring_ _swig_go_result;
-  
-  arg1 = (WeftPredictor *)_swig_go_0; 
-  arg2 = *(WeftMonitorCallback *)&_swig_go_1; 
-  arg3 = (void *)_swig_go_2; 
-  arg4 = (int)_swig_go_3; 
-  
-  result = (WeftStatus)weft_predictor_set_monitor_callback(arg1,(char const *(*)(char const *,WeftNDArray *,void *))arg2,arg3,arg4);
-  _swig_go_result = WeftGoStatus(result); 
-  return _swig_go_result;
-}
-
-
-_gostring_ _wrap_weft_predictor_list_inputs_capi_f8186da7160cc715(WeftPredictor *_swig_go_0, _goslice_ _swig_go_1) {
+_gostring_ _wrap_weft_predictor_list_inputs_capi_3057c8b0253d4012(WeftPredictor *_swig_go_0, _goslice_ _swig_go_1) {
   WeftPredictor *arg1 = (WeftPredictor *) 0 ;
   WeftStringList **arg2 = (WeftStringList **) 0 ;
   WeftStatus result;
@@ -4957,7 +4808,7 @@ _gostring_ _wrap_weft_predictor_list_inputs_capi_f8186da7160cc715(WeftPredictor 
 }
 
 
-_gostring_ _wrap_weft_predictor_list_outputs_capi_f8186da7160cc715(WeftPredictor *_swig_go_0, _goslice_ _swig_go_1) {
+_gostring_ _wrap_weft_predictor_list_outputs_capi_3057c8b0253d4012(WeftPredictor *_swig_go_0, _goslice_ _swig_go_1) {
   WeftPredictor *arg1 = (WeftPredictor *) 0 ;
   WeftStringList **arg2 = (WeftStringList **) 0 ;
   WeftStatus result;
@@ -4972,7 +4823,7 @@ _gostring_ _wrap_weft_predictor_list_outputs_capi_f8186da7160cc715(WeftPredictor
 }
 
 
-_gostring_ _wrap_weft_predictor_output_shape_capi_f8186da7160cc715(WeftPredictor *_swig_go_0, long long _swig_go_1, _goslice_ _swig_go_2, _goslice_ _swig_go_3, long long _swig_go_4, _goslice_ _swig_go_5, long long _swig_go_6, _goslice_ _swig_go_7) {
+_gostring_ _wrap_weft_predictor_output_shape_capi_3057c8b0253d4012(WeftPredictor *_swig_go_0, long long _swig_go_1, _goslice_ _swig_go_2, _goslice_ _swig_go_3, long long _swig_go_4, _goslice_ _swig_go_5, long long _swig_go_6, _goslice_ _swig_go_7) {
   WeftPredictor *arg1 = (WeftPredictor *) 0 ;
   size_t arg2 ;
   size_t *arg3 = (size_t *) 0 ;
@@ -4999,7 +4850,7 @@ _gostring_ _wrap_weft_predictor_output_shape_capi_f8186da7160cc715(WeftPredictor
 }
 
 
-_gostring_ _wrap_weft_predictor_predict_packed_capi_f8186da7160cc715(WeftPredictor *_swig_go_0, long long _swig_go_1, void *_swig_go_2, _goslice_ _swig_go_3, _goslice_ _swig_go_4, _goslice_ _swig_go_5, long long _swig_go_6, void *_swig_go_7, _goslice_ _swig_go_8) {
+_gostring_ _wrap_weft_predictor_predict_packed_capi_3057c8b0253d4012(WeftPredictor *_swig_go_0, long long _swig_go_1, void *_swig_go_2, _goslice_ _swig_go_3, _goslice_ _swig_go_4, _goslice_ _swig_go_5, long long _swig_go_6, void *_swig_go_7, _goslice_ _swig_go_8) {
   WeftPredictor *arg1 = (WeftPredictor *) 0 ;
   size_t arg2 ;
   void *arg3 = (void *) 0 ;
@@ -5028,7 +4879,7 @@ _gostring_ _wrap_weft_predictor_predict_packed_capi_f8186da7160cc715(WeftPredict
 }
 
 
-_gostring_ _wrap_weft_predictor_predict_float_capi_f8186da7160cc715(WeftPredictor *_swig_go_0, _goslice_ _swig_go_1, long long _swig_go_2, _goslice_ _swig_go_3, long long _swig_go_4, _goslice_ _swig_go_5, long long _swig_go_6) {
+_gostring_ _wrap_weft_predictor_predict_float_capi_3057c8b0253d4012(WeftPredictor *_swig_go_0, _goslice_ _swig_go_1, long long _swig_go_2, _goslice_ _swig_go_3, long long _swig_go_4, _goslice_ _swig_go_5, long long _swig_go_6) {
   WeftPredictor *arg1 = (WeftPredictor *) 0 ;
   float *arg2 = (float *) 0 ;
   size_t arg3 ;
@@ -5053,7 +4904,7 @@ _gostring_ _wrap_weft_predictor_predict_float_capi_f8186da7160cc715(WeftPredicto
 }
 
 
-_gostring_ _wrap_weft_predictor_stats_capi_f8186da7160cc715(WeftPredictor *_swig_go_0, _goslice_ _swig_go_1) {
+_gostring_ _wrap_weft_predictor_stats_capi_3057c8b0253d4012(WeftPredictor *_swig_go_0, _goslice_ _swig_go_1) {
   WeftPredictor *arg1 = (WeftPredictor *) 0 ;
   WeftPredictorStats *arg2 = (WeftPredictorStats *) 0 ;
   WeftPredictorStats temp2 ;
@@ -5072,7 +4923,7 @@ _gostring_ _wrap_weft_predictor_stats_capi_f8186da7160cc715(WeftPredictor *_swig
 }
 
 
-_gostring_ _wrap_weft_predictor_free_capi_f8186da7160cc715(WeftPredictor *_swig_go_0) {
+_gostring_ _wrap_weft_predictor_free_capi_3057c8b0253d4012(WeftPredictor *_swig_go_0) {
   WeftPredictor *arg1 = (WeftPredictor *) 0 ;
   WeftStatus result;
   _gostring_ _swig_go_result;
@@ -5085,7 +4936,7 @@ _gostring_ _wrap_weft_predictor_free_capi_f8186da7160cc715(WeftPredictor *_swig_
 }
 
 
-_gostring_ _wrap_weft_kvstore_create_capi_f8186da7160cc715(_gostring_ _swig_go_0, _goslice_ _swig_go_1) {
+_gostring_ _wrap_weft_kvstore_create_capi_3057c8b0253d4012(_gostring_ _swig_go_0, _goslice_ _swig_go_1) {
   char *arg1 = (char *) 0 ;
   WeftKVStore **arg2 = (WeftKVStore **) 0 ;
   WeftStatus result;
@@ -5105,7 +4956,7 @@ _gostring_ _wrap_weft_kvstore_create_capi_f8186da7160cc715(_gostring_ _swig_go_0
 }
 
 
-_gostring_ _wrap_weft_kvstore_type_capi_f8186da7160cc715(WeftKVStore *_swig_go_0, _goslice_ _swig_go_1) {
+_gostring_ _wrap_weft_kvstore_type_capi_3057c8b0253d4012(WeftKVStore *_swig_go_0, _goslice_ _swig_go_1) {
   WeftKVStore *arg1 = (WeftKVStore *) 0 ;
   char **arg2 = (char **) 0 ;
   std::vector< char const * > sv2 ;
@@ -5129,7 +4980,7 @@ _gostring_ _wrap_weft_kvstore_type_capi_f8186da7160cc715(WeftKVStore *_swig_go_0
 }
 
 
-_gostring_ _wrap_weft_kvstore_rank_capi_f8186da7160cc715(WeftKVStore *_swig_go_0, _goslice_ _swig_go_1, _goslice_ _swig_go_2) {
+_gostring_ _wrap_weft_kvstore_rank_capi_3057c8b0253d4012(WeftKVStore *_swig_go_0, _goslice_ _swig_go_1, _goslice_ _swig_go_2) {
   WeftKVStore *arg1 = (WeftKVStore *) 0 ;
   int *arg2 = (int *) 0 ;
   int *arg3 = (int *) 0 ;
@@ -5146,7 +4997,7 @@ _gostring_ _wrap_weft_kvstore_rank_capi_f8186da7160cc715(WeftKVStore *_swig_go_0
 }
 
 
-_gostring_ _wrap_weft_kvstore_init_capi_f8186da7160cc715(WeftKVStore *_swig_go_0, long long _swig_go_1, _gostring_ _swig_go_2, _goslice_ _swig_go_3) {
+_gostring_ _wrap_weft_kvstore_init_capi_3057c8b0253d4012(WeftKVStore *_swig_go_0, long long _swig_go_1, _gostring_ _swig_go_2, _goslice_ _swig_go_3) {
   WeftKVStore *arg1 = (WeftKVStore *) 0 ;
   size_t arg2 ;
   char **arg3 = (char **) 0 ;
@@ -5176,7 +5027,7 @@ _gostring_ _wrap_weft_kvstore_init_capi_f8186da7160cc715(WeftKVStore *_swig_go_0
 }
 
 
-_gostring_ _wrap_weft_kvstore_push_capi_f8186da7160cc715(WeftKVStore *_swig_go_0, long long _swig_go_1, _gostring_ _swig_go_2, _goslice_ _swig_go_3, intgo _swig_go_4) {
+_gostring_ _wrap_weft_kvstore_push_capi_3057c8b0253d4012(WeftKVStore *_swig_go_0, long long _swig_go_1, _gostring_ _swig_go_2, _goslice_ _swig_go_3, intgo _swig_go_4) {
   WeftKVStore *arg1 = (WeftKVStore *) 0 ;
   size_t arg2 ;
   char **arg3 = (char **) 0 ;
@@ -5208,7 +5059,7 @@ _gostring_ _wrap_weft_kvstore_push_capi_f8186da7160cc715(WeftKVStore *_swig_go_0
 }
 
 
-_gostring_ _wrap_weft_kvstore_pull_capi_f8186da7160cc715(WeftKVStore *_swig_go_0, long long _swig_go_1, _gostring_ _swig_go_2, _goslice_ _swig_go_3, intgo _swig_go_4) {
+_gostring_ _wrap_weft_kvstore_pull_capi_3057c8b0253d4012(WeftKVStore *_swig_go_0, long long _swig_go_1, _gostring_ _swig_go_2, _goslice_ _swig_go_3, intgo _swig_go_4) {
   WeftKVStore *arg1 = (WeftKVStore *) 0 ;
   size_t arg2 ;
   char **arg3 = (char **) 0 ;
@@ -5240,7 +5091,7 @@ _gostring_ _wrap_weft_kvstore_pull_capi_f8186da7160cc715(WeftKVStore *_swig_go_0
 }
 
 
-_gostring_ _wrap_weft_kvstore_pushpull_capi_f8186da7160cc715(WeftKVStore *_swig_go_0, long long _swig_go_1, _gostring_ _swig_go_2, _goslice_ _swig_go_3, _goslice_ _swig_go_4, intgo _swig_go_5) {
+_gostring_ _wrap_weft_kvstore_pushpull_capi_3057c8b0253d4012(WeftKVStore *_swig_go_0, long long _swig_go_1, _gostring_ _swig_go_2, _goslice_ _swig_go_3, _goslice_ _swig_go_4, intgo _swig_go_5) {
   WeftKVStore *arg1 = (WeftKVStore *) 0 ;
   size_t arg2 ;
   char **arg3 = (char **) 0 ;
@@ -5274,7 +5125,7 @@ _gostring_ _wrap_weft_kvstore_pushpull_capi_f8186da7160cc715(WeftKVStore *_swig_
 }
 
 
-_gostring_ _wrap_weft_kvstore_set_optimizer_capi_f8186da7160cc715(WeftKVStore *_swig_go_0, WeftOptimizer *_swig_go_1) {
+_gostring_ _wrap_weft_kvstore_set_optimizer_capi_3057c8b0253d4012(WeftKVStore *_swig_go_0, WeftOptimizer *_swig_go_1) {
   WeftKVStore *arg1 = (WeftKVStore *) 0 ;
   WeftOptimizer *arg2 = (WeftOptimizer *) 0 ;
   WeftStatus result;
@@ -5289,7 +5140,7 @@ _gostring_ _wrap_weft_kvstore_set_optimizer_capi_f8186da7160cc715(WeftKVStore *_
 }
 
 
-_gostring_ _wrap_weft_kvstore_set_updater_queue_capi_f8186da7160cc715(WeftKVStore *_swig_go_0, intgo _swig_go_1) {
+_gostring_ _wrap_weft_kvstore_set_updater_queue_capi_3057c8b0253d4012(WeftKVStore *_swig_go_0, intgo _swig_go_1) {
   WeftKVStore *arg1 = (WeftKVStore *) 0 ;
   int arg2 ;
   WeftStatus result;
@@ -5304,7 +5155,7 @@ _gostring_ _wrap_weft_kvstore_set_updater_queue_capi_f8186da7160cc715(WeftKVStor
 }
 
 
-_gostring_ _wrap_weft_kvstore_next_update_capi_f8186da7160cc715(WeftKVStore *_swig_go_0, _goslice_ _swig_go_1, _goslice_ _swig_go_2, _goslice_ _swig_go_3, _goslice_ _swig_go_4) {
+_gostring_ _wrap_weft_kvstore_next_update_capi_3057c8b0253d4012(WeftKVStore *_swig_go_0, _goslice_ _swig_go_1, _goslice_ _swig_go_2, _goslice_ _swig_go_3, _goslice_ _swig_go_4) {
   WeftKVStore *arg1 = (WeftKVStore *) 0 ;
   char **arg2 = (char **) 0 ;
   WeftNDArray **arg3 = (WeftNDArray **) 0 ;
@@ -5334,7 +5185,7 @@ _gostring_ _wrap_weft_kvstore_next_update_capi_f8186da7160cc715(WeftKVStore *_sw
 }
 
 
-_gostring_ _wrap_weft_kvstore_barrier_capi_f8186da7160cc715(WeftKVStore *_swig_go_0) {
+_gostring_ _wrap_weft_kvstore_barrier_capi_3057c8b0253d4012(WeftKVStore *_swig_go_0) {
   WeftKVStore *arg1 = (WeftKVStore *) 0 ;
   WeftStatus result;
   _gostring_ _swig_go_result;
@@ -5347,7 +5198,7 @@ _gostring_ _wrap_weft_kvstore_barrier_capi_f8186da7160cc715(WeftKVStore *_swig_g
 }
 
 
-_gostring_ _wrap_weft_kvstore_free_capi_f8186da7160cc715(WeftKVStore *_swig_go_0) {
+_gostring_ _wrap_weft_kvstore_free_capi_3057c8b0253d4012(WeftKVStore *_swig_go_0) {
   WeftKVStore *arg1 = (WeftKVStore *) 0 ;
   WeftStatus result;
   _gostring_ _swig_go_result;
@@ -5360,7 +5211,7 @@ _gostring_ _wrap_weft_kvstore_free_capi_f8186da7160cc715(WeftKVStore *_swig_go_0
 }
 
 
-_gostring_ _wrap_weft_module_init_optimizer_kvstore_capi_f8186da7160cc715(WeftModule *_swig_go_0, WeftOptimizer *_swig_go_1, WeftKVStore *_swig_go_2) {
+_gostring_ _wrap_weft_module_init_optimizer_kvstore_capi_3057c8b0253d4012(WeftModule *_swig_go_0, WeftOptimizer *_swig_go_1, WeftKVStore *_swig_go_2) {
   WeftModule *arg1 = (WeftModule *) 0 ;
   WeftOptimizer *arg2 = (WeftOptimizer *) 0 ;
   WeftKVStore *arg3 = (WeftKVStore *) 0 ;
@@ -5377,7 +5228,7 @@ _gostring_ _wrap_weft_module_init_optimizer_kvstore_capi_f8186da7160cc715(WeftMo
 }
 
 
-_gostring_ _wrap_weft_data_iter_select_part_capi_f8186da7160cc715(WeftDataIter *_swig_go_0, intgo _swig_go_1, intgo _swig_go_2) {
+_gostring_ _wrap_weft_data_iter_select_part_capi_3057c8b0253d4012(WeftDataIter *_swig_go_0, intgo _swig_go_1, intgo _swig_go_2) {
   WeftDataIter *arg1 = (WeftDataIter *) 0 ;
   int arg2 ;
   int arg3 ;
@@ -5394,7 +5245,7 @@ _gostring_ _wrap_weft_data_iter_select_part_capi_f8186da7160cc715(WeftDataIter *
 }
 
 
-_gostring_ _wrap_weft_kvstore_finalize_capi_f8186da7160cc715() {
+_gostring_ _wrap_weft_kvstore_finalize_capi_3057c8b0253d4012() {
   WeftStatus result;
   _gostring_ _swig_go_result;
   
@@ -5405,7 +5256,7 @@ _gostring_ _wrap_weft_kvstore_finalize_capi_f8186da7160cc715() {
 }
 
 
-_gostring_ _wrap_weft_autograd_set_is_recording_capi_f8186da7160cc715(intgo _swig_go_0, _goslice_ _swig_go_1) {
+_gostring_ _wrap_weft_autograd_set_is_recording_capi_3057c8b0253d4012(intgo _swig_go_0, _goslice_ _swig_go_1) {
   int arg1 ;
   int *arg2 = (int *) 0 ;
   WeftStatus result;
@@ -5420,7 +5271,7 @@ _gostring_ _wrap_weft_autograd_set_is_recording_capi_f8186da7160cc715(intgo _swi
 }
 
 
-_gostring_ _wrap_weft_autograd_set_is_training_capi_f8186da7160cc715(intgo _swig_go_0, _goslice_ _swig_go_1) {
+_gostring_ _wrap_weft_autograd_set_is_training_capi_3057c8b0253d4012(intgo _swig_go_0, _goslice_ _swig_go_1) {
   int arg1 ;
   int *arg2 = (int *) 0 ;
   WeftStatus result;
@@ -5435,7 +5286,7 @@ _gostring_ _wrap_weft_autograd_set_is_training_capi_f8186da7160cc715(intgo _swig
 }
 
 
-_gostring_ _wrap_weft_autograd_is_recording_capi_f8186da7160cc715(_goslice_ _swig_go_0) {
+_gostring_ _wrap_weft_autograd_is_recording_capi_3057c8b0253d4012(_goslice_ _swig_go_0) {
   int *arg1 = (int *) 0 ;
   WeftStatus result;
   _gostring_ _swig_go_result;
@@ -5448,7 +5299,7 @@ _gostring_ _wrap_weft_autograd_is_recording_capi_f8186da7160cc715(_goslice_ _swi
 }
 
 
-_gostring_ _wrap_weft_autograd_is_training_capi_f8186da7160cc715(_goslice_ _swig_go_0) {
+_gostring_ _wrap_weft_autograd_is_training_capi_3057c8b0253d4012(_goslice_ _swig_go_0) {
   int *arg1 = (int *) 0 ;
   WeftStatus result;
   _gostring_ _swig_go_result;
@@ -5461,7 +5312,7 @@ _gostring_ _wrap_weft_autograd_is_training_capi_f8186da7160cc715(_goslice_ _swig
 }
 
 
-_gostring_ _wrap_weft_autograd_mark_variables_capi_f8186da7160cc715(_goslice_ _swig_go_0, long long _swig_go_1, _goslice_ _swig_go_2, _goslice_ _swig_go_3) {
+_gostring_ _wrap_weft_autograd_mark_variables_capi_3057c8b0253d4012(_goslice_ _swig_go_0, long long _swig_go_1, _goslice_ _swig_go_2, _goslice_ _swig_go_3) {
   WeftNDArray **arg1 = (WeftNDArray **) 0 ;
   size_t arg2 ;
   int *arg3 = (int *) 0 ;
@@ -5480,7 +5331,7 @@ _gostring_ _wrap_weft_autograd_mark_variables_capi_f8186da7160cc715(_goslice_ _s
 }
 
 
-_gostring_ _wrap_weft_autograd_backward_capi_f8186da7160cc715(_goslice_ _swig_go_0, long long _swig_go_1, _goslice_ _swig_go_2, intgo _swig_go_3, intgo _swig_go_4) {
+_gostring_ _wrap_weft_autograd_backward_capi_3057c8b0253d4012(_goslice_ _swig_go_0, long long _swig_go_1, _goslice_ _swig_go_2, intgo _swig_go_3, intgo _swig_go_4) {
   WeftNDArray **arg1 = (WeftNDArray **) 0 ;
   size_t arg2 ;
   WeftNDArray **arg3 = (WeftNDArray **) 0 ;
@@ -5501,7 +5352,7 @@ _gostring_ _wrap_weft_autograd_backward_capi_f8186da7160cc715(_goslice_ _swig_go
 }
 
 
-_gostring_ _wrap_weft_autograd_grad_capi_f8186da7160cc715(_goslice_ _swig_go_0, long long _swig_go_1, _goslice_ _swig_go_2, _goslice_ _swig_go_3, long long _swig_go_4, intgo _swig_go_5, intgo _swig_go_6, _goslice_ _swig_go_7) {
+_gostring_ _wrap_weft_autograd_grad_capi_3057c8b0253d4012(_goslice_ _swig_go_0, long long _swig_go_1, _goslice_ _swig_go_2, _goslice_ _swig_go_3, long long _swig_go_4, intgo _swig_go_5, intgo _swig_go_6, _goslice_ _swig_go_7) {
   WeftNDArray **arg1 = (WeftNDArray **) 0 ;
   size_t arg2 ;
   WeftNDArray **arg3 = (WeftNDArray **) 0 ;
@@ -5528,7 +5379,7 @@ _gostring_ _wrap_weft_autograd_grad_capi_f8186da7160cc715(_goslice_ _swig_go_0, 
 }
 
 
-_gostring_ _wrap_weft_autograd_grad_ex_capi_f8186da7160cc715(_goslice_ _swig_go_0, long long _swig_go_1, _goslice_ _swig_go_2, _goslice_ _swig_go_3, long long _swig_go_4, intgo _swig_go_5, intgo _swig_go_6, intgo _swig_go_7, _goslice_ _swig_go_8) {
+_gostring_ _wrap_weft_autograd_grad_ex_capi_3057c8b0253d4012(_goslice_ _swig_go_0, long long _swig_go_1, _goslice_ _swig_go_2, _goslice_ _swig_go_3, long long _swig_go_4, intgo _swig_go_5, intgo _swig_go_6, intgo _swig_go_7, _goslice_ _swig_go_8) {
   WeftNDArray **arg1 = (WeftNDArray **) 0 ;
   size_t arg2 ;
   WeftNDArray **arg3 = (WeftNDArray **) 0 ;
@@ -5557,7 +5408,7 @@ _gostring_ _wrap_weft_autograd_grad_ex_capi_f8186da7160cc715(_goslice_ _swig_go_
 }
 
 
-_gostring_ _wrap_weft_ndarray_get_grad_capi_f8186da7160cc715(WeftNDArray *_swig_go_0, _goslice_ _swig_go_1) {
+_gostring_ _wrap_weft_ndarray_get_grad_capi_3057c8b0253d4012(WeftNDArray *_swig_go_0, _goslice_ _swig_go_1) {
   WeftNDArray *arg1 = (WeftNDArray *) 0 ;
   WeftNDArray **arg2 = (WeftNDArray **) 0 ;
   WeftStatus result;
@@ -5572,7 +5423,7 @@ _gostring_ _wrap_weft_ndarray_get_grad_capi_f8186da7160cc715(WeftNDArray *_swig_
 }
 
 
-_gostring_ _wrap_weft_ndarray_detach_capi_f8186da7160cc715(WeftNDArray *_swig_go_0, _goslice_ _swig_go_1) {
+_gostring_ _wrap_weft_ndarray_detach_capi_3057c8b0253d4012(WeftNDArray *_swig_go_0, _goslice_ _swig_go_1) {
   WeftNDArray *arg1 = (WeftNDArray *) 0 ;
   WeftNDArray **arg2 = (WeftNDArray **) 0 ;
   WeftStatus result;
@@ -5587,7 +5438,7 @@ _gostring_ _wrap_weft_ndarray_detach_capi_f8186da7160cc715(WeftNDArray *_swig_go
 }
 
 
-_gostring_ _wrap_weft_autograd_get_symbol_capi_f8186da7160cc715(WeftNDArray *_swig_go_0, _goslice_ _swig_go_1) {
+_gostring_ _wrap_weft_autograd_get_symbol_capi_3057c8b0253d4012(WeftNDArray *_swig_go_0, _goslice_ _swig_go_1) {
   WeftNDArray *arg1 = (WeftNDArray *) 0 ;
   WeftSymbolHandle **arg2 = (WeftSymbolHandle **) 0 ;
   WeftStatus result;
@@ -5602,7 +5453,7 @@ _gostring_ _wrap_weft_autograd_get_symbol_capi_f8186da7160cc715(WeftNDArray *_sw
 }
 
 
-_gostring_ _wrap_weft_cached_op_create_capi_f8186da7160cc715(WeftSymbolHandle *_swig_go_0, long long _swig_go_1, _gostring_ _swig_go_2, _gostring_ _swig_go_3, _goslice_ _swig_go_4) {
+_gostring_ _wrap_weft_cached_op_create_capi_3057c8b0253d4012(WeftSymbolHandle *_swig_go_0, long long _swig_go_1, _gostring_ _swig_go_2, _gostring_ _swig_go_3, _goslice_ _swig_go_4) {
   WeftSymbolHandle *arg1 = (WeftSymbolHandle *) 0 ;
   size_t arg2 ;
   char **arg3 = (char **) 0 ;
@@ -5645,7 +5496,7 @@ _gostring_ _wrap_weft_cached_op_create_capi_f8186da7160cc715(WeftSymbolHandle *_
 }
 
 
-_gostring_ _wrap_weft_cached_op_list_inputs_capi_f8186da7160cc715(WeftCachedOp *_swig_go_0, _goslice_ _swig_go_1) {
+_gostring_ _wrap_weft_cached_op_list_inputs_capi_3057c8b0253d4012(WeftCachedOp *_swig_go_0, _goslice_ _swig_go_1) {
   WeftCachedOp *arg1 = (WeftCachedOp *) 0 ;
   WeftStringList **arg2 = (WeftStringList **) 0 ;
   WeftStatus result;
@@ -5660,7 +5511,7 @@ _gostring_ _wrap_weft_cached_op_list_inputs_capi_f8186da7160cc715(WeftCachedOp *
 }
 
 
-_gostring_ _wrap_weft_cached_op_invoke_capi_f8186da7160cc715(WeftCachedOp *_swig_go_0, _goslice_ _swig_go_1, long long _swig_go_2, _goslice_ _swig_go_3, long long _swig_go_4, _goslice_ _swig_go_5) {
+_gostring_ _wrap_weft_cached_op_invoke_capi_3057c8b0253d4012(WeftCachedOp *_swig_go_0, _goslice_ _swig_go_1, long long _swig_go_2, _goslice_ _swig_go_3, long long _swig_go_4, _goslice_ _swig_go_5) {
   WeftCachedOp *arg1 = (WeftCachedOp *) 0 ;
   WeftNDArray **arg2 = (WeftNDArray **) 0 ;
   size_t arg3 ;
@@ -5683,7 +5534,7 @@ _gostring_ _wrap_weft_cached_op_invoke_capi_f8186da7160cc715(WeftCachedOp *_swig
 }
 
 
-_gostring_ _wrap_weft_cached_op_free_capi_f8186da7160cc715(WeftCachedOp *_swig_go_0) {
+_gostring_ _wrap_weft_cached_op_free_capi_3057c8b0253d4012(WeftCachedOp *_swig_go_0) {
   WeftCachedOp *arg1 = (WeftCachedOp *) 0 ;
   WeftStatus result;
   _gostring_ _swig_go_result;
@@ -5696,26 +5547,7 @@ _gostring_ _wrap_weft_cached_op_free_capi_f8186da7160cc715(WeftCachedOp *_swig_g
 }
 
 
-_gostring_ _wrap_weft_cached_op_set_monitor_callback_capi_f8186da7160cc715(WeftCachedOp *_swig_go_0, void* _swig_go_1, void *_swig_go_2, intgo _swig_go_3) {
-  WeftCachedOp *arg1 = (WeftCachedOp *) 0 ;
-  WeftMonitorCallback arg2 = (WeftMonitorCallback) 0 ;
-  void *arg3 = (void *) 0 ;
-  int arg4 ;
-  WeftStatus result;
-  _gostring_ _swig_go_result;
-  
-  arg1 = (WeftCachedOp *)_swig_go_0; 
-  arg2 = *(WeftMonitorCallback *)&_swig_go_1; 
-  arg3 = (void *)_swig_go_2; 
-  arg4 = (int)_swig_go_3; 
-  
-  result = (WeftStatus)weft_cached_op_set_monitor_callback(arg1,(char const *(*)(char const *,WeftNDArray *,void *))arg2,arg3,arg4);
-  _swig_go_result = WeftGoStatus(result); 
-  return _swig_go_result;
-}
-
-
-_gostring_ _wrap_weft_trainer_create_capi_f8186da7160cc715(_gostring_ _swig_go_0, _goslice_ _swig_go_1, long long _swig_go_2, WeftOptimizer *_swig_go_3, _goslice_ _swig_go_4) {
+_gostring_ _wrap_weft_trainer_create_capi_3057c8b0253d4012(_gostring_ _swig_go_0, _goslice_ _swig_go_1, long long _swig_go_2, WeftOptimizer *_swig_go_3, _goslice_ _swig_go_4) {
   char **arg1 = (char **) 0 ;
   WeftNDArray **arg2 = (WeftNDArray **) 0 ;
   size_t arg3 ;
@@ -5747,7 +5579,7 @@ _gostring_ _wrap_weft_trainer_create_capi_f8186da7160cc715(_gostring_ _swig_go_0
 }
 
 
-_gostring_ _wrap_weft_trainer_step_capi_f8186da7160cc715(WeftTrainer *_swig_go_0, intgo _swig_go_1) {
+_gostring_ _wrap_weft_trainer_step_capi_3057c8b0253d4012(WeftTrainer *_swig_go_0, intgo _swig_go_1) {
   WeftTrainer *arg1 = (WeftTrainer *) 0 ;
   int arg2 ;
   WeftStatus result;
@@ -5762,7 +5594,7 @@ _gostring_ _wrap_weft_trainer_step_capi_f8186da7160cc715(WeftTrainer *_swig_go_0
 }
 
 
-_gostring_ _wrap_weft_trainer_free_capi_f8186da7160cc715(WeftTrainer *_swig_go_0) {
+_gostring_ _wrap_weft_trainer_free_capi_3057c8b0253d4012(WeftTrainer *_swig_go_0) {
   WeftTrainer *arg1 = (WeftTrainer *) 0 ;
   WeftStatus result;
   _gostring_ _swig_go_result;
@@ -5775,7 +5607,7 @@ _gostring_ _wrap_weft_trainer_free_capi_f8186da7160cc715(WeftTrainer *_swig_go_0
 }
 
 
-_gostring_ _wrap_weft_recordio_writer_create_capi_f8186da7160cc715(_gostring_ _swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2) {
+_gostring_ _wrap_weft_recordio_writer_create_capi_3057c8b0253d4012(_gostring_ _swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2) {
   char *arg1 = (char *) 0 ;
   char *arg2 = (char *) 0 ;
   WeftRecordIOWriter **arg3 = (WeftRecordIOWriter **) 0 ;
@@ -5802,7 +5634,7 @@ _gostring_ _wrap_weft_recordio_writer_create_capi_f8186da7160cc715(_gostring_ _s
 }
 
 
-_gostring_ _wrap_weft_recordio_writer_write_capi_f8186da7160cc715(WeftRecordIOWriter *_swig_go_0, void *_swig_go_1, long long _swig_go_2) {
+_gostring_ _wrap_weft_recordio_writer_write_capi_3057c8b0253d4012(WeftRecordIOWriter *_swig_go_0, void *_swig_go_1, long long _swig_go_2) {
   WeftRecordIOWriter *arg1 = (WeftRecordIOWriter *) 0 ;
   void *arg2 = (void *) 0 ;
   size_t arg3 ;
@@ -5819,7 +5651,7 @@ _gostring_ _wrap_weft_recordio_writer_write_capi_f8186da7160cc715(WeftRecordIOWr
 }
 
 
-_gostring_ _wrap_weft_recordio_writer_write_idx_capi_f8186da7160cc715(WeftRecordIOWriter *_swig_go_0, long long _swig_go_1, void *_swig_go_2, long long _swig_go_3) {
+_gostring_ _wrap_weft_recordio_writer_write_idx_capi_3057c8b0253d4012(WeftRecordIOWriter *_swig_go_0, long long _swig_go_1, void *_swig_go_2, long long _swig_go_3) {
   WeftRecordIOWriter *arg1 = (WeftRecordIOWriter *) 0 ;
   int64_t arg2 ;
   void *arg3 = (void *) 0 ;
@@ -5838,7 +5670,7 @@ _gostring_ _wrap_weft_recordio_writer_write_idx_capi_f8186da7160cc715(WeftRecord
 }
 
 
-_gostring_ _wrap_weft_recordio_writer_tell_capi_f8186da7160cc715(WeftRecordIOWriter *_swig_go_0, _goslice_ _swig_go_1) {
+_gostring_ _wrap_weft_recordio_writer_tell_capi_3057c8b0253d4012(WeftRecordIOWriter *_swig_go_0, _goslice_ _swig_go_1) {
   WeftRecordIOWriter *arg1 = (WeftRecordIOWriter *) 0 ;
   uint64_t *arg2 = (uint64_t *) 0 ;
   WeftStatus result;
@@ -5853,7 +5685,7 @@ _gostring_ _wrap_weft_recordio_writer_tell_capi_f8186da7160cc715(WeftRecordIOWri
 }
 
 
-_gostring_ _wrap_weft_recordio_writer_close_capi_f8186da7160cc715(WeftRecordIOWriter *_swig_go_0) {
+_gostring_ _wrap_weft_recordio_writer_close_capi_3057c8b0253d4012(WeftRecordIOWriter *_swig_go_0) {
   WeftRecordIOWriter *arg1 = (WeftRecordIOWriter *) 0 ;
   WeftStatus result;
   _gostring_ _swig_go_result;
@@ -5866,7 +5698,7 @@ _gostring_ _wrap_weft_recordio_writer_close_capi_f8186da7160cc715(WeftRecordIOWr
 }
 
 
-_gostring_ _wrap_weft_recordio_writer_free_capi_f8186da7160cc715(WeftRecordIOWriter *_swig_go_0) {
+_gostring_ _wrap_weft_recordio_writer_free_capi_3057c8b0253d4012(WeftRecordIOWriter *_swig_go_0) {
   WeftRecordIOWriter *arg1 = (WeftRecordIOWriter *) 0 ;
   WeftStatus result;
   _gostring_ _swig_go_result;
@@ -5879,7 +5711,7 @@ _gostring_ _wrap_weft_recordio_writer_free_capi_f8186da7160cc715(WeftRecordIOWri
 }
 
 
-_gostring_ _wrap_weft_recordio_reader_create_capi_f8186da7160cc715(_gostring_ _swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2) {
+_gostring_ _wrap_weft_recordio_reader_create_capi_3057c8b0253d4012(_gostring_ _swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2) {
   char *arg1 = (char *) 0 ;
   char *arg2 = (char *) 0 ;
   WeftRecordIOReader **arg3 = (WeftRecordIOReader **) 0 ;
@@ -5906,7 +5738,7 @@ _gostring_ _wrap_weft_recordio_reader_create_capi_f8186da7160cc715(_gostring_ _s
 }
 
 
-_gostring_ _wrap_weft_recordio_reader_read_capi_f8186da7160cc715(WeftRecordIOReader *_swig_go_0, _goslice_ _swig_go_1, _goslice_ _swig_go_2, _goslice_ _swig_go_3) {
+_gostring_ _wrap_weft_recordio_reader_read_capi_3057c8b0253d4012(WeftRecordIOReader *_swig_go_0, _goslice_ _swig_go_1, _goslice_ _swig_go_2, _goslice_ _swig_go_3) {
   WeftRecordIOReader *arg1 = (WeftRecordIOReader *) 0 ;
   void **arg2 = (void **) 0 ;
   size_t *arg3 = (size_t *) 0 ;
@@ -5925,7 +5757,7 @@ _gostring_ _wrap_weft_recordio_reader_read_capi_f8186da7160cc715(WeftRecordIORea
 }
 
 
-_gostring_ _wrap_weft_recordio_reader_read_idx_capi_f8186da7160cc715(WeftRecordIOReader *_swig_go_0, long long _swig_go_1, _goslice_ _swig_go_2, _goslice_ _swig_go_3) {
+_gostring_ _wrap_weft_recordio_reader_read_idx_capi_3057c8b0253d4012(WeftRecordIOReader *_swig_go_0, long long _swig_go_1, _goslice_ _swig_go_2, _goslice_ _swig_go_3) {
   WeftRecordIOReader *arg1 = (WeftRecordIOReader *) 0 ;
   int64_t arg2 ;
   void **arg3 = (void **) 0 ;
@@ -5944,7 +5776,7 @@ _gostring_ _wrap_weft_recordio_reader_read_idx_capi_f8186da7160cc715(WeftRecordI
 }
 
 
-_gostring_ _wrap_weft_recordio_reader_num_keys_capi_f8186da7160cc715(WeftRecordIOReader *_swig_go_0, _goslice_ _swig_go_1) {
+_gostring_ _wrap_weft_recordio_reader_num_keys_capi_3057c8b0253d4012(WeftRecordIOReader *_swig_go_0, _goslice_ _swig_go_1) {
   WeftRecordIOReader *arg1 = (WeftRecordIOReader *) 0 ;
   size_t *arg2 = (size_t *) 0 ;
   WeftStatus result;
@@ -5959,7 +5791,7 @@ _gostring_ _wrap_weft_recordio_reader_num_keys_capi_f8186da7160cc715(WeftRecordI
 }
 
 
-_gostring_ _wrap_weft_recordio_reader_keys_capi_f8186da7160cc715(WeftRecordIOReader *_swig_go_0, _goslice_ _swig_go_1, long long _swig_go_2, _goslice_ _swig_go_3) {
+_gostring_ _wrap_weft_recordio_reader_keys_capi_3057c8b0253d4012(WeftRecordIOReader *_swig_go_0, _goslice_ _swig_go_1, long long _swig_go_2, _goslice_ _swig_go_3) {
   WeftRecordIOReader *arg1 = (WeftRecordIOReader *) 0 ;
   int64_t *arg2 = (int64_t *) 0 ;
   size_t arg3 ;
@@ -5978,7 +5810,7 @@ _gostring_ _wrap_weft_recordio_reader_keys_capi_f8186da7160cc715(WeftRecordIORea
 }
 
 
-_gostring_ _wrap_weft_recordio_reader_seek_capi_f8186da7160cc715(WeftRecordIOReader *_swig_go_0, long long _swig_go_1) {
+_gostring_ _wrap_weft_recordio_reader_seek_capi_3057c8b0253d4012(WeftRecordIOReader *_swig_go_0, long long _swig_go_1) {
   WeftRecordIOReader *arg1 = (WeftRecordIOReader *) 0 ;
   uint64_t arg2 ;
   WeftStatus result;
@@ -5993,7 +5825,7 @@ _gostring_ _wrap_weft_recordio_reader_seek_capi_f8186da7160cc715(WeftRecordIORea
 }
 
 
-_gostring_ _wrap_weft_recordio_reader_tell_capi_f8186da7160cc715(WeftRecordIOReader *_swig_go_0, _goslice_ _swig_go_1) {
+_gostring_ _wrap_weft_recordio_reader_tell_capi_3057c8b0253d4012(WeftRecordIOReader *_swig_go_0, _goslice_ _swig_go_1) {
   WeftRecordIOReader *arg1 = (WeftRecordIOReader *) 0 ;
   uint64_t *arg2 = (uint64_t *) 0 ;
   WeftStatus result;
@@ -6008,7 +5840,7 @@ _gostring_ _wrap_weft_recordio_reader_tell_capi_f8186da7160cc715(WeftRecordIORea
 }
 
 
-_gostring_ _wrap_weft_recordio_reader_reset_capi_f8186da7160cc715(WeftRecordIOReader *_swig_go_0) {
+_gostring_ _wrap_weft_recordio_reader_reset_capi_3057c8b0253d4012(WeftRecordIOReader *_swig_go_0) {
   WeftRecordIOReader *arg1 = (WeftRecordIOReader *) 0 ;
   WeftStatus result;
   _gostring_ _swig_go_result;
@@ -6021,7 +5853,7 @@ _gostring_ _wrap_weft_recordio_reader_reset_capi_f8186da7160cc715(WeftRecordIORe
 }
 
 
-_gostring_ _wrap_weft_recordio_reader_free_capi_f8186da7160cc715(WeftRecordIOReader *_swig_go_0) {
+_gostring_ _wrap_weft_recordio_reader_free_capi_3057c8b0253d4012(WeftRecordIOReader *_swig_go_0) {
   WeftRecordIOReader *arg1 = (WeftRecordIOReader *) 0 ;
   WeftStatus result;
   _gostring_ _swig_go_result;
@@ -6034,7 +5866,7 @@ _gostring_ _wrap_weft_recordio_reader_free_capi_f8186da7160cc715(WeftRecordIORea
 }
 
 
-_gostring_ _wrap_weft_recordio_pack_header_capi_f8186da7160cc715(float _swig_go_0, _goslice_ _swig_go_1, long long _swig_go_2, long long _swig_go_3, long long _swig_go_4, void *_swig_go_5, long long _swig_go_6, _goslice_ _swig_go_7) {
+_gostring_ _wrap_weft_recordio_pack_header_capi_3057c8b0253d4012(float _swig_go_0, _goslice_ _swig_go_1, long long _swig_go_2, long long _swig_go_3, long long _swig_go_4, void *_swig_go_5, long long _swig_go_6, _goslice_ _swig_go_7) {
   float arg1 ;
   float *arg2 = (float *) 0 ;
   size_t arg3 ;
@@ -6061,7 +5893,7 @@ _gostring_ _wrap_weft_recordio_pack_header_capi_f8186da7160cc715(float _swig_go_
 }
 
 
-_gostring_ _wrap_weft_recordio_unpack_header_capi_f8186da7160cc715(void *_swig_go_0, long long _swig_go_1, _goslice_ _swig_go_2, _goslice_ _swig_go_3, _goslice_ _swig_go_4, _goslice_ _swig_go_5, _goslice_ _swig_go_6) {
+_gostring_ _wrap_weft_recordio_unpack_header_capi_3057c8b0253d4012(void *_swig_go_0, long long _swig_go_1, _goslice_ _swig_go_2, _goslice_ _swig_go_3, _goslice_ _swig_go_4, _goslice_ _swig_go_5, _goslice_ _swig_go_6) {
   void *arg1 = (void *) 0 ;
   size_t arg2 ;
   int *arg3 = (int *) 0 ;
@@ -6086,7 +5918,7 @@ _gostring_ _wrap_weft_recordio_unpack_header_capi_f8186da7160cc715(void *_swig_g
 }
 
 
-_gostring_ _wrap_weft_recordio_unpack_labels_capi_f8186da7160cc715(void *_swig_go_0, long long _swig_go_1, _goslice_ _swig_go_2, long long _swig_go_3, _goslice_ _swig_go_4) {
+_gostring_ _wrap_weft_recordio_unpack_labels_capi_3057c8b0253d4012(void *_swig_go_0, long long _swig_go_1, _goslice_ _swig_go_2, long long _swig_go_3, _goslice_ _swig_go_4) {
   void *arg1 = (void *) 0 ;
   size_t arg2 ;
   float *arg3 = (float *) 0 ;
@@ -6107,7 +5939,7 @@ _gostring_ _wrap_weft_recordio_unpack_labels_capi_f8186da7160cc715(void *_swig_g
 }
 
 
-_gostring_ _wrap_weft_image_reencode_capi_f8186da7160cc715(void *_swig_go_0, long long _swig_go_1, intgo _swig_go_2, intgo _swig_go_3, intgo _swig_go_4, _gostring_ _swig_go_5, intgo _swig_go_6, _goslice_ _swig_go_7) {
+_gostring_ _wrap_weft_image_reencode_capi_3057c8b0253d4012(void *_swig_go_0, long long _swig_go_1, intgo _swig_go_2, intgo _swig_go_3, intgo _swig_go_4, _gostring_ _swig_go_5, intgo _swig_go_6, _goslice_ _swig_go_7) {
   void *arg1 = (void *) 0 ;
   size_t arg2 ;
   int arg3 ;
@@ -6139,7 +5971,7 @@ _gostring_ _wrap_weft_image_reencode_capi_f8186da7160cc715(void *_swig_go_0, lon
 }
 
 
-_gostring_ _wrap_weft_amp_convert_model_capi_f8186da7160cc715(WeftSymbolHandle *_swig_go_0, long long _swig_go_1, _gostring_ _swig_go_2, _goslice_ _swig_go_3, long long _swig_go_4, _gostring_ _swig_go_5, _goslice_ _swig_go_6, intgo _swig_go_7, long long _swig_go_8, _gostring_ _swig_go_9, intgo _swig_go_10, _goslice_ _swig_go_11, _goslice_ _swig_go_12, _goslice_ _swig_go_13) {
+_gostring_ _wrap_weft_amp_convert_model_capi_3057c8b0253d4012(WeftSymbolHandle *_swig_go_0, long long _swig_go_1, _gostring_ _swig_go_2, _goslice_ _swig_go_3, long long _swig_go_4, _gostring_ _swig_go_5, _goslice_ _swig_go_6, intgo _swig_go_7, long long _swig_go_8, _gostring_ _swig_go_9, intgo _swig_go_10, _goslice_ _swig_go_11, _goslice_ _swig_go_12, _goslice_ _swig_go_13) {
   WeftSymbolHandle *arg1 = (WeftSymbolHandle *) 0 ;
   size_t arg2 ;
   char **arg3 = (char **) 0 ;
@@ -6211,7 +6043,7 @@ _gostring_ _wrap_weft_amp_convert_model_capi_f8186da7160cc715(WeftSymbolHandle *
 }
 
 
-_gostring_ _wrap_weft_quantize_model_capi_f8186da7160cc715(WeftSymbolHandle *_swig_go_0, long long _swig_go_1, _gostring_ _swig_go_2, _goslice_ _swig_go_3, long long _swig_go_4, _gostring_ _swig_go_5, _goslice_ _swig_go_6, WeftDataIter *_swig_go_7, _gostring_ _swig_go_8, long long _swig_go_9, _gostring_ _swig_go_10, _gostring_ _swig_go_11, intgo _swig_go_12, long long _swig_go_13, _gostring_ _swig_go_14, long long _swig_go_15, _gostring_ _swig_go_16, _goslice_ _swig_go_17, _goslice_ _swig_go_18, _goslice_ _swig_go_19) {
+_gostring_ _wrap_weft_quantize_model_capi_3057c8b0253d4012(WeftSymbolHandle *_swig_go_0, long long _swig_go_1, _gostring_ _swig_go_2, _goslice_ _swig_go_3, long long _swig_go_4, _gostring_ _swig_go_5, _goslice_ _swig_go_6, WeftDataIter *_swig_go_7, _gostring_ _swig_go_8, long long _swig_go_9, _gostring_ _swig_go_10, _gostring_ _swig_go_11, intgo _swig_go_12, long long _swig_go_13, _gostring_ _swig_go_14, long long _swig_go_15, _gostring_ _swig_go_16, _goslice_ _swig_go_17, _goslice_ _swig_go_18, _goslice_ _swig_go_19) {
   WeftSymbolHandle *arg1 = (WeftSymbolHandle *) 0 ;
   size_t arg2 ;
   char **arg3 = (char **) 0 ;
@@ -6321,7 +6153,7 @@ _gostring_ _wrap_weft_quantize_model_capi_f8186da7160cc715(WeftSymbolHandle *_sw
 }
 
 
-_gostring_ _wrap_weft_custom_op_unregister_capi_f8186da7160cc715(_gostring_ _swig_go_0) {
+_gostring_ _wrap_weft_custom_op_unregister_capi_3057c8b0253d4012(_gostring_ _swig_go_0) {
   char *arg1 = (char *) 0 ;
   WeftStatus result;
   _gostring_ _swig_go_result;
@@ -6339,7 +6171,7 @@ _gostring_ _wrap_weft_custom_op_unregister_capi_f8186da7160cc715(_gostring_ _swi
 }
 
 
-_gostring_ _wrap_weft_custom_op_list_capi_f8186da7160cc715(_goslice_ _swig_go_0) {
+_gostring_ _wrap_weft_custom_op_list_capi_3057c8b0253d4012(_goslice_ _swig_go_0) {
   WeftStringList **arg1 = (WeftStringList **) 0 ;
   WeftStatus result;
   _gostring_ _swig_go_result;
@@ -6352,7 +6184,7 @@ _gostring_ _wrap_weft_custom_op_list_capi_f8186da7160cc715(_goslice_ _swig_go_0)
 }
 
 
-_gostring_ _wrap_weft_ndarray_get_data_capi_f8186da7160cc715(WeftNDArray *_swig_go_0, void **_swig_go_1) {
+_gostring_ _wrap_weft_ndarray_get_data_capi_3057c8b0253d4012(WeftNDArray *_swig_go_0, void **_swig_go_1) {
   WeftNDArray *arg1 = (WeftNDArray *) 0 ;
   void **arg2 = (void **) 0 ;
   WeftStatus result;
@@ -6367,209 +6199,182 @@ _gostring_ _wrap_weft_ndarray_get_data_capi_f8186da7160cc715(WeftNDArray *_swig_
 }
 
 
-_gostring_ _wrap_weft_profiler_set_config_capi_f8186da7160cc715(long long _swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2) {
-  size_t arg1 ;
-  char **arg2 = (char **) 0 ;
+_gostring_ _wrap_weft_custom_op_register_host_capi_3057c8b0253d4012(_gostring_ _swig_go_0, WeftCustomOpDispatch _swig_go_1, long long _swig_go_2) {
+  char *arg1 = (char *) 0 ;
+  WeftCustomOpDispatch arg2 = (WeftCustomOpDispatch) 0 ;
+  int64_t arg3 ;
+  WeftStatus result;
+  _gostring_ _swig_go_result;
+  
+  
+  arg1 = (char *)malloc(_swig_go_0.n + 1);
+  memcpy(arg1, _swig_go_0.p, _swig_go_0.n);
+  arg1[_swig_go_0.n] = '\0';
+  
+  arg2 = (WeftCustomOpDispatch)_swig_go_1; 
+  arg3 = (int64_t)_swig_go_2; 
+  
+  result = (WeftStatus)weft_custom_op_register_host((char const *)arg1,arg2,SWIG_STD_MOVE(arg3));
+  _swig_go_result = WeftGoStatus(result); 
+  free(arg1); 
+  return _swig_go_result;
+}
+
+
+_gostring_ _wrap_weft_custom_op_call_ints_capi_3057c8b0253d4012(WeftCustomOpCall *_swig_go_0, _goslice_ _swig_go_1, long long _swig_go_2, _goslice_ _swig_go_3) {
+  WeftCustomOpCall *arg1 = (WeftCustomOpCall *) 0 ;
+  int64_t *arg2 = (int64_t *) 0 ;
+  size_t arg3 ;
+  size_t *arg4 = (size_t *) 0 ;
+  WeftStatus result;
+  _gostring_ _swig_go_result;
+  
+  arg1 = (WeftCustomOpCall *)_swig_go_0; 
+  arg2 = (int64_t *)_swig_go_1.array; 
+  arg3 = (size_t)_swig_go_2; 
+  arg4 = (size_t *)_swig_go_3.array; 
+  
+  result = (WeftStatus)weft_custom_op_call_ints((WeftCustomOpCall const *)arg1,arg2,SWIG_STD_MOVE(arg3),arg4);
+  _swig_go_result = WeftGoStatus(result); 
+  return _swig_go_result;
+}
+
+
+_gostring_ _wrap_weft_custom_op_call_num_strings_capi_3057c8b0253d4012(WeftCustomOpCall *_swig_go_0, _goslice_ _swig_go_1) {
+  WeftCustomOpCall *arg1 = (WeftCustomOpCall *) 0 ;
+  size_t *arg2 = (size_t *) 0 ;
+  WeftStatus result;
+  _gostring_ _swig_go_result;
+  
+  arg1 = (WeftCustomOpCall *)_swig_go_0; 
+  arg2 = (size_t *)_swig_go_1.array; 
+  
+  result = (WeftStatus)weft_custom_op_call_num_strings((WeftCustomOpCall const *)arg1,arg2);
+  _swig_go_result = WeftGoStatus(result); 
+  return _swig_go_result;
+}
+
+
+_gostring_ _wrap_weft_custom_op_call_string_capi_3057c8b0253d4012(WeftCustomOpCall *_swig_go_0, long long _swig_go_1, _goslice_ _swig_go_2) {
+  WeftCustomOpCall *arg1 = (WeftCustomOpCall *) 0 ;
+  size_t arg2 ;
   char **arg3 = (char **) 0 ;
-  std::vector< char const * > sp2 ;
-  std::vector< char const * > sp3 ;
+  std::vector< char const * > sv3 ;
   WeftStatus result;
   _gostring_ _swig_go_result;
   
-  arg1 = (size_t)_swig_go_0; 
+  arg1 = (WeftCustomOpCall *)_swig_go_0; 
+  arg2 = (size_t)_swig_go_1; 
   
-  {
-    const char* p = _swig_go_1.p;
-    const char* end = p + _swig_go_1.n;
-    while (p < end) {
-      sp2.push_back(p);
-      p += strlen(p) + 1;
-    }
-    arg2 = (char **)sp2.data();
-  }
+  sv3.assign((size_t)_swig_go_2.len, (const char*)NULL);
+  arg3 = (char **)sv3.data();
   
   
-  {
-    const char* p = _swig_go_2.p;
-    const char* end = p + _swig_go_2.n;
-    while (p < end) {
-      sp3.push_back(p);
-      p += strlen(p) + 1;
-    }
-    arg3 = (char **)sp3.data();
-  }
+  result = (WeftStatus)weft_custom_op_call_string((WeftCustomOpCall const *)arg1,SWIG_STD_MOVE(arg2),(char const **)arg3);
+  _swig_go_result = WeftGoStatus(result); 
   
+  for (size_t i = 0; i < sv3.size(); ++i)
+  if (sv3[i] && sv3[i][0])
+  ((_gostring_*)_swig_go_2.array)[i] = Swig_AllocateString(sv3[i], strlen(sv3[i]));
   
-  result = (WeftStatus)weft_profiler_set_config(SWIG_STD_MOVE(arg1),(char const *const *)arg2,(char const *const *)arg3);
+  return _swig_go_result;
+}
+
+
+_gostring_ _wrap_weft_custom_op_call_arrays_capi_3057c8b0253d4012(WeftCustomOpCall *_swig_go_0, _goslice_ _swig_go_1, long long _swig_go_2, _goslice_ _swig_go_3) {
+  WeftCustomOpCall *arg1 = (WeftCustomOpCall *) 0 ;
+  WeftNDArray **arg2 = (WeftNDArray **) 0 ;
+  size_t arg3 ;
+  size_t *arg4 = (size_t *) 0 ;
+  WeftStatus result;
+  _gostring_ _swig_go_result;
+  
+  arg1 = (WeftCustomOpCall *)_swig_go_0; 
+  arg2 = (WeftNDArray **)_swig_go_1.array; 
+  arg3 = (size_t)_swig_go_2; 
+  arg4 = (size_t *)_swig_go_3.array; 
+  
+  result = (WeftStatus)weft_custom_op_call_arrays((WeftCustomOpCall const *)arg1,arg2,SWIG_STD_MOVE(arg3),arg4);
   _swig_go_result = WeftGoStatus(result); 
   return _swig_go_result;
 }
 
 
-_gostring_ _wrap_weft_profiler_set_state_capi_f8186da7160cc715(intgo _swig_go_0) {
-  int arg1 ;
+_gostring_ _wrap_weft_custom_op_call_set_ints_capi_3057c8b0253d4012(WeftCustomOpCall *_swig_go_0, _goslice_ _swig_go_1, long long _swig_go_2) {
+  WeftCustomOpCall *arg1 = (WeftCustomOpCall *) 0 ;
+  int64_t *arg2 = (int64_t *) 0 ;
+  size_t arg3 ;
   WeftStatus result;
   _gostring_ _swig_go_result;
   
-  arg1 = (int)_swig_go_0; 
+  arg1 = (WeftCustomOpCall *)_swig_go_0; 
+  arg2 = (int64_t *)_swig_go_1.array; 
+  arg3 = (size_t)_swig_go_2; 
   
-  result = (WeftStatus)weft_profiler_set_state(arg1);
+  result = (WeftStatus)weft_custom_op_call_set_ints(arg1,(int64_t const *)arg2,SWIG_STD_MOVE(arg3));
   _swig_go_result = WeftGoStatus(result); 
   return _swig_go_result;
 }
 
 
-_gostring_ _wrap_weft_profiler_get_state_capi_f8186da7160cc715(_goslice_ _swig_go_0) {
-  int *arg1 = (int *) 0 ;
-  WeftStatus result;
-  _gostring_ _swig_go_result;
-  
-  arg1 = (int *)_swig_go_0.array; 
-  
-  result = (WeftStatus)weft_profiler_get_state(arg1);
-  _swig_go_result = WeftGoStatus(result); 
-  return _swig_go_result;
-}
-
-
-_gostring_ _wrap_weft_profiler_pause_capi_f8186da7160cc715(intgo _swig_go_0) {
-  int arg1 ;
-  WeftStatus result;
-  _gostring_ _swig_go_result;
-  
-  arg1 = (int)_swig_go_0; 
-  
-  result = (WeftStatus)weft_profiler_pause(arg1);
-  _swig_go_result = WeftGoStatus(result); 
-  return _swig_go_result;
-}
-
-
-_gostring_ _wrap_weft_profiler_dump_capi_f8186da7160cc715(intgo _swig_go_0) {
-  int arg1 ;
-  WeftStatus result;
-  _gostring_ _swig_go_result;
-  
-  arg1 = (int)_swig_go_0; 
-  
-  result = (WeftStatus)weft_profiler_dump(arg1);
-  _swig_go_result = WeftGoStatus(result); 
-  return _swig_go_result;
-}
-
-
-_gostring_ _wrap_weft_profiler_trace_capi_f8186da7160cc715(_goslice_ _swig_go_0) {
-  WeftStringList **arg1 = (WeftStringList **) 0 ;
-  WeftStatus result;
-  _gostring_ _swig_go_result;
-  
-  arg1 = (WeftStringList **)_swig_go_0.array; 
-  
-  result = (WeftStatus)weft_profiler_trace(arg1);
-  _swig_go_result = WeftGoStatus(result); 
-  return _swig_go_result;
-}
-
-
-_gostring_ _wrap_weft_profiler_aggregate_capi_f8186da7160cc715(intgo _swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, intgo _swig_go_3, _goslice_ _swig_go_4) {
-  int arg1 ;
+_gostring_ _wrap_weft_custom_op_call_add_string_capi_3057c8b0253d4012(WeftCustomOpCall *_swig_go_0, _gostring_ _swig_go_1) {
+  WeftCustomOpCall *arg1 = (WeftCustomOpCall *) 0 ;
   char *arg2 = (char *) 0 ;
-  char *arg3 = (char *) 0 ;
-  int arg4 ;
-  WeftStringList **arg5 = (WeftStringList **) 0 ;
   WeftStatus result;
   _gostring_ _swig_go_result;
   
-  arg1 = (int)_swig_go_0; 
+  arg1 = (WeftCustomOpCall *)_swig_go_0; 
   
   arg2 = (char *)malloc(_swig_go_1.n + 1);
   memcpy(arg2, _swig_go_1.p, _swig_go_1.n);
   arg2[_swig_go_1.n] = '\0';
   
   
-  arg3 = (char *)malloc(_swig_go_2.n + 1);
-  memcpy(arg3, _swig_go_2.p, _swig_go_2.n);
-  arg3[_swig_go_2.n] = '\0';
-  
-  arg4 = (int)_swig_go_3; 
-  arg5 = (WeftStringList **)_swig_go_4.array; 
-  
-  result = (WeftStatus)weft_profiler_aggregate(arg1,(char const *)arg2,(char const *)arg3,arg4,arg5);
+  result = (WeftStatus)weft_custom_op_call_add_string(arg1,(char const *)arg2);
   _swig_go_result = WeftGoStatus(result); 
   free(arg2); 
-  free(arg3); 
   return _swig_go_result;
 }
 
 
-_gostring_ _wrap_weft_profiler_range_push_capi_f8186da7160cc715(_gostring_ _swig_go_0) {
-  char *arg1 = (char *) 0 ;
+_gostring_ _wrap_weft_custom_op_call_fail_capi_3057c8b0253d4012(WeftCustomOpCall *_swig_go_0, _gostring_ _swig_go_1) {
+  WeftCustomOpCall *arg1 = (WeftCustomOpCall *) 0 ;
+  char *arg2 = (char *) 0 ;
   WeftStatus result;
   _gostring_ _swig_go_result;
   
+  arg1 = (WeftCustomOpCall *)_swig_go_0; 
   
-  arg1 = (char *)malloc(_swig_go_0.n + 1);
-  memcpy(arg1, _swig_go_0.p, _swig_go_0.n);
-  arg1[_swig_go_0.n] = '\0';
+  arg2 = (char *)malloc(_swig_go_1.n + 1);
+  memcpy(arg2, _swig_go_1.p, _swig_go_1.n);
+  arg2[_swig_go_1.n] = '\0';
   
   
-  result = (WeftStatus)weft_profiler_range_push((char const *)arg1);
+  result = (WeftStatus)weft_custom_op_call_fail(arg1,(char const *)arg2);
   _swig_go_result = WeftGoStatus(result); 
-  free(arg1); 
+  free(arg2); 
   return _swig_go_result;
 }
 
 
-_gostring_ _wrap_weft_profiler_range_pop_capi_f8186da7160cc715() {
+_gostring_ _wrap_weft_ndarray_get_bytes_capi_3057c8b0253d4012(WeftNDArray *_swig_go_0, _goslice_ _swig_go_1, _goslice_ _swig_go_2) {
+  WeftNDArray *arg1 = (WeftNDArray *) 0 ;
+  void **arg2 = (void **) 0 ;
+  size_t *arg3 = (size_t *) 0 ;
   WeftStatus result;
   _gostring_ _swig_go_result;
   
+  arg1 = (WeftNDArray *)_swig_go_0; 
+  arg2 = (void **)_swig_go_1.array; 
+  arg3 = (size_t *)_swig_go_2.array; 
   
-  result = (WeftStatus)weft_profiler_range_pop();
+  result = (WeftStatus)weft_ndarray_get_bytes((WeftNDArray const *)arg1,(void const **)arg2,arg3);
   _swig_go_result = WeftGoStatus(result); 
   return _swig_go_result;
 }
 
 
-_gostring_ _wrap_weft_profiler_set_marker_capi_f8186da7160cc715(_gostring_ _swig_go_0) {
-  char *arg1 = (char *) 0 ;
-  WeftStatus result;
-  _gostring_ _swig_go_result;
-  
-  
-  arg1 = (char *)malloc(_swig_go_0.n + 1);
-  memcpy(arg1, _swig_go_0.p, _swig_go_0.n);
-  arg1[_swig_go_0.n] = '\0';
-  
-  
-  result = (WeftStatus)weft_profiler_set_marker((char const *)arg1);
-  _swig_go_result = WeftGoStatus(result); 
-  free(arg1); 
-  return _swig_go_result;
-}
-
-
-_gostring_ _wrap_weft_profiler_set_counter_capi_f8186da7160cc715(_gostring_ _swig_go_0, long long _swig_go_1) {
-  char *arg1 = (char *) 0 ;
-  int64_t arg2 ;
-  WeftStatus result;
-  _gostring_ _swig_go_result;
-  
-  
-  arg1 = (char *)malloc(_swig_go_0.n + 1);
-  memcpy(arg1, _swig_go_0.p, _swig_go_0.n);
-  arg1[_swig_go_0.n] = '\0';
-  
-  arg2 = (int64_t)_swig_go_1; 
-  
-  result = (WeftStatus)weft_profiler_set_counter((char const *)arg1,SWIG_STD_MOVE(arg2));
-  _swig_go_result = WeftGoStatus(result); 
-  free(arg1); 
-  return _swig_go_result;
-}
-
-
-_gostring_ _wrap_weft_load_library_capi_f8186da7160cc715(_gostring_ _swig_go_0) {
+_gostring_ _wrap_weft_load_library_capi_3057c8b0253d4012(_gostring_ _swig_go_0) {
   char *arg1 = (char *) 0 ;
   WeftStatus result;
   _gostring_ _swig_go_result;
@@ -6587,7 +6392,7 @@ _gostring_ _wrap_weft_load_library_capi_f8186da7160cc715(_gostring_ _swig_go_0) 
 }
 
 
-_gostring_ _wrap_weft_loaded_ops_capi_f8186da7160cc715(_goslice_ _swig_go_0) {
+_gostring_ _wrap_weft_loaded_ops_capi_3057c8b0253d4012(_goslice_ _swig_go_0) {
   WeftStringList **arg1 = (WeftStringList **) 0 ;
   WeftStatus result;
   _gostring_ _swig_go_result;

@@ -394,4 +394,24 @@ public final class NDArray extends NativeHandle {
     if (b instanceof java.nio.ShortBuffer || b instanceof java.nio.CharBuffer) return 2;
     throw new WeftException(ErrorCode.INVALID_ARGUMENT, "unsupported buffer type " + b.getClass());
   }
+
+  /**
+   * A zero-copy view of a host (cpu) array's memory in native byte order: reads and writes go
+   * straight to the array, without waiting for pending work (for a custom operator's arrays,
+   * which are ready, or after {@link #waitToRead()}). Valid while the array lives; for a custom
+   * operator's arrays only during the callback.
+   */
+  public ByteBuffer data() {
+    ByteBuffer[] view = new ByteBuffer[1];
+    weft_native.weft_ndarray_get_bytes(handle(), view);
+    return view[0].order(ByteOrder.nativeOrder());
+  }
+
+  /** {@link #data()} of a float32 array as floats. */
+  public FloatBuffer floatData() {
+    if (dtype() != DType.FLOAT32) {
+      throw new WeftException(ErrorCode.DTYPE, "floatData() of a " + dtype() + " array");
+    }
+    return data().asFloatBuffer();
+  }
 }

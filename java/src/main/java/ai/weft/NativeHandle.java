@@ -63,6 +63,14 @@ public abstract class NativeHandle implements AutoCloseable {
     }
   }
 
+  /**
+   * Forgets the handle without freeing it (a borrowed handle, such as a custom operator's view,
+   * whose owner frees it); later uses throw as after close().
+   */
+  final void forget() {
+    if (handle.getAndSet(0) != 0 && leakCheck != null) leakCheck.clean();
+  }
+
   /** Frees {@code h} with the matching C function. */
   abstract void free(long h);
 

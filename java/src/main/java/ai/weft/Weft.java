@@ -69,6 +69,21 @@ public final class Weft {
     return new OpInfo(op, doc[0], params);
   }
 
+  /**
+   * Loads an operator library (a shared library written against {@code weft/op_plugin.h}) and
+   * registers its operators; a library built for another plugin version is refused naming both.
+   */
+  public static void loadLibrary(String path) {
+    Native.ensureLoaded();
+    weft_native.weft_load_library(path);
+  }
+
+  /** The operators registered by {@link #loadLibrary}, sorted. */
+  public static List<String> loadedOps() {
+    Native.ensureLoaded();
+    return Strings.take(weft_native.weft_loaded_ops());
+  }
+
   /** Seeds every random generator. */
   public static void seed(long seed) {
     Native.ensureLoaded();
