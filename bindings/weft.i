@@ -778,10 +778,11 @@ WEFT_CS_SCALAR(uint64_t, ulong)
  * (CustomOps.cs), so the function pointer the library holds never outlives
  * it. Mono attaches an engine thread to the runtime when it first enters
  * the delegate, and the thread stays attached (parked in native code
- * between callbacks): such a thread cannot be stopped, so an AppDomain that
- * ran custom operator callbacks cannot be unloaded (NUnit runs these tests
- * with -domain=None). Detaching after each callback (mono_thread_detach
- * from the trampoline) crashed Mono 6.8 in mono_thread_current. */
+ * between callbacks). Known issue: Mono 6.8 then does not exit (its shutdown
+ * waits on those threads; marking them background does not help, and
+ * detaching them after each callback with mono_thread_detach crashed in
+ * mono_thread_current), so CTest runs the C# custom operator tests on the
+ * naive engine, where callbacks run on the calling thread. */
 %typemap(ctype) WeftCustomOpDispatch "WeftCustomOpDispatch"
 %typemap(imtype) WeftCustomOpDispatch "Weft.CustomOpDispatch"
 %typemap(cstype) WeftCustomOpDispatch "Weft.CustomOpDispatch"

@@ -67,15 +67,7 @@ public static class CustomOps {
 
   static T Get<T>(long id) { return (T)objects[id]; }
 
-  [ThreadStatic] static bool engineThreadMarked;
-
   static void Dispatch(int kind, long id, IntPtr raw) {
-    // An engine thread stays attached to the runtime after its first
-    // callback: mark it background, or the runtime would wait for it at exit.
-    if (!engineThreadMarked) {
-      Thread.CurrentThread.IsBackground = true;
-      engineThreadMarked = true;
-    }
     // Nothing may escape into native frames: every exception becomes the call's error.
     var call = new WeftHandle(raw.ToInt64(), null);
     try {
