@@ -32,6 +32,7 @@
 #include <vector>
 
 #include "weft/executor.h"
+#include "weft/monitor.h"
 #include "weft/mutex.h"
 #include "weft/ndarray.h"
 #include "weft/symbol.h"
@@ -105,8 +106,6 @@ class CachedOp {
                                            std::shared_ptr<const ExecutorPlan>* plan);
   std::vector<NDArray> ForwardInlined(const std::vector<NDArray>& inputs);
   State& StateFor(const std::vector<NDArray>& inputs, bool is_train) WEFT_REQUIRES(mu_);
-  // Gives `ex` the current monitor when `*version` is older.
-  void ApplyMonitor(Executor* ex, uint64_t* version) WEFT_EXCLUDES(monitor_mu_);
 
   Runtime* rt_;
   Symbol symbol_;
@@ -118,11 +117,8 @@ class CachedOp {
   mutable Mutex mu_;
   std::map<std::string, std::unique_ptr<State>> states_ WEFT_GUARDED_BY(mu_);
   std::map<std::string, std::shared_ptr<TrainPool>> train_pools_ WEFT_GUARDED_BY(mu_);
-  bool inline_ = false;  // recorded calls run node by node
-  mutable Mutex monitor_mu_;
-  Executor::MonitorCallback monitor_ WEFT_GUARDED_BY(monitor_mu_);
-  bool monitor_all_ WEFT_GUARDED_BY(monitor_mu_) = false;
-  uint64_t monitor_version_ WEFT_GUARDED_BY(monitor_mu_) = 0;
+  bool inline_ = false;    // recorded calls run node by node
+  SharedMonitor monitor_;  // given to the executors before each call
 };
 
 }  // namespace weft

@@ -55,6 +55,22 @@ class Monitor {
   std::vector<std::pair<std::string, NDArray>> queue_ WEFT_GUARDED_BY(mu_);
 };
 
+// One monitor callback for several executors (a predictor's pool, a
+// CachedOp's): Set replaces it; Apply gives an executor the current one
+// when the version it last got is older. Thread-safe.
+class SharedMonitor {
+ public:
+  void Set(Executor::MonitorCallback callback, bool monitor_all) WEFT_EXCLUDES(mu_);
+  // `*version`: what `ex` last got (0 at first), updated.
+  void Apply(Executor* ex, uint64_t* version) WEFT_EXCLUDES(mu_);
+
+ private:
+  Mutex mu_;
+  Executor::MonitorCallback callback_ WEFT_GUARDED_BY(mu_);
+  bool monitor_all_ WEFT_GUARDED_BY(mu_) = false;
+  uint64_t version_ WEFT_GUARDED_BY(mu_) = 0;
+};
+
 }  // namespace weft
 
 #endif  // WEFT_MONITOR_H_

@@ -61,6 +61,20 @@ std::vector<Monitor::Stat> Monitor::Toc() {
   return out;
 }
 
+void SharedMonitor::Set(Executor::MonitorCallback callback, bool monitor_all) {
+  MutexLock l(&mu_);
+  callback_ = std::move(callback);
+  monitor_all_ = monitor_all;
+  ++version_;
+}
+
+void SharedMonitor::Apply(Executor* ex, uint64_t* version) {
+  MutexLock l(&mu_);
+  if (*version == version_) return;
+  ex->SetMonitorCallback(callback_, monitor_all_);
+  *version = version_;
+}
+
 double Monitor::NormStat(const NDArray& a) {
   const NDArray wide = Invoke(a.runtime(), "Cast", {a}, {{"dtype", "float64"}})[0];
   std::vector<double> v(static_cast<size_t>(wide.Size()));

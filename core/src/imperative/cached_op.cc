@@ -195,7 +195,7 @@ std::vector<NDArray> CachedOp::Forward(const std::vector<NDArray>& inputs) {
   State& st = StateFor(inputs, is_train);
   for (size_t i = 0; i < inputs.size(); ++i)
     if (!st.in.data[i].is_none()) inputs[i].CopyTo(&st.in.data[i]);
-  ApplyMonitor(st.ex.get(), &st.monitor_version);
+  monitor_.Apply(st.ex.get(), &st.monitor_version);
   st.ex->Forward(is_train);
   if (flags_.static_alloc) return st.ex->outputs();
   std::vector<NDArray> out;
@@ -226,17 +226,7 @@ std::vector<NDArray> CachedOp::ForwardInlined(const std::vector<NDArray>& inputs
 }
 
 void CachedOp::SetMonitorCallback(Executor::MonitorCallback callback, bool monitor_all) {
-  MutexLock lock(&monitor_mu_);
-  monitor_ = std::move(callback);
-  monitor_all_ = monitor_all;
-  ++monitor_version_;
-}
-
-void CachedOp::ApplyMonitor(Executor* ex, uint64_t* version) {
-  MutexLock lock(&monitor_mu_);
-  if (*version == monitor_version_) return;
-  ex->SetMonitorCallback(monitor_, monitor_all_);
-  *version = monitor_version_;
+  monitor_.Set(std::move(callback), monitor_all);
 }
 
 }  // namespace weft

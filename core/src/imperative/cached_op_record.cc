@@ -101,7 +101,7 @@ std::vector<NDArray> CachedOp::ForwardRecorded(const std::vector<NDArray>& input
   TrainSlot& slot = *lease->slot;
   for (size_t i = 0; i < n; ++i)
     if (!slot.in.data[i].is_none()) inputs[i].CopyTo(&slot.in.data[i]);
-  ApplyMonitor(slot.ex.get(), &slot.monitor_version);
+  monitor_.Apply(slot.ex.get(), &slot.monitor_version);
   slot.ex->Forward(is_train);
   std::vector<NDArray> out;
   for (const NDArray& o : slot.ex->outputs()) out.push_back(o.Copy(o.ctx()));

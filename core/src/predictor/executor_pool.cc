@@ -68,18 +68,12 @@ ExecutorPool::Key ExecutorPool::KeyOf(const std::vector<Shape>& shapes) {
 }
 
 void ExecutorPool::SetMonitor(Executor::MonitorCallback callback, bool monitor_all) {
-  MutexLock lock(&mu_);
-  monitor_ = std::move(callback);
-  monitor_all_ = monitor_all;
-  ++monitor_version_;
+  monitor_.Set(std::move(callback), monitor_all);
 }
 
 ExecutorPool::Lease ExecutorPool::LeaseLocked(const std::shared_ptr<ShapeSet>& set,
                                               std::unique_ptr<PoolSlot> slot) {
-  if (slot->monitor_version != monitor_version_) {
-    slot->ex->SetMonitorCallback(monitor_, monitor_all_);
-    slot->monitor_version = monitor_version_;
-  }
+  monitor_.Apply(slot->ex.get(), &slot->monitor_version);
   return Lease(this, set, std::move(slot));
 }
 

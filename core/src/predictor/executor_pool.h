@@ -20,6 +20,7 @@
 #include <vector>
 
 #include "weft/executor.h"
+#include "weft/monitor.h"
 #include "weft/mutex.h"
 #include "weft/ndarray.h"
 
@@ -79,7 +80,7 @@ class ExecutorPool {
   PoolStats stats() const WEFT_EXCLUDES(mu_);
   // The monitor every leased executor gets (Executor::SetMonitorCallback;
   // empty: none), set on each before its next lease.
-  void SetMonitor(Executor::MonitorCallback callback, bool monitor_all) WEFT_EXCLUDES(mu_);
+  void SetMonitor(Executor::MonitorCallback callback, bool monitor_all);
 
  private:
   using Key = std::vector<std::vector<int64_t>>;
@@ -99,9 +100,7 @@ class ExecutorPool {
   bool closed_ WEFT_GUARDED_BY(mu_) = false;
   size_t in_use_ WEFT_GUARDED_BY(mu_) = 0;
   uint64_t clock_ WEFT_GUARDED_BY(mu_) = 0;
-  Executor::MonitorCallback monitor_ WEFT_GUARDED_BY(mu_);
-  bool monitor_all_ WEFT_GUARDED_BY(mu_) = false;
-  uint64_t monitor_version_ WEFT_GUARDED_BY(mu_) = 0;
+  SharedMonitor monitor_;
 };
 
 }  // namespace weft
