@@ -556,25 +556,37 @@ static bool WeftJavaCustomOpInit(JNIEnv* jenv) {
   weft_java_custom_dispatch = mid;
   return true;
 }
-static void WeftJavaCustomOpDispatch(int kind, int64_t id, WeftCustomOpCall* call) {
+/* The calling thread's JNIEnv with a local frame pushed (the caller pops
+ * it), attaching a native thread as a daemon first; NULL and *err set when
+ * the JVM refuses. */
+static JNIEnv* WeftJavaEnter(const char** err) {
   JNIEnv* env = NULL;
   jint st = weft_java_vm->GetEnv((void**)&env, JNI_VERSION_1_8);
   if (st == JNI_EDETACHED) {
     JavaVMAttachArgs args = {JNI_VERSION_1_8, (char*)"weft-engine", NULL};
     if (weft_java_vm->AttachCurrentThreadAsDaemon((void**)&env, &args) != JNI_OK) {
-      weft_custom_op_call_fail(call, "cannot attach the engine thread to the JVM");
-      return;
+      *err = "cannot attach the engine thread to the JVM";
+      return NULL;
     }
     weft_java_detach.attached = true;
     static std::once_flag at_exit;
     std::call_once(at_exit, [] { atexit(WeftJavaExiting); });
   } else if (st != JNI_OK) {
-    weft_custom_op_call_fail(call, "the JVM refused the engine thread");
-    return;
+    *err = "the JVM refused the engine thread";
+    return NULL;
   }
   if (env->PushLocalFrame(16) != 0) {
     env->ExceptionClear();
-    weft_custom_op_call_fail(call, "out of JVM memory for a custom operator callback");
+    *err = "out of JVM memory for a callback";
+    return NULL;
+  }
+  return env;
+}
+static void WeftJavaCustomOpDispatch(int kind, int64_t id, WeftCustomOpCall* call) {
+  const char* err = NULL;
+  JNIEnv* env = WeftJavaEnter(&err);
+  if (!env) {
+    weft_custom_op_call_fail(call, err);
     return;
   }
   env->CallStaticVoidMethod(weft_java_custom_ops, weft_java_custom_dispatch, (jint)kind,
@@ -589,6 +601,62 @@ static void WeftJavaCustomOpDispatch(int kind, int64_t id, WeftCustomOpCall* cal
 %typemap(in, numinputs=0) WeftCustomOpDispatch dispatch %{
   if (!WeftJavaCustomOpInit(jenv)) return $null; /* the JNI error is pending */
   $1 = WeftJavaCustomOpDispatch;
+%}
+
+/* Monitor callbacks (Java): the callback and its user pointer are one Java
+ * long, an id in ai.weft.Monitors' table (0: no monitor); the library calls
+ * WeftJavaMonitorDispatch, a JNI trampoline into
+ * ai.weft.Monitors.dispatch(long id, String name, long array) -> String
+ * (null, or the error that fails the monitored call). Monitor callbacks run
+ * on the thread calling forward/backward/predict/invoke (a Java thread; a
+ * native one would be attached as above). The returned message lives in a
+ * thread-local string until the library has copied it. */
+%{
+static jclass weft_java_monitors = NULL; /* global reference */
+static jmethodID weft_java_monitor_dispatch = NULL;
+static bool WeftJavaMonitorInit(JNIEnv* jenv) {
+  if (weft_java_monitor_dispatch) return true;
+  jclass cls = jenv->FindClass("ai/weft/Monitors");
+  if (!cls || jenv->GetJavaVM(&weft_java_vm) != JNI_OK) return false;
+  jmethodID mid = jenv->GetStaticMethodID(cls, "dispatch", "(JLjava/lang/String;J)Ljava/lang/String;");
+  if (!mid) return false;
+  weft_java_monitors = (jclass)jenv->NewGlobalRef(cls);
+  weft_java_monitor_dispatch = mid;
+  return true;
+}
+static const char* WeftJavaMonitorDispatch(const char* name, WeftNDArray* array, void* user) {
+  static thread_local std::string message;
+  const char* err = NULL;
+  JNIEnv* env = WeftJavaEnter(&err);
+  if (!env) return err;
+  jstring jname = env->NewStringUTF(name);
+  jstring r = jname ? (jstring)env->CallStaticObjectMethod(weft_java_monitors,
+                                                            weft_java_monitor_dispatch,
+                                                            (jlong)(intptr_t)user, jname,
+                                                            (jlong)(uintptr_t)array)
+                    : NULL;
+  const char* result = NULL;
+  if (env->ExceptionCheck()) { /* dispatch catches Throwable; this is one it could not report */
+    env->ExceptionClear();
+    result = "the Java monitor callback threw and its error could not be reported";
+  } else if (r) {
+    const char* utf = env->GetStringUTFChars(r, NULL);
+    message = utf ? utf : "the Java monitor callback failed (out of memory for its message)";
+    if (utf) env->ReleaseStringUTFChars(r, utf);
+    result = message.c_str();
+  }
+  env->PopLocalFrame(NULL);
+  return result;
+}
+%}
+%typemap(jni) (WeftMonitorCallback callback, void* user) "jlong"
+%typemap(jtype) (WeftMonitorCallback callback, void* user) "long"
+%typemap(jstype) (WeftMonitorCallback callback, void* user) "long"
+%typemap(javain) (WeftMonitorCallback callback, void* user) "$javainput"
+%typemap(in) (WeftMonitorCallback callback, void* user) %{
+  if ($input != 0 && !WeftJavaMonitorInit(jenv)) return $null; /* the JNI error is pending */
+  $1 = $input != 0 ? WeftJavaMonitorDispatch : NULL;
+  $2 = (void*)(intptr_t)$input;
 %}
 
 /* ======================================================================= */
@@ -789,6 +857,21 @@ WEFT_CS_SCALAR(uint64_t, ulong)
 %typemap(csin) WeftCustomOpDispatch "$csinput"
 %typemap(in) WeftCustomOpDispatch %{ $1 = $input; %}
 
+/* Monitor callbacks (C#): the callback is the Weft.MonitorDispatch delegate
+ * Monitors.cs keeps in a static field (or null: no monitor) and the user
+ * pointer a long id in its table. Monitor callbacks run on the thread that
+ * calls forward/backward/predict/invoke (a managed thread). */
+%typemap(ctype) WeftMonitorCallback "WeftMonitorCallback"
+%typemap(imtype) WeftMonitorCallback "Weft.MonitorDispatch"
+%typemap(cstype) WeftMonitorCallback "Weft.MonitorDispatch"
+%typemap(csin) WeftMonitorCallback "$csinput"
+%typemap(in) WeftMonitorCallback %{ $1 = $input; %}
+%typemap(ctype) void* user "void*"
+%typemap(imtype) void* user "System.IntPtr"
+%typemap(cstype) void* user "long"
+%typemap(csin) void* user "new System.IntPtr($csinput)"
+%typemap(in) void* user %{ $1 = $input; %}
+
 /* ======================================================================= */
 #elif defined(SWIGGO)
 /* ======================================================================= */
@@ -986,6 +1069,16 @@ WEFT_GO_ARRAY(double, float64)
 %typemap(gotype) WeftCustomOpDispatch "uintptr"
 %typemap(imtype) WeftCustomOpDispatch "uintptr"
 %typemap(in) WeftCustomOpDispatch %{ $1 = (WeftCustomOpDispatch)$input; %}
+
+/* Monitor callbacks (Go): the callback is the address of the exported Go
+ * function weftGoMonitorDispatch (go/monitor.go) or 0, and the user pointer
+ * a cgo.Handle value, so C keeps no Go pointer. */
+%typemap(gotype) WeftMonitorCallback "uintptr"
+%typemap(imtype) WeftMonitorCallback "uintptr"
+%typemap(in) WeftMonitorCallback %{ $1 = (WeftMonitorCallback)$input; %}
+%typemap(gotype) void* user "uintptr"
+%typemap(imtype) void* user "uintptr"
+%typemap(in) void* user %{ $1 = (void*)$input; %}
 
 /* Predictor (Go). The handle type (stats: the struct result above). An
  * array of pointers to Go memory (void* const*) may not be passed to C, so

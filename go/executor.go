@@ -130,16 +130,33 @@ func LoadParams(path string) (map[string]*NDArray, error) {
 // may run concurrently.
 type Executor struct {
 	handle
+	monitor monitorSlot
 }
 
 func newExecutor(h uintptr) *Executor {
-	e := &Executor{handle{h: h, kind: "Executor"}}
+	e := &Executor{handle: handle{h: h, kind: "Executor"}}
 	setFinalizer(e)
 	return e
 }
 
 // Close releases the executor; further calls return nil.
-func (e *Executor) Close() error { return e.release(e, capi.Weft_executor_free) }
+func (e *Executor) Close() error {
+	err := e.release(e, capi.Weft_executor_free)
+	e.monitor.close()
+	return err
+}
+
+// SetMonitorCallback sets (nil removes) the monitor callback (MXNet's
+// set_monitor_callback): while set, Forward and Backward run node by node
+// and call fn with each node's output (with monitorAll also its inputs), on
+// the calling goroutine; see MonitorFunc.
+func (e *Executor) SetMonitorCallback(fn MonitorFunc, monitorAll bool) error {
+	return e.monitor.set(fn, func(cb, id uintptr) error {
+		return e.call(func(h uintptr) error {
+			return capi.Weft_executor_set_monitor_callback(h, cb, id, monitorFlag(monitorAll))
+		})
+	})
+}
 
 // SimpleBind binds sym on cpu(0) (OnDevice chooses another device),
 // allocating (zeroed) every argument, gradient and aux state from the input

@@ -63,6 +63,7 @@ func (t *Trainer) Step(batchSize int) error {
 // through a cached op is Gluon's SymbolBlock.imports.
 type CachedOp struct {
 	handle
+	monitor monitorSlot
 }
 
 // NewCachedOp creates a cached op of sym with MXNet's flags (static_alloc,
@@ -74,7 +75,7 @@ func NewCachedOp(sym *Symbol, flags Params) (*CachedOp, error) {
 		return nil, err
 	}
 	c, err := owned(func(h uintptr) *CachedOp {
-		c := &CachedOp{handle{h: h, kind: "CachedOp"}}
+		c := &CachedOp{handle: handle{h: h, kind: "CachedOp"}}
 		setFinalizer(c)
 		return c
 	})(out1(func(out []uintptr) error { return capi.Weft_cached_op_create(sh, uint64(len(k)), k, v, out) }))
@@ -83,7 +84,22 @@ func NewCachedOp(sym *Symbol, flags Params) (*CachedOp, error) {
 }
 
 // Close releases the op; further calls return nil.
-func (c *CachedOp) Close() error { return c.release(c, capi.Weft_cached_op_free) }
+func (c *CachedOp) Close() error {
+	err := c.release(c, capi.Weft_cached_op_free)
+	c.monitor.close()
+	return err
+}
+
+// SetMonitorCallback sets (nil removes) a monitor callback on the executors
+// the op runs, called on the invoking goroutine (nothing is reported for
+// calls inlined node by node while recording); see MonitorFunc.
+func (c *CachedOp) SetMonitorCallback(fn MonitorFunc, monitorAll bool) error {
+	return c.monitor.set(fn, func(cb, id uintptr) error {
+		return c.call(func(h uintptr) error {
+			return capi.Weft_cached_op_set_monitor_callback(h, cb, id, monitorFlag(monitorAll))
+		})
+	})
+}
 
 // Inputs are the inputs Invoke takes, in order: every variable of the symbol.
 func (c *CachedOp) Inputs() ([]string, error) {

@@ -75,6 +75,7 @@ type Tensor struct {
 type Predictor struct {
 	handle
 	firstShape []int64 // the first input's shape given at creation
+	monitor    monitorSlot
 }
 
 func (c *PredictorConfig) split() (names []string, indPtr []uint64, dims []int64, keys, vals []string) {
@@ -148,7 +149,23 @@ func LoadPredictorFiles(symbolPath, paramsPath string, cfg PredictorConfig) (*Pr
 // running finish first (Close returns after them), then the weights and
 // executors are released. Later calls return an *Error with InvalidHandle.
 // Idempotent.
-func (p *Predictor) Close() error { return p.release(p, capi.Weft_predictor_free) }
+func (p *Predictor) Close() error {
+	err := p.release(p, capi.Weft_predictor_free)
+	p.monitor.close()
+	return err
+}
+
+// SetMonitorCallback sets (nil removes) a monitor callback on every executor
+// of the predictor (the optimised inference graph's nodes), called on each
+// goroutine running a predict call, so concurrent calls call it
+// concurrently; see MonitorFunc.
+func (p *Predictor) SetMonitorCallback(fn MonitorFunc, monitorAll bool) error {
+	return p.monitor.set(fn, func(cb, id uintptr) error {
+		return p.call(func(h uintptr) error {
+			return capi.Weft_predictor_set_monitor_callback(h, cb, id, monitorFlag(monitorAll))
+		})
+	})
+}
 
 func (p *Predictor) names(list func(uintptr, []uintptr) error) ([]string, error) {
 	return newStrings(result(&p.handle, list))

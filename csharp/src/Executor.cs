@@ -219,6 +219,19 @@ public sealed class Executor : NativeHandle {
 
   public void Forward(bool isTrain) { weft_native.weft_executor_forward(Handle, isTrain ? 1 : 0); }
 
+  readonly Monitors.Slot monitor = new Monitors.Slot();
+
+  /// <summary>Sets (null removes) the monitor callback (MXNet's
+  /// set_monitor_callback): while set, Forward and Backward run node by node
+  /// and call it with each node's output (with monitorAll also its inputs),
+  /// on the calling thread; see MonitorCallback.</summary>
+  public void SetMonitorCallback(MonitorCallback callback, bool monitorAll = false) {
+    var h = Handle;
+    monitor.Set(callback, (d, id) => weft_native.weft_executor_set_monitor_callback(h, d, id, monitorAll ? 1 : 0));
+  }
+
+  internal override void Disposed() { monitor.Clear(); }
+
   /// <summary>Backward with one head gradient per output, or none when every output is a loss.</summary>
   public void Backward(params NDArray[] headGrads) {
     var hs = Handles(headGrads);

@@ -47,6 +47,18 @@ public sealed class Trainer : NativeHandle {
 public sealed class CachedOp : NativeHandle {
   CachedOp(long h) : base(h, Frees.CachedOp) {}
 
+  readonly Monitors.Slot monitor = new Monitors.Slot();
+
+  /// <summary>Sets (null removes) a monitor callback on the executors the op
+  /// runs, called on the invoking thread (nothing is reported for calls
+  /// inlined node by node while recording); see MonitorCallback.</summary>
+  public void SetMonitorCallback(MonitorCallback callback, bool monitorAll = false) {
+    var h = Handle;
+    monitor.Set(callback, (d, id) => weft_native.weft_cached_op_set_monitor_callback(h, d, id, monitorAll ? 1 : 0));
+  }
+
+  internal override void Disposed() { monitor.Clear(); }
+
   /// <summary>A cached op of sym with MXNet's flags (static_alloc, static_shape, data_indices, ...; null: none).</summary>
   public static CachedOp Create(Symbol sym, IDictionary<string, object> flags = null) {
     Native.EnsureLoaded();

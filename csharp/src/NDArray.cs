@@ -166,6 +166,13 @@ public sealed partial class NDArray : NativeHandle {
     weft_native.weft_ndarray_copy_to(Handle, output, (ulong)output.Length * 4);
   }
 
+  /// <summary>MXNet's default monitor statistic: norm(x) / sqrt(size), in float64.</summary>
+  public double MonitorStat() {
+    var o = new double[1];
+    weft_native.weft_ndarray_monitor_stat(Handle, o);
+    return o[0];
+  }
+
   /// <summary>A new array with the contents (float32).</summary>
   public float[] ToFloatArray() {
     var o = new float[checked((int)Size)];

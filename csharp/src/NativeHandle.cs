@@ -110,7 +110,11 @@ public abstract class NativeHandle : IDisposable {
   public void Dispose() {
     disposed = true;
     handle.Dispose();
+    Disposed();
   }
+
+  /// <summary>Releases what the object holds beside its handle (e.g. a monitor callback).</summary>
+  internal virtual void Disposed() {}
 
   /// <summary>
   /// The raw values of objs for a handle-array argument (null entries: 0).

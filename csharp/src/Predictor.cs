@@ -250,7 +250,20 @@ public sealed class Predictor : IDisposable {
 
   /// <summary>Closes the predictor (idempotent, thread-safe). Calls running
   /// now finish first; the native free runs after the last of them.</summary>
-  public void Dispose() { handle.Dispose(); }
+  public void Dispose() {
+    handle.Dispose();
+    monitor.Clear();
+  }
+
+  readonly Monitors.Slot monitor = new Monitors.Slot();
+
+  /// <summary>Sets (null removes) a monitor callback on every executor of
+  /// the predictor (the optimised inference graph's nodes), called on each
+  /// thread running a Predict call, so calls from several threads call it
+  /// concurrently; see MonitorCallback.</summary>
+  public void SetMonitorCallback(MonitorCallback callback, bool monitorAll = false) {
+    monitor.Set(callback, (d, id) => Call(h => weft_native.weft_predictor_set_monitor_callback(h, d, id, monitorAll ? 1 : 0)));
+  }
 
   void AddRef(ref bool added) {
     try {

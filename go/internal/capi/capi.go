@@ -402,12 +402,12 @@ typedef _goslice_ swig_type_368;
 typedef _gostring_ swig_type_369;
 typedef _goslice_ swig_type_370;
 typedef _gostring_ swig_type_371;
-typedef void* swig_type_372;
-typedef _gostring_ swig_type_373;
-typedef _goslice_ swig_type_374;
+typedef _gostring_ swig_type_372;
+typedef _goslice_ swig_type_373;
+typedef _gostring_ swig_type_374;
 typedef _gostring_ swig_type_375;
-typedef _gostring_ swig_type_376;
-typedef _goslice_ swig_type_377;
+typedef _goslice_ swig_type_376;
+typedef _gostring_ swig_type_377;
 typedef _gostring_ swig_type_378;
 typedef _gostring_ swig_type_379;
 typedef _gostring_ swig_type_380;
@@ -418,184 +418,184 @@ typedef _gostring_ swig_type_384;
 typedef _gostring_ swig_type_385;
 typedef _gostring_ swig_type_386;
 typedef _gostring_ swig_type_387;
-typedef _gostring_ swig_type_388;
-typedef long long swig_type_389;
-typedef _gostring_ swig_type_390;
+typedef long long swig_type_388;
+typedef _gostring_ swig_type_389;
+typedef _goslice_ swig_type_390;
 typedef _goslice_ swig_type_391;
-typedef _goslice_ swig_type_392;
-typedef long long swig_type_393;
-typedef _gostring_ swig_type_394;
+typedef long long swig_type_392;
+typedef _gostring_ swig_type_393;
+typedef _goslice_ swig_type_394;
 typedef _goslice_ swig_type_395;
-typedef _goslice_ swig_type_396;
-typedef _gostring_ swig_type_397;
-typedef _goslice_ swig_type_398;
-typedef long long swig_type_399;
+typedef _gostring_ swig_type_396;
+typedef _goslice_ swig_type_397;
+typedef long long swig_type_398;
+typedef _goslice_ swig_type_399;
 typedef _goslice_ swig_type_400;
 typedef _goslice_ swig_type_401;
-typedef _goslice_ swig_type_402;
-typedef long long swig_type_403;
-typedef _goslice_ swig_type_404;
+typedef long long swig_type_402;
+typedef _goslice_ swig_type_403;
+typedef _gostring_ swig_type_404;
 typedef _gostring_ swig_type_405;
-typedef _gostring_ swig_type_406;
+typedef _goslice_ swig_type_406;
 typedef _goslice_ swig_type_407;
-typedef _goslice_ swig_type_408;
+typedef _gostring_ swig_type_408;
 typedef _gostring_ swig_type_409;
 typedef _gostring_ swig_type_410;
-typedef _gostring_ swig_type_411;
-typedef _goslice_ swig_type_412;
-typedef _gostring_ swig_type_413;
+typedef _goslice_ swig_type_411;
+typedef _gostring_ swig_type_412;
+typedef void* swig_type_413;
 typedef void* swig_type_414;
-typedef void* swig_type_415;
+typedef long long swig_type_415;
 typedef long long swig_type_416;
-typedef long long swig_type_417;
+typedef _gostring_ swig_type_417;
 typedef _gostring_ swig_type_418;
-typedef _gostring_ swig_type_419;
+typedef void* swig_type_419;
 typedef void* swig_type_420;
-typedef void* swig_type_421;
+typedef long long swig_type_421;
 typedef long long swig_type_422;
-typedef long long swig_type_423;
+typedef _gostring_ swig_type_423;
 typedef _gostring_ swig_type_424;
 typedef _gostring_ swig_type_425;
 typedef _gostring_ swig_type_426;
 typedef _gostring_ swig_type_427;
 typedef _gostring_ swig_type_428;
-typedef _gostring_ swig_type_429;
-typedef _goslice_ swig_type_430;
+typedef _goslice_ swig_type_429;
+typedef _gostring_ swig_type_430;
 typedef _gostring_ swig_type_431;
 typedef _gostring_ swig_type_432;
-typedef _gostring_ swig_type_433;
+typedef _goslice_ swig_type_433;
 typedef _goslice_ swig_type_434;
-typedef _goslice_ swig_type_435;
-typedef _gostring_ swig_type_436;
-typedef long long swig_type_437;
-typedef _gostring_ swig_type_438;
-typedef _goslice_ swig_type_439;
-typedef long long swig_type_440;
-typedef _gostring_ swig_type_441;
-typedef _goslice_ swig_type_442;
-typedef _gostring_ swig_type_443;
-typedef long long swig_type_444;
-typedef _goslice_ swig_type_445;
+typedef _gostring_ swig_type_435;
+typedef long long swig_type_436;
+typedef _gostring_ swig_type_437;
+typedef _goslice_ swig_type_438;
+typedef long long swig_type_439;
+typedef _gostring_ swig_type_440;
+typedef _goslice_ swig_type_441;
+typedef _gostring_ swig_type_442;
+typedef long long swig_type_443;
+typedef _goslice_ swig_type_444;
+typedef _gostring_ swig_type_445;
 typedef _gostring_ swig_type_446;
 typedef _gostring_ swig_type_447;
 typedef _gostring_ swig_type_448;
-typedef _gostring_ swig_type_449;
-typedef long long swig_type_450;
-typedef _goslice_ swig_type_451;
-typedef _gostring_ swig_type_452;
-typedef _goslice_ swig_type_453;
+typedef long long swig_type_449;
+typedef _goslice_ swig_type_450;
+typedef _gostring_ swig_type_451;
+typedef _goslice_ swig_type_452;
+typedef _gostring_ swig_type_453;
 typedef _gostring_ swig_type_454;
-typedef _gostring_ swig_type_455;
+typedef _goslice_ swig_type_455;
 typedef _goslice_ swig_type_456;
-typedef _goslice_ swig_type_457;
+typedef _gostring_ swig_type_457;
 typedef _gostring_ swig_type_458;
-typedef _gostring_ swig_type_459;
-typedef long long swig_type_460;
+typedef long long swig_type_459;
+typedef _goslice_ swig_type_460;
 typedef _goslice_ swig_type_461;
 typedef _goslice_ swig_type_462;
 typedef _goslice_ swig_type_463;
-typedef _goslice_ swig_type_464;
-typedef _gostring_ swig_type_465;
-typedef _goslice_ swig_type_466;
+typedef _gostring_ swig_type_464;
+typedef _goslice_ swig_type_465;
+typedef _gostring_ swig_type_466;
 typedef _gostring_ swig_type_467;
-typedef _gostring_ swig_type_468;
-typedef _goslice_ swig_type_469;
-typedef _gostring_ swig_type_470;
-typedef _goslice_ swig_type_471;
-typedef _gostring_ swig_type_472;
-typedef _goslice_ swig_type_473;
-typedef _gostring_ swig_type_474;
-typedef _goslice_ swig_type_475;
-typedef long long swig_type_476;
-typedef _goslice_ swig_type_477;
-typedef _gostring_ swig_type_478;
-typedef _goslice_ swig_type_479;
+typedef _goslice_ swig_type_468;
+typedef _gostring_ swig_type_469;
+typedef _goslice_ swig_type_470;
+typedef _gostring_ swig_type_471;
+typedef _goslice_ swig_type_472;
+typedef _gostring_ swig_type_473;
+typedef _goslice_ swig_type_474;
+typedef long long swig_type_475;
+typedef _goslice_ swig_type_476;
+typedef _gostring_ swig_type_477;
+typedef _goslice_ swig_type_478;
+typedef _gostring_ swig_type_479;
 typedef _gostring_ swig_type_480;
 typedef _gostring_ swig_type_481;
 typedef _gostring_ swig_type_482;
 typedef _gostring_ swig_type_483;
-typedef _gostring_ swig_type_484;
-typedef long long swig_type_485;
-typedef _goslice_ swig_type_486;
+typedef long long swig_type_484;
+typedef _goslice_ swig_type_485;
+typedef _gostring_ swig_type_486;
 typedef _gostring_ swig_type_487;
 typedef _gostring_ swig_type_488;
 typedef _gostring_ swig_type_489;
-typedef _gostring_ swig_type_490;
-typedef long long swig_type_491;
-typedef _gostring_ swig_type_492;
-typedef long long swig_type_493;
-typedef _goslice_ swig_type_494;
-typedef long long swig_type_495;
-typedef _goslice_ swig_type_496;
-typedef _gostring_ swig_type_497;
-typedef _goslice_ swig_type_498;
-typedef _gostring_ swig_type_499;
+typedef long long swig_type_490;
+typedef _gostring_ swig_type_491;
+typedef long long swig_type_492;
+typedef _goslice_ swig_type_493;
+typedef long long swig_type_494;
+typedef _goslice_ swig_type_495;
+typedef _gostring_ swig_type_496;
+typedef _goslice_ swig_type_497;
+typedef _gostring_ swig_type_498;
+typedef _goslice_ swig_type_499;
 typedef _goslice_ swig_type_500;
-typedef _goslice_ swig_type_501;
-typedef long long swig_type_502;
-typedef _goslice_ swig_type_503;
+typedef long long swig_type_501;
+typedef _goslice_ swig_type_502;
+typedef _gostring_ swig_type_503;
 typedef _gostring_ swig_type_504;
 typedef _gostring_ swig_type_505;
 typedef _gostring_ swig_type_506;
-typedef _gostring_ swig_type_507;
-typedef long long swig_type_508;
-typedef _gostring_ swig_type_509;
-typedef _goslice_ swig_type_510;
-typedef long long swig_type_511;
-typedef _gostring_ swig_type_512;
-typedef _goslice_ swig_type_513;
+typedef long long swig_type_507;
+typedef _gostring_ swig_type_508;
+typedef _goslice_ swig_type_509;
+typedef long long swig_type_510;
+typedef _gostring_ swig_type_511;
+typedef _goslice_ swig_type_512;
+typedef _gostring_ swig_type_513;
 typedef _gostring_ swig_type_514;
-typedef _gostring_ swig_type_515;
+typedef _goslice_ swig_type_515;
 typedef _goslice_ swig_type_516;
 typedef _goslice_ swig_type_517;
-typedef _goslice_ swig_type_518;
+typedef _gostring_ swig_type_518;
 typedef _gostring_ swig_type_519;
 typedef _gostring_ swig_type_520;
 typedef _gostring_ swig_type_521;
-typedef _gostring_ swig_type_522;
+typedef long long swig_type_522;
 typedef long long swig_type_523;
-typedef long long swig_type_524;
-typedef _goslice_ swig_type_525;
+typedef _goslice_ swig_type_524;
+typedef _gostring_ swig_type_525;
 typedef _gostring_ swig_type_526;
 typedef _gostring_ swig_type_527;
 typedef _gostring_ swig_type_528;
 typedef _gostring_ swig_type_529;
 typedef _gostring_ swig_type_530;
 typedef _gostring_ swig_type_531;
-typedef _gostring_ swig_type_532;
-typedef long long swig_type_533;
-typedef _goslice_ swig_type_534;
+typedef long long swig_type_532;
+typedef _goslice_ swig_type_533;
+typedef _gostring_ swig_type_534;
 typedef _gostring_ swig_type_535;
-typedef _gostring_ swig_type_536;
-typedef _goslice_ swig_type_537;
-typedef long long swig_type_538;
+typedef _goslice_ swig_type_536;
+typedef long long swig_type_537;
+typedef _gostring_ swig_type_538;
 typedef _gostring_ swig_type_539;
 typedef _gostring_ swig_type_540;
 typedef _gostring_ swig_type_541;
-typedef _gostring_ swig_type_542;
-typedef long long swig_type_543;
+typedef long long swig_type_542;
+typedef _gostring_ swig_type_543;
 typedef _gostring_ swig_type_544;
 typedef _gostring_ swig_type_545;
 typedef _gostring_ swig_type_546;
 typedef _gostring_ swig_type_547;
-typedef _gostring_ swig_type_548;
-typedef _goslice_ swig_type_549;
+typedef _goslice_ swig_type_548;
+typedef _gostring_ swig_type_549;
 typedef _gostring_ swig_type_550;
-typedef _gostring_ swig_type_551;
-typedef _goslice_ swig_type_552;
+typedef _goslice_ swig_type_551;
+typedef _gostring_ swig_type_552;
 typedef _gostring_ swig_type_553;
 typedef _gostring_ swig_type_554;
 typedef _gostring_ swig_type_555;
 typedef _gostring_ swig_type_556;
 typedef _gostring_ swig_type_557;
-typedef _gostring_ swig_type_558;
-typedef long long swig_type_559;
-typedef _gostring_ swig_type_560;
-typedef long long swig_type_561;
-typedef _gostring_ swig_type_562;
-typedef _goslice_ swig_type_563;
-typedef _gostring_ swig_type_564;
-typedef long long swig_type_565;
+typedef long long swig_type_558;
+typedef _gostring_ swig_type_559;
+typedef long long swig_type_560;
+typedef _gostring_ swig_type_561;
+typedef _goslice_ swig_type_562;
+typedef _gostring_ swig_type_563;
+typedef long long swig_type_564;
+typedef _gostring_ swig_type_565;
 typedef _gostring_ swig_type_566;
 typedef _gostring_ swig_type_567;
 typedef _gostring_ swig_type_568;
@@ -604,137 +604,137 @@ typedef _gostring_ swig_type_570;
 typedef _gostring_ swig_type_571;
 typedef _gostring_ swig_type_572;
 typedef _gostring_ swig_type_573;
-typedef _gostring_ swig_type_574;
-typedef _goslice_ swig_type_575;
-typedef _gostring_ swig_type_576;
+typedef _goslice_ swig_type_574;
+typedef _gostring_ swig_type_575;
+typedef _goslice_ swig_type_576;
 typedef _goslice_ swig_type_577;
-typedef _goslice_ swig_type_578;
+typedef _gostring_ swig_type_578;
 typedef _gostring_ swig_type_579;
-typedef _gostring_ swig_type_580;
-typedef _goslice_ swig_type_581;
+typedef _goslice_ swig_type_580;
+typedef _gostring_ swig_type_581;
 typedef _gostring_ swig_type_582;
-typedef _gostring_ swig_type_583;
-typedef _goslice_ swig_type_584;
-typedef _gostring_ swig_type_585;
-typedef _goslice_ swig_type_586;
+typedef _goslice_ swig_type_583;
+typedef _gostring_ swig_type_584;
+typedef _goslice_ swig_type_585;
+typedef _gostring_ swig_type_586;
 typedef _gostring_ swig_type_587;
-typedef _gostring_ swig_type_588;
+typedef _goslice_ swig_type_588;
 typedef _goslice_ swig_type_589;
 typedef _goslice_ swig_type_590;
 typedef _goslice_ swig_type_591;
 typedef _goslice_ swig_type_592;
-typedef _goslice_ swig_type_593;
-typedef _gostring_ swig_type_594;
+typedef _gostring_ swig_type_593;
+typedef _goslice_ swig_type_594;
 typedef _goslice_ swig_type_595;
 typedef _goslice_ swig_type_596;
 typedef _goslice_ swig_type_597;
 typedef _goslice_ swig_type_598;
 typedef _goslice_ swig_type_599;
-typedef _goslice_ swig_type_600;
-typedef _gostring_ swig_type_601;
+typedef _gostring_ swig_type_600;
+typedef _goslice_ swig_type_601;
 typedef _goslice_ swig_type_602;
-typedef _goslice_ swig_type_603;
-typedef long long swig_type_604;
-typedef _goslice_ swig_type_605;
+typedef long long swig_type_603;
+typedef _goslice_ swig_type_604;
+typedef _gostring_ swig_type_605;
 typedef _gostring_ swig_type_606;
 typedef _gostring_ swig_type_607;
 typedef _gostring_ swig_type_608;
 typedef _gostring_ swig_type_609;
 typedef _gostring_ swig_type_610;
 typedef _gostring_ swig_type_611;
-typedef _gostring_ swig_type_612;
+typedef long long swig_type_612;
 typedef long long swig_type_613;
-typedef long long swig_type_614;
-typedef _gostring_ swig_type_615;
+typedef _gostring_ swig_type_614;
+typedef _goslice_ swig_type_615;
 typedef _goslice_ swig_type_616;
-typedef _goslice_ swig_type_617;
-typedef long long swig_type_618;
-typedef _gostring_ swig_type_619;
-typedef long long swig_type_620;
+typedef long long swig_type_617;
+typedef _gostring_ swig_type_618;
+typedef long long swig_type_619;
+typedef _gostring_ swig_type_620;
 typedef _gostring_ swig_type_621;
-typedef _gostring_ swig_type_622;
-typedef _goslice_ swig_type_623;
+typedef _goslice_ swig_type_622;
+typedef _gostring_ swig_type_623;
 typedef _gostring_ swig_type_624;
 typedef _gostring_ swig_type_625;
-typedef _gostring_ swig_type_626;
-typedef long long swig_type_627;
-typedef _gostring_ swig_type_628;
+typedef long long swig_type_626;
+typedef _gostring_ swig_type_627;
+typedef _goslice_ swig_type_628;
 typedef _goslice_ swig_type_629;
-typedef _goslice_ swig_type_630;
-typedef long long swig_type_631;
-typedef _gostring_ swig_type_632;
-typedef long long swig_type_633;
+typedef long long swig_type_630;
+typedef _gostring_ swig_type_631;
+typedef long long swig_type_632;
+typedef _gostring_ swig_type_633;
 typedef _gostring_ swig_type_634;
-typedef _gostring_ swig_type_635;
-typedef _goslice_ swig_type_636;
+typedef _goslice_ swig_type_635;
+typedef _gostring_ swig_type_636;
 typedef _gostring_ swig_type_637;
-typedef void* swig_type_638;
+typedef _goslice_ swig_type_638;
 typedef _gostring_ swig_type_639;
 typedef _goslice_ swig_type_640;
 typedef _gostring_ swig_type_641;
-typedef _goslice_ swig_type_642;
-typedef _gostring_ swig_type_643;
-typedef long long swig_type_644;
-typedef _goslice_ swig_type_645;
+typedef long long swig_type_642;
+typedef _goslice_ swig_type_643;
+typedef _goslice_ swig_type_644;
+typedef long long swig_type_645;
 typedef _goslice_ swig_type_646;
 typedef long long swig_type_647;
 typedef _goslice_ swig_type_648;
-typedef long long swig_type_649;
-typedef _goslice_ swig_type_650;
-typedef _gostring_ swig_type_651;
-typedef long long swig_type_652;
+typedef _gostring_ swig_type_649;
+typedef long long swig_type_650;
+typedef _goslice_ swig_type_651;
+typedef _goslice_ swig_type_652;
 typedef _goslice_ swig_type_653;
-typedef _goslice_ swig_type_654;
+typedef long long swig_type_654;
 typedef _goslice_ swig_type_655;
-typedef long long swig_type_656;
+typedef _gostring_ swig_type_656;
 typedef _goslice_ swig_type_657;
-typedef _gostring_ swig_type_658;
+typedef long long swig_type_658;
 typedef _goslice_ swig_type_659;
 typedef long long swig_type_660;
 typedef _goslice_ swig_type_661;
 typedef long long swig_type_662;
-typedef _goslice_ swig_type_663;
-typedef long long swig_type_664;
+typedef _gostring_ swig_type_663;
+typedef _goslice_ swig_type_664;
 typedef _gostring_ swig_type_665;
-typedef _goslice_ swig_type_666;
+typedef _gostring_ swig_type_666;
 typedef _gostring_ swig_type_667;
-typedef _gostring_ swig_type_668;
+typedef _goslice_ swig_type_668;
 typedef _gostring_ swig_type_669;
 typedef _goslice_ swig_type_670;
 typedef _gostring_ swig_type_671;
 typedef _goslice_ swig_type_672;
-typedef _gostring_ swig_type_673;
-typedef _goslice_ swig_type_674;
-typedef _goslice_ swig_type_675;
+typedef _goslice_ swig_type_673;
+typedef _gostring_ swig_type_674;
+typedef long long swig_type_675;
 typedef _gostring_ swig_type_676;
-typedef long long swig_type_677;
+typedef _goslice_ swig_type_677;
 typedef _gostring_ swig_type_678;
-typedef _goslice_ swig_type_679;
+typedef long long swig_type_679;
 typedef _gostring_ swig_type_680;
-typedef long long swig_type_681;
+typedef _goslice_ swig_type_681;
 typedef _gostring_ swig_type_682;
-typedef _goslice_ swig_type_683;
+typedef long long swig_type_683;
 typedef _gostring_ swig_type_684;
-typedef long long swig_type_685;
+typedef _goslice_ swig_type_685;
 typedef _gostring_ swig_type_686;
-typedef _goslice_ swig_type_687;
+typedef long long swig_type_687;
 typedef _gostring_ swig_type_688;
-typedef long long swig_type_689;
-typedef _gostring_ swig_type_690;
-typedef _goslice_ swig_type_691;
-typedef _goslice_ swig_type_692;
+typedef _goslice_ swig_type_689;
+typedef _goslice_ swig_type_690;
+typedef _gostring_ swig_type_691;
+typedef _gostring_ swig_type_692;
 typedef _gostring_ swig_type_693;
-typedef _gostring_ swig_type_694;
-typedef _gostring_ swig_type_695;
+typedef _goslice_ swig_type_694;
+typedef _goslice_ swig_type_695;
 typedef _goslice_ swig_type_696;
 typedef _goslice_ swig_type_697;
-typedef _goslice_ swig_type_698;
-typedef _goslice_ swig_type_699;
+typedef _gostring_ swig_type_698;
+typedef _gostring_ swig_type_699;
 typedef _gostring_ swig_type_700;
 typedef _gostring_ swig_type_701;
 typedef _gostring_ swig_type_702;
 typedef _gostring_ swig_type_703;
-typedef _gostring_ swig_type_704;
+typedef _goslice_ swig_type_704;
 typedef _gostring_ swig_type_705;
 typedef _goslice_ swig_type_706;
 typedef _gostring_ swig_type_707;
@@ -743,492 +743,489 @@ typedef _gostring_ swig_type_709;
 typedef _goslice_ swig_type_710;
 typedef _gostring_ swig_type_711;
 typedef _goslice_ swig_type_712;
-typedef _gostring_ swig_type_713;
+typedef long long swig_type_713;
 typedef _goslice_ swig_type_714;
-typedef long long swig_type_715;
-typedef _goslice_ swig_type_716;
+typedef _goslice_ swig_type_715;
+typedef _gostring_ swig_type_716;
 typedef _goslice_ swig_type_717;
-typedef _gostring_ swig_type_718;
+typedef long long swig_type_718;
 typedef _goslice_ swig_type_719;
-typedef long long swig_type_720;
+typedef _gostring_ swig_type_720;
 typedef _goslice_ swig_type_721;
-typedef _gostring_ swig_type_722;
+typedef long long swig_type_722;
 typedef _goslice_ swig_type_723;
-typedef long long swig_type_724;
-typedef _goslice_ swig_type_725;
+typedef _goslice_ swig_type_724;
+typedef long long swig_type_725;
 typedef _goslice_ swig_type_726;
-typedef long long swig_type_727;
+typedef _gostring_ swig_type_727;
 typedef _goslice_ swig_type_728;
-typedef _gostring_ swig_type_729;
+typedef long long swig_type_729;
 typedef _goslice_ swig_type_730;
-typedef long long swig_type_731;
-typedef _goslice_ swig_type_732;
+typedef _goslice_ swig_type_731;
+typedef long long swig_type_732;
 typedef _goslice_ swig_type_733;
-typedef long long swig_type_734;
+typedef _gostring_ swig_type_734;
 typedef _goslice_ swig_type_735;
 typedef _gostring_ swig_type_736;
 typedef _goslice_ swig_type_737;
 typedef _gostring_ swig_type_738;
 typedef _goslice_ swig_type_739;
 typedef _gostring_ swig_type_740;
-typedef _goslice_ swig_type_741;
+typedef long long swig_type_741;
 typedef _gostring_ swig_type_742;
-typedef long long swig_type_743;
-typedef _gostring_ swig_type_744;
+typedef _gostring_ swig_type_743;
+typedef _goslice_ swig_type_744;
 typedef _gostring_ swig_type_745;
 typedef _goslice_ swig_type_746;
 typedef _gostring_ swig_type_747;
 typedef _goslice_ swig_type_748;
-typedef _gostring_ swig_type_749;
+typedef long long swig_type_749;
 typedef _goslice_ swig_type_750;
 typedef long long swig_type_751;
 typedef _goslice_ swig_type_752;
-typedef long long swig_type_753;
-typedef _goslice_ swig_type_754;
+typedef _gostring_ swig_type_753;
+typedef _gostring_ swig_type_754;
 typedef _gostring_ swig_type_755;
 typedef _gostring_ swig_type_756;
-typedef void* swig_type_757;
-typedef _gostring_ swig_type_758;
-typedef _gostring_ swig_type_759;
-typedef _goslice_ swig_type_760;
-typedef long long swig_type_761;
-typedef _goslice_ swig_type_762;
+typedef _goslice_ swig_type_757;
+typedef long long swig_type_758;
+typedef _goslice_ swig_type_759;
+typedef _gostring_ swig_type_760;
+typedef _gostring_ swig_type_761;
+typedef _gostring_ swig_type_762;
 typedef _gostring_ swig_type_763;
 typedef _gostring_ swig_type_764;
-typedef _gostring_ swig_type_765;
+typedef _goslice_ swig_type_765;
 typedef _gostring_ swig_type_766;
-typedef _gostring_ swig_type_767;
-typedef _goslice_ swig_type_768;
-typedef _gostring_ swig_type_769;
+typedef long long swig_type_767;
+typedef _gostring_ swig_type_768;
+typedef long long swig_type_769;
 typedef long long swig_type_770;
 typedef _gostring_ swig_type_771;
-typedef long long swig_type_772;
-typedef long long swig_type_773;
+typedef _goslice_ swig_type_772;
+typedef _gostring_ swig_type_773;
 typedef _gostring_ swig_type_774;
-typedef _goslice_ swig_type_775;
+typedef _gostring_ swig_type_775;
 typedef _gostring_ swig_type_776;
 typedef _gostring_ swig_type_777;
-typedef _gostring_ swig_type_778;
+typedef _goslice_ swig_type_778;
 typedef _gostring_ swig_type_779;
-typedef _gostring_ swig_type_780;
+typedef _goslice_ swig_type_780;
 typedef _goslice_ swig_type_781;
-typedef _gostring_ swig_type_782;
-typedef _goslice_ swig_type_783;
-typedef _goslice_ swig_type_784;
+typedef _goslice_ swig_type_782;
+typedef _gostring_ swig_type_783;
+typedef long long swig_type_784;
 typedef _goslice_ swig_type_785;
-typedef _gostring_ swig_type_786;
-typedef long long swig_type_787;
+typedef _goslice_ swig_type_786;
+typedef _gostring_ swig_type_787;
 typedef _goslice_ swig_type_788;
-typedef _goslice_ swig_type_789;
-typedef _gostring_ swig_type_790;
-typedef _goslice_ swig_type_791;
-typedef _gostring_ swig_type_792;
-typedef _goslice_ swig_type_793;
+typedef _gostring_ swig_type_789;
+typedef _goslice_ swig_type_790;
+typedef long long swig_type_791;
+typedef _goslice_ swig_type_792;
+typedef _gostring_ swig_type_793;
 typedef long long swig_type_794;
-typedef _goslice_ swig_type_795;
-typedef _gostring_ swig_type_796;
-typedef long long swig_type_797;
+typedef _gostring_ swig_type_795;
+typedef _goslice_ swig_type_796;
+typedef _gostring_ swig_type_797;
 typedef _gostring_ swig_type_798;
-typedef _goslice_ swig_type_799;
-typedef _gostring_ swig_type_800;
-typedef _gostring_ swig_type_801;
-typedef _gostring_ swig_type_802;
-typedef _goslice_ swig_type_803;
+typedef _gostring_ swig_type_799;
+typedef _goslice_ swig_type_800;
+typedef long long swig_type_801;
+typedef long long swig_type_802;
+typedef long long swig_type_803;
 typedef long long swig_type_804;
-typedef long long swig_type_805;
-typedef long long swig_type_806;
+typedef _goslice_ swig_type_805;
+typedef _gostring_ swig_type_806;
 typedef long long swig_type_807;
 typedef _goslice_ swig_type_808;
-typedef _gostring_ swig_type_809;
-typedef long long swig_type_810;
+typedef _goslice_ swig_type_809;
+typedef _goslice_ swig_type_810;
 typedef _goslice_ swig_type_811;
 typedef _goslice_ swig_type_812;
-typedef _goslice_ swig_type_813;
-typedef _goslice_ swig_type_814;
+typedef _gostring_ swig_type_813;
+typedef long long swig_type_814;
 typedef _goslice_ swig_type_815;
-typedef _gostring_ swig_type_816;
-typedef long long swig_type_817;
-typedef _goslice_ swig_type_818;
+typedef long long swig_type_816;
+typedef _goslice_ swig_type_817;
+typedef _gostring_ swig_type_818;
 typedef long long swig_type_819;
-typedef _goslice_ swig_type_820;
-typedef _gostring_ swig_type_821;
-typedef long long swig_type_822;
-typedef _gostring_ swig_type_823;
-typedef _goslice_ swig_type_824;
-typedef _gostring_ swig_type_825;
+typedef _gostring_ swig_type_820;
+typedef _goslice_ swig_type_821;
+typedef _gostring_ swig_type_822;
+typedef long long swig_type_823;
+typedef _gostring_ swig_type_824;
+typedef _goslice_ swig_type_825;
 typedef long long swig_type_826;
 typedef _gostring_ swig_type_827;
 typedef _goslice_ swig_type_828;
 typedef long long swig_type_829;
 typedef _gostring_ swig_type_830;
 typedef _goslice_ swig_type_831;
-typedef long long swig_type_832;
-typedef _gostring_ swig_type_833;
-typedef _goslice_ swig_type_834;
-typedef _goslice_ swig_type_835;
-typedef _goslice_ swig_type_836;
-typedef _gostring_ swig_type_837;
+typedef _goslice_ swig_type_832;
+typedef _goslice_ swig_type_833;
+typedef _gostring_ swig_type_834;
+typedef long long swig_type_835;
+typedef _gostring_ swig_type_836;
+typedef _goslice_ swig_type_837;
 typedef long long swig_type_838;
 typedef _gostring_ swig_type_839;
 typedef _goslice_ swig_type_840;
-typedef long long swig_type_841;
-typedef _gostring_ swig_type_842;
-typedef _goslice_ swig_type_843;
+typedef _gostring_ swig_type_841;
+typedef long long swig_type_842;
+typedef _gostring_ swig_type_843;
 typedef _gostring_ swig_type_844;
 typedef long long swig_type_845;
 typedef _gostring_ swig_type_846;
-typedef _gostring_ swig_type_847;
-typedef long long swig_type_848;
-typedef _gostring_ swig_type_849;
-typedef long long swig_type_850;
-typedef _gostring_ swig_type_851;
-typedef _goslice_ swig_type_852;
-typedef _goslice_ swig_type_853;
-typedef _goslice_ swig_type_854;
-typedef _gostring_ swig_type_855;
+typedef long long swig_type_847;
+typedef _gostring_ swig_type_848;
+typedef _goslice_ swig_type_849;
+typedef _goslice_ swig_type_850;
+typedef _goslice_ swig_type_851;
+typedef _gostring_ swig_type_852;
+typedef _gostring_ swig_type_853;
+typedef _gostring_ swig_type_854;
+typedef _goslice_ swig_type_855;
 typedef _gostring_ swig_type_856;
 typedef _gostring_ swig_type_857;
-typedef _goslice_ swig_type_858;
-typedef _gostring_ swig_type_859;
+typedef _gostring_ swig_type_858;
+typedef long long swig_type_859;
 typedef _gostring_ swig_type_860;
-typedef _gostring_ swig_type_861;
+typedef _goslice_ swig_type_861;
 typedef long long swig_type_862;
-typedef _gostring_ swig_type_863;
-typedef _goslice_ swig_type_864;
-typedef long long swig_type_865;
-typedef _goslice_ swig_type_866;
-typedef _gostring_ swig_type_867;
+typedef _goslice_ swig_type_863;
+typedef _gostring_ swig_type_864;
+typedef _goslice_ swig_type_865;
+typedef _gostring_ swig_type_866;
+typedef long long swig_type_867;
 typedef _goslice_ swig_type_868;
 typedef _gostring_ swig_type_869;
-typedef long long swig_type_870;
-typedef _goslice_ swig_type_871;
-typedef _gostring_ swig_type_872;
-typedef _goslice_ swig_type_873;
-typedef long long swig_type_874;
-typedef _goslice_ swig_type_875;
+typedef _goslice_ swig_type_870;
+typedef long long swig_type_871;
+typedef _goslice_ swig_type_872;
+typedef _gostring_ swig_type_873;
+typedef _goslice_ swig_type_874;
+typedef long long swig_type_875;
 typedef _gostring_ swig_type_876;
-typedef _goslice_ swig_type_877;
-typedef long long swig_type_878;
+typedef _gostring_ swig_type_877;
+typedef _gostring_ swig_type_878;
 typedef _gostring_ swig_type_879;
 typedef _gostring_ swig_type_880;
-typedef _gostring_ swig_type_881;
-typedef _gostring_ swig_type_882;
+typedef _goslice_ swig_type_881;
+typedef _goslice_ swig_type_882;
 typedef _gostring_ swig_type_883;
-typedef _goslice_ swig_type_884;
-typedef _goslice_ swig_type_885;
+typedef long long swig_type_884;
+typedef _gostring_ swig_type_885;
 typedef _gostring_ swig_type_886;
-typedef long long swig_type_887;
+typedef _gostring_ swig_type_887;
 typedef _gostring_ swig_type_888;
-typedef _gostring_ swig_type_889;
+typedef _goslice_ swig_type_889;
 typedef _gostring_ swig_type_890;
 typedef _gostring_ swig_type_891;
-typedef _goslice_ swig_type_892;
-typedef _gostring_ swig_type_893;
+typedef _gostring_ swig_type_892;
+typedef _goslice_ swig_type_893;
 typedef _gostring_ swig_type_894;
 typedef _gostring_ swig_type_895;
-typedef _goslice_ swig_type_896;
-typedef _gostring_ swig_type_897;
+typedef _gostring_ swig_type_896;
+typedef _goslice_ swig_type_897;
 typedef _gostring_ swig_type_898;
 typedef _gostring_ swig_type_899;
-typedef _goslice_ swig_type_900;
+typedef _gostring_ swig_type_900;
 typedef _gostring_ swig_type_901;
 typedef _gostring_ swig_type_902;
 typedef _gostring_ swig_type_903;
 typedef _gostring_ swig_type_904;
-typedef _gostring_ swig_type_905;
+typedef long long swig_type_905;
 typedef _gostring_ swig_type_906;
 typedef _gostring_ swig_type_907;
-typedef long long swig_type_908;
-typedef _gostring_ swig_type_909;
-typedef _gostring_ swig_type_910;
-typedef _gostring_ swig_type_911;
-typedef _goslice_ swig_type_912;
-extern void _wrap_Swig_free_capi_f8d8fda0697c4090(uintptr_t arg1);
-extern uintptr_t _wrap_Swig_malloc_capi_f8d8fda0697c4090(swig_intgo arg1);
-extern swig_intgo _wrap_weft_binding_abi_version_capi_f8d8fda0697c4090(void);
-extern swig_type_1 _wrap_weft_binding_library_path_capi_f8d8fda0697c4090(void);
-extern swig_type_2 _wrap_weft_version_capi_f8d8fda0697c4090(void);
-extern swig_intgo _wrap_weft_abi_version_capi_f8d8fda0697c4090(void);
-extern swig_type_3 _wrap_weft_live_handle_count_capi_f8d8fda0697c4090(void);
-extern swig_type_4 _wrap_weft_storage_stats_capi_f8d8fda0697c4090(swig_intgo arg1, swig_intgo arg2, swig_type_5 arg3, swig_type_6 arg4);
-extern swig_type_7 _wrap_weft_device_count_capi_f8d8fda0697c4090(swig_intgo arg1, swig_type_8 arg2);
-extern swig_type_9 _wrap_weft_device_memory_capi_f8d8fda0697c4090(swig_intgo arg1, swig_intgo arg2, swig_type_10 arg3, swig_type_11 arg4);
-extern swig_type_12 _wrap_weft_random_seed_capi_f8d8fda0697c4090(swig_type_13 arg1);
-extern swig_type_14 _wrap_weft_wait_all_capi_f8d8fda0697c4090(void);
-extern swig_type_15 _wrap_weft_string_list_size_capi_f8d8fda0697c4090(uintptr_t arg1, swig_type_16 arg2);
-extern swig_type_17 _wrap_weft_string_list_get_capi_f8d8fda0697c4090(uintptr_t arg1, swig_type_18 arg2, swig_type_19 arg3);
-extern swig_type_20 _wrap_weft_string_list_free_capi_f8d8fda0697c4090(uintptr_t arg1);
-extern swig_type_21 _wrap_weft_op_count_capi_f8d8fda0697c4090(swig_type_22 arg1);
-extern swig_type_23 _wrap_weft_op_name_capi_f8d8fda0697c4090(swig_type_24 arg1, swig_type_25 arg2);
-extern swig_type_26 _wrap_weft_op_info_capi_f8d8fda0697c4090(swig_type_27 arg1, swig_type_28 arg2, swig_type_29 arg3);
-extern swig_type_30 _wrap_weft_op_param_capi_f8d8fda0697c4090(swig_type_31 arg1, swig_type_32 arg2, swig_type_33 arg3, swig_type_34 arg4, swig_type_35 arg5, swig_type_36 arg6);
-extern swig_type_37 _wrap_weft_op_aliases_capi_f8d8fda0697c4090(swig_type_38 arg1, swig_type_39 arg2);
-extern swig_type_40 _wrap_weft_op_invoke_capi_f8d8fda0697c4090(swig_type_41 arg1, swig_type_42 arg2, swig_type_43 arg3, swig_type_44 arg4, swig_type_45 arg5, swig_type_46 arg6, swig_type_47 arg7, swig_type_48 arg8, swig_type_49 arg9);
-extern swig_type_50 _wrap_weft_op_invoke_into_capi_f8d8fda0697c4090(swig_type_51 arg1, swig_type_52 arg2, swig_type_53 arg3, swig_type_54 arg4, swig_type_55 arg5, swig_type_56 arg6, swig_type_57 arg7, swig_type_58 arg8, swig_type_59 arg9);
-extern swig_type_60 _wrap_weft_ndarray_create_capi_f8d8fda0697c4090(swig_type_61 arg1, swig_intgo arg2, swig_intgo arg3, swig_intgo arg4, swig_intgo arg5, swig_type_62 arg6);
-extern swig_type_63 _wrap_weft_ndarray_free_capi_f8d8fda0697c4090(uintptr_t arg1);
-extern swig_type_64 _wrap_weft_ndarray_ndim_capi_f8d8fda0697c4090(uintptr_t arg1, swig_type_65 arg2);
-extern swig_type_66 _wrap_weft_ndarray_shape_capi_f8d8fda0697c4090(uintptr_t arg1, swig_type_67 arg2, swig_type_68 arg3);
-extern swig_type_69 _wrap_weft_ndarray_size_capi_f8d8fda0697c4090(uintptr_t arg1, swig_type_70 arg2);
-extern swig_type_71 _wrap_weft_ndarray_dtype_capi_f8d8fda0697c4090(uintptr_t arg1, swig_type_72 arg2);
-extern swig_type_73 _wrap_weft_ndarray_context_capi_f8d8fda0697c4090(uintptr_t arg1, swig_type_74 arg2, swig_type_75 arg3);
-extern swig_type_76 _wrap_weft_ndarray_copy_from_capi_f8d8fda0697c4090(uintptr_t arg1, swig_voidp arg2, swig_type_77 arg3);
-extern swig_type_78 _wrap_weft_ndarray_copy_to_capi_f8d8fda0697c4090(uintptr_t arg1, swig_voidp arg2, swig_type_79 arg3);
-extern swig_type_80 _wrap_weft_ndarray_copy_from_float32_capi_f8d8fda0697c4090(uintptr_t arg1, swig_voidp arg2, swig_type_81 arg3);
-extern swig_type_82 _wrap_weft_ndarray_copy_to_float32_capi_f8d8fda0697c4090(uintptr_t arg1, swig_voidp arg2, swig_type_83 arg3);
-extern swig_type_84 _wrap_weft_ndarray_reshape_capi_f8d8fda0697c4090(uintptr_t arg1, swig_type_85 arg2, swig_intgo arg3, swig_type_86 arg4);
-extern swig_type_87 _wrap_weft_ndarray_slice_capi_f8d8fda0697c4090(uintptr_t arg1, swig_type_88 arg2, swig_type_89 arg3, swig_type_90 arg4);
-extern swig_type_91 _wrap_weft_ndarray_wait_to_read_capi_f8d8fda0697c4090(uintptr_t arg1);
-extern swig_type_92 _wrap_weft_ndarray_wait_to_write_capi_f8d8fda0697c4090(uintptr_t arg1);
-extern swig_type_93 _wrap_weft_ndarray_save_file_capi_f8d8fda0697c4090(swig_type_94 arg1, swig_type_95 arg2, swig_type_96 arg3, swig_type_97 arg4);
-extern swig_type_98 _wrap_weft_ndarray_save_buffer_capi_f8d8fda0697c4090(swig_type_99 arg1, swig_type_100 arg2, swig_type_101 arg3, swig_type_102 arg4);
-extern swig_type_103 _wrap_weft_buffer_data_capi_f8d8fda0697c4090(uintptr_t arg1, swig_type_104 arg2, swig_type_105 arg3);
-extern swig_type_106 _wrap_weft_buffer_free_capi_f8d8fda0697c4090(uintptr_t arg1);
-extern swig_type_107 _wrap_weft_ndarray_load_file_capi_f8d8fda0697c4090(swig_type_108 arg1, swig_type_109 arg2);
-extern swig_type_110 _wrap_weft_ndarray_load_buffer_capi_f8d8fda0697c4090(swig_voidp arg1, swig_type_111 arg2, swig_type_112 arg3);
-extern swig_type_113 _wrap_weft_ndarray_list_size_capi_f8d8fda0697c4090(uintptr_t arg1, swig_type_114 arg2, swig_type_115 arg3);
-extern swig_type_116 _wrap_weft_ndarray_list_name_capi_f8d8fda0697c4090(uintptr_t arg1, swig_type_117 arg2, swig_type_118 arg3);
-extern swig_type_119 _wrap_weft_ndarray_list_get_capi_f8d8fda0697c4090(uintptr_t arg1, swig_type_120 arg2, swig_type_121 arg3);
-extern swig_type_122 _wrap_weft_ndarray_list_free_capi_f8d8fda0697c4090(uintptr_t arg1);
-extern swig_type_123 _wrap_weft_ndarray_list_create_capi_f8d8fda0697c4090(swig_type_124 arg1, swig_type_125 arg2, swig_type_126 arg3, swig_type_127 arg4);
-extern swig_type_128 _wrap_weft_ndarray_load_npy_capi_f8d8fda0697c4090(swig_type_129 arg1, swig_type_130 arg2);
-extern swig_type_131 _wrap_weft_ndarray_save_npy_capi_f8d8fda0697c4090(uintptr_t arg1, swig_type_132 arg2);
-extern swig_type_133 _wrap_weft_ndarray_load_npy_buffer_capi_f8d8fda0697c4090(swig_voidp arg1, swig_type_134 arg2, swig_type_135 arg3);
-extern swig_type_136 _wrap_weft_ndarray_save_npy_buffer_capi_f8d8fda0697c4090(uintptr_t arg1, swig_type_137 arg2);
-extern swig_type_138 _wrap_weft_symbol_create_variable_capi_f8d8fda0697c4090(swig_type_139 arg1, swig_type_140 arg2);
-extern swig_type_141 _wrap_weft_symbol_create_atomic_capi_f8d8fda0697c4090(swig_type_142 arg1, swig_type_143 arg2, swig_type_144 arg3, swig_type_145 arg4, swig_type_146 arg5);
-extern swig_type_147 _wrap_weft_symbol_compose_capi_f8d8fda0697c4090(uintptr_t arg1, swig_type_148 arg2, swig_type_149 arg3, swig_type_150 arg4, swig_type_151 arg5);
-extern swig_type_152 _wrap_weft_symbol_group_capi_f8d8fda0697c4090(swig_type_153 arg1, swig_type_154 arg2, swig_type_155 arg3);
-extern swig_type_156 _wrap_weft_symbol_copy_capi_f8d8fda0697c4090(uintptr_t arg1, swig_type_157 arg2);
-extern swig_type_158 _wrap_weft_symbol_free_capi_f8d8fda0697c4090(uintptr_t arg1);
-extern swig_type_159 _wrap_weft_symbol_num_outputs_capi_f8d8fda0697c4090(uintptr_t arg1, swig_type_160 arg2);
-extern swig_type_161 _wrap_weft_symbol_get_output_capi_f8d8fda0697c4090(uintptr_t arg1, swig_type_162 arg2, swig_type_163 arg3);
-extern swig_type_164 _wrap_weft_symbol_get_internals_capi_f8d8fda0697c4090(uintptr_t arg1, swig_type_165 arg2);
-extern swig_type_166 _wrap_weft_symbol_get_children_capi_f8d8fda0697c4090(uintptr_t arg1, swig_type_167 arg2);
-extern swig_type_168 _wrap_weft_symbol_list_arguments_capi_f8d8fda0697c4090(uintptr_t arg1, swig_type_169 arg2);
-extern swig_type_170 _wrap_weft_symbol_list_outputs_capi_f8d8fda0697c4090(uintptr_t arg1, swig_type_171 arg2);
-extern swig_type_172 _wrap_weft_symbol_list_auxiliary_states_capi_f8d8fda0697c4090(uintptr_t arg1, swig_type_173 arg2);
-extern swig_type_174 _wrap_weft_symbol_list_inputs_capi_f8d8fda0697c4090(uintptr_t arg1, swig_type_175 arg2);
-extern swig_type_176 _wrap_weft_symbol_get_name_capi_f8d8fda0697c4090(uintptr_t arg1, swig_type_177 arg2);
-extern swig_type_178 _wrap_weft_symbol_get_attr_capi_f8d8fda0697c4090(uintptr_t arg1, swig_type_179 arg2, swig_type_180 arg3);
-extern swig_type_181 _wrap_weft_symbol_set_attr_capi_f8d8fda0697c4090(uintptr_t arg1, swig_type_182 arg2, swig_type_183 arg3);
-extern swig_type_184 _wrap_weft_symbol_list_attr_capi_f8d8fda0697c4090(uintptr_t arg1, swig_intgo arg2, swig_type_185 arg3, swig_type_186 arg4);
-extern swig_type_187 _wrap_weft_symbol_summary_capi_f8d8fda0697c4090(uintptr_t arg1, swig_type_188 arg2, swig_type_189 arg3, swig_type_190 arg4, swig_type_191 arg5, swig_type_192 arg6);
-extern swig_type_193 _wrap_weft_symbol_to_dot_capi_f8d8fda0697c4090(uintptr_t arg1, swig_type_194 arg2, swig_type_195 arg3, swig_type_196 arg4, swig_type_197 arg5, swig_type_198 arg6, swig_type_199 arg7, swig_type_200 arg8, swig_type_201 arg9);
-extern swig_type_202 _wrap_weft_symbol_to_json_capi_f8d8fda0697c4090(uintptr_t arg1, swig_type_203 arg2);
-extern swig_type_204 _wrap_weft_symbol_save_file_capi_f8d8fda0697c4090(uintptr_t arg1, swig_type_205 arg2);
-extern swig_type_206 _wrap_weft_symbol_from_json_capi_f8d8fda0697c4090(swig_type_207 arg1, swig_type_208 arg2);
-extern swig_type_209 _wrap_weft_symbol_from_json_file_capi_f8d8fda0697c4090(swig_type_210 arg1, swig_type_211 arg2);
-extern swig_type_212 _wrap_weft_symbol_json_info_capi_f8d8fda0697c4090(uintptr_t arg1, swig_type_213 arg2, swig_type_214 arg3, swig_type_215 arg4, swig_type_216 arg5);
-extern swig_type_217 _wrap_weft_symbol_infer_shape_partial_capi_f8d8fda0697c4090(uintptr_t arg1, swig_type_218 arg2, swig_type_219 arg3, swig_type_220 arg4, swig_type_221 arg5, swig_type_222 arg6);
-extern swig_type_223 _wrap_weft_symbol_infer_shape_capi_f8d8fda0697c4090(uintptr_t arg1, swig_type_224 arg2, swig_type_225 arg3, swig_type_226 arg4, swig_type_227 arg5, swig_type_228 arg6);
-extern swig_type_229 _wrap_weft_shape_result_complete_capi_f8d8fda0697c4090(uintptr_t arg1, swig_type_230 arg2);
-extern swig_type_231 _wrap_weft_shape_result_count_capi_f8d8fda0697c4090(uintptr_t arg1, swig_intgo arg2, swig_type_232 arg3);
-extern swig_type_233 _wrap_weft_shape_result_name_capi_f8d8fda0697c4090(uintptr_t arg1, swig_intgo arg2, swig_type_234 arg3, swig_type_235 arg4);
-extern swig_type_236 _wrap_weft_shape_result_ndim_capi_f8d8fda0697c4090(uintptr_t arg1, swig_intgo arg2, swig_type_237 arg3, swig_type_238 arg4);
-extern swig_type_239 _wrap_weft_shape_result_dims_capi_f8d8fda0697c4090(uintptr_t arg1, swig_intgo arg2, swig_type_240 arg3, swig_type_241 arg4, swig_type_242 arg5);
-extern swig_type_243 _wrap_weft_shape_result_num_unknown_capi_f8d8fda0697c4090(uintptr_t arg1, swig_type_244 arg2);
-extern swig_type_245 _wrap_weft_shape_result_unknown_name_capi_f8d8fda0697c4090(uintptr_t arg1, swig_type_246 arg2, swig_type_247 arg3);
-extern swig_type_248 _wrap_weft_shape_result_free_capi_f8d8fda0697c4090(uintptr_t arg1);
-extern swig_type_249 _wrap_weft_symbol_infer_type_partial_capi_f8d8fda0697c4090(uintptr_t arg1, swig_type_250 arg2, swig_type_251 arg3, swig_type_252 arg4, swig_type_253 arg5);
-extern swig_type_254 _wrap_weft_symbol_infer_type_capi_f8d8fda0697c4090(uintptr_t arg1, swig_type_255 arg2, swig_type_256 arg3, swig_type_257 arg4, swig_type_258 arg5);
-extern swig_type_259 _wrap_weft_type_result_complete_capi_f8d8fda0697c4090(uintptr_t arg1, swig_type_260 arg2);
-extern swig_type_261 _wrap_weft_type_result_count_capi_f8d8fda0697c4090(uintptr_t arg1, swig_intgo arg2, swig_type_262 arg3);
-extern swig_type_263 _wrap_weft_type_result_name_capi_f8d8fda0697c4090(uintptr_t arg1, swig_intgo arg2, swig_type_264 arg3, swig_type_265 arg4);
-extern swig_type_266 _wrap_weft_type_result_dtype_capi_f8d8fda0697c4090(uintptr_t arg1, swig_intgo arg2, swig_type_267 arg3, swig_type_268 arg4);
-extern swig_type_269 _wrap_weft_type_result_num_unknown_capi_f8d8fda0697c4090(uintptr_t arg1, swig_type_270 arg2);
-extern swig_type_271 _wrap_weft_type_result_unknown_name_capi_f8d8fda0697c4090(uintptr_t arg1, swig_type_272 arg2, swig_type_273 arg3);
-extern swig_type_274 _wrap_weft_type_result_free_capi_f8d8fda0697c4090(uintptr_t arg1);
-extern swig_type_275 _wrap_weft_symbol_place_device_capi_f8d8fda0697c4090(uintptr_t arg1, swig_intgo arg2, swig_intgo arg3, swig_intgo arg4, swig_type_276 arg5, swig_type_277 arg6, swig_type_278 arg7, swig_type_279 arg8, swig_type_280 arg9, swig_type_281 arg10, swig_type_282 arg11, swig_type_283 arg12, swig_type_284 arg13, swig_type_285 arg14, swig_type_286 arg15, swig_type_287 arg16);
-extern swig_type_288 _wrap_weft_symbol_place_device_graph_capi_f8d8fda0697c4090(uintptr_t arg1, swig_intgo arg2, swig_intgo arg3, swig_intgo arg4, swig_type_289 arg5, swig_type_290 arg6, swig_type_291 arg7, swig_type_292 arg8, swig_type_293 arg9, swig_type_294 arg10, swig_type_295 arg11, swig_type_296 arg12, swig_type_297 arg13, swig_type_298 arg14);
-extern swig_type_299 _wrap_weft_executor_simple_bind_capi_f8d8fda0697c4090(uintptr_t arg1, swig_intgo arg2, swig_intgo arg3, swig_type_300 arg4, swig_type_301 arg5, swig_type_302 arg6, swig_type_303 arg7, swig_type_304 arg8, swig_type_305 arg9, swig_type_306 arg10, swig_type_307 arg11, swig_type_308 arg12);
-extern swig_type_309 _wrap_weft_executor_bind_capi_f8d8fda0697c4090(uintptr_t arg1, swig_intgo arg2, swig_intgo arg3, swig_type_310 arg4, swig_type_311 arg5, swig_type_312 arg6, swig_type_313 arg7, swig_type_314 arg8, swig_type_315 arg9, swig_type_316 arg10);
-extern swig_type_317 _wrap_weft_executor_simple_bind_group2ctx_capi_f8d8fda0697c4090(uintptr_t arg1, swig_intgo arg2, swig_intgo arg3, swig_type_318 arg4, swig_type_319 arg5, swig_type_320 arg6, swig_type_321 arg7, swig_type_322 arg8, swig_type_323 arg9, swig_type_324 arg10, swig_type_325 arg11, swig_type_326 arg12, swig_type_327 arg13, swig_type_328 arg14, swig_type_329 arg15, swig_type_330 arg16);
-extern swig_type_331 _wrap_weft_executor_bind_group2ctx_capi_f8d8fda0697c4090(uintptr_t arg1, swig_intgo arg2, swig_intgo arg3, swig_type_332 arg4, swig_type_333 arg5, swig_type_334 arg6, swig_type_335 arg7, swig_type_336 arg8, swig_type_337 arg9, swig_type_338 arg10, swig_type_339 arg11, swig_type_340 arg12, swig_type_341 arg13, swig_type_342 arg14);
-extern swig_type_343 _wrap_weft_executor_forward_capi_f8d8fda0697c4090(uintptr_t arg1, swig_intgo arg2);
-extern swig_type_344 _wrap_weft_executor_backward_capi_f8d8fda0697c4090(uintptr_t arg1, swig_type_345 arg2, swig_type_346 arg3);
-extern swig_type_347 _wrap_weft_executor_outputs_capi_f8d8fda0697c4090(uintptr_t arg1, swig_type_348 arg2);
-extern swig_type_349 _wrap_weft_executor_arg_arrays_capi_f8d8fda0697c4090(uintptr_t arg1, swig_type_350 arg2);
-extern swig_type_351 _wrap_weft_executor_grad_arrays_capi_f8d8fda0697c4090(uintptr_t arg1, swig_type_352 arg2);
-extern swig_type_353 _wrap_weft_executor_aux_arrays_capi_f8d8fda0697c4090(uintptr_t arg1, swig_type_354 arg2);
-extern swig_type_355 _wrap_weft_executor_reshape_capi_f8d8fda0697c4090(uintptr_t arg1, swig_type_356 arg2, swig_type_357 arg3, swig_type_358 arg4, swig_type_359 arg5, swig_intgo arg6, swig_intgo arg7, swig_type_360 arg8);
-extern swig_type_361 _wrap_weft_executor_print_capi_f8d8fda0697c4090(uintptr_t arg1, swig_type_362 arg2);
-extern swig_type_363 _wrap_weft_executor_memory_capi_f8d8fda0697c4090(uintptr_t arg1, swig_type_364 arg2);
-extern swig_type_365 _wrap_weft_executor_placement_capi_f8d8fda0697c4090(uintptr_t arg1, swig_type_366 arg2, swig_type_367 arg3, swig_type_368 arg4);
-extern swig_type_369 _wrap_weft_executor_float32_nodes_capi_f8d8fda0697c4090(uintptr_t arg1, swig_type_370 arg2);
-extern swig_type_371 _wrap_weft_executor_set_monitor_callback_capi_f8d8fda0697c4090(uintptr_t arg1, swig_type_372 arg2, swig_voidp arg3, swig_intgo arg4);
-extern swig_type_373 _wrap_weft_ndarray_monitor_stat_capi_f8d8fda0697c4090(uintptr_t arg1, swig_type_374 arg2);
-extern swig_type_375 _wrap_weft_executor_free_capi_f8d8fda0697c4090(uintptr_t arg1);
-extern swig_type_376 _wrap_weft_executor_options_create_capi_f8d8fda0697c4090(swig_type_377 arg1);
-extern swig_type_378 _wrap_weft_executor_options_free_capi_f8d8fda0697c4090(uintptr_t arg1);
-extern swig_type_379 _wrap_weft_executor_options_set_match_range_capi_f8d8fda0697c4090(uintptr_t arg1, swig_intgo arg2);
-extern swig_type_380 _wrap_weft_executor_options_set_num_groups_capi_f8d8fda0697c4090(uintptr_t arg1, swig_intgo arg2);
-extern swig_type_381 _wrap_weft_executor_options_set_bulk_max_nodes_capi_f8d8fda0697c4090(uintptr_t arg1, swig_intgo arg2);
-extern swig_type_382 _wrap_weft_executor_options_set_optimize_inference_capi_f8d8fda0697c4090(uintptr_t arg1, swig_intgo arg2);
-extern swig_type_383 _wrap_weft_executor_options_set_allow_fallback_capi_f8d8fda0697c4090(uintptr_t arg1, swig_intgo arg2);
-extern swig_type_384 _wrap_weft_executor_options_add_group_capi_f8d8fda0697c4090(uintptr_t arg1, swig_type_385 arg2, swig_intgo arg3, swig_intgo arg4);
-extern swig_type_386 _wrap_weft_executor_options_set_grad_req_capi_f8d8fda0697c4090(uintptr_t arg1, swig_type_387 arg2, swig_intgo arg3);
-extern swig_type_388 _wrap_weft_executor_simple_bind_with_options_capi_f8d8fda0697c4090(uintptr_t arg1, swig_intgo arg2, swig_intgo arg3, swig_type_389 arg4, swig_type_390 arg5, swig_type_391 arg6, swig_type_392 arg7, swig_type_393 arg8, swig_type_394 arg9, swig_type_395 arg10, uintptr_t arg11, swig_type_396 arg12);
-extern swig_type_397 _wrap_weft_executor_bind_with_options_capi_f8d8fda0697c4090(uintptr_t arg1, swig_intgo arg2, swig_intgo arg3, swig_type_398 arg4, swig_type_399 arg5, swig_type_400 arg6, swig_type_401 arg7, swig_type_402 arg8, swig_type_403 arg9, uintptr_t arg10, swig_type_404 arg11);
-extern swig_type_405 _wrap_weft_engine_configure_capi_f8d8fda0697c4090(swig_intgo arg1, swig_intgo arg2);
-extern swig_type_406 _wrap_weft_engine_info_capi_f8d8fda0697c4090(swig_type_407 arg1, swig_type_408 arg2);
-extern swig_type_409 _wrap_weft_engine_var_create_capi_f8d8fda0697c4090(uintptr_t arg1);
-extern swig_type_410 _wrap_weft_engine_var_free_capi_f8d8fda0697c4090(uintptr_t arg1);
-extern swig_type_411 _wrap_weft_engine_var_version_capi_f8d8fda0697c4090(uintptr_t arg1, swig_type_412 arg2);
-extern swig_type_413 _wrap_weft_engine_push_sync_capi_f8d8fda0697c4090(swig_type_414 arg1, swig_voidp arg2, swig_type_415 arg3, uintptr_t arg4, swig_type_416 arg5, uintptr_t arg6, swig_type_417 arg7, swig_type_418 arg8);
-extern swig_type_419 _wrap_weft_engine_push_async_capi_f8d8fda0697c4090(swig_type_420 arg1, swig_voidp arg2, swig_type_421 arg3, uintptr_t arg4, swig_type_422 arg5, uintptr_t arg6, swig_type_423 arg7, swig_type_424 arg8);
-extern swig_type_425 _wrap_weft_engine_complete_capi_f8d8fda0697c4090(uintptr_t arg1, swig_type_426 arg2);
-extern swig_type_427 _wrap_weft_engine_var_wait_capi_f8d8fda0697c4090(uintptr_t arg1);
-extern swig_type_428 _wrap_weft_idx_load_capi_f8d8fda0697c4090(swig_type_429 arg1, swig_type_430 arg2);
-extern swig_type_431 _wrap_weft_mnist_load_capi_f8d8fda0697c4090(swig_type_432 arg1, swig_type_433 arg2, swig_type_434 arg3, swig_type_435 arg4);
-extern swig_type_436 _wrap_weft_data_iter_create_ndarray_capi_f8d8fda0697c4090(swig_type_437 arg1, swig_type_438 arg2, swig_type_439 arg3, swig_type_440 arg4, swig_type_441 arg5, swig_type_442 arg6, swig_intgo arg7, swig_intgo arg8, swig_type_443 arg9, swig_type_444 arg10, swig_type_445 arg11);
-extern swig_type_446 _wrap_weft_data_iter_create_capi_f8d8fda0697c4090(swig_type_447 arg1, swig_type_448 arg2, swig_type_449 arg3, swig_type_450 arg4, swig_type_451 arg5);
-extern swig_type_452 _wrap_weft_data_iter_list_capi_f8d8fda0697c4090(swig_type_453 arg1);
-extern swig_type_454 _wrap_weft_data_iter_info_capi_f8d8fda0697c4090(swig_type_455 arg1, swig_type_456 arg2, swig_type_457 arg3);
-extern swig_type_458 _wrap_weft_data_iter_param_capi_f8d8fda0697c4090(swig_type_459 arg1, swig_type_460 arg2, swig_type_461 arg3, swig_type_462 arg4, swig_type_463 arg5, swig_type_464 arg6);
-extern swig_type_465 _wrap_weft_data_iter_next_capi_f8d8fda0697c4090(uintptr_t arg1, swig_type_466 arg2);
-extern swig_type_467 _wrap_weft_data_iter_reset_capi_f8d8fda0697c4090(uintptr_t arg1);
-extern swig_type_468 _wrap_weft_data_iter_data_capi_f8d8fda0697c4090(uintptr_t arg1, swig_type_469 arg2);
-extern swig_type_470 _wrap_weft_data_iter_label_capi_f8d8fda0697c4090(uintptr_t arg1, swig_type_471 arg2);
-extern swig_type_472 _wrap_weft_data_iter_pad_capi_f8d8fda0697c4090(uintptr_t arg1, swig_type_473 arg2);
-extern swig_type_474 _wrap_weft_data_iter_index_capi_f8d8fda0697c4090(uintptr_t arg1, swig_type_475 arg2, swig_type_476 arg3, swig_type_477 arg4);
-extern swig_type_478 _wrap_weft_data_iter_batch_size_capi_f8d8fda0697c4090(uintptr_t arg1, swig_type_479 arg2);
-extern swig_type_480 _wrap_weft_data_iter_free_capi_f8d8fda0697c4090(uintptr_t arg1);
-extern swig_type_481 _wrap_weft_metric_create_capi_f8d8fda0697c4090(swig_type_482 arg1, swig_type_483 arg2, swig_type_484 arg3, swig_type_485 arg4, swig_type_486 arg5);
-extern swig_type_487 _wrap_weft_metric_composite_add_capi_f8d8fda0697c4090(uintptr_t arg1, swig_type_488 arg2, swig_type_489 arg3, swig_type_490 arg4, swig_type_491 arg5);
-extern swig_type_492 _wrap_weft_metric_update_capi_f8d8fda0697c4090(uintptr_t arg1, swig_type_493 arg2, swig_type_494 arg3, swig_type_495 arg4, swig_type_496 arg5);
-extern swig_type_497 _wrap_weft_metric_num_values_capi_f8d8fda0697c4090(uintptr_t arg1, swig_type_498 arg2);
-extern swig_type_499 _wrap_weft_metric_get_capi_f8d8fda0697c4090(uintptr_t arg1, swig_type_500 arg2, swig_type_501 arg3, swig_type_502 arg4, swig_type_503 arg5);
-extern swig_type_504 _wrap_weft_metric_reset_capi_f8d8fda0697c4090(uintptr_t arg1);
-extern swig_type_505 _wrap_weft_metric_free_capi_f8d8fda0697c4090(uintptr_t arg1);
-extern swig_type_506 _wrap_weft_checkpoint_save_capi_f8d8fda0697c4090(swig_type_507 arg1, swig_intgo arg2, uintptr_t arg3, swig_type_508 arg4, swig_type_509 arg5, swig_type_510 arg6, swig_type_511 arg7, swig_type_512 arg8, swig_type_513 arg9);
-extern swig_type_514 _wrap_weft_checkpoint_load_capi_f8d8fda0697c4090(swig_type_515 arg1, swig_intgo arg2, swig_type_516 arg3, swig_type_517 arg4, swig_type_518 arg5);
-extern swig_type_519 _wrap_weft_initializer_create_capi_f8d8fda0697c4090(swig_type_520 arg1, swig_type_521 arg2, swig_type_522 arg3, swig_type_523 arg4, swig_type_524 arg5, swig_type_525 arg6);
-extern swig_type_526 _wrap_weft_initializer_init_capi_f8d8fda0697c4090(uintptr_t arg1, swig_type_527 arg2, uintptr_t arg3);
-extern swig_type_528 _wrap_weft_initializer_free_capi_f8d8fda0697c4090(uintptr_t arg1);
-extern swig_type_529 _wrap_weft_optimizer_create_capi_f8d8fda0697c4090(swig_type_530 arg1, swig_type_531 arg2, swig_type_532 arg3, swig_type_533 arg4, swig_type_534 arg5);
-extern swig_type_535 _wrap_weft_optimizer_set_lr_scheduler_capi_f8d8fda0697c4090(uintptr_t arg1, swig_type_536 arg2, swig_type_537 arg3, swig_type_538 arg4, float arg5, float arg6);
-extern swig_type_539 _wrap_weft_optimizer_set_lr_scheduler_ex_capi_f8d8fda0697c4090(uintptr_t arg1, swig_type_540 arg2, swig_type_541 arg3, swig_type_542 arg4, swig_type_543 arg5);
-extern swig_type_544 _wrap_weft_optimizer_set_multipliers_capi_f8d8fda0697c4090(uintptr_t arg1, uintptr_t arg2);
-extern swig_type_545 _wrap_weft_optimizer_set_rescale_grad_capi_f8d8fda0697c4090(uintptr_t arg1, float arg2);
-extern swig_type_546 _wrap_weft_optimizer_update_capi_f8d8fda0697c4090(uintptr_t arg1, swig_intgo arg2, swig_type_547 arg3, uintptr_t arg4, uintptr_t arg5);
-extern swig_type_548 _wrap_weft_optimizer_num_update_capi_f8d8fda0697c4090(uintptr_t arg1, swig_type_549 arg2);
-extern swig_type_550 _wrap_weft_optimizer_learning_rate_capi_f8d8fda0697c4090(uintptr_t arg1, swig_type_551 arg2, swig_type_552 arg3);
-extern swig_type_553 _wrap_weft_optimizer_free_capi_f8d8fda0697c4090(uintptr_t arg1);
-extern swig_type_554 _wrap_weft_optimizer_save_states_capi_f8d8fda0697c4090(uintptr_t arg1, swig_type_555 arg2);
-extern swig_type_556 _wrap_weft_optimizer_load_states_capi_f8d8fda0697c4090(uintptr_t arg1, swig_type_557 arg2);
-extern swig_type_558 _wrap_weft_module_create_capi_f8d8fda0697c4090(uintptr_t arg1, swig_type_559 arg2, swig_type_560 arg3, swig_type_561 arg4, swig_type_562 arg5, swig_intgo arg6, swig_intgo arg7, swig_type_563 arg8);
-extern swig_type_564 _wrap_weft_module_set_fixed_params_capi_f8d8fda0697c4090(uintptr_t arg1, swig_type_565 arg2, swig_type_566 arg3);
-extern swig_type_567 _wrap_weft_module_bind_capi_f8d8fda0697c4090(uintptr_t arg1, uintptr_t arg2, swig_intgo arg3);
-extern swig_type_568 _wrap_weft_module_init_params_capi_f8d8fda0697c4090(uintptr_t arg1, uintptr_t arg2, uintptr_t arg3, uintptr_t arg4, swig_intgo arg5);
-extern swig_type_569 _wrap_weft_module_init_optimizer_capi_f8d8fda0697c4090(uintptr_t arg1, uintptr_t arg2);
-extern swig_type_570 _wrap_weft_module_forward_capi_f8d8fda0697c4090(uintptr_t arg1, uintptr_t arg2, swig_intgo arg3);
-extern swig_type_571 _wrap_weft_module_backward_capi_f8d8fda0697c4090(uintptr_t arg1);
-extern swig_type_572 _wrap_weft_module_update_capi_f8d8fda0697c4090(uintptr_t arg1);
-extern swig_type_573 _wrap_weft_module_update_metric_capi_f8d8fda0697c4090(uintptr_t arg1, uintptr_t arg2, uintptr_t arg3);
-extern swig_type_574 _wrap_weft_module_outputs_capi_f8d8fda0697c4090(uintptr_t arg1, swig_type_575 arg2);
-extern swig_type_576 _wrap_weft_module_params_capi_f8d8fda0697c4090(uintptr_t arg1, swig_type_577 arg2, swig_type_578 arg3);
-extern swig_type_579 _wrap_weft_module_fit_capi_f8d8fda0697c4090(uintptr_t arg1, uintptr_t arg2, uintptr_t arg3, uintptr_t arg4, swig_intgo arg5, swig_intgo arg6, swig_intgo arg7, swig_type_580 arg8, swig_type_581 arg9);
-extern swig_type_582 _wrap_weft_fit_session_create_capi_f8d8fda0697c4090(uintptr_t arg1, uintptr_t arg2, uintptr_t arg3, uintptr_t arg4, swig_intgo arg5, swig_intgo arg6, swig_intgo arg7, swig_type_583 arg8, swig_type_584 arg9);
-extern swig_type_585 _wrap_weft_fit_session_next_capi_f8d8fda0697c4090(uintptr_t arg1, swig_type_586 arg2);
-extern swig_type_587 _wrap_weft_fit_session_stop_capi_f8d8fda0697c4090(uintptr_t arg1);
-extern swig_type_588 _wrap_weft_fit_session_batch_capi_f8d8fda0697c4090(uintptr_t arg1, swig_type_589 arg2, swig_type_590 arg3, swig_type_591 arg4, swig_type_592 arg5, swig_type_593 arg6);
-extern swig_type_594 _wrap_weft_fit_session_epoch_capi_f8d8fda0697c4090(uintptr_t arg1, swig_type_595 arg2, swig_type_596 arg3, swig_type_597 arg4, swig_type_598 arg5, swig_type_599 arg6, swig_type_600 arg7);
-extern swig_type_601 _wrap_weft_fit_session_epoch_metric_capi_f8d8fda0697c4090(uintptr_t arg1, swig_intgo arg2, swig_type_602 arg3, swig_type_603 arg4, swig_type_604 arg5, swig_type_605 arg6);
-extern swig_type_606 _wrap_weft_fit_session_free_capi_f8d8fda0697c4090(uintptr_t arg1);
-extern swig_type_607 _wrap_weft_module_score_capi_f8d8fda0697c4090(uintptr_t arg1, uintptr_t arg2, uintptr_t arg3);
-extern swig_type_608 _wrap_weft_module_save_checkpoint_capi_f8d8fda0697c4090(uintptr_t arg1, swig_type_609 arg2, swig_intgo arg3);
-extern swig_type_610 _wrap_weft_module_free_capi_f8d8fda0697c4090(uintptr_t arg1);
-extern swig_type_611 _wrap_weft_predictor_create_capi_f8d8fda0697c4090(swig_type_612 arg1, swig_voidp arg2, swig_type_613 arg3, swig_type_614 arg4, swig_type_615 arg5, swig_type_616 arg6, swig_type_617 arg7, swig_intgo arg8, swig_intgo arg9, swig_type_618 arg10, swig_type_619 arg11, swig_type_620 arg12, swig_type_621 arg13, swig_type_622 arg14, swig_type_623 arg15);
-extern swig_type_624 _wrap_weft_predictor_create_from_files_capi_f8d8fda0697c4090(swig_type_625 arg1, swig_type_626 arg2, swig_type_627 arg3, swig_type_628 arg4, swig_type_629 arg5, swig_type_630 arg6, swig_intgo arg7, swig_intgo arg8, swig_type_631 arg9, swig_type_632 arg10, swig_type_633 arg11, swig_type_634 arg12, swig_type_635 arg13, swig_type_636 arg14);
-extern swig_type_637 _wrap_weft_predictor_set_monitor_callback_capi_f8d8fda0697c4090(uintptr_t arg1, swig_type_638 arg2, swig_voidp arg3, swig_intgo arg4);
-extern swig_type_639 _wrap_weft_predictor_list_inputs_capi_f8d8fda0697c4090(uintptr_t arg1, swig_type_640 arg2);
-extern swig_type_641 _wrap_weft_predictor_list_outputs_capi_f8d8fda0697c4090(uintptr_t arg1, swig_type_642 arg2);
-extern swig_type_643 _wrap_weft_predictor_output_shape_capi_f8d8fda0697c4090(uintptr_t arg1, swig_type_644 arg2, swig_type_645 arg3, swig_type_646 arg4, swig_type_647 arg5, swig_type_648 arg6, swig_type_649 arg7, swig_type_650 arg8);
-extern swig_type_651 _wrap_weft_predictor_predict_packed_capi_f8d8fda0697c4090(uintptr_t arg1, swig_type_652 arg2, swig_voidp arg3, swig_type_653 arg4, swig_type_654 arg5, swig_type_655 arg6, swig_type_656 arg7, swig_voidp arg8, swig_type_657 arg9);
-extern swig_type_658 _wrap_weft_predictor_predict_float_capi_f8d8fda0697c4090(uintptr_t arg1, swig_type_659 arg2, swig_type_660 arg3, swig_type_661 arg4, swig_type_662 arg5, swig_type_663 arg6, swig_type_664 arg7);
-extern swig_type_665 _wrap_weft_predictor_stats_capi_f8d8fda0697c4090(uintptr_t arg1, swig_type_666 arg2);
-extern swig_type_667 _wrap_weft_predictor_free_capi_f8d8fda0697c4090(uintptr_t arg1);
-extern swig_type_668 _wrap_weft_kvstore_create_capi_f8d8fda0697c4090(swig_type_669 arg1, swig_type_670 arg2);
-extern swig_type_671 _wrap_weft_kvstore_type_capi_f8d8fda0697c4090(uintptr_t arg1, swig_type_672 arg2);
-extern swig_type_673 _wrap_weft_kvstore_rank_capi_f8d8fda0697c4090(uintptr_t arg1, swig_type_674 arg2, swig_type_675 arg3);
-extern swig_type_676 _wrap_weft_kvstore_init_capi_f8d8fda0697c4090(uintptr_t arg1, swig_type_677 arg2, swig_type_678 arg3, swig_type_679 arg4);
-extern swig_type_680 _wrap_weft_kvstore_push_capi_f8d8fda0697c4090(uintptr_t arg1, swig_type_681 arg2, swig_type_682 arg3, swig_type_683 arg4, swig_intgo arg5);
-extern swig_type_684 _wrap_weft_kvstore_pull_capi_f8d8fda0697c4090(uintptr_t arg1, swig_type_685 arg2, swig_type_686 arg3, swig_type_687 arg4, swig_intgo arg5);
-extern swig_type_688 _wrap_weft_kvstore_pushpull_capi_f8d8fda0697c4090(uintptr_t arg1, swig_type_689 arg2, swig_type_690 arg3, swig_type_691 arg4, swig_type_692 arg5, swig_intgo arg6);
-extern swig_type_693 _wrap_weft_kvstore_set_optimizer_capi_f8d8fda0697c4090(uintptr_t arg1, uintptr_t arg2);
-extern swig_type_694 _wrap_weft_kvstore_set_updater_queue_capi_f8d8fda0697c4090(uintptr_t arg1, swig_intgo arg2);
-extern swig_type_695 _wrap_weft_kvstore_next_update_capi_f8d8fda0697c4090(uintptr_t arg1, swig_type_696 arg2, swig_type_697 arg3, swig_type_698 arg4, swig_type_699 arg5);
-extern swig_type_700 _wrap_weft_kvstore_barrier_capi_f8d8fda0697c4090(uintptr_t arg1);
-extern swig_type_701 _wrap_weft_kvstore_free_capi_f8d8fda0697c4090(uintptr_t arg1);
-extern swig_type_702 _wrap_weft_module_init_optimizer_kvstore_capi_f8d8fda0697c4090(uintptr_t arg1, uintptr_t arg2, uintptr_t arg3);
-extern swig_type_703 _wrap_weft_data_iter_select_part_capi_f8d8fda0697c4090(uintptr_t arg1, swig_intgo arg2, swig_intgo arg3);
-extern swig_type_704 _wrap_weft_kvstore_finalize_capi_f8d8fda0697c4090(void);
-extern swig_type_705 _wrap_weft_autograd_set_is_recording_capi_f8d8fda0697c4090(swig_intgo arg1, swig_type_706 arg2);
-extern swig_type_707 _wrap_weft_autograd_set_is_training_capi_f8d8fda0697c4090(swig_intgo arg1, swig_type_708 arg2);
-extern swig_type_709 _wrap_weft_autograd_is_recording_capi_f8d8fda0697c4090(swig_type_710 arg1);
-extern swig_type_711 _wrap_weft_autograd_is_training_capi_f8d8fda0697c4090(swig_type_712 arg1);
-extern swig_type_713 _wrap_weft_autograd_mark_variables_capi_f8d8fda0697c4090(swig_type_714 arg1, swig_type_715 arg2, swig_type_716 arg3, swig_type_717 arg4);
-extern swig_type_718 _wrap_weft_autograd_backward_capi_f8d8fda0697c4090(swig_type_719 arg1, swig_type_720 arg2, swig_type_721 arg3, swig_intgo arg4, swig_intgo arg5);
-extern swig_type_722 _wrap_weft_autograd_grad_capi_f8d8fda0697c4090(swig_type_723 arg1, swig_type_724 arg2, swig_type_725 arg3, swig_type_726 arg4, swig_type_727 arg5, swig_intgo arg6, swig_intgo arg7, swig_type_728 arg8);
-extern swig_type_729 _wrap_weft_autograd_grad_ex_capi_f8d8fda0697c4090(swig_type_730 arg1, swig_type_731 arg2, swig_type_732 arg3, swig_type_733 arg4, swig_type_734 arg5, swig_intgo arg6, swig_intgo arg7, swig_intgo arg8, swig_type_735 arg9);
-extern swig_type_736 _wrap_weft_ndarray_get_grad_capi_f8d8fda0697c4090(uintptr_t arg1, swig_type_737 arg2);
-extern swig_type_738 _wrap_weft_ndarray_detach_capi_f8d8fda0697c4090(uintptr_t arg1, swig_type_739 arg2);
-extern swig_type_740 _wrap_weft_autograd_get_symbol_capi_f8d8fda0697c4090(uintptr_t arg1, swig_type_741 arg2);
-extern swig_type_742 _wrap_weft_cached_op_create_capi_f8d8fda0697c4090(uintptr_t arg1, swig_type_743 arg2, swig_type_744 arg3, swig_type_745 arg4, swig_type_746 arg5);
-extern swig_type_747 _wrap_weft_cached_op_list_inputs_capi_f8d8fda0697c4090(uintptr_t arg1, swig_type_748 arg2);
-extern swig_type_749 _wrap_weft_cached_op_invoke_capi_f8d8fda0697c4090(uintptr_t arg1, swig_type_750 arg2, swig_type_751 arg3, swig_type_752 arg4, swig_type_753 arg5, swig_type_754 arg6);
-extern swig_type_755 _wrap_weft_cached_op_free_capi_f8d8fda0697c4090(uintptr_t arg1);
-extern swig_type_756 _wrap_weft_cached_op_set_monitor_callback_capi_f8d8fda0697c4090(uintptr_t arg1, swig_type_757 arg2, swig_voidp arg3, swig_intgo arg4);
-extern swig_type_758 _wrap_weft_trainer_create_capi_f8d8fda0697c4090(swig_type_759 arg1, swig_type_760 arg2, swig_type_761 arg3, uintptr_t arg4, swig_type_762 arg5);
-extern swig_type_763 _wrap_weft_trainer_step_capi_f8d8fda0697c4090(uintptr_t arg1, swig_intgo arg2);
-extern swig_type_764 _wrap_weft_trainer_free_capi_f8d8fda0697c4090(uintptr_t arg1);
-extern swig_type_765 _wrap_weft_recordio_writer_create_capi_f8d8fda0697c4090(swig_type_766 arg1, swig_type_767 arg2, swig_type_768 arg3);
-extern swig_type_769 _wrap_weft_recordio_writer_write_capi_f8d8fda0697c4090(uintptr_t arg1, swig_voidp arg2, swig_type_770 arg3);
-extern swig_type_771 _wrap_weft_recordio_writer_write_idx_capi_f8d8fda0697c4090(uintptr_t arg1, swig_type_772 arg2, swig_voidp arg3, swig_type_773 arg4);
-extern swig_type_774 _wrap_weft_recordio_writer_tell_capi_f8d8fda0697c4090(uintptr_t arg1, swig_type_775 arg2);
-extern swig_type_776 _wrap_weft_recordio_writer_close_capi_f8d8fda0697c4090(uintptr_t arg1);
-extern swig_type_777 _wrap_weft_recordio_writer_free_capi_f8d8fda0697c4090(uintptr_t arg1);
-extern swig_type_778 _wrap_weft_recordio_reader_create_capi_f8d8fda0697c4090(swig_type_779 arg1, swig_type_780 arg2, swig_type_781 arg3);
-extern swig_type_782 _wrap_weft_recordio_reader_read_capi_f8d8fda0697c4090(uintptr_t arg1, swig_type_783 arg2, swig_type_784 arg3, swig_type_785 arg4);
-extern swig_type_786 _wrap_weft_recordio_reader_read_idx_capi_f8d8fda0697c4090(uintptr_t arg1, swig_type_787 arg2, swig_type_788 arg3, swig_type_789 arg4);
-extern swig_type_790 _wrap_weft_recordio_reader_num_keys_capi_f8d8fda0697c4090(uintptr_t arg1, swig_type_791 arg2);
-extern swig_type_792 _wrap_weft_recordio_reader_keys_capi_f8d8fda0697c4090(uintptr_t arg1, swig_type_793 arg2, swig_type_794 arg3, swig_type_795 arg4);
-extern swig_type_796 _wrap_weft_recordio_reader_seek_capi_f8d8fda0697c4090(uintptr_t arg1, swig_type_797 arg2);
-extern swig_type_798 _wrap_weft_recordio_reader_tell_capi_f8d8fda0697c4090(uintptr_t arg1, swig_type_799 arg2);
-extern swig_type_800 _wrap_weft_recordio_reader_reset_capi_f8d8fda0697c4090(uintptr_t arg1);
-extern swig_type_801 _wrap_weft_recordio_reader_free_capi_f8d8fda0697c4090(uintptr_t arg1);
-extern swig_type_802 _wrap_weft_recordio_pack_header_capi_f8d8fda0697c4090(float arg1, swig_type_803 arg2, swig_type_804 arg3, swig_type_805 arg4, swig_type_806 arg5, swig_voidp arg6, swig_type_807 arg7, swig_type_808 arg8);
-extern swig_type_809 _wrap_weft_recordio_unpack_header_capi_f8d8fda0697c4090(swig_voidp arg1, swig_type_810 arg2, swig_type_811 arg3, swig_type_812 arg4, swig_type_813 arg5, swig_type_814 arg6, swig_type_815 arg7);
-extern swig_type_816 _wrap_weft_recordio_unpack_labels_capi_f8d8fda0697c4090(swig_voidp arg1, swig_type_817 arg2, swig_type_818 arg3, swig_type_819 arg4, swig_type_820 arg5);
-extern swig_type_821 _wrap_weft_image_reencode_capi_f8d8fda0697c4090(swig_voidp arg1, swig_type_822 arg2, swig_intgo arg3, swig_intgo arg4, swig_intgo arg5, swig_type_823 arg6, swig_intgo arg7, swig_type_824 arg8);
-extern swig_type_825 _wrap_weft_amp_convert_model_capi_f8d8fda0697c4090(uintptr_t arg1, swig_type_826 arg2, swig_type_827 arg3, swig_type_828 arg4, swig_type_829 arg5, swig_type_830 arg6, swig_type_831 arg7, swig_intgo arg8, swig_type_832 arg9, swig_type_833 arg10, swig_intgo arg11, swig_type_834 arg12, swig_type_835 arg13, swig_type_836 arg14);
-extern swig_type_837 _wrap_weft_quantize_model_capi_f8d8fda0697c4090(uintptr_t arg1, swig_type_838 arg2, swig_type_839 arg3, swig_type_840 arg4, swig_type_841 arg5, swig_type_842 arg6, swig_type_843 arg7, uintptr_t arg8, swig_type_844 arg9, swig_type_845 arg10, swig_type_846 arg11, swig_type_847 arg12, swig_intgo arg13, swig_type_848 arg14, swig_type_849 arg15, swig_type_850 arg16, swig_type_851 arg17, swig_type_852 arg18, swig_type_853 arg19, swig_type_854 arg20);
-extern swig_type_855 _wrap_weft_custom_op_unregister_capi_f8d8fda0697c4090(swig_type_856 arg1);
-extern swig_type_857 _wrap_weft_custom_op_list_capi_f8d8fda0697c4090(swig_type_858 arg1);
-extern swig_type_859 _wrap_weft_ndarray_get_data_capi_f8d8fda0697c4090(uintptr_t arg1, swig_voidp arg2);
-extern swig_type_860 _wrap_weft_custom_op_register_host_capi_f8d8fda0697c4090(swig_type_861 arg1, uintptr_t arg2, swig_type_862 arg3);
-extern swig_type_863 _wrap_weft_custom_op_call_ints_capi_f8d8fda0697c4090(uintptr_t arg1, swig_type_864 arg2, swig_type_865 arg3, swig_type_866 arg4);
-extern swig_type_867 _wrap_weft_custom_op_call_num_strings_capi_f8d8fda0697c4090(uintptr_t arg1, swig_type_868 arg2);
-extern swig_type_869 _wrap_weft_custom_op_call_string_capi_f8d8fda0697c4090(uintptr_t arg1, swig_type_870 arg2, swig_type_871 arg3);
-extern swig_type_872 _wrap_weft_custom_op_call_arrays_capi_f8d8fda0697c4090(uintptr_t arg1, swig_type_873 arg2, swig_type_874 arg3, swig_type_875 arg4);
-extern swig_type_876 _wrap_weft_custom_op_call_set_ints_capi_f8d8fda0697c4090(uintptr_t arg1, swig_type_877 arg2, swig_type_878 arg3);
-extern swig_type_879 _wrap_weft_custom_op_call_add_string_capi_f8d8fda0697c4090(uintptr_t arg1, swig_type_880 arg2);
-extern swig_type_881 _wrap_weft_custom_op_call_fail_capi_f8d8fda0697c4090(uintptr_t arg1, swig_type_882 arg2);
-extern swig_type_883 _wrap_weft_ndarray_get_bytes_capi_f8d8fda0697c4090(uintptr_t arg1, swig_type_884 arg2, swig_type_885 arg3);
-extern swig_type_886 _wrap_weft_profiler_set_config_capi_f8d8fda0697c4090(swig_type_887 arg1, swig_type_888 arg2, swig_type_889 arg3);
-extern swig_type_890 _wrap_weft_profiler_set_state_capi_f8d8fda0697c4090(swig_intgo arg1);
-extern swig_type_891 _wrap_weft_profiler_get_state_capi_f8d8fda0697c4090(swig_type_892 arg1);
-extern swig_type_893 _wrap_weft_profiler_pause_capi_f8d8fda0697c4090(swig_intgo arg1);
-extern swig_type_894 _wrap_weft_profiler_dump_capi_f8d8fda0697c4090(swig_intgo arg1);
-extern swig_type_895 _wrap_weft_profiler_trace_capi_f8d8fda0697c4090(swig_type_896 arg1);
-extern swig_type_897 _wrap_weft_profiler_aggregate_capi_f8d8fda0697c4090(swig_intgo arg1, swig_type_898 arg2, swig_type_899 arg3, swig_intgo arg4, swig_type_900 arg5);
-extern swig_type_901 _wrap_weft_profiler_range_push_capi_f8d8fda0697c4090(swig_type_902 arg1);
-extern swig_type_903 _wrap_weft_profiler_range_pop_capi_f8d8fda0697c4090(void);
-extern swig_type_904 _wrap_weft_profiler_set_marker_capi_f8d8fda0697c4090(swig_type_905 arg1);
-extern swig_type_906 _wrap_weft_profiler_set_counter_capi_f8d8fda0697c4090(swig_type_907 arg1, swig_type_908 arg2);
-extern swig_type_909 _wrap_weft_load_library_capi_f8d8fda0697c4090(swig_type_910 arg1);
-extern swig_type_911 _wrap_weft_loaded_ops_capi_f8d8fda0697c4090(swig_type_912 arg1);
+typedef _gostring_ swig_type_908;
+typedef _goslice_ swig_type_909;
+extern void _wrap_Swig_free_capi_e9327122f07dbc13(uintptr_t arg1);
+extern uintptr_t _wrap_Swig_malloc_capi_e9327122f07dbc13(swig_intgo arg1);
+extern swig_intgo _wrap_weft_binding_abi_version_capi_e9327122f07dbc13(void);
+extern swig_type_1 _wrap_weft_binding_library_path_capi_e9327122f07dbc13(void);
+extern swig_type_2 _wrap_weft_version_capi_e9327122f07dbc13(void);
+extern swig_intgo _wrap_weft_abi_version_capi_e9327122f07dbc13(void);
+extern swig_type_3 _wrap_weft_live_handle_count_capi_e9327122f07dbc13(void);
+extern swig_type_4 _wrap_weft_storage_stats_capi_e9327122f07dbc13(swig_intgo arg1, swig_intgo arg2, swig_type_5 arg3, swig_type_6 arg4);
+extern swig_type_7 _wrap_weft_device_count_capi_e9327122f07dbc13(swig_intgo arg1, swig_type_8 arg2);
+extern swig_type_9 _wrap_weft_device_memory_capi_e9327122f07dbc13(swig_intgo arg1, swig_intgo arg2, swig_type_10 arg3, swig_type_11 arg4);
+extern swig_type_12 _wrap_weft_random_seed_capi_e9327122f07dbc13(swig_type_13 arg1);
+extern swig_type_14 _wrap_weft_wait_all_capi_e9327122f07dbc13(void);
+extern swig_type_15 _wrap_weft_string_list_size_capi_e9327122f07dbc13(uintptr_t arg1, swig_type_16 arg2);
+extern swig_type_17 _wrap_weft_string_list_get_capi_e9327122f07dbc13(uintptr_t arg1, swig_type_18 arg2, swig_type_19 arg3);
+extern swig_type_20 _wrap_weft_string_list_free_capi_e9327122f07dbc13(uintptr_t arg1);
+extern swig_type_21 _wrap_weft_op_count_capi_e9327122f07dbc13(swig_type_22 arg1);
+extern swig_type_23 _wrap_weft_op_name_capi_e9327122f07dbc13(swig_type_24 arg1, swig_type_25 arg2);
+extern swig_type_26 _wrap_weft_op_info_capi_e9327122f07dbc13(swig_type_27 arg1, swig_type_28 arg2, swig_type_29 arg3);
+extern swig_type_30 _wrap_weft_op_param_capi_e9327122f07dbc13(swig_type_31 arg1, swig_type_32 arg2, swig_type_33 arg3, swig_type_34 arg4, swig_type_35 arg5, swig_type_36 arg6);
+extern swig_type_37 _wrap_weft_op_aliases_capi_e9327122f07dbc13(swig_type_38 arg1, swig_type_39 arg2);
+extern swig_type_40 _wrap_weft_op_invoke_capi_e9327122f07dbc13(swig_type_41 arg1, swig_type_42 arg2, swig_type_43 arg3, swig_type_44 arg4, swig_type_45 arg5, swig_type_46 arg6, swig_type_47 arg7, swig_type_48 arg8, swig_type_49 arg9);
+extern swig_type_50 _wrap_weft_op_invoke_into_capi_e9327122f07dbc13(swig_type_51 arg1, swig_type_52 arg2, swig_type_53 arg3, swig_type_54 arg4, swig_type_55 arg5, swig_type_56 arg6, swig_type_57 arg7, swig_type_58 arg8, swig_type_59 arg9);
+extern swig_type_60 _wrap_weft_ndarray_create_capi_e9327122f07dbc13(swig_type_61 arg1, swig_intgo arg2, swig_intgo arg3, swig_intgo arg4, swig_intgo arg5, swig_type_62 arg6);
+extern swig_type_63 _wrap_weft_ndarray_free_capi_e9327122f07dbc13(uintptr_t arg1);
+extern swig_type_64 _wrap_weft_ndarray_ndim_capi_e9327122f07dbc13(uintptr_t arg1, swig_type_65 arg2);
+extern swig_type_66 _wrap_weft_ndarray_shape_capi_e9327122f07dbc13(uintptr_t arg1, swig_type_67 arg2, swig_type_68 arg3);
+extern swig_type_69 _wrap_weft_ndarray_size_capi_e9327122f07dbc13(uintptr_t arg1, swig_type_70 arg2);
+extern swig_type_71 _wrap_weft_ndarray_dtype_capi_e9327122f07dbc13(uintptr_t arg1, swig_type_72 arg2);
+extern swig_type_73 _wrap_weft_ndarray_context_capi_e9327122f07dbc13(uintptr_t arg1, swig_type_74 arg2, swig_type_75 arg3);
+extern swig_type_76 _wrap_weft_ndarray_copy_from_capi_e9327122f07dbc13(uintptr_t arg1, swig_voidp arg2, swig_type_77 arg3);
+extern swig_type_78 _wrap_weft_ndarray_copy_to_capi_e9327122f07dbc13(uintptr_t arg1, swig_voidp arg2, swig_type_79 arg3);
+extern swig_type_80 _wrap_weft_ndarray_copy_from_float32_capi_e9327122f07dbc13(uintptr_t arg1, swig_voidp arg2, swig_type_81 arg3);
+extern swig_type_82 _wrap_weft_ndarray_copy_to_float32_capi_e9327122f07dbc13(uintptr_t arg1, swig_voidp arg2, swig_type_83 arg3);
+extern swig_type_84 _wrap_weft_ndarray_reshape_capi_e9327122f07dbc13(uintptr_t arg1, swig_type_85 arg2, swig_intgo arg3, swig_type_86 arg4);
+extern swig_type_87 _wrap_weft_ndarray_slice_capi_e9327122f07dbc13(uintptr_t arg1, swig_type_88 arg2, swig_type_89 arg3, swig_type_90 arg4);
+extern swig_type_91 _wrap_weft_ndarray_wait_to_read_capi_e9327122f07dbc13(uintptr_t arg1);
+extern swig_type_92 _wrap_weft_ndarray_wait_to_write_capi_e9327122f07dbc13(uintptr_t arg1);
+extern swig_type_93 _wrap_weft_ndarray_save_file_capi_e9327122f07dbc13(swig_type_94 arg1, swig_type_95 arg2, swig_type_96 arg3, swig_type_97 arg4);
+extern swig_type_98 _wrap_weft_ndarray_save_buffer_capi_e9327122f07dbc13(swig_type_99 arg1, swig_type_100 arg2, swig_type_101 arg3, swig_type_102 arg4);
+extern swig_type_103 _wrap_weft_buffer_data_capi_e9327122f07dbc13(uintptr_t arg1, swig_type_104 arg2, swig_type_105 arg3);
+extern swig_type_106 _wrap_weft_buffer_free_capi_e9327122f07dbc13(uintptr_t arg1);
+extern swig_type_107 _wrap_weft_ndarray_load_file_capi_e9327122f07dbc13(swig_type_108 arg1, swig_type_109 arg2);
+extern swig_type_110 _wrap_weft_ndarray_load_buffer_capi_e9327122f07dbc13(swig_voidp arg1, swig_type_111 arg2, swig_type_112 arg3);
+extern swig_type_113 _wrap_weft_ndarray_list_size_capi_e9327122f07dbc13(uintptr_t arg1, swig_type_114 arg2, swig_type_115 arg3);
+extern swig_type_116 _wrap_weft_ndarray_list_name_capi_e9327122f07dbc13(uintptr_t arg1, swig_type_117 arg2, swig_type_118 arg3);
+extern swig_type_119 _wrap_weft_ndarray_list_get_capi_e9327122f07dbc13(uintptr_t arg1, swig_type_120 arg2, swig_type_121 arg3);
+extern swig_type_122 _wrap_weft_ndarray_list_free_capi_e9327122f07dbc13(uintptr_t arg1);
+extern swig_type_123 _wrap_weft_ndarray_list_create_capi_e9327122f07dbc13(swig_type_124 arg1, swig_type_125 arg2, swig_type_126 arg3, swig_type_127 arg4);
+extern swig_type_128 _wrap_weft_ndarray_load_npy_capi_e9327122f07dbc13(swig_type_129 arg1, swig_type_130 arg2);
+extern swig_type_131 _wrap_weft_ndarray_save_npy_capi_e9327122f07dbc13(uintptr_t arg1, swig_type_132 arg2);
+extern swig_type_133 _wrap_weft_ndarray_load_npy_buffer_capi_e9327122f07dbc13(swig_voidp arg1, swig_type_134 arg2, swig_type_135 arg3);
+extern swig_type_136 _wrap_weft_ndarray_save_npy_buffer_capi_e9327122f07dbc13(uintptr_t arg1, swig_type_137 arg2);
+extern swig_type_138 _wrap_weft_symbol_create_variable_capi_e9327122f07dbc13(swig_type_139 arg1, swig_type_140 arg2);
+extern swig_type_141 _wrap_weft_symbol_create_atomic_capi_e9327122f07dbc13(swig_type_142 arg1, swig_type_143 arg2, swig_type_144 arg3, swig_type_145 arg4, swig_type_146 arg5);
+extern swig_type_147 _wrap_weft_symbol_compose_capi_e9327122f07dbc13(uintptr_t arg1, swig_type_148 arg2, swig_type_149 arg3, swig_type_150 arg4, swig_type_151 arg5);
+extern swig_type_152 _wrap_weft_symbol_group_capi_e9327122f07dbc13(swig_type_153 arg1, swig_type_154 arg2, swig_type_155 arg3);
+extern swig_type_156 _wrap_weft_symbol_copy_capi_e9327122f07dbc13(uintptr_t arg1, swig_type_157 arg2);
+extern swig_type_158 _wrap_weft_symbol_free_capi_e9327122f07dbc13(uintptr_t arg1);
+extern swig_type_159 _wrap_weft_symbol_num_outputs_capi_e9327122f07dbc13(uintptr_t arg1, swig_type_160 arg2);
+extern swig_type_161 _wrap_weft_symbol_get_output_capi_e9327122f07dbc13(uintptr_t arg1, swig_type_162 arg2, swig_type_163 arg3);
+extern swig_type_164 _wrap_weft_symbol_get_internals_capi_e9327122f07dbc13(uintptr_t arg1, swig_type_165 arg2);
+extern swig_type_166 _wrap_weft_symbol_get_children_capi_e9327122f07dbc13(uintptr_t arg1, swig_type_167 arg2);
+extern swig_type_168 _wrap_weft_symbol_list_arguments_capi_e9327122f07dbc13(uintptr_t arg1, swig_type_169 arg2);
+extern swig_type_170 _wrap_weft_symbol_list_outputs_capi_e9327122f07dbc13(uintptr_t arg1, swig_type_171 arg2);
+extern swig_type_172 _wrap_weft_symbol_list_auxiliary_states_capi_e9327122f07dbc13(uintptr_t arg1, swig_type_173 arg2);
+extern swig_type_174 _wrap_weft_symbol_list_inputs_capi_e9327122f07dbc13(uintptr_t arg1, swig_type_175 arg2);
+extern swig_type_176 _wrap_weft_symbol_get_name_capi_e9327122f07dbc13(uintptr_t arg1, swig_type_177 arg2);
+extern swig_type_178 _wrap_weft_symbol_get_attr_capi_e9327122f07dbc13(uintptr_t arg1, swig_type_179 arg2, swig_type_180 arg3);
+extern swig_type_181 _wrap_weft_symbol_set_attr_capi_e9327122f07dbc13(uintptr_t arg1, swig_type_182 arg2, swig_type_183 arg3);
+extern swig_type_184 _wrap_weft_symbol_list_attr_capi_e9327122f07dbc13(uintptr_t arg1, swig_intgo arg2, swig_type_185 arg3, swig_type_186 arg4);
+extern swig_type_187 _wrap_weft_symbol_summary_capi_e9327122f07dbc13(uintptr_t arg1, swig_type_188 arg2, swig_type_189 arg3, swig_type_190 arg4, swig_type_191 arg5, swig_type_192 arg6);
+extern swig_type_193 _wrap_weft_symbol_to_dot_capi_e9327122f07dbc13(uintptr_t arg1, swig_type_194 arg2, swig_type_195 arg3, swig_type_196 arg4, swig_type_197 arg5, swig_type_198 arg6, swig_type_199 arg7, swig_type_200 arg8, swig_type_201 arg9);
+extern swig_type_202 _wrap_weft_symbol_to_json_capi_e9327122f07dbc13(uintptr_t arg1, swig_type_203 arg2);
+extern swig_type_204 _wrap_weft_symbol_save_file_capi_e9327122f07dbc13(uintptr_t arg1, swig_type_205 arg2);
+extern swig_type_206 _wrap_weft_symbol_from_json_capi_e9327122f07dbc13(swig_type_207 arg1, swig_type_208 arg2);
+extern swig_type_209 _wrap_weft_symbol_from_json_file_capi_e9327122f07dbc13(swig_type_210 arg1, swig_type_211 arg2);
+extern swig_type_212 _wrap_weft_symbol_json_info_capi_e9327122f07dbc13(uintptr_t arg1, swig_type_213 arg2, swig_type_214 arg3, swig_type_215 arg4, swig_type_216 arg5);
+extern swig_type_217 _wrap_weft_symbol_infer_shape_partial_capi_e9327122f07dbc13(uintptr_t arg1, swig_type_218 arg2, swig_type_219 arg3, swig_type_220 arg4, swig_type_221 arg5, swig_type_222 arg6);
+extern swig_type_223 _wrap_weft_symbol_infer_shape_capi_e9327122f07dbc13(uintptr_t arg1, swig_type_224 arg2, swig_type_225 arg3, swig_type_226 arg4, swig_type_227 arg5, swig_type_228 arg6);
+extern swig_type_229 _wrap_weft_shape_result_complete_capi_e9327122f07dbc13(uintptr_t arg1, swig_type_230 arg2);
+extern swig_type_231 _wrap_weft_shape_result_count_capi_e9327122f07dbc13(uintptr_t arg1, swig_intgo arg2, swig_type_232 arg3);
+extern swig_type_233 _wrap_weft_shape_result_name_capi_e9327122f07dbc13(uintptr_t arg1, swig_intgo arg2, swig_type_234 arg3, swig_type_235 arg4);
+extern swig_type_236 _wrap_weft_shape_result_ndim_capi_e9327122f07dbc13(uintptr_t arg1, swig_intgo arg2, swig_type_237 arg3, swig_type_238 arg4);
+extern swig_type_239 _wrap_weft_shape_result_dims_capi_e9327122f07dbc13(uintptr_t arg1, swig_intgo arg2, swig_type_240 arg3, swig_type_241 arg4, swig_type_242 arg5);
+extern swig_type_243 _wrap_weft_shape_result_num_unknown_capi_e9327122f07dbc13(uintptr_t arg1, swig_type_244 arg2);
+extern swig_type_245 _wrap_weft_shape_result_unknown_name_capi_e9327122f07dbc13(uintptr_t arg1, swig_type_246 arg2, swig_type_247 arg3);
+extern swig_type_248 _wrap_weft_shape_result_free_capi_e9327122f07dbc13(uintptr_t arg1);
+extern swig_type_249 _wrap_weft_symbol_infer_type_partial_capi_e9327122f07dbc13(uintptr_t arg1, swig_type_250 arg2, swig_type_251 arg3, swig_type_252 arg4, swig_type_253 arg5);
+extern swig_type_254 _wrap_weft_symbol_infer_type_capi_e9327122f07dbc13(uintptr_t arg1, swig_type_255 arg2, swig_type_256 arg3, swig_type_257 arg4, swig_type_258 arg5);
+extern swig_type_259 _wrap_weft_type_result_complete_capi_e9327122f07dbc13(uintptr_t arg1, swig_type_260 arg2);
+extern swig_type_261 _wrap_weft_type_result_count_capi_e9327122f07dbc13(uintptr_t arg1, swig_intgo arg2, swig_type_262 arg3);
+extern swig_type_263 _wrap_weft_type_result_name_capi_e9327122f07dbc13(uintptr_t arg1, swig_intgo arg2, swig_type_264 arg3, swig_type_265 arg4);
+extern swig_type_266 _wrap_weft_type_result_dtype_capi_e9327122f07dbc13(uintptr_t arg1, swig_intgo arg2, swig_type_267 arg3, swig_type_268 arg4);
+extern swig_type_269 _wrap_weft_type_result_num_unknown_capi_e9327122f07dbc13(uintptr_t arg1, swig_type_270 arg2);
+extern swig_type_271 _wrap_weft_type_result_unknown_name_capi_e9327122f07dbc13(uintptr_t arg1, swig_type_272 arg2, swig_type_273 arg3);
+extern swig_type_274 _wrap_weft_type_result_free_capi_e9327122f07dbc13(uintptr_t arg1);
+extern swig_type_275 _wrap_weft_symbol_place_device_capi_e9327122f07dbc13(uintptr_t arg1, swig_intgo arg2, swig_intgo arg3, swig_intgo arg4, swig_type_276 arg5, swig_type_277 arg6, swig_type_278 arg7, swig_type_279 arg8, swig_type_280 arg9, swig_type_281 arg10, swig_type_282 arg11, swig_type_283 arg12, swig_type_284 arg13, swig_type_285 arg14, swig_type_286 arg15, swig_type_287 arg16);
+extern swig_type_288 _wrap_weft_symbol_place_device_graph_capi_e9327122f07dbc13(uintptr_t arg1, swig_intgo arg2, swig_intgo arg3, swig_intgo arg4, swig_type_289 arg5, swig_type_290 arg6, swig_type_291 arg7, swig_type_292 arg8, swig_type_293 arg9, swig_type_294 arg10, swig_type_295 arg11, swig_type_296 arg12, swig_type_297 arg13, swig_type_298 arg14);
+extern swig_type_299 _wrap_weft_executor_simple_bind_capi_e9327122f07dbc13(uintptr_t arg1, swig_intgo arg2, swig_intgo arg3, swig_type_300 arg4, swig_type_301 arg5, swig_type_302 arg6, swig_type_303 arg7, swig_type_304 arg8, swig_type_305 arg9, swig_type_306 arg10, swig_type_307 arg11, swig_type_308 arg12);
+extern swig_type_309 _wrap_weft_executor_bind_capi_e9327122f07dbc13(uintptr_t arg1, swig_intgo arg2, swig_intgo arg3, swig_type_310 arg4, swig_type_311 arg5, swig_type_312 arg6, swig_type_313 arg7, swig_type_314 arg8, swig_type_315 arg9, swig_type_316 arg10);
+extern swig_type_317 _wrap_weft_executor_simple_bind_group2ctx_capi_e9327122f07dbc13(uintptr_t arg1, swig_intgo arg2, swig_intgo arg3, swig_type_318 arg4, swig_type_319 arg5, swig_type_320 arg6, swig_type_321 arg7, swig_type_322 arg8, swig_type_323 arg9, swig_type_324 arg10, swig_type_325 arg11, swig_type_326 arg12, swig_type_327 arg13, swig_type_328 arg14, swig_type_329 arg15, swig_type_330 arg16);
+extern swig_type_331 _wrap_weft_executor_bind_group2ctx_capi_e9327122f07dbc13(uintptr_t arg1, swig_intgo arg2, swig_intgo arg3, swig_type_332 arg4, swig_type_333 arg5, swig_type_334 arg6, swig_type_335 arg7, swig_type_336 arg8, swig_type_337 arg9, swig_type_338 arg10, swig_type_339 arg11, swig_type_340 arg12, swig_type_341 arg13, swig_type_342 arg14);
+extern swig_type_343 _wrap_weft_executor_forward_capi_e9327122f07dbc13(uintptr_t arg1, swig_intgo arg2);
+extern swig_type_344 _wrap_weft_executor_backward_capi_e9327122f07dbc13(uintptr_t arg1, swig_type_345 arg2, swig_type_346 arg3);
+extern swig_type_347 _wrap_weft_executor_outputs_capi_e9327122f07dbc13(uintptr_t arg1, swig_type_348 arg2);
+extern swig_type_349 _wrap_weft_executor_arg_arrays_capi_e9327122f07dbc13(uintptr_t arg1, swig_type_350 arg2);
+extern swig_type_351 _wrap_weft_executor_grad_arrays_capi_e9327122f07dbc13(uintptr_t arg1, swig_type_352 arg2);
+extern swig_type_353 _wrap_weft_executor_aux_arrays_capi_e9327122f07dbc13(uintptr_t arg1, swig_type_354 arg2);
+extern swig_type_355 _wrap_weft_executor_reshape_capi_e9327122f07dbc13(uintptr_t arg1, swig_type_356 arg2, swig_type_357 arg3, swig_type_358 arg4, swig_type_359 arg5, swig_intgo arg6, swig_intgo arg7, swig_type_360 arg8);
+extern swig_type_361 _wrap_weft_executor_print_capi_e9327122f07dbc13(uintptr_t arg1, swig_type_362 arg2);
+extern swig_type_363 _wrap_weft_executor_memory_capi_e9327122f07dbc13(uintptr_t arg1, swig_type_364 arg2);
+extern swig_type_365 _wrap_weft_executor_placement_capi_e9327122f07dbc13(uintptr_t arg1, swig_type_366 arg2, swig_type_367 arg3, swig_type_368 arg4);
+extern swig_type_369 _wrap_weft_executor_float32_nodes_capi_e9327122f07dbc13(uintptr_t arg1, swig_type_370 arg2);
+extern swig_type_371 _wrap_weft_executor_set_monitor_callback_capi_e9327122f07dbc13(uintptr_t arg1, uintptr_t arg2, uintptr_t arg3, swig_intgo arg4);
+extern swig_type_372 _wrap_weft_ndarray_monitor_stat_capi_e9327122f07dbc13(uintptr_t arg1, swig_type_373 arg2);
+extern swig_type_374 _wrap_weft_executor_free_capi_e9327122f07dbc13(uintptr_t arg1);
+extern swig_type_375 _wrap_weft_executor_options_create_capi_e9327122f07dbc13(swig_type_376 arg1);
+extern swig_type_377 _wrap_weft_executor_options_free_capi_e9327122f07dbc13(uintptr_t arg1);
+extern swig_type_378 _wrap_weft_executor_options_set_match_range_capi_e9327122f07dbc13(uintptr_t arg1, swig_intgo arg2);
+extern swig_type_379 _wrap_weft_executor_options_set_num_groups_capi_e9327122f07dbc13(uintptr_t arg1, swig_intgo arg2);
+extern swig_type_380 _wrap_weft_executor_options_set_bulk_max_nodes_capi_e9327122f07dbc13(uintptr_t arg1, swig_intgo arg2);
+extern swig_type_381 _wrap_weft_executor_options_set_optimize_inference_capi_e9327122f07dbc13(uintptr_t arg1, swig_intgo arg2);
+extern swig_type_382 _wrap_weft_executor_options_set_allow_fallback_capi_e9327122f07dbc13(uintptr_t arg1, swig_intgo arg2);
+extern swig_type_383 _wrap_weft_executor_options_add_group_capi_e9327122f07dbc13(uintptr_t arg1, swig_type_384 arg2, swig_intgo arg3, swig_intgo arg4);
+extern swig_type_385 _wrap_weft_executor_options_set_grad_req_capi_e9327122f07dbc13(uintptr_t arg1, swig_type_386 arg2, swig_intgo arg3);
+extern swig_type_387 _wrap_weft_executor_simple_bind_with_options_capi_e9327122f07dbc13(uintptr_t arg1, swig_intgo arg2, swig_intgo arg3, swig_type_388 arg4, swig_type_389 arg5, swig_type_390 arg6, swig_type_391 arg7, swig_type_392 arg8, swig_type_393 arg9, swig_type_394 arg10, uintptr_t arg11, swig_type_395 arg12);
+extern swig_type_396 _wrap_weft_executor_bind_with_options_capi_e9327122f07dbc13(uintptr_t arg1, swig_intgo arg2, swig_intgo arg3, swig_type_397 arg4, swig_type_398 arg5, swig_type_399 arg6, swig_type_400 arg7, swig_type_401 arg8, swig_type_402 arg9, uintptr_t arg10, swig_type_403 arg11);
+extern swig_type_404 _wrap_weft_engine_configure_capi_e9327122f07dbc13(swig_intgo arg1, swig_intgo arg2);
+extern swig_type_405 _wrap_weft_engine_info_capi_e9327122f07dbc13(swig_type_406 arg1, swig_type_407 arg2);
+extern swig_type_408 _wrap_weft_engine_var_create_capi_e9327122f07dbc13(uintptr_t arg1);
+extern swig_type_409 _wrap_weft_engine_var_free_capi_e9327122f07dbc13(uintptr_t arg1);
+extern swig_type_410 _wrap_weft_engine_var_version_capi_e9327122f07dbc13(uintptr_t arg1, swig_type_411 arg2);
+extern swig_type_412 _wrap_weft_engine_push_sync_capi_e9327122f07dbc13(swig_type_413 arg1, swig_voidp arg2, swig_type_414 arg3, uintptr_t arg4, swig_type_415 arg5, uintptr_t arg6, swig_type_416 arg7, swig_type_417 arg8);
+extern swig_type_418 _wrap_weft_engine_push_async_capi_e9327122f07dbc13(swig_type_419 arg1, swig_voidp arg2, swig_type_420 arg3, uintptr_t arg4, swig_type_421 arg5, uintptr_t arg6, swig_type_422 arg7, swig_type_423 arg8);
+extern swig_type_424 _wrap_weft_engine_complete_capi_e9327122f07dbc13(uintptr_t arg1, swig_type_425 arg2);
+extern swig_type_426 _wrap_weft_engine_var_wait_capi_e9327122f07dbc13(uintptr_t arg1);
+extern swig_type_427 _wrap_weft_idx_load_capi_e9327122f07dbc13(swig_type_428 arg1, swig_type_429 arg2);
+extern swig_type_430 _wrap_weft_mnist_load_capi_e9327122f07dbc13(swig_type_431 arg1, swig_type_432 arg2, swig_type_433 arg3, swig_type_434 arg4);
+extern swig_type_435 _wrap_weft_data_iter_create_ndarray_capi_e9327122f07dbc13(swig_type_436 arg1, swig_type_437 arg2, swig_type_438 arg3, swig_type_439 arg4, swig_type_440 arg5, swig_type_441 arg6, swig_intgo arg7, swig_intgo arg8, swig_type_442 arg9, swig_type_443 arg10, swig_type_444 arg11);
+extern swig_type_445 _wrap_weft_data_iter_create_capi_e9327122f07dbc13(swig_type_446 arg1, swig_type_447 arg2, swig_type_448 arg3, swig_type_449 arg4, swig_type_450 arg5);
+extern swig_type_451 _wrap_weft_data_iter_list_capi_e9327122f07dbc13(swig_type_452 arg1);
+extern swig_type_453 _wrap_weft_data_iter_info_capi_e9327122f07dbc13(swig_type_454 arg1, swig_type_455 arg2, swig_type_456 arg3);
+extern swig_type_457 _wrap_weft_data_iter_param_capi_e9327122f07dbc13(swig_type_458 arg1, swig_type_459 arg2, swig_type_460 arg3, swig_type_461 arg4, swig_type_462 arg5, swig_type_463 arg6);
+extern swig_type_464 _wrap_weft_data_iter_next_capi_e9327122f07dbc13(uintptr_t arg1, swig_type_465 arg2);
+extern swig_type_466 _wrap_weft_data_iter_reset_capi_e9327122f07dbc13(uintptr_t arg1);
+extern swig_type_467 _wrap_weft_data_iter_data_capi_e9327122f07dbc13(uintptr_t arg1, swig_type_468 arg2);
+extern swig_type_469 _wrap_weft_data_iter_label_capi_e9327122f07dbc13(uintptr_t arg1, swig_type_470 arg2);
+extern swig_type_471 _wrap_weft_data_iter_pad_capi_e9327122f07dbc13(uintptr_t arg1, swig_type_472 arg2);
+extern swig_type_473 _wrap_weft_data_iter_index_capi_e9327122f07dbc13(uintptr_t arg1, swig_type_474 arg2, swig_type_475 arg3, swig_type_476 arg4);
+extern swig_type_477 _wrap_weft_data_iter_batch_size_capi_e9327122f07dbc13(uintptr_t arg1, swig_type_478 arg2);
+extern swig_type_479 _wrap_weft_data_iter_free_capi_e9327122f07dbc13(uintptr_t arg1);
+extern swig_type_480 _wrap_weft_metric_create_capi_e9327122f07dbc13(swig_type_481 arg1, swig_type_482 arg2, swig_type_483 arg3, swig_type_484 arg4, swig_type_485 arg5);
+extern swig_type_486 _wrap_weft_metric_composite_add_capi_e9327122f07dbc13(uintptr_t arg1, swig_type_487 arg2, swig_type_488 arg3, swig_type_489 arg4, swig_type_490 arg5);
+extern swig_type_491 _wrap_weft_metric_update_capi_e9327122f07dbc13(uintptr_t arg1, swig_type_492 arg2, swig_type_493 arg3, swig_type_494 arg4, swig_type_495 arg5);
+extern swig_type_496 _wrap_weft_metric_num_values_capi_e9327122f07dbc13(uintptr_t arg1, swig_type_497 arg2);
+extern swig_type_498 _wrap_weft_metric_get_capi_e9327122f07dbc13(uintptr_t arg1, swig_type_499 arg2, swig_type_500 arg3, swig_type_501 arg4, swig_type_502 arg5);
+extern swig_type_503 _wrap_weft_metric_reset_capi_e9327122f07dbc13(uintptr_t arg1);
+extern swig_type_504 _wrap_weft_metric_free_capi_e9327122f07dbc13(uintptr_t arg1);
+extern swig_type_505 _wrap_weft_checkpoint_save_capi_e9327122f07dbc13(swig_type_506 arg1, swig_intgo arg2, uintptr_t arg3, swig_type_507 arg4, swig_type_508 arg5, swig_type_509 arg6, swig_type_510 arg7, swig_type_511 arg8, swig_type_512 arg9);
+extern swig_type_513 _wrap_weft_checkpoint_load_capi_e9327122f07dbc13(swig_type_514 arg1, swig_intgo arg2, swig_type_515 arg3, swig_type_516 arg4, swig_type_517 arg5);
+extern swig_type_518 _wrap_weft_initializer_create_capi_e9327122f07dbc13(swig_type_519 arg1, swig_type_520 arg2, swig_type_521 arg3, swig_type_522 arg4, swig_type_523 arg5, swig_type_524 arg6);
+extern swig_type_525 _wrap_weft_initializer_init_capi_e9327122f07dbc13(uintptr_t arg1, swig_type_526 arg2, uintptr_t arg3);
+extern swig_type_527 _wrap_weft_initializer_free_capi_e9327122f07dbc13(uintptr_t arg1);
+extern swig_type_528 _wrap_weft_optimizer_create_capi_e9327122f07dbc13(swig_type_529 arg1, swig_type_530 arg2, swig_type_531 arg3, swig_type_532 arg4, swig_type_533 arg5);
+extern swig_type_534 _wrap_weft_optimizer_set_lr_scheduler_capi_e9327122f07dbc13(uintptr_t arg1, swig_type_535 arg2, swig_type_536 arg3, swig_type_537 arg4, float arg5, float arg6);
+extern swig_type_538 _wrap_weft_optimizer_set_lr_scheduler_ex_capi_e9327122f07dbc13(uintptr_t arg1, swig_type_539 arg2, swig_type_540 arg3, swig_type_541 arg4, swig_type_542 arg5);
+extern swig_type_543 _wrap_weft_optimizer_set_multipliers_capi_e9327122f07dbc13(uintptr_t arg1, uintptr_t arg2);
+extern swig_type_544 _wrap_weft_optimizer_set_rescale_grad_capi_e9327122f07dbc13(uintptr_t arg1, float arg2);
+extern swig_type_545 _wrap_weft_optimizer_update_capi_e9327122f07dbc13(uintptr_t arg1, swig_intgo arg2, swig_type_546 arg3, uintptr_t arg4, uintptr_t arg5);
+extern swig_type_547 _wrap_weft_optimizer_num_update_capi_e9327122f07dbc13(uintptr_t arg1, swig_type_548 arg2);
+extern swig_type_549 _wrap_weft_optimizer_learning_rate_capi_e9327122f07dbc13(uintptr_t arg1, swig_type_550 arg2, swig_type_551 arg3);
+extern swig_type_552 _wrap_weft_optimizer_free_capi_e9327122f07dbc13(uintptr_t arg1);
+extern swig_type_553 _wrap_weft_optimizer_save_states_capi_e9327122f07dbc13(uintptr_t arg1, swig_type_554 arg2);
+extern swig_type_555 _wrap_weft_optimizer_load_states_capi_e9327122f07dbc13(uintptr_t arg1, swig_type_556 arg2);
+extern swig_type_557 _wrap_weft_module_create_capi_e9327122f07dbc13(uintptr_t arg1, swig_type_558 arg2, swig_type_559 arg3, swig_type_560 arg4, swig_type_561 arg5, swig_intgo arg6, swig_intgo arg7, swig_type_562 arg8);
+extern swig_type_563 _wrap_weft_module_set_fixed_params_capi_e9327122f07dbc13(uintptr_t arg1, swig_type_564 arg2, swig_type_565 arg3);
+extern swig_type_566 _wrap_weft_module_bind_capi_e9327122f07dbc13(uintptr_t arg1, uintptr_t arg2, swig_intgo arg3);
+extern swig_type_567 _wrap_weft_module_init_params_capi_e9327122f07dbc13(uintptr_t arg1, uintptr_t arg2, uintptr_t arg3, uintptr_t arg4, swig_intgo arg5);
+extern swig_type_568 _wrap_weft_module_init_optimizer_capi_e9327122f07dbc13(uintptr_t arg1, uintptr_t arg2);
+extern swig_type_569 _wrap_weft_module_forward_capi_e9327122f07dbc13(uintptr_t arg1, uintptr_t arg2, swig_intgo arg3);
+extern swig_type_570 _wrap_weft_module_backward_capi_e9327122f07dbc13(uintptr_t arg1);
+extern swig_type_571 _wrap_weft_module_update_capi_e9327122f07dbc13(uintptr_t arg1);
+extern swig_type_572 _wrap_weft_module_update_metric_capi_e9327122f07dbc13(uintptr_t arg1, uintptr_t arg2, uintptr_t arg3);
+extern swig_type_573 _wrap_weft_module_outputs_capi_e9327122f07dbc13(uintptr_t arg1, swig_type_574 arg2);
+extern swig_type_575 _wrap_weft_module_params_capi_e9327122f07dbc13(uintptr_t arg1, swig_type_576 arg2, swig_type_577 arg3);
+extern swig_type_578 _wrap_weft_module_fit_capi_e9327122f07dbc13(uintptr_t arg1, uintptr_t arg2, uintptr_t arg3, uintptr_t arg4, swig_intgo arg5, swig_intgo arg6, swig_intgo arg7, swig_type_579 arg8, swig_type_580 arg9);
+extern swig_type_581 _wrap_weft_fit_session_create_capi_e9327122f07dbc13(uintptr_t arg1, uintptr_t arg2, uintptr_t arg3, uintptr_t arg4, swig_intgo arg5, swig_intgo arg6, swig_intgo arg7, swig_type_582 arg8, swig_type_583 arg9);
+extern swig_type_584 _wrap_weft_fit_session_next_capi_e9327122f07dbc13(uintptr_t arg1, swig_type_585 arg2);
+extern swig_type_586 _wrap_weft_fit_session_stop_capi_e9327122f07dbc13(uintptr_t arg1);
+extern swig_type_587 _wrap_weft_fit_session_batch_capi_e9327122f07dbc13(uintptr_t arg1, swig_type_588 arg2, swig_type_589 arg3, swig_type_590 arg4, swig_type_591 arg5, swig_type_592 arg6);
+extern swig_type_593 _wrap_weft_fit_session_epoch_capi_e9327122f07dbc13(uintptr_t arg1, swig_type_594 arg2, swig_type_595 arg3, swig_type_596 arg4, swig_type_597 arg5, swig_type_598 arg6, swig_type_599 arg7);
+extern swig_type_600 _wrap_weft_fit_session_epoch_metric_capi_e9327122f07dbc13(uintptr_t arg1, swig_intgo arg2, swig_type_601 arg3, swig_type_602 arg4, swig_type_603 arg5, swig_type_604 arg6);
+extern swig_type_605 _wrap_weft_fit_session_free_capi_e9327122f07dbc13(uintptr_t arg1);
+extern swig_type_606 _wrap_weft_module_score_capi_e9327122f07dbc13(uintptr_t arg1, uintptr_t arg2, uintptr_t arg3);
+extern swig_type_607 _wrap_weft_module_save_checkpoint_capi_e9327122f07dbc13(uintptr_t arg1, swig_type_608 arg2, swig_intgo arg3);
+extern swig_type_609 _wrap_weft_module_free_capi_e9327122f07dbc13(uintptr_t arg1);
+extern swig_type_610 _wrap_weft_predictor_create_capi_e9327122f07dbc13(swig_type_611 arg1, swig_voidp arg2, swig_type_612 arg3, swig_type_613 arg4, swig_type_614 arg5, swig_type_615 arg6, swig_type_616 arg7, swig_intgo arg8, swig_intgo arg9, swig_type_617 arg10, swig_type_618 arg11, swig_type_619 arg12, swig_type_620 arg13, swig_type_621 arg14, swig_type_622 arg15);
+extern swig_type_623 _wrap_weft_predictor_create_from_files_capi_e9327122f07dbc13(swig_type_624 arg1, swig_type_625 arg2, swig_type_626 arg3, swig_type_627 arg4, swig_type_628 arg5, swig_type_629 arg6, swig_intgo arg7, swig_intgo arg8, swig_type_630 arg9, swig_type_631 arg10, swig_type_632 arg11, swig_type_633 arg12, swig_type_634 arg13, swig_type_635 arg14);
+extern swig_type_636 _wrap_weft_predictor_set_monitor_callback_capi_e9327122f07dbc13(uintptr_t arg1, uintptr_t arg2, uintptr_t arg3, swig_intgo arg4);
+extern swig_type_637 _wrap_weft_predictor_list_inputs_capi_e9327122f07dbc13(uintptr_t arg1, swig_type_638 arg2);
+extern swig_type_639 _wrap_weft_predictor_list_outputs_capi_e9327122f07dbc13(uintptr_t arg1, swig_type_640 arg2);
+extern swig_type_641 _wrap_weft_predictor_output_shape_capi_e9327122f07dbc13(uintptr_t arg1, swig_type_642 arg2, swig_type_643 arg3, swig_type_644 arg4, swig_type_645 arg5, swig_type_646 arg6, swig_type_647 arg7, swig_type_648 arg8);
+extern swig_type_649 _wrap_weft_predictor_predict_packed_capi_e9327122f07dbc13(uintptr_t arg1, swig_type_650 arg2, swig_voidp arg3, swig_type_651 arg4, swig_type_652 arg5, swig_type_653 arg6, swig_type_654 arg7, swig_voidp arg8, swig_type_655 arg9);
+extern swig_type_656 _wrap_weft_predictor_predict_float_capi_e9327122f07dbc13(uintptr_t arg1, swig_type_657 arg2, swig_type_658 arg3, swig_type_659 arg4, swig_type_660 arg5, swig_type_661 arg6, swig_type_662 arg7);
+extern swig_type_663 _wrap_weft_predictor_stats_capi_e9327122f07dbc13(uintptr_t arg1, swig_type_664 arg2);
+extern swig_type_665 _wrap_weft_predictor_free_capi_e9327122f07dbc13(uintptr_t arg1);
+extern swig_type_666 _wrap_weft_kvstore_create_capi_e9327122f07dbc13(swig_type_667 arg1, swig_type_668 arg2);
+extern swig_type_669 _wrap_weft_kvstore_type_capi_e9327122f07dbc13(uintptr_t arg1, swig_type_670 arg2);
+extern swig_type_671 _wrap_weft_kvstore_rank_capi_e9327122f07dbc13(uintptr_t arg1, swig_type_672 arg2, swig_type_673 arg3);
+extern swig_type_674 _wrap_weft_kvstore_init_capi_e9327122f07dbc13(uintptr_t arg1, swig_type_675 arg2, swig_type_676 arg3, swig_type_677 arg4);
+extern swig_type_678 _wrap_weft_kvstore_push_capi_e9327122f07dbc13(uintptr_t arg1, swig_type_679 arg2, swig_type_680 arg3, swig_type_681 arg4, swig_intgo arg5);
+extern swig_type_682 _wrap_weft_kvstore_pull_capi_e9327122f07dbc13(uintptr_t arg1, swig_type_683 arg2, swig_type_684 arg3, swig_type_685 arg4, swig_intgo arg5);
+extern swig_type_686 _wrap_weft_kvstore_pushpull_capi_e9327122f07dbc13(uintptr_t arg1, swig_type_687 arg2, swig_type_688 arg3, swig_type_689 arg4, swig_type_690 arg5, swig_intgo arg6);
+extern swig_type_691 _wrap_weft_kvstore_set_optimizer_capi_e9327122f07dbc13(uintptr_t arg1, uintptr_t arg2);
+extern swig_type_692 _wrap_weft_kvstore_set_updater_queue_capi_e9327122f07dbc13(uintptr_t arg1, swig_intgo arg2);
+extern swig_type_693 _wrap_weft_kvstore_next_update_capi_e9327122f07dbc13(uintptr_t arg1, swig_type_694 arg2, swig_type_695 arg3, swig_type_696 arg4, swig_type_697 arg5);
+extern swig_type_698 _wrap_weft_kvstore_barrier_capi_e9327122f07dbc13(uintptr_t arg1);
+extern swig_type_699 _wrap_weft_kvstore_free_capi_e9327122f07dbc13(uintptr_t arg1);
+extern swig_type_700 _wrap_weft_module_init_optimizer_kvstore_capi_e9327122f07dbc13(uintptr_t arg1, uintptr_t arg2, uintptr_t arg3);
+extern swig_type_701 _wrap_weft_data_iter_select_part_capi_e9327122f07dbc13(uintptr_t arg1, swig_intgo arg2, swig_intgo arg3);
+extern swig_type_702 _wrap_weft_kvstore_finalize_capi_e9327122f07dbc13(void);
+extern swig_type_703 _wrap_weft_autograd_set_is_recording_capi_e9327122f07dbc13(swig_intgo arg1, swig_type_704 arg2);
+extern swig_type_705 _wrap_weft_autograd_set_is_training_capi_e9327122f07dbc13(swig_intgo arg1, swig_type_706 arg2);
+extern swig_type_707 _wrap_weft_autograd_is_recording_capi_e9327122f07dbc13(swig_type_708 arg1);
+extern swig_type_709 _wrap_weft_autograd_is_training_capi_e9327122f07dbc13(swig_type_710 arg1);
+extern swig_type_711 _wrap_weft_autograd_mark_variables_capi_e9327122f07dbc13(swig_type_712 arg1, swig_type_713 arg2, swig_type_714 arg3, swig_type_715 arg4);
+extern swig_type_716 _wrap_weft_autograd_backward_capi_e9327122f07dbc13(swig_type_717 arg1, swig_type_718 arg2, swig_type_719 arg3, swig_intgo arg4, swig_intgo arg5);
+extern swig_type_720 _wrap_weft_autograd_grad_capi_e9327122f07dbc13(swig_type_721 arg1, swig_type_722 arg2, swig_type_723 arg3, swig_type_724 arg4, swig_type_725 arg5, swig_intgo arg6, swig_intgo arg7, swig_type_726 arg8);
+extern swig_type_727 _wrap_weft_autograd_grad_ex_capi_e9327122f07dbc13(swig_type_728 arg1, swig_type_729 arg2, swig_type_730 arg3, swig_type_731 arg4, swig_type_732 arg5, swig_intgo arg6, swig_intgo arg7, swig_intgo arg8, swig_type_733 arg9);
+extern swig_type_734 _wrap_weft_ndarray_get_grad_capi_e9327122f07dbc13(uintptr_t arg1, swig_type_735 arg2);
+extern swig_type_736 _wrap_weft_ndarray_detach_capi_e9327122f07dbc13(uintptr_t arg1, swig_type_737 arg2);
+extern swig_type_738 _wrap_weft_autograd_get_symbol_capi_e9327122f07dbc13(uintptr_t arg1, swig_type_739 arg2);
+extern swig_type_740 _wrap_weft_cached_op_create_capi_e9327122f07dbc13(uintptr_t arg1, swig_type_741 arg2, swig_type_742 arg3, swig_type_743 arg4, swig_type_744 arg5);
+extern swig_type_745 _wrap_weft_cached_op_list_inputs_capi_e9327122f07dbc13(uintptr_t arg1, swig_type_746 arg2);
+extern swig_type_747 _wrap_weft_cached_op_invoke_capi_e9327122f07dbc13(uintptr_t arg1, swig_type_748 arg2, swig_type_749 arg3, swig_type_750 arg4, swig_type_751 arg5, swig_type_752 arg6);
+extern swig_type_753 _wrap_weft_cached_op_free_capi_e9327122f07dbc13(uintptr_t arg1);
+extern swig_type_754 _wrap_weft_cached_op_set_monitor_callback_capi_e9327122f07dbc13(uintptr_t arg1, uintptr_t arg2, uintptr_t arg3, swig_intgo arg4);
+extern swig_type_755 _wrap_weft_trainer_create_capi_e9327122f07dbc13(swig_type_756 arg1, swig_type_757 arg2, swig_type_758 arg3, uintptr_t arg4, swig_type_759 arg5);
+extern swig_type_760 _wrap_weft_trainer_step_capi_e9327122f07dbc13(uintptr_t arg1, swig_intgo arg2);
+extern swig_type_761 _wrap_weft_trainer_free_capi_e9327122f07dbc13(uintptr_t arg1);
+extern swig_type_762 _wrap_weft_recordio_writer_create_capi_e9327122f07dbc13(swig_type_763 arg1, swig_type_764 arg2, swig_type_765 arg3);
+extern swig_type_766 _wrap_weft_recordio_writer_write_capi_e9327122f07dbc13(uintptr_t arg1, swig_voidp arg2, swig_type_767 arg3);
+extern swig_type_768 _wrap_weft_recordio_writer_write_idx_capi_e9327122f07dbc13(uintptr_t arg1, swig_type_769 arg2, swig_voidp arg3, swig_type_770 arg4);
+extern swig_type_771 _wrap_weft_recordio_writer_tell_capi_e9327122f07dbc13(uintptr_t arg1, swig_type_772 arg2);
+extern swig_type_773 _wrap_weft_recordio_writer_close_capi_e9327122f07dbc13(uintptr_t arg1);
+extern swig_type_774 _wrap_weft_recordio_writer_free_capi_e9327122f07dbc13(uintptr_t arg1);
+extern swig_type_775 _wrap_weft_recordio_reader_create_capi_e9327122f07dbc13(swig_type_776 arg1, swig_type_777 arg2, swig_type_778 arg3);
+extern swig_type_779 _wrap_weft_recordio_reader_read_capi_e9327122f07dbc13(uintptr_t arg1, swig_type_780 arg2, swig_type_781 arg3, swig_type_782 arg4);
+extern swig_type_783 _wrap_weft_recordio_reader_read_idx_capi_e9327122f07dbc13(uintptr_t arg1, swig_type_784 arg2, swig_type_785 arg3, swig_type_786 arg4);
+extern swig_type_787 _wrap_weft_recordio_reader_num_keys_capi_e9327122f07dbc13(uintptr_t arg1, swig_type_788 arg2);
+extern swig_type_789 _wrap_weft_recordio_reader_keys_capi_e9327122f07dbc13(uintptr_t arg1, swig_type_790 arg2, swig_type_791 arg3, swig_type_792 arg4);
+extern swig_type_793 _wrap_weft_recordio_reader_seek_capi_e9327122f07dbc13(uintptr_t arg1, swig_type_794 arg2);
+extern swig_type_795 _wrap_weft_recordio_reader_tell_capi_e9327122f07dbc13(uintptr_t arg1, swig_type_796 arg2);
+extern swig_type_797 _wrap_weft_recordio_reader_reset_capi_e9327122f07dbc13(uintptr_t arg1);
+extern swig_type_798 _wrap_weft_recordio_reader_free_capi_e9327122f07dbc13(uintptr_t arg1);
+extern swig_type_799 _wrap_weft_recordio_pack_header_capi_e9327122f07dbc13(float arg1, swig_type_800 arg2, swig_type_801 arg3, swig_type_802 arg4, swig_type_803 arg5, swig_voidp arg6, swig_type_804 arg7, swig_type_805 arg8);
+extern swig_type_806 _wrap_weft_recordio_unpack_header_capi_e9327122f07dbc13(swig_voidp arg1, swig_type_807 arg2, swig_type_808 arg3, swig_type_809 arg4, swig_type_810 arg5, swig_type_811 arg6, swig_type_812 arg7);
+extern swig_type_813 _wrap_weft_recordio_unpack_labels_capi_e9327122f07dbc13(swig_voidp arg1, swig_type_814 arg2, swig_type_815 arg3, swig_type_816 arg4, swig_type_817 arg5);
+extern swig_type_818 _wrap_weft_image_reencode_capi_e9327122f07dbc13(swig_voidp arg1, swig_type_819 arg2, swig_intgo arg3, swig_intgo arg4, swig_intgo arg5, swig_type_820 arg6, swig_intgo arg7, swig_type_821 arg8);
+extern swig_type_822 _wrap_weft_amp_convert_model_capi_e9327122f07dbc13(uintptr_t arg1, swig_type_823 arg2, swig_type_824 arg3, swig_type_825 arg4, swig_type_826 arg5, swig_type_827 arg6, swig_type_828 arg7, swig_intgo arg8, swig_type_829 arg9, swig_type_830 arg10, swig_intgo arg11, swig_type_831 arg12, swig_type_832 arg13, swig_type_833 arg14);
+extern swig_type_834 _wrap_weft_quantize_model_capi_e9327122f07dbc13(uintptr_t arg1, swig_type_835 arg2, swig_type_836 arg3, swig_type_837 arg4, swig_type_838 arg5, swig_type_839 arg6, swig_type_840 arg7, uintptr_t arg8, swig_type_841 arg9, swig_type_842 arg10, swig_type_843 arg11, swig_type_844 arg12, swig_intgo arg13, swig_type_845 arg14, swig_type_846 arg15, swig_type_847 arg16, swig_type_848 arg17, swig_type_849 arg18, swig_type_850 arg19, swig_type_851 arg20);
+extern swig_type_852 _wrap_weft_custom_op_unregister_capi_e9327122f07dbc13(swig_type_853 arg1);
+extern swig_type_854 _wrap_weft_custom_op_list_capi_e9327122f07dbc13(swig_type_855 arg1);
+extern swig_type_856 _wrap_weft_ndarray_get_data_capi_e9327122f07dbc13(uintptr_t arg1, swig_voidp arg2);
+extern swig_type_857 _wrap_weft_custom_op_register_host_capi_e9327122f07dbc13(swig_type_858 arg1, uintptr_t arg2, swig_type_859 arg3);
+extern swig_type_860 _wrap_weft_custom_op_call_ints_capi_e9327122f07dbc13(uintptr_t arg1, swig_type_861 arg2, swig_type_862 arg3, swig_type_863 arg4);
+extern swig_type_864 _wrap_weft_custom_op_call_num_strings_capi_e9327122f07dbc13(uintptr_t arg1, swig_type_865 arg2);
+extern swig_type_866 _wrap_weft_custom_op_call_string_capi_e9327122f07dbc13(uintptr_t arg1, swig_type_867 arg2, swig_type_868 arg3);
+extern swig_type_869 _wrap_weft_custom_op_call_arrays_capi_e9327122f07dbc13(uintptr_t arg1, swig_type_870 arg2, swig_type_871 arg3, swig_type_872 arg4);
+extern swig_type_873 _wrap_weft_custom_op_call_set_ints_capi_e9327122f07dbc13(uintptr_t arg1, swig_type_874 arg2, swig_type_875 arg3);
+extern swig_type_876 _wrap_weft_custom_op_call_add_string_capi_e9327122f07dbc13(uintptr_t arg1, swig_type_877 arg2);
+extern swig_type_878 _wrap_weft_custom_op_call_fail_capi_e9327122f07dbc13(uintptr_t arg1, swig_type_879 arg2);
+extern swig_type_880 _wrap_weft_ndarray_get_bytes_capi_e9327122f07dbc13(uintptr_t arg1, swig_type_881 arg2, swig_type_882 arg3);
+extern swig_type_883 _wrap_weft_profiler_set_config_capi_e9327122f07dbc13(swig_type_884 arg1, swig_type_885 arg2, swig_type_886 arg3);
+extern swig_type_887 _wrap_weft_profiler_set_state_capi_e9327122f07dbc13(swig_intgo arg1);
+extern swig_type_888 _wrap_weft_profiler_get_state_capi_e9327122f07dbc13(swig_type_889 arg1);
+extern swig_type_890 _wrap_weft_profiler_pause_capi_e9327122f07dbc13(swig_intgo arg1);
+extern swig_type_891 _wrap_weft_profiler_dump_capi_e9327122f07dbc13(swig_intgo arg1);
+extern swig_type_892 _wrap_weft_profiler_trace_capi_e9327122f07dbc13(swig_type_893 arg1);
+extern swig_type_894 _wrap_weft_profiler_aggregate_capi_e9327122f07dbc13(swig_intgo arg1, swig_type_895 arg2, swig_type_896 arg3, swig_intgo arg4, swig_type_897 arg5);
+extern swig_type_898 _wrap_weft_profiler_range_push_capi_e9327122f07dbc13(swig_type_899 arg1);
+extern swig_type_900 _wrap_weft_profiler_range_pop_capi_e9327122f07dbc13(void);
+extern swig_type_901 _wrap_weft_profiler_set_marker_capi_e9327122f07dbc13(swig_type_902 arg1);
+extern swig_type_903 _wrap_weft_profiler_set_counter_capi_e9327122f07dbc13(swig_type_904 arg1, swig_type_905 arg2);
+extern swig_type_906 _wrap_weft_load_library_capi_e9327122f07dbc13(swig_type_907 arg1);
+extern swig_type_908 _wrap_weft_loaded_ops_capi_e9327122f07dbc13(swig_type_909 arg1);
 #undef intgo
 */
 import "C"
@@ -1271,13 +1268,13 @@ func swigCopyString(s string) string {
 
 func Swig_free(arg1 uintptr) {
 	_swig_i_0 := arg1
-	C._wrap_Swig_free_capi_f8d8fda0697c4090(C.uintptr_t(_swig_i_0))
+	C._wrap_Swig_free_capi_e9327122f07dbc13(C.uintptr_t(_swig_i_0))
 }
 
 func Swig_malloc(arg1 int) (_swig_ret uintptr) {
 	var swig_r uintptr
 	_swig_i_0 := arg1
-	swig_r = (uintptr)(C._wrap_Swig_malloc_capi_f8d8fda0697c4090(C.swig_intgo(_swig_i_0)))
+	swig_r = (uintptr)(C._wrap_Swig_malloc_capi_e9327122f07dbc13(C.swig_intgo(_swig_i_0)))
 	return swig_r
 }
 
@@ -1326,13 +1323,13 @@ func weftJoin(ss []string) string {
 
 func Weft_binding_abi_version() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_weft_binding_abi_version_capi_f8d8fda0697c4090())
+	swig_r = (int)(C._wrap_weft_binding_abi_version_capi_e9327122f07dbc13())
 	return swig_r
 }
 
 func Weft_binding_library_path() (_swig_ret string) {
 	var swig_r string
-	swig_r_p := C._wrap_weft_binding_library_path_capi_f8d8fda0697c4090()
+	swig_r_p := C._wrap_weft_binding_library_path_capi_e9327122f07dbc13()
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 string
  swig_r_1 = swigCopyString(swig_r) 
@@ -1341,7 +1338,7 @@ func Weft_binding_library_path() (_swig_ret string) {
 
 func Weft_version() (_swig_ret string) {
 	var swig_r string
-	swig_r_p := C._wrap_weft_version_capi_f8d8fda0697c4090()
+	swig_r_p := C._wrap_weft_version_capi_e9327122f07dbc13()
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 string
  swig_r_1 = swigCopyString(swig_r) 
@@ -1350,13 +1347,13 @@ func Weft_version() (_swig_ret string) {
 
 func Weft_abi_version() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_weft_abi_version_capi_f8d8fda0697c4090())
+	swig_r = (int)(C._wrap_weft_abi_version_capi_e9327122f07dbc13())
 	return swig_r
 }
 
 func Weft_live_handle_count() (_swig_ret uint64) {
 	var swig_r uint64
-	swig_r = (uint64)(C._wrap_weft_live_handle_count_capi_f8d8fda0697c4090())
+	swig_r = (uint64)(C._wrap_weft_live_handle_count_capi_e9327122f07dbc13())
 	return swig_r
 }
 
@@ -1366,7 +1363,7 @@ func Weft_storage_stats(arg1 int, arg2 int, arg3 []uint64, arg4 []uint64) (_swig
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
-	swig_r_p := C._wrap_weft_storage_stats_capi_f8d8fda0697c4090(C.swig_intgo(_swig_i_0), C.swig_intgo(_swig_i_1), *(*C.swig_type_5)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_6)(unsafe.Pointer(&_swig_i_3)))
+	swig_r_p := C._wrap_weft_storage_stats_capi_e9327122f07dbc13(C.swig_intgo(_swig_i_0), C.swig_intgo(_swig_i_1), *(*C.swig_type_5)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_6)(unsafe.Pointer(&_swig_i_3)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg3
@@ -1389,7 +1386,7 @@ func Weft_device_count(arg1 int, arg2 []int32) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_device_count_capi_f8d8fda0697c4090(C.swig_intgo(_swig_i_0), *(*C.swig_type_8)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_weft_device_count_capi_e9327122f07dbc13(C.swig_intgo(_swig_i_0), *(*C.swig_type_8)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -1411,7 +1408,7 @@ func Weft_device_memory(arg1 int, arg2 int, arg3 []uint64, arg4 []uint64) (_swig
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
-	swig_r_p := C._wrap_weft_device_memory_capi_f8d8fda0697c4090(C.swig_intgo(_swig_i_0), C.swig_intgo(_swig_i_1), *(*C.swig_type_10)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_11)(unsafe.Pointer(&_swig_i_3)))
+	swig_r_p := C._wrap_weft_device_memory_capi_e9327122f07dbc13(C.swig_intgo(_swig_i_0), C.swig_intgo(_swig_i_1), *(*C.swig_type_10)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_11)(unsafe.Pointer(&_swig_i_3)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg3
@@ -1433,7 +1430,7 @@ func Weft_device_memory(arg1 int, arg2 int, arg3 []uint64, arg4 []uint64) (_swig
 func Weft_random_seed(arg1 uint64) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
-	swig_r_p := C._wrap_weft_random_seed_capi_f8d8fda0697c4090(C.swig_type_13(_swig_i_0))
+	swig_r_p := C._wrap_weft_random_seed_capi_e9327122f07dbc13(C.swig_type_13(_swig_i_0))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 error
 
@@ -1448,7 +1445,7 @@ func Weft_random_seed(arg1 uint64) (_swig_ret error) {
 
 func Weft_wait_all() (_swig_ret error) {
 	var swig_r string
-	swig_r_p := C._wrap_weft_wait_all_capi_f8d8fda0697c4090()
+	swig_r_p := C._wrap_weft_wait_all_capi_e9327122f07dbc13()
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 error
 
@@ -1465,7 +1462,7 @@ func Weft_string_list_size(arg1 uintptr, arg2 []uint64) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_string_list_size_capi_f8d8fda0697c4090(C.uintptr_t(_swig_i_0), *(*C.swig_type_16)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_weft_string_list_size_capi_e9327122f07dbc13(C.uintptr_t(_swig_i_0), *(*C.swig_type_16)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -1487,7 +1484,7 @@ func Weft_string_list_get(arg1 uintptr, arg2 uint64, arg3 []string) (_swig_ret e
 	_swig_i_1 := arg2
 	var _swig_i_2 []string
  _swig_i_2 = make([]string, len(arg3)) 
-	swig_r_p := C._wrap_weft_string_list_get_capi_f8d8fda0697c4090(C.uintptr_t(_swig_i_0), C.swig_type_18(_swig_i_1), *(*C.swig_type_19)(unsafe.Pointer(&_swig_i_2)))
+	swig_r_p := C._wrap_weft_string_list_get_capi_e9327122f07dbc13(C.uintptr_t(_swig_i_0), C.swig_type_18(_swig_i_1), *(*C.swig_type_19)(unsafe.Pointer(&_swig_i_2)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 
 	for i := range _swig_i_2 {
@@ -1515,7 +1512,7 @@ func Weft_string_list_get(arg1 uintptr, arg2 uint64, arg3 []string) (_swig_ret e
 func Weft_string_list_free(arg1 uintptr) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
-	swig_r_p := C._wrap_weft_string_list_free_capi_f8d8fda0697c4090(C.uintptr_t(_swig_i_0))
+	swig_r_p := C._wrap_weft_string_list_free_capi_e9327122f07dbc13(C.uintptr_t(_swig_i_0))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 error
 
@@ -1531,7 +1528,7 @@ func Weft_string_list_free(arg1 uintptr) (_swig_ret error) {
 func Weft_op_count(arg1 []uint64) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
-	swig_r_p := C._wrap_weft_op_count_capi_f8d8fda0697c4090(*(*C.swig_type_22)(unsafe.Pointer(&_swig_i_0)))
+	swig_r_p := C._wrap_weft_op_count_capi_e9327122f07dbc13(*(*C.swig_type_22)(unsafe.Pointer(&_swig_i_0)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -1552,7 +1549,7 @@ func Weft_op_name(arg1 uint64, arg2 []string) (_swig_ret error) {
 	_swig_i_0 := arg1
 	var _swig_i_1 []string
  _swig_i_1 = make([]string, len(arg2)) 
-	swig_r_p := C._wrap_weft_op_name_capi_f8d8fda0697c4090(C.swig_type_24(_swig_i_0), *(*C.swig_type_25)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_weft_op_name_capi_e9327122f07dbc13(C.swig_type_24(_swig_i_0), *(*C.swig_type_25)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 
 	for i := range _swig_i_1 {
@@ -1583,7 +1580,7 @@ func Weft_op_info(arg1 string, arg2 []string, arg3 []uint64) (_swig_ret error) {
 	var _swig_i_1 []string
  _swig_i_1 = make([]string, len(arg2)) 
 	_swig_i_2 := arg3
-	swig_r_p := C._wrap_weft_op_info_capi_f8d8fda0697c4090(*(*C.swig_type_27)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_28)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_29)(unsafe.Pointer(&_swig_i_2)))
+	swig_r_p := C._wrap_weft_op_info_capi_e9327122f07dbc13(*(*C.swig_type_27)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_28)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_29)(unsafe.Pointer(&_swig_i_2)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 
 	for i := range _swig_i_1 {
@@ -1626,7 +1623,7 @@ func Weft_op_param(arg1 string, arg2 uint64, arg3 []string, arg4 []string, arg5 
  _swig_i_4 = make([]string, len(arg5)) 
 	var _swig_i_5 []string
  _swig_i_5 = make([]string, len(arg6)) 
-	swig_r_p := C._wrap_weft_op_param_capi_f8d8fda0697c4090(*(*C.swig_type_31)(unsafe.Pointer(&_swig_i_0)), C.swig_type_32(_swig_i_1), *(*C.swig_type_33)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_34)(unsafe.Pointer(&_swig_i_3)), *(*C.swig_type_35)(unsafe.Pointer(&_swig_i_4)), *(*C.swig_type_36)(unsafe.Pointer(&_swig_i_5)))
+	swig_r_p := C._wrap_weft_op_param_capi_e9327122f07dbc13(*(*C.swig_type_31)(unsafe.Pointer(&_swig_i_0)), C.swig_type_32(_swig_i_1), *(*C.swig_type_33)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_34)(unsafe.Pointer(&_swig_i_3)), *(*C.swig_type_35)(unsafe.Pointer(&_swig_i_4)), *(*C.swig_type_36)(unsafe.Pointer(&_swig_i_5)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 
 	for i := range _swig_i_2 {
@@ -1694,7 +1691,7 @@ func Weft_op_aliases(arg1 string, arg2 []uintptr) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_op_aliases_capi_f8d8fda0697c4090(*(*C.swig_type_38)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_39)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_weft_op_aliases_capi_e9327122f07dbc13(*(*C.swig_type_38)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_39)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -1726,7 +1723,7 @@ func Weft_op_invoke(arg1 string, arg2 []uintptr, arg3 uint64, arg4 []string, arg
 	_swig_i_6 := arg7
 	_swig_i_7 := arg8
 	_swig_i_8 := arg9
-	swig_r_p := C._wrap_weft_op_invoke_capi_f8d8fda0697c4090(*(*C.swig_type_41)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_42)(unsafe.Pointer(&_swig_i_1)), C.swig_type_43(_swig_i_2), *(*C.swig_type_44)(unsafe.Pointer(&_swig_i_3)), *(*C.swig_type_45)(unsafe.Pointer(&_swig_i_4)), C.swig_type_46(_swig_i_5), *(*C.swig_type_47)(unsafe.Pointer(&_swig_i_6)), C.swig_type_48(_swig_i_7), *(*C.swig_type_49)(unsafe.Pointer(&_swig_i_8)))
+	swig_r_p := C._wrap_weft_op_invoke_capi_e9327122f07dbc13(*(*C.swig_type_41)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_42)(unsafe.Pointer(&_swig_i_1)), C.swig_type_43(_swig_i_2), *(*C.swig_type_44)(unsafe.Pointer(&_swig_i_3)), *(*C.swig_type_45)(unsafe.Pointer(&_swig_i_4)), C.swig_type_46(_swig_i_5), *(*C.swig_type_47)(unsafe.Pointer(&_swig_i_6)), C.swig_type_48(_swig_i_7), *(*C.swig_type_49)(unsafe.Pointer(&_swig_i_8)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -1770,7 +1767,7 @@ func Weft_op_invoke_into(arg1 string, arg2 []uintptr, arg3 uint64, arg4 []string
 	_swig_i_6 := arg7
 	_swig_i_7 := arg8
 	_swig_i_8 := arg9
-	swig_r_p := C._wrap_weft_op_invoke_into_capi_f8d8fda0697c4090(*(*C.swig_type_51)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_52)(unsafe.Pointer(&_swig_i_1)), C.swig_type_53(_swig_i_2), *(*C.swig_type_54)(unsafe.Pointer(&_swig_i_3)), *(*C.swig_type_55)(unsafe.Pointer(&_swig_i_4)), C.swig_type_56(_swig_i_5), *(*C.swig_type_57)(unsafe.Pointer(&_swig_i_6)), C.swig_type_58(_swig_i_7), *(*C.swig_type_59)(unsafe.Pointer(&_swig_i_8)))
+	swig_r_p := C._wrap_weft_op_invoke_into_capi_e9327122f07dbc13(*(*C.swig_type_51)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_52)(unsafe.Pointer(&_swig_i_1)), C.swig_type_53(_swig_i_2), *(*C.swig_type_54)(unsafe.Pointer(&_swig_i_3)), *(*C.swig_type_55)(unsafe.Pointer(&_swig_i_4)), C.swig_type_56(_swig_i_5), *(*C.swig_type_57)(unsafe.Pointer(&_swig_i_6)), C.swig_type_58(_swig_i_7), *(*C.swig_type_59)(unsafe.Pointer(&_swig_i_8)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -1809,7 +1806,7 @@ func Weft_ndarray_create(arg1 []int64, arg2 int, arg3 int, arg4 int, arg5 int, a
 	_swig_i_3 := arg4
 	_swig_i_4 := arg5
 	_swig_i_5 := arg6
-	swig_r_p := C._wrap_weft_ndarray_create_capi_f8d8fda0697c4090(*(*C.swig_type_61)(unsafe.Pointer(&_swig_i_0)), C.swig_intgo(_swig_i_1), C.swig_intgo(_swig_i_2), C.swig_intgo(_swig_i_3), C.swig_intgo(_swig_i_4), *(*C.swig_type_62)(unsafe.Pointer(&_swig_i_5)))
+	swig_r_p := C._wrap_weft_ndarray_create_capi_e9327122f07dbc13(*(*C.swig_type_61)(unsafe.Pointer(&_swig_i_0)), C.swig_intgo(_swig_i_1), C.swig_intgo(_swig_i_2), C.swig_intgo(_swig_i_3), C.swig_intgo(_swig_i_4), *(*C.swig_type_62)(unsafe.Pointer(&_swig_i_5)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -1831,7 +1828,7 @@ func Weft_ndarray_create(arg1 []int64, arg2 int, arg3 int, arg4 int, arg5 int, a
 func Weft_ndarray_free(arg1 uintptr) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
-	swig_r_p := C._wrap_weft_ndarray_free_capi_f8d8fda0697c4090(C.uintptr_t(_swig_i_0))
+	swig_r_p := C._wrap_weft_ndarray_free_capi_e9327122f07dbc13(C.uintptr_t(_swig_i_0))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 error
 
@@ -1848,7 +1845,7 @@ func Weft_ndarray_ndim(arg1 uintptr, arg2 []int32) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_ndarray_ndim_capi_f8d8fda0697c4090(C.uintptr_t(_swig_i_0), *(*C.swig_type_65)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_weft_ndarray_ndim_capi_e9327122f07dbc13(C.uintptr_t(_swig_i_0), *(*C.swig_type_65)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -1869,7 +1866,7 @@ func Weft_ndarray_shape(arg1 uintptr, arg2 []int64, arg3 uint64) (_swig_ret erro
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r_p := C._wrap_weft_ndarray_shape_capi_f8d8fda0697c4090(C.uintptr_t(_swig_i_0), *(*C.swig_type_67)(unsafe.Pointer(&_swig_i_1)), C.swig_type_68(_swig_i_2))
+	swig_r_p := C._wrap_weft_ndarray_shape_capi_e9327122f07dbc13(C.uintptr_t(_swig_i_0), *(*C.swig_type_67)(unsafe.Pointer(&_swig_i_1)), C.swig_type_68(_swig_i_2))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -1889,7 +1886,7 @@ func Weft_ndarray_size(arg1 uintptr, arg2 []int64) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_ndarray_size_capi_f8d8fda0697c4090(C.uintptr_t(_swig_i_0), *(*C.swig_type_70)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_weft_ndarray_size_capi_e9327122f07dbc13(C.uintptr_t(_swig_i_0), *(*C.swig_type_70)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -1909,7 +1906,7 @@ func Weft_ndarray_dtype(arg1 uintptr, arg2 []int32) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_ndarray_dtype_capi_f8d8fda0697c4090(C.uintptr_t(_swig_i_0), *(*C.swig_type_72)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_weft_ndarray_dtype_capi_e9327122f07dbc13(C.uintptr_t(_swig_i_0), *(*C.swig_type_72)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -1930,7 +1927,7 @@ func Weft_ndarray_context(arg1 uintptr, arg2 []int32, arg3 []int32) (_swig_ret e
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r_p := C._wrap_weft_ndarray_context_capi_f8d8fda0697c4090(C.uintptr_t(_swig_i_0), *(*C.swig_type_74)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_75)(unsafe.Pointer(&_swig_i_2)))
+	swig_r_p := C._wrap_weft_ndarray_context_capi_e9327122f07dbc13(C.uintptr_t(_swig_i_0), *(*C.swig_type_74)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_75)(unsafe.Pointer(&_swig_i_2)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -1954,7 +1951,7 @@ func Weft_ndarray_copy_from(arg1 uintptr, arg2 unsafe.Pointer, arg3 uint64) (_sw
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r_p := C._wrap_weft_ndarray_copy_from_capi_f8d8fda0697c4090(C.uintptr_t(_swig_i_0), C.swig_voidp(_swig_i_1), C.swig_type_77(_swig_i_2))
+	swig_r_p := C._wrap_weft_ndarray_copy_from_capi_e9327122f07dbc13(C.uintptr_t(_swig_i_0), C.swig_voidp(_swig_i_1), C.swig_type_77(_swig_i_2))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 error
 
@@ -1972,7 +1969,7 @@ func Weft_ndarray_copy_to(arg1 uintptr, arg2 unsafe.Pointer, arg3 uint64) (_swig
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r_p := C._wrap_weft_ndarray_copy_to_capi_f8d8fda0697c4090(C.uintptr_t(_swig_i_0), C.swig_voidp(_swig_i_1), C.swig_type_79(_swig_i_2))
+	swig_r_p := C._wrap_weft_ndarray_copy_to_capi_e9327122f07dbc13(C.uintptr_t(_swig_i_0), C.swig_voidp(_swig_i_1), C.swig_type_79(_swig_i_2))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 error
 
@@ -1990,7 +1987,7 @@ func Weft_ndarray_copy_from_float32(arg1 uintptr, arg2 unsafe.Pointer, arg3 uint
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r_p := C._wrap_weft_ndarray_copy_from_float32_capi_f8d8fda0697c4090(C.uintptr_t(_swig_i_0), C.swig_voidp(_swig_i_1), C.swig_type_81(_swig_i_2))
+	swig_r_p := C._wrap_weft_ndarray_copy_from_float32_capi_e9327122f07dbc13(C.uintptr_t(_swig_i_0), C.swig_voidp(_swig_i_1), C.swig_type_81(_swig_i_2))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 error
 
@@ -2008,7 +2005,7 @@ func Weft_ndarray_copy_to_float32(arg1 uintptr, arg2 unsafe.Pointer, arg3 uint64
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r_p := C._wrap_weft_ndarray_copy_to_float32_capi_f8d8fda0697c4090(C.uintptr_t(_swig_i_0), C.swig_voidp(_swig_i_1), C.swig_type_83(_swig_i_2))
+	swig_r_p := C._wrap_weft_ndarray_copy_to_float32_capi_e9327122f07dbc13(C.uintptr_t(_swig_i_0), C.swig_voidp(_swig_i_1), C.swig_type_83(_swig_i_2))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 error
 
@@ -2027,7 +2024,7 @@ func Weft_ndarray_reshape(arg1 uintptr, arg2 []int64, arg3 int, arg4 []uintptr) 
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
-	swig_r_p := C._wrap_weft_ndarray_reshape_capi_f8d8fda0697c4090(C.uintptr_t(_swig_i_0), *(*C.swig_type_85)(unsafe.Pointer(&_swig_i_1)), C.swig_intgo(_swig_i_2), *(*C.swig_type_86)(unsafe.Pointer(&_swig_i_3)))
+	swig_r_p := C._wrap_weft_ndarray_reshape_capi_e9327122f07dbc13(C.uintptr_t(_swig_i_0), *(*C.swig_type_85)(unsafe.Pointer(&_swig_i_1)), C.swig_intgo(_swig_i_2), *(*C.swig_type_86)(unsafe.Pointer(&_swig_i_3)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -2052,7 +2049,7 @@ func Weft_ndarray_slice(arg1 uintptr, arg2 int64, arg3 int64, arg4 []uintptr) (_
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
-	swig_r_p := C._wrap_weft_ndarray_slice_capi_f8d8fda0697c4090(C.uintptr_t(_swig_i_0), C.swig_type_88(_swig_i_1), C.swig_type_89(_swig_i_2), *(*C.swig_type_90)(unsafe.Pointer(&_swig_i_3)))
+	swig_r_p := C._wrap_weft_ndarray_slice_capi_e9327122f07dbc13(C.uintptr_t(_swig_i_0), C.swig_type_88(_swig_i_1), C.swig_type_89(_swig_i_2), *(*C.swig_type_90)(unsafe.Pointer(&_swig_i_3)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg4
@@ -2071,7 +2068,7 @@ func Weft_ndarray_slice(arg1 uintptr, arg2 int64, arg3 int64, arg4 []uintptr) (_
 func Weft_ndarray_wait_to_read(arg1 uintptr) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
-	swig_r_p := C._wrap_weft_ndarray_wait_to_read_capi_f8d8fda0697c4090(C.uintptr_t(_swig_i_0))
+	swig_r_p := C._wrap_weft_ndarray_wait_to_read_capi_e9327122f07dbc13(C.uintptr_t(_swig_i_0))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 error
 
@@ -2087,7 +2084,7 @@ func Weft_ndarray_wait_to_read(arg1 uintptr) (_swig_ret error) {
 func Weft_ndarray_wait_to_write(arg1 uintptr) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
-	swig_r_p := C._wrap_weft_ndarray_wait_to_write_capi_f8d8fda0697c4090(C.uintptr_t(_swig_i_0))
+	swig_r_p := C._wrap_weft_ndarray_wait_to_write_capi_e9327122f07dbc13(C.uintptr_t(_swig_i_0))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 error
 
@@ -2107,7 +2104,7 @@ func Weft_ndarray_save_file(arg1 string, arg2 []uintptr, arg3 []string, arg4 uin
 	var _swig_i_2 string
  _swig_i_2 = weftJoin(arg3) 
 	_swig_i_3 := arg4
-	swig_r_p := C._wrap_weft_ndarray_save_file_capi_f8d8fda0697c4090(*(*C.swig_type_94)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_95)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_96)(unsafe.Pointer(&_swig_i_2)), C.swig_type_97(_swig_i_3))
+	swig_r_p := C._wrap_weft_ndarray_save_file_capi_e9327122f07dbc13(*(*C.swig_type_94)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_95)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_96)(unsafe.Pointer(&_swig_i_2)), C.swig_type_97(_swig_i_3))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -2136,7 +2133,7 @@ func Weft_ndarray_save_buffer(arg1 []uintptr, arg2 []string, arg3 uint64, arg4 [
  _swig_i_1 = weftJoin(arg2) 
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
-	swig_r_p := C._wrap_weft_ndarray_save_buffer_capi_f8d8fda0697c4090(*(*C.swig_type_99)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_100)(unsafe.Pointer(&_swig_i_1)), C.swig_type_101(_swig_i_2), *(*C.swig_type_102)(unsafe.Pointer(&_swig_i_3)))
+	swig_r_p := C._wrap_weft_ndarray_save_buffer_capi_e9327122f07dbc13(*(*C.swig_type_99)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_100)(unsafe.Pointer(&_swig_i_1)), C.swig_type_101(_swig_i_2), *(*C.swig_type_102)(unsafe.Pointer(&_swig_i_3)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -2163,7 +2160,7 @@ func Weft_buffer_data(arg1 uintptr, arg2 []unsafe.Pointer, arg3 []uint64) (_swig
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r_p := C._wrap_weft_buffer_data_capi_f8d8fda0697c4090(C.uintptr_t(_swig_i_0), *(*C.swig_type_104)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_105)(unsafe.Pointer(&_swig_i_2)))
+	swig_r_p := C._wrap_weft_buffer_data_capi_e9327122f07dbc13(C.uintptr_t(_swig_i_0), *(*C.swig_type_104)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_105)(unsafe.Pointer(&_swig_i_2)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -2185,7 +2182,7 @@ func Weft_buffer_data(arg1 uintptr, arg2 []unsafe.Pointer, arg3 []uint64) (_swig
 func Weft_buffer_free(arg1 uintptr) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
-	swig_r_p := C._wrap_weft_buffer_free_capi_f8d8fda0697c4090(C.uintptr_t(_swig_i_0))
+	swig_r_p := C._wrap_weft_buffer_free_capi_e9327122f07dbc13(C.uintptr_t(_swig_i_0))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 error
 
@@ -2202,7 +2199,7 @@ func Weft_ndarray_load_file(arg1 string, arg2 []uintptr) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_ndarray_load_file_capi_f8d8fda0697c4090(*(*C.swig_type_108)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_109)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_weft_ndarray_load_file_capi_e9327122f07dbc13(*(*C.swig_type_108)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_109)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -2226,7 +2223,7 @@ func Weft_ndarray_load_buffer(arg1 unsafe.Pointer, arg2 uint64, arg3 []uintptr) 
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r_p := C._wrap_weft_ndarray_load_buffer_capi_f8d8fda0697c4090(C.swig_voidp(_swig_i_0), C.swig_type_111(_swig_i_1), *(*C.swig_type_112)(unsafe.Pointer(&_swig_i_2)))
+	swig_r_p := C._wrap_weft_ndarray_load_buffer_capi_e9327122f07dbc13(C.swig_voidp(_swig_i_0), C.swig_type_111(_swig_i_1), *(*C.swig_type_112)(unsafe.Pointer(&_swig_i_2)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg3
@@ -2247,7 +2244,7 @@ func Weft_ndarray_list_size(arg1 uintptr, arg2 []uint64, arg3 []int32) (_swig_re
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r_p := C._wrap_weft_ndarray_list_size_capi_f8d8fda0697c4090(C.uintptr_t(_swig_i_0), *(*C.swig_type_114)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_115)(unsafe.Pointer(&_swig_i_2)))
+	swig_r_p := C._wrap_weft_ndarray_list_size_capi_e9327122f07dbc13(C.uintptr_t(_swig_i_0), *(*C.swig_type_114)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_115)(unsafe.Pointer(&_swig_i_2)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -2272,7 +2269,7 @@ func Weft_ndarray_list_name(arg1 uintptr, arg2 uint64, arg3 []string) (_swig_ret
 	_swig_i_1 := arg2
 	var _swig_i_2 []string
  _swig_i_2 = make([]string, len(arg3)) 
-	swig_r_p := C._wrap_weft_ndarray_list_name_capi_f8d8fda0697c4090(C.uintptr_t(_swig_i_0), C.swig_type_117(_swig_i_1), *(*C.swig_type_118)(unsafe.Pointer(&_swig_i_2)))
+	swig_r_p := C._wrap_weft_ndarray_list_name_capi_e9327122f07dbc13(C.uintptr_t(_swig_i_0), C.swig_type_117(_swig_i_1), *(*C.swig_type_118)(unsafe.Pointer(&_swig_i_2)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 
 	for i := range _swig_i_2 {
@@ -2302,7 +2299,7 @@ func Weft_ndarray_list_get(arg1 uintptr, arg2 uint64, arg3 []uintptr) (_swig_ret
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r_p := C._wrap_weft_ndarray_list_get_capi_f8d8fda0697c4090(C.uintptr_t(_swig_i_0), C.swig_type_120(_swig_i_1), *(*C.swig_type_121)(unsafe.Pointer(&_swig_i_2)))
+	swig_r_p := C._wrap_weft_ndarray_list_get_capi_e9327122f07dbc13(C.uintptr_t(_swig_i_0), C.swig_type_120(_swig_i_1), *(*C.swig_type_121)(unsafe.Pointer(&_swig_i_2)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg3
@@ -2321,7 +2318,7 @@ func Weft_ndarray_list_get(arg1 uintptr, arg2 uint64, arg3 []uintptr) (_swig_ret
 func Weft_ndarray_list_free(arg1 uintptr) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
-	swig_r_p := C._wrap_weft_ndarray_list_free_capi_f8d8fda0697c4090(C.uintptr_t(_swig_i_0))
+	swig_r_p := C._wrap_weft_ndarray_list_free_capi_e9327122f07dbc13(C.uintptr_t(_swig_i_0))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 error
 
@@ -2341,7 +2338,7 @@ func Weft_ndarray_list_create(arg1 []uintptr, arg2 []string, arg3 uint64, arg4 [
  _swig_i_1 = weftJoin(arg2) 
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
-	swig_r_p := C._wrap_weft_ndarray_list_create_capi_f8d8fda0697c4090(*(*C.swig_type_124)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_125)(unsafe.Pointer(&_swig_i_1)), C.swig_type_126(_swig_i_2), *(*C.swig_type_127)(unsafe.Pointer(&_swig_i_3)))
+	swig_r_p := C._wrap_weft_ndarray_list_create_capi_e9327122f07dbc13(*(*C.swig_type_124)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_125)(unsafe.Pointer(&_swig_i_1)), C.swig_type_126(_swig_i_2), *(*C.swig_type_127)(unsafe.Pointer(&_swig_i_3)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -2367,7 +2364,7 @@ func Weft_ndarray_load_npy(arg1 string, arg2 []uintptr) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_ndarray_load_npy_capi_f8d8fda0697c4090(*(*C.swig_type_129)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_130)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_weft_ndarray_load_npy_capi_e9327122f07dbc13(*(*C.swig_type_129)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_130)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -2390,7 +2387,7 @@ func Weft_ndarray_save_npy(arg1 uintptr, arg2 string) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_ndarray_save_npy_capi_f8d8fda0697c4090(C.uintptr_t(_swig_i_0), *(*C.swig_type_132)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_weft_ndarray_save_npy_capi_e9327122f07dbc13(C.uintptr_t(_swig_i_0), *(*C.swig_type_132)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -2411,7 +2408,7 @@ func Weft_ndarray_load_npy_buffer(arg1 unsafe.Pointer, arg2 uint64, arg3 []uintp
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r_p := C._wrap_weft_ndarray_load_npy_buffer_capi_f8d8fda0697c4090(C.swig_voidp(_swig_i_0), C.swig_type_134(_swig_i_1), *(*C.swig_type_135)(unsafe.Pointer(&_swig_i_2)))
+	swig_r_p := C._wrap_weft_ndarray_load_npy_buffer_capi_e9327122f07dbc13(C.swig_voidp(_swig_i_0), C.swig_type_134(_swig_i_1), *(*C.swig_type_135)(unsafe.Pointer(&_swig_i_2)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg3
@@ -2431,7 +2428,7 @@ func Weft_ndarray_save_npy_buffer(arg1 uintptr, arg2 []uintptr) (_swig_ret error
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_ndarray_save_npy_buffer_capi_f8d8fda0697c4090(C.uintptr_t(_swig_i_0), *(*C.swig_type_137)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_weft_ndarray_save_npy_buffer_capi_e9327122f07dbc13(C.uintptr_t(_swig_i_0), *(*C.swig_type_137)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -2451,7 +2448,7 @@ func Weft_symbol_create_variable(arg1 string, arg2 []uintptr) (_swig_ret error) 
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_symbol_create_variable_capi_f8d8fda0697c4090(*(*C.swig_type_139)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_140)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_weft_symbol_create_variable_capi_e9327122f07dbc13(*(*C.swig_type_139)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_140)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -2479,7 +2476,7 @@ func Weft_symbol_create_atomic(arg1 string, arg2 []string, arg3 []string, arg4 u
  _swig_i_2 = weftJoin(arg3) 
 	_swig_i_3 := arg4
 	_swig_i_4 := arg5
-	swig_r_p := C._wrap_weft_symbol_create_atomic_capi_f8d8fda0697c4090(*(*C.swig_type_142)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_143)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_144)(unsafe.Pointer(&_swig_i_2)), C.swig_type_145(_swig_i_3), *(*C.swig_type_146)(unsafe.Pointer(&_swig_i_4)))
+	swig_r_p := C._wrap_weft_symbol_create_atomic_capi_e9327122f07dbc13(*(*C.swig_type_142)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_143)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_144)(unsafe.Pointer(&_swig_i_2)), C.swig_type_145(_swig_i_3), *(*C.swig_type_146)(unsafe.Pointer(&_swig_i_4)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -2512,7 +2509,7 @@ func Weft_symbol_compose(arg1 uintptr, arg2 string, arg3 uint64, arg4 []string, 
 	var _swig_i_3 string
  _swig_i_3 = weftJoin(arg4) 
 	_swig_i_4 := arg5
-	swig_r_p := C._wrap_weft_symbol_compose_capi_f8d8fda0697c4090(C.uintptr_t(_swig_i_0), *(*C.swig_type_148)(unsafe.Pointer(&_swig_i_1)), C.swig_type_149(_swig_i_2), *(*C.swig_type_150)(unsafe.Pointer(&_swig_i_3)), *(*C.swig_type_151)(unsafe.Pointer(&_swig_i_4)))
+	swig_r_p := C._wrap_weft_symbol_compose_capi_e9327122f07dbc13(C.uintptr_t(_swig_i_0), *(*C.swig_type_148)(unsafe.Pointer(&_swig_i_1)), C.swig_type_149(_swig_i_2), *(*C.swig_type_150)(unsafe.Pointer(&_swig_i_3)), *(*C.swig_type_151)(unsafe.Pointer(&_swig_i_4)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -2539,7 +2536,7 @@ func Weft_symbol_group(arg1 []uintptr, arg2 uint64, arg3 []uintptr) (_swig_ret e
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r_p := C._wrap_weft_symbol_group_capi_f8d8fda0697c4090(*(*C.swig_type_153)(unsafe.Pointer(&_swig_i_0)), C.swig_type_154(_swig_i_1), *(*C.swig_type_155)(unsafe.Pointer(&_swig_i_2)))
+	swig_r_p := C._wrap_weft_symbol_group_capi_e9327122f07dbc13(*(*C.swig_type_153)(unsafe.Pointer(&_swig_i_0)), C.swig_type_154(_swig_i_1), *(*C.swig_type_155)(unsafe.Pointer(&_swig_i_2)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -2562,7 +2559,7 @@ func Weft_symbol_copy(arg1 uintptr, arg2 []uintptr) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_symbol_copy_capi_f8d8fda0697c4090(C.uintptr_t(_swig_i_0), *(*C.swig_type_157)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_weft_symbol_copy_capi_e9327122f07dbc13(C.uintptr_t(_swig_i_0), *(*C.swig_type_157)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -2581,7 +2578,7 @@ func Weft_symbol_copy(arg1 uintptr, arg2 []uintptr) (_swig_ret error) {
 func Weft_symbol_free(arg1 uintptr) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
-	swig_r_p := C._wrap_weft_symbol_free_capi_f8d8fda0697c4090(C.uintptr_t(_swig_i_0))
+	swig_r_p := C._wrap_weft_symbol_free_capi_e9327122f07dbc13(C.uintptr_t(_swig_i_0))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 error
 
@@ -2598,7 +2595,7 @@ func Weft_symbol_num_outputs(arg1 uintptr, arg2 []uint64) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_symbol_num_outputs_capi_f8d8fda0697c4090(C.uintptr_t(_swig_i_0), *(*C.swig_type_160)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_weft_symbol_num_outputs_capi_e9327122f07dbc13(C.uintptr_t(_swig_i_0), *(*C.swig_type_160)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -2619,7 +2616,7 @@ func Weft_symbol_get_output(arg1 uintptr, arg2 uint64, arg3 []uintptr) (_swig_re
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r_p := C._wrap_weft_symbol_get_output_capi_f8d8fda0697c4090(C.uintptr_t(_swig_i_0), C.swig_type_162(_swig_i_1), *(*C.swig_type_163)(unsafe.Pointer(&_swig_i_2)))
+	swig_r_p := C._wrap_weft_symbol_get_output_capi_e9327122f07dbc13(C.uintptr_t(_swig_i_0), C.swig_type_162(_swig_i_1), *(*C.swig_type_163)(unsafe.Pointer(&_swig_i_2)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg3
@@ -2639,7 +2636,7 @@ func Weft_symbol_get_internals(arg1 uintptr, arg2 []uintptr) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_symbol_get_internals_capi_f8d8fda0697c4090(C.uintptr_t(_swig_i_0), *(*C.swig_type_165)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_weft_symbol_get_internals_capi_e9327122f07dbc13(C.uintptr_t(_swig_i_0), *(*C.swig_type_165)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -2659,7 +2656,7 @@ func Weft_symbol_get_children(arg1 uintptr, arg2 []uintptr) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_symbol_get_children_capi_f8d8fda0697c4090(C.uintptr_t(_swig_i_0), *(*C.swig_type_167)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_weft_symbol_get_children_capi_e9327122f07dbc13(C.uintptr_t(_swig_i_0), *(*C.swig_type_167)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -2679,7 +2676,7 @@ func Weft_symbol_list_arguments(arg1 uintptr, arg2 []uintptr) (_swig_ret error) 
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_symbol_list_arguments_capi_f8d8fda0697c4090(C.uintptr_t(_swig_i_0), *(*C.swig_type_169)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_weft_symbol_list_arguments_capi_e9327122f07dbc13(C.uintptr_t(_swig_i_0), *(*C.swig_type_169)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -2699,7 +2696,7 @@ func Weft_symbol_list_outputs(arg1 uintptr, arg2 []uintptr) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_symbol_list_outputs_capi_f8d8fda0697c4090(C.uintptr_t(_swig_i_0), *(*C.swig_type_171)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_weft_symbol_list_outputs_capi_e9327122f07dbc13(C.uintptr_t(_swig_i_0), *(*C.swig_type_171)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -2719,7 +2716,7 @@ func Weft_symbol_list_auxiliary_states(arg1 uintptr, arg2 []uintptr) (_swig_ret 
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_symbol_list_auxiliary_states_capi_f8d8fda0697c4090(C.uintptr_t(_swig_i_0), *(*C.swig_type_173)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_weft_symbol_list_auxiliary_states_capi_e9327122f07dbc13(C.uintptr_t(_swig_i_0), *(*C.swig_type_173)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -2739,7 +2736,7 @@ func Weft_symbol_list_inputs(arg1 uintptr, arg2 []uintptr) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_symbol_list_inputs_capi_f8d8fda0697c4090(C.uintptr_t(_swig_i_0), *(*C.swig_type_175)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_weft_symbol_list_inputs_capi_e9327122f07dbc13(C.uintptr_t(_swig_i_0), *(*C.swig_type_175)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -2759,7 +2756,7 @@ func Weft_symbol_get_name(arg1 uintptr, arg2 []uintptr) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_symbol_get_name_capi_f8d8fda0697c4090(C.uintptr_t(_swig_i_0), *(*C.swig_type_177)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_weft_symbol_get_name_capi_e9327122f07dbc13(C.uintptr_t(_swig_i_0), *(*C.swig_type_177)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -2780,7 +2777,7 @@ func Weft_symbol_get_attr(arg1 uintptr, arg2 string, arg3 []uintptr) (_swig_ret 
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r_p := C._wrap_weft_symbol_get_attr_capi_f8d8fda0697c4090(C.uintptr_t(_swig_i_0), *(*C.swig_type_179)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_180)(unsafe.Pointer(&_swig_i_2)))
+	swig_r_p := C._wrap_weft_symbol_get_attr_capi_e9327122f07dbc13(C.uintptr_t(_swig_i_0), *(*C.swig_type_179)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_180)(unsafe.Pointer(&_swig_i_2)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -2804,7 +2801,7 @@ func Weft_symbol_set_attr(arg1 uintptr, arg2 string, arg3 string) (_swig_ret err
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r_p := C._wrap_weft_symbol_set_attr_capi_f8d8fda0697c4090(C.uintptr_t(_swig_i_0), *(*C.swig_type_182)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_183)(unsafe.Pointer(&_swig_i_2)))
+	swig_r_p := C._wrap_weft_symbol_set_attr_capi_e9327122f07dbc13(C.uintptr_t(_swig_i_0), *(*C.swig_type_182)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_183)(unsafe.Pointer(&_swig_i_2)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -2829,7 +2826,7 @@ func Weft_symbol_list_attr(arg1 uintptr, arg2 int, arg3 []uintptr, arg4 []uintpt
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
-	swig_r_p := C._wrap_weft_symbol_list_attr_capi_f8d8fda0697c4090(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1), *(*C.swig_type_185)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_186)(unsafe.Pointer(&_swig_i_3)))
+	swig_r_p := C._wrap_weft_symbol_list_attr_capi_e9327122f07dbc13(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1), *(*C.swig_type_185)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_186)(unsafe.Pointer(&_swig_i_3)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg3
@@ -2857,7 +2854,7 @@ func Weft_symbol_summary(arg1 uintptr, arg2 uint64, arg3 []string, arg4 []uint64
 	_swig_i_3 := arg4
 	_swig_i_4 := arg5
 	_swig_i_5 := arg6
-	swig_r_p := C._wrap_weft_symbol_summary_capi_f8d8fda0697c4090(C.uintptr_t(_swig_i_0), C.swig_type_188(_swig_i_1), *(*C.swig_type_189)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_190)(unsafe.Pointer(&_swig_i_3)), *(*C.swig_type_191)(unsafe.Pointer(&_swig_i_4)), *(*C.swig_type_192)(unsafe.Pointer(&_swig_i_5)))
+	swig_r_p := C._wrap_weft_symbol_summary_capi_e9327122f07dbc13(C.uintptr_t(_swig_i_0), C.swig_type_188(_swig_i_1), *(*C.swig_type_189)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_190)(unsafe.Pointer(&_swig_i_3)), *(*C.swig_type_191)(unsafe.Pointer(&_swig_i_4)), *(*C.swig_type_192)(unsafe.Pointer(&_swig_i_5)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = _swig_i_2
@@ -2896,7 +2893,7 @@ func Weft_symbol_to_dot(arg1 uintptr, arg2 uint64, arg3 []string, arg4 []uint64,
 	var _swig_i_7 string
  _swig_i_7 = weftJoin(arg8) 
 	_swig_i_8 := arg9
-	swig_r_p := C._wrap_weft_symbol_to_dot_capi_f8d8fda0697c4090(C.uintptr_t(_swig_i_0), C.swig_type_194(_swig_i_1), *(*C.swig_type_195)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_196)(unsafe.Pointer(&_swig_i_3)), *(*C.swig_type_197)(unsafe.Pointer(&_swig_i_4)), C.swig_type_198(_swig_i_5), *(*C.swig_type_199)(unsafe.Pointer(&_swig_i_6)), *(*C.swig_type_200)(unsafe.Pointer(&_swig_i_7)), *(*C.swig_type_201)(unsafe.Pointer(&_swig_i_8)))
+	swig_r_p := C._wrap_weft_symbol_to_dot_capi_e9327122f07dbc13(C.uintptr_t(_swig_i_0), C.swig_type_194(_swig_i_1), *(*C.swig_type_195)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_196)(unsafe.Pointer(&_swig_i_3)), *(*C.swig_type_197)(unsafe.Pointer(&_swig_i_4)), C.swig_type_198(_swig_i_5), *(*C.swig_type_199)(unsafe.Pointer(&_swig_i_6)), *(*C.swig_type_200)(unsafe.Pointer(&_swig_i_7)), *(*C.swig_type_201)(unsafe.Pointer(&_swig_i_8)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = _swig_i_2
@@ -2931,7 +2928,7 @@ func Weft_symbol_to_json(arg1 uintptr, arg2 []uintptr) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_symbol_to_json_capi_f8d8fda0697c4090(C.uintptr_t(_swig_i_0), *(*C.swig_type_203)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_weft_symbol_to_json_capi_e9327122f07dbc13(C.uintptr_t(_swig_i_0), *(*C.swig_type_203)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -2951,7 +2948,7 @@ func Weft_symbol_save_file(arg1 uintptr, arg2 string) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_symbol_save_file_capi_f8d8fda0697c4090(C.uintptr_t(_swig_i_0), *(*C.swig_type_205)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_weft_symbol_save_file_capi_e9327122f07dbc13(C.uintptr_t(_swig_i_0), *(*C.swig_type_205)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -2971,7 +2968,7 @@ func Weft_symbol_from_json(arg1 string, arg2 []uintptr) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_symbol_from_json_capi_f8d8fda0697c4090(*(*C.swig_type_207)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_208)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_weft_symbol_from_json_capi_e9327122f07dbc13(*(*C.swig_type_207)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_208)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -2994,7 +2991,7 @@ func Weft_symbol_from_json_file(arg1 string, arg2 []uintptr) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_symbol_from_json_file_capi_f8d8fda0697c4090(*(*C.swig_type_210)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_211)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_weft_symbol_from_json_file_capi_e9327122f07dbc13(*(*C.swig_type_210)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_211)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -3020,7 +3017,7 @@ func Weft_symbol_json_info(arg1 uintptr, arg2 []int32, arg3 []int32, arg4 []int3
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
 	_swig_i_4 := arg5
-	swig_r_p := C._wrap_weft_symbol_json_info_capi_f8d8fda0697c4090(C.uintptr_t(_swig_i_0), *(*C.swig_type_213)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_214)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_215)(unsafe.Pointer(&_swig_i_3)), *(*C.swig_type_216)(unsafe.Pointer(&_swig_i_4)))
+	swig_r_p := C._wrap_weft_symbol_json_info_capi_e9327122f07dbc13(C.uintptr_t(_swig_i_0), *(*C.swig_type_213)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_214)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_215)(unsafe.Pointer(&_swig_i_3)), *(*C.swig_type_216)(unsafe.Pointer(&_swig_i_4)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -3054,7 +3051,7 @@ func Weft_symbol_infer_shape_partial(arg1 uintptr, arg2 uint64, arg3 []string, a
 	_swig_i_3 := arg4
 	_swig_i_4 := arg5
 	_swig_i_5 := arg6
-	swig_r_p := C._wrap_weft_symbol_infer_shape_partial_capi_f8d8fda0697c4090(C.uintptr_t(_swig_i_0), C.swig_type_218(_swig_i_1), *(*C.swig_type_219)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_220)(unsafe.Pointer(&_swig_i_3)), *(*C.swig_type_221)(unsafe.Pointer(&_swig_i_4)), *(*C.swig_type_222)(unsafe.Pointer(&_swig_i_5)))
+	swig_r_p := C._wrap_weft_symbol_infer_shape_partial_capi_e9327122f07dbc13(C.uintptr_t(_swig_i_0), C.swig_type_218(_swig_i_1), *(*C.swig_type_219)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_220)(unsafe.Pointer(&_swig_i_3)), *(*C.swig_type_221)(unsafe.Pointer(&_swig_i_4)), *(*C.swig_type_222)(unsafe.Pointer(&_swig_i_5)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = _swig_i_2
@@ -3088,7 +3085,7 @@ func Weft_symbol_infer_shape(arg1 uintptr, arg2 uint64, arg3 []string, arg4 []ui
 	_swig_i_3 := arg4
 	_swig_i_4 := arg5
 	_swig_i_5 := arg6
-	swig_r_p := C._wrap_weft_symbol_infer_shape_capi_f8d8fda0697c4090(C.uintptr_t(_swig_i_0), C.swig_type_224(_swig_i_1), *(*C.swig_type_225)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_226)(unsafe.Pointer(&_swig_i_3)), *(*C.swig_type_227)(unsafe.Pointer(&_swig_i_4)), *(*C.swig_type_228)(unsafe.Pointer(&_swig_i_5)))
+	swig_r_p := C._wrap_weft_symbol_infer_shape_capi_e9327122f07dbc13(C.uintptr_t(_swig_i_0), C.swig_type_224(_swig_i_1), *(*C.swig_type_225)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_226)(unsafe.Pointer(&_swig_i_3)), *(*C.swig_type_227)(unsafe.Pointer(&_swig_i_4)), *(*C.swig_type_228)(unsafe.Pointer(&_swig_i_5)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = _swig_i_2
@@ -3117,7 +3114,7 @@ func Weft_shape_result_complete(arg1 uintptr, arg2 []int32) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_shape_result_complete_capi_f8d8fda0697c4090(C.uintptr_t(_swig_i_0), *(*C.swig_type_230)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_weft_shape_result_complete_capi_e9327122f07dbc13(C.uintptr_t(_swig_i_0), *(*C.swig_type_230)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -3138,7 +3135,7 @@ func Weft_shape_result_count(arg1 uintptr, arg2 int, arg3 []uint64) (_swig_ret e
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r_p := C._wrap_weft_shape_result_count_capi_f8d8fda0697c4090(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1), *(*C.swig_type_232)(unsafe.Pointer(&_swig_i_2)))
+	swig_r_p := C._wrap_weft_shape_result_count_capi_e9327122f07dbc13(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1), *(*C.swig_type_232)(unsafe.Pointer(&_swig_i_2)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg3
@@ -3161,7 +3158,7 @@ func Weft_shape_result_name(arg1 uintptr, arg2 int, arg3 uint64, arg4 []string) 
 	_swig_i_2 := arg3
 	var _swig_i_3 []string
  _swig_i_3 = make([]string, len(arg4)) 
-	swig_r_p := C._wrap_weft_shape_result_name_capi_f8d8fda0697c4090(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1), C.swig_type_234(_swig_i_2), *(*C.swig_type_235)(unsafe.Pointer(&_swig_i_3)))
+	swig_r_p := C._wrap_weft_shape_result_name_capi_e9327122f07dbc13(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1), C.swig_type_234(_swig_i_2), *(*C.swig_type_235)(unsafe.Pointer(&_swig_i_3)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 
 	for i := range _swig_i_3 {
@@ -3192,7 +3189,7 @@ func Weft_shape_result_ndim(arg1 uintptr, arg2 int, arg3 uint64, arg4 []int32) (
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
-	swig_r_p := C._wrap_weft_shape_result_ndim_capi_f8d8fda0697c4090(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1), C.swig_type_237(_swig_i_2), *(*C.swig_type_238)(unsafe.Pointer(&_swig_i_3)))
+	swig_r_p := C._wrap_weft_shape_result_ndim_capi_e9327122f07dbc13(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1), C.swig_type_237(_swig_i_2), *(*C.swig_type_238)(unsafe.Pointer(&_swig_i_3)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg4
@@ -3215,7 +3212,7 @@ func Weft_shape_result_dims(arg1 uintptr, arg2 int, arg3 uint64, arg4 []int64, a
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
 	_swig_i_4 := arg5
-	swig_r_p := C._wrap_weft_shape_result_dims_capi_f8d8fda0697c4090(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1), C.swig_type_240(_swig_i_2), *(*C.swig_type_241)(unsafe.Pointer(&_swig_i_3)), C.swig_type_242(_swig_i_4))
+	swig_r_p := C._wrap_weft_shape_result_dims_capi_e9327122f07dbc13(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1), C.swig_type_240(_swig_i_2), *(*C.swig_type_241)(unsafe.Pointer(&_swig_i_3)), C.swig_type_242(_swig_i_4))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg4
@@ -3235,7 +3232,7 @@ func Weft_shape_result_num_unknown(arg1 uintptr, arg2 []uint64) (_swig_ret error
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_shape_result_num_unknown_capi_f8d8fda0697c4090(C.uintptr_t(_swig_i_0), *(*C.swig_type_244)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_weft_shape_result_num_unknown_capi_e9327122f07dbc13(C.uintptr_t(_swig_i_0), *(*C.swig_type_244)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -3257,7 +3254,7 @@ func Weft_shape_result_unknown_name(arg1 uintptr, arg2 uint64, arg3 []string) (_
 	_swig_i_1 := arg2
 	var _swig_i_2 []string
  _swig_i_2 = make([]string, len(arg3)) 
-	swig_r_p := C._wrap_weft_shape_result_unknown_name_capi_f8d8fda0697c4090(C.uintptr_t(_swig_i_0), C.swig_type_246(_swig_i_1), *(*C.swig_type_247)(unsafe.Pointer(&_swig_i_2)))
+	swig_r_p := C._wrap_weft_shape_result_unknown_name_capi_e9327122f07dbc13(C.uintptr_t(_swig_i_0), C.swig_type_246(_swig_i_1), *(*C.swig_type_247)(unsafe.Pointer(&_swig_i_2)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 
 	for i := range _swig_i_2 {
@@ -3285,7 +3282,7 @@ func Weft_shape_result_unknown_name(arg1 uintptr, arg2 uint64, arg3 []string) (_
 func Weft_shape_result_free(arg1 uintptr) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
-	swig_r_p := C._wrap_weft_shape_result_free_capi_f8d8fda0697c4090(C.uintptr_t(_swig_i_0))
+	swig_r_p := C._wrap_weft_shape_result_free_capi_e9327122f07dbc13(C.uintptr_t(_swig_i_0))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 error
 
@@ -3306,7 +3303,7 @@ func Weft_symbol_infer_type_partial(arg1 uintptr, arg2 uint64, arg3 []string, ar
  _swig_i_2 = weftJoin(arg3) 
 	_swig_i_3 := arg4
 	_swig_i_4 := arg5
-	swig_r_p := C._wrap_weft_symbol_infer_type_partial_capi_f8d8fda0697c4090(C.uintptr_t(_swig_i_0), C.swig_type_250(_swig_i_1), *(*C.swig_type_251)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_252)(unsafe.Pointer(&_swig_i_3)), *(*C.swig_type_253)(unsafe.Pointer(&_swig_i_4)))
+	swig_r_p := C._wrap_weft_symbol_infer_type_partial_capi_e9327122f07dbc13(C.uintptr_t(_swig_i_0), C.swig_type_250(_swig_i_1), *(*C.swig_type_251)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_252)(unsafe.Pointer(&_swig_i_3)), *(*C.swig_type_253)(unsafe.Pointer(&_swig_i_4)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = _swig_i_2
@@ -3336,7 +3333,7 @@ func Weft_symbol_infer_type(arg1 uintptr, arg2 uint64, arg3 []string, arg4 []int
  _swig_i_2 = weftJoin(arg3) 
 	_swig_i_3 := arg4
 	_swig_i_4 := arg5
-	swig_r_p := C._wrap_weft_symbol_infer_type_capi_f8d8fda0697c4090(C.uintptr_t(_swig_i_0), C.swig_type_255(_swig_i_1), *(*C.swig_type_256)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_257)(unsafe.Pointer(&_swig_i_3)), *(*C.swig_type_258)(unsafe.Pointer(&_swig_i_4)))
+	swig_r_p := C._wrap_weft_symbol_infer_type_capi_e9327122f07dbc13(C.uintptr_t(_swig_i_0), C.swig_type_255(_swig_i_1), *(*C.swig_type_256)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_257)(unsafe.Pointer(&_swig_i_3)), *(*C.swig_type_258)(unsafe.Pointer(&_swig_i_4)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = _swig_i_2
@@ -3362,7 +3359,7 @@ func Weft_type_result_complete(arg1 uintptr, arg2 []int32) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_type_result_complete_capi_f8d8fda0697c4090(C.uintptr_t(_swig_i_0), *(*C.swig_type_260)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_weft_type_result_complete_capi_e9327122f07dbc13(C.uintptr_t(_swig_i_0), *(*C.swig_type_260)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -3383,7 +3380,7 @@ func Weft_type_result_count(arg1 uintptr, arg2 int, arg3 []uint64) (_swig_ret er
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r_p := C._wrap_weft_type_result_count_capi_f8d8fda0697c4090(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1), *(*C.swig_type_262)(unsafe.Pointer(&_swig_i_2)))
+	swig_r_p := C._wrap_weft_type_result_count_capi_e9327122f07dbc13(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1), *(*C.swig_type_262)(unsafe.Pointer(&_swig_i_2)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg3
@@ -3406,7 +3403,7 @@ func Weft_type_result_name(arg1 uintptr, arg2 int, arg3 uint64, arg4 []string) (
 	_swig_i_2 := arg3
 	var _swig_i_3 []string
  _swig_i_3 = make([]string, len(arg4)) 
-	swig_r_p := C._wrap_weft_type_result_name_capi_f8d8fda0697c4090(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1), C.swig_type_264(_swig_i_2), *(*C.swig_type_265)(unsafe.Pointer(&_swig_i_3)))
+	swig_r_p := C._wrap_weft_type_result_name_capi_e9327122f07dbc13(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1), C.swig_type_264(_swig_i_2), *(*C.swig_type_265)(unsafe.Pointer(&_swig_i_3)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 
 	for i := range _swig_i_3 {
@@ -3437,7 +3434,7 @@ func Weft_type_result_dtype(arg1 uintptr, arg2 int, arg3 uint64, arg4 []int32) (
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
-	swig_r_p := C._wrap_weft_type_result_dtype_capi_f8d8fda0697c4090(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1), C.swig_type_267(_swig_i_2), *(*C.swig_type_268)(unsafe.Pointer(&_swig_i_3)))
+	swig_r_p := C._wrap_weft_type_result_dtype_capi_e9327122f07dbc13(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1), C.swig_type_267(_swig_i_2), *(*C.swig_type_268)(unsafe.Pointer(&_swig_i_3)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg4
@@ -3457,7 +3454,7 @@ func Weft_type_result_num_unknown(arg1 uintptr, arg2 []uint64) (_swig_ret error)
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_type_result_num_unknown_capi_f8d8fda0697c4090(C.uintptr_t(_swig_i_0), *(*C.swig_type_270)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_weft_type_result_num_unknown_capi_e9327122f07dbc13(C.uintptr_t(_swig_i_0), *(*C.swig_type_270)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -3479,7 +3476,7 @@ func Weft_type_result_unknown_name(arg1 uintptr, arg2 uint64, arg3 []string) (_s
 	_swig_i_1 := arg2
 	var _swig_i_2 []string
  _swig_i_2 = make([]string, len(arg3)) 
-	swig_r_p := C._wrap_weft_type_result_unknown_name_capi_f8d8fda0697c4090(C.uintptr_t(_swig_i_0), C.swig_type_272(_swig_i_1), *(*C.swig_type_273)(unsafe.Pointer(&_swig_i_2)))
+	swig_r_p := C._wrap_weft_type_result_unknown_name_capi_e9327122f07dbc13(C.uintptr_t(_swig_i_0), C.swig_type_272(_swig_i_1), *(*C.swig_type_273)(unsafe.Pointer(&_swig_i_2)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 
 	for i := range _swig_i_2 {
@@ -3507,7 +3504,7 @@ func Weft_type_result_unknown_name(arg1 uintptr, arg2 uint64, arg3 []string) (_s
 func Weft_type_result_free(arg1 uintptr) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
-	swig_r_p := C._wrap_weft_type_result_free_capi_f8d8fda0697c4090(C.uintptr_t(_swig_i_0))
+	swig_r_p := C._wrap_weft_type_result_free_capi_e9327122f07dbc13(C.uintptr_t(_swig_i_0))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 error
 
@@ -3540,7 +3537,7 @@ func Weft_symbol_place_device(arg1 uintptr, arg2 int, arg3 int, arg4 int, arg5 u
 	_swig_i_13 := arg14
 	_swig_i_14 := arg15
 	_swig_i_15 := arg16
-	swig_r_p := C._wrap_weft_symbol_place_device_capi_f8d8fda0697c4090(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1), C.swig_intgo(_swig_i_2), C.swig_intgo(_swig_i_3), C.swig_type_276(_swig_i_4), *(*C.swig_type_277)(unsafe.Pointer(&_swig_i_5)), *(*C.swig_type_278)(unsafe.Pointer(&_swig_i_6)), *(*C.swig_type_279)(unsafe.Pointer(&_swig_i_7)), C.swig_type_280(_swig_i_8), *(*C.swig_type_281)(unsafe.Pointer(&_swig_i_9)), *(*C.swig_type_282)(unsafe.Pointer(&_swig_i_10)), *(*C.swig_type_283)(unsafe.Pointer(&_swig_i_11)), *(*C.swig_type_284)(unsafe.Pointer(&_swig_i_12)), *(*C.swig_type_285)(unsafe.Pointer(&_swig_i_13)), *(*C.swig_type_286)(unsafe.Pointer(&_swig_i_14)), *(*C.swig_type_287)(unsafe.Pointer(&_swig_i_15)))
+	swig_r_p := C._wrap_weft_symbol_place_device_capi_e9327122f07dbc13(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1), C.swig_intgo(_swig_i_2), C.swig_intgo(_swig_i_3), C.swig_type_276(_swig_i_4), *(*C.swig_type_277)(unsafe.Pointer(&_swig_i_5)), *(*C.swig_type_278)(unsafe.Pointer(&_swig_i_6)), *(*C.swig_type_279)(unsafe.Pointer(&_swig_i_7)), C.swig_type_280(_swig_i_8), *(*C.swig_type_281)(unsafe.Pointer(&_swig_i_9)), *(*C.swig_type_282)(unsafe.Pointer(&_swig_i_10)), *(*C.swig_type_283)(unsafe.Pointer(&_swig_i_11)), *(*C.swig_type_284)(unsafe.Pointer(&_swig_i_12)), *(*C.swig_type_285)(unsafe.Pointer(&_swig_i_13)), *(*C.swig_type_286)(unsafe.Pointer(&_swig_i_14)), *(*C.swig_type_287)(unsafe.Pointer(&_swig_i_15)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = _swig_i_5
@@ -3601,7 +3598,7 @@ func Weft_symbol_place_device_graph(arg1 uintptr, arg2 int, arg3 int, arg4 int, 
 	_swig_i_11 := arg12
 	_swig_i_12 := arg13
 	_swig_i_13 := arg14
-	swig_r_p := C._wrap_weft_symbol_place_device_graph_capi_f8d8fda0697c4090(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1), C.swig_intgo(_swig_i_2), C.swig_intgo(_swig_i_3), C.swig_type_289(_swig_i_4), *(*C.swig_type_290)(unsafe.Pointer(&_swig_i_5)), *(*C.swig_type_291)(unsafe.Pointer(&_swig_i_6)), *(*C.swig_type_292)(unsafe.Pointer(&_swig_i_7)), C.swig_type_293(_swig_i_8), *(*C.swig_type_294)(unsafe.Pointer(&_swig_i_9)), *(*C.swig_type_295)(unsafe.Pointer(&_swig_i_10)), *(*C.swig_type_296)(unsafe.Pointer(&_swig_i_11)), *(*C.swig_type_297)(unsafe.Pointer(&_swig_i_12)), *(*C.swig_type_298)(unsafe.Pointer(&_swig_i_13)))
+	swig_r_p := C._wrap_weft_symbol_place_device_graph_capi_e9327122f07dbc13(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1), C.swig_intgo(_swig_i_2), C.swig_intgo(_swig_i_3), C.swig_type_289(_swig_i_4), *(*C.swig_type_290)(unsafe.Pointer(&_swig_i_5)), *(*C.swig_type_291)(unsafe.Pointer(&_swig_i_6)), *(*C.swig_type_292)(unsafe.Pointer(&_swig_i_7)), C.swig_type_293(_swig_i_8), *(*C.swig_type_294)(unsafe.Pointer(&_swig_i_9)), *(*C.swig_type_295)(unsafe.Pointer(&_swig_i_10)), *(*C.swig_type_296)(unsafe.Pointer(&_swig_i_11)), *(*C.swig_type_297)(unsafe.Pointer(&_swig_i_12)), *(*C.swig_type_298)(unsafe.Pointer(&_swig_i_13)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = _swig_i_5
@@ -3654,7 +3651,7 @@ func Weft_executor_simple_bind(arg1 uintptr, arg2 int, arg3 int, arg4 uint64, ar
 	_swig_i_9 := arg10
 	_swig_i_10 := arg11
 	_swig_i_11 := arg12
-	swig_r_p := C._wrap_weft_executor_simple_bind_capi_f8d8fda0697c4090(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1), C.swig_intgo(_swig_i_2), C.swig_type_300(_swig_i_3), *(*C.swig_type_301)(unsafe.Pointer(&_swig_i_4)), *(*C.swig_type_302)(unsafe.Pointer(&_swig_i_5)), *(*C.swig_type_303)(unsafe.Pointer(&_swig_i_6)), C.swig_type_304(_swig_i_7), *(*C.swig_type_305)(unsafe.Pointer(&_swig_i_8)), *(*C.swig_type_306)(unsafe.Pointer(&_swig_i_9)), *(*C.swig_type_307)(unsafe.Pointer(&_swig_i_10)), *(*C.swig_type_308)(unsafe.Pointer(&_swig_i_11)))
+	swig_r_p := C._wrap_weft_executor_simple_bind_capi_e9327122f07dbc13(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1), C.swig_intgo(_swig_i_2), C.swig_type_300(_swig_i_3), *(*C.swig_type_301)(unsafe.Pointer(&_swig_i_4)), *(*C.swig_type_302)(unsafe.Pointer(&_swig_i_5)), *(*C.swig_type_303)(unsafe.Pointer(&_swig_i_6)), C.swig_type_304(_swig_i_7), *(*C.swig_type_305)(unsafe.Pointer(&_swig_i_8)), *(*C.swig_type_306)(unsafe.Pointer(&_swig_i_9)), *(*C.swig_type_307)(unsafe.Pointer(&_swig_i_10)), *(*C.swig_type_308)(unsafe.Pointer(&_swig_i_11)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = _swig_i_4
@@ -3700,7 +3697,7 @@ func Weft_executor_bind(arg1 uintptr, arg2 int, arg3 int, arg4 []uintptr, arg5 u
 	_swig_i_7 := arg8
 	_swig_i_8 := arg9
 	_swig_i_9 := arg10
-	swig_r_p := C._wrap_weft_executor_bind_capi_f8d8fda0697c4090(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1), C.swig_intgo(_swig_i_2), *(*C.swig_type_310)(unsafe.Pointer(&_swig_i_3)), C.swig_type_311(_swig_i_4), *(*C.swig_type_312)(unsafe.Pointer(&_swig_i_5)), *(*C.swig_type_313)(unsafe.Pointer(&_swig_i_6)), *(*C.swig_type_314)(unsafe.Pointer(&_swig_i_7)), C.swig_type_315(_swig_i_8), *(*C.swig_type_316)(unsafe.Pointer(&_swig_i_9)))
+	swig_r_p := C._wrap_weft_executor_bind_capi_e9327122f07dbc13(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1), C.swig_intgo(_swig_i_2), *(*C.swig_type_310)(unsafe.Pointer(&_swig_i_3)), C.swig_type_311(_swig_i_4), *(*C.swig_type_312)(unsafe.Pointer(&_swig_i_5)), *(*C.swig_type_313)(unsafe.Pointer(&_swig_i_6)), *(*C.swig_type_314)(unsafe.Pointer(&_swig_i_7)), C.swig_type_315(_swig_i_8), *(*C.swig_type_316)(unsafe.Pointer(&_swig_i_9)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg4
@@ -3749,7 +3746,7 @@ func Weft_executor_simple_bind_group2ctx(arg1 uintptr, arg2 int, arg3 int, arg4 
 	_swig_i_13 := arg14
 	_swig_i_14 := arg15
 	_swig_i_15 := arg16
-	swig_r_p := C._wrap_weft_executor_simple_bind_group2ctx_capi_f8d8fda0697c4090(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1), C.swig_intgo(_swig_i_2), C.swig_type_318(_swig_i_3), *(*C.swig_type_319)(unsafe.Pointer(&_swig_i_4)), *(*C.swig_type_320)(unsafe.Pointer(&_swig_i_5)), *(*C.swig_type_321)(unsafe.Pointer(&_swig_i_6)), C.swig_type_322(_swig_i_7), *(*C.swig_type_323)(unsafe.Pointer(&_swig_i_8)), *(*C.swig_type_324)(unsafe.Pointer(&_swig_i_9)), *(*C.swig_type_325)(unsafe.Pointer(&_swig_i_10)), C.swig_type_326(_swig_i_11), *(*C.swig_type_327)(unsafe.Pointer(&_swig_i_12)), *(*C.swig_type_328)(unsafe.Pointer(&_swig_i_13)), *(*C.swig_type_329)(unsafe.Pointer(&_swig_i_14)), *(*C.swig_type_330)(unsafe.Pointer(&_swig_i_15)))
+	swig_r_p := C._wrap_weft_executor_simple_bind_group2ctx_capi_e9327122f07dbc13(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1), C.swig_intgo(_swig_i_2), C.swig_type_318(_swig_i_3), *(*C.swig_type_319)(unsafe.Pointer(&_swig_i_4)), *(*C.swig_type_320)(unsafe.Pointer(&_swig_i_5)), *(*C.swig_type_321)(unsafe.Pointer(&_swig_i_6)), C.swig_type_322(_swig_i_7), *(*C.swig_type_323)(unsafe.Pointer(&_swig_i_8)), *(*C.swig_type_324)(unsafe.Pointer(&_swig_i_9)), *(*C.swig_type_325)(unsafe.Pointer(&_swig_i_10)), C.swig_type_326(_swig_i_11), *(*C.swig_type_327)(unsafe.Pointer(&_swig_i_12)), *(*C.swig_type_328)(unsafe.Pointer(&_swig_i_13)), *(*C.swig_type_329)(unsafe.Pointer(&_swig_i_14)), *(*C.swig_type_330)(unsafe.Pointer(&_swig_i_15)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = _swig_i_4
@@ -3809,7 +3806,7 @@ func Weft_executor_bind_group2ctx(arg1 uintptr, arg2 int, arg3 int, arg4 uint64,
 	_swig_i_11 := arg12
 	_swig_i_12 := arg13
 	_swig_i_13 := arg14
-	swig_r_p := C._wrap_weft_executor_bind_group2ctx_capi_f8d8fda0697c4090(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1), C.swig_intgo(_swig_i_2), C.swig_type_332(_swig_i_3), *(*C.swig_type_333)(unsafe.Pointer(&_swig_i_4)), *(*C.swig_type_334)(unsafe.Pointer(&_swig_i_5)), *(*C.swig_type_335)(unsafe.Pointer(&_swig_i_6)), *(*C.swig_type_336)(unsafe.Pointer(&_swig_i_7)), C.swig_type_337(_swig_i_8), *(*C.swig_type_338)(unsafe.Pointer(&_swig_i_9)), *(*C.swig_type_339)(unsafe.Pointer(&_swig_i_10)), *(*C.swig_type_340)(unsafe.Pointer(&_swig_i_11)), C.swig_type_341(_swig_i_12), *(*C.swig_type_342)(unsafe.Pointer(&_swig_i_13)))
+	swig_r_p := C._wrap_weft_executor_bind_group2ctx_capi_e9327122f07dbc13(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1), C.swig_intgo(_swig_i_2), C.swig_type_332(_swig_i_3), *(*C.swig_type_333)(unsafe.Pointer(&_swig_i_4)), *(*C.swig_type_334)(unsafe.Pointer(&_swig_i_5)), *(*C.swig_type_335)(unsafe.Pointer(&_swig_i_6)), *(*C.swig_type_336)(unsafe.Pointer(&_swig_i_7)), C.swig_type_337(_swig_i_8), *(*C.swig_type_338)(unsafe.Pointer(&_swig_i_9)), *(*C.swig_type_339)(unsafe.Pointer(&_swig_i_10)), *(*C.swig_type_340)(unsafe.Pointer(&_swig_i_11)), C.swig_type_341(_swig_i_12), *(*C.swig_type_342)(unsafe.Pointer(&_swig_i_13)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = _swig_i_4
@@ -3850,7 +3847,7 @@ func Weft_executor_forward(arg1 uintptr, arg2 int) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_executor_forward_capi_f8d8fda0697c4090(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1))
+	swig_r_p := C._wrap_weft_executor_forward_capi_e9327122f07dbc13(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 error
 
@@ -3868,7 +3865,7 @@ func Weft_executor_backward(arg1 uintptr, arg2 []uintptr, arg3 uint64) (_swig_re
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r_p := C._wrap_weft_executor_backward_capi_f8d8fda0697c4090(C.uintptr_t(_swig_i_0), *(*C.swig_type_345)(unsafe.Pointer(&_swig_i_1)), C.swig_type_346(_swig_i_2))
+	swig_r_p := C._wrap_weft_executor_backward_capi_e9327122f07dbc13(C.uintptr_t(_swig_i_0), *(*C.swig_type_345)(unsafe.Pointer(&_swig_i_1)), C.swig_type_346(_swig_i_2))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -3888,7 +3885,7 @@ func Weft_executor_outputs(arg1 uintptr, arg2 []uintptr) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_executor_outputs_capi_f8d8fda0697c4090(C.uintptr_t(_swig_i_0), *(*C.swig_type_348)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_weft_executor_outputs_capi_e9327122f07dbc13(C.uintptr_t(_swig_i_0), *(*C.swig_type_348)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -3908,7 +3905,7 @@ func Weft_executor_arg_arrays(arg1 uintptr, arg2 []uintptr) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_executor_arg_arrays_capi_f8d8fda0697c4090(C.uintptr_t(_swig_i_0), *(*C.swig_type_350)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_weft_executor_arg_arrays_capi_e9327122f07dbc13(C.uintptr_t(_swig_i_0), *(*C.swig_type_350)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -3928,7 +3925,7 @@ func Weft_executor_grad_arrays(arg1 uintptr, arg2 []uintptr) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_executor_grad_arrays_capi_f8d8fda0697c4090(C.uintptr_t(_swig_i_0), *(*C.swig_type_352)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_weft_executor_grad_arrays_capi_e9327122f07dbc13(C.uintptr_t(_swig_i_0), *(*C.swig_type_352)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -3948,7 +3945,7 @@ func Weft_executor_aux_arrays(arg1 uintptr, arg2 []uintptr) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_executor_aux_arrays_capi_f8d8fda0697c4090(C.uintptr_t(_swig_i_0), *(*C.swig_type_354)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_weft_executor_aux_arrays_capi_e9327122f07dbc13(C.uintptr_t(_swig_i_0), *(*C.swig_type_354)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -3975,7 +3972,7 @@ func Weft_executor_reshape(arg1 uintptr, arg2 uint64, arg3 []string, arg4 []uint
 	_swig_i_5 := arg6
 	_swig_i_6 := arg7
 	_swig_i_7 := arg8
-	swig_r_p := C._wrap_weft_executor_reshape_capi_f8d8fda0697c4090(C.uintptr_t(_swig_i_0), C.swig_type_356(_swig_i_1), *(*C.swig_type_357)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_358)(unsafe.Pointer(&_swig_i_3)), *(*C.swig_type_359)(unsafe.Pointer(&_swig_i_4)), C.swig_intgo(_swig_i_5), C.swig_intgo(_swig_i_6), *(*C.swig_type_360)(unsafe.Pointer(&_swig_i_7)))
+	swig_r_p := C._wrap_weft_executor_reshape_capi_e9327122f07dbc13(C.uintptr_t(_swig_i_0), C.swig_type_356(_swig_i_1), *(*C.swig_type_357)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_358)(unsafe.Pointer(&_swig_i_3)), *(*C.swig_type_359)(unsafe.Pointer(&_swig_i_4)), C.swig_intgo(_swig_i_5), C.swig_intgo(_swig_i_6), *(*C.swig_type_360)(unsafe.Pointer(&_swig_i_7)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = _swig_i_2
@@ -4004,7 +4001,7 @@ func Weft_executor_print(arg1 uintptr, arg2 []uintptr) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_executor_print_capi_f8d8fda0697c4090(C.uintptr_t(_swig_i_0), *(*C.swig_type_362)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_weft_executor_print_capi_e9327122f07dbc13(C.uintptr_t(_swig_i_0), *(*C.swig_type_362)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -4024,7 +4021,7 @@ func Weft_executor_memory(arg1 uintptr, arg2 []uint64) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_executor_memory_capi_f8d8fda0697c4090(C.uintptr_t(_swig_i_0), *(*C.swig_type_364)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_weft_executor_memory_capi_e9327122f07dbc13(C.uintptr_t(_swig_i_0), *(*C.swig_type_364)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -4046,7 +4043,7 @@ func Weft_executor_placement(arg1 uintptr, arg2 []uintptr, arg3 []uint64, arg4 [
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
-	swig_r_p := C._wrap_weft_executor_placement_capi_f8d8fda0697c4090(C.uintptr_t(_swig_i_0), *(*C.swig_type_366)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_367)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_368)(unsafe.Pointer(&_swig_i_3)))
+	swig_r_p := C._wrap_weft_executor_placement_capi_e9327122f07dbc13(C.uintptr_t(_swig_i_0), *(*C.swig_type_366)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_367)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_368)(unsafe.Pointer(&_swig_i_3)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -4072,7 +4069,7 @@ func Weft_executor_float32_nodes(arg1 uintptr, arg2 []uintptr) (_swig_ret error)
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_executor_float32_nodes_capi_f8d8fda0697c4090(C.uintptr_t(_swig_i_0), *(*C.swig_type_370)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_weft_executor_float32_nodes_capi_e9327122f07dbc13(C.uintptr_t(_swig_i_0), *(*C.swig_type_370)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -4088,13 +4085,13 @@ func Weft_executor_float32_nodes(arg1 uintptr, arg2 []uintptr) (_swig_ret error)
 	return swig_r_1
 }
 
-func Weft_executor_set_monitor_callback(arg1 uintptr, arg2 _swig_fnptr, arg3 unsafe.Pointer, arg4 int) (_swig_ret error) {
+func Weft_executor_set_monitor_callback(arg1 uintptr, arg2 uintptr, arg3 uintptr, arg4 int) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
-	swig_r_p := C._wrap_weft_executor_set_monitor_callback_capi_f8d8fda0697c4090(C.uintptr_t(_swig_i_0), C.swig_type_372(_swig_i_1), C.swig_voidp(_swig_i_2), C.swig_intgo(_swig_i_3))
+	swig_r_p := C._wrap_weft_executor_set_monitor_callback_capi_e9327122f07dbc13(C.uintptr_t(_swig_i_0), C.uintptr_t(_swig_i_1), C.uintptr_t(_swig_i_2), C.swig_intgo(_swig_i_3))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 error
 
@@ -4111,7 +4108,7 @@ func Weft_ndarray_monitor_stat(arg1 uintptr, arg2 []float64) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_ndarray_monitor_stat_capi_f8d8fda0697c4090(C.uintptr_t(_swig_i_0), *(*C.swig_type_374)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_weft_ndarray_monitor_stat_capi_e9327122f07dbc13(C.uintptr_t(_swig_i_0), *(*C.swig_type_373)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -4130,7 +4127,7 @@ func Weft_ndarray_monitor_stat(arg1 uintptr, arg2 []float64) (_swig_ret error) {
 func Weft_executor_free(arg1 uintptr) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
-	swig_r_p := C._wrap_weft_executor_free_capi_f8d8fda0697c4090(C.uintptr_t(_swig_i_0))
+	swig_r_p := C._wrap_weft_executor_free_capi_e9327122f07dbc13(C.uintptr_t(_swig_i_0))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 error
 
@@ -4146,7 +4143,7 @@ func Weft_executor_free(arg1 uintptr) (_swig_ret error) {
 func Weft_executor_options_create(arg1 []uintptr) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
-	swig_r_p := C._wrap_weft_executor_options_create_capi_f8d8fda0697c4090(*(*C.swig_type_377)(unsafe.Pointer(&_swig_i_0)))
+	swig_r_p := C._wrap_weft_executor_options_create_capi_e9327122f07dbc13(*(*C.swig_type_376)(unsafe.Pointer(&_swig_i_0)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -4165,7 +4162,7 @@ func Weft_executor_options_create(arg1 []uintptr) (_swig_ret error) {
 func Weft_executor_options_free(arg1 uintptr) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
-	swig_r_p := C._wrap_weft_executor_options_free_capi_f8d8fda0697c4090(C.uintptr_t(_swig_i_0))
+	swig_r_p := C._wrap_weft_executor_options_free_capi_e9327122f07dbc13(C.uintptr_t(_swig_i_0))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 error
 
@@ -4182,7 +4179,7 @@ func Weft_executor_options_set_match_range(arg1 uintptr, arg2 int) (_swig_ret er
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_executor_options_set_match_range_capi_f8d8fda0697c4090(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1))
+	swig_r_p := C._wrap_weft_executor_options_set_match_range_capi_e9327122f07dbc13(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 error
 
@@ -4199,7 +4196,7 @@ func Weft_executor_options_set_num_groups(arg1 uintptr, arg2 int) (_swig_ret err
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_executor_options_set_num_groups_capi_f8d8fda0697c4090(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1))
+	swig_r_p := C._wrap_weft_executor_options_set_num_groups_capi_e9327122f07dbc13(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 error
 
@@ -4216,7 +4213,7 @@ func Weft_executor_options_set_bulk_max_nodes(arg1 uintptr, arg2 int) (_swig_ret
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_executor_options_set_bulk_max_nodes_capi_f8d8fda0697c4090(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1))
+	swig_r_p := C._wrap_weft_executor_options_set_bulk_max_nodes_capi_e9327122f07dbc13(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 error
 
@@ -4233,7 +4230,7 @@ func Weft_executor_options_set_optimize_inference(arg1 uintptr, arg2 int) (_swig
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_executor_options_set_optimize_inference_capi_f8d8fda0697c4090(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1))
+	swig_r_p := C._wrap_weft_executor_options_set_optimize_inference_capi_e9327122f07dbc13(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 error
 
@@ -4250,7 +4247,7 @@ func Weft_executor_options_set_allow_fallback(arg1 uintptr, arg2 int) (_swig_ret
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_executor_options_set_allow_fallback_capi_f8d8fda0697c4090(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1))
+	swig_r_p := C._wrap_weft_executor_options_set_allow_fallback_capi_e9327122f07dbc13(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 error
 
@@ -4269,7 +4266,7 @@ func Weft_executor_options_add_group(arg1 uintptr, arg2 string, arg3 int, arg4 i
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
-	swig_r_p := C._wrap_weft_executor_options_add_group_capi_f8d8fda0697c4090(C.uintptr_t(_swig_i_0), *(*C.swig_type_385)(unsafe.Pointer(&_swig_i_1)), C.swig_intgo(_swig_i_2), C.swig_intgo(_swig_i_3))
+	swig_r_p := C._wrap_weft_executor_options_add_group_capi_e9327122f07dbc13(C.uintptr_t(_swig_i_0), *(*C.swig_type_384)(unsafe.Pointer(&_swig_i_1)), C.swig_intgo(_swig_i_2), C.swig_intgo(_swig_i_3))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -4290,7 +4287,7 @@ func Weft_executor_options_set_grad_req(arg1 uintptr, arg2 string, arg3 int) (_s
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r_p := C._wrap_weft_executor_options_set_grad_req_capi_f8d8fda0697c4090(C.uintptr_t(_swig_i_0), *(*C.swig_type_387)(unsafe.Pointer(&_swig_i_1)), C.swig_intgo(_swig_i_2))
+	swig_r_p := C._wrap_weft_executor_options_set_grad_req_capi_e9327122f07dbc13(C.uintptr_t(_swig_i_0), *(*C.swig_type_386)(unsafe.Pointer(&_swig_i_1)), C.swig_intgo(_swig_i_2))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -4322,7 +4319,7 @@ func Weft_executor_simple_bind_with_options(arg1 uintptr, arg2 int, arg3 int, ar
 	_swig_i_9 := arg10
 	_swig_i_10 := arg11
 	_swig_i_11 := arg12
-	swig_r_p := C._wrap_weft_executor_simple_bind_with_options_capi_f8d8fda0697c4090(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1), C.swig_intgo(_swig_i_2), C.swig_type_389(_swig_i_3), *(*C.swig_type_390)(unsafe.Pointer(&_swig_i_4)), *(*C.swig_type_391)(unsafe.Pointer(&_swig_i_5)), *(*C.swig_type_392)(unsafe.Pointer(&_swig_i_6)), C.swig_type_393(_swig_i_7), *(*C.swig_type_394)(unsafe.Pointer(&_swig_i_8)), *(*C.swig_type_395)(unsafe.Pointer(&_swig_i_9)), C.uintptr_t(_swig_i_10), *(*C.swig_type_396)(unsafe.Pointer(&_swig_i_11)))
+	swig_r_p := C._wrap_weft_executor_simple_bind_with_options_capi_e9327122f07dbc13(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1), C.swig_intgo(_swig_i_2), C.swig_type_388(_swig_i_3), *(*C.swig_type_389)(unsafe.Pointer(&_swig_i_4)), *(*C.swig_type_390)(unsafe.Pointer(&_swig_i_5)), *(*C.swig_type_391)(unsafe.Pointer(&_swig_i_6)), C.swig_type_392(_swig_i_7), *(*C.swig_type_393)(unsafe.Pointer(&_swig_i_8)), *(*C.swig_type_394)(unsafe.Pointer(&_swig_i_9)), C.uintptr_t(_swig_i_10), *(*C.swig_type_395)(unsafe.Pointer(&_swig_i_11)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = _swig_i_4
@@ -4366,7 +4363,7 @@ func Weft_executor_bind_with_options(arg1 uintptr, arg2 int, arg3 int, arg4 []ui
 	_swig_i_8 := arg9
 	_swig_i_9 := arg10
 	_swig_i_10 := arg11
-	swig_r_p := C._wrap_weft_executor_bind_with_options_capi_f8d8fda0697c4090(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1), C.swig_intgo(_swig_i_2), *(*C.swig_type_398)(unsafe.Pointer(&_swig_i_3)), C.swig_type_399(_swig_i_4), *(*C.swig_type_400)(unsafe.Pointer(&_swig_i_5)), *(*C.swig_type_401)(unsafe.Pointer(&_swig_i_6)), *(*C.swig_type_402)(unsafe.Pointer(&_swig_i_7)), C.swig_type_403(_swig_i_8), C.uintptr_t(_swig_i_9), *(*C.swig_type_404)(unsafe.Pointer(&_swig_i_10)))
+	swig_r_p := C._wrap_weft_executor_bind_with_options_capi_e9327122f07dbc13(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1), C.swig_intgo(_swig_i_2), *(*C.swig_type_397)(unsafe.Pointer(&_swig_i_3)), C.swig_type_398(_swig_i_4), *(*C.swig_type_399)(unsafe.Pointer(&_swig_i_5)), *(*C.swig_type_400)(unsafe.Pointer(&_swig_i_6)), *(*C.swig_type_401)(unsafe.Pointer(&_swig_i_7)), C.swig_type_402(_swig_i_8), C.uintptr_t(_swig_i_9), *(*C.swig_type_403)(unsafe.Pointer(&_swig_i_10)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg4
@@ -4398,7 +4395,7 @@ func Weft_engine_configure(arg1 int, arg2 int) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_engine_configure_capi_f8d8fda0697c4090(C.swig_intgo(_swig_i_0), C.swig_intgo(_swig_i_1))
+	swig_r_p := C._wrap_weft_engine_configure_capi_e9327122f07dbc13(C.swig_intgo(_swig_i_0), C.swig_intgo(_swig_i_1))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 error
 
@@ -4415,7 +4412,7 @@ func Weft_engine_info(arg1 []int32, arg2 []int32) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_engine_info_capi_f8d8fda0697c4090(*(*C.swig_type_407)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_408)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_weft_engine_info_capi_e9327122f07dbc13(*(*C.swig_type_406)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_407)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -4437,7 +4434,7 @@ func Weft_engine_info(arg1 []int32, arg2 []int32) (_swig_ret error) {
 func Weft_engine_var_create(arg1 WeftEngineVar) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := getSwigcptr(arg1)
-	swig_r_p := C._wrap_weft_engine_var_create_capi_f8d8fda0697c4090(C.uintptr_t(_swig_i_0))
+	swig_r_p := C._wrap_weft_engine_var_create_capi_e9327122f07dbc13(C.uintptr_t(_swig_i_0))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 error
 
@@ -4453,7 +4450,7 @@ func Weft_engine_var_create(arg1 WeftEngineVar) (_swig_ret error) {
 func Weft_engine_var_free(arg1 WeftEngineVar) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := getSwigcptr(arg1)
-	swig_r_p := C._wrap_weft_engine_var_free_capi_f8d8fda0697c4090(C.uintptr_t(_swig_i_0))
+	swig_r_p := C._wrap_weft_engine_var_free_capi_e9327122f07dbc13(C.uintptr_t(_swig_i_0))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 error
 
@@ -4470,7 +4467,7 @@ func Weft_engine_var_version(arg1 WeftEngineVar, arg2 []uint64) (_swig_ret error
 	var swig_r string
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_engine_var_version_capi_f8d8fda0697c4090(C.uintptr_t(_swig_i_0), *(*C.swig_type_412)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_weft_engine_var_version_capi_e9327122f07dbc13(C.uintptr_t(_swig_i_0), *(*C.swig_type_411)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -4496,7 +4493,7 @@ func Weft_engine_push_sync(arg1 _swig_fnptr, arg2 unsafe.Pointer, arg3 _swig_fnp
 	_swig_i_5 := arg6
 	_swig_i_6 := arg7
 	_swig_i_7 := arg8
-	swig_r_p := C._wrap_weft_engine_push_sync_capi_f8d8fda0697c4090(C.swig_type_414(_swig_i_0), C.swig_voidp(_swig_i_1), C.swig_type_415(_swig_i_2), C.uintptr_t(_swig_i_3), C.swig_type_416(_swig_i_4), C.uintptr_t(_swig_i_5), C.swig_type_417(_swig_i_6), *(*C.swig_type_418)(unsafe.Pointer(&_swig_i_7)))
+	swig_r_p := C._wrap_weft_engine_push_sync_capi_e9327122f07dbc13(C.swig_type_413(_swig_i_0), C.swig_voidp(_swig_i_1), C.swig_type_414(_swig_i_2), C.uintptr_t(_swig_i_3), C.swig_type_415(_swig_i_4), C.uintptr_t(_swig_i_5), C.swig_type_416(_swig_i_6), *(*C.swig_type_417)(unsafe.Pointer(&_swig_i_7)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg8
@@ -4522,7 +4519,7 @@ func Weft_engine_push_async(arg1 _swig_fnptr, arg2 unsafe.Pointer, arg3 _swig_fn
 	_swig_i_5 := arg6
 	_swig_i_6 := arg7
 	_swig_i_7 := arg8
-	swig_r_p := C._wrap_weft_engine_push_async_capi_f8d8fda0697c4090(C.swig_type_420(_swig_i_0), C.swig_voidp(_swig_i_1), C.swig_type_421(_swig_i_2), C.uintptr_t(_swig_i_3), C.swig_type_422(_swig_i_4), C.uintptr_t(_swig_i_5), C.swig_type_423(_swig_i_6), *(*C.swig_type_424)(unsafe.Pointer(&_swig_i_7)))
+	swig_r_p := C._wrap_weft_engine_push_async_capi_e9327122f07dbc13(C.swig_type_419(_swig_i_0), C.swig_voidp(_swig_i_1), C.swig_type_420(_swig_i_2), C.uintptr_t(_swig_i_3), C.swig_type_421(_swig_i_4), C.uintptr_t(_swig_i_5), C.swig_type_422(_swig_i_6), *(*C.swig_type_423)(unsafe.Pointer(&_swig_i_7)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg8
@@ -4542,7 +4539,7 @@ func Weft_engine_complete(arg1 WeftEngineCompletion, arg2 string) (_swig_ret err
 	var swig_r string
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_engine_complete_capi_f8d8fda0697c4090(C.uintptr_t(_swig_i_0), *(*C.swig_type_426)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_weft_engine_complete_capi_e9327122f07dbc13(C.uintptr_t(_swig_i_0), *(*C.swig_type_425)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -4561,7 +4558,7 @@ func Weft_engine_complete(arg1 WeftEngineCompletion, arg2 string) (_swig_ret err
 func Weft_engine_var_wait(arg1 WeftEngineVar) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := getSwigcptr(arg1)
-	swig_r_p := C._wrap_weft_engine_var_wait_capi_f8d8fda0697c4090(C.uintptr_t(_swig_i_0))
+	swig_r_p := C._wrap_weft_engine_var_wait_capi_e9327122f07dbc13(C.uintptr_t(_swig_i_0))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 error
 
@@ -4578,7 +4575,7 @@ func Weft_idx_load(arg1 string, arg2 []uintptr) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_idx_load_capi_f8d8fda0697c4090(*(*C.swig_type_429)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_430)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_weft_idx_load_capi_e9327122f07dbc13(*(*C.swig_type_428)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_429)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -4603,7 +4600,7 @@ func Weft_mnist_load(arg1 string, arg2 string, arg3 []uintptr, arg4 []uintptr) (
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
-	swig_r_p := C._wrap_weft_mnist_load_capi_f8d8fda0697c4090(*(*C.swig_type_432)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_433)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_434)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_435)(unsafe.Pointer(&_swig_i_3)))
+	swig_r_p := C._wrap_weft_mnist_load_capi_e9327122f07dbc13(*(*C.swig_type_431)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_432)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_433)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_434)(unsafe.Pointer(&_swig_i_3)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -4643,7 +4640,7 @@ func Weft_data_iter_create_ndarray(arg1 uint64, arg2 []string, arg3 []uintptr, a
 	_swig_i_8 := arg9
 	_swig_i_9 := arg10
 	_swig_i_10 := arg11
-	swig_r_p := C._wrap_weft_data_iter_create_ndarray_capi_f8d8fda0697c4090(C.swig_type_437(_swig_i_0), *(*C.swig_type_438)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_439)(unsafe.Pointer(&_swig_i_2)), C.swig_type_440(_swig_i_3), *(*C.swig_type_441)(unsafe.Pointer(&_swig_i_4)), *(*C.swig_type_442)(unsafe.Pointer(&_swig_i_5)), C.swig_intgo(_swig_i_6), C.swig_intgo(_swig_i_7), *(*C.swig_type_443)(unsafe.Pointer(&_swig_i_8)), C.swig_type_444(_swig_i_9), *(*C.swig_type_445)(unsafe.Pointer(&_swig_i_10)))
+	swig_r_p := C._wrap_weft_data_iter_create_ndarray_capi_e9327122f07dbc13(C.swig_type_436(_swig_i_0), *(*C.swig_type_437)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_438)(unsafe.Pointer(&_swig_i_2)), C.swig_type_439(_swig_i_3), *(*C.swig_type_440)(unsafe.Pointer(&_swig_i_4)), *(*C.swig_type_441)(unsafe.Pointer(&_swig_i_5)), C.swig_intgo(_swig_i_6), C.swig_intgo(_swig_i_7), *(*C.swig_type_442)(unsafe.Pointer(&_swig_i_8)), C.swig_type_443(_swig_i_9), *(*C.swig_type_444)(unsafe.Pointer(&_swig_i_10)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = _swig_i_1
@@ -4683,7 +4680,7 @@ func Weft_data_iter_create(arg1 string, arg2 []string, arg3 []string, arg4 uint6
  _swig_i_2 = weftJoin(arg3) 
 	_swig_i_3 := arg4
 	_swig_i_4 := arg5
-	swig_r_p := C._wrap_weft_data_iter_create_capi_f8d8fda0697c4090(*(*C.swig_type_447)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_448)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_449)(unsafe.Pointer(&_swig_i_2)), C.swig_type_450(_swig_i_3), *(*C.swig_type_451)(unsafe.Pointer(&_swig_i_4)))
+	swig_r_p := C._wrap_weft_data_iter_create_capi_e9327122f07dbc13(*(*C.swig_type_446)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_447)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_448)(unsafe.Pointer(&_swig_i_2)), C.swig_type_449(_swig_i_3), *(*C.swig_type_450)(unsafe.Pointer(&_swig_i_4)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -4711,7 +4708,7 @@ func Weft_data_iter_create(arg1 string, arg2 []string, arg3 []string, arg4 uint6
 func Weft_data_iter_list(arg1 []uintptr) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
-	swig_r_p := C._wrap_weft_data_iter_list_capi_f8d8fda0697c4090(*(*C.swig_type_453)(unsafe.Pointer(&_swig_i_0)))
+	swig_r_p := C._wrap_weft_data_iter_list_capi_e9327122f07dbc13(*(*C.swig_type_452)(unsafe.Pointer(&_swig_i_0)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -4733,7 +4730,7 @@ func Weft_data_iter_info(arg1 string, arg2 []string, arg3 []uint64) (_swig_ret e
 	var _swig_i_1 []string
  _swig_i_1 = make([]string, len(arg2)) 
 	_swig_i_2 := arg3
-	swig_r_p := C._wrap_weft_data_iter_info_capi_f8d8fda0697c4090(*(*C.swig_type_455)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_456)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_457)(unsafe.Pointer(&_swig_i_2)))
+	swig_r_p := C._wrap_weft_data_iter_info_capi_e9327122f07dbc13(*(*C.swig_type_454)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_455)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_456)(unsafe.Pointer(&_swig_i_2)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 
 	for i := range _swig_i_1 {
@@ -4776,7 +4773,7 @@ func Weft_data_iter_param(arg1 string, arg2 uint64, arg3 []string, arg4 []string
  _swig_i_4 = make([]string, len(arg5)) 
 	var _swig_i_5 []string
  _swig_i_5 = make([]string, len(arg6)) 
-	swig_r_p := C._wrap_weft_data_iter_param_capi_f8d8fda0697c4090(*(*C.swig_type_459)(unsafe.Pointer(&_swig_i_0)), C.swig_type_460(_swig_i_1), *(*C.swig_type_461)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_462)(unsafe.Pointer(&_swig_i_3)), *(*C.swig_type_463)(unsafe.Pointer(&_swig_i_4)), *(*C.swig_type_464)(unsafe.Pointer(&_swig_i_5)))
+	swig_r_p := C._wrap_weft_data_iter_param_capi_e9327122f07dbc13(*(*C.swig_type_458)(unsafe.Pointer(&_swig_i_0)), C.swig_type_459(_swig_i_1), *(*C.swig_type_460)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_461)(unsafe.Pointer(&_swig_i_3)), *(*C.swig_type_462)(unsafe.Pointer(&_swig_i_4)), *(*C.swig_type_463)(unsafe.Pointer(&_swig_i_5)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 
 	for i := range _swig_i_2 {
@@ -4844,7 +4841,7 @@ func Weft_data_iter_next(arg1 uintptr, arg2 []int32) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_data_iter_next_capi_f8d8fda0697c4090(C.uintptr_t(_swig_i_0), *(*C.swig_type_466)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_weft_data_iter_next_capi_e9327122f07dbc13(C.uintptr_t(_swig_i_0), *(*C.swig_type_465)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -4863,7 +4860,7 @@ func Weft_data_iter_next(arg1 uintptr, arg2 []int32) (_swig_ret error) {
 func Weft_data_iter_reset(arg1 uintptr) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
-	swig_r_p := C._wrap_weft_data_iter_reset_capi_f8d8fda0697c4090(C.uintptr_t(_swig_i_0))
+	swig_r_p := C._wrap_weft_data_iter_reset_capi_e9327122f07dbc13(C.uintptr_t(_swig_i_0))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 error
 
@@ -4880,7 +4877,7 @@ func Weft_data_iter_data(arg1 uintptr, arg2 []uintptr) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_data_iter_data_capi_f8d8fda0697c4090(C.uintptr_t(_swig_i_0), *(*C.swig_type_469)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_weft_data_iter_data_capi_e9327122f07dbc13(C.uintptr_t(_swig_i_0), *(*C.swig_type_468)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -4900,7 +4897,7 @@ func Weft_data_iter_label(arg1 uintptr, arg2 []uintptr) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_data_iter_label_capi_f8d8fda0697c4090(C.uintptr_t(_swig_i_0), *(*C.swig_type_471)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_weft_data_iter_label_capi_e9327122f07dbc13(C.uintptr_t(_swig_i_0), *(*C.swig_type_470)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -4920,7 +4917,7 @@ func Weft_data_iter_pad(arg1 uintptr, arg2 []int32) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_data_iter_pad_capi_f8d8fda0697c4090(C.uintptr_t(_swig_i_0), *(*C.swig_type_473)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_weft_data_iter_pad_capi_e9327122f07dbc13(C.uintptr_t(_swig_i_0), *(*C.swig_type_472)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -4942,7 +4939,7 @@ func Weft_data_iter_index(arg1 uintptr, arg2 []int64, arg3 uint64, arg4 []uint64
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
-	swig_r_p := C._wrap_weft_data_iter_index_capi_f8d8fda0697c4090(C.uintptr_t(_swig_i_0), *(*C.swig_type_475)(unsafe.Pointer(&_swig_i_1)), C.swig_type_476(_swig_i_2), *(*C.swig_type_477)(unsafe.Pointer(&_swig_i_3)))
+	swig_r_p := C._wrap_weft_data_iter_index_capi_e9327122f07dbc13(C.uintptr_t(_swig_i_0), *(*C.swig_type_474)(unsafe.Pointer(&_swig_i_1)), C.swig_type_475(_swig_i_2), *(*C.swig_type_476)(unsafe.Pointer(&_swig_i_3)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -4965,7 +4962,7 @@ func Weft_data_iter_batch_size(arg1 uintptr, arg2 []int32) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_data_iter_batch_size_capi_f8d8fda0697c4090(C.uintptr_t(_swig_i_0), *(*C.swig_type_479)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_weft_data_iter_batch_size_capi_e9327122f07dbc13(C.uintptr_t(_swig_i_0), *(*C.swig_type_478)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -4984,7 +4981,7 @@ func Weft_data_iter_batch_size(arg1 uintptr, arg2 []int32) (_swig_ret error) {
 func Weft_data_iter_free(arg1 uintptr) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
-	swig_r_p := C._wrap_weft_data_iter_free_capi_f8d8fda0697c4090(C.uintptr_t(_swig_i_0))
+	swig_r_p := C._wrap_weft_data_iter_free_capi_e9327122f07dbc13(C.uintptr_t(_swig_i_0))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 error
 
@@ -5006,7 +5003,7 @@ func Weft_metric_create(arg1 string, arg2 []string, arg3 []string, arg4 uint64, 
  _swig_i_2 = weftJoin(arg3) 
 	_swig_i_3 := arg4
 	_swig_i_4 := arg5
-	swig_r_p := C._wrap_weft_metric_create_capi_f8d8fda0697c4090(*(*C.swig_type_482)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_483)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_484)(unsafe.Pointer(&_swig_i_2)), C.swig_type_485(_swig_i_3), *(*C.swig_type_486)(unsafe.Pointer(&_swig_i_4)))
+	swig_r_p := C._wrap_weft_metric_create_capi_e9327122f07dbc13(*(*C.swig_type_481)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_482)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_483)(unsafe.Pointer(&_swig_i_2)), C.swig_type_484(_swig_i_3), *(*C.swig_type_485)(unsafe.Pointer(&_swig_i_4)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -5040,7 +5037,7 @@ func Weft_metric_composite_add(arg1 uintptr, arg2 string, arg3 []string, arg4 []
 	var _swig_i_3 string
  _swig_i_3 = weftJoin(arg4) 
 	_swig_i_4 := arg5
-	swig_r_p := C._wrap_weft_metric_composite_add_capi_f8d8fda0697c4090(C.uintptr_t(_swig_i_0), *(*C.swig_type_488)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_489)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_490)(unsafe.Pointer(&_swig_i_3)), C.swig_type_491(_swig_i_4))
+	swig_r_p := C._wrap_weft_metric_composite_add_capi_e9327122f07dbc13(C.uintptr_t(_swig_i_0), *(*C.swig_type_487)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_488)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_489)(unsafe.Pointer(&_swig_i_3)), C.swig_type_490(_swig_i_4))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -5069,7 +5066,7 @@ func Weft_metric_update(arg1 uintptr, arg2 uint64, arg3 []uintptr, arg4 uint64, 
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
 	_swig_i_4 := arg5
-	swig_r_p := C._wrap_weft_metric_update_capi_f8d8fda0697c4090(C.uintptr_t(_swig_i_0), C.swig_type_493(_swig_i_1), *(*C.swig_type_494)(unsafe.Pointer(&_swig_i_2)), C.swig_type_495(_swig_i_3), *(*C.swig_type_496)(unsafe.Pointer(&_swig_i_4)))
+	swig_r_p := C._wrap_weft_metric_update_capi_e9327122f07dbc13(C.uintptr_t(_swig_i_0), C.swig_type_492(_swig_i_1), *(*C.swig_type_493)(unsafe.Pointer(&_swig_i_2)), C.swig_type_494(_swig_i_3), *(*C.swig_type_495)(unsafe.Pointer(&_swig_i_4)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg3
@@ -5092,7 +5089,7 @@ func Weft_metric_num_values(arg1 uintptr, arg2 []uint64) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_metric_num_values_capi_f8d8fda0697c4090(C.uintptr_t(_swig_i_0), *(*C.swig_type_498)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_weft_metric_num_values_capi_e9327122f07dbc13(C.uintptr_t(_swig_i_0), *(*C.swig_type_497)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -5115,7 +5112,7 @@ func Weft_metric_get(arg1 uintptr, arg2 []uintptr, arg3 []float64, arg4 uint64, 
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
 	_swig_i_4 := arg5
-	swig_r_p := C._wrap_weft_metric_get_capi_f8d8fda0697c4090(C.uintptr_t(_swig_i_0), *(*C.swig_type_500)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_501)(unsafe.Pointer(&_swig_i_2)), C.swig_type_502(_swig_i_3), *(*C.swig_type_503)(unsafe.Pointer(&_swig_i_4)))
+	swig_r_p := C._wrap_weft_metric_get_capi_e9327122f07dbc13(C.uintptr_t(_swig_i_0), *(*C.swig_type_499)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_500)(unsafe.Pointer(&_swig_i_2)), C.swig_type_501(_swig_i_3), *(*C.swig_type_502)(unsafe.Pointer(&_swig_i_4)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -5140,7 +5137,7 @@ func Weft_metric_get(arg1 uintptr, arg2 []uintptr, arg3 []float64, arg4 uint64, 
 func Weft_metric_reset(arg1 uintptr) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
-	swig_r_p := C._wrap_weft_metric_reset_capi_f8d8fda0697c4090(C.uintptr_t(_swig_i_0))
+	swig_r_p := C._wrap_weft_metric_reset_capi_e9327122f07dbc13(C.uintptr_t(_swig_i_0))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 error
 
@@ -5156,7 +5153,7 @@ func Weft_metric_reset(arg1 uintptr) (_swig_ret error) {
 func Weft_metric_free(arg1 uintptr) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
-	swig_r_p := C._wrap_weft_metric_free_capi_f8d8fda0697c4090(C.uintptr_t(_swig_i_0))
+	swig_r_p := C._wrap_weft_metric_free_capi_e9327122f07dbc13(C.uintptr_t(_swig_i_0))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 error
 
@@ -5182,7 +5179,7 @@ func Weft_checkpoint_save(arg1 string, arg2 int, arg3 uintptr, arg4 uint64, arg5
 	var _swig_i_7 string
  _swig_i_7 = weftJoin(arg8) 
 	_swig_i_8 := arg9
-	swig_r_p := C._wrap_weft_checkpoint_save_capi_f8d8fda0697c4090(*(*C.swig_type_507)(unsafe.Pointer(&_swig_i_0)), C.swig_intgo(_swig_i_1), C.uintptr_t(_swig_i_2), C.swig_type_508(_swig_i_3), *(*C.swig_type_509)(unsafe.Pointer(&_swig_i_4)), *(*C.swig_type_510)(unsafe.Pointer(&_swig_i_5)), C.swig_type_511(_swig_i_6), *(*C.swig_type_512)(unsafe.Pointer(&_swig_i_7)), *(*C.swig_type_513)(unsafe.Pointer(&_swig_i_8)))
+	swig_r_p := C._wrap_weft_checkpoint_save_capi_e9327122f07dbc13(*(*C.swig_type_506)(unsafe.Pointer(&_swig_i_0)), C.swig_intgo(_swig_i_1), C.uintptr_t(_swig_i_2), C.swig_type_507(_swig_i_3), *(*C.swig_type_508)(unsafe.Pointer(&_swig_i_4)), *(*C.swig_type_509)(unsafe.Pointer(&_swig_i_5)), C.swig_type_510(_swig_i_6), *(*C.swig_type_511)(unsafe.Pointer(&_swig_i_7)), *(*C.swig_type_512)(unsafe.Pointer(&_swig_i_8)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -5217,7 +5214,7 @@ func Weft_checkpoint_load(arg1 string, arg2 int, arg3 []uintptr, arg4 []uintptr,
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
 	_swig_i_4 := arg5
-	swig_r_p := C._wrap_weft_checkpoint_load_capi_f8d8fda0697c4090(*(*C.swig_type_515)(unsafe.Pointer(&_swig_i_0)), C.swig_intgo(_swig_i_1), *(*C.swig_type_516)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_517)(unsafe.Pointer(&_swig_i_3)), *(*C.swig_type_518)(unsafe.Pointer(&_swig_i_4)))
+	swig_r_p := C._wrap_weft_checkpoint_load_capi_e9327122f07dbc13(*(*C.swig_type_514)(unsafe.Pointer(&_swig_i_0)), C.swig_intgo(_swig_i_1), *(*C.swig_type_515)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_516)(unsafe.Pointer(&_swig_i_3)), *(*C.swig_type_517)(unsafe.Pointer(&_swig_i_4)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -5252,7 +5249,7 @@ func Weft_initializer_create(arg1 string, arg2 []string, arg3 []string, arg4 uin
 	_swig_i_3 := arg4
 	_swig_i_4 := arg5
 	_swig_i_5 := arg6
-	swig_r_p := C._wrap_weft_initializer_create_capi_f8d8fda0697c4090(*(*C.swig_type_520)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_521)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_522)(unsafe.Pointer(&_swig_i_2)), C.swig_type_523(_swig_i_3), C.swig_type_524(_swig_i_4), *(*C.swig_type_525)(unsafe.Pointer(&_swig_i_5)))
+	swig_r_p := C._wrap_weft_initializer_create_capi_e9327122f07dbc13(*(*C.swig_type_519)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_520)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_521)(unsafe.Pointer(&_swig_i_2)), C.swig_type_522(_swig_i_3), C.swig_type_523(_swig_i_4), *(*C.swig_type_524)(unsafe.Pointer(&_swig_i_5)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -5282,7 +5279,7 @@ func Weft_initializer_init(arg1 uintptr, arg2 string, arg3 uintptr) (_swig_ret e
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r_p := C._wrap_weft_initializer_init_capi_f8d8fda0697c4090(C.uintptr_t(_swig_i_0), *(*C.swig_type_527)(unsafe.Pointer(&_swig_i_1)), C.uintptr_t(_swig_i_2))
+	swig_r_p := C._wrap_weft_initializer_init_capi_e9327122f07dbc13(C.uintptr_t(_swig_i_0), *(*C.swig_type_526)(unsafe.Pointer(&_swig_i_1)), C.uintptr_t(_swig_i_2))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -5301,7 +5298,7 @@ func Weft_initializer_init(arg1 uintptr, arg2 string, arg3 uintptr) (_swig_ret e
 func Weft_initializer_free(arg1 uintptr) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
-	swig_r_p := C._wrap_weft_initializer_free_capi_f8d8fda0697c4090(C.uintptr_t(_swig_i_0))
+	swig_r_p := C._wrap_weft_initializer_free_capi_e9327122f07dbc13(C.uintptr_t(_swig_i_0))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 error
 
@@ -5323,7 +5320,7 @@ func Weft_optimizer_create(arg1 string, arg2 []string, arg3 []string, arg4 uint6
  _swig_i_2 = weftJoin(arg3) 
 	_swig_i_3 := arg4
 	_swig_i_4 := arg5
-	swig_r_p := C._wrap_weft_optimizer_create_capi_f8d8fda0697c4090(*(*C.swig_type_530)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_531)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_532)(unsafe.Pointer(&_swig_i_2)), C.swig_type_533(_swig_i_3), *(*C.swig_type_534)(unsafe.Pointer(&_swig_i_4)))
+	swig_r_p := C._wrap_weft_optimizer_create_capi_e9327122f07dbc13(*(*C.swig_type_529)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_530)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_531)(unsafe.Pointer(&_swig_i_2)), C.swig_type_532(_swig_i_3), *(*C.swig_type_533)(unsafe.Pointer(&_swig_i_4)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -5356,7 +5353,7 @@ func Weft_optimizer_set_lr_scheduler(arg1 uintptr, arg2 string, arg3 []int64, ar
 	_swig_i_3 := arg4
 	_swig_i_4 := arg5
 	_swig_i_5 := arg6
-	swig_r_p := C._wrap_weft_optimizer_set_lr_scheduler_capi_f8d8fda0697c4090(C.uintptr_t(_swig_i_0), *(*C.swig_type_536)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_537)(unsafe.Pointer(&_swig_i_2)), C.swig_type_538(_swig_i_3), C.float(_swig_i_4), C.float(_swig_i_5))
+	swig_r_p := C._wrap_weft_optimizer_set_lr_scheduler_capi_e9327122f07dbc13(C.uintptr_t(_swig_i_0), *(*C.swig_type_535)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_536)(unsafe.Pointer(&_swig_i_2)), C.swig_type_537(_swig_i_3), C.float(_swig_i_4), C.float(_swig_i_5))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -5384,7 +5381,7 @@ func Weft_optimizer_set_lr_scheduler_ex(arg1 uintptr, arg2 string, arg3 []string
 	var _swig_i_3 string
  _swig_i_3 = weftJoin(arg4) 
 	_swig_i_4 := arg5
-	swig_r_p := C._wrap_weft_optimizer_set_lr_scheduler_ex_capi_f8d8fda0697c4090(C.uintptr_t(_swig_i_0), *(*C.swig_type_540)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_541)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_542)(unsafe.Pointer(&_swig_i_3)), C.swig_type_543(_swig_i_4))
+	swig_r_p := C._wrap_weft_optimizer_set_lr_scheduler_ex_capi_e9327122f07dbc13(C.uintptr_t(_swig_i_0), *(*C.swig_type_539)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_540)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_541)(unsafe.Pointer(&_swig_i_3)), C.swig_type_542(_swig_i_4))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -5410,7 +5407,7 @@ func Weft_optimizer_set_multipliers(arg1 uintptr, arg2 uintptr) (_swig_ret error
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_optimizer_set_multipliers_capi_f8d8fda0697c4090(C.uintptr_t(_swig_i_0), C.uintptr_t(_swig_i_1))
+	swig_r_p := C._wrap_weft_optimizer_set_multipliers_capi_e9327122f07dbc13(C.uintptr_t(_swig_i_0), C.uintptr_t(_swig_i_1))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 error
 
@@ -5427,7 +5424,7 @@ func Weft_optimizer_set_rescale_grad(arg1 uintptr, arg2 float32) (_swig_ret erro
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_optimizer_set_rescale_grad_capi_f8d8fda0697c4090(C.uintptr_t(_swig_i_0), C.float(_swig_i_1))
+	swig_r_p := C._wrap_weft_optimizer_set_rescale_grad_capi_e9327122f07dbc13(C.uintptr_t(_swig_i_0), C.float(_swig_i_1))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 error
 
@@ -5447,7 +5444,7 @@ func Weft_optimizer_update(arg1 uintptr, arg2 int, arg3 string, arg4 uintptr, ar
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
 	_swig_i_4 := arg5
-	swig_r_p := C._wrap_weft_optimizer_update_capi_f8d8fda0697c4090(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1), *(*C.swig_type_547)(unsafe.Pointer(&_swig_i_2)), C.uintptr_t(_swig_i_3), C.uintptr_t(_swig_i_4))
+	swig_r_p := C._wrap_weft_optimizer_update_capi_e9327122f07dbc13(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1), *(*C.swig_type_546)(unsafe.Pointer(&_swig_i_2)), C.uintptr_t(_swig_i_3), C.uintptr_t(_swig_i_4))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg3
@@ -5467,7 +5464,7 @@ func Weft_optimizer_num_update(arg1 uintptr, arg2 []int64) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_optimizer_num_update_capi_f8d8fda0697c4090(C.uintptr_t(_swig_i_0), *(*C.swig_type_549)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_weft_optimizer_num_update_capi_e9327122f07dbc13(C.uintptr_t(_swig_i_0), *(*C.swig_type_548)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -5488,7 +5485,7 @@ func Weft_optimizer_learning_rate(arg1 uintptr, arg2 string, arg3 []float32) (_s
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r_p := C._wrap_weft_optimizer_learning_rate_capi_f8d8fda0697c4090(C.uintptr_t(_swig_i_0), *(*C.swig_type_551)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_552)(unsafe.Pointer(&_swig_i_2)))
+	swig_r_p := C._wrap_weft_optimizer_learning_rate_capi_e9327122f07dbc13(C.uintptr_t(_swig_i_0), *(*C.swig_type_550)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_551)(unsafe.Pointer(&_swig_i_2)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -5510,7 +5507,7 @@ func Weft_optimizer_learning_rate(arg1 uintptr, arg2 string, arg3 []float32) (_s
 func Weft_optimizer_free(arg1 uintptr) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
-	swig_r_p := C._wrap_weft_optimizer_free_capi_f8d8fda0697c4090(C.uintptr_t(_swig_i_0))
+	swig_r_p := C._wrap_weft_optimizer_free_capi_e9327122f07dbc13(C.uintptr_t(_swig_i_0))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 error
 
@@ -5527,7 +5524,7 @@ func Weft_optimizer_save_states(arg1 uintptr, arg2 string) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_optimizer_save_states_capi_f8d8fda0697c4090(C.uintptr_t(_swig_i_0), *(*C.swig_type_555)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_weft_optimizer_save_states_capi_e9327122f07dbc13(C.uintptr_t(_swig_i_0), *(*C.swig_type_554)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -5547,7 +5544,7 @@ func Weft_optimizer_load_states(arg1 uintptr, arg2 string) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_optimizer_load_states_capi_f8d8fda0697c4090(C.uintptr_t(_swig_i_0), *(*C.swig_type_557)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_weft_optimizer_load_states_capi_e9327122f07dbc13(C.uintptr_t(_swig_i_0), *(*C.swig_type_556)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -5575,7 +5572,7 @@ func Weft_module_create(arg1 uintptr, arg2 uint64, arg3 []string, arg4 uint64, a
 	_swig_i_5 := arg6
 	_swig_i_6 := arg7
 	_swig_i_7 := arg8
-	swig_r_p := C._wrap_weft_module_create_capi_f8d8fda0697c4090(C.uintptr_t(_swig_i_0), C.swig_type_559(_swig_i_1), *(*C.swig_type_560)(unsafe.Pointer(&_swig_i_2)), C.swig_type_561(_swig_i_3), *(*C.swig_type_562)(unsafe.Pointer(&_swig_i_4)), C.swig_intgo(_swig_i_5), C.swig_intgo(_swig_i_6), *(*C.swig_type_563)(unsafe.Pointer(&_swig_i_7)))
+	swig_r_p := C._wrap_weft_module_create_capi_e9327122f07dbc13(C.uintptr_t(_swig_i_0), C.swig_type_558(_swig_i_1), *(*C.swig_type_559)(unsafe.Pointer(&_swig_i_2)), C.swig_type_560(_swig_i_3), *(*C.swig_type_561)(unsafe.Pointer(&_swig_i_4)), C.swig_intgo(_swig_i_5), C.swig_intgo(_swig_i_6), *(*C.swig_type_562)(unsafe.Pointer(&_swig_i_7)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = _swig_i_2
@@ -5603,7 +5600,7 @@ func Weft_module_set_fixed_params(arg1 uintptr, arg2 uint64, arg3 []string) (_sw
 	_swig_i_1 := arg2
 	var _swig_i_2 string
  _swig_i_2 = weftJoin(arg3) 
-	swig_r_p := C._wrap_weft_module_set_fixed_params_capi_f8d8fda0697c4090(C.uintptr_t(_swig_i_0), C.swig_type_565(_swig_i_1), *(*C.swig_type_566)(unsafe.Pointer(&_swig_i_2)))
+	swig_r_p := C._wrap_weft_module_set_fixed_params_capi_e9327122f07dbc13(C.uintptr_t(_swig_i_0), C.swig_type_564(_swig_i_1), *(*C.swig_type_565)(unsafe.Pointer(&_swig_i_2)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = _swig_i_2
@@ -5624,7 +5621,7 @@ func Weft_module_bind(arg1 uintptr, arg2 uintptr, arg3 int) (_swig_ret error) {
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r_p := C._wrap_weft_module_bind_capi_f8d8fda0697c4090(C.uintptr_t(_swig_i_0), C.uintptr_t(_swig_i_1), C.swig_intgo(_swig_i_2))
+	swig_r_p := C._wrap_weft_module_bind_capi_e9327122f07dbc13(C.uintptr_t(_swig_i_0), C.uintptr_t(_swig_i_1), C.swig_intgo(_swig_i_2))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 error
 
@@ -5644,7 +5641,7 @@ func Weft_module_init_params(arg1 uintptr, arg2 uintptr, arg3 uintptr, arg4 uint
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
 	_swig_i_4 := arg5
-	swig_r_p := C._wrap_weft_module_init_params_capi_f8d8fda0697c4090(C.uintptr_t(_swig_i_0), C.uintptr_t(_swig_i_1), C.uintptr_t(_swig_i_2), C.uintptr_t(_swig_i_3), C.swig_intgo(_swig_i_4))
+	swig_r_p := C._wrap_weft_module_init_params_capi_e9327122f07dbc13(C.uintptr_t(_swig_i_0), C.uintptr_t(_swig_i_1), C.uintptr_t(_swig_i_2), C.uintptr_t(_swig_i_3), C.swig_intgo(_swig_i_4))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 error
 
@@ -5661,7 +5658,7 @@ func Weft_module_init_optimizer(arg1 uintptr, arg2 uintptr) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_module_init_optimizer_capi_f8d8fda0697c4090(C.uintptr_t(_swig_i_0), C.uintptr_t(_swig_i_1))
+	swig_r_p := C._wrap_weft_module_init_optimizer_capi_e9327122f07dbc13(C.uintptr_t(_swig_i_0), C.uintptr_t(_swig_i_1))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 error
 
@@ -5679,7 +5676,7 @@ func Weft_module_forward(arg1 uintptr, arg2 uintptr, arg3 int) (_swig_ret error)
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r_p := C._wrap_weft_module_forward_capi_f8d8fda0697c4090(C.uintptr_t(_swig_i_0), C.uintptr_t(_swig_i_1), C.swig_intgo(_swig_i_2))
+	swig_r_p := C._wrap_weft_module_forward_capi_e9327122f07dbc13(C.uintptr_t(_swig_i_0), C.uintptr_t(_swig_i_1), C.swig_intgo(_swig_i_2))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 error
 
@@ -5695,7 +5692,7 @@ func Weft_module_forward(arg1 uintptr, arg2 uintptr, arg3 int) (_swig_ret error)
 func Weft_module_backward(arg1 uintptr) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
-	swig_r_p := C._wrap_weft_module_backward_capi_f8d8fda0697c4090(C.uintptr_t(_swig_i_0))
+	swig_r_p := C._wrap_weft_module_backward_capi_e9327122f07dbc13(C.uintptr_t(_swig_i_0))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 error
 
@@ -5711,7 +5708,7 @@ func Weft_module_backward(arg1 uintptr) (_swig_ret error) {
 func Weft_module_update(arg1 uintptr) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
-	swig_r_p := C._wrap_weft_module_update_capi_f8d8fda0697c4090(C.uintptr_t(_swig_i_0))
+	swig_r_p := C._wrap_weft_module_update_capi_e9327122f07dbc13(C.uintptr_t(_swig_i_0))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 error
 
@@ -5729,7 +5726,7 @@ func Weft_module_update_metric(arg1 uintptr, arg2 uintptr, arg3 uintptr) (_swig_
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r_p := C._wrap_weft_module_update_metric_capi_f8d8fda0697c4090(C.uintptr_t(_swig_i_0), C.uintptr_t(_swig_i_1), C.uintptr_t(_swig_i_2))
+	swig_r_p := C._wrap_weft_module_update_metric_capi_e9327122f07dbc13(C.uintptr_t(_swig_i_0), C.uintptr_t(_swig_i_1), C.uintptr_t(_swig_i_2))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 error
 
@@ -5746,7 +5743,7 @@ func Weft_module_outputs(arg1 uintptr, arg2 []uintptr) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_module_outputs_capi_f8d8fda0697c4090(C.uintptr_t(_swig_i_0), *(*C.swig_type_575)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_weft_module_outputs_capi_e9327122f07dbc13(C.uintptr_t(_swig_i_0), *(*C.swig_type_574)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -5767,7 +5764,7 @@ func Weft_module_params(arg1 uintptr, arg2 []uintptr, arg3 []uintptr) (_swig_ret
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r_p := C._wrap_weft_module_params_capi_f8d8fda0697c4090(C.uintptr_t(_swig_i_0), *(*C.swig_type_577)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_578)(unsafe.Pointer(&_swig_i_2)))
+	swig_r_p := C._wrap_weft_module_params_capi_e9327122f07dbc13(C.uintptr_t(_swig_i_0), *(*C.swig_type_576)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_577)(unsafe.Pointer(&_swig_i_2)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -5797,7 +5794,7 @@ func Weft_module_fit(arg1 uintptr, arg2 uintptr, arg3 uintptr, arg4 uintptr, arg
 	_swig_i_6 := arg7
 	_swig_i_7 := arg8
 	_swig_i_8 := arg9
-	swig_r_p := C._wrap_weft_module_fit_capi_f8d8fda0697c4090(C.uintptr_t(_swig_i_0), C.uintptr_t(_swig_i_1), C.uintptr_t(_swig_i_2), C.uintptr_t(_swig_i_3), C.swig_intgo(_swig_i_4), C.swig_intgo(_swig_i_5), C.swig_intgo(_swig_i_6), *(*C.swig_type_580)(unsafe.Pointer(&_swig_i_7)), *(*C.swig_type_581)(unsafe.Pointer(&_swig_i_8)))
+	swig_r_p := C._wrap_weft_module_fit_capi_e9327122f07dbc13(C.uintptr_t(_swig_i_0), C.uintptr_t(_swig_i_1), C.uintptr_t(_swig_i_2), C.uintptr_t(_swig_i_3), C.swig_intgo(_swig_i_4), C.swig_intgo(_swig_i_5), C.swig_intgo(_swig_i_6), *(*C.swig_type_579)(unsafe.Pointer(&_swig_i_7)), *(*C.swig_type_580)(unsafe.Pointer(&_swig_i_8)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg8
@@ -5827,7 +5824,7 @@ func Weft_fit_session_create(arg1 uintptr, arg2 uintptr, arg3 uintptr, arg4 uint
 	_swig_i_6 := arg7
 	_swig_i_7 := arg8
 	_swig_i_8 := arg9
-	swig_r_p := C._wrap_weft_fit_session_create_capi_f8d8fda0697c4090(C.uintptr_t(_swig_i_0), C.uintptr_t(_swig_i_1), C.uintptr_t(_swig_i_2), C.uintptr_t(_swig_i_3), C.swig_intgo(_swig_i_4), C.swig_intgo(_swig_i_5), C.swig_intgo(_swig_i_6), *(*C.swig_type_583)(unsafe.Pointer(&_swig_i_7)), *(*C.swig_type_584)(unsafe.Pointer(&_swig_i_8)))
+	swig_r_p := C._wrap_weft_fit_session_create_capi_e9327122f07dbc13(C.uintptr_t(_swig_i_0), C.uintptr_t(_swig_i_1), C.uintptr_t(_swig_i_2), C.uintptr_t(_swig_i_3), C.swig_intgo(_swig_i_4), C.swig_intgo(_swig_i_5), C.swig_intgo(_swig_i_6), *(*C.swig_type_582)(unsafe.Pointer(&_swig_i_7)), *(*C.swig_type_583)(unsafe.Pointer(&_swig_i_8)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg8
@@ -5850,7 +5847,7 @@ func Weft_fit_session_next(arg1 uintptr, arg2 []int32) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_fit_session_next_capi_f8d8fda0697c4090(C.uintptr_t(_swig_i_0), *(*C.swig_type_586)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_weft_fit_session_next_capi_e9327122f07dbc13(C.uintptr_t(_swig_i_0), *(*C.swig_type_585)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -5869,7 +5866,7 @@ func Weft_fit_session_next(arg1 uintptr, arg2 []int32) (_swig_ret error) {
 func Weft_fit_session_stop(arg1 uintptr) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
-	swig_r_p := C._wrap_weft_fit_session_stop_capi_f8d8fda0697c4090(C.uintptr_t(_swig_i_0))
+	swig_r_p := C._wrap_weft_fit_session_stop_capi_e9327122f07dbc13(C.uintptr_t(_swig_i_0))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 error
 
@@ -5890,7 +5887,7 @@ func Weft_fit_session_batch(arg1 uintptr, arg2 []int32, arg3 []int64, arg4 []int
 	_swig_i_3 := arg4
 	_swig_i_4 := arg5
 	_swig_i_5 := arg6
-	swig_r_p := C._wrap_weft_fit_session_batch_capi_f8d8fda0697c4090(C.uintptr_t(_swig_i_0), *(*C.swig_type_589)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_590)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_591)(unsafe.Pointer(&_swig_i_3)), *(*C.swig_type_592)(unsafe.Pointer(&_swig_i_4)), *(*C.swig_type_593)(unsafe.Pointer(&_swig_i_5)))
+	swig_r_p := C._wrap_weft_fit_session_batch_capi_e9327122f07dbc13(C.uintptr_t(_swig_i_0), *(*C.swig_type_588)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_589)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_590)(unsafe.Pointer(&_swig_i_3)), *(*C.swig_type_591)(unsafe.Pointer(&_swig_i_4)), *(*C.swig_type_592)(unsafe.Pointer(&_swig_i_5)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -5927,7 +5924,7 @@ func Weft_fit_session_epoch(arg1 uintptr, arg2 []int32, arg3 []int64, arg4 []int
 	_swig_i_4 := arg5
 	_swig_i_5 := arg6
 	_swig_i_6 := arg7
-	swig_r_p := C._wrap_weft_fit_session_epoch_capi_f8d8fda0697c4090(C.uintptr_t(_swig_i_0), *(*C.swig_type_595)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_596)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_597)(unsafe.Pointer(&_swig_i_3)), *(*C.swig_type_598)(unsafe.Pointer(&_swig_i_4)), *(*C.swig_type_599)(unsafe.Pointer(&_swig_i_5)), *(*C.swig_type_600)(unsafe.Pointer(&_swig_i_6)))
+	swig_r_p := C._wrap_weft_fit_session_epoch_capi_e9327122f07dbc13(C.uintptr_t(_swig_i_0), *(*C.swig_type_594)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_595)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_596)(unsafe.Pointer(&_swig_i_3)), *(*C.swig_type_597)(unsafe.Pointer(&_swig_i_4)), *(*C.swig_type_598)(unsafe.Pointer(&_swig_i_5)), *(*C.swig_type_599)(unsafe.Pointer(&_swig_i_6)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -5966,7 +5963,7 @@ func Weft_fit_session_epoch_metric(arg1 uintptr, arg2 int, arg3 []uintptr, arg4 
 	_swig_i_3 := arg4
 	_swig_i_4 := arg5
 	_swig_i_5 := arg6
-	swig_r_p := C._wrap_weft_fit_session_epoch_metric_capi_f8d8fda0697c4090(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1), *(*C.swig_type_602)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_603)(unsafe.Pointer(&_swig_i_3)), C.swig_type_604(_swig_i_4), *(*C.swig_type_605)(unsafe.Pointer(&_swig_i_5)))
+	swig_r_p := C._wrap_weft_fit_session_epoch_metric_capi_e9327122f07dbc13(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1), *(*C.swig_type_601)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_602)(unsafe.Pointer(&_swig_i_3)), C.swig_type_603(_swig_i_4), *(*C.swig_type_604)(unsafe.Pointer(&_swig_i_5)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg3
@@ -5991,7 +5988,7 @@ func Weft_fit_session_epoch_metric(arg1 uintptr, arg2 int, arg3 []uintptr, arg4 
 func Weft_fit_session_free(arg1 uintptr) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
-	swig_r_p := C._wrap_weft_fit_session_free_capi_f8d8fda0697c4090(C.uintptr_t(_swig_i_0))
+	swig_r_p := C._wrap_weft_fit_session_free_capi_e9327122f07dbc13(C.uintptr_t(_swig_i_0))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 error
 
@@ -6009,7 +6006,7 @@ func Weft_module_score(arg1 uintptr, arg2 uintptr, arg3 uintptr) (_swig_ret erro
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r_p := C._wrap_weft_module_score_capi_f8d8fda0697c4090(C.uintptr_t(_swig_i_0), C.uintptr_t(_swig_i_1), C.uintptr_t(_swig_i_2))
+	swig_r_p := C._wrap_weft_module_score_capi_e9327122f07dbc13(C.uintptr_t(_swig_i_0), C.uintptr_t(_swig_i_1), C.uintptr_t(_swig_i_2))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 error
 
@@ -6027,7 +6024,7 @@ func Weft_module_save_checkpoint(arg1 uintptr, arg2 string, arg3 int) (_swig_ret
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r_p := C._wrap_weft_module_save_checkpoint_capi_f8d8fda0697c4090(C.uintptr_t(_swig_i_0), *(*C.swig_type_609)(unsafe.Pointer(&_swig_i_1)), C.swig_intgo(_swig_i_2))
+	swig_r_p := C._wrap_weft_module_save_checkpoint_capi_e9327122f07dbc13(C.uintptr_t(_swig_i_0), *(*C.swig_type_608)(unsafe.Pointer(&_swig_i_1)), C.swig_intgo(_swig_i_2))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -6046,7 +6043,7 @@ func Weft_module_save_checkpoint(arg1 uintptr, arg2 string, arg3 int) (_swig_ret
 func Weft_module_free(arg1 uintptr) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
-	swig_r_p := C._wrap_weft_module_free_capi_f8d8fda0697c4090(C.uintptr_t(_swig_i_0))
+	swig_r_p := C._wrap_weft_module_free_capi_e9327122f07dbc13(C.uintptr_t(_swig_i_0))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 error
 
@@ -6080,7 +6077,7 @@ func Weft_predictor_create(arg1 string, arg2 unsafe.Pointer, arg3 uint64, arg4 u
 	var _swig_i_13 string
  _swig_i_13 = weftJoin(arg14) 
 	_swig_i_14 := arg15
-	swig_r_p := C._wrap_weft_predictor_create_capi_f8d8fda0697c4090(*(*C.swig_type_612)(unsafe.Pointer(&_swig_i_0)), C.swig_voidp(_swig_i_1), C.swig_type_613(_swig_i_2), C.swig_type_614(_swig_i_3), *(*C.swig_type_615)(unsafe.Pointer(&_swig_i_4)), *(*C.swig_type_616)(unsafe.Pointer(&_swig_i_5)), *(*C.swig_type_617)(unsafe.Pointer(&_swig_i_6)), C.swig_intgo(_swig_i_7), C.swig_intgo(_swig_i_8), C.swig_type_618(_swig_i_9), *(*C.swig_type_619)(unsafe.Pointer(&_swig_i_10)), C.swig_type_620(_swig_i_11), *(*C.swig_type_621)(unsafe.Pointer(&_swig_i_12)), *(*C.swig_type_622)(unsafe.Pointer(&_swig_i_13)), *(*C.swig_type_623)(unsafe.Pointer(&_swig_i_14)))
+	swig_r_p := C._wrap_weft_predictor_create_capi_e9327122f07dbc13(*(*C.swig_type_611)(unsafe.Pointer(&_swig_i_0)), C.swig_voidp(_swig_i_1), C.swig_type_612(_swig_i_2), C.swig_type_613(_swig_i_3), *(*C.swig_type_614)(unsafe.Pointer(&_swig_i_4)), *(*C.swig_type_615)(unsafe.Pointer(&_swig_i_5)), *(*C.swig_type_616)(unsafe.Pointer(&_swig_i_6)), C.swig_intgo(_swig_i_7), C.swig_intgo(_swig_i_8), C.swig_type_617(_swig_i_9), *(*C.swig_type_618)(unsafe.Pointer(&_swig_i_10)), C.swig_type_619(_swig_i_11), *(*C.swig_type_620)(unsafe.Pointer(&_swig_i_12)), *(*C.swig_type_621)(unsafe.Pointer(&_swig_i_13)), *(*C.swig_type_622)(unsafe.Pointer(&_swig_i_14)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -6137,7 +6134,7 @@ func Weft_predictor_create_from_files(arg1 string, arg2 string, arg3 uint64, arg
 	var _swig_i_12 string
  _swig_i_12 = weftJoin(arg13) 
 	_swig_i_13 := arg14
-	swig_r_p := C._wrap_weft_predictor_create_from_files_capi_f8d8fda0697c4090(*(*C.swig_type_625)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_626)(unsafe.Pointer(&_swig_i_1)), C.swig_type_627(_swig_i_2), *(*C.swig_type_628)(unsafe.Pointer(&_swig_i_3)), *(*C.swig_type_629)(unsafe.Pointer(&_swig_i_4)), *(*C.swig_type_630)(unsafe.Pointer(&_swig_i_5)), C.swig_intgo(_swig_i_6), C.swig_intgo(_swig_i_7), C.swig_type_631(_swig_i_8), *(*C.swig_type_632)(unsafe.Pointer(&_swig_i_9)), C.swig_type_633(_swig_i_10), *(*C.swig_type_634)(unsafe.Pointer(&_swig_i_11)), *(*C.swig_type_635)(unsafe.Pointer(&_swig_i_12)), *(*C.swig_type_636)(unsafe.Pointer(&_swig_i_13)))
+	swig_r_p := C._wrap_weft_predictor_create_from_files_capi_e9327122f07dbc13(*(*C.swig_type_624)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_625)(unsafe.Pointer(&_swig_i_1)), C.swig_type_626(_swig_i_2), *(*C.swig_type_627)(unsafe.Pointer(&_swig_i_3)), *(*C.swig_type_628)(unsafe.Pointer(&_swig_i_4)), *(*C.swig_type_629)(unsafe.Pointer(&_swig_i_5)), C.swig_intgo(_swig_i_6), C.swig_intgo(_swig_i_7), C.swig_type_630(_swig_i_8), *(*C.swig_type_631)(unsafe.Pointer(&_swig_i_9)), C.swig_type_632(_swig_i_10), *(*C.swig_type_633)(unsafe.Pointer(&_swig_i_11)), *(*C.swig_type_634)(unsafe.Pointer(&_swig_i_12)), *(*C.swig_type_635)(unsafe.Pointer(&_swig_i_13)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -6177,13 +6174,13 @@ func Weft_predictor_create_from_files(arg1 string, arg2 string, arg3 uint64, arg
 	return swig_r_1
 }
 
-func Weft_predictor_set_monitor_callback(arg1 uintptr, arg2 _swig_fnptr, arg3 unsafe.Pointer, arg4 int) (_swig_ret error) {
+func Weft_predictor_set_monitor_callback(arg1 uintptr, arg2 uintptr, arg3 uintptr, arg4 int) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
-	swig_r_p := C._wrap_weft_predictor_set_monitor_callback_capi_f8d8fda0697c4090(C.uintptr_t(_swig_i_0), C.swig_type_638(_swig_i_1), C.swig_voidp(_swig_i_2), C.swig_intgo(_swig_i_3))
+	swig_r_p := C._wrap_weft_predictor_set_monitor_callback_capi_e9327122f07dbc13(C.uintptr_t(_swig_i_0), C.uintptr_t(_swig_i_1), C.uintptr_t(_swig_i_2), C.swig_intgo(_swig_i_3))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 error
 
@@ -6200,7 +6197,7 @@ func Weft_predictor_list_inputs(arg1 uintptr, arg2 []uintptr) (_swig_ret error) 
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_predictor_list_inputs_capi_f8d8fda0697c4090(C.uintptr_t(_swig_i_0), *(*C.swig_type_640)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_weft_predictor_list_inputs_capi_e9327122f07dbc13(C.uintptr_t(_swig_i_0), *(*C.swig_type_638)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -6220,7 +6217,7 @@ func Weft_predictor_list_outputs(arg1 uintptr, arg2 []uintptr) (_swig_ret error)
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_predictor_list_outputs_capi_f8d8fda0697c4090(C.uintptr_t(_swig_i_0), *(*C.swig_type_642)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_weft_predictor_list_outputs_capi_e9327122f07dbc13(C.uintptr_t(_swig_i_0), *(*C.swig_type_640)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -6246,7 +6243,7 @@ func Weft_predictor_output_shape(arg1 uintptr, arg2 uint64, arg3 []uint64, arg4 
 	_swig_i_5 := arg6
 	_swig_i_6 := arg7
 	_swig_i_7 := arg8
-	swig_r_p := C._wrap_weft_predictor_output_shape_capi_f8d8fda0697c4090(C.uintptr_t(_swig_i_0), C.swig_type_644(_swig_i_1), *(*C.swig_type_645)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_646)(unsafe.Pointer(&_swig_i_3)), C.swig_type_647(_swig_i_4), *(*C.swig_type_648)(unsafe.Pointer(&_swig_i_5)), C.swig_type_649(_swig_i_6), *(*C.swig_type_650)(unsafe.Pointer(&_swig_i_7)))
+	swig_r_p := C._wrap_weft_predictor_output_shape_capi_e9327122f07dbc13(C.uintptr_t(_swig_i_0), C.swig_type_642(_swig_i_1), *(*C.swig_type_643)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_644)(unsafe.Pointer(&_swig_i_3)), C.swig_type_645(_swig_i_4), *(*C.swig_type_646)(unsafe.Pointer(&_swig_i_5)), C.swig_type_647(_swig_i_6), *(*C.swig_type_648)(unsafe.Pointer(&_swig_i_7)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg3
@@ -6282,7 +6279,7 @@ func Weft_predictor_predict_packed(arg1 uintptr, arg2 uint64, arg3 unsafe.Pointe
 	_swig_i_6 := arg7
 	_swig_i_7 := arg8
 	_swig_i_8 := arg9
-	swig_r_p := C._wrap_weft_predictor_predict_packed_capi_f8d8fda0697c4090(C.uintptr_t(_swig_i_0), C.swig_type_652(_swig_i_1), C.swig_voidp(_swig_i_2), *(*C.swig_type_653)(unsafe.Pointer(&_swig_i_3)), *(*C.swig_type_654)(unsafe.Pointer(&_swig_i_4)), *(*C.swig_type_655)(unsafe.Pointer(&_swig_i_5)), C.swig_type_656(_swig_i_6), C.swig_voidp(_swig_i_7), *(*C.swig_type_657)(unsafe.Pointer(&_swig_i_8)))
+	swig_r_p := C._wrap_weft_predictor_predict_packed_capi_e9327122f07dbc13(C.uintptr_t(_swig_i_0), C.swig_type_650(_swig_i_1), C.swig_voidp(_swig_i_2), *(*C.swig_type_651)(unsafe.Pointer(&_swig_i_3)), *(*C.swig_type_652)(unsafe.Pointer(&_swig_i_4)), *(*C.swig_type_653)(unsafe.Pointer(&_swig_i_5)), C.swig_type_654(_swig_i_6), C.swig_voidp(_swig_i_7), *(*C.swig_type_655)(unsafe.Pointer(&_swig_i_8)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg4
@@ -6316,7 +6313,7 @@ func Weft_predictor_predict_float(arg1 uintptr, arg2 []float32, arg3 uint64, arg
 	_swig_i_4 := arg5
 	_swig_i_5 := arg6
 	_swig_i_6 := arg7
-	swig_r_p := C._wrap_weft_predictor_predict_float_capi_f8d8fda0697c4090(C.uintptr_t(_swig_i_0), *(*C.swig_type_659)(unsafe.Pointer(&_swig_i_1)), C.swig_type_660(_swig_i_2), *(*C.swig_type_661)(unsafe.Pointer(&_swig_i_3)), C.swig_type_662(_swig_i_4), *(*C.swig_type_663)(unsafe.Pointer(&_swig_i_5)), C.swig_type_664(_swig_i_6))
+	swig_r_p := C._wrap_weft_predictor_predict_float_capi_e9327122f07dbc13(C.uintptr_t(_swig_i_0), *(*C.swig_type_657)(unsafe.Pointer(&_swig_i_1)), C.swig_type_658(_swig_i_2), *(*C.swig_type_659)(unsafe.Pointer(&_swig_i_3)), C.swig_type_660(_swig_i_4), *(*C.swig_type_661)(unsafe.Pointer(&_swig_i_5)), C.swig_type_662(_swig_i_6))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -6342,7 +6339,7 @@ func Weft_predictor_stats(arg1 uintptr, arg2 []uint64) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_predictor_stats_capi_f8d8fda0697c4090(C.uintptr_t(_swig_i_0), *(*C.swig_type_666)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_weft_predictor_stats_capi_e9327122f07dbc13(C.uintptr_t(_swig_i_0), *(*C.swig_type_664)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -6361,7 +6358,7 @@ func Weft_predictor_stats(arg1 uintptr, arg2 []uint64) (_swig_ret error) {
 func Weft_predictor_free(arg1 uintptr) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
-	swig_r_p := C._wrap_weft_predictor_free_capi_f8d8fda0697c4090(C.uintptr_t(_swig_i_0))
+	swig_r_p := C._wrap_weft_predictor_free_capi_e9327122f07dbc13(C.uintptr_t(_swig_i_0))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 error
 
@@ -6378,7 +6375,7 @@ func Weft_kvstore_create(arg1 string, arg2 []uintptr) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_kvstore_create_capi_f8d8fda0697c4090(*(*C.swig_type_669)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_670)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_weft_kvstore_create_capi_e9327122f07dbc13(*(*C.swig_type_667)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_668)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -6402,7 +6399,7 @@ func Weft_kvstore_type(arg1 uintptr, arg2 []string) (_swig_ret error) {
 	_swig_i_0 := arg1
 	var _swig_i_1 []string
  _swig_i_1 = make([]string, len(arg2)) 
-	swig_r_p := C._wrap_weft_kvstore_type_capi_f8d8fda0697c4090(C.uintptr_t(_swig_i_0), *(*C.swig_type_672)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_weft_kvstore_type_capi_e9327122f07dbc13(C.uintptr_t(_swig_i_0), *(*C.swig_type_670)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 
 	for i := range _swig_i_1 {
@@ -6432,7 +6429,7 @@ func Weft_kvstore_rank(arg1 uintptr, arg2 []int32, arg3 []int32) (_swig_ret erro
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r_p := C._wrap_weft_kvstore_rank_capi_f8d8fda0697c4090(C.uintptr_t(_swig_i_0), *(*C.swig_type_674)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_675)(unsafe.Pointer(&_swig_i_2)))
+	swig_r_p := C._wrap_weft_kvstore_rank_capi_e9327122f07dbc13(C.uintptr_t(_swig_i_0), *(*C.swig_type_672)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_673)(unsafe.Pointer(&_swig_i_2)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -6458,7 +6455,7 @@ func Weft_kvstore_init(arg1 uintptr, arg2 uint64, arg3 []string, arg4 []uintptr)
 	var _swig_i_2 string
  _swig_i_2 = weftJoin(arg3) 
 	_swig_i_3 := arg4
-	swig_r_p := C._wrap_weft_kvstore_init_capi_f8d8fda0697c4090(C.uintptr_t(_swig_i_0), C.swig_type_677(_swig_i_1), *(*C.swig_type_678)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_679)(unsafe.Pointer(&_swig_i_3)))
+	swig_r_p := C._wrap_weft_kvstore_init_capi_e9327122f07dbc13(C.uintptr_t(_swig_i_0), C.swig_type_675(_swig_i_1), *(*C.swig_type_676)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_677)(unsafe.Pointer(&_swig_i_3)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = _swig_i_2
@@ -6485,7 +6482,7 @@ func Weft_kvstore_push(arg1 uintptr, arg2 uint64, arg3 []string, arg4 []uintptr,
  _swig_i_2 = weftJoin(arg3) 
 	_swig_i_3 := arg4
 	_swig_i_4 := arg5
-	swig_r_p := C._wrap_weft_kvstore_push_capi_f8d8fda0697c4090(C.uintptr_t(_swig_i_0), C.swig_type_681(_swig_i_1), *(*C.swig_type_682)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_683)(unsafe.Pointer(&_swig_i_3)), C.swig_intgo(_swig_i_4))
+	swig_r_p := C._wrap_weft_kvstore_push_capi_e9327122f07dbc13(C.uintptr_t(_swig_i_0), C.swig_type_679(_swig_i_1), *(*C.swig_type_680)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_681)(unsafe.Pointer(&_swig_i_3)), C.swig_intgo(_swig_i_4))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = _swig_i_2
@@ -6512,7 +6509,7 @@ func Weft_kvstore_pull(arg1 uintptr, arg2 uint64, arg3 []string, arg4 []uintptr,
  _swig_i_2 = weftJoin(arg3) 
 	_swig_i_3 := arg4
 	_swig_i_4 := arg5
-	swig_r_p := C._wrap_weft_kvstore_pull_capi_f8d8fda0697c4090(C.uintptr_t(_swig_i_0), C.swig_type_685(_swig_i_1), *(*C.swig_type_686)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_687)(unsafe.Pointer(&_swig_i_3)), C.swig_intgo(_swig_i_4))
+	swig_r_p := C._wrap_weft_kvstore_pull_capi_e9327122f07dbc13(C.uintptr_t(_swig_i_0), C.swig_type_683(_swig_i_1), *(*C.swig_type_684)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_685)(unsafe.Pointer(&_swig_i_3)), C.swig_intgo(_swig_i_4))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = _swig_i_2
@@ -6540,7 +6537,7 @@ func Weft_kvstore_pushpull(arg1 uintptr, arg2 uint64, arg3 []string, arg4 []uint
 	_swig_i_3 := arg4
 	_swig_i_4 := arg5
 	_swig_i_5 := arg6
-	swig_r_p := C._wrap_weft_kvstore_pushpull_capi_f8d8fda0697c4090(C.uintptr_t(_swig_i_0), C.swig_type_689(_swig_i_1), *(*C.swig_type_690)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_691)(unsafe.Pointer(&_swig_i_3)), *(*C.swig_type_692)(unsafe.Pointer(&_swig_i_4)), C.swig_intgo(_swig_i_5))
+	swig_r_p := C._wrap_weft_kvstore_pushpull_capi_e9327122f07dbc13(C.uintptr_t(_swig_i_0), C.swig_type_687(_swig_i_1), *(*C.swig_type_688)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_689)(unsafe.Pointer(&_swig_i_3)), *(*C.swig_type_690)(unsafe.Pointer(&_swig_i_4)), C.swig_intgo(_swig_i_5))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = _swig_i_2
@@ -6566,7 +6563,7 @@ func Weft_kvstore_set_optimizer(arg1 uintptr, arg2 uintptr) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_kvstore_set_optimizer_capi_f8d8fda0697c4090(C.uintptr_t(_swig_i_0), C.uintptr_t(_swig_i_1))
+	swig_r_p := C._wrap_weft_kvstore_set_optimizer_capi_e9327122f07dbc13(C.uintptr_t(_swig_i_0), C.uintptr_t(_swig_i_1))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 error
 
@@ -6583,7 +6580,7 @@ func Weft_kvstore_set_updater_queue(arg1 uintptr, arg2 int) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_kvstore_set_updater_queue_capi_f8d8fda0697c4090(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1))
+	swig_r_p := C._wrap_weft_kvstore_set_updater_queue_capi_e9327122f07dbc13(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 error
 
@@ -6604,7 +6601,7 @@ func Weft_kvstore_next_update(arg1 uintptr, arg2 []string, arg3 []uintptr, arg4 
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
 	_swig_i_4 := arg5
-	swig_r_p := C._wrap_weft_kvstore_next_update_capi_f8d8fda0697c4090(C.uintptr_t(_swig_i_0), *(*C.swig_type_696)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_697)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_698)(unsafe.Pointer(&_swig_i_3)), *(*C.swig_type_699)(unsafe.Pointer(&_swig_i_4)))
+	swig_r_p := C._wrap_weft_kvstore_next_update_capi_e9327122f07dbc13(C.uintptr_t(_swig_i_0), *(*C.swig_type_694)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_695)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_696)(unsafe.Pointer(&_swig_i_3)), *(*C.swig_type_697)(unsafe.Pointer(&_swig_i_4)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 
 	for i := range _swig_i_1 {
@@ -6641,7 +6638,7 @@ func Weft_kvstore_next_update(arg1 uintptr, arg2 []string, arg3 []uintptr, arg4 
 func Weft_kvstore_barrier(arg1 uintptr) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
-	swig_r_p := C._wrap_weft_kvstore_barrier_capi_f8d8fda0697c4090(C.uintptr_t(_swig_i_0))
+	swig_r_p := C._wrap_weft_kvstore_barrier_capi_e9327122f07dbc13(C.uintptr_t(_swig_i_0))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 error
 
@@ -6657,7 +6654,7 @@ func Weft_kvstore_barrier(arg1 uintptr) (_swig_ret error) {
 func Weft_kvstore_free(arg1 uintptr) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
-	swig_r_p := C._wrap_weft_kvstore_free_capi_f8d8fda0697c4090(C.uintptr_t(_swig_i_0))
+	swig_r_p := C._wrap_weft_kvstore_free_capi_e9327122f07dbc13(C.uintptr_t(_swig_i_0))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 error
 
@@ -6675,7 +6672,7 @@ func Weft_module_init_optimizer_kvstore(arg1 uintptr, arg2 uintptr, arg3 uintptr
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r_p := C._wrap_weft_module_init_optimizer_kvstore_capi_f8d8fda0697c4090(C.uintptr_t(_swig_i_0), C.uintptr_t(_swig_i_1), C.uintptr_t(_swig_i_2))
+	swig_r_p := C._wrap_weft_module_init_optimizer_kvstore_capi_e9327122f07dbc13(C.uintptr_t(_swig_i_0), C.uintptr_t(_swig_i_1), C.uintptr_t(_swig_i_2))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 error
 
@@ -6693,7 +6690,7 @@ func Weft_data_iter_select_part(arg1 uintptr, arg2 int, arg3 int) (_swig_ret err
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r_p := C._wrap_weft_data_iter_select_part_capi_f8d8fda0697c4090(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1), C.swig_intgo(_swig_i_2))
+	swig_r_p := C._wrap_weft_data_iter_select_part_capi_e9327122f07dbc13(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1), C.swig_intgo(_swig_i_2))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 error
 
@@ -6708,7 +6705,7 @@ func Weft_data_iter_select_part(arg1 uintptr, arg2 int, arg3 int) (_swig_ret err
 
 func Weft_kvstore_finalize() (_swig_ret error) {
 	var swig_r string
-	swig_r_p := C._wrap_weft_kvstore_finalize_capi_f8d8fda0697c4090()
+	swig_r_p := C._wrap_weft_kvstore_finalize_capi_e9327122f07dbc13()
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 error
 
@@ -6725,7 +6722,7 @@ func Weft_autograd_set_is_recording(arg1 int, arg2 []int32) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_autograd_set_is_recording_capi_f8d8fda0697c4090(C.swig_intgo(_swig_i_0), *(*C.swig_type_706)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_weft_autograd_set_is_recording_capi_e9327122f07dbc13(C.swig_intgo(_swig_i_0), *(*C.swig_type_704)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -6745,7 +6742,7 @@ func Weft_autograd_set_is_training(arg1 int, arg2 []int32) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_autograd_set_is_training_capi_f8d8fda0697c4090(C.swig_intgo(_swig_i_0), *(*C.swig_type_708)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_weft_autograd_set_is_training_capi_e9327122f07dbc13(C.swig_intgo(_swig_i_0), *(*C.swig_type_706)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -6764,7 +6761,7 @@ func Weft_autograd_set_is_training(arg1 int, arg2 []int32) (_swig_ret error) {
 func Weft_autograd_is_recording(arg1 []int32) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
-	swig_r_p := C._wrap_weft_autograd_is_recording_capi_f8d8fda0697c4090(*(*C.swig_type_710)(unsafe.Pointer(&_swig_i_0)))
+	swig_r_p := C._wrap_weft_autograd_is_recording_capi_e9327122f07dbc13(*(*C.swig_type_708)(unsafe.Pointer(&_swig_i_0)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -6783,7 +6780,7 @@ func Weft_autograd_is_recording(arg1 []int32) (_swig_ret error) {
 func Weft_autograd_is_training(arg1 []int32) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
-	swig_r_p := C._wrap_weft_autograd_is_training_capi_f8d8fda0697c4090(*(*C.swig_type_712)(unsafe.Pointer(&_swig_i_0)))
+	swig_r_p := C._wrap_weft_autograd_is_training_capi_e9327122f07dbc13(*(*C.swig_type_710)(unsafe.Pointer(&_swig_i_0)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -6805,7 +6802,7 @@ func Weft_autograd_mark_variables(arg1 []uintptr, arg2 uint64, arg3 []int32, arg
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
-	swig_r_p := C._wrap_weft_autograd_mark_variables_capi_f8d8fda0697c4090(*(*C.swig_type_714)(unsafe.Pointer(&_swig_i_0)), C.swig_type_715(_swig_i_1), *(*C.swig_type_716)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_717)(unsafe.Pointer(&_swig_i_3)))
+	swig_r_p := C._wrap_weft_autograd_mark_variables_capi_e9327122f07dbc13(*(*C.swig_type_712)(unsafe.Pointer(&_swig_i_0)), C.swig_type_713(_swig_i_1), *(*C.swig_type_714)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_715)(unsafe.Pointer(&_swig_i_3)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -6834,7 +6831,7 @@ func Weft_autograd_backward(arg1 []uintptr, arg2 uint64, arg3 []uintptr, arg4 in
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
 	_swig_i_4 := arg5
-	swig_r_p := C._wrap_weft_autograd_backward_capi_f8d8fda0697c4090(*(*C.swig_type_719)(unsafe.Pointer(&_swig_i_0)), C.swig_type_720(_swig_i_1), *(*C.swig_type_721)(unsafe.Pointer(&_swig_i_2)), C.swig_intgo(_swig_i_3), C.swig_intgo(_swig_i_4))
+	swig_r_p := C._wrap_weft_autograd_backward_capi_e9327122f07dbc13(*(*C.swig_type_717)(unsafe.Pointer(&_swig_i_0)), C.swig_type_718(_swig_i_1), *(*C.swig_type_719)(unsafe.Pointer(&_swig_i_2)), C.swig_intgo(_swig_i_3), C.swig_intgo(_swig_i_4))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -6863,7 +6860,7 @@ func Weft_autograd_grad(arg1 []uintptr, arg2 uint64, arg3 []uintptr, arg4 []uint
 	_swig_i_5 := arg6
 	_swig_i_6 := arg7
 	_swig_i_7 := arg8
-	swig_r_p := C._wrap_weft_autograd_grad_capi_f8d8fda0697c4090(*(*C.swig_type_723)(unsafe.Pointer(&_swig_i_0)), C.swig_type_724(_swig_i_1), *(*C.swig_type_725)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_726)(unsafe.Pointer(&_swig_i_3)), C.swig_type_727(_swig_i_4), C.swig_intgo(_swig_i_5), C.swig_intgo(_swig_i_6), *(*C.swig_type_728)(unsafe.Pointer(&_swig_i_7)))
+	swig_r_p := C._wrap_weft_autograd_grad_capi_e9327122f07dbc13(*(*C.swig_type_721)(unsafe.Pointer(&_swig_i_0)), C.swig_type_722(_swig_i_1), *(*C.swig_type_723)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_724)(unsafe.Pointer(&_swig_i_3)), C.swig_type_725(_swig_i_4), C.swig_intgo(_swig_i_5), C.swig_intgo(_swig_i_6), *(*C.swig_type_726)(unsafe.Pointer(&_swig_i_7)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -6899,7 +6896,7 @@ func Weft_autograd_grad_ex(arg1 []uintptr, arg2 uint64, arg3 []uintptr, arg4 []u
 	_swig_i_6 := arg7
 	_swig_i_7 := arg8
 	_swig_i_8 := arg9
-	swig_r_p := C._wrap_weft_autograd_grad_ex_capi_f8d8fda0697c4090(*(*C.swig_type_730)(unsafe.Pointer(&_swig_i_0)), C.swig_type_731(_swig_i_1), *(*C.swig_type_732)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_733)(unsafe.Pointer(&_swig_i_3)), C.swig_type_734(_swig_i_4), C.swig_intgo(_swig_i_5), C.swig_intgo(_swig_i_6), C.swig_intgo(_swig_i_7), *(*C.swig_type_735)(unsafe.Pointer(&_swig_i_8)))
+	swig_r_p := C._wrap_weft_autograd_grad_ex_capi_e9327122f07dbc13(*(*C.swig_type_728)(unsafe.Pointer(&_swig_i_0)), C.swig_type_729(_swig_i_1), *(*C.swig_type_730)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_731)(unsafe.Pointer(&_swig_i_3)), C.swig_type_732(_swig_i_4), C.swig_intgo(_swig_i_5), C.swig_intgo(_swig_i_6), C.swig_intgo(_swig_i_7), *(*C.swig_type_733)(unsafe.Pointer(&_swig_i_8)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -6928,7 +6925,7 @@ func Weft_ndarray_get_grad(arg1 uintptr, arg2 []uintptr) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_ndarray_get_grad_capi_f8d8fda0697c4090(C.uintptr_t(_swig_i_0), *(*C.swig_type_737)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_weft_ndarray_get_grad_capi_e9327122f07dbc13(C.uintptr_t(_swig_i_0), *(*C.swig_type_735)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -6948,7 +6945,7 @@ func Weft_ndarray_detach(arg1 uintptr, arg2 []uintptr) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_ndarray_detach_capi_f8d8fda0697c4090(C.uintptr_t(_swig_i_0), *(*C.swig_type_739)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_weft_ndarray_detach_capi_e9327122f07dbc13(C.uintptr_t(_swig_i_0), *(*C.swig_type_737)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -6968,7 +6965,7 @@ func Weft_autograd_get_symbol(arg1 uintptr, arg2 []uintptr) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_autograd_get_symbol_capi_f8d8fda0697c4090(C.uintptr_t(_swig_i_0), *(*C.swig_type_741)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_weft_autograd_get_symbol_capi_e9327122f07dbc13(C.uintptr_t(_swig_i_0), *(*C.swig_type_739)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -6993,7 +6990,7 @@ func Weft_cached_op_create(arg1 uintptr, arg2 uint64, arg3 []string, arg4 []stri
 	var _swig_i_3 string
  _swig_i_3 = weftJoin(arg4) 
 	_swig_i_4 := arg5
-	swig_r_p := C._wrap_weft_cached_op_create_capi_f8d8fda0697c4090(C.uintptr_t(_swig_i_0), C.swig_type_743(_swig_i_1), *(*C.swig_type_744)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_745)(unsafe.Pointer(&_swig_i_3)), *(*C.swig_type_746)(unsafe.Pointer(&_swig_i_4)))
+	swig_r_p := C._wrap_weft_cached_op_create_capi_e9327122f07dbc13(C.uintptr_t(_swig_i_0), C.swig_type_741(_swig_i_1), *(*C.swig_type_742)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_743)(unsafe.Pointer(&_swig_i_3)), *(*C.swig_type_744)(unsafe.Pointer(&_swig_i_4)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = _swig_i_2
@@ -7019,7 +7016,7 @@ func Weft_cached_op_list_inputs(arg1 uintptr, arg2 []uintptr) (_swig_ret error) 
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_cached_op_list_inputs_capi_f8d8fda0697c4090(C.uintptr_t(_swig_i_0), *(*C.swig_type_748)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_weft_cached_op_list_inputs_capi_e9327122f07dbc13(C.uintptr_t(_swig_i_0), *(*C.swig_type_746)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -7043,7 +7040,7 @@ func Weft_cached_op_invoke(arg1 uintptr, arg2 []uintptr, arg3 uint64, arg4 []uin
 	_swig_i_3 := arg4
 	_swig_i_4 := arg5
 	_swig_i_5 := arg6
-	swig_r_p := C._wrap_weft_cached_op_invoke_capi_f8d8fda0697c4090(C.uintptr_t(_swig_i_0), *(*C.swig_type_750)(unsafe.Pointer(&_swig_i_1)), C.swig_type_751(_swig_i_2), *(*C.swig_type_752)(unsafe.Pointer(&_swig_i_3)), C.swig_type_753(_swig_i_4), *(*C.swig_type_754)(unsafe.Pointer(&_swig_i_5)))
+	swig_r_p := C._wrap_weft_cached_op_invoke_capi_e9327122f07dbc13(C.uintptr_t(_swig_i_0), *(*C.swig_type_748)(unsafe.Pointer(&_swig_i_1)), C.swig_type_749(_swig_i_2), *(*C.swig_type_750)(unsafe.Pointer(&_swig_i_3)), C.swig_type_751(_swig_i_4), *(*C.swig_type_752)(unsafe.Pointer(&_swig_i_5)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -7068,7 +7065,7 @@ func Weft_cached_op_invoke(arg1 uintptr, arg2 []uintptr, arg3 uint64, arg4 []uin
 func Weft_cached_op_free(arg1 uintptr) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
-	swig_r_p := C._wrap_weft_cached_op_free_capi_f8d8fda0697c4090(C.uintptr_t(_swig_i_0))
+	swig_r_p := C._wrap_weft_cached_op_free_capi_e9327122f07dbc13(C.uintptr_t(_swig_i_0))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 error
 
@@ -7081,13 +7078,13 @@ func Weft_cached_op_free(arg1 uintptr) (_swig_ret error) {
 	return swig_r_1
 }
 
-func Weft_cached_op_set_monitor_callback(arg1 uintptr, arg2 _swig_fnptr, arg3 unsafe.Pointer, arg4 int) (_swig_ret error) {
+func Weft_cached_op_set_monitor_callback(arg1 uintptr, arg2 uintptr, arg3 uintptr, arg4 int) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
-	swig_r_p := C._wrap_weft_cached_op_set_monitor_callback_capi_f8d8fda0697c4090(C.uintptr_t(_swig_i_0), C.swig_type_757(_swig_i_1), C.swig_voidp(_swig_i_2), C.swig_intgo(_swig_i_3))
+	swig_r_p := C._wrap_weft_cached_op_set_monitor_callback_capi_e9327122f07dbc13(C.uintptr_t(_swig_i_0), C.uintptr_t(_swig_i_1), C.uintptr_t(_swig_i_2), C.swig_intgo(_swig_i_3))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 error
 
@@ -7108,7 +7105,7 @@ func Weft_trainer_create(arg1 []string, arg2 []uintptr, arg3 uint64, arg4 uintpt
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
 	_swig_i_4 := arg5
-	swig_r_p := C._wrap_weft_trainer_create_capi_f8d8fda0697c4090(*(*C.swig_type_759)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_760)(unsafe.Pointer(&_swig_i_1)), C.swig_type_761(_swig_i_2), C.uintptr_t(_swig_i_3), *(*C.swig_type_762)(unsafe.Pointer(&_swig_i_4)))
+	swig_r_p := C._wrap_weft_trainer_create_capi_e9327122f07dbc13(*(*C.swig_type_756)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_757)(unsafe.Pointer(&_swig_i_1)), C.swig_type_758(_swig_i_2), C.uintptr_t(_swig_i_3), *(*C.swig_type_759)(unsafe.Pointer(&_swig_i_4)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = _swig_i_0
@@ -7134,7 +7131,7 @@ func Weft_trainer_step(arg1 uintptr, arg2 int) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_trainer_step_capi_f8d8fda0697c4090(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1))
+	swig_r_p := C._wrap_weft_trainer_step_capi_e9327122f07dbc13(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 error
 
@@ -7150,7 +7147,7 @@ func Weft_trainer_step(arg1 uintptr, arg2 int) (_swig_ret error) {
 func Weft_trainer_free(arg1 uintptr) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
-	swig_r_p := C._wrap_weft_trainer_free_capi_f8d8fda0697c4090(C.uintptr_t(_swig_i_0))
+	swig_r_p := C._wrap_weft_trainer_free_capi_e9327122f07dbc13(C.uintptr_t(_swig_i_0))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 error
 
@@ -7168,7 +7165,7 @@ func Weft_recordio_writer_create(arg1 string, arg2 string, arg3 []uintptr) (_swi
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r_p := C._wrap_weft_recordio_writer_create_capi_f8d8fda0697c4090(*(*C.swig_type_766)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_767)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_768)(unsafe.Pointer(&_swig_i_2)))
+	swig_r_p := C._wrap_weft_recordio_writer_create_capi_e9327122f07dbc13(*(*C.swig_type_763)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_764)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_765)(unsafe.Pointer(&_swig_i_2)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -7195,7 +7192,7 @@ func Weft_recordio_writer_write(arg1 uintptr, arg2 unsafe.Pointer, arg3 uint64) 
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r_p := C._wrap_weft_recordio_writer_write_capi_f8d8fda0697c4090(C.uintptr_t(_swig_i_0), C.swig_voidp(_swig_i_1), C.swig_type_770(_swig_i_2))
+	swig_r_p := C._wrap_weft_recordio_writer_write_capi_e9327122f07dbc13(C.uintptr_t(_swig_i_0), C.swig_voidp(_swig_i_1), C.swig_type_767(_swig_i_2))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 error
 
@@ -7214,7 +7211,7 @@ func Weft_recordio_writer_write_idx(arg1 uintptr, arg2 int64, arg3 unsafe.Pointe
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
-	swig_r_p := C._wrap_weft_recordio_writer_write_idx_capi_f8d8fda0697c4090(C.uintptr_t(_swig_i_0), C.swig_type_772(_swig_i_1), C.swig_voidp(_swig_i_2), C.swig_type_773(_swig_i_3))
+	swig_r_p := C._wrap_weft_recordio_writer_write_idx_capi_e9327122f07dbc13(C.uintptr_t(_swig_i_0), C.swig_type_769(_swig_i_1), C.swig_voidp(_swig_i_2), C.swig_type_770(_swig_i_3))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 error
 
@@ -7231,7 +7228,7 @@ func Weft_recordio_writer_tell(arg1 uintptr, arg2 []uint64) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_recordio_writer_tell_capi_f8d8fda0697c4090(C.uintptr_t(_swig_i_0), *(*C.swig_type_775)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_weft_recordio_writer_tell_capi_e9327122f07dbc13(C.uintptr_t(_swig_i_0), *(*C.swig_type_772)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -7250,7 +7247,7 @@ func Weft_recordio_writer_tell(arg1 uintptr, arg2 []uint64) (_swig_ret error) {
 func Weft_recordio_writer_close(arg1 uintptr) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
-	swig_r_p := C._wrap_weft_recordio_writer_close_capi_f8d8fda0697c4090(C.uintptr_t(_swig_i_0))
+	swig_r_p := C._wrap_weft_recordio_writer_close_capi_e9327122f07dbc13(C.uintptr_t(_swig_i_0))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 error
 
@@ -7266,7 +7263,7 @@ func Weft_recordio_writer_close(arg1 uintptr) (_swig_ret error) {
 func Weft_recordio_writer_free(arg1 uintptr) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
-	swig_r_p := C._wrap_weft_recordio_writer_free_capi_f8d8fda0697c4090(C.uintptr_t(_swig_i_0))
+	swig_r_p := C._wrap_weft_recordio_writer_free_capi_e9327122f07dbc13(C.uintptr_t(_swig_i_0))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 error
 
@@ -7284,7 +7281,7 @@ func Weft_recordio_reader_create(arg1 string, arg2 string, arg3 []uintptr) (_swi
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r_p := C._wrap_weft_recordio_reader_create_capi_f8d8fda0697c4090(*(*C.swig_type_779)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_780)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_781)(unsafe.Pointer(&_swig_i_2)))
+	swig_r_p := C._wrap_weft_recordio_reader_create_capi_e9327122f07dbc13(*(*C.swig_type_776)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_777)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_778)(unsafe.Pointer(&_swig_i_2)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -7312,7 +7309,7 @@ func Weft_recordio_reader_read(arg1 uintptr, arg2 []unsafe.Pointer, arg3 []uint6
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
-	swig_r_p := C._wrap_weft_recordio_reader_read_capi_f8d8fda0697c4090(C.uintptr_t(_swig_i_0), *(*C.swig_type_783)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_784)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_785)(unsafe.Pointer(&_swig_i_3)))
+	swig_r_p := C._wrap_weft_recordio_reader_read_capi_e9327122f07dbc13(C.uintptr_t(_swig_i_0), *(*C.swig_type_780)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_781)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_782)(unsafe.Pointer(&_swig_i_3)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -7340,7 +7337,7 @@ func Weft_recordio_reader_read_idx(arg1 uintptr, arg2 int64, arg3 []unsafe.Point
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
-	swig_r_p := C._wrap_weft_recordio_reader_read_idx_capi_f8d8fda0697c4090(C.uintptr_t(_swig_i_0), C.swig_type_787(_swig_i_1), *(*C.swig_type_788)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_789)(unsafe.Pointer(&_swig_i_3)))
+	swig_r_p := C._wrap_weft_recordio_reader_read_idx_capi_e9327122f07dbc13(C.uintptr_t(_swig_i_0), C.swig_type_784(_swig_i_1), *(*C.swig_type_785)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_786)(unsafe.Pointer(&_swig_i_3)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg3
@@ -7363,7 +7360,7 @@ func Weft_recordio_reader_num_keys(arg1 uintptr, arg2 []uint64) (_swig_ret error
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_recordio_reader_num_keys_capi_f8d8fda0697c4090(C.uintptr_t(_swig_i_0), *(*C.swig_type_791)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_weft_recordio_reader_num_keys_capi_e9327122f07dbc13(C.uintptr_t(_swig_i_0), *(*C.swig_type_788)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -7385,7 +7382,7 @@ func Weft_recordio_reader_keys(arg1 uintptr, arg2 []int64, arg3 uint64, arg4 []u
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
-	swig_r_p := C._wrap_weft_recordio_reader_keys_capi_f8d8fda0697c4090(C.uintptr_t(_swig_i_0), *(*C.swig_type_793)(unsafe.Pointer(&_swig_i_1)), C.swig_type_794(_swig_i_2), *(*C.swig_type_795)(unsafe.Pointer(&_swig_i_3)))
+	swig_r_p := C._wrap_weft_recordio_reader_keys_capi_e9327122f07dbc13(C.uintptr_t(_swig_i_0), *(*C.swig_type_790)(unsafe.Pointer(&_swig_i_1)), C.swig_type_791(_swig_i_2), *(*C.swig_type_792)(unsafe.Pointer(&_swig_i_3)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -7408,7 +7405,7 @@ func Weft_recordio_reader_seek(arg1 uintptr, arg2 uint64) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_recordio_reader_seek_capi_f8d8fda0697c4090(C.uintptr_t(_swig_i_0), C.swig_type_797(_swig_i_1))
+	swig_r_p := C._wrap_weft_recordio_reader_seek_capi_e9327122f07dbc13(C.uintptr_t(_swig_i_0), C.swig_type_794(_swig_i_1))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 error
 
@@ -7425,7 +7422,7 @@ func Weft_recordio_reader_tell(arg1 uintptr, arg2 []uint64) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_recordio_reader_tell_capi_f8d8fda0697c4090(C.uintptr_t(_swig_i_0), *(*C.swig_type_799)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_weft_recordio_reader_tell_capi_e9327122f07dbc13(C.uintptr_t(_swig_i_0), *(*C.swig_type_796)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -7444,7 +7441,7 @@ func Weft_recordio_reader_tell(arg1 uintptr, arg2 []uint64) (_swig_ret error) {
 func Weft_recordio_reader_reset(arg1 uintptr) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
-	swig_r_p := C._wrap_weft_recordio_reader_reset_capi_f8d8fda0697c4090(C.uintptr_t(_swig_i_0))
+	swig_r_p := C._wrap_weft_recordio_reader_reset_capi_e9327122f07dbc13(C.uintptr_t(_swig_i_0))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 error
 
@@ -7460,7 +7457,7 @@ func Weft_recordio_reader_reset(arg1 uintptr) (_swig_ret error) {
 func Weft_recordio_reader_free(arg1 uintptr) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
-	swig_r_p := C._wrap_weft_recordio_reader_free_capi_f8d8fda0697c4090(C.uintptr_t(_swig_i_0))
+	swig_r_p := C._wrap_weft_recordio_reader_free_capi_e9327122f07dbc13(C.uintptr_t(_swig_i_0))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 error
 
@@ -7483,7 +7480,7 @@ func Weft_recordio_pack_header(arg1 float32, arg2 []float32, arg3 uint64, arg4 u
 	_swig_i_5 := arg6
 	_swig_i_6 := arg7
 	_swig_i_7 := arg8
-	swig_r_p := C._wrap_weft_recordio_pack_header_capi_f8d8fda0697c4090(C.float(_swig_i_0), *(*C.swig_type_803)(unsafe.Pointer(&_swig_i_1)), C.swig_type_804(_swig_i_2), C.swig_type_805(_swig_i_3), C.swig_type_806(_swig_i_4), C.swig_voidp(_swig_i_5), C.swig_type_807(_swig_i_6), *(*C.swig_type_808)(unsafe.Pointer(&_swig_i_7)))
+	swig_r_p := C._wrap_weft_recordio_pack_header_capi_e9327122f07dbc13(C.float(_swig_i_0), *(*C.swig_type_800)(unsafe.Pointer(&_swig_i_1)), C.swig_type_801(_swig_i_2), C.swig_type_802(_swig_i_3), C.swig_type_803(_swig_i_4), C.swig_voidp(_swig_i_5), C.swig_type_804(_swig_i_6), *(*C.swig_type_805)(unsafe.Pointer(&_swig_i_7)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -7511,7 +7508,7 @@ func Weft_recordio_unpack_header(arg1 unsafe.Pointer, arg2 uint64, arg3 []int32,
 	_swig_i_4 := arg5
 	_swig_i_5 := arg6
 	_swig_i_6 := arg7
-	swig_r_p := C._wrap_weft_recordio_unpack_header_capi_f8d8fda0697c4090(C.swig_voidp(_swig_i_0), C.swig_type_810(_swig_i_1), *(*C.swig_type_811)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_812)(unsafe.Pointer(&_swig_i_3)), *(*C.swig_type_813)(unsafe.Pointer(&_swig_i_4)), *(*C.swig_type_814)(unsafe.Pointer(&_swig_i_5)), *(*C.swig_type_815)(unsafe.Pointer(&_swig_i_6)))
+	swig_r_p := C._wrap_weft_recordio_unpack_header_capi_e9327122f07dbc13(C.swig_voidp(_swig_i_0), C.swig_type_807(_swig_i_1), *(*C.swig_type_808)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_809)(unsafe.Pointer(&_swig_i_3)), *(*C.swig_type_810)(unsafe.Pointer(&_swig_i_4)), *(*C.swig_type_811)(unsafe.Pointer(&_swig_i_5)), *(*C.swig_type_812)(unsafe.Pointer(&_swig_i_6)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg3
@@ -7546,7 +7543,7 @@ func Weft_recordio_unpack_labels(arg1 unsafe.Pointer, arg2 uint64, arg3 []float3
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
 	_swig_i_4 := arg5
-	swig_r_p := C._wrap_weft_recordio_unpack_labels_capi_f8d8fda0697c4090(C.swig_voidp(_swig_i_0), C.swig_type_817(_swig_i_1), *(*C.swig_type_818)(unsafe.Pointer(&_swig_i_2)), C.swig_type_819(_swig_i_3), *(*C.swig_type_820)(unsafe.Pointer(&_swig_i_4)))
+	swig_r_p := C._wrap_weft_recordio_unpack_labels_capi_e9327122f07dbc13(C.swig_voidp(_swig_i_0), C.swig_type_814(_swig_i_1), *(*C.swig_type_815)(unsafe.Pointer(&_swig_i_2)), C.swig_type_816(_swig_i_3), *(*C.swig_type_817)(unsafe.Pointer(&_swig_i_4)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg3
@@ -7575,7 +7572,7 @@ func Weft_image_reencode(arg1 unsafe.Pointer, arg2 uint64, arg3 int, arg4 int, a
 	_swig_i_5 := arg6
 	_swig_i_6 := arg7
 	_swig_i_7 := arg8
-	swig_r_p := C._wrap_weft_image_reencode_capi_f8d8fda0697c4090(C.swig_voidp(_swig_i_0), C.swig_type_822(_swig_i_1), C.swig_intgo(_swig_i_2), C.swig_intgo(_swig_i_3), C.swig_intgo(_swig_i_4), *(*C.swig_type_823)(unsafe.Pointer(&_swig_i_5)), C.swig_intgo(_swig_i_6), *(*C.swig_type_824)(unsafe.Pointer(&_swig_i_7)))
+	swig_r_p := C._wrap_weft_image_reencode_capi_e9327122f07dbc13(C.swig_voidp(_swig_i_0), C.swig_type_819(_swig_i_1), C.swig_intgo(_swig_i_2), C.swig_intgo(_swig_i_3), C.swig_intgo(_swig_i_4), *(*C.swig_type_820)(unsafe.Pointer(&_swig_i_5)), C.swig_intgo(_swig_i_6), *(*C.swig_type_821)(unsafe.Pointer(&_swig_i_7)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg6
@@ -7613,7 +7610,7 @@ func Weft_amp_convert_model(arg1 uintptr, arg2 uint64, arg3 []string, arg4 []uin
 	_swig_i_11 := arg12
 	_swig_i_12 := arg13
 	_swig_i_13 := arg14
-	swig_r_p := C._wrap_weft_amp_convert_model_capi_f8d8fda0697c4090(C.uintptr_t(_swig_i_0), C.swig_type_826(_swig_i_1), *(*C.swig_type_827)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_828)(unsafe.Pointer(&_swig_i_3)), C.swig_type_829(_swig_i_4), *(*C.swig_type_830)(unsafe.Pointer(&_swig_i_5)), *(*C.swig_type_831)(unsafe.Pointer(&_swig_i_6)), C.swig_intgo(_swig_i_7), C.swig_type_832(_swig_i_8), *(*C.swig_type_833)(unsafe.Pointer(&_swig_i_9)), C.swig_intgo(_swig_i_10), *(*C.swig_type_834)(unsafe.Pointer(&_swig_i_11)), *(*C.swig_type_835)(unsafe.Pointer(&_swig_i_12)), *(*C.swig_type_836)(unsafe.Pointer(&_swig_i_13)))
+	swig_r_p := C._wrap_weft_amp_convert_model_capi_e9327122f07dbc13(C.uintptr_t(_swig_i_0), C.swig_type_823(_swig_i_1), *(*C.swig_type_824)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_825)(unsafe.Pointer(&_swig_i_3)), C.swig_type_826(_swig_i_4), *(*C.swig_type_827)(unsafe.Pointer(&_swig_i_5)), *(*C.swig_type_828)(unsafe.Pointer(&_swig_i_6)), C.swig_intgo(_swig_i_7), C.swig_type_829(_swig_i_8), *(*C.swig_type_830)(unsafe.Pointer(&_swig_i_9)), C.swig_intgo(_swig_i_10), *(*C.swig_type_831)(unsafe.Pointer(&_swig_i_11)), *(*C.swig_type_832)(unsafe.Pointer(&_swig_i_12)), *(*C.swig_type_833)(unsafe.Pointer(&_swig_i_13)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = _swig_i_2
@@ -7676,7 +7673,7 @@ func Weft_quantize_model(arg1 uintptr, arg2 uint64, arg3 []string, arg4 []uintpt
 	_swig_i_17 := arg18
 	_swig_i_18 := arg19
 	_swig_i_19 := arg20
-	swig_r_p := C._wrap_weft_quantize_model_capi_f8d8fda0697c4090(C.uintptr_t(_swig_i_0), C.swig_type_838(_swig_i_1), *(*C.swig_type_839)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_840)(unsafe.Pointer(&_swig_i_3)), C.swig_type_841(_swig_i_4), *(*C.swig_type_842)(unsafe.Pointer(&_swig_i_5)), *(*C.swig_type_843)(unsafe.Pointer(&_swig_i_6)), C.uintptr_t(_swig_i_7), *(*C.swig_type_844)(unsafe.Pointer(&_swig_i_8)), C.swig_type_845(_swig_i_9), *(*C.swig_type_846)(unsafe.Pointer(&_swig_i_10)), *(*C.swig_type_847)(unsafe.Pointer(&_swig_i_11)), C.swig_intgo(_swig_i_12), C.swig_type_848(_swig_i_13), *(*C.swig_type_849)(unsafe.Pointer(&_swig_i_14)), C.swig_type_850(_swig_i_15), *(*C.swig_type_851)(unsafe.Pointer(&_swig_i_16)), *(*C.swig_type_852)(unsafe.Pointer(&_swig_i_17)), *(*C.swig_type_853)(unsafe.Pointer(&_swig_i_18)), *(*C.swig_type_854)(unsafe.Pointer(&_swig_i_19)))
+	swig_r_p := C._wrap_weft_quantize_model_capi_e9327122f07dbc13(C.uintptr_t(_swig_i_0), C.swig_type_835(_swig_i_1), *(*C.swig_type_836)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_837)(unsafe.Pointer(&_swig_i_3)), C.swig_type_838(_swig_i_4), *(*C.swig_type_839)(unsafe.Pointer(&_swig_i_5)), *(*C.swig_type_840)(unsafe.Pointer(&_swig_i_6)), C.uintptr_t(_swig_i_7), *(*C.swig_type_841)(unsafe.Pointer(&_swig_i_8)), C.swig_type_842(_swig_i_9), *(*C.swig_type_843)(unsafe.Pointer(&_swig_i_10)), *(*C.swig_type_844)(unsafe.Pointer(&_swig_i_11)), C.swig_intgo(_swig_i_12), C.swig_type_845(_swig_i_13), *(*C.swig_type_846)(unsafe.Pointer(&_swig_i_14)), C.swig_type_847(_swig_i_15), *(*C.swig_type_848)(unsafe.Pointer(&_swig_i_16)), *(*C.swig_type_849)(unsafe.Pointer(&_swig_i_17)), *(*C.swig_type_850)(unsafe.Pointer(&_swig_i_18)), *(*C.swig_type_851)(unsafe.Pointer(&_swig_i_19)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = _swig_i_2
@@ -7728,7 +7725,7 @@ func Weft_quantize_model(arg1 uintptr, arg2 uint64, arg3 []string, arg4 []uintpt
 func Weft_custom_op_unregister(arg1 string) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
-	swig_r_p := C._wrap_weft_custom_op_unregister_capi_f8d8fda0697c4090(*(*C.swig_type_856)(unsafe.Pointer(&_swig_i_0)))
+	swig_r_p := C._wrap_weft_custom_op_unregister_capi_e9327122f07dbc13(*(*C.swig_type_853)(unsafe.Pointer(&_swig_i_0)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -7747,7 +7744,7 @@ func Weft_custom_op_unregister(arg1 string) (_swig_ret error) {
 func Weft_custom_op_list(arg1 []uintptr) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
-	swig_r_p := C._wrap_weft_custom_op_list_capi_f8d8fda0697c4090(*(*C.swig_type_858)(unsafe.Pointer(&_swig_i_0)))
+	swig_r_p := C._wrap_weft_custom_op_list_capi_e9327122f07dbc13(*(*C.swig_type_855)(unsafe.Pointer(&_swig_i_0)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -7767,7 +7764,7 @@ func Weft_ndarray_get_data(arg1 uintptr, arg2 *unsafe.Pointer) (_swig_ret error)
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_ndarray_get_data_capi_f8d8fda0697c4090(C.uintptr_t(_swig_i_0), C.swig_voidp(_swig_i_1))
+	swig_r_p := C._wrap_weft_ndarray_get_data_capi_e9327122f07dbc13(C.uintptr_t(_swig_i_0), C.swig_voidp(_swig_i_1))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 error
 
@@ -7785,7 +7782,7 @@ func Weft_custom_op_register_host(arg1 string, arg2 uintptr, arg3 int64) (_swig_
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r_p := C._wrap_weft_custom_op_register_host_capi_f8d8fda0697c4090(*(*C.swig_type_861)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.swig_type_862(_swig_i_2))
+	swig_r_p := C._wrap_weft_custom_op_register_host_capi_e9327122f07dbc13(*(*C.swig_type_858)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.swig_type_859(_swig_i_2))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -7807,7 +7804,7 @@ func Weft_custom_op_call_ints(arg1 uintptr, arg2 []int64, arg3 uint64, arg4 []ui
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
-	swig_r_p := C._wrap_weft_custom_op_call_ints_capi_f8d8fda0697c4090(C.uintptr_t(_swig_i_0), *(*C.swig_type_864)(unsafe.Pointer(&_swig_i_1)), C.swig_type_865(_swig_i_2), *(*C.swig_type_866)(unsafe.Pointer(&_swig_i_3)))
+	swig_r_p := C._wrap_weft_custom_op_call_ints_capi_e9327122f07dbc13(C.uintptr_t(_swig_i_0), *(*C.swig_type_861)(unsafe.Pointer(&_swig_i_1)), C.swig_type_862(_swig_i_2), *(*C.swig_type_863)(unsafe.Pointer(&_swig_i_3)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -7830,7 +7827,7 @@ func Weft_custom_op_call_num_strings(arg1 uintptr, arg2 []uint64) (_swig_ret err
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_custom_op_call_num_strings_capi_f8d8fda0697c4090(C.uintptr_t(_swig_i_0), *(*C.swig_type_868)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_weft_custom_op_call_num_strings_capi_e9327122f07dbc13(C.uintptr_t(_swig_i_0), *(*C.swig_type_865)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -7852,7 +7849,7 @@ func Weft_custom_op_call_string(arg1 uintptr, arg2 uint64, arg3 []string) (_swig
 	_swig_i_1 := arg2
 	var _swig_i_2 []string
  _swig_i_2 = make([]string, len(arg3)) 
-	swig_r_p := C._wrap_weft_custom_op_call_string_capi_f8d8fda0697c4090(C.uintptr_t(_swig_i_0), C.swig_type_870(_swig_i_1), *(*C.swig_type_871)(unsafe.Pointer(&_swig_i_2)))
+	swig_r_p := C._wrap_weft_custom_op_call_string_capi_e9327122f07dbc13(C.uintptr_t(_swig_i_0), C.swig_type_867(_swig_i_1), *(*C.swig_type_868)(unsafe.Pointer(&_swig_i_2)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 
 	for i := range _swig_i_2 {
@@ -7883,7 +7880,7 @@ func Weft_custom_op_call_arrays(arg1 uintptr, arg2 []uintptr, arg3 uint64, arg4 
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
-	swig_r_p := C._wrap_weft_custom_op_call_arrays_capi_f8d8fda0697c4090(C.uintptr_t(_swig_i_0), *(*C.swig_type_873)(unsafe.Pointer(&_swig_i_1)), C.swig_type_874(_swig_i_2), *(*C.swig_type_875)(unsafe.Pointer(&_swig_i_3)))
+	swig_r_p := C._wrap_weft_custom_op_call_arrays_capi_e9327122f07dbc13(C.uintptr_t(_swig_i_0), *(*C.swig_type_870)(unsafe.Pointer(&_swig_i_1)), C.swig_type_871(_swig_i_2), *(*C.swig_type_872)(unsafe.Pointer(&_swig_i_3)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -7907,7 +7904,7 @@ func Weft_custom_op_call_set_ints(arg1 uintptr, arg2 []int64, arg3 uint64) (_swi
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r_p := C._wrap_weft_custom_op_call_set_ints_capi_f8d8fda0697c4090(C.uintptr_t(_swig_i_0), *(*C.swig_type_877)(unsafe.Pointer(&_swig_i_1)), C.swig_type_878(_swig_i_2))
+	swig_r_p := C._wrap_weft_custom_op_call_set_ints_capi_e9327122f07dbc13(C.uintptr_t(_swig_i_0), *(*C.swig_type_874)(unsafe.Pointer(&_swig_i_1)), C.swig_type_875(_swig_i_2))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -7927,7 +7924,7 @@ func Weft_custom_op_call_add_string(arg1 uintptr, arg2 string) (_swig_ret error)
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_custom_op_call_add_string_capi_f8d8fda0697c4090(C.uintptr_t(_swig_i_0), *(*C.swig_type_880)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_weft_custom_op_call_add_string_capi_e9327122f07dbc13(C.uintptr_t(_swig_i_0), *(*C.swig_type_877)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -7947,7 +7944,7 @@ func Weft_custom_op_call_fail(arg1 uintptr, arg2 string) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_custom_op_call_fail_capi_f8d8fda0697c4090(C.uintptr_t(_swig_i_0), *(*C.swig_type_882)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_weft_custom_op_call_fail_capi_e9327122f07dbc13(C.uintptr_t(_swig_i_0), *(*C.swig_type_879)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -7968,7 +7965,7 @@ func Weft_ndarray_get_bytes(arg1 uintptr, arg2 []unsafe.Pointer, arg3 []uint64) 
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r_p := C._wrap_weft_ndarray_get_bytes_capi_f8d8fda0697c4090(C.uintptr_t(_swig_i_0), *(*C.swig_type_884)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_885)(unsafe.Pointer(&_swig_i_2)))
+	swig_r_p := C._wrap_weft_ndarray_get_bytes_capi_e9327122f07dbc13(C.uintptr_t(_swig_i_0), *(*C.swig_type_881)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_882)(unsafe.Pointer(&_swig_i_2)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -7994,7 +7991,7 @@ func Weft_profiler_set_config(arg1 uint64, arg2 []string, arg3 []string) (_swig_
  _swig_i_1 = weftJoin(arg2) 
 	var _swig_i_2 string
  _swig_i_2 = weftJoin(arg3) 
-	swig_r_p := C._wrap_weft_profiler_set_config_capi_f8d8fda0697c4090(C.swig_type_887(_swig_i_0), *(*C.swig_type_888)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_889)(unsafe.Pointer(&_swig_i_2)))
+	swig_r_p := C._wrap_weft_profiler_set_config_capi_e9327122f07dbc13(C.swig_type_884(_swig_i_0), *(*C.swig_type_885)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_886)(unsafe.Pointer(&_swig_i_2)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = _swig_i_1
@@ -8016,7 +8013,7 @@ func Weft_profiler_set_config(arg1 uint64, arg2 []string, arg3 []string) (_swig_
 func Weft_profiler_set_state(arg1 int) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
-	swig_r_p := C._wrap_weft_profiler_set_state_capi_f8d8fda0697c4090(C.swig_intgo(_swig_i_0))
+	swig_r_p := C._wrap_weft_profiler_set_state_capi_e9327122f07dbc13(C.swig_intgo(_swig_i_0))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 error
 
@@ -8032,7 +8029,7 @@ func Weft_profiler_set_state(arg1 int) (_swig_ret error) {
 func Weft_profiler_get_state(arg1 []int32) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
-	swig_r_p := C._wrap_weft_profiler_get_state_capi_f8d8fda0697c4090(*(*C.swig_type_892)(unsafe.Pointer(&_swig_i_0)))
+	swig_r_p := C._wrap_weft_profiler_get_state_capi_e9327122f07dbc13(*(*C.swig_type_889)(unsafe.Pointer(&_swig_i_0)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -8051,7 +8048,7 @@ func Weft_profiler_get_state(arg1 []int32) (_swig_ret error) {
 func Weft_profiler_pause(arg1 int) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
-	swig_r_p := C._wrap_weft_profiler_pause_capi_f8d8fda0697c4090(C.swig_intgo(_swig_i_0))
+	swig_r_p := C._wrap_weft_profiler_pause_capi_e9327122f07dbc13(C.swig_intgo(_swig_i_0))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 error
 
@@ -8067,7 +8064,7 @@ func Weft_profiler_pause(arg1 int) (_swig_ret error) {
 func Weft_profiler_dump(arg1 int) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
-	swig_r_p := C._wrap_weft_profiler_dump_capi_f8d8fda0697c4090(C.swig_intgo(_swig_i_0))
+	swig_r_p := C._wrap_weft_profiler_dump_capi_e9327122f07dbc13(C.swig_intgo(_swig_i_0))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 error
 
@@ -8083,7 +8080,7 @@ func Weft_profiler_dump(arg1 int) (_swig_ret error) {
 func Weft_profiler_trace(arg1 []uintptr) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
-	swig_r_p := C._wrap_weft_profiler_trace_capi_f8d8fda0697c4090(*(*C.swig_type_896)(unsafe.Pointer(&_swig_i_0)))
+	swig_r_p := C._wrap_weft_profiler_trace_capi_e9327122f07dbc13(*(*C.swig_type_893)(unsafe.Pointer(&_swig_i_0)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -8106,7 +8103,7 @@ func Weft_profiler_aggregate(arg1 int, arg2 string, arg3 string, arg4 int, arg5 
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
 	_swig_i_4 := arg5
-	swig_r_p := C._wrap_weft_profiler_aggregate_capi_f8d8fda0697c4090(C.swig_intgo(_swig_i_0), *(*C.swig_type_898)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_899)(unsafe.Pointer(&_swig_i_2)), C.swig_intgo(_swig_i_3), *(*C.swig_type_900)(unsafe.Pointer(&_swig_i_4)))
+	swig_r_p := C._wrap_weft_profiler_aggregate_capi_e9327122f07dbc13(C.swig_intgo(_swig_i_0), *(*C.swig_type_895)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_896)(unsafe.Pointer(&_swig_i_2)), C.swig_intgo(_swig_i_3), *(*C.swig_type_897)(unsafe.Pointer(&_swig_i_4)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -8131,7 +8128,7 @@ func Weft_profiler_aggregate(arg1 int, arg2 string, arg3 string, arg4 int, arg5 
 func Weft_profiler_range_push(arg1 string) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
-	swig_r_p := C._wrap_weft_profiler_range_push_capi_f8d8fda0697c4090(*(*C.swig_type_902)(unsafe.Pointer(&_swig_i_0)))
+	swig_r_p := C._wrap_weft_profiler_range_push_capi_e9327122f07dbc13(*(*C.swig_type_899)(unsafe.Pointer(&_swig_i_0)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -8149,7 +8146,7 @@ func Weft_profiler_range_push(arg1 string) (_swig_ret error) {
 
 func Weft_profiler_range_pop() (_swig_ret error) {
 	var swig_r string
-	swig_r_p := C._wrap_weft_profiler_range_pop_capi_f8d8fda0697c4090()
+	swig_r_p := C._wrap_weft_profiler_range_pop_capi_e9327122f07dbc13()
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 error
 
@@ -8165,7 +8162,7 @@ func Weft_profiler_range_pop() (_swig_ret error) {
 func Weft_profiler_set_marker(arg1 string) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
-	swig_r_p := C._wrap_weft_profiler_set_marker_capi_f8d8fda0697c4090(*(*C.swig_type_905)(unsafe.Pointer(&_swig_i_0)))
+	swig_r_p := C._wrap_weft_profiler_set_marker_capi_e9327122f07dbc13(*(*C.swig_type_902)(unsafe.Pointer(&_swig_i_0)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -8185,7 +8182,7 @@ func Weft_profiler_set_counter(arg1 string, arg2 int64) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_profiler_set_counter_capi_f8d8fda0697c4090(*(*C.swig_type_907)(unsafe.Pointer(&_swig_i_0)), C.swig_type_908(_swig_i_1))
+	swig_r_p := C._wrap_weft_profiler_set_counter_capi_e9327122f07dbc13(*(*C.swig_type_904)(unsafe.Pointer(&_swig_i_0)), C.swig_type_905(_swig_i_1))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -8204,7 +8201,7 @@ func Weft_profiler_set_counter(arg1 string, arg2 int64) (_swig_ret error) {
 func Weft_load_library(arg1 string) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
-	swig_r_p := C._wrap_weft_load_library_capi_f8d8fda0697c4090(*(*C.swig_type_910)(unsafe.Pointer(&_swig_i_0)))
+	swig_r_p := C._wrap_weft_load_library_capi_e9327122f07dbc13(*(*C.swig_type_907)(unsafe.Pointer(&_swig_i_0)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -8223,7 +8220,7 @@ func Weft_load_library(arg1 string) (_swig_ret error) {
 func Weft_loaded_ops(arg1 []uintptr) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
-	swig_r_p := C._wrap_weft_loaded_ops_capi_f8d8fda0697c4090(*(*C.swig_type_912)(unsafe.Pointer(&_swig_i_0)))
+	swig_r_p := C._wrap_weft_loaded_ops_capi_e9327122f07dbc13(*(*C.swig_type_909)(unsafe.Pointer(&_swig_i_0)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1

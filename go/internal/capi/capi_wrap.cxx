@@ -286,7 +286,7 @@ static _gostring_ WeftGoStatus(WeftStatus st) {
 extern "C" {
 #endif
 
-void _wrap_Swig_free_capi_f8d8fda0697c4090(void *_swig_go_0) {
+void _wrap_Swig_free_capi_e9327122f07dbc13(void *_swig_go_0) {
   void *arg1 = (void *) 0 ;
   
   arg1 = *(void **)&_swig_go_0; 
@@ -296,7 +296,7 @@ void _wrap_Swig_free_capi_f8d8fda0697c4090(void *_swig_go_0) {
 }
 
 
-void *_wrap_Swig_malloc_capi_f8d8fda0697c4090(intgo _swig_go_0) {
+void *_wrap_Swig_malloc_capi_e9327122f07dbc13(intgo _swig_go_0) {
   int arg1 ;
   void *result = 0 ;
   void *_swig_go_result;
@@ -309,7 +309,7 @@ void *_wrap_Swig_malloc_capi_f8d8fda0697c4090(intgo _swig_go_0) {
 }
 
 
-intgo _wrap_weft_binding_abi_version_capi_f8d8fda0697c4090() {
+intgo _wrap_weft_binding_abi_version_capi_e9327122f07dbc13() {
   int result;
   intgo _swig_go_result;
   
@@ -320,7 +320,7 @@ intgo _wrap_weft_binding_abi_version_capi_f8d8fda0697c4090() {
 }
 
 
-_gostring_ _wrap_weft_binding_library_path_capi_f8d8fda0697c4090() {
+_gostring_ _wrap_weft_binding_library_path_capi_e9327122f07dbc13() {
   char *result = 0 ;
   _gostring_ _swig_go_result;
   
@@ -331,7 +331,7 @@ _gostring_ _wrap_weft_binding_library_path_capi_f8d8fda0697c4090() {
 }
 
 
-_gostring_ _wrap_weft_version_capi_f8d8fda0697c4090() {
+_gostring_ _wrap_weft_version_capi_e9327122f07dbc13() {
   char *result = 0 ;
   _gostring_ _swig_go_result;
   
@@ -342,7 +342,7 @@ _gostring_ _wrap_weft_version_capi_f8d8fda0697c4090() {
 }
 
 
-intgo _wrap_weft_abi_version_capi_f8d8fda0697c4090() {
+intgo _wrap_weft_abi_version_capi_e9327122f07dbc13() {
   int result;
   intgo _swig_go_result;
   
@@ -353,7 +353,7 @@ intgo _wrap_weft_abi_version_capi_f8d8fda0697c4090() {
 }
 
 
-long long _wrap_weft_live_handle_count_capi_f8d8fda0697c4090() {
+long long _wrap_weft_live_handle_count_capi_e9327122f07dbc13() {
   size_t result;
   long long _swig_go_result;
   
@@ -364,7 +364,7 @@ long long _wrap_weft_live_handle_count_capi_f8d8fda0697c4090() {
 }
 
 
-_gostring_ _wrap_weft_storage_stats_capi_f8d8fda0697c4090(intgo _swig_go_0, intgo _swig_go_1, _goslice_ _swig_go_2, _goslice_ _swig_go_3) {
+_gostring_ _wrap_weft_storage_stats_capi_e9327122f07dbc13(intgo _swig_go_0, intgo _swig_go_1, _goslice_ _swig_go_2, _goslice_ _swig_go_3) {
   int arg1 ;
   int arg2 ;
   size_t *arg3 = (size_t *) 0 ;
@@ -383,7 +383,7 @@ _gostring_ _wrap_weft_storage_stats_capi_f8d8fda0697c4090(intgo _swig_go_0, intg
 }
 
 
-_gostring_ _wrap_weft_device_count_capi_f8d8fda0697c4090(intgo _swig_go_0, _goslice_ _swig_go_1) {
+_gostring_ _wrap_weft_device_count_capi_e9327122f07dbc13(intgo _swig_go_0, _goslice_ _swig_go_1) {
   int arg1 ;
   int *arg2 = (int *) 0 ;
   WeftStatus result;
@@ -398,7 +398,7 @@ _gostring_ _wrap_weft_device_count_capi_f8d8fda0697c4090(intgo _swig_go_0, _gosl
 }
 
 
-_gostring_ _wrap_weft_device_memory_capi_f8d8fda0697c4090(intgo _swig_go_0, intgo _swig_go_1, _goslice_ _swig_go_2, _goslice_ _swig_go_3) {
+_gostring_ _wrap_weft_device_memory_capi_e9327122f07dbc13(intgo _swig_go_0, intgo _swig_go_1, _goslice_ _swig_go_2, _goslice_ _swig_go_3) {
   int arg1 ;
   int arg2 ;
   uint64_t *arg3 = (uint64_t *) 0 ;
@@ -417,7 +417,7 @@ _gostring_ _wrap_weft_device_memory_capi_f8d8fda0697c4090(intgo _swig_go_0, intg
 }
 
 
-_gostring_ _wrap_weft_random_seed_capi_f8d8fda0697c4090(long long _swig_go_0) {
+_gostring_ _wrap_weft_random_seed_capi_e9327122f07dbc13(long long _swig_go_0) {
   uint64_t arg1 ;
   WeftStatus result;
   _gostring_ _swig_go_result;
@@ -430,7 +430,7 @@ _gostring_ _wrap_weft_random_seed_capi_f8d8fda0697c4090(long long _swig_go_0) {
 }
 
 
-_gostring_ _wrap_weft_wait_all_capi_f8d8fda0697c4090() {
+_gostring_ _wrap_weft_wait_all_capi_e9327122f07dbc13() {
   WeftStatus result;
   _gostring_ _swig_go_result;
   
@@ -441,7 +441,7 @@ _gostring_ _wrap_weft_wait_all_capi_f8d8fda0697c4090() {
 }
 
 
-_gostring_ _wrap_weft_string_list_size_capi_f8d8fda0697c4090(WeftStringList *_swig_go_0, _goslice_ _swig_go_1) {
+_gostring_ _wrap_weft_string_list_size_capi_e9327122f07dbc13(WeftStringList *_swig_go_0, _goslice_ _swig_go_1) {
   WeftStringList *arg1 = (WeftStringList *) 0 ;
   size_t *arg2 = (size_t *) 0 ;
   WeftStatus result;
@@ -456,7 +456,7 @@ _gostring_ _wrap_weft_string_list_size_capi_f8d8fda0697c4090(WeftStringList *_sw
 }
 
 
-_gostring_ _wrap_weft_string_list_get_capi_f8d8fda0697c4090(WeftStringList *_swig_go_0, long long _swig_go_1, _goslice_ _swig_go_2) {
+_gostring_ _wrap_weft_string_list_get_capi_e9327122f07dbc13(WeftStringList *_swig_go_0, long long _swig_go_1, _goslice_ _swig_go_2) {
   WeftStringList *arg1 = (WeftStringList *) 0 ;
   size_t arg2 ;
   char **arg3 = (char **) 0 ;
@@ -482,7 +482,7 @@ _gostring_ _wrap_weft_string_list_get_capi_f8d8fda0697c4090(WeftStringList *_swi
 }
 
 
-_gostring_ _wrap_weft_string_list_free_capi_f8d8fda0697c4090(WeftStringList *_swig_go_0) {
+_gostring_ _wrap_weft_string_list_free_capi_e9327122f07dbc13(WeftStringList *_swig_go_0) {
   WeftStringList *arg1 = (WeftStringList *) 0 ;
   WeftStatus result;
   _gostring_ _swig_go_result;
@@ -495,7 +495,7 @@ _gostring_ _wrap_weft_string_list_free_capi_f8d8fda0697c4090(WeftStringList *_sw
 }
 
 
-_gostring_ _wrap_weft_op_count_capi_f8d8fda0697c4090(_goslice_ _swig_go_0) {
+_gostring_ _wrap_weft_op_count_capi_e9327122f07dbc13(_goslice_ _swig_go_0) {
   size_t *arg1 = (size_t *) 0 ;
   WeftStatus result;
   _gostring_ _swig_go_result;
@@ -508,7 +508,7 @@ _gostring_ _wrap_weft_op_count_capi_f8d8fda0697c4090(_goslice_ _swig_go_0) {
 }
 
 
-_gostring_ _wrap_weft_op_name_capi_f8d8fda0697c4090(long long _swig_go_0, _goslice_ _swig_go_1) {
+_gostring_ _wrap_weft_op_name_capi_e9327122f07dbc13(long long _swig_go_0, _goslice_ _swig_go_1) {
   size_t arg1 ;
   char **arg2 = (char **) 0 ;
   std::vector< char const * > sv2 ;
@@ -532,7 +532,7 @@ _gostring_ _wrap_weft_op_name_capi_f8d8fda0697c4090(long long _swig_go_0, _gosli
 }
 
 
-_gostring_ _wrap_weft_op_info_capi_f8d8fda0697c4090(_gostring_ _swig_go_0, _goslice_ _swig_go_1, _goslice_ _swig_go_2) {
+_gostring_ _wrap_weft_op_info_capi_e9327122f07dbc13(_gostring_ _swig_go_0, _goslice_ _swig_go_1, _goslice_ _swig_go_2) {
   char *arg1 = (char *) 0 ;
   char **arg2 = (char **) 0 ;
   size_t *arg3 = (size_t *) 0 ;
@@ -563,7 +563,7 @@ _gostring_ _wrap_weft_op_info_capi_f8d8fda0697c4090(_gostring_ _swig_go_0, _gosl
 }
 
 
-_gostring_ _wrap_weft_op_param_capi_f8d8fda0697c4090(_gostring_ _swig_go_0, long long _swig_go_1, _goslice_ _swig_go_2, _goslice_ _swig_go_3, _goslice_ _swig_go_4, _goslice_ _swig_go_5) {
+_gostring_ _wrap_weft_op_param_capi_e9327122f07dbc13(_gostring_ _swig_go_0, long long _swig_go_1, _goslice_ _swig_go_2, _goslice_ _swig_go_3, _goslice_ _swig_go_4, _goslice_ _swig_go_5) {
   char *arg1 = (char *) 0 ;
   size_t arg2 ;
   char **arg3 = (char **) 0 ;
@@ -627,7 +627,7 @@ _gostring_ _wrap_weft_op_param_capi_f8d8fda0697c4090(_gostring_ _swig_go_0, long
 }
 
 
-_gostring_ _wrap_weft_op_aliases_capi_f8d8fda0697c4090(_gostring_ _swig_go_0, _goslice_ _swig_go_1) {
+_gostring_ _wrap_weft_op_aliases_capi_e9327122f07dbc13(_gostring_ _swig_go_0, _goslice_ _swig_go_1) {
   char *arg1 = (char *) 0 ;
   WeftStringList **arg2 = (WeftStringList **) 0 ;
   WeftStatus result;
@@ -647,7 +647,7 @@ _gostring_ _wrap_weft_op_aliases_capi_f8d8fda0697c4090(_gostring_ _swig_go_0, _g
 }
 
 
-_gostring_ _wrap_weft_op_invoke_capi_f8d8fda0697c4090(_gostring_ _swig_go_0, _goslice_ _swig_go_1, long long _swig_go_2, _gostring_ _swig_go_3, _gostring_ _swig_go_4, long long _swig_go_5, _goslice_ _swig_go_6, long long _swig_go_7, _goslice_ _swig_go_8) {
+_gostring_ _wrap_weft_op_invoke_capi_e9327122f07dbc13(_gostring_ _swig_go_0, _goslice_ _swig_go_1, long long _swig_go_2, _gostring_ _swig_go_3, _gostring_ _swig_go_4, long long _swig_go_5, _goslice_ _swig_go_6, long long _swig_go_7, _goslice_ _swig_go_8) {
   char *arg1 = (char *) 0 ;
   WeftNDArray **arg2 = (WeftNDArray **) 0 ;
   size_t arg3 ;
@@ -703,7 +703,7 @@ _gostring_ _wrap_weft_op_invoke_capi_f8d8fda0697c4090(_gostring_ _swig_go_0, _go
 }
 
 
-_gostring_ _wrap_weft_op_invoke_into_capi_f8d8fda0697c4090(_gostring_ _swig_go_0, _goslice_ _swig_go_1, long long _swig_go_2, _gostring_ _swig_go_3, _gostring_ _swig_go_4, long long _swig_go_5, _goslice_ _swig_go_6, long long _swig_go_7, _goslice_ _swig_go_8) {
+_gostring_ _wrap_weft_op_invoke_into_capi_e9327122f07dbc13(_gostring_ _swig_go_0, _goslice_ _swig_go_1, long long _swig_go_2, _gostring_ _swig_go_3, _gostring_ _swig_go_4, long long _swig_go_5, _goslice_ _swig_go_6, long long _swig_go_7, _goslice_ _swig_go_8) {
   char *arg1 = (char *) 0 ;
   WeftNDArray **arg2 = (WeftNDArray **) 0 ;
   size_t arg3 ;
@@ -759,7 +759,7 @@ _gostring_ _wrap_weft_op_invoke_into_capi_f8d8fda0697c4090(_gostring_ _swig_go_0
 }
 
 
-_gostring_ _wrap_weft_ndarray_create_capi_f8d8fda0697c4090(_goslice_ _swig_go_0, intgo _swig_go_1, intgo _swig_go_2, intgo _swig_go_3, intgo _swig_go_4, _goslice_ _swig_go_5) {
+_gostring_ _wrap_weft_ndarray_create_capi_e9327122f07dbc13(_goslice_ _swig_go_0, intgo _swig_go_1, intgo _swig_go_2, intgo _swig_go_3, intgo _swig_go_4, _goslice_ _swig_go_5) {
   int64_t *arg1 = (int64_t *) 0 ;
   int arg2 ;
   int arg3 ;
@@ -782,7 +782,7 @@ _gostring_ _wrap_weft_ndarray_create_capi_f8d8fda0697c4090(_goslice_ _swig_go_0,
 }
 
 
-_gostring_ _wrap_weft_ndarray_free_capi_f8d8fda0697c4090(WeftNDArray *_swig_go_0) {
+_gostring_ _wrap_weft_ndarray_free_capi_e9327122f07dbc13(WeftNDArray *_swig_go_0) {
   WeftNDArray *arg1 = (WeftNDArray *) 0 ;
   WeftStatus result;
   _gostring_ _swig_go_result;
@@ -795,7 +795,7 @@ _gostring_ _wrap_weft_ndarray_free_capi_f8d8fda0697c4090(WeftNDArray *_swig_go_0
 }
 
 
-_gostring_ _wrap_weft_ndarray_ndim_capi_f8d8fda0697c4090(WeftNDArray *_swig_go_0, _goslice_ _swig_go_1) {
+_gostring_ _wrap_weft_ndarray_ndim_capi_e9327122f07dbc13(WeftNDArray *_swig_go_0, _goslice_ _swig_go_1) {
   WeftNDArray *arg1 = (WeftNDArray *) 0 ;
   int *arg2 = (int *) 0 ;
   WeftStatus result;
@@ -810,7 +810,7 @@ _gostring_ _wrap_weft_ndarray_ndim_capi_f8d8fda0697c4090(WeftNDArray *_swig_go_0
 }
 
 
-_gostring_ _wrap_weft_ndarray_shape_capi_f8d8fda0697c4090(WeftNDArray *_swig_go_0, _goslice_ _swig_go_1, long long _swig_go_2) {
+_gostring_ _wrap_weft_ndarray_shape_capi_e9327122f07dbc13(WeftNDArray *_swig_go_0, _goslice_ _swig_go_1, long long _swig_go_2) {
   WeftNDArray *arg1 = (WeftNDArray *) 0 ;
   int64_t *arg2 = (int64_t *) 0 ;
   size_t arg3 ;
@@ -827,7 +827,7 @@ _gostring_ _wrap_weft_ndarray_shape_capi_f8d8fda0697c4090(WeftNDArray *_swig_go_
 }
 
 
-_gostring_ _wrap_weft_ndarray_size_capi_f8d8fda0697c4090(WeftNDArray *_swig_go_0, _goslice_ _swig_go_1) {
+_gostring_ _wrap_weft_ndarray_size_capi_e9327122f07dbc13(WeftNDArray *_swig_go_0, _goslice_ _swig_go_1) {
   WeftNDArray *arg1 = (WeftNDArray *) 0 ;
   int64_t *arg2 = (int64_t *) 0 ;
   WeftStatus result;
@@ -842,7 +842,7 @@ _gostring_ _wrap_weft_ndarray_size_capi_f8d8fda0697c4090(WeftNDArray *_swig_go_0
 }
 
 
-_gostring_ _wrap_weft_ndarray_dtype_capi_f8d8fda0697c4090(WeftNDArray *_swig_go_0, _goslice_ _swig_go_1) {
+_gostring_ _wrap_weft_ndarray_dtype_capi_e9327122f07dbc13(WeftNDArray *_swig_go_0, _goslice_ _swig_go_1) {
   WeftNDArray *arg1 = (WeftNDArray *) 0 ;
   int *arg2 = (int *) 0 ;
   WeftStatus result;
@@ -857,7 +857,7 @@ _gostring_ _wrap_weft_ndarray_dtype_capi_f8d8fda0697c4090(WeftNDArray *_swig_go_
 }
 
 
-_gostring_ _wrap_weft_ndarray_context_capi_f8d8fda0697c4090(WeftNDArray *_swig_go_0, _goslice_ _swig_go_1, _goslice_ _swig_go_2) {
+_gostring_ _wrap_weft_ndarray_context_capi_e9327122f07dbc13(WeftNDArray *_swig_go_0, _goslice_ _swig_go_1, _goslice_ _swig_go_2) {
   WeftNDArray *arg1 = (WeftNDArray *) 0 ;
   int *arg2 = (int *) 0 ;
   int *arg3 = (int *) 0 ;
@@ -874,7 +874,7 @@ _gostring_ _wrap_weft_ndarray_context_capi_f8d8fda0697c4090(WeftNDArray *_swig_g
 }
 
 
-_gostring_ _wrap_weft_ndarray_copy_from_capi_f8d8fda0697c4090(WeftNDArray *_swig_go_0, void *_swig_go_1, long long _swig_go_2) {
+_gostring_ _wrap_weft_ndarray_copy_from_capi_e9327122f07dbc13(WeftNDArray *_swig_go_0, void *_swig_go_1, long long _swig_go_2) {
   WeftNDArray *arg1 = (WeftNDArray *) 0 ;
   void *arg2 = (void *) 0 ;
   size_t arg3 ;
@@ -891,7 +891,7 @@ _gostring_ _wrap_weft_ndarray_copy_from_capi_f8d8fda0697c4090(WeftNDArray *_swig
 }
 
 
-_gostring_ _wrap_weft_ndarray_copy_to_capi_f8d8fda0697c4090(WeftNDArray *_swig_go_0, void *_swig_go_1, long long _swig_go_2) {
+_gostring_ _wrap_weft_ndarray_copy_to_capi_e9327122f07dbc13(WeftNDArray *_swig_go_0, void *_swig_go_1, long long _swig_go_2) {
   WeftNDArray *arg1 = (WeftNDArray *) 0 ;
   void *arg2 = (void *) 0 ;
   size_t arg3 ;
@@ -908,7 +908,7 @@ _gostring_ _wrap_weft_ndarray_copy_to_capi_f8d8fda0697c4090(WeftNDArray *_swig_g
 }
 
 
-_gostring_ _wrap_weft_ndarray_copy_from_float32_capi_f8d8fda0697c4090(WeftNDArray *_swig_go_0, float *_swig_go_1, long long _swig_go_2) {
+_gostring_ _wrap_weft_ndarray_copy_from_float32_capi_e9327122f07dbc13(WeftNDArray *_swig_go_0, float *_swig_go_1, long long _swig_go_2) {
   WeftNDArray *arg1 = (WeftNDArray *) 0 ;
   float *arg2 = (float *) 0 ;
   size_t arg3 ;
@@ -925,7 +925,7 @@ _gostring_ _wrap_weft_ndarray_copy_from_float32_capi_f8d8fda0697c4090(WeftNDArra
 }
 
 
-_gostring_ _wrap_weft_ndarray_copy_to_float32_capi_f8d8fda0697c4090(WeftNDArray *_swig_go_0, float *_swig_go_1, long long _swig_go_2) {
+_gostring_ _wrap_weft_ndarray_copy_to_float32_capi_e9327122f07dbc13(WeftNDArray *_swig_go_0, float *_swig_go_1, long long _swig_go_2) {
   WeftNDArray *arg1 = (WeftNDArray *) 0 ;
   float *arg2 = (float *) 0 ;
   size_t arg3 ;
@@ -942,7 +942,7 @@ _gostring_ _wrap_weft_ndarray_copy_to_float32_capi_f8d8fda0697c4090(WeftNDArray 
 }
 
 
-_gostring_ _wrap_weft_ndarray_reshape_capi_f8d8fda0697c4090(WeftNDArray *_swig_go_0, _goslice_ _swig_go_1, intgo _swig_go_2, _goslice_ _swig_go_3) {
+_gostring_ _wrap_weft_ndarray_reshape_capi_e9327122f07dbc13(WeftNDArray *_swig_go_0, _goslice_ _swig_go_1, intgo _swig_go_2, _goslice_ _swig_go_3) {
   WeftNDArray *arg1 = (WeftNDArray *) 0 ;
   int64_t *arg2 = (int64_t *) 0 ;
   int arg3 ;
@@ -961,7 +961,7 @@ _gostring_ _wrap_weft_ndarray_reshape_capi_f8d8fda0697c4090(WeftNDArray *_swig_g
 }
 
 
-_gostring_ _wrap_weft_ndarray_slice_capi_f8d8fda0697c4090(WeftNDArray *_swig_go_0, long long _swig_go_1, long long _swig_go_2, _goslice_ _swig_go_3) {
+_gostring_ _wrap_weft_ndarray_slice_capi_e9327122f07dbc13(WeftNDArray *_swig_go_0, long long _swig_go_1, long long _swig_go_2, _goslice_ _swig_go_3) {
   WeftNDArray *arg1 = (WeftNDArray *) 0 ;
   int64_t arg2 ;
   int64_t arg3 ;
@@ -980,7 +980,7 @@ _gostring_ _wrap_weft_ndarray_slice_capi_f8d8fda0697c4090(WeftNDArray *_swig_go_
 }
 
 
-_gostring_ _wrap_weft_ndarray_wait_to_read_capi_f8d8fda0697c4090(WeftNDArray *_swig_go_0) {
+_gostring_ _wrap_weft_ndarray_wait_to_read_capi_e9327122f07dbc13(WeftNDArray *_swig_go_0) {
   WeftNDArray *arg1 = (WeftNDArray *) 0 ;
   WeftStatus result;
   _gostring_ _swig_go_result;
@@ -993,7 +993,7 @@ _gostring_ _wrap_weft_ndarray_wait_to_read_capi_f8d8fda0697c4090(WeftNDArray *_s
 }
 
 
-_gostring_ _wrap_weft_ndarray_wait_to_write_capi_f8d8fda0697c4090(WeftNDArray *_swig_go_0) {
+_gostring_ _wrap_weft_ndarray_wait_to_write_capi_e9327122f07dbc13(WeftNDArray *_swig_go_0) {
   WeftNDArray *arg1 = (WeftNDArray *) 0 ;
   WeftStatus result;
   _gostring_ _swig_go_result;
@@ -1006,7 +1006,7 @@ _gostring_ _wrap_weft_ndarray_wait_to_write_capi_f8d8fda0697c4090(WeftNDArray *_
 }
 
 
-_gostring_ _wrap_weft_ndarray_save_file_capi_f8d8fda0697c4090(_gostring_ _swig_go_0, _goslice_ _swig_go_1, _gostring_ _swig_go_2, long long _swig_go_3) {
+_gostring_ _wrap_weft_ndarray_save_file_capi_e9327122f07dbc13(_gostring_ _swig_go_0, _goslice_ _swig_go_1, _gostring_ _swig_go_2, long long _swig_go_3) {
   char *arg1 = (char *) 0 ;
   WeftNDArray **arg2 = (WeftNDArray **) 0 ;
   char **arg3 = (char **) 0 ;
@@ -1041,7 +1041,7 @@ _gostring_ _wrap_weft_ndarray_save_file_capi_f8d8fda0697c4090(_gostring_ _swig_g
 }
 
 
-_gostring_ _wrap_weft_ndarray_save_buffer_capi_f8d8fda0697c4090(_goslice_ _swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, _goslice_ _swig_go_3) {
+_gostring_ _wrap_weft_ndarray_save_buffer_capi_e9327122f07dbc13(_goslice_ _swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, _goslice_ _swig_go_3) {
   WeftNDArray **arg1 = (WeftNDArray **) 0 ;
   char **arg2 = (char **) 0 ;
   size_t arg3 ;
@@ -1071,7 +1071,7 @@ _gostring_ _wrap_weft_ndarray_save_buffer_capi_f8d8fda0697c4090(_goslice_ _swig_
 }
 
 
-_gostring_ _wrap_weft_buffer_data_capi_f8d8fda0697c4090(WeftBuffer *_swig_go_0, _goslice_ _swig_go_1, _goslice_ _swig_go_2) {
+_gostring_ _wrap_weft_buffer_data_capi_e9327122f07dbc13(WeftBuffer *_swig_go_0, _goslice_ _swig_go_1, _goslice_ _swig_go_2) {
   WeftBuffer *arg1 = (WeftBuffer *) 0 ;
   void **arg2 = (void **) 0 ;
   size_t *arg3 = (size_t *) 0 ;
@@ -1088,7 +1088,7 @@ _gostring_ _wrap_weft_buffer_data_capi_f8d8fda0697c4090(WeftBuffer *_swig_go_0, 
 }
 
 
-_gostring_ _wrap_weft_buffer_free_capi_f8d8fda0697c4090(WeftBuffer *_swig_go_0) {
+_gostring_ _wrap_weft_buffer_free_capi_e9327122f07dbc13(WeftBuffer *_swig_go_0) {
   WeftBuffer *arg1 = (WeftBuffer *) 0 ;
   WeftStatus result;
   _gostring_ _swig_go_result;
@@ -1101,7 +1101,7 @@ _gostring_ _wrap_weft_buffer_free_capi_f8d8fda0697c4090(WeftBuffer *_swig_go_0) 
 }
 
 
-_gostring_ _wrap_weft_ndarray_load_file_capi_f8d8fda0697c4090(_gostring_ _swig_go_0, _goslice_ _swig_go_1) {
+_gostring_ _wrap_weft_ndarray_load_file_capi_e9327122f07dbc13(_gostring_ _swig_go_0, _goslice_ _swig_go_1) {
   char *arg1 = (char *) 0 ;
   WeftNDArrayList **arg2 = (WeftNDArrayList **) 0 ;
   WeftStatus result;
@@ -1121,7 +1121,7 @@ _gostring_ _wrap_weft_ndarray_load_file_capi_f8d8fda0697c4090(_gostring_ _swig_g
 }
 
 
-_gostring_ _wrap_weft_ndarray_load_buffer_capi_f8d8fda0697c4090(void *_swig_go_0, long long _swig_go_1, _goslice_ _swig_go_2) {
+_gostring_ _wrap_weft_ndarray_load_buffer_capi_e9327122f07dbc13(void *_swig_go_0, long long _swig_go_1, _goslice_ _swig_go_2) {
   void *arg1 = (void *) 0 ;
   size_t arg2 ;
   WeftNDArrayList **arg3 = (WeftNDArrayList **) 0 ;
@@ -1138,7 +1138,7 @@ _gostring_ _wrap_weft_ndarray_load_buffer_capi_f8d8fda0697c4090(void *_swig_go_0
 }
 
 
-_gostring_ _wrap_weft_ndarray_list_size_capi_f8d8fda0697c4090(WeftNDArrayList *_swig_go_0, _goslice_ _swig_go_1, _goslice_ _swig_go_2) {
+_gostring_ _wrap_weft_ndarray_list_size_capi_e9327122f07dbc13(WeftNDArrayList *_swig_go_0, _goslice_ _swig_go_1, _goslice_ _swig_go_2) {
   WeftNDArrayList *arg1 = (WeftNDArrayList *) 0 ;
   size_t *arg2 = (size_t *) 0 ;
   int *arg3 = (int *) 0 ;
@@ -1155,7 +1155,7 @@ _gostring_ _wrap_weft_ndarray_list_size_capi_f8d8fda0697c4090(WeftNDArrayList *_
 }
 
 
-_gostring_ _wrap_weft_ndarray_list_name_capi_f8d8fda0697c4090(WeftNDArrayList *_swig_go_0, long long _swig_go_1, _goslice_ _swig_go_2) {
+_gostring_ _wrap_weft_ndarray_list_name_capi_e9327122f07dbc13(WeftNDArrayList *_swig_go_0, long long _swig_go_1, _goslice_ _swig_go_2) {
   WeftNDArrayList *arg1 = (WeftNDArrayList *) 0 ;
   size_t arg2 ;
   char **arg3 = (char **) 0 ;
@@ -1181,7 +1181,7 @@ _gostring_ _wrap_weft_ndarray_list_name_capi_f8d8fda0697c4090(WeftNDArrayList *_
 }
 
 
-_gostring_ _wrap_weft_ndarray_list_get_capi_f8d8fda0697c4090(WeftNDArrayList *_swig_go_0, long long _swig_go_1, _goslice_ _swig_go_2) {
+_gostring_ _wrap_weft_ndarray_list_get_capi_e9327122f07dbc13(WeftNDArrayList *_swig_go_0, long long _swig_go_1, _goslice_ _swig_go_2) {
   WeftNDArrayList *arg1 = (WeftNDArrayList *) 0 ;
   size_t arg2 ;
   WeftNDArray **arg3 = (WeftNDArray **) 0 ;
@@ -1198,7 +1198,7 @@ _gostring_ _wrap_weft_ndarray_list_get_capi_f8d8fda0697c4090(WeftNDArrayList *_s
 }
 
 
-_gostring_ _wrap_weft_ndarray_list_free_capi_f8d8fda0697c4090(WeftNDArrayList *_swig_go_0) {
+_gostring_ _wrap_weft_ndarray_list_free_capi_e9327122f07dbc13(WeftNDArrayList *_swig_go_0) {
   WeftNDArrayList *arg1 = (WeftNDArrayList *) 0 ;
   WeftStatus result;
   _gostring_ _swig_go_result;
@@ -1211,7 +1211,7 @@ _gostring_ _wrap_weft_ndarray_list_free_capi_f8d8fda0697c4090(WeftNDArrayList *_
 }
 
 
-_gostring_ _wrap_weft_ndarray_list_create_capi_f8d8fda0697c4090(_goslice_ _swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, _goslice_ _swig_go_3) {
+_gostring_ _wrap_weft_ndarray_list_create_capi_e9327122f07dbc13(_goslice_ _swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, _goslice_ _swig_go_3) {
   WeftNDArray **arg1 = (WeftNDArray **) 0 ;
   char **arg2 = (char **) 0 ;
   size_t arg3 ;
@@ -1241,7 +1241,7 @@ _gostring_ _wrap_weft_ndarray_list_create_capi_f8d8fda0697c4090(_goslice_ _swig_
 }
 
 
-_gostring_ _wrap_weft_ndarray_load_npy_capi_f8d8fda0697c4090(_gostring_ _swig_go_0, _goslice_ _swig_go_1) {
+_gostring_ _wrap_weft_ndarray_load_npy_capi_e9327122f07dbc13(_gostring_ _swig_go_0, _goslice_ _swig_go_1) {
   char *arg1 = (char *) 0 ;
   WeftNDArray **arg2 = (WeftNDArray **) 0 ;
   WeftStatus result;
@@ -1261,7 +1261,7 @@ _gostring_ _wrap_weft_ndarray_load_npy_capi_f8d8fda0697c4090(_gostring_ _swig_go
 }
 
 
-_gostring_ _wrap_weft_ndarray_save_npy_capi_f8d8fda0697c4090(WeftNDArray *_swig_go_0, _gostring_ _swig_go_1) {
+_gostring_ _wrap_weft_ndarray_save_npy_capi_e9327122f07dbc13(WeftNDArray *_swig_go_0, _gostring_ _swig_go_1) {
   WeftNDArray *arg1 = (WeftNDArray *) 0 ;
   char *arg2 = (char *) 0 ;
   WeftStatus result;
@@ -1281,7 +1281,7 @@ _gostring_ _wrap_weft_ndarray_save_npy_capi_f8d8fda0697c4090(WeftNDArray *_swig_
 }
 
 
-_gostring_ _wrap_weft_ndarray_load_npy_buffer_capi_f8d8fda0697c4090(void *_swig_go_0, long long _swig_go_1, _goslice_ _swig_go_2) {
+_gostring_ _wrap_weft_ndarray_load_npy_buffer_capi_e9327122f07dbc13(void *_swig_go_0, long long _swig_go_1, _goslice_ _swig_go_2) {
   void *arg1 = (void *) 0 ;
   size_t arg2 ;
   WeftNDArray **arg3 = (WeftNDArray **) 0 ;
@@ -1298,7 +1298,7 @@ _gostring_ _wrap_weft_ndarray_load_npy_buffer_capi_f8d8fda0697c4090(void *_swig_
 }
 
 
-_gostring_ _wrap_weft_ndarray_save_npy_buffer_capi_f8d8fda0697c4090(WeftNDArray *_swig_go_0, _goslice_ _swig_go_1) {
+_gostring_ _wrap_weft_ndarray_save_npy_buffer_capi_e9327122f07dbc13(WeftNDArray *_swig_go_0, _goslice_ _swig_go_1) {
   WeftNDArray *arg1 = (WeftNDArray *) 0 ;
   WeftBuffer **arg2 = (WeftBuffer **) 0 ;
   WeftStatus result;
@@ -1313,7 +1313,7 @@ _gostring_ _wrap_weft_ndarray_save_npy_buffer_capi_f8d8fda0697c4090(WeftNDArray 
 }
 
 
-_gostring_ _wrap_weft_symbol_create_variable_capi_f8d8fda0697c4090(_gostring_ _swig_go_0, _goslice_ _swig_go_1) {
+_gostring_ _wrap_weft_symbol_create_variable_capi_e9327122f07dbc13(_gostring_ _swig_go_0, _goslice_ _swig_go_1) {
   char *arg1 = (char *) 0 ;
   WeftSymbolHandle **arg2 = (WeftSymbolHandle **) 0 ;
   WeftStatus result;
@@ -1333,7 +1333,7 @@ _gostring_ _wrap_weft_symbol_create_variable_capi_f8d8fda0697c4090(_gostring_ _s
 }
 
 
-_gostring_ _wrap_weft_symbol_create_atomic_capi_f8d8fda0697c4090(_gostring_ _swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, long long _swig_go_3, _goslice_ _swig_go_4) {
+_gostring_ _wrap_weft_symbol_create_atomic_capi_e9327122f07dbc13(_gostring_ _swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, long long _swig_go_3, _goslice_ _swig_go_4) {
   char *arg1 = (char *) 0 ;
   char **arg2 = (char **) 0 ;
   char **arg3 = (char **) 0 ;
@@ -1381,7 +1381,7 @@ _gostring_ _wrap_weft_symbol_create_atomic_capi_f8d8fda0697c4090(_gostring_ _swi
 }
 
 
-_gostring_ _wrap_weft_symbol_compose_capi_f8d8fda0697c4090(WeftSymbolHandle *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, _gostring_ _swig_go_3, _goslice_ _swig_go_4) {
+_gostring_ _wrap_weft_symbol_compose_capi_e9327122f07dbc13(WeftSymbolHandle *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, _gostring_ _swig_go_3, _goslice_ _swig_go_4) {
   WeftSymbolHandle *arg1 = (WeftSymbolHandle *) 0 ;
   char *arg2 = (char *) 0 ;
   size_t arg3 ;
@@ -1418,7 +1418,7 @@ _gostring_ _wrap_weft_symbol_compose_capi_f8d8fda0697c4090(WeftSymbolHandle *_sw
 }
 
 
-_gostring_ _wrap_weft_symbol_group_capi_f8d8fda0697c4090(_goslice_ _swig_go_0, long long _swig_go_1, _goslice_ _swig_go_2) {
+_gostring_ _wrap_weft_symbol_group_capi_e9327122f07dbc13(_goslice_ _swig_go_0, long long _swig_go_1, _goslice_ _swig_go_2) {
   WeftSymbolHandle **arg1 = (WeftSymbolHandle **) 0 ;
   size_t arg2 ;
   WeftSymbolHandle **arg3 = (WeftSymbolHandle **) 0 ;
@@ -1435,7 +1435,7 @@ _gostring_ _wrap_weft_symbol_group_capi_f8d8fda0697c4090(_goslice_ _swig_go_0, l
 }
 
 
-_gostring_ _wrap_weft_symbol_copy_capi_f8d8fda0697c4090(WeftSymbolHandle *_swig_go_0, _goslice_ _swig_go_1) {
+_gostring_ _wrap_weft_symbol_copy_capi_e9327122f07dbc13(WeftSymbolHandle *_swig_go_0, _goslice_ _swig_go_1) {
   WeftSymbolHandle *arg1 = (WeftSymbolHandle *) 0 ;
   WeftSymbolHandle **arg2 = (WeftSymbolHandle **) 0 ;
   WeftStatus result;
@@ -1450,7 +1450,7 @@ _gostring_ _wrap_weft_symbol_copy_capi_f8d8fda0697c4090(WeftSymbolHandle *_swig_
 }
 
 
-_gostring_ _wrap_weft_symbol_free_capi_f8d8fda0697c4090(WeftSymbolHandle *_swig_go_0) {
+_gostring_ _wrap_weft_symbol_free_capi_e9327122f07dbc13(WeftSymbolHandle *_swig_go_0) {
   WeftSymbolHandle *arg1 = (WeftSymbolHandle *) 0 ;
   WeftStatus result;
   _gostring_ _swig_go_result;
@@ -1463,7 +1463,7 @@ _gostring_ _wrap_weft_symbol_free_capi_f8d8fda0697c4090(WeftSymbolHandle *_swig_
 }
 
 
-_gostring_ _wrap_weft_symbol_num_outputs_capi_f8d8fda0697c4090(WeftSymbolHandle *_swig_go_0, _goslice_ _swig_go_1) {
+_gostring_ _wrap_weft_symbol_num_outputs_capi_e9327122f07dbc13(WeftSymbolHandle *_swig_go_0, _goslice_ _swig_go_1) {
   WeftSymbolHandle *arg1 = (WeftSymbolHandle *) 0 ;
   size_t *arg2 = (size_t *) 0 ;
   WeftStatus result;
@@ -1478,7 +1478,7 @@ _gostring_ _wrap_weft_symbol_num_outputs_capi_f8d8fda0697c4090(WeftSymbolHandle 
 }
 
 
-_gostring_ _wrap_weft_symbol_get_output_capi_f8d8fda0697c4090(WeftSymbolHandle *_swig_go_0, long long _swig_go_1, _goslice_ _swig_go_2) {
+_gostring_ _wrap_weft_symbol_get_output_capi_e9327122f07dbc13(WeftSymbolHandle *_swig_go_0, long long _swig_go_1, _goslice_ _swig_go_2) {
   WeftSymbolHandle *arg1 = (WeftSymbolHandle *) 0 ;
   size_t arg2 ;
   WeftSymbolHandle **arg3 = (WeftSymbolHandle **) 0 ;
@@ -1495,7 +1495,7 @@ _gostring_ _wrap_weft_symbol_get_output_capi_f8d8fda0697c4090(WeftSymbolHandle *
 }
 
 
-_gostring_ _wrap_weft_symbol_get_internals_capi_f8d8fda0697c4090(WeftSymbolHandle *_swig_go_0, _goslice_ _swig_go_1) {
+_gostring_ _wrap_weft_symbol_get_internals_capi_e9327122f07dbc13(WeftSymbolHandle *_swig_go_0, _goslice_ _swig_go_1) {
   WeftSymbolHandle *arg1 = (WeftSymbolHandle *) 0 ;
   WeftSymbolHandle **arg2 = (WeftSymbolHandle **) 0 ;
   WeftStatus result;
@@ -1510,7 +1510,7 @@ _gostring_ _wrap_weft_symbol_get_internals_capi_f8d8fda0697c4090(WeftSymbolHandl
 }
 
 
-_gostring_ _wrap_weft_symbol_get_children_capi_f8d8fda0697c4090(WeftSymbolHandle *_swig_go_0, _goslice_ _swig_go_1) {
+_gostring_ _wrap_weft_symbol_get_children_capi_e9327122f07dbc13(WeftSymbolHandle *_swig_go_0, _goslice_ _swig_go_1) {
   WeftSymbolHandle *arg1 = (WeftSymbolHandle *) 0 ;
   WeftSymbolHandle **arg2 = (WeftSymbolHandle **) 0 ;
   WeftStatus result;
@@ -1525,7 +1525,7 @@ _gostring_ _wrap_weft_symbol_get_children_capi_f8d8fda0697c4090(WeftSymbolHandle
 }
 
 
-_gostring_ _wrap_weft_symbol_list_arguments_capi_f8d8fda0697c4090(WeftSymbolHandle *_swig_go_0, _goslice_ _swig_go_1) {
+_gostring_ _wrap_weft_symbol_list_arguments_capi_e9327122f07dbc13(WeftSymbolHandle *_swig_go_0, _goslice_ _swig_go_1) {
   WeftSymbolHandle *arg1 = (WeftSymbolHandle *) 0 ;
   WeftStringList **arg2 = (WeftStringList **) 0 ;
   WeftStatus result;
@@ -1540,7 +1540,7 @@ _gostring_ _wrap_weft_symbol_list_arguments_capi_f8d8fda0697c4090(WeftSymbolHand
 }
 
 
-_gostring_ _wrap_weft_symbol_list_outputs_capi_f8d8fda0697c4090(WeftSymbolHandle *_swig_go_0, _goslice_ _swig_go_1) {
+_gostring_ _wrap_weft_symbol_list_outputs_capi_e9327122f07dbc13(WeftSymbolHandle *_swig_go_0, _goslice_ _swig_go_1) {
   WeftSymbolHandle *arg1 = (WeftSymbolHandle *) 0 ;
   WeftStringList **arg2 = (WeftStringList **) 0 ;
   WeftStatus result;
@@ -1555,7 +1555,7 @@ _gostring_ _wrap_weft_symbol_list_outputs_capi_f8d8fda0697c4090(WeftSymbolHandle
 }
 
 
-_gostring_ _wrap_weft_symbol_list_auxiliary_states_capi_f8d8fda0697c4090(WeftSymbolHandle *_swig_go_0, _goslice_ _swig_go_1) {
+_gostring_ _wrap_weft_symbol_list_auxiliary_states_capi_e9327122f07dbc13(WeftSymbolHandle *_swig_go_0, _goslice_ _swig_go_1) {
   WeftSymbolHandle *arg1 = (WeftSymbolHandle *) 0 ;
   WeftStringList **arg2 = (WeftStringList **) 0 ;
   WeftStatus result;
@@ -1570,7 +1570,7 @@ _gostring_ _wrap_weft_symbol_list_auxiliary_states_capi_f8d8fda0697c4090(WeftSym
 }
 
 
-_gostring_ _wrap_weft_symbol_list_inputs_capi_f8d8fda0697c4090(WeftSymbolHandle *_swig_go_0, _goslice_ _swig_go_1) {
+_gostring_ _wrap_weft_symbol_list_inputs_capi_e9327122f07dbc13(WeftSymbolHandle *_swig_go_0, _goslice_ _swig_go_1) {
   WeftSymbolHandle *arg1 = (WeftSymbolHandle *) 0 ;
   WeftStringList **arg2 = (WeftStringList **) 0 ;
   WeftStatus result;
@@ -1585,7 +1585,7 @@ _gostring_ _wrap_weft_symbol_list_inputs_capi_f8d8fda0697c4090(WeftSymbolHandle 
 }
 
 
-_gostring_ _wrap_weft_symbol_get_name_capi_f8d8fda0697c4090(WeftSymbolHandle *_swig_go_0, _goslice_ _swig_go_1) {
+_gostring_ _wrap_weft_symbol_get_name_capi_e9327122f07dbc13(WeftSymbolHandle *_swig_go_0, _goslice_ _swig_go_1) {
   WeftSymbolHandle *arg1 = (WeftSymbolHandle *) 0 ;
   WeftStringList **arg2 = (WeftStringList **) 0 ;
   WeftStatus result;
@@ -1600,7 +1600,7 @@ _gostring_ _wrap_weft_symbol_get_name_capi_f8d8fda0697c4090(WeftSymbolHandle *_s
 }
 
 
-_gostring_ _wrap_weft_symbol_get_attr_capi_f8d8fda0697c4090(WeftSymbolHandle *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2) {
+_gostring_ _wrap_weft_symbol_get_attr_capi_e9327122f07dbc13(WeftSymbolHandle *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2) {
   WeftSymbolHandle *arg1 = (WeftSymbolHandle *) 0 ;
   char *arg2 = (char *) 0 ;
   WeftStringList **arg3 = (WeftStringList **) 0 ;
@@ -1622,7 +1622,7 @@ _gostring_ _wrap_weft_symbol_get_attr_capi_f8d8fda0697c4090(WeftSymbolHandle *_s
 }
 
 
-_gostring_ _wrap_weft_symbol_set_attr_capi_f8d8fda0697c4090(WeftSymbolHandle *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2) {
+_gostring_ _wrap_weft_symbol_set_attr_capi_e9327122f07dbc13(WeftSymbolHandle *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2) {
   WeftSymbolHandle *arg1 = (WeftSymbolHandle *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -1649,7 +1649,7 @@ _gostring_ _wrap_weft_symbol_set_attr_capi_f8d8fda0697c4090(WeftSymbolHandle *_s
 }
 
 
-_gostring_ _wrap_weft_symbol_list_attr_capi_f8d8fda0697c4090(WeftSymbolHandle *_swig_go_0, intgo _swig_go_1, _goslice_ _swig_go_2, _goslice_ _swig_go_3) {
+_gostring_ _wrap_weft_symbol_list_attr_capi_e9327122f07dbc13(WeftSymbolHandle *_swig_go_0, intgo _swig_go_1, _goslice_ _swig_go_2, _goslice_ _swig_go_3) {
   WeftSymbolHandle *arg1 = (WeftSymbolHandle *) 0 ;
   int arg2 ;
   WeftStringList **arg3 = (WeftStringList **) 0 ;
@@ -1668,7 +1668,7 @@ _gostring_ _wrap_weft_symbol_list_attr_capi_f8d8fda0697c4090(WeftSymbolHandle *_
 }
 
 
-_gostring_ _wrap_weft_symbol_summary_capi_f8d8fda0697c4090(WeftSymbolHandle *_swig_go_0, long long _swig_go_1, _gostring_ _swig_go_2, _goslice_ _swig_go_3, _goslice_ _swig_go_4, _goslice_ _swig_go_5) {
+_gostring_ _wrap_weft_symbol_summary_capi_e9327122f07dbc13(WeftSymbolHandle *_swig_go_0, long long _swig_go_1, _gostring_ _swig_go_2, _goslice_ _swig_go_3, _goslice_ _swig_go_4, _goslice_ _swig_go_5) {
   WeftSymbolHandle *arg1 = (WeftSymbolHandle *) 0 ;
   size_t arg2 ;
   char **arg3 = (char **) 0 ;
@@ -1702,7 +1702,7 @@ _gostring_ _wrap_weft_symbol_summary_capi_f8d8fda0697c4090(WeftSymbolHandle *_sw
 }
 
 
-_gostring_ _wrap_weft_symbol_to_dot_capi_f8d8fda0697c4090(WeftSymbolHandle *_swig_go_0, long long _swig_go_1, _gostring_ _swig_go_2, _goslice_ _swig_go_3, _goslice_ _swig_go_4, long long _swig_go_5, _gostring_ _swig_go_6, _gostring_ _swig_go_7, _goslice_ _swig_go_8) {
+_gostring_ _wrap_weft_symbol_to_dot_capi_e9327122f07dbc13(WeftSymbolHandle *_swig_go_0, long long _swig_go_1, _gostring_ _swig_go_2, _goslice_ _swig_go_3, _goslice_ _swig_go_4, long long _swig_go_5, _gostring_ _swig_go_6, _gostring_ _swig_go_7, _goslice_ _swig_go_8) {
   WeftSymbolHandle *arg1 = (WeftSymbolHandle *) 0 ;
   size_t arg2 ;
   char **arg3 = (char **) 0 ;
@@ -1764,7 +1764,7 @@ _gostring_ _wrap_weft_symbol_to_dot_capi_f8d8fda0697c4090(WeftSymbolHandle *_swi
 }
 
 
-_gostring_ _wrap_weft_symbol_to_json_capi_f8d8fda0697c4090(WeftSymbolHandle *_swig_go_0, _goslice_ _swig_go_1) {
+_gostring_ _wrap_weft_symbol_to_json_capi_e9327122f07dbc13(WeftSymbolHandle *_swig_go_0, _goslice_ _swig_go_1) {
   WeftSymbolHandle *arg1 = (WeftSymbolHandle *) 0 ;
   WeftStringList **arg2 = (WeftStringList **) 0 ;
   WeftStatus result;
@@ -1779,7 +1779,7 @@ _gostring_ _wrap_weft_symbol_to_json_capi_f8d8fda0697c4090(WeftSymbolHandle *_sw
 }
 
 
-_gostring_ _wrap_weft_symbol_save_file_capi_f8d8fda0697c4090(WeftSymbolHandle *_swig_go_0, _gostring_ _swig_go_1) {
+_gostring_ _wrap_weft_symbol_save_file_capi_e9327122f07dbc13(WeftSymbolHandle *_swig_go_0, _gostring_ _swig_go_1) {
   WeftSymbolHandle *arg1 = (WeftSymbolHandle *) 0 ;
   char *arg2 = (char *) 0 ;
   WeftStatus result;
@@ -1799,7 +1799,7 @@ _gostring_ _wrap_weft_symbol_save_file_capi_f8d8fda0697c4090(WeftSymbolHandle *_
 }
 
 
-_gostring_ _wrap_weft_symbol_from_json_capi_f8d8fda0697c4090(_gostring_ _swig_go_0, _goslice_ _swig_go_1) {
+_gostring_ _wrap_weft_symbol_from_json_capi_e9327122f07dbc13(_gostring_ _swig_go_0, _goslice_ _swig_go_1) {
   char *arg1 = (char *) 0 ;
   WeftSymbolHandle **arg2 = (WeftSymbolHandle **) 0 ;
   WeftStatus result;
@@ -1819,7 +1819,7 @@ _gostring_ _wrap_weft_symbol_from_json_capi_f8d8fda0697c4090(_gostring_ _swig_go
 }
 
 
-_gostring_ _wrap_weft_symbol_from_json_file_capi_f8d8fda0697c4090(_gostring_ _swig_go_0, _goslice_ _swig_go_1) {
+_gostring_ _wrap_weft_symbol_from_json_file_capi_e9327122f07dbc13(_gostring_ _swig_go_0, _goslice_ _swig_go_1) {
   char *arg1 = (char *) 0 ;
   WeftSymbolHandle **arg2 = (WeftSymbolHandle **) 0 ;
   WeftStatus result;
@@ -1839,7 +1839,7 @@ _gostring_ _wrap_weft_symbol_from_json_file_capi_f8d8fda0697c4090(_gostring_ _sw
 }
 
 
-_gostring_ _wrap_weft_symbol_json_info_capi_f8d8fda0697c4090(WeftSymbolHandle *_swig_go_0, _goslice_ _swig_go_1, _goslice_ _swig_go_2, _goslice_ _swig_go_3, _goslice_ _swig_go_4) {
+_gostring_ _wrap_weft_symbol_json_info_capi_e9327122f07dbc13(WeftSymbolHandle *_swig_go_0, _goslice_ _swig_go_1, _goslice_ _swig_go_2, _goslice_ _swig_go_3, _goslice_ _swig_go_4) {
   WeftSymbolHandle *arg1 = (WeftSymbolHandle *) 0 ;
   int *arg2 = (int *) 0 ;
   int *arg3 = (int *) 0 ;
@@ -1860,7 +1860,7 @@ _gostring_ _wrap_weft_symbol_json_info_capi_f8d8fda0697c4090(WeftSymbolHandle *_
 }
 
 
-_gostring_ _wrap_weft_symbol_infer_shape_partial_capi_f8d8fda0697c4090(WeftSymbolHandle *_swig_go_0, long long _swig_go_1, _gostring_ _swig_go_2, _goslice_ _swig_go_3, _goslice_ _swig_go_4, _goslice_ _swig_go_5) {
+_gostring_ _wrap_weft_symbol_infer_shape_partial_capi_e9327122f07dbc13(WeftSymbolHandle *_swig_go_0, long long _swig_go_1, _gostring_ _swig_go_2, _goslice_ _swig_go_3, _goslice_ _swig_go_4, _goslice_ _swig_go_5) {
   WeftSymbolHandle *arg1 = (WeftSymbolHandle *) 0 ;
   size_t arg2 ;
   char **arg3 = (char **) 0 ;
@@ -1894,7 +1894,7 @@ _gostring_ _wrap_weft_symbol_infer_shape_partial_capi_f8d8fda0697c4090(WeftSymbo
 }
 
 
-_gostring_ _wrap_weft_symbol_infer_shape_capi_f8d8fda0697c4090(WeftSymbolHandle *_swig_go_0, long long _swig_go_1, _gostring_ _swig_go_2, _goslice_ _swig_go_3, _goslice_ _swig_go_4, _goslice_ _swig_go_5) {
+_gostring_ _wrap_weft_symbol_infer_shape_capi_e9327122f07dbc13(WeftSymbolHandle *_swig_go_0, long long _swig_go_1, _gostring_ _swig_go_2, _goslice_ _swig_go_3, _goslice_ _swig_go_4, _goslice_ _swig_go_5) {
   WeftSymbolHandle *arg1 = (WeftSymbolHandle *) 0 ;
   size_t arg2 ;
   char **arg3 = (char **) 0 ;
@@ -1928,7 +1928,7 @@ _gostring_ _wrap_weft_symbol_infer_shape_capi_f8d8fda0697c4090(WeftSymbolHandle 
 }
 
 
-_gostring_ _wrap_weft_shape_result_complete_capi_f8d8fda0697c4090(WeftShapeResult *_swig_go_0, _goslice_ _swig_go_1) {
+_gostring_ _wrap_weft_shape_result_complete_capi_e9327122f07dbc13(WeftShapeResult *_swig_go_0, _goslice_ _swig_go_1) {
   WeftShapeResult *arg1 = (WeftShapeResult *) 0 ;
   int *arg2 = (int *) 0 ;
   WeftStatus result;
@@ -1943,7 +1943,7 @@ _gostring_ _wrap_weft_shape_result_complete_capi_f8d8fda0697c4090(WeftShapeResul
 }
 
 
-_gostring_ _wrap_weft_shape_result_count_capi_f8d8fda0697c4090(WeftShapeResult *_swig_go_0, intgo _swig_go_1, _goslice_ _swig_go_2) {
+_gostring_ _wrap_weft_shape_result_count_capi_e9327122f07dbc13(WeftShapeResult *_swig_go_0, intgo _swig_go_1, _goslice_ _swig_go_2) {
   WeftShapeResult *arg1 = (WeftShapeResult *) 0 ;
   int arg2 ;
   size_t *arg3 = (size_t *) 0 ;
@@ -1960,7 +1960,7 @@ _gostring_ _wrap_weft_shape_result_count_capi_f8d8fda0697c4090(WeftShapeResult *
 }
 
 
-_gostring_ _wrap_weft_shape_result_name_capi_f8d8fda0697c4090(WeftShapeResult *_swig_go_0, intgo _swig_go_1, long long _swig_go_2, _goslice_ _swig_go_3) {
+_gostring_ _wrap_weft_shape_result_name_capi_e9327122f07dbc13(WeftShapeResult *_swig_go_0, intgo _swig_go_1, long long _swig_go_2, _goslice_ _swig_go_3) {
   WeftShapeResult *arg1 = (WeftShapeResult *) 0 ;
   int arg2 ;
   size_t arg3 ;
@@ -1988,7 +1988,7 @@ _gostring_ _wrap_weft_shape_result_name_capi_f8d8fda0697c4090(WeftShapeResult *_
 }
 
 
-_gostring_ _wrap_weft_shape_result_ndim_capi_f8d8fda0697c4090(WeftShapeResult *_swig_go_0, intgo _swig_go_1, long long _swig_go_2, _goslice_ _swig_go_3) {
+_gostring_ _wrap_weft_shape_result_ndim_capi_e9327122f07dbc13(WeftShapeResult *_swig_go_0, intgo _swig_go_1, long long _swig_go_2, _goslice_ _swig_go_3) {
   WeftShapeResult *arg1 = (WeftShapeResult *) 0 ;
   int arg2 ;
   size_t arg3 ;
@@ -2007,7 +2007,7 @@ _gostring_ _wrap_weft_shape_result_ndim_capi_f8d8fda0697c4090(WeftShapeResult *_
 }
 
 
-_gostring_ _wrap_weft_shape_result_dims_capi_f8d8fda0697c4090(WeftShapeResult *_swig_go_0, intgo _swig_go_1, long long _swig_go_2, _goslice_ _swig_go_3, long long _swig_go_4) {
+_gostring_ _wrap_weft_shape_result_dims_capi_e9327122f07dbc13(WeftShapeResult *_swig_go_0, intgo _swig_go_1, long long _swig_go_2, _goslice_ _swig_go_3, long long _swig_go_4) {
   WeftShapeResult *arg1 = (WeftShapeResult *) 0 ;
   int arg2 ;
   size_t arg3 ;
@@ -2028,7 +2028,7 @@ _gostring_ _wrap_weft_shape_result_dims_capi_f8d8fda0697c4090(WeftShapeResult *_
 }
 
 
-_gostring_ _wrap_weft_shape_result_num_unknown_capi_f8d8fda0697c4090(WeftShapeResult *_swig_go_0, _goslice_ _swig_go_1) {
+_gostring_ _wrap_weft_shape_result_num_unknown_capi_e9327122f07dbc13(WeftShapeResult *_swig_go_0, _goslice_ _swig_go_1) {
   WeftShapeResult *arg1 = (WeftShapeResult *) 0 ;
   size_t *arg2 = (size_t *) 0 ;
   WeftStatus result;
@@ -2043,7 +2043,7 @@ _gostring_ _wrap_weft_shape_result_num_unknown_capi_f8d8fda0697c4090(WeftShapeRe
 }
 
 
-_gostring_ _wrap_weft_shape_result_unknown_name_capi_f8d8fda0697c4090(WeftShapeResult *_swig_go_0, long long _swig_go_1, _goslice_ _swig_go_2) {
+_gostring_ _wrap_weft_shape_result_unknown_name_capi_e9327122f07dbc13(WeftShapeResult *_swig_go_0, long long _swig_go_1, _goslice_ _swig_go_2) {
   WeftShapeResult *arg1 = (WeftShapeResult *) 0 ;
   size_t arg2 ;
   char **arg3 = (char **) 0 ;
@@ -2069,7 +2069,7 @@ _gostring_ _wrap_weft_shape_result_unknown_name_capi_f8d8fda0697c4090(WeftShapeR
 }
 
 
-_gostring_ _wrap_weft_shape_result_free_capi_f8d8fda0697c4090(WeftShapeResult *_swig_go_0) {
+_gostring_ _wrap_weft_shape_result_free_capi_e9327122f07dbc13(WeftShapeResult *_swig_go_0) {
   WeftShapeResult *arg1 = (WeftShapeResult *) 0 ;
   WeftStatus result;
   _gostring_ _swig_go_result;
@@ -2082,7 +2082,7 @@ _gostring_ _wrap_weft_shape_result_free_capi_f8d8fda0697c4090(WeftShapeResult *_
 }
 
 
-_gostring_ _wrap_weft_symbol_infer_type_partial_capi_f8d8fda0697c4090(WeftSymbolHandle *_swig_go_0, long long _swig_go_1, _gostring_ _swig_go_2, _goslice_ _swig_go_3, _goslice_ _swig_go_4) {
+_gostring_ _wrap_weft_symbol_infer_type_partial_capi_e9327122f07dbc13(WeftSymbolHandle *_swig_go_0, long long _swig_go_1, _gostring_ _swig_go_2, _goslice_ _swig_go_3, _goslice_ _swig_go_4) {
   WeftSymbolHandle *arg1 = (WeftSymbolHandle *) 0 ;
   size_t arg2 ;
   char **arg3 = (char **) 0 ;
@@ -2114,7 +2114,7 @@ _gostring_ _wrap_weft_symbol_infer_type_partial_capi_f8d8fda0697c4090(WeftSymbol
 }
 
 
-_gostring_ _wrap_weft_symbol_infer_type_capi_f8d8fda0697c4090(WeftSymbolHandle *_swig_go_0, long long _swig_go_1, _gostring_ _swig_go_2, _goslice_ _swig_go_3, _goslice_ _swig_go_4) {
+_gostring_ _wrap_weft_symbol_infer_type_capi_e9327122f07dbc13(WeftSymbolHandle *_swig_go_0, long long _swig_go_1, _gostring_ _swig_go_2, _goslice_ _swig_go_3, _goslice_ _swig_go_4) {
   WeftSymbolHandle *arg1 = (WeftSymbolHandle *) 0 ;
   size_t arg2 ;
   char **arg3 = (char **) 0 ;
@@ -2146,7 +2146,7 @@ _gostring_ _wrap_weft_symbol_infer_type_capi_f8d8fda0697c4090(WeftSymbolHandle *
 }
 
 
-_gostring_ _wrap_weft_type_result_complete_capi_f8d8fda0697c4090(WeftTypeResult *_swig_go_0, _goslice_ _swig_go_1) {
+_gostring_ _wrap_weft_type_result_complete_capi_e9327122f07dbc13(WeftTypeResult *_swig_go_0, _goslice_ _swig_go_1) {
   WeftTypeResult *arg1 = (WeftTypeResult *) 0 ;
   int *arg2 = (int *) 0 ;
   WeftStatus result;
@@ -2161,7 +2161,7 @@ _gostring_ _wrap_weft_type_result_complete_capi_f8d8fda0697c4090(WeftTypeResult 
 }
 
 
-_gostring_ _wrap_weft_type_result_count_capi_f8d8fda0697c4090(WeftTypeResult *_swig_go_0, intgo _swig_go_1, _goslice_ _swig_go_2) {
+_gostring_ _wrap_weft_type_result_count_capi_e9327122f07dbc13(WeftTypeResult *_swig_go_0, intgo _swig_go_1, _goslice_ _swig_go_2) {
   WeftTypeResult *arg1 = (WeftTypeResult *) 0 ;
   int arg2 ;
   size_t *arg3 = (size_t *) 0 ;
@@ -2178,7 +2178,7 @@ _gostring_ _wrap_weft_type_result_count_capi_f8d8fda0697c4090(WeftTypeResult *_s
 }
 
 
-_gostring_ _wrap_weft_type_result_name_capi_f8d8fda0697c4090(WeftTypeResult *_swig_go_0, intgo _swig_go_1, long long _swig_go_2, _goslice_ _swig_go_3) {
+_gostring_ _wrap_weft_type_result_name_capi_e9327122f07dbc13(WeftTypeResult *_swig_go_0, intgo _swig_go_1, long long _swig_go_2, _goslice_ _swig_go_3) {
   WeftTypeResult *arg1 = (WeftTypeResult *) 0 ;
   int arg2 ;
   size_t arg3 ;
@@ -2206,7 +2206,7 @@ _gostring_ _wrap_weft_type_result_name_capi_f8d8fda0697c4090(WeftTypeResult *_sw
 }
 
 
-_gostring_ _wrap_weft_type_result_dtype_capi_f8d8fda0697c4090(WeftTypeResult *_swig_go_0, intgo _swig_go_1, long long _swig_go_2, _goslice_ _swig_go_3) {
+_gostring_ _wrap_weft_type_result_dtype_capi_e9327122f07dbc13(WeftTypeResult *_swig_go_0, intgo _swig_go_1, long long _swig_go_2, _goslice_ _swig_go_3) {
   WeftTypeResult *arg1 = (WeftTypeResult *) 0 ;
   int arg2 ;
   size_t arg3 ;
@@ -2225,7 +2225,7 @@ _gostring_ _wrap_weft_type_result_dtype_capi_f8d8fda0697c4090(WeftTypeResult *_s
 }
 
 
-_gostring_ _wrap_weft_type_result_num_unknown_capi_f8d8fda0697c4090(WeftTypeResult *_swig_go_0, _goslice_ _swig_go_1) {
+_gostring_ _wrap_weft_type_result_num_unknown_capi_e9327122f07dbc13(WeftTypeResult *_swig_go_0, _goslice_ _swig_go_1) {
   WeftTypeResult *arg1 = (WeftTypeResult *) 0 ;
   size_t *arg2 = (size_t *) 0 ;
   WeftStatus result;
@@ -2240,7 +2240,7 @@ _gostring_ _wrap_weft_type_result_num_unknown_capi_f8d8fda0697c4090(WeftTypeResu
 }
 
 
-_gostring_ _wrap_weft_type_result_unknown_name_capi_f8d8fda0697c4090(WeftTypeResult *_swig_go_0, long long _swig_go_1, _goslice_ _swig_go_2) {
+_gostring_ _wrap_weft_type_result_unknown_name_capi_e9327122f07dbc13(WeftTypeResult *_swig_go_0, long long _swig_go_1, _goslice_ _swig_go_2) {
   WeftTypeResult *arg1 = (WeftTypeResult *) 0 ;
   size_t arg2 ;
   char **arg3 = (char **) 0 ;
@@ -2266,7 +2266,7 @@ _gostring_ _wrap_weft_type_result_unknown_name_capi_f8d8fda0697c4090(WeftTypeRes
 }
 
 
-_gostring_ _wrap_weft_type_result_free_capi_f8d8fda0697c4090(WeftTypeResult *_swig_go_0) {
+_gostring_ _wrap_weft_type_result_free_capi_e9327122f07dbc13(WeftTypeResult *_swig_go_0) {
   WeftTypeResult *arg1 = (WeftTypeResult *) 0 ;
   WeftStatus result;
   _gostring_ _swig_go_result;
@@ -2279,7 +2279,7 @@ _gostring_ _wrap_weft_type_result_free_capi_f8d8fda0697c4090(WeftTypeResult *_sw
 }
 
 
-_gostring_ _wrap_weft_symbol_place_device_capi_f8d8fda0697c4090(WeftSymbolHandle *_swig_go_0, intgo _swig_go_1, intgo _swig_go_2, intgo _swig_go_3, long long _swig_go_4, _gostring_ _swig_go_5, _goslice_ _swig_go_6, _goslice_ _swig_go_7, long long _swig_go_8, _gostring_ _swig_go_9, _goslice_ _swig_go_10, _goslice_ _swig_go_11, _goslice_ _swig_go_12, _goslice_ _swig_go_13, _goslice_ _swig_go_14, _goslice_ _swig_go_15) {
+_gostring_ _wrap_weft_symbol_place_device_capi_e9327122f07dbc13(WeftSymbolHandle *_swig_go_0, intgo _swig_go_1, intgo _swig_go_2, intgo _swig_go_3, long long _swig_go_4, _gostring_ _swig_go_5, _goslice_ _swig_go_6, _goslice_ _swig_go_7, long long _swig_go_8, _gostring_ _swig_go_9, _goslice_ _swig_go_10, _goslice_ _swig_go_11, _goslice_ _swig_go_12, _goslice_ _swig_go_13, _goslice_ _swig_go_14, _goslice_ _swig_go_15) {
   WeftSymbolHandle *arg1 = (WeftSymbolHandle *) 0 ;
   int arg2 ;
   int arg3 ;
@@ -2344,7 +2344,7 @@ _gostring_ _wrap_weft_symbol_place_device_capi_f8d8fda0697c4090(WeftSymbolHandle
 }
 
 
-_gostring_ _wrap_weft_symbol_place_device_graph_capi_f8d8fda0697c4090(WeftSymbolHandle *_swig_go_0, intgo _swig_go_1, intgo _swig_go_2, intgo _swig_go_3, long long _swig_go_4, _gostring_ _swig_go_5, _goslice_ _swig_go_6, _goslice_ _swig_go_7, long long _swig_go_8, _gostring_ _swig_go_9, _goslice_ _swig_go_10, _goslice_ _swig_go_11, _goslice_ _swig_go_12, _goslice_ _swig_go_13) {
+_gostring_ _wrap_weft_symbol_place_device_graph_capi_e9327122f07dbc13(WeftSymbolHandle *_swig_go_0, intgo _swig_go_1, intgo _swig_go_2, intgo _swig_go_3, long long _swig_go_4, _gostring_ _swig_go_5, _goslice_ _swig_go_6, _goslice_ _swig_go_7, long long _swig_go_8, _gostring_ _swig_go_9, _goslice_ _swig_go_10, _goslice_ _swig_go_11, _goslice_ _swig_go_12, _goslice_ _swig_go_13) {
   WeftSymbolHandle *arg1 = (WeftSymbolHandle *) 0 ;
   int arg2 ;
   int arg3 ;
@@ -2405,7 +2405,7 @@ _gostring_ _wrap_weft_symbol_place_device_graph_capi_f8d8fda0697c4090(WeftSymbol
 }
 
 
-_gostring_ _wrap_weft_executor_simple_bind_capi_f8d8fda0697c4090(WeftSymbolHandle *_swig_go_0, intgo _swig_go_1, intgo _swig_go_2, long long _swig_go_3, _gostring_ _swig_go_4, _goslice_ _swig_go_5, _goslice_ _swig_go_6, long long _swig_go_7, _gostring_ _swig_go_8, _goslice_ _swig_go_9, _gostring_ _swig_go_10, _goslice_ _swig_go_11) {
+_gostring_ _wrap_weft_executor_simple_bind_capi_e9327122f07dbc13(WeftSymbolHandle *_swig_go_0, intgo _swig_go_1, intgo _swig_go_2, long long _swig_go_3, _gostring_ _swig_go_4, _goslice_ _swig_go_5, _goslice_ _swig_go_6, long long _swig_go_7, _gostring_ _swig_go_8, _goslice_ _swig_go_9, _gostring_ _swig_go_10, _goslice_ _swig_go_11) {
   WeftSymbolHandle *arg1 = (WeftSymbolHandle *) 0 ;
   int arg2 ;
   int arg3 ;
@@ -2467,7 +2467,7 @@ _gostring_ _wrap_weft_executor_simple_bind_capi_f8d8fda0697c4090(WeftSymbolHandl
 }
 
 
-_gostring_ _wrap_weft_executor_bind_capi_f8d8fda0697c4090(WeftSymbolHandle *_swig_go_0, intgo _swig_go_1, intgo _swig_go_2, _goslice_ _swig_go_3, long long _swig_go_4, _goslice_ _swig_go_5, _goslice_ _swig_go_6, _goslice_ _swig_go_7, long long _swig_go_8, _goslice_ _swig_go_9) {
+_gostring_ _wrap_weft_executor_bind_capi_e9327122f07dbc13(WeftSymbolHandle *_swig_go_0, intgo _swig_go_1, intgo _swig_go_2, _goslice_ _swig_go_3, long long _swig_go_4, _goslice_ _swig_go_5, _goslice_ _swig_go_6, _goslice_ _swig_go_7, long long _swig_go_8, _goslice_ _swig_go_9) {
   WeftSymbolHandle *arg1 = (WeftSymbolHandle *) 0 ;
   int arg2 ;
   int arg3 ;
@@ -2498,7 +2498,7 @@ _gostring_ _wrap_weft_executor_bind_capi_f8d8fda0697c4090(WeftSymbolHandle *_swi
 }
 
 
-_gostring_ _wrap_weft_executor_simple_bind_group2ctx_capi_f8d8fda0697c4090(WeftSymbolHandle *_swig_go_0, intgo _swig_go_1, intgo _swig_go_2, long long _swig_go_3, _gostring_ _swig_go_4, _goslice_ _swig_go_5, _goslice_ _swig_go_6, long long _swig_go_7, _gostring_ _swig_go_8, _goslice_ _swig_go_9, _goslice_ _swig_go_10, long long _swig_go_11, _gostring_ _swig_go_12, _goslice_ _swig_go_13, _gostring_ _swig_go_14, _goslice_ _swig_go_15) {
+_gostring_ _wrap_weft_executor_simple_bind_group2ctx_capi_e9327122f07dbc13(WeftSymbolHandle *_swig_go_0, intgo _swig_go_1, intgo _swig_go_2, long long _swig_go_3, _gostring_ _swig_go_4, _goslice_ _swig_go_5, _goslice_ _swig_go_6, long long _swig_go_7, _gostring_ _swig_go_8, _goslice_ _swig_go_9, _goslice_ _swig_go_10, long long _swig_go_11, _gostring_ _swig_go_12, _goslice_ _swig_go_13, _gostring_ _swig_go_14, _goslice_ _swig_go_15) {
   WeftSymbolHandle *arg1 = (WeftSymbolHandle *) 0 ;
   int arg2 ;
   int arg3 ;
@@ -2579,7 +2579,7 @@ _gostring_ _wrap_weft_executor_simple_bind_group2ctx_capi_f8d8fda0697c4090(WeftS
 }
 
 
-_gostring_ _wrap_weft_executor_bind_group2ctx_capi_f8d8fda0697c4090(WeftSymbolHandle *_swig_go_0, intgo _swig_go_1, intgo _swig_go_2, long long _swig_go_3, _gostring_ _swig_go_4, _goslice_ _swig_go_5, _goslice_ _swig_go_6, _goslice_ _swig_go_7, long long _swig_go_8, _goslice_ _swig_go_9, _goslice_ _swig_go_10, _goslice_ _swig_go_11, long long _swig_go_12, _goslice_ _swig_go_13) {
+_gostring_ _wrap_weft_executor_bind_group2ctx_capi_e9327122f07dbc13(WeftSymbolHandle *_swig_go_0, intgo _swig_go_1, intgo _swig_go_2, long long _swig_go_3, _gostring_ _swig_go_4, _goslice_ _swig_go_5, _goslice_ _swig_go_6, _goslice_ _swig_go_7, long long _swig_go_8, _goslice_ _swig_go_9, _goslice_ _swig_go_10, _goslice_ _swig_go_11, long long _swig_go_12, _goslice_ _swig_go_13) {
   WeftSymbolHandle *arg1 = (WeftSymbolHandle *) 0 ;
   int arg2 ;
   int arg3 ;
@@ -2629,7 +2629,7 @@ _gostring_ _wrap_weft_executor_bind_group2ctx_capi_f8d8fda0697c4090(WeftSymbolHa
 }
 
 
-_gostring_ _wrap_weft_executor_forward_capi_f8d8fda0697c4090(WeftExecutor *_swig_go_0, intgo _swig_go_1) {
+_gostring_ _wrap_weft_executor_forward_capi_e9327122f07dbc13(WeftExecutor *_swig_go_0, intgo _swig_go_1) {
   WeftExecutor *arg1 = (WeftExecutor *) 0 ;
   int arg2 ;
   WeftStatus result;
@@ -2644,7 +2644,7 @@ _gostring_ _wrap_weft_executor_forward_capi_f8d8fda0697c4090(WeftExecutor *_swig
 }
 
 
-_gostring_ _wrap_weft_executor_backward_capi_f8d8fda0697c4090(WeftExecutor *_swig_go_0, _goslice_ _swig_go_1, long long _swig_go_2) {
+_gostring_ _wrap_weft_executor_backward_capi_e9327122f07dbc13(WeftExecutor *_swig_go_0, _goslice_ _swig_go_1, long long _swig_go_2) {
   WeftExecutor *arg1 = (WeftExecutor *) 0 ;
   WeftNDArray **arg2 = (WeftNDArray **) 0 ;
   size_t arg3 ;
@@ -2661,7 +2661,7 @@ _gostring_ _wrap_weft_executor_backward_capi_f8d8fda0697c4090(WeftExecutor *_swi
 }
 
 
-_gostring_ _wrap_weft_executor_outputs_capi_f8d8fda0697c4090(WeftExecutor *_swig_go_0, _goslice_ _swig_go_1) {
+_gostring_ _wrap_weft_executor_outputs_capi_e9327122f07dbc13(WeftExecutor *_swig_go_0, _goslice_ _swig_go_1) {
   WeftExecutor *arg1 = (WeftExecutor *) 0 ;
   WeftNDArrayList **arg2 = (WeftNDArrayList **) 0 ;
   WeftStatus result;
@@ -2676,7 +2676,7 @@ _gostring_ _wrap_weft_executor_outputs_capi_f8d8fda0697c4090(WeftExecutor *_swig
 }
 
 
-_gostring_ _wrap_weft_executor_arg_arrays_capi_f8d8fda0697c4090(WeftExecutor *_swig_go_0, _goslice_ _swig_go_1) {
+_gostring_ _wrap_weft_executor_arg_arrays_capi_e9327122f07dbc13(WeftExecutor *_swig_go_0, _goslice_ _swig_go_1) {
   WeftExecutor *arg1 = (WeftExecutor *) 0 ;
   WeftNDArrayList **arg2 = (WeftNDArrayList **) 0 ;
   WeftStatus result;
@@ -2691,7 +2691,7 @@ _gostring_ _wrap_weft_executor_arg_arrays_capi_f8d8fda0697c4090(WeftExecutor *_s
 }
 
 
-_gostring_ _wrap_weft_executor_grad_arrays_capi_f8d8fda0697c4090(WeftExecutor *_swig_go_0, _goslice_ _swig_go_1) {
+_gostring_ _wrap_weft_executor_grad_arrays_capi_e9327122f07dbc13(WeftExecutor *_swig_go_0, _goslice_ _swig_go_1) {
   WeftExecutor *arg1 = (WeftExecutor *) 0 ;
   WeftNDArrayList **arg2 = (WeftNDArrayList **) 0 ;
   WeftStatus result;
@@ -2706,7 +2706,7 @@ _gostring_ _wrap_weft_executor_grad_arrays_capi_f8d8fda0697c4090(WeftExecutor *_
 }
 
 
-_gostring_ _wrap_weft_executor_aux_arrays_capi_f8d8fda0697c4090(WeftExecutor *_swig_go_0, _goslice_ _swig_go_1) {
+_gostring_ _wrap_weft_executor_aux_arrays_capi_e9327122f07dbc13(WeftExecutor *_swig_go_0, _goslice_ _swig_go_1) {
   WeftExecutor *arg1 = (WeftExecutor *) 0 ;
   WeftNDArrayList **arg2 = (WeftNDArrayList **) 0 ;
   WeftStatus result;
@@ -2721,7 +2721,7 @@ _gostring_ _wrap_weft_executor_aux_arrays_capi_f8d8fda0697c4090(WeftExecutor *_s
 }
 
 
-_gostring_ _wrap_weft_executor_reshape_capi_f8d8fda0697c4090(WeftExecutor *_swig_go_0, long long _swig_go_1, _gostring_ _swig_go_2, _goslice_ _swig_go_3, _goslice_ _swig_go_4, intgo _swig_go_5, intgo _swig_go_6, _goslice_ _swig_go_7) {
+_gostring_ _wrap_weft_executor_reshape_capi_e9327122f07dbc13(WeftExecutor *_swig_go_0, long long _swig_go_1, _gostring_ _swig_go_2, _goslice_ _swig_go_3, _goslice_ _swig_go_4, intgo _swig_go_5, intgo _swig_go_6, _goslice_ _swig_go_7) {
   WeftExecutor *arg1 = (WeftExecutor *) 0 ;
   size_t arg2 ;
   char **arg3 = (char **) 0 ;
@@ -2759,7 +2759,7 @@ _gostring_ _wrap_weft_executor_reshape_capi_f8d8fda0697c4090(WeftExecutor *_swig
 }
 
 
-_gostring_ _wrap_weft_executor_print_capi_f8d8fda0697c4090(WeftExecutor *_swig_go_0, _goslice_ _swig_go_1) {
+_gostring_ _wrap_weft_executor_print_capi_e9327122f07dbc13(WeftExecutor *_swig_go_0, _goslice_ _swig_go_1) {
   WeftExecutor *arg1 = (WeftExecutor *) 0 ;
   WeftStringList **arg2 = (WeftStringList **) 0 ;
   WeftStatus result;
@@ -2774,7 +2774,7 @@ _gostring_ _wrap_weft_executor_print_capi_f8d8fda0697c4090(WeftExecutor *_swig_g
 }
 
 
-_gostring_ _wrap_weft_executor_memory_capi_f8d8fda0697c4090(WeftExecutor *_swig_go_0, _goslice_ _swig_go_1) {
+_gostring_ _wrap_weft_executor_memory_capi_e9327122f07dbc13(WeftExecutor *_swig_go_0, _goslice_ _swig_go_1) {
   WeftExecutor *arg1 = (WeftExecutor *) 0 ;
   WeftExecutorMemory *arg2 = (WeftExecutorMemory *) 0 ;
   WeftExecutorMemory temp2 ;
@@ -2793,7 +2793,7 @@ _gostring_ _wrap_weft_executor_memory_capi_f8d8fda0697c4090(WeftExecutor *_swig_
 }
 
 
-_gostring_ _wrap_weft_executor_placement_capi_f8d8fda0697c4090(WeftExecutor *_swig_go_0, _goslice_ _swig_go_1, _goslice_ _swig_go_2, _goslice_ _swig_go_3) {
+_gostring_ _wrap_weft_executor_placement_capi_e9327122f07dbc13(WeftExecutor *_swig_go_0, _goslice_ _swig_go_1, _goslice_ _swig_go_2, _goslice_ _swig_go_3) {
   WeftExecutor *arg1 = (WeftExecutor *) 0 ;
   WeftStringList **arg2 = (WeftStringList **) 0 ;
   size_t *arg3 = (size_t *) 0 ;
@@ -2812,7 +2812,7 @@ _gostring_ _wrap_weft_executor_placement_capi_f8d8fda0697c4090(WeftExecutor *_sw
 }
 
 
-_gostring_ _wrap_weft_executor_float32_nodes_capi_f8d8fda0697c4090(WeftExecutor *_swig_go_0, _goslice_ _swig_go_1) {
+_gostring_ _wrap_weft_executor_float32_nodes_capi_e9327122f07dbc13(WeftExecutor *_swig_go_0, _goslice_ _swig_go_1) {
   WeftExecutor *arg1 = (WeftExecutor *) 0 ;
   WeftStringList **arg2 = (WeftStringList **) 0 ;
   WeftStatus result;
@@ -2827,7 +2827,7 @@ _gostring_ _wrap_weft_executor_float32_nodes_capi_f8d8fda0697c4090(WeftExecutor 
 }
 
 
-_gostring_ _wrap_weft_executor_set_monitor_callback_capi_f8d8fda0697c4090(WeftExecutor *_swig_go_0, void* _swig_go_1, void *_swig_go_2, intgo _swig_go_3) {
+_gostring_ _wrap_weft_executor_set_monitor_callback_capi_e9327122f07dbc13(WeftExecutor *_swig_go_0, WeftMonitorCallback _swig_go_1, void *_swig_go_2, intgo _swig_go_3) {
   WeftExecutor *arg1 = (WeftExecutor *) 0 ;
   WeftMonitorCallback arg2 = (WeftMonitorCallback) 0 ;
   void *arg3 = (void *) 0 ;
@@ -2836,8 +2836,8 @@ _gostring_ _wrap_weft_executor_set_monitor_callback_capi_f8d8fda0697c4090(WeftEx
   _gostring_ _swig_go_result;
   
   arg1 = (WeftExecutor *)_swig_go_0; 
-  arg2 = *(WeftMonitorCallback *)&_swig_go_1; 
-  arg3 = (void *)_swig_go_2; 
+  arg2 = (WeftMonitorCallback)_swig_go_1; 
+  arg3 = (void*)_swig_go_2; 
   arg4 = (int)_swig_go_3; 
   
   result = (WeftStatus)weft_executor_set_monitor_callback(arg1,(char const *(*)(char const *,WeftNDArray *,void *))arg2,arg3,arg4);
@@ -2846,7 +2846,7 @@ _gostring_ _wrap_weft_executor_set_monitor_callback_capi_f8d8fda0697c4090(WeftEx
 }
 
 
-_gostring_ _wrap_weft_ndarray_monitor_stat_capi_f8d8fda0697c4090(WeftNDArray *_swig_go_0, _goslice_ _swig_go_1) {
+_gostring_ _wrap_weft_ndarray_monitor_stat_capi_e9327122f07dbc13(WeftNDArray *_swig_go_0, _goslice_ _swig_go_1) {
   WeftNDArray *arg1 = (WeftNDArray *) 0 ;
   double *arg2 = (double *) 0 ;
   WeftStatus result;
@@ -2861,7 +2861,7 @@ _gostring_ _wrap_weft_ndarray_monitor_stat_capi_f8d8fda0697c4090(WeftNDArray *_s
 }
 
 
-_gostring_ _wrap_weft_executor_free_capi_f8d8fda0697c4090(WeftExecutor *_swig_go_0) {
+_gostring_ _wrap_weft_executor_free_capi_e9327122f07dbc13(WeftExecutor *_swig_go_0) {
   WeftExecutor *arg1 = (WeftExecutor *) 0 ;
   WeftStatus result;
   _gostring_ _swig_go_result;
@@ -2874,7 +2874,7 @@ _gostring_ _wrap_weft_executor_free_capi_f8d8fda0697c4090(WeftExecutor *_swig_go
 }
 
 
-_gostring_ _wrap_weft_executor_options_create_capi_f8d8fda0697c4090(_goslice_ _swig_go_0) {
+_gostring_ _wrap_weft_executor_options_create_capi_e9327122f07dbc13(_goslice_ _swig_go_0) {
   WeftExecutorOptions **arg1 = (WeftExecutorOptions **) 0 ;
   WeftStatus result;
   _gostring_ _swig_go_result;
@@ -2887,7 +2887,7 @@ _gostring_ _wrap_weft_executor_options_create_capi_f8d8fda0697c4090(_goslice_ _s
 }
 
 
-_gostring_ _wrap_weft_executor_options_free_capi_f8d8fda0697c4090(WeftExecutorOptions *_swig_go_0) {
+_gostring_ _wrap_weft_executor_options_free_capi_e9327122f07dbc13(WeftExecutorOptions *_swig_go_0) {
   WeftExecutorOptions *arg1 = (WeftExecutorOptions *) 0 ;
   WeftStatus result;
   _gostring_ _swig_go_result;
@@ -2900,7 +2900,7 @@ _gostring_ _wrap_weft_executor_options_free_capi_f8d8fda0697c4090(WeftExecutorOp
 }
 
 
-_gostring_ _wrap_weft_executor_options_set_match_range_capi_f8d8fda0697c4090(WeftExecutorOptions *_swig_go_0, intgo _swig_go_1) {
+_gostring_ _wrap_weft_executor_options_set_match_range_capi_e9327122f07dbc13(WeftExecutorOptions *_swig_go_0, intgo _swig_go_1) {
   WeftExecutorOptions *arg1 = (WeftExecutorOptions *) 0 ;
   int arg2 ;
   WeftStatus result;
@@ -2915,7 +2915,7 @@ _gostring_ _wrap_weft_executor_options_set_match_range_capi_f8d8fda0697c4090(Wef
 }
 
 
-_gostring_ _wrap_weft_executor_options_set_num_groups_capi_f8d8fda0697c4090(WeftExecutorOptions *_swig_go_0, intgo _swig_go_1) {
+_gostring_ _wrap_weft_executor_options_set_num_groups_capi_e9327122f07dbc13(WeftExecutorOptions *_swig_go_0, intgo _swig_go_1) {
   WeftExecutorOptions *arg1 = (WeftExecutorOptions *) 0 ;
   int arg2 ;
   WeftStatus result;
@@ -2930,7 +2930,7 @@ _gostring_ _wrap_weft_executor_options_set_num_groups_capi_f8d8fda0697c4090(Weft
 }
 
 
-_gostring_ _wrap_weft_executor_options_set_bulk_max_nodes_capi_f8d8fda0697c4090(WeftExecutorOptions *_swig_go_0, intgo _swig_go_1) {
+_gostring_ _wrap_weft_executor_options_set_bulk_max_nodes_capi_e9327122f07dbc13(WeftExecutorOptions *_swig_go_0, intgo _swig_go_1) {
   WeftExecutorOptions *arg1 = (WeftExecutorOptions *) 0 ;
   int arg2 ;
   WeftStatus result;
@@ -2945,7 +2945,7 @@ _gostring_ _wrap_weft_executor_options_set_bulk_max_nodes_capi_f8d8fda0697c4090(
 }
 
 
-_gostring_ _wrap_weft_executor_options_set_optimize_inference_capi_f8d8fda0697c4090(WeftExecutorOptions *_swig_go_0, intgo _swig_go_1) {
+_gostring_ _wrap_weft_executor_options_set_optimize_inference_capi_e9327122f07dbc13(WeftExecutorOptions *_swig_go_0, intgo _swig_go_1) {
   WeftExecutorOptions *arg1 = (WeftExecutorOptions *) 0 ;
   int arg2 ;
   WeftStatus result;
@@ -2960,7 +2960,7 @@ _gostring_ _wrap_weft_executor_options_set_optimize_inference_capi_f8d8fda0697c4
 }
 
 
-_gostring_ _wrap_weft_executor_options_set_allow_fallback_capi_f8d8fda0697c4090(WeftExecutorOptions *_swig_go_0, intgo _swig_go_1) {
+_gostring_ _wrap_weft_executor_options_set_allow_fallback_capi_e9327122f07dbc13(WeftExecutorOptions *_swig_go_0, intgo _swig_go_1) {
   WeftExecutorOptions *arg1 = (WeftExecutorOptions *) 0 ;
   int arg2 ;
   WeftStatus result;
@@ -2975,7 +2975,7 @@ _gostring_ _wrap_weft_executor_options_set_allow_fallback_capi_f8d8fda0697c4090(
 }
 
 
-_gostring_ _wrap_weft_executor_options_add_group_capi_f8d8fda0697c4090(WeftExecutorOptions *_swig_go_0, _gostring_ _swig_go_1, intgo _swig_go_2, intgo _swig_go_3) {
+_gostring_ _wrap_weft_executor_options_add_group_capi_e9327122f07dbc13(WeftExecutorOptions *_swig_go_0, _gostring_ _swig_go_1, intgo _swig_go_2, intgo _swig_go_3) {
   WeftExecutorOptions *arg1 = (WeftExecutorOptions *) 0 ;
   char *arg2 = (char *) 0 ;
   int arg3 ;
@@ -2999,7 +2999,7 @@ _gostring_ _wrap_weft_executor_options_add_group_capi_f8d8fda0697c4090(WeftExecu
 }
 
 
-_gostring_ _wrap_weft_executor_options_set_grad_req_capi_f8d8fda0697c4090(WeftExecutorOptions *_swig_go_0, _gostring_ _swig_go_1, intgo _swig_go_2) {
+_gostring_ _wrap_weft_executor_options_set_grad_req_capi_e9327122f07dbc13(WeftExecutorOptions *_swig_go_0, _gostring_ _swig_go_1, intgo _swig_go_2) {
   WeftExecutorOptions *arg1 = (WeftExecutorOptions *) 0 ;
   char *arg2 = (char *) 0 ;
   int arg3 ;
@@ -3021,7 +3021,7 @@ _gostring_ _wrap_weft_executor_options_set_grad_req_capi_f8d8fda0697c4090(WeftEx
 }
 
 
-_gostring_ _wrap_weft_executor_simple_bind_with_options_capi_f8d8fda0697c4090(WeftSymbolHandle *_swig_go_0, intgo _swig_go_1, intgo _swig_go_2, long long _swig_go_3, _gostring_ _swig_go_4, _goslice_ _swig_go_5, _goslice_ _swig_go_6, long long _swig_go_7, _gostring_ _swig_go_8, _goslice_ _swig_go_9, WeftExecutorOptions *_swig_go_10, _goslice_ _swig_go_11) {
+_gostring_ _wrap_weft_executor_simple_bind_with_options_capi_e9327122f07dbc13(WeftSymbolHandle *_swig_go_0, intgo _swig_go_1, intgo _swig_go_2, long long _swig_go_3, _gostring_ _swig_go_4, _goslice_ _swig_go_5, _goslice_ _swig_go_6, long long _swig_go_7, _gostring_ _swig_go_8, _goslice_ _swig_go_9, WeftExecutorOptions *_swig_go_10, _goslice_ _swig_go_11) {
   WeftSymbolHandle *arg1 = (WeftSymbolHandle *) 0 ;
   int arg2 ;
   int arg3 ;
@@ -3078,7 +3078,7 @@ _gostring_ _wrap_weft_executor_simple_bind_with_options_capi_f8d8fda0697c4090(We
 }
 
 
-_gostring_ _wrap_weft_executor_bind_with_options_capi_f8d8fda0697c4090(WeftSymbolHandle *_swig_go_0, intgo _swig_go_1, intgo _swig_go_2, _goslice_ _swig_go_3, long long _swig_go_4, _goslice_ _swig_go_5, _goslice_ _swig_go_6, _goslice_ _swig_go_7, long long _swig_go_8, WeftExecutorOptions *_swig_go_9, _goslice_ _swig_go_10) {
+_gostring_ _wrap_weft_executor_bind_with_options_capi_e9327122f07dbc13(WeftSymbolHandle *_swig_go_0, intgo _swig_go_1, intgo _swig_go_2, _goslice_ _swig_go_3, long long _swig_go_4, _goslice_ _swig_go_5, _goslice_ _swig_go_6, _goslice_ _swig_go_7, long long _swig_go_8, WeftExecutorOptions *_swig_go_9, _goslice_ _swig_go_10) {
   WeftSymbolHandle *arg1 = (WeftSymbolHandle *) 0 ;
   int arg2 ;
   int arg3 ;
@@ -3111,7 +3111,7 @@ _gostring_ _wrap_weft_executor_bind_with_options_capi_f8d8fda0697c4090(WeftSymbo
 }
 
 
-_gostring_ _wrap_weft_engine_configure_capi_f8d8fda0697c4090(intgo _swig_go_0, intgo _swig_go_1) {
+_gostring_ _wrap_weft_engine_configure_capi_e9327122f07dbc13(intgo _swig_go_0, intgo _swig_go_1) {
   int arg1 ;
   int arg2 ;
   WeftStatus result;
@@ -3126,7 +3126,7 @@ _gostring_ _wrap_weft_engine_configure_capi_f8d8fda0697c4090(intgo _swig_go_0, i
 }
 
 
-_gostring_ _wrap_weft_engine_info_capi_f8d8fda0697c4090(_goslice_ _swig_go_0, _goslice_ _swig_go_1) {
+_gostring_ _wrap_weft_engine_info_capi_e9327122f07dbc13(_goslice_ _swig_go_0, _goslice_ _swig_go_1) {
   int *arg1 = (int *) 0 ;
   int *arg2 = (int *) 0 ;
   WeftStatus result;
@@ -3141,7 +3141,7 @@ _gostring_ _wrap_weft_engine_info_capi_f8d8fda0697c4090(_goslice_ _swig_go_0, _g
 }
 
 
-_gostring_ _wrap_weft_engine_var_create_capi_f8d8fda0697c4090(WeftEngineVar **_swig_go_0) {
+_gostring_ _wrap_weft_engine_var_create_capi_e9327122f07dbc13(WeftEngineVar **_swig_go_0) {
   WeftEngineVar **arg1 = (WeftEngineVar **) 0 ;
   WeftStatus result;
   _gostring_ _swig_go_result;
@@ -3154,7 +3154,7 @@ _gostring_ _wrap_weft_engine_var_create_capi_f8d8fda0697c4090(WeftEngineVar **_s
 }
 
 
-_gostring_ _wrap_weft_engine_var_free_capi_f8d8fda0697c4090(WeftEngineVar *_swig_go_0) {
+_gostring_ _wrap_weft_engine_var_free_capi_e9327122f07dbc13(WeftEngineVar *_swig_go_0) {
   WeftEngineVar *arg1 = (WeftEngineVar *) 0 ;
   WeftStatus result;
   _gostring_ _swig_go_result;
@@ -3167,7 +3167,7 @@ _gostring_ _wrap_weft_engine_var_free_capi_f8d8fda0697c4090(WeftEngineVar *_swig
 }
 
 
-_gostring_ _wrap_weft_engine_var_version_capi_f8d8fda0697c4090(WeftEngineVar *_swig_go_0, _goslice_ _swig_go_1) {
+_gostring_ _wrap_weft_engine_var_version_capi_e9327122f07dbc13(WeftEngineVar *_swig_go_0, _goslice_ _swig_go_1) {
   WeftEngineVar *arg1 = (WeftEngineVar *) 0 ;
   uint64_t *arg2 = (uint64_t *) 0 ;
   WeftStatus result;
@@ -3182,7 +3182,7 @@ _gostring_ _wrap_weft_engine_var_version_capi_f8d8fda0697c4090(WeftEngineVar *_s
 }
 
 
-_gostring_ _wrap_weft_engine_push_sync_capi_f8d8fda0697c4090(void* _swig_go_0, void *_swig_go_1, void* _swig_go_2, WeftEngineVar **_swig_go_3, long long _swig_go_4, WeftEngineVar **_swig_go_5, long long _swig_go_6, _gostring_ _swig_go_7) {
+_gostring_ _wrap_weft_engine_push_sync_capi_e9327122f07dbc13(void* _swig_go_0, void *_swig_go_1, void* _swig_go_2, WeftEngineVar **_swig_go_3, long long _swig_go_4, WeftEngineVar **_swig_go_5, long long _swig_go_6, _gostring_ _swig_go_7) {
   WeftEngineSyncFn arg1 = (WeftEngineSyncFn) 0 ;
   void *arg2 = (void *) 0 ;
   WeftEngineDeleter arg3 = (WeftEngineDeleter) 0 ;
@@ -3214,7 +3214,7 @@ _gostring_ _wrap_weft_engine_push_sync_capi_f8d8fda0697c4090(void* _swig_go_0, v
 }
 
 
-_gostring_ _wrap_weft_engine_push_async_capi_f8d8fda0697c4090(void* _swig_go_0, void *_swig_go_1, void* _swig_go_2, WeftEngineVar **_swig_go_3, long long _swig_go_4, WeftEngineVar **_swig_go_5, long long _swig_go_6, _gostring_ _swig_go_7) {
+_gostring_ _wrap_weft_engine_push_async_capi_e9327122f07dbc13(void* _swig_go_0, void *_swig_go_1, void* _swig_go_2, WeftEngineVar **_swig_go_3, long long _swig_go_4, WeftEngineVar **_swig_go_5, long long _swig_go_6, _gostring_ _swig_go_7) {
   WeftEngineAsyncFn arg1 = (WeftEngineAsyncFn) 0 ;
   void *arg2 = (void *) 0 ;
   WeftEngineDeleter arg3 = (WeftEngineDeleter) 0 ;
@@ -3246,7 +3246,7 @@ _gostring_ _wrap_weft_engine_push_async_capi_f8d8fda0697c4090(void* _swig_go_0, 
 }
 
 
-_gostring_ _wrap_weft_engine_complete_capi_f8d8fda0697c4090(WeftEngineCompletion *_swig_go_0, _gostring_ _swig_go_1) {
+_gostring_ _wrap_weft_engine_complete_capi_e9327122f07dbc13(WeftEngineCompletion *_swig_go_0, _gostring_ _swig_go_1) {
   WeftEngineCompletion *arg1 = (WeftEngineCompletion *) 0 ;
   char *arg2 = (char *) 0 ;
   WeftStatus result;
@@ -3266,7 +3266,7 @@ _gostring_ _wrap_weft_engine_complete_capi_f8d8fda0697c4090(WeftEngineCompletion
 }
 
 
-_gostring_ _wrap_weft_engine_var_wait_capi_f8d8fda0697c4090(WeftEngineVar *_swig_go_0) {
+_gostring_ _wrap_weft_engine_var_wait_capi_e9327122f07dbc13(WeftEngineVar *_swig_go_0) {
   WeftEngineVar *arg1 = (WeftEngineVar *) 0 ;
   WeftStatus result;
   _gostring_ _swig_go_result;
@@ -3279,7 +3279,7 @@ _gostring_ _wrap_weft_engine_var_wait_capi_f8d8fda0697c4090(WeftEngineVar *_swig
 }
 
 
-_gostring_ _wrap_weft_idx_load_capi_f8d8fda0697c4090(_gostring_ _swig_go_0, _goslice_ _swig_go_1) {
+_gostring_ _wrap_weft_idx_load_capi_e9327122f07dbc13(_gostring_ _swig_go_0, _goslice_ _swig_go_1) {
   char *arg1 = (char *) 0 ;
   WeftNDArray **arg2 = (WeftNDArray **) 0 ;
   WeftStatus result;
@@ -3299,7 +3299,7 @@ _gostring_ _wrap_weft_idx_load_capi_f8d8fda0697c4090(_gostring_ _swig_go_0, _gos
 }
 
 
-_gostring_ _wrap_weft_mnist_load_capi_f8d8fda0697c4090(_gostring_ _swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2, _goslice_ _swig_go_3) {
+_gostring_ _wrap_weft_mnist_load_capi_e9327122f07dbc13(_gostring_ _swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2, _goslice_ _swig_go_3) {
   char *arg1 = (char *) 0 ;
   char *arg2 = (char *) 0 ;
   WeftNDArray **arg3 = (WeftNDArray **) 0 ;
@@ -3328,7 +3328,7 @@ _gostring_ _wrap_weft_mnist_load_capi_f8d8fda0697c4090(_gostring_ _swig_go_0, _g
 }
 
 
-_gostring_ _wrap_weft_data_iter_create_ndarray_capi_f8d8fda0697c4090(long long _swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2, long long _swig_go_3, _gostring_ _swig_go_4, _goslice_ _swig_go_5, intgo _swig_go_6, intgo _swig_go_7, _gostring_ _swig_go_8, long long _swig_go_9, _goslice_ _swig_go_10) {
+_gostring_ _wrap_weft_data_iter_create_ndarray_capi_e9327122f07dbc13(long long _swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2, long long _swig_go_3, _gostring_ _swig_go_4, _goslice_ _swig_go_5, intgo _swig_go_6, intgo _swig_go_7, _gostring_ _swig_go_8, long long _swig_go_9, _goslice_ _swig_go_10) {
   size_t arg1 ;
   char **arg2 = (char **) 0 ;
   WeftNDArray **arg3 = (WeftNDArray **) 0 ;
@@ -3388,7 +3388,7 @@ _gostring_ _wrap_weft_data_iter_create_ndarray_capi_f8d8fda0697c4090(long long _
 }
 
 
-_gostring_ _wrap_weft_data_iter_create_capi_f8d8fda0697c4090(_gostring_ _swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, long long _swig_go_3, _goslice_ _swig_go_4) {
+_gostring_ _wrap_weft_data_iter_create_capi_e9327122f07dbc13(_gostring_ _swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, long long _swig_go_3, _goslice_ _swig_go_4) {
   char *arg1 = (char *) 0 ;
   char **arg2 = (char **) 0 ;
   char **arg3 = (char **) 0 ;
@@ -3436,7 +3436,7 @@ _gostring_ _wrap_weft_data_iter_create_capi_f8d8fda0697c4090(_gostring_ _swig_go
 }
 
 
-_gostring_ _wrap_weft_data_iter_list_capi_f8d8fda0697c4090(_goslice_ _swig_go_0) {
+_gostring_ _wrap_weft_data_iter_list_capi_e9327122f07dbc13(_goslice_ _swig_go_0) {
   WeftStringList **arg1 = (WeftStringList **) 0 ;
   WeftStatus result;
   _gostring_ _swig_go_result;
@@ -3449,7 +3449,7 @@ _gostring_ _wrap_weft_data_iter_list_capi_f8d8fda0697c4090(_goslice_ _swig_go_0)
 }
 
 
-_gostring_ _wrap_weft_data_iter_info_capi_f8d8fda0697c4090(_gostring_ _swig_go_0, _goslice_ _swig_go_1, _goslice_ _swig_go_2) {
+_gostring_ _wrap_weft_data_iter_info_capi_e9327122f07dbc13(_gostring_ _swig_go_0, _goslice_ _swig_go_1, _goslice_ _swig_go_2) {
   char *arg1 = (char *) 0 ;
   char **arg2 = (char **) 0 ;
   size_t *arg3 = (size_t *) 0 ;
@@ -3480,7 +3480,7 @@ _gostring_ _wrap_weft_data_iter_info_capi_f8d8fda0697c4090(_gostring_ _swig_go_0
 }
 
 
-_gostring_ _wrap_weft_data_iter_param_capi_f8d8fda0697c4090(_gostring_ _swig_go_0, long long _swig_go_1, _goslice_ _swig_go_2, _goslice_ _swig_go_3, _goslice_ _swig_go_4, _goslice_ _swig_go_5) {
+_gostring_ _wrap_weft_data_iter_param_capi_e9327122f07dbc13(_gostring_ _swig_go_0, long long _swig_go_1, _goslice_ _swig_go_2, _goslice_ _swig_go_3, _goslice_ _swig_go_4, _goslice_ _swig_go_5) {
   char *arg1 = (char *) 0 ;
   size_t arg2 ;
   char **arg3 = (char **) 0 ;
@@ -3544,7 +3544,7 @@ _gostring_ _wrap_weft_data_iter_param_capi_f8d8fda0697c4090(_gostring_ _swig_go_
 }
 
 
-_gostring_ _wrap_weft_data_iter_next_capi_f8d8fda0697c4090(WeftDataIter *_swig_go_0, _goslice_ _swig_go_1) {
+_gostring_ _wrap_weft_data_iter_next_capi_e9327122f07dbc13(WeftDataIter *_swig_go_0, _goslice_ _swig_go_1) {
   WeftDataIter *arg1 = (WeftDataIter *) 0 ;
   int *arg2 = (int *) 0 ;
   WeftStatus result;
@@ -3559,7 +3559,7 @@ _gostring_ _wrap_weft_data_iter_next_capi_f8d8fda0697c4090(WeftDataIter *_swig_g
 }
 
 
-_gostring_ _wrap_weft_data_iter_reset_capi_f8d8fda0697c4090(WeftDataIter *_swig_go_0) {
+_gostring_ _wrap_weft_data_iter_reset_capi_e9327122f07dbc13(WeftDataIter *_swig_go_0) {
   WeftDataIter *arg1 = (WeftDataIter *) 0 ;
   WeftStatus result;
   _gostring_ _swig_go_result;
@@ -3572,7 +3572,7 @@ _gostring_ _wrap_weft_data_iter_reset_capi_f8d8fda0697c4090(WeftDataIter *_swig_
 }
 
 
-_gostring_ _wrap_weft_data_iter_data_capi_f8d8fda0697c4090(WeftDataIter *_swig_go_0, _goslice_ _swig_go_1) {
+_gostring_ _wrap_weft_data_iter_data_capi_e9327122f07dbc13(WeftDataIter *_swig_go_0, _goslice_ _swig_go_1) {
   WeftDataIter *arg1 = (WeftDataIter *) 0 ;
   WeftNDArrayList **arg2 = (WeftNDArrayList **) 0 ;
   WeftStatus result;
@@ -3587,7 +3587,7 @@ _gostring_ _wrap_weft_data_iter_data_capi_f8d8fda0697c4090(WeftDataIter *_swig_g
 }
 
 
-_gostring_ _wrap_weft_data_iter_label_capi_f8d8fda0697c4090(WeftDataIter *_swig_go_0, _goslice_ _swig_go_1) {
+_gostring_ _wrap_weft_data_iter_label_capi_e9327122f07dbc13(WeftDataIter *_swig_go_0, _goslice_ _swig_go_1) {
   WeftDataIter *arg1 = (WeftDataIter *) 0 ;
   WeftNDArrayList **arg2 = (WeftNDArrayList **) 0 ;
   WeftStatus result;
@@ -3602,7 +3602,7 @@ _gostring_ _wrap_weft_data_iter_label_capi_f8d8fda0697c4090(WeftDataIter *_swig_
 }
 
 
-_gostring_ _wrap_weft_data_iter_pad_capi_f8d8fda0697c4090(WeftDataIter *_swig_go_0, _goslice_ _swig_go_1) {
+_gostring_ _wrap_weft_data_iter_pad_capi_e9327122f07dbc13(WeftDataIter *_swig_go_0, _goslice_ _swig_go_1) {
   WeftDataIter *arg1 = (WeftDataIter *) 0 ;
   int *arg2 = (int *) 0 ;
   WeftStatus result;
@@ -3617,7 +3617,7 @@ _gostring_ _wrap_weft_data_iter_pad_capi_f8d8fda0697c4090(WeftDataIter *_swig_go
 }
 
 
-_gostring_ _wrap_weft_data_iter_index_capi_f8d8fda0697c4090(WeftDataIter *_swig_go_0, _goslice_ _swig_go_1, long long _swig_go_2, _goslice_ _swig_go_3) {
+_gostring_ _wrap_weft_data_iter_index_capi_e9327122f07dbc13(WeftDataIter *_swig_go_0, _goslice_ _swig_go_1, long long _swig_go_2, _goslice_ _swig_go_3) {
   WeftDataIter *arg1 = (WeftDataIter *) 0 ;
   int64_t *arg2 = (int64_t *) 0 ;
   size_t arg3 ;
@@ -3636,7 +3636,7 @@ _gostring_ _wrap_weft_data_iter_index_capi_f8d8fda0697c4090(WeftDataIter *_swig_
 }
 
 
-_gostring_ _wrap_weft_data_iter_batch_size_capi_f8d8fda0697c4090(WeftDataIter *_swig_go_0, _goslice_ _swig_go_1) {
+_gostring_ _wrap_weft_data_iter_batch_size_capi_e9327122f07dbc13(WeftDataIter *_swig_go_0, _goslice_ _swig_go_1) {
   WeftDataIter *arg1 = (WeftDataIter *) 0 ;
   int *arg2 = (int *) 0 ;
   WeftStatus result;
@@ -3651,7 +3651,7 @@ _gostring_ _wrap_weft_data_iter_batch_size_capi_f8d8fda0697c4090(WeftDataIter *_
 }
 
 
-_gostring_ _wrap_weft_data_iter_free_capi_f8d8fda0697c4090(WeftDataIter *_swig_go_0) {
+_gostring_ _wrap_weft_data_iter_free_capi_e9327122f07dbc13(WeftDataIter *_swig_go_0) {
   WeftDataIter *arg1 = (WeftDataIter *) 0 ;
   WeftStatus result;
   _gostring_ _swig_go_result;
@@ -3664,7 +3664,7 @@ _gostring_ _wrap_weft_data_iter_free_capi_f8d8fda0697c4090(WeftDataIter *_swig_g
 }
 
 
-_gostring_ _wrap_weft_metric_create_capi_f8d8fda0697c4090(_gostring_ _swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, long long _swig_go_3, _goslice_ _swig_go_4) {
+_gostring_ _wrap_weft_metric_create_capi_e9327122f07dbc13(_gostring_ _swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, long long _swig_go_3, _goslice_ _swig_go_4) {
   char *arg1 = (char *) 0 ;
   char **arg2 = (char **) 0 ;
   char **arg3 = (char **) 0 ;
@@ -3712,7 +3712,7 @@ _gostring_ _wrap_weft_metric_create_capi_f8d8fda0697c4090(_gostring_ _swig_go_0,
 }
 
 
-_gostring_ _wrap_weft_metric_composite_add_capi_f8d8fda0697c4090(WeftMetric *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, _gostring_ _swig_go_3, long long _swig_go_4) {
+_gostring_ _wrap_weft_metric_composite_add_capi_e9327122f07dbc13(WeftMetric *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, _gostring_ _swig_go_3, long long _swig_go_4) {
   WeftMetric *arg1 = (WeftMetric *) 0 ;
   char *arg2 = (char *) 0 ;
   char **arg3 = (char **) 0 ;
@@ -3760,7 +3760,7 @@ _gostring_ _wrap_weft_metric_composite_add_capi_f8d8fda0697c4090(WeftMetric *_sw
 }
 
 
-_gostring_ _wrap_weft_metric_update_capi_f8d8fda0697c4090(WeftMetric *_swig_go_0, long long _swig_go_1, _goslice_ _swig_go_2, long long _swig_go_3, _goslice_ _swig_go_4) {
+_gostring_ _wrap_weft_metric_update_capi_e9327122f07dbc13(WeftMetric *_swig_go_0, long long _swig_go_1, _goslice_ _swig_go_2, long long _swig_go_3, _goslice_ _swig_go_4) {
   WeftMetric *arg1 = (WeftMetric *) 0 ;
   size_t arg2 ;
   WeftNDArray **arg3 = (WeftNDArray **) 0 ;
@@ -3781,7 +3781,7 @@ _gostring_ _wrap_weft_metric_update_capi_f8d8fda0697c4090(WeftMetric *_swig_go_0
 }
 
 
-_gostring_ _wrap_weft_metric_num_values_capi_f8d8fda0697c4090(WeftMetric *_swig_go_0, _goslice_ _swig_go_1) {
+_gostring_ _wrap_weft_metric_num_values_capi_e9327122f07dbc13(WeftMetric *_swig_go_0, _goslice_ _swig_go_1) {
   WeftMetric *arg1 = (WeftMetric *) 0 ;
   size_t *arg2 = (size_t *) 0 ;
   WeftStatus result;
@@ -3796,7 +3796,7 @@ _gostring_ _wrap_weft_metric_num_values_capi_f8d8fda0697c4090(WeftMetric *_swig_
 }
 
 
-_gostring_ _wrap_weft_metric_get_capi_f8d8fda0697c4090(WeftMetric *_swig_go_0, _goslice_ _swig_go_1, _goslice_ _swig_go_2, long long _swig_go_3, _goslice_ _swig_go_4) {
+_gostring_ _wrap_weft_metric_get_capi_e9327122f07dbc13(WeftMetric *_swig_go_0, _goslice_ _swig_go_1, _goslice_ _swig_go_2, long long _swig_go_3, _goslice_ _swig_go_4) {
   WeftMetric *arg1 = (WeftMetric *) 0 ;
   WeftStringList **arg2 = (WeftStringList **) 0 ;
   double *arg3 = (double *) 0 ;
@@ -3817,7 +3817,7 @@ _gostring_ _wrap_weft_metric_get_capi_f8d8fda0697c4090(WeftMetric *_swig_go_0, _
 }
 
 
-_gostring_ _wrap_weft_metric_reset_capi_f8d8fda0697c4090(WeftMetric *_swig_go_0) {
+_gostring_ _wrap_weft_metric_reset_capi_e9327122f07dbc13(WeftMetric *_swig_go_0) {
   WeftMetric *arg1 = (WeftMetric *) 0 ;
   WeftStatus result;
   _gostring_ _swig_go_result;
@@ -3830,7 +3830,7 @@ _gostring_ _wrap_weft_metric_reset_capi_f8d8fda0697c4090(WeftMetric *_swig_go_0)
 }
 
 
-_gostring_ _wrap_weft_metric_free_capi_f8d8fda0697c4090(WeftMetric *_swig_go_0) {
+_gostring_ _wrap_weft_metric_free_capi_e9327122f07dbc13(WeftMetric *_swig_go_0) {
   WeftMetric *arg1 = (WeftMetric *) 0 ;
   WeftStatus result;
   _gostring_ _swig_go_result;
@@ -3843,7 +3843,7 @@ _gostring_ _wrap_weft_metric_free_capi_f8d8fda0697c4090(WeftMetric *_swig_go_0) 
 }
 
 
-_gostring_ _wrap_weft_checkpoint_save_capi_f8d8fda0697c4090(_gostring_ _swig_go_0, intgo _swig_go_1, WeftSymbolHandle *_swig_go_2, long long _swig_go_3, _gostring_ _swig_go_4, _goslice_ _swig_go_5, long long _swig_go_6, _gostring_ _swig_go_7, _goslice_ _swig_go_8) {
+_gostring_ _wrap_weft_checkpoint_save_capi_e9327122f07dbc13(_gostring_ _swig_go_0, intgo _swig_go_1, WeftSymbolHandle *_swig_go_2, long long _swig_go_3, _gostring_ _swig_go_4, _goslice_ _swig_go_5, long long _swig_go_6, _gostring_ _swig_go_7, _goslice_ _swig_go_8) {
   char *arg1 = (char *) 0 ;
   int arg2 ;
   WeftSymbolHandle *arg3 = (WeftSymbolHandle *) 0 ;
@@ -3899,7 +3899,7 @@ _gostring_ _wrap_weft_checkpoint_save_capi_f8d8fda0697c4090(_gostring_ _swig_go_
 }
 
 
-_gostring_ _wrap_weft_checkpoint_load_capi_f8d8fda0697c4090(_gostring_ _swig_go_0, intgo _swig_go_1, _goslice_ _swig_go_2, _goslice_ _swig_go_3, _goslice_ _swig_go_4) {
+_gostring_ _wrap_weft_checkpoint_load_capi_e9327122f07dbc13(_gostring_ _swig_go_0, intgo _swig_go_1, _goslice_ _swig_go_2, _goslice_ _swig_go_3, _goslice_ _swig_go_4) {
   char *arg1 = (char *) 0 ;
   int arg2 ;
   WeftSymbolHandle **arg3 = (WeftSymbolHandle **) 0 ;
@@ -3925,7 +3925,7 @@ _gostring_ _wrap_weft_checkpoint_load_capi_f8d8fda0697c4090(_gostring_ _swig_go_
 }
 
 
-_gostring_ _wrap_weft_initializer_create_capi_f8d8fda0697c4090(_gostring_ _swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, long long _swig_go_3, long long _swig_go_4, _goslice_ _swig_go_5) {
+_gostring_ _wrap_weft_initializer_create_capi_e9327122f07dbc13(_gostring_ _swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, long long _swig_go_3, long long _swig_go_4, _goslice_ _swig_go_5) {
   char *arg1 = (char *) 0 ;
   char **arg2 = (char **) 0 ;
   char **arg3 = (char **) 0 ;
@@ -3975,7 +3975,7 @@ _gostring_ _wrap_weft_initializer_create_capi_f8d8fda0697c4090(_gostring_ _swig_
 }
 
 
-_gostring_ _wrap_weft_initializer_init_capi_f8d8fda0697c4090(WeftInitializer *_swig_go_0, _gostring_ _swig_go_1, WeftNDArray *_swig_go_2) {
+_gostring_ _wrap_weft_initializer_init_capi_e9327122f07dbc13(WeftInitializer *_swig_go_0, _gostring_ _swig_go_1, WeftNDArray *_swig_go_2) {
   WeftInitializer *arg1 = (WeftInitializer *) 0 ;
   char *arg2 = (char *) 0 ;
   WeftNDArray *arg3 = (WeftNDArray *) 0 ;
@@ -3997,7 +3997,7 @@ _gostring_ _wrap_weft_initializer_init_capi_f8d8fda0697c4090(WeftInitializer *_s
 }
 
 
-_gostring_ _wrap_weft_initializer_free_capi_f8d8fda0697c4090(WeftInitializer *_swig_go_0) {
+_gostring_ _wrap_weft_initializer_free_capi_e9327122f07dbc13(WeftInitializer *_swig_go_0) {
   WeftInitializer *arg1 = (WeftInitializer *) 0 ;
   WeftStatus result;
   _gostring_ _swig_go_result;
@@ -4010,7 +4010,7 @@ _gostring_ _wrap_weft_initializer_free_capi_f8d8fda0697c4090(WeftInitializer *_s
 }
 
 
-_gostring_ _wrap_weft_optimizer_create_capi_f8d8fda0697c4090(_gostring_ _swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, long long _swig_go_3, _goslice_ _swig_go_4) {
+_gostring_ _wrap_weft_optimizer_create_capi_e9327122f07dbc13(_gostring_ _swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, long long _swig_go_3, _goslice_ _swig_go_4) {
   char *arg1 = (char *) 0 ;
   char **arg2 = (char **) 0 ;
   char **arg3 = (char **) 0 ;
@@ -4058,7 +4058,7 @@ _gostring_ _wrap_weft_optimizer_create_capi_f8d8fda0697c4090(_gostring_ _swig_go
 }
 
 
-_gostring_ _wrap_weft_optimizer_set_lr_scheduler_capi_f8d8fda0697c4090(WeftOptimizer *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2, long long _swig_go_3, float _swig_go_4, float _swig_go_5) {
+_gostring_ _wrap_weft_optimizer_set_lr_scheduler_capi_e9327122f07dbc13(WeftOptimizer *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2, long long _swig_go_3, float _swig_go_4, float _swig_go_5) {
   WeftOptimizer *arg1 = (WeftOptimizer *) 0 ;
   char *arg2 = (char *) 0 ;
   int64_t *arg3 = (int64_t *) 0 ;
@@ -4086,7 +4086,7 @@ _gostring_ _wrap_weft_optimizer_set_lr_scheduler_capi_f8d8fda0697c4090(WeftOptim
 }
 
 
-_gostring_ _wrap_weft_optimizer_set_lr_scheduler_ex_capi_f8d8fda0697c4090(WeftOptimizer *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, _gostring_ _swig_go_3, long long _swig_go_4) {
+_gostring_ _wrap_weft_optimizer_set_lr_scheduler_ex_capi_e9327122f07dbc13(WeftOptimizer *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, _gostring_ _swig_go_3, long long _swig_go_4) {
   WeftOptimizer *arg1 = (WeftOptimizer *) 0 ;
   char *arg2 = (char *) 0 ;
   char **arg3 = (char **) 0 ;
@@ -4134,7 +4134,7 @@ _gostring_ _wrap_weft_optimizer_set_lr_scheduler_ex_capi_f8d8fda0697c4090(WeftOp
 }
 
 
-_gostring_ _wrap_weft_optimizer_set_multipliers_capi_f8d8fda0697c4090(WeftOptimizer *_swig_go_0, WeftSymbolHandle *_swig_go_1) {
+_gostring_ _wrap_weft_optimizer_set_multipliers_capi_e9327122f07dbc13(WeftOptimizer *_swig_go_0, WeftSymbolHandle *_swig_go_1) {
   WeftOptimizer *arg1 = (WeftOptimizer *) 0 ;
   WeftSymbolHandle *arg2 = (WeftSymbolHandle *) 0 ;
   WeftStatus result;
@@ -4149,7 +4149,7 @@ _gostring_ _wrap_weft_optimizer_set_multipliers_capi_f8d8fda0697c4090(WeftOptimi
 }
 
 
-_gostring_ _wrap_weft_optimizer_set_rescale_grad_capi_f8d8fda0697c4090(WeftOptimizer *_swig_go_0, float _swig_go_1) {
+_gostring_ _wrap_weft_optimizer_set_rescale_grad_capi_e9327122f07dbc13(WeftOptimizer *_swig_go_0, float _swig_go_1) {
   WeftOptimizer *arg1 = (WeftOptimizer *) 0 ;
   float arg2 ;
   WeftStatus result;
@@ -4164,7 +4164,7 @@ _gostring_ _wrap_weft_optimizer_set_rescale_grad_capi_f8d8fda0697c4090(WeftOptim
 }
 
 
-_gostring_ _wrap_weft_optimizer_update_capi_f8d8fda0697c4090(WeftOptimizer *_swig_go_0, intgo _swig_go_1, _gostring_ _swig_go_2, WeftNDArray *_swig_go_3, WeftNDArray *_swig_go_4) {
+_gostring_ _wrap_weft_optimizer_update_capi_e9327122f07dbc13(WeftOptimizer *_swig_go_0, intgo _swig_go_1, _gostring_ _swig_go_2, WeftNDArray *_swig_go_3, WeftNDArray *_swig_go_4) {
   WeftOptimizer *arg1 = (WeftOptimizer *) 0 ;
   int arg2 ;
   char *arg3 = (char *) 0 ;
@@ -4190,7 +4190,7 @@ _gostring_ _wrap_weft_optimizer_update_capi_f8d8fda0697c4090(WeftOptimizer *_swi
 }
 
 
-_gostring_ _wrap_weft_optimizer_num_update_capi_f8d8fda0697c4090(WeftOptimizer *_swig_go_0, _goslice_ _swig_go_1) {
+_gostring_ _wrap_weft_optimizer_num_update_capi_e9327122f07dbc13(WeftOptimizer *_swig_go_0, _goslice_ _swig_go_1) {
   WeftOptimizer *arg1 = (WeftOptimizer *) 0 ;
   int64_t *arg2 = (int64_t *) 0 ;
   WeftStatus result;
@@ -4205,7 +4205,7 @@ _gostring_ _wrap_weft_optimizer_num_update_capi_f8d8fda0697c4090(WeftOptimizer *
 }
 
 
-_gostring_ _wrap_weft_optimizer_learning_rate_capi_f8d8fda0697c4090(WeftOptimizer *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2) {
+_gostring_ _wrap_weft_optimizer_learning_rate_capi_e9327122f07dbc13(WeftOptimizer *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2) {
   WeftOptimizer *arg1 = (WeftOptimizer *) 0 ;
   char *arg2 = (char *) 0 ;
   float *arg3 = (float *) 0 ;
@@ -4227,7 +4227,7 @@ _gostring_ _wrap_weft_optimizer_learning_rate_capi_f8d8fda0697c4090(WeftOptimize
 }
 
 
-_gostring_ _wrap_weft_optimizer_free_capi_f8d8fda0697c4090(WeftOptimizer *_swig_go_0) {
+_gostring_ _wrap_weft_optimizer_free_capi_e9327122f07dbc13(WeftOptimizer *_swig_go_0) {
   WeftOptimizer *arg1 = (WeftOptimizer *) 0 ;
   WeftStatus result;
   _gostring_ _swig_go_result;
@@ -4240,7 +4240,7 @@ _gostring_ _wrap_weft_optimizer_free_capi_f8d8fda0697c4090(WeftOptimizer *_swig_
 }
 
 
-_gostring_ _wrap_weft_optimizer_save_states_capi_f8d8fda0697c4090(WeftOptimizer *_swig_go_0, _gostring_ _swig_go_1) {
+_gostring_ _wrap_weft_optimizer_save_states_capi_e9327122f07dbc13(WeftOptimizer *_swig_go_0, _gostring_ _swig_go_1) {
   WeftOptimizer *arg1 = (WeftOptimizer *) 0 ;
   char *arg2 = (char *) 0 ;
   WeftStatus result;
@@ -4260,7 +4260,7 @@ _gostring_ _wrap_weft_optimizer_save_states_capi_f8d8fda0697c4090(WeftOptimizer 
 }
 
 
-_gostring_ _wrap_weft_optimizer_load_states_capi_f8d8fda0697c4090(WeftOptimizer *_swig_go_0, _gostring_ _swig_go_1) {
+_gostring_ _wrap_weft_optimizer_load_states_capi_e9327122f07dbc13(WeftOptimizer *_swig_go_0, _gostring_ _swig_go_1) {
   WeftOptimizer *arg1 = (WeftOptimizer *) 0 ;
   char *arg2 = (char *) 0 ;
   WeftStatus result;
@@ -4280,7 +4280,7 @@ _gostring_ _wrap_weft_optimizer_load_states_capi_f8d8fda0697c4090(WeftOptimizer 
 }
 
 
-_gostring_ _wrap_weft_module_create_capi_f8d8fda0697c4090(WeftSymbolHandle *_swig_go_0, long long _swig_go_1, _gostring_ _swig_go_2, long long _swig_go_3, _gostring_ _swig_go_4, intgo _swig_go_5, intgo _swig_go_6, _goslice_ _swig_go_7) {
+_gostring_ _wrap_weft_module_create_capi_e9327122f07dbc13(WeftSymbolHandle *_swig_go_0, long long _swig_go_1, _gostring_ _swig_go_2, long long _swig_go_3, _gostring_ _swig_go_4, intgo _swig_go_5, intgo _swig_go_6, _goslice_ _swig_go_7) {
   WeftSymbolHandle *arg1 = (WeftSymbolHandle *) 0 ;
   size_t arg2 ;
   char **arg3 = (char **) 0 ;
@@ -4329,7 +4329,7 @@ _gostring_ _wrap_weft_module_create_capi_f8d8fda0697c4090(WeftSymbolHandle *_swi
 }
 
 
-_gostring_ _wrap_weft_module_set_fixed_params_capi_f8d8fda0697c4090(WeftModule *_swig_go_0, long long _swig_go_1, _gostring_ _swig_go_2) {
+_gostring_ _wrap_weft_module_set_fixed_params_capi_e9327122f07dbc13(WeftModule *_swig_go_0, long long _swig_go_1, _gostring_ _swig_go_2) {
   WeftModule *arg1 = (WeftModule *) 0 ;
   size_t arg2 ;
   char **arg3 = (char **) 0 ;
@@ -4357,7 +4357,7 @@ _gostring_ _wrap_weft_module_set_fixed_params_capi_f8d8fda0697c4090(WeftModule *
 }
 
 
-_gostring_ _wrap_weft_module_bind_capi_f8d8fda0697c4090(WeftModule *_swig_go_0, WeftDataIter *_swig_go_1, intgo _swig_go_2) {
+_gostring_ _wrap_weft_module_bind_capi_e9327122f07dbc13(WeftModule *_swig_go_0, WeftDataIter *_swig_go_1, intgo _swig_go_2) {
   WeftModule *arg1 = (WeftModule *) 0 ;
   WeftDataIter *arg2 = (WeftDataIter *) 0 ;
   int arg3 ;
@@ -4374,7 +4374,7 @@ _gostring_ _wrap_weft_module_bind_capi_f8d8fda0697c4090(WeftModule *_swig_go_0, 
 }
 
 
-_gostring_ _wrap_weft_module_init_params_capi_f8d8fda0697c4090(WeftModule *_swig_go_0, WeftInitializer *_swig_go_1, WeftNDArrayList *_swig_go_2, WeftNDArrayList *_swig_go_3, intgo _swig_go_4) {
+_gostring_ _wrap_weft_module_init_params_capi_e9327122f07dbc13(WeftModule *_swig_go_0, WeftInitializer *_swig_go_1, WeftNDArrayList *_swig_go_2, WeftNDArrayList *_swig_go_3, intgo _swig_go_4) {
   WeftModule *arg1 = (WeftModule *) 0 ;
   WeftInitializer *arg2 = (WeftInitializer *) 0 ;
   WeftNDArrayList *arg3 = (WeftNDArrayList *) 0 ;
@@ -4395,7 +4395,7 @@ _gostring_ _wrap_weft_module_init_params_capi_f8d8fda0697c4090(WeftModule *_swig
 }
 
 
-_gostring_ _wrap_weft_module_init_optimizer_capi_f8d8fda0697c4090(WeftModule *_swig_go_0, WeftOptimizer *_swig_go_1) {
+_gostring_ _wrap_weft_module_init_optimizer_capi_e9327122f07dbc13(WeftModule *_swig_go_0, WeftOptimizer *_swig_go_1) {
   WeftModule *arg1 = (WeftModule *) 0 ;
   WeftOptimizer *arg2 = (WeftOptimizer *) 0 ;
   WeftStatus result;
@@ -4410,7 +4410,7 @@ _gostring_ _wrap_weft_module_init_optimizer_capi_f8d8fda0697c4090(WeftModule *_s
 }
 
 
-_gostring_ _wrap_weft_module_forward_capi_f8d8fda0697c4090(WeftModule *_swig_go_0, WeftDataIter *_swig_go_1, intgo _swig_go_2) {
+_gostring_ _wrap_weft_module_forward_capi_e9327122f07dbc13(WeftModule *_swig_go_0, WeftDataIter *_swig_go_1, intgo _swig_go_2) {
   WeftModule *arg1 = (WeftModule *) 0 ;
   WeftDataIter *arg2 = (WeftDataIter *) 0 ;
   int arg3 ;
@@ -4427,7 +4427,7 @@ _gostring_ _wrap_weft_module_forward_capi_f8d8fda0697c4090(WeftModule *_swig_go_
 }
 
 
-_gostring_ _wrap_weft_module_backward_capi_f8d8fda0697c4090(WeftModule *_swig_go_0) {
+_gostring_ _wrap_weft_module_backward_capi_e9327122f07dbc13(WeftModule *_swig_go_0) {
   WeftModule *arg1 = (WeftModule *) 0 ;
   WeftStatus result;
   _gostring_ _swig_go_result;
@@ -4440,7 +4440,7 @@ _gostring_ _wrap_weft_module_backward_capi_f8d8fda0697c4090(WeftModule *_swig_go
 }
 
 
-_gostring_ _wrap_weft_module_update_capi_f8d8fda0697c4090(WeftModule *_swig_go_0) {
+_gostring_ _wrap_weft_module_update_capi_e9327122f07dbc13(WeftModule *_swig_go_0) {
   WeftModule *arg1 = (WeftModule *) 0 ;
   WeftStatus result;
   _gostring_ _swig_go_result;
@@ -4453,7 +4453,7 @@ _gostring_ _wrap_weft_module_update_capi_f8d8fda0697c4090(WeftModule *_swig_go_0
 }
 
 
-_gostring_ _wrap_weft_module_update_metric_capi_f8d8fda0697c4090(WeftModule *_swig_go_0, WeftMetric *_swig_go_1, WeftDataIter *_swig_go_2) {
+_gostring_ _wrap_weft_module_update_metric_capi_e9327122f07dbc13(WeftModule *_swig_go_0, WeftMetric *_swig_go_1, WeftDataIter *_swig_go_2) {
   WeftModule *arg1 = (WeftModule *) 0 ;
   WeftMetric *arg2 = (WeftMetric *) 0 ;
   WeftDataIter *arg3 = (WeftDataIter *) 0 ;
@@ -4470,7 +4470,7 @@ _gostring_ _wrap_weft_module_update_metric_capi_f8d8fda0697c4090(WeftModule *_sw
 }
 
 
-_gostring_ _wrap_weft_module_outputs_capi_f8d8fda0697c4090(WeftModule *_swig_go_0, _goslice_ _swig_go_1) {
+_gostring_ _wrap_weft_module_outputs_capi_e9327122f07dbc13(WeftModule *_swig_go_0, _goslice_ _swig_go_1) {
   WeftModule *arg1 = (WeftModule *) 0 ;
   WeftNDArrayList **arg2 = (WeftNDArrayList **) 0 ;
   WeftStatus result;
@@ -4485,7 +4485,7 @@ _gostring_ _wrap_weft_module_outputs_capi_f8d8fda0697c4090(WeftModule *_swig_go_
 }
 
 
-_gostring_ _wrap_weft_module_params_capi_f8d8fda0697c4090(WeftModule *_swig_go_0, _goslice_ _swig_go_1, _goslice_ _swig_go_2) {
+_gostring_ _wrap_weft_module_params_capi_e9327122f07dbc13(WeftModule *_swig_go_0, _goslice_ _swig_go_1, _goslice_ _swig_go_2) {
   WeftModule *arg1 = (WeftModule *) 0 ;
   WeftNDArrayList **arg2 = (WeftNDArrayList **) 0 ;
   WeftNDArrayList **arg3 = (WeftNDArrayList **) 0 ;
@@ -4502,7 +4502,7 @@ _gostring_ _wrap_weft_module_params_capi_f8d8fda0697c4090(WeftModule *_swig_go_0
 }
 
 
-_gostring_ _wrap_weft_module_fit_capi_f8d8fda0697c4090(WeftModule *_swig_go_0, WeftDataIter *_swig_go_1, WeftDataIter *_swig_go_2, WeftMetric *_swig_go_3, intgo _swig_go_4, intgo _swig_go_5, intgo _swig_go_6, _gostring_ _swig_go_7, _goslice_ _swig_go_8) {
+_gostring_ _wrap_weft_module_fit_capi_e9327122f07dbc13(WeftModule *_swig_go_0, WeftDataIter *_swig_go_1, WeftDataIter *_swig_go_2, WeftMetric *_swig_go_3, intgo _swig_go_4, intgo _swig_go_5, intgo _swig_go_6, _gostring_ _swig_go_7, _goslice_ _swig_go_8) {
   WeftModule *arg1 = (WeftModule *) 0 ;
   WeftDataIter *arg2 = (WeftDataIter *) 0 ;
   WeftDataIter *arg3 = (WeftDataIter *) 0 ;
@@ -4539,7 +4539,7 @@ _gostring_ _wrap_weft_module_fit_capi_f8d8fda0697c4090(WeftModule *_swig_go_0, W
 }
 
 
-_gostring_ _wrap_weft_fit_session_create_capi_f8d8fda0697c4090(WeftModule *_swig_go_0, WeftDataIter *_swig_go_1, WeftDataIter *_swig_go_2, WeftMetric *_swig_go_3, intgo _swig_go_4, intgo _swig_go_5, intgo _swig_go_6, _gostring_ _swig_go_7, _goslice_ _swig_go_8) {
+_gostring_ _wrap_weft_fit_session_create_capi_e9327122f07dbc13(WeftModule *_swig_go_0, WeftDataIter *_swig_go_1, WeftDataIter *_swig_go_2, WeftMetric *_swig_go_3, intgo _swig_go_4, intgo _swig_go_5, intgo _swig_go_6, _gostring_ _swig_go_7, _goslice_ _swig_go_8) {
   WeftModule *arg1 = (WeftModule *) 0 ;
   WeftDataIter *arg2 = (WeftDataIter *) 0 ;
   WeftDataIter *arg3 = (WeftDataIter *) 0 ;
@@ -4576,7 +4576,7 @@ _gostring_ _wrap_weft_fit_session_create_capi_f8d8fda0697c4090(WeftModule *_swig
 }
 
 
-_gostring_ _wrap_weft_fit_session_next_capi_f8d8fda0697c4090(WeftFitSession *_swig_go_0, _goslice_ _swig_go_1) {
+_gostring_ _wrap_weft_fit_session_next_capi_e9327122f07dbc13(WeftFitSession *_swig_go_0, _goslice_ _swig_go_1) {
   WeftFitSession *arg1 = (WeftFitSession *) 0 ;
   int *arg2 = (int *) 0 ;
   WeftStatus result;
@@ -4591,7 +4591,7 @@ _gostring_ _wrap_weft_fit_session_next_capi_f8d8fda0697c4090(WeftFitSession *_sw
 }
 
 
-_gostring_ _wrap_weft_fit_session_stop_capi_f8d8fda0697c4090(WeftFitSession *_swig_go_0) {
+_gostring_ _wrap_weft_fit_session_stop_capi_e9327122f07dbc13(WeftFitSession *_swig_go_0) {
   WeftFitSession *arg1 = (WeftFitSession *) 0 ;
   WeftStatus result;
   _gostring_ _swig_go_result;
@@ -4604,7 +4604,7 @@ _gostring_ _wrap_weft_fit_session_stop_capi_f8d8fda0697c4090(WeftFitSession *_sw
 }
 
 
-_gostring_ _wrap_weft_fit_session_batch_capi_f8d8fda0697c4090(WeftFitSession *_swig_go_0, _goslice_ _swig_go_1, _goslice_ _swig_go_2, _goslice_ _swig_go_3, _goslice_ _swig_go_4, _goslice_ _swig_go_5) {
+_gostring_ _wrap_weft_fit_session_batch_capi_e9327122f07dbc13(WeftFitSession *_swig_go_0, _goslice_ _swig_go_1, _goslice_ _swig_go_2, _goslice_ _swig_go_3, _goslice_ _swig_go_4, _goslice_ _swig_go_5) {
   WeftFitSession *arg1 = (WeftFitSession *) 0 ;
   int *arg2 = (int *) 0 ;
   int64_t *arg3 = (int64_t *) 0 ;
@@ -4627,7 +4627,7 @@ _gostring_ _wrap_weft_fit_session_batch_capi_f8d8fda0697c4090(WeftFitSession *_s
 }
 
 
-_gostring_ _wrap_weft_fit_session_epoch_capi_f8d8fda0697c4090(WeftFitSession *_swig_go_0, _goslice_ _swig_go_1, _goslice_ _swig_go_2, _goslice_ _swig_go_3, _goslice_ _swig_go_4, _goslice_ _swig_go_5, _goslice_ _swig_go_6) {
+_gostring_ _wrap_weft_fit_session_epoch_capi_e9327122f07dbc13(WeftFitSession *_swig_go_0, _goslice_ _swig_go_1, _goslice_ _swig_go_2, _goslice_ _swig_go_3, _goslice_ _swig_go_4, _goslice_ _swig_go_5, _goslice_ _swig_go_6) {
   WeftFitSession *arg1 = (WeftFitSession *) 0 ;
   int *arg2 = (int *) 0 ;
   int64_t *arg3 = (int64_t *) 0 ;
@@ -4652,7 +4652,7 @@ _gostring_ _wrap_weft_fit_session_epoch_capi_f8d8fda0697c4090(WeftFitSession *_s
 }
 
 
-_gostring_ _wrap_weft_fit_session_epoch_metric_capi_f8d8fda0697c4090(WeftFitSession *_swig_go_0, intgo _swig_go_1, _goslice_ _swig_go_2, _goslice_ _swig_go_3, long long _swig_go_4, _goslice_ _swig_go_5) {
+_gostring_ _wrap_weft_fit_session_epoch_metric_capi_e9327122f07dbc13(WeftFitSession *_swig_go_0, intgo _swig_go_1, _goslice_ _swig_go_2, _goslice_ _swig_go_3, long long _swig_go_4, _goslice_ _swig_go_5) {
   WeftFitSession *arg1 = (WeftFitSession *) 0 ;
   int arg2 ;
   WeftStringList **arg3 = (WeftStringList **) 0 ;
@@ -4675,7 +4675,7 @@ _gostring_ _wrap_weft_fit_session_epoch_metric_capi_f8d8fda0697c4090(WeftFitSess
 }
 
 
-_gostring_ _wrap_weft_fit_session_free_capi_f8d8fda0697c4090(WeftFitSession *_swig_go_0) {
+_gostring_ _wrap_weft_fit_session_free_capi_e9327122f07dbc13(WeftFitSession *_swig_go_0) {
   WeftFitSession *arg1 = (WeftFitSession *) 0 ;
   WeftStatus result;
   _gostring_ _swig_go_result;
@@ -4688,7 +4688,7 @@ _gostring_ _wrap_weft_fit_session_free_capi_f8d8fda0697c4090(WeftFitSession *_sw
 }
 
 
-_gostring_ _wrap_weft_module_score_capi_f8d8fda0697c4090(WeftModule *_swig_go_0, WeftDataIter *_swig_go_1, WeftMetric *_swig_go_2) {
+_gostring_ _wrap_weft_module_score_capi_e9327122f07dbc13(WeftModule *_swig_go_0, WeftDataIter *_swig_go_1, WeftMetric *_swig_go_2) {
   WeftModule *arg1 = (WeftModule *) 0 ;
   WeftDataIter *arg2 = (WeftDataIter *) 0 ;
   WeftMetric *arg3 = (WeftMetric *) 0 ;
@@ -4705,7 +4705,7 @@ _gostring_ _wrap_weft_module_score_capi_f8d8fda0697c4090(WeftModule *_swig_go_0,
 }
 
 
-_gostring_ _wrap_weft_module_save_checkpoint_capi_f8d8fda0697c4090(WeftModule *_swig_go_0, _gostring_ _swig_go_1, intgo _swig_go_2) {
+_gostring_ _wrap_weft_module_save_checkpoint_capi_e9327122f07dbc13(WeftModule *_swig_go_0, _gostring_ _swig_go_1, intgo _swig_go_2) {
   WeftModule *arg1 = (WeftModule *) 0 ;
   char *arg2 = (char *) 0 ;
   int arg3 ;
@@ -4727,7 +4727,7 @@ _gostring_ _wrap_weft_module_save_checkpoint_capi_f8d8fda0697c4090(WeftModule *_
 }
 
 
-_gostring_ _wrap_weft_module_free_capi_f8d8fda0697c4090(WeftModule *_swig_go_0) {
+_gostring_ _wrap_weft_module_free_capi_e9327122f07dbc13(WeftModule *_swig_go_0) {
   WeftModule *arg1 = (WeftModule *) 0 ;
   WeftStatus result;
   _gostring_ _swig_go_result;
@@ -4740,7 +4740,7 @@ _gostring_ _wrap_weft_module_free_capi_f8d8fda0697c4090(WeftModule *_swig_go_0) 
 }
 
 
-_gostring_ _wrap_weft_predictor_create_capi_f8d8fda0697c4090(_gostring_ _swig_go_0, void *_swig_go_1, long long _swig_go_2, long long _swig_go_3, _gostring_ _swig_go_4, _goslice_ _swig_go_5, _goslice_ _swig_go_6, intgo _swig_go_7, intgo _swig_go_8, long long _swig_go_9, _gostring_ _swig_go_10, long long _swig_go_11, _gostring_ _swig_go_12, _gostring_ _swig_go_13, _goslice_ _swig_go_14) {
+_gostring_ _wrap_weft_predictor_create_capi_e9327122f07dbc13(_gostring_ _swig_go_0, void *_swig_go_1, long long _swig_go_2, long long _swig_go_3, _gostring_ _swig_go_4, _goslice_ _swig_go_5, _goslice_ _swig_go_6, intgo _swig_go_7, intgo _swig_go_8, long long _swig_go_9, _gostring_ _swig_go_10, long long _swig_go_11, _gostring_ _swig_go_12, _gostring_ _swig_go_13, _goslice_ _swig_go_14) {
   char *arg1 = (char *) 0 ;
   void *arg2 = (void *) 0 ;
   size_t arg3 ;
@@ -4830,7 +4830,7 @@ _gostring_ _wrap_weft_predictor_create_capi_f8d8fda0697c4090(_gostring_ _swig_go
 }
 
 
-_gostring_ _wrap_weft_predictor_create_from_files_capi_f8d8fda0697c4090(_gostring_ _swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, _gostring_ _swig_go_3, _goslice_ _swig_go_4, _goslice_ _swig_go_5, intgo _swig_go_6, intgo _swig_go_7, long long _swig_go_8, _gostring_ _swig_go_9, long long _swig_go_10, _gostring_ _swig_go_11, _gostring_ _swig_go_12, _goslice_ _swig_go_13) {
+_gostring_ _wrap_weft_predictor_create_from_files_capi_e9327122f07dbc13(_gostring_ _swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, _gostring_ _swig_go_3, _goslice_ _swig_go_4, _goslice_ _swig_go_5, intgo _swig_go_6, intgo _swig_go_7, long long _swig_go_8, _gostring_ _swig_go_9, long long _swig_go_10, _gostring_ _swig_go_11, _gostring_ _swig_go_12, _goslice_ _swig_go_13) {
   char *arg1 = (char *) 0 ;
   char *arg2 = (char *) 0 ;
   size_t arg3 ;
@@ -4923,7 +4923,7 @@ _gostring_ _wrap_weft_predictor_create_from_files_capi_f8d8fda0697c4090(_gostrin
 }
 
 
-_gostring_ _wrap_weft_predictor_set_monitor_callback_capi_f8d8fda0697c4090(WeftPredictor *_swig_go_0, void* _swig_go_1, void *_swig_go_2, intgo _swig_go_3) {
+_gostring_ _wrap_weft_predictor_set_monitor_callback_capi_e9327122f07dbc13(WeftPredictor *_swig_go_0, WeftMonitorCallback _swig_go_1, void *_swig_go_2, intgo _swig_go_3) {
   WeftPredictor *arg1 = (WeftPredictor *) 0 ;
   WeftMonitorCallback arg2 = (WeftMonitorCallback) 0 ;
   void *arg3 = (void *) 0 ;
@@ -4932,8 +4932,8 @@ _gostring_ _wrap_weft_predictor_set_monitor_callback_capi_f8d8fda0697c4090(WeftP
   _gostring_ _swig_go_result;
   
   arg1 = (WeftPredictor *)_swig_go_0; 
-  arg2 = *(WeftMonitorCallback *)&_swig_go_1; 
-  arg3 = (void *)_swig_go_2; 
+  arg2 = (WeftMonitorCallback)_swig_go_1; 
+  arg3 = (void*)_swig_go_2; 
   arg4 = (int)_swig_go_3; 
   
   result = (WeftStatus)weft_predictor_set_monitor_callback(arg1,(char const *(*)(char const *,WeftNDArray *,void *))arg2,arg3,arg4);
@@ -4942,7 +4942,7 @@ _gostring_ _wrap_weft_predictor_set_monitor_callback_capi_f8d8fda0697c4090(WeftP
 }
 
 
-_gostring_ _wrap_weft_predictor_list_inputs_capi_f8d8fda0697c4090(WeftPredictor *_swig_go_0, _goslice_ _swig_go_1) {
+_gostring_ _wrap_weft_predictor_list_inputs_capi_e9327122f07dbc13(WeftPredictor *_swig_go_0, _goslice_ _swig_go_1) {
   WeftPredictor *arg1 = (WeftPredictor *) 0 ;
   WeftStringList **arg2 = (WeftStringList **) 0 ;
   WeftStatus result;
@@ -4957,7 +4957,7 @@ _gostring_ _wrap_weft_predictor_list_inputs_capi_f8d8fda0697c4090(WeftPredictor 
 }
 
 
-_gostring_ _wrap_weft_predictor_list_outputs_capi_f8d8fda0697c4090(WeftPredictor *_swig_go_0, _goslice_ _swig_go_1) {
+_gostring_ _wrap_weft_predictor_list_outputs_capi_e9327122f07dbc13(WeftPredictor *_swig_go_0, _goslice_ _swig_go_1) {
   WeftPredictor *arg1 = (WeftPredictor *) 0 ;
   WeftStringList **arg2 = (WeftStringList **) 0 ;
   WeftStatus result;
@@ -4972,7 +4972,7 @@ _gostring_ _wrap_weft_predictor_list_outputs_capi_f8d8fda0697c4090(WeftPredictor
 }
 
 
-_gostring_ _wrap_weft_predictor_output_shape_capi_f8d8fda0697c4090(WeftPredictor *_swig_go_0, long long _swig_go_1, _goslice_ _swig_go_2, _goslice_ _swig_go_3, long long _swig_go_4, _goslice_ _swig_go_5, long long _swig_go_6, _goslice_ _swig_go_7) {
+_gostring_ _wrap_weft_predictor_output_shape_capi_e9327122f07dbc13(WeftPredictor *_swig_go_0, long long _swig_go_1, _goslice_ _swig_go_2, _goslice_ _swig_go_3, long long _swig_go_4, _goslice_ _swig_go_5, long long _swig_go_6, _goslice_ _swig_go_7) {
   WeftPredictor *arg1 = (WeftPredictor *) 0 ;
   size_t arg2 ;
   size_t *arg3 = (size_t *) 0 ;
@@ -4999,7 +4999,7 @@ _gostring_ _wrap_weft_predictor_output_shape_capi_f8d8fda0697c4090(WeftPredictor
 }
 
 
-_gostring_ _wrap_weft_predictor_predict_packed_capi_f8d8fda0697c4090(WeftPredictor *_swig_go_0, long long _swig_go_1, void *_swig_go_2, _goslice_ _swig_go_3, _goslice_ _swig_go_4, _goslice_ _swig_go_5, long long _swig_go_6, void *_swig_go_7, _goslice_ _swig_go_8) {
+_gostring_ _wrap_weft_predictor_predict_packed_capi_e9327122f07dbc13(WeftPredictor *_swig_go_0, long long _swig_go_1, void *_swig_go_2, _goslice_ _swig_go_3, _goslice_ _swig_go_4, _goslice_ _swig_go_5, long long _swig_go_6, void *_swig_go_7, _goslice_ _swig_go_8) {
   WeftPredictor *arg1 = (WeftPredictor *) 0 ;
   size_t arg2 ;
   void *arg3 = (void *) 0 ;
@@ -5028,7 +5028,7 @@ _gostring_ _wrap_weft_predictor_predict_packed_capi_f8d8fda0697c4090(WeftPredict
 }
 
 
-_gostring_ _wrap_weft_predictor_predict_float_capi_f8d8fda0697c4090(WeftPredictor *_swig_go_0, _goslice_ _swig_go_1, long long _swig_go_2, _goslice_ _swig_go_3, long long _swig_go_4, _goslice_ _swig_go_5, long long _swig_go_6) {
+_gostring_ _wrap_weft_predictor_predict_float_capi_e9327122f07dbc13(WeftPredictor *_swig_go_0, _goslice_ _swig_go_1, long long _swig_go_2, _goslice_ _swig_go_3, long long _swig_go_4, _goslice_ _swig_go_5, long long _swig_go_6) {
   WeftPredictor *arg1 = (WeftPredictor *) 0 ;
   float *arg2 = (float *) 0 ;
   size_t arg3 ;
@@ -5053,7 +5053,7 @@ _gostring_ _wrap_weft_predictor_predict_float_capi_f8d8fda0697c4090(WeftPredicto
 }
 
 
-_gostring_ _wrap_weft_predictor_stats_capi_f8d8fda0697c4090(WeftPredictor *_swig_go_0, _goslice_ _swig_go_1) {
+_gostring_ _wrap_weft_predictor_stats_capi_e9327122f07dbc13(WeftPredictor *_swig_go_0, _goslice_ _swig_go_1) {
   WeftPredictor *arg1 = (WeftPredictor *) 0 ;
   WeftPredictorStats *arg2 = (WeftPredictorStats *) 0 ;
   WeftPredictorStats temp2 ;
@@ -5072,7 +5072,7 @@ _gostring_ _wrap_weft_predictor_stats_capi_f8d8fda0697c4090(WeftPredictor *_swig
 }
 
 
-_gostring_ _wrap_weft_predictor_free_capi_f8d8fda0697c4090(WeftPredictor *_swig_go_0) {
+_gostring_ _wrap_weft_predictor_free_capi_e9327122f07dbc13(WeftPredictor *_swig_go_0) {
   WeftPredictor *arg1 = (WeftPredictor *) 0 ;
   WeftStatus result;
   _gostring_ _swig_go_result;
@@ -5085,7 +5085,7 @@ _gostring_ _wrap_weft_predictor_free_capi_f8d8fda0697c4090(WeftPredictor *_swig_
 }
 
 
-_gostring_ _wrap_weft_kvstore_create_capi_f8d8fda0697c4090(_gostring_ _swig_go_0, _goslice_ _swig_go_1) {
+_gostring_ _wrap_weft_kvstore_create_capi_e9327122f07dbc13(_gostring_ _swig_go_0, _goslice_ _swig_go_1) {
   char *arg1 = (char *) 0 ;
   WeftKVStore **arg2 = (WeftKVStore **) 0 ;
   WeftStatus result;
@@ -5105,7 +5105,7 @@ _gostring_ _wrap_weft_kvstore_create_capi_f8d8fda0697c4090(_gostring_ _swig_go_0
 }
 
 
-_gostring_ _wrap_weft_kvstore_type_capi_f8d8fda0697c4090(WeftKVStore *_swig_go_0, _goslice_ _swig_go_1) {
+_gostring_ _wrap_weft_kvstore_type_capi_e9327122f07dbc13(WeftKVStore *_swig_go_0, _goslice_ _swig_go_1) {
   WeftKVStore *arg1 = (WeftKVStore *) 0 ;
   char **arg2 = (char **) 0 ;
   std::vector< char const * > sv2 ;
@@ -5129,7 +5129,7 @@ _gostring_ _wrap_weft_kvstore_type_capi_f8d8fda0697c4090(WeftKVStore *_swig_go_0
 }
 
 
-_gostring_ _wrap_weft_kvstore_rank_capi_f8d8fda0697c4090(WeftKVStore *_swig_go_0, _goslice_ _swig_go_1, _goslice_ _swig_go_2) {
+_gostring_ _wrap_weft_kvstore_rank_capi_e9327122f07dbc13(WeftKVStore *_swig_go_0, _goslice_ _swig_go_1, _goslice_ _swig_go_2) {
   WeftKVStore *arg1 = (WeftKVStore *) 0 ;
   int *arg2 = (int *) 0 ;
   int *arg3 = (int *) 0 ;
@@ -5146,7 +5146,7 @@ _gostring_ _wrap_weft_kvstore_rank_capi_f8d8fda0697c4090(WeftKVStore *_swig_go_0
 }
 
 
-_gostring_ _wrap_weft_kvstore_init_capi_f8d8fda0697c4090(WeftKVStore *_swig_go_0, long long _swig_go_1, _gostring_ _swig_go_2, _goslice_ _swig_go_3) {
+_gostring_ _wrap_weft_kvstore_init_capi_e9327122f07dbc13(WeftKVStore *_swig_go_0, long long _swig_go_1, _gostring_ _swig_go_2, _goslice_ _swig_go_3) {
   WeftKVStore *arg1 = (WeftKVStore *) 0 ;
   size_t arg2 ;
   char **arg3 = (char **) 0 ;
@@ -5176,7 +5176,7 @@ _gostring_ _wrap_weft_kvstore_init_capi_f8d8fda0697c4090(WeftKVStore *_swig_go_0
 }
 
 
-_gostring_ _wrap_weft_kvstore_push_capi_f8d8fda0697c4090(WeftKVStore *_swig_go_0, long long _swig_go_1, _gostring_ _swig_go_2, _goslice_ _swig_go_3, intgo _swig_go_4) {
+_gostring_ _wrap_weft_kvstore_push_capi_e9327122f07dbc13(WeftKVStore *_swig_go_0, long long _swig_go_1, _gostring_ _swig_go_2, _goslice_ _swig_go_3, intgo _swig_go_4) {
   WeftKVStore *arg1 = (WeftKVStore *) 0 ;
   size_t arg2 ;
   char **arg3 = (char **) 0 ;
@@ -5208,7 +5208,7 @@ _gostring_ _wrap_weft_kvstore_push_capi_f8d8fda0697c4090(WeftKVStore *_swig_go_0
 }
 
 
-_gostring_ _wrap_weft_kvstore_pull_capi_f8d8fda0697c4090(WeftKVStore *_swig_go_0, long long _swig_go_1, _gostring_ _swig_go_2, _goslice_ _swig_go_3, intgo _swig_go_4) {
+_gostring_ _wrap_weft_kvstore_pull_capi_e9327122f07dbc13(WeftKVStore *_swig_go_0, long long _swig_go_1, _gostring_ _swig_go_2, _goslice_ _swig_go_3, intgo _swig_go_4) {
   WeftKVStore *arg1 = (WeftKVStore *) 0 ;
   size_t arg2 ;
   char **arg3 = (char **) 0 ;
@@ -5240,7 +5240,7 @@ _gostring_ _wrap_weft_kvstore_pull_capi_f8d8fda0697c4090(WeftKVStore *_swig_go_0
 }
 
 
-_gostring_ _wrap_weft_kvstore_pushpull_capi_f8d8fda0697c4090(WeftKVStore *_swig_go_0, long long _swig_go_1, _gostring_ _swig_go_2, _goslice_ _swig_go_3, _goslice_ _swig_go_4, intgo _swig_go_5) {
+_gostring_ _wrap_weft_kvstore_pushpull_capi_e9327122f07dbc13(WeftKVStore *_swig_go_0, long long _swig_go_1, _gostring_ _swig_go_2, _goslice_ _swig_go_3, _goslice_ _swig_go_4, intgo _swig_go_5) {
   WeftKVStore *arg1 = (WeftKVStore *) 0 ;
   size_t arg2 ;
   char **arg3 = (char **) 0 ;
@@ -5274,7 +5274,7 @@ _gostring_ _wrap_weft_kvstore_pushpull_capi_f8d8fda0697c4090(WeftKVStore *_swig_
 }
 
 
-_gostring_ _wrap_weft_kvstore_set_optimizer_capi_f8d8fda0697c4090(WeftKVStore *_swig_go_0, WeftOptimizer *_swig_go_1) {
+_gostring_ _wrap_weft_kvstore_set_optimizer_capi_e9327122f07dbc13(WeftKVStore *_swig_go_0, WeftOptimizer *_swig_go_1) {
   WeftKVStore *arg1 = (WeftKVStore *) 0 ;
   WeftOptimizer *arg2 = (WeftOptimizer *) 0 ;
   WeftStatus result;
@@ -5289,7 +5289,7 @@ _gostring_ _wrap_weft_kvstore_set_optimizer_capi_f8d8fda0697c4090(WeftKVStore *_
 }
 
 
-_gostring_ _wrap_weft_kvstore_set_updater_queue_capi_f8d8fda0697c4090(WeftKVStore *_swig_go_0, intgo _swig_go_1) {
+_gostring_ _wrap_weft_kvstore_set_updater_queue_capi_e9327122f07dbc13(WeftKVStore *_swig_go_0, intgo _swig_go_1) {
   WeftKVStore *arg1 = (WeftKVStore *) 0 ;
   int arg2 ;
   WeftStatus result;
@@ -5304,7 +5304,7 @@ _gostring_ _wrap_weft_kvstore_set_updater_queue_capi_f8d8fda0697c4090(WeftKVStor
 }
 
 
-_gostring_ _wrap_weft_kvstore_next_update_capi_f8d8fda0697c4090(WeftKVStore *_swig_go_0, _goslice_ _swig_go_1, _goslice_ _swig_go_2, _goslice_ _swig_go_3, _goslice_ _swig_go_4) {
+_gostring_ _wrap_weft_kvstore_next_update_capi_e9327122f07dbc13(WeftKVStore *_swig_go_0, _goslice_ _swig_go_1, _goslice_ _swig_go_2, _goslice_ _swig_go_3, _goslice_ _swig_go_4) {
   WeftKVStore *arg1 = (WeftKVStore *) 0 ;
   char **arg2 = (char **) 0 ;
   WeftNDArray **arg3 = (WeftNDArray **) 0 ;
@@ -5334,7 +5334,7 @@ _gostring_ _wrap_weft_kvstore_next_update_capi_f8d8fda0697c4090(WeftKVStore *_sw
 }
 
 
-_gostring_ _wrap_weft_kvstore_barrier_capi_f8d8fda0697c4090(WeftKVStore *_swig_go_0) {
+_gostring_ _wrap_weft_kvstore_barrier_capi_e9327122f07dbc13(WeftKVStore *_swig_go_0) {
   WeftKVStore *arg1 = (WeftKVStore *) 0 ;
   WeftStatus result;
   _gostring_ _swig_go_result;
@@ -5347,7 +5347,7 @@ _gostring_ _wrap_weft_kvstore_barrier_capi_f8d8fda0697c4090(WeftKVStore *_swig_g
 }
 
 
-_gostring_ _wrap_weft_kvstore_free_capi_f8d8fda0697c4090(WeftKVStore *_swig_go_0) {
+_gostring_ _wrap_weft_kvstore_free_capi_e9327122f07dbc13(WeftKVStore *_swig_go_0) {
   WeftKVStore *arg1 = (WeftKVStore *) 0 ;
   WeftStatus result;
   _gostring_ _swig_go_result;
@@ -5360,7 +5360,7 @@ _gostring_ _wrap_weft_kvstore_free_capi_f8d8fda0697c4090(WeftKVStore *_swig_go_0
 }
 
 
-_gostring_ _wrap_weft_module_init_optimizer_kvstore_capi_f8d8fda0697c4090(WeftModule *_swig_go_0, WeftOptimizer *_swig_go_1, WeftKVStore *_swig_go_2) {
+_gostring_ _wrap_weft_module_init_optimizer_kvstore_capi_e9327122f07dbc13(WeftModule *_swig_go_0, WeftOptimizer *_swig_go_1, WeftKVStore *_swig_go_2) {
   WeftModule *arg1 = (WeftModule *) 0 ;
   WeftOptimizer *arg2 = (WeftOptimizer *) 0 ;
   WeftKVStore *arg3 = (WeftKVStore *) 0 ;
@@ -5377,7 +5377,7 @@ _gostring_ _wrap_weft_module_init_optimizer_kvstore_capi_f8d8fda0697c4090(WeftMo
 }
 
 
-_gostring_ _wrap_weft_data_iter_select_part_capi_f8d8fda0697c4090(WeftDataIter *_swig_go_0, intgo _swig_go_1, intgo _swig_go_2) {
+_gostring_ _wrap_weft_data_iter_select_part_capi_e9327122f07dbc13(WeftDataIter *_swig_go_0, intgo _swig_go_1, intgo _swig_go_2) {
   WeftDataIter *arg1 = (WeftDataIter *) 0 ;
   int arg2 ;
   int arg3 ;
@@ -5394,7 +5394,7 @@ _gostring_ _wrap_weft_data_iter_select_part_capi_f8d8fda0697c4090(WeftDataIter *
 }
 
 
-_gostring_ _wrap_weft_kvstore_finalize_capi_f8d8fda0697c4090() {
+_gostring_ _wrap_weft_kvstore_finalize_capi_e9327122f07dbc13() {
   WeftStatus result;
   _gostring_ _swig_go_result;
   
@@ -5405,7 +5405,7 @@ _gostring_ _wrap_weft_kvstore_finalize_capi_f8d8fda0697c4090() {
 }
 
 
-_gostring_ _wrap_weft_autograd_set_is_recording_capi_f8d8fda0697c4090(intgo _swig_go_0, _goslice_ _swig_go_1) {
+_gostring_ _wrap_weft_autograd_set_is_recording_capi_e9327122f07dbc13(intgo _swig_go_0, _goslice_ _swig_go_1) {
   int arg1 ;
   int *arg2 = (int *) 0 ;
   WeftStatus result;
@@ -5420,7 +5420,7 @@ _gostring_ _wrap_weft_autograd_set_is_recording_capi_f8d8fda0697c4090(intgo _swi
 }
 
 
-_gostring_ _wrap_weft_autograd_set_is_training_capi_f8d8fda0697c4090(intgo _swig_go_0, _goslice_ _swig_go_1) {
+_gostring_ _wrap_weft_autograd_set_is_training_capi_e9327122f07dbc13(intgo _swig_go_0, _goslice_ _swig_go_1) {
   int arg1 ;
   int *arg2 = (int *) 0 ;
   WeftStatus result;
@@ -5435,7 +5435,7 @@ _gostring_ _wrap_weft_autograd_set_is_training_capi_f8d8fda0697c4090(intgo _swig
 }
 
 
-_gostring_ _wrap_weft_autograd_is_recording_capi_f8d8fda0697c4090(_goslice_ _swig_go_0) {
+_gostring_ _wrap_weft_autograd_is_recording_capi_e9327122f07dbc13(_goslice_ _swig_go_0) {
   int *arg1 = (int *) 0 ;
   WeftStatus result;
   _gostring_ _swig_go_result;
@@ -5448,7 +5448,7 @@ _gostring_ _wrap_weft_autograd_is_recording_capi_f8d8fda0697c4090(_goslice_ _swi
 }
 
 
-_gostring_ _wrap_weft_autograd_is_training_capi_f8d8fda0697c4090(_goslice_ _swig_go_0) {
+_gostring_ _wrap_weft_autograd_is_training_capi_e9327122f07dbc13(_goslice_ _swig_go_0) {
   int *arg1 = (int *) 0 ;
   WeftStatus result;
   _gostring_ _swig_go_result;
@@ -5461,7 +5461,7 @@ _gostring_ _wrap_weft_autograd_is_training_capi_f8d8fda0697c4090(_goslice_ _swig
 }
 
 
-_gostring_ _wrap_weft_autograd_mark_variables_capi_f8d8fda0697c4090(_goslice_ _swig_go_0, long long _swig_go_1, _goslice_ _swig_go_2, _goslice_ _swig_go_3) {
+_gostring_ _wrap_weft_autograd_mark_variables_capi_e9327122f07dbc13(_goslice_ _swig_go_0, long long _swig_go_1, _goslice_ _swig_go_2, _goslice_ _swig_go_3) {
   WeftNDArray **arg1 = (WeftNDArray **) 0 ;
   size_t arg2 ;
   int *arg3 = (int *) 0 ;
@@ -5480,7 +5480,7 @@ _gostring_ _wrap_weft_autograd_mark_variables_capi_f8d8fda0697c4090(_goslice_ _s
 }
 
 
-_gostring_ _wrap_weft_autograd_backward_capi_f8d8fda0697c4090(_goslice_ _swig_go_0, long long _swig_go_1, _goslice_ _swig_go_2, intgo _swig_go_3, intgo _swig_go_4) {
+_gostring_ _wrap_weft_autograd_backward_capi_e9327122f07dbc13(_goslice_ _swig_go_0, long long _swig_go_1, _goslice_ _swig_go_2, intgo _swig_go_3, intgo _swig_go_4) {
   WeftNDArray **arg1 = (WeftNDArray **) 0 ;
   size_t arg2 ;
   WeftNDArray **arg3 = (WeftNDArray **) 0 ;
@@ -5501,7 +5501,7 @@ _gostring_ _wrap_weft_autograd_backward_capi_f8d8fda0697c4090(_goslice_ _swig_go
 }
 
 
-_gostring_ _wrap_weft_autograd_grad_capi_f8d8fda0697c4090(_goslice_ _swig_go_0, long long _swig_go_1, _goslice_ _swig_go_2, _goslice_ _swig_go_3, long long _swig_go_4, intgo _swig_go_5, intgo _swig_go_6, _goslice_ _swig_go_7) {
+_gostring_ _wrap_weft_autograd_grad_capi_e9327122f07dbc13(_goslice_ _swig_go_0, long long _swig_go_1, _goslice_ _swig_go_2, _goslice_ _swig_go_3, long long _swig_go_4, intgo _swig_go_5, intgo _swig_go_6, _goslice_ _swig_go_7) {
   WeftNDArray **arg1 = (WeftNDArray **) 0 ;
   size_t arg2 ;
   WeftNDArray **arg3 = (WeftNDArray **) 0 ;
@@ -5528,7 +5528,7 @@ _gostring_ _wrap_weft_autograd_grad_capi_f8d8fda0697c4090(_goslice_ _swig_go_0, 
 }
 
 
-_gostring_ _wrap_weft_autograd_grad_ex_capi_f8d8fda0697c4090(_goslice_ _swig_go_0, long long _swig_go_1, _goslice_ _swig_go_2, _goslice_ _swig_go_3, long long _swig_go_4, intgo _swig_go_5, intgo _swig_go_6, intgo _swig_go_7, _goslice_ _swig_go_8) {
+_gostring_ _wrap_weft_autograd_grad_ex_capi_e9327122f07dbc13(_goslice_ _swig_go_0, long long _swig_go_1, _goslice_ _swig_go_2, _goslice_ _swig_go_3, long long _swig_go_4, intgo _swig_go_5, intgo _swig_go_6, intgo _swig_go_7, _goslice_ _swig_go_8) {
   WeftNDArray **arg1 = (WeftNDArray **) 0 ;
   size_t arg2 ;
   WeftNDArray **arg3 = (WeftNDArray **) 0 ;
@@ -5557,7 +5557,7 @@ _gostring_ _wrap_weft_autograd_grad_ex_capi_f8d8fda0697c4090(_goslice_ _swig_go_
 }
 
 
-_gostring_ _wrap_weft_ndarray_get_grad_capi_f8d8fda0697c4090(WeftNDArray *_swig_go_0, _goslice_ _swig_go_1) {
+_gostring_ _wrap_weft_ndarray_get_grad_capi_e9327122f07dbc13(WeftNDArray *_swig_go_0, _goslice_ _swig_go_1) {
   WeftNDArray *arg1 = (WeftNDArray *) 0 ;
   WeftNDArray **arg2 = (WeftNDArray **) 0 ;
   WeftStatus result;
@@ -5572,7 +5572,7 @@ _gostring_ _wrap_weft_ndarray_get_grad_capi_f8d8fda0697c4090(WeftNDArray *_swig_
 }
 
 
-_gostring_ _wrap_weft_ndarray_detach_capi_f8d8fda0697c4090(WeftNDArray *_swig_go_0, _goslice_ _swig_go_1) {
+_gostring_ _wrap_weft_ndarray_detach_capi_e9327122f07dbc13(WeftNDArray *_swig_go_0, _goslice_ _swig_go_1) {
   WeftNDArray *arg1 = (WeftNDArray *) 0 ;
   WeftNDArray **arg2 = (WeftNDArray **) 0 ;
   WeftStatus result;
@@ -5587,7 +5587,7 @@ _gostring_ _wrap_weft_ndarray_detach_capi_f8d8fda0697c4090(WeftNDArray *_swig_go
 }
 
 
-_gostring_ _wrap_weft_autograd_get_symbol_capi_f8d8fda0697c4090(WeftNDArray *_swig_go_0, _goslice_ _swig_go_1) {
+_gostring_ _wrap_weft_autograd_get_symbol_capi_e9327122f07dbc13(WeftNDArray *_swig_go_0, _goslice_ _swig_go_1) {
   WeftNDArray *arg1 = (WeftNDArray *) 0 ;
   WeftSymbolHandle **arg2 = (WeftSymbolHandle **) 0 ;
   WeftStatus result;
@@ -5602,7 +5602,7 @@ _gostring_ _wrap_weft_autograd_get_symbol_capi_f8d8fda0697c4090(WeftNDArray *_sw
 }
 
 
-_gostring_ _wrap_weft_cached_op_create_capi_f8d8fda0697c4090(WeftSymbolHandle *_swig_go_0, long long _swig_go_1, _gostring_ _swig_go_2, _gostring_ _swig_go_3, _goslice_ _swig_go_4) {
+_gostring_ _wrap_weft_cached_op_create_capi_e9327122f07dbc13(WeftSymbolHandle *_swig_go_0, long long _swig_go_1, _gostring_ _swig_go_2, _gostring_ _swig_go_3, _goslice_ _swig_go_4) {
   WeftSymbolHandle *arg1 = (WeftSymbolHandle *) 0 ;
   size_t arg2 ;
   char **arg3 = (char **) 0 ;
@@ -5645,7 +5645,7 @@ _gostring_ _wrap_weft_cached_op_create_capi_f8d8fda0697c4090(WeftSymbolHandle *_
 }
 
 
-_gostring_ _wrap_weft_cached_op_list_inputs_capi_f8d8fda0697c4090(WeftCachedOp *_swig_go_0, _goslice_ _swig_go_1) {
+_gostring_ _wrap_weft_cached_op_list_inputs_capi_e9327122f07dbc13(WeftCachedOp *_swig_go_0, _goslice_ _swig_go_1) {
   WeftCachedOp *arg1 = (WeftCachedOp *) 0 ;
   WeftStringList **arg2 = (WeftStringList **) 0 ;
   WeftStatus result;
@@ -5660,7 +5660,7 @@ _gostring_ _wrap_weft_cached_op_list_inputs_capi_f8d8fda0697c4090(WeftCachedOp *
 }
 
 
-_gostring_ _wrap_weft_cached_op_invoke_capi_f8d8fda0697c4090(WeftCachedOp *_swig_go_0, _goslice_ _swig_go_1, long long _swig_go_2, _goslice_ _swig_go_3, long long _swig_go_4, _goslice_ _swig_go_5) {
+_gostring_ _wrap_weft_cached_op_invoke_capi_e9327122f07dbc13(WeftCachedOp *_swig_go_0, _goslice_ _swig_go_1, long long _swig_go_2, _goslice_ _swig_go_3, long long _swig_go_4, _goslice_ _swig_go_5) {
   WeftCachedOp *arg1 = (WeftCachedOp *) 0 ;
   WeftNDArray **arg2 = (WeftNDArray **) 0 ;
   size_t arg3 ;
@@ -5683,7 +5683,7 @@ _gostring_ _wrap_weft_cached_op_invoke_capi_f8d8fda0697c4090(WeftCachedOp *_swig
 }
 
 
-_gostring_ _wrap_weft_cached_op_free_capi_f8d8fda0697c4090(WeftCachedOp *_swig_go_0) {
+_gostring_ _wrap_weft_cached_op_free_capi_e9327122f07dbc13(WeftCachedOp *_swig_go_0) {
   WeftCachedOp *arg1 = (WeftCachedOp *) 0 ;
   WeftStatus result;
   _gostring_ _swig_go_result;
@@ -5696,7 +5696,7 @@ _gostring_ _wrap_weft_cached_op_free_capi_f8d8fda0697c4090(WeftCachedOp *_swig_g
 }
 
 
-_gostring_ _wrap_weft_cached_op_set_monitor_callback_capi_f8d8fda0697c4090(WeftCachedOp *_swig_go_0, void* _swig_go_1, void *_swig_go_2, intgo _swig_go_3) {
+_gostring_ _wrap_weft_cached_op_set_monitor_callback_capi_e9327122f07dbc13(WeftCachedOp *_swig_go_0, WeftMonitorCallback _swig_go_1, void *_swig_go_2, intgo _swig_go_3) {
   WeftCachedOp *arg1 = (WeftCachedOp *) 0 ;
   WeftMonitorCallback arg2 = (WeftMonitorCallback) 0 ;
   void *arg3 = (void *) 0 ;
@@ -5705,8 +5705,8 @@ _gostring_ _wrap_weft_cached_op_set_monitor_callback_capi_f8d8fda0697c4090(WeftC
   _gostring_ _swig_go_result;
   
   arg1 = (WeftCachedOp *)_swig_go_0; 
-  arg2 = *(WeftMonitorCallback *)&_swig_go_1; 
-  arg3 = (void *)_swig_go_2; 
+  arg2 = (WeftMonitorCallback)_swig_go_1; 
+  arg3 = (void*)_swig_go_2; 
   arg4 = (int)_swig_go_3; 
   
   result = (WeftStatus)weft_cached_op_set_monitor_callback(arg1,(char const *(*)(char const *,WeftNDArray *,void *))arg2,arg3,arg4);
@@ -5715,7 +5715,7 @@ _gostring_ _wrap_weft_cached_op_set_monitor_callback_capi_f8d8fda0697c4090(WeftC
 }
 
 
-_gostring_ _wrap_weft_trainer_create_capi_f8d8fda0697c4090(_gostring_ _swig_go_0, _goslice_ _swig_go_1, long long _swig_go_2, WeftOptimizer *_swig_go_3, _goslice_ _swig_go_4) {
+_gostring_ _wrap_weft_trainer_create_capi_e9327122f07dbc13(_gostring_ _swig_go_0, _goslice_ _swig_go_1, long long _swig_go_2, WeftOptimizer *_swig_go_3, _goslice_ _swig_go_4) {
   char **arg1 = (char **) 0 ;
   WeftNDArray **arg2 = (WeftNDArray **) 0 ;
   size_t arg3 ;
@@ -5747,7 +5747,7 @@ _gostring_ _wrap_weft_trainer_create_capi_f8d8fda0697c4090(_gostring_ _swig_go_0
 }
 
 
-_gostring_ _wrap_weft_trainer_step_capi_f8d8fda0697c4090(WeftTrainer *_swig_go_0, intgo _swig_go_1) {
+_gostring_ _wrap_weft_trainer_step_capi_e9327122f07dbc13(WeftTrainer *_swig_go_0, intgo _swig_go_1) {
   WeftTrainer *arg1 = (WeftTrainer *) 0 ;
   int arg2 ;
   WeftStatus result;
@@ -5762,7 +5762,7 @@ _gostring_ _wrap_weft_trainer_step_capi_f8d8fda0697c4090(WeftTrainer *_swig_go_0
 }
 
 
-_gostring_ _wrap_weft_trainer_free_capi_f8d8fda0697c4090(WeftTrainer *_swig_go_0) {
+_gostring_ _wrap_weft_trainer_free_capi_e9327122f07dbc13(WeftTrainer *_swig_go_0) {
   WeftTrainer *arg1 = (WeftTrainer *) 0 ;
   WeftStatus result;
   _gostring_ _swig_go_result;
@@ -5775,7 +5775,7 @@ _gostring_ _wrap_weft_trainer_free_capi_f8d8fda0697c4090(WeftTrainer *_swig_go_0
 }
 
 
-_gostring_ _wrap_weft_recordio_writer_create_capi_f8d8fda0697c4090(_gostring_ _swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2) {
+_gostring_ _wrap_weft_recordio_writer_create_capi_e9327122f07dbc13(_gostring_ _swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2) {
   char *arg1 = (char *) 0 ;
   char *arg2 = (char *) 0 ;
   WeftRecordIOWriter **arg3 = (WeftRecordIOWriter **) 0 ;
@@ -5802,7 +5802,7 @@ _gostring_ _wrap_weft_recordio_writer_create_capi_f8d8fda0697c4090(_gostring_ _s
 }
 
 
-_gostring_ _wrap_weft_recordio_writer_write_capi_f8d8fda0697c4090(WeftRecordIOWriter *_swig_go_0, void *_swig_go_1, long long _swig_go_2) {
+_gostring_ _wrap_weft_recordio_writer_write_capi_e9327122f07dbc13(WeftRecordIOWriter *_swig_go_0, void *_swig_go_1, long long _swig_go_2) {
   WeftRecordIOWriter *arg1 = (WeftRecordIOWriter *) 0 ;
   void *arg2 = (void *) 0 ;
   size_t arg3 ;
@@ -5819,7 +5819,7 @@ _gostring_ _wrap_weft_recordio_writer_write_capi_f8d8fda0697c4090(WeftRecordIOWr
 }
 
 
-_gostring_ _wrap_weft_recordio_writer_write_idx_capi_f8d8fda0697c4090(WeftRecordIOWriter *_swig_go_0, long long _swig_go_1, void *_swig_go_2, long long _swig_go_3) {
+_gostring_ _wrap_weft_recordio_writer_write_idx_capi_e9327122f07dbc13(WeftRecordIOWriter *_swig_go_0, long long _swig_go_1, void *_swig_go_2, long long _swig_go_3) {
   WeftRecordIOWriter *arg1 = (WeftRecordIOWriter *) 0 ;
   int64_t arg2 ;
   void *arg3 = (void *) 0 ;
@@ -5838,7 +5838,7 @@ _gostring_ _wrap_weft_recordio_writer_write_idx_capi_f8d8fda0697c4090(WeftRecord
 }
 
 
-_gostring_ _wrap_weft_recordio_writer_tell_capi_f8d8fda0697c4090(WeftRecordIOWriter *_swig_go_0, _goslice_ _swig_go_1) {
+_gostring_ _wrap_weft_recordio_writer_tell_capi_e9327122f07dbc13(WeftRecordIOWriter *_swig_go_0, _goslice_ _swig_go_1) {
   WeftRecordIOWriter *arg1 = (WeftRecordIOWriter *) 0 ;
   uint64_t *arg2 = (uint64_t *) 0 ;
   WeftStatus result;
@@ -5853,7 +5853,7 @@ _gostring_ _wrap_weft_recordio_writer_tell_capi_f8d8fda0697c4090(WeftRecordIOWri
 }
 
 
-_gostring_ _wrap_weft_recordio_writer_close_capi_f8d8fda0697c4090(WeftRecordIOWriter *_swig_go_0) {
+_gostring_ _wrap_weft_recordio_writer_close_capi_e9327122f07dbc13(WeftRecordIOWriter *_swig_go_0) {
   WeftRecordIOWriter *arg1 = (WeftRecordIOWriter *) 0 ;
   WeftStatus result;
   _gostring_ _swig_go_result;
@@ -5866,7 +5866,7 @@ _gostring_ _wrap_weft_recordio_writer_close_capi_f8d8fda0697c4090(WeftRecordIOWr
 }
 
 
-_gostring_ _wrap_weft_recordio_writer_free_capi_f8d8fda0697c4090(WeftRecordIOWriter *_swig_go_0) {
+_gostring_ _wrap_weft_recordio_writer_free_capi_e9327122f07dbc13(WeftRecordIOWriter *_swig_go_0) {
   WeftRecordIOWriter *arg1 = (WeftRecordIOWriter *) 0 ;
   WeftStatus result;
   _gostring_ _swig_go_result;
@@ -5879,7 +5879,7 @@ _gostring_ _wrap_weft_recordio_writer_free_capi_f8d8fda0697c4090(WeftRecordIOWri
 }
 
 
-_gostring_ _wrap_weft_recordio_reader_create_capi_f8d8fda0697c4090(_gostring_ _swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2) {
+_gostring_ _wrap_weft_recordio_reader_create_capi_e9327122f07dbc13(_gostring_ _swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2) {
   char *arg1 = (char *) 0 ;
   char *arg2 = (char *) 0 ;
   WeftRecordIOReader **arg3 = (WeftRecordIOReader **) 0 ;
@@ -5906,7 +5906,7 @@ _gostring_ _wrap_weft_recordio_reader_create_capi_f8d8fda0697c4090(_gostring_ _s
 }
 
 
-_gostring_ _wrap_weft_recordio_reader_read_capi_f8d8fda0697c4090(WeftRecordIOReader *_swig_go_0, _goslice_ _swig_go_1, _goslice_ _swig_go_2, _goslice_ _swig_go_3) {
+_gostring_ _wrap_weft_recordio_reader_read_capi_e9327122f07dbc13(WeftRecordIOReader *_swig_go_0, _goslice_ _swig_go_1, _goslice_ _swig_go_2, _goslice_ _swig_go_3) {
   WeftRecordIOReader *arg1 = (WeftRecordIOReader *) 0 ;
   void **arg2 = (void **) 0 ;
   size_t *arg3 = (size_t *) 0 ;
@@ -5925,7 +5925,7 @@ _gostring_ _wrap_weft_recordio_reader_read_capi_f8d8fda0697c4090(WeftRecordIORea
 }
 
 
-_gostring_ _wrap_weft_recordio_reader_read_idx_capi_f8d8fda0697c4090(WeftRecordIOReader *_swig_go_0, long long _swig_go_1, _goslice_ _swig_go_2, _goslice_ _swig_go_3) {
+_gostring_ _wrap_weft_recordio_reader_read_idx_capi_e9327122f07dbc13(WeftRecordIOReader *_swig_go_0, long long _swig_go_1, _goslice_ _swig_go_2, _goslice_ _swig_go_3) {
   WeftRecordIOReader *arg1 = (WeftRecordIOReader *) 0 ;
   int64_t arg2 ;
   void **arg3 = (void **) 0 ;
@@ -5944,7 +5944,7 @@ _gostring_ _wrap_weft_recordio_reader_read_idx_capi_f8d8fda0697c4090(WeftRecordI
 }
 
 
-_gostring_ _wrap_weft_recordio_reader_num_keys_capi_f8d8fda0697c4090(WeftRecordIOReader *_swig_go_0, _goslice_ _swig_go_1) {
+_gostring_ _wrap_weft_recordio_reader_num_keys_capi_e9327122f07dbc13(WeftRecordIOReader *_swig_go_0, _goslice_ _swig_go_1) {
   WeftRecordIOReader *arg1 = (WeftRecordIOReader *) 0 ;
   size_t *arg2 = (size_t *) 0 ;
   WeftStatus result;
@@ -5959,7 +5959,7 @@ _gostring_ _wrap_weft_recordio_reader_num_keys_capi_f8d8fda0697c4090(WeftRecordI
 }
 
 
-_gostring_ _wrap_weft_recordio_reader_keys_capi_f8d8fda0697c4090(WeftRecordIOReader *_swig_go_0, _goslice_ _swig_go_1, long long _swig_go_2, _goslice_ _swig_go_3) {
+_gostring_ _wrap_weft_recordio_reader_keys_capi_e9327122f07dbc13(WeftRecordIOReader *_swig_go_0, _goslice_ _swig_go_1, long long _swig_go_2, _goslice_ _swig_go_3) {
   WeftRecordIOReader *arg1 = (WeftRecordIOReader *) 0 ;
   int64_t *arg2 = (int64_t *) 0 ;
   size_t arg3 ;
@@ -5978,7 +5978,7 @@ _gostring_ _wrap_weft_recordio_reader_keys_capi_f8d8fda0697c4090(WeftRecordIORea
 }
 
 
-_gostring_ _wrap_weft_recordio_reader_seek_capi_f8d8fda0697c4090(WeftRecordIOReader *_swig_go_0, long long _swig_go_1) {
+_gostring_ _wrap_weft_recordio_reader_seek_capi_e9327122f07dbc13(WeftRecordIOReader *_swig_go_0, long long _swig_go_1) {
   WeftRecordIOReader *arg1 = (WeftRecordIOReader *) 0 ;
   uint64_t arg2 ;
   WeftStatus result;
@@ -5993,7 +5993,7 @@ _gostring_ _wrap_weft_recordio_reader_seek_capi_f8d8fda0697c4090(WeftRecordIORea
 }
 
 
-_gostring_ _wrap_weft_recordio_reader_tell_capi_f8d8fda0697c4090(WeftRecordIOReader *_swig_go_0, _goslice_ _swig_go_1) {
+_gostring_ _wrap_weft_recordio_reader_tell_capi_e9327122f07dbc13(WeftRecordIOReader *_swig_go_0, _goslice_ _swig_go_1) {
   WeftRecordIOReader *arg1 = (WeftRecordIOReader *) 0 ;
   uint64_t *arg2 = (uint64_t *) 0 ;
   WeftStatus result;
@@ -6008,7 +6008,7 @@ _gostring_ _wrap_weft_recordio_reader_tell_capi_f8d8fda0697c4090(WeftRecordIORea
 }
 
 
-_gostring_ _wrap_weft_recordio_reader_reset_capi_f8d8fda0697c4090(WeftRecordIOReader *_swig_go_0) {
+_gostring_ _wrap_weft_recordio_reader_reset_capi_e9327122f07dbc13(WeftRecordIOReader *_swig_go_0) {
   WeftRecordIOReader *arg1 = (WeftRecordIOReader *) 0 ;
   WeftStatus result;
   _gostring_ _swig_go_result;
@@ -6021,7 +6021,7 @@ _gostring_ _wrap_weft_recordio_reader_reset_capi_f8d8fda0697c4090(WeftRecordIORe
 }
 
 
-_gostring_ _wrap_weft_recordio_reader_free_capi_f8d8fda0697c4090(WeftRecordIOReader *_swig_go_0) {
+_gostring_ _wrap_weft_recordio_reader_free_capi_e9327122f07dbc13(WeftRecordIOReader *_swig_go_0) {
   WeftRecordIOReader *arg1 = (WeftRecordIOReader *) 0 ;
   WeftStatus result;
   _gostring_ _swig_go_result;
@@ -6034,7 +6034,7 @@ _gostring_ _wrap_weft_recordio_reader_free_capi_f8d8fda0697c4090(WeftRecordIORea
 }
 
 
-_gostring_ _wrap_weft_recordio_pack_header_capi_f8d8fda0697c4090(float _swig_go_0, _goslice_ _swig_go_1, long long _swig_go_2, long long _swig_go_3, long long _swig_go_4, void *_swig_go_5, long long _swig_go_6, _goslice_ _swig_go_7) {
+_gostring_ _wrap_weft_recordio_pack_header_capi_e9327122f07dbc13(float _swig_go_0, _goslice_ _swig_go_1, long long _swig_go_2, long long _swig_go_3, long long _swig_go_4, void *_swig_go_5, long long _swig_go_6, _goslice_ _swig_go_7) {
   float arg1 ;
   float *arg2 = (float *) 0 ;
   size_t arg3 ;
@@ -6061,7 +6061,7 @@ _gostring_ _wrap_weft_recordio_pack_header_capi_f8d8fda0697c4090(float _swig_go_
 }
 
 
-_gostring_ _wrap_weft_recordio_unpack_header_capi_f8d8fda0697c4090(void *_swig_go_0, long long _swig_go_1, _goslice_ _swig_go_2, _goslice_ _swig_go_3, _goslice_ _swig_go_4, _goslice_ _swig_go_5, _goslice_ _swig_go_6) {
+_gostring_ _wrap_weft_recordio_unpack_header_capi_e9327122f07dbc13(void *_swig_go_0, long long _swig_go_1, _goslice_ _swig_go_2, _goslice_ _swig_go_3, _goslice_ _swig_go_4, _goslice_ _swig_go_5, _goslice_ _swig_go_6) {
   void *arg1 = (void *) 0 ;
   size_t arg2 ;
   int *arg3 = (int *) 0 ;
@@ -6086,7 +6086,7 @@ _gostring_ _wrap_weft_recordio_unpack_header_capi_f8d8fda0697c4090(void *_swig_g
 }
 
 
-_gostring_ _wrap_weft_recordio_unpack_labels_capi_f8d8fda0697c4090(void *_swig_go_0, long long _swig_go_1, _goslice_ _swig_go_2, long long _swig_go_3, _goslice_ _swig_go_4) {
+_gostring_ _wrap_weft_recordio_unpack_labels_capi_e9327122f07dbc13(void *_swig_go_0, long long _swig_go_1, _goslice_ _swig_go_2, long long _swig_go_3, _goslice_ _swig_go_4) {
   void *arg1 = (void *) 0 ;
   size_t arg2 ;
   float *arg3 = (float *) 0 ;
@@ -6107,7 +6107,7 @@ _gostring_ _wrap_weft_recordio_unpack_labels_capi_f8d8fda0697c4090(void *_swig_g
 }
 
 
-_gostring_ _wrap_weft_image_reencode_capi_f8d8fda0697c4090(void *_swig_go_0, long long _swig_go_1, intgo _swig_go_2, intgo _swig_go_3, intgo _swig_go_4, _gostring_ _swig_go_5, intgo _swig_go_6, _goslice_ _swig_go_7) {
+_gostring_ _wrap_weft_image_reencode_capi_e9327122f07dbc13(void *_swig_go_0, long long _swig_go_1, intgo _swig_go_2, intgo _swig_go_3, intgo _swig_go_4, _gostring_ _swig_go_5, intgo _swig_go_6, _goslice_ _swig_go_7) {
   void *arg1 = (void *) 0 ;
   size_t arg2 ;
   int arg3 ;
@@ -6139,7 +6139,7 @@ _gostring_ _wrap_weft_image_reencode_capi_f8d8fda0697c4090(void *_swig_go_0, lon
 }
 
 
-_gostring_ _wrap_weft_amp_convert_model_capi_f8d8fda0697c4090(WeftSymbolHandle *_swig_go_0, long long _swig_go_1, _gostring_ _swig_go_2, _goslice_ _swig_go_3, long long _swig_go_4, _gostring_ _swig_go_5, _goslice_ _swig_go_6, intgo _swig_go_7, long long _swig_go_8, _gostring_ _swig_go_9, intgo _swig_go_10, _goslice_ _swig_go_11, _goslice_ _swig_go_12, _goslice_ _swig_go_13) {
+_gostring_ _wrap_weft_amp_convert_model_capi_e9327122f07dbc13(WeftSymbolHandle *_swig_go_0, long long _swig_go_1, _gostring_ _swig_go_2, _goslice_ _swig_go_3, long long _swig_go_4, _gostring_ _swig_go_5, _goslice_ _swig_go_6, intgo _swig_go_7, long long _swig_go_8, _gostring_ _swig_go_9, intgo _swig_go_10, _goslice_ _swig_go_11, _goslice_ _swig_go_12, _goslice_ _swig_go_13) {
   WeftSymbolHandle *arg1 = (WeftSymbolHandle *) 0 ;
   size_t arg2 ;
   char **arg3 = (char **) 0 ;
@@ -6211,7 +6211,7 @@ _gostring_ _wrap_weft_amp_convert_model_capi_f8d8fda0697c4090(WeftSymbolHandle *
 }
 
 
-_gostring_ _wrap_weft_quantize_model_capi_f8d8fda0697c4090(WeftSymbolHandle *_swig_go_0, long long _swig_go_1, _gostring_ _swig_go_2, _goslice_ _swig_go_3, long long _swig_go_4, _gostring_ _swig_go_5, _goslice_ _swig_go_6, WeftDataIter *_swig_go_7, _gostring_ _swig_go_8, long long _swig_go_9, _gostring_ _swig_go_10, _gostring_ _swig_go_11, intgo _swig_go_12, long long _swig_go_13, _gostring_ _swig_go_14, long long _swig_go_15, _gostring_ _swig_go_16, _goslice_ _swig_go_17, _goslice_ _swig_go_18, _goslice_ _swig_go_19) {
+_gostring_ _wrap_weft_quantize_model_capi_e9327122f07dbc13(WeftSymbolHandle *_swig_go_0, long long _swig_go_1, _gostring_ _swig_go_2, _goslice_ _swig_go_3, long long _swig_go_4, _gostring_ _swig_go_5, _goslice_ _swig_go_6, WeftDataIter *_swig_go_7, _gostring_ _swig_go_8, long long _swig_go_9, _gostring_ _swig_go_10, _gostring_ _swig_go_11, intgo _swig_go_12, long long _swig_go_13, _gostring_ _swig_go_14, long long _swig_go_15, _gostring_ _swig_go_16, _goslice_ _swig_go_17, _goslice_ _swig_go_18, _goslice_ _swig_go_19) {
   WeftSymbolHandle *arg1 = (WeftSymbolHandle *) 0 ;
   size_t arg2 ;
   char **arg3 = (char **) 0 ;
@@ -6321,7 +6321,7 @@ _gostring_ _wrap_weft_quantize_model_capi_f8d8fda0697c4090(WeftSymbolHandle *_sw
 }
 
 
-_gostring_ _wrap_weft_custom_op_unregister_capi_f8d8fda0697c4090(_gostring_ _swig_go_0) {
+_gostring_ _wrap_weft_custom_op_unregister_capi_e9327122f07dbc13(_gostring_ _swig_go_0) {
   char *arg1 = (char *) 0 ;
   WeftStatus result;
   _gostring_ _swig_go_result;
@@ -6339,7 +6339,7 @@ _gostring_ _wrap_weft_custom_op_unregister_capi_f8d8fda0697c4090(_gostring_ _swi
 }
 
 
-_gostring_ _wrap_weft_custom_op_list_capi_f8d8fda0697c4090(_goslice_ _swig_go_0) {
+_gostring_ _wrap_weft_custom_op_list_capi_e9327122f07dbc13(_goslice_ _swig_go_0) {
   WeftStringList **arg1 = (WeftStringList **) 0 ;
   WeftStatus result;
   _gostring_ _swig_go_result;
@@ -6352,7 +6352,7 @@ _gostring_ _wrap_weft_custom_op_list_capi_f8d8fda0697c4090(_goslice_ _swig_go_0)
 }
 
 
-_gostring_ _wrap_weft_ndarray_get_data_capi_f8d8fda0697c4090(WeftNDArray *_swig_go_0, void **_swig_go_1) {
+_gostring_ _wrap_weft_ndarray_get_data_capi_e9327122f07dbc13(WeftNDArray *_swig_go_0, void **_swig_go_1) {
   WeftNDArray *arg1 = (WeftNDArray *) 0 ;
   void **arg2 = (void **) 0 ;
   WeftStatus result;
@@ -6367,7 +6367,7 @@ _gostring_ _wrap_weft_ndarray_get_data_capi_f8d8fda0697c4090(WeftNDArray *_swig_
 }
 
 
-_gostring_ _wrap_weft_custom_op_register_host_capi_f8d8fda0697c4090(_gostring_ _swig_go_0, WeftCustomOpDispatch _swig_go_1, long long _swig_go_2) {
+_gostring_ _wrap_weft_custom_op_register_host_capi_e9327122f07dbc13(_gostring_ _swig_go_0, WeftCustomOpDispatch _swig_go_1, long long _swig_go_2) {
   char *arg1 = (char *) 0 ;
   WeftCustomOpDispatch arg2 = (WeftCustomOpDispatch) 0 ;
   int64_t arg3 ;
@@ -6389,7 +6389,7 @@ _gostring_ _wrap_weft_custom_op_register_host_capi_f8d8fda0697c4090(_gostring_ _
 }
 
 
-_gostring_ _wrap_weft_custom_op_call_ints_capi_f8d8fda0697c4090(WeftCustomOpCall *_swig_go_0, _goslice_ _swig_go_1, long long _swig_go_2, _goslice_ _swig_go_3) {
+_gostring_ _wrap_weft_custom_op_call_ints_capi_e9327122f07dbc13(WeftCustomOpCall *_swig_go_0, _goslice_ _swig_go_1, long long _swig_go_2, _goslice_ _swig_go_3) {
   WeftCustomOpCall *arg1 = (WeftCustomOpCall *) 0 ;
   int64_t *arg2 = (int64_t *) 0 ;
   size_t arg3 ;
@@ -6408,7 +6408,7 @@ _gostring_ _wrap_weft_custom_op_call_ints_capi_f8d8fda0697c4090(WeftCustomOpCall
 }
 
 
-_gostring_ _wrap_weft_custom_op_call_num_strings_capi_f8d8fda0697c4090(WeftCustomOpCall *_swig_go_0, _goslice_ _swig_go_1) {
+_gostring_ _wrap_weft_custom_op_call_num_strings_capi_e9327122f07dbc13(WeftCustomOpCall *_swig_go_0, _goslice_ _swig_go_1) {
   WeftCustomOpCall *arg1 = (WeftCustomOpCall *) 0 ;
   size_t *arg2 = (size_t *) 0 ;
   WeftStatus result;
@@ -6423,7 +6423,7 @@ _gostring_ _wrap_weft_custom_op_call_num_strings_capi_f8d8fda0697c4090(WeftCusto
 }
 
 
-_gostring_ _wrap_weft_custom_op_call_string_capi_f8d8fda0697c4090(WeftCustomOpCall *_swig_go_0, long long _swig_go_1, _goslice_ _swig_go_2) {
+_gostring_ _wrap_weft_custom_op_call_string_capi_e9327122f07dbc13(WeftCustomOpCall *_swig_go_0, long long _swig_go_1, _goslice_ _swig_go_2) {
   WeftCustomOpCall *arg1 = (WeftCustomOpCall *) 0 ;
   size_t arg2 ;
   char **arg3 = (char **) 0 ;
@@ -6449,7 +6449,7 @@ _gostring_ _wrap_weft_custom_op_call_string_capi_f8d8fda0697c4090(WeftCustomOpCa
 }
 
 
-_gostring_ _wrap_weft_custom_op_call_arrays_capi_f8d8fda0697c4090(WeftCustomOpCall *_swig_go_0, _goslice_ _swig_go_1, long long _swig_go_2, _goslice_ _swig_go_3) {
+_gostring_ _wrap_weft_custom_op_call_arrays_capi_e9327122f07dbc13(WeftCustomOpCall *_swig_go_0, _goslice_ _swig_go_1, long long _swig_go_2, _goslice_ _swig_go_3) {
   WeftCustomOpCall *arg1 = (WeftCustomOpCall *) 0 ;
   WeftNDArray **arg2 = (WeftNDArray **) 0 ;
   size_t arg3 ;
@@ -6468,7 +6468,7 @@ _gostring_ _wrap_weft_custom_op_call_arrays_capi_f8d8fda0697c4090(WeftCustomOpCa
 }
 
 
-_gostring_ _wrap_weft_custom_op_call_set_ints_capi_f8d8fda0697c4090(WeftCustomOpCall *_swig_go_0, _goslice_ _swig_go_1, long long _swig_go_2) {
+_gostring_ _wrap_weft_custom_op_call_set_ints_capi_e9327122f07dbc13(WeftCustomOpCall *_swig_go_0, _goslice_ _swig_go_1, long long _swig_go_2) {
   WeftCustomOpCall *arg1 = (WeftCustomOpCall *) 0 ;
   int64_t *arg2 = (int64_t *) 0 ;
   size_t arg3 ;
@@ -6485,7 +6485,7 @@ _gostring_ _wrap_weft_custom_op_call_set_ints_capi_f8d8fda0697c4090(WeftCustomOp
 }
 
 
-_gostring_ _wrap_weft_custom_op_call_add_string_capi_f8d8fda0697c4090(WeftCustomOpCall *_swig_go_0, _gostring_ _swig_go_1) {
+_gostring_ _wrap_weft_custom_op_call_add_string_capi_e9327122f07dbc13(WeftCustomOpCall *_swig_go_0, _gostring_ _swig_go_1) {
   WeftCustomOpCall *arg1 = (WeftCustomOpCall *) 0 ;
   char *arg2 = (char *) 0 ;
   WeftStatus result;
@@ -6505,7 +6505,7 @@ _gostring_ _wrap_weft_custom_op_call_add_string_capi_f8d8fda0697c4090(WeftCustom
 }
 
 
-_gostring_ _wrap_weft_custom_op_call_fail_capi_f8d8fda0697c4090(WeftCustomOpCall *_swig_go_0, _gostring_ _swig_go_1) {
+_gostring_ _wrap_weft_custom_op_call_fail_capi_e9327122f07dbc13(WeftCustomOpCall *_swig_go_0, _gostring_ _swig_go_1) {
   WeftCustomOpCall *arg1 = (WeftCustomOpCall *) 0 ;
   char *arg2 = (char *) 0 ;
   WeftStatus result;
@@ -6525,7 +6525,7 @@ _gostring_ _wrap_weft_custom_op_call_fail_capi_f8d8fda0697c4090(WeftCustomOpCall
 }
 
 
-_gostring_ _wrap_weft_ndarray_get_bytes_capi_f8d8fda0697c4090(WeftNDArray *_swig_go_0, _goslice_ _swig_go_1, _goslice_ _swig_go_2) {
+_gostring_ _wrap_weft_ndarray_get_bytes_capi_e9327122f07dbc13(WeftNDArray *_swig_go_0, _goslice_ _swig_go_1, _goslice_ _swig_go_2) {
   WeftNDArray *arg1 = (WeftNDArray *) 0 ;
   void **arg2 = (void **) 0 ;
   size_t *arg3 = (size_t *) 0 ;
@@ -6542,7 +6542,7 @@ _gostring_ _wrap_weft_ndarray_get_bytes_capi_f8d8fda0697c4090(WeftNDArray *_swig
 }
 
 
-_gostring_ _wrap_weft_profiler_set_config_capi_f8d8fda0697c4090(long long _swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2) {
+_gostring_ _wrap_weft_profiler_set_config_capi_e9327122f07dbc13(long long _swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2) {
   size_t arg1 ;
   char **arg2 = (char **) 0 ;
   char **arg3 = (char **) 0 ;
@@ -6581,7 +6581,7 @@ _gostring_ _wrap_weft_profiler_set_config_capi_f8d8fda0697c4090(long long _swig_
 }
 
 
-_gostring_ _wrap_weft_profiler_set_state_capi_f8d8fda0697c4090(intgo _swig_go_0) {
+_gostring_ _wrap_weft_profiler_set_state_capi_e9327122f07dbc13(intgo _swig_go_0) {
   int arg1 ;
   WeftStatus result;
   _gostring_ _swig_go_result;
@@ -6594,7 +6594,7 @@ _gostring_ _wrap_weft_profiler_set_state_capi_f8d8fda0697c4090(intgo _swig_go_0)
 }
 
 
-_gostring_ _wrap_weft_profiler_get_state_capi_f8d8fda0697c4090(_goslice_ _swig_go_0) {
+_gostring_ _wrap_weft_profiler_get_state_capi_e9327122f07dbc13(_goslice_ _swig_go_0) {
   int *arg1 = (int *) 0 ;
   WeftStatus result;
   _gostring_ _swig_go_result;
@@ -6607,7 +6607,7 @@ _gostring_ _wrap_weft_profiler_get_state_capi_f8d8fda0697c4090(_goslice_ _swig_g
 }
 
 
-_gostring_ _wrap_weft_profiler_pause_capi_f8d8fda0697c4090(intgo _swig_go_0) {
+_gostring_ _wrap_weft_profiler_pause_capi_e9327122f07dbc13(intgo _swig_go_0) {
   int arg1 ;
   WeftStatus result;
   _gostring_ _swig_go_result;
@@ -6620,7 +6620,7 @@ _gostring_ _wrap_weft_profiler_pause_capi_f8d8fda0697c4090(intgo _swig_go_0) {
 }
 
 
-_gostring_ _wrap_weft_profiler_dump_capi_f8d8fda0697c4090(intgo _swig_go_0) {
+_gostring_ _wrap_weft_profiler_dump_capi_e9327122f07dbc13(intgo _swig_go_0) {
   int arg1 ;
   WeftStatus result;
   _gostring_ _swig_go_result;
@@ -6633,7 +6633,7 @@ _gostring_ _wrap_weft_profiler_dump_capi_f8d8fda0697c4090(intgo _swig_go_0) {
 }
 
 
-_gostring_ _wrap_weft_profiler_trace_capi_f8d8fda0697c4090(_goslice_ _swig_go_0) {
+_gostring_ _wrap_weft_profiler_trace_capi_e9327122f07dbc13(_goslice_ _swig_go_0) {
   WeftStringList **arg1 = (WeftStringList **) 0 ;
   WeftStatus result;
   _gostring_ _swig_go_result;
@@ -6646,7 +6646,7 @@ _gostring_ _wrap_weft_profiler_trace_capi_f8d8fda0697c4090(_goslice_ _swig_go_0)
 }
 
 
-_gostring_ _wrap_weft_profiler_aggregate_capi_f8d8fda0697c4090(intgo _swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, intgo _swig_go_3, _goslice_ _swig_go_4) {
+_gostring_ _wrap_weft_profiler_aggregate_capi_e9327122f07dbc13(intgo _swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, intgo _swig_go_3, _goslice_ _swig_go_4) {
   int arg1 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -6677,7 +6677,7 @@ _gostring_ _wrap_weft_profiler_aggregate_capi_f8d8fda0697c4090(intgo _swig_go_0,
 }
 
 
-_gostring_ _wrap_weft_profiler_range_push_capi_f8d8fda0697c4090(_gostring_ _swig_go_0) {
+_gostring_ _wrap_weft_profiler_range_push_capi_e9327122f07dbc13(_gostring_ _swig_go_0) {
   char *arg1 = (char *) 0 ;
   WeftStatus result;
   _gostring_ _swig_go_result;
@@ -6695,7 +6695,7 @@ _gostring_ _wrap_weft_profiler_range_push_capi_f8d8fda0697c4090(_gostring_ _swig
 }
 
 
-_gostring_ _wrap_weft_profiler_range_pop_capi_f8d8fda0697c4090() {
+_gostring_ _wrap_weft_profiler_range_pop_capi_e9327122f07dbc13() {
   WeftStatus result;
   _gostring_ _swig_go_result;
   
@@ -6706,7 +6706,7 @@ _gostring_ _wrap_weft_profiler_range_pop_capi_f8d8fda0697c4090() {
 }
 
 
-_gostring_ _wrap_weft_profiler_set_marker_capi_f8d8fda0697c4090(_gostring_ _swig_go_0) {
+_gostring_ _wrap_weft_profiler_set_marker_capi_e9327122f07dbc13(_gostring_ _swig_go_0) {
   char *arg1 = (char *) 0 ;
   WeftStatus result;
   _gostring_ _swig_go_result;
@@ -6724,7 +6724,7 @@ _gostring_ _wrap_weft_profiler_set_marker_capi_f8d8fda0697c4090(_gostring_ _swig
 }
 
 
-_gostring_ _wrap_weft_profiler_set_counter_capi_f8d8fda0697c4090(_gostring_ _swig_go_0, long long _swig_go_1) {
+_gostring_ _wrap_weft_profiler_set_counter_capi_e9327122f07dbc13(_gostring_ _swig_go_0, long long _swig_go_1) {
   char *arg1 = (char *) 0 ;
   int64_t arg2 ;
   WeftStatus result;
@@ -6744,7 +6744,7 @@ _gostring_ _wrap_weft_profiler_set_counter_capi_f8d8fda0697c4090(_gostring_ _swi
 }
 
 
-_gostring_ _wrap_weft_load_library_capi_f8d8fda0697c4090(_gostring_ _swig_go_0) {
+_gostring_ _wrap_weft_load_library_capi_e9327122f07dbc13(_gostring_ _swig_go_0) {
   char *arg1 = (char *) 0 ;
   WeftStatus result;
   _gostring_ _swig_go_result;
@@ -6762,7 +6762,7 @@ _gostring_ _wrap_weft_load_library_capi_f8d8fda0697c4090(_gostring_ _swig_go_0) 
 }
 
 
-_gostring_ _wrap_weft_loaded_ops_capi_f8d8fda0697c4090(_goslice_ _swig_go_0) {
+_gostring_ _wrap_weft_loaded_ops_capi_e9327122f07dbc13(_goslice_ _swig_go_0) {
   WeftStringList **arg1 = (WeftStringList **) 0 ;
   WeftStatus result;
   _gostring_ _swig_go_result;

@@ -15,9 +15,23 @@ public final class CachedOp extends NativeHandle {
     super(handle);
   }
 
+  private final Monitors.Slot monitor = new Monitors.Slot();
+
   @Override
   void free(long h) {
     weft_native.weft_cached_op_free(h);
+    monitor.clear();
+  }
+
+  /**
+   * Sets (null removes) a monitor callback on the executors the op runs, called on the invoking
+   * thread (nothing is reported for calls inlined node by node while recording); see
+   * {@link MonitorCallback}.
+   */
+  public void setMonitorCallback(MonitorCallback callback, boolean monitorAll) {
+    long h = handle();
+    monitor.set(callback,
+        id -> weft_native.weft_cached_op_set_monitor_callback(h, id, monitorAll ? 1 : 0));
   }
 
   /**

@@ -16,9 +16,12 @@ public final class Executor extends NativeHandle {
     super(handle);
   }
 
+  private final Monitors.Slot monitor = new Monitors.Slot();
+
   @Override
   void free(long h) {
     weft_native.weft_executor_free(h);
+    monitor.clear();
   }
 
   /** Gradient request per argument for {@link #bind}. */
@@ -209,6 +212,18 @@ public final class Executor extends NativeHandle {
   /** Runs the forward graph (isTrain selects training behaviour). */
   public void forward(boolean isTrain) {
     weft_native.weft_executor_forward(handle(), isTrain ? 1 : 0);
+  }
+
+  /**
+   * Sets (null removes) the monitor callback (MXNet's {@code set_monitor_callback}): while set,
+   * {@link #forward} and {@link #backward} run node by node and call it with each node's output
+   * (with {@code monitorAll} also its inputs), on the calling thread; see
+   * {@link MonitorCallback}.
+   */
+  public void setMonitorCallback(MonitorCallback callback, boolean monitorAll) {
+    long h = handle();
+    monitor.set(callback,
+        id -> weft_native.weft_executor_set_monitor_callback(h, id, monitorAll ? 1 : 0));
   }
 
   /** Backward with one head gradient per output, or none when every output is a loss. */

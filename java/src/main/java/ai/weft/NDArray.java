@@ -152,6 +152,13 @@ public final class NDArray extends NativeHandle {
     return out;
   }
 
+  /** MXNet's default monitor statistic: norm(x) / sqrt(size), in float64. */
+  public double monitorStat() {
+    double[] out = new double[1];
+    weft_native.weft_ndarray_monitor_stat(handle(), out);
+    return out[0];
+  }
+
   /** A new float[] with the contents (float32 arrays). */
   public float[] toFloatArray() {
     float[] out = new float[checkedSize()];

@@ -62,6 +62,20 @@ public final class Predictor extends NativeHandle {
       if (pool != null) pool.shutdown();
     }
     weft_native.weft_predictor_free(h);
+    monitor.clear();
+  }
+
+  private final Monitors.Slot monitor = new Monitors.Slot();
+
+  /**
+   * Sets (null removes) a monitor callback on every executor of the predictor (the optimised
+   * inference graph's nodes), called on each thread running a predict call, so calls from several
+   * threads call it concurrently; see {@link MonitorCallback}.
+   */
+  public void setMonitorCallback(MonitorCallback callback, boolean monitorAll) {
+    long h = handle();
+    monitor.set(callback,
+        id -> weft_native.weft_predictor_set_monitor_callback(h, id, monitorAll ? 1 : 0));
   }
 
   /** The figures of a predictor (weft_predictor_stats). */
