@@ -208,6 +208,27 @@ func (e *spExec) sum(xs []float32) float64 {
 	return s
 }
 
+// conformance: custom_op.autograd_records_custom
+func TestCustomOpAutogradRecordsCustom(t *testing.T) {
+	withOps(t)
+	x := must(FromFloat32(spX, int64(len(spX))))
+	defer closeAll(t, x)
+	check(t, x.AttachGrad())
+	var y *NDArray
+	check(t, Record(true, func() (err error) {
+		y, err = Call("Custom", Params{"op_type": "go_softplus", "beta": "0.5"}, x)
+		return err
+	}))
+	check(t, y.Backward()) // head gradient ones: d softplus(0.5 x) / 0.5 / dx = sigmoid(0.5 x)
+	closeAll(t, y)
+	g := gradValues(t, x)
+	for i, v := range spX {
+		if want := sigmoid(0.5 * float64(v)); math.Abs(float64(g[i])-want) > 1e-5 {
+			t.Errorf("grad at %v: %v, want %v", v, g[i], want)
+		}
+	}
+}
+
 // conformance: custom_op.softplus_closed_form_and_numeric
 func TestCustomOpSoftplusClosedFormAndNumeric(t *testing.T) {
 	withOps(t)

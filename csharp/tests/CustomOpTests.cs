@@ -143,6 +143,24 @@ public partial class CustomOpTests : LiveHandleFixture {
     }
   }
 
+  // conformance: custom_op.autograd_records_custom
+  [Test]
+  public void AutogradRecordsCustom() {
+    WithOps(() => {
+      using (var x = NDArray.FromArray(X, X.Length)) {
+        x.AttachGrad();
+        NDArray y;
+        using (Autograd.Record())
+          y = Ops.Call("Custom", new Dictionary<string, object> { { "op_type", "cs_softplus" }, { "beta", "0.5" } }, x);
+        using (y) y.Backward();  // head gradient ones: d softplus(0.5 x) / 0.5 / dx = sigmoid(0.5 x)
+        using (var gx = x.Grad()) {
+          var g = gx.ToFloatArray();
+          for (int i = 0; i < X.Length; ++i) Assert.AreEqual(Sigmoid(0.5 * X[i]), g[i], 1e-5, "grad");
+        }
+      }
+    });
+  }
+
   // conformance: custom_op.softplus_closed_form_and_numeric
   [Test]
   public void SoftplusForwardBackwardClosedFormAndNumeric() {

@@ -210,6 +210,27 @@ class CustomOpTest {
     }
   }
 
+  // conformance: custom_op.autograd_records_custom
+  @Test
+  void autogradRecordsCustom() {
+    try (NDArray x = NDArray.fromArray(X, X.length)) {
+      x.attachGrad();
+      NDArray y;
+      try (Autograd.Scope rec = Autograd.record()) {
+        y = Ops.call("Custom", Map.of("op_type", "java_softplus", "beta", "0.5"), x);
+      }
+      try (y) {
+        y.backward();  // head gradient ones: d softplus(0.5 x) / 0.5 / dx = sigmoid(0.5 x)
+      }
+      try (NDArray gx = x.grad()) {
+        float[] g = gx.toFloatArray();
+        for (int i = 0; i < X.length; ++i) {
+          assertEquals(sigmoid(0.5 * X[i]), g[i], 1e-5, "grad at " + X[i]);
+        }
+      }
+    }
+  }
+
   /* data -> FC(16) -> act -> FC(4) -> loss, as MXNet 1.9 writes it. */
   static String mlpJson(String act, String loss) {
     return "{\"nodes\": [{\"op\": \"null\", \"name\": \"data\", \"inputs\": []},"
