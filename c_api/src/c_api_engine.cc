@@ -108,6 +108,19 @@ WeftStatus weft_engine_info(int* out_kind, int* out_cpu_threads) {
   WEFT_API_END();
 }
 
+WeftStatus weft_engine_shutdown(void) {
+  WEFT_API_BEGIN();
+  Engine::ShutdownGlobal();
+  WEFT_API_END();
+}
+
+WeftStatus weft_engine_on_worker_thread(int* out) {
+  WEFT_API_BEGIN();
+  weft::capi::CheckNotNull(out, "out");
+  *out = Engine::OnWorkerThread() ? 1 : 0;
+  WEFT_API_END();
+}
+
 WeftStatus weft_engine_var_create(WeftEngineVar** out) {
   WEFT_API_BEGIN();
   weft::capi::CheckNotNull(out, "out");

@@ -67,10 +67,33 @@ public static class CustomOps {
 
   static T Get<T>(long id) { return (T)objects[id]; }
 
+  [ThreadStatic] static bool threadSeen;
+  static int exitHooked;
+
+  // Mono attaches an engine worker at its first callback as a foreground
+  // thread and, at exit, waits for foreground threads and then aborts and
+  // waits for background ones; an engine worker parked in native code never
+  // ends either wait. So a worker is marked background at its first callback
+  // (the first wait passes it), and the process-exit event, which comes
+  // between the two waits, shuts the engine down, ending the workers (Mono
+  // forgets a thread as it ends); so does the unloading of the domain (a
+  // test runner's), which otherwise waits for them too.
+  static void SeeThread() {
+    threadSeen = true;
+    if (weft_native.weft_engine_on_worker_thread() == 0) return;
+    Thread.CurrentThread.IsBackground = true;
+    if (Interlocked.Exchange(ref exitHooked, 1) == 0) {
+      EventHandler shutdown = (s, e) => weft_native.weft_engine_shutdown();
+      AppDomain.CurrentDomain.ProcessExit += shutdown;
+      AppDomain.CurrentDomain.DomainUnload += shutdown;  // a test runner's domain
+    }
+  }
+
   static void Dispatch(int kind, long id, IntPtr raw) {
     // Nothing may escape into native frames: every exception becomes the call's error.
     var call = new WeftHandle(raw.ToInt64(), null);
     try {
+      if (!threadSeen) SeeThread();
       DispatchOrThrow(kind, id, new CustomOpCall(call));
     } catch (Exception e) {
       try {

@@ -278,6 +278,43 @@ static void test_engine_callback_reentry(void** state) {
   assert_no_leaks();
 }
 
+static const char* note_worker(void* p) {
+  int* on_worker = (int*)p;
+  return weft_engine_on_worker_thread(on_worker) == WEFT_OK ? NULL : weft_last_error();
+}
+
+/* Last: shutting the global engine down (as a Mono host does at exit)
+ * ends its workers; later work runs on the calling thread and still works. */
+static void test_engine_shutdown(void** state) {
+  const int64_t shape[1] = {2};
+  const float two[2] = {2, 3};
+  float out[2];
+  int kind = 0, threads = 0, on_worker = -1;
+  WeftEngineVar* v = NULL;
+  WeftNDArray* a = NULL;
+  (void)state;
+  OK(weft_engine_info(&kind, &threads));
+  OK(weft_engine_on_worker_thread(&on_worker));
+  assert_int_equal(on_worker, 0);
+  OK(weft_engine_var_create(&v));
+  OK(weft_engine_push_sync(note_worker, &on_worker, NULL, NULL, 0, &v, 1, "note worker"));
+  OK(weft_engine_var_wait(v));
+  assert_int_equal(on_worker, kind == WEFT_ENGINE_THREADED ? 1 : 0);
+  OK(weft_engine_shutdown());
+  OK(weft_engine_shutdown()); /* idempotent */
+  on_worker = -1;
+  OK(weft_engine_push_sync(note_worker, &on_worker, NULL, NULL, 0, &v, 1, "after shutdown"));
+  assert_int_equal(on_worker, 0); /* ran inline, before the push returned */
+  a = make_f32(shape, 1, two);
+  read_f32(a, out, 2);
+  assert_floats(out, two, 2);
+  EXPECT_ERR(weft_engine_on_worker_thread(NULL), WEFT_ERR_INVALID_ARGUMENT, "out");
+  OK(weft_ndarray_free(a));
+  OK(weft_engine_var_free(v));
+  OK(weft_wait_all());
+  assert_no_leaks();
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       TEST(test_engine_info_and_configure),
@@ -285,6 +322,7 @@ int main(void) {
       TEST(test_engine_errors),
       TEST(test_ndarray_kernel_errors_are_deferred),
       TEST(test_engine_callback_reentry),
+      TEST(test_engine_shutdown),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

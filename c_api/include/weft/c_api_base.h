@@ -26,7 +26,7 @@ extern "C" {
 #endif
 
 /** ABI version; bumped when functions are added. */
-#define WEFT_API_VERSION 15
+#define WEFT_API_VERSION 16
 
 /** Status codes (stable values). */
 typedef enum {

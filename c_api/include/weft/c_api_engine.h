@@ -67,6 +67,18 @@ WEFT_API WeftStatus weft_engine_configure(int kind, int cpu_threads);
 /** The running engine's kind (WeftEngineKind) and CPU worker count (0 for naive). */
 WEFT_API WeftStatus weft_engine_info(int* out_kind, int* out_cpu_threads);
 
+/**
+ * @brief Shuts the global engine down now, as the library's exit hook
+ * would: the queued work runs, the worker threads end, and later work runs
+ * on the calling thread. Nothing when the engine was never used. For hosts
+ * whose shutdown waits for the threads that called into them (Mono waits
+ * for engine threads that ran C# callbacks): call it from their exit event.
+ */
+WEFT_API WeftStatus weft_engine_shutdown(void);
+
+/** @param[out] out 1 when the calling thread is an engine worker thread, else 0. */
+WEFT_API WeftStatus weft_engine_on_worker_thread(int* out);
+
 /** @param[out] out new variable at version 0; free with weft_engine_var_free(). */
 WEFT_API WeftStatus weft_engine_var_create(WeftEngineVar** out);
 

@@ -173,6 +173,13 @@ class Engine {
   static std::unique_ptr<Engine> Create(EngineKind kind, const EngineOptions& options = {});
   // Parses "naive" / "threaded"; throws Error(kInvalidArgument).
   static EngineKind ParseKind(const std::string& text);
+  // Shuts the process-wide engine down now, as the exit hook would (its
+  // queued work first; later work runs on the calling thread); nothing when
+  // it was never created. For hosts whose own shutdown waits for the
+  // threads that called into them (Mono waits for the engine's workers).
+  static void ShutdownGlobal();
+  // True on a worker thread of any threaded engine.
+  static bool OnWorkerThread();
 
   virtual EngineKind kind() const = 0;
   // Number of cpu(0) workers (0 for the naive engine).

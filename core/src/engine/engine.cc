@@ -7,6 +7,7 @@
 #include <utility>
 
 #include "engine/engine_impl.h"
+#include "engine/task_queue.h"
 #include "weft/status.h"
 
 namespace weft {
@@ -132,6 +133,10 @@ Engine* Engine::Get() {
   if (Engine* e = g_engine.load(std::memory_order_acquire)) return e;
   return CreateGlobalEngineLocked();
 }
+
+void Engine::ShutdownGlobal() { ShutdownGlobalEngine(); }
+
+bool Engine::OnWorkerThread() { return engine::TaskQueue::OnWorkerThread(); }
 
 void Engine::Configure(EngineKind kind, int cpu_threads) {
   if (cpu_threads < 0 || cpu_threads > 1024)

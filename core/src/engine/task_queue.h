@@ -35,6 +35,7 @@ class TaskQueue {
   }
   // Makes the calling thread a worker of `queue` (for its whole life).
   static void BindWorkerThread(const TaskQueue* queue) { WorkerQueue() = queue; }
+  static bool OnWorkerThread() { return WorkerQueue() != nullptr; }
   // While alive, the calling thread dispatches the ops its op's completion
   // made ready, and returns to Pop afterwards.
   class CompletionScope {

@@ -440,506 +440,509 @@ typedef _goslice_ swig_type_406;
 typedef _goslice_ swig_type_407;
 typedef _gostring_ swig_type_408;
 typedef _gostring_ swig_type_409;
-typedef _gostring_ swig_type_410;
-typedef _goslice_ swig_type_411;
+typedef _goslice_ swig_type_410;
+typedef _gostring_ swig_type_411;
 typedef _gostring_ swig_type_412;
-typedef void* swig_type_413;
-typedef void* swig_type_414;
-typedef long long swig_type_415;
-typedef long long swig_type_416;
-typedef _gostring_ swig_type_417;
-typedef _gostring_ swig_type_418;
-typedef void* swig_type_419;
-typedef void* swig_type_420;
-typedef long long swig_type_421;
-typedef long long swig_type_422;
-typedef _gostring_ swig_type_423;
-typedef _gostring_ swig_type_424;
-typedef _gostring_ swig_type_425;
+typedef _gostring_ swig_type_413;
+typedef _goslice_ swig_type_414;
+typedef _gostring_ swig_type_415;
+typedef void* swig_type_416;
+typedef void* swig_type_417;
+typedef long long swig_type_418;
+typedef long long swig_type_419;
+typedef _gostring_ swig_type_420;
+typedef _gostring_ swig_type_421;
+typedef void* swig_type_422;
+typedef void* swig_type_423;
+typedef long long swig_type_424;
+typedef long long swig_type_425;
 typedef _gostring_ swig_type_426;
 typedef _gostring_ swig_type_427;
 typedef _gostring_ swig_type_428;
-typedef _goslice_ swig_type_429;
+typedef _gostring_ swig_type_429;
 typedef _gostring_ swig_type_430;
 typedef _gostring_ swig_type_431;
-typedef _gostring_ swig_type_432;
-typedef _goslice_ swig_type_433;
-typedef _goslice_ swig_type_434;
+typedef _goslice_ swig_type_432;
+typedef _gostring_ swig_type_433;
+typedef _gostring_ swig_type_434;
 typedef _gostring_ swig_type_435;
-typedef long long swig_type_436;
-typedef _gostring_ swig_type_437;
-typedef _goslice_ swig_type_438;
+typedef _goslice_ swig_type_436;
+typedef _goslice_ swig_type_437;
+typedef _gostring_ swig_type_438;
 typedef long long swig_type_439;
 typedef _gostring_ swig_type_440;
 typedef _goslice_ swig_type_441;
-typedef _gostring_ swig_type_442;
-typedef long long swig_type_443;
+typedef long long swig_type_442;
+typedef _gostring_ swig_type_443;
 typedef _goslice_ swig_type_444;
 typedef _gostring_ swig_type_445;
-typedef _gostring_ swig_type_446;
-typedef _gostring_ swig_type_447;
+typedef long long swig_type_446;
+typedef _goslice_ swig_type_447;
 typedef _gostring_ swig_type_448;
-typedef long long swig_type_449;
-typedef _goslice_ swig_type_450;
+typedef _gostring_ swig_type_449;
+typedef _gostring_ swig_type_450;
 typedef _gostring_ swig_type_451;
-typedef _goslice_ swig_type_452;
-typedef _gostring_ swig_type_453;
+typedef long long swig_type_452;
+typedef _goslice_ swig_type_453;
 typedef _gostring_ swig_type_454;
 typedef _goslice_ swig_type_455;
-typedef _goslice_ swig_type_456;
+typedef _gostring_ swig_type_456;
 typedef _gostring_ swig_type_457;
-typedef _gostring_ swig_type_458;
-typedef long long swig_type_459;
-typedef _goslice_ swig_type_460;
-typedef _goslice_ swig_type_461;
-typedef _goslice_ swig_type_462;
+typedef _goslice_ swig_type_458;
+typedef _goslice_ swig_type_459;
+typedef _gostring_ swig_type_460;
+typedef _gostring_ swig_type_461;
+typedef long long swig_type_462;
 typedef _goslice_ swig_type_463;
-typedef _gostring_ swig_type_464;
+typedef _goslice_ swig_type_464;
 typedef _goslice_ swig_type_465;
-typedef _gostring_ swig_type_466;
+typedef _goslice_ swig_type_466;
 typedef _gostring_ swig_type_467;
 typedef _goslice_ swig_type_468;
 typedef _gostring_ swig_type_469;
-typedef _goslice_ swig_type_470;
-typedef _gostring_ swig_type_471;
-typedef _goslice_ swig_type_472;
-typedef _gostring_ swig_type_473;
-typedef _goslice_ swig_type_474;
-typedef long long swig_type_475;
-typedef _goslice_ swig_type_476;
-typedef _gostring_ swig_type_477;
-typedef _goslice_ swig_type_478;
-typedef _gostring_ swig_type_479;
+typedef _gostring_ swig_type_470;
+typedef _goslice_ swig_type_471;
+typedef _gostring_ swig_type_472;
+typedef _goslice_ swig_type_473;
+typedef _gostring_ swig_type_474;
+typedef _goslice_ swig_type_475;
+typedef _gostring_ swig_type_476;
+typedef _goslice_ swig_type_477;
+typedef long long swig_type_478;
+typedef _goslice_ swig_type_479;
 typedef _gostring_ swig_type_480;
-typedef _gostring_ swig_type_481;
+typedef _goslice_ swig_type_481;
 typedef _gostring_ swig_type_482;
 typedef _gostring_ swig_type_483;
-typedef long long swig_type_484;
-typedef _goslice_ swig_type_485;
+typedef _gostring_ swig_type_484;
+typedef _gostring_ swig_type_485;
 typedef _gostring_ swig_type_486;
-typedef _gostring_ swig_type_487;
-typedef _gostring_ swig_type_488;
+typedef long long swig_type_487;
+typedef _goslice_ swig_type_488;
 typedef _gostring_ swig_type_489;
-typedef long long swig_type_490;
+typedef _gostring_ swig_type_490;
 typedef _gostring_ swig_type_491;
-typedef long long swig_type_492;
-typedef _goslice_ swig_type_493;
-typedef long long swig_type_494;
-typedef _goslice_ swig_type_495;
-typedef _gostring_ swig_type_496;
-typedef _goslice_ swig_type_497;
-typedef _gostring_ swig_type_498;
-typedef _goslice_ swig_type_499;
+typedef _gostring_ swig_type_492;
+typedef long long swig_type_493;
+typedef _gostring_ swig_type_494;
+typedef long long swig_type_495;
+typedef _goslice_ swig_type_496;
+typedef long long swig_type_497;
+typedef _goslice_ swig_type_498;
+typedef _gostring_ swig_type_499;
 typedef _goslice_ swig_type_500;
-typedef long long swig_type_501;
+typedef _gostring_ swig_type_501;
 typedef _goslice_ swig_type_502;
-typedef _gostring_ swig_type_503;
-typedef _gostring_ swig_type_504;
-typedef _gostring_ swig_type_505;
+typedef _goslice_ swig_type_503;
+typedef long long swig_type_504;
+typedef _goslice_ swig_type_505;
 typedef _gostring_ swig_type_506;
-typedef long long swig_type_507;
+typedef _gostring_ swig_type_507;
 typedef _gostring_ swig_type_508;
-typedef _goslice_ swig_type_509;
+typedef _gostring_ swig_type_509;
 typedef long long swig_type_510;
 typedef _gostring_ swig_type_511;
 typedef _goslice_ swig_type_512;
-typedef _gostring_ swig_type_513;
+typedef long long swig_type_513;
 typedef _gostring_ swig_type_514;
 typedef _goslice_ swig_type_515;
-typedef _goslice_ swig_type_516;
-typedef _goslice_ swig_type_517;
-typedef _gostring_ swig_type_518;
-typedef _gostring_ swig_type_519;
-typedef _gostring_ swig_type_520;
+typedef _gostring_ swig_type_516;
+typedef _gostring_ swig_type_517;
+typedef _goslice_ swig_type_518;
+typedef _goslice_ swig_type_519;
+typedef _goslice_ swig_type_520;
 typedef _gostring_ swig_type_521;
-typedef long long swig_type_522;
-typedef long long swig_type_523;
-typedef _goslice_ swig_type_524;
-typedef _gostring_ swig_type_525;
-typedef _gostring_ swig_type_526;
-typedef _gostring_ swig_type_527;
+typedef _gostring_ swig_type_522;
+typedef _gostring_ swig_type_523;
+typedef _gostring_ swig_type_524;
+typedef long long swig_type_525;
+typedef long long swig_type_526;
+typedef _goslice_ swig_type_527;
 typedef _gostring_ swig_type_528;
 typedef _gostring_ swig_type_529;
 typedef _gostring_ swig_type_530;
 typedef _gostring_ swig_type_531;
-typedef long long swig_type_532;
-typedef _goslice_ swig_type_533;
+typedef _gostring_ swig_type_532;
+typedef _gostring_ swig_type_533;
 typedef _gostring_ swig_type_534;
-typedef _gostring_ swig_type_535;
+typedef long long swig_type_535;
 typedef _goslice_ swig_type_536;
-typedef long long swig_type_537;
+typedef _gostring_ swig_type_537;
 typedef _gostring_ swig_type_538;
-typedef _gostring_ swig_type_539;
-typedef _gostring_ swig_type_540;
+typedef _goslice_ swig_type_539;
+typedef long long swig_type_540;
 typedef _gostring_ swig_type_541;
-typedef long long swig_type_542;
+typedef _gostring_ swig_type_542;
 typedef _gostring_ swig_type_543;
 typedef _gostring_ swig_type_544;
-typedef _gostring_ swig_type_545;
+typedef long long swig_type_545;
 typedef _gostring_ swig_type_546;
 typedef _gostring_ swig_type_547;
-typedef _goslice_ swig_type_548;
+typedef _gostring_ swig_type_548;
 typedef _gostring_ swig_type_549;
 typedef _gostring_ swig_type_550;
 typedef _goslice_ swig_type_551;
 typedef _gostring_ swig_type_552;
 typedef _gostring_ swig_type_553;
-typedef _gostring_ swig_type_554;
+typedef _goslice_ swig_type_554;
 typedef _gostring_ swig_type_555;
 typedef _gostring_ swig_type_556;
 typedef _gostring_ swig_type_557;
-typedef long long swig_type_558;
+typedef _gostring_ swig_type_558;
 typedef _gostring_ swig_type_559;
-typedef long long swig_type_560;
-typedef _gostring_ swig_type_561;
-typedef _goslice_ swig_type_562;
-typedef _gostring_ swig_type_563;
-typedef long long swig_type_564;
-typedef _gostring_ swig_type_565;
+typedef _gostring_ swig_type_560;
+typedef long long swig_type_561;
+typedef _gostring_ swig_type_562;
+typedef long long swig_type_563;
+typedef _gostring_ swig_type_564;
+typedef _goslice_ swig_type_565;
 typedef _gostring_ swig_type_566;
-typedef _gostring_ swig_type_567;
+typedef long long swig_type_567;
 typedef _gostring_ swig_type_568;
 typedef _gostring_ swig_type_569;
 typedef _gostring_ swig_type_570;
 typedef _gostring_ swig_type_571;
 typedef _gostring_ swig_type_572;
 typedef _gostring_ swig_type_573;
-typedef _goslice_ swig_type_574;
+typedef _gostring_ swig_type_574;
 typedef _gostring_ swig_type_575;
-typedef _goslice_ swig_type_576;
+typedef _gostring_ swig_type_576;
 typedef _goslice_ swig_type_577;
 typedef _gostring_ swig_type_578;
-typedef _gostring_ swig_type_579;
+typedef _goslice_ swig_type_579;
 typedef _goslice_ swig_type_580;
 typedef _gostring_ swig_type_581;
 typedef _gostring_ swig_type_582;
 typedef _goslice_ swig_type_583;
 typedef _gostring_ swig_type_584;
-typedef _goslice_ swig_type_585;
-typedef _gostring_ swig_type_586;
+typedef _gostring_ swig_type_585;
+typedef _goslice_ swig_type_586;
 typedef _gostring_ swig_type_587;
 typedef _goslice_ swig_type_588;
-typedef _goslice_ swig_type_589;
-typedef _goslice_ swig_type_590;
+typedef _gostring_ swig_type_589;
+typedef _gostring_ swig_type_590;
 typedef _goslice_ swig_type_591;
 typedef _goslice_ swig_type_592;
-typedef _gostring_ swig_type_593;
+typedef _goslice_ swig_type_593;
 typedef _goslice_ swig_type_594;
 typedef _goslice_ swig_type_595;
-typedef _goslice_ swig_type_596;
+typedef _gostring_ swig_type_596;
 typedef _goslice_ swig_type_597;
 typedef _goslice_ swig_type_598;
 typedef _goslice_ swig_type_599;
-typedef _gostring_ swig_type_600;
+typedef _goslice_ swig_type_600;
 typedef _goslice_ swig_type_601;
 typedef _goslice_ swig_type_602;
-typedef long long swig_type_603;
+typedef _gostring_ swig_type_603;
 typedef _goslice_ swig_type_604;
-typedef _gostring_ swig_type_605;
-typedef _gostring_ swig_type_606;
-typedef _gostring_ swig_type_607;
+typedef _goslice_ swig_type_605;
+typedef long long swig_type_606;
+typedef _goslice_ swig_type_607;
 typedef _gostring_ swig_type_608;
 typedef _gostring_ swig_type_609;
 typedef _gostring_ swig_type_610;
 typedef _gostring_ swig_type_611;
-typedef long long swig_type_612;
-typedef long long swig_type_613;
+typedef _gostring_ swig_type_612;
+typedef _gostring_ swig_type_613;
 typedef _gostring_ swig_type_614;
-typedef _goslice_ swig_type_615;
-typedef _goslice_ swig_type_616;
-typedef long long swig_type_617;
-typedef _gostring_ swig_type_618;
-typedef long long swig_type_619;
-typedef _gostring_ swig_type_620;
+typedef long long swig_type_615;
+typedef long long swig_type_616;
+typedef _gostring_ swig_type_617;
+typedef _goslice_ swig_type_618;
+typedef _goslice_ swig_type_619;
+typedef long long swig_type_620;
 typedef _gostring_ swig_type_621;
-typedef _goslice_ swig_type_622;
+typedef long long swig_type_622;
 typedef _gostring_ swig_type_623;
 typedef _gostring_ swig_type_624;
-typedef _gostring_ swig_type_625;
-typedef long long swig_type_626;
+typedef _goslice_ swig_type_625;
+typedef _gostring_ swig_type_626;
 typedef _gostring_ swig_type_627;
-typedef _goslice_ swig_type_628;
-typedef _goslice_ swig_type_629;
-typedef long long swig_type_630;
-typedef _gostring_ swig_type_631;
-typedef long long swig_type_632;
-typedef _gostring_ swig_type_633;
+typedef _gostring_ swig_type_628;
+typedef long long swig_type_629;
+typedef _gostring_ swig_type_630;
+typedef _goslice_ swig_type_631;
+typedef _goslice_ swig_type_632;
+typedef long long swig_type_633;
 typedef _gostring_ swig_type_634;
-typedef _goslice_ swig_type_635;
+typedef long long swig_type_635;
 typedef _gostring_ swig_type_636;
 typedef _gostring_ swig_type_637;
 typedef _goslice_ swig_type_638;
 typedef _gostring_ swig_type_639;
-typedef _goslice_ swig_type_640;
-typedef _gostring_ swig_type_641;
-typedef long long swig_type_642;
+typedef _gostring_ swig_type_640;
+typedef _goslice_ swig_type_641;
+typedef _gostring_ swig_type_642;
 typedef _goslice_ swig_type_643;
-typedef _goslice_ swig_type_644;
+typedef _gostring_ swig_type_644;
 typedef long long swig_type_645;
 typedef _goslice_ swig_type_646;
-typedef long long swig_type_647;
-typedef _goslice_ swig_type_648;
-typedef _gostring_ swig_type_649;
+typedef _goslice_ swig_type_647;
+typedef long long swig_type_648;
+typedef _goslice_ swig_type_649;
 typedef long long swig_type_650;
 typedef _goslice_ swig_type_651;
-typedef _goslice_ swig_type_652;
-typedef _goslice_ swig_type_653;
-typedef long long swig_type_654;
+typedef _gostring_ swig_type_652;
+typedef long long swig_type_653;
+typedef _goslice_ swig_type_654;
 typedef _goslice_ swig_type_655;
-typedef _gostring_ swig_type_656;
-typedef _goslice_ swig_type_657;
-typedef long long swig_type_658;
-typedef _goslice_ swig_type_659;
-typedef long long swig_type_660;
-typedef _goslice_ swig_type_661;
-typedef long long swig_type_662;
-typedef _gostring_ swig_type_663;
+typedef _goslice_ swig_type_656;
+typedef long long swig_type_657;
+typedef _goslice_ swig_type_658;
+typedef _gostring_ swig_type_659;
+typedef _goslice_ swig_type_660;
+typedef long long swig_type_661;
+typedef _goslice_ swig_type_662;
+typedef long long swig_type_663;
 typedef _goslice_ swig_type_664;
-typedef _gostring_ swig_type_665;
+typedef long long swig_type_665;
 typedef _gostring_ swig_type_666;
-typedef _gostring_ swig_type_667;
-typedef _goslice_ swig_type_668;
+typedef _goslice_ swig_type_667;
+typedef _gostring_ swig_type_668;
 typedef _gostring_ swig_type_669;
-typedef _goslice_ swig_type_670;
-typedef _gostring_ swig_type_671;
-typedef _goslice_ swig_type_672;
+typedef _gostring_ swig_type_670;
+typedef _goslice_ swig_type_671;
+typedef _gostring_ swig_type_672;
 typedef _goslice_ swig_type_673;
 typedef _gostring_ swig_type_674;
-typedef long long swig_type_675;
-typedef _gostring_ swig_type_676;
-typedef _goslice_ swig_type_677;
-typedef _gostring_ swig_type_678;
-typedef long long swig_type_679;
-typedef _gostring_ swig_type_680;
-typedef _goslice_ swig_type_681;
-typedef _gostring_ swig_type_682;
-typedef long long swig_type_683;
-typedef _gostring_ swig_type_684;
-typedef _goslice_ swig_type_685;
-typedef _gostring_ swig_type_686;
-typedef long long swig_type_687;
-typedef _gostring_ swig_type_688;
-typedef _goslice_ swig_type_689;
-typedef _goslice_ swig_type_690;
+typedef _goslice_ swig_type_675;
+typedef _goslice_ swig_type_676;
+typedef _gostring_ swig_type_677;
+typedef long long swig_type_678;
+typedef _gostring_ swig_type_679;
+typedef _goslice_ swig_type_680;
+typedef _gostring_ swig_type_681;
+typedef long long swig_type_682;
+typedef _gostring_ swig_type_683;
+typedef _goslice_ swig_type_684;
+typedef _gostring_ swig_type_685;
+typedef long long swig_type_686;
+typedef _gostring_ swig_type_687;
+typedef _goslice_ swig_type_688;
+typedef _gostring_ swig_type_689;
+typedef long long swig_type_690;
 typedef _gostring_ swig_type_691;
-typedef _gostring_ swig_type_692;
-typedef _gostring_ swig_type_693;
-typedef _goslice_ swig_type_694;
-typedef _goslice_ swig_type_695;
-typedef _goslice_ swig_type_696;
+typedef _goslice_ swig_type_692;
+typedef _goslice_ swig_type_693;
+typedef _gostring_ swig_type_694;
+typedef _gostring_ swig_type_695;
+typedef _gostring_ swig_type_696;
 typedef _goslice_ swig_type_697;
-typedef _gostring_ swig_type_698;
-typedef _gostring_ swig_type_699;
-typedef _gostring_ swig_type_700;
+typedef _goslice_ swig_type_698;
+typedef _goslice_ swig_type_699;
+typedef _goslice_ swig_type_700;
 typedef _gostring_ swig_type_701;
 typedef _gostring_ swig_type_702;
 typedef _gostring_ swig_type_703;
-typedef _goslice_ swig_type_704;
+typedef _gostring_ swig_type_704;
 typedef _gostring_ swig_type_705;
-typedef _goslice_ swig_type_706;
-typedef _gostring_ swig_type_707;
-typedef _goslice_ swig_type_708;
-typedef _gostring_ swig_type_709;
-typedef _goslice_ swig_type_710;
-typedef _gostring_ swig_type_711;
-typedef _goslice_ swig_type_712;
-typedef long long swig_type_713;
-typedef _goslice_ swig_type_714;
+typedef _gostring_ swig_type_706;
+typedef _goslice_ swig_type_707;
+typedef _gostring_ swig_type_708;
+typedef _goslice_ swig_type_709;
+typedef _gostring_ swig_type_710;
+typedef _goslice_ swig_type_711;
+typedef _gostring_ swig_type_712;
+typedef _goslice_ swig_type_713;
+typedef _gostring_ swig_type_714;
 typedef _goslice_ swig_type_715;
-typedef _gostring_ swig_type_716;
+typedef long long swig_type_716;
 typedef _goslice_ swig_type_717;
-typedef long long swig_type_718;
-typedef _goslice_ swig_type_719;
-typedef _gostring_ swig_type_720;
-typedef _goslice_ swig_type_721;
-typedef long long swig_type_722;
-typedef _goslice_ swig_type_723;
+typedef _goslice_ swig_type_718;
+typedef _gostring_ swig_type_719;
+typedef _goslice_ swig_type_720;
+typedef long long swig_type_721;
+typedef _goslice_ swig_type_722;
+typedef _gostring_ swig_type_723;
 typedef _goslice_ swig_type_724;
 typedef long long swig_type_725;
 typedef _goslice_ swig_type_726;
-typedef _gostring_ swig_type_727;
-typedef _goslice_ swig_type_728;
-typedef long long swig_type_729;
-typedef _goslice_ swig_type_730;
+typedef _goslice_ swig_type_727;
+typedef long long swig_type_728;
+typedef _goslice_ swig_type_729;
+typedef _gostring_ swig_type_730;
 typedef _goslice_ swig_type_731;
 typedef long long swig_type_732;
 typedef _goslice_ swig_type_733;
-typedef _gostring_ swig_type_734;
-typedef _goslice_ swig_type_735;
-typedef _gostring_ swig_type_736;
-typedef _goslice_ swig_type_737;
-typedef _gostring_ swig_type_738;
-typedef _goslice_ swig_type_739;
-typedef _gostring_ swig_type_740;
-typedef long long swig_type_741;
-typedef _gostring_ swig_type_742;
+typedef _goslice_ swig_type_734;
+typedef long long swig_type_735;
+typedef _goslice_ swig_type_736;
+typedef _gostring_ swig_type_737;
+typedef _goslice_ swig_type_738;
+typedef _gostring_ swig_type_739;
+typedef _goslice_ swig_type_740;
+typedef _gostring_ swig_type_741;
+typedef _goslice_ swig_type_742;
 typedef _gostring_ swig_type_743;
-typedef _goslice_ swig_type_744;
+typedef long long swig_type_744;
 typedef _gostring_ swig_type_745;
-typedef _goslice_ swig_type_746;
-typedef _gostring_ swig_type_747;
-typedef _goslice_ swig_type_748;
-typedef long long swig_type_749;
-typedef _goslice_ swig_type_750;
-typedef long long swig_type_751;
-typedef _goslice_ swig_type_752;
-typedef _gostring_ swig_type_753;
-typedef _gostring_ swig_type_754;
-typedef _gostring_ swig_type_755;
+typedef _gostring_ swig_type_746;
+typedef _goslice_ swig_type_747;
+typedef _gostring_ swig_type_748;
+typedef _goslice_ swig_type_749;
+typedef _gostring_ swig_type_750;
+typedef _goslice_ swig_type_751;
+typedef long long swig_type_752;
+typedef _goslice_ swig_type_753;
+typedef long long swig_type_754;
+typedef _goslice_ swig_type_755;
 typedef _gostring_ swig_type_756;
-typedef _goslice_ swig_type_757;
-typedef long long swig_type_758;
-typedef _goslice_ swig_type_759;
-typedef _gostring_ swig_type_760;
-typedef _gostring_ swig_type_761;
-typedef _gostring_ swig_type_762;
+typedef _gostring_ swig_type_757;
+typedef _gostring_ swig_type_758;
+typedef _gostring_ swig_type_759;
+typedef _goslice_ swig_type_760;
+typedef long long swig_type_761;
+typedef _goslice_ swig_type_762;
 typedef _gostring_ swig_type_763;
 typedef _gostring_ swig_type_764;
-typedef _goslice_ swig_type_765;
+typedef _gostring_ swig_type_765;
 typedef _gostring_ swig_type_766;
-typedef long long swig_type_767;
-typedef _gostring_ swig_type_768;
-typedef long long swig_type_769;
+typedef _gostring_ swig_type_767;
+typedef _goslice_ swig_type_768;
+typedef _gostring_ swig_type_769;
 typedef long long swig_type_770;
 typedef _gostring_ swig_type_771;
-typedef _goslice_ swig_type_772;
-typedef _gostring_ swig_type_773;
+typedef long long swig_type_772;
+typedef long long swig_type_773;
 typedef _gostring_ swig_type_774;
-typedef _gostring_ swig_type_775;
+typedef _goslice_ swig_type_775;
 typedef _gostring_ swig_type_776;
 typedef _gostring_ swig_type_777;
-typedef _goslice_ swig_type_778;
+typedef _gostring_ swig_type_778;
 typedef _gostring_ swig_type_779;
-typedef _goslice_ swig_type_780;
+typedef _gostring_ swig_type_780;
 typedef _goslice_ swig_type_781;
-typedef _goslice_ swig_type_782;
-typedef _gostring_ swig_type_783;
-typedef long long swig_type_784;
+typedef _gostring_ swig_type_782;
+typedef _goslice_ swig_type_783;
+typedef _goslice_ swig_type_784;
 typedef _goslice_ swig_type_785;
-typedef _goslice_ swig_type_786;
-typedef _gostring_ swig_type_787;
+typedef _gostring_ swig_type_786;
+typedef long long swig_type_787;
 typedef _goslice_ swig_type_788;
-typedef _gostring_ swig_type_789;
-typedef _goslice_ swig_type_790;
-typedef long long swig_type_791;
-typedef _goslice_ swig_type_792;
-typedef _gostring_ swig_type_793;
+typedef _goslice_ swig_type_789;
+typedef _gostring_ swig_type_790;
+typedef _goslice_ swig_type_791;
+typedef _gostring_ swig_type_792;
+typedef _goslice_ swig_type_793;
 typedef long long swig_type_794;
-typedef _gostring_ swig_type_795;
-typedef _goslice_ swig_type_796;
-typedef _gostring_ swig_type_797;
+typedef _goslice_ swig_type_795;
+typedef _gostring_ swig_type_796;
+typedef long long swig_type_797;
 typedef _gostring_ swig_type_798;
-typedef _gostring_ swig_type_799;
-typedef _goslice_ swig_type_800;
-typedef long long swig_type_801;
-typedef long long swig_type_802;
-typedef long long swig_type_803;
+typedef _goslice_ swig_type_799;
+typedef _gostring_ swig_type_800;
+typedef _gostring_ swig_type_801;
+typedef _gostring_ swig_type_802;
+typedef _goslice_ swig_type_803;
 typedef long long swig_type_804;
-typedef _goslice_ swig_type_805;
-typedef _gostring_ swig_type_806;
+typedef long long swig_type_805;
+typedef long long swig_type_806;
 typedef long long swig_type_807;
 typedef _goslice_ swig_type_808;
-typedef _goslice_ swig_type_809;
-typedef _goslice_ swig_type_810;
+typedef _gostring_ swig_type_809;
+typedef long long swig_type_810;
 typedef _goslice_ swig_type_811;
 typedef _goslice_ swig_type_812;
-typedef _gostring_ swig_type_813;
-typedef long long swig_type_814;
+typedef _goslice_ swig_type_813;
+typedef _goslice_ swig_type_814;
 typedef _goslice_ swig_type_815;
-typedef long long swig_type_816;
-typedef _goslice_ swig_type_817;
-typedef _gostring_ swig_type_818;
+typedef _gostring_ swig_type_816;
+typedef long long swig_type_817;
+typedef _goslice_ swig_type_818;
 typedef long long swig_type_819;
-typedef _gostring_ swig_type_820;
-typedef _goslice_ swig_type_821;
-typedef _gostring_ swig_type_822;
-typedef long long swig_type_823;
-typedef _gostring_ swig_type_824;
-typedef _goslice_ swig_type_825;
+typedef _goslice_ swig_type_820;
+typedef _gostring_ swig_type_821;
+typedef long long swig_type_822;
+typedef _gostring_ swig_type_823;
+typedef _goslice_ swig_type_824;
+typedef _gostring_ swig_type_825;
 typedef long long swig_type_826;
 typedef _gostring_ swig_type_827;
 typedef _goslice_ swig_type_828;
 typedef long long swig_type_829;
 typedef _gostring_ swig_type_830;
 typedef _goslice_ swig_type_831;
-typedef _goslice_ swig_type_832;
-typedef _goslice_ swig_type_833;
-typedef _gostring_ swig_type_834;
-typedef long long swig_type_835;
-typedef _gostring_ swig_type_836;
-typedef _goslice_ swig_type_837;
+typedef long long swig_type_832;
+typedef _gostring_ swig_type_833;
+typedef _goslice_ swig_type_834;
+typedef _goslice_ swig_type_835;
+typedef _goslice_ swig_type_836;
+typedef _gostring_ swig_type_837;
 typedef long long swig_type_838;
 typedef _gostring_ swig_type_839;
 typedef _goslice_ swig_type_840;
-typedef _gostring_ swig_type_841;
-typedef long long swig_type_842;
-typedef _gostring_ swig_type_843;
+typedef long long swig_type_841;
+typedef _gostring_ swig_type_842;
+typedef _goslice_ swig_type_843;
 typedef _gostring_ swig_type_844;
 typedef long long swig_type_845;
 typedef _gostring_ swig_type_846;
-typedef long long swig_type_847;
-typedef _gostring_ swig_type_848;
-typedef _goslice_ swig_type_849;
-typedef _goslice_ swig_type_850;
-typedef _goslice_ swig_type_851;
-typedef _gostring_ swig_type_852;
-typedef _gostring_ swig_type_853;
-typedef _gostring_ swig_type_854;
-typedef _goslice_ swig_type_855;
+typedef _gostring_ swig_type_847;
+typedef long long swig_type_848;
+typedef _gostring_ swig_type_849;
+typedef long long swig_type_850;
+typedef _gostring_ swig_type_851;
+typedef _goslice_ swig_type_852;
+typedef _goslice_ swig_type_853;
+typedef _goslice_ swig_type_854;
+typedef _gostring_ swig_type_855;
 typedef _gostring_ swig_type_856;
 typedef _gostring_ swig_type_857;
-typedef _gostring_ swig_type_858;
-typedef long long swig_type_859;
+typedef _goslice_ swig_type_858;
+typedef _gostring_ swig_type_859;
 typedef _gostring_ swig_type_860;
-typedef _goslice_ swig_type_861;
+typedef _gostring_ swig_type_861;
 typedef long long swig_type_862;
-typedef _goslice_ swig_type_863;
-typedef _gostring_ swig_type_864;
-typedef _goslice_ swig_type_865;
-typedef _gostring_ swig_type_866;
-typedef long long swig_type_867;
+typedef _gostring_ swig_type_863;
+typedef _goslice_ swig_type_864;
+typedef long long swig_type_865;
+typedef _goslice_ swig_type_866;
+typedef _gostring_ swig_type_867;
 typedef _goslice_ swig_type_868;
 typedef _gostring_ swig_type_869;
-typedef _goslice_ swig_type_870;
-typedef long long swig_type_871;
-typedef _goslice_ swig_type_872;
-typedef _gostring_ swig_type_873;
-typedef _goslice_ swig_type_874;
-typedef long long swig_type_875;
+typedef long long swig_type_870;
+typedef _goslice_ swig_type_871;
+typedef _gostring_ swig_type_872;
+typedef _goslice_ swig_type_873;
+typedef long long swig_type_874;
+typedef _goslice_ swig_type_875;
 typedef _gostring_ swig_type_876;
-typedef _gostring_ swig_type_877;
-typedef _gostring_ swig_type_878;
+typedef _goslice_ swig_type_877;
+typedef long long swig_type_878;
 typedef _gostring_ swig_type_879;
 typedef _gostring_ swig_type_880;
-typedef _goslice_ swig_type_881;
-typedef _goslice_ swig_type_882;
+typedef _gostring_ swig_type_881;
+typedef _gostring_ swig_type_882;
 typedef _gostring_ swig_type_883;
-typedef long long swig_type_884;
-typedef _gostring_ swig_type_885;
+typedef _goslice_ swig_type_884;
+typedef _goslice_ swig_type_885;
 typedef _gostring_ swig_type_886;
-typedef _gostring_ swig_type_887;
+typedef long long swig_type_887;
 typedef _gostring_ swig_type_888;
-typedef _goslice_ swig_type_889;
+typedef _gostring_ swig_type_889;
 typedef _gostring_ swig_type_890;
 typedef _gostring_ swig_type_891;
-typedef _gostring_ swig_type_892;
-typedef _goslice_ swig_type_893;
+typedef _goslice_ swig_type_892;
+typedef _gostring_ swig_type_893;
 typedef _gostring_ swig_type_894;
 typedef _gostring_ swig_type_895;
-typedef _gostring_ swig_type_896;
-typedef _goslice_ swig_type_897;
+typedef _goslice_ swig_type_896;
+typedef _gostring_ swig_type_897;
 typedef _gostring_ swig_type_898;
 typedef _gostring_ swig_type_899;
-typedef _gostring_ swig_type_900;
+typedef _goslice_ swig_type_900;
 typedef _gostring_ swig_type_901;
 typedef _gostring_ swig_type_902;
 typedef _gostring_ swig_type_903;
 typedef _gostring_ swig_type_904;
-typedef long long swig_type_905;
+typedef _gostring_ swig_type_905;
 typedef _gostring_ swig_type_906;
 typedef _gostring_ swig_type_907;
-typedef _gostring_ swig_type_908;
-typedef _goslice_ swig_type_909;
+typedef long long swig_type_908;
+typedef _gostring_ swig_type_909;
+typedef _gostring_ swig_type_910;
+typedef _gostring_ swig_type_911;
+typedef _goslice_ swig_type_912;
 extern void _wrap_Swig_free_capi_e9327122f07dbc13(uintptr_t arg1);
 extern uintptr_t _wrap_Swig_malloc_capi_e9327122f07dbc13(swig_intgo arg1);
 extern swig_intgo _wrap_weft_binding_abi_version_capi_e9327122f07dbc13(void);
@@ -1069,163 +1072,165 @@ extern swig_type_387 _wrap_weft_executor_simple_bind_with_options_capi_e9327122f
 extern swig_type_396 _wrap_weft_executor_bind_with_options_capi_e9327122f07dbc13(uintptr_t arg1, swig_intgo arg2, swig_intgo arg3, swig_type_397 arg4, swig_type_398 arg5, swig_type_399 arg6, swig_type_400 arg7, swig_type_401 arg8, swig_type_402 arg9, uintptr_t arg10, swig_type_403 arg11);
 extern swig_type_404 _wrap_weft_engine_configure_capi_e9327122f07dbc13(swig_intgo arg1, swig_intgo arg2);
 extern swig_type_405 _wrap_weft_engine_info_capi_e9327122f07dbc13(swig_type_406 arg1, swig_type_407 arg2);
-extern swig_type_408 _wrap_weft_engine_var_create_capi_e9327122f07dbc13(uintptr_t arg1);
-extern swig_type_409 _wrap_weft_engine_var_free_capi_e9327122f07dbc13(uintptr_t arg1);
-extern swig_type_410 _wrap_weft_engine_var_version_capi_e9327122f07dbc13(uintptr_t arg1, swig_type_411 arg2);
-extern swig_type_412 _wrap_weft_engine_push_sync_capi_e9327122f07dbc13(swig_type_413 arg1, swig_voidp arg2, swig_type_414 arg3, uintptr_t arg4, swig_type_415 arg5, uintptr_t arg6, swig_type_416 arg7, swig_type_417 arg8);
-extern swig_type_418 _wrap_weft_engine_push_async_capi_e9327122f07dbc13(swig_type_419 arg1, swig_voidp arg2, swig_type_420 arg3, uintptr_t arg4, swig_type_421 arg5, uintptr_t arg6, swig_type_422 arg7, swig_type_423 arg8);
-extern swig_type_424 _wrap_weft_engine_complete_capi_e9327122f07dbc13(uintptr_t arg1, swig_type_425 arg2);
-extern swig_type_426 _wrap_weft_engine_var_wait_capi_e9327122f07dbc13(uintptr_t arg1);
-extern swig_type_427 _wrap_weft_idx_load_capi_e9327122f07dbc13(swig_type_428 arg1, swig_type_429 arg2);
-extern swig_type_430 _wrap_weft_mnist_load_capi_e9327122f07dbc13(swig_type_431 arg1, swig_type_432 arg2, swig_type_433 arg3, swig_type_434 arg4);
-extern swig_type_435 _wrap_weft_data_iter_create_ndarray_capi_e9327122f07dbc13(swig_type_436 arg1, swig_type_437 arg2, swig_type_438 arg3, swig_type_439 arg4, swig_type_440 arg5, swig_type_441 arg6, swig_intgo arg7, swig_intgo arg8, swig_type_442 arg9, swig_type_443 arg10, swig_type_444 arg11);
-extern swig_type_445 _wrap_weft_data_iter_create_capi_e9327122f07dbc13(swig_type_446 arg1, swig_type_447 arg2, swig_type_448 arg3, swig_type_449 arg4, swig_type_450 arg5);
-extern swig_type_451 _wrap_weft_data_iter_list_capi_e9327122f07dbc13(swig_type_452 arg1);
-extern swig_type_453 _wrap_weft_data_iter_info_capi_e9327122f07dbc13(swig_type_454 arg1, swig_type_455 arg2, swig_type_456 arg3);
-extern swig_type_457 _wrap_weft_data_iter_param_capi_e9327122f07dbc13(swig_type_458 arg1, swig_type_459 arg2, swig_type_460 arg3, swig_type_461 arg4, swig_type_462 arg5, swig_type_463 arg6);
-extern swig_type_464 _wrap_weft_data_iter_next_capi_e9327122f07dbc13(uintptr_t arg1, swig_type_465 arg2);
-extern swig_type_466 _wrap_weft_data_iter_reset_capi_e9327122f07dbc13(uintptr_t arg1);
-extern swig_type_467 _wrap_weft_data_iter_data_capi_e9327122f07dbc13(uintptr_t arg1, swig_type_468 arg2);
-extern swig_type_469 _wrap_weft_data_iter_label_capi_e9327122f07dbc13(uintptr_t arg1, swig_type_470 arg2);
-extern swig_type_471 _wrap_weft_data_iter_pad_capi_e9327122f07dbc13(uintptr_t arg1, swig_type_472 arg2);
-extern swig_type_473 _wrap_weft_data_iter_index_capi_e9327122f07dbc13(uintptr_t arg1, swig_type_474 arg2, swig_type_475 arg3, swig_type_476 arg4);
-extern swig_type_477 _wrap_weft_data_iter_batch_size_capi_e9327122f07dbc13(uintptr_t arg1, swig_type_478 arg2);
-extern swig_type_479 _wrap_weft_data_iter_free_capi_e9327122f07dbc13(uintptr_t arg1);
-extern swig_type_480 _wrap_weft_metric_create_capi_e9327122f07dbc13(swig_type_481 arg1, swig_type_482 arg2, swig_type_483 arg3, swig_type_484 arg4, swig_type_485 arg5);
-extern swig_type_486 _wrap_weft_metric_composite_add_capi_e9327122f07dbc13(uintptr_t arg1, swig_type_487 arg2, swig_type_488 arg3, swig_type_489 arg4, swig_type_490 arg5);
-extern swig_type_491 _wrap_weft_metric_update_capi_e9327122f07dbc13(uintptr_t arg1, swig_type_492 arg2, swig_type_493 arg3, swig_type_494 arg4, swig_type_495 arg5);
-extern swig_type_496 _wrap_weft_metric_num_values_capi_e9327122f07dbc13(uintptr_t arg1, swig_type_497 arg2);
-extern swig_type_498 _wrap_weft_metric_get_capi_e9327122f07dbc13(uintptr_t arg1, swig_type_499 arg2, swig_type_500 arg3, swig_type_501 arg4, swig_type_502 arg5);
-extern swig_type_503 _wrap_weft_metric_reset_capi_e9327122f07dbc13(uintptr_t arg1);
-extern swig_type_504 _wrap_weft_metric_free_capi_e9327122f07dbc13(uintptr_t arg1);
-extern swig_type_505 _wrap_weft_checkpoint_save_capi_e9327122f07dbc13(swig_type_506 arg1, swig_intgo arg2, uintptr_t arg3, swig_type_507 arg4, swig_type_508 arg5, swig_type_509 arg6, swig_type_510 arg7, swig_type_511 arg8, swig_type_512 arg9);
-extern swig_type_513 _wrap_weft_checkpoint_load_capi_e9327122f07dbc13(swig_type_514 arg1, swig_intgo arg2, swig_type_515 arg3, swig_type_516 arg4, swig_type_517 arg5);
-extern swig_type_518 _wrap_weft_initializer_create_capi_e9327122f07dbc13(swig_type_519 arg1, swig_type_520 arg2, swig_type_521 arg3, swig_type_522 arg4, swig_type_523 arg5, swig_type_524 arg6);
-extern swig_type_525 _wrap_weft_initializer_init_capi_e9327122f07dbc13(uintptr_t arg1, swig_type_526 arg2, uintptr_t arg3);
-extern swig_type_527 _wrap_weft_initializer_free_capi_e9327122f07dbc13(uintptr_t arg1);
-extern swig_type_528 _wrap_weft_optimizer_create_capi_e9327122f07dbc13(swig_type_529 arg1, swig_type_530 arg2, swig_type_531 arg3, swig_type_532 arg4, swig_type_533 arg5);
-extern swig_type_534 _wrap_weft_optimizer_set_lr_scheduler_capi_e9327122f07dbc13(uintptr_t arg1, swig_type_535 arg2, swig_type_536 arg3, swig_type_537 arg4, float arg5, float arg6);
-extern swig_type_538 _wrap_weft_optimizer_set_lr_scheduler_ex_capi_e9327122f07dbc13(uintptr_t arg1, swig_type_539 arg2, swig_type_540 arg3, swig_type_541 arg4, swig_type_542 arg5);
-extern swig_type_543 _wrap_weft_optimizer_set_multipliers_capi_e9327122f07dbc13(uintptr_t arg1, uintptr_t arg2);
-extern swig_type_544 _wrap_weft_optimizer_set_rescale_grad_capi_e9327122f07dbc13(uintptr_t arg1, float arg2);
-extern swig_type_545 _wrap_weft_optimizer_update_capi_e9327122f07dbc13(uintptr_t arg1, swig_intgo arg2, swig_type_546 arg3, uintptr_t arg4, uintptr_t arg5);
-extern swig_type_547 _wrap_weft_optimizer_num_update_capi_e9327122f07dbc13(uintptr_t arg1, swig_type_548 arg2);
-extern swig_type_549 _wrap_weft_optimizer_learning_rate_capi_e9327122f07dbc13(uintptr_t arg1, swig_type_550 arg2, swig_type_551 arg3);
-extern swig_type_552 _wrap_weft_optimizer_free_capi_e9327122f07dbc13(uintptr_t arg1);
-extern swig_type_553 _wrap_weft_optimizer_save_states_capi_e9327122f07dbc13(uintptr_t arg1, swig_type_554 arg2);
-extern swig_type_555 _wrap_weft_optimizer_load_states_capi_e9327122f07dbc13(uintptr_t arg1, swig_type_556 arg2);
-extern swig_type_557 _wrap_weft_module_create_capi_e9327122f07dbc13(uintptr_t arg1, swig_type_558 arg2, swig_type_559 arg3, swig_type_560 arg4, swig_type_561 arg5, swig_intgo arg6, swig_intgo arg7, swig_type_562 arg8);
-extern swig_type_563 _wrap_weft_module_set_fixed_params_capi_e9327122f07dbc13(uintptr_t arg1, swig_type_564 arg2, swig_type_565 arg3);
-extern swig_type_566 _wrap_weft_module_bind_capi_e9327122f07dbc13(uintptr_t arg1, uintptr_t arg2, swig_intgo arg3);
-extern swig_type_567 _wrap_weft_module_init_params_capi_e9327122f07dbc13(uintptr_t arg1, uintptr_t arg2, uintptr_t arg3, uintptr_t arg4, swig_intgo arg5);
-extern swig_type_568 _wrap_weft_module_init_optimizer_capi_e9327122f07dbc13(uintptr_t arg1, uintptr_t arg2);
-extern swig_type_569 _wrap_weft_module_forward_capi_e9327122f07dbc13(uintptr_t arg1, uintptr_t arg2, swig_intgo arg3);
-extern swig_type_570 _wrap_weft_module_backward_capi_e9327122f07dbc13(uintptr_t arg1);
-extern swig_type_571 _wrap_weft_module_update_capi_e9327122f07dbc13(uintptr_t arg1);
-extern swig_type_572 _wrap_weft_module_update_metric_capi_e9327122f07dbc13(uintptr_t arg1, uintptr_t arg2, uintptr_t arg3);
-extern swig_type_573 _wrap_weft_module_outputs_capi_e9327122f07dbc13(uintptr_t arg1, swig_type_574 arg2);
-extern swig_type_575 _wrap_weft_module_params_capi_e9327122f07dbc13(uintptr_t arg1, swig_type_576 arg2, swig_type_577 arg3);
-extern swig_type_578 _wrap_weft_module_fit_capi_e9327122f07dbc13(uintptr_t arg1, uintptr_t arg2, uintptr_t arg3, uintptr_t arg4, swig_intgo arg5, swig_intgo arg6, swig_intgo arg7, swig_type_579 arg8, swig_type_580 arg9);
-extern swig_type_581 _wrap_weft_fit_session_create_capi_e9327122f07dbc13(uintptr_t arg1, uintptr_t arg2, uintptr_t arg3, uintptr_t arg4, swig_intgo arg5, swig_intgo arg6, swig_intgo arg7, swig_type_582 arg8, swig_type_583 arg9);
-extern swig_type_584 _wrap_weft_fit_session_next_capi_e9327122f07dbc13(uintptr_t arg1, swig_type_585 arg2);
-extern swig_type_586 _wrap_weft_fit_session_stop_capi_e9327122f07dbc13(uintptr_t arg1);
-extern swig_type_587 _wrap_weft_fit_session_batch_capi_e9327122f07dbc13(uintptr_t arg1, swig_type_588 arg2, swig_type_589 arg3, swig_type_590 arg4, swig_type_591 arg5, swig_type_592 arg6);
-extern swig_type_593 _wrap_weft_fit_session_epoch_capi_e9327122f07dbc13(uintptr_t arg1, swig_type_594 arg2, swig_type_595 arg3, swig_type_596 arg4, swig_type_597 arg5, swig_type_598 arg6, swig_type_599 arg7);
-extern swig_type_600 _wrap_weft_fit_session_epoch_metric_capi_e9327122f07dbc13(uintptr_t arg1, swig_intgo arg2, swig_type_601 arg3, swig_type_602 arg4, swig_type_603 arg5, swig_type_604 arg6);
-extern swig_type_605 _wrap_weft_fit_session_free_capi_e9327122f07dbc13(uintptr_t arg1);
-extern swig_type_606 _wrap_weft_module_score_capi_e9327122f07dbc13(uintptr_t arg1, uintptr_t arg2, uintptr_t arg3);
-extern swig_type_607 _wrap_weft_module_save_checkpoint_capi_e9327122f07dbc13(uintptr_t arg1, swig_type_608 arg2, swig_intgo arg3);
-extern swig_type_609 _wrap_weft_module_free_capi_e9327122f07dbc13(uintptr_t arg1);
-extern swig_type_610 _wrap_weft_predictor_create_capi_e9327122f07dbc13(swig_type_611 arg1, swig_voidp arg2, swig_type_612 arg3, swig_type_613 arg4, swig_type_614 arg5, swig_type_615 arg6, swig_type_616 arg7, swig_intgo arg8, swig_intgo arg9, swig_type_617 arg10, swig_type_618 arg11, swig_type_619 arg12, swig_type_620 arg13, swig_type_621 arg14, swig_type_622 arg15);
-extern swig_type_623 _wrap_weft_predictor_create_from_files_capi_e9327122f07dbc13(swig_type_624 arg1, swig_type_625 arg2, swig_type_626 arg3, swig_type_627 arg4, swig_type_628 arg5, swig_type_629 arg6, swig_intgo arg7, swig_intgo arg8, swig_type_630 arg9, swig_type_631 arg10, swig_type_632 arg11, swig_type_633 arg12, swig_type_634 arg13, swig_type_635 arg14);
-extern swig_type_636 _wrap_weft_predictor_set_monitor_callback_capi_e9327122f07dbc13(uintptr_t arg1, uintptr_t arg2, uintptr_t arg3, swig_intgo arg4);
-extern swig_type_637 _wrap_weft_predictor_list_inputs_capi_e9327122f07dbc13(uintptr_t arg1, swig_type_638 arg2);
-extern swig_type_639 _wrap_weft_predictor_list_outputs_capi_e9327122f07dbc13(uintptr_t arg1, swig_type_640 arg2);
-extern swig_type_641 _wrap_weft_predictor_output_shape_capi_e9327122f07dbc13(uintptr_t arg1, swig_type_642 arg2, swig_type_643 arg3, swig_type_644 arg4, swig_type_645 arg5, swig_type_646 arg6, swig_type_647 arg7, swig_type_648 arg8);
-extern swig_type_649 _wrap_weft_predictor_predict_packed_capi_e9327122f07dbc13(uintptr_t arg1, swig_type_650 arg2, swig_voidp arg3, swig_type_651 arg4, swig_type_652 arg5, swig_type_653 arg6, swig_type_654 arg7, swig_voidp arg8, swig_type_655 arg9);
-extern swig_type_656 _wrap_weft_predictor_predict_float_capi_e9327122f07dbc13(uintptr_t arg1, swig_type_657 arg2, swig_type_658 arg3, swig_type_659 arg4, swig_type_660 arg5, swig_type_661 arg6, swig_type_662 arg7);
-extern swig_type_663 _wrap_weft_predictor_stats_capi_e9327122f07dbc13(uintptr_t arg1, swig_type_664 arg2);
-extern swig_type_665 _wrap_weft_predictor_free_capi_e9327122f07dbc13(uintptr_t arg1);
-extern swig_type_666 _wrap_weft_kvstore_create_capi_e9327122f07dbc13(swig_type_667 arg1, swig_type_668 arg2);
-extern swig_type_669 _wrap_weft_kvstore_type_capi_e9327122f07dbc13(uintptr_t arg1, swig_type_670 arg2);
-extern swig_type_671 _wrap_weft_kvstore_rank_capi_e9327122f07dbc13(uintptr_t arg1, swig_type_672 arg2, swig_type_673 arg3);
-extern swig_type_674 _wrap_weft_kvstore_init_capi_e9327122f07dbc13(uintptr_t arg1, swig_type_675 arg2, swig_type_676 arg3, swig_type_677 arg4);
-extern swig_type_678 _wrap_weft_kvstore_push_capi_e9327122f07dbc13(uintptr_t arg1, swig_type_679 arg2, swig_type_680 arg3, swig_type_681 arg4, swig_intgo arg5);
-extern swig_type_682 _wrap_weft_kvstore_pull_capi_e9327122f07dbc13(uintptr_t arg1, swig_type_683 arg2, swig_type_684 arg3, swig_type_685 arg4, swig_intgo arg5);
-extern swig_type_686 _wrap_weft_kvstore_pushpull_capi_e9327122f07dbc13(uintptr_t arg1, swig_type_687 arg2, swig_type_688 arg3, swig_type_689 arg4, swig_type_690 arg5, swig_intgo arg6);
-extern swig_type_691 _wrap_weft_kvstore_set_optimizer_capi_e9327122f07dbc13(uintptr_t arg1, uintptr_t arg2);
-extern swig_type_692 _wrap_weft_kvstore_set_updater_queue_capi_e9327122f07dbc13(uintptr_t arg1, swig_intgo arg2);
-extern swig_type_693 _wrap_weft_kvstore_next_update_capi_e9327122f07dbc13(uintptr_t arg1, swig_type_694 arg2, swig_type_695 arg3, swig_type_696 arg4, swig_type_697 arg5);
-extern swig_type_698 _wrap_weft_kvstore_barrier_capi_e9327122f07dbc13(uintptr_t arg1);
-extern swig_type_699 _wrap_weft_kvstore_free_capi_e9327122f07dbc13(uintptr_t arg1);
-extern swig_type_700 _wrap_weft_module_init_optimizer_kvstore_capi_e9327122f07dbc13(uintptr_t arg1, uintptr_t arg2, uintptr_t arg3);
-extern swig_type_701 _wrap_weft_data_iter_select_part_capi_e9327122f07dbc13(uintptr_t arg1, swig_intgo arg2, swig_intgo arg3);
-extern swig_type_702 _wrap_weft_kvstore_finalize_capi_e9327122f07dbc13(void);
-extern swig_type_703 _wrap_weft_autograd_set_is_recording_capi_e9327122f07dbc13(swig_intgo arg1, swig_type_704 arg2);
-extern swig_type_705 _wrap_weft_autograd_set_is_training_capi_e9327122f07dbc13(swig_intgo arg1, swig_type_706 arg2);
-extern swig_type_707 _wrap_weft_autograd_is_recording_capi_e9327122f07dbc13(swig_type_708 arg1);
-extern swig_type_709 _wrap_weft_autograd_is_training_capi_e9327122f07dbc13(swig_type_710 arg1);
-extern swig_type_711 _wrap_weft_autograd_mark_variables_capi_e9327122f07dbc13(swig_type_712 arg1, swig_type_713 arg2, swig_type_714 arg3, swig_type_715 arg4);
-extern swig_type_716 _wrap_weft_autograd_backward_capi_e9327122f07dbc13(swig_type_717 arg1, swig_type_718 arg2, swig_type_719 arg3, swig_intgo arg4, swig_intgo arg5);
-extern swig_type_720 _wrap_weft_autograd_grad_capi_e9327122f07dbc13(swig_type_721 arg1, swig_type_722 arg2, swig_type_723 arg3, swig_type_724 arg4, swig_type_725 arg5, swig_intgo arg6, swig_intgo arg7, swig_type_726 arg8);
-extern swig_type_727 _wrap_weft_autograd_grad_ex_capi_e9327122f07dbc13(swig_type_728 arg1, swig_type_729 arg2, swig_type_730 arg3, swig_type_731 arg4, swig_type_732 arg5, swig_intgo arg6, swig_intgo arg7, swig_intgo arg8, swig_type_733 arg9);
-extern swig_type_734 _wrap_weft_ndarray_get_grad_capi_e9327122f07dbc13(uintptr_t arg1, swig_type_735 arg2);
-extern swig_type_736 _wrap_weft_ndarray_detach_capi_e9327122f07dbc13(uintptr_t arg1, swig_type_737 arg2);
-extern swig_type_738 _wrap_weft_autograd_get_symbol_capi_e9327122f07dbc13(uintptr_t arg1, swig_type_739 arg2);
-extern swig_type_740 _wrap_weft_cached_op_create_capi_e9327122f07dbc13(uintptr_t arg1, swig_type_741 arg2, swig_type_742 arg3, swig_type_743 arg4, swig_type_744 arg5);
-extern swig_type_745 _wrap_weft_cached_op_list_inputs_capi_e9327122f07dbc13(uintptr_t arg1, swig_type_746 arg2);
-extern swig_type_747 _wrap_weft_cached_op_invoke_capi_e9327122f07dbc13(uintptr_t arg1, swig_type_748 arg2, swig_type_749 arg3, swig_type_750 arg4, swig_type_751 arg5, swig_type_752 arg6);
-extern swig_type_753 _wrap_weft_cached_op_free_capi_e9327122f07dbc13(uintptr_t arg1);
-extern swig_type_754 _wrap_weft_cached_op_set_monitor_callback_capi_e9327122f07dbc13(uintptr_t arg1, uintptr_t arg2, uintptr_t arg3, swig_intgo arg4);
-extern swig_type_755 _wrap_weft_trainer_create_capi_e9327122f07dbc13(swig_type_756 arg1, swig_type_757 arg2, swig_type_758 arg3, uintptr_t arg4, swig_type_759 arg5);
-extern swig_type_760 _wrap_weft_trainer_step_capi_e9327122f07dbc13(uintptr_t arg1, swig_intgo arg2);
-extern swig_type_761 _wrap_weft_trainer_free_capi_e9327122f07dbc13(uintptr_t arg1);
-extern swig_type_762 _wrap_weft_recordio_writer_create_capi_e9327122f07dbc13(swig_type_763 arg1, swig_type_764 arg2, swig_type_765 arg3);
-extern swig_type_766 _wrap_weft_recordio_writer_write_capi_e9327122f07dbc13(uintptr_t arg1, swig_voidp arg2, swig_type_767 arg3);
-extern swig_type_768 _wrap_weft_recordio_writer_write_idx_capi_e9327122f07dbc13(uintptr_t arg1, swig_type_769 arg2, swig_voidp arg3, swig_type_770 arg4);
-extern swig_type_771 _wrap_weft_recordio_writer_tell_capi_e9327122f07dbc13(uintptr_t arg1, swig_type_772 arg2);
-extern swig_type_773 _wrap_weft_recordio_writer_close_capi_e9327122f07dbc13(uintptr_t arg1);
-extern swig_type_774 _wrap_weft_recordio_writer_free_capi_e9327122f07dbc13(uintptr_t arg1);
-extern swig_type_775 _wrap_weft_recordio_reader_create_capi_e9327122f07dbc13(swig_type_776 arg1, swig_type_777 arg2, swig_type_778 arg3);
-extern swig_type_779 _wrap_weft_recordio_reader_read_capi_e9327122f07dbc13(uintptr_t arg1, swig_type_780 arg2, swig_type_781 arg3, swig_type_782 arg4);
-extern swig_type_783 _wrap_weft_recordio_reader_read_idx_capi_e9327122f07dbc13(uintptr_t arg1, swig_type_784 arg2, swig_type_785 arg3, swig_type_786 arg4);
-extern swig_type_787 _wrap_weft_recordio_reader_num_keys_capi_e9327122f07dbc13(uintptr_t arg1, swig_type_788 arg2);
-extern swig_type_789 _wrap_weft_recordio_reader_keys_capi_e9327122f07dbc13(uintptr_t arg1, swig_type_790 arg2, swig_type_791 arg3, swig_type_792 arg4);
-extern swig_type_793 _wrap_weft_recordio_reader_seek_capi_e9327122f07dbc13(uintptr_t arg1, swig_type_794 arg2);
-extern swig_type_795 _wrap_weft_recordio_reader_tell_capi_e9327122f07dbc13(uintptr_t arg1, swig_type_796 arg2);
-extern swig_type_797 _wrap_weft_recordio_reader_reset_capi_e9327122f07dbc13(uintptr_t arg1);
-extern swig_type_798 _wrap_weft_recordio_reader_free_capi_e9327122f07dbc13(uintptr_t arg1);
-extern swig_type_799 _wrap_weft_recordio_pack_header_capi_e9327122f07dbc13(float arg1, swig_type_800 arg2, swig_type_801 arg3, swig_type_802 arg4, swig_type_803 arg5, swig_voidp arg6, swig_type_804 arg7, swig_type_805 arg8);
-extern swig_type_806 _wrap_weft_recordio_unpack_header_capi_e9327122f07dbc13(swig_voidp arg1, swig_type_807 arg2, swig_type_808 arg3, swig_type_809 arg4, swig_type_810 arg5, swig_type_811 arg6, swig_type_812 arg7);
-extern swig_type_813 _wrap_weft_recordio_unpack_labels_capi_e9327122f07dbc13(swig_voidp arg1, swig_type_814 arg2, swig_type_815 arg3, swig_type_816 arg4, swig_type_817 arg5);
-extern swig_type_818 _wrap_weft_image_reencode_capi_e9327122f07dbc13(swig_voidp arg1, swig_type_819 arg2, swig_intgo arg3, swig_intgo arg4, swig_intgo arg5, swig_type_820 arg6, swig_intgo arg7, swig_type_821 arg8);
-extern swig_type_822 _wrap_weft_amp_convert_model_capi_e9327122f07dbc13(uintptr_t arg1, swig_type_823 arg2, swig_type_824 arg3, swig_type_825 arg4, swig_type_826 arg5, swig_type_827 arg6, swig_type_828 arg7, swig_intgo arg8, swig_type_829 arg9, swig_type_830 arg10, swig_intgo arg11, swig_type_831 arg12, swig_type_832 arg13, swig_type_833 arg14);
-extern swig_type_834 _wrap_weft_quantize_model_capi_e9327122f07dbc13(uintptr_t arg1, swig_type_835 arg2, swig_type_836 arg3, swig_type_837 arg4, swig_type_838 arg5, swig_type_839 arg6, swig_type_840 arg7, uintptr_t arg8, swig_type_841 arg9, swig_type_842 arg10, swig_type_843 arg11, swig_type_844 arg12, swig_intgo arg13, swig_type_845 arg14, swig_type_846 arg15, swig_type_847 arg16, swig_type_848 arg17, swig_type_849 arg18, swig_type_850 arg19, swig_type_851 arg20);
-extern swig_type_852 _wrap_weft_custom_op_unregister_capi_e9327122f07dbc13(swig_type_853 arg1);
-extern swig_type_854 _wrap_weft_custom_op_list_capi_e9327122f07dbc13(swig_type_855 arg1);
-extern swig_type_856 _wrap_weft_ndarray_get_data_capi_e9327122f07dbc13(uintptr_t arg1, swig_voidp arg2);
-extern swig_type_857 _wrap_weft_custom_op_register_host_capi_e9327122f07dbc13(swig_type_858 arg1, uintptr_t arg2, swig_type_859 arg3);
-extern swig_type_860 _wrap_weft_custom_op_call_ints_capi_e9327122f07dbc13(uintptr_t arg1, swig_type_861 arg2, swig_type_862 arg3, swig_type_863 arg4);
-extern swig_type_864 _wrap_weft_custom_op_call_num_strings_capi_e9327122f07dbc13(uintptr_t arg1, swig_type_865 arg2);
-extern swig_type_866 _wrap_weft_custom_op_call_string_capi_e9327122f07dbc13(uintptr_t arg1, swig_type_867 arg2, swig_type_868 arg3);
-extern swig_type_869 _wrap_weft_custom_op_call_arrays_capi_e9327122f07dbc13(uintptr_t arg1, swig_type_870 arg2, swig_type_871 arg3, swig_type_872 arg4);
-extern swig_type_873 _wrap_weft_custom_op_call_set_ints_capi_e9327122f07dbc13(uintptr_t arg1, swig_type_874 arg2, swig_type_875 arg3);
-extern swig_type_876 _wrap_weft_custom_op_call_add_string_capi_e9327122f07dbc13(uintptr_t arg1, swig_type_877 arg2);
-extern swig_type_878 _wrap_weft_custom_op_call_fail_capi_e9327122f07dbc13(uintptr_t arg1, swig_type_879 arg2);
-extern swig_type_880 _wrap_weft_ndarray_get_bytes_capi_e9327122f07dbc13(uintptr_t arg1, swig_type_881 arg2, swig_type_882 arg3);
-extern swig_type_883 _wrap_weft_profiler_set_config_capi_e9327122f07dbc13(swig_type_884 arg1, swig_type_885 arg2, swig_type_886 arg3);
-extern swig_type_887 _wrap_weft_profiler_set_state_capi_e9327122f07dbc13(swig_intgo arg1);
-extern swig_type_888 _wrap_weft_profiler_get_state_capi_e9327122f07dbc13(swig_type_889 arg1);
-extern swig_type_890 _wrap_weft_profiler_pause_capi_e9327122f07dbc13(swig_intgo arg1);
-extern swig_type_891 _wrap_weft_profiler_dump_capi_e9327122f07dbc13(swig_intgo arg1);
-extern swig_type_892 _wrap_weft_profiler_trace_capi_e9327122f07dbc13(swig_type_893 arg1);
-extern swig_type_894 _wrap_weft_profiler_aggregate_capi_e9327122f07dbc13(swig_intgo arg1, swig_type_895 arg2, swig_type_896 arg3, swig_intgo arg4, swig_type_897 arg5);
-extern swig_type_898 _wrap_weft_profiler_range_push_capi_e9327122f07dbc13(swig_type_899 arg1);
-extern swig_type_900 _wrap_weft_profiler_range_pop_capi_e9327122f07dbc13(void);
-extern swig_type_901 _wrap_weft_profiler_set_marker_capi_e9327122f07dbc13(swig_type_902 arg1);
-extern swig_type_903 _wrap_weft_profiler_set_counter_capi_e9327122f07dbc13(swig_type_904 arg1, swig_type_905 arg2);
-extern swig_type_906 _wrap_weft_load_library_capi_e9327122f07dbc13(swig_type_907 arg1);
-extern swig_type_908 _wrap_weft_loaded_ops_capi_e9327122f07dbc13(swig_type_909 arg1);
+extern swig_type_408 _wrap_weft_engine_shutdown_capi_e9327122f07dbc13(void);
+extern swig_type_409 _wrap_weft_engine_on_worker_thread_capi_e9327122f07dbc13(swig_type_410 arg1);
+extern swig_type_411 _wrap_weft_engine_var_create_capi_e9327122f07dbc13(uintptr_t arg1);
+extern swig_type_412 _wrap_weft_engine_var_free_capi_e9327122f07dbc13(uintptr_t arg1);
+extern swig_type_413 _wrap_weft_engine_var_version_capi_e9327122f07dbc13(uintptr_t arg1, swig_type_414 arg2);
+extern swig_type_415 _wrap_weft_engine_push_sync_capi_e9327122f07dbc13(swig_type_416 arg1, swig_voidp arg2, swig_type_417 arg3, uintptr_t arg4, swig_type_418 arg5, uintptr_t arg6, swig_type_419 arg7, swig_type_420 arg8);
+extern swig_type_421 _wrap_weft_engine_push_async_capi_e9327122f07dbc13(swig_type_422 arg1, swig_voidp arg2, swig_type_423 arg3, uintptr_t arg4, swig_type_424 arg5, uintptr_t arg6, swig_type_425 arg7, swig_type_426 arg8);
+extern swig_type_427 _wrap_weft_engine_complete_capi_e9327122f07dbc13(uintptr_t arg1, swig_type_428 arg2);
+extern swig_type_429 _wrap_weft_engine_var_wait_capi_e9327122f07dbc13(uintptr_t arg1);
+extern swig_type_430 _wrap_weft_idx_load_capi_e9327122f07dbc13(swig_type_431 arg1, swig_type_432 arg2);
+extern swig_type_433 _wrap_weft_mnist_load_capi_e9327122f07dbc13(swig_type_434 arg1, swig_type_435 arg2, swig_type_436 arg3, swig_type_437 arg4);
+extern swig_type_438 _wrap_weft_data_iter_create_ndarray_capi_e9327122f07dbc13(swig_type_439 arg1, swig_type_440 arg2, swig_type_441 arg3, swig_type_442 arg4, swig_type_443 arg5, swig_type_444 arg6, swig_intgo arg7, swig_intgo arg8, swig_type_445 arg9, swig_type_446 arg10, swig_type_447 arg11);
+extern swig_type_448 _wrap_weft_data_iter_create_capi_e9327122f07dbc13(swig_type_449 arg1, swig_type_450 arg2, swig_type_451 arg3, swig_type_452 arg4, swig_type_453 arg5);
+extern swig_type_454 _wrap_weft_data_iter_list_capi_e9327122f07dbc13(swig_type_455 arg1);
+extern swig_type_456 _wrap_weft_data_iter_info_capi_e9327122f07dbc13(swig_type_457 arg1, swig_type_458 arg2, swig_type_459 arg3);
+extern swig_type_460 _wrap_weft_data_iter_param_capi_e9327122f07dbc13(swig_type_461 arg1, swig_type_462 arg2, swig_type_463 arg3, swig_type_464 arg4, swig_type_465 arg5, swig_type_466 arg6);
+extern swig_type_467 _wrap_weft_data_iter_next_capi_e9327122f07dbc13(uintptr_t arg1, swig_type_468 arg2);
+extern swig_type_469 _wrap_weft_data_iter_reset_capi_e9327122f07dbc13(uintptr_t arg1);
+extern swig_type_470 _wrap_weft_data_iter_data_capi_e9327122f07dbc13(uintptr_t arg1, swig_type_471 arg2);
+extern swig_type_472 _wrap_weft_data_iter_label_capi_e9327122f07dbc13(uintptr_t arg1, swig_type_473 arg2);
+extern swig_type_474 _wrap_weft_data_iter_pad_capi_e9327122f07dbc13(uintptr_t arg1, swig_type_475 arg2);
+extern swig_type_476 _wrap_weft_data_iter_index_capi_e9327122f07dbc13(uintptr_t arg1, swig_type_477 arg2, swig_type_478 arg3, swig_type_479 arg4);
+extern swig_type_480 _wrap_weft_data_iter_batch_size_capi_e9327122f07dbc13(uintptr_t arg1, swig_type_481 arg2);
+extern swig_type_482 _wrap_weft_data_iter_free_capi_e9327122f07dbc13(uintptr_t arg1);
+extern swig_type_483 _wrap_weft_metric_create_capi_e9327122f07dbc13(swig_type_484 arg1, swig_type_485 arg2, swig_type_486 arg3, swig_type_487 arg4, swig_type_488 arg5);
+extern swig_type_489 _wrap_weft_metric_composite_add_capi_e9327122f07dbc13(uintptr_t arg1, swig_type_490 arg2, swig_type_491 arg3, swig_type_492 arg4, swig_type_493 arg5);
+extern swig_type_494 _wrap_weft_metric_update_capi_e9327122f07dbc13(uintptr_t arg1, swig_type_495 arg2, swig_type_496 arg3, swig_type_497 arg4, swig_type_498 arg5);
+extern swig_type_499 _wrap_weft_metric_num_values_capi_e9327122f07dbc13(uintptr_t arg1, swig_type_500 arg2);
+extern swig_type_501 _wrap_weft_metric_get_capi_e9327122f07dbc13(uintptr_t arg1, swig_type_502 arg2, swig_type_503 arg3, swig_type_504 arg4, swig_type_505 arg5);
+extern swig_type_506 _wrap_weft_metric_reset_capi_e9327122f07dbc13(uintptr_t arg1);
+extern swig_type_507 _wrap_weft_metric_free_capi_e9327122f07dbc13(uintptr_t arg1);
+extern swig_type_508 _wrap_weft_checkpoint_save_capi_e9327122f07dbc13(swig_type_509 arg1, swig_intgo arg2, uintptr_t arg3, swig_type_510 arg4, swig_type_511 arg5, swig_type_512 arg6, swig_type_513 arg7, swig_type_514 arg8, swig_type_515 arg9);
+extern swig_type_516 _wrap_weft_checkpoint_load_capi_e9327122f07dbc13(swig_type_517 arg1, swig_intgo arg2, swig_type_518 arg3, swig_type_519 arg4, swig_type_520 arg5);
+extern swig_type_521 _wrap_weft_initializer_create_capi_e9327122f07dbc13(swig_type_522 arg1, swig_type_523 arg2, swig_type_524 arg3, swig_type_525 arg4, swig_type_526 arg5, swig_type_527 arg6);
+extern swig_type_528 _wrap_weft_initializer_init_capi_e9327122f07dbc13(uintptr_t arg1, swig_type_529 arg2, uintptr_t arg3);
+extern swig_type_530 _wrap_weft_initializer_free_capi_e9327122f07dbc13(uintptr_t arg1);
+extern swig_type_531 _wrap_weft_optimizer_create_capi_e9327122f07dbc13(swig_type_532 arg1, swig_type_533 arg2, swig_type_534 arg3, swig_type_535 arg4, swig_type_536 arg5);
+extern swig_type_537 _wrap_weft_optimizer_set_lr_scheduler_capi_e9327122f07dbc13(uintptr_t arg1, swig_type_538 arg2, swig_type_539 arg3, swig_type_540 arg4, float arg5, float arg6);
+extern swig_type_541 _wrap_weft_optimizer_set_lr_scheduler_ex_capi_e9327122f07dbc13(uintptr_t arg1, swig_type_542 arg2, swig_type_543 arg3, swig_type_544 arg4, swig_type_545 arg5);
+extern swig_type_546 _wrap_weft_optimizer_set_multipliers_capi_e9327122f07dbc13(uintptr_t arg1, uintptr_t arg2);
+extern swig_type_547 _wrap_weft_optimizer_set_rescale_grad_capi_e9327122f07dbc13(uintptr_t arg1, float arg2);
+extern swig_type_548 _wrap_weft_optimizer_update_capi_e9327122f07dbc13(uintptr_t arg1, swig_intgo arg2, swig_type_549 arg3, uintptr_t arg4, uintptr_t arg5);
+extern swig_type_550 _wrap_weft_optimizer_num_update_capi_e9327122f07dbc13(uintptr_t arg1, swig_type_551 arg2);
+extern swig_type_552 _wrap_weft_optimizer_learning_rate_capi_e9327122f07dbc13(uintptr_t arg1, swig_type_553 arg2, swig_type_554 arg3);
+extern swig_type_555 _wrap_weft_optimizer_free_capi_e9327122f07dbc13(uintptr_t arg1);
+extern swig_type_556 _wrap_weft_optimizer_save_states_capi_e9327122f07dbc13(uintptr_t arg1, swig_type_557 arg2);
+extern swig_type_558 _wrap_weft_optimizer_load_states_capi_e9327122f07dbc13(uintptr_t arg1, swig_type_559 arg2);
+extern swig_type_560 _wrap_weft_module_create_capi_e9327122f07dbc13(uintptr_t arg1, swig_type_561 arg2, swig_type_562 arg3, swig_type_563 arg4, swig_type_564 arg5, swig_intgo arg6, swig_intgo arg7, swig_type_565 arg8);
+extern swig_type_566 _wrap_weft_module_set_fixed_params_capi_e9327122f07dbc13(uintptr_t arg1, swig_type_567 arg2, swig_type_568 arg3);
+extern swig_type_569 _wrap_weft_module_bind_capi_e9327122f07dbc13(uintptr_t arg1, uintptr_t arg2, swig_intgo arg3);
+extern swig_type_570 _wrap_weft_module_init_params_capi_e9327122f07dbc13(uintptr_t arg1, uintptr_t arg2, uintptr_t arg3, uintptr_t arg4, swig_intgo arg5);
+extern swig_type_571 _wrap_weft_module_init_optimizer_capi_e9327122f07dbc13(uintptr_t arg1, uintptr_t arg2);
+extern swig_type_572 _wrap_weft_module_forward_capi_e9327122f07dbc13(uintptr_t arg1, uintptr_t arg2, swig_intgo arg3);
+extern swig_type_573 _wrap_weft_module_backward_capi_e9327122f07dbc13(uintptr_t arg1);
+extern swig_type_574 _wrap_weft_module_update_capi_e9327122f07dbc13(uintptr_t arg1);
+extern swig_type_575 _wrap_weft_module_update_metric_capi_e9327122f07dbc13(uintptr_t arg1, uintptr_t arg2, uintptr_t arg3);
+extern swig_type_576 _wrap_weft_module_outputs_capi_e9327122f07dbc13(uintptr_t arg1, swig_type_577 arg2);
+extern swig_type_578 _wrap_weft_module_params_capi_e9327122f07dbc13(uintptr_t arg1, swig_type_579 arg2, swig_type_580 arg3);
+extern swig_type_581 _wrap_weft_module_fit_capi_e9327122f07dbc13(uintptr_t arg1, uintptr_t arg2, uintptr_t arg3, uintptr_t arg4, swig_intgo arg5, swig_intgo arg6, swig_intgo arg7, swig_type_582 arg8, swig_type_583 arg9);
+extern swig_type_584 _wrap_weft_fit_session_create_capi_e9327122f07dbc13(uintptr_t arg1, uintptr_t arg2, uintptr_t arg3, uintptr_t arg4, swig_intgo arg5, swig_intgo arg6, swig_intgo arg7, swig_type_585 arg8, swig_type_586 arg9);
+extern swig_type_587 _wrap_weft_fit_session_next_capi_e9327122f07dbc13(uintptr_t arg1, swig_type_588 arg2);
+extern swig_type_589 _wrap_weft_fit_session_stop_capi_e9327122f07dbc13(uintptr_t arg1);
+extern swig_type_590 _wrap_weft_fit_session_batch_capi_e9327122f07dbc13(uintptr_t arg1, swig_type_591 arg2, swig_type_592 arg3, swig_type_593 arg4, swig_type_594 arg5, swig_type_595 arg6);
+extern swig_type_596 _wrap_weft_fit_session_epoch_capi_e9327122f07dbc13(uintptr_t arg1, swig_type_597 arg2, swig_type_598 arg3, swig_type_599 arg4, swig_type_600 arg5, swig_type_601 arg6, swig_type_602 arg7);
+extern swig_type_603 _wrap_weft_fit_session_epoch_metric_capi_e9327122f07dbc13(uintptr_t arg1, swig_intgo arg2, swig_type_604 arg3, swig_type_605 arg4, swig_type_606 arg5, swig_type_607 arg6);
+extern swig_type_608 _wrap_weft_fit_session_free_capi_e9327122f07dbc13(uintptr_t arg1);
+extern swig_type_609 _wrap_weft_module_score_capi_e9327122f07dbc13(uintptr_t arg1, uintptr_t arg2, uintptr_t arg3);
+extern swig_type_610 _wrap_weft_module_save_checkpoint_capi_e9327122f07dbc13(uintptr_t arg1, swig_type_611 arg2, swig_intgo arg3);
+extern swig_type_612 _wrap_weft_module_free_capi_e9327122f07dbc13(uintptr_t arg1);
+extern swig_type_613 _wrap_weft_predictor_create_capi_e9327122f07dbc13(swig_type_614 arg1, swig_voidp arg2, swig_type_615 arg3, swig_type_616 arg4, swig_type_617 arg5, swig_type_618 arg6, swig_type_619 arg7, swig_intgo arg8, swig_intgo arg9, swig_type_620 arg10, swig_type_621 arg11, swig_type_622 arg12, swig_type_623 arg13, swig_type_624 arg14, swig_type_625 arg15);
+extern swig_type_626 _wrap_weft_predictor_create_from_files_capi_e9327122f07dbc13(swig_type_627 arg1, swig_type_628 arg2, swig_type_629 arg3, swig_type_630 arg4, swig_type_631 arg5, swig_type_632 arg6, swig_intgo arg7, swig_intgo arg8, swig_type_633 arg9, swig_type_634 arg10, swig_type_635 arg11, swig_type_636 arg12, swig_type_637 arg13, swig_type_638 arg14);
+extern swig_type_639 _wrap_weft_predictor_set_monitor_callback_capi_e9327122f07dbc13(uintptr_t arg1, uintptr_t arg2, uintptr_t arg3, swig_intgo arg4);
+extern swig_type_640 _wrap_weft_predictor_list_inputs_capi_e9327122f07dbc13(uintptr_t arg1, swig_type_641 arg2);
+extern swig_type_642 _wrap_weft_predictor_list_outputs_capi_e9327122f07dbc13(uintptr_t arg1, swig_type_643 arg2);
+extern swig_type_644 _wrap_weft_predictor_output_shape_capi_e9327122f07dbc13(uintptr_t arg1, swig_type_645 arg2, swig_type_646 arg3, swig_type_647 arg4, swig_type_648 arg5, swig_type_649 arg6, swig_type_650 arg7, swig_type_651 arg8);
+extern swig_type_652 _wrap_weft_predictor_predict_packed_capi_e9327122f07dbc13(uintptr_t arg1, swig_type_653 arg2, swig_voidp arg3, swig_type_654 arg4, swig_type_655 arg5, swig_type_656 arg6, swig_type_657 arg7, swig_voidp arg8, swig_type_658 arg9);
+extern swig_type_659 _wrap_weft_predictor_predict_float_capi_e9327122f07dbc13(uintptr_t arg1, swig_type_660 arg2, swig_type_661 arg3, swig_type_662 arg4, swig_type_663 arg5, swig_type_664 arg6, swig_type_665 arg7);
+extern swig_type_666 _wrap_weft_predictor_stats_capi_e9327122f07dbc13(uintptr_t arg1, swig_type_667 arg2);
+extern swig_type_668 _wrap_weft_predictor_free_capi_e9327122f07dbc13(uintptr_t arg1);
+extern swig_type_669 _wrap_weft_kvstore_create_capi_e9327122f07dbc13(swig_type_670 arg1, swig_type_671 arg2);
+extern swig_type_672 _wrap_weft_kvstore_type_capi_e9327122f07dbc13(uintptr_t arg1, swig_type_673 arg2);
+extern swig_type_674 _wrap_weft_kvstore_rank_capi_e9327122f07dbc13(uintptr_t arg1, swig_type_675 arg2, swig_type_676 arg3);
+extern swig_type_677 _wrap_weft_kvstore_init_capi_e9327122f07dbc13(uintptr_t arg1, swig_type_678 arg2, swig_type_679 arg3, swig_type_680 arg4);
+extern swig_type_681 _wrap_weft_kvstore_push_capi_e9327122f07dbc13(uintptr_t arg1, swig_type_682 arg2, swig_type_683 arg3, swig_type_684 arg4, swig_intgo arg5);
+extern swig_type_685 _wrap_weft_kvstore_pull_capi_e9327122f07dbc13(uintptr_t arg1, swig_type_686 arg2, swig_type_687 arg3, swig_type_688 arg4, swig_intgo arg5);
+extern swig_type_689 _wrap_weft_kvstore_pushpull_capi_e9327122f07dbc13(uintptr_t arg1, swig_type_690 arg2, swig_type_691 arg3, swig_type_692 arg4, swig_type_693 arg5, swig_intgo arg6);
+extern swig_type_694 _wrap_weft_kvstore_set_optimizer_capi_e9327122f07dbc13(uintptr_t arg1, uintptr_t arg2);
+extern swig_type_695 _wrap_weft_kvstore_set_updater_queue_capi_e9327122f07dbc13(uintptr_t arg1, swig_intgo arg2);
+extern swig_type_696 _wrap_weft_kvstore_next_update_capi_e9327122f07dbc13(uintptr_t arg1, swig_type_697 arg2, swig_type_698 arg3, swig_type_699 arg4, swig_type_700 arg5);
+extern swig_type_701 _wrap_weft_kvstore_barrier_capi_e9327122f07dbc13(uintptr_t arg1);
+extern swig_type_702 _wrap_weft_kvstore_free_capi_e9327122f07dbc13(uintptr_t arg1);
+extern swig_type_703 _wrap_weft_module_init_optimizer_kvstore_capi_e9327122f07dbc13(uintptr_t arg1, uintptr_t arg2, uintptr_t arg3);
+extern swig_type_704 _wrap_weft_data_iter_select_part_capi_e9327122f07dbc13(uintptr_t arg1, swig_intgo arg2, swig_intgo arg3);
+extern swig_type_705 _wrap_weft_kvstore_finalize_capi_e9327122f07dbc13(void);
+extern swig_type_706 _wrap_weft_autograd_set_is_recording_capi_e9327122f07dbc13(swig_intgo arg1, swig_type_707 arg2);
+extern swig_type_708 _wrap_weft_autograd_set_is_training_capi_e9327122f07dbc13(swig_intgo arg1, swig_type_709 arg2);
+extern swig_type_710 _wrap_weft_autograd_is_recording_capi_e9327122f07dbc13(swig_type_711 arg1);
+extern swig_type_712 _wrap_weft_autograd_is_training_capi_e9327122f07dbc13(swig_type_713 arg1);
+extern swig_type_714 _wrap_weft_autograd_mark_variables_capi_e9327122f07dbc13(swig_type_715 arg1, swig_type_716 arg2, swig_type_717 arg3, swig_type_718 arg4);
+extern swig_type_719 _wrap_weft_autograd_backward_capi_e9327122f07dbc13(swig_type_720 arg1, swig_type_721 arg2, swig_type_722 arg3, swig_intgo arg4, swig_intgo arg5);
+extern swig_type_723 _wrap_weft_autograd_grad_capi_e9327122f07dbc13(swig_type_724 arg1, swig_type_725 arg2, swig_type_726 arg3, swig_type_727 arg4, swig_type_728 arg5, swig_intgo arg6, swig_intgo arg7, swig_type_729 arg8);
+extern swig_type_730 _wrap_weft_autograd_grad_ex_capi_e9327122f07dbc13(swig_type_731 arg1, swig_type_732 arg2, swig_type_733 arg3, swig_type_734 arg4, swig_type_735 arg5, swig_intgo arg6, swig_intgo arg7, swig_intgo arg8, swig_type_736 arg9);
+extern swig_type_737 _wrap_weft_ndarray_get_grad_capi_e9327122f07dbc13(uintptr_t arg1, swig_type_738 arg2);
+extern swig_type_739 _wrap_weft_ndarray_detach_capi_e9327122f07dbc13(uintptr_t arg1, swig_type_740 arg2);
+extern swig_type_741 _wrap_weft_autograd_get_symbol_capi_e9327122f07dbc13(uintptr_t arg1, swig_type_742 arg2);
+extern swig_type_743 _wrap_weft_cached_op_create_capi_e9327122f07dbc13(uintptr_t arg1, swig_type_744 arg2, swig_type_745 arg3, swig_type_746 arg4, swig_type_747 arg5);
+extern swig_type_748 _wrap_weft_cached_op_list_inputs_capi_e9327122f07dbc13(uintptr_t arg1, swig_type_749 arg2);
+extern swig_type_750 _wrap_weft_cached_op_invoke_capi_e9327122f07dbc13(uintptr_t arg1, swig_type_751 arg2, swig_type_752 arg3, swig_type_753 arg4, swig_type_754 arg5, swig_type_755 arg6);
+extern swig_type_756 _wrap_weft_cached_op_free_capi_e9327122f07dbc13(uintptr_t arg1);
+extern swig_type_757 _wrap_weft_cached_op_set_monitor_callback_capi_e9327122f07dbc13(uintptr_t arg1, uintptr_t arg2, uintptr_t arg3, swig_intgo arg4);
+extern swig_type_758 _wrap_weft_trainer_create_capi_e9327122f07dbc13(swig_type_759 arg1, swig_type_760 arg2, swig_type_761 arg3, uintptr_t arg4, swig_type_762 arg5);
+extern swig_type_763 _wrap_weft_trainer_step_capi_e9327122f07dbc13(uintptr_t arg1, swig_intgo arg2);
+extern swig_type_764 _wrap_weft_trainer_free_capi_e9327122f07dbc13(uintptr_t arg1);
+extern swig_type_765 _wrap_weft_recordio_writer_create_capi_e9327122f07dbc13(swig_type_766 arg1, swig_type_767 arg2, swig_type_768 arg3);
+extern swig_type_769 _wrap_weft_recordio_writer_write_capi_e9327122f07dbc13(uintptr_t arg1, swig_voidp arg2, swig_type_770 arg3);
+extern swig_type_771 _wrap_weft_recordio_writer_write_idx_capi_e9327122f07dbc13(uintptr_t arg1, swig_type_772 arg2, swig_voidp arg3, swig_type_773 arg4);
+extern swig_type_774 _wrap_weft_recordio_writer_tell_capi_e9327122f07dbc13(uintptr_t arg1, swig_type_775 arg2);
+extern swig_type_776 _wrap_weft_recordio_writer_close_capi_e9327122f07dbc13(uintptr_t arg1);
+extern swig_type_777 _wrap_weft_recordio_writer_free_capi_e9327122f07dbc13(uintptr_t arg1);
+extern swig_type_778 _wrap_weft_recordio_reader_create_capi_e9327122f07dbc13(swig_type_779 arg1, swig_type_780 arg2, swig_type_781 arg3);
+extern swig_type_782 _wrap_weft_recordio_reader_read_capi_e9327122f07dbc13(uintptr_t arg1, swig_type_783 arg2, swig_type_784 arg3, swig_type_785 arg4);
+extern swig_type_786 _wrap_weft_recordio_reader_read_idx_capi_e9327122f07dbc13(uintptr_t arg1, swig_type_787 arg2, swig_type_788 arg3, swig_type_789 arg4);
+extern swig_type_790 _wrap_weft_recordio_reader_num_keys_capi_e9327122f07dbc13(uintptr_t arg1, swig_type_791 arg2);
+extern swig_type_792 _wrap_weft_recordio_reader_keys_capi_e9327122f07dbc13(uintptr_t arg1, swig_type_793 arg2, swig_type_794 arg3, swig_type_795 arg4);
+extern swig_type_796 _wrap_weft_recordio_reader_seek_capi_e9327122f07dbc13(uintptr_t arg1, swig_type_797 arg2);
+extern swig_type_798 _wrap_weft_recordio_reader_tell_capi_e9327122f07dbc13(uintptr_t arg1, swig_type_799 arg2);
+extern swig_type_800 _wrap_weft_recordio_reader_reset_capi_e9327122f07dbc13(uintptr_t arg1);
+extern swig_type_801 _wrap_weft_recordio_reader_free_capi_e9327122f07dbc13(uintptr_t arg1);
+extern swig_type_802 _wrap_weft_recordio_pack_header_capi_e9327122f07dbc13(float arg1, swig_type_803 arg2, swig_type_804 arg3, swig_type_805 arg4, swig_type_806 arg5, swig_voidp arg6, swig_type_807 arg7, swig_type_808 arg8);
+extern swig_type_809 _wrap_weft_recordio_unpack_header_capi_e9327122f07dbc13(swig_voidp arg1, swig_type_810 arg2, swig_type_811 arg3, swig_type_812 arg4, swig_type_813 arg5, swig_type_814 arg6, swig_type_815 arg7);
+extern swig_type_816 _wrap_weft_recordio_unpack_labels_capi_e9327122f07dbc13(swig_voidp arg1, swig_type_817 arg2, swig_type_818 arg3, swig_type_819 arg4, swig_type_820 arg5);
+extern swig_type_821 _wrap_weft_image_reencode_capi_e9327122f07dbc13(swig_voidp arg1, swig_type_822 arg2, swig_intgo arg3, swig_intgo arg4, swig_intgo arg5, swig_type_823 arg6, swig_intgo arg7, swig_type_824 arg8);
+extern swig_type_825 _wrap_weft_amp_convert_model_capi_e9327122f07dbc13(uintptr_t arg1, swig_type_826 arg2, swig_type_827 arg3, swig_type_828 arg4, swig_type_829 arg5, swig_type_830 arg6, swig_type_831 arg7, swig_intgo arg8, swig_type_832 arg9, swig_type_833 arg10, swig_intgo arg11, swig_type_834 arg12, swig_type_835 arg13, swig_type_836 arg14);
+extern swig_type_837 _wrap_weft_quantize_model_capi_e9327122f07dbc13(uintptr_t arg1, swig_type_838 arg2, swig_type_839 arg3, swig_type_840 arg4, swig_type_841 arg5, swig_type_842 arg6, swig_type_843 arg7, uintptr_t arg8, swig_type_844 arg9, swig_type_845 arg10, swig_type_846 arg11, swig_type_847 arg12, swig_intgo arg13, swig_type_848 arg14, swig_type_849 arg15, swig_type_850 arg16, swig_type_851 arg17, swig_type_852 arg18, swig_type_853 arg19, swig_type_854 arg20);
+extern swig_type_855 _wrap_weft_custom_op_unregister_capi_e9327122f07dbc13(swig_type_856 arg1);
+extern swig_type_857 _wrap_weft_custom_op_list_capi_e9327122f07dbc13(swig_type_858 arg1);
+extern swig_type_859 _wrap_weft_ndarray_get_data_capi_e9327122f07dbc13(uintptr_t arg1, swig_voidp arg2);
+extern swig_type_860 _wrap_weft_custom_op_register_host_capi_e9327122f07dbc13(swig_type_861 arg1, uintptr_t arg2, swig_type_862 arg3);
+extern swig_type_863 _wrap_weft_custom_op_call_ints_capi_e9327122f07dbc13(uintptr_t arg1, swig_type_864 arg2, swig_type_865 arg3, swig_type_866 arg4);
+extern swig_type_867 _wrap_weft_custom_op_call_num_strings_capi_e9327122f07dbc13(uintptr_t arg1, swig_type_868 arg2);
+extern swig_type_869 _wrap_weft_custom_op_call_string_capi_e9327122f07dbc13(uintptr_t arg1, swig_type_870 arg2, swig_type_871 arg3);
+extern swig_type_872 _wrap_weft_custom_op_call_arrays_capi_e9327122f07dbc13(uintptr_t arg1, swig_type_873 arg2, swig_type_874 arg3, swig_type_875 arg4);
+extern swig_type_876 _wrap_weft_custom_op_call_set_ints_capi_e9327122f07dbc13(uintptr_t arg1, swig_type_877 arg2, swig_type_878 arg3);
+extern swig_type_879 _wrap_weft_custom_op_call_add_string_capi_e9327122f07dbc13(uintptr_t arg1, swig_type_880 arg2);
+extern swig_type_881 _wrap_weft_custom_op_call_fail_capi_e9327122f07dbc13(uintptr_t arg1, swig_type_882 arg2);
+extern swig_type_883 _wrap_weft_ndarray_get_bytes_capi_e9327122f07dbc13(uintptr_t arg1, swig_type_884 arg2, swig_type_885 arg3);
+extern swig_type_886 _wrap_weft_profiler_set_config_capi_e9327122f07dbc13(swig_type_887 arg1, swig_type_888 arg2, swig_type_889 arg3);
+extern swig_type_890 _wrap_weft_profiler_set_state_capi_e9327122f07dbc13(swig_intgo arg1);
+extern swig_type_891 _wrap_weft_profiler_get_state_capi_e9327122f07dbc13(swig_type_892 arg1);
+extern swig_type_893 _wrap_weft_profiler_pause_capi_e9327122f07dbc13(swig_intgo arg1);
+extern swig_type_894 _wrap_weft_profiler_dump_capi_e9327122f07dbc13(swig_intgo arg1);
+extern swig_type_895 _wrap_weft_profiler_trace_capi_e9327122f07dbc13(swig_type_896 arg1);
+extern swig_type_897 _wrap_weft_profiler_aggregate_capi_e9327122f07dbc13(swig_intgo arg1, swig_type_898 arg2, swig_type_899 arg3, swig_intgo arg4, swig_type_900 arg5);
+extern swig_type_901 _wrap_weft_profiler_range_push_capi_e9327122f07dbc13(swig_type_902 arg1);
+extern swig_type_903 _wrap_weft_profiler_range_pop_capi_e9327122f07dbc13(void);
+extern swig_type_904 _wrap_weft_profiler_set_marker_capi_e9327122f07dbc13(swig_type_905 arg1);
+extern swig_type_906 _wrap_weft_profiler_set_counter_capi_e9327122f07dbc13(swig_type_907 arg1, swig_type_908 arg2);
+extern swig_type_909 _wrap_weft_load_library_capi_e9327122f07dbc13(swig_type_910 arg1);
+extern swig_type_911 _wrap_weft_loaded_ops_capi_e9327122f07dbc13(swig_type_912 arg1);
 #undef intgo
 */
 import "C"
@@ -4431,6 +4436,40 @@ func Weft_engine_info(arg1 []int32, arg2 []int32) (_swig_ret error) {
 	return swig_r_1
 }
 
+func Weft_engine_shutdown() (_swig_ret error) {
+	var swig_r string
+	swig_r_p := C._wrap_weft_engine_shutdown_capi_e9327122f07dbc13()
+	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
+	var swig_r_1 error
+
+	if swig_r == "" {
+		swig_r_1 = nil
+	} else {
+		swig_r_1 = weftStatus(swigCopyString(swig_r))
+	}
+
+	return swig_r_1
+}
+
+func Weft_engine_on_worker_thread(arg1 []int32) (_swig_ret error) {
+	var swig_r string
+	_swig_i_0 := arg1
+	swig_r_p := C._wrap_weft_engine_on_worker_thread_capi_e9327122f07dbc13(*(*C.swig_type_410)(unsafe.Pointer(&_swig_i_0)))
+	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
+	if Swig_escape_always_false {
+		Swig_escape_val = arg1
+	}
+	var swig_r_1 error
+
+	if swig_r == "" {
+		swig_r_1 = nil
+	} else {
+		swig_r_1 = weftStatus(swigCopyString(swig_r))
+	}
+
+	return swig_r_1
+}
+
 func Weft_engine_var_create(arg1 WeftEngineVar) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := getSwigcptr(arg1)
@@ -4467,7 +4506,7 @@ func Weft_engine_var_version(arg1 WeftEngineVar, arg2 []uint64) (_swig_ret error
 	var swig_r string
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_engine_var_version_capi_e9327122f07dbc13(C.uintptr_t(_swig_i_0), *(*C.swig_type_411)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_weft_engine_var_version_capi_e9327122f07dbc13(C.uintptr_t(_swig_i_0), *(*C.swig_type_414)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -4493,7 +4532,7 @@ func Weft_engine_push_sync(arg1 _swig_fnptr, arg2 unsafe.Pointer, arg3 _swig_fnp
 	_swig_i_5 := arg6
 	_swig_i_6 := arg7
 	_swig_i_7 := arg8
-	swig_r_p := C._wrap_weft_engine_push_sync_capi_e9327122f07dbc13(C.swig_type_413(_swig_i_0), C.swig_voidp(_swig_i_1), C.swig_type_414(_swig_i_2), C.uintptr_t(_swig_i_3), C.swig_type_415(_swig_i_4), C.uintptr_t(_swig_i_5), C.swig_type_416(_swig_i_6), *(*C.swig_type_417)(unsafe.Pointer(&_swig_i_7)))
+	swig_r_p := C._wrap_weft_engine_push_sync_capi_e9327122f07dbc13(C.swig_type_416(_swig_i_0), C.swig_voidp(_swig_i_1), C.swig_type_417(_swig_i_2), C.uintptr_t(_swig_i_3), C.swig_type_418(_swig_i_4), C.uintptr_t(_swig_i_5), C.swig_type_419(_swig_i_6), *(*C.swig_type_420)(unsafe.Pointer(&_swig_i_7)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg8
@@ -4519,7 +4558,7 @@ func Weft_engine_push_async(arg1 _swig_fnptr, arg2 unsafe.Pointer, arg3 _swig_fn
 	_swig_i_5 := arg6
 	_swig_i_6 := arg7
 	_swig_i_7 := arg8
-	swig_r_p := C._wrap_weft_engine_push_async_capi_e9327122f07dbc13(C.swig_type_419(_swig_i_0), C.swig_voidp(_swig_i_1), C.swig_type_420(_swig_i_2), C.uintptr_t(_swig_i_3), C.swig_type_421(_swig_i_4), C.uintptr_t(_swig_i_5), C.swig_type_422(_swig_i_6), *(*C.swig_type_423)(unsafe.Pointer(&_swig_i_7)))
+	swig_r_p := C._wrap_weft_engine_push_async_capi_e9327122f07dbc13(C.swig_type_422(_swig_i_0), C.swig_voidp(_swig_i_1), C.swig_type_423(_swig_i_2), C.uintptr_t(_swig_i_3), C.swig_type_424(_swig_i_4), C.uintptr_t(_swig_i_5), C.swig_type_425(_swig_i_6), *(*C.swig_type_426)(unsafe.Pointer(&_swig_i_7)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg8
@@ -4539,7 +4578,7 @@ func Weft_engine_complete(arg1 WeftEngineCompletion, arg2 string) (_swig_ret err
 	var swig_r string
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_engine_complete_capi_e9327122f07dbc13(C.uintptr_t(_swig_i_0), *(*C.swig_type_425)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_weft_engine_complete_capi_e9327122f07dbc13(C.uintptr_t(_swig_i_0), *(*C.swig_type_428)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -4575,7 +4614,7 @@ func Weft_idx_load(arg1 string, arg2 []uintptr) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_idx_load_capi_e9327122f07dbc13(*(*C.swig_type_428)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_429)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_weft_idx_load_capi_e9327122f07dbc13(*(*C.swig_type_431)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_432)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -4600,7 +4639,7 @@ func Weft_mnist_load(arg1 string, arg2 string, arg3 []uintptr, arg4 []uintptr) (
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
-	swig_r_p := C._wrap_weft_mnist_load_capi_e9327122f07dbc13(*(*C.swig_type_431)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_432)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_433)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_434)(unsafe.Pointer(&_swig_i_3)))
+	swig_r_p := C._wrap_weft_mnist_load_capi_e9327122f07dbc13(*(*C.swig_type_434)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_435)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_436)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_437)(unsafe.Pointer(&_swig_i_3)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -4640,7 +4679,7 @@ func Weft_data_iter_create_ndarray(arg1 uint64, arg2 []string, arg3 []uintptr, a
 	_swig_i_8 := arg9
 	_swig_i_9 := arg10
 	_swig_i_10 := arg11
-	swig_r_p := C._wrap_weft_data_iter_create_ndarray_capi_e9327122f07dbc13(C.swig_type_436(_swig_i_0), *(*C.swig_type_437)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_438)(unsafe.Pointer(&_swig_i_2)), C.swig_type_439(_swig_i_3), *(*C.swig_type_440)(unsafe.Pointer(&_swig_i_4)), *(*C.swig_type_441)(unsafe.Pointer(&_swig_i_5)), C.swig_intgo(_swig_i_6), C.swig_intgo(_swig_i_7), *(*C.swig_type_442)(unsafe.Pointer(&_swig_i_8)), C.swig_type_443(_swig_i_9), *(*C.swig_type_444)(unsafe.Pointer(&_swig_i_10)))
+	swig_r_p := C._wrap_weft_data_iter_create_ndarray_capi_e9327122f07dbc13(C.swig_type_439(_swig_i_0), *(*C.swig_type_440)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_441)(unsafe.Pointer(&_swig_i_2)), C.swig_type_442(_swig_i_3), *(*C.swig_type_443)(unsafe.Pointer(&_swig_i_4)), *(*C.swig_type_444)(unsafe.Pointer(&_swig_i_5)), C.swig_intgo(_swig_i_6), C.swig_intgo(_swig_i_7), *(*C.swig_type_445)(unsafe.Pointer(&_swig_i_8)), C.swig_type_446(_swig_i_9), *(*C.swig_type_447)(unsafe.Pointer(&_swig_i_10)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = _swig_i_1
@@ -4680,7 +4719,7 @@ func Weft_data_iter_create(arg1 string, arg2 []string, arg3 []string, arg4 uint6
  _swig_i_2 = weftJoin(arg3) 
 	_swig_i_3 := arg4
 	_swig_i_4 := arg5
-	swig_r_p := C._wrap_weft_data_iter_create_capi_e9327122f07dbc13(*(*C.swig_type_446)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_447)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_448)(unsafe.Pointer(&_swig_i_2)), C.swig_type_449(_swig_i_3), *(*C.swig_type_450)(unsafe.Pointer(&_swig_i_4)))
+	swig_r_p := C._wrap_weft_data_iter_create_capi_e9327122f07dbc13(*(*C.swig_type_449)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_450)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_451)(unsafe.Pointer(&_swig_i_2)), C.swig_type_452(_swig_i_3), *(*C.swig_type_453)(unsafe.Pointer(&_swig_i_4)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -4708,7 +4747,7 @@ func Weft_data_iter_create(arg1 string, arg2 []string, arg3 []string, arg4 uint6
 func Weft_data_iter_list(arg1 []uintptr) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
-	swig_r_p := C._wrap_weft_data_iter_list_capi_e9327122f07dbc13(*(*C.swig_type_452)(unsafe.Pointer(&_swig_i_0)))
+	swig_r_p := C._wrap_weft_data_iter_list_capi_e9327122f07dbc13(*(*C.swig_type_455)(unsafe.Pointer(&_swig_i_0)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -4730,7 +4769,7 @@ func Weft_data_iter_info(arg1 string, arg2 []string, arg3 []uint64) (_swig_ret e
 	var _swig_i_1 []string
  _swig_i_1 = make([]string, len(arg2)) 
 	_swig_i_2 := arg3
-	swig_r_p := C._wrap_weft_data_iter_info_capi_e9327122f07dbc13(*(*C.swig_type_454)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_455)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_456)(unsafe.Pointer(&_swig_i_2)))
+	swig_r_p := C._wrap_weft_data_iter_info_capi_e9327122f07dbc13(*(*C.swig_type_457)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_458)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_459)(unsafe.Pointer(&_swig_i_2)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 
 	for i := range _swig_i_1 {
@@ -4773,7 +4812,7 @@ func Weft_data_iter_param(arg1 string, arg2 uint64, arg3 []string, arg4 []string
  _swig_i_4 = make([]string, len(arg5)) 
 	var _swig_i_5 []string
  _swig_i_5 = make([]string, len(arg6)) 
-	swig_r_p := C._wrap_weft_data_iter_param_capi_e9327122f07dbc13(*(*C.swig_type_458)(unsafe.Pointer(&_swig_i_0)), C.swig_type_459(_swig_i_1), *(*C.swig_type_460)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_461)(unsafe.Pointer(&_swig_i_3)), *(*C.swig_type_462)(unsafe.Pointer(&_swig_i_4)), *(*C.swig_type_463)(unsafe.Pointer(&_swig_i_5)))
+	swig_r_p := C._wrap_weft_data_iter_param_capi_e9327122f07dbc13(*(*C.swig_type_461)(unsafe.Pointer(&_swig_i_0)), C.swig_type_462(_swig_i_1), *(*C.swig_type_463)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_464)(unsafe.Pointer(&_swig_i_3)), *(*C.swig_type_465)(unsafe.Pointer(&_swig_i_4)), *(*C.swig_type_466)(unsafe.Pointer(&_swig_i_5)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 
 	for i := range _swig_i_2 {
@@ -4841,7 +4880,7 @@ func Weft_data_iter_next(arg1 uintptr, arg2 []int32) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_data_iter_next_capi_e9327122f07dbc13(C.uintptr_t(_swig_i_0), *(*C.swig_type_465)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_weft_data_iter_next_capi_e9327122f07dbc13(C.uintptr_t(_swig_i_0), *(*C.swig_type_468)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -4877,7 +4916,7 @@ func Weft_data_iter_data(arg1 uintptr, arg2 []uintptr) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_data_iter_data_capi_e9327122f07dbc13(C.uintptr_t(_swig_i_0), *(*C.swig_type_468)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_weft_data_iter_data_capi_e9327122f07dbc13(C.uintptr_t(_swig_i_0), *(*C.swig_type_471)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -4897,7 +4936,7 @@ func Weft_data_iter_label(arg1 uintptr, arg2 []uintptr) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_data_iter_label_capi_e9327122f07dbc13(C.uintptr_t(_swig_i_0), *(*C.swig_type_470)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_weft_data_iter_label_capi_e9327122f07dbc13(C.uintptr_t(_swig_i_0), *(*C.swig_type_473)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -4917,7 +4956,7 @@ func Weft_data_iter_pad(arg1 uintptr, arg2 []int32) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_data_iter_pad_capi_e9327122f07dbc13(C.uintptr_t(_swig_i_0), *(*C.swig_type_472)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_weft_data_iter_pad_capi_e9327122f07dbc13(C.uintptr_t(_swig_i_0), *(*C.swig_type_475)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -4939,7 +4978,7 @@ func Weft_data_iter_index(arg1 uintptr, arg2 []int64, arg3 uint64, arg4 []uint64
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
-	swig_r_p := C._wrap_weft_data_iter_index_capi_e9327122f07dbc13(C.uintptr_t(_swig_i_0), *(*C.swig_type_474)(unsafe.Pointer(&_swig_i_1)), C.swig_type_475(_swig_i_2), *(*C.swig_type_476)(unsafe.Pointer(&_swig_i_3)))
+	swig_r_p := C._wrap_weft_data_iter_index_capi_e9327122f07dbc13(C.uintptr_t(_swig_i_0), *(*C.swig_type_477)(unsafe.Pointer(&_swig_i_1)), C.swig_type_478(_swig_i_2), *(*C.swig_type_479)(unsafe.Pointer(&_swig_i_3)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -4962,7 +5001,7 @@ func Weft_data_iter_batch_size(arg1 uintptr, arg2 []int32) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_data_iter_batch_size_capi_e9327122f07dbc13(C.uintptr_t(_swig_i_0), *(*C.swig_type_478)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_weft_data_iter_batch_size_capi_e9327122f07dbc13(C.uintptr_t(_swig_i_0), *(*C.swig_type_481)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -5003,7 +5042,7 @@ func Weft_metric_create(arg1 string, arg2 []string, arg3 []string, arg4 uint64, 
  _swig_i_2 = weftJoin(arg3) 
 	_swig_i_3 := arg4
 	_swig_i_4 := arg5
-	swig_r_p := C._wrap_weft_metric_create_capi_e9327122f07dbc13(*(*C.swig_type_481)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_482)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_483)(unsafe.Pointer(&_swig_i_2)), C.swig_type_484(_swig_i_3), *(*C.swig_type_485)(unsafe.Pointer(&_swig_i_4)))
+	swig_r_p := C._wrap_weft_metric_create_capi_e9327122f07dbc13(*(*C.swig_type_484)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_485)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_486)(unsafe.Pointer(&_swig_i_2)), C.swig_type_487(_swig_i_3), *(*C.swig_type_488)(unsafe.Pointer(&_swig_i_4)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -5037,7 +5076,7 @@ func Weft_metric_composite_add(arg1 uintptr, arg2 string, arg3 []string, arg4 []
 	var _swig_i_3 string
  _swig_i_3 = weftJoin(arg4) 
 	_swig_i_4 := arg5
-	swig_r_p := C._wrap_weft_metric_composite_add_capi_e9327122f07dbc13(C.uintptr_t(_swig_i_0), *(*C.swig_type_487)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_488)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_489)(unsafe.Pointer(&_swig_i_3)), C.swig_type_490(_swig_i_4))
+	swig_r_p := C._wrap_weft_metric_composite_add_capi_e9327122f07dbc13(C.uintptr_t(_swig_i_0), *(*C.swig_type_490)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_491)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_492)(unsafe.Pointer(&_swig_i_3)), C.swig_type_493(_swig_i_4))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -5066,7 +5105,7 @@ func Weft_metric_update(arg1 uintptr, arg2 uint64, arg3 []uintptr, arg4 uint64, 
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
 	_swig_i_4 := arg5
-	swig_r_p := C._wrap_weft_metric_update_capi_e9327122f07dbc13(C.uintptr_t(_swig_i_0), C.swig_type_492(_swig_i_1), *(*C.swig_type_493)(unsafe.Pointer(&_swig_i_2)), C.swig_type_494(_swig_i_3), *(*C.swig_type_495)(unsafe.Pointer(&_swig_i_4)))
+	swig_r_p := C._wrap_weft_metric_update_capi_e9327122f07dbc13(C.uintptr_t(_swig_i_0), C.swig_type_495(_swig_i_1), *(*C.swig_type_496)(unsafe.Pointer(&_swig_i_2)), C.swig_type_497(_swig_i_3), *(*C.swig_type_498)(unsafe.Pointer(&_swig_i_4)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg3
@@ -5089,7 +5128,7 @@ func Weft_metric_num_values(arg1 uintptr, arg2 []uint64) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_metric_num_values_capi_e9327122f07dbc13(C.uintptr_t(_swig_i_0), *(*C.swig_type_497)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_weft_metric_num_values_capi_e9327122f07dbc13(C.uintptr_t(_swig_i_0), *(*C.swig_type_500)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -5112,7 +5151,7 @@ func Weft_metric_get(arg1 uintptr, arg2 []uintptr, arg3 []float64, arg4 uint64, 
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
 	_swig_i_4 := arg5
-	swig_r_p := C._wrap_weft_metric_get_capi_e9327122f07dbc13(C.uintptr_t(_swig_i_0), *(*C.swig_type_499)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_500)(unsafe.Pointer(&_swig_i_2)), C.swig_type_501(_swig_i_3), *(*C.swig_type_502)(unsafe.Pointer(&_swig_i_4)))
+	swig_r_p := C._wrap_weft_metric_get_capi_e9327122f07dbc13(C.uintptr_t(_swig_i_0), *(*C.swig_type_502)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_503)(unsafe.Pointer(&_swig_i_2)), C.swig_type_504(_swig_i_3), *(*C.swig_type_505)(unsafe.Pointer(&_swig_i_4)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -5179,7 +5218,7 @@ func Weft_checkpoint_save(arg1 string, arg2 int, arg3 uintptr, arg4 uint64, arg5
 	var _swig_i_7 string
  _swig_i_7 = weftJoin(arg8) 
 	_swig_i_8 := arg9
-	swig_r_p := C._wrap_weft_checkpoint_save_capi_e9327122f07dbc13(*(*C.swig_type_506)(unsafe.Pointer(&_swig_i_0)), C.swig_intgo(_swig_i_1), C.uintptr_t(_swig_i_2), C.swig_type_507(_swig_i_3), *(*C.swig_type_508)(unsafe.Pointer(&_swig_i_4)), *(*C.swig_type_509)(unsafe.Pointer(&_swig_i_5)), C.swig_type_510(_swig_i_6), *(*C.swig_type_511)(unsafe.Pointer(&_swig_i_7)), *(*C.swig_type_512)(unsafe.Pointer(&_swig_i_8)))
+	swig_r_p := C._wrap_weft_checkpoint_save_capi_e9327122f07dbc13(*(*C.swig_type_509)(unsafe.Pointer(&_swig_i_0)), C.swig_intgo(_swig_i_1), C.uintptr_t(_swig_i_2), C.swig_type_510(_swig_i_3), *(*C.swig_type_511)(unsafe.Pointer(&_swig_i_4)), *(*C.swig_type_512)(unsafe.Pointer(&_swig_i_5)), C.swig_type_513(_swig_i_6), *(*C.swig_type_514)(unsafe.Pointer(&_swig_i_7)), *(*C.swig_type_515)(unsafe.Pointer(&_swig_i_8)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -5214,7 +5253,7 @@ func Weft_checkpoint_load(arg1 string, arg2 int, arg3 []uintptr, arg4 []uintptr,
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
 	_swig_i_4 := arg5
-	swig_r_p := C._wrap_weft_checkpoint_load_capi_e9327122f07dbc13(*(*C.swig_type_514)(unsafe.Pointer(&_swig_i_0)), C.swig_intgo(_swig_i_1), *(*C.swig_type_515)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_516)(unsafe.Pointer(&_swig_i_3)), *(*C.swig_type_517)(unsafe.Pointer(&_swig_i_4)))
+	swig_r_p := C._wrap_weft_checkpoint_load_capi_e9327122f07dbc13(*(*C.swig_type_517)(unsafe.Pointer(&_swig_i_0)), C.swig_intgo(_swig_i_1), *(*C.swig_type_518)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_519)(unsafe.Pointer(&_swig_i_3)), *(*C.swig_type_520)(unsafe.Pointer(&_swig_i_4)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -5249,7 +5288,7 @@ func Weft_initializer_create(arg1 string, arg2 []string, arg3 []string, arg4 uin
 	_swig_i_3 := arg4
 	_swig_i_4 := arg5
 	_swig_i_5 := arg6
-	swig_r_p := C._wrap_weft_initializer_create_capi_e9327122f07dbc13(*(*C.swig_type_519)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_520)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_521)(unsafe.Pointer(&_swig_i_2)), C.swig_type_522(_swig_i_3), C.swig_type_523(_swig_i_4), *(*C.swig_type_524)(unsafe.Pointer(&_swig_i_5)))
+	swig_r_p := C._wrap_weft_initializer_create_capi_e9327122f07dbc13(*(*C.swig_type_522)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_523)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_524)(unsafe.Pointer(&_swig_i_2)), C.swig_type_525(_swig_i_3), C.swig_type_526(_swig_i_4), *(*C.swig_type_527)(unsafe.Pointer(&_swig_i_5)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -5279,7 +5318,7 @@ func Weft_initializer_init(arg1 uintptr, arg2 string, arg3 uintptr) (_swig_ret e
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r_p := C._wrap_weft_initializer_init_capi_e9327122f07dbc13(C.uintptr_t(_swig_i_0), *(*C.swig_type_526)(unsafe.Pointer(&_swig_i_1)), C.uintptr_t(_swig_i_2))
+	swig_r_p := C._wrap_weft_initializer_init_capi_e9327122f07dbc13(C.uintptr_t(_swig_i_0), *(*C.swig_type_529)(unsafe.Pointer(&_swig_i_1)), C.uintptr_t(_swig_i_2))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -5320,7 +5359,7 @@ func Weft_optimizer_create(arg1 string, arg2 []string, arg3 []string, arg4 uint6
  _swig_i_2 = weftJoin(arg3) 
 	_swig_i_3 := arg4
 	_swig_i_4 := arg5
-	swig_r_p := C._wrap_weft_optimizer_create_capi_e9327122f07dbc13(*(*C.swig_type_529)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_530)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_531)(unsafe.Pointer(&_swig_i_2)), C.swig_type_532(_swig_i_3), *(*C.swig_type_533)(unsafe.Pointer(&_swig_i_4)))
+	swig_r_p := C._wrap_weft_optimizer_create_capi_e9327122f07dbc13(*(*C.swig_type_532)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_533)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_534)(unsafe.Pointer(&_swig_i_2)), C.swig_type_535(_swig_i_3), *(*C.swig_type_536)(unsafe.Pointer(&_swig_i_4)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -5353,7 +5392,7 @@ func Weft_optimizer_set_lr_scheduler(arg1 uintptr, arg2 string, arg3 []int64, ar
 	_swig_i_3 := arg4
 	_swig_i_4 := arg5
 	_swig_i_5 := arg6
-	swig_r_p := C._wrap_weft_optimizer_set_lr_scheduler_capi_e9327122f07dbc13(C.uintptr_t(_swig_i_0), *(*C.swig_type_535)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_536)(unsafe.Pointer(&_swig_i_2)), C.swig_type_537(_swig_i_3), C.float(_swig_i_4), C.float(_swig_i_5))
+	swig_r_p := C._wrap_weft_optimizer_set_lr_scheduler_capi_e9327122f07dbc13(C.uintptr_t(_swig_i_0), *(*C.swig_type_538)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_539)(unsafe.Pointer(&_swig_i_2)), C.swig_type_540(_swig_i_3), C.float(_swig_i_4), C.float(_swig_i_5))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -5381,7 +5420,7 @@ func Weft_optimizer_set_lr_scheduler_ex(arg1 uintptr, arg2 string, arg3 []string
 	var _swig_i_3 string
  _swig_i_3 = weftJoin(arg4) 
 	_swig_i_4 := arg5
-	swig_r_p := C._wrap_weft_optimizer_set_lr_scheduler_ex_capi_e9327122f07dbc13(C.uintptr_t(_swig_i_0), *(*C.swig_type_539)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_540)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_541)(unsafe.Pointer(&_swig_i_3)), C.swig_type_542(_swig_i_4))
+	swig_r_p := C._wrap_weft_optimizer_set_lr_scheduler_ex_capi_e9327122f07dbc13(C.uintptr_t(_swig_i_0), *(*C.swig_type_542)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_543)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_544)(unsafe.Pointer(&_swig_i_3)), C.swig_type_545(_swig_i_4))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -5444,7 +5483,7 @@ func Weft_optimizer_update(arg1 uintptr, arg2 int, arg3 string, arg4 uintptr, ar
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
 	_swig_i_4 := arg5
-	swig_r_p := C._wrap_weft_optimizer_update_capi_e9327122f07dbc13(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1), *(*C.swig_type_546)(unsafe.Pointer(&_swig_i_2)), C.uintptr_t(_swig_i_3), C.uintptr_t(_swig_i_4))
+	swig_r_p := C._wrap_weft_optimizer_update_capi_e9327122f07dbc13(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1), *(*C.swig_type_549)(unsafe.Pointer(&_swig_i_2)), C.uintptr_t(_swig_i_3), C.uintptr_t(_swig_i_4))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg3
@@ -5464,7 +5503,7 @@ func Weft_optimizer_num_update(arg1 uintptr, arg2 []int64) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_optimizer_num_update_capi_e9327122f07dbc13(C.uintptr_t(_swig_i_0), *(*C.swig_type_548)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_weft_optimizer_num_update_capi_e9327122f07dbc13(C.uintptr_t(_swig_i_0), *(*C.swig_type_551)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -5485,7 +5524,7 @@ func Weft_optimizer_learning_rate(arg1 uintptr, arg2 string, arg3 []float32) (_s
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r_p := C._wrap_weft_optimizer_learning_rate_capi_e9327122f07dbc13(C.uintptr_t(_swig_i_0), *(*C.swig_type_550)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_551)(unsafe.Pointer(&_swig_i_2)))
+	swig_r_p := C._wrap_weft_optimizer_learning_rate_capi_e9327122f07dbc13(C.uintptr_t(_swig_i_0), *(*C.swig_type_553)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_554)(unsafe.Pointer(&_swig_i_2)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -5524,7 +5563,7 @@ func Weft_optimizer_save_states(arg1 uintptr, arg2 string) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_optimizer_save_states_capi_e9327122f07dbc13(C.uintptr_t(_swig_i_0), *(*C.swig_type_554)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_weft_optimizer_save_states_capi_e9327122f07dbc13(C.uintptr_t(_swig_i_0), *(*C.swig_type_557)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -5544,7 +5583,7 @@ func Weft_optimizer_load_states(arg1 uintptr, arg2 string) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_optimizer_load_states_capi_e9327122f07dbc13(C.uintptr_t(_swig_i_0), *(*C.swig_type_556)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_weft_optimizer_load_states_capi_e9327122f07dbc13(C.uintptr_t(_swig_i_0), *(*C.swig_type_559)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -5572,7 +5611,7 @@ func Weft_module_create(arg1 uintptr, arg2 uint64, arg3 []string, arg4 uint64, a
 	_swig_i_5 := arg6
 	_swig_i_6 := arg7
 	_swig_i_7 := arg8
-	swig_r_p := C._wrap_weft_module_create_capi_e9327122f07dbc13(C.uintptr_t(_swig_i_0), C.swig_type_558(_swig_i_1), *(*C.swig_type_559)(unsafe.Pointer(&_swig_i_2)), C.swig_type_560(_swig_i_3), *(*C.swig_type_561)(unsafe.Pointer(&_swig_i_4)), C.swig_intgo(_swig_i_5), C.swig_intgo(_swig_i_6), *(*C.swig_type_562)(unsafe.Pointer(&_swig_i_7)))
+	swig_r_p := C._wrap_weft_module_create_capi_e9327122f07dbc13(C.uintptr_t(_swig_i_0), C.swig_type_561(_swig_i_1), *(*C.swig_type_562)(unsafe.Pointer(&_swig_i_2)), C.swig_type_563(_swig_i_3), *(*C.swig_type_564)(unsafe.Pointer(&_swig_i_4)), C.swig_intgo(_swig_i_5), C.swig_intgo(_swig_i_6), *(*C.swig_type_565)(unsafe.Pointer(&_swig_i_7)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = _swig_i_2
@@ -5600,7 +5639,7 @@ func Weft_module_set_fixed_params(arg1 uintptr, arg2 uint64, arg3 []string) (_sw
 	_swig_i_1 := arg2
 	var _swig_i_2 string
  _swig_i_2 = weftJoin(arg3) 
-	swig_r_p := C._wrap_weft_module_set_fixed_params_capi_e9327122f07dbc13(C.uintptr_t(_swig_i_0), C.swig_type_564(_swig_i_1), *(*C.swig_type_565)(unsafe.Pointer(&_swig_i_2)))
+	swig_r_p := C._wrap_weft_module_set_fixed_params_capi_e9327122f07dbc13(C.uintptr_t(_swig_i_0), C.swig_type_567(_swig_i_1), *(*C.swig_type_568)(unsafe.Pointer(&_swig_i_2)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = _swig_i_2
@@ -5743,7 +5782,7 @@ func Weft_module_outputs(arg1 uintptr, arg2 []uintptr) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_module_outputs_capi_e9327122f07dbc13(C.uintptr_t(_swig_i_0), *(*C.swig_type_574)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_weft_module_outputs_capi_e9327122f07dbc13(C.uintptr_t(_swig_i_0), *(*C.swig_type_577)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -5764,7 +5803,7 @@ func Weft_module_params(arg1 uintptr, arg2 []uintptr, arg3 []uintptr) (_swig_ret
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r_p := C._wrap_weft_module_params_capi_e9327122f07dbc13(C.uintptr_t(_swig_i_0), *(*C.swig_type_576)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_577)(unsafe.Pointer(&_swig_i_2)))
+	swig_r_p := C._wrap_weft_module_params_capi_e9327122f07dbc13(C.uintptr_t(_swig_i_0), *(*C.swig_type_579)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_580)(unsafe.Pointer(&_swig_i_2)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -5794,7 +5833,7 @@ func Weft_module_fit(arg1 uintptr, arg2 uintptr, arg3 uintptr, arg4 uintptr, arg
 	_swig_i_6 := arg7
 	_swig_i_7 := arg8
 	_swig_i_8 := arg9
-	swig_r_p := C._wrap_weft_module_fit_capi_e9327122f07dbc13(C.uintptr_t(_swig_i_0), C.uintptr_t(_swig_i_1), C.uintptr_t(_swig_i_2), C.uintptr_t(_swig_i_3), C.swig_intgo(_swig_i_4), C.swig_intgo(_swig_i_5), C.swig_intgo(_swig_i_6), *(*C.swig_type_579)(unsafe.Pointer(&_swig_i_7)), *(*C.swig_type_580)(unsafe.Pointer(&_swig_i_8)))
+	swig_r_p := C._wrap_weft_module_fit_capi_e9327122f07dbc13(C.uintptr_t(_swig_i_0), C.uintptr_t(_swig_i_1), C.uintptr_t(_swig_i_2), C.uintptr_t(_swig_i_3), C.swig_intgo(_swig_i_4), C.swig_intgo(_swig_i_5), C.swig_intgo(_swig_i_6), *(*C.swig_type_582)(unsafe.Pointer(&_swig_i_7)), *(*C.swig_type_583)(unsafe.Pointer(&_swig_i_8)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg8
@@ -5824,7 +5863,7 @@ func Weft_fit_session_create(arg1 uintptr, arg2 uintptr, arg3 uintptr, arg4 uint
 	_swig_i_6 := arg7
 	_swig_i_7 := arg8
 	_swig_i_8 := arg9
-	swig_r_p := C._wrap_weft_fit_session_create_capi_e9327122f07dbc13(C.uintptr_t(_swig_i_0), C.uintptr_t(_swig_i_1), C.uintptr_t(_swig_i_2), C.uintptr_t(_swig_i_3), C.swig_intgo(_swig_i_4), C.swig_intgo(_swig_i_5), C.swig_intgo(_swig_i_6), *(*C.swig_type_582)(unsafe.Pointer(&_swig_i_7)), *(*C.swig_type_583)(unsafe.Pointer(&_swig_i_8)))
+	swig_r_p := C._wrap_weft_fit_session_create_capi_e9327122f07dbc13(C.uintptr_t(_swig_i_0), C.uintptr_t(_swig_i_1), C.uintptr_t(_swig_i_2), C.uintptr_t(_swig_i_3), C.swig_intgo(_swig_i_4), C.swig_intgo(_swig_i_5), C.swig_intgo(_swig_i_6), *(*C.swig_type_585)(unsafe.Pointer(&_swig_i_7)), *(*C.swig_type_586)(unsafe.Pointer(&_swig_i_8)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg8
@@ -5847,7 +5886,7 @@ func Weft_fit_session_next(arg1 uintptr, arg2 []int32) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_fit_session_next_capi_e9327122f07dbc13(C.uintptr_t(_swig_i_0), *(*C.swig_type_585)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_weft_fit_session_next_capi_e9327122f07dbc13(C.uintptr_t(_swig_i_0), *(*C.swig_type_588)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -5887,7 +5926,7 @@ func Weft_fit_session_batch(arg1 uintptr, arg2 []int32, arg3 []int64, arg4 []int
 	_swig_i_3 := arg4
 	_swig_i_4 := arg5
 	_swig_i_5 := arg6
-	swig_r_p := C._wrap_weft_fit_session_batch_capi_e9327122f07dbc13(C.uintptr_t(_swig_i_0), *(*C.swig_type_588)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_589)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_590)(unsafe.Pointer(&_swig_i_3)), *(*C.swig_type_591)(unsafe.Pointer(&_swig_i_4)), *(*C.swig_type_592)(unsafe.Pointer(&_swig_i_5)))
+	swig_r_p := C._wrap_weft_fit_session_batch_capi_e9327122f07dbc13(C.uintptr_t(_swig_i_0), *(*C.swig_type_591)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_592)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_593)(unsafe.Pointer(&_swig_i_3)), *(*C.swig_type_594)(unsafe.Pointer(&_swig_i_4)), *(*C.swig_type_595)(unsafe.Pointer(&_swig_i_5)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -5924,7 +5963,7 @@ func Weft_fit_session_epoch(arg1 uintptr, arg2 []int32, arg3 []int64, arg4 []int
 	_swig_i_4 := arg5
 	_swig_i_5 := arg6
 	_swig_i_6 := arg7
-	swig_r_p := C._wrap_weft_fit_session_epoch_capi_e9327122f07dbc13(C.uintptr_t(_swig_i_0), *(*C.swig_type_594)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_595)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_596)(unsafe.Pointer(&_swig_i_3)), *(*C.swig_type_597)(unsafe.Pointer(&_swig_i_4)), *(*C.swig_type_598)(unsafe.Pointer(&_swig_i_5)), *(*C.swig_type_599)(unsafe.Pointer(&_swig_i_6)))
+	swig_r_p := C._wrap_weft_fit_session_epoch_capi_e9327122f07dbc13(C.uintptr_t(_swig_i_0), *(*C.swig_type_597)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_598)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_599)(unsafe.Pointer(&_swig_i_3)), *(*C.swig_type_600)(unsafe.Pointer(&_swig_i_4)), *(*C.swig_type_601)(unsafe.Pointer(&_swig_i_5)), *(*C.swig_type_602)(unsafe.Pointer(&_swig_i_6)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -5963,7 +6002,7 @@ func Weft_fit_session_epoch_metric(arg1 uintptr, arg2 int, arg3 []uintptr, arg4 
 	_swig_i_3 := arg4
 	_swig_i_4 := arg5
 	_swig_i_5 := arg6
-	swig_r_p := C._wrap_weft_fit_session_epoch_metric_capi_e9327122f07dbc13(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1), *(*C.swig_type_601)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_602)(unsafe.Pointer(&_swig_i_3)), C.swig_type_603(_swig_i_4), *(*C.swig_type_604)(unsafe.Pointer(&_swig_i_5)))
+	swig_r_p := C._wrap_weft_fit_session_epoch_metric_capi_e9327122f07dbc13(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1), *(*C.swig_type_604)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_605)(unsafe.Pointer(&_swig_i_3)), C.swig_type_606(_swig_i_4), *(*C.swig_type_607)(unsafe.Pointer(&_swig_i_5)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg3
@@ -6024,7 +6063,7 @@ func Weft_module_save_checkpoint(arg1 uintptr, arg2 string, arg3 int) (_swig_ret
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r_p := C._wrap_weft_module_save_checkpoint_capi_e9327122f07dbc13(C.uintptr_t(_swig_i_0), *(*C.swig_type_608)(unsafe.Pointer(&_swig_i_1)), C.swig_intgo(_swig_i_2))
+	swig_r_p := C._wrap_weft_module_save_checkpoint_capi_e9327122f07dbc13(C.uintptr_t(_swig_i_0), *(*C.swig_type_611)(unsafe.Pointer(&_swig_i_1)), C.swig_intgo(_swig_i_2))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -6077,7 +6116,7 @@ func Weft_predictor_create(arg1 string, arg2 unsafe.Pointer, arg3 uint64, arg4 u
 	var _swig_i_13 string
  _swig_i_13 = weftJoin(arg14) 
 	_swig_i_14 := arg15
-	swig_r_p := C._wrap_weft_predictor_create_capi_e9327122f07dbc13(*(*C.swig_type_611)(unsafe.Pointer(&_swig_i_0)), C.swig_voidp(_swig_i_1), C.swig_type_612(_swig_i_2), C.swig_type_613(_swig_i_3), *(*C.swig_type_614)(unsafe.Pointer(&_swig_i_4)), *(*C.swig_type_615)(unsafe.Pointer(&_swig_i_5)), *(*C.swig_type_616)(unsafe.Pointer(&_swig_i_6)), C.swig_intgo(_swig_i_7), C.swig_intgo(_swig_i_8), C.swig_type_617(_swig_i_9), *(*C.swig_type_618)(unsafe.Pointer(&_swig_i_10)), C.swig_type_619(_swig_i_11), *(*C.swig_type_620)(unsafe.Pointer(&_swig_i_12)), *(*C.swig_type_621)(unsafe.Pointer(&_swig_i_13)), *(*C.swig_type_622)(unsafe.Pointer(&_swig_i_14)))
+	swig_r_p := C._wrap_weft_predictor_create_capi_e9327122f07dbc13(*(*C.swig_type_614)(unsafe.Pointer(&_swig_i_0)), C.swig_voidp(_swig_i_1), C.swig_type_615(_swig_i_2), C.swig_type_616(_swig_i_3), *(*C.swig_type_617)(unsafe.Pointer(&_swig_i_4)), *(*C.swig_type_618)(unsafe.Pointer(&_swig_i_5)), *(*C.swig_type_619)(unsafe.Pointer(&_swig_i_6)), C.swig_intgo(_swig_i_7), C.swig_intgo(_swig_i_8), C.swig_type_620(_swig_i_9), *(*C.swig_type_621)(unsafe.Pointer(&_swig_i_10)), C.swig_type_622(_swig_i_11), *(*C.swig_type_623)(unsafe.Pointer(&_swig_i_12)), *(*C.swig_type_624)(unsafe.Pointer(&_swig_i_13)), *(*C.swig_type_625)(unsafe.Pointer(&_swig_i_14)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -6134,7 +6173,7 @@ func Weft_predictor_create_from_files(arg1 string, arg2 string, arg3 uint64, arg
 	var _swig_i_12 string
  _swig_i_12 = weftJoin(arg13) 
 	_swig_i_13 := arg14
-	swig_r_p := C._wrap_weft_predictor_create_from_files_capi_e9327122f07dbc13(*(*C.swig_type_624)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_625)(unsafe.Pointer(&_swig_i_1)), C.swig_type_626(_swig_i_2), *(*C.swig_type_627)(unsafe.Pointer(&_swig_i_3)), *(*C.swig_type_628)(unsafe.Pointer(&_swig_i_4)), *(*C.swig_type_629)(unsafe.Pointer(&_swig_i_5)), C.swig_intgo(_swig_i_6), C.swig_intgo(_swig_i_7), C.swig_type_630(_swig_i_8), *(*C.swig_type_631)(unsafe.Pointer(&_swig_i_9)), C.swig_type_632(_swig_i_10), *(*C.swig_type_633)(unsafe.Pointer(&_swig_i_11)), *(*C.swig_type_634)(unsafe.Pointer(&_swig_i_12)), *(*C.swig_type_635)(unsafe.Pointer(&_swig_i_13)))
+	swig_r_p := C._wrap_weft_predictor_create_from_files_capi_e9327122f07dbc13(*(*C.swig_type_627)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_628)(unsafe.Pointer(&_swig_i_1)), C.swig_type_629(_swig_i_2), *(*C.swig_type_630)(unsafe.Pointer(&_swig_i_3)), *(*C.swig_type_631)(unsafe.Pointer(&_swig_i_4)), *(*C.swig_type_632)(unsafe.Pointer(&_swig_i_5)), C.swig_intgo(_swig_i_6), C.swig_intgo(_swig_i_7), C.swig_type_633(_swig_i_8), *(*C.swig_type_634)(unsafe.Pointer(&_swig_i_9)), C.swig_type_635(_swig_i_10), *(*C.swig_type_636)(unsafe.Pointer(&_swig_i_11)), *(*C.swig_type_637)(unsafe.Pointer(&_swig_i_12)), *(*C.swig_type_638)(unsafe.Pointer(&_swig_i_13)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -6197,7 +6236,7 @@ func Weft_predictor_list_inputs(arg1 uintptr, arg2 []uintptr) (_swig_ret error) 
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_predictor_list_inputs_capi_e9327122f07dbc13(C.uintptr_t(_swig_i_0), *(*C.swig_type_638)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_weft_predictor_list_inputs_capi_e9327122f07dbc13(C.uintptr_t(_swig_i_0), *(*C.swig_type_641)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -6217,7 +6256,7 @@ func Weft_predictor_list_outputs(arg1 uintptr, arg2 []uintptr) (_swig_ret error)
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_predictor_list_outputs_capi_e9327122f07dbc13(C.uintptr_t(_swig_i_0), *(*C.swig_type_640)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_weft_predictor_list_outputs_capi_e9327122f07dbc13(C.uintptr_t(_swig_i_0), *(*C.swig_type_643)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -6243,7 +6282,7 @@ func Weft_predictor_output_shape(arg1 uintptr, arg2 uint64, arg3 []uint64, arg4 
 	_swig_i_5 := arg6
 	_swig_i_6 := arg7
 	_swig_i_7 := arg8
-	swig_r_p := C._wrap_weft_predictor_output_shape_capi_e9327122f07dbc13(C.uintptr_t(_swig_i_0), C.swig_type_642(_swig_i_1), *(*C.swig_type_643)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_644)(unsafe.Pointer(&_swig_i_3)), C.swig_type_645(_swig_i_4), *(*C.swig_type_646)(unsafe.Pointer(&_swig_i_5)), C.swig_type_647(_swig_i_6), *(*C.swig_type_648)(unsafe.Pointer(&_swig_i_7)))
+	swig_r_p := C._wrap_weft_predictor_output_shape_capi_e9327122f07dbc13(C.uintptr_t(_swig_i_0), C.swig_type_645(_swig_i_1), *(*C.swig_type_646)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_647)(unsafe.Pointer(&_swig_i_3)), C.swig_type_648(_swig_i_4), *(*C.swig_type_649)(unsafe.Pointer(&_swig_i_5)), C.swig_type_650(_swig_i_6), *(*C.swig_type_651)(unsafe.Pointer(&_swig_i_7)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg3
@@ -6279,7 +6318,7 @@ func Weft_predictor_predict_packed(arg1 uintptr, arg2 uint64, arg3 unsafe.Pointe
 	_swig_i_6 := arg7
 	_swig_i_7 := arg8
 	_swig_i_8 := arg9
-	swig_r_p := C._wrap_weft_predictor_predict_packed_capi_e9327122f07dbc13(C.uintptr_t(_swig_i_0), C.swig_type_650(_swig_i_1), C.swig_voidp(_swig_i_2), *(*C.swig_type_651)(unsafe.Pointer(&_swig_i_3)), *(*C.swig_type_652)(unsafe.Pointer(&_swig_i_4)), *(*C.swig_type_653)(unsafe.Pointer(&_swig_i_5)), C.swig_type_654(_swig_i_6), C.swig_voidp(_swig_i_7), *(*C.swig_type_655)(unsafe.Pointer(&_swig_i_8)))
+	swig_r_p := C._wrap_weft_predictor_predict_packed_capi_e9327122f07dbc13(C.uintptr_t(_swig_i_0), C.swig_type_653(_swig_i_1), C.swig_voidp(_swig_i_2), *(*C.swig_type_654)(unsafe.Pointer(&_swig_i_3)), *(*C.swig_type_655)(unsafe.Pointer(&_swig_i_4)), *(*C.swig_type_656)(unsafe.Pointer(&_swig_i_5)), C.swig_type_657(_swig_i_6), C.swig_voidp(_swig_i_7), *(*C.swig_type_658)(unsafe.Pointer(&_swig_i_8)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg4
@@ -6313,7 +6352,7 @@ func Weft_predictor_predict_float(arg1 uintptr, arg2 []float32, arg3 uint64, arg
 	_swig_i_4 := arg5
 	_swig_i_5 := arg6
 	_swig_i_6 := arg7
-	swig_r_p := C._wrap_weft_predictor_predict_float_capi_e9327122f07dbc13(C.uintptr_t(_swig_i_0), *(*C.swig_type_657)(unsafe.Pointer(&_swig_i_1)), C.swig_type_658(_swig_i_2), *(*C.swig_type_659)(unsafe.Pointer(&_swig_i_3)), C.swig_type_660(_swig_i_4), *(*C.swig_type_661)(unsafe.Pointer(&_swig_i_5)), C.swig_type_662(_swig_i_6))
+	swig_r_p := C._wrap_weft_predictor_predict_float_capi_e9327122f07dbc13(C.uintptr_t(_swig_i_0), *(*C.swig_type_660)(unsafe.Pointer(&_swig_i_1)), C.swig_type_661(_swig_i_2), *(*C.swig_type_662)(unsafe.Pointer(&_swig_i_3)), C.swig_type_663(_swig_i_4), *(*C.swig_type_664)(unsafe.Pointer(&_swig_i_5)), C.swig_type_665(_swig_i_6))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -6339,7 +6378,7 @@ func Weft_predictor_stats(arg1 uintptr, arg2 []uint64) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_predictor_stats_capi_e9327122f07dbc13(C.uintptr_t(_swig_i_0), *(*C.swig_type_664)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_weft_predictor_stats_capi_e9327122f07dbc13(C.uintptr_t(_swig_i_0), *(*C.swig_type_667)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -6375,7 +6414,7 @@ func Weft_kvstore_create(arg1 string, arg2 []uintptr) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_kvstore_create_capi_e9327122f07dbc13(*(*C.swig_type_667)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_668)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_weft_kvstore_create_capi_e9327122f07dbc13(*(*C.swig_type_670)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_671)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -6399,7 +6438,7 @@ func Weft_kvstore_type(arg1 uintptr, arg2 []string) (_swig_ret error) {
 	_swig_i_0 := arg1
 	var _swig_i_1 []string
  _swig_i_1 = make([]string, len(arg2)) 
-	swig_r_p := C._wrap_weft_kvstore_type_capi_e9327122f07dbc13(C.uintptr_t(_swig_i_0), *(*C.swig_type_670)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_weft_kvstore_type_capi_e9327122f07dbc13(C.uintptr_t(_swig_i_0), *(*C.swig_type_673)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 
 	for i := range _swig_i_1 {
@@ -6429,7 +6468,7 @@ func Weft_kvstore_rank(arg1 uintptr, arg2 []int32, arg3 []int32) (_swig_ret erro
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r_p := C._wrap_weft_kvstore_rank_capi_e9327122f07dbc13(C.uintptr_t(_swig_i_0), *(*C.swig_type_672)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_673)(unsafe.Pointer(&_swig_i_2)))
+	swig_r_p := C._wrap_weft_kvstore_rank_capi_e9327122f07dbc13(C.uintptr_t(_swig_i_0), *(*C.swig_type_675)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_676)(unsafe.Pointer(&_swig_i_2)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -6455,7 +6494,7 @@ func Weft_kvstore_init(arg1 uintptr, arg2 uint64, arg3 []string, arg4 []uintptr)
 	var _swig_i_2 string
  _swig_i_2 = weftJoin(arg3) 
 	_swig_i_3 := arg4
-	swig_r_p := C._wrap_weft_kvstore_init_capi_e9327122f07dbc13(C.uintptr_t(_swig_i_0), C.swig_type_675(_swig_i_1), *(*C.swig_type_676)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_677)(unsafe.Pointer(&_swig_i_3)))
+	swig_r_p := C._wrap_weft_kvstore_init_capi_e9327122f07dbc13(C.uintptr_t(_swig_i_0), C.swig_type_678(_swig_i_1), *(*C.swig_type_679)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_680)(unsafe.Pointer(&_swig_i_3)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = _swig_i_2
@@ -6482,7 +6521,7 @@ func Weft_kvstore_push(arg1 uintptr, arg2 uint64, arg3 []string, arg4 []uintptr,
  _swig_i_2 = weftJoin(arg3) 
 	_swig_i_3 := arg4
 	_swig_i_4 := arg5
-	swig_r_p := C._wrap_weft_kvstore_push_capi_e9327122f07dbc13(C.uintptr_t(_swig_i_0), C.swig_type_679(_swig_i_1), *(*C.swig_type_680)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_681)(unsafe.Pointer(&_swig_i_3)), C.swig_intgo(_swig_i_4))
+	swig_r_p := C._wrap_weft_kvstore_push_capi_e9327122f07dbc13(C.uintptr_t(_swig_i_0), C.swig_type_682(_swig_i_1), *(*C.swig_type_683)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_684)(unsafe.Pointer(&_swig_i_3)), C.swig_intgo(_swig_i_4))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = _swig_i_2
@@ -6509,7 +6548,7 @@ func Weft_kvstore_pull(arg1 uintptr, arg2 uint64, arg3 []string, arg4 []uintptr,
  _swig_i_2 = weftJoin(arg3) 
 	_swig_i_3 := arg4
 	_swig_i_4 := arg5
-	swig_r_p := C._wrap_weft_kvstore_pull_capi_e9327122f07dbc13(C.uintptr_t(_swig_i_0), C.swig_type_683(_swig_i_1), *(*C.swig_type_684)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_685)(unsafe.Pointer(&_swig_i_3)), C.swig_intgo(_swig_i_4))
+	swig_r_p := C._wrap_weft_kvstore_pull_capi_e9327122f07dbc13(C.uintptr_t(_swig_i_0), C.swig_type_686(_swig_i_1), *(*C.swig_type_687)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_688)(unsafe.Pointer(&_swig_i_3)), C.swig_intgo(_swig_i_4))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = _swig_i_2
@@ -6537,7 +6576,7 @@ func Weft_kvstore_pushpull(arg1 uintptr, arg2 uint64, arg3 []string, arg4 []uint
 	_swig_i_3 := arg4
 	_swig_i_4 := arg5
 	_swig_i_5 := arg6
-	swig_r_p := C._wrap_weft_kvstore_pushpull_capi_e9327122f07dbc13(C.uintptr_t(_swig_i_0), C.swig_type_687(_swig_i_1), *(*C.swig_type_688)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_689)(unsafe.Pointer(&_swig_i_3)), *(*C.swig_type_690)(unsafe.Pointer(&_swig_i_4)), C.swig_intgo(_swig_i_5))
+	swig_r_p := C._wrap_weft_kvstore_pushpull_capi_e9327122f07dbc13(C.uintptr_t(_swig_i_0), C.swig_type_690(_swig_i_1), *(*C.swig_type_691)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_692)(unsafe.Pointer(&_swig_i_3)), *(*C.swig_type_693)(unsafe.Pointer(&_swig_i_4)), C.swig_intgo(_swig_i_5))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = _swig_i_2
@@ -6601,7 +6640,7 @@ func Weft_kvstore_next_update(arg1 uintptr, arg2 []string, arg3 []uintptr, arg4 
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
 	_swig_i_4 := arg5
-	swig_r_p := C._wrap_weft_kvstore_next_update_capi_e9327122f07dbc13(C.uintptr_t(_swig_i_0), *(*C.swig_type_694)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_695)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_696)(unsafe.Pointer(&_swig_i_3)), *(*C.swig_type_697)(unsafe.Pointer(&_swig_i_4)))
+	swig_r_p := C._wrap_weft_kvstore_next_update_capi_e9327122f07dbc13(C.uintptr_t(_swig_i_0), *(*C.swig_type_697)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_698)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_699)(unsafe.Pointer(&_swig_i_3)), *(*C.swig_type_700)(unsafe.Pointer(&_swig_i_4)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 
 	for i := range _swig_i_1 {
@@ -6722,7 +6761,7 @@ func Weft_autograd_set_is_recording(arg1 int, arg2 []int32) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_autograd_set_is_recording_capi_e9327122f07dbc13(C.swig_intgo(_swig_i_0), *(*C.swig_type_704)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_weft_autograd_set_is_recording_capi_e9327122f07dbc13(C.swig_intgo(_swig_i_0), *(*C.swig_type_707)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -6742,7 +6781,7 @@ func Weft_autograd_set_is_training(arg1 int, arg2 []int32) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_autograd_set_is_training_capi_e9327122f07dbc13(C.swig_intgo(_swig_i_0), *(*C.swig_type_706)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_weft_autograd_set_is_training_capi_e9327122f07dbc13(C.swig_intgo(_swig_i_0), *(*C.swig_type_709)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -6761,7 +6800,7 @@ func Weft_autograd_set_is_training(arg1 int, arg2 []int32) (_swig_ret error) {
 func Weft_autograd_is_recording(arg1 []int32) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
-	swig_r_p := C._wrap_weft_autograd_is_recording_capi_e9327122f07dbc13(*(*C.swig_type_708)(unsafe.Pointer(&_swig_i_0)))
+	swig_r_p := C._wrap_weft_autograd_is_recording_capi_e9327122f07dbc13(*(*C.swig_type_711)(unsafe.Pointer(&_swig_i_0)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -6780,7 +6819,7 @@ func Weft_autograd_is_recording(arg1 []int32) (_swig_ret error) {
 func Weft_autograd_is_training(arg1 []int32) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
-	swig_r_p := C._wrap_weft_autograd_is_training_capi_e9327122f07dbc13(*(*C.swig_type_710)(unsafe.Pointer(&_swig_i_0)))
+	swig_r_p := C._wrap_weft_autograd_is_training_capi_e9327122f07dbc13(*(*C.swig_type_713)(unsafe.Pointer(&_swig_i_0)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -6802,7 +6841,7 @@ func Weft_autograd_mark_variables(arg1 []uintptr, arg2 uint64, arg3 []int32, arg
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
-	swig_r_p := C._wrap_weft_autograd_mark_variables_capi_e9327122f07dbc13(*(*C.swig_type_712)(unsafe.Pointer(&_swig_i_0)), C.swig_type_713(_swig_i_1), *(*C.swig_type_714)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_715)(unsafe.Pointer(&_swig_i_3)))
+	swig_r_p := C._wrap_weft_autograd_mark_variables_capi_e9327122f07dbc13(*(*C.swig_type_715)(unsafe.Pointer(&_swig_i_0)), C.swig_type_716(_swig_i_1), *(*C.swig_type_717)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_718)(unsafe.Pointer(&_swig_i_3)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -6831,7 +6870,7 @@ func Weft_autograd_backward(arg1 []uintptr, arg2 uint64, arg3 []uintptr, arg4 in
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
 	_swig_i_4 := arg5
-	swig_r_p := C._wrap_weft_autograd_backward_capi_e9327122f07dbc13(*(*C.swig_type_717)(unsafe.Pointer(&_swig_i_0)), C.swig_type_718(_swig_i_1), *(*C.swig_type_719)(unsafe.Pointer(&_swig_i_2)), C.swig_intgo(_swig_i_3), C.swig_intgo(_swig_i_4))
+	swig_r_p := C._wrap_weft_autograd_backward_capi_e9327122f07dbc13(*(*C.swig_type_720)(unsafe.Pointer(&_swig_i_0)), C.swig_type_721(_swig_i_1), *(*C.swig_type_722)(unsafe.Pointer(&_swig_i_2)), C.swig_intgo(_swig_i_3), C.swig_intgo(_swig_i_4))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -6860,7 +6899,7 @@ func Weft_autograd_grad(arg1 []uintptr, arg2 uint64, arg3 []uintptr, arg4 []uint
 	_swig_i_5 := arg6
 	_swig_i_6 := arg7
 	_swig_i_7 := arg8
-	swig_r_p := C._wrap_weft_autograd_grad_capi_e9327122f07dbc13(*(*C.swig_type_721)(unsafe.Pointer(&_swig_i_0)), C.swig_type_722(_swig_i_1), *(*C.swig_type_723)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_724)(unsafe.Pointer(&_swig_i_3)), C.swig_type_725(_swig_i_4), C.swig_intgo(_swig_i_5), C.swig_intgo(_swig_i_6), *(*C.swig_type_726)(unsafe.Pointer(&_swig_i_7)))
+	swig_r_p := C._wrap_weft_autograd_grad_capi_e9327122f07dbc13(*(*C.swig_type_724)(unsafe.Pointer(&_swig_i_0)), C.swig_type_725(_swig_i_1), *(*C.swig_type_726)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_727)(unsafe.Pointer(&_swig_i_3)), C.swig_type_728(_swig_i_4), C.swig_intgo(_swig_i_5), C.swig_intgo(_swig_i_6), *(*C.swig_type_729)(unsafe.Pointer(&_swig_i_7)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -6896,7 +6935,7 @@ func Weft_autograd_grad_ex(arg1 []uintptr, arg2 uint64, arg3 []uintptr, arg4 []u
 	_swig_i_6 := arg7
 	_swig_i_7 := arg8
 	_swig_i_8 := arg9
-	swig_r_p := C._wrap_weft_autograd_grad_ex_capi_e9327122f07dbc13(*(*C.swig_type_728)(unsafe.Pointer(&_swig_i_0)), C.swig_type_729(_swig_i_1), *(*C.swig_type_730)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_731)(unsafe.Pointer(&_swig_i_3)), C.swig_type_732(_swig_i_4), C.swig_intgo(_swig_i_5), C.swig_intgo(_swig_i_6), C.swig_intgo(_swig_i_7), *(*C.swig_type_733)(unsafe.Pointer(&_swig_i_8)))
+	swig_r_p := C._wrap_weft_autograd_grad_ex_capi_e9327122f07dbc13(*(*C.swig_type_731)(unsafe.Pointer(&_swig_i_0)), C.swig_type_732(_swig_i_1), *(*C.swig_type_733)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_734)(unsafe.Pointer(&_swig_i_3)), C.swig_type_735(_swig_i_4), C.swig_intgo(_swig_i_5), C.swig_intgo(_swig_i_6), C.swig_intgo(_swig_i_7), *(*C.swig_type_736)(unsafe.Pointer(&_swig_i_8)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -6925,7 +6964,7 @@ func Weft_ndarray_get_grad(arg1 uintptr, arg2 []uintptr) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_ndarray_get_grad_capi_e9327122f07dbc13(C.uintptr_t(_swig_i_0), *(*C.swig_type_735)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_weft_ndarray_get_grad_capi_e9327122f07dbc13(C.uintptr_t(_swig_i_0), *(*C.swig_type_738)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -6945,7 +6984,7 @@ func Weft_ndarray_detach(arg1 uintptr, arg2 []uintptr) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_ndarray_detach_capi_e9327122f07dbc13(C.uintptr_t(_swig_i_0), *(*C.swig_type_737)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_weft_ndarray_detach_capi_e9327122f07dbc13(C.uintptr_t(_swig_i_0), *(*C.swig_type_740)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -6965,7 +7004,7 @@ func Weft_autograd_get_symbol(arg1 uintptr, arg2 []uintptr) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_autograd_get_symbol_capi_e9327122f07dbc13(C.uintptr_t(_swig_i_0), *(*C.swig_type_739)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_weft_autograd_get_symbol_capi_e9327122f07dbc13(C.uintptr_t(_swig_i_0), *(*C.swig_type_742)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -6990,7 +7029,7 @@ func Weft_cached_op_create(arg1 uintptr, arg2 uint64, arg3 []string, arg4 []stri
 	var _swig_i_3 string
  _swig_i_3 = weftJoin(arg4) 
 	_swig_i_4 := arg5
-	swig_r_p := C._wrap_weft_cached_op_create_capi_e9327122f07dbc13(C.uintptr_t(_swig_i_0), C.swig_type_741(_swig_i_1), *(*C.swig_type_742)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_743)(unsafe.Pointer(&_swig_i_3)), *(*C.swig_type_744)(unsafe.Pointer(&_swig_i_4)))
+	swig_r_p := C._wrap_weft_cached_op_create_capi_e9327122f07dbc13(C.uintptr_t(_swig_i_0), C.swig_type_744(_swig_i_1), *(*C.swig_type_745)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_746)(unsafe.Pointer(&_swig_i_3)), *(*C.swig_type_747)(unsafe.Pointer(&_swig_i_4)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = _swig_i_2
@@ -7016,7 +7055,7 @@ func Weft_cached_op_list_inputs(arg1 uintptr, arg2 []uintptr) (_swig_ret error) 
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_cached_op_list_inputs_capi_e9327122f07dbc13(C.uintptr_t(_swig_i_0), *(*C.swig_type_746)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_weft_cached_op_list_inputs_capi_e9327122f07dbc13(C.uintptr_t(_swig_i_0), *(*C.swig_type_749)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -7040,7 +7079,7 @@ func Weft_cached_op_invoke(arg1 uintptr, arg2 []uintptr, arg3 uint64, arg4 []uin
 	_swig_i_3 := arg4
 	_swig_i_4 := arg5
 	_swig_i_5 := arg6
-	swig_r_p := C._wrap_weft_cached_op_invoke_capi_e9327122f07dbc13(C.uintptr_t(_swig_i_0), *(*C.swig_type_748)(unsafe.Pointer(&_swig_i_1)), C.swig_type_749(_swig_i_2), *(*C.swig_type_750)(unsafe.Pointer(&_swig_i_3)), C.swig_type_751(_swig_i_4), *(*C.swig_type_752)(unsafe.Pointer(&_swig_i_5)))
+	swig_r_p := C._wrap_weft_cached_op_invoke_capi_e9327122f07dbc13(C.uintptr_t(_swig_i_0), *(*C.swig_type_751)(unsafe.Pointer(&_swig_i_1)), C.swig_type_752(_swig_i_2), *(*C.swig_type_753)(unsafe.Pointer(&_swig_i_3)), C.swig_type_754(_swig_i_4), *(*C.swig_type_755)(unsafe.Pointer(&_swig_i_5)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -7105,7 +7144,7 @@ func Weft_trainer_create(arg1 []string, arg2 []uintptr, arg3 uint64, arg4 uintpt
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
 	_swig_i_4 := arg5
-	swig_r_p := C._wrap_weft_trainer_create_capi_e9327122f07dbc13(*(*C.swig_type_756)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_757)(unsafe.Pointer(&_swig_i_1)), C.swig_type_758(_swig_i_2), C.uintptr_t(_swig_i_3), *(*C.swig_type_759)(unsafe.Pointer(&_swig_i_4)))
+	swig_r_p := C._wrap_weft_trainer_create_capi_e9327122f07dbc13(*(*C.swig_type_759)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_760)(unsafe.Pointer(&_swig_i_1)), C.swig_type_761(_swig_i_2), C.uintptr_t(_swig_i_3), *(*C.swig_type_762)(unsafe.Pointer(&_swig_i_4)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = _swig_i_0
@@ -7165,7 +7204,7 @@ func Weft_recordio_writer_create(arg1 string, arg2 string, arg3 []uintptr) (_swi
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r_p := C._wrap_weft_recordio_writer_create_capi_e9327122f07dbc13(*(*C.swig_type_763)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_764)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_765)(unsafe.Pointer(&_swig_i_2)))
+	swig_r_p := C._wrap_weft_recordio_writer_create_capi_e9327122f07dbc13(*(*C.swig_type_766)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_767)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_768)(unsafe.Pointer(&_swig_i_2)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -7192,7 +7231,7 @@ func Weft_recordio_writer_write(arg1 uintptr, arg2 unsafe.Pointer, arg3 uint64) 
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r_p := C._wrap_weft_recordio_writer_write_capi_e9327122f07dbc13(C.uintptr_t(_swig_i_0), C.swig_voidp(_swig_i_1), C.swig_type_767(_swig_i_2))
+	swig_r_p := C._wrap_weft_recordio_writer_write_capi_e9327122f07dbc13(C.uintptr_t(_swig_i_0), C.swig_voidp(_swig_i_1), C.swig_type_770(_swig_i_2))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 error
 
@@ -7211,7 +7250,7 @@ func Weft_recordio_writer_write_idx(arg1 uintptr, arg2 int64, arg3 unsafe.Pointe
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
-	swig_r_p := C._wrap_weft_recordio_writer_write_idx_capi_e9327122f07dbc13(C.uintptr_t(_swig_i_0), C.swig_type_769(_swig_i_1), C.swig_voidp(_swig_i_2), C.swig_type_770(_swig_i_3))
+	swig_r_p := C._wrap_weft_recordio_writer_write_idx_capi_e9327122f07dbc13(C.uintptr_t(_swig_i_0), C.swig_type_772(_swig_i_1), C.swig_voidp(_swig_i_2), C.swig_type_773(_swig_i_3))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 error
 
@@ -7228,7 +7267,7 @@ func Weft_recordio_writer_tell(arg1 uintptr, arg2 []uint64) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_recordio_writer_tell_capi_e9327122f07dbc13(C.uintptr_t(_swig_i_0), *(*C.swig_type_772)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_weft_recordio_writer_tell_capi_e9327122f07dbc13(C.uintptr_t(_swig_i_0), *(*C.swig_type_775)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -7281,7 +7320,7 @@ func Weft_recordio_reader_create(arg1 string, arg2 string, arg3 []uintptr) (_swi
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r_p := C._wrap_weft_recordio_reader_create_capi_e9327122f07dbc13(*(*C.swig_type_776)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_777)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_778)(unsafe.Pointer(&_swig_i_2)))
+	swig_r_p := C._wrap_weft_recordio_reader_create_capi_e9327122f07dbc13(*(*C.swig_type_779)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_780)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_781)(unsafe.Pointer(&_swig_i_2)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -7309,7 +7348,7 @@ func Weft_recordio_reader_read(arg1 uintptr, arg2 []unsafe.Pointer, arg3 []uint6
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
-	swig_r_p := C._wrap_weft_recordio_reader_read_capi_e9327122f07dbc13(C.uintptr_t(_swig_i_0), *(*C.swig_type_780)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_781)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_782)(unsafe.Pointer(&_swig_i_3)))
+	swig_r_p := C._wrap_weft_recordio_reader_read_capi_e9327122f07dbc13(C.uintptr_t(_swig_i_0), *(*C.swig_type_783)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_784)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_785)(unsafe.Pointer(&_swig_i_3)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -7337,7 +7376,7 @@ func Weft_recordio_reader_read_idx(arg1 uintptr, arg2 int64, arg3 []unsafe.Point
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
-	swig_r_p := C._wrap_weft_recordio_reader_read_idx_capi_e9327122f07dbc13(C.uintptr_t(_swig_i_0), C.swig_type_784(_swig_i_1), *(*C.swig_type_785)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_786)(unsafe.Pointer(&_swig_i_3)))
+	swig_r_p := C._wrap_weft_recordio_reader_read_idx_capi_e9327122f07dbc13(C.uintptr_t(_swig_i_0), C.swig_type_787(_swig_i_1), *(*C.swig_type_788)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_789)(unsafe.Pointer(&_swig_i_3)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg3
@@ -7360,7 +7399,7 @@ func Weft_recordio_reader_num_keys(arg1 uintptr, arg2 []uint64) (_swig_ret error
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_recordio_reader_num_keys_capi_e9327122f07dbc13(C.uintptr_t(_swig_i_0), *(*C.swig_type_788)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_weft_recordio_reader_num_keys_capi_e9327122f07dbc13(C.uintptr_t(_swig_i_0), *(*C.swig_type_791)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -7382,7 +7421,7 @@ func Weft_recordio_reader_keys(arg1 uintptr, arg2 []int64, arg3 uint64, arg4 []u
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
-	swig_r_p := C._wrap_weft_recordio_reader_keys_capi_e9327122f07dbc13(C.uintptr_t(_swig_i_0), *(*C.swig_type_790)(unsafe.Pointer(&_swig_i_1)), C.swig_type_791(_swig_i_2), *(*C.swig_type_792)(unsafe.Pointer(&_swig_i_3)))
+	swig_r_p := C._wrap_weft_recordio_reader_keys_capi_e9327122f07dbc13(C.uintptr_t(_swig_i_0), *(*C.swig_type_793)(unsafe.Pointer(&_swig_i_1)), C.swig_type_794(_swig_i_2), *(*C.swig_type_795)(unsafe.Pointer(&_swig_i_3)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -7405,7 +7444,7 @@ func Weft_recordio_reader_seek(arg1 uintptr, arg2 uint64) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_recordio_reader_seek_capi_e9327122f07dbc13(C.uintptr_t(_swig_i_0), C.swig_type_794(_swig_i_1))
+	swig_r_p := C._wrap_weft_recordio_reader_seek_capi_e9327122f07dbc13(C.uintptr_t(_swig_i_0), C.swig_type_797(_swig_i_1))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 error
 
@@ -7422,7 +7461,7 @@ func Weft_recordio_reader_tell(arg1 uintptr, arg2 []uint64) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_recordio_reader_tell_capi_e9327122f07dbc13(C.uintptr_t(_swig_i_0), *(*C.swig_type_796)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_weft_recordio_reader_tell_capi_e9327122f07dbc13(C.uintptr_t(_swig_i_0), *(*C.swig_type_799)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -7480,7 +7519,7 @@ func Weft_recordio_pack_header(arg1 float32, arg2 []float32, arg3 uint64, arg4 u
 	_swig_i_5 := arg6
 	_swig_i_6 := arg7
 	_swig_i_7 := arg8
-	swig_r_p := C._wrap_weft_recordio_pack_header_capi_e9327122f07dbc13(C.float(_swig_i_0), *(*C.swig_type_800)(unsafe.Pointer(&_swig_i_1)), C.swig_type_801(_swig_i_2), C.swig_type_802(_swig_i_3), C.swig_type_803(_swig_i_4), C.swig_voidp(_swig_i_5), C.swig_type_804(_swig_i_6), *(*C.swig_type_805)(unsafe.Pointer(&_swig_i_7)))
+	swig_r_p := C._wrap_weft_recordio_pack_header_capi_e9327122f07dbc13(C.float(_swig_i_0), *(*C.swig_type_803)(unsafe.Pointer(&_swig_i_1)), C.swig_type_804(_swig_i_2), C.swig_type_805(_swig_i_3), C.swig_type_806(_swig_i_4), C.swig_voidp(_swig_i_5), C.swig_type_807(_swig_i_6), *(*C.swig_type_808)(unsafe.Pointer(&_swig_i_7)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -7508,7 +7547,7 @@ func Weft_recordio_unpack_header(arg1 unsafe.Pointer, arg2 uint64, arg3 []int32,
 	_swig_i_4 := arg5
 	_swig_i_5 := arg6
 	_swig_i_6 := arg7
-	swig_r_p := C._wrap_weft_recordio_unpack_header_capi_e9327122f07dbc13(C.swig_voidp(_swig_i_0), C.swig_type_807(_swig_i_1), *(*C.swig_type_808)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_809)(unsafe.Pointer(&_swig_i_3)), *(*C.swig_type_810)(unsafe.Pointer(&_swig_i_4)), *(*C.swig_type_811)(unsafe.Pointer(&_swig_i_5)), *(*C.swig_type_812)(unsafe.Pointer(&_swig_i_6)))
+	swig_r_p := C._wrap_weft_recordio_unpack_header_capi_e9327122f07dbc13(C.swig_voidp(_swig_i_0), C.swig_type_810(_swig_i_1), *(*C.swig_type_811)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_812)(unsafe.Pointer(&_swig_i_3)), *(*C.swig_type_813)(unsafe.Pointer(&_swig_i_4)), *(*C.swig_type_814)(unsafe.Pointer(&_swig_i_5)), *(*C.swig_type_815)(unsafe.Pointer(&_swig_i_6)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg3
@@ -7543,7 +7582,7 @@ func Weft_recordio_unpack_labels(arg1 unsafe.Pointer, arg2 uint64, arg3 []float3
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
 	_swig_i_4 := arg5
-	swig_r_p := C._wrap_weft_recordio_unpack_labels_capi_e9327122f07dbc13(C.swig_voidp(_swig_i_0), C.swig_type_814(_swig_i_1), *(*C.swig_type_815)(unsafe.Pointer(&_swig_i_2)), C.swig_type_816(_swig_i_3), *(*C.swig_type_817)(unsafe.Pointer(&_swig_i_4)))
+	swig_r_p := C._wrap_weft_recordio_unpack_labels_capi_e9327122f07dbc13(C.swig_voidp(_swig_i_0), C.swig_type_817(_swig_i_1), *(*C.swig_type_818)(unsafe.Pointer(&_swig_i_2)), C.swig_type_819(_swig_i_3), *(*C.swig_type_820)(unsafe.Pointer(&_swig_i_4)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg3
@@ -7572,7 +7611,7 @@ func Weft_image_reencode(arg1 unsafe.Pointer, arg2 uint64, arg3 int, arg4 int, a
 	_swig_i_5 := arg6
 	_swig_i_6 := arg7
 	_swig_i_7 := arg8
-	swig_r_p := C._wrap_weft_image_reencode_capi_e9327122f07dbc13(C.swig_voidp(_swig_i_0), C.swig_type_819(_swig_i_1), C.swig_intgo(_swig_i_2), C.swig_intgo(_swig_i_3), C.swig_intgo(_swig_i_4), *(*C.swig_type_820)(unsafe.Pointer(&_swig_i_5)), C.swig_intgo(_swig_i_6), *(*C.swig_type_821)(unsafe.Pointer(&_swig_i_7)))
+	swig_r_p := C._wrap_weft_image_reencode_capi_e9327122f07dbc13(C.swig_voidp(_swig_i_0), C.swig_type_822(_swig_i_1), C.swig_intgo(_swig_i_2), C.swig_intgo(_swig_i_3), C.swig_intgo(_swig_i_4), *(*C.swig_type_823)(unsafe.Pointer(&_swig_i_5)), C.swig_intgo(_swig_i_6), *(*C.swig_type_824)(unsafe.Pointer(&_swig_i_7)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg6
@@ -7610,7 +7649,7 @@ func Weft_amp_convert_model(arg1 uintptr, arg2 uint64, arg3 []string, arg4 []uin
 	_swig_i_11 := arg12
 	_swig_i_12 := arg13
 	_swig_i_13 := arg14
-	swig_r_p := C._wrap_weft_amp_convert_model_capi_e9327122f07dbc13(C.uintptr_t(_swig_i_0), C.swig_type_823(_swig_i_1), *(*C.swig_type_824)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_825)(unsafe.Pointer(&_swig_i_3)), C.swig_type_826(_swig_i_4), *(*C.swig_type_827)(unsafe.Pointer(&_swig_i_5)), *(*C.swig_type_828)(unsafe.Pointer(&_swig_i_6)), C.swig_intgo(_swig_i_7), C.swig_type_829(_swig_i_8), *(*C.swig_type_830)(unsafe.Pointer(&_swig_i_9)), C.swig_intgo(_swig_i_10), *(*C.swig_type_831)(unsafe.Pointer(&_swig_i_11)), *(*C.swig_type_832)(unsafe.Pointer(&_swig_i_12)), *(*C.swig_type_833)(unsafe.Pointer(&_swig_i_13)))
+	swig_r_p := C._wrap_weft_amp_convert_model_capi_e9327122f07dbc13(C.uintptr_t(_swig_i_0), C.swig_type_826(_swig_i_1), *(*C.swig_type_827)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_828)(unsafe.Pointer(&_swig_i_3)), C.swig_type_829(_swig_i_4), *(*C.swig_type_830)(unsafe.Pointer(&_swig_i_5)), *(*C.swig_type_831)(unsafe.Pointer(&_swig_i_6)), C.swig_intgo(_swig_i_7), C.swig_type_832(_swig_i_8), *(*C.swig_type_833)(unsafe.Pointer(&_swig_i_9)), C.swig_intgo(_swig_i_10), *(*C.swig_type_834)(unsafe.Pointer(&_swig_i_11)), *(*C.swig_type_835)(unsafe.Pointer(&_swig_i_12)), *(*C.swig_type_836)(unsafe.Pointer(&_swig_i_13)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = _swig_i_2
@@ -7673,7 +7712,7 @@ func Weft_quantize_model(arg1 uintptr, arg2 uint64, arg3 []string, arg4 []uintpt
 	_swig_i_17 := arg18
 	_swig_i_18 := arg19
 	_swig_i_19 := arg20
-	swig_r_p := C._wrap_weft_quantize_model_capi_e9327122f07dbc13(C.uintptr_t(_swig_i_0), C.swig_type_835(_swig_i_1), *(*C.swig_type_836)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_837)(unsafe.Pointer(&_swig_i_3)), C.swig_type_838(_swig_i_4), *(*C.swig_type_839)(unsafe.Pointer(&_swig_i_5)), *(*C.swig_type_840)(unsafe.Pointer(&_swig_i_6)), C.uintptr_t(_swig_i_7), *(*C.swig_type_841)(unsafe.Pointer(&_swig_i_8)), C.swig_type_842(_swig_i_9), *(*C.swig_type_843)(unsafe.Pointer(&_swig_i_10)), *(*C.swig_type_844)(unsafe.Pointer(&_swig_i_11)), C.swig_intgo(_swig_i_12), C.swig_type_845(_swig_i_13), *(*C.swig_type_846)(unsafe.Pointer(&_swig_i_14)), C.swig_type_847(_swig_i_15), *(*C.swig_type_848)(unsafe.Pointer(&_swig_i_16)), *(*C.swig_type_849)(unsafe.Pointer(&_swig_i_17)), *(*C.swig_type_850)(unsafe.Pointer(&_swig_i_18)), *(*C.swig_type_851)(unsafe.Pointer(&_swig_i_19)))
+	swig_r_p := C._wrap_weft_quantize_model_capi_e9327122f07dbc13(C.uintptr_t(_swig_i_0), C.swig_type_838(_swig_i_1), *(*C.swig_type_839)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_840)(unsafe.Pointer(&_swig_i_3)), C.swig_type_841(_swig_i_4), *(*C.swig_type_842)(unsafe.Pointer(&_swig_i_5)), *(*C.swig_type_843)(unsafe.Pointer(&_swig_i_6)), C.uintptr_t(_swig_i_7), *(*C.swig_type_844)(unsafe.Pointer(&_swig_i_8)), C.swig_type_845(_swig_i_9), *(*C.swig_type_846)(unsafe.Pointer(&_swig_i_10)), *(*C.swig_type_847)(unsafe.Pointer(&_swig_i_11)), C.swig_intgo(_swig_i_12), C.swig_type_848(_swig_i_13), *(*C.swig_type_849)(unsafe.Pointer(&_swig_i_14)), C.swig_type_850(_swig_i_15), *(*C.swig_type_851)(unsafe.Pointer(&_swig_i_16)), *(*C.swig_type_852)(unsafe.Pointer(&_swig_i_17)), *(*C.swig_type_853)(unsafe.Pointer(&_swig_i_18)), *(*C.swig_type_854)(unsafe.Pointer(&_swig_i_19)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = _swig_i_2
@@ -7725,7 +7764,7 @@ func Weft_quantize_model(arg1 uintptr, arg2 uint64, arg3 []string, arg4 []uintpt
 func Weft_custom_op_unregister(arg1 string) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
-	swig_r_p := C._wrap_weft_custom_op_unregister_capi_e9327122f07dbc13(*(*C.swig_type_853)(unsafe.Pointer(&_swig_i_0)))
+	swig_r_p := C._wrap_weft_custom_op_unregister_capi_e9327122f07dbc13(*(*C.swig_type_856)(unsafe.Pointer(&_swig_i_0)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -7744,7 +7783,7 @@ func Weft_custom_op_unregister(arg1 string) (_swig_ret error) {
 func Weft_custom_op_list(arg1 []uintptr) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
-	swig_r_p := C._wrap_weft_custom_op_list_capi_e9327122f07dbc13(*(*C.swig_type_855)(unsafe.Pointer(&_swig_i_0)))
+	swig_r_p := C._wrap_weft_custom_op_list_capi_e9327122f07dbc13(*(*C.swig_type_858)(unsafe.Pointer(&_swig_i_0)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -7782,7 +7821,7 @@ func Weft_custom_op_register_host(arg1 string, arg2 uintptr, arg3 int64) (_swig_
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r_p := C._wrap_weft_custom_op_register_host_capi_e9327122f07dbc13(*(*C.swig_type_858)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.swig_type_859(_swig_i_2))
+	swig_r_p := C._wrap_weft_custom_op_register_host_capi_e9327122f07dbc13(*(*C.swig_type_861)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.swig_type_862(_swig_i_2))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -7804,7 +7843,7 @@ func Weft_custom_op_call_ints(arg1 uintptr, arg2 []int64, arg3 uint64, arg4 []ui
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
-	swig_r_p := C._wrap_weft_custom_op_call_ints_capi_e9327122f07dbc13(C.uintptr_t(_swig_i_0), *(*C.swig_type_861)(unsafe.Pointer(&_swig_i_1)), C.swig_type_862(_swig_i_2), *(*C.swig_type_863)(unsafe.Pointer(&_swig_i_3)))
+	swig_r_p := C._wrap_weft_custom_op_call_ints_capi_e9327122f07dbc13(C.uintptr_t(_swig_i_0), *(*C.swig_type_864)(unsafe.Pointer(&_swig_i_1)), C.swig_type_865(_swig_i_2), *(*C.swig_type_866)(unsafe.Pointer(&_swig_i_3)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -7827,7 +7866,7 @@ func Weft_custom_op_call_num_strings(arg1 uintptr, arg2 []uint64) (_swig_ret err
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_custom_op_call_num_strings_capi_e9327122f07dbc13(C.uintptr_t(_swig_i_0), *(*C.swig_type_865)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_weft_custom_op_call_num_strings_capi_e9327122f07dbc13(C.uintptr_t(_swig_i_0), *(*C.swig_type_868)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -7849,7 +7888,7 @@ func Weft_custom_op_call_string(arg1 uintptr, arg2 uint64, arg3 []string) (_swig
 	_swig_i_1 := arg2
 	var _swig_i_2 []string
  _swig_i_2 = make([]string, len(arg3)) 
-	swig_r_p := C._wrap_weft_custom_op_call_string_capi_e9327122f07dbc13(C.uintptr_t(_swig_i_0), C.swig_type_867(_swig_i_1), *(*C.swig_type_868)(unsafe.Pointer(&_swig_i_2)))
+	swig_r_p := C._wrap_weft_custom_op_call_string_capi_e9327122f07dbc13(C.uintptr_t(_swig_i_0), C.swig_type_870(_swig_i_1), *(*C.swig_type_871)(unsafe.Pointer(&_swig_i_2)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 
 	for i := range _swig_i_2 {
@@ -7880,7 +7919,7 @@ func Weft_custom_op_call_arrays(arg1 uintptr, arg2 []uintptr, arg3 uint64, arg4 
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
-	swig_r_p := C._wrap_weft_custom_op_call_arrays_capi_e9327122f07dbc13(C.uintptr_t(_swig_i_0), *(*C.swig_type_870)(unsafe.Pointer(&_swig_i_1)), C.swig_type_871(_swig_i_2), *(*C.swig_type_872)(unsafe.Pointer(&_swig_i_3)))
+	swig_r_p := C._wrap_weft_custom_op_call_arrays_capi_e9327122f07dbc13(C.uintptr_t(_swig_i_0), *(*C.swig_type_873)(unsafe.Pointer(&_swig_i_1)), C.swig_type_874(_swig_i_2), *(*C.swig_type_875)(unsafe.Pointer(&_swig_i_3)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -7904,7 +7943,7 @@ func Weft_custom_op_call_set_ints(arg1 uintptr, arg2 []int64, arg3 uint64) (_swi
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r_p := C._wrap_weft_custom_op_call_set_ints_capi_e9327122f07dbc13(C.uintptr_t(_swig_i_0), *(*C.swig_type_874)(unsafe.Pointer(&_swig_i_1)), C.swig_type_875(_swig_i_2))
+	swig_r_p := C._wrap_weft_custom_op_call_set_ints_capi_e9327122f07dbc13(C.uintptr_t(_swig_i_0), *(*C.swig_type_877)(unsafe.Pointer(&_swig_i_1)), C.swig_type_878(_swig_i_2))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -7924,7 +7963,7 @@ func Weft_custom_op_call_add_string(arg1 uintptr, arg2 string) (_swig_ret error)
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_custom_op_call_add_string_capi_e9327122f07dbc13(C.uintptr_t(_swig_i_0), *(*C.swig_type_877)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_weft_custom_op_call_add_string_capi_e9327122f07dbc13(C.uintptr_t(_swig_i_0), *(*C.swig_type_880)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -7944,7 +7983,7 @@ func Weft_custom_op_call_fail(arg1 uintptr, arg2 string) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_custom_op_call_fail_capi_e9327122f07dbc13(C.uintptr_t(_swig_i_0), *(*C.swig_type_879)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_weft_custom_op_call_fail_capi_e9327122f07dbc13(C.uintptr_t(_swig_i_0), *(*C.swig_type_882)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -7965,7 +8004,7 @@ func Weft_ndarray_get_bytes(arg1 uintptr, arg2 []unsafe.Pointer, arg3 []uint64) 
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r_p := C._wrap_weft_ndarray_get_bytes_capi_e9327122f07dbc13(C.uintptr_t(_swig_i_0), *(*C.swig_type_881)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_882)(unsafe.Pointer(&_swig_i_2)))
+	swig_r_p := C._wrap_weft_ndarray_get_bytes_capi_e9327122f07dbc13(C.uintptr_t(_swig_i_0), *(*C.swig_type_884)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_885)(unsafe.Pointer(&_swig_i_2)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -7991,7 +8030,7 @@ func Weft_profiler_set_config(arg1 uint64, arg2 []string, arg3 []string) (_swig_
  _swig_i_1 = weftJoin(arg2) 
 	var _swig_i_2 string
  _swig_i_2 = weftJoin(arg3) 
-	swig_r_p := C._wrap_weft_profiler_set_config_capi_e9327122f07dbc13(C.swig_type_884(_swig_i_0), *(*C.swig_type_885)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_886)(unsafe.Pointer(&_swig_i_2)))
+	swig_r_p := C._wrap_weft_profiler_set_config_capi_e9327122f07dbc13(C.swig_type_887(_swig_i_0), *(*C.swig_type_888)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_889)(unsafe.Pointer(&_swig_i_2)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = _swig_i_1
@@ -8029,7 +8068,7 @@ func Weft_profiler_set_state(arg1 int) (_swig_ret error) {
 func Weft_profiler_get_state(arg1 []int32) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
-	swig_r_p := C._wrap_weft_profiler_get_state_capi_e9327122f07dbc13(*(*C.swig_type_889)(unsafe.Pointer(&_swig_i_0)))
+	swig_r_p := C._wrap_weft_profiler_get_state_capi_e9327122f07dbc13(*(*C.swig_type_892)(unsafe.Pointer(&_swig_i_0)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -8080,7 +8119,7 @@ func Weft_profiler_dump(arg1 int) (_swig_ret error) {
 func Weft_profiler_trace(arg1 []uintptr) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
-	swig_r_p := C._wrap_weft_profiler_trace_capi_e9327122f07dbc13(*(*C.swig_type_893)(unsafe.Pointer(&_swig_i_0)))
+	swig_r_p := C._wrap_weft_profiler_trace_capi_e9327122f07dbc13(*(*C.swig_type_896)(unsafe.Pointer(&_swig_i_0)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -8103,7 +8142,7 @@ func Weft_profiler_aggregate(arg1 int, arg2 string, arg3 string, arg4 int, arg5 
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
 	_swig_i_4 := arg5
-	swig_r_p := C._wrap_weft_profiler_aggregate_capi_e9327122f07dbc13(C.swig_intgo(_swig_i_0), *(*C.swig_type_895)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_896)(unsafe.Pointer(&_swig_i_2)), C.swig_intgo(_swig_i_3), *(*C.swig_type_897)(unsafe.Pointer(&_swig_i_4)))
+	swig_r_p := C._wrap_weft_profiler_aggregate_capi_e9327122f07dbc13(C.swig_intgo(_swig_i_0), *(*C.swig_type_898)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_899)(unsafe.Pointer(&_swig_i_2)), C.swig_intgo(_swig_i_3), *(*C.swig_type_900)(unsafe.Pointer(&_swig_i_4)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -8128,7 +8167,7 @@ func Weft_profiler_aggregate(arg1 int, arg2 string, arg3 string, arg4 int, arg5 
 func Weft_profiler_range_push(arg1 string) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
-	swig_r_p := C._wrap_weft_profiler_range_push_capi_e9327122f07dbc13(*(*C.swig_type_899)(unsafe.Pointer(&_swig_i_0)))
+	swig_r_p := C._wrap_weft_profiler_range_push_capi_e9327122f07dbc13(*(*C.swig_type_902)(unsafe.Pointer(&_swig_i_0)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -8162,7 +8201,7 @@ func Weft_profiler_range_pop() (_swig_ret error) {
 func Weft_profiler_set_marker(arg1 string) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
-	swig_r_p := C._wrap_weft_profiler_set_marker_capi_e9327122f07dbc13(*(*C.swig_type_902)(unsafe.Pointer(&_swig_i_0)))
+	swig_r_p := C._wrap_weft_profiler_set_marker_capi_e9327122f07dbc13(*(*C.swig_type_905)(unsafe.Pointer(&_swig_i_0)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -8182,7 +8221,7 @@ func Weft_profiler_set_counter(arg1 string, arg2 int64) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_profiler_set_counter_capi_e9327122f07dbc13(*(*C.swig_type_904)(unsafe.Pointer(&_swig_i_0)), C.swig_type_905(_swig_i_1))
+	swig_r_p := C._wrap_weft_profiler_set_counter_capi_e9327122f07dbc13(*(*C.swig_type_907)(unsafe.Pointer(&_swig_i_0)), C.swig_type_908(_swig_i_1))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -8201,7 +8240,7 @@ func Weft_profiler_set_counter(arg1 string, arg2 int64) (_swig_ret error) {
 func Weft_load_library(arg1 string) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
-	swig_r_p := C._wrap_weft_load_library_capi_e9327122f07dbc13(*(*C.swig_type_907)(unsafe.Pointer(&_swig_i_0)))
+	swig_r_p := C._wrap_weft_load_library_capi_e9327122f07dbc13(*(*C.swig_type_910)(unsafe.Pointer(&_swig_i_0)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -8220,7 +8259,7 @@ func Weft_load_library(arg1 string) (_swig_ret error) {
 func Weft_loaded_ops(arg1 []uintptr) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
-	swig_r_p := C._wrap_weft_loaded_ops_capi_e9327122f07dbc13(*(*C.swig_type_909)(unsafe.Pointer(&_swig_i_0)))
+	swig_r_p := C._wrap_weft_loaded_ops_capi_e9327122f07dbc13(*(*C.swig_type_912)(unsafe.Pointer(&_swig_i_0)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1

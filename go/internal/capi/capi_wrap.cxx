@@ -3141,6 +3141,30 @@ _gostring_ _wrap_weft_engine_info_capi_e9327122f07dbc13(_goslice_ _swig_go_0, _g
 }
 
 
+_gostring_ _wrap_weft_engine_shutdown_capi_e9327122f07dbc13() {
+  WeftStatus result;
+  _gostring_ _swig_go_result;
+  
+  
+  result = (WeftStatus)weft_engine_shutdown();
+  _swig_go_result = WeftGoStatus(result); 
+  return _swig_go_result;
+}
+
+
+_gostring_ _wrap_weft_engine_on_worker_thread_capi_e9327122f07dbc13(_goslice_ _swig_go_0) {
+  int *arg1 = (int *) 0 ;
+  WeftStatus result;
+  _gostring_ _swig_go_result;
+  
+  arg1 = (int *)_swig_go_0.array; 
+  
+  result = (WeftStatus)weft_engine_on_worker_thread(arg1);
+  _swig_go_result = WeftGoStatus(result); 
+  return _swig_go_result;
+}
+
+
 _gostring_ _wrap_weft_engine_var_create_capi_e9327122f07dbc13(WeftEngineVar **_swig_go_0) {
   WeftEngineVar **arg1 = (WeftEngineVar **) 0 ;
   WeftStatus result;
