@@ -8,10 +8,13 @@ Needs Debian's python3-opencv and python3-numpy. The input is the decoded
 photograph tests/data/images/video-001.q50.420.rgb.npy (150x103 RGB) and its
 40x30 crop at (x=50, y=20). Every output is uint8 HWC RGB:
 
-  resize_<how>.npy   cv2.resize (MXNet's resize) of the image or the crop:
+  resize_<how>.npy   cv2.resize (MXNet's resize) of the image or the crop
+                     (nearest, bilinear, cubic, area, Lanczos-4):
                      bilinear down 150x103 -> 61x43, bilinear up 40x30 -> 97x71,
                      bilinear halving 40x30 -> 20x15 (OpenCV switches to INTER_AREA),
-                     nearest 150x103 -> 64x40 and 40x30 -> 53x77.
+                     nearest 150x103 -> 64x40 and 40x30 -> 53x77; cubic and
+                     Lanczos-4 as bilinear down and up; area 150x103 -> 61x43,
+                     40x30 -> 13x10, 40x30 -> 10x10 (4x3 blocks), 40x30 -> 97x71.
   brightness.npy     MXNet's brightness on the crop: convertTo(alpha=1.3), through
                      cv2.addWeighted(img, 1.3, img, 0, 0) (the same float rounding).
   contrast_<a>.npy   MXNet's contrast, alpha 0.6 and 1.4: gray = cvtColor(CV_RGB2GRAY)
@@ -118,6 +121,14 @@ def main():
         "resize_bilinear_half": cv2.resize(crop, (20, 15), interpolation=cv2.INTER_LINEAR),
         "resize_nearest_down": cv2.resize(image, (64, 40), interpolation=cv2.INTER_NEAREST),
         "resize_nearest_up": cv2.resize(crop, (53, 77), interpolation=cv2.INTER_NEAREST),
+        "resize_cubic_down": cv2.resize(image, (61, 43), interpolation=cv2.INTER_CUBIC),
+        "resize_cubic_up": cv2.resize(crop, (97, 71), interpolation=cv2.INTER_CUBIC),
+        "resize_lanczos_down": cv2.resize(image, (61, 43), interpolation=cv2.INTER_LANCZOS4),
+        "resize_lanczos_up": cv2.resize(crop, (97, 71), interpolation=cv2.INTER_LANCZOS4),
+        "resize_area_down": cv2.resize(image, (61, 43), interpolation=cv2.INTER_AREA),
+        "resize_area_third": cv2.resize(crop, (13, 10), interpolation=cv2.INTER_AREA),
+        "resize_area_up": cv2.resize(crop, (97, 71), interpolation=cv2.INTER_AREA),
+        "resize_area_blocks": cv2.resize(crop, (10, 10), interpolation=cv2.INTER_AREA),
     }
     bgr = rgb(crop)
     refs["brightness"] = rgb(cv2.addWeighted(bgr, 1.3, bgr, 0.0, 0.0))

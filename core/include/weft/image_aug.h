@@ -9,12 +9,14 @@
 // the channel order it is kept: its contrast and saturation compute the gray
 // image with cv::cvtColor(CV_RGB2GRAY) on BGR data, so the gray weights are
 // 0.114 R + 0.587 G + 0.299 B (OpenCV's fixed point, 14 bits). Resizing is
-// OpenCV's cv::resize: nearest (inter_method 0) and bilinear (1, the
+// OpenCV's cv::resize for MXNet's inter_method: 0 nearest, 1 bilinear (the
 // default; 11-bit fixed point, 2x2 averaging for an exact halving as
-// OpenCV switches to INTER_AREA there); the affine warp (rotation, shear,
-// random scale and aspect ratio) is cv::warpAffine, bilinear, with a
-// constant border; cubic, area and Lanczos (2, 3, 4, and 9 / 10 which pick
-// among them) are kNotImplemented. Stateless kernels; an ImageAugmenter is
+// OpenCV switches to INTER_AREA there), 2 cubic, 3 area, 4 Lanczos-4, and
+// for ImageAugmenter 9 (cubic to enlarge, area to shrink, else bilinear)
+// and 10 (one of 0-4 at random per resize, as MXNet draws it). The affine
+// warp (rotation, shear, random scale and aspect ratio) is cv::warpAffine,
+// bilinear (OpenCV warps area as bilinear too), with a constant border;
+// warping with 2, 4, 9 or 10 is kNotImplemented. Stateless kernels; an ImageAugmenter is
 // immutable after construction and Process may run on several threads at
 // once (each with its own generator).
 #ifndef WEFT_IMAGE_AUG_H_
@@ -30,8 +32,8 @@
 namespace weft {
 
 // cv::resize(src, dst, Size(width, height), 0, 0, inter_method) for
-// inter_method 0 (nearest) or 1 (bilinear). Throws kInvalidArgument for a
-// size < 1, kNotImplemented for another method.
+// inter_method 0 (nearest), 1 (bilinear), 2 (cubic), 3 (area) or 4
+// (Lanczos-4). Throws kInvalidArgument for a size < 1 or another method.
 Image ResizeImage(const Image& src, int width, int height, int inter_method);
 // The `width` x `height` region at (x, y). Throws kInvalidArgument when it
 // is not inside `src`.
@@ -117,9 +119,9 @@ class ImageAugmenter {
   // Validates `params` as MXNet does (data_shape of rank 3 with nonzero
   // extents; random_resized_crop without rand_crop or crop sizes; area and
   // ratio ranges ordered and positive; no nearest interpolation for the
-  // affine warp; HSL jitter only on 3 channels); throws kInvalidArgument
-  // naming the parameter, kNotImplemented for an interpolation other than
-  // nearest and bilinear.
+  // affine warp; HSL jitter only on 3 channels; inter_method 0-4, 9 or
+  // 10); throws kInvalidArgument naming the parameter, kNotImplemented for
+  // a warp with inter_method 2, 4, 9 or 10.
   explicit ImageAugmenter(const ImageAugParams& params);
 
   // MXNet's DefaultImageAugmenter::Process: resize, the affine warp (when
@@ -134,6 +136,9 @@ class ImageAugmenter {
 
  private:
   bool NeedsWarp() const;
+  // MXNet's GetInterMethod: inter_method, or for 9 and 10 the method for
+  // resizing old_w x old_h to new_w x new_h (10 draws from `rng`).
+  int Method(int old_w, int old_h, int new_w, int new_h, std::mt19937* rng) const;
   Image Warp(const Image& res, std::mt19937* rng) const;
   void HslJitter(Image* res, std::mt19937* rng) const;
   Image Crop(Image res, std::mt19937* rng) const;

@@ -22,10 +22,9 @@ void CheckParams(const ImageAugParams& p) {
   if (p.resize != -1 && p.resize < 1)
     Fail(StatusCode::kInvalidArgument, "ImageAugmenter: resize must be -1 or positive, given ",
          p.resize);
-  if (p.inter_method != 0 && p.inter_method != 1)
-    Fail(StatusCode::kNotImplemented, "ImageAugmenter: inter_method ", p.inter_method,
-         " (0 nearest and 1 bilinear are implemented; 2 cubic, 3 area, 4 lanczos4, 9 auto and ",
-         "10 random are not)");
+  if ((p.inter_method < 0 || p.inter_method > 4) && p.inter_method != 9 && p.inter_method != 10)
+    Fail(StatusCode::kInvalidArgument, "ImageAugmenter: inter_method must be 0-4, 9 or 10, ",
+         "given ", p.inter_method);
   if (p.pad < 0) Fail(StatusCode::kInvalidArgument, "ImageAugmenter: pad must be >= 0");
   if (p.pca_noise > 0 && s[0] != 3)
     Fail(StatusCode::kInvalidArgument, "ImageAugmenter: pca_noise needs 3 channels, data_shape ",
@@ -62,6 +61,10 @@ ImageAugmenter::ImageAugmenter(const ImageAugParams& params) : params_(params) {
       Fail(StatusCode::kInvalidArgument, "ImageAugmenter: inter_method 0 (nearest) cannot warp ",
            "(rotation, shear, random scale, aspect ratio or image size bounds); MXNet accepts ",
            "1, 2, 3, 4, 9 or 10 there");
+    if (p.inter_method != 1 && p.inter_method != 3)
+      Fail(StatusCode::kNotImplemented, "ImageAugmenter: the affine warp (rotation, shear, ",
+           "random scale, aspect ratio or image size bounds) is bilinear: inter_method 1 or 3 ",
+           "(area, which OpenCV warps bilinearly), given ", p.inter_method);
     if (!p.random_resized_crop && min_ratio_ <= 0)
       Fail(StatusCode::kInvalidArgument, "ImageAugmenter: the aspect ratio range must be ",
            "positive, given [", min_ratio_, ", ", max_ratio_, "]");
@@ -88,7 +91,8 @@ Image ImageAugmenter::Process(Image src, std::mt19937* rng) const {
       h = int64_t{p.resize} * res.height / res.width;
     else
       w = int64_t{p.resize} * res.width / res.height;
-    res = ResizeImage(res, static_cast<int>(w), static_cast<int>(h), p.inter_method);
+    res = ResizeImage(res, static_cast<int>(w), static_cast<int>(h),
+                      Method(res.width, res.height, static_cast<int>(w), static_cast<int>(h), rng));
   }
   if (NeedsWarp()) res = Warp(res, rng);
   if (p.pad > 0) res = PadImage(res, p.pad, p.fill_value);
@@ -102,6 +106,17 @@ Image ImageAugmenter::Process(Image src, std::mt19937* rng) const {
     AddPcaNoise(&res, alpha);
   }
   return res;
+}
+
+int ImageAugmenter::Method(int old_w, int old_h, int new_w, int new_h, std::mt19937* rng) const {
+  const int m = params_.inter_method;
+  if (m == 9) {
+    if (new_w > old_w && new_h > old_h) return 2;
+    if (new_w < old_w && new_h < old_h) return 3;
+    return 1;
+  }
+  if (m == 10) return static_cast<int>(std::uniform_int_distribution<size_t>(0, 4)(*rng));
+  return m;
 }
 
 bool ImageAugmenter::NeedsWarp() const {
@@ -172,7 +187,8 @@ Image ImageAugmenter::Crop(Image res, std::mt19937* rng) const {
     } else {
       y /= 2, x /= 2;
     }
-    return ResizeImage(CropImage(res, x, y, size, size), out_w, out_h, p.inter_method);
+    return ResizeImage(CropImage(res, x, y, size, size), out_w, out_h,
+                       Method(size, size, out_w, out_h, rng));
   }
   return CenterCrop(std::move(res), rng);
 }
@@ -196,8 +212,9 @@ Image ImageAugmenter::RandomResizedCrop(const Image& res, std::mt19937* rng, boo
       const int y = std::uniform_int_distribution<int>(0, res.height - h)(*rng);
       const int x = std::uniform_int_distribution<int>(0, res.width - w)(*rng);
       *cropped = true;
-      return ResizeImage(CropImage(res, x, y, w, h), static_cast<int>(p.data_shape[2]),
-                         static_cast<int>(p.data_shape[1]), p.inter_method);
+      const int out_w = static_cast<int>(p.data_shape[2]),
+                out_h = static_cast<int>(p.data_shape[1]);
+      return ResizeImage(CropImage(res, x, y, w, h), out_w, out_h, Method(w, h, out_w, out_h, rng));
     }
   }
   return Image();
@@ -208,11 +225,11 @@ Image ImageAugmenter::CenterCrop(Image res, std::mt19937* rng) const {
   const int out_h = static_cast<int>(p.data_shape[1]), out_w = static_cast<int>(p.data_shape[2]);
   if (res.height < out_h) {
     const int cols = static_cast<int>(static_cast<float>(out_h) / res.height * res.width);
-    res = ResizeImage(res, cols, out_h, p.inter_method);
+    res = ResizeImage(res, cols, out_h, Method(res.width, res.height, cols, out_h, rng));
   }
   if (res.width < out_w) {
     const int rows = static_cast<int>(static_cast<float>(out_w) / res.width * res.height);
-    res = ResizeImage(res, out_w, rows, p.inter_method);
+    res = ResizeImage(res, out_w, rows, Method(res.width, res.height, out_w, rows, rng));
   }
   if (res.height < out_h || res.width < out_w)
     Fail(StatusCode::kInvalidArgument, "ImageAugmenter: a ", res.width, "x", res.height,

@@ -11,12 +11,17 @@
 // (value * 2048); the vertical pass combines two of them as OpenCV's
 // VResizeLinear for uchar does: ((b0 * (r0 >> 4)) >> 16) + ((b1 * (r1 >> 4))
 // >> 16) + 2 >> 2. An exact 2x downscale in both directions is OpenCV's
-// INTER_AREA instead: the rounded mean of each 2x2 block.
+// INTER_AREA instead: the rounded mean of each 2x2 block. Enlarging by area
+// (INTER_AREA with a factor below 1) is bilinear with OpenCV's area weights:
+// sx = floor(dx * scale), fx = (dx + 1) - (sx + 1) / scale, less its floor
+// (0 when not positive). Cubic, Lanczos-4 and shrinking by area live in
+// image_resize_kernel.cc and image_resize_area.cc.
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <vector>
 
+#include "io/image_resize_internal.h"
 #include "weft/image_aug.h"
 #include "weft/status.h"
 
@@ -39,13 +44,22 @@ int16_t RoundCoef(float v) {
 // `clamp_weights`: OpenCV moves columns outside the image onto its edge with
 // weight 1 (x); rows keep their weights and only the row indices are
 // clipped (y), which rounds differently in the vertical pass.
-std::vector<Tap> LinearTaps(int src, int dst, bool clamp_weights) {
-  const double scale = 1.0 / (static_cast<double>(dst) / src);
+// `area`: the area weights of an enlarging INTER_AREA.
+std::vector<Tap> LinearTaps(int src, int dst, bool clamp_weights, bool area) {
+  const double inv_scale = static_cast<double>(dst) / src, scale = 1.0 / inv_scale;
   std::vector<Tap> taps(dst);
   for (int d = 0; d < dst; ++d) {
-    float f = static_cast<float>((d + 0.5) * scale - 0.5);
-    int s = static_cast<int>(std::floor(f));
-    f -= s;
+    float f;
+    int s;
+    if (area) {
+      s = static_cast<int>(std::floor(d * scale));
+      f = static_cast<float>((d + 1) - (s + 1) * inv_scale);
+      f = f <= 0 ? 0.f : f - std::floor(f);
+    } else {
+      f = static_cast<float>((d + 0.5) * scale - 0.5);
+      s = static_cast<int>(std::floor(f));
+      f -= s;
+    }
     if (clamp_weights && s < 0) f = 0, s = 0;
     if (clamp_weights && s >= src - 1) f = 0, s = src - 1;
     taps[d] = {s, RoundCoef((1.f - f) * kCoefScale), RoundCoef(f * kCoefScale)};
@@ -65,9 +79,9 @@ void HorizontalPass(const Image& src, int y, const std::vector<Tap>& xs, std::ve
   }
 }
 
-Image Bilinear(const Image& src, int width, int height) {
-  const std::vector<Tap> xs = LinearTaps(src.width, width, true);
-  const std::vector<Tap> ys = LinearTaps(src.height, height, false);
+Image Bilinear(const Image& src, int width, int height, bool area) {
+  const std::vector<Tap> xs = LinearTaps(src.width, width, true, area);
+  const std::vector<Tap> ys = LinearTaps(src.height, height, false, area);
   Image dst(height, width, src.channels);
   const size_t n = size_t(width) * src.channels;
   std::vector<int> r0(n), r1(n);
@@ -126,13 +140,19 @@ Image ResizeImage(const Image& src, int width, int height, int inter_method) {
   if (width < 1 || height < 1 || src.empty())
     Fail(StatusCode::kInvalidArgument, "ResizeImage: ", src.width, "x", src.height, " to ", width,
          "x", height, ": sizes must be positive");
+  if (inter_method < 0 || inter_method > 4)
+    Fail(StatusCode::kInvalidArgument, "ResizeImage: inter_method must be 0 (nearest), 1 ",
+         "(bilinear), 2 (cubic), 3 (area) or 4 (lanczos4), given ", inter_method);
   if (inter_method == 0) return Nearest(src, width, height);
-  if (inter_method != 1)
-    Fail(StatusCode::kNotImplemented, "ResizeImage: inter_method ", inter_method,
-         " (0 nearest and 1 bilinear are implemented; 2 cubic, 3 area, 4 lanczos4 are not)");
   if (width == src.width && height == src.height) return src;
-  if (src.width == 2 * width && src.height == 2 * height) return HalveByArea(src);
-  return Bilinear(src, width, height);
+  if ((inter_method == 1 || inter_method == 3) && src.width == 2 * width &&
+      src.height == 2 * height)
+    return HalveByArea(src);
+  if (inter_method == 2 || inter_method == 4)
+    return io::ResizeKernel(src, width, height, inter_method == 2 ? 4 : 8);
+  if (inter_method == 3 && width <= src.width && height <= src.height)
+    return io::ResizeAreaDown(src, width, height);
+  return Bilinear(src, width, height, inter_method == 3);
 }
 
 }  // namespace weft

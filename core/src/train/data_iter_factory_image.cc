@@ -60,7 +60,9 @@ std::vector<ParamDecl> AugParams() {
           FloatParam("contrast", "0", "Contrast jitter."),
           FloatParam("saturation", "0", "Saturation jitter."),
           FloatParam("pca_noise", "0", "PCA (AlexNet) lighting noise."),
-          IntParam("inter_method", "1", "Interpolation: 0 nearest, 1 bilinear."),
+          IntParam("inter_method", "1",
+                   "Interpolation: 0 nearest, 1 bilinear, 2 cubic, 3 area, 4 Lanczos-4, 9 auto "
+                   "(cubic to enlarge, area to shrink, else bilinear), 10 one of 0-4 at random."),
           IntParam("pad", "0", "Border added on every side."),
           IntParam("fill_value", "255", "The border's value."),
           IntParam("max_rotate_angle", "0", "Rotate by a random angle in [-v, v] degrees."),

@@ -65,10 +65,23 @@ TEST(ImageResize, MatchesOpenCV) {
   ExpectSame(ResizeImage(photo, 64, 40, 0), "resize_nearest_down");
   ExpectSame(ResizeImage(crop, 53, 77, 0), "resize_nearest_up");
   EXPECT_EQ(ResizeImage(crop, 40, 30, 1).data, crop.data);
-  test::ExpectError([&] { ResizeImage(crop, 10, 10, 2); }, StatusCode::kNotImplemented,
-                    {"inter_method 2", "cubic"});
+  test::ExpectError([&] { ResizeImage(crop, 10, 10, 5); }, StatusCode::kInvalidArgument,
+                    {"inter_method must be", "given 5"});
   test::ExpectError([&] { ResizeImage(crop, 0, 10, 1); }, StatusCode::kInvalidArgument,
                     {"40x30 to 0x10"});
+}
+
+// Cubic (2), area (3) and Lanczos-4 (4), against cv2.resize.
+TEST(ImageResize, CubicAreaLanczosMatchOpenCV) {
+  const Image photo = Photo(), crop = PhotoCrop();
+  ExpectSame(ResizeImage(photo, 61, 43, 2), "resize_cubic_down");
+  ExpectSame(ResizeImage(crop, 97, 71, 2), "resize_cubic_up");
+  ExpectSame(ResizeImage(photo, 61, 43, 4), "resize_lanczos_down");
+  ExpectSame(ResizeImage(crop, 97, 71, 4), "resize_lanczos_up");
+  ExpectSame(ResizeImage(photo, 61, 43, 3), "resize_area_down");
+  ExpectSame(ResizeImage(crop, 13, 10, 3), "resize_area_third");
+  ExpectSame(ResizeImage(crop, 10, 10, 3), "resize_area_blocks");
+  ExpectSame(ResizeImage(crop, 97, 71, 3), "resize_area_up");
 }
 
 TEST(ImageColor, MatchesMXNetOnOpenCV) {
@@ -156,6 +169,34 @@ TEST(ImageAugmenter, ResizeShorterSideThenCrop) {
   EXPECT_EQ(out.data, want.data);
 }
 
+// inter_method 9 picks cubic to enlarge, area to shrink and bilinear
+// otherwise; 10 draws one of 0-4 per resize from the generator (MXNet's
+// GetInterMethod).
+TEST(ImageAugmenter, AutoAndRandomInterpolation) {
+  const Image photo = Photo();  // 150x103
+  auto process = [&](int resize, int method, int seed, int out_w) {
+    ImageAugParams p = Params(3, resize, out_w);
+    p.resize = resize;
+    p.inter_method = method;
+    std::mt19937 rng(seed);
+    return ImageAugmenter(p).Process(photo, &rng).data;
+  };
+  // 103 -> 206 (150 -> 300): both sides grow, cubic.
+  EXPECT_EQ(process(206, 9, 0, 300), ResizeImage(photo, 300, 206, 2).data);
+  // 103 -> 52 (150 -> 75): both shrink, area.
+  EXPECT_EQ(process(52, 9, 0, 75), ResizeImage(photo, 75, 52, 3).data);
+  // 103 -> 103 (150 -> 150): neither, bilinear (the identity).
+  EXPECT_EQ(process(103, 9, 0, 150), photo.data);
+  std::set<int> drawn;
+  for (int seed = 0; seed < 12; ++seed) {
+    std::mt19937 copy(seed);
+    const int method = static_cast<int>(std::uniform_int_distribution<size_t>(0, 4)(copy));
+    drawn.insert(method);
+    EXPECT_EQ(process(52, 10, seed, 75), ResizeImage(photo, 75, 52, method).data) << seed;
+  }
+  EXPECT_GE(drawn.size(), 3u);
+}
+
 TEST(ImageAugmenter, RandomResizedCropBoxesStayInTheirRanges) {
   // Output = source size: every crop fits and is upsampled (or kept), and
   // MXNet's fallback after ten failed draws, a center crop, is the identity.
@@ -215,8 +256,13 @@ TEST(ImageAugmenter, RefusesWhatMXNetRefusesAndWhatIsMissing) {
   test::ExpectError([&] { ImageAugmenter a(p); }, StatusCode::kInvalidArgument,
                     {"random_h / random_s / random_l", "3"});
   p = Params(3, 8, 8);
+  p.inter_method = 7;
+  test::ExpectError([&] { ImageAugmenter a(p); }, StatusCode::kInvalidArgument,
+                    {"inter_method must be 0-4, 9 or 10", "given 7"});
   p.inter_method = 9;
-  test::ExpectError([&] { ImageAugmenter a(p); }, StatusCode::kNotImplemented, {"inter_method 9"});
+  p.max_rotate_angle = 10;
+  test::ExpectError([&] { ImageAugmenter a(p); }, StatusCode::kNotImplemented,
+                    {"affine warp", "given 9"});
   p = Params(3, 0, 8);
   test::ExpectError([&] { ImageAugmenter a(p); }, StatusCode::kInvalidArgument, {"data_shape"});
   p = Params(1, 8, 8);
