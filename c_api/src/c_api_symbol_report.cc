@@ -5,6 +5,7 @@
 
 #include "c_api_symbol_internal.h"
 #include "weft/graph_report.h"
+#include "weft/param.h"
 
 using namespace weft;        // NOLINT: the C ABI's implementation
 using namespace weft::capi;  // NOLINT
@@ -12,10 +13,11 @@ using namespace weft::capi;  // NOLINT
 namespace {
 
 bool BoolOption(const std::string& key, const std::string& v) {
-  if (v == "1" || v == "true") return true;
-  if (v == "0" || v == "false") return false;
-  Fail(StatusCode::kInvalidArgument, "option '", key, "': expected 1/0/true/false, given '", v,
-       "'");
+  bool b = false;
+  if (!ParseBool(v, &b))
+    Fail(StatusCode::kInvalidArgument, "option '", key, "': expected 1/0/true/false, given '", v,
+         "'");
+  return b;
 }
 
 }  // namespace

@@ -6,6 +6,7 @@
 
 #include "profiler/profiler_internal.h"
 #include "weft/mutex.h"
+#include "weft/param.h"
 #include "weft/status.h"
 
 namespace weft {
@@ -14,10 +15,11 @@ namespace profiler {
 namespace {
 
 bool ParseBool(const std::string& key, const std::string& v) {
-  if (v == "1" || v == "true" || v == "True") return true;
-  if (v == "0" || v == "false" || v == "False") return false;
-  Fail(StatusCode::kInvalidArgument, "profiler config '", key,
-       "': expected true/false/1/0, given '", v, "'");
+  bool b = false;
+  if (!weft::ParseBool(v, &b))
+    Fail(StatusCode::kInvalidArgument, "profiler config '", key,
+         "': expected true/false/1/0, given '", v, "'");
+  return b;
 }
 
 struct ProfilerState {
