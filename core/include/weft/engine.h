@@ -213,6 +213,12 @@ class Engine {
 
   // Completed writes of `var`.
   virtual uint64_t VarVersion(VarHandle var) const = 0;
+  // Wall time, in nanoseconds since the engine was created, during which it
+  // had operations pushed and not yet completed. The difference over an
+  // interval tells a caller that blocked on something else (a data
+  // iterator) the time the engine kept working meanwhile from the time it
+  // sat idle.
+  virtual int64_t BusyNs() const = 0;
 
   // Throws Error(kInvalidArgument) naming `what` and the running op when a
   // blocking wait issued now would deadlock (the calling thread runs an

@@ -85,8 +85,10 @@ struct EpochResult {
   bool stopped = false;  // a batch-end callback stopped training during this epoch
   double seconds = 0;    // training time of the epoch
   double samples_per_sec = 0;
-  // Of `seconds`, the time spent blocked in the training iterator's Next()
-  // (waiting for a batch; near zero when the iterator prefetches fast enough).
+  // Of `seconds`, the time the training iterator's Next() held training up:
+  // blocked in Next() while the engine had no pushed work left (a wait that
+  // overlaps the last step's still-running updates costs nothing). Near zero
+  // when the iterator prefetches fast enough.
   double data_wait_seconds = 0;
   std::vector<std::pair<std::string, double>> train_metric;
   std::vector<std::pair<std::string, double>> eval_metric;  // empty without a validation iterator

@@ -5,6 +5,8 @@
 #define WEFT_CORE_SRC_ENGINE_ENGINE_IMPL_H_
 
 #include <atomic>
+#include <chrono>
+#include <cstdint>
 #include <exception>
 #include <functional>
 #include <memory>
@@ -73,6 +75,42 @@ struct OprBlock {
   std::atomic<int> refs{1};
   // When it became ready, for the profiler (-1: not profiled).
   int64_t ready_ns = -1;
+};
+
+// std::chrono::steady_clock's time since its epoch, in nanoseconds
+// (BusyClock, the thread budget's sampling).
+inline int64_t SteadyNowNs() {
+  return std::chrono::duration_cast<std::chrono::nanoseconds>(
+             std::chrono::steady_clock::now().time_since_epoch())
+      .count();
+}
+
+// Engine::BusyNs: the wall time with work pending. An engine calls
+// Started after its pending count left 0 and Stopped after it returned to
+// 0; each reconciles with the count's current value under the lock, so a
+// 1 -> 0 and a 0 -> 1 racing on two threads never count a gap twice (at
+// worst a gap of a few instructions counts as busy). Thread-safe.
+class BusyClock {
+ public:
+  void Started(const std::atomic<int64_t>& pending) WEFT_EXCLUDES(mu_) {
+    MutexLock l(&mu_);
+    if (pending.load(std::memory_order_acquire) > 0 && !busy_) busy_ = true, start_ = SteadyNowNs();
+  }
+  void Stopped(const std::atomic<int64_t>& pending) WEFT_EXCLUDES(mu_) {
+    MutexLock l(&mu_);
+    if (pending.load(std::memory_order_acquire) == 0 && busy_)
+      busy_ = false, total_ += SteadyNowNs() - start_;
+  }
+  int64_t Total() const WEFT_EXCLUDES(mu_) {
+    MutexLock l(&mu_);
+    return total_ + (busy_ ? SteadyNowNs() - start_ : 0);
+  }
+
+ private:
+  mutable Mutex mu_;
+  bool busy_ WEFT_GUARDED_BY(mu_) = false;
+  int64_t start_ WEFT_GUARDED_BY(mu_) = 0;
+  int64_t total_ WEFT_GUARDED_BY(mu_) = 0;
 };
 
 // Drops one owner of `op`; the last one deletes it.

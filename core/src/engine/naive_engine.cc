@@ -49,6 +49,8 @@ class NaiveEngine final : public Engine {
   }
 
   uint64_t VarVersion(VarHandle var) const override { return var->version(); }
+  // Every push completes before it returns: idle since the last one ended.
+  int64_t BusyNs() const override { return busy_.Total(); }
   // Nested pushes run inline here, so a wait inside an op never blocks.
   void CheckCanWait(const char*) const override {}
   size_t LoggedErrors() override { return errors_.size(); }
@@ -78,6 +80,7 @@ class NaiveEngine final : public Engine {
   // inside an op run at once (the lock is recursive).
   void Run(OprBlock* op) {
     std::lock_guard<std::recursive_mutex> l(run_mu_);
+    if (running_.fetch_add(1, std::memory_order_acq_rel) == 0) busy_.Started(running_);
     if (op->kind == OprKind::kUser) op->inherited = FindVarError(op);
     if (op->inherited) {
       Complete(op, nullptr);
@@ -99,9 +102,12 @@ class NaiveEngine final : public Engine {
       done_cv_.wait(dl, [op] { return op->wait.load(std::memory_order_acquire) == 1; });
     }
     if (op->kind == OprKind::kDelete) delete op->writes[0];
+    if (running_.fetch_sub(1, std::memory_order_acq_rel) == 1) busy_.Stopped(running_);
   }
 
   const EngineOptions opts_;
+  std::atomic<int64_t> running_{0};  // Run calls in progress (nested pushes included)
+  BusyClock busy_;
   std::recursive_mutex run_mu_;
   std::mutex done_mu_;
   std::condition_variable done_cv_;

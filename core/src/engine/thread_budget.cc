@@ -2,6 +2,8 @@
 // per-op hook.
 #include "engine/thread_budget.h"
 
+#include "engine/engine_impl.h"
+
 #include <dirent.h>
 #include <sched.h>
 #include <unistd.h>
@@ -41,12 +43,6 @@ void ThreadBudget::Observe(double others) {
 }
 
 namespace {
-
-int64_t NowNs() {
-  return std::chrono::duration_cast<std::chrono::nanoseconds>(
-             std::chrono::steady_clock::now().time_since_epoch())
-      .count();
-}
 
 // Runnable threads of other processes now: the system's runnable count
 // (/proc/loadavg's 4th field, "running/total") minus this process's threads
@@ -146,7 +142,7 @@ void ApplyThreadBudget() {
   Controller& c = GlobalController();
   thread_local int applied = 0;
   if (!c.enabled() && applied == 0) return;  // never changed on this thread: nothing to undo
-  if (c.enabled()) c.MaybeSample(NowNs());
+  if (c.enabled()) c.MaybeSample(SteadyNowNs());
   const int want = c.team();
   if (want != applied) {
     omp_set_num_threads(want);

@@ -171,6 +171,7 @@ class ThreadedEngine final : public Engine {
   }
 
   uint64_t VarVersion(VarHandle var) const override { return var->version(); }
+  int64_t BusyNs() const override { return busy_.Total(); }
   void CheckCanWait(const char* what) const override { CheckNotInsideOp(this, what); }
   size_t LoggedErrors() override { return errors_.size(); }
 
@@ -273,6 +274,7 @@ class ThreadedEngine final : public Engine {
       for (OprBlock* o : go) Dispatch(o);
     }
     if (pending_.fetch_sub(1, std::memory_order_acq_rel) == 1) {
+      busy_.Stopped(pending_);
       MutexLock l(&finish_mu_);
       finish_cv_.notify_all();
     }
@@ -280,7 +282,7 @@ class ThreadedEngine final : public Engine {
 
  private:
   void Submit(OprBlock* op) {
-    pending_.fetch_add(1, std::memory_order_relaxed);
+    if (pending_.fetch_add(1, std::memory_order_acq_rel) == 0) busy_.Started(pending_);
     const int n = static_cast<int>(op->reads.size() + op->writes.size());
     op->wait.store(n + 1, std::memory_order_relaxed);
     int granted = 0;
@@ -398,6 +400,7 @@ class ThreadedEngine final : public Engine {
       WEFT_GUARDED_BY(dev_mu_);
   Mutex push_mu_;  // orders appends to variable queues
   std::atomic<int64_t> pending_{0};
+  BusyClock busy_;
   Mutex finish_mu_;
   std::condition_variable finish_cv_;
   Mutex life_mu_;  // serialises Stop/Start

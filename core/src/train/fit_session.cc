@@ -1,6 +1,7 @@
 // FitSession (fit_session.h): Module::Fit's loop as resumable steps.
 #include "weft/fit_session.h"
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <iostream>
@@ -8,6 +9,7 @@
 #include <utility>
 
 #include "train/progress.h"
+#include "weft/engine.h"
 #include "weft/profiler.h"
 #include "weft/status.h"
 
@@ -28,6 +30,20 @@ std::string FormatPercent(double share) {
   char text[32];
   std::snprintf(text, sizeof text, "%.1f %%", 100 * share);
   return text;
+}
+
+int64_t SteadyNs() {
+  return std::chrono::duration_cast<std::chrono::nanoseconds>(Clock::now().time_since_epoch())
+      .count();
+}
+
+// Of the time since `asked` (SteadyNs) spent in the iterator's Next(), the
+// part the engine sat idle (`busy_before`: its BusyNs then): while work
+// pushed before (the last step's optimizer updates) still ran, the
+// trainer's wait cost nothing.
+double DataWaitSeconds(int64_t asked, int64_t busy_before) {
+  const int64_t busy = Engine::Get()->BusyNs() - busy_before, got = SteadyNs();
+  return std::max<int64_t>(0, got - asked - busy) * 1e-9;
 }
 
 double SecondsSince(Clock::time_point t) {
@@ -179,13 +195,13 @@ FitSession::Event FitSession::Next() {
       for (const NDArray& a : prev.data) a.WaitToWrite();
       for (const NDArray& a : prev.label) a.WaitToWrite();
     }
-    const Clock::time_point asked = Clock::now();
+    const int64_t asked = SteadyNs(), busy_before = Engine::Get()->BusyNs();
     bool more = false;
     {
       profiler::Scope timed(profiler::Category::kData, "next", "training data");
       more = s.train->Next();
     }
-    s.current.data_wait_seconds += SecondsSince(asked);
+    s.current.data_wait_seconds += DataWaitSeconds(asked, busy_before);
     if (more) {
       s.RunBatch();
       return Event::kBatchEnd;

@@ -219,6 +219,25 @@ TEST_P(EngineTest, WaitForFreshVariableReturnsAtOnce) {
   e->WaitForAll();
 }
 
+// BusyNs grows while an op is pending and stands still while the engine is
+// idle.
+TEST_P(EngineTest, BusyTimeCountsOnlyWhileWorkIsPending) {
+  Engine* e = engine_.get();
+  VarHandle v = e->NewVariable();
+  e->WaitForAll();
+  const int64_t start = e->BusyNs();
+  Sleep(20);  // idle
+  EXPECT_LT(e->BusyNs() - start, 5000000);
+  e->PushSync([&](RunContext) { Sleep(20); }, Context::CPU(), {}, {v});
+  e->WaitForAll();
+  const int64_t busy = e->BusyNs() - start;
+  EXPECT_GE(busy, 20000000);  // the op's 20 ms
+  Sleep(20);
+  EXPECT_EQ(e->BusyNs() - start, busy);  // idle again: nothing added
+  e->DeleteVariable({}, Context::CPU(), v);
+  e->WaitForAll();
+}
+
 TEST_P(EngineTest, DeleteRunsAfterEveryPendingUse) {
   Engine* e = engine_.get();
   VarHandle v = e->NewVariable();

@@ -203,8 +203,10 @@ TEST(ModuleFit, ReportsTheTimeSpentWaitingForData) {
   ASSERT_EQ(r.size(), 2u);
   for (const EpochResult& e : r) {
     // Five Next() calls per epoch (four batches and the end), each asleep
-    // for at least 25 ms, all inside the epoch's seconds.
-    EXPECT_GE(e.data_wait_seconds, 5 * 0.025) << e.epoch;
+    // for 25 ms, all inside the epoch's seconds; only the part the engine
+    // sat idle counts (the tiny step's updates still running at the start
+    // of a wait take well under 10 ms of it).
+    EXPECT_GE(e.data_wait_seconds, 5 * 0.015) << e.epoch;
     EXPECT_LE(e.data_wait_seconds, e.seconds) << e.epoch;
   }
   EXPECT_NE(log.str().find("Epoch[0] Data wait: "), std::string::npos) << log.str();
