@@ -1138,6 +1138,7 @@ static const char* weft_binding_library_path(void) {
 %include "weft/c_api_custom_op.h"
 %include "weft/c_api_profiler.h"
 %include "weft/c_api_op_library.h"
+%include "weft/c_api_onnx.h"
 
 #if defined(SWIGJAVA) || defined(SWIGCSHARP)
 /* The array overloads of weft_ndarray_copy_from/_to: second declarations of

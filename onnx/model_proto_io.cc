@@ -3,6 +3,7 @@
 
 #include <google/protobuf/io/coded_stream.h>
 
+#include <filesystem>
 #include <fstream>
 #include <iterator>
 #include <limits>
@@ -30,11 +31,19 @@ onnx::ModelProto ParseModel(const void* data, size_t size, const std::string& wh
   return model;
 }
 
-onnx::ModelProto ReadModel(const std::string& path) {
+std::string ReadModelBytes(const std::string& path) {
+  std::error_code ec;
+  if (std::filesystem::is_directory(path, ec))
+    Fail(StatusCode::kIO, "cannot open ONNX model '", path, "': it is a directory");
   std::ifstream file(path, std::ios::binary);
   if (!file) Fail(StatusCode::kIO, "cannot open ONNX model '", path, "'");
   std::string bytes((std::istreambuf_iterator<char>(file)), std::istreambuf_iterator<char>());
   if (file.bad()) Fail(StatusCode::kIO, "error reading ONNX model '", path, "'");
+  return bytes;
+}
+
+onnx::ModelProto ReadModel(const std::string& path) {
+  const std::string bytes = ReadModelBytes(path);
   return ParseModel(bytes.data(), bytes.size(), path);
 }
 

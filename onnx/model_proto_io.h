@@ -22,6 +22,9 @@ namespace onnx_io {
 // names the source in errors (a path, or "<memory>").
 onnx::ModelProto ParseModel(const void* data, size_t size, const std::string& what);
 
+// The bytes of the file at `path` (kIO naming it when unreadable).
+std::string ReadModelBytes(const std::string& path);
+
 // Reads and parses the file at `path`.
 onnx::ModelProto ReadModel(const std::string& path);
 

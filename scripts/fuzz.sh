@@ -15,6 +15,8 @@
 #   recordio      RecordIO .rec, .idx + .rec pairs, IRHeaders  recordio_corpus/
 #   image         JPEG and PNG decoding (RGB and gray), with    image_corpus/
 #                 PNG and JPEG re-encoding of what decodes
+#   onnx          ONNX import (parse, checker, shape inference, onnx_corpus/
+#                 folding, converters), JSON round trip
 # Defaults: --build-dir build, --seconds 600. New inputs go to
 # DIR/fuzz/TARGET-corpus and crash reproducers to DIR/fuzz/artifacts/ (rerun
 # one with: DIR/bin/fuzz_TARGET FILE). Exits non-zero when the fuzzer finds a
@@ -29,7 +31,7 @@
 # minutes is).
 set -eu
 src_dir=$(cd "$(dirname "$0")/.." && pwd)
-usage="usage: $0 symbol_json|ndarray_file|idx|run_symbol|optimizer_states|recordio|image [--build-dir DIR] [--seconds N] [--ctest] [-- flags...]"
+usage="usage: $0 symbol_json|ndarray_file|idx|run_symbol|optimizer_states|recordio|image|onnx [--build-dir DIR] [--seconds N] [--ctest] [-- flags...]"
 [ $# -ge 1 ] || { echo "$usage" >&2; exit 2; }
 target=$1
 shift
@@ -41,6 +43,7 @@ case "$target" in
   optimizer_states) seeds=optimizer_states_corpus max_len=4096 dict= ;;
   recordio) seeds=recordio_corpus max_len=4096 dict= ;;
   image) seeds=image_corpus max_len=8192 dict= ;;
+  onnx) seeds=onnx_corpus max_len=16384 dict= ;;
   *) echo "$usage" >&2; exit 2 ;;
 esac
 build_dir=build

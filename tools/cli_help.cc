@@ -131,6 +131,8 @@ std::vector<Command>& Commands() {
     c.back().run = DefineConvert(c.back().app.get());
     NewApp(&c, "quantize");
     c.back().run = DefineQuantize(c.back().app.get());
+    NewApp(&c, "import");
+    c.back().run = DefineImport(c.back().app.get());
     NewApp(&c, "ops");
     c.back().run = DefineOps(c.back().app.get());
     NewApp(&c, "summary");

@@ -150,6 +150,34 @@ void LoadValues(const RunOptions& o, std::map<std::string, Array>* values) {
   }
 }
 
+// The symbol file, or an ONNX model (.onnx) with its parameters in
+// `values` (the --shape options fix its inputs' shapes at import).
+void LoadSymbol(const RunOptions& o, Sym* sym, std::map<std::string, Array>* values) {
+  const std::string& f = o.symbol_file;
+  if (f.size() < 5 || f.compare(f.size() - 5, 5, ".onnx") != 0) {
+    Check(weft_symbol_from_json_file(f.c_str(), sym->out()), "run");
+    return;
+  }
+  std::vector<ShapeArg> shapes;
+  std::vector<const char*> names;
+  std::vector<size_t> ind_ptr = {0};
+  std::vector<int64_t> dims;
+  for (const std::string& text : o.shape_args) shapes.push_back(ParseShape(text));
+  for (const ShapeArg& s : shapes) {
+    names.push_back(s.name.c_str());
+    dims.insert(dims.end(), s.dims.begin(), s.dims.end());
+    ind_ptr.push_back(dims.size());
+  }
+  ArrayList args, aux;
+  Check(weft_onnx_import(f.c_str(), names.size(), names.data(), ind_ptr.data(), dims.data(),
+                         sym->out(), args.out(), aux.out()),
+        "run");
+  for (ArrayList* list : {&args, &aux}) {
+    NamedArrays a = TakeList(list->get(), "run");
+    for (size_t k = 0; k < a.names.size(); ++k) values->emplace(a.names[k], std::move(a.arrays[k]));
+  }
+}
+
 // `weft profile`: warm-up forwards, then `iters` timed ones with the
 // profiler on; prints their latency and the operator table, writes the trace.
 int ProfileForward(const RunOptions& o, WeftExecutor* exec) {
@@ -184,7 +212,8 @@ int RunModel(RunOptions* opts) {
   CheckRun(opts);
   const RunOptions& o = *opts;
   Sym sym;
-  Check(weft_symbol_from_json_file(o.symbol_file.c_str(), sym.out()), "run");
+  std::map<std::string, Array> values;  // by argument / aux name
+  LoadSymbol(o, &sym, &values);
   WeftStringList* l = nullptr;
   Check(weft_symbol_list_arguments(sym.get(), &l), "run");
   const std::vector<std::string> arg_names = Strings(l, "run");
@@ -198,7 +227,6 @@ int RunModel(RunOptions* opts) {
   }
   if (o.seed_given) Check(weft_random_seed(o.seed), "run --seed");
 
-  std::map<std::string, Array> values;  // by argument / aux name
   LoadValues(o, &values);
   std::vector<std::string> missing;
   for (const std::string& name : variables)
@@ -295,7 +323,10 @@ int Plan(const PlanOptions& o) {
 
 // The options `run` and `profile` share; returns --seed.
 CLI::Option* AddModelOptions(CLI::App* app, RunOptions* o) {
-  app->add_option("--symbol", o->symbol_file, "the symbol file")->type_name("S.json")->required();
+  app->add_option("--symbol", o->symbol_file,
+                  "the symbol file, or an ONNX model (its weights included)")
+      ->type_name("S.json|M.onnx")
+      ->required();
   app->add_option("--params", o->params_file, "parameters (MXNet .params, arg:/aux: names)")
       ->type_name("P.params");
   AddList(app, "--input", &o->input_args, "NAME=FILE.npy",

@@ -141,7 +141,7 @@ DTypeArg ParseDType(const std::string& text);  // NAME=float32 ...
 // returns its runner. `inspect` (weft_cli.cc), `ops` (cli_ops.cc), `run`
 // and `plan` (cli_run.cc), `train` (cli_train.cc), `predict`
 // (cli_predict.cc), `place` (cli_place.cc), `convert` (cli_convert.cc), `im2rec`
-// (cli_im2rec.cc), `quantize` (cli_quantize.cc).
+// (cli_im2rec.cc), `quantize` (cli_quantize.cc), `import` (cli_import.cc).
 Runner DefineInspect(CLI::App* app);
 Runner DefineOps(CLI::App* app);
 Runner DefineRun(CLI::App* app);
@@ -151,6 +151,7 @@ Runner DefinePredict(CLI::App* app);
 Runner DefinePlace(CLI::App* app);
 Runner DefineConvert(CLI::App* app);
 Runner DefineQuantize(CLI::App* app);
+Runner DefineImport(CLI::App* app);
 Runner DefineIm2Rec(CLI::App* app);   // cli_im2rec.cc
 Runner DefineProfile(CLI::App* app);  // cli_run.cc
 Runner DefineSummary(CLI::App* app);  // cli_report.cc

@@ -17,6 +17,7 @@
 #include <map>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "c_api_handle.h"
 #include "weft/c_api.h"
@@ -70,6 +71,11 @@ WeftBuffer* NewBuffer(std::string bytes);
 // ndim > 0, every extent > 0 (kShape naming the offending index).
 constexpr int kMaxNdim = 32;
 Shape ShapeArg(const int64_t* shape, int ndim, const char* shape_arg, const char* ndim_arg);
+// `num` shapes in CSR form (`ind_ptr`, `dims`), every extent > 0. In
+// c_api_predictor.cc.
+std::vector<Shape> ShapesArg(size_t num, const size_t* ind_ptr, const int64_t* dims);
+// `num` non-NULL strings of C argument `arg`. In c_api_predictor.cc.
+std::vector<std::string> Names(size_t num, const char* const* names, const char* arg);
 // Validates (dev_type, dev_id): kDevice for an unknown type, a negative id,
 // or a GPU in a build without CUDA.
 Context ContextArg(int dev_type, int dev_id);

@@ -8,9 +8,11 @@
 #include <vector>
 
 #include "c_api_internal.h"
+#include "c_api_onnx_internal.h"
 #include "c_api_symbol_internal.h"
 #include "weft/runtime.h"
 #include "weft/ndarray_io.h"
+#include "weft/onnx_import.h"
 #include "weft/predictor.h"
 #include "weft/symbol_json.h"
 
@@ -23,8 +25,8 @@ std::shared_ptr<Predictor> GetPredictor(const WeftPredictor* h, const char* arg)
   return GetObject(h, arg);
 }
 
-// `num` shapes in CSR form (`ind_ptr`, `dims`), every extent > 0; `what`
-// names them in messages ("input_names[i]" style through `names`).
+}  // namespace
+
 std::vector<Shape> ShapesArg(size_t num, const size_t* ind_ptr, const int64_t* dims) {
   CheckArray(ind_ptr, num ? num + 1 : 0, "ind_ptr");
   std::vector<Shape> shapes;
@@ -50,6 +52,8 @@ std::vector<std::string> Names(size_t num, const char* const* names, const char*
   }
   return out;
 }
+
+namespace {
 
 int IntOption(const std::string& key, const char* value, int lo) {
   char* end = nullptr;
@@ -151,14 +155,21 @@ WeftStatus weft_predictor_create_from_files(const char* symbol_path, const char*
                                             const char* const* option_values, WeftPredictor** out) {
   WEFT_API_BEGIN();
   weft::capi::CheckNotNull(symbol_path, "symbol_path");
-  weft::capi::CheckNotNull(params_path, "params_path");
   weft::capi::CheckNotNull(out, "out");
   weft::Runtime* rt = &weft::Runtime::Global();
-  const weft::LoadedSymbol l = weft::LoadJSONFile(symbol_path, rt->ops());
-  const weft::NDArrayList list = weft::LoadNDArraysFile(params_path, rt);
-  *out = weft::capi::Create(rt, l.symbol, list, num_inputs, input_names, ind_ptr, dims, dev_type,
-                            dev_id, num_outputs, output_names, num_options, option_keys,
-                            option_values);
+  weft::Symbol symbol;
+  weft::NDArrayList list;
+  if (weft::IsOnnxPath(symbol_path)) {
+    symbol = weft::capi::ImportOnnxForPredictor(rt, symbol_path, params_path, num_inputs,
+                                                input_names, ind_ptr, dims, &list);
+  } else {
+    weft::capi::CheckNotNull(params_path, "params_path");
+    symbol = weft::LoadJSONFile(symbol_path, rt->ops()).symbol;
+    list = weft::LoadNDArraysFile(params_path, rt);
+  }
+  *out =
+      weft::capi::Create(rt, symbol, list, num_inputs, input_names, ind_ptr, dims, dev_type, dev_id,
+                         num_outputs, output_names, num_options, option_keys, option_values);
   WEFT_API_END();
 }
 

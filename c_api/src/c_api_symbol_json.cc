@@ -4,6 +4,7 @@
 #include <vector>
 
 #include "c_api_symbol_internal.h"
+#include "weft/onnx_import.h"
 #include "weft/runtime.h"
 
 using weft::StatusCode;
@@ -71,8 +72,12 @@ WeftStatus weft_symbol_from_json_file(const char* path, WeftSymbolHandle** out) 
   CheckNotNull(out, "out");
   if (!*path)
     weft::Fail(StatusCode::kInvalidArgument, "argument 'path' is \"\", expected a file path");
-  weft::LoadedSymbol l = weft::LoadJSONFile(path, weft::Runtime::Global().ops());
-  *out = weft::capi::NewSymbol(std::move(l.symbol), InfoOf(l));
+  if (weft::IsOnnxPath(path)) {  // the graph of an ONNX model, without its weights
+    *out = weft::capi::NewSymbol(weft::ImportOnnxFile(path, &weft::Runtime::Global()).symbol);
+  } else {
+    weft::LoadedSymbol l = weft::LoadJSONFile(path, weft::Runtime::Global().ops());
+    *out = weft::capi::NewSymbol(std::move(l.symbol), InfoOf(l));
+  }
   WEFT_API_END();
 }
 

@@ -30,6 +30,8 @@
  *   (weft_load_library, weft_loaded_ops)
  * - c_api_profiler.h: the profiler: Chrome traces, the aggregate table, user ranges
  *   and markers (weft_profiler_*)
+ * - c_api_onnx.h: ONNX import: an .onnx model as a symbol and parameters, or a
+ *   checkpoint (weft_onnx_*)
  *
  * Conventions (they hold for every function of these headers):
  * - Every fallible function returns a ::WeftStatus; results go in trailing
@@ -72,5 +74,6 @@
 #include "c_api_custom_op.h"
 #include "c_api_profiler.h"
 #include "c_api_op_library.h"
+#include "c_api_onnx.h"
 
 #endif /* WEFT_C_API_H_ */

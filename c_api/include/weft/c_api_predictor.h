@@ -79,7 +79,10 @@ WEFT_API WeftStatus weft_predictor_create(const char* symbol_json, const void* p
                                           size_t num_options, const char* const* option_keys,
                                           const char* const* option_values, WeftPredictor** out);
 
-/** As weft_predictor_create() from a -symbol.json and a .params file. */
+/** As weft_predictor_create() from a -symbol.json and a .params file, or from
+ * an ONNX model (@p symbol_path ending in ".onnx", imported as
+ * weft_onnx_import() does with the input shapes given here; @p params_path
+ * must then be NULL or ""). */
 WEFT_API WeftStatus weft_predictor_create_from_files(
     const char* symbol_path, const char* params_path, size_t num_inputs,
     const char* const* input_names, const size_t* ind_ptr, const int64_t* dims, int dev_type,

@@ -212,7 +212,9 @@ WEFT_API WeftStatus weft_symbol_save_file(const WeftSymbolHandle* sym, const cha
  */
 WEFT_API WeftStatus weft_symbol_from_json(const char* json, WeftSymbolHandle** out);
 
-/** As weft_symbol_from_json() for the file at @p path (WEFT_ERR_IO if unreadable). */
+/** As weft_symbol_from_json() for the file at @p path (WEFT_ERR_IO if unreadable).
+ * A path ending in ".onnx" is imported as weft_onnx_import() does and gives
+ * its graph alone (the weights are dropped; the handle carries no JSON information). */
 WEFT_API WeftStatus weft_symbol_from_json_file(const char* path, WeftSymbolHandle** out);
 
 /**

@@ -1,0 +1,298 @@
+#!/usr/bin/python3
+"""Writes the ONNX import test models and their references to tests/data/onnx/.
+
+Each model is exported from PyTorch (torch 1.13, onnx 1.12) with a fixed seed;
+its input and PyTorch's output are stored beside it as .npy files
+(<name>.input<k>.npy, <name>.output<k>.npy). Weft's importer must reproduce
+the outputs (tests/core/onnx/onnx_import_models_test.cc). The bad-input models
+(bad_*.onnx) and the external-data model are built with onnx.helper.
+
+The ResNet is torchvision's ResNet structure (BasicBlock, one block per stage)
+narrowed to 8/16/32/64 channels so the file stays under 400 KB (ResNet-18 at
+full width is 45 MB of float32 weights); its BatchNorm running statistics are
+randomised so that BN is not an identity, and it is exported with
+TrainingMode.PRESERVE (in eval mode) so that the exporter keeps the
+BatchNormalization nodes instead of folding them into the convolutions.
+
+Run: /usr/bin/python3 scripts/make_onnx_import_models.py
+"""
+import os
+
+import numpy as np
+import onnx
+import torch
+import torch.nn as nn
+import torch.nn.functional as F
+from onnx import TensorProto, helper
+from torchvision.models.resnet import BasicBlock
+
+OUT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "tests", "data", "onnx")
+
+
+class Mlp(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.fc1 = nn.Linear(20, 32)
+        self.fc2 = nn.Linear(32, 10)
+
+    def forward(self, x):
+        return self.fc2(torch.relu(self.fc1(x)))
+
+
+class LeNet(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.c1 = nn.Conv2d(1, 6, 5, padding=2)
+        self.c2 = nn.Conv2d(6, 16, 5)
+        self.f1 = nn.Linear(16 * 5 * 5, 120)
+        self.f2 = nn.Linear(120, 84)
+        self.f3 = nn.Linear(84, 10)
+
+    def forward(self, x):
+        x = F.max_pool2d(torch.relu(self.c1(x)), 2)
+        x = F.avg_pool2d(torch.sigmoid(self.c2(x)), 2)
+        x = torch.flatten(x, 1)
+        x = torch.tanh(self.f1(x))
+        x = torch.relu(self.f2(x))
+        return F.softmax(self.f3(x), dim=1)
+
+
+class NarrowResNet(nn.Module):
+    """torchvision's ResNet layout with BasicBlocks, [1, 1, 1, 1], narrow."""
+
+    def __init__(self, widths=(8, 16, 32, 64), classes=10):
+        super().__init__()
+        self.conv1 = nn.Conv2d(3, widths[0], 7, stride=2, padding=3, bias=False)
+        self.bn1 = nn.BatchNorm2d(widths[0])
+        self.maxpool = nn.MaxPool2d(3, stride=2, padding=1)
+        layers, inplanes = [], widths[0]
+        for i, w in enumerate(widths):
+            stride = 1 if i == 0 else 2
+            down = None
+            if stride != 1 or inplanes != w:
+                down = nn.Sequential(nn.Conv2d(inplanes, w, 1, stride=stride, bias=False),
+                                     nn.BatchNorm2d(w))
+            layers.append(BasicBlock(inplanes, w, stride, down))
+            inplanes = w
+        self.layers = nn.Sequential(*layers)
+        self.fc = nn.Linear(widths[-1], classes)
+
+    def forward(self, x):
+        x = self.maxpool(torch.relu(self.bn1(self.conv1(x))))
+        x = self.layers(x)
+        x = F.adaptive_avg_pool2d(x, 1)
+        return self.fc(torch.flatten(x, 1))
+
+
+class EncoderBlock(nn.Module):
+    """A pre-norm transformer encoder block: LayerNorm, multi-head attention
+    (MatMul, Softmax), a GELU (erf) feed-forward, residuals."""
+
+    def __init__(self, d=32, heads=4, ff=64):
+        super().__init__()
+        self.heads = heads
+        self.ln1 = nn.LayerNorm(d)
+        self.qkv = nn.Linear(d, 3 * d)
+        self.proj = nn.Linear(d, d)
+        self.ln2 = nn.LayerNorm(d)
+        self.ff1 = nn.Linear(d, ff)
+        self.ff2 = nn.Linear(ff, d)
+
+    def forward(self, x):
+        b, s, d = x.shape
+        h = self.heads
+        q, k, v = self.qkv(self.ln1(x)).split(d, dim=-1)
+        q = q.reshape(b, s, h, d // h).transpose(1, 2)
+        k = k.reshape(b, s, h, d // h).transpose(1, 2)
+        v = v.reshape(b, s, h, d // h).transpose(1, 2)
+        att = torch.softmax(torch.matmul(q, k.transpose(-1, -2)) / (d // h) ** 0.5, dim=-1)
+        y = torch.matmul(att, v).transpose(1, 2).reshape(b, s, d)
+        x = x + self.proj(y)
+        return x + self.ff2(F.gelu(self.ff1(self.ln2(x))))
+
+
+class LstmNet(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.lstm = nn.LSTM(8, 16, num_layers=2)
+        self.fc = nn.Linear(16, 4)
+
+    def forward(self, x):
+        y, _ = self.lstm(x)
+        return self.fc(y[-1])
+
+
+class GruNet(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.gru = nn.GRU(8, 12, bidirectional=True)
+
+    def forward(self, x):
+        y, h = self.gru(x)
+        return y
+
+
+def randomise_bn(model):
+    g = torch.Generator().manual_seed(7)
+    for m in model.modules():
+        if isinstance(m, nn.BatchNorm2d):
+            n = m.num_features
+            m.running_mean.copy_(torch.randn(n, generator=g) * 0.1)
+            m.running_var.copy_(torch.rand(n, generator=g) + 0.5)
+            m.weight.data.copy_(torch.rand(n, generator=g) + 0.5)
+            m.bias.data.copy_(torch.randn(n, generator=g) * 0.1)
+
+
+def export(name, model, inputs, opset, dynamic_axes=None, keep_bn=False):
+    model.eval()
+    path = os.path.join(OUT, name + ".onnx")
+    in_names = ["input%d" % i for i in range(len(inputs))]
+    with torch.no_grad():
+        outputs = model(*inputs)
+        if not isinstance(outputs, (tuple, list)):
+            outputs = (outputs,)
+        torch.onnx.export(model, tuple(inputs), path, opset_version=opset, input_names=in_names,
+                          output_names=["output%d" % i for i in range(len(outputs))],
+                          dynamic_axes=dynamic_axes, do_constant_folding=True,
+                          training=(torch.onnx.TrainingMode.PRESERVE if keep_bn else
+                                    torch.onnx.TrainingMode.EVAL))
+    onnx.checker.check_model(onnx.load(path))
+    for i, t in enumerate(inputs):
+        np.save(os.path.join(OUT, "%s.input%d.npy" % (name, i)), t.numpy())
+    for i, t in enumerate(outputs):
+        np.save(os.path.join(OUT, "%s.output%d.npy" % (name, i)), t.numpy())
+    ops = sorted({n.op_type for n in onnx.load(path).graph.node})
+    print("%-12s opset %2d %7d bytes  %s" % (name, opset, os.path.getsize(path), " ".join(ops)))
+
+
+def save_model(name, graph, opset=13, domain=""):
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid(domain, opset)])
+    model.ir_version = 7
+    onnx.save(model, os.path.join(OUT, name + ".onnx"))
+
+
+def external_data_models():
+    """A MatMul + Add whose weight lives in an external file beside the
+    model and whose bias uses the typed float_data field; and the same model
+    with the weight's location escaping the model's folder."""
+    rng = np.random.RandomState(3)
+    w = rng.randn(6, 5).astype(np.float32)
+    b = rng.randn(5).astype(np.float32)
+    x = rng.randn(3, 6).astype(np.float32)
+    with open(os.path.join(OUT, "ext_weights.bin"), "wb") as f:
+        f.write(b"\0" * 16)  # the tensor starts at an offset
+        f.write(w.tobytes())
+    for name, location in (("ext_data", "ext_weights.bin"), ("bad_ext_escape", "../x.bin")):
+        wt = TensorProto()
+        wt.name, wt.data_type = "W", TensorProto.FLOAT
+        wt.dims.extend(w.shape)
+        wt.data_location = TensorProto.EXTERNAL
+        for k, v in (("location", location), ("offset", "16"), ("length", str(w.nbytes))):
+            e = wt.external_data.add()
+            e.key, e.value = k, v
+        bt = helper.make_tensor("B", TensorProto.FLOAT, b.shape, b.tolist())  # float_data
+        graph = helper.make_graph(
+            [helper.make_node("MatMul", ["x", "W"], ["xw"], name="mm"),
+             helper.make_node("Add", ["xw", "B"], ["y"], name="add")], "ext",
+            [helper.make_tensor_value_info("x", TensorProto.FLOAT, [3, 6])],
+            [helper.make_tensor_value_info("y", TensorProto.FLOAT, [3, 5])], [wt, bt])
+        save_model(name, graph)
+    np.save(os.path.join(OUT, "ext_data.input0.npy"), x)
+    np.save(os.path.join(OUT, "ext_data.output0.npy"), x @ w + b)
+
+
+def bad_models():
+    x = helper.make_tensor_value_info("x", TensorProto.FLOAT, [2, 3])
+    y = helper.make_tensor_value_info("y", TensorProto.FLOAT, [2, 3])
+    relu = helper.make_graph([helper.make_node("Relu", ["x"], ["y"], name="r")], "g", [x], [y])
+    save_model("bad_opset", relu, opset=99)
+    custom = helper.make_graph(
+        [helper.make_node("Relu", ["x"], ["y"], name="custom_relu", domain="com.example.custom")],
+        "g", [x], [y])
+    model = helper.make_model(custom, opset_imports=[helper.make_opsetid("", 13),
+                                                     helper.make_opsetid("com.example.custom", 1)])
+    model.ir_version = 7
+    onnx.save(model, os.path.join(OUT, "bad_domain.onnx"))
+    missing = helper.make_graph([helper.make_node("Add", ["x", "bias"], ["y"], name="add_bias")],
+                                "g", [x], [y])
+    save_model("bad_missing_init", missing)
+    unsupported = helper.make_graph(
+        [helper.make_node("Relu", ["x"], ["a"], name="ok_relu"),
+         helper.make_node("Det", ["a"], ["b"], name="the_det"),
+         helper.make_node("Hardmax", ["b"], ["y"], name="the_hardmax")], "g", [x], [y])
+    save_model("bad_unsupported", unsupported)
+
+
+def fuzz_seeds():
+    """Small models for the fuzzer's seed corpus (tests/fuzz/onnx_corpus/):
+    a convolution block, a folded shape computation, a small LSTM."""
+    out = os.path.join(OUT, "..", "..", "fuzz", "onnx_corpus")
+    os.makedirs(out, exist_ok=True)
+    rng = np.random.RandomState(9)
+
+    def init(name, *shape):
+        return helper.make_tensor(name, TensorProto.FLOAT, shape,
+                                  rng.randn(*shape).astype(np.float32).tobytes(), raw=True)
+
+    def write(name, nodes, inputs, outputs, inits, opset=13):
+        g = helper.make_graph(nodes, name, inputs, outputs, inits)
+        m = helper.make_model(g, opset_imports=[helper.make_opsetid("", opset)])
+        m.ir_version = 7
+        onnx.checker.check_model(m)
+        onnx.save(m, os.path.join(out, name + ".onnx"))
+
+    x4 = helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, 2, 6, 6])
+    write("conv_bn_pool", [
+        helper.make_node("Conv", ["x", "w", "b"], ["c"], pads=[1, 1, 1, 1], kernel_shape=[3, 3]),
+        helper.make_node("BatchNormalization", ["c", "g", "be", "m", "v"], ["n"]),
+        helper.make_node("Relu", ["n"], ["r"]),
+        helper.make_node("MaxPool", ["r"], ["p"], kernel_shape=[2, 2], strides=[2, 2]),
+        helper.make_node("GlobalAveragePool", ["p"], ["y"])],
+        [x4], [helper.make_tensor_value_info("y", TensorProto.FLOAT, [1, 3, 1, 1])],
+        [init("w", 3, 2, 3, 3), init("b", 3), init("g", 3), init("be", 3), init("m", 3),
+         helper.make_tensor("v", TensorProto.FLOAT, [3], [1.0, 2.0, 0.5])])
+    write("shape_fold", [
+        helper.make_node("Shape", ["x"], ["s"]),
+        helper.make_node("Gather", ["s", "i0"], ["n"], axis=0),
+        helper.make_node("Unsqueeze", ["n", "ax"], ["n1"]),
+        helper.make_node("Concat", ["n1", "minus1"], ["shape"], axis=0),
+        helper.make_node("Reshape", ["x", "shape"], ["f"]),
+        helper.make_node("Slice", ["f", "st", "en", "ax1"], ["sl"]),
+        helper.make_node("Softmax", ["sl"], ["y"], axis=-1)],
+        [x4], [helper.make_tensor_value_info("y", TensorProto.FLOAT, [1, 36])],
+        [helper.make_tensor("i0", TensorProto.INT64, [], [0]),
+         helper.make_tensor("ax", TensorProto.INT64, [1], [0]),
+         helper.make_tensor("minus1", TensorProto.INT64, [1], [-1]),
+         helper.make_tensor("st", TensorProto.INT64, [1], [0]),
+         helper.make_tensor("en", TensorProto.INT64, [1], [36]),
+         helper.make_tensor("ax1", TensorProto.INT64, [1], [1])])
+    write("lstm", [helper.make_node("LSTM", ["x", "W", "R", "B"], ["y"], hidden_size=2)],
+          [helper.make_tensor_value_info("x", TensorProto.FLOAT, [3, 1, 2])],
+          [helper.make_tensor_value_info("y", TensorProto.FLOAT, [3, 1, 1, 2])],
+          [init("W", 1, 8, 2), init("R", 1, 8, 2), init("B", 1, 16)])
+
+
+def main():
+    os.makedirs(OUT, exist_ok=True)
+    torch.manual_seed(0)
+    export("mlp", Mlp(), [torch.randn(4, 20)], 9,
+           dynamic_axes={"input0": {0: "batch"}, "output0": {0: "batch"}})
+    torch.manual_seed(1)
+    export("lenet", LeNet(), [torch.randn(2, 1, 28, 28)], 11)
+    torch.manual_seed(2)
+    net = NarrowResNet()
+    randomise_bn(net)
+    export("resnet", net, [torch.randn(2, 3, 32, 32)], 13, keep_bn=True)
+    torch.manual_seed(3)
+    export("encoder", EncoderBlock(), [torch.randn(2, 8, 32)], 17)
+    torch.manual_seed(4)
+    export("lstm", LstmNet(), [torch.randn(5, 3, 8)], 14)
+    torch.manual_seed(5)
+    export("gru", GruNet(), [torch.randn(5, 3, 8)], 11)
+    external_data_models()
+    bad_models()
+    fuzz_seeds()
+
+
+if __name__ == "__main__":
+    main()

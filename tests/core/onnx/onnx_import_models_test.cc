@@ -1,0 +1,108 @@
+// ONNX import of models exported from PyTorch (scripts/make_onnx_import_models.py,
+// tests/data/onnx/): Weft's outputs on the imported model equal PyTorch's,
+// stored once as .npy files.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <filesystem>
+
+#include "util/test_util.h"
+#include "weft/npy.h"
+#include "weft/onnx_import.h"
+#include "weft/predictor.h"
+#include "weft/runtime.h"
+
+namespace weft {
+namespace {
+
+std::string DataPath(const std::string& file) { return test::TestDataDir() + "/onnx/" + file; }
+
+// Runs the imported `name`.onnx on its stored inputs with a predictor and
+// compares every output with PyTorch's: |w - t| <= rtol * (|t| + max|t|).
+void CheckModel(const std::string& name, double rtol) {
+  Runtime* rt = &Runtime::Global();
+  const OnnxModel m = ImportOnnxFile(DataPath(name + ".onnx"), rt);
+  std::vector<NDArray> inputs;
+  std::vector<std::pair<std::string, Shape>> shapes;
+  for (size_t i = 0; i < m.inputs.size(); ++i) {
+    inputs.push_back(LoadNpyFile(DataPath(name + ".input" + std::to_string(i) + ".npy"), rt));
+    shapes.emplace_back(m.inputs[i].first, inputs.back().shape());
+  }
+  auto pred = Predictor::Create(rt, m.symbol, ParamMaps{m.args, m.aux}, shapes, Context::CPU());
+  std::vector<Shape> in_shapes;
+  std::vector<HostInput> host_in;
+  std::vector<std::vector<float>> in_data;
+  for (const NDArray& a : inputs) {
+    in_shapes.push_back(a.shape());
+    in_data.emplace_back(static_cast<size_t>(a.shape().Size()));
+    a.CopyToHost(in_data.back().data(), in_data.back().size() * sizeof(float));
+    host_in.emplace_back(in_data.back().data(), in_data.back().size() * sizeof(float), a.shape());
+  }
+  const std::vector<Shape> out_shapes = pred->OutputShapes(in_shapes);
+  std::vector<std::vector<float>> out(out_shapes.size());
+  std::vector<HostOutput> host_out;
+  for (size_t k = 0; k < out.size(); ++k) {
+    out[k].resize(static_cast<size_t>(out_shapes[k].Size()));
+    host_out.emplace_back(out[k].data(), out[k].size() * sizeof(float));
+  }
+  pred->Predict(host_in, host_out);
+  for (size_t k = 0; k < out.size(); ++k) {
+    const NDArray ref = LoadNpyFile(DataPath(name + ".output" + std::to_string(k) + ".npy"), rt);
+    ASSERT_EQ(out_shapes[k], ref.shape()) << name << " output " << k;
+    const std::vector<double> t = test::Values(ref);
+    double scale = 0;
+    for (double v : t) scale = std::max(scale, std::fabs(v));
+    double worst = 0;
+    size_t at = 0;
+    for (size_t i = 0; i < t.size(); ++i) {
+      const double err = std::fabs(out[k][i] - t[i]) / (std::fabs(t[i]) + scale);
+      if (err > worst) worst = err, at = i;
+    }
+    EXPECT_LE(worst, rtol) << name << " output " << k << " element " << at << ": weft "
+                           << out[k][at] << ", torch " << t[at];
+  }
+}
+
+TEST(OnnxImportModels, MlpWithDynamicBatch) {
+  CheckModel("mlp", 1e-5);
+  const OnnxModel m = ImportOnnxFile(DataPath("mlp.onnx"), &Runtime::Global());
+  ASSERT_EQ(m.inputs.size(), 1u);
+  EXPECT_EQ(m.inputs[0].second, Shape({0, 20}));  // dim_param "batch": unknown extent
+  EXPECT_EQ(m.opset, 9);
+}
+
+TEST(OnnxImportModels, LeNet) { CheckModel("lenet", 1e-5); }
+
+TEST(OnnxImportModels, ResNetWithBatchNormAuxStates) {
+  CheckModel("resnet", 1e-5);
+  const OnnxModel m = ImportOnnxFile(DataPath("resnet.onnx"), &Runtime::Global());
+  // Each BatchNorm's running mean and variance are auxiliary states, its
+  // scale and bias arguments, as MXNet splits them.
+  EXPECT_EQ(m.aux.size(), 2u * 12);
+  for (const auto& kv : m.aux)
+    EXPECT_TRUE(kv.first.find("running_") != std::string::npos) << kv.first;
+  EXPECT_TRUE(m.args.count("bn1.weight"));
+  EXPECT_TRUE(m.aux.count("bn1.running_mean"));
+}
+
+TEST(OnnxImportModels, TransformerEncoderBlock) { CheckModel("encoder", 1e-5); }
+
+TEST(OnnxImportModels, Lstm) { CheckModel("lstm", 1e-5); }
+
+TEST(OnnxImportModels, BidirectionalGru) { CheckModel("gru", 1e-5); }
+
+// MatMul's weight in an external file (at an offset), the bias in the typed
+// float_data field.
+TEST(OnnxImportModels, ExternalDataAndTypedFields) { CheckModel("ext_data", 1e-5); }
+
+TEST(OnnxImportModels, SupportedOpsListed) {
+  const std::vector<std::string> ops = OnnxSupportedOps();
+  for (const char* op : {"Conv", "Gemm", "MatMul", "BatchNormalization", "LayerNormalization",
+                         "LSTM", "GRU", "Shape", "ConstantOfShape", "Softmax"})
+    EXPECT_TRUE(std::count(ops.begin(), ops.end(), op)) << op;
+  EXPECT_TRUE(std::is_sorted(ops.begin(), ops.end()));
+}
+
+}  // namespace
+}  // namespace weft
