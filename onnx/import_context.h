@@ -125,6 +125,7 @@ void AddNNConverters(ConverterMap* m);
 void AddMathConverters(ConverterMap* m);
 void AddShapeConverters(ConverterMap* m);
 void AddRnnConverters(ConverterMap* m);
+void AddVisionConverters(ConverterMap* m);
 
 // Evaluates the current node at import when every input is a constant (or,
 // for Shape/Size, when the input's shape is static); returns false when

@@ -188,6 +188,7 @@ onnx_import::ConverterMap AllConverters() {
   onnx_import::AddMathConverters(&m);
   onnx_import::AddShapeConverters(&m);
   onnx_import::AddRnnConverters(&m);
+  onnx_import::AddVisionConverters(&m);
   return m;
 }
 

@@ -23,6 +23,7 @@ import onnx
 import torch
 import torch.nn as nn
 import torch.nn.functional as F
+import torchvision
 from onnx import TensorProto, helper
 from torchvision.models.resnet import BasicBlock
 
@@ -130,6 +131,27 @@ class GruNet(nn.Module):
     def forward(self, x):
         y, h = self.gru(x)
         return y
+
+
+class DetHead(nn.Module):
+    """A detection-style head: features upsampled (nearest x2, Resize), a
+    bilinear resize (align_corners=False), RoiAlign over given ROIs
+    (torchvision.ops.roi_align, aligned), a score per ROI and TopK."""
+
+    def __init__(self):
+        super().__init__()
+        self.conv = nn.Conv2d(3, 4, 3, padding=1)
+        self.fc = nn.Linear(4 * 3 * 3, 1)
+
+    def forward(self, x, rois):
+        f = torch.relu(self.conv(x))
+        up = F.interpolate(f, scale_factor=2, mode="nearest")
+        resized = F.interpolate(f, size=(12, 20), mode="bilinear", align_corners=False)
+        pooled = torchvision.ops.roi_align(up, rois, output_size=(3, 3), spatial_scale=0.5,
+                                           sampling_ratio=2, aligned=True)
+        scores = self.fc(torch.flatten(pooled, 1)).flatten()
+        top, _ = torch.topk(scores, 3)
+        return top, resized
 
 
 def randomise_bn(model):
@@ -289,6 +311,11 @@ def main():
     export("lstm", LstmNet(), [torch.randn(5, 3, 8)], 14)
     torch.manual_seed(5)
     export("gru", GruNet(), [torch.randn(5, 3, 8)], 11)
+    torch.manual_seed(6)
+    rois = torch.tensor([[0, 1.0, 2.0, 20.0, 18.0], [1, 4.5, 0.0, 12.0, 30.0],
+                         [0, 10.0, 10.0, 31.0, 31.0], [1, 0.0, 0.0, 8.0, 8.0],
+                         [0, 2.0, 15.0, 9.0, 29.5]])
+    export("det_head", DetHead(), [torch.randn(2, 3, 16, 16), rois], 16)
     external_data_models()
     bad_models()
     fuzz_seeds()

@@ -92,6 +92,10 @@ TEST(OnnxImportModels, Lstm) { CheckModel("lstm", 1e-5); }
 
 TEST(OnnxImportModels, BidirectionalGru) { CheckModel("gru", 1e-5); }
 
+// Resize (nearest x2, bilinear to a folded size), RoiAlign (half-pixel,
+// ROIs and batch indices split from one input), Gemm, TopK.
+TEST(OnnxImportModels, DetectionHeadResizeRoiAlignTopK) { CheckModel("det_head", 1e-5); }
+
 // MatMul's weight in an external file (at an offset), the bias in the typed
 // float_data field.
 TEST(OnnxImportModels, ExternalDataAndTypedFields) { CheckModel("ext_data", 1e-5); }
