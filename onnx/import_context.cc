@@ -3,6 +3,8 @@
 
 #include <sstream>
 
+#include "weft/graph.h"
+#include "weft/pass.h"
 #include "weft/runtime.h"
 #include "weft/status.h"
 
@@ -56,7 +58,26 @@ Shape ImportContext::ShapeOf(const std::string& name) const {
   auto c = consts_.find(name);
   if (c != consts_.end()) return c->second.shape();
   auto it = shapes_.find(name);
-  return it == shapes_.end() ? Shape() : it->second;
+  Shape s = it == shapes_.end() ? Shape() : it->second;
+  auto sym = syms_.find(name);
+  if (s.is_known() || sym == syms_.end() || weft_inferred_.count(name)) return s;
+  // ONNX's inference left it (partly) unknown: Weft's shape inference over
+  // the graph built so far (variables carry their shape hints).
+  weft_inferred_.insert(name);
+  try {
+    const pass::ShapeResult r = pass::InferShape(IndexedGraph(sym->second.outputs));
+    const Shape w = r.out_shapes.empty() ? Shape() : r.out_shapes[0];
+    if (!s.ndim_known() || (w.ndim_known() && w.ndim() == s.ndim())) {
+      Shape merged = w;
+      for (int i = 0; s.ndim_known() && i < s.ndim(); ++i)
+        if (merged[i] == 0) merged[i] = s[i];
+      s = merged;
+    }
+  } catch (const Error&) {
+    // The converter that needs the shape reports it unknown.
+  }
+  shapes_[name] = s;
+  return s;
 }
 
 Shape ImportContext::KnownShape(const std::string& name, const std::string& role) const {

@@ -65,8 +65,8 @@ class ImportContext {
   const ConstTensor& Const(const std::string& name, const std::string& role) const;
   // The symbol of `name`; a constant becomes a float32 parameter variable.
   Symbol Sym(const std::string& name);
-  // The static shape of `name` (unknown extents 0; unknown rank when ONNX's
-  // shape inference does not know it).
+  // The static shape of `name` (unknown extents 0; unknown rank when
+  // neither ONNX's shape inference nor Weft's over the graph so far knows it).
   Shape ShapeOf(const std::string& name) const;
   // As ShapeOf, but every extent must be known (Error naming `role`).
   Shape KnownShape(const std::string& name, const std::string& role) const;
@@ -95,7 +95,9 @@ class ImportContext {
  private:
   std::map<std::string, Symbol> syms_;
   std::map<std::string, ConstTensor> consts_;
-  std::map<std::string, Shape> shapes_;
+  // Shapes: ONNX's inference, completed lazily by Weft's (ShapeOf).
+  mutable std::map<std::string, Shape> shapes_;
+  mutable std::set<std::string> weft_inferred_;
 };
 
 // Attribute helpers on the node being converted.

@@ -223,6 +223,56 @@ def external_data_models():
     np.save(os.path.join(OUT, "ext_data.output0.npy"), x @ w + b)
 
 
+def opset_models():
+    """Hand-built graphs pinning how attributes moved to inputs across
+    opsets, with NumPy references: opset 7 (Clip min/max, Unsqueeze axes,
+    Slice starts/ends, ReduceMean axes, Upsample scales as attributes) and
+    opset 18 (Clip, Unsqueeze/Squeeze, Slice, ReduceMean/ReduceMax axes as
+    inputs, Split num_outputs)."""
+    rng = np.random.RandomState(11)
+    x = rng.randn(2, 3, 4, 4).astype(np.float32)
+    vi = helper.make_tensor_value_info
+    ints = lambda name, v: helper.make_tensor(name, TensorProto.INT64, [len(v)], v)
+
+    # opset 7
+    clipped = np.clip(x, -0.5, 0.8)
+    up = clipped.repeat(2, axis=2).repeat(2, axis=3)
+    sl = up[:, 1:3, 2:7, :]
+    y7 = sl.mean(axis=(2, 3), keepdims=False)[:, :, None]
+    g7 = helper.make_graph([
+        helper.make_node("Clip", ["x"], ["c"], min=-0.5, max=0.8),
+        helper.make_node("Upsample", ["c"], ["u"], scales=[1.0, 1.0, 2.0, 2.0], mode="nearest"),
+        helper.make_node("Slice", ["u"], ["s"], starts=[1, 2], ends=[3, 7], axes=[1, 2]),
+        helper.make_node("ReduceMean", ["s"], ["m"], axes=[2, 3], keepdims=0),
+        helper.make_node("Unsqueeze", ["m"], ["y"], axes=[2])], "opset7",
+        [vi("x", TensorProto.FLOAT, x.shape)], [vi("y", TensorProto.FLOAT, y7.shape)])
+    save_model("opset7", g7, opset=7)
+
+    # opset 18
+    c18 = np.clip(x, -0.25, 0.5)
+    a, b = c18[:, :, :2, :], c18[:, :, 2:, :]
+    m = a.mean(axis=(1, 3), keepdims=True) + b.max(axis=3, keepdims=True).max(axis=1, keepdims=True)
+    y18 = np.squeeze(m, axis=(1, 3))[:, None, :, None][:, :, ::-1, :][:, :, :1, :]
+    g18 = helper.make_graph([
+        helper.make_node("Clip", ["x", "lo", "hi"], ["c"]),
+        helper.make_node("Split", ["c"], ["a", "b"], axis=2, num_outputs=2),
+        helper.make_node("ReduceMean", ["a", "ax13"], ["ma"], keepdims=1),
+        helper.make_node("ReduceMax", ["b", "ax31"], ["mb"], keepdims=1),
+        helper.make_node("Add", ["ma", "mb"], ["m"]),
+        helper.make_node("Squeeze", ["m", "ax13"], ["q"]),
+        helper.make_node("Unsqueeze", ["q", "ax13"], ["u"]),
+        helper.make_node("Slice", ["u", "st", "en", "ax2", "step"], ["y"])], "opset18",
+        [vi("x", TensorProto.FLOAT, x.shape)], [vi("y", TensorProto.FLOAT, y18.shape)],
+        [helper.make_tensor("lo", TensorProto.FLOAT, [], [-0.25]),
+         helper.make_tensor("hi", TensorProto.FLOAT, [], [0.5]),
+         ints("ax13", [1, 3]), ints("ax31", [3, 1]), ints("st", [-1]), ints("en", [-2]),
+         ints("ax2", [2]), ints("step", [-1])])
+    save_model("opset18", g18, opset=18)
+    for name, y in (("opset7", y7), ("opset18", y18)):
+        np.save(os.path.join(OUT, name + ".input0.npy"), x)
+        np.save(os.path.join(OUT, name + ".output0.npy"), np.ascontiguousarray(y))
+
+
 def bad_models():
     x = helper.make_tensor_value_info("x", TensorProto.FLOAT, [2, 3])
     y = helper.make_tensor_value_info("y", TensorProto.FLOAT, [2, 3])
@@ -317,6 +367,7 @@ def main():
                          [0, 2.0, 15.0, 9.0, 29.5]])
     export("det_head", DetHead(), [torch.randn(2, 3, 16, 16), rois], 16)
     external_data_models()
+    opset_models()
     bad_models()
     fuzz_seeds()
 

@@ -96,6 +96,14 @@ TEST(OnnxImportModels, BidirectionalGru) { CheckModel("gru", 1e-5); }
 // ROIs and batch indices split from one input), Gemm, TopK.
 TEST(OnnxImportModels, DetectionHeadResizeRoiAlignTopK) { CheckModel("det_head", 1e-5); }
 
+// Attributes that became inputs: opset 7 (Clip min/max, Upsample scales,
+// Slice starts/ends, ReduceMean and Unsqueeze axes as attributes) and
+// opset 18 (the same as inputs, Split num_outputs, a negative Slice step;
+// Debian's libonnx 1.12 knows opsets up to 17, so opset 18 shapes come from
+// Weft's inference). References from NumPy.
+TEST(OnnxImportModels, Opset7Attributes) { CheckModel("opset7", 1e-6); }
+TEST(OnnxImportModels, Opset18Inputs) { CheckModel("opset18", 1e-6); }
+
 // MatMul's weight in an external file (at an offset), the bias in the typed
 // float_data field.
 TEST(OnnxImportModels, ExternalDataAndTypedFields) { CheckModel("ext_data", 1e-5); }
