@@ -34,13 +34,18 @@ Symbol ImportContext::Sym(const std::string& name) {
   if (c == consts_.end())
     Invalid("input '" + name + "' is neither a graph input, an initializer nor a node output");
   const ConstTensor& t = c->second;
-  NDArray arr(t.shape(), Context::CPU(), DType::kFloat32, rt);
+  // A scalar becomes a 1-element vector (it broadcasts the same way); Weft's
+  // extent 0 means unknown, so an empty tensor cannot be a parameter.
+  const Shape shape = t.dims.empty() ? Shape({1}) : t.shape();
+  for (int64_t d : t.dims)
+    if (d == 0) Unsupported("the empty tensor '" + name + "' as an operand");
+  NDArray arr(shape, Context::CPU(), DType::kFloat32, rt);
   std::vector<float> host(t.size());
   for (size_t k = 0; k < host.size(); ++k) host[k] = static_cast<float>(t.real(k));
   arr.CopyFromHost(host.data(), host.size() * sizeof(float));
   params[name] = arr;
   VariableHints hints;
-  hints.shape = t.shape();
+  hints.shape = shape;
   hints.dtype = DType::kFloat32;
   Symbol s = Symbol::CreateVariable(name, hints);
   syms_[name] = s;

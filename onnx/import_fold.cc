@@ -101,6 +101,7 @@ ConstTensor FoldRange(ImportContext& c) {
   const double start = s.real(0), limit = l.real(0), delta = d.real(0);
   if (delta == 0) c.Invalid("Range with delta 0");
   const double count = std::max(std::ceil((limit - start) / delta), 0.0);
+  if (!std::isfinite(count) || count > 1e15) c.Invalid("Range of a non-finite or huge length");
   const size_t n = CheckedElements(c, {static_cast<int64_t>(count)});
   t.dims = {static_cast<int64_t>(n)};
   for (size_t k = 0; k < n; ++k) {

@@ -206,6 +206,9 @@ ConstTensor FoldConcat(ImportContext& c) {
     const ConstTensor& p = In(c, i);
     if (p.dims.size() != first.dims.size() || p.is_int() != first.is_int())
       c.Invalid("inputs differ in rank or element type");
+    for (int64_t a = 0; a < rank; ++a)
+      if (a != axis && p.dims[a] != first.dims[a])
+        c.Invalid("inputs " + Tuple(first.dims) + " and " + Tuple(p.dims) + " differ off the axis");
     parts.push_back(&p);
     t.dims[axis] += p.dims[axis];
   }
@@ -261,7 +264,10 @@ ConstTensor FoldTranspose(ImportContext& c) {
     for (size_t a = rank; a-- > 0;) perm.push_back(static_cast<int64_t>(a));
   if (perm.size() != rank) c.Invalid("perm has " + std::to_string(perm.size()) + " axes");
   std::vector<int64_t> dims;
-  for (int64_t p : perm) dims.push_back(x.dims[NormAxis(c, p, static_cast<int64_t>(rank))]);
+  for (int64_t& p : perm) {
+    p = NormAxis(c, p, static_cast<int64_t>(rank));
+    dims.push_back(x.dims[p]);
+  }
   const std::vector<size_t> xs = Strides(x.dims);
   return Gathered(c, x, dims, [&](const std::vector<int64_t>& o) {
     size_t off = 0;
@@ -367,7 +373,9 @@ std::vector<SliceAxis> SliceRanges(ImportContext& c, const std::vector<int64_t>&
     int64_t b = starts[i], e = ends[i];
     if (b < 0) b += d;
     if (e < 0 && e > std::numeric_limits<int64_t>::min() / 2) e += d;
-    if (step > 0) {
+    if (d == 0) {
+      b = e = 0;
+    } else if (step > 0) {
       b = std::clamp<int64_t>(b, 0, d);
       e = std::clamp<int64_t>(e, 0, d);
     } else {

@@ -18,10 +18,14 @@ std::vector<int64_t> WindowPads(ImportContext& c, const std::vector<int64_t>& ke
                                 const std::vector<int64_t>& strides,
                                 const std::vector<int64_t>& dil, std::vector<int64_t>* extra) {
   const size_t n = kernel.size();
+  if (strides.size() != n || dil.size() != n)
+    c.Invalid("kernel_shape, strides and dilations differ in length");
   std::vector<int64_t> pads = AttrInts(*c.node, "pads", std::vector<int64_t>(2 * n, 0));
   const std::string ap = AttrString(*c.node, "auto_pad", "NOTSET");
   if (ap == "SAME_UPPER" || ap == "SAME_LOWER") {
     const Shape s = c.KnownShape(c.node->input(0), "input");
+    if (s.ndim() != static_cast<int>(n) + 2)
+      c.Invalid("auto_pad on an input of rank " + std::to_string(s.ndim()));
     for (size_t i = 0; i < n; ++i) {
       const int64_t in = s[static_cast<int>(i + 2)];
       const int64_t out = (in + strides[i] - 1) / strides[i];
@@ -67,6 +71,7 @@ void ConvertConv(ImportContext& c) {
   const auto& n = *c.node;
   const bool transpose = n.op_type() == "ConvTranspose";
   const Shape w = c.KnownShape(n.input(1), "weight");
+  if (w.ndim() < 3) c.Invalid("the weight " + w.ToString() + " has fewer than 3 axes");
   std::vector<int64_t> kernel = AttrInts(n, "kernel_shape");
   if (kernel.empty()) kernel.assign(w.dims().begin() + 2, w.dims().end());
   const size_t k = kernel.size();
@@ -204,6 +209,7 @@ void ConvertGemm(ImportContext& c) {
   Symbol a = c.Sym(n.input(0));
   if (trans_a) a = c.Op("transpose", {a}, {}, "_transA");
   const Shape bs = c.KnownShape(n.input(1), "B");
+  if (bs.ndim() != 2) c.Invalid("B " + bs.ToString() + " is not 2-D");
   const int64_t units = trans_b ? bs[0] : bs[1];
   StringMap p = {{"num_hidden", std::to_string(units)}, {"flatten", "True"}};
   std::vector<Symbol> args = {a, GemmWeight(c, trans_b, alpha)};

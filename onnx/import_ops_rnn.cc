@@ -72,6 +72,7 @@ ConstTensor PackParams(ImportContext& c, const RnnSpec& spec, int64_t dirs, int6
 Symbol InitialState(ImportContext& c, int index, int64_t dirs, int64_t h, const char* suffix) {
   if (HasInput(*c.node, index)) return c.Sym(c.node->input(index));
   const Shape x = c.KnownShape(c.node->input(0), "X (for the zero initial state)");
+  if (x.ndim() != 3) c.Invalid("X " + x.ToString() + " is not 3-D");
   ConstTensor z;
   z.dims = {dirs, x[1], h};
   z.reals.assign(CheckedElements(c, z.dims), 0.0);
@@ -85,6 +86,8 @@ void ConvertRnn(ImportContext& c, const RnnSpec& spec) {
   const std::string direction = AttrString(n, "direction", "forward");
   const int64_t dirs = direction == "bidirectional" ? 2 : 1;
   const bool reverse = direction == "reverse";
+  if (direction != "forward" && direction != "reverse" && direction != "bidirectional")
+    c.Invalid("direction '" + direction + "'");
   if (FindAttr(n, "activations") || FindAttr(n, "clip") || AttrInt(n, "input_forget", 0))
     c.Unsupported("non-default activations, clip or input_forget");
   if (AttrInt(n, "layout", 0) != 0) c.Unsupported("layout 1 (batch first)");
