@@ -60,6 +60,43 @@ void CheckSupported(const onnx::GraphProto& g, const onnx_import::ConverterMap& 
        " node(s) use operators Weft cannot import: ", list);
 }
 
+// True when `s` is well-formed UTF-8 without NUL characters (onnx.proto is
+// proto2: protobuf does not check its strings, and names end up in the
+// symbol's JSON, which refuses NULs).
+bool IsUtf8(const std::string& s) {
+  size_t i = 0;
+  while (i < s.size()) {
+    const unsigned char c = static_cast<unsigned char>(s[i]);
+    const size_t len = c < 0x80           ? 1
+                       : (c >> 5) == 0x6  ? 2
+                       : (c >> 4) == 0xe  ? 3
+                       : (c >> 3) == 0x1e ? 4
+                                          : 0;
+    if (c == 0 || len == 0 || i + len > s.size() || (len > 1 && c < 0xc2)) return false;
+    for (size_t k = 1; k < len; ++k)
+      if ((static_cast<unsigned char>(s[i + k]) & 0xc0) != 0x80) return false;
+    i += len;
+  }
+  return true;
+}
+
+// Every name the symbol will carry must be UTF-8.
+void CheckNames(const onnx::GraphProto& g, const std::string& what) {
+  auto check = [&](const std::string& name, const char* role) {
+    if (!IsUtf8(name))
+      Fail(StatusCode::kInvalidArgument, what, ": a ", role,
+           " name is not valid UTF-8 or holds a NUL character");
+  };
+  for (const auto& v : g.input()) check(v.name(), "graph input");
+  for (const auto& v : g.output()) check(v.name(), "graph output");
+  for (const auto& t : g.initializer()) check(t.name(), "initializer");
+  for (const auto& n : g.node()) {
+    check(n.name(), "node");
+    for (const auto& in : n.input()) check(in, "node input");
+    for (const auto& out : n.output()) check(out, "node output");
+  }
+}
+
 // Every node input must be a graph input, an initializer or an earlier
 // node's output.
 void CheckInputsDefined(const onnx::GraphProto& g, const std::string& what) {
@@ -224,6 +261,7 @@ OnnxModel ImportOnnx(const void* data, size_t size, const std::string& what,
   out.producer =
       m.producer_name() + (m.producer_version().empty() ? "" : " " + m.producer_version());
   const onnx_import::ConverterMap conv = AllConverters();
+  CheckNames(m.graph(), what);
   CheckSupported(m.graph(), conv, what);
   CheckInputsDefined(m.graph(), what);
   SetInputShapes(m.mutable_graph(), options, what);
