@@ -99,17 +99,40 @@ class EncoderBlock(nn.Module):
         self.ff1 = nn.Linear(d, ff)
         self.ff2 = nn.Linear(ff, d)
 
-    def forward(self, x):
+    def forward(self, x, bias=None):
         b, s, d = x.shape
         h = self.heads
         q, k, v = self.qkv(self.ln1(x)).split(d, dim=-1)
         q = q.reshape(b, s, h, d // h).transpose(1, 2)
         k = k.reshape(b, s, h, d // h).transpose(1, 2)
         v = v.reshape(b, s, h, d // h).transpose(1, 2)
-        att = torch.softmax(torch.matmul(q, k.transpose(-1, -2)) / (d // h) ** 0.5, dim=-1)
+        scores = torch.matmul(q, k.transpose(-1, -2)) / (d // h) ** 0.5
+        att = torch.softmax(scores if bias is None else scores + bias, dim=-1)
         y = torch.matmul(att, v).transpose(1, 2).reshape(b, s, d)
         x = x + self.proj(y)
         return x + self.ff2(F.gelu(self.ff1(self.ln2(x))))
+
+
+class TinyBert(nn.Module):
+    """A BERT-like encoder: token and position embeddings (Gather on int64
+    ids), LayerNorm, masked multi-head self-attention (the additive mask
+    (1 - mask) * -10000 broadcast over heads and queries), a GELU
+    feed-forward, and the first token's pooled tanh output."""
+
+    def __init__(self, vocab=50, d=32, heads=4, seq=8):
+        super().__init__()
+        self.tok = nn.Embedding(vocab, d)
+        self.pos = nn.Embedding(seq, d)
+        self.ln0 = nn.LayerNorm(d)
+        self.block = EncoderBlock(d, heads, 64)
+        self.pool = nn.Linear(d, d)
+
+    def forward(self, ids, mask):
+        b, s = ids.shape
+        x = self.ln0(self.tok(ids) + self.pos(torch.arange(s)))
+        bias = (1.0 - mask[:, None, None, :]) * -10000.0
+        x = self.block(x, bias)
+        return torch.tanh(self.pool(x[:, 0])), x
 
 
 class LstmNet(nn.Module):
@@ -357,6 +380,10 @@ def main():
     export("resnet", net, [torch.randn(2, 3, 32, 32)], 13, keep_bn=True)
     torch.manual_seed(3)
     export("encoder", EncoderBlock(), [torch.randn(2, 8, 32)], 17)
+    torch.manual_seed(7)
+    ids = torch.randint(0, 50, (2, 8))
+    mask = torch.tensor([[1.0] * 8, [1.0] * 5 + [0.0] * 3])
+    export("bert_tiny", TinyBert(), [ids, mask], 14)
     torch.manual_seed(4)
     export("lstm", LstmNet(), [torch.randn(5, 3, 8)], 14)
     torch.manual_seed(5)

@@ -32,12 +32,12 @@ void CheckModel(const std::string& name, double rtol) {
   auto pred = Predictor::Create(rt, m.symbol, ParamMaps{m.args, m.aux}, shapes, Context::CPU());
   std::vector<Shape> in_shapes;
   std::vector<HostInput> host_in;
-  std::vector<std::vector<float>> in_data;
+  std::vector<std::vector<char>> in_data;  // any dtype (token ids are int64)
   for (const NDArray& a : inputs) {
     in_shapes.push_back(a.shape());
-    in_data.emplace_back(static_cast<size_t>(a.shape().Size()));
-    a.CopyToHost(in_data.back().data(), in_data.back().size() * sizeof(float));
-    host_in.emplace_back(in_data.back().data(), in_data.back().size() * sizeof(float), a.shape());
+    in_data.emplace_back(a.Bytes());
+    a.CopyToHost(in_data.back().data(), in_data.back().size());
+    host_in.emplace_back(in_data.back().data(), in_data.back().size(), a.shape());
   }
   const std::vector<Shape> out_shapes = pred->OutputShapes(in_shapes);
   std::vector<std::vector<float>> out(out_shapes.size());
@@ -87,6 +87,11 @@ TEST(OnnxImportModels, ResNetWithBatchNormAuxStates) {
 }
 
 TEST(OnnxImportModels, TransformerEncoderBlock) { CheckModel("encoder", 1e-5); }
+
+// Token and position embeddings (Gather on int64 ids), LayerNorm decomposed
+// by the opset-14 export (ReduceMean, Sub, Pow, Sqrt, Div), an additive
+// attention mask, two outputs.
+TEST(OnnxImportModels, TinyBertWithMask) { CheckModel("bert_tiny", 1e-5); }
 
 TEST(OnnxImportModels, Lstm) { CheckModel("lstm", 1e-5); }
 
