@@ -23,7 +23,8 @@ const ConstTensor& ImportContext::Const(const std::string& name, const std::stri
   if (it == consts_.end())
     Unsupported("its " + role + " '" + name +
                 "' is computed at run time; the importer needs it as a constant (an "
-                "initializer, or a shape computation over static shapes)");
+                "initializer, or a shape computation over static shapes: give the input "
+                "shapes at import when the model's are dynamic)");
   return it->second;
 }
 

@@ -125,9 +125,14 @@ Shape ShapeOfType(const onnx::TypeProto& t) {
   return Shape(dims);
 }
 
+// The caller's shapes replace graph inputs' ONNX shapes; a name that is an
+// initializer (a value the caller overrides) is left alone.
 void SetInputShapes(onnx::GraphProto* g, const OnnxImportOptions& options,
                     const std::string& what) {
+  std::set<std::string> inits;
+  for (const auto& t : g->initializer()) inits.insert(t.name());
   for (const auto& [name, shape] : options.input_shapes) {
+    if (inits.count(name)) continue;
     onnx::ValueInfoProto* v = nullptr;
     for (auto& in : *g->mutable_input())
       if (in.name() == name) v = &in;
@@ -279,8 +284,13 @@ OnnxModel ImportOnnx(const void* data, size_t size, const std::string& what,
     c.node_name = UniqueName(g.node(i), i, &used);
     if (onnx_import::FoldNode(c)) continue;
     auto it = conv.find(c.node->op_type());
-    if (it == conv.end())
-      c.Unsupported("is evaluated only at import, and its inputs are not all constant or static");
+    if (it == conv.end()) {
+      const std::string& op = c.node->op_type();
+      if (op == "Shape" || op == "Size") c.KnownShape(c.node->input(0), "input");
+      c.Unsupported(
+          "is evaluated only at import, and its inputs are not all constants (give the input "
+          "shapes at import when the model's are dynamic)");
+    }
     it->second(c);
     for (const auto& o : c.node->output())
       if (!o.empty() && !c.Has(o)) c.Unsupported("the converter left output '" + o + "' unset");

@@ -384,6 +384,11 @@ def main():
     ids = torch.randint(0, 50, (2, 8))
     mask = torch.tensor([[1.0] * 8, [1.0] * 5 + [0.0] * 3])
     export("bert_tiny", TinyBert(), [ids, mask], 14)
+    torch.manual_seed(7)
+    ids = torch.randint(0, 50, (2, 8))
+    dyn = {0: "batch", 1: "seq"}
+    export("bert_dyn", TinyBert(), [ids, mask], 14,
+           dynamic_axes={"input0": dyn, "input1": dyn, "output0": {0: "batch"}, "output1": dyn})
     torch.manual_seed(4)
     export("lstm", LstmNet(), [torch.randn(5, 3, 8)], 14)
     torch.manual_seed(5)

@@ -158,11 +158,22 @@ void LoadSymbol(const RunOptions& o, Sym* sym, std::map<std::string, Array>* val
     Check(weft_symbol_from_json_file(f.c_str(), sym->out()), "run");
     return;
   }
+  // The input shapes fix the model's dynamic extents at import (so that
+  // its shape computations fold): --shape, and the --input arrays' shapes.
   std::vector<ShapeArg> shapes;
   std::vector<const char*> names;
   std::vector<size_t> ind_ptr = {0};
   std::vector<int64_t> dims;
   for (const std::string& text : o.shape_args) shapes.push_back(ParseShape(text));
+  for (const auto& in : o.inputs) {
+    Array arr;
+    Check(weft_ndarray_load_npy(in.second.c_str(), arr.out()), "run --input " + in.first);
+    int ndim = 0;
+    Check(weft_ndarray_ndim(arr.get(), &ndim), "run");
+    ShapeArg s{in.first, std::vector<int64_t>(static_cast<size_t>(ndim))};
+    Check(weft_ndarray_shape(arr.get(), s.dims.data(), s.dims.size()), "run");
+    shapes.push_back(std::move(s));
+  }
   for (const ShapeArg& s : shapes) {
     names.push_back(s.name.c_str());
     dims.insert(dims.end(), s.dims.begin(), s.dims.end());

@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # `weft import` and `weft run --symbol M.onnx` end to end on the PyTorch
 # exports of tests/data/onnx/ (scripts/make_onnx_import_models.py): the
-# imported checkpoint and the .onnx run directly both give PyTorch's stored
-# outputs (npy_allclose, rtol 1e-5, atol 1e-6); an unsupported model fails
+# imported checkpoint and the .onnx run directly (a model with dynamic axes
+# among them) give PyTorch's stored outputs (npy_allclose, rtol 1e-5, atol
+# 1e-6); an unsupported model fails
 # with exit 1 naming every unsupported node.
 #
 #   onnx_import_test.sh WEFT_BINARY NPY_ALLCLOSE DATA_DIR
@@ -40,6 +41,17 @@ for model in resnet lenet; do
     fail "run $model.onnx: $(cat "$tmp/stderr")"
   check_output "$tmp/direct_$model" "$model"
 done
+
+# Dynamic batch and sequence axes: `weft run` gives the --input arrays'
+# shapes to the import, so the model's Shape computations fold.
+mkdir -p "$tmp/dyn"
+"$weft" run --symbol "$data/bert_dyn.onnx" --input "input0=$data/bert_dyn.input0.npy" \
+  --input "input1=$data/bert_dyn.input1.npy" --output-dir "$tmp/dyn" >/dev/null 2>"$tmp/stderr" ||
+  fail "run bert_dyn.onnx: $(cat "$tmp/stderr")"
+"$allclose" "$data/bert_dyn.output0.npy" "$tmp/dyn/_Tanh_output.npy" 1e-5 1e-6 ||
+  fail "bert_dyn: pooled output differs"
+"$allclose" "$data/bert_dyn.output1.npy" "$tmp/dyn/_block_Add_3_output.npy" 1e-5 1e-6 ||
+  fail "bert_dyn: sequence output differs"
 
 "$weft" import "$data/bad_unsupported.onnx" -o "$tmp/bad" >"$tmp/stdout" 2>"$tmp/stderr"
 rc=$?

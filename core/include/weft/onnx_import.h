@@ -32,7 +32,8 @@ class Runtime;
 
 struct OnnxImportOptions {
   // Shapes that replace graph inputs' ONNX shapes (e.g. a fixed batch for a
-  // model with a dynamic one, so that its shape computations fold).
+  // model with a dynamic one, so that its shape computations fold). A name
+  // that is an initializer is ignored; any other unknown name is an error.
   std::map<std::string, Shape> input_shapes;
 };
 
