@@ -70,9 +70,8 @@ static void test_predictor_from_onnx(void** state) {
   OK(weft_predictor_predict_float(p, in, n_in, dims, 4, out, 20));
   for (i = 0; i < 20; ++i) assert_true(fabsf(out[i] - ref[i]) <= 1e-5f * (fabsf(ref[i]) + 1));
   OK(weft_predictor_free(p));
-  EXPECT_ERR(weft_predictor_create_from_files(ONNX_DIR "lenet.onnx", "x.params", 1, inputs,
-                                              ind_ptr, dims, WEFT_CPU, 0, 0, NULL, 0, NULL, NULL,
-                                              &p),
+  EXPECT_ERR(weft_predictor_create_from_files(ONNX_DIR "lenet.onnx", "x.params", 1, inputs, ind_ptr,
+                                              dims, WEFT_CPU, 0, 0, NULL, 0, NULL, NULL, &p),
              WEFT_ERR_INVALID_ARGUMENT, "carries its parameters");
   free(in);
   free(ref);
@@ -108,9 +107,9 @@ static void test_errors(void** state) {
   WeftSymbolHandle* sym = NULL;
   WeftNDArrayList *args = NULL, *aux = NULL;
   (void)state;
-  EXPECT_ERR(weft_onnx_import(ONNX_DIR "bad_unsupported.onnx", 0, NULL, NULL, NULL, &sym, &args,
-                              &aux),
-             WEFT_ERR_NOT_IMPLEMENTED, "'the_det' (Det)", "'the_hardmax' (Hardmax)");
+  EXPECT_ERR(
+      weft_onnx_import(ONNX_DIR "bad_unsupported.onnx", 0, NULL, NULL, NULL, &sym, &args, &aux),
+      WEFT_ERR_NOT_IMPLEMENTED, "'the_det' (Det)", "'the_hardmax' (Hardmax)");
   EXPECT_ERR(weft_onnx_import(ONNX_DIR "bad_opset.onnx", 0, NULL, NULL, NULL, &sym, &args, &aux),
              WEFT_ERR_INVALID_ARGUMENT, "opset 99");
   EXPECT_ERR(weft_onnx_import(ONNX_DIR "missing.onnx", 0, NULL, NULL, NULL, &sym, &args, &aux),
