@@ -61,7 +61,8 @@ WEFT_API WeftStatus weft_onnx_import_checkpoint(const char* path, const char* pr
                                                 size_t num_shapes, const char* const* shape_names,
                                                 const size_t* ind_ptr, const int64_t* dims);
 
-/** @brief The ONNX operators the importer converts, sorted; free @p out with weft_string_list_free(). */
+/** @brief The ONNX operators the importer converts, sorted; free @p out with
+ * weft_string_list_free(). */
 WEFT_API WeftStatus weft_onnx_supported_ops(WeftStringList** out);
 
 #ifdef __cplusplus
