@@ -335,8 +335,8 @@ int Plan(const PlanOptions& o) {
 // The options `run` and `profile` share; returns --seed.
 CLI::Option* AddModelOptions(CLI::App* app, RunOptions* o) {
   app->add_option("--symbol", o->symbol_file,
-                  "the symbol file, or an ONNX model (its weights included)")
-      ->type_name("S.json|M.onnx")
+                  "the symbol file, or an ONNX model (M.onnx, its weights included)")
+      ->type_name("S.json")
       ->required();
   app->add_option("--params", o->params_file, "parameters (MXNet .params, arg:/aux: names)")
       ->type_name("P.params");
