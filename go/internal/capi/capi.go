@@ -943,294 +943,315 @@ typedef _gostring_ swig_type_909;
 typedef _gostring_ swig_type_910;
 typedef _gostring_ swig_type_911;
 typedef _goslice_ swig_type_912;
-extern void _wrap_Swig_free_capi_e9327122f07dbc13(uintptr_t arg1);
-extern uintptr_t _wrap_Swig_malloc_capi_e9327122f07dbc13(swig_intgo arg1);
-extern swig_intgo _wrap_weft_binding_abi_version_capi_e9327122f07dbc13(void);
-extern swig_type_1 _wrap_weft_binding_library_path_capi_e9327122f07dbc13(void);
-extern swig_type_2 _wrap_weft_version_capi_e9327122f07dbc13(void);
-extern swig_intgo _wrap_weft_abi_version_capi_e9327122f07dbc13(void);
-extern swig_type_3 _wrap_weft_live_handle_count_capi_e9327122f07dbc13(void);
-extern swig_type_4 _wrap_weft_storage_stats_capi_e9327122f07dbc13(swig_intgo arg1, swig_intgo arg2, swig_type_5 arg3, swig_type_6 arg4);
-extern swig_type_7 _wrap_weft_device_count_capi_e9327122f07dbc13(swig_intgo arg1, swig_type_8 arg2);
-extern swig_type_9 _wrap_weft_device_memory_capi_e9327122f07dbc13(swig_intgo arg1, swig_intgo arg2, swig_type_10 arg3, swig_type_11 arg4);
-extern swig_type_12 _wrap_weft_random_seed_capi_e9327122f07dbc13(swig_type_13 arg1);
-extern swig_type_14 _wrap_weft_wait_all_capi_e9327122f07dbc13(void);
-extern swig_type_15 _wrap_weft_string_list_size_capi_e9327122f07dbc13(uintptr_t arg1, swig_type_16 arg2);
-extern swig_type_17 _wrap_weft_string_list_get_capi_e9327122f07dbc13(uintptr_t arg1, swig_type_18 arg2, swig_type_19 arg3);
-extern swig_type_20 _wrap_weft_string_list_free_capi_e9327122f07dbc13(uintptr_t arg1);
-extern swig_type_21 _wrap_weft_op_count_capi_e9327122f07dbc13(swig_type_22 arg1);
-extern swig_type_23 _wrap_weft_op_name_capi_e9327122f07dbc13(swig_type_24 arg1, swig_type_25 arg2);
-extern swig_type_26 _wrap_weft_op_info_capi_e9327122f07dbc13(swig_type_27 arg1, swig_type_28 arg2, swig_type_29 arg3);
-extern swig_type_30 _wrap_weft_op_param_capi_e9327122f07dbc13(swig_type_31 arg1, swig_type_32 arg2, swig_type_33 arg3, swig_type_34 arg4, swig_type_35 arg5, swig_type_36 arg6);
-extern swig_type_37 _wrap_weft_op_aliases_capi_e9327122f07dbc13(swig_type_38 arg1, swig_type_39 arg2);
-extern swig_type_40 _wrap_weft_op_invoke_capi_e9327122f07dbc13(swig_type_41 arg1, swig_type_42 arg2, swig_type_43 arg3, swig_type_44 arg4, swig_type_45 arg5, swig_type_46 arg6, swig_type_47 arg7, swig_type_48 arg8, swig_type_49 arg9);
-extern swig_type_50 _wrap_weft_op_invoke_into_capi_e9327122f07dbc13(swig_type_51 arg1, swig_type_52 arg2, swig_type_53 arg3, swig_type_54 arg4, swig_type_55 arg5, swig_type_56 arg6, swig_type_57 arg7, swig_type_58 arg8, swig_type_59 arg9);
-extern swig_type_60 _wrap_weft_ndarray_create_capi_e9327122f07dbc13(swig_type_61 arg1, swig_intgo arg2, swig_intgo arg3, swig_intgo arg4, swig_intgo arg5, swig_type_62 arg6);
-extern swig_type_63 _wrap_weft_ndarray_free_capi_e9327122f07dbc13(uintptr_t arg1);
-extern swig_type_64 _wrap_weft_ndarray_ndim_capi_e9327122f07dbc13(uintptr_t arg1, swig_type_65 arg2);
-extern swig_type_66 _wrap_weft_ndarray_shape_capi_e9327122f07dbc13(uintptr_t arg1, swig_type_67 arg2, swig_type_68 arg3);
-extern swig_type_69 _wrap_weft_ndarray_size_capi_e9327122f07dbc13(uintptr_t arg1, swig_type_70 arg2);
-extern swig_type_71 _wrap_weft_ndarray_dtype_capi_e9327122f07dbc13(uintptr_t arg1, swig_type_72 arg2);
-extern swig_type_73 _wrap_weft_ndarray_context_capi_e9327122f07dbc13(uintptr_t arg1, swig_type_74 arg2, swig_type_75 arg3);
-extern swig_type_76 _wrap_weft_ndarray_copy_from_capi_e9327122f07dbc13(uintptr_t arg1, swig_voidp arg2, swig_type_77 arg3);
-extern swig_type_78 _wrap_weft_ndarray_copy_to_capi_e9327122f07dbc13(uintptr_t arg1, swig_voidp arg2, swig_type_79 arg3);
-extern swig_type_80 _wrap_weft_ndarray_copy_from_float32_capi_e9327122f07dbc13(uintptr_t arg1, swig_voidp arg2, swig_type_81 arg3);
-extern swig_type_82 _wrap_weft_ndarray_copy_to_float32_capi_e9327122f07dbc13(uintptr_t arg1, swig_voidp arg2, swig_type_83 arg3);
-extern swig_type_84 _wrap_weft_ndarray_reshape_capi_e9327122f07dbc13(uintptr_t arg1, swig_type_85 arg2, swig_intgo arg3, swig_type_86 arg4);
-extern swig_type_87 _wrap_weft_ndarray_slice_capi_e9327122f07dbc13(uintptr_t arg1, swig_type_88 arg2, swig_type_89 arg3, swig_type_90 arg4);
-extern swig_type_91 _wrap_weft_ndarray_wait_to_read_capi_e9327122f07dbc13(uintptr_t arg1);
-extern swig_type_92 _wrap_weft_ndarray_wait_to_write_capi_e9327122f07dbc13(uintptr_t arg1);
-extern swig_type_93 _wrap_weft_ndarray_save_file_capi_e9327122f07dbc13(swig_type_94 arg1, swig_type_95 arg2, swig_type_96 arg3, swig_type_97 arg4);
-extern swig_type_98 _wrap_weft_ndarray_save_buffer_capi_e9327122f07dbc13(swig_type_99 arg1, swig_type_100 arg2, swig_type_101 arg3, swig_type_102 arg4);
-extern swig_type_103 _wrap_weft_buffer_data_capi_e9327122f07dbc13(uintptr_t arg1, swig_type_104 arg2, swig_type_105 arg3);
-extern swig_type_106 _wrap_weft_buffer_free_capi_e9327122f07dbc13(uintptr_t arg1);
-extern swig_type_107 _wrap_weft_ndarray_load_file_capi_e9327122f07dbc13(swig_type_108 arg1, swig_type_109 arg2);
-extern swig_type_110 _wrap_weft_ndarray_load_buffer_capi_e9327122f07dbc13(swig_voidp arg1, swig_type_111 arg2, swig_type_112 arg3);
-extern swig_type_113 _wrap_weft_ndarray_list_size_capi_e9327122f07dbc13(uintptr_t arg1, swig_type_114 arg2, swig_type_115 arg3);
-extern swig_type_116 _wrap_weft_ndarray_list_name_capi_e9327122f07dbc13(uintptr_t arg1, swig_type_117 arg2, swig_type_118 arg3);
-extern swig_type_119 _wrap_weft_ndarray_list_get_capi_e9327122f07dbc13(uintptr_t arg1, swig_type_120 arg2, swig_type_121 arg3);
-extern swig_type_122 _wrap_weft_ndarray_list_free_capi_e9327122f07dbc13(uintptr_t arg1);
-extern swig_type_123 _wrap_weft_ndarray_list_create_capi_e9327122f07dbc13(swig_type_124 arg1, swig_type_125 arg2, swig_type_126 arg3, swig_type_127 arg4);
-extern swig_type_128 _wrap_weft_ndarray_load_npy_capi_e9327122f07dbc13(swig_type_129 arg1, swig_type_130 arg2);
-extern swig_type_131 _wrap_weft_ndarray_save_npy_capi_e9327122f07dbc13(uintptr_t arg1, swig_type_132 arg2);
-extern swig_type_133 _wrap_weft_ndarray_load_npy_buffer_capi_e9327122f07dbc13(swig_voidp arg1, swig_type_134 arg2, swig_type_135 arg3);
-extern swig_type_136 _wrap_weft_ndarray_save_npy_buffer_capi_e9327122f07dbc13(uintptr_t arg1, swig_type_137 arg2);
-extern swig_type_138 _wrap_weft_symbol_create_variable_capi_e9327122f07dbc13(swig_type_139 arg1, swig_type_140 arg2);
-extern swig_type_141 _wrap_weft_symbol_create_atomic_capi_e9327122f07dbc13(swig_type_142 arg1, swig_type_143 arg2, swig_type_144 arg3, swig_type_145 arg4, swig_type_146 arg5);
-extern swig_type_147 _wrap_weft_symbol_compose_capi_e9327122f07dbc13(uintptr_t arg1, swig_type_148 arg2, swig_type_149 arg3, swig_type_150 arg4, swig_type_151 arg5);
-extern swig_type_152 _wrap_weft_symbol_group_capi_e9327122f07dbc13(swig_type_153 arg1, swig_type_154 arg2, swig_type_155 arg3);
-extern swig_type_156 _wrap_weft_symbol_copy_capi_e9327122f07dbc13(uintptr_t arg1, swig_type_157 arg2);
-extern swig_type_158 _wrap_weft_symbol_free_capi_e9327122f07dbc13(uintptr_t arg1);
-extern swig_type_159 _wrap_weft_symbol_num_outputs_capi_e9327122f07dbc13(uintptr_t arg1, swig_type_160 arg2);
-extern swig_type_161 _wrap_weft_symbol_get_output_capi_e9327122f07dbc13(uintptr_t arg1, swig_type_162 arg2, swig_type_163 arg3);
-extern swig_type_164 _wrap_weft_symbol_get_internals_capi_e9327122f07dbc13(uintptr_t arg1, swig_type_165 arg2);
-extern swig_type_166 _wrap_weft_symbol_get_children_capi_e9327122f07dbc13(uintptr_t arg1, swig_type_167 arg2);
-extern swig_type_168 _wrap_weft_symbol_list_arguments_capi_e9327122f07dbc13(uintptr_t arg1, swig_type_169 arg2);
-extern swig_type_170 _wrap_weft_symbol_list_outputs_capi_e9327122f07dbc13(uintptr_t arg1, swig_type_171 arg2);
-extern swig_type_172 _wrap_weft_symbol_list_auxiliary_states_capi_e9327122f07dbc13(uintptr_t arg1, swig_type_173 arg2);
-extern swig_type_174 _wrap_weft_symbol_list_inputs_capi_e9327122f07dbc13(uintptr_t arg1, swig_type_175 arg2);
-extern swig_type_176 _wrap_weft_symbol_get_name_capi_e9327122f07dbc13(uintptr_t arg1, swig_type_177 arg2);
-extern swig_type_178 _wrap_weft_symbol_get_attr_capi_e9327122f07dbc13(uintptr_t arg1, swig_type_179 arg2, swig_type_180 arg3);
-extern swig_type_181 _wrap_weft_symbol_set_attr_capi_e9327122f07dbc13(uintptr_t arg1, swig_type_182 arg2, swig_type_183 arg3);
-extern swig_type_184 _wrap_weft_symbol_list_attr_capi_e9327122f07dbc13(uintptr_t arg1, swig_intgo arg2, swig_type_185 arg3, swig_type_186 arg4);
-extern swig_type_187 _wrap_weft_symbol_summary_capi_e9327122f07dbc13(uintptr_t arg1, swig_type_188 arg2, swig_type_189 arg3, swig_type_190 arg4, swig_type_191 arg5, swig_type_192 arg6);
-extern swig_type_193 _wrap_weft_symbol_to_dot_capi_e9327122f07dbc13(uintptr_t arg1, swig_type_194 arg2, swig_type_195 arg3, swig_type_196 arg4, swig_type_197 arg5, swig_type_198 arg6, swig_type_199 arg7, swig_type_200 arg8, swig_type_201 arg9);
-extern swig_type_202 _wrap_weft_symbol_to_json_capi_e9327122f07dbc13(uintptr_t arg1, swig_type_203 arg2);
-extern swig_type_204 _wrap_weft_symbol_save_file_capi_e9327122f07dbc13(uintptr_t arg1, swig_type_205 arg2);
-extern swig_type_206 _wrap_weft_symbol_from_json_capi_e9327122f07dbc13(swig_type_207 arg1, swig_type_208 arg2);
-extern swig_type_209 _wrap_weft_symbol_from_json_file_capi_e9327122f07dbc13(swig_type_210 arg1, swig_type_211 arg2);
-extern swig_type_212 _wrap_weft_symbol_json_info_capi_e9327122f07dbc13(uintptr_t arg1, swig_type_213 arg2, swig_type_214 arg3, swig_type_215 arg4, swig_type_216 arg5);
-extern swig_type_217 _wrap_weft_symbol_infer_shape_partial_capi_e9327122f07dbc13(uintptr_t arg1, swig_type_218 arg2, swig_type_219 arg3, swig_type_220 arg4, swig_type_221 arg5, swig_type_222 arg6);
-extern swig_type_223 _wrap_weft_symbol_infer_shape_capi_e9327122f07dbc13(uintptr_t arg1, swig_type_224 arg2, swig_type_225 arg3, swig_type_226 arg4, swig_type_227 arg5, swig_type_228 arg6);
-extern swig_type_229 _wrap_weft_shape_result_complete_capi_e9327122f07dbc13(uintptr_t arg1, swig_type_230 arg2);
-extern swig_type_231 _wrap_weft_shape_result_count_capi_e9327122f07dbc13(uintptr_t arg1, swig_intgo arg2, swig_type_232 arg3);
-extern swig_type_233 _wrap_weft_shape_result_name_capi_e9327122f07dbc13(uintptr_t arg1, swig_intgo arg2, swig_type_234 arg3, swig_type_235 arg4);
-extern swig_type_236 _wrap_weft_shape_result_ndim_capi_e9327122f07dbc13(uintptr_t arg1, swig_intgo arg2, swig_type_237 arg3, swig_type_238 arg4);
-extern swig_type_239 _wrap_weft_shape_result_dims_capi_e9327122f07dbc13(uintptr_t arg1, swig_intgo arg2, swig_type_240 arg3, swig_type_241 arg4, swig_type_242 arg5);
-extern swig_type_243 _wrap_weft_shape_result_num_unknown_capi_e9327122f07dbc13(uintptr_t arg1, swig_type_244 arg2);
-extern swig_type_245 _wrap_weft_shape_result_unknown_name_capi_e9327122f07dbc13(uintptr_t arg1, swig_type_246 arg2, swig_type_247 arg3);
-extern swig_type_248 _wrap_weft_shape_result_free_capi_e9327122f07dbc13(uintptr_t arg1);
-extern swig_type_249 _wrap_weft_symbol_infer_type_partial_capi_e9327122f07dbc13(uintptr_t arg1, swig_type_250 arg2, swig_type_251 arg3, swig_type_252 arg4, swig_type_253 arg5);
-extern swig_type_254 _wrap_weft_symbol_infer_type_capi_e9327122f07dbc13(uintptr_t arg1, swig_type_255 arg2, swig_type_256 arg3, swig_type_257 arg4, swig_type_258 arg5);
-extern swig_type_259 _wrap_weft_type_result_complete_capi_e9327122f07dbc13(uintptr_t arg1, swig_type_260 arg2);
-extern swig_type_261 _wrap_weft_type_result_count_capi_e9327122f07dbc13(uintptr_t arg1, swig_intgo arg2, swig_type_262 arg3);
-extern swig_type_263 _wrap_weft_type_result_name_capi_e9327122f07dbc13(uintptr_t arg1, swig_intgo arg2, swig_type_264 arg3, swig_type_265 arg4);
-extern swig_type_266 _wrap_weft_type_result_dtype_capi_e9327122f07dbc13(uintptr_t arg1, swig_intgo arg2, swig_type_267 arg3, swig_type_268 arg4);
-extern swig_type_269 _wrap_weft_type_result_num_unknown_capi_e9327122f07dbc13(uintptr_t arg1, swig_type_270 arg2);
-extern swig_type_271 _wrap_weft_type_result_unknown_name_capi_e9327122f07dbc13(uintptr_t arg1, swig_type_272 arg2, swig_type_273 arg3);
-extern swig_type_274 _wrap_weft_type_result_free_capi_e9327122f07dbc13(uintptr_t arg1);
-extern swig_type_275 _wrap_weft_symbol_place_device_capi_e9327122f07dbc13(uintptr_t arg1, swig_intgo arg2, swig_intgo arg3, swig_intgo arg4, swig_type_276 arg5, swig_type_277 arg6, swig_type_278 arg7, swig_type_279 arg8, swig_type_280 arg9, swig_type_281 arg10, swig_type_282 arg11, swig_type_283 arg12, swig_type_284 arg13, swig_type_285 arg14, swig_type_286 arg15, swig_type_287 arg16);
-extern swig_type_288 _wrap_weft_symbol_place_device_graph_capi_e9327122f07dbc13(uintptr_t arg1, swig_intgo arg2, swig_intgo arg3, swig_intgo arg4, swig_type_289 arg5, swig_type_290 arg6, swig_type_291 arg7, swig_type_292 arg8, swig_type_293 arg9, swig_type_294 arg10, swig_type_295 arg11, swig_type_296 arg12, swig_type_297 arg13, swig_type_298 arg14);
-extern swig_type_299 _wrap_weft_executor_simple_bind_capi_e9327122f07dbc13(uintptr_t arg1, swig_intgo arg2, swig_intgo arg3, swig_type_300 arg4, swig_type_301 arg5, swig_type_302 arg6, swig_type_303 arg7, swig_type_304 arg8, swig_type_305 arg9, swig_type_306 arg10, swig_type_307 arg11, swig_type_308 arg12);
-extern swig_type_309 _wrap_weft_executor_bind_capi_e9327122f07dbc13(uintptr_t arg1, swig_intgo arg2, swig_intgo arg3, swig_type_310 arg4, swig_type_311 arg5, swig_type_312 arg6, swig_type_313 arg7, swig_type_314 arg8, swig_type_315 arg9, swig_type_316 arg10);
-extern swig_type_317 _wrap_weft_executor_simple_bind_group2ctx_capi_e9327122f07dbc13(uintptr_t arg1, swig_intgo arg2, swig_intgo arg3, swig_type_318 arg4, swig_type_319 arg5, swig_type_320 arg6, swig_type_321 arg7, swig_type_322 arg8, swig_type_323 arg9, swig_type_324 arg10, swig_type_325 arg11, swig_type_326 arg12, swig_type_327 arg13, swig_type_328 arg14, swig_type_329 arg15, swig_type_330 arg16);
-extern swig_type_331 _wrap_weft_executor_bind_group2ctx_capi_e9327122f07dbc13(uintptr_t arg1, swig_intgo arg2, swig_intgo arg3, swig_type_332 arg4, swig_type_333 arg5, swig_type_334 arg6, swig_type_335 arg7, swig_type_336 arg8, swig_type_337 arg9, swig_type_338 arg10, swig_type_339 arg11, swig_type_340 arg12, swig_type_341 arg13, swig_type_342 arg14);
-extern swig_type_343 _wrap_weft_executor_forward_capi_e9327122f07dbc13(uintptr_t arg1, swig_intgo arg2);
-extern swig_type_344 _wrap_weft_executor_backward_capi_e9327122f07dbc13(uintptr_t arg1, swig_type_345 arg2, swig_type_346 arg3);
-extern swig_type_347 _wrap_weft_executor_outputs_capi_e9327122f07dbc13(uintptr_t arg1, swig_type_348 arg2);
-extern swig_type_349 _wrap_weft_executor_arg_arrays_capi_e9327122f07dbc13(uintptr_t arg1, swig_type_350 arg2);
-extern swig_type_351 _wrap_weft_executor_grad_arrays_capi_e9327122f07dbc13(uintptr_t arg1, swig_type_352 arg2);
-extern swig_type_353 _wrap_weft_executor_aux_arrays_capi_e9327122f07dbc13(uintptr_t arg1, swig_type_354 arg2);
-extern swig_type_355 _wrap_weft_executor_reshape_capi_e9327122f07dbc13(uintptr_t arg1, swig_type_356 arg2, swig_type_357 arg3, swig_type_358 arg4, swig_type_359 arg5, swig_intgo arg6, swig_intgo arg7, swig_type_360 arg8);
-extern swig_type_361 _wrap_weft_executor_print_capi_e9327122f07dbc13(uintptr_t arg1, swig_type_362 arg2);
-extern swig_type_363 _wrap_weft_executor_memory_capi_e9327122f07dbc13(uintptr_t arg1, swig_type_364 arg2);
-extern swig_type_365 _wrap_weft_executor_placement_capi_e9327122f07dbc13(uintptr_t arg1, swig_type_366 arg2, swig_type_367 arg3, swig_type_368 arg4);
-extern swig_type_369 _wrap_weft_executor_float32_nodes_capi_e9327122f07dbc13(uintptr_t arg1, swig_type_370 arg2);
-extern swig_type_371 _wrap_weft_executor_set_monitor_callback_capi_e9327122f07dbc13(uintptr_t arg1, uintptr_t arg2, uintptr_t arg3, swig_intgo arg4);
-extern swig_type_372 _wrap_weft_ndarray_monitor_stat_capi_e9327122f07dbc13(uintptr_t arg1, swig_type_373 arg2);
-extern swig_type_374 _wrap_weft_executor_free_capi_e9327122f07dbc13(uintptr_t arg1);
-extern swig_type_375 _wrap_weft_executor_options_create_capi_e9327122f07dbc13(swig_type_376 arg1);
-extern swig_type_377 _wrap_weft_executor_options_free_capi_e9327122f07dbc13(uintptr_t arg1);
-extern swig_type_378 _wrap_weft_executor_options_set_match_range_capi_e9327122f07dbc13(uintptr_t arg1, swig_intgo arg2);
-extern swig_type_379 _wrap_weft_executor_options_set_num_groups_capi_e9327122f07dbc13(uintptr_t arg1, swig_intgo arg2);
-extern swig_type_380 _wrap_weft_executor_options_set_bulk_max_nodes_capi_e9327122f07dbc13(uintptr_t arg1, swig_intgo arg2);
-extern swig_type_381 _wrap_weft_executor_options_set_optimize_inference_capi_e9327122f07dbc13(uintptr_t arg1, swig_intgo arg2);
-extern swig_type_382 _wrap_weft_executor_options_set_allow_fallback_capi_e9327122f07dbc13(uintptr_t arg1, swig_intgo arg2);
-extern swig_type_383 _wrap_weft_executor_options_add_group_capi_e9327122f07dbc13(uintptr_t arg1, swig_type_384 arg2, swig_intgo arg3, swig_intgo arg4);
-extern swig_type_385 _wrap_weft_executor_options_set_grad_req_capi_e9327122f07dbc13(uintptr_t arg1, swig_type_386 arg2, swig_intgo arg3);
-extern swig_type_387 _wrap_weft_executor_simple_bind_with_options_capi_e9327122f07dbc13(uintptr_t arg1, swig_intgo arg2, swig_intgo arg3, swig_type_388 arg4, swig_type_389 arg5, swig_type_390 arg6, swig_type_391 arg7, swig_type_392 arg8, swig_type_393 arg9, swig_type_394 arg10, uintptr_t arg11, swig_type_395 arg12);
-extern swig_type_396 _wrap_weft_executor_bind_with_options_capi_e9327122f07dbc13(uintptr_t arg1, swig_intgo arg2, swig_intgo arg3, swig_type_397 arg4, swig_type_398 arg5, swig_type_399 arg6, swig_type_400 arg7, swig_type_401 arg8, swig_type_402 arg9, uintptr_t arg10, swig_type_403 arg11);
-extern swig_type_404 _wrap_weft_engine_configure_capi_e9327122f07dbc13(swig_intgo arg1, swig_intgo arg2);
-extern swig_type_405 _wrap_weft_engine_info_capi_e9327122f07dbc13(swig_type_406 arg1, swig_type_407 arg2);
-extern swig_type_408 _wrap_weft_engine_shutdown_capi_e9327122f07dbc13(void);
-extern swig_type_409 _wrap_weft_engine_on_worker_thread_capi_e9327122f07dbc13(swig_type_410 arg1);
-extern swig_type_411 _wrap_weft_engine_var_create_capi_e9327122f07dbc13(uintptr_t arg1);
-extern swig_type_412 _wrap_weft_engine_var_free_capi_e9327122f07dbc13(uintptr_t arg1);
-extern swig_type_413 _wrap_weft_engine_var_version_capi_e9327122f07dbc13(uintptr_t arg1, swig_type_414 arg2);
-extern swig_type_415 _wrap_weft_engine_push_sync_capi_e9327122f07dbc13(swig_type_416 arg1, swig_voidp arg2, swig_type_417 arg3, uintptr_t arg4, swig_type_418 arg5, uintptr_t arg6, swig_type_419 arg7, swig_type_420 arg8);
-extern swig_type_421 _wrap_weft_engine_push_async_capi_e9327122f07dbc13(swig_type_422 arg1, swig_voidp arg2, swig_type_423 arg3, uintptr_t arg4, swig_type_424 arg5, uintptr_t arg6, swig_type_425 arg7, swig_type_426 arg8);
-extern swig_type_427 _wrap_weft_engine_complete_capi_e9327122f07dbc13(uintptr_t arg1, swig_type_428 arg2);
-extern swig_type_429 _wrap_weft_engine_var_wait_capi_e9327122f07dbc13(uintptr_t arg1);
-extern swig_type_430 _wrap_weft_idx_load_capi_e9327122f07dbc13(swig_type_431 arg1, swig_type_432 arg2);
-extern swig_type_433 _wrap_weft_mnist_load_capi_e9327122f07dbc13(swig_type_434 arg1, swig_type_435 arg2, swig_type_436 arg3, swig_type_437 arg4);
-extern swig_type_438 _wrap_weft_data_iter_create_ndarray_capi_e9327122f07dbc13(swig_type_439 arg1, swig_type_440 arg2, swig_type_441 arg3, swig_type_442 arg4, swig_type_443 arg5, swig_type_444 arg6, swig_intgo arg7, swig_intgo arg8, swig_type_445 arg9, swig_type_446 arg10, swig_type_447 arg11);
-extern swig_type_448 _wrap_weft_data_iter_create_capi_e9327122f07dbc13(swig_type_449 arg1, swig_type_450 arg2, swig_type_451 arg3, swig_type_452 arg4, swig_type_453 arg5);
-extern swig_type_454 _wrap_weft_data_iter_list_capi_e9327122f07dbc13(swig_type_455 arg1);
-extern swig_type_456 _wrap_weft_data_iter_info_capi_e9327122f07dbc13(swig_type_457 arg1, swig_type_458 arg2, swig_type_459 arg3);
-extern swig_type_460 _wrap_weft_data_iter_param_capi_e9327122f07dbc13(swig_type_461 arg1, swig_type_462 arg2, swig_type_463 arg3, swig_type_464 arg4, swig_type_465 arg5, swig_type_466 arg6);
-extern swig_type_467 _wrap_weft_data_iter_next_capi_e9327122f07dbc13(uintptr_t arg1, swig_type_468 arg2);
-extern swig_type_469 _wrap_weft_data_iter_reset_capi_e9327122f07dbc13(uintptr_t arg1);
-extern swig_type_470 _wrap_weft_data_iter_data_capi_e9327122f07dbc13(uintptr_t arg1, swig_type_471 arg2);
-extern swig_type_472 _wrap_weft_data_iter_label_capi_e9327122f07dbc13(uintptr_t arg1, swig_type_473 arg2);
-extern swig_type_474 _wrap_weft_data_iter_pad_capi_e9327122f07dbc13(uintptr_t arg1, swig_type_475 arg2);
-extern swig_type_476 _wrap_weft_data_iter_index_capi_e9327122f07dbc13(uintptr_t arg1, swig_type_477 arg2, swig_type_478 arg3, swig_type_479 arg4);
-extern swig_type_480 _wrap_weft_data_iter_batch_size_capi_e9327122f07dbc13(uintptr_t arg1, swig_type_481 arg2);
-extern swig_type_482 _wrap_weft_data_iter_free_capi_e9327122f07dbc13(uintptr_t arg1);
-extern swig_type_483 _wrap_weft_metric_create_capi_e9327122f07dbc13(swig_type_484 arg1, swig_type_485 arg2, swig_type_486 arg3, swig_type_487 arg4, swig_type_488 arg5);
-extern swig_type_489 _wrap_weft_metric_composite_add_capi_e9327122f07dbc13(uintptr_t arg1, swig_type_490 arg2, swig_type_491 arg3, swig_type_492 arg4, swig_type_493 arg5);
-extern swig_type_494 _wrap_weft_metric_update_capi_e9327122f07dbc13(uintptr_t arg1, swig_type_495 arg2, swig_type_496 arg3, swig_type_497 arg4, swig_type_498 arg5);
-extern swig_type_499 _wrap_weft_metric_num_values_capi_e9327122f07dbc13(uintptr_t arg1, swig_type_500 arg2);
-extern swig_type_501 _wrap_weft_metric_get_capi_e9327122f07dbc13(uintptr_t arg1, swig_type_502 arg2, swig_type_503 arg3, swig_type_504 arg4, swig_type_505 arg5);
-extern swig_type_506 _wrap_weft_metric_reset_capi_e9327122f07dbc13(uintptr_t arg1);
-extern swig_type_507 _wrap_weft_metric_free_capi_e9327122f07dbc13(uintptr_t arg1);
-extern swig_type_508 _wrap_weft_checkpoint_save_capi_e9327122f07dbc13(swig_type_509 arg1, swig_intgo arg2, uintptr_t arg3, swig_type_510 arg4, swig_type_511 arg5, swig_type_512 arg6, swig_type_513 arg7, swig_type_514 arg8, swig_type_515 arg9);
-extern swig_type_516 _wrap_weft_checkpoint_load_capi_e9327122f07dbc13(swig_type_517 arg1, swig_intgo arg2, swig_type_518 arg3, swig_type_519 arg4, swig_type_520 arg5);
-extern swig_type_521 _wrap_weft_initializer_create_capi_e9327122f07dbc13(swig_type_522 arg1, swig_type_523 arg2, swig_type_524 arg3, swig_type_525 arg4, swig_type_526 arg5, swig_type_527 arg6);
-extern swig_type_528 _wrap_weft_initializer_init_capi_e9327122f07dbc13(uintptr_t arg1, swig_type_529 arg2, uintptr_t arg3);
-extern swig_type_530 _wrap_weft_initializer_free_capi_e9327122f07dbc13(uintptr_t arg1);
-extern swig_type_531 _wrap_weft_optimizer_create_capi_e9327122f07dbc13(swig_type_532 arg1, swig_type_533 arg2, swig_type_534 arg3, swig_type_535 arg4, swig_type_536 arg5);
-extern swig_type_537 _wrap_weft_optimizer_set_lr_scheduler_capi_e9327122f07dbc13(uintptr_t arg1, swig_type_538 arg2, swig_type_539 arg3, swig_type_540 arg4, float arg5, float arg6);
-extern swig_type_541 _wrap_weft_optimizer_set_lr_scheduler_ex_capi_e9327122f07dbc13(uintptr_t arg1, swig_type_542 arg2, swig_type_543 arg3, swig_type_544 arg4, swig_type_545 arg5);
-extern swig_type_546 _wrap_weft_optimizer_set_multipliers_capi_e9327122f07dbc13(uintptr_t arg1, uintptr_t arg2);
-extern swig_type_547 _wrap_weft_optimizer_set_rescale_grad_capi_e9327122f07dbc13(uintptr_t arg1, float arg2);
-extern swig_type_548 _wrap_weft_optimizer_update_capi_e9327122f07dbc13(uintptr_t arg1, swig_intgo arg2, swig_type_549 arg3, uintptr_t arg4, uintptr_t arg5);
-extern swig_type_550 _wrap_weft_optimizer_num_update_capi_e9327122f07dbc13(uintptr_t arg1, swig_type_551 arg2);
-extern swig_type_552 _wrap_weft_optimizer_learning_rate_capi_e9327122f07dbc13(uintptr_t arg1, swig_type_553 arg2, swig_type_554 arg3);
-extern swig_type_555 _wrap_weft_optimizer_free_capi_e9327122f07dbc13(uintptr_t arg1);
-extern swig_type_556 _wrap_weft_optimizer_save_states_capi_e9327122f07dbc13(uintptr_t arg1, swig_type_557 arg2);
-extern swig_type_558 _wrap_weft_optimizer_load_states_capi_e9327122f07dbc13(uintptr_t arg1, swig_type_559 arg2);
-extern swig_type_560 _wrap_weft_module_create_capi_e9327122f07dbc13(uintptr_t arg1, swig_type_561 arg2, swig_type_562 arg3, swig_type_563 arg4, swig_type_564 arg5, swig_intgo arg6, swig_intgo arg7, swig_type_565 arg8);
-extern swig_type_566 _wrap_weft_module_set_fixed_params_capi_e9327122f07dbc13(uintptr_t arg1, swig_type_567 arg2, swig_type_568 arg3);
-extern swig_type_569 _wrap_weft_module_bind_capi_e9327122f07dbc13(uintptr_t arg1, uintptr_t arg2, swig_intgo arg3);
-extern swig_type_570 _wrap_weft_module_init_params_capi_e9327122f07dbc13(uintptr_t arg1, uintptr_t arg2, uintptr_t arg3, uintptr_t arg4, swig_intgo arg5);
-extern swig_type_571 _wrap_weft_module_init_optimizer_capi_e9327122f07dbc13(uintptr_t arg1, uintptr_t arg2);
-extern swig_type_572 _wrap_weft_module_forward_capi_e9327122f07dbc13(uintptr_t arg1, uintptr_t arg2, swig_intgo arg3);
-extern swig_type_573 _wrap_weft_module_backward_capi_e9327122f07dbc13(uintptr_t arg1);
-extern swig_type_574 _wrap_weft_module_update_capi_e9327122f07dbc13(uintptr_t arg1);
-extern swig_type_575 _wrap_weft_module_update_metric_capi_e9327122f07dbc13(uintptr_t arg1, uintptr_t arg2, uintptr_t arg3);
-extern swig_type_576 _wrap_weft_module_outputs_capi_e9327122f07dbc13(uintptr_t arg1, swig_type_577 arg2);
-extern swig_type_578 _wrap_weft_module_params_capi_e9327122f07dbc13(uintptr_t arg1, swig_type_579 arg2, swig_type_580 arg3);
-extern swig_type_581 _wrap_weft_module_fit_capi_e9327122f07dbc13(uintptr_t arg1, uintptr_t arg2, uintptr_t arg3, uintptr_t arg4, swig_intgo arg5, swig_intgo arg6, swig_intgo arg7, swig_type_582 arg8, swig_type_583 arg9);
-extern swig_type_584 _wrap_weft_fit_session_create_capi_e9327122f07dbc13(uintptr_t arg1, uintptr_t arg2, uintptr_t arg3, uintptr_t arg4, swig_intgo arg5, swig_intgo arg6, swig_intgo arg7, swig_type_585 arg8, swig_type_586 arg9);
-extern swig_type_587 _wrap_weft_fit_session_next_capi_e9327122f07dbc13(uintptr_t arg1, swig_type_588 arg2);
-extern swig_type_589 _wrap_weft_fit_session_stop_capi_e9327122f07dbc13(uintptr_t arg1);
-extern swig_type_590 _wrap_weft_fit_session_batch_capi_e9327122f07dbc13(uintptr_t arg1, swig_type_591 arg2, swig_type_592 arg3, swig_type_593 arg4, swig_type_594 arg5, swig_type_595 arg6);
-extern swig_type_596 _wrap_weft_fit_session_epoch_capi_e9327122f07dbc13(uintptr_t arg1, swig_type_597 arg2, swig_type_598 arg3, swig_type_599 arg4, swig_type_600 arg5, swig_type_601 arg6, swig_type_602 arg7);
-extern swig_type_603 _wrap_weft_fit_session_epoch_metric_capi_e9327122f07dbc13(uintptr_t arg1, swig_intgo arg2, swig_type_604 arg3, swig_type_605 arg4, swig_type_606 arg5, swig_type_607 arg6);
-extern swig_type_608 _wrap_weft_fit_session_free_capi_e9327122f07dbc13(uintptr_t arg1);
-extern swig_type_609 _wrap_weft_module_score_capi_e9327122f07dbc13(uintptr_t arg1, uintptr_t arg2, uintptr_t arg3);
-extern swig_type_610 _wrap_weft_module_save_checkpoint_capi_e9327122f07dbc13(uintptr_t arg1, swig_type_611 arg2, swig_intgo arg3);
-extern swig_type_612 _wrap_weft_module_free_capi_e9327122f07dbc13(uintptr_t arg1);
-extern swig_type_613 _wrap_weft_predictor_create_capi_e9327122f07dbc13(swig_type_614 arg1, swig_voidp arg2, swig_type_615 arg3, swig_type_616 arg4, swig_type_617 arg5, swig_type_618 arg6, swig_type_619 arg7, swig_intgo arg8, swig_intgo arg9, swig_type_620 arg10, swig_type_621 arg11, swig_type_622 arg12, swig_type_623 arg13, swig_type_624 arg14, swig_type_625 arg15);
-extern swig_type_626 _wrap_weft_predictor_create_from_files_capi_e9327122f07dbc13(swig_type_627 arg1, swig_type_628 arg2, swig_type_629 arg3, swig_type_630 arg4, swig_type_631 arg5, swig_type_632 arg6, swig_intgo arg7, swig_intgo arg8, swig_type_633 arg9, swig_type_634 arg10, swig_type_635 arg11, swig_type_636 arg12, swig_type_637 arg13, swig_type_638 arg14);
-extern swig_type_639 _wrap_weft_predictor_set_monitor_callback_capi_e9327122f07dbc13(uintptr_t arg1, uintptr_t arg2, uintptr_t arg3, swig_intgo arg4);
-extern swig_type_640 _wrap_weft_predictor_list_inputs_capi_e9327122f07dbc13(uintptr_t arg1, swig_type_641 arg2);
-extern swig_type_642 _wrap_weft_predictor_list_outputs_capi_e9327122f07dbc13(uintptr_t arg1, swig_type_643 arg2);
-extern swig_type_644 _wrap_weft_predictor_output_shape_capi_e9327122f07dbc13(uintptr_t arg1, swig_type_645 arg2, swig_type_646 arg3, swig_type_647 arg4, swig_type_648 arg5, swig_type_649 arg6, swig_type_650 arg7, swig_type_651 arg8);
-extern swig_type_652 _wrap_weft_predictor_predict_packed_capi_e9327122f07dbc13(uintptr_t arg1, swig_type_653 arg2, swig_voidp arg3, swig_type_654 arg4, swig_type_655 arg5, swig_type_656 arg6, swig_type_657 arg7, swig_voidp arg8, swig_type_658 arg9);
-extern swig_type_659 _wrap_weft_predictor_predict_float_capi_e9327122f07dbc13(uintptr_t arg1, swig_type_660 arg2, swig_type_661 arg3, swig_type_662 arg4, swig_type_663 arg5, swig_type_664 arg6, swig_type_665 arg7);
-extern swig_type_666 _wrap_weft_predictor_stats_capi_e9327122f07dbc13(uintptr_t arg1, swig_type_667 arg2);
-extern swig_type_668 _wrap_weft_predictor_free_capi_e9327122f07dbc13(uintptr_t arg1);
-extern swig_type_669 _wrap_weft_kvstore_create_capi_e9327122f07dbc13(swig_type_670 arg1, swig_type_671 arg2);
-extern swig_type_672 _wrap_weft_kvstore_type_capi_e9327122f07dbc13(uintptr_t arg1, swig_type_673 arg2);
-extern swig_type_674 _wrap_weft_kvstore_rank_capi_e9327122f07dbc13(uintptr_t arg1, swig_type_675 arg2, swig_type_676 arg3);
-extern swig_type_677 _wrap_weft_kvstore_init_capi_e9327122f07dbc13(uintptr_t arg1, swig_type_678 arg2, swig_type_679 arg3, swig_type_680 arg4);
-extern swig_type_681 _wrap_weft_kvstore_push_capi_e9327122f07dbc13(uintptr_t arg1, swig_type_682 arg2, swig_type_683 arg3, swig_type_684 arg4, swig_intgo arg5);
-extern swig_type_685 _wrap_weft_kvstore_pull_capi_e9327122f07dbc13(uintptr_t arg1, swig_type_686 arg2, swig_type_687 arg3, swig_type_688 arg4, swig_intgo arg5);
-extern swig_type_689 _wrap_weft_kvstore_pushpull_capi_e9327122f07dbc13(uintptr_t arg1, swig_type_690 arg2, swig_type_691 arg3, swig_type_692 arg4, swig_type_693 arg5, swig_intgo arg6);
-extern swig_type_694 _wrap_weft_kvstore_set_optimizer_capi_e9327122f07dbc13(uintptr_t arg1, uintptr_t arg2);
-extern swig_type_695 _wrap_weft_kvstore_set_updater_queue_capi_e9327122f07dbc13(uintptr_t arg1, swig_intgo arg2);
-extern swig_type_696 _wrap_weft_kvstore_next_update_capi_e9327122f07dbc13(uintptr_t arg1, swig_type_697 arg2, swig_type_698 arg3, swig_type_699 arg4, swig_type_700 arg5);
-extern swig_type_701 _wrap_weft_kvstore_barrier_capi_e9327122f07dbc13(uintptr_t arg1);
-extern swig_type_702 _wrap_weft_kvstore_free_capi_e9327122f07dbc13(uintptr_t arg1);
-extern swig_type_703 _wrap_weft_module_init_optimizer_kvstore_capi_e9327122f07dbc13(uintptr_t arg1, uintptr_t arg2, uintptr_t arg3);
-extern swig_type_704 _wrap_weft_data_iter_select_part_capi_e9327122f07dbc13(uintptr_t arg1, swig_intgo arg2, swig_intgo arg3);
-extern swig_type_705 _wrap_weft_kvstore_finalize_capi_e9327122f07dbc13(void);
-extern swig_type_706 _wrap_weft_autograd_set_is_recording_capi_e9327122f07dbc13(swig_intgo arg1, swig_type_707 arg2);
-extern swig_type_708 _wrap_weft_autograd_set_is_training_capi_e9327122f07dbc13(swig_intgo arg1, swig_type_709 arg2);
-extern swig_type_710 _wrap_weft_autograd_is_recording_capi_e9327122f07dbc13(swig_type_711 arg1);
-extern swig_type_712 _wrap_weft_autograd_is_training_capi_e9327122f07dbc13(swig_type_713 arg1);
-extern swig_type_714 _wrap_weft_autograd_mark_variables_capi_e9327122f07dbc13(swig_type_715 arg1, swig_type_716 arg2, swig_type_717 arg3, swig_type_718 arg4);
-extern swig_type_719 _wrap_weft_autograd_backward_capi_e9327122f07dbc13(swig_type_720 arg1, swig_type_721 arg2, swig_type_722 arg3, swig_intgo arg4, swig_intgo arg5);
-extern swig_type_723 _wrap_weft_autograd_grad_capi_e9327122f07dbc13(swig_type_724 arg1, swig_type_725 arg2, swig_type_726 arg3, swig_type_727 arg4, swig_type_728 arg5, swig_intgo arg6, swig_intgo arg7, swig_type_729 arg8);
-extern swig_type_730 _wrap_weft_autograd_grad_ex_capi_e9327122f07dbc13(swig_type_731 arg1, swig_type_732 arg2, swig_type_733 arg3, swig_type_734 arg4, swig_type_735 arg5, swig_intgo arg6, swig_intgo arg7, swig_intgo arg8, swig_type_736 arg9);
-extern swig_type_737 _wrap_weft_ndarray_get_grad_capi_e9327122f07dbc13(uintptr_t arg1, swig_type_738 arg2);
-extern swig_type_739 _wrap_weft_ndarray_detach_capi_e9327122f07dbc13(uintptr_t arg1, swig_type_740 arg2);
-extern swig_type_741 _wrap_weft_autograd_get_symbol_capi_e9327122f07dbc13(uintptr_t arg1, swig_type_742 arg2);
-extern swig_type_743 _wrap_weft_cached_op_create_capi_e9327122f07dbc13(uintptr_t arg1, swig_type_744 arg2, swig_type_745 arg3, swig_type_746 arg4, swig_type_747 arg5);
-extern swig_type_748 _wrap_weft_cached_op_list_inputs_capi_e9327122f07dbc13(uintptr_t arg1, swig_type_749 arg2);
-extern swig_type_750 _wrap_weft_cached_op_invoke_capi_e9327122f07dbc13(uintptr_t arg1, swig_type_751 arg2, swig_type_752 arg3, swig_type_753 arg4, swig_type_754 arg5, swig_type_755 arg6);
-extern swig_type_756 _wrap_weft_cached_op_free_capi_e9327122f07dbc13(uintptr_t arg1);
-extern swig_type_757 _wrap_weft_cached_op_set_monitor_callback_capi_e9327122f07dbc13(uintptr_t arg1, uintptr_t arg2, uintptr_t arg3, swig_intgo arg4);
-extern swig_type_758 _wrap_weft_trainer_create_capi_e9327122f07dbc13(swig_type_759 arg1, swig_type_760 arg2, swig_type_761 arg3, uintptr_t arg4, swig_type_762 arg5);
-extern swig_type_763 _wrap_weft_trainer_step_capi_e9327122f07dbc13(uintptr_t arg1, swig_intgo arg2);
-extern swig_type_764 _wrap_weft_trainer_free_capi_e9327122f07dbc13(uintptr_t arg1);
-extern swig_type_765 _wrap_weft_recordio_writer_create_capi_e9327122f07dbc13(swig_type_766 arg1, swig_type_767 arg2, swig_type_768 arg3);
-extern swig_type_769 _wrap_weft_recordio_writer_write_capi_e9327122f07dbc13(uintptr_t arg1, swig_voidp arg2, swig_type_770 arg3);
-extern swig_type_771 _wrap_weft_recordio_writer_write_idx_capi_e9327122f07dbc13(uintptr_t arg1, swig_type_772 arg2, swig_voidp arg3, swig_type_773 arg4);
-extern swig_type_774 _wrap_weft_recordio_writer_tell_capi_e9327122f07dbc13(uintptr_t arg1, swig_type_775 arg2);
-extern swig_type_776 _wrap_weft_recordio_writer_close_capi_e9327122f07dbc13(uintptr_t arg1);
-extern swig_type_777 _wrap_weft_recordio_writer_free_capi_e9327122f07dbc13(uintptr_t arg1);
-extern swig_type_778 _wrap_weft_recordio_reader_create_capi_e9327122f07dbc13(swig_type_779 arg1, swig_type_780 arg2, swig_type_781 arg3);
-extern swig_type_782 _wrap_weft_recordio_reader_read_capi_e9327122f07dbc13(uintptr_t arg1, swig_type_783 arg2, swig_type_784 arg3, swig_type_785 arg4);
-extern swig_type_786 _wrap_weft_recordio_reader_read_idx_capi_e9327122f07dbc13(uintptr_t arg1, swig_type_787 arg2, swig_type_788 arg3, swig_type_789 arg4);
-extern swig_type_790 _wrap_weft_recordio_reader_num_keys_capi_e9327122f07dbc13(uintptr_t arg1, swig_type_791 arg2);
-extern swig_type_792 _wrap_weft_recordio_reader_keys_capi_e9327122f07dbc13(uintptr_t arg1, swig_type_793 arg2, swig_type_794 arg3, swig_type_795 arg4);
-extern swig_type_796 _wrap_weft_recordio_reader_seek_capi_e9327122f07dbc13(uintptr_t arg1, swig_type_797 arg2);
-extern swig_type_798 _wrap_weft_recordio_reader_tell_capi_e9327122f07dbc13(uintptr_t arg1, swig_type_799 arg2);
-extern swig_type_800 _wrap_weft_recordio_reader_reset_capi_e9327122f07dbc13(uintptr_t arg1);
-extern swig_type_801 _wrap_weft_recordio_reader_free_capi_e9327122f07dbc13(uintptr_t arg1);
-extern swig_type_802 _wrap_weft_recordio_pack_header_capi_e9327122f07dbc13(float arg1, swig_type_803 arg2, swig_type_804 arg3, swig_type_805 arg4, swig_type_806 arg5, swig_voidp arg6, swig_type_807 arg7, swig_type_808 arg8);
-extern swig_type_809 _wrap_weft_recordio_unpack_header_capi_e9327122f07dbc13(swig_voidp arg1, swig_type_810 arg2, swig_type_811 arg3, swig_type_812 arg4, swig_type_813 arg5, swig_type_814 arg6, swig_type_815 arg7);
-extern swig_type_816 _wrap_weft_recordio_unpack_labels_capi_e9327122f07dbc13(swig_voidp arg1, swig_type_817 arg2, swig_type_818 arg3, swig_type_819 arg4, swig_type_820 arg5);
-extern swig_type_821 _wrap_weft_image_reencode_capi_e9327122f07dbc13(swig_voidp arg1, swig_type_822 arg2, swig_intgo arg3, swig_intgo arg4, swig_intgo arg5, swig_type_823 arg6, swig_intgo arg7, swig_type_824 arg8);
-extern swig_type_825 _wrap_weft_amp_convert_model_capi_e9327122f07dbc13(uintptr_t arg1, swig_type_826 arg2, swig_type_827 arg3, swig_type_828 arg4, swig_type_829 arg5, swig_type_830 arg6, swig_type_831 arg7, swig_intgo arg8, swig_type_832 arg9, swig_type_833 arg10, swig_intgo arg11, swig_type_834 arg12, swig_type_835 arg13, swig_type_836 arg14);
-extern swig_type_837 _wrap_weft_quantize_model_capi_e9327122f07dbc13(uintptr_t arg1, swig_type_838 arg2, swig_type_839 arg3, swig_type_840 arg4, swig_type_841 arg5, swig_type_842 arg6, swig_type_843 arg7, uintptr_t arg8, swig_type_844 arg9, swig_type_845 arg10, swig_type_846 arg11, swig_type_847 arg12, swig_intgo arg13, swig_type_848 arg14, swig_type_849 arg15, swig_type_850 arg16, swig_type_851 arg17, swig_type_852 arg18, swig_type_853 arg19, swig_type_854 arg20);
-extern swig_type_855 _wrap_weft_custom_op_unregister_capi_e9327122f07dbc13(swig_type_856 arg1);
-extern swig_type_857 _wrap_weft_custom_op_list_capi_e9327122f07dbc13(swig_type_858 arg1);
-extern swig_type_859 _wrap_weft_ndarray_get_data_capi_e9327122f07dbc13(uintptr_t arg1, swig_voidp arg2);
-extern swig_type_860 _wrap_weft_custom_op_register_host_capi_e9327122f07dbc13(swig_type_861 arg1, uintptr_t arg2, swig_type_862 arg3);
-extern swig_type_863 _wrap_weft_custom_op_call_ints_capi_e9327122f07dbc13(uintptr_t arg1, swig_type_864 arg2, swig_type_865 arg3, swig_type_866 arg4);
-extern swig_type_867 _wrap_weft_custom_op_call_num_strings_capi_e9327122f07dbc13(uintptr_t arg1, swig_type_868 arg2);
-extern swig_type_869 _wrap_weft_custom_op_call_string_capi_e9327122f07dbc13(uintptr_t arg1, swig_type_870 arg2, swig_type_871 arg3);
-extern swig_type_872 _wrap_weft_custom_op_call_arrays_capi_e9327122f07dbc13(uintptr_t arg1, swig_type_873 arg2, swig_type_874 arg3, swig_type_875 arg4);
-extern swig_type_876 _wrap_weft_custom_op_call_set_ints_capi_e9327122f07dbc13(uintptr_t arg1, swig_type_877 arg2, swig_type_878 arg3);
-extern swig_type_879 _wrap_weft_custom_op_call_add_string_capi_e9327122f07dbc13(uintptr_t arg1, swig_type_880 arg2);
-extern swig_type_881 _wrap_weft_custom_op_call_fail_capi_e9327122f07dbc13(uintptr_t arg1, swig_type_882 arg2);
-extern swig_type_883 _wrap_weft_ndarray_get_bytes_capi_e9327122f07dbc13(uintptr_t arg1, swig_type_884 arg2, swig_type_885 arg3);
-extern swig_type_886 _wrap_weft_profiler_set_config_capi_e9327122f07dbc13(swig_type_887 arg1, swig_type_888 arg2, swig_type_889 arg3);
-extern swig_type_890 _wrap_weft_profiler_set_state_capi_e9327122f07dbc13(swig_intgo arg1);
-extern swig_type_891 _wrap_weft_profiler_get_state_capi_e9327122f07dbc13(swig_type_892 arg1);
-extern swig_type_893 _wrap_weft_profiler_pause_capi_e9327122f07dbc13(swig_intgo arg1);
-extern swig_type_894 _wrap_weft_profiler_dump_capi_e9327122f07dbc13(swig_intgo arg1);
-extern swig_type_895 _wrap_weft_profiler_trace_capi_e9327122f07dbc13(swig_type_896 arg1);
-extern swig_type_897 _wrap_weft_profiler_aggregate_capi_e9327122f07dbc13(swig_intgo arg1, swig_type_898 arg2, swig_type_899 arg3, swig_intgo arg4, swig_type_900 arg5);
-extern swig_type_901 _wrap_weft_profiler_range_push_capi_e9327122f07dbc13(swig_type_902 arg1);
-extern swig_type_903 _wrap_weft_profiler_range_pop_capi_e9327122f07dbc13(void);
-extern swig_type_904 _wrap_weft_profiler_set_marker_capi_e9327122f07dbc13(swig_type_905 arg1);
-extern swig_type_906 _wrap_weft_profiler_set_counter_capi_e9327122f07dbc13(swig_type_907 arg1, swig_type_908 arg2);
-extern swig_type_909 _wrap_weft_load_library_capi_e9327122f07dbc13(swig_type_910 arg1);
-extern swig_type_911 _wrap_weft_loaded_ops_capi_e9327122f07dbc13(swig_type_912 arg1);
+typedef _gostring_ swig_type_913;
+typedef _gostring_ swig_type_914;
+typedef long long swig_type_915;
+typedef _gostring_ swig_type_916;
+typedef _goslice_ swig_type_917;
+typedef _goslice_ swig_type_918;
+typedef _goslice_ swig_type_919;
+typedef _goslice_ swig_type_920;
+typedef _goslice_ swig_type_921;
+typedef _gostring_ swig_type_922;
+typedef _gostring_ swig_type_923;
+typedef _gostring_ swig_type_924;
+typedef long long swig_type_925;
+typedef _gostring_ swig_type_926;
+typedef _goslice_ swig_type_927;
+typedef _goslice_ swig_type_928;
+typedef _gostring_ swig_type_929;
+typedef _goslice_ swig_type_930;
+extern void _wrap_Swig_free_capi_df5844a07fabea53(uintptr_t arg1);
+extern uintptr_t _wrap_Swig_malloc_capi_df5844a07fabea53(swig_intgo arg1);
+extern swig_intgo _wrap_weft_binding_abi_version_capi_df5844a07fabea53(void);
+extern swig_type_1 _wrap_weft_binding_library_path_capi_df5844a07fabea53(void);
+extern swig_type_2 _wrap_weft_version_capi_df5844a07fabea53(void);
+extern swig_intgo _wrap_weft_abi_version_capi_df5844a07fabea53(void);
+extern swig_type_3 _wrap_weft_live_handle_count_capi_df5844a07fabea53(void);
+extern swig_type_4 _wrap_weft_storage_stats_capi_df5844a07fabea53(swig_intgo arg1, swig_intgo arg2, swig_type_5 arg3, swig_type_6 arg4);
+extern swig_type_7 _wrap_weft_device_count_capi_df5844a07fabea53(swig_intgo arg1, swig_type_8 arg2);
+extern swig_type_9 _wrap_weft_device_memory_capi_df5844a07fabea53(swig_intgo arg1, swig_intgo arg2, swig_type_10 arg3, swig_type_11 arg4);
+extern swig_type_12 _wrap_weft_random_seed_capi_df5844a07fabea53(swig_type_13 arg1);
+extern swig_type_14 _wrap_weft_wait_all_capi_df5844a07fabea53(void);
+extern swig_type_15 _wrap_weft_string_list_size_capi_df5844a07fabea53(uintptr_t arg1, swig_type_16 arg2);
+extern swig_type_17 _wrap_weft_string_list_get_capi_df5844a07fabea53(uintptr_t arg1, swig_type_18 arg2, swig_type_19 arg3);
+extern swig_type_20 _wrap_weft_string_list_free_capi_df5844a07fabea53(uintptr_t arg1);
+extern swig_type_21 _wrap_weft_op_count_capi_df5844a07fabea53(swig_type_22 arg1);
+extern swig_type_23 _wrap_weft_op_name_capi_df5844a07fabea53(swig_type_24 arg1, swig_type_25 arg2);
+extern swig_type_26 _wrap_weft_op_info_capi_df5844a07fabea53(swig_type_27 arg1, swig_type_28 arg2, swig_type_29 arg3);
+extern swig_type_30 _wrap_weft_op_param_capi_df5844a07fabea53(swig_type_31 arg1, swig_type_32 arg2, swig_type_33 arg3, swig_type_34 arg4, swig_type_35 arg5, swig_type_36 arg6);
+extern swig_type_37 _wrap_weft_op_aliases_capi_df5844a07fabea53(swig_type_38 arg1, swig_type_39 arg2);
+extern swig_type_40 _wrap_weft_op_invoke_capi_df5844a07fabea53(swig_type_41 arg1, swig_type_42 arg2, swig_type_43 arg3, swig_type_44 arg4, swig_type_45 arg5, swig_type_46 arg6, swig_type_47 arg7, swig_type_48 arg8, swig_type_49 arg9);
+extern swig_type_50 _wrap_weft_op_invoke_into_capi_df5844a07fabea53(swig_type_51 arg1, swig_type_52 arg2, swig_type_53 arg3, swig_type_54 arg4, swig_type_55 arg5, swig_type_56 arg6, swig_type_57 arg7, swig_type_58 arg8, swig_type_59 arg9);
+extern swig_type_60 _wrap_weft_ndarray_create_capi_df5844a07fabea53(swig_type_61 arg1, swig_intgo arg2, swig_intgo arg3, swig_intgo arg4, swig_intgo arg5, swig_type_62 arg6);
+extern swig_type_63 _wrap_weft_ndarray_free_capi_df5844a07fabea53(uintptr_t arg1);
+extern swig_type_64 _wrap_weft_ndarray_ndim_capi_df5844a07fabea53(uintptr_t arg1, swig_type_65 arg2);
+extern swig_type_66 _wrap_weft_ndarray_shape_capi_df5844a07fabea53(uintptr_t arg1, swig_type_67 arg2, swig_type_68 arg3);
+extern swig_type_69 _wrap_weft_ndarray_size_capi_df5844a07fabea53(uintptr_t arg1, swig_type_70 arg2);
+extern swig_type_71 _wrap_weft_ndarray_dtype_capi_df5844a07fabea53(uintptr_t arg1, swig_type_72 arg2);
+extern swig_type_73 _wrap_weft_ndarray_context_capi_df5844a07fabea53(uintptr_t arg1, swig_type_74 arg2, swig_type_75 arg3);
+extern swig_type_76 _wrap_weft_ndarray_copy_from_capi_df5844a07fabea53(uintptr_t arg1, swig_voidp arg2, swig_type_77 arg3);
+extern swig_type_78 _wrap_weft_ndarray_copy_to_capi_df5844a07fabea53(uintptr_t arg1, swig_voidp arg2, swig_type_79 arg3);
+extern swig_type_80 _wrap_weft_ndarray_copy_from_float32_capi_df5844a07fabea53(uintptr_t arg1, swig_voidp arg2, swig_type_81 arg3);
+extern swig_type_82 _wrap_weft_ndarray_copy_to_float32_capi_df5844a07fabea53(uintptr_t arg1, swig_voidp arg2, swig_type_83 arg3);
+extern swig_type_84 _wrap_weft_ndarray_reshape_capi_df5844a07fabea53(uintptr_t arg1, swig_type_85 arg2, swig_intgo arg3, swig_type_86 arg4);
+extern swig_type_87 _wrap_weft_ndarray_slice_capi_df5844a07fabea53(uintptr_t arg1, swig_type_88 arg2, swig_type_89 arg3, swig_type_90 arg4);
+extern swig_type_91 _wrap_weft_ndarray_wait_to_read_capi_df5844a07fabea53(uintptr_t arg1);
+extern swig_type_92 _wrap_weft_ndarray_wait_to_write_capi_df5844a07fabea53(uintptr_t arg1);
+extern swig_type_93 _wrap_weft_ndarray_save_file_capi_df5844a07fabea53(swig_type_94 arg1, swig_type_95 arg2, swig_type_96 arg3, swig_type_97 arg4);
+extern swig_type_98 _wrap_weft_ndarray_save_buffer_capi_df5844a07fabea53(swig_type_99 arg1, swig_type_100 arg2, swig_type_101 arg3, swig_type_102 arg4);
+extern swig_type_103 _wrap_weft_buffer_data_capi_df5844a07fabea53(uintptr_t arg1, swig_type_104 arg2, swig_type_105 arg3);
+extern swig_type_106 _wrap_weft_buffer_free_capi_df5844a07fabea53(uintptr_t arg1);
+extern swig_type_107 _wrap_weft_ndarray_load_file_capi_df5844a07fabea53(swig_type_108 arg1, swig_type_109 arg2);
+extern swig_type_110 _wrap_weft_ndarray_load_buffer_capi_df5844a07fabea53(swig_voidp arg1, swig_type_111 arg2, swig_type_112 arg3);
+extern swig_type_113 _wrap_weft_ndarray_list_size_capi_df5844a07fabea53(uintptr_t arg1, swig_type_114 arg2, swig_type_115 arg3);
+extern swig_type_116 _wrap_weft_ndarray_list_name_capi_df5844a07fabea53(uintptr_t arg1, swig_type_117 arg2, swig_type_118 arg3);
+extern swig_type_119 _wrap_weft_ndarray_list_get_capi_df5844a07fabea53(uintptr_t arg1, swig_type_120 arg2, swig_type_121 arg3);
+extern swig_type_122 _wrap_weft_ndarray_list_free_capi_df5844a07fabea53(uintptr_t arg1);
+extern swig_type_123 _wrap_weft_ndarray_list_create_capi_df5844a07fabea53(swig_type_124 arg1, swig_type_125 arg2, swig_type_126 arg3, swig_type_127 arg4);
+extern swig_type_128 _wrap_weft_ndarray_load_npy_capi_df5844a07fabea53(swig_type_129 arg1, swig_type_130 arg2);
+extern swig_type_131 _wrap_weft_ndarray_save_npy_capi_df5844a07fabea53(uintptr_t arg1, swig_type_132 arg2);
+extern swig_type_133 _wrap_weft_ndarray_load_npy_buffer_capi_df5844a07fabea53(swig_voidp arg1, swig_type_134 arg2, swig_type_135 arg3);
+extern swig_type_136 _wrap_weft_ndarray_save_npy_buffer_capi_df5844a07fabea53(uintptr_t arg1, swig_type_137 arg2);
+extern swig_type_138 _wrap_weft_symbol_create_variable_capi_df5844a07fabea53(swig_type_139 arg1, swig_type_140 arg2);
+extern swig_type_141 _wrap_weft_symbol_create_atomic_capi_df5844a07fabea53(swig_type_142 arg1, swig_type_143 arg2, swig_type_144 arg3, swig_type_145 arg4, swig_type_146 arg5);
+extern swig_type_147 _wrap_weft_symbol_compose_capi_df5844a07fabea53(uintptr_t arg1, swig_type_148 arg2, swig_type_149 arg3, swig_type_150 arg4, swig_type_151 arg5);
+extern swig_type_152 _wrap_weft_symbol_group_capi_df5844a07fabea53(swig_type_153 arg1, swig_type_154 arg2, swig_type_155 arg3);
+extern swig_type_156 _wrap_weft_symbol_copy_capi_df5844a07fabea53(uintptr_t arg1, swig_type_157 arg2);
+extern swig_type_158 _wrap_weft_symbol_free_capi_df5844a07fabea53(uintptr_t arg1);
+extern swig_type_159 _wrap_weft_symbol_num_outputs_capi_df5844a07fabea53(uintptr_t arg1, swig_type_160 arg2);
+extern swig_type_161 _wrap_weft_symbol_get_output_capi_df5844a07fabea53(uintptr_t arg1, swig_type_162 arg2, swig_type_163 arg3);
+extern swig_type_164 _wrap_weft_symbol_get_internals_capi_df5844a07fabea53(uintptr_t arg1, swig_type_165 arg2);
+extern swig_type_166 _wrap_weft_symbol_get_children_capi_df5844a07fabea53(uintptr_t arg1, swig_type_167 arg2);
+extern swig_type_168 _wrap_weft_symbol_list_arguments_capi_df5844a07fabea53(uintptr_t arg1, swig_type_169 arg2);
+extern swig_type_170 _wrap_weft_symbol_list_outputs_capi_df5844a07fabea53(uintptr_t arg1, swig_type_171 arg2);
+extern swig_type_172 _wrap_weft_symbol_list_auxiliary_states_capi_df5844a07fabea53(uintptr_t arg1, swig_type_173 arg2);
+extern swig_type_174 _wrap_weft_symbol_list_inputs_capi_df5844a07fabea53(uintptr_t arg1, swig_type_175 arg2);
+extern swig_type_176 _wrap_weft_symbol_get_name_capi_df5844a07fabea53(uintptr_t arg1, swig_type_177 arg2);
+extern swig_type_178 _wrap_weft_symbol_get_attr_capi_df5844a07fabea53(uintptr_t arg1, swig_type_179 arg2, swig_type_180 arg3);
+extern swig_type_181 _wrap_weft_symbol_set_attr_capi_df5844a07fabea53(uintptr_t arg1, swig_type_182 arg2, swig_type_183 arg3);
+extern swig_type_184 _wrap_weft_symbol_list_attr_capi_df5844a07fabea53(uintptr_t arg1, swig_intgo arg2, swig_type_185 arg3, swig_type_186 arg4);
+extern swig_type_187 _wrap_weft_symbol_summary_capi_df5844a07fabea53(uintptr_t arg1, swig_type_188 arg2, swig_type_189 arg3, swig_type_190 arg4, swig_type_191 arg5, swig_type_192 arg6);
+extern swig_type_193 _wrap_weft_symbol_to_dot_capi_df5844a07fabea53(uintptr_t arg1, swig_type_194 arg2, swig_type_195 arg3, swig_type_196 arg4, swig_type_197 arg5, swig_type_198 arg6, swig_type_199 arg7, swig_type_200 arg8, swig_type_201 arg9);
+extern swig_type_202 _wrap_weft_symbol_to_json_capi_df5844a07fabea53(uintptr_t arg1, swig_type_203 arg2);
+extern swig_type_204 _wrap_weft_symbol_save_file_capi_df5844a07fabea53(uintptr_t arg1, swig_type_205 arg2);
+extern swig_type_206 _wrap_weft_symbol_from_json_capi_df5844a07fabea53(swig_type_207 arg1, swig_type_208 arg2);
+extern swig_type_209 _wrap_weft_symbol_from_json_file_capi_df5844a07fabea53(swig_type_210 arg1, swig_type_211 arg2);
+extern swig_type_212 _wrap_weft_symbol_json_info_capi_df5844a07fabea53(uintptr_t arg1, swig_type_213 arg2, swig_type_214 arg3, swig_type_215 arg4, swig_type_216 arg5);
+extern swig_type_217 _wrap_weft_symbol_infer_shape_partial_capi_df5844a07fabea53(uintptr_t arg1, swig_type_218 arg2, swig_type_219 arg3, swig_type_220 arg4, swig_type_221 arg5, swig_type_222 arg6);
+extern swig_type_223 _wrap_weft_symbol_infer_shape_capi_df5844a07fabea53(uintptr_t arg1, swig_type_224 arg2, swig_type_225 arg3, swig_type_226 arg4, swig_type_227 arg5, swig_type_228 arg6);
+extern swig_type_229 _wrap_weft_shape_result_complete_capi_df5844a07fabea53(uintptr_t arg1, swig_type_230 arg2);
+extern swig_type_231 _wrap_weft_shape_result_count_capi_df5844a07fabea53(uintptr_t arg1, swig_intgo arg2, swig_type_232 arg3);
+extern swig_type_233 _wrap_weft_shape_result_name_capi_df5844a07fabea53(uintptr_t arg1, swig_intgo arg2, swig_type_234 arg3, swig_type_235 arg4);
+extern swig_type_236 _wrap_weft_shape_result_ndim_capi_df5844a07fabea53(uintptr_t arg1, swig_intgo arg2, swig_type_237 arg3, swig_type_238 arg4);
+extern swig_type_239 _wrap_weft_shape_result_dims_capi_df5844a07fabea53(uintptr_t arg1, swig_intgo arg2, swig_type_240 arg3, swig_type_241 arg4, swig_type_242 arg5);
+extern swig_type_243 _wrap_weft_shape_result_num_unknown_capi_df5844a07fabea53(uintptr_t arg1, swig_type_244 arg2);
+extern swig_type_245 _wrap_weft_shape_result_unknown_name_capi_df5844a07fabea53(uintptr_t arg1, swig_type_246 arg2, swig_type_247 arg3);
+extern swig_type_248 _wrap_weft_shape_result_free_capi_df5844a07fabea53(uintptr_t arg1);
+extern swig_type_249 _wrap_weft_symbol_infer_type_partial_capi_df5844a07fabea53(uintptr_t arg1, swig_type_250 arg2, swig_type_251 arg3, swig_type_252 arg4, swig_type_253 arg5);
+extern swig_type_254 _wrap_weft_symbol_infer_type_capi_df5844a07fabea53(uintptr_t arg1, swig_type_255 arg2, swig_type_256 arg3, swig_type_257 arg4, swig_type_258 arg5);
+extern swig_type_259 _wrap_weft_type_result_complete_capi_df5844a07fabea53(uintptr_t arg1, swig_type_260 arg2);
+extern swig_type_261 _wrap_weft_type_result_count_capi_df5844a07fabea53(uintptr_t arg1, swig_intgo arg2, swig_type_262 arg3);
+extern swig_type_263 _wrap_weft_type_result_name_capi_df5844a07fabea53(uintptr_t arg1, swig_intgo arg2, swig_type_264 arg3, swig_type_265 arg4);
+extern swig_type_266 _wrap_weft_type_result_dtype_capi_df5844a07fabea53(uintptr_t arg1, swig_intgo arg2, swig_type_267 arg3, swig_type_268 arg4);
+extern swig_type_269 _wrap_weft_type_result_num_unknown_capi_df5844a07fabea53(uintptr_t arg1, swig_type_270 arg2);
+extern swig_type_271 _wrap_weft_type_result_unknown_name_capi_df5844a07fabea53(uintptr_t arg1, swig_type_272 arg2, swig_type_273 arg3);
+extern swig_type_274 _wrap_weft_type_result_free_capi_df5844a07fabea53(uintptr_t arg1);
+extern swig_type_275 _wrap_weft_symbol_place_device_capi_df5844a07fabea53(uintptr_t arg1, swig_intgo arg2, swig_intgo arg3, swig_intgo arg4, swig_type_276 arg5, swig_type_277 arg6, swig_type_278 arg7, swig_type_279 arg8, swig_type_280 arg9, swig_type_281 arg10, swig_type_282 arg11, swig_type_283 arg12, swig_type_284 arg13, swig_type_285 arg14, swig_type_286 arg15, swig_type_287 arg16);
+extern swig_type_288 _wrap_weft_symbol_place_device_graph_capi_df5844a07fabea53(uintptr_t arg1, swig_intgo arg2, swig_intgo arg3, swig_intgo arg4, swig_type_289 arg5, swig_type_290 arg6, swig_type_291 arg7, swig_type_292 arg8, swig_type_293 arg9, swig_type_294 arg10, swig_type_295 arg11, swig_type_296 arg12, swig_type_297 arg13, swig_type_298 arg14);
+extern swig_type_299 _wrap_weft_executor_simple_bind_capi_df5844a07fabea53(uintptr_t arg1, swig_intgo arg2, swig_intgo arg3, swig_type_300 arg4, swig_type_301 arg5, swig_type_302 arg6, swig_type_303 arg7, swig_type_304 arg8, swig_type_305 arg9, swig_type_306 arg10, swig_type_307 arg11, swig_type_308 arg12);
+extern swig_type_309 _wrap_weft_executor_bind_capi_df5844a07fabea53(uintptr_t arg1, swig_intgo arg2, swig_intgo arg3, swig_type_310 arg4, swig_type_311 arg5, swig_type_312 arg6, swig_type_313 arg7, swig_type_314 arg8, swig_type_315 arg9, swig_type_316 arg10);
+extern swig_type_317 _wrap_weft_executor_simple_bind_group2ctx_capi_df5844a07fabea53(uintptr_t arg1, swig_intgo arg2, swig_intgo arg3, swig_type_318 arg4, swig_type_319 arg5, swig_type_320 arg6, swig_type_321 arg7, swig_type_322 arg8, swig_type_323 arg9, swig_type_324 arg10, swig_type_325 arg11, swig_type_326 arg12, swig_type_327 arg13, swig_type_328 arg14, swig_type_329 arg15, swig_type_330 arg16);
+extern swig_type_331 _wrap_weft_executor_bind_group2ctx_capi_df5844a07fabea53(uintptr_t arg1, swig_intgo arg2, swig_intgo arg3, swig_type_332 arg4, swig_type_333 arg5, swig_type_334 arg6, swig_type_335 arg7, swig_type_336 arg8, swig_type_337 arg9, swig_type_338 arg10, swig_type_339 arg11, swig_type_340 arg12, swig_type_341 arg13, swig_type_342 arg14);
+extern swig_type_343 _wrap_weft_executor_forward_capi_df5844a07fabea53(uintptr_t arg1, swig_intgo arg2);
+extern swig_type_344 _wrap_weft_executor_backward_capi_df5844a07fabea53(uintptr_t arg1, swig_type_345 arg2, swig_type_346 arg3);
+extern swig_type_347 _wrap_weft_executor_outputs_capi_df5844a07fabea53(uintptr_t arg1, swig_type_348 arg2);
+extern swig_type_349 _wrap_weft_executor_arg_arrays_capi_df5844a07fabea53(uintptr_t arg1, swig_type_350 arg2);
+extern swig_type_351 _wrap_weft_executor_grad_arrays_capi_df5844a07fabea53(uintptr_t arg1, swig_type_352 arg2);
+extern swig_type_353 _wrap_weft_executor_aux_arrays_capi_df5844a07fabea53(uintptr_t arg1, swig_type_354 arg2);
+extern swig_type_355 _wrap_weft_executor_reshape_capi_df5844a07fabea53(uintptr_t arg1, swig_type_356 arg2, swig_type_357 arg3, swig_type_358 arg4, swig_type_359 arg5, swig_intgo arg6, swig_intgo arg7, swig_type_360 arg8);
+extern swig_type_361 _wrap_weft_executor_print_capi_df5844a07fabea53(uintptr_t arg1, swig_type_362 arg2);
+extern swig_type_363 _wrap_weft_executor_memory_capi_df5844a07fabea53(uintptr_t arg1, swig_type_364 arg2);
+extern swig_type_365 _wrap_weft_executor_placement_capi_df5844a07fabea53(uintptr_t arg1, swig_type_366 arg2, swig_type_367 arg3, swig_type_368 arg4);
+extern swig_type_369 _wrap_weft_executor_float32_nodes_capi_df5844a07fabea53(uintptr_t arg1, swig_type_370 arg2);
+extern swig_type_371 _wrap_weft_executor_set_monitor_callback_capi_df5844a07fabea53(uintptr_t arg1, uintptr_t arg2, uintptr_t arg3, swig_intgo arg4);
+extern swig_type_372 _wrap_weft_ndarray_monitor_stat_capi_df5844a07fabea53(uintptr_t arg1, swig_type_373 arg2);
+extern swig_type_374 _wrap_weft_executor_free_capi_df5844a07fabea53(uintptr_t arg1);
+extern swig_type_375 _wrap_weft_executor_options_create_capi_df5844a07fabea53(swig_type_376 arg1);
+extern swig_type_377 _wrap_weft_executor_options_free_capi_df5844a07fabea53(uintptr_t arg1);
+extern swig_type_378 _wrap_weft_executor_options_set_match_range_capi_df5844a07fabea53(uintptr_t arg1, swig_intgo arg2);
+extern swig_type_379 _wrap_weft_executor_options_set_num_groups_capi_df5844a07fabea53(uintptr_t arg1, swig_intgo arg2);
+extern swig_type_380 _wrap_weft_executor_options_set_bulk_max_nodes_capi_df5844a07fabea53(uintptr_t arg1, swig_intgo arg2);
+extern swig_type_381 _wrap_weft_executor_options_set_optimize_inference_capi_df5844a07fabea53(uintptr_t arg1, swig_intgo arg2);
+extern swig_type_382 _wrap_weft_executor_options_set_allow_fallback_capi_df5844a07fabea53(uintptr_t arg1, swig_intgo arg2);
+extern swig_type_383 _wrap_weft_executor_options_add_group_capi_df5844a07fabea53(uintptr_t arg1, swig_type_384 arg2, swig_intgo arg3, swig_intgo arg4);
+extern swig_type_385 _wrap_weft_executor_options_set_grad_req_capi_df5844a07fabea53(uintptr_t arg1, swig_type_386 arg2, swig_intgo arg3);
+extern swig_type_387 _wrap_weft_executor_simple_bind_with_options_capi_df5844a07fabea53(uintptr_t arg1, swig_intgo arg2, swig_intgo arg3, swig_type_388 arg4, swig_type_389 arg5, swig_type_390 arg6, swig_type_391 arg7, swig_type_392 arg8, swig_type_393 arg9, swig_type_394 arg10, uintptr_t arg11, swig_type_395 arg12);
+extern swig_type_396 _wrap_weft_executor_bind_with_options_capi_df5844a07fabea53(uintptr_t arg1, swig_intgo arg2, swig_intgo arg3, swig_type_397 arg4, swig_type_398 arg5, swig_type_399 arg6, swig_type_400 arg7, swig_type_401 arg8, swig_type_402 arg9, uintptr_t arg10, swig_type_403 arg11);
+extern swig_type_404 _wrap_weft_engine_configure_capi_df5844a07fabea53(swig_intgo arg1, swig_intgo arg2);
+extern swig_type_405 _wrap_weft_engine_info_capi_df5844a07fabea53(swig_type_406 arg1, swig_type_407 arg2);
+extern swig_type_408 _wrap_weft_engine_shutdown_capi_df5844a07fabea53(void);
+extern swig_type_409 _wrap_weft_engine_on_worker_thread_capi_df5844a07fabea53(swig_type_410 arg1);
+extern swig_type_411 _wrap_weft_engine_var_create_capi_df5844a07fabea53(uintptr_t arg1);
+extern swig_type_412 _wrap_weft_engine_var_free_capi_df5844a07fabea53(uintptr_t arg1);
+extern swig_type_413 _wrap_weft_engine_var_version_capi_df5844a07fabea53(uintptr_t arg1, swig_type_414 arg2);
+extern swig_type_415 _wrap_weft_engine_push_sync_capi_df5844a07fabea53(swig_type_416 arg1, swig_voidp arg2, swig_type_417 arg3, uintptr_t arg4, swig_type_418 arg5, uintptr_t arg6, swig_type_419 arg7, swig_type_420 arg8);
+extern swig_type_421 _wrap_weft_engine_push_async_capi_df5844a07fabea53(swig_type_422 arg1, swig_voidp arg2, swig_type_423 arg3, uintptr_t arg4, swig_type_424 arg5, uintptr_t arg6, swig_type_425 arg7, swig_type_426 arg8);
+extern swig_type_427 _wrap_weft_engine_complete_capi_df5844a07fabea53(uintptr_t arg1, swig_type_428 arg2);
+extern swig_type_429 _wrap_weft_engine_var_wait_capi_df5844a07fabea53(uintptr_t arg1);
+extern swig_type_430 _wrap_weft_idx_load_capi_df5844a07fabea53(swig_type_431 arg1, swig_type_432 arg2);
+extern swig_type_433 _wrap_weft_mnist_load_capi_df5844a07fabea53(swig_type_434 arg1, swig_type_435 arg2, swig_type_436 arg3, swig_type_437 arg4);
+extern swig_type_438 _wrap_weft_data_iter_create_ndarray_capi_df5844a07fabea53(swig_type_439 arg1, swig_type_440 arg2, swig_type_441 arg3, swig_type_442 arg4, swig_type_443 arg5, swig_type_444 arg6, swig_intgo arg7, swig_intgo arg8, swig_type_445 arg9, swig_type_446 arg10, swig_type_447 arg11);
+extern swig_type_448 _wrap_weft_data_iter_create_capi_df5844a07fabea53(swig_type_449 arg1, swig_type_450 arg2, swig_type_451 arg3, swig_type_452 arg4, swig_type_453 arg5);
+extern swig_type_454 _wrap_weft_data_iter_list_capi_df5844a07fabea53(swig_type_455 arg1);
+extern swig_type_456 _wrap_weft_data_iter_info_capi_df5844a07fabea53(swig_type_457 arg1, swig_type_458 arg2, swig_type_459 arg3);
+extern swig_type_460 _wrap_weft_data_iter_param_capi_df5844a07fabea53(swig_type_461 arg1, swig_type_462 arg2, swig_type_463 arg3, swig_type_464 arg4, swig_type_465 arg5, swig_type_466 arg6);
+extern swig_type_467 _wrap_weft_data_iter_next_capi_df5844a07fabea53(uintptr_t arg1, swig_type_468 arg2);
+extern swig_type_469 _wrap_weft_data_iter_reset_capi_df5844a07fabea53(uintptr_t arg1);
+extern swig_type_470 _wrap_weft_data_iter_data_capi_df5844a07fabea53(uintptr_t arg1, swig_type_471 arg2);
+extern swig_type_472 _wrap_weft_data_iter_label_capi_df5844a07fabea53(uintptr_t arg1, swig_type_473 arg2);
+extern swig_type_474 _wrap_weft_data_iter_pad_capi_df5844a07fabea53(uintptr_t arg1, swig_type_475 arg2);
+extern swig_type_476 _wrap_weft_data_iter_index_capi_df5844a07fabea53(uintptr_t arg1, swig_type_477 arg2, swig_type_478 arg3, swig_type_479 arg4);
+extern swig_type_480 _wrap_weft_data_iter_batch_size_capi_df5844a07fabea53(uintptr_t arg1, swig_type_481 arg2);
+extern swig_type_482 _wrap_weft_data_iter_free_capi_df5844a07fabea53(uintptr_t arg1);
+extern swig_type_483 _wrap_weft_metric_create_capi_df5844a07fabea53(swig_type_484 arg1, swig_type_485 arg2, swig_type_486 arg3, swig_type_487 arg4, swig_type_488 arg5);
+extern swig_type_489 _wrap_weft_metric_composite_add_capi_df5844a07fabea53(uintptr_t arg1, swig_type_490 arg2, swig_type_491 arg3, swig_type_492 arg4, swig_type_493 arg5);
+extern swig_type_494 _wrap_weft_metric_update_capi_df5844a07fabea53(uintptr_t arg1, swig_type_495 arg2, swig_type_496 arg3, swig_type_497 arg4, swig_type_498 arg5);
+extern swig_type_499 _wrap_weft_metric_num_values_capi_df5844a07fabea53(uintptr_t arg1, swig_type_500 arg2);
+extern swig_type_501 _wrap_weft_metric_get_capi_df5844a07fabea53(uintptr_t arg1, swig_type_502 arg2, swig_type_503 arg3, swig_type_504 arg4, swig_type_505 arg5);
+extern swig_type_506 _wrap_weft_metric_reset_capi_df5844a07fabea53(uintptr_t arg1);
+extern swig_type_507 _wrap_weft_metric_free_capi_df5844a07fabea53(uintptr_t arg1);
+extern swig_type_508 _wrap_weft_checkpoint_save_capi_df5844a07fabea53(swig_type_509 arg1, swig_intgo arg2, uintptr_t arg3, swig_type_510 arg4, swig_type_511 arg5, swig_type_512 arg6, swig_type_513 arg7, swig_type_514 arg8, swig_type_515 arg9);
+extern swig_type_516 _wrap_weft_checkpoint_load_capi_df5844a07fabea53(swig_type_517 arg1, swig_intgo arg2, swig_type_518 arg3, swig_type_519 arg4, swig_type_520 arg5);
+extern swig_type_521 _wrap_weft_initializer_create_capi_df5844a07fabea53(swig_type_522 arg1, swig_type_523 arg2, swig_type_524 arg3, swig_type_525 arg4, swig_type_526 arg5, swig_type_527 arg6);
+extern swig_type_528 _wrap_weft_initializer_init_capi_df5844a07fabea53(uintptr_t arg1, swig_type_529 arg2, uintptr_t arg3);
+extern swig_type_530 _wrap_weft_initializer_free_capi_df5844a07fabea53(uintptr_t arg1);
+extern swig_type_531 _wrap_weft_optimizer_create_capi_df5844a07fabea53(swig_type_532 arg1, swig_type_533 arg2, swig_type_534 arg3, swig_type_535 arg4, swig_type_536 arg5);
+extern swig_type_537 _wrap_weft_optimizer_set_lr_scheduler_capi_df5844a07fabea53(uintptr_t arg1, swig_type_538 arg2, swig_type_539 arg3, swig_type_540 arg4, float arg5, float arg6);
+extern swig_type_541 _wrap_weft_optimizer_set_lr_scheduler_ex_capi_df5844a07fabea53(uintptr_t arg1, swig_type_542 arg2, swig_type_543 arg3, swig_type_544 arg4, swig_type_545 arg5);
+extern swig_type_546 _wrap_weft_optimizer_set_multipliers_capi_df5844a07fabea53(uintptr_t arg1, uintptr_t arg2);
+extern swig_type_547 _wrap_weft_optimizer_set_rescale_grad_capi_df5844a07fabea53(uintptr_t arg1, float arg2);
+extern swig_type_548 _wrap_weft_optimizer_update_capi_df5844a07fabea53(uintptr_t arg1, swig_intgo arg2, swig_type_549 arg3, uintptr_t arg4, uintptr_t arg5);
+extern swig_type_550 _wrap_weft_optimizer_num_update_capi_df5844a07fabea53(uintptr_t arg1, swig_type_551 arg2);
+extern swig_type_552 _wrap_weft_optimizer_learning_rate_capi_df5844a07fabea53(uintptr_t arg1, swig_type_553 arg2, swig_type_554 arg3);
+extern swig_type_555 _wrap_weft_optimizer_free_capi_df5844a07fabea53(uintptr_t arg1);
+extern swig_type_556 _wrap_weft_optimizer_save_states_capi_df5844a07fabea53(uintptr_t arg1, swig_type_557 arg2);
+extern swig_type_558 _wrap_weft_optimizer_load_states_capi_df5844a07fabea53(uintptr_t arg1, swig_type_559 arg2);
+extern swig_type_560 _wrap_weft_module_create_capi_df5844a07fabea53(uintptr_t arg1, swig_type_561 arg2, swig_type_562 arg3, swig_type_563 arg4, swig_type_564 arg5, swig_intgo arg6, swig_intgo arg7, swig_type_565 arg8);
+extern swig_type_566 _wrap_weft_module_set_fixed_params_capi_df5844a07fabea53(uintptr_t arg1, swig_type_567 arg2, swig_type_568 arg3);
+extern swig_type_569 _wrap_weft_module_bind_capi_df5844a07fabea53(uintptr_t arg1, uintptr_t arg2, swig_intgo arg3);
+extern swig_type_570 _wrap_weft_module_init_params_capi_df5844a07fabea53(uintptr_t arg1, uintptr_t arg2, uintptr_t arg3, uintptr_t arg4, swig_intgo arg5);
+extern swig_type_571 _wrap_weft_module_init_optimizer_capi_df5844a07fabea53(uintptr_t arg1, uintptr_t arg2);
+extern swig_type_572 _wrap_weft_module_forward_capi_df5844a07fabea53(uintptr_t arg1, uintptr_t arg2, swig_intgo arg3);
+extern swig_type_573 _wrap_weft_module_backward_capi_df5844a07fabea53(uintptr_t arg1);
+extern swig_type_574 _wrap_weft_module_update_capi_df5844a07fabea53(uintptr_t arg1);
+extern swig_type_575 _wrap_weft_module_update_metric_capi_df5844a07fabea53(uintptr_t arg1, uintptr_t arg2, uintptr_t arg3);
+extern swig_type_576 _wrap_weft_module_outputs_capi_df5844a07fabea53(uintptr_t arg1, swig_type_577 arg2);
+extern swig_type_578 _wrap_weft_module_params_capi_df5844a07fabea53(uintptr_t arg1, swig_type_579 arg2, swig_type_580 arg3);
+extern swig_type_581 _wrap_weft_module_fit_capi_df5844a07fabea53(uintptr_t arg1, uintptr_t arg2, uintptr_t arg3, uintptr_t arg4, swig_intgo arg5, swig_intgo arg6, swig_intgo arg7, swig_type_582 arg8, swig_type_583 arg9);
+extern swig_type_584 _wrap_weft_fit_session_create_capi_df5844a07fabea53(uintptr_t arg1, uintptr_t arg2, uintptr_t arg3, uintptr_t arg4, swig_intgo arg5, swig_intgo arg6, swig_intgo arg7, swig_type_585 arg8, swig_type_586 arg9);
+extern swig_type_587 _wrap_weft_fit_session_next_capi_df5844a07fabea53(uintptr_t arg1, swig_type_588 arg2);
+extern swig_type_589 _wrap_weft_fit_session_stop_capi_df5844a07fabea53(uintptr_t arg1);
+extern swig_type_590 _wrap_weft_fit_session_batch_capi_df5844a07fabea53(uintptr_t arg1, swig_type_591 arg2, swig_type_592 arg3, swig_type_593 arg4, swig_type_594 arg5, swig_type_595 arg6);
+extern swig_type_596 _wrap_weft_fit_session_epoch_capi_df5844a07fabea53(uintptr_t arg1, swig_type_597 arg2, swig_type_598 arg3, swig_type_599 arg4, swig_type_600 arg5, swig_type_601 arg6, swig_type_602 arg7);
+extern swig_type_603 _wrap_weft_fit_session_epoch_metric_capi_df5844a07fabea53(uintptr_t arg1, swig_intgo arg2, swig_type_604 arg3, swig_type_605 arg4, swig_type_606 arg5, swig_type_607 arg6);
+extern swig_type_608 _wrap_weft_fit_session_free_capi_df5844a07fabea53(uintptr_t arg1);
+extern swig_type_609 _wrap_weft_module_score_capi_df5844a07fabea53(uintptr_t arg1, uintptr_t arg2, uintptr_t arg3);
+extern swig_type_610 _wrap_weft_module_save_checkpoint_capi_df5844a07fabea53(uintptr_t arg1, swig_type_611 arg2, swig_intgo arg3);
+extern swig_type_612 _wrap_weft_module_free_capi_df5844a07fabea53(uintptr_t arg1);
+extern swig_type_613 _wrap_weft_predictor_create_capi_df5844a07fabea53(swig_type_614 arg1, swig_voidp arg2, swig_type_615 arg3, swig_type_616 arg4, swig_type_617 arg5, swig_type_618 arg6, swig_type_619 arg7, swig_intgo arg8, swig_intgo arg9, swig_type_620 arg10, swig_type_621 arg11, swig_type_622 arg12, swig_type_623 arg13, swig_type_624 arg14, swig_type_625 arg15);
+extern swig_type_626 _wrap_weft_predictor_create_from_files_capi_df5844a07fabea53(swig_type_627 arg1, swig_type_628 arg2, swig_type_629 arg3, swig_type_630 arg4, swig_type_631 arg5, swig_type_632 arg6, swig_intgo arg7, swig_intgo arg8, swig_type_633 arg9, swig_type_634 arg10, swig_type_635 arg11, swig_type_636 arg12, swig_type_637 arg13, swig_type_638 arg14);
+extern swig_type_639 _wrap_weft_predictor_set_monitor_callback_capi_df5844a07fabea53(uintptr_t arg1, uintptr_t arg2, uintptr_t arg3, swig_intgo arg4);
+extern swig_type_640 _wrap_weft_predictor_list_inputs_capi_df5844a07fabea53(uintptr_t arg1, swig_type_641 arg2);
+extern swig_type_642 _wrap_weft_predictor_list_outputs_capi_df5844a07fabea53(uintptr_t arg1, swig_type_643 arg2);
+extern swig_type_644 _wrap_weft_predictor_output_shape_capi_df5844a07fabea53(uintptr_t arg1, swig_type_645 arg2, swig_type_646 arg3, swig_type_647 arg4, swig_type_648 arg5, swig_type_649 arg6, swig_type_650 arg7, swig_type_651 arg8);
+extern swig_type_652 _wrap_weft_predictor_predict_packed_capi_df5844a07fabea53(uintptr_t arg1, swig_type_653 arg2, swig_voidp arg3, swig_type_654 arg4, swig_type_655 arg5, swig_type_656 arg6, swig_type_657 arg7, swig_voidp arg8, swig_type_658 arg9);
+extern swig_type_659 _wrap_weft_predictor_predict_float_capi_df5844a07fabea53(uintptr_t arg1, swig_type_660 arg2, swig_type_661 arg3, swig_type_662 arg4, swig_type_663 arg5, swig_type_664 arg6, swig_type_665 arg7);
+extern swig_type_666 _wrap_weft_predictor_stats_capi_df5844a07fabea53(uintptr_t arg1, swig_type_667 arg2);
+extern swig_type_668 _wrap_weft_predictor_free_capi_df5844a07fabea53(uintptr_t arg1);
+extern swig_type_669 _wrap_weft_kvstore_create_capi_df5844a07fabea53(swig_type_670 arg1, swig_type_671 arg2);
+extern swig_type_672 _wrap_weft_kvstore_type_capi_df5844a07fabea53(uintptr_t arg1, swig_type_673 arg2);
+extern swig_type_674 _wrap_weft_kvstore_rank_capi_df5844a07fabea53(uintptr_t arg1, swig_type_675 arg2, swig_type_676 arg3);
+extern swig_type_677 _wrap_weft_kvstore_init_capi_df5844a07fabea53(uintptr_t arg1, swig_type_678 arg2, swig_type_679 arg3, swig_type_680 arg4);
+extern swig_type_681 _wrap_weft_kvstore_push_capi_df5844a07fabea53(uintptr_t arg1, swig_type_682 arg2, swig_type_683 arg3, swig_type_684 arg4, swig_intgo arg5);
+extern swig_type_685 _wrap_weft_kvstore_pull_capi_df5844a07fabea53(uintptr_t arg1, swig_type_686 arg2, swig_type_687 arg3, swig_type_688 arg4, swig_intgo arg5);
+extern swig_type_689 _wrap_weft_kvstore_pushpull_capi_df5844a07fabea53(uintptr_t arg1, swig_type_690 arg2, swig_type_691 arg3, swig_type_692 arg4, swig_type_693 arg5, swig_intgo arg6);
+extern swig_type_694 _wrap_weft_kvstore_set_optimizer_capi_df5844a07fabea53(uintptr_t arg1, uintptr_t arg2);
+extern swig_type_695 _wrap_weft_kvstore_set_updater_queue_capi_df5844a07fabea53(uintptr_t arg1, swig_intgo arg2);
+extern swig_type_696 _wrap_weft_kvstore_next_update_capi_df5844a07fabea53(uintptr_t arg1, swig_type_697 arg2, swig_type_698 arg3, swig_type_699 arg4, swig_type_700 arg5);
+extern swig_type_701 _wrap_weft_kvstore_barrier_capi_df5844a07fabea53(uintptr_t arg1);
+extern swig_type_702 _wrap_weft_kvstore_free_capi_df5844a07fabea53(uintptr_t arg1);
+extern swig_type_703 _wrap_weft_module_init_optimizer_kvstore_capi_df5844a07fabea53(uintptr_t arg1, uintptr_t arg2, uintptr_t arg3);
+extern swig_type_704 _wrap_weft_data_iter_select_part_capi_df5844a07fabea53(uintptr_t arg1, swig_intgo arg2, swig_intgo arg3);
+extern swig_type_705 _wrap_weft_kvstore_finalize_capi_df5844a07fabea53(void);
+extern swig_type_706 _wrap_weft_autograd_set_is_recording_capi_df5844a07fabea53(swig_intgo arg1, swig_type_707 arg2);
+extern swig_type_708 _wrap_weft_autograd_set_is_training_capi_df5844a07fabea53(swig_intgo arg1, swig_type_709 arg2);
+extern swig_type_710 _wrap_weft_autograd_is_recording_capi_df5844a07fabea53(swig_type_711 arg1);
+extern swig_type_712 _wrap_weft_autograd_is_training_capi_df5844a07fabea53(swig_type_713 arg1);
+extern swig_type_714 _wrap_weft_autograd_mark_variables_capi_df5844a07fabea53(swig_type_715 arg1, swig_type_716 arg2, swig_type_717 arg3, swig_type_718 arg4);
+extern swig_type_719 _wrap_weft_autograd_backward_capi_df5844a07fabea53(swig_type_720 arg1, swig_type_721 arg2, swig_type_722 arg3, swig_intgo arg4, swig_intgo arg5);
+extern swig_type_723 _wrap_weft_autograd_grad_capi_df5844a07fabea53(swig_type_724 arg1, swig_type_725 arg2, swig_type_726 arg3, swig_type_727 arg4, swig_type_728 arg5, swig_intgo arg6, swig_intgo arg7, swig_type_729 arg8);
+extern swig_type_730 _wrap_weft_autograd_grad_ex_capi_df5844a07fabea53(swig_type_731 arg1, swig_type_732 arg2, swig_type_733 arg3, swig_type_734 arg4, swig_type_735 arg5, swig_intgo arg6, swig_intgo arg7, swig_intgo arg8, swig_type_736 arg9);
+extern swig_type_737 _wrap_weft_ndarray_get_grad_capi_df5844a07fabea53(uintptr_t arg1, swig_type_738 arg2);
+extern swig_type_739 _wrap_weft_ndarray_detach_capi_df5844a07fabea53(uintptr_t arg1, swig_type_740 arg2);
+extern swig_type_741 _wrap_weft_autograd_get_symbol_capi_df5844a07fabea53(uintptr_t arg1, swig_type_742 arg2);
+extern swig_type_743 _wrap_weft_cached_op_create_capi_df5844a07fabea53(uintptr_t arg1, swig_type_744 arg2, swig_type_745 arg3, swig_type_746 arg4, swig_type_747 arg5);
+extern swig_type_748 _wrap_weft_cached_op_list_inputs_capi_df5844a07fabea53(uintptr_t arg1, swig_type_749 arg2);
+extern swig_type_750 _wrap_weft_cached_op_invoke_capi_df5844a07fabea53(uintptr_t arg1, swig_type_751 arg2, swig_type_752 arg3, swig_type_753 arg4, swig_type_754 arg5, swig_type_755 arg6);
+extern swig_type_756 _wrap_weft_cached_op_free_capi_df5844a07fabea53(uintptr_t arg1);
+extern swig_type_757 _wrap_weft_cached_op_set_monitor_callback_capi_df5844a07fabea53(uintptr_t arg1, uintptr_t arg2, uintptr_t arg3, swig_intgo arg4);
+extern swig_type_758 _wrap_weft_trainer_create_capi_df5844a07fabea53(swig_type_759 arg1, swig_type_760 arg2, swig_type_761 arg3, uintptr_t arg4, swig_type_762 arg5);
+extern swig_type_763 _wrap_weft_trainer_step_capi_df5844a07fabea53(uintptr_t arg1, swig_intgo arg2);
+extern swig_type_764 _wrap_weft_trainer_free_capi_df5844a07fabea53(uintptr_t arg1);
+extern swig_type_765 _wrap_weft_recordio_writer_create_capi_df5844a07fabea53(swig_type_766 arg1, swig_type_767 arg2, swig_type_768 arg3);
+extern swig_type_769 _wrap_weft_recordio_writer_write_capi_df5844a07fabea53(uintptr_t arg1, swig_voidp arg2, swig_type_770 arg3);
+extern swig_type_771 _wrap_weft_recordio_writer_write_idx_capi_df5844a07fabea53(uintptr_t arg1, swig_type_772 arg2, swig_voidp arg3, swig_type_773 arg4);
+extern swig_type_774 _wrap_weft_recordio_writer_tell_capi_df5844a07fabea53(uintptr_t arg1, swig_type_775 arg2);
+extern swig_type_776 _wrap_weft_recordio_writer_close_capi_df5844a07fabea53(uintptr_t arg1);
+extern swig_type_777 _wrap_weft_recordio_writer_free_capi_df5844a07fabea53(uintptr_t arg1);
+extern swig_type_778 _wrap_weft_recordio_reader_create_capi_df5844a07fabea53(swig_type_779 arg1, swig_type_780 arg2, swig_type_781 arg3);
+extern swig_type_782 _wrap_weft_recordio_reader_read_capi_df5844a07fabea53(uintptr_t arg1, swig_type_783 arg2, swig_type_784 arg3, swig_type_785 arg4);
+extern swig_type_786 _wrap_weft_recordio_reader_read_idx_capi_df5844a07fabea53(uintptr_t arg1, swig_type_787 arg2, swig_type_788 arg3, swig_type_789 arg4);
+extern swig_type_790 _wrap_weft_recordio_reader_num_keys_capi_df5844a07fabea53(uintptr_t arg1, swig_type_791 arg2);
+extern swig_type_792 _wrap_weft_recordio_reader_keys_capi_df5844a07fabea53(uintptr_t arg1, swig_type_793 arg2, swig_type_794 arg3, swig_type_795 arg4);
+extern swig_type_796 _wrap_weft_recordio_reader_seek_capi_df5844a07fabea53(uintptr_t arg1, swig_type_797 arg2);
+extern swig_type_798 _wrap_weft_recordio_reader_tell_capi_df5844a07fabea53(uintptr_t arg1, swig_type_799 arg2);
+extern swig_type_800 _wrap_weft_recordio_reader_reset_capi_df5844a07fabea53(uintptr_t arg1);
+extern swig_type_801 _wrap_weft_recordio_reader_free_capi_df5844a07fabea53(uintptr_t arg1);
+extern swig_type_802 _wrap_weft_recordio_pack_header_capi_df5844a07fabea53(float arg1, swig_type_803 arg2, swig_type_804 arg3, swig_type_805 arg4, swig_type_806 arg5, swig_voidp arg6, swig_type_807 arg7, swig_type_808 arg8);
+extern swig_type_809 _wrap_weft_recordio_unpack_header_capi_df5844a07fabea53(swig_voidp arg1, swig_type_810 arg2, swig_type_811 arg3, swig_type_812 arg4, swig_type_813 arg5, swig_type_814 arg6, swig_type_815 arg7);
+extern swig_type_816 _wrap_weft_recordio_unpack_labels_capi_df5844a07fabea53(swig_voidp arg1, swig_type_817 arg2, swig_type_818 arg3, swig_type_819 arg4, swig_type_820 arg5);
+extern swig_type_821 _wrap_weft_image_reencode_capi_df5844a07fabea53(swig_voidp arg1, swig_type_822 arg2, swig_intgo arg3, swig_intgo arg4, swig_intgo arg5, swig_type_823 arg6, swig_intgo arg7, swig_type_824 arg8);
+extern swig_type_825 _wrap_weft_amp_convert_model_capi_df5844a07fabea53(uintptr_t arg1, swig_type_826 arg2, swig_type_827 arg3, swig_type_828 arg4, swig_type_829 arg5, swig_type_830 arg6, swig_type_831 arg7, swig_intgo arg8, swig_type_832 arg9, swig_type_833 arg10, swig_intgo arg11, swig_type_834 arg12, swig_type_835 arg13, swig_type_836 arg14);
+extern swig_type_837 _wrap_weft_quantize_model_capi_df5844a07fabea53(uintptr_t arg1, swig_type_838 arg2, swig_type_839 arg3, swig_type_840 arg4, swig_type_841 arg5, swig_type_842 arg6, swig_type_843 arg7, uintptr_t arg8, swig_type_844 arg9, swig_type_845 arg10, swig_type_846 arg11, swig_type_847 arg12, swig_intgo arg13, swig_type_848 arg14, swig_type_849 arg15, swig_type_850 arg16, swig_type_851 arg17, swig_type_852 arg18, swig_type_853 arg19, swig_type_854 arg20);
+extern swig_type_855 _wrap_weft_custom_op_unregister_capi_df5844a07fabea53(swig_type_856 arg1);
+extern swig_type_857 _wrap_weft_custom_op_list_capi_df5844a07fabea53(swig_type_858 arg1);
+extern swig_type_859 _wrap_weft_ndarray_get_data_capi_df5844a07fabea53(uintptr_t arg1, swig_voidp arg2);
+extern swig_type_860 _wrap_weft_custom_op_register_host_capi_df5844a07fabea53(swig_type_861 arg1, uintptr_t arg2, swig_type_862 arg3);
+extern swig_type_863 _wrap_weft_custom_op_call_ints_capi_df5844a07fabea53(uintptr_t arg1, swig_type_864 arg2, swig_type_865 arg3, swig_type_866 arg4);
+extern swig_type_867 _wrap_weft_custom_op_call_num_strings_capi_df5844a07fabea53(uintptr_t arg1, swig_type_868 arg2);
+extern swig_type_869 _wrap_weft_custom_op_call_string_capi_df5844a07fabea53(uintptr_t arg1, swig_type_870 arg2, swig_type_871 arg3);
+extern swig_type_872 _wrap_weft_custom_op_call_arrays_capi_df5844a07fabea53(uintptr_t arg1, swig_type_873 arg2, swig_type_874 arg3, swig_type_875 arg4);
+extern swig_type_876 _wrap_weft_custom_op_call_set_ints_capi_df5844a07fabea53(uintptr_t arg1, swig_type_877 arg2, swig_type_878 arg3);
+extern swig_type_879 _wrap_weft_custom_op_call_add_string_capi_df5844a07fabea53(uintptr_t arg1, swig_type_880 arg2);
+extern swig_type_881 _wrap_weft_custom_op_call_fail_capi_df5844a07fabea53(uintptr_t arg1, swig_type_882 arg2);
+extern swig_type_883 _wrap_weft_ndarray_get_bytes_capi_df5844a07fabea53(uintptr_t arg1, swig_type_884 arg2, swig_type_885 arg3);
+extern swig_type_886 _wrap_weft_profiler_set_config_capi_df5844a07fabea53(swig_type_887 arg1, swig_type_888 arg2, swig_type_889 arg3);
+extern swig_type_890 _wrap_weft_profiler_set_state_capi_df5844a07fabea53(swig_intgo arg1);
+extern swig_type_891 _wrap_weft_profiler_get_state_capi_df5844a07fabea53(swig_type_892 arg1);
+extern swig_type_893 _wrap_weft_profiler_pause_capi_df5844a07fabea53(swig_intgo arg1);
+extern swig_type_894 _wrap_weft_profiler_dump_capi_df5844a07fabea53(swig_intgo arg1);
+extern swig_type_895 _wrap_weft_profiler_trace_capi_df5844a07fabea53(swig_type_896 arg1);
+extern swig_type_897 _wrap_weft_profiler_aggregate_capi_df5844a07fabea53(swig_intgo arg1, swig_type_898 arg2, swig_type_899 arg3, swig_intgo arg4, swig_type_900 arg5);
+extern swig_type_901 _wrap_weft_profiler_range_push_capi_df5844a07fabea53(swig_type_902 arg1);
+extern swig_type_903 _wrap_weft_profiler_range_pop_capi_df5844a07fabea53(void);
+extern swig_type_904 _wrap_weft_profiler_set_marker_capi_df5844a07fabea53(swig_type_905 arg1);
+extern swig_type_906 _wrap_weft_profiler_set_counter_capi_df5844a07fabea53(swig_type_907 arg1, swig_type_908 arg2);
+extern swig_type_909 _wrap_weft_load_library_capi_df5844a07fabea53(swig_type_910 arg1);
+extern swig_type_911 _wrap_weft_loaded_ops_capi_df5844a07fabea53(swig_type_912 arg1);
+extern swig_type_913 _wrap_weft_onnx_import_capi_df5844a07fabea53(swig_type_914 arg1, swig_type_915 arg2, swig_type_916 arg3, swig_type_917 arg4, swig_type_918 arg5, swig_type_919 arg6, swig_type_920 arg7, swig_type_921 arg8);
+extern swig_type_922 _wrap_weft_onnx_import_checkpoint_capi_df5844a07fabea53(swig_type_923 arg1, swig_type_924 arg2, swig_type_925 arg3, swig_type_926 arg4, swig_type_927 arg5, swig_type_928 arg6);
+extern swig_type_929 _wrap_weft_onnx_supported_ops_capi_df5844a07fabea53(swig_type_930 arg1);
 #undef intgo
 */
 import "C"
@@ -1273,13 +1294,13 @@ func swigCopyString(s string) string {
 
 func Swig_free(arg1 uintptr) {
 	_swig_i_0 := arg1
-	C._wrap_Swig_free_capi_e9327122f07dbc13(C.uintptr_t(_swig_i_0))
+	C._wrap_Swig_free_capi_df5844a07fabea53(C.uintptr_t(_swig_i_0))
 }
 
 func Swig_malloc(arg1 int) (_swig_ret uintptr) {
 	var swig_r uintptr
 	_swig_i_0 := arg1
-	swig_r = (uintptr)(C._wrap_Swig_malloc_capi_e9327122f07dbc13(C.swig_intgo(_swig_i_0)))
+	swig_r = (uintptr)(C._wrap_Swig_malloc_capi_df5844a07fabea53(C.swig_intgo(_swig_i_0)))
 	return swig_r
 }
 
@@ -1328,13 +1349,13 @@ func weftJoin(ss []string) string {
 
 func Weft_binding_abi_version() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_weft_binding_abi_version_capi_e9327122f07dbc13())
+	swig_r = (int)(C._wrap_weft_binding_abi_version_capi_df5844a07fabea53())
 	return swig_r
 }
 
 func Weft_binding_library_path() (_swig_ret string) {
 	var swig_r string
-	swig_r_p := C._wrap_weft_binding_library_path_capi_e9327122f07dbc13()
+	swig_r_p := C._wrap_weft_binding_library_path_capi_df5844a07fabea53()
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 string
  swig_r_1 = swigCopyString(swig_r) 
@@ -1343,7 +1364,7 @@ func Weft_binding_library_path() (_swig_ret string) {
 
 func Weft_version() (_swig_ret string) {
 	var swig_r string
-	swig_r_p := C._wrap_weft_version_capi_e9327122f07dbc13()
+	swig_r_p := C._wrap_weft_version_capi_df5844a07fabea53()
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 string
  swig_r_1 = swigCopyString(swig_r) 
@@ -1352,13 +1373,13 @@ func Weft_version() (_swig_ret string) {
 
 func Weft_abi_version() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_weft_abi_version_capi_e9327122f07dbc13())
+	swig_r = (int)(C._wrap_weft_abi_version_capi_df5844a07fabea53())
 	return swig_r
 }
 
 func Weft_live_handle_count() (_swig_ret uint64) {
 	var swig_r uint64
-	swig_r = (uint64)(C._wrap_weft_live_handle_count_capi_e9327122f07dbc13())
+	swig_r = (uint64)(C._wrap_weft_live_handle_count_capi_df5844a07fabea53())
 	return swig_r
 }
 
@@ -1368,7 +1389,7 @@ func Weft_storage_stats(arg1 int, arg2 int, arg3 []uint64, arg4 []uint64) (_swig
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
-	swig_r_p := C._wrap_weft_storage_stats_capi_e9327122f07dbc13(C.swig_intgo(_swig_i_0), C.swig_intgo(_swig_i_1), *(*C.swig_type_5)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_6)(unsafe.Pointer(&_swig_i_3)))
+	swig_r_p := C._wrap_weft_storage_stats_capi_df5844a07fabea53(C.swig_intgo(_swig_i_0), C.swig_intgo(_swig_i_1), *(*C.swig_type_5)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_6)(unsafe.Pointer(&_swig_i_3)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg3
@@ -1391,7 +1412,7 @@ func Weft_device_count(arg1 int, arg2 []int32) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_device_count_capi_e9327122f07dbc13(C.swig_intgo(_swig_i_0), *(*C.swig_type_8)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_weft_device_count_capi_df5844a07fabea53(C.swig_intgo(_swig_i_0), *(*C.swig_type_8)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -1413,7 +1434,7 @@ func Weft_device_memory(arg1 int, arg2 int, arg3 []uint64, arg4 []uint64) (_swig
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
-	swig_r_p := C._wrap_weft_device_memory_capi_e9327122f07dbc13(C.swig_intgo(_swig_i_0), C.swig_intgo(_swig_i_1), *(*C.swig_type_10)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_11)(unsafe.Pointer(&_swig_i_3)))
+	swig_r_p := C._wrap_weft_device_memory_capi_df5844a07fabea53(C.swig_intgo(_swig_i_0), C.swig_intgo(_swig_i_1), *(*C.swig_type_10)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_11)(unsafe.Pointer(&_swig_i_3)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg3
@@ -1435,7 +1456,7 @@ func Weft_device_memory(arg1 int, arg2 int, arg3 []uint64, arg4 []uint64) (_swig
 func Weft_random_seed(arg1 uint64) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
-	swig_r_p := C._wrap_weft_random_seed_capi_e9327122f07dbc13(C.swig_type_13(_swig_i_0))
+	swig_r_p := C._wrap_weft_random_seed_capi_df5844a07fabea53(C.swig_type_13(_swig_i_0))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 error
 
@@ -1450,7 +1471,7 @@ func Weft_random_seed(arg1 uint64) (_swig_ret error) {
 
 func Weft_wait_all() (_swig_ret error) {
 	var swig_r string
-	swig_r_p := C._wrap_weft_wait_all_capi_e9327122f07dbc13()
+	swig_r_p := C._wrap_weft_wait_all_capi_df5844a07fabea53()
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 error
 
@@ -1467,7 +1488,7 @@ func Weft_string_list_size(arg1 uintptr, arg2 []uint64) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_string_list_size_capi_e9327122f07dbc13(C.uintptr_t(_swig_i_0), *(*C.swig_type_16)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_weft_string_list_size_capi_df5844a07fabea53(C.uintptr_t(_swig_i_0), *(*C.swig_type_16)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -1489,7 +1510,7 @@ func Weft_string_list_get(arg1 uintptr, arg2 uint64, arg3 []string) (_swig_ret e
 	_swig_i_1 := arg2
 	var _swig_i_2 []string
  _swig_i_2 = make([]string, len(arg3)) 
-	swig_r_p := C._wrap_weft_string_list_get_capi_e9327122f07dbc13(C.uintptr_t(_swig_i_0), C.swig_type_18(_swig_i_1), *(*C.swig_type_19)(unsafe.Pointer(&_swig_i_2)))
+	swig_r_p := C._wrap_weft_string_list_get_capi_df5844a07fabea53(C.uintptr_t(_swig_i_0), C.swig_type_18(_swig_i_1), *(*C.swig_type_19)(unsafe.Pointer(&_swig_i_2)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 
 	for i := range _swig_i_2 {
@@ -1517,7 +1538,7 @@ func Weft_string_list_get(arg1 uintptr, arg2 uint64, arg3 []string) (_swig_ret e
 func Weft_string_list_free(arg1 uintptr) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
-	swig_r_p := C._wrap_weft_string_list_free_capi_e9327122f07dbc13(C.uintptr_t(_swig_i_0))
+	swig_r_p := C._wrap_weft_string_list_free_capi_df5844a07fabea53(C.uintptr_t(_swig_i_0))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 error
 
@@ -1533,7 +1554,7 @@ func Weft_string_list_free(arg1 uintptr) (_swig_ret error) {
 func Weft_op_count(arg1 []uint64) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
-	swig_r_p := C._wrap_weft_op_count_capi_e9327122f07dbc13(*(*C.swig_type_22)(unsafe.Pointer(&_swig_i_0)))
+	swig_r_p := C._wrap_weft_op_count_capi_df5844a07fabea53(*(*C.swig_type_22)(unsafe.Pointer(&_swig_i_0)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -1554,7 +1575,7 @@ func Weft_op_name(arg1 uint64, arg2 []string) (_swig_ret error) {
 	_swig_i_0 := arg1
 	var _swig_i_1 []string
  _swig_i_1 = make([]string, len(arg2)) 
-	swig_r_p := C._wrap_weft_op_name_capi_e9327122f07dbc13(C.swig_type_24(_swig_i_0), *(*C.swig_type_25)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_weft_op_name_capi_df5844a07fabea53(C.swig_type_24(_swig_i_0), *(*C.swig_type_25)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 
 	for i := range _swig_i_1 {
@@ -1585,7 +1606,7 @@ func Weft_op_info(arg1 string, arg2 []string, arg3 []uint64) (_swig_ret error) {
 	var _swig_i_1 []string
  _swig_i_1 = make([]string, len(arg2)) 
 	_swig_i_2 := arg3
-	swig_r_p := C._wrap_weft_op_info_capi_e9327122f07dbc13(*(*C.swig_type_27)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_28)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_29)(unsafe.Pointer(&_swig_i_2)))
+	swig_r_p := C._wrap_weft_op_info_capi_df5844a07fabea53(*(*C.swig_type_27)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_28)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_29)(unsafe.Pointer(&_swig_i_2)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 
 	for i := range _swig_i_1 {
@@ -1628,7 +1649,7 @@ func Weft_op_param(arg1 string, arg2 uint64, arg3 []string, arg4 []string, arg5 
  _swig_i_4 = make([]string, len(arg5)) 
 	var _swig_i_5 []string
  _swig_i_5 = make([]string, len(arg6)) 
-	swig_r_p := C._wrap_weft_op_param_capi_e9327122f07dbc13(*(*C.swig_type_31)(unsafe.Pointer(&_swig_i_0)), C.swig_type_32(_swig_i_1), *(*C.swig_type_33)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_34)(unsafe.Pointer(&_swig_i_3)), *(*C.swig_type_35)(unsafe.Pointer(&_swig_i_4)), *(*C.swig_type_36)(unsafe.Pointer(&_swig_i_5)))
+	swig_r_p := C._wrap_weft_op_param_capi_df5844a07fabea53(*(*C.swig_type_31)(unsafe.Pointer(&_swig_i_0)), C.swig_type_32(_swig_i_1), *(*C.swig_type_33)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_34)(unsafe.Pointer(&_swig_i_3)), *(*C.swig_type_35)(unsafe.Pointer(&_swig_i_4)), *(*C.swig_type_36)(unsafe.Pointer(&_swig_i_5)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 
 	for i := range _swig_i_2 {
@@ -1696,7 +1717,7 @@ func Weft_op_aliases(arg1 string, arg2 []uintptr) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_op_aliases_capi_e9327122f07dbc13(*(*C.swig_type_38)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_39)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_weft_op_aliases_capi_df5844a07fabea53(*(*C.swig_type_38)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_39)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -1728,7 +1749,7 @@ func Weft_op_invoke(arg1 string, arg2 []uintptr, arg3 uint64, arg4 []string, arg
 	_swig_i_6 := arg7
 	_swig_i_7 := arg8
 	_swig_i_8 := arg9
-	swig_r_p := C._wrap_weft_op_invoke_capi_e9327122f07dbc13(*(*C.swig_type_41)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_42)(unsafe.Pointer(&_swig_i_1)), C.swig_type_43(_swig_i_2), *(*C.swig_type_44)(unsafe.Pointer(&_swig_i_3)), *(*C.swig_type_45)(unsafe.Pointer(&_swig_i_4)), C.swig_type_46(_swig_i_5), *(*C.swig_type_47)(unsafe.Pointer(&_swig_i_6)), C.swig_type_48(_swig_i_7), *(*C.swig_type_49)(unsafe.Pointer(&_swig_i_8)))
+	swig_r_p := C._wrap_weft_op_invoke_capi_df5844a07fabea53(*(*C.swig_type_41)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_42)(unsafe.Pointer(&_swig_i_1)), C.swig_type_43(_swig_i_2), *(*C.swig_type_44)(unsafe.Pointer(&_swig_i_3)), *(*C.swig_type_45)(unsafe.Pointer(&_swig_i_4)), C.swig_type_46(_swig_i_5), *(*C.swig_type_47)(unsafe.Pointer(&_swig_i_6)), C.swig_type_48(_swig_i_7), *(*C.swig_type_49)(unsafe.Pointer(&_swig_i_8)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -1772,7 +1793,7 @@ func Weft_op_invoke_into(arg1 string, arg2 []uintptr, arg3 uint64, arg4 []string
 	_swig_i_6 := arg7
 	_swig_i_7 := arg8
 	_swig_i_8 := arg9
-	swig_r_p := C._wrap_weft_op_invoke_into_capi_e9327122f07dbc13(*(*C.swig_type_51)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_52)(unsafe.Pointer(&_swig_i_1)), C.swig_type_53(_swig_i_2), *(*C.swig_type_54)(unsafe.Pointer(&_swig_i_3)), *(*C.swig_type_55)(unsafe.Pointer(&_swig_i_4)), C.swig_type_56(_swig_i_5), *(*C.swig_type_57)(unsafe.Pointer(&_swig_i_6)), C.swig_type_58(_swig_i_7), *(*C.swig_type_59)(unsafe.Pointer(&_swig_i_8)))
+	swig_r_p := C._wrap_weft_op_invoke_into_capi_df5844a07fabea53(*(*C.swig_type_51)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_52)(unsafe.Pointer(&_swig_i_1)), C.swig_type_53(_swig_i_2), *(*C.swig_type_54)(unsafe.Pointer(&_swig_i_3)), *(*C.swig_type_55)(unsafe.Pointer(&_swig_i_4)), C.swig_type_56(_swig_i_5), *(*C.swig_type_57)(unsafe.Pointer(&_swig_i_6)), C.swig_type_58(_swig_i_7), *(*C.swig_type_59)(unsafe.Pointer(&_swig_i_8)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -1811,7 +1832,7 @@ func Weft_ndarray_create(arg1 []int64, arg2 int, arg3 int, arg4 int, arg5 int, a
 	_swig_i_3 := arg4
 	_swig_i_4 := arg5
 	_swig_i_5 := arg6
-	swig_r_p := C._wrap_weft_ndarray_create_capi_e9327122f07dbc13(*(*C.swig_type_61)(unsafe.Pointer(&_swig_i_0)), C.swig_intgo(_swig_i_1), C.swig_intgo(_swig_i_2), C.swig_intgo(_swig_i_3), C.swig_intgo(_swig_i_4), *(*C.swig_type_62)(unsafe.Pointer(&_swig_i_5)))
+	swig_r_p := C._wrap_weft_ndarray_create_capi_df5844a07fabea53(*(*C.swig_type_61)(unsafe.Pointer(&_swig_i_0)), C.swig_intgo(_swig_i_1), C.swig_intgo(_swig_i_2), C.swig_intgo(_swig_i_3), C.swig_intgo(_swig_i_4), *(*C.swig_type_62)(unsafe.Pointer(&_swig_i_5)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -1833,7 +1854,7 @@ func Weft_ndarray_create(arg1 []int64, arg2 int, arg3 int, arg4 int, arg5 int, a
 func Weft_ndarray_free(arg1 uintptr) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
-	swig_r_p := C._wrap_weft_ndarray_free_capi_e9327122f07dbc13(C.uintptr_t(_swig_i_0))
+	swig_r_p := C._wrap_weft_ndarray_free_capi_df5844a07fabea53(C.uintptr_t(_swig_i_0))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 error
 
@@ -1850,7 +1871,7 @@ func Weft_ndarray_ndim(arg1 uintptr, arg2 []int32) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_ndarray_ndim_capi_e9327122f07dbc13(C.uintptr_t(_swig_i_0), *(*C.swig_type_65)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_weft_ndarray_ndim_capi_df5844a07fabea53(C.uintptr_t(_swig_i_0), *(*C.swig_type_65)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -1871,7 +1892,7 @@ func Weft_ndarray_shape(arg1 uintptr, arg2 []int64, arg3 uint64) (_swig_ret erro
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r_p := C._wrap_weft_ndarray_shape_capi_e9327122f07dbc13(C.uintptr_t(_swig_i_0), *(*C.swig_type_67)(unsafe.Pointer(&_swig_i_1)), C.swig_type_68(_swig_i_2))
+	swig_r_p := C._wrap_weft_ndarray_shape_capi_df5844a07fabea53(C.uintptr_t(_swig_i_0), *(*C.swig_type_67)(unsafe.Pointer(&_swig_i_1)), C.swig_type_68(_swig_i_2))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -1891,7 +1912,7 @@ func Weft_ndarray_size(arg1 uintptr, arg2 []int64) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_ndarray_size_capi_e9327122f07dbc13(C.uintptr_t(_swig_i_0), *(*C.swig_type_70)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_weft_ndarray_size_capi_df5844a07fabea53(C.uintptr_t(_swig_i_0), *(*C.swig_type_70)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -1911,7 +1932,7 @@ func Weft_ndarray_dtype(arg1 uintptr, arg2 []int32) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_ndarray_dtype_capi_e9327122f07dbc13(C.uintptr_t(_swig_i_0), *(*C.swig_type_72)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_weft_ndarray_dtype_capi_df5844a07fabea53(C.uintptr_t(_swig_i_0), *(*C.swig_type_72)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -1932,7 +1953,7 @@ func Weft_ndarray_context(arg1 uintptr, arg2 []int32, arg3 []int32) (_swig_ret e
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r_p := C._wrap_weft_ndarray_context_capi_e9327122f07dbc13(C.uintptr_t(_swig_i_0), *(*C.swig_type_74)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_75)(unsafe.Pointer(&_swig_i_2)))
+	swig_r_p := C._wrap_weft_ndarray_context_capi_df5844a07fabea53(C.uintptr_t(_swig_i_0), *(*C.swig_type_74)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_75)(unsafe.Pointer(&_swig_i_2)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -1956,7 +1977,7 @@ func Weft_ndarray_copy_from(arg1 uintptr, arg2 unsafe.Pointer, arg3 uint64) (_sw
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r_p := C._wrap_weft_ndarray_copy_from_capi_e9327122f07dbc13(C.uintptr_t(_swig_i_0), C.swig_voidp(_swig_i_1), C.swig_type_77(_swig_i_2))
+	swig_r_p := C._wrap_weft_ndarray_copy_from_capi_df5844a07fabea53(C.uintptr_t(_swig_i_0), C.swig_voidp(_swig_i_1), C.swig_type_77(_swig_i_2))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 error
 
@@ -1974,7 +1995,7 @@ func Weft_ndarray_copy_to(arg1 uintptr, arg2 unsafe.Pointer, arg3 uint64) (_swig
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r_p := C._wrap_weft_ndarray_copy_to_capi_e9327122f07dbc13(C.uintptr_t(_swig_i_0), C.swig_voidp(_swig_i_1), C.swig_type_79(_swig_i_2))
+	swig_r_p := C._wrap_weft_ndarray_copy_to_capi_df5844a07fabea53(C.uintptr_t(_swig_i_0), C.swig_voidp(_swig_i_1), C.swig_type_79(_swig_i_2))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 error
 
@@ -1992,7 +2013,7 @@ func Weft_ndarray_copy_from_float32(arg1 uintptr, arg2 unsafe.Pointer, arg3 uint
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r_p := C._wrap_weft_ndarray_copy_from_float32_capi_e9327122f07dbc13(C.uintptr_t(_swig_i_0), C.swig_voidp(_swig_i_1), C.swig_type_81(_swig_i_2))
+	swig_r_p := C._wrap_weft_ndarray_copy_from_float32_capi_df5844a07fabea53(C.uintptr_t(_swig_i_0), C.swig_voidp(_swig_i_1), C.swig_type_81(_swig_i_2))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 error
 
@@ -2010,7 +2031,7 @@ func Weft_ndarray_copy_to_float32(arg1 uintptr, arg2 unsafe.Pointer, arg3 uint64
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r_p := C._wrap_weft_ndarray_copy_to_float32_capi_e9327122f07dbc13(C.uintptr_t(_swig_i_0), C.swig_voidp(_swig_i_1), C.swig_type_83(_swig_i_2))
+	swig_r_p := C._wrap_weft_ndarray_copy_to_float32_capi_df5844a07fabea53(C.uintptr_t(_swig_i_0), C.swig_voidp(_swig_i_1), C.swig_type_83(_swig_i_2))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 error
 
@@ -2029,7 +2050,7 @@ func Weft_ndarray_reshape(arg1 uintptr, arg2 []int64, arg3 int, arg4 []uintptr) 
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
-	swig_r_p := C._wrap_weft_ndarray_reshape_capi_e9327122f07dbc13(C.uintptr_t(_swig_i_0), *(*C.swig_type_85)(unsafe.Pointer(&_swig_i_1)), C.swig_intgo(_swig_i_2), *(*C.swig_type_86)(unsafe.Pointer(&_swig_i_3)))
+	swig_r_p := C._wrap_weft_ndarray_reshape_capi_df5844a07fabea53(C.uintptr_t(_swig_i_0), *(*C.swig_type_85)(unsafe.Pointer(&_swig_i_1)), C.swig_intgo(_swig_i_2), *(*C.swig_type_86)(unsafe.Pointer(&_swig_i_3)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -2054,7 +2075,7 @@ func Weft_ndarray_slice(arg1 uintptr, arg2 int64, arg3 int64, arg4 []uintptr) (_
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
-	swig_r_p := C._wrap_weft_ndarray_slice_capi_e9327122f07dbc13(C.uintptr_t(_swig_i_0), C.swig_type_88(_swig_i_1), C.swig_type_89(_swig_i_2), *(*C.swig_type_90)(unsafe.Pointer(&_swig_i_3)))
+	swig_r_p := C._wrap_weft_ndarray_slice_capi_df5844a07fabea53(C.uintptr_t(_swig_i_0), C.swig_type_88(_swig_i_1), C.swig_type_89(_swig_i_2), *(*C.swig_type_90)(unsafe.Pointer(&_swig_i_3)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg4
@@ -2073,7 +2094,7 @@ func Weft_ndarray_slice(arg1 uintptr, arg2 int64, arg3 int64, arg4 []uintptr) (_
 func Weft_ndarray_wait_to_read(arg1 uintptr) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
-	swig_r_p := C._wrap_weft_ndarray_wait_to_read_capi_e9327122f07dbc13(C.uintptr_t(_swig_i_0))
+	swig_r_p := C._wrap_weft_ndarray_wait_to_read_capi_df5844a07fabea53(C.uintptr_t(_swig_i_0))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 error
 
@@ -2089,7 +2110,7 @@ func Weft_ndarray_wait_to_read(arg1 uintptr) (_swig_ret error) {
 func Weft_ndarray_wait_to_write(arg1 uintptr) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
-	swig_r_p := C._wrap_weft_ndarray_wait_to_write_capi_e9327122f07dbc13(C.uintptr_t(_swig_i_0))
+	swig_r_p := C._wrap_weft_ndarray_wait_to_write_capi_df5844a07fabea53(C.uintptr_t(_swig_i_0))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 error
 
@@ -2109,7 +2130,7 @@ func Weft_ndarray_save_file(arg1 string, arg2 []uintptr, arg3 []string, arg4 uin
 	var _swig_i_2 string
  _swig_i_2 = weftJoin(arg3) 
 	_swig_i_3 := arg4
-	swig_r_p := C._wrap_weft_ndarray_save_file_capi_e9327122f07dbc13(*(*C.swig_type_94)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_95)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_96)(unsafe.Pointer(&_swig_i_2)), C.swig_type_97(_swig_i_3))
+	swig_r_p := C._wrap_weft_ndarray_save_file_capi_df5844a07fabea53(*(*C.swig_type_94)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_95)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_96)(unsafe.Pointer(&_swig_i_2)), C.swig_type_97(_swig_i_3))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -2138,7 +2159,7 @@ func Weft_ndarray_save_buffer(arg1 []uintptr, arg2 []string, arg3 uint64, arg4 [
  _swig_i_1 = weftJoin(arg2) 
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
-	swig_r_p := C._wrap_weft_ndarray_save_buffer_capi_e9327122f07dbc13(*(*C.swig_type_99)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_100)(unsafe.Pointer(&_swig_i_1)), C.swig_type_101(_swig_i_2), *(*C.swig_type_102)(unsafe.Pointer(&_swig_i_3)))
+	swig_r_p := C._wrap_weft_ndarray_save_buffer_capi_df5844a07fabea53(*(*C.swig_type_99)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_100)(unsafe.Pointer(&_swig_i_1)), C.swig_type_101(_swig_i_2), *(*C.swig_type_102)(unsafe.Pointer(&_swig_i_3)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -2165,7 +2186,7 @@ func Weft_buffer_data(arg1 uintptr, arg2 []unsafe.Pointer, arg3 []uint64) (_swig
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r_p := C._wrap_weft_buffer_data_capi_e9327122f07dbc13(C.uintptr_t(_swig_i_0), *(*C.swig_type_104)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_105)(unsafe.Pointer(&_swig_i_2)))
+	swig_r_p := C._wrap_weft_buffer_data_capi_df5844a07fabea53(C.uintptr_t(_swig_i_0), *(*C.swig_type_104)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_105)(unsafe.Pointer(&_swig_i_2)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -2187,7 +2208,7 @@ func Weft_buffer_data(arg1 uintptr, arg2 []unsafe.Pointer, arg3 []uint64) (_swig
 func Weft_buffer_free(arg1 uintptr) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
-	swig_r_p := C._wrap_weft_buffer_free_capi_e9327122f07dbc13(C.uintptr_t(_swig_i_0))
+	swig_r_p := C._wrap_weft_buffer_free_capi_df5844a07fabea53(C.uintptr_t(_swig_i_0))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 error
 
@@ -2204,7 +2225,7 @@ func Weft_ndarray_load_file(arg1 string, arg2 []uintptr) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_ndarray_load_file_capi_e9327122f07dbc13(*(*C.swig_type_108)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_109)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_weft_ndarray_load_file_capi_df5844a07fabea53(*(*C.swig_type_108)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_109)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -2228,7 +2249,7 @@ func Weft_ndarray_load_buffer(arg1 unsafe.Pointer, arg2 uint64, arg3 []uintptr) 
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r_p := C._wrap_weft_ndarray_load_buffer_capi_e9327122f07dbc13(C.swig_voidp(_swig_i_0), C.swig_type_111(_swig_i_1), *(*C.swig_type_112)(unsafe.Pointer(&_swig_i_2)))
+	swig_r_p := C._wrap_weft_ndarray_load_buffer_capi_df5844a07fabea53(C.swig_voidp(_swig_i_0), C.swig_type_111(_swig_i_1), *(*C.swig_type_112)(unsafe.Pointer(&_swig_i_2)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg3
@@ -2249,7 +2270,7 @@ func Weft_ndarray_list_size(arg1 uintptr, arg2 []uint64, arg3 []int32) (_swig_re
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r_p := C._wrap_weft_ndarray_list_size_capi_e9327122f07dbc13(C.uintptr_t(_swig_i_0), *(*C.swig_type_114)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_115)(unsafe.Pointer(&_swig_i_2)))
+	swig_r_p := C._wrap_weft_ndarray_list_size_capi_df5844a07fabea53(C.uintptr_t(_swig_i_0), *(*C.swig_type_114)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_115)(unsafe.Pointer(&_swig_i_2)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -2274,7 +2295,7 @@ func Weft_ndarray_list_name(arg1 uintptr, arg2 uint64, arg3 []string) (_swig_ret
 	_swig_i_1 := arg2
 	var _swig_i_2 []string
  _swig_i_2 = make([]string, len(arg3)) 
-	swig_r_p := C._wrap_weft_ndarray_list_name_capi_e9327122f07dbc13(C.uintptr_t(_swig_i_0), C.swig_type_117(_swig_i_1), *(*C.swig_type_118)(unsafe.Pointer(&_swig_i_2)))
+	swig_r_p := C._wrap_weft_ndarray_list_name_capi_df5844a07fabea53(C.uintptr_t(_swig_i_0), C.swig_type_117(_swig_i_1), *(*C.swig_type_118)(unsafe.Pointer(&_swig_i_2)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 
 	for i := range _swig_i_2 {
@@ -2304,7 +2325,7 @@ func Weft_ndarray_list_get(arg1 uintptr, arg2 uint64, arg3 []uintptr) (_swig_ret
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r_p := C._wrap_weft_ndarray_list_get_capi_e9327122f07dbc13(C.uintptr_t(_swig_i_0), C.swig_type_120(_swig_i_1), *(*C.swig_type_121)(unsafe.Pointer(&_swig_i_2)))
+	swig_r_p := C._wrap_weft_ndarray_list_get_capi_df5844a07fabea53(C.uintptr_t(_swig_i_0), C.swig_type_120(_swig_i_1), *(*C.swig_type_121)(unsafe.Pointer(&_swig_i_2)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg3
@@ -2323,7 +2344,7 @@ func Weft_ndarray_list_get(arg1 uintptr, arg2 uint64, arg3 []uintptr) (_swig_ret
 func Weft_ndarray_list_free(arg1 uintptr) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
-	swig_r_p := C._wrap_weft_ndarray_list_free_capi_e9327122f07dbc13(C.uintptr_t(_swig_i_0))
+	swig_r_p := C._wrap_weft_ndarray_list_free_capi_df5844a07fabea53(C.uintptr_t(_swig_i_0))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 error
 
@@ -2343,7 +2364,7 @@ func Weft_ndarray_list_create(arg1 []uintptr, arg2 []string, arg3 uint64, arg4 [
  _swig_i_1 = weftJoin(arg2) 
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
-	swig_r_p := C._wrap_weft_ndarray_list_create_capi_e9327122f07dbc13(*(*C.swig_type_124)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_125)(unsafe.Pointer(&_swig_i_1)), C.swig_type_126(_swig_i_2), *(*C.swig_type_127)(unsafe.Pointer(&_swig_i_3)))
+	swig_r_p := C._wrap_weft_ndarray_list_create_capi_df5844a07fabea53(*(*C.swig_type_124)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_125)(unsafe.Pointer(&_swig_i_1)), C.swig_type_126(_swig_i_2), *(*C.swig_type_127)(unsafe.Pointer(&_swig_i_3)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -2369,7 +2390,7 @@ func Weft_ndarray_load_npy(arg1 string, arg2 []uintptr) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_ndarray_load_npy_capi_e9327122f07dbc13(*(*C.swig_type_129)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_130)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_weft_ndarray_load_npy_capi_df5844a07fabea53(*(*C.swig_type_129)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_130)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -2392,7 +2413,7 @@ func Weft_ndarray_save_npy(arg1 uintptr, arg2 string) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_ndarray_save_npy_capi_e9327122f07dbc13(C.uintptr_t(_swig_i_0), *(*C.swig_type_132)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_weft_ndarray_save_npy_capi_df5844a07fabea53(C.uintptr_t(_swig_i_0), *(*C.swig_type_132)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -2413,7 +2434,7 @@ func Weft_ndarray_load_npy_buffer(arg1 unsafe.Pointer, arg2 uint64, arg3 []uintp
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r_p := C._wrap_weft_ndarray_load_npy_buffer_capi_e9327122f07dbc13(C.swig_voidp(_swig_i_0), C.swig_type_134(_swig_i_1), *(*C.swig_type_135)(unsafe.Pointer(&_swig_i_2)))
+	swig_r_p := C._wrap_weft_ndarray_load_npy_buffer_capi_df5844a07fabea53(C.swig_voidp(_swig_i_0), C.swig_type_134(_swig_i_1), *(*C.swig_type_135)(unsafe.Pointer(&_swig_i_2)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg3
@@ -2433,7 +2454,7 @@ func Weft_ndarray_save_npy_buffer(arg1 uintptr, arg2 []uintptr) (_swig_ret error
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_ndarray_save_npy_buffer_capi_e9327122f07dbc13(C.uintptr_t(_swig_i_0), *(*C.swig_type_137)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_weft_ndarray_save_npy_buffer_capi_df5844a07fabea53(C.uintptr_t(_swig_i_0), *(*C.swig_type_137)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -2453,7 +2474,7 @@ func Weft_symbol_create_variable(arg1 string, arg2 []uintptr) (_swig_ret error) 
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_symbol_create_variable_capi_e9327122f07dbc13(*(*C.swig_type_139)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_140)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_weft_symbol_create_variable_capi_df5844a07fabea53(*(*C.swig_type_139)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_140)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -2481,7 +2502,7 @@ func Weft_symbol_create_atomic(arg1 string, arg2 []string, arg3 []string, arg4 u
  _swig_i_2 = weftJoin(arg3) 
 	_swig_i_3 := arg4
 	_swig_i_4 := arg5
-	swig_r_p := C._wrap_weft_symbol_create_atomic_capi_e9327122f07dbc13(*(*C.swig_type_142)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_143)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_144)(unsafe.Pointer(&_swig_i_2)), C.swig_type_145(_swig_i_3), *(*C.swig_type_146)(unsafe.Pointer(&_swig_i_4)))
+	swig_r_p := C._wrap_weft_symbol_create_atomic_capi_df5844a07fabea53(*(*C.swig_type_142)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_143)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_144)(unsafe.Pointer(&_swig_i_2)), C.swig_type_145(_swig_i_3), *(*C.swig_type_146)(unsafe.Pointer(&_swig_i_4)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -2514,7 +2535,7 @@ func Weft_symbol_compose(arg1 uintptr, arg2 string, arg3 uint64, arg4 []string, 
 	var _swig_i_3 string
  _swig_i_3 = weftJoin(arg4) 
 	_swig_i_4 := arg5
-	swig_r_p := C._wrap_weft_symbol_compose_capi_e9327122f07dbc13(C.uintptr_t(_swig_i_0), *(*C.swig_type_148)(unsafe.Pointer(&_swig_i_1)), C.swig_type_149(_swig_i_2), *(*C.swig_type_150)(unsafe.Pointer(&_swig_i_3)), *(*C.swig_type_151)(unsafe.Pointer(&_swig_i_4)))
+	swig_r_p := C._wrap_weft_symbol_compose_capi_df5844a07fabea53(C.uintptr_t(_swig_i_0), *(*C.swig_type_148)(unsafe.Pointer(&_swig_i_1)), C.swig_type_149(_swig_i_2), *(*C.swig_type_150)(unsafe.Pointer(&_swig_i_3)), *(*C.swig_type_151)(unsafe.Pointer(&_swig_i_4)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -2541,7 +2562,7 @@ func Weft_symbol_group(arg1 []uintptr, arg2 uint64, arg3 []uintptr) (_swig_ret e
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r_p := C._wrap_weft_symbol_group_capi_e9327122f07dbc13(*(*C.swig_type_153)(unsafe.Pointer(&_swig_i_0)), C.swig_type_154(_swig_i_1), *(*C.swig_type_155)(unsafe.Pointer(&_swig_i_2)))
+	swig_r_p := C._wrap_weft_symbol_group_capi_df5844a07fabea53(*(*C.swig_type_153)(unsafe.Pointer(&_swig_i_0)), C.swig_type_154(_swig_i_1), *(*C.swig_type_155)(unsafe.Pointer(&_swig_i_2)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -2564,7 +2585,7 @@ func Weft_symbol_copy(arg1 uintptr, arg2 []uintptr) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_symbol_copy_capi_e9327122f07dbc13(C.uintptr_t(_swig_i_0), *(*C.swig_type_157)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_weft_symbol_copy_capi_df5844a07fabea53(C.uintptr_t(_swig_i_0), *(*C.swig_type_157)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -2583,7 +2604,7 @@ func Weft_symbol_copy(arg1 uintptr, arg2 []uintptr) (_swig_ret error) {
 func Weft_symbol_free(arg1 uintptr) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
-	swig_r_p := C._wrap_weft_symbol_free_capi_e9327122f07dbc13(C.uintptr_t(_swig_i_0))
+	swig_r_p := C._wrap_weft_symbol_free_capi_df5844a07fabea53(C.uintptr_t(_swig_i_0))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 error
 
@@ -2600,7 +2621,7 @@ func Weft_symbol_num_outputs(arg1 uintptr, arg2 []uint64) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_symbol_num_outputs_capi_e9327122f07dbc13(C.uintptr_t(_swig_i_0), *(*C.swig_type_160)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_weft_symbol_num_outputs_capi_df5844a07fabea53(C.uintptr_t(_swig_i_0), *(*C.swig_type_160)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -2621,7 +2642,7 @@ func Weft_symbol_get_output(arg1 uintptr, arg2 uint64, arg3 []uintptr) (_swig_re
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r_p := C._wrap_weft_symbol_get_output_capi_e9327122f07dbc13(C.uintptr_t(_swig_i_0), C.swig_type_162(_swig_i_1), *(*C.swig_type_163)(unsafe.Pointer(&_swig_i_2)))
+	swig_r_p := C._wrap_weft_symbol_get_output_capi_df5844a07fabea53(C.uintptr_t(_swig_i_0), C.swig_type_162(_swig_i_1), *(*C.swig_type_163)(unsafe.Pointer(&_swig_i_2)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg3
@@ -2641,7 +2662,7 @@ func Weft_symbol_get_internals(arg1 uintptr, arg2 []uintptr) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_symbol_get_internals_capi_e9327122f07dbc13(C.uintptr_t(_swig_i_0), *(*C.swig_type_165)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_weft_symbol_get_internals_capi_df5844a07fabea53(C.uintptr_t(_swig_i_0), *(*C.swig_type_165)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -2661,7 +2682,7 @@ func Weft_symbol_get_children(arg1 uintptr, arg2 []uintptr) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_symbol_get_children_capi_e9327122f07dbc13(C.uintptr_t(_swig_i_0), *(*C.swig_type_167)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_weft_symbol_get_children_capi_df5844a07fabea53(C.uintptr_t(_swig_i_0), *(*C.swig_type_167)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -2681,7 +2702,7 @@ func Weft_symbol_list_arguments(arg1 uintptr, arg2 []uintptr) (_swig_ret error) 
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_symbol_list_arguments_capi_e9327122f07dbc13(C.uintptr_t(_swig_i_0), *(*C.swig_type_169)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_weft_symbol_list_arguments_capi_df5844a07fabea53(C.uintptr_t(_swig_i_0), *(*C.swig_type_169)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -2701,7 +2722,7 @@ func Weft_symbol_list_outputs(arg1 uintptr, arg2 []uintptr) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_symbol_list_outputs_capi_e9327122f07dbc13(C.uintptr_t(_swig_i_0), *(*C.swig_type_171)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_weft_symbol_list_outputs_capi_df5844a07fabea53(C.uintptr_t(_swig_i_0), *(*C.swig_type_171)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -2721,7 +2742,7 @@ func Weft_symbol_list_auxiliary_states(arg1 uintptr, arg2 []uintptr) (_swig_ret 
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_symbol_list_auxiliary_states_capi_e9327122f07dbc13(C.uintptr_t(_swig_i_0), *(*C.swig_type_173)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_weft_symbol_list_auxiliary_states_capi_df5844a07fabea53(C.uintptr_t(_swig_i_0), *(*C.swig_type_173)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -2741,7 +2762,7 @@ func Weft_symbol_list_inputs(arg1 uintptr, arg2 []uintptr) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_symbol_list_inputs_capi_e9327122f07dbc13(C.uintptr_t(_swig_i_0), *(*C.swig_type_175)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_weft_symbol_list_inputs_capi_df5844a07fabea53(C.uintptr_t(_swig_i_0), *(*C.swig_type_175)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -2761,7 +2782,7 @@ func Weft_symbol_get_name(arg1 uintptr, arg2 []uintptr) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_symbol_get_name_capi_e9327122f07dbc13(C.uintptr_t(_swig_i_0), *(*C.swig_type_177)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_weft_symbol_get_name_capi_df5844a07fabea53(C.uintptr_t(_swig_i_0), *(*C.swig_type_177)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -2782,7 +2803,7 @@ func Weft_symbol_get_attr(arg1 uintptr, arg2 string, arg3 []uintptr) (_swig_ret 
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r_p := C._wrap_weft_symbol_get_attr_capi_e9327122f07dbc13(C.uintptr_t(_swig_i_0), *(*C.swig_type_179)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_180)(unsafe.Pointer(&_swig_i_2)))
+	swig_r_p := C._wrap_weft_symbol_get_attr_capi_df5844a07fabea53(C.uintptr_t(_swig_i_0), *(*C.swig_type_179)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_180)(unsafe.Pointer(&_swig_i_2)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -2806,7 +2827,7 @@ func Weft_symbol_set_attr(arg1 uintptr, arg2 string, arg3 string) (_swig_ret err
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r_p := C._wrap_weft_symbol_set_attr_capi_e9327122f07dbc13(C.uintptr_t(_swig_i_0), *(*C.swig_type_182)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_183)(unsafe.Pointer(&_swig_i_2)))
+	swig_r_p := C._wrap_weft_symbol_set_attr_capi_df5844a07fabea53(C.uintptr_t(_swig_i_0), *(*C.swig_type_182)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_183)(unsafe.Pointer(&_swig_i_2)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -2831,7 +2852,7 @@ func Weft_symbol_list_attr(arg1 uintptr, arg2 int, arg3 []uintptr, arg4 []uintpt
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
-	swig_r_p := C._wrap_weft_symbol_list_attr_capi_e9327122f07dbc13(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1), *(*C.swig_type_185)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_186)(unsafe.Pointer(&_swig_i_3)))
+	swig_r_p := C._wrap_weft_symbol_list_attr_capi_df5844a07fabea53(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1), *(*C.swig_type_185)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_186)(unsafe.Pointer(&_swig_i_3)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg3
@@ -2859,7 +2880,7 @@ func Weft_symbol_summary(arg1 uintptr, arg2 uint64, arg3 []string, arg4 []uint64
 	_swig_i_3 := arg4
 	_swig_i_4 := arg5
 	_swig_i_5 := arg6
-	swig_r_p := C._wrap_weft_symbol_summary_capi_e9327122f07dbc13(C.uintptr_t(_swig_i_0), C.swig_type_188(_swig_i_1), *(*C.swig_type_189)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_190)(unsafe.Pointer(&_swig_i_3)), *(*C.swig_type_191)(unsafe.Pointer(&_swig_i_4)), *(*C.swig_type_192)(unsafe.Pointer(&_swig_i_5)))
+	swig_r_p := C._wrap_weft_symbol_summary_capi_df5844a07fabea53(C.uintptr_t(_swig_i_0), C.swig_type_188(_swig_i_1), *(*C.swig_type_189)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_190)(unsafe.Pointer(&_swig_i_3)), *(*C.swig_type_191)(unsafe.Pointer(&_swig_i_4)), *(*C.swig_type_192)(unsafe.Pointer(&_swig_i_5)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = _swig_i_2
@@ -2898,7 +2919,7 @@ func Weft_symbol_to_dot(arg1 uintptr, arg2 uint64, arg3 []string, arg4 []uint64,
 	var _swig_i_7 string
  _swig_i_7 = weftJoin(arg8) 
 	_swig_i_8 := arg9
-	swig_r_p := C._wrap_weft_symbol_to_dot_capi_e9327122f07dbc13(C.uintptr_t(_swig_i_0), C.swig_type_194(_swig_i_1), *(*C.swig_type_195)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_196)(unsafe.Pointer(&_swig_i_3)), *(*C.swig_type_197)(unsafe.Pointer(&_swig_i_4)), C.swig_type_198(_swig_i_5), *(*C.swig_type_199)(unsafe.Pointer(&_swig_i_6)), *(*C.swig_type_200)(unsafe.Pointer(&_swig_i_7)), *(*C.swig_type_201)(unsafe.Pointer(&_swig_i_8)))
+	swig_r_p := C._wrap_weft_symbol_to_dot_capi_df5844a07fabea53(C.uintptr_t(_swig_i_0), C.swig_type_194(_swig_i_1), *(*C.swig_type_195)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_196)(unsafe.Pointer(&_swig_i_3)), *(*C.swig_type_197)(unsafe.Pointer(&_swig_i_4)), C.swig_type_198(_swig_i_5), *(*C.swig_type_199)(unsafe.Pointer(&_swig_i_6)), *(*C.swig_type_200)(unsafe.Pointer(&_swig_i_7)), *(*C.swig_type_201)(unsafe.Pointer(&_swig_i_8)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = _swig_i_2
@@ -2933,7 +2954,7 @@ func Weft_symbol_to_json(arg1 uintptr, arg2 []uintptr) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_symbol_to_json_capi_e9327122f07dbc13(C.uintptr_t(_swig_i_0), *(*C.swig_type_203)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_weft_symbol_to_json_capi_df5844a07fabea53(C.uintptr_t(_swig_i_0), *(*C.swig_type_203)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -2953,7 +2974,7 @@ func Weft_symbol_save_file(arg1 uintptr, arg2 string) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_symbol_save_file_capi_e9327122f07dbc13(C.uintptr_t(_swig_i_0), *(*C.swig_type_205)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_weft_symbol_save_file_capi_df5844a07fabea53(C.uintptr_t(_swig_i_0), *(*C.swig_type_205)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -2973,7 +2994,7 @@ func Weft_symbol_from_json(arg1 string, arg2 []uintptr) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_symbol_from_json_capi_e9327122f07dbc13(*(*C.swig_type_207)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_208)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_weft_symbol_from_json_capi_df5844a07fabea53(*(*C.swig_type_207)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_208)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -2996,7 +3017,7 @@ func Weft_symbol_from_json_file(arg1 string, arg2 []uintptr) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_symbol_from_json_file_capi_e9327122f07dbc13(*(*C.swig_type_210)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_211)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_weft_symbol_from_json_file_capi_df5844a07fabea53(*(*C.swig_type_210)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_211)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -3022,7 +3043,7 @@ func Weft_symbol_json_info(arg1 uintptr, arg2 []int32, arg3 []int32, arg4 []int3
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
 	_swig_i_4 := arg5
-	swig_r_p := C._wrap_weft_symbol_json_info_capi_e9327122f07dbc13(C.uintptr_t(_swig_i_0), *(*C.swig_type_213)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_214)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_215)(unsafe.Pointer(&_swig_i_3)), *(*C.swig_type_216)(unsafe.Pointer(&_swig_i_4)))
+	swig_r_p := C._wrap_weft_symbol_json_info_capi_df5844a07fabea53(C.uintptr_t(_swig_i_0), *(*C.swig_type_213)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_214)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_215)(unsafe.Pointer(&_swig_i_3)), *(*C.swig_type_216)(unsafe.Pointer(&_swig_i_4)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -3056,7 +3077,7 @@ func Weft_symbol_infer_shape_partial(arg1 uintptr, arg2 uint64, arg3 []string, a
 	_swig_i_3 := arg4
 	_swig_i_4 := arg5
 	_swig_i_5 := arg6
-	swig_r_p := C._wrap_weft_symbol_infer_shape_partial_capi_e9327122f07dbc13(C.uintptr_t(_swig_i_0), C.swig_type_218(_swig_i_1), *(*C.swig_type_219)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_220)(unsafe.Pointer(&_swig_i_3)), *(*C.swig_type_221)(unsafe.Pointer(&_swig_i_4)), *(*C.swig_type_222)(unsafe.Pointer(&_swig_i_5)))
+	swig_r_p := C._wrap_weft_symbol_infer_shape_partial_capi_df5844a07fabea53(C.uintptr_t(_swig_i_0), C.swig_type_218(_swig_i_1), *(*C.swig_type_219)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_220)(unsafe.Pointer(&_swig_i_3)), *(*C.swig_type_221)(unsafe.Pointer(&_swig_i_4)), *(*C.swig_type_222)(unsafe.Pointer(&_swig_i_5)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = _swig_i_2
@@ -3090,7 +3111,7 @@ func Weft_symbol_infer_shape(arg1 uintptr, arg2 uint64, arg3 []string, arg4 []ui
 	_swig_i_3 := arg4
 	_swig_i_4 := arg5
 	_swig_i_5 := arg6
-	swig_r_p := C._wrap_weft_symbol_infer_shape_capi_e9327122f07dbc13(C.uintptr_t(_swig_i_0), C.swig_type_224(_swig_i_1), *(*C.swig_type_225)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_226)(unsafe.Pointer(&_swig_i_3)), *(*C.swig_type_227)(unsafe.Pointer(&_swig_i_4)), *(*C.swig_type_228)(unsafe.Pointer(&_swig_i_5)))
+	swig_r_p := C._wrap_weft_symbol_infer_shape_capi_df5844a07fabea53(C.uintptr_t(_swig_i_0), C.swig_type_224(_swig_i_1), *(*C.swig_type_225)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_226)(unsafe.Pointer(&_swig_i_3)), *(*C.swig_type_227)(unsafe.Pointer(&_swig_i_4)), *(*C.swig_type_228)(unsafe.Pointer(&_swig_i_5)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = _swig_i_2
@@ -3119,7 +3140,7 @@ func Weft_shape_result_complete(arg1 uintptr, arg2 []int32) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_shape_result_complete_capi_e9327122f07dbc13(C.uintptr_t(_swig_i_0), *(*C.swig_type_230)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_weft_shape_result_complete_capi_df5844a07fabea53(C.uintptr_t(_swig_i_0), *(*C.swig_type_230)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -3140,7 +3161,7 @@ func Weft_shape_result_count(arg1 uintptr, arg2 int, arg3 []uint64) (_swig_ret e
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r_p := C._wrap_weft_shape_result_count_capi_e9327122f07dbc13(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1), *(*C.swig_type_232)(unsafe.Pointer(&_swig_i_2)))
+	swig_r_p := C._wrap_weft_shape_result_count_capi_df5844a07fabea53(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1), *(*C.swig_type_232)(unsafe.Pointer(&_swig_i_2)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg3
@@ -3163,7 +3184,7 @@ func Weft_shape_result_name(arg1 uintptr, arg2 int, arg3 uint64, arg4 []string) 
 	_swig_i_2 := arg3
 	var _swig_i_3 []string
  _swig_i_3 = make([]string, len(arg4)) 
-	swig_r_p := C._wrap_weft_shape_result_name_capi_e9327122f07dbc13(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1), C.swig_type_234(_swig_i_2), *(*C.swig_type_235)(unsafe.Pointer(&_swig_i_3)))
+	swig_r_p := C._wrap_weft_shape_result_name_capi_df5844a07fabea53(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1), C.swig_type_234(_swig_i_2), *(*C.swig_type_235)(unsafe.Pointer(&_swig_i_3)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 
 	for i := range _swig_i_3 {
@@ -3194,7 +3215,7 @@ func Weft_shape_result_ndim(arg1 uintptr, arg2 int, arg3 uint64, arg4 []int32) (
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
-	swig_r_p := C._wrap_weft_shape_result_ndim_capi_e9327122f07dbc13(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1), C.swig_type_237(_swig_i_2), *(*C.swig_type_238)(unsafe.Pointer(&_swig_i_3)))
+	swig_r_p := C._wrap_weft_shape_result_ndim_capi_df5844a07fabea53(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1), C.swig_type_237(_swig_i_2), *(*C.swig_type_238)(unsafe.Pointer(&_swig_i_3)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg4
@@ -3217,7 +3238,7 @@ func Weft_shape_result_dims(arg1 uintptr, arg2 int, arg3 uint64, arg4 []int64, a
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
 	_swig_i_4 := arg5
-	swig_r_p := C._wrap_weft_shape_result_dims_capi_e9327122f07dbc13(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1), C.swig_type_240(_swig_i_2), *(*C.swig_type_241)(unsafe.Pointer(&_swig_i_3)), C.swig_type_242(_swig_i_4))
+	swig_r_p := C._wrap_weft_shape_result_dims_capi_df5844a07fabea53(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1), C.swig_type_240(_swig_i_2), *(*C.swig_type_241)(unsafe.Pointer(&_swig_i_3)), C.swig_type_242(_swig_i_4))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg4
@@ -3237,7 +3258,7 @@ func Weft_shape_result_num_unknown(arg1 uintptr, arg2 []uint64) (_swig_ret error
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_shape_result_num_unknown_capi_e9327122f07dbc13(C.uintptr_t(_swig_i_0), *(*C.swig_type_244)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_weft_shape_result_num_unknown_capi_df5844a07fabea53(C.uintptr_t(_swig_i_0), *(*C.swig_type_244)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -3259,7 +3280,7 @@ func Weft_shape_result_unknown_name(arg1 uintptr, arg2 uint64, arg3 []string) (_
 	_swig_i_1 := arg2
 	var _swig_i_2 []string
  _swig_i_2 = make([]string, len(arg3)) 
-	swig_r_p := C._wrap_weft_shape_result_unknown_name_capi_e9327122f07dbc13(C.uintptr_t(_swig_i_0), C.swig_type_246(_swig_i_1), *(*C.swig_type_247)(unsafe.Pointer(&_swig_i_2)))
+	swig_r_p := C._wrap_weft_shape_result_unknown_name_capi_df5844a07fabea53(C.uintptr_t(_swig_i_0), C.swig_type_246(_swig_i_1), *(*C.swig_type_247)(unsafe.Pointer(&_swig_i_2)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 
 	for i := range _swig_i_2 {
@@ -3287,7 +3308,7 @@ func Weft_shape_result_unknown_name(arg1 uintptr, arg2 uint64, arg3 []string) (_
 func Weft_shape_result_free(arg1 uintptr) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
-	swig_r_p := C._wrap_weft_shape_result_free_capi_e9327122f07dbc13(C.uintptr_t(_swig_i_0))
+	swig_r_p := C._wrap_weft_shape_result_free_capi_df5844a07fabea53(C.uintptr_t(_swig_i_0))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 error
 
@@ -3308,7 +3329,7 @@ func Weft_symbol_infer_type_partial(arg1 uintptr, arg2 uint64, arg3 []string, ar
  _swig_i_2 = weftJoin(arg3) 
 	_swig_i_3 := arg4
 	_swig_i_4 := arg5
-	swig_r_p := C._wrap_weft_symbol_infer_type_partial_capi_e9327122f07dbc13(C.uintptr_t(_swig_i_0), C.swig_type_250(_swig_i_1), *(*C.swig_type_251)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_252)(unsafe.Pointer(&_swig_i_3)), *(*C.swig_type_253)(unsafe.Pointer(&_swig_i_4)))
+	swig_r_p := C._wrap_weft_symbol_infer_type_partial_capi_df5844a07fabea53(C.uintptr_t(_swig_i_0), C.swig_type_250(_swig_i_1), *(*C.swig_type_251)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_252)(unsafe.Pointer(&_swig_i_3)), *(*C.swig_type_253)(unsafe.Pointer(&_swig_i_4)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = _swig_i_2
@@ -3338,7 +3359,7 @@ func Weft_symbol_infer_type(arg1 uintptr, arg2 uint64, arg3 []string, arg4 []int
  _swig_i_2 = weftJoin(arg3) 
 	_swig_i_3 := arg4
 	_swig_i_4 := arg5
-	swig_r_p := C._wrap_weft_symbol_infer_type_capi_e9327122f07dbc13(C.uintptr_t(_swig_i_0), C.swig_type_255(_swig_i_1), *(*C.swig_type_256)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_257)(unsafe.Pointer(&_swig_i_3)), *(*C.swig_type_258)(unsafe.Pointer(&_swig_i_4)))
+	swig_r_p := C._wrap_weft_symbol_infer_type_capi_df5844a07fabea53(C.uintptr_t(_swig_i_0), C.swig_type_255(_swig_i_1), *(*C.swig_type_256)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_257)(unsafe.Pointer(&_swig_i_3)), *(*C.swig_type_258)(unsafe.Pointer(&_swig_i_4)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = _swig_i_2
@@ -3364,7 +3385,7 @@ func Weft_type_result_complete(arg1 uintptr, arg2 []int32) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_type_result_complete_capi_e9327122f07dbc13(C.uintptr_t(_swig_i_0), *(*C.swig_type_260)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_weft_type_result_complete_capi_df5844a07fabea53(C.uintptr_t(_swig_i_0), *(*C.swig_type_260)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -3385,7 +3406,7 @@ func Weft_type_result_count(arg1 uintptr, arg2 int, arg3 []uint64) (_swig_ret er
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r_p := C._wrap_weft_type_result_count_capi_e9327122f07dbc13(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1), *(*C.swig_type_262)(unsafe.Pointer(&_swig_i_2)))
+	swig_r_p := C._wrap_weft_type_result_count_capi_df5844a07fabea53(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1), *(*C.swig_type_262)(unsafe.Pointer(&_swig_i_2)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg3
@@ -3408,7 +3429,7 @@ func Weft_type_result_name(arg1 uintptr, arg2 int, arg3 uint64, arg4 []string) (
 	_swig_i_2 := arg3
 	var _swig_i_3 []string
  _swig_i_3 = make([]string, len(arg4)) 
-	swig_r_p := C._wrap_weft_type_result_name_capi_e9327122f07dbc13(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1), C.swig_type_264(_swig_i_2), *(*C.swig_type_265)(unsafe.Pointer(&_swig_i_3)))
+	swig_r_p := C._wrap_weft_type_result_name_capi_df5844a07fabea53(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1), C.swig_type_264(_swig_i_2), *(*C.swig_type_265)(unsafe.Pointer(&_swig_i_3)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 
 	for i := range _swig_i_3 {
@@ -3439,7 +3460,7 @@ func Weft_type_result_dtype(arg1 uintptr, arg2 int, arg3 uint64, arg4 []int32) (
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
-	swig_r_p := C._wrap_weft_type_result_dtype_capi_e9327122f07dbc13(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1), C.swig_type_267(_swig_i_2), *(*C.swig_type_268)(unsafe.Pointer(&_swig_i_3)))
+	swig_r_p := C._wrap_weft_type_result_dtype_capi_df5844a07fabea53(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1), C.swig_type_267(_swig_i_2), *(*C.swig_type_268)(unsafe.Pointer(&_swig_i_3)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg4
@@ -3459,7 +3480,7 @@ func Weft_type_result_num_unknown(arg1 uintptr, arg2 []uint64) (_swig_ret error)
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_type_result_num_unknown_capi_e9327122f07dbc13(C.uintptr_t(_swig_i_0), *(*C.swig_type_270)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_weft_type_result_num_unknown_capi_df5844a07fabea53(C.uintptr_t(_swig_i_0), *(*C.swig_type_270)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -3481,7 +3502,7 @@ func Weft_type_result_unknown_name(arg1 uintptr, arg2 uint64, arg3 []string) (_s
 	_swig_i_1 := arg2
 	var _swig_i_2 []string
  _swig_i_2 = make([]string, len(arg3)) 
-	swig_r_p := C._wrap_weft_type_result_unknown_name_capi_e9327122f07dbc13(C.uintptr_t(_swig_i_0), C.swig_type_272(_swig_i_1), *(*C.swig_type_273)(unsafe.Pointer(&_swig_i_2)))
+	swig_r_p := C._wrap_weft_type_result_unknown_name_capi_df5844a07fabea53(C.uintptr_t(_swig_i_0), C.swig_type_272(_swig_i_1), *(*C.swig_type_273)(unsafe.Pointer(&_swig_i_2)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 
 	for i := range _swig_i_2 {
@@ -3509,7 +3530,7 @@ func Weft_type_result_unknown_name(arg1 uintptr, arg2 uint64, arg3 []string) (_s
 func Weft_type_result_free(arg1 uintptr) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
-	swig_r_p := C._wrap_weft_type_result_free_capi_e9327122f07dbc13(C.uintptr_t(_swig_i_0))
+	swig_r_p := C._wrap_weft_type_result_free_capi_df5844a07fabea53(C.uintptr_t(_swig_i_0))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 error
 
@@ -3542,7 +3563,7 @@ func Weft_symbol_place_device(arg1 uintptr, arg2 int, arg3 int, arg4 int, arg5 u
 	_swig_i_13 := arg14
 	_swig_i_14 := arg15
 	_swig_i_15 := arg16
-	swig_r_p := C._wrap_weft_symbol_place_device_capi_e9327122f07dbc13(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1), C.swig_intgo(_swig_i_2), C.swig_intgo(_swig_i_3), C.swig_type_276(_swig_i_4), *(*C.swig_type_277)(unsafe.Pointer(&_swig_i_5)), *(*C.swig_type_278)(unsafe.Pointer(&_swig_i_6)), *(*C.swig_type_279)(unsafe.Pointer(&_swig_i_7)), C.swig_type_280(_swig_i_8), *(*C.swig_type_281)(unsafe.Pointer(&_swig_i_9)), *(*C.swig_type_282)(unsafe.Pointer(&_swig_i_10)), *(*C.swig_type_283)(unsafe.Pointer(&_swig_i_11)), *(*C.swig_type_284)(unsafe.Pointer(&_swig_i_12)), *(*C.swig_type_285)(unsafe.Pointer(&_swig_i_13)), *(*C.swig_type_286)(unsafe.Pointer(&_swig_i_14)), *(*C.swig_type_287)(unsafe.Pointer(&_swig_i_15)))
+	swig_r_p := C._wrap_weft_symbol_place_device_capi_df5844a07fabea53(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1), C.swig_intgo(_swig_i_2), C.swig_intgo(_swig_i_3), C.swig_type_276(_swig_i_4), *(*C.swig_type_277)(unsafe.Pointer(&_swig_i_5)), *(*C.swig_type_278)(unsafe.Pointer(&_swig_i_6)), *(*C.swig_type_279)(unsafe.Pointer(&_swig_i_7)), C.swig_type_280(_swig_i_8), *(*C.swig_type_281)(unsafe.Pointer(&_swig_i_9)), *(*C.swig_type_282)(unsafe.Pointer(&_swig_i_10)), *(*C.swig_type_283)(unsafe.Pointer(&_swig_i_11)), *(*C.swig_type_284)(unsafe.Pointer(&_swig_i_12)), *(*C.swig_type_285)(unsafe.Pointer(&_swig_i_13)), *(*C.swig_type_286)(unsafe.Pointer(&_swig_i_14)), *(*C.swig_type_287)(unsafe.Pointer(&_swig_i_15)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = _swig_i_5
@@ -3603,7 +3624,7 @@ func Weft_symbol_place_device_graph(arg1 uintptr, arg2 int, arg3 int, arg4 int, 
 	_swig_i_11 := arg12
 	_swig_i_12 := arg13
 	_swig_i_13 := arg14
-	swig_r_p := C._wrap_weft_symbol_place_device_graph_capi_e9327122f07dbc13(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1), C.swig_intgo(_swig_i_2), C.swig_intgo(_swig_i_3), C.swig_type_289(_swig_i_4), *(*C.swig_type_290)(unsafe.Pointer(&_swig_i_5)), *(*C.swig_type_291)(unsafe.Pointer(&_swig_i_6)), *(*C.swig_type_292)(unsafe.Pointer(&_swig_i_7)), C.swig_type_293(_swig_i_8), *(*C.swig_type_294)(unsafe.Pointer(&_swig_i_9)), *(*C.swig_type_295)(unsafe.Pointer(&_swig_i_10)), *(*C.swig_type_296)(unsafe.Pointer(&_swig_i_11)), *(*C.swig_type_297)(unsafe.Pointer(&_swig_i_12)), *(*C.swig_type_298)(unsafe.Pointer(&_swig_i_13)))
+	swig_r_p := C._wrap_weft_symbol_place_device_graph_capi_df5844a07fabea53(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1), C.swig_intgo(_swig_i_2), C.swig_intgo(_swig_i_3), C.swig_type_289(_swig_i_4), *(*C.swig_type_290)(unsafe.Pointer(&_swig_i_5)), *(*C.swig_type_291)(unsafe.Pointer(&_swig_i_6)), *(*C.swig_type_292)(unsafe.Pointer(&_swig_i_7)), C.swig_type_293(_swig_i_8), *(*C.swig_type_294)(unsafe.Pointer(&_swig_i_9)), *(*C.swig_type_295)(unsafe.Pointer(&_swig_i_10)), *(*C.swig_type_296)(unsafe.Pointer(&_swig_i_11)), *(*C.swig_type_297)(unsafe.Pointer(&_swig_i_12)), *(*C.swig_type_298)(unsafe.Pointer(&_swig_i_13)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = _swig_i_5
@@ -3656,7 +3677,7 @@ func Weft_executor_simple_bind(arg1 uintptr, arg2 int, arg3 int, arg4 uint64, ar
 	_swig_i_9 := arg10
 	_swig_i_10 := arg11
 	_swig_i_11 := arg12
-	swig_r_p := C._wrap_weft_executor_simple_bind_capi_e9327122f07dbc13(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1), C.swig_intgo(_swig_i_2), C.swig_type_300(_swig_i_3), *(*C.swig_type_301)(unsafe.Pointer(&_swig_i_4)), *(*C.swig_type_302)(unsafe.Pointer(&_swig_i_5)), *(*C.swig_type_303)(unsafe.Pointer(&_swig_i_6)), C.swig_type_304(_swig_i_7), *(*C.swig_type_305)(unsafe.Pointer(&_swig_i_8)), *(*C.swig_type_306)(unsafe.Pointer(&_swig_i_9)), *(*C.swig_type_307)(unsafe.Pointer(&_swig_i_10)), *(*C.swig_type_308)(unsafe.Pointer(&_swig_i_11)))
+	swig_r_p := C._wrap_weft_executor_simple_bind_capi_df5844a07fabea53(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1), C.swig_intgo(_swig_i_2), C.swig_type_300(_swig_i_3), *(*C.swig_type_301)(unsafe.Pointer(&_swig_i_4)), *(*C.swig_type_302)(unsafe.Pointer(&_swig_i_5)), *(*C.swig_type_303)(unsafe.Pointer(&_swig_i_6)), C.swig_type_304(_swig_i_7), *(*C.swig_type_305)(unsafe.Pointer(&_swig_i_8)), *(*C.swig_type_306)(unsafe.Pointer(&_swig_i_9)), *(*C.swig_type_307)(unsafe.Pointer(&_swig_i_10)), *(*C.swig_type_308)(unsafe.Pointer(&_swig_i_11)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = _swig_i_4
@@ -3702,7 +3723,7 @@ func Weft_executor_bind(arg1 uintptr, arg2 int, arg3 int, arg4 []uintptr, arg5 u
 	_swig_i_7 := arg8
 	_swig_i_8 := arg9
 	_swig_i_9 := arg10
-	swig_r_p := C._wrap_weft_executor_bind_capi_e9327122f07dbc13(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1), C.swig_intgo(_swig_i_2), *(*C.swig_type_310)(unsafe.Pointer(&_swig_i_3)), C.swig_type_311(_swig_i_4), *(*C.swig_type_312)(unsafe.Pointer(&_swig_i_5)), *(*C.swig_type_313)(unsafe.Pointer(&_swig_i_6)), *(*C.swig_type_314)(unsafe.Pointer(&_swig_i_7)), C.swig_type_315(_swig_i_8), *(*C.swig_type_316)(unsafe.Pointer(&_swig_i_9)))
+	swig_r_p := C._wrap_weft_executor_bind_capi_df5844a07fabea53(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1), C.swig_intgo(_swig_i_2), *(*C.swig_type_310)(unsafe.Pointer(&_swig_i_3)), C.swig_type_311(_swig_i_4), *(*C.swig_type_312)(unsafe.Pointer(&_swig_i_5)), *(*C.swig_type_313)(unsafe.Pointer(&_swig_i_6)), *(*C.swig_type_314)(unsafe.Pointer(&_swig_i_7)), C.swig_type_315(_swig_i_8), *(*C.swig_type_316)(unsafe.Pointer(&_swig_i_9)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg4
@@ -3751,7 +3772,7 @@ func Weft_executor_simple_bind_group2ctx(arg1 uintptr, arg2 int, arg3 int, arg4 
 	_swig_i_13 := arg14
 	_swig_i_14 := arg15
 	_swig_i_15 := arg16
-	swig_r_p := C._wrap_weft_executor_simple_bind_group2ctx_capi_e9327122f07dbc13(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1), C.swig_intgo(_swig_i_2), C.swig_type_318(_swig_i_3), *(*C.swig_type_319)(unsafe.Pointer(&_swig_i_4)), *(*C.swig_type_320)(unsafe.Pointer(&_swig_i_5)), *(*C.swig_type_321)(unsafe.Pointer(&_swig_i_6)), C.swig_type_322(_swig_i_7), *(*C.swig_type_323)(unsafe.Pointer(&_swig_i_8)), *(*C.swig_type_324)(unsafe.Pointer(&_swig_i_9)), *(*C.swig_type_325)(unsafe.Pointer(&_swig_i_10)), C.swig_type_326(_swig_i_11), *(*C.swig_type_327)(unsafe.Pointer(&_swig_i_12)), *(*C.swig_type_328)(unsafe.Pointer(&_swig_i_13)), *(*C.swig_type_329)(unsafe.Pointer(&_swig_i_14)), *(*C.swig_type_330)(unsafe.Pointer(&_swig_i_15)))
+	swig_r_p := C._wrap_weft_executor_simple_bind_group2ctx_capi_df5844a07fabea53(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1), C.swig_intgo(_swig_i_2), C.swig_type_318(_swig_i_3), *(*C.swig_type_319)(unsafe.Pointer(&_swig_i_4)), *(*C.swig_type_320)(unsafe.Pointer(&_swig_i_5)), *(*C.swig_type_321)(unsafe.Pointer(&_swig_i_6)), C.swig_type_322(_swig_i_7), *(*C.swig_type_323)(unsafe.Pointer(&_swig_i_8)), *(*C.swig_type_324)(unsafe.Pointer(&_swig_i_9)), *(*C.swig_type_325)(unsafe.Pointer(&_swig_i_10)), C.swig_type_326(_swig_i_11), *(*C.swig_type_327)(unsafe.Pointer(&_swig_i_12)), *(*C.swig_type_328)(unsafe.Pointer(&_swig_i_13)), *(*C.swig_type_329)(unsafe.Pointer(&_swig_i_14)), *(*C.swig_type_330)(unsafe.Pointer(&_swig_i_15)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = _swig_i_4
@@ -3811,7 +3832,7 @@ func Weft_executor_bind_group2ctx(arg1 uintptr, arg2 int, arg3 int, arg4 uint64,
 	_swig_i_11 := arg12
 	_swig_i_12 := arg13
 	_swig_i_13 := arg14
-	swig_r_p := C._wrap_weft_executor_bind_group2ctx_capi_e9327122f07dbc13(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1), C.swig_intgo(_swig_i_2), C.swig_type_332(_swig_i_3), *(*C.swig_type_333)(unsafe.Pointer(&_swig_i_4)), *(*C.swig_type_334)(unsafe.Pointer(&_swig_i_5)), *(*C.swig_type_335)(unsafe.Pointer(&_swig_i_6)), *(*C.swig_type_336)(unsafe.Pointer(&_swig_i_7)), C.swig_type_337(_swig_i_8), *(*C.swig_type_338)(unsafe.Pointer(&_swig_i_9)), *(*C.swig_type_339)(unsafe.Pointer(&_swig_i_10)), *(*C.swig_type_340)(unsafe.Pointer(&_swig_i_11)), C.swig_type_341(_swig_i_12), *(*C.swig_type_342)(unsafe.Pointer(&_swig_i_13)))
+	swig_r_p := C._wrap_weft_executor_bind_group2ctx_capi_df5844a07fabea53(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1), C.swig_intgo(_swig_i_2), C.swig_type_332(_swig_i_3), *(*C.swig_type_333)(unsafe.Pointer(&_swig_i_4)), *(*C.swig_type_334)(unsafe.Pointer(&_swig_i_5)), *(*C.swig_type_335)(unsafe.Pointer(&_swig_i_6)), *(*C.swig_type_336)(unsafe.Pointer(&_swig_i_7)), C.swig_type_337(_swig_i_8), *(*C.swig_type_338)(unsafe.Pointer(&_swig_i_9)), *(*C.swig_type_339)(unsafe.Pointer(&_swig_i_10)), *(*C.swig_type_340)(unsafe.Pointer(&_swig_i_11)), C.swig_type_341(_swig_i_12), *(*C.swig_type_342)(unsafe.Pointer(&_swig_i_13)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = _swig_i_4
@@ -3852,7 +3873,7 @@ func Weft_executor_forward(arg1 uintptr, arg2 int) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_executor_forward_capi_e9327122f07dbc13(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1))
+	swig_r_p := C._wrap_weft_executor_forward_capi_df5844a07fabea53(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 error
 
@@ -3870,7 +3891,7 @@ func Weft_executor_backward(arg1 uintptr, arg2 []uintptr, arg3 uint64) (_swig_re
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r_p := C._wrap_weft_executor_backward_capi_e9327122f07dbc13(C.uintptr_t(_swig_i_0), *(*C.swig_type_345)(unsafe.Pointer(&_swig_i_1)), C.swig_type_346(_swig_i_2))
+	swig_r_p := C._wrap_weft_executor_backward_capi_df5844a07fabea53(C.uintptr_t(_swig_i_0), *(*C.swig_type_345)(unsafe.Pointer(&_swig_i_1)), C.swig_type_346(_swig_i_2))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -3890,7 +3911,7 @@ func Weft_executor_outputs(arg1 uintptr, arg2 []uintptr) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_executor_outputs_capi_e9327122f07dbc13(C.uintptr_t(_swig_i_0), *(*C.swig_type_348)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_weft_executor_outputs_capi_df5844a07fabea53(C.uintptr_t(_swig_i_0), *(*C.swig_type_348)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -3910,7 +3931,7 @@ func Weft_executor_arg_arrays(arg1 uintptr, arg2 []uintptr) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_executor_arg_arrays_capi_e9327122f07dbc13(C.uintptr_t(_swig_i_0), *(*C.swig_type_350)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_weft_executor_arg_arrays_capi_df5844a07fabea53(C.uintptr_t(_swig_i_0), *(*C.swig_type_350)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -3930,7 +3951,7 @@ func Weft_executor_grad_arrays(arg1 uintptr, arg2 []uintptr) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_executor_grad_arrays_capi_e9327122f07dbc13(C.uintptr_t(_swig_i_0), *(*C.swig_type_352)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_weft_executor_grad_arrays_capi_df5844a07fabea53(C.uintptr_t(_swig_i_0), *(*C.swig_type_352)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -3950,7 +3971,7 @@ func Weft_executor_aux_arrays(arg1 uintptr, arg2 []uintptr) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_executor_aux_arrays_capi_e9327122f07dbc13(C.uintptr_t(_swig_i_0), *(*C.swig_type_354)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_weft_executor_aux_arrays_capi_df5844a07fabea53(C.uintptr_t(_swig_i_0), *(*C.swig_type_354)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -3977,7 +3998,7 @@ func Weft_executor_reshape(arg1 uintptr, arg2 uint64, arg3 []string, arg4 []uint
 	_swig_i_5 := arg6
 	_swig_i_6 := arg7
 	_swig_i_7 := arg8
-	swig_r_p := C._wrap_weft_executor_reshape_capi_e9327122f07dbc13(C.uintptr_t(_swig_i_0), C.swig_type_356(_swig_i_1), *(*C.swig_type_357)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_358)(unsafe.Pointer(&_swig_i_3)), *(*C.swig_type_359)(unsafe.Pointer(&_swig_i_4)), C.swig_intgo(_swig_i_5), C.swig_intgo(_swig_i_6), *(*C.swig_type_360)(unsafe.Pointer(&_swig_i_7)))
+	swig_r_p := C._wrap_weft_executor_reshape_capi_df5844a07fabea53(C.uintptr_t(_swig_i_0), C.swig_type_356(_swig_i_1), *(*C.swig_type_357)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_358)(unsafe.Pointer(&_swig_i_3)), *(*C.swig_type_359)(unsafe.Pointer(&_swig_i_4)), C.swig_intgo(_swig_i_5), C.swig_intgo(_swig_i_6), *(*C.swig_type_360)(unsafe.Pointer(&_swig_i_7)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = _swig_i_2
@@ -4006,7 +4027,7 @@ func Weft_executor_print(arg1 uintptr, arg2 []uintptr) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_executor_print_capi_e9327122f07dbc13(C.uintptr_t(_swig_i_0), *(*C.swig_type_362)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_weft_executor_print_capi_df5844a07fabea53(C.uintptr_t(_swig_i_0), *(*C.swig_type_362)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -4026,7 +4047,7 @@ func Weft_executor_memory(arg1 uintptr, arg2 []uint64) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_executor_memory_capi_e9327122f07dbc13(C.uintptr_t(_swig_i_0), *(*C.swig_type_364)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_weft_executor_memory_capi_df5844a07fabea53(C.uintptr_t(_swig_i_0), *(*C.swig_type_364)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -4048,7 +4069,7 @@ func Weft_executor_placement(arg1 uintptr, arg2 []uintptr, arg3 []uint64, arg4 [
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
-	swig_r_p := C._wrap_weft_executor_placement_capi_e9327122f07dbc13(C.uintptr_t(_swig_i_0), *(*C.swig_type_366)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_367)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_368)(unsafe.Pointer(&_swig_i_3)))
+	swig_r_p := C._wrap_weft_executor_placement_capi_df5844a07fabea53(C.uintptr_t(_swig_i_0), *(*C.swig_type_366)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_367)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_368)(unsafe.Pointer(&_swig_i_3)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -4074,7 +4095,7 @@ func Weft_executor_float32_nodes(arg1 uintptr, arg2 []uintptr) (_swig_ret error)
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_executor_float32_nodes_capi_e9327122f07dbc13(C.uintptr_t(_swig_i_0), *(*C.swig_type_370)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_weft_executor_float32_nodes_capi_df5844a07fabea53(C.uintptr_t(_swig_i_0), *(*C.swig_type_370)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -4096,7 +4117,7 @@ func Weft_executor_set_monitor_callback(arg1 uintptr, arg2 uintptr, arg3 uintptr
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
-	swig_r_p := C._wrap_weft_executor_set_monitor_callback_capi_e9327122f07dbc13(C.uintptr_t(_swig_i_0), C.uintptr_t(_swig_i_1), C.uintptr_t(_swig_i_2), C.swig_intgo(_swig_i_3))
+	swig_r_p := C._wrap_weft_executor_set_monitor_callback_capi_df5844a07fabea53(C.uintptr_t(_swig_i_0), C.uintptr_t(_swig_i_1), C.uintptr_t(_swig_i_2), C.swig_intgo(_swig_i_3))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 error
 
@@ -4113,7 +4134,7 @@ func Weft_ndarray_monitor_stat(arg1 uintptr, arg2 []float64) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_ndarray_monitor_stat_capi_e9327122f07dbc13(C.uintptr_t(_swig_i_0), *(*C.swig_type_373)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_weft_ndarray_monitor_stat_capi_df5844a07fabea53(C.uintptr_t(_swig_i_0), *(*C.swig_type_373)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -4132,7 +4153,7 @@ func Weft_ndarray_monitor_stat(arg1 uintptr, arg2 []float64) (_swig_ret error) {
 func Weft_executor_free(arg1 uintptr) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
-	swig_r_p := C._wrap_weft_executor_free_capi_e9327122f07dbc13(C.uintptr_t(_swig_i_0))
+	swig_r_p := C._wrap_weft_executor_free_capi_df5844a07fabea53(C.uintptr_t(_swig_i_0))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 error
 
@@ -4148,7 +4169,7 @@ func Weft_executor_free(arg1 uintptr) (_swig_ret error) {
 func Weft_executor_options_create(arg1 []uintptr) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
-	swig_r_p := C._wrap_weft_executor_options_create_capi_e9327122f07dbc13(*(*C.swig_type_376)(unsafe.Pointer(&_swig_i_0)))
+	swig_r_p := C._wrap_weft_executor_options_create_capi_df5844a07fabea53(*(*C.swig_type_376)(unsafe.Pointer(&_swig_i_0)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -4167,7 +4188,7 @@ func Weft_executor_options_create(arg1 []uintptr) (_swig_ret error) {
 func Weft_executor_options_free(arg1 uintptr) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
-	swig_r_p := C._wrap_weft_executor_options_free_capi_e9327122f07dbc13(C.uintptr_t(_swig_i_0))
+	swig_r_p := C._wrap_weft_executor_options_free_capi_df5844a07fabea53(C.uintptr_t(_swig_i_0))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 error
 
@@ -4184,7 +4205,7 @@ func Weft_executor_options_set_match_range(arg1 uintptr, arg2 int) (_swig_ret er
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_executor_options_set_match_range_capi_e9327122f07dbc13(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1))
+	swig_r_p := C._wrap_weft_executor_options_set_match_range_capi_df5844a07fabea53(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 error
 
@@ -4201,7 +4222,7 @@ func Weft_executor_options_set_num_groups(arg1 uintptr, arg2 int) (_swig_ret err
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_executor_options_set_num_groups_capi_e9327122f07dbc13(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1))
+	swig_r_p := C._wrap_weft_executor_options_set_num_groups_capi_df5844a07fabea53(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 error
 
@@ -4218,7 +4239,7 @@ func Weft_executor_options_set_bulk_max_nodes(arg1 uintptr, arg2 int) (_swig_ret
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_executor_options_set_bulk_max_nodes_capi_e9327122f07dbc13(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1))
+	swig_r_p := C._wrap_weft_executor_options_set_bulk_max_nodes_capi_df5844a07fabea53(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 error
 
@@ -4235,7 +4256,7 @@ func Weft_executor_options_set_optimize_inference(arg1 uintptr, arg2 int) (_swig
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_executor_options_set_optimize_inference_capi_e9327122f07dbc13(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1))
+	swig_r_p := C._wrap_weft_executor_options_set_optimize_inference_capi_df5844a07fabea53(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 error
 
@@ -4252,7 +4273,7 @@ func Weft_executor_options_set_allow_fallback(arg1 uintptr, arg2 int) (_swig_ret
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_executor_options_set_allow_fallback_capi_e9327122f07dbc13(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1))
+	swig_r_p := C._wrap_weft_executor_options_set_allow_fallback_capi_df5844a07fabea53(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 error
 
@@ -4271,7 +4292,7 @@ func Weft_executor_options_add_group(arg1 uintptr, arg2 string, arg3 int, arg4 i
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
-	swig_r_p := C._wrap_weft_executor_options_add_group_capi_e9327122f07dbc13(C.uintptr_t(_swig_i_0), *(*C.swig_type_384)(unsafe.Pointer(&_swig_i_1)), C.swig_intgo(_swig_i_2), C.swig_intgo(_swig_i_3))
+	swig_r_p := C._wrap_weft_executor_options_add_group_capi_df5844a07fabea53(C.uintptr_t(_swig_i_0), *(*C.swig_type_384)(unsafe.Pointer(&_swig_i_1)), C.swig_intgo(_swig_i_2), C.swig_intgo(_swig_i_3))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -4292,7 +4313,7 @@ func Weft_executor_options_set_grad_req(arg1 uintptr, arg2 string, arg3 int) (_s
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r_p := C._wrap_weft_executor_options_set_grad_req_capi_e9327122f07dbc13(C.uintptr_t(_swig_i_0), *(*C.swig_type_386)(unsafe.Pointer(&_swig_i_1)), C.swig_intgo(_swig_i_2))
+	swig_r_p := C._wrap_weft_executor_options_set_grad_req_capi_df5844a07fabea53(C.uintptr_t(_swig_i_0), *(*C.swig_type_386)(unsafe.Pointer(&_swig_i_1)), C.swig_intgo(_swig_i_2))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -4324,7 +4345,7 @@ func Weft_executor_simple_bind_with_options(arg1 uintptr, arg2 int, arg3 int, ar
 	_swig_i_9 := arg10
 	_swig_i_10 := arg11
 	_swig_i_11 := arg12
-	swig_r_p := C._wrap_weft_executor_simple_bind_with_options_capi_e9327122f07dbc13(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1), C.swig_intgo(_swig_i_2), C.swig_type_388(_swig_i_3), *(*C.swig_type_389)(unsafe.Pointer(&_swig_i_4)), *(*C.swig_type_390)(unsafe.Pointer(&_swig_i_5)), *(*C.swig_type_391)(unsafe.Pointer(&_swig_i_6)), C.swig_type_392(_swig_i_7), *(*C.swig_type_393)(unsafe.Pointer(&_swig_i_8)), *(*C.swig_type_394)(unsafe.Pointer(&_swig_i_9)), C.uintptr_t(_swig_i_10), *(*C.swig_type_395)(unsafe.Pointer(&_swig_i_11)))
+	swig_r_p := C._wrap_weft_executor_simple_bind_with_options_capi_df5844a07fabea53(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1), C.swig_intgo(_swig_i_2), C.swig_type_388(_swig_i_3), *(*C.swig_type_389)(unsafe.Pointer(&_swig_i_4)), *(*C.swig_type_390)(unsafe.Pointer(&_swig_i_5)), *(*C.swig_type_391)(unsafe.Pointer(&_swig_i_6)), C.swig_type_392(_swig_i_7), *(*C.swig_type_393)(unsafe.Pointer(&_swig_i_8)), *(*C.swig_type_394)(unsafe.Pointer(&_swig_i_9)), C.uintptr_t(_swig_i_10), *(*C.swig_type_395)(unsafe.Pointer(&_swig_i_11)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = _swig_i_4
@@ -4368,7 +4389,7 @@ func Weft_executor_bind_with_options(arg1 uintptr, arg2 int, arg3 int, arg4 []ui
 	_swig_i_8 := arg9
 	_swig_i_9 := arg10
 	_swig_i_10 := arg11
-	swig_r_p := C._wrap_weft_executor_bind_with_options_capi_e9327122f07dbc13(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1), C.swig_intgo(_swig_i_2), *(*C.swig_type_397)(unsafe.Pointer(&_swig_i_3)), C.swig_type_398(_swig_i_4), *(*C.swig_type_399)(unsafe.Pointer(&_swig_i_5)), *(*C.swig_type_400)(unsafe.Pointer(&_swig_i_6)), *(*C.swig_type_401)(unsafe.Pointer(&_swig_i_7)), C.swig_type_402(_swig_i_8), C.uintptr_t(_swig_i_9), *(*C.swig_type_403)(unsafe.Pointer(&_swig_i_10)))
+	swig_r_p := C._wrap_weft_executor_bind_with_options_capi_df5844a07fabea53(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1), C.swig_intgo(_swig_i_2), *(*C.swig_type_397)(unsafe.Pointer(&_swig_i_3)), C.swig_type_398(_swig_i_4), *(*C.swig_type_399)(unsafe.Pointer(&_swig_i_5)), *(*C.swig_type_400)(unsafe.Pointer(&_swig_i_6)), *(*C.swig_type_401)(unsafe.Pointer(&_swig_i_7)), C.swig_type_402(_swig_i_8), C.uintptr_t(_swig_i_9), *(*C.swig_type_403)(unsafe.Pointer(&_swig_i_10)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg4
@@ -4400,7 +4421,7 @@ func Weft_engine_configure(arg1 int, arg2 int) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_engine_configure_capi_e9327122f07dbc13(C.swig_intgo(_swig_i_0), C.swig_intgo(_swig_i_1))
+	swig_r_p := C._wrap_weft_engine_configure_capi_df5844a07fabea53(C.swig_intgo(_swig_i_0), C.swig_intgo(_swig_i_1))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 error
 
@@ -4417,7 +4438,7 @@ func Weft_engine_info(arg1 []int32, arg2 []int32) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_engine_info_capi_e9327122f07dbc13(*(*C.swig_type_406)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_407)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_weft_engine_info_capi_df5844a07fabea53(*(*C.swig_type_406)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_407)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -4438,7 +4459,7 @@ func Weft_engine_info(arg1 []int32, arg2 []int32) (_swig_ret error) {
 
 func Weft_engine_shutdown() (_swig_ret error) {
 	var swig_r string
-	swig_r_p := C._wrap_weft_engine_shutdown_capi_e9327122f07dbc13()
+	swig_r_p := C._wrap_weft_engine_shutdown_capi_df5844a07fabea53()
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 error
 
@@ -4454,7 +4475,7 @@ func Weft_engine_shutdown() (_swig_ret error) {
 func Weft_engine_on_worker_thread(arg1 []int32) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
-	swig_r_p := C._wrap_weft_engine_on_worker_thread_capi_e9327122f07dbc13(*(*C.swig_type_410)(unsafe.Pointer(&_swig_i_0)))
+	swig_r_p := C._wrap_weft_engine_on_worker_thread_capi_df5844a07fabea53(*(*C.swig_type_410)(unsafe.Pointer(&_swig_i_0)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -4473,7 +4494,7 @@ func Weft_engine_on_worker_thread(arg1 []int32) (_swig_ret error) {
 func Weft_engine_var_create(arg1 WeftEngineVar) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := getSwigcptr(arg1)
-	swig_r_p := C._wrap_weft_engine_var_create_capi_e9327122f07dbc13(C.uintptr_t(_swig_i_0))
+	swig_r_p := C._wrap_weft_engine_var_create_capi_df5844a07fabea53(C.uintptr_t(_swig_i_0))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 error
 
@@ -4489,7 +4510,7 @@ func Weft_engine_var_create(arg1 WeftEngineVar) (_swig_ret error) {
 func Weft_engine_var_free(arg1 WeftEngineVar) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := getSwigcptr(arg1)
-	swig_r_p := C._wrap_weft_engine_var_free_capi_e9327122f07dbc13(C.uintptr_t(_swig_i_0))
+	swig_r_p := C._wrap_weft_engine_var_free_capi_df5844a07fabea53(C.uintptr_t(_swig_i_0))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 error
 
@@ -4506,7 +4527,7 @@ func Weft_engine_var_version(arg1 WeftEngineVar, arg2 []uint64) (_swig_ret error
 	var swig_r string
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_engine_var_version_capi_e9327122f07dbc13(C.uintptr_t(_swig_i_0), *(*C.swig_type_414)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_weft_engine_var_version_capi_df5844a07fabea53(C.uintptr_t(_swig_i_0), *(*C.swig_type_414)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -4532,7 +4553,7 @@ func Weft_engine_push_sync(arg1 _swig_fnptr, arg2 unsafe.Pointer, arg3 _swig_fnp
 	_swig_i_5 := arg6
 	_swig_i_6 := arg7
 	_swig_i_7 := arg8
-	swig_r_p := C._wrap_weft_engine_push_sync_capi_e9327122f07dbc13(C.swig_type_416(_swig_i_0), C.swig_voidp(_swig_i_1), C.swig_type_417(_swig_i_2), C.uintptr_t(_swig_i_3), C.swig_type_418(_swig_i_4), C.uintptr_t(_swig_i_5), C.swig_type_419(_swig_i_6), *(*C.swig_type_420)(unsafe.Pointer(&_swig_i_7)))
+	swig_r_p := C._wrap_weft_engine_push_sync_capi_df5844a07fabea53(C.swig_type_416(_swig_i_0), C.swig_voidp(_swig_i_1), C.swig_type_417(_swig_i_2), C.uintptr_t(_swig_i_3), C.swig_type_418(_swig_i_4), C.uintptr_t(_swig_i_5), C.swig_type_419(_swig_i_6), *(*C.swig_type_420)(unsafe.Pointer(&_swig_i_7)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg8
@@ -4558,7 +4579,7 @@ func Weft_engine_push_async(arg1 _swig_fnptr, arg2 unsafe.Pointer, arg3 _swig_fn
 	_swig_i_5 := arg6
 	_swig_i_6 := arg7
 	_swig_i_7 := arg8
-	swig_r_p := C._wrap_weft_engine_push_async_capi_e9327122f07dbc13(C.swig_type_422(_swig_i_0), C.swig_voidp(_swig_i_1), C.swig_type_423(_swig_i_2), C.uintptr_t(_swig_i_3), C.swig_type_424(_swig_i_4), C.uintptr_t(_swig_i_5), C.swig_type_425(_swig_i_6), *(*C.swig_type_426)(unsafe.Pointer(&_swig_i_7)))
+	swig_r_p := C._wrap_weft_engine_push_async_capi_df5844a07fabea53(C.swig_type_422(_swig_i_0), C.swig_voidp(_swig_i_1), C.swig_type_423(_swig_i_2), C.uintptr_t(_swig_i_3), C.swig_type_424(_swig_i_4), C.uintptr_t(_swig_i_5), C.swig_type_425(_swig_i_6), *(*C.swig_type_426)(unsafe.Pointer(&_swig_i_7)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg8
@@ -4578,7 +4599,7 @@ func Weft_engine_complete(arg1 WeftEngineCompletion, arg2 string) (_swig_ret err
 	var swig_r string
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_engine_complete_capi_e9327122f07dbc13(C.uintptr_t(_swig_i_0), *(*C.swig_type_428)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_weft_engine_complete_capi_df5844a07fabea53(C.uintptr_t(_swig_i_0), *(*C.swig_type_428)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -4597,7 +4618,7 @@ func Weft_engine_complete(arg1 WeftEngineCompletion, arg2 string) (_swig_ret err
 func Weft_engine_var_wait(arg1 WeftEngineVar) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := getSwigcptr(arg1)
-	swig_r_p := C._wrap_weft_engine_var_wait_capi_e9327122f07dbc13(C.uintptr_t(_swig_i_0))
+	swig_r_p := C._wrap_weft_engine_var_wait_capi_df5844a07fabea53(C.uintptr_t(_swig_i_0))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 error
 
@@ -4614,7 +4635,7 @@ func Weft_idx_load(arg1 string, arg2 []uintptr) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_idx_load_capi_e9327122f07dbc13(*(*C.swig_type_431)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_432)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_weft_idx_load_capi_df5844a07fabea53(*(*C.swig_type_431)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_432)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -4639,7 +4660,7 @@ func Weft_mnist_load(arg1 string, arg2 string, arg3 []uintptr, arg4 []uintptr) (
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
-	swig_r_p := C._wrap_weft_mnist_load_capi_e9327122f07dbc13(*(*C.swig_type_434)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_435)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_436)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_437)(unsafe.Pointer(&_swig_i_3)))
+	swig_r_p := C._wrap_weft_mnist_load_capi_df5844a07fabea53(*(*C.swig_type_434)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_435)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_436)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_437)(unsafe.Pointer(&_swig_i_3)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -4679,7 +4700,7 @@ func Weft_data_iter_create_ndarray(arg1 uint64, arg2 []string, arg3 []uintptr, a
 	_swig_i_8 := arg9
 	_swig_i_9 := arg10
 	_swig_i_10 := arg11
-	swig_r_p := C._wrap_weft_data_iter_create_ndarray_capi_e9327122f07dbc13(C.swig_type_439(_swig_i_0), *(*C.swig_type_440)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_441)(unsafe.Pointer(&_swig_i_2)), C.swig_type_442(_swig_i_3), *(*C.swig_type_443)(unsafe.Pointer(&_swig_i_4)), *(*C.swig_type_444)(unsafe.Pointer(&_swig_i_5)), C.swig_intgo(_swig_i_6), C.swig_intgo(_swig_i_7), *(*C.swig_type_445)(unsafe.Pointer(&_swig_i_8)), C.swig_type_446(_swig_i_9), *(*C.swig_type_447)(unsafe.Pointer(&_swig_i_10)))
+	swig_r_p := C._wrap_weft_data_iter_create_ndarray_capi_df5844a07fabea53(C.swig_type_439(_swig_i_0), *(*C.swig_type_440)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_441)(unsafe.Pointer(&_swig_i_2)), C.swig_type_442(_swig_i_3), *(*C.swig_type_443)(unsafe.Pointer(&_swig_i_4)), *(*C.swig_type_444)(unsafe.Pointer(&_swig_i_5)), C.swig_intgo(_swig_i_6), C.swig_intgo(_swig_i_7), *(*C.swig_type_445)(unsafe.Pointer(&_swig_i_8)), C.swig_type_446(_swig_i_9), *(*C.swig_type_447)(unsafe.Pointer(&_swig_i_10)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = _swig_i_1
@@ -4719,7 +4740,7 @@ func Weft_data_iter_create(arg1 string, arg2 []string, arg3 []string, arg4 uint6
  _swig_i_2 = weftJoin(arg3) 
 	_swig_i_3 := arg4
 	_swig_i_4 := arg5
-	swig_r_p := C._wrap_weft_data_iter_create_capi_e9327122f07dbc13(*(*C.swig_type_449)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_450)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_451)(unsafe.Pointer(&_swig_i_2)), C.swig_type_452(_swig_i_3), *(*C.swig_type_453)(unsafe.Pointer(&_swig_i_4)))
+	swig_r_p := C._wrap_weft_data_iter_create_capi_df5844a07fabea53(*(*C.swig_type_449)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_450)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_451)(unsafe.Pointer(&_swig_i_2)), C.swig_type_452(_swig_i_3), *(*C.swig_type_453)(unsafe.Pointer(&_swig_i_4)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -4747,7 +4768,7 @@ func Weft_data_iter_create(arg1 string, arg2 []string, arg3 []string, arg4 uint6
 func Weft_data_iter_list(arg1 []uintptr) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
-	swig_r_p := C._wrap_weft_data_iter_list_capi_e9327122f07dbc13(*(*C.swig_type_455)(unsafe.Pointer(&_swig_i_0)))
+	swig_r_p := C._wrap_weft_data_iter_list_capi_df5844a07fabea53(*(*C.swig_type_455)(unsafe.Pointer(&_swig_i_0)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -4769,7 +4790,7 @@ func Weft_data_iter_info(arg1 string, arg2 []string, arg3 []uint64) (_swig_ret e
 	var _swig_i_1 []string
  _swig_i_1 = make([]string, len(arg2)) 
 	_swig_i_2 := arg3
-	swig_r_p := C._wrap_weft_data_iter_info_capi_e9327122f07dbc13(*(*C.swig_type_457)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_458)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_459)(unsafe.Pointer(&_swig_i_2)))
+	swig_r_p := C._wrap_weft_data_iter_info_capi_df5844a07fabea53(*(*C.swig_type_457)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_458)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_459)(unsafe.Pointer(&_swig_i_2)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 
 	for i := range _swig_i_1 {
@@ -4812,7 +4833,7 @@ func Weft_data_iter_param(arg1 string, arg2 uint64, arg3 []string, arg4 []string
  _swig_i_4 = make([]string, len(arg5)) 
 	var _swig_i_5 []string
  _swig_i_5 = make([]string, len(arg6)) 
-	swig_r_p := C._wrap_weft_data_iter_param_capi_e9327122f07dbc13(*(*C.swig_type_461)(unsafe.Pointer(&_swig_i_0)), C.swig_type_462(_swig_i_1), *(*C.swig_type_463)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_464)(unsafe.Pointer(&_swig_i_3)), *(*C.swig_type_465)(unsafe.Pointer(&_swig_i_4)), *(*C.swig_type_466)(unsafe.Pointer(&_swig_i_5)))
+	swig_r_p := C._wrap_weft_data_iter_param_capi_df5844a07fabea53(*(*C.swig_type_461)(unsafe.Pointer(&_swig_i_0)), C.swig_type_462(_swig_i_1), *(*C.swig_type_463)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_464)(unsafe.Pointer(&_swig_i_3)), *(*C.swig_type_465)(unsafe.Pointer(&_swig_i_4)), *(*C.swig_type_466)(unsafe.Pointer(&_swig_i_5)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 
 	for i := range _swig_i_2 {
@@ -4880,7 +4901,7 @@ func Weft_data_iter_next(arg1 uintptr, arg2 []int32) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_data_iter_next_capi_e9327122f07dbc13(C.uintptr_t(_swig_i_0), *(*C.swig_type_468)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_weft_data_iter_next_capi_df5844a07fabea53(C.uintptr_t(_swig_i_0), *(*C.swig_type_468)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -4899,7 +4920,7 @@ func Weft_data_iter_next(arg1 uintptr, arg2 []int32) (_swig_ret error) {
 func Weft_data_iter_reset(arg1 uintptr) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
-	swig_r_p := C._wrap_weft_data_iter_reset_capi_e9327122f07dbc13(C.uintptr_t(_swig_i_0))
+	swig_r_p := C._wrap_weft_data_iter_reset_capi_df5844a07fabea53(C.uintptr_t(_swig_i_0))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 error
 
@@ -4916,7 +4937,7 @@ func Weft_data_iter_data(arg1 uintptr, arg2 []uintptr) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_data_iter_data_capi_e9327122f07dbc13(C.uintptr_t(_swig_i_0), *(*C.swig_type_471)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_weft_data_iter_data_capi_df5844a07fabea53(C.uintptr_t(_swig_i_0), *(*C.swig_type_471)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -4936,7 +4957,7 @@ func Weft_data_iter_label(arg1 uintptr, arg2 []uintptr) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_data_iter_label_capi_e9327122f07dbc13(C.uintptr_t(_swig_i_0), *(*C.swig_type_473)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_weft_data_iter_label_capi_df5844a07fabea53(C.uintptr_t(_swig_i_0), *(*C.swig_type_473)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -4956,7 +4977,7 @@ func Weft_data_iter_pad(arg1 uintptr, arg2 []int32) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_data_iter_pad_capi_e9327122f07dbc13(C.uintptr_t(_swig_i_0), *(*C.swig_type_475)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_weft_data_iter_pad_capi_df5844a07fabea53(C.uintptr_t(_swig_i_0), *(*C.swig_type_475)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -4978,7 +4999,7 @@ func Weft_data_iter_index(arg1 uintptr, arg2 []int64, arg3 uint64, arg4 []uint64
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
-	swig_r_p := C._wrap_weft_data_iter_index_capi_e9327122f07dbc13(C.uintptr_t(_swig_i_0), *(*C.swig_type_477)(unsafe.Pointer(&_swig_i_1)), C.swig_type_478(_swig_i_2), *(*C.swig_type_479)(unsafe.Pointer(&_swig_i_3)))
+	swig_r_p := C._wrap_weft_data_iter_index_capi_df5844a07fabea53(C.uintptr_t(_swig_i_0), *(*C.swig_type_477)(unsafe.Pointer(&_swig_i_1)), C.swig_type_478(_swig_i_2), *(*C.swig_type_479)(unsafe.Pointer(&_swig_i_3)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -5001,7 +5022,7 @@ func Weft_data_iter_batch_size(arg1 uintptr, arg2 []int32) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_data_iter_batch_size_capi_e9327122f07dbc13(C.uintptr_t(_swig_i_0), *(*C.swig_type_481)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_weft_data_iter_batch_size_capi_df5844a07fabea53(C.uintptr_t(_swig_i_0), *(*C.swig_type_481)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -5020,7 +5041,7 @@ func Weft_data_iter_batch_size(arg1 uintptr, arg2 []int32) (_swig_ret error) {
 func Weft_data_iter_free(arg1 uintptr) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
-	swig_r_p := C._wrap_weft_data_iter_free_capi_e9327122f07dbc13(C.uintptr_t(_swig_i_0))
+	swig_r_p := C._wrap_weft_data_iter_free_capi_df5844a07fabea53(C.uintptr_t(_swig_i_0))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 error
 
@@ -5042,7 +5063,7 @@ func Weft_metric_create(arg1 string, arg2 []string, arg3 []string, arg4 uint64, 
  _swig_i_2 = weftJoin(arg3) 
 	_swig_i_3 := arg4
 	_swig_i_4 := arg5
-	swig_r_p := C._wrap_weft_metric_create_capi_e9327122f07dbc13(*(*C.swig_type_484)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_485)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_486)(unsafe.Pointer(&_swig_i_2)), C.swig_type_487(_swig_i_3), *(*C.swig_type_488)(unsafe.Pointer(&_swig_i_4)))
+	swig_r_p := C._wrap_weft_metric_create_capi_df5844a07fabea53(*(*C.swig_type_484)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_485)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_486)(unsafe.Pointer(&_swig_i_2)), C.swig_type_487(_swig_i_3), *(*C.swig_type_488)(unsafe.Pointer(&_swig_i_4)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -5076,7 +5097,7 @@ func Weft_metric_composite_add(arg1 uintptr, arg2 string, arg3 []string, arg4 []
 	var _swig_i_3 string
  _swig_i_3 = weftJoin(arg4) 
 	_swig_i_4 := arg5
-	swig_r_p := C._wrap_weft_metric_composite_add_capi_e9327122f07dbc13(C.uintptr_t(_swig_i_0), *(*C.swig_type_490)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_491)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_492)(unsafe.Pointer(&_swig_i_3)), C.swig_type_493(_swig_i_4))
+	swig_r_p := C._wrap_weft_metric_composite_add_capi_df5844a07fabea53(C.uintptr_t(_swig_i_0), *(*C.swig_type_490)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_491)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_492)(unsafe.Pointer(&_swig_i_3)), C.swig_type_493(_swig_i_4))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -5105,7 +5126,7 @@ func Weft_metric_update(arg1 uintptr, arg2 uint64, arg3 []uintptr, arg4 uint64, 
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
 	_swig_i_4 := arg5
-	swig_r_p := C._wrap_weft_metric_update_capi_e9327122f07dbc13(C.uintptr_t(_swig_i_0), C.swig_type_495(_swig_i_1), *(*C.swig_type_496)(unsafe.Pointer(&_swig_i_2)), C.swig_type_497(_swig_i_3), *(*C.swig_type_498)(unsafe.Pointer(&_swig_i_4)))
+	swig_r_p := C._wrap_weft_metric_update_capi_df5844a07fabea53(C.uintptr_t(_swig_i_0), C.swig_type_495(_swig_i_1), *(*C.swig_type_496)(unsafe.Pointer(&_swig_i_2)), C.swig_type_497(_swig_i_3), *(*C.swig_type_498)(unsafe.Pointer(&_swig_i_4)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg3
@@ -5128,7 +5149,7 @@ func Weft_metric_num_values(arg1 uintptr, arg2 []uint64) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_metric_num_values_capi_e9327122f07dbc13(C.uintptr_t(_swig_i_0), *(*C.swig_type_500)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_weft_metric_num_values_capi_df5844a07fabea53(C.uintptr_t(_swig_i_0), *(*C.swig_type_500)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -5151,7 +5172,7 @@ func Weft_metric_get(arg1 uintptr, arg2 []uintptr, arg3 []float64, arg4 uint64, 
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
 	_swig_i_4 := arg5
-	swig_r_p := C._wrap_weft_metric_get_capi_e9327122f07dbc13(C.uintptr_t(_swig_i_0), *(*C.swig_type_502)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_503)(unsafe.Pointer(&_swig_i_2)), C.swig_type_504(_swig_i_3), *(*C.swig_type_505)(unsafe.Pointer(&_swig_i_4)))
+	swig_r_p := C._wrap_weft_metric_get_capi_df5844a07fabea53(C.uintptr_t(_swig_i_0), *(*C.swig_type_502)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_503)(unsafe.Pointer(&_swig_i_2)), C.swig_type_504(_swig_i_3), *(*C.swig_type_505)(unsafe.Pointer(&_swig_i_4)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -5176,7 +5197,7 @@ func Weft_metric_get(arg1 uintptr, arg2 []uintptr, arg3 []float64, arg4 uint64, 
 func Weft_metric_reset(arg1 uintptr) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
-	swig_r_p := C._wrap_weft_metric_reset_capi_e9327122f07dbc13(C.uintptr_t(_swig_i_0))
+	swig_r_p := C._wrap_weft_metric_reset_capi_df5844a07fabea53(C.uintptr_t(_swig_i_0))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 error
 
@@ -5192,7 +5213,7 @@ func Weft_metric_reset(arg1 uintptr) (_swig_ret error) {
 func Weft_metric_free(arg1 uintptr) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
-	swig_r_p := C._wrap_weft_metric_free_capi_e9327122f07dbc13(C.uintptr_t(_swig_i_0))
+	swig_r_p := C._wrap_weft_metric_free_capi_df5844a07fabea53(C.uintptr_t(_swig_i_0))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 error
 
@@ -5218,7 +5239,7 @@ func Weft_checkpoint_save(arg1 string, arg2 int, arg3 uintptr, arg4 uint64, arg5
 	var _swig_i_7 string
  _swig_i_7 = weftJoin(arg8) 
 	_swig_i_8 := arg9
-	swig_r_p := C._wrap_weft_checkpoint_save_capi_e9327122f07dbc13(*(*C.swig_type_509)(unsafe.Pointer(&_swig_i_0)), C.swig_intgo(_swig_i_1), C.uintptr_t(_swig_i_2), C.swig_type_510(_swig_i_3), *(*C.swig_type_511)(unsafe.Pointer(&_swig_i_4)), *(*C.swig_type_512)(unsafe.Pointer(&_swig_i_5)), C.swig_type_513(_swig_i_6), *(*C.swig_type_514)(unsafe.Pointer(&_swig_i_7)), *(*C.swig_type_515)(unsafe.Pointer(&_swig_i_8)))
+	swig_r_p := C._wrap_weft_checkpoint_save_capi_df5844a07fabea53(*(*C.swig_type_509)(unsafe.Pointer(&_swig_i_0)), C.swig_intgo(_swig_i_1), C.uintptr_t(_swig_i_2), C.swig_type_510(_swig_i_3), *(*C.swig_type_511)(unsafe.Pointer(&_swig_i_4)), *(*C.swig_type_512)(unsafe.Pointer(&_swig_i_5)), C.swig_type_513(_swig_i_6), *(*C.swig_type_514)(unsafe.Pointer(&_swig_i_7)), *(*C.swig_type_515)(unsafe.Pointer(&_swig_i_8)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -5253,7 +5274,7 @@ func Weft_checkpoint_load(arg1 string, arg2 int, arg3 []uintptr, arg4 []uintptr,
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
 	_swig_i_4 := arg5
-	swig_r_p := C._wrap_weft_checkpoint_load_capi_e9327122f07dbc13(*(*C.swig_type_517)(unsafe.Pointer(&_swig_i_0)), C.swig_intgo(_swig_i_1), *(*C.swig_type_518)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_519)(unsafe.Pointer(&_swig_i_3)), *(*C.swig_type_520)(unsafe.Pointer(&_swig_i_4)))
+	swig_r_p := C._wrap_weft_checkpoint_load_capi_df5844a07fabea53(*(*C.swig_type_517)(unsafe.Pointer(&_swig_i_0)), C.swig_intgo(_swig_i_1), *(*C.swig_type_518)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_519)(unsafe.Pointer(&_swig_i_3)), *(*C.swig_type_520)(unsafe.Pointer(&_swig_i_4)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -5288,7 +5309,7 @@ func Weft_initializer_create(arg1 string, arg2 []string, arg3 []string, arg4 uin
 	_swig_i_3 := arg4
 	_swig_i_4 := arg5
 	_swig_i_5 := arg6
-	swig_r_p := C._wrap_weft_initializer_create_capi_e9327122f07dbc13(*(*C.swig_type_522)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_523)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_524)(unsafe.Pointer(&_swig_i_2)), C.swig_type_525(_swig_i_3), C.swig_type_526(_swig_i_4), *(*C.swig_type_527)(unsafe.Pointer(&_swig_i_5)))
+	swig_r_p := C._wrap_weft_initializer_create_capi_df5844a07fabea53(*(*C.swig_type_522)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_523)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_524)(unsafe.Pointer(&_swig_i_2)), C.swig_type_525(_swig_i_3), C.swig_type_526(_swig_i_4), *(*C.swig_type_527)(unsafe.Pointer(&_swig_i_5)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -5318,7 +5339,7 @@ func Weft_initializer_init(arg1 uintptr, arg2 string, arg3 uintptr) (_swig_ret e
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r_p := C._wrap_weft_initializer_init_capi_e9327122f07dbc13(C.uintptr_t(_swig_i_0), *(*C.swig_type_529)(unsafe.Pointer(&_swig_i_1)), C.uintptr_t(_swig_i_2))
+	swig_r_p := C._wrap_weft_initializer_init_capi_df5844a07fabea53(C.uintptr_t(_swig_i_0), *(*C.swig_type_529)(unsafe.Pointer(&_swig_i_1)), C.uintptr_t(_swig_i_2))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -5337,7 +5358,7 @@ func Weft_initializer_init(arg1 uintptr, arg2 string, arg3 uintptr) (_swig_ret e
 func Weft_initializer_free(arg1 uintptr) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
-	swig_r_p := C._wrap_weft_initializer_free_capi_e9327122f07dbc13(C.uintptr_t(_swig_i_0))
+	swig_r_p := C._wrap_weft_initializer_free_capi_df5844a07fabea53(C.uintptr_t(_swig_i_0))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 error
 
@@ -5359,7 +5380,7 @@ func Weft_optimizer_create(arg1 string, arg2 []string, arg3 []string, arg4 uint6
  _swig_i_2 = weftJoin(arg3) 
 	_swig_i_3 := arg4
 	_swig_i_4 := arg5
-	swig_r_p := C._wrap_weft_optimizer_create_capi_e9327122f07dbc13(*(*C.swig_type_532)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_533)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_534)(unsafe.Pointer(&_swig_i_2)), C.swig_type_535(_swig_i_3), *(*C.swig_type_536)(unsafe.Pointer(&_swig_i_4)))
+	swig_r_p := C._wrap_weft_optimizer_create_capi_df5844a07fabea53(*(*C.swig_type_532)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_533)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_534)(unsafe.Pointer(&_swig_i_2)), C.swig_type_535(_swig_i_3), *(*C.swig_type_536)(unsafe.Pointer(&_swig_i_4)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -5392,7 +5413,7 @@ func Weft_optimizer_set_lr_scheduler(arg1 uintptr, arg2 string, arg3 []int64, ar
 	_swig_i_3 := arg4
 	_swig_i_4 := arg5
 	_swig_i_5 := arg6
-	swig_r_p := C._wrap_weft_optimizer_set_lr_scheduler_capi_e9327122f07dbc13(C.uintptr_t(_swig_i_0), *(*C.swig_type_538)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_539)(unsafe.Pointer(&_swig_i_2)), C.swig_type_540(_swig_i_3), C.float(_swig_i_4), C.float(_swig_i_5))
+	swig_r_p := C._wrap_weft_optimizer_set_lr_scheduler_capi_df5844a07fabea53(C.uintptr_t(_swig_i_0), *(*C.swig_type_538)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_539)(unsafe.Pointer(&_swig_i_2)), C.swig_type_540(_swig_i_3), C.float(_swig_i_4), C.float(_swig_i_5))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -5420,7 +5441,7 @@ func Weft_optimizer_set_lr_scheduler_ex(arg1 uintptr, arg2 string, arg3 []string
 	var _swig_i_3 string
  _swig_i_3 = weftJoin(arg4) 
 	_swig_i_4 := arg5
-	swig_r_p := C._wrap_weft_optimizer_set_lr_scheduler_ex_capi_e9327122f07dbc13(C.uintptr_t(_swig_i_0), *(*C.swig_type_542)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_543)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_544)(unsafe.Pointer(&_swig_i_3)), C.swig_type_545(_swig_i_4))
+	swig_r_p := C._wrap_weft_optimizer_set_lr_scheduler_ex_capi_df5844a07fabea53(C.uintptr_t(_swig_i_0), *(*C.swig_type_542)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_543)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_544)(unsafe.Pointer(&_swig_i_3)), C.swig_type_545(_swig_i_4))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -5446,7 +5467,7 @@ func Weft_optimizer_set_multipliers(arg1 uintptr, arg2 uintptr) (_swig_ret error
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_optimizer_set_multipliers_capi_e9327122f07dbc13(C.uintptr_t(_swig_i_0), C.uintptr_t(_swig_i_1))
+	swig_r_p := C._wrap_weft_optimizer_set_multipliers_capi_df5844a07fabea53(C.uintptr_t(_swig_i_0), C.uintptr_t(_swig_i_1))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 error
 
@@ -5463,7 +5484,7 @@ func Weft_optimizer_set_rescale_grad(arg1 uintptr, arg2 float32) (_swig_ret erro
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_optimizer_set_rescale_grad_capi_e9327122f07dbc13(C.uintptr_t(_swig_i_0), C.float(_swig_i_1))
+	swig_r_p := C._wrap_weft_optimizer_set_rescale_grad_capi_df5844a07fabea53(C.uintptr_t(_swig_i_0), C.float(_swig_i_1))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 error
 
@@ -5483,7 +5504,7 @@ func Weft_optimizer_update(arg1 uintptr, arg2 int, arg3 string, arg4 uintptr, ar
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
 	_swig_i_4 := arg5
-	swig_r_p := C._wrap_weft_optimizer_update_capi_e9327122f07dbc13(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1), *(*C.swig_type_549)(unsafe.Pointer(&_swig_i_2)), C.uintptr_t(_swig_i_3), C.uintptr_t(_swig_i_4))
+	swig_r_p := C._wrap_weft_optimizer_update_capi_df5844a07fabea53(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1), *(*C.swig_type_549)(unsafe.Pointer(&_swig_i_2)), C.uintptr_t(_swig_i_3), C.uintptr_t(_swig_i_4))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg3
@@ -5503,7 +5524,7 @@ func Weft_optimizer_num_update(arg1 uintptr, arg2 []int64) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_optimizer_num_update_capi_e9327122f07dbc13(C.uintptr_t(_swig_i_0), *(*C.swig_type_551)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_weft_optimizer_num_update_capi_df5844a07fabea53(C.uintptr_t(_swig_i_0), *(*C.swig_type_551)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -5524,7 +5545,7 @@ func Weft_optimizer_learning_rate(arg1 uintptr, arg2 string, arg3 []float32) (_s
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r_p := C._wrap_weft_optimizer_learning_rate_capi_e9327122f07dbc13(C.uintptr_t(_swig_i_0), *(*C.swig_type_553)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_554)(unsafe.Pointer(&_swig_i_2)))
+	swig_r_p := C._wrap_weft_optimizer_learning_rate_capi_df5844a07fabea53(C.uintptr_t(_swig_i_0), *(*C.swig_type_553)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_554)(unsafe.Pointer(&_swig_i_2)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -5546,7 +5567,7 @@ func Weft_optimizer_learning_rate(arg1 uintptr, arg2 string, arg3 []float32) (_s
 func Weft_optimizer_free(arg1 uintptr) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
-	swig_r_p := C._wrap_weft_optimizer_free_capi_e9327122f07dbc13(C.uintptr_t(_swig_i_0))
+	swig_r_p := C._wrap_weft_optimizer_free_capi_df5844a07fabea53(C.uintptr_t(_swig_i_0))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 error
 
@@ -5563,7 +5584,7 @@ func Weft_optimizer_save_states(arg1 uintptr, arg2 string) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_optimizer_save_states_capi_e9327122f07dbc13(C.uintptr_t(_swig_i_0), *(*C.swig_type_557)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_weft_optimizer_save_states_capi_df5844a07fabea53(C.uintptr_t(_swig_i_0), *(*C.swig_type_557)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -5583,7 +5604,7 @@ func Weft_optimizer_load_states(arg1 uintptr, arg2 string) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_optimizer_load_states_capi_e9327122f07dbc13(C.uintptr_t(_swig_i_0), *(*C.swig_type_559)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_weft_optimizer_load_states_capi_df5844a07fabea53(C.uintptr_t(_swig_i_0), *(*C.swig_type_559)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -5611,7 +5632,7 @@ func Weft_module_create(arg1 uintptr, arg2 uint64, arg3 []string, arg4 uint64, a
 	_swig_i_5 := arg6
 	_swig_i_6 := arg7
 	_swig_i_7 := arg8
-	swig_r_p := C._wrap_weft_module_create_capi_e9327122f07dbc13(C.uintptr_t(_swig_i_0), C.swig_type_561(_swig_i_1), *(*C.swig_type_562)(unsafe.Pointer(&_swig_i_2)), C.swig_type_563(_swig_i_3), *(*C.swig_type_564)(unsafe.Pointer(&_swig_i_4)), C.swig_intgo(_swig_i_5), C.swig_intgo(_swig_i_6), *(*C.swig_type_565)(unsafe.Pointer(&_swig_i_7)))
+	swig_r_p := C._wrap_weft_module_create_capi_df5844a07fabea53(C.uintptr_t(_swig_i_0), C.swig_type_561(_swig_i_1), *(*C.swig_type_562)(unsafe.Pointer(&_swig_i_2)), C.swig_type_563(_swig_i_3), *(*C.swig_type_564)(unsafe.Pointer(&_swig_i_4)), C.swig_intgo(_swig_i_5), C.swig_intgo(_swig_i_6), *(*C.swig_type_565)(unsafe.Pointer(&_swig_i_7)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = _swig_i_2
@@ -5639,7 +5660,7 @@ func Weft_module_set_fixed_params(arg1 uintptr, arg2 uint64, arg3 []string) (_sw
 	_swig_i_1 := arg2
 	var _swig_i_2 string
  _swig_i_2 = weftJoin(arg3) 
-	swig_r_p := C._wrap_weft_module_set_fixed_params_capi_e9327122f07dbc13(C.uintptr_t(_swig_i_0), C.swig_type_567(_swig_i_1), *(*C.swig_type_568)(unsafe.Pointer(&_swig_i_2)))
+	swig_r_p := C._wrap_weft_module_set_fixed_params_capi_df5844a07fabea53(C.uintptr_t(_swig_i_0), C.swig_type_567(_swig_i_1), *(*C.swig_type_568)(unsafe.Pointer(&_swig_i_2)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = _swig_i_2
@@ -5660,7 +5681,7 @@ func Weft_module_bind(arg1 uintptr, arg2 uintptr, arg3 int) (_swig_ret error) {
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r_p := C._wrap_weft_module_bind_capi_e9327122f07dbc13(C.uintptr_t(_swig_i_0), C.uintptr_t(_swig_i_1), C.swig_intgo(_swig_i_2))
+	swig_r_p := C._wrap_weft_module_bind_capi_df5844a07fabea53(C.uintptr_t(_swig_i_0), C.uintptr_t(_swig_i_1), C.swig_intgo(_swig_i_2))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 error
 
@@ -5680,7 +5701,7 @@ func Weft_module_init_params(arg1 uintptr, arg2 uintptr, arg3 uintptr, arg4 uint
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
 	_swig_i_4 := arg5
-	swig_r_p := C._wrap_weft_module_init_params_capi_e9327122f07dbc13(C.uintptr_t(_swig_i_0), C.uintptr_t(_swig_i_1), C.uintptr_t(_swig_i_2), C.uintptr_t(_swig_i_3), C.swig_intgo(_swig_i_4))
+	swig_r_p := C._wrap_weft_module_init_params_capi_df5844a07fabea53(C.uintptr_t(_swig_i_0), C.uintptr_t(_swig_i_1), C.uintptr_t(_swig_i_2), C.uintptr_t(_swig_i_3), C.swig_intgo(_swig_i_4))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 error
 
@@ -5697,7 +5718,7 @@ func Weft_module_init_optimizer(arg1 uintptr, arg2 uintptr) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_module_init_optimizer_capi_e9327122f07dbc13(C.uintptr_t(_swig_i_0), C.uintptr_t(_swig_i_1))
+	swig_r_p := C._wrap_weft_module_init_optimizer_capi_df5844a07fabea53(C.uintptr_t(_swig_i_0), C.uintptr_t(_swig_i_1))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 error
 
@@ -5715,7 +5736,7 @@ func Weft_module_forward(arg1 uintptr, arg2 uintptr, arg3 int) (_swig_ret error)
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r_p := C._wrap_weft_module_forward_capi_e9327122f07dbc13(C.uintptr_t(_swig_i_0), C.uintptr_t(_swig_i_1), C.swig_intgo(_swig_i_2))
+	swig_r_p := C._wrap_weft_module_forward_capi_df5844a07fabea53(C.uintptr_t(_swig_i_0), C.uintptr_t(_swig_i_1), C.swig_intgo(_swig_i_2))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 error
 
@@ -5731,7 +5752,7 @@ func Weft_module_forward(arg1 uintptr, arg2 uintptr, arg3 int) (_swig_ret error)
 func Weft_module_backward(arg1 uintptr) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
-	swig_r_p := C._wrap_weft_module_backward_capi_e9327122f07dbc13(C.uintptr_t(_swig_i_0))
+	swig_r_p := C._wrap_weft_module_backward_capi_df5844a07fabea53(C.uintptr_t(_swig_i_0))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 error
 
@@ -5747,7 +5768,7 @@ func Weft_module_backward(arg1 uintptr) (_swig_ret error) {
 func Weft_module_update(arg1 uintptr) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
-	swig_r_p := C._wrap_weft_module_update_capi_e9327122f07dbc13(C.uintptr_t(_swig_i_0))
+	swig_r_p := C._wrap_weft_module_update_capi_df5844a07fabea53(C.uintptr_t(_swig_i_0))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 error
 
@@ -5765,7 +5786,7 @@ func Weft_module_update_metric(arg1 uintptr, arg2 uintptr, arg3 uintptr) (_swig_
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r_p := C._wrap_weft_module_update_metric_capi_e9327122f07dbc13(C.uintptr_t(_swig_i_0), C.uintptr_t(_swig_i_1), C.uintptr_t(_swig_i_2))
+	swig_r_p := C._wrap_weft_module_update_metric_capi_df5844a07fabea53(C.uintptr_t(_swig_i_0), C.uintptr_t(_swig_i_1), C.uintptr_t(_swig_i_2))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 error
 
@@ -5782,7 +5803,7 @@ func Weft_module_outputs(arg1 uintptr, arg2 []uintptr) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_module_outputs_capi_e9327122f07dbc13(C.uintptr_t(_swig_i_0), *(*C.swig_type_577)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_weft_module_outputs_capi_df5844a07fabea53(C.uintptr_t(_swig_i_0), *(*C.swig_type_577)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -5803,7 +5824,7 @@ func Weft_module_params(arg1 uintptr, arg2 []uintptr, arg3 []uintptr) (_swig_ret
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r_p := C._wrap_weft_module_params_capi_e9327122f07dbc13(C.uintptr_t(_swig_i_0), *(*C.swig_type_579)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_580)(unsafe.Pointer(&_swig_i_2)))
+	swig_r_p := C._wrap_weft_module_params_capi_df5844a07fabea53(C.uintptr_t(_swig_i_0), *(*C.swig_type_579)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_580)(unsafe.Pointer(&_swig_i_2)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -5833,7 +5854,7 @@ func Weft_module_fit(arg1 uintptr, arg2 uintptr, arg3 uintptr, arg4 uintptr, arg
 	_swig_i_6 := arg7
 	_swig_i_7 := arg8
 	_swig_i_8 := arg9
-	swig_r_p := C._wrap_weft_module_fit_capi_e9327122f07dbc13(C.uintptr_t(_swig_i_0), C.uintptr_t(_swig_i_1), C.uintptr_t(_swig_i_2), C.uintptr_t(_swig_i_3), C.swig_intgo(_swig_i_4), C.swig_intgo(_swig_i_5), C.swig_intgo(_swig_i_6), *(*C.swig_type_582)(unsafe.Pointer(&_swig_i_7)), *(*C.swig_type_583)(unsafe.Pointer(&_swig_i_8)))
+	swig_r_p := C._wrap_weft_module_fit_capi_df5844a07fabea53(C.uintptr_t(_swig_i_0), C.uintptr_t(_swig_i_1), C.uintptr_t(_swig_i_2), C.uintptr_t(_swig_i_3), C.swig_intgo(_swig_i_4), C.swig_intgo(_swig_i_5), C.swig_intgo(_swig_i_6), *(*C.swig_type_582)(unsafe.Pointer(&_swig_i_7)), *(*C.swig_type_583)(unsafe.Pointer(&_swig_i_8)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg8
@@ -5863,7 +5884,7 @@ func Weft_fit_session_create(arg1 uintptr, arg2 uintptr, arg3 uintptr, arg4 uint
 	_swig_i_6 := arg7
 	_swig_i_7 := arg8
 	_swig_i_8 := arg9
-	swig_r_p := C._wrap_weft_fit_session_create_capi_e9327122f07dbc13(C.uintptr_t(_swig_i_0), C.uintptr_t(_swig_i_1), C.uintptr_t(_swig_i_2), C.uintptr_t(_swig_i_3), C.swig_intgo(_swig_i_4), C.swig_intgo(_swig_i_5), C.swig_intgo(_swig_i_6), *(*C.swig_type_585)(unsafe.Pointer(&_swig_i_7)), *(*C.swig_type_586)(unsafe.Pointer(&_swig_i_8)))
+	swig_r_p := C._wrap_weft_fit_session_create_capi_df5844a07fabea53(C.uintptr_t(_swig_i_0), C.uintptr_t(_swig_i_1), C.uintptr_t(_swig_i_2), C.uintptr_t(_swig_i_3), C.swig_intgo(_swig_i_4), C.swig_intgo(_swig_i_5), C.swig_intgo(_swig_i_6), *(*C.swig_type_585)(unsafe.Pointer(&_swig_i_7)), *(*C.swig_type_586)(unsafe.Pointer(&_swig_i_8)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg8
@@ -5886,7 +5907,7 @@ func Weft_fit_session_next(arg1 uintptr, arg2 []int32) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_fit_session_next_capi_e9327122f07dbc13(C.uintptr_t(_swig_i_0), *(*C.swig_type_588)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_weft_fit_session_next_capi_df5844a07fabea53(C.uintptr_t(_swig_i_0), *(*C.swig_type_588)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -5905,7 +5926,7 @@ func Weft_fit_session_next(arg1 uintptr, arg2 []int32) (_swig_ret error) {
 func Weft_fit_session_stop(arg1 uintptr) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
-	swig_r_p := C._wrap_weft_fit_session_stop_capi_e9327122f07dbc13(C.uintptr_t(_swig_i_0))
+	swig_r_p := C._wrap_weft_fit_session_stop_capi_df5844a07fabea53(C.uintptr_t(_swig_i_0))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 error
 
@@ -5926,7 +5947,7 @@ func Weft_fit_session_batch(arg1 uintptr, arg2 []int32, arg3 []int64, arg4 []int
 	_swig_i_3 := arg4
 	_swig_i_4 := arg5
 	_swig_i_5 := arg6
-	swig_r_p := C._wrap_weft_fit_session_batch_capi_e9327122f07dbc13(C.uintptr_t(_swig_i_0), *(*C.swig_type_591)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_592)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_593)(unsafe.Pointer(&_swig_i_3)), *(*C.swig_type_594)(unsafe.Pointer(&_swig_i_4)), *(*C.swig_type_595)(unsafe.Pointer(&_swig_i_5)))
+	swig_r_p := C._wrap_weft_fit_session_batch_capi_df5844a07fabea53(C.uintptr_t(_swig_i_0), *(*C.swig_type_591)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_592)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_593)(unsafe.Pointer(&_swig_i_3)), *(*C.swig_type_594)(unsafe.Pointer(&_swig_i_4)), *(*C.swig_type_595)(unsafe.Pointer(&_swig_i_5)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -5963,7 +5984,7 @@ func Weft_fit_session_epoch(arg1 uintptr, arg2 []int32, arg3 []int64, arg4 []int
 	_swig_i_4 := arg5
 	_swig_i_5 := arg6
 	_swig_i_6 := arg7
-	swig_r_p := C._wrap_weft_fit_session_epoch_capi_e9327122f07dbc13(C.uintptr_t(_swig_i_0), *(*C.swig_type_597)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_598)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_599)(unsafe.Pointer(&_swig_i_3)), *(*C.swig_type_600)(unsafe.Pointer(&_swig_i_4)), *(*C.swig_type_601)(unsafe.Pointer(&_swig_i_5)), *(*C.swig_type_602)(unsafe.Pointer(&_swig_i_6)))
+	swig_r_p := C._wrap_weft_fit_session_epoch_capi_df5844a07fabea53(C.uintptr_t(_swig_i_0), *(*C.swig_type_597)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_598)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_599)(unsafe.Pointer(&_swig_i_3)), *(*C.swig_type_600)(unsafe.Pointer(&_swig_i_4)), *(*C.swig_type_601)(unsafe.Pointer(&_swig_i_5)), *(*C.swig_type_602)(unsafe.Pointer(&_swig_i_6)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -6002,7 +6023,7 @@ func Weft_fit_session_epoch_metric(arg1 uintptr, arg2 int, arg3 []uintptr, arg4 
 	_swig_i_3 := arg4
 	_swig_i_4 := arg5
 	_swig_i_5 := arg6
-	swig_r_p := C._wrap_weft_fit_session_epoch_metric_capi_e9327122f07dbc13(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1), *(*C.swig_type_604)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_605)(unsafe.Pointer(&_swig_i_3)), C.swig_type_606(_swig_i_4), *(*C.swig_type_607)(unsafe.Pointer(&_swig_i_5)))
+	swig_r_p := C._wrap_weft_fit_session_epoch_metric_capi_df5844a07fabea53(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1), *(*C.swig_type_604)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_605)(unsafe.Pointer(&_swig_i_3)), C.swig_type_606(_swig_i_4), *(*C.swig_type_607)(unsafe.Pointer(&_swig_i_5)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg3
@@ -6027,7 +6048,7 @@ func Weft_fit_session_epoch_metric(arg1 uintptr, arg2 int, arg3 []uintptr, arg4 
 func Weft_fit_session_free(arg1 uintptr) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
-	swig_r_p := C._wrap_weft_fit_session_free_capi_e9327122f07dbc13(C.uintptr_t(_swig_i_0))
+	swig_r_p := C._wrap_weft_fit_session_free_capi_df5844a07fabea53(C.uintptr_t(_swig_i_0))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 error
 
@@ -6045,7 +6066,7 @@ func Weft_module_score(arg1 uintptr, arg2 uintptr, arg3 uintptr) (_swig_ret erro
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r_p := C._wrap_weft_module_score_capi_e9327122f07dbc13(C.uintptr_t(_swig_i_0), C.uintptr_t(_swig_i_1), C.uintptr_t(_swig_i_2))
+	swig_r_p := C._wrap_weft_module_score_capi_df5844a07fabea53(C.uintptr_t(_swig_i_0), C.uintptr_t(_swig_i_1), C.uintptr_t(_swig_i_2))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 error
 
@@ -6063,7 +6084,7 @@ func Weft_module_save_checkpoint(arg1 uintptr, arg2 string, arg3 int) (_swig_ret
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r_p := C._wrap_weft_module_save_checkpoint_capi_e9327122f07dbc13(C.uintptr_t(_swig_i_0), *(*C.swig_type_611)(unsafe.Pointer(&_swig_i_1)), C.swig_intgo(_swig_i_2))
+	swig_r_p := C._wrap_weft_module_save_checkpoint_capi_df5844a07fabea53(C.uintptr_t(_swig_i_0), *(*C.swig_type_611)(unsafe.Pointer(&_swig_i_1)), C.swig_intgo(_swig_i_2))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -6082,7 +6103,7 @@ func Weft_module_save_checkpoint(arg1 uintptr, arg2 string, arg3 int) (_swig_ret
 func Weft_module_free(arg1 uintptr) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
-	swig_r_p := C._wrap_weft_module_free_capi_e9327122f07dbc13(C.uintptr_t(_swig_i_0))
+	swig_r_p := C._wrap_weft_module_free_capi_df5844a07fabea53(C.uintptr_t(_swig_i_0))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 error
 
@@ -6116,7 +6137,7 @@ func Weft_predictor_create(arg1 string, arg2 unsafe.Pointer, arg3 uint64, arg4 u
 	var _swig_i_13 string
  _swig_i_13 = weftJoin(arg14) 
 	_swig_i_14 := arg15
-	swig_r_p := C._wrap_weft_predictor_create_capi_e9327122f07dbc13(*(*C.swig_type_614)(unsafe.Pointer(&_swig_i_0)), C.swig_voidp(_swig_i_1), C.swig_type_615(_swig_i_2), C.swig_type_616(_swig_i_3), *(*C.swig_type_617)(unsafe.Pointer(&_swig_i_4)), *(*C.swig_type_618)(unsafe.Pointer(&_swig_i_5)), *(*C.swig_type_619)(unsafe.Pointer(&_swig_i_6)), C.swig_intgo(_swig_i_7), C.swig_intgo(_swig_i_8), C.swig_type_620(_swig_i_9), *(*C.swig_type_621)(unsafe.Pointer(&_swig_i_10)), C.swig_type_622(_swig_i_11), *(*C.swig_type_623)(unsafe.Pointer(&_swig_i_12)), *(*C.swig_type_624)(unsafe.Pointer(&_swig_i_13)), *(*C.swig_type_625)(unsafe.Pointer(&_swig_i_14)))
+	swig_r_p := C._wrap_weft_predictor_create_capi_df5844a07fabea53(*(*C.swig_type_614)(unsafe.Pointer(&_swig_i_0)), C.swig_voidp(_swig_i_1), C.swig_type_615(_swig_i_2), C.swig_type_616(_swig_i_3), *(*C.swig_type_617)(unsafe.Pointer(&_swig_i_4)), *(*C.swig_type_618)(unsafe.Pointer(&_swig_i_5)), *(*C.swig_type_619)(unsafe.Pointer(&_swig_i_6)), C.swig_intgo(_swig_i_7), C.swig_intgo(_swig_i_8), C.swig_type_620(_swig_i_9), *(*C.swig_type_621)(unsafe.Pointer(&_swig_i_10)), C.swig_type_622(_swig_i_11), *(*C.swig_type_623)(unsafe.Pointer(&_swig_i_12)), *(*C.swig_type_624)(unsafe.Pointer(&_swig_i_13)), *(*C.swig_type_625)(unsafe.Pointer(&_swig_i_14)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -6173,7 +6194,7 @@ func Weft_predictor_create_from_files(arg1 string, arg2 string, arg3 uint64, arg
 	var _swig_i_12 string
  _swig_i_12 = weftJoin(arg13) 
 	_swig_i_13 := arg14
-	swig_r_p := C._wrap_weft_predictor_create_from_files_capi_e9327122f07dbc13(*(*C.swig_type_627)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_628)(unsafe.Pointer(&_swig_i_1)), C.swig_type_629(_swig_i_2), *(*C.swig_type_630)(unsafe.Pointer(&_swig_i_3)), *(*C.swig_type_631)(unsafe.Pointer(&_swig_i_4)), *(*C.swig_type_632)(unsafe.Pointer(&_swig_i_5)), C.swig_intgo(_swig_i_6), C.swig_intgo(_swig_i_7), C.swig_type_633(_swig_i_8), *(*C.swig_type_634)(unsafe.Pointer(&_swig_i_9)), C.swig_type_635(_swig_i_10), *(*C.swig_type_636)(unsafe.Pointer(&_swig_i_11)), *(*C.swig_type_637)(unsafe.Pointer(&_swig_i_12)), *(*C.swig_type_638)(unsafe.Pointer(&_swig_i_13)))
+	swig_r_p := C._wrap_weft_predictor_create_from_files_capi_df5844a07fabea53(*(*C.swig_type_627)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_628)(unsafe.Pointer(&_swig_i_1)), C.swig_type_629(_swig_i_2), *(*C.swig_type_630)(unsafe.Pointer(&_swig_i_3)), *(*C.swig_type_631)(unsafe.Pointer(&_swig_i_4)), *(*C.swig_type_632)(unsafe.Pointer(&_swig_i_5)), C.swig_intgo(_swig_i_6), C.swig_intgo(_swig_i_7), C.swig_type_633(_swig_i_8), *(*C.swig_type_634)(unsafe.Pointer(&_swig_i_9)), C.swig_type_635(_swig_i_10), *(*C.swig_type_636)(unsafe.Pointer(&_swig_i_11)), *(*C.swig_type_637)(unsafe.Pointer(&_swig_i_12)), *(*C.swig_type_638)(unsafe.Pointer(&_swig_i_13)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -6219,7 +6240,7 @@ func Weft_predictor_set_monitor_callback(arg1 uintptr, arg2 uintptr, arg3 uintpt
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
-	swig_r_p := C._wrap_weft_predictor_set_monitor_callback_capi_e9327122f07dbc13(C.uintptr_t(_swig_i_0), C.uintptr_t(_swig_i_1), C.uintptr_t(_swig_i_2), C.swig_intgo(_swig_i_3))
+	swig_r_p := C._wrap_weft_predictor_set_monitor_callback_capi_df5844a07fabea53(C.uintptr_t(_swig_i_0), C.uintptr_t(_swig_i_1), C.uintptr_t(_swig_i_2), C.swig_intgo(_swig_i_3))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 error
 
@@ -6236,7 +6257,7 @@ func Weft_predictor_list_inputs(arg1 uintptr, arg2 []uintptr) (_swig_ret error) 
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_predictor_list_inputs_capi_e9327122f07dbc13(C.uintptr_t(_swig_i_0), *(*C.swig_type_641)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_weft_predictor_list_inputs_capi_df5844a07fabea53(C.uintptr_t(_swig_i_0), *(*C.swig_type_641)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -6256,7 +6277,7 @@ func Weft_predictor_list_outputs(arg1 uintptr, arg2 []uintptr) (_swig_ret error)
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_predictor_list_outputs_capi_e9327122f07dbc13(C.uintptr_t(_swig_i_0), *(*C.swig_type_643)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_weft_predictor_list_outputs_capi_df5844a07fabea53(C.uintptr_t(_swig_i_0), *(*C.swig_type_643)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -6282,7 +6303,7 @@ func Weft_predictor_output_shape(arg1 uintptr, arg2 uint64, arg3 []uint64, arg4 
 	_swig_i_5 := arg6
 	_swig_i_6 := arg7
 	_swig_i_7 := arg8
-	swig_r_p := C._wrap_weft_predictor_output_shape_capi_e9327122f07dbc13(C.uintptr_t(_swig_i_0), C.swig_type_645(_swig_i_1), *(*C.swig_type_646)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_647)(unsafe.Pointer(&_swig_i_3)), C.swig_type_648(_swig_i_4), *(*C.swig_type_649)(unsafe.Pointer(&_swig_i_5)), C.swig_type_650(_swig_i_6), *(*C.swig_type_651)(unsafe.Pointer(&_swig_i_7)))
+	swig_r_p := C._wrap_weft_predictor_output_shape_capi_df5844a07fabea53(C.uintptr_t(_swig_i_0), C.swig_type_645(_swig_i_1), *(*C.swig_type_646)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_647)(unsafe.Pointer(&_swig_i_3)), C.swig_type_648(_swig_i_4), *(*C.swig_type_649)(unsafe.Pointer(&_swig_i_5)), C.swig_type_650(_swig_i_6), *(*C.swig_type_651)(unsafe.Pointer(&_swig_i_7)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg3
@@ -6318,7 +6339,7 @@ func Weft_predictor_predict_packed(arg1 uintptr, arg2 uint64, arg3 unsafe.Pointe
 	_swig_i_6 := arg7
 	_swig_i_7 := arg8
 	_swig_i_8 := arg9
-	swig_r_p := C._wrap_weft_predictor_predict_packed_capi_e9327122f07dbc13(C.uintptr_t(_swig_i_0), C.swig_type_653(_swig_i_1), C.swig_voidp(_swig_i_2), *(*C.swig_type_654)(unsafe.Pointer(&_swig_i_3)), *(*C.swig_type_655)(unsafe.Pointer(&_swig_i_4)), *(*C.swig_type_656)(unsafe.Pointer(&_swig_i_5)), C.swig_type_657(_swig_i_6), C.swig_voidp(_swig_i_7), *(*C.swig_type_658)(unsafe.Pointer(&_swig_i_8)))
+	swig_r_p := C._wrap_weft_predictor_predict_packed_capi_df5844a07fabea53(C.uintptr_t(_swig_i_0), C.swig_type_653(_swig_i_1), C.swig_voidp(_swig_i_2), *(*C.swig_type_654)(unsafe.Pointer(&_swig_i_3)), *(*C.swig_type_655)(unsafe.Pointer(&_swig_i_4)), *(*C.swig_type_656)(unsafe.Pointer(&_swig_i_5)), C.swig_type_657(_swig_i_6), C.swig_voidp(_swig_i_7), *(*C.swig_type_658)(unsafe.Pointer(&_swig_i_8)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg4
@@ -6352,7 +6373,7 @@ func Weft_predictor_predict_float(arg1 uintptr, arg2 []float32, arg3 uint64, arg
 	_swig_i_4 := arg5
 	_swig_i_5 := arg6
 	_swig_i_6 := arg7
-	swig_r_p := C._wrap_weft_predictor_predict_float_capi_e9327122f07dbc13(C.uintptr_t(_swig_i_0), *(*C.swig_type_660)(unsafe.Pointer(&_swig_i_1)), C.swig_type_661(_swig_i_2), *(*C.swig_type_662)(unsafe.Pointer(&_swig_i_3)), C.swig_type_663(_swig_i_4), *(*C.swig_type_664)(unsafe.Pointer(&_swig_i_5)), C.swig_type_665(_swig_i_6))
+	swig_r_p := C._wrap_weft_predictor_predict_float_capi_df5844a07fabea53(C.uintptr_t(_swig_i_0), *(*C.swig_type_660)(unsafe.Pointer(&_swig_i_1)), C.swig_type_661(_swig_i_2), *(*C.swig_type_662)(unsafe.Pointer(&_swig_i_3)), C.swig_type_663(_swig_i_4), *(*C.swig_type_664)(unsafe.Pointer(&_swig_i_5)), C.swig_type_665(_swig_i_6))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -6378,7 +6399,7 @@ func Weft_predictor_stats(arg1 uintptr, arg2 []uint64) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_predictor_stats_capi_e9327122f07dbc13(C.uintptr_t(_swig_i_0), *(*C.swig_type_667)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_weft_predictor_stats_capi_df5844a07fabea53(C.uintptr_t(_swig_i_0), *(*C.swig_type_667)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -6397,7 +6418,7 @@ func Weft_predictor_stats(arg1 uintptr, arg2 []uint64) (_swig_ret error) {
 func Weft_predictor_free(arg1 uintptr) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
-	swig_r_p := C._wrap_weft_predictor_free_capi_e9327122f07dbc13(C.uintptr_t(_swig_i_0))
+	swig_r_p := C._wrap_weft_predictor_free_capi_df5844a07fabea53(C.uintptr_t(_swig_i_0))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 error
 
@@ -6414,7 +6435,7 @@ func Weft_kvstore_create(arg1 string, arg2 []uintptr) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_kvstore_create_capi_e9327122f07dbc13(*(*C.swig_type_670)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_671)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_weft_kvstore_create_capi_df5844a07fabea53(*(*C.swig_type_670)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_671)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -6438,7 +6459,7 @@ func Weft_kvstore_type(arg1 uintptr, arg2 []string) (_swig_ret error) {
 	_swig_i_0 := arg1
 	var _swig_i_1 []string
  _swig_i_1 = make([]string, len(arg2)) 
-	swig_r_p := C._wrap_weft_kvstore_type_capi_e9327122f07dbc13(C.uintptr_t(_swig_i_0), *(*C.swig_type_673)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_weft_kvstore_type_capi_df5844a07fabea53(C.uintptr_t(_swig_i_0), *(*C.swig_type_673)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 
 	for i := range _swig_i_1 {
@@ -6468,7 +6489,7 @@ func Weft_kvstore_rank(arg1 uintptr, arg2 []int32, arg3 []int32) (_swig_ret erro
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r_p := C._wrap_weft_kvstore_rank_capi_e9327122f07dbc13(C.uintptr_t(_swig_i_0), *(*C.swig_type_675)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_676)(unsafe.Pointer(&_swig_i_2)))
+	swig_r_p := C._wrap_weft_kvstore_rank_capi_df5844a07fabea53(C.uintptr_t(_swig_i_0), *(*C.swig_type_675)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_676)(unsafe.Pointer(&_swig_i_2)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -6494,7 +6515,7 @@ func Weft_kvstore_init(arg1 uintptr, arg2 uint64, arg3 []string, arg4 []uintptr)
 	var _swig_i_2 string
  _swig_i_2 = weftJoin(arg3) 
 	_swig_i_3 := arg4
-	swig_r_p := C._wrap_weft_kvstore_init_capi_e9327122f07dbc13(C.uintptr_t(_swig_i_0), C.swig_type_678(_swig_i_1), *(*C.swig_type_679)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_680)(unsafe.Pointer(&_swig_i_3)))
+	swig_r_p := C._wrap_weft_kvstore_init_capi_df5844a07fabea53(C.uintptr_t(_swig_i_0), C.swig_type_678(_swig_i_1), *(*C.swig_type_679)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_680)(unsafe.Pointer(&_swig_i_3)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = _swig_i_2
@@ -6521,7 +6542,7 @@ func Weft_kvstore_push(arg1 uintptr, arg2 uint64, arg3 []string, arg4 []uintptr,
  _swig_i_2 = weftJoin(arg3) 
 	_swig_i_3 := arg4
 	_swig_i_4 := arg5
-	swig_r_p := C._wrap_weft_kvstore_push_capi_e9327122f07dbc13(C.uintptr_t(_swig_i_0), C.swig_type_682(_swig_i_1), *(*C.swig_type_683)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_684)(unsafe.Pointer(&_swig_i_3)), C.swig_intgo(_swig_i_4))
+	swig_r_p := C._wrap_weft_kvstore_push_capi_df5844a07fabea53(C.uintptr_t(_swig_i_0), C.swig_type_682(_swig_i_1), *(*C.swig_type_683)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_684)(unsafe.Pointer(&_swig_i_3)), C.swig_intgo(_swig_i_4))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = _swig_i_2
@@ -6548,7 +6569,7 @@ func Weft_kvstore_pull(arg1 uintptr, arg2 uint64, arg3 []string, arg4 []uintptr,
  _swig_i_2 = weftJoin(arg3) 
 	_swig_i_3 := arg4
 	_swig_i_4 := arg5
-	swig_r_p := C._wrap_weft_kvstore_pull_capi_e9327122f07dbc13(C.uintptr_t(_swig_i_0), C.swig_type_686(_swig_i_1), *(*C.swig_type_687)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_688)(unsafe.Pointer(&_swig_i_3)), C.swig_intgo(_swig_i_4))
+	swig_r_p := C._wrap_weft_kvstore_pull_capi_df5844a07fabea53(C.uintptr_t(_swig_i_0), C.swig_type_686(_swig_i_1), *(*C.swig_type_687)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_688)(unsafe.Pointer(&_swig_i_3)), C.swig_intgo(_swig_i_4))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = _swig_i_2
@@ -6576,7 +6597,7 @@ func Weft_kvstore_pushpull(arg1 uintptr, arg2 uint64, arg3 []string, arg4 []uint
 	_swig_i_3 := arg4
 	_swig_i_4 := arg5
 	_swig_i_5 := arg6
-	swig_r_p := C._wrap_weft_kvstore_pushpull_capi_e9327122f07dbc13(C.uintptr_t(_swig_i_0), C.swig_type_690(_swig_i_1), *(*C.swig_type_691)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_692)(unsafe.Pointer(&_swig_i_3)), *(*C.swig_type_693)(unsafe.Pointer(&_swig_i_4)), C.swig_intgo(_swig_i_5))
+	swig_r_p := C._wrap_weft_kvstore_pushpull_capi_df5844a07fabea53(C.uintptr_t(_swig_i_0), C.swig_type_690(_swig_i_1), *(*C.swig_type_691)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_692)(unsafe.Pointer(&_swig_i_3)), *(*C.swig_type_693)(unsafe.Pointer(&_swig_i_4)), C.swig_intgo(_swig_i_5))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = _swig_i_2
@@ -6602,7 +6623,7 @@ func Weft_kvstore_set_optimizer(arg1 uintptr, arg2 uintptr) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_kvstore_set_optimizer_capi_e9327122f07dbc13(C.uintptr_t(_swig_i_0), C.uintptr_t(_swig_i_1))
+	swig_r_p := C._wrap_weft_kvstore_set_optimizer_capi_df5844a07fabea53(C.uintptr_t(_swig_i_0), C.uintptr_t(_swig_i_1))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 error
 
@@ -6619,7 +6640,7 @@ func Weft_kvstore_set_updater_queue(arg1 uintptr, arg2 int) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_kvstore_set_updater_queue_capi_e9327122f07dbc13(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1))
+	swig_r_p := C._wrap_weft_kvstore_set_updater_queue_capi_df5844a07fabea53(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 error
 
@@ -6640,7 +6661,7 @@ func Weft_kvstore_next_update(arg1 uintptr, arg2 []string, arg3 []uintptr, arg4 
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
 	_swig_i_4 := arg5
-	swig_r_p := C._wrap_weft_kvstore_next_update_capi_e9327122f07dbc13(C.uintptr_t(_swig_i_0), *(*C.swig_type_697)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_698)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_699)(unsafe.Pointer(&_swig_i_3)), *(*C.swig_type_700)(unsafe.Pointer(&_swig_i_4)))
+	swig_r_p := C._wrap_weft_kvstore_next_update_capi_df5844a07fabea53(C.uintptr_t(_swig_i_0), *(*C.swig_type_697)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_698)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_699)(unsafe.Pointer(&_swig_i_3)), *(*C.swig_type_700)(unsafe.Pointer(&_swig_i_4)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 
 	for i := range _swig_i_1 {
@@ -6677,7 +6698,7 @@ func Weft_kvstore_next_update(arg1 uintptr, arg2 []string, arg3 []uintptr, arg4 
 func Weft_kvstore_barrier(arg1 uintptr) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
-	swig_r_p := C._wrap_weft_kvstore_barrier_capi_e9327122f07dbc13(C.uintptr_t(_swig_i_0))
+	swig_r_p := C._wrap_weft_kvstore_barrier_capi_df5844a07fabea53(C.uintptr_t(_swig_i_0))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 error
 
@@ -6693,7 +6714,7 @@ func Weft_kvstore_barrier(arg1 uintptr) (_swig_ret error) {
 func Weft_kvstore_free(arg1 uintptr) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
-	swig_r_p := C._wrap_weft_kvstore_free_capi_e9327122f07dbc13(C.uintptr_t(_swig_i_0))
+	swig_r_p := C._wrap_weft_kvstore_free_capi_df5844a07fabea53(C.uintptr_t(_swig_i_0))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 error
 
@@ -6711,7 +6732,7 @@ func Weft_module_init_optimizer_kvstore(arg1 uintptr, arg2 uintptr, arg3 uintptr
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r_p := C._wrap_weft_module_init_optimizer_kvstore_capi_e9327122f07dbc13(C.uintptr_t(_swig_i_0), C.uintptr_t(_swig_i_1), C.uintptr_t(_swig_i_2))
+	swig_r_p := C._wrap_weft_module_init_optimizer_kvstore_capi_df5844a07fabea53(C.uintptr_t(_swig_i_0), C.uintptr_t(_swig_i_1), C.uintptr_t(_swig_i_2))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 error
 
@@ -6729,7 +6750,7 @@ func Weft_data_iter_select_part(arg1 uintptr, arg2 int, arg3 int) (_swig_ret err
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r_p := C._wrap_weft_data_iter_select_part_capi_e9327122f07dbc13(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1), C.swig_intgo(_swig_i_2))
+	swig_r_p := C._wrap_weft_data_iter_select_part_capi_df5844a07fabea53(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1), C.swig_intgo(_swig_i_2))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 error
 
@@ -6744,7 +6765,7 @@ func Weft_data_iter_select_part(arg1 uintptr, arg2 int, arg3 int) (_swig_ret err
 
 func Weft_kvstore_finalize() (_swig_ret error) {
 	var swig_r string
-	swig_r_p := C._wrap_weft_kvstore_finalize_capi_e9327122f07dbc13()
+	swig_r_p := C._wrap_weft_kvstore_finalize_capi_df5844a07fabea53()
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 error
 
@@ -6761,7 +6782,7 @@ func Weft_autograd_set_is_recording(arg1 int, arg2 []int32) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_autograd_set_is_recording_capi_e9327122f07dbc13(C.swig_intgo(_swig_i_0), *(*C.swig_type_707)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_weft_autograd_set_is_recording_capi_df5844a07fabea53(C.swig_intgo(_swig_i_0), *(*C.swig_type_707)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -6781,7 +6802,7 @@ func Weft_autograd_set_is_training(arg1 int, arg2 []int32) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_autograd_set_is_training_capi_e9327122f07dbc13(C.swig_intgo(_swig_i_0), *(*C.swig_type_709)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_weft_autograd_set_is_training_capi_df5844a07fabea53(C.swig_intgo(_swig_i_0), *(*C.swig_type_709)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -6800,7 +6821,7 @@ func Weft_autograd_set_is_training(arg1 int, arg2 []int32) (_swig_ret error) {
 func Weft_autograd_is_recording(arg1 []int32) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
-	swig_r_p := C._wrap_weft_autograd_is_recording_capi_e9327122f07dbc13(*(*C.swig_type_711)(unsafe.Pointer(&_swig_i_0)))
+	swig_r_p := C._wrap_weft_autograd_is_recording_capi_df5844a07fabea53(*(*C.swig_type_711)(unsafe.Pointer(&_swig_i_0)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -6819,7 +6840,7 @@ func Weft_autograd_is_recording(arg1 []int32) (_swig_ret error) {
 func Weft_autograd_is_training(arg1 []int32) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
-	swig_r_p := C._wrap_weft_autograd_is_training_capi_e9327122f07dbc13(*(*C.swig_type_713)(unsafe.Pointer(&_swig_i_0)))
+	swig_r_p := C._wrap_weft_autograd_is_training_capi_df5844a07fabea53(*(*C.swig_type_713)(unsafe.Pointer(&_swig_i_0)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -6841,7 +6862,7 @@ func Weft_autograd_mark_variables(arg1 []uintptr, arg2 uint64, arg3 []int32, arg
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
-	swig_r_p := C._wrap_weft_autograd_mark_variables_capi_e9327122f07dbc13(*(*C.swig_type_715)(unsafe.Pointer(&_swig_i_0)), C.swig_type_716(_swig_i_1), *(*C.swig_type_717)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_718)(unsafe.Pointer(&_swig_i_3)))
+	swig_r_p := C._wrap_weft_autograd_mark_variables_capi_df5844a07fabea53(*(*C.swig_type_715)(unsafe.Pointer(&_swig_i_0)), C.swig_type_716(_swig_i_1), *(*C.swig_type_717)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_718)(unsafe.Pointer(&_swig_i_3)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -6870,7 +6891,7 @@ func Weft_autograd_backward(arg1 []uintptr, arg2 uint64, arg3 []uintptr, arg4 in
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
 	_swig_i_4 := arg5
-	swig_r_p := C._wrap_weft_autograd_backward_capi_e9327122f07dbc13(*(*C.swig_type_720)(unsafe.Pointer(&_swig_i_0)), C.swig_type_721(_swig_i_1), *(*C.swig_type_722)(unsafe.Pointer(&_swig_i_2)), C.swig_intgo(_swig_i_3), C.swig_intgo(_swig_i_4))
+	swig_r_p := C._wrap_weft_autograd_backward_capi_df5844a07fabea53(*(*C.swig_type_720)(unsafe.Pointer(&_swig_i_0)), C.swig_type_721(_swig_i_1), *(*C.swig_type_722)(unsafe.Pointer(&_swig_i_2)), C.swig_intgo(_swig_i_3), C.swig_intgo(_swig_i_4))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -6899,7 +6920,7 @@ func Weft_autograd_grad(arg1 []uintptr, arg2 uint64, arg3 []uintptr, arg4 []uint
 	_swig_i_5 := arg6
 	_swig_i_6 := arg7
 	_swig_i_7 := arg8
-	swig_r_p := C._wrap_weft_autograd_grad_capi_e9327122f07dbc13(*(*C.swig_type_724)(unsafe.Pointer(&_swig_i_0)), C.swig_type_725(_swig_i_1), *(*C.swig_type_726)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_727)(unsafe.Pointer(&_swig_i_3)), C.swig_type_728(_swig_i_4), C.swig_intgo(_swig_i_5), C.swig_intgo(_swig_i_6), *(*C.swig_type_729)(unsafe.Pointer(&_swig_i_7)))
+	swig_r_p := C._wrap_weft_autograd_grad_capi_df5844a07fabea53(*(*C.swig_type_724)(unsafe.Pointer(&_swig_i_0)), C.swig_type_725(_swig_i_1), *(*C.swig_type_726)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_727)(unsafe.Pointer(&_swig_i_3)), C.swig_type_728(_swig_i_4), C.swig_intgo(_swig_i_5), C.swig_intgo(_swig_i_6), *(*C.swig_type_729)(unsafe.Pointer(&_swig_i_7)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -6935,7 +6956,7 @@ func Weft_autograd_grad_ex(arg1 []uintptr, arg2 uint64, arg3 []uintptr, arg4 []u
 	_swig_i_6 := arg7
 	_swig_i_7 := arg8
 	_swig_i_8 := arg9
-	swig_r_p := C._wrap_weft_autograd_grad_ex_capi_e9327122f07dbc13(*(*C.swig_type_731)(unsafe.Pointer(&_swig_i_0)), C.swig_type_732(_swig_i_1), *(*C.swig_type_733)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_734)(unsafe.Pointer(&_swig_i_3)), C.swig_type_735(_swig_i_4), C.swig_intgo(_swig_i_5), C.swig_intgo(_swig_i_6), C.swig_intgo(_swig_i_7), *(*C.swig_type_736)(unsafe.Pointer(&_swig_i_8)))
+	swig_r_p := C._wrap_weft_autograd_grad_ex_capi_df5844a07fabea53(*(*C.swig_type_731)(unsafe.Pointer(&_swig_i_0)), C.swig_type_732(_swig_i_1), *(*C.swig_type_733)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_734)(unsafe.Pointer(&_swig_i_3)), C.swig_type_735(_swig_i_4), C.swig_intgo(_swig_i_5), C.swig_intgo(_swig_i_6), C.swig_intgo(_swig_i_7), *(*C.swig_type_736)(unsafe.Pointer(&_swig_i_8)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -6964,7 +6985,7 @@ func Weft_ndarray_get_grad(arg1 uintptr, arg2 []uintptr) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_ndarray_get_grad_capi_e9327122f07dbc13(C.uintptr_t(_swig_i_0), *(*C.swig_type_738)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_weft_ndarray_get_grad_capi_df5844a07fabea53(C.uintptr_t(_swig_i_0), *(*C.swig_type_738)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -6984,7 +7005,7 @@ func Weft_ndarray_detach(arg1 uintptr, arg2 []uintptr) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_ndarray_detach_capi_e9327122f07dbc13(C.uintptr_t(_swig_i_0), *(*C.swig_type_740)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_weft_ndarray_detach_capi_df5844a07fabea53(C.uintptr_t(_swig_i_0), *(*C.swig_type_740)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -7004,7 +7025,7 @@ func Weft_autograd_get_symbol(arg1 uintptr, arg2 []uintptr) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_autograd_get_symbol_capi_e9327122f07dbc13(C.uintptr_t(_swig_i_0), *(*C.swig_type_742)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_weft_autograd_get_symbol_capi_df5844a07fabea53(C.uintptr_t(_swig_i_0), *(*C.swig_type_742)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -7029,7 +7050,7 @@ func Weft_cached_op_create(arg1 uintptr, arg2 uint64, arg3 []string, arg4 []stri
 	var _swig_i_3 string
  _swig_i_3 = weftJoin(arg4) 
 	_swig_i_4 := arg5
-	swig_r_p := C._wrap_weft_cached_op_create_capi_e9327122f07dbc13(C.uintptr_t(_swig_i_0), C.swig_type_744(_swig_i_1), *(*C.swig_type_745)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_746)(unsafe.Pointer(&_swig_i_3)), *(*C.swig_type_747)(unsafe.Pointer(&_swig_i_4)))
+	swig_r_p := C._wrap_weft_cached_op_create_capi_df5844a07fabea53(C.uintptr_t(_swig_i_0), C.swig_type_744(_swig_i_1), *(*C.swig_type_745)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_746)(unsafe.Pointer(&_swig_i_3)), *(*C.swig_type_747)(unsafe.Pointer(&_swig_i_4)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = _swig_i_2
@@ -7055,7 +7076,7 @@ func Weft_cached_op_list_inputs(arg1 uintptr, arg2 []uintptr) (_swig_ret error) 
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_cached_op_list_inputs_capi_e9327122f07dbc13(C.uintptr_t(_swig_i_0), *(*C.swig_type_749)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_weft_cached_op_list_inputs_capi_df5844a07fabea53(C.uintptr_t(_swig_i_0), *(*C.swig_type_749)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -7079,7 +7100,7 @@ func Weft_cached_op_invoke(arg1 uintptr, arg2 []uintptr, arg3 uint64, arg4 []uin
 	_swig_i_3 := arg4
 	_swig_i_4 := arg5
 	_swig_i_5 := arg6
-	swig_r_p := C._wrap_weft_cached_op_invoke_capi_e9327122f07dbc13(C.uintptr_t(_swig_i_0), *(*C.swig_type_751)(unsafe.Pointer(&_swig_i_1)), C.swig_type_752(_swig_i_2), *(*C.swig_type_753)(unsafe.Pointer(&_swig_i_3)), C.swig_type_754(_swig_i_4), *(*C.swig_type_755)(unsafe.Pointer(&_swig_i_5)))
+	swig_r_p := C._wrap_weft_cached_op_invoke_capi_df5844a07fabea53(C.uintptr_t(_swig_i_0), *(*C.swig_type_751)(unsafe.Pointer(&_swig_i_1)), C.swig_type_752(_swig_i_2), *(*C.swig_type_753)(unsafe.Pointer(&_swig_i_3)), C.swig_type_754(_swig_i_4), *(*C.swig_type_755)(unsafe.Pointer(&_swig_i_5)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -7104,7 +7125,7 @@ func Weft_cached_op_invoke(arg1 uintptr, arg2 []uintptr, arg3 uint64, arg4 []uin
 func Weft_cached_op_free(arg1 uintptr) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
-	swig_r_p := C._wrap_weft_cached_op_free_capi_e9327122f07dbc13(C.uintptr_t(_swig_i_0))
+	swig_r_p := C._wrap_weft_cached_op_free_capi_df5844a07fabea53(C.uintptr_t(_swig_i_0))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 error
 
@@ -7123,7 +7144,7 @@ func Weft_cached_op_set_monitor_callback(arg1 uintptr, arg2 uintptr, arg3 uintpt
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
-	swig_r_p := C._wrap_weft_cached_op_set_monitor_callback_capi_e9327122f07dbc13(C.uintptr_t(_swig_i_0), C.uintptr_t(_swig_i_1), C.uintptr_t(_swig_i_2), C.swig_intgo(_swig_i_3))
+	swig_r_p := C._wrap_weft_cached_op_set_monitor_callback_capi_df5844a07fabea53(C.uintptr_t(_swig_i_0), C.uintptr_t(_swig_i_1), C.uintptr_t(_swig_i_2), C.swig_intgo(_swig_i_3))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 error
 
@@ -7144,7 +7165,7 @@ func Weft_trainer_create(arg1 []string, arg2 []uintptr, arg3 uint64, arg4 uintpt
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
 	_swig_i_4 := arg5
-	swig_r_p := C._wrap_weft_trainer_create_capi_e9327122f07dbc13(*(*C.swig_type_759)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_760)(unsafe.Pointer(&_swig_i_1)), C.swig_type_761(_swig_i_2), C.uintptr_t(_swig_i_3), *(*C.swig_type_762)(unsafe.Pointer(&_swig_i_4)))
+	swig_r_p := C._wrap_weft_trainer_create_capi_df5844a07fabea53(*(*C.swig_type_759)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_760)(unsafe.Pointer(&_swig_i_1)), C.swig_type_761(_swig_i_2), C.uintptr_t(_swig_i_3), *(*C.swig_type_762)(unsafe.Pointer(&_swig_i_4)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = _swig_i_0
@@ -7170,7 +7191,7 @@ func Weft_trainer_step(arg1 uintptr, arg2 int) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_trainer_step_capi_e9327122f07dbc13(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1))
+	swig_r_p := C._wrap_weft_trainer_step_capi_df5844a07fabea53(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 error
 
@@ -7186,7 +7207,7 @@ func Weft_trainer_step(arg1 uintptr, arg2 int) (_swig_ret error) {
 func Weft_trainer_free(arg1 uintptr) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
-	swig_r_p := C._wrap_weft_trainer_free_capi_e9327122f07dbc13(C.uintptr_t(_swig_i_0))
+	swig_r_p := C._wrap_weft_trainer_free_capi_df5844a07fabea53(C.uintptr_t(_swig_i_0))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 error
 
@@ -7204,7 +7225,7 @@ func Weft_recordio_writer_create(arg1 string, arg2 string, arg3 []uintptr) (_swi
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r_p := C._wrap_weft_recordio_writer_create_capi_e9327122f07dbc13(*(*C.swig_type_766)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_767)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_768)(unsafe.Pointer(&_swig_i_2)))
+	swig_r_p := C._wrap_weft_recordio_writer_create_capi_df5844a07fabea53(*(*C.swig_type_766)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_767)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_768)(unsafe.Pointer(&_swig_i_2)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -7231,7 +7252,7 @@ func Weft_recordio_writer_write(arg1 uintptr, arg2 unsafe.Pointer, arg3 uint64) 
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r_p := C._wrap_weft_recordio_writer_write_capi_e9327122f07dbc13(C.uintptr_t(_swig_i_0), C.swig_voidp(_swig_i_1), C.swig_type_770(_swig_i_2))
+	swig_r_p := C._wrap_weft_recordio_writer_write_capi_df5844a07fabea53(C.uintptr_t(_swig_i_0), C.swig_voidp(_swig_i_1), C.swig_type_770(_swig_i_2))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 error
 
@@ -7250,7 +7271,7 @@ func Weft_recordio_writer_write_idx(arg1 uintptr, arg2 int64, arg3 unsafe.Pointe
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
-	swig_r_p := C._wrap_weft_recordio_writer_write_idx_capi_e9327122f07dbc13(C.uintptr_t(_swig_i_0), C.swig_type_772(_swig_i_1), C.swig_voidp(_swig_i_2), C.swig_type_773(_swig_i_3))
+	swig_r_p := C._wrap_weft_recordio_writer_write_idx_capi_df5844a07fabea53(C.uintptr_t(_swig_i_0), C.swig_type_772(_swig_i_1), C.swig_voidp(_swig_i_2), C.swig_type_773(_swig_i_3))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 error
 
@@ -7267,7 +7288,7 @@ func Weft_recordio_writer_tell(arg1 uintptr, arg2 []uint64) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_recordio_writer_tell_capi_e9327122f07dbc13(C.uintptr_t(_swig_i_0), *(*C.swig_type_775)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_weft_recordio_writer_tell_capi_df5844a07fabea53(C.uintptr_t(_swig_i_0), *(*C.swig_type_775)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -7286,7 +7307,7 @@ func Weft_recordio_writer_tell(arg1 uintptr, arg2 []uint64) (_swig_ret error) {
 func Weft_recordio_writer_close(arg1 uintptr) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
-	swig_r_p := C._wrap_weft_recordio_writer_close_capi_e9327122f07dbc13(C.uintptr_t(_swig_i_0))
+	swig_r_p := C._wrap_weft_recordio_writer_close_capi_df5844a07fabea53(C.uintptr_t(_swig_i_0))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 error
 
@@ -7302,7 +7323,7 @@ func Weft_recordio_writer_close(arg1 uintptr) (_swig_ret error) {
 func Weft_recordio_writer_free(arg1 uintptr) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
-	swig_r_p := C._wrap_weft_recordio_writer_free_capi_e9327122f07dbc13(C.uintptr_t(_swig_i_0))
+	swig_r_p := C._wrap_weft_recordio_writer_free_capi_df5844a07fabea53(C.uintptr_t(_swig_i_0))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 error
 
@@ -7320,7 +7341,7 @@ func Weft_recordio_reader_create(arg1 string, arg2 string, arg3 []uintptr) (_swi
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r_p := C._wrap_weft_recordio_reader_create_capi_e9327122f07dbc13(*(*C.swig_type_779)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_780)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_781)(unsafe.Pointer(&_swig_i_2)))
+	swig_r_p := C._wrap_weft_recordio_reader_create_capi_df5844a07fabea53(*(*C.swig_type_779)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_780)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_781)(unsafe.Pointer(&_swig_i_2)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -7348,7 +7369,7 @@ func Weft_recordio_reader_read(arg1 uintptr, arg2 []unsafe.Pointer, arg3 []uint6
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
-	swig_r_p := C._wrap_weft_recordio_reader_read_capi_e9327122f07dbc13(C.uintptr_t(_swig_i_0), *(*C.swig_type_783)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_784)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_785)(unsafe.Pointer(&_swig_i_3)))
+	swig_r_p := C._wrap_weft_recordio_reader_read_capi_df5844a07fabea53(C.uintptr_t(_swig_i_0), *(*C.swig_type_783)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_784)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_785)(unsafe.Pointer(&_swig_i_3)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -7376,7 +7397,7 @@ func Weft_recordio_reader_read_idx(arg1 uintptr, arg2 int64, arg3 []unsafe.Point
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
-	swig_r_p := C._wrap_weft_recordio_reader_read_idx_capi_e9327122f07dbc13(C.uintptr_t(_swig_i_0), C.swig_type_787(_swig_i_1), *(*C.swig_type_788)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_789)(unsafe.Pointer(&_swig_i_3)))
+	swig_r_p := C._wrap_weft_recordio_reader_read_idx_capi_df5844a07fabea53(C.uintptr_t(_swig_i_0), C.swig_type_787(_swig_i_1), *(*C.swig_type_788)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_789)(unsafe.Pointer(&_swig_i_3)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg3
@@ -7399,7 +7420,7 @@ func Weft_recordio_reader_num_keys(arg1 uintptr, arg2 []uint64) (_swig_ret error
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_recordio_reader_num_keys_capi_e9327122f07dbc13(C.uintptr_t(_swig_i_0), *(*C.swig_type_791)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_weft_recordio_reader_num_keys_capi_df5844a07fabea53(C.uintptr_t(_swig_i_0), *(*C.swig_type_791)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -7421,7 +7442,7 @@ func Weft_recordio_reader_keys(arg1 uintptr, arg2 []int64, arg3 uint64, arg4 []u
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
-	swig_r_p := C._wrap_weft_recordio_reader_keys_capi_e9327122f07dbc13(C.uintptr_t(_swig_i_0), *(*C.swig_type_793)(unsafe.Pointer(&_swig_i_1)), C.swig_type_794(_swig_i_2), *(*C.swig_type_795)(unsafe.Pointer(&_swig_i_3)))
+	swig_r_p := C._wrap_weft_recordio_reader_keys_capi_df5844a07fabea53(C.uintptr_t(_swig_i_0), *(*C.swig_type_793)(unsafe.Pointer(&_swig_i_1)), C.swig_type_794(_swig_i_2), *(*C.swig_type_795)(unsafe.Pointer(&_swig_i_3)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -7444,7 +7465,7 @@ func Weft_recordio_reader_seek(arg1 uintptr, arg2 uint64) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_recordio_reader_seek_capi_e9327122f07dbc13(C.uintptr_t(_swig_i_0), C.swig_type_797(_swig_i_1))
+	swig_r_p := C._wrap_weft_recordio_reader_seek_capi_df5844a07fabea53(C.uintptr_t(_swig_i_0), C.swig_type_797(_swig_i_1))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 error
 
@@ -7461,7 +7482,7 @@ func Weft_recordio_reader_tell(arg1 uintptr, arg2 []uint64) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_recordio_reader_tell_capi_e9327122f07dbc13(C.uintptr_t(_swig_i_0), *(*C.swig_type_799)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_weft_recordio_reader_tell_capi_df5844a07fabea53(C.uintptr_t(_swig_i_0), *(*C.swig_type_799)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -7480,7 +7501,7 @@ func Weft_recordio_reader_tell(arg1 uintptr, arg2 []uint64) (_swig_ret error) {
 func Weft_recordio_reader_reset(arg1 uintptr) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
-	swig_r_p := C._wrap_weft_recordio_reader_reset_capi_e9327122f07dbc13(C.uintptr_t(_swig_i_0))
+	swig_r_p := C._wrap_weft_recordio_reader_reset_capi_df5844a07fabea53(C.uintptr_t(_swig_i_0))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 error
 
@@ -7496,7 +7517,7 @@ func Weft_recordio_reader_reset(arg1 uintptr) (_swig_ret error) {
 func Weft_recordio_reader_free(arg1 uintptr) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
-	swig_r_p := C._wrap_weft_recordio_reader_free_capi_e9327122f07dbc13(C.uintptr_t(_swig_i_0))
+	swig_r_p := C._wrap_weft_recordio_reader_free_capi_df5844a07fabea53(C.uintptr_t(_swig_i_0))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 error
 
@@ -7519,7 +7540,7 @@ func Weft_recordio_pack_header(arg1 float32, arg2 []float32, arg3 uint64, arg4 u
 	_swig_i_5 := arg6
 	_swig_i_6 := arg7
 	_swig_i_7 := arg8
-	swig_r_p := C._wrap_weft_recordio_pack_header_capi_e9327122f07dbc13(C.float(_swig_i_0), *(*C.swig_type_803)(unsafe.Pointer(&_swig_i_1)), C.swig_type_804(_swig_i_2), C.swig_type_805(_swig_i_3), C.swig_type_806(_swig_i_4), C.swig_voidp(_swig_i_5), C.swig_type_807(_swig_i_6), *(*C.swig_type_808)(unsafe.Pointer(&_swig_i_7)))
+	swig_r_p := C._wrap_weft_recordio_pack_header_capi_df5844a07fabea53(C.float(_swig_i_0), *(*C.swig_type_803)(unsafe.Pointer(&_swig_i_1)), C.swig_type_804(_swig_i_2), C.swig_type_805(_swig_i_3), C.swig_type_806(_swig_i_4), C.swig_voidp(_swig_i_5), C.swig_type_807(_swig_i_6), *(*C.swig_type_808)(unsafe.Pointer(&_swig_i_7)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -7547,7 +7568,7 @@ func Weft_recordio_unpack_header(arg1 unsafe.Pointer, arg2 uint64, arg3 []int32,
 	_swig_i_4 := arg5
 	_swig_i_5 := arg6
 	_swig_i_6 := arg7
-	swig_r_p := C._wrap_weft_recordio_unpack_header_capi_e9327122f07dbc13(C.swig_voidp(_swig_i_0), C.swig_type_810(_swig_i_1), *(*C.swig_type_811)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_812)(unsafe.Pointer(&_swig_i_3)), *(*C.swig_type_813)(unsafe.Pointer(&_swig_i_4)), *(*C.swig_type_814)(unsafe.Pointer(&_swig_i_5)), *(*C.swig_type_815)(unsafe.Pointer(&_swig_i_6)))
+	swig_r_p := C._wrap_weft_recordio_unpack_header_capi_df5844a07fabea53(C.swig_voidp(_swig_i_0), C.swig_type_810(_swig_i_1), *(*C.swig_type_811)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_812)(unsafe.Pointer(&_swig_i_3)), *(*C.swig_type_813)(unsafe.Pointer(&_swig_i_4)), *(*C.swig_type_814)(unsafe.Pointer(&_swig_i_5)), *(*C.swig_type_815)(unsafe.Pointer(&_swig_i_6)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg3
@@ -7582,7 +7603,7 @@ func Weft_recordio_unpack_labels(arg1 unsafe.Pointer, arg2 uint64, arg3 []float3
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
 	_swig_i_4 := arg5
-	swig_r_p := C._wrap_weft_recordio_unpack_labels_capi_e9327122f07dbc13(C.swig_voidp(_swig_i_0), C.swig_type_817(_swig_i_1), *(*C.swig_type_818)(unsafe.Pointer(&_swig_i_2)), C.swig_type_819(_swig_i_3), *(*C.swig_type_820)(unsafe.Pointer(&_swig_i_4)))
+	swig_r_p := C._wrap_weft_recordio_unpack_labels_capi_df5844a07fabea53(C.swig_voidp(_swig_i_0), C.swig_type_817(_swig_i_1), *(*C.swig_type_818)(unsafe.Pointer(&_swig_i_2)), C.swig_type_819(_swig_i_3), *(*C.swig_type_820)(unsafe.Pointer(&_swig_i_4)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg3
@@ -7611,7 +7632,7 @@ func Weft_image_reencode(arg1 unsafe.Pointer, arg2 uint64, arg3 int, arg4 int, a
 	_swig_i_5 := arg6
 	_swig_i_6 := arg7
 	_swig_i_7 := arg8
-	swig_r_p := C._wrap_weft_image_reencode_capi_e9327122f07dbc13(C.swig_voidp(_swig_i_0), C.swig_type_822(_swig_i_1), C.swig_intgo(_swig_i_2), C.swig_intgo(_swig_i_3), C.swig_intgo(_swig_i_4), *(*C.swig_type_823)(unsafe.Pointer(&_swig_i_5)), C.swig_intgo(_swig_i_6), *(*C.swig_type_824)(unsafe.Pointer(&_swig_i_7)))
+	swig_r_p := C._wrap_weft_image_reencode_capi_df5844a07fabea53(C.swig_voidp(_swig_i_0), C.swig_type_822(_swig_i_1), C.swig_intgo(_swig_i_2), C.swig_intgo(_swig_i_3), C.swig_intgo(_swig_i_4), *(*C.swig_type_823)(unsafe.Pointer(&_swig_i_5)), C.swig_intgo(_swig_i_6), *(*C.swig_type_824)(unsafe.Pointer(&_swig_i_7)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg6
@@ -7649,7 +7670,7 @@ func Weft_amp_convert_model(arg1 uintptr, arg2 uint64, arg3 []string, arg4 []uin
 	_swig_i_11 := arg12
 	_swig_i_12 := arg13
 	_swig_i_13 := arg14
-	swig_r_p := C._wrap_weft_amp_convert_model_capi_e9327122f07dbc13(C.uintptr_t(_swig_i_0), C.swig_type_826(_swig_i_1), *(*C.swig_type_827)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_828)(unsafe.Pointer(&_swig_i_3)), C.swig_type_829(_swig_i_4), *(*C.swig_type_830)(unsafe.Pointer(&_swig_i_5)), *(*C.swig_type_831)(unsafe.Pointer(&_swig_i_6)), C.swig_intgo(_swig_i_7), C.swig_type_832(_swig_i_8), *(*C.swig_type_833)(unsafe.Pointer(&_swig_i_9)), C.swig_intgo(_swig_i_10), *(*C.swig_type_834)(unsafe.Pointer(&_swig_i_11)), *(*C.swig_type_835)(unsafe.Pointer(&_swig_i_12)), *(*C.swig_type_836)(unsafe.Pointer(&_swig_i_13)))
+	swig_r_p := C._wrap_weft_amp_convert_model_capi_df5844a07fabea53(C.uintptr_t(_swig_i_0), C.swig_type_826(_swig_i_1), *(*C.swig_type_827)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_828)(unsafe.Pointer(&_swig_i_3)), C.swig_type_829(_swig_i_4), *(*C.swig_type_830)(unsafe.Pointer(&_swig_i_5)), *(*C.swig_type_831)(unsafe.Pointer(&_swig_i_6)), C.swig_intgo(_swig_i_7), C.swig_type_832(_swig_i_8), *(*C.swig_type_833)(unsafe.Pointer(&_swig_i_9)), C.swig_intgo(_swig_i_10), *(*C.swig_type_834)(unsafe.Pointer(&_swig_i_11)), *(*C.swig_type_835)(unsafe.Pointer(&_swig_i_12)), *(*C.swig_type_836)(unsafe.Pointer(&_swig_i_13)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = _swig_i_2
@@ -7712,7 +7733,7 @@ func Weft_quantize_model(arg1 uintptr, arg2 uint64, arg3 []string, arg4 []uintpt
 	_swig_i_17 := arg18
 	_swig_i_18 := arg19
 	_swig_i_19 := arg20
-	swig_r_p := C._wrap_weft_quantize_model_capi_e9327122f07dbc13(C.uintptr_t(_swig_i_0), C.swig_type_838(_swig_i_1), *(*C.swig_type_839)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_840)(unsafe.Pointer(&_swig_i_3)), C.swig_type_841(_swig_i_4), *(*C.swig_type_842)(unsafe.Pointer(&_swig_i_5)), *(*C.swig_type_843)(unsafe.Pointer(&_swig_i_6)), C.uintptr_t(_swig_i_7), *(*C.swig_type_844)(unsafe.Pointer(&_swig_i_8)), C.swig_type_845(_swig_i_9), *(*C.swig_type_846)(unsafe.Pointer(&_swig_i_10)), *(*C.swig_type_847)(unsafe.Pointer(&_swig_i_11)), C.swig_intgo(_swig_i_12), C.swig_type_848(_swig_i_13), *(*C.swig_type_849)(unsafe.Pointer(&_swig_i_14)), C.swig_type_850(_swig_i_15), *(*C.swig_type_851)(unsafe.Pointer(&_swig_i_16)), *(*C.swig_type_852)(unsafe.Pointer(&_swig_i_17)), *(*C.swig_type_853)(unsafe.Pointer(&_swig_i_18)), *(*C.swig_type_854)(unsafe.Pointer(&_swig_i_19)))
+	swig_r_p := C._wrap_weft_quantize_model_capi_df5844a07fabea53(C.uintptr_t(_swig_i_0), C.swig_type_838(_swig_i_1), *(*C.swig_type_839)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_840)(unsafe.Pointer(&_swig_i_3)), C.swig_type_841(_swig_i_4), *(*C.swig_type_842)(unsafe.Pointer(&_swig_i_5)), *(*C.swig_type_843)(unsafe.Pointer(&_swig_i_6)), C.uintptr_t(_swig_i_7), *(*C.swig_type_844)(unsafe.Pointer(&_swig_i_8)), C.swig_type_845(_swig_i_9), *(*C.swig_type_846)(unsafe.Pointer(&_swig_i_10)), *(*C.swig_type_847)(unsafe.Pointer(&_swig_i_11)), C.swig_intgo(_swig_i_12), C.swig_type_848(_swig_i_13), *(*C.swig_type_849)(unsafe.Pointer(&_swig_i_14)), C.swig_type_850(_swig_i_15), *(*C.swig_type_851)(unsafe.Pointer(&_swig_i_16)), *(*C.swig_type_852)(unsafe.Pointer(&_swig_i_17)), *(*C.swig_type_853)(unsafe.Pointer(&_swig_i_18)), *(*C.swig_type_854)(unsafe.Pointer(&_swig_i_19)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = _swig_i_2
@@ -7764,7 +7785,7 @@ func Weft_quantize_model(arg1 uintptr, arg2 uint64, arg3 []string, arg4 []uintpt
 func Weft_custom_op_unregister(arg1 string) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
-	swig_r_p := C._wrap_weft_custom_op_unregister_capi_e9327122f07dbc13(*(*C.swig_type_856)(unsafe.Pointer(&_swig_i_0)))
+	swig_r_p := C._wrap_weft_custom_op_unregister_capi_df5844a07fabea53(*(*C.swig_type_856)(unsafe.Pointer(&_swig_i_0)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -7783,7 +7804,7 @@ func Weft_custom_op_unregister(arg1 string) (_swig_ret error) {
 func Weft_custom_op_list(arg1 []uintptr) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
-	swig_r_p := C._wrap_weft_custom_op_list_capi_e9327122f07dbc13(*(*C.swig_type_858)(unsafe.Pointer(&_swig_i_0)))
+	swig_r_p := C._wrap_weft_custom_op_list_capi_df5844a07fabea53(*(*C.swig_type_858)(unsafe.Pointer(&_swig_i_0)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -7803,7 +7824,7 @@ func Weft_ndarray_get_data(arg1 uintptr, arg2 *unsafe.Pointer) (_swig_ret error)
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_ndarray_get_data_capi_e9327122f07dbc13(C.uintptr_t(_swig_i_0), C.swig_voidp(_swig_i_1))
+	swig_r_p := C._wrap_weft_ndarray_get_data_capi_df5844a07fabea53(C.uintptr_t(_swig_i_0), C.swig_voidp(_swig_i_1))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 error
 
@@ -7821,7 +7842,7 @@ func Weft_custom_op_register_host(arg1 string, arg2 uintptr, arg3 int64) (_swig_
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r_p := C._wrap_weft_custom_op_register_host_capi_e9327122f07dbc13(*(*C.swig_type_861)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.swig_type_862(_swig_i_2))
+	swig_r_p := C._wrap_weft_custom_op_register_host_capi_df5844a07fabea53(*(*C.swig_type_861)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.swig_type_862(_swig_i_2))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -7843,7 +7864,7 @@ func Weft_custom_op_call_ints(arg1 uintptr, arg2 []int64, arg3 uint64, arg4 []ui
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
-	swig_r_p := C._wrap_weft_custom_op_call_ints_capi_e9327122f07dbc13(C.uintptr_t(_swig_i_0), *(*C.swig_type_864)(unsafe.Pointer(&_swig_i_1)), C.swig_type_865(_swig_i_2), *(*C.swig_type_866)(unsafe.Pointer(&_swig_i_3)))
+	swig_r_p := C._wrap_weft_custom_op_call_ints_capi_df5844a07fabea53(C.uintptr_t(_swig_i_0), *(*C.swig_type_864)(unsafe.Pointer(&_swig_i_1)), C.swig_type_865(_swig_i_2), *(*C.swig_type_866)(unsafe.Pointer(&_swig_i_3)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -7866,7 +7887,7 @@ func Weft_custom_op_call_num_strings(arg1 uintptr, arg2 []uint64) (_swig_ret err
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_custom_op_call_num_strings_capi_e9327122f07dbc13(C.uintptr_t(_swig_i_0), *(*C.swig_type_868)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_weft_custom_op_call_num_strings_capi_df5844a07fabea53(C.uintptr_t(_swig_i_0), *(*C.swig_type_868)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -7888,7 +7909,7 @@ func Weft_custom_op_call_string(arg1 uintptr, arg2 uint64, arg3 []string) (_swig
 	_swig_i_1 := arg2
 	var _swig_i_2 []string
  _swig_i_2 = make([]string, len(arg3)) 
-	swig_r_p := C._wrap_weft_custom_op_call_string_capi_e9327122f07dbc13(C.uintptr_t(_swig_i_0), C.swig_type_870(_swig_i_1), *(*C.swig_type_871)(unsafe.Pointer(&_swig_i_2)))
+	swig_r_p := C._wrap_weft_custom_op_call_string_capi_df5844a07fabea53(C.uintptr_t(_swig_i_0), C.swig_type_870(_swig_i_1), *(*C.swig_type_871)(unsafe.Pointer(&_swig_i_2)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 
 	for i := range _swig_i_2 {
@@ -7919,7 +7940,7 @@ func Weft_custom_op_call_arrays(arg1 uintptr, arg2 []uintptr, arg3 uint64, arg4 
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
-	swig_r_p := C._wrap_weft_custom_op_call_arrays_capi_e9327122f07dbc13(C.uintptr_t(_swig_i_0), *(*C.swig_type_873)(unsafe.Pointer(&_swig_i_1)), C.swig_type_874(_swig_i_2), *(*C.swig_type_875)(unsafe.Pointer(&_swig_i_3)))
+	swig_r_p := C._wrap_weft_custom_op_call_arrays_capi_df5844a07fabea53(C.uintptr_t(_swig_i_0), *(*C.swig_type_873)(unsafe.Pointer(&_swig_i_1)), C.swig_type_874(_swig_i_2), *(*C.swig_type_875)(unsafe.Pointer(&_swig_i_3)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -7943,7 +7964,7 @@ func Weft_custom_op_call_set_ints(arg1 uintptr, arg2 []int64, arg3 uint64) (_swi
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r_p := C._wrap_weft_custom_op_call_set_ints_capi_e9327122f07dbc13(C.uintptr_t(_swig_i_0), *(*C.swig_type_877)(unsafe.Pointer(&_swig_i_1)), C.swig_type_878(_swig_i_2))
+	swig_r_p := C._wrap_weft_custom_op_call_set_ints_capi_df5844a07fabea53(C.uintptr_t(_swig_i_0), *(*C.swig_type_877)(unsafe.Pointer(&_swig_i_1)), C.swig_type_878(_swig_i_2))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -7963,7 +7984,7 @@ func Weft_custom_op_call_add_string(arg1 uintptr, arg2 string) (_swig_ret error)
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_custom_op_call_add_string_capi_e9327122f07dbc13(C.uintptr_t(_swig_i_0), *(*C.swig_type_880)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_weft_custom_op_call_add_string_capi_df5844a07fabea53(C.uintptr_t(_swig_i_0), *(*C.swig_type_880)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -7983,7 +8004,7 @@ func Weft_custom_op_call_fail(arg1 uintptr, arg2 string) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_custom_op_call_fail_capi_e9327122f07dbc13(C.uintptr_t(_swig_i_0), *(*C.swig_type_882)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_weft_custom_op_call_fail_capi_df5844a07fabea53(C.uintptr_t(_swig_i_0), *(*C.swig_type_882)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -8004,7 +8025,7 @@ func Weft_ndarray_get_bytes(arg1 uintptr, arg2 []unsafe.Pointer, arg3 []uint64) 
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r_p := C._wrap_weft_ndarray_get_bytes_capi_e9327122f07dbc13(C.uintptr_t(_swig_i_0), *(*C.swig_type_884)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_885)(unsafe.Pointer(&_swig_i_2)))
+	swig_r_p := C._wrap_weft_ndarray_get_bytes_capi_df5844a07fabea53(C.uintptr_t(_swig_i_0), *(*C.swig_type_884)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_885)(unsafe.Pointer(&_swig_i_2)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -8030,7 +8051,7 @@ func Weft_profiler_set_config(arg1 uint64, arg2 []string, arg3 []string) (_swig_
  _swig_i_1 = weftJoin(arg2) 
 	var _swig_i_2 string
  _swig_i_2 = weftJoin(arg3) 
-	swig_r_p := C._wrap_weft_profiler_set_config_capi_e9327122f07dbc13(C.swig_type_887(_swig_i_0), *(*C.swig_type_888)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_889)(unsafe.Pointer(&_swig_i_2)))
+	swig_r_p := C._wrap_weft_profiler_set_config_capi_df5844a07fabea53(C.swig_type_887(_swig_i_0), *(*C.swig_type_888)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_889)(unsafe.Pointer(&_swig_i_2)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = _swig_i_1
@@ -8052,7 +8073,7 @@ func Weft_profiler_set_config(arg1 uint64, arg2 []string, arg3 []string) (_swig_
 func Weft_profiler_set_state(arg1 int) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
-	swig_r_p := C._wrap_weft_profiler_set_state_capi_e9327122f07dbc13(C.swig_intgo(_swig_i_0))
+	swig_r_p := C._wrap_weft_profiler_set_state_capi_df5844a07fabea53(C.swig_intgo(_swig_i_0))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 error
 
@@ -8068,7 +8089,7 @@ func Weft_profiler_set_state(arg1 int) (_swig_ret error) {
 func Weft_profiler_get_state(arg1 []int32) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
-	swig_r_p := C._wrap_weft_profiler_get_state_capi_e9327122f07dbc13(*(*C.swig_type_892)(unsafe.Pointer(&_swig_i_0)))
+	swig_r_p := C._wrap_weft_profiler_get_state_capi_df5844a07fabea53(*(*C.swig_type_892)(unsafe.Pointer(&_swig_i_0)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -8087,7 +8108,7 @@ func Weft_profiler_get_state(arg1 []int32) (_swig_ret error) {
 func Weft_profiler_pause(arg1 int) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
-	swig_r_p := C._wrap_weft_profiler_pause_capi_e9327122f07dbc13(C.swig_intgo(_swig_i_0))
+	swig_r_p := C._wrap_weft_profiler_pause_capi_df5844a07fabea53(C.swig_intgo(_swig_i_0))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 error
 
@@ -8103,7 +8124,7 @@ func Weft_profiler_pause(arg1 int) (_swig_ret error) {
 func Weft_profiler_dump(arg1 int) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
-	swig_r_p := C._wrap_weft_profiler_dump_capi_e9327122f07dbc13(C.swig_intgo(_swig_i_0))
+	swig_r_p := C._wrap_weft_profiler_dump_capi_df5844a07fabea53(C.swig_intgo(_swig_i_0))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 error
 
@@ -8119,7 +8140,7 @@ func Weft_profiler_dump(arg1 int) (_swig_ret error) {
 func Weft_profiler_trace(arg1 []uintptr) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
-	swig_r_p := C._wrap_weft_profiler_trace_capi_e9327122f07dbc13(*(*C.swig_type_896)(unsafe.Pointer(&_swig_i_0)))
+	swig_r_p := C._wrap_weft_profiler_trace_capi_df5844a07fabea53(*(*C.swig_type_896)(unsafe.Pointer(&_swig_i_0)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -8142,7 +8163,7 @@ func Weft_profiler_aggregate(arg1 int, arg2 string, arg3 string, arg4 int, arg5 
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
 	_swig_i_4 := arg5
-	swig_r_p := C._wrap_weft_profiler_aggregate_capi_e9327122f07dbc13(C.swig_intgo(_swig_i_0), *(*C.swig_type_898)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_899)(unsafe.Pointer(&_swig_i_2)), C.swig_intgo(_swig_i_3), *(*C.swig_type_900)(unsafe.Pointer(&_swig_i_4)))
+	swig_r_p := C._wrap_weft_profiler_aggregate_capi_df5844a07fabea53(C.swig_intgo(_swig_i_0), *(*C.swig_type_898)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_899)(unsafe.Pointer(&_swig_i_2)), C.swig_intgo(_swig_i_3), *(*C.swig_type_900)(unsafe.Pointer(&_swig_i_4)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -8167,7 +8188,7 @@ func Weft_profiler_aggregate(arg1 int, arg2 string, arg3 string, arg4 int, arg5 
 func Weft_profiler_range_push(arg1 string) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
-	swig_r_p := C._wrap_weft_profiler_range_push_capi_e9327122f07dbc13(*(*C.swig_type_902)(unsafe.Pointer(&_swig_i_0)))
+	swig_r_p := C._wrap_weft_profiler_range_push_capi_df5844a07fabea53(*(*C.swig_type_902)(unsafe.Pointer(&_swig_i_0)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -8185,7 +8206,7 @@ func Weft_profiler_range_push(arg1 string) (_swig_ret error) {
 
 func Weft_profiler_range_pop() (_swig_ret error) {
 	var swig_r string
-	swig_r_p := C._wrap_weft_profiler_range_pop_capi_e9327122f07dbc13()
+	swig_r_p := C._wrap_weft_profiler_range_pop_capi_df5844a07fabea53()
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 error
 
@@ -8201,7 +8222,7 @@ func Weft_profiler_range_pop() (_swig_ret error) {
 func Weft_profiler_set_marker(arg1 string) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
-	swig_r_p := C._wrap_weft_profiler_set_marker_capi_e9327122f07dbc13(*(*C.swig_type_905)(unsafe.Pointer(&_swig_i_0)))
+	swig_r_p := C._wrap_weft_profiler_set_marker_capi_df5844a07fabea53(*(*C.swig_type_905)(unsafe.Pointer(&_swig_i_0)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -8221,7 +8242,7 @@ func Weft_profiler_set_counter(arg1 string, arg2 int64) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_profiler_set_counter_capi_e9327122f07dbc13(*(*C.swig_type_907)(unsafe.Pointer(&_swig_i_0)), C.swig_type_908(_swig_i_1))
+	swig_r_p := C._wrap_weft_profiler_set_counter_capi_df5844a07fabea53(*(*C.swig_type_907)(unsafe.Pointer(&_swig_i_0)), C.swig_type_908(_swig_i_1))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -8240,7 +8261,7 @@ func Weft_profiler_set_counter(arg1 string, arg2 int64) (_swig_ret error) {
 func Weft_load_library(arg1 string) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
-	swig_r_p := C._wrap_weft_load_library_capi_e9327122f07dbc13(*(*C.swig_type_910)(unsafe.Pointer(&_swig_i_0)))
+	swig_r_p := C._wrap_weft_load_library_capi_df5844a07fabea53(*(*C.swig_type_910)(unsafe.Pointer(&_swig_i_0)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -8259,7 +8280,108 @@ func Weft_load_library(arg1 string) (_swig_ret error) {
 func Weft_loaded_ops(arg1 []uintptr) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
-	swig_r_p := C._wrap_weft_loaded_ops_capi_e9327122f07dbc13(*(*C.swig_type_912)(unsafe.Pointer(&_swig_i_0)))
+	swig_r_p := C._wrap_weft_loaded_ops_capi_df5844a07fabea53(*(*C.swig_type_912)(unsafe.Pointer(&_swig_i_0)))
+	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
+	if Swig_escape_always_false {
+		Swig_escape_val = arg1
+	}
+	var swig_r_1 error
+
+	if swig_r == "" {
+		swig_r_1 = nil
+	} else {
+		swig_r_1 = weftStatus(swigCopyString(swig_r))
+	}
+
+	return swig_r_1
+}
+
+func Weft_onnx_import(arg1 string, arg2 uint64, arg3 []string, arg4 []uint64, arg5 []int64, arg6 []uintptr, arg7 []uintptr, arg8 []uintptr) (_swig_ret error) {
+	var swig_r string
+	_swig_i_0 := arg1
+	_swig_i_1 := arg2
+	var _swig_i_2 string
+ _swig_i_2 = weftJoin(arg3) 
+	_swig_i_3 := arg4
+	_swig_i_4 := arg5
+	_swig_i_5 := arg6
+	_swig_i_6 := arg7
+	_swig_i_7 := arg8
+	swig_r_p := C._wrap_weft_onnx_import_capi_df5844a07fabea53(*(*C.swig_type_914)(unsafe.Pointer(&_swig_i_0)), C.swig_type_915(_swig_i_1), *(*C.swig_type_916)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_917)(unsafe.Pointer(&_swig_i_3)), *(*C.swig_type_918)(unsafe.Pointer(&_swig_i_4)), *(*C.swig_type_919)(unsafe.Pointer(&_swig_i_5)), *(*C.swig_type_920)(unsafe.Pointer(&_swig_i_6)), *(*C.swig_type_921)(unsafe.Pointer(&_swig_i_7)))
+	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
+	if Swig_escape_always_false {
+		Swig_escape_val = arg1
+	}
+	if Swig_escape_always_false {
+		Swig_escape_val = _swig_i_2
+	}
+	if Swig_escape_always_false {
+		Swig_escape_val = arg4
+	}
+	if Swig_escape_always_false {
+		Swig_escape_val = arg5
+	}
+	if Swig_escape_always_false {
+		Swig_escape_val = arg6
+	}
+	if Swig_escape_always_false {
+		Swig_escape_val = arg7
+	}
+	if Swig_escape_always_false {
+		Swig_escape_val = arg8
+	}
+	var swig_r_1 error
+
+	if swig_r == "" {
+		swig_r_1 = nil
+	} else {
+		swig_r_1 = weftStatus(swigCopyString(swig_r))
+	}
+
+	return swig_r_1
+}
+
+func Weft_onnx_import_checkpoint(arg1 string, arg2 string, arg3 uint64, arg4 []string, arg5 []uint64, arg6 []int64) (_swig_ret error) {
+	var swig_r string
+	_swig_i_0 := arg1
+	_swig_i_1 := arg2
+	_swig_i_2 := arg3
+	var _swig_i_3 string
+ _swig_i_3 = weftJoin(arg4) 
+	_swig_i_4 := arg5
+	_swig_i_5 := arg6
+	swig_r_p := C._wrap_weft_onnx_import_checkpoint_capi_df5844a07fabea53(*(*C.swig_type_923)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_924)(unsafe.Pointer(&_swig_i_1)), C.swig_type_925(_swig_i_2), *(*C.swig_type_926)(unsafe.Pointer(&_swig_i_3)), *(*C.swig_type_927)(unsafe.Pointer(&_swig_i_4)), *(*C.swig_type_928)(unsafe.Pointer(&_swig_i_5)))
+	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
+	if Swig_escape_always_false {
+		Swig_escape_val = arg1
+	}
+	if Swig_escape_always_false {
+		Swig_escape_val = arg2
+	}
+	if Swig_escape_always_false {
+		Swig_escape_val = _swig_i_3
+	}
+	if Swig_escape_always_false {
+		Swig_escape_val = arg5
+	}
+	if Swig_escape_always_false {
+		Swig_escape_val = arg6
+	}
+	var swig_r_1 error
+
+	if swig_r == "" {
+		swig_r_1 = nil
+	} else {
+		swig_r_1 = weftStatus(swigCopyString(swig_r))
+	}
+
+	return swig_r_1
+}
+
+func Weft_onnx_supported_ops(arg1 []uintptr) (_swig_ret error) {
+	var swig_r string
+	_swig_i_0 := arg1
+	swig_r_p := C._wrap_weft_onnx_supported_ops_capi_df5844a07fabea53(*(*C.swig_type_930)(unsafe.Pointer(&_swig_i_0)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
