@@ -129,6 +129,8 @@ std::vector<Command>& Commands() {
     c.back().run = DefinePlace(c.back().app.get());
     NewApp(&c, "convert");
     c.back().run = DefineConvert(c.back().app.get());
+    NewApp(&c, "export");
+    c.back().run = DefineExport(c.back().app.get());
     NewApp(&c, "quantize");
     c.back().run = DefineQuantize(c.back().app.get());
     NewApp(&c, "import");

@@ -156,6 +156,7 @@ Runner DefineIm2Rec(CLI::App* app);   // cli_im2rec.cc
 Runner DefineProfile(CLI::App* app);  // cli_run.cc
 Runner DefineSummary(CLI::App* app);  // cli_report.cc
 Runner DefineDot(CLI::App* app);      // cli_report.cc
+Runner DefineExport(CLI::App* app);   // cli_export.cc
 
 // Runs the command line (cli_help.cc): usage errors throw Exit{2}.
 int Dispatch(int argc, char** argv);

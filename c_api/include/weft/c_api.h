@@ -32,6 +32,7 @@
  *   and markers (weft_profiler_*)
  * - c_api_onnx.h: ONNX import: an .onnx model as a symbol and parameters, or a
  *   checkpoint (weft_onnx_*)
+ * - c_api_onnx_export.h: ONNX export of a symbol and its parameters (weft_onnx_export*)
  *
  * Conventions (they hold for every function of these headers):
  * - Every fallible function returns a ::WeftStatus; results go in trailing
@@ -75,5 +76,6 @@
 #include "c_api_profiler.h"
 #include "c_api_op_library.h"
 #include "c_api_onnx.h"
+#include "c_api_onnx_export.h"
 
 #endif /* WEFT_C_API_H_ */

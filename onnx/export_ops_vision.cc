@@ -1,0 +1,157 @@
+// ONNX export of the detection and resizing operators: _contrib_box_nms as
+// NonMaxSuppression with the gathers that rebuild MXNet's sorted,
+// -1-padded output, _contrib_ROIAlign as RoiAlign, UpSampling (nearest)
+// and BilinearResize2D as Resize. MultiBoxPrior's anchors are constants
+// (export_fold.h); without a runtime it is reported here.
+#include <algorithm>
+
+#include "export_context.h"
+
+namespace weft {
+namespace onnx_export {
+
+namespace {
+
+std::string SliceLast(Context& cx, const std::string& x, int64_t begin, int64_t end, int64_t axis,
+                      const std::string& name) {
+  return cx.Add1("Slice",
+                 {x, cx.ConstInts(name + "_starts", {begin}), cx.ConstInts(name + "_ends", {end}),
+                  cx.ConstInts(name + "_axes", {axis})},
+                 name);
+}
+
+std::string CastTo(Context& cx, const std::string& x, int to, const std::string& name) {
+  const std::string out = cx.Fresh(name);
+  SetInt(cx.Add("Cast", {x}, {out}, name), "to", to);
+  return out;
+}
+
+// data (N, K) or (1, N, K): the kept rows by descending score, then rows of -1.
+void BoxNms(Context& cx, const ExportNode& n) {
+  OnlyFirstOutput(n);
+  const ParamValues& p = n.params();
+  const Shape& s = n.in_shapes[0];
+  const int rank = s.ndim();
+  if (rank == 3 && s[0] != 1) ThrowUnsupported("batch " + std::to_string(s[0]) + " (1 only)");
+  if (rank != 2 && rank != 3) ThrowUnsupported("input rank " + std::to_string(rank));
+  const int64_t rows = s[rank - 2], k = s[rank - 1];
+  if (p.GetInt("id_index") >= 0 && !p.GetBool("force_suppress"))
+    ThrowUnsupported("per-class suppression (id_index without force_suppress)");
+  const int64_t topk = p.GetInt("topk");
+  if (topk > 0 && topk < rows) ThrowUnsupported("topk " + std::to_string(topk) + " < boxes");
+  if (p.GetString("in_format") != p.GetString("out_format"))
+    ThrowUnsupported("in_format differs from out_format");
+  const std::string nm = n.name();
+  const std::string flat = ReshapeTo(cx, n.inputs[0], {rows, k}, nm + "_rows");
+  const int64_t c0 = p.GetInt("coord_start"), si = p.GetInt("score_index");
+  const std::string boxes =
+      Unsqueeze(cx, SliceLast(cx, flat, c0, c0 + 4, 1, nm + "_boxes"), {0}, nm + "_boxes3");
+  const std::string score = SliceLast(cx, flat, si, si + 1, 1, nm + "_score");
+  const std::string score3 = ReshapeTo(cx, score, {1, 1, rows}, nm + "_scores");
+  std::vector<std::string> in = {
+      CastTo(cx, boxes, onnx::TensorProto::FLOAT, nm + "_boxes_f"),
+      CastTo(cx, score3, onnx::TensorProto::FLOAT, nm + "_scores_f"),
+      cx.ConstInts(nm + "_max_out", {rows}),
+      cx.ConstFloats(nm + "_iou", {static_cast<float>(p.GetFloat("overlap_thresh"))}, {1}),
+      cx.ConstFloats(nm + "_score_thresh", {static_cast<float>(p.GetFloat("valid_thresh"))}, {1})};
+  const std::string sel = cx.Fresh(nm + "_selected");
+  onnx::NodeProto* nms = cx.Add("NonMaxSuppression", in, {sel}, nm);
+  SetInt(nms, "center_point_box", p.GetString("in_format") == "center" ? 1 : 0);
+  // Kept rows (M, K) in the order selected (descending score).
+  const std::string idx =
+      Squeeze(cx, SliceLast(cx, sel, 2, 3, 1, nm + "_box_idx"), {1}, nm + "_box_idx1");
+  const std::string kept = cx.Fresh(nm + "_kept");
+  SetInt(cx.Add("Gather", {flat, idx}, {kept}, nm + "_kept"), "axis", 0);
+  // (rows - M, K) rows of -1 after them.
+  const std::string m = SliceLast(cx, cx.Add1("Shape", {idx}, nm + "_m"), 0, 1, 0, nm + "_m1");
+  const std::string pad_rows = cx.Add1("Sub", {cx.ConstInts(nm + "_n", {rows}), m}, nm + "_pad");
+  const std::string pad_shape = cx.Fresh(nm + "_pad_shape");
+  SetInt(cx.Add("Concat", {pad_rows, cx.ConstInts(nm + "_k", {k})}, {pad_shape}, nm + "_pad_shape"),
+         "axis", 0);
+  const std::string fill = cx.Fresh(nm + "_fill");
+  onnx::NodeProto* cos = cx.Add("ConstantOfShape", {pad_shape}, {fill}, nm + "_fill");
+  onnx::AttributeProto* v = cos->add_attribute();
+  v->set_name("value");
+  v->set_type(onnx::AttributeProto::TENSOR);
+  v->mutable_t()->set_data_type(onnx::TensorProto::FLOAT);
+  v->mutable_t()->add_dims(1);
+  v->mutable_t()->add_float_data(-1.0f);
+  const std::string pad = n.in_types[0] == DType::kFloat32
+                              ? fill
+                              : CastTo(cx, fill, OnnxElemType(n.in_types[0]), nm + "_fill_t");
+  const std::string joined = cx.Fresh(nm + "_joined");
+  SetInt(cx.Add("Concat", {kept, pad}, {joined}, nm + "_joined"), "axis", 0);
+  ReshapeTo(cx, joined, Dims(n.out_shapes[0]), nm + "_out", n.outputs[0]);
+}
+
+void ROIAlign(Context& cx, const ExportNode& n) {
+  const ParamValues& p = n.params();
+  if (p.GetBool("position_sensitive")) ThrowUnsupported("position_sensitive=True");
+  const bool aligned = p.GetBool("aligned");
+  if (aligned && cx.opset() < 16) ThrowUnsupported("aligned=True needs opset 16 (half_pixel)");
+  const std::string nm = n.name();
+  const std::string rois = n.inputs[1];
+  const std::string bidx =
+      Squeeze(cx, SliceLast(cx, rois, 0, 1, 1, nm + "_batch"), {1}, nm + "_batch1");
+  const std::string boxes = SliceLast(cx, rois, 1, 5, 1, nm + "_boxes");
+  onnx::NodeProto* node = cx.Add(
+      "RoiAlign", {n.inputs[0], boxes, CastTo(cx, bidx, onnx::TensorProto::INT64, nm + "_bidx")},
+      {n.outputs[0]}, nm);
+  const Shape& ps = p.GetShape("pooled_size");
+  SetInt(node, "output_height", ps[0]);
+  SetInt(node, "output_width", ps.ndim() > 1 ? ps[1] : ps[0]);
+  SetFloat(node, "spatial_scale", static_cast<float>(p.GetFloat("spatial_scale")));
+  SetInt(node, "sampling_ratio", std::max<int64_t>(0, p.GetInt("sample_ratio")));
+  SetString(node, "mode", "avg");
+  if (cx.opset() >= 16)
+    SetString(node, "coordinate_transformation_mode", aligned ? "half_pixel" : "output_half_pixel");
+}
+
+// Resize with `scales` (roi empty; opset 11 takes it as an input anyway).
+onnx::NodeProto* ResizeScales(Context& cx, const ExportNode& n, const std::vector<float>& scales) {
+  const std::string roi = cx.ConstFloats(n.name() + "_roi", {}, {0});
+  const std::string sc =
+      cx.ConstFloats(n.name() + "_scales", scales, {static_cast<int64_t>(scales.size())});
+  return cx.Add("Resize", {n.inputs[0], roi, sc}, {n.outputs[0]}, n.name());
+}
+
+void UpSampling(Context& cx, const ExportNode& n) {
+  const ParamValues& p = n.params();
+  if (p.GetString("sample_type") != "nearest") ThrowUnsupported("sample_type 'bilinear'");
+  if (n.inputs.size() != 1) ThrowUnsupported("num_args > 1");
+  const float s = static_cast<float>(p.GetInt("scale"));
+  onnx::NodeProto* node = ResizeScales(cx, n, {1, 1, s, s});
+  SetString(node, "mode", "nearest");
+  SetString(node, "coordinate_transformation_mode", "asymmetric");
+  SetString(node, "nearest_mode", "floor");
+}
+
+void BilinearResize2D(Context& cx, const ExportNode& n) {
+  const ParamValues& p = n.params();
+  if (n.inputs.size() != 1) ThrowUnsupported("a second input (mode 'like')");
+  const std::string nm = n.name();
+  const std::string roi = cx.ConstFloats(nm + "_roi", {}, {0});
+  const std::string scales = cx.ConstFloats(nm + "_scales", {}, {0});
+  const std::string sizes = cx.ConstInts(nm + "_sizes", Dims(n.out_shapes[0]));
+  onnx::NodeProto* node = cx.Add("Resize", {n.inputs[0], roi, scales, sizes}, {n.outputs[0]}, nm);
+  SetString(node, "mode", "linear");
+  SetString(node, "coordinate_transformation_mode",
+            p.GetBool("align_corners") ? "align_corners" : "half_pixel");
+}
+
+void MultiBoxPrior(Context&, const ExportNode&) {
+  ThrowUnsupported("its anchors are computed at export, which needs a runtime");
+}
+
+}  // namespace
+
+void AddVisionConverters(ConverterTable* t) {
+  (*t)["_contrib_box_nms"] = BoxNms;
+  (*t)["_contrib_ROIAlign"] = ROIAlign;
+  (*t)["UpSampling"] = UpSampling;
+  (*t)["_contrib_BilinearResize2D"] = BilinearResize2D;
+  (*t)["_contrib_MultiBoxPrior"] = MultiBoxPrior;
+}
+
+}  // namespace onnx_export
+}  // namespace weft
