@@ -148,6 +148,7 @@ using ConverterTable = std::map<std::string, Converter>;
 void AddNNConverters(ConverterTable* t);
 void AddTensorConverters(ConverterTable* t);
 void AddElemwiseConverters(ConverterTable* t);
+void AddIndexConverters(ConverterTable* t);
 void AddRnnConverters(ConverterTable* t);
 void AddVisionConverters(ConverterTable* t);
 // The converter of `op` (by its name or an alias), or null.

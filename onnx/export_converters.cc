@@ -12,6 +12,7 @@ const ConverterTable& Table() {
     AddNNConverters(m);
     AddTensorConverters(m);
     AddElemwiseConverters(m);
+    AddIndexConverters(m);
     AddRnnConverters(m);
     AddVisionConverters(m);
     return m;

@@ -5,6 +5,7 @@
 
 #include "weft/imperative.h"
 #include "weft/op.h"
+#include "weft/status.h"
 
 namespace weft {
 namespace onnx_export {
@@ -19,15 +20,32 @@ bool HasName(const OpDef& op, const char* name) {
 }
 
 // Operators whose outputs are a function of their inputs' shapes only.
-bool IsShapeOnly(const OpDef& op) { return HasName(op, "_contrib_MultiBoxPrior"); }
+bool IsShapeOnly(const OpDef& op) {
+  return HasName(op, "_contrib_MultiBoxPrior") || HasName(op, "_contrib_arange_like");
+}
 
 }  // namespace
 
 bool TryFold(Context& cx, const ExportNode& n) {
   Runtime* rt = cx.options().runtime;
   const OpDef& op = *n.node->op();
-  if (!rt || op.uses_rng || op.is_source || n.inputs.empty()) return false;
+  if (!rt || op.uses_rng) return false;
   std::vector<NDArray> inputs;
+  if (op.is_source) {
+    // Sources whose parameters fix the output (_arange); those whose shape
+    // inference fills in (_zeros with a 0 extent) have converters.
+    if (!n.out_shapes[0].is_known()) return false;
+    try {
+      std::vector<NDArray> outs = Invoke(rt, op.name, {}, n.node->attrs.dict);
+      if (outs.empty() || outs[0].shape() != n.out_shapes[0]) return false;
+      for (size_t i = 0; i < outs.size() && i < n.outputs.size(); ++i)
+        cx.AddConstant(n.outputs[i], outs[i]);
+    } catch (const Error&) {
+      return false;
+    }
+    return true;
+  }
+  if (n.inputs.empty()) return false;
   if (IsShapeOnly(op)) {
     for (size_t i = 0; i < n.inputs.size(); ++i) {
       NDArray z(n.in_shapes[i], weft::Context::CPU(), n.in_types[i], rt);
@@ -45,7 +63,9 @@ bool TryFold(Context& cx, const ExportNode& n) {
   std::vector<NDArray> outs = Invoke(rt, op.name, inputs, n.node->attrs.dict);
   for (size_t i = 0; i < outs.size() && i < n.outputs.size(); ++i)
     cx.AddConstant(n.outputs[i], outs[i]);
-  cx.Note(n, "computed at export and stored as a constant");
+  if (IsShapeOnly(op))
+    cx.Note(n, "computed at export for input shape " + n.in_shapes[0].ToString() +
+                   " and stored as a constant");
   return true;
 }
 

@@ -52,7 +52,7 @@ struct Walk {
   const pass::ShapeResult& shapes;
   const pass::TypeResult& types;
   std::vector<std::string> names;  // ONNX name of every entry
-  std::vector<bool> dropped;       // variables only labels read
+  std::vector<bool> needed;        // nodes inference reads (labels are not)
   std::vector<bool> used;          // entries some node or output reads
 };
 
@@ -64,19 +64,19 @@ std::vector<bool> UsedEntries(const IndexedGraph& g) {
   return used;
 }
 
-// Variables read only as loss labels: not graph inputs.
-std::vector<bool> LabelOnlyVariables(const IndexedGraph& g) {
-  std::vector<int> uses(g.num_nodes(), 0), label_uses(g.num_nodes(), 0);
-  for (uint32_t nid = 0; nid < g.num_nodes(); ++nid) {
+// The nodes inference needs: reachable from the outputs without passing
+// through a loss layer's label input. Variables only labels read (and the
+// nodes computing labels) are left out.
+std::vector<bool> NeededNodes(const IndexedGraph& g) {
+  std::vector<bool> needed(g.num_nodes(), false);
+  for (const auto& o : g.outputs()) needed[o.node_id] = true;
+  for (uint32_t nid = static_cast<uint32_t>(g.num_nodes()); nid-- > 0;) {
+    if (!needed[nid]) continue;
     const auto& in = g[nid].inputs;
-    for (size_t i = 0; i < in.size(); ++i) {
-      ++uses[in[i].node_id];
-      if (IsLabelSlot(g.node(nid), i)) ++label_uses[in[i].node_id];
-    }
+    for (size_t i = 0; i < in.size(); ++i)
+      if (!IsLabelSlot(g.node(nid), i)) needed[in[i].node_id] = true;
   }
-  std::vector<bool> dropped(g.num_nodes(), false);
-  for (uint32_t nid : g.input_nodes()) dropped[nid] = uses[nid] > 0 && uses[nid] == label_uses[nid];
-  return dropped;
+  return needed;
 }
 
 ExportNode MakeExportNode(const Walk& w, uint32_t nid) {
@@ -168,7 +168,7 @@ void AddInputs(onnx_export::Context& cx, Walk& w, const std::map<std::string, ND
     const uint32_t eid = g.entry_id(nid, 0);
     w.names[eid] = name;
     cx.Reserve(name);
-    if (w.dropped[nid]) continue;
+    if (!w.needed[nid]) continue;
     auto p = params.find(name);
     if (p != params.end()) {
       cx.AddArray(name, p->second);
@@ -221,7 +221,7 @@ OnnxExportResult ExportOnnx(const Symbol& sym, const std::map<std::string, NDArr
          shapes,
          types,
          std::vector<std::string>(g.num_node_entries()),
-         LabelOnlyVariables(g),
+         NeededNodes(g),
          UsedEntries(g)};
   OnnxExportResult r;
   AddInputs(cx, w, params, graph, &r);
@@ -229,7 +229,7 @@ OnnxExportResult ExportOnnx(const Symbol& sym, const std::map<std::string, NDArr
   std::vector<OnnxExportIssue> issues;
   for (uint32_t nid = 0; nid < g.num_nodes(); ++nid) {
     const Node& node = g.node(nid);
-    if (node.is_variable()) continue;
+    if (node.is_variable() || !w.needed[nid]) continue;
     std::string why = ConvertNode(cx, w, nid);
     if (!why.empty()) issues.push_back({node.op()->name, node.attrs.name, why});
   }

@@ -81,9 +81,34 @@ void SoftmaxFlat(Context& cx, const ExportNode& n) {
   cx.Add("Reshape", {s, shape}, {n.outputs[0]}, n.name() + "_unflat");
 }
 
+// MXNet 1.9's masked softmax: along `axis`, positions >= length (data's
+// shape without the axis) are left out and give 0.
+void MaskedSoftmax(Context& cx, const ExportNode& n, const std::string& x, int64_t axis,
+                   const std::string& out) {
+  const int rank = n.in_shapes[0].ndim();
+  const int64_t len = n.in_shapes[0][static_cast<int>(axis)];
+  std::vector<float> pos;
+  for (int64_t i = 0; i < len; ++i) pos.push_back(static_cast<float>(i));
+  std::vector<int64_t> pos_dims = {len};
+  for (int64_t i = axis + 1; i < rank; ++i) pos_dims.push_back(1);
+  const std::string nm = n.name();
+  const std::string lf = cx.Fresh(nm + "_length_f");
+  SetInt(cx.Add("Cast", {n.inputs[1]}, {lf}, nm + "_length_f"), "to", onnx::TensorProto::FLOAT);
+  const std::string lu = Unsqueeze(cx, lf, {axis}, nm + "_length_u");
+  const std::string mask =
+      cx.Add1("Less", {cx.ConstFloats(nm + "_positions", pos, pos_dims), lu}, nm + "_mask");
+  const DType t = n.in_types[0];
+  const std::string xm =
+      cx.Add1("Where", {mask, x, cx.ConstScalar(nm + "_lowest", -3.0e38, t)}, nm + "_masked");
+  const std::string y = cx.Fresh(nm + "_softmax");
+  SoftmaxAxis(cx, "Softmax", xm, axis, rank, y, nm);
+  cx.Add("Where", {mask, y, cx.ConstScalar(nm + "_zero", 0, t)}, {out}, nm + "_zeros");
+}
+
 void SoftmaxLike(Context& cx, const ExportNode& n, const std::string& op) {
   const ParamValues& p = n.params();
-  if (p.GetBool("use_length")) ThrowUnsupported("use_length=True");
+  const bool use_length = p.GetBool("use_length");
+  if (use_length && op != "Softmax") ThrowUnsupported("use_length=True");
   const int rank = n.in_shapes[0].ndim();
   int64_t axis = p.GetInt("axis");
   if (axis < 0) axis += rank;
@@ -95,7 +120,10 @@ void SoftmaxLike(Context& cx, const ExportNode& n, const std::string& op) {
   }
   const bool cast = n.out_types[0] != n.in_types[0];
   const std::string out = cast ? cx.Fresh(n.name() + "_value") : n.outputs[0];
-  SoftmaxAxis(cx, op, x, axis, rank, out, n.name());
+  if (use_length)
+    MaskedSoftmax(cx, n, x, axis, out);
+  else
+    SoftmaxAxis(cx, op, x, axis, rank, out, n.name());
   if (cast)
     SetInt(cx.Add("Cast", {out}, {n.outputs[0]}, n.name() + "_cast"), "to",
            OnnxElemType(n.out_types[0]));

@@ -179,12 +179,13 @@ TEST(OnnxExportOps, UnsupportedNodesAreAllListed) {
                 {{"topk", "1"}}, "nms");
   test::ExpectError(
       [&] {
-        Export(Op("SwapAxis", {b.GetOutput(0)}, {}, "swap"), {{"data", Shape{1, 3, 4, 4}}});
+        Export(Op("argmax", {b.GetOutput(0)}, {{"axis", "1"}}, "am"),
+               {{"data", Shape{1, 3, 4, 4}}});
       },
       StatusCode::kNotImplemented,
       {"3 nodes cannot be exported",
        "op 'Pooling' node 'pool_sum': pool_type 'sum' with pooling_convention 'full'",
-       "node 'nms': topk 1", "node 'swap': no ONNX conversion"});
+       "node 'nms': topk 1", "node 'am': no ONNX conversion"});
 }
 
 TEST(OnnxExportOps, BadOptionsAreErrors) {
