@@ -1,0 +1,123 @@
+#!/usr/bin/env bash
+# ONNX export coverage on real MXNet files (bench/, not a test): every model
+# is exported by `weft export` at opsets 11, 13 and 17, run by ONNX Runtime
+# (onnxruntime-node, CPU EP; bench/onnx_export/ort_compare.js) on the same
+# input as `weft run`, and each output compared with Weft's (equal: max
+# |ort - weft| <= 1e-4 * max |weft|). Prints a Markdown table for docs/onnx.md.
+#
+#   bench/bench_onnx_export.sh [BUILD]      (default: build)
+#
+# Models: the real files of ../shared/testdata/mxnet-models (det1 with its
+# real weights and tests/data/det1's image; the others with seeded random
+# weights and inputs from bench/onnx_export/random_model.py), and the e2e
+# graphs of tests/data/e2e with their weights and inputs.
+# Installs nodejs, npm (apt) and onnxruntime-node (npm, into BUILD/ort_node)
+# when missing, as bench_infer_peers.sh does.
+set -euo pipefail
+root="$(cd "$(dirname "$0")/.." && pwd)"
+build="$(cd "${1:-$root/build}" && pwd)"
+weft="$build/bin/weft" node_dir="$build/ort_node"
+models="$root/../shared/testdata/mxnet-models" e2e="$root/tests/data/e2e"
+[[ -x "$weft" ]] || { echo "missing $weft; build target weft_cli first" >&2; exit 1; }
+need=()
+command -v node > /dev/null || need+=(nodejs)
+command -v npm > /dev/null || need+=(npm)
+if ((${#need[@]})); then
+  sudo=""
+  [[ "$(id -u)" -ne 0 ]] && sudo="sudo"
+  $sudo apt-get -o DPkg::Lock::Timeout=600 update -qq
+  DEBIAN_FRONTEND=noninteractive $sudo apt-get -o DPkg::Lock::Timeout=600 install -y -qq \
+    --no-install-recommends "${need[@]}"
+fi
+if [[ ! -d "$node_dir/node_modules/onnxruntime-node" ]]; then
+  mkdir -p "$node_dir"
+  [[ -f "$node_dir/package.json" ]] || echo '{"private": true}' > "$node_dir/package.json"
+  (cd "$node_dir" && ONNXRUNTIME_NODE_INSTALL=skip npm install --no-audit --no-fund onnxruntime-node)
+fi
+export NODE_PATH="$node_dir/node_modules"
+work="$(mktemp -d)"
+trap 'rm -rf "$work"' EXIT
+echo "onnxruntime-node $(node -p "require('onnxruntime-node/package.json').version"), $("$weft" version)"
+echo
+echo "| model | MXNet format | exports (11/13/17) | ORT runs, outputs equal (11/13/17) | max rel. diff (13) | not exported |"
+echo "|---|---|---|---|---|---|"
+
+npy_shape() { /usr/bin/python3 -c "import numpy as np; print(','.join(map(str, np.load('$1').shape)))"; }
+
+# case NAME SYMBOL PARAMS ORT_INPUTS(NAME=FILE,...) [RUN_ONLY_INPUTS(NAME=FILE,...)]
+case_row() {
+  local name="$1" sym="$2" params="$3" ins="$4" extra="${5:-}"
+  local shapes=() run_in=() ort_in=() exp=() ort=() rel="" why="" id="${1//[^A-Za-z0-9_.-]/_}"
+  IFS=, read -ra pairs <<< "$ins"
+  for p in "${pairs[@]}"; do
+    shapes+=(--shape "${p%%=*}=$(npy_shape "${p#*=}")")
+    run_in+=(--input "$p")
+    ort_in+=("$p")
+  done
+  if [[ -n "$extra" ]]; then
+    IFS=, read -ra pairs <<< "$extra"
+    for p in "${pairs[@]}"; do run_in+=(--input "$p"); done
+  fi
+  "$weft" run --symbol "$sym" --params "$params" "${run_in[@]}" --output-dir "$work/$id.weft" \
+    > "$work/$id.run" 2>&1 || { echo "| $name | weft run failed: $(tail -1 "$work/$id.run") |"; return; }
+  local format
+  format="$("$weft" inspect "$sym" "${shapes[@]}" --json | /usr/bin/python3 -c 'import json,sys; print(json.load(sys.stdin)["format"])')"
+  for opset in 11 13 17; do
+    local onnx="$work/$id-$opset.onnx"
+    if "$weft" export "$sym" "$params" -o "$onnx" --opset "$opset" "${shapes[@]}" > "$work/$id.exp" 2>&1; then
+      exp+=(yes)
+      if node "$root/bench/onnx_export/ort_compare.js" "$onnx" "$work/$id.weft" "${ort_in[@]}" \
+          > "$work/$id.ort" 2>&1; then ort+=(yes); else ort+=(no); fi
+      if [[ $opset == 13 ]]; then
+        rel="$(grep -o 'rel=[^ ]*' "$work/$id.ort" | cut -d= -f2 | sort -g | tail -1)"
+        grep -q "equal=no\|error" "$work/$id.ort" && rel="$rel ($(grep -m1 'equal=no\|error' "$work/$id.ort"))"
+      fi
+    else
+      exp+=(no)
+      ort+=(-)
+      why="$(grep '^  op ' "$work/$id.exp" | sed "s/^  //; s/'//g" | paste -sd ';' - || true)"
+      [[ -n "$why" ]] || why="$(tail -1 "$work/$id.exp")"
+    fi
+  done
+  local IFS=/
+  echo "| $name | $format | ${exp[*]} | ${ort[*]} | ${rel:--} | ${why:--} |"
+}
+
+# Real files without weights: seeded random weights and input.
+random_case() {
+  local name="$1" file="$2" shape="$3" extra=""
+  "$weft" inspect "$models/$file" --shape "data=$shape" --json |
+    /usr/bin/python3 "$root/bench/onnx_export/random_model.py" "$work/$name"
+  if grep -q '"softmax_label"' "$models/$file"; then
+    /usr/bin/python3 -c "import numpy as np; np.save('$work/$name-label.npy', np.zeros(${shape%%,*}, np.float32))"
+    extra="softmax_label=$work/$name-label.npy"
+  fi
+  case_row "$name" "$models/$file" "$work/$name.params" "data=$work/$name-data.npy" "$extra"
+}
+
+if [[ -d "$models" ]]; then
+  random_case save_000800 apache__save_000800.json 5,200
+  random_case mkldnn_model1 apache__test_mkldnn_test_mkldnn_model_model1.json 1,3,224,224
+  case_row "det1 (real weights)" "$models/deepinsight__det1-symbol.json" \
+    "$models/deepinsight__det1-0001.params" "data=$root/tests/data/det1/input_24x36.npy"
+  random_case det4 deepinsight__det4-symbol.json 1,15,24,24
+  random_case gender-age deepinsight__model-symbol.json 1,3,112,112
+  random_case squeezenet_v1.2 miaow1988__model-symbol.json 1,3,227,227
+  random_case resnet-50 pathak-ashutosh__resnet-50-symbol.json 1,3,224,224
+fi
+for m in retinaface_fpn mobilefacenet lightcnn gluoncv_ssd mxnet_ssd; do
+  case_row "e2e/$m" "$e2e/$m/symbol.json" "$e2e/$m/model.params" "data=$e2e/$m/input_data.npy"
+done
+lm="$e2e/lstm_lm"
+case_row e2e/lstm_lm "$lm/lstm_lm-symbol.json" "$lm/lstm_lm-0000.params" "data=$lm/data.npy" \
+  "softmax_label=$lm/softmax_label.npy"
+case_row e2e/lstm_lm_states "$lm/lstm_lm-states-symbol.json" "$lm/lstm_lm-0000.params" \
+  "data=$lm/data.npy,lstm_begin_state_0=$lm/begin_state_0.npy,lstm_begin_state_1=$lm/begin_state_1.npy" \
+  "softmax_label=$lm/softmax_label.npy"
+case_row e2e/lstm_lm_gluon "$lm/lstm_lm-gluon-symbol.json" "$lm/lstm_lm-gluon-0000.params" \
+  "data0=$lm/data_tn.npy,data1=$lm/begin_state_0.npy,data2=$lm/begin_state_1.npy"
+tf="$e2e/transformer"
+for v in transformer transformer-interleaved; do
+  case_row "e2e/$v" "$tf/$v-symbol.json" "$tf/$v-0000.params" \
+    "data=$tf/data.npy,valid_length=$tf/valid_length.npy"
+done
