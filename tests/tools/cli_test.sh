@@ -149,14 +149,14 @@ case "$case_name" in
     expect_in out "usage: weft inspect FILE.json" "weft ops [--json]" "COMMAND --help"
     expect_empty err
     # Every subcommand is listed with its synopsis and its description.
-    for cmd in inspect run plan train predict place ops im2rec; do
+    for cmd in inspect run plan train predict place export ops im2rec; do
       expect_in out "weft $cmd " $'\n'"$cmd "
     done
     ;;
   help_subcommands)
     # `weft CMD --help` and `-h` print CMD's own usage (not the others') and
     # exit 0, wherever the flag stands and whatever else is given.
-    for cmd in inspect run plan train predict place ops im2rec; do
+    for cmd in inspect run plan train predict place export ops im2rec; do
       for flag in --help -h; do
         run "$cmd" "$flag"
         expect_rc 0
@@ -588,6 +588,31 @@ case "$case_name" in
     want=$(awk -v c="$correct" 'BEGIN { printf "accuracy %.2f%% on 300 images", 100 * c / 300 }')
     expect_in out "$want"
     (( correct >= 150 )) || fail "only $correct of 300 correct (chance is 30)"
+    ;;
+  export_onnx)
+    # `weft export`: det1 with its real weights (MXNet 0.8 files) written as
+    # ONNX at two opsets; a model with an operator ONNX lacks fails naming the
+    # node and writes nothing; a missing input shape and a bad opset are errors.
+    [[ -f "$shared/deepinsight__det1-0001.params" ]] || { echo "SKIP: no det1 params"; exit 77; }
+    for opset in 11 17; do
+      run export "$shared/deepinsight__det1-symbol.json" "$shared/deepinsight__det1-0001.params" \
+        -o "$tmp/det1.onnx" --shape data=1,3,24,36 --opset $opset --dynamic-batch
+      expect_rc 0
+      expect_empty err
+      expect_in out "to $tmp/det1.onnx (ONNX opset $opset, dynamic batch)"
+      [[ -s "$tmp/det1.onnx" ]] || fail "no $tmp/det1.onnx"
+    done
+    run export ../../data/e2e/mxnet_ssd/symbol.json ../../data/e2e/mxnet_ssd/model.params \
+      -o "$tmp/ssd.onnx" --shape data=1,3,16,24
+    expect_rc 1
+    expect_in err "1 node cannot be exported" "op '_contrib_MultiBoxDetection' node 'detection'"
+    [[ ! -e "$tmp/ssd.onnx" ]] || fail "a model was written despite the error"
+    run export "$shared/deepinsight__det1-symbol.json" -o "$tmp/x.onnx"
+    expect_rc 1
+    expect_in err "the shapes of the inputs data"
+    run export "$shared/deepinsight__det1-symbol.json" -o "$tmp/x.onnx" --opset 18
+    expect_rc 1
+    expect_in err "opset 18 is not supported (11 to 17)"
     ;;
   convert_amp)
     # A briefly trained MLP converted for bfloat16 (MXNet's AMP lists): the
