@@ -149,6 +149,7 @@ void AddNNConverters(ConverterTable* t);
 void AddTensorConverters(ConverterTable* t);
 void AddElemwiseConverters(ConverterTable* t);
 void AddIndexConverters(ConverterTable* t);
+void AddAttentionConverters(ConverterTable* t);
 void AddRnnConverters(ConverterTable* t);
 void AddVisionConverters(ConverterTable* t);
 // The converter of `op` (by its name or an alias), or null.

@@ -13,6 +13,7 @@ const ConverterTable& Table() {
     AddTensorConverters(m);
     AddElemwiseConverters(m);
     AddIndexConverters(m);
+    AddAttentionConverters(m);
     AddRnnConverters(m);
     AddVisionConverters(m);
     return m;

@@ -168,6 +168,22 @@ TEST(OnnxExportOps, PerOpsetForms) {
   }
 }
 
+// GluonNLP's encoder-decoder attention: queries (Lq, B, heads*D), keys and
+// values interleaved (Lk, B, heads*2*D); ONNX's shapes must come out as
+// Weft's (B*heads, Lq, Lk) scores and (Lq, B, heads*D) result.
+TEST(OnnxExportOps, EncDecAttentionShapesAgree) {
+  Symbol q = Var("q"), kv = Var("kv");
+  Symbol scores = Op("_contrib_interleaved_matmul_encdec_qk", {q, kv}, {{"heads", "2"}}, "qk");
+  Symbol att = Op("softmax", {scores}, {}, "sm");
+  Symbol out = Op("_contrib_interleaved_matmul_encdec_valatt", {kv, att}, {{"heads", "2"}}, "va");
+  test::Exported e = Export(out, {{"q", Shape{3, 2, 8}}, {"kv", Shape{5, 2, 16}}});
+  EXPECT_EQ(test::NodesOf(e.model, "MatMul").size(), 2u);
+  const auto& dims = e.model.graph().output(0).type().tensor_type().shape();
+  ASSERT_EQ(dims.dim_size(), 3);
+  EXPECT_EQ(dims.dim(0).dim_value(), 3);
+  EXPECT_EQ(dims.dim(2).dim_value(), 8);
+}
+
 TEST(OnnxExportOps, UnsupportedNodesAreAllListed) {
   Symbol a = Op("Pooling", {Var("data")},
                 {{"kernel", "(3,3)"},
