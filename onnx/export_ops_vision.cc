@@ -26,44 +26,10 @@ std::string CastTo(Context& cx, const std::string& x, int to, const std::string&
   return out;
 }
 
-// data (N, K) or (1, N, K): the kept rows by descending score, then rows of -1.
-void BoxNms(Context& cx, const ExportNode& n) {
-  OnlyFirstOutput(n);
-  const ParamValues& p = n.params();
-  const Shape& s = n.in_shapes[0];
-  const int rank = s.ndim();
-  if (rank == 3 && s[0] != 1) ThrowUnsupported("batch " + std::to_string(s[0]) + " (1 only)");
-  if (rank != 2 && rank != 3) ThrowUnsupported("input rank " + std::to_string(rank));
-  const int64_t rows = s[rank - 2], k = s[rank - 1];
-  if (p.GetInt("id_index") >= 0 && !p.GetBool("force_suppress"))
-    ThrowUnsupported("per-class suppression (id_index without force_suppress)");
-  const int64_t topk = p.GetInt("topk");
-  if (topk > 0 && topk < rows) ThrowUnsupported("topk " + std::to_string(topk) + " < boxes");
-  if (p.GetString("in_format") != p.GetString("out_format"))
-    ThrowUnsupported("in_format differs from out_format");
-  const std::string nm = n.name();
-  const std::string flat = ReshapeTo(cx, n.inputs[0], {rows, k}, nm + "_rows");
-  const int64_t c0 = p.GetInt("coord_start"), si = p.GetInt("score_index");
-  const std::string boxes =
-      Unsqueeze(cx, SliceLast(cx, flat, c0, c0 + 4, 1, nm + "_boxes"), {0}, nm + "_boxes3");
-  const std::string score = SliceLast(cx, flat, si, si + 1, 1, nm + "_score");
-  const std::string score3 = ReshapeTo(cx, score, {1, 1, rows}, nm + "_scores");
-  std::vector<std::string> in = {
-      CastTo(cx, boxes, onnx::TensorProto::FLOAT, nm + "_boxes_f"),
-      CastTo(cx, score3, onnx::TensorProto::FLOAT, nm + "_scores_f"),
-      cx.ConstInts(nm + "_max_out", {rows}),
-      cx.ConstFloats(nm + "_iou", {static_cast<float>(p.GetFloat("overlap_thresh"))}, {1}),
-      cx.ConstFloats(nm + "_score_thresh", {static_cast<float>(p.GetFloat("valid_thresh"))}, {1})};
-  const std::string sel = cx.Fresh(nm + "_selected");
-  onnx::NodeProto* nms = cx.Add("NonMaxSuppression", in, {sel}, nm);
-  SetInt(nms, "center_point_box", p.GetString("in_format") == "center" ? 1 : 0);
-  // Kept rows (M, K) in the order selected (descending score).
-  const std::string idx =
-      Squeeze(cx, SliceLast(cx, sel, 2, 3, 1, nm + "_box_idx"), {1}, nm + "_box_idx1");
-  const std::string kept = cx.Fresh(nm + "_kept");
-  SetInt(cx.Add("Gather", {flat, idx}, {kept}, nm + "_kept"), "axis", 0);
-  // (rows - M, K) rows of -1 after them.
-  const std::string m = SliceLast(cx, cx.Add1("Shape", {idx}, nm + "_m"), 0, 1, 0, nm + "_m1");
+// The -1 rows padding `kept` (M, k) to `rows` rows, in dtype `t`.
+std::string PadRows(Context& cx, const std::string& kept, int64_t rows, int64_t k, DType t,
+                    const std::string& nm) {
+  const std::string m = SliceLast(cx, cx.Add1("Shape", {kept}, nm + "_m"), 0, 1, 0, nm + "_m1");
   const std::string pad_rows = cx.Add1("Sub", {cx.ConstInts(nm + "_n", {rows}), m}, nm + "_pad");
   const std::string pad_shape = cx.Fresh(nm + "_pad_shape");
   SetInt(cx.Add("Concat", {pad_rows, cx.ConstInts(nm + "_k", {k})}, {pad_shape}, nm + "_pad_shape"),
@@ -76,11 +42,107 @@ void BoxNms(Context& cx, const ExportNode& n) {
   v->mutable_t()->set_data_type(onnx::TensorProto::FLOAT);
   v->mutable_t()->add_dims(1);
   v->mutable_t()->add_float_data(-1.0f);
-  const std::string pad = n.in_types[0] == DType::kFloat32
-                              ? fill
-                              : CastTo(cx, fill, OnnxElemType(n.in_types[0]), nm + "_fill_t");
+  return t == DType::kFloat32 ? fill : CastTo(cx, fill, OnnxElemType(t), nm + "_fill_t");
+}
+
+// Column `c` of rows (R, k) as (R,) float32.
+std::string Column(Context& cx, const std::string& rows, int64_t c, const std::string& name) {
+  const std::string col = Squeeze(cx, SliceLast(cx, rows, c, c + 1, 1, name), {1}, name + "_1");
+  return CastTo(cx, col, onnx::TensorProto::FLOAT, name + "_f");
+}
+
+// MXNet's candidates (score > valid_thresh, class not background_id) keep
+// their score; the others get the lowest float, below any threshold.
+std::string CandidateScores(Context& cx, const ParamValues& p, const std::string& flat,
+                            const std::string& nm) {
+  const std::string score = Column(cx, flat, p.GetInt("score_index"), nm + "_score");
+  std::string ok = cx.Add1(
+      "Greater",
+      {score, cx.ConstFloats(nm + "_valid", {static_cast<float>(p.GetFloat("valid_thresh"))}, {})},
+      nm + "_valid_ok");
+  if (p.GetInt("id_index") >= 0) {
+    const std::string id = Column(cx, flat, p.GetInt("id_index"), nm + "_id");
+    const std::string bg = cx.Add1(
+        "Equal",
+        {id, cx.ConstFloats(nm + "_bg", {static_cast<float>(p.GetInt("background_id"))}, {})},
+        nm + "_bg_eq");
+    ok = cx.Add1("And", {ok, cx.Add1("Not", {bg}, nm + "_not_bg")}, nm + "_cand");
+  }
+  return cx.Add1("Where", {ok, score, cx.ConstFloats(nm + "_lowest", {-3.0e38f}, {})},
+                 nm + "_cand_score");
+}
+
+// The boxes of `rows` (R, k) as (1, R, 4) float32; per-class suppression
+// moves each class's boxes apart by id x (coordinate span + 1), so that
+// boxes of different classes never overlap.
+std::string NmsBoxes(Context& cx, const ParamValues& p, const std::string& rows,
+                     const std::string& nm) {
+  const int64_t c0 = p.GetInt("coord_start");
+  std::string boxes = CastTo(cx, SliceLast(cx, rows, c0, c0 + 4, 1, nm + "_boxes"),
+                             onnx::TensorProto::FLOAT, nm + "_boxes_f");
+  if (p.GetInt("id_index") >= 0 && !p.GetBool("force_suppress")) {
+    const std::string hi = cx.Fresh(nm + "_hi"), lo = cx.Fresh(nm + "_lo");
+    Reduce(cx, "ReduceMax", boxes, {}, false, hi, nm + "_hi");
+    Reduce(cx, "ReduceMin", boxes, {}, false, lo, nm + "_lo");
+    const std::string span = cx.Add1(
+        "Add", {cx.Add1("Sub", {hi, lo}, nm + "_span0"), cx.ConstFloats(nm + "_one", {1}, {})},
+        nm + "_span");
+    const std::string id =
+        Unsqueeze(cx, Column(cx, rows, p.GetInt("id_index"), nm + "_cls"), {1}, nm + "_cls_col");
+    const bool center = p.GetString("in_format") == "center";  // (x, y, w, h): move x, y
+    const std::string dirs = cx.ConstFloats(
+        nm + "_dirs", center ? std::vector<float>{1, 1, 0, 0} : std::vector<float>{1, 1, 1, 1},
+        {1, 4});
+    const std::string off =
+        cx.Add1("Mul", {cx.Add1("Mul", {id, span}, nm + "_shift"), dirs}, nm + "_offset");
+    boxes = cx.Add1("Add", {boxes, off}, nm + "_apart");
+  }
+  return Unsqueeze(cx, boxes, {0}, nm + "_boxes3");
+}
+
+// data (N, K) or (1, N, K): MXNet's candidates by descending score, the
+// first topk of them, greedy suppression (per class unless force_suppress);
+// the kept rows in that order, then rows of -1.
+void BoxNms(Context& cx, const ExportNode& n) {
+  OnlyFirstOutput(n);
+  const ParamValues& p = n.params();
+  const Shape& s = n.in_shapes[0];
+  const int rank = s.ndim();
+  if (rank == 3 && s[0] != 1) ThrowUnsupported("batch " + std::to_string(s[0]) + " (1 only)");
+  if (rank != 2 && rank != 3) ThrowUnsupported("input rank " + std::to_string(rank));
+  if (p.GetString("in_format") != p.GetString("out_format"))
+    ThrowUnsupported("in_format differs from out_format");
+  const int64_t rows = s[rank - 2], k = s[rank - 1];
+  const std::string nm = n.name();
+  std::string flat = ReshapeTo(cx, n.inputs[0], {rows, k}, nm + "_rows");
+  std::string score = CandidateScores(cx, p, flat, nm);
+  int64_t cand = rows;
+  if (p.GetInt("topk") > 0 && p.GetInt("topk") < rows) {  // the topk best candidates first
+    cand = p.GetInt("topk");
+    const std::string best = cx.Fresh(nm + "_topk"), order = cx.Fresh(nm + "_topk_idx");
+    cx.Add("TopK", {score, cx.ConstInts(nm + "_k", {cand})}, {best, order}, nm + "_topk");
+    const std::string picked = cx.Fresh(nm + "_picked");
+    SetInt(cx.Add("Gather", {flat, order}, {picked}, nm + "_picked"), "axis", 0);
+    flat = picked;
+    score = best;
+  }
+  std::vector<std::string> in = {
+      NmsBoxes(cx, p, flat, nm), ReshapeTo(cx, score, {1, 1, cand}, nm + "_scores"),
+      cx.ConstInts(nm + "_max_out", {cand}),
+      cx.ConstFloats(nm + "_iou", {static_cast<float>(p.GetFloat("overlap_thresh"))}, {1}),
+      cx.ConstFloats(nm + "_score_thresh", {static_cast<float>(p.GetFloat("valid_thresh"))}, {1})};
+  const std::string sel = cx.Fresh(nm + "_selected");
+  onnx::NodeProto* nms = cx.Add("NonMaxSuppression", in, {sel}, nm);
+  SetInt(nms, "center_point_box", p.GetString("in_format") == "center" ? 1 : 0);
+  // Kept rows (M, K) in the order selected (descending score), then -1 rows.
+  const std::string idx =
+      Squeeze(cx, SliceLast(cx, sel, 2, 3, 1, nm + "_box_idx"), {1}, nm + "_box_idx1");
+  const std::string kept = cx.Fresh(nm + "_kept");
+  SetInt(cx.Add("Gather", {flat, idx}, {kept}, nm + "_kept"), "axis", 0);
   const std::string joined = cx.Fresh(nm + "_joined");
-  SetInt(cx.Add("Concat", {kept, pad}, {joined}, nm + "_joined"), "axis", 0);
+  SetInt(cx.Add("Concat", {kept, PadRows(cx, kept, rows, k, n.in_types[0], nm)}, {joined},
+                nm + "_joined"),
+         "axis", 0);
   ReshapeTo(cx, joined, Dims(n.out_shapes[0]), nm + "_out", n.outputs[0]);
 }
 

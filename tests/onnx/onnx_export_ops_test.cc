@@ -191,8 +191,8 @@ TEST(OnnxExportOps, UnsupportedNodesAreAllListed) {
                  {"pool_type", "sum"},
                  {"pooling_convention", "full"}},
                 "pool_sum");
-  Symbol b = Op("_contrib_box_nms", {Op("Reshape", {a}, {{"shape", "(1, -1, 6)"}}, "r")},
-                {{"topk", "1"}}, "nms");
+  Symbol b = Op("_contrib_box_nms", {Op("Reshape", {a}, {{"shape", "(2, -1, 6)"}}, "r")},
+                {}, "nms");
   test::ExpectError(
       [&] {
         Export(Op("argmax", {b.GetOutput(0)}, {{"axis", "1"}}, "am"),
@@ -201,7 +201,7 @@ TEST(OnnxExportOps, UnsupportedNodesAreAllListed) {
       StatusCode::kNotImplemented,
       {"3 nodes cannot be exported",
        "op 'Pooling' node 'pool_sum': pool_type 'sum' with pooling_convention 'full'",
-       "node 'nms': topk 1", "node 'am': no ONNX conversion"});
+       "node 'nms': batch 2 (1 only)", "node 'am': no ONNX conversion"});
 }
 
 TEST(OnnxExportOps, BadOptionsAreErrors) {
