@@ -614,6 +614,22 @@ case "$case_name" in
     expect_rc 1
     expect_in err "opset 18 is not supported (11 to 17)"
     ;;
+  export_onnx_python)
+    # The exported files through Python's onnx.checker with full_check (its
+    # shape inference too), where Debian's python3-onnx is installed.
+    /usr/bin/python3 -c 'import onnx.checker' 2> /dev/null || { echo "SKIP: no python3-onnx"; exit 77; }
+    [[ -f "$shared/deepinsight__det1-0001.params" ]] || { echo "SKIP: no det1 params"; exit 77; }
+    run export "$shared/deepinsight__det1-symbol.json" "$shared/deepinsight__det1-0001.params" \
+      -o "$tmp/det1.onnx" --shape data=1,3,12,12
+    expect_rc 0
+    run export "$shared/pathak-ashutosh__resnet-50-symbol.json" -o "$tmp/r50.onnx" \
+      --shape data=1,3,224,224 --opset 11 --dynamic-batch
+    expect_rc 0
+    for f in det1 r50; do
+      /usr/bin/python3 -c "import onnx, onnx.checker; onnx.checker.check_model(onnx.load('$tmp/$f.onnx'), full_check=True)" \
+        2> "$tmp/py_err" || fail "onnx.checker on $f.onnx: $(tail -1 "$tmp/py_err")"
+    done
+    ;;
   convert_amp)
     # A briefly trained MLP converted for bfloat16 (MXNet's AMP lists): the
     # new symbol casts into the FullyConnected layers, its parameters carry
