@@ -83,6 +83,28 @@ case_row() {
   echo "| $name | $format | ${exp[*]} | ${ort[*]} | ${rel:--} | ${why:--} |"
 }
 
+# dyn_row NAME SYMBOL PARAMS DATA1 DATA2 [LABEL2]: exported with --dynamic-batch from
+# DATA1's shape (batch 1), run by ONNX Runtime on DATA2 (batch 2) against `weft run` on DATA2.
+dyn_rows=()
+dyn_row() {
+  local name="$1" sym="$2" params="$3" d1="$4" d2="$5" label="${6:-}" id="dyn_${1//[^A-Za-z0-9_.-]/_}"
+  local run_in=(--input "data=$d2") result
+  [[ -n "$label" ]] && run_in+=(--input "softmax_label=$label")
+  if ! "$weft" run --symbol "$sym" --params "$params" "${run_in[@]}" --output-dir "$work/$id.weft" \
+      > /dev/null 2>&1; then
+    result="weft run failed"
+  elif ! "$weft" export "$sym" "$params" -o "$work/$id.onnx" --dynamic-batch \
+      --shape "data=$(npy_shape "$d1")" > /dev/null 2>&1; then
+    result="export failed"
+  elif node "$root/bench/onnx_export/ort_compare.js" "$work/$id.onnx" "$work/$id.weft" "data=$d2" \
+      > "$work/$id.ort" 2>&1; then
+    result="yes ($(grep -o 'rel=[^ ]*' "$work/$id.ort" | cut -d= -f2 | sort -g | tail -1))"
+  else
+    result="no: $(grep -m1 'equal=no\|error' "$work/$id.ort")"
+  fi
+  dyn_rows+=("| $name | $(npy_shape "$d1") | $(npy_shape "$d2") | $result |")
+}
+
 # Real files without weights: seeded random weights and input.
 random_case() {
   local name="$1" file="$2" shape="$3" extra=""
@@ -93,6 +115,15 @@ random_case() {
     extra="softmax_label=$work/$name-label.npy"
   fi
   case_row "$name" "$models/$file" "$work/$name.params" "data=$work/$name-data.npy" "$extra"
+  # The same model at batch 2 through a model exported with a dynamic batch from batch 1.
+  local two="2,${shape#*,}" label2=""
+  [[ ${shape%%,*} == 1 ]] || return 0
+  /usr/bin/python3 -c "import numpy as np; np.save('$work/$name-data2.npy', np.random.default_rng(2).uniform(0, 1, ($two)).astype(np.float32))"
+  if [[ -n "$extra" ]]; then
+    /usr/bin/python3 -c "import numpy as np; np.save('$work/$name-label2.npy', np.zeros(2, np.float32))"
+    label2="$work/$name-label2.npy"
+  fi
+  dyn_row "$name" "$models/$file" "$work/$name.params" "$work/$name-data.npy" "$work/$name-data2.npy" "$label2"
 }
 
 if [[ -d "$models" ]]; then
@@ -121,3 +152,9 @@ for v in transformer transformer-interleaved; do
   case_row "e2e/$v" "$tf/$v-symbol.json" "$tf/$v-0000.params" \
     "data=$tf/data.npy,valid_length=$tf/valid_length.npy"
 done
+echo
+echo "Dynamic batch: exported with --dynamic-batch from batch 1, run at batch 2"
+echo
+echo "| model | export shape | run shape | ORT outputs equal to weft run's (max rel. diff) |"
+echo "|---|---|---|---|"
+for r in "${dyn_rows[@]}"; do echo "$r"; done

@@ -201,6 +201,12 @@ void BilinearResize2D(Context& cx, const ExportNode& n) {
             p.GetBool("align_corners") ? "align_corners" : "half_pixel");
 }
 
+void MultiBoxDetection(Context&, const ExportNode&) {
+  ThrowUnsupported(
+      "MXNet's output keeps suppressed rows in place with class -1 (and rows past nms_topk "
+      "unsorted); rebuilding that from NonMaxSuppression's selection is not written");
+}
+
 void MultiBoxPrior(Context&, const ExportNode&) {
   ThrowUnsupported("its anchors are computed at export, which needs a runtime");
 }
@@ -213,6 +219,7 @@ void AddVisionConverters(ConverterTable* t) {
   (*t)["UpSampling"] = UpSampling;
   (*t)["_contrib_BilinearResize2D"] = BilinearResize2D;
   (*t)["_contrib_MultiBoxPrior"] = MultiBoxPrior;
+  (*t)["_contrib_MultiBoxDetection"] = MultiBoxDetection;
 }
 
 }  // namespace onnx_export
