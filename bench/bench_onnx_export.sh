@@ -54,17 +54,19 @@ case_row() {
     run_in+=(--input "$p")
     ort_in+=("$p")
   done
+  local run_params=(--params "$params") exp_params=("$params")
+  [[ "$params" == - ]] && run_params=() exp_params=()  # no weights
   if [[ -n "$extra" ]]; then
     IFS=, read -ra pairs <<< "$extra"
     for p in "${pairs[@]}"; do run_in+=(--input "$p"); done
   fi
-  "$weft" run --symbol "$sym" --params "$params" "${run_in[@]}" --output-dir "$work/$id.weft" \
+  "$weft" run --symbol "$sym" "${run_params[@]}" "${run_in[@]}" --output-dir "$work/$id.weft" \
     > "$work/$id.run" 2>&1 || { echo "| $name | weft run failed: $(tail -1 "$work/$id.run") |"; return; }
   local format
   format="$("$weft" inspect "$sym" "${shapes[@]}" --json | /usr/bin/python3 -c 'import json,sys; print(json.load(sys.stdin)["format"])')"
   for opset in 11 13 17; do
     local onnx="$work/$id-$opset.onnx"
-    if "$weft" export "$sym" "$params" -o "$onnx" --opset "$opset" "${shapes[@]}" > "$work/$id.exp" 2>&1; then
+    if "$weft" export "$sym" "${exp_params[@]}" -o "$onnx" --opset "$opset" "${shapes[@]}" > "$work/$id.exp" 2>&1; then
       exp+=(yes)
       if node "$root/bench/onnx_export/ort_compare.js" "$onnx" "$work/$id.weft" "${ort_in[@]}" \
           > "$work/$id.ort" 2>&1; then ort+=(yes); else ort+=(no); fi
@@ -147,6 +149,17 @@ case_row e2e/lstm_lm_states "$lm/lstm_lm-states-symbol.json" "$lm/lstm_lm-0000.p
   "softmax_label=$lm/softmax_label.npy"
 case_row e2e/lstm_lm_gluon "$lm/lstm_lm-gluon-symbol.json" "$lm/lstm_lm-gluon-0000.params" \
   "data0=$lm/data_tn.npy,data1=$lm/begin_state_0.npy,data2=$lm/begin_state_1.npy"
+# The detection and resizing operators no file above has (ROIAlign plain and aligned,
+# UpSampling, BilinearResize2D, MultiBoxPrior) on one random feature map.
+/usr/bin/python3 - "$work" <<'PY'
+import sys, numpy as np
+w = sys.argv[1]
+r = np.random.default_rng(0)
+np.save(w + "/vis-data.npy", r.uniform(0, 1, (2, 3, 6, 8)).astype(np.float32))
+np.save(w + "/vis-rois.npy", np.array([[0, 1, 1, 9, 7], [1, 0.5, 2, 6, 10], [0, 3, 0, 15, 11.5]], np.float32))
+PY
+case_row "vision ops (aligned ROIAlign needs 16)" "$root/bench/onnx_export/vision-symbol.json" \
+  - "data=$work/vis-data.npy,rois=$work/vis-rois.npy"
 tf="$e2e/transformer"
 for v in transformer transformer-interleaved; do
   case_row "e2e/$v" "$tf/$v-symbol.json" "$tf/$v-0000.params" \
