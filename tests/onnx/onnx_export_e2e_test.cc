@@ -111,10 +111,11 @@ TEST(OnnxExportE2E, ModelsWithoutOneListTheNodes) {
   o.runtime = &Runtime::Global();
   Model det = Load("mxnet_ssd/symbol.json", "mxnet_ssd/model.params");
   o.input_shapes = {{"data", Shape{1, 3, 16, 24}}};
-  test::ExpectError([&] { ExportOnnx(det.symbol, det.params.args, det.params.aux, o); },
-                    StatusCode::kNotImplemented,
-                    {"1 node cannot be exported",
-                     "op '_contrib_MultiBoxDetection' node 'detection': MXNet's output keeps suppressed rows"});
+  test::ExpectError(
+      [&] { ExportOnnx(det.symbol, det.params.args, det.params.aux, o); },
+      StatusCode::kNotImplemented,
+      {"1 node cannot be exported",
+       "op '_contrib_MultiBoxDetection' node 'detection': MXNet's output keeps suppressed rows"});
 }
 
 }  // namespace

@@ -191,8 +191,8 @@ TEST(OnnxExportOps, UnsupportedNodesAreAllListed) {
                  {"pool_type", "sum"},
                  {"pooling_convention", "full"}},
                 "pool_sum");
-  Symbol b = Op("_contrib_box_nms", {Op("Reshape", {a}, {{"shape", "(2, -1, 6)"}}, "r")},
-                {}, "nms");
+  Symbol b =
+      Op("_contrib_box_nms", {Op("Reshape", {a}, {{"shape", "(2, -1, 6)"}}, "r")}, {}, "nms");
   test::ExpectError(
       [&] {
         Export(Op("argmax", {b.GetOutput(0)}, {{"axis", "1"}}, "am"),
