@@ -1139,7 +1139,6 @@ static const char* weft_binding_library_path(void) {
 %include "weft/c_api_profiler.h"
 %include "weft/c_api_op_library.h"
 %include "weft/c_api_onnx.h"
-%include "weft/c_api_onnx_export.h"
 
 #if defined(SWIGJAVA) || defined(SWIGCSHARP)
 /* The array overloads of weft_ndarray_copy_from/_to: second declarations of

@@ -5,7 +5,7 @@
 
 #include "c_api_symbol_internal.h"
 #include "c_api_train_internal.h"
-#include "weft/c_api_onnx_export.h"
+#include "weft/c_api_onnx.h"
 #include "weft/ndarray_io.h"
 #include "weft/onnx_export.h"
 #include "weft/runtime.h"
@@ -66,7 +66,7 @@ WeftStatus weft_onnx_export_files(const char* symbol_path, const char* params_pa
   Runtime& rt = Runtime::Global();
   const LoadedSymbol l = LoadJSONFile(symbol_path, rt.ops());
   ParamMaps p;
-  if (params_path) {
+  if (params_path && *params_path) {
     const std::vector<std::string> aux_names = l.symbol.ListAuxiliaryStates();
     p = SplitParams(LoadNDArraysFile(params_path, &rt), &aux_names);
   }

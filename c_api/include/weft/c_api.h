@@ -30,9 +30,8 @@
  *   (weft_load_library, weft_loaded_ops)
  * - c_api_profiler.h: the profiler: Chrome traces, the aggregate table, user ranges
  *   and markers (weft_profiler_*)
- * - c_api_onnx.h: ONNX import: an .onnx model as a symbol and parameters, or a
- *   checkpoint (weft_onnx_*)
- * - c_api_onnx_export.h: ONNX export of a symbol and its parameters (weft_onnx_export*)
+ * - c_api_onnx.h: ONNX import (an .onnx model as a symbol and parameters, or a
+ *   checkpoint) and export (a symbol and its parameters as an .onnx model) (weft_onnx_*)
  *
  * Conventions (they hold for every function of these headers):
  * - Every fallible function returns a ::WeftStatus; results go in trailing
@@ -76,6 +75,5 @@
 #include "c_api_profiler.h"
 #include "c_api_op_library.h"
 #include "c_api_onnx.h"
-#include "c_api_onnx_export.h"
 
 #endif /* WEFT_C_API_H_ */
