@@ -961,6 +961,28 @@ typedef _goslice_ swig_type_927;
 typedef _goslice_ swig_type_928;
 typedef _gostring_ swig_type_929;
 typedef _goslice_ swig_type_930;
+typedef _gostring_ swig_type_931;
+typedef long long swig_type_932;
+typedef _gostring_ swig_type_933;
+typedef _goslice_ swig_type_934;
+typedef long long swig_type_935;
+typedef _gostring_ swig_type_936;
+typedef _goslice_ swig_type_937;
+typedef long long swig_type_938;
+typedef _gostring_ swig_type_939;
+typedef _goslice_ swig_type_940;
+typedef _goslice_ swig_type_941;
+typedef _gostring_ swig_type_942;
+typedef _goslice_ swig_type_943;
+typedef _gostring_ swig_type_944;
+typedef _gostring_ swig_type_945;
+typedef _gostring_ swig_type_946;
+typedef long long swig_type_947;
+typedef _gostring_ swig_type_948;
+typedef _goslice_ swig_type_949;
+typedef _goslice_ swig_type_950;
+typedef _gostring_ swig_type_951;
+typedef _goslice_ swig_type_952;
 extern void _wrap_Swig_free_capi_df5844a07fabea53(uintptr_t arg1);
 extern uintptr_t _wrap_Swig_malloc_capi_df5844a07fabea53(swig_intgo arg1);
 extern swig_intgo _wrap_weft_binding_abi_version_capi_df5844a07fabea53(void);
@@ -1252,6 +1274,8 @@ extern swig_type_911 _wrap_weft_loaded_ops_capi_df5844a07fabea53(swig_type_912 a
 extern swig_type_913 _wrap_weft_onnx_import_capi_df5844a07fabea53(swig_type_914 arg1, swig_type_915 arg2, swig_type_916 arg3, swig_type_917 arg4, swig_type_918 arg5, swig_type_919 arg6, swig_type_920 arg7, swig_type_921 arg8);
 extern swig_type_922 _wrap_weft_onnx_import_checkpoint_capi_df5844a07fabea53(swig_type_923 arg1, swig_type_924 arg2, swig_type_925 arg3, swig_type_926 arg4, swig_type_927 arg5, swig_type_928 arg6);
 extern swig_type_929 _wrap_weft_onnx_supported_ops_capi_df5844a07fabea53(swig_type_930 arg1);
+extern swig_type_931 _wrap_weft_onnx_export_capi_df5844a07fabea53(uintptr_t arg1, swig_type_932 arg2, swig_type_933 arg3, swig_type_934 arg4, swig_type_935 arg5, swig_type_936 arg6, swig_type_937 arg7, swig_type_938 arg8, swig_type_939 arg9, swig_type_940 arg10, swig_type_941 arg11, swig_intgo arg12, swig_intgo arg13, swig_type_942 arg14, swig_type_943 arg15);
+extern swig_type_944 _wrap_weft_onnx_export_files_capi_df5844a07fabea53(swig_type_945 arg1, swig_type_946 arg2, swig_type_947 arg3, swig_type_948 arg4, swig_type_949 arg5, swig_type_950 arg6, swig_intgo arg7, swig_intgo arg8, swig_type_951 arg9, swig_type_952 arg10);
 #undef intgo
 */
 import "C"
@@ -8385,6 +8409,114 @@ func Weft_onnx_supported_ops(arg1 []uintptr) (_swig_ret error) {
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
+	}
+	var swig_r_1 error
+
+	if swig_r == "" {
+		swig_r_1 = nil
+	} else {
+		swig_r_1 = weftStatus(swigCopyString(swig_r))
+	}
+
+	return swig_r_1
+}
+
+const WEFT_ONNX_DYNAMIC_BATCH int = 1
+func Weft_onnx_export(arg1 uintptr, arg2 uint64, arg3 []string, arg4 []uintptr, arg5 uint64, arg6 []string, arg7 []uintptr, arg8 uint64, arg9 []string, arg10 []uint64, arg11 []int64, arg12 int, arg13 int, arg14 string, arg15 []uintptr) (_swig_ret error) {
+	var swig_r string
+	_swig_i_0 := arg1
+	_swig_i_1 := arg2
+	var _swig_i_2 string
+ _swig_i_2 = weftJoin(arg3) 
+	_swig_i_3 := arg4
+	_swig_i_4 := arg5
+	var _swig_i_5 string
+ _swig_i_5 = weftJoin(arg6) 
+	_swig_i_6 := arg7
+	_swig_i_7 := arg8
+	var _swig_i_8 string
+ _swig_i_8 = weftJoin(arg9) 
+	_swig_i_9 := arg10
+	_swig_i_10 := arg11
+	_swig_i_11 := arg12
+	_swig_i_12 := arg13
+	_swig_i_13 := arg14
+	_swig_i_14 := arg15
+	swig_r_p := C._wrap_weft_onnx_export_capi_df5844a07fabea53(C.uintptr_t(_swig_i_0), C.swig_type_932(_swig_i_1), *(*C.swig_type_933)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_934)(unsafe.Pointer(&_swig_i_3)), C.swig_type_935(_swig_i_4), *(*C.swig_type_936)(unsafe.Pointer(&_swig_i_5)), *(*C.swig_type_937)(unsafe.Pointer(&_swig_i_6)), C.swig_type_938(_swig_i_7), *(*C.swig_type_939)(unsafe.Pointer(&_swig_i_8)), *(*C.swig_type_940)(unsafe.Pointer(&_swig_i_9)), *(*C.swig_type_941)(unsafe.Pointer(&_swig_i_10)), C.swig_intgo(_swig_i_11), C.swig_intgo(_swig_i_12), *(*C.swig_type_942)(unsafe.Pointer(&_swig_i_13)), *(*C.swig_type_943)(unsafe.Pointer(&_swig_i_14)))
+	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
+	if Swig_escape_always_false {
+		Swig_escape_val = _swig_i_2
+	}
+	if Swig_escape_always_false {
+		Swig_escape_val = arg4
+	}
+	if Swig_escape_always_false {
+		Swig_escape_val = _swig_i_5
+	}
+	if Swig_escape_always_false {
+		Swig_escape_val = arg7
+	}
+	if Swig_escape_always_false {
+		Swig_escape_val = _swig_i_8
+	}
+	if Swig_escape_always_false {
+		Swig_escape_val = arg10
+	}
+	if Swig_escape_always_false {
+		Swig_escape_val = arg11
+	}
+	if Swig_escape_always_false {
+		Swig_escape_val = arg14
+	}
+	if Swig_escape_always_false {
+		Swig_escape_val = arg15
+	}
+	var swig_r_1 error
+
+	if swig_r == "" {
+		swig_r_1 = nil
+	} else {
+		swig_r_1 = weftStatus(swigCopyString(swig_r))
+	}
+
+	return swig_r_1
+}
+
+func Weft_onnx_export_files(arg1 string, arg2 string, arg3 uint64, arg4 []string, arg5 []uint64, arg6 []int64, arg7 int, arg8 int, arg9 string, arg10 []uintptr) (_swig_ret error) {
+	var swig_r string
+	_swig_i_0 := arg1
+	_swig_i_1 := arg2
+	_swig_i_2 := arg3
+	var _swig_i_3 string
+ _swig_i_3 = weftJoin(arg4) 
+	_swig_i_4 := arg5
+	_swig_i_5 := arg6
+	_swig_i_6 := arg7
+	_swig_i_7 := arg8
+	_swig_i_8 := arg9
+	_swig_i_9 := arg10
+	swig_r_p := C._wrap_weft_onnx_export_files_capi_df5844a07fabea53(*(*C.swig_type_945)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_946)(unsafe.Pointer(&_swig_i_1)), C.swig_type_947(_swig_i_2), *(*C.swig_type_948)(unsafe.Pointer(&_swig_i_3)), *(*C.swig_type_949)(unsafe.Pointer(&_swig_i_4)), *(*C.swig_type_950)(unsafe.Pointer(&_swig_i_5)), C.swig_intgo(_swig_i_6), C.swig_intgo(_swig_i_7), *(*C.swig_type_951)(unsafe.Pointer(&_swig_i_8)), *(*C.swig_type_952)(unsafe.Pointer(&_swig_i_9)))
+	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
+	if Swig_escape_always_false {
+		Swig_escape_val = arg1
+	}
+	if Swig_escape_always_false {
+		Swig_escape_val = arg2
+	}
+	if Swig_escape_always_false {
+		Swig_escape_val = _swig_i_3
+	}
+	if Swig_escape_always_false {
+		Swig_escape_val = arg5
+	}
+	if Swig_escape_always_false {
+		Swig_escape_val = arg6
+	}
+	if Swig_escape_always_false {
+		Swig_escape_val = arg9
+	}
+	if Swig_escape_always_false {
+		Swig_escape_val = arg10
 	}
 	var swig_r_1 error
 

@@ -6899,6 +6899,142 @@ _gostring_ _wrap_weft_onnx_supported_ops_capi_df5844a07fabea53(_goslice_ _swig_g
 }
 
 
+_gostring_ _wrap_weft_onnx_export_capi_df5844a07fabea53(WeftSymbolHandle *_swig_go_0, long long _swig_go_1, _gostring_ _swig_go_2, _goslice_ _swig_go_3, long long _swig_go_4, _gostring_ _swig_go_5, _goslice_ _swig_go_6, long long _swig_go_7, _gostring_ _swig_go_8, _goslice_ _swig_go_9, _goslice_ _swig_go_10, intgo _swig_go_11, intgo _swig_go_12, _gostring_ _swig_go_13, _goslice_ _swig_go_14) {
+  WeftSymbolHandle *arg1 = (WeftSymbolHandle *) 0 ;
+  size_t arg2 ;
+  char **arg3 = (char **) 0 ;
+  WeftNDArray **arg4 = (WeftNDArray **) 0 ;
+  size_t arg5 ;
+  char **arg6 = (char **) 0 ;
+  WeftNDArray **arg7 = (WeftNDArray **) 0 ;
+  size_t arg8 ;
+  char **arg9 = (char **) 0 ;
+  size_t *arg10 = (size_t *) 0 ;
+  int64_t *arg11 = (int64_t *) 0 ;
+  int arg12 ;
+  int arg13 ;
+  char *arg14 = (char *) 0 ;
+  WeftStringList **arg15 = (WeftStringList **) 0 ;
+  std::vector< char const * > sp3 ;
+  std::vector< char const * > sp6 ;
+  std::vector< char const * > sp9 ;
+  WeftStatus result;
+  _gostring_ _swig_go_result;
+  
+  arg1 = (WeftSymbolHandle *)_swig_go_0; 
+  arg2 = (size_t)_swig_go_1; 
+  
+  {
+    const char* p = _swig_go_2.p;
+    const char* end = p + _swig_go_2.n;
+    while (p < end) {
+      sp3.push_back(p);
+      p += strlen(p) + 1;
+    }
+    arg3 = (char **)sp3.data();
+  }
+  
+  arg4 = (WeftNDArray **)_swig_go_3.array; 
+  arg5 = (size_t)_swig_go_4; 
+  
+  {
+    const char* p = _swig_go_5.p;
+    const char* end = p + _swig_go_5.n;
+    while (p < end) {
+      sp6.push_back(p);
+      p += strlen(p) + 1;
+    }
+    arg6 = (char **)sp6.data();
+  }
+  
+  arg7 = (WeftNDArray **)_swig_go_6.array; 
+  arg8 = (size_t)_swig_go_7; 
+  
+  {
+    const char* p = _swig_go_8.p;
+    const char* end = p + _swig_go_8.n;
+    while (p < end) {
+      sp9.push_back(p);
+      p += strlen(p) + 1;
+    }
+    arg9 = (char **)sp9.data();
+  }
+  
+  arg10 = (size_t *)_swig_go_9.array; 
+  arg11 = (int64_t *)_swig_go_10.array; 
+  arg12 = (int)_swig_go_11; 
+  arg13 = (int)_swig_go_12; 
+  
+  arg14 = (char *)malloc(_swig_go_13.n + 1);
+  memcpy(arg14, _swig_go_13.p, _swig_go_13.n);
+  arg14[_swig_go_13.n] = '\0';
+  
+  arg15 = (WeftStringList **)_swig_go_14.array; 
+  
+  result = (WeftStatus)weft_onnx_export((WeftSymbolHandle const *)arg1,SWIG_STD_MOVE(arg2),(char const *const *)arg3,(WeftNDArray *const *)arg4,SWIG_STD_MOVE(arg5),(char const *const *)arg6,(WeftNDArray *const *)arg7,SWIG_STD_MOVE(arg8),(char const *const *)arg9,(size_t const *)arg10,(int64_t const *)arg11,arg12,arg13,(char const *)arg14,arg15);
+  _swig_go_result = WeftGoStatus(result); 
+  free(arg14); 
+  return _swig_go_result;
+}
+
+
+_gostring_ _wrap_weft_onnx_export_files_capi_df5844a07fabea53(_gostring_ _swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, _gostring_ _swig_go_3, _goslice_ _swig_go_4, _goslice_ _swig_go_5, intgo _swig_go_6, intgo _swig_go_7, _gostring_ _swig_go_8, _goslice_ _swig_go_9) {
+  char *arg1 = (char *) 0 ;
+  char *arg2 = (char *) 0 ;
+  size_t arg3 ;
+  char **arg4 = (char **) 0 ;
+  size_t *arg5 = (size_t *) 0 ;
+  int64_t *arg6 = (int64_t *) 0 ;
+  int arg7 ;
+  int arg8 ;
+  char *arg9 = (char *) 0 ;
+  WeftStringList **arg10 = (WeftStringList **) 0 ;
+  std::vector< char const * > sp4 ;
+  WeftStatus result;
+  _gostring_ _swig_go_result;
+  
+  
+  arg1 = (char *)malloc(_swig_go_0.n + 1);
+  memcpy(arg1, _swig_go_0.p, _swig_go_0.n);
+  arg1[_swig_go_0.n] = '\0';
+  
+  
+  arg2 = (char *)malloc(_swig_go_1.n + 1);
+  memcpy(arg2, _swig_go_1.p, _swig_go_1.n);
+  arg2[_swig_go_1.n] = '\0';
+  
+  arg3 = (size_t)_swig_go_2; 
+  
+  {
+    const char* p = _swig_go_3.p;
+    const char* end = p + _swig_go_3.n;
+    while (p < end) {
+      sp4.push_back(p);
+      p += strlen(p) + 1;
+    }
+    arg4 = (char **)sp4.data();
+  }
+  
+  arg5 = (size_t *)_swig_go_4.array; 
+  arg6 = (int64_t *)_swig_go_5.array; 
+  arg7 = (int)_swig_go_6; 
+  arg8 = (int)_swig_go_7; 
+  
+  arg9 = (char *)malloc(_swig_go_8.n + 1);
+  memcpy(arg9, _swig_go_8.p, _swig_go_8.n);
+  arg9[_swig_go_8.n] = '\0';
+  
+  arg10 = (WeftStringList **)_swig_go_9.array; 
+  
+  result = (WeftStatus)weft_onnx_export_files((char const *)arg1,(char const *)arg2,SWIG_STD_MOVE(arg3),(char const *const *)arg4,(size_t const *)arg5,(int64_t const *)arg6,arg7,arg8,(char const *)arg9,arg10);
+  _swig_go_result = WeftGoStatus(result); 
+  free(arg1); 
+  free(arg2); 
+  free(arg9); 
+  return _swig_go_result;
+}
+
+
 #ifdef __cplusplus
 }
 #endif

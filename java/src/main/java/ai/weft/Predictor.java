@@ -144,13 +144,16 @@ public final class Predictor extends NativeHandle {
     }
   }
 
-  /** A predictor from a -symbol.json and a .params file. */
+  /**
+   * A predictor from a -symbol.json and a .params file, or from an .onnx model (params: null).
+   */
   public static Predictor fromFiles(Path symbol, Path params, Map<String, long[]> inputs,
       List<String> outputs, Map<String, String> options, Context ctx) {
     Native.ensureLoaded();
     Args a = new Args(inputs, outputs, options, ctx);
     return new Predictor(weft_native.weft_predictor_create_from_files(symbol.toString(),
-        params.toString(), a.in.names.length, a.in.names, a.in.indPtr, a.in.dims, a.ctx.typeCode(),
+        params == null ? null : params.toString(), a.in.names.length, a.in.names, a.in.indPtr,
+        a.in.dims, a.ctx.typeCode(),
         a.ctx.id(), a.outputs.length, a.outputs, a.keys.length, a.keys, a.values));
   }
 
