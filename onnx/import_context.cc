@@ -54,8 +54,10 @@ Symbol ImportContext::Sym(const std::string& name) {
 }
 
 Symbol ImportContext::NewParam(const std::string& suffix, ConstTensor t) {
-  const std::string name = node_name + suffix;
-  if (Has(name)) Invalid("the derived parameter name '" + name + "' is taken");
+  // A model exported from MXNet may already hold the natural name (its
+  // PRelu slope is "<node>_gamma"): the derived one then takes a number.
+  std::string name = node_name + suffix;
+  for (int k = 1; Has(name); ++k) name = node_name + suffix + std::to_string(k);
   SetConst(name, std::move(t));
   return Sym(name);
 }

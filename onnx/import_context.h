@@ -78,7 +78,8 @@ class ImportContext {
   // Applies Weft operator `op` as a node named "<node_name><suffix>".
   Symbol Op(const std::string& op, const std::vector<Symbol>& args, const StringMap& params = {},
             const std::string& suffix = "");
-  // A new parameter "<node_name><suffix>" holding `t` (a derived weight).
+  // A new parameter "<node_name><suffix>" holding `t` (a derived weight;
+  // "<node_name><suffix>1", 2, ... when the model already has that name).
   Symbol NewParam(const std::string& suffix, ConstTensor t);
   // The first output of `s` (operators such as BatchNorm have hidden ones).
   static Symbol First(const Symbol& s) { return s.num_outputs() > 1 ? s[0] : s; }
