@@ -17,10 +17,6 @@ namespace {
 
 using TP = onnx::TensorProto;
 
-const ConstTensor& In(ImportContext& c, int i) {
-  return c.Const(c.node->input(i), "input " + std::to_string(i));
-}
-
 ConstTensor FoldConstant(ImportContext& c) {
   const onnx::NodeProto& n = *c.node;
   if (const auto* a = FindAttr(n, "value")) return ReadTensor(a->t(), "", c.what);

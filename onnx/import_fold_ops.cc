@@ -13,10 +13,6 @@ namespace {
 
 using TP = onnx::TensorProto;
 
-const ConstTensor& In(ImportContext& c, int i) {
-  return c.Const(c.node->input(i), "input " + std::to_string(i));
-}
-
 std::vector<size_t> Strides(const std::vector<int64_t>& dims) {
   std::vector<size_t> s(dims.size(), 1);
   for (size_t i = dims.size(); i-- > 1;) s[i - 1] = s[i] * static_cast<size_t>(dims[i]);

@@ -4,6 +4,7 @@
 #ifndef WEFT_ONNX_IMPORT_FOLD_UTIL_H_
 #define WEFT_ONNX_IMPORT_FOLD_UTIL_H_
 
+#include <string>
 #include <vector>
 
 #include "import_context.h"
@@ -14,6 +15,11 @@ namespace onnx_import {
 // The element count of `dims`; Error when an extent is negative or the
 // count exceeds what the importer folds (2^24 elements).
 size_t CheckedElements(const ImportContext& c, const std::vector<int64_t>& dims);
+
+// The current node's constant input `i` (Error naming it when not constant).
+inline const ConstTensor& In(ImportContext& c, int i) {
+  return c.Const(c.node->input(i), "input " + std::to_string(i));
+}
 
 ConstTensor FoldBinary(ImportContext& c);
 ConstTensor FoldWhere(ImportContext& c);
